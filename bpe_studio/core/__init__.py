@@ -1,0 +1,26 @@
+"""BPE Studio's engine: pre-tokenization, the incremental trainer, the rank-based tokenizer and
+GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt."""
+
+from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
+from .pretokenize import GPT2_PATTERN, CorpusError, TrainingCancelled, count_file, count_text
+from .tokenizer import TokenSpan, Tokenizer
+from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
+
+__all__ = [
+    "GPT2_PATTERN",
+    "BpeTrainer",
+    "CorpusError",
+    "MergeStep",
+    "TokenSpan",
+    "Tokenizer",
+    "TokenizerFileError",
+    "TrainingCancelled",
+    "count_file",
+    "count_text",
+    "infer_special_tokens",
+    "iter_merges",
+    "load_merges",
+    "load_vocab",
+    "train_bpe",
+    "trainer_from_file",
+]
