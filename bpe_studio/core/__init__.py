@@ -3,7 +3,7 @@ GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt."""
 
 from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
 from .pretokenize import GPT2_PATTERN, CorpusError, TrainingCancelled, count_file, count_text
-from .tokenizer import TokenSpan, Tokenizer
+from .tokenizer import Tokenizer, TokenSpan
 from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
 
 __all__ = [

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -153,9 +155,17 @@ def _count_chunk(args: tuple[str, int, int, list[str]]) -> tuple[dict[bytes, int
 
 
 def _mp_context() -> multiprocessing.context.BaseContext:
-    # subtle: never plain fork. The GUI trains from a QThread, and forking a multithreaded
-    # process can deadlock the child; forkserver forks from a clean single-threaded server.
+    """fork where it is safe (fast, and scripts need no ``__main__`` guard); otherwise a clean
+    start. subtle: forking a process that runs other threads (the GUI trains from a QThread,
+    and Qt keeps threads of its own) can deadlock the child."""
     methods = multiprocessing.get_all_start_methods()
+    single_threaded = (
+        threading.current_thread() is threading.main_thread()
+        and threading.active_count() == 1
+        and not any(m.startswith(("PySide6", "PyQt")) for m in sys.modules)
+    )
+    if "fork" in methods and single_threaded:
+        return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 

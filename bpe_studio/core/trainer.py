@@ -46,11 +46,14 @@ class MergeStep:
         return self.left + self.right
 
 
+_INVERT = bytes(range(255, -1, -1))
+
+
 def _tie_key(token: bytes) -> tuple[int, ...]:
     # subtle: the heap pops the *smallest* entry but ties must go to the *greatest* bytes.
     # Inverting each byte reverses the order of differing bytes; the trailing 256 (greater
     # than any inverted byte) makes a proper prefix sort after its extensions, as it must.
-    return tuple(255 - c for c in token) + (256,)
+    return (*token.translate(_INVERT), 256)
 
 
 def initial_vocab(special_tokens: Sequence[str]) -> dict[int, bytes]:
@@ -169,38 +172,53 @@ class BpeTrainer:
             self._apply(a, b, new_id)
             yield MergeStep(len(self.merges) - 1, left, right, new_id, count)
 
+    def _index(self, pair: Pair, w: int) -> None:
+        s = self._where.get(pair)
+        if s is None:
+            self._where[pair] = {w}
+        else:
+            s.add(w)
+
     def _apply(self, a: int, b: int, new_id: int) -> None:
         """Replace every (a, b) with new_id in the words that hold it, updating pair counts,
         the pair -> words index and the heap for exactly the pairs whose count changed."""
         words, freqs, counts, where = self._words, self._freqs, self._pair_counts, self._where
         delta: dict[Pair, int] = {}
+        dget = delta.get
         for w in where.pop((a, b), ()):
             word = words[w]
             n = len(word)
-            # Merge left to right: "a a a" with (a, a) becomes "aa a", as in encoding.
+            freq = freqs[w]
             new: list[int] = []
             i = 0
+            changed = False
+            # Merge left to right ("a a a" with (a, a) becomes "aa a", as encoding does) and
+            # record how the pairs around each merge site change. Consecutive sites see the
+            # new token on their left, so "a b a b" nets (b, a) -1 and (ab, ab) +1.
             while i < n:
-                if i < n - 1 and word[i] == a and word[i + 1] == b:
+                x = word[i]
+                if x == a and i + 1 < n and word[i + 1] == b:
+                    changed = True
+                    if new:
+                        p = new[-1]
+                        delta[(p, a)] = dget((p, a), 0) - freq
+                        pair = (p, new_id)
+                        delta[pair] = dget(pair, 0) + freq
+                        self._index(pair, w)
+                    if i + 2 < n:
+                        nx = word[i + 2]
+                        delta[(b, nx)] = dget((b, nx), 0) - freq
+                        pair = (new_id, nx)
+                        delta[pair] = dget(pair, 0) + freq
+                        self._index(pair, w)
                     new.append(new_id)
                     i += 2
                 else:
-                    new.append(word[i])
+                    new.append(x)
                     i += 1
-            if len(new) == n:
-                continue  # subtle: stale index entry, the pair left this word earlier
-            freq = freqs[w]
-            for pair in zip(word, word[1:]):
-                delta[pair] = delta.get(pair, 0) - freq
-            for pair in zip(new, new[1:]):
-                delta[pair] = delta.get(pair, 0) + freq
-                if new_id in pair:
-                    s = where.get(pair)
-                    if s is None:
-                        where[pair] = {w}
-                    else:
-                        s.add(w)
-            words[w] = new
+            if changed:  # subtle: otherwise a stale index entry, the pair left this word earlier
+                words[w] = new
+        delta.pop((a, b), None)
         keys, heap = self._keys, self._heap
         for pair, d in delta.items():
             if d == 0:

@@ -1,0 +1,45 @@
+"""Readable renderings of token bytes for tables, tooltips and the command line.
+
+Spaces, line breaks and tabs become visible symbols, other control characters and bytes that
+are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as itself.
+
+>>> readable_token(b" the\\n")
+'␣the↵'
+>>> readable_token("é".encode()[:1])
+'<c3>'
+"""
+
+from __future__ import annotations
+
+_VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
+
+
+def _show_char(ch: str) -> str:
+    if ch in _VISIBLE:
+        return _VISIBLE[ch]
+    if ch < "\x80" and not ch.isprintable():
+        return f"<{ord(ch):02x}>"
+    if not ch.isprintable() or ch in "\u00a0\u200b\ufeff":
+        return f"<U+{ord(ch):04X}>"
+    return ch
+
+
+def readable_token(token: bytes) -> str:
+    """Show ``token`` readably (see module docstring)."""
+    parts: list[str] = []
+    i, n = 0, len(token)
+    while i < n:
+        # Longest whole UTF-8 character starting at i, else one raw byte as hex.
+        for width in (1, 2, 3, 4):
+            try:
+                ch = token[i : i + width].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(ch) == 1:
+                parts.append(_show_char(ch))
+                i += width
+                break
+        else:
+            parts.append(f"<{token[i]:02x}>")
+            i += 1
+    return "".join(parts)

@@ -1,0 +1,161 @@
+"""GPT-2's tokenizer exchange format: ``vocab.json`` and ``merges.txt``.
+
+What it does: the byte-to-unicode alphabet (each of the 256 bytes drawn as one printable
+character), reading both files with errors that name the file and line, writing them atomically,
+and telling which vocabulary entries are special tokens. What it leaves out: encoding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+MERGES_HEADER = "#version: 0.2"
+
+
+class TokenizerFileError(ValueError):
+    """A vocab.json or merges.txt that cannot be read; the message names the file and line."""
+
+
+@lru_cache(maxsize=1)
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's alphabet: printable Latin-1 bytes stand for themselves; every other byte is
+    drawn as the next unused code point from U+0100 up, so no byte becomes whitespace or a
+    control character in the files.
+
+    >>> bytes_to_unicode()[ord("a")], bytes_to_unicode()[ord(" ")]
+    ('a', 'Ġ')
+    """
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    table = {b: chr(b) for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(0x100 + extra)
+            extra += 1
+    return table
+
+
+@lru_cache(maxsize=1)
+def unicode_to_bytes() -> dict[str, int]:
+    return {c: b for b, c in bytes_to_unicode().items()}
+
+
+def encode_token(token: bytes) -> str:
+    """Token bytes -> the string GPT-2's files use for it."""
+    table = bytes_to_unicode()
+    return "".join(table[b] for b in token)
+
+
+def decode_token(text: str, where: str) -> bytes:
+    """The string GPT-2's files use for a token -> its bytes; ``where`` names file and line."""
+    table = unicode_to_bytes()
+    try:
+        return bytes(table[c] for c in text)
+    except KeyError as e:
+        raise TokenizerFileError(
+            f"{where}: character {e.args[0]!r} (U+{ord(e.args[0]):04X}) is not in GPT-2's "
+            "byte-to-unicode alphabet"
+        ) from None
+
+
+def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
+    """Read ``vocab.json`` (token string -> id) into id -> token bytes."""
+    name = os.fspath(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise TokenizerFileError(f"{name}: not UTF-8 at byte offset {e.start}") from None
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise TokenizerFileError(
+            f"{name}: line {e.lineno}, column {e.colno}: not valid JSON ({e.msg})"
+        ) from None
+    if not isinstance(raw, dict):
+        raise TokenizerFileError(
+            f"{name}: expected a JSON object mapping token strings to ids, "
+            f"got {type(raw).__name__}"
+        )
+    vocab: dict[int, bytes] = {}
+    for token, idx in raw.items():
+        where = f"{name}: entry {token!r}"
+        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+            raise TokenizerFileError(f"{where}: id must be a non-negative integer, got {idx!r}")
+        if idx in vocab:
+            raise TokenizerFileError(f"{where}: id {idx} is used twice")
+        vocab[idx] = decode_token(token, where)
+    return vocab
+
+
+def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
+    """Read ``merges.txt``: an optional ``#version`` header, then ``left right`` per line."""
+    name = os.fspath(path)
+    merges: list[tuple[bytes, bytes]] = []
+    with open(path, encoding="utf-8", newline="") as f:
+        try:
+            for lineno, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if not line or (lineno == 1 and line.startswith("#version")):
+                    continue
+                parts = line.split(" ")
+                if len(parts) != 2 or not parts[0] or not parts[1]:
+                    raise TokenizerFileError(
+                        f"{name}: line {lineno}: expected two tokens separated by one space, "
+                        f"got {line!r}"
+                    )
+                where = f"{name}: line {lineno}"
+                merges.append((decode_token(parts[0], where), decode_token(parts[1], where)))
+        except UnicodeDecodeError as e:
+            raise TokenizerFileError(f"{name}: line {lineno}: not UTF-8 ({e.reason})") from None
+    return merges
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_files(
+    directory: str | os.PathLike,
+    vocab: Mapping[int, bytes],
+    merges: Sequence[tuple[bytes, bytes]],
+) -> tuple[Path, Path]:
+    """Write ``directory/vocab.json`` and ``directory/merges.txt`` (each written to a temporary
+    file, then renamed into place). Returns both paths."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
+    obj = {encode_token(tok): idx for idx, tok in sorted(vocab.items())}
+    if len(obj) != len(vocab):
+        raise ValueError("the vocabulary holds the same token bytes under two ids")
+    _atomic_write(vocab_path, json.dumps(obj, ensure_ascii=False, indent=0) + "\n")
+    lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
+    _atomic_write(merges_path, "\n".join(lines) + "\n")
+    return vocab_path, merges_path
+
+
+def infer_special_tokens(
+    vocab: Mapping[int, bytes], merges: Iterable[tuple[bytes, bytes]]
+) -> list[str]:
+    """Vocabulary entries that are neither a single byte nor made by a merge, in id order:
+    these can only be special tokens (GPT-2's files give ``["<|endoftext|>"]``)."""
+    made = {a + b for a, b in merges}
+    found = []
+    for _, tok in sorted(vocab.items()):
+        if len(tok) > 1 and tok not in made:
+            try:
+                found.append(tok.decode("utf-8"))
+            except UnicodeDecodeError:
+                continue
+    return found

@@ -1,0 +1,290 @@
+"""The rank-based byte-level BPE tokenizer: encode, stream, decode, and character spans.
+
+What it does: splits out special tokens (longest first), pre-tokenizes the rest with the GPT-2
+pattern, and within each pre-token repeatedly merges the adjacent pair with the lowest merge
+rank (results cached per pre-token). With GPT-2's own files the ids equal tiktoken's GPT-2.
+What it leaves out: training (``trainer``) and the file format details (``gpt2_format``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import chain
+from typing import NamedTuple
+
+from . import gpt2_format
+from .pretokenize import GPT2_REGEX, special_regex, validate_special_tokens
+
+# Pre-token results are cached; past this many entries the cache starts afresh, so streaming
+# an endless corpus cannot grow it without bound.
+CACHE_LIMIT = 500_000
+# encode_iterable works on buffers of at least this many characters.
+STREAM_BLOCK = 1 << 16
+# Pre-tokens ending this close to the undecided end of a streaming buffer wait for more text:
+# the GPT-2 pattern looks at most two characters past a match ("'l" might become "'ll").
+_LOOKAHEAD = 4
+_ID_MASK = (1 << 32) - 1
+_NO_MERGE = 1 << 63
+
+
+class TokenSpan(NamedTuple):
+    """One token of a text: its id and the characters ``text[start:end]`` that hold its
+    bytes. ``partial`` is true when the token starts or ends inside a multi-byte character;
+    such a span covers the whole character, so neighbouring spans may overlap."""
+
+    id: int
+    start: int
+    end: int
+    partial: bool
+
+
+class Tokenizer:
+    """Byte-level BPE tokenizer.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab[256] = b"ab"
+    >>> tok = Tokenizer(vocab, [(b"a", b"b")])
+    >>> tok.encode("abc")
+    [256, 99]
+    >>> tok.decode([256, 99])
+    'abc'
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Iterable[str] | None = None,
+    ) -> None:
+        self.vocab: dict[int, bytes] = dict(vocab)
+        self.merges: list[tuple[bytes, bytes]] = [(bytes(a), bytes(b)) for a, b in merges]
+        self.special_tokens: list[str] = validate_special_tokens(special_tokens)
+
+        inverse: dict[bytes, int] = {}
+        for idx, tok in sorted(self.vocab.items()):
+            inverse.setdefault(tok, idx)
+        missing = [b for b in range(256) if bytes([b]) not in inverse]
+        if missing:
+            raise ValueError(
+                f"the vocabulary lacks {len(missing)} single-byte token(s), e.g. byte "
+                f"0x{missing[0]:02x}: a byte-level vocabulary needs all 256"
+            )
+        self._byte_ids = [inverse[bytes([b])] for b in range(256)]
+
+        # Special tokens missing from the vocabulary are appended after its largest id.
+        self._special_ids: dict[str, int] = {}
+        for s in self.special_tokens:
+            sb = s.encode("utf-8")
+            if sb not in inverse:
+                new_id = max(self.vocab) + 1
+                self.vocab[new_id] = sb
+                inverse[sb] = new_id
+            self._special_ids[s] = inverse[sb]
+        self._special_re = special_regex(self.special_tokens)
+        self._special_len = max((len(s) for s in self.special_tokens), default=0)
+
+        # (left id, right id) -> rank << 32 | merged id: one int, so min() finds the
+        # lowest rank and the mask gives the merged id.
+        self._ranks: dict[tuple[int, int], int] = {}
+        self._rank_of_id: dict[int, int] = {}
+        for rank, (a, b) in enumerate(self.merges):
+            ids = inverse.get(a), inverse.get(b), inverse.get(a + b)
+            if None in ids:
+                absent = [t for t, i in zip((a, b, a + b), ids) if i is None][0]
+                raise ValueError(
+                    f"merge {rank} ({a!r}, {b!r}): token {absent!r} is not in the vocabulary"
+                )
+            if (ids[0], ids[1]) not in self._ranks:
+                self._ranks[(ids[0], ids[1])] = rank << 32 | ids[2]
+                self._rank_of_id.setdefault(ids[2], rank)
+        self._cache: dict[str, list[int]] = {}
+
+    # ----------------------------------------------------------------- files
+    @classmethod
+    def from_files(
+        cls,
+        vocab_path: str | os.PathLike,
+        merges_path: str | os.PathLike,
+        special_tokens: Iterable[str] | None = None,
+    ) -> Tokenizer:
+        """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included)."""
+        return cls(
+            gpt2_format.load_vocab(vocab_path), gpt2_format.load_merges(merges_path), special_tokens
+        )
+
+    def save(self, directory: str | os.PathLike) -> None:
+        """Write ``directory/vocab.json`` and ``directory/merges.txt`` atomically."""
+        gpt2_format.save_files(directory, self.vocab, self.merges)
+
+    # --------------------------------------------------------------- queries
+    def merge_rank(self, token_id: int) -> int | None:
+        """The rank of the merge that made ``token_id``; None for bytes and special tokens."""
+        return self._rank_of_id.get(token_id)
+
+    def special_id(self, token: str) -> int:
+        return self._special_ids[token]
+
+    # -------------------------------------------------------------- encoding
+    def _bpe(self, piece: str) -> list[int]:
+        """Ids of one pre-token: merge the lowest-ranked adjacent pair (leftmost first) until
+        no pair of the merge list is left."""
+        ids = [self._byte_ids[b] for b in piece.encode("utf-8")]
+        if len(ids) < 2:
+            return ids
+        get = self._ranks.get
+        # ranks[i] is the packed (rank, merged id) of the pair ids[i], ids[i + 1]; after a
+        # merge only the two neighbouring entries change.
+        ranks = [get(pair, _NO_MERGE) for pair in zip(ids, ids[1:])]
+        while True:
+            best = min(ranks)
+            if best == _NO_MERGE:
+                return ids
+            i = ranks.index(best)
+            ids[i : i + 2] = [best & _ID_MASK]
+            del ranks[i]
+            if i > 0:
+                ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_MERGE)
+            if i < len(ranks):
+                ranks[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
+            if not ranks:
+                return ids
+
+    def _encode_ordinary(self, text: str, out: list[int]) -> None:
+        """Append the ids of ``text`` (no special tokens in it) to ``out``."""
+        cache = self._cache
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        pieces = GPT2_REGEX.findall(text)
+        for piece in set(pieces).difference(cache):
+            cache[piece] = self._bpe(piece)
+        out += chain.from_iterable(map(cache.__getitem__, pieces))
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text``; special tokens in it map to their own ids."""
+        out: list[int] = []
+        if self._special_re is None:
+            self._encode_ordinary(text, out)
+            return out
+        pos = 0
+        for m in self._special_re.finditer(text):
+            self._encode_ordinary(text[pos : m.start()], out)
+            out.append(self._special_ids[m.group()])
+            pos = m.end()
+        self._encode_ordinary(text[pos:], out)
+        return out
+
+    def _encode_decided(self, buf: str, out: list[int]) -> int:
+        """Encode the part of ``buf`` that more text cannot change; return its length.
+
+        A special token starting at ``p`` is decided once ``p + longest special`` characters
+        are in; a pre-token is decided once the characters the pattern looks at past its end
+        are in, and none of them could still turn out to begin a special token.
+        """
+        n = len(buf)
+        cutoff = n - max(self._special_len - 1, 0)
+        pos = 0
+        if self._special_re is not None:
+            for m in self._special_re.finditer(buf):
+                if m.start() + self._special_len > n:
+                    break
+                self._encode_ordinary(buf[pos : m.start()], out)
+                out.append(self._special_ids[m.group()])
+                pos = m.end()
+        limit = cutoff - _LOOKAHEAD
+        done = pos
+        if limit > pos:
+            for m in GPT2_REGEX.finditer(buf, pos):
+                if m.end() > limit:
+                    break
+                done = m.end()
+            self._encode_ordinary(buf[pos:done], out)
+        return done
+
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text.
+
+        The result equals ``encode("".join(iterable))`` however the text is cut into chunks
+        (a special token or a run of spaces split across chunks included).
+        """
+        pending: list[str] = []
+        pending_len = 0
+        tail = ""
+        block = STREAM_BLOCK
+        for chunk in iterable:
+            if not isinstance(chunk, str):
+                raise TypeError(f"encode_iterable expects str chunks, got {type(chunk).__name__}")
+            pending.append(chunk)
+            pending_len += len(chunk)
+            if pending_len >= block:
+                buf = tail + "".join(pending)
+                pending.clear()
+                pending_len = 0
+                out: list[int] = []
+                tail = buf[self._encode_decided(buf, out) :]
+                yield from out
+                # subtle: a pre-token longer than a block (a huge run of spaces) stays in the
+                # tail; growing the block keeps re-scanning it from turning quadratic.
+                block = max(STREAM_BLOCK, 2 * len(tail))
+        yield from self.encode(tail + "".join(pending))
+
+    # ----------------------------------------------------------------- spans
+    def spans(self, text: str) -> list[TokenSpan]:
+        """Each token of ``text`` with the characters that hold it (see :class:`TokenSpan`)."""
+        result: list[TokenSpan] = []
+        pos = 0
+        if self._special_re is not None:
+            for m in self._special_re.finditer(text):
+                self._spans_ordinary(text, pos, m.start(), result)
+                result.append(TokenSpan(self._special_ids[m.group()], m.start(), m.end(), False))
+                pos = m.end()
+        self._spans_ordinary(text, pos, len(text), result)
+        return result
+
+    def _spans_ordinary(self, text: str, start: int, end: int, result: list[TokenSpan]) -> None:
+        cache, bpe, vocab = self._cache, self._bpe, self.vocab
+        for m in GPT2_REGEX.finditer(text, start, end):
+            piece = m.group()
+            ids = cache.get(piece)
+            if ids is None:
+                ids = cache[piece] = bpe(piece)
+            base = m.start()
+            if piece.isascii():
+                for tid in ids:
+                    n = len(vocab[tid])
+                    result.append(TokenSpan(tid, base, base + n, False))
+                    base += n
+                continue
+            # Map each byte of the piece to the character holding it.
+            char_of_byte: list[int] = []
+            starts: set[int] = set()
+            for ci, ch in enumerate(piece):
+                starts.add(len(char_of_byte))
+                char_of_byte.extend([ci] * len(ch.encode("utf-8")))
+            starts.add(len(char_of_byte))
+            b = 0
+            for tid in ids:
+                e = b + len(vocab[tid])
+                partial = b not in starts or e not in starts
+                result.append(
+                    TokenSpan(tid, base + char_of_byte[b], base + char_of_byte[e - 1] + 1, partial)
+                )
+                b = e
+
+    # -------------------------------------------------------------- decoding
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The bytes of ``ids``, concatenated; an id not in the vocabulary raises ValueError."""
+        vocab = self.vocab
+        if not isinstance(ids, (list, tuple)):
+            ids = list(ids)
+        try:
+            return b"".join([vocab[i] for i in ids])
+        except (KeyError, TypeError):
+            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
+            raise ValueError(
+                f"unknown token id {bad!r}: the vocabulary has ids 0..{max(vocab)}"
+            ) from None
+
+    def decode(self, ids: Iterable[int]) -> str:
+        """Text of ``ids``; byte sequences that are not valid UTF-8 become U+FFFD."""
+        return self.decode_bytes(ids).decode("utf-8", errors="replace")
