@@ -78,8 +78,7 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
         ) from None
     if not isinstance(raw, dict):
         raise TokenizerFileError(
-            f"{name}: expected a JSON object mapping token strings to ids, "
-            f"got {type(raw).__name__}"
+            f"{name}: expected a JSON object mapping token strings to ids, got {type(raw).__name__}"
         )
     vocab: dict[int, bytes] = {}
     for token, idx in raw.items():
@@ -115,8 +114,22 @@ def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_replace_target(path: Path) -> tuple[int, str]:
+    """A temporary file beside ``path`` with the permissions a new file would get."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    if hasattr(os, "fchmod"):
+        os.fchmod(fd, 0o666 & ~_umask())
+    return fd, tmp
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = atomic_replace_target(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)

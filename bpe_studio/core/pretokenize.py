@@ -7,7 +7,7 @@ never cross a special token. What it leaves out: merging (``trainer``) and encod
 (``tokenizer``).
 
 Chunk boundaries are chosen so that counting chunk by chunk gives exactly the counts of the
-whole text: a chunk ends just before a special token, or, in a file without one, right after a
+whole text: a chunk ends just before a special token, or, where none is near, right after a
 line break that sits between two non-space characters (the GPT-2 pattern always cuts there).
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sys
 import threading
 from collections import Counter
@@ -26,6 +27,18 @@ import regex
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
+
+# The same pattern for pure-ASCII text, for the standard library's faster `re`: on ASCII,
+# \p{L} is [A-Za-z], \p{N} is [0-9] and the regex module's \s is exactly these six characters
+# (unlike Python's str.isspace, it leaves out \x1c-\x1f).
+_WS = r"\t\n\x0b\x0c\r "
+_ASCII_REGEX = re.compile(
+    rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+"""
+    rf"""|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
+)
+# Mixed text is pre-tokenized in blocks of about this many characters, cut where no pre-token
+# can cross (see `pretokenize`), so the ASCII blocks can take the fast path.
+_BLOCK = 4096
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.
 IN_PROCESS_LIMIT = 4 * 1024 * 1024
@@ -73,11 +86,38 @@ def split_special(text: str, special_re: regex.Pattern | None) -> list[str]:
     return special_re.split(text)
 
 
+def pretokenize(text: str) -> list[str]:
+    """The GPT-2 pre-tokens of ``text`` (which holds no special token).
+
+    Equal to ``GPT2_REGEX.findall(text)``; faster on mostly-ASCII text, which is cut into
+    blocks just before a space that follows a non-space character. No pre-token crosses such a
+    cut (a pre-token holds a space only at its start, or only spaces), and the pattern decides
+    the pre-token before the cut the same way whether a space or the end of text follows.
+    """
+    if text.isascii():
+        return _ASCII_REGEX.findall(text)
+    n = len(text)
+    if n <= 2 * _BLOCK:
+        return GPT2_REGEX.findall(text)
+    pieces: list[str] = []
+    pos = 0
+    find = text.find
+    while pos < n:
+        cut = find(" ", pos + _BLOCK)
+        while cut > 0 and text[cut - 1].isspace():
+            cut = find(" ", cut + 1)
+        end = n if cut < 0 else cut
+        block = text[pos:end]
+        pieces += (_ASCII_REGEX if block.isascii() else GPT2_REGEX).findall(block)
+        pos = end
+    return pieces
+
+
 def count_text(text: str, special_tokens: Sequence[str] = ()) -> Counter[bytes]:
     """Count GPT-2 pre-tokens (as UTF-8 bytes) in ``text``, special tokens split out first."""
     counts: Counter[str] = Counter()
     for piece in split_special(text, special_regex(list(special_tokens))):
-        counts.update(GPT2_REGEX.findall(piece))
+        counts.update(pretokenize(piece))
     return Counter({k.encode("utf-8"): v for k, v in counts.items()})
 
 
@@ -101,10 +141,18 @@ def chunk_boundaries(
     path: str | os.PathLike, target_chunk: int, special_tokens: Sequence[str]
 ) -> list[int]:
     """Byte offsets ``[0, b1, ..., size]`` splitting ``path`` into chunks of about
-    ``target_chunk`` bytes. Each inner boundary is the start of a special token or, failing
-    that, a safe line break (see module docstring); a chunk grows until one is found."""
+    ``target_chunk`` bytes, each counted (or encoded) exactly as it would be in the whole file.
+
+    An inner boundary is the start of a special token found near the desired offset or, when
+    none is near, a safe line break (see module docstring; not used when a special token
+    itself contains a line break, as a cut there could split one). A chunk grows until one of
+    the two is found.
+    """
     size = os.path.getsize(path)
     specials = [t.encode("utf-8") for t in special_tokens]
+    newline_ok = not any(b"\n" in s for s in specials)
+    # Overlap reads by the longest special token so one split across two reads is still seen.
+    overlap = max((len(s) for s in specials), default=0)
     bounds = [0]
     with open(path, "rb") as f:
         pos = target_chunk
@@ -113,14 +161,11 @@ def chunk_boundaries(
             scan = pos
             while scan < size and found < 0:
                 f.seek(scan)
-                # Overlap by the longest special token so one split across reads is still seen.
-                overlap = max((len(s) for s in specials), default=0)
                 window = f.read(_SCAN_STEP + overlap)
-                hits = [window.find(s) for s in specials]
-                hits = [h for h in hits if 0 <= h < _SCAN_STEP]
+                hits = [h for h in (window.find(s) for s in specials) if 0 <= h < _SCAN_STEP]
                 if hits:
                     found = scan + min(hits)
-                elif not specials:
+                elif newline_ok:
                     cut = _safe_newline_cut(window)
                     if 0 < cut <= _SCAN_STEP:
                         found = scan + cut
@@ -134,7 +179,7 @@ def chunk_boundaries(
     return bounds
 
 
-def _decode(data: bytes, path: str | os.PathLike, offset: int) -> str:
+def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -150,11 +195,11 @@ def _count_chunk(args: tuple[str, int, int, list[str]]) -> tuple[dict[bytes, int
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    counts = count_text(_decode(data, path, start), special_tokens)
+    counts = count_text(decode_chunk(data, path, start), special_tokens)
     return dict(counts), end - start
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
+def mp_context() -> multiprocessing.context.BaseContext:
     """fork where it is safe (fast, and scripts need no ``__main__`` guard); otherwise a clean
     start. subtle: forking a process that runs other threads (the GUI trains from a QThread,
     and Qt keeps threads of its own) can deadlock the child."""
@@ -215,7 +260,7 @@ def count_file(
     jobs = [(os.fspath(p), a, b, specials) for a, b in zip(bounds, bounds[1:])]
     total: Counter[bytes] = Counter()
     done = 0
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context()) as pool:
         try:
             for counts, nbytes in pool.map(_count_chunk, jobs):
                 total.update(counts)

@@ -14,7 +14,7 @@ from itertools import chain
 from typing import NamedTuple
 
 from . import gpt2_format
-from .pretokenize import GPT2_REGEX, special_regex, validate_special_tokens
+from .pretokenize import GPT2_REGEX, pretokenize, special_regex, validate_special_tokens
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
 # an endless corpus cannot grow it without bound.
@@ -155,7 +155,7 @@ class Tokenizer:
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
-        pieces = GPT2_REGEX.findall(text)
+        pieces = pretokenize(text)
         for piece in set(pieces).difference(cache):
             cache[piece] = self._bpe(piece)
         out += chain.from_iterable(map(cache.__getitem__, pieces))

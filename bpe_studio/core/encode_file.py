@@ -1,0 +1,137 @@
+"""Encode a whole text file to a NumPy ``.npy`` array of token ids, in parallel.
+
+What it does: cuts the file at boundaries that cannot change the ids (before a special token,
+or after a safe line break: see ``pretokenize.chunk_boundaries``), encodes the chunks in worker
+processes, and streams their ids into the output in order, so neither the text nor all the ids
+are ever held at once. The output is written beside its final name and renamed into place.
+What it leaves out: the command line (``bpe_studio.cli``).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .gpt2_format import atomic_replace_target
+from .pretokenize import check_corpus_path, chunk_boundaries, decode_chunk, mp_context
+from .tokenizer import Tokenizer
+
+CHUNK_BYTES = 2 * 1024 * 1024
+# Below this size one process is faster than starting workers.
+PARALLEL_MIN_BYTES = 2 * 1024 * 1024
+
+_worker_tokenizer: Tokenizer | None = None
+
+
+@dataclass(frozen=True)
+class EncodeStats:
+    input_bytes: int
+    tokens: int
+    seconds: float
+    dtype: str
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.input_bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def mb_per_second(self) -> float:
+        return self.input_bytes / 1e6 / self.seconds if self.seconds > 0 else float("inf")
+
+
+def ids_dtype(tokenizer: Tokenizer) -> np.dtype:
+    """uint16 when every id fits, else uint32."""
+    return np.dtype(np.uint16 if max(tokenizer.vocab) < 2**16 else np.uint32)
+
+
+def _init_worker(tokenizer: Tokenizer | None) -> None:
+    global _worker_tokenizer
+    if tokenizer is not None:
+        _worker_tokenizer = tokenizer
+
+
+def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
+    """Worker: the ids of one byte range of the file, and the range's length."""
+    path, start, end, dtype = job
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    assert _worker_tokenizer is not None
+    ids = _worker_tokenizer.encode(decode_chunk(data, path, start))
+    return np.asarray(ids, dtype=dtype), end - start
+
+
+def _chunks(
+    tokenizer: Tokenizer, path: str, workers: int, dtype: np.dtype
+) -> Iterator[tuple[np.ndarray, int]]:
+    size = os.path.getsize(path)
+    bounds = chunk_boundaries(path, CHUNK_BYTES, tokenizer.special_tokens)
+    jobs = [(path, a, b, dtype.str) for a, b in zip(bounds, bounds[1:])]
+    global _worker_tokenizer
+    if workers == 1 or size < PARALLEL_MIN_BYTES or len(jobs) == 1:
+        _worker_tokenizer = tokenizer
+        for job in jobs:
+            yield _encode_range(job)
+        return
+    ctx = mp_context()
+    # A forked worker inherits the tokenizer already built; a fresh one is sent it once.
+    _worker_tokenizer = tokenizer
+    init_arg = None if ctx.get_start_method() == "fork" else tokenizer
+    with ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_init_worker, initargs=(init_arg,)
+    ) as pool:
+        # subtle: map() submits every job up front but results come back in order; each
+        # is a few MB, and chunks are written as soon as they arrive.
+        yield from pool.map(_encode_range, jobs)
+
+
+def encode_file(
+    tokenizer: Tokenizer,
+    input_path: str | os.PathLike,
+    output_path: str | os.PathLike,
+    *,
+    workers: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EncodeStats:
+    """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids)."""
+    src = check_corpus_path(input_path)
+    out = Path(output_path)
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    dtype = ids_dtype(tokenizer)
+    size = src.stat().st_size
+    start = time.perf_counter()
+    total = 0
+    done_bytes = 0
+    if progress:
+        progress(0, size)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    # Ids go to a raw temporary file first: the .npy header needs the final length.
+    with tempfile.TemporaryFile(dir=out.parent) as raw:
+        for arr, nbytes in _chunks(tokenizer, os.fspath(src), workers, dtype):
+            raw.write(arr.tobytes())
+            total += len(arr)
+            done_bytes += nbytes
+            if progress:
+                progress(done_bytes, size)
+        raw.seek(0)
+        fd, tmp = atomic_replace_target(out)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
+                np.lib.format.write_array_header_1_0(f, header)
+                while block := raw.read(1 << 20):
+                    f.write(block)
+            os.replace(tmp, out)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return EncodeStats(size, total, time.perf_counter() - start, dtype.name)
