@@ -64,8 +64,7 @@ def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
         f.seek(start)
         data = f.read(end - start)
     assert _worker_tokenizer is not None
-    ids = _worker_tokenizer.encode(decode_chunk(data, path, start))
-    return np.asarray(ids, dtype=dtype), end - start
+    return _worker_tokenizer.encode_array(decode_chunk(data, path, start), dtype), end - start
 
 
 def _chunks(
@@ -73,7 +72,7 @@ def _chunks(
 ) -> Iterator[tuple[np.ndarray, int]]:
     size = os.path.getsize(path)
     bounds = chunk_boundaries(path, CHUNK_BYTES, tokenizer.special_tokens)
-    jobs = [(path, a, b, dtype.str) for a, b in zip(bounds, bounds[1:])]
+    jobs = [(path, a, b, dtype.name) for a, b in zip(bounds, bounds[1:])]
     global _worker_tokenizer
     if workers == 1 or size < PARALLEL_MIN_BYTES or len(jobs) == 1:
         _worker_tokenizer = tokenizer
@@ -126,7 +125,11 @@ def encode_file(
         fd, tmp = atomic_replace_target(out)
         try:
             with os.fdopen(fd, "wb") as f:
-                header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
+                header = {
+                    "descr": dtype.str,
+                    "fortran_order": False,
+                    "shape": (total,),
+                }
                 np.lib.format.write_array_header_1_0(f, header)
                 while block := raw.read(1 << 20):
                     f.write(block)

@@ -9,9 +9,12 @@ What it leaves out: training (``trainer``) and the file format details (``gpt2_f
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from typing import NamedTuple
+
+import numpy as np
 
 from . import gpt2_format
 from .pretokenize import GPT2_REGEX, pretokenize, special_regex, validate_special_tokens
@@ -99,6 +102,7 @@ class Tokenizer:
                 self._ranks[(ids[0], ids[1])] = rank << 32 | ids[2]
                 self._rank_of_id.setdefault(ids[2], rank)
         self._cache: dict[str, list[int]] = {}
+        self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
 
     # ----------------------------------------------------------------- files
     @classmethod
@@ -173,6 +177,36 @@ class Tokenizer:
             pos = m.end()
         self._encode_ordinary(text[pos:], out)
         return out
+
+    def encode_array(self, text: str, dtype: str = "uint32") -> np.ndarray:
+        """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
+        Python list of ids: each pre-token's ids are cached as packed bytes and joined."""
+        code = {"uint16": "H", "uint32": "I"}[np.dtype(dtype).name]
+        packed = self._packed.setdefault(code, {})
+        if len(packed) > CACHE_LIMIT:
+            packed.clear()
+        cache, bpe = self._cache, self._bpe
+        parts: list[bytes] = []
+        for segment, special in self._segments(text):
+            pieces = pretokenize(segment)
+            for piece in set(pieces).difference(packed):
+                ids = cache.get(piece)
+                if ids is None:
+                    ids = bpe(piece)
+                packed[piece] = array(code, ids).tobytes()
+            parts.append(b"".join(map(packed.__getitem__, pieces)))
+            if special is not None:
+                parts.append(array(code, [self._special_ids[special]]).tobytes())
+        return np.frombuffer(b"".join(parts), dtype=dtype)
+
+    def _segments(self, text: str) -> Iterator[tuple[str, str | None]]:
+        """``(text before a special token, that special token)`` pairs; the last has None."""
+        pos = 0
+        if self._special_re is not None:
+            for m in self._special_re.finditer(text):
+                yield text[pos : m.start()], m.group()
+                pos = m.end()
+        yield text[pos:], None
 
     def _encode_decided(self, buf: str, out: list[int]) -> int:
         """Encode the part of ``buf`` that more text cannot change; return its length.
