@@ -1,0 +1,71 @@
+"""Paths and readers for the core tests' data (imported by the tests and by conftest).
+
+Test data comes from ``tests/fixtures`` (see its README), so the repository stands alone.
+Tests over the full shared corpora use :func:`full_corpus`, which skips when the folder is
+absent; the folder is ``<repo root>/../shared/corpora`` unless ``BPE_STUDIO_CORPORA`` says
+otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO_ROOT = HERE.parents[1]
+FIXTURES = REPO_ROOT / "tests" / "fixtures"
+EOT = "<|endoftext|>"
+
+# Slices of the big corpora, committed in tests/fixtures.
+SLICES = {
+    "english": "english_books_slice.txt",
+    "chinese": "chinese_slice.txt",
+    "code": "code_slice.txt",
+    "tinystories": "tinystories_slice.txt",
+    "mixed_web": "mixed_web_slice.txt",
+}
+CS336_TEXTS = ["corpus.en", "tinystories_sample.txt", "address.txt", "german.txt"]
+
+
+def fixture_path(name: str) -> Path:
+    return FIXTURES / name
+
+
+def read_fixture(name: str) -> str:
+    # newline="" keeps the bytes exactly as they are in the file.
+    with open(FIXTURES / name, encoding="utf-8", newline="") as f:
+        return f.read()
+
+
+def head(text: str, nbytes: int) -> str:
+    """The first whole lines of ``text`` that fit in ``nbytes`` UTF-8 bytes."""
+    data = text.encode("utf-8")[:nbytes]
+    return data[: data.rfind(b"\n") + 1].decode("utf-8")
+
+
+def slice_head(key: str, nbytes: int) -> str:
+    return head(read_fixture(SLICES[key]), nbytes)
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` as UTF-8 with no newline translation."""
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+def corpora_dir() -> Path:
+    env = os.environ.get("BPE_STUDIO_CORPORA")
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "corpora"
+
+
+def full_corpus(name: str) -> Path:
+    """Path of a file of the full shared corpora; skips the test when it is absent."""
+    folder = corpora_dir()
+    if not folder.is_dir():
+        pytest.skip(f"full corpora folder {folder} is absent (set BPE_STUDIO_CORPORA)")
+    path = folder / name
+    if not path.is_file():
+        pytest.skip(f"{name} is absent from the corpora folder {folder}")
+    return path
