@@ -1,0 +1,101 @@
+"""All BPE Studio benchmarks in one run: training (bench_train) and encoding (bench_encode),
+side by side with Hugging Face ``tokenizers`` and tiktoken. Prints one Markdown table with a
+PASS/MISS per target, then peak memory, and writes it with a description of this machine to
+``benchmarks/RESULTS.md`` (``--out`` to write elsewhere, ``--no-write`` to only print).
+
+Not part of the test suite; it takes about two minutes on 2 cores. Corpora are looked up in
+``$BPE_STUDIO_CORPORA`` or ``<repo root>/../shared/corpora``; a benchmark whose corpus is missing
+is reported as SKIP. Exit status: 1 if any encoder's ids differ from tiktoken's, else 0 (a MISS
+is a finding, not an error).
+
+Run: ``python benchmarks/run_all.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_encode  # noqa: E402
+import bench_train  # noqa: E402
+import common  # noqa: E402
+
+METHOD = """\
+How it was measured
+- Every measured run is a fresh Python process (`benchmarks/runner.py`); the time is taken
+  inside it around the workload only, except the CLI row, which is timed both ways (see notes).
+  Ours and the peer alternate, run after run.
+- Hugging Face `tokenizers` may use every core (its Rayon thread pool, no RAYON_NUM_THREADS cap,
+  TOKENIZERS_PARALLELISM=true); its training is parallel, its single-string `encode` is not.
+  tiktoken's `encode` of one string is single-threaded. bpe_studio's `train_bpe` pre-tokenizes
+  in one worker process per core (files over 4 MB); its `Tokenizer.encode` is single-threaded.
+- HF training uses the same GPT-2 regex (`Split(..., "isolated")` then `ByteLevel(use_regex=False)`)
+  and the 256-byte initial alphabet. Note it does not split out `<|endoftext|>` inside the
+  training text (it only adds it to the vocabulary), while bpe_studio removes it before counting.
+- Peak memory: "largest process" is `ru_maxrss` from `wait4` (the biggest single process in the
+  child's tree); "whole process tree" sums PSS of the child and its worker processes, sampled
+  every 20 ms from /proc (so forked workers' shared pages are not counted twice).
+- Before each measured run the script waits (up to `--wait-quiet` seconds, default 20, and 180 s
+  in all) until other processes use under 0.3 cores; the notes say how busy the machine still
+  was while each group of runs was timed.
+- 1 MB = 10^6 bytes of UTF-8 text; memory in MiB."""
+
+
+def render(sec: common.Section, info: dict[str, str], elapsed: float, cmd: str) -> str:
+    return (
+        "\n\n".join(
+            [
+                "# BPE Studio benchmarks",
+                f"Produced by `{cmd}` on {info['date']} in {elapsed:.0f} s. Regenerate with "
+                "the same command; the figures below are from this machine only.",
+                "## Machine\n\n" + common.machine_markdown(info),
+                "## Results\n\n" + common.section_markdown(sec),
+                "## " + METHOD.split("\n", 1)[0] + "\n\n" + METHOD.split("\n", 1)[1],
+            ]
+        )
+        + "\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=common.BENCH_DIR / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=20.0,
+        metavar="S",
+        help="before each measured run wait up to S seconds for other processes to use under "
+        f"{common.QUIET_BELOW_CORES} cores (0: do not wait; default: %(default)s)",
+    )
+    args = ap.parse_args(argv)
+    common.QUIET_MAX_WAIT_S = args.wait_quiet
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
+    info = common.machine_info()
+    log(f"corpora: {common.corpora_dir() or 'NOT FOUND (benchmarks will be skipped)'}")
+    start = time.perf_counter()
+    sec = common.Section()
+    log("training benchmarks ...")
+    sec.extend(bench_train.run(log=log))
+    log("encoding benchmarks ...")
+    sec.extend(bench_encode.run(log=log))
+    elapsed = time.perf_counter() - start
+
+    text = render(sec, info, elapsed, "python benchmarks/run_all.py")
+    print(text)
+    if not args.no_write:
+        args.out.write_text(text, encoding="utf-8")
+        log(f"wrote {args.out}")
+    return 1 if any(r.status.startswith("FAIL") for r in sec.rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""Runs ONE measured workload in this (fresh) process and prints ``RESULT {json}``.
+
+Usage: ``python benchmarks/runner.py WORKLOAD '{"param": ...}'``. The benchmark scripts start it
+once per repetition, so every repetition gets a cold interpreter, its own caches and its own
+peak-memory figure. Timings are taken here, around the workload only (interpreter start-up,
+imports and file reading are left out); the parent measures memory.
+
+Workloads
+- ``train_ours``: ``bpe_studio.core.trainer.train_bpe(path, vocab_size, [<|endoftext|>])``.
+- ``train_hf``: Hugging Face ``tokenizers`` BpeTrainer with the same regex and byte alphabet.
+- ``encode``: GPT-2 encoding of a text file with ``impl`` = ``ours`` | ``tiktoken`` | ``hf``;
+  with ``warm_path`` the encoder first encodes that other text (untimed), then the measured one.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import common  # noqa: E402
+
+try:
+    import resource
+except ImportError:  # pragma: no cover
+    resource = None  # type: ignore[assignment]
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process (all threads) and its reaped children."""
+    if resource is None:  # pragma: no cover
+        return time.process_time()
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        ru = resource.getrusage(who)
+        total += ru.ru_utime + ru.ru_stime
+    return total
+
+
+def train_ours(path: str, vocab_size: int) -> dict:
+    from bpe_studio.core.trainer import train_bpe
+
+    marks: dict[str, float] = {}
+
+    def progress(done: int, total: int) -> None:
+        if done >= total and "pretok_end" not in marks:
+            marks["pretok_end"] = time.perf_counter()
+
+    cpu0, t0 = _cpu_s(), time.perf_counter()
+    vocab, merges = train_bpe(path, vocab_size, [common.SPECIAL], progress=progress)
+    t1, cpu1 = time.perf_counter(), _cpu_s()
+    pretok = marks.get("pretok_end", t0) - t0
+    return {
+        "seconds": t1 - t0,
+        "cpu_seconds": cpu1 - cpu0,
+        "pretokenize_seconds": pretok,
+        "merge_seconds": t1 - t0 - pretok,
+        "vocab_size": len(vocab),
+        "merges": len(merges),
+    }
+
+
+def train_hf(path: str, vocab_size: int) -> dict:
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = common.hf_pre_tokenizer()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[common.SPECIAL],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    cpu0, t0 = _cpu_s(), time.perf_counter()
+    tok.train([path], trainer)
+    t1, cpu1 = time.perf_counter(), _cpu_s()
+    return {"seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0, "vocab_size": tok.get_vocab_size()}
+
+
+def _encoder(impl: str):
+    """(load it, encode function) for one implementation."""
+    if impl == "ours":
+        from bpe_studio.core.tokenizer import Tokenizer
+
+        vocab, merges = common.gpt2_files()
+        tok = Tokenizer.from_files(vocab, merges, special_tokens=[common.SPECIAL])
+        return tok.encode
+    if impl == "tiktoken":
+        enc = common.tiktoken_gpt2()
+        return lambda text: enc.encode(text, allowed_special="all")
+    if impl == "hf":
+        tok = common.hf_gpt2()
+        return lambda text: tok.encode(text).ids
+    raise ValueError(f"unknown encoder {impl!r}")
+
+
+def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
+    text = Path(text_path).read_bytes().decode("utf-8")
+    nbytes = len(text.encode("utf-8"))
+    t0 = time.perf_counter()
+    fn = _encoder(impl)
+    load_s = time.perf_counter() - t0
+    warm_s = None
+    if warm_path:
+        warm_text = Path(warm_path).read_bytes().decode("utf-8")
+        t0 = time.perf_counter()
+        fn(warm_text)
+        warm_s = time.perf_counter() - t0
+        del warm_text
+    cpu0, t0 = _cpu_s(), time.perf_counter()
+    ids = fn(text)
+    t1, cpu1 = time.perf_counter(), _cpu_s()
+    count, digest = common.ids_digest(ids)
+    return {
+        "seconds": t1 - t0,
+        "cpu_seconds": cpu1 - cpu0,
+        "bytes": nbytes,
+        "mb_per_s": nbytes / common.MB / (t1 - t0),
+        "load_seconds": load_s,
+        "warmup_seconds": warm_s,
+        "ids": count,
+        "sha256": digest,
+    }
+
+
+WORKLOADS = {"train_ours": train_ours, "train_hf": train_hf, "encode": encode}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) not in (2, 3) or argv[1] not in WORKLOADS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    params = json.loads(argv[2]) if len(argv) == 3 else {}
+    result = WORKLOADS[argv[1]](**params)
+    print("RESULT " + json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
