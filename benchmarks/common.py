@@ -566,7 +566,7 @@ def _git_head() -> str:
             check=True,
         ).stdout.strip()
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "bpe_studio"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", "bpe_studio"],
             cwd=REPO_ROOT,
             capture_output=True,
             text=True,

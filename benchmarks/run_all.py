@@ -42,6 +42,9 @@ How it was measured
 - Before each measured run the script waits (up to `--wait-quiet` seconds, default 20, and 180 s
   in all) until other processes use under 0.3 cores; the notes say how busy the machine still
   was while each group of runs was timed.
+- CPU times count every thread and reaped worker process. Importing numpy (which
+  `bpe_studio.core` does) starts an OpenBLAS thread that spins for a moment, so even a
+  single-process bpe_studio run can show a CPU/wall ratio near 2 on a short workload.
 - 1 MB = 10^6 bytes of UTF-8 text; memory in MiB."""
 
 
