@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 from core_helpers import CS336_TEXTS, EOT, SLICES, read_fixture
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from text_strategies import HYPO, TEXTS, WIDE_CHARS
+from text_strategies import HYPO, PIECES, TEXTS, WIDE_CHARS
 
 
 def check_same(tokenizer, enc, text):
@@ -42,6 +42,25 @@ def test_generated_text_encodes_like_tiktoken(gpt2_tokenizer, tiktoken_gpt2, tex
 @given(st.text(WIDE_CHARS))
 def test_plain_unicode_text_encodes_like_tiktoken(gpt2_tokenizer, tiktoken_gpt2, text):
     check_same(gpt2_tokenizer, tiktoken_gpt2, text)
+
+
+@HYPO
+@given(st.text(st.characters(max_codepoint=127)))
+def test_ascii_text_encodes_like_tiktoken(gpt2_tokenizer, tiktoken_gpt2, text):
+    # Pure ASCII may take a separate fast path in the pre-tokenizer.
+    check_same(gpt2_tokenizer, tiktoken_gpt2, text)
+
+
+@settings(deadline=None, max_examples=60, database=None)
+@given(TEXTS, st.lists(st.sampled_from(PIECES + ["a", "bc", "12", ".", "\n"]), min_size=1))
+def test_long_text_encodes_like_tiktoken(gpt2_tokenizer, tiktoken_gpt2, a, b):
+    """Texts over 8K characters, mostly ASCII with generated pieces in between: long text
+    may be pre-tokenized in blocks."""
+    unit = a + "".join(b)
+    reps = 9_000 // max(len(unit), 1) + 1
+    text = (unit * reps)[:20_000]
+    ascii_block = "the cat sat. " * 400
+    check_same(gpt2_tokenizer, tiktoken_gpt2, ascii_block + text + ascii_block + text)
 
 
 @HYPO

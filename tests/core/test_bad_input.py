@@ -1,0 +1,107 @@
+"""Training input that cannot be used fails early with an error naming the file and reason:
+missing files, non-UTF-8 bytes (at their real byte offset, also through the parallel path),
+a vocabulary too small for bytes + special tokens, empty special tokens."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from core_helpers import EOT, SLICES, read_fixture, write_text
+
+from bpe_studio.core import CorpusError, count_file, train_bpe
+from bpe_studio.core.pretokenize import IN_PROCESS_LIMIT
+
+
+def names_offset(message, offset):
+    return re.search(rf"(?<![\d,]){offset}(?![\d,])|{offset:,}", message) is not None
+
+
+def test_missing_corpus(tmp_path):
+    missing = tmp_path / "no_such_corpus.txt"
+    with pytest.raises(FileNotFoundError, match="no_such_corpus.txt"):
+        train_bpe(missing, 300)
+    with pytest.raises(FileNotFoundError):
+        count_file(missing)
+
+
+def test_directory_as_corpus(tmp_path):
+    with pytest.raises(ValueError, match=re.escape(str(tmp_path))):
+        train_bpe(tmp_path, 300)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "bad"),
+    [
+        ("hello world\n", b"\xff"),
+        ("naïve 中文 text\n" * 3, b"\xe4\xb8"),  # a character cut short
+        ("", b"\x80"),  # a lone continuation byte at the very start
+        ("abc", b"\xc3("),  # lead byte followed by ASCII
+        ("x" * 5000 + "\n", b"\xed\xa0\x80"),  # an encoded surrogate is not UTF-8
+    ],
+)
+def test_non_utf8_corpus_names_file_and_offset(tmp_path, prefix, bad):
+    path = tmp_path / "latin.txt"
+    offset = len(prefix.encode())
+    path.write_bytes(prefix.encode() + bad + b" more text\n")
+    with pytest.raises(CorpusError) as info:
+        train_bpe(path, 300, [EOT])
+    message = str(info.value)
+    assert isinstance(info.value, ValueError)
+    assert str(path) in message
+    assert names_offset(message, offset), message
+
+
+@pytest.fixture(scope="module")
+def big_text():
+    text = "".join(read_fixture(name) for name in SLICES.values())
+    text = text * (5_000_000 // len(text.encode()) + 1)
+    assert len(text.encode()) > IN_PROCESS_LIMIT + 500_000
+    return text
+
+
+@pytest.mark.parametrize("specials", [[EOT], []])
+@pytest.mark.parametrize("where", [0.1, 0.77])
+def test_non_utf8_offset_in_a_large_file_read_by_workers(tmp_path, big_text, specials, where):
+    data = big_text.encode()
+    # Insert the bad byte just after a line break (a character boundary) and a bit further on
+    # a second one: the first must be reported.
+    cut = data.index(b"\n", int(len(data) * where)) + 1
+    later = data.index(b"\n", cut + 100_000) + 1
+    data = data[:cut] + b"\xff" + data[cut:later] + b"\xfe" + data[later:]
+    path = tmp_path / "big.txt"
+    path.write_bytes(data)
+    with pytest.raises(CorpusError) as info:
+        train_bpe(path, 300, specials, workers=2)
+    assert str(path) in str(info.value)
+    assert names_offset(str(info.value), cut), str(info.value)
+    with pytest.raises(CorpusError) as info:
+        count_file(path, specials, workers=2)
+    assert names_offset(str(info.value), cut), str(info.value)
+
+
+def test_vocab_size_too_small(tmp_path):
+    path = write_text(tmp_path / "c.txt", "some text")
+    with pytest.raises(ValueError) as info:
+        train_bpe(path, 200)
+    assert "200" in str(info.value) and "256" in str(info.value)
+    with pytest.raises(ValueError) as info:
+        train_bpe(path, 257, [EOT, "<pad>"])
+    assert "257" in str(info.value) and "258" in str(info.value)
+    # Exactly enough is fine.
+    vocab, merges = train_bpe(path, 258, [EOT, "<pad>"])
+    assert len(vocab) == 258 and merges == []
+
+
+def test_vocab_size_check_comes_before_reading(tmp_path):
+    # A too-small vocabulary is reported even for a huge or unreadable corpus: no work first.
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"\xff" * 10)
+    with pytest.raises(ValueError, match="256"):
+        train_bpe(path, 10)
+
+
+def test_empty_special_token(tmp_path):
+    path = write_text(tmp_path / "c.txt", "some text")
+    with pytest.raises(ValueError, match="empty"):
+        train_bpe(path, 300, [EOT, ""])

@@ -1,0 +1,258 @@
+"""encode_iterable yields exactly encode("".join(chunks)) however the text is cut, lazily, and
+with memory bounded by its block size rather than the length of the stream."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import tracemalloc
+from unittest import mock
+
+import pytest
+from core_helpers import EOT, SLICES, fixture_path, read_fixture, slice_head
+from hypothesis import given
+from hypothesis import strategies as st
+from text_strategies import HYPO, TEXTS
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core import tokenizer as tokenizer_module
+
+DOUBLE = EOT + EOT
+
+
+@pytest.fixture(scope="module")
+def overlapping(gpt2_tokenizer):
+    """GPT-2 with a second special token that begins with the first."""
+    return Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT, DOUBLE])
+
+
+def small_blocks(n):
+    """Make encode_iterable work on blocks of ``n`` characters instead of 64K, so short texts
+    cross many block boundaries."""
+    return mock.patch.object(tokenizer_module, "STREAM_BLOCK", n)
+
+
+def cut(text, points):
+    points = sorted(set(points))
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+
+
+def stream(tok, chunks):
+    return list(tok.encode_iterable(chunks))
+
+
+# --- real block size ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(SLICES.values()))
+def test_lines_of_a_file(gpt2_tokenizer, name):
+    expected = gpt2_tokenizer.encode(read_fixture(name))
+    with open(fixture_path(name), encoding="utf-8", newline="") as f:
+        assert stream(gpt2_tokenizer, f) == expected
+
+
+def test_one_character_pieces(gpt2_tokenizer):
+    text = slice_head("mixed_web", 150_000) + slice_head("chinese", 100_000)
+    assert stream(gpt2_tokenizer, iter(text)) == gpt2_tokenizer.encode(text)
+
+
+def test_random_cuts_in_a_large_text(gpt2_tokenizer):
+    text = read_fixture(SLICES["code"]) + read_fixture(SLICES["chinese"])
+    rng = random.Random(1234)
+    for n_cuts in (3, 50, 2000):
+        chunks = cut(text, [rng.randrange(len(text) + 1) for _ in range(n_cuts)])
+        assert stream(gpt2_tokenizer, chunks) == gpt2_tokenizer.encode(text)
+
+
+def test_chunks_that_split_every_special_token(gpt2_tokenizer):
+    text = read_fixture(SLICES["tinystories"])
+    starts = [i for i in range(len(text)) if text.startswith(EOT, i)]
+    assert len(starts) > 300
+    for offset in (1, 6, len(EOT) - 1):
+        chunks = cut(text, [s + offset for s in starts])
+        assert stream(gpt2_tokenizer, chunks) == gpt2_tokenizer.encode(text)
+
+
+def test_chunks_that_split_runs_of_whitespace(gpt2_tokenizer):
+    # Code indentation and blank lines, cut inside every run of two or more spaces/newlines.
+    text = read_fixture(SLICES["code"])
+    inside = [i for i in range(1, len(text)) if text[i - 1].isspace() and text[i].isspace()]
+    assert len(inside) > 10_000
+    expected = gpt2_tokenizer.encode(text)
+    assert stream(gpt2_tokenizer, cut(text, inside[::7])) == expected
+    assert stream(gpt2_tokenizer, cut(text, inside)) == expected
+
+
+def test_block_ending_just_after_a_blank_line(gpt2_tokenizer):
+    """The first chunk ends (past one 64K block) a few characters into a word that follows a
+    blank line, so the streaming buffer ends there. "\n\nWord" pre-tokenizes as "\n", "\n",
+    "Word"; the decided part of the buffer then ends in "\n\n", which on its own would be one
+    pre-token."""
+    text = read_fixture(SLICES["english"])[:150_000]
+    expected = gpt2_tokenizer.encode(text)
+    starts = [
+        i + 2
+        for i in range(70_000, 200_000)
+        if text.startswith("\n\n", i) and text[i + 2 : i + 4].isalpha() and text[i - 1] != "\n"
+    ]
+    assert len(starts) > 20
+    wrong = []
+    for p in starts[:6]:
+        for d in range(1, 30):
+            if stream(gpt2_tokenizer, [text[: p + d], text[p + d :]]) != expected:
+                wrong.append((p, d))
+    assert not wrong, f"{len(wrong)} cut positions give other ids, e.g. {wrong[:3]}"
+
+
+@pytest.mark.parametrize("run", [" ", "\n", " \n", "\u3000"])
+def test_whitespace_run_longer_than_a_block(gpt2_tokenizer, run):
+    text = "start" + run * 150_000 + "end" + run * 70_000 + "x" + run * 3
+    pieces = [text[i : i + 1000] for i in range(0, len(text), 1000)]
+    assert stream(gpt2_tokenizer, pieces) == gpt2_tokenizer.encode(text)
+
+
+def test_overlapping_special_tokens(overlapping):
+    assert overlapping.encode(DOUBLE) == [overlapping.special_id(DOUBLE)]
+    assert overlapping.encode(EOT * 3) == [overlapping.special_id(DOUBLE), 50256]
+    docs = read_fixture(SLICES["tinystories"]).split(EOT)
+    rng = random.Random(7)
+    text = "".join(d + EOT * rng.randint(1, 5) for d in docs)
+    expected = overlapping.encode(text)
+    assert expected.count(overlapping.special_id(DOUBLE)) > 200
+    starts = [i for i in range(len(text)) if text.startswith(EOT, i)]
+    for offset in (0, 3, len(EOT), len(EOT) + 5):
+        chunks = cut(text, [s + offset for s in starts])
+        assert stream(overlapping, chunks) == expected
+
+
+# --- small blocks, generated text ---------------------------------------------------------
+
+
+@HYPO
+@given(TEXTS, st.data())
+def test_random_cut_points(gpt2_tokenizer, text, data):
+    points = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
+    chunks = cut(text, points)
+    expected = gpt2_tokenizer.encode(text)
+    assert stream(gpt2_tokenizer, chunks) == expected
+    for block in (1, 5, 17):
+        with small_blocks(block):
+            assert stream(gpt2_tokenizer, chunks) == expected
+
+
+@HYPO
+@given(
+    st.lists(st.sampled_from(["a", " ", "  ", "\n", EOT, "<|", "endoftext", "|>", "'ll", "'"])),
+    st.data(),
+)
+def test_random_cuts_with_overlapping_specials(overlapping, parts, data):
+    text = "".join(parts)
+    points = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
+    chunks = cut(text, points)
+    expected = overlapping.encode(text)
+    for block in (1, 3, 13, 30):
+        with small_blocks(block):
+            assert stream(overlapping, chunks) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\n\n0000000000000000",  # found by test_random_cut_points
+        "ab \n\nHello there, friend",
+        "x  \t\n  \n123456789012345678901234567890",
+        "a\u3000\u3000\u3000bbbbbbbbbbbbbbbbbbbbbbbb",
+    ],
+)
+def test_small_blocks_known_cases(gpt2_tokenizer, text):
+    expected = gpt2_tokenizer.encode(text)
+    for block in range(1, 20):
+        with small_blocks(block):
+            assert stream(gpt2_tokenizer, [text]) == expected, block
+            assert stream(gpt2_tokenizer, iter(text)) == expected, block
+
+
+def test_empty_input_and_empty_chunks(gpt2_tokenizer):
+    assert stream(gpt2_tokenizer, []) == []
+    assert stream(gpt2_tokenizer, ["", "", ""]) == []
+    assert stream(gpt2_tokenizer, ["", "Hello", "", " world", ""]) == [15496, 995]
+
+
+# --- laziness -----------------------------------------------------------------------------
+
+
+def test_ids_come_out_before_the_iterable_is_exhausted(gpt2_tokenizer):
+    lines = read_fixture(SLICES["tinystories"]).splitlines(keepends=True)
+    served = []
+
+    def chunks():
+        for line in lines[:1000]:  # well over one 64K-character block
+            served.append(line)
+            yield line
+        raise RuntimeError("the tokenizer read further than it needed to")
+
+    it = gpt2_tokenizer.encode_iterable(chunks())
+    first = list(itertools.islice(it, 100))
+    assert first == gpt2_tokenizer.encode("".join(lines))[:100]
+    # The ids so far are a prefix of the ids of what was served ...
+    got = first + list(itertools.islice(it, 5000))
+    assert got == gpt2_tokenizer.encode("".join(served))[: len(got)]
+    # ... and the generator's error surfaces only once its chunks are needed.
+    with pytest.raises(RuntimeError, match="further than it needed"):
+        list(it)
+
+
+def test_endless_iterable(gpt2_tokenizer):
+    lines = slice_head("tinystories", 20_000).splitlines(keepends=True)
+    ids = list(itertools.islice(gpt2_tokenizer.encode_iterable(itertools.cycle(lines)), 50_000))
+    assert len(ids) == 50_000
+    once = gpt2_tokenizer.encode("".join(lines))
+    assert ids[: len(once)] == once
+
+
+# --- bounded memory -------------------------------------------------------------------------
+
+STREAM_BYTES = 10_000_000
+
+
+def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer):
+    """Stream ~10 MB (a TinyStories slice's lines, repeated by a generator that never holds
+    the whole text) and check traced peak memory.
+
+    What encode_iterable may hold at once: one block of >= 64K characters plus the undecided
+    tail, the pre-token strings of that block, and the ids of that block (8-byte pointers; the
+    int objects themselves live in the pre-token cache). For this text that measured about
+    0.6 MB (and about 1.1 MB for web text, 2 MB for Chinese, whose characters are wider and
+    give more ids per character). The threshold, 3 MB, leaves headroom for other Python
+    versions and allocators while staying far below the 10 MB of text and the ~20 MB a list of
+    all 2.4M ids would take. The cache is warmed first: it is bounded separately (CACHE_LIMIT
+    entries) and for a repeated text holds only that text's distinct pre-tokens.
+    """
+    text = read_fixture(SLICES["tinystories"])
+    lines = text.splitlines(keepends=True)
+    unit = gpt2_tokenizer.encode(text)
+    # The repeats do not interact: the text starts with a letter and ends with "\n".
+    assert gpt2_tokenizer.encode(text * 3) == unit * 3
+    reps = STREAM_BYTES // len(text.encode()) + 1
+
+    def chunks():
+        for _ in range(reps):
+            yield from lines
+
+    tracemalloc.start()
+    try:
+        it = gpt2_tokenizer.encode_iterable(chunks())
+        first = list(itertools.islice(it, 1000))
+        count, last = len(first), first
+        # Read in batches; only the count and the latest batch are kept.
+        while batch := list(itertools.islice(it, 4096)):
+            count += len(batch)
+            last = (last + batch)[-1000:]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+
+    assert count == reps * len(unit)
+    assert first == unit[:1000]
+    assert last == unit[-1000:]
+    assert peak < 3_000_000, f"peak traced memory {peak:,} bytes while streaming 10 MB"

@@ -1,0 +1,190 @@
+"""vocab.json + merges.txt: save and load give back the same tokenizer (tokens that are not
+UTF-8 on their own included), GPT-2's own files load, and bad files fail with errors that name
+the file and the place."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from core_helpers import EOT, FIXTURES, slice_head, write_text
+from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab, token_to_gpt2
+
+from bpe_studio.core import Tokenizer, TokenizerFileError, load_merges, load_vocab, train_bpe
+
+
+def is_utf8(data):
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def chinese_trained(tmp_path_factory):
+    path = write_text(tmp_path_factory.mktemp("zh") / "zh.txt", slice_head("chinese", 80_000))
+    return train_bpe(path, 700, [EOT, "<pad>"])
+
+
+def test_save_then_load_gives_identical_vocab_and_merges(tmp_path, chinese_trained):
+    vocab, merges = chinese_trained
+    broken = [t for t in list(vocab.values())[258:] if not is_utf8(t)]
+    assert len(broken) > 10, "expected merged tokens holding part of a character"
+    Tokenizer(vocab, merges, [EOT, "<pad>"]).save(tmp_path / "tok")
+    loaded = Tokenizer.from_files(
+        tmp_path / "tok" / "vocab.json", tmp_path / "tok" / "merges.txt", [EOT, "<pad>"]
+    )
+    assert loaded.vocab == vocab
+    assert loaded.merges == merges
+    assert load_vocab(tmp_path / "tok" / "vocab.json") == vocab
+    assert load_merges(tmp_path / "tok" / "merges.txt") == merges
+    # The files are GPT-2's format as read by an independent reader.
+    assert read_gpt2_vocab(tmp_path / "tok" / "vocab.json") == vocab
+    assert read_gpt2_merges(tmp_path / "tok" / "merges.txt") == merges
+    first = (tmp_path / "tok" / "merges.txt").read_text(encoding="utf-8").split("\n")[0]
+    assert first.startswith("#version")
+    # And the loaded tokenizer encodes like the original.
+    text = slice_head("chinese", 5_000)
+    assert loaded.encode(text) == Tokenizer(vocab, merges, [EOT, "<pad>"]).encode(text)
+
+
+def test_save_overwrites_and_leaves_no_temporary_files(tmp_path, chinese_trained):
+    vocab, merges = chinese_trained
+    small = Tokenizer({i: bytes([i]) for i in range(256)}, [])
+    small.save(tmp_path)
+    Tokenizer(vocab, merges).save(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["merges.txt", "vocab.json"]
+    assert load_merges(tmp_path / "merges.txt") == merges
+
+
+def test_gpt2_files_load(gpt2_tokenizer):
+    assert gpt2_tokenizer.vocab == read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+    assert gpt2_tokenizer.merges == read_gpt2_merges(FIXTURES / "gpt2_merges.txt")
+    assert len(gpt2_tokenizer.vocab) == 50257 and len(gpt2_tokenizer.merges) == 50000
+    assert gpt2_tokenizer.vocab[50256] == EOT.encode()
+    assert gpt2_tokenizer.merges[0] == (b" ", b"t")
+
+
+def test_gpt2_round_trip_through_save(tmp_path, gpt2_tokenizer):
+    gpt2_tokenizer.save(tmp_path)
+    assert load_vocab(tmp_path / "vocab.json") == gpt2_tokenizer.vocab
+    assert load_merges(tmp_path / "merges.txt") == gpt2_tokenizer.merges
+
+
+def test_crlf_merges_file_loads(tmp_path):
+    path = tmp_path / "merges.txt"
+    path.write_bytes("#version: 0.2\r\nĠ t\r\nh e\r\n".encode())
+    assert load_merges(path) == [(b" ", b"t"), (b"h", b"e")]
+
+
+# --- bad merges.txt ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "why"),
+    [
+        ("Ġ t h", "three tokens"),
+        ("Ġt", "one token"),
+        ("中 t", "character outside the alphabet"),
+        ("Ġ  t", "two spaces"),
+        ("a\tb", "tab instead of space"),
+    ],
+)
+def test_malformed_merges_line(tmp_path, bad_line, why):
+    path = tmp_path / "merges.txt"
+    path.write_text(f"#version: 0.2\nĠ t\nh e\n{bad_line}\ni n\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as info:
+        load_merges(path)
+    assert str(path) in str(info.value), why
+    assert "line 4" in str(info.value), why
+    assert isinstance(info.value, ValueError)
+
+
+def test_merges_not_utf8(tmp_path):
+    path = tmp_path / "merges.txt"
+    path.write_bytes(b"#version: 0.2\nh e\n\xff \xfe\ni n\n")
+    with pytest.raises(TokenizerFileError) as info:
+        load_merges(path)
+    assert str(path) in str(info.value)
+    assert "line 3" in str(info.value)
+
+
+def test_merges_not_utf8_far_into_a_long_file(tmp_path):
+    # The bad byte sits on line 5002, well past the first buffered read of the file.
+    path = tmp_path / "merges.txt"
+    path.write_bytes(b"#version: 0.2\n" + b"h e\n" * 5000 + b"\xc3 t\n" + b"i n\n" * 10)
+    with pytest.raises(TokenizerFileError) as info:
+        load_merges(path)
+    assert str(path) in str(info.value)
+    assert "line 5002" in str(info.value)
+
+
+def test_bad_merges_through_from_files(tmp_path):
+    (tmp_path / "vocab.json").write_text(
+        json.dumps({token_to_gpt2(bytes([i])): i for i in range(256)}), encoding="utf-8"
+    )
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b c\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="line 2"):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+
+
+# --- bad vocab.json --------------------------------------------------------------------------
+
+
+def write_vocab(tmp_path, text):
+    path = tmp_path / "vocab.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_vocab_not_json_names_the_line(tmp_path):
+    path = write_vocab(tmp_path, '{\n"a": 0,\n"b": 1,,\n"c": 2\n}\n')
+    with pytest.raises(TokenizerFileError) as info:
+        load_vocab(path)
+    assert str(path) in str(info.value)
+    assert "line 3" in str(info.value)
+
+
+@pytest.mark.parametrize("text", ['["a", "b"]', '"a"', "42", "null"])
+def test_vocab_not_an_object(tmp_path, text):
+    path = write_vocab(tmp_path, text)
+    with pytest.raises(TokenizerFileError, match="vocab.json"):
+        load_vocab(path)
+
+
+@pytest.mark.parametrize("value", ['"0"', "1.5", "true", "null", "[1]", "-3"])
+def test_vocab_id_not_an_int(tmp_path, value):
+    path = write_vocab(tmp_path, '{"a": 0, "bad": ' + value + "}")
+    with pytest.raises(TokenizerFileError) as info:
+        load_vocab(path)
+    assert str(path) in str(info.value)
+    assert "bad" in str(info.value)  # names the entry
+
+
+def test_vocab_duplicate_ids(tmp_path):
+    path = write_vocab(tmp_path, '{"a": 0, "b": 1, "c": 1}')
+    with pytest.raises(TokenizerFileError) as info:
+        load_vocab(path)
+    assert str(path) in str(info.value)
+    assert "1" in str(info.value)
+
+
+def test_vocab_token_outside_the_alphabet(tmp_path):
+    path = write_vocab(tmp_path, '{"a": 0, "a b": 1}')  # a raw space is not in the alphabet
+    with pytest.raises(TokenizerFileError, match="vocab.json"):
+        load_vocab(path)
+
+
+def test_vocab_not_utf8(tmp_path):
+    path = tmp_path / "vocab.json"
+    path.write_bytes(b'{"a": 0, "\xff": 1}')
+    with pytest.raises(TokenizerFileError, match="vocab.json"):
+        load_vocab(path)
+
+
+def test_missing_files_raise_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_vocab(tmp_path / "nope.json")
+    with pytest.raises(FileNotFoundError):
+        load_merges(tmp_path / "nope.txt")

@@ -1,0 +1,95 @@
+"""Parallel pre-token counting gives exactly the counts of the whole text; training with
+workers gives exactly the serial result; progress is reported in order up to the file size."""
+
+from __future__ import annotations
+
+import pytest
+from core_helpers import EOT, SLICES, read_fixture, write_text
+
+from bpe_studio.core import count_file, count_text, train_bpe
+from bpe_studio.core.pretokenize import IN_PROCESS_LIMIT
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A >4 MB corpus: all slices, each repeated, documents kept in order."""
+    parts = [read_fixture(name) for name in SLICES.values()]
+    text = "".join(p * 3 for p in parts)
+    assert len(text.encode()) > IN_PROCESS_LIMIT + 200_000
+    path = write_text(tmp_path_factory.mktemp("big") / "big.txt", text)
+    return path, text
+
+
+@pytest.mark.parametrize("specials", [[EOT], [], [EOT, "\n\n"]])
+def test_parallel_count_equals_count_of_whole_text(big, specials):
+    path, text = big
+    calls = []
+    counts = count_file(path, specials, workers=2, progress=lambda d, t: calls.append((d, t)))
+    assert len(calls) > 3, "the file should have been read in several chunks"
+    assert counts == count_text(text, specials)
+
+
+def test_progress_is_monotonic_and_ends_at_the_size(big):
+    path, _ = big
+    size = path.stat().st_size
+    calls = []
+    count_file(path, [EOT], workers=2, progress=lambda d, t: calls.append((d, t)))
+    assert all(t == size for _, t in calls)
+    done = [d for d, _ in calls]
+    assert done == sorted(done)
+    assert done[0] >= 0 and done[-1] == size
+    assert len(set(done)) == len(done) - (done.count(0) - 1 if 0 in done else 0)
+
+
+def test_progress_small_file(tmp_path):
+    path = write_text(tmp_path / "s.txt", "small text\n" * 10)
+    calls = []
+    train_bpe(path, 270, progress=lambda d, t: calls.append((d, t)))
+    assert calls and calls[-1] == (path.stat().st_size, path.stat().st_size)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_train_workers_1_equals_workers_2(big):
+    path, _ = big
+    serial = train_bpe(path, 700, [EOT], workers=1)
+    parallel = train_bpe(path, 700, [EOT], workers=2)
+    assert parallel == serial
+    assert len(serial[1]) == 700 - 257
+
+
+def test_train_workers_without_special_tokens(big):
+    path, _ = big
+    assert train_bpe(path, 400, [], workers=2) == train_bpe(path, 400, [], workers=1)
+
+
+# --- safe line-break cuts: the chunker must not cut where the pattern would not ------------
+#
+# Without special tokens the file is cut just after a line break. GPT-2's pattern keeps a run
+# of whitespace together (minus its last character before a non-space), and \s includes
+# non-ASCII spaces such as U+00A0 (no-break space, common in web text) and U+3000 (ideographic
+# space, common in Chinese). A line break next to such a space is inside a whitespace run, so
+# cutting after it changes the pre-tokens.
+
+
+def whole_vs_parallel(tmp_path, lines):
+    text = "\n".join(lines) + "\n"
+    text *= 5_000_000 // len(text.encode()) + 1
+    path = write_text(tmp_path / "c.txt", text)
+    assert path.stat().st_size > IN_PROCESS_LIMIT
+    return count_file(path, [], workers=2), count_text(text, [])
+
+
+def test_cut_after_line_ending_in_a_no_break_space(tmp_path):
+    # Like mixed_web.txt, where 152 lines end in U+00A0 followed by a line starting a word.
+    lines = read_fixture(SLICES["mixed_web"]).replace(EOT, "").split("\n")
+    lines = [ln.rstrip() + "\u00a0" for ln in lines if ln.strip()]
+    parallel, whole = whole_vs_parallel(tmp_path, lines)
+    assert parallel == whole
+
+
+def test_cut_before_line_indented_with_ideographic_spaces(tmp_path):
+    # Chinese paragraphs indented with two U+3000, as in chinese.txt (810 such lines).
+    lines = read_fixture(SLICES["chinese"]).replace(EOT, "").split("\n")
+    lines = ["\u3000\u3000" + ln for ln in lines if ln.strip()]
+    parallel, whole = whole_vs_parallel(tmp_path, lines)
+    assert parallel == whole

@@ -1,0 +1,133 @@
+"""The trainer as a generator (what the GUI iterates): frozen MergeStep records whose counts
+are the true pair counts, top_pairs that predicts the next merge, and cancel() between merges."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+import pytest
+from core_helpers import EOT, slice_head, write_text
+from reference_bpe import pretoken_counts, reference_steps
+
+from bpe_studio.core import (
+    BpeTrainer,
+    MergeStep,
+    TrainingCancelled,
+    count_text,
+    iter_merges,
+    train_bpe,
+    trainer_from_file,
+)
+
+K = 8
+
+
+@pytest.fixture(scope="module")
+def small_text():
+    return slice_head("tinystories", 12_000) + slice_head("chinese", 3_000)
+
+
+@pytest.fixture(scope="module")
+def reference(small_text):
+    return list(reference_steps(pretoken_counts(small_text, [EOT]), 500 - 257, top_k=K))
+
+
+def test_steps_are_frozen_records_with_true_counts(small_text, reference):
+    # Each count is compared with the count recomputed from scratch at that point, rather
+    # than assuming anything about how counts evolve from merge to merge.
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    steps = list(trainer)
+    assert len(steps) == len(reference) == 500 - 257
+    for step, ref in zip(steps, reference):
+        assert isinstance(step, MergeStep)
+        assert (step.rank, step.left, step.right, step.count) == (
+            ref.rank,
+            ref.left,
+            ref.right,
+            ref.count,
+        )
+        assert step.new_id == 257 + step.rank
+        assert step.merged == step.left + step.right == trainer.vocab[step.new_id]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        steps[0].count = 0
+    with pytest.raises((dataclasses.FrozenInstanceError, AttributeError, TypeError)):
+        steps[0].extra = 1
+    assert trainer.merges == [(s.left, s.right) for s in steps]
+    assert len(trainer.vocab) == 500
+
+
+def test_top_pairs_predicts_the_next_merge(small_text, reference):
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    it = iter(trainer)
+    for ref in reference:
+        top = trainer.top_pairs(K)
+        assert top == ref.top
+        step = next(it)
+        assert top[0] == (step.left, step.right, step.count)
+        # The merged pair is gone from the candidates.
+        assert (step.left, step.right) not in [(a, b) for a, b, _ in trainer.top_pairs(K)]
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_top_pairs_is_repeatable_and_handles_large_k(small_text):
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 300, [EOT])
+    assert trainer.top_pairs(5) == trainer.top_pairs(5)
+    everything = trainer.top_pairs(10**9)
+    assert everything[:5] == trainer.top_pairs(5)
+    counts = [c for _, _, c in everything]
+    assert counts == sorted(counts, reverse=True)
+    assert len({(a, b) for a, b, _ in everything}) == len(everything)
+    assert trainer.top_pairs(0) == []
+
+
+def test_cancel_stops_between_merges_with_a_prefix(small_text):
+    full = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    full_merges = [(s.left, s.right) for s in full]
+
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    seen = []
+    for step in trainer:
+        seen.append(step)
+        if len(seen) == 37:
+            trainer.cancel()
+    assert len(seen) == 37
+    assert trainer.cancelled
+    assert trainer.merges == full_merges[:37]
+    assert len(trainer.vocab) == 257 + 37
+
+
+def test_cancel_from_another_thread(small_text):
+    event = threading.Event()
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT], cancel_event=event)
+    steps = []
+    for step in trainer:
+        steps.append(step)
+        if step.rank == 10:
+            t = threading.Thread(target=event.set)
+            t.start()
+            t.join()
+    assert len(steps) == 11
+    assert trainer.merges == [(s.left, s.right) for s in steps]
+
+
+def test_cancel_during_pretokenization(tmp_path, small_text):
+    path = write_text(tmp_path / "c.txt", small_text)
+    event = threading.Event()
+    event.set()
+    with pytest.raises(TrainingCancelled):
+        trainer_from_file(path, 500, [EOT], cancel_event=event)
+
+
+def test_iter_merges_and_train_bpe_agree(tmp_path, small_text, reference):
+    path = write_text(tmp_path / "c.txt", small_text)
+    steps = list(iter_merges(path, 500, [EOT]))
+    vocab, merges = train_bpe(path, 500, [EOT])
+    assert [(s.left, s.right) for s in steps] == merges == [(r.left, r.right) for r in reference]
+    assert {s.new_id: s.merged for s in steps} == {i: vocab[i] for i in range(257, 500)}
+
+
+def test_target_merges(small_text):
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 600, [EOT, "<pad>"])
+    assert trainer.target_merges == 600 - 258
