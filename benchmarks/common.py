@@ -423,10 +423,13 @@ def background_note(label: str, runs: Sequence[ChildRun]) -> str | None:
     bg = [r.background_cores for r in runs if r.background_cores is not None]
     if not bg:
         return None
-    return (
+    note = (
         f"[{label}] other processes on this machine used {median(bg):.2f} cores (median), "
         f"up to {max(bg):.2f}, while these runs were timed"
     )
+    if median(bg) >= QUIET_BELOW_CORES:
+        note += " — **these timings are disturbed; re-run on a quiet machine**"
+    return note
 
 
 def fmt_mib(x: float | None) -> str:
