@@ -106,9 +106,7 @@ class RefStep:
     ties: int  # how many other pairs had the same (maximal) count
 
 
-def reference_steps(
-    counts: dict[bytes, int], num_merges: int, top_k: int = 0
-) -> Iterator[RefStep]:
+def reference_steps(counts: dict[bytes, int], num_merges: int, top_k: int = 0) -> Iterator[RefStep]:
     """Merge ``num_merges`` times (fewer if pairs run out) over pre-token ``counts``."""
     words: dict[Word, int] = {}
     for token, c in counts.items():

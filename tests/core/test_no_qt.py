@@ -14,9 +14,7 @@ CHECK = (
 
 
 def run(code):
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
 
 
 def test_importing_core_loads_no_qt():

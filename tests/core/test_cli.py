@@ -1,0 +1,229 @@
+"""The headless command line, run as ``python -m bpe_studio`` in a subprocess.
+
+Contract: ``train CORPUS --vocab-size N [--special-token TOK ...] [--workers K] --out DIR``
+writes DIR/vocab.json and DIR/merges.txt equal to train_bpe's result;
+``encode --tokenizer DIR [--special-token TOK ...] INPUT --out IDS.npy [--workers K]`` writes
+the ids of Tokenizer.encode(INPUT) (uint16 when the vocabulary is under 65,536) and reports the
+compression ratio in bytes/token. Errors: exit code != 0 and one readable line on stderr that
+names the file or the reason, never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_text
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core.pretokenize import IN_PROCESS_LIMIT
+
+
+def cli(*args, timeout=300):
+    return subprocess.run(
+        [sys.executable, "-m", "bpe_studio", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_one_line_error(result, *needles):
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, result.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def load_dir(directory, specials=()):
+    return Tokenizer.from_files(directory / "vocab.json", directory / "merges.txt", specials)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    text = slice_head("tinystories", 60_000) + slice_head("chinese", 20_000)
+    return write_text(tmp_path_factory.mktemp("cli") / "corpus.txt", text)
+
+
+@pytest.fixture(scope="module")
+def trained_dir(tmp_path_factory, corpus):
+    out = tmp_path_factory.mktemp("tok")
+    result = cli("train", corpus, "--vocab-size", 600, "--special-token", EOT, "--out", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+# --- train --------------------------------------------------------------------------------
+
+
+def test_train_writes_train_bpe_result(corpus, trained_dir):
+    vocab, merges = train_bpe(corpus, 600, [EOT])
+    loaded = load_dir(trained_dir, [EOT])
+    assert loaded.vocab == vocab
+    assert loaded.merges == merges
+
+
+def test_train_with_several_special_tokens_and_workers(tmp_path, corpus):
+    out = tmp_path / "out"
+    result = cli(
+        "train", corpus, "--vocab-size", 400,
+        "--special-token", EOT, "--special-token", "<pad>", "--workers", 2, "--out", out,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    vocab, merges = train_bpe(corpus, 400, [EOT, "<pad>"])
+    loaded = load_dir(out, [EOT, "<pad>"])
+    assert (loaded.vocab, loaded.merges) == (vocab, merges)
+
+
+def test_train_large_file_with_two_workers(tmp_path):
+    text = read_fixture(SLICES["mixed_web"]) * 16
+    path = write_text(tmp_path / "big.txt", text)
+    assert path.stat().st_size > IN_PROCESS_LIMIT
+    out = tmp_path / "out"
+    result = cli("train", path, "--vocab-size", 500, "--special-token", EOT,
+                 "--workers", 2, "--out", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    loaded = load_dir(out, [EOT])
+    assert (loaded.vocab, loaded.merges) == train_bpe(path, 500, [EOT], workers=1)
+
+
+def test_train_missing_corpus(tmp_path):
+    missing = tmp_path / "missing_corpus.txt"
+    result = cli("train", missing, "--vocab-size", 300, "--out", tmp_path / "out")
+    assert_one_line_error(result, "missing_corpus.txt")
+
+
+def test_train_non_utf8_corpus(tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("café au lait\n".encode("latin-1"))
+    result = cli("train", path, "--vocab-size", 300, "--out", tmp_path / "out")
+    # "café" in Latin-1: the bad byte 0xE9 is at offset 3.
+    assert_one_line_error(result, "latin1.txt", "3")
+    assert "UTF-8" in result.stderr or "utf-8" in result.stderr.lower()
+
+
+def test_train_vocab_too_small(tmp_path, corpus):
+    result = cli("train", corpus, "--vocab-size", 100, "--out", tmp_path / "out")
+    assert_one_line_error(result, "100", "256")
+
+
+def test_train_vocab_too_small_for_special_tokens(tmp_path, corpus):
+    result = cli(
+        "train", corpus, "--vocab-size", 257,
+        "--special-token", EOT, "--special-token", "<pad>", "--out", tmp_path / "out",
+    )  # fmt: skip
+    assert_one_line_error(result, "257", "258")
+
+
+# --- encode -------------------------------------------------------------------------------
+
+
+def load_ids(path):
+    return np.load(path)
+
+
+def assert_reports_ratio(result, n_bytes, n_ids):
+    out = result.stdout + result.stderr
+    assert re.search(r"bytes\s*(/|per)\s*token", out, re.IGNORECASE), out
+    ratio = n_bytes / n_ids
+    numbers = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*\.?\d*", out)]
+    assert any(abs(x - ratio) <= 0.051 for x in numbers), (ratio, out)
+
+
+def test_encode_with_special_token(tmp_path, corpus, trained_dir):
+    out = tmp_path / "ids.npy"
+    result = cli("encode", "--tokenizer", trained_dir, "--special-token", EOT, corpus,
+                 "--out", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ids = load_ids(out)
+    tok = load_dir(trained_dir, [EOT])
+    expected = tok.encode(corpus.read_text(encoding="utf-8"))
+    assert ids.dtype == np.uint16
+    assert ids.ndim == 1
+    assert ids.tolist() == expected
+    assert_reports_ratio(result, corpus.stat().st_size, len(expected))
+
+
+def test_encode_with_gpt2_files(tmp_path):
+    tok_dir = tmp_path / "gpt2"
+    tok_dir.mkdir()
+    (tok_dir / "vocab.json").write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
+    (tok_dir / "merges.txt").write_bytes((FIXTURES / "gpt2_merges.txt").read_bytes())
+    text_path = FIXTURES / SLICES["code"]
+    out = tmp_path / "ids.npy"
+    result = cli("encode", "--tokenizer", tok_dir, "--special-token", EOT, text_path,
+                 "--out", out)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    tok = Tokenizer.from_files(tok_dir / "vocab.json", tok_dir / "merges.txt", [EOT])
+    ids = load_ids(out)
+    assert ids.dtype == np.uint16  # 50,257 ids fit
+    assert ids.tolist() == tok.encode(read_fixture(SLICES["code"]))
+
+
+@pytest.mark.parametrize("specials", [[EOT], []])
+def test_encode_large_file_with_two_workers(tmp_path, trained_dir, specials):
+    parts = [read_fixture(SLICES[k]) for k in ("tinystories", "english", "code", "mixed_web")]
+    text = "".join(parts) * 4
+    path = write_text(tmp_path / "big.txt", text)
+    assert path.stat().st_size > IN_PROCESS_LIMIT
+    out = tmp_path / "ids.npy"
+    flags = [x for s in specials for x in ("--special-token", s)]
+    tok = load_dir(trained_dir, specials)
+    if not specials:
+        # The tokenizer must not treat <|endoftext|> as special here: a vocabulary without it.
+        tok = Tokenizer({i: t for i, t in tok.vocab.items() if t != EOT.encode()}, tok.merges)
+        tok.save(tmp_path / "plain")
+        tok_dir = tmp_path / "plain"
+    else:
+        tok_dir = trained_dir
+    result = cli("encode", "--tokenizer", tok_dir, *flags, path, "--out", out, "--workers", 2)
+    assert result.returncode == 0, result.stderr
+    expected = tok.encode(text)
+    ids = load_ids(out)
+    assert len(ids) == len(expected)
+    assert ids.tolist() == expected
+    assert_reports_ratio(result, path.stat().st_size, len(expected))
+
+
+def test_encode_default_special_tokens_are_the_vocabularys(tmp_path, corpus, trained_dir):
+    """Without --special-token the tokenizer's own special tokens apply (the help says so)."""
+    out = tmp_path / "ids.npy"
+    result = cli("encode", "--tokenizer", trained_dir, corpus, "--out", out)
+    assert result.returncode == 0, result.stderr
+    expected = load_dir(trained_dir, [EOT]).encode(corpus.read_text(encoding="utf-8"))
+    assert load_ids(out).tolist() == expected
+
+
+def test_encode_missing_input(tmp_path, trained_dir):
+    result = cli("encode", "--tokenizer", trained_dir, tmp_path / "nothing_here.txt",
+                 "--out", tmp_path / "ids.npy")  # fmt: skip
+    assert_one_line_error(result, "nothing_here.txt")
+    assert not (tmp_path / "ids.npy").exists()
+
+
+def test_encode_non_utf8_input(tmp_path, trained_dir):
+    path = tmp_path / "bad_input.txt"
+    path.write_bytes(b"hello \xff world\n")
+    result = cli("encode", "--tokenizer", trained_dir, path, "--out", tmp_path / "ids.npy")
+    assert_one_line_error(result, "bad_input.txt", "6")
+    assert not (tmp_path / "ids.npy").exists()
+
+
+def test_encode_missing_tokenizer(tmp_path, corpus):
+    result = cli("encode", "--tokenizer", tmp_path / "no_tokenizer_dir", corpus,
+                 "--out", tmp_path / "ids.npy")  # fmt: skip
+    assert_one_line_error(result, "no_tokenizer_dir")
+
+
+def test_encode_bad_merges_file(tmp_path, corpus, trained_dir):
+    bad = tmp_path / "bad_tok"
+    bad.mkdir()
+    (bad / "vocab.json").write_bytes((trained_dir / "vocab.json").read_bytes())
+    (bad / "merges.txt").write_text("#version: 0.2\nĠ t h\n", encoding="utf-8")
+    result = cli("encode", "--tokenizer", bad, corpus, "--out", tmp_path / "ids.npy")
+    assert_one_line_error(result, "merges.txt", "line 2")

@@ -1,0 +1,142 @@
+"""encode_file (the engine behind ``bpe-studio encode``) and encode_array: a whole file's ids,
+in parallel, equal Tokenizer.encode of the whole text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from core_helpers import EOT, SLICES, read_fixture, write_text
+from hypothesis import given
+from text_strategies import HYPO, TEXTS
+
+from bpe_studio.core import CorpusError, Tokenizer
+from bpe_studio.core import encode_file as encode_file_module
+from bpe_studio.core.encode_file import encode_file
+
+DOUBLE = EOT + EOT
+
+
+def run(tok, path, tmp_path, workers=2):
+    out = tmp_path / "ids.npy"
+    calls = []
+    stats = encode_file(tok, path, out, workers=workers, progress=lambda d, t: calls.append((d, t)))
+    ids = np.load(out)
+    assert stats.tokens == len(ids)
+    return ids, calls
+
+
+@pytest.fixture(scope="module")
+def big_text():
+    parts = [read_fixture(SLICES[k]) for k in ("tinystories", "english", "chinese", "mixed_web")]
+    return "".join(parts) * 4
+
+
+@pytest.mark.parametrize("specials", [[EOT], []])
+def test_parallel_encode_equals_encode(tmp_path, gpt2_tokenizer, big_text, specials):
+    tok = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, specials)
+    path = write_text(tmp_path / "big.txt", big_text)
+    ids, calls = run(tok, path, tmp_path)
+    assert ids.dtype == np.uint16
+    assert ids.tolist() == tok.encode(big_text)
+    size = path.stat().st_size
+    done = [d for d, _ in calls]
+    assert len(calls) > 2 and done == sorted(done) and done[-1] == size
+    assert all(t == size for _, t in calls)
+
+
+def test_serial_encode_equals_encode(tmp_path, gpt2_tokenizer):
+    text = read_fixture(SLICES["code"])
+    path = write_text(tmp_path / "code.txt", text)
+    ids, _ = run(gpt2_tokenizer, path, tmp_path, workers=1)
+    assert ids.tolist() == gpt2_tokenizer.encode(text)
+
+
+def test_large_ids_are_uint32(tmp_path, gpt2_tokenizer):
+    vocab = dict(gpt2_tokenizer.vocab)
+    vocab[70_000] = b"<|big|>"
+    tok = Tokenizer(vocab, gpt2_tokenizer.merges, [EOT, "<|big|>"])
+    text = "Hello <|big|> world" + EOT
+    path = write_text(tmp_path / "t.txt", text)
+    ids, _ = run(tok, path, tmp_path, workers=1)
+    assert ids.dtype == np.uint32
+    assert ids.tolist() == tok.encode(text)
+    assert 70_000 in ids.tolist()
+
+
+def test_parallel_encode_with_overlapping_special_tokens(tmp_path, gpt2_tokenizer):
+    """A double special token sits where a chunk would end: the cut must not split it in two
+    single ones."""
+    tok = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT, DOUBLE])
+    filler = read_fixture(SLICES["english"])
+    target = encode_file_module.CHUNK_BYTES
+    head = (filler * (target // len(filler) + 1))[: target - 5]  # ASCII: chars == bytes
+    assert len(head.encode()) == target - 5
+    text = head + DOUBLE + filler * 3 + DOUBLE + "end\n"
+    path = write_text(tmp_path / "t.txt", text)
+    expected = tok.encode(text)
+    assert expected.count(tok.special_id(DOUBLE)) == 2
+    ids, _ = run(tok, path, tmp_path)
+    assert ids.tolist() == expected
+
+
+def tokenizer_with(*tokens):
+    """Bytes plus the given multi-byte tokens, each made by merging its last byte onto the
+    token before it in the list (or onto its own first bytes)."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = []
+    for tok in tokens:
+        left, right = tok[:-1], tok[-1:]
+        assert left in vocab.values()
+        merges.append((left, right))
+        vocab[len(vocab)] = tok
+    return Tokenizer(vocab, merges)
+
+
+@pytest.mark.parametrize(
+    ("make_line", "tokens"),
+    [
+        # A line ending in U+00A0 before a word: "\xa0", "\n" are two pre-tokens in the whole
+        # text, one "\xa0\n" at the end of a chunk cut after the line break.
+        (lambda ln: ln + "\u00a0", [b"\xc2\xa0", b"\xc2\xa0\n"]),
+        # A line indented with two U+3000: "\n\u3000", "\u3000" in the whole text, but
+        # "\n" | "\u3000", "\u3000" when cut after the line break.
+        (lambda ln: "\u3000\u3000" + ln, [b"\n\xe3", b"\n\xe3\x80", b"\n\xe3\x80\x80"]),
+    ],
+    ids=["no-break-space-line-end", "ideographic-space-indent"],
+)
+def test_parallel_encode_cut_next_to_non_ascii_space(tmp_path, make_line, tokens):
+    tok = tokenizer_with(*tokens)
+    lines = read_fixture(SLICES["mixed_web"]).replace(EOT, "").split("\n")
+    text = "\n".join(make_line(ln.strip()) for ln in lines if ln.strip()) + "\n"
+    text *= 4_500_000 // len(text.encode()) + 1
+    path = write_text(tmp_path / "t.txt", text)
+    ids, _ = run(tok, path, tmp_path)
+    assert ids.tolist() == tok.encode(text)
+
+
+def test_non_utf8_in_a_worker_chunk(tmp_path, gpt2_tokenizer, big_text):
+    data = big_text.encode()
+    cut = data.index(b"\n", int(len(data) * 0.8)) + 1
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data[:cut] + b"\xc3(" + data[cut:])
+    out = tmp_path / "ids.npy"
+    with pytest.raises(CorpusError) as info:
+        encode_file(gpt2_tokenizer, path, out, workers=2)
+    assert str(path) in str(info.value) and str(cut) in str(info.value)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [path], "no temporary files left behind"
+
+
+@pytest.mark.parametrize("name", list(SLICES.values()))
+@pytest.mark.parametrize("dtype", ["uint16", "uint32"])
+def test_encode_array_equals_encode(gpt2_tokenizer, name, dtype):
+    text = read_fixture(name)
+    arr = gpt2_tokenizer.encode_array(text, dtype)
+    assert arr.dtype == np.dtype(dtype)
+    assert arr.tolist() == gpt2_tokenizer.encode(text)
+
+
+@HYPO
+@given(TEXTS)
+def test_encode_array_of_generated_text(gpt2_tokenizer, text):
+    assert gpt2_tokenizer.encode_array(text, "uint32").tolist() == gpt2_tokenizer.encode(text)
