@@ -95,22 +95,21 @@ def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
     """Read ``merges.txt``: an optional ``#version`` header, then ``left right`` per line."""
     name = os.fspath(path)
     merges: list[tuple[bytes, bytes]] = []
-    with open(path, encoding="utf-8", newline="") as f:
-        try:
-            for lineno, line in enumerate(f, 1):
-                line = line.rstrip("\r\n")
-                if not line or (lineno == 1 and line.startswith("#version")):
-                    continue
-                parts = line.split(" ")
-                if len(parts) != 2 or not parts[0] or not parts[1]:
-                    raise TokenizerFileError(
-                        f"{name}: line {lineno}: expected two tokens separated by one space, "
-                        f"got {line!r}"
-                    )
-                where = f"{name}: line {lineno}"
-                merges.append((decode_token(parts[0], where), decode_token(parts[1], where)))
-        except UnicodeDecodeError as e:
-            raise TokenizerFileError(f"{name}: line {lineno}: not UTF-8 ({e.reason})") from None
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            where = f"{name}: line {lineno}"
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as e:
+                raise TokenizerFileError(f"{where}: not UTF-8 ({e.reason})") from None
+            if not line or (lineno == 1 and line.startswith("#version")):
+                continue
+            parts = line.split(" ")
+            if len(parts) != 2 or not parts[0] or not parts[1]:
+                raise TokenizerFileError(
+                    f"{where}: expected two tokens separated by one space, got {line!r}"
+                )
+            merges.append((decode_token(parts[0], where), decode_token(parts[1], where)))
     return merges
 
 

@@ -121,20 +121,47 @@ def count_text(text: str, special_tokens: Sequence[str] = ()) -> Counter[bytes]:
     return Counter({k.encode("utf-8"): v for k, v in counts.items()})
 
 
+# ASCII bytes that are not whitespace to the GPT-2 pattern (\x1c-\x1f included).
+_SOLID = frozenset(range(0x80)) - frozenset(b"\t\n\x0b\x0c\r ")
+
+
 def _safe_newline_cut(data: bytes) -> int:
-    """Index just after the first line break that has a non-space byte on both sides, or -1.
+    """Index just after the first line break with a non-space ASCII character on both sides,
+    or -1.
 
     Cutting there cannot change how the GPT-2 pattern splits the text: the break is a
-    pre-token of its own and the next character starts a new one.
+    pre-token of its own and the next character starts a new one. subtle: the neighbours must
+    be ASCII; a byte of U+00A0 or U+3000 is not a space byte, but the character is a space.
     """
     start = 1
     while True:
         i = data.find(b"\n", start)
         if i < 0 or i + 1 >= len(data):
             return -1
-        if not data[i - 1 : i].isspace() and not data[i + 1 : i + 2].isspace():
+        if data[i - 1] in _SOLID and data[i + 1] in _SOLID:
             return i + 1
         start = i + 1
+
+
+def _special_cut(window: bytes, start: int, end: int, specials: Sequence[bytes]) -> int:
+    """The first index in ``[start, end)`` of ``window`` where a special token begins and no
+    special token occurrence begins earlier and runs across it, or -1.
+
+    subtle: with "<|endoftext|>" and "<|endoftext|><|endoftext|>" both special, the start of
+    the second half of the double token is no place to cut.
+    """
+    pos = start
+    while True:
+        hits = [h for h in (window.find(s, pos, end + len(s) - 1) for s in specials) if h >= 0]
+        if not hits:
+            return -1
+        h = min(hits)
+        covered = any(
+            0 <= window.find(s, max(h - len(s) + 1, 0), h + len(s) - 1) < h for s in specials
+        )
+        if not covered:
+            return h
+        pos = h + 1
 
 
 def chunk_boundaries(
@@ -160,13 +187,14 @@ def chunk_boundaries(
             found = -1
             scan = pos
             while scan < size and found < 0:
-                f.seek(scan)
-                window = f.read(_SCAN_STEP + overlap)
-                hits = [h for h in (window.find(s) for s in specials) if 0 <= h < _SCAN_STEP]
-                if hits:
-                    found = scan + min(hits)
+                back = min(scan, overlap)
+                f.seek(scan - back)
+                window = f.read(back + _SCAN_STEP + overlap)
+                hit = _special_cut(window, back, back + _SCAN_STEP, specials)
+                if hit >= 0:
+                    found = scan - back + hit
                 elif newline_ok:
-                    cut = _safe_newline_cut(window)
+                    cut = _safe_newline_cut(window[back:])
                     if 0 < cut <= _SCAN_STEP:
                         found = scan + cut
                 scan += _SCAN_STEP

@@ -193,10 +193,13 @@ class Tokenizer:
 
     def _encode_ordinary(self, text: str, out: list[int]) -> None:
         """Append the ids of ``text`` (no special tokens in it) to ``out``."""
+        self._encode_pieces(pretokenize(text), out)
+
+    def _encode_pieces(self, pieces: list[str], out: list[int]) -> None:
+        """Append the ids of these pre-tokens to ``out``."""
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
-        pieces = pretokenize(text)
         for piece in set(pieces).difference(cache):
             cache[piece] = self._bpe(piece)
         out += chain.from_iterable(map(cache.__getitem__, pieces))
@@ -265,11 +268,15 @@ class Tokenizer:
         limit = cutoff - _LOOKAHEAD
         done = pos
         if limit > pos:
+            # subtle: encode the decided matches themselves. Pre-tokenizing buf[pos:done]
+            # afresh would be wrong: "\n\nWord" gives "\n", "\n", but "\n\n" alone is one.
+            pieces = []
             for m in GPT2_REGEX.finditer(buf, pos):
                 if m.end() > limit:
                     break
+                pieces.append(m.group())
                 done = m.end()
-            self._encode_ordinary(buf[pos:done], out)
+            self._encode_pieces(pieces, out)
         return done
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
