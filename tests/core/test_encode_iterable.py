@@ -172,6 +172,11 @@ def test_small_blocks_known_cases(gpt2_tokenizer, text):
             assert stream(gpt2_tokenizer, iter(text)) == expected, block
 
 
+def test_bytes_chunks_are_rejected(gpt2_tokenizer):
+    with pytest.raises(TypeError, match="bytes"):
+        list(gpt2_tokenizer.encode_iterable([b"hello"]))
+
+
 def test_empty_input_and_empty_chunks(gpt2_tokenizer):
     assert stream(gpt2_tokenizer, []) == []
     assert stream(gpt2_tokenizer, ["", "", ""]) == []

@@ -3,9 +3,15 @@ workers gives exactly the serial result; progress is reported in order up to the
 
 from __future__ import annotations
 
+from collections import Counter
+from unittest import mock
+
 import pytest
 from core_helpers import EOT, SLICES, read_fixture, write_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import bpe_studio.core.pretokenize as pretokenize
 from bpe_studio.core import count_file, count_text, train_bpe
 from bpe_studio.core.pretokenize import IN_PROCESS_LIMIT
 
@@ -94,3 +100,57 @@ def test_cut_before_line_indented_with_ideographic_spaces(tmp_path):
     lines = ["\u3000\u3000" + ln for ln in lines if ln.strip()]
     parallel, whole = whole_vs_parallel(tmp_path, lines)
     assert parallel == whole
+
+
+# --- chunk boundaries, exhaustively on small files -------------------------------------------
+#
+# Both the parallel counter and the parallel encoder cut files with chunk_boundaries. Here it
+# is called with tiny chunk sizes (and tiny scan windows) so that generated texts of a few
+# dozen characters get many cuts, and each cut is checked by what matters: counting or
+# encoding chunk by chunk gives exactly the result for the whole text.
+
+CUT_PIECES = st.sampled_from(
+    ["a", "bc", " ", "  ", "\n", "\n\n", " \n", "\t", "\u00a0", "\u3000", "中", "😀", "1",
+     ".", "'ll", "'", "\x1c", EOT, EOT + EOT, "<|", "|>"]
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return tmp_path_factory.mktemp("chunks") / "t.txt"
+
+
+@pytest.fixture(scope="module")
+def overlapping_gpt2(gpt2_tokenizer):
+    from bpe_studio.core import Tokenizer
+
+    return {
+        (): Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges),
+        (EOT,): gpt2_tokenizer,
+        (EOT, EOT + EOT): Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT, EOT + EOT]),
+    }
+
+
+@settings(deadline=None, max_examples=300, database=None)
+@given(
+    st.lists(CUT_PIECES, max_size=40).map("".join),
+    st.integers(1, 40),
+    st.sampled_from([2, 5, 16, 1 << 16]),
+    st.sampled_from([(), (EOT,), (EOT, EOT + EOT)]),
+)
+def test_chunks_count_and_encode_like_the_whole(
+    scratch, overlapping_gpt2, text, target, scan_step, specials
+):
+    write_text(scratch, text)
+    data = text.encode()
+    with mock.patch.object(pretokenize, "_SCAN_STEP", scan_step):
+        bounds = pretokenize.chunk_boundaries(scratch, target, list(specials))
+    assert bounds[0] == 0 and bounds[-1] == len(data)
+    assert all(a < b for a, b in zip(bounds, bounds[1:])) or len(data) == 0
+    chunks = [data[a:b].decode("utf-8") for a, b in zip(bounds, bounds[1:])]  # whole chars
+    total = Counter()
+    for chunk in chunks:
+        total.update(count_text(chunk, list(specials)))
+    assert total == count_text(text, list(specials))
+    tok = overlapping_gpt2[specials]
+    assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)

@@ -143,6 +143,17 @@ def test_decode_unknown_id_raises_naming_it(gpt2_tokenizer, bad):
         gpt2_tokenizer.decode(iter([bad]))
 
 
+def test_decode_of_a_numpy_array(gpt2_tokenizer):
+    """Ids loaded from a .npy file (what ``bpe-studio encode`` writes) decode directly."""
+    import numpy as np
+
+    text = SAMPLES["mixed"]
+    ids = np.array(gpt2_tokenizer.encode(text), dtype=np.uint16)
+    assert gpt2_tokenizer.decode(ids) == text
+    with pytest.raises(ValueError, match="60000"):
+        gpt2_tokenizer.decode(np.array([15496, 60000], dtype=np.uint16))
+
+
 def test_decode_round_trips_corpus_slices(chinese_tokenizer):
     for name in SLICES.values():
         text = read_fixture(name)

@@ -5,9 +5,10 @@ Unicode; decode agrees too and round-trips."""
 from __future__ import annotations
 
 import pytest
-from core_helpers import CS336_TEXTS, EOT, SLICES, read_fixture
+from core_helpers import CS336_TEXTS, EOT, SLICES, read_fixture, slice_head
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_bpe import GPT2_SPLIT_PATTERN
 from text_strategies import HYPO, PIECES, TEXTS, WIDE_CHARS
 
 
@@ -88,3 +89,52 @@ def test_special_token_only_where_allowed(gpt2_tokenizer, tiktoken_gpt2):
     assert plain.encode(text) == tiktoken_gpt2.encode(text, disallowed_special=())
     assert 50256 not in plain.encode(text)
     assert gpt2_tokenizer.encode(text).count(50256) == 2
+
+
+# --- long pre-tokens and other vocabularies -------------------------------------------------
+
+LONG_RUNS = st.tuples(
+    st.sampled_from(["a", "ab", "z", "é", "中", "文中", "0", "12", " ", "\n", "\t", "!", "😀"]),
+    st.integers(min_value=20, max_value=400),
+).map(lambda t: t[0] * t[1])
+
+
+@HYPO
+@given(st.lists(st.one_of(LONG_RUNS, st.sampled_from(PIECES)), min_size=1, max_size=6))
+def test_long_pretokens_encode_like_tiktoken(gpt2_tokenizer, tiktoken_gpt2, parts):
+    """Pre-tokens of hundreds of bytes (runs of one letter, digit, space or emoji)."""
+    check_same(gpt2_tokenizer, tiktoken_gpt2, "".join(parts))
+
+
+@pytest.fixture(scope="module")
+def trained_pair(tmp_path_factory):
+    """A tokenizer trained on Chinese and code, and tiktoken built from its vocabulary: ids
+    are in merge order, so a token's id is its rank."""
+    import tiktoken
+
+    from bpe_studio.core import Tokenizer, train_bpe
+
+    text = slice_head("chinese", 60_000) + slice_head("code", 60_000)
+    path = tmp_path_factory.mktemp("trained") / "c.txt"
+    path.write_bytes(text.encode())
+    vocab, merges = train_bpe(path, 2_000, [EOT])
+    enc = tiktoken.Encoding(
+        name="trained_local",
+        pat_str=GPT2_SPLIT_PATTERN,
+        mergeable_ranks={tok: i for i, tok in vocab.items() if i != 256},
+        special_tokens={EOT: 256},
+    )
+    return Tokenizer(vocab, merges, [EOT]), enc
+
+
+@pytest.mark.parametrize("name", list(SLICES.values()))
+def test_trained_tokenizer_encodes_like_tiktoken(trained_pair, name):
+    tok, enc = trained_pair
+    check_same(tok, enc, read_fixture(name))
+
+
+@HYPO
+@given(st.lists(st.one_of(LONG_RUNS, TEXTS), max_size=5))
+def test_trained_tokenizer_generated_text(trained_pair, parts):
+    tok, enc = trained_pair
+    check_same(tok, enc, "".join(parts))

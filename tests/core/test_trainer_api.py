@@ -7,7 +7,7 @@ import dataclasses
 import threading
 
 import pytest
-from core_helpers import EOT, slice_head, write_text
+from core_helpers import EOT, SLICES, read_fixture, slice_head, write_text
 from reference_bpe import pretoken_counts, reference_steps
 
 from bpe_studio.core import (
@@ -118,6 +118,24 @@ def test_cancel_during_pretokenization(tmp_path, small_text):
     event.set()
     with pytest.raises(TrainingCancelled):
         trainer_from_file(path, 500, [EOT], cancel_event=event)
+
+
+def test_cancel_during_parallel_pretokenization(tmp_path):
+    """Setting the event while workers count chunks stops training with TrainingCancelled
+    (and returns, rather than waiting for or hanging on the pool)."""
+    text = "".join(read_fixture(name) for name in SLICES.values()) * 4
+    path = write_text(tmp_path / "big.txt", text)
+    event = threading.Event()
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        if done > 0:
+            event.set()
+
+    with pytest.raises(TrainingCancelled):
+        trainer_from_file(path, 500, [EOT], workers=2, progress=progress, cancel_event=event)
+    assert 0 < max(calls) < path.stat().st_size, "cancelled before the whole file was read"
 
 
 def test_iter_merges_and_train_bpe_agree(tmp_path, small_text, reference):
