@@ -13,6 +13,7 @@ import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -32,6 +33,13 @@ STREAM_BLOCK = 1 << 16
 _LOOKAHEAD = 4
 _ID_MASK = (1 << 32) - 1
 _NO_MERGE = 1 << 63
+
+
+def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
+    try:
+        return token_id in vocab
+    except TypeError:  # unhashable
+        return False
 
 
 class TokenSpan(NamedTuple):
@@ -358,9 +366,10 @@ class Tokenizer:
         try:
             return b"".join([vocab[i] for i in ids])
         except (KeyError, TypeError):
-            bad = next(i for i in ids if not isinstance(i, int) or i not in vocab)
+            bad = next(i for i in ids if not _is_known(i, vocab))
+            shown = int(bad) if isinstance(bad, Integral) else repr(bad)
             raise ValueError(
-                f"unknown token id {bad!r}: the vocabulary has ids 0..{max(vocab)}"
+                f"unknown token id {shown}: the vocabulary has ids 0..{max(vocab)}"
             ) from None
 
     def decode(self, ids: Iterable[int]) -> str:
