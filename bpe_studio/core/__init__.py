@@ -2,7 +2,8 @@
 GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt."""
 
 from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
-from .pretokenize import GPT2_PATTERN, CorpusError, TrainingCancelled, count_file, count_text
+from .pattern import GPT2_PATTERN, pretokenize
+from .pretokenize import CorpusError, TrainingCancelled, count_file, count_text
 from .tokenizer import Tokenizer, TokenSpan
 from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
 
@@ -19,6 +20,7 @@ __all__ = [
     "count_text",
     "infer_special_tokens",
     "iter_merges",
+    "pretokenize",
     "load_merges",
     "load_vocab",
     "train_bpe",

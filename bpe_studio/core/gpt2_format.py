@@ -51,14 +51,24 @@ def encode_token(token: bytes) -> str:
     return "".join(table[b] for b in token)
 
 
+@lru_cache(maxsize=1)
+def _to_latin1() -> dict[int, int]:
+    """str.translate table: each alphabet character -> the character whose code is its byte.
+    Latin-1 characters outside the alphabet (space, controls) map to U+FFFF, which then fails
+    to encode, so they are rejected like any other stranger."""
+    table = {c: 0xFFFF for c in range(256)}
+    table.update({ord(c): b for c, b in unicode_to_bytes().items()})
+    return table
+
+
 def decode_token(text: str, where: str) -> bytes:
     """The string GPT-2's files use for a token -> its bytes; ``where`` names file and line."""
-    table = unicode_to_bytes()
     try:
-        return bytes(table[c] for c in text)
-    except KeyError as e:
+        return text.translate(_to_latin1()).encode("latin-1")
+    except UnicodeEncodeError as e:
+        bad = text[e.start]
         raise TokenizerFileError(
-            f"{where}: character {e.args[0]!r} (U+{ord(e.args[0]):04X}) is not in GPT-2's "
+            f"{where}: character {bad!r} (U+{ord(bad):04X}) is not in GPT-2's "
             "byte-to-unicode alphabet"
         ) from None
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import re
 import sys
 import threading
 from collections import Counter
@@ -25,20 +24,7 @@ from pathlib import Path
 
 import regex
 
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-GPT2_REGEX = regex.compile(GPT2_PATTERN)
-
-# The same pattern for pure-ASCII text, for the standard library's faster `re`: on ASCII,
-# \p{L} is [A-Za-z], \p{N} is [0-9] and the regex module's \s is exactly these six characters
-# (unlike Python's str.isspace, it leaves out \x1c-\x1f).
-_WS = r"\t\n\x0b\x0c\r "
-_ASCII_REGEX = re.compile(
-    rf"""'(?:[sdmt]|ll|ve|re)| ?[A-Za-z]+| ?[0-9]+| ?[^{_WS}A-Za-z0-9]+"""
-    rf"""|[{_WS}]+(?![^{_WS}])|[{_WS}]+"""
-)
-# Mixed text is pre-tokenized in blocks of about this many characters, cut where no pre-token
-# can cross (see `pretokenize`), so the ASCII blocks can take the fast path.
-_BLOCK = 4096
+from .pattern import pretokenize
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.
 IN_PROCESS_LIMIT = 4 * 1024 * 1024
@@ -84,33 +70,6 @@ def split_special(text: str, special_re: regex.Pattern | None) -> list[str]:
     if special_re is None:
         return [text]
     return special_re.split(text)
-
-
-def pretokenize(text: str) -> list[str]:
-    """The GPT-2 pre-tokens of ``text`` (which holds no special token).
-
-    Equal to ``GPT2_REGEX.findall(text)``; faster on mostly-ASCII text, which is cut into
-    blocks just before a space that follows a non-space character. No pre-token crosses such a
-    cut (a pre-token holds a space only at its start, or only spaces), and the pattern decides
-    the pre-token before the cut the same way whether a space or the end of text follows.
-    """
-    if text.isascii():
-        return _ASCII_REGEX.findall(text)
-    n = len(text)
-    if n <= 2 * _BLOCK:
-        return GPT2_REGEX.findall(text)
-    pieces: list[str] = []
-    pos = 0
-    find = text.find
-    while pos < n:
-        cut = find(" ", pos + _BLOCK)
-        while cut > 0 and text[cut - 1].isspace():
-            cut = find(" ", cut + 1)
-        end = n if cut < 0 else cut
-        block = text[pos:end]
-        pieces += (_ASCII_REGEX if block.isascii() else GPT2_REGEX).findall(block)
-        pos = end
-    return pieces
 
 
 def count_text(text: str, special_tokens: Sequence[str] = ()) -> Counter[bytes]:

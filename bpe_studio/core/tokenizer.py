@@ -14,12 +14,14 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain
 from numbers import Integral
-from typing import NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import gpt2_format
-from .pretokenize import GPT2_REGEX, pretokenize, special_regex, validate_special_tokens
+from .pattern import GPT2_REGEX, pretokenize
+from .pretokenize import special_regex, validate_special_tokens
+
+if TYPE_CHECKING:
+    import numpy
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
 # an endless corpus cannot grow it without bound.
@@ -226,9 +228,11 @@ class Tokenizer:
         self._encode_ordinary(text[pos:], out)
         return out
 
-    def encode_array(self, text: str, dtype: str = "uint32") -> np.ndarray:
+    def encode_array(self, text: str, dtype: str = "uint32") -> numpy.ndarray:
         """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
         Python list of ids: each pre-token's ids are cached as packed bytes and joined."""
+        import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
+
         code = {"uint16": "H", "uint32": "I"}[np.dtype(dtype).name]
         packed = self._packed.setdefault(code, {})
         if len(packed) > CACHE_LIMIT:
