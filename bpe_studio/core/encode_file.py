@@ -23,7 +23,10 @@ from .gpt2_format import atomic_replace_target
 from .pretokenize import check_corpus_path, chunk_boundaries, decode_chunk, mp_context
 from .tokenizer import Tokenizer
 
+# Chunks are at most this large (bounding each worker's memory), and small enough that every
+# worker gets several, so none sits idle while the last big one finishes.
 CHUNK_BYTES = 2 * 1024 * 1024
+MIN_CHUNK_BYTES = 256 * 1024
 # Below this size one process is faster than starting workers.
 PARALLEL_MIN_BYTES = 2 * 1024 * 1024
 
@@ -71,7 +74,8 @@ def _chunks(
     tokenizer: Tokenizer, path: str, workers: int, dtype: np.dtype
 ) -> Iterator[tuple[np.ndarray, int]]:
     size = os.path.getsize(path)
-    bounds = chunk_boundaries(path, CHUNK_BYTES, tokenizer.special_tokens)
+    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (4 * workers)))
+    bounds = chunk_boundaries(path, target, tokenizer.special_tokens)
     jobs = [(path, a, b, dtype.name) for a, b in zip(bounds, bounds[1:])]
     global _worker_tokenizer
     if workers == 1 or size < PARALLEL_MIN_BYTES or len(jobs) == 1:

@@ -63,12 +63,14 @@ def test_large_ids_are_uint32(tmp_path, gpt2_tokenizer):
     assert 70_000 in ids.tolist()
 
 
-def test_parallel_encode_with_overlapping_special_tokens(tmp_path, gpt2_tokenizer):
+def test_parallel_encode_with_overlapping_special_tokens(tmp_path, gpt2_tokenizer, monkeypatch):
     """A double special token sits where a chunk would end: the cut must not split it in two
     single ones."""
     tok = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT, DOUBLE])
     filler = read_fixture(SLICES["english"])
     target = encode_file_module.CHUNK_BYTES
+    # Chunks of exactly `target` bytes, whatever the file size would choose.
+    monkeypatch.setattr(encode_file_module, "MIN_CHUNK_BYTES", target)
     head = (filler * (target // len(filler) + 1))[: target - 5]  # ASCII: chars == bytes
     assert len(head.encode()) == target - 5
     text = head + DOUBLE + filler * 3 + DOUBLE + "end\n"
