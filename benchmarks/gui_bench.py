@@ -1,0 +1,151 @@
+"""GUI training speed and responsiveness against headless training, on the same corpus.
+
+For each corpus it measures, best of ``--repeat`` runs:
+- headless: ``trainer_from_file`` then iterating the trainer (what ``train_bpe`` does), timing
+  the merge phase and the whole call;
+- GUI: the real main window (offscreen), Train clicked, until the result arrives; the merge
+  phase as the worker timed it, the whole run from the click, and the largest gap between two
+  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran.
+
+    QT_QPA_PLATFORM=offscreen python benchmarks/gui_bench.py [--repeat 3] [--json out.json]
+
+Corpora: the bundled TinyStories sample (vocab 10,000) and, when ``../shared/corpora`` (or
+``$BPE_STUDIO_CORPORA``) is there, ``english_books.txt`` (38 MB, vocab 10,000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bpe_studio.core import trainer_from_file  # noqa: E402
+from bpe_studio.gui.app import DEMO_CORPUS  # noqa: E402
+
+SPECIALS = ["<|endoftext|>"]
+
+
+def corpora() -> list[tuple[str, Path, int]]:
+    found = [("tinystories sample (2.1 MB)", DEMO_CORPUS, 10_000)]
+    shared = Path(os.environ.get("BPE_STUDIO_CORPORA", ROOT.parent / "shared" / "corpora"))
+    books = shared / "english_books.txt"
+    if books.exists():
+        found.append(("english_books (37.9 MB)", books, 10_000))
+    return found
+
+
+def headless(path: Path, vocab_size: int) -> dict:
+    start = time.perf_counter()
+    trainer = trainer_from_file(path, vocab_size, SPECIALS)
+    merge_start = time.perf_counter()
+    merges = sum(1 for _ in trainer)
+    end = time.perf_counter()
+    return {"merges": merges, "merge_seconds": end - merge_start, "total_seconds": end - start}
+
+
+def gui(path: Path, vocab_size: int) -> dict:
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from bpe_studio.gui.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([])
+    window = MainWindow()
+    window.resize(window.sizeHint())
+    window.show()
+    app.processEvents()
+    window.open_corpus(path)
+    window.panel.vocab_spin.setValue(vocab_size)
+    window.panel.workers_spin.setValue(os.cpu_count() or 1)
+
+    state = {"last": 0.0, "gap": 0.0, "on": False, "where": ""}
+
+    def beat() -> None:
+        now = time.perf_counter()
+        if state["on"] and now - state["last"] > state["gap"]:
+            state["gap"] = now - state["last"]
+            s = window.session
+            state["where"] = f"{s.phase} at {s.merges_done} merges" if s else ""
+        state["last"] = now
+
+    heart = QTimer()
+    heart.setInterval(10)
+    heart.timeout.connect(beat)
+    heart.start()
+    start = time.perf_counter()
+    state["last"], state["on"] = start, True
+    window.start_training()
+    loop = QEventLoop()
+    assert window.session is not None
+    window.session.finished.connect(loop.quit)  # after failed, finished(None) follows
+    loop.exec()  # a real event loop that sleeps when idle, as app.exec() does
+    total = time.perf_counter() - start
+    state["on"] = False
+    heart.stop()
+    result = window.result
+    window.close()
+    app.processEvents()
+    if result is None:
+        raise RuntimeError(f"GUI training failed: {window.last_error}")
+    window.deleteLater()
+    app.processEvents()
+    return {
+        "merges": len(result.merges),
+        "merge_seconds": result.merge_seconds,
+        "total_seconds": total,
+        "max_gap_ms": state["gap"] * 1000, "where": state["where"],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--verbose", action="store_true", help="print every GUI run")
+    args = parser.parse_args()
+    rows = []
+    for name, path, vocab_size in corpora():
+        h = [headless(path, vocab_size) for _ in range(args.repeat)]
+        g = [gui(path, vocab_size) for _ in range(args.repeat)]
+        if args.verbose:
+            for r in g:
+                print("  GUI run:", {k: round(v, 3) if isinstance(v, float) else v
+                                     for k, v in r.items()}, flush=True)
+        hb = min(h, key=lambda r: r["merge_seconds"])
+        gb = min(g, key=lambda r: r["merge_seconds"])
+        assert hb["merges"] == gb["merges"], (hb, gb)
+        row = {
+            "corpus": name,
+            "vocab_size": vocab_size,
+            "merges": hb["merges"],
+            "headless_merges_per_s": hb["merges"] / hb["merge_seconds"],
+            "gui_merges_per_s": gb["merges"] / gb["merge_seconds"],
+            "headless_total_s": min(r["total_seconds"] for r in h),
+            "gui_total_s": min(r["total_seconds"] for r in g),
+            "max_heartbeat_gap_ms": max(r["max_gap_ms"] for r in g),
+        }
+        row["gui_vs_headless"] = row["gui_merges_per_s"] / row["headless_merges_per_s"]
+        rows.append(row)
+        print(
+            f"{name}: {row['merges']:,} merges | headless {row['headless_merges_per_s']:,.0f}"
+            f" merges/s | GUI {row['gui_merges_per_s']:,.0f} merges/s"
+            f" ({row['gui_vs_headless']:.0%}) | whole run headless"
+            f" {row['headless_total_s']:.2f} s, GUI {row['gui_total_s']:.2f} s"
+            f" | max GUI heartbeat gap {row['max_heartbeat_gap_ms']:.0f} ms"
+            f" (worst of {args.repeat} runs)",
+            flush=True,
+        )
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""Start the app: ``main(argv)`` for ``bpe-studio``, ``bpe-studio gui [CORPUS]`` and
+``bpe-studio --demo``.
+
+What it does: parses those arguments, refuses politely (one line, exit code 2) when there is no
+display, creates the ``QApplication`` (or reuses one), applies the style sheet from
+``resources/``, shows the main window and, for ``--demo``, starts training on the bundled
+TinyStories sample (:data:`DEMO_CORPUS`).
+What it leaves out: the headless commands (``bpe_studio.cli``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RESOURCES = REPO_ROOT / "resources"
+DEMO_CORPUS = RESOURCES / "sample" / "tinystories_sample.txt"
+STYLE_SHEET = RESOURCES / "style.qss"
+ICON = RESOURCES / "icon.svg"
+DEMO_VOCAB_SIZE = 10_000
+EXIT_NO_DISPLAY = 2
+
+NO_DISPLAY_MESSAGE = (
+    "bpe-studio: no display found (DISPLAY / WAYLAND_DISPLAY unset); run with "
+    "QT_QPA_PLATFORM=offscreen, or train headless with `bpe-studio train CORPUS --vocab-size N`"
+)
+
+
+def has_display(environ: dict[str, str] | None = None, platform: str | None = None) -> bool:
+    """False on Linux/BSD with neither DISPLAY nor WAYLAND_DISPLAY nor QT_QPA_PLATFORM set."""
+    env = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    if not (platform.startswith("linux") or "bsd" in platform):
+        return True
+    return any(env.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="bpe-studio", description="BPE Studio desktop app")
+    parser.add_argument("--demo", action="store_true",
+                        help="train on the bundled TinyStories sample right away")
+    parser.add_argument("command", nargs="?", choices=["gui"], help="open the app")
+    parser.add_argument("corpus", nargs="?", help="a UTF-8 text file to load")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the app until its window closes; returns the exit code."""
+    try:
+        args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if not has_display():
+        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return EXIT_NO_DISPLAY
+
+    import pyqtgraph as pg
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "bpe-studio"])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("BPE Studio")
+    app.setStyle("Fusion")
+    pg.setConfigOptions(antialias=True, background="w", foreground="#374151")
+    if STYLE_SHEET.exists():
+        app.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
+    if ICON.exists():
+        app.setWindowIcon(QIcon(str(ICON)))
+
+    window = MainWindow()
+    window.resize(window.sizeHint())
+    window.show()
+    if args.demo:
+        if window.open_corpus(DEMO_CORPUS):
+            window.panel.vocab_spin.setValue(DEMO_VOCAB_SIZE)
+            window.start_training()
+    elif args.corpus:
+        window.open_corpus(args.corpus)
+    code = app.exec()
+    window.close()
+    return code

@@ -1,0 +1,429 @@
+"""The main window: wires the training controls, one training session and the four views.
+
+What it does: opens a corpus (dialog or drag-and-drop), starts a
+:class:`~bpe_studio.gui.session.TrainingSession` and feeds its batches to the merge list, the
+vocabulary table, the pair chart and (every few hundred merges) the editor's tokenizer; saves
+the result, or loads any GPT-2-format tokenizer to inspect. Errors go to a dialog that names
+the file and reason, and the app carries on. Closing the window stops training and waits for
+its thread.
+What it leaves out: how each view draws (``views/``) and the training itself (``worker``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt, QTimer, Slot
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core import MergeStep, Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ..core.gpt2_format import save_files
+from ..core.trainer import initial_vocab
+from .controls import TrainingPanel, format_duration, status_text
+from .models import MergeTableModel, VocabTableModel
+from .session import TrainingSession
+from .spans import TokenizerSource
+from .views.merge_list import MergeListView
+from .views.pair_chart import PairChart
+from .views.token_editor import TokenEditor
+from .views.vocab_table import VocabTableView
+from .worker import TrainingConfig, TrainingResult, describe_error
+
+# The editor re-tokenizes with the merges so far every this many merges, but not more often
+# than every EDITOR_REFRESH_SECONDS: each refresh builds a tokenizer, which costs the trainer
+# GIL time.
+EDITOR_REFRESH_MERGES = 400
+EDITOR_REFRESH_SECONDS = 0.25
+STATUS_INTERVAL_MS = 200
+
+SAMPLE_TEXT = (
+    "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
+    "sunshine with her dog, Max.\n"
+    "One day, Lily found a shiny red ball under a big tree. \"Look, Max!\" she said.\n"
+    "\tNumbers like 2024 and 3.14, and   extra   spaces, tokenize too.\n"
+    "中文分词：你好，世界！ Emoji: 🙂🚀 · café, naïve\n"
+    "<|endoftext|>\n"
+)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("BPE Studio")
+        self.setAcceptDrops(True)
+        self.merge_model = MergeTableModel(self)
+        self.vocab_model = VocabTableModel(self)
+        self.panel = TrainingPanel(self)
+        self.merge_list = MergeListView(self.merge_model)
+        self.chart = PairChart()
+        self.vocab_table = VocabTableView(self.vocab_model)
+        self.editor = TokenEditor()
+
+        top = QSplitter(Qt.Orientation.Horizontal)
+        top.addWidget(self.merge_list)
+        top.addWidget(self.chart)
+        top.setSizes([430, 970])
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.vocab_table)
+        bottom.addWidget(self.editor)
+        bottom.setSizes([560, 840])
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(top)
+        body.addWidget(bottom)
+        body.setSizes([430, 400])
+        for splitter in (top, bottom, body):
+            splitter.setChildrenCollapsible(False)
+            splitter.setHandleWidth(8)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.panel)
+        layout.addWidget(body, 1)
+        self.setCentralWidget(central)
+        self.statusBar()
+
+        self.corpus: Path | None = None
+        self.session: TrainingSession | None = None
+        self.result: TrainingResult | None = None
+        self.loaded: Tokenizer | None = None
+        self.last_error: str | None = None
+        self.error_box: QMessageBox | None = None
+        self._vocab: dict[int, bytes] = {}
+        self._merges: list[tuple[bytes, bytes]] = []
+        self._editor_at = 0
+        self._editor_time = 0.0
+        self._status_timer = QTimer(self)
+        self._status_timer.setInterval(STATUS_INTERVAL_MS)
+        self._status_timer.timeout.connect(self._update_status)
+
+        p = self.panel
+        p.open_button.clicked.connect(self._choose_corpus)
+        p.train_button.clicked.connect(self.start_training)
+        p.pause_button.clicked.connect(self.toggle_pause)
+        p.stop_button.clicked.connect(self.stop_training)
+        p.save_button.clicked.connect(self._choose_save_directory)
+        p.load_button.clicked.connect(self._choose_tokenizer)
+        self.merge_list.merge_selected.connect(self.vocab_table.select_token)
+        self.editor.set_text(SAMPLE_TEXT)
+        self._refresh_state()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(1440, 900)
+
+    # --------------------------------------------------------------- state
+    @property
+    def training(self) -> bool:
+        """True from Train until the run's result arrives."""
+        return self.session is not None and self.session.phase in ("pre-tokenizing", "merging")
+
+    def _refresh_state(self) -> None:
+        if self.training:
+            state = "paused" if self.session and self.session.paused else "running"
+        else:
+            state = "done" if (self.result or self.loaded) else "idle"
+        self.panel.set_state(state, has_corpus=self.corpus is not None,
+                             can_save=self.result is not None or self.loaded is not None)
+
+    def show_error(self, title: str, message: str) -> None:
+        """A window-modal error box (not blocking the event loop); the app carries on."""
+        self.last_error = message
+        box = QMessageBox(QMessageBox.Icon.Critical, title, message,
+                          QMessageBox.StandardButton.Ok, self)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.error_box = box
+
+    # -------------------------------------------------------------- corpus
+    def open_corpus(self, path: str | os.PathLike) -> bool:
+        p = Path(path).expanduser()
+        if not p.exists():
+            self.show_error("Cannot open corpus", f"{p}: no such file")
+            return False
+        if not p.is_file():
+            self.show_error("Cannot open corpus", f"{p}: not a regular file")
+            return False
+        self.corpus = p.resolve()
+        self.panel.set_corpus(self.corpus)
+        self._refresh_state()
+        return True
+
+    @Slot()
+    def _choose_corpus(self) -> None:
+        start = str(self.corpus.parent) if self.corpus else ""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open corpus", start, "Text files (*.txt *.text *.md);;All files (*)")
+        if path:
+            self.open_corpus(path)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        urls = event.mimeData().urls()
+        if not self.training and urls and urls[0].isLocalFile():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        urls = event.mimeData().urls()
+        if self.training or not urls or not urls[0].isLocalFile():
+            return
+        path = Path(urls[0].toLocalFile())
+        event.acceptProposedAction()
+        if path.suffix.lower() == ".json":
+            self.load_tokenizer(path)
+        else:
+            self.open_corpus(path)
+
+    # ------------------------------------------------------------ training
+    @Slot()
+    def start_training(self) -> bool:
+        if self.training:
+            return False
+        if self.corpus is None:
+            self.show_error("No corpus", "Open a corpus file first (or drop one on the window).")
+            return False
+        p = self.panel
+        config = TrainingConfig(self.corpus, p.vocab_spin.value(), p.special_tokens(),
+                                p.workers_spin.value())
+        if self.session is not None:
+            self.session.deleteLater()
+        self.result = self.loaded = None
+        self._vocab = initial_vocab(list(config.special_tokens))
+        self._merges = []
+        self._editor_at = 0
+        self._editor_time = time.perf_counter()
+        self.merge_model.reset()
+        self.vocab_model.reset(self._vocab)
+        self.chart.clear()
+        self.editor.set_tokenizer(TokenizerSource(
+            "Tokenizer: bytes only (no merges yet)", vocab=self._vocab,
+            special_tokens=config.special_tokens))
+        session = TrainingSession(config, self)
+        session.progress.connect(self._on_progress)
+        session.merging.connect(self._on_merging)
+        session.merges_added.connect(self._on_merges)
+        session.top_pairs.connect(self.chart.set_top_pairs)
+        session.paused_changed.connect(self._on_paused)
+        session.failed.connect(self._on_failed)
+        session.finished.connect(self._on_finished)
+        self.session = session
+        self.chart.before_redraw = session.hold_worker
+        p.progress.setRange(0, 1000)
+        p.progress.setValue(0)
+        p.progress.setFormat("%p%")
+        session.start()
+        self._status_timer.start()
+        self._refresh_state()
+        self._update_status()
+        return True
+
+    @Slot()
+    def toggle_pause(self) -> None:
+        if self.session is None or not self.training:
+            return
+        if self.session.paused:
+            self.session.resume()
+        else:
+            self.session.pause()
+
+    @Slot()
+    def stop_training(self) -> None:
+        if self.session is not None and self.training:
+            self.session.stop()
+            self.panel.status.setText("Stopping…")
+
+    @Slot(bool)
+    def _on_paused(self, paused: bool) -> None:
+        self._refresh_state()
+        self._update_status()
+
+    @Slot(object, object)
+    def _on_progress(self, done: int, total: int) -> None:
+        self._update_status()
+
+    @Slot(int)
+    def _on_merging(self, target: int) -> None:
+        self.panel.progress.setRange(0, max(target, 1))
+        self.panel.progress.setValue(0)
+
+    @Slot(object)
+    def _on_merges(self, batch: Sequence[MergeStep]) -> None:
+        self.merge_model.append(batch)
+        self.vocab_model.append_merges(batch)
+        self.chart.add_merges(batch)
+        for step in batch:
+            self._vocab[step.new_id] = step.merged
+            self._merges.append((step.left, step.right))
+        n = len(self._merges)
+        now = time.perf_counter()
+        if (n - self._editor_at >= EDITOR_REFRESH_MERGES
+                and now - self._editor_time >= EDITOR_REFRESH_SECONDS):
+            self._editor_at, self._editor_time = n, now
+            specials = self.session.config.special_tokens if self.session else ()
+            self.editor.set_tokenizer(TokenizerSource(
+                f"Tokenizer: training, {n:,} merges so far", vocab=self._vocab,
+                merges=self._merges, special_tokens=specials))
+
+    @Slot()
+    def _update_status(self) -> None:
+        s = self.session
+        if s is None or not s.is_running or s.phase == "finished":
+            return
+        if s.control.stopped:
+            self.panel.status.setText("Stopping…")
+            return
+        # subtle: QProgressBar.setValue repaints synchronously, so it is set here, a few times
+        # a second, rather than on every batch of merges.
+        if s.phase == "pre-tokenizing":
+            total = s.bytes_total
+            self.panel.progress.setValue(int(1000 * s.bytes_done / total) if total else 0)
+        else:
+            self.panel.progress.setValue(min(s.merges_done, self.panel.progress.maximum()))
+        self.panel.status.setText(status_text(
+            s.phase, bytes_done=s.bytes_done, bytes_total=s.bytes_total,
+            merges_done=s.merges_done, target=s.target_merges, rate=s.clock.rate(),
+            elapsed=s.clock.elapsed(), paused=s.paused))
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        name = self.corpus.name if self.corpus else "the corpus"
+        self.show_error("Training failed", f"Training on {name} failed.\n\n{message}")
+
+    @Slot(object)
+    def _on_finished(self, result: TrainingResult | None) -> None:
+        self._status_timer.stop()
+        self.chart.before_redraw = None
+        self.chart.redraw()
+        self.result = result
+        p = self.panel
+        if result is None:
+            p.status.setText("Training failed")
+            p.progress.setValue(0)
+        else:
+            n = len(result.merges)
+            rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
+            took = f"{format_duration(result.merge_seconds)}, {rate:,.0f} merges/s"
+            if result.stopped:
+                p.status.setText(f"Stopped after {n:,} of {result.target_merges:,} merges"
+                                 f" ({took}); Save keeps them")
+            elif result.exhausted:
+                p.status.setText(f"Pairs ran out after {n:,} merges ({took}): vocabulary "
+                                 f"{len(result.vocab):,} of {self.session.config.vocab_size:,}"
+                                 if self.session else f"Pairs ran out after {n:,} merges")
+            else:
+                p.status.setText(f"Done: {n:,} merges in {took}")
+            if not result.stopped:
+                p.progress.setValue(p.progress.maximum())
+            name = self.corpus.name if self.corpus else "corpus"
+            self.editor.set_tokenizer(TokenizerSource(
+                f"Tokenizer: trained on {name}, {n:,} merges", vocab=result.vocab,
+                merges=result.merges, special_tokens=result.special_tokens))
+        self._refresh_state()
+
+    # ------------------------------------------------------ save and load
+    def save_tokenizer(self, directory: str | os.PathLike) -> bool:
+        """Write vocab.json + merges.txt (atomically) for the trained or loaded tokenizer."""
+        if self.result is not None:
+            vocab, merges = self.result.vocab, self.result.merges
+        elif self.loaded is not None:
+            vocab, merges = self.loaded.vocab, self.loaded.merges
+        else:
+            self.show_error("Nothing to save", "Train or load a tokenizer first.")
+            return False
+        target = Path(directory)
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            vocab_path, merges_path = save_files(target, vocab, merges)
+        except (OSError, ValueError) as error:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            self.show_error("Could not save tokenizer",
+                            f"Could not save the tokenizer to {target}:\n\n{reason}")
+            return False
+        self.statusBar().showMessage(f"Saved {vocab_path} and {merges_path}", 10_000)
+        return True
+
+    @Slot()
+    def _choose_save_directory(self) -> None:
+        directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
+        if directory:
+            self.save_tokenizer(directory)
+
+    def load_tokenizer(self, vocab_path: str | os.PathLike,
+                       merges_path: str | os.PathLike | None = None) -> bool:
+        """Load a GPT-2-format vocab.json + merges.txt pair (GPT-2's own included); the merges
+        file is looked for beside the vocabulary when not given."""
+        if self.training:
+            return False
+        vocab_file = Path(vocab_path)
+        merges_file = Path(merges_path) if merges_path else merges_beside(vocab_file)
+        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            vocab = load_vocab(vocab_file)
+            merges = load_merges(merges_file)
+            specials = infer_special_tokens(vocab, merges)
+            tokenizer = Tokenizer(vocab, merges, specials)
+        except (OSError, ValueError) as error:
+            QGuiApplication.restoreOverrideCursor()
+            self.show_error("Could not load tokenizer", describe_error(error))
+            return False
+        try:
+            inverse = {tok: i for i, tok in sorted(tokenizer.vocab.items(), reverse=True)}
+            steps = [MergeStep(rank, a, b, inverse[a + b], 0)
+                     for rank, (a, b) in enumerate(tokenizer.merges)]
+            self.merge_model.reset(steps, counts_known=False)
+            self.vocab_model.reset(tokenizer.vocab, tokenizer.merges)
+            self.chart.clear("A loaded tokenizer has no pair counts: train one to see them")
+            self.editor.set_tokenizer(TokenizerSource(
+                f"Tokenizer: {vocab_file.name}, {len(merges):,} merges", tokenizer=tokenizer))
+        finally:
+            QGuiApplication.restoreOverrideCursor()
+        self.loaded, self.result = tokenizer, None
+        self.panel.progress.setRange(0, 1)
+        self.panel.progress.setValue(0)
+        self.panel.progress.setFormat("")
+        special = f", special tokens {', '.join(specials)}" if specials else ""
+        self.panel.status.setText(f"Loaded {vocab_file.name}: {len(tokenizer.vocab):,} tokens, "
+                                  f"{len(merges):,} merges{special}")
+        self._refresh_state()
+        return True
+
+    @Slot()
+    def _choose_tokenizer(self) -> None:
+        vocab, _ = QFileDialog.getOpenFileName(
+            self, "Load tokenizer: choose its vocab.json", "", "Vocabulary (*.json);;All (*)")
+        if not vocab:
+            return
+        merges: str | None = None
+        if not merges_beside(Path(vocab)).exists():
+            merges, _ = QFileDialog.getOpenFileName(
+                self, "…and its merges.txt", str(Path(vocab).parent), "Merges (*.txt);;All (*)")
+            if not merges:
+                return
+        self.load_tokenizer(vocab, merges)
+
+    # ------------------------------------------------------------- closing
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self._status_timer.stop()
+        if self.session is not None:
+            self.session.shutdown()
+        self.editor.shutdown()
+        super().closeEvent(event)
+
+
+def merges_beside(vocab_file: Path) -> Path:
+    """``merges.txt`` for ``vocab.json``; ``x_merges.txt`` for ``x_vocab.json`` (GPT-2's
+    ``gpt2_vocab.json``)."""
+    name = vocab_file.name
+    if "vocab" in name:
+        return vocab_file.with_name(name.replace("vocab", "merges").rsplit(".", 1)[0] + ".txt")
+    return vocab_file.with_name("merges.txt")

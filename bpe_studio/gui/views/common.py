@@ -1,0 +1,60 @@
+"""Small pieces the views share: fonts, table defaults, section titles, the colour palette."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableView
+
+# One palette for the whole app (light theme).
+ACCENT = "#e8590c"  # the pair about to be merged; selection highlights
+BAR = "#4c6ef5"
+CURVE = "#364fc7"
+MUTED = "#6b7280"
+TOKEN_COLOURS = ("#d0e2ff", "#ffe3bf")  # alternate token backgrounds in the editor
+SPLIT_COLOUR = "#ffc9de"  # tokens holding part of a multi-byte character
+SPLIT_UNDERLINE = "#c2255c"
+SPECIAL_COLOUR = "#c3f0ca"  # special tokens such as <|endoftext|>
+
+
+def monospace_font(point_size: int | None = None) -> QFont:
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    if point_size is not None:
+        font.setPointSize(point_size)
+    return font
+
+
+def qcolor(name: str) -> QColor:
+    return QColor(name)
+
+
+def title_label(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("sectionTitle")
+    steady_label(label)
+    return label
+
+
+def steady_label(label: QLabel) -> QLabel:
+    """A label whose changing text never re-lays out the window around it.
+
+    subtle: by default a label asks its layout for room on every setText; for labels updated
+    many times a second that cascades into relayouts and repaints of the whole window."""
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+    label.setMinimumWidth(40)
+    return label
+
+
+def configure_table(table: QTableView, font: QFont | None = None) -> None:
+    """Defaults for the big, growing tables: fixed row heights (no per-row size queries),
+    whole-row selection, no row numbers, alternating row colours."""
+    if font is not None:
+        table.setFont(font)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.setWordWrap(False)
+    table.verticalHeader().setVisible(False)
+    rows = table.verticalHeader()
+    rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
+    table.horizontalHeader().setHighlightSections(False)
+    table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)

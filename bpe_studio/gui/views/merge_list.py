@@ -1,0 +1,101 @@
+"""The merge list: every merge in order, following the newest one while training.
+
+What it does: a table over :class:`~bpe_studio.gui.models.MergeTableModel` (rank, left, right,
+merged token, pair count at merge time). When rows arrive and the view was scrolled to the
+bottom, it scrolls to the new bottom; once the user scrolls up it stays put until they scroll
+back down. Selecting a merge emits ``merge_selected`` with the id of the token it made.
+What it leaves out: the data (the model) and what selection does elsewhere (the main window).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelection, QModelIndex, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..models import TOKEN_ID_ROLE, MergeTableModel
+from .common import configure_table, monospace_font, title_label
+
+
+class MergeListView(QWidget):
+    merge_selected = Signal(int)  # id of the token the selected merge made
+
+    def __init__(self, model: MergeTableModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.title: QLabel = title_label("Merges")
+        self.table = QTableView(self)
+        self.table.setModel(model)
+        configure_table(self.table, monospace_font())
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.table.horizontalHeader()
+        widths = {0: "000000", 1: "W" * 9, 2: "W" * 9, 3: "W" * 12, 4: "0,000,000"}
+        metrics = self.table.fontMetrics()
+        for col, sample in widths.items():
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(col, metrics.horizontalAdvance(sample) + 18)
+        header.setStretchLastSection(True)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table)
+
+        self._follow = True
+        model.rowsAboutToBeInserted.connect(self._before_insert)
+        model.rowsInserted.connect(self._after_insert)
+        model.modelReset.connect(self._after_reset)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self._update_title()
+
+    @property
+    def following(self) -> bool:
+        """Whether new merges scroll into view (the view was at the bottom)."""
+        return self._follow
+
+    def _at_bottom(self) -> bool:
+        bar = self.table.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 1
+
+    @Slot(QModelIndex, int, int)
+    def _before_insert(self, parent: QModelIndex, first: int, last: int) -> None:
+        self._follow = self._at_bottom()
+
+    @Slot(QModelIndex, int, int)
+    def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
+        if self._follow:
+            self.table.scrollToBottom()
+        self._update_title()
+
+    @Slot()
+    def _after_reset(self) -> None:
+        self._follow = True
+        self.table.scrollToTop()
+        self._update_title()
+
+    def _update_title(self) -> None:
+        n = self.model.rowCount()
+        self.title.setText(f"Merges  <span style='color:#6b7280'>{n:,}</span>")
+
+    @Slot(QItemSelection, QItemSelection)
+    def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
+        rows = self.table.selectionModel().selectedRows()
+        if rows:
+            token_id = self.model.data(rows[0], TOKEN_ID_ROLE)
+            if token_id is not None:
+                self.merge_selected.emit(int(token_id))
+
+    def select_rank(self, rank: int) -> None:
+        """Select the merge of ``rank`` and scroll to it."""
+        index = self.model.index(rank, 0)
+        if index.isValid():
+            self.table.selectRow(rank)
+            self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
+

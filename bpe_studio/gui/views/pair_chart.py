@@ -1,0 +1,199 @@
+"""The pair-frequency chart: the pairs that will be merged next, and how counts decay.
+
+What it does: on the left, the current top pairs (20 by default) as horizontal bars, best on
+top, each labelled with its readable pair and count; the pair about to be merged is drawn in
+the accent colour. On the right, the count of each merge against its rank on a log scale,
+which shows the frequency decay as training goes. Both plots are updated in place
+(``BarGraphItem.setOpts``, ``PlotDataItem.setData``), never rebuilt.
+What it leaves out: where the pairs come from (the worker's ``top_pairs`` reports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Slot
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
+
+from ...core import MergeStep
+from ...core.display import readable_token
+from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
+
+TOP_K = 20
+# Plots are the costliest thing to repaint (axis text, log scale); updates arriving faster are
+# merged into one redraw per interval.
+REDRAW_INTERVAL_MS = 100
+_LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
+
+
+def pair_label(left: bytes, right: bytes) -> str:
+    def cut(token: bytes) -> str:
+        text = readable_token(token)
+        return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
+
+    return f"{cut(left)} + {cut(right)}"
+
+
+def _style_plot(plot: pg.PlotItem) -> None:
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.showGrid(x=True, y=True, alpha=0.15)
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen("#9ca3af"))
+        axis.setTextPen(pg.mkPen("#374151"))
+
+
+class PairChart(QWidget):
+    def __init__(self, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.top_k = top_k
+        # Called just before each redraw; the main window uses it to hold the training thread
+        # off the GIL while the plots repaint.
+        self.before_redraw: Callable[[], None] | None = None
+        self.title = title_label("Pair counts")
+        self._pairs: list[tuple[bytes, bytes, int]] = []
+        self._ranks = np.zeros(1024, dtype=np.float64)
+        self._counts = np.zeros(1024, dtype=np.float64)
+        self._n = 0
+        self._pending_pairs: list[tuple[bytes, bytes, int]] | None = None
+        self._curve_dirty = False
+        self._redraw = QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_INTERVAL_MS)
+        self._redraw.timeout.connect(self.redraw)
+
+        self.pairs_widget = pg.PlotWidget(background="w")
+        self.pairs_plot = self.pairs_widget.getPlotItem()
+        _style_plot(self.pairs_plot)
+        self.pairs_plot.setTitle("Next merges: top pairs by count", color="#111827", size="10pt")
+        self.pairs_plot.invertY(True)
+        self.pairs_plot.setMouseEnabled(x=False, y=False)
+        self.pairs_plot.showGrid(x=True, y=False, alpha=0.15)
+        self.pairs_plot.setLabel("bottom", "pair count")
+        self._bars = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0),
+                                     height=0.72, pen=pg.mkPen(None), brush=pg.mkBrush(BAR))
+        self.pairs_plot.addItem(self._bars)
+        self._axis_font = monospace_font()
+        self.pairs_plot.getAxis("left").setStyle(tickFont=self._axis_font)
+        self.pairs_plot.getAxis("left").setWidth(80)
+
+        self.decay_widget = pg.PlotWidget(background="w")
+        self.decay_plot = self.decay_widget.getPlotItem()
+        _style_plot(self.decay_plot)
+        self.decay_plot.setTitle("Count at merge time vs rank", color="#111827", size="10pt")
+        self.decay_plot.setLogMode(x=False, y=True)
+        self.decay_plot.setLabel("bottom", "merge rank")
+        self.decay_plot.setLabel("left", "pair count (log)")
+        self.decay_plot.setMouseEnabled(x=False, y=False)
+        self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
+        self._curve.setDownsampling(auto=True, method="peak")
+        self._curve.setClipToView(True)
+        self._note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+        self.decay_plot.addItem(self._note, ignoreBounds=True)
+
+        row = QHBoxLayout()
+        row.setSpacing(6)
+        row.addWidget(self.pairs_widget, 3)
+        row.addWidget(self.decay_widget, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addLayout(row)
+
+    # ----------------------------------------------------------- top pairs
+    def set_top_pairs(self, pairs: Sequence[tuple[bytes, bytes, int]]) -> None:
+        """Show ``pairs`` (best first; the first is the one merged next) at the next redraw."""
+        self._pending_pairs = list(pairs[: self.top_k])
+        self._schedule()
+
+    def _schedule(self) -> None:
+        if not self._redraw.isActive():
+            self._redraw.start()
+
+    @Slot()
+    def redraw(self) -> None:
+        """Apply pending updates now (the timer calls this at most 10 times a second)."""
+        self._redraw.stop()
+        if self.before_redraw is not None and (self._pending_pairs is not None
+                                               or self._curve_dirty):
+            self.before_redraw()
+        if self._pending_pairs is not None:
+            pairs, self._pending_pairs = self._pending_pairs, None
+            self._draw_pairs(pairs)
+        if self._curve_dirty:
+            self._curve_dirty = False
+            self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
+
+    def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
+        self._pairs = pairs
+        n = len(self._pairs)
+        counts = np.array([c for _, _, c in self._pairs], dtype=np.float64)
+        ys = np.arange(n, dtype=np.float64)
+        brushes = [pg.mkBrush(ACCENT if i == 0 else BAR) for i in range(n)] or None
+        self._bars.setOpts(x0=np.zeros(n), y=ys, width=counts, height=0.72, brushes=brushes)
+        # Counts go into the axis labels: one axis repaint is far cheaper than a text item per
+        # bar, each of which runs Python on every view change.
+        labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
+        axis = self.pairs_plot.getAxis("left")
+        axis.setTicks([list(zip(ys.tolist(), labels))])
+        widest = max((QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels),
+                     default=40)
+        axis.setWidth(min(max(widest + 16, 60), 320))
+        top = float(counts.max()) if n else 1.0
+        self.pairs_plot.setXRange(0, top * 1.02, padding=0)
+        self.pairs_plot.setYRange(-0.6, max(n, 1) - 0.4, padding=0)
+        if n:
+            a, b, c = self._pairs[0]
+            self.pairs_plot.setTitle(
+                f"Next merge: <b style='color:{ACCENT}'>{pair_label(a, b)}</b>"
+                f" ({c:,}) · top {n} pairs", color="#111827", size="10pt")
+        else:
+            self.pairs_plot.setTitle("No pairs left to merge", color="#111827", size="10pt")
+
+    def shown_pairs(self) -> list[tuple[bytes, bytes, int]]:
+        """The pairs drawn now, best first."""
+        return list(self._pairs)
+
+    def shown_bar_counts(self) -> list[int]:
+        """The bar lengths as drawn, best first."""
+        width = self._bars.opts.get("width")
+        return [int(w) for w in (width if width is not None else [])]
+
+    # ------------------------------------------------------------- decay
+    def add_merges(self, steps: Sequence[MergeStep]) -> None:
+        if not steps:
+            return
+        need = self._n + len(steps)
+        if need > len(self._ranks):
+            size = max(need, 2 * len(self._ranks))
+            self._ranks = np.resize(self._ranks, size)
+            self._counts = np.resize(self._counts, size)
+        self._ranks[self._n : need] = [s.rank for s in steps]
+        self._counts[self._n : need] = [max(s.count, 1) for s in steps]
+        self._n = need
+        if self._note.toPlainText():
+            self._note.setText("")
+        self._curve_dirty = True
+        self._schedule()
+
+    def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
+        return self._ranks[: self._n].copy(), self._counts[: self._n].copy()
+
+    def clear(self, note: str = "") -> None:
+        self._n = 0
+        self._curve_dirty = False
+        self._pending_pairs = None
+        self._curve.setData([], [])
+        self._draw_pairs([])
+        self._note.setText(note)
+        if note:
+            self.decay_plot.setXRange(0, 1, padding=0)
+            self.decay_plot.setYRange(0, 1, padding=0)
+            self._note.setPos(0.5, 0.5)
+            self.pairs_plot.setTitle(note, color="#111827", size="10pt")
+

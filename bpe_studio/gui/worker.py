@@ -1,0 +1,230 @@
+"""The training worker: a ``QObject`` moved to a ``QThread`` that iterates the core's trainer.
+
+What it does: :meth:`TrainingWorker.run` pre-tokenizes the corpus with
+:func:`~bpe_studio.core.trainer_from_file` (reporting bytes done), then iterates the
+:class:`~bpe_studio.core.BpeTrainer`, emitting ``merged`` once per merge with the frozen
+:class:`~bpe_studio.core.MergeStep`, and about every 50 ms the pairs that would be merged next.
+Pause, resume and stop go through a :class:`RunControl` of ``threading.Event`` objects, checked
+between merges: a queued slot would never run while ``run()`` is busy.
+
+What it leaves out: the thread's lifecycle and the buffering of merges for the views
+(``session``), and any widget.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from ..core import MergeStep, TrainingCancelled, trainer_from_file
+from ..core.trainer import initial_vocab
+
+TOP_PAIRS = 20
+TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingConfig:
+    corpus: Path
+    vocab_size: int
+    special_tokens: tuple[str, ...] = ("<|endoftext|>",)
+    workers: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingResult:
+    """What a finished (or stopped) run produced; ``vocab`` and ``merges`` are copies."""
+
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    special_tokens: tuple[str, ...]
+    target_merges: int
+    stopped: bool  # the user stopped it before vocab_size was reached
+    merge_seconds: float  # time spent merging, pauses left out
+
+    @property
+    def exhausted(self) -> bool:
+        """True when the corpus ran out of pairs before ``vocab_size`` was reached."""
+        return not self.stopped and len(self.merges) < self.target_merges
+
+
+def describe_error(error: BaseException) -> str:
+    """One readable sentence for an error from the core; it names the file where one is known."""
+    if isinstance(error, OSError) and error.filename and error.strerror:
+        return f"{os.fspath(error.filename)}: {error.strerror}"
+    text = str(error) or type(error).__name__
+    return text[0].upper() + text[1:]
+
+
+GUI_HOLD_LIMIT = 0.1  # the longest the worker waits for the GUI thread at a time, s
+
+
+class RunControl:
+    """Thread-safe pause / resume / stop for one run, shared by the GUI and the worker.
+
+    It also lets the GUI thread have the GIL to itself while it repaints: before it updates the
+    views, the GUI calls :meth:`hold_for_gui`; the worker then waits at the next merge boundary
+    until the GUI's event loop goes back to sleep (:meth:`release_gui`), or at most
+    :data:`GUI_HOLD_LIMIT`. Without this both threads contend for the GIL and every one of the
+    many calls from Qt into Python during a repaint waits for it, which stretches a 10 ms
+    repaint of the chart to several hundred. Both threads need the GIL; without this the
+    GUI would get it back only every switch interval for each of the many Python calls a repaint
+    makes, and a repaint of the chart could take a tenth of a second.
+    """
+
+    def __init__(self) -> None:
+        self.cancel_event = threading.Event()
+        self.gui_free = threading.Event()
+        self.gui_free.set()
+        self._running = threading.Event()
+        self._running.set()
+
+    def pause(self) -> None:
+        if not self.cancel_event.is_set():
+            self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    def stop(self) -> None:
+        self.cancel_event.set()
+        self._running.set()  # wakes a paused worker so it can see the stop
+        self.gui_free.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def hold_for_gui(self) -> None:
+        """GUI thread: keep the worker waiting from its next merge until :meth:`release_gui`."""
+        self.gui_free.clear()
+
+    def release_gui(self) -> None:
+        self.gui_free.set()
+
+    @property
+    def stopped(self) -> bool:
+        return self.cancel_event.is_set()
+
+    def wait_while_paused(self) -> float:
+        """Block (without spinning) until resumed or stopped; return the seconds waited."""
+        if self._running.is_set():
+            return 0.0
+        start = time.perf_counter()
+        self._running.wait()
+        return time.perf_counter() - start
+
+
+class MergeBuffer:
+    """Hands merges from the worker thread to the GUI thread without one event per merge.
+
+    ``push`` runs in the worker thread (``merged`` is connected to it directly) and ``drain``
+    on the GUI thread's flush timer. ``deque.append`` and ``popleft`` are atomic, so with one
+    producer and one consumer no lock is needed. A queued connection instead would make the GUI
+    thread take the GIL once per merge, tens of thousands of times a second, and the trainer
+    would lose a third of its speed to the hand-over.
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[MergeStep] = deque()
+
+    def push(self, step: MergeStep) -> None:
+        self._items.append(step)
+
+    def drain(self) -> list[MergeStep]:
+        items = self._items
+        return [items.popleft() for _ in range(len(items))]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class TrainingWorker(QObject):
+    """Runs one training in whatever thread it was moved to; emits, never touches widgets."""
+
+    pretokenizing = Signal(object, object)  # bytes done, bytes total (ints, maybe > 2**31)
+    merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
+    merged = Signal(object)  # MergeStep, one per merge
+    top_pairs = Signal(object)  # tuple[(left, right, count), ...], best first
+    paused = Signal(bool)
+    failed = Signal(str)
+    finished = Signal(object)  # TrainingResult, or None after ``failed``
+
+    def __init__(self, config: TrainingConfig, control: RunControl) -> None:
+        super().__init__()
+        self.config = config
+        self.control = control
+
+    @Slot()
+    def run(self) -> None:
+        result: TrainingResult | None = None
+        try:
+            result = self._train()
+        except TrainingCancelled:
+            specials = tuple(self.config.special_tokens)
+            target = self.config.vocab_size - 256 - len(specials)
+            result = TrainingResult(initial_vocab(specials), [], specials, target, True, 0.0)
+        except Exception as error:  # every failure must reach the user, and the run must end
+            self.failed.emit(describe_error(error))
+        finally:
+            self.finished.emit(result)
+
+    def _progress(self, done: int, total: int) -> None:
+        self.pretokenizing.emit(done, total)
+        if self.control.paused:
+            self._pause()
+
+    def _pause(self) -> float:
+        self.paused.emit(True)
+        waited = self.control.wait_while_paused()
+        self.paused.emit(False)
+        return waited
+
+    def _train(self) -> TrainingResult:
+        cfg, control = self.config, self.control
+        trainer = trainer_from_file(
+            cfg.corpus,
+            cfg.vocab_size,
+            list(cfg.special_tokens),
+            workers=cfg.workers,
+            progress=self._progress,
+            cancel_event=control.cancel_event,
+        )
+        self.merging.emit(trainer.target_merges)
+        self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+        emit_merge = self.merged.emit
+        gui_free = control.gui_free
+        start = time.perf_counter()
+        paused_for = self._pause() if control.paused else 0.0
+        next_report = start + TOP_PAIRS_INTERVAL
+        for step in trainer:
+            emit_merge(step)
+            if not gui_free.is_set():
+                gui_free.wait(GUI_HOLD_LIMIT)
+            if control.paused:
+                # Show the pair that will be merged on resuming, then wait.
+                self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+                paused_for += self._pause()
+            now = time.perf_counter()
+            if now >= next_report:
+                # subtle: top_pairs() pops and re-pushes the trainer's heap, so it may only be
+                # called here, between merges, in the thread that iterates.
+                self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+                next_report = now + TOP_PAIRS_INTERVAL
+        seconds = time.perf_counter() - start - paused_for
+        self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+        merges = list(trainer.merges)
+        return TrainingResult(
+            dict(trainer.vocab),
+            merges,
+            tuple(trainer.special_tokens),
+            trainer.target_merges,
+            control.stopped and len(merges) < trainer.target_merges,
+            seconds,
+        )

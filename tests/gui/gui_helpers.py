@@ -1,0 +1,28 @@
+"""Helpers for the GUI tests: where the data is, and how to wait for a training run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+EOT = "<|endoftext|>"
+
+
+def train_in_window(qtbot, window, corpus: Path, vocab_size: int, specials: str = EOT,
+                    timeout: int = 60_000):
+    """Open ``corpus``, click Train, and wait for the run's result."""
+    assert window.open_corpus(corpus)
+    window.panel.vocab_spin.setValue(vocab_size)
+    window.panel.specials_edit.setText(specials)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    with qtbot.waitSignal(window.session.finished, timeout=timeout) as blocker:
+        pass
+    return blocker.args[0]
+
+
+def wait_for_spans(qtbot, editor, timeout: int = 30_000):
+    """Wait until the editor has painted spans for its current text and tokenizer."""
+    qtbot.waitUntil(lambda: editor.spans is not None and not editor.busy, timeout=timeout)
+    return editor.spans
