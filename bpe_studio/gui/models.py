@@ -245,10 +245,17 @@ class VocabFilterProxy(QSortFilterProxyModel):
         self._number: int | None = None
 
     def set_filter_text(self, text: str) -> None:
+        # Qt 6.9 replaced invalidateFilter() with a begin/end pair around the change.
+        new_api = hasattr(self, "beginFilterChange")
+        if new_api:
+            self.beginFilterChange()
         self._needle = readable_token(text.encode("utf-8")).casefold() if text else ""
         stripped = text.strip()
         self._number = int(stripped) if stripped.isdigit() else None
-        self.invalidateFilter()
+        if new_api:
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.invalidateFilter()
 
     @property
     def filter_text(self) -> str:

@@ -149,7 +149,10 @@ class TrainingSession(QObject):
         gc.disable()
         self.clock.start()
         self._timer.start()
-        thread.start()
+        # subtle: start the thread once the views have repainted after being reset (a
+        # zero-interval timer fires when the event loop is idle), so that repaint does not
+        # have to contend for the GIL with pre-tokenization.
+        QTimer.singleShot(0, thread.start)
 
     def pause(self) -> None:
         if self.is_running and not self.control.paused:

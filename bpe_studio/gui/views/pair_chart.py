@@ -25,7 +25,7 @@ from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 TOP_K = 20
 # Plots are the costliest thing to repaint (axis text, log scale); updates arriving faster are
 # merged into one redraw per interval.
-REDRAW_INTERVAL_MS = 100
+REDRAW_INTERVAL_MS = 200
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
 
 
@@ -117,7 +117,7 @@ class PairChart(QWidget):
 
     @Slot()
     def redraw(self) -> None:
-        """Apply pending updates now (the timer calls this at most 10 times a second)."""
+        """Apply pending updates now (the timer calls this at most 5 times a second)."""
         self._redraw.stop()
         if self.before_redraw is not None and (self._pending_pairs is not None
                                                or self._curve_dirty):

@@ -1,0 +1,142 @@
+"""The token editor: spans equal the tokenizer's, split characters painted whole, tooltips,
+and a 1 MB paste that leaves the GUI thread responsive."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from gui_helpers import EOT, FIXTURES, wait_for_spans
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QTextOption
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.gui.spans import TokenizerSource, compute_spans
+from bpe_studio.gui.views.token_editor import TokenEditor
+
+MIXED = ("Once upon a time, a cat sat.<|endoftext|>\n中文分词：你好，世界！\n"
+         "Emoji 😀🎉 and café\t tabs  spaces\n\n" * 3)
+
+
+@pytest.fixture(scope="module")
+def chinese_tokenizer():
+    """Trained on Chinese and English, so Chinese characters are split across tokens."""
+    vocab, merges = train_bpe(FIXTURES / "chinese_slice.txt", 700, [EOT])
+    return Tokenizer(vocab, merges, [EOT])
+
+
+@pytest.fixture
+def editor(qtbot):
+    ed = TokenEditor()
+    qtbot.addWidget(ed)
+    ed.resize(700, 400)
+    ed.show()
+    qtbot.waitExposed(ed)
+    return ed
+
+
+def _utf16_units(text: str) -> list[int]:
+    data = text.encode("utf-16-le", errors="surrogatepass")
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+def test_spans_equal_the_tokenizers(qtbot, editor, chinese_tokenizer):
+    editor.set_tokenizer(TokenizerSource("test", tokenizer=chinese_tokenizer))
+    editor.set_text(MIXED)
+    spans = wait_for_spans(qtbot, editor)
+    reference = Tokenizer(chinese_tokenizer.vocab, chinese_tokenizer.merges, [EOT]).spans(MIXED)
+    assert editor.token_spans() == reference
+    assert any(s.partial for s in reference), "the test text should split some characters"
+    assert f"{len(reference):,} tokens" in editor.status.text()
+    n_bytes = len(MIXED.encode())
+    assert f"{n_bytes / len(reference):.2f} bytes/token" in editor.status.text()
+    del spans
+
+
+def test_split_characters_are_painted_whole(qtbot, editor, chinese_tokenizer):
+    editor.set_tokenizer(TokenizerSource("test", tokenizer=chinese_tokenizer))
+    editor.set_text(MIXED)
+    wait_for_spans(qtbot, editor)
+    editor.edit.paint_visible_tokens()
+    units = _utf16_units(editor.text())
+    selections = editor.edit.extraSelections()
+    assert selections
+    for sel in selections:
+        start, end = sel.cursor.selectionStart(), sel.cursor.selectionEnd()
+        assert start < end
+        for p in (start, end):  # never between the two halves of an emoji
+            assert not (0 < p < len(units) and 0xD800 <= units[p - 1] <= 0xDBFF)
+    # Every character held by a split token lies inside one selection marked with a wave.
+    text = editor.text()
+    covered = set()
+    for sel in selections:
+        if sel.format.underlineStyle() == sel.format.UnderlineStyle.WaveUnderline:
+            covered.update(range(sel.cursor.selectionStart(), sel.cursor.selectionEnd()))
+    for span in chinese_tokenizer.spans(text):
+        if span.partial:
+            a = len(text[: span.start].encode("utf-16-le")) // 2
+            b = len(text[: span.end].encode("utf-16-le")) // 2
+            assert set(range(a, b)) <= covered
+
+
+def test_tooltip_names_id_bytes_and_rank(qtbot, editor, chinese_tokenizer):
+    editor.set_tokenizer(TokenizerSource("test", tokenizer=chinese_tokenizer))
+    editor.set_text(MIXED)
+    wait_for_spans(qtbot, editor)
+    spans = chinese_tokenizer.spans(MIXED)
+    merged = next(s for s in spans if chinese_tokenizer.merge_rank(s.id) is not None)
+    tip = editor.edit.tooltip_html(merged.start)
+    assert f"id {merged.id:,}" in tip
+    assert f"merge rank {chinese_tokenizer.merge_rank(merged.id):,}" in tip
+    token = chinese_tokenizer.vocab[merged.id]
+    assert " ".join(f"{b:02x}" for b in token[:24]) in tip
+    split = next(s for s in spans if s.partial)
+    assert "split across" in editor.edit.tooltip_html(split.start)
+
+
+def test_whitespace_toggle(qtbot, editor):
+    editor.whitespace.setChecked(True)
+    flags = editor.edit.document().defaultTextOption().flags()
+    assert flags & QTextOption.Flag.ShowTabsAndSpaces
+    editor.whitespace.setChecked(False)
+    flags = editor.edit.document().defaultTextOption().flags()
+    assert not flags & QTextOption.Flag.ShowTabsAndSpaces
+
+
+def test_compute_spans_equals_tokenizer_in_small_pieces(chinese_tokenizer):
+    text = (FIXTURES / "mixed_web_slice.txt").read_text(encoding="utf-8")[:40_000] + MIXED
+    packed = compute_spans(chinese_tokenizer, text, piece=500)
+    assert packed.to_spans() == chinese_tokenizer.spans(text)
+
+
+def test_a_1mb_paste_stays_responsive(qtbot, editor, chinese_tokenizer):
+    english = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")
+    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")
+    big = ((english + chinese) * 4)[:1_000_000]
+    editor.set_tokenizer(TokenizerSource("test", tokenizer=chinese_tokenizer))
+    wait_for_spans(qtbot, editor)
+
+    gaps = {"last": time.perf_counter(), "max": 0.0}
+
+    def beat():
+        now = time.perf_counter()
+        gaps["max"] = max(gaps["max"], now - gaps["last"])
+        gaps["last"] = now
+
+    heart = QTimer()
+    heart.setInterval(10)
+    heart.timeout.connect(beat)
+    start = time.perf_counter()
+    editor.set_text(big)  # the paste itself: Qt lays out the text on the GUI thread
+    paste = time.perf_counter() - start
+    gaps["last"] = time.perf_counter()
+    heart.start()
+    with qtbot.waitSignal(editor.spans_ready, timeout=60_000):
+        pass
+    heart.stop()
+    assert len(editor.spans) == len(chinese_tokenizer.spans(big))
+    # Tokenizing runs in the background: the GUI thread keeps ticking meanwhile.
+    assert gaps["max"] < 0.25, f"GUI stalled {gaps['max'] * 1000:.0f} ms while tokenizing"
+    assert paste < 2.0
+    print(f"paste {paste * 1000:.0f} ms, largest GUI gap while tokenizing "
+          f"{gaps['max'] * 1000:.0f} ms")

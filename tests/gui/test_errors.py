@@ -1,0 +1,70 @@
+"""Errors appear in a dialog that names the file and the reason; the app carries on."""
+
+from __future__ import annotations
+
+from gui_helpers import EOT, FIXTURES, train_in_window
+from PySide6.QtWidgets import QMessageBox
+
+from bpe_studio.gui.app import DEMO_CORPUS
+
+
+def _dialog_text(window) -> str:
+    box = window.error_box
+    assert isinstance(box, QMessageBox) and box.isVisible()
+    return box.text()
+
+
+def test_missing_corpus(qtbot, window, tmp_path):
+    missing = tmp_path / "nope.txt"
+    assert not window.open_corpus(missing)
+    assert str(missing) in _dialog_text(window) and "no such file" in window.last_error
+
+
+def test_non_utf8_corpus(qtbot, window, tmp_path):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\u00e9 au lait\n".encode("latin-1") * 10)
+    result = train_in_window(qtbot, window, bad, 300)
+    assert result is None
+    text = _dialog_text(window)
+    assert str(bad) in text and "UTF-8" in text and "byte offset 3" in text
+    assert window.panel.train_button.isEnabled() and not window.training
+    # The app carries on: the next training works.
+    window.error_box.close()
+    assert train_in_window(qtbot, window, DEMO_CORPUS, 300) is not None
+
+
+def test_vocabulary_too_small(qtbot, window):
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 257, specials=f"{EOT} <|pad|>")
+    assert result is None
+    text = _dialog_text(window)
+    assert DEMO_CORPUS.name in text and "too small" in text and "258" in text
+
+
+def test_unwritable_save_path(qtbot, window, tmp_path):
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    target = blocker / "tokenizer"
+    assert not window.save_tokenizer(target)
+    text = _dialog_text(window)
+    assert str(target) in text
+    assert window.save_tokenizer(tmp_path / "ok")  # and a good path still works
+    assert (tmp_path / "ok" / "vocab.json").exists() and (tmp_path / "ok" / "merges.txt").exists()
+
+
+def test_malformed_merges_file(qtbot, window, tmp_path):
+    vocab = tmp_path / "vocab.json"
+    vocab.write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
+    merges = tmp_path / "merges.txt"
+    merges.write_text("#version: 0.2\nĠ t\nthis line has three\n", encoding="utf-8")
+    assert not window.load_tokenizer(vocab, merges)
+    text = _dialog_text(window)
+    assert "merges.txt" in text and "line 3" in text
+
+
+def test_load_gpt2_to_inspect(qtbot, window):
+    assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")  # merges found beside it
+    assert window.merge_model.rowCount() == 50_000
+    assert window.vocab_model.rowCount() == 50_257
+    assert "<|endoftext|>" in window.panel.status.text()
+    assert window.panel.save_button.isEnabled()

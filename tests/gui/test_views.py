@@ -1,0 +1,43 @@
+"""Behaviour of single views: the merge list follows the newest merge unless scrolled away."""
+
+from __future__ import annotations
+
+from bpe_studio.core import trainer_from_file
+from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.models import MergeTableModel
+from bpe_studio.gui.views.merge_list import MergeListView
+from bpe_studio.gui.views.pair_chart import PairChart, pair_label
+
+
+def test_merge_list_follows_until_scrolled_away(qtbot):
+    steps = list(trainer_from_file(DEMO_CORPUS, 1000, ["<|endoftext|>"]))
+    model = MergeTableModel()
+    view = MergeListView(model)
+    qtbot.addWidget(view)
+    view.resize(400, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    bar = view.table.verticalScrollBar()
+    model.append(steps[:200])
+    assert bar.maximum() > 0 and bar.value() == bar.maximum()
+    model.append(steps[200:400])
+    assert bar.value() == bar.maximum()
+    bar.setValue(0)  # the user scrolls away
+    model.append(steps[400:600])
+    assert bar.value() == 0 and not view.following
+    bar.setValue(bar.maximum())  # and back to the bottom
+    model.append(steps[600:])
+    assert bar.value() == bar.maximum()
+
+
+def test_pair_chart_marks_the_next_merge(qtbot):
+    chart = PairChart()
+    qtbot.addWidget(chart)
+    pairs = [(b" t", b"he", 900), (b"a", b"nd", 500), (b"\n", b"\n", 20)]
+    chart.set_top_pairs(pairs)
+    chart.redraw()
+    assert chart.shown_pairs() == pairs
+    assert chart.shown_bar_counts() == [900, 500, 20]
+    assert pair_label(b" t", b"he") in chart.pairs_plot.titleLabel.text
+    ticks = chart.pairs_plot.getAxis("left")._tickLevels[0]
+    assert ticks[2][1].startswith("↵ + ↵")
