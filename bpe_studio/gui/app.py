@@ -16,7 +16,17 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-RESOURCES = REPO_ROOT / "resources"
+
+
+def _resources_dir() -> Path:
+    """``resources/`` of a checkout, else the installed ``bpe_studio/resources`` package."""
+    checkout = REPO_ROOT / "resources"
+    if (checkout / "sample").is_dir():
+        return checkout
+    return Path(__file__).resolve().parents[1] / "resources"
+
+
+RESOURCES = _resources_dir()
 DEMO_CORPUS = RESOURCES / "sample" / "tinystories_sample.txt"
 STYLE_SHEET = RESOURCES / "style.qss"
 ICON = RESOURCES / "icon.svg"
@@ -47,21 +57,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the app until its window closes; returns the exit code."""
-    try:
-        args = parse_args(list(sys.argv[1:] if argv is None else argv))
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
-    if not has_display():
-        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
-        return EXIT_NO_DISPLAY
-
+def application():  # -> QApplication (Qt is imported only once a display is known)
+    """The ``QApplication`` (created if there is none yet), styled for the app."""
     import pyqtgraph as pg
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
-
-    from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "bpe-studio"])
     assert isinstance(app, QApplication)
@@ -72,7 +72,22 @@ def main(argv: list[str] | None = None) -> int:
         app.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
     if ICON.exists():
         app.setWindowIcon(QIcon(str(ICON)))
+    return app
 
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the app until its window closes; returns the exit code."""
+    try:
+        args = parse_args(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if not has_display():
+        print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return EXIT_NO_DISPLAY
+
+    from .main_window import MainWindow
+
+    app = application()
     window = MainWindow()
     window.resize(window.sizeHint())
     window.show()

@@ -74,6 +74,7 @@ class TrainingPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("trainingPanel")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.open_button = QPushButton("Open corpus…")
         self.corpus_label = QLabel("No corpus: open one or drop a file on the window")
         self.corpus_label.setStyleSheet(f"color: {MUTED}")

@@ -52,7 +52,7 @@ SAMPLE_TEXT = (
     "sunshine with her dog, Max.\n"
     "One day, Lily found a shiny red ball under a big tree. \"Look, Max!\" she said.\n"
     "\tNumbers like 2024 and 3.14, and   extra   spaces, tokenize too.\n"
-    "中文分词：你好，世界！ Emoji: 🙂🚀 · café, naïve\n"
+    "中文分词：你好，世界！ Emoji: 😀😊 · café, naïve\n"
     "<|endoftext|>\n"
 )
 
@@ -382,7 +382,8 @@ class MainWindow(QMainWindow):
                      for rank, (a, b) in enumerate(tokenizer.merges)]
             self.merge_model.reset(steps, counts_known=False)
             self.vocab_model.reset(tokenizer.vocab, tokenizer.merges)
-            self.chart.clear("A loaded tokenizer has no pair counts: train one to see them")
+            self.chart.clear("vocab.json and merges.txt hold no pair counts: train a tokenizer "
+                             "to see them")
             self.editor.set_tokenizer(TokenizerSource(
                 f"Tokenizer: {vocab_file.name}, {len(merges):,} merges", tokenizer=tokenizer))
         finally:

@@ -27,20 +27,25 @@ def qcolor(name: str) -> QColor:
     return QColor(name)
 
 
-def title_label(text: str) -> QLabel:
+def title_label(text: str, longest: str | None = None) -> QLabel:
+    """A section title; ``longest`` (for titles whose text changes) sizes it once for good."""
     label = QLabel(text)
     label.setObjectName("sectionTitle")
-    steady_label(label)
+    if longest is not None:
+        # Fixed at the width of its longest text: updates never move anything around it.
+        label.setFixedWidth(label.fontMetrics().horizontalAdvance(longest) + 16)
     return label
 
 
-def steady_label(label: QLabel) -> QLabel:
+def steady_label(label: QLabel, longest: str = "") -> QLabel:
     """A label whose changing text never re-lays out the window around it.
 
     subtle: by default a label asks its layout for room on every setText; for labels updated
-    many times a second that cascades into relayouts and repaints of the whole window."""
+    many times a second that cascades into relayouts and repaints of the whole window. This
+    one keeps the width of ``longest`` (and whatever its layout gives it beyond that)."""
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-    label.setMinimumWidth(40)
+    width = label.fontMetrics().horizontalAdvance(longest) + 12 if longest else 40
+    label.setMinimumWidth(width)
     return label
 
 

@@ -29,7 +29,7 @@ class MergeListView(QWidget):
     def __init__(self, model: MergeTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = model
-        self.title: QLabel = title_label("Merges")
+        self.title: QLabel = title_label("Merges", "Merges  000,000")
         self.table = QTableView(self)
         self.table.setModel(model)
         configure_table(self.table, monospace_font())

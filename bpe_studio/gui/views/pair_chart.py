@@ -93,6 +93,7 @@ class PairChart(QWidget):
         self._curve.setDownsampling(auto=True, method="peak")
         self._curve.setClipToView(True)
         self._note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+        self._note.setTextWidth(220)
         self.decay_plot.addItem(self._note, ignoreBounds=True)
 
         row = QHBoxLayout()
@@ -185,15 +186,22 @@ class PairChart(QWidget):
         return self._ranks[: self._n].copy(), self._counts[: self._n].copy()
 
     def clear(self, note: str = "") -> None:
+        """Empty both plots; with a ``note``, show it instead of empty axes."""
         self._n = 0
         self._curve_dirty = False
         self._pending_pairs = None
         self._curve.setData([], [])
         self._draw_pairs([])
         self._note.setText(note)
+        for plot in (self.pairs_plot, self.decay_plot):
+            for name in ("left", "bottom"):
+                plot.showAxis(name, not note)
         if note:
             self.decay_plot.setXRange(0, 1, padding=0)
             self.decay_plot.setYRange(0, 1, padding=0)
             self._note.setPos(0.5, 0.5)
             self.pairs_plot.setTitle(note, color="#111827", size="10pt")
+        else:
+            self.decay_plot.setTitle("Count at merge time vs rank", color="#111827",
+                                     size="10pt")
 

@@ -32,9 +32,9 @@ class VocabTableView(QWidget):
         self.proxy = VocabFilterProxy(self)
         self.proxy.setSourceModel(model)
 
-        self.title = title_label("Vocabulary")
+        self.title = title_label("Vocabulary", "Vocabulary  000,000 tokens · 000,000 shown")
         self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText("Filter by token or id  (a typed space matches ␣)")
+        self.filter_edit.setPlaceholderText("Filter: token or id (space = ␣)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter)
 

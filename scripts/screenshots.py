@@ -1,0 +1,126 @@
+"""Screenshots of the real app for the docs, rendered offscreen.
+
+    QT_QPA_PLATFORM=offscreen python scripts/screenshots.py [--out docs/screenshots]
+
+Writes
+- ``training.png``: paused mid-way through training on English books (``../shared/corpora``),
+  or on the bundled TinyStories sample when those are not there;
+- ``trained.png``: after training it to a 3,000-token vocabulary, a merge selected;
+- ``gpt2.png``: GPT-2's own tokenizer loaded, the editor showing English, Chinese and emoji.
+GPT-2's files come from ``tests/fixtures``. Chinese text needs a CJK font (e.g. Noto CJK).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SIZE = (1440, 900)
+EDITOR_TEXT = (
+    "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
+    "sunshine with her dog, Max.\n"
+    "One day, Lily found a shiny red ball under a big tree. \"Look, Max!\" she said.\n"
+    "\tNumbers like 2024 and 3.14, and   extra   spaces, tokenize too.\n"
+    "中文分词：你好，世界！ 今天天气很好。 Emoji: 😀😊 · café, naïve\n"
+    "<|endoftext|>\n"
+)
+
+
+def wait(app, condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not get there in time")
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def settle(app, window, seconds: float = 0.6) -> None:
+    """Let timers fire (chart redraws, editor spans) and everything repaint."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+    window.chart.redraw()
+    wait(app, lambda: not window.editor.busy)
+    app.processEvents()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    from bpe_studio.gui.app import DEMO_CORPUS, application
+    from bpe_studio.gui.main_window import MainWindow
+
+    app = application()
+
+    def new_window() -> MainWindow:
+        window = MainWindow()
+        window.resize(*SIZE)
+        window.show()
+        window.editor.set_text(EDITOR_TEXT)
+        app.processEvents()
+        return window
+
+    # 1. Paused mid-training, on the 38 MB English books corpus when it is there (its merges
+    # are slow enough to stop early; the small sample runs thousands of merges per repaint).
+    books = Path(os.environ.get("BPE_STUDIO_CORPORA", ROOT.parent / "shared" / "corpora"))
+    books = books / "english_books.txt"
+    window = new_window()
+    window.open_corpus(books if books.exists() else DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(10_000)
+    window.start_training()
+    session = window.session
+
+    def pause_at(batch) -> None:
+        if batch[-1].rank >= 600 and not session.paused:
+            window.toggle_pause()
+
+    session.merges_added.connect(pause_at)
+    wait(app, lambda: session.paused)
+    time.sleep(0.2)  # the worker sends the top pairs at the pause point
+    settle(app, window, 1.0)
+    window._update_status()
+    window.grab().save(str(args.out / "training.png"))
+    window.close()
+
+    # 2. Trained to 3,000 tokens, a merge selected.
+    window = new_window()
+    window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(3_000)
+    window.start_training()
+    wait(app, lambda: window.result is not None)
+    window.editor.whitespace.setChecked(True)
+    settle(app, window)
+    window.merge_list.select_rank(1200)
+    settle(app, window, 0.3)
+    window.grab().save(str(args.out / "trained.png"))
+    window.close()
+
+    # 3. GPT-2's tokenizer loaded to inspect.
+    window = new_window()
+    fixtures = ROOT / "tests" / "fixtures"
+    if not window.load_tokenizer(fixtures / "gpt2_vocab.json", fixtures / "gpt2_merges.txt"):
+        raise SystemExit(f"could not load GPT-2: {window.last_error}")
+    window.vocab_table.filter_edit.setText(" token")
+    settle(app, window)
+    window.grab().save(str(args.out / "gpt2.png"))
+    window.close()
+    app.processEvents()
+    for name in ("training.png", "trained.png", "gpt2.png"):
+        print(args.out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
