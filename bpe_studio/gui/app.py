@@ -35,7 +35,8 @@ EXIT_NO_DISPLAY = 2
 
 NO_DISPLAY_MESSAGE = (
     "bpe-studio: no display found (DISPLAY / WAYLAND_DISPLAY unset); run with "
-    "QT_QPA_PLATFORM=offscreen, or train headless with `bpe-studio train CORPUS --vocab-size N`"
+    "QT_QPA_PLATFORM=offscreen, or train headless with "
+    "`bpe-studio train CORPUS --vocab-size N --out DIR`"
 )
 
 

@@ -41,10 +41,11 @@ from .views.vocab_table import VocabTableView
 from .worker import TrainingConfig, TrainingResult, describe_error
 
 # The editor re-tokenizes with the merges so far every this many merges, but not more often
-# than every EDITOR_REFRESH_SECONDS: each refresh builds a tokenizer, which costs the trainer
-# GIL time.
+# than every EDITOR_REFRESH_SECONDS: each refresh builds a tokenizer in the span thread, a third
+# thread contending for the GIL (refreshing 4 times a second cost the trainer a fifth of its
+# speed and doubled the GUI's stalls).
 EDITOR_REFRESH_MERGES = 400
-EDITOR_REFRESH_SECONDS = 0.25
+EDITOR_REFRESH_SECONDS = 1.0
 STATUS_INTERVAL_MS = 200
 
 SAMPLE_TEXT = (

@@ -23,8 +23,9 @@ from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, Tra
 FLUSH_INTERVAL_MS = 33  # the views repaint at most ~30 times a second
 # While the worker runs pure-Python training, the GUI thread waits for the GIL every time Qt
 # calls into Python (a slot, a model's data(), a pyqtgraph item's paint). CPython hands the GIL
-# over every 5 ms by default; at 0.25 ms a repaint's many small waits stay short.
-GIL_SWITCH_INTERVAL = 0.00025
+# over every 5 ms by default; at 0.1 ms a repaint's many small waits stay short
+# (benchmarks/gui_bench.py: largest heartbeat gap ~100 ms instead of ~250 ms at 0.25 ms).
+GIL_SWITCH_INTERVAL = 0.0001
 _QUEUED = Qt.ConnectionType.QueuedConnection
 # Every training thread started and not yet waited for: tests assert it is empty afterwards.
 _LIVE_THREADS: set[QThread] = set()
