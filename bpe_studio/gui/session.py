@@ -153,7 +153,12 @@ class TrainingSession(QObject):
         # subtle: start the thread once the views have repainted after being reset (a
         # zero-interval timer fires when the event loop is idle), so that repaint does not
         # have to contend for the GIL with pre-tokenization.
-        QTimer.singleShot(0, thread.start)
+        QTimer.singleShot(0, self, self._start_thread)
+
+    @Slot()
+    def _start_thread(self) -> None:
+        if self._thread is not None and not self.control.stopped:
+            self._thread.start()
 
     def pause(self) -> None:
         if self.is_running and not self.control.paused:
@@ -184,7 +189,7 @@ class TrainingSession(QObject):
         """Stop and wait for the thread to end (closing the window mid-training)."""
         self.stop()
         if self._thread is not None:
-            self._thread.wait()
+            self._thread.wait()  # returns at once if the thread never started
             self._release_thread()
 
     # ------------------------------------------------------ worker -> GUI

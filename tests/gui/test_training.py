@@ -6,11 +6,13 @@ import threading
 
 import pytest
 from gui_helpers import EOT, train_in_window, wait_for_spans
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
 
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.main_window import SAMPLE_TEXT
-from bpe_studio.gui.models import TOKEN_ID_ROLE
+from bpe_studio.gui.models import SORT_ROLE, TOKEN_ID_ROLE
 
 VOCAB = 1000
 
@@ -135,3 +137,50 @@ def test_train_again_resets_the_views(qtbot, window):
     result = train_in_window(qtbot, window, DEMO_CORPUS, 300)
     assert window.merge_model.rowCount() == len(result.merges) == 300 - 257
     assert window.vocab_model.rowCount() == 300
+
+
+def test_editor_retokenizes_while_training(qtbot, window, monkeypatch):
+    import bpe_studio.gui.main_window as main_window
+
+    monkeypatch.setattr(main_window, "EDITOR_REFRESH_SECONDS", 0.0)
+    labels: list[str] = []
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(3000)
+    window.start_training()
+    window.session.merges_added.connect(
+        lambda batch: labels.append(window.editor.source.label if window.editor.source else ""))
+    with qtbot.waitSignal(window.session.finished, timeout=60_000):
+        pass
+    assert any("merges so far" in label for label in labels)
+    assert "trained on" in window.editor.source.label
+
+
+def test_vocabulary_sorts_by_count(qtbot, window):
+    train_in_window(qtbot, window, DEMO_CORPUS, 600)
+    view = window.vocab_table
+    view.table.sortByColumn(4, Qt.SortOrder.DescendingOrder)
+    proxy = view.proxy
+    counts = [proxy.data(proxy.index(r, 4), SORT_ROLE) for r in range(proxy.rowCount())]
+    assert counts == sorted(counts, reverse=True) and counts[0] > 0
+
+
+def test_dropping_a_file_opens_it(qtbot, window, tmp_path):
+    corpus = tmp_path / "dropped.txt"
+    corpus.write_text("a b c\n", encoding="utf-8")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(corpus))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.corpus == corpus.resolve()
+    assert window.panel.train_button.isEnabled()
+
+
+def test_closing_right_after_train_is_clicked(qtbot, window):
+    assert window.open_corpus(DEMO_CORPUS)
+    window.start_training()
+    window.close()  # before the thread has even started
+    qtbot.wait(50)  # the deferred start must not start it after all
+    from bpe_studio.gui.session import live_training_threads
+
+    assert live_training_threads() == 0
