@@ -101,8 +101,7 @@ class MainWindow(QMainWindow):
         self.loaded: Tokenizer | None = None
         self.last_error: str | None = None
         self.error_box: QMessageBox | None = None
-        self._vocab: dict[int, bytes] = {}
-        self._merges: list[tuple[bytes, bytes]] = []
+        self._vocab: dict[int, bytes] = {}  # the vocabulary before the first merge
         self._editor_at = 0
         self._editor_time = 0.0
         self._status_timer = QTimer(self)
@@ -200,7 +199,6 @@ class MainWindow(QMainWindow):
             self.session.deleteLater()
         self.result = self.loaded = None
         self._vocab = initial_vocab(list(config.special_tokens))
-        self._merges = []
         self._editor_at = 0
         self._editor_time = time.perf_counter()
         self.merge_model.reset()
@@ -262,18 +260,19 @@ class MainWindow(QMainWindow):
         self.merge_model.append(batch)
         self.vocab_model.append_merges(batch)
         self.chart.add_merges(batch)
-        for step in batch:
-            self._vocab[step.new_id] = step.merged
-            self._merges.append((step.left, step.right))
-        n = len(self._merges)
+        n = batch[-1].rank + 1
         now = time.perf_counter()
         if (n - self._editor_at >= EDITOR_REFRESH_MERGES
                 and now - self._editor_time >= EDITOR_REFRESH_SECONDS):
             self._editor_at, self._editor_time = n, now
             specials = self.session.config.special_tokens if self.session else ()
+            # Built here, at most once a second, rather than kept up to date per merge.
+            steps = self.merge_model.steps()
+            vocab = dict(self._vocab)
+            vocab.update((s.new_id, s.merged) for s in steps)
             self.editor.set_tokenizer(TokenizerSource(
-                f"Tokenizer: training, {n:,} merges so far", vocab=self._vocab,
-                merges=self._merges, special_tokens=specials))
+                f"Tokenizer: training, {n:,} merges so far", vocab=vocab,
+                merges=[(s.left, s.right) for s in steps], special_tokens=specials))
 
     @Slot()
     def _update_status(self) -> None:

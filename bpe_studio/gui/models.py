@@ -21,6 +21,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QModelRoleDataSpan,
     QPersistentModelIndex,
+    QRegularExpression,
     QSortFilterProxyModel,
     Qt,
 )
@@ -30,6 +31,7 @@ from ..core.display import readable_token
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for
+FILTER_ROLE = Qt.ItemDataRole.UserRole + 3  # "readable token\tid", for the vocabulary filter
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
@@ -92,36 +94,42 @@ class _Table(QAbstractTableModel):
         self.endResetModel()
 
 
-class _MergeRow(NamedTuple):
-    step: MergeStep
-    count: int | None
-
-
 class MergeTableModel(_Table):
-    """One row per merge, oldest first: rank, left, right, merged token, count at merge time."""
+    """One row per merge, oldest first: rank, left, right, merged token, count at merge time.
+
+    Rows are the ``MergeStep`` records themselves: a batch is appended with one
+    ``list.extend``, so the GUI thread spends almost nothing per merge.
+    """
 
     HEADERS = ("Rank", "Left", "Right", "Merged", "Count")
     NUMERIC = frozenset({0, 4})
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[_MergeRow] = []
+        self._rows: list[MergeStep] = []
+        self._counts_known = True
 
-    def append(self, steps: Iterable[MergeStep]) -> None:
+    def append(self, steps: Sequence[MergeStep]) -> None:
         """Add trained merges (their counts are known)."""
-        self._append_rows([_MergeRow(s, s.count) for s in steps])
+        self._append_rows(steps)
 
     def reset(self, steps: Iterable[MergeStep] = (), *, counts_known: bool = True) -> None:
         """Replace all rows; ``counts_known=False`` for merges loaded from a file."""
-        self._replace_rows([_MergeRow(s, s.count if counts_known else None) for s in steps])
+        self._counts_known = counts_known
+        self._replace_rows(list(steps))
 
     def step_at(self, row: int) -> MergeStep:
-        return self._rows[row].step
+        return self._rows[row]
+
+    def steps(self) -> list[MergeStep]:
+        """All merges shown, oldest first (a copy)."""
+        return list(self._rows)
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        step, count = self._rows[index.row()]
+        step = self._rows[index.row()]
+        count = step.count if self._counts_known else None
         col = index.column()
         if role == _DISPLAY or role == SORT_ROLE:
             if col == 0:
@@ -149,16 +157,27 @@ class _VocabRow(NamedTuple):
     count: int | None
 
 
+def _vocab_row(row: _VocabRow | MergeStep) -> _VocabRow:
+    if type(row) is MergeStep:
+        return _VocabRow(row.new_id, row.merged, row.rank, "merge", row.count)
+    return row  # type: ignore[return-value]
+
+
 class VocabTableModel(_Table):
-    """One row per token: id, token, byte length, the merge that made it, its count."""
+    """One row per token: id, token, byte length, the merge that made it, its count.
+
+    Tokens from :meth:`reset` are stored as rows; merges appended while training are stored as
+    their ``MergeStep`` (one ``list.extend`` per batch) and read as rows when shown.
+    """
 
     HEADERS = ("ID", "Token", "Bytes", "Merge", "Count")
     NUMERIC = frozenset({0, 2, 3, 4})
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[_VocabRow] = []
+        self._rows: list[_VocabRow | MergeStep] = []
         self._row_of_id: dict[int, int] = {}
+        self._first_appended = 0  # row of the first appended merge
 
     def reset(
         self,
@@ -171,39 +190,43 @@ class VocabTableModel(_Table):
         rank_of: dict[bytes, int] = {}
         for rank, (a, b) in enumerate(merges):
             rank_of.setdefault(a + b, rank)
-        rows = []
+        rows: list[_VocabRow | MergeStep] = []
         for token_id, token in sorted(vocab.items()):
             rank = rank_of.get(token)
             kind = "merge" if rank is not None else "byte" if len(token) == 1 else "special"
             count = counts.get(token_id) if counts is not None else None
             rows.append(_VocabRow(token_id, token, rank, kind, count))
-        self._row_of_id = {r.token_id: i for i, r in enumerate(rows)}
+        self._row_of_id = {r.token_id: i for i, r in enumerate(rows)}  # type: ignore[union-attr]
+        self._first_appended = len(rows)
         self._replace_rows(rows)
 
     def append_merges(self, steps: Sequence[MergeStep]) -> None:
-        rows = [
-            _VocabRow(s.new_id, s.merged, s.rank, "merge", s.count)
-            for s in steps
-        ]
-        first = len(self._rows)
-        for i, r in enumerate(rows):
-            self._row_of_id[r.token_id] = first + i
-        self._append_rows(rows)
+        self._append_rows(steps)
 
     def row_of_id(self, token_id: int) -> int | None:
-        return self._row_of_id.get(token_id)
+        row = self._row_of_id.get(token_id)
+        if row is not None:
+            return row
+        # Appended merges have consecutive ids in consecutive rows.
+        first = self._first_appended
+        if first < len(self._rows):
+            start_id = _vocab_row(self._rows[first]).token_id
+            row = first + token_id - start_id
+            if first <= row < len(self._rows) and _vocab_row(self._rows[row]).token_id == token_id:
+                return row
+        return None
 
     def token_at(self, row: int) -> tuple[int, bytes]:
-        r = self._rows[row]
+        r = _vocab_row(self._rows[row])
         return r.token_id, r.token
 
     def text_at(self, row: int) -> str:
-        return readable_token(self._rows[row].token)
+        return readable_token(_vocab_row(self._rows[row]).token)
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        row, col = self._rows[index.row()], index.column()
+        row, col = _vocab_row(self._rows[index.row()]), index.column()
         if role == _DISPLAY:
             if col == 0:
                 return str(row.token_id)
@@ -230,44 +253,39 @@ class VocabTableModel(_Table):
             return token_tooltip(row.token)
         if role == TOKEN_ID_ROLE:
             return row.token_id
+        if role == FILTER_ROLE:
+            return f"{readable_token(row.token)}\t{row.token_id}"
         return None
 
 
 class VocabFilterProxy(QSortFilterProxyModel):
     """Sorts by :data:`SORT_ROLE`; keeps rows whose readable token contains the filter text
-    (typed spaces, tabs and line breaks match their visible symbols ␣ ⇥ ↵) or whose id is the
-    number typed."""
+    (typed spaces, tabs and line breaks match their visible symbols ␣ ⇥ ↵), ignoring case, or
+    whose id is the number typed.
+
+    Filtering is a regular expression over :data:`FILTER_ROLE` (``"readable token\tid"``), so
+    it runs in Qt's C++ and, with no filter, never calls into Python for new rows.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.setSortRole(SORT_ROLE)
+        self.setFilterRole(FILTER_ROLE)
+        self.setFilterKeyColumn(0)
         self._needle = ""
-        self._number: int | None = None
 
     def set_filter_text(self, text: str) -> None:
-        # Qt 6.9 replaced invalidateFilter() with a begin/end pair around the change.
-        new_api = hasattr(self, "beginFilterChange")
-        if new_api:
-            self.beginFilterChange()
-        self._needle = readable_token(text.encode("utf-8")).casefold() if text else ""
-        stripped = text.strip()
-        self._number = int(stripped) if stripped.isdigit() else None
-        if new_api:
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self.invalidateFilter()
+        self._needle = readable_token(text.encode("utf-8")) if text else ""
+        parts = []
+        if self._needle:
+            # The readable text never holds a tab, so [^\t]* keeps the match in the token.
+            parts.append("^[^\t]*" + QRegularExpression.escape(self._needle))
+        if text.strip().isdigit():
+            parts.append(f"\t{int(text.strip())}$")
+        pattern = QRegularExpression(
+            "|".join(parts), QRegularExpression.PatternOption.CaseInsensitiveOption)
+        self.setFilterRegularExpression(pattern)
 
     @property
     def filter_text(self) -> str:
         return self._needle
-
-    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        if not self._needle:
-            return True
-        model = self.sourceModel()
-        if not isinstance(model, VocabTableModel):
-            return True
-        token_id, _ = model.token_at(source_row)
-        if self._number is not None and token_id == self._number:
-            return True
-        return self._needle in model.text_at(source_row).casefold()
