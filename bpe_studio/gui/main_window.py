@@ -196,6 +196,7 @@ class MainWindow(QMainWindow):
         config = TrainingConfig(self.corpus, p.vocab_spin.value(), p.special_tokens(),
                                 p.workers_spin.value())
         if self.session is not None:
+            self.session.shutdown()  # its thread has ended; make sure it is released
             self.session.deleteLater()
         self.result = self.loaded = None
         self._vocab = initial_vocab(list(config.special_tokens))

@@ -220,9 +220,6 @@ class VocabTableModel(_Table):
         r = _vocab_row(self._rows[row])
         return r.token_id, r.token
 
-    def text_at(self, row: int) -> str:
-        return readable_token(_vocab_row(self._rows[row]).token)
-
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None

@@ -258,6 +258,3 @@ class SpanService(QObject):
         self._timer.stop()
         self._pool.clear()
         self._pool.waitForDone()
-
-    def wait_idle(self, timeout_ms: int = -1) -> bool:
-        return self._pool.waitForDone(timeout_ms)

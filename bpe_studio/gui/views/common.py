@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableView
 
 # One palette for the whole app (light theme).
@@ -21,10 +21,6 @@ def monospace_font(point_size: int | None = None) -> QFont:
     if point_size is not None:
         font.setPointSize(point_size)
     return font
-
-
-def qcolor(name: str) -> QColor:
-    return QColor(name)
 
 
 def title_label(text: str, longest: str | None = None) -> QLabel:
