@@ -105,10 +105,20 @@ def test_pause_resume_and_stop_midway(qtbot, window, reference, tmp_path):
     assert session.merges_done == held, "merges kept coming while paused"
     assert held < len(full)
 
+    # Resume, and pause again on the next batch: the handler runs while the worker waits for
+    # the GUI to take the batch, so the pause lands before many more merges are made.
+    repaused: list[int] = []
+
+    def pause_again(batch):
+        if not repaused and not session.paused:
+            window.toggle_pause()
+            repaused.append(batch[-1].rank)
+
+    session.merges_added.connect(pause_again)
     window.toggle_pause()  # resume
     assert not session.paused
-    qtbot.waitUntil(lambda: session.merges_done > held, timeout=30_000)
-    window.toggle_pause()  # pause again, then stop
+    qtbot.waitUntil(lambda: bool(repaused), timeout=30_000)
+    assert session.paused and session.merges_done > held
     with qtbot.waitSignal(session.finished, timeout=30_000) as blocker:
         window.stop_training()
     result = blocker.args[0]
