@@ -133,9 +133,9 @@ class MergeBuffer:
 
     def __init__(self) -> None:
         self._items: deque[MergeStep] = deque()
-
-    def push(self, step: MergeStep) -> None:
-        self._items.append(step)
+        # The builtin append itself, not a Python method around it: the signal calls it once
+        # per merge, and a builtin is the cheapest thing PySide can call.
+        self.push = self._items.append
 
     def drain(self) -> list[MergeStep]:
         items = self._items
