@@ -11,7 +11,7 @@ are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as its
 
 from __future__ import annotations
 
-_VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥", "\r": "␍"}
+_VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # "\r" shows as <0d>: few fonts draw ␍
 
 
 def _show_char(ch: str) -> str:
