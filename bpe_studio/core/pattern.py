@@ -20,6 +20,8 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# Shorter non-ASCII texts use `regex` until the fast pattern has been built (~10 ms).
+_FAST_MIN = 100_000
 # Texts with more than one character above U+FFFF in this many go to `regex` whole.
 _ASTRAL_SPARSE = 1000
 # A space, tab or line break after a non-space character (see _is_cut). `re`'s \s is
@@ -42,17 +44,11 @@ _ASCII_REGEX = _pattern_with_classes("A-Za-z", "0-9", r"\t\n\x0b\x0c\r ")
 def _class_of(prop: str) -> str:
     """A ``re`` character class body listing the BMP characters ``regex`` puts in ``prop``."""
     bmp = "".join(map(chr, range(0x10000)))
-    codes = [ord(c) for c in regex.findall(prop, bmp)]
-    parts: list[str] = []
-    i = 0
-    while i < len(codes):
-        j = i
-        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
-            j += 1
-        lo, hi = re.escape(chr(codes[i])), re.escape(chr(codes[j]))
-        parts.append(lo if i == j else f"{lo}-{hi}")
-        i = j + 1
-    return "".join(parts)
+    # Each run of consecutive code points in the class is one match of prop+ over them all.
+    return "".join(
+        re.escape(m[0]) if len(m[0]) == 1 else f"{re.escape(m[0][0])}-{re.escape(m[0][-1])}"
+        for m in regex.finditer(prop + "+", bmp)
+    )
 
 
 @cache
@@ -90,6 +86,8 @@ def pretokenize(text: str) -> list[str]:
     """The GPT-2 pre-tokens of ``text`` (which holds no special token), in order."""
     if text.isascii():
         return _ASCII_REGEX.findall(text)
+    if len(text) < _FAST_MIN and _bmp_regex.cache_info().currsize == 0:
+        return GPT2_REGEX.findall(text)  # building the fast pattern would cost more
     fast = _bmp_regex()
     m = _ASTRAL.search(text)
     if m is None:
