@@ -20,8 +20,8 @@ GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-# Shorter non-ASCII texts use `regex` until the fast pattern has been built (~10 ms).
-_FAST_MIN = 100_000
+# Shorter non-ASCII texts use `regex` until the fast pattern has been built (~50 ms once).
+_FAST_MIN = 500_000
 # Texts with more than one character above U+FFFF in this many go to `regex` whole.
 _ASTRAL_SPARSE = 1000
 # A space, tab or line break after a non-space character (see _is_cut). `re`'s \s is
