@@ -49,6 +49,14 @@ def slice_head(key: str, nbytes: int) -> str:
     return head(read_fixture(SLICES[key]), nbytes)
 
 
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def write_text(path: Path, text: str) -> Path:
     """Write ``text`` as UTF-8 with no newline translation."""
     path.write_bytes(text.encode("utf-8"))

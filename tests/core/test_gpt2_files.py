@@ -7,18 +7,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from core_helpers import EOT, FIXTURES, slice_head, write_text
+from core_helpers import EOT, FIXTURES, is_utf8, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab, token_to_gpt2
 
 from bpe_studio.core import Tokenizer, TokenizerFileError, load_merges, load_vocab, train_bpe
-
-
-def is_utf8(data):
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from core_helpers import EOT, SLICES, read_fixture, slice_head, write_text
+from core_helpers import EOT, SLICES, is_utf8, read_fixture, slice_head, write_text
 from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
@@ -125,14 +125,6 @@ def test_decode_of_a_partial_merged_token(chinese_tokenizer):
     assert partial, "training on Chinese should make tokens that split a character"
     for i in partial[:20]:
         assert "\ufffd" in chinese_tokenizer.decode([i])
-
-
-def is_utf8(data):
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize("bad", [99_999, 50_257, -1, 10**12])
