@@ -217,15 +217,10 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``; special tokens in it map to their own ids."""
         out: list[int] = []
-        if self._special_re is None:
-            self._encode_ordinary(text, out)
-            return out
-        pos = 0
-        for m in self._special_re.finditer(text):
-            self._encode_ordinary(text[pos : m.start()], out)
-            out.append(self._special_ids[m.group()])
-            pos = m.end()
-        self._encode_ordinary(text[pos:], out)
+        for segment, special in self._segments(text):
+            self._encode_ordinary(segment, out)
+            if special is not None:
+                out.append(self._special_ids[special])
         return out
 
     def encode_array(self, text: str, dtype: str = "uint32") -> numpy.ndarray:
