@@ -30,6 +30,9 @@ from .pattern import pretokenize
 IN_PROCESS_LIMIT = 4 * 1024 * 1024
 # Workers read chunks of about this size, so no process ever holds the whole corpus.
 CHUNK_BYTES = 4 * 1024 * 1024
+# In-process counting goes chunk by chunk too: each chunk is a few long calls into C that hold
+# the GIL, which other threads (the GUI's) wait for, so chunks stay around 10 ms of work.
+IN_PROCESS_CHUNK = 256 * 1024
 # How far past a desired boundary we look for a special token or a safe line break.
 _SCAN_STEP = 64 * 1024
 
@@ -186,6 +189,25 @@ def _count_chunk(args: tuple[str, int, int, list[str]]) -> tuple[dict[bytes, int
     return dict(counts), end - start
 
 
+def _count_in_process(
+    path: Path,
+    size: int,
+    specials: list[str],
+    progress: ProgressFn | None,
+    should_stop: Callable[[], bool] | None,
+) -> Counter[bytes]:
+    bounds = chunk_boundaries(path, IN_PROCESS_CHUNK, specials)
+    total: Counter[bytes] = Counter()
+    for a, b in zip(bounds, bounds[1:]):
+        counts, _ = _count_chunk((os.fspath(path), a, b, specials))
+        total.update(counts)
+        if progress:
+            progress(b, size)
+        if should_stop and should_stop():
+            raise TrainingCancelled("training cancelled during pre-tokenization")
+    return total
+
+
 def mp_context() -> multiprocessing.context.BaseContext:
     """fork where it is safe (fast, and scripts need no ``__main__`` guard); otherwise a clean
     start. subtle: forking a process that runs other threads (the GUI trains from a QThread,
@@ -238,10 +260,7 @@ def count_file(
     if progress:
         progress(0, size)
     if size <= IN_PROCESS_LIMIT or workers == 1 and size <= 4 * IN_PROCESS_LIMIT:
-        counts, _ = _count_chunk((os.fspath(p), 0, size, specials))
-        if progress:
-            progress(size, size)
-        return Counter(counts)
+        return _count_in_process(p, size, specials, progress, should_stop)
 
     bounds = chunk_boundaries(p, min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20)), specials)
     jobs = [(os.fspath(p), a, b, specials) for a, b in zip(bounds, bounds[1:])]

@@ -47,6 +47,8 @@ class MergeStep:
 
 
 _INVERT = bytes(range(255, -1, -1))
+# close() frees this many entries per step (well under a millisecond each).
+_FREE_SLICE = 4096
 
 
 def _tie_key(token: bytes) -> tuple[int, ...]:
@@ -130,6 +132,20 @@ class BpeTrainer:
 
     def cancel(self) -> None:
         self._cancel.set()
+
+    def close(self) -> None:
+        """End training and free its working state (words, pair index, heap) a slice at a
+        time; ``vocab`` and ``merges`` stay. Letting go of it all at once would be one long
+        deallocation that holds the GIL, stalling every other thread (a GUI's) meanwhile.
+        With the heap emptied, iterating makes no more merges."""
+        for seq in (self._heap, self._words, self._freqs):
+            while seq:
+                del seq[-_FREE_SLICE:]
+        for table in (self._where, self._pair_counts):
+            pop = table.popitem
+            while table:
+                for _ in range(min(_FREE_SLICE, len(table))):
+                    pop()
 
     @property
     def cancelled(self) -> bool:

@@ -154,3 +154,17 @@ def test_chunks_count_and_encode_like_the_whole(
     assert total == count_text(text, list(specials))
     tok = overlapping_gpt2[specials]
     assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)
+
+
+@pytest.mark.parametrize("specials", [[EOT], [], [EOT, "\n\n"]])
+def test_in_process_count_goes_chunk_by_chunk_and_equals_the_whole(tmp_path, specials):
+    """A file under IN_PROCESS_LIMIT is counted in this process, in pieces of about
+    IN_PROCESS_CHUNK (short GIL-holding calls), with the counts of the whole text."""
+    text = "".join(read_fixture(name) for name in SLICES.values())
+    path = write_text(tmp_path / "mid.txt", text)
+    size = path.stat().st_size
+    assert pretokenize.IN_PROCESS_CHUNK * 3 < size <= IN_PROCESS_LIMIT
+    calls = []
+    counts = count_file(path, specials, workers=2, progress=lambda d, t: calls.append(d))
+    assert counts == count_text(text, specials)
+    assert len(calls) > 3 and calls == sorted(calls) and calls[-1] == size

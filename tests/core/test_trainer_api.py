@@ -149,3 +149,15 @@ def test_iter_merges_and_train_bpe_agree(tmp_path, small_text, reference):
 def test_target_merges(small_text):
     trainer = BpeTrainer(count_text(small_text, [EOT]), 600, [EOT, "<pad>"])
     assert trainer.target_merges == 600 - 258
+
+
+def test_close_frees_the_working_state_and_keeps_the_result(small_text):
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    steps = [s for _, s in zip(range(40), trainer)]
+    vocab, merges = dict(trainer.vocab), list(trainer.merges)
+    trainer.close()
+    assert trainer.vocab == vocab and trainer.merges == merges
+    assert [(s.left, s.right) for s in steps] == merges
+    assert trainer.top_pairs(5) == []
+    assert list(trainer) == [], "no merge after close"
+    assert not trainer.cancelled, "close is not a cancel: a GUI reads cancel as 'stopped'"
