@@ -110,7 +110,11 @@ def main() -> int:
     # 3. GPT-2's tokenizer loaded to inspect.
     window = new_window()
     fixtures = ROOT / "tests" / "fixtures"
-    if not window.load_tokenizer(fixtures / "gpt2_vocab.json", fixtures / "gpt2_merges.txt"):
+    outcome: list[bool] = []
+    window.load_finished.connect(outcome.append)
+    window.load_tokenizer(fixtures / "gpt2_vocab.json", fixtures / "gpt2_merges.txt")
+    wait(app, lambda: outcome)
+    if not outcome[0]:
         raise SystemExit(f"could not load GPT-2: {window.last_error}")
     window.vocab_table.filter_edit.setText(" token")
     settle(app, window)

@@ -151,13 +151,14 @@ class TrainingPanel(QWidget):
         self.corpus_label.setToolTip(str(path))
 
     def set_state(self, state: str, *, has_corpus: bool = False, can_save: bool = False) -> None:
-        """``state``: "idle", "running", "paused" or "done"."""
-        running = state in ("running", "paused")
+        """``state``: "idle", "running", "paused", "loading" (a tokenizer) or "done"."""
+        busy = state in ("running", "paused", "loading")
         for widget in (self.open_button, self.vocab_spin, self.specials_edit,
                        self.workers_spin, self.load_button):
-            widget.setEnabled(not running)
-        self.train_button.setEnabled(not running and has_corpus)
-        self.pause_button.setEnabled(running)
+            widget.setEnabled(not busy)
+        self.train_button.setEnabled(not busy and has_corpus)
+        training = state in ("running", "paused")
+        self.pause_button.setEnabled(training)
         self.pause_button.setText("Resume" if state == "paused" else "Pause")
-        self.stop_button.setEnabled(running)
-        self.save_button.setEnabled(not running and can_save)
+        self.stop_button.setEnabled(training)
+        self.save_button.setEnabled(not busy and can_save)

@@ -14,10 +14,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, QTimer, Slot
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
@@ -27,10 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import MergeStep, Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ..core import MergeStep, Tokenizer
 from ..core.gpt2_format import save_files
 from ..core.trainer import initial_vocab
 from .controls import TrainingPanel, format_duration, status_text
+from .loader import LoadedTokenizer, TokenizerLoader
 from .models import MergeTableModel, VocabTableModel
 from .session import TrainingSession
 from .spans import TokenizerSource
@@ -38,7 +40,7 @@ from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.token_editor import TokenEditor
 from .views.vocab_table import VocabTableView
-from .worker import TrainingConfig, TrainingResult, describe_error
+from .worker import TrainingConfig, TrainingResult
 
 # The editor re-tokenizes with the merges so far every this many merges, but not more often
 # than every EDITOR_REFRESH_SECONDS: each refresh builds a tokenizer in the span thread, a third
@@ -59,6 +61,8 @@ SAMPLE_TEXT = (
 
 
 class MainWindow(QMainWindow):
+    load_finished = Signal(bool)  # a load_tokenizer() call ended: loaded, or failed (dialog)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("BPE Studio")
@@ -107,6 +111,9 @@ class MainWindow(QMainWindow):
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(STATUS_INTERVAL_MS)
         self._status_timer.timeout.connect(self._update_status)
+        self.loader = TokenizerLoader(self)
+        self.loader.loaded.connect(self._on_loaded)
+        self.loader.failed.connect(self._on_load_failed)
 
         p = self.panel
         p.open_button.clicked.connect(self._choose_corpus)
@@ -131,6 +138,8 @@ class MainWindow(QMainWindow):
     def _refresh_state(self) -> None:
         if self.training:
             state = "paused" if self.session and self.session.paused else "running"
+        elif self.loader.busy:
+            state = "loading"
         else:
             state = "done" if (self.result or self.loaded) else "idle"
         self.panel.set_state(state, has_corpus=self.corpus is not None,
@@ -184,10 +193,20 @@ class MainWindow(QMainWindow):
         else:
             self.open_corpus(path)
 
+    def event(self, event: QEvent) -> bool:
+        # subtle: the whole window is painted while this top-level widget handles
+        # UpdateRequest. The views call into Python for every cell and plot item they paint;
+        # holding the trainer meanwhile keeps each call from waiting for the GIL, which turned
+        # a 10 ms repaint into 100 ms (benchmarks/gui_bench.py).
+        if event.type() == QEvent.Type.UpdateRequest and self.session is not None:
+            with self.session.gui_turn():
+                return super().event(event)
+        return super().event(event)
+
     # ------------------------------------------------------------ training
     @Slot()
     def start_training(self) -> bool:
-        if self.training:
+        if self.training or self.loader.busy:
             return False
         if self.corpus is None:
             self.show_error("No corpus", "Open a corpus file first (or drop one on the window).")
@@ -217,7 +236,7 @@ class MainWindow(QMainWindow):
         session.failed.connect(self._on_failed)
         session.finished.connect(self._on_finished)
         self.session = session
-        self.chart.before_redraw = session.hold_worker
+        self.chart.guard = session.gui_turn
         p.progress.setRange(0, 1000)
         p.progress.setValue(0)
         p.progress.setFormat("%p%")
@@ -303,7 +322,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:
         self._status_timer.stop()
-        self.chart.before_redraw = None
+        self.chart.guard = nullcontext
         self.chart.redraw()
         self.result = result
         p = self.panel
@@ -361,43 +380,46 @@ class MainWindow(QMainWindow):
 
     def load_tokenizer(self, vocab_path: str | os.PathLike,
                        merges_path: str | os.PathLike | None = None) -> bool:
-        """Load a GPT-2-format vocab.json + merges.txt pair (GPT-2's own included); the merges
-        file is looked for beside the vocabulary when not given."""
-        if self.training:
+        """Start loading a GPT-2-format vocab.json + merges.txt pair (GPT-2's own included) in
+        the background; the merges file is looked for beside the vocabulary when not given.
+        ``load_finished`` tells how it went. False when nothing was started."""
+        if self.training or self.loader.busy:
             return False
         vocab_file = Path(vocab_path)
         merges_file = Path(merges_path) if merges_path else merges_beside(vocab_file)
-        QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            vocab = load_vocab(vocab_file)
-            merges = load_merges(merges_file)
-            specials = infer_special_tokens(vocab, merges)
-            tokenizer = Tokenizer(vocab, merges, specials)
-        except (OSError, ValueError) as error:
-            QGuiApplication.restoreOverrideCursor()
-            self.show_error("Could not load tokenizer", describe_error(error))
-            return False
-        try:
-            inverse = {tok: i for i, tok in sorted(tokenizer.vocab.items(), reverse=True)}
-            steps = [MergeStep(rank, a, b, inverse[a + b], 0)
-                     for rank, (a, b) in enumerate(tokenizer.merges)]
-            self.merge_model.reset(steps, counts_known=False)
-            self.vocab_model.reset(tokenizer.vocab, tokenizer.merges)
-            self.chart.clear("vocab.json and merges.txt hold no pair counts: train a tokenizer "
-                             "to see them")
-            self.editor.set_tokenizer(TokenizerSource(
-                f"Tokenizer: {vocab_file.name}, {len(merges):,} merges", tokenizer=tokenizer))
-        finally:
-            QGuiApplication.restoreOverrideCursor()
+        self.loader.load(vocab_file, merges_file)
+        self.panel.status.setText(f"Loading {vocab_file.name} and {merges_file.name}…")
+        self._refresh_state()
+        return True
+
+    @Slot(object)
+    def _on_loaded(self, loaded: LoadedTokenizer) -> None:
+        tokenizer = loaded.tokenizer
+        self.merge_model.reset(loaded.steps, counts_known=False)
+        self.vocab_model.reset_rows(loaded.rows)
+        self.chart.clear("vocab.json and merges.txt hold no pair counts: train a tokenizer "
+                         "to see them")
+        self.editor.set_tokenizer(TokenizerSource(
+            f"Tokenizer: {loaded.vocab_file.name}, {len(tokenizer.merges):,} merges",
+            tokenizer=tokenizer))
         self.loaded, self.result = tokenizer, None
         self.panel.progress.setRange(0, 1)
         self.panel.progress.setValue(0)
         self.panel.progress.setFormat("")
+        specials = loaded.special_tokens
         special = f", special tokens {', '.join(specials)}" if specials else ""
-        self.panel.status.setText(f"Loaded {vocab_file.name}: {len(tokenizer.vocab):,} tokens, "
-                                  f"{len(merges):,} merges{special}")
+        self.panel.status.setText(
+            f"Loaded {loaded.vocab_file.name}: {len(tokenizer.vocab):,} tokens, "
+            f"{len(tokenizer.merges):,} merges{special}")
         self._refresh_state()
-        return True
+        self.load_finished.emit(True)
+
+    @Slot(str)
+    def _on_load_failed(self, message: str) -> None:
+        self.panel.status.setText("Loading failed")
+        self._refresh_state()
+        self.show_error("Could not load tokenizer", message)
+        self.load_finished.emit(False)
 
     @Slot()
     def _choose_tokenizer(self) -> None:
@@ -418,6 +440,7 @@ class MainWindow(QMainWindow):
         self._status_timer.stop()
         if self.session is not None:
             self.session.shutdown()
+        self.loader.shutdown()
         self.editor.shutdown()
         super().closeEvent(event)
 

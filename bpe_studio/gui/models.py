@@ -163,6 +163,28 @@ def _vocab_row(row: _VocabRow | MergeStep) -> _VocabRow:
     return row  # type: ignore[return-value]
 
 
+VocabRows = tuple[list[_VocabRow], dict[int, int]]
+
+
+def vocab_rows(
+    vocab: Mapping[int, bytes],
+    merges: Sequence[tuple[bytes, bytes]] = (),
+    counts: Mapping[int, int] | None = None,
+) -> VocabRows:
+    """The rows of ``vocab`` in id order and the row of each id. Plain Python: a loader
+    thread prepares them for GPT-2's 50,257 tokens while the GUI stays responsive."""
+    rank_of: dict[bytes, int] = {}
+    for rank, (a, b) in enumerate(merges):
+        rank_of.setdefault(a + b, rank)
+    rows: list[_VocabRow] = []
+    for token_id, token in sorted(vocab.items()):
+        rank = rank_of.get(token)
+        kind = "merge" if rank is not None else "byte" if len(token) == 1 else "special"
+        count = counts.get(token_id) if counts is not None else None
+        rows.append(_VocabRow(token_id, token, rank, kind, count))
+    return rows, {r.token_id: i for i, r in enumerate(rows)}
+
+
 class VocabTableModel(_Table):
     """One row per token: id, token, byte length, the merge that made it, its count.
 
@@ -187,18 +209,13 @@ class VocabTableModel(_Table):
     ) -> None:
         """Show ``vocab`` in id order; merge ranks come from ``merges``, counts (by id) from
         ``counts`` when known."""
-        rank_of: dict[bytes, int] = {}
-        for rank, (a, b) in enumerate(merges):
-            rank_of.setdefault(a + b, rank)
-        rows: list[_VocabRow | MergeStep] = []
-        for token_id, token in sorted(vocab.items()):
-            rank = rank_of.get(token)
-            kind = "merge" if rank is not None else "byte" if len(token) == 1 else "special"
-            count = counts.get(token_id) if counts is not None else None
-            rows.append(_VocabRow(token_id, token, rank, kind, count))
-        self._row_of_id = {r.token_id: i for i, r in enumerate(rows)}  # type: ignore[union-attr]
+        self.reset_rows(vocab_rows(vocab, merges, counts))
+
+    def reset_rows(self, prepared: VocabRows) -> None:
+        """Show rows made by :func:`vocab_rows` (in any thread)."""
+        rows, self._row_of_id = prepared
         self._first_appended = len(rows)
-        self._replace_rows(rows)
+        self._replace_rows(list(rows))
 
     def append_merges(self, steps: Sequence[MergeStep]) -> None:
         self._append_rows(steps)

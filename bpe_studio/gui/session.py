@@ -1,11 +1,12 @@
 """One training run as the GUI thread sees it: the worker's thread, buffering, timing.
 
 What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker` in its own
-``QThread`` (``thread.started -> worker.run``, ``worker.finished -> thread.quit``, then
-``deleteLater`` on both), collects the worker's merges in a :class:`~.worker.MergeBuffer` and
-re-emits them in batches on a ~30 Hz timer, together with the latest pre-tokenization progress
-and top pairs. All its signals are emitted on the GUI thread. :class:`RunClock` keeps the
-elapsed time (pauses left out) and a recent merges-per-second rate for the status line.
+``QThread`` (``thread.started -> worker.run``, ``worker.finished -> thread.quit``; both are
+deleted on the GUI thread once the thread has ended), collects the worker's merges in a
+:class:`~.worker.MergeBuffer` and re-emits them in batches on a 20 Hz timer, together with the
+latest pre-tokenization progress and top pairs. All its signals are emitted on the GUI
+thread. :class:`RunClock` keeps the elapsed time (pauses left out) and a recent
+merges-per-second rate for the status line.
 What it leaves out: any widget (the main window connects the views to these signals).
 """
 
@@ -15,12 +16,17 @@ import gc
 import sys
 import time
 from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, TrainingWorker
 
-FLUSH_INTERVAL_MS = 33  # the views repaint at most ~30 times a second
+# The views repaint at most 20 times a second while training: each repaint holds the trainer
+# for its duration (see gui_turn), and at 30 a second the trainer lost a third of its speed
+# on english_books against a fifth at 20 (benchmarks/gui_bench.py).
+FLUSH_INTERVAL_MS = 50
 # While the worker runs pure-Python training, the GUI thread waits for the GIL every time Qt
 # calls into Python (a slot, a model's data(), a pyqtgraph item's paint). CPython hands the GIL
 # over every 5 ms by default; at 0.1 ms a repaint's many small waits stay short
@@ -111,12 +117,7 @@ class TrainingSession(QObject):
         self._thread: QThread | None = None
         self._worker: TrainingWorker | None = None
         self._saved_switch_interval: float | None = None
-        # subtle: a zero-interval timer fires only once the event loop has nothing else to do
-        # (glib runs it at idle priority), i.e. after the repaints an update has queued.
-        self._release = QTimer(self)
-        self._release.setSingleShot(True)
-        self._release.setInterval(0)
-        self._release.timeout.connect(self.control.release_gui)
+        self._holds = 0
         self._gc_was_enabled = False
 
     # ------------------------------------------------------------- control
@@ -136,7 +137,6 @@ class TrainingSession(QObject):
         worker.failed.connect(self._on_failed, _QUEUED)
         worker.finished.connect(self._on_finished, _QUEUED)
         worker.finished.connect(thread.quit, Qt.ConnectionType.DirectConnection)
-        worker.finished.connect(worker.deleteLater, Qt.ConnectionType.DirectConnection)
         thread.finished.connect(self._on_thread_finished, _QUEUED)
         self._thread, self._worker = thread, worker
         _LIVE_THREADS.add(thread)
@@ -225,26 +225,36 @@ class TrainingSession(QObject):
     def _on_thread_finished(self) -> None:
         self._release_thread()
 
-    def hold_worker(self) -> None:
-        """Have the worker wait from its next merge until the GUI thread has handled what is
-        queued now (the repaints these updates cause), so they run without contending for the
-        GIL (see RunControl)."""
+    @contextmanager
+    def gui_turn(self) -> Iterator[None]:
+        """Run the block (GUI thread) with the worker held at its next merge boundary, so the
+        block's many calls into Python do not each wait for the GIL (see RunControl)."""
         if self._thread is None or self.control.stopped:
+            yield
             return
+        self._holds += 1
         self.control.hold_for_gui()
-        if not self._release.isActive():
-            self._release.start()
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                self.control.release_gui()
 
     def _release_thread(self) -> None:
         if self._thread is None:
             return
-        self._release.stop()
         self.control.release_gui()
         self._thread.wait()
         _LIVE_THREADS.discard(self._thread)
         if self._gc_was_enabled:
             gc.enable()
         self._thread.deleteLater()
+        # subtle: the worker is deleted here, on the GUI thread, once its thread has ended,
+        # by dropping the last reference. deleteLater in its own thread would run ~QObject
+        # there, which takes one of Qt's shared signal locks and then waits for the GIL; if
+        # the GUI thread, holding the GIL, emitted a signal guarded by the same lock, both
+        # would wait forever (seen once in ~50 runs of benchmarks/gui_bench.py).
         self._thread = self._worker = None
         if self._saved_switch_interval is not None:
             sys.setswitchinterval(self._saved_switch_interval)
@@ -252,13 +262,16 @@ class TrainingSession(QObject):
 
     @Slot()
     def _flush(self) -> None:
+        with self.gui_turn():
+            self._emit_pending()
+
+    def _emit_pending(self) -> None:
         if self._pending_progress is not None:
             self.bytes_done, self.bytes_total = self._pending_progress
             self._pending_progress = None
             self.progress.emit(self.bytes_done, self.bytes_total)
         batch = self._buffer.drain()
         if batch:
-            self.hold_worker()
             self.merges_done = batch[-1].rank + 1
             self.clock.record(self.merges_done)
             self.merges_added.emit(batch)

@@ -68,14 +68,12 @@ GUI_HOLD_LIMIT = 0.1  # the longest the worker waits for the GUI thread at a tim
 class RunControl:
     """Thread-safe pause / resume / stop for one run, shared by the GUI and the worker.
 
-    It also lets the GUI thread have the GIL to itself while it repaints: before it updates the
-    views, the GUI calls :meth:`hold_for_gui`; the worker then waits at the next merge boundary
-    until the GUI's event loop goes back to sleep (:meth:`release_gui`), or at most
-    :data:`GUI_HOLD_LIMIT`. Without this both threads contend for the GIL and every one of the
-    many calls from Qt into Python during a repaint waits for it, which stretches a 10 ms
-    repaint of the chart to several hundred. Both threads need the GIL; without this the
-    GUI would get it back only every switch interval for each of the many Python calls a repaint
-    makes, and a repaint of the chart could take a tenth of a second.
+    It also lets the GUI thread have the GIL to itself while it updates and repaints the
+    views: the GUI calls :meth:`hold_for_gui` first and :meth:`release_gui` when done (see
+    ``TrainingSession.gui_turn``); meanwhile the worker waits at its next merge boundary, for at
+    most :data:`GUI_HOLD_LIMIT`. Without this, each of the many calls from Qt into Python that
+    a repaint makes (every table cell, every plot item) waits for the GIL, and a 10 ms repaint
+    stretches to a tenth of a second.
     """
 
     def __init__(self) -> None:
@@ -219,6 +217,7 @@ class TrainingWorker(QObject):
                 next_report = now + TOP_PAIRS_INTERVAL
         seconds = time.perf_counter() - start - paused_for
         self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+        trainer.close()
         merges = list(trainer.merges)
         return TrainingResult(
             dict(trainer.vocab),

@@ -57,14 +57,40 @@ def test_malformed_merges_file(qtbot, window, tmp_path):
     vocab.write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
     merges = tmp_path / "merges.txt"
     merges.write_text("#version: 0.2\nĠ t\nthis line has three\n", encoding="utf-8")
-    assert not window.load_tokenizer(vocab, merges)
+    with qtbot.waitSignal(window.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(vocab, merges)
+    assert blocker.args == [False]
     text = _dialog_text(window)
     assert "merges.txt" in text and "line 3" in text
 
 
 def test_load_gpt2_to_inspect(qtbot, window):
-    assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")  # merges found beside it
+    with qtbot.waitSignal(window.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")  # merges found beside it
+        # Loading runs in the background: nothing has been swapped in yet, and the
+        # controls are locked until it ends.
+        assert window.loader.busy and window.merge_model.rowCount() == 0
+        assert not window.panel.load_button.isEnabled()
+        assert not window.panel.train_button.isEnabled()
+    assert blocker.args == [True]
+    assert window.panel.load_button.isEnabled()
     assert window.merge_model.rowCount() == 50_000
     assert window.vocab_model.rowCount() == 50_257
     assert "<|endoftext|>" in window.panel.status.text()
     assert window.panel.save_button.isEnabled()
+
+
+def test_missing_vocabulary_file(qtbot, window, tmp_path):
+    missing = tmp_path / "vocab.json"
+    with qtbot.waitSignal(window.load_finished, timeout=30_000) as blocker:
+        window.load_tokenizer(missing, FIXTURES / "gpt2_merges.txt")
+    assert blocker.args == [False]
+    assert str(missing) in _dialog_text(window)
+    assert window.panel.load_button.isEnabled()  # and the app carries on
+
+
+def test_close_while_loading(qtbot, window):
+    assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    window.close()  # waits for the loading thread; its result is dropped
+    assert not window.loader.busy
+    assert window.loader.active_threads() == 0

@@ -70,6 +70,9 @@ class MergeListView(QWidget):
 
     @Slot(QModelIndex, int, int)
     def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
+        # Lay the new rows out now rather than on Qt's zero timer, which would run after this
+        # frame's repaint and cost a second repaint of the window.
+        self.table.executeDelayedItemsLayout()
         if self._follow:
             self.table.scrollToBottom()
         self._update_title()

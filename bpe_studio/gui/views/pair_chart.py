@@ -11,6 +11,7 @@ What it leaves out: where the pairs come from (the worker's ``top_pairs`` report
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 import pyqtgraph as pg
@@ -51,9 +52,9 @@ class PairChart(QWidget):
     def __init__(self, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.top_k = top_k
-        # Called just before each redraw; the main window uses it to hold the training thread
-        # off the GIL while the plots repaint.
-        self.before_redraw: Callable[[], None] | None = None
+        # Wraps each redraw; the main window uses it to hold the training thread off the GIL
+        # while the plots are updated.
+        self.guard: Callable[[], AbstractContextManager] = nullcontext
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
         self._ranks = np.zeros(1024, dtype=np.float64)
@@ -120,15 +121,15 @@ class PairChart(QWidget):
     def redraw(self) -> None:
         """Apply pending updates now (the timer calls this at most 5 times a second)."""
         self._redraw.stop()
-        if self.before_redraw is not None and (self._pending_pairs is not None
-                                               or self._curve_dirty):
-            self.before_redraw()
-        if self._pending_pairs is not None:
-            pairs, self._pending_pairs = self._pending_pairs, None
-            self._draw_pairs(pairs)
-        if self._curve_dirty:
-            self._curve_dirty = False
-            self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
+        if self._pending_pairs is None and not self._curve_dirty:
+            return
+        with self.guard():
+            if self._pending_pairs is not None:
+                pairs, self._pending_pairs = self._pending_pairs, None
+                self._draw_pairs(pairs)
+            if self._curve_dirty:
+                self._curve_dirty = False
+                self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
 
     def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
         self._pairs = pairs

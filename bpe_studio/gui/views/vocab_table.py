@@ -63,8 +63,16 @@ class VocabTableView(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.table)
 
-        for signal in (model.rowsInserted, model.modelReset, self.proxy.layoutChanged):
+        for signal in (model.modelReset, self.proxy.layoutChanged):
             signal.connect(self._update_title)
+        model.rowsInserted.connect(self._after_insert)
+        self._update_title()
+
+    @Slot()
+    def _after_insert(self, *args: object) -> None:
+        # Lay the new rows out now rather than on Qt's zero timer, which would run after this
+        # frame's repaint and cost a second repaint of the window.
+        self.table.executeDelayedItemsLayout()
         self._update_title()
 
     @Slot()
