@@ -87,6 +87,9 @@ class Tokenizer:
                 f"0x{missing[0]:02x}: a byte-level vocabulary needs all 256"
             )
         self._byte_ids = [inverse[bytes([b])] for b in range(256)]
+        # When the byte tokens have ids 0..255 in some order (GPT-2's and ours do), a piece's
+        # byte ids are one bytes.translate away.
+        self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
 
         # Special tokens missing from the vocabulary are appended after its largest id.
         self._special_ids: dict[str, int] = {}
@@ -143,13 +146,23 @@ class Tokenizer:
         return self._special_ids[token]
 
     # -------------------------------------------------------------- encoding
-    def _bpe(self, piece: str) -> list[int]:
-        """Ids of one pre-token: merge the lowest-ranked adjacent pair (leftmost first) until
-        no pair of the merge list is left."""
-        ids = [self._byte_ids[b] for b in piece.encode("utf-8")]
-        if len(ids) < 2:
+    def _piece_ids(self, piece: str) -> tuple[int, ...]:
+        """Ids of one pre-token (uncached)."""
+        return tuple(self._bpe(piece.encode("utf-8")))
+
+    def _bpe(self, data: bytes) -> list[int]:
+        """Ids of one pre-token's bytes: merge the lowest-ranked adjacent pair (leftmost
+        first) until no pair of the merge list is left."""
+        table = self._byte_table
+        if table is not None:
+            ids = list(data.translate(table))
+        else:
+            byte_ids = self._byte_ids
+            ids = [byte_ids[b] for b in data]
+        n = len(ids)
+        if n < 2:
             return ids
-        if len(ids) > LONG_PIECE:
+        if n > LONG_PIECE:
             return self._bpe_long(ids)
         get = self._ranks.get
         # ranks[i] is the packed (rank, merged id) of the pair ids[i], ids[i + 1]; after a
@@ -166,7 +179,7 @@ class Tokenizer:
                 ranks[i - 1] = get((ids[i - 1], ids[i]), _NO_MERGE)
             if i < len(ranks):
                 ranks[i] = get((ids[i], ids[i + 1]), _NO_MERGE)
-            if not ranks:
+            elif not ranks:
                 return ids
 
     def _bpe_long(self, ids: list[int]) -> list[int]:
@@ -210,8 +223,9 @@ class Tokenizer:
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
             cache.clear()
+        piece_ids = self._piece_ids
         for piece in set(pieces).difference(cache):
-            cache[piece] = tuple(self._bpe(piece))
+            cache[piece] = piece_ids(piece)
         out += chain.from_iterable(map(cache.__getitem__, pieces))
 
     def encode(self, text: str) -> list[int]:
@@ -232,14 +246,14 @@ class Tokenizer:
         packed = self._packed.setdefault(code, {})
         if len(packed) > CACHE_LIMIT:
             packed.clear()
-        cache, bpe = self._cache, self._bpe
+        cache, piece_ids = self._cache, self._piece_ids
         parts: list[bytes] = []
         for segment, special in self._segments(text):
             pieces = pretokenize(segment)
             for piece in set(pieces).difference(packed):
                 ids = cache.get(piece)
                 if ids is None:
-                    ids = bpe(piece)
+                    ids = piece_ids(piece)
                 packed[piece] = array(code, ids).tobytes()
             parts.append(b"".join(map(packed.__getitem__, pieces)))
             if special is not None:
@@ -327,12 +341,12 @@ class Tokenizer:
         return result
 
     def _spans_ordinary(self, text: str, start: int, end: int, result: list[TokenSpan]) -> None:
-        cache, bpe, vocab = self._cache, self._bpe, self.vocab
+        cache, piece_ids, vocab = self._cache, self._piece_ids, self.vocab
         for m in GPT2_REGEX.finditer(text, start, end):
             piece = m.group()
             ids = cache.get(piece)
             if ids is None:
-                ids = cache[piece] = tuple(bpe(piece))
+                ids = cache[piece] = piece_ids(piece)
             base = m.start()
             if piece.isascii():
                 for tid in ids:
