@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -48,7 +48,9 @@ from .worker import TrainingConfig, TrainingResult
 # speed and doubled the GUI's stalls).
 EDITOR_REFRESH_MERGES = 400
 EDITOR_REFRESH_SECONDS = 1.0
-STATUS_INTERVAL_MS = 200
+# While training, the status line and the plots are redrawn every this many ticks of the
+# session (20 a second), in the same pass as the tables: one repaint per tick.
+REDRAW_EVERY_TICKS = 4
 
 SAMPLE_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
@@ -108,9 +110,7 @@ class MainWindow(QMainWindow):
         self._vocab: dict[int, bytes] = {}  # the vocabulary before the first merge
         self._editor_at = 0
         self._editor_time = 0.0
-        self._status_timer = QTimer(self)
-        self._status_timer.setInterval(STATUS_INTERVAL_MS)
-        self._status_timer.timeout.connect(self._update_status)
+        self._ticks = 0
         self.loader = TokenizerLoader(self)
         self.loader.loaded.connect(self._on_loaded)
         self.loader.failed.connect(self._on_load_failed)
@@ -235,13 +235,14 @@ class MainWindow(QMainWindow):
         session.paused_changed.connect(self._on_paused)
         session.failed.connect(self._on_failed)
         session.finished.connect(self._on_finished)
+        session.tick.connect(self._on_tick)
         self.session = session
         self.chart.guard = session.gui_turn
+        self.chart.external_clock = True
         p.progress.setRange(0, 1000)
         p.progress.setValue(0)
         p.progress.setFormat("%p%")
         session.start()
-        self._status_timer.start()
         self._refresh_state()
         self._update_status()
         return True
@@ -295,6 +296,13 @@ class MainWindow(QMainWindow):
                 merges=[(s.left, s.right) for s in steps], special_tokens=specials))
 
     @Slot()
+    def _on_tick(self) -> None:
+        self._ticks += 1
+        if self._ticks % REDRAW_EVERY_TICKS == 0:
+            self._update_status()
+            self.chart.redraw()
+
+    @Slot()
     def _update_status(self) -> None:
         s = self.session
         if s is None or not s.is_running or s.phase == "finished":
@@ -321,8 +329,8 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:
-        self._status_timer.stop()
         self.chart.guard = nullcontext
+        self.chart.external_clock = False
         self.chart.redraw()
         self.result = result
         p = self.panel
@@ -437,7 +445,6 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------- closing
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        self._status_timer.stop()
         if self.session is not None:
             self.session.shutdown()
         self.loader.shutdown()

@@ -97,6 +97,9 @@ class TrainingSession(QObject):
     paused_changed = Signal(bool)
     failed = Signal(str)
     finished = Signal(object)  # TrainingResult, or None after failed
+    # After each flush, paused or not, with the worker still held: the window's one clock, so
+    # that everything it redraws lands in the same repaint.
+    tick = Signal()
 
     def __init__(self, config: TrainingConfig, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -264,6 +267,7 @@ class TrainingSession(QObject):
     def _flush(self) -> None:
         with self.gui_turn():
             self._emit_pending()
+            self.tick.emit()
 
     def _emit_pending(self) -> None:
         if self._pending_progress is not None:

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Slot
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
@@ -28,6 +28,8 @@ TOP_K = 20
 # merged into one redraw per interval.
 REDRAW_INTERVAL_MS = 200
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
+AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
+DECAY_AXIS_WIDTH = 56  # px: room for "10^7" and the axis title
 
 
 def pair_label(left: bytes, right: bytes) -> str:
@@ -46,6 +48,10 @@ def _style_plot(plot: pg.PlotItem) -> None:
         axis = plot.getAxis(name)
         axis.setPen(pg.mkPen("#9ca3af"))
         axis.setTextPen(pg.mkPen("#374151"))
+        # subtle: by default an axis resizes itself to its tick labels while it paints, which
+        # relays out the plot and paints it again: four extra repaints per live update.
+        axis.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
+    plot.getAxis("bottom").setHeight(AXIS_HEIGHT)
 
 
 class PairChart(QWidget):
@@ -55,6 +61,9 @@ class PairChart(QWidget):
         # Wraps each redraw; the main window uses it to hold the training thread off the GIL
         # while the plots are updated.
         self.guard: Callable[[], AbstractContextManager] = nullcontext
+        # While True, the owner calls redraw() on its own clock (the main window does while
+        # training, so the plots repaint together with the tables) and no timer is started.
+        self.external_clock = False
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
         self._ranks = np.zeros(1024, dtype=np.float64)
@@ -89,6 +98,7 @@ class PairChart(QWidget):
         self.decay_plot.setLogMode(x=False, y=True)
         self.decay_plot.setLabel("bottom", "merge rank")
         self.decay_plot.setLabel("left", "pair count (log)")
+        self.decay_plot.getAxis("left").setWidth(DECAY_AXIS_WIDTH)
         self.decay_plot.setMouseEnabled(x=False, y=False)
         self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
@@ -96,6 +106,7 @@ class PairChart(QWidget):
         self._note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
         self._note.setTextWidth(220)
         self.decay_plot.addItem(self._note, ignoreBounds=True)
+        self._note.setVisible(False)
 
         row = QHBoxLayout()
         row.setSpacing(6)
@@ -114,7 +125,7 @@ class PairChart(QWidget):
         self._schedule()
 
     def _schedule(self) -> None:
-        if not self._redraw.isActive():
+        if not self.external_clock and not self._redraw.isActive():
             self._redraw.start()
 
     @Slot()
@@ -130,6 +141,12 @@ class PairChart(QWidget):
             if self._curve_dirty:
                 self._curve_dirty = False
                 self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
+                self._fit_decay_range()
+            # subtle: pyqtgraph applies layout and range changes lazily, while it paints, and
+            # then paints again; applied here, they cost one repaint instead of four.
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+            for plot in (self.pairs_plot, self.decay_plot):
+                plot.vb.prepareForPaint()
 
     def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
         self._pairs = pairs
@@ -145,7 +162,10 @@ class PairChart(QWidget):
         axis.setTicks([list(zip(ys.tolist(), labels))])
         widest = max((QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels),
                      default=40)
-        axis.setWidth(min(max(widest + 16, 60), 320))
+        # The width only grows while training: each change relays the plot out.
+        want = min(max(widest + 16, 60), 320)
+        if want > axis.width() or not self.external_clock:
+            axis.setWidth(want)
         top = float(counts.max()) if n else 1.0
         self.pairs_plot.setXRange(0, top * 1.02, padding=0)
         self.pairs_plot.setYRange(-0.6, max(n, 1) - 0.4, padding=0)
@@ -178,10 +198,23 @@ class PairChart(QWidget):
         self._ranks[self._n : need] = [s.rank for s in steps]
         self._counts[self._n : need] = [max(s.count, 1) for s in steps]
         self._n = need
-        if self._note.toPlainText():
+        if self._note.isVisible():
             self._note.setText("")
+            # subtle: a visible TextItem re-places itself while painting, after every range
+            # change of its plot, and so makes the plot paint twice.
+            self._note.setVisible(False)
         self._curve_dirty = True
         self._schedule()
+
+    def _fit_decay_range(self) -> None:
+        """Set the decay plot's ranges from the data now (pyqtgraph's auto-range would do it
+        while painting, and paint again)."""
+        if not self._n:
+            return
+        logs = np.log10(self._counts[: self._n])
+        low, high = float(logs.min()), float(logs.max())
+        self.decay_plot.setXRange(0, max(self._n - 1, 1), padding=0.02)
+        self.decay_plot.setYRange(low, high if high > low else low + 1, padding=0.05)
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
         return self._ranks[: self._n].copy(), self._counts[: self._n].copy()
@@ -194,6 +227,7 @@ class PairChart(QWidget):
         self._curve.setData([], [])
         self._draw_pairs([])
         self._note.setText(note)
+        self._note.setVisible(bool(note))
         for plot in (self.pairs_plot, self.decay_plot):
             for name in ("left", "bottom"):
                 plot.showAxis(name, not note)
