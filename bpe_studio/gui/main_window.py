@@ -111,6 +111,7 @@ class MainWindow(QMainWindow):
         self._editor_at = 0
         self._editor_time = 0.0
         self._ticks = 0
+        self._vocab_pending: list[MergeStep] = []  # merges not yet in the vocabulary table
         self.loader = TokenizerLoader(self)
         self.loader.loaded.connect(self._on_loaded)
         self.loader.failed.connect(self._on_load_failed)
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
         p.stop_button.clicked.connect(self.stop_training)
         p.save_button.clicked.connect(self._choose_save_directory)
         p.load_button.clicked.connect(self._choose_tokenizer)
-        self.merge_list.merge_selected.connect(self.vocab_table.select_token)
+        self.merge_list.merge_selected.connect(self._select_token)
         self.editor.set_text(SAMPLE_TEXT)
         self._refresh_state()
 
@@ -223,6 +224,7 @@ class MainWindow(QMainWindow):
         self._editor_time = time.perf_counter()
         self.merge_model.reset()
         self.vocab_model.reset(self._vocab)
+        self._vocab_pending = []
         self.chart.clear()
         self.editor.set_tokenizer(TokenizerSource(
             "Tokenizer: bytes only (no merges yet)", vocab=self._vocab,
@@ -279,7 +281,9 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_merges(self, batch: Sequence[MergeStep]) -> None:
         self.merge_model.append(batch)
-        self.vocab_model.append_merges(batch)
+        # The vocabulary table gets its rows on every REDRAW_EVERY_TICKS-th tick: appending
+        # repaints its whole view, though the new rows are usually out of sight.
+        self._vocab_pending.extend(batch)
         self.chart.add_merges(batch)
         n = batch[-1].rank + 1
         now = time.perf_counter()
@@ -301,6 +305,17 @@ class MainWindow(QMainWindow):
         if self._ticks % REDRAW_EVERY_TICKS == 0:
             self._update_status()
             self.chart.redraw()
+            self._flush_vocab()
+
+    def _flush_vocab(self) -> None:
+        if self._vocab_pending:
+            self.vocab_model.append_merges(self._vocab_pending)
+            self._vocab_pending = []
+
+    @Slot(int)
+    def _select_token(self, token_id: int) -> None:
+        self._flush_vocab()
+        self.vocab_table.select_token(token_id)
 
     @Slot()
     def _update_status(self) -> None:
@@ -329,6 +344,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:
+        self._flush_vocab()
         self.chart.guard = nullcontext
         self.chart.external_clock = False
         self.chart.redraw()

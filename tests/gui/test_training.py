@@ -104,6 +104,11 @@ def test_pause_resume_and_stop_midway(qtbot, window, reference, tmp_path):
     qtbot.wait(400)
     assert session.merges_done == held, "merges kept coming while paused"
     assert held < len(full)
+    # The vocabulary table catches up with the merges while paused (it is fed 5 times a
+    # second), and selecting a merge finds its token there.
+    assert window.vocab_model.rowCount() == 257 + held
+    window.merge_list.select_rank(held - 1)
+    assert window.vocab_table.selected_token_id() == 257 + held - 1  # ids: bytes, EOT, merges
 
     # Resume, and pause again on the next batch: the handler runs while the worker waits for
     # the GUI to take the batch, so the pause lands before many more merges are made.
