@@ -41,3 +41,24 @@ def test_pair_chart_marks_the_next_merge(qtbot):
     assert pair_label(b" t", b"he") in chart.pairs_plot.titleLabel.text
     ticks = chart.pairs_plot.getAxis("left")._tickLevels[0]
     assert ticks[2][1].startswith("↵ + ↵")
+
+
+def test_decay_plot_range_covers_every_merge(qtbot):
+    import math
+
+    steps = list(trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"]))
+    chart = PairChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 300)
+    chart.show()
+    qtbot.waitExposed(chart)
+    chart.add_merges(steps[:700])
+    chart.redraw()
+    chart.add_merges(steps[700:])
+    chart.redraw()
+    (x0, x1), (y0, y1) = chart.decay_plot.viewRange()
+    counts = [s.count for s in steps]
+    assert x0 <= 0 and x1 >= len(steps) - 1
+    # The plot is log-scaled: its view range is in log10 units.
+    assert y0 <= math.log10(min(counts)) and y1 >= math.log10(max(counts))
+    assert y1 - y0 < 1.5 * (math.log10(max(counts)) - math.log10(min(counts))) + 0.5
