@@ -237,20 +237,15 @@ class _TreeSampler(threading.Thread):
 
     @staticmethod
     def _mem_kib(pid: int) -> int:
-        try:
-            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
-                for line in f:
-                    if line.startswith(b"Pss:"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        try:
-            with open(f"/proc/{pid}/status", "rb") as f:
-                for line in f:
-                    if line.startswith(b"VmRSS:"):
-                        return int(line.split()[1])
-        except OSError:
-            pass
+        # PSS where the kernel reports it, else RSS.
+        for name, key in (("smaps_rollup", b"Pss:"), ("status", b"VmRSS:")):
+            try:
+                with open(f"/proc/{pid}/{name}", "rb") as f:
+                    for line in f:
+                        if line.startswith(key):
+                            return int(line.split()[1])
+            except OSError:
+                pass
         return 0
 
     def run(self) -> None:
