@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from .core import Tokenizer, TrainingCancelled, infer_special_tokens, trainer_from_file
 from .core.display import readable_token
-from .core.gpt2_format import save_files
+from .core.gpt2_format import load_merges, load_vocab, save_files
 from .progress import ProgressBar
 
 EXIT_ERROR = 1
@@ -161,15 +161,18 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 f"{p}: not found (--tokenizer needs a directory with vocab.json and "
                 "merges.txt, as written by 'bpe-studio train')"
             )
-    tok = Tokenizer.from_files(vocab_path, merges_path)
+    load_start = time.perf_counter()
+    vocab, merges = load_vocab(vocab_path), load_merges(merges_path)
     specials = args.special_token
     if specials is None:
-        specials = infer_special_tokens(tok.vocab, tok.merges)
-    tok = Tokenizer(tok.vocab, tok.merges, specials)
+        specials = infer_special_tokens(vocab, merges)
+    tok = Tokenizer(vocab, merges, specials)
+    load_seconds = time.perf_counter() - load_start
     bar = ProgressBar("encoding", 0, unit="B")
     stats = encode_file(tok, args.input, args.out, workers=args.workers, progress=bar.update)
     bar.close()
     print(
+        f"loaded the tokenizer in {load_seconds + stats.setup_seconds:.2f} s\n"
         f"encoded {stats.input_bytes / 1e6:,.2f} MB into {stats.tokens:,} tokens "
         f"({stats.dtype}) in {stats.seconds:.2f} s\n"
         f"compression ratio: {stats.bytes_per_token:.2f} bytes/token\n"

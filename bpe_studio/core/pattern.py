@@ -12,6 +12,7 @@ U+FFFF (an emoji) go to ``regex``. What it leaves out: special tokens (``pretoke
 from __future__ import annotations
 
 import re
+import sys
 from functools import cache
 
 import regex
@@ -30,10 +31,17 @@ _ASTRAL_SPARSE = 1000
 _NEXT_CUT = re.compile(r"(?<=\S)[ \n\t]")
 
 
+# Possessive runs (Python 3.11+) spare `re` the bookkeeping for backtracking that these
+# alternatives never need: nothing follows the run inside them.
+_RUN = "++" if sys.version_info >= (3, 11) else "+"
+
+
 def _pattern_with_classes(letters: str, numbers: str, spaces: str) -> re.Pattern:
+    # subtle: letters come first here, before the contractions, because most pre-tokens are
+    # words; no text can match both (a contraction starts with "'", a word never does).
     return re.compile(
-        rf"""'(?:[sdmt]|ll|ve|re)| ?[{letters}]+| ?[{numbers}]+| ?[^{spaces}{letters}{numbers}]+"""
-        rf"""|[{spaces}]+(?![^{spaces}])|[{spaces}]+"""
+        rf""" ?[{letters}]{_RUN}|'(?:[sdmt]|ll|ve|re)| ?[{numbers}]{_RUN}"""
+        rf"""| ?[^{spaces}{letters}{numbers}]{_RUN}|[{spaces}]+(?![^{spaces}])|[{spaces}]+"""
     )
 
 
@@ -57,6 +65,11 @@ def _bmp_classes() -> tuple[str, str, str]:
 @cache
 def _bmp_regex() -> re.Pattern:
     return _pattern_with_classes(*_bmp_classes())
+
+
+def prepare() -> None:
+    """Build the fast pattern now rather than at the first long non-ASCII text."""
+    _bmp_regex()
 
 
 def _is_cut(text: str, p: int) -> bool:

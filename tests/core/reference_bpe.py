@@ -140,3 +140,15 @@ def reference_train(
         vocab[len(vocab)] = step.left + step.right
         merges.append((step.left, step.right))
     return vocab, merges
+
+
+def reference_encode_piece(piece: bytes, ranks: dict[Pair, int]) -> Word:
+    """Rank-based BPE of one pre-token, the slow way: look at every adjacent pair, merge the
+    leftmost occurrence of the one with the lowest rank, and start again."""
+    word: Word = tuple(bytes([b]) for b in piece)
+    while True:
+        ranked = [(ranks[p], i) for i, p in enumerate(zip(word, word[1:])) if p in ranks]
+        if not ranked:
+            return word
+        _, i = min(ranked)
+        word = word[:i] + (word[i] + word[i + 1],) + word[i + 2 :]

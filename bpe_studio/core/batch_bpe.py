@@ -1,0 +1,178 @@
+"""Rank-based BPE of many pre-tokens at once, with NumPy.
+
+What it does: :class:`BatchBpe` merges a whole batch of pre-tokens in rounds. In each round
+every pre-token that still has a mergeable pair applies its lowest-ranked pair at every place
+it occurs (left to right, so ``a a a`` becomes ``aa a``), as one set of array operations over
+all pre-tokens together. Pre-tokens with nothing left to merge leave the working arrays.
+
+Why it is exact: the one-at-a-time algorithm (``Tokenizer._bpe``) merges the leftmost
+occurrence of the lowest-ranked pair, then looks again. When every merge ranks after the
+merges that made its two parts ("monotone" merges; BPE training always produces such lists,
+GPT-2's included), a merge of rank ``r`` only creates pairs that rank after ``r``, so the next
+lowest pair is ``r`` again at its next occurrence, until none is left: exactly what one round
+does. :meth:`BatchBpe.build` returns None for a merge list that is not monotone.
+
+What it leaves out: pre-tokenization and caching (``tokenizer``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
+
+import numpy as np
+
+_NONE = np.iinfo(np.int64).max  # "no merge" in a packed rank array
+_ID_MASK = (1 << 32) - 1
+_EMPTY = -1
+# Golden-ratio multiplier for the pair hash table (Fibonacci hashing).
+_HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+# Rounds stop once this few pre-tokens are left: the per-round array overhead (tens of
+# microseconds) is then more than merging them one by one.
+SCALAR_TAIL = 16
+
+
+class _PairTable:
+    """(left id, right id) -> packed ``rank << 32 | merged id``: an open-addressing hash table
+    in NumPy arrays, looked up for a whole array of pairs at once."""
+
+    def __init__(self, left: np.ndarray, right: np.ndarray, packed: np.ndarray, id_bound: int):
+        self.radix = np.int64(id_bound)
+        keys = left * self.radix + right
+        bits = max(8, (4 * len(keys)).bit_length())  # load factor at most 1/4
+        self.shift = np.uint64(64 - bits)
+        self.mask = np.int64((1 << bits) - 1)
+        self.keys = np.full(1 << bits, _EMPTY, dtype=np.int64)
+        self.values = np.full(1 << bits, _NONE, dtype=np.int64)
+        slots = self._home(keys)
+        todo = np.arange(len(keys))
+        while len(todo):
+            # Every key whose slot is free writes itself there; of several aiming at one slot,
+            # one write lands. The rest, and keys whose slot was taken, try the next slot.
+            s = slots[todo]
+            free = np.flatnonzero(self.keys[s] == _EMPTY)
+            self.keys[s[free]] = keys[todo[free]]
+            landed = free[self.keys[s[free]] == keys[todo[free]]]
+            self.values[s[landed]] = packed[todo[landed]]
+            left_over = np.ones(len(todo), dtype=bool)
+            left_over[landed] = False
+            todo = todo[left_over]
+            slots[todo] = (slots[todo] + 1) & self.mask
+
+    def _home(self, keys: np.ndarray) -> np.ndarray:
+        h = (keys.astype(np.uint64) * _HASH_MUL) >> self.shift
+        return h.astype(np.int64)
+
+    def lookup(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Packed ranks of the pairs ``(left[i], right[i])``; ``_NONE`` where no merge."""
+        keys = left * self.radix + right
+        slots = self._home(keys)
+        out = np.full(len(keys), _NONE, dtype=np.int64)
+        todo = np.arange(len(keys))
+        while len(todo):
+            s = slots[todo]
+            found = self.keys[s]
+            hit = found == keys[todo]
+            out[todo[hit]] = self.values[s[hit]]
+            todo = todo[~hit & (found != _EMPTY)]
+            slots[todo] = (slots[todo] + 1) & self.mask
+        return out
+
+
+class BatchBpe:
+    """Merges many pre-tokens at once; see the module docstring."""
+
+    def __init__(self, table: _PairTable, byte_ids: Sequence[int]) -> None:
+        self._table = table
+        self._byte_ids = np.array(byte_ids, dtype=np.int64)
+        # Every pair of two byte tokens, in one flat array: the first round's lookups.
+        left = np.repeat(self._byte_ids, 256)
+        right = np.tile(self._byte_ids, 256)
+        self._byte_pairs = table.lookup(left, right)
+
+    @classmethod
+    def build(
+        cls,
+        ranks: Mapping[tuple[int, int], int],
+        byte_ids: Sequence[int],
+        vocab_ids: Sequence[int],
+    ) -> BatchBpe | None:
+        """A batch merger for these packed ranks, or None if the merges are not monotone."""
+        if not ranks:
+            return None
+        pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
+        left, right = pairs[0::2], pairs[1::2]
+        packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
+        rank, made = packed >> 32, packed & _ID_MASK
+        bound = max(max(vocab_ids), int(pairs.max()), int(made.max())) + 1
+        # made_at[t]: the last rank that makes token t (-1 for bytes and special tokens).
+        made_at = np.full(bound, -1, dtype=np.int64)
+        np.maximum.at(made_at, made, rank)
+        if (rank <= made_at[left]).any() or (rank <= made_at[right]).any():
+            return None
+        return cls(_PairTable(left, right, packed, bound), byte_ids)
+
+    def merge(
+        self, pieces: Sequence[bytes], finish_one: Callable[[list[int]], list[int]]
+    ) -> tuple[np.ndarray, list[int]]:
+        """The ids of ``pieces`` (non-empty byte strings), all in one array, and where each
+        piece's ids end in it. ``finish_one(ids)`` merges a list of ids one pair at a time;
+        it takes the last few stragglers."""
+        count = len(pieces)
+        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+        raw = np.frombuffer(b"".join(pieces), dtype=np.uint8)
+        ids = self._byte_ids[raw]
+        owner = np.repeat(np.arange(count, dtype=np.int32), lengths)
+        ranks = np.empty(len(ids), dtype=np.int64)
+        ranks[:-1] = self._byte_pairs[raw[:-1].astype(np.int64) * 256 + raw[1:]]
+        first = np.cumsum(lengths) - lengths
+        ranks[first[1:] - 1] = _NONE  # the last byte of a piece pairs with nothing
+        ranks[-1] = _NONE
+
+        done_ids: list[np.ndarray] = []
+        done_owner: list[np.ndarray] = []
+        lookup = self._table.lookup
+        while len(ids):
+            sizes = np.diff(first, append=len(ids))
+            best = np.minimum.reduceat(ranks, first)
+            live = best != _NONE
+            live_count = int(np.count_nonzero(live))
+            on = np.repeat(live, sizes)
+            if live_count < len(first):
+                done_ids.append(ids[~on])
+                done_owner.append(owner[~on])
+            if live_count <= SCALAR_TAIL:
+                starts = first[live]
+                for a, n, who in zip(starts.tolist(), sizes[live].tolist(), owner[starts]):
+                    merged = finish_one(ids[a : a + n].tolist())
+                    done_ids.append(np.array(merged, dtype=np.int64))
+                    done_owner.append(np.full(len(merged), who, dtype=np.int32))
+                break
+            at = np.flatnonzero(ranks == np.repeat(np.where(live, best, -1), sizes))
+            # subtle: a pair of two equal ids can occur overlapping ("a a a"); of each run of
+            # adjacent positions only every other one, from the left, is merged.
+            adjacent = at[1:] == at[:-1] + 1
+            if adjacent.any():
+                run_start = np.concatenate(([True], ~adjacent))
+                start_pos = np.maximum.accumulate(np.where(run_start, np.arange(len(at)), 0))
+                at = at[(np.arange(len(at)) - start_pos) % 2 == 0]
+            ids[at] = ranks[at] & _ID_MASK
+            keep = on
+            keep[at + 1] = False
+            new_pos = np.cumsum(keep) - 1
+            # A live piece keeps its first element (a merge drops the right one of a pair).
+            first = new_pos[first[live]]
+            at = new_pos[at]
+            ids, owner, ranks = ids[keep], owner[keep], ranks[keep]
+            # Re-rank the pairs each merged token now starts and ends; a position listed
+            # twice gets the same value twice.
+            ranks[at] = _NONE
+            touched = np.concatenate((at[at > 0] - 1, at))
+            touched = touched[touched < len(ids) - 1]
+            touched = touched[owner[touched] == owner[touched + 1]]
+            ranks[touched] = lookup(ids[touched], ids[touched + 1])
+        all_ids = np.concatenate(done_ids) if done_ids else np.empty(0, dtype=np.int64)
+        all_owner = np.concatenate(done_owner) if done_owner else np.empty(0, dtype=np.int32)
+        order = np.argsort(all_owner, kind="stable")
+        ends = np.cumsum(np.bincount(all_owner, minlength=count)).tolist()
+        return all_ids[order], ends

@@ -1,0 +1,146 @@
+"""The NumPy batch merger (``batch_bpe``) against a slow one-pair-at-a-time reference, and the
+tokenizer paths that use it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import regex
+from core_helpers import EOT, FIXTURES, SLICES, slice_head
+from hypothesis import given
+from hypothesis import strategies as st
+from reference_bpe import GPT2_SPLIT_PATTERN, reference_encode_piece
+from text_strategies import HYPO
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core.batch_bpe import SCALAR_TAIL, BatchBpe
+from bpe_studio.core.tokenizer import BATCH_BUILD_MIN, LONG_PIECE
+
+SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
+
+
+def batch_of(tok: Tokenizer) -> BatchBpe | None:
+    return BatchBpe.build(tok._ranks, tok._byte_ids, tok.vocab)
+
+
+def run_batch(tok: Tokenizer, pieces: list[bytes]) -> list[list[bytes]]:
+    batch = batch_of(tok)
+    assert batch is not None
+    flat, ends = batch.merge(pieces, tok._merge_ids)
+    ids = flat.tolist()
+    assert len(ends) == len(pieces) and ends[-1] == len(ids)
+    return [[tok.vocab[i] for i in ids[a:b]] for a, b in zip([0, *ends], ends)]
+
+
+def reference(tok: Tokenizer, pieces: list[bytes]) -> list[list[bytes]]:
+    ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
+    return [list(reference_encode_piece(p, ranks)) for p in pieces]
+
+
+def unique_pieces(text: str) -> list[bytes]:
+    found = {p.encode() for p in SPLIT.findall(text)}
+    return sorted(p for p in found if len(p) <= LONG_PIECE)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory) -> Tokenizer:
+    text = slice_head("chinese", 60_000) + slice_head("code", 60_000)
+    path = tmp_path_factory.mktemp("trained") / "c.txt"
+    path.write_bytes(text.encode())
+    return Tokenizer(*train_bpe(path, 3_000, [EOT]), [EOT])
+
+
+# Merges of "a" and "b" whose pairs overlap in runs ("aaaa", "abab"); monotone by design.
+RUN_MERGES = [
+    (b"a", b"a"), (b"a", b"b"), (b"aa", b"aa"), (b"aa", b"a"), (b"b", b"b"),
+    (b"ab", b"ab"), (b"b", b"a"), (b"aaaa", b"aaaa"), (b"bb", b"b"), (b"abab", b"a"),
+]  # fmt: skip
+
+
+def run_tokenizer() -> Tokenizer:
+    vocab = {i: bytes([i]) for i in range(256)}
+    for a, b in RUN_MERGES:
+        vocab[len(vocab)] = a + b
+    return Tokenizer(vocab, RUN_MERGES)
+
+
+@pytest.mark.parametrize("name", list(SLICES))
+def test_gpt2_batch_equals_reference_on_corpus_pieces(gpt2_tokenizer, name):
+    pieces = unique_pieces(slice_head(name, 60_000))
+    assert len(pieces) > 1000
+    assert run_batch(gpt2_tokenizer, pieces) == reference(gpt2_tokenizer, pieces)
+
+
+@pytest.mark.parametrize("name", ["chinese", "code", "english"])
+def test_trained_batch_equals_reference_on_corpus_pieces(trained, name):
+    pieces = unique_pieces(slice_head(name, 60_000))
+    assert run_batch(trained, pieces) == reference(trained, pieces)
+
+
+@HYPO
+@given(st.lists(st.text("ab ", min_size=1, max_size=LONG_PIECE), min_size=1, max_size=60))
+def test_overlapping_runs_merge_left_to_right(words):
+    tok = run_tokenizer()
+    pieces = [w.encode() for w in words]
+    assert run_batch(tok, pieces) == reference(tok, pieces)
+
+
+def test_stragglers_finish_one_by_one():
+    """Many pre-tokens done in a round or two and a few long ones: the long ones end up in
+    the one-at-a-time tail, and each still lands in its own place."""
+    tok = run_tokenizer()
+    long = [b"ab" * 32, b"a" * 63, b"ba" * 31 + b"b"]
+    pieces = [b"b", b"ab", b"x"] * (SCALAR_TAIL * 4) + long + [b"a"]
+    got = run_batch(tok, pieces)
+    assert got == reference(tok, pieces)
+    assert got[-4:-1] == reference(tok, long)
+
+
+def test_pair_table_finds_every_merge_and_nothing_else(gpt2_tokenizer):
+    batch = batch_of(gpt2_tokenizer)
+    pairs = np.array(list(gpt2_tokenizer._ranks), dtype=np.int64)
+    got = batch._table.lookup(pairs[:, 0], pairs[:, 1])
+    assert got.tolist() == list(gpt2_tokenizer._ranks.values())
+    rng = np.random.default_rng(0)
+    left, right = rng.integers(0, 50257, size=(2, 20_000))
+    absent = [(a, b) not in gpt2_tokenizer._ranks for a, b in zip(left.tolist(), right.tolist())]
+    missing = batch._table.lookup(left, right)[np.array(absent)]
+    assert (missing == np.iinfo(np.int64).max).all()
+
+
+def non_monotone_tokenizer() -> Tokenizer:
+    """Rank 0 joins "a" with "bc", a token that only rank 1 makes."""
+    merges = [(b"a", b"bc"), (b"b", b"c")]
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"abc", 257: b"bc"}
+    return Tokenizer(vocab, merges)
+
+
+def test_non_monotone_merges_fall_back_to_one_at_a_time():
+    tok = non_monotone_tokenizer()
+    assert batch_of(tok) is None
+    words = [f" {i}abc{'bc' * (i % 7)}a" for i in range(BATCH_BUILD_MIN + 10)]
+    ids = tok.encode("".join(words))
+    assert tok._batch_state == "unusable"
+    ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
+    inverse = {token: idx for idx, token in tok.vocab.items()}
+    expected = [
+        inverse[t]
+        for w in words
+        for p in SPLIT.findall(w)
+        for t in reference_encode_piece(p.encode(), ranks)
+    ]
+    assert ids == expected
+
+
+def test_fresh_tokenizer_uses_the_batch_and_matches_tiktoken(tiktoken_gpt2):
+    """A fresh tokenizer (cold cache) encoding a long text goes through the batch merger,
+    for encode and encode_array alike."""
+    text = slice_head("english", 400_000) + EOT + slice_head("chinese", 200_000)
+    expected = tiktoken_gpt2.encode(text, allowed_special="all")
+    for method in ("encode", "encode_array"):
+        tok = Tokenizer.from_files(
+            FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
+        )
+        got = getattr(tok, method)(text)
+        assert tok._batch_state == "built"
+        assert list(got) == expected, method
