@@ -17,7 +17,7 @@ What it leaves out: pre-tokenization and caching (``tokenizer``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 
 import numpy as np
@@ -95,9 +95,10 @@ class BatchBpe:
         cls,
         ranks: Mapping[tuple[int, int], int],
         byte_ids: Sequence[int],
-        vocab_ids: Sequence[int],
+        vocab_ids: Iterable[int],
     ) -> BatchBpe | None:
-        """A batch merger for these packed ranks, or None if the merges are not monotone."""
+        """A batch merger for these packed ranks (``Tokenizer._ranks``), or None if the
+        merges are not monotone."""
         if not ranks:
             return None
         pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
@@ -105,6 +106,8 @@ class BatchBpe:
         packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
         rank, made = packed >> 32, packed & _ID_MASK
         bound = max(max(vocab_ids), int(pairs.max()), int(made.max())) + 1
+        if bound > 1 << 31:
+            return None  # a pair's key, left * bound + right, would not fit in 63 bits
         # made_at[t]: the last rank that makes token t (-1 for bytes and special tokens).
         made_at = np.full(bound, -1, dtype=np.int64)
         np.maximum.at(made_at, made, rank)
