@@ -122,6 +122,8 @@ class BatchBpe:
         piece's ids end in it. ``finish_one(ids)`` merges a list of ids one pair at a time;
         it takes the last few stragglers."""
         count = len(pieces)
+        if not count:
+            return np.empty(0, dtype=np.int64), []
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
         raw = np.frombuffer(b"".join(pieces), dtype=np.uint8)
         ids = self._byte_ids[raw]

@@ -176,9 +176,10 @@ class Tokenizer:
         cache.update(zip(short, map(tuple, map(ids.__getitem__, map(slice, [0, *ends], ends)))))
 
     def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
-        """Merge many distinct pre-tokens together, if there are enough of them: those up to
-        ``LONG_PIECE`` bytes, with the ids of all of them in one array and where each one's
-        end. Longer ones go straight into the cache. None when one by one is faster."""
+        """Merge many distinct pre-tokens together, if there are enough of them; None when
+        one by one is faster. Pre-tokens longer than ``LONG_PIECE`` bytes go straight into
+        the cache; for the others, returns them, all their ids in one array, and where in
+        it each one's ids end."""
         batch = self._batch_for(len(pieces))
         if batch is None:
             return None
@@ -192,8 +193,6 @@ class Tokenizer:
             else:
                 short.append(piece)
                 short_bytes.append(data)
-        if not short:
-            return None
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 

@@ -144,3 +144,20 @@ def test_fresh_tokenizer_uses_the_batch_and_matches_tiktoken(tiktoken_gpt2):
         got = getattr(tok, method)(text)
         assert tok._batch_state == "built"
         assert list(got) == expected, method
+
+
+def test_batch_of_only_long_pretokens():
+    """Pre-tokens over LONG_PIECE bytes skip the batch (one by one, with a heap), even when
+    they alone make a batch; each is merged once and right."""
+    tok = run_tokenizer()
+    letters = "cdefghij"
+    words = [
+        " " + "ab" * 33 + "".join(letters[int(d)] for d in f"{i:04o}")
+        for i in range(BATCH_BUILD_MIN + 5)
+    ]
+    ids = tok.encode("".join(words))
+    assert tok._batch_state == "built"
+    ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
+    inverse = {token: idx for idx, token in tok.vocab.items()}
+    assert ids == [inverse[t] for w in words for t in reference_encode_piece(w.encode(), ranks)]
+    assert batch_of(tok).merge([], tok._merge_ids)[1] == []
