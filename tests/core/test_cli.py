@@ -133,6 +133,9 @@ def assert_reports_ratio(result, n_bytes, n_ids):
     ratio = n_bytes / n_ids
     numbers = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*\.?\d*", out)]
     assert any(abs(x - ratio) <= 0.051 for x in numbers), (ratio, out)
+    # Throughput is timed from the start of encoding; loading the tokenizer is reported apart.
+    assert re.search(r"throughput: \d+\.\d+ MB/s", out), out
+    assert re.search(r"loaded the tokenizer in \d+\.\d+ s", out), out
 
 
 def test_encode_with_special_token(tmp_path, corpus, trained_dir):
