@@ -238,7 +238,7 @@ def _encode_cli(
         "loading GPT-2, starting 2 workers, writing the .npy); the printed figure is the "
         "command's own throughput line, timed from the start of encoding: after loading GPT-2 "
         "and building its fast pattern and merge tables, which the command reports on its own "
-        "line (\"loaded the tokenizer in ...\"), as tiktoken's rate leaves out building its "
+        'line ("loaded the tokenizer in ..."), as tiktoken\'s rate leaves out building its '
         f"Encoding. .npy ids equal tiktoken's: {'NO' if wrong else 'yes'}."
     )
     bg = common.background_note(item, runs)

@@ -100,7 +100,8 @@ def gui(path: Path, vocab_size: int) -> dict:
         "merges": len(result.merges),
         "merge_seconds": result.merge_seconds,
         "total_seconds": total,
-        "max_gap_ms": state["gap"] * 1000, "where": state["where"],
+        "max_gap_ms": state["gap"] * 1000,
+        "where": state["where"],
     }
 
 
@@ -116,8 +117,11 @@ def main() -> int:
         g = [gui(path, vocab_size) for _ in range(args.repeat)]
         if args.verbose:
             for r in g:
-                print("  GUI run:", {k: round(v, 3) if isinstance(v, float) else v
-                                     for k, v in r.items()}, flush=True)
+                print(
+                    "  GUI run:",
+                    {k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()},
+                    flush=True,
+                )
         hb = min(h, key=lambda r: r["merge_seconds"])
         gb = min(g, key=lambda r: r["merge_seconds"])
         assert hb["merges"] == gb["merges"], (hb, gb)

@@ -26,7 +26,7 @@ SIZE = (1440, 900)
 EDITOR_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
     "sunshine with her dog, Max.\n"
-    "One day, Lily found a shiny red ball under a big tree. \"Look, Max!\" she said.\n"
+    'One day, Lily found a shiny red ball under a big tree. "Look, Max!" she said.\n'
     "\tNumbers like 2024 and 3.14, and   extra   spaces, tokenize too.\n"
     "中文分词：你好，世界！ 今天天气很好。 Emoji: 😀😊 · café, naïve\n"
     "<|endoftext|>\n"

@@ -51,8 +51,9 @@ def has_display(environ: dict[str, str] | None = None, platform: str | None = No
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="bpe-studio", description="BPE Studio desktop app")
-    parser.add_argument("--demo", action="store_true",
-                        help="train on the bundled TinyStories sample right away")
+    parser.add_argument(
+        "--demo", action="store_true", help="train on the bundled TinyStories sample right away"
+    )
     parser.add_argument("command", nargs="?", choices=["gui"], help="open the app")
     parser.add_argument("corpus", nargs="?", help="a UTF-8 text file to load")
     return parser.parse_args(argv)

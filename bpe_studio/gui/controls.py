@@ -59,8 +59,10 @@ def status_text(
     """The status line while a run is going: phase, progress, merges/s, elapsed, remaining."""
     head = "Paused · " if paused else ""
     if phase == "pre-tokenizing":
-        return (f"{head}Pre-tokenizing: {format_bytes(bytes_done)} / {format_bytes(bytes_total)}"
-                f" · {format_duration(elapsed)} elapsed")
+        return (
+            f"{head}Pre-tokenizing: {format_bytes(bytes_done)} / {format_bytes(bytes_total)}"
+            f" · {format_duration(elapsed)} elapsed"
+        )
     text = f"{head}Merging: {merges_done:,} / {target:,} · {rate:,.0f} merges/s"
     text += f" · {format_duration(elapsed)} elapsed"
     if rate > 0 and target > merges_done:
@@ -146,15 +148,21 @@ class TrainingPanel(QWidget):
             size = format_bytes(path.stat().st_size)
         except OSError:
             size = "unreadable"
-        self.corpus_label.setText(f"<b>{path.name}</b> <span style='color:{MUTED}'>· {size}"
-                                  f" · {path.parent}</span>")
+        self.corpus_label.setText(
+            f"<b>{path.name}</b> <span style='color:{MUTED}'>· {size} · {path.parent}</span>"
+        )
         self.corpus_label.setToolTip(str(path))
 
     def set_state(self, state: str, *, has_corpus: bool = False, can_save: bool = False) -> None:
         """``state``: "idle", "running", "paused", "loading" (a tokenizer) or "done"."""
         busy = state in ("running", "paused", "loading")
-        for widget in (self.open_button, self.vocab_spin, self.specials_edit,
-                       self.workers_spin, self.load_button):
+        for widget in (
+            self.open_button,
+            self.vocab_spin,
+            self.specials_edit,
+            self.workers_spin,
+            self.load_button,
+        ):
             widget.setEnabled(not busy)
         self.train_button.setEnabled(not busy and has_corpus)
         training = state in ("running", "paused")

@@ -55,7 +55,7 @@ REDRAW_EVERY_TICKS = 4
 SAMPLE_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
     "sunshine with her dog, Max.\n"
-    "One day, Lily found a shiny red ball under a big tree. \"Look, Max!\" she said.\n"
+    'One day, Lily found a shiny red ball under a big tree. "Look, Max!" she said.\n'
     "\tNumbers like 2024 and 3.14, and   extra   spaces, tokenize too.\n"
     "中文分词：你好，世界！ Emoji: 😀😊 · café, naïve\n"
     "<|endoftext|>\n"
@@ -143,14 +143,18 @@ class MainWindow(QMainWindow):
             state = "loading"
         else:
             state = "done" if (self.result or self.loaded) else "idle"
-        self.panel.set_state(state, has_corpus=self.corpus is not None,
-                             can_save=self.result is not None or self.loaded is not None)
+        self.panel.set_state(
+            state,
+            has_corpus=self.corpus is not None,
+            can_save=self.result is not None or self.loaded is not None,
+        )
 
     def show_error(self, title: str, message: str) -> None:
         """A window-modal error box (not blocking the event loop); the app carries on."""
         self.last_error = message
-        box = QMessageBox(QMessageBox.Icon.Critical, title, message,
-                          QMessageBox.StandardButton.Ok, self)
+        box = QMessageBox(
+            QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, self
+        )
         box.setWindowModality(Qt.WindowModality.WindowModal)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
@@ -174,7 +178,8 @@ class MainWindow(QMainWindow):
     def _choose_corpus(self) -> None:
         start = str(self.corpus.parent) if self.corpus else ""
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open corpus", start, "Text files (*.txt *.text *.md);;All files (*)")
+            self, "Open corpus", start, "Text files (*.txt *.text *.md);;All files (*)"
+        )
         if path:
             self.open_corpus(path)
 
@@ -213,8 +218,9 @@ class MainWindow(QMainWindow):
             self.show_error("No corpus", "Open a corpus file first (or drop one on the window).")
             return False
         p = self.panel
-        config = TrainingConfig(self.corpus, p.vocab_spin.value(), p.special_tokens(),
-                                p.workers_spin.value())
+        config = TrainingConfig(
+            self.corpus, p.vocab_spin.value(), p.special_tokens(), p.workers_spin.value()
+        )
         if self.session is not None:
             self.session.shutdown()  # its thread has ended; make sure it is released
             self.session.deleteLater()
@@ -226,9 +232,13 @@ class MainWindow(QMainWindow):
         self.vocab_model.reset(self._vocab)
         self._vocab_pending = []
         self.chart.clear()
-        self.editor.set_tokenizer(TokenizerSource(
-            "Tokenizer: bytes only (no merges yet)", vocab=self._vocab,
-            special_tokens=config.special_tokens))
+        self.editor.set_tokenizer(
+            TokenizerSource(
+                "Tokenizer: bytes only (no merges yet)",
+                vocab=self._vocab,
+                special_tokens=config.special_tokens,
+            )
+        )
         session = TrainingSession(config, self)
         session.progress.connect(self._on_progress)
         session.merging.connect(self._on_merging)
@@ -287,17 +297,24 @@ class MainWindow(QMainWindow):
         self.chart.add_merges(batch)
         n = batch[-1].rank + 1
         now = time.perf_counter()
-        if (n - self._editor_at >= EDITOR_REFRESH_MERGES
-                and now - self._editor_time >= EDITOR_REFRESH_SECONDS):
+        if (
+            n - self._editor_at >= EDITOR_REFRESH_MERGES
+            and now - self._editor_time >= EDITOR_REFRESH_SECONDS
+        ):
             self._editor_at, self._editor_time = n, now
             specials = self.session.config.special_tokens if self.session else ()
             # Built here, at most once a second, rather than kept up to date per merge.
             steps = self.merge_model.steps()
             vocab = dict(self._vocab)
             vocab.update((s.new_id, s.merged) for s in steps)
-            self.editor.set_tokenizer(TokenizerSource(
-                f"Tokenizer: training, {n:,} merges so far", vocab=vocab,
-                merges=[(s.left, s.right) for s in steps], special_tokens=specials))
+            self.editor.set_tokenizer(
+                TokenizerSource(
+                    f"Tokenizer: training, {n:,} merges so far",
+                    vocab=vocab,
+                    merges=[(s.left, s.right) for s in steps],
+                    special_tokens=specials,
+                )
+            )
 
     @Slot()
     def _on_tick(self) -> None:
@@ -332,10 +349,18 @@ class MainWindow(QMainWindow):
             self.panel.progress.setValue(int(1000 * s.bytes_done / total) if total else 0)
         else:
             self.panel.progress.setValue(min(s.merges_done, self.panel.progress.maximum()))
-        self.panel.status.setText(status_text(
-            s.phase, bytes_done=s.bytes_done, bytes_total=s.bytes_total,
-            merges_done=s.merges_done, target=s.target_merges, rate=s.clock.rate(),
-            elapsed=s.clock.elapsed(), paused=s.paused))
+        self.panel.status.setText(
+            status_text(
+                s.phase,
+                bytes_done=s.bytes_done,
+                bytes_total=s.bytes_total,
+                merges_done=s.merges_done,
+                target=s.target_merges,
+                rate=s.clock.rate(),
+                elapsed=s.clock.elapsed(),
+                paused=s.paused,
+            )
+        )
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
@@ -358,20 +383,30 @@ class MainWindow(QMainWindow):
             rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
             took = f"{format_duration(result.merge_seconds)}, {rate:,.0f} merges/s"
             if result.stopped:
-                p.status.setText(f"Stopped after {n:,} of {result.target_merges:,} merges"
-                                 f" ({took}); Save keeps them")
+                p.status.setText(
+                    f"Stopped after {n:,} of {result.target_merges:,} merges"
+                    f" ({took}); Save keeps them"
+                )
             elif result.exhausted:
-                p.status.setText(f"Pairs ran out after {n:,} merges ({took}): vocabulary "
-                                 f"{len(result.vocab):,} of {self.session.config.vocab_size:,}"
-                                 if self.session else f"Pairs ran out after {n:,} merges")
+                p.status.setText(
+                    f"Pairs ran out after {n:,} merges ({took}): vocabulary "
+                    f"{len(result.vocab):,} of {self.session.config.vocab_size:,}"
+                    if self.session
+                    else f"Pairs ran out after {n:,} merges"
+                )
             else:
                 p.status.setText(f"Done: {n:,} merges in {took}")
             if not result.stopped:
                 p.progress.setValue(p.progress.maximum())
             name = self.corpus.name if self.corpus else "corpus"
-            self.editor.set_tokenizer(TokenizerSource(
-                f"Tokenizer: trained on {name}, {n:,} merges", vocab=result.vocab,
-                merges=result.merges, special_tokens=result.special_tokens))
+            self.editor.set_tokenizer(
+                TokenizerSource(
+                    f"Tokenizer: trained on {name}, {n:,} merges",
+                    vocab=result.vocab,
+                    merges=result.merges,
+                    special_tokens=result.special_tokens,
+                )
+            )
         self._refresh_state()
 
     # ------------------------------------------------------ save and load
@@ -390,8 +425,9 @@ class MainWindow(QMainWindow):
             vocab_path, merges_path = save_files(target, vocab, merges)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
-            self.show_error("Could not save tokenizer",
-                            f"Could not save the tokenizer to {target}:\n\n{reason}")
+            self.show_error(
+                "Could not save tokenizer", f"Could not save the tokenizer to {target}:\n\n{reason}"
+            )
             return False
         self.statusBar().showMessage(f"Saved {vocab_path} and {merges_path}", 10_000)
         return True
@@ -402,8 +438,9 @@ class MainWindow(QMainWindow):
         if directory:
             self.save_tokenizer(directory)
 
-    def load_tokenizer(self, vocab_path: str | os.PathLike,
-                       merges_path: str | os.PathLike | None = None) -> bool:
+    def load_tokenizer(
+        self, vocab_path: str | os.PathLike, merges_path: str | os.PathLike | None = None
+    ) -> bool:
         """Start loading a GPT-2-format vocab.json + merges.txt pair (GPT-2's own included) in
         the background; the merges file is looked for beside the vocabulary when not given.
         ``load_finished`` tells how it went. False when nothing was started."""
@@ -421,11 +458,15 @@ class MainWindow(QMainWindow):
         tokenizer = loaded.tokenizer
         self.merge_model.reset(loaded.steps, counts_known=False)
         self.vocab_model.reset_rows(loaded.rows)
-        self.chart.clear("vocab.json and merges.txt hold no pair counts: train a tokenizer "
-                         "to see them")
-        self.editor.set_tokenizer(TokenizerSource(
-            f"Tokenizer: {loaded.vocab_file.name}, {len(tokenizer.merges):,} merges",
-            tokenizer=tokenizer))
+        self.chart.clear(
+            "vocab.json and merges.txt hold no pair counts: train a tokenizer to see them"
+        )
+        self.editor.set_tokenizer(
+            TokenizerSource(
+                f"Tokenizer: {loaded.vocab_file.name}, {len(tokenizer.merges):,} merges",
+                tokenizer=tokenizer,
+            )
+        )
         self.loaded, self.result = tokenizer, None
         self.panel.progress.setRange(0, 1)
         self.panel.progress.setValue(0)
@@ -434,7 +475,8 @@ class MainWindow(QMainWindow):
         special = f", special tokens {', '.join(specials)}" if specials else ""
         self.panel.status.setText(
             f"Loaded {loaded.vocab_file.name}: {len(tokenizer.vocab):,} tokens, "
-            f"{len(tokenizer.merges):,} merges{special}")
+            f"{len(tokenizer.merges):,} merges{special}"
+        )
         self._refresh_state()
         self.load_finished.emit(True)
 
@@ -448,13 +490,15 @@ class MainWindow(QMainWindow):
     @Slot()
     def _choose_tokenizer(self) -> None:
         vocab, _ = QFileDialog.getOpenFileName(
-            self, "Load tokenizer: choose its vocab.json", "", "Vocabulary (*.json);;All (*)")
+            self, "Load tokenizer: choose its vocab.json", "", "Vocabulary (*.json);;All (*)"
+        )
         if not vocab:
             return
         merges: str | None = None
         if not merges_beside(Path(vocab)).exists():
             merges, _ = QFileDialog.getOpenFileName(
-                self, "…and its merges.txt", str(Path(vocab).parent), "Merges (*.txt);;All (*)")
+                self, "…and its merges.txt", str(Path(vocab).parent), "Merges (*.txt);;All (*)"
+            )
             if not merges:
                 return
         self.load_tokenizer(vocab, merges)

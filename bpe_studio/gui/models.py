@@ -59,9 +59,7 @@ class _Table(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.HEADERS)
 
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY
-    ) -> Any:
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
             if role == _DISPLAY:
                 return self.HEADERS[section]
@@ -297,7 +295,8 @@ class VocabFilterProxy(QSortFilterProxyModel):
         if text.strip().isdigit():
             parts.append(f"\t{int(text.strip())}$")
         pattern = QRegularExpression(
-            "|".join(parts), QRegularExpression.PatternOption.CaseInsensitiveOption)
+            "|".join(parts), QRegularExpression.PatternOption.CaseInsensitiveOption
+        )
         self.setFilterRegularExpression(pattern)
 
     @property

@@ -9,8 +9,9 @@ FIXTURES = ROOT / "tests" / "fixtures"
 EOT = "<|endoftext|>"
 
 
-def train_in_window(qtbot, window, corpus: Path, vocab_size: int, specials: str = EOT,
-                    timeout: int = 60_000):
+def train_in_window(
+    qtbot, window, corpus: Path, vocab_size: int, specials: str = EOT, timeout: int = 60_000
+):
     """Open ``corpus``, click Train, and wait for the run's result."""
     assert window.open_corpus(corpus)
     window.panel.vocab_spin.setValue(vocab_size)

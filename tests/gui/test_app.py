@@ -48,8 +48,9 @@ def _run(argv: list[str], wait: bool, env_update: dict[str, str] | None = None):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     env.update(env_update or {})
     code = PROBE.format(argv=argv, wait=wait)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     line = [x for x in proc.stdout.splitlines() if x.startswith("{")][-1]
     return json.loads(line)
@@ -72,11 +73,15 @@ def test_gui_with_a_corpus_loads_it(tmp_path):
 
 
 def test_no_display_says_so_in_one_line():
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
     code = "import sys; from bpe_studio.gui.app import main; sys.exit(main([]))"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
     if sys.platform.startswith("linux"):
         assert proc.returncode == 2
         lines = proc.stderr.strip().splitlines()
@@ -96,6 +101,12 @@ def test_has_display_rules():
 
 def test_bad_arguments_return_an_error_code():
     code = "import sys; from bpe_studio.gui.app import main; sys.exit(main(['frobnicate']))"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=ROOT, env=dict(os.environ, QT_QPA_PLATFORM="offscreen"), timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+        timeout=60,
+    )
     assert proc.returncode == 2 and "invalid choice" in proc.stderr

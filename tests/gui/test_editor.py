@@ -14,8 +14,10 @@ from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.gui.spans import TokenizerSource, compute_spans
 from bpe_studio.gui.views.token_editor import TokenEditor
 
-MIXED = ("Once upon a time, a cat sat.<|endoftext|>\n中文分词：你好，世界！\n"
-         "Emoji 😀😊 and café\t tabs  spaces\n\n" * 3)
+MIXED = (
+    "Once upon a time, a cat sat.<|endoftext|>\n中文分词：你好，世界！\n"
+    "Emoji 😀😊 and café\t tabs  spaces\n\n" * 3
+)
 
 
 @pytest.fixture(scope="module")
@@ -138,5 +140,6 @@ def test_a_1mb_paste_stays_responsive(qtbot, editor, chinese_tokenizer):
     # Tokenizing runs in the background: the GUI thread keeps ticking meanwhile.
     assert gaps["max"] < 0.25, f"GUI stalled {gaps['max'] * 1000:.0f} ms while tokenizing"
     assert paste < 2.0
-    print(f"paste {paste * 1000:.0f} ms, largest GUI gap while tokenizing "
-          f"{gaps['max'] * 1000:.0f} ms")
+    print(
+        f"paste {paste * 1000:.0f} ms, largest GUI gap while tokenizing {gaps['max'] * 1000:.0f} ms"
+    )

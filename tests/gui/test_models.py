@@ -79,6 +79,8 @@ def test_filter_by_id(steps):
     proxy = VocabFilterProxy()
     proxy.setSourceModel(model)
     proxy.set_filter_text("300")
-    ids = {model.token_at(proxy.mapToSource(proxy.index(r, 0)).row())[0]
-           for r in range(proxy.rowCount())}
+    ids = {
+        model.token_at(proxy.mapToSource(proxy.index(r, 0)).row())[0]
+        for r in range(proxy.rowCount())
+    }
     assert 300 in ids

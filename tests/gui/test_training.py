@@ -42,8 +42,10 @@ def test_full_training_matches_core(qtbot, window, reference):
     # Vocabulary table: vocab_size rows, ids and bytes as the core's vocabulary.
     vocab_model = window.vocab_model
     assert vocab_model.rowCount() == VOCAB
-    assert {vocab_model.token_at(r)[0]: vocab_model.token_at(r)[1]
-            for r in range(vocab_model.rowCount())} == reference["vocab"]
+    assert {
+        vocab_model.token_at(r)[0]: vocab_model.token_at(r)[1]
+        for r in range(vocab_model.rowCount())
+    } == reference["vocab"]
     # Chart: the final top pairs the trainer reports, and one decay point per merge.
     assert window.chart.shown_pairs() == reference["top"]
     assert window.chart.shown_bar_counts() == [c for _, _, c in reference["top"]]
@@ -163,7 +165,8 @@ def test_editor_retokenizes_while_training(qtbot, window, monkeypatch):
     window.panel.vocab_spin.setValue(3000)
     window.start_training()
     window.session.merges_added.connect(
-        lambda batch: labels.append(window.editor.source.label if window.editor.source else ""))
+        lambda batch: labels.append(window.editor.source.label if window.editor.source else "")
+    )
     with qtbot.waitSignal(window.session.finished, timeout=60_000):
         pass
     assert any("merges so far" in label for label in labels)
@@ -184,8 +187,13 @@ def test_dropping_a_file_opens_it(qtbot, window, tmp_path):
     corpus.write_text("a b c\n", encoding="utf-8")
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(corpus))])
-    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime,
-                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     window.dropEvent(event)
     assert window.corpus == corpus.resolve()
     assert window.panel.train_button.isEnabled()

@@ -101,4 +101,3 @@ class MergeListView(QWidget):
         if index.isValid():
             self.table.selectRow(rank)
             self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
-

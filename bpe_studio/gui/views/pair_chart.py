@@ -84,8 +84,14 @@ class PairChart(QWidget):
         self.pairs_plot.setMouseEnabled(x=False, y=False)
         self.pairs_plot.showGrid(x=True, y=False, alpha=0.15)
         self.pairs_plot.setLabel("bottom", "pair count")
-        self._bars = pg.BarGraphItem(x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0),
-                                     height=0.72, pen=pg.mkPen(None), brush=pg.mkBrush(BAR))
+        self._bars = pg.BarGraphItem(
+            x0=np.zeros(0),
+            y=np.zeros(0),
+            width=np.zeros(0),
+            height=0.72,
+            pen=pg.mkPen(None),
+            brush=pg.mkBrush(BAR),
+        )
         self.pairs_plot.addItem(self._bars)
         self._axis_font = monospace_font()
         self.pairs_plot.getAxis("left").setStyle(tickFont=self._axis_font)
@@ -160,8 +166,9 @@ class PairChart(QWidget):
         labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
         axis = self.pairs_plot.getAxis("left")
         axis.setTicks([list(zip(ys.tolist(), labels))])
-        widest = max((QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels),
-                     default=40)
+        widest = max(
+            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=40
+        )
         # The width only grows while training: each change relays the plot out.
         want = min(max(widest + 16, 60), 320)
         if want > axis.width() or not self.external_clock:
@@ -173,7 +180,10 @@ class PairChart(QWidget):
             a, b, c = self._pairs[0]
             self.pairs_plot.setTitle(
                 f"Next merge: <b style='color:{ACCENT}'>{pair_label(a, b)}</b>"
-                f" ({c:,}) · top {n} pairs", color="#111827", size="10pt")
+                f" ({c:,}) · top {n} pairs",
+                color="#111827",
+                size="10pt",
+            )
         else:
             self.pairs_plot.setTitle("No pairs left to merge", color="#111827", size="10pt")
 
@@ -237,6 +247,4 @@ class PairChart(QWidget):
             self._note.setPos(0.5, 0.5)
             self.pairs_plot.setTitle(note, color="#111827", size="10pt")
         else:
-            self.decay_plot.setTitle("Count at merge time vs rank", color="#111827",
-                                     size="10pt")
-
+            self.decay_plot.setTitle("Count at merge time vs rank", color="#111827", size="10pt")

@@ -159,8 +159,11 @@ class TokenTextEdit(QPlainTextEdit):
                 group += 1
             else:
                 j = i + 1
-                fmt = (self._special_format if int(ids[i]) in self._special_ids
-                       else self._token_formats[i % 2])
+                fmt = (
+                    self._special_format
+                    if int(ids[i]) in self._special_ids
+                    else self._token_formats[i % 2]
+                )
             cursor = QTextCursor(doc)
             cursor.setPosition(spans.to_utf16(a))
             cursor.setPosition(spans.to_utf16(b), QTextCursor.MoveMode.KeepAnchor)
@@ -199,8 +202,13 @@ class TokenTextEdit(QPlainTextEdit):
             tid = int(spans.ids[k])
             token = tok.vocab.get(tid, b"")
             rank = tok.merge_rank(tid)
-            origin = (f"merge rank {rank:,}" if rank is not None
-                      else "special token" if tid in self._special_ids else "single byte")
+            origin = (
+                f"merge rank {rank:,}"
+                if rank is not None
+                else "special token"
+                if tid in self._special_ids
+                else "single byte"
+            )
             hexes = " ".join(f"{b:02x}" for b in token[:24]) + (" …" if len(token) > 24 else "")
             parts.append(
                 f"<b>id {tid:,}</b> &nbsp;<code>{html.escape(readable_token(token))}</code><br>"

@@ -107,4 +107,3 @@ class VocabTableView(QWidget):
         if not rows:
             return None
         return self.model.token_at(self.proxy.mapToSource(rows[0]).row())[0]
-
