@@ -1,0 +1,411 @@
+"""Hugging Face ``tokenizer.json`` for byte-level BPE: reading and writing.
+
+What it does: :func:`read_hf` accepts the two shapes byte-level BPE files come in (GPT-2 /
+RoBERTa: a ``ByteLevel`` pre-tokenizer with its own regex; Llama-3 / Qwen2: a ``Split`` regex
+then ``ByteLevel`` without one) and refuses, naming the component, anything whose tokenization
+it could not reproduce exactly. :func:`write_hf` writes a file ``tokenizers`` loads and that
+encodes as the data does. What it leaves out: other model types (WordPiece, Unigram,
+WordLevel), normalizers, truncation and padding, and encoding itself.
+
+Regexes: ``tokenizers`` runs Oniguruma (Ruby syntax), this project the ``regex`` module. They
+agree on what these patterns use (alternation, classes, ``\\p{..}``, ``(?i:..)``, lookahead,
+possessive ``?+ *+ ++``) but not on ``^``/``$`` (Oniguruma: any line) and ``{m,n}+`` (Oniguruma:
+a repeated interval, not a possessive one), nor on some inline flags. Patterns using those are
+refused in both directions, except the named ones, written in forms proven equal by the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..gpt2_format import decode_token, encode_token
+from .atomic import output_dir, write_bytes_atomic
+from .data import PATTERNS, TokenizerData, pattern_name
+
+# The named patterns as Oniguruma must read them to split as the regex module splits with
+# PATTERNS (gpt2 is ByteLevel's own regex, so it needs none). cl100k: "\p{N}{1,3}+" loses its
+# possessive "+" (nothing follows it inside its alternative, so greedy is the same) and "$"
+# becomes "\z" (after "\s++" no line break is left for Python's "$" to stop before).
+_HF_PATTERNS: dict[str, str] = {
+    "cl100k": PATTERNS["cl100k"].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}").replace("$", r"\z"),
+    "o200k": PATTERNS["o200k"],
+}
+_HF_NAMES = {regex: name for name, regex in _HF_PATTERNS.items()}
+_ESCAPES_WITH_BRACES = set("pPNxgkuU")
+_ANCHOR_ESCAPES = set("ZzGhHRXK")
+_QUANTIFIER = re.compile(r"\{\d*,?\d*\}")
+
+
+def engine_trap(pattern: str) -> str | None:
+    """The first construct of ``pattern`` that Oniguruma and the regex module read
+    differently (see the module docstring), or None."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            if nxt in _ANCHOR_ESCAPES:
+                return "\\" + nxt
+            if nxt in _ESCAPES_WITH_BRACES and pattern[i + 2 : i + 3] == "{":
+                i = pattern.find("}", i) + 1 or n
+                continue
+            i += 2
+        elif c == "[":
+            # A class: skip to its closing bracket (a "]" first in the class is literal).
+            j = i + 1
+            if pattern[j : j + 1] == "^":
+                j += 1
+            if pattern[j : j + 1] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+        elif c in "^$":
+            return c
+        elif c == "{":
+            m = _QUANTIFIER.match(pattern, i)
+            if m and pattern[m.end() : m.end() + 1] == "+":
+                return m.group() + "+"
+            i = m.end() if m else i + 1
+        elif c == "(" and pattern[i + 1 : i + 2] == "?":
+            flags = re.match(r"\(\?([a-zA-Z]*)[:)-]", pattern[i:])
+            if flags and set(flags.group(1)) - {"i"}:
+                return flags.group(0)
+            i += 2
+        else:
+            i += 1
+    return None
+
+
+# ------------------------------------------------------------------ reading
+class _Reader:
+    """One file's checks; ``fail`` names the file and the component."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def fail(self, component: str, why: str) -> ValueError:
+        return ValueError(f"{self.name}: {component}: {why}")
+
+    def byte_level(self, obj: Mapping[str, Any], component: str, use_regex: bool) -> None:
+        if obj.get("add_prefix_space"):
+            raise self.fail(component, "add_prefix_space true adds a space to every text")
+        if bool(obj.get("use_regex", True)) != use_regex:
+            raise self.fail(component, f"use_regex must be {str(use_regex).lower()} here")
+
+    def split(self, obj: Mapping[str, Any], component: str) -> str:
+        pat = obj.get("pattern")
+        if not isinstance(pat, dict) or not isinstance(pat.get("Regex"), str):
+            raise self.fail(component, f"only a Regex pattern is supported, got {pat!r}")
+        regex = pat["Regex"]
+        behavior, invert = obj.get("behavior"), bool(obj.get("invert"))
+        if regex in _HF_NAMES and (behavior, invert) == ("Isolated", False):
+            return _HF_NAMES[regex]
+        trap = engine_trap(regex)
+        if trap:
+            raise self.fail(
+                component, f"{trap!r} means different things in Oniguruma and in Python's regex"
+            )
+        if (behavior, invert) == ("Removed", True):
+            return regex  # the matches, in order: exactly findall
+        if (behavior, invert) == ("Isolated", False):
+            # subtle: Isolated also keeps the text between matches, one piece per gap; the
+            # second alternative consumes such a gap, up to where the pattern matches again.
+            return rf"(?:{regex})|(?:(?!(?:{regex}))(?s:.))+"
+        raise self.fail(component, f"behavior {behavior!r} with invert {invert} is not supported")
+
+    def pre_tokenizer(self, obj: Any) -> str:
+        component = "pre_tokenizer"
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        if kind == "ByteLevel":
+            self.byte_level(obj, component, use_regex=True)
+            return "gpt2"
+        if kind == "Sequence":
+            steps = obj.get("pretokenizers") or []
+            kinds = [s.get("type") if isinstance(s, dict) else None for s in steps]
+            if kinds == ["Split", "ByteLevel"]:
+                pattern = self.split(steps[0], f"{component}.pretokenizers[0] (Split)")
+                self.byte_level(steps[1], f"{component}.pretokenizers[1] (ByteLevel)", False)
+                return pattern
+            if kinds == ["ByteLevel"]:
+                self.byte_level(steps[0], f"{component}.pretokenizers[0] (ByteLevel)", True)
+                return "gpt2"
+            raise self.fail(component, f"Sequence of {kinds} is not supported")
+        raise self.fail(component, f"{kind or obj!r} is not supported (ByteLevel, Split+ByteLevel)")
+
+    def post_processor(self, obj: Any, component: str = "post_processor") -> None:
+        if obj is None:
+            return
+        kind = obj.get("type") if isinstance(obj, dict) else None
+        if kind == "ByteLevel":
+            return  # it only adjusts offsets
+        if kind == "Sequence":
+            for i, step in enumerate(obj.get("processors") or []):
+                self.post_processor(step, f"{component}.processors[{i}]")
+            return
+        if kind == "TemplateProcessing":
+            items = [*(obj.get("single") or []), *(obj.get("pair") or [])]
+            if not any(isinstance(it, dict) and "SpecialToken" in it for it in items):
+                return
+        raise self.fail(component, f"{kind or obj!r} adds tokens to every text")
+
+    def check_model(self, model: Any) -> dict[str, Any]:
+        if not isinstance(model, dict):
+            raise self.fail("model", "missing")
+        kind = model.get("type", "BPE" if "merges" in model else None)
+        if kind != "BPE":
+            raise self.fail("model", f"type {kind!r} is not supported (only byte-level BPE)")
+        if model.get("byte_fallback"):
+            raise self.fail("model.byte_fallback", "byte fallback is not byte-level BPE")
+        if model.get("dropout") not in (None, 0, 0.0):
+            raise self.fail("model.dropout", f"{model['dropout']!r} makes encoding random")
+        for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+            if model.get(key):
+                raise self.fail(f"model.{key}", f"{model[key]!r} is not supported")
+        return model
+
+    def token(self, text: Any, where: str) -> bytes:
+        if not isinstance(text, str) or not text:
+            raise self.fail(where, f"expected a non-empty token string, got {text!r}")
+        return decode_token(text, f"{self.name}: {where}")
+
+    def merges(self, raw: Any) -> list[tuple[bytes, bytes]]:
+        if not isinstance(raw, list):
+            raise self.fail("model.merges", "expected a list")
+        merges: list[tuple[bytes, bytes]] = []
+        for i, m in enumerate(raw):
+            where = f"model.merges[{i}]"
+            parts = m.split(" ") if isinstance(m, str) else m
+            if not isinstance(parts, list) or len(parts) != 2:
+                raise self.fail(where, f"expected 'a b' or [a, b], got {m!r}")
+            merges.append((self.token(parts[0], where), self.token(parts[1], where)))
+        return merges
+
+
+def _bpe_reaches(token: bytes, merge_rank: Mapping[tuple[bytes, bytes], int]) -> bool:
+    """Does rank-by-merge BPE over ``token``'s bytes end in ``token`` itself?"""
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        ranked = [(merge_rank.get((a, b)), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
+        found = [(r, i) for r, i in ranked if r is not None]
+        if not found:
+            return False
+        _, i = min(found)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return True
+
+
+def read_hf(path: str | os.PathLike) -> TokenizerData:
+    """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; added tokens
+    become special tokens with their ids.
+
+    Raises ValueError naming the file and component for anything whose tokenization this
+    project would not reproduce exactly (see the module docstring and ``_Reader``).
+    """
+    name = os.fspath(path)
+    r = _Reader(name)
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"{name}: cannot read ({e.strerror or e})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{name}: not a UTF-8 JSON file ({e})") from None
+    if not isinstance(obj, dict):
+        raise ValueError(f"{name}: expected a JSON object")
+    for key in ("truncation", "padding", "normalizer"):
+        if obj.get(key) is not None:
+            raise r.fail(key, f"{obj[key].get('type', obj[key])!r} changes the ids (null only)")
+    model = r.check_model(obj.get("model"))
+    pattern = r.pre_tokenizer(obj.get("pre_tokenizer"))
+    r.post_processor(obj.get("post_processor"))
+    decoder = obj.get("decoder")
+    if not isinstance(decoder, dict) or decoder.get("type") != "ByteLevel":
+        raise r.fail("decoder", f"{decoder!r} is not supported (ByteLevel only)")
+
+    specials: dict[str, int] = {}
+    for i, added in enumerate(obj.get("added_tokens") or []):
+        where = f"added_tokens[{i}]"
+        content, idx = added.get("content"), added.get("id")
+        if not isinstance(content, str) or not content:
+            raise r.fail(where, f"content must be a non-empty string, got {content!r}")
+        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+            raise r.fail(where, f"id must be a non-negative integer, got {idx!r}")
+        for flag in ("single_word", "lstrip", "rstrip"):
+            if added.get(flag):
+                raise r.fail(where, f"{flag} true changes how {content!r} is matched")
+        if content in specials or idx in specials.values():
+            raise r.fail(where, f"{content!r} (id {idx}) is given twice")
+        specials[content] = idx
+
+    raw_vocab = model.get("vocab")
+    if not isinstance(raw_vocab, dict):
+        raise r.fail("model.vocab", "expected an object mapping tokens to ids")
+    vocab: dict[int, bytes] = {}
+    for text, idx in raw_vocab.items():
+        where = f"model.vocab[{text!r}]"
+        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+            raise r.fail(where, f"id must be a non-negative integer, got {idx!r}")
+        if idx in vocab:
+            raise r.fail(where, f"id {idx} is used twice")
+        if specials.get(text) == idx:
+            vocab[idx] = text.encode("utf-8")
+            continue
+        vocab[idx] = r.token(text, where)
+    inverse: dict[bytes, int] = {}
+    for idx, tok in vocab.items():
+        if inverse.setdefault(tok, idx) != idx:
+            raise r.fail("model.vocab", f"ids {inverse[tok]} and {idx} hold the same bytes {tok!r}")
+    for s, idx in specials.items():
+        sb = s.encode("utf-8")
+        if vocab.get(idx, sb) != sb or inverse.get(sb, idx) != idx:
+            raise r.fail("added_tokens", f"{s!r} (id {idx}) clashes with the model's vocabulary")
+        vocab[idx] = sb
+    missing = [b for b in range(256) if bytes([b]) not in inverse]
+    if missing:
+        raise r.fail("model.vocab", f"byte 0x{missing[0]:02x} has no token (byte-level needs 256)")
+
+    merges = r.merges(model.get("merges"))
+    merge_rank: dict[tuple[bytes, bytes], int] = {}
+    for i, (a, b) in enumerate(merges):
+        where = f"model.merges[{i}]"
+        for part in (a, b, a + b):
+            if part not in inverse:
+                raise r.fail(where, f"token {part!r} is not in the vocabulary")
+        # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
+        if merge_rank.setdefault((a, b), i) != i:
+            raise r.fail(where, f"repeats merge {merge_rank[(a, b)]}")
+    if model.get("ignore_merges"):
+        # A pre-token that is a vocabulary token is then emitted whole; that agrees with
+        # merging only if merging builds every token from its own bytes.
+        special_ids = set(specials.values())
+        for idx, tok in sorted(vocab.items()):
+            if len(tok) > 1 and idx not in special_ids and not _bpe_reaches(tok, merge_rank):
+                raise r.fail(
+                    "model.ignore_merges",
+                    f"token {tok!r} (id {idx}) is not built by the merges from its own bytes",
+                )
+    return TokenizerData(vocab, merges, specials, pattern)
+
+
+# ------------------------------------------------------------------ writing
+def _pre_tokenizer(pattern: str) -> dict[str, Any]:
+    name = pattern_name(pattern)
+    if name == "gpt2":
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": False,
+            "trim_offsets": True,
+            "use_regex": True,
+        }
+    if name in _HF_PATTERNS:
+        split = {"Regex": _HF_PATTERNS[name]}
+        behavior, invert = "Isolated", False
+    else:
+        trap = engine_trap(pattern)
+        if trap:
+            raise ValueError(
+                f"pattern {pattern!r}: {trap!r} means different things in Oniguruma (which "
+                "tokenizers runs) and in Python's regex"
+            )
+        # The matches only, as findall gives them: text the pattern does not cover is dropped.
+        split = {"Regex": pattern}
+        behavior, invert = "Removed", True
+    return {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": split, "behavior": behavior, "invert": invert},
+            {
+                "type": "ByteLevel",
+                "add_prefix_space": False,
+                "trim_offsets": True,
+                "use_regex": False,
+            },
+        ],
+    }
+
+
+def _hf_object(data: TokenizerData) -> dict[str, Any]:
+    special_ids = set(data.special_tokens.values())
+    vocab: dict[str, int] = {}
+    inverse: dict[bytes, int] = {}
+    for idx, tok in sorted(data.vocab.items()):
+        if tok in inverse:
+            raise ValueError(f"ids {inverse[tok]} and {idx} hold the same token {tok!r}")
+        inverse[tok] = idx
+        vocab[encode_token(tok)] = idx
+    for s, idx in data.special_tokens.items():
+        if data.vocab.get(idx) != s.encode("utf-8"):
+            raise ValueError(f"special token {s!r}: id {idx} does not hold it in the vocabulary")
+    missing = [b for b in range(256) if bytes([b]) not in inverse]
+    if missing:
+        raise ValueError(f"no id for byte 0x{missing[0]:02x}: byte-level BPE needs all 256")
+    merges: list[list[str]] = []
+    seen: set[tuple[bytes, bytes]] = set()
+    for i, (a, b) in enumerate(data.merges):
+        for part in (a, b, a + b):
+            if part not in inverse or inverse[part] in special_ids:
+                raise ValueError(f"merge {i} ({a!r}, {b!r}): {part!r} is not an ordinary token")
+        if (a, b) in seen:
+            continue  # a repeat never applies; tokenizers would let it override the first
+        seen.add((a, b))
+        merges.append([encode_token(a), encode_token(b)])
+    added = [
+        {
+            "id": idx,
+            "content": s,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
+        for s, idx in sorted(data.special_tokens.items(), key=lambda item: item[1])
+    ]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added,
+        "normalizer": None,
+        "pre_tokenizer": _pre_tokenizer(data.pattern),
+        "post_processor": None,
+        "decoder": {
+            "type": "ByteLevel",
+            "add_prefix_space": False,
+            "trim_offsets": True,
+            "use_regex": True,
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": merges,
+        },
+    }
+
+
+def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
+    """Write ``directory/tokenizer.json`` (atomically) for ``data``; returns its path.
+
+    Raises ValueError naming the path for a tokenizer the format cannot hold exactly.
+    """
+    where = os.fspath(Path(directory) / "tokenizer.json")
+    try:
+        obj = _hf_object(data)
+    except ValueError as e:
+        raise ValueError(f"{where}: cannot write this tokenizer: {e}") from None
+    path = output_dir(directory) / "tokenizer.json"
+    text = json.dumps(obj, ensure_ascii=False) + "\n"
+    write_bytes_atomic(path, text.encode("utf-8"))
+    return path

@@ -1,0 +1,74 @@
+"""The tokenizers shipped with the package: GPT-2, cl100k_base (GPT-4) and o200k_base (GPT-4o).
+
+What it does: :func:`preset_data` reads a preset's files from ``resources/tokenizers`` (through
+``importlib.resources``) and pairs them with the pattern and special tokens tiktoken publishes
+for that encoding. What it leaves out: building a ``Tokenizer`` from the data, and the file
+formats themselves (``gpt2_format``, ``formats``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from importlib import resources
+from importlib.resources.abc import Traversable
+
+from .formats.data import TokenizerData
+from .formats.tiktoken_file import read_tiktoken
+from .gpt2_format import decode_token
+
+EOT = "<|endoftext|>"
+# Each preset's pattern name and special tokens, as tiktoken_ext/openai_public.py gives them.
+_PRESETS: dict[str, tuple[str, dict[str, int]]] = {
+    "gpt2": ("gpt2", {EOT: 50256}),
+    "cl100k_base": (
+        "cl100k",
+        {
+            EOT: 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
+        },
+    ),
+    "o200k_base": ("o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
+}
+PRESETS: tuple[str, ...] = tuple(_PRESETS)
+
+
+def _folder() -> Traversable:
+    return resources.files("bpe_studio.resources") / "tokenizers"
+
+
+def _gpt2_data(special_tokens: dict[str, int]) -> TokenizerData:
+    folder = _folder()
+    vocab_file, merges_file = folder / "gpt2_vocab.json.gz", folder / "gpt2_merges.txt.gz"
+    raw = json.loads(gzip.decompress(vocab_file.read_bytes()))
+    vocab = {
+        idx: decode_token(tok, f"{vocab_file.name}: entry {tok!r}") for tok, idx in raw.items()
+    }
+    merges: list[tuple[bytes, bytes]] = []
+    text = gzip.decompress(merges_file.read_bytes()).decode("utf-8")
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line or line.startswith("#version"):
+            continue
+        left, right = line.split(" ")
+        where = f"{merges_file.name}: line {lineno}"
+        merges.append((decode_token(left, where), decode_token(right, where)))
+    return TokenizerData(vocab, merges, dict(special_tokens), "gpt2")
+
+
+def preset_data(name: str) -> TokenizerData:
+    """The shipped tokenizer ``name`` (one of :data:`PRESETS`) with its real special tokens.
+
+    >>> data = preset_data("gpt2")
+    >>> len(data.vocab), len(data.merges), data.special_tokens, data.pattern
+    (50257, 50000, {'<|endoftext|>': 50256}, 'gpt2')
+    """
+    if name not in _PRESETS:
+        raise ValueError(f"unknown preset {name!r}; the presets are {', '.join(PRESETS)}")
+    pattern, special_tokens = _PRESETS[name]
+    if name == "gpt2":
+        return _gpt2_data(special_tokens)
+    with resources.as_file(_folder() / f"{name}.tiktoken.gz") as path:
+        return read_tiktoken(path, pattern, special_tokens)

@@ -1,0 +1,93 @@
+"""A slow, obviously correct encoder for the format tests, and the oracles' inputs.
+
+Nothing here is imported from ``bpe_studio``. :func:`reference_encode` cuts out special tokens
+(leftmost, longest first), splits the rest with ``regex.findall`` and, within each piece, joins
+the adjacent pair listed first in the merge list until none is listed. :func:`published`
+gives tiktoken's own settings for an encoding without downloading anything, and
+:func:`read_rank_file` reads a rank file the way tiktoken's loader does.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import regex
+
+
+def published(name: str) -> dict:
+    """tiktoken_ext's constructor result for ``name`` (pat_str, special_tokens), with the
+    download replaced by an empty rank table."""
+    import tiktoken_ext.openai_public as op
+
+    original = op.load_tiktoken_bpe
+    op.load_tiktoken_bpe = lambda *args, **kwargs: {}
+    try:
+        return op.ENCODING_CONSTRUCTORS[name]()
+    finally:
+        op.load_tiktoken_bpe = original
+
+
+def read_rank_file(path: Path) -> dict[bytes, int]:
+    raw = path.read_bytes()
+    if path.name.endswith(".gz"):
+        raw = gzip.decompress(raw)
+    ranks = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
+
+
+class ReferenceEncoder:
+    def __init__(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Mapping[str, int],
+        pattern: str,
+    ) -> None:
+        self.ids = {tok: idx for idx, tok in vocab.items()}
+        self.rank: dict[tuple[bytes, bytes], int] = {}
+        for i, pair in enumerate(merges):
+            self.rank.setdefault(tuple(pair), i)
+        self.specials = dict(special_tokens)
+        self.split = regex.compile(pattern)
+        self.cache: dict[str, list[int]] = {}
+
+    def _bpe(self, piece: str) -> list[int]:
+        if piece not in self.cache:
+            raw = piece.encode("utf-8")
+            parts = [raw[i : i + 1] for i in range(len(raw))]
+            while len(parts) > 1:
+                listed = [
+                    (self.rank[(a, b)], i)
+                    for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                    if (a, b) in self.rank
+                ]
+                if not listed:
+                    break
+                _, i = min(listed)
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            self.cache[piece] = [self.ids[p] for p in parts]
+        return self.cache[piece]
+
+    def encode(self, text: str) -> list[int]:
+        out: list[int] = []
+        pos = 0
+        while pos <= len(text):
+            # the earliest special token from pos; of those starting there, the longest
+            hits = [(text.find(s, pos), -len(s), s) for s in self.specials]
+            hits = [h for h in hits if h[0] >= 0]
+            end = min(hits)[0] if hits else len(text)
+            for piece in self.split.findall(text[pos:end]):
+                out += self._bpe(piece)
+            if not hits:
+                break
+            _, neg_len, s = min(hits)
+            out.append(self.specials[s])
+            pos = end - neg_len
+        return out
