@@ -1,0 +1,332 @@
+"""tiktoken rank files: reading, the derived merges, and writing.
+
+Oracles: tiktoken itself, built offline from the rank files with the settings tiktoken_ext
+publishes, against the slow reference encoder (``reference_encoder``) run on the merges this
+module derives; and a derivation written here, independently, for every preset token.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+from collections import Counter
+
+import pytest
+import regex
+import tiktoken
+from core_helpers import EOT, REPO_ROOT, SLICES, read_fixture
+from hypothesis import given, settings
+from reference_bpe import reference_steps
+from reference_encoder import ReferenceEncoder, published, read_rank_file
+from text_strategies import HYPO, TEXTS
+
+from bpe_studio.core.formats import (
+    PATTERNS,
+    TokenizerData,
+    derive_merges,
+    read_ranks,
+    read_tiktoken,
+    write_tiktoken,
+)
+from bpe_studio.core.presets import preset_data
+
+RESOURCES = REPO_ROOT / "resources" / "tokenizers"
+ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}
+SLICE_CHARS = 15_000
+
+
+class Loaded:
+    """A preset as read by the code under test, tiktoken's encoding, and the reference."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.data = preset_data(name)
+        self.ranks = read_rank_file(RESOURCES / f"{name}.tiktoken.gz")
+        settings = published(name)
+        self.tiktoken = tiktoken.Encoding(
+            name,
+            pat_str=settings["pat_str"],
+            mergeable_ranks=self.ranks,
+            special_tokens=settings["special_tokens"],
+        )
+        self.reference = ReferenceEncoder(
+            self.data.vocab,
+            self.data.merges,
+            self.data.special_tokens,
+            PATTERNS[self.data.pattern],
+        )
+
+
+_CACHE: dict[str, Loaded] = {}
+
+
+def _cached(name: str) -> Loaded:
+    if name not in _CACHE:
+        _CACHE[name] = Loaded(name)
+    return _CACHE[name]
+
+
+@pytest.fixture(scope="module", params=list(ENCODINGS))
+def loaded(request) -> Loaded:
+    return _cached(request.param)
+
+
+def test_patterns_are_the_ones_tiktoken_publishes():
+    assert PATTERNS["gpt2"] == published("r50k_base")["pat_str"]
+    assert PATTERNS["cl100k"] == published("cl100k_base")["pat_str"]
+    assert PATTERNS["o200k"] == published("o200k_base")["pat_str"]
+
+
+def test_preset_ids_and_specials(loaded: Loaded):
+    data = loaded.data
+    assert data.pattern == ENCODINGS[loaded.name]
+    assert data.special_tokens == published(loaded.name)["special_tokens"]
+    expected = {rank: tok for tok, rank in loaded.ranks.items()}
+    for s, idx in data.special_tokens.items():
+        expected[idx] = s.encode()
+    assert data.vocab == expected
+    assert len(data.merges) == len(loaded.ranks) - 256
+
+
+@pytest.mark.parametrize("corpus", list(SLICES))
+def test_derived_merges_encode_as_tiktoken_on_slices(loaded: Loaded, corpus: str):
+    text = read_fixture(SLICES[corpus])[:SLICE_CHARS]
+    text += f"{EOT} <|endofprompt|>x<|fim_prefix|>"
+    expected = loaded.tiktoken.encode(text, allowed_special="all")
+    assert loaded.reference.encode(text) == expected
+
+
+@settings(HYPO, max_examples=100)
+@given(text=TEXTS)
+def test_derived_merges_encode_as_tiktoken_on_generated_text(text: str):
+    for name in ENCODINGS:
+        case = _cached(name)
+        assert case.reference.encode(text) == case.tiktoken.encode(text, allowed_special="all")
+
+
+def _derive_here(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """For each multi-byte token, by rank: join the lowest-ranked adjacent pair of its bytes
+    (the leftmost of equals), among pairs ranked below the token, until two parts are left."""
+    merges = []
+    get = ranks.get
+    for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
+        if len(token) < 3:
+            if len(token) == 2:
+                merges.append((token[:1], token[1:]))
+            continue
+        parts = [token[i : i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best, at = rank, None
+            for i in range(len(parts) - 1):
+                r = get(parts[i] + parts[i + 1], rank)
+                if r < best:
+                    best, at = r, i
+            assert at is not None, f"rank {rank} cannot be built"
+            parts[at : at + 2] = [parts[at] + parts[at + 1]]
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def test_shipped_merges_are_the_rederived_ones(loaded: Loaded):
+    assert loaded.data.merges == _derive_here(loaded.ranks)
+    header = gzip.decompress((RESOURCES / f"{loaded.name}.splits.gz").read_bytes()).split(b"\n")[0]
+    raw = gzip.decompress((RESOURCES / f"{loaded.name}.tiktoken.gz").read_bytes())
+    assert hashlib.sha256(raw).hexdigest().encode() in header.split()
+
+
+def _write_ranks(path, ranks: dict[bytes, int], compress: bool = False) -> None:
+    lines = b"".join(
+        base64.b64encode(tok) + b" %d\n" % rank
+        for tok, rank in sorted(ranks.items(), key=lambda kv: kv[1])
+    )
+    path.write_bytes(gzip.compress(lines) if compress else lines)
+
+
+def test_unshipped_rank_file_derives_its_merges(tmp_path):
+    """A truncated cl100k (not the shipped file, so no shipped merges apply) is derived."""
+    case = _cached("cl100k_base")
+    small = {tok: rank for tok, rank in case.ranks.items() if rank < 6000}
+    _write_ranks(tmp_path / "small.tiktoken", small)
+    _write_ranks(tmp_path / "small.tiktoken.gz", small, compress=True)
+    data = read_tiktoken(tmp_path / "small.tiktoken", "cl100k", {EOT: 6000})
+    assert data.merges == case.data.merges[: 6000 - 256]
+    assert data.vocab == {rank: tok for tok, rank in small.items()} | {6000: EOT.encode()}
+    assert read_tiktoken(tmp_path / "small.tiktoken.gz", "cl100k", {EOT: 6000}) == data
+    enc = tiktoken.Encoding(
+        "small", pat_str=PATTERNS["cl100k"], mergeable_ranks=small, special_tokens={EOT: 6000}
+    )
+    reference = ReferenceEncoder(data.vocab, data.merges, data.special_tokens, PATTERNS["cl100k"])
+    text = read_fixture(SLICES["mixed_web"])[:SLICE_CHARS] + EOT + "tail"
+    assert reference.encode(text) == enc.encode(text, allowed_special="all")
+
+
+# ----------------------------------------------------------------- bad files
+BYTES = [base64.b64encode(bytes([b])) + b" %d" % b for b in range(256)]
+
+
+def _bad(tmp_path, lines: list[bytes]) -> str:
+    path = tmp_path / "bad.tiktoken"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ValueError) as info:
+        read_tiktoken(path, "gpt2")
+    message = str(info.value)
+    assert message.startswith(str(path))
+    return message
+
+
+def test_bad_base64_names_the_line(tmp_path):
+    message = _bad(tmp_path, [*BYTES[:2], b"YW*i 300", *BYTES[2:]])
+    assert "line 3" in message and "base64" in message
+
+
+def test_bad_rank_names_the_line(tmp_path):
+    message = _bad(tmp_path, [*BYTES, base64.b64encode(b"ab") + b" -4"])
+    assert "line 257" in message and "rank" in message
+
+
+def test_malformed_line_names_the_line(tmp_path):
+    message = _bad(tmp_path, [*BYTES[:5], b"YWI= 300 7", *BYTES[5:]])
+    assert "line 6" in message
+
+
+def test_duplicate_rank_names_both_lines(tmp_path):
+    message = _bad(tmp_path, [*BYTES, base64.b64encode(b"ab") + b" 17"])
+    assert "line 257" in message and "rank 17" in message and "line 18" in message
+
+
+def test_duplicate_token_names_both_lines(tmp_path):
+    ab = base64.b64encode(b"ab")
+    message = _bad(tmp_path, [*BYTES, ab + b" 256", ab + b" 257"])
+    assert "line 258" in message and "line 257" in message
+
+
+def test_missing_byte_is_refused(tmp_path):
+    message = _bad(tmp_path, BYTES[:200] + BYTES[201:])
+    assert "0xc8" in message and "256" in message
+
+
+def test_unreachable_token_names_its_line(tmp_path):
+    # "abc" at rank 256 has no lower-ranked pair to start from
+    message = _bad(tmp_path, [*BYTES, base64.b64encode(b"abc") + b" 256"])
+    assert "line 257" in message and "b'abc'" in message
+
+
+def test_reachable_only_through_lower_ranks(tmp_path):
+    enc = [base64.b64encode(t) for t in (b"ab", b"abc", b"bc")]
+    # "abc" (257) is built from "ab" (256) + "c"; "bc" (258) ranks too high to matter
+    path = tmp_path / "ok.tiktoken"
+    path.write_bytes(b"\n".join([*BYTES, enc[0] + b" 256", enc[1] + b" 257", enc[2] + b" 258"]))
+    data = read_tiktoken(path, "gpt2")
+    assert data.merges == [(b"a", b"b"), (b"ab", b"c"), (b"b", b"c")]
+    assert read_ranks(path)[257] == b"abc"
+
+
+def test_special_token_clashing_with_a_rank_is_refused(tmp_path):
+    path = tmp_path / "r.tiktoken"
+    path.write_bytes(b"\n".join(BYTES) + b"\n")
+    with pytest.raises(ValueError, match="id 65 is the rank of"):
+        read_tiktoken(path, "gpt2", {EOT: 65})
+    with pytest.raises(ValueError, match="also the token of rank 97"):
+        read_tiktoken(path, "gpt2", {"a": 300})
+
+
+def test_missing_pattern_without_sidecar_is_refused(tmp_path):
+    path = tmp_path / "r.tiktoken"
+    path.write_bytes(b"\n".join(BYTES) + b"\n")
+    with pytest.raises(ValueError, match="r.json"):
+        read_tiktoken(path)
+
+
+def test_derive_merges_names_the_token():
+    ranks = {bytes([b]): b for b in range(256)} | {b"xyz": 256}
+    with pytest.raises(ValueError, match="rank 256"):
+        derive_merges(ranks)
+
+
+# ----------------------------------------------------------------- writing
+def _trained(text: str, pattern: str, specials: list[str], num_merges: int) -> TokenizerData:
+    """Our id layout (bytes, then special tokens, then merges) trained by the reference."""
+    counts = Counter(p.encode() for p in regex.findall(pattern, text))
+    vocab = {i: bytes([i]) for i in range(256)}
+    special_tokens = {}
+    for s in specials:
+        special_tokens[s] = len(vocab)
+        vocab[len(vocab)] = s.encode()
+    merges = []
+    for step in reference_steps(counts, num_merges):
+        merges.append((step.left, step.right))
+        vocab[len(vocab)] = step.left + step.right
+    return TokenizerData(vocab, merges, special_tokens, pattern)
+
+
+def _tiktoken_from_written(rank_path, sidecar_path) -> tiktoken.Encoding:
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    return tiktoken.Encoding(
+        sidecar["name"],
+        pat_str=sidecar["pat_str"],
+        mergeable_ranks=read_rank_file(rank_path),
+        special_tokens=sidecar["special_tokens"],
+    )
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k"])
+def test_written_trained_tokenizer_encodes_the_same_in_tiktoken(tmp_path, pattern):
+    text = read_fixture("corpus.en")[:12_000]
+    data = _trained(text, PATTERNS[pattern], [EOT, "<|pad|>"], 150)
+    data = TokenizerData(data.vocab, data.merges, data.special_tokens, pattern)
+    rank_path, sidecar_path = write_tiktoken(tmp_path / "out", "mine", data)
+    assert (rank_path.name, sidecar_path.name) == ("mine.tiktoken", "mine.json")
+    enc = _tiktoken_from_written(rank_path, sidecar_path)
+    reference = ReferenceEncoder(data.vocab, data.merges, data.special_tokens, PATTERNS[pattern])
+    sample = read_fixture(SLICES["english"])[:SLICE_CHARS] + EOT + "<|pad|>" + text[:5000]
+    assert reference.encode(sample) == enc.encode(sample, allowed_special="all")
+    assert read_tiktoken(rank_path) == data  # pattern and specials from the sidecar
+
+
+def test_written_preset_reproduces_its_rank_file(tmp_path):
+    case = _cached("cl100k_base")
+    rank_path, sidecar_path = write_tiktoken(tmp_path, "cl100k_base", case.data)
+    original = gzip.decompress((RESOURCES / "cl100k_base.tiktoken.gz").read_bytes())
+    assert rank_path.read_bytes() == original
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    assert sidecar["pat_str"] == published("cl100k_base")["pat_str"]
+    assert sidecar["special_tokens"] == published("cl100k_base")["special_tokens"]
+
+
+def test_gpt2_preset_written_for_tiktoken_encodes_as_gpt2(tmp_path):
+    data = preset_data("gpt2")
+    enc = _tiktoken_from_written(*write_tiktoken(tmp_path, "gpt2", data))
+    gpt2 = tiktoken.Encoding(
+        "gpt2_ref",
+        pat_str=published("r50k_base")["pat_str"],
+        mergeable_ranks={tok: i for i, tok in data.vocab.items() if i != 50256},
+        special_tokens={EOT: 50256},
+    )
+    text = read_fixture(SLICES["code"])[:SLICE_CHARS] + EOT
+    assert enc.encode(text, allowed_special="all") == gpt2.encode(text, allowed_special="all")
+
+
+def test_ids_out_of_merge_order_are_refused(tmp_path):
+    data = _trained(read_fixture("corpus.en")[:5000], PATTERNS["gpt2"], [], 20)
+    vocab = dict(data.vocab)
+    vocab[256], vocab[257] = vocab[257], vocab[256]
+    swapped = TokenizerData(vocab, data.merges, {}, "gpt2")
+    with pytest.raises(ValueError, match="ids must grow with merge order") as info:
+        write_tiktoken(tmp_path, "x", swapped)
+    assert str(info.value).startswith(str(tmp_path / "x.tiktoken"))
+    assert not (tmp_path / "x.tiktoken").exists()
+
+
+def test_special_token_with_other_bytes_is_refused(tmp_path):
+    data = _trained("hello hello", PATTERNS["gpt2"], [EOT], 2)
+    bad = TokenizerData(data.vocab, data.merges, {"<|other|>": 256}, "gpt2")
+    with pytest.raises(ValueError, match="<\\|other\\|>"):
+        write_tiktoken(tmp_path, "x", bad)
+
+
+def test_name_must_be_a_plain_file_name(tmp_path):
+    data = _trained("hello hello", PATTERNS["gpt2"], [], 2)
+    with pytest.raises(ValueError, match="plain file name"):
+        write_tiktoken(tmp_path, "../x", data)
