@@ -1,0 +1,359 @@
+"""Hugging Face ``tokenizer.json``: reading files ``tokenizers`` trains here, refusing what
+cannot be reproduced, and writing files ``tokenizers`` encodes with the same ids.
+
+Oracles: Hugging Face ``tokenizers`` itself, against the slow reference encoder
+(``reference_encoder``) run on what ``read_hf`` returns or ``write_hf`` was given.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+
+import pytest
+import regex
+import tokenizers
+from core_helpers import EOT, SLICES, read_fixture
+from gpt2_bytes import token_to_gpt2
+from hypothesis import given, settings
+from reference_bpe import reference_steps
+from reference_encoder import ReferenceEncoder
+from text_strategies import HYPO, TEXTS
+from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+
+from bpe_studio.core.formats import PATTERNS, TokenizerData, read_hf, write_hf
+from bpe_studio.core.presets import preset_data
+
+SLICE_CHARS = 8_000
+# Llama-3's split pattern, as its tokenizer.json gives it.
+LLAMA3 = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+# Every character Python or Oniguruma might call whitespace, in runs and between letters.
+SPACES = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u180e" + "".join(
+    map(chr, [*range(0x2000, 0x200C), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF])
+)
+SPECIMENS = [
+    SPACES,
+    "a" + SPACES + "b",
+    " ".join(SPACES) + "x",
+    "x".join(SPACES),
+    "12345678 1 22 333 4444 ١٢٣٤٥",
+    "don't WE'LL I'M 'S it's\r\n\r\n  \n x  ",
+    "trailing spaces   \n\n",
+]
+
+
+def _sample(corpus: str) -> str:
+    return read_fixture(SLICES[corpus])[:SLICE_CHARS]
+
+
+def _reference(data: TokenizerData) -> ReferenceEncoder:
+    return ReferenceEncoder(
+        data.vocab, data.merges, data.special_tokens, PATTERNS.get(data.pattern, data.pattern)
+    )
+
+
+def _assert_same_ids(hf: tokenizers.Tokenizer, data: TokenizerData, texts: list[str]) -> None:
+    reference = _reference(data)
+    for text in texts:
+        assert hf.encode(text).ids == reference.encode(text), repr(text[:80])
+
+
+# ----------------------------------------------------------------- reading trained files
+def _train(tmp_path, pre_tokenizer, name: str) -> tokenizers.Tokenizer:
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=700,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=[EOT, "<|pad|>"],
+        show_progress=False,
+    )
+    tok.train_from_iterator([read_fixture("corpus.en")[:60_000], _sample("mixed_web")], trainer)
+    path = tmp_path / name / "tokenizer.json"
+    path.parent.mkdir()
+    tok.save(str(path))
+    return tokenizers.Tokenizer.from_file(str(path))
+
+
+def _split_then_bytes(pattern: str, behavior: str = "isolated", invert: bool = False):
+    return pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(pattern), behavior=behavior, invert=invert),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+
+
+TRAINED = {
+    "bytelevel": (pre_tokenizers.ByteLevel(add_prefix_space=False), "gpt2"),
+    "llama3": (_split_then_bytes(LLAMA3), None),
+    "letters_isolated": (_split_then_bytes(r"\p{L}+"), None),
+    "letters_removed": (_split_then_bytes(r"\p{L}+| ?\p{N}", "removed", True), None),
+}
+
+
+@pytest.mark.parametrize("kind", list(TRAINED))
+def test_trained_file_reads_and_encodes_the_same(tmp_path, kind):
+    pre_tokenizer, pattern = TRAINED[kind]
+    hf = _train(tmp_path, pre_tokenizer, kind)
+    data = read_hf(tmp_path / kind / "tokenizer.json")
+    if pattern:
+        assert data.pattern == pattern
+    assert data.special_tokens == {EOT: hf.token_to_id(EOT), "<|pad|>": hf.token_to_id("<|pad|>")}
+    assert len(data.vocab) == hf.get_vocab_size()
+    texts = [_sample(c) for c in SLICES] + SPECIMENS + [f"a{EOT}b <|pad|>{EOT}"]
+    _assert_same_ids(hf, data, texts)
+
+
+def test_merges_as_strings_read_like_lists(tmp_path):
+    _train(tmp_path, pre_tokenizers.ByteLevel(add_prefix_space=False), "lists")
+    path = tmp_path / "lists" / "tokenizer.json"
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(obj["model"]["merges"][0], list)
+    as_lists = read_hf(path)
+    obj["model"]["merges"] = [" ".join(m) for m in obj["model"]["merges"]]
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    assert read_hf(path) == as_lists
+
+
+# ----------------------------------------------------------------- refusing
+def _base() -> dict:
+    vocab = {token_to_gpt2(bytes([b])): b for b in range(256)}
+    vocab[token_to_gpt2(b"ab")] = 256
+    byte_level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", **byte_level},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", **byte_level},
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": ["a b"],
+        },
+    }
+
+
+def _write(tmp_path, obj: dict):
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    return path
+
+
+def test_base_file_is_valid(tmp_path):
+    path = _write(tmp_path, _base())
+    assert tokenizers.Tokenizer.from_file(str(path)).encode("abc").ids == [256, 99]
+    data = read_hf(path)
+    assert data.merges == [(b"a", b"b")] and data.pattern == "gpt2"
+
+
+def _split_pre(pattern: str) -> dict:
+    return {
+        "type": "Sequence",
+        "pretokenizers": [
+            {
+                "type": "Split",
+                "pattern": {"Regex": pattern},
+                "behavior": "Isolated",
+                "invert": False,
+            },
+            {
+                "type": "ByteLevel",
+                "add_prefix_space": False,
+                "trim_offsets": True,
+                "use_regex": False,
+            },
+        ],
+    }
+
+
+def _set(path: str, value):
+    def change(obj: dict) -> None:
+        *parents, last = path.split(".")
+        for key in parents:
+            obj = obj[key]
+        obj[last] = value
+
+    return change
+
+
+def _added(**flags):
+    token = {"id": 257, "content": "<s>", "single_word": False, "lstrip": False}
+    token |= {"rstrip": False, "normalized": False, "special": True, **flags}
+    return _set("added_tokens", [token])
+
+
+def _unreachable_with_ignore_merges(obj: dict) -> None:
+    obj["model"]["ignore_merges"] = True
+    obj["model"]["vocab"][token_to_gpt2(b"xyz")] = 257
+
+
+REFUSED = {
+    "wordpiece": (_set("model.type", "WordPiece"), "model: type 'WordPiece'"),
+    "unigram": (_set("model.type", "Unigram"), "model: type 'Unigram'"),
+    "wordlevel": (_set("model.type", "WordLevel"), "model: type 'WordLevel'"),
+    "byte_fallback": (_set("model.byte_fallback", True), "model.byte_fallback"),
+    "dropout": (_set("model.dropout", 0.1), "model.dropout"),
+    "prefix": (_set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
+    "suffix": (_set("model.end_of_word_suffix", "</w>"), "model.end_of_word_suffix"),
+    "normalizer": (_set("normalizer", {"type": "NFC"}), "normalizer: 'NFC'"),
+    "truncation": (_set("truncation", {"max_length": 5}), "truncation"),
+    "prefix_space": (_set("pre_tokenizer.add_prefix_space", True), "add_prefix_space"),
+    "whitespace": (_set("pre_tokenizer", {"type": "Whitespace"}), "pre_tokenizer: 'Whitespace'"),
+    "anchor": (_set("pre_tokenizer", _split_pre(r"\s+$|\S+")), "'$'"),
+    "possessive_interval": (_set("pre_tokenizer", _split_pre(r"\p{N}{1,3}+|\D+")), "{1,3}+"),
+    "multiline_flag": (_set("pre_tokenizer", _split_pre(r"(?m)\S+|\s+")), "(?m)"),
+    "template": (
+        _set(
+            "post_processor",
+            {
+                "type": "TemplateProcessing",
+                "single": [
+                    {"SpecialToken": {"id": "<s>", "type_id": 0}},
+                    {"Sequence": {"id": "A", "type_id": 0}},
+                ],
+                "pair": [],
+                "special_tokens": {},
+            },
+        ),
+        "post_processor: 'TemplateProcessing' adds tokens",
+    ),
+    "bert": (_set("post_processor", {"type": "BertProcessing"}), "post_processor: 'Bert"),
+    "decoder": (_set("decoder", {"type": "WordPiece"}), "decoder"),
+    "no_decoder": (_set("decoder", None), "decoder"),
+    "lstrip": (_added(lstrip=True), "added_tokens[0]: lstrip"),
+    "single_word": (_added(single_word=True), "added_tokens[0]: single_word"),
+    "ignore_merges": (_unreachable_with_ignore_merges, "model.ignore_merges: token b'xyz'"),
+    "missing_byte": (
+        lambda obj: obj["model"]["vocab"].pop(token_to_gpt2(b"\xc8")),
+        "byte 0xc8",
+    ),
+    "unknown_merge_part": (_set("model.merges", ["a b", "ab c"]), "model.merges[1]"),
+    "repeated_merge": (_set("model.merges", ["a b", "a b"]), "model.merges[1]: repeats"),
+    "foreign_character": (_set("model.merges", ["a b", "a ▁"]), "model.merges[1]"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_what_cannot_be_reproduced_is_refused(tmp_path, case):
+    change, expected = REFUSED[case]
+    obj = copy.deepcopy(_base())
+    change(obj)
+    path = _write(tmp_path, obj)
+    with pytest.raises(ValueError) as info:
+        read_hf(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and expected in message, message
+
+
+def test_allowed_post_processors_and_added_tokens(tmp_path):
+    obj = _base()
+    obj["post_processor"] = {
+        "type": "Sequence",
+        "processors": [
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False},
+            {"type": "TemplateProcessing", "single": [{"Sequence": {"id": "A", "type_id": 0}}]},
+        ],
+    }
+    _added()(obj)
+    data = read_hf(_write(tmp_path, obj))
+    assert data.special_tokens == {"<s>": 257} and data.vocab[257] == b"<s>"
+
+
+# ----------------------------------------------------------------- writing
+_HF_CACHE: dict[str, tuple[TokenizerData, tokenizers.Tokenizer]] = {}
+
+
+def _preset_in_hf(name: str, tmp_path_factory) -> tuple[TokenizerData, tokenizers.Tokenizer]:
+    if name not in _HF_CACHE:
+        data = preset_data(name)
+        path = write_hf(tmp_path_factory.mktemp(name), data)
+        _HF_CACHE[name] = data, tokenizers.Tokenizer.from_file(str(path))
+    return _HF_CACHE[name]
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_written_presets_encode_the_same_in_tokenizers(tmp_path_factory, name):
+    data, hf = _preset_in_hf(name, tmp_path_factory)
+    texts = [_sample(c) for c in SLICES] + SPECIMENS + [f"x{EOT}y<|endofprompt|>"]
+    _assert_same_ids(hf, data, texts)
+
+
+@settings(HYPO, max_examples=100)
+@given(text=TEXTS)
+def test_written_presets_encode_the_same_on_generated_text(tmp_path_factory, text):
+    for name in ("gpt2", "cl100k_base", "o200k_base"):
+        data, hf = _preset_in_hf(name, tmp_path_factory)
+        assert hf.encode(text).ids == _reference_cached(name, data).encode(text)
+
+
+_REF_CACHE: dict[str, ReferenceEncoder] = {}
+
+
+def _reference_cached(name: str, data: TokenizerData) -> ReferenceEncoder:
+    if name not in _REF_CACHE:
+        _REF_CACHE[name] = _reference(data)
+    return _REF_CACHE[name]
+
+
+def test_gpt2_preset_round_trips_through_hf(tmp_path):
+    data = preset_data("gpt2")
+    assert read_hf(write_hf(tmp_path, data)) == data
+
+
+def _trained(pattern: str, specials: list[str], num_merges: int = 120) -> TokenizerData:
+    """Our id layout (bytes, special tokens, merges), trained by the reference trainer."""
+    text = read_fixture("corpus.en")[:10_000]
+    counts = Counter(p.encode() for p in regex.findall(PATTERNS.get(pattern, pattern), text))
+    vocab = {i: bytes([i]) for i in range(256)}
+    special_tokens = {}
+    for s in specials:
+        special_tokens[s] = len(vocab)
+        vocab[len(vocab)] = s.encode()
+    merges = []
+    for step in reference_steps(counts, num_merges):
+        merges.append((step.left, step.right))
+        vocab[len(vocab)] = step.left + step.right
+    return TokenizerData(vocab, merges, special_tokens, pattern)
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", r"\p{L}+| ?\p{N}", r"[a-z]+"])
+def test_written_trained_tokenizer_encodes_the_same(tmp_path, pattern):
+    data = _trained(pattern, [EOT, "<|pad|>"])
+    path = write_hf(tmp_path, data)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    texts = [_sample("english"), _sample("code"), "Ünïcödé 123 + x" + SPACES, f"a{EOT}<|pad|>"]
+    _assert_same_ids(hf, data, texts)
+    assert read_hf(path) == data
+
+
+@pytest.mark.parametrize("pattern", [r"^\w+|\s+", r"\d{1,3}+|\D+", r"\w+\Z|\W+|\w+"])
+def test_patterns_oniguruma_reads_differently_are_refused(tmp_path, pattern):
+    data = _trained(pattern, [], 5)
+    with pytest.raises(ValueError, match="Oniguruma") as info:
+        write_hf(tmp_path / "out", data)
+    assert str(info.value).startswith(str(tmp_path / "out" / "tokenizer.json"))
+    assert not (tmp_path / "out" / "tokenizer.json").exists()
+
+
+def test_vocabulary_without_every_byte_is_refused(tmp_path):
+    data = _trained("gpt2", [], 3)
+    vocab = {i: tok for i, tok in data.vocab.items() if tok != b"\x00"}
+    with pytest.raises(ValueError, match="0x00"):
+        write_hf(tmp_path, TokenizerData(vocab, data.merges, {}, "gpt2"))
