@@ -204,6 +204,13 @@ def _unreachable_with_ignore_merges(obj: dict) -> None:
     obj["model"]["vocab"][token_to_gpt2(b"xyz")] = 257
 
 
+def _special_in_merge(obj: dict) -> None:
+    _added()(obj)
+    obj["model"]["vocab"]["<s>"] = 257
+    obj["model"]["vocab"][token_to_gpt2(b"<s>x")] = 258
+    obj["model"]["merges"] = ["a b", "<s> x"]
+
+
 REFUSED = {
     "wordpiece": (_set("model.type", "WordPiece"), "model: type 'WordPiece'"),
     "unigram": (_set("model.type", "Unigram"), "model: type 'Unigram'"),
@@ -245,6 +252,7 @@ REFUSED = {
         "byte 0xc8",
     ),
     "unknown_merge_part": (_set("model.merges", ["a b", "ab c"]), "model.merges[1]"),
+    "special_in_merge": (_special_in_merge, "model.merges[1]: token b'<s>'"),
     "repeated_merge": (_set("model.merges", ["a b", "a b"]), "model.merges[1]: repeats"),
     "foreign_character": (_set("model.merges", ["a b", "a ▁"]), "model.merges[1]"),
 }

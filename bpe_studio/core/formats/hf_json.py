@@ -174,16 +174,21 @@ class _Reader:
             raise self.fail(where, f"expected a non-empty token string, got {text!r}")
         return decode_token(text, f"{self.name}: {where}")
 
-    def merges(self, raw: Any) -> list[tuple[bytes, bytes]]:
+    def merges(self, raw: Any, known: Mapping[str, bytes]) -> list[tuple[bytes, bytes]]:
+        """``known``: the vocabulary's token strings and their bytes (parts are looked up
+        there, only strangers are decoded)."""
         if not isinstance(raw, list):
             raise self.fail("model.merges", "expected a list")
         merges: list[tuple[bytes, bytes]] = []
         for i, m in enumerate(raw):
-            where = f"model.merges[{i}]"
             parts = m.split(" ") if isinstance(m, str) else m
             if not isinstance(parts, list) or len(parts) != 2:
-                raise self.fail(where, f"expected 'a b' or [a, b], got {m!r}")
-            merges.append((self.token(parts[0], where), self.token(parts[1], where)))
+                raise self.fail(f"model.merges[{i}]", f"expected 'a b' or [a, b], got {m!r}")
+            a, b = known.get(parts[0]), known.get(parts[1])
+            if a is None or b is None:
+                a = a or self.token(parts[0], f"model.merges[{i}]")
+                b = b or self.token(parts[1], f"model.merges[{i}]")
+            merges.append((a, b))
         return merges
 
 
@@ -246,16 +251,18 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     if not isinstance(raw_vocab, dict):
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
     vocab: dict[int, bytes] = {}
+    known: dict[str, bytes] = {}
     for text, idx in raw_vocab.items():
-        where = f"model.vocab[{text!r}]"
         if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise r.fail(where, f"id must be a non-negative integer, got {idx!r}")
+            raise r.fail(
+                f"model.vocab[{text!r}]", f"id must be a non-negative integer, not {idx!r}"
+            )
         if idx in vocab:
-            raise r.fail(where, f"id {idx} is used twice")
+            raise r.fail(f"model.vocab[{text!r}]", f"id {idx} is used twice")
         if specials.get(text) == idx:
             vocab[idx] = text.encode("utf-8")
             continue
-        vocab[idx] = r.token(text, where)
+        vocab[idx] = known[text] = r.token(text, f"model.vocab[{text!r}]")
     inverse: dict[bytes, int] = {}
     for idx, tok in vocab.items():
         if inverse.setdefault(tok, idx) != idx:
@@ -269,20 +276,24 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     if missing:
         raise r.fail("model.vocab", f"byte 0x{missing[0]:02x} has no token (byte-level needs 256)")
 
-    merges = r.merges(model.get("merges"))
+    merges = r.merges(model.get("merges"), known)
     merge_rank: dict[tuple[bytes, bytes], int] = {}
+    special_ids = set(specials.values())
     for i, (a, b) in enumerate(merges):
-        where = f"model.merges[{i}]"
-        for part in (a, b, a + b):
-            if part not in inverse:
-                raise r.fail(where, f"token {part!r} is not in the vocabulary")
+        ids = inverse.get(a), inverse.get(b), inverse.get(a + b)
+        if None in ids or not special_ids.isdisjoint(ids):
+            part = next(
+                p for p, idx in zip((a, b, a + b), ids) if idx is None or idx in special_ids
+            )
+            raise r.fail(
+                f"model.merges[{i}]", f"token {part!r} is not an ordinary vocabulary token"
+            )
         # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
         if merge_rank.setdefault((a, b), i) != i:
-            raise r.fail(where, f"repeats merge {merge_rank[(a, b)]}")
+            raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
     if model.get("ignore_merges"):
         # A pre-token that is a vocabulary token is then emitted whole; that agrees with
         # merging only if merging builds every token from its own bytes.
-        special_ids = set(specials.values())
         for idx, tok in sorted(vocab.items()):
             if len(tok) > 1 and idx not in special_ids and not _bpe_reaches(tok, merge_rank):
                 raise r.fail(
@@ -333,11 +344,13 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
     special_ids = set(data.special_tokens.values())
     vocab: dict[str, int] = {}
     inverse: dict[bytes, int] = {}
+    text_of: dict[bytes, str] = {}
     for idx, tok in sorted(data.vocab.items()):
         if tok in inverse:
             raise ValueError(f"ids {inverse[tok]} and {idx} hold the same token {tok!r}")
         inverse[tok] = idx
-        vocab[encode_token(tok)] = idx
+        text_of[tok] = text = encode_token(tok)
+        vocab[text] = idx
     for s, idx in data.special_tokens.items():
         if data.vocab.get(idx) != s.encode("utf-8"):
             raise ValueError(f"special token {s!r}: id {idx} does not hold it in the vocabulary")
@@ -353,7 +366,7 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
         if (a, b) in seen:
             continue  # a repeat never applies; tokenizers would let it override the first
         seen.add((a, b))
-        merges.append([encode_token(a), encode_token(b)])
+        merges.append([text_of[a], text_of[b]])
     added = [
         {
             "id": idx,
