@@ -3,8 +3,9 @@
 Nothing here is imported from ``bpe_studio``. :func:`reference_encode` cuts out special tokens
 (leftmost, longest first), splits the rest with ``regex.findall`` and, within each piece, joins
 the adjacent pair listed first in the merge list until none is listed. :func:`published`
-gives tiktoken's own settings for an encoding without downloading anything, and
-:func:`read_rank_file` reads a rank file the way tiktoken's loader does.
+gives tiktoken's own settings for an encoding without downloading anything,
+:func:`read_rank_file` reads a rank file the way tiktoken's loader does, and
+:data:`ASSIGNED_TEXTS` generates text from assigned characters.
 """
 
 from __future__ import annotations
@@ -15,6 +16,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import regex
+from hypothesis import strategies as st
+from text_strategies import PIECES
+
+# Generated text from characters assigned in this Python's Unicode database only: the regex
+# engines compared (the regex module, tiktoken's, Oniguruma in tokenizers) ship different
+# Unicode versions and disagree on some recently assigned letters.
+ASSIGNED = st.characters(exclude_categories=("Cs", "Cn", "Co"))
+ASSIGNED_TEXTS = st.lists(
+    st.one_of(st.text(ASSIGNED, max_size=8), st.sampled_from(PIECES)), max_size=30
+).map("".join)
 
 
 def published(name: str) -> dict:
