@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 import regex
 import tiktoken
-from core_helpers import EOT, REPO_ROOT, SLICES, read_fixture
+from core_helpers import CS336_TEXTS, EOT, REPO_ROOT, SLICES, read_fixture
 from hypothesis import given, settings
 from reference_bpe import reference_steps
 from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, published, read_rank_file
@@ -90,9 +90,9 @@ def test_preset_ids_and_specials(loaded: Loaded):
     assert len(data.merges) == len(loaded.ranks) - 256
 
 
-@pytest.mark.parametrize("corpus", list(SLICES))
-def test_derived_merges_encode_as_tiktoken_on_slices(loaded: Loaded, corpus: str):
-    text = read_fixture(SLICES[corpus])[:SLICE_CHARS]
+@pytest.mark.parametrize("corpus", [*SLICES.values(), *CS336_TEXTS])
+def test_derived_merges_encode_as_tiktoken_on_fixtures(loaded: Loaded, corpus: str):
+    text = read_fixture(corpus)[:SLICE_CHARS]
     text += f"{EOT} <|endofprompt|>x<|fim_prefix|>"
     expected = loaded.tiktoken.encode(text, allowed_special="all")
     assert loaded.reference.encode(text) == expected
