@@ -365,3 +365,29 @@ def test_vocabulary_without_every_byte_is_refused(tmp_path):
     vocab = {i: tok for i, tok in data.vocab.items() if tok != b"\x00"}
     with pytest.raises(ValueError, match="0x00"):
         write_hf(tmp_path, TokenizerData(vocab, data.merges, {}, "gpt2"))
+
+
+def test_ignore_merges_is_refused_exactly_when_it_changes_ids(tmp_path):
+    obj = _base()
+    vocab = obj["model"]["vocab"]
+    vocab.update({"bc": 257, "abc": 258})
+    obj["model"]["merges"] = ["b c", "a b", "ab c"]  # "abc" never forms from its own bytes
+    without = tokenizers.Tokenizer.from_file(str(_write(tmp_path, obj)))
+    assert without.encode("abc").ids == [97, 257]
+    assert read_hf(tmp_path / "tokenizer.json").merges[2] == (b"ab", b"c")
+    obj["model"]["ignore_merges"] = True
+    path = _write(tmp_path, obj)
+    assert tokenizers.Tokenizer.from_file(str(path)).encode("abc").ids == [258]
+    with pytest.raises(ValueError, match="model.ignore_merges: token b'abc'"):
+        read_hf(path)
+
+
+def test_ignore_merges_is_accepted_when_merges_build_every_token(tmp_path):
+    data = preset_data("gpt2")
+    path = write_hf(tmp_path, data)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["model"]["ignore_merges"] = True
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    assert read_hf(path) == data
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    _assert_same_ids(hf, data, [_sample("english"), _sample("mixed_web")])

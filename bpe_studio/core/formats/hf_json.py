@@ -195,13 +195,17 @@ class _Reader:
 def _bpe_reaches(token: bytes, merge_rank: Mapping[tuple[bytes, bytes], int]) -> bool:
     """Does rank-by-merge BPE over ``token``'s bytes end in ``token`` itself?"""
     parts = [token[i : i + 1] for i in range(len(token))]
+    get = merge_rank.get
     while len(parts) > 1:
-        ranked = [(merge_rank.get((a, b)), i) for i, (a, b) in enumerate(zip(parts, parts[1:]))]
-        found = [(r, i) for r, i in ranked if r is not None]
-        if not found:
+        best, at = -1, -1
+        for i in range(len(parts) - 1):
+            r = get((parts[i], parts[i + 1]), -1)
+            # subtle: strict "<" keeps the leftmost of equal ranks
+            if r >= 0 and (at < 0 or r < best):
+                best, at = r, i
+        if at < 0:
             return False
-        _, i = min(found)
-        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        parts[at : at + 2] = [parts[at] + parts[at + 1]]
     return True
 
 
