@@ -330,3 +330,10 @@ def test_name_must_be_a_plain_file_name(tmp_path):
     data = _trained("hello hello", PATTERNS["gpt2"], [], 2)
     with pytest.raises(ValueError, match="plain file name"):
         write_tiktoken(tmp_path, "../x", data)
+
+
+def test_genuine_rank_file_elsewhere_reads_like_the_preset(tmp_path, loaded: Loaded):
+    path = tmp_path / f"{loaded.name}.tiktoken"
+    path.write_bytes(gzip.decompress((RESOURCES / f"{loaded.name}.tiktoken.gz").read_bytes()))
+    data = read_tiktoken(path, PATTERNS[ENCODINGS[loaded.name]], loaded.data.special_tokens)
+    assert data == loaded.data

@@ -205,6 +205,8 @@ def _shipped_splits() -> dict[str, str]:
     """sha256 of a rank file -> the shipped splits resource for it (headers read once)."""
     found: dict[str, str] = {}
     folder = resources.files("bpe_studio.resources") / "tokenizers"
+    if not folder.is_dir():
+        return found  # installed without the tokenizer files: every rank file is derived
     for entry in folder.iterdir():
         if not entry.name.endswith(".splits.gz"):
             continue
