@@ -391,3 +391,11 @@ def test_ignore_merges_is_accepted_when_merges_build_every_token(tmp_path):
     assert read_hf(path) == data
     hf = tokenizers.Tokenizer.from_file(str(path))
     _assert_same_ids(hf, data, [_sample("english"), _sample("mixed_web")])
+
+
+def test_writing_into_a_file_path_names_it(tmp_path):
+    target = tmp_path / "not_a_dir"
+    target.write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a directory") as info:
+        write_hf(target, _trained("gpt2", [], 2))
+    assert str(info.value).startswith(str(target))
