@@ -87,6 +87,20 @@ def test_package_data_takes_every_resource_file(project):
     assert setuptools["package-data"]["bpe_studio.resources"] == ["**/*"]
 
 
+def test_every_subpackage_is_listed_for_the_wheel(project):
+    """pyproject lists the packages (resources/ needs its mapping), so a new one must be added."""
+    root = REPO / "bpe_studio"
+    on_disk = {
+        ".".join(("bpe_studio", *init.parent.relative_to(root).parts))
+        for init in root.rglob("__init__.py")
+        # The dev worktrees' bpe_studio/resources is a symlink to resources/.
+        if init.relative_to(root).parts[0] != "resources"
+    }
+    listed = set(project["tool"]["setuptools"]["packages"]) - {"bpe_studio.resources"}
+    assert not on_disk - listed, "add to [tool.setuptools] packages in pyproject.toml"
+    assert not listed - on_disk, "listed in [tool.setuptools] packages but absent"
+
+
 def test_hypothesis_stores_outside_the_tree():
     from hypothesis.configuration import storage_directory
 
