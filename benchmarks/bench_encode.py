@@ -33,23 +33,27 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
-from common import MemRow, Row, Section, Skip  # noqa: E402
+import child  # noqa: E402
+import corpora  # noqa: E402
+import peers  # noqa: E402
+import results  # noqa: E402
+from corpora import Skip  # noqa: E402
+from results import MemRow, Row, Section  # noqa: E402
 
-SLICE_BYTES = 5 * common.MB
-MEASURED_AT = 5 * common.MB
-WARMUP_AT = 10 * common.MB
+SLICE_BYTES = 5 * corpora.MB
+MEASURED_AT = 5 * corpora.MB
+WARMUP_AT = 10 * corpora.MB
 REPS = 5
 WHOLE_REPS = 3
 IMPLS = {"ours": "bpe_studio", "tiktoken": "tiktoken", "hf": "HF tokenizers"}
 
 
-def _median_rate(runs: list[common.ChildRun]) -> float:
-    return common.median([r.result["mb_per_s"] for r in runs])
+def _median_rate(runs: list[child.ChildRun]) -> float:
+    return results.median([r.result["mb_per_s"] for r in runs])
 
 
 def cli_available() -> tuple[bool, str]:
-    run = common.run_child([sys.executable, "-m", "bpe_studio", "encode", "--help"], timeout=120)
+    run = child.run_child([sys.executable, "-m", "bpe_studio", "encode", "--help"], timeout=120)
     if run.returncode == 0:
         return True, ""
     tail = (run.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -57,14 +61,14 @@ def cli_available() -> tuple[bool, str]:
 
 
 def _encode_in_process(text: Path, warm: Path, log) -> tuple[Section, dict, tuple[int, str]]:
-    runs: dict[tuple[str, str], list[common.ChildRun]] = {}
+    runs: dict[tuple[str, str], list[child.ChildRun]] = {}
     for mode in ("cold", "warm"):
         for rep in range(REPS):
             for impl in IMPLS:
                 params = {"impl": impl, "text_path": str(text)}
                 if mode == "warm":
                     params["warm_path"] = str(warm)
-                run = common.run_workload("encode", **params)
+                run = child.run_workload("encode", **params)
                 runs.setdefault((impl, mode), []).append(run)
                 log(
                     f"  [3] {mode} rep {rep + 1}/{REPS} {impl:8s} "
@@ -95,7 +99,7 @@ def _encode_in_process(text: Path, warm: Path, log) -> tuple[Section, dict, tupl
         ours, tik, hf = rates[("ours", mode)], rates[("tiktoken", mode)], rates[("hf", mode)]
         ratio = ours / tik
         bad = [m for m in mismatched if m.endswith(mode) and not m.startswith("HF")]
-        status = "FAIL: ids differ" if bad else common.verdict(ratio, 0.4, higher_is_better=True)
+        status = "FAIL: ids differ" if bad else results.verdict(ratio, 0.4, higher_is_better=True)
         label = (
             "cold: fresh tokenizer, first call"
             if mode == "cold"
@@ -118,8 +122,8 @@ def _encode_in_process(text: Path, warm: Path, log) -> tuple[Section, dict, tupl
         MemRow("3. encode 5 MB, warm (after 5 MB warm-up)", "bpe_studio", runs[("ours", "warm")])
     )
 
-    load = {i: common.median([r.result["load_seconds"] for r in runs[(i, "cold")]]) for i in IMPLS}
-    warmup = common.median([r.result["warmup_seconds"] for r in runs[("ours", "warm")]])
+    load = {i: results.median([r.result["load_seconds"] for r in runs[(i, "cold")]]) for i in IMPLS}
+    warmup = results.median([r.result["warmup_seconds"] for r in runs[("ours", "warm")]])
     sec.notes.append(
         f"[3] {tk['bytes']:,} bytes -> {tk['ids']:,} tokens. Loading GPT-2 (not timed): "
         + ", ".join(f"{IMPLS[i]} {load[i]:.2f} s" for i in IMPLS)
@@ -136,7 +140,7 @@ def _encode_in_process(text: Path, warm: Path, log) -> tuple[Section, dict, tupl
         + "; HF tokenizers "
         + ("NO (" + ", ".join(hf_bad) + ")" if hf_bad else "yes")
     )
-    bg = common.background_note("3", [r for rs in runs.values() for r in rs])
+    bg = results.background_note("3", [r for rs in runs.values() for r in rs])
     if bg:
         sec.notes.append(bg)
     return sec, rates, reference
@@ -175,14 +179,14 @@ def _encode_cli(
     tok_dir = tmp / "gpt2_tokenizer"
     if not tok_dir.exists():
         tok_dir.mkdir()
-        vocab, merges = common.gpt2_files()
+        vocab, merges = peers.gpt2_files()
         shutil.copyfile(vocab, tok_dir / "vocab.json")
         shutil.copyfile(merges, tok_dir / "merges.txt")
     nbytes = text.stat().st_size
     runs, printed, wall, wrong = [], [], [], []
     for rep in range(reps):
         out = tmp / f"ids_{rep}.npy"
-        run = common.run_child(
+        run = child.run_child(
             [
                 sys.executable,
                 "-m",
@@ -202,22 +206,22 @@ def _encode_cli(
                 f"bpe_studio encode failed (exit {run.returncode}):\n{run.stderr[-3000:]}"
             )
         runs.append(run)
-        wall.append(nbytes / common.MB / run.wall_s)
+        wall.append(nbytes / corpora.MB / run.wall_s)
         m = _THROUGHPUT.search(run.stdout + "\n" + run.stderr)
         if m:
             printed.append(float(m.group(1)))
-        if common.ids_digest(np.load(out).astype(np.int64)) != reference:
+        if peers.ids_digest(np.load(out).astype(np.int64)) != reference:
             wrong.append(rep)
         out.unlink()
         log(
             f"  [{item}] rep {rep + 1}/{reps} wall {run.wall_s:.2f} s = {wall[-1]:.2f} MB/s, "
             f"printed {printed[-1] if m else '?'} MB/s"
         )
-    w = common.median(wall)
-    p = common.median(printed) if len(printed) == len(runs) else None
+    w = results.median(wall)
+    p = results.median(printed) if len(printed) == len(runs) else None
     basis = p if p is not None else w
     ratio = basis / tiktoken_rate
-    status = "FAIL: ids differ" if wrong else common.verdict(ratio, 0.8, higher_is_better=True)
+    status = "FAIL: ids differ" if wrong else results.verdict(ratio, 0.8, higher_is_better=True)
     sec = Section()
     sec.rows.append(
         Row(
@@ -241,7 +245,7 @@ def _encode_cli(
         'line ("loaded the tokenizer in ..."), as tiktoken\'s rate leaves out building its '
         f"Encoding. .npy ids equal tiktoken's: {'NO' if wrong else 'yes'}."
     )
-    bg = common.background_note(item, runs)
+    bg = results.background_note(item, runs)
     if bg:
         sec.notes.append(bg)
     return sec
@@ -251,7 +255,7 @@ def _encode_cli_whole_file(books: Path, tmp: Path, log) -> Section:
     """Row 4b: the CLI's real use, a whole corpus, against tiktoken on the same text."""
     runs = []
     for rep in range(WHOLE_REPS):
-        run = common.run_workload("encode", impl="tiktoken", text_path=str(books))
+        run = child.run_workload("encode", impl="tiktoken", text_path=str(books))
         runs.append(run)
         log(f"  [4b] tiktoken rep {rep + 1}/{WHOLE_REPS} {run.result['mb_per_s']:.2f} MB/s")
     reference = (runs[0].result["ids"], runs[0].result["sha256"])
@@ -275,11 +279,11 @@ def _encode_cli_whole_file(books: Path, tmp: Path, log) -> Section:
 def run(log=print) -> Section:
     what3 = "3. encode 5 MB English, GPT-2, 1 thread"
     try:
-        common.require("tiktoken", "tokenizers", "numpy")
-        (books,) = common.corpus("english_books.txt")
-        common.gpt2_files()
-        measured = common.line_slice(books, MEASURED_AT, SLICE_BYTES)
-        warm = common.line_slice(books, WARMUP_AT, SLICE_BYTES)
+        corpora.require("tiktoken", "tokenizers", "numpy")
+        (books,) = corpora.corpus("english_books.txt")
+        peers.gpt2_files()
+        measured = corpora.line_slice(books, MEASURED_AT, SLICE_BYTES)
+        warm = corpora.line_slice(books, WARMUP_AT, SLICE_BYTES)
     except Skip as e:
         return Section(
             rows=[
@@ -287,10 +291,10 @@ def run(log=print) -> Section:
                 Row("4", "4. `bpe_studio encode` CLI", "-", "-", "-", ">= 0.8x", f"SKIP: {e}"),
             ]
         )
-    with common.scratch_dir() as tmp_name:
+    with corpora.scratch_dir() as tmp_name:
         tmp = Path(tmp_name)
-        text = common.write_temp(measured, "measured_5MB.txt", tmp)
-        warm_path = common.write_temp(warm, "warmup_5MB.txt", tmp)
+        text = corpora.write_temp(measured, "measured_5MB.txt", tmp)
+        warm_path = corpora.write_temp(warm, "warmup_5MB.txt", tmp)
         sec, rates, reference = _encode_in_process(text, warm_path, log)
         sec.extend(
             _encode_cli(
@@ -314,7 +318,7 @@ def run(log=print) -> Section:
 def main() -> int:
     sec = run()
     print()
-    print(common.section_markdown(sec))
+    print(results.section_markdown(sec))
     return 1 if any(r.status.startswith("FAIL") for r in sec.rows) else 0
 
 

@@ -20,23 +20,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
-from common import MemRow, Row, Section, Skip  # noqa: E402
+import child  # noqa: E402
+import corpora  # noqa: E402
+import results  # noqa: E402
+from corpora import Skip  # noqa: E402
+from results import MemRow, Row, Section  # noqa: E402
 
-LARGE_BYTES = 20 * common.MB
+LARGE_BYTES = 20 * corpora.MB
 
 
 def _compare(
     item: str, what: str, path: Path, vocab_size: int, reps: int, target: float, log=print
 ) -> Section:
-    runs: dict[str, list[common.ChildRun]] = {"ours": [], "hf": []}
+    runs: dict[str, list[child.ChildRun]] = {"ours": [], "hf": []}
     for rep in range(reps):
         for impl in ("ours", "hf"):
-            run = common.run_workload(f"train_{impl}", path=str(path), vocab_size=vocab_size)
+            run = child.run_workload(f"train_{impl}", path=str(path), vocab_size=vocab_size)
             runs[impl].append(run)
             log(f"  [{item}] rep {rep + 1}/{reps} {impl:4s} {run.result['seconds']:.3f} s")
-    t_ours = common.median([r.result["seconds"] for r in runs["ours"]])
-    t_hf = common.median([r.result["seconds"] for r in runs["hf"]])
+    t_ours = results.median([r.result["seconds"] for r in runs["ours"]])
+    t_hf = results.median([r.result["seconds"] for r in runs["hf"]])
     ratio = t_ours / t_hf
     sec = Section()
     sec.rows.append(
@@ -47,13 +50,13 @@ def _compare(
             peer=f"HF tokenizers {t_hf:.3f} s",
             ratio=f"{ratio:.2f}x time",
             target=f"<= {target:g}x",
-            status=common.verdict(ratio, target, higher_is_better=False),
+            status=results.verdict(ratio, target, higher_is_better=False),
         )
     )
     sec.mem += [MemRow(what, "bpe_studio", runs["ours"]), MemRow(what, "HF tokenizers", runs["hf"])]
-    pre = common.median([r.result["pretokenize_seconds"] for r in runs["ours"]])
-    cpu_ours = common.median([r.result["cpu_seconds"] for r in runs["ours"]])
-    cpu_hf = common.median([r.result["cpu_seconds"] for r in runs["hf"]])
+    pre = results.median([r.result["pretokenize_seconds"] for r in runs["ours"]])
+    cpu_ours = results.median([r.result["cpu_seconds"] for r in runs["ours"]])
+    cpu_hf = results.median([r.result["cpu_seconds"] for r in runs["hf"]])
     sizes = {r.result["vocab_size"] for rs in runs.values() for r in rs}
     sec.notes.append(
         f"[{item}] bpe_studio phases (median): pre-tokenize {pre:.3f} s, "
@@ -61,7 +64,7 @@ def _compare(
         f"(CPU/wall: ours {cpu_ours / t_ours:.2f}, HF {cpu_hf / t_hf:.2f}); "
         f"final vocab sizes {sorted(sizes)}"
     )
-    bg = common.background_note(item, runs["ours"] + runs["hf"])
+    bg = results.background_note(item, runs["ours"] + runs["hf"])
     if bg:
         sec.notes.append(bg)
     return sec
@@ -70,8 +73,8 @@ def _compare(
 def small(reps: int = 7, log=print) -> Section:
     what = "1. train `cs336/corpus.en`, vocab 500"
     try:
-        common.require("tokenizers")
-        (path,) = common.corpus("cs336/corpus.en")
+        corpora.require("tokenizers")
+        (path,) = corpora.corpus("cs336/corpus.en")
     except Skip as e:
         return Section(rows=[Row("1", what, "-", "-", "-", "<= 1.5x", f"SKIP: {e}")])
     return _compare("1", what, path, 500, reps, 1.5, log)
@@ -80,13 +83,13 @@ def small(reps: int = 7, log=print) -> Section:
 def large(reps: int = 3, log=print) -> Section:
     what = "2. train first 20 MB of `english_books.txt`, vocab 10,000"
     try:
-        common.require("tokenizers")
-        (src,) = common.corpus("english_books.txt")
-        data = common.line_slice(src, 0, LARGE_BYTES)
+        corpora.require("tokenizers")
+        (src,) = corpora.corpus("english_books.txt")
+        data = corpora.line_slice(src, 0, LARGE_BYTES)
     except Skip as e:
         return Section(rows=[Row("2", what, "-", "-", "-", "<= 2x", f"SKIP: {e}")])
-    with common.scratch_dir() as tmp:
-        path = common.write_temp(data, "english_books_20MB.txt", Path(tmp))
+    with corpora.scratch_dir() as tmp:
+        path = corpora.write_temp(data, "english_books_20MB.txt", Path(tmp))
         sec = _compare("2", what, path, 10_000, reps, 2.0, log)
     sec.notes.append(f"[2] training file: {len(data):,} bytes (first line-aligned 20 MB)")
     return sec
@@ -101,7 +104,7 @@ def run(log=print) -> Section:
 def main() -> int:
     sec = run()
     print()
-    print(common.section_markdown(sec))
+    print(results.section_markdown(sec))
     return 0
 
 

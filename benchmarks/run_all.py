@@ -22,7 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_encode  # noqa: E402
 import bench_train  # noqa: E402
-import common  # noqa: E402
+import corpora  # noqa: E402
+import machine  # noqa: E402
+import quiet  # noqa: E402
+import results  # noqa: E402
 
 METHOD = """\
 How it was measured
@@ -38,7 +41,7 @@ How it was measured
   training text (it only adds it to the vocabulary), while bpe_studio removes it before counting.
 - Peak memory: "largest process" is `ru_maxrss` from `wait4` (the biggest single process in the
   child's tree); "whole process tree" sums PSS of the child and its worker processes, sampled
-  every 20 ms from /proc (so forked workers' shared pages are not counted twice).
+  every 20 ms with psutil (so forked workers' shared pages are not counted twice).
 - Before each measured run the script waits (up to `--wait-quiet` seconds, default 20, and 180 s
   in all) until other processes use under 0.3 cores; the notes say how busy the machine still
   was while each group of runs was timed.
@@ -48,15 +51,15 @@ How it was measured
 - 1 MB = 10^6 bytes of UTF-8 text; memory in MiB."""
 
 
-def render(sec: common.Section, info: dict[str, str], elapsed: float, cmd: str) -> str:
+def render(sec: results.Section, info: dict[str, str], elapsed: float, cmd: str) -> str:
     return (
         "\n\n".join(
             [
                 "# BPE Studio benchmarks",
                 f"Produced by `{cmd}` on {info['date']} in {elapsed:.0f} s. Regenerate with "
                 "the same command; the figures below are from this machine only.",
-                "## Machine\n\n" + common.machine_markdown(info),
-                "## Results\n\n" + common.section_markdown(sec),
+                "## Machine\n\n" + machine.machine_markdown(info),
+                "## Results\n\n" + results.section_markdown(sec),
                 "## " + METHOD.split("\n", 1)[0] + "\n\n" + METHOD.split("\n", 1)[1],
             ]
         )
@@ -66,7 +69,7 @@ def render(sec: common.Section, info: dict[str, str], elapsed: float, cmd: str) 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=common.BENCH_DIR / "RESULTS.md")
+    ap.add_argument("--out", type=Path, default=corpora.BENCH_DIR / "RESULTS.md")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument(
         "--wait-quiet",
@@ -74,18 +77,18 @@ def main(argv: list[str] | None = None) -> int:
         default=20.0,
         metavar="S",
         help="before each measured run wait up to S seconds for other processes to use under "
-        f"{common.QUIET_BELOW_CORES} cores (0: do not wait; default: %(default)s)",
+        f"{quiet.QUIET_BELOW_CORES} cores (0: do not wait; default: %(default)s)",
     )
     args = ap.parse_args(argv)
-    common.QUIET_MAX_WAIT_S = args.wait_quiet
+    quiet.QUIET_MAX_WAIT_S = args.wait_quiet
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    info = common.machine_info()
-    log(f"corpora: {common.corpora_dir() or 'NOT FOUND (benchmarks will be skipped)'}")
+    info = machine.machine_info()
+    log(f"corpora: {corpora.corpora_dir() or 'NOT FOUND (benchmarks will be skipped)'}")
     start = time.perf_counter()
-    sec = common.Section()
+    sec = results.Section()
     log("training benchmarks ...")
     sec.extend(bench_train.run(log=log))
     log("encoding benchmarks ...")

@@ -21,7 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import common  # noqa: E402
+import corpora  # noqa: E402
+import peers  # noqa: E402
 
 try:
     import resource
@@ -50,7 +51,7 @@ def train_ours(path: str, vocab_size: int) -> dict:
             marks["pretok_end"] = time.perf_counter()
 
     cpu0, t0 = _cpu_s(), time.perf_counter()
-    vocab, merges = train_bpe(path, vocab_size, [common.SPECIAL], progress=progress)
+    vocab, merges = train_bpe(path, vocab_size, [peers.SPECIAL], progress=progress)
     t1, cpu1 = time.perf_counter(), _cpu_s()
     pretok = marks.get("pretok_end", t0) - t0
     return {
@@ -67,10 +68,10 @@ def train_hf(path: str, vocab_size: int) -> dict:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = common.hf_pre_tokenizer()
+    tok.pre_tokenizer = peers.hf_pre_tokenizer()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=[common.SPECIAL],
+        special_tokens=[peers.SPECIAL],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
@@ -85,14 +86,14 @@ def _encoder(impl: str):
     if impl == "ours":
         from bpe_studio.core.tokenizer import Tokenizer
 
-        vocab, merges = common.gpt2_files()
-        tok = Tokenizer.from_files(vocab, merges, special_tokens=[common.SPECIAL])
+        vocab, merges = peers.gpt2_files()
+        tok = Tokenizer.from_files(vocab, merges, special_tokens=[peers.SPECIAL])
         return tok.encode
     if impl == "tiktoken":
-        enc = common.tiktoken_gpt2()
+        enc = peers.tiktoken_gpt2()
         return lambda text: enc.encode(text, allowed_special="all")
     if impl == "hf":
-        tok = common.hf_gpt2()
+        tok = peers.hf_gpt2()
         return lambda text: tok.encode(text).ids
     raise ValueError(f"unknown encoder {impl!r}")
 
@@ -113,12 +114,12 @@ def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
     cpu0, t0 = _cpu_s(), time.perf_counter()
     ids = fn(text)
     t1, cpu1 = time.perf_counter(), _cpu_s()
-    count, digest = common.ids_digest(ids)
+    count, digest = peers.ids_digest(ids)
     return {
         "seconds": t1 - t0,
         "cpu_seconds": cpu1 - cpu0,
         "bytes": nbytes,
-        "mb_per_s": nbytes / common.MB / (t1 - t0),
+        "mb_per_s": nbytes / corpora.MB / (t1 - t0),
         "load_seconds": load_s,
         "warmup_seconds": warm_s,
         "ids": count,

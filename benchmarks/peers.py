@@ -1,0 +1,93 @@
+"""The peers bpe_studio is measured against, built offline from GPT-2's own files: tiktoken's
+and Hugging Face's GPT-2 encoders, Hugging Face's pre-tokenizer for training, and a digest for
+comparing id lists across processes.
+
+The GPT-2 pattern is written out here, not imported from bpe_studio, so the peers are
+configured independently of the library under test. Nothing is downloaded; training a peer
+(the Hugging Face trainer) is left to ``runner.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from corpora import corpus
+
+SPECIAL = "<|endoftext|>"
+GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def _bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> printable character table (encoder.py of openai/gpt-2)."""
+    bs = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), 256)]
+    cs = list(bs)
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {b: chr(c) for b, c in zip(bs, cs)}
+
+
+def gpt2_files() -> tuple[Path, Path]:
+    vocab, merges = corpus("cs336/gpt2_vocab.json", "cs336/gpt2_merges.txt")
+    return vocab, merges
+
+
+def tiktoken_gpt2():
+    """tiktoken's GPT-2 built offline from ``gpt2_vocab.json`` (no download)."""
+    import tiktoken
+
+    vocab_path, _ = gpt2_files()
+    decoder = {c: b for b, c in _bytes_to_unicode().items()}
+    vocab = json.loads(vocab_path.read_text(encoding="utf-8"))
+    ranks = {bytes(decoder[c] for c in tok): i for tok, i in vocab.items() if tok != SPECIAL}
+    return tiktoken.Encoding(
+        name="gpt2_local",
+        pat_str=GPT2_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens={SPECIAL: vocab[SPECIAL]},
+    )
+
+
+def hf_pre_tokenizer():
+    """The GPT-2 regex (isolated splits), then byte-level mapping without its own regex."""
+    from tokenizers import Regex, pre_tokenizers
+
+    return pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(GPT2_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+
+
+def hf_gpt2():
+    """Hugging Face ``tokenizers`` BPE loaded from the same GPT-2 files, same pre-tokenizer."""
+    from tokenizers import Tokenizer, decoders, models
+
+    vocab_path, merges_path = gpt2_files()
+    vocab = json.loads(vocab_path.read_text(encoding="utf-8"))
+    merges = []
+    for line in merges_path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#version"):
+            a, b = line.split(" ")
+            merges.append((a, b))
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    tok.pre_tokenizer = hf_pre_tokenizer()
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([SPECIAL])
+    return tok
+
+
+def ids_digest(ids: Sequence[int]) -> tuple[int, str]:
+    """(count, sha256 of the ids as little-endian uint32): compares id lists across processes
+    without shipping them."""
+    import numpy as np
+
+    arr = np.asarray(ids, dtype="<u4")
+    return int(arr.size), hashlib.sha256(arr.tobytes()).hexdigest()
