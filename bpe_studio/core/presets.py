@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from importlib import resources
-from importlib.resources.abc import Traversable
+from typing import TYPE_CHECKING
 
 from .formats.data import TokenizerData
 from .formats.tiktoken_file import read_tiktoken
 from .gpt2_format import decode_token
+
+if TYPE_CHECKING:
+    if sys.version_info >= (3, 11):
+        from importlib.resources.abc import Traversable
+    else:
+        from importlib.abc import Traversable
 
 EOT = "<|endoftext|>"
 # Each preset's pattern name and special tokens, as tiktoken_ext/openai_public.py gives them.

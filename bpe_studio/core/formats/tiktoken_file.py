@@ -17,6 +17,7 @@ end in two parts that way is one this module refuses.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import gzip
 import hashlib
@@ -70,7 +71,7 @@ def _parse_slowly(data: bytes, name: str) -> tuple[list[bytes], list[int], list[
             shown = line[:60].decode("utf-8", "replace")
             raise ValueError(f"{where}: expected '<base64 token> <rank>', got {shown!r}")
         try:
-            token = binascii.a2b_base64(fields[0], strict_mode=True)
+            token = base64.b64decode(fields[0], validate=True)
         except binascii.Error as e:
             shown = fields[0][:60].decode("utf-8", "replace")
             raise ValueError(f"{where}: {shown!r} is not base64 ({e})") from None
@@ -90,7 +91,7 @@ def _parse(data: bytes, name: str) -> tuple[list[bytes], list[int], list[int] | 
     if data.endswith(b"\n") and _WELL_FORMED.fullmatch(data):
         fields = data.split()
         try:
-            tokens = [binascii.a2b_base64(f, strict_mode=True) for f in fields[0::2]]
+            tokens = [base64.b64decode(f, validate=True) for f in fields[0::2]]
             if all(tokens):
                 return tokens, list(map(int, fields[1::2])), None
         except binascii.Error:
