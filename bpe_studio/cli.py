@@ -17,12 +17,16 @@ import time
 from collections.abc import Sequence
 
 from .core import Tokenizer, TrainingCancelled, infer_special_tokens, trainer_from_file
+from .core.corpus import resolve_workers
 from .core.display import readable_token
 from .core.gpt2_format import load_merges, load_vocab, save_files
+from .core.vocab import first_merge_id
 from .progress import ProgressBar
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
+# The rule of corpus.resolve_workers, as the user sees it.
+WORKERS_HELP = "{what} processes, at least 1 (default: every core)"
 
 
 def _peak_memory_mb() -> float | None:
@@ -52,6 +56,20 @@ def _positive(text: str) -> int:
     return value
 
 
+def _workers(text: str) -> int:
+    """A --workers value, checked by the core's one rule (``resolve_workers``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    try:
+        return resolve_workers(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be at least 1 (leave --workers out for every core), got {value}"
+        ) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bpe-studio",
@@ -78,10 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     train.add_argument(
         "--workers",
-        type=_positive,
+        type=_workers,
         default=None,
         metavar="K",
-        help="pre-tokenization processes (default: all cores)",
+        help=WORKERS_HELP.format(what="pre-tokenization"),
     )
     train.add_argument(
         "--out", required=True, metavar="DIR", help="directory for vocab.json and merges.txt"
@@ -101,10 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     enc.add_argument(
         "--workers",
-        type=_positive,
+        type=_workers,
         default=None,
         metavar="K",
-        help="encoding processes (default: all cores)",
+        help=WORKERS_HELP.format(what="encoding"),
     )
     enc.add_argument("--out", required=True, metavar="IDS.npy")
     return parser
@@ -131,8 +149,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     merging.close()
     vocab_path, merges_path = save_files(args.out, trainer.vocab, trainer.merges)
     elapsed = time.perf_counter() - start
-    first_merge_id = 256 + len(trainer.special_tokens)
-    learned = [tok for i, tok in trainer.vocab.items() if i >= first_merge_id]
+    first_learned = first_merge_id(trainer.special_tokens)
+    learned = [tok for i, tok in trainer.vocab.items() if i >= first_learned]
     longest = max(learned, key=len, default=b"")
     peak = _peak_memory_mb()
     lines = [
