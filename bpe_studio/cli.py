@@ -25,8 +25,6 @@ from .progress import ProgressBar
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
-# The rule of corpus.resolve_workers, as the user sees it.
-WORKERS_HELP = "{what} processes, at least 1 (default: every core)"
 
 
 def _peak_memory_mb() -> float | None:
@@ -46,11 +44,15 @@ def _fail(message: str, code: int = EXIT_ERROR) -> int:
     return code
 
 
-def _positive(text: str) -> int:
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -58,16 +60,24 @@ def _positive(text: str) -> int:
 
 def _workers(text: str) -> int:
     """A --workers value, checked by the core's one rule (``resolve_workers``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    value = _whole_number(text)
     try:
         return resolve_workers(value)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"must be at least 1 (leave --workers out for every core), got {value}"
         ) from None
+
+
+def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
+    # The rule of corpus.resolve_workers, as the user sees it.
+    command.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="K",
+        help=f"{what} processes, at least 1 (default: every core)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,13 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOK",
         help="a special token (repeatable), e.g. '<|endoftext|>'",
     )
-    train.add_argument(
-        "--workers",
-        type=_workers,
-        default=None,
-        metavar="K",
-        help=WORKERS_HELP.format(what="pre-tokenization"),
-    )
+    _add_workers(train, "pre-tokenization")
     train.add_argument(
         "--out", required=True, metavar="DIR", help="directory for vocab.json and merges.txt"
     )
@@ -117,13 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOK",
         help="a special token (repeatable); default: those the tokenizer's vocabulary holds",
     )
-    enc.add_argument(
-        "--workers",
-        type=_workers,
-        default=None,
-        metavar="K",
-        help=WORKERS_HELP.format(what="encoding"),
-    )
+    _add_workers(enc, "encoding")
     enc.add_argument("--out", required=True, metavar="IDS.npy")
     return parser
 

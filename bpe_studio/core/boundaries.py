@@ -10,11 +10,15 @@ stream must hold its text until a special token or its end.
 
 The rules for GPT-2's pattern (each checked against whole-text pre-tokenization by
 ``tests/core/test_boundaries.py``):
-- *space*: just before a space, tab or line break that follows a non-space character;
-- *letter*: just after a letter that a non-letter follows;
-- *line*: in raw UTF-8 bytes, just after a line break between two ASCII non-space bytes;
-- *lookahead*: the pattern looks at most 2 characters past a match, so a pre-token that ends
-  4 or more characters before the end of the text known so far is final.
+- *space*: just before a space, tab or line break that follows a non-space character (see
+  :func:`is_space_cut`); the fast pattern's fallback relies on it;
+- *letter*: just after a letter that a non-letter follows: the pre-tokens that hold letters
+  end with one, none continues from a letter into anything else, and the next starts afresh;
+- *line*: in raw UTF-8 bytes, just after a line break between two ASCII non-space bytes: the
+  break is a pre-token of its own and the next character starts a new one;
+- *lookahead*: the pattern looks at most 2 characters past a match ("'l" might become "'ll"),
+  so a pre-token that ends 4 or more characters before the end of the text known so far is
+  final.
 Special tokens come first everywhere (see ``specials``): no cut falls inside one.
 What it leaves out: the patterns themselves (``pattern``), matching special tokens (``specials``).
 """
@@ -50,7 +54,7 @@ class CutRules:
     """
 
     name: str  # what the rules were written for ("gpt2"), or "specials only"
-    space: bool
+    space: bool  # without it a pattern gets no fast path (pattern.py is GPT-2's)
     letter: bool
     line: bool
     lookahead: int | None  # characters the pattern may read past a match; None: unbounded
