@@ -17,8 +17,10 @@ import time
 from collections.abc import Sequence
 
 from .core import Tokenizer, TrainingCancelled, infer_special_tokens, trainer_from_file
+from .core.corpus import resolve_workers
 from .core.display import readable_token
 from .core.gpt2_format import load_merges, load_vocab, save_files
+from .core.vocab import first_merge_id
 from .progress import ProgressBar
 
 EXIT_ERROR = 1
@@ -42,14 +44,40 @@ def _fail(message: str, code: int = EXIT_ERROR) -> int:
     return code
 
 
-def _positive(text: str) -> int:
+def _whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    value = _whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _workers(text: str) -> int:
+    """A --workers value, checked by the core's one rule (``resolve_workers``)."""
+    value = _whole_number(text)
+    try:
+        return resolve_workers(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be at least 1 (leave --workers out for every core), got {value}"
+        ) from None
+
+
+def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
+    # The rule of corpus.resolve_workers, as the user sees it.
+    command.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="K",
+        help=f"{what} processes, at least 1 (default: every core)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,13 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOK",
         help="a special token (repeatable), e.g. '<|endoftext|>'",
     )
-    train.add_argument(
-        "--workers",
-        type=_positive,
-        default=None,
-        metavar="K",
-        help="pre-tokenization processes (default: all cores)",
-    )
+    _add_workers(train, "pre-tokenization")
     train.add_argument(
         "--out", required=True, metavar="DIR", help="directory for vocab.json and merges.txt"
     )
@@ -99,13 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOK",
         help="a special token (repeatable); default: those the tokenizer's vocabulary holds",
     )
-    enc.add_argument(
-        "--workers",
-        type=_positive,
-        default=None,
-        metavar="K",
-        help="encoding processes (default: all cores)",
-    )
+    _add_workers(enc, "encoding")
     enc.add_argument("--out", required=True, metavar="IDS.npy")
     return parser
 
@@ -131,8 +147,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     merging.close()
     vocab_path, merges_path = save_files(args.out, trainer.vocab, trainer.merges)
     elapsed = time.perf_counter() - start
-    first_merge_id = 256 + len(trainer.special_tokens)
-    learned = [tok for i, tok in trainer.vocab.items() if i >= first_merge_id]
+    first_learned = first_merge_id(trainer.special_tokens)
+    learned = [tok for i, tok in trainer.vocab.items() if i >= first_learned]
     longest = max(learned, key=len, default=b"")
     peak = _peak_memory_mb()
     lines = [

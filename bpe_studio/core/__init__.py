@@ -1,11 +1,20 @@
 """BPE Studio's engine: pre-tokenization, the incremental trainer, the rank-based tokenizer and
-GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt."""
+GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt.
 
+``GPT2_PATTERN`` is GPT-2's pre-tokenization regex (a str); ``pretokenize(text)`` splits text
+with it; ``count_text``/``count_file`` count pre-tokens; ``train_bpe``, ``iter_merges``,
+``trainer_from_file`` and ``BpeTrainer`` train; ``Tokenizer`` encodes and decodes;
+``initial_vocab`` and ``merge_budget`` tell the id layout of a trained vocabulary. Modules:
+``corpus`` (corpus files), ``specials`` (special tokens), ``boundaries`` (where text may be
+cut), ``spans`` (packed spans for viewers; imports NumPy), ``encode_file``, ``gpt2_format``.
+"""
+
+from .corpus import CorpusError, TrainingCancelled, count_file, count_text
 from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
 from .pattern import GPT2_PATTERN, pretokenize
-from .pretokenize import CorpusError, TrainingCancelled, count_file, count_text
 from .tokenizer import Tokenizer, TokenSpan
 from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
+from .vocab import initial_vocab, merge_budget
 
 __all__ = [
     "GPT2_PATTERN",
@@ -19,10 +28,12 @@ __all__ = [
     "count_file",
     "count_text",
     "infer_special_tokens",
+    "initial_vocab",
     "iter_merges",
-    "pretokenize",
     "load_merges",
     "load_vocab",
+    "merge_budget",
+    "pretokenize",
     "train_bpe",
     "trainer_from_file",
 ]

@@ -1,10 +1,10 @@
 """Encode a whole text file to a NumPy ``.npy`` array of token ids, in parallel.
 
 What it does: cuts the file at boundaries that cannot change the ids (before a special token,
-or after a safe line break: see ``pretokenize.chunk_boundaries``), encodes the chunks in worker
+or after a safe line break: see ``boundaries.chunk_boundaries``), encodes the chunks in worker
 processes, and streams their ids into the output in order, so neither the text nor all the ids
-are ever held at once. The output is written beside its final name and renamed into place.
-What it leaves out: the command line (``bpe_studio.cli``).
+are ever held at once. The output is written beside its final name and renamed into place
+(``atomic``). What it leaves out: the command line (``bpe_studio.cli``).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .gpt2_format import atomic_replace_target
-from .pretokenize import check_corpus_path, chunk_boundaries, decode_chunk, mp_context
+from .atomic import atomic_open
+from .boundaries import chunk_boundaries
+from .corpus import check_corpus_path, decode_chunk, mp_context, resolve_workers
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory), and small enough that every
@@ -80,7 +81,7 @@ def _chunks(
 ) -> Iterator[tuple[np.ndarray, int]]:
     size = os.path.getsize(path)
     target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (4 * workers)))
-    bounds = chunk_boundaries(path, target, tokenizer.special_tokens)
+    bounds = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
     jobs = [(path, a, b, dtype.name) for a, b in zip(bounds, bounds[1:])]
     global _worker_tokenizer
     if workers == 1 or size < PARALLEL_MIN_BYTES or len(jobs) == 1:
@@ -108,12 +109,15 @@ def encode_file(
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> EncodeStats:
-    """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids)."""
+    """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids), in
+    ``workers`` processes (None: every core; see ``corpus.resolve_workers``).
+
+    The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
+    surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
+    naming the byte offset, like any other invalid UTF-8."""
     src = check_corpus_path(input_path)
     out = Path(output_path)
-    workers = workers or os.cpu_count() or 1
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+    workers = resolve_workers(workers)
     dtype = ids_dtype(tokenizer)
     size = src.stat().st_size
     # Built before the clock (like tiktoken's Encoding, which its own rate leaves out) and
@@ -136,19 +140,9 @@ def encode_file(
             if progress:
                 progress(done_bytes, size)
         raw.seek(0)
-        fd, tmp = atomic_replace_target(out)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                header = {
-                    "descr": dtype.str,
-                    "fortran_order": False,
-                    "shape": (total,),
-                }
-                np.lib.format.write_array_header_1_0(f, header)
-                while block := raw.read(1 << 20):
-                    f.write(block)
-            os.replace(tmp, out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_open(out, "wb") as f:
+            header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
+            np.lib.format.write_array_header_1_0(f, header)
+            while block := raw.read(1 << 20):
+                f.write(block)
     return EncodeStats(size, total, time.perf_counter() - start, dtype.name, start - setup_start)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+
+from .atomic import atomic_write_text
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -123,31 +124,6 @@ def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
     return merges
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def atomic_replace_target(path: Path) -> tuple[int, str]:
-    """A temporary file beside ``path`` with the permissions a new file would get."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    if hasattr(os, "fchmod"):
-        os.fchmod(fd, 0o666 & ~_umask())
-    return fd, tmp
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = atomic_replace_target(path)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_files(
     directory: str | os.PathLike,
     vocab: Mapping[int, bytes],
@@ -161,9 +137,9 @@ def save_files(
     obj = {encode_token(tok): idx for idx, tok in sorted(vocab.items())}
     if len(obj) != len(vocab):
         raise ValueError("the vocabulary holds the same token bytes under two ids")
-    _atomic_write(vocab_path, json.dumps(obj, ensure_ascii=False, indent=0) + "\n")
+    atomic_write_text(vocab_path, json.dumps(obj, ensure_ascii=False, indent=0) + "\n")
     lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
-    _atomic_write(merges_path, "\n".join(lines) + "\n")
+    atomic_write_text(merges_path, "\n".join(lines) + "\n")
     return vocab_path, merges_path
 
 

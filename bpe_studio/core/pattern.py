@@ -6,7 +6,8 @@ standard library's ``re`` (about twice as fast as the ``regex`` module here) whe
 from the ``regex`` module itself at first use — the Unicode data cannot disagree. The classes
 cover the Basic Multilingual Plane only (``re`` tests those against a bitmap; astral ranges
 would make it slower than ``regex``); the rare stretches of text around a character above
-U+FFFF (an emoji) go to ``regex``. What it leaves out: special tokens (``pretokenize``).
+U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space cuts (``boundaries``). What it
+leaves out: special tokens (``specials``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from functools import cache
 
 import regex
 
+from .boundaries import space_cut_after, space_cut_before
+
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
 
@@ -26,9 +29,6 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _FAST_MIN = 300_000
 # Texts with more than one character above U+FFFF in this many go to `regex` whole.
 _ASTRAL_SPARSE = 1000
-# A space, tab or line break after a non-space character (see _is_cut). `re`'s \s is
-# str.isspace, a superset of the regex module's, so this never finds a cut that is not one.
-_NEXT_CUT = re.compile(r"(?<=\S)[ \n\t]")
 
 
 # Possessive runs (Python 3.11+) spare `re` the bookkeeping for backtracking that these
@@ -36,7 +36,7 @@ _NEXT_CUT = re.compile(r"(?<=\S)[ \n\t]")
 _RUN = "++" if sys.version_info >= (3, 11) else "+"
 
 
-def _pattern_with_classes(letters: str, numbers: str, spaces: str) -> re.Pattern:
+def _pattern_with_classes(letters: str, numbers: str, spaces: str) -> re.Pattern[str]:
     # subtle: letters come first here, before the contractions, because most pre-tokens are
     # words; no text can match both (a contraction starts with "'", a word never does).
     return re.compile(
@@ -63,39 +63,13 @@ def _bmp_classes() -> tuple[str, str, str]:
 
 
 @cache
-def _bmp_regex() -> re.Pattern:
+def _bmp_regex() -> re.Pattern[str]:
     return _pattern_with_classes(*_bmp_classes())
 
 
 def prepare() -> None:
     """Build the fast pattern now rather than at the first long non-ASCII text."""
     _bmp_regex()
-
-
-def _is_cut(text: str, p: int) -> bool:
-    # subtle: a pre-token holds whitespace only at its start (" word") or only whitespace, and
-    # the pattern decides a pre-token ending in a non-space the same way whether whitespace or
-    # the end of text follows. So before a space, tab or line break that follows a non-space
-    # character no pre-token crosses, and either side can be matched on its own.
-    return text[p] in " \n\t" and not text[p - 1].isspace()
-
-
-def _cut_before(text: str, i: int, floor: int) -> int:
-    """The last cut at or before ``i`` (and after ``floor``), else ``floor``."""
-    p = i
-    while p > floor:
-        p = max(text.rfind(" ", floor, p), text.rfind("\n", floor, p), text.rfind("\t", floor, p))
-        if p <= floor:
-            return floor
-        if _is_cut(text, p):
-            return p
-    return floor
-
-
-def _cut_after(text: str, i: int) -> int:
-    """The first cut after ``i``, else the end of the text."""
-    m = _NEXT_CUT.search(text, i + 1)
-    return m.start() if m else len(text)
 
 
 def pretokenize(text: str) -> list[str]:
@@ -113,8 +87,8 @@ def pretokenize(text: str) -> list[str]:
     pieces: list[str] = []
     pos = 0
     while m is not None:
-        a = _cut_before(text, m.start(), pos)
-        b = _cut_after(text, m.start())
+        a = space_cut_before(text, m.start(), pos)
+        b = space_cut_after(text, m.start())
         pieces += fast.findall(text, pos, a)
         pieces += GPT2_REGEX.findall(text, a, b)
         pos = b

@@ -1,9 +1,11 @@
 """The rank-based byte-level BPE tokenizer: encode, stream, decode, and character spans.
 
-What it does: splits out special tokens (longest first), pre-tokenizes the rest with the GPT-2
-pattern, and within each pre-token repeatedly merges the adjacent pair with the lowest merge
-rank (results cached per pre-token). With GPT-2's own files the ids equal tiktoken's GPT-2.
-What it leaves out: training (``trainer``) and the file format details (``gpt2_format``).
+What it does: splits out special tokens (longest first, ``specials``), pre-tokenizes the rest
+with the GPT-2 pattern, and within each pre-token repeatedly merges the adjacent pair with the
+lowest merge rank (results cached per pre-token). With GPT-2's own files the ids equal
+tiktoken's GPT-2, also for text holding surrogates (``surrogates``). What it leaves out:
+training (``trainer``), the file format details (``gpt2_format``) and where text may be cut
+(``boundaries``, which streaming asks).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import gpt2_format, pattern
-from .pattern import GPT2_REGEX, pretokenize
-from .pretokenize import special_regex, validate_special_tokens
+from .boundaries import CutRules, cut_rules
+from .pattern import GPT2_PATTERN, GPT2_REGEX, pretokenize
+from .specials import Specials
+from .surrogates import original_offsets, replace_surrogates
 
 if TYPE_CHECKING:
     import numpy
@@ -37,11 +41,16 @@ BATCH_MIN = 200
 BATCH_BUILD_MIN = 2000
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
-# Pre-tokens ending this close to the undecided end of a streaming buffer wait for more text:
-# the GPT-2 pattern looks at most two characters past a match ("'l" might become "'ll").
-_LOOKAHEAD = 4
 _ID_MASK = (1 << 32) - 1
 _NO_MERGE = 1 << 63
+
+
+def _replace_all_but_last_high(buf: str) -> str:
+    """``replace_surrogates(buf)``, except that a high surrogate at the very end is kept as it
+    is: the low surrogate completing it may come with the next chunk of a stream."""
+    if buf and "\ud800" <= buf[-1] <= "\udbff":
+        return replace_surrogates(buf[:-1]) + buf[-1]
+    return replace_surrogates(buf)
 
 
 def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
@@ -82,7 +91,10 @@ class Tokenizer:
     ) -> None:
         self.vocab: dict[int, bytes] = dict(vocab)
         self.merges: list[tuple[bytes, bytes]] = [(bytes(a), bytes(b)) for a, b in merges]
-        self.special_tokens: list[str] = validate_special_tokens(special_tokens)
+        self.specials = Specials.of(special_tokens)
+        self.special_tokens: list[str] = list(self.specials.tokens)
+        # Where text may be cut without changing its tokens (streaming, file chunks).
+        self.cut_rules: CutRules = cut_rules(GPT2_PATTERN)
 
         inverse: dict[bytes, int] = {}
         for idx, tok in sorted(self.vocab.items()):
@@ -107,23 +119,21 @@ class Tokenizer:
                 self.vocab[new_id] = sb
                 inverse[sb] = new_id
             self._special_ids[s] = inverse[sb]
-        self._special_re = special_regex(self.special_tokens)
-        self._special_len = max((len(s) for s in self.special_tokens), default=0)
 
         # (left id, right id) -> rank << 32 | merged id: one int, so min() finds the
         # lowest rank and the mask gives the merged id.
         self._ranks: dict[tuple[int, int], int] = {}
         self._rank_of_id: dict[int, int] = {}
         for rank, (a, b) in enumerate(self.merges):
-            ids = inverse.get(a), inverse.get(b), inverse.get(a + b)
-            if None in ids:
-                absent = [t for t, i in zip((a, b, a + b), ids) if i is None][0]
+            left, right, made = inverse.get(a), inverse.get(b), inverse.get(a + b)
+            if left is None or right is None or made is None:
+                absent = a if left is None else b if right is None else a + b
                 raise ValueError(
                     f"merge {rank} ({a!r}, {b!r}): token {absent!r} is not in the vocabulary"
                 )
-            if (ids[0], ids[1]) not in self._ranks:
-                self._ranks[(ids[0], ids[1])] = rank << 32 | ids[2]
-                self._rank_of_id.setdefault(ids[2], rank)
+            if (left, right) not in self._ranks:
+                self._ranks[(left, right)] = rank << 32 | made
+                self._rank_of_id.setdefault(made, rank)
         self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
@@ -296,17 +306,35 @@ class Tokenizer:
         out += chain.from_iterable(map(cache.__getitem__, pieces))
 
     def encode(self, text: str) -> list[int]:
-        """Token ids of ``text``; special tokens in it map to their own ids."""
+        """Token ids of ``text``; special tokens in it map to their own ids.
+
+        Surrogates are encoded as tiktoken encodes them: a surrogate pair as the character
+        it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
+        # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
+        # keeps ordinary text free of a scan for them.
+        try:
+            return self._encode(text)
+        except UnicodeEncodeError:
+            return self._encode(replace_surrogates(text))
+
+    def _encode(self, text: str) -> list[int]:
         out: list[int] = []
-        for segment, special in self._segments(text):
-            self._encode_ordinary(segment, out)
+        for a, b, special in self.specials.segments(text):
+            self._encode_ordinary(text[a:b], out)
             if special is not None:
                 out.append(self._special_ids[special])
         return out
 
     def encode_array(self, text: str, dtype: str = "uint32") -> numpy.ndarray:
         """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
-        Python list of ids: each pre-token's ids are cached as packed bytes and joined."""
+        Python list of ids: each pre-token's ids are cached as packed bytes and joined.
+        Surrogates are encoded as ``encode`` does."""
+        try:
+            return self._encode_array(text, dtype)
+        except UnicodeEncodeError:
+            return self._encode_array(replace_surrogates(text), dtype)
+
+    def _encode_array(self, text: str, dtype: str) -> numpy.ndarray:
         import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
         code = {"uint16": "H", "uint32": "I"}[np.dtype(dtype).name]
@@ -315,8 +343,8 @@ class Tokenizer:
             packed.clear()
         cache = self._cache
         parts: list[bytes] = []
-        for segment, special in self._segments(text):
-            pieces = pretokenize(segment)
+        for a, b, special in self.specials.segments(text):
+            pieces = pretokenize(text[a:b])
             new = set(pieces).difference(packed)
             merged = self._merge_batch(list(new.difference(cache)))
             if merged is not None:
@@ -335,33 +363,24 @@ class Tokenizer:
                 parts.append(array(code, [self._special_ids[special]]).tobytes())
         return np.frombuffer(b"".join(parts), dtype=dtype)
 
-    def _segments(self, text: str) -> Iterator[tuple[str, str | None]]:
-        """``(text before a special token, that special token)`` pairs; the last has None."""
-        pos = 0
-        if self._special_re is not None:
-            for m in self._special_re.finditer(text):
-                yield text[pos : m.start()], m.group()
-                pos = m.end()
-        yield text[pos:], None
-
     def _encode_decided(self, buf: str, out: list[int]) -> int:
         """Encode the part of ``buf`` that more text cannot change; return its length.
 
         A special token starting at ``p`` is decided once ``p + longest special`` characters
         are in; a pre-token is decided once the characters the pattern looks at past its end
-        are in, and none of them could still turn out to begin a special token.
+        are in, and none of them could still turn out to begin a special token (the limit
+        ``cut_rules.stream_limit`` gives).
         """
         n = len(buf)
-        cutoff = n - max(self._special_len - 1, 0)
+        longest = self.specials.longest
         pos = 0
-        if self._special_re is not None:
-            for m in self._special_re.finditer(buf):
-                if m.start() + self._special_len > n:
-                    break
-                self._encode_ordinary(buf[pos : m.start()], out)
-                out.append(self._special_ids[m.group()])
-                pos = m.end()
-        limit = cutoff - _LOOKAHEAD
+        for a, b, special in self.specials.segments(buf):
+            if special is None or b + longest > n:
+                break
+            self._encode_ordinary(buf[a:b], out)
+            out.append(self._special_ids[special])
+            pos = b + len(special)
+        limit = self.cut_rules.stream_limit(n, self.specials)
         done = pos
         if limit > pos:
             # subtle: encode the decided matches themselves. Pre-tokenizing buf[pos:done]
@@ -379,7 +398,7 @@ class Tokenizer:
         """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text.
 
         The result equals ``encode("".join(iterable))`` however the text is cut into chunks
-        (a special token or a run of spaces split across chunks included).
+        (a special token, a run of spaces or a surrogate pair split across chunks included).
         """
         pending: list[str] = []
         pending_len = 0
@@ -395,7 +414,13 @@ class Tokenizer:
                 pending.clear()
                 pending_len = 0
                 out: list[int] = []
-                tail = buf[self._encode_decided(buf, out) :]
+                try:
+                    done = self._encode_decided(buf, out)
+                except UnicodeEncodeError:
+                    buf = _replace_all_but_last_high(buf)
+                    out = []
+                    done = self._encode_decided(buf, out)
+                tail = buf[done:]
                 yield from out
                 # subtle: a pre-token longer than a block (a huge run of spaces) stays in the
                 # tail; growing the block keeps re-scanning it from turning quadratic.
@@ -404,15 +429,26 @@ class Tokenizer:
 
     # ----------------------------------------------------------------- spans
     def spans(self, text: str) -> list[TokenSpan]:
-        """Each token of ``text`` with the characters that hold it (see :class:`TokenSpan`)."""
+        """Each token of ``text`` with the characters that hold it (see :class:`TokenSpan`).
+
+        Surrogates are encoded as ``encode`` does; the span of a surrogate pair's character
+        covers both of its surrogates in ``text``."""
+        try:
+            return self._spans(text)
+        except UnicodeEncodeError:
+            fixed = replace_surrogates(text)
+            spans = self._spans(fixed)
+            if len(fixed) == len(text):
+                return spans
+            where = original_offsets(text)
+            return [TokenSpan(i, where[a], where[b], p) for i, a, b, p in spans]
+
+    def _spans(self, text: str) -> list[TokenSpan]:
         result: list[TokenSpan] = []
-        pos = 0
-        if self._special_re is not None:
-            for m in self._special_re.finditer(text):
-                self._spans_ordinary(text, pos, m.start(), result)
-                result.append(TokenSpan(self._special_ids[m.group()], m.start(), m.end(), False))
-                pos = m.end()
-        self._spans_ordinary(text, pos, len(text), result)
+        for a, b, special in self.specials.segments(text):
+            self._spans_ordinary(text, a, b, result)
+            if special is not None:
+                result.append(TokenSpan(self._special_ids[special], b, b + len(special), False))
         return result
 
     def _spans_ordinary(self, text: str, start: int, end: int, result: list[TokenSpan]) -> None:

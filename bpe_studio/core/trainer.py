@@ -3,7 +3,8 @@
 What it does: from pre-token counts, repeatedly merges the most frequent adjacent pair (ties:
 the lexicographically greater pair of bytes) and yields one immutable :class:`MergeStep` per
 merge. :func:`train_bpe` is that generator run to the end; the GUI iterates the same generator.
-What it leaves out: reading files and pre-tokenizing (``pretokenize``), encoding (``tokenizer``).
+What it leaves out: reading files and pre-tokenizing (``corpus``), the id layout (``vocab``),
+encoding (``tokenizer``).
 
 The loop never rescans all pairs. It keeps
 - ``pair -> count`` over all unique pre-tokens ("words"), weighted by their frequency,
@@ -22,7 +23,9 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .pretokenize import ProgressFn, TrainingCancelled, count_file, validate_special_tokens
+from .corpus import ProgressFn, TrainingCancelled, count_file
+from .specials import validate_special_tokens
+from .vocab import check_vocab_size, initial_vocab
 
 Pair = tuple[int, int]
 
@@ -56,25 +59,6 @@ def _tie_key(token: bytes) -> tuple[int, ...]:
     # Inverting each byte reverses the order of differing bytes; the trailing 256 (greater
     # than any inverted byte) makes a proper prefix sort after its extensions, as it must.
     return (*token.translate(_INVERT), 256)
-
-
-def initial_vocab(special_tokens: Sequence[str]) -> dict[int, bytes]:
-    """The vocabulary before any merge: 256 bytes, then the special tokens in order."""
-    vocab = {i: bytes([i]) for i in range(256)}
-    for tok in special_tokens:
-        vocab[len(vocab)] = tok.encode("utf-8")
-    return vocab
-
-
-def check_vocab_size(vocab_size: int, special_tokens: Sequence[str]) -> None:
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
-        raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
-    floor = 256 + len(special_tokens)
-    if vocab_size < floor:
-        raise ValueError(
-            f"vocab_size {vocab_size} is too small: it must be at least {floor} "
-            f"(256 byte tokens + {len(special_tokens)} special token(s))"
-        )
 
 
 class BpeTrainer:
@@ -260,7 +244,7 @@ def trainer_from_file(
 ) -> BpeTrainer:
     """Pre-tokenize ``input_path`` (in parallel) and return a trainer ready to iterate.
 
-    Raises :class:`~bpe_studio.core.pretokenize.TrainingCancelled` if ``cancel_event`` is set
+    Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
     """
     specials = validate_special_tokens(special_tokens)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 
 from ..core import MergeStep, Tokenizer
 from ..core.gpt2_format import save_files
-from ..core.trainer import initial_vocab
+from ..core.vocab import initial_vocab
 from .controls import TrainingPanel, format_duration, status_text
 from .loader import LoadedTokenizer, TokenizerLoader
 from .models import MergeTableModel, VocabTableModel

@@ -23,7 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
-from ..core.trainer import initial_vocab
+from ..core.vocab import initial_vocab
 
 TOP_PAIRS = 20
 TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports

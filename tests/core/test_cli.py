@@ -19,7 +19,7 @@ import pytest
 from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_text
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.pretokenize import IN_PROCESS_LIMIT
+from bpe_studio.core.corpus import IN_PROCESS_LIMIT
 
 
 def cli(*args, timeout=300):

@@ -4,12 +4,14 @@ Unicode; decode agrees too and round-trips."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from core_helpers import CS336_TEXTS, EOT, SLICES, read_fixture, slice_head
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_bpe import GPT2_SPLIT_PATTERN
-from text_strategies import HYPO, PIECES, TEXTS, WIDE_CHARS
+from text_strategies import DISAGREE, HYPO, PIECES, TEXTS, WIDE_CHARS
 
 
 def check_same(tokenizer, enc, text):
@@ -138,3 +140,45 @@ def test_trained_tokenizer_encodes_like_tiktoken(trained_pair, name):
 def test_trained_tokenizer_generated_text(trained_pair, parts):
     tok, enc = trained_pair
     check_same(tok, enc, "".join(parts))
+
+
+# --- the generated alphabet: assigned characters only (docs/unicode.md) ---------------------
+
+
+@HYPO
+@given(st.text(WIDE_CHARS, min_size=1))
+def test_generated_characters_are_assigned(text):
+    assert all(unicodedata.category(ch) != "Cn" for ch in text)
+
+
+def test_generated_alphabet_is_classified_alike_by_tiktoken():
+    """Every character the strategies may generate is a letter, number or space to tiktoken
+    exactly when it is one to ``regex``. Probe: with the two-byte tokens "!" + byte in its
+    ranks, tiktoken merges "!" with the character's first byte only when both are in one
+    pre-token, that is when the character is neither letter, number nor space."""
+    import regex
+    import tiktoken
+
+    ranks = {bytes([b]): b for b in range(256)}
+    for b in range(0x80, 0x100):
+        ranks[b"!" + bytes([b])] = len(ranks)
+    probe = tiktoken.Encoding(
+        name="probe", pat_str=GPT2_SPLIT_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+    excluded = set(DISAGREE)
+    alphabet = [
+        chr(c)
+        for c in range(0x80, 0x110000)
+        if not 0xD800 <= c <= 0xDFFF
+        and unicodedata.category(chr(c)) != "Cn"
+        and chr(c) not in excluded
+    ]
+    word = regex.compile(r"[\p{L}\p{N}\s]")
+    differ = [
+        f"U+{ord(ch):04X}"
+        for ch in alphabet
+        if (max(probe.encode("!" + ch)) < 256) != bool(word.match(ch))
+    ]
+    assert not differ, f"{len(differ)} characters, e.g. {differ[:5]}"
+    # The probe can tell: a character new in Unicode 17 is a letter to regex only.
+    assert bool(word.match("\U00010940")) != (max(probe.encode("!\U00010940")) < 256)

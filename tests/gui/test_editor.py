@@ -11,7 +11,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QTextOption
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.gui.spans import TokenizerSource, compute_spans
+from bpe_studio.gui.spans import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor
 
 MIXED = (
@@ -103,12 +103,6 @@ def test_whitespace_toggle(qtbot, editor):
     editor.whitespace.setChecked(False)
     flags = editor.edit.document().defaultTextOption().flags()
     assert not flags & QTextOption.Flag.ShowTabsAndSpaces
-
-
-def test_compute_spans_equals_tokenizer_in_small_pieces(chinese_tokenizer):
-    text = (FIXTURES / "mixed_web_slice.txt").read_text(encoding="utf-8")[:40_000] + MIXED
-    packed = compute_spans(chinese_tokenizer, text, piece=500)
-    assert packed.to_spans() == chinese_tokenizer.spans(text)
 
 
 def test_a_1mb_paste_stays_responsive(qtbot, editor, chinese_tokenizer):

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 
 from ...core import TokenSpan
 from ...core.display import readable_token
-from ..spans import SpanArrays, SpanService, TokenizerSource
+from ...core.spans import SpanArrays
+from ..spans import SpanService, TokenizerSource
 from .common import (
     MUTED,
     SPECIAL_COLOUR,

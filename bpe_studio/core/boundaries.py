@@ -1,0 +1,207 @@
+"""Where text may be cut without changing its tokens, per pre-tokenization pattern.
+
+What it does: every rule of the form "cut here and pre-tokenize both sides on their own, and
+you get exactly the pre-tokens of the whole" lives here, so that file chunking (parallel
+counting and encoding), the fast pattern's fallback around astral characters, streaming and
+the editor's pieces all rely on the same, tested, statements. The rules depend on the pattern,
+so they are obtained per pattern with :func:`cut_rules`: GPT-2's pattern has the rules below;
+for a pattern with no known rules only the places just before a special token are safe, and a
+stream must hold its text until a special token or its end.
+
+The rules for GPT-2's pattern (each checked against whole-text pre-tokenization by
+``tests/core/test_boundaries.py``):
+- *space*: just before a space, tab or line break that follows a non-space character (see
+  :func:`is_space_cut`); the fast pattern's fallback relies on it;
+- *letter*: just after a letter that a non-letter follows: the pre-tokens that hold letters
+  end with one, none continues from a letter into anything else, and the next starts afresh;
+- *line*: in raw UTF-8 bytes, just after a line break between two ASCII non-space bytes: the
+  break is a pre-token of its own and the next character starts a new one;
+- *lookahead*: the pattern looks at most 2 characters past a match ("'l" might become "'ll"),
+  so a pre-token that ends 4 or more characters before the end of the text known so far is
+  final.
+Special tokens come first everywhere (see ``specials``): no cut falls inside one.
+What it leaves out: the patterns themselves (``pattern``), matching special tokens (``specials``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import re
+from dataclasses import dataclass
+
+import regex
+
+from .specials import Specials, first_free_start
+
+# A space, tab or line break after a non-space character (see is_space_cut). `re`'s \s is
+# str.isspace, a superset of the regex module's, so this never finds a cut that is not one.
+_NEXT_SPACE_CUT = re.compile(r"(?<=\S)[ \n\t]")
+# A letter that a non-letter (or the end) follows.
+_LETTER_END = regex.compile(r"\p{L}(?!\p{L})")
+# ASCII bytes that are not whitespace to the GPT-2 pattern (\x1c-\x1f included).
+_SOLID = frozenset(range(0x80)) - frozenset(b"\t\n\x0b\x0c\r ")
+# How far past a desired chunk boundary a file is read at a time, looking for a cut.
+_SCAN_STEP = 64 * 1024
+
+
+@dataclass(frozen=True)
+class CutRules:
+    """The places where one pattern's pre-tokens never cross (see the module docstring).
+
+    A rule that is False (or a lookahead of None) is unknown for the pattern: callers then
+    cut only before special tokens.
+    """
+
+    name: str  # what the rules were written for ("gpt2"), or "specials only"
+    space: bool  # without it a pattern gets no fast path (pattern.py is GPT-2's)
+    letter: bool
+    line: bool
+    lookahead: int | None  # characters the pattern may read past a match; None: unbounded
+
+    def stream_limit(self, known: int, specials: Specials) -> int:
+        """In a stream whose first ``known`` characters are in, pre-tokens ending at or
+        before this offset are final; -1 when no pre-token can be final yet.
+
+        The last ``longest special - 1`` characters might still begin a special token, and
+        the pattern may read ``lookahead`` characters past a match."""
+        if self.lookahead is None:
+            return -1
+        return known - max(specials.longest - 1, 0) - self.lookahead
+
+    def next_letter_cut(self, text: str, pos: int) -> int:
+        """The first letter cut at or after ``pos`` (an offset just after the letter), or -1."""
+        if not self.letter:
+            return -1
+        m = _LETTER_END.search(text, pos)
+        return m.end() if m else -1
+
+    def line_cut(self, data: bytes) -> int:
+        """Index in ``data`` just after the first line break with an ASCII non-space byte on
+        both sides, or -1. subtle: the neighbours must be ASCII; a byte of U+00A0 or U+3000
+        is not a space byte, but the character is a space."""
+        if not self.line:
+            return -1
+        start = 1
+        while True:
+            i = data.find(b"\n", start)
+            if i < 0 or i + 1 >= len(data):
+                return -1
+            if data[i - 1] in _SOLID and data[i + 1] in _SOLID:
+                return i + 1
+            start = i + 1
+
+
+def is_space_cut(text: str, p: int) -> bool:
+    """GPT-2's space rule at ``0 < p < len(text)``.
+
+    subtle: a pre-token holds whitespace only at its start (" word") or only whitespace, and
+    the pattern decides a pre-token ending in a non-space the same way whether whitespace or
+    the end of text follows. So before a space, tab or line break that follows a non-space
+    character no pre-token crosses, and either side can be matched on its own."""
+    return text[p] in " \n\t" and not text[p - 1].isspace()
+
+
+def space_cut_before(text: str, i: int, floor: int) -> int:
+    """The last space cut before ``i`` (and after ``floor``), else ``floor``."""
+    p = i
+    while p > floor:
+        p = max(text.rfind(" ", floor, p), text.rfind("\n", floor, p), text.rfind("\t", floor, p))
+        if p <= floor:
+            return floor
+        if is_space_cut(text, p):
+            return p
+    return floor
+
+
+def space_cut_after(text: str, i: int) -> int:
+    """The first space cut after ``i``, else the end of the text."""
+    m = _NEXT_SPACE_CUT.search(text, i + 1)
+    return m.start() if m else len(text)
+
+
+GPT2_CUTS = CutRules("gpt2", space=True, letter=True, line=True, lookahead=4)
+SPECIALS_ONLY = CutRules("specials only", space=False, letter=False, line=False, lookahead=None)
+
+
+def cut_rules(pattern: str) -> CutRules:
+    """The cut rules of a pre-tokenization pattern (its regex string): GPT-2's, or for any
+    other pattern none beyond special tokens."""
+    # subtle: imported here, not at the top, because ``pattern`` imports this module for the
+    # space rule of its fast path.
+    from .pattern import GPT2_PATTERN
+
+    return GPT2_CUTS if pattern == GPT2_PATTERN else SPECIALS_ONLY
+
+
+def chunk_boundaries(
+    path: str | os.PathLike[str],
+    target_chunk: int,
+    special_tokens: Specials,
+    rules: CutRules = GPT2_CUTS,
+) -> list[int]:
+    """Byte offsets ``[0, b1, ..., size]`` splitting ``path`` into chunks of about
+    ``target_chunk`` bytes, each counted (or encoded) exactly as it would be in the whole file.
+
+    An inner boundary is the start of a special token found near the desired offset or, when
+    none is near, a line cut (not used when a special token itself contains a line break, as a
+    cut there could split one). A chunk grows until one of the two is found.
+    """
+    size = os.path.getsize(path)
+    specials = special_tokens.encoded()
+    lines = rules.line and not any(b"\n" in s for s in specials)
+    # Overlap reads by the longest special token so one split across two reads is still seen.
+    overlap = max((len(s) for s in specials), default=0)
+    bounds = [0]
+    with open(path, "rb") as f:
+        pos = target_chunk
+        while pos < size:
+            found = -1
+            scan = pos
+            while scan < size and found < 0:
+                back = min(scan, overlap)
+                f.seek(scan - back)
+                window = f.read(back + _SCAN_STEP + overlap)
+                hit = first_free_start(window, back, back + _SCAN_STEP, specials)
+                if hit >= 0:
+                    found = scan - back + hit
+                elif lines:
+                    cut = rules.line_cut(window[back:])
+                    if 0 < cut <= _SCAN_STEP:
+                        found = scan + cut
+                scan += _SCAN_STEP
+            if found < 0 or found >= size:
+                break
+            if found > bounds[-1]:
+                bounds.append(found)
+            pos = found + target_chunk
+    bounds.append(size)
+    return bounds
+
+
+def text_cuts(text: str, specials: Specials, rules: CutRules, piece: int) -> list[int]:
+    """Offsets ``[0, ..., len(text)]`` about ``piece`` characters apart (or more) where
+    cutting ``text`` leaves every token as it is: letter cuts outside special tokens, and the
+    starts of special tokens."""
+    n = len(text)
+    cuts = [0]
+    matched = specials.spans(text)
+    starts = [s for s, _ in matched]
+    pos = piece
+    while pos < n:
+        cut = rules.next_letter_cut(text, pos)
+        i = bisect.bisect_left(starts, pos)
+        if i < len(starts) and (cut < 0 or starts[i] < cut):
+            cut = starts[i]  # a special token begins first
+        elif cut >= 0:
+            # No special token begins in [pos, cut): one that covers the cut began earlier.
+            j = bisect.bisect_left(starts, cut) - 1
+            if j >= 0 and matched[j][0] < cut < matched[j][1]:
+                pos = matched[j][1]
+                continue
+        if cut < 0 or cut >= n:
+            break
+        cuts.append(cut)
+        pos = cut + piece
+    cuts.append(n)
+    return cuts

@@ -1,0 +1,177 @@
+"""Corpus files: checks, reading in chunks, and parallel counting of their pre-tokens.
+
+What it does: turns text (or a file, read in pieces by worker processes) into
+``{pretoken_bytes: count}``. Special tokens are split out first and never counted; pre-tokens
+never cross a special token. Files are cut where counting chunk by chunk gives exactly the
+counts of the whole text (``boundaries.chunk_boundaries``). Also the one rule for a
+``workers`` argument (:func:`resolve_workers`) and the choice of how worker processes start.
+What it leaves out: the pattern (``pattern``), merging (``trainer``), encoding (``tokenizer``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from .boundaries import chunk_boundaries
+from .pattern import pretokenize
+from .specials import Specials, validate_special_tokens
+from .surrogates import replace_surrogates
+
+# A file smaller than this is counted in-process: starting workers would cost more than it saves.
+IN_PROCESS_LIMIT = 4 * 1024 * 1024
+# Workers read chunks of about this size, so no process ever holds the whole corpus.
+CHUNK_BYTES = 4 * 1024 * 1024
+# In-process counting goes chunk by chunk too: each chunk is a few long calls into C that hold
+# the GIL, which other threads (the GUI's) wait for, so chunks stay around 10 ms of work.
+IN_PROCESS_CHUNK = 256 * 1024
+
+ProgressFn = Callable[[int, int], None]
+
+
+class CorpusError(ValueError):
+    """A corpus that cannot be used for training; the message names the file and the reason."""
+
+
+class TrainingCancelled(Exception):
+    """Raised when training is cancelled before any merge was made (during pre-tokenization)."""
+
+
+def count_text(text: str, special_tokens: Sequence[str] = ()) -> Counter[bytes]:
+    """Count GPT-2 pre-tokens (as UTF-8 bytes) in ``text``, special tokens split out first.
+    Surrogates are replaced as the tokenizer does (see ``surrogates``)."""
+    counts: Counter[str] = Counter()
+    for piece in Specials.of(special_tokens).split(text):
+        counts.update(pretokenize(piece))
+    try:
+        return Counter({k.encode("utf-8"): v for k, v in counts.items()})
+    except UnicodeEncodeError:
+        return count_text(replace_surrogates(text), special_tokens)
+
+
+def resolve_workers(workers: int | None) -> int:
+    """The number of processes a ``workers`` argument asks for: None means every core;
+    otherwise a whole number of at least 1 (0 and negatives are errors, not "all")."""
+    if workers is None:
+        return os.cpu_count() or 1
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"workers must be a whole number or None, got {workers!r}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1 (or None for every core), got {workers}")
+    return workers
+
+
+def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorpusError(
+            f"{os.fspath(path)}: not valid UTF-8 at byte offset {offset + e.start} "
+            f"({e.reason}); convert the file to UTF-8 first"
+        ) from None
+
+
+def _count_chunk(args: tuple[str, int, int, list[str]]) -> tuple[dict[bytes, int], int]:
+    """Worker: read one byte range of the file and count its pre-tokens."""
+    path, start, end, special_tokens = args
+    with open(path, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    counts = count_text(decode_chunk(data, path, start), special_tokens)
+    return dict(counts), end - start
+
+
+def _count_in_process(
+    path: Path,
+    size: int,
+    specials: list[str],
+    progress: ProgressFn | None,
+    should_stop: Callable[[], bool] | None,
+) -> Counter[bytes]:
+    bounds = chunk_boundaries(path, IN_PROCESS_CHUNK, Specials.of(specials))
+    total: Counter[bytes] = Counter()
+    for a, b in zip(bounds, bounds[1:]):
+        counts, _ = _count_chunk((os.fspath(path), a, b, specials))
+        total.update(counts)
+        if progress:
+            progress(b, size)
+        if should_stop and should_stop():
+            raise TrainingCancelled("training cancelled during pre-tokenization")
+    return total
+
+
+def mp_context() -> multiprocessing.context.BaseContext:
+    """fork where it is safe (fast, and scripts need no ``__main__`` guard); otherwise a clean
+    start. subtle: forking a process that runs other threads (the GUI trains from a QThread,
+    and Qt keeps threads of its own) can deadlock the child."""
+    methods = multiprocessing.get_all_start_methods()
+    single_threaded = (
+        threading.current_thread() is threading.main_thread()
+        and threading.active_count() == 1
+        and not any(m.startswith(("PySide6", "PyQt")) for m in sys.modules)
+    )
+    if "fork" in methods and single_threaded:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def check_corpus_path(path: str | os.PathLike) -> Path:
+    """Raise a clear error for a missing, unreadable or non-regular corpus path."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"corpus not found: {os.fspath(path)}")
+    if p.is_dir():
+        raise CorpusError(f"{os.fspath(path)}: is a directory, not a text file")
+    if not os.access(p, os.R_OK):
+        raise CorpusError(f"{os.fspath(path)}: permission denied")
+    return p
+
+
+def count_file(
+    path: str | os.PathLike,
+    special_tokens: Sequence[str] = (),
+    *,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> Counter[bytes]:
+    """Count the pre-tokens of a UTF-8 corpus file.
+
+    Small files are counted in this process; larger ones in ``workers`` processes (None:
+    every core; see :func:`resolve_workers`), each reading its own chunks.
+    ``progress(bytes_done, bytes_total)`` is called as chunks finish. ``should_stop()`` is
+    polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
+    """
+    p = check_corpus_path(path)
+    specials = validate_special_tokens(special_tokens)
+    size = p.stat().st_size
+    workers = resolve_workers(workers)
+    if progress:
+        progress(0, size)
+    if size <= IN_PROCESS_LIMIT or workers == 1 and size <= 4 * IN_PROCESS_LIMIT:
+        return _count_in_process(p, size, specials, progress, should_stop)
+
+    target = min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
+    bounds = chunk_boundaries(p, target, Specials.of(specials))
+    jobs = [(os.fspath(p), a, b, specials) for a, b in zip(bounds, bounds[1:])]
+    total: Counter[bytes] = Counter()
+    done = 0
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context()) as pool:
+        try:
+            for counts, nbytes in pool.map(_count_chunk, jobs):
+                total.update(counts)
+                done += nbytes
+                if progress:
+                    progress(done, size)
+                if should_stop and should_stop():
+                    raise TrainingCancelled("training cancelled during pre-tokenization")
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+    return total

@@ -1,0 +1,380 @@
+"""Every "where may text be cut" rule (``core.boundaries``) checked against whole-text
+pre-tokenization: cutting at every cut a rule reports and pre-tokenizing the pieces on their
+own gives exactly the pre-tokens (and special tokens, and ids) of the whole text.
+
+The oracle is GPT-2's pattern in its published form, applied by ``regex`` after special tokens
+are cut out leftmost-longest (``reference_bpe``); nothing of it comes from ``bpe_studio``.
+Texts: slices of the fixture corpora and hypothesis-generated text.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from unittest import mock
+
+import pytest
+import regex
+from core_helpers import EOT, SLICES, read_fixture, write_text
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference_bpe import GPT2_SPLIT_PATTERN
+from text_strategies import HYPO, TEXTS
+
+from bpe_studio.core import Tokenizer, count_file, count_text
+from bpe_studio.core import boundaries as boundaries_module
+from bpe_studio.core.boundaries import (
+    GPT2_CUTS,
+    SPECIALS_ONLY,
+    CutRules,
+    chunk_boundaries,
+    cut_rules,
+    is_space_cut,
+    space_cut_after,
+    space_cut_before,
+    text_cuts,
+)
+from bpe_studio.core.corpus import IN_PROCESS_LIMIT
+from bpe_studio.core.pattern import GPT2_PATTERN
+from bpe_studio.core.specials import Specials
+
+SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
+DOUBLE = EOT + EOT
+RULES = [GPT2_CUTS, SPECIALS_ONLY]
+
+
+def items(text: str, specials=()) -> list[tuple[str, str]]:
+    """The whole text's pre-tokens ("t", piece) and special tokens ("s", token), in order:
+    at each point the earliest special token is cut out, the longest of those starting there."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    while True:
+        hits = [(text.find(t, pos), -len(t), t) for t in specials if text.find(t, pos) >= 0]
+        end = min(hits)[0] if hits else len(text)
+        out += [("t", p) for p in SPLIT.findall(text[pos:end])]
+        if not hits:
+            return out
+        out.append(("s", min(hits)[2]))
+        pos = end + len(min(hits)[2])
+
+
+def pieces_at(text: str, cuts) -> list[str]:
+    cuts = sorted(set(cuts))
+    return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+
+
+def assert_cuts_keep_tokens(text: str, cuts, specials=()) -> None:
+    whole = items(text, specials)
+    joined = [it for piece in pieces_at(text, cuts) for it in items(piece, specials)]
+    assert joined == whole, f"cuts {sorted(cuts)[:20]} change the pre-tokens"
+
+
+def fixture_texts():
+    return {key: read_fixture(name)[:60_000] for key, name in SLICES.items()}
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return fixture_texts()
+
+
+# --- the rules are obtained per pattern -----------------------------------------------------
+
+
+def test_rules_per_pattern():
+    assert cut_rules(GPT2_PATTERN) is GPT2_CUTS
+    custom = cut_rules(r"\w+|\s+|[^\w\s]+")
+    assert custom is SPECIALS_ONLY
+    assert custom.lookahead is None and not (custom.space or custom.letter or custom.line)
+    with pytest.raises(AttributeError):
+        GPT2_CUTS.lookahead = 9  # frozen: shared by every tokenizer
+
+
+def test_the_oracle_can_fail():
+    # A cut inside a word or a run of spaces changes the pre-tokens: the check notices.
+    with pytest.raises(AssertionError):
+        assert_cuts_keep_tokens("hello world", [2])
+    with pytest.raises(AssertionError):
+        assert_cuts_keep_tokens("a   b", [2])
+    with pytest.raises(AssertionError):
+        assert_cuts_keep_tokens(f"a{EOT}b", [4], [EOT])
+
+
+# --- the space rule (the fast pattern's fallback around astral characters) ----------------
+
+
+def space_cuts(text):
+    return [p for p in range(1, len(text)) if is_space_cut(text, p)]
+
+
+@pytest.mark.parametrize("key", list(SLICES))
+def test_space_cuts_on_fixtures(texts, key):
+    text = texts[key].replace(EOT, "")
+    cuts = space_cuts(text)
+    assert len(cuts) > 100
+    assert_cuts_keep_tokens(text, cuts)
+
+
+@HYPO
+@given(TEXTS)
+def test_space_cuts_on_generated_text(text):
+    assert_cuts_keep_tokens(text.replace(EOT, ""), space_cuts(text.replace(EOT, "")))
+
+
+@HYPO
+@given(TEXTS, st.data())
+def test_space_cut_before_and_after_find_the_nearest_cuts(text, data):
+    if not text:
+        return
+    i = data.draw(st.integers(0, len(text) - 1))
+    floor = data.draw(st.integers(0, i))
+    cuts = space_cuts(text)
+    before = [p for p in cuts if floor < p < i]
+    after = [p for p in cuts if p > i]
+    assert space_cut_before(text, i, floor) == (before[-1] if before else floor)
+    assert space_cut_after(text, i) == (after[0] if after else len(text))
+
+
+# --- the letter rule (the editor's pieces) -------------------------------------------------
+
+
+def letter_cuts(rules: CutRules, text: str) -> list[int]:
+    cuts, pos = [], 0
+    while (cut := rules.next_letter_cut(text, pos)) >= 0 and cut < len(text):
+        cuts.append(cut)
+        pos = cut + 1
+    return cuts
+
+
+@pytest.mark.parametrize("key", list(SLICES))
+def test_letter_cuts_on_fixtures(texts, key):
+    text = texts[key].replace(EOT, "")
+    cuts = letter_cuts(GPT2_CUTS, text)
+    assert len(cuts) > 100
+    assert_cuts_keep_tokens(text, cuts)
+
+
+@HYPO
+@given(TEXTS)
+def test_letter_cuts_on_generated_text(text):
+    text = text.replace(EOT, "")
+    assert_cuts_keep_tokens(text, letter_cuts(GPT2_CUTS, text))
+
+
+def test_no_letter_cuts_without_rules():
+    assert letter_cuts(SPECIALS_ONLY, "hello, world") == []
+
+
+# --- the line rule (file chunks, in bytes) -------------------------------------------------
+
+
+def line_cuts(rules: CutRules, data: bytes) -> list[int]:
+    cuts, pos = [], 0
+    while (cut := rules.line_cut(data[pos:])) > 0:
+        cuts.append(pos + cut)
+        pos += cut
+    return cuts
+
+
+@pytest.mark.parametrize("key", list(SLICES))
+def test_line_cuts_on_fixtures(texts, key):
+    data = texts[key].replace(EOT, "").encode()
+    cuts = line_cuts(GPT2_CUTS, data)
+    assert len(cuts) > 20 or key == "chinese"
+    parts = [data[a:b].decode() for a, b in zip([0, *cuts], [*cuts, len(data)])]
+    assert [it for p in parts for it in items(p)] == items(data.decode())
+
+
+@HYPO
+@given(TEXTS)
+def test_line_cuts_on_generated_text(text):
+    data = text.replace(EOT, "").encode()
+    cuts = line_cuts(GPT2_CUTS, data)
+    parts = [data[a:b].decode() for a, b in zip([0, *cuts], [*cuts, len(data)])]
+    assert [it for p in parts for it in items(p)] == items(data.decode())
+
+
+def test_no_line_cuts_without_rules():
+    assert line_cuts(SPECIALS_ONLY, b"a\nb\nc\n") == []
+    assert line_cuts(GPT2_CUTS, b"a\nb\nc\n") == [2, 4]
+
+
+# --- the lookahead rule (streaming) --------------------------------------------------------
+
+
+def assert_stream_limit_holds(text: str) -> None:
+    """For every prefix of ``text`` (no special tokens): the pre-tokens of the prefix that end
+    at or before the rule's limit are exactly the whole text's first pre-tokens."""
+    whole = [(m.span(), m.group()) for m in SPLIT.finditer(text)]
+    for k in range(len(text) + 1):
+        limit = GPT2_CUTS.stream_limit(k, Specials.of([]))
+        decided = [(m.span(), m.group()) for m in SPLIT.finditer(text[:k]) if m.end() <= limit]
+        assert decided == whole[: len(decided)], (k, limit)
+        assert len(decided) == len([w for w in whole if w[0][1] <= limit])
+
+
+def assert_stream_limit_spares_specials(text: str, specials: tuple[str, ...]) -> None:
+    """No special token that the first ``k`` characters hold only the start of begins before
+    the limit (plus the lookahead, which the pattern may read)."""
+    sp = Specials.of(specials)
+    starts = [(m.start(), len(t)) for t in specials for m in regex.finditer(regex.escape(t), text)]
+    for k in range(len(text) + 1):
+        limit = GPT2_CUTS.stream_limit(k, sp)
+        straddling = [s for s, n in starts if s < k < s + n]
+        assert all(limit + GPT2_CUTS.lookahead <= s for s in straddling), (k, limit)
+
+
+@pytest.mark.parametrize("key", list(SLICES))
+def test_stream_limit_on_fixtures(texts, key):
+    assert_stream_limit_holds(texts[key][:3000].replace(EOT, ""))
+    assert_stream_limit_spares_specials(texts[key][:3000], (EOT, DOUBLE))
+
+
+@HYPO
+@given(TEXTS)
+def test_stream_limit_on_generated_text(text):
+    assert_stream_limit_holds(text.replace(EOT, ""))
+    assert_stream_limit_spares_specials(text, (EOT, DOUBLE))
+
+
+def test_stream_limit_without_rules_decides_nothing():
+    assert SPECIALS_ONLY.stream_limit(10_000, Specials.of([EOT])) == -1
+    assert GPT2_CUTS.stream_limit(100, Specials.of([EOT])) == 100 - (len(EOT) - 1) - 4
+
+
+# --- the editor's pieces: text_cuts -------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+@pytest.mark.parametrize("key", list(SLICES))
+def test_text_cuts_on_fixtures(texts, gpt2_tokenizer, rules, key):
+    text = texts[key]
+    specials = Specials.of([EOT])
+    cuts = text_cuts(text, specials, rules, 300)
+    assert cuts[0] == 0 and cuts[-1] == len(text) and cuts == sorted(set(cuts))
+    if rules is GPT2_CUTS:
+        assert len(cuts) > 20
+    assert_cuts_keep_tokens(text, cuts[1:-1], [EOT])
+    ids = [i for piece in pieces_at(text, cuts[1:-1]) for i in gpt2_tokenizer.encode(piece)]
+    assert ids == gpt2_tokenizer.encode(text)
+
+
+@HYPO
+@given(TEXTS, st.integers(1, 12), st.sampled_from([(EOT,), (EOT, DOUBLE), ()]))
+def test_text_cuts_on_generated_text(text, piece, specials):
+    for rules in RULES:
+        cuts = text_cuts(text, Specials.of(specials), rules, piece)
+        assert cuts[0] == 0 and cuts[-1] == len(text)
+        assert_cuts_keep_tokens(text, cuts[1:-1], specials)
+
+
+def test_text_cuts_never_fall_inside_a_special_token():
+    text = ("word" * 3 + EOT) * 50
+    cuts = text_cuts(text, Specials.of([EOT]), GPT2_CUTS, 1)
+    inside = [
+        c for c in cuts for s in regex.finditer(regex.escape(EOT), text) if s.start() < c < s.end()
+    ]
+    assert not inside
+    # Without rules the only cuts are the starts of special tokens.
+    only = text_cuts(text, Specials.of([EOT]), SPECIALS_ONLY, 1)
+    assert set(only[1:-1]) <= {m.start() for m in regex.finditer(regex.escape(EOT), text)}
+    assert len(only) > 40
+
+
+# --- file chunks: chunk_boundaries ---------------------------------------------------------
+#
+# Both the parallel counter and the parallel encoder cut files with chunk_boundaries. Here it
+# is called with tiny chunk sizes (and tiny scan windows) so that generated texts of a few
+# dozen characters get many cuts, and each cut is checked by what matters: counting or
+# encoding chunk by chunk gives exactly the result for the whole text.
+
+CUT_PIECES = st.sampled_from(
+    ["a", "bc", " ", "  ", "\n", "\n\n", " \n", "\t", "\u00a0", "\u3000", "中", "😀", "1",
+     ".", "'ll", "'", "\x1c", EOT, EOT + EOT, "<|", "|>"]
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    return tmp_path_factory.mktemp("chunks") / "t.txt"
+
+
+@pytest.fixture(scope="module")
+def overlapping_gpt2(gpt2_tokenizer):
+    return {
+        (): Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges),
+        (EOT,): gpt2_tokenizer,
+        (EOT, DOUBLE): Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT, DOUBLE]),
+    }
+
+
+@settings(deadline=None, max_examples=300, database=None)
+@given(
+    st.lists(CUT_PIECES, max_size=40).map("".join),
+    st.integers(1, 40),
+    st.sampled_from([2, 5, 16, 1 << 16]),
+    st.sampled_from([(), (EOT,), (EOT, DOUBLE)]),
+    st.sampled_from(RULES),
+)
+def test_chunks_count_and_encode_like_the_whole(
+    scratch, overlapping_gpt2, text, target, scan_step, specials, rules
+):
+    write_text(scratch, text)
+    data = text.encode()
+    with mock.patch.object(boundaries_module, "_SCAN_STEP", scan_step):
+        bounds = chunk_boundaries(scratch, target, Specials.of(specials), rules)
+    assert bounds[0] == 0 and bounds[-1] == len(data)
+    assert all(a < b for a, b in zip(bounds, bounds[1:])) or len(data) == 0
+    chunks = [data[a:b].decode("utf-8") for a, b in zip(bounds, bounds[1:])]  # whole chars
+    total: Counter[bytes] = Counter()
+    for chunk in chunks:
+        total.update(count_text(chunk, list(specials)))
+    assert total == count_text(text, list(specials))
+    assert [it for c in chunks for it in items(c, specials)] == items(text, specials)
+    tok = overlapping_gpt2[specials]
+    assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)
+
+
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+@pytest.mark.parametrize("key", list(SLICES))
+def test_chunks_of_fixtures(tmp_path, rules, key):
+    text = read_fixture(SLICES[key])
+    path = write_text(tmp_path / "f.txt", text)
+    bounds = chunk_boundaries(path, 20_000, Specials.of([EOT]), rules)
+    data = text.encode()
+    chunks = [data[a:b].decode() for a, b in zip(bounds, bounds[1:])]
+    if rules is GPT2_CUTS or EOT in text:
+        assert len(chunks) > 3
+    assert [it for c in chunks for it in items(c, [EOT])] == items(text, [EOT])
+
+
+# --- the line rule at full size: count_file must not cut where the pattern would not ---------
+#
+# Without special tokens the file is cut just after a line break. GPT-2's pattern keeps a run
+# of whitespace together (minus its last character before a non-space), and \s includes
+# non-ASCII spaces such as U+00A0 (no-break space, common in web text) and U+3000 (ideographic
+# space, common in Chinese). A line break next to such a space is inside a whitespace run, so
+# cutting after it changes the pre-tokens.
+
+
+def whole_vs_parallel(tmp_path, lines):
+    text = "\n".join(lines) + "\n"
+    text *= 5_000_000 // len(text.encode()) + 1
+    path = write_text(tmp_path / "c.txt", text)
+    assert path.stat().st_size > IN_PROCESS_LIMIT
+    return count_file(path, [], workers=2), count_text(text, [])
+
+
+def test_cut_after_line_ending_in_a_no_break_space(tmp_path):
+    # Like mixed_web.txt, where 152 lines end in U+00A0 followed by a line starting a word.
+    lines = read_fixture(SLICES["mixed_web"]).replace(EOT, "").split("\n")
+    lines = [ln.rstrip() + "\u00a0" for ln in lines if ln.strip()]
+    parallel, whole = whole_vs_parallel(tmp_path, lines)
+    assert parallel == whole
+
+
+def test_cut_before_line_indented_with_ideographic_spaces(tmp_path):
+    # Chinese paragraphs indented with two U+3000, as in chinese.txt (810 such lines).
+    lines = read_fixture(SLICES["chinese"]).replace(EOT, "").split("\n")
+    lines = ["\u3000\u3000" + ln for ln in lines if ln.strip()]
+    parallel, whole = whole_vs_parallel(tmp_path, lines)
+    assert parallel == whole

@@ -1,0 +1,152 @@
+"""Special tokens (``core.specials``), the one matcher every caller uses: validation, leftmost-
+longest matching, splitting, and where a file chunk may end before a special token. Checked
+against a slow scan written here, and through each caller (counting, encode, spans, streaming).
+"""
+
+from __future__ import annotations
+
+import pytest
+from core_helpers import EOT, SLICES, read_fixture
+from hypothesis import given
+from hypothesis import strategies as st
+from text_strategies import HYPO
+
+from bpe_studio.core import Tokenizer, count_text
+from bpe_studio.core.specials import Specials, first_free_start, validate_special_tokens
+
+# Overlapping tokens: one a prefix of another, one a suffix of another, one inside another.
+OVERLAPPING = ["<s>", "<s><s>", "s>", "ab", "b", "xaby"]
+PARTS = st.sampled_from(["<s>", "<", "s", ">", "a", "b", "ab", "x", "y", " ", "\n", "中"])
+
+
+def reference_matches(text: str, tokens) -> list[tuple[int, int, str]]:
+    """Scan left to right; where some token starts, take the longest one and jump past it."""
+    out, i = [], 0
+    while i < len(text):
+        found = [t for t in tokens if text.startswith(t, i)]
+        if found:
+            t = max(found, key=len)
+            out.append((i, i + len(t), t))
+            i += len(t)
+        else:
+            i += 1
+    return out
+
+
+def test_validation_keeps_order_and_drops_duplicates():
+    assert validate_special_tokens(["b", "a", "b"]) == ["b", "a"]
+    assert validate_special_tokens(None) == []
+    with pytest.raises(ValueError, match="empty"):
+        validate_special_tokens(["a", ""])
+    with pytest.raises(TypeError, match="b'x'"):
+        validate_special_tokens([b"x"])
+    assert Specials.of(["b", "a", "b"]).tokens == ("b", "a")
+
+
+def test_no_special_tokens():
+    s = Specials.of([])
+    assert not s and s.regex is None and s.longest == 0
+    assert list(s.segments("abc")) == [(0, 3, None)]
+    assert s.split("abc") == ["abc"] and s.spans("abc") == []
+
+
+@HYPO
+@given(st.lists(PARTS, max_size=40).map("".join), st.sampled_from([OVERLAPPING, [EOT], ["<s>"]]))
+def test_matching_is_leftmost_longest(text, tokens):
+    sp = Specials.of(tokens)
+    expected = reference_matches(text, tokens)
+    assert sp.spans(text) == [(a, b) for a, b, _ in expected]
+    segments = list(sp.segments(text))
+    assert [(b, t) for _, b, t in segments[:-1]] == [(a, t) for a, _, t in expected]
+    ends = [0] + [b for _, b, _ in expected]
+    starts = [a for a, _, _ in expected] + [len(text)]
+    assert [(a, b) for a, b, _ in segments] == list(zip(ends, starts))
+    assert sp.split(text) == [text[a:b] for a, b in zip(ends, starts)]
+    assert sp.longest == max(map(len, tokens))
+
+
+def test_segments_of_a_range():
+    sp = Specials.of(["<s>"])
+    # "<s>" at 1 and at 5; from 2 the first is cut, up to 7 the second too.
+    assert list(sp.segments("a<s>b<s>c", 2, 8)) == [(2, 5, "<s>"), (8, 8, None)]
+    assert list(sp.segments("a<s>b<s>c", 2, 7)) == [(2, 7, None)]
+
+
+# --- callers: counting, encode, spans use the same matching ----------------------------------
+
+
+@pytest.fixture(scope="module")
+def pair(gpt2_tokenizer):
+    """GPT-2 with the overlapping special tokens, and without any."""
+    return (
+        Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, OVERLAPPING),
+        Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges),
+    )
+
+
+@HYPO
+@given(st.lists(PARTS, max_size=40).map("".join))
+def test_callers_split_alike(pair, text):
+    tokens = OVERLAPPING
+    tok, plain = pair
+    matches = reference_matches(text, tokens)
+    ends = [0] + [b for _, b, _ in matches]
+    starts = [a for a, _, _ in matches] + [len(text)]
+    expected: list[int] = []
+    for k, (a, b) in enumerate(zip(ends, starts)):
+        expected += plain.encode(text[a:b])
+        if k < len(matches):
+            expected.append(tok.special_id(matches[k][2]))
+    assert tok.encode(text) == expected
+    assert [s.id for s in tok.spans(text)] == expected
+    assert list(tok.encode_iterable(iter(text))) == expected
+    counted = count_text(text, tokens)
+    pieces = [text[a:b] for a, b in zip(ends, starts)]
+    assert counted == sum((count_text(p) for p in pieces), start=count_text(""))
+
+
+def test_fixture_with_end_of_text(gpt2_tokenizer):
+    text = read_fixture(SLICES["tinystories"])
+    matches = reference_matches(text, [EOT])
+    assert len(matches) > 300
+    assert Specials.of([EOT]).spans(text) == [(a, b) for a, b, _ in matches]
+    assert gpt2_tokenizer.encode(text).count(50256) == len(matches)
+
+
+# --- where a file chunk may end: first_free_start --------------------------------------------
+
+
+@HYPO
+@given(
+    st.lists(PARTS, max_size=30).map("".join),
+    st.sampled_from([OVERLAPPING, ["<s>", "<s><s>"], ["<s>"]]),
+    st.data(),
+)
+def test_first_free_start_is_a_safe_cut(text, tokens, data):
+    """Wherever it says a chunk may end, matching the two sides on their own finds the
+    matches of the whole text; and it finds a place whenever a token occurs that no other
+    occurrence overlaps."""
+    window = text.encode()
+    start = data.draw(st.integers(0, len(window)))
+    end = data.draw(st.integers(start, len(window)))
+    h = first_free_start(window, start, end, [t.encode() for t in tokens])
+    whole = reference_matches(text, tokens)
+    if h < 0:
+        occurrences = [
+            (i, i + len(t))
+            for t in tokens
+            for i in range(len(window))
+            if window.startswith(t.encode(), i)
+        ]
+
+        def overlapped(a, b):
+            return any(c < b and a < d and (c, d) != (a, b) for c, d in occurrences)
+
+        lonely = [a for a, b in occurrences if start <= a < end and not overlapped(a, b)]
+        assert not lonely
+        return
+    assert start <= h < end
+    assert any(window.startswith(t.encode(), h) for t in tokens)
+    left, right = window[:h].decode(), window[h:].decode()
+    shifted = [(a + len(left), b + len(left), t) for a, b, t in reference_matches(right, tokens)]
+    assert reference_matches(left, tokens) + shifted == whole

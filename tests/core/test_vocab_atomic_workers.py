@@ -1,0 +1,138 @@
+"""One home each: the id layout of a trained vocabulary (``vocab``), the atomic file write
+(``atomic``) and the rule for a ``workers`` argument (``corpus.resolve_workers``), which
+``count_file``, ``encode_file``, training and the command line all follow."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+from core_helpers import EOT, slice_head, write_text
+
+from bpe_studio.core import count_file, count_text, train_bpe
+from bpe_studio.core.atomic import atomic_open, atomic_write_text
+from bpe_studio.core.corpus import resolve_workers
+from bpe_studio.core.encode_file import encode_file
+from bpe_studio.core.vocab import check_vocab_size, first_merge_id, initial_vocab, merge_budget
+
+# --- vocab -----------------------------------------------------------------------------------
+
+
+def test_initial_vocab_and_budget(tmp_path):
+    specials = [EOT, "<pad>"]
+    vocab = initial_vocab(specials)
+    assert [vocab[i] for i in range(256)] == [bytes([b]) for b in range(256)]
+    assert vocab[256] == EOT.encode() and vocab[257] == b"<pad>" and len(vocab) == 258
+    assert first_merge_id(specials) == 258
+    assert merge_budget(1000, specials) == 1000 - 258
+    # The trainer makes exactly the budget's merges on a corpus with enough pairs.
+    path = write_text(tmp_path / "c.txt", slice_head("english", 50_000))
+    trained, merges = train_bpe(path, 300, specials)
+    assert len(merges) == merge_budget(300, specials)
+    assert {i: trained[i] for i in range(258)} == vocab
+
+
+@pytest.mark.parametrize("size", [0, 255, 257])
+def test_vocab_size_too_small(size):
+    with pytest.raises(
+        ValueError, match=f"vocab_size {size} is too small: it must be at least 258"
+    ):
+        check_vocab_size(size, [EOT, "<pad>"])
+
+
+@pytest.mark.parametrize("size", [300.0, "300", True])
+def test_vocab_size_not_an_int(size):
+    with pytest.raises(TypeError, match="vocab_size must be an int"):
+        check_vocab_size(size, [])
+
+
+# --- atomic ----------------------------------------------------------------------------------
+
+
+def test_atomic_write_replaces_and_keeps_permissions(tmp_path):
+    target = tmp_path / "f.txt"
+    atomic_write_text(target, "one\ntwo\n")
+    assert target.read_bytes() == b"one\ntwo\n"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~mask
+    atomic_write_text(target, "three")
+    assert target.read_text() == "three"
+    assert os.listdir(tmp_path) == ["f.txt"]
+
+
+def test_atomic_write_leaves_the_old_file_on_error(tmp_path):
+    target = tmp_path / "f.bin"
+    target.write_bytes(b"old")
+    with pytest.raises(RuntimeError, match="disk full"):
+        with atomic_open(target, "wb") as f:
+            f.write(b"new, half written")
+            raise RuntimeError("disk full")
+    assert target.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["f.bin"]
+    with pytest.raises(ValueError, match="mode"):
+        with atomic_open(target, "a"):
+            pass
+
+
+# --- workers -----------------------------------------------------------------------------------
+
+
+def test_resolve_workers():
+    assert resolve_workers(None) == (os.cpu_count() or 1)
+    assert resolve_workers(1) == 1 and resolve_workers(3) == 3
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match=f"workers must be at least 1.*got {bad}"):
+            resolve_workers(bad)
+    for bad in (1.5, "2", True):
+        with pytest.raises(TypeError, match="workers must be a whole number"):
+            resolve_workers(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_count_file_and_encode_file_agree_on_workers(tmp_path, gpt2_tokenizer, workers):
+    path = write_text(tmp_path / "c.txt", "hello world\n" * 10)
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        count_file(path, [EOT], workers=workers)
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        encode_file(gpt2_tokenizer, path, tmp_path / "ids.npy", workers=workers)
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        train_bpe(path, 300, [EOT], workers=workers)
+    assert not (tmp_path / "ids.npy").exists()
+
+
+def test_default_workers_is_every_core(tmp_path, gpt2_tokenizer):
+    path = write_text(tmp_path / "c.txt", "hello world\n" * 10)
+    assert count_file(path, [EOT]) == count_text("hello world\n" * 10, [EOT])
+    stats = encode_file(gpt2_tokenizer, path, tmp_path / "ids.npy")
+    assert stats.tokens == len(gpt2_tokenizer.encode("hello world\n" * 10))
+
+
+@pytest.mark.parametrize("command", ["train", "encode"])
+def test_cli_workers_zero_is_one_line_error(tmp_path, command):
+    path = write_text(tmp_path / "c.txt", "hello world\n")
+    args = {
+        "train": ["train", str(path), "--vocab-size", "300", "--out", str(tmp_path / "o")],
+        "encode": ["encode", str(path), "--tokenizer", str(tmp_path), "--out", "x.npy"],
+    }[command]
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_studio", *args, "--workers", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "--workers: must be at least 1 (leave --workers out for every core), got 0" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+    help_text = subprocess.run(
+        [sys.executable, "-m", "bpe_studio", command, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "at least 1 (default: every core)" in " ".join(help_text.split())
