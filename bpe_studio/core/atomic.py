@@ -53,3 +53,19 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` as UTF-8 with ``\\n`` line ends, atomically."""
     with atomic_open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` atomically."""
+    with atomic_open(path, "wb") as f:
+        f.write(data)
+
+
+def output_dir(directory: str | os.PathLike[str]) -> Path:
+    """``directory`` as a Path, created if missing; an existing non-directory is an error
+    naming it."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{os.fspath(directory)}: exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    return out

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from .atomic import atomic_write_text
+from .atomic import atomic_write_text, output_dir
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -131,8 +131,7 @@ def save_files(
 ) -> tuple[Path, Path]:
     """Write ``directory/vocab.json`` and ``directory/merges.txt`` (each written to a temporary
     file, then renamed into place). Returns both paths."""
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(directory)
     vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
     obj = {encode_token(tok): idx for idx, tok in sorted(vocab.items())}
     if len(obj) != len(vocab):

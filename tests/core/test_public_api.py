@@ -39,6 +39,18 @@ DOCUMENTED = {
         "train_bpe": FUNCTION,
         "trainer_from_file": FUNCTION,
     },
+    "bpe_studio.core.formats": {
+        "PATTERNS": dict,
+        "TokenizerData": CLASS,
+        "derive_merges": FUNCTION,
+        "pattern_name": FUNCTION,
+        "pattern_regex": FUNCTION,
+        "read_hf": FUNCTION,
+        "read_ranks": FUNCTION,
+        "read_tiktoken": FUNCTION,
+        "write_hf": FUNCTION,
+        "write_tiktoken": FUNCTION,
+    },
 }
 
 

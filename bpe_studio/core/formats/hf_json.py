@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..atomic import atomic_write_bytes, output_dir
 from ..gpt2_format import decode_token, encode_token
-from .atomic import output_dir, write_bytes_atomic
 from .data import PATTERNS, TokenizerData, pattern_name
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
@@ -424,5 +424,5 @@ def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
         raise ValueError(f"{where}: cannot write this tokenizer: {e}") from None
     path = output_dir(directory) / "tokenizer.json"
     text = json.dumps(obj, ensure_ascii=False) + "\n"
-    write_bytes_atomic(path, text.encode("utf-8"))
+    atomic_write_bytes(path, text.encode("utf-8"))
     return path

@@ -29,7 +29,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .atomic import output_dir, write_bytes_atomic
+from ..atomic import atomic_write_bytes, output_dir
 from .data import TokenizerData, pattern_name, pattern_regex
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
@@ -395,9 +395,9 @@ def write_tiktoken(
         "pat_str": pattern_regex(data.pattern),
         "special_tokens": dict(sorted(data.special_tokens.items(), key=lambda item: item[1])),
     }
-    write_bytes_atomic(rank_path, b"".join(lines))
+    atomic_write_bytes(rank_path, b"".join(lines))
     text = json.dumps(sidecar, ensure_ascii=False, indent=2) + "\n"
-    write_bytes_atomic(sidecar_path, text.encode("utf-8"))
+    atomic_write_bytes(sidecar_path, text.encode("utf-8"))
     return rank_path, sidecar_path
 
 
