@@ -1,6 +1,7 @@
 """BPE Studio's engine: pre-tokenization, the incremental trainer, the rank-based tokenizer and
 GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt."""
 
+from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
 from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
 from .pattern import GPT2_PATTERN, pretokenize
 from .pretokenize import CorpusError, TrainingCancelled, count_file, count_text
@@ -25,4 +26,9 @@ __all__ = [
     "load_vocab",
     "train_bpe",
     "trainer_from_file",
+    "EncodeStep",
+    "MergeNode",
+    "encode_steps",
+    "merge_tree",
+    "unreachable_tokens",
 ]

@@ -151,6 +151,53 @@ class Tokenizer:
         """The rank of the merge that made ``token_id``; None for bytes and special tokens."""
         return self._rank_of_id.get(token_id)
 
+    def truncated(self, k: int) -> Tokenizer:
+        """The tokenizer with only the first ``k`` merges: the byte tokens, the special tokens
+        and the tokens of merges ``0..k-1``, with their ids; the same special tokens. It
+        encodes as training stopped after ``k`` merges would.
+
+        Built from this tokenizer's tables (the packed rank table filtered by rank), not
+        from scratch; it shares no cache with this one.
+
+        >>> vocab = {i: bytes([i]) for i in range(256)}
+        >>> vocab.update({256: b"ab", 257: b"abc"})
+        >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")])
+        >>> tok.truncated(1).encode("abc"), tok.encode("abc")
+        ([256, 99], [257])
+        """
+        if isinstance(k, bool) or not isinstance(k, Integral):
+            raise TypeError(f"truncated(k): k must be an int, got {k!r}")
+        k = int(k)
+        if not 0 <= k <= len(self.merges):
+            raise ValueError(
+                f"truncated(k): k = {k} is out of range; this tokenizer has "
+                f"{len(self.merges)} merges, so 0 <= k <= {len(self.merges)}"
+            )
+        # subtle: packed values are rank << 32 | id, so "rank < k" is one comparison, and the
+        # table's insertion order is rank order. A merge repeating an earlier pair is not in
+        # the table; its token is that earlier merge's, so the kept ids are complete.
+        limit = k << 32
+        ranks = {pair: packed for pair, packed in self._ranks.items() if packed < limit}
+        rank_of_id = {i: r for i, r in self._rank_of_id.items() if r < k}
+        keep = set(self._byte_ids).union(self._special_ids.values(), rank_of_id)
+        out = object.__new__(type(self))
+        # subtle: every attribute is taken over as it is (pattern, special-token tables, byte
+        # tables: all read-only after construction) except those that depend on the merges,
+        # and the caches, which must be fresh: a cache shared with this tokenizer would hand
+        # out its pre-tokens' ids under more merges.
+        out.__dict__.update(self.__dict__)
+        out.vocab = {i: t for i, t in self.vocab.items() if i in keep}
+        out.merges = self.merges[:k]
+        out.special_tokens = list(self.special_tokens)
+        out._special_ids = dict(self._special_ids)
+        out._ranks = ranks
+        out._rank_of_id = rank_of_id
+        out._cache = {}
+        out._batch = None
+        out._batch_state = "unbuilt"
+        out._packed = {}
+        return out
+
     def special_id(self, token: str) -> int:
         return self._special_ids[token]
 
