@@ -1,6 +1,7 @@
 """BPE Studio's engine: pre-tokenization, the incremental trainer, the rank-based tokenizer and
 GPT-2 file exchange. Pure Python (regex, numpy); never imports Qt."""
 
+from .compression import CompressionCurve
 from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
 from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
 from .pattern import GPT2_PATTERN, pretokenize
@@ -26,6 +27,7 @@ __all__ = [
     "load_vocab",
     "train_bpe",
     "trainer_from_file",
+    "CompressionCurve",
     "EncodeStep",
     "MergeNode",
     "encode_steps",
