@@ -185,6 +185,16 @@ def test_truncated_shares_no_cache_with_its_parent(gpt2_tokenizer):
     assert len(full) < len(expected)
 
 
+def test_truncated_does_not_take_over_a_built_batch_merger(zh_tokenizer):
+    text = slice_head("chinese", 120_000).replace(EOT, "")
+    parent = Tokenizer(zh_tokenizer.vocab, zh_tokenizer.merges, [EOT])
+    parent.prepare_bulk()
+    assert parent._batch_state == "built"
+    short = parent.truncated(200)
+    assert short.encode(text) == Tokenizer(short.vocab, short.merges, [EOT]).encode(text)
+    assert short._batch is not None and short._batch is not parent._batch
+
+
 def test_truncated_batch_merger_is_built_from_the_first_k_merges(zh_tokenizer):
     text = slice_head("chinese", 120_000).replace(EOT, "")
     assert len(set(SPLIT.findall(text))) > 2000  # the batch merger gets built
@@ -219,6 +229,17 @@ def test_truncated_keeps_duplicate_merges_and_their_tokens():
         assert set(short.vocab) == set(range(256)) | made
         for text in ("abc", "abcbc", "xbcab", "aabbcc"):
             assert short.encode(text) == ref_encode(text, vocab, merges[:k], [])
+
+
+def test_merge_tree_of_a_token_made_twice():
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b"ab", 257: b"abc", 258: b"bc"})
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b"b", b"c"), (b"a", b"bc")]
+    tok = Tokenizer(vocab, merges)
+    for token_id in vocab:
+        check_tree(tok, token_id, set())
+    node = merge_tree(tok, 257)  # the first merge making "abc" is (ab, c)
+    assert (node.rank, node.left.token, node.right.token) == (1, b"ab", b"c")
 
 
 # ------------------------------------------------------------------ merge_tree
@@ -416,8 +437,13 @@ def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
             vocab[len(vocab)] = a + b
             ids[a + b] = len(vocab) - 1
             merges.append((a, b))
+    # Two ids holding the bytes of existing tokens, made by no merge: the encoder gives
+    # the smaller id, so these are unreachable though their bytes encode to one token.
+    for token in (b" the", b"ing"):
+        vocab[len(vocab)] = token
     grown = Tokenizer(vocab, merges, [EOT])
     found = unreachable_tokens(grown)
     assert grown._batch_state == "built"
     assert found == ref_unreachable(grown)
-    assert 0 < len(found) < 300
+    assert 2 < len(found) < 302
+    assert found[-2:] == [len(vocab) - 2, len(vocab) - 1]
