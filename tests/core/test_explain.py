@@ -219,16 +219,16 @@ def test_truncated_rejects_bad_k(gpt2_tokenizer):
 
 def test_truncated_keeps_duplicate_merges_and_their_tokens():
     vocab = {i: bytes([i]) for i in range(256)}
-    vocab.update({256: b"ab", 257: b"abc", 258: b"bc"})
-    # (a, b) twice; "abc" made twice, by two different pairs.
+    vocab.update({256: b"ab", 257: b"abc", 258: b"bc", 259: b"zz", 260: b"<s>"})
+    # (a, b) twice; "abc" made twice, by two different pairs; "zz" made by no merge.
     merges = [(b"a", b"b"), (b"a", b"b"), (b"ab", b"c"), (b"b", b"c"), (b"a", b"bc")]
-    tok = Tokenizer(vocab, merges)
+    tok = Tokenizer(vocab, merges, ["<s>"])
     for k in range(len(merges) + 1):
         short = tok.truncated(k)
         made = {token_ids(vocab)[a + b] for a, b in merges[:k]}
-        assert set(short.vocab) == set(range(256)) | made
-        for text in ("abc", "abcbc", "xbcab", "aabbcc"):
-            assert short.encode(text) == ref_encode(text, vocab, merges[:k], [])
+        assert set(short.vocab) == set(range(256)) | made | {260}
+        for text in ("abc", "abcbc", "xbcab", "aabbcc", "zz<s>ab"):
+            assert short.encode(text) == ref_encode(text, vocab, merges[:k], ["<s>"])
 
 
 def test_merge_tree_of_a_token_made_twice():
