@@ -16,6 +16,13 @@ from .tokenizer import Tokenizer, TokenSpan
 from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
 from .vocab import initial_vocab, merge_budget
 
+# isort: split
+# subtle: these come after the imports above, which end with the submodule ``pretokenize``
+# bound as this package's attribute ``pretokenize`` (over the function of that name, which
+# tests/core/test_parallel.py relies on); importing them first would leave the function.
+from .compression import CompressionCurve
+from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
+
 __all__ = [
     "GPT2_PATTERN",
     "BpeTrainer",
@@ -36,4 +43,10 @@ __all__ = [
     "pretokenize",
     "train_bpe",
     "trainer_from_file",
+    "CompressionCurve",
+    "EncodeStep",
+    "MergeNode",
+    "encode_steps",
+    "merge_tree",
+    "unreachable_tokens",
 ]

@@ -161,6 +161,76 @@ class Tokenizer:
         """The rank of the merge that made ``token_id``; None for bytes and special tokens."""
         return self._rank_of_id.get(token_id)
 
+    def truncated(self, k: int) -> Tokenizer:
+        """The tokenizer with only the first ``k`` merges: the byte tokens, the special tokens
+        and the tokens of merges ``0..k-1``, with their ids; the same special tokens. It
+        encodes as training stopped after ``k`` merges would.
+
+        Built from this tokenizer's tables (the packed rank table filtered by rank), not
+        from scratch; it shares no cache with this one.
+
+        >>> vocab = {i: bytes([i]) for i in range(256)}
+        >>> vocab.update({256: b"ab", 257: b"abc"})
+        >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")])
+        >>> tok.truncated(1).encode("abc"), tok.encode("abc")
+        ([256, 99], [257])
+        """
+        if isinstance(k, bool) or not isinstance(k, Integral):
+            raise TypeError(f"truncated(k): k must be an int, got {k!r}")
+        k = int(k)
+        if not 0 <= k <= len(self.merges):
+            raise ValueError(
+                f"truncated(k): k = {k} is out of range; this tokenizer has "
+                f"{len(self.merges)} merges, so 0 <= k <= {len(self.merges)}"
+            )
+        from bisect import bisect_left
+        from itertools import islice
+
+        def first(table: dict, count: int) -> dict:
+            """The first ``count`` entries of ``table``."""
+            if 4 * count <= 3 * len(table):
+                return dict(islice(table.items(), count))
+            # Copying a whole dict is one block copy; then deleting a short tail is cheaper
+            # than inserting a long head.
+            out = dict(table)
+            for key in list(islice(table, count, None)):
+                del out[key]
+            return out
+
+        # subtle: both tables were filled in rank order, so their values increase along them
+        # and the entries of the first k merges are a prefix, found by bisection (packed is
+        # rank << 32 | id). A merge repeating an earlier pair is in neither table; its token
+        # is that earlier merge's, so the ids kept are complete.
+        ranks = first(self._ranks, bisect_left(list(self._ranks.values()), k << 32))
+        made = bisect_left(list(self._rank_of_id.values()), k)
+        rank_of_id = first(self._rank_of_id, made)
+        # The vocabulary loses the tokens of merges k.. and any entry no merge makes.
+        base = set(self._byte_ids).union(self._special_ids.values())
+        drop = self.vocab.keys() - base - rank_of_id.keys()
+        if 2 * len(drop) < len(self.vocab):
+            vocab = dict(self.vocab)
+            for i in drop:
+                del vocab[i]
+        else:
+            vocab = {i: t for i, t in self.vocab.items() if i not in drop}
+        out = object.__new__(type(self))
+        # subtle: every attribute is taken over as it is (pattern, special-token tables, byte
+        # tables: all read-only after construction) except those that depend on the merges,
+        # and the caches, which must be fresh: a cache shared with this tokenizer would hand
+        # out its pre-tokens' ids under more merges.
+        out.__dict__.update(self.__dict__)
+        out.vocab = vocab
+        out.merges = self.merges[:k]
+        out.special_tokens = list(self.special_tokens)
+        out._special_ids = dict(self._special_ids)
+        out._ranks = ranks
+        out._rank_of_id = rank_of_id
+        out._cache = {}
+        out._batch = None
+        out._batch_state = "unbuilt"
+        out._packed = {}
+        return out
+
     def special_id(self, token: str) -> int:
         return self._special_ids[token]
 

@@ -1,0 +1,134 @@
+"""How many tokens a text takes as a training run's merges are applied one by one.
+
+What it does: :class:`CompressionCurve` splits a text into pre-tokens once (unique pre-tokens
+with their counts, indexed by the pairs they hold) and, for each merge it is given, rewrites
+only the pre-tokens that hold that merge's pair, keeping the text's token count current.
+What it leaves out: drawing the curve, and choosing the text (the app takes a slice of the
+corpus and a held-out file).
+
+Why it is exact: after the first ``k`` merges of a training run, the count equals
+``len(tokenizer.truncated(k).encode(text))``. The encoder merges, within a pre-token, the
+lowest-ranked pair, leftmost first. In a trained merge list every merge ranks after the merges
+that made its two parts ("monotone", as ``batch_bpe`` checks), so merging rank ``r`` only creates
+pairs ranked after ``r``: the encoder's ranks never go down, and it merges every occurrence of
+rank ``r``'s pair left to right before any later rank, which is what :meth:`CompressionCurve.apply`
+does for each merge in turn. Merges given out of rank order, or a list that is not monotone,
+give a count that need not equal the encoder's.
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections import Counter
+from collections.abc import Iterable
+
+from .pattern import pretokenize
+from .pretokenize import special_regex, split_special, validate_special_tokens
+from .trainer import MergeStep
+
+
+class CompressionCurve:
+    """The token count of ``text`` as merges are applied.
+
+    >>> curve = CompressionCurve("abab ab<|endoftext|>", ["<|endoftext|>"])
+    >>> curve.bytes, curve.tokens  # 7 bytes of text, one special token
+    (20, 8)
+    >>> curve.apply(MergeStep(0, b"a", b"b", 256, 3))
+    5
+    >>> curve.apply(MergeStep(1, b"ab", b"ab", 257, 1))
+    4
+    """
+
+    def __init__(self, text: str, special_tokens: Iterable[str] = ()) -> None:
+        specials = validate_special_tokens(special_tokens)
+        segments = split_special(text, special_regex(specials))
+        counts: Counter[str] = Counter()
+        for segment in segments:
+            counts.update(pretokenize(segment))
+        #: UTF-8 length of the text (special tokens included).
+        self.bytes: int = len(text.encode("utf-8"))
+        #: How many merges have been applied.
+        self.applied: int = 0
+        # A pre-token is held as a str with one character per token: byte b is chr(b), each
+        # new token the next free code point. Merging a pair is then one str.replace, which
+        # goes left to right without overlaps, as the encoder does ("aaa" -> "(aa)a"); and
+        # strs and arrays are no work for the garbage collector, which the trainer running
+        # alongside sets off often.
+        self._codes: dict[bytes, str] = {bytes([b]): chr(b) for b in range(256)}
+        self._words: list[str] = []
+        self._freqs: list[int] = []
+        # Two-character pair -> the words that hold (or held) it; a word may be listed twice.
+        self._where: dict[str, array[int]] = {}
+        # Each special token is one token whatever the merges.
+        tokens = len(segments) - 1
+        where = self._where
+        for piece, freq in counts.items():
+            word = piece.encode("utf-8").decode("latin-1")
+            tokens += freq * len(word)
+            if len(word) < 2:
+                continue  # no pair: never changes
+            w = len(self._words)
+            self._words.append(word)
+            self._freqs.append(freq)
+            for pair in {word[i : i + 2] for i in range(len(word) - 1)}:
+                found = where.get(pair)
+                if found is None:
+                    where[pair] = array("I", (w,))
+                else:
+                    found.append(w)
+        #: The text's token count under the merges applied so far.
+        self.tokens: int = tokens
+
+    def apply(self, step: MergeStep) -> int:
+        """Apply the next merge of the run (merges in rank order); return the new count."""
+        codes = self._codes
+        a, b = codes.get(step.left), codes.get(step.right)
+        if a is None or b is None:
+            unknown = step.left if a is None else step.right
+            raise ValueError(
+                f"merge {step.rank} ({step.left!r}, {step.right!r}): token {unknown!r} is "
+                f"made by no merge applied so far; apply the run's merges in order"
+            )
+        merged = step.left + step.right
+        new = codes.get(merged)
+        if new is None:
+            if len(codes) > sys.maxunicode:
+                raise ValueError(f"merge {step.rank}: more tokens than a curve can follow")
+            new = codes[merged] = chr(len(codes))
+        pair = a + b
+        words, freqs, where = self._words, self._freqs, self._where
+        saved = 0
+        for w in where.pop(pair, ()):
+            word = words[w]
+            out = word.replace(pair, new)
+            if len(out) == len(word):
+                continue  # subtle: listed twice, or the pair left this word earlier
+            words[w] = out
+            saved += freqs[w] * (len(word) - len(out))
+            # Index the pairs the new token is part of; pairs that went away stay indexed
+            # (such an entry costs one replace later, never a wrong count).
+            last = len(out) - 1
+            j = out.find(new)
+            while j >= 0:
+                if j > 0:
+                    self._index(out[j - 1 : j + 1], w)
+                if j < last:
+                    self._index(out[j : j + 2], w)
+                j = out.find(new, j + 1)
+        self.tokens -= saved
+        self.applied += 1
+        return self.tokens
+
+    def extend(self, steps: Iterable[MergeStep]) -> int:
+        """Apply several merges in order; return the count after the last."""
+        for step in steps:
+            self.apply(step)
+        return self.tokens
+
+    def _index(self, pair: str, w: int) -> None:
+        found = self._where.get(pair)
+        if found is None:
+            self._where[pair] = array("I", (w,))
+        else:
+            found.append(w)

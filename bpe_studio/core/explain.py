@@ -1,0 +1,175 @@
+"""What the explorer asks of a tokenizer: why a token exists, how one pre-token is encoded,
+and which tokens encoding can never produce.
+
+What it does: :func:`merge_tree` unfolds a token into the merges that built it;
+:func:`encode_steps` replays the rank-based encoder on one pre-token, step by step, with every
+candidate pair it looked at; :func:`unreachable_tokens` lists the tokens that encoding their own
+bytes does not give back. All three read the tokenizer's own tables (its packed rank table),
+so they cannot disagree with its encoder.
+What it leaves out: the compression curve (``compression``), truncating a tokenizer to its first
+merges (``Tokenizer.truncated``), and anything drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+from weakref import WeakKeyDictionary
+
+from .tokenizer import Tokenizer
+
+_ID_MASK = (1 << 32) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class MergeNode:
+    """One token of a merge tree: its id, bytes, and the rank of the merge that made it with
+    the two tokens it was made of; a leaf (a byte or special token, or a vocabulary entry no
+    merge makes) has ``rank``, ``left`` and ``right`` None."""
+
+    id: int
+    token: bytes
+    rank: int | None
+    left: MergeNode | None
+    right: MergeNode | None
+
+
+@dataclass(frozen=True, slots=True)
+class EncodeStep:
+    """One step of encoding a pre-token: the token ids before it, every adjacent pair that has
+    a merge as ``(position, rank)`` (position ``i`` is the pair ``tokens[i], tokens[i + 1]``),
+    and the position merged in this step (None on the last step, where nothing is left)."""
+
+    tokens: tuple[int, ...]
+    candidates: tuple[tuple[int, int], ...]
+    chosen: int | None
+
+
+# Per tokenizer: merged id -> (left id, right id) of the merge that made it (the first one, as
+# in Tokenizer.merge_rank). Weak keys: the map lives as long as its tokenizer.
+_PARTS: WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int]]] = WeakKeyDictionary()
+
+
+def _parts(tokenizer: Tokenizer) -> dict[int, tuple[int, int]]:
+    parts = _PARTS.get(tokenizer)
+    if parts is None:
+        # The rank table is in rank order; going through it backwards lets the lowest rank
+        # making an id write last, so it wins.
+        parts = {packed & _ID_MASK: pair for pair, packed in reversed(tokenizer._ranks.items())}
+        _PARTS[tokenizer] = parts
+    return parts
+
+
+def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
+    """The merges that built ``token_id``, as a tree whose leaves are byte (or special)
+    tokens. Subtrees that occur twice are the same object. Unknown id: ``ValueError``.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab.update({256: b"ab", 257: b"abc"})
+    >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")])
+    >>> tree = merge_tree(tok, 257)
+    >>> tree.rank, tree.left.token, tree.left.rank, tree.right.token, tree.right.rank
+    (1, b'ab', 0, b'c', None)
+    """
+    vocab = tokenizer.vocab
+    if isinstance(token_id, bool) or not isinstance(token_id, Integral):
+        raise TypeError(f"merge_tree: token_id must be an int, got {token_id!r}")
+    token_id = int(token_id)
+    if token_id not in vocab:
+        raise ValueError(
+            f"merge_tree: unknown token id {token_id}; the vocabulary has ids 0..{max(vocab)}"
+        )
+    parts = _parts(tokenizer)
+    special = set(tokenizer._special_ids.values())
+    done: dict[int, MergeNode] = {}
+    # Iterative post-order walk: a token built as a chain of thousands of merges (a long run
+    # of one byte) is deeper than Python's recursion limit.
+    stack = [token_id]
+    while stack:
+        tid = stack[-1]
+        if tid in done:
+            stack.pop()
+            continue
+        pair = None if tid in special else parts.get(tid)
+        if pair is None:
+            done[tid] = MergeNode(tid, vocab[tid], None, None, None)
+            stack.pop()
+            continue
+        todo = [p for p in pair if p not in done]
+        if todo:
+            stack.extend(todo)
+            continue
+        rank = tokenizer.merge_rank(tid)
+        done[tid] = MergeNode(tid, vocab[tid], rank, done[pair[0]], done[pair[1]])
+        stack.pop()
+    return done[token_id]
+
+
+def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
+    """Each step of the rank-based encoder on one pre-token: start from its bytes, merge the
+    adjacent pair with the lowest rank (the leftmost of equals) until no pair has a merge.
+
+    The last step's ``tokens`` are what the tokenizer encodes ``piece`` to (a ``str`` piece
+    that is one pre-token, or one special token). The piece is not pre-tokenized: it is taken
+    as one unit. Time and memory grow with the square of its length.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab.update({256: b"ab", 257: b"abc"})
+    >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")])
+    >>> [(s.tokens, s.candidates, s.chosen) for s in encode_steps(tok, "abc")]
+    [((97, 98, 99), ((0, 0),), 0), ((256, 99), ((0, 1),), 0), ((257,), (), None)]
+    """
+    if isinstance(piece, str):
+        if piece in tokenizer.special_tokens:
+            return [EncodeStep((tokenizer.special_id(piece),), (), None)]
+        data = piece.encode("utf-8")
+    elif isinstance(piece, (bytes, bytearray, memoryview)):
+        data = bytes(piece)
+    else:
+        raise TypeError(f"encode_steps: piece must be str or bytes, got {type(piece).__name__}")
+    get = tokenizer._ranks.get
+    byte_ids = tokenizer._byte_ids
+    ids = [byte_ids[b] for b in data]
+    steps: list[EncodeStep] = []
+    while True:
+        found = [(i, get(pair)) for i, pair in enumerate(zip(ids, ids[1:]))]
+        packed = [(i, p) for i, p in found if p is not None]
+        candidates = tuple((i, p >> 32) for i, p in packed)
+        if not packed:
+            steps.append(EncodeStep(tuple(ids), (), None))
+            return steps
+        # Lowest rank first, then leftmost: the encoder's choice.
+        i, best = min(packed, key=lambda c: (c[1], c[0]))
+        steps.append(EncodeStep(tuple(ids), candidates, i))
+        ids[i : i + 2] = [best & _ID_MASK]
+
+
+def unreachable_tokens(tokenizer: Tokenizer) -> list[int]:
+    """Ids (ascending) of the tokens that encoding their own bytes does not give back as that
+    one id: the encoder never produces them. Special tokens are reachable by definition.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab.update({256: b"ab", 257: b"bc", 258: b"abc"})
+    >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")])
+    >>> unreachable_tokens(tok)  # "abc" always becomes "ab" "c" first
+    [258]
+    """
+    special = set(tokenizer._special_ids.values())
+    vocab = tokenizer.vocab
+    # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
+    empty = [i for i, t in vocab.items() if not t and i not in special]
+    ids = [i for i, t in vocab.items() if t and i not in special]
+    pieces = [vocab[i] for i in ids]
+    batch = tokenizer._batch_for(len(pieces))
+    if batch is None:
+        bpe = tokenizer._bpe
+        return sorted(empty + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])
+    import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
+
+    # All tokens' bytes merged together; a token is reachable when its piece ends up as one id
+    # and that id is its own.
+    flat, ends = batch.merge(pieces, tokenizer._merge_ids)
+    end = np.asarray(ends, dtype=np.int64)
+    own = np.asarray(ids, dtype=np.int64)
+    reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)
+    return sorted(empty + own[~reachable].tolist())
