@@ -9,19 +9,14 @@ with it; ``count_text``/``count_file`` count pre-tokens; ``train_bpe``, ``iter_m
 cut), ``spans`` (packed spans for viewers; imports NumPy), ``encode_file``, ``gpt2_format``.
 """
 
+from .compression import CompressionCurve
 from .corpus import CorpusError, TrainingCancelled, count_file, count_text
+from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
 from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
 from .pattern import GPT2_PATTERN, pretokenize
 from .tokenizer import Tokenizer, TokenSpan
 from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
 from .vocab import initial_vocab, merge_budget
-
-# isort: split
-# subtle: these come after the imports above, which end with the submodule ``pretokenize``
-# bound as this package's attribute ``pretokenize`` (over the function of that name, which
-# tests/core/test_parallel.py relies on); importing them first would leave the function.
-from .compression import CompressionCurve
-from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
 
 __all__ = [
     "GPT2_PATTERN",

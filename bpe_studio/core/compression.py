@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections import Counter
 from collections.abc import Iterable
 
-from .pattern import pretokenize
-from .pretokenize import special_regex, split_special, validate_special_tokens
+from .corpus import count_text
+from .specials import Specials
+from .surrogates import replace_surrogates
 from .trainer import MergeStep
 
 
@@ -41,13 +41,15 @@ class CompressionCurve:
     """
 
     def __init__(self, text: str, special_tokens: Iterable[str] = ()) -> None:
-        specials = validate_special_tokens(special_tokens)
-        segments = split_special(text, special_regex(specials))
-        counts: Counter[str] = Counter()
-        for segment in segments:
-            counts.update(pretokenize(segment))
+        specials = Specials.of(special_tokens)
+        try:
+            size = len(text.encode("utf-8"))
+        except UnicodeEncodeError:  # surrogates: encoded as the tokenizer does
+            text = replace_surrogates(text)
+            size = len(text.encode("utf-8"))
+        counts = count_text(text, specials.tokens)
         #: UTF-8 length of the text (special tokens included).
-        self.bytes: int = len(text.encode("utf-8"))
+        self.bytes: int = size
         #: How many merges have been applied.
         self.applied: int = 0
         # A pre-token is held as a str with one character per token: byte b is chr(b), each
@@ -61,10 +63,10 @@ class CompressionCurve:
         # Two-character pair -> the words that hold (or held) it; a word may be listed twice.
         self._where: dict[str, array[int]] = {}
         # Each special token is one token whatever the merges.
-        tokens = len(segments) - 1
+        tokens = len(specials.spans(text))
         where = self._where
         for piece, freq in counts.items():
-            word = piece.encode("utf-8").decode("latin-1")
+            word = piece.decode("latin-1")
             tokens += freq * len(word)
             if len(word) < 2:
                 continue  # no pair: never changes

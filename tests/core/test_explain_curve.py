@@ -93,3 +93,14 @@ def test_curve_merges_out_of_order():
     assert curve.apply(MergeStep(0, b"a", b"b", 256, 2)) == 5
     assert curve.apply(MergeStep(1, b"x", b"y", 257, 0)) == 5  # a pair the text lacks
     assert curve.apply(MergeStep(2, b"ab", b"c", 258, 2)) == 3
+
+
+@pytest.mark.parametrize("text", ["a\ud800b", "x\ud83d\ude00y \udfff", "\ud800<|endoftext|>\udc00"])
+def test_curve_counts_surrogates_as_the_encoder_does(gpt2_tokenizer, text):
+    # A lone surrogate is U+FFFD to the encoder, a surrogate pair the character it encodes.
+    for k in (0, 300, len(gpt2_tokenizer.merges)):
+        tok = gpt2_tokenizer.truncated(k)
+        curve = CompressionCurve(text, [EOT])
+        for rank, (left, right) in enumerate(gpt2_tokenizer.merges[:k]):
+            curve.apply(MergeStep(rank, left, right, 0, 0))
+        assert curve.tokens == len(tok.encode(text))
