@@ -154,7 +154,8 @@ class TrainingSession(QObject):
             self.worker_waiting = False
             self.control.resume()
             self.clock.resume()
-            self.hub.set_paused(False)
+            with self.turn.hold():
+                self.hub.set_paused(False)
 
     def stop(self) -> None:
         if self.control.paused:
@@ -188,8 +189,10 @@ class TrainingSession(QObject):
 
     @Slot(int)
     def _on_merging(self, target: int) -> None:
-        self._flush_now()
-        self.hub.start_merging(target)
+        # The views redraw for the new phase while the trainer is held, as in every frame.
+        with self.turn.hold():
+            self._drain()
+            self.hub.start_merging(target)
 
     @Slot(object)
     def _on_top_pairs(self, pairs: tuple) -> None:
