@@ -111,13 +111,17 @@ class Controller(QObject):
 
     @Slot()
     def _maybe_refresh_editor(self) -> None:
+        """While merging, rebuild the editor's tokenizer at the step shown, paced (each rebuild
+        contends with the trainer for the GIL); while paused, whenever the step moved."""
         state = self.hub.state
-        if state.phase is not Phase.MERGING or state.settings is None:
+        if state.settings is None or state.phase not in (Phase.MERGING, Phase.PAUSED):
             return
         n = state.step
         at, when = self._editor_at
         now = time.perf_counter()
-        if (
+        if n == at:
+            return
+        if state.phase is Phase.MERGING and (
             n - at < responsiveness.EDITOR_REFRESH_MERGES
             or now - when < responsiveness.EDITOR_REFRESH_SECONDS
         ):

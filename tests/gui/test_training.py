@@ -10,7 +10,6 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
-from bpe_studio.gui import responsiveness
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.main_window import SAMPLE_TEXT
 from bpe_studio.gui.models import SORT_ROLE, TOKEN_ID_ROLE
@@ -203,26 +202,33 @@ def test_train_again_resets_the_views(qtbot, window):
     assert window.state.record == list(trainer_from_file(DEMO_CORPUS, 300, [EOT]))
 
 
-def test_editor_retokenizes_while_training(qtbot, window, monkeypatch):
-    monkeypatch.setattr(responsiveness, "EDITOR_REFRESH_SECONDS", 0.0)
-    shown: list[tuple[str, int, int]] = []
-    hub = window.hub
+def test_editor_retokenizes_while_training(qtbot, window):
+    """While paused, the editor tokenizes with the merges up to the step every view shows
+    (while merging it does so too, paced: responsiveness.EDITOR_REFRESH_*)."""
+    hub, state = window.hub, window.state
+    paused: list[int] = []
 
-    def record():
-        source = hub.state.shown
-        if source is not None and "so far" in source.label:
-            shown.append((source.label, len(source.get().merges), hub.state.step))
+    def pause_once(first, last):
+        if not paused and state.phase is Phase.MERGING:
+            window.toggle_pause()
+            paused.append(last)
 
-    hub.tokenizer_changed.connect(record)
+    hub.merges_added.connect(pause_once)
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(3000)
     window.start_training()
-    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000):
-        pass
-    assert shown
-    # Built from the record up to the step every view shows at that moment.
-    for label, merges, step in shown:
-        assert merges == step and f"{step:,} merges so far" in label
+    session = window.controller.session
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    n = state.published
+    assert state.step == n > 0
+    source = window.editor.source
+    assert source.label == f"Tokenizer: training, {n:,} merges so far"
+    assert source.get().merges == [(s.left, s.right) for s in state.record[:n]]
+    spans = wait_for_spans(qtbot, window.editor)
+    expected = Tokenizer(state.vocab_at(n), state.merges_at(n), [EOT]).spans(SAMPLE_TEXT)
+    assert spans.to_spans() == expected
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        window.toggle_pause()
     assert "trained on" in window.editor.source.label
 
 
