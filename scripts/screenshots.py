@@ -79,15 +79,9 @@ def main() -> int:
     window = new_window()
     window.open_corpus(books if books.exists() else DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
-    hub = window.hub
-
-    def pause_at(first: int, last: int) -> None:
-        if last >= 600 and hub.state.phase is Phase.MERGING:
-            window.toggle_pause()
-
-    hub.merges_added.connect(pause_at)
     window.start_training()
     session = window.controller.session
+    session.pause_after(599)
     # The worker reaches its pause point and reports the pairs it would merge next.
     wait(app, lambda: session.worker_waiting)
     settle(app, window, 1.0)

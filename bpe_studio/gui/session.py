@@ -19,6 +19,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from .hub import StateHub
 from .responsiveness import FLUSH_INTERVAL_MS, PUBLISH_EVERY_FLUSHES, GuiTurn, TrainingMode
+from .state import Phase
 from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, TrainingWorker
 
 _QUEUED = Qt.ConnectionType.QueuedConnection
@@ -48,6 +49,11 @@ class RunClock:
     def pause(self) -> None:
         if self._paused_at is None:
             self._paused_at = time.perf_counter()
+
+    def pause_after(self, rank: int) -> None:
+        """Pause right after the merge of ``rank`` (0-based), wherever the GUI is then: the
+        worker pauses itself and the state follows when it reports it."""
+        self.control.pause_after = rank
 
     def resume(self) -> None:
         if self._paused_at is not None:
@@ -149,6 +155,11 @@ class TrainingSession(QObject):
             self._flush_now()
             self.hub.set_paused(True)
 
+    def pause_after(self, rank: int) -> None:
+        """Pause right after the merge of ``rank`` (0-based), wherever the GUI is then: the
+        worker pauses itself and the state follows when it reports it."""
+        self.control.pause_after = rank
+
     def resume(self) -> None:
         if self.control.paused:
             self.worker_waiting = False
@@ -201,7 +212,11 @@ class TrainingSession(QObject):
     @Slot(bool)
     def _on_worker_paused(self, waiting: bool) -> None:
         self.worker_waiting = waiting
-        if waiting:
+        if waiting and self.control.paused and not self.control.stopped:
+            if self.hub.state.phase is not Phase.PAUSED:  # paused by pause_after
+                self.clock.pause()
+                with self.turn.hold():
+                    self.hub.set_paused(True)
             self._flush_now()
 
     @Slot(str)

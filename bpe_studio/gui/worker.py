@@ -70,6 +70,9 @@ class RunControl:
     def __init__(self) -> None:
         self.cancel_event = threading.Event()
         self.turn = GuiTurn()
+        # The worker pauses itself right after the merge of this rank (set from any thread:
+        # rebinding an attribute is atomic).
+        self.pause_after: int | None = None
         self._running = threading.Event()
         self._running.set()
 
@@ -187,6 +190,8 @@ class TrainingWorker(QObject):
             emit_merge(step)
             if not gui_free.is_set():
                 gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (responsiveness)
+            if step.rank == control.pause_after:
+                control.pause()
             if control.paused:
                 # Show the pair that will be merged on resuming, then wait.
                 self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))

@@ -95,13 +95,13 @@ def test_frames_and_repaints_hold_the_trainer(qtbot, window):
         turn = window.controller.gui_turn()
         if turn is not None and turn.active:
             held_in_frames.append(not turn.gui_free.is_set())
-        if last >= 200 and hub.state.phase is Phase.MERGING:
-            window.toggle_pause()
 
     hub.merges_added.connect(on_frame)
     window.start_training()
     session = window.controller.session
+    session.pause_after(200)
     qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    assert hub.state.phase is Phase.PAUSED and hub.state.published == 201
     assert held_in_frames and all(held_in_frames)
 
     painted: list[bool] = []
@@ -137,23 +137,15 @@ def test_pause_resume_and_stop_midway(qtbot, window, tmp_path):
     full = train_bpe(DEMO_CORPUS, 10_000, [EOT])[1]
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
-    state, hub = window.state, window.hub
-    paused_at: list[int] = []
-
-    def pause_early(first, last):
-        if not paused_at and last >= 200:
-            window.toggle_pause()
-            paused_at.append(last)
-
-    hub.merges_added.connect(pause_early)
+    state = window.state
     window.start_training()
     session = window.controller.session
-    qtbot.waitUntil(lambda: bool(paused_at), timeout=30_000)
-    assert state.phase is Phase.PAUSED and window.panel.pause_button.text() == "Resume"
-    # The worker reaches its pause point and the GUI publishes every merge made before it.
+    session.pause_after(200)
+    # The worker pauses after merge 200 and the GUI publishes every merge made before it.
     qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    assert state.phase is Phase.PAUSED and window.panel.pause_button.text() == "Resume"
     held = state.published
-    assert held == len(state.record) == state.step and held < len(full)
+    assert held == len(state.record) == state.step == 201
     assert "Paused" in window.panel.status.text() and f"{held:,}" in window.panel.status.text()
     # Every view shows the same step: the vocabulary table has a row per merge published, and
     # selecting a merge finds its token there.
@@ -205,22 +197,15 @@ def test_train_again_resets_the_views(qtbot, window):
 def test_editor_retokenizes_while_training(qtbot, window):
     """While paused, the editor tokenizes with the merges up to the step every view shows
     (while merging it does so too, paced: responsiveness.EDITOR_REFRESH_*)."""
-    hub, state = window.hub, window.state
-    paused: list[int] = []
-
-    def pause_once(first, last):
-        if not paused and state.phase is Phase.MERGING:
-            window.toggle_pause()
-            paused.append(last)
-
-    hub.merges_added.connect(pause_once)
+    state = window.state
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(3000)
     window.start_training()
     session = window.controller.session
+    session.pause_after(499)
     qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
     n = state.published
-    assert state.step == n > 0
+    assert state.step == n == 500
     source = window.editor.source
     assert source.label == f"Tokenizer: training, {n:,} merges so far"
     assert source.get().merges == [(s.left, s.right) for s in state.record[:n]]
