@@ -43,12 +43,11 @@ def wait(app, condition, timeout: float = 60.0) -> None:
 
 
 def settle(app, window, seconds: float = 0.6) -> None:
-    """Let timers fire (chart redraws, editor spans) and everything repaint."""
+    """Let timers fire (editor spans, the last frame) and everything repaint."""
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         app.processEvents()
         time.sleep(0.01)
-    window.chart.redraw()
     wait(app, lambda: not window.editor.busy)
     app.processEvents()
 
@@ -61,6 +60,7 @@ def main() -> int:
 
     from bpe_studio.gui.app import DEMO_CORPUS, application
     from bpe_studio.gui.main_window import MainWindow
+    from bpe_studio.gui.state import Phase
 
     app = application()
 
@@ -80,17 +80,11 @@ def main() -> int:
     window.open_corpus(books if books.exists() else DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
     window.start_training()
-    session = window.session
-
-    def pause_at(batch) -> None:
-        if batch[-1].rank >= 600 and not session.paused:
-            window.toggle_pause()
-
-    session.merges_added.connect(pause_at)
-    wait(app, lambda: session.paused)
-    time.sleep(0.2)  # the worker sends the top pairs at the pause point
+    session = window.controller.session
+    session.pause_after(599)
+    # The worker reaches its pause point and reports the pairs it would merge next.
+    wait(app, lambda: session.worker_waiting)
     settle(app, window, 1.0)
-    window._update_status()
     window.grab().save(str(args.out / "training.png"))
     window.close()
 
@@ -99,7 +93,7 @@ def main() -> int:
     window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(3_000)
     window.start_training()
-    wait(app, lambda: window.result is not None)
+    wait(app, lambda: window.state.phase is Phase.FINISHED)
     window.editor.whitespace.setChecked(True)
     settle(app, window)
     window.merge_list.select_rank(1200)
@@ -111,7 +105,7 @@ def main() -> int:
     window = new_window()
     fixtures = ROOT / "tests" / "fixtures"
     outcome: list[bool] = []
-    window.load_finished.connect(outcome.append)
+    window.controller.load_finished.connect(outcome.append)
     window.load_tokenizer(fixtures / "gpt2_vocab.json", fixtures / "gpt2_merges.txt")
     wait(app, lambda: outcome)
     if not outcome[0]:

@@ -2,9 +2,11 @@
 ``bpe-studio --demo``.
 
 What it does: parses those arguments, refuses politely (one line, exit code 2) when there is no
-display, creates the ``QApplication`` (or reuses one), applies the style sheet from
-``resources/``, shows the main window and, for ``--demo``, starts training on the bundled
-TinyStories sample (:data:`DEMO_CORPUS`).
+display and (one line, exit code 3) when the installed PySide6 is a build known to crash
+(:mod:`.qt_check`), creates the ``QApplication`` (or reuses one), applies the style sheet and
+the icon from the package ``bpe_studio.resources`` (read with ``importlib.resources``), shows
+the main window and, for ``--demo``, starts training on the bundled TinyStories sample
+(:data:`DEMO_CORPUS`).
 What it leaves out: the headless commands (``bpe_studio.cli``).
 """
 
@@ -13,25 +15,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from .qt_check import faulty_build
 
-
-def _resources_dir() -> Path:
-    """``resources/`` of a checkout, else the installed ``bpe_studio/resources`` package."""
-    checkout = REPO_ROOT / "resources"
-    if (checkout / "sample").is_dir():
-        return checkout
-    return Path(__file__).resolve().parents[1] / "resources"
-
-
-RESOURCES = _resources_dir()
-DEMO_CORPUS = RESOURCES / "sample" / "tinystories_sample.txt"
+RESOURCES: Traversable = files("bpe_studio.resources")
+# A real file: training reads it by path (in worker processes too).
+DEMO_CORPUS = Path(str(RESOURCES / "sample" / "tinystories_sample.txt"))
 STYLE_SHEET = RESOURCES / "style.qss"
 ICON = RESOURCES / "icon.svg"
+ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
 DEMO_VOCAB_SIZE = 10_000
 EXIT_NO_DISPLAY = 2
+EXIT_FAULTY_QT = 3
 
 NO_DISPLAY_MESSAGE = (
     "bpe-studio: no display found (DISPLAY / WAYLAND_DISPLAY unset); run with "
@@ -62,7 +60,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def application():  # -> QApplication (Qt is imported only once a display is known)
     """The ``QApplication`` (created if there is none yet), styled for the app."""
     import pyqtgraph as pg
-    from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "bpe-studio"])
@@ -70,11 +67,28 @@ def application():  # -> QApplication (Qt is imported only once a display is kno
     app.setApplicationName("BPE Studio")
     app.setStyle("Fusion")
     pg.setConfigOptions(antialias=True, background="w", foreground="#374151")
-    if STYLE_SHEET.exists():
-        app.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
-    if ICON.exists():
-        app.setWindowIcon(QIcon(str(ICON)))
+    app.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
+    app.setWindowIcon(app_icon())
+    app.setDesktopFileName("bpe-studio")  # resources/bpe-studio.desktop
     return app
+
+
+def app_icon():  # -> QIcon
+    """The app's icon, rendered from ``icon.svg`` at the usual sizes."""
+    from PySide6.QtCore import QByteArray, Qt
+    from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
+    from PySide6.QtSvg import QSvgRenderer
+
+    renderer = QSvgRenderer(QByteArray(ICON.read_bytes()))
+    icon = QIcon()
+    for size in ICON_SIZES:
+        image = QImage(size, size, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        renderer.render(painter)
+        painter.end()
+        icon.addPixmap(QPixmap.fromImage(image))
+    return icon
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,12 +100,17 @@ def main(argv: list[str] | None = None) -> int:
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return EXIT_NO_DISPLAY
+    problem = faulty_build()
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return EXIT_FAULTY_QT
 
     from .main_window import MainWindow
 
     app = application()
     window = MainWindow()
     window.resize(window.sizeHint())
+    window.setWindowIcon(app.windowIcon())
     window.show()
     if args.demo:
         if window.open_corpus(DEMO_CORPUS):

@@ -1,20 +1,21 @@
-"""Table models over the merges and the vocabulary, grown in batches while training.
+"""Table models over the state's rows, grown in batches while training.
 
-What it does: :class:`MergeTableModel` holds one row per merge (rank, left, right, merged token,
+What it does: :class:`MergeTableModel` shows one row per merge (rank, left, right, merged token,
 pair count at merge time); :class:`VocabTableModel` one row per token (id, token, byte length,
-the merge that made it, its count). Both grow with one ``beginInsertRows`` per batch and render
+the merge that made it, its count). Both read ``StateHub.state`` (they keep no copy of the
+run), grow with one ``beginInsertRows`` per published frame and render
 token bytes with :func:`~bpe_studio.core.display.readable_token` only when a cell is shown, so
 a batch of merges costs the GUI thread almost nothing until it is scrolled into view. Both
 answer all the roles of a cell in one ``multiData`` call. :class:`VocabFilterProxy` filters the
-vocabulary by token text or id. Counts are unknown (``None``) for a tokenizer loaded from
-files.
+vocabulary by token text or id. Counts are unknown (``None``, shown "—") for a tokenizer
+loaded from files.
 What it leaves out: views and selection behaviour (``views/``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -24,10 +25,13 @@ from PySide6.QtCore import (
     QRegularExpression,
     QSortFilterProxyModel,
     Qt,
+    Slot,
 )
 
 from ..core import MergeStep
 from ..core.display import readable_token
+from .hub import StateHub
+from .state import MergeRow, VocabRow, vocab_rows
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for
@@ -53,9 +57,6 @@ class _Table(QAbstractTableModel):
     HEADERS: tuple[str, ...] = ()
     NUMERIC: frozenset[int] = frozenset()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._rows)
-
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.HEADERS)
 
@@ -69,8 +70,8 @@ class _Table(QAbstractTableModel):
 
     def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:  # noqa: N802,N803
         # subtle: views ask for ~7 roles per cell; answering them in one call means one entry
-        # into Python per cell instead of seven. While the trainer thread holds the GIL, every
-        # entry waits for it, so this is what keeps repaints fast during training.
+        # into Python per cell instead of seven (each entry may wait for the GIL while the
+        # trainer runs: docs/responsiveness.md).
         for role_data in roleDataSpan:
             value = self.data(index, role_data.role())
             if value is None:
@@ -78,56 +79,52 @@ class _Table(QAbstractTableModel):
             else:
                 role_data.setData(value)
 
-    def _append_rows(self, rows: Sequence[Any]) -> None:
-        if not rows:
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
-        self._rows.extend(rows)
-        self.endInsertRows()
-
-    def _replace_rows(self, rows: list[Any]) -> None:
-        self.beginResetModel()
-        self._rows = rows
-        self.endResetModel()
-
 
 class MergeTableModel(_Table):
-    """One row per merge, oldest first: rank, left, right, merged token, count at merge time.
+    """One row per merge of ``hub.state.merge_rows``, oldest first: rank, left, right, merged
+    token, count at merge time ("—" when unknown).
 
-    Rows are the ``MergeStep`` records themselves: a batch is appended with one
-    ``list.extend``, so the GUI thread spends almost nothing per merge.
+    It holds no rows of its own: it reads the state's list and keeps only how many rows it has
+    announced, growing with one ``beginInsertRows`` per published frame.
     """
 
     HEADERS = ("Rank", "Left", "Right", "Merged", "Count")
     NUMERIC = frozenset({0, 4})
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, hub: StateHub, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[MergeStep] = []
-        self._counts_known = True
+        self._hub = hub
+        self._n = hub.published
+        hub.reset.connect(self._on_reset)
+        hub.merges_added.connect(self._on_added)
 
-    def append(self, steps: Sequence[MergeStep]) -> None:
-        """Add trained merges (their counts are known)."""
-        self._append_rows(steps)
+    @property
+    def _rows(self) -> Sequence[MergeStep | MergeRow]:
+        return self._hub.state.merge_rows
 
-    def reset(self, steps: Iterable[MergeStep] = (), *, counts_known: bool = True) -> None:
-        """Replace all rows; ``counts_known=False`` for merges loaded from a file."""
-        self._counts_known = counts_known
-        self._replace_rows(list(steps))
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008,N802
+        return 0 if parent.isValid() else self._n
 
-    def step_at(self, row: int) -> MergeStep:
+    @Slot()
+    def _on_reset(self) -> None:
+        self.beginResetModel()
+        self._n = self._hub.published
+        self.endResetModel()
+
+    @Slot(int, int)
+    def _on_added(self, first: int, last: int) -> None:
+        self.beginInsertRows(QModelIndex(), first, last)
+        self._n = last + 1
+        self.endInsertRows()
+
+    def step_at(self, row: int) -> MergeStep | MergeRow:
         return self._rows[row]
 
-    def steps(self) -> list[MergeStep]:
-        """All merges shown, oldest first (a copy)."""
-        return list(self._rows)
-
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if not index.isValid() or not 0 <= index.row() < min(self._n, len(self._rows)):
             return None
         step = self._rows[index.row()]
-        count = step.count if self._counts_known else None
+        count = step.count
         col = index.column()
         if role == _DISPLAY or role == SORT_ROLE:
             if col == 0:
@@ -147,98 +144,84 @@ class MergeTableModel(_Table):
         return None
 
 
-class _VocabRow(NamedTuple):
-    token_id: int
-    token: bytes
-    rank: int | None  # the merge that made it; None for bytes and special tokens
-    kind: str  # "byte", "special" or "merge"
-    count: int | None
-
-
-def _vocab_row(row: _VocabRow | MergeStep) -> _VocabRow:
+def _vocab_row(row: VocabRow | MergeStep) -> VocabRow:
     if type(row) is MergeStep:
-        return _VocabRow(row.new_id, row.merged, row.rank, "merge", row.count)
+        return VocabRow(row.new_id, row.merged, row.rank, "merge", row.count)
     return row  # type: ignore[return-value]
-
-
-VocabRows = tuple[list[_VocabRow], dict[int, int]]
-
-
-def vocab_rows(
-    vocab: Mapping[int, bytes],
-    merges: Sequence[tuple[bytes, bytes]] = (),
-    counts: Mapping[int, int] | None = None,
-) -> VocabRows:
-    """The rows of ``vocab`` in id order and the row of each id. Plain Python: a loader
-    thread prepares them for GPT-2's 50,257 tokens while the GUI stays responsive."""
-    rank_of: dict[bytes, int] = {}
-    for rank, (a, b) in enumerate(merges):
-        rank_of.setdefault(a + b, rank)
-    rows: list[_VocabRow] = []
-    for token_id, token in sorted(vocab.items()):
-        rank = rank_of.get(token)
-        kind = "merge" if rank is not None else "byte" if len(token) == 1 else "special"
-        count = counts.get(token_id) if counts is not None else None
-        rows.append(_VocabRow(token_id, token, rank, kind, count))
-    return rows, {r.token_id: i for i, r in enumerate(rows)}
 
 
 class VocabTableModel(_Table):
     """One row per token: id, token, byte length, the merge that made it, its count.
 
-    Tokens from :meth:`reset` are stored as rows; merges appended while training are stored as
-    their ``MergeStep`` (one ``list.extend`` per batch) and read as rows when shown.
+    For a run: the bytes and specials of ``state.base_vocab`` in id order, then one row per
+    published merge, read from the state's record as it is shown. For a loaded tokenizer: the
+    rows the loader prepared.
     """
 
     HEADERS = ("ID", "Token", "Bytes", "Merge", "Count")
     NUMERIC = frozenset({0, 2, 3, 4})
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, hub: StateHub, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[_VocabRow | MergeStep] = []
+        self._hub = hub
+        self._base: list[VocabRow] = []  # the rows before the first merge (or all, loaded)
         self._row_of_id: dict[int, int] = {}
-        self._first_appended = 0  # row of the first appended merge
+        self._n = 0
+        hub.reset.connect(self._on_reset)
+        hub.merges_added.connect(self._on_added)
+        self._on_reset()
 
-    def reset(
-        self,
-        vocab: Mapping[int, bytes],
-        merges: Sequence[tuple[bytes, bytes]] = (),
-        counts: Mapping[int, int] | None = None,
-    ) -> None:
-        """Show ``vocab`` in id order; merge ranks come from ``merges``, counts (by id) from
-        ``counts`` when known."""
-        self.reset_rows(vocab_rows(vocab, merges, counts))
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008,N802
+        return 0 if parent.isValid() else self._n
 
-    def reset_rows(self, prepared: VocabRows) -> None:
-        """Show rows made by :func:`vocab_rows` (in any thread)."""
-        rows, self._row_of_id = prepared
-        self._first_appended = len(rows)
-        self._replace_rows(list(rows))
+    def _row(self, row: int) -> VocabRow:
+        base = self._base
+        if row < len(base):
+            return base[row]
+        return _vocab_row(self._hub.state.record[row - len(base)])
 
-    def append_merges(self, steps: Sequence[MergeStep]) -> None:
-        self._append_rows(steps)
+    @Slot()
+    def _on_reset(self) -> None:
+        state = self._hub.state
+        self.beginResetModel()
+        if state.loaded is not None:
+            self._base = state.loaded.vocab_rows
+            self._n = len(self._base)
+        else:
+            self._base = vocab_rows(state.base_vocab)
+            self._n = len(self._base) + self._hub.published
+        self._row_of_id = {r.token_id: i for i, r in enumerate(self._base)}
+        self.endResetModel()
+
+    @Slot(int, int)
+    def _on_added(self, first: int, last: int) -> None:
+        if self._hub.state.loaded is not None:
+            return
+        base = len(self._base)
+        self.beginInsertRows(QModelIndex(), base + first, base + last)
+        self._n = base + last + 1
+        self.endInsertRows()
 
     def row_of_id(self, token_id: int) -> int | None:
         row = self._row_of_id.get(token_id)
         if row is not None:
             return row
-        # Appended merges have consecutive ids in consecutive rows.
-        first = self._first_appended
-        if first < len(self._rows):
-            start_id = _vocab_row(self._rows[first]).token_id
-            row = first + token_id - start_id
-            if first <= row < len(self._rows) and _vocab_row(self._rows[row]).token_id == token_id:
+        # Merged tokens of a run have consecutive ids in consecutive rows.
+        first = len(self._base)
+        if first < self._n:
+            row = first + token_id - self._row(first).token_id
+            if first <= row < self._n and self._row(row).token_id == token_id:
                 return row
         return None
 
     def token_at(self, row: int) -> tuple[int, bytes]:
-        r = _vocab_row(self._rows[row])
+        r = self._row(row)
         return r.token_id, r.token
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+        if not index.isValid() or not 0 <= index.row() < self._n:
             return None
-        row, col = _vocab_row(self._rows[index.row()]), index.column()
+        row, col = self._row(index.row()), index.column()
         if role == _DISPLAY:
             if col == 0:
                 return str(row.token_id)

@@ -2,36 +2,26 @@
 
 What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker` in its own
 ``QThread`` (``thread.started -> worker.run``, ``worker.finished -> thread.quit``; both are
-deleted on the GUI thread once the thread has ended), collects the worker's merges in a
-:class:`~.worker.MergeBuffer` and re-emits them in batches on a 20 Hz timer, together with the
-latest pre-tokenization progress and top pairs. All its signals are emitted on the GUI
-thread. :class:`RunClock` keeps the elapsed time (pauses left out) and a recent
-merges-per-second rate for the status line.
-What it leaves out: any widget (the main window connects the views to these signals).
+released on the GUI thread once the thread has ended), collects the worker's merges in a
+:class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs,
+the phase and the outcome into the :class:`~.hub.StateHub`, publishing one frame for the views
+every few flushes. :class:`RunClock` keeps the elapsed time (pauses left out) and a recent
+merges-per-second rate.
+What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``controller``).
 """
 
 from __future__ import annotations
 
-import gc
-import sys
 import time
 from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
+from .hub import StateHub
+from .responsiveness import FLUSH_INTERVAL_MS, PUBLISH_EVERY_FLUSHES, GuiTurn, TrainingMode
+from .state import Phase
 from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, TrainingWorker
 
-# The views repaint at most 20 times a second while training: each repaint holds the trainer
-# for its duration (see gui_turn), and at 30 a second the trainer lost a third of its speed
-# on english_books against a fifth at 20 (benchmarks/gui_bench.py).
-FLUSH_INTERVAL_MS = 50
-# While the worker runs pure-Python training, the GUI thread waits for the GIL every time Qt
-# calls into Python (a slot, a model's data(), a pyqtgraph item's paint). CPython hands the GIL
-# over every 5 ms by default; at 0.1 ms a repaint's many small waits stay short
-# (benchmarks/gui_bench.py: largest heartbeat gap ~100 ms instead of ~250 ms at 0.25 ms).
-GIL_SWITCH_INTERVAL = 0.0001
 _QUEUED = Qt.ConnectionType.QueuedConnection
 # Every training thread started and not yet waited for: tests assert it is empty afterwards.
 _LIVE_THREADS: set[QThread] = set()
@@ -59,6 +49,11 @@ class RunClock:
     def pause(self) -> None:
         if self._paused_at is None:
             self._paused_at = time.perf_counter()
+
+    def pause_after(self, rank: int) -> None:
+        """Pause right after the merge of ``rank`` (0-based), wherever the GUI is then: the
+        worker pauses itself and the state follows when it reports it."""
+        self.control.pause_after = rank
 
     def resume(self) -> None:
         if self._paused_at is not None:
@@ -88,45 +83,40 @@ class RunClock:
 
 
 class TrainingSession(QObject):
-    """Start, pause, resume and stop one run; every signal arrives on the GUI thread."""
+    """Start, pause, resume and stop one run; it writes the run into ``hub``."""
 
-    progress = Signal(object, object)  # bytes done, bytes total
-    merging = Signal(int)  # pre-tokenization done; target merges
-    merges_added = Signal(object)  # list[MergeStep], oldest first
-    top_pairs = Signal(object)  # tuple[(left, right, count), ...]
-    paused_changed = Signal(bool)
-    failed = Signal(str)
-    finished = Signal(object)  # TrainingResult, or None after failed
-    # After each flush, paused or not, with the worker still held: the window's one clock, so
-    # that everything it redraws lands in the same repaint.
-    tick = Signal()
+    finished = Signal(object)  # TrainingResult, or None after a failure; the hub has it already
 
-    def __init__(self, config: TrainingConfig, parent: QObject | None = None) -> None:
+    def __init__(self, config: TrainingConfig, hub: StateHub, parent: QObject | None = None):
         super().__init__(parent)
         self.config = config
+        self.hub = hub
         self.control = RunControl()
         self.clock = RunClock()
-        self.phase = "ready"  # -> "pre-tokenizing" -> "merging" -> "finished"
-        self.bytes_done = self.bytes_total = 0
-        self.merges_done = 0
-        self.target_merges = config.vocab_size - 256 - len(config.special_tokens)
-        self.result: TrainingResult | None = None
+        self.worker_waiting = False  # the worker sits at its pause point
+        self._started = False
+        self._ended = False
+        self._flushes = 0
         self._buffer = MergeBuffer()
         self._pending_progress: tuple[int, int] | None = None
         self._pending_pairs: tuple | None = None
+        self._error: str | None = None
+        self._mode = TrainingMode()
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
         self._thread: QThread | None = None
         self._worker: TrainingWorker | None = None
-        self._saved_switch_interval: float | None = None
-        self._holds = 0
-        self._gc_was_enabled = False
+
+    @property
+    def turn(self) -> GuiTurn:
+        return self.control.turn
 
     # ------------------------------------------------------------- control
     def start(self) -> None:
-        if self._thread is not None or self.phase != "ready":
+        if self._started:
             raise RuntimeError("a session runs once")
+        self._started = True
         thread = QThread()
         thread.setObjectName("bpe-training")
         worker = TrainingWorker(self.config, self.control)
@@ -137,20 +127,15 @@ class TrainingSession(QObject):
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
+        worker.paused.connect(self._on_worker_paused, _QUEUED)
         worker.failed.connect(self._on_failed, _QUEUED)
         worker.finished.connect(self._on_finished, _QUEUED)
         worker.finished.connect(thread.quit, Qt.ConnectionType.DirectConnection)
         thread.finished.connect(self._on_thread_finished, _QUEUED)
         self._thread, self._worker = thread, worker
         _LIVE_THREADS.add(thread)
-        self.phase = "pre-tokenizing"
-        self._saved_switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(GIL_SWITCH_INTERVAL, self._saved_switch_interval))
-        # subtle: the trainer holds millions of small containers; each full pass of the cyclic
-        # garbage collector over them holds the GIL for up to a second, freezing the GUI. The
-        # trainer makes no reference cycles, so the collector is paused until the run ends.
-        self._gc_was_enabled = gc.isenabled()
-        gc.disable()
+        self._mode.enter()
+        self.turn.active = True
         self.clock.start()
         self._timer.start()
         # subtle: start the thread once the views have repainted after being reset (a
@@ -164,21 +149,33 @@ class TrainingSession(QObject):
             self._thread.start()
 
     def pause(self) -> None:
-        if self.is_running and not self.control.paused:
+        if self.is_running and not self.control.paused and not self.control.stopped:
             self.control.pause()
             self.clock.pause()
-            self.paused_changed.emit(True)
+            self._flush_now()
+            self.hub.set_paused(True)
+
+    def pause_after(self, rank: int) -> None:
+        """Pause right after the merge of ``rank`` (0-based), wherever the GUI is then: the
+        worker pauses itself and the state follows when it reports it."""
+        self.control.pause_after = rank
 
     def resume(self) -> None:
         if self.control.paused:
+            self.worker_waiting = False
             self.control.resume()
             self.clock.resume()
-            self.paused_changed.emit(False)
+            with self.turn.hold():
+                self.hub.set_paused(False)
 
     def stop(self) -> None:
         if self.control.paused:
             self.clock.resume()
+        if self.control.stopped:
+            return
         self.control.stop()
+        if self.is_running and not self._ended:
+            self.hub.set_stopping()
 
     @property
     def is_running(self) -> bool:
@@ -190,10 +187,11 @@ class TrainingSession(QObject):
 
     def shutdown(self) -> None:
         """Stop and wait for the thread to end (closing the window mid-training)."""
-        self.stop()
+        self.control.stop()
         if self._thread is not None:
             self._thread.wait()  # returns at once if the thread never started
             self._release_thread()
+        self._timer.stop()
 
     # ------------------------------------------------------ worker -> GUI
     @Slot(object, object)
@@ -202,56 +200,51 @@ class TrainingSession(QObject):
 
     @Slot(int)
     def _on_merging(self, target: int) -> None:
-        self._flush()
-        self.phase = "merging"
-        self.target_merges = target
-        self.merging.emit(target)
+        # The views redraw for the new phase while the trainer is held, as in every frame.
+        with self.turn.hold():
+            self._drain()
+            self.hub.start_merging(target)
 
     @Slot(object)
     def _on_top_pairs(self, pairs: tuple) -> None:
         self._pending_pairs = pairs
 
+    @Slot(bool)
+    def _on_worker_paused(self, waiting: bool) -> None:
+        self.worker_waiting = waiting
+        if waiting and self.control.paused and not self.control.stopped:
+            if self.hub.state.phase is not Phase.PAUSED:  # paused by pause_after
+                self.clock.pause()
+                with self.turn.hold():
+                    self.hub.set_paused(True)
+            self._flush_now()
+
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.failed.emit(message)
+        self._error = message
 
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:
         # Every merge was pushed (directly, in the worker thread) before finished was emitted.
-        self._flush()
+        self._ended = True
         self._timer.stop()
-        self.phase = "finished"
-        self.result = result
+        with self.turn.hold():
+            self._drain()
+        self.turn.release()
+        self.hub.finish(result, self._error)
         self.finished.emit(result)
 
     @Slot()
     def _on_thread_finished(self) -> None:
         self._release_thread()
 
-    @contextmanager
-    def gui_turn(self) -> Iterator[None]:
-        """Run the block (GUI thread) with the worker held at its next merge boundary, so the
-        block's many calls into Python do not each wait for the GIL (see RunControl)."""
-        if self._thread is None or self.control.stopped:
-            yield
-            return
-        self._holds += 1
-        self.control.hold_for_gui()
-        try:
-            yield
-        finally:
-            self._holds -= 1
-            if not self._holds:
-                self.control.release_gui()
-
     def _release_thread(self) -> None:
         if self._thread is None:
             return
-        self.control.release_gui()
+        self.turn.release()
         self._thread.wait()
         _LIVE_THREADS.discard(self._thread)
-        if self._gc_was_enabled:
-            gc.enable()
+        self._mode.leave()
         self._thread.deleteLater()
         # subtle: the worker is deleted here, on the GUI thread, once its thread has ended,
         # by dropping the last reference. deleteLater in its own thread would run ~QObject
@@ -259,26 +252,34 @@ class TrainingSession(QObject):
         # the GUI thread, holding the GIL, emitted a signal guarded by the same lock, both
         # would wait forever (seen once in ~50 runs of benchmarks/gui_bench.py).
         self._thread = self._worker = None
-        if self._saved_switch_interval is not None:
-            sys.setswitchinterval(self._saved_switch_interval)
-            self._saved_switch_interval = None
 
+    # --------------------------------------------------------- flushing
     @Slot()
     def _flush(self) -> None:
-        with self.gui_turn():
-            self._emit_pending()
-            self.tick.emit()
+        self._flushes += 1
+        if self._flushes % PUBLISH_EVERY_FLUSHES == 0:
+            self._flush_now()
+        else:
+            self._drain()
 
-    def _emit_pending(self) -> None:
+    def _flush_now(self) -> None:
+        """Drain and publish one frame, with the trainer held meanwhile."""
+        if self._ended:
+            return
+        with self.turn.hold():
+            self._drain()
+            self.hub.publish()
+
+    def _drain(self) -> None:
+        hub = self.hub
         if self._pending_progress is not None:
-            self.bytes_done, self.bytes_total = self._pending_progress
+            hub.set_progress(*self._pending_progress)
             self._pending_progress = None
-            self.progress.emit(self.bytes_done, self.bytes_total)
         batch = self._buffer.drain()
         if batch:
-            self.merges_done = batch[-1].rank + 1
-            self.clock.record(self.merges_done)
-            self.merges_added.emit(batch)
+            hub.append_merges(batch)
+            self.clock.record(batch[-1].rank + 1)
         if self._pending_pairs is not None:
             pairs, self._pending_pairs = self._pending_pairs, None
-            self.top_pairs.emit(pairs)
+            hub.set_top_pairs(pairs)
+        hub.set_clock(self.clock.rate(), self.clock.elapsed())

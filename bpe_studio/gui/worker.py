@@ -24,6 +24,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
 from ..core.vocab import initial_vocab
+from .responsiveness import GUI_HOLD_LIMIT, GuiTurn
 
 TOP_PAIRS = 20
 TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
@@ -62,24 +63,16 @@ def describe_error(error: BaseException) -> str:
     return text[0].upper() + text[1:]
 
 
-GUI_HOLD_LIMIT = 0.1  # the longest the worker waits for the GUI thread at a time, s
-
-
 class RunControl:
-    """Thread-safe pause / resume / stop for one run, shared by the GUI and the worker.
-
-    It also lets the GUI thread have the GIL to itself while it updates and repaints the
-    views: the GUI calls :meth:`hold_for_gui` first and :meth:`release_gui` when done (see
-    ``TrainingSession.gui_turn``); meanwhile the worker waits at its next merge boundary, for at
-    most :data:`GUI_HOLD_LIMIT`. Without this, each of the many calls from Qt into Python that
-    a repaint makes (every table cell, every plot item) waits for the GIL, and a 10 ms repaint
-    stretches to a tenth of a second.
-    """
+    """Thread-safe pause / resume / stop for one run, shared by the GUI and the worker; its
+    ``turn`` lets the GUI thread hold the worker between merges (``responsiveness``)."""
 
     def __init__(self) -> None:
         self.cancel_event = threading.Event()
-        self.gui_free = threading.Event()
-        self.gui_free.set()
+        self.turn = GuiTurn()
+        # The worker pauses itself right after the merge of this rank (set from any thread:
+        # rebinding an attribute is atomic).
+        self.pause_after: int | None = None
         self._running = threading.Event()
         self._running.set()
 
@@ -93,18 +86,11 @@ class RunControl:
     def stop(self) -> None:
         self.cancel_event.set()
         self._running.set()  # wakes a paused worker so it can see the stop
-        self.gui_free.set()
+        self.turn.release()
 
     @property
     def paused(self) -> bool:
         return not self._running.is_set()
-
-    def hold_for_gui(self) -> None:
-        """GUI thread: keep the worker waiting from its next merge until :meth:`release_gui`."""
-        self.gui_free.clear()
-
-    def release_gui(self) -> None:
-        self.gui_free.set()
 
     @property
     def stopped(self) -> bool:
@@ -125,8 +111,7 @@ class MergeBuffer:
     ``push`` runs in the worker thread (``merged`` is connected to it directly) and ``drain``
     on the GUI thread's flush timer. ``deque.append`` and ``popleft`` are atomic, so with one
     producer and one consumer no lock is needed. A queued connection instead would make the GUI
-    thread take the GIL once per merge, tens of thousands of times a second, and the trainer
-    would lose a third of its speed to the hand-over.
+    thread take the GIL once per merge (docs/responsiveness.md).
     """
 
     def __init__(self) -> None:
@@ -197,14 +182,16 @@ class TrainingWorker(QObject):
         self.merging.emit(trainer.target_merges)
         self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
         emit_merge = self.merged.emit
-        gui_free = control.gui_free
+        gui_free = control.turn.gui_free
         start = time.perf_counter()
         paused_for = self._pause() if control.paused else 0.0
         next_report = start + TOP_PAIRS_INTERVAL
         for step in trainer:
             emit_merge(step)
             if not gui_free.is_set():
-                gui_free.wait(GUI_HOLD_LIMIT)
+                gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (responsiveness)
+            if step.rank == control.pause_after:
+                control.pause()
             if control.paused:
                 # Show the pair that will be merged on resuming, then wait.
                 self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))

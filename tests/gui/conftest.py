@@ -1,19 +1,16 @@
 """Fixtures for the GUI tests (pytest-qt, offscreen).
 
 Every test is checked afterwards for threads left behind: all windows are closed (which stops
-training and waits for its thread), and then no training thread and no span-computing pool
-thread may still be running.
+training and waits for its thread), and then no training thread and no background-job
+thread (tokenizer loading, span computing) may still be running.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
-
-import bpe_studio.gui  # noqa: F401 - applies the PySide6 fix before any Qt object exists
 
 HERE = Path(__file__).resolve().parent
 if str(HERE) not in sys.path:
@@ -23,19 +20,19 @@ from gui_helpers import FIXTURES  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def no_dangling_threads(qapp):
+def no_dangling_threads(qapp, qtbot):
     yield
+    from bpe_studio.gui.jobs import busy_job_threads
     from bpe_studio.gui.session import live_training_threads
-    from bpe_studio.gui.spans import busy_span_threads
 
     for widget in qapp.topLevelWidgets():
         widget.close()
-    deadline = time.monotonic() + 10
-    while (live_training_threads() or busy_span_threads()) and time.monotonic() < deadline:
-        qapp.processEvents()
-        time.sleep(0.01)
+    try:
+        qtbot.waitUntil(lambda: not (live_training_threads() or busy_job_threads()), timeout=10_000)
+    except qtbot.TimeoutError:
+        pass  # reported below
     assert live_training_threads() == 0, "a training QThread was left running"
-    assert busy_span_threads() == 0, "a span-computing thread was left running"
+    assert busy_job_threads() == 0, "a background-job thread was left running"
 
 
 @pytest.fixture

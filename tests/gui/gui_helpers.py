@@ -18,7 +18,7 @@ def train_in_window(
     window.panel.specials_edit.setText(specials)
     window.panel.workers_spin.setValue(1)
     assert window.start_training()
-    with qtbot.waitSignal(window.session.finished, timeout=timeout) as blocker:
+    with qtbot.waitSignal(window.controller.session.finished, timeout=timeout) as blocker:
         pass
     return blocker.args[0]
 

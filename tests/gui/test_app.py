@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import subprocess
@@ -12,7 +13,8 @@ import pytest
 from gui_helpers import EOT, ROOT
 
 from bpe_studio.core import train_bpe
-from bpe_studio.gui.app import DEMO_CORPUS, has_display
+from bpe_studio.gui.app import DEMO_CORPUS, EXIT_FAULTY_QT, ICON, RESOURCES, has_display
+from bpe_studio.gui.qt_check import faulty_build
 
 # Runs main() with a QApplication made first, so a timer can look at the window, print what
 # it sees as JSON and quit; main() reuses that application.
@@ -20,22 +22,23 @@ PROBE = textwrap.dedent("""
     import json, sys
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
-    import bpe_studio.gui
     from bpe_studio.gui.app import main
     app = QApplication([])
     wait_for_result = {wait}
 
     def probe():
         win = next(w for w in app.topLevelWidgets() if type(w).__name__ == "MainWindow")
-        if wait_for_result and win.result is None and win.last_error is None:
+        state = win.state
+        if wait_for_result and state.result is None and win.last_error is None:
             QTimer.singleShot(50, probe)
             return
         print(json.dumps({{
-            "corpus": str(win.corpus) if win.corpus else None,
-            "merges": win.merge_model.rowCount(),
-            "vocab": win.vocab_model.rowCount(),
+            "corpus": str(state.corpus) if state.corpus else None,
+            "merges": win.merge_list.model.rowCount(),
+            "vocab": win.vocab_table.model.rowCount(),
             "error": win.last_error,
             "status": win.panel.status.text(),
+            "icon_sizes": [s.width() for s in win.windowIcon().availableSizes()],
         }}))
         app.quit()
 
@@ -63,6 +66,7 @@ def test_demo_trains_the_bundled_corpus():
     assert seen["corpus"] == str(DEMO_CORPUS.resolve())
     assert seen["merges"] == len(merges)
     assert seen["vocab"] == 256 + 1 + len(merges)
+    assert {16, 32, 64, 256} <= set(seen["icon_sizes"])
 
 
 def test_gui_with_a_corpus_loads_it(tmp_path):
@@ -89,6 +93,50 @@ def test_no_display_says_so_in_one_line():
         assert "QT_QPA_PLATFORM=offscreen" in lines[0] and "bpe-studio train" in lines[0]
     else:
         pytest.skip("the no-display check applies to Linux and BSD")
+
+
+def test_a_faulty_pyside_build_is_refused_in_one_line():
+    """PySide6 6.12.0 on CPython < 3.12 crashes; main() refuses it before making any window
+    (the version is simulated: the installed one is fine)."""
+    code = textwrap.dedent("""
+        import sys
+        import PySide6
+        from bpe_studio.gui import app, qt_check
+        PySide6.__version__ = "6.12.0"  # what the installed package reports
+        app.faulty_build = lambda: qt_check.faulty_build(python_version=(3, 11))
+        sys.exit(app.main([]))
+    """)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
+    assert proc.returncode == EXIT_FAULTY_QT
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "PySide6 6.12.0" in lines[0] and "pip install 'PySide6!=6.12.0'" in lines[0]
+
+
+def test_faulty_build_rules():
+    assert faulty_build("6.12.0", (3, 11)) is not None
+    assert faulty_build("6.12.0", (3, 10, 4)) is not None
+    assert faulty_build("6.12.0", (3, 12)) is None
+    assert faulty_build("6.11.3", (3, 11)) is None
+    assert faulty_build("6.12.1", (3, 11)) is None
+    assert faulty_build() is None  # the installed build
+
+
+def test_icon_and_desktop_file_are_resources():
+    from PySide6.QtCore import QByteArray
+    from PySide6.QtSvg import QSvgRenderer
+
+    assert QSvgRenderer(QByteArray(ICON.read_bytes())).isValid()
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str  # keys are case-sensitive
+    entry.read_string((RESOURCES / "bpe-studio.desktop").read_text(encoding="utf-8"))
+    desktop = entry["Desktop Entry"]
+    assert desktop["Type"] == "Application" and desktop["Exec"].startswith("bpe-studio")
+    assert desktop["Icon"] == "bpe-studio" and desktop["Name"] == "BPE Studio"
+    assert DEMO_CORPUS.is_file()
 
 
 def test_has_display_rules():

@@ -1,15 +1,15 @@
 """The token editor: spans equal the tokenizer's, split characters painted whole, tooltips,
-and a 1 MB paste that leaves the GUI thread responsive."""
+and a 1 MB paste tokenized off the GUI thread."""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import pytest
 from gui_helpers import EOT, FIXTURES, wait_for_spans
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QTextOption
 
+import bpe_studio.gui.spans as spans_module
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.gui.spans import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor
@@ -105,35 +105,29 @@ def test_whitespace_toggle(qtbot, editor):
     assert not flags & QTextOption.Flag.ShowTabsAndSpaces
 
 
-def test_a_1mb_paste_stays_responsive(qtbot, editor, chinese_tokenizer):
+def test_a_1mb_paste_is_tokenized_in_the_background(qtbot, editor, chinese_tokenizer):
+    """The paste returns before any span is computed (tokenizing runs on the job thread); the
+    spans arrive later and equal the tokenizer's. benchmarks/gui_bench.py times the paste and
+    the GUI thread's largest gap meanwhile."""
     english = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")
     chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")
     big = ((english + chinese) * 4)[:1_000_000]
     editor.set_tokenizer(TokenizerSource("test", tokenizer=chinese_tokenizer))
     wait_for_spans(qtbot, editor)
+    gui_thread = threading.get_ident()
+    computed_in: list[int] = []
+    real_compute = spans_module.compute_spans
 
-    gaps = {"last": time.perf_counter(), "max": 0.0}
+    def spy(*args, **kwargs):
+        computed_in.append(threading.get_ident())
+        return real_compute(*args, **kwargs)
 
-    def beat():
-        now = time.perf_counter()
-        gaps["max"] = max(gaps["max"], now - gaps["last"])
-        gaps["last"] = now
-
-    heart = QTimer()
-    heart.setInterval(10)
-    heart.timeout.connect(beat)
-    start = time.perf_counter()
-    editor.set_text(big)  # the paste itself: Qt lays out the text on the GUI thread
-    paste = time.perf_counter() - start
-    gaps["last"] = time.perf_counter()
-    heart.start()
-    with qtbot.waitSignal(editor.spans_ready, timeout=60_000):
-        pass
-    heart.stop()
+    spans_module.compute_spans = spy
+    try:
+        with qtbot.waitSignal(editor.spans_ready, timeout=60_000):
+            editor.set_text(big)
+            assert editor.spans is None and editor.busy  # nothing computed on this thread
+    finally:
+        spans_module.compute_spans = real_compute
+    assert computed_in and gui_thread not in computed_in
     assert len(editor.spans) == len(chinese_tokenizer.spans(big))
-    # Tokenizing runs in the background: the GUI thread keeps ticking meanwhile.
-    assert gaps["max"] < 0.25, f"GUI stalled {gaps['max'] * 1000:.0f} ms while tokenizing"
-    assert paste < 2.0
-    print(
-        f"paste {paste * 1000:.0f} ms, largest GUI gap while tokenizing {gaps['max'] * 1000:.0f} ms"
-    )

@@ -3,15 +3,55 @@
 from __future__ import annotations
 
 from gui_helpers import EOT, FIXTURES, train_in_window
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
 
 from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.state import Phase
 
 
 def _dialog_text(window) -> str:
     box = window.error_box
     assert isinstance(box, QMessageBox) and box.isVisible()
+    assert box.textFormat() == Qt.TextFormat.PlainText  # file names may look like markup
     return box.text()
+
+
+def _shown(label) -> str:
+    """What a label shows, as a user reads it (markup rendered when the label renders it)."""
+    if label.textFormat() == Qt.TextFormat.PlainText:
+        return label.text()
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    return doc.toPlainText()
+
+
+def test_a_corpus_named_like_markup_shows_as_named(qtbot, window, tmp_path):
+    folder = tmp_path / "<i>data"
+    folder.mkdir()
+    corpus = folder / "<b>x.txt"
+    corpus.write_text("hello world\n" * 20, encoding="utf-8")
+    assert window.open_corpus(corpus)
+    shown = _shown(window.panel.corpus_label)
+    assert "<b>x.txt" in shown and "<i>data" in shown
+    tip = QTextDocument()
+    tip.setHtml(window.panel.corpus_label.toolTip())
+    assert tip.toPlainText() == str(corpus)
+    train_in_window(qtbot, window, corpus, 300)
+    assert "trained on <b>x.txt" in _shown(window.editor.source_label)
+
+
+def test_errors_about_markup_names_show_them_as_named(qtbot, window, tmp_path):
+    missing = tmp_path / "<b>gone</b>.txt"
+    assert not window.open_corpus(missing)
+    assert str(missing) in _dialog_text(window)
+    window.error_box.close()
+    bad = tmp_path / "<i>latin1.txt"
+    bad.write_bytes("caf\u00e9 au lait\n".encode("latin-1") * 10)
+    assert train_in_window(qtbot, window, bad, 300) is None
+    assert str(bad) in _dialog_text(window)
+    assert window.state.phase is Phase.FAILED and _shown(window.panel.status) == "Training failed"
 
 
 def test_missing_corpus(qtbot, window, tmp_path):
@@ -27,7 +67,7 @@ def test_non_utf8_corpus(qtbot, window, tmp_path):
     assert result is None
     text = _dialog_text(window)
     assert str(bad) in text and "UTF-8" in text and "byte offset 3" in text
-    assert window.panel.train_button.isEnabled() and not window.training
+    assert window.panel.train_button.isEnabled() and not window.controller.training
     # The app carries on: the next training works.
     window.error_box.close()
     assert train_in_window(qtbot, window, DEMO_CORPUS, 300) is not None
@@ -57,7 +97,7 @@ def test_malformed_merges_file(qtbot, window, tmp_path):
     vocab.write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
     merges = tmp_path / "merges.txt"
     merges.write_text("#version: 0.2\nĠ t\nthis line has three\n", encoding="utf-8")
-    with qtbot.waitSignal(window.load_finished, timeout=30_000) as blocker:
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
         assert window.load_tokenizer(vocab, merges)
     assert blocker.args == [False]
     text = _dialog_text(window)
@@ -65,24 +105,29 @@ def test_malformed_merges_file(qtbot, window, tmp_path):
 
 
 def test_load_gpt2_to_inspect(qtbot, window):
-    with qtbot.waitSignal(window.load_finished, timeout=30_000) as blocker:
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
         assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")  # merges found beside it
         # Loading runs in the background: nothing has been swapped in yet, and the
         # controls are locked until it ends.
-        assert window.loader.busy and window.merge_model.rowCount() == 0
+        assert window.controller.loader.busy and window.merge_list.model.rowCount() == 0
         assert not window.panel.load_button.isEnabled()
         assert not window.panel.train_button.isEnabled()
     assert blocker.args == [True]
     assert window.panel.load_button.isEnabled()
-    assert window.merge_model.rowCount() == 50_000
-    assert window.vocab_model.rowCount() == 50_257
+    assert window.merge_list.model.rowCount() == 50_000
+    assert window.vocab_table.model.rowCount() == 50_257
+    # Loaded merges are rows with no count, not invented MergeSteps with a count of 0.
+    rows = window.state.merge_rows
+    assert all(row.count is None for row in rows) and not window.state.record
+    assert window.merge_list.model.data(window.merge_list.model.index(0, 4)) == "—"
+    assert window.state.phase is Phase.LOADED
     assert "<|endoftext|>" in window.panel.status.text()
     assert window.panel.save_button.isEnabled()
 
 
 def test_missing_vocabulary_file(qtbot, window, tmp_path):
     missing = tmp_path / "vocab.json"
-    with qtbot.waitSignal(window.load_finished, timeout=30_000) as blocker:
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
         window.load_tokenizer(missing, FIXTURES / "gpt2_merges.txt")
     assert blocker.args == [False]
     assert str(missing) in _dialog_text(window)
@@ -92,5 +137,5 @@ def test_missing_vocabulary_file(qtbot, window, tmp_path):
 def test_close_while_loading(qtbot, window):
     assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
     window.close()  # waits for the loading thread; its result is dropped
-    assert not window.loader.busy
-    assert window.loader.active_threads() == 0
+    assert not window.controller.loader.busy
+    assert window.controller.loader.active_threads() == 0

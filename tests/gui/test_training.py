@@ -6,13 +6,15 @@ import threading
 
 import pytest
 from gui_helpers import EOT, train_in_window, wait_for_spans
-from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.main_window import SAMPLE_TEXT
 from bpe_studio.gui.models import SORT_ROLE, TOKEN_ID_ROLE
+from bpe_studio.gui.session import live_training_threads
+from bpe_studio.gui.state import Phase
 
 VOCAB = 1000
 
@@ -33,14 +35,14 @@ def test_full_training_matches_core(qtbot, window, reference):
     assert result.vocab == reference["vocab"]
 
     # Merge list: one row per merge, rank / tokens / count as the trainer made them.
-    model = window.merge_model
+    model = window.merge_list.model
     assert model.rowCount() == len(reference["merges"]) == VOCAB - 257
     for row in (0, 1, 100, model.rowCount() - 1):
         step, expected = model.step_at(row), reference["steps"][row]
         assert step == expected
         assert model.data(model.index(row, 4)) == f"{expected.count:,}"
     # Vocabulary table: vocab_size rows, ids and bytes as the core's vocabulary.
-    vocab_model = window.vocab_model
+    vocab_model = window.vocab_table.model
     assert vocab_model.rowCount() == VOCAB
     assert {
         vocab_model.token_at(r)[0]: vocab_model.token_at(r)[1]
@@ -59,80 +61,115 @@ def test_full_training_matches_core(qtbot, window, reference):
     assert spans.to_spans() == tok.spans(SAMPLE_TEXT)
     assert window.panel.status.text().startswith(f"Done: {VOCAB - 257:,} merges")
     assert window.panel.save_button.isEnabled() and window.panel.train_button.isEnabled()
+    # One state: the record of the run is the trainer's, and every view shows its last step.
+    state = window.state
+    assert state.phase is Phase.FINISHED and state.record == reference["steps"]
+    assert state.step == state.published == len(reference["steps"]) and state.live
 
 
 def test_views_update_on_the_gui_thread(qtbot, window):
     seen: list[bool] = []
     main = threading.get_ident()
 
-    def record(batch):
+    def record(first, last):
         seen.append(threading.get_ident() == main)
 
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(600)
+    window.hub.merges_added.connect(record)
     window.start_training()
-    window.session.merges_added.connect(record)
-    with qtbot.waitSignal(window.session.finished, timeout=60_000):
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000):
         pass
     assert seen and all(seen)
+
+
+def test_frames_and_repaints_hold_the_trainer(qtbot, window):
+    """Each frame the views draw, and each repaint of the window, runs with the trainer held
+    at a merge boundary (responsiveness.GuiTurn): checked while merging and while paused."""
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(10_000)
+    held_in_frames: list[bool] = []
+    hub = window.hub
+
+    def on_frame(first, last):
+        turn = window.controller.gui_turn()
+        if turn is not None and turn.active:
+            held_in_frames.append(not turn.gui_free.is_set())
+
+    hub.merges_added.connect(on_frame)
+    window.start_training()
+    session = window.controller.session
+    session.pause_after(200)
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    assert hub.state.phase is Phase.PAUSED and hub.state.published == 201
+    assert held_in_frames and all(held_in_frames)
+
+    painted: list[bool] = []
+
+    class PaintProbe(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+            if event.type() == QEvent.Type.Paint:
+                painted.append(not session.turn.gui_free.is_set())
+            return False
+
+    probe = PaintProbe()
+    viewport = window.merge_list.table.viewport()
+    viewport.installEventFilter(probe)
+    viewport.update()
+    qtbot.waitUntil(lambda: bool(painted), timeout=10_000)
+    viewport.removeEventFilter(probe)
+    assert all(painted)
+    with qtbot.waitSignal(session.finished, timeout=30_000):
+        window.stop_training()
 
 
 def test_selecting_a_merge_selects_its_token(qtbot, window, reference):
     train_in_window(qtbot, window, DEMO_CORPUS, VOCAB)
     window.merge_list.select_rank(42)
     expected = reference["steps"][42].new_id
-    assert window.merge_model.data(window.merge_model.index(42, 0), TOKEN_ID_ROLE) == expected
+    model = window.merge_list.model
+    assert model.data(model.index(42, 0), TOKEN_ID_ROLE) == expected
+    assert window.state.selected_token == expected
     assert window.vocab_table.selected_token_id() == expected
 
 
-def test_pause_resume_and_stop_midway(qtbot, window, reference, tmp_path):
+def test_pause_resume_and_stop_midway(qtbot, window, tmp_path):
     full = train_bpe(DEMO_CORPUS, 10_000, [EOT])[1]
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
-    paused_at: list[int] = []
-
-    def pause_early(batch):
-        if not paused_at and batch[-1].rank >= 200:
-            window.toggle_pause()
-            paused_at.append(batch[-1].rank)
-
+    state = window.state
     window.start_training()
-    session = window.session
-    session.merges_added.connect(pause_early)
-    qtbot.waitUntil(lambda: bool(paused_at), timeout=30_000)
-    assert session.paused and window.panel.pause_button.text() == "Resume"
-    qtbot.wait(150)  # let the worker reach its pause point and the buffer drain
-    held = session.merges_done
-    qtbot.wait(400)
-    assert session.merges_done == held, "merges kept coming while paused"
-    assert held < len(full)
-    # The vocabulary table catches up with the merges while paused (it is fed 5 times a
-    # second), and selecting a merge finds its token there.
-    assert window.vocab_model.rowCount() == 257 + held
+    session = window.controller.session
+    session.pause_after(200)
+    # The worker pauses after merge 200 and the GUI publishes every merge made before it.
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    assert state.phase is Phase.PAUSED and window.panel.pause_button.text() == "Resume"
+    held = state.published
+    assert held == len(state.record) == state.step == 201
+    assert "Paused" in window.panel.status.text() and f"{held:,}" in window.panel.status.text()
+    # Every view shows the same step: the vocabulary table has a row per merge published, and
+    # selecting a merge finds its token there.
+    assert window.vocab_table.model.rowCount() == 257 + held
+    assert window.merge_list.model.rowCount() == held
     window.merge_list.select_rank(held - 1)
     assert window.vocab_table.selected_token_id() == 257 + held - 1  # ids: bytes, EOT, merges
 
-    # Resume, and pause again on the next batch: the handler runs while the worker waits for
-    # the GUI to take the batch, so the pause lands before many more merges are made.
-    repaused: list[int] = []
-
-    def pause_again(batch):
-        if not repaused and not session.paused:
-            window.toggle_pause()
-            repaused.append(batch[-1].rank)
-
-    session.merges_added.connect(pause_again)
-    window.toggle_pause()  # resume
-    assert not session.paused
-    qtbot.waitUntil(lambda: bool(repaused), timeout=30_000)
-    assert session.paused and session.merges_done > held
+    # Resume and pause again at once: the worker wakes, makes at least one merge, and stops at
+    # its next pause point; then every merge it made is published.
+    window.toggle_pause()
+    assert state.phase is Phase.MERGING
+    window.toggle_pause()
+    assert state.phase is Phase.PAUSED
+    qtbot.waitUntil(lambda: session.worker_waiting and state.published > held, timeout=30_000)
+    held = state.published
+    assert held == len(state.record) == state.step
     with qtbot.waitSignal(session.finished, timeout=30_000) as blocker:
         window.stop_training()
     result = blocker.args[0]
-    assert result.stopped and 0 < len(result.merges) < len(full)
+    assert result.stopped and len(result.merges) == held
     assert result.merges == full[: len(result.merges)]
-    assert window.merge_model.rowCount() == len(result.merges)
-    assert "Stopped" in window.panel.status.text()
+    assert window.merge_list.model.rowCount() == len(result.merges)
+    assert state.phase is Phase.STOPPED and "Stopped" in window.panel.status.text()
 
     # A stopped run saves the merges made so far, in GPT-2 format.
     assert window.save_tokenizer(tmp_path)
@@ -144,32 +181,39 @@ def test_closing_mid_training_stops_the_thread(qtbot, window):
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
     window.start_training()
-    qtbot.waitUntil(lambda: window.session.merges_done > 0, timeout=30_000)
+    qtbot.waitUntil(lambda: window.state.published > 0, timeout=30_000)
     window.close()  # the autouse fixture then asserts no training thread is left
-    assert not window.training or window.session.control.stopped
+    assert window.controller.session.control.stopped
 
 
 def test_train_again_resets_the_views(qtbot, window):
     train_in_window(qtbot, window, DEMO_CORPUS, 400)
     result = train_in_window(qtbot, window, DEMO_CORPUS, 300)
-    assert window.merge_model.rowCount() == len(result.merges) == 300 - 257
-    assert window.vocab_model.rowCount() == 300
+    assert window.merge_list.model.rowCount() == len(result.merges) == 300 - 257
+    assert window.vocab_table.model.rowCount() == 300
+    assert window.state.record == list(trainer_from_file(DEMO_CORPUS, 300, [EOT]))
 
 
-def test_editor_retokenizes_while_training(qtbot, window, monkeypatch):
-    import bpe_studio.gui.main_window as main_window
-
-    monkeypatch.setattr(main_window, "EDITOR_REFRESH_SECONDS", 0.0)
-    labels: list[str] = []
+def test_editor_retokenizes_while_training(qtbot, window):
+    """While paused, the editor tokenizes with the merges up to the step every view shows
+    (while merging it does so too, paced: responsiveness.EDITOR_REFRESH_*)."""
+    state = window.state
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(3000)
     window.start_training()
-    window.session.merges_added.connect(
-        lambda batch: labels.append(window.editor.source.label if window.editor.source else "")
-    )
-    with qtbot.waitSignal(window.session.finished, timeout=60_000):
-        pass
-    assert any("merges so far" in label for label in labels)
+    session = window.controller.session
+    session.pause_after(499)
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    n = state.published
+    assert state.step == n == 500
+    source = window.editor.source
+    assert source.label == f"Tokenizer: training, {n:,} merges so far"
+    assert source.get().merges == [(s.left, s.right) for s in state.record[:n]]
+    spans = wait_for_spans(qtbot, window.editor)
+    expected = Tokenizer(state.vocab_at(n), state.merges_at(n), [EOT]).spans(SAMPLE_TEXT)
+    assert spans.to_spans() == expected
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        window.toggle_pause()
     assert "trained on" in window.editor.source.label
 
 
@@ -195,7 +239,7 @@ def test_dropping_a_file_opens_it(qtbot, window, tmp_path):
         Qt.KeyboardModifier.NoModifier,
     )
     window.dropEvent(event)
-    assert window.corpus == corpus.resolve()
+    assert window.state.corpus == corpus.resolve()
     assert window.panel.train_button.isEnabled()
 
 
@@ -203,7 +247,8 @@ def test_closing_right_after_train_is_clicked(qtbot, window):
     assert window.open_corpus(DEMO_CORPUS)
     window.start_training()
     window.close()  # before the thread has even started
-    qtbot.wait(50)  # the deferred start must not start it after all
-    from bpe_studio.gui.session import live_training_threads
-
+    # The deferred start is a zero-interval timer: one queued after it fires after it.
+    after: list[bool] = []
+    QTimer.singleShot(0, lambda: after.append(True))
+    qtbot.waitUntil(lambda: bool(after), timeout=5_000)
     assert live_training_threads() == 0

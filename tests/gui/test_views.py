@@ -3,39 +3,56 @@
 from __future__ import annotations
 
 from bpe_studio.core import trainer_from_file
+from bpe_studio.core.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.models import MergeTableModel
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.state import RunSettings
 from bpe_studio.gui.views.merge_list import MergeListView
 from bpe_studio.gui.views.pair_chart import PairChart, pair_label
 
+EOT = "<|endoftext|>"
+
+
+def run_hub() -> StateHub:
+    hub = StateHub()
+    hub.begin_run(RunSettings(2000, (EOT,), 2000 - 257), initial_vocab([EOT]))
+    hub.start_merging(2000 - 257)
+    return hub
+
+
+def frame(hub: StateHub, steps) -> None:
+    hub.append_merges(steps)
+    hub.publish()
+
 
 def test_merge_list_follows_until_scrolled_away(qtbot):
-    steps = list(trainer_from_file(DEMO_CORPUS, 1000, ["<|endoftext|>"]))
-    model = MergeTableModel()
-    view = MergeListView(model)
+    steps = list(trainer_from_file(DEMO_CORPUS, 1000, [EOT]))
+    hub = run_hub()
+    view = MergeListView(hub)
     qtbot.addWidget(view)
     view.resize(400, 300)
     view.show()
     qtbot.waitExposed(view)
     bar = view.table.verticalScrollBar()
-    model.append(steps[:200])
+    frame(hub, steps[:200])
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
-    model.append(steps[200:400])
+    frame(hub, steps[200:400])
     assert bar.value() == bar.maximum()
     bar.setValue(0)  # the user scrolls away
-    model.append(steps[400:600])
+    frame(hub, steps[400:600])
     assert bar.value() == 0 and not view.following
     bar.setValue(bar.maximum())  # and back to the bottom
-    model.append(steps[600:])
+    frame(hub, steps[600:])
     assert bar.value() == bar.maximum()
 
 
 def test_pair_chart_marks_the_next_merge(qtbot):
-    chart = PairChart()
+    hub = run_hub()
+    chart = PairChart(hub)
     qtbot.addWidget(chart)
     pairs = [(b" t", b"he", 900), (b"a", b"nd", 500), (b"\n", b"\n", 20)]
-    chart.set_top_pairs(pairs)
-    chart.redraw()
+    hub.set_top_pairs(tuple(pairs))
+    hub.publish()  # the chart draws on the frame
     assert chart.shown_pairs() == pairs
     assert chart.shown_bar_counts() == [900, 500, 20]
     assert pair_label(b" t", b"he") in chart.pairs_plot.titleLabel.text
@@ -46,16 +63,18 @@ def test_pair_chart_marks_the_next_merge(qtbot):
 def test_decay_plot_range_covers_every_merge(qtbot):
     import math
 
-    steps = list(trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"]))
-    chart = PairChart()
+    steps = list(trainer_from_file(DEMO_CORPUS, 1500, [EOT]))
+    hub = run_hub()
+    chart = PairChart(hub)
     qtbot.addWidget(chart)
     chart.resize(900, 300)
     chart.show()
     qtbot.waitExposed(chart)
-    chart.add_merges(steps[:700])
-    chart.redraw()
-    chart.add_merges(steps[700:])
-    chart.redraw()
+    frame(hub, steps[:700])
+    frame(hub, steps[700:])
+    ranks, counts_drawn = chart.curve_data()
+    assert list(ranks) == list(range(len(steps)))
+    assert list(counts_drawn) == [max(s.count, 1) for s in steps]
     (x0, x1), (y0, y1) = chart.decay_plot.viewRange()
     counts = [s.count for s in steps]
     assert x0 <= 0 and x1 >= len(steps) - 1

@@ -3,13 +3,13 @@
 What it does: a table over :class:`~bpe_studio.gui.models.MergeTableModel` (rank, left, right,
 merged token, pair count at merge time). When rows arrive and the view was scrolled to the
 bottom, it scrolls to the new bottom; once the user scrolls up it stays put until they scroll
-back down. Selecting a merge emits ``merge_selected`` with the id of the token it made.
-What it leaves out: the data (the model) and what selection does elsewhere (the main window).
+back down. Selecting a merge selects the token it made, for every view (``StateHub.select_token``).
+What it leaves out: the data (the model over the state).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Signal, Slot
+from PySide6.QtCore import QItemSelection, QModelIndex, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -19,16 +19,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..hub import StateHub
 from ..models import TOKEN_ID_ROLE, MergeTableModel
 from .common import configure_table, monospace_font, title_label
 
 
 class MergeListView(QWidget):
-    merge_selected = Signal(int)  # id of the token the selected merge made
-
-    def __init__(self, model: MergeTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = model
+        self.hub = hub
+        self.model = model = MergeTableModel(hub, self)
         self.title: QLabel = title_label("Merges", "Merges  000,000")
         self.table = QTableView(self)
         self.table.setModel(model)
@@ -93,7 +93,7 @@ class MergeListView(QWidget):
         if rows:
             token_id = self.model.data(rows[0], TOKEN_ID_ROLE)
             if token_id is not None:
-                self.merge_selected.emit(int(token_id))
+                self.hub.select_token(int(token_id))
 
     def select_rank(self, rank: int) -> None:
         """Select the merge of ``rank`` and scroll to it."""

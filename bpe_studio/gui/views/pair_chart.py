@@ -3,30 +3,30 @@
 What it does: on the left, the current top pairs (20 by default) as horizontal bars, best on
 top, each labelled with its readable pair and count; the pair about to be merged is drawn in
 the accent colour. On the right, the count of each merge against its rank on a log scale,
-which shows the frequency decay as training goes. Both plots are updated in place
+which shows the frequency decay as training goes. Both are drawn from ``StateHub.state`` (its
+latest top pairs and its record of merges) once per published frame, updated in place
 (``BarGraphItem.setOpts``, ``PlotDataItem.setData``), never rebuilt.
 What it leaves out: where the pairs come from (the worker's ``top_pairs`` reports).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, Slot
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
 from ...core.display import readable_token
+from ..hub import StateHub
+from ..state import Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 
 TOP_K = 20
-# Plots are the costliest thing to repaint (axis text, log scale); updates arriving faster are
-# merged into one redraw per interval.
-REDRAW_INTERVAL_MS = 200
+LOADED_NOTE = "vocab.json and merges.txt hold no pair counts: train a tokenizer to see them"
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
 AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
 DECAY_AXIS_WIDTH = 56  # px: room for "10^7" and the axis title
@@ -55,26 +55,17 @@ def _style_plot(plot: pg.PlotItem) -> None:
 
 
 class PairChart(QWidget):
-    def __init__(self, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: StateHub, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.hub = hub
         self.top_k = top_k
-        # Wraps each redraw; the main window uses it to hold the training thread off the GIL
-        # while the plots are updated.
-        self.guard: Callable[[], AbstractContextManager] = nullcontext
-        # While True, the owner calls redraw() on its own clock (the main window does while
-        # training, so the plots repaint together with the tables) and no timer is started.
-        self.external_clock = False
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
+        self._drawn_pairs: tuple | None = None  # the state's top_pairs as last drawn
+        # The decay curve's points, a plotting cache of the state's record (grown, not copied).
         self._ranks = np.zeros(1024, dtype=np.float64)
         self._counts = np.zeros(1024, dtype=np.float64)
         self._n = 0
-        self._pending_pairs: list[tuple[bytes, bytes, int]] | None = None
-        self._curve_dirty = False
-        self._redraw = QTimer(self)
-        self._redraw.setSingleShot(True)
-        self._redraw.setInterval(REDRAW_INTERVAL_MS)
-        self._redraw.timeout.connect(self.redraw)
 
         self.pairs_widget = pg.PlotWidget(background="w")
         self.pairs_plot = self.pairs_widget.getPlotItem()
@@ -123,36 +114,36 @@ class PairChart(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.title)
         layout.addLayout(row)
+        hub.reset.connect(self._on_reset)
+        hub.updated.connect(self.redraw)
+        self._on_reset()
 
-    # ----------------------------------------------------------- top pairs
-    def set_top_pairs(self, pairs: Sequence[tuple[bytes, bytes, int]]) -> None:
-        """Show ``pairs`` (best first; the first is the one merged next) at the next redraw."""
-        self._pending_pairs = list(pairs[: self.top_k])
-        self._schedule()
-
-    def _schedule(self) -> None:
-        if not self.external_clock and not self._redraw.isActive():
-            self._redraw.start()
+    @Slot()
+    def _on_reset(self) -> None:
+        self.clear(LOADED_NOTE if self.hub.state.phase is Phase.LOADED else "")
 
     @Slot()
     def redraw(self) -> None:
-        """Apply pending updates now (the timer calls this at most 5 times a second)."""
-        self._redraw.stop()
-        if self._pending_pairs is None and not self._curve_dirty:
+        """Draw what changed in the state since the last redraw (once per published frame)."""
+        state = self.hub.state
+        if state.loaded is not None:
             return
-        with self.guard():
-            if self._pending_pairs is not None:
-                pairs, self._pending_pairs = self._pending_pairs, None
-                self._draw_pairs(pairs)
-            if self._curve_dirty:
-                self._curve_dirty = False
-                self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
-                self._fit_decay_range()
-            # subtle: pyqtgraph applies layout and range changes lazily, while it paints, and
-            # then paints again; applied here, they cost one repaint instead of four.
-            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
-            for plot in (self.pairs_plot, self.decay_plot):
-                plot.vb.prepareForPaint()
+        pairs_changed = state.top_pairs is not self._drawn_pairs
+        new_merges = state.published > self._n
+        if not pairs_changed and not new_merges:
+            return
+        if pairs_changed:
+            self._drawn_pairs = state.top_pairs
+            self._draw_pairs(list(state.top_pairs[: self.top_k]))
+        if new_merges:
+            self._add_merges(state.record[self._n : state.published])
+            self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
+            self._fit_decay_range()
+        # subtle: pyqtgraph applies layout and range changes lazily, while it paints, and
+        # then paints again; applied here, they cost one repaint instead of four.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+        for plot in (self.pairs_plot, self.decay_plot):
+            plot.vb.prepareForPaint()
 
     def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
         self._pairs = pairs
@@ -171,7 +162,7 @@ class PairChart(QWidget):
         )
         # The width only grows while training: each change relays the plot out.
         want = min(max(widest + 16, 60), 320)
-        if want > axis.width() or not self.external_clock:
+        if want > axis.width() or not self.hub.state.phase.training:
             axis.setWidth(want)
         top = float(counts.max()) if n else 1.0
         self.pairs_plot.setXRange(0, top * 1.02, padding=0)
@@ -197,7 +188,7 @@ class PairChart(QWidget):
         return [int(w) for w in (width if width is not None else [])]
 
     # ------------------------------------------------------------- decay
-    def add_merges(self, steps: Sequence[MergeStep]) -> None:
+    def _add_merges(self, steps: Sequence[MergeStep]) -> None:
         if not steps:
             return
         need = self._n + len(steps)
@@ -213,8 +204,6 @@ class PairChart(QWidget):
             # subtle: a visible TextItem re-places itself while painting, after every range
             # change of its plot, and so makes the plot paint twice.
             self._note.setVisible(False)
-        self._curve_dirty = True
-        self._schedule()
 
     def _fit_decay_range(self) -> None:
         """Set the decay plot's ranges from the data now (pyqtgraph's auto-range would do it
@@ -232,8 +221,7 @@ class PairChart(QWidget):
     def clear(self, note: str = "") -> None:
         """Empty both plots; with a ``note``, show it instead of empty axes."""
         self._n = 0
-        self._curve_dirty = False
-        self._pending_pairs = None
+        self._drawn_pairs = None
         self._curve.setData([], [])
         self._draw_pairs([])
         self._note.setText(note)

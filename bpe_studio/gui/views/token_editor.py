@@ -9,14 +9,15 @@ its id, bytes and merge rank; a status line gives tokens, characters and bytes p
 Tokenizing runs in :class:`~bpe_studio.gui.spans.SpanService`'s thread, never here, and only the
 visible part of the document is painted (as ``ExtraSelections``, rebuilt on scroll), so a
 1 MB paste costs the GUI thread one copy of the text and a screenful of selections.
-What it leaves out: which tokenizer to use (the main window sets it).
+Bound to the ``StateHub``, it tokenizes with the state's shown tokenizer (``state.shown``).
+What it leaves out: which tokenizer that is (the controller and the session decide).
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QPoint, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QHelpEvent, QTextCharFormat, QTextCursor, QTextOption
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -32,6 +33,7 @@ from PySide6.QtWidgets import (
 from ...core import TokenSpan
 from ...core.display import readable_token
 from ...core.spans import SpanArrays
+from ..hub import StateHub
 from ..spans import SpanService, TokenizerSource
 from .common import (
     MUTED,
@@ -239,17 +241,20 @@ class TokenEditor(QWidget):
         super().__init__(parent)
         self.title = title_label("Editor")
         self.source_label = steady_label(QLabel(""))
+        self.source_label.setTextFormat(Qt.TextFormat.PlainText)  # it names files
         self.source_label.setStyleSheet(f"color: {MUTED}")
         self.whitespace = QCheckBox("Show whitespace")
         self.whitespace.toggled.connect(self.set_whitespace_visible)
         self.edit = TokenTextEdit(self)
         self.edit.setPlaceholderText("Type or paste text to see how it is tokenized")
         self.status = steady_label(QLabel("No tokenizer yet: train one or load one"))
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes error messages
         self.status.setStyleSheet(f"color: {MUTED}")
         self.service = SpanService(self)
         self.service.ready.connect(self._on_ready)
         self.service.failed.connect(self._on_failed)
         self._source: TokenizerSource | None = None
+        self._hub: StateHub | None = None
         self.edit.textChanged.connect(self._on_text_changed)
 
         top = QHBoxLayout()
@@ -262,6 +267,16 @@ class TokenEditor(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.edit, 1)
         layout.addWidget(self.status)
+
+    def bind(self, hub: StateHub) -> None:
+        """Follow ``hub.state.shown`` from now on."""
+        self._hub = hub
+        hub.tokenizer_changed.connect(self._on_tokenizer_changed)
+        self._on_tokenizer_changed()
+
+    @Slot()
+    def _on_tokenizer_changed(self) -> None:
+        self.set_tokenizer(self._hub.state.shown)
 
     @property
     def source(self) -> TokenizerSource | None:

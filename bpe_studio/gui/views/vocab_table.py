@@ -3,9 +3,9 @@
 What it does: a filter box over a sortable table of
 :class:`~bpe_studio.gui.models.VocabTableModel` through a
 :class:`~bpe_studio.gui.models.VocabFilterProxy`. Rows arrive in id order; clicking a header
-sorts (the proxy keeps new rows in order while training). :meth:`select_token` shows one token,
-clearing a filter that hides it.
-What it leaves out: the data (the model).
+sorts (the proxy keeps new rows in order while training). The token selected in any view
+(``StateHub.token_selected``) is selected and shown here, clearing a filter that hides it.
+What it leaves out: the data (the model over the state).
 """
 
 from __future__ import annotations
@@ -21,14 +21,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..hub import StateHub
 from ..models import VocabFilterProxy, VocabTableModel
 from .common import configure_table, monospace_font, title_label
 
 
 class VocabTableView(QWidget):
-    def __init__(self, model: VocabTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = model
+        self.model = model = VocabTableModel(hub, self)
         self.proxy = VocabFilterProxy(self)
         self.proxy.setSourceModel(model)
 
@@ -66,6 +67,7 @@ class VocabTableView(QWidget):
         for signal in (model.modelReset, self.proxy.layoutChanged):
             signal.connect(self._update_title)
         model.rowsInserted.connect(self._after_insert)
+        hub.token_selected.connect(self.select_token)
         self._update_title()
 
     @Slot()
@@ -88,6 +90,7 @@ class VocabTableView(QWidget):
         self.proxy.set_filter_text(text)
         self._update_title()
 
+    @Slot(int)
     def select_token(self, token_id: int) -> bool:
         """Select the row of ``token_id`` and scroll to it; False if there is no such token."""
         row = self.model.row_of_id(token_id)

@@ -1,0 +1,203 @@
+"""The one owner of :class:`~bpe_studio.gui.state.RunState`, and the signals that say what changed.
+
+What it does: :class:`StateHub` holds the state; the training session and the controller
+change it only through the hub's methods, and the views read ``hub.state`` when a signal tells
+them to. Merges arrive in the record many times a second but are *published* to the views
+together, in one frame (:meth:`StateHub.publish`): ``merges_added`` for the new rows, then the
+step, then ``updated``. Every view repaints from that frame, so one repaint never shows two
+different steps.
+What it leaves out: threads (``session``), file dialogs and the train/load/save flow
+(``controller``), drawing (``views/``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core import MergeStep
+from .spans import TokenizerSource
+from .state import LoadedTokenizer, Phase, RunSettings, RunState
+from .worker import TrainingResult
+
+
+class StateHub(QObject):
+    """Owns the state; every signal is emitted on the GUI thread after the state changed."""
+
+    reset = Signal()  # a new run began or a tokenizer was loaded: rebuild from the state
+    phase_changed = Signal(object)  # Phase
+    corpus_changed = Signal()
+    merges_added = Signal(int, int)  # first, last index into state.merge_rows now published
+    step_changed = Signal(int)  # the step every view shows
+    tokenizer_changed = Signal()  # state.shown (the editor's tokenizer) was replaced
+    token_selected = Signal(int)  # a token id, selected in any view
+    updated = Signal()  # end of a frame: redraw whatever depends on progress, pairs, step
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = RunState()
+
+    @property
+    def published(self) -> int:
+        """How many merge rows the views show (the record may be ahead until the next frame)."""
+        return self.state.published
+
+    # ------------------------------------------------------------ corpus
+    def set_corpus(self, path: Path | None) -> None:
+        self.state.corpus = path
+        self.corpus_changed.emit()
+        self.updated.emit()
+
+    # ------------------------------------------------------------- a run
+    def begin_run(self, settings: RunSettings, base_vocab: dict[int, bytes]) -> None:
+        """A new run: empty record, bytes-only tokenizer, pre-tokenizing."""
+        s = self.state
+        s.settings, s.base_vocab = settings, dict(base_vocab)
+        s.record, s.loaded, s.result, s.error = [], None, None, None
+        s.step, s.live, s.selected_token = 0, True, None
+        s.bytes_done = s.bytes_total = 0
+        s.rate = s.elapsed = 0.0
+        s.top_pairs, s.top_pairs_at = (), 0
+        s.stopping, s.resume_to = False, None
+        s.phase = Phase.PRE_TOKENIZING
+        s.published, s.load_error = 0, None
+        s.shown = TokenizerSource(
+            "Tokenizer: bytes only (no merges yet)",
+            vocab=s.base_vocab,
+            special_tokens=settings.special_tokens,
+        )
+        self.reset.emit()
+        self.tokenizer_changed.emit()
+        self.phase_changed.emit(s.phase)
+        self.updated.emit()
+
+    def set_progress(self, done: int, total: int) -> None:
+        self.state.bytes_done, self.state.bytes_total = done, total
+
+    def start_merging(self, target_merges: int) -> None:
+        s = self.state
+        if s.settings is not None:
+            vocab_size, specials = s.settings.vocab_size, s.settings.special_tokens
+            s.settings = RunSettings(vocab_size, specials, target_merges)
+        if s.phase is Phase.PAUSED:
+            s.resume_to = Phase.MERGING
+        else:
+            self.set_phase(Phase.MERGING)
+
+    def append_merges(self, batch: Sequence[MergeStep]) -> None:
+        """Add merges to the record; the views see them at the next :meth:`publish`."""
+        self.state.record.extend(batch)
+
+    def set_top_pairs(self, pairs: tuple[tuple[bytes, bytes, int], ...]) -> None:
+        self.state.top_pairs, self.state.top_pairs_at = pairs, len(self.state.record)
+
+    def set_clock(self, rate: float, elapsed: float) -> None:
+        self.state.rate, self.state.elapsed = rate, elapsed
+
+    def set_paused(self, paused: bool) -> None:
+        s = self.state
+        if paused and s.phase in (Phase.PRE_TOKENIZING, Phase.MERGING):
+            s.resume_to = s.phase
+            self.set_phase(Phase.PAUSED)
+        elif not paused and s.phase is Phase.PAUSED:
+            phase, s.resume_to = s.resume_to or Phase.MERGING, None
+            self.set_phase(phase)
+
+    def set_stopping(self) -> None:
+        self.state.stopping = True
+        self.updated.emit()
+
+    def finish(self, result: TrainingResult | None, error: str | None = None) -> None:
+        """The run's outcome: FINISHED, STOPPED, or FAILED (``result`` None)."""
+        s = self.state
+        s.result, s.resume_to, s.stopping = result, None, False
+        if error is not None:
+            s.error = error
+        self.publish(emit_updated=False)
+        if result is None:
+            phase = Phase.FAILED
+        else:
+            phase = Phase.STOPPED if result.stopped else Phase.FINISHED
+            name = s.corpus.name if s.corpus else "corpus"
+            self.show_tokenizer(
+                TokenizerSource(
+                    f"Tokenizer: trained on {name}, {len(result.merges):,} merges",
+                    vocab=result.vocab,
+                    merges=result.merges,
+                    special_tokens=result.special_tokens,
+                )
+            )
+        self.set_phase(phase)
+
+    # ------------------------------------------------------ loaded files
+    def set_loading(self, files: tuple[Path, Path]) -> None:
+        self.state.loading, self.state.load_error = files, None
+        self.updated.emit()
+
+    def show_loaded(self, loaded: LoadedTokenizer) -> None:
+        s = self.state
+        s.loaded, s.result, s.record, s.error, s.settings = loaded, None, [], None, None
+        s.base_vocab = {}
+        s.loading, s.load_error, s.stopping, s.resume_to = None, None, False, None
+        s.top_pairs, s.top_pairs_at, s.selected_token = (), 0, None
+        s.phase = Phase.LOADED
+        s.published = len(loaded.merge_rows)
+        s.step, s.live = s.published, True
+        tok = loaded.tokenizer
+        s.shown = TokenizerSource(
+            f"Tokenizer: {loaded.vocab_file.name}, {len(tok.merges):,} merges", tokenizer=tok
+        )
+        self.reset.emit()
+        self.tokenizer_changed.emit()
+        self.phase_changed.emit(s.phase)
+        self.updated.emit()
+
+    def load_failed(self, message: str) -> None:
+        self.state.loading, self.state.load_error = None, message
+        self.updated.emit()
+
+    # ------------------------------------------------------------ views
+    def publish(self, *, emit_updated: bool = True) -> None:
+        """One frame: tell the views about the merges recorded since the last frame, move
+        a live step to the newest merge, then ``updated``."""
+        s = self.state
+        n = len(s.merge_rows)
+        if n > s.published:
+            first, s.published = s.published, n
+            self.merges_added.emit(first, n - 1)
+        if s.live and s.step != s.published:
+            s.step = s.published
+            self.step_changed.emit(s.step)
+        if emit_updated:
+            self.updated.emit()
+
+    def set_phase(self, phase: Phase) -> None:
+        self.publish(emit_updated=False)
+        if phase is not self.state.phase:
+            self.state.phase = phase
+            self.phase_changed.emit(phase)
+        self.updated.emit()
+
+    def show_tokenizer(self, source: TokenizerSource | None) -> None:
+        self.state.shown = source
+        self.tokenizer_changed.emit()
+
+    def select_step(self, k: int) -> None:
+        """Show step ``k`` (clamped to 0..published) everywhere; leaves live mode
+        (:meth:`follow_live` returns to it)."""
+        s = self.state
+        k = max(0, min(k, s.published))
+        s.live = False
+        if k != s.step:
+            s.step = k
+            self.step_changed.emit(k)
+
+    def follow_live(self) -> None:
+        self.state.live = True
+        self.publish()
+
+    def select_token(self, token_id: int) -> None:
+        self.state.selected_token = token_id
+        self.token_selected.emit(token_id)

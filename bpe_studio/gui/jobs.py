@@ -1,0 +1,121 @@
+"""Background jobs for the GUI: one worker thread, numbered requests, the latest one wins.
+
+What it does: :class:`LatestJob` runs a callable in its own one-thread pool. Every
+:meth:`~LatestJob.submit` numbers the request and makes every earlier one stale: a stale job
+is not started, may stop between pieces of its work (the callable is handed an ``is_stale``
+function to ask), and its result is dropped. The result of the latest request arrives on the
+GUI thread as ``done`` (or ``failed`` with one readable line). :meth:`~LatestJob.shutdown`
+abandons everything and waits for the thread. The tokenizer loader and the editor's span
+service both run on it.
+What it leaves out: debouncing (the caller's timer) and what the results mean.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+
+# A job: called in the worker thread with ``is_stale``; returns its result, or None when it
+# gave up because it became stale.
+Job = Callable[[Callable[[], bool]], Any]
+
+_RUNNERS: weakref.WeakSet[LatestJob] = weakref.WeakSet()
+
+
+def busy_job_threads() -> int:
+    """Worker threads of live runners still running a job (tests assert 0 afterwards)."""
+    return sum(runner.active_threads() for runner in list(_RUNNERS))
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+class _Run(QRunnable):
+    def __init__(self, runner: LatestJob, number: int, job: Job) -> None:
+        super().__init__()
+        self.setAutoDelete(True)
+        self._runner, self._number, self._job = runner, number, job
+
+    def run(self) -> None:
+        runner, number = self._runner, self._number
+
+        def is_stale() -> bool:
+            return runner.latest != number
+
+        if is_stale():
+            return
+        try:
+            result = self._job(is_stale)
+        except Exception as error:  # every failure must reach the user, not kill the thread
+            runner._finished.emit(number, False, runner.describe(error))
+            return
+        if result is not None and not is_stale():
+            runner._finished.emit(number, True, result)
+
+
+class LatestJob(QObject):
+    """Runs submitted jobs one at a time off the GUI thread; only the latest one counts."""
+
+    _finished = Signal(int, bool, object)  # from the worker: number, ok, result or message
+    done = Signal(object)  # the latest job's result (GUI thread)
+    failed = Signal(str)  # the latest job raised: one readable line
+
+    def __init__(
+        self,
+        name: str,
+        parent: QObject | None = None,
+        describe: Callable[[BaseException], str] = _describe,
+    ) -> None:
+        super().__init__(parent)
+        self.describe = describe
+        # Read by the worker thread: an int rebinding is atomic under the GIL.
+        self.latest = 0
+        self._waiting = False  # the latest request's result has not arrived
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._pool.setObjectName(name)
+        self._finished.connect(self._on_finished, Qt.ConnectionType.QueuedConnection)
+        _RUNNERS.add(self)
+
+    def submit(self, job: Job) -> int:
+        """Run ``job`` after the one under way (which becomes stale); returns its number."""
+        self.latest += 1
+        self._waiting = True
+        self._pool.start(_Run(self, self.latest, job))
+        return self.latest
+
+    def cancel(self) -> None:
+        """Make every request stale: nothing more arrives until the next ``submit``."""
+        self.latest += 1
+        self._waiting = False
+
+    @property
+    def busy(self) -> bool:
+        """A result is awaited, or a (maybe stale) job still occupies the thread."""
+        return self._waiting or self.active_threads() > 0
+
+    def active_threads(self) -> int:
+        try:
+            return self._pool.activeThreadCount()
+        except RuntimeError:  # the C++ pool is already gone with its owner
+            return 0
+
+    @Slot(int, bool, object)
+    def _on_finished(self, number: int, ok: bool, result: object) -> None:
+        if number != self.latest:
+            return  # stale: a newer request (or cancel/shutdown) superseded it
+        self._waiting = False
+        if ok:
+            self.done.emit(result)
+        else:
+            self.failed.emit(str(result))
+
+    def shutdown(self) -> None:
+        """Abandon all work and wait for the thread to finish the piece it is on."""
+        self.cancel()
+        self._pool.clear()
+        self._pool.waitForDone()

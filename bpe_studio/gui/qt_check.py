@@ -1,0 +1,38 @@
+"""Refuse, at start-up, a PySide6 build known to crash this app.
+
+What it does: :func:`faulty_build` names the problem with an installed PySide6, if it is one
+of the builds the project excludes, in one line with the fix. PySide6 6.12.0 wheels for
+CPython < 3.12 treat ``None``/``True``/``False`` as immortal, as they are only from CPython
+3.12 on (PEP 683): every void call and signal emit drops a reference to them, and within
+seconds of plotting the interpreter aborts with "Fatal Python error: none_dealloc".
+``pyproject.toml`` excludes that build; this check catches an environment that has it anyway.
+What it leaves out: working around the fault (the app refuses to run instead).
+"""
+
+from __future__ import annotations
+
+import sys
+
+# (PySide6 version, first CPython version without the fault)
+FAULTY_BUILDS: tuple[tuple[str, tuple[int, int]], ...] = (("6.12.0", (3, 12)),)
+
+
+def faulty_build(
+    pyside_version: str | None = None, python_version: tuple[int, ...] | None = None
+) -> str | None:
+    """One line naming the faulty PySide6 build and the fix, or None when the build is fine.
+
+    Defaults to the installed PySide6 and the running interpreter."""
+    if pyside_version is None:
+        import PySide6
+
+        pyside_version = PySide6.__version__
+    python = tuple(sys.version_info[:2] if python_version is None else python_version[:2])
+    for version, fixed_from in FAULTY_BUILDS:
+        if pyside_version == version and python < fixed_from:
+            running = ".".join(map(str, python))
+            return (
+                f"bpe-studio: PySide6 {version} crashes on Python {running} (it drops references "
+                f"to None); install another version: pip install 'PySide6!={version}'"
+            )
+    return None

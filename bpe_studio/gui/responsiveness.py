@@ -1,0 +1,118 @@
+"""Everything that keeps the window responsive while the trainer runs in the same interpreter.
+
+The trainer (pure Python, in a worker ``QThread``) and the GUI thread share one GIL. What this
+module holds, each measured in ``docs/responsiveness.md`` (re-run with
+``benchmarks/gui_bench.py``):
+
+- :class:`TrainingMode`: while a run lasts, the cyclic garbage collector is paused and the GIL
+  switch interval shortened;
+- :class:`GuiTurn`: the GUI thread holds the trainer at its next merge boundary while it
+  updates and repaints the views (the worker checks ``gui_free`` between merges);
+- :class:`HoldTrainerWhilePainting`: a window mixin that takes such a turn for every repaint;
+- the pacing of the views: how often the session flushes, publishes a frame, and rebuilds the
+  editor's tokenizer.
+
+What it leaves out: freeing the trainer's state in slices at the end of a run, which the core
+does (``BpeTrainer.close``), and the merge hand-over without one event per merge
+(``worker.MergeBuffer``).
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from PySide6.QtCore import QEvent
+
+# The session drains the worker's merges this often, and every PUBLISH_EVERY_FLUSHES-th drain
+# is one frame: all views update and the window repaints once.
+FLUSH_INTERVAL_MS = 50
+PUBLISH_EVERY_FLUSHES = 4
+# The editor re-tokenizes with the merges so far at most this often (each rebuild is a third
+# thread contending for the GIL).
+EDITOR_REFRESH_MERGES = 400
+EDITOR_REFRESH_SECONDS = 1.0
+# GIL switch interval while training, s.
+GIL_SWITCH_INTERVAL = 0.0001
+# The longest the worker waits for the GUI thread at one merge boundary, s.
+GUI_HOLD_LIMIT = 0.1
+
+
+class TrainingMode:
+    """Enter when a run starts, leave when its thread has ended: pauses the cyclic GC and
+    shortens the GIL switch interval, restoring both afterwards. Idempotent both ways."""
+
+    def __init__(self) -> None:
+        self._saved_interval: float | None = None
+        self._gc_was_enabled = False
+
+    def enter(self) -> None:
+        if self._saved_interval is not None:
+            return
+        self._saved_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(GIL_SWITCH_INTERVAL, self._saved_interval))
+        # subtle: the trainer holds millions of small containers and makes no reference
+        # cycles; a full collection over them would hold the GIL for up to a second.
+        self._gc_was_enabled = gc.isenabled()
+        gc.disable()
+
+    def leave(self) -> None:
+        if self._saved_interval is None:
+            return
+        if self._gc_was_enabled:
+            gc.enable()
+        sys.setswitchinterval(self._saved_interval)
+        self._saved_interval = None
+
+
+class GuiTurn:
+    """Lets the GUI thread keep the trainer waiting at its next merge boundary.
+
+    The worker's loop does ``if not turn.gui_free.is_set(): turn.gui_free.wait(GUI_HOLD_LIMIT)``
+    after each merge; :meth:`hold` clears the event for the length of a block (nested holds
+    are counted) so the block's many calls into Python never wait for the GIL.
+    """
+
+    def __init__(self) -> None:
+        self.gui_free = threading.Event()
+        self.gui_free.set()
+        self._holds = 0
+        self.active = False  # only while a worker runs: otherwise holding is pointless
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        if not self.active:
+            yield
+            return
+        self._holds += 1
+        self.gui_free.clear()
+        try:
+            yield
+        finally:
+            self._holds -= 1
+            if not self._holds:
+                self.gui_free.set()
+
+    def release(self) -> None:
+        """Stop holding for good (the run is stopping or over): the worker must not wait."""
+        self.active = False
+        self.gui_free.set()
+
+
+class HoldTrainerWhilePainting:
+    """Mixin for the top-level window (list it before ``QMainWindow``): the whole window is
+    painted while it handles ``UpdateRequest``, and that paint runs with the trainer held.
+    The class using it provides :meth:`gui_turn`."""
+
+    def gui_turn(self) -> GuiTurn | None:  # overridden: the running session's turn
+        return None
+
+    def event(self, event: QEvent) -> bool:
+        turn = self.gui_turn() if event.type() == QEvent.Type.UpdateRequest else None
+        if turn is not None:
+            with turn.hold():
+                return super().event(event)  # type: ignore[misc]
+        return super().event(event)  # type: ignore[misc]

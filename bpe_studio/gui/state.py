@@ -1,0 +1,186 @@
+"""The run as every view sees it: one plain-Python record, no Qt.
+
+What it does: :class:`RunState` holds the corpus, the :class:`Phase`, the record of the run
+(the ``MergeStep`` of every merge so far, oldest first), the vocabulary before the first merge,
+a loaded tokenizer's rows (:class:`MergeRow`, counts unknown), the tokenizer the editor shows,
+the step every view shows (``step``; ``live`` while it follows the newest merge), the latest
+pre-tokenization progress and top pairs, and the run's outcome. Everything a view shows is
+derived from it: the vocabulary at step k, the merges at step k, the status.
+Only :class:`~bpe_studio.gui.hub.StateHub` changes it (the session and the controller call the
+hub), and the hub tells the views what changed.
+What it leaves out: signals (``hub``), threads (``session``), widgets (``views/``).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..core import MergeStep, Tokenizer
+
+if TYPE_CHECKING:
+    from .spans import TokenizerSource
+    from .worker import TrainingResult
+
+
+class Phase(enum.Enum):
+    """Where the run is. ``PAUSED`` remembers the phase it resumes to (``RunState.resume_to``)."""
+
+    IDLE = "idle"  # nothing trained or loaded yet
+    PRE_TOKENIZING = "pre-tokenizing"
+    MERGING = "merging"
+    PAUSED = "paused"
+    STOPPED = "stopped"  # the user stopped it: the merges so far are the result
+    FINISHED = "finished"  # vocab_size reached, or the pairs ran out
+    FAILED = "failed"
+    LOADED = "loaded"  # a tokenizer read from files, no run behind it
+
+    @property
+    def training(self) -> bool:
+        """True from Train until the run's outcome arrives."""
+        return self in (Phase.PRE_TOKENIZING, Phase.MERGING, Phase.PAUSED)
+
+
+@dataclass(frozen=True, slots=True)
+class MergeRow:
+    """One merge as the tables show it when its count is unknown (a loaded tokenizer).
+
+    It answers the same attributes as ``MergeStep``, so a table holds either kind of row."""
+
+    rank: int
+    left: bytes
+    right: bytes
+    new_id: int
+    count: int | None = None
+
+    @property
+    def merged(self) -> bytes:
+        return self.left + self.right
+
+
+class VocabRow(NamedTuple):
+    """One token as the vocabulary table shows it."""
+
+    token_id: int
+    token: bytes
+    rank: int | None  # the merge that made it; None for bytes and special tokens
+    kind: str  # "byte", "special" or "merge"
+    count: int | None  # the pair count when it was merged; None when unknown
+
+
+def vocab_rows(
+    vocab: Mapping[int, bytes], merges: Sequence[tuple[bytes, bytes]] = ()
+) -> list[VocabRow]:
+    """The rows of ``vocab`` in id order (counts unknown). Plain Python: the loader thread
+    prepares them for GPT-2's 50,257 tokens while the GUI stays responsive."""
+    rank_of: dict[bytes, int] = {}
+    for rank, (a, b) in enumerate(merges):
+        rank_of.setdefault(a + b, rank)
+    rows: list[VocabRow] = []
+    for token_id, token in sorted(vocab.items()):
+        rank = rank_of.get(token)
+        kind = "merge" if rank is not None else "byte" if len(token) == 1 else "special"
+        rows.append(VocabRow(token_id, token, rank, kind, None))
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedTokenizer:
+    """A tokenizer read from files, with the rows the tables show (prepared off the GUI
+    thread: GPT-2's 50,000 merges)."""
+
+    tokenizer: Tokenizer
+    vocab_file: Path
+    merges_file: Path
+    special_tokens: list[str]
+    merge_rows: list[MergeRow]
+    vocab_rows: list[VocabRow]
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    vocab_size: int
+    special_tokens: tuple[str, ...]
+    target_merges: int
+
+
+@dataclass
+class RunState:
+    """The one record of the run the views read. Mutated only through the ``StateHub``."""
+
+    corpus: Path | None = None
+    phase: Phase = Phase.IDLE
+    resume_to: Phase | None = None  # the phase a PAUSED run returns to
+    settings: RunSettings | None = None  # of the current (or last) run
+    # subtle: the record only ever grows during a run (appended in batches, never edited),
+    # so a view may keep an index into it and read the new tail on ``merges_added``.
+    record: list[MergeStep] = field(default_factory=list)
+    base_vocab: dict[int, bytes] = field(default_factory=dict)  # bytes and specials
+    published: int = 0  # rows of merge_rows the views show (the record may be ahead)
+    loaded: LoadedTokenizer | None = None
+    shown: TokenizerSource | None = None  # what the editor tokenizes with, and its label
+    step: int = 0  # the step every view shows: merges 0..step-1 applied
+    live: bool = True  # step follows the newest merge
+    selected_token: int | None = None
+    bytes_done: int = 0
+    bytes_total: int = 0
+    rate: float = 0.0  # merges per second, recently
+    elapsed: float = 0.0  # seconds of the run, pauses left out
+    top_pairs: tuple[tuple[bytes, bytes, int], ...] = ()
+    top_pairs_at: int = 0  # merges made when top_pairs was reported
+    stopping: bool = False  # Stop was clicked; the outcome has not arrived yet
+    result: TrainingResult | None = None
+    error: str | None = None  # the last failure, as shown to the user
+    loading: tuple[Path, Path] | None = None  # vocab and merges files being read
+    load_error: str | None = None  # the last load failed (the run on screen is kept)
+
+    # ------------------------------------------------------------ derived
+    @property
+    def merges_done(self) -> int:
+        return len(self.record)
+
+    @property
+    def target_merges(self) -> int:
+        if self.loaded is not None:
+            return len(self.loaded.merge_rows)
+        return self.settings.target_merges if self.settings else 0
+
+    @property
+    def special_tokens(self) -> tuple[str, ...]:
+        if self.loaded is not None:
+            return tuple(self.loaded.special_tokens)
+        return self.settings.special_tokens if self.settings else ()
+
+    @property
+    def merge_rows(self) -> Sequence[MergeStep | MergeRow]:
+        """The rows of the merge table: the loaded tokenizer's, else the run's record."""
+        return self.loaded.merge_rows if self.loaded is not None else self.record
+
+    def merges_at(self, k: int) -> list[tuple[bytes, bytes]]:
+        """The first ``k`` merges as pairs."""
+        return [(s.left, s.right) for s in self.merge_rows[:k]]
+
+    def vocab_at(self, k: int) -> dict[int, bytes]:
+        """The vocabulary after the first ``k`` merges of the run (bytes, specials, merges)."""
+        if self.loaded is not None:
+            return dict(self.loaded.tokenizer.vocab)
+        vocab = dict(self.base_vocab)
+        vocab.update((s.new_id, s.merged) for s in self.record[:k])
+        return vocab
+
+    @property
+    def can_save(self) -> bool:
+        """A tokenizer exists to save: a finished or stopped run, or a loaded one."""
+        return self.loaded is not None or self.phase in (Phase.FINISHED, Phase.STOPPED)
+
+    def saveable(self) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]] | None:
+        """``(vocab, merges)`` of what Save writes, or None when there is nothing."""
+        if self.loaded is not None:
+            tok = self.loaded.tokenizer
+            return dict(tok.vocab), list(tok.merges)
+        if self.result is not None and self.phase in (Phase.FINISHED, Phase.STOPPED):
+            return dict(self.result.vocab), list(self.result.merges)
+        return None

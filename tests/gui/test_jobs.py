@@ -1,0 +1,141 @@
+"""LatestJob: numbered requests, the latest wins, stale results dropped, cancellation between
+pieces, failures as one line, shutdown waits for the thread. Jobs are steered with events, so
+nothing depends on timing."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from bpe_studio.gui.jobs import LatestJob, busy_job_threads
+
+
+@pytest.fixture
+def runner(qtbot):
+    job = LatestJob("test-jobs")
+    yield job
+    job.shutdown()
+
+
+def collect(runner):
+    done: list[object] = []
+    failed: list[str] = []
+    runner.done.connect(done.append)
+    runner.failed.connect(failed.append)
+    return done, failed
+
+
+def test_a_result_arrives_on_the_gui_thread(qtbot, runner):
+    gui = threading.get_ident()
+    ran_in: list[int] = []
+
+    def job(is_stale):
+        ran_in.append(threading.get_ident())
+        return 42
+
+    with qtbot.waitSignal(runner.done, timeout=10_000) as blocker:
+        runner.submit(job)
+    assert blocker.args == [42] and ran_in and ran_in[0] != gui
+    qtbot.waitUntil(lambda: not runner.busy, timeout=10_000)
+
+
+def test_the_latest_request_wins_and_stale_results_are_dropped(qtbot, runner):
+    done, failed = collect(runner)
+    started, release = threading.Event(), threading.Event()
+
+    def first(is_stale):
+        started.set()
+        release.wait(10)
+        return "first"  # finished, but stale by now: dropped
+
+    runner.submit(first)
+    assert started.wait(10)
+    runner.submit(lambda is_stale: "second")
+    release.set()
+    qtbot.waitUntil(lambda: bool(done), timeout=10_000)
+    qtbot.waitUntil(lambda: not runner.busy, timeout=10_000)
+    assert done == ["second"] and failed == []
+
+
+def test_a_superseded_job_stops_between_pieces(qtbot, runner):
+    done, _ = collect(runner)
+    pieces: list[int] = []
+    started, go_on = threading.Event(), threading.Event()
+
+    def long_job(is_stale):
+        for piece in range(1000):
+            if is_stale():
+                return None
+            pieces.append(piece)
+            if piece == 2:
+                started.set()
+                go_on.wait(10)
+        return "all pieces"
+
+    runner.submit(long_job)
+    assert started.wait(10)
+    runner.cancel()
+    go_on.set()
+    qtbot.waitUntil(lambda: runner.active_threads() == 0, timeout=10_000)
+    assert pieces == [0, 1, 2] and done == [] and not runner.busy
+
+
+def test_a_stale_job_is_not_started(qtbot, runner):
+    done, _ = collect(runner)
+    started, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def blocker(is_stale):
+        started.set()
+        release.wait(10)
+
+    def queued(is_stale):
+        ran.append("queued")
+        return "queued"
+
+    runner.submit(blocker)
+    assert started.wait(10)
+    runner.submit(queued)  # waits for the thread ...
+    runner.submit(lambda is_stale: "latest")  # ... and is superseded before it runs
+    release.set()
+    qtbot.waitUntil(lambda: done == ["latest"], timeout=10_000)
+    assert ran == []
+
+
+def test_a_failure_is_one_readable_line(qtbot):
+    runner = LatestJob("test-fail", describe=lambda error: f"could not: {error}")
+
+    def broken(is_stale):
+        raise ValueError("vocab.json line 3: bad token")
+
+    with qtbot.waitSignal(runner.failed, timeout=10_000) as blocker:
+        runner.submit(broken)
+    assert blocker.args == ["could not: vocab.json line 3: bad token"]
+    runner.shutdown()
+    default = LatestJob("test-fail-default")
+    with qtbot.waitSignal(default.failed, timeout=10_000) as blocker:
+        default.submit(broken)
+    assert blocker.args == ["ValueError: vocab.json line 3: bad token"]
+    default.shutdown()
+
+
+def test_shutdown_waits_and_drops_the_result(qtbot, qapp, runner):
+    done, _ = collect(runner)
+    started, release = threading.Event(), threading.Event()
+    saw_stale: list[bool] = []
+
+    def job(is_stale):
+        started.set()
+        release.wait(10)
+        saw_stale.append(is_stale())
+        return "late"
+
+    runner.submit(job)
+    assert started.wait(10)
+    threading.Timer(0, release.set).start()  # released while shutdown() waits
+    runner.shutdown()
+    assert saw_stale == [True] and runner.active_threads() == 0
+    assert busy_job_threads() == 0
+    qapp.processEvents()  # deliver anything queued: nothing is
+    assert done == []
