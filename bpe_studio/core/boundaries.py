@@ -24,7 +24,10 @@ The rules (each checked per pattern against whole-text pre-tokenization by
   next character except to find it is no line break, and the next character starts afresh;
 - *lookahead*: the patterns look at most 3 characters past a match (o200k's "'ll" after a
   word), so a pre-token that ends 4 or more characters before the end of the text known so
-  far is final.
+  far is final; except in o200k, whose words backtrack: "עבריתHTTP" splits after "ת", but
+  "עבריתHTTPa" is one pre-token, so the split of a run of letters and marks is known only
+  once the run has ended, and nothing in a run still open at the end of the known text is
+  final (*open run*).
 Special tokens come first everywhere (see ``specials``): no cut falls inside one.
 What it leaves out: the patterns themselves (``pattern``), matching special tokens (``specials``).
 """
@@ -47,6 +50,8 @@ _NEXT_SPACE_CUT = re.compile(r"(?<=\S)[ \n\t]")
 _LETTER_END = regex.compile(r"\p{L}(?!\p{L})")
 # o200k's: a letter followed by neither a letter, a mark nor an apostrophe (or by the end).
 _O200K_LETTER_END = regex.compile(r"\p{L}(?![\p{L}\p{M}'])")
+# The run of letters and marks at the end of a text, found searching backwards.
+_O200K_OPEN_RUN = regex.compile(r"(?r)[\p{L}\p{M}]*\Z")
 # ASCII bytes that are not whitespace to the GPT-2 pattern (\x1c-\x1f included).
 _SOLID = frozenset(range(0x80)) - frozenset(b"\t\n\x0b\x0c\r ")
 # How far past a desired chunk boundary a file is read at a time, looking for a cut.
@@ -66,6 +71,8 @@ class CutRules:
     letter_end: regex.Pattern[str] | None  # matches a letter a cut may follow; None: no rule
     line_next: frozenset[int]  # ASCII bytes a line cut may come before; empty: no rule
     lookahead: int | None  # characters the pattern may read past a match; None: unbounded
+    # Finds a run at the end of a text whose split may change as the text grows; None: none.
+    open_run: regex.Pattern[str] | None = None
 
     @property
     def letter(self) -> bool:
@@ -75,15 +82,21 @@ class CutRules:
     def line(self) -> bool:
         return bool(self.line_next)
 
-    def stream_limit(self, known: int, specials: Specials) -> int:
-        """In a stream whose first ``known`` characters are in, pre-tokens ending at or
-        before this offset are final; -1 when no pre-token can be final yet.
+    def stream_limit(self, text: str, specials: Specials) -> int:
+        """In a stream of which ``text`` has come in so far, pre-tokens ending at or before
+        this offset are final; -1 when no pre-token can be final yet.
 
-        The last ``longest special - 1`` characters might still begin a special token, and
-        the pattern may read ``lookahead`` characters past a match."""
+        The last ``longest special - 1`` characters might still begin a special token, the
+        pattern may read ``lookahead`` characters past a match, and a run still open at the
+        end (``open_run``) may yet split differently."""
         if self.lookahead is None:
             return -1
-        return known - max(specials.longest - 1, 0) - self.lookahead
+        limit = len(text) - max(specials.longest - 1, 0) - self.lookahead
+        if self.open_run is not None:
+            m = self.open_run.search(text)
+            if m is not None:
+                limit = min(limit, m.start() - 1)
+        return limit
 
     def next_letter_cut(self, text: str, pos: int) -> int:
         """The first letter cut at or after ``pos`` (an offset just after the letter), or -1."""
@@ -139,7 +152,9 @@ def space_cut_after(text: str, i: int) -> int:
 
 GPT2_CUTS = CutRules("gpt2", True, _LETTER_END, _SOLID, lookahead=4)
 CL100K_CUTS = CutRules("cl100k", False, _LETTER_END, _SOLID, lookahead=4)
-O200K_CUTS = CutRules("o200k", False, _O200K_LETTER_END, _SOLID - {ord("/")}, lookahead=4)
+O200K_CUTS = CutRules(
+    "o200k", False, _O200K_LETTER_END, _SOLID - {ord("/")}, lookahead=4, open_run=_O200K_OPEN_RUN
+)
 SPECIALS_ONLY = CutRules("specials only", False, None, frozenset(), lookahead=None)
 _BY_NAME = {"gpt2": GPT2_CUTS, "cl100k": CL100K_CUTS, "o200k": O200K_CUTS}
 

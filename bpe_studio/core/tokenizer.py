@@ -570,7 +570,7 @@ class Tokenizer:
             self._encode_ordinary(buf[a:b], out)
             out.append(self._special_ids[special])
             pos = b + len(special)
-        limit = self.cut_rules.stream_limit(n, self.specials)
+        limit = self.cut_rules.stream_limit(buf, self.specials)
         done = pos
         if limit > pos:
             # subtle: encode the decided matches themselves. Pre-tokenizing buf[pos:done]

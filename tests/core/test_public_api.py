@@ -20,6 +20,7 @@ DOCUMENTED = {
     "bpe_studio": {"MergeStep": CLASS, "Tokenizer": CLASS, "train_bpe": FUNCTION},
     "bpe_studio.core": {
         "GPT2_PATTERN": str,
+        "PATTERNS": dict,
         "BpeTrainer": CLASS,
         "CorpusError": EXCEPTION,
         "MergeStep": CLASS,
@@ -36,6 +37,7 @@ DOCUMENTED = {
         "load_vocab": FUNCTION,
         "merge_budget": FUNCTION,
         "pretokenize": FUNCTION,
+        "pretokenizer": FUNCTION,
         "train_bpe": FUNCTION,
         "trainer_from_file": FUNCTION,
     },
