@@ -176,14 +176,19 @@ class Pretokenizer:
         return pretokenizer, (self.pattern,)
 
 
-@lru_cache(maxsize=64)
 def pretokenizer(pattern: str) -> Pretokenizer:
-    """The pre-tokenizer for a pattern name ("gpt2", "cl100k", "o200k") or a regex string.
+    """The pre-tokenizer for a pattern name ("gpt2", "cl100k", "o200k") or a regex string,
+    compiled once per process.
 
     Raises ValueError quoting the pattern when it is neither a name nor a regex that compiles,
     and TypeError when it is not a string."""
     if not isinstance(pattern, str):
         raise TypeError(f"a pattern must be a name or a regex string, got {pattern!r}")
+    return _pretokenizer(pattern)
+
+
+@lru_cache(maxsize=64)
+def _pretokenizer(pattern: str) -> Pretokenizer:
     name = pattern_name(pattern)
     if name in PATTERNS:
         text = PATTERNS[name]

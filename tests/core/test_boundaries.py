@@ -397,7 +397,8 @@ OTHER = {
 }
 EXTRA_PIECES = st.sampled_from(
     ["a", "B", "é", "עברית", "HTTP", "e\u0301", "\u0301", "'", "'s", "'S", "'ll", "n't", "/",
-     "\n", "\r\n", ".", "\n/", ".\n", " ", "  ", "\u00a0", "\u3000", "12345", "中", "😀", "x/", "\t", "\x1c"]
+     "\n", "\r\n", ".", "\n/", ".\n", " ", "  ",
+     "\u00a0", "\u3000", "12345", "中", "😀", "x/", "\t", "\x1c"]
 )  # fmt: skip
 OTHER_TEXTS = st.lists(st.one_of(EXTRA_PIECES, TEXTS), max_size=30).map("".join)
 
