@@ -508,9 +508,15 @@ class Tokenizer:
             return self._encode(replace_surrogates(text))
 
     def _encode(self, text: str) -> list[int]:
+        # The pre-tokens of every segment are merged together: a corpus of short documents
+        # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
+        findall = self._pre.findall
+        segments = [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+        self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
+        cache = self._cache
         out: list[int] = []
-        for a, b, special in self.specials.segments(text):
-            self._encode_ordinary(text[a:b], out)
+        for pieces, special in segments:
+            out += chain.from_iterable(map(cache.__getitem__, pieces))
             if special is not None:
                 out.append(self._special_ids[special])
         return out
