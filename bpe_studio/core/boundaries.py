@@ -4,21 +4,30 @@ What it does: every rule of the form "cut here and pre-tokenize both sides on th
 you get exactly the pre-tokens of the whole" lives here, so that file chunking (parallel
 counting and encoding), the fast pattern's fallback around astral characters, streaming and
 the editor's pieces all rely on the same, tested, statements. The rules depend on the pattern,
-so they are obtained per pattern with :func:`cut_rules`: GPT-2's pattern has the rules below;
-for a pattern with no known rules only the places just before a special token are safe, and a
-stream must hold its text until a special token or its end.
+so they are obtained per pattern with :func:`cut_rules`: the named patterns (gpt2, cl100k,
+o200k) have the rules below; a custom regex has none, so only the places just before a special
+token are safe (files are chunked only there, the editor cuts only there) and a stream must
+hold its text until a special token or its end.
 
-The rules for GPT-2's pattern (each checked against whole-text pre-tokenization by
+The rules (each checked per pattern against whole-text pre-tokenization by
 ``tests/core/test_boundaries.py``):
-- *space*: just before a space, tab or line break that follows a non-space character (see
-  :func:`is_space_cut`); the fast pattern's fallback relies on it;
-- *letter*: just after a letter that a non-letter follows: the pre-tokens that hold letters
-  end with one, none continues from a letter into anything else, and the next starts afresh;
-- *line*: in raw UTF-8 bytes, just after a line break between two ASCII non-space bytes: the
-  break is a pre-token of its own and the next character starts a new one;
-- *lookahead*: the pattern looks at most 2 characters past a match ("'l" might become "'ll"),
-  so a pre-token that ends 4 or more characters before the end of the text known so far is
-  final.
+- *space* (gpt2 only): just before a space, tab or line break that follows a non-space
+  character (see :func:`is_space_cut`); GPT-2's fast pattern relies on it;
+- *letter*: just after a letter (``\\p{L}``) that a character the pattern cannot continue a
+  word with follows. gpt2 and cl100k: any non-letter; their words are runs of letters, and a
+  contraction ends in a letter only where the next letter would be needed to go on. o200k:
+  its words also take marks (``\\p{M}``) and a contraction suffix ("don't" is one pre-token),
+  so the next character must be neither a letter, a mark nor an apostrophe;
+- *line*: in raw UTF-8 bytes, just after a line break between two ASCII non-space bytes (for
+  o200k, the second must not be "/", which its punctuation alternative takes after line
+  breaks): the break ends its pre-token, no alternative of the pattern reads past it into the
+  next character except to find it is no line break, and the next character starts afresh;
+- *lookahead*: the patterns look at most 3 characters past a match (o200k's "'ll" after a
+  word), so a pre-token that ends 4 or more characters before the end of the text known so
+  far is final; except in o200k, whose words backtrack: "עבריתHTTP" splits after "ת", but
+  "עבריתHTTPa" is one pre-token, so the split of a run of letters and marks is known only
+  once the run has ended, and nothing in a run still open at the end of the known text is
+  final (*open run*).
 Special tokens come first everywhere (see ``specials``): no cut falls inside one.
 What it leaves out: the patterns themselves (``pattern``), matching special tokens (``specials``).
 """
@@ -37,8 +46,12 @@ from .specials import Specials, first_free_start
 # A space, tab or line break after a non-space character (see is_space_cut). `re`'s \s is
 # str.isspace, a superset of the regex module's, so this never finds a cut that is not one.
 _NEXT_SPACE_CUT = re.compile(r"(?<=\S)[ \n\t]")
-# A letter that a non-letter (or the end) follows.
+# A letter that a non-letter (or the end) follows: gpt2's and cl100k's letter cut.
 _LETTER_END = regex.compile(r"\p{L}(?!\p{L})")
+# o200k's: a letter followed by neither a letter, a mark nor an apostrophe (or by the end).
+_O200K_LETTER_END = regex.compile(r"\p{L}(?![\p{L}\p{M}'])")
+# The run of letters and marks at the end of a text, found searching backwards.
+_O200K_OPEN_RUN = regex.compile(r"(?r)[\p{L}\p{M}]*\Z")
 # ASCII bytes that are not whitespace to the GPT-2 pattern (\x1c-\x1f included).
 _SOLID = frozenset(range(0x80)) - frozenset(b"\t\n\x0b\x0c\r ")
 # How far past a desired chunk boundary a file is read at a time, looking for a cut.
@@ -53,41 +66,58 @@ class CutRules:
     cut only before special tokens.
     """
 
-    name: str  # what the rules were written for ("gpt2"), or "specials only"
+    name: str  # the pattern the rules were written for ("gpt2"), or "specials only"
     space: bool  # without it a pattern gets no fast path (pattern.py is GPT-2's)
-    letter: bool
-    line: bool
+    letter_end: regex.Pattern[str] | None  # matches a letter a cut may follow; None: no rule
+    line_next: frozenset[int]  # ASCII bytes a line cut may come before; empty: no rule
     lookahead: int | None  # characters the pattern may read past a match; None: unbounded
+    # Finds a run at the end of a text whose split may change as the text grows; None: none.
+    open_run: regex.Pattern[str] | None = None
 
-    def stream_limit(self, known: int, specials: Specials) -> int:
-        """In a stream whose first ``known`` characters are in, pre-tokens ending at or
-        before this offset are final; -1 when no pre-token can be final yet.
+    @property
+    def letter(self) -> bool:
+        return self.letter_end is not None
 
-        The last ``longest special - 1`` characters might still begin a special token, and
-        the pattern may read ``lookahead`` characters past a match."""
+    @property
+    def line(self) -> bool:
+        return bool(self.line_next)
+
+    def stream_limit(self, text: str, specials: Specials) -> int:
+        """In a stream of which ``text`` has come in so far, pre-tokens ending at or before
+        this offset are final; -1 when no pre-token can be final yet.
+
+        The last ``longest special - 1`` characters might still begin a special token, the
+        pattern may read ``lookahead`` characters past a match, and a run still open at the
+        end (``open_run``) may yet split differently."""
         if self.lookahead is None:
             return -1
-        return known - max(specials.longest - 1, 0) - self.lookahead
+        limit = len(text) - max(specials.longest - 1, 0) - self.lookahead
+        if self.open_run is not None:
+            m = self.open_run.search(text)
+            if m is not None:
+                limit = min(limit, m.start() - 1)
+        return limit
 
     def next_letter_cut(self, text: str, pos: int) -> int:
         """The first letter cut at or after ``pos`` (an offset just after the letter), or -1."""
-        if not self.letter:
+        if self.letter_end is None:
             return -1
-        m = _LETTER_END.search(text, pos)
+        m = self.letter_end.search(text, pos)
         return m.end() if m else -1
 
     def line_cut(self, data: bytes) -> int:
-        """Index in ``data`` just after the first line break with an ASCII non-space byte on
-        both sides, or -1. subtle: the neighbours must be ASCII; a byte of U+00A0 or U+3000
-        is not a space byte, but the character is a space."""
-        if not self.line:
+        """Index in ``data`` just after the first line break with an ASCII non-space byte
+        before it and one of ``line_next`` after it, or -1. subtle: the neighbours must be
+        ASCII; a byte of U+00A0 or U+3000 is not a space byte, but the character is a space."""
+        after = self.line_next
+        if not after:
             return -1
         start = 1
         while True:
             i = data.find(b"\n", start)
             if i < 0 or i + 1 >= len(data):
                 return -1
-            if data[i - 1] in _SOLID and data[i + 1] in _SOLID:
+            if data[i - 1] in _SOLID and data[i + 1] in after:
                 return i + 1
             start = i + 1
 
@@ -120,18 +150,24 @@ def space_cut_after(text: str, i: int) -> int:
     return m.start() if m else len(text)
 
 
-GPT2_CUTS = CutRules("gpt2", space=True, letter=True, line=True, lookahead=4)
-SPECIALS_ONLY = CutRules("specials only", space=False, letter=False, line=False, lookahead=None)
+GPT2_CUTS = CutRules("gpt2", True, _LETTER_END, _SOLID, lookahead=4)
+CL100K_CUTS = CutRules("cl100k", False, _LETTER_END, _SOLID, lookahead=4)
+O200K_CUTS = CutRules(
+    "o200k", False, _O200K_LETTER_END, _SOLID - {ord("/")}, lookahead=4, open_run=_O200K_OPEN_RUN
+)
+SPECIALS_ONLY = CutRules("specials only", False, None, frozenset(), lookahead=None)
+_BY_NAME = {"gpt2": GPT2_CUTS, "cl100k": CL100K_CUTS, "o200k": O200K_CUTS}
 
 
 def cut_rules(pattern: str) -> CutRules:
-    """The cut rules of a pre-tokenization pattern (its regex string): GPT-2's, or for any
-    other pattern none beyond special tokens."""
+    """The cut rules of a pre-tokenization pattern (a name or a regex string): a named
+    pattern's (its regex given in any spelling ``pattern.pattern_name`` knows), or for a
+    custom regex none beyond special tokens."""
     # subtle: imported here, not at the top, because ``pattern`` imports this module for the
     # space rule of its fast path.
-    from .pattern import GPT2_PATTERN
+    from .pattern import pattern_name
 
-    return GPT2_CUTS if pattern == GPT2_PATTERN else SPECIALS_ONLY
+    return _BY_NAME.get(pattern_name(pattern), SPECIALS_ONLY)
 
 
 def chunk_boundaries(

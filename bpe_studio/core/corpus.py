@@ -1,11 +1,14 @@
 """Corpus files: checks, reading in chunks, and parallel counting of their pre-tokens.
 
-What it does: turns text (or a file, read in pieces by worker processes) into
-``{pretoken_bytes: count}``. Special tokens are split out first and never counted; pre-tokens
-never cross a special token. Files are cut where counting chunk by chunk gives exactly the
-counts of the whole text (``boundaries.chunk_boundaries``). Also the one rule for a
-``workers`` argument (:func:`resolve_workers`) and the choice of how worker processes start.
-What it leaves out: the pattern (``pattern``), merging (``trainer``), encoding (``tokenizer``).
+What it does: turns text (or files, read in pieces by worker processes) into
+``{pretoken_bytes: count}`` under a pre-tokenization pattern (GPT-2's unless told otherwise).
+Special tokens are split out first and never counted; pre-tokens never cross a special token.
+Files are cut where counting chunk by chunk gives exactly the counts of the whole text
+(``boundaries.chunk_boundaries``, with the pattern's cut rules: for a custom regex only before
+special tokens). Several files are one corpus: their counts add up, and no pre-token joins the
+end of one file to the start of the next. Also the one rule for a ``workers`` argument
+(:func:`resolve_workers`) and the choice of how worker processes start. What it leaves out:
+the patterns themselves (``pattern``), merging (``trainer``), encoding (``tokenizer``).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .boundaries import chunk_boundaries
-from .pattern import pretokenize
+from .boundaries import chunk_boundaries, cut_rules
+from .pattern import pretokenizer
 from .specials import Specials, validate_special_tokens
 from .surrogates import replace_surrogates
 
@@ -33,6 +36,8 @@ CHUNK_BYTES = 4 * 1024 * 1024
 IN_PROCESS_CHUNK = 256 * 1024
 
 ProgressFn = Callable[[int, int], None]
+# One corpus file, or several counted as one corpus.
+CorpusPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 
 class CorpusError(ValueError):
@@ -43,16 +48,20 @@ class TrainingCancelled(Exception):
     """Raised when training is cancelled before any merge was made (during pre-tokenization)."""
 
 
-def count_text(text: str, special_tokens: Sequence[str] = ()) -> Counter[bytes]:
-    """Count GPT-2 pre-tokens (as UTF-8 bytes) in ``text``, special tokens split out first.
-    Surrogates are replaced as the tokenizer does (see ``surrogates``)."""
+def count_text(
+    text: str, special_tokens: Sequence[str] = (), *, pattern: str = "gpt2"
+) -> Counter[bytes]:
+    """Count the pre-tokens (as UTF-8 bytes) of ``text`` under ``pattern`` (a name or a regex
+    string), special tokens split out first. Surrogates are replaced as the tokenizer does
+    (see ``surrogates``)."""
+    findall = pretokenizer(pattern).findall
     counts: Counter[str] = Counter()
     for piece in Specials.of(special_tokens).split(text):
-        counts.update(pretokenize(piece))
+        counts.update(findall(piece))
     try:
         return Counter({k.encode("utf-8"): v for k, v in counts.items()})
     except UnicodeEncodeError:
-        return count_text(replace_surrogates(text), special_tokens)
+        return count_text(replace_surrogates(text), special_tokens, pattern=pattern)
 
 
 def resolve_workers(workers: int | None) -> int:
@@ -77,30 +86,43 @@ def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
         ) from None
 
 
-def _count_chunk(args: tuple[str, int, int, list[str]]) -> tuple[dict[bytes, int], int]:
-    """Worker: read one byte range of the file and count its pre-tokens."""
-    path, start, end, special_tokens = args
+_Job = tuple[str, int, int, list[str], str]
+
+
+def _count_chunk(args: _Job) -> tuple[dict[bytes, int], int]:
+    """Worker: read one byte range of a file and count its pre-tokens."""
+    path, start, end, special_tokens, pattern = args
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    counts = count_text(decode_chunk(data, path, start), special_tokens)
+    counts = count_text(decode_chunk(data, path, start), special_tokens, pattern=pattern)
     return dict(counts), end - start
 
 
+def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> list[_Job]:
+    """Byte ranges of every file, cut where the pattern always cuts (``boundaries``)."""
+    rules = cut_rules(pattern)
+    jobs: list[_Job] = []
+    for p in paths:
+        bounds = chunk_boundaries(p, target, Specials.of(specials), rules)
+        jobs += [(os.fspath(p), a, b, specials, pattern) for a, b in zip(bounds, bounds[1:])]
+    return jobs
+
+
 def _count_in_process(
-    path: Path,
+    jobs: list[_Job],
     size: int,
-    specials: list[str],
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
 ) -> Counter[bytes]:
-    bounds = chunk_boundaries(path, IN_PROCESS_CHUNK, Specials.of(specials))
     total: Counter[bytes] = Counter()
-    for a, b in zip(bounds, bounds[1:]):
-        counts, _ = _count_chunk((os.fspath(path), a, b, specials))
+    done = 0
+    for job in jobs:
+        counts, nbytes = _count_chunk(job)
         total.update(counts)
+        done += nbytes
         if progress:
-            progress(b, size)
+            progress(done, size)
         if should_stop and should_stop():
             raise TrainingCancelled("training cancelled during pre-tokenization")
     return total
@@ -133,33 +155,48 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
     return p
 
 
+def corpus_paths(path_or_paths: CorpusPaths) -> list[Path]:
+    """One path or a sequence of paths, each checked (:func:`check_corpus_path`); an empty
+    sequence is an error."""
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        return [check_corpus_path(path_or_paths)]
+    paths = list(path_or_paths)
+    if not paths:
+        raise CorpusError("no corpus file given")
+    return [check_corpus_path(p) for p in paths]
+
+
 def count_file(
-    path: str | os.PathLike,
+    path: CorpusPaths,
     special_tokens: Sequence[str] = (),
     *,
     workers: int | None = None,
     progress: ProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
+    pattern: str = "gpt2",
 ) -> Counter[bytes]:
-    """Count the pre-tokens of a UTF-8 corpus file.
+    """Count the pre-tokens of a UTF-8 corpus file, or of several counted as one corpus,
+    under ``pattern`` (a name or a regex string).
 
-    Small files are counted in this process; larger ones in ``workers`` processes (None:
+    Small corpora are counted in this process; larger ones in ``workers`` processes (None:
     every core; see :func:`resolve_workers`), each reading its own chunks.
     ``progress(bytes_done, bytes_total)`` is called as chunks finish. ``should_stop()`` is
     polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
+    Errors (a missing file, invalid UTF-8) name the file.
     """
-    p = check_corpus_path(path)
+    paths = corpus_paths(path)
     specials = validate_special_tokens(special_tokens)
-    size = p.stat().st_size
+    pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
+    size = sum(p.stat().st_size for p in paths)
     workers = resolve_workers(workers)
     if progress:
         progress(0, size)
     if size <= IN_PROCESS_LIMIT or workers == 1 and size <= 4 * IN_PROCESS_LIMIT:
-        return _count_in_process(p, size, specials, progress, should_stop)
+        jobs = _jobs(paths, IN_PROCESS_CHUNK, specials, pattern)
+        return _count_in_process(jobs, size, progress, should_stop)
 
     target = min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
-    bounds = chunk_boundaries(p, target, Specials.of(specials))
-    jobs = [(os.fspath(p), a, b, specials) for a, b in zip(bounds, bounds[1:])]
+    jobs = _jobs(paths, target, specials, pattern)
     total: Counter[bytes] = Counter()
     done = 0
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context()) as pool:

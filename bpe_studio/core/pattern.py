@@ -1,20 +1,26 @@
-"""GPT-2's pre-tokenization pattern, and a faster way to apply it.
+"""Pre-tokenization patterns: the named ones (gpt2, cl100k, o200k), custom regexes, and a
+faster way to apply GPT-2's.
 
-What it does: :func:`pretokenize` returns exactly ``GPT2_REGEX.findall(text)``, but runs the
+What it does: :data:`PATTERNS` is the one registry of named patterns; :func:`pretokenizer`
+turns a name or a regex string into a :class:`Pretokenizer` (compiled once, cached), whose
+``findall`` gives the pre-tokens of a text. A regex that does not compile raises ValueError
+quoting it. GPT-2's ``findall`` returns exactly ``GPT2_REGEX.findall(text)``, but runs the
 standard library's ``re`` (about twice as fast as the ``regex`` module here) wherever it can:
 ``re`` has no ``\\p{L}``, so the same pattern is written with explicit character classes taken
 from the ``regex`` module itself at first use — the Unicode data cannot disagree. The classes
 cover the Basic Multilingual Plane only (``re`` tests those against a bitmap; astral ranges
 would make it slower than ``regex``); the rare stretches of text around a character above
-U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space cuts (``boundaries``). What it
-leaves out: special tokens (``specials``).
+U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space cuts (``boundaries``). The other
+patterns run on ``regex`` as they are. What it leaves out: special tokens (``specials``) and
+where each pattern may be cut (``boundaries``).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 
 import regex
 
@@ -22,6 +28,39 @@ from .boundaries import space_cut_after, space_cut_before
 
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 GPT2_REGEX = regex.compile(GPT2_PATTERN)
+# GPT-2's pattern as tiktoken publishes it (r50k_base): possessive runs and "\s++$|...|\s" for
+# the whitespace alternatives. It splits every text as GPT2_PATTERN does (a whitespace run
+# ends at the end of the text or before a non-space, and both forms leave its last character
+# on its own in the second case; tests/core/test_patterns.py checks it), so it is read as the
+# name "gpt2", and written where tiktoken users expect its own spelling.
+R50K_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+)
+
+# The named patterns: GPT-2's, and the regexes tiktoken publishes for cl100k_base (GPT-4) and
+# o200k_base (GPT-4o), verbatim (tiktoken_ext/openai_public.py).
+PATTERNS: dict[str, str] = {
+    "gpt2": GPT2_PATTERN,
+    "cl100k": (
+        r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+"""
+        r"""| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    ),
+    "o200k": "|".join(
+        [
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+            r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+            r"""\p{N}{1,3}""",
+            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+            r"""\s*[\r\n]+""",
+            r"""\s+(?!\S)""",
+            r"""\s+""",
+        ]
+    ),
+}
+# Other spellings of named patterns, read as the name.
+_SPELLINGS: dict[str, str] = {R50K_PATTERN: "gpt2"} | {v: k for k, v in PATTERNS.items()}
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # Shorter non-ASCII texts use `regex` until the fast pattern has been built (~10 ms once,
@@ -72,8 +111,8 @@ def prepare() -> None:
     _bmp_regex()
 
 
-def pretokenize(text: str) -> list[str]:
-    """The GPT-2 pre-tokens of ``text`` (which holds no special token), in order."""
+def _gpt2_findall(text: str) -> list[str]:
+    """``GPT2_REGEX.findall(text)``, on ``re`` wherever it can (see the module docstring)."""
     if text.isascii():
         return _ASCII_REGEX.findall(text)
     if len(text) < _FAST_MIN and _bmp_regex.cache_info().currsize == 0:
@@ -95,3 +134,77 @@ def pretokenize(text: str) -> list[str]:
         m = _ASTRAL.search(text, b)
     pieces += fast.findall(text, pos)
     return pieces
+
+
+def pattern_name(pattern: str) -> str:
+    """The name of a named pattern given by name or by one of its spellings (``R50K_PATTERN``
+    is "gpt2"), else ``pattern`` unchanged."""
+    if pattern in PATTERNS:
+        return pattern
+    return _SPELLINGS.get(pattern, pattern)
+
+
+def pattern_regex(pattern: str) -> str:
+    """The regex string of a name in :data:`PATTERNS`, else ``pattern`` unchanged."""
+    return PATTERNS.get(pattern, pattern)
+
+
+@dataclass(frozen=True, eq=False)
+class Pretokenizer:
+    """One pattern, compiled: ``findall(text)`` gives its pre-tokens, in order.
+
+    ``name`` is the pattern's name in :data:`PATTERNS`, or None for a custom regex; ``pattern``
+    is the regex string; ``compiled`` the ``regex`` pattern (for ``finditer`` with offsets).
+
+    >>> pretokenizer("gpt2").findall("Hello world's end")
+    ['Hello', ' world', "'s", ' end']
+    >>> pretokenizer("cl100k").findall("Hello 12345")
+    ['Hello', ' ', '123', '45']
+    """
+
+    name: str | None
+    pattern: str
+    compiled: regex.Pattern[str] = field(repr=False)
+
+    def findall(self, text: str) -> list[str]:
+        if self.name == "gpt2":
+            return _gpt2_findall(text)
+        return self.compiled.findall(text)
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # Worker processes get the pattern string and compile (or find) their own.
+        return pretokenizer, (self.pattern,)
+
+
+def pretokenizer(pattern: str) -> Pretokenizer:
+    """The pre-tokenizer for a pattern name ("gpt2", "cl100k", "o200k") or a regex string,
+    compiled once per process.
+
+    Raises ValueError quoting the pattern when it is neither a name nor a regex that compiles,
+    and TypeError when it is not a string."""
+    if not isinstance(pattern, str):
+        raise TypeError(f"a pattern must be a name or a regex string, got {pattern!r}")
+    return _pretokenizer(pattern)
+
+
+@lru_cache(maxsize=64)
+def _pretokenizer(pattern: str) -> Pretokenizer:
+    name = pattern_name(pattern)
+    if name in PATTERNS:
+        text = PATTERNS[name]
+        return Pretokenizer(name, text, GPT2_REGEX if name == "gpt2" else regex.compile(text))
+    if pattern == "":
+        raise ValueError(
+            f"the pattern is empty; give a name ({', '.join(PATTERNS)}) or a regex string"
+        )
+    try:
+        compiled = regex.compile(pattern)
+    except (regex.error, ValueError, OverflowError) as e:
+        raise ValueError(f"pattern {pattern!r} is not a valid regex: {e}") from None
+    return Pretokenizer(None, pattern, compiled)
+
+
+def pretokenize(text: str, pattern: str = "gpt2") -> list[str]:
+    """The pre-tokens of ``text`` (which holds no special token) under ``pattern`` (a name in
+    :data:`PATTERNS` or a regex string), in order."""
+    return pretokenizer(pattern).findall(text)

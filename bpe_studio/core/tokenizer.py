@@ -1,33 +1,40 @@
 """The rank-based byte-level BPE tokenizer: encode, stream, decode, and character spans.
 
 What it does: splits out special tokens (longest first, ``specials``), pre-tokenizes the rest
-with the GPT-2 pattern, and within each pre-token repeatedly merges the adjacent pair with the
-lowest merge rank (results cached per pre-token). With GPT-2's own files the ids equal
-tiktoken's GPT-2, also for text holding surrogates (``surrogates``). What it leaves out:
-training (``trainer``), the file format details (``gpt2_format``) and where text may be cut
-(``boundaries``, which streaming asks).
+with the tokenizer's pattern (GPT-2's unless told otherwise, ``pattern``), and within each
+pre-token repeatedly merges the adjacent pair with the lowest merge rank (results cached per
+pre-token). With GPT-2's own files, or cl100k_base's and o200k_base's rank files, the ids equal
+tiktoken's, also for text holding surrogates (``surrogates``). What it leaves out: training
+(``trainer``), reading and writing files (``tokenizer_files``, ``gpt2_format``, ``formats``)
+and where text may be cut (``boundaries``, which streaming asks).
 """
 
 from __future__ import annotations
 
+import gc
 import heapq
+import operator
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain
+from functools import cached_property
+from itertools import chain, repeat
 from numbers import Integral
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from . import gpt2_format, pattern
 from .boundaries import CutRules, cut_rules
-from .pattern import GPT2_PATTERN, GPT2_REGEX, pretokenize
+from .pattern import pretokenizer
 from .specials import Specials
 from .surrogates import original_offsets, replace_surrogates
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy
 
     from .batch_bpe import BatchBpe
+    from .formats.data import TokenizerData
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
 # an endless corpus cannot grow it without bound.
@@ -53,6 +60,37 @@ def _replace_all_but_last_high(buf: str) -> str:
     return replace_surrogates(buf)
 
 
+def _inverse(vocab: Mapping[int, bytes]) -> dict[bytes, int]:
+    """token -> id; where ids share a token, the lowest id."""
+    inverse = dict(zip(vocab.values(), vocab.keys()))
+    if len(inverse) != len(vocab):
+        inverse = {}
+        for idx, tok in sorted(vocab.items()):
+            inverse.setdefault(tok, idx)
+    return inverse
+
+
+def _merge_list(
+    merges: Sequence[tuple[bytes, bytes]],
+) -> tuple[list[tuple[bytes, bytes]], Sequence[bytes], Sequence[bytes]]:
+    """The merges as a list of ``(bytes, bytes)`` tuples, and their left and right parts.
+    The usual input (such tuples already) is copied as a list of the same tuples; all the
+    work is in C loops."""
+    merges = list(merges)
+    if not merges:
+        return [], (), ()
+    bad = next((i for i, n in enumerate(map(len, merges)) if n != 2), None)
+    if bad is not None:
+        raise ValueError(f"merge {bad} ({merges[bad]!r}) is not a pair of tokens")
+    lefts, rights = zip(*merges)
+    if set(map(type, merges)) == {tuple} and set(map(type, lefts)) | set(map(type, rights)) == {
+        bytes
+    }:
+        return merges, lefts, rights
+    lefts, rights = tuple(map(bytes, lefts)), tuple(map(bytes, rights))
+    return list(zip(lefts, rights)), lefts, rights
+
+
 def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
     try:
         return token_id in vocab
@@ -74,6 +112,11 @@ class TokenSpan(NamedTuple):
 class Tokenizer:
     """Byte-level BPE tokenizer.
 
+    ``special_tokens`` is either a list of strings (each takes the id of its bytes in the
+    vocabulary, or, missing there, a new id after the largest) or a dict of explicit ids (as
+    loaded tokenizers have: cl100k_base's ``<|endoftext|>`` is 100257). ``pattern`` is a name
+    ("gpt2", "cl100k", "o200k") or a regex string (see ``pattern.pretokenizer``).
+
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab[256] = b"ab"
     >>> tok = Tokenizer(vocab, [(b"a", b"b")])
@@ -87,18 +130,38 @@ class Tokenizer:
         self,
         vocab: Mapping[int, bytes],
         merges: Sequence[tuple[bytes, bytes]],
-        special_tokens: Iterable[str] | None = None,
+        special_tokens: Iterable[str] | Mapping[str, int] | None = None,
+        pattern: str = "gpt2",
     ) -> None:
-        self.vocab: dict[int, bytes] = dict(vocab)
-        self.merges: list[tuple[bytes, bytes]] = [(bytes(a), bytes(b)) for a, b in merges]
-        self.specials = Specials.of(special_tokens)
-        self.special_tokens: list[str] = list(self.specials.tokens)
-        # Where text may be cut without changing its tokens (streaming, file chunks).
-        self.cut_rules: CutRules = cut_rules(GPT2_PATTERN)
+        # subtle: construction makes a few hundred thousand tuples and no reference cycles;
+        # the cyclic collector, triggered again and again by those allocations, would walk
+        # every one of them (a third of the time for o200k's 200,000 merges).
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            self._build(vocab, merges, special_tokens, pattern)
+        finally:
+            if gc_was_on:
+                gc.enable()
 
-        inverse: dict[bytes, int] = {}
-        for idx, tok in sorted(self.vocab.items()):
-            inverse.setdefault(tok, idx)
+    def _build(
+        self,
+        vocab: Mapping[int, bytes],
+        merges: Sequence[tuple[bytes, bytes]],
+        special_tokens: Iterable[str] | Mapping[str, int] | None,
+        pattern: str,
+    ) -> None:
+        self._pre = pretokenizer(pattern)
+        # Where text may be cut without changing its tokens (streaming, file chunks, spans).
+        self.cut_rules: CutRules = cut_rules(self._pre.pattern)
+        self.vocab: dict[int, bytes] = dict(vocab)
+        self.merges: list[tuple[bytes, bytes]]
+        self.merges, lefts, rights = _merge_list(merges)
+        explicit = special_tokens if isinstance(special_tokens, Mapping) else None
+        self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
+        self.special_tokens: list[str] = list(self.specials.tokens)
+
+        inverse = _inverse(self.vocab)
         missing = [b for b in range(256) if bytes([b]) not in inverse]
         if missing:
             raise ValueError(
@@ -110,34 +173,76 @@ class Tokenizer:
         # byte ids are one bytes.translate away.
         self._byte_table = bytes(self._byte_ids) if max(self._byte_ids) < 256 else None
 
-        # Special tokens missing from the vocabulary are appended after its largest id.
-        self._special_ids: dict[str, int] = {}
+        if explicit is None:
+            self._special_ids = self._append_specials(inverse)
+        else:
+            self._special_ids = self._place_specials(explicit, inverse)
+        self._ranks = self._pack_ranks(inverse, lefts, rights)
+        self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
+        self._batch: BatchBpe | None = None
+        self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
+        self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
+
+    def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
+        """Ids of listed special tokens: their token's id, or for one missing from the
+        vocabulary a new id after the largest."""
+        ids: dict[str, int] = {}
         for s in self.special_tokens:
             sb = s.encode("utf-8")
             if sb not in inverse:
                 new_id = max(self.vocab) + 1
                 self.vocab[new_id] = sb
                 inverse[sb] = new_id
-            self._special_ids[s] = inverse[sb]
+            ids[s] = inverse[sb]
+        return ids
 
-        # (left id, right id) -> rank << 32 | merged id: one int, so min() finds the
-        # lowest rank and the mask gives the merged id.
-        self._ranks: dict[tuple[int, int], int] = {}
-        self._rank_of_id: dict[int, int] = {}
-        for rank, (a, b) in enumerate(self.merges):
-            left, right, made = inverse.get(a), inverse.get(b), inverse.get(a + b)
-            if left is None or right is None or made is None:
-                absent = a if left is None else b if right is None else a + b
-                raise ValueError(
-                    f"merge {rank} ({a!r}, {b!r}): token {absent!r} is not in the vocabulary"
-                )
-            if (left, right) not in self._ranks:
-                self._ranks[(left, right)] = rank << 32 | made
-                self._rank_of_id.setdefault(made, rank)
-        self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
-        self._batch: BatchBpe | None = None
-        self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
-        self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
+    def _place_specials(
+        self, explicit: Mapping[str, int], inverse: dict[bytes, int]
+    ) -> dict[str, int]:
+        """Ids of special tokens given with their ids: each id holds its token's bytes (it is
+        entered in the vocabulary when absent there)."""
+        ids: dict[str, int] = {}
+        owner: dict[int, str] = {}
+        for s in self.special_tokens:
+            idx = explicit[s]
+            if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+                raise ValueError(f"special token {s!r}: id {idx!r} is not a non-negative integer")
+            if idx in owner:
+                raise ValueError(f"special tokens {owner[idx]!r} and {s!r} share id {idx}")
+            sb = s.encode("utf-8")
+            held = self.vocab.setdefault(idx, sb)
+            if held != sb:
+                raise ValueError(f"special token {s!r}: id {idx} already holds {held!r}")
+            inverse.setdefault(sb, idx)
+            owner[idx] = s
+            ids[s] = idx
+        return ids
+
+    def _pack_ranks(
+        self, inverse: dict[bytes, int], lefts_b: Sequence[bytes], rights_b: Sequence[bytes]
+    ) -> dict[tuple[int, int], int]:
+        """(left id, right id) -> rank << 32 | merged id: one int, so min() finds the lowest
+        rank and the mask gives the merged id. A repeated pair keeps its first (lowest) rank.
+        Built with C-level maps: for o200k's 200,000 merges a Python loop was most of the
+        construction time."""
+        if not self.merges:
+            return {}
+        get = inverse.get
+        lefts = list(map(get, lefts_b))
+        rights = list(map(get, rights_b))
+        made = list(map(get, map(bytes.__add__, lefts_b, rights_b)))
+        if None in lefts or None in rights or None in made:
+            rank = next(i for i, t in enumerate(zip(lefts, rights, made)) if None in t)
+            a, b = self.merges[rank]
+            absent = a if lefts[rank] is None else b if rights[rank] is None else a + b
+            raise ValueError(
+                f"merge {rank} ({a!r}, {b!r}): token {absent!r} is not in the vocabulary"
+            )
+        packed = map(operator.or_, map(operator.lshift, range(len(made)), repeat(32)), made)
+        # subtle: reversed, so that the first occurrence of a repeated pair is written last
+        # and wins.
+        pairs = cast("list[tuple[int, int]]", list(zip(lefts, rights)))  # no None, see above
+        return dict(zip(reversed(pairs), reversed(list(packed))))
 
     # ----------------------------------------------------------------- files
     @classmethod
@@ -145,18 +250,102 @@ class Tokenizer:
         cls,
         vocab_path: str | os.PathLike,
         merges_path: str | os.PathLike,
-        special_tokens: Iterable[str] | None = None,
+        special_tokens: Iterable[str] | Mapping[str, int] | None = None,
+        pattern: str = "gpt2",
     ) -> Tokenizer:
         """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included)."""
         return cls(
-            gpt2_format.load_vocab(vocab_path), gpt2_format.load_merges(merges_path), special_tokens
+            gpt2_format.load_vocab(vocab_path),
+            gpt2_format.load_merges(merges_path),
+            special_tokens,
+            pattern,
         )
 
-    def save(self, directory: str | os.PathLike) -> None:
-        """Write ``directory/vocab.json`` and ``directory/merges.txt`` atomically."""
-        gpt2_format.save_files(directory, self.vocab, self.merges)
+    @classmethod
+    def from_data(cls, data: TokenizerData) -> Tokenizer:
+        """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes."""
+        return cls(data.vocab, data.merges, data.special_tokens, data.pattern)
+
+    @classmethod
+    def from_tiktoken(
+        cls,
+        path: str | os.PathLike,
+        pattern: str | None = None,
+        special_tokens: Mapping[str, int] | None = None,
+    ) -> Tokenizer:
+        """Load a tiktoken rank file (plain or ``.gz``): ids are its ranks, merges derived.
+        ``pattern`` and ``special_tokens`` default to the ``NAME.json`` beside the file (as
+        :meth:`save` writes it); without either, a missing pattern is an error."""
+        from .formats import read_tiktoken
+
+        return cls.from_data(read_tiktoken(path, pattern, special_tokens))
+
+    @classmethod
+    def from_hf(cls, path: str | os.PathLike) -> Tokenizer:
+        """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer."""
+        from .formats import read_hf
+
+        return cls.from_data(read_hf(path))
+
+    @classmethod
+    def preset(cls, name: str) -> Tokenizer:
+        """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
+        (``presets.PRESETS``), with its real special tokens. Unknown names: ValueError."""
+        from .presets import preset_data
+
+        return cls.from_data(preset_data(name))
+
+    @classmethod
+    def load(cls, source: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
+        """A tokenizer from any source the app and the command line accept: a GPT-2 directory
+        (``vocab.json`` + ``merges.txt``, or GPT-2's ``gpt2_vocab.json`` +
+        ``gpt2_merges.txt``), a ``tokenizer.json``, a ``.tiktoken`` file (plain or ``.gz``;
+        ``pattern`` needed unless its ``NAME.json`` is beside it) or a preset name. Raises
+        ValueError or FileNotFoundError with one line naming the source."""
+        from .tokenizer_files import load_data
+
+        return cls.from_data(load_data(source, pattern))
+
+    def to_data(self) -> TokenizerData:
+        """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
+        from .formats.data import TokenizerData
+
+        name = self.pattern_name
+        return TokenizerData(
+            dict(self.vocab), list(self.merges), dict(self._special_ids), name or self.pattern
+        )
+
+    def save(
+        self, directory: str | os.PathLike, format: str = "gpt2", name: str | None = None
+    ) -> list[Path]:
+        """Write the tokenizer into ``directory`` (created if needed), each file atomically:
+        ``format="gpt2"``: ``vocab.json`` + ``merges.txt``; ``"hf"``: ``tokenizer.json``;
+        ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.json`` (``name`` defaults to
+        "tokenizer"). Returns the paths written. A format that cannot hold this tokenizer
+        exactly raises ValueError naming the file."""
+        from .tokenizer_files import save_data
+
+        return save_data(directory, self.to_data(), format, name)
 
     # --------------------------------------------------------------- queries
+    @property
+    def pattern(self) -> str:
+        """The pre-tokenization regex string."""
+        return self._pre.pattern
+
+    @property
+    def pattern_name(self) -> str | None:
+        """The pattern's name ("gpt2", "cl100k", "o200k"), or None for a custom regex."""
+        return self._pre.name
+
+    @cached_property
+    def _rank_of_id(self) -> dict[int, int]:
+        """merged id -> the rank of the first merge that makes it (built on first use)."""
+        ranks: dict[int, int] = {}
+        for packed in sorted(self._ranks.values()):
+            ranks.setdefault(packed & _ID_MASK, packed >> 32)
+        return ranks
+
     def merge_rank(self, token_id: int) -> int | None:
         """The rank of the merge that made ``token_id``; None for bytes and special tokens."""
         return self._rank_of_id.get(token_id)
@@ -280,7 +469,8 @@ class Tokenizer:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
         pattern, the batch merger's tables: ~25 ms for GPT-2), so that worker processes
         forked afterwards start with them."""
-        pattern.prepare()
+        if self._pre.name == "gpt2":
+            pattern.prepare()
         self._batch_for(BATCH_BUILD_MIN)
 
     def _batch_for(self, count: int) -> BatchBpe | None:
@@ -367,7 +557,7 @@ class Tokenizer:
 
     def _encode_ordinary(self, text: str, out: list[int]) -> None:
         """Append the ids of ``text`` (no special tokens in it) to ``out``."""
-        self._encode_pieces(pretokenize(text), out)
+        self._encode_pieces(self._pre.findall(text), out)
 
     def _encode_pieces(self, pieces: list[str], out: list[int]) -> None:
         """Append the ids of these pre-tokens to ``out``."""
@@ -388,9 +578,15 @@ class Tokenizer:
             return self._encode(replace_surrogates(text))
 
     def _encode(self, text: str) -> list[int]:
+        # The pre-tokens of every segment are merged together: a corpus of short documents
+        # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
+        findall = self._pre.findall
+        segments = [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+        self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
+        cache = self._cache
         out: list[int] = []
-        for a, b, special in self.specials.segments(text):
-            self._encode_ordinary(text[a:b], out)
+        for pieces, special in segments:
+            out += chain.from_iterable(map(cache.__getitem__, pieces))
             if special is not None:
                 out.append(self._special_ids[special])
         return out
@@ -414,7 +610,7 @@ class Tokenizer:
         cache = self._cache
         parts: list[bytes] = []
         for a, b, special in self.specials.segments(text):
-            pieces = pretokenize(text[a:b])
+            pieces = self._pre.findall(text[a:b])
             new = set(pieces).difference(packed)
             merged = self._merge_batch(list(new.difference(cache)))
             if merged is not None:
@@ -450,13 +646,13 @@ class Tokenizer:
             self._encode_ordinary(buf[a:b], out)
             out.append(self._special_ids[special])
             pos = b + len(special)
-        limit = self.cut_rules.stream_limit(n, self.specials)
+        limit = self.cut_rules.stream_limit(buf, self.specials)
         done = pos
         if limit > pos:
             # subtle: encode the decided matches themselves. Pre-tokenizing buf[pos:done]
             # afresh would be wrong: "\n\nWord" gives "\n", "\n", but "\n\n" alone is one.
             pieces = []
-            for m in GPT2_REGEX.finditer(buf, pos):
+            for m in self._pre.compiled.finditer(buf, pos):
                 if m.end() > limit:
                     break
                 pieces.append(m.group())
@@ -523,7 +719,7 @@ class Tokenizer:
 
     def _spans_ordinary(self, text: str, start: int, end: int, result: list[TokenSpan]) -> None:
         cache, piece_ids, vocab = self._cache, self._piece_ids, self.vocab
-        for m in GPT2_REGEX.finditer(text, start, end):
+        for m in self._pre.compiled.finditer(text, start, end):
             piece = m.group()
             ids = cache.get(piece)
             if ids is None:

@@ -18,12 +18,11 @@ Ids: 0..255 are the bytes, then the special tokens in order, then one id per mer
 from __future__ import annotations
 
 import heapq
-import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from .corpus import ProgressFn, TrainingCancelled, count_file
+from .corpus import CorpusPaths, ProgressFn, TrainingCancelled, count_file
 from .specials import validate_special_tokens
 from .vocab import check_vocab_size, initial_vocab
 
@@ -234,15 +233,18 @@ class BpeTrainer:
 
 
 def trainer_from_file(
-    input_path: str | os.PathLike,
+    input_path: CorpusPaths,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     *,
     workers: int | None = None,
     progress: ProgressFn | None = None,
     cancel_event: threading.Event | None = None,
+    pattern: str = "gpt2",
 ) -> BpeTrainer:
-    """Pre-tokenize ``input_path`` (in parallel) and return a trainer ready to iterate.
+    """Pre-tokenize ``input_path`` (one file, or a sequence of files counted as one corpus)
+    in parallel under ``pattern`` (a name or a regex string) and return a trainer ready to
+    iterate.
 
     Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
@@ -251,7 +253,12 @@ def trainer_from_file(
     check_vocab_size(vocab_size, specials)
     event = cancel_event or threading.Event()
     counts = count_file(
-        input_path, specials, workers=workers, progress=progress, should_stop=event.is_set
+        input_path,
+        specials,
+        workers=workers,
+        progress=progress,
+        should_stop=event.is_set,
+        pattern=pattern,
     )
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
@@ -259,34 +266,39 @@ def trainer_from_file(
 
 
 def iter_merges(
-    input_path: str | os.PathLike,
+    input_path: CorpusPaths,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     *,
     workers: int | None = None,
     progress: ProgressFn | None = None,
+    pattern: str = "gpt2",
 ) -> Iterator[MergeStep]:
-    """Train on a file, yielding each merge as it is made."""
+    """Train on a file (or several, as one corpus), yielding each merge as it is made."""
     yield from trainer_from_file(
-        input_path, vocab_size, special_tokens, workers=workers, progress=progress
+        input_path, vocab_size, special_tokens, workers=workers, progress=progress, pattern=pattern
     )
 
 
 def train_bpe(
-    input_path: str | os.PathLike,
+    input_path: CorpusPaths,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     *,
     workers: int | None = None,
     progress: ProgressFn | None = None,
+    pattern: str = "gpt2",
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
-    """Train a byte-level BPE tokenizer on a UTF-8 text file.
+    """Train a byte-level BPE tokenizer on a UTF-8 text file, or on several files counted as
+    one corpus, pre-tokenized with ``pattern`` (a name: "gpt2", "cl100k", "o200k", or a
+    regex string). The tokenizer that encodes as it was trained is
+    ``Tokenizer(vocab, merges, special_tokens, pattern)``.
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.
     """
     trainer = trainer_from_file(
-        input_path, vocab_size, special_tokens, workers=workers, progress=progress
+        input_path, vocab_size, special_tokens, workers=workers, progress=progress, pattern=pattern
     )
     for _ in trainer:
         pass

@@ -1,7 +1,8 @@
 """A slow, obviously correct byte-level BPE trainer, the oracle for the fast one.
 
 Nothing here is imported from ``bpe_studio``. Pre-tokens are found with GPT-2's pattern (written
-below in its original form) after special tokens are cut out, leftmost and longest first. Each
+below in its original form), or any regex string given as ``pattern``, after special tokens are
+cut out, leftmost and longest first. Each
 pre-token is a tuple of one-byte ``bytes`` tokens with its count. Every merge then
 
 1. counts ALL adjacent pairs from scratch, weighting each word by its count,
@@ -49,17 +50,23 @@ def split_on_specials(text: str, special_tokens: Sequence[str]) -> list[str]:
         pos = best_at + best_len
 
 
-def pretokens(text: str, special_tokens: Sequence[str] = ()) -> list[str]:
-    """GPT-2 pre-tokens of ``text`` in order, special tokens removed."""
+def pretokens(
+    text: str, special_tokens: Sequence[str] = (), pattern: str = GPT2_SPLIT_PATTERN
+) -> list[str]:
+    """Pre-tokens of ``text`` in order (GPT-2's pattern unless a regex is given), special
+    tokens removed."""
+    split = _GPT2_SPLIT if pattern == GPT2_SPLIT_PATTERN else regex.compile(pattern)
     out: list[str] = []
     for piece in split_on_specials(text, special_tokens):
-        out.extend(_GPT2_SPLIT.findall(piece))
+        out.extend(split.findall(piece))
     return out
 
 
-def pretoken_counts(text: str, special_tokens: Sequence[str] = ()) -> Counter[bytes]:
+def pretoken_counts(
+    text: str, special_tokens: Sequence[str] = (), pattern: str = GPT2_SPLIT_PATTERN
+) -> Counter[bytes]:
     """``{pre-token as UTF-8 bytes: count}``."""
-    return Counter(p.encode("utf-8") for p in pretokens(text, special_tokens))
+    return Counter(p.encode("utf-8") for p in pretokens(text, special_tokens, pattern))
 
 
 def count_pairs(words: dict[Word, int]) -> Counter[Pair]:
@@ -127,7 +134,10 @@ def reference_steps(counts: dict[bytes, int], num_merges: int, top_k: int = 0) -
 
 
 def reference_train(
-    text: str, vocab_size: int, special_tokens: Iterable[str] = ()
+    text: str,
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    pattern: str = GPT2_SPLIT_PATTERN,
 ) -> tuple[dict[int, bytes], list[Pair]]:
     """CS336 ``train_bpe`` semantics on a string: ids 0..255 are the bytes, then the special
     tokens in order (each once), then one id per merge."""
@@ -136,7 +146,8 @@ def reference_train(
     for tok in specials:
         vocab[len(vocab)] = tok.encode("utf-8")
     merges: list[Pair] = []
-    for step in reference_steps(pretoken_counts(text, specials), vocab_size - len(vocab)):
+    counts = pretoken_counts(text, specials, pattern)
+    for step in reference_steps(counts, vocab_size - len(vocab)):
         vocab[len(vocab)] = step.left + step.right
         merges.append((step.left, step.right))
     return vocab, merges

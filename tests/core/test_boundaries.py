@@ -18,12 +18,15 @@ from core_helpers import EOT, SLICES, read_fixture, write_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_bpe import GPT2_SPLIT_PATTERN
+from reference_encoder import published
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer, count_file, count_text
 from bpe_studio.core import boundaries as boundaries_module
 from bpe_studio.core.boundaries import (
+    CL100K_CUTS,
     GPT2_CUTS,
+    O200K_CUTS,
     SPECIALS_ONLY,
     CutRules,
     chunk_boundaries,
@@ -42,7 +45,7 @@ DOUBLE = EOT + EOT
 RULES = [GPT2_CUTS, SPECIALS_ONLY]
 
 
-def items(text: str, specials=()) -> list[tuple[str, str]]:
+def items(text: str, specials=(), split=SPLIT) -> list[tuple[str, str]]:
     """The whole text's pre-tokens ("t", piece) and special tokens ("s", token), in order:
     at each point the earliest special token is cut out, the longest of those starting there."""
     out: list[tuple[str, str]] = []
@@ -50,7 +53,7 @@ def items(text: str, specials=()) -> list[tuple[str, str]]:
     while True:
         hits = [(text.find(t, pos), -len(t), t) for t in specials if text.find(t, pos) >= 0]
         end = min(hits)[0] if hits else len(text)
-        out += [("t", p) for p in SPLIT.findall(text[pos:end])]
+        out += [("t", p) for p in split.findall(text[pos:end])]
         if not hits:
             return out
         out.append(("s", min(hits)[2]))
@@ -206,7 +209,7 @@ def assert_stream_limit_holds(text: str) -> None:
     at or before the rule's limit are exactly the whole text's first pre-tokens."""
     whole = [(m.span(), m.group()) for m in SPLIT.finditer(text)]
     for k in range(len(text) + 1):
-        limit = GPT2_CUTS.stream_limit(k, Specials.of([]))
+        limit = GPT2_CUTS.stream_limit(text[:k], Specials.of([]))
         decided = [(m.span(), m.group()) for m in SPLIT.finditer(text[:k]) if m.end() <= limit]
         assert decided == whole[: len(decided)], (k, limit)
         assert len(decided) == len([w for w in whole if w[0][1] <= limit])
@@ -218,7 +221,7 @@ def assert_stream_limit_spares_specials(text: str, specials: tuple[str, ...]) ->
     sp = Specials.of(specials)
     starts = [(m.start(), len(t)) for t in specials for m in regex.finditer(regex.escape(t), text)]
     for k in range(len(text) + 1):
-        limit = GPT2_CUTS.stream_limit(k, sp)
+        limit = GPT2_CUTS.stream_limit(text[:k], sp)
         straddling = [s for s, n in starts if s < k < s + n]
         assert all(limit + GPT2_CUTS.lookahead <= s for s in straddling), (k, limit)
 
@@ -237,8 +240,10 @@ def test_stream_limit_on_generated_text(text):
 
 
 def test_stream_limit_without_rules_decides_nothing():
-    assert SPECIALS_ONLY.stream_limit(10_000, Specials.of([EOT])) == -1
-    assert GPT2_CUTS.stream_limit(100, Specials.of([EOT])) == 100 - (len(EOT) - 1) - 4
+    assert SPECIALS_ONLY.stream_limit("a" * 10_000, Specials.of([EOT])) == -1
+    assert GPT2_CUTS.stream_limit("a" * 100, Specials.of([EOT])) == 100 - (len(EOT) - 1) - 4
+    # o200k: nothing in the open run of letters at the end is final
+    assert O200K_CUTS.stream_limit("x. " + "a" * 97, Specials.of([])) == 2
 
 
 # --- the editor's pieces: text_cuts -------------------------------------------------------
@@ -378,3 +383,107 @@ def test_cut_before_line_indented_with_ideographic_spaces(tmp_path):
     lines = ["\u3000\u3000" + ln for ln in lines if ln.strip()]
     parallel, whole = whole_vs_parallel(tmp_path, lines)
     assert parallel == whole
+
+
+# --- cl100k's and o200k's rules ------------------------------------------------------------
+#
+# The same checks for the other named patterns, with tiktoken's published regexes as the
+# oracle. Texts get extra pieces these patterns treat specially: o200k's "/" after line
+# breaks, contractions glued to words, case changes inside words, marks, digit runs.
+
+OTHER = {
+    "cl100k": (CL100K_CUTS, regex.compile(published("cl100k_base")["pat_str"])),
+    "o200k": (O200K_CUTS, regex.compile(published("o200k_base")["pat_str"])),
+}
+EXTRA_PIECES = st.sampled_from(
+    ["a", "B", "é", "עברית", "HTTP", "e\u0301", "\u0301", "'", "'s", "'S", "'ll", "n't", "/",
+     "\n", "\r\n", ".", "\n/", ".\n", " ", "  ",
+     "\u00a0", "\u3000", "12345", "中", "😀", "x/", "\t", "\x1c"]
+)  # fmt: skip
+OTHER_TEXTS = st.lists(st.one_of(EXTRA_PIECES, TEXTS), max_size=30).map("".join)
+
+
+def test_named_patterns_have_their_rules():
+    assert cut_rules("cl100k") is CL100K_CUTS and cut_rules("o200k") is O200K_CUTS
+    for _, (rules, split) in OTHER.items():
+        assert cut_rules(split.pattern) is rules
+    assert cut_rules(published("r50k_base")["pat_str"]) is GPT2_CUTS
+
+
+def assert_other_cuts(name: str, text: str, cuts, specials=()) -> None:
+    split = OTHER[name][1]
+    whole = items(text, specials, split)
+    joined = [it for piece in pieces_at(text, cuts) for it in items(piece, specials, split)]
+    assert joined == whole, (name, sorted(cuts)[:20])
+
+
+def test_other_oracles_can_fail():
+    with pytest.raises(AssertionError):
+        assert_other_cuts("o200k", "don't", [3])  # o200k keeps "don't" whole
+    with pytest.raises(AssertionError):
+        assert_other_cuts("o200k", ".\n/x", [2])  # and "/" after a line break
+    with pytest.raises(AssertionError):
+        assert_other_cuts("cl100k", "12345", [2])
+
+
+@pytest.mark.parametrize("name", list(OTHER))
+@pytest.mark.parametrize("key", list(SLICES))
+def test_other_letter_and_line_cuts_on_fixtures(texts, name, key):
+    rules = OTHER[name][0]
+    text = texts[key].replace(EOT, "")
+    cuts = letter_cuts(rules, text)
+    assert len(cuts) > 100
+    assert_other_cuts(name, text, cuts)
+    data = text.encode()
+    lines = line_cuts(rules, data)
+    assert len(lines) > 20 or key == "chinese"
+    parts = [data[a:b].decode() for a, b in zip([0, *lines], [*lines, len(data)])]
+    split = OTHER[name][1]
+    assert [it for p in parts for it in items(p, (), split)] == items(text, (), split)
+
+
+@pytest.mark.parametrize("name", list(OTHER))
+def test_other_cuts_on_generated_text(name):
+    rules, split = OTHER[name]
+
+    @HYPO
+    @given(OTHER_TEXTS, st.integers(1, 12))
+    def check(text, piece):
+        text = text.replace(EOT, "")
+        assert_other_cuts(name, text, letter_cuts(rules, text))
+        data = text.encode()
+        lines = line_cuts(rules, data)
+        parts = [data[a:b].decode() for a, b in zip([0, *lines], [*lines, len(data)])]
+        assert [it for p in parts for it in items(p, (), split)] == items(text, (), split)
+        cuts = text_cuts(text, Specials.of([]), rules, piece)
+        assert_other_cuts(name, text, cuts[1:-1])
+        # the lookahead rule: pre-tokens of a prefix ending by the limit are final
+        whole = [(m.span(), m.group()) for m in split.finditer(text)]
+        for k in range(len(text) + 1):
+            limit = rules.stream_limit(text[:k], Specials.of([]))
+            decided = [(m.span(), m.group()) for m in split.finditer(text[:k]) if m.end() <= limit]
+            assert decided == whole[: len(decided)], (k, limit)
+
+    check()
+
+
+@pytest.mark.parametrize("name", list(OTHER))
+def test_other_chunks_count_like_the_whole(scratch, name):
+    rules, split = OTHER[name]
+
+    @settings(deadline=None, max_examples=200, database=None)
+    @given(
+        st.lists(st.one_of(CUT_PIECES, EXTRA_PIECES), max_size=40).map("".join),
+        st.integers(1, 40),
+        st.sampled_from([(), (EOT,), (EOT, DOUBLE)]),
+    )
+    def check(text, target, specials):
+        write_text(scratch, text)
+        data = text.encode()
+        with mock.patch.object(boundaries_module, "_SCAN_STEP", 5):
+            bounds = chunk_boundaries(scratch, target, Specials.of(specials), rules)
+        chunks = [data[a:b].decode("utf-8") for a, b in zip(bounds, bounds[1:])]
+        joined = [it for c in chunks for it in items(c, specials, split)]
+        assert joined == items(text, specials, split)
+
+    check()

@@ -30,6 +30,7 @@ from bpe_studio.core.formats import (
     read_tiktoken,
     write_tiktoken,
 )
+from bpe_studio.core.pattern import GPT2_PATTERN, R50K_PATTERN, pattern_name
 from bpe_studio.core.presets import preset_data
 
 RESOURCES = REPO_ROOT / "resources" / "tokenizers"
@@ -74,7 +75,11 @@ def loaded(request) -> Loaded:
 
 
 def test_patterns_are_the_ones_tiktoken_publishes():
-    assert PATTERNS["gpt2"] == published("r50k_base")["pat_str"]
+    # GPT-2's is kept in its original spelling; tiktoken's r50k spelling is read as "gpt2"
+    # (tests/core/test_patterns.py proves the two split alike).
+    assert PATTERNS["gpt2"] == GPT2_PATTERN
+    assert R50K_PATTERN == published("r50k_base")["pat_str"]
+    assert pattern_name(R50K_PATTERN) == "gpt2"
     assert PATTERNS["cl100k"] == published("cl100k_base")["pat_str"]
     assert PATTERNS["o200k"] == published("o200k_base")["pat_str"]
 

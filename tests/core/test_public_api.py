@@ -20,6 +20,7 @@ DOCUMENTED = {
     "bpe_studio": {"MergeStep": CLASS, "Tokenizer": CLASS, "train_bpe": FUNCTION},
     "bpe_studio.core": {
         "GPT2_PATTERN": str,
+        "PATTERNS": dict,
         "BpeTrainer": CLASS,
         "CompressionCurve": CLASS,
         "CorpusError": EXCEPTION,
@@ -41,6 +42,7 @@ DOCUMENTED = {
         "merge_budget": FUNCTION,
         "merge_tree": FUNCTION,
         "pretokenize": FUNCTION,
+        "pretokenizer": FUNCTION,
         "train_bpe": FUNCTION,
         "trainer_from_file": FUNCTION,
         "unreachable_tokens": FUNCTION,

@@ -30,7 +30,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes, output_dir
-from .data import TokenizerData, pattern_name, pattern_regex
+from ..pattern import R50K_PATTERN, pattern_name, pattern_regex
+from .data import TokenizerData
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
@@ -388,11 +389,13 @@ def write_tiktoken(
         b"%s %d\n" % (binascii.b2a_base64(tok, newline=False), rank)
         for tok, rank in sorted(ranks.items(), key=lambda item: item[1])
     ]
+    name_of = pattern_name(data.pattern)
     sidecar = {
         "format": SIDECAR_FORMAT,
         "version": SIDECAR_VERSION,
         "name": name,
-        "pat_str": pattern_regex(data.pattern),
+        # tiktoken's own spelling of GPT-2's pattern (the same splits; see ``pattern``).
+        "pat_str": R50K_PATTERN if name_of == "gpt2" else pattern_regex(data.pattern),
         "special_tokens": dict(sorted(data.special_tokens.items(), key=lambda item: item[1])),
     }
     atomic_write_bytes(rank_path, b"".join(lines))

@@ -1,0 +1,142 @@
+"""``Tokenizer.load`` / ``save`` / ``preset`` / ``from_hf`` / ``from_tiktoken``: every source
+the app and the command line accept, each export reloaded by the real library (tiktoken,
+Hugging Face ``tokenizers``) with identical ids, and conversions that keep the ids."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tiktoken
+import tiktoken.load
+import tokenizers
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture
+from reference_encoder import ReferenceEncoder
+from tokenizers import decoders, models, pre_tokenizers, trainers
+
+from bpe_studio.core import Tokenizer
+
+TEXT = "".join(read_fixture(SLICES[k])[:4000] for k in SLICES) + EOT + " tail 'll\r\n  x"
+
+
+@pytest.fixture(scope="module")
+def gpt2() -> Tokenizer:
+    return Tokenizer.from_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT])
+
+
+def test_gpt2_names_and_preset(tmp_path, gpt2):
+    ids = gpt2.encode(TEXT)
+    # GPT-2's own file names in a directory, as the fixtures hold them.
+    folder = tmp_path / "g"
+    folder.mkdir()
+    for name in ("gpt2_vocab.json", "gpt2_merges.txt"):
+        (folder / name).write_bytes((FIXTURES / name).read_bytes())
+    loaded = Tokenizer.load(folder)
+    assert loaded.encode(TEXT) == ids and loaded.special_tokens == [EOT]
+    assert Tokenizer.load("gpt2").encode(TEXT) == ids
+    assert Tokenizer.preset("gpt2").encode(TEXT) == ids
+
+
+def test_conversions_keep_the_ids(tmp_path, gpt2):
+    ids = gpt2.encode(TEXT)
+    gpt2.save(tmp_path / "hf", format="hf")
+    via_hf = Tokenizer.load(tmp_path / "hf" / "tokenizer.json")
+    assert via_hf.encode(TEXT) == ids
+    assert Tokenizer.load(tmp_path / "hf").encode(TEXT) == ids  # a directory with one
+    paths = via_hf.save(tmp_path / "tt", format="tiktoken", name="mine")
+    assert sorted(p.name for p in paths) == ["mine.json", "mine.tiktoken"]
+    via_tt = Tokenizer.load(tmp_path / "tt" / "mine.tiktoken")  # pattern from the sidecar
+    assert via_tt.encode(TEXT) == ids and via_tt.pattern_name == "gpt2"
+    via_tt.save(tmp_path / "back")
+    back = Tokenizer.load(tmp_path / "back")
+    assert back.encode(TEXT) == ids
+    assert back.vocab == gpt2.vocab  # the merge list is the one derived from the ranks
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_exports_reload_in_the_real_libraries(tmp_path, name):
+    tok = Tokenizer.preset(name)
+    ids = tok.encode(TEXT)
+    tok.save(tmp_path, format="hf")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    assert hf.encode(TEXT).ids == ids
+    tok.save(tmp_path, format="tiktoken", name=name)
+    sidecar = json.loads((tmp_path / f"{name}.json").read_text())
+    ranks = tiktoken.load.load_tiktoken_bpe(str(tmp_path / f"{name}.tiktoken"))
+    enc = tiktoken.Encoding(
+        name,
+        pat_str=sidecar["pat_str"],
+        mergeable_ranks=ranks,
+        special_tokens=sidecar["special_tokens"],
+    )
+    assert enc.encode(TEXT, allowed_special="all") == ids
+    again = Tokenizer.from_tiktoken(tmp_path / f"{name}.tiktoken")
+    assert again.encode(TEXT) == ids and again.pattern == tok.pattern
+
+
+def _trained_hf(tmp_path, pre_tokenizer) -> tokenizers.Tokenizer:
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=600,
+        special_tokens=[EOT],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator([TEXT.replace(EOT, "")], trainer)
+    return tok
+
+
+SPLIT = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+"
+
+
+@pytest.mark.parametrize(
+    "pre",
+    [
+        pre_tokenizers.ByteLevel(add_prefix_space=False),
+        pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(tokenizers.Regex(SPLIT), behavior="isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        ),
+    ],
+    ids=["ByteLevel", "Split+ByteLevel"],
+)
+def test_files_written_by_tokenizers_load_and_encode_the_same(tmp_path, pre):
+    hf = _trained_hf(tmp_path, pre)
+    hf.save(str(tmp_path / "tokenizer.json"))
+    tok = Tokenizer.from_hf(tmp_path / "tokenizer.json")
+    assert tok.encode(TEXT) == hf.encode(TEXT).ids
+    assert Tokenizer.load(tmp_path / "tokenizer.json").encode(TEXT) == hf.encode(TEXT).ids
+
+
+def test_loaded_tokenizer_matches_the_reference(tmp_path):
+    tok = Tokenizer.preset("o200k_base")
+    specials = {s: tok.special_id(s) for s in tok.special_tokens}
+    ref = ReferenceEncoder(tok.vocab, tok.merges, specials, tok.pattern)
+    assert tok.encode(TEXT) == ref.encode(TEXT)
+
+
+def test_load_errors_name_the_source(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        Tokenizer.load(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="cl100k_base, o200k_base"):
+        Tokenizer.preset("gpt5")
+    with pytest.raises(ValueError, match="a directory without"):
+        Tokenizer.load(tmp_path)
+    (tmp_path / "x.txt").write_text("hi")
+    with pytest.raises(ValueError, match="x.txt: cannot tell the format"):
+        Tokenizer.load(tmp_path / "x.txt")
+    Tokenizer.preset("gpt2").save(tmp_path / "tt", format="tiktoken")
+    (tmp_path / "tt" / "tokenizer.json").unlink()
+    with pytest.raises(ValueError, match="tokenizer.tiktoken: a rank file holds no"):
+        Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken")
+    assert Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken", "gpt2").pattern_name == "gpt2"
+    with pytest.raises(ValueError, match="not a valid regex"):
+        Tokenizer.load("gpt2", pattern="(")
+    with pytest.raises(ValueError, match="gives its own pattern"):
+        Tokenizer.load("gpt2", pattern="cl100k")
+    with pytest.raises(ValueError, match="unknown format"):
+        Tokenizer.preset("gpt2").save(tmp_path, format="sentencepiece")
