@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 REQUIRED = [
     "bpe_studio/__init__.py",
     "bpe_studio/py.typed",
-    "bpe_studio/cli.py",
+    "bpe_studio/cli/__init__.py",
     "bpe_studio/core/__init__.py",
     "bpe_studio/core/tokenizer.py",
     "bpe_studio/core/trainer.py",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 from collections import Counter
@@ -128,6 +129,13 @@ def _count_in_process(
     return total
 
 
+def ignore_interrupts() -> None:
+    """Pool initializer: a worker ignores SIGINT. Ctrl-C in a terminal signals the whole
+    process group; the parent alone handles it (it stops the pool and reports once), so no
+    worker prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def mp_context() -> multiprocessing.context.BaseContext:
     """fork where it is safe (fast, and scripts need no ``__main__`` guard); otherwise a clean
     start. subtle: forking a process that runs other threads (the GUI trains from a QThread,
@@ -199,7 +207,9 @@ def count_file(
     jobs = _jobs(paths, target, specials, pattern)
     total: Counter[bytes] = Counter()
     done = 0
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp_context()) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
+    ) as pool:
         try:
             for counts, nbytes in pool.map(_count_chunk, jobs):
                 total.update(counts)

@@ -22,7 +22,13 @@ import numpy as np
 
 from .atomic import atomic_open
 from .boundaries import chunk_boundaries
-from .corpus import check_corpus_path, decode_chunk, mp_context, resolve_workers
+from .corpus import (
+    check_corpus_path,
+    decode_chunk,
+    ignore_interrupts,
+    mp_context,
+    resolve_workers,
+)
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory), and small enough that every
@@ -59,6 +65,7 @@ def ids_dtype(tokenizer: Tokenizer) -> np.dtype:
 
 def _init_worker(tokenizer: Tokenizer | None) -> None:
     global _worker_tokenizer
+    ignore_interrupts()
     # A worker makes no reference cycles (strings, bytes, dicts of them): the cyclic collector
     # would only spend time walking its caches.
     gc.disable()
@@ -98,7 +105,12 @@ def _chunks(
     ) as pool:
         # subtle: map() submits every job up front but results come back in order; each
         # is a few MB, and chunks are written as soon as they arrive.
-        yield from pool.map(_encode_range, jobs)
+        try:
+            yield from pool.map(_encode_range, jobs)
+        except BaseException:
+            # Interrupted or failed: drop the queued chunks instead of encoding them all.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 def encode_file(

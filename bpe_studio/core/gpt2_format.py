@@ -102,10 +102,10 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
     return vocab
 
 
-def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
-    """Read ``merges.txt``: an optional ``#version`` header, then ``left right`` per line."""
+def _read_merges(path: str | os.PathLike) -> list[tuple[int, bytes, bytes]]:
+    """``merges.txt`` as ``(line number, left, right)`` rows."""
     name = os.fspath(path)
-    merges: list[tuple[bytes, bytes]] = []
+    rows: list[tuple[int, bytes, bytes]] = []
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, 1):
             where = f"{name}: line {lineno}"
@@ -120,8 +120,34 @@ def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
                 raise TokenizerFileError(
                     f"{where}: expected two tokens separated by one space, got {line!r}"
                 )
-            merges.append((decode_token(parts[0], where), decode_token(parts[1], where)))
-    return merges
+            rows.append((lineno, decode_token(parts[0], where), decode_token(parts[1], where)))
+    return rows
+
+
+def load_merges(path: str | os.PathLike) -> list[tuple[bytes, bytes]]:
+    """Read ``merges.txt``: an optional ``#version`` header, then ``left right`` per line."""
+    return [(a, b) for _, a, b in _read_merges(path)]
+
+
+def load_files(
+    vocab_path: str | os.PathLike, merges_path: str | os.PathLike
+) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
+    """Read a ``vocab.json`` and ``merges.txt`` pair and check that they agree: each merge's
+    two tokens and the token it makes must be in the vocabulary; the error names the merges
+    file, the line and the token (as the files write it)."""
+    vocab = load_vocab(vocab_path)
+    rows = _read_merges(merges_path)
+    held = set(vocab.values())
+    for lineno, a, b in rows:
+        for token in (a, b, a + b):
+            if token not in held:
+                made = " (the token this merge makes)" if token == a + b else ""
+                raise TokenizerFileError(
+                    f"{os.fspath(merges_path)}: line {lineno}: merge "
+                    f"{encode_token(a)!r} + {encode_token(b)!r}: token {encode_token(token)!r}"
+                    f"{made} is not in {os.fspath(vocab_path)}"
+                )
+    return vocab, [(a, b) for _, a, b in rows]
 
 
 def save_files(

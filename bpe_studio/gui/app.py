@@ -32,9 +32,9 @@ EXIT_NO_DISPLAY = 2
 EXIT_FAULTY_QT = 3
 
 NO_DISPLAY_MESSAGE = (
-    "bpe-studio: no display found (DISPLAY / WAYLAND_DISPLAY unset); run with "
-    "QT_QPA_PLATFORM=offscreen, or train headless with "
-    "`bpe-studio train CORPUS --vocab-size N --out DIR`"
+    "bpe-studio: no display found (DISPLAY / WAYLAND_DISPLAY unset): start the app from a "
+    "desktop session (or over ssh -X), or work headless with `bpe-studio train`, "
+    "`bpe-studio encode` and `bpe-studio decode` (see `bpe-studio --help`)"
 )
 
 

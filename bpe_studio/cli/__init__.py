@@ -1,0 +1,55 @@
+"""The ``bpe-studio`` command.
+
+- ``bpe-studio`` / ``bpe-studio gui [CORPUS] [--demo]`` / ``bpe-studio --demo``: the desktop app.
+- ``bpe-studio train CORPUS --vocab-size N [--special-token TOK ... | --no-special-tokens]
+  [--workers K] --out DIR [--force]``
+- ``bpe-studio encode INPUT|- --tokenizer DIR [--special-token TOK ... | --no-special-tokens]
+  --out IDS.npy [--workers K]``
+- ``bpe-studio decode IDS.npy|- --tokenizer DIR [--out TEXT|-]``
+
+Headless commands report progress and a summary on stderr; stdout carries only data. Any
+error is one readable line on stderr and a non-zero exit code (130 after Ctrl-C), never a
+traceback. Modules: ``parser`` (options and help), ``train``, ``encode`` (and decode),
+``sources`` (what ``--tokenizer`` names), ``output`` (errors, output checks).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ..core import TrainingCancelled
+from .output import EXIT_INTERRUPTED, CliError, fail
+from .parser import build_parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command in (None, "gui"):
+        from ..gui.app import main as gui_main
+
+        return gui_main(argv)
+    try:
+        if args.command == "train":
+            from .train import cmd_train
+
+            return cmd_train(args)
+        from .encode import cmd_decode, cmd_encode
+
+        return cmd_encode(args) if args.command == "encode" else cmd_decode(args)
+    except CliError as e:
+        return fail(str(e), e.code)
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_INTERRUPTED)
+    except TrainingCancelled:
+        return fail("cancelled", EXIT_INTERRUPTED)
+    except (OSError, ValueError) as e:
+        # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name
+        # their file or value in the message already.
+        return fail(
+            str(e)
+            if not isinstance(e, OSError) or not e.filename
+            else f"{e.filename}: {e.strerror}"
+        )

@@ -1,0 +1,168 @@
+"""The ``bpe-studio`` argument parser: commands, options and their help.
+
+What it does: declares ``gui``, ``train``, ``encode`` and ``decode`` and checks option values
+(whole numbers, worker counts) as argparse types, so a bad value is one line and exit 2.
+What it leaves out: running the commands (``train``, ``encode``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .. import __version__
+from ..core.corpus import resolve_workers
+from .train import DEFAULT_SPECIAL_TOKEN
+
+STREAMS = (
+    "Progress bars and summaries go to stderr; stdout carries only data (decode's text "
+    "with --out -). Errors are one line on stderr and a non-zero exit (130 after Ctrl-C)."
+)
+
+
+def _whole_number(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive(text: str) -> int:
+    value = _whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _workers(text: str) -> int:
+    """A --workers value, checked by the core's one rule (``resolve_workers``)."""
+    value = _whole_number(text)
+    try:
+        return resolve_workers(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be at least 1 (leave --workers out for every core), got {value}"
+        ) from None
+
+
+def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
+    # The rule of corpus.resolve_workers, as the user sees it.
+    command.add_argument(
+        "--workers",
+        type=_workers,
+        default=None,
+        metavar="K",
+        help=f"{what} processes, at least 1 (default: every core)",
+    )
+
+
+def _add_tokenizer(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--tokenizer",
+        required=True,
+        metavar="DIR",
+        help="directory with vocab.json + merges.txt (as 'train' writes them) or GPT-2's "
+        "gpt2_vocab.json + gpt2_merges.txt",
+    )
+
+
+def _add_train(sub: argparse._SubParsersAction) -> None:
+    train = sub.add_parser(
+        "train",
+        help="train a tokenizer headless",
+        description="Train a byte-level BPE tokenizer on CORPUS and write DIR/vocab.json and "
+        "DIR/merges.txt. " + STREAMS,
+    )
+    train.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file")
+    train.add_argument(
+        "--vocab-size",
+        type=_positive,
+        required=True,
+        metavar="N",
+        help="size of the vocabulary to learn: 256 byte tokens + the special tokens + "
+        "one token per merge (fewer if the corpus runs out of pairs)",
+    )
+    specials = train.add_mutually_exclusive_group()
+    specials.add_argument(
+        "--special-token",
+        action="append",
+        default=[],
+        metavar="TOK",
+        help=f"a special token (repeatable); giving any replaces the default "
+        f"{DEFAULT_SPECIAL_TOKEN!r}, so repeat it to keep it too",
+    )
+    specials.add_argument(
+        "--no-special-tokens",
+        action="store_true",
+        help=f"train with no special token (not even {DEFAULT_SPECIAL_TOKEN!r})",
+    )
+    _add_workers(train, "pre-tokenization")
+    train.add_argument(
+        "--out", required=True, metavar="DIR", help="directory for vocab.json and merges.txt"
+    )
+    train.add_argument(
+        "--force", action="store_true", help="replace vocab.json / merges.txt already in DIR"
+    )
+
+
+def _add_encode(sub: argparse._SubParsersAction) -> None:
+    enc = sub.add_parser(
+        "encode",
+        help="encode a text file to a NumPy array of ids",
+        description="Encode UTF-8 text to a 1-D .npy array of token ids (uint16 when every id "
+        "fits, else uint32). " + STREAMS,
+    )
+    enc.add_argument("input", metavar="INPUT", help="UTF-8 text file, or - for standard input")
+    _add_tokenizer(enc)
+    specials = enc.add_mutually_exclusive_group()
+    specials.add_argument(
+        "--special-token",
+        action="append",
+        default=None,
+        metavar="TOK",
+        help="also treat TOK as special (repeatable); it must be in the vocabulary. The "
+        "special tokens the vocabulary holds (e.g. <|endoftext|>) stay special",
+    )
+    specials.add_argument(
+        "--no-special-tokens",
+        action="store_true",
+        help="treat every special token in the text as ordinary text",
+    )
+    _add_workers(enc, "encoding")
+    enc.add_argument("--out", required=True, metavar="IDS.npy", help="the .npy file to write")
+
+
+def _add_decode(sub: argparse._SubParsersAction) -> None:
+    dec = sub.add_parser(
+        "decode",
+        help="decode a NumPy array of ids back to text",
+        description="Write the exact bytes a 1-D .npy array of ids stands for. " + STREAMS,
+    )
+    dec.add_argument("ids", metavar="IDS.npy", help=".npy file of ids, or - for standard input")
+    _add_tokenizer(dec)
+    dec.add_argument(
+        "--out", default="-", metavar="TEXT", help="file to write (default: - for standard output)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="bpe-studio",
+        description="Train, inspect and watch byte-level BPE tokenizers learn. "
+        "With no command, opens the desktop app.",
+        epilog=STREAMS,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--demo", action="store_true", help="open the app and train on the bundled sample corpus"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    gui = sub.add_parser("gui", help="open the desktop app, optionally with a corpus loaded")
+    gui.add_argument("corpus", nargs="?", help="UTF-8 text file to load")
+    gui.add_argument(
+        "--demo", action="store_true", help="train on the bundled sample corpus right away"
+    )
+    _add_train(sub)
+    _add_encode(sub)
+    _add_decode(sub)
+    return parser

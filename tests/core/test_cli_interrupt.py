@@ -1,0 +1,117 @@
+"""Ctrl-C during parallel work (#11 item 17): SIGINT to the whole process group, as a terminal
+sends it, while worker processes pre-tokenize or encode. The workers must exit quietly; the
+parent prints one line and exits with 130, writing no files.
+
+The signal is sent once the first progress line shows that the workers are under way (the
+bar prints its first line in a log as soon as any chunk is done); nothing waits on a clock.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from core_helpers import EOT, REPO_ROOT, slice_head, write_text
+
+from bpe_studio.core.corpus import IN_PROCESS_LIMIT
+from bpe_studio.core.encode_file import PARALLEL_MIN_BYTES
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "killpg"), reason="process groups and SIGINT are POSIX"
+)
+
+PROGRESS = ("pre-tokenizing ", "merging ", "encoding ")
+
+
+def generated_corpus(path: Path, fast_bytes: int, slow_bytes: int) -> Path:
+    """A quick first part (one long word, repeated: few pre-tokens, one cached encoding) and
+    a slow rest (short random words, nearly all distinct). The first chunk comes back at
+    once while the rest keep the workers busy for a while."""
+    rng = random.Random(17)
+    letters = "abcdefghijklmnopqrstuvwxyz" + "αβγδεζηθικλμνξοπρστυφχψω"
+    long_word = "".join(rng.choices(letters, k=500)).encode("utf-8")
+    with open(path, "wb") as f:
+        f.write((b" " + long_word) * (fast_bytes // (len(long_word) + 1)) + b"\n")
+        written = 0
+        while written < slow_bytes:
+            words = ("".join(rng.choices(letters, k=rng.randint(1, 9))) for _ in range(20))
+            line = (" ".join(words) + "\n").encode("utf-8")
+            f.write(line)
+            written += len(line)
+    return path
+
+
+def interrupt_when_under_way(cwd: Path, label: str, *args: object) -> tuple[int, list[str]]:
+    """Run the command in its own process group; at its first ``label`` progress line, send
+    SIGINT to the group. Returns the exit code and every stderr line."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_studio", *map(str, args)],
+        cwd=cwd,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    lines: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line.rstrip("\n"))
+            if line.startswith(label):
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        lines.extend(ln.rstrip("\n") for ln in proc.stderr)
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert any(ln.startswith(label) for ln in lines), lines
+    return code, lines
+
+
+def assert_one_quiet_line(code: int, lines: list[str]) -> None:
+    others = [ln for ln in lines if ln.strip() and not ln.startswith(PROGRESS)]
+    assert code == 130, lines
+    assert len(others) == 1, "\n".join(lines)
+    assert "interrupted" in others[0] and "Traceback" not in "\n".join(lines)
+
+
+def test_ctrl_c_during_parallel_pre_tokenization(tmp_path):
+    # 1 MB chunks (the least count_file makes), fewer than the workers: some wait idle for
+    # work that never comes, as at the end of any parallel count.
+    corpus = generated_corpus(tmp_path / "big.txt", 2**20, 22 * 2**20)
+    assert corpus.stat().st_size > IN_PROCESS_LIMIT
+    out = tmp_path / "out"
+    code, lines = interrupt_when_under_way(
+        tmp_path, "pre-tokenizing", "train", corpus, "--vocab-size", 1000,
+        "--workers", 24, "--out", out,
+    )  # fmt: skip
+    assert_one_quiet_line(code, lines)
+    assert not out.exists()
+
+
+def test_ctrl_c_during_parallel_encoding(tmp_path):
+    small = write_text(tmp_path / "small.txt", slice_head("tinystories", 30_000) + EOT)
+    tok = tmp_path / "tok"
+    trained = subprocess.run(
+        [sys.executable, "-m", "bpe_studio", "train", small, "--vocab-size", "400", "--out", tok],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), capture_output=True,
+    )  # fmt: skip
+    assert trained.returncode == 0, trained.stderr
+    # 256 KB chunks, fewer than the workers (as above).
+    big = generated_corpus(tmp_path / "big.txt", 2**18, 5 * 2**20)
+    assert big.stat().st_size > PARALLEL_MIN_BYTES
+    out = tmp_path / "ids.npy"
+    code, lines = interrupt_when_under_way(
+        tmp_path, "encoding", "encode", big, "--tokenizer", tok, "--workers", 24, "--out", out
+    )
+    assert_one_quiet_line(code, lines)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
