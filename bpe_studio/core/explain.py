@@ -53,9 +53,10 @@ _PARTS: WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int]]] = WeakKeyDictio
 def _parts(tokenizer: Tokenizer) -> dict[int, tuple[int, int]]:
     parts = _PARTS.get(tokenizer)
     if parts is None:
-        # The rank table is in rank order; going through it backwards lets the lowest rank
-        # making an id write last, so it wins.
-        parts = {packed & _ID_MASK: pair for pair, packed in reversed(tokenizer._ranks.items())}
+        # Going through the merges from the highest rank down lets the lowest rank making an
+        # id write last, so it wins (the rank table's own order is not rank order).
+        by_rank = sorted(tokenizer._ranks.items(), key=lambda item: item[1], reverse=True)
+        parts = {packed & _ID_MASK: pair for pair, packed in by_rank}
         _PARTS[tokenizer] = parts
     return parts
 

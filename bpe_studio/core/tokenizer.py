@@ -372,27 +372,12 @@ class Tokenizer:
                 f"truncated(k): k = {k} is out of range; this tokenizer has "
                 f"{len(self.merges)} merges, so 0 <= k <= {len(self.merges)}"
             )
-        from bisect import bisect_left
-        from itertools import islice
-
-        def first(table: dict, count: int) -> dict:
-            """The first ``count`` entries of ``table``."""
-            if 4 * count <= 3 * len(table):
-                return dict(islice(table.items(), count))
-            # Copying a whole dict is one block copy; then deleting a short tail is cheaper
-            # than inserting a long head.
-            out = dict(table)
-            for key in list(islice(table, count, None)):
-                del out[key]
-            return out
-
-        # subtle: both tables were filled in rank order, so their values increase along them
-        # and the entries of the first k merges are a prefix, found by bisection (packed is
-        # rank << 32 | id). A merge repeating an earlier pair is in neither table; its token
-        # is that earlier merge's, so the ids kept are complete.
-        ranks = first(self._ranks, bisect_left(list(self._ranks.values()), k << 32))
-        made = bisect_left(list(self._rank_of_id.values()), k)
-        rank_of_id = first(self._rank_of_id, made)
+        # The packed rank table holds rank << 32 | id, so one comparison keeps the first k
+        # merges whatever order the table was filled in. A merge repeating an earlier pair is
+        # in neither table; its token is that earlier merge's, so the ids kept are complete.
+        limit = k << 32
+        ranks = {pair: packed for pair, packed in self._ranks.items() if packed < limit}
+        rank_of_id = {i: r for i, r in self._rank_of_id.items() if r < k}
         # The vocabulary loses the tokens of merges k.. and any entry no merge makes.
         base = set(self._byte_ids).union(self._special_ids.values())
         drop = self.vocab.keys() - base - rank_of_id.keys()
