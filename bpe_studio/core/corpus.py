@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -110,16 +110,16 @@ def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> 
     return jobs
 
 
-def _count_in_process(
-    jobs: list[_Job],
+def _collect(
+    results: Iterable[tuple[dict[bytes, int], int]],
     size: int,
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
 ) -> Counter[bytes]:
+    """Add up chunk counts as they arrive, reporting progress and polling for a stop."""
     total: Counter[bytes] = Counter()
     done = 0
-    for job in jobs:
-        counts, nbytes = _count_chunk(job)
+    for counts, nbytes in results:
         total.update(counts)
         done += nbytes
         if progress:
@@ -201,24 +201,15 @@ def count_file(
         progress(0, size)
     if size <= IN_PROCESS_LIMIT or workers == 1 and size <= 4 * IN_PROCESS_LIMIT:
         jobs = _jobs(paths, IN_PROCESS_CHUNK, specials, pattern)
-        return _count_in_process(jobs, size, progress, should_stop)
+        return _collect(map(_count_chunk, jobs), size, progress, should_stop)
 
     target = min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
     jobs = _jobs(paths, target, specials, pattern)
-    total: Counter[bytes] = Counter()
-    done = 0
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
     ) as pool:
         try:
-            for counts, nbytes in pool.map(_count_chunk, jobs):
-                total.update(counts)
-                done += nbytes
-                if progress:
-                    progress(done, size)
-                if should_stop and should_stop():
-                    raise TrainingCancelled("training cancelled during pre-tokenization")
+            return _collect(pool.map(_count_chunk, jobs), size, progress, should_stop)
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise
-    return total
