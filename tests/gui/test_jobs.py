@@ -122,18 +122,22 @@ def test_a_failure_is_one_readable_line(qtbot):
 
 def test_shutdown_waits_and_drops_the_result(qtbot, qapp, runner):
     done, _ = collect(runner)
-    started, release = threading.Event(), threading.Event()
+    started, never = threading.Event(), threading.Event()
     saw_stale: list[bool] = []
 
     def job(is_stale):
         started.set()
-        release.wait(10)
+        # Busy until shutdown() marks the job stale (it must, before it waits for the thread):
+        # polled like a real job's pieces; the bound only keeps a broken shutdown from hanging.
+        for _ in range(1000):
+            if is_stale():
+                break
+            never.wait(0.01)
         saw_stale.append(is_stale())
         return "late"
 
     runner.submit(job)
     assert started.wait(10)
-    threading.Timer(0, release.set).start()  # released while shutdown() waits
     runner.shutdown()
     assert saw_stale == [True] and runner.active_threads() == 0
     assert busy_job_threads() == 0
