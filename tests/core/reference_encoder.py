@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import base64
 import gzip
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import regex
 from hypothesis import strategies as st
+from reference_bpe import reference_steps
 from text_strategies import PIECES
+
+from bpe_studio.core.formats import PATTERNS, TokenizerData
 
 # Generated text from characters assigned in this Python's Unicode database only: the regex
 # engines compared (the regex module, tiktoken's, Oniguruma in tokenizers) ship different
@@ -102,3 +106,19 @@ class ReferenceEncoder:
             out.append(self.specials[s])
             pos = end - neg_len
         return out
+
+
+def trained_data(text: str, pattern: str, specials: list[str], num_merges: int) -> TokenizerData:
+    """Our id layout (bytes, then special tokens, then merges) trained on ``text`` by the
+    reference trainer; ``pattern`` is a name (looked up in PATTERNS) or a regex."""
+    counts = Counter(p.encode() for p in regex.findall(PATTERNS.get(pattern, pattern), text))
+    vocab = {i: bytes([i]) for i in range(256)}
+    special_tokens = {}
+    for s in specials:
+        special_tokens[s] = len(vocab)
+        vocab[len(vocab)] = s.encode()
+    merges = []
+    for step in reference_steps(counts, num_merges):
+        merges.append((step.left, step.right))
+        vocab[len(vocab)] = step.left + step.right
+    return TokenizerData(vocab, merges, special_tokens, pattern)

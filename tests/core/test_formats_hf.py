@@ -9,16 +9,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections import Counter
 
 import pytest
-import regex
 import tokenizers
 from core_helpers import EOT, SLICES, read_fixture
 from gpt2_bytes import token_to_gpt2
 from hypothesis import given, settings
-from reference_bpe import reference_steps
-from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder
+from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, trained_data
 from text_strategies import HYPO
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
@@ -325,25 +322,9 @@ def test_gpt2_preset_round_trips_through_hf(tmp_path):
     assert read_hf(write_hf(tmp_path, data)) == data
 
 
-def _trained(pattern: str, specials: list[str], num_merges: int = 120) -> TokenizerData:
-    """Our id layout (bytes, special tokens, merges), trained by the reference trainer."""
-    text = read_fixture("corpus.en")[:10_000]
-    counts = Counter(p.encode() for p in regex.findall(PATTERNS.get(pattern, pattern), text))
-    vocab = {i: bytes([i]) for i in range(256)}
-    special_tokens = {}
-    for s in specials:
-        special_tokens[s] = len(vocab)
-        vocab[len(vocab)] = s.encode()
-    merges = []
-    for step in reference_steps(counts, num_merges):
-        merges.append((step.left, step.right))
-        vocab[len(vocab)] = step.left + step.right
-    return TokenizerData(vocab, merges, special_tokens, pattern)
-
-
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k", r"\p{L}+| ?\p{N}", r"[a-z]+"])
 def test_written_trained_tokenizer_encodes_the_same(tmp_path, pattern):
-    data = _trained(pattern, [EOT, "<|pad|>"])
+    data = trained_data(read_fixture("corpus.en")[:10_000], pattern, [EOT, "<|pad|>"], 120)
     path = write_hf(tmp_path, data)
     hf = tokenizers.Tokenizer.from_file(str(path))
     texts = [_sample("english"), _sample("code"), "Ünïcödé 123 + x" + SPACES, f"a{EOT}<|pad|>"]
@@ -353,7 +334,7 @@ def test_written_trained_tokenizer_encodes_the_same(tmp_path, pattern):
 
 @pytest.mark.parametrize("pattern", [r"^\w+|\s+", r"\d{1,3}+|\D+", r"\w+\Z|\W+|\w+"])
 def test_patterns_oniguruma_reads_differently_are_refused(tmp_path, pattern):
-    data = _trained(pattern, [], 5)
+    data = trained_data(read_fixture("corpus.en")[:10_000], pattern, [], 5)
     with pytest.raises(ValueError, match="Oniguruma") as info:
         write_hf(tmp_path / "out", data)
     assert str(info.value).startswith(str(tmp_path / "out" / "tokenizer.json"))
@@ -361,7 +342,7 @@ def test_patterns_oniguruma_reads_differently_are_refused(tmp_path, pattern):
 
 
 def test_vocabulary_without_every_byte_is_refused(tmp_path):
-    data = _trained("gpt2", [], 3)
+    data = trained_data(read_fixture("corpus.en")[:10_000], "gpt2", [], 3)
     vocab = {i: tok for i, tok in data.vocab.items() if tok != b"\x00"}
     with pytest.raises(ValueError, match="0x00"):
         write_hf(tmp_path, TokenizerData(vocab, data.merges, {}, "gpt2"))
@@ -397,5 +378,5 @@ def test_writing_into_a_file_path_names_it(tmp_path):
     target = tmp_path / "not_a_dir"
     target.write_text("x", encoding="utf-8")
     with pytest.raises(ValueError, match="not a directory") as info:
-        write_hf(target, _trained("gpt2", [], 2))
+        write_hf(target, trained_data(read_fixture("corpus.en")[:10_000], "gpt2", [], 2))
     assert str(info.value).startswith(str(target))

@@ -11,15 +11,18 @@ import base64
 import gzip
 import hashlib
 import json
-from collections import Counter
 
 import pytest
-import regex
 import tiktoken
 from core_helpers import CS336_TEXTS, EOT, REPO_ROOT, SLICES, read_fixture
 from hypothesis import given, settings
-from reference_bpe import reference_steps
-from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, published, read_rank_file
+from reference_encoder import (
+    ASSIGNED_TEXTS,
+    ReferenceEncoder,
+    published,
+    read_rank_file,
+    trained_data,
+)
 from text_strategies import HYPO
 
 from bpe_studio.core.formats import (
@@ -251,21 +254,6 @@ def test_derive_merges_names_the_token():
 
 
 # ----------------------------------------------------------------- writing
-def _trained(text: str, pattern: str, specials: list[str], num_merges: int) -> TokenizerData:
-    """Our id layout (bytes, then special tokens, then merges) trained by the reference."""
-    counts = Counter(p.encode() for p in regex.findall(pattern, text))
-    vocab = {i: bytes([i]) for i in range(256)}
-    special_tokens = {}
-    for s in specials:
-        special_tokens[s] = len(vocab)
-        vocab[len(vocab)] = s.encode()
-    merges = []
-    for step in reference_steps(counts, num_merges):
-        merges.append((step.left, step.right))
-        vocab[len(vocab)] = step.left + step.right
-    return TokenizerData(vocab, merges, special_tokens, pattern)
-
-
 def _tiktoken_from_written(rank_path, sidecar_path) -> tiktoken.Encoding:
     sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
     return tiktoken.Encoding(
@@ -279,7 +267,7 @@ def _tiktoken_from_written(rank_path, sidecar_path) -> tiktoken.Encoding:
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k"])
 def test_written_trained_tokenizer_encodes_the_same_in_tiktoken(tmp_path, pattern):
     text = read_fixture("corpus.en")[:12_000]
-    data = _trained(text, PATTERNS[pattern], [EOT, "<|pad|>"], 150)
+    data = trained_data(text, PATTERNS[pattern], [EOT, "<|pad|>"], 150)
     data = TokenizerData(data.vocab, data.merges, data.special_tokens, pattern)
     rank_path, sidecar_path = write_tiktoken(tmp_path / "out", "mine", data)
     assert (rank_path.name, sidecar_path.name) == ("mine.tiktoken", "mine.json")
@@ -314,7 +302,7 @@ def test_gpt2_preset_written_for_tiktoken_encodes_as_gpt2(tmp_path):
 
 
 def test_ids_out_of_merge_order_are_refused(tmp_path):
-    data = _trained(read_fixture("corpus.en")[:5000], PATTERNS["gpt2"], [], 20)
+    data = trained_data(read_fixture("corpus.en")[:5000], PATTERNS["gpt2"], [], 20)
     vocab = dict(data.vocab)
     vocab[256], vocab[257] = vocab[257], vocab[256]
     swapped = TokenizerData(vocab, data.merges, {}, "gpt2")
@@ -325,14 +313,14 @@ def test_ids_out_of_merge_order_are_refused(tmp_path):
 
 
 def test_special_token_with_other_bytes_is_refused(tmp_path):
-    data = _trained("hello hello", PATTERNS["gpt2"], [EOT], 2)
+    data = trained_data("hello hello", PATTERNS["gpt2"], [EOT], 2)
     bad = TokenizerData(data.vocab, data.merges, {"<|other|>": 256}, "gpt2")
     with pytest.raises(ValueError, match="<\\|other\\|>"):
         write_tiktoken(tmp_path, "x", bad)
 
 
 def test_name_must_be_a_plain_file_name(tmp_path):
-    data = _trained("hello hello", PATTERNS["gpt2"], [], 2)
+    data = trained_data("hello hello", PATTERNS["gpt2"], [], 2)
     with pytest.raises(ValueError, match="plain file name"):
         write_tiktoken(tmp_path, "../x", data)
 
