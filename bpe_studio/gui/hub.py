@@ -184,6 +184,12 @@ class StateHub(QObject):
         self.state.shown = source
         self.tokenizer_changed.emit()
 
+    def pick_tokenizer(self, source: TokenizerSource | None) -> None:
+        """Show ``source`` in the editor instead of the run's tokenizer; None goes back to the
+        run's tokenizer at the timeline's step."""
+        self.state.picked = source
+        self.tokenizer_changed.emit()
+
     def select_step(self, k: int) -> None:
         """Show step ``k`` (clamped to 0..published) everywhere; leaves live mode
         (:meth:`follow_live` returns to it)."""

@@ -121,7 +121,10 @@ class RunState:
     base_vocab: dict[int, bytes] = field(default_factory=dict)  # bytes and specials
     published: int = 0  # rows of merge_rows the views show (the record may be ahead)
     loaded: LoadedTokenizer | None = None
-    shown: TokenizerSource | None = None  # what the editor tokenizes with, and its label
+    shown: TokenizerSource | None = None  # the run's tokenizer (trained or loaded), and its label
+    # A tokenizer the user picked for the editor instead of the run's (a preset, a loaded file);
+    # None: the editor shows the run's tokenizer at ``step``.
+    picked: TokenizerSource | None = None
     step: int = 0  # the step every view shows: merges 0..step-1 applied
     live: bool = True  # step follows the newest merge
     selected_token: int | None = None
