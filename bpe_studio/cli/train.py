@@ -17,11 +17,11 @@ import time
 from ..core import BpeTrainer, trainer_from_file
 from ..core.display import readable_token
 from ..core.gpt2_format import save_files
+from ..core.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
 from ..core.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
 from .output import EXIT_INTERRUPTED, CliError, check_out_dir, os_error_message
 
-DEFAULT_SPECIAL_TOKEN = "<|endoftext|>"  # as the app's default (gui.controls)
 OUT_FILES = ("vocab.json", "merges.txt")
 
 

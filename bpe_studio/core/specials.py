@@ -16,6 +16,9 @@ from dataclasses import dataclass
 
 import regex
 
+# The special token a new training run gets unless told otherwise, in the app and the CLI.
+DEFAULT_SPECIAL_TOKEN = "<|endoftext|>"
+
 
 def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
     """Return the special tokens in the given order with duplicates dropped; reject empty ones."""

@@ -44,6 +44,6 @@ def check_vocab_size(vocab_size: int, special_tokens: Sequence[str]) -> None:
     floor = first_merge_id(special_tokens)
     if vocab_size < floor:
         raise ValueError(
-            f"vocab_size {vocab_size} is too small: it must be at least {floor} "
+            f"vocabulary size {vocab_size} is too small: it must be at least {floor} "
             f"({BYTE_TOKENS} byte tokens + {len(special_tokens)} special token(s))"
         )

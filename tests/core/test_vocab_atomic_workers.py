@@ -38,7 +38,7 @@ def test_initial_vocab_and_budget(tmp_path):
 @pytest.mark.parametrize("size", [0, 255, 257])
 def test_vocab_size_too_small(size):
     with pytest.raises(
-        ValueError, match=f"vocab_size {size} is too small: it must be at least 258"
+        ValueError, match=f"vocabulary size {size} is too small: it must be at least 258"
     ):
         check_vocab_size(size, [EOT, "<pad>"])
 
