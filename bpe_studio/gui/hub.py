@@ -127,9 +127,21 @@ class StateHub(QObject):
                     vocab=result.vocab,
                     merges=result.merges,
                     special_tokens=result.special_tokens,
+                    pattern=result.pattern,
                 )
             )
         self.set_phase(phase)
+
+    def restore(self, state: RunState) -> None:
+        """Show an earlier state again (the run on screen before a Train that failed before
+        its first merge); the picked tokenizer and the corpus stay as they are now."""
+        state.picked, state.corpus = self.state.picked, self.state.corpus
+        self.state = state
+        self.reset.emit()
+        self.tokenizer_changed.emit()
+        self.phase_changed.emit(state.phase)
+        self.step_changed.emit(state.step)
+        self.updated.emit()
 
     # ------------------------------------------------------ loaded files
     def set_loading(self, files: tuple[Path, Path]) -> None:

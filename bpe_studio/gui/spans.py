@@ -30,19 +30,20 @@ class TokenizerSource:
         vocab: Mapping[int, bytes] | None = None,
         merges: Sequence[tuple[bytes, bytes]] = (),
         special_tokens: Sequence[str] = (),
+        pattern: str = "gpt2",
     ) -> None:
         if tokenizer is None and vocab is None:
             raise ValueError("give a tokenizer, or a vocabulary to build one from")
         self.label = label
         self._tokenizer = tokenizer
-        self._recipe = (dict(vocab or {}), list(merges), list(special_tokens))
+        self._recipe = (dict(vocab or {}), list(merges), list(special_tokens), pattern)
         self._lock = threading.Lock()
 
     def get(self) -> Tokenizer:
         with self._lock:
             if self._tokenizer is None:
                 self._tokenizer = Tokenizer(*self._recipe)
-                self._recipe = ({}, [], [])
+                self._recipe = ({}, [], [], "gpt2")
             return self._tokenizer
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
+from ..core.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.vocab import initial_vocab
 from .responsiveness import GUI_HOLD_LIMIT, GuiTurn
 
@@ -34,8 +35,9 @@ TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
 class TrainingConfig:
     corpus: Path
     vocab_size: int
-    special_tokens: tuple[str, ...] = ("<|endoftext|>",)
+    special_tokens: tuple[str, ...] = (DEFAULT_SPECIAL_TOKEN,)
     workers: int | None = None
+    pattern: str = "gpt2"  # a pattern name or a regex string (``core.pattern``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,7 @@ class TrainingResult:
     target_merges: int
     stopped: bool  # the user stopped it before vocab_size was reached
     merge_seconds: float  # time spent merging, pauses left out
+    pattern: str = "gpt2"  # the pre-tokenization pattern it was trained with
 
     @property
     def exhausted(self) -> bool:
@@ -152,7 +155,9 @@ class TrainingWorker(QObject):
         except TrainingCancelled:
             specials = tuple(self.config.special_tokens)
             target = self.config.vocab_size - 256 - len(specials)
-            result = TrainingResult(initial_vocab(specials), [], specials, target, True, 0.0)
+            result = TrainingResult(
+                initial_vocab(specials), [], specials, target, True, 0.0, self.config.pattern
+            )
         except Exception as error:  # every failure must reach the user, and the run must end
             self.failed.emit(describe_error(error))
         finally:
@@ -178,6 +183,7 @@ class TrainingWorker(QObject):
             workers=cfg.workers,
             progress=self._progress,
             cancel_event=control.cancel_event,
+            pattern=cfg.pattern,
         )
         self.merging.emit(trainer.target_merges)
         self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
@@ -213,4 +219,5 @@ class TrainingWorker(QObject):
             trainer.target_merges,
             control.stopped and len(merges) < trainer.target_merges,
             seconds,
+            cfg.pattern,
         )

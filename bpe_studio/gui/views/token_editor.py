@@ -276,7 +276,8 @@ class TokenEditor(QWidget):
 
     @Slot()
     def _on_tokenizer_changed(self) -> None:
-        self.set_tokenizer(self._hub.state.shown)
+        state = self._hub.state
+        self.set_tokenizer(state.picked or state.shown)  # the picker's choice wins
 
     @property
     def source(self) -> TokenizerSource | None:
