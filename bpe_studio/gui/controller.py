@@ -4,30 +4,45 @@ What it does: :class:`Controller` turns those requests into changes of the
 :class:`~bpe_studio.gui.hub.StateHub`'s state: it checks the corpus, starts a
 :class:`~bpe_studio.gui.session.TrainingSession` (which writes the run into the hub), rebuilds
 the editor's tokenizer from the state's record every few hundred merges while training, saves
-the tokenizer on screen, and loads a tokenizer in the background
-(:class:`~bpe_studio.gui.loader.TokenizerLoader`). Problems are reported through ``error``
-(title, plain-text message naming the file and reason); the app carries on.
+the tokenizer on screen (also a paused run's merges so far) in any of the three formats, and
+loads a tokenizer file of any of them in the background
+(:class:`~bpe_studio.gui.loader.TokenizerLoader`); a loaded file becomes the run on screen, so
+its merges and vocabulary fill the tables. A Train that fails before its first merge puts the
+tokenizer that was on screen back. Before Train, Load or a new corpus discards a trained
+tokenizer that was never saved, and before Save replaces files, it asks (:meth:`confirm`,
+which the window answers with a dialog and tests replace). Problems are reported through
+``error`` (title, plain-text message naming the file and reason); the app carries on.
 What it leaves out: widgets and dialogs (``main_window``), and the training itself (``worker``).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core.gpt2_format import save_files
-from ..core.vocab import initial_vocab
+from ..core.formats.data import TokenizerData
+from ..core.tokenizer_files import DEFAULT_NAME, save_data
+from ..core.vocab import BYTE_TOKENS, initial_vocab
 from . import responsiveness
 from .hub import StateHub
 from .loader import TokenizerLoader
 from .responsiveness import GuiTurn
 from .session import TrainingSession
 from .spans import TokenizerSource
-from .state import LoadedTokenizer, Phase, RunSettings
+from .state import LoadedTokenizer, Phase, RunSettings, RunState
 from .worker import TrainingConfig, TrainingResult
+
+# The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
+SAVED_FILES: dict[str, tuple[str, ...]] = {
+    "gpt2": ("vocab.json", "merges.txt"),
+    "hf": ("tokenizer.json",),
+    "tiktoken": (f"{DEFAULT_NAME}.tiktoken", f"{DEFAULT_NAME}.json"),
+}
 
 
 class Controller(QObject):
@@ -44,6 +59,14 @@ class Controller(QObject):
         self.loader.failed.connect(self._on_load_failed)
         # When the editor's tokenizer was last rebuilt while training: merges, time.
         self._editor_at = (0, 0.0)
+        self._pattern = "gpt2"  # of the current (or last) run
+        # What was on screen when Train was clicked: put back if the run fails before merging.
+        self._before_run: RunState | None = None
+        # A trained result nobody saved yet: Train, Load or a new corpus ask before dropping it.
+        self._unsaved: TrainingResult | None = None
+        # Asked before discarding or overwriting: (title, question) -> go ahead? The window
+        # answers with a dialog; tests replace it.
+        self.confirm: Callable[[str, str], bool] = lambda title, question: True
         hub.updated.connect(self._maybe_refresh_editor)
 
     @property
@@ -59,6 +82,20 @@ class Controller(QObject):
         """The running session's hold on the trainer (``responsiveness``), if one runs."""
         return self.session.turn if self.session is not None else None
 
+    def _may_discard(self, action: str) -> bool:
+        """True unless an unsaved trained tokenizer would be lost and the user says no."""
+        result = self._unsaved
+        if result is None or result is not self.hub.state.result:
+            return True
+        if not self.confirm(
+            "Discard the trained tokenizer?",
+            f"The tokenizer trained on this run ({len(result.merges):,} merges) has not been "
+            f"saved. {action} discards it.\n\nDiscard it?",
+        ):
+            return False
+        self._unsaved = None
+        return True
+
     # -------------------------------------------------------------- corpus
     def open_corpus(self, path: str | os.PathLike) -> bool:
         p = Path(path).expanduser()
@@ -68,12 +105,18 @@ class Controller(QObject):
         if not p.is_file():
             self.error.emit("Cannot open corpus", f"{p}: not a regular file")
             return False
+        if p.resolve() != self.hub.state.corpus and not self._may_discard("Opening another corpus"):
+            return False
         self.hub.set_corpus(p.resolve())
         return True
 
     # ------------------------------------------------------------ training
     def start_training(
-        self, vocab_size: int, special_tokens: tuple[str, ...], workers: int | None
+        self,
+        vocab_size: int,
+        special_tokens: tuple[str, ...],
+        workers: int | None,
+        pattern: str = "gpt2",
     ) -> bool:
         if self.busy:
             return False
@@ -81,7 +124,14 @@ class Controller(QObject):
         if corpus is None:
             self.error.emit("No corpus", "Open a corpus file first (or drop one on the window).")
             return False
-        config = TrainingConfig(corpus, vocab_size, special_tokens, workers)
+        if not self._may_discard("Training again"):
+            return False
+        config = TrainingConfig(corpus, vocab_size, special_tokens, workers, pattern)
+        self._pattern = pattern
+        state = self.hub.state
+        # subtle: a shallow copy is enough: begin_run replaces the record, vocabularies and
+        # results with new objects rather than changing the old ones.
+        self._before_run = copy.copy(state) if state.phase is not Phase.IDLE else None
         if self.session is not None:
             self.session.shutdown()  # its thread has ended; make sure it is released
             self.session.deleteLater()
@@ -134,43 +184,91 @@ class Controller(QObject):
                 vocab=state.vocab_at(n),
                 merges=state.merges_at(n),
                 special_tokens=state.settings.special_tokens,
+                pattern=self._pattern,
             )
         )
 
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:
         state = self.hub.state
+        before, self._before_run = self._before_run, None
         if result is None:
             name = state.corpus.name if state.corpus else "the corpus"
-            self.error.emit("Training failed", f"Training on {name} failed.\n\n{state.error}")
+            message = f"Training on {name} failed.\n\n{state.error}"
+            if before is not None and state.merges_done == 0:
+                # Nothing new was learned: the tokenizer that was on screen comes back.
+                self.hub.restore(before)
+                message += "\n\nThe tokenizer shown before is still shown."
+            self.error.emit("Training failed", message)
+        elif result.merges:
+            self._unsaved = result
 
     # ------------------------------------------------------ save and load
-    def save(self, directory: str | os.PathLike) -> bool:
-        """Write vocab.json + merges.txt (atomically) for the tokenizer on screen."""
-        saveable = self.hub.state.saveable()
-        if saveable is None:
-            self.error.emit("Nothing to save", "Train or load a tokenizer first.")
+    def saveable_data(self) -> TokenizerData | None:
+        """What Save writes: the loaded tokenizer, the run's result, or a paused run's merges
+        so far; None when there is nothing (no tokenizer, or no merge learned)."""
+        state = self.hub.state
+        if state.loaded is not None:
+            return state.loaded.tokenizer.to_data()
+        if state.phase is Phase.PAUSED and state.settings is not None:
+            self.hub.publish()  # the merges recorded so far, shown and saved alike
+            n = state.merges_done
+            if n == 0:
+                return None
+            vocab, merges = state.vocab_at(n), state.merges_at(n)
+            specials = state.settings.special_tokens
+        elif state.result is not None and state.phase in (Phase.FINISHED, Phase.STOPPED):
+            if not state.result.merges:
+                return None
+            vocab, merges = dict(state.result.vocab), list(state.result.merges)
+            specials = state.result.special_tokens
+        else:
+            return None
+        ids = {tok: BYTE_TOKENS + i for i, tok in enumerate(specials)}
+        return TokenizerData(vocab, merges, ids, self._pattern)
+
+    def save(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
+        """Write the tokenizer on screen into ``directory`` in ``format`` ("gpt2", "hf",
+        "tiktoken"; see ``SAVED_FILES``), each file atomically; files already there are
+        replaced only if :meth:`confirm` says so."""
+        data = self.saveable_data()
+        if data is None:
+            self.error.emit(
+                "Nothing to save", "Train or load a tokenizer first: no merge has been learned."
+            )
             return False
-        vocab, merges = saveable
         target = Path(directory)
+        existing = [target / name for name in SAVED_FILES[format] if (target / name).exists()]
+        if existing and not self.confirm(
+            "Replace files?",
+            f"{', '.join(p.name for p in existing)} already "
+            f"{'exists' if len(existing) == 1 else 'exist'} in {target}.\n\nReplace "
+            f"{'it' if len(existing) == 1 else 'them'}?",
+        ):
+            return False
         try:
             target.mkdir(parents=True, exist_ok=True)
-            vocab_path, merges_path = save_files(target, vocab, merges)
+            written = save_data(target, data, format)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             self.error.emit(
                 "Could not save tokenizer", f"Could not save the tokenizer to {target}:\n\n{reason}"
             )
             return False
-        self.saved.emit(f"Saved {vocab_path} and {merges_path}")
+        state = self.hub.state
+        if self._unsaved is not None and state.result is self._unsaved:
+            self._unsaved = None
+        self.saved.emit(f"Saved {' and '.join(str(p) for p in written)}")
         return True
 
-    def load(self, vocab_file: Path, merges_file: Path) -> bool:
-        """Start loading a GPT-2-format tokenizer in the background; False if busy."""
-        if self.busy:
+    def load(self, vocab_file: Path, merges_file: Path | None = None) -> bool:
+        """Start loading a tokenizer in the background: a GPT-2 vocab + merges pair, or
+        (``merges_file`` None) any tokenizer file (``loader.prepare_file``). False if busy or
+        the user kept an unsaved tokenizer."""
+        if self.busy or not self._may_discard("Loading a tokenizer"):
             return False
         self.loader.load(vocab_file, merges_file)
-        self.hub.set_loading((vocab_file, merges_file))
+        self.hub.set_loading((vocab_file, merges_file or vocab_file))
         return True
 
     @Slot(object)

@@ -1,8 +1,12 @@
 """The training controls: corpus, settings, Train / Pause / Stop, save and load, progress.
 
-What it does: :class:`TrainingPanel` holds the inputs (vocabulary size, special tokens,
-workers), the buttons, a progress bar and a status line; bound to the ``StateHub``, it shows
-the corpus, enables the buttons that make sense in the state's phase and shows the progress.
+What it does: :class:`TrainingPanel` holds the inputs (vocabulary size, pattern, special
+tokens one per line with the ids they get, workers), the buttons, a progress bar and a status
+line; bound to the ``StateHub``, it shows the corpus, enables the buttons that make sense in
+the state's phase and shows the progress. An input that cannot be trained (a vocabulary size
+out of range, a regex that does not compile) is named in a red line and keeps Train disabled;
+nothing is reverted silently. Save offers the three formats (``save_requested``); a paused run
+can be saved. Opening a new corpus after a run clears that run's status, bar and Save.
 :func:`status_text` writes the status line from the state.
 What it leaves out: what the buttons do (the main window connects them).
 """
@@ -11,25 +15,41 @@ from __future__ import annotations
 
 import html
 import os
+from pathlib import Path
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
+    QMenu,
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
+from ..core.specials import DEFAULT_SPECIAL_TOKEN
 from .hub import StateHub
 from .state import Phase, RunState
+from .training_inputs import (
+    PROBLEM_STYLE,
+    PatternChoice,
+    SpecialTokensEdit,
+    special_ids_text,
+    vocab_size_problem,
+)
 from .views.common import MUTED, steady_label
 
 DEFAULT_VOCAB_SIZE = 10_000
-DEFAULT_SPECIALS = "<|endoftext|>"
+DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
+# Save's formats: (menu text, format name for Tokenizer.save / save_data).
+SAVE_FORMATS: tuple[tuple[str, str], ...] = (
+    ("GPT-2 files (vocab.json + merges.txt)…", "gpt2"),
+    ("Hugging Face tokenizer.json…", "hf"),
+    ("tiktoken (tokenizer.tiktoken + tokenizer.json)…", "tiktoken"),
+)
 
 
 def format_duration(seconds: float) -> str:
@@ -63,12 +83,36 @@ def _running_text(state: RunState, phase: Phase) -> str:
     return text
 
 
-def status_text(state: RunState) -> str:
-    """The status line for the state: the run's progress, its outcome, or what was loaded."""
+def _nothing_learned(state: RunState) -> str:
+    """Why a run that ended without a merge learned nothing, in words."""
+    result = state.result
+    assert result is not None
+    if result.stopped:
+        return "Stopped before the first merge: nothing was learned, so there is nothing to save"
+    name = state.corpus.name if state.corpus else "the corpus"
+    try:
+        empty = state.corpus is not None and state.corpus.stat().st_size == 0
+    except OSError:
+        empty = False
+    why = (
+        f"{name} is empty"
+        if empty
+        else f"{name} has no two adjacent bytes within a pre-token to merge"
+    )
+    return f"Nothing was learned: {why}"
+
+
+def status_text(state: RunState, new_corpus: bool = False) -> str:
+    """The status line for the state: the run's progress, its outcome, or what was loaded.
+    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news)."""
     phase = state.phase
     if state.loading is not None:
         vocab_file, merges_file = state.loading
+        if vocab_file == merges_file:
+            return f"Loading {vocab_file.name}…"
         return f"Loading {vocab_file.name} and {merges_file.name}…"
+    if new_corpus and state.corpus is not None:
+        return f"Ready to train on {state.corpus.name}"
     if state.load_error is not None:
         return "Loading failed"
     if phase.training:
@@ -81,6 +125,8 @@ def status_text(state: RunState) -> str:
         return "Training failed"
     if result is not None and phase in (Phase.FINISHED, Phase.STOPPED):
         n = len(result.merges)
+        if n == 0:
+            return _nothing_learned(state)
         rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
         took = f"{format_duration(result.merge_seconds)}, {rate:,.0f} merges/s"
         if result.stopped:
@@ -98,15 +144,18 @@ def status_text(state: RunState) -> str:
         loaded, tok = state.loaded, state.loaded.tokenizer
         specials = loaded.special_tokens
         special = f", special tokens {', '.join(specials)}" if specials else ""
+        pattern = tok.pattern_name or "custom"
         return (
             f"Loaded {loaded.vocab_file.name}: {len(tok.vocab):,} tokens, "
-            f"{len(tok.merges):,} merges{special}"
+            f"{len(tok.merges):,} merges, {pattern} pattern{special}"
         )
     return "Ready"
 
 
 class TrainingPanel(QWidget):
     """Inputs, buttons, progress bar and status line along the top of the window."""
+
+    save_requested = Signal(str)  # a format of SAVE_FORMATS, chosen from Save's menu
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -117,12 +166,17 @@ class TrainingPanel(QWidget):
         self.corpus_label.setStyleSheet(f"color: {MUTED}")
         self.corpus_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.vocab_spin = QSpinBox()
-        self.vocab_spin.setRange(257, 1_000_000)
+        # subtle: the box takes any number it can hold and the range is checked in words
+        # (input_problem); a QSpinBox range would silently revert what the user typed.
+        self.vocab_spin.setRange(0, 2**31 - 1)
         self.vocab_spin.setGroupSeparatorShown(True)
         self.vocab_spin.setValue(DEFAULT_VOCAB_SIZE)
         self.vocab_spin.setToolTip("Vocabulary size: 256 bytes + special tokens + merges")
-        self.specials_edit = QLineEdit(DEFAULT_SPECIALS)
-        self.specials_edit.setToolTip("Special tokens, separated by spaces (may be empty)")
+        self.pattern_choice = PatternChoice()
+        self.specials_edit = SpecialTokensEdit(DEFAULT_SPECIALS)
+        self.specials_ids = QLabel()
+        self.specials_ids.setStyleSheet(f"color: {MUTED}")
+        self.specials_ids.setTextFormat(Qt.TextFormat.PlainText)  # tokens hold "<"
         self.workers_spin = QSpinBox()
         self.workers_spin.setRange(1, max(1, (os.cpu_count() or 1) * 2))
         self.workers_spin.setValue(os.cpu_count() or 1)
@@ -131,8 +185,17 @@ class TrainingPanel(QWidget):
         self.train_button.setObjectName("primary")
         self.pause_button = QPushButton("Pause")
         self.stop_button = QPushButton("Stop")
-        self.save_button = QPushButton("Save tokenizer…")
+        self.save_button = QPushButton("Save tokenizer")
+        save_menu = QMenu(self.save_button)
+        for text, fmt in SAVE_FORMATS:
+            action = save_menu.addAction(text)
+            action.triggered.connect(lambda _=False, fmt=fmt: self.save_requested.emit(fmt))
+        self.save_button.setMenu(save_menu)
         self.load_button = QPushButton("Load tokenizer…")
+        self.load_button.setToolTip(
+            "A GPT-2 vocab.json (with its merges.txt beside it), a Hugging Face tokenizer.json "
+            "or a tiktoken .tiktoken file; it becomes the tokenizer on screen"
+        )
         self.progress = QProgressBar()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -141,25 +204,28 @@ class TrainingPanel(QWidget):
         self.status = steady_label(QLabel("Ready"))
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # it names files
         self.status.setMinimumWidth(200)
+        self.problem_label = QLabel()
+        self.problem_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes regexes
+        self.problem_label.setStyleSheet("color: #d0342c")
+        self.problem_label.setVisible(False)
 
         grid = QGridLayout(self)
         grid.setContentsMargins(10, 8, 10, 8)
-        grid.setHorizontalSpacing(8)
+        grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(6)
         row1 = QHBoxLayout()
         row1.addWidget(self.open_button)
         row1.addWidget(self.corpus_label, 1)
-        for text, widget, stretch in (
-            ("Vocabulary size", self.vocab_spin, 0),
-            ("Special tokens", self.specials_edit, 0),
-            ("Workers", self.workers_spin, 0),
+        for text, widget in (
+            ("Vocabulary size", self.vocab_spin),
+            ("Pattern", self.pattern_choice),
+            ("Workers", self.workers_spin),
         ):
             label = QLabel(text)
             label.setBuddy(widget)
             row1.addSpacing(10)
             row1.addWidget(label)
-            row1.addWidget(widget, stretch)
-        self.specials_edit.setMinimumWidth(150)
+            row1.addWidget(widget)
         self.vocab_spin.setMinimumWidth(100)
         row2 = QHBoxLayout()
         for button in (self.train_button, self.pause_button, self.stop_button):
@@ -169,24 +235,84 @@ class TrainingPanel(QWidget):
         row2.addWidget(self.status, 1)
         row2.addWidget(self.save_button)
         row2.addWidget(self.load_button)
+        specials = QVBoxLayout()
+        specials.setSpacing(2)
+        specials_title = QLabel("Special tokens, one per line")
+        specials_title.setBuddy(self.specials_edit)
+        specials.addWidget(specials_title)
+        specials.addWidget(self.specials_edit)
+        specials.addWidget(self.specials_ids)
+        self.specials_edit.setFixedWidth(240)
+        self.specials_ids.setMaximumWidth(240)
         grid.addLayout(row1, 0, 0)
         grid.addLayout(row2, 1, 0)
+        grid.addWidget(self.problem_label, 2, 0)
+        grid.addLayout(specials, 0, 1, 3, 1)
         self._hub: StateHub | None = None
+        # The corpus of the run on screen; another one opened since: its outcome is old news.
+        self._run_corpus: Path | None = None
+        self.specials_edit.textChanged.connect(self._check_inputs)
+        self.vocab_spin.valueChanged.connect(self._check_inputs)
+        self.pattern_choice.changed.connect(self._check_inputs)
+        self._check_inputs()
 
     def special_tokens(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(self.specials_edit.text().split()))
+        return self.specials_edit.tokens()
+
+    def pattern(self) -> str:
+        return self.pattern_choice.pattern()
+
+    def input_problem(self) -> str | None:
+        """The first reason the inputs cannot be trained, in words; None when they can."""
+        return (
+            vocab_size_problem(self.vocab_spin.value(), self.special_tokens())
+            or self.pattern_choice.problem()
+        )
+
+    @property
+    def new_corpus(self) -> bool:
+        """A corpus was opened after the run on screen ended: its outcome is not shown."""
+        state = self._hub.state if self._hub is not None else None
+        return (
+            state is not None
+            and state.phase in (Phase.FINISHED, Phase.STOPPED, Phase.FAILED)
+            and state.corpus != self._run_corpus
+        )
+
+    @Slot()
+    def _check_inputs(self) -> None:
+        specials = self.special_tokens()
+        ids = special_ids_text(specials)
+        self.specials_ids.setText(ids)
+        self.specials_ids.setToolTip("\n".join(ids.split("  ·  ")))
+        size_problem = vocab_size_problem(self.vocab_spin.value(), specials)
+        self.vocab_spin.setStyleSheet(PROBLEM_STYLE if size_problem else "")
+        problem = self.input_problem()
+        self.problem_label.setText(problem or "")
+        self.problem_label.setVisible(problem is not None)
+        if self._hub is not None:
+            self._show_run()
 
     def bind(self, hub: StateHub) -> None:
         """Show ``hub.state``: corpus, buttons, progress and status follow it."""
         self._hub = hub
         hub.corpus_changed.connect(self._show_corpus)
+        hub.reset.connect(self._on_reset)
         hub.updated.connect(self._show_run)
+        self._on_reset()
         self._show_corpus()
         self._show_run()
 
     @Slot()
+    def _on_reset(self) -> None:
+        self._run_corpus = self._hub.state.corpus
+
+    @Slot()
     def _show_corpus(self) -> None:
-        path = self._hub.state.corpus
+        state = self._hub.state
+        if state.phase in (Phase.IDLE, Phase.LOADED):
+            self._run_corpus = state.corpus  # no run on screen to make old news
+        path = state.corpus
         if path is None:
             self.corpus_label.setText("No corpus: open one or drop a file on the window")
             self.corpus_label.setToolTip("")
@@ -210,22 +336,28 @@ class TrainingPanel(QWidget):
         for widget in (
             self.open_button,
             self.vocab_spin,
+            self.pattern_choice,
             self.specials_edit,
             self.workers_spin,
             self.load_button,
         ):
             widget.setEnabled(not busy)
-        self.train_button.setEnabled(not busy and state.corpus is not None)
+        problem = self.input_problem()
+        self.train_button.setEnabled(not busy and state.corpus is not None and problem is None)
+        self.train_button.setToolTip(problem or "")
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")
         self.stop_button.setEnabled(phase.training and not state.stopping)
-        self.save_button.setEnabled(not busy and state.saveable() is not None)
+        self.save_button.setEnabled(savable(state) and not self.new_corpus)
         self._show_progress(state)
-        self.status.setText(status_text(state))
+        self.status.setText(status_text(state, self.new_corpus))
 
     def _show_progress(self, state: RunState) -> None:
         # subtle: QProgressBar.setValue repaints synchronously; this runs once per frame.
         phase = state.phase
+        if self.new_corpus:
+            self._set_bar(1, 0, "%p%")
+            return
         if phase is Phase.PAUSED:
             phase = state.resume_to or Phase.MERGING
         if phase is Phase.PRE_TOKENIZING:
@@ -248,3 +380,22 @@ class TrainingPanel(QWidget):
             bar.setValue(min(value, maximum))
         if bar.format() != fmt:
             bar.setFormat(fmt)
+
+
+def savable(state: RunState) -> bool:
+    """Whether Save has something to write now: a loaded tokenizer, a run that ended with
+    merges, or a paused run's merges so far."""
+    if state.loading is not None or state.stopping:
+        return False
+    if state.phase is Phase.PAUSED:
+        return state.merges_done > 0
+    if state.phase.training:
+        return False
+    if state.loaded is not None:
+        return True
+    result = state.result
+    return (
+        result is not None
+        and state.phase in (Phase.FINISHED, Phase.STOPPED)
+        and bool(result.merges)
+    )

@@ -1,11 +1,14 @@
-"""Loading a GPT-2-format tokenizer to inspect, off the GUI thread.
+"""Loading a tokenizer file to inspect, off the GUI thread.
 
-What it does: :func:`prepare` reads ``vocab.json`` + ``merges.txt``, builds the
-:class:`~bpe_studio.core.Tokenizer` and the merge and vocabulary rows the tables show (counts
-unknown), all in plain Python that any thread may run; GPT-2's files take about half a
-second. :class:`TokenizerLoader` runs it on a :class:`~.jobs.LatestJob` and reports ``loaded`` or
-``failed`` on the GUI thread.
-What it leaves out: showing the result (the controller puts it into the state).
+What it does: :func:`prepare_file` reads a tokenizer in any format the core reads — a GPT-2
+``vocab.json`` with its ``merges.txt`` beside it (:func:`merges_beside`), a Hugging Face
+``tokenizer.json``, a tiktoken ``.tiktoken`` / ``.tiktoken.gz`` rank file — and :func:`prepare`
+a GPT-2 pair given as two paths; both build the :class:`~bpe_studio.core.Tokenizer` and the
+merge and vocabulary rows the tables show (counts unknown), in plain Python that any thread may
+run (GPT-2's files take about half a second). :class:`TokenizerLoader` runs them on a
+:class:`~.jobs.LatestJob` and reports ``loaded`` or ``failed`` on the GUI thread.
+What it leaves out: showing the result (the controller puts it into the state), and the
+picker's presets (``views/picker``).
 """
 
 from __future__ import annotations
@@ -20,18 +23,72 @@ from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
 
+# What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
+TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
+TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
+# A rank file without the NAME.json that gives its pattern: the pattern its name suggests
+# (cl100k_base.tiktoken, as tiktoken's own cache and ../shared/tokenizers name them).
+_PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), ("gpt2", "gpt2"))
+
+
+def merges_beside(vocab_file: Path) -> Path:
+    """``merges.txt`` for ``vocab.json``; ``x_merges.txt`` for ``x_vocab.json`` (GPT-2's
+    ``gpt2_vocab.json``)."""
+    name = vocab_file.name
+    if "vocab" in name:
+        return vocab_file.with_name(name.replace("vocab", "merges").rsplit(".", 1)[0] + ".txt")
+    return vocab_file.with_name("merges.txt")
+
+
+def is_tokenizer_file(path: Path) -> bool:
+    """Whether a dropped file is a tokenizer (rather than a corpus) by its name."""
+    lower = path.name.lower()
+    return lower.endswith(".json") or lower.endswith(TIKTOKEN_SUFFIXES)
+
+
+def is_gpt2_vocab(path: Path) -> bool:
+    """A ``*vocab*.json`` with its merges file beside it is read as GPT-2 files; any other
+    ``.json`` as a Hugging Face ``tokenizer.json``."""
+    return (
+        path.name.lower().endswith(".json")
+        and "vocab" in path.name
+        and (merges_beside(path).is_file())
+    )
+
+
+def _loaded(tokenizer: Tokenizer, vocab_file: Path, merges_file: Path) -> LoadedTokenizer:
+    specials = list(tokenizer.special_tokens)
+    inverse = {tok: i for i, tok in sorted(tokenizer.vocab.items(), reverse=True)}
+    merges = tokenizer.merges
+    rows = [MergeRow(rank, a, b, inverse[a + b]) for rank, (a, b) in enumerate(merges)]
+    vocab_table = vocab_rows(tokenizer.vocab, merges)
+    return LoadedTokenizer(tokenizer, vocab_file, merges_file, specials, rows, vocab_table)
+
 
 def prepare(vocab_file: Path, merges_file: Path) -> LoadedTokenizer:
-    """Load and prepare a tokenizer for the views; raises OSError or ValueError naming the
-    file (and line) on bad input."""
+    """Load and prepare a GPT-2-format tokenizer for the views; raises OSError or ValueError
+    naming the file (and line) on bad input."""
     vocab = load_vocab(vocab_file)
     merges = load_merges(merges_file)
-    specials = infer_special_tokens(vocab, merges)
-    tokenizer = Tokenizer(vocab, merges, specials)
-    inverse = {tok: i for i, tok in sorted(tokenizer.vocab.items(), reverse=True)}
-    rows = [MergeRow(rank, a, b, inverse[a + b]) for rank, (a, b) in enumerate(merges)]
-    vocab_table = vocab_rows(tokenizer.vocab, tokenizer.merges)
-    return LoadedTokenizer(tokenizer, vocab_file, merges_file, specials, rows, vocab_table)
+    tokenizer = Tokenizer(vocab, merges, infer_special_tokens(vocab, merges))
+    return _loaded(tokenizer, vocab_file, merges_file)
+
+
+def prepare_file(path: Path) -> LoadedTokenizer:
+    """Load and prepare the tokenizer in ``path`` (see the module docstring for the formats).
+    The prepared record names ``path`` as both its vocabulary and its merges file, except for
+    GPT-2 files. Raises OSError or ValueError naming the file on bad input."""
+    if is_gpt2_vocab(path):
+        return prepare(path, merges_beside(path))
+    lower = path.name.lower()
+    pattern: str | None = None
+    if lower.endswith(TIKTOKEN_SUFFIXES):
+        # subtle: a NAME.json beside the rank file gives the pattern; only without one does
+        # the file's name decide (Tokenizer.load refuses a guess that disagrees with it).
+        sidecar = path.with_name(path.name.split(".tiktoken")[0] + ".json")
+        if not sidecar.is_file():
+            pattern = next((p for key, p in _PATTERN_IN_NAME if key in lower), None)
+    return _loaded(Tokenizer.load(path, pattern), path, path)
 
 
 def _describe(error: BaseException) -> str:
@@ -60,13 +117,16 @@ class TokenizerLoader(QObject):
     def active_threads(self) -> int:
         return self._job.active_threads()
 
-    def load(self, vocab_file: Path, merges_file: Path) -> bool:
-        """Start loading; False (and nothing started) while a load is under way."""
+    def load(self, vocab_file: Path, merges_file: Path | None = None) -> bool:
+        """Start loading a GPT-2 pair, or (``merges_file`` None) any tokenizer file; False
+        (and nothing started) while a load is under way."""
         if self._busy:
             return False
         self._busy = True
 
         def job(is_stale: Callable[[], bool]) -> LoadedTokenizer:
+            if merges_file is None:
+                return prepare_file(vocab_file)
             return prepare(vocab_file, merges_file)
 
         self._job.submit(job)

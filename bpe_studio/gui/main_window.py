@@ -28,10 +28,12 @@ from PySide6.QtWidgets import (
 from .controller import Controller
 from .controls import TrainingPanel
 from .hub import StateHub
+from .loader import TOKENIZER_FILTER, is_gpt2_vocab, is_tokenizer_file, merges_beside
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
+from .views.picker import TokenizerPicker
 from .views.token_editor import TokenEditor
 from .views.vocab_table import VocabTableView
 
@@ -57,6 +59,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.chart = PairChart(self.hub)
         self.vocab_table = VocabTableView(self.hub)
         self.editor = TokenEditor()
+        self.picker = TokenizerPicker(self.hub)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
@@ -64,7 +67,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         top.setSizes([430, 970])
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
-        bottom.addWidget(self.editor)
+        editor_column = QWidget()
+        editor_layout = QVBoxLayout(editor_column)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        editor_layout.addWidget(self.picker)
+        editor_layout.addWidget(self.editor, 1)
+        bottom.addWidget(editor_column)
         bottom.setSizes([560, 840])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
@@ -91,7 +99,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.train_button.clicked.connect(self.start_training)
         p.pause_button.clicked.connect(c.toggle_pause)
         p.stop_button.clicked.connect(c.stop_training)
-        p.save_button.clicked.connect(self._choose_save_directory)
+        p.save_requested.connect(self._choose_save_directory)
+        c.confirm = lambda title, question: self.ask(title, question)
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
         self.editor.bind(self.hub)
@@ -106,6 +115,17 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     def gui_turn(self) -> GuiTurn | None:
         return self.controller.gui_turn()
+
+    def ask(self, title: str, question: str) -> bool:
+        """A yes/no question (blocking, modal); tests replace this method with an answer."""
+        answer = QMessageBox.question(
+            self,
+            title,
+            question,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     @Slot(str, str)
     def show_error(self, title: str, message: str) -> None:
@@ -127,8 +147,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     @Slot()
     def start_training(self) -> bool:
         p = self.panel
+        problem = p.input_problem()
+        if problem is not None:  # the panel names it too, and Train is disabled
+            self.show_error("Cannot train", problem)
+            return False
         return self.controller.start_training(
-            p.vocab_spin.value(), p.special_tokens(), p.workers_spin.value()
+            p.vocab_spin.value(), p.special_tokens(), p.workers_spin.value(), p.pattern()
         )
 
     def toggle_pause(self) -> None:
@@ -137,18 +161,21 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def stop_training(self) -> None:
         self.controller.stop_training()
 
-    def save_tokenizer(self, directory: str | os.PathLike) -> bool:
-        return self.controller.save(directory)
+    def save_tokenizer(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
+        return self.controller.save(directory, format)
 
     def load_tokenizer(
         self, vocab_path: str | os.PathLike, merges_path: str | os.PathLike | None = None
     ) -> bool:
-        """Start loading a GPT-2-format vocab.json + merges.txt pair (GPT-2's own included) in
-        the background; the merges file is looked for beside the vocabulary when not given.
-        ``controller.load_finished`` tells how it went. False when nothing was started."""
-        vocab_file = Path(vocab_path)
-        merges_file = Path(merges_path) if merges_path else merges_beside(vocab_file)
-        return self.controller.load(vocab_file, merges_file)
+        """Start loading a tokenizer in the background: a GPT-2-format vocab.json + merges.txt
+        pair (GPT-2's own included; the merges file is looked for beside the vocabulary when
+        not given), a Hugging Face tokenizer.json or a tiktoken rank file; it becomes the
+        tokenizer on screen. ``controller.load_finished`` tells how it went. False when
+        nothing was started."""
+        path = Path(vocab_path)
+        if merges_path is None and not is_gpt2_vocab(path) and "vocab" in path.name:
+            merges_path = merges_beside(path)  # so that the error names the missing file
+        return self.controller.load(path, Path(merges_path) if merges_path else None)
 
     # ------------------------------------------------------------ dialogs
     @Slot()
@@ -163,21 +190,24 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         if path:
             self.open_corpus(path)
 
-    @Slot()
-    def _choose_save_directory(self) -> None:
+    @Slot(str)
+    def _choose_save_directory(self, format: str) -> None:
         directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
         if directory:
-            self.save_tokenizer(directory)
+            self.save_tokenizer(directory, format)
 
     @Slot()
     def _choose_tokenizer(self) -> None:
         vocab, _ = QFileDialog.getOpenFileName(
-            self, "Load tokenizer: choose its vocab.json", "", "Vocabulary (*.json);;All (*)"
+            self,
+            "Load tokenizer: a vocab.json, tokenizer.json or .tiktoken file",
+            "",
+            TOKENIZER_FILTER,
         )
         if not vocab:
             return
         merges: str | None = None
-        if not merges_beside(Path(vocab)).exists():
+        if "vocab" in Path(vocab).name and not merges_beside(Path(vocab)).exists():
             merges, _ = QFileDialog.getOpenFileName(
                 self, "…and its merges.txt", str(Path(vocab).parent), "Merges (*.txt);;All (*)"
             )
@@ -196,21 +226,13 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             return
         path = Path(urls[0].toLocalFile())
         event.acceptProposedAction()
-        if path.suffix.lower() == ".json":
+        if is_tokenizer_file(path):
             self.load_tokenizer(path)
         else:
             self.open_corpus(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.controller.shutdown()
+        self.picker.shutdown()
         self.editor.shutdown()
         super().closeEvent(event)
-
-
-def merges_beside(vocab_file: Path) -> Path:
-    """``merges.txt`` for ``vocab.json``; ``x_merges.txt`` for ``x_vocab.json`` (GPT-2's
-    ``gpt2_vocab.json``)."""
-    name = vocab_file.name
-    if "vocab" in name:
-        return vocab_file.with_name(name.replace("vocab", "merges").rsplit(".", 1)[0] + ".txt")
-    return vocab_file.with_name("merges.txt")

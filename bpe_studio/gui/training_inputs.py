@@ -1,0 +1,149 @@
+"""The inputs of a training run that need more than a spin box: pattern, special tokens, checks.
+
+What it does: :class:`PatternChoice` picks the pre-tokenization pattern (GPT-2's, cl100k's,
+o200k's, or a custom regex checked as it is typed, with core's own error message);
+:class:`SpecialTokensEdit` takes special tokens one per line, so a token may hold spaces
+(``<|im start|>``); :func:`special_ids_text` says which id each one gets; and
+:func:`vocab_size_problem` says, in words, why a vocabulary size cannot be trained. Every
+problem is one line the panel shows, and Train stays disabled while there is one.
+What it leaves out: the panel's layout and the buttons (``controls``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
+
+from ..core import pretokenizer
+from ..core.vocab import BYTE_TOKENS, first_merge_id
+
+MAX_VOCAB_SIZE = 1_000_000  # the app's ceiling; the core has none
+PROBLEM_STYLE = "border: 1px solid #d0342c; border-radius: 3px"
+# The choices: label, pattern name (None: the custom regex typed beside it).
+PATTERN_CHOICES: tuple[tuple[str, str | None], ...] = (
+    ("GPT-2", "gpt2"),
+    ("GPT-4 (cl100k)", "cl100k"),
+    ("GPT-4o (o200k)", "o200k"),
+    ("Custom regex…", None),
+)
+
+
+def vocab_size_problem(vocab_size: int, special_tokens: tuple[str, ...]) -> str | None:
+    """Why ``vocab_size`` cannot be trained with these special tokens, or None if it can.
+
+    >>> vocab_size_problem(300, ("<|endoftext|>",)) is None
+    True
+    >>> vocab_size_problem(200, ("<|endoftext|>",))[:55]
+    'Vocabulary size 200 is too small: it must be from 257 ('
+    """
+    floor = first_merge_id(special_tokens)
+    if floor <= vocab_size <= MAX_VOCAB_SIZE:
+        return None
+    n = len(special_tokens)
+    what = "too small" if vocab_size < floor else "too large"
+    return (
+        f"Vocabulary size {vocab_size:,} is {what}: it must be from {floor:,} "
+        f"({BYTE_TOKENS} bytes + {n} special token{'' if n == 1 else 's'}) to "
+        f"{MAX_VOCAB_SIZE:,}"
+    )
+
+
+def special_ids_text(special_tokens: tuple[str, ...]) -> str:
+    """The ids a trained vocabulary gives the special tokens (they follow the 256 bytes)."""
+    if not special_tokens:
+        return "No special tokens"
+    return "  ·  ".join(f"{tok} → {BYTE_TOKENS + i}" for i, tok in enumerate(special_tokens))
+
+
+class SpecialTokensEdit(QPlainTextEdit):
+    """Special tokens, one per line: spaces inside a token are part of it. Blank lines and the
+    spaces around a line are dropped (a token cannot begin or end with a space here); a repeated
+    token counts once, as in the core."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlainText(text)
+        self.setTabChangesFocus(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        lines = self.fontMetrics().lineSpacing()
+        self.setFixedHeight(2 * lines + 12)
+        self.setToolTip(
+            "Special tokens, one per line (may be empty). They get the ids after the 256 bytes, "
+            "in this order, and are never split or merged."
+        )
+
+    def text(self) -> str:
+        return self.toPlainText()
+
+    def setText(self, text: str) -> None:  # noqa: N802 - QLineEdit's name, for callers
+        self.setPlainText(text)
+
+    def tokens(self) -> tuple[str, ...]:
+        lines = (line.strip() for line in self.toPlainText().splitlines())
+        return tuple(dict.fromkeys(line for line in lines if line))
+
+
+class PatternChoice(QWidget):
+    """A named pattern, or a custom regex validated as it is typed (red border and core's
+    message while it does not compile)."""
+
+    changed = Signal()  # the choice or the regex changed
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.combo = QComboBox()
+        for label, name in PATTERN_CHOICES:
+            self.combo.addItem(label, name)
+        self.combo.setToolTip("How the corpus is split into pre-tokens before merging")
+        self.regex_edit = QLineEdit()
+        self.regex_edit.setPlaceholderText(r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
+        self.regex_edit.setMinimumWidth(220)
+        self.regex_edit.setVisible(False)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.combo)
+        layout.addWidget(self.regex_edit, 1)
+        self.combo.currentIndexChanged.connect(self._on_choice)
+        self.regex_edit.textChanged.connect(self._on_regex)
+
+    def pattern(self) -> str:
+        """The pattern name, or the custom regex as typed."""
+        name = self.combo.currentData()
+        return name if name is not None else self.regex_edit.text()
+
+    def set_pattern(self, pattern: str) -> None:
+        """Choose a named pattern, or type ``pattern`` as the custom regex."""
+        index = self.combo.findData(pattern)
+        if index < 0:
+            self.regex_edit.setText(pattern)
+            index = self.combo.count() - 1
+        self.combo.setCurrentIndex(index)
+
+    def problem(self) -> str | None:
+        """Why the pattern cannot be used (core's message), or None."""
+        if self.combo.currentData() is not None:
+            return None
+        regex = self.regex_edit.text()
+        if not regex:
+            return "Custom pattern: type a regex (or choose a named pattern)"
+        try:
+            pretokenizer(regex)
+        except ValueError as error:
+            return f"Custom pattern: {error}"
+        return None
+
+    @Slot()
+    def _on_choice(self) -> None:
+        custom = self.combo.currentData() is None
+        self.regex_edit.setVisible(custom)
+        if custom:
+            self.regex_edit.setFocus()
+        self._on_regex()
+
+    @Slot()
+    def _on_regex(self) -> None:
+        problem = self.problem()
+        self.regex_edit.setStyleSheet(PROBLEM_STYLE if problem else "")
+        self.regex_edit.setToolTip(problem or "")
+        self.changed.emit()
