@@ -40,6 +40,7 @@ def window(qtbot):
     from bpe_studio.gui.main_window import MainWindow
 
     win = MainWindow()
+    win.ask = lambda title, question: True  # no blocking dialog; tests that ask replace it
     qtbot.addWidget(win)
     win.resize(win.sizeHint())
     win.show()

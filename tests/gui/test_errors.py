@@ -74,10 +74,13 @@ def test_non_utf8_corpus(qtbot, window, tmp_path):
 
 
 def test_vocabulary_too_small(qtbot, window):
-    result = train_in_window(qtbot, window, DEMO_CORPUS, 257, specials=f"{EOT} <|pad|>")
-    assert result is None
+    # Checked before training, in words (issue 11 item 20: tests/gui/test_controls_items.py).
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(257)
+    window.panel.specials_edit.setText(f"{EOT}\n<|pad|>")
+    assert not window.start_training()
     text = _dialog_text(window)
-    assert DEMO_CORPUS.name in text and "too small" in text and "258" in text
+    assert "too small" in text and "258" in text
 
 
 def test_unwritable_save_path(qtbot, window, tmp_path):

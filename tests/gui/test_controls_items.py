@@ -1,0 +1,260 @@
+"""The training controls: pattern choice (issue 10), and issue 11's app items 2, 5, 6, 8, 13,
+14 and 20, plus Save's formats. Questions the app asks are answered by replacing
+``window.ask``; expected merges come from the slow reference trainer in tests/core."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.specials import DEFAULT_SPECIAL_TOKEN
+from bpe_studio.core.vocab import check_vocab_size
+from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.state import Phase
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+from reference_bpe import reference_train  # noqa: E402
+
+# tiktoken's published cl100k_base regex (tiktoken_ext/openai_public.py), written out here.
+CL100K_REGEX = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+
+
+class Questions:
+    """Stands in for the window's yes/no dialog: records each question, gives ``answer``."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer
+        self.asked: list[tuple[str, str]] = []
+
+    def __call__(self, title: str, question: str) -> bool:
+        self.asked.append((title, question))
+        return self.answer
+
+
+def corpus_text() -> str:
+    return DEMO_CORPUS.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ pattern (issue 10)
+def test_training_with_the_cl100k_pattern(qtbot, window):
+    window.panel.pattern_choice.set_pattern("cl100k")
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 400)
+    vocab, merges = reference_train(corpus_text(), 400, [EOT], CL100K_REGEX)
+    assert result.merges == merges and result.vocab == vocab
+    assert result.pattern == "cl100k"
+    # The editor's tokenizer splits with that pattern too.
+    window.editor.set_text("Numbers 1234567 don't split like GPT-2's\n\n")
+    spans = wait_for_spans(qtbot, window.editor)
+    expected = Tokenizer(vocab, merges, [EOT], "cl100k").encode(window.editor.text())
+    assert [int(i) for i in spans.ids] == expected
+
+
+def test_custom_regex_is_checked_as_it_is_typed(qtbot, window):
+    panel = window.panel
+    assert window.open_corpus(DEMO_CORPUS)
+    panel.pattern_choice.set_pattern("gpt2")
+    assert panel.train_button.isEnabled() and not panel.problem_label.isVisible()
+    panel.pattern_choice.set_pattern(r"\p{L}+|(")
+    assert panel.pattern_choice.regex_edit.isVisible()
+    problem = panel.problem_label.text()
+    assert panel.problem_label.isVisible() and "not a valid regex" in problem and "(" in problem
+    assert "border" in panel.pattern_choice.regex_edit.styleSheet()
+    assert not panel.train_button.isEnabled()
+    assert not window.start_training()
+    # Fixed as typed: the message goes and training uses the regex.
+    regex = r"\p{L}+|\p{N}|\s+|[^\s\p{L}\p{N}]+"
+    panel.pattern_choice.regex_edit.setText(regex)
+    assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 350)
+    assert result.merges == reference_train(corpus_text(), 350, [EOT], regex)[1]
+
+
+# ------------------------------------------------------------ item 2: spaces in specials
+def test_special_tokens_may_hold_spaces(qtbot, window):
+    specials = "<|im start|>\n<|im end|>"
+    window.panel.specials_edit.setText(specials)
+    assert window.panel.special_tokens() == ("<|im start|>", "<|im end|>")
+    ids = window.panel.specials_ids.text()
+    assert "<|im start|> → 256" in ids and "<|im end|> → 257" in ids
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 300, specials=specials)
+    assert result.vocab[256] == b"<|im start|>" and result.vocab[257] == b"<|im end|>"
+    text = corpus_text()
+    assert result.merges == reference_train(text, 300, ["<|im start|>", "<|im end|>"])[1]
+
+
+def test_the_default_special_token_is_shared_with_the_cli(window):
+    from bpe_studio.cli import train
+
+    assert window.panel.special_tokens() == (DEFAULT_SPECIAL_TOKEN,) == ("<|endoftext|>",)
+    assert train.DEFAULT_SPECIAL_TOKEN is DEFAULT_SPECIAL_TOKEN
+
+
+# ------------------------------------------- item 5: failed Train, unsaved tokenizers
+def test_a_failed_train_keeps_the_loaded_tokenizer(qtbot, window, tmp_path):
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    loaded, shown = window.state.loaded, window.state.shown
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\x00\xff\xfe" * 100)
+    assert train_in_window(qtbot, window, binary, 300) is None
+    state = window.state
+    assert state.phase is Phase.LOADED and state.loaded is loaded and state.shown is shown
+    assert window.merge_list.model.rowCount() == 50_000
+    assert window.editor.source is shown
+    assert "binary.txt" in window.last_error and "still shown" in window.last_error
+
+
+def test_train_and_load_ask_before_discarding_an_unsaved_tokenizer(qtbot, window, tmp_path):
+    first = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    window.ask = Questions(False)
+    assert not window.start_training()  # kept: nothing started
+    assert not window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    assert len(window.ask.asked) == 2 and "not been saved" in window.ask.asked[0][1]
+    assert window.state.result is first and window.state.phase is Phase.FINISHED
+    # Once saved, nothing is asked.
+    assert window.save_tokenizer(tmp_path)
+    window.ask = Questions(False)
+    second = train_in_window(qtbot, window, DEMO_CORPUS, 280)
+    assert window.ask.asked == [] and len(second.merges) == 280 - 257
+    # Unsaved again; answering yes goes ahead.
+    window.ask = Questions(True)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    assert len(window.ask.asked) == 1 and window.state.phase is Phase.LOADED
+
+
+# ------------------------------------------------------------ item 6: replacing files
+def test_saving_over_existing_files_asks(qtbot, window, tmp_path):
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    (tmp_path / "merges.txt").write_text("keep me", encoding="utf-8")
+    window.ask = Questions(False)
+    assert not window.save_tokenizer(tmp_path)
+    assert (tmp_path / "merges.txt").read_text(encoding="utf-8") == "keep me"
+    assert not (tmp_path / "vocab.json").exists()
+    assert "merges.txt" in window.ask.asked[0][1]
+    window.ask = Questions(True)
+    assert window.save_tokenizer(tmp_path)
+    assert len(Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt").merges) == 43
+    assert window.ask.asked  # asked again, answered yes
+
+
+# --------------------------------------------------------- item 8: a paused run saves
+def test_a_paused_run_is_savable(qtbot, window, tmp_path):
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(2000)
+    window.panel.workers_spin.setValue(1)
+    window.start_training()
+    session = window.controller.session
+    session.pause_after(99)
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    state = window.state
+    assert state.phase is Phase.PAUSED and window.panel.save_button.isEnabled()
+    assert window.save_tokenizer(tmp_path)
+    saved = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+    assert saved.merges == reference_train(corpus_text(), 257 + 100, [EOT])[1]
+    with qtbot.waitSignal(session.finished, timeout=30_000):
+        window.stop_training()
+
+
+# --------------------------------------------------- item 13: a new corpus after a run
+def test_opening_a_new_corpus_clears_the_old_outcome(qtbot, window, tmp_path):
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    panel = window.panel
+    assert panel.status.text().startswith("Done") and panel.save_button.isEnabled()
+    assert panel.progress.value() == panel.progress.maximum() == 1
+    window.ask = Questions(True)
+    other = tmp_path / "other.txt"
+    other.write_text("another corpus\n", encoding="utf-8")
+    assert window.open_corpus(other)
+    assert window.ask.asked  # the trained tokenizer was not saved
+    assert panel.status.text() == "Ready to train on other.txt"
+    assert panel.progress.value() == 0 and not panel.save_button.isEnabled()
+    assert panel.train_button.isEnabled()
+
+
+# ------------------------------------------------------ item 14: nothing was learned
+def test_an_empty_corpus_says_nothing_was_learned(qtbot, window, tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    result = train_in_window(qtbot, window, empty, 300)
+    assert result.merges == []
+    status = window.panel.status.text()
+    assert status == "Nothing was learned: empty.txt is empty"
+    assert not window.panel.save_button.isEnabled()
+    singles = tmp_path / "singles.txt"
+    singles.write_text("a\nb\nc\n", encoding="utf-8")  # pre-tokens of one byte each
+    train_in_window(qtbot, window, singles, 300)
+    assert "Nothing was learned" in window.panel.status.text()
+    assert "no two adjacent bytes" in window.panel.status.text()
+
+
+def test_stopping_during_pre_tokenization_says_nothing_was_learned(qtbot, window):
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    window.toggle_pause()  # the worker pauses at its first progress report
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    assert window.state.resume_to is Phase.PRE_TOKENIZING
+    with qtbot.waitSignal(session.finished, timeout=30_000) as blocker:
+        window.stop_training()
+    assert blocker.args[0].merges == []
+    status = window.panel.status.text()
+    assert status.startswith("Stopped before the first merge: nothing was learned"), status
+    assert "Save keeps" not in status and not window.panel.save_button.isEnabled()
+
+
+# ------------------------------------------------------- item 20: the vocabulary size
+@pytest.mark.parametrize("size", [100, 5_000_000])
+def test_vocabulary_size_out_of_range_is_named_not_reverted(qtbot, window, size):
+    panel = window.panel
+    assert window.open_corpus(DEMO_CORPUS)
+    panel.vocab_spin.setValue(size)
+    assert panel.vocab_spin.value() == size  # not reverted
+    problem = panel.problem_label.text()
+    assert panel.problem_label.isVisible() and problem.startswith(f"Vocabulary size {size:,}")
+    assert "from 257" in problem and "to 1,000,000" in problem
+    assert not panel.train_button.isEnabled()
+    panel.vocab_spin.setValue(300)
+    assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
+
+
+def test_core_says_vocabulary_size():
+    with pytest.raises(ValueError, match="^vocabulary size 200 is too small: it must be at least"):
+        check_vocab_size(200, [EOT])
+
+
+# ------------------------------------------------------------------- Save's formats
+def test_save_in_each_format_reloads_in_its_own_library(qtbot, window, tmp_path):
+    import tiktoken
+    from tokenizers import Tokenizer as HfTokenizer
+
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 400)
+    ours = Tokenizer(result.vocab, result.merges, [EOT])
+    text = corpus_text()[:2000] + EOT + " after"
+    expected = ours.encode(text)
+    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    hf = HfTokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
+    assert hf.encode(text).ids == expected
+    assert window.save_tokenizer(tmp_path / "tt", "tiktoken")
+    meta = json.loads((tmp_path / "tt" / "tokenizer.json").read_text(encoding="utf-8"))
+    ranks = {}
+    for line in (tmp_path / "tt" / "tokenizer.tiktoken").read_text(encoding="ascii").splitlines():
+        token, rank = line.split()
+        ranks[base64.b64decode(token)] = int(rank)
+    enc = tiktoken.Encoding(
+        "t", pat_str=meta["pat_str"], mergeable_ranks=ranks, special_tokens=meta["special_tokens"]
+    )
+    assert enc.encode(text, allowed_special="all") == expected
+    # The Save button offers all three formats.
+    actions = [a.text() for a in window.panel.save_button.menu().actions()]
+    assert len(actions) == 3 and "tokenizer.json" in actions[1] and "tiktoken" in actions[2]
