@@ -25,12 +25,14 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from ..core.specials import DEFAULT_SPECIAL_TOKEN
+from ..core.vocab import BYTE_TOKENS
 from .hub import StateHub
 from .state import Phase, RunState
 from .training_inputs import (
@@ -165,6 +167,9 @@ class TrainingPanel(QWidget):
         self.corpus_label = QLabel("No corpus: open one or drop a file on the window")
         self.corpus_label.setStyleSheet(f"color: {MUTED}")
         self.corpus_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A long path is cut rather than widening the window (the tooltip has all of it).
+        self.corpus_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.corpus_label.setMinimumWidth(120)
         self.vocab_spin = QSpinBox()
         # subtle: the box takes any number it can hold and the range is checked in words
         # (input_problem); a QSpinBox range would silently revert what the user typed.
@@ -215,6 +220,7 @@ class TrainingPanel(QWidget):
         grid.setVerticalSpacing(6)
         row1 = QHBoxLayout()
         row1.addWidget(self.open_button)
+        row1.addSpacing(6)
         row1.addWidget(self.corpus_label, 1)
         for text, widget in (
             ("Vocabulary size", self.vocab_spin),
@@ -240,14 +246,24 @@ class TrainingPanel(QWidget):
         specials_title = QLabel("Special tokens, one per line")
         specials_title.setBuddy(self.specials_edit)
         specials.addWidget(specials_title)
-        specials.addWidget(self.specials_edit)
-        specials.addWidget(self.specials_ids)
-        self.specials_edit.setFixedWidth(240)
-        self.specials_ids.setMaximumWidth(240)
+        edit_and_ids = QHBoxLayout()
+        edit_and_ids.setSpacing(4)
+        edit_and_ids.addWidget(self.specials_edit)
+        edit_and_ids.addWidget(self.specials_ids, 0, Qt.AlignmentFlag.AlignTop)
+        specials.addLayout(edit_and_ids)
+        self.specials_edit.setFixedWidth(200)
+        # The ids line up with the lines of the edit: same font, same top inset.
+        self.specials_ids.setFont(self.specials_edit.font())
+        inset = self.specials_edit.frameWidth() + int(
+            self.specials_edit.document().documentMargin()
+        )
+        self.specials_ids.setContentsMargins(0, inset, 0, 0)
+        self.specials_ids.setMinimumWidth(self.fontMetrics().horizontalAdvance("→ 000,000") + 6)
         grid.addLayout(row1, 0, 0)
         grid.addLayout(row2, 1, 0)
         grid.addWidget(self.problem_label, 2, 0)
         grid.addLayout(specials, 0, 1, 3, 1)
+        grid.setColumnStretch(0, 1)
         self._hub: StateHub | None = None
         # The corpus of the run on screen; another one opened since: its outcome is old news.
         self._run_corpus: Path | None = None
@@ -283,8 +299,17 @@ class TrainingPanel(QWidget):
     def _check_inputs(self) -> None:
         specials = self.special_tokens()
         ids = special_ids_text(specials)
-        self.specials_ids.setText(ids)
-        self.specials_ids.setToolTip("\n".join(ids.split("  ·  ")))
+        # One id per line of the edit, beside it (blank and repeated lines get none).
+        id_of = {tok: BYTE_TOKENS + i for i, tok in enumerate(specials)}
+        lines = [line.strip() for line in self.specials_edit.text().splitlines()]
+        shown: set[str] = set()
+        beside = []
+        for line in lines:
+            beside.append(f"→ {id_of[line]}" if line and line not in shown else "")
+            shown.add(line)
+        self.specials_ids.setText("\n".join(beside))
+        self.specials_ids.setToolTip(ids)
+        self.specials_edit.setToolTip(f"{self.specials_edit.HELP}\n\n{ids}")
         size_problem = vocab_size_problem(self.vocab_spin.value(), specials)
         self.vocab_spin.setStyleSheet(PROBLEM_STYLE if size_problem else "")
         problem = self.input_problem()

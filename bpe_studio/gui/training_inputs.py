@@ -52,13 +52,18 @@ def special_ids_text(special_tokens: tuple[str, ...]) -> str:
     """The ids a trained vocabulary gives the special tokens (they follow the 256 bytes)."""
     if not special_tokens:
         return "No special tokens"
-    return "  ·  ".join(f"{tok} → {BYTE_TOKENS + i}" for i, tok in enumerate(special_tokens))
+    return "\n".join(f"{tok} → {BYTE_TOKENS + i}" for i, tok in enumerate(special_tokens))
 
 
 class SpecialTokensEdit(QPlainTextEdit):
     """Special tokens, one per line: spaces inside a token are part of it. Blank lines and the
     spaces around a line are dropped (a token cannot begin or end with a space here); a repeated
     token counts once, as in the core."""
+
+    HELP = (
+        "Special tokens, one per line (may be empty). They get the ids after the 256 bytes, "
+        "in this order, and are never split or merged."
+    )
 
     def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -67,10 +72,7 @@ class SpecialTokensEdit(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         lines = self.fontMetrics().lineSpacing()
         self.setFixedHeight(2 * lines + 12)
-        self.setToolTip(
-            "Special tokens, one per line (may be empty). They get the ids after the 256 bytes, "
-            "in this order, and are never split or merged."
-        )
+        self.setToolTip(self.HELP)
 
     def text(self) -> str:
         return self.toPlainText()
@@ -97,7 +99,7 @@ class PatternChoice(QWidget):
         self.combo.setToolTip("How the corpus is split into pre-tokens before merging")
         self.regex_edit = QLineEdit()
         self.regex_edit.setPlaceholderText(r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
-        self.regex_edit.setMinimumWidth(220)
+        self.regex_edit.setMinimumWidth(160)
         self.regex_edit.setVisible(False)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

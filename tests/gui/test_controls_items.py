@@ -80,11 +80,12 @@ def test_custom_regex_is_checked_as_it_is_typed(qtbot, window):
 
 # ------------------------------------------------------------ item 2: spaces in specials
 def test_special_tokens_may_hold_spaces(qtbot, window):
-    specials = "<|im start|>\n<|im end|>"
-    window.panel.specials_edit.setText(specials)
+    window.panel.specials_edit.setText("<|im start|>\n\n<|im end|>\n<|im start|>")
     assert window.panel.special_tokens() == ("<|im start|>", "<|im end|>")
-    ids = window.panel.specials_ids.text()
-    assert "<|im start|> → 256" in ids and "<|im end|> → 257" in ids
+    # Each line's id beside it (a blank or repeated line gets none), and the list in words.
+    assert window.panel.specials_ids.text() == "→ 256\n\n→ 257\n"
+    assert window.panel.specials_ids.toolTip() == "<|im start|> → 256\n<|im end|> → 257"
+    specials = "<|im start|>\n<|im end|>"
     result = train_in_window(qtbot, window, DEMO_CORPUS, 300, specials=specials)
     assert result.vocab[256] == b"<|im start|>" and result.vocab[257] == b"<|im end|>"
     text = corpus_text()
