@@ -261,13 +261,16 @@ class Controller(QObject):
         self.saved.emit(f"Saved {' and '.join(str(p) for p in written)}")
         return True
 
-    def load(self, vocab_file: Path, merges_file: Path | None = None) -> bool:
+    def load(
+        self, vocab_file: Path, merges_file: Path | None = None, pattern: str | None = None
+    ) -> bool:
         """Start loading a tokenizer in the background: a GPT-2 vocab + merges pair, or
-        (``merges_file`` None) any tokenizer file (``loader.prepare_file``). False if busy or
-        the user kept an unsaved tokenizer."""
+        (``merges_file`` None) any tokenizer file (``loader.prepare_file``; ``pattern`` for a
+        rank file that does not give its own). False if busy or the user kept an unsaved
+        tokenizer."""
         if self.busy or not self._may_discard("Loading a tokenizer"):
             return False
-        self.loader.load(vocab_file, merges_file)
+        self.loader.load(vocab_file, merges_file, pattern)
         self.hub.set_loading((vocab_file, merges_file or vocab_file))
         return True
 

@@ -74,21 +74,38 @@ def prepare(vocab_file: Path, merges_file: Path) -> LoadedTokenizer:
     return _loaded(tokenizer, vocab_file, merges_file)
 
 
-def prepare_file(path: Path) -> LoadedTokenizer:
-    """Load and prepare the tokenizer in ``path`` (see the module docstring for the formats).
-    The prepared record names ``path`` as both its vocabulary and its merges file, except for
-    GPT-2 files. Raises OSError or ValueError naming the file on bad input."""
+def _has_sidecar(path: Path) -> bool:
+    """Whether the ``NAME.json`` that gives a rank file's pattern is beside it."""
+    lower = path.name.lower()
+    return path.with_name(path.name[: lower.index(".tiktoken")] + ".json").is_file()
+
+
+def pattern_from_name(path: Path) -> str | None:
+    """For a rank file without the ``NAME.json`` that gives its pattern: the pattern its name
+    suggests, or None. Other files: None (they carry their pattern, or are GPT-2's)."""
+    lower = path.name.lower()
+    if not lower.endswith(TIKTOKEN_SUFFIXES) or _has_sidecar(path):
+        return None
+    return next((p for key, p in _PATTERN_IN_NAME if key in lower), None)
+
+
+def needs_pattern(path: Path) -> bool:
+    """A rank file whose pattern neither a ``NAME.json`` beside it nor its name tells: the
+    user has to say it."""
+    lower = path.name.lower()
+    if not lower.endswith(TIKTOKEN_SUFFIXES) or _has_sidecar(path):
+        return False
+    return pattern_from_name(path) is None
+
+
+def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer:
+    """Load and prepare the tokenizer in ``path`` (see the module docstring for the formats);
+    ``pattern`` is for a rank file whose pattern nothing beside it gives (the default is the
+    one its name suggests). The prepared record names ``path`` as both its vocabulary and its
+    merges file, except for GPT-2 files. Raises OSError or ValueError naming the file."""
     if is_gpt2_vocab(path):
         return prepare(path, merges_beside(path))
-    lower = path.name.lower()
-    pattern: str | None = None
-    if lower.endswith(TIKTOKEN_SUFFIXES):
-        # subtle: a NAME.json beside the rank file gives the pattern; only without one does
-        # the file's name decide (Tokenizer.load refuses a guess that disagrees with it).
-        sidecar = path.with_name(path.name.split(".tiktoken")[0] + ".json")
-        if not sidecar.is_file():
-            pattern = next((p for key, p in _PATTERN_IN_NAME if key in lower), None)
-    return _loaded(Tokenizer.load(path, pattern), path, path)
+    return _loaded(Tokenizer.load(path, pattern or pattern_from_name(path)), path, path)
 
 
 def _describe(error: BaseException) -> str:
@@ -117,16 +134,19 @@ class TokenizerLoader(QObject):
     def active_threads(self) -> int:
         return self._job.active_threads()
 
-    def load(self, vocab_file: Path, merges_file: Path | None = None) -> bool:
-        """Start loading a GPT-2 pair, or (``merges_file`` None) any tokenizer file; False
-        (and nothing started) while a load is under way."""
+    def load(
+        self, vocab_file: Path, merges_file: Path | None = None, pattern: str | None = None
+    ) -> bool:
+        """Start loading a GPT-2 pair, or (``merges_file`` None) any tokenizer file, a rank
+        file with ``pattern`` if given; False (and nothing started) while a load is under
+        way."""
         if self._busy:
             return False
         self._busy = True
 
         def job(is_stale: Callable[[], bool]) -> LoadedTokenizer:
             if merges_file is None:
-                return prepare_file(vocab_file)
+                return prepare_file(vocab_file, pattern)
             return prepare(vocab_file, merges_file)
 
         self._job.submit(job)

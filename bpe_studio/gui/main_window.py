@@ -18,6 +18,7 @@ from PySide6.QtCore import QSize, Qt, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
+    QInputDialog,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -25,10 +26,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core import PATTERNS
 from .controller import Controller
 from .controls import TrainingPanel
 from .hub import StateHub
-from .loader import TOKENIZER_FILTER, is_gpt2_vocab, is_tokenizer_file, merges_beside
+from .loader import (
+    TOKENIZER_FILTER,
+    is_gpt2_vocab,
+    is_tokenizer_file,
+    merges_beside,
+    needs_pattern,
+)
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
 from .views.merge_list import MergeListView
@@ -175,7 +183,27 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         path = Path(vocab_path)
         if merges_path is None and not is_gpt2_vocab(path) and "vocab" in path.name:
             merges_path = merges_beside(path)  # so that the error names the missing file
-        return self.controller.load(path, Path(merges_path) if merges_path else None)
+        pattern = None
+        if merges_path is None and needs_pattern(path):
+            pattern = self.choose_pattern(path)
+            if pattern is None:
+                return False
+        return self.controller.load(path, Path(merges_path) if merges_path else None, pattern)
+
+    def choose_pattern(self, path: Path) -> str | None:
+        """Ask which pattern a bare rank file was made with (blocking, modal); None: cancel.
+        Tests replace this method with an answer."""
+        names = list(PATTERNS)
+        name, ok = QInputDialog.getItem(
+            self,
+            "Pre-tokenization pattern",
+            f"{path.name} holds no pattern (no {path.name.split('.tiktoken')[0]}.json beside "
+            "it). Which one was it made with?",
+            names,
+            0,
+            False,
+        )
+        return name if ok and name in names else None
 
     # ------------------------------------------------------------ dialogs
     @Slot()

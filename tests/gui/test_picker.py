@@ -146,3 +146,21 @@ def test_gpt2_pair_still_loads_and_a_picked_preset_survives_a_load(qtbot, window
     window.picker.pick(f"file:{FIXTURES / 'gpt2_vocab.json'}")
     assert window.state.picked.get() is window.state.loaded.tokenizer
     wait_for_spans(qtbot, window.editor)
+
+
+def test_a_bare_rank_file_asks_for_its_pattern(qtbot, window, tmp_path, small_tokenizer):
+    rank_file, sidecar = small_tokenizer.save(tmp_path, format="tiktoken", name="mystery")
+    sidecar.unlink()  # neither a NAME.json nor the name tells the pattern
+    asked = []
+
+    def choose(path):
+        asked.append(path)
+        return None  # cancelled: nothing is loaded
+
+    window.choose_pattern = choose
+    assert not window.load_tokenizer(rank_file)
+    assert asked == [rank_file] and window.state.phase is Phase.IDLE
+    window.choose_pattern = lambda path: "o200k"
+    _load(qtbot, window, rank_file)
+    assert window.state.loaded.tokenizer.pattern_name == "o200k"
+    assert window.state.loaded.tokenizer.merges == small_tokenizer.merges
