@@ -216,16 +216,18 @@ class Controller(QObject):
             if n == 0:
                 return None
             vocab, merges = state.vocab_at(n), state.merges_at(n)
-            specials = state.settings.special_tokens
+            specials, pattern = state.settings.special_tokens, self._pattern
         elif state.result is not None and state.phase in (Phase.FINISHED, Phase.STOPPED):
             if not state.result.merges:
                 return None
             vocab, merges = dict(state.result.vocab), list(state.result.merges)
-            specials = state.result.special_tokens
+            # subtle: the result's own pattern, not the last Train's: a Train that failed
+            # put an earlier run back on screen (``hub.restore``).
+            specials, pattern = state.result.special_tokens, state.result.pattern
         else:
             return None
         ids = {tok: BYTE_TOKENS + i for i, tok in enumerate(specials)}
-        return TokenizerData(vocab, merges, ids, self._pattern)
+        return TokenizerData(vocab, merges, ids, pattern)
 
     def save(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
         """Write the tokenizer on screen into ``directory`` in ``format`` ("gpt2", "hf",

@@ -259,3 +259,17 @@ def test_save_in_each_format_reloads_in_its_own_library(qtbot, window, tmp_path)
     # The Save button offers all three formats.
     actions = [a.text() for a in window.panel.save_button.menu().actions()]
     assert len(actions) == 3 and "tokenizer.json" in actions[1] and "tiktoken" in actions[2]
+
+
+def test_a_failed_train_keeps_the_trained_tokenizer_and_its_pattern(qtbot, window, tmp_path):
+    window.panel.pattern_choice.set_pattern("cl100k")
+    first = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    window.panel.pattern_choice.set_pattern("gpt2")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\x00\xff\xfe" * 100)
+    assert train_in_window(qtbot, window, binary, 300) is None
+    assert window.state.result is first and window.state.phase is Phase.FINISHED
+    assert window.merge_list.model.rowCount() == len(first.merges)
+    # Saved with the pattern it was trained with, not the failed Train's.
+    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    assert Tokenizer.from_hf(tmp_path / "hf" / "tokenizer.json").pattern_name == "cl100k"
