@@ -7,10 +7,11 @@ the editor's tokenizer from the state's record every few hundred merges while tr
 the tokenizer on screen (also a paused run's merges so far) in any of the three formats, and
 loads a tokenizer file of any of them in the background
 (:class:`~bpe_studio.gui.loader.TokenizerLoader`); a loaded file becomes the run on screen, so
-its merges and vocabulary fill the tables. A Train that fails before its first merge puts the
-tokenizer that was on screen back. Before Train, Load or a new corpus discards a trained
-tokenizer that was never saved, and before Save replaces files, it asks (:meth:`confirm`,
-which the window answers with a dialog and tests replace). Problems are reported through
+its merges and vocabulary fill the tables. A Train that fails before its first merge (or is
+stopped before it) puts the tokenizer that was on screen back. Before Train, Load or a new
+corpus discards a trained tokenizer that was never saved, and before Save replaces files, it
+asks (:meth:`confirm`, which the window answers with a dialog and tests replace); ``notice``
+carries one-line news for the status bar. Problems are reported through
 ``error`` (title, plain-text message naming the file and reason); the app carries on.
 What it leaves out: widgets and dialogs (``main_window``), and the training itself (``worker``).
 """
@@ -49,6 +50,7 @@ class Controller(QObject):
     error = Signal(str, str)  # title, message (plain text)
     load_finished = Signal(bool)  # a load() ended: loaded, or failed (error was emitted)
     saved = Signal(str)  # a one-line message naming the files written
+    notice = Signal(str)  # a one-line message for the status bar
 
     def __init__(self, hub: StateHub, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -202,6 +204,13 @@ class Controller(QObject):
             self.error.emit("Training failed", message)
         elif result.merges:
             self._unsaved = result
+        elif before is not None:
+            # Stopped before the first merge: as if Train had not been clicked.
+            self.hub.restore(before)
+            self.notice.emit(
+                "Stopped before the first merge: nothing was learned; the tokenizer shown "
+                "before is shown again"
+            )
 
     # ------------------------------------------------------ save and load
     def saveable_data(self) -> TokenizerData | None:

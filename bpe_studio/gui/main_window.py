@@ -103,6 +103,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         c, p = self.controller, self.panel
         c.error.connect(self.show_error)
         c.saved.connect(lambda message: self.statusBar().showMessage(message, 10_000))
+        c.notice.connect(lambda message: self.statusBar().showMessage(message, 10_000))
         p.open_button.clicked.connect(self._choose_corpus)
         p.train_button.clicked.connect(self.start_training)
         p.pause_button.clicked.connect(c.toggle_pause)

@@ -273,3 +273,21 @@ def test_a_failed_train_keeps_the_trained_tokenizer_and_its_pattern(qtbot, windo
     # Saved with the pattern it was trained with, not the failed Train's.
     assert window.save_tokenizer(tmp_path / "hf", "hf")
     assert Tokenizer.from_hf(tmp_path / "hf" / "tokenizer.json").pattern_name == "cl100k"
+
+
+def test_stopping_before_the_first_merge_puts_the_loaded_tokenizer_back(qtbot, window):
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    loaded = window.state.loaded
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    window.toggle_pause()
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    with qtbot.waitSignal(window.controller.notice, timeout=30_000) as blocker:
+        window.stop_training()
+    assert "nothing was learned" in blocker.args[0]
+    assert window.state.phase is Phase.LOADED and window.state.loaded is loaded
+    assert window.merge_list.model.rowCount() == 50_000
+    assert "nothing was learned" in window.statusBar().currentMessage()
