@@ -30,6 +30,7 @@ from .controls import TrainingPanel
 from .hub import StateHub
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
+from .views.ids_panel import IdsPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.token_editor import TokenEditor
@@ -57,6 +58,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.chart = PairChart(self.hub)
         self.vocab_table = VocabTableView(self.hub)
         self.editor = TokenEditor()
+        self.ids_panel = IdsPanel(self.editor)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
@@ -64,7 +66,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         top.setSizes([430, 970])
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
-        bottom.addWidget(self.editor)
+        editor_column = QSplitter(Qt.Orientation.Vertical)  # the ids panel under the editor
+        editor_column.addWidget(self.editor)
+        editor_column.addWidget(self.ids_panel)
+        editor_column.setSizes([280, 200])
+        editor_column.setChildrenCollapsible(False)
+        bottom.addWidget(editor_column)
         bottom.setSizes([560, 840])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
@@ -204,6 +211,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.controller.shutdown()
         self.editor.shutdown()
+        self.ids_panel.shutdown()
         super().closeEvent(event)
 
 
