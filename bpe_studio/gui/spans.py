@@ -24,6 +24,9 @@ from .jobs import LatestJob
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table (GPT-2: a few MB)
 EDIT_DEBOUNCE_MS = 120  # typing: wait for a pause
 STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
+# Characters tokenized between two checks for a newer request: during a drag, a superseded
+# job stops within one piece instead of finishing the whole text.
+SPAN_PIECE_CHARS = 4096
 
 
 class TokenizerSource:
@@ -139,7 +142,10 @@ class SpanService(QObject):
         snapshot = text()
 
         def job(is_stale: Callable[[], bool]) -> SpanArrays | None:
-            return compute_spans(source.at(step), snapshot, is_stale)
+            tokenizer = source.at(step)
+            if is_stale():
+                return None
+            return compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
 
         self._job.submit(job)
 
