@@ -69,7 +69,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor_column = QSplitter(Qt.Orientation.Vertical)  # the ids panel under the editor
         editor_column.addWidget(self.editor)
         editor_column.addWidget(self.ids_panel)
-        editor_column.setSizes([280, 200])
+        editor_column.setSizes([300, 170])
         editor_column.setChildrenCollapsible(False)
         bottom.addWidget(editor_column)
         bottom.setSizes([560, 840])

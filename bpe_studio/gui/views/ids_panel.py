@@ -108,7 +108,7 @@ class IdsPanel(QWidget):
         self.ids_view.setReadOnly(True)
         self.ids_view.setFont(monospace_font(10))
         self.ids_view.setMaximumBlockCount(1)
-        self.ids_view.setFixedHeight(self.ids_view.fontMetrics().height() * 3 + 14)
+        self.ids_view.setFixedHeight(self.ids_view.fontMetrics().height() * 2 + 12)
         self.decode_input = QLineEdit()
         self.decode_input.setPlaceholderText("Paste ids to decode, e.g. 15496, 11, 995")
         self.decode_input.setClearButtonEnabled(True)
@@ -116,10 +116,11 @@ class IdsPanel(QWidget):
         self.open_button = QPushButton("Open .npy…")
         self.open_button.clicked.connect(self._choose_npy)
         self.error_label = steady_label(QLabel(""))
+        self.error_label.setStyleSheet(f"color: {_ERROR}")
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes what was pasted
         self.decoded_view = TokenTextEdit()
         self.decoded_view.setReadOnly(True)
-        self.decoded_view.setFixedHeight(self.decoded_view.fontMetrics().height() * 4 + 14)
+        self.decoded_view.setMinimumHeight(self.decoded_view.fontMetrics().height() * 2 + 12)
 
         self._ids = np.zeros(0, dtype=np.int32)
         self._shown_ids = 0  # how many ids the list shows
@@ -286,7 +287,6 @@ class IdsPanel(QWidget):
     def _show_error(self, message: str) -> None:
         line = message.splitlines()[0] if message else ""
         self.error_label.setText(f"Cannot decode: {line}" if line else "")
-        self.error_label.setStyleSheet(f"color: {_ERROR}")
 
     @property
     def error(self) -> str:
