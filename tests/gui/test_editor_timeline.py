@@ -274,3 +274,39 @@ def test_follows_a_real_training_run(qtbot, window):
         listed = [int(x) for x in panel.ids_text().split(", ")]
         assert listed == reference.encode(editor.text())
         assert np.array_equal(panel.ids, np.array(listed))
+
+
+def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
+    """Training, not live: a step past the run's (paced) tokenizer is built from the record,
+    a step before it is that tokenizer's truncation; live, the run's tokenizer is shown."""
+    from bpe_studio.core import initial_vocab, iter_merges
+    from bpe_studio.gui.state import Phase, RunSettings
+
+    steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 400, [EOT], workers=1))
+    hub = StateHub()
+    hub.begin_run(RunSettings(657, (EOT,), 400), initial_vocab([EOT]))
+    hub.start_merging(400)
+    hub.append_merges(steps)
+    hub.publish()
+    assert hub.state.phase is Phase.MERGING and hub.state.step == 400
+    editor.bind(hub)
+    editor.set_text(ENGLISH)
+    wait_for_spans(qtbot, editor)
+    bytes_only = Tokenizer(initial_vocab([EOT]), [], [EOT])
+    assert ids_of(editor) == bytes_only.encode(ENGLISH)  # live: the run's tokenizer as shown
+
+    def reference(k: int) -> list[int]:
+        vocab = dict(initial_vocab([EOT]))
+        vocab.update((s.new_id, s.left + s.right) for s in steps[:k])
+        return Tokenizer(vocab, [(s.left, s.right) for s in steps[:k]], [EOT]).encode(ENGLISH)
+
+    for k in (150, 399, 20):
+        hub.select_step(k)
+        wait_for_spans(qtbot, editor)
+        assert ids_of(editor) == reference(k), k
+    assert "training, 20 merges so far" not in editor.source_label.text()  # reused: 399's
+    hub.show_tokenizer(editor.source)  # the controller's next rebuild: 399 merges
+    hub.select_step(100)
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == reference(100)
+    assert "first 100 of 399 merges" in editor.source_label.text()

@@ -479,8 +479,13 @@ class TokenEditor(QWidget):
         self._hub = hub
         hub.tokenizer_changed.connect(self._follow_hub)
         hub.step_changed.connect(self._follow_hub)
-        hub.reset.connect(self._follow_hub)
+        hub.reset.connect(self._on_reset)
         hub.token_selected.connect(self.highlight_token)
+        self._follow_hub()
+
+    @Slot()
+    def _on_reset(self) -> None:
+        self._record_source = None  # built from the record of a run that is gone
         self._follow_hub()
 
     @Slot()
@@ -494,7 +499,8 @@ class TokenEditor(QWidget):
         """The tokenizer and step to show: the picked one in full, else the run's at the
         timeline's step. While training, the run's tokenizer is rebuilt from the record only
         every so often (the controller paces it): following live, the editor shows that one;
-        at an earlier step, its truncation; at a later step, one built from the record."""
+        at an earlier step, its truncation; at a later step, one built from the record (and
+        back from there, that one's truncation)."""
         if state.picked is not None:
             return state.picked, None
         shown = state.shown
@@ -505,6 +511,9 @@ class TokenEditor(QWidget):
             if state.live or k == n:
                 return shown, None
             if k > n and state.settings is not None:
+                built = self._record_source
+                if built is not None and k < built[0] and built[1].merge_count == built[0]:
+                    return built[1], k  # back from a step built before: its truncation
                 return self._record_at(state, k), None
         return shown, (None if k >= n else k)
 
