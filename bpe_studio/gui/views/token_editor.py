@@ -75,7 +75,7 @@ _SPLIT_SHADE = "#f5a8c8"  # every other block of split characters
 _SPECIAL_SHADE = "#9fdfaa"  # every other special token, so that adjacent ones show a boundary
 _BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep as "\n"
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
-_LINE_BREAKS = "\n\r\u2029"
+_LINE_BREAK = regex.compile("[\n\r\u2029]")
 PIECE_DEBOUNCE_MS = 150
 
 
@@ -297,20 +297,15 @@ class TokenTextEdit(QPlainTextEdit):
         (a document paints nothing for a paragraph end, so a newline token would be invisible)."""
         text, ids = spans.text, spans.ids
         markers: list[tuple[int, QColor]] = []
-        c = first
-        while True:
-            c = min(
-                (p for p in (text.find(ch, c, last) for ch in _LINE_BREAKS) if p >= 0), default=-1
-            )
-            if c < 0:
-                break
-            if not (text[c] == "\n" and c > 0 and text[c - 1] == "\r"):  # "\r\n": one marker
-                held = spans.covering(c)
-                if held:
-                    fmt = self._format(held[0], ids)
-                    markers.append((spans.to_utf16(c), fmt.background().color()))
-            c += 1
-            if len(markers) > MAX_SELECTIONS:
+        for m in _LINE_BREAK.finditer(text, first, last):
+            c = m.start()
+            if text[c] == "\n" and c > 0 and text[c - 1] == "\r":
+                continue  # "\r\n" is one paragraph end: one marker
+            held = spans.covering(c)
+            if held:
+                fmt = self._format(held[0], ids)
+                markers.append((spans.to_utf16(c), fmt.background().color()))
+            if len(markers) >= MAX_SELECTIONS:
                 break
         return markers
 
