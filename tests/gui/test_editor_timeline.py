@@ -310,3 +310,18 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == reference(100)
     assert "first 100 of 399 merges" in editor.source_label.text()
+
+
+def test_truncations_are_kept_for_scrubbing_back(gpt2):
+    from bpe_studio.gui import spans as spans_module
+
+    source = TokenizerSource("gpt2", tokenizer=gpt2)
+    assert source.at(None) is gpt2 and source.at(len(gpt2.merges)) is gpt2
+    first = source.at(100)
+    assert len(first.merges) == 100 and source.at(100) is first
+    for k in range(200, 200 + spans_module.TRUNCATED_KEPT):
+        source.at(k)
+    assert source.at(100) is not first  # the least recently used went first
+    assert source.at(200 + spans_module.TRUNCATED_KEPT - 1) is source.at(
+        200 + spans_module.TRUNCATED_KEPT - 1
+    )
