@@ -4,32 +4,53 @@ What it does: :func:`compute_spans` runs :meth:`Tokenizer.spans` over the text i
 about ``PIECE_CHARS`` characters, cut only where a cut cannot change any token
 (``boundaries.text_cuts``), so a caller can stop it between pieces; the result is packed into
 parallel arrays (a million Chinese characters make about three million spans: as ``TokenSpan``
-tuples that would be ~400 MB, packed it is ~40 MB). :class:`SpanArrays` answers the questions a
-viewer asks (which spans cover these characters, UTF-16 offsets for Qt's documents).
+tuples that would be ~400 MB, packed it is ~40 MB). :func:`decoded_spans` packs the spans of
+given ids (the text they decode to, each token's characters). :class:`SpanArrays` answers the
+questions a viewer asks: which spans cover these characters, how often an id occurs, the
+pre-token holding a character, and the offsets of a character in a plain-text document that
+holds the text (``to_utf16``: UTF-16 units, without the characters such a document drops).
 What it leaves out: threads, debouncing and painting (the app's ``gui/spans.py`` and views).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import codecs
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import regex
 
 from .boundaries import text_cuts
+from .pattern import pretokenizer
 from .surrogates import replace_surrogates
 from .tokenizer import Tokenizer, TokenSpan
 
 PIECE_CHARS = 1 << 15
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
+_CRLF_LF = regex.compile(r"(?<=\r)\n")
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def document_hidden(text: str) -> np.ndarray:
+    """Offsets of the characters of ``text`` that a plain-text document given ``text`` does not
+    hold: the ``\\n`` of each ``\\r\\n`` (the pair becomes one paragraph break) and a leading
+    byte-order mark. Every other line break (``\\n``, a lone ``\\r``, U+2029) becomes one
+    paragraph break, so it keeps its place."""
+    hidden = [m.start() for m in _CRLF_LF.finditer(text)]
+    if text.startswith("\ufeff"):
+        hidden.insert(0, 0)
+    return np.array(hidden, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)
 class SpanArrays:
     """The spans of one text, packed: ``ids``, ``starts``, ``ends`` (character offsets) and
     ``partial`` are parallel arrays; ``astral`` holds the offsets of characters outside the
-    BMP, which take two UTF-16 units in Qt's documents."""
+    BMP, which take two UTF-16 units in Qt's documents, and ``hidden`` those a document does
+    not hold (:func:`document_hidden`). ``cuts`` are offsets where the text may be cut
+    without changing a pre-token (0 and the end included)."""
 
     ids: np.ndarray
     starts: np.ndarray
@@ -39,6 +60,9 @@ class SpanArrays:
     utf8_length: int  # bytes the tokens hold (surrogates counted as encode() encodes them)
     astral: np.ndarray
     tokenizer: Tokenizer
+    text: str = ""
+    cuts: np.ndarray = field(default_factory=lambda: _EMPTY)
+    hidden: np.ndarray = field(default_factory=lambda: _EMPTY)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -60,12 +84,69 @@ class SpanArrays:
         lo, hi = self.index_range(char, char + 1)
         return range(lo, hi)
 
+    def occurrences(self, token_id: int) -> int:
+        """How many tokens of the text have id ``token_id``."""
+        return int(np.count_nonzero(self.ids == token_id))
+
+    # ------------------------------------------------------- document offsets
+    @cached_property
+    def _events(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where the document offset departs from the character offset: the sorted offsets of
+        astral (+1 unit) and hidden (-1 unit) characters, the shift after each, and each
+        event's end in units (the first unit after it)."""
+        pos = np.concatenate([self.astral, self.hidden]).astype(np.int64)
+        step = np.concatenate(
+            [np.ones(len(self.astral), np.int64), -np.ones(len(self.hidden), np.int64)]
+        )
+        order = np.argsort(pos, kind="stable")
+        pos, step = pos[order], step[order]
+        shift = np.cumsum(step)
+        return pos, shift, pos + 1 + shift
+
     def to_utf16(self, char: int) -> int:
-        return char + int(np.searchsorted(self.astral, char, side="left"))
+        """The document offset (UTF-16 units) of character ``char``."""
+        pos, shift, _ = self._events
+        if not len(pos):
+            return char
+        i = int(np.searchsorted(pos, char, side="left"))
+        return char + (int(shift[i - 1]) if i else 0)
 
     def from_utf16(self, unit: int) -> int:
-        units = self.astral + np.arange(len(self.astral))
-        return unit - int(np.searchsorted(units, unit, side="left"))
+        """The character at document offset ``unit`` (the inverse of :meth:`to_utf16`; a unit
+        inside a surrogate pair gives its character, a hidden character is never returned)."""
+        pos, shift, ends = self._events
+        if not len(pos):
+            return unit
+        # The last event ending at or before ``unit``: characters after it are shifted by it.
+        i = int(np.searchsorted(ends, unit, side="right"))
+        char = unit - (int(shift[i - 1]) if i else 0)
+        # subtle: the second unit of a surrogate pair lies before the next event's end; it
+        # belongs to that (astral) character, not to the character after it.
+        if i < len(pos) and char > pos[i]:
+            char = int(pos[i])
+        return char
+
+    # ------------------------------------------------------------ pre-tokens
+    def piece_at(self, char: int) -> str:
+        """The pre-token holding character ``char`` ("" inside a special token, or past the
+        end of the text)."""
+        text = self.text
+        if not 0 <= char < len(text):
+            return ""
+        cuts = self.cuts if len(self.cuts) else np.array([0, len(text)], dtype=np.int64)
+        i = int(np.searchsorted(cuts, char, side="right"))
+        a, b = int(cuts[i - 1]), int(cuts[min(i, len(cuts) - 1)])
+        tok = self.tokenizer
+        compiled = pretokenizer(tok.pattern).compiled
+        for seg_start, seg_end, special in tok.specials.segments(text, a, b):
+            if char < seg_end:
+                for m in compiled.finditer(text, seg_start, seg_end):
+                    if m.start() <= char < m.end():
+                        return m.group()
+                return ""
+            if special is not None and char < seg_end + len(special):
+                return ""
+        return ""
 
 
 def _utf8_length(text: str) -> int:
@@ -73,6 +154,10 @@ def _utf8_length(text: str) -> int:
         return len(text.encode("utf-8"))
     except UnicodeEncodeError:
         return len(replace_surrogates(text).encode("utf-8"))
+
+
+def _astral(text: str) -> np.ndarray:
+    return np.fromiter((m.start() for m in _ASTRAL.finditer(text)), dtype=np.int64)
 
 
 def compute_spans(
@@ -93,7 +178,6 @@ def compute_spans(
             arr[:, 1:3] += a
             parts.append(arr)
     packed = np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.int64)
-    astral = np.fromiter((m.start() for m in _ASTRAL.finditer(text)), dtype=np.int64)
     return SpanArrays(
         ids=packed[:, 0].astype(np.int32),
         starts=packed[:, 1].astype(np.int32),
@@ -101,6 +185,65 @@ def compute_spans(
         partial=packed[:, 3].astype(bool),
         text_length=len(text),
         utf8_length=_utf8_length(text),
-        astral=astral,
+        astral=_astral(text),
         tokenizer=tokenizer,
+        text=text,
+        cuts=np.array(cuts, dtype=np.int64),
+        hidden=document_hidden(text),
+    )
+
+
+def decoded_spans(
+    tokenizer: Tokenizer,
+    ids: Sequence[int] | np.ndarray,
+    is_stale: Callable[[], bool] = lambda: False,
+) -> SpanArrays | None:
+    """The text ``ids`` decode to (``tokenizer.decode``: invalid UTF-8 becomes U+FFFD) and
+    each token's characters, packed; None if ``is_stale()`` turned true.
+
+    A token holding part of a character spans that whole character (``partial``); the bytes
+    of a character that never completes become U+FFFD where the decoder emits it. An id not
+    in the vocabulary raises ValueError naming it and its position."""
+    vocab = tokenizer.vocab
+    n = len(ids)
+    starts = np.zeros(n, dtype=np.int32)
+    ends = np.zeros(n, dtype=np.int32)
+    partial = np.zeros(n, dtype=bool)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    chunks: list[str] = []
+    emitted = 0
+    for i, token_id in enumerate(ids.tolist() if isinstance(ids, np.ndarray) else ids):
+        if i % 65536 == 0 and is_stale():
+            return None
+        token = vocab.get(token_id)
+        if token is None:
+            top = max(vocab)
+            raise ValueError(
+                f"unknown token id {token_id:,} (item {i + 1:,} of {n:,}): this tokenizer "
+                f"has ids 0..{top:,}"
+            )
+        pending_before = len(decoder.getstate()[0])
+        out = decoder.decode(token)
+        chunks.append(out)
+        pending_after = len(decoder.getstate()[0])
+        start, emitted = emitted, emitted + len(out)
+        # A token ending inside a character also spans that character (emitted later).
+        starts[i], ends[i] = start, emitted + (1 if pending_after else 0)
+        partial[i] = bool(pending_before or pending_after)
+    chunks.append(decoder.decode(b"", final=True))
+    text = "".join(chunks)
+    np.minimum(ends, len(text), out=ends)
+    ids_array = np.asarray(ids, dtype=np.int64).astype(np.int32)
+    return SpanArrays(
+        ids=ids_array,
+        starts=starts,
+        ends=ends,
+        partial=partial,
+        text_length=len(text),
+        utf8_length=sum(len(vocab[int(t)]) for t in ids_array.tolist()),
+        astral=_astral(text),
+        tokenizer=tokenizer,
+        text=text,
+        cuts=np.array([0, len(text)], dtype=np.int64),
+        hidden=document_hidden(text),
     )

@@ -139,7 +139,8 @@ class Controller(QObject):
             self.session.deleteLater()
         target = vocab_size - 256 - len(special_tokens)
         self.hub.begin_run(
-            RunSettings(vocab_size, special_tokens, target), initial_vocab(list(special_tokens))
+            RunSettings(vocab_size, special_tokens, target, pattern),
+            initial_vocab(list(special_tokens)),
         )
         self._editor_at = (0, time.perf_counter())
         session = TrainingSession(config, self.hub, self)

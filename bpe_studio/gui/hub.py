@@ -12,6 +12,7 @@ What it leaves out: threads (``session``), file dialogs and the train/load/save 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,6 +68,7 @@ class StateHub(QObject):
             "Tokenizer: bytes only (no merges yet)",
             vocab=s.base_vocab,
             special_tokens=settings.special_tokens,
+            pattern=settings.pattern,
         )
         self.reset.emit()
         self.tokenizer_changed.emit()
@@ -79,8 +81,7 @@ class StateHub(QObject):
     def start_merging(self, target_merges: int) -> None:
         s = self.state
         if s.settings is not None:
-            vocab_size, specials = s.settings.vocab_size, s.settings.special_tokens
-            s.settings = RunSettings(vocab_size, specials, target_merges)
+            s.settings = dataclasses.replace(s.settings, target_merges=target_merges)
         if s.phase is Phase.PAUSED:
             s.resume_to = Phase.MERGING
         else:

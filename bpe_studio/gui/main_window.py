@@ -39,6 +39,7 @@ from .loader import (
 )
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
+from .views.ids_panel import IdsPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import TokenizerPicker
@@ -68,6 +69,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.vocab_table = VocabTableView(self.hub)
         self.editor = TokenEditor()
         self.picker = TokenizerPicker(self.hub)
+        self.ids_panel = IdsPanel(self.editor)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
@@ -75,11 +77,16 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         top.setSizes([430, 970])
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
+        editor_split = QSplitter(Qt.Orientation.Vertical)  # the ids panel under the editor
+        editor_split.addWidget(self.editor)
+        editor_split.addWidget(self.ids_panel)
+        editor_split.setSizes([300, 170])
+        editor_split.setChildrenCollapsible(False)
         editor_column = QWidget()
         editor_layout = QVBoxLayout(editor_column)
         editor_layout.setContentsMargins(0, 0, 0, 0)
         editor_layout.addWidget(self.picker)
-        editor_layout.addWidget(self.editor, 1)
+        editor_layout.addWidget(editor_split, 1)
         bottom.addWidget(editor_column)
         bottom.setSizes([560, 840])
         body = QSplitter(Qt.Orientation.Vertical)
@@ -264,4 +271,5 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.controller.shutdown()
         self.picker.shutdown()
         self.editor.shutdown()
+        self.ids_panel.shutdown()
         super().closeEvent(event)

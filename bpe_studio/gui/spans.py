@@ -2,14 +2,17 @@
 
 What it does: :class:`SpanService` runs ``core.spans.compute_spans`` (Qt-free: the text piece
 by piece, packed into NumPy arrays) on a :class:`~.jobs.LatestJob`
-after a short debounce (latest request wins; a superseded job stops between pieces).
-:class:`TokenizerSource` builds a tokenizer lazily, in that same thread.
+after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
+little longer than timeline moves, which must re-colour at once.
+:class:`TokenizerSource` builds a tokenizer lazily, in that same thread, and keeps the few
+truncations (``at(k)``: the first k merges) asked for last, so scrubbing back is cheap.
 What it leaves out: painting (``views/token_editor``).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -17,6 +20,13 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from ..core import Tokenizer
 from ..core.spans import SpanArrays, compute_spans
 from .jobs import LatestJob
+
+TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table (GPT-2: a few MB)
+EDIT_DEBOUNCE_MS = 120  # typing: wait for a pause
+STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
+# Characters tokenized between two checks for a newer request: during a drag, a superseded
+# job stops within one piece instead of finishing the whole text.
+SPAN_PIECE_CHARS = 4096
 
 
 class TokenizerSource:
@@ -37,14 +47,43 @@ class TokenizerSource:
         self.label = label
         self._tokenizer = tokenizer
         self._recipe = (dict(vocab or {}), list(merges), list(special_tokens), pattern)
+        self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
+        self._truncated: OrderedDict[int, Tokenizer] = OrderedDict()
+
+    @property
+    def merge_count(self) -> int:
+        """Merges of the whole tokenizer (known without building it)."""
+        return self._merge_count
 
     def get(self) -> Tokenizer:
         with self._lock:
-            if self._tokenizer is None:
-                self._tokenizer = Tokenizer(*self._recipe)
-                self._recipe = ({}, [], [], "gpt2")
-            return self._tokenizer
+            return self._get()
+
+    def _get(self) -> Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer(*self._recipe)
+            self._recipe = ({}, [], [], "gpt2")
+            self._merge_count = len(self._tokenizer.merges)
+        return self._tokenizer
+
+    def at(self, k: int | None) -> Tokenizer:
+        """The tokenizer with its first ``k`` merges (all for None or ``k`` past the end),
+        from a cache of the last ``TRUNCATED_KEPT`` asked for."""
+        with self._lock:
+            full = self._get()
+            if k is None or k >= len(full.merges):
+                return full
+            k = max(k, 0)
+            cache = self._truncated
+            tok = cache.get(k)
+            if tok is None:
+                tok = cache[k] = full.truncated(k)
+                while len(cache) > TRUNCATED_KEPT:
+                    cache.popitem(last=False)
+            else:
+                cache.move_to_end(k)
+            return tok
 
 
 class SpanService(QObject):
@@ -54,7 +93,7 @@ class SpanService(QObject):
     ready = Signal(object)  # SpanArrays for the current text and tokenizer
     failed = Signal(str)
 
-    def __init__(self, parent: QObject | None = None, debounce_ms: int = 120) -> None:
+    def __init__(self, parent: QObject | None = None, debounce_ms: int = EDIT_DEBOUNCE_MS) -> None:
         super().__init__(parent)
         self._job = LatestJob("bpe-spans", self)
         self._job.done.connect(self.ready)
@@ -63,21 +102,34 @@ class SpanService(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(debounce_ms)
         self._timer.timeout.connect(self._submit)
-        self._pending: tuple[TokenizerSource, Callable[[], str]] | None = None
+        self._debounce_ms = debounce_ms
+        self._pending: tuple[TokenizerSource, int | None, Callable[[], str]] | None = None
 
     def active_threads(self) -> int:
         return self._job.active_threads()
 
-    def request(self, source: TokenizerSource | None, text: Callable[[], str]) -> None:
-        """Mark the current result stale and compute anew after the debounce. ``text`` is read
-        when the timer fires, so a burst of edits costs one copy of the document."""
+    def request(
+        self,
+        source: TokenizerSource | None,
+        text: Callable[[], str],
+        *,
+        step: int | None = None,
+        debounce_ms: int | None = None,
+    ) -> None:
+        """Mark the current result stale and compute anew with ``source.at(step)`` after the
+        debounce (the service's own unless ``debounce_ms`` is given). ``text`` is read when the
+        timer fires, so a burst of edits costs one copy of the document."""
         self._job.cancel()
         if source is None:
             self._pending = None
             self._timer.stop()
             return
-        self._pending = (source, text)
-        self._timer.start()
+        wait = self._debounce_ms if debounce_ms is None else debounce_ms
+        if self._pending is not None and self._timer.isActive():
+            # subtle: a pending edit's longer wait is not cut short by a step move.
+            wait = max(wait, self._timer.remainingTime())
+        self._pending = (source, step, text)
+        self._timer.start(wait)
 
     @property
     def busy(self) -> bool:
@@ -87,11 +139,14 @@ class SpanService(QObject):
     def _submit(self) -> None:
         if self._pending is None:
             return
-        (source, text), self._pending = self._pending, None
+        (source, step, text), self._pending = self._pending, None
         snapshot = text()
 
         def job(is_stale: Callable[[], bool]) -> SpanArrays | None:
-            return compute_spans(source.get(), snapshot, is_stale)
+            tokenizer = source.at(step)
+            if is_stale():
+                return None
+            return compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
 
         self._job.submit(job)
 

@@ -105,6 +105,7 @@ class RunSettings:
     vocab_size: int
     special_tokens: tuple[str, ...]
     target_merges: int
+    pattern: str = "gpt2"  # the pre-tokenization pattern (a name or a regex string)
 
 
 @dataclass

@@ -3,22 +3,44 @@
 What it does: token boundaries are painted with alternating background colours; a token that
 holds part of a multi-byte character (Chinese, emoji) is never drawn as half a character:
 the tokens sharing such characters are painted as one block in a distinct pink with a wavy
-underline, and the tooltip lists each of them. Special tokens are green. Hovering a token shows
-its id, bytes and merge rank; a status line gives tokens, characters and bytes per token.
+underline, and the tooltip lists each of them. Special tokens are green (two shades, so that
+adjacent ones show their boundary); a line break inside a token gets a coloured ↵ at the end
+of its line. Hovering a token shows its id, bytes and merge rank; clicking one selects it
+(``token_clicked``, and the hub's ``select_token``); the selected token's occurrences are
+outlined. A status line gives tokens, characters and bytes per token.
 
-Tokenizing runs in :class:`~bpe_studio.gui.spans.SpanService`'s thread, never here, and only the
-visible part of the document is painted (as ``ExtraSelections``, rebuilt on scroll), so a
-1 MB paste costs the GUI thread one copy of the text and a screenful of selections.
-Bound to the ``StateHub``, it tokenizes with the state's shown tokenizer (``state.shown``).
-What it leaves out: which tokenizer that is (the controller and the session decide).
+Bound to the ``StateHub``, it follows the timeline: it tokenizes with the tokenizer the user
+picked (``state.picked``, in full) or else with the run's tokenizer (``state.shown``) cut to
+the first ``state.step`` merges. Tokenizing runs in :class:`~bpe_studio.gui.spans.SpanService`'s
+thread, never here, latest request winning, and only the visible characters are painted (as
+``ExtraSelections``, rebuilt on scroll), so a 1 MB paste, even on one line, costs the GUI
+thread one copy of the text and a screenful of selections.
+
+It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
+U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
+what each break was (following edits) and puts it back in :meth:`TokenTextEdit.text`.
+What it leaves out: which tokenizer and step to show (the hub's state), the ids list
+(``ids_panel``).
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QHelpEvent, QTextCharFormat, QTextCursor, QTextOption
+import numpy as np
+import regex
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QTextCharFormat,
+    QTextCursor,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -30,12 +52,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import TokenSpan
+from ...core import Tokenizer, TokenSpan
 from ...core.display import readable_token
 from ...core.spans import SpanArrays
 from ..hub import StateHub
-from ..spans import SpanService, TokenizerSource
+from ..spans import STEP_DEBOUNCE_MS, SpanService, TokenizerSource
+from ..state import RunState
 from .common import (
+    ACCENT,
     MUTED,
     SPECIAL_COLOUR,
     SPLIT_COLOUR,
@@ -48,6 +72,11 @@ from .common import (
 
 MAX_SELECTIONS = 6000  # a safety cap for a screenful of very short tokens
 _SPLIT_SHADE = "#f5a8c8"  # every other block of split characters
+_SPECIAL_SHADE = "#9fdfaa"  # every other special token, so that adjacent ones show a boundary
+_BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep as "\n"
+_ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
+_LINE_BREAK = regex.compile("[\n\r\u2029]")
+PIECE_DEBOUNCE_MS = 150
 
 
 def _background(colour: str) -> QTextCharFormat:
@@ -63,8 +92,15 @@ def _split_format(colour: str) -> QTextCharFormat:
     return fmt
 
 
+def format_id(token_id: int) -> str:
+    """How the app shows a token id to people: "50,256"."""
+    return f"{token_id:,}"
+
+
 class TokenTextEdit(QPlainTextEdit):
-    """A plain-text editor that paints the token spans of its visible blocks."""
+    """A plain-text editor that paints the token spans of its visible characters."""
+
+    clicked = Signal(int)  # the id of a token clicked (no text selected)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -75,13 +111,82 @@ class TokenTextEdit(QPlainTextEdit):
         self._stale = True
         self._token_formats = [_background(c) for c in TOKEN_COLOURS]
         self._split_formats = [_split_format(SPLIT_COLOUR), _split_format(_SPLIT_SHADE)]
-        self._special_format = _background(SPECIAL_COLOUR)
+        self._special_formats = [_background(SPECIAL_COLOUR), _background(_SPECIAL_SHADE)]
+        self._highlight: int | None = None
+        # Painted over the text: (document offset of a line break, its token's colour), and
+        # the (start, end) document offsets of the highlighted token's visible occurrences.
+        self._markers: list[tuple[int, QColor]] = []
+        self._outlines: list[tuple[int, int]] = []
+        # The breaks of the text given that the document holds as a plain paragraph break:
+        # document offset of that break -> "\r\n", "\r" or "\u2029"; and a leading BOM.
+        self._breaks: dict[int, str] = {}
+        self._bom = False
+        self._setting_text = False
         self._repaint = QTimer(self)
         self._repaint.setSingleShot(True)
         self._repaint.setInterval(0)
         self._repaint.timeout.connect(self.paint_visible_tokens)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
+        self.horizontalScrollBar().valueChanged.connect(self._schedule)
         self.updateRequest.connect(self._on_update_request)
+        self.document().contentsChange.connect(self._on_contents_change)
+
+    # -------------------------------------------------------------- text
+    def set_text(self, text: str) -> None:
+        """Show ``text``; :meth:`text` gives it back exactly, line breaks included."""
+        self._setting_text = True
+        try:
+            self.setPlainText(text)
+        finally:
+            self._setting_text = False
+        self._bom = text.startswith("\ufeff")
+        self._breaks = {}
+        if "\r" in text or "\u2029" in text:
+            astral = [m.start() for m in _ASTRAL.finditer(text)]
+            dropped = 1 if self._bom else 0  # characters before here the document lacks
+            a = 0
+            for m in _BREAKS.finditer(text):
+                while a < len(astral) and astral[a] < m.start():
+                    a += 1
+                self._breaks[m.start() - dropped + a] = m.group()
+                dropped += len(m.group()) - 1
+
+    @Slot(int, int, int)
+    def _on_contents_change(self, position: int, removed: int, added: int) -> None:
+        if self._setting_text or not self._breaks:
+            return
+        # Breaks inside the replaced range are gone; those after it move with the text.
+        end, delta = position + removed, added - removed
+        self._breaks = {
+            (p + delta if p >= end else p): s
+            for p, s in self._breaks.items()
+            if p < position or p >= end
+        }
+
+    def text(self) -> str:
+        """The text as given (or as edited since): every line break as it came."""
+        # toPlainText() would turn no-break spaces into spaces; the raw text keeps them and
+        # marks paragraph ends with U+2029 instead of "\n".
+        raw = self.document().toRawText()
+        prefix = "\ufeff" if self._bom else ""
+        if not self._breaks:
+            return prefix + raw.replace("\u2029", "\n")
+        lines = raw.split("\u2029")
+        breaks = ["\n"] * (len(lines) - 1)
+        doc = self.document()
+        for unit, original in self._breaks.items():
+            block = doc.findBlock(unit)
+            # subtle: a kept break must still be where its paragraph ends (the bookkeeping
+            # above follows every edit; this guards against one it could not follow).
+            n = block.blockNumber()
+            if block.isValid() and block.position() + block.length() - 1 == unit:
+                if 0 <= n < len(breaks):
+                    breaks[n] = original
+        parts = [prefix]
+        for line, brk in zip(lines, breaks):
+            parts += (line, brk)
+        parts.append(lines[-1])
+        return "".join(parts)
 
     # ------------------------------------------------------------ spans
     def set_spans(self, spans: SpanArrays | None) -> None:
@@ -101,10 +206,9 @@ class TokenTextEdit(QPlainTextEdit):
     def spans(self) -> SpanArrays | None:
         return None if self._stale else self._spans
 
-    def text(self) -> str:
-        # toPlainText() would turn no-break spaces into spaces; the raw text keeps them and
-        # marks paragraph ends with U+2029 instead of "\n".
-        return self.document().toRawText().replace("\u2029", "\n")
+    def set_highlight(self, token_id: int | None) -> None:
+        self._highlight = token_id
+        self._schedule()
 
     # ---------------------------------------------------------- painting
     @Slot()
@@ -121,19 +225,20 @@ class TokenTextEdit(QPlainTextEdit):
         self._schedule()
 
     def visible_range(self) -> tuple[int, int]:
-        """Document positions (UTF-16 units) of the first and past the last visible block."""
-        block = self.firstVisibleBlock()
-        start = block.position()
-        offset = self.contentOffset()
-        height = self.viewport().height()
-        end = start
-        while block.isValid():
-            top = self.blockBoundingGeometry(block).translated(offset).top()
-            if top > height:
-                break
-            end = block.position() + block.length()
-            block = block.next()
-        return start, end
+        """Document positions (UTF-16 units) of the first visible character and just past the
+        last (its line's break included), however long the lines: one paragraph may be a
+        megabyte, of which only a screenful is painted."""
+        viewport = self.viewport()
+        first = self.cursorForPosition(QPoint(0, 0))
+        first.movePosition(QTextCursor.MoveOperation.StartOfLine)
+        last = self.cursorForPosition(QPoint(viewport.width() - 1, viewport.height() - 1))
+        last.movePosition(QTextCursor.MoveOperation.EndOfLine)
+        return first.position(), last.position() + 1
+
+    def _format(self, i: int, ids: np.ndarray) -> QTextCharFormat:
+        if int(ids[i]) in self._special_ids:
+            return self._special_formats[i % 2]
+        return self._token_formats[i % 2]
 
     @Slot()
     def paint_visible_tokens(self) -> None:
@@ -141,9 +246,12 @@ class TokenTextEdit(QPlainTextEdit):
         if spans is None:
             if self._spans is None:
                 self.setExtraSelections([])
+                self._markers, self._outlines = [], []
+                self.viewport().update()
             return
         start16, end16 = self.visible_range()
-        lo, hi = spans.index_range(spans.from_utf16(start16), spans.from_utf16(end16))
+        first, last = spans.from_utf16(start16), spans.from_utf16(end16)
+        lo, hi = spans.index_range(first, last)
         hi = min(hi, lo + MAX_SELECTIONS)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
         doc = self.document()
@@ -162,11 +270,7 @@ class TokenTextEdit(QPlainTextEdit):
                 group += 1
             else:
                 j = i + 1
-                fmt = (
-                    self._special_format
-                    if int(ids[i]) in self._special_ids
-                    else self._token_formats[i % 2]
-                )
+                fmt = self._format(i, ids)
             cursor = QTextCursor(doc)
             cursor.setPosition(spans.to_utf16(a))
             cursor.setPosition(spans.to_utf16(b), QTextCursor.MoveMode.KeepAnchor)
@@ -176,6 +280,67 @@ class TokenTextEdit(QPlainTextEdit):
             selections.append(sel)
             i = j
         self.setExtraSelections(selections)
+        self._markers = self._line_break_markers(
+            spans, first, min(last, int(ends[hi - 1]) if hi > lo else first)
+        )
+        self._outlines = []
+        if self._highlight is not None and hi > lo:
+            for k in np.flatnonzero(ids[lo:hi] == self._highlight).tolist():
+                a, b = int(starts[lo + k]), int(ends[lo + k])
+                self._outlines.append((spans.to_utf16(a), spans.to_utf16(b)))
+        self.viewport().update()
+
+    def _line_break_markers(
+        self, spans: SpanArrays, first: int, last: int
+    ) -> list[tuple[int, QColor]]:
+        """A marker for each line break in characters ``[first, last)``, in its token's colour
+        (a document paints nothing for a paragraph end, so a newline token would be invisible)."""
+        text, ids = spans.text, spans.ids
+        markers: list[tuple[int, QColor]] = []
+        for m in _LINE_BREAK.finditer(text, first, last):
+            c = m.start()
+            if text[c] == "\n" and c > 0 and text[c - 1] == "\r":
+                continue  # "\r\n" is one paragraph end: one marker
+            held = spans.covering(c)
+            if held:
+                fmt = self._format(held[0], ids)
+                markers.append((spans.to_utf16(c), fmt.background().color()))
+            if len(markers) >= MAX_SELECTIONS:
+                break
+        return markers
+
+    def _rect_at(self, unit: int) -> QRect:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(unit)
+        return self.cursorRect(cursor)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        super().paintEvent(event)
+        if not (self._markers or self._outlines):
+            return
+        painter = QPainter(self.viewport())
+        metrics = self.fontMetrics()
+        width = metrics.horizontalAdvance("↵") + 2
+        for unit, colour in self._markers:
+            r = self._rect_at(unit)
+            box = QRect(r.left() + 1, r.top(), width, r.height())
+            painter.fillRect(box, colour)
+            painter.setPen(QColor(MUTED))
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "↵")
+        pen = QPen(QColor(ACCENT))
+        pen.setWidth(2)
+        painter.setPen(pen)
+        right = self.viewport().width() - 2
+        for a, b in self._outlines:
+            ra, rb = self._rect_at(a), self._rect_at(b)
+            if ra.top() == rb.top():
+                painter.drawRect(
+                    QRect(ra.left(), ra.top(), max(rb.left() - ra.left(), 3), ra.height())
+                )
+            else:  # wrapped over lines: outline its first and last line
+                painter.drawRect(QRect(ra.left(), ra.top(), max(right - ra.left(), 3), ra.height()))
+                painter.drawRect(QRect(2, rb.top(), max(rb.left() - 2, 3), rb.height()))
+        painter.end()
 
     # ----------------------------------------------------------- tooltip
     def char_at(self, pos: QPoint) -> int | None:
@@ -189,6 +354,15 @@ class TokenTextEdit(QPlainTextEdit):
             unit -= 1
         char = spans.from_utf16(unit)
         return char if 0 <= char < spans.text_length else None
+
+    def token_at(self, pos: QPoint) -> int | None:
+        """The id of the (first) token under viewport point ``pos``."""
+        char = self.char_at(pos)
+        spans = self.spans
+        if char is None or spans is None:
+            return None
+        held = spans.covering(char)
+        return int(spans.ids[held[0]]) if held else None
 
     def tooltip_html(self, char: int) -> str | None:
         spans = self.spans
@@ -214,8 +388,9 @@ class TokenTextEdit(QPlainTextEdit):
             )
             hexes = " ".join(f"{b:02x}" for b in token[:24]) + (" …" if len(token) > 24 else "")
             parts.append(
-                f"<b>id {tid:,}</b> &nbsp;<code>{html.escape(readable_token(token))}</code><br>"
-                f"bytes: <code>{hexes}</code> ({len(token)})<br>{origin}"
+                f"<b>id {format_id(tid)}</b> &nbsp;"
+                f"<code>{html.escape(readable_token(token))}</code>"
+                f"<br>bytes: <code>{hexes}</code> ({len(token)})<br>{origin}"
             )
         return "<hr>".join(parts)
 
@@ -231,11 +406,26 @@ class TokenTextEdit(QPlainTextEdit):
             return True
         return super().viewportEvent(event)
 
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton and not self.textCursor().hasSelection():
+            token_id = self.token_at(event.position().toPoint())
+            if token_id is not None:
+                self.clicked.emit(token_id)
+
 
 class TokenEditor(QWidget):
-    """The editor with its title bar, whitespace toggle and status line."""
+    """The editor with its title bar, whitespace toggle and status line.
+
+    Other views code against: ``piece_at_cursor`` (the pre-token under the cursor, after the
+    cursor moved and rested; "" inside a special token), ``token_clicked`` (and the hub's
+    ``select_token``), ``encoded`` (tokens, UTF-8 bytes after each encode),
+    :meth:`highlight_token` and :meth:`occurrences`."""
 
     spans_ready = Signal(object)  # SpanArrays now painted
+    piece_at_cursor = Signal(str)
+    token_clicked = Signal(int)
+    encoded = Signal(int, int)  # tokens, UTF-8 bytes of the text shown
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -254,8 +444,17 @@ class TokenEditor(QWidget):
         self.service.ready.connect(self._on_ready)
         self.service.failed.connect(self._on_failed)
         self._source: TokenizerSource | None = None
+        self._step: int | None = None  # merges of the source to use; None: all
+        self._record_source: tuple[int, TokenizerSource] | None = None  # built while training
         self._hub: StateHub | None = None
+        self._piece: str | None = None  # the last piece_at_cursor sent
+        self._piece_timer = QTimer(self)
+        self._piece_timer.setSingleShot(True)
+        self._piece_timer.setInterval(PIECE_DEBOUNCE_MS)
+        self._piece_timer.timeout.connect(self._send_piece)
         self.edit.textChanged.connect(self._on_text_changed)
+        self.edit.cursorPositionChanged.connect(self._piece_timer.start)
+        self.edit.clicked.connect(self._on_clicked)
 
         top = QHBoxLayout()
         top.addWidget(self.title)
@@ -268,30 +467,100 @@ class TokenEditor(QWidget):
         layout.addWidget(self.edit, 1)
         layout.addWidget(self.status)
 
+    # ------------------------------------------------------------ the hub
     def bind(self, hub: StateHub) -> None:
-        """Follow ``hub.state.shown`` from now on."""
+        """Follow the hub from now on: its picked tokenizer, or its run's at its step; and
+        outline the token it selects."""
         self._hub = hub
-        hub.tokenizer_changed.connect(self._on_tokenizer_changed)
-        self._on_tokenizer_changed()
+        hub.tokenizer_changed.connect(self._follow_hub)
+        hub.step_changed.connect(self._follow_hub)
+        hub.reset.connect(self._on_reset)
+        hub.token_selected.connect(self.highlight_token)
+        self._follow_hub()
 
     @Slot()
-    def _on_tokenizer_changed(self) -> None:
-        state = self._hub.state
-        self.set_tokenizer(state.picked or state.shown)  # the picker's choice wins
+    def _on_reset(self) -> None:
+        self._record_source = None  # built from the record of a run that is gone
+        self._follow_hub()
 
+    @Slot()
+    def _follow_hub(self, *args: object) -> None:
+        source, step = self._choose(self._hub.state) if self._hub is not None else (None, None)
+        if source is self._source and step == self._step:
+            return
+        self._set_source(source, step, STEP_DEBOUNCE_MS)
+
+    def _choose(self, state: RunState) -> tuple[TokenizerSource | None, int | None]:
+        """The tokenizer and step to show: the picked one in full, else the run's at the
+        timeline's step. While training, the run's tokenizer is rebuilt from the record only
+        every so often (the controller paces it): following live, the editor shows that one;
+        at an earlier step, its truncation; at a later step, one built from the record (and
+        back from there, that one's truncation)."""
+        if state.picked is not None:
+            return state.picked, None
+        shown = state.shown
+        if shown is None:
+            return None, None
+        k, n = state.step, shown.merge_count
+        if state.phase.training and state.loaded is None:
+            if state.live or k == n:
+                return shown, None
+            if k > n and state.settings is not None:
+                built = self._record_source
+                if built is not None and k < built[0] and built[1].merge_count == built[0]:
+                    return built[1], k  # back from a step built before: its truncation
+                return self._record_at(state, k), None
+        return shown, (None if k >= n else k)
+
+    def _record_at(self, state: RunState, k: int) -> TokenizerSource:
+        assert state.settings is not None
+        if self._record_source is None or self._record_source[0] != k:
+            source = TokenizerSource(
+                f"Tokenizer: training, {k:,} merges so far",
+                vocab=state.vocab_at(k),
+                merges=state.merges_at(k),
+                special_tokens=state.settings.special_tokens,
+                pattern=state.settings.pattern,
+            )
+            self._record_source = (k, source)
+        return self._record_source[1]
+
+    # ------------------------------------------------------------ tokenizer
     @property
     def source(self) -> TokenizerSource | None:
+        """The tokenizer source shown (in full, or cut to :attr:`step`)."""
         return self._source
 
-    def set_tokenizer(self, source: TokenizerSource | None) -> None:
-        self._source = source
-        self.source_label.setText(source.label if source else "")
-        self._request()
+    @property
+    def step(self) -> int | None:
+        """Merges of :attr:`source` used; None: all of them."""
+        return self._step
+
+    @property
+    def tokenizer(self) -> Tokenizer | None:
+        """The tokenizer of the spans painted now (None until the first arrive)."""
+        spans = self.edit._spans
+        return spans.tokenizer if spans is not None else None
+
+    def set_tokenizer(self, source: TokenizerSource | None, step: int | None = None) -> None:
+        """Tokenize with ``source`` cut to its first ``step`` merges (None: all)."""
+        self._set_source(source, step, None)
+
+    def _set_source(
+        self, source: TokenizerSource | None, step: int | None, wait: int | None
+    ) -> None:
+        self._source, self._step = source, step
+        label = source.label if source else ""
+        if source is not None and step is not None:
+            label += f" · first {step:,} of {source.merge_count:,} merges"
+        self.source_label.setText(label)
+        self._request(wait)
 
     def set_text(self, text: str) -> None:
-        self.edit.setPlainText(text)
+        self.edit.set_text(text)
 
     def text(self) -> str:
+        """The text tokenized: exactly as given (line breaks included), with any edits."""
         return self.edit.text()
 
     @property
@@ -307,6 +576,33 @@ class TokenEditor(QWidget):
     def busy(self) -> bool:
         return self.service.busy
 
+    # ---------------------------------------------------------- selection
+    def highlight_token(self, token_id: int | None) -> None:
+        """Outline every occurrence of ``token_id`` in the text (None: none)."""
+        self.edit.set_highlight(token_id)
+
+    def occurrences(self, token_id: int) -> int:
+        """How many tokens of the current encoding have id ``token_id`` (0 while none)."""
+        spans = self.edit._spans
+        return spans.occurrences(token_id) if spans is not None else 0
+
+    @Slot(int)
+    def _on_clicked(self, token_id: int) -> None:
+        self.token_clicked.emit(token_id)
+        if self._hub is not None:
+            self._hub.select_token(token_id)
+
+    @Slot()
+    def _send_piece(self) -> None:
+        spans = self.edit.spans
+        if spans is None:
+            return  # sent when the spans arrive
+        char = spans.from_utf16(self.edit.textCursor().position())
+        if char >= spans.text_length > 0:
+            char = spans.text_length - 1  # at the very end: the last piece
+        self._piece = spans.piece_at(char)
+        self.piece_at_cursor.emit(self._piece)
+
     @Slot(bool)
     def set_whitespace_visible(self, visible: bool) -> None:
         doc = self.edit.document()
@@ -319,13 +615,13 @@ class TokenEditor(QWidget):
 
     @Slot()
     def _on_text_changed(self) -> None:
-        self._request()
+        self._request(None)
 
-    def _request(self) -> None:
+    def _request(self, wait: int | None) -> None:
         self.edit.mark_stale()
         if self._source is not None:
             self.status.setText("Tokenizing…")
-        self.service.request(self._source, self.edit.text)
+        self.service.request(self._source, self.edit.text, step=self._step, debounce_ms=wait)
 
     @Slot(object)
     def _on_ready(self, spans: SpanArrays) -> None:
@@ -337,6 +633,13 @@ class TokenEditor(QWidget):
             f"{spans.utf8_length:,} bytes · {per_token:.2f} bytes/token"
         )
         self.spans_ready.emit(spans)
+        self.encoded.emit(n, spans.utf8_length)
+        if self._piece is not None or self.edit.hasFocus():
+            char = spans.from_utf16(self.edit.textCursor().position())
+            piece = spans.piece_at(min(char, spans.text_length - 1))
+            if piece != self._piece:
+                self._piece = piece
+                self.piece_at_cursor.emit(piece)
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:

@@ -1,0 +1,298 @@
+"""The token ids of the editor's text, as tiktokenizer shows them, and a box that decodes ids.
+
+What it does: :class:`IdsPanel` shows the ids of the editor's current encoding with their
+count, as a list that pastes back ("15496, 11, 995": plain digits, since the thousands
+separator the rest of the app shows would be read as a list separator). A list longer than
+``DISPLAY_IDS`` is shown in part and copied whole; both strings are built off the GUI thread.
+The decode box turns pasted ids (separated by commas or spaces, brackets allowed) or the ids
+of a ``.npy`` file into text, each token coloured as the editor colours them, with the
+tokenizer the editor shows (at the timeline's step); a bad item or an unknown id is named in a
+one-line error.
+What it leaves out: encoding (the editor's spans) and which tokenizer that is (the hub).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import regex
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core import Tokenizer
+from ...core.spans import SpanArrays, decoded_spans
+from ..jobs import LatestJob
+from .common import MUTED, monospace_font, steady_label, title_label
+from .token_editor import TokenEditor, TokenTextEdit
+
+DISPLAY_IDS = 20_000  # ids shown in the list; Copy copies them all
+DECODE_DEBOUNCE_MS = 200
+_SEPARATORS = regex.compile(r"[\s,;]+")
+_ERROR = "#c92a2a"
+
+
+def format_id_list(ids: np.ndarray) -> str:
+    """``"15496, 11, 995"``: the form :func:`parse_ids` reads back."""
+    return ", ".join(map(str, ids.tolist()))
+
+
+def parse_ids(text: str) -> list[int]:
+    """Token ids from pasted text: integers separated by commas, semicolons or white space,
+    optionally inside one pair of brackets. ValueError names the first item that is not an
+    id (and its position)."""
+    body = text.strip()
+    if body[:1] in "[(" and body[-1:] in "])":
+        body = body[1:-1]
+    items = [item for item in _SEPARATORS.split(body) if item]
+    ids: list[int] = []
+    for i, item in enumerate(items):
+        if not item.isdigit() or not item.isascii():
+            raise ValueError(
+                f"{item[:40]!r} (item {i + 1:,} of {len(items):,}) is not a token id: "
+                "give whole numbers separated by commas or spaces"
+            )
+        ids.append(int(item))
+    return ids
+
+
+def load_ids(path: str | os.PathLike) -> np.ndarray:
+    """The ids in a ``.npy`` file (as ``bpe-studio encode`` writes): a 1-D array of
+    non-negative integers. ValueError names the file and what is wrong with it."""
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as error:
+        raise ValueError(f"{os.fspath(path)}: not a readable .npy file ({error})") from None
+    if not isinstance(array, np.ndarray) or array.ndim != 1 or array.dtype.kind not in "iu":
+        shape = getattr(array, "shape", "?")
+        dtype = getattr(array, "dtype", "?")
+        raise ValueError(
+            f"{os.fspath(path)}: holds an array of shape {shape} and type {dtype}; "
+            "token ids are a 1-D integer array"
+        )
+    if array.dtype.kind == "i" and len(array) and int(array.min()) < 0:
+        raise ValueError(f"{os.fspath(path)}: holds negative numbers, which are not token ids")
+    return array
+
+
+def _message(error: BaseException) -> str:
+    return str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+
+
+class IdsPanel(QWidget):
+    """Under the editor: its ids (count, list, Copy) and a decode box."""
+
+    decoded = Signal(object)  # SpanArrays of the ids decoded, now shown
+
+    def __init__(self, editor: TokenEditor | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = title_label("Ids")
+        self.count_label = steady_label(QLabel("No tokens yet"))
+        self.count_label.setStyleSheet(f"color: {MUTED}")
+        self.copy_button = QPushButton("Copy ids")
+        self.copy_button.setToolTip("Copy every id of the editor's text, comma separated")
+        self.copy_button.clicked.connect(self.copy_ids)
+        self.ids_view = QPlainTextEdit()
+        self.ids_view.setReadOnly(True)
+        self.ids_view.setFont(monospace_font(10))
+        self.ids_view.setMaximumBlockCount(1)
+        self.ids_view.setFixedHeight(self.ids_view.fontMetrics().height() * 2 + 12)
+        self.decode_input = QLineEdit()
+        self.decode_input.setPlaceholderText("Paste ids to decode, e.g. 15496, 11, 995")
+        self.decode_input.setClearButtonEnabled(True)
+        self.decode_input.textChanged.connect(self._on_input_changed)
+        self.open_button = QPushButton("Open .npy…")
+        self.open_button.clicked.connect(self._choose_npy)
+        self.error_label = steady_label(QLabel(""))
+        self.error_label.setStyleSheet(f"color: {_ERROR}")
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes what was pasted
+        self.decoded_view = TokenTextEdit()
+        self.decoded_view.setReadOnly(True)
+        self.decoded_view.setMinimumHeight(self.decoded_view.fontMetrics().height() * 2 + 12)
+
+        self._ids = np.zeros(0, dtype=np.int32)
+        self._shown_ids = 0  # how many ids the list shows
+        self._file_ids: tuple[Path, np.ndarray] | None = None  # a .npy opened, until typing
+        self._decoded_with: Tokenizer | None = None
+        self._editor: TokenEditor | None = None
+        self._list_job = LatestJob("bpe-ids-list", self)
+        self._list_job.done.connect(self._on_list)
+        self._copy_job = LatestJob("bpe-ids-copy", self)
+        self._copy_job.done.connect(self._on_copy)
+        self._decode_job = LatestJob("bpe-ids-decode", self, describe=_message)
+        self._decode_job.done.connect(self._on_decoded)
+        self._decode_job.failed.connect(self._on_decode_failed)
+        self._decode_timer = QTimer(self)
+        self._decode_timer.setSingleShot(True)
+        self._decode_timer.setInterval(DECODE_DEBOUNCE_MS)
+        self._decode_timer.timeout.connect(self.decode_now)
+
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addWidget(self.count_label, 1)
+        top.addWidget(self.copy_button)
+        row = QHBoxLayout()
+        row.addWidget(self.decode_input, 1)
+        row.addWidget(self.open_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.ids_view)
+        layout.addLayout(row)
+        layout.addWidget(self.error_label)
+        layout.addWidget(self.decoded_view)
+        if editor is not None:
+            self.bind(editor)
+
+    def bind(self, editor: TokenEditor) -> None:
+        """Show ``editor``'s ids after each encode, and decode with its tokenizer."""
+        self._editor = editor
+        editor.spans_ready.connect(self.show_spans)
+        if editor.spans is not None:
+            self.show_spans(editor.spans)
+
+    # ---------------------------------------------------------- the ids
+    @property
+    def ids(self) -> np.ndarray:
+        """The ids listed: the editor's current encoding."""
+        return self._ids
+
+    def ids_text(self) -> str:
+        """The list as shown (all of it when there are at most ``DISPLAY_IDS`` ids)."""
+        return self.ids_view.toPlainText()
+
+    @Slot(object)
+    def show_spans(self, spans: SpanArrays) -> None:
+        self._ids = spans.ids
+        n = len(spans.ids)
+        self._shown_ids = min(n, DISPLAY_IDS)
+        head = spans.ids[: self._shown_ids]
+        self.count_label.setText(
+            f"{n:,} tokens" + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
+        )
+        self._list_job.submit(lambda is_stale: format_id_list(head))
+        if spans.tokenizer is not self._decoded_with and self._has_input():
+            self.decode_now()
+
+    @Slot(object)
+    def _on_list(self, text: str) -> None:
+        self.ids_view.setPlainText(text)
+
+    @Slot()
+    def copy_ids(self) -> None:
+        """Put every id on the clipboard (built off the GUI thread when the list is long)."""
+        ids = self._ids
+        if len(ids) <= self._shown_ids and self.ids_text():
+            QGuiApplication.clipboard().setText(self.ids_text())
+            return
+        self._copy_job.submit(lambda is_stale: format_id_list(ids))
+
+    @Slot(object)
+    def _on_copy(self, text: str) -> None:
+        QGuiApplication.clipboard().setText(text)
+
+    # ---------------------------------------------------------- decoding
+    def _has_input(self) -> bool:
+        return self._file_ids is not None or bool(self.decode_input.text().strip())
+
+    @Slot(str)
+    def _on_input_changed(self, text: str) -> None:
+        if self._file_ids is not None and text != self._file_label():
+            self._file_ids = None  # typing replaces the opened file
+        self._decode_timer.start()
+
+    def _file_label(self) -> str:
+        return f"(ids of {self._file_ids[0].name})" if self._file_ids else ""
+
+    def open_npy(self, path: str | os.PathLike) -> bool:
+        """Decode the ids in ``path``; False (and the error shown) when it cannot be read."""
+        try:
+            ids = load_ids(path)
+        except ValueError as error:
+            self._show_error(str(error))
+            return False
+        self._file_ids = (Path(path), ids)
+        self.decode_input.blockSignals(True)
+        self.decode_input.setText(self._file_label())
+        self.decode_input.blockSignals(False)
+        self.decode_now()
+        return True
+
+    @Slot()
+    def _choose_npy(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open token ids", "", "NumPy ids (*.npy)")
+        if path:
+            self.open_npy(path)
+
+    def _tokenizer(self) -> Tokenizer | None:
+        return self._editor.tokenizer if self._editor is not None else None
+
+    @Slot()
+    def decode_now(self) -> None:
+        """Decode the box's ids (or the opened file's) with the editor's tokenizer."""
+        self._decode_timer.stop()
+        tok = self._tokenizer()
+        file_ids = self._file_ids[1] if self._file_ids is not None else None
+        text = self.decode_input.text()
+        if file_ids is None and not text.strip():
+            self._decode_job.cancel()
+            self._show_error("")
+            self.decoded_view.set_spans(None)
+            self.decoded_view.set_text("")
+            return
+        if tok is None:
+            self._show_error("No tokenizer yet to decode with: train one or load one")
+            return
+        self._decoded_with = tok
+
+        def job(is_stale: Callable[[], bool]) -> SpanArrays | None:
+            ids = file_ids if file_ids is not None else parse_ids(text)
+            return decoded_spans(tok, ids, is_stale)
+
+        self._decode_job.submit(job)
+
+    @property
+    def busy(self) -> bool:
+        return self._decode_timer.isActive() or self._decode_job.busy or self._list_job.busy
+
+    def decoded_text(self) -> str:
+        return self.decoded_view.text()
+
+    @Slot(object)
+    def _on_decoded(self, spans: SpanArrays) -> None:
+        self._show_error("")
+        self.decoded_view.set_text(spans.text)
+        self.decoded_view.set_spans(spans)
+        self.decoded.emit(spans)
+
+    @Slot(str)
+    def _on_decode_failed(self, message: str) -> None:
+        self._show_error(message)
+        self.decoded_view.set_spans(None)
+        self.decoded_view.set_text("")
+
+    def _show_error(self, message: str) -> None:
+        line = message.splitlines()[0] if message else ""
+        self.error_label.setText(f"Cannot decode: {line}" if line else "")
+
+    @property
+    def error(self) -> str:
+        return self.error_label.text()
+
+    def shutdown(self) -> None:
+        self._decode_timer.stop()
+        for job in (self._list_job, self._copy_job, self._decode_job):
+            job.shutdown()

@@ -1,0 +1,327 @@
+"""The editor follows the timeline (issue 9), tokenizes exactly its text and colours whatever is
+visible (issue 11, items 3, 4, 20), and keeps the contracts other views code against.
+
+References are computed here from scratch: a tokenizer built from the first k merges of the
+files (not ``truncated``, which the editor uses), and ``encode`` of the exact text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+from PySide6.QtCore import QPoint, Qt
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.spans import TokenizerSource
+from bpe_studio.gui.state import LoadedTokenizer, MergeRow
+from bpe_studio.gui.views.token_editor import TokenEditor
+
+ENGLISH = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[:3000]
+DEMO_CORPUS = FIXTURES.parent.parent / "resources" / "sample" / "tinystories_sample.txt"
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return Tokenizer.from_files(
+        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
+    )
+
+
+def first_merges(tok: Tokenizer, k: int) -> Tokenizer:
+    """The tokenizer of the first k merges, built from scratch: bytes, specials, and the
+    tokens those merges make (ids kept)."""
+    merges = tok.merges[:k]
+    made = {a + b for a, b in merges}
+    base = {i: t for i, t in tok.vocab.items() if len(t) == 1}
+    base.update({tok.special_id(s): s.encode() for s in tok.special_tokens})
+    vocab = dict(base)
+    vocab.update({i: t for i, t in tok.vocab.items() if t in made})
+    return Tokenizer(vocab, merges, list(tok.special_tokens))
+
+
+def loaded_hub(tok: Tokenizer) -> StateHub:
+    hub = StateHub()
+    inverse = {t: i for i, t in tok.vocab.items()}
+    merge_rows = [MergeRow(r, a, b, inverse[a + b]) for r, (a, b) in enumerate(tok.merges)]
+    loaded = LoadedTokenizer(
+        tok, FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT], merge_rows, []
+    )
+    hub.show_loaded(loaded)
+    return hub
+
+
+@pytest.fixture
+def editor(qtbot):
+    ed = TokenEditor()
+    qtbot.addWidget(ed)
+    ed.resize(700, 400)
+    ed.show()
+    qtbot.waitExposed(ed)
+    return ed
+
+
+def ids_of(editor) -> list[int]:
+    return [int(i) for i in editor.spans.ids]
+
+
+def test_editor_tokens_follow_the_step(qtbot, editor, gpt2):
+    hub = loaded_hub(gpt2)
+    editor.bind(hub)
+    editor.set_text(ENGLISH)
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == gpt2.encode(ENGLISH)
+    n = len(gpt2.merges)
+    for k in (0, 1, 250, 5000, n - 1, n, 32_000):
+        hub.select_step(k)
+        wait_for_spans(qtbot, editor)
+        assert ids_of(editor) == first_merges(gpt2, k).encode(ENGLISH), k
+        assert editor.tokenizer is not None and len(editor.tokenizer.merges) == k
+    hub.select_step(10)
+    wait_for_spans(qtbot, editor)
+    assert "first 10 of" in editor.source_label.text()
+
+
+def test_scrubbing_latest_position_wins(qtbot, editor, gpt2):
+    hub = loaded_hub(gpt2)
+    editor.bind(hub)
+    editor.set_text(ENGLISH)
+    wait_for_spans(qtbot, editor)
+    seen: list[int] = []
+    editor.spans_ready.connect(lambda spans: seen.append(len(spans.tokenizer.merges)))
+    for k in range(100, 3000, 97):  # a drag: many positions before the event loop turns
+        hub.select_step(k)
+    wait_for_spans(qtbot, editor)
+    assert seen[-1] == hub.state.step
+    assert ids_of(editor) == first_merges(gpt2, hub.state.step).encode(ENGLISH)
+
+
+def test_picked_tokenizer_ignores_the_step(qtbot, editor, gpt2):
+    hub = loaded_hub(gpt2)
+    editor.bind(hub)
+    editor.set_text(ENGLISH)
+    hub.select_step(100)
+    wait_for_spans(qtbot, editor)
+    other = first_merges(gpt2, 700)
+    hub.pick_tokenizer(TokenizerSource("picked", tokenizer=other))
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == other.encode(ENGLISH)
+    hub.select_step(5)
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == other.encode(ENGLISH)
+    hub.pick_tokenizer(None)
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == first_merges(gpt2, 5).encode(ENGLISH)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one\r\ntwo\r\n\r\nthree\r\n",
+        "\ufeffbom first\r\nthen 😀 emoji\r\n中文\r\nend",
+        "old mac\rline\r\rbreaks\n\r mixed\u2029para",
+    ],
+)
+def test_the_text_given_is_tokenized_exactly(qtbot, editor, gpt2, text):
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_text(text)
+    spans = wait_for_spans(qtbot, editor)
+    assert editor.text() == text
+    assert ids_of(editor) == gpt2.encode(text)
+    assert spans.text_length == len(text)
+    assert f"{len(gpt2.encode(text)):,} tokens · {len(text):,} characters" in editor.status.text()
+    # Every span maps to document positions holding the same characters.
+    doc = editor.edit.document().toRawText()
+    doc_chars = doc.encode("utf-16-le", "surrogatepass")
+    for s in spans.to_spans():
+        a, b = spans.to_utf16(s.start), spans.to_utf16(s.end)
+        shown = doc_chars[2 * a : 2 * b].decode("utf-16-le", "surrogatepass")
+        want = text[s.start : s.end].replace("\r\n", "\n").lstrip("\ufeff")
+        for brk in "\r\n\u2029":  # a break's token may hold the "\n" of "\r\n" alone
+            want, shown = want.replace(brk, ""), shown.replace(brk, "")
+        assert shown == want
+
+
+def test_crlf_file_counts_equal_encode_after_edits(qtbot, editor, gpt2, tmp_path):
+    path = tmp_path / "crlf.txt"
+    path.write_bytes(b"first line\r\nsecond line\r\nthird\r\n")
+    text = path.read_bytes().decode("utf-8")
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    assert len(editor.spans) == len(gpt2.encode(text))
+    assert editor.spans.text_length == len(text)
+    # Typing keeps the other line ends as they came; a typed line break is "\n".
+    cursor = editor.edit.textCursor()
+    cursor.setPosition(len("first line\nsecond"))
+    editor.edit.setTextCursor(cursor)
+    qtbot.keyClicks(editor.edit, " X")
+    qtbot.keyClick(editor.edit, Qt.Key.Key_Return)
+    expected = "first line\r\nsecond X\n line\r\nthird\r\n"
+    assert editor.text() == expected
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == gpt2.encode(expected)
+    # Deleting a line break drops what it was.
+    cursor.setPosition(len("first line"))
+    cursor.deleteChar()
+    assert editor.text() == "first linesecond X\n line\r\nthird\r\n"
+
+
+def test_a_long_line_is_coloured_where_the_viewport_is(qtbot, editor, gpt2):
+    line = ("a quick brown fox jumps over the lazy dog " * 30_000)[:1_000_000]
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    text = line + "\nthe end"
+    editor.set_text(text)
+    spans = wait_for_spans(qtbot, editor, timeout=120_000)
+    bar = editor.edit.verticalScrollBar()
+    for where in (bar.maximum() // 2, bar.maximum()):
+        bar.setValue(where)
+        editor.edit.paint_visible_tokens()
+        selections = editor.edit.extraSelections()
+        assert selections
+        # The character at the bottom of the viewport is inside a painted selection.
+        viewport = editor.edit.viewport()
+        probe = editor.edit.cursorForPosition(QPoint(20, viewport.height() - 8)).position()
+        probe = min(probe, len(text) - 1)  # at the very end: the last character
+        assert probe > 10_000  # deep in the line, not its top
+        assert any(
+            s.cursor.selectionStart() <= probe < s.cursor.selectionEnd() for s in selections
+        ), where
+        first = min(s.cursor.selectionStart() for s in selections)
+        top = editor.edit.cursorForPosition(QPoint(0, 0)).position()
+        assert first <= top
+    del spans
+
+
+def test_newlines_and_adjacent_specials_are_marked(qtbot, editor, gpt2):
+    text = f"line one\n\nline two{EOT}{EOT}\n"
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    editor.edit.paint_visible_tokens()
+    # One marker per line break, in the colour of the token holding it.
+    breaks = [i for i, ch in enumerate(text) if ch == "\n"]
+    assert [unit for unit, _ in editor.edit._markers] == breaks
+    # The two adjacent special tokens get different backgrounds.
+    eot = gpt2.special_id(EOT)
+    colours = [
+        s.format.background().color().name()
+        for s in editor.edit.extraSelections()
+        if text[s.cursor.selectionStart() : s.cursor.selectionEnd()] == EOT
+    ]
+    assert len(colours) == 2 and colours[0] != colours[1]
+    tip = editor.edit.tooltip_html(text.index(EOT))
+    assert f"id {eot:,}" in tip and "50,256" in tip
+
+
+def test_signals_and_highlight(qtbot, editor, gpt2):
+    hub = loaded_hub(gpt2)
+    editor.bind(hub)
+    text = "the cat and the dog and the bird"
+    with qtbot.waitSignal(editor.encoded, timeout=30_000) as encoded:
+        editor.set_text(text)
+    ids = gpt2.encode(text)
+    assert encoded.args == [len(ids), len(text.encode())]
+    the = gpt2.encode(" the")[0]
+    assert editor.occurrences(the) == ids.count(the) == 2
+    # A click on a token: token_clicked and the hub's selection; the hub's selection outlines.
+    with qtbot.waitSignal(editor.token_clicked) as clicked:
+        with qtbot.waitSignal(hub.token_selected):
+            cursor = editor.edit.textCursor()
+            cursor.setPosition(text.index(" dog") + 2)
+            rect = editor.edit.cursorRect(cursor)
+            qtbot.mouseClick(editor.edit.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert clicked.args == [gpt2.encode(" dog")[0]]
+    hub.select_token(the)
+    editor.edit.paint_visible_tokens()
+    starts = [i for i in range(len(text)) if text.startswith(" the", i)]
+    assert editor.edit._outlines == [(i, i + 4) for i in starts]
+    editor.highlight_token(None)
+    editor.edit.paint_visible_tokens()
+    assert editor.edit._outlines == []
+    # The pre-token under the cursor, after the cursor rests.
+    with qtbot.waitSignal(editor.piece_at_cursor, timeout=5_000) as piece:
+        cursor = editor.edit.textCursor()
+        cursor.setPosition(text.index("bird") + 2)
+        editor.edit.setTextCursor(cursor)
+    assert piece.args == [" bird"]
+
+
+def test_piece_at_cursor_inside_a_special_token(qtbot, editor, gpt2):
+    text = f"hello{EOT}world"
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_text(text)
+    spans = wait_for_spans(qtbot, editor)
+    assert spans.piece_at(text.index(EOT) + 3) == ""
+    assert spans.piece_at(0) == "hello"
+    assert spans.piece_at(len(text) - 1) == "world"
+
+
+def test_follows_a_real_training_run(qtbot, window):
+    """After training on the bundled sample, the editor at step k tokenizes as the first k
+    merges of the run do; the ids panel lists those ids."""
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 600)
+    editor, hub = window.editor, window.hub
+    for k in (0, 37, 200, len(result.merges)):
+        hub.select_step(k)
+        wait_for_spans(qtbot, editor)
+        reference = Tokenizer(
+            {**hub.state.vocab_at(k)}, hub.state.merges_at(k), list(result.special_tokens)
+        )
+        assert ids_of(editor) == reference.encode(editor.text()), k
+        qtbot.waitUntil(lambda: not window.ids_panel.busy)
+        panel = window.ids_panel
+        listed = [int(x) for x in panel.ids_text().split(", ")]
+        assert listed == reference.encode(editor.text())
+        assert np.array_equal(panel.ids, np.array(listed))
+
+
+def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
+    """Training, not live: a step past the run's (paced) tokenizer is built from the record,
+    a step before it is that tokenizer's truncation; live, the run's tokenizer is shown."""
+    from bpe_studio.core import initial_vocab, iter_merges
+    from bpe_studio.gui.state import Phase, RunSettings
+
+    steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 400, [EOT], workers=1))
+    hub = StateHub()
+    hub.begin_run(RunSettings(657, (EOT,), 400), initial_vocab([EOT]))
+    hub.start_merging(400)
+    hub.append_merges(steps)
+    hub.publish()
+    assert hub.state.phase is Phase.MERGING and hub.state.step == 400
+    editor.bind(hub)
+    editor.set_text(ENGLISH)
+    wait_for_spans(qtbot, editor)
+    bytes_only = Tokenizer(initial_vocab([EOT]), [], [EOT])
+    assert ids_of(editor) == bytes_only.encode(ENGLISH)  # live: the run's tokenizer as shown
+
+    def reference(k: int) -> list[int]:
+        vocab = dict(initial_vocab([EOT]))
+        vocab.update((s.new_id, s.left + s.right) for s in steps[:k])
+        return Tokenizer(vocab, [(s.left, s.right) for s in steps[:k]], [EOT]).encode(ENGLISH)
+
+    for k in (150, 399, 20):
+        hub.select_step(k)
+        wait_for_spans(qtbot, editor)
+        assert ids_of(editor) == reference(k), k
+    assert "training, 20 merges so far" not in editor.source_label.text()  # reused: 399's
+    hub.show_tokenizer(editor.source)  # the controller's next rebuild: 399 merges
+    hub.select_step(100)
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == reference(100)
+    assert "first 100 of 399 merges" in editor.source_label.text()
+
+
+def test_truncations_are_kept_for_scrubbing_back(gpt2):
+    from bpe_studio.gui import spans as spans_module
+
+    source = TokenizerSource("gpt2", tokenizer=gpt2)
+    assert source.at(None) is gpt2 and source.at(len(gpt2.merges)) is gpt2
+    first = source.at(100)
+    assert len(first.merges) == 100 and source.at(100) is first
+    for k in range(200, 200 + spans_module.TRUNCATED_KEPT):
+        source.at(k)
+    assert source.at(100) is not first  # the least recently used went first
+    assert source.at(200 + spans_module.TRUNCATED_KEPT - 1) is source.at(
+        200 + spans_module.TRUNCATED_KEPT - 1
+    )

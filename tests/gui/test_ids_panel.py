@@ -1,0 +1,115 @@
+"""The ids panel under the editor (issue 10, "Ids, as tiktokenizer shows them"): the list equals
+``encode`` and copies whole; pasted ids and a .npy decode with tokens coloured; bad input is
+named in one line, never a crash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gui_helpers import EOT, FIXTURES, wait_for_spans
+from PySide6.QtGui import QGuiApplication
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.gui.spans import TokenizerSource
+from bpe_studio.gui.views import ids_panel as ids_module
+from bpe_studio.gui.views.ids_panel import IdsPanel, parse_ids
+from bpe_studio.gui.views.token_editor import TokenEditor
+
+TEXT = "Hello, world! 中文 😀 and <|endoftext|> done.\r\nNext line"
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return Tokenizer.from_files(
+        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
+    )
+
+
+@pytest.fixture
+def panel(qtbot, gpt2):
+    editor = TokenEditor()
+    qtbot.addWidget(editor)
+    ids = IdsPanel(editor)
+    qtbot.addWidget(ids)
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_text(TEXT)
+    wait_for_spans(qtbot, editor)
+    qtbot.waitUntil(lambda: not ids.busy and ids.ids_text() != "")
+    yield ids
+    ids.shutdown()
+    editor.shutdown()
+
+
+def test_ids_list_equals_encode(qtbot, panel, gpt2):
+    expected = gpt2.encode(TEXT)
+    assert [int(x) for x in panel.ids_text().split(", ")] == expected
+    assert panel.count_label.text() == f"{len(expected):,} tokens"
+    panel.copy_ids()
+    assert QGuiApplication.clipboard().text() == panel.ids_text()
+
+
+def test_a_long_list_is_shown_in_part_and_copied_whole(qtbot, panel, gpt2, monkeypatch):
+    monkeypatch.setattr(ids_module, "DISPLAY_IDS", 5)
+    editor = panel._editor
+    editor.set_text(TEXT * 3)
+    wait_for_spans(qtbot, editor)
+    qtbot.waitUntil(lambda: not panel.busy and len(panel.ids_text().split(", ")) == 5)
+    expected = gpt2.encode(TEXT * 3)
+    assert "first 5 shown" in panel.count_label.text()
+    QGuiApplication.clipboard().setText("")
+    panel.copy_ids()
+    qtbot.waitUntil(lambda: QGuiApplication.clipboard().text() != "")
+    assert [int(x) for x in QGuiApplication.clipboard().text().split(", ")] == expected
+
+
+@pytest.mark.parametrize(
+    "pasted", ["{}", "[{}]", "{}\n", "  ({})  "], ids=["plain", "brackets", "newline", "parens"]
+)
+def test_pasted_ids_decode_with_colours(qtbot, panel, gpt2, pasted):
+    ids = gpt2.encode("café 😀 ok")
+    with qtbot.waitSignal(panel.decoded, timeout=10_000) as decoded:
+        panel.decode_input.setText(pasted.format(" ".join(map(str, ids))))
+    spans = decoded.args[0]
+    assert panel.decoded_text() == "café 😀 ok"
+    assert [int(i) for i in spans.ids] == ids
+    panel.decoded_view.paint_visible_tokens()
+    assert panel.decoded_view.spans is spans and panel.decoded_view.extraSelections()
+    assert panel.error == ""
+
+
+def test_unknown_id_and_bad_items_are_named(qtbot, panel):
+    with qtbot.waitSignal(panel._decode_job.failed, timeout=10_000):
+        panel.decode_input.setText("11, 99999, 12")
+    assert panel.error.startswith("Cannot decode: unknown token id 99,999 (item 2 of 3)")
+    assert "\n" not in panel.error
+    panel.decode_input.setText("11, twelve")
+    qtbot.waitUntil(lambda: "twelve" in panel.error, timeout=10_000)
+    assert "item 2 of 2" in panel.error
+    # Fixed input clears the error.
+    with qtbot.waitSignal(panel.decoded, timeout=10_000):
+        panel.decode_input.setText("11 12")
+    assert panel.error == ""
+
+
+def test_npy_file_decodes(qtbot, panel, gpt2, tmp_path):
+    ids = gpt2.encode("from a file\n")
+    path = tmp_path / "ids.npy"
+    np.save(path, np.array(ids, dtype=np.uint16))
+    with qtbot.waitSignal(panel.decoded, timeout=10_000):
+        assert panel.open_npy(path)
+    assert panel.decoded_text() == "from a file\n"
+    bad = tmp_path / "bad.npy"
+    np.save(bad, np.zeros((2, 2), dtype=np.float32))
+    assert not panel.open_npy(bad)
+    assert "bad.npy" in panel.error and "1-D integer" in panel.error
+    junk = tmp_path / "junk.npy"
+    junk.write_text("not numpy")
+    assert not panel.open_npy(junk)
+    assert "junk.npy" in panel.error
+
+
+def test_parse_ids():
+    assert parse_ids("[1, 2,3  4;5]") == [1, 2, 3, 4, 5]
+    assert parse_ids("") == []
+    with pytest.raises(ValueError, match=r"'-3' \(item 2 of 2\)"):
+        parse_ids("1 -3")
