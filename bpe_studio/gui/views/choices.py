@@ -174,7 +174,7 @@ class TokenizerChoice(QComboBox):
 
     @Slot(int)
     def _on_index_changed(self, index: int) -> None:
-        if self.itemData(index) == (LOAD, ""):
-            return
+        if self.itemData(index) == (LOAD, "") or index == self._previous:
+            return  # "Load…" is not a choice; stepping back from it changes nothing
         self._previous = index
         self.choice_changed.emit()

@@ -158,7 +158,7 @@ class ReportView(QWidget):
         top.addStretch(1)
         top.addWidget(self.csv_button)
         top.addWidget(self.png_button)
-        body = QSplitter(Qt.Orientation.Vertical)
+        self._body = body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(self.chart)
         body.addWidget(self.table)
         body.setSizes([600, 200])
@@ -248,6 +248,15 @@ class ReportView(QWidget):
                     f"({cell.characters:,} characters)"
                 )
                 self.table.setItem(row, col, item)
+        # The table is as tall as its rows (no scroll bar); the chart takes the rest.
+        self.table.resizeRowsToContents()
+        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        header = self.table.horizontalHeader().sizeHint().height()
+        height = rows + header + 2 * self.table.frameWidth() + 2
+        self.table.setMaximumHeight(height)
+        total = sum(self._body.sizes())
+        if total > height:
+            self._body.setSizes([total - height, height])
 
     def _draw(self, report: Report) -> None:
         n = len(report.tokenizers)
