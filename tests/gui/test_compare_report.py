@@ -73,6 +73,10 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
         assert side.tokens == count
         assert stats.text().startswith(f"{count:,} tokens · {n_bytes / count:.2f} bytes/token")
         assert f"{len(TEXT) / count:.2f} characters/token" in stats.text()
+    # Hovering the first character names the token "Hello" (its id from each tokenizer).
+    for pane, tok in zip(view.panes, (gpt2, o200k)):
+        (hello,) = tok.encode("Hello")
+        assert f"<b>id {hello:,}</b>" in pane.tooltip_html(0)
 
 
 def test_same_tokenizer_marks_nothing_and_a_loaded_directory_works(qtbot, compare_view, tmp_path):

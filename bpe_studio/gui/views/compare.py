@@ -7,27 +7,38 @@ tokenizers cut the same way are grey, the others blue and orange, and the first 
 every boundary only one of them has (``core.report.boundary_diff``) is underlined in red on both
 sides. The panes scroll together. Loading and tokenizing run on a :class:`~..jobs.LatestJob`
 (latest request wins), and only while the page is shown; panes paint only their visible part.
-What it leaves out: editing in the panes (they mirror the text box), the editor's tooltips.
+Hovering a pane shows the token(s) under the pointer (id and bytes).
+What it leaves out: editing in the panes (they mirror the text box).
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QColor, QShowEvent, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QShowEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QSplitter,
     QTextEdit,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
 
+from ...core.display import readable_token
 from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.spans import SpanArrays, compute_spans
 from ..hub import StateHub
@@ -221,6 +232,45 @@ class ComparePane(QPlainTextEdit):
         for d in diff[k0 : min(k1, k0 + MAX_SELECTIONS)].tolist():
             selections.append(self._selection(d, d + 1, self._mark))
         self.setExtraSelections(selections)
+
+    def char_at(self, pos: QPoint) -> int | None:
+        """The character (code point offset) under viewport point ``pos``."""
+        if self.side is None:
+            return None
+        spans = self.side.spans
+        cursor = self.cursorForPosition(pos)
+        unit = cursor.position()
+        if pos.x() < self.cursorRect(cursor).x() and unit > 0:
+            unit -= 1
+        char = spans.from_utf16(unit)
+        return char if 0 <= char < spans.text_length else None
+
+    def tooltip_html(self, char: int) -> str | None:
+        """This side's token(s) holding ``char``: id and bytes."""
+        if self.side is None:
+            return None
+        spans = self.side.spans
+        vocab = spans.tokenizer.vocab
+        parts = []
+        for k in spans.covering(char):
+            tid = int(spans.ids[k])
+            shown = html.escape(readable_token(vocab.get(tid, b"")))
+            parts.append(f"<b>id {tid:,}</b> &nbsp;<code>{shown}</code>")
+        if not parts:
+            return None
+        return f"<i>{html.escape(self.side.label)}</i><br>" + "<br>".join(parts)
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            char = self.char_at(event.pos())
+            text = self.tooltip_html(char) if char is not None else None
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
 
     def marked_offsets(self) -> list[int]:
         """Character offsets of the boundary marks painted now (for tests)."""
