@@ -174,3 +174,15 @@ def test_report_exports_png_and_reports_failures(qtbot, window, tmp_path):
     missing = tmp_path / "missing" / "report.csv"
     assert not window.report.export_csv(missing)
     assert window.last_error is not None and str(missing) in window.last_error
+
+
+def test_a_hidden_page_gives_way_and_catches_up_when_shown(qtbot, window):
+    compare, report = window.compare, window.report
+    window.tabs.setCurrentWidget(compare)  # starts its debounce timer
+    with qtbot.waitSignal(report.computed, timeout=120_000):
+        window.tabs.setCurrentWidget(report)  # the compare page's request is dropped
+    assert compare.comparison is None and compare.busy
+    compare.set_text("caught up")
+    with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
+        window.tabs.setCurrentWidget(compare)
+    assert blocker.args[0].text == "caught up"

@@ -6,7 +6,7 @@ tokenizer file loaded through it (GPT-2 directory, ``tokenizer.json``, ``.tiktok
 asked for, nothing. :meth:`TokenizerChoice.current` gives a :class:`Choice`: a label and a
 ``get`` function that builds the tokenizer when called, meant to be called in a background job.
 Presets and files are built once and kept in :data:`CACHE` (a lock makes two jobs asking for
-the same one wait for one build, not make two).
+the same one wait for one build, not make two); the jobs encode under :data:`ENCODE_LOCK`.
 What it leaves out: the editor's own picker, running jobs (the pages hold their
 ``LatestJob``), what the pages do with the tokenizers.
 """
@@ -64,6 +64,10 @@ class TokenizerCache:
 
 
 CACHE = TokenizerCache()
+# subtle: the pages' jobs run in their own threads but share these tokenizers, whose encoding
+# caches are not made for two threads at once (one may clear the cache while another reads
+# it), so a job encodes only while it holds this lock.
+ENCODE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)

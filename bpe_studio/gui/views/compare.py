@@ -22,6 +22,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QHelpEvent,
+    QHideEvent,
     QShowEvent,
     QTextCharFormat,
     QTextCursor,
@@ -43,7 +44,7 @@ from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.spans import SpanArrays, compute_spans
 from ..hub import StateHub
 from ..jobs import LatestJob
-from .choices import Choice, TokenizerChoice
+from .choices import ENCODE_LOCK, Choice, TokenizerChoice
 from .common import MUTED, SPECIAL_COLOUR, TOKEN_COLOURS, monospace_font, steady_label, title_label
 
 SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
@@ -119,8 +120,9 @@ def compare(
     text: str, a: Choice, b: Choice, is_stale: Callable[[], bool] = lambda: False
 ) -> Comparison | None:
     """Tokenize ``text`` with both choices (in a background job); None once stale."""
-    side_a = _side(a, text, is_stale)
-    side_b = _side(b, text, is_stale) if side_a is not None else None
+    with ENCODE_LOCK:
+        side_a = _side(a, text, is_stale)
+        side_b = _side(b, text, is_stale) if side_a is not None else None
     if side_a is None or side_b is None:
         return None
     return Comparison(text, side_a, side_b, diff_cuts(side_a.cuts, side_b.cuts))
@@ -393,6 +395,14 @@ class CompareView(QWidget):
         super().showEvent(event)
         if self._dirty:
             self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # A hidden page need not finish: its job gives way to the page now shown.
+        super().hideEvent(event)
+        if self._timer.isActive() or self._job.busy:
+            self._timer.stop()
+            self._job.cancel()
+            self._dirty = True
 
     @Slot()
     def _on_choice_changed(self) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtGui import QFont, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -43,7 +43,7 @@ from ...core.report import (
 )
 from ..hub import StateHub
 from ..jobs import LatestJob
-from .choices import Choice, TokenizerChoice
+from .choices import ENCODE_LOCK, Choice, TokenizerChoice
 from .common import MUTED, steady_label, title_label
 
 SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
@@ -76,7 +76,8 @@ def build_report(
         if is_stale():
             return None
         tokenizers.append((name, choice.get()))
-    return compute_report(samples, tokenizers, is_stale)
+    with ENCODE_LOCK:
+        return compute_report(samples, tokenizers, is_stale)
 
 
 class ReportView(QWidget):
@@ -191,6 +192,14 @@ class ReportView(QWidget):
         super().showEvent(event)
         if self._dirty:
             self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # A hidden page need not finish: its job gives way to the page now shown.
+        super().hideEvent(event)
+        if self._timer.isActive() or self._job.busy:
+            self._timer.stop()
+            self._job.cancel()
+            self._dirty = True
 
     @Slot()
     def _on_choice_changed(self) -> None:
