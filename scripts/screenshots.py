@@ -6,7 +6,9 @@ Writes
 - ``training.png``: paused mid-way through training on English books (``../shared/corpora``),
   or on the bundled TinyStories sample when those are not there;
 - ``trained.png``: after training it to a 3,000-token vocabulary, a merge selected;
-- ``gpt2.png``: GPT-2's own tokenizer loaded, the editor showing English, Chinese and emoji.
+- ``gpt2.png``: GPT-2's own tokenizer loaded, the editor showing English, Chinese and emoji;
+- ``compare.png``: the Compare page, GPT-2 against GPT-4o on its sample text;
+- ``report.png``: the Report page, the three presets on the bundled samples and TinyStories.
 GPT-2's files come from ``tests/fixtures``. Chinese text needs a CJK font (e.g. Noto CJK).
 """
 
@@ -114,8 +116,21 @@ def main() -> int:
     settle(app, window)
     window.grab().save(str(args.out / "gpt2.png"))
     window.close()
+
+    # 4. The Compare and Report pages with the presets (emoji need a colour emoji font).
+    window = new_window()
+    window.open_corpus(DEMO_CORPUS)
+    window.tabs.setCurrentWidget(window.compare)
+    wait(app, lambda: window.compare.comparison is not None and not window.compare.busy)
+    settle(app, window, 0.5)
+    window.grab().save(str(args.out / "compare.png"))
+    window.tabs.setCurrentWidget(window.report)
+    wait(app, lambda: window.report.report is not None and not window.report.busy, 180.0)
+    settle(app, window, 0.5)
+    window.grab().save(str(args.out / "report.png"))
+    window.close()
     app.processEvents()
-    for name in ("training.png", "trained.png", "gpt2.png"):
+    for name in ("training.png", "trained.png", "gpt2.png", "compare.png", "report.png"):
         print(args.out / name)
     return 0
 

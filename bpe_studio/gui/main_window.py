@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMessageBox,
     QSplitter,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -39,10 +40,12 @@ from .loader import (
 )
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
+from .views.compare import CompareView
 from .views.ids_panel import IdsPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import TokenizerPicker
+from .views.report import ReportView
 from .views.token_editor import TokenEditor
 from .views.vocab_table import VocabTableView
 
@@ -101,7 +104,14 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(6)
         layout.addWidget(self.panel)
-        layout.addWidget(body, 1)
+        self.compare = CompareView(self.hub)
+        self.report = ReportView(self.hub)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(body, "Train && explore")
+        self.tabs.addTab(self.compare, "Compare")
+        self.tabs.addTab(self.report, "Report")
+        layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
         self.statusBar()
 
@@ -121,6 +131,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.bind(self.hub)
         self.editor.bind(self.hub)
         self.editor.set_text(SAMPLE_TEXT)
+        for page in (self.compare, self.report):
+            page.bind(self.hub)
+            page.error.connect(self.show_error)
+        self.report.saved.connect(lambda message: self.statusBar().showMessage(message, 10_000))
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(1440, 900)
@@ -272,4 +286,6 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.picker.shutdown()
         self.editor.shutdown()
         self.ids_panel.shutdown()
+        self.compare.shutdown()
+        self.report.shutdown()
         super().closeEvent(event)

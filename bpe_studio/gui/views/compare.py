@@ -1,0 +1,468 @@
+"""The Compare page: two tokenizers side by side on the same text.
+
+What it does: one editable text box feeds two read-only panes, each tokenized by its own choice
+(a preset, the run's tokenizer or a loaded file: :class:`~.choices.TokenizerChoice`). Above each
+pane: token count, bytes per token and characters per token. In the panes, tokens that both
+tokenizers cut the same way are grey, the others blue and orange, and the first character after
+every boundary only one of them has (``core.report.boundary_diff``) is underlined in red on both
+sides. The panes scroll together. Loading and tokenizing run on a :class:`~..jobs.LatestJob`
+(latest request wins), and only while the page is shown; panes paint only their visible part.
+Hovering a pane shows the token(s) under the pointer (id and bytes).
+What it leaves out: editing in the panes (they mirror the text box).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import (
+    QColor,
+    QHelpEvent,
+    QHideEvent,
+    QShowEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QTextEdit,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.display import readable_token
+from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
+from ...core.spans import SpanArrays, compute_spans
+from ..hub import StateHub
+from ..jobs import LatestJob
+from .choices import ENCODE_LOCK, Choice, TokenizerChoice
+from .common import MUTED, SPECIAL_COLOUR, TOKEN_COLOURS, monospace_font, steady_label, title_label
+
+SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
+DIFF_MARK = "#c92a2a"  # the character after a boundary only one tokenizer has
+MARK_PROPERTY = QTextFormat.Property.UserProperty + 1  # tags the boundary marks (tests read it)
+MAX_SELECTIONS = 6000
+
+DEFAULT_TEXT = (
+    "Tokenizers disagree most on text unlike what they were trained on.\n"
+    "GPT-2 learned its merges from English web pages; GPT-4o's vocabulary is four times\n"
+    "larger, with room for code and many more languages.\n"
+    "\n"
+    "def greet(name: str, times: int = 3) -> str:\n"
+    '    """Say hello, a few times."""\n'
+    "    for _ in range(times):\n"
+    '        print(f"Hello, {name}!")  # four spaces of indent, then code\n'
+    "    return name.upper()\n"
+    "\n"
+    "Numbers: 2024, 3.14159, 1,000,000 and 0x1F600; dates like 2026-11-23T18:10Z.\n"
+    "URLs: https://example.com/search?q=byte+pair+encoding&lang=en\n"
+    "中文分词：今天天气很好，我们去公园散步吧。机器学习需要大量的数据。\n"
+    "日本語のテキストも少し：こんにちは、世界。\n"
+    "Русский текст: токенизация по байтам.\n"
+    "Emoji: 👩‍💻 🇯🇵 👍🏽 ❤️ 🎉 and accents: café, naïve, Zürich, São Paulo.\n"
+    "<|endoftext|>\n"
+)
+
+
+@dataclass(frozen=True, eq=False)
+class Side:
+    """One tokenizer's view of the text."""
+
+    label: str
+    spans: SpanArrays
+    cuts: np.ndarray  # character offsets where its tokens start (0 and the end left out)
+
+    @property
+    def tokens(self) -> int:
+        return len(self.spans)
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.spans.utf8_length / self.tokens if self.tokens else 0.0
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.spans.text_length / self.tokens if self.tokens else 0.0
+
+    def summary(self) -> str:
+        return (
+            f"{self.tokens:,} tokens · {self.bytes_per_token:.2f} bytes/token · "
+            f"{self.chars_per_token:.2f} characters/token"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    text: str
+    a: Side
+    b: Side
+    diff: np.ndarray  # sorted offsets where exactly one of them starts a token
+
+
+def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | None:
+    tok = choice.get()
+    spans = compute_spans(tok, text, is_stale)
+    if spans is None:
+        return None
+    return Side(choice.label, spans, cut_offsets(text, token_byte_lengths(tok, spans.ids)))
+
+
+def compare(
+    text: str, a: Choice, b: Choice, is_stale: Callable[[], bool] = lambda: False
+) -> Comparison | None:
+    """Tokenize ``text`` with both choices (in a background job); None once stale."""
+    with ENCODE_LOCK:
+        side_a = _side(a, text, is_stale)
+        side_b = _side(b, text, is_stale) if side_a is not None else None
+    if side_a is None or side_b is None:
+        return None
+    return Comparison(text, side_a, side_b, diff_cuts(side_a.cuts, side_b.cuts))
+
+
+def _format(background: str) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setBackground(QColor(background))
+    return fmt
+
+
+class ComparePane(QPlainTextEdit):
+    """A read-only copy of the text, painted with one side's tokens (visible part only)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setFont(monospace_font(11))
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.comparison: Comparison | None = None
+        self.side: Side | None = None
+        self._shared = [_format(c) for c in SHARED_COLOURS]
+        self._differ = [_format(c) for c in TOKEN_COLOURS]
+        self._special = _format(SPECIAL_COLOUR)
+        self._mark = QTextCharFormat()
+        self._mark.setForeground(QColor(DIFF_MARK))
+        self._mark.setFontWeight(700)
+        self._mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+        self._mark.setUnderlineColor(QColor(DIFF_MARK))
+        self._mark.setProperty(MARK_PROPERTY, True)
+        self._repaint = QTimer(self)
+        self._repaint.setSingleShot(True)
+        self._repaint.setInterval(0)
+        self._repaint.timeout.connect(self.paint_visible)
+        self.verticalScrollBar().valueChanged.connect(self._schedule)
+
+    def show_side(self, comparison: Comparison, side: Side) -> None:
+        if self.comparison is None or self.comparison.text != comparison.text:
+            scroll = self.verticalScrollBar().value()
+            self.setPlainText(comparison.text)
+            self.verticalScrollBar().setValue(scroll)
+        self.comparison, self.side = comparison, side
+        self._schedule()
+
+    @Slot()
+    def _schedule(self, *args: object) -> None:
+        self._repaint.start()
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        self._schedule()
+
+    def visible_range(self) -> tuple[int, int]:
+        """Document positions (UTF-16 units) of the first and past the last visible block."""
+        block = self.firstVisibleBlock()
+        start = end = block.position()
+        offset, height = self.contentOffset(), self.viewport().height()
+        while block.isValid():
+            if self.blockBoundingGeometry(block).translated(offset).top() > height:
+                break
+            end = block.position() + block.length()
+            block = block.next()
+        return start, end
+
+    def _selection(self, a: int, b: int, fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
+        assert self.side is not None
+        spans = self.side.spans
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(spans.to_utf16(a))
+        cursor.setPosition(spans.to_utf16(b), QTextCursor.MoveMode.KeepAnchor)
+        sel = QTextEdit.ExtraSelection()
+        sel.cursor = cursor
+        sel.format = fmt
+        return sel
+
+    @Slot()
+    def paint_visible(self) -> None:
+        side, comparison = self.side, self.comparison
+        if side is None or comparison is None:
+            self.setExtraSelections([])
+            return
+        spans, diff = side.spans, comparison.diff
+        tok = spans.tokenizer
+        specials = {tok.special_id(s) for s in tok.special_tokens}
+        start16, end16 = self.visible_range()
+        first, last = spans.from_utf16(start16), spans.from_utf16(end16)
+        lo, hi = spans.index_range(first, last)
+        hi = min(hi, lo + MAX_SELECTIONS)
+        starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
+        selections = []
+        i = lo
+        while i < hi:
+            a, b, j = int(starts[i]), int(ends[i]), i + 1
+            # Tokens sharing a character (a split multi-byte character) paint as one block.
+            while partial[i] and j < hi and partial[j] and starts[j] < b:
+                b = max(b, int(ends[j]))
+                j += 1
+            k = int(np.searchsorted(diff, a, side="left"))
+            differs = k < len(diff) and int(diff[k]) <= b
+            if j == i + 1 and int(ids[i]) in specials:
+                fmt = self._special
+            else:
+                fmt = (self._differ if differs else self._shared)[i % 2]
+            selections.append(self._selection(a, b, fmt))
+            i = j
+        k0 = int(np.searchsorted(diff, first, side="left"))
+        k1 = int(np.searchsorted(diff, last, side="left"))
+        for d in diff[k0 : min(k1, k0 + MAX_SELECTIONS)].tolist():
+            selections.append(self._selection(d, d + 1, self._mark))
+        self.setExtraSelections(selections)
+
+    def char_at(self, pos: QPoint) -> int | None:
+        """The character (code point offset) under viewport point ``pos``."""
+        if self.side is None:
+            return None
+        spans = self.side.spans
+        cursor = self.cursorForPosition(pos)
+        unit = cursor.position()
+        if pos.x() < self.cursorRect(cursor).x() and unit > 0:
+            unit -= 1
+        char = spans.from_utf16(unit)
+        return char if 0 <= char < spans.text_length else None
+
+    def tooltip_html(self, char: int) -> str | None:
+        """This side's token(s) holding ``char``: id and bytes."""
+        if self.side is None:
+            return None
+        spans = self.side.spans
+        vocab = spans.tokenizer.vocab
+        parts = []
+        for k in spans.covering(char):
+            tid = int(spans.ids[k])
+            shown = html.escape(readable_token(vocab.get(tid, b"")))
+            parts.append(f"<b>id {tid:,}</b> &nbsp;<code>{shown}</code>")
+        if not parts:
+            return None
+        return f"<i>{html.escape(self.side.label)}</i><br>" + "<br>".join(parts)
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            char = self.char_at(event.pos())
+            text = self.tooltip_html(char) if char is not None else None
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
+
+    def marked_offsets(self) -> list[int]:
+        """Character offsets of the boundary marks painted now (for tests)."""
+        if self.side is None:
+            return []
+        return sorted(
+            self.side.spans.from_utf16(sel.cursor.selectionStart())
+            for sel in self.extraSelections()
+            if sel.format.property(MARK_PROPERTY)
+        )
+
+
+def _legend_chip(colour: str, text: str, underline: bool = False) -> QLabel:
+    style = f"background:{colour}; padding:1px 6px; border-radius:3px;"
+    if underline:
+        style = f"color:{DIFF_MARK}; font-weight:bold; text-decoration:underline;"
+    label = QLabel(text)
+    label.setStyleSheet(style)
+    return label
+
+
+class CompareView(QWidget):
+    """Text box, two tokenizer choices with their numbers, two synchronized panes."""
+
+    compared = Signal(object)  # Comparison now shown
+    error = Signal(str, str)  # title, message: a chosen tokenizer failed to load
+
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.comparison: Comparison | None = None
+        self._dirty = True
+        self._announce = False  # a choice changed: a failure now goes to the error dialog
+        self._job = LatestJob("bpe-compare", self)
+        self._job.done.connect(self._on_done)
+        self._job.failed.connect(self._on_failed)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)
+        self._timer.timeout.connect(self._submit)
+
+        self.input = QPlainTextEdit()
+        self.input.setFont(monospace_font(11))
+        self.input.setPlaceholderText("Type or paste text to compare…")
+        self.input.setPlainText(DEFAULT_TEXT)
+        self.choices = (
+            TokenizerChoice(hub, "gpt2"),
+            TokenizerChoice(hub, "o200k_base"),
+        )
+        self.panes = (ComparePane(), ComparePane())
+        self.stats = (steady_label(QLabel(" "), "0" * 60), steady_label(QLabel(" "), "0" * 60))
+        self.status = steady_label(QLabel(" "), "0" * 50)
+        self.status.setStyleSheet(f"color: {MUTED};")
+
+        sides = QSplitter(Qt.Orientation.Horizontal)
+        for choice, stats, pane in zip(self.choices, self.stats, self.panes):
+            column = QWidget()
+            layout = QVBoxLayout(column)
+            layout.setContentsMargins(0, 0, 0, 0)
+            top = QHBoxLayout()
+            top.addWidget(choice)
+            top.addWidget(stats, 1)
+            layout.addLayout(top)
+            layout.addWidget(pane, 1)
+            sides.addWidget(column)
+            choice.choice_changed.connect(self._on_choice_changed)
+        sides.setChildrenCollapsible(False)
+        sides.setHandleWidth(8)
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(self.input)
+        body.addWidget(sides)
+        body.setSizes([150, 600])
+        body.setChildrenCollapsible(False)
+        body.setHandleWidth(8)
+
+        header = QHBoxLayout()
+        header.addWidget(title_label("Compare tokenizers"))
+        header.addWidget(self.status, 1)
+        legend = QHBoxLayout()
+        legend.addWidget(_legend_chip(SHARED_COLOURS[0], "same tokens in both"))
+        legend.addWidget(_legend_chip(TOKEN_COLOURS[0], "tokens that differ"))
+        legend.addWidget(_legend_chip("", "x", underline=True))
+        legend.addWidget(QLabel("first character after a boundary only one of them has"))
+        legend.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(header)
+        layout.addWidget(body, 1)
+        layout.addLayout(legend)
+
+        self._syncing = False
+        for source, target in ((0, 1), (1, 0)):
+            bar = self.panes[source].verticalScrollBar()
+            bar.valueChanged.connect(lambda v, s=source, t=target: self._sync_scroll(s, t))
+        self.input.textChanged.connect(self.request)
+
+    def bind(self, hub: StateHub) -> None:
+        hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
+
+    # ------------------------------------------------------------ requests
+    @property
+    def busy(self) -> bool:
+        return self._dirty or self._timer.isActive() or self._job.busy
+
+    def set_text(self, text: str) -> None:
+        self.input.setPlainText(text)
+
+    def text(self) -> str:
+        return self.input.document().toRawText().replace("\u2029", "\n")
+
+    @Slot()
+    def request(self) -> None:
+        """Compare anew (after a short debounce), now if shown, else when next shown."""
+        self._dirty = True
+        self._job.cancel()
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # A hidden page need not finish: its job gives way to the page now shown.
+        super().hideEvent(event)
+        if self._timer.isActive() or self._job.busy:
+            self._timer.stop()
+            self._job.cancel()
+            self._dirty = True
+
+    @Slot()
+    def _on_choice_changed(self) -> None:
+        self._announce = True
+        self.request()
+
+    @Slot()
+    def _on_run_tokenizer_changed(self) -> None:
+        if any(choice.uses_run for choice in self.choices):
+            self.request()
+
+    @Slot()
+    def _submit(self) -> None:
+        a, b = (choice.current() for choice in self.choices)
+        if a is None or b is None:
+            return
+        self._dirty = False
+        text = self.text()
+        self.status.setText(f"Tokenizing with {a.label} and {b.label}…")
+        self._job.submit(lambda is_stale: compare(text, a, b, is_stale))
+
+    # ------------------------------------------------------------- results
+    @Slot(object)
+    def _on_done(self, comparison: Comparison) -> None:
+        self.comparison = comparison
+        self._announce = False
+        for pane, stats, side in zip(self.panes, self.stats, (comparison.a, comparison.b)):
+            pane.show_side(comparison, side)
+            stats.setText(side.summary())
+        n = len(comparison.diff)
+        self.status.setText(
+            f"{n:,} boundar{'y differs' if n == 1 else 'ies differ'} · "
+            f"{comparison.a.tokens - comparison.b.tokens:+,} tokens ({comparison.a.label} "
+            f"minus {comparison.b.label})"
+        )
+        self.compared.emit(comparison)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(f"Could not compare: {message}")
+        if self._announce:
+            self._announce = False
+            self.error.emit("Compare", message)
+
+    def _sync_scroll(self, source: int, target: int) -> None:
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            src, dst = (
+                self.panes[source].verticalScrollBar(),
+                self.panes[target].verticalScrollBar(),
+            )
+            if src.maximum() == dst.maximum():
+                dst.setValue(src.value())
+            elif src.maximum() > 0:
+                dst.setValue(round(src.value() * dst.maximum() / src.maximum()))
+        finally:
+            self._syncing = False
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self._job.shutdown()

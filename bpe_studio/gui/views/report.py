@@ -1,0 +1,350 @@
+"""The Report page: bytes per token of up to four tokenizers on a set of sample texts.
+
+What it does: four :class:`~.choices.TokenizerChoice` boxes (the last two may be empty) pick the
+tokenizers; the samples shipped in ``resources/samples`` (English prose, Chinese, Python code,
+web text, emoji-heavy text) plus the first megabyte of the loaded corpus are encoded with each
+(``core.report.compute_report``, on a :class:`~..jobs.LatestJob`, only while the page is shown)
+and shown as a table and a grouped bar chart (one ``BarGraphItem`` per tokenizer, updated in
+place). Export CSV and Export PNG write atomically; a failure goes to the window's error dialog
+through :attr:`ReportView.error`.
+What it leaves out: the numbers themselves (``core.report``), choosing files of samples.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QFont, QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.atomic import atomic_write_bytes, atomic_write_text
+from ...core.report import (
+    Report,
+    Sample,
+    bundled_samples,
+    compute_report,
+    corpus_sample,
+    report_csv,
+)
+from ..hub import StateHub
+from ..jobs import LatestJob
+from .choices import ENCODE_LOCK, Choice, TokenizerChoice
+from .common import MUTED, steady_label, title_label
+
+SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
+DEFAULTS: tuple[str | None, ...] = ("gpt2", "cl100k_base", "o200k_base", None)
+GROUP_WIDTH = 0.8  # of the unit between two samples' groups of bars
+
+
+def _unique_labels(labels: list[str]) -> list[str]:
+    """The labels, a repeated one numbered: the report's columns must be distinct."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out
+
+
+def build_report(
+    choices: list[Choice],
+    corpus: os.PathLike[str] | None,
+    is_stale: Callable[[], bool] = lambda: False,
+) -> Report | None:
+    """Load the tokenizers and samples and compute the report (in a background job)."""
+    samples: list[Sample] = bundled_samples()
+    if corpus is not None:
+        samples.append(corpus_sample(corpus))
+    names = _unique_labels([c.label for c in choices])
+    tokenizers = []
+    for name, choice in zip(names, choices):
+        if is_stale():
+            return None
+        tokenizers.append((name, choice.get()))
+    with ENCODE_LOCK:
+        return compute_report(samples, tokenizers, is_stale)
+
+
+class ReportView(QWidget):
+    """Tokenizer choices, export buttons, the table and the grouped bar chart."""
+
+    computed = Signal(object)  # Report now shown
+    error = Signal(str, str)  # title, message
+    saved = Signal(str)  # a status line: what was written where
+
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.report: Report | None = None
+        self._dirty = True
+        self._announce = False
+        self._job = LatestJob("bpe-report", self)
+        self._job.done.connect(self._on_done)
+        self._job.failed.connect(self._on_failed)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)
+        self._timer.timeout.connect(self._submit)
+
+        self.choices = [
+            TokenizerChoice(hub, default, allow_none=i >= 2) for i, default in enumerate(DEFAULTS)
+        ]
+        self.csv_button = QPushButton("Export CSV…")
+        self.png_button = QPushButton("Export PNG…")
+        for button in (self.csv_button, self.png_button):
+            button.setEnabled(False)
+        self.csv_button.clicked.connect(self._choose_csv)
+        self.png_button.clicked.connect(self._choose_png)
+        self.status = steady_label(QLabel(" "), "0" * 50)
+        self.status.setStyleSheet(f"color: {MUTED};")
+
+        self.table = QTableWidget(0, 0)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+
+        self.chart = pg.PlotWidget(background="w")
+        plot = self.chart.getPlotItem()
+        plot.setTitle("Bytes per token (higher: fewer tokens for the same text)", color="#111827")
+        plot.setLabel("left", "bytes per token")
+        plot.setMouseEnabled(x=False, y=False)
+        plot.hideButtons()
+        plot.showGrid(x=False, y=True, alpha=0.2)
+        for axis in ("left", "bottom"):
+            plot.getAxis(axis).setPen(pg.mkPen("#6b7280"))
+            plot.getAxis(axis).setTextPen(pg.mkPen("#111827"))
+        self._value_font = QFont()
+        self._value_font.setPointSize(8)
+        self.legend = plot.addLegend(offset=(10, 4), labelTextColor="#111827", colCount=4)
+        self.legend.setBrush(pg.mkBrush(255, 255, 255, 220))
+        self.legend.setPen(pg.mkPen("#d1d5db"))
+        self.bars: list[pg.BarGraphItem] = []
+        self.values: list[pg.TextItem] = []  # the number above each bar
+        for colour in SERIES_COLOURS:
+            bars = pg.BarGraphItem(
+                x=np.zeros(0),
+                height=np.zeros(0),
+                width=0.2,
+                brush=pg.mkBrush(colour),
+                pen=pg.mkPen(None),
+            )
+            plot.addItem(bars)
+            self.bars.append(bars)
+
+        top = QHBoxLayout()
+        top.addWidget(title_label("Report"))
+        for i, choice in enumerate(self.choices):
+            swatch = QLabel()
+            swatch.setFixedSize(12, 12)
+            swatch.setStyleSheet(f"background:{SERIES_COLOURS[i]}; border-radius:2px;")
+            top.addWidget(swatch)
+            top.addWidget(choice)
+            choice.choice_changed.connect(self._on_choice_changed)
+        top.addStretch(1)
+        top.addWidget(self.csv_button)
+        top.addWidget(self.png_button)
+        self._body = body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(self.chart)
+        body.addWidget(self.table)
+        body.setSizes([600, 200])
+        body.setChildrenCollapsible(False)
+        body.setHandleWidth(8)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(body, 1)
+
+    def bind(self, hub: StateHub) -> None:
+        hub.corpus_changed.connect(self.request)
+        hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
+
+    # ------------------------------------------------------------ requests
+    @property
+    def busy(self) -> bool:
+        return self._dirty or self._timer.isActive() or self._job.busy
+
+    @Slot()
+    def request(self) -> None:
+        """Compute anew (after a short debounce), now if shown, else when next shown."""
+        self._dirty = True
+        self._job.cancel()
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # A hidden page need not finish: its job gives way to the page now shown.
+        super().hideEvent(event)
+        if self._timer.isActive() or self._job.busy:
+            self._timer.stop()
+            self._job.cancel()
+            self._dirty = True
+
+    @Slot()
+    def _on_choice_changed(self) -> None:
+        self._announce = True
+        self.request()
+
+    @Slot()
+    def _on_run_tokenizer_changed(self) -> None:
+        if any(choice.uses_run for choice in self.choices):
+            self.request()
+
+    @Slot()
+    def _submit(self) -> None:
+        chosen = [c for c in (choice.current() for choice in self.choices) if c is not None]
+        self._dirty = False
+        corpus = self.hub.state.corpus
+        self.status.setText(f"Encoding the samples with {', '.join(c.label for c in chosen)}…")
+        self._job.submit(lambda is_stale: build_report(chosen, corpus, is_stale))
+
+    # ------------------------------------------------------------- results
+    @Slot(object)
+    def _on_done(self, report: Report) -> None:
+        self.report = report
+        self._announce = False
+        self._fill_table(report)
+        self._draw(report)
+        for button in (self.csv_button, self.png_button):
+            button.setEnabled(True)
+        self.status.setText(
+            f"{len(report.samples)} samples × {len(report.tokenizers)} tokenizers; "
+            "hover a cell for its counts"
+        )
+        self.computed.emit(report)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(f"Could not compute the report: {message}")
+        if self._announce:
+            self._announce = False
+            self.error.emit("Report", message)
+
+    def _fill_table(self, report: Report) -> None:
+        self.table.clear()
+        self.table.setRowCount(len(report.samples))
+        self.table.setColumnCount(len(report.tokenizers))
+        self.table.setHorizontalHeaderLabels([f"{t}  (bytes/token)" for t in report.tokenizers])
+        self.table.setVerticalHeaderLabels(list(report.samples))
+        for row, sample in enumerate(report.samples):
+            for col, name in enumerate(report.tokenizers):
+                cell = report.cell(sample, name)
+                item = QTableWidgetItem(f"{cell.bytes_per_token:.2f}")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                item.setToolTip(
+                    f"{cell.tokens:,} tokens for {cell.bytes:,} bytes "
+                    f"({cell.characters:,} characters)"
+                )
+                self.table.setItem(row, col, item)
+        # The table is as tall as its rows (no scroll bar); the chart takes the rest.
+        self.table.resizeRowsToContents()
+        rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        header = self.table.horizontalHeader().sizeHint().height()
+        height = rows + header + 2 * self.table.frameWidth() + 2
+        self.table.setMaximumHeight(height)
+        total = sum(self._body.sizes())
+        if total > height:
+            self._body.setSizes([total - height, height])
+
+    def _draw(self, report: Report) -> None:
+        n = len(report.tokenizers)
+        width = GROUP_WIDTH / max(n, 1)
+        xs = np.arange(len(report.samples), dtype=float)
+        self.legend.clear()
+        plot = self.chart.getPlotItem()
+        for item in self.values:
+            plot.removeItem(item)
+        self.values = []
+        for i, bars in enumerate(self.bars):
+            if i >= n:
+                bars.setOpts(x=np.zeros(0), height=np.zeros(0), width=width)
+                continue
+            name = report.tokenizers[i]
+            heights = np.array([report.cell(s, name).bytes_per_token for s in report.samples])
+            offset = (i - (n - 1) / 2) * width
+            bars.setOpts(x=xs + offset, height=heights, width=width * 0.92)
+            self.legend.addItem(bars, name)
+            for x, h in zip((xs + offset).tolist(), heights.tolist()):
+                value = pg.TextItem(f"{h:.2f}", color="#374151", anchor=(0.5, 1.0))
+                value.setFont(self._value_font)
+                value.setPos(x, h)
+                plot.addItem(value)
+                self.values.append(value)
+        plot.getAxis("bottom").setTicks([list(zip(xs.tolist(), report.samples))])
+        top = max((c.bytes_per_token for c in report.cells), default=1.0)
+        plot.setXRange(-0.6, len(report.samples) - 0.4, padding=0)
+        plot.setYRange(0, top * 1.22, padding=0)  # headroom for the legend
+
+    # -------------------------------------------------------------- export
+    def export_csv(self, path: str | os.PathLike[str]) -> bool:
+        """Write the report as CSV (atomically); False, with the error dialog, on failure."""
+        if self.report is None:
+            return False
+        try:
+            atomic_write_text(path, report_csv(self.report))
+        except OSError as error:
+            self.error.emit("Export CSV", f"{os.fspath(path)}: {error.strerror or error}")
+            return False
+        self.saved.emit(f"Report saved as {os.fspath(path)}")
+        return True
+
+    def export_png(self, path: str | os.PathLike[str]) -> bool:
+        """Write the chart as a PNG image (atomically); False, with the error dialog, on
+        failure."""
+        if self.report is None:
+            return False
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        ok = self.chart.grab().save(buffer, "PNG")
+        buffer.close()
+        try:
+            if not ok:
+                raise OSError("the chart could not be rendered as PNG")
+            atomic_write_bytes(path, bytes(data.data()))
+        except OSError as error:
+            self.error.emit("Export PNG", f"{os.fspath(path)}: {error.strerror or error}")
+            return False
+        self.saved.emit(f"Chart saved as {os.fspath(path)}")
+        return True
+
+    @Slot()
+    def _choose_csv(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export report as CSV", "report.csv", "CSV (*.csv)"
+        )
+        if path:
+            self.export_csv(path)
+
+    @Slot()
+    def _choose_png(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export chart as PNG", "report.png", "PNG image (*.png)"
+        )
+        if path:
+            self.export_png(path)
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self._job.shutdown()

@@ -1,0 +1,148 @@
+"""Comparing tokenizers (``core.report``): the boundaries where two tokenizers differ, checked
+against a slow reference that walks the text character by character; the report's numbers
+checked by hand; the bundled samples and the corpus head."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from core_helpers import SLICES, slice_head, write_text
+from hypothesis import given
+from text_strategies import HYPO, TEXTS
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.report import (
+    CSV_COLUMNS,
+    SAMPLE_FILES,
+    Sample,
+    boundary_diff,
+    bundled_samples,
+    compute_report,
+    corpus_sample,
+    report_csv,
+    tokenizer_cuts,
+)
+
+BYTES = {i: bytes([i]) for i in range(256)}
+
+
+def slow_cuts(text: str, tok: Tokenizer) -> set[int]:
+    """Character offsets 0 < c < len(text) where a token of ``tok`` starts: the byte offset
+    of each character, recomputed from scratch, looked up among the tokens' end offsets."""
+    ends: set[int] = set()
+    pos = 0
+    for token_id in tok.encode(text):
+        pos += len(tok.decode_bytes([token_id]))
+        ends.add(pos)
+    return {c for c in range(1, len(text)) if len(text[:c].encode("utf-8")) in ends}
+
+
+def slow_diff(text: str, a: Tokenizer, b: Tokenizer) -> list[int]:
+    return sorted(slow_cuts(text, a) ^ slow_cuts(text, b))
+
+
+@pytest.fixture(scope="module")
+def presets() -> dict[str, Tokenizer]:
+    return {name: Tokenizer.preset(name) for name in ("gpt2", "cl100k_base", "o200k_base")}
+
+
+def test_hand_checked_diff():
+    whole = Tokenizer({**BYTES, 256: b"ab"}, [(b"a", b"b")])
+    single = Tokenizer(BYTES, [])
+    # "abcab": whole cuts a b|c|ab -> {2, 3}; single bytes cut everywhere -> {1, 2, 3, 4}.
+    assert boundary_diff("abcab", whole, single) == [1, 4]
+    assert boundary_diff("abcab", whole, whole) == []
+    assert boundary_diff("", whole, single) == []
+
+
+def test_cuts_inside_a_character_have_no_offset():
+    single = Tokenizer(BYTES, [])
+    # "é" is two bytes: the byte tokenizer cuts inside it, which is no character offset.
+    assert tokenizer_cuts("aéb", single).tolist() == [1, 2]
+
+
+def test_surrogates_map_back_to_the_original_text():
+    single = Tokenizer(BYTES, [])
+    # A surrogate pair encodes as one 4-byte character, two characters of the str;
+    # a lone surrogate as U+FFFD.
+    assert tokenizer_cuts("a\ud83d\ude00b", single).tolist() == [1, 3]
+    assert tokenizer_cuts("a\ud800b", single).tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("key", sorted(SLICES))
+def test_presets_differ_where_the_reference_says(presets, key):
+    text = slice_head(key, 6_000)
+    gpt2, cl100k, o200k = presets["gpt2"], presets["cl100k_base"], presets["o200k_base"]
+    for a, b in ((gpt2, o200k), (cl100k, o200k), (gpt2, cl100k)):
+        assert boundary_diff(text, a, b) == slow_diff(text, a, b)
+
+
+@HYPO
+@given(TEXTS)
+def test_generated_text(presets, text):
+    a, b = presets["gpt2"], presets["o200k_base"]
+    assert boundary_diff(text, a, b) == slow_diff(text, a, b)
+
+
+def test_report_numbers_by_hand():
+    whole = Tokenizer({**BYTES, 256: b"ab"}, [(b"a", b"b")])
+    single = Tokenizer(BYTES, [])
+    samples = [Sample("ab", "abab"), Sample("accent", "héllo"), Sample("empty", "")]
+    report = compute_report(samples, [("whole", whole), ("single", single)])
+    assert report is not None
+    assert report.samples == ("ab", "accent", "empty")
+    assert report.tokenizers == ("whole", "single")
+    cell = report.cell("ab", "whole")
+    assert (cell.bytes, cell.characters, cell.tokens, cell.bytes_per_token) == (4, 4, 2, 2.0)
+    cell = report.cell("accent", "single")  # é is two bytes, each its own token
+    assert (cell.bytes, cell.characters, cell.tokens, cell.bytes_per_token) == (6, 5, 6, 1.0)
+    assert report.cell("empty", "whole").bytes_per_token == 0.0
+    rows = list(csv.DictReader(io.StringIO(report_csv(report))))
+    assert tuple(rows[0]) == CSV_COLUMNS
+    assert rows[0] == {
+        "sample": "ab",
+        "tokenizer": "whole",
+        "bytes": "4",
+        "characters": "4",
+        "tokens": "2",
+        "bytes_per_token": "2.0000",
+    }
+    assert len(rows) == 6
+
+
+def test_report_stops_when_stale():
+    single = Tokenizer(BYTES, [])
+    assert compute_report([Sample("a", "a")], [("s", single)], lambda: True) is None
+
+
+def test_report_needs_distinct_names():
+    single = Tokenizer(BYTES, [])
+    with pytest.raises(ValueError, match="distinct"):
+        compute_report([Sample("a", "a")], [("s", single), ("s", single)])
+
+
+def test_bundled_samples():
+    samples = bundled_samples()
+    assert [s.name for s in samples] == [name for name, _ in SAMPLE_FILES]
+    for s in samples:
+        size = len(s.text.encode("utf-8"))
+        assert 4_000 <= size <= 40_000, (s.name, size)
+        assert "<|endoftext|>" not in s.text
+    emoji = samples[-1].text
+    assert sum(ord(ch) >= 0x1F000 for ch in emoji) >= 500
+
+
+def test_corpus_sample_cuts_at_a_whole_character(tmp_path):
+    path = write_text(tmp_path / "c.txt", "a" * 9 + "é" + "z")
+    assert corpus_sample(path, limit=10) == Sample("Corpus: c.txt", "a" * 9)
+    assert corpus_sample(path, limit=11).text == "a" * 9 + "é"
+    assert corpus_sample(path).text == "a" * 9 + "éz"
+
+
+def test_corpus_sample_rejects_bad_utf8(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"abc\xffdef")
+    with pytest.raises(ValueError, match=r"bad\.txt: not UTF-8 at byte 3"):
+        corpus_sample(path)

@@ -1,0 +1,188 @@
+"""The Compare and Report pages (pytest-qt, offscreen, real preset tokenizers).
+
+Compare: the boundary marks painted in both panes are exactly the offsets where one tokenizer
+starts a token and the other does not, recomputed here by walking the text; the numbers above
+the panes are the tokenizers' own counts; the panes scroll together; a loaded GPT-2 directory
+compares equal to the GPT-2 preset. Report: the exported CSV holds, for every bundled sample and
+the corpus, the counts the tokenizers give when called directly; exports are atomic files, and
+a failed export reaches the window's error dialog.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from gui_helpers import ROOT
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.report import SAMPLE_FILES
+
+TEXT = (
+    "Hello, world! Tokenizers don't agree.\n"
+    "    def f(x):  return x**2  # indented code\n"
+    "中文分词：你好，世界！ 12345 67\n"
+    "Emoji: 😀👍🏽 café naïve <|endoftext|> end\n"
+)
+
+
+def reference_cuts(text: str, tok: Tokenizer) -> set[int]:
+    """Offsets 0 < c < len(text) where a token starts, from the tokens' byte lengths."""
+    ends, pos = set(), 0
+    for token_id in tok.encode(text):
+        pos += len(tok.vocab[token_id])
+        ends.add(pos)
+    return {c for c in range(1, len(text)) if len(text[:c].encode("utf-8")) in ends}
+
+
+@pytest.fixture
+def compare_view(qtbot):
+    from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.views.compare import CompareView
+
+    view = CompareView(StateHub())
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    yield view
+    view.shutdown()
+
+
+def _compare(qtbot, view, text: str):
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.set_text(text)
+        view.show()
+    return blocker.args[0]
+
+
+def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
+    view = compare_view
+    view.choices[0].select("gpt2")
+    view.choices[1].select("o200k_base")
+    comparison = _compare(qtbot, view, TEXT)
+    gpt2, o200k = Tokenizer.preset("gpt2"), Tokenizer.preset("o200k_base")
+    expected = sorted(reference_cuts(TEXT, gpt2) ^ reference_cuts(TEXT, o200k))
+    assert len(expected) > 10  # the two really differ on this text
+    for pane in view.panes:
+        qtbot.waitUntil(lambda p=pane: p.marked_offsets() == expected, timeout=10_000)
+    a, b = comparison.a, comparison.b
+    assert (a.label, b.label) == ("GPT-2", "GPT-4o (o200k_base)")
+    n_bytes = len(TEXT.encode("utf-8"))
+    for side, tok, stats in ((a, gpt2, view.stats[0]), (b, o200k, view.stats[1])):
+        count = len(tok.encode(TEXT))
+        assert side.tokens == count
+        assert stats.text().startswith(f"{count:,} tokens · {n_bytes / count:.2f} bytes/token")
+        assert f"{len(TEXT) / count:.2f} characters/token" in stats.text()
+    # Hovering the first character names the token "Hello" (its id from each tokenizer).
+    for pane, tok in zip(view.panes, (gpt2, o200k)):
+        (hello,) = tok.encode("Hello")
+        assert f"<b>id {hello:,}</b>" in pane.tooltip_html(0)
+
+
+def test_same_tokenizer_marks_nothing_and_a_loaded_directory_works(qtbot, compare_view, tmp_path):
+    Tokenizer.preset("gpt2").save(tmp_path, "gpt2")
+    view = compare_view
+    view.choices[0].select("gpt2")
+    view.choices[1].add_file(tmp_path / "vocab.json")  # stands for its directory
+    comparison = _compare(qtbot, view, TEXT)
+    assert comparison.b.label == f"{tmp_path.name}/"
+    assert len(comparison.diff) == 0
+    assert comparison.a.tokens == comparison.b.tokens
+    qtbot.waitUntil(lambda: bool(view.panes[1].extraSelections()), timeout=10_000)
+    assert view.panes[0].marked_offsets() == view.panes[1].marked_offsets() == []
+
+
+def test_panes_scroll_together(qtbot, compare_view):
+    view = compare_view
+    _compare(qtbot, view, "\n".join(f"line {i}: some words to tokenize" for i in range(400)))
+    left, right = (pane.verticalScrollBar() for pane in view.panes)
+    qtbot.waitUntil(lambda: left.maximum() > 0 and right.maximum() > 0, timeout=10_000)
+    left.setValue(left.maximum() // 2)
+    assert right.value() == left.value()
+    right.setValue(right.maximum())
+    assert left.value() == left.maximum()
+
+
+def test_a_file_that_fails_to_load_is_reported(qtbot, compare_view, tmp_path):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    view = compare_view
+    _compare(qtbot, view, "some text")
+    with qtbot.waitSignal(view.error, timeout=30_000) as blocker:
+        view.choices[1].add_file(bad)
+    assert "tokenizer.json" in blocker.args[1]
+    assert "tokenizer.json" in view.status.text()
+
+
+def _report(qtbot, window, corpus: Path):
+    window.open_corpus(corpus)
+    report = window.report
+    report.choices[1].select("cl100k_base")
+    report.choices[2].select(None)
+    report.choices[3].select(None)
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        window.tabs.setCurrentWidget(report)
+    return blocker.args[0]
+
+
+def test_report_csv_holds_the_tokenizers_counts(qtbot, window, tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus_text = "Once upon a time 😀 there was a 中文 corpus.\n<|endoftext|>\n" * 50
+    corpus.write_bytes(corpus_text.encode("utf-8"))
+    report = _report(qtbot, window, corpus)
+    assert report.tokenizers == ("GPT-2", "GPT-4 (cl100k_base)")
+    out = tmp_path / "report.csv"
+    assert window.report.export_csv(out)
+    with open(out, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+
+    # The samples read straight from the repo's files, the tokenizers called directly.
+    texts = {name: (ROOT / "resources" / "samples" / file).read_text(encoding="utf-8")
+             for name, file in SAMPLE_FILES}  # fmt: skip
+    texts["Corpus: corpus.txt"] = corpus_text
+    tokenizers = {"GPT-2": Tokenizer.preset("gpt2"),
+                  "GPT-4 (cl100k_base)": Tokenizer.preset("cl100k_base")}  # fmt: skip
+    assert [(r["sample"], r["tokenizer"]) for r in rows] == [
+        (s, t) for s in texts for t in tokenizers
+    ]
+    for row in rows:
+        text, tok = texts[row["sample"]], tokenizers[row["tokenizer"]]
+        n_bytes, tokens = len(text.encode("utf-8")), len(tok.encode(text))
+        assert int(row["bytes"]) == n_bytes
+        assert int(row["characters"]) == len(text)
+        assert int(row["tokens"]) == tokens
+        assert float(row["bytes_per_token"]) == pytest.approx(n_bytes / tokens, abs=5e-5)
+    table = window.report.table
+    assert table.rowCount() == len(texts) and table.columnCount() == 2
+    gpt2_zh = next(r for r in rows if r["sample"] == "Chinese" and r["tokenizer"] == "GPT-2")
+    assert table.item(1, 0).text() == f"{float(gpt2_zh['bytes_per_token']):.2f}"
+    assert len(window.report.bars[0].opts["height"]) == len(texts)
+    assert len(window.report.bars[2].opts["height"]) == 0  # slot 3 is empty
+
+
+def test_report_exports_png_and_reports_failures(qtbot, window, tmp_path):
+    from PySide6.QtGui import QImage
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a small corpus\n", encoding="utf-8")
+    _report(qtbot, window, corpus)
+    png = tmp_path / "chart.png"
+    assert window.report.export_png(png)
+    image = QImage(str(png))
+    assert not image.isNull() and image.width() > 100
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "chart.png"]  # no temp left
+    missing = tmp_path / "missing" / "report.csv"
+    assert not window.report.export_csv(missing)
+    assert window.last_error is not None and str(missing) in window.last_error
+
+
+def test_a_hidden_page_gives_way_and_catches_up_when_shown(qtbot, window):
+    compare, report = window.compare, window.report
+    window.tabs.setCurrentWidget(compare)  # starts its debounce timer
+    with qtbot.waitSignal(report.computed, timeout=120_000):
+        window.tabs.setCurrentWidget(report)  # the compare page's request is dropped
+    assert compare.comparison is None and compare.busy
+    compare.set_text("caught up")
+    with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
+        window.tabs.setCurrentWidget(compare)
+    assert blocker.args[0].text == "caught up"
