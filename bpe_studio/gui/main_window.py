@@ -30,6 +30,7 @@ from .controls import TrainingPanel
 from .hub import StateHub
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
+from .views.inspector import InspectorPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.token_editor import TokenEditor
@@ -57,6 +58,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.chart = PairChart(self.hub)
         self.vocab_table = VocabTableView(self.hub)
         self.editor = TokenEditor()
+        self.inspector = InspectorPanel(self.hub)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
@@ -65,7 +67,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
         bottom.addWidget(self.editor)
-        bottom.setSizes([560, 840])
+        bottom.addWidget(self.inspector)
+        bottom.setSizes([430, 520, 490])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(bottom)
@@ -95,7 +98,23 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
         self.editor.bind(self.hub)
+        self._connect_inspector()
         self.editor.set_text(SAMPLE_TEXT)
+
+    def _connect_inspector(self) -> None:
+        # The editor's cursor piece and token counts: connected when the editor offers them.
+        editor, inspector = self.editor, self.inspector
+        if hasattr(editor, "piece_at_cursor"):
+            editor.piece_at_cursor.connect(inspector.step_through.show_piece)
+        count = getattr(editor, "occurrences", None)
+        if count is None:
+
+            def count(token_id: int) -> int:
+                spans = editor.spans
+                return int((spans.ids == token_id).sum()) if spans is not None else 0
+
+        inspector.why.set_occurrence_counter(count)
+        editor.spans_ready.connect(lambda _spans: inspector.why.refresh_occurrences())
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(1440, 900)
@@ -204,6 +223,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.controller.shutdown()
         self.editor.shutdown()
+        self.inspector.shutdown()
         super().closeEvent(event)
 
 
