@@ -77,6 +77,7 @@ class NodeItem(QGraphicsItem):
         self.kind = kind
         self.lines = lines
         self.children: list[NodeItem] = []
+        self.is_root = False
         self._w, self._h = size
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setAcceptHoverEvents(True)
@@ -105,7 +106,7 @@ class NodeItem(QGraphicsItem):
     ) -> None:
         fill, border = _STYLE[self.kind]
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        pen = QPen(QColor(border), 2.2 if self.kind == "root" or self._hover else 1.2)
+        pen = QPen(QColor(border), 2.2 if self.is_root or self._hover else 1.2)
         if self.kind == "folded":
             pen.setStyle(Qt.PenStyle.DashLine)
         painter.setPen(pen)
@@ -210,7 +211,7 @@ class MergeTreeView(QGraphicsView):
         for i, node in enumerate(nodes):
             if node.rank is not None and i not in expanded:
                 kind = "folded"  # the root too: a tree of one node would not fold
-            elif i == 0:
+            elif i == 0 and node.rank is not None:
                 kind = "root"
             elif node.rank is not None:
                 kind = "merge"
@@ -233,6 +234,7 @@ class MergeTreeView(QGraphicsView):
         for item in items:
             scene.addItem(item)
         self.root = items[0]
+        self.root.is_root = True
         scene.setSceneRect(scene.itemsBoundingRect().adjusted(-16, -16, 16, 16))
         self._auto_fit = True
         self.fit()

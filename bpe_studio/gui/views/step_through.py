@@ -390,6 +390,9 @@ class StepThroughPanel(QWidget):
         self._play.start()
         self.play_button.setText("❚❚ Pause")
 
+    def set_play_interval(self, ms: int) -> None:
+        self._play.setInterval(ms)
+
     def stop(self) -> None:
         self._play.stop()
         self.play_button.setText("▶ Play")
