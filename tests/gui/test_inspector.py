@@ -430,7 +430,7 @@ def test_inspector_in_the_main_window(qtbot, window, tmp_path: Path):
 
 
 def test_a_very_deep_tree_is_folded_and_a_fold_opens(qtbot):
-    from bpe_studio.gui.views.merge_tree import MAX_NODES
+    from bpe_studio.gui.views.merge_tree import FIT_FLOOR, MAX_NODES
 
     # "a" * n made by a chain of n - 1 merges: a tree of 2n - 1 nodes, n - 1 deep.
     n = 1200
@@ -452,7 +452,7 @@ def test_a_very_deep_tree_is_folded_and_a_fold_opens(qtbot):
     chain = [item.token_id for item in items if item.token_id != ord("a")]
     assert chain == [top - d for d in range(len(chain))] and chain[-1] == folded[0].token_id
     assert len(items) == 2 * len(chain) - 1
-    assert panel.tree.zoom() >= 0.7, "too big to fit: drawn readable, scrolled to the root"
+    assert panel.tree.zoom() >= FIT_FLOOR, "too big to fit: drawn readable, scrolled to the root"
     with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
         panel.tree.node_clicked.emit(folded[0].token_id)
     wait_explained(qtbot, panel, blocker.args[0])

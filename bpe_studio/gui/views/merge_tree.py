@@ -4,7 +4,7 @@ What it does: draws a ``core.explain.MergeNode`` tree with the root on top and b
 special tokens as leaves; each node shows its readable token, id, rank and the pair count when
 it was merged (a tooltip has its bytes and parts). A tidy layout gives every subtree its own
 band, so wide labels never overlap. Deep trees scroll (drag) and zoom (Ctrl+wheel,
-:meth:`~MergeTreeView.fit`, :meth:`~MergeTreeView.actual_size`); a tree of more than
+:meth:`~MergeTreeView.fit_all`, :meth:`~MergeTreeView.actual_size`); a tree of more than
 :data:`MAX_NODES` nodes is drawn breadth first until the budget runs out, and the nodes left
 unexpanded are drawn folded (dashed). A click on a node emits ``node_clicked`` with its id.
 What it leaves out: which token and tokenizer (``why_token``), where counts come from (the
@@ -43,8 +43,8 @@ from .common import ACCENT, BAR, MUTED, SPECIAL_COLOUR, monospace_font
 
 MAX_NODES = 1500  # nodes drawn for one tree; deeper ones are folded
 MAX_LABEL = 22  # characters of a token shown in a node (the tooltip has all of it)
-H_GAP, V_GAP, PAD = 10.0, 22.0, 6.0
-MIN_ZOOM, MAX_ZOOM, FIT_FLOOR = 0.15, 3.0, 0.7
+H_GAP, V_GAP, PAD = 10.0, 14.0, 4.0
+MIN_ZOOM, MAX_ZOOM, FIT_FLOOR = 0.15, 3.0, 0.65
 
 # Node fill and border by kind.
 _STYLE = {
@@ -133,7 +133,7 @@ def _fonts() -> tuple[QFont, QFont]:
         token = monospace_font(11)
         token.setBold(True)
         meta = QFont()
-        meta.setPointSize(8)
+        meta.setPointSize(9)
         _FONTS = (token, meta)
     return _FONTS
 
@@ -235,7 +235,7 @@ class MergeTreeView(QGraphicsView):
             scene.addItem(item)
         self.root = items[0]
         self.root.is_root = True
-        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-16, -16, 16, 16))
+        scene.setSceneRect(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8))
         self._auto_fit = True
         self.fit()
 
@@ -250,15 +250,24 @@ class MergeTreeView(QGraphicsView):
     @Slot()
     def fit(self) -> None:
         """The whole tree when it fits at a readable size (at most 1:1); else the readable
-        size, scrolled to the root."""
+        size, scrolled to the root. Also after every resize, until the user zooms."""
         self._auto_fit = True
+        self._fit(FIT_FLOOR)
+
+    @Slot()
+    def fit_all(self) -> None:
+        """The whole tree however small (down to the smallest zoom)."""
+        self._auto_fit = False
+        self._fit(MIN_ZOOM)
+
+    def _fit(self, floor: float) -> None:
         rect = self.sceneRect()
         if rect.isEmpty() or self.root is None:
             return
         view = self.viewport().rect()
         scale = min(view.width() / rect.width(), view.height() / rect.height(), 1.0)
-        self.set_zoom(max(scale, FIT_FLOOR))
-        if scale >= FIT_FLOOR:
+        self.set_zoom(max(scale, floor))
+        if scale >= floor:
             self.centerOn(rect.center())
         else:
             # Too big to read whole: readable size, the root at the top.

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Slot
+from PySide6.QtCore import QRectF, Qt, QTimer, Slot
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QComboBox,
@@ -91,7 +91,7 @@ def walk(tok: Tokenizer, text: str, index: int) -> Walkthrough:
 class ChipStrip(QWidget):
     """One step of the encoder, drawn: tokens as chips, ranks of candidate pairs beneath."""
 
-    GAP, PAD, BADGE_H, LINK = 6.0, 8.0, 18.0, 9.0
+    GAP, PAD, BADGE_H, LINK = 5.0, 7.0, 18.0, 7.0
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -121,30 +121,35 @@ class ChipStrip(QWidget):
         self.made = made
         self.special_ids = special_ids
         self._layout()
-        self.updateGeometry()
-        self.adjustSize()
         self.update()
 
     def _layout(self) -> None:
+        """Chips left to right, wrapped at the widget's width; each row leaves room beneath
+        for the badges."""
         tm, sm = QFontMetricsF(self.token_font), QFontMetricsF(self.small)
         badge = max((sm.horizontalAdvance(f"{r:,}") for r in self.candidates.values()), default=0)
         # subtle: a chip is at least as wide as the widest badge, so that the badges centred
         # on the gaps either side of it never overlap.
         min_w = max(badge + 2 * self.PAD, 28.0)
         height = tm.height() + sm.height() + 2 * self.PAD
-        x = self.GAP
+        row_h = height + self.LINK + self.BADGE_H + 2 * self.GAP
+        limit = max(self.width(), 120)
+        x, y = self.GAP, self.GAP
         self._boxes = []
         for text in self.texts:
             w = max(tm.horizontalAdvance(text) + 2 * self.PAD, min_w)
-            self._boxes.append(QRectF(x, self.GAP, w, height))
+            if x > self.GAP and x + w + self.GAP > limit:
+                x, y = self.GAP, y + row_h
+            self._boxes.append(QRectF(x, y, w, height))
             x += w + self.GAP
-        self._width = x
+        bottom = (
+            self._boxes[-1].bottom() + self.LINK + self.BADGE_H + self.GAP if self._boxes else 0
+        )
+        self.setMinimumHeight(int(bottom) + 1)
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        if not self._boxes:
-            return QSize(200, 60)
-        bottom = self._boxes[0].bottom() + self.LINK + self.BADGE_H + self.GAP
-        return QSize(int(self._width) + 1, int(bottom) + 1)
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._layout()
 
     def chip_rect(self, position: int) -> QRectF:
         return self._boxes[position]
@@ -177,6 +182,8 @@ class ChipStrip(QWidget):
         sm = QFontMetricsF(self.small)
         for pos, rank in self.candidates.items():
             a, b = self._boxes[pos], self._boxes[pos + 1]
+            if b.top() != a.top():  # the pair wraps: its badge hangs at the row's end
+                b = a.translated(a.width() + self.GAP, 0)
             cx = (a.right() + b.left()) / 2
             text = f"{rank:,}"
             w = sm.horizontalAdvance(text) + 10
@@ -230,11 +237,12 @@ class StepThroughPanel(QWidget):
         self.strip = ChipStrip()
         self.scroll = QScrollArea()
         self.scroll.setWidget(self.strip)
-        self.scroll.setWidgetResizable(False)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.scroll.setStyleSheet("QScrollArea { background: white; }")
         self.strip.setStyleSheet("background: white;")
-        self.scroll.setMinimumHeight(110)
+        self.scroll.setMinimumHeight(120)
         self.message = QLabel("")
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setWordWrap(True)
@@ -278,7 +286,9 @@ class StepThroughPanel(QWidget):
         split.addWidget(upper)
         split.addWidget(self.merges_list)
         split.setChildrenCollapsible(False)
-        split.setSizes([260, 140])
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([300, 100])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.setSpacing(4)
@@ -435,7 +445,7 @@ class StepThroughPanel(QWidget):
         self.message.setText(self._describe(w, index))
         if step.chosen is not None:
             box = self.strip.chip_rect(step.chosen + 1)
-            self.scroll.ensureVisible(int(box.right()), int(box.center().y()), 40, 10)
+            self.scroll.ensureVisible(int(box.center().x()), int(box.bottom()), 10, 40)
 
     def _describe(self, w: Walkthrough, index: int) -> str:
         step = w.steps[index]

@@ -47,9 +47,10 @@ from ...core.explain import MergeNode, merge_tree, merges_using
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..tokenizer_recipes import TokenizerCache, run_recipe
-from .common import MUTED, configure_table, monospace_font
-from .merge_tree import MergeTreeView, count_text
+from .common import MUTED, configure_table, monospace_font, steady_label
+from .merge_tree import MergeTreeView, count_text, short
 
+HEADING_CHARS = 24  # of a token in the heading (the tree's tooltips have all of it)
 TRAINING_REFRESH_MS = 1000  # a live run's new merges reach the panel at most this often
 EMPTY = "Select a token (in the editor, the vocabulary or the merge list) to see how it was built."
 
@@ -170,9 +171,10 @@ class WhyTokenPanel(QWidget):
         self._live.timeout.connect(self._on_live_tick)
         self._stale = False  # new merges arrived while the panel was hidden
 
-        self.heading = QLabel()
+        # Steady labels: a long token never widens the panel (nor squeezes the editor).
+        self.heading = steady_label(QLabel())
         self.heading.setTextFormat(Qt.TextFormat.RichText)
-        self.detail = QLabel()
+        self.detail = steady_label(QLabel())
         self.detail.setTextFormat(Qt.TextFormat.RichText)
         self.detail.setStyleSheet(f"color: {MUTED}")
         self.tree = MergeTreeView(self)
@@ -181,7 +183,7 @@ class WhyTokenPanel(QWidget):
         self.tree.show_message(EMPTY)
         fit = QPushButton("Fit")
         fit.setToolTip("Show the whole tree (Ctrl+wheel zooms, drag scrolls)")
-        fit.clicked.connect(self.tree.fit)
+        fit.clicked.connect(self.tree.fit_all)
         actual = QPushButton("1:1")
         actual.setToolTip("Draw the tree at full size")
         actual.clicked.connect(self.tree.actual_size)
@@ -219,9 +221,9 @@ class WhyTokenPanel(QWidget):
         split.addWidget(self.tree)
         split.addWidget(lower)
         split.setChildrenCollapsible(False)
-        split.setStretchFactor(0, 3)
+        split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)
-        split.setSizes([330, 120])
+        split.setSizes([400, 96])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 0)
         layout.setSpacing(4)
@@ -334,7 +336,7 @@ class WhyTokenPanel(QWidget):
         self._show_heading(root)
 
     def _show_heading(self, root: MergeNode) -> None:
-        token = html.escape(readable_token(root.token))
+        token = html.escape(short(readable_token(root.token), HEADING_CHARS))
         self.heading.setText(
             f"<span style='font-size:15pt; font-family:monospace; font-weight:600'>{token}</span>"
             f"&nbsp;&nbsp;<span style='color:{MUTED}'>id {root.id:,} · "
@@ -345,8 +347,8 @@ class WhyTokenPanel(QWidget):
             self._detail = f"{'a special token' if special else 'a byte'}: no merge made it"
         else:
             assert root.left is not None and root.right is not None
-            left = html.escape(readable_token(root.left.token))
-            right = html.escape(readable_token(root.right.token))
+            left = html.escape(short(readable_token(root.left.token), HEADING_CHARS // 2))
+            right = html.escape(short(readable_token(root.right.token), HEADING_CHARS // 2))
             count = count_text(self.count_of(root.rank, root.id))
             self._detail = (
                 f"made by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>, "
