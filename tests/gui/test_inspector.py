@@ -457,3 +457,22 @@ def test_a_very_deep_tree_is_folded_and_a_fold_opens(qtbot):
         panel.tree.node_clicked.emit(folded[0].token_id)
     wait_explained(qtbot, panel, blocker.args[0])
     assert panel.tree.root.token_id == folded[0].token_id
+
+
+def test_grew_into_follows_a_live_run(qtbot, steps, run):
+    vocab, merges, _ = run
+    hub = training_hub(steps[:100])
+    panel = why_panel(qtbot, hub)
+    token = b" t"
+    token_id = ids_of(vocab)[token]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    assert [r.rank for r in panel.uses.rows] == [r for r, _ in ref_uses(vocab, merges[:100], token)]
+    assert ref_uses(vocab, merges[:100], token) != ref_uses(vocab, merges, token)
+    hub.append_merges(steps[100:])
+    hub.publish()
+    # Within a second or so the panel explains the token again, with every merge published.
+    qtbot.waitUntil(
+        lambda: [(r.rank, r.new_id) for r in panel.uses.rows] == ref_uses(vocab, merges, token),
+        timeout=20_000,
+    )
