@@ -71,7 +71,8 @@ class ChipStrip(QWidget):
         min_w = max(badge + 2 * self.PAD, 28.0)
         height = tm.height() + sm.height() + 2 * self.PAD
         row_h = height + self.LINK + self.BADGE_H + 2 * self.GAP
-        limit = max(self.width(), 120)
+        # Room at each row's end for half a badge: a pair cut by the wrap hangs its badge there.
+        limit = max(self.width(), 120) - min_w / 2
         x, y = self.GAP, self.GAP
         self._boxes = []
         for text in self.texts:
