@@ -1,11 +1,13 @@
-"""What the explorer asks of a tokenizer: why a token exists, how one pre-token is encoded,
-and which tokens encoding can never produce.
+"""What the explorer asks of a tokenizer: why a token exists, what it grew into, how one
+pre-token is encoded, and which tokens encoding can never produce.
 
 What it does: :func:`merge_tree` unfolds a token into the merges that built it;
-:func:`encode_steps` replays the rank-based encoder on one pre-token, step by step, with every
-candidate pair it looked at; :func:`unreachable_tokens` lists the tokens that encoding their own
-bytes does not give back. All three read the tokenizer's own tables (its packed rank table),
-so they cannot disagree with its encoder.
+:func:`merges_using` lists the merges that take a token as a part; :func:`pretokens` cuts a text
+into the pieces the encoder works on one at a time; :func:`encode_steps` replays the rank-based
+encoder on one pre-token, step by step, with every candidate pair it looked at;
+:func:`unreachable_tokens` lists the tokens that encoding their own bytes does not give back.
+All of them read the tokenizer's own tables (its packed rank table, its pattern and special
+tokens), so they cannot disagree with its encoder.
 What it leaves out: the compression curve (``compression``), truncating a tokenizer to its first
 merges (``Tokenizer.truncated``), and anything drawn.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral
+from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
 from .tokenizer import Tokenizer
@@ -45,6 +48,16 @@ class EncodeStep:
     chosen: int | None
 
 
+class MergeUse(NamedTuple):
+    """A merge that takes some token as a part: its rank, its left and right ids and the id it
+    makes."""
+
+    rank: int
+    left: int
+    right: int
+    new_id: int
+
+
 # Per tokenizer: merged id -> (left id, right id) of the merge that made it (the first one, as
 # in Tokenizer.merge_rank). Weak keys: the map lives as long as its tokenizer.
 _PARTS: WeakKeyDictionary[Tokenizer, dict[int, tuple[int, int]]] = WeakKeyDictionary()
@@ -61,6 +74,71 @@ def _parts(tokenizer: Tokenizer) -> dict[int, tuple[int, int]]:
     return parts
 
 
+# Per tokenizer: token id -> the packed entries (rank << 32 | merged id, left id, right id) of
+# the merges that take it as a part, in rank order. Weak keys, as for _PARTS.
+_USES: WeakKeyDictionary[Tokenizer, dict[int, list[tuple[int, int, int]]]] = WeakKeyDictionary()
+
+
+def _uses(tokenizer: Tokenizer) -> dict[int, list[tuple[int, int, int]]]:
+    uses = _USES.get(tokenizer)
+    if uses is None:
+        uses = {}
+        for (a, b), packed in tokenizer._ranks.items():
+            entry = (packed, a, b)
+            uses.setdefault(a, []).append(entry)
+            if b != a:
+                uses.setdefault(b, []).append(entry)
+        for entries in uses.values():
+            entries.sort()  # the packed int leads with the rank
+        _USES[tokenizer] = uses
+    return uses
+
+
+def _check_id(tokenizer: Tokenizer, token_id: int, caller: str) -> int:
+    vocab = tokenizer.vocab
+    if isinstance(token_id, bool) or not isinstance(token_id, Integral):
+        raise TypeError(f"{caller}: token_id must be an int, got {token_id!r}")
+    token_id = int(token_id)
+    if token_id not in vocab:
+        raise ValueError(
+            f"{caller}: unknown token id {token_id}; the vocabulary has ids 0..{max(vocab)}"
+        )
+    return token_id
+
+
+def merges_using(tokenizer: Tokenizer, token_id: int) -> list[MergeUse]:
+    """The merges that take ``token_id`` as their left or right part (or both), by rank: what
+    the token grew into. A merge that repeats an earlier pair is left out, as the encoder
+    never applies it. Unknown id: ``ValueError``.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab.update({256: b"ab", 257: b"abc", 258: b"cab"})
+    >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c"), (b"c", b"ab")])
+    >>> [tuple(use) for use in merges_using(tok, 256)]
+    [(1, 256, 99, 257), (2, 99, 256, 258)]
+    """
+    token_id = _check_id(tokenizer, token_id, "merges_using")
+    entries = _uses(tokenizer).get(token_id, [])
+    return [MergeUse(p >> 32, a, b, p & _ID_MASK) for p, a, b in entries]
+
+
+def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
+    """The pieces the tokenizer encodes ``text`` in, in order: its pre-tokens, and each special
+    token as one piece. Encoding each piece and joining the ids gives ``encode(text)``.
+
+    >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<|endoftext|>"])
+    >>> pretokens(tok, "Hi there<|endoftext|>!")
+    ['Hi', ' there', '<|endoftext|>', '!']
+    """
+    pieces: list[str] = []
+    findall = tokenizer._pre.findall
+    for a, b, special in tokenizer.specials.segments(text):
+        pieces += findall(text[a:b])
+        if special is not None:
+            pieces.append(special)
+    return pieces
+
+
 def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     """The merges that built ``token_id``, as a tree whose leaves are byte (or special)
     tokens. Subtrees that occur twice are the same object. Unknown id: ``ValueError``.
@@ -73,13 +151,7 @@ def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     (1, b'ab', 0, b'c', None)
     """
     vocab = tokenizer.vocab
-    if isinstance(token_id, bool) or not isinstance(token_id, Integral):
-        raise TypeError(f"merge_tree: token_id must be an int, got {token_id!r}")
-    token_id = int(token_id)
-    if token_id not in vocab:
-        raise ValueError(
-            f"merge_tree: unknown token id {token_id}; the vocabulary has ids 0..{max(vocab)}"
-        )
+    token_id = _check_id(tokenizer, token_id, "merge_tree")
     parts = _parts(tokenizer)
     special = set(tokenizer._special_ids.values())
     done: dict[int, MergeNode] = {}

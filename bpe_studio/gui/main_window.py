@@ -42,6 +42,7 @@ from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
 from .views.compare import CompareView
 from .views.ids_panel import IdsPanel
+from .views.inspector import InspectorPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import TokenizerPicker
@@ -73,6 +74,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.editor = TokenEditor()
         self.picker = TokenizerPicker(self.hub)
         self.ids_panel = IdsPanel(self.editor)
+        self.inspector = InspectorPanel(self.hub)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
@@ -91,7 +93,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor_layout.addWidget(self.picker)
         editor_layout.addWidget(editor_split, 1)
         bottom.addWidget(editor_column)
-        bottom.setSizes([560, 840])
+        bottom.addWidget(self.inspector)
+        bottom.setSizes([430, 520, 490])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(bottom)
@@ -130,11 +133,20 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
         self.editor.bind(self.hub)
+        self._connect_inspector()
         self.editor.set_text(SAMPLE_TEXT)
         for page in (self.compare, self.report):
             page.bind(self.hub)
             page.error.connect(self.show_error)
         self.report.saved.connect(lambda message: self.statusBar().showMessage(message, 10_000))
+
+    def _connect_inspector(self) -> None:
+        # The piece under the editor's cursor feeds the step-through; the editor's counts
+        # the "occurs in the editor" line.
+        editor, inspector = self.editor, self.inspector
+        editor.piece_at_cursor.connect(inspector.step_through.show_piece)
+        inspector.why.set_occurrence_counter(editor.occurrences)
+        editor.spans_ready.connect(lambda _spans: inspector.why.refresh_occurrences())
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(1440, 900)
@@ -288,4 +300,5 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.ids_panel.shutdown()
         self.compare.shutdown()
         self.report.shutdown()
+        self.inspector.shutdown()
         super().closeEvent(event)

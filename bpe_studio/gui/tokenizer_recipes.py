@@ -1,0 +1,119 @@
+"""Which tokenizer the inspector explains, and a cache of them.
+
+What it does: :func:`run_recipe` and :func:`step_recipe` capture, on the GUI thread, how to get
+the tokenizer a panel explains (the picked one if the user picked one, else the run's: while
+training, built from the merges published so far; else ``state.shown``; the step-through cuts
+the run's to the timeline's step). :class:`TokenizerCache` builds them in the panels' job
+threads and keeps the last few, so a click on a node, a new step or a new piece costs no
+rebuild. Qt-free, but reads the GUI's ``RunState``.
+What it leaves out: the panels (``views/why_token``, ``views/step_through``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+from ..core import Tokenizer
+from .state import RunState
+
+CACHED_TOKENIZERS = 4
+
+
+@dataclass(frozen=True, eq=False)
+class TokenizerRecipe:
+    """How to get one tokenizer, captured on the GUI thread; :meth:`TokenizerCache.get` runs
+    ``build`` in a job thread. ``run`` is true when the tokenizer is the run's, so that merge
+    rank ``r`` is row ``r`` of ``state.merge_rows`` (which has its pair count)."""
+
+    key: Hashable
+    build: Callable[[TokenizerCache], Tokenizer]
+    run: bool
+
+
+class TokenizerCache:
+    """The last few tokenizers built, by recipe key; safe to call from several threads."""
+
+    def __init__(self, size: int = CACHED_TOKENIZERS) -> None:
+        self._size = size
+        self._built: OrderedDict[Hashable, Tokenizer] = OrderedDict()
+        # subtle: re-entrant, as a step recipe builds its run recipe's tokenizer first.
+        self._lock = threading.RLock()
+
+    def get(self, recipe: TokenizerRecipe) -> Tokenizer:
+        with self._lock:
+            tok = self._built.get(recipe.key)
+            if tok is None:
+                tok = recipe.build(self)
+                self._built[recipe.key] = tok
+                while len(self._built) > self._size:
+                    self._built.popitem(last=False)
+            else:
+                self._built.move_to_end(recipe.key)
+            return tok
+
+
+class _Same:
+    """An object in a cache key, compared by identity (and kept alive, so its id is not
+    reused while the key exists)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+def _from_record(state: RunState, k: int) -> Callable[[TokenizerCache], Tokenizer]:
+    """The run's tokenizer after its first ``k`` merges, while it trains (no result yet)."""
+    rows = state.merge_rows[:k]  # a snapshot: the record grows under the job
+    base = dict(state.base_vocab)
+    specials = list(state.special_tokens)
+    pattern = state.settings.pattern if state.settings is not None else "gpt2"
+
+    def build(cache: TokenizerCache) -> Tokenizer:
+        vocab = dict(base)
+        vocab.update((s.new_id, s.left + s.right) for s in rows)
+        return Tokenizer(vocab, [(s.left, s.right) for s in rows], specials, pattern=pattern)
+
+    return build
+
+
+def run_recipe(state: RunState) -> TokenizerRecipe | None:
+    """The tokenizer "Why this token" explains: the picked one, else the run's with every
+    merge published so far. None when there is none."""
+    if state.picked is not None:
+        picked = state.picked
+        return TokenizerRecipe(_Same(picked), lambda _: picked.get(), False)
+    if state.phase.training:
+        n = state.published
+        return TokenizerRecipe((_Same(state.record), n), _from_record(state, n), True)
+    shown = state.shown
+    if shown is None:
+        return None
+    return TokenizerRecipe(_Same(shown), lambda _: shown.get(), True)
+
+
+def step_recipe(state: RunState) -> TokenizerRecipe | None:
+    """The tokenizer the step-through replays: the picked one, else the run's cut to the
+    timeline's step (the editor's tokenizer either way)."""
+    full = run_recipe(state)
+    if full is None or not full.run:
+        return full
+    k = state.step
+    if state.phase.training:
+        k = min(k, state.published)
+        return TokenizerRecipe((_Same(state.record), k), _from_record(state, k), True)
+
+    def build(cache: TokenizerCache) -> Tokenizer:
+        tok = cache.get(full)
+        return tok.truncated(k) if k < len(tok.merges) else tok
+
+    return TokenizerRecipe((full.key, "step", k), build, True)

@@ -1,0 +1,139 @@
+"""One step of the encoder, drawn: :class:`ChipStrip`.
+
+What it does: the tokens of a pre-token as chips (readable token over its id), wrapped at the
+widget's width; under each adjacent pair that has a merge, a badge with its rank, the lowest
+one (merged next) in orange with its two chips; the token the previous step made in green;
+special tokens in the editor's special colour.
+What it leaves out: which step (``step_through``), the encoder (``core.explain``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
+
+from ...core.display import readable_token
+from ...core.explain import EncodeStep
+from .common import ACCENT, BAR, MUTED, SPECIAL_COLOUR, monospace_font
+
+_CHIP = ("#edf2ff", BAR)
+_CHOSEN = ("#fff4e6", ACCENT)
+_MADE = ("#d3f9d8", "#2f9e44")
+_SPECIAL = (SPECIAL_COLOUR, "#2f9e44")
+
+
+class ChipStrip(QWidget):
+    """One step of the encoder, drawn: tokens as chips, ranks of candidate pairs beneath."""
+
+    GAP, PAD, BADGE_H, LINK = 5.0, 7.0, 18.0, 7.0
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.token_font = monospace_font(12)
+        self.token_font.setBold(True)
+        self.small = QFont()
+        self.small.setPointSize(8)
+        self.tokens: tuple[int, ...] = ()
+        self.texts: list[str] = []
+        self.candidates: dict[int, int] = {}  # position -> rank
+        self.chosen: int | None = None
+        self.made: int | None = None  # position of the token the previous step made
+        self.special_ids: frozenset[int] = frozenset()
+        self._boxes: list[QRectF] = []
+
+    def set_step(
+        self,
+        step: EncodeStep | None,
+        made: int | None,
+        tokens: Mapping[int, bytes],
+        special_ids: frozenset[int],
+    ) -> None:
+        self.tokens = step.tokens if step else ()
+        self.texts = [readable_token(tokens[i]) or "∅" for i in self.tokens]
+        self.candidates = dict(step.candidates) if step else {}
+        self.chosen = step.chosen if step else None
+        self.made = made
+        self.special_ids = special_ids
+        self._layout()
+        self.update()
+
+    def _layout(self) -> None:
+        """Chips left to right, wrapped at the widget's width; each row leaves room beneath
+        for the badges."""
+        tm, sm = QFontMetricsF(self.token_font), QFontMetricsF(self.small)
+        badge = max((sm.horizontalAdvance(f"{r:,}") for r in self.candidates.values()), default=0)
+        # subtle: a chip is at least as wide as the widest badge, so that the badges centred
+        # on the gaps either side of it never overlap.
+        min_w = max(badge + 2 * self.PAD, 28.0)
+        height = tm.height() + sm.height() + 2 * self.PAD
+        row_h = height + self.LINK + self.BADGE_H + 2 * self.GAP
+        # Room at each row's end for half a badge: a pair cut by the wrap hangs its badge there.
+        limit = max(self.width(), 120) - min_w / 2
+        x, y = self.GAP, self.GAP
+        self._boxes = []
+        for text in self.texts:
+            w = max(tm.horizontalAdvance(text) + 2 * self.PAD, min_w)
+            if x > self.GAP and x + w + self.GAP > limit:
+                x, y = self.GAP, y + row_h
+            self._boxes.append(QRectF(x, y, w, height))
+            x += w + self.GAP
+        bottom = (
+            self._boxes[-1].bottom() + self.LINK + self.BADGE_H + self.GAP if self._boxes else 0
+        )
+        self.setMinimumHeight(int(bottom) + 1)
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._layout()
+
+    def chip_rect(self, position: int) -> QRectF:
+        return self._boxes[position]
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        tm = QFontMetricsF(self.token_font)
+        chosen = {self.chosen, self.chosen + 1} if self.chosen is not None else set()
+        for i, (box, text) in enumerate(zip(self._boxes, self.texts)):
+            if i in chosen:
+                fill, border = _CHOSEN
+            elif i == self.made:
+                fill, border = _MADE
+            elif self.tokens[i] in self.special_ids:
+                fill, border = _SPECIAL
+            else:
+                fill, border = _CHIP
+            painter.setPen(QPen(QColor(border), 2.2 if i in chosen or i == self.made else 1.2))
+            painter.setBrush(QColor(fill))
+            painter.drawRoundedRect(box, 6, 6)
+            painter.setPen(QColor("#111827"))
+            painter.setFont(self.token_font)
+            top = QRectF(box.left(), box.top() + self.PAD / 2, box.width(), tm.height())
+            painter.drawText(top, Qt.AlignmentFlag.AlignCenter, text)
+            painter.setPen(QColor(MUTED))
+            painter.setFont(self.small)
+            low = QRectF(box.left(), top.bottom(), box.width(), box.bottom() - top.bottom())
+            painter.drawText(low, Qt.AlignmentFlag.AlignCenter, f"{self.tokens[i]:,}")
+        sm = QFontMetricsF(self.small)
+        for pos, rank in self.candidates.items():
+            a, b = self._boxes[pos], self._boxes[pos + 1]
+            if b.top() != a.top():  # the pair wraps: its badge hangs at the row's end
+                b = a.translated(a.width() + self.GAP, 0)
+            cx = (a.right() + b.left()) / 2
+            text = f"{rank:,}"
+            w = sm.horizontalAdvance(text) + 10
+            badge = QRectF(cx - w / 2, a.bottom() + self.LINK, w, self.BADGE_H)
+            is_chosen = pos == self.chosen
+            colour = QColor(ACCENT if is_chosen else "#adb5bd")
+            painter.setPen(QPen(colour, 1.4))
+            painter.drawLine(a.center().x(), a.bottom(), cx, badge.top())
+            painter.drawLine(b.center().x(), b.bottom(), cx, badge.top())
+            painter.setBrush(colour if is_chosen else QColor("white"))
+            painter.drawRoundedRect(badge, self.BADGE_H / 2, self.BADGE_H / 2)
+            painter.setPen(QColor("white" if is_chosen else "#374151"))
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
+        painter.end()

@@ -1,0 +1,33 @@
+"""The inspector beside the editor: "Why this token" and "Step-through" as tabs.
+
+What it does: builds both panels around one :class:`~..tokenizer_recipes.TokenizerCache`, so
+the tokenizer one of them built is there for the other, and shuts their job threads down.
+What it leaves out: the panels themselves (``why_token``, ``step_through``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from ..hub import StateHub
+from ..tokenizer_recipes import TokenizerCache
+from .step_through import StepThroughPanel
+from .why_token import WhyTokenPanel
+
+
+class InspectorPanel(QTabWidget):
+    """The two inspector panels as tabs, sharing one tokenizer cache (a hidden panel catches
+    up when its tab is shown: see their ``showEvent``)."""
+
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setDocumentMode(True)
+        self.cache = TokenizerCache()
+        self.why = WhyTokenPanel(hub, self.cache)
+        self.step_through = StepThroughPanel(hub, self.cache)
+        self.addTab(self.why, "Why this token")
+        self.addTab(self.step_through, "Step-through")
+
+    def shutdown(self) -> None:
+        self.why.shutdown()
+        self.step_through.shutdown()

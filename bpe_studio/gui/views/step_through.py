@@ -1,0 +1,415 @@
+"""Step-through encoding: how the rank-based encoder turns one pre-token into ids.
+
+What it does: for the pre-token under the editor cursor (:meth:`StepThroughPanel.show_piece`)
+or text typed into the panel (cut into pre-tokens; a menu picks one when there are several),
+a job thread replays the encoder (``core.explain.encode_steps``) with the inspector's step
+tokenizer (``tokenizer_recipes.step_recipe``: the picked tokenizer, else the run's cut to the
+timeline's step, which is the editor's). A :class:`~.chips.ChipStrip` draws one step.
+Back, Forward, a slider and Play (a timer) move through the steps; a list names every merge
+applied. The last step is the encoder's output for the piece.
+What it leaves out: finding the pre-token under the cursor (the editor's ``piece_at_cursor``),
+pre-tokenization rules (``core.explain.pretokens``), drawing a step (``chips``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QSlider,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core import Tokenizer
+from ...core.display import readable_token
+from ...core.explain import EncodeStep, encode_steps, pretokens
+from ..hub import StateHub
+from ..jobs import LatestJob
+from ..tokenizer_recipes import TokenizerCache, step_recipe
+from .chips import ChipStrip
+from .common import MUTED, monospace_font
+
+MAX_PIECE_BYTES = 1024  # steps cost the square of the length; longer pieces are not replayed
+PLAY_MS = 700  # one step per tick while playing
+REFRESH_MS = 150  # a new step or tokenizer is replayed after this pause (500 while training)
+MAX_LIST = 2000  # steps named in the list
+
+
+@dataclass(frozen=True, slots=True)
+class Walkthrough:
+    """The job's answer: the text's pieces, the one replayed, its steps and token bytes."""
+
+    text: str
+    pieces: tuple[str, ...]
+    index: int
+    steps: tuple[EncodeStep, ...]
+    tokens: Mapping[int, bytes]  # bytes of every id in the steps
+    special_ids: frozenset[int]
+    problem: str | None = None
+
+    @property
+    def piece(self) -> str:
+        return self.pieces[self.index] if self.pieces else ""
+
+
+def walk(tok: Tokenizer, text: str, index: int) -> Walkthrough:
+    """Cut ``text`` into pieces and replay the encoder on piece ``index`` (job thread)."""
+    pieces = tuple(pretokens(tok, text))
+    specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
+    if not pieces:
+        return Walkthrough(text, (), 0, (), {}, specials)
+    index = max(0, min(index, len(pieces) - 1))
+    size = len(pieces[index].encode("utf-8", "surrogatepass"))
+    if size > MAX_PIECE_BYTES:
+        problem = f"This pre-token is {size:,} bytes long; step-through replays up to "
+        problem += f"{MAX_PIECE_BYTES:,}."
+        return Walkthrough(text, pieces, index, (), {}, specials, problem)
+    steps = tuple(encode_steps(tok, pieces[index]))
+    ids = {i for step in steps for i in step.tokens}
+    return Walkthrough(text, pieces, index, steps, {i: tok.vocab[i] for i in ids}, specials)
+
+
+class StepThroughPanel(QWidget):
+    """The "Step-through" tab."""
+
+    def __init__(self, hub: StateHub, cache: TokenizerCache, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.hub = hub
+        self.cache = cache
+        self.text = ""
+        self.piece_index = 0
+        self.walkthrough: Walkthrough | None = None
+        self.index = 0  # the step shown
+        self._stale = False
+        self._job = LatestJob("bpe-step-through", self)
+        self._job.done.connect(self._on_walked)
+        self._job.failed.connect(self._on_failed)
+        self._refresh = QTimer(self)
+        self._refresh.setSingleShot(True)
+        self._refresh.timeout.connect(self._on_refresh_timer)
+        self._play = QTimer(self)
+        self._play.setInterval(PLAY_MS)
+        self._play.timeout.connect(self._on_play_tick)
+
+        self.piece_edit = QLineEdit()
+        self.piece_edit.setPlaceholderText("Type a word, or put the editor cursor in one")
+        self.piece_edit.setFont(monospace_font(11))
+        self.piece_edit.textEdited.connect(self._on_typed)
+        self.piece_menu = QComboBox()
+        self.piece_menu.setToolTip("The text holds several pre-tokens: pick the one to replay")
+        self.piece_menu.setFont(monospace_font())
+        self.piece_menu.activated.connect(self._on_piece_picked)
+        self.piece_menu.hide()
+        self.origin = QLabel("")
+        self.origin.setStyleSheet(f"color: {MUTED}")
+
+        self.strip = ChipStrip()
+        self.scroll = QScrollArea()
+        self.scroll.setWidget(self.strip)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.scroll.setStyleSheet("QScrollArea { background: white; }")
+        self.strip.setStyleSheet("background: white;")
+        self.scroll.setMinimumHeight(120)
+        self.message = QLabel("")
+        self.message.setTextFormat(Qt.TextFormat.RichText)
+        self.message.setWordWrap(True)
+
+        self.back_button = QPushButton("◀ Back")
+        self.play_button = QPushButton("▶ Play")
+        self.forward_button = QPushButton("Forward ▶")
+        self.back_button.clicked.connect(self.back)
+        self.forward_button.clicked.connect(self.forward)
+        self.play_button.clicked.connect(self.toggle_play)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.valueChanged.connect(self.show_step)
+        self.counter = QLabel("")
+        self.counter.setMinimumWidth(self.counter.fontMetrics().horizontalAdvance("Step 000/000"))
+        self.merges_list = QListWidget()
+        self.merges_list.setFont(monospace_font())
+        self.merges_list.currentRowChanged.connect(self._on_list_row)
+
+        entry = QHBoxLayout()
+        entry.addWidget(QLabel("Piece"))
+        entry.addWidget(self.piece_edit, 1)
+        entry.addWidget(self.piece_menu)
+        nav = QHBoxLayout()
+        for w in (self.back_button, self.play_button, self.forward_button):
+            nav.addWidget(w)
+        nav.addWidget(self.slider, 1)
+        nav.addWidget(self.counter)
+        upper = QWidget()
+        up = QVBoxLayout(upper)
+        up.setContentsMargins(0, 0, 0, 0)
+        up.addWidget(self.scroll, 1)
+        up.addWidget(self.message)
+        up.addLayout(nav)
+        legend = QLabel(
+            "Numbers under a pair: the rank of its merge. The lowest (orange) is merged next; "
+            "the green token was just made."
+        )
+        legend.setWordWrap(True)
+        legend.setStyleSheet(f"color: {MUTED}")
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(upper)
+        split.addWidget(self.merges_list)
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([300, 100])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.setSpacing(4)
+        layout.addLayout(entry)
+        layout.addWidget(self.origin)
+        layout.addWidget(split, 1)
+        layout.addWidget(legend)
+
+        hub.step_changed.connect(self._on_state_changed)
+        hub.tokenizer_changed.connect(self._on_state_changed)
+        hub.reset.connect(self._on_state_changed)
+        self._show_nothing("Type a word above, or click into the editor's text.")
+
+    # ------------------------------------------------------------ inputs
+    @Slot(str)
+    def show_piece(self, piece: str) -> None:
+        """Replay the pre-token under the editor cursor."""
+        self.piece_edit.setText(piece)
+        self.origin.setText("The pre-token under the editor cursor")
+        self._set_text(piece)
+
+    @Slot(str)
+    def _on_typed(self, text: str) -> None:
+        self.origin.setText("Typed here")
+        self._set_text(text)
+
+    def _set_text(self, text: str) -> None:
+        self.text, self.piece_index = text, 0
+        self.stop()
+        self.refresh(keep_step=False)
+
+    @Slot(int)
+    def _on_piece_picked(self, index: int) -> None:
+        self.piece_index = index
+        self.stop()
+        self.refresh(keep_step=False)
+
+    @Slot()
+    def _on_state_changed(self, *args: object) -> None:
+        # A new step or tokenizer: replay again after a pause. While training the step moves
+        # every frame, so the timer is not restarted (it would never fire) and runs longer.
+        if not self.text or self._refresh.isActive():
+            return
+        training = self.hub.state.phase.training
+        self._refresh.start(500 if training else REFRESH_MS)
+
+    @Slot()
+    def _on_refresh_timer(self) -> None:
+        if self.isVisible() or not self.hub.state.phase.training:
+            self.refresh()
+        else:
+            self._stale = True
+
+    def refresh_if_stale(self) -> None:
+        if self._stale:
+            self.refresh()
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh_if_stale()
+
+    def refresh(self, keep_step: bool = True) -> None:
+        """Replay the current piece with the current tokenizer (in the job thread)."""
+        self._stale = False
+        self._keep_step = keep_step
+        recipe = step_recipe(self.hub.state)
+        if recipe is None:
+            self._job.cancel()
+            self._show_nothing("No tokenizer yet: train one or load one.")
+            return
+        if not self.text:
+            self._job.cancel()
+            self._show_nothing("Type a word above, or click into the editor's text.")
+            return
+        text, index, cache = self.text, self.piece_index, self.cache
+
+        def job(is_stale: Callable[[], bool]) -> Walkthrough:
+            return walk(cache.get(recipe), text, index)
+
+        self._job.submit(job)
+
+    @property
+    def busy(self) -> bool:
+        return self._job.busy or self._refresh.isActive()
+
+    # ---------------------------------------------------------- stepping
+    @property
+    def last(self) -> int:
+        w = self.walkthrough
+        return len(w.steps) - 1 if w is not None and w.steps else 0
+
+    @Slot()
+    def back(self) -> None:
+        self.show_step(self.index - 1)
+
+    @Slot()
+    def forward(self) -> None:
+        self.show_step(self.index + 1)
+
+    @Slot()
+    def toggle_play(self) -> None:
+        if self._play.isActive():
+            self.stop()
+            return
+        if self.walkthrough is None or not self.walkthrough.steps:
+            return
+        if self.index >= self.last:
+            self.show_step(0)
+        self._play.start()
+        self.play_button.setText("❚❚ Pause")
+
+    def set_play_interval(self, ms: int) -> None:
+        self._play.setInterval(ms)
+
+    def stop(self) -> None:
+        self._play.stop()
+        self.play_button.setText("▶ Play")
+
+    @property
+    def playing(self) -> bool:
+        return self._play.isActive()
+
+    @Slot()
+    def _on_play_tick(self) -> None:
+        self.forward()
+        if self.index >= self.last:
+            self.stop()
+
+    @Slot(int)
+    def _on_list_row(self, row: int) -> None:
+        if row >= 0 and row != self.index:
+            self.show_step(row)
+
+    @Slot(int)
+    def show_step(self, index: int) -> None:
+        w = self.walkthrough
+        if w is None or not w.steps:
+            return
+        index = max(0, min(index, self.last))
+        self.index = index
+        step = w.steps[index]
+        made = w.steps[index - 1].chosen if index else None
+        self.strip.set_step(step, made, w.tokens, w.special_ids)
+        for widget, value in ((self.slider, index), (self.merges_list, index)):
+            widget.blockSignals(True)
+            if widget is self.slider:
+                self.slider.setValue(value)
+            elif value < self.merges_list.count():
+                self.merges_list.setCurrentRow(value)
+            widget.blockSignals(False)
+        self.counter.setText(f"Step {index + 1}/{len(w.steps)}")
+        self.back_button.setEnabled(index > 0)
+        self.forward_button.setEnabled(index < self.last)
+        self.message.setText(self._describe(w, index))
+        if step.chosen is not None:
+            box = self.strip.chip_rect(step.chosen + 1)
+            self.scroll.ensureVisible(int(box.center().x()), int(box.bottom()), 10, 40)
+
+    def _describe(self, w: Walkthrough, index: int) -> str:
+        step = w.steps[index]
+
+        def tok(i: int) -> str:
+            text = readable_token(w.tokens[i]).replace("&", "&amp;").replace("<", "&lt;")
+            return f"<code>{text}</code>"
+
+        if step.chosen is None:
+            ids = ", ".join(f"{i:,}" for i in step.tokens)
+            n = len(step.tokens)
+            return (
+                f"<b>Done.</b> No adjacent pair has a merge: {n:,} token{'s' * (n != 1)} "
+                f"[{ids}], what the encoder gives for this piece."
+            )
+        a, b = step.tokens[step.chosen], step.tokens[step.chosen + 1]
+        made = w.steps[index + 1].tokens[step.chosen]
+        rank = dict(step.candidates)[step.chosen]
+        n = len(step.candidates)
+        return (
+            f"{n:,} pair{'s' * (n != 1)} can merge; the lowest rank is <b>{rank:,}</b>: "
+            f"{tok(a)} + {tok(b)} → {tok(made)} (id {made:,})"
+        )
+
+    # ------------------------------------------------------------ output
+    @Slot(object)
+    def _on_walked(self, w: Walkthrough) -> None:
+        if w.text != self.text:
+            return
+        keep = self._keep_step and self.walkthrough is not None
+        old = self.index
+        self.walkthrough = w
+        self._fill_menu(w)
+        if w.problem or not w.steps:
+            self._show_nothing(w.problem or "Nothing to encode.")
+            self.walkthrough = w
+            return
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(w.steps) - 1)
+        self.slider.blockSignals(False)
+        self.merges_list.blockSignals(True)
+        self.merges_list.clear()
+        for i, step in enumerate(w.steps[:MAX_LIST]):
+            self.merges_list.addItem(self._list_line(w, i, step))
+        self.merges_list.blockSignals(False)
+        for widget in (self.back_button, self.forward_button, self.play_button, self.slider):
+            widget.setEnabled(True)
+        self.show_step(min(old, self.last) if keep else 0)
+
+    def _list_line(self, w: Walkthrough, i: int, step: EncodeStep) -> str:
+        if step.chosen is None:
+            return f"{i + 1:>3}. done: {len(step.tokens):,} tokens"
+        a, b = step.tokens[step.chosen], step.tokens[step.chosen + 1]
+        rank = dict(step.candidates)[step.chosen]
+        show = readable_token
+        return f"{i + 1:>3}. {show(w.tokens[a])} + {show(w.tokens[b])}   (rank {rank:,})"
+
+    def _fill_menu(self, w: Walkthrough) -> None:
+        menu = self.piece_menu
+        menu.blockSignals(True)
+        menu.clear()
+        for i, piece in enumerate(w.pieces[:500]):
+            menu.addItem(f"{i + 1}: {readable_token(piece.encode('utf-8', 'replace'))}")
+        menu.setCurrentIndex(min(w.index, menu.count() - 1))
+        menu.blockSignals(False)
+        menu.setVisible(len(w.pieces) > 1)
+
+    def _show_nothing(self, message: str) -> None:
+        self.walkthrough = None
+        self.index = 0
+        self.stop()
+        self.strip.set_step(None, None, {}, frozenset())
+        self.merges_list.clear()
+        self.counter.setText("")
+        self.message.setText(f"<span style='color:{MUTED}'>{message}</span>")
+        for widget in (self.back_button, self.forward_button, self.play_button, self.slider):
+            widget.setEnabled(False)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._show_nothing(f"Could not replay this piece: {message}")
+
+    def shutdown(self) -> None:
+        self.stop()
+        self._refresh.stop()
+        self._job.shutdown()

@@ -1,0 +1,399 @@
+""" "Why this token": the selected token's merge tree, what it grew into, how often it occurs.
+
+What it does: on ``StateHub.token_selected`` a job thread (:func:`explain`) finds the token's
+tree (``core.explain.merge_tree``) and the merges that use it (``merges_using``) in the
+tokenizer the inspector explains (``tokenizer_recipes.run_recipe``: the picked one, else the run's).
+Back on the GUI thread the tree is drawn (:class:`~.merge_tree.MergeTreeView`) and the merges
+it grew into are listed (:class:`UsesModel`), each with the pair count from the run's record
+(``state.merge_rows[rank].count``; "n/a" for loaded or picked tokenizers). Merges the timeline
+has not reached yet are greyed. Clicking a node or a row selects that token everywhere. While
+training, the panel follows new merges at most once a second, and only while it is visible.
+What it leaves out: counting the token in the editor (the editor's ``occurrences``, handed in
+with :meth:`WhyTokenPanel.set_occurrence_counter`), drawing the tree (``merge_tree``).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Slot,
+)
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core import Tokenizer
+from ...core.display import readable_token
+from ...core.explain import MergeNode, merge_tree, merges_using
+from ..hub import StateHub
+from ..jobs import LatestJob
+from ..tokenizer_recipes import TokenizerCache, run_recipe
+from .common import MUTED, configure_table, monospace_font, steady_label
+from .merge_tree import MergeTreeView, count_text, short
+
+HEADING_CHARS = 24  # of a token in the heading (the tree's tooltips have all of it)
+TRAINING_REFRESH_MS = 1000  # a live run's new merges reach the panel at most this often
+EMPTY = "Select a token (in the editor, the vocabulary or the merge list) to see how it was built."
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True, slots=True)
+class UseRow:
+    """One merge the token grew into."""
+
+    rank: int
+    left: bytes
+    right: bytes
+    new_id: int
+    token: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """What the job found for one token: its tree and uses, or why there are none."""
+
+    token_id: int
+    tree: MergeNode | None
+    uses: tuple[UseRow, ...]
+    special_ids: frozenset[int]
+    run: bool  # the run's tokenizer: rank r is row r of state.merge_rows (pair counts)
+    problem: str | None = None
+
+
+def explain(tok: Tokenizer, token_id: int, run: bool) -> Explanation:
+    """The tree and the uses of ``token_id`` in ``tok`` (runs in the job thread)."""
+    specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
+    if token_id not in tok.vocab:
+        problem = f"Token id {token_id:,} is not in this tokenizer."
+        return Explanation(token_id, None, (), specials, run, problem)
+    vocab = tok.vocab
+    uses = tuple(
+        UseRow(u.rank, vocab[u.left], vocab[u.right], u.new_id, vocab[u.new_id])
+        for u in merges_using(tok, token_id)
+    )
+    return Explanation(token_id, merge_tree(tok, token_id), uses, specials, run)
+
+
+class UsesModel(QAbstractTableModel):
+    """The merges a token grew into: rank, pair, the token made, its id, the pair count."""
+
+    HEADERS = ("Rank", "Pair", "Made", "Id", "Count")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[UseRow] = []
+        self.counts: list[int | None] = []
+        self.step: int | None = None  # merges from this rank on are greyed (not made yet)
+
+    def set_rows(self, rows: list[UseRow], counts: list[int | None], step: int | None) -> None:
+        self.beginResetModel()
+        self.rows, self.counts, self.step = rows, counts, step
+        self.endResetModel()
+
+    def set_step(self, step: int | None) -> None:
+        if step != self.step and self.rows:
+            self.step = step
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, 4))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt override
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802, B008 - Qt
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> Any:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, col = self.rows[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return f"{row.rank:,}"
+            if col == 1:
+                return f"{readable_token(row.left)} + {readable_token(row.right)}"
+            if col == 2:
+                return readable_token(row.token)
+            if col == 3:
+                return f"{row.new_id:,}"
+            return count_text(self.counts[index.row()])
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 3, 4):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and self.step is not None:
+            if row.rank >= self.step:
+                return QColor(MUTED)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            later = self.step is not None and row.rank >= self.step
+            return f"merge rank {row.rank:,}" + (" (after the timeline's step)" if later else "")
+        return None
+
+
+class WhyTokenPanel(QWidget):
+    """The "Why this token" tab."""
+
+    def __init__(self, hub: StateHub, cache: TokenizerCache, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.hub = hub
+        self.cache = cache
+        self.token_id: int | None = None
+        self.explanation: Explanation | None = None
+        self._detail = ""  # the line under the heading, before the editor count
+        self._occurrences: Callable[[int], int] | None = None
+        self._job = LatestJob("bpe-why-token", self)
+        self._job.done.connect(self._on_explained)
+        self._job.failed.connect(self._on_failed)
+        self._live = QTimer(self)
+        self._live.setSingleShot(True)
+        self._live.setInterval(TRAINING_REFRESH_MS)
+        self._live.timeout.connect(self._on_live_tick)
+        self._stale = False  # new merges arrived while the panel was hidden
+
+        # Steady labels: a long token never widens the panel (nor squeezes the editor).
+        self.heading = steady_label(QLabel())
+        self.heading.setTextFormat(Qt.TextFormat.RichText)
+        self.detail = steady_label(QLabel())
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setStyleSheet(f"color: {MUTED}")
+        self.tree = MergeTreeView(self)
+        self.tree.setFrameShape(QFrame.Shape.NoFrame)
+        self.tree.node_clicked.connect(hub.select_token)
+        self.tree.show_message(EMPTY)
+        fit = QPushButton("Fit")
+        fit.setToolTip("Show the whole tree (Ctrl+wheel zooms, drag scrolls)")
+        fit.clicked.connect(self.tree.fit_all)
+        actual = QPushButton("1:1")
+        actual.setToolTip("Draw the tree at full size")
+        actual.clicked.connect(self.tree.actual_size)
+        for button in (fit, actual):
+            button.setFixedWidth(button.fontMetrics().horizontalAdvance("1:1") + 32)
+
+        self.uses_title = QLabel("Grew into")
+        self.uses_title.setObjectName("sectionTitle")
+        self.uses = UsesModel(self)
+        self.uses_table = QTableView(self)
+        self.uses_table.setModel(self.uses)
+        configure_table(self.uses_table, monospace_font())
+        self.uses_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = self.uses_table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.uses_table.clicked.connect(self._on_use_clicked)
+
+        top = QHBoxLayout()
+        top.setSpacing(4)
+        text = QVBoxLayout()
+        text.setSpacing(0)
+        text.addWidget(self.heading)
+        text.addWidget(self.detail)
+        top.addLayout(text, 1)
+        top.addWidget(fit, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(actual, 0, Qt.AlignmentFlag.AlignTop)
+        self.lower = lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 4, 0, 0)
+        lower_layout.setSpacing(2)
+        lower_layout.addWidget(self.uses_title)
+        lower_layout.addWidget(self.uses_table)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.tree)
+        split.addWidget(lower)
+        split.setChildrenCollapsible(False)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setSizes([400, 96])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 0)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(split, 1)
+
+        hub.token_selected.connect(self.show_token)
+        hub.reset.connect(self._on_reset)
+        hub.tokenizer_changed.connect(self.refresh)
+        hub.merges_added.connect(self._on_merges_added)
+        hub.step_changed.connect(self._on_step)
+
+    # ------------------------------------------------------------ inputs
+    def set_occurrence_counter(self, count: Callable[[int], int] | None) -> None:
+        """How the editor counts a token in its text (None: the line stays empty)."""
+        self._occurrences = count
+        self.refresh_occurrences()
+
+    @Slot(int)
+    def show_token(self, token_id: int) -> None:
+        self.token_id = token_id
+        self.refresh()
+
+    @Slot()
+    def refresh(self) -> None:
+        """Explain the current token again (in the job thread)."""
+        self._live.stop()
+        self._stale = False
+        recipe = run_recipe(self.hub.state)
+        if self.token_id is None or recipe is None:
+            self._job.cancel()
+            self._clear()
+            return
+        token_id, cache = self.token_id, self.cache
+
+        def job(is_stale: Callable[[], bool]) -> Explanation:
+            return explain(cache.get(recipe), token_id, recipe.run)
+
+        self._job.submit(job)
+
+    def refresh_if_stale(self) -> None:
+        if self._stale or self._live.isActive():
+            self.refresh()
+
+    @Slot()
+    def _on_live_tick(self) -> None:
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    @Slot()
+    def _on_reset(self) -> None:
+        self.token_id = None
+        self.refresh()
+
+    @Slot(int, int)
+    def _on_merges_added(self, first: int, last: int) -> None:
+        # A live run: what the token grew into changes with new merges; follow at most once
+        # a second, and only when it can be seen (hidden, the tab catches up when shown).
+        if self.token_id is not None and not self._live.isActive():
+            self._live.start()
+
+    @Slot(int)
+    def _on_step(self, step: int) -> None:
+        self.uses.set_step(self._step())
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.refresh_if_stale()
+
+    def _step(self) -> int | None:
+        state = self.hub.state
+        return state.step if state.picked is None else None
+
+    @property
+    def busy(self) -> bool:
+        return self._job.busy
+
+    # ------------------------------------------------------------ output
+    def count_of(self, rank: int, new_id: int) -> int | None:
+        """The pair count of merge ``rank`` in the run's record (None: unknown)."""
+        exp = self.explanation
+        rows = self.hub.state.merge_rows
+        if exp is None or not exp.run or rank >= len(rows):
+            return None
+        row = rows[rank]
+        return row.count if row.new_id == new_id else None
+
+    @Slot(object)
+    def _on_explained(self, exp: Explanation) -> None:
+        if exp.token_id != self.token_id:
+            return
+        self.explanation = exp
+        if exp.tree is None:
+            self.tree.show_message(exp.problem or EMPTY)
+            self.heading.setText("")
+            self.uses.set_rows([], [], None)
+            self._show_uses_title(None)
+            self._detail = ""
+            self.refresh_occurrences()
+            return
+        root = exp.tree
+        self.tree.set_tree(
+            root, lambda node: self.count_of(node.rank or 0, node.id), exp.special_ids
+        )
+        counts = [self.count_of(u.rank, u.new_id) for u in exp.uses]
+        self.uses.set_rows(list(exp.uses), counts, self._step())
+        self._show_uses_title(len(exp.uses))
+        self._show_heading(root)
+
+    def _show_heading(self, root: MergeNode) -> None:
+        token = html.escape(short(readable_token(root.token), HEADING_CHARS))
+        self.heading.setText(
+            f"<span style='font-size:15pt; font-family:monospace; font-weight:600'>{token}</span>"
+            f"&nbsp;&nbsp;<span style='color:{MUTED}'>id {root.id:,} · "
+            f"{len(root.token)} byte{'s' * (len(root.token) != 1)}</span>"
+        )
+        if root.rank is None:
+            special = self.explanation is not None and root.id in self.explanation.special_ids
+            self._detail = f"{'a special token' if special else 'a byte'}: no merge made it"
+        else:
+            assert root.left is not None and root.right is not None
+            left = html.escape(short(readable_token(root.left.token), HEADING_CHARS // 2))
+            right = html.escape(short(readable_token(root.right.token), HEADING_CHARS // 2))
+            count = count_text(self.count_of(root.rank, root.id))
+            self._detail = (
+                f"made by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>, "
+                f"pair count {count}"
+            )
+        self.refresh_occurrences()
+
+    def refresh_occurrences(self) -> None:
+        """Rewrite the detail line with the token's count in the editor now."""
+        detail = self._detail if self.explanation is not None else ""
+        if self._occurrences is not None and self.token_id is not None and detail:
+            n = self._occurrences(self.token_id)
+            times = "once" if n == 1 else f"{n:,} times"
+            detail += f" · in the editor {times}"
+        self.detail.setText(detail)
+
+    def _clear(self) -> None:
+        self.explanation = None
+        self.heading.setText("")
+        self.tree.show_message(EMPTY)
+        self.uses.set_rows([], [], None)
+        self._show_uses_title(None)
+        self.refresh_occurrences()
+
+    def _show_uses_title(self, n: int | None) -> None:
+        if n is None:
+            text = "Grew into"
+        elif n == 0:
+            text = "Grew into: no merge uses it as a part (yet)"
+        else:
+            text = f"Grew into: {n:,} merge{'s' * (n != 1)} use{'s' * (n == 1)} it as a part"
+        self.uses_title.setText(text)
+        # Nothing to list: the table folds away and the tree gets its room.
+        self.uses_table.setVisible(bool(n))
+        self.lower.setMaximumHeight(16_777_215 if n else self.uses_title.sizeHint().height() + 6)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.tree.show_message(f"Could not explain this token: {message}")
+
+    @Slot(QModelIndex)
+    def _on_use_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.hub.select_token(self.uses.rows[index.row()].new_id)
+
+    def shutdown(self) -> None:
+        self._live.stop()
+        self._job.shutdown()

@@ -1,0 +1,101 @@
+"""Screenshots of the inspector for the docs, rendered offscreen after a real training run.
+
+    QT_QPA_PLATFORM=offscreen python scripts/screenshot_inspector.py [--out docs/screenshots]
+
+Trains on the bundled TinyStories sample to a 3,000-token vocabulary, then writes
+- ``merge_tree.png``: the whole window, the token `` every`` selected: its merge tree, what it
+  grew into, its occurrences highlighted in the editor;
+- ``step_through.png``: the inspector alone, replaying the encoder on `` everything`` at the
+  step where its second merge is chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SIZE = (1600, 1000)
+TOKEN = " every"
+PIECE = " everything"
+EDITOR_TEXT = (
+    "Once upon a time, there was a little girl named Lily. Everyone loved her, and she "
+    "loved everyone.\n"
+    "Every day she looked everywhere for shiny things, and every evening she showed "
+    "everything she found to her dog, Max.\n"
+    '"Look, Max!" she said. "Every stone is a treasure."\n'
+    "中文分词：你好，世界！ Emoji: 😀😊 · café, naïve\n"
+    "<|endoftext|>\n"
+)
+
+
+def wait(app, condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app did not get there in time")
+        app.processEvents()
+        time.sleep(0.005)
+
+
+def settle(app, seconds: float = 0.6) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    from bpe_studio.gui.app import DEMO_CORPUS, application
+    from bpe_studio.gui.main_window import MainWindow
+    from bpe_studio.gui.state import Phase
+
+    app = application()
+    window = MainWindow()
+    window.resize(*SIZE)
+    window.show()
+    window.editor.set_text(EDITOR_TEXT)
+    window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(3_000)
+    window.start_training()
+    wait(app, lambda: window.state.phase is Phase.FINISHED)
+    settle(app)
+    wait(app, lambda: not window.editor.busy)
+
+    tokenizer = window.state.shown.get()
+    (token_id,) = tokenizer.encode(TOKEN)
+    window.vocab_table.select_token(token_id)
+    window.hub.select_token(token_id)
+    why = window.inspector.why
+    wait(app, lambda: why.explanation is not None and why.explanation.token_id == token_id)
+    settle(app, 0.4)
+    window.grab().save(str(args.out / "merge_tree.png"))
+
+    inspector = window.inspector
+    inspector.setCurrentIndex(1)
+    steps = inspector.step_through
+    steps.show_piece(PIECE)
+    wait(app, lambda: steps.walkthrough is not None and not steps.busy)
+    steps.show_step(1)
+    settle(app, 0.3)
+    inspector.grab().save(str(args.out / "step_through.png"))
+    window.close()
+    app.processEvents()
+    for name in ("merge_tree.png", "step_through.png"):
+        print(args.out / name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

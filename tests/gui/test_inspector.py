@@ -1,0 +1,478 @@
+"""The inspector's panels, driven through their slots: the merge tree drawn for a selected token
+(checked against a walk of the vocabulary and merge list written here), clicks on nodes and
+"grew into" rows select tokens, the step-through replays the encoder to exactly what
+``encode`` gives (English, Chinese, emoji; at a timeline step; a picked tokenizer), and Play
+reaches the end. The references below read only the merge list as bytes and the record's
+counts, never the code under test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gui_helpers import EOT, FIXTURES
+from PySide6.QtCore import Qt
+
+from bpe_studio.core import Tokenizer, trainer_from_file
+from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.loader import prepare
+from bpe_studio.gui.spans import TokenizerSource
+from bpe_studio.gui.state import RunSettings
+from bpe_studio.gui.tokenizer_recipes import TokenizerCache
+from bpe_studio.gui.views.inspector import InspectorPanel
+from bpe_studio.gui.views.step_through import MAX_PIECE_BYTES, StepThroughPanel
+from bpe_studio.gui.views.why_token import WhyTokenPanel
+from bpe_studio.gui.worker import TrainingResult
+
+VOCAB = 1200
+
+
+# ------------------------------------------------------------------ references
+def first_rank(merges: list[tuple[bytes, bytes]]) -> dict[bytes, int]:
+    """Token bytes -> the rank of the first merge that makes them."""
+    made: dict[bytes, int] = {}
+    for rank, (a, b) in enumerate(merges):
+        made.setdefault(a + b, rank)
+    return made
+
+
+def ids_of(vocab: dict[int, bytes]) -> dict[bytes, int]:
+    ids: dict[bytes, int] = {}
+    for i in sorted(vocab):
+        ids.setdefault(vocab[i], i)
+    return ids
+
+
+def ref_tree(vocab, merges, counts, token: bytes):
+    """``(id, rank, count line, children)`` walked from the merge list: a token made by a merge
+    has that merge's parts as children; bytes and special tokens are leaves."""
+    made, ids = first_rank(merges), ids_of(vocab)
+
+    def walk(t: bytes):
+        rank = made.get(t)
+        if rank is None:
+            return (ids[t], None, None, ())
+        a, b = merges[rank]
+        count = counts[rank]
+        line = f"count {count:,}" if count is not None else "count n/a"
+        return (ids[t], rank, line, (walk(a), walk(b)))
+
+    return walk(token)
+
+
+def ref_uses(vocab, merges, token: bytes) -> list[tuple[int, int]]:
+    """(rank, made id) of each merge with ``token`` as a part; a repeated pair only once."""
+    ids, seen, out = ids_of(vocab), set(), []
+    for rank, (a, b) in enumerate(merges):
+        if (a, b) not in seen and token in (a, b):
+            out.append((rank, ids[a + b]))
+        seen.add((a, b))
+    return out
+
+
+def ref_rank_encode(merges, piece: bytes) -> list[bytes]:
+    """Rank-based BPE on one piece: merge the lowest-ranked adjacent pair (leftmost of
+    equals) until none has a merge."""
+    ranks: dict[tuple[bytes, bytes], int] = {}
+    for rank, pair in enumerate(merges):
+        ranks.setdefault(pair, rank)
+    parts = [bytes([b]) for b in piece]
+    while True:
+        found = [(ranks[p], i) for i, p in enumerate(zip(parts, parts[1:])) if p in ranks]
+        if not found:
+            return parts
+        _, i = min(found)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+
+
+# ------------------------------------------------------------------ fixtures
+@pytest.fixture(scope="module")
+def steps(tmp_path_factory):
+    """A real run on slices of TinyStories and Chinese web text (so Chinese has merges)."""
+    english = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:120_000]
+    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:40_000]
+    corpus = tmp_path_factory.mktemp("inspector") / "corpus.txt"
+    corpus.write_text(english + EOT + chinese + EOT + " 😀😊 😀" * 50, encoding="utf-8")
+    return list(trainer_from_file(corpus, VOCAB, [EOT]))
+
+
+@pytest.fixture(scope="module")
+def run(steps):
+    vocab = initial_vocab([EOT])
+    vocab.update((s.new_id, s.left + s.right) for s in steps)
+    merges = [(s.left, s.right) for s in steps]
+    return vocab, merges, [s.count for s in steps]
+
+
+def training_hub(steps) -> StateHub:
+    """A hub mid-run: every merge recorded and published, no result yet."""
+    hub = StateHub()
+    hub.begin_run(RunSettings(VOCAB, (EOT,), VOCAB - 257), initial_vocab([EOT]))
+    hub.start_merging(VOCAB - 257)
+    hub.append_merges(steps)
+    hub.publish()
+    return hub
+
+
+def finished_hub(steps, run) -> StateHub:
+    hub = training_hub(steps)
+    vocab, merges, _ = run
+    hub.finish(TrainingResult(dict(vocab), list(merges), (EOT,), VOCAB - 257, False, 1.0))
+    return hub
+
+
+def why_panel(qtbot, hub) -> WhyTokenPanel:
+    panel = WhyTokenPanel(hub, TokenizerCache())
+    qtbot.addWidget(panel)
+    panel.resize(600, 500)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def wait_explained(qtbot, panel: WhyTokenPanel, token_id: int) -> None:
+    qtbot.waitUntil(
+        lambda: panel.explanation is not None and panel.explanation.token_id == token_id,
+        timeout=20_000,
+    )
+
+
+def deep_token(vocab, merges) -> bytes:
+    """The token of the run with the deepest merge tree (a long word)."""
+    made = first_rank(merges)
+
+    def depth(t: bytes) -> int:
+        rank = made.get(t)
+        return 0 if rank is None else 1 + max(depth(p) for p in merges[rank])
+
+    return max((a + b for a, b in merges), key=lambda t: (depth(t), len(t)))
+
+
+# ------------------------------------------------------------------ why this token
+@pytest.mark.parametrize("phase", ["training", "finished"])
+def test_merge_tree_of_a_selected_token(qtbot, steps, run, phase):
+    vocab, merges, counts = run
+    hub = training_hub(steps) if phase == "training" else finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    token = deep_token(vocab, merges)
+    token_id = ids_of(vocab)[token]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    shown = panel.tree.shown_structure()
+    assert shown == ref_tree(vocab, merges, counts, token)
+    assert shown[3], "the deepest token is made by a merge"
+    # Every node drawn, and none overlapping another.
+    items = panel.tree.node_items()
+    assert len(items) == 2 * len(token) - 1
+    boxes = [item.mapRectToScene(item.box()) for item in items]
+    assert not any(a.intersects(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+    # The heading names the merge and its pair count from the record.
+    rank = first_rank(merges)[token]
+    assert f"merge {rank:,}" in panel.detail.text() and f"{counts[rank]:,}" in panel.detail.text()
+
+
+def test_clicking_a_node_selects_its_token(qtbot, steps, run):
+    vocab, merges, counts = run
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    token = deep_token(vocab, merges)
+    hub.select_token(ids_of(vocab)[token])
+    wait_explained(qtbot, panel, ids_of(vocab)[token])
+    child = panel.tree.root.children[1]
+    assert child.children, "pick a merged child so that its own tree has children too"
+    view = panel.tree
+    view.centerOn(child)
+    pos = view.mapFromScene(child.mapToScene(child.box().center()))
+    with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args == [child.token_id]
+    assert hub.state.selected_token == child.token_id
+    wait_explained(qtbot, panel, child.token_id)
+    assert panel.tree.shown_structure() == ref_tree(vocab, merges, counts, vocab[child.token_id])
+
+
+def test_grew_into_lists_the_merges_using_the_token(qtbot, steps, run):
+    vocab, merges, counts = run
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    ids = ids_of(vocab)
+    for token in [b" t", b"e", b" the", deep_token(vocab, merges)]:
+        hub.select_token(ids[token])
+        wait_explained(qtbot, panel, ids[token])
+        rows = [(r.rank, r.new_id) for r in panel.uses.rows]
+        assert rows == ref_uses(vocab, merges, token)
+        assert panel.uses.counts == [counts[rank] for rank, _ in rows]
+        n = len(rows)
+        assert panel.uses_table.isVisibleTo(panel) == (n > 0)
+    # " t" grew into something; clicking a row selects what it made.
+    hub.select_token(ids[b" t"])
+    wait_explained(qtbot, panel, ids[b" t"])
+    first = panel.uses.rows[0]
+    with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
+        panel.uses_table.clicked.emit(panel.uses.index(0, 1))
+    assert blocker.args == [first.new_id]
+
+
+def test_grew_into_greys_merges_after_the_timeline_step(qtbot, steps, run):
+    vocab, merges, _ = run
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    token_id = ids_of(vocab)[b" t"]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    ranks = [r.rank for r in panel.uses.rows]
+    k = ranks[len(ranks) // 2]
+    hub.select_step(k)
+    greyed = [
+        panel.uses.data(panel.uses.index(i, 0), Qt.ItemDataRole.ForegroundRole) is not None
+        for i in range(len(ranks))
+    ]
+    assert greyed == [r >= k for r in ranks]
+
+
+def test_loaded_gpt2_tree_has_no_counts_and_folds_nothing(qtbot):
+    loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    hub = StateHub()
+    hub.show_loaded(loaded)
+    panel = why_panel(qtbot, hub)
+    tok = loaded.tokenizer
+    vocab, merges = tok.vocab, tok.merges
+    for token in [b" University", b"\xe4\xb8\xad", b"<|endoftext|>"]:
+        token_id = ids_of(vocab)[token]
+        hub.select_token(token_id)
+        wait_explained(qtbot, panel, token_id)
+        expected = ref_tree(vocab, merges, [None] * len(merges), token)
+        assert panel.tree.shown_structure() == expected
+        assert panel.tree.folded == 0
+    assert panel.tree.root.kind == "special"
+
+
+def test_occurrences_come_from_the_editor_counter(qtbot, steps, run):
+    vocab, _, _ = run
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    asked: list[int] = []
+    panel.set_occurrence_counter(lambda token_id: asked.append(token_id) or 3)
+    token_id = ids_of(vocab)[b" the"]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    assert "3 times" in panel.detail.text() and asked[-1] == token_id
+
+
+def test_an_unknown_id_is_explained_not_raised(qtbot, steps, run):
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    hub.select_token(10**7)
+    wait_explained(qtbot, panel, 10**7)
+    assert panel.explanation.tree is None and panel.tree.root is None
+
+
+# ------------------------------------------------------------------ step-through
+def step_panel(qtbot, hub) -> StepThroughPanel:
+    panel = StepThroughPanel(hub, TokenizerCache())
+    qtbot.addWidget(panel)
+    panel.resize(600, 450)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def replay(qtbot, panel: StepThroughPanel, piece: str, typed: bool = False):
+    if typed:
+        panel.piece_edit.setText(piece)
+        panel._on_typed(piece)
+    else:
+        panel.show_piece(piece)
+    qtbot.waitUntil(
+        lambda: (
+            panel.walkthrough is not None and panel.walkthrough.text == piece and not panel.busy
+        ),
+        timeout=20_000,
+    )
+    return panel.walkthrough
+
+
+def check_replay(qtbot, panel, tok: Tokenizer, merges, piece: str) -> None:
+    w = replay(qtbot, panel, piece)
+    assert w.steps, piece
+    assert list(w.steps[-1].tokens) == tok.encode(piece), piece
+    # The encoder's tokens, read back as bytes, are what a rank-by-rank replay gives.
+    assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(merges, piece.encode())
+    # Every step drawn: the pair merged is the lowest-ranked one (leftmost of equals).
+    for i, step in enumerate(w.steps):
+        panel.show_step(i)
+        assert panel.strip.tokens == step.tokens
+        if step.chosen is not None:
+            ranks = panel.strip.candidates
+            assert ranks[step.chosen] == min(ranks.values())
+            assert step.chosen == min(p for p, r in ranks.items() if r == ranks[step.chosen])
+
+
+PIECES = [" little", " happily", "中文", "你好", "😀", " 😀😊", "Lily", EOT]
+
+
+@pytest.mark.parametrize("piece", PIECES)
+def test_step_through_last_step_is_encode_gpt2(qtbot, piece):
+    loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    hub = StateHub()
+    hub.show_loaded(loaded)
+    panel = step_panel(qtbot, hub)
+    tok = loaded.tokenizer
+    if piece == EOT:
+        w = replay(qtbot, panel, piece)
+        assert [list(s.tokens) for s in w.steps] == [tok.encode(piece)]
+        return
+    check_replay(qtbot, panel, tok, tok.merges, piece)
+
+
+def test_step_through_follows_the_timeline_step(qtbot, steps, run):
+    vocab, merges, _ = run
+    hub = finished_hub(steps, run)
+    panel = step_panel(qtbot, hub)
+    full = Tokenizer(vocab, merges, [EOT])
+    for k in [len(merges), 600, 40, 0]:
+        hub.select_step(k)
+        panel.refresh()
+        for piece in [" little", "中文", " 😀"]:
+            panel.show_piece(piece)
+            qtbot.waitUntil(lambda: not panel.busy, timeout=20_000)
+            w = panel.walkthrough
+            assert list(w.steps[-1].tokens) == full.truncated(k).encode(piece), (k, piece)
+            assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(
+                merges[:k], piece.encode()
+            )
+
+
+def test_step_through_while_training_uses_the_published_merges(qtbot, steps, run):
+    vocab, merges, _ = run
+    hub = training_hub(steps[:300])
+    panel = step_panel(qtbot, hub)
+    w = replay(qtbot, panel, " little")
+    assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(merges[:300], b" little")
+
+
+def test_step_through_uses_a_picked_tokenizer(qtbot, steps, run):
+    hub = finished_hub(steps, run)
+    loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    hub.select_step(10)  # the picked tokenizer is shown whole, whatever the step
+    hub.pick_tokenizer(TokenizerSource("GPT-2", tokenizer=loaded.tokenizer))
+    panel = step_panel(qtbot, hub)
+    w = replay(qtbot, panel, " University")
+    assert list(w.steps[-1].tokens) == loaded.tokenizer.encode(" University")
+
+
+def test_typed_text_is_cut_into_pieces(qtbot, steps, run):
+    vocab, merges, _ = run
+    hub = finished_hub(steps, run)
+    panel = step_panel(qtbot, hub)
+    w = replay(qtbot, panel, "Lily said hi", typed=True)
+    assert w.pieces == ("Lily", " said", " hi") and w.piece == "Lily"
+    assert panel.piece_menu.isVisibleTo(panel) and panel.piece_menu.count() == 3
+    panel.piece_menu.setCurrentIndex(1)
+    panel.piece_menu.activated.emit(1)
+    qtbot.waitUntil(lambda: panel.walkthrough.index == 1 and not panel.busy, timeout=20_000)
+    w = panel.walkthrough
+    assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(merges, b" said")
+
+
+def test_a_piece_too_long_is_refused_politely(qtbot, steps, run):
+    hub = finished_hub(steps, run)
+    panel = step_panel(qtbot, hub)
+    piece = "a" * (MAX_PIECE_BYTES + 1)
+    w = replay(qtbot, panel, piece)
+    assert w.problem and f"{MAX_PIECE_BYTES + 1:,}" in w.problem
+    assert not panel.play_button.isEnabled()
+
+
+def test_back_forward_and_play_reach_the_end(qtbot, steps, run):
+    hub = finished_hub(steps, run)
+    panel = step_panel(qtbot, hub)
+    w = replay(qtbot, panel, " happily")
+    last = len(w.steps) - 1
+    assert last >= 3 and panel.index == 0 and not panel.back_button.isEnabled()
+    panel.forward()
+    panel.forward()
+    assert panel.index == 2 and panel.counter.text() == f"Step 3/{last + 1}"
+    panel.back()
+    assert panel.index == 1
+    panel.set_play_interval(10)
+    panel.toggle_play()
+    assert panel.playing
+    qtbot.waitUntil(lambda: not panel.playing, timeout=10_000)
+    assert panel.index == last and not panel.forward_button.isEnabled()
+    assert panel.strip.chosen is None and "Done" in panel.message.text()
+    panel.toggle_play()  # at the end, Play starts over
+    assert panel.index == 0 and panel.playing
+    panel.stop()
+
+
+# ------------------------------------------------------------------ in the window
+def test_inspector_in_the_main_window(qtbot, window, tmp_path: Path):
+    from gui_helpers import train_in_window
+
+    train_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 800)
+    inspector: InspectorPanel = window.inspector
+    assert inspector.tabText(0) == "Why this token" and inspector.tabText(1) == "Step-through"
+    tok = window.state.shown.get()
+    token_id = tok.encode(" little")[0]
+    window.hub.select_token(token_id)
+    wait_explained(qtbot, inspector.why, token_id)
+    assert inspector.why.tree.root.token_id == token_id
+    inspector.setCurrentIndex(1)
+    inspector.step_through.show_piece(" little")
+    qtbot.waitUntil(
+        lambda: inspector.step_through.walkthrough is not None and not inspector.step_through.busy,
+        timeout=20_000,
+    )
+    assert list(inspector.step_through.walkthrough.steps[-1].tokens) == tok.encode(" little")
+    assert window.grab().save(str(tmp_path / "window.png"))
+
+
+def test_a_very_deep_tree_is_folded_and_a_fold_opens(qtbot):
+    from bpe_studio.gui.views.merge_tree import FIT_FLOOR, MAX_NODES
+
+    # "a" * n made by a chain of n - 1 merges: a tree of 2n - 1 nodes, n - 1 deep.
+    n = 1200
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = [(b"a" * (k - 1), b"a") for k in range(2, n + 1)]
+    vocab.update({255 + k: b"a" * k for k in range(2, n + 1)})
+    tok = Tokenizer(vocab, merges)
+    hub = StateHub()
+    hub.pick_tokenizer(TokenizerSource("chain", tokenizer=tok))
+    panel = why_panel(qtbot, hub)
+    top = ids_of(vocab)[b"a" * n]
+    hub.select_token(top)
+    wait_explained(qtbot, panel, top)
+    items = panel.tree.node_items()
+    assert len(items) <= MAX_NODES and panel.tree.folded == 1
+    folded = [item for item in items if item.kind == "folded"]
+    assert len(folded) == 1 and not folded[0].children
+    # Drawn down the chain: each level one merged token and one "a".
+    chain = [item.token_id for item in items if item.token_id != ord("a")]
+    assert chain == [top - d for d in range(len(chain))] and chain[-1] == folded[0].token_id
+    assert len(items) == 2 * len(chain) - 1
+    assert panel.tree.zoom() >= FIT_FLOOR, "too big to fit: drawn readable, scrolled to the root"
+    with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
+        panel.tree.node_clicked.emit(folded[0].token_id)
+    wait_explained(qtbot, panel, blocker.args[0])
+    assert panel.tree.root.token_id == folded[0].token_id
+
+
+def test_grew_into_follows_a_live_run(qtbot, steps, run):
+    vocab, merges, _ = run
+    hub = training_hub(steps[:100])
+    panel = why_panel(qtbot, hub)
+    token = b" t"
+    token_id = ids_of(vocab)[token]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    assert [r.rank for r in panel.uses.rows] == [r for r, _ in ref_uses(vocab, merges[:100], token)]
+    assert ref_uses(vocab, merges[:100], token) != ref_uses(vocab, merges, token)
+    hub.append_merges(steps[100:])
+    hub.publish()
+    # Within a second or so the panel explains the token again, with every merge published.
+    qtbot.waitUntil(
+        lambda: [(r.rank, r.new_id) for r in panel.uses.rows] == ref_uses(vocab, merges, token),
+        timeout=20_000,
+    )
