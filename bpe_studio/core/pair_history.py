@@ -85,7 +85,7 @@ def top_pairs_at(
     if stop():
         return None
     flat = np.concatenate(parts).astype(np.int64)
-    size = np.concatenate(lengths)
+    size = np.concatenate(lengths).astype(np.int64)
     freqs = np.fromiter((pretoken_counts[w] for w in ordered), dtype=np.int64, count=len(ordered))
 
     # Adjacent positions of one pre-token, weighted by its count.
