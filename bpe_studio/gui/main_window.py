@@ -204,6 +204,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.controller.shutdown()
         self.editor.shutdown()
+        self.chart.shutdown()
+        self.vocab_table.shutdown()
         super().closeEvent(event)
 
 
