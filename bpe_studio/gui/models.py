@@ -164,8 +164,26 @@ class VocabTableModel(_Table):
     rows the loader prepared.
     """
 
-    HEADERS = ("ID", "Token", "Bytes", "Merge", "Count", "Reachable")
+    HEADERS = ("ID", "Token", "Bytes", "Merge", "Count", "Reach")
     NUMERIC = frozenset({0, 2, 3, 4})
+    HEADER_TIPS = (
+        "Token id",
+        "The token's bytes, readable (␣ space, ↵ newline, <xx> a byte of a character)",
+        "Length in bytes",
+        "The merge that made it (its rank), or byte / special",
+        "The pair's count when it was merged (— when unknown: a loaded tokenizer)",
+        "Reachable: encoding the token's own bytes gives exactly this token",
+    )
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                # subtle: titles start at the left, so a sort indicator (drawn at the right
+                # end of the section) never covers a right-aligned "Count".
+                return int(_LEFT)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self.HEADER_TIPS[section]
+        return super().headerData(section, orientation, role)
 
     def __init__(self, hub: StateHub, parent: Any = None) -> None:
         super().__init__(parent)

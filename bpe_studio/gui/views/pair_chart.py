@@ -65,6 +65,22 @@ def compact_count(value: float) -> str:
     return f"{value:g}"
 
 
+def linear_ticks(low: float, high: float, most: int = 4) -> list[tuple[float, str]]:
+    """At most ``most`` ticks at round values (1, 2 or 5 times a power of ten) from ``low`` to
+    ``high``, labelled compactly; none in the last 8% of the range, where a label centred on
+    its tick would be cut at the plot's edge."""
+    span = high - low
+    if span <= 0:
+        return [(low, compact_count(low))]
+    raw = span / most
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step) * step
+    values = [first + i * step for i in range(int((high - first) / step) + 1)]
+    kept = [v for v in values if v <= high - 0.08 * span] or values[:1]
+    return [(v, compact_count(v)) for v in kept]
+
+
 def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
     """Ticks for a log10 axis from ``low`` to ``high`` (log10 units): the powers of ten in
     range, and 2 and 5 times them when fewer than three powers fit, so labels never crowd
@@ -154,6 +170,7 @@ class PairChart(QWidget):
         self.pairs_plot.getAxis("left").setStyle(tickFont=self._axis_font)
         self.pairs_plot.getAxis("left").setWidth(80)
         self._pairs_note = self._note_item(self.pairs_plot)
+        self.pairs_plot.vb.sigResized.connect(self._label_ticks)
 
         self.decay_widget = pg.PlotWidget(background="w")
         self.decay_widget.setMinimumWidth(200)
@@ -164,8 +181,6 @@ class PairChart(QWidget):
         self.decay_plot.setLabel("bottom", "merge rank")
         self.decay_plot.setLabel("left", "pair count (log)")
         self.decay_plot.getAxis("left").setWidth(DECAY_AXIS_WIDTH)
-        # Few, short rank labels: a narrow plot never crowds them.
-        self.decay_plot.getAxis("bottom").setStyle(maxTickLevel=0)
         self.decay_plot.setMouseEnabled(x=False, y=False)
         self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
@@ -305,7 +320,7 @@ class PairChart(QWidget):
             self._set_title(
                 self.pairs_plot,
                 f"Next merge: <b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
-                f" ({c:,}) · top {len(pairs)} pairs, live",
+                f" ({c:,}) · live",
             )
         else:
             self._set_title(self.pairs_plot, "Counting pairs…")
@@ -352,9 +367,8 @@ class PairChart(QWidget):
             a, b, c = pairs[0]
             self._set_title(
                 self.pairs_plot,
-                f"Before merge {state.step + 1:,}: next "
-                f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b> ({c:,})"
-                f" · top {len(pairs)}",
+                f"Merge {state.step + 1:,} next: "
+                f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b> ({c:,})",
             )
         else:
             self._set_title(self.pairs_plot, f"No pairs left to merge after {state.step:,} merges")
@@ -382,11 +396,11 @@ class PairChart(QWidget):
         self._bars.setOpts(x0=np.zeros(n), y=ys, width=counts, height=0.72, brushes=brushes)
         # Counts go into the axis labels: one axis repaint is far cheaper than a text item per
         # bar, each of which runs Python on every view change. Axis labels are plain text.
-        labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
+        self._labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
+        self._label_ticks()
         axis = self.pairs_plot.getAxis("left")
-        axis.setTicks([list(zip(ys.tolist(), labels))])
         widest = max(
-            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=40
+            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in self._labels), default=40
         )
         # The width only grows while training: each change relays the plot out.
         want = min(max(widest + 16, 60), 320)
@@ -397,19 +411,25 @@ class PairChart(QWidget):
         top = float(counts.max())
         self.pairs_plot.setXRange(0, top * 1.02, padding=0)
         self.pairs_plot.setYRange(-0.6, max(n, 1) - 0.4, padding=0)
-        # Few count labels on the bar axis: long numbers never run into each other.
-        self.pairs_plot.getAxis("bottom").setTicks(
-            [[(v, compact_count(v)) for v in np.linspace(0, top, 4)[1:].round()]]
+        self.pairs_plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.02)])
+
+    @Slot()
+    def _label_ticks(self, *args: object) -> None:
+        """Label the bars that have room: every bar when the plot is tall enough, else every
+        second (third, ...) one from the best, so labels never overlap."""
+        labels = getattr(self, "_labels", [])
+        n = len(labels)
+        height = self.pairs_plot.vb.height()
+        line = QFontMetrics(self._axis_font).ascent() + 2  # descenders may touch the next
+        every = max(1, math.ceil(line * n / height)) if height > 0 and n else 1
+        self._label_every = every
+        self.pairs_plot.getAxis("left").setTicks(
+            [[(float(i), labels[i]) for i in range(0, n, every)]]
         )
 
-    def shown_pairs(self) -> list[tuple[bytes, bytes, int]]:
-        """The pairs drawn now, best first."""
-        return list(self._pairs)
-
-    def shown_bar_counts(self) -> list[int]:
-        """The bar lengths as drawn, best first."""
-        width = self._bars.opts.get("width")
-        return [int(w) for w in (width if width is not None else [])]
+    def labelled_bars(self) -> int:
+        """Every how many bars one is labelled (1: all)."""
+        return getattr(self, "_label_every", 1)
 
     @property
     def pending(self) -> bool:
@@ -439,7 +459,7 @@ class PairChart(QWidget):
         state = self.hub.state
         at_step = bool(self._n) and not (state.live and state.phase.training)
         title = (
-            f"Count at merge time · step {state.step:,} of {self._n:,}"
+            f"Count at merge time · step {state.step:,}"
             if at_step
             else "Count at merge time vs rank"
         )
@@ -462,6 +482,7 @@ class PairChart(QWidget):
         self.decay_plot.setXRange(0, max(self._n - 1, 1), padding=0.02)
         self.decay_plot.setYRange(low, high, padding=0.05)
         self.decay_plot.getAxis("left").setTicks([log_ticks(low, high)])
+        self.decay_plot.getAxis("bottom").setTicks([linear_ticks(0, max(self._n - 1, 1))])
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
         return self._ranks[: self._n].copy(), self._counts[: self._n].copy()

@@ -36,7 +36,7 @@ from ..jobs import LatestJob
 from ..models import VocabFilterProxy, VocabTableModel
 from ..state import Phase
 from ..vocab_index import ViewSpec
-from .common import MUTED, configure_table, monospace_font, title_label
+from .common import MUTED, configure_table, monospace_font, steady_label, title_label
 
 FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
 ORDER_DEBOUNCE_MS = 40  # header clicks, toggles, the timeline's step, new rows while training
@@ -76,12 +76,10 @@ class VocabTableView(QWidget):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._request_now)
 
-        self.title = title_label(
-            "Vocabulary",
-            "Vocabulary  000,000 tokens · 000,000 shown · 000,000 unreachable · sorting…",
-        )
+        self.title = steady_label(title_label("Vocabulary"), "Vocabulary  000,000 tokens")
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter: token or id (space = ␣)")
+        self.filter_edit.setMinimumWidth(120)
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter)
         self.unreachable_box = QCheckBox("Unreachable only", self)
@@ -104,37 +102,27 @@ class VocabTableView(QWidget):
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.sortIndicatorChanged.connect(self._request_soon)
-        metrics = self.table.fontMetrics()
-        # Each width leaves room for the sort indicator beside the header text.
-        widths = {
-            0: "000,000",
-            1: "W" * 16,
-            2: "Bytes",
-            3: "special",
-            4: "0,000,000",
-            5: "Reachable",
-        }
-        arrow = 2 * header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMarkSize)
+        cells, titles = self.table.fontMetrics(), header.fontMetrics()
+        # Each width fits its widest cell, and its title beside the sort indicator.
+        arrow = header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMarkSize)
+        widths = {0: "000,000", 1: "W" * 14, 2: "000", 3: "special", 4: "0,000,000", 5: "yes"}
         for col, sample in widths.items():
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            text = max(sample, model.HEADERS[col], key=metrics.horizontalAdvance)
-            header.resizeSection(col, metrics.horizontalAdvance(text) + 24 + arrow)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+            title = titles.horizontalAdvance(model.HEADERS[col]) + arrow + 20
+            header.resizeSection(col, max(cells.horizontalAdvance(sample) + 16, title))
+        # The token column keeps its width in a narrow window (the last columns scroll).
+        header.setStretchLastSection(True)
 
-        top = QHBoxLayout()
-        top.setSpacing(8)
-        top.addWidget(self.title)
-        top.addWidget(self.filter_edit, 1)
-        toggles = QHBoxLayout()
-        toggles.setSpacing(12)
-        toggles.addWidget(self.unreachable_box)
-        toggles.addWidget(self.hide_box)
-        toggles.addStretch(1)
+        controls = QHBoxLayout()
+        controls.setSpacing(10)
+        controls.addWidget(self.filter_edit, 1)
+        controls.addWidget(self.unreachable_box)
+        controls.addWidget(self.hide_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addLayout(toggles)
+        layout.addWidget(self.title)
+        layout.addLayout(controls)
         layout.addWidget(self.table)
 
         self.proxy.modelReset.connect(self._update_title)
