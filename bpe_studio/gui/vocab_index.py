@@ -139,8 +139,15 @@ class VocabIndex:
         if self._text_rank is None:
             texts = self._lowered
             ranks = np.empty(len(texts), dtype=np.int64)
-            # Sorted by the lower-cased text, ties by source order (sorted() is stable).
-            ranks[sorted(range(len(texts)), key=texts.__getitem__)] = np.arange(len(texts))
+            order = sorted(range(len(texts)), key=texts.__getitem__)
+            # subtle: equal texts ("The" and "the" lower-cased) share a rank, so that the
+            # stable sort keeps them in source order in both directions.
+            dense, previous, rank = [], None, -1
+            for i in order:
+                if texts[i] != previous:
+                    previous, rank = texts[i], rank + 1
+                dense.append(rank)
+            ranks[order] = dense
             self._text_rank = ranks
         return self._text_rank
 

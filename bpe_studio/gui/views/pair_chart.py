@@ -420,7 +420,7 @@ class PairChart(QWidget):
         labels = getattr(self, "_labels", [])
         n = len(labels)
         height = self.pairs_plot.vb.height()
-        line = QFontMetrics(self._axis_font).ascent() + 2  # descenders may touch the next
+        line = QFontMetrics(self._axis_font).height()
         every = max(1, math.ceil(line * n / height)) if height > 0 and n else 1
         self._label_every = every
         self.pairs_plot.getAxis("left").setTicks(
@@ -430,6 +430,15 @@ class PairChart(QWidget):
     def labelled_bars(self) -> int:
         """Every how many bars one is labelled (1: all)."""
         return getattr(self, "_label_every", 1)
+
+    def shown_pairs(self) -> list[tuple[bytes, bytes, int]]:
+        """The pairs drawn now, best first."""
+        return list(self._pairs)
+
+    def shown_bar_counts(self) -> list[int]:
+        """The bar lengths as drawn, best first."""
+        width = self._bars.opts.get("width")
+        return [int(w) for w in (width if width is not None else [])]
 
     @property
     def pending(self) -> bool:

@@ -132,6 +132,7 @@ class VocabTableView(QWidget):
         hub.step_changed.connect(self._on_step)
         hub.phase_changed.connect(self._check_reachability)
         hub.reset.connect(self._on_reset)
+        self._check_reachability()  # a tokenizer may be on show already
         self._update_title()
 
     # ------------------------------------------------------------- order
