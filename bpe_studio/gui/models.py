@@ -15,6 +15,7 @@ What it leaves out: views and selection behaviour (``views/``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -236,7 +237,9 @@ class VocabTableModel(_Table):
         else:
             self._base = vocab_rows(state.base_vocab)
             self._n = len(self._base) + self._hub.published
-        self._row_of_id = {r.token_id: i for i, r in enumerate(self._base)}
+        # C-level maps: a Python loop over GPT-2's or o200k's rows would hold the GUI thread.
+        ids = map(itemgetter(0), self._base)
+        self._row_of_id = dict(zip(ids, range(len(self._base))))
         self.unreachable = None
         self.endResetModel()
 
@@ -376,11 +379,22 @@ class VocabFilterProxy(QAbstractProxyModel):
             self.dataChanged.emit(self.index(0, 0), self.index(n - 1, self.columnCount() - 1))
 
     # -------------------------------------------------------------- order
-    def compute(self, spec: ViewSpec, is_stale: Any = lambda: False) -> np.ndarray | None:
-        """The order for ``spec`` of the source as it is now (any thread; see VocabIndex)."""
+    def order_job(self, spec: ViewSpec) -> Callable[[Callable[[], bool]], np.ndarray | None]:
+        """A function computing the order for ``spec`` of the rows as they are now, for any
+        thread: the rows are taken here, on the GUI thread, so a reset meanwhile cannot mix
+        old and new rows (its result is stale anyway: the reset asks for a new order)."""
         key, rows, n = self._source().snapshot()
         unreachable = self._source().unreachable
-        return self.index_cache.order(key, rows, n, spec, unreachable, is_stale)
+        index = self.index_cache
+
+        def job(is_stale: Callable[[], bool]) -> np.ndarray | None:
+            return index.order(key, rows, n, spec, unreachable, is_stale)
+
+        return job
+
+    def compute(self, spec: ViewSpec) -> np.ndarray | None:
+        """The order for ``spec`` of the rows as they are now, computed on this thread."""
+        return self.order_job(spec)(lambda: False)
 
     def set_spec(self, spec: ViewSpec) -> None:
         """Filter and sort now, on this thread."""
@@ -394,13 +408,14 @@ class VocabFilterProxy(QAbstractProxyModel):
         self.endResetModel()
 
     def _set_order(self, order: np.ndarray | None) -> None:
-        self._order = order
         if order is None:
-            self._inverse = None
-        else:
-            inverse = np.full(self._source().rowCount(), -1, dtype=np.int64)
-            inverse[order[order < len(inverse)]] = np.arange(len(order))[order < len(inverse)]
-            self._inverse = inverse
+            self._order = self._inverse = None
+            return
+        n = self._source().rowCount()
+        order = order[order < n]  # rows counted for an order are never more than there are
+        inverse = np.full(n, -1, dtype=np.int64)
+        inverse[order] = np.arange(len(order))
+        self._order, self._inverse = order, inverse
 
     def set_filter_text(self, text: str) -> None:
         s = self.spec

@@ -12,6 +12,7 @@ What it leaves out: Qt (the proxy model in ``models`` applies the order), thread
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ import numpy as np
 
 from ..core.display import readable_token
 from .state import VocabRow
+
+_SLICE = 8192  # texts sorted per C call (a few milliseconds holding the GIL)
 
 # The vocabulary table's columns, in order.
 COL_ID, COL_TOKEN, COL_BYTES, COL_MERGE, COL_COUNT, COL_REACH = range(6)
@@ -56,6 +59,14 @@ class ViewSpec:
         """The id typed in the filter ("50256" or "50,256"), if it is one."""
         digits = self.text.strip().replace(",", "")
         return int(digits) if digits.isdigit() else None
+
+
+def _same(a: object, b: object) -> bool:
+    """Whether two row keys name the same rows: the same objects, element by element (the
+    lists themselves are never compared: that would read every row)."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return a is b
 
 
 class VocabIndex:
@@ -100,7 +111,7 @@ class VocabIndex:
         if spec.trivial:
             return None  # nothing to index: every row in source order
         with self._lock:
-            if key is not self._key or n < self.size:
+            if not _same(key, self._key) or n < self.size:
                 self._key = key
                 self._clear()
             self._extend(rows, n, is_stale)
@@ -139,7 +150,15 @@ class VocabIndex:
         if self._text_rank is None:
             texts = self._lowered
             ranks = np.empty(len(texts), dtype=np.int64)
-            order = sorted(range(len(texts)), key=texts.__getitem__)
+            # subtle: one sorted() call over 200,000 texts is a single C call that holds the
+            # GIL for half a second, freezing the GUI thread; sorted slices merged by
+            # heapq.merge (Python code, so the GIL changes hands) never hold it for long.
+            get = texts.__getitem__
+            slices = [
+                sorted(range(start, min(start + _SLICE, len(texts))), key=get)
+                for start in range(0, len(texts), _SLICE)
+            ]
+            order = list(heapq.merge(*slices, key=get))
             # subtle: equal texts ("The" and "the" lower-cased) share a rank, so that the
             # stable sort keeps them in source order in both directions.
             dense, previous, rank = [], None, -1

@@ -44,8 +44,10 @@ _COMPLETE = (Phase.FINISHED, Phase.STOPPED, Phase.PAUSED, Phase.LOADED)
 
 
 def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
+    compute = proxy.order_job(spec)
+
     def job(is_stale):
-        return spec, proxy.compute(spec, is_stale)
+        return spec, compute(is_stale)
 
     return job
 
