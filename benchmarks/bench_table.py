@@ -6,7 +6,7 @@ the largest gap between two beats (the longest the window could not respond) and
 the table shows the result, for:
 - showing the tokenizer (the model reset, and reachability starting in the background);
 - typing five characters into the filter, one every 80 ms, as a person types;
-- sorting by each column, ascending then descending (a header click each).
+- sorting by each column, ascending then descending (a header click each), all twice.
 
 Issue 11 asks for no stall over 100 ms. These are timings, so the tests do not assert them.
 
@@ -139,14 +139,17 @@ def main() -> None:
 
     header = view.table.horizontalHeader()
     names = view.model.HEADERS
-    for col, name in enumerate(names):
-        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
-            heart.start()
-            start = time.perf_counter()
-            header.setSortIndicator(col, order)  # what a header click does
-            wait(app, lambda: not view.busy)
-            way = "ascending" if order == Qt.SortOrder.AscendingOrder else "descending"
-            record(f"sort by {name} {way}", start)
+    # Twice: the first time also pays for what Qt does once (fonts for scripts not drawn yet,
+    # the sort keys of the token texts); the second is what every later click costs.
+    for again in ("", ", again"):
+        for col, name in enumerate(names):
+            for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+                heart.start()
+                start = time.perf_counter()
+                header.setSortIndicator(col, order)  # what a header click does
+                wait(app, lambda: not view.busy)
+                way = "ascending" if order == Qt.SortOrder.AscendingOrder else "descending"
+                record(f"sort by {name} {way}{again}", start)
 
     view.shutdown()
     view.close()

@@ -12,6 +12,7 @@ What it leaves out: Qt (the proxy model in ``models`` applies the order), thread
 
 from __future__ import annotations
 
+import gc
 import heapq
 import threading
 from collections.abc import Callable, Collection
@@ -110,14 +111,24 @@ class VocabIndex:
         ``is_stale()`` turns true (the caller drops it)."""
         if spec.trivial:
             return None  # nothing to index: every row in source order
-        with self._lock:
-            if not _same(key, self._key) or n < self.size:
-                self._key = key
-                self._clear()
-            self._extend(rows, n, is_stale)
-            if is_stale():
-                return np.empty(0, dtype=np.int64)
-            return self._order(n, spec, unreachable)
+        # subtle: indexing 200,000 rows allocates a million objects; each would count towards
+        # the cyclic collector, whose full passes walk every object of the app (o200k's
+        # tables) holding the GIL for half a second: the GUI thread would freeze meanwhile.
+        # Nothing made here forms a cycle.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            with self._lock:
+                if not _same(key, self._key) or n < self.size:
+                    self._key = key
+                    self._clear()
+                self._extend(rows, n, is_stale)
+                if is_stale():
+                    return np.empty(0, dtype=np.int64)
+                return self._order(n, spec, unreachable)
+        finally:
+            if gc_was_on:
+                gc.enable()
 
     def _extend(
         self, rows: Callable[[int], VocabRow], n: int, is_stale: Callable[[], bool]

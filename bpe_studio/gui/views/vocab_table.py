@@ -18,6 +18,8 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 
 from __future__ import annotations
 
+import gc
+
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -57,7 +59,16 @@ def _reach_job(key: object, tokenizer: Tokenizer | None, recipe: tuple | None):
         tok = tokenizer if tokenizer is not None else Tokenizer(*recipe)  # type: ignore[misc]
         if is_stale():
             return None
-        return key, frozenset(unreachable_tokens(tok))
+        # subtle: the check allocates a few lists of every token; a full pass of the cyclic
+        # collector they would trigger walks all of o200k's tables holding the GIL, which
+        # freezes the GUI thread. They hold no cycles.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return key, frozenset(unreachable_tokens(tok))
+        finally:
+            if gc_was_on:
+                gc.enable()
 
     return job
 
