@@ -13,6 +13,8 @@ from the counts again, so a caller wanting many steps asks for each.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from itertools import chain
+from typing import Any
 
 from .specials import validate_special_tokens
 from .tokenizer import LONG_PIECE, Tokenizer
@@ -70,17 +72,22 @@ def top_pairs_at(
     short = [w for w in words if len(w) <= LONG_PIECE]
     long_ = [w for w in words if len(w) > LONG_PIECE]
     batch = tok._batch_for(len(short))
-    if batch is not None:
+    parts: list[Any] = []  # id arrays, and the length of each pre-token in them
+    lengths: list[Any] = []
+    if not merges:  # every pre-token is still its bytes, and a byte's id is its value
+        ordered, long_ = words, []
+        parts = [np.frombuffer(b"".join(words), dtype=np.uint8).astype(np.int64)]
+        lengths = [np.fromiter(map(len, words), dtype=np.int64, count=len(words))]
+    elif batch is not None:
         flat, ends = batch.merge(short, tok._merge_ids)
         parts = [flat]
         lengths = [np.diff(np.asarray(ends, dtype=np.int64), prepend=0)]
         ordered = short + long_
     else:
-        parts, lengths, ordered = [], [], short + long_
-        long_ = ordered
+        ordered = long_ = short + long_
     if long_:
         ids = [tok._bpe(w) for w in long_]
-        parts.append(np.fromiter((i for piece in ids for i in piece), dtype=np.int64))
+        parts.append(np.fromiter(chain.from_iterable(ids), dtype=np.int64))
         lengths.append(np.fromiter(map(len, ids), dtype=np.int64, count=len(ids)))
     if stop():
         return None
