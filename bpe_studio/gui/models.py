@@ -2,14 +2,17 @@
 
 What it does: :class:`MergeTableModel` shows one row per merge (rank, left, right, merged token,
 pair count at merge time); :class:`VocabTableModel` one row per token (id, token, byte length,
-the merge that made it, its count). Both read ``StateHub.state`` (they keep no copy of the
-run), grow with one ``beginInsertRows`` per published frame and render
-token bytes with :func:`~bpe_studio.core.display.readable_token` only when a cell is shown, so
-a batch of merges costs the GUI thread almost nothing until it is scrolled into view. Both
-answer all the roles of a cell in one ``multiData`` call. :class:`VocabFilterProxy` filters the
-vocabulary by token text or id. Counts are unknown (``None``, shown "—") for a tokenizer
-loaded from files.
-What it leaves out: views and selection behaviour (``views/``).
+the merge that made it, its count, whether encoding can produce it). Both read
+``StateHub.state`` (they keep no copy of the run), grow with one ``beginInsertRows`` per
+published frame and render token bytes with :func:`~bpe_studio.core.display.readable_token`
+only when a cell is shown, so a batch of merges costs the GUI thread almost nothing until it is
+scrolled into view. Both answer all the roles of a cell in one ``multiData`` call, grey the
+rows made after the step every view shows (``state.step``) and write numbers as "50,256".
+:class:`VocabFilterProxy` shows the vocabulary's rows in an order given as an index array
+(``vocab_index``), so sorting and filtering 200,000 rows never compares rows in Python. Counts
+are unknown (``None``, shown "—") for a tokenizer loaded from files.
+What it leaves out: views and selection behaviour (``views/``), the arithmetic of the order
+(``vocab_index``).
 """
 
 from __future__ import annotations
