@@ -13,7 +13,7 @@ What it leaves out: threads (``session``), file dialogs and the train/load/save 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -61,6 +61,7 @@ class StateHub(QObject):
         s.bytes_done = s.bytes_total = 0
         s.rate = s.elapsed = 0.0
         s.top_pairs, s.top_pairs_at = (), 0
+        s.pretoken_counts = None
         s.stopping, s.resume_to = False, None
         s.phase = Phase.PRE_TOKENIZING
         s.published, s.load_error = 0, None
@@ -93,6 +94,10 @@ class StateHub(QObject):
 
     def set_top_pairs(self, pairs: tuple[tuple[bytes, bytes, int], ...]) -> None:
         self.state.top_pairs, self.state.top_pairs_at = pairs, len(self.state.record)
+
+    def set_pretoken_counts(self, counts: Mapping[bytes, int]) -> None:
+        """The run's pre-token counts, once pre-tokenization is over (the pair chart's history)."""
+        self.state.pretoken_counts = counts
 
     def set_clock(self, rate: float, elapsed: float) -> None:
         self.state.rate, self.state.elapsed = rate, elapsed
@@ -155,6 +160,7 @@ class StateHub(QObject):
         s.base_vocab = {}
         s.loading, s.load_error, s.stopping, s.resume_to = None, None, False, None
         s.top_pairs, s.top_pairs_at, s.selected_token = (), 0, None
+        s.pretoken_counts = None
         s.phase = Phase.LOADED
         s.published = len(loaded.merge_rows)
         s.step, s.live = s.published, True

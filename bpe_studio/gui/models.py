@@ -2,45 +2,53 @@
 
 What it does: :class:`MergeTableModel` shows one row per merge (rank, left, right, merged token,
 pair count at merge time); :class:`VocabTableModel` one row per token (id, token, byte length,
-the merge that made it, its count). Both read ``StateHub.state`` (they keep no copy of the
-run), grow with one ``beginInsertRows`` per published frame and render
-token bytes with :func:`~bpe_studio.core.display.readable_token` only when a cell is shown, so
-a batch of merges costs the GUI thread almost nothing until it is scrolled into view. Both
-answer all the roles of a cell in one ``multiData`` call. :class:`VocabFilterProxy` filters the
-vocabulary by token text or id. Counts are unknown (``None``, shown "—") for a tokenizer
-loaded from files.
-What it leaves out: views and selection behaviour (``views/``).
+the merge that made it, its count, whether encoding can produce it). Both read
+``StateHub.state`` (they keep no copy of the run), grow with one ``beginInsertRows`` per
+published frame and render token bytes with :func:`~bpe_studio.core.display.readable_token`
+only when a cell is shown, so a batch of merges costs the GUI thread almost nothing until it is
+scrolled into view. Both answer all the roles of a cell in one ``multiData`` call, grey the
+rows made after the step every view shows (``state.step``) and write numbers as "50,256".
+:class:`VocabFilterProxy` shows the vocabulary's rows in an order given as an index array
+(``vocab_index``), so sorting and filtering 200,000 rows never compares rows in Python. Counts
+are unknown (``None``, shown "—") for a tokenizer loaded from files.
+What it leaves out: views and selection behaviour (``views/``), the arithmetic of the order
+(``vocab_index``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import (
+    QAbstractProxyModel,
     QAbstractTableModel,
     QModelIndex,
     QModelRoleDataSpan,
     QPersistentModelIndex,
-    QRegularExpression,
-    QSortFilterProxyModel,
     Qt,
+    Signal,
     Slot,
 )
+from PySide6.QtGui import QColor
 
 from ..core import MergeStep
 from ..core.display import readable_token
 from .hub import StateHub
 from .state import MergeRow, VocabRow, vocab_rows
+from .vocab_index import COL_REACH, ViewSpec, VocabIndex
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for
-FILTER_ROLE = Qt.ItemDataRole.UserRole + 3  # "readable token\tid", for the vocabulary filter
 
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _NO_COUNT = "—"
+LATER = QColor("#b0b4bb")  # rows made after the step shown
+UNREACHABLE = QColor("#c2255c")
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -128,7 +136,7 @@ class MergeTableModel(_Table):
         col = index.column()
         if role == _DISPLAY or role == SORT_ROLE:
             if col == 0:
-                return str(step.rank) if role == _DISPLAY else step.rank
+                return f"{step.rank:,}" if role == _DISPLAY else step.rank
             if col == 4:
                 if role == SORT_ROLE:
                     return -1 if count is None else count
@@ -141,6 +149,8 @@ class MergeTableModel(_Table):
             return token_tooltip((step.left, step.right, step.merged)[col - 1])
         if role == TOKEN_ID_ROLE:
             return step.new_id
+        if role == Qt.ItemDataRole.ForegroundRole and index.row() >= self._hub.state.step:
+            return LATER  # not yet merged at the step shown
         return None
 
 
@@ -158,15 +168,35 @@ class VocabTableModel(_Table):
     rows the loader prepared.
     """
 
-    HEADERS = ("ID", "Token", "Bytes", "Merge", "Count")
+    HEADERS = ("ID", "Token", "Bytes", "Merge", "Count", "Reach")
     NUMERIC = frozenset({0, 2, 3, 4})
+    HEADER_TIPS = (
+        "Token id",
+        "The token's bytes, readable (␣ space, ↵ newline, <xx> a byte of a character)",
+        "Length in bytes",
+        "The merge that made it (its rank), or byte / special",
+        "The pair's count when it was merged (— when unknown: a loaded tokenizer)",
+        "Reachable: encoding the token's own bytes gives exactly this token",
+    )
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.HEADERS):
+            if role == Qt.ItemDataRole.TextAlignmentRole:
+                # subtle: titles start at the left, so a sort indicator (drawn at the right
+                # end of the section) never covers a right-aligned "Count".
+                return int(_LEFT)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return self.HEADER_TIPS[section]
+        return super().headerData(section, orientation, role)
 
     def __init__(self, hub: StateHub, parent: Any = None) -> None:
         super().__init__(parent)
         self._hub = hub
         self._base: list[VocabRow] = []  # the rows before the first merge (or all, loaded)
-        self._row_of_id: dict[int, int] = {}
+        self._base_ids: np.ndarray | None = None  # the base rows' ids (ascending: id order)
         self._n = 0
+        # Ids that encoding never produces (``core.explain.unreachable_tokens``), once known.
+        self.unreachable: frozenset[int] | None = None
         hub.reset.connect(self._on_reset)
         hub.merges_added.connect(self._on_added)
         self._on_reset()
@@ -180,6 +210,26 @@ class VocabTableModel(_Table):
             return base[row]
         return _vocab_row(self._hub.state.record[row - len(base)])
 
+    def snapshot(self) -> tuple[object, Callable[[int], VocabRow], int]:
+        """``(key, rows, n)`` for :class:`~.vocab_index.VocabIndex`: what identifies these
+        rows, a function giving row ``i < n`` from any thread, and how many rows there are.
+
+        subtle: the function holds the lists themselves, not the model: the base rows are
+        replaced (never changed) on reset and the record only grows, so rows ``< n`` read
+        from another thread stay what they were."""
+        base, record = self._base, self._hub.state.record
+        first = len(base)
+
+        def rows(i: int) -> VocabRow:
+            return base[i] if i < first else _vocab_row(record[i - first])
+
+        return (base, record), rows, self._n
+
+    def set_unreachable(self, ids: frozenset[int] | None) -> None:
+        self.unreachable = ids
+        if self._n:
+            self.dataChanged.emit(self.index(0, 0), self.index(self._n - 1, COL_REACH))
+
     @Slot()
     def _on_reset(self) -> None:
         state = self._hub.state
@@ -190,7 +240,8 @@ class VocabTableModel(_Table):
         else:
             self._base = vocab_rows(state.base_vocab)
             self._n = len(self._base) + self._hub.published
-        self._row_of_id = {r.token_id: i for i, r in enumerate(self._base)}
+        self._base_ids = None  # built on the first look-up, not on every reset
+        self.unreachable = None
         self.endResetModel()
 
     @Slot(int, int)
@@ -203,8 +254,13 @@ class VocabTableModel(_Table):
         self.endInsertRows()
 
     def row_of_id(self, token_id: int) -> int | None:
-        row = self._row_of_id.get(token_id)
-        if row is not None:
+        if self._base_ids is None:
+            # C-level: o200k's 200,000 rows in milliseconds (a dict took 100 ms at each reset).
+            base = self._base
+            self._base_ids = np.fromiter(map(itemgetter(0), base), np.int64, count=len(base))
+        ids = self._base_ids
+        row = int(np.searchsorted(ids, token_id))
+        if row < len(ids) and ids[row] == token_id:
             return row
         # Merged tokens of a run have consecutive ids in consecutive rows.
         first = len(self._base)
@@ -224,14 +280,18 @@ class VocabTableModel(_Table):
         row, col = self._row(index.row()), index.column()
         if role == _DISPLAY:
             if col == 0:
-                return str(row.token_id)
+                return f"{row.token_id:,}"
             if col == 1:
                 return readable_token(row.token)
             if col == 2:
                 return str(len(row.token))
             if col == 3:
-                return row.kind if row.rank is None else str(row.rank)
-            return _NO_COUNT if row.count is None else f"{row.count:,}"
+                return row.kind if row.rank is None else f"{row.rank:,}"
+            if col == 4:
+                return _NO_COUNT if row.count is None else f"{row.count:,}"
+            if self.unreachable is None:
+                return ""
+            return "no" if row.token_id in self.unreachable else "yes"
         if role == SORT_ROLE:
             if col == 0:
                 return row.token_id
@@ -241,47 +301,204 @@ class VocabTableModel(_Table):
                 return len(row.token)
             if col == 3:
                 return -1 if row.rank is None else row.rank
-            return -1 if row.count is None else row.count
+            if col == 4:
+                return -1 if row.count is None else row.count
+            if self.unreachable is None:
+                return -1
+            return 0 if row.token_id in self.unreachable else 1
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return int(_RIGHT if col in self.NUMERIC else _LEFT)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 1:
-            return token_tooltip(row.token)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if row.rank is not None and row.rank >= self._hub.state.step:
+                return LATER  # made by a merge after the step shown
+            if col == COL_REACH and self.unreachable and row.token_id in self.unreachable:
+                return UNREACHABLE
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == 1:
+                return token_tooltip(row.token)
+            if col == COL_REACH and self.unreachable and row.token_id in self.unreachable:
+                return "Encoding this token's own bytes gives other tokens: never produced"
+            return None
         if role == TOKEN_ID_ROLE:
             return row.token_id
-        if role == FILTER_ROLE:
-            return f"{readable_token(row.token)}\t{row.token_id}"
         return None
 
 
-class VocabFilterProxy(QSortFilterProxyModel):
-    """Sorts by :data:`SORT_ROLE`; keeps rows whose readable token contains the filter text
-    (typed spaces, tabs and line breaks match their visible symbols ␣ ⇥ ↵), ignoring case, or
-    whose id is the number typed.
+class VocabFilterProxy(QAbstractProxyModel):
+    """The vocabulary's rows to show, in order: an index array over the source rows.
 
-    Filtering is a regular expression over :data:`FILTER_ROLE` (``"readable token\tid"``), so
-    it runs in Qt's C++ and, with no filter, never calls into Python for new rows.
+    Sorting and filtering are one :meth:`~.vocab_index.VocabIndex.order` call (``argsort`` and
+    masks over precomputed columns), never a comparison in Python per pair of rows; the
+    result is applied with one model reset. With nothing to filter or sort the rows pass
+    straight through, so training grows the table with one insert per frame. Otherwise new
+    rows wait for the next order: ``stale`` asks the view for one (it computes it off the GUI
+    thread, :meth:`set_order`); the synchronous :meth:`set_spec` is for small tables and tests.
     """
+
+    stale = Signal()  # the source changed under a filtered or sorted order: compute a new one
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self.setSortRole(SORT_ROLE)
-        self.setFilterRole(FILTER_ROLE)
-        self.setFilterKeyColumn(0)
-        self._needle = ""
+        self.index_cache = VocabIndex()
+        self.spec = ViewSpec()
+        self._order: np.ndarray | None = None  # source rows in display order; None: all
+        self._inverse: np.ndarray | None = None  # source row -> shown row, -1 hidden
+
+    # ------------------------------------------------------------- source
+    def setSourceModel(self, model: VocabTableModel) -> None:  # type: ignore[override]  # noqa: N802
+        super().setSourceModel(model)
+        model.modelAboutToBeReset.connect(self.beginResetModel)
+        model.modelReset.connect(self._source_reset)
+        model.rowsAboutToBeInserted.connect(self._before_insert)
+        model.rowsInserted.connect(self._after_insert)
+        model.dataChanged.connect(self._source_changed)
+
+    def _source(self) -> VocabTableModel:
+        return self.sourceModel()  # type: ignore[return-value]
+
+    @Slot()
+    def _source_reset(self) -> None:
+        # subtle: a filtered or sorted order of the old rows is meaningless now; show none
+        # until the new order arrives rather than the unsorted rows for a moment.
+        self._set_order(None if self.spec.trivial else np.empty(0, dtype=np.int64))
+        self.endResetModel()
+        if not self.spec.trivial:
+            self.stale.emit()
+
+    @Slot(QModelIndex, int, int)
+    def _before_insert(self, parent: QModelIndex, first: int, last: int) -> None:
+        if self._order is None:
+            self.beginInsertRows(QModelIndex(), first, last)
+
+    @Slot(QModelIndex, int, int)
+    def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
+        if self._order is None:
+            self.endInsertRows()
+        else:
+            self.stale.emit()
+
+    @Slot()
+    def _source_changed(self, *args: object) -> None:
+        n = self.rowCount()
+        if n:
+            self.dataChanged.emit(self.index(0, 0), self.index(n - 1, self.columnCount() - 1))
+
+    # -------------------------------------------------------------- order
+    def order_job(self, spec: ViewSpec) -> Callable[[Callable[[], bool]], np.ndarray | None]:
+        """A function computing the order for ``spec`` of the rows as they are now, for any
+        thread: the rows are taken here, on the GUI thread, so a reset meanwhile cannot mix
+        old and new rows (its result is stale anyway: the reset asks for a new order)."""
+        key, rows, n = self._source().snapshot()
+        unreachable = self._source().unreachable
+        index = self.index_cache
+
+        def job(is_stale: Callable[[], bool]) -> np.ndarray | None:
+            return index.order(key, rows, n, spec, unreachable, is_stale)
+
+        return job
+
+    def compute(self, spec: ViewSpec) -> np.ndarray | None:
+        """The order for ``spec`` of the rows as they are now, computed on this thread."""
+        return self.order_job(spec)(lambda: False)
+
+    def set_spec(self, spec: ViewSpec) -> None:
+        """Filter and sort now, on this thread."""
+        self.set_order(spec, self.compute(spec))
+
+    def set_order(self, spec: ViewSpec, order: np.ndarray | None) -> None:
+        """Show ``order`` (computed for ``spec`` by :meth:`compute`): one model reset."""
+        self.beginResetModel()
+        self.spec = spec
+        self._set_order(order)
+        self.endResetModel()
+
+    def _set_order(self, order: np.ndarray | None) -> None:
+        if order is None:
+            self._order = self._inverse = None
+            return
+        n = self._source().rowCount()
+        order = order[order < n]  # rows counted for an order are never more than there are
+        inverse = np.full(n, -1, dtype=np.int64)
+        inverse[order] = np.arange(len(order))
+        self._order, self._inverse = order, inverse
 
     def set_filter_text(self, text: str) -> None:
-        self._needle = readable_token(text.encode("utf-8")) if text else ""
-        parts = []
-        if self._needle:
-            # The readable text never holds a tab, so [^\t]* keeps the match in the token.
-            parts.append("^[^\t]*" + QRegularExpression.escape(self._needle))
-        if text.strip().isdigit():
-            parts.append(f"\t{int(text.strip())}$")
-        pattern = QRegularExpression(
-            "|".join(parts), QRegularExpression.PatternOption.CaseInsensitiveOption
-        )
-        self.setFilterRegularExpression(pattern)
+        s = self.spec
+        self.set_spec(ViewSpec(text, s.sort_column, s.descending, s.unreachable_only, s.hide_after))
 
     @property
     def filter_text(self) -> str:
-        return self._needle
+        return self.spec.needle
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        s = self.spec
+        descending = order == Qt.SortOrder.DescendingOrder
+        self.set_spec(ViewSpec(s.text, column, descending, s.unreachable_only, s.hide_after))
+
+    # ------------------------------------------------------------ mapping
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008,N802
+        if parent.isValid() or self.sourceModel() is None:
+            return 0
+        return self._source().rowCount() if self._order is None else len(self._order)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008,N802
+        if parent.isValid() or self.sourceModel() is None:
+            return 0
+        return self._source().columnCount()
+
+    def index(self, row: int, column: int, parent: Index = QModelIndex()) -> QModelIndex:  # noqa: B008
+        if parent.isValid() or not (
+            0 <= row < self.rowCount() and 0 <= column < self.columnCount()
+        ):
+            return QModelIndex()
+        return self.createIndex(row, column)
+
+    def parent(self, child: Any = None) -> Any:  # type: ignore[override]
+        if child is None:  # QObject.parent()
+            return super().parent()
+        return QModelIndex()
+
+    def hasChildren(self, parent: Index = QModelIndex()) -> bool:  # noqa: B008,N802
+        return not parent.isValid() and self.rowCount() > 0
+
+    def mapToSource(self, proxy_index: Index) -> QModelIndex:  # noqa: N802
+        if not proxy_index.isValid() or self.sourceModel() is None:
+            return QModelIndex()
+        row = proxy_index.row()
+        if self._order is not None:
+            if row >= len(self._order):
+                return QModelIndex()
+            row = int(self._order[row])
+        return self._source().index(row, proxy_index.column())
+
+    def mapFromSource(self, source_index: Index) -> QModelIndex:  # noqa: N802
+        if not source_index.isValid():
+            return QModelIndex()
+        row = source_index.row()
+        if self._inverse is not None:
+            row = int(self._inverse[row]) if row < len(self._inverse) else -1
+            if row < 0:
+                return QModelIndex()
+        return self.index(row, source_index.column())
+
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        source = self.mapToSource(index)
+        return self._source().data(source, role) if source.isValid() else None
+
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:  # noqa: N802,N803
+        source = self.mapToSource(index)
+        if source.isValid():
+            self._source().multiData(source, roleDataSpan)
+        else:
+            for role_data in roleDataSpan:
+                role_data.clearData()
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if self.sourceModel() is None:
+            return None
+        return self._source().headerData(section, orientation, role)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        source = self.mapToSource(index)
+        return self._source().flags(source) if source.isValid() else Qt.ItemFlag.NoItemFlags

@@ -125,6 +125,7 @@ class TrainingSession(QObject):
         # The merge hand-over runs in the worker thread (see MergeBuffer); the rest is queued.
         worker.merged.connect(self._buffer.push, Qt.ConnectionType.DirectConnection)
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
+        worker.counted.connect(self.hub.set_pretoken_counts, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
         worker.paused.connect(self._on_worker_paused, _QUEUED)

@@ -135,6 +135,9 @@ class RunState:
     elapsed: float = 0.0  # seconds of the run, pauses left out
     top_pairs: tuple[tuple[bytes, bytes, int], ...] = ()
     top_pairs_at: int = 0  # merges made when top_pairs was reported
+    # The run's pre-token counts (unique pre-token -> count), kept from pre-tokenization so the
+    # pair chart can recount the pairs of any step; None before counting and when loaded.
+    pretoken_counts: Mapping[bytes, int] | None = None
     stopping: bool = False  # Stop was clicked; the outcome has not arrived yet
     result: TrainingResult | None = None
     error: str | None = None  # the last failure, as shown to the user

@@ -1,7 +1,8 @@
 """The training worker: a ``QObject`` moved to a ``QThread`` that iterates the core's trainer.
 
 What it does: :meth:`TrainingWorker.run` pre-tokenizes the corpus with
-:func:`~bpe_studio.core.trainer_from_file` (reporting bytes done), then iterates the
+:func:`~bpe_studio.core.count_file` (reporting bytes done; the counts go to the GUI once,
+for the pair chart's history), then iterates the
 :class:`~bpe_studio.core.BpeTrainer`, emitting ``merged`` once per merge with the frozen
 :class:`~bpe_studio.core.MergeStep`, and about every 50 ms the pairs that would be merged next.
 Pause, resume and stop go through a :class:`RunControl` of ``threading.Event`` objects, checked
@@ -22,9 +23,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core import MergeStep, TrainingCancelled, trainer_from_file
-from ..core.specials import DEFAULT_SPECIAL_TOKEN
-from ..core.vocab import initial_vocab
+from ..core import BpeTrainer, MergeStep, TrainingCancelled, count_file
+from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
+from ..core.vocab import check_vocab_size, initial_vocab
 from .responsiveness import GUI_HOLD_LIMIT, GuiTurn
 
 TOP_PAIRS = 20
@@ -135,6 +136,9 @@ class TrainingWorker(QObject):
     """Runs one training in whatever thread it was moved to; emits, never touches widgets."""
 
     pretokenizing = Signal(object, object)  # bytes done, bytes total (ints, maybe > 2**31)
+    # The corpus's pre-token counts (a Mapping[bytes, int] the worker no longer touches), once,
+    # before ``merging``: the pair chart recounts the pairs of any step from them.
+    counted = Signal(object)
     merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
     merged = Signal(object)  # MergeStep, one per merge
     top_pairs = Signal(object)  # tuple[(left, right, count), ...], best first
@@ -176,15 +180,20 @@ class TrainingWorker(QObject):
 
     def _train(self) -> TrainingResult:
         cfg, control = self.config, self.control
-        trainer = trainer_from_file(
+        specials = validate_special_tokens(cfg.special_tokens)
+        check_vocab_size(cfg.vocab_size, specials)  # before the corpus is read, not after
+        counts = count_file(
             cfg.corpus,
-            cfg.vocab_size,
-            list(cfg.special_tokens),
+            specials,
             workers=cfg.workers,
             progress=self._progress,
-            cancel_event=control.cancel_event,
+            should_stop=control.cancel_event.is_set,
             pattern=cfg.pattern,
         )
+        if control.stopped:
+            raise TrainingCancelled("training cancelled during pre-tokenization")
+        trainer = BpeTrainer(counts, cfg.vocab_size, specials, cancel_event=control.cancel_event)
+        self.counted.emit(counts)
         self.merging.emit(trainer.target_merges)
         self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
         emit_merge = self.merged.emit

@@ -3,7 +3,10 @@
 What it does: a table over :class:`~bpe_studio.gui.models.MergeTableModel` (rank, left, right,
 merged token, pair count at merge time). When rows arrive and the view was scrolled to the
 bottom, it scrolls to the new bottom; once the user scrolls up it stays put until they scroll
-back down. Selecting a merge selects the token it made, for every view (``StateHub.select_token``).
+back down. Clicking a merge (or moving to it with the keys) selects the token it made, for every
+view (``StateHub.select_token``); double-clicking it shows the step after that merge everywhere
+(``StateHub.select_step``). When the timeline shows step k, merge k (row k - 1) is selected and
+scrolled to, and the merges after it are greyed (the model).
 What it leaves out: the data (the model over the state).
 """
 
@@ -52,7 +55,10 @@ class MergeListView(QWidget):
         model.rowsAboutToBeInserted.connect(self._before_insert)
         model.rowsInserted.connect(self._after_insert)
         model.modelReset.connect(self._after_reset)
+        self._programmatic = False  # selecting the step's merge must not select its token
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.table.doubleClicked.connect(self._on_double_click)
+        hub.step_changed.connect(self._on_step)
         self._update_title()
 
     @property
@@ -89,11 +95,40 @@ class MergeListView(QWidget):
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
+        if self._programmatic:
+            return
         rows = self.table.selectionModel().selectedRows()
         if rows:
             token_id = self.model.data(rows[0], TOKEN_ID_ROLE)
             if token_id is not None:
                 self.hub.select_token(int(token_id))
+
+    @Slot(QModelIndex)
+    def _on_double_click(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.hub.select_step(index.row() + 1)  # merges 0..row applied
+
+    @Slot(int)
+    def _on_step(self, step: int) -> None:
+        """Select merge ``step`` (row ``step - 1``), the last one applied; greys the rest."""
+        self.table.viewport().update()
+        if self.hub.state.live:
+            return  # following the newest merge: the bottom-follow behaviour applies
+        self._programmatic = True
+        try:
+            if step <= 0:
+                self.table.clearSelection()
+            else:
+                self.table.selectRow(step - 1)
+                self.table.scrollTo(
+                    self.model.index(step - 1, 0), QAbstractItemView.ScrollHint.EnsureVisible
+                )
+        finally:
+            self._programmatic = False
+
+    def selected_rank(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows()
+        return rows[0].row() if rows else None
 
     def select_rank(self, rank: int) -> None:
         """Select the merge of ``rank`` and scroll to it."""

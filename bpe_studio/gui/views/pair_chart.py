@@ -1,17 +1,25 @@
 """The pair-frequency chart: the pairs that will be merged next, and how counts decay.
 
-What it does: on the left, the current top pairs (20 by default) as horizontal bars, best on
-top, each labelled with its readable pair and count; the pair about to be merged is drawn in
-the accent colour. On the right, the count of each merge against its rank on a log scale,
-which shows the frequency decay as training goes. Both are drawn from ``StateHub.state`` (its
-latest top pairs and its record of merges) once per published frame, updated in place
-(``BarGraphItem.setOpts``, ``PlotDataItem.setData``), never rebuilt.
-What it leaves out: where the pairs come from (the worker's ``top_pairs`` reports).
+What it does: on the left, the top pairs (20 by default) as horizontal bars, best on top, each
+labelled with its readable pair and count; the pair about to be merged is drawn in the accent
+colour. They are the pairs *before merge k* of the step the timeline shows (``state.step``):
+while a run trains live, the trainer's latest report (pairs the shown merges already made are
+left out, so an already-merged pair is never shown as next); at any other step, the exact pairs
+recounted off the GUI thread from the run's pre-token counts
+(:func:`~bpe_studio.core.pair_history.top_pairs_at`, latest step wins). On the right, the count
+of each merge against its rank on a log scale with a cursor at step k. The title says what the
+chart is waiting for (no run, pre-tokenizing, failed, a loaded tokenizer without counts); an
+empty plot shows a short hint instead of axes. Drawn once per published frame, updated in place
+(``BarGraphItem.setOpts``, ``PlotDataItem.setData``), never rebuilt. Every text that goes into
+the plots' rich-text titles is escaped: byte tokens read ``<e6>``.
+What it leaves out: where the pairs come from (the worker's ``top_pairs`` reports, the core).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import html
+import math
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -21,15 +29,24 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
 from ...core.display import readable_token
+from ...core.pair_history import top_pairs_at
 from ..hub import StateHub
+from ..jobs import LatestJob
 from ..state import Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 
 TOP_K = 20
 LOADED_NOTE = "vocab.json and merges.txt hold no pair counts: train a tokenizer to see them"
+IDLE_NOTE = "Open a corpus and click Train: the pairs about to be merged appear here"
+IDLE_DECAY_NOTE = "Each merge's pair count against its rank appears here while training"
+PRETOKENIZING_NOTE = "Pre-tokenizing the corpus: pairs are counted when merging starts"
+FAILED_NOTE = "The run failed before merging: no pairs to show"
+NO_COUNTS_NOTE = "This run kept no pre-token counts: no pairs to show for this step"
+MIN_WIDTH = 560  # px: below this the two plots' titles and axes are cut
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
 AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
-DECAY_AXIS_WIDTH = 56  # px: room for "10^7" and the axis title
+DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
+_TITLE = {"color": "#111827", "size": "10pt"}
 
 
 def pair_label(left: bytes, right: bytes) -> str:
@@ -38,6 +55,48 @@ def pair_label(left: bytes, right: bytes) -> str:
         return text if len(text) <= _LABEL_CHARS else text[: _LABEL_CHARS - 1] + "…"
 
     return f"{cut(left)} + {cut(right)}"
+
+
+def compact_count(value: float) -> str:
+    """``1``, ``20``, ``300``, ``4k``, ``50k``, ``6M``: short tick labels for counts."""
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= limit:
+            return f"{value / limit:g}{suffix}"
+    return f"{value:g}"
+
+
+def linear_ticks(low: float, high: float, most: int = 4) -> list[tuple[float, str]]:
+    """At most ``most`` ticks at round values (1, 2 or 5 times a power of ten) from ``low`` to
+    ``high``, labelled compactly; none in the last 8% of the range, where a label centred on
+    its tick would be cut at the plot's edge."""
+    span = high - low
+    if span <= 0:
+        return [(low, compact_count(low))]
+    raw = span / most
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step) * step
+    values = [first + i * step for i in range(int((high - first) / step) + 1)]
+    kept = [v for v in values if v <= high - 0.08 * span] or values[:1]
+    return [(v, compact_count(v)) for v in kept]
+
+
+def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
+    """Ticks for a log10 axis from ``low`` to ``high`` (log10 units): the powers of ten in
+    range, and 2 and 5 times them when fewer than three powers fit, so labels never crowd
+    (pyqtgraph's own ticks label fractional powers that overlap over a short range)."""
+    first, last = math.floor(low), math.ceil(high)
+    steps = (1,) if last - first > 2 else (1, 2, 5)
+    ticks = []
+    for power in range(first, last + 1):
+        for m in steps:
+            value = m * 10.0**power
+            pos = math.log10(value)
+            if low - 1e-9 <= pos <= high + 1e-9 and value >= 1:
+                ticks.append((pos, compact_count(value)))
+    if len(ticks) < 2:  # a range inside one step of the sequence: its two ends
+        ticks = [(p, compact_count(round(10**p))) for p in (low, high)]
+    return ticks
 
 
 def _style_plot(plot: pg.PlotItem) -> None:
@@ -54,23 +113,46 @@ def _style_plot(plot: pg.PlotItem) -> None:
     plot.getAxis("bottom").setHeight(AXIS_HEIGHT)
 
 
+def _history_job(
+    counts: Mapping[bytes, int],
+    merges: list[tuple[bytes, bytes]],
+    specials: tuple[str, ...],
+    n: int,
+    key: tuple,
+):
+    def job(is_stale):
+        pairs = top_pairs_at(counts, merges, specials, n, should_stop=is_stale)
+        return None if pairs is None else (key, pairs)
+
+    return job
+
+
 class PairChart(QWidget):
     def __init__(self, hub: StateHub, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.top_k = top_k
+        self.setMinimumWidth(MIN_WIDTH)
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
-        self._drawn_pairs: tuple | None = None  # the state's top_pairs as last drawn
+        self._drawn: tuple | None = None  # what the bars show: ("live", pairs, step) or a key
+        # Exact pairs of a step, recounted off the GUI thread: the latest request wins.
+        self._history = LatestJob("bpe-pair-history", self)
+        self._history.done.connect(self._on_history)
+        self._history.failed.connect(self._on_history_failed)
+        self._wanted: tuple | None = None  # the key of the step whose pairs are requested
+        self._known: dict[tuple, list[tuple[bytes, bytes, int]]] = {}  # a few recent steps
+        # Pairs merged by the published merges, to keep them out of the live pairs.
+        self._merged: set[tuple[bytes, bytes]] = set()
         # The decay curve's points, a plotting cache of the state's record (grown, not copied).
         self._ranks = np.zeros(1024, dtype=np.float64)
         self._counts = np.zeros(1024, dtype=np.float64)
         self._n = 0
+        self._decay_title = ""
 
         self.pairs_widget = pg.PlotWidget(background="w")
         self.pairs_plot = self.pairs_widget.getPlotItem()
         _style_plot(self.pairs_plot)
-        self.pairs_plot.setTitle("Next merges: top pairs by count", color="#111827", size="10pt")
         self.pairs_plot.invertY(True)
         self.pairs_plot.setMouseEnabled(x=False, y=False)
         self.pairs_plot.showGrid(x=True, y=False, alpha=0.15)
@@ -87,11 +169,14 @@ class PairChart(QWidget):
         self._axis_font = monospace_font()
         self.pairs_plot.getAxis("left").setStyle(tickFont=self._axis_font)
         self.pairs_plot.getAxis("left").setWidth(80)
+        self._pairs_note = self._note_item(self.pairs_plot)
+        self.pairs_plot.vb.sigResized.connect(self._label_ticks)
 
         self.decay_widget = pg.PlotWidget(background="w")
+        self.decay_widget.setMinimumWidth(200)
+        self.pairs_widget.setMinimumWidth(MIN_WIDTH - 200 - 6)
         self.decay_plot = self.decay_widget.getPlotItem()
         _style_plot(self.decay_plot)
-        self.decay_plot.setTitle("Count at merge time vs rank", color="#111827", size="10pt")
         self.decay_plot.setLogMode(x=False, y=True)
         self.decay_plot.setLabel("bottom", "merge rank")
         self.decay_plot.setLabel("left", "pair count (log)")
@@ -100,10 +185,10 @@ class PairChart(QWidget):
         self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
         self._curve.setClipToView(True)
-        self._note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
-        self._note.setTextWidth(220)
-        self.decay_plot.addItem(self._note, ignoreBounds=True)
-        self._note.setVisible(False)
+        self._cursor = pg.InfiniteLine(0, angle=90, pen=pg.mkPen(ACCENT, width=1))
+        self.decay_plot.addItem(self._cursor, ignoreBounds=True)
+        self._cursor.setVisible(False)
+        self._note = self._note_item(self.decay_plot)
 
         row = QHBoxLayout()
         row.setSpacing(6)
@@ -116,34 +201,191 @@ class PairChart(QWidget):
         layout.addLayout(row)
         hub.reset.connect(self._on_reset)
         hub.updated.connect(self.redraw)
+        hub.step_changed.connect(self._on_step)
         self._on_reset()
 
+    @staticmethod
+    def _note_item(plot: pg.PlotItem) -> pg.TextItem:
+        note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+        note.setTextWidth(220)
+        plot.addItem(note, ignoreBounds=True)
+        note.setVisible(False)
+        return note
+
+    def _set_title(self, plot: pg.PlotItem, rich: str) -> None:
+        plot.setTitle(rich, **_TITLE)
+
+    # ------------------------------------------------------------- state
     @Slot()
     def _on_reset(self) -> None:
-        self.clear(LOADED_NOTE if self.hub.state.phase is Phase.LOADED else "")
+        self._history.cancel()
+        self._wanted, self._known, self._merged = None, {}, set()
+        self._n = 0
+        self._curve.setData([], [])
+        self._cursor.setVisible(False)
+        self.redraw(force=True)
+
+    @Slot(int)
+    def _on_step(self, step: int) -> None:
+        # The frame's ``updated`` redraws; a step chosen on the timeline comes alone.
+        if not self.hub.state.live:
+            self.redraw()
+
+    def phase_note(self) -> str:
+        """What the pairs plot is waiting for, or "" when it shows pairs."""
+        state = self.hub.state
+        if state.loaded is not None or state.phase is Phase.LOADED:
+            return LOADED_NOTE
+        if state.phase is Phase.IDLE:
+            return IDLE_NOTE
+        if state.phase is Phase.PRE_TOKENIZING or (
+            state.phase is Phase.PAUSED and state.resume_to is Phase.PRE_TOKENIZING
+        ):
+            return PRETOKENIZING_NOTE
+        if state.phase is Phase.FAILED and not state.published:
+            return FAILED_NOTE
+        if state.pretoken_counts is None and not self._live():
+            if state.phase in (Phase.STOPPED, Phase.FINISHED) and not state.published:
+                return "Nothing was learned: the run ended before its first merge"
+            return NO_COUNTS_NOTE
+        return ""
+
+    def _live(self) -> bool:
+        """The live pairs stand for the step shown: training, following the newest merge."""
+        state = self.hub.state
+        return state.live and state.phase is Phase.MERGING
 
     @Slot()
-    def redraw(self) -> None:
+    def redraw(self, force: bool = False) -> None:
         """Draw what changed in the state since the last redraw (once per published frame)."""
         state = self.hub.state
+        note = self.phase_note()
         if state.loaded is not None:
+            if force:
+                self._show_notes(note, "")
             return
-        pairs_changed = state.top_pairs is not self._drawn_pairs
-        new_merges = state.published > self._n
-        if not pairs_changed and not new_merges:
-            return
-        if pairs_changed:
-            self._drawn_pairs = state.top_pairs
-            self._draw_pairs(list(state.top_pairs[: self.top_k]))
-        if new_merges:
-            self._add_merges(state.record[self._n : state.published])
-            self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
-            self._fit_decay_range()
+        self._add_merges(state.record[self._n : state.published])
+        if note:
+            self._show_notes(note, IDLE_DECAY_NOTE if not self._n else "")
+        else:
+            self._show_notes("", "")
+            if self._live():
+                self._draw_live()
+            else:
+                self._draw_history()
+        self._draw_decay()
         # subtle: pyqtgraph applies layout and range changes lazily, while it paints, and
         # then paints again; applied here, they cost one repaint instead of four.
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
         for plot in (self.pairs_plot, self.decay_plot):
             plot.vb.prepareForPaint()
+
+    def _show_notes(self, pairs_note: str, decay_note: str) -> None:
+        """A short hint in place of an empty plot (and its meaningless axes)."""
+        for plot, item, note in (
+            (self.pairs_plot, self._pairs_note, pairs_note),
+            (self.decay_plot, self._note, decay_note),
+        ):
+            if item.isVisible() == bool(note) and item.toPlainText() == note:
+                continue
+            item.setText(note)
+            item.setVisible(bool(note))
+            for name in ("left", "bottom"):
+                plot.showAxis(name, not note)
+            if note:
+                plot.setXRange(0, 1, padding=0)
+                plot.setYRange(0, 1, padding=0)
+                item.setPos(0.5, 0.5)
+            elif plot is self.decay_plot:
+                self._fit_decay_range()
+        if pairs_note:
+            self._drawn = None
+            self._draw_pairs([])
+            self._set_title(self.pairs_plot, "Pair counts")
+
+    # ------------------------------------------------------------- pairs
+    def _draw_live(self) -> None:
+        state = self.hub.state
+        key = ("live", state.top_pairs, state.published)
+        if key == self._drawn:
+            return
+        self._drawn = key
+        # subtle: the trainer's report may predate the newest shown merges (it arrives
+        # queued); a pair those merges made is no longer a candidate, whatever it says.
+        merged = self._merged
+        pairs = [p for p in state.top_pairs if (p[0], p[1]) not in merged][: self.top_k]
+        self._draw_pairs(pairs)
+        if pairs:
+            a, b, c = pairs[0]
+            self._set_title(
+                self.pairs_plot,
+                f"Next merge: <b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
+                f" ({c:,}) · live",
+            )
+        else:
+            self._set_title(self.pairs_plot, "Counting pairs…")
+
+    def _history_key(self) -> tuple:
+        state = self.hub.state
+        return (id(state.pretoken_counts), id(state.record), state.step)
+
+    def _draw_history(self) -> None:
+        state = self.hub.state
+        key = self._history_key()
+        pairs = self._known.get(key)
+        if (
+            pairs is None
+            and state.phase in (Phase.FINISHED, Phase.STOPPED)
+            and state.step == state.top_pairs_at == state.published
+        ):
+            # The trainer's last report, made after its last merge and drained with it: exact
+            # for the final step, no recount needed.
+            pairs = self._known[key] = list(state.top_pairs[: self.top_k])
+        if pairs is None:
+            if key != self._wanted:
+                self._wanted = key
+                counts = state.pretoken_counts
+                assert counts is not None  # phase_note said so
+                self._history.submit(
+                    _history_job(
+                        counts, state.merges_at(state.step), state.special_tokens, self.top_k, key
+                    )
+                )
+            if self._drawn != ("pending", key):
+                self._drawn = ("pending", key)
+                # The bars of another step stay, greyed, until this step's arrive.
+                self._bars.setOpts(brushes=None, brush=pg.mkBrush("#d1d5db"))
+                self._set_title(
+                    self.pairs_plot, f"Counting the pairs before merge {state.step + 1:,}…"
+                )
+            return
+        if self._drawn == key:
+            return
+        self._drawn = key
+        self._draw_pairs(pairs)
+        if pairs:
+            a, b, c = pairs[0]
+            self._set_title(
+                self.pairs_plot,
+                f"Merge {state.step + 1:,} next: "
+                f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b> ({c:,})",
+            )
+        else:
+            self._set_title(self.pairs_plot, f"No pairs left to merge after {state.step:,} merges")
+
+    @Slot(object)
+    def _on_history(self, result: tuple) -> None:
+        key, pairs = result
+        if len(self._known) > 64:
+            self._known.clear()
+        self._known[key] = pairs
+        if key == self._history_key() and not self._live():
+            self.redraw()
+
+    @Slot(str)
+    def _on_history_failed(self, message: str) -> None:
+        self._wanted = None
+        self._set_title(self.pairs_plot, html.escape(f"Could not count the pairs: {message}"))
 
     def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
         self._pairs = pairs
@@ -153,30 +395,41 @@ class PairChart(QWidget):
         brushes = [pg.mkBrush(ACCENT if i == 0 else BAR) for i in range(n)] or None
         self._bars.setOpts(x0=np.zeros(n), y=ys, width=counts, height=0.72, brushes=brushes)
         # Counts go into the axis labels: one axis repaint is far cheaper than a text item per
-        # bar, each of which runs Python on every view change.
-        labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
+        # bar, each of which runs Python on every view change. Axis labels are plain text.
+        self._labels = [f"{pair_label(a, b)}  {c:>9,}" for a, b, c in self._pairs]
+        self._label_ticks()
         axis = self.pairs_plot.getAxis("left")
-        axis.setTicks([list(zip(ys.tolist(), labels))])
         widest = max(
-            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=40
+            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in self._labels), default=40
         )
         # The width only grows while training: each change relays the plot out.
         want = min(max(widest + 16, 60), 320)
         if want > axis.width() or not self.hub.state.phase.training:
             axis.setWidth(want)
-        top = float(counts.max()) if n else 1.0
+        if not n:
+            return
+        top = float(counts.max())
         self.pairs_plot.setXRange(0, top * 1.02, padding=0)
         self.pairs_plot.setYRange(-0.6, max(n, 1) - 0.4, padding=0)
-        if n:
-            a, b, c = self._pairs[0]
-            self.pairs_plot.setTitle(
-                f"Next merge: <b style='color:{ACCENT}'>{pair_label(a, b)}</b>"
-                f" ({c:,}) · top {n} pairs",
-                color="#111827",
-                size="10pt",
-            )
-        else:
-            self.pairs_plot.setTitle("No pairs left to merge", color="#111827", size="10pt")
+        self.pairs_plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.02)])
+
+    @Slot()
+    def _label_ticks(self, *args: object) -> None:
+        """Label the bars that have room: every bar when the plot is tall enough, else every
+        second (third, ...) one from the best, so labels never overlap."""
+        labels = getattr(self, "_labels", [])
+        n = len(labels)
+        height = self.pairs_plot.vb.height()
+        line = QFontMetrics(self._axis_font).height()
+        every = max(1, math.ceil(line * n / height)) if height > 0 and n else 1
+        self._label_every = every
+        self.pairs_plot.getAxis("left").setTicks(
+            [[(float(i), labels[i]) for i in range(0, n, every)]]
+        )
+
+    def labelled_bars(self) -> int:
+        """Every how many bars one is labelled (1: all)."""
+        return getattr(self, "_label_every", 1)
 
     def shown_pairs(self) -> list[tuple[bytes, bytes, int]]:
         """The pairs drawn now, best first."""
@@ -186,6 +439,14 @@ class PairChart(QWidget):
         """The bar lengths as drawn, best first."""
         width = self._bars.opts.get("width")
         return [int(w) for w in (width if width is not None else [])]
+
+    @property
+    def pending(self) -> bool:
+        """The pairs of the step shown are being counted (older bars are drawn greyed)."""
+        return bool(self._drawn) and self._drawn[0] == "pending"
+
+    def pairs_title(self) -> str:
+        return str(self.pairs_plot.titleLabel.text)
 
     # ------------------------------------------------------------- decay
     def _add_merges(self, steps: Sequence[MergeStep]) -> None:
@@ -198,41 +459,50 @@ class PairChart(QWidget):
             self._counts = np.resize(self._counts, size)
         self._ranks[self._n : need] = [s.rank for s in steps]
         self._counts[self._n : need] = [max(s.count, 1) for s in steps]
+        self._merged.update((s.left, s.right) for s in steps)
         self._n = need
-        if self._note.isVisible():
-            self._note.setText("")
-            # subtle: a visible TextItem re-places itself while painting, after every range
-            # change of its plot, and so makes the plot paint twice.
-            self._note.setVisible(False)
+        self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
+        self._fit_decay_range()
+
+    def _draw_decay(self) -> None:
+        state = self.hub.state
+        at_step = bool(self._n) and not (state.live and state.phase.training)
+        title = (
+            f"Count at merge time · step {state.step:,}"
+            if at_step
+            else "Count at merge time vs rank"
+        )
+        if title != self._decay_title:  # a changed title relays the plot out: only then
+            self._decay_title = title
+            self._set_title(self.decay_plot, title)
+        self._cursor.setVisible(at_step)
+        if at_step:
+            self._cursor.setValue(state.step)
 
     def _fit_decay_range(self) -> None:
-        """Set the decay plot's ranges from the data now (pyqtgraph's auto-range would do it
-        while painting, and paint again)."""
+        """Set the decay plot's ranges and ticks from the data now (pyqtgraph's auto-range
+        would do it while painting, and paint again)."""
         if not self._n:
             return
         logs = np.log10(self._counts[: self._n])
         low, high = float(logs.min()), float(logs.max())
+        if high <= low:
+            high = low + 1
         self.decay_plot.setXRange(0, max(self._n - 1, 1), padding=0.02)
-        self.decay_plot.setYRange(low, high if high > low else low + 1, padding=0.05)
+        self.decay_plot.setYRange(low, high, padding=0.05)
+        self.decay_plot.getAxis("left").setTicks([log_ticks(low, high)])
+        self.decay_plot.getAxis("bottom").setTicks([linear_ticks(0, max(self._n - 1, 1))])
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
         return self._ranks[: self._n].copy(), self._counts[: self._n].copy()
 
-    def clear(self, note: str = "") -> None:
-        """Empty both plots; with a ``note``, show it instead of empty axes."""
-        self._n = 0
-        self._drawn_pairs = None
-        self._curve.setData([], [])
-        self._draw_pairs([])
-        self._note.setText(note)
-        self._note.setVisible(bool(note))
-        for plot in (self.pairs_plot, self.decay_plot):
-            for name in ("left", "bottom"):
-                plot.showAxis(name, not note)
-        if note:
-            self.decay_plot.setXRange(0, 1, padding=0)
-            self.decay_plot.setYRange(0, 1, padding=0)
-            self._note.setPos(0.5, 0.5)
-            self.pairs_plot.setTitle(note, color="#111827", size="10pt")
-        else:
-            self.decay_plot.setTitle("Count at merge time vs rank", color="#111827", size="10pt")
+    def cursor_step(self) -> int | None:
+        """Where the step cursor is drawn on the decay plot; None when hidden."""
+        return int(self._cursor.value()) if self._cursor.isVisible() else None
+
+    def shutdown(self) -> None:
+        self._history.shutdown()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._history.shutdown()
+        super().closeEvent(event)

@@ -1,18 +1,29 @@
-"""The vocabulary table: every token with its id, readable text, length, origin and count.
+"""The vocabulary table: every token with its id, readable text, length, origin, count and
+whether encoding can produce it.
 
-What it does: a filter box over a sortable table of
-:class:`~bpe_studio.gui.models.VocabTableModel` through a
-:class:`~bpe_studio.gui.models.VocabFilterProxy`. Rows arrive in id order; clicking a header
-sorts (the proxy keeps new rows in order while training). The token selected in any view
-(``StateHub.token_selected``) is selected and shown here, clearing a filter that hides it.
-What it leaves out: the data (the model over the state).
+What it does: a filter box, two toggles ("Unreachable only", "Hide tokens after step") and a
+table of :class:`~bpe_studio.gui.models.VocabTableModel` through a
+:class:`~bpe_studio.gui.models.VocabFilterProxy`. Rows arrive in id order; tokens made after
+the step the timeline shows (``state.step``) are greyed, or hidden with the toggle. Filtering
+(debounced) and sorting (a header click) compute the row order off the GUI thread on a
+:class:`~bpe_studio.gui.jobs.LatestJob` (latest request wins; the title says "sorting…"
+meanwhile), so 200,000 tokens never freeze the window. Reachability (``core.explain.
+unreachable_tokens``) is computed off the GUI thread once a tokenizer is complete (a finished,
+stopped or paused run, a loaded file); the title counts the unreachable tokens. The token
+selected in any view (``StateHub.token_selected``) is selected and shown here, clearing a
+filter that hides it.
+What it leaves out: the data (the model over the state) and the order's arithmetic
+(``vocab_index``).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Slot
+import gc
+
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
@@ -21,55 +32,223 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core import Tokenizer, unreachable_tokens
 from ..hub import StateHub
+from ..jobs import LatestJob
 from ..models import VocabFilterProxy, VocabTableModel
-from .common import configure_table, monospace_font, title_label
+from ..state import Phase
+from ..vocab_index import ViewSpec
+from .common import MUTED, configure_table, monospace_font, steady_label, title_label
+
+FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
+ORDER_DEBOUNCE_MS = 40  # header clicks, toggles, the timeline's step, new rows while training
+_COMPLETE = (Phase.FINISHED, Phase.STOPPED, Phase.PAUSED, Phase.LOADED)
+
+
+def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
+    compute = proxy.order_job(spec)
+
+    def job(is_stale):
+        return spec, compute(is_stale)
+
+    return job
+
+
+def _reach_job(key: object, tokenizer: Tokenizer | None, recipe: tuple | None):
+    def job(is_stale):
+        tok = tokenizer if tokenizer is not None else Tokenizer(*recipe)  # type: ignore[misc]
+        if is_stale():
+            return None
+        # subtle: the check allocates a few lists of every token; a full pass of the cyclic
+        # collector they would trigger walks all of o200k's tables holding the GIL, which
+        # freezes the GUI thread. They hold no cycles.
+        gc_was_on = gc.isenabled()
+        gc.disable()
+        try:
+            return key, frozenset(unreachable_tokens(tok))
+        finally:
+            if gc_was_on:
+                gc.enable()
+
+    return job
 
 
 class VocabTableView(QWidget):
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.hub = hub
         self.model = model = VocabTableModel(hub, self)
         self.proxy = VocabFilterProxy(self)
         self.proxy.setSourceModel(model)
+        self._orders = LatestJob("bpe-vocab-order", self)
+        self._orders.done.connect(self._on_order)
+        self._reach = LatestJob("bpe-reachability", self)
+        self._reach.done.connect(self._on_reach)
+        self._reach_key: object = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._request_now)
 
-        self.title = title_label("Vocabulary", "Vocabulary  000,000 tokens · 000,000 shown")
+        self.title = steady_label(title_label("Vocabulary"), "Vocabulary  000,000 tokens")
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter: token or id (space = ␣)")
+        self.filter_edit.setMinimumWidth(120)
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self._on_filter)
+        self.unreachable_box = QCheckBox("Unreachable only", self)
+        self.unreachable_box.setToolTip(
+            "Tokens that encoding their own bytes never gives back as one token"
+        )
+        self.hide_box = QCheckBox("Hide tokens after step", self)
+        self.hide_box.setToolTip("Hide the tokens that merges after the timeline's step make")
+        for box in (self.unreachable_box, self.hide_box):
+            box.toggled.connect(self._request_soon)
 
         self.table = QTableView(self)
         self.table.setModel(self.proxy)
         configure_table(self.table, monospace_font())
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
-        # Unsorted (id order) until the user clicks a header: no sorting work while training.
+        # Sorting is ours (off the GUI thread), not the view's: a header click only moves the
+        # indicator. Unsorted (id order) until the user clicks a header.
+        header.setSectionsClickable(True)
+        header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        self.table.setSortingEnabled(True)
-        metrics = self.table.fontMetrics()
-        widths = {0: "000000", 1: "W" * 16, 2: "Bytes", 3: "special", 4: "0,000,000"}
+        header.sortIndicatorChanged.connect(self._request_soon)
+        cells, titles = self.table.fontMetrics(), header.fontMetrics()
+        # Each width fits its widest cell, and its title beside the sort indicator.
+        arrow = header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMarkSize)
+        widths = {0: "000,000", 1: "W" * 14, 2: "000", 3: "special", 4: "0,000,000", 5: "yes"}
         for col, sample in widths.items():
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(col, metrics.horizontalAdvance(sample) + 24)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+            title = titles.horizontalAdvance(model.HEADERS[col]) + arrow + 20
+            header.resizeSection(col, max(cells.horizontalAdvance(sample) + 16, title))
+        # The token column keeps its width in a narrow window (the last columns scroll).
+        header.setStretchLastSection(True)
 
-        top = QHBoxLayout()
-        top.setSpacing(8)
-        top.addWidget(self.title)
-        top.addWidget(self.filter_edit, 1)
+        controls = QHBoxLayout()
+        controls.setSpacing(10)
+        controls.addWidget(self.filter_edit, 1)
+        controls.addWidget(self.unreachable_box)
+        controls.addWidget(self.hide_box)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addLayout(top)
+        layout.addWidget(self.title)
+        layout.addLayout(controls)
         layout.addWidget(self.table)
 
-        for signal in (model.modelReset, self.proxy.layoutChanged):
-            signal.connect(self._update_title)
+        self.proxy.modelReset.connect(self._update_title)
+        self.proxy.stale.connect(self._request_soon)
         model.rowsInserted.connect(self._after_insert)
         hub.token_selected.connect(self.select_token)
+        hub.step_changed.connect(self._on_step)
+        hub.phase_changed.connect(self._check_reachability)
+        hub.reset.connect(self._on_reset)
+        self._check_reachability()  # a tokenizer may be on show already
         self._update_title()
 
+    # ------------------------------------------------------------- order
+    def spec(self) -> ViewSpec:
+        """What the controls ask for now."""
+        header = self.table.horizontalHeader()
+        col = header.sortIndicatorSection()
+        descending = header.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+        hide = self.hub.state.step if self.hide_box.isChecked() else None
+        return ViewSpec(
+            self.filter_edit.text(),
+            col if 0 <= col < self.model.columnCount() else -1,
+            descending,
+            self.unreachable_box.isChecked(),
+            hide,
+        )
+
+    @Slot(str)
+    def _on_filter(self, text: str) -> None:
+        self._timer.start(FILTER_DEBOUNCE_MS)
+        self._update_title()
+
+    @Slot()
+    def _request_soon(self, *args: object) -> None:
+        if not self._timer.isActive() or self._timer.remainingTime() > ORDER_DEBOUNCE_MS:
+            self._timer.start(ORDER_DEBOUNCE_MS)
+        self._update_title()
+
+    @Slot()
+    def _request_now(self) -> None:
+        spec = self.spec()
+        if spec.trivial:
+            # Every row in id order: nothing to compute, and the rows pass straight through.
+            self._orders.cancel()
+            if not self.proxy.spec.trivial or spec != self.proxy.spec:
+                self._apply(spec, None)
+            self._update_title()
+            return
+        self._orders.submit(_order_job(self.proxy, spec))
+        self._update_title()
+
+    @Slot(object)
+    def _on_order(self, result: tuple) -> None:
+        spec, order = result
+        if spec != self.spec():
+            self._request_soon()  # the controls moved on meanwhile
+        self._apply(spec, order)
+
+    def _apply(self, spec: ViewSpec, order) -> None:
+        keep = self.selected_token_id()
+        self.proxy.set_order(spec, order)
+        if keep is not None:
+            self._select_shown(keep)
+
+    @property
+    def busy(self) -> bool:
+        """An order is being computed (or about to be)."""
+        return self._orders.busy or self._timer.isActive()
+
+    # ----------------------------------------------------- reachability
+    @Slot()
+    def _on_reset(self) -> None:
+        self._reach.cancel()
+        self._reach_key = None
+        self._check_reachability()
+
+    @Slot()
+    def _check_reachability(self, *args: object) -> None:
+        state = self.hub.state
+        if state.phase not in _COMPLETE:
+            self._update_title()
+            return
+        key = (id(state.loaded), id(state.record), state.published)
+        if key == self._reach_key:
+            return
+        self._reach_key = key
+        if state.loaded is not None:
+            job = _reach_job(key, state.loaded.tokenizer, None)
+        else:
+            n = state.published
+            recipe = (state.vocab_at(n), state.merges_at(n), list(state.special_tokens))
+            job = _reach_job(key, None, recipe)
+        self._reach.submit(job)
+        self._update_title()
+
+    @Slot(object)
+    def _on_reach(self, result: tuple) -> None:
+        key, ids = result
+        if key != self._reach_key:
+            return
+        self.model.set_unreachable(ids)
+        if self.unreachable_box.isChecked():
+            self._request_soon()
+        self._update_title()
+
+    # -------------------------------------------------------------- step
+    @Slot(int)
+    def _on_step(self, step: int) -> None:
+        self.table.viewport().update()  # greys the tokens made after the step
+        if self.hide_box.isChecked():
+            self._request_soon()
+
+    # ------------------------------------------------------------- title
     @Slot()
     def _after_insert(self, *args: object) -> None:
         # Lay the new rows out now rather than on Qt's zero timer, which would run after this
@@ -77,30 +256,59 @@ class VocabTableView(QWidget):
         self.table.executeDelayedItemsLayout()
         self._update_title()
 
+    def status_text(self) -> str:
+        """The counts after the title: tokens, shown, unreachable, and what is under way."""
+        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        parts = [f"{total:,} tokens"]
+        if not self.proxy.spec.trivial:
+            parts.append(f"{shown:,} shown")
+        unreachable = self.model.unreachable
+        if unreachable is not None:
+            parts.append(f"{len(unreachable):,} unreachable")
+        elif self._reach.busy:
+            parts.append("checking reachability…")
+        if self.busy:
+            parts.append("sorting…" if self.spec().sort_column >= 0 else "filtering…")
+        return " · ".join(parts)
+
     @Slot()
     def _update_title(self, *args: object) -> None:
-        total, shown = self.model.rowCount(), self.proxy.rowCount()
-        extra = f" · {shown:,} shown" if self.proxy.filter_text else ""
-        self.title.setText(
-            f"Vocabulary  <span style='color:#6b7280'>{total:,} tokens{extra}</span>"
-        )
+        self.title.setText(f"Vocabulary  <span style='color:{MUTED}'>{self.status_text()}</span>")
 
-    @Slot(str)
-    def _on_filter(self, text: str) -> None:
-        self.proxy.set_filter_text(text)
-        self._update_title()
-
+    # --------------------------------------------------------- selection
     @Slot(int)
     def select_token(self, token_id: int) -> bool:
         """Select the row of ``token_id`` and scroll to it; False if there is no such token."""
         row = self.model.row_of_id(token_id)
         if row is None:
             return False
-        source = self.model.index(row, 0)
-        index = self.proxy.mapFromSource(source)
-        if not index.isValid():
+        if not self.proxy.mapFromSource(self.model.index(row, 0)).isValid():
+            # Hidden by the filter or a toggle: show every row (the sort is kept only when
+            # that needs no computing).
+            for widget in (self.filter_edit, self.unreachable_box, self.hide_box):
+                widget.blockSignals(True)
             self.filter_edit.clear()
-            index = self.proxy.mapFromSource(source)
+            self.unreachable_box.setChecked(False)
+            self.hide_box.setChecked(False)
+            for widget in (self.filter_edit, self.unreachable_box, self.hide_box):
+                widget.blockSignals(False)
+            header = self.table.horizontalHeader()
+            header.blockSignals(True)
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            header.blockSignals(False)
+            self._timer.stop()
+            self._orders.cancel()
+            self.proxy.set_order(ViewSpec(), None)
+            self._update_title()
+        return self._select_shown(token_id)
+
+    def _select_shown(self, token_id: int) -> bool:
+        row = self.model.row_of_id(token_id)
+        if row is None:
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():
+            return False
         self.table.selectRow(index.row())
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
@@ -109,4 +317,14 @@ class VocabTableView(QWidget):
         rows = self.table.selectionModel().selectedRows()
         if not rows:
             return None
-        return self.model.token_at(self.proxy.mapToSource(rows[0]).row())[0]
+        source = self.proxy.mapToSource(rows[0])
+        return self.model.token_at(source.row())[0] if source.isValid() else None
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self._orders.shutdown()
+        self._reach.shutdown()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.shutdown()
+        super().closeEvent(event)

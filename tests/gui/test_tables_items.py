@@ -1,0 +1,386 @@
+"""The vocabulary table and pair chart against issue 9 (reachability) and issue 11 (items 9, 11,
+12, 20): sorting and filtering off the GUI thread, escaped titles, phase notes, one step per
+frame, uncrowded labels, one id format, hints on empty plots.
+
+References are written here: reachability by merging a token's bytes lowest rank first in plain
+Python, sorting with Python's stable ``sorted``, filtering with ``in``.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from gui_helpers import EOT, FIXTURES
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage, QPainter
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.display import readable_token
+from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.loader import prepare
+from bpe_studio.gui.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows
+from bpe_studio.gui.views.pair_chart import (
+    FAILED_NOTE,
+    IDLE_NOTE,
+    LOADED_NOTE,
+    MIN_WIDTH,
+    PRETOKENIZING_NOTE,
+    PairChart,
+    log_ticks,
+)
+from bpe_studio.gui.views.vocab_table import VocabTableView
+from bpe_studio.gui.vocab_index import ViewSpec
+
+GPT2 = (FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+
+
+def slow_unreachable(vocab: dict[int, bytes], merges, specials: set[int]) -> set[int]:
+    rank = {pair: r for r, pair in reversed(list(enumerate(merges)))}
+    inverse: dict[bytes, int] = {}
+    for i, t in sorted(vocab.items(), reverse=True):
+        inverse[t] = i
+    out = set()
+    for i, token in vocab.items():
+        if i in specials:
+            continue
+        parts = [bytes([b]) for b in token]
+        while len(parts) > 1:
+            ranked = [(rank.get(p, 1 << 60), j) for j, p in enumerate(zip(parts, parts[1:]))]
+            best, j = min(ranked)
+            if best == 1 << 60:
+                break
+            parts[j : j + 2] = [parts[j] + parts[j + 1]]
+        if len(parts) != 1 or inverse[parts[0]] != i:
+            out.add(i)
+    return out
+
+
+def loaded_hub(tokenizer: Tokenizer, name: str = "vocab.json") -> StateHub:
+    merges = tokenizer.merges
+    inverse = {t: i for i, t in sorted(tokenizer.vocab.items(), reverse=True)}
+    rows = [MergeRow(r, a, b, inverse[a + b]) for r, (a, b) in enumerate(merges)]
+    loaded = LoadedTokenizer(
+        tokenizer,
+        Path(name),
+        Path("merges.txt"),
+        list(tokenizer.special_tokens),
+        rows,
+        vocab_rows(tokenizer.vocab, merges),
+    )
+    hub = StateHub()
+    hub.show_loaded(loaded)
+    return hub
+
+
+@pytest.fixture(scope="module")
+def gpt2() -> LoadedTokenizer:
+    return prepare(*GPT2)
+
+
+_KEEP: list[VocabTableView] = []
+
+
+@pytest.fixture(autouse=True)
+def close_tables():
+    """Close every table a test made: a view dropped by the garbage collector instead would
+    go without its closeEvent, which ends its background jobs."""
+    yield
+    while _KEEP:
+        _KEEP.pop().close()
+
+
+def table_for(qtbot, hub: StateHub) -> VocabTableView:
+    view = VocabTableView(hub)
+    qtbot.addWidget(view)
+    _KEEP.append(view)
+    view.resize(700, 400)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def shown_ids(view: VocabTableView) -> list[int]:
+    proxy, model = view.proxy, view.model
+    return [
+        model.token_at(proxy.mapToSource(proxy.index(r, 0)).row())[0]
+        for r in range(proxy.rowCount())
+    ]
+
+
+# ------------------------------------------------------------------ reachability (#9)
+def test_reachability_column_filter_and_count(qtbot):
+    vocab = initial_vocab([EOT]) | {257: b"ab", 258: b"bc", 259: b"abc", 260: b"abcd"}
+    merges = [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc"), (b"abc", b"d")]
+    hub = loaded_hub(Tokenizer(vocab, merges, [EOT]))
+    view = table_for(qtbot, hub)
+    qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=30_000)
+    expected = slow_unreachable(vocab, merges, {256})
+    assert expected == {259, 260}  # "abc" always becomes "ab" "c"; so "abcd" never forms
+    assert view.model.unreachable == expected
+    model = view.model
+    assert model.data(model.index(model.row_of_id(259), 5)) == "no"
+    assert model.data(model.index(model.row_of_id(257), 5)) == "yes"
+    assert "2 unreachable" in view.title.text()
+    view.unreachable_box.setChecked(True)
+    qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+    assert shown_ids(view) == [259, 260]
+
+
+def test_reachability_of_gpt2_equals_slow_reference(qtbot, gpt2):
+    hub = StateHub()
+    hub.show_loaded(gpt2)
+    view = table_for(qtbot, hub)
+    qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
+    tok = gpt2.tokenizer
+    specials = {tok.special_id(s) for s in tok.special_tokens}
+    assert view.model.unreachable == slow_unreachable(tok.vocab, tok.merges, specials)
+
+
+def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
+    import bpe_studio.gui.views.vocab_table as vt
+
+    threads: list[threading.Thread] = []
+    real = vt.unreachable_tokens
+
+    def spy(tokenizer):
+        threads.append(threading.current_thread())
+        return real(tokenizer)
+
+    monkeypatch.setattr(vt, "unreachable_tokens", spy)
+    hub = StateHub()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2)
+    qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
+    assert threads and threading.main_thread() not in threads
+
+
+# --------------------------------------------------------- #11 item 9: 200k-ready tables
+def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
+    hub = StateHub()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2)
+    calls: list[threading.Thread] = []
+    real = view.proxy.index_cache.order
+
+    def spy(*args, **kwargs):
+        calls.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    view.proxy.index_cache.order = spy  # type: ignore[method-assign]
+    view.filter_edit.setFocus()
+    qtbot.keyClicks(view.filter_edit, " the")
+    # Typing computed nothing on the GUI thread: the order comes later, once.
+    assert calls == [] and view.proxy.rowCount() == len(gpt2.vocab_rows)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.text == " the", timeout=60_000)
+    assert calls and threading.main_thread() not in calls
+    assert len(calls) < 4
+    needle = readable_token(b" the").lower()
+    expected = [r.token_id for r in gpt2.vocab_rows if needle in readable_token(r.token).lower()]
+    assert shown_ids(view) == expected and expected
+
+
+@pytest.mark.parametrize("column", range(6))
+def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
+    hub = StateHub()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2)
+    qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
+    unreachable = view.model.unreachable
+    rows = gpt2.vocab_rows
+
+    def key(r):
+        return (
+            r.token_id,
+            readable_token(r.token).lower(),
+            len(r.token),
+            -1 if r.rank is None else r.rank,
+            -1 if r.count is None else r.count,
+            0 if r.token_id in unreachable else 1,
+        )[column]
+
+    for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+        view.table.horizontalHeader().setSortIndicator(column, order)  # as a header click
+        qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+        descending = order == Qt.SortOrder.DescendingOrder
+        expected = [r.token_id for r in sorted(rows, key=key, reverse=descending)]
+        assert shown_ids(view) == expected, (column, order)
+
+
+def test_filter_by_typed_id_with_commas(gpt2):
+    hub = StateHub()
+    hub.show_loaded(gpt2)
+    from bpe_studio.gui.models import VocabFilterProxy, VocabTableModel
+
+    model = VocabTableModel(hub)
+    proxy = VocabFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_spec(ViewSpec("50,256"))
+    ids = {model.token_at(proxy.mapToSource(proxy.index(r, 0)).row())[0] for r in range(3)}
+    assert 50256 in ids
+
+
+# --------------------------------------------------------------- #11 item 11: escaping
+def run_hub() -> StateHub:
+    hub = StateHub()
+    hub.begin_run(RunSettings(2000, (EOT,), 2000 - 257), initial_vocab([EOT]))
+    hub.start_merging(2000 - 257)
+    return hub
+
+
+def test_pair_chart_title_shows_byte_tokens(qtbot):
+    hub = run_hub()
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    hub.set_top_pairs(((b"\xe6", b"\x9c", 50_888), (b"<b>", b"x", 3)))
+    hub.publish()
+    title = chart.pairs_plot.titleLabel.item.toPlainText()
+    assert "<e6> + <9c>" in title and "50,888" in title
+
+
+# ------------------------------------------------------------ #11 item 12: phases, next
+def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
+    hub = StateHub()
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+
+    def note() -> str:
+        return chart._pairs_note.toPlainText() if chart._pairs_note.isVisible() else ""
+
+    assert note() == IDLE_NOTE
+    assert not chart.pairs_plot.getAxis("left").isVisible()  # a hint, not empty axes
+    hub.begin_run(RunSettings(2000, (EOT,), 1743), initial_vocab([EOT]))
+    assert note() == PRETOKENIZING_NOTE
+    assert "No pairs left" not in chart.pairs_plot.titleLabel.item.toPlainText()
+    hub.finish(None, "the corpus is not UTF-8")
+    assert hub.state.phase is Phase.FAILED and note() == FAILED_NOTE
+    hub.show_loaded(gpt2)
+    assert note() == LOADED_NOTE
+
+
+def test_pair_chart_never_shows_a_merged_pair_as_next(qtbot):
+    from bpe_studio.core import MergeStep
+
+    hub = run_hub()
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    # The trainer reported these pairs before it merged (" t", "he"); the frame shows that merge.
+    hub.set_top_pairs(((b" t", b"he", 900), (b"a", b"nd", 500)))
+    hub.append_merges([MergeStep(0, b" t", b"he", 257, 900)])
+    hub.publish()
+    assert chart.shown_pairs() == [(b"a", b"nd", 500)]
+
+
+# ----------------------------------------------------------------- #11 item 20: polish
+def text_rects(axis):
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _, _, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [rect for rect, _, text in texts if text]
+
+
+def assert_apart(rects):
+    for i, a in enumerate(rects):
+        for b in rects[i + 1 :]:
+            overlap = a.intersected(b)
+            assert overlap.width() <= 1 or overlap.height() <= 1, (a, b)
+
+
+def test_log_ticks_never_crowd_early_in_training():
+    import math
+
+    for low, high in ((2.9, 3.0), (2.0, 3.1), (1.3, 4.8), (0.0, 6.5), (4.7, 4.71)):
+        ticks = log_ticks(low, high)
+        assert 2 <= len(ticks) <= 10, (low, high, ticks)
+        positions = [p for p, _ in ticks]
+        assert positions == sorted(positions)
+        assert all(low - 1e-9 <= p <= high + 1e-9 for p in positions)
+        assert len({label for _, label in ticks}) == len(ticks)
+        # Labels name their values: "2k" at log10(2000).
+        for p, label in ticks:
+            value = 10**p
+            assert label.rstrip("kMG") and abs(math.log10(value) - p) < 1e-9
+
+
+def test_chart_at_1024x640_has_no_overlapping_labels(qtbot, window):
+    from gui_helpers import train_in_window
+
+    from bpe_studio.gui.app import DEMO_CORPUS
+
+    window.resize(1024, 640)
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)  # early: a short range of counts
+    chart = window.chart
+    qtbot.waitUntil(lambda: not chart.pending, timeout=30_000)
+    qtbot.wait(50)
+    assert chart.minimumWidth() >= MIN_WIDTH and chart.width() >= MIN_WIDTH
+    for plot in (chart.pairs_plot, chart.decay_plot):
+        for name in ("left", "bottom"):
+            rects = text_rects(plot.getAxis(name))
+            assert rects, name
+            assert_apart(rects)
+    window.hub.select_step(3)
+    qtbot.waitUntil(lambda: not chart.pending, timeout=30_000)
+    assert_apart(text_rects(chart.pairs_plot.getAxis("left")))
+
+
+def test_sort_indicator_leaves_count_readable(qtbot, gpt2):
+    from bpe_studio.gui.app import STYLE_SHEET
+
+    hub = StateHub()
+    hub.show_loaded(gpt2)
+    view = table_for(qtbot, hub)
+    view.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))  # as the app draws it
+    header, model = view.table.horizontalHeader(), view.model
+    titles = model.HEADERS
+
+    def pixels(col: int, title: bool, indicator: bool) -> set[tuple[int, int]]:
+        """The dark pixels of section ``col``."""
+        model.HEADERS = titles if title else tuple("" for _ in titles)
+        model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(titles) - 1)
+        header.setSortIndicator(col if indicator else -1, Qt.SortOrder.DescendingOrder)
+        qtbot.wait(20)
+        image = header.grab().toImage()
+        x0 = header.sectionViewportPosition(col)
+        found = set()
+        for x in range(x0, x0 + header.sectionSize(col)):
+            for y in range(image.height()):
+                if image.pixelColor(x, y).lightness() < 160:
+                    found.add((x, y))
+        return found
+
+    try:
+        for col in range(len(titles)):
+            text = pixels(col, True, False)
+            arrow = pixels(col, False, True) - pixels(col, False, False)
+            assert text and arrow, col
+            assert not text & arrow, f"the sort indicator covers {titles[col]!r}"
+    finally:
+        model.HEADERS = titles
+
+
+def test_ids_are_formatted_with_separators(qtbot, gpt2):
+    hub = StateHub()
+    hub.show_loaded(gpt2)
+    view = table_for(qtbot, hub)
+    model = view.model
+    assert model.data(model.index(model.row_of_id(50256), 0)) == "50,256"
+    row = model.row_of_id(gpt2.merge_rows[1234].new_id)
+    assert model.data(model.index(row, 3)) == "1,234"
+    from bpe_studio.gui.views.merge_list import MergeListView
+
+    merges = MergeListView(hub)
+    qtbot.addWidget(merges)
+    assert merges.model.data(merges.model.index(1234, 0)) == "1,234"
+
+
+def test_first_launch_shows_hints_not_axes(qtbot, window):
+    chart = window.chart
+    assert chart._pairs_note.isVisible() and chart._note.isVisible()
+    for plot in (chart.pairs_plot, chart.decay_plot):
+        assert not plot.getAxis("left").isVisible()
+        assert not plot.getAxis("bottom").isVisible()

@@ -1,0 +1,154 @@
+"""The merge list, vocabulary table and pair chart at the timeline's step k (issue 9), and the
+run's pre-token counts they rely on.
+
+References are computed here, independently: the pre-token counts with ``count_file``, the pairs
+before merge k by applying merges one after another in plain Python, the marks at k from the
+trainer's own merge records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from gui_helpers import EOT, train_in_window
+from PySide6.QtCore import Qt
+
+from bpe_studio.core import count_file
+from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.models import LATER, TOKEN_ID_ROLE
+from bpe_studio.gui.views.pair_chart import pair_label
+
+VOCAB = 600
+
+
+def slow_top_pairs(counts, merges, n):
+    pairs: Counter = Counter()
+    for word, freq in counts.items():
+        tokens = [bytes([b]) for b in word]
+        for a, b in merges:
+            out, i = [], 0
+            while i < len(tokens):
+                if i + 1 < len(tokens) and tokens[i] == a and tokens[i + 1] == b:
+                    out.append(a + b)
+                    i += 2
+                else:
+                    out.append(tokens[i])
+                    i += 1
+            tokens = out
+        for pair in zip(tokens, tokens[1:]):
+            pairs[pair] += freq
+    ranked = sorted(pairs.items(), key=lambda item: (item[1], item[0]), reverse=True)
+    return [(a, b, c) for (a, b), c in ranked[:n]]
+
+
+@pytest.fixture
+def trained(qtbot, window):
+    train_in_window(qtbot, window, DEMO_CORPUS, VOCAB)
+    qtbot.waitUntil(lambda: not window.chart.pending, timeout=30_000)
+    return window
+
+
+def at_step(qtbot, window, k):
+    window.hub.select_step(k)
+    qtbot.waitUntil(lambda: not window.chart.pending, timeout=30_000)
+
+
+def test_the_run_keeps_its_pretoken_counts(trained):
+    counts = trained.hub.state.pretoken_counts
+    assert counts is not None
+    assert dict(counts) == dict(count_file(DEMO_CORPUS, [EOT]))
+
+
+def test_pair_chart_shows_the_pairs_before_merge_k(qtbot, trained):
+    state, chart = trained.hub.state, trained.chart
+    steps = list(state.record)
+    counts = dict(count_file(DEMO_CORPUS, [EOT]))
+    for k in (0, 1, 9, 30):
+        at_step(qtbot, trained, k)
+        merges = [(s.left, s.right) for s in steps[:k]]
+        assert chart.shown_pairs() == slow_top_pairs(counts, merges, chart.top_k), f"k={k}"
+    for k in (0, 57, 200, len(steps) - 1):
+        at_step(qtbot, trained, k)
+        s = steps[k]
+        # Independent of any recount: the pair the trainer merged next, with its count.
+        assert chart.shown_pairs()[0] == (s.left, s.right, s.count)
+        assert pair_label(s.left, s.right) in chart.pairs_plot.titleLabel.item.toPlainText()
+        assert chart.cursor_step() == k
+
+
+def test_pair_chart_step_requests_latest_wins(qtbot, trained):
+    # Many steps asked for at once: the chart ends on the last one asked.
+    for k in range(100, 140):
+        trained.hub.select_step(k)
+    qtbot.waitUntil(lambda: not trained.chart.pending, timeout=30_000)
+    s = trained.hub.state.record[139]
+    assert trained.chart.shown_pairs()[0] == (s.left, s.right, s.count)
+
+
+def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained):
+    view, hub = trained.merge_list, trained.hub
+    picked: list[int] = []
+    hub.token_selected.connect(picked.append)
+    at_step(qtbot, trained, 25)
+    assert view.selected_rank() == 24
+    assert picked == []  # following the step selects no token
+    model = view.model
+    fg = Qt.ItemDataRole.ForegroundRole
+    assert model.data(model.index(24, 1), fg) is None
+    assert model.data(model.index(25, 1), fg) == LATER
+    # A click on a merge selects the token it made; a double-click shows the step after it.
+    row = 40
+    rect = view.table.visualRect(model.index(row, 1))
+    view.table.scrollTo(model.index(row, 1))
+    rect = view.table.visualRect(model.index(row, 1))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert picked == [hub.state.record[row].new_id]
+    qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert hub.state.step == row + 1 and not hub.state.live
+
+
+def test_vocabulary_greys_and_hides_tokens_after_step(qtbot, trained):
+    view, hub = trained.vocab_table, trained.hub
+    steps = list(hub.state.record)
+    k = 50
+    at_step(qtbot, trained, k)
+    model, fg = view.model, Qt.ItemDataRole.ForegroundRole
+    for s in (steps[0], steps[k - 1], steps[k], steps[-1]):
+        row = model.row_of_id(s.new_id)
+        expected = LATER if s.rank >= k else None
+        assert model.data(model.index(row, 1), fg) == expected
+    view.hide_box.setChecked(True)
+    qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+    shown = {
+        view.proxy.data(view.proxy.index(r, 0), TOKEN_ID_ROLE) for r in range(view.proxy.rowCount())
+    }
+    assert shown == set(range(257)) | {s.new_id for s in steps[:k]}
+    # The timeline moves: the hidden set follows.
+    at_step(qtbot, trained, 10)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.rowCount() == 267, timeout=30_000)
+    view.hide_box.setChecked(False)
+    qtbot.waitUntil(lambda: not view.busy, timeout=30_000)
+    assert view.proxy.rowCount() == VOCAB
+
+
+def test_all_views_show_the_same_step_in_every_frame(qtbot, window):
+    seen: list[tuple[int, int, int, int]] = []
+
+    def check() -> None:
+        s = window.hub.state
+        seen.append(
+            (
+                s.step,
+                window.merge_list.model.rowCount(),
+                window.vocab_table.model.rowCount() - 257,
+                len(window.chart.curve_data()[0]),
+            )
+        )
+
+    window.hub.updated.connect(check)
+    train_in_window(qtbot, window, DEMO_CORPUS, 1500)
+    merging = [frame for frame in seen if frame[0] > 0]
+    assert merging, "no frame was published"
+    for frame in merging:
+        assert len(set(frame)) == 1, frame
