@@ -1,4 +1,4 @@
-"""The main window: lays out the training controls and the four views, and wires them.
+"""The main window: lays out the training controls, the timeline and the views, and wires them.
 
 What it does: creates the :class:`~bpe_studio.gui.hub.StateHub` (the one state every view
 reads) and the :class:`~bpe_studio.gui.controller.Controller` (which changes it), binds each
@@ -30,8 +30,10 @@ from .controls import TrainingPanel
 from .hub import StateHub
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
+from .views.compression_plot import CompressionPlot
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
+from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
 from .views.vocab_table import VocabTableView
 
@@ -57,11 +59,14 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.chart = PairChart(self.hub)
         self.vocab_table = VocabTableView(self.hub)
         self.editor = TokenEditor()
+        self.timeline = TimelineBar(self.hub)
+        self.curve = CompressionPlot(self.hub)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
         top.addWidget(self.chart)
-        top.setSizes([430, 970])
+        top.addWidget(self.curve)
+        top.setSizes([400, 620, 380])
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
         bottom.addWidget(self.editor)
@@ -78,6 +83,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(6)
         layout.addWidget(self.panel)
+        layout.addWidget(self.timeline)
         layout.addWidget(body, 1)
         self.setCentralWidget(central)
         self.statusBar()
@@ -94,6 +100,11 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.save_button.clicked.connect(self._choose_save_directory)
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
+        self.curve.error.connect(self.show_error)
+        self.curve.open_button.clicked.connect(self._choose_heldout)
+        encoded = getattr(self.editor, "encoded", None)  # (tokens, bytes) of the editor's text
+        if encoded is not None:
+            encoded.connect(self.curve.set_editor_count)
         self.editor.bind(self.hub)
         self.editor.set_text(SAMPLE_TEXT)
 
@@ -164,6 +175,17 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             self.open_corpus(path)
 
     @Slot()
+    def _choose_heldout(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open held-out text",
+            str(self.curve.heldout.parent),
+            "Text files (*.txt *.text *.md);;All files (*)",
+        )
+        if path:
+            self.curve.open_heldout(path)
+
+    @Slot()
     def _choose_save_directory(self) -> None:
         directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
         if directory:
@@ -202,7 +224,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             self.open_corpus(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self.timeline.shutdown()
         self.controller.shutdown()
+        self.curve.shutdown()
         self.editor.shutdown()
         super().closeEvent(event)
 
