@@ -7,7 +7,8 @@ import pytest
 from gui_helpers import EOT
 
 from bpe_studio.core import Tokenizer, iter_merges, train_bpe
-from bpe_studio.gui.curves import CurveFeeder, live_curve_threads, read_slice
+from bpe_studio.gui.curve_server import TextSpec, read_slice
+from bpe_studio.gui.curves import CurveFeeder, live_curve_threads
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.replay import Pace
 from bpe_studio.gui.state import RunSettings
@@ -61,21 +62,22 @@ def test_pace():
             Pace(**bad)
 
 
-def test_feeder_in_batches_equals_the_truncated_tokenizer(qtbot, corpus):
+def test_feeder_in_batches_equals_the_truncated_tokenizer(qtbot, corpus, tmp_path):
     steps = list(iter_merges(corpus, 290, [EOT]))
     vocab, merges = train_bpe(corpus, 290, [EOT])
     tok = Tokenizer(vocab, merges, [EOT])
     held = "the rat sat on a hat; that cat"
+    (tmp_path / "a.txt").write_text(held, encoding="utf-8")
     feeder = CurveFeeder()
     try:
-        feeder.begin({"a": ("a", lambda: held)}, [EOT], "gpt2", steps[:5])
+        feeder.begin({"a": TextSpec(tmp_path / "a.txt")}, [EOT], "gpt2", steps[:5])
         feeder.feed(steps[5:11])
         feeder.feed(steps[11:])
         qtbot.waitUntil(lambda: not feeder.busy)
         counts = feeder.series["a"].tokens
         assert list(counts) == [len(tok.truncated(k).encode(held)) for k in range(len(steps) + 1)]
         # A new begin drops the old curves; a failing reader is reported, not raised.
-        feeder.begin({"b": ("nowhere.txt", lambda: open("/nonexistent/nowhere.txt").read())})
+        feeder.begin({"b": TextSpec(tmp_path / "nowhere.txt")})
         qtbot.waitUntil(lambda: not feeder.busy)
         assert feeder.series == {}
         assert "nowhere.txt" in feeder.take_failures()[0]

@@ -5,7 +5,7 @@ in-sample slice of the corpus (its first ~1 MB) and of a held-out text (the bund
 validation sample unless the user opens another, "Open held-out..."), as curves over the merge
 index, plus the editor's own bytes per token as points at the steps it was measured. A vertical
 cursor marks the timeline's step, and the title line gives each value at that step. The counts
-are computed by a :class:`~bpe_studio.gui.curves.CurveFeeder` thread fed with the merges as
+are computed by a :class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as
 they are published (for a loaded tokenizer: all its merges at once); this view polls it a few
 times a second while it works and redraws in place (``setData``). "Record" turns it off.
 What it leaves out: the counting (``core.compression``), the thread (``curves``).
@@ -13,6 +13,7 @@ What it leaves out: the counting (``core.compression``), the thread (``curves``)
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,16 +25,17 @@ from ..curves import (
     DEFAULT_HELDOUT,
     HELD_OUT,
     IN_SAMPLE,
+    IN_SAMPLE_BYTES,
     CurveFeeder,
     CurveSeries,
-    read_slice,
-    read_text,
+    TextSpec,
 )
 from ..hub import StateHub
 from ..state import Phase
 from .common import ACCENT, CURVE, MUTED, steady_label, title_label
 
 POLL_MS = 200  # how often the view looks at the feeder's progress while it works
+DRAW_EVERY = 0.5  # s: the least time between two redraws while the curves grow
 COLOURS = {IN_SAMPLE: CURVE, HELD_OUT: ACCENT}
 
 
@@ -107,21 +109,20 @@ class CompressionPlot(QWidget):
         hub.reset.connect(self._on_reset)
         hub.merges_added.connect(self._on_merges)
         hub.step_changed.connect(self._show_step)
-        hub.updated.connect(self._on_poll)
+        self._last_draw = 0.0  # time.perf_counter() of the last redraw
+        self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
 
     # ------------------------------------------------------------ inputs
     @property
     def recording(self) -> bool:
         return self.record_box.isChecked()
 
-    def _texts(self) -> dict[str, tuple[str, object]]:
+    def _texts(self) -> dict[str, TextSpec]:
         state = self.hub.state
-        texts: dict[str, tuple[str, object]] = {}
+        texts: dict[str, TextSpec] = {}
         if state.loaded is None and state.corpus is not None:
-            corpus = state.corpus
-            texts[IN_SAMPLE] = (corpus.name, lambda: read_slice(corpus))
-        heldout = self.heldout
-        texts[HELD_OUT] = (heldout.name, lambda: read_text(heldout))
+            texts[IN_SAMPLE] = TextSpec(state.corpus, IN_SAMPLE_BYTES)
+        texts[HELD_OUT] = TextSpec(self.heldout)
         return texts
 
     def _pattern(self) -> str:
@@ -169,8 +170,7 @@ class CompressionPlot(QWidget):
         self.heldout = Path(path)
         state = self.hub.state
         if self.recording and state.phase is not Phase.IDLE:
-            heldout = self.heldout
-            self.feeder.add_text(HELD_OUT, heldout.name, lambda: read_text(heldout))
+            self.feeder.add_text(HELD_OUT, TextSpec(self.heldout))
             self._work_started()
 
     @Slot(int, int)
@@ -195,13 +195,18 @@ class CompressionPlot(QWidget):
     def _on_poll(self) -> None:
         for message in self.feeder.take_failures():
             self.error.emit("Cannot measure compression", message)
+        busy = self.feeder.busy
         if self.feeder.version != self._drawn:
-            self._draw()
-        if not self.feeder.busy and self.feeder.version == self._drawn:
+            # subtle: every redraw repaints the plot with the trainer held (responsiveness),
+            # so while the curves grow they are redrawn at most every DRAW_EVERY seconds.
+            if not busy or time.perf_counter() - self._last_draw >= DRAW_EVERY:
+                self._draw()
+        if not busy and self.feeder.version == self._drawn:
             self._poll.stop()
 
     def _draw(self) -> None:
         self._drawn = self.feeder.version
+        self._last_draw = time.perf_counter()
         series = self.feeder.series
         for name, line in self.lines.items():
             s = series.get(name)
@@ -211,7 +216,10 @@ class CompressionPlot(QWidget):
             counts = np.frombuffer(s.counts(), dtype=np.int64).astype(np.float64)
             ys = np.divide(s.bytes, counts, out=np.zeros_like(counts), where=counts > 0)
             line.setData(np.arange(len(ys), dtype=np.float64), ys)
-        self._label_legend(series)
+        legend = {n: (s.source, s.bytes, s.error) for n, s in series.items()}
+        if legend != self._legend_for:
+            self._legend_for = legend
+            self._label_legend(series)
         self._show_step()
 
     def _label_legend(self, series: dict[str, CurveSeries]) -> None:
