@@ -200,3 +200,16 @@ def test_recording_off_computes_nothing(qtbot, window):
     window.curve.record_box.setChecked(True)  # turned on afterwards: catches up
     wait_curves(qtbot, window)
     assert len(window.curve.feeder.series[IN_SAMPLE].tokens) == window.state.published + 1
+
+
+def test_editor_counts_are_points_at_the_step(qtbot, trained):
+    window, _ = trained
+    curve = window.curve
+    window.timeline.select_step(40)
+    curve.set_editor_count(100, 250)  # what TokenEditor.encoded(tokens, bytes) reports
+    window.timeline.select_step(90)
+    curve.set_editor_count(80, 250)
+    xs, ys = curve.editor_dots.getData()
+    assert list(xs) == [40, 90] and list(ys) == [2.5, 250 / 80]
+    assert "editor 3.12" in curve.value_label.text()
+    assert curve.legend.getLabel(curve.editor_dots).text == "editor text"

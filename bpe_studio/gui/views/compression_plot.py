@@ -82,10 +82,11 @@ class CompressionPlot(QWidget):
         self.lines: dict[str, pg.PlotDataItem] = {}
         for name in (IN_SAMPLE, HELD_OUT):
             self.lines[name] = plot.plot([], [], pen=pg.mkPen(COLOURS[name], width=2), name=name)
+        # Listed in the legend once the editor reports a count (TokenEditor.encoded).
         self.editor_dots = pg.ScatterPlotItem(
-            size=7, brush=pg.mkBrush("#2f9e44"), pen=pg.mkPen("#2b8a3e"), name="editor text"
+            size=7, brush=pg.mkBrush("#2f9e44"), pen=pg.mkPen("#2b8a3e")
         )
-        plot.addItem(self.editor_dots)  # named: the legend lists it
+        plot.addItem(self.editor_dots)
         self.cursor = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(MUTED, width=1, dash=[4, 3]))
         plot.addItem(self.cursor, ignoreBounds=True)
 
@@ -180,6 +181,8 @@ class CompressionPlot(QWidget):
         state = self.hub.state
         if state.picked is not None or tokens <= 0:
             return
+        if not self._editor_points and self.legend.getLabel(self.editor_dots) is None:
+            self.legend.addItem(self.editor_dots, "editor text")
         self._editor_points[state.step] = size / tokens
         xs = np.fromiter(self._editor_points.keys(), dtype=float)
         ys = np.fromiter(self._editor_points.values(), dtype=float)
