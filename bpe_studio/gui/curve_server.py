@@ -20,6 +20,7 @@ from typing import NamedTuple
 from ..core import CompressionCurve
 
 IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
+HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
 
 
 class TextSpec(NamedTuple):
@@ -49,12 +50,13 @@ def read_slice(path: Path, limit: int = IN_SAMPLE_BYTES) -> str:
     before an incomplete character). Raises ``ValueError`` naming the file for bad UTF-8."""
     with open(path, "rb") as f:
         data = f.read(limit + 1)
-    if len(data) > limit:
+    cut_short = len(data) > limit
+    if cut_short:
         data = data[:limit]
         cut = data.rfind(b"\n")
         if cut > 0:
             data = data[: cut + 1]
-    return _decode(path, data, partial_tail=True)
+    return _decode(path, data, partial_tail=cut_short)
 
 
 def read_text(path: Path) -> str:

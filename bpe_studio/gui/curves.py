@@ -24,13 +24,21 @@ from importlib.resources import files
 from pathlib import Path
 
 from ..core.corpus import mp_context
-from .curve_server import IN_SAMPLE_BYTES, Merge, TextSpec, serve
+from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
 
 # The held-out text of the demo: TinyStories' validation split (resources/README.md).
 DEFAULT_HELDOUT = Path(str(files("bpe_studio.resources") / "heldout" / "tinystories_valid.txt"))
+SHUTDOWN_WAIT = 2.0  # s: how long closing waits for the curves before ending their process
 IN_SAMPLE = "in-sample"
 HELD_OUT = "held-out"
-__all__ = ["IN_SAMPLE_BYTES", "CurveFeeder", "CurveSeries", "TextSpec", "live_curve_threads"]
+__all__ = [
+    "HELD_OUT_BYTES",
+    "IN_SAMPLE_BYTES",
+    "CurveFeeder",
+    "CurveSeries",
+    "TextSpec",
+    "live_curve_threads",
+]
 
 # Every feeder started and not yet shut down: tests assert none is left after closing.
 _LIVE: set[CurveFeeder] = set()
@@ -139,11 +147,14 @@ class CurveFeeder:
         if thread is None:
             return
         self._queue.put(None)
-        thread.join()
+        thread.join(SHUTDOWN_WAIT)
         process, self._process = self._process, None
         if process is not None:
-            process.join(5)
-            if process.is_alive():  # stuck in a long computation: it holds nothing of ours
+            if thread.is_alive():  # stuck in a long computation: it holds nothing of ours
+                process.terminate()
+                thread.join(SHUTDOWN_WAIT)  # its recv ends with EOFError
+            process.join(SHUTDOWN_WAIT)
+            if process.is_alive():
                 process.terminate()
                 process.join()
         if self._conn is not None:

@@ -95,3 +95,6 @@ def test_read_slice_cuts_at_a_line_or_a_whole_character(tmp_path):
     path.write_bytes(b"ok\xff\n")
     with pytest.raises(ValueError, match="t.txt: not UTF-8 text"):
         read_slice(path, 100)
+    path.write_bytes(b"ok " + "é".encode()[:1])  # whole file, not cut: a bad end is bad
+    with pytest.raises(ValueError, match="not UTF-8 text"):
+        read_slice(path, 100)

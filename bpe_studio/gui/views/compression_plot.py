@@ -2,13 +2,14 @@
 
 What it does: :class:`CompressionPlot` draws, for the run on screen, the bytes per token of an
 in-sample slice of the corpus (its first ~1 MB) and of a held-out text (the bundled TinyStories
-validation sample unless the user opens another, "Open held-out..."), as curves over the merge
-index, plus the editor's own bytes per token as points at the steps it was measured. A vertical
-cursor marks the timeline's step, and the title line gives each value at that step. The counts
-are computed by a :class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as
-they are published (for a loaded tokenizer: all its merges at once); this view polls it a few
+validation sample unless the user opens another, "Open held-out...", of which the first ~10 MB
+count), as curves over the merge index, plus the editor's own bytes per token as points at the
+steps it was measured. A vertical cursor marks the timeline's step, and the line above the plot
+gives each value at that step. The counts are computed by a
+:class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as they are
+published (for a loaded tokenizer: all its merges at once); this view polls it a few
 times a second while it works and redraws in place (``setData``). "Record" turns it off.
-What it leaves out: the counting (``core.compression``), the thread (``curves``).
+What it leaves out: the counting (``core.compression``), its thread and process (``curves``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBox
 from ..curves import (
     DEFAULT_HELDOUT,
     HELD_OUT,
+    HELD_OUT_BYTES,
     IN_SAMPLE,
     IN_SAMPLE_BYTES,
     CurveFeeder,
@@ -123,7 +125,7 @@ class CompressionPlot(QWidget):
         texts: dict[str, TextSpec] = {}
         if state.loaded is None and state.corpus is not None:
             texts[IN_SAMPLE] = TextSpec(state.corpus, IN_SAMPLE_BYTES)
-        texts[HELD_OUT] = TextSpec(self.heldout)
+        texts[HELD_OUT] = TextSpec(self.heldout, HELD_OUT_BYTES)
         return texts
 
     def _pattern(self) -> str:
@@ -171,7 +173,7 @@ class CompressionPlot(QWidget):
         self.heldout = Path(path)
         state = self.hub.state
         if self.recording and state.phase is not Phase.IDLE:
-            self.feeder.add_text(HELD_OUT, TextSpec(self.heldout))
+            self.feeder.add_text(HELD_OUT, TextSpec(self.heldout, HELD_OUT_BYTES))
             self._work_started()
 
     @Slot(int, int)
