@@ -5,16 +5,21 @@ For each corpus it measures, best of ``--repeat`` runs:
   the merge phase and the whole call;
 - GUI: the real main window (offscreen), Train clicked, until the result arrives; the merge
   phase as the worker timed it, the whole run from the click, and the largest gap between two
-  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran;
+  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran; with the
+  compression curve's recording off and on (``--curve``), and with it on, how long its thread
+  still needed after the run ended (``curve_lag_s``). The three kinds of run take turns, so a
+  loaded machine slows them alike;
 - the editor: pasting 1 MB of English and Chinese, the time the paste itself takes on the GUI
   thread and the largest heartbeat gap until the background tokenizing is done.
 
 These are the timings the GUI tests do not assert (they would measure the machine).
 
     QT_QPA_PLATFORM=offscreen python benchmarks/gui_bench.py [--repeat 3] [--json out.json]
+        [--curve off|on|both] [--english-mb 20] [--no-paste]
 
 Corpora: the bundled TinyStories sample (vocab 10,000) and, when ``../shared/corpora`` (or
-``$BPE_STUDIO_CORPORA``) is there, ``english_books.txt`` (38 MB, vocab 10,000).
+``$BPE_STUDIO_CORPORA``) is there, the first ``--english-mb`` MB of ``english_books.txt``
+(line-aligned, as the training benchmark takes it; 0: the whole 38 MB), vocab 10,000.
 """
 
 from __future__ import annotations
@@ -30,18 +35,24 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.corpora import line_slice, scratch_dir  # noqa: E402
 from bpe_studio.core import trainer_from_file  # noqa: E402
 from bpe_studio.gui.app import DEMO_CORPUS  # noqa: E402
 
 SPECIALS = ["<|endoftext|>"]
 
 
-def corpora() -> list[tuple[str, Path, int]]:
+def corpora(english_mb: float, scratch: Path) -> list[tuple[str, Path, int]]:
     found = [("tinystories sample (2.1 MB)", DEMO_CORPUS, 10_000)]
     shared = Path(os.environ.get("BPE_STUDIO_CORPORA", ROOT.parent / "shared" / "corpora"))
     books = shared / "english_books.txt"
     if books.exists():
-        found.append(("english_books (37.9 MB)", books, 10_000))
+        if english_mb:
+            sliced = scratch / "english_books_slice.txt"
+            sliced.write_bytes(line_slice(books, 0, int(english_mb * 1_000_000)))
+            found.append((f"english_books, first {english_mb:g} MB", sliced, 10_000))
+        else:
+            found.append(("english_books (37.9 MB)", books, 10_000))
     return found
 
 
@@ -54,7 +65,7 @@ def headless(path: Path, vocab_size: int) -> dict:
     return {"merges": merges, "merge_seconds": end - merge_start, "total_seconds": end - start}
 
 
-def gui(path: Path, vocab_size: int) -> dict:
+def gui(path: Path, vocab_size: int, curve: bool = False) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -68,6 +79,7 @@ def gui(path: Path, vocab_size: int) -> dict:
     window.open_corpus(path)
     window.panel.vocab_spin.setValue(vocab_size)
     window.panel.workers_spin.setValue(os.cpu_count() or 1)
+    window.curve.record_box.setChecked(curve)
 
     state = {"last": 0.0, "gap": 0.0, "on": False, "where": ""}
 
@@ -94,6 +106,12 @@ def gui(path: Path, vocab_size: int) -> dict:
     total = time.perf_counter() - start
     state["on"] = False
     heart.stop()
+    ended = time.perf_counter()
+    while window.curve.feeder.busy:  # the curve's thread catching up with the last merges
+        app.processEvents()
+        time.sleep(0.005)
+    curve_lag = time.perf_counter() - ended
+    curves = {n: len(s.tokens) - 1 for n, s in window.curve.feeder.series.items()}
     result = window.state.result
     window.close()
     app.processEvents()
@@ -107,6 +125,8 @@ def gui(path: Path, vocab_size: int) -> dict:
         "total_seconds": total,
         "max_gap_ms": state["gap"] * 1000,
         "where": state["where"],
+        "curve_lag_s": curve_lag,
+        "curve_merges": curves,
     }
 
 
@@ -161,42 +181,70 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--verbose", action="store_true", help="print every GUI run")
+    parser.add_argument(
+        "--curve", choices=["off", "on", "both"], default="both", help="compression curve"
+    )
+    parser.add_argument(
+        "--english-mb", type=float, default=20, help="MB of english_books.txt (0: all)"
+    )
+    parser.add_argument("--no-paste", action="store_true", help="skip the editor paste")
+    parser.add_argument("--english-only", action="store_true", help="skip the bundled sample")
     args = parser.parse_args()
+    modes = {"off": [False], "on": [True], "both": [False, True]}[args.curve]
     rows = []
-    for name, path, vocab_size in corpora():
-        h = [headless(path, vocab_size) for _ in range(args.repeat)]
-        g = [gui(path, vocab_size) for _ in range(args.repeat)]
+    scratch = scratch_dir()
+    found = corpora(args.english_mb, Path(scratch.name))
+    if args.english_only:
+        found = [c for c in found if c[0].startswith("english")]
+        if not found:
+            parser.error("english_books.txt not found (set BPE_STUDIO_CORPORA)")
+    for name, path, vocab_size in found:
+        h: list[dict] = []
+        g: dict[bool, list[dict]] = {mode: [] for mode in modes}
+        for _ in range(args.repeat):  # taking turns: the machine's load falls on all alike
+            h.append(headless(path, vocab_size))
+            for mode in modes:
+                g[mode].append(gui(path, vocab_size, curve=mode))
         if args.verbose:
-            for r in g:
-                print(
-                    "  GUI run:",
-                    {k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()},
-                    flush=True,
-                )
+            for mode in modes:
+                for r in g[mode]:
+                    shown = {k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()}
+                    print(f"  GUI run (curve {'on' if mode else 'off'}):", shown, flush=True)
         hb = min(h, key=lambda r: r["merge_seconds"])
-        gb = min(g, key=lambda r: r["merge_seconds"])
-        assert hb["merges"] == gb["merges"], (hb, gb)
-        row = {
-            "corpus": name,
-            "vocab_size": vocab_size,
-            "merges": hb["merges"],
-            "headless_merges_per_s": hb["merges"] / hb["merge_seconds"],
-            "gui_merges_per_s": gb["merges"] / gb["merge_seconds"],
-            "headless_total_s": min(r["total_seconds"] for r in h),
-            "gui_total_s": min(r["total_seconds"] for r in g),
-            "max_heartbeat_gap_ms": max(r["max_gap_ms"] for r in g),
-        }
-        row["gui_vs_headless"] = row["gui_merges_per_s"] / row["headless_merges_per_s"]
-        rows.append(row)
-        print(
-            f"{name}: {row['merges']:,} merges | headless {row['headless_merges_per_s']:,.0f}"
-            f" merges/s | GUI {row['gui_merges_per_s']:,.0f} merges/s"
-            f" ({row['gui_vs_headless']:.0%}) | whole run headless"
-            f" {row['headless_total_s']:.2f} s, GUI {row['gui_total_s']:.2f} s"
-            f" | max GUI heartbeat gap {row['max_heartbeat_gap_ms']:.0f} ms"
-            f" (worst of {args.repeat} runs)",
-            flush=True,
-        )
+        for mode in modes:
+            gb = min(g[mode], key=lambda r: r["merge_seconds"])
+            assert hb["merges"] == gb["merges"], (hb, gb)
+            if mode:
+                assert set(gb["curve_merges"].values()) == {gb["merges"]}, gb["curve_merges"]
+            row = {
+                "corpus": name,
+                "curve": "on" if mode else "off",
+                "vocab_size": vocab_size,
+                "merges": hb["merges"],
+                "headless_merges_per_s": hb["merges"] / hb["merge_seconds"],
+                "gui_merges_per_s": gb["merges"] / gb["merge_seconds"],
+                "headless_total_s": min(r["total_seconds"] for r in h),
+                "gui_total_s": min(r["total_seconds"] for r in g[mode]),
+                "max_heartbeat_gap_ms": max(r["max_gap_ms"] for r in g[mode]),
+                "curve_lag_s": max(r["curve_lag_s"] for r in g[mode]),
+            }
+            row["gui_vs_headless"] = row["gui_merges_per_s"] / row["headless_merges_per_s"]
+            rows.append(row)
+            print(
+                f"{name}, curve {row['curve']}: {row['merges']:,} merges | headless"
+                f" {row['headless_merges_per_s']:,.0f} merges/s | GUI"
+                f" {row['gui_merges_per_s']:,.0f} merges/s ({row['gui_vs_headless']:.0%})"
+                f" | whole run headless {row['headless_total_s']:.2f} s, GUI"
+                f" {row['gui_total_s']:.2f} s | max GUI heartbeat gap"
+                f" {row['max_heartbeat_gap_ms']:.0f} ms | curve done"
+                f" {row['curve_lag_s']:.2f} s after the run (worst of {args.repeat} runs)",
+                flush=True,
+            )
+    scratch.cleanup()
+    if args.no_paste:
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        return 0
     pastes = [paste() for _ in range(args.repeat)]
     row = {
         "corpus": "editor: 1 MB paste",

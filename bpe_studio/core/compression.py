@@ -29,7 +29,8 @@ from .trainer import MergeStep
 
 
 class CompressionCurve:
-    """The token count of ``text`` as merges are applied.
+    """The token count of ``text`` as merges are applied; ``pattern`` is the pre-tokenization
+    pattern of the tokenizer whose merges are applied (a name or a regex, as for ``count_text``).
 
     >>> curve = CompressionCurve("abab ab<|endoftext|>", ["<|endoftext|>"])
     >>> curve.bytes, curve.tokens  # 7 bytes of text, one special token
@@ -40,14 +41,16 @@ class CompressionCurve:
     4
     """
 
-    def __init__(self, text: str, special_tokens: Iterable[str] = ()) -> None:
+    def __init__(
+        self, text: str, special_tokens: Iterable[str] = (), *, pattern: str = "gpt2"
+    ) -> None:
         specials = Specials.of(special_tokens)
         try:
             size = len(text.encode("utf-8"))
         except UnicodeEncodeError:  # surrogates: encoded as the tokenizer does
             text = replace_surrogates(text)
             size = len(text.encode("utf-8"))
-        counts = count_text(text, specials.tokens)
+        counts = count_text(text, specials.tokens, pattern=pattern)
         #: UTF-8 length of the text (special tokens included).
         self.bytes: int = size
         #: How many merges have been applied.

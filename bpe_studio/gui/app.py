@@ -6,7 +6,8 @@ display and (one line, exit code 3) when the installed PySide6 is a build known 
 (:mod:`.qt_check`), creates the ``QApplication`` (or reuses one), applies the style sheet and
 the icon from the package ``bpe_studio.resources`` (read with ``importlib.resources``), shows
 the main window and, for ``--demo``, starts training on the bundled TinyStories sample
-(:data:`DEMO_CORPUS`).
+(:data:`DEMO_CORPUS`) and, once it is trained, replays the run over about 20 seconds (with
+Skip to jump to the end) so a first-time user watches it learn.
 What it leaves out: the headless commands (``bpe_studio.cli``).
 """
 
@@ -91,6 +92,26 @@ def app_icon():  # -> QIcon
     return icon
 
 
+def start_demo(window) -> bool:  # window: MainWindow
+    """Train on the bundled sample, then replay the run at the demo's pace; False if training
+    did not start."""
+    from .replay import DEMO_PACE
+
+    if not window.open_corpus(DEMO_CORPUS):
+        return False
+    window.panel.vocab_spin.setValue(DEMO_VOCAB_SIZE)
+    if not window.start_training():
+        return False
+    session = window.controller.session
+
+    def replay(result: object) -> None:
+        if result is not None:  # a failed run has nothing to replay (its error is shown)
+            window.timeline.replay.start(DEMO_PACE)
+
+    session.finished.connect(replay)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the app until its window closes; returns the exit code."""
     try:
@@ -113,9 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     window.setWindowIcon(app.windowIcon())
     window.show()
     if args.demo:
-        if window.open_corpus(DEMO_CORPUS):
-            window.panel.vocab_spin.setValue(DEMO_VOCAB_SIZE)
-            window.start_training()
+        start_demo(window)
     elif args.corpus:
         window.open_corpus(args.corpus)
     code = app.exec()

@@ -32,6 +32,8 @@ class StateHub(QObject):
     corpus_changed = Signal()
     merges_added = Signal(int, int)  # first, last index into state.merge_rows now published
     step_changed = Signal(int)  # the step every view shows
+    live_changed = Signal(bool)  # state.live: the step follows the newest merge (or not)
+    replay_changed = Signal(bool)  # state.replaying: a replay animates the step
     tokenizer_changed = Signal()  # state.shown (the editor's tokenizer) was replaced
     token_selected = Signal(int)  # a token id, selected in any view
     updated = Signal()  # end of a frame: redraw whatever depends on progress, pairs, step
@@ -211,17 +213,33 @@ class StateHub(QObject):
 
     def select_step(self, k: int) -> None:
         """Show step ``k`` (clamped to 0..published) everywhere; leaves live mode
-        (:meth:`follow_live` returns to it)."""
+        (:meth:`follow_live` returns to it). Cheap: called for every frame of a drag or a
+        replay, so the views connected to ``step_changed`` do their heavy work off-thread."""
         s = self.state
         k = max(0, min(k, s.published))
-        s.live = False
+        if s.live:
+            s.live = False
+            self.live_changed.emit(False)
         if k != s.step:
             s.step = k
             self.step_changed.emit(k)
 
+    def step_by(self, delta: int) -> None:
+        """Move the step by ``delta`` merges (leaves live mode)."""
+        self.select_step(self.state.step + delta)
+
     def follow_live(self) -> None:
-        self.state.live = True
+        """Follow the newest merge again (the step jumps to it now)."""
+        if not self.state.live:
+            self.state.live = True
+            self.live_changed.emit(True)
         self.publish()
+
+    def set_replaying(self, replaying: bool) -> None:
+        """A replay started or ended (``replay.Replay`` calls this)."""
+        if replaying != self.state.replaying:
+            self.state.replaying = replaying
+            self.replay_changed.emit(replaying)
 
     def select_token(self, token_id: int) -> None:
         self.state.selected_token = token_id

@@ -1,4 +1,4 @@
-"""The main window: lays out the training controls and the four views, and wires them.
+"""The main window: lays out the training controls, the timeline and the views, and wires them.
 
 What it does: creates the :class:`~bpe_studio.gui.hub.StateHub` (the one state every view
 reads) and the :class:`~bpe_studio.gui.controller.Controller` (which changes it), binds each
@@ -41,12 +41,14 @@ from .loader import (
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting
 from .state import RunState
 from .views.compare import CompareView
+from .views.compression_plot import CompressionPlot
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import TokenizerPicker
 from .views.report import ReportView
+from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
 from .views.vocab_table import VocabTableView
 
@@ -75,11 +77,14 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.picker = TokenizerPicker(self.hub)
         self.ids_panel = IdsPanel(self.editor)
         self.inspector = InspectorPanel(self.hub)
+        self.timeline = TimelineBar(self.hub)
+        self.curve = CompressionPlot(self.hub)
 
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
         top.addWidget(self.chart)
-        top.setSizes([430, 970])
+        top.addWidget(self.curve)
+        top.setSizes([400, 620, 380])
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
         editor_split = QSplitter(Qt.Orientation.Vertical)  # the ids panel under the editor
@@ -107,11 +112,18 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         layout.setContentsMargins(8, 4, 8, 4)
         layout.setSpacing(6)
         layout.addWidget(self.panel)
+        # The timeline belongs to the training page: the step it sets is the run's.
+        train_page = QWidget()
+        train_layout = QVBoxLayout(train_page)
+        train_layout.setContentsMargins(0, 4, 0, 0)
+        train_layout.setSpacing(4)
+        train_layout.addWidget(self.timeline)
+        train_layout.addWidget(body, 1)
         self.compare = CompareView(self.hub)
         self.report = ReportView(self.hub)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(body, "Train && explore")
+        self.tabs.addTab(train_page, "Train && explore")
         self.tabs.addTab(self.compare, "Compare")
         self.tabs.addTab(self.report, "Report")
         layout.addWidget(self.tabs, 1)
@@ -132,6 +144,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         c.confirm = lambda title, question: self.ask(title, question)
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
+        self.curve.error.connect(self.show_error)
+        self.curve.open_button.clicked.connect(self._choose_heldout)
+        self.editor.encoded.connect(self.curve.set_editor_count)  # the editor's bytes/token
         self.editor.bind(self.hub)
         self._connect_inspector()
         self.editor.set_text(SAMPLE_TEXT)
@@ -252,6 +267,17 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         if path:
             self.open_corpus(path)
 
+    @Slot()
+    def _choose_heldout(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Open held-out text",
+            str(self.curve.heldout.parent),
+            "Text files (*.txt *.text *.md);;All files (*)",
+        )
+        if path:
+            self.curve.open_heldout(path)
+
     @Slot(str)
     def _choose_save_directory(self, format: str) -> None:
         directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
@@ -294,8 +320,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             self.open_corpus(path)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self.timeline.shutdown()
         self.controller.shutdown()
         self.picker.shutdown()
+        self.curve.shutdown()
         self.editor.shutdown()
         self.ids_panel.shutdown()
         self.compare.shutdown()

@@ -50,11 +50,6 @@ class RunClock:
         if self._paused_at is None:
             self._paused_at = time.perf_counter()
 
-    def pause_after(self, rank: int) -> None:
-        """Pause right after the merge of ``rank`` (0-based), wherever the GUI is then: the
-        worker pauses itself and the state follows when it reports it."""
-        self.control.pause_after = rank
-
     def resume(self) -> None:
         if self._paused_at is not None:
             self._paused_total += time.perf_counter() - self._paused_at

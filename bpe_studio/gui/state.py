@@ -3,9 +3,10 @@
 What it does: :class:`RunState` holds the corpus, the :class:`Phase`, the record of the run
 (the ``MergeStep`` of every merge so far, oldest first), the vocabulary before the first merge,
 a loaded tokenizer's rows (:class:`MergeRow`, counts unknown), the tokenizer the editor shows,
-the step every view shows (``step``; ``live`` while it follows the newest merge), the latest
-pre-tokenization progress and top pairs, and the run's outcome. Everything a view shows is
-derived from it: the vocabulary at step k, the merges at step k, the status.
+the step every view shows (``step``; ``live`` while it follows the newest merge, ``replaying``
+while a replay animates it), the latest pre-tokenization progress and top pairs, and the run's
+outcome. Everything a view shows is derived from it: the vocabulary at step k, the merges at
+step k, the status.
 Only :class:`~bpe_studio.gui.hub.StateHub` changes it (the session and the controller call the
 hub), and the hub tells the views what changed.
 What it leaves out: signals (``hub``), threads (``session``), widgets (``views/``).
@@ -128,6 +129,7 @@ class RunState:
     picked: TokenizerSource | None = None
     step: int = 0  # the step every view shows: merges 0..step-1 applied
     live: bool = True  # step follows the newest merge
+    replaying: bool = False  # a replay is animating ``step`` from 0 to ``published``
     selected_token: int | None = None
     bytes_done: int = 0
     bytes_total: int = 0

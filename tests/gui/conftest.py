@@ -22,17 +22,22 @@ from gui_helpers import FIXTURES  # noqa: E402
 @pytest.fixture(autouse=True)
 def no_dangling_threads(qapp, qtbot):
     yield
+    from bpe_studio.gui.curves import live_curve_threads
     from bpe_studio.gui.jobs import busy_job_threads
     from bpe_studio.gui.session import live_training_threads
 
     for widget in qapp.topLevelWidgets():
         widget.close()
     try:
-        qtbot.waitUntil(lambda: not (live_training_threads() or busy_job_threads()), timeout=10_000)
+        qtbot.waitUntil(
+            lambda: not (live_training_threads() or busy_job_threads() or live_curve_threads()),
+            timeout=10_000,
+        )
     except qtbot.TimeoutError:
         pass  # reported below
     assert live_training_threads() == 0, "a training QThread was left running"
     assert busy_job_threads() == 0, "a background-job thread was left running"
+    assert live_curve_threads() == 0, "a compression-curve thread or process was left running"
 
 
 @pytest.fixture

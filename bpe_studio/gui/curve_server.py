@@ -1,0 +1,159 @@
+"""The compression curves' own process: reads the texts and applies the merges it is sent.
+
+What it does: :func:`serve` runs in a child process (started by ``curves.CurveFeeder``) and
+answers commands on a pipe: ``begin`` (new texts and the merges so far), ``text`` (add or
+replace one text, caught up with the merges so far), ``merges`` (the next merges) and ``stop``.
+It holds one :class:`~bpe_studio.core.CompressionCurve` per text and replies with the token
+counts after each merge. Why a process: the counting is pure Python, and in a thread of the
+app it would take the GIL from the trainer (docs in ``curves``). :func:`read_slice` and
+:func:`read_text` read the texts, with one-line errors naming the file.
+What it leaves out: threads, Qt (this module must not import it: the child imports it).
+"""
+
+from __future__ import annotations
+
+from array import array
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import NamedTuple
+
+from ..core import CompressionCurve
+
+IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
+HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
+
+
+class TextSpec(NamedTuple):
+    """Where a curve's text comes from: ``path``, its first ~``limit`` bytes or (None) all."""
+
+    path: Path
+    limit: int | None = None
+
+    @property
+    def source(self) -> str:
+        return self.path.name
+
+    def read(self) -> str:
+        return read_text(self.path) if self.limit is None else read_slice(self.path, self.limit)
+
+
+class Merge(NamedTuple):
+    """A merge as sent to the process (what ``CompressionCurve.apply`` reads of a step)."""
+
+    rank: int
+    left: bytes
+    right: bytes
+
+
+def read_slice(path: Path, limit: int = IN_SAMPLE_BYTES) -> str:
+    """The start of a UTF-8 file, about ``limit`` bytes, cut after a line break (or, with none,
+    before an incomplete character). Raises ``ValueError`` naming the file for bad UTF-8."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    cut_short = len(data) > limit
+    if cut_short:
+        data = data[:limit]
+        cut = data.rfind(b"\n")
+        if cut > 0:
+            data = data[: cut + 1]
+    return _decode(path, data, partial_tail=cut_short)
+
+
+def read_text(path: Path) -> str:
+    """A whole UTF-8 file; ``ValueError`` naming the file and byte offset for bad UTF-8."""
+    return _decode(path, Path(path).read_bytes(), partial_tail=False)
+
+
+def _decode(path: Path, data: bytes, *, partial_tail: bool) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # subtle: a slice may end inside a character; only that tail is forgiven.
+        tail = error.start >= len(data) - 3 and error.reason == "unexpected end of data"
+        if partial_tail and tail:
+            return data[: error.start].decode("utf-8")
+        raise ValueError(f"{path}: not UTF-8 text (byte {error.start:,}: {error.reason})") from None
+
+
+def describe(name: str, spec: TextSpec, error: Exception) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return f"{name} text {spec.path}: {error.strerror}"
+    return f"{name} text: {error}"
+
+
+class _Curves:
+    """The child's state: the texts' curves and every merge of the current run so far."""
+
+    def __init__(self) -> None:
+        self.specials: tuple[str, ...] = ()
+        self.pattern = "gpt2"
+        self.merges: list[Merge] = []
+        self.curves: dict[str, CompressionCurve] = {}
+        self.failed: set[str] = set()  # curves whose merges could not be followed
+
+    def add(self, name: str, spec: TextSpec, reply) -> None:
+        try:
+            text = spec.read()
+        except (OSError, ValueError) as error:
+            reply(("failure", describe(name, spec, error)))
+            return
+        curve = CompressionCurve(text, self.specials, pattern=self.pattern)
+        counts, error = _follow(curve, [curve.tokens], self.merges)
+        self.curves[name] = curve
+        self.failed.discard(name)
+        if error is not None:
+            self.failed.add(name)
+        reply(("series", name, spec.source, curve.bytes, counts, error))
+
+    def extend(self, merges: list[Merge], reply) -> None:
+        self.merges.extend(merges)
+        out = {}
+        for name, curve in self.curves.items():
+            if name not in self.failed:
+                counts, error = _follow(curve, [], merges)
+                if error is not None:
+                    self.failed.add(name)
+                out[name] = (counts, error)
+        reply(("extend", out))
+
+
+def _follow(
+    curve: CompressionCurve, counts: list[int], merges: list[Merge]
+) -> tuple[array, str | None]:
+    """Apply ``merges``, appending each count to ``counts``; the error that stopped it, if any."""
+    append, apply = counts.append, curve.apply
+    try:
+        for step in merges:
+            append(apply(step))  # type: ignore[arg-type]  # a Merge answers as a MergeStep
+    except ValueError as error:
+        return array("q", counts), str(error)
+    return array("q", counts), None
+
+
+def serve(conn: Connection) -> None:
+    """The child process's loop; every command is answered with replies, then ``("done",)``."""
+    state = _Curves()
+    reply = conn.send
+    while True:
+        try:
+            command = conn.recv()
+        except EOFError:  # the app is gone
+            return
+        kind = command[0]
+        if kind == "stop":
+            return
+        try:
+            if kind == "begin":
+                _, texts, state.specials, state.pattern, merges = command
+                state.merges, state.curves, state.failed = [], {}, set()
+                state.extend(merges, lambda _: None)
+                for name, spec in texts.items():
+                    state.add(name, spec, reply)
+            elif kind == "text":
+                _, name, spec = command
+                state.add(name, spec, reply)
+            elif kind == "merges":
+                state.extend(command[1], reply)
+        except Exception as error:  # report, and keep serving
+            reply(("failure", f"compression curve: {type(error).__name__}: {error}"))
+        reply(("done",))

@@ -1,0 +1,231 @@
+"""Compression curves computed away from the GUI thread as merges arrive: :class:`CurveFeeder`.
+
+What it does: the GUI thread only enqueues work (``begin``, ``add_text``, ``feed``) and reads
+the results (``series``, one :class:`CurveSeries` per text: ``tokens[k]`` is the text's token
+count after ``k`` merges). A feeder thread hands the work to a child process running
+:func:`~.curve_server.serve` and files its replies. No Qt signal crosses threads: the plot polls
+``version``. A new ``begin`` makes everything enqueued before it stale: the thread drops it.
+
+Why a process and not the thread itself: the counting is pure Python, so in any thread of the
+app it holds the GIL the trainer needs; a process has its own. The figures that decided it
+(``benchmarks/gui_bench.py``, curve on and off in the same run) are in the commit messages.
+What it leaves out: drawing (``views/compression_plot``), choosing the texts, and Qt.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+from ..core.corpus import mp_context
+from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
+
+# The held-out text of the demo: TinyStories' validation split (resources/README.md).
+DEFAULT_HELDOUT = Path(str(files("bpe_studio.resources") / "heldout" / "tinystories_valid.txt"))
+SHUTDOWN_WAIT = 2.0  # s: how long closing waits for the curves before ending their process
+IN_SAMPLE = "in-sample"
+HELD_OUT = "held-out"
+__all__ = [
+    "HELD_OUT_BYTES",
+    "IN_SAMPLE_BYTES",
+    "CurveFeeder",
+    "CurveSeries",
+    "TextSpec",
+    "live_curve_threads",
+]
+
+# Every feeder started and not yet shut down: tests assert none is left after closing.
+_LIVE: set[CurveFeeder] = set()
+
+
+def live_curve_threads() -> int:
+    """How many curve threads or processes were started and are still running."""
+    return sum(feeder.running for feeder in list(_LIVE))
+
+
+@dataclass
+class CurveSeries:
+    """One text's curve: ``tokens[k]`` is its token count after ``k`` merges (grown by the
+    feeder thread; read a copy with :meth:`counts`)."""
+
+    name: str
+    source: str  # what the text is, for the legend: a file name
+    bytes: int
+    tokens: array = field(default_factory=lambda: array("q"))
+    error: str | None = None  # the merges could not be followed (not a trained merge list)
+
+    def counts(self) -> array:
+        """A copy of the counts so far (an atomic slice: the thread may append meanwhile)."""
+        return self.tokens[:]
+
+
+def _merges(rows: Sequence) -> list[Merge]:
+    """Merges as sent to the process: plain tuples pickle fastest."""
+    return [Merge(r.rank, r.left, r.right) for r in rows]
+
+
+class CurveFeeder:
+    """Feeds merges to compression curves in a child process (see module docstring)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._process = None
+        self._conn = None
+        # Written on the GUI thread only; the thread compares each command's generation.
+        self.generation = 0
+        self._submitted = 0  # commands enqueued (GUI thread)
+        self._done = 0  # commands finished (feeder thread)
+        self._numbers = itertools.count(1)
+        #: The series by name; the thread rebinds the whole dict (an atomic swap).
+        self.series: dict[str, CurveSeries] = {}
+        #: Bumped by the thread after every change to ``series``.
+        self.version = 0
+        self._failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    # ------------------------------------------------------------ GUI side
+    @property
+    def busy(self) -> bool:
+        """Work was enqueued that is not finished."""
+        return self._done != self._submitted
+
+    @property
+    def running(self) -> bool:
+        thread, process = self._thread, self._process
+        return bool(
+            (thread is not None and thread.is_alive())
+            or (process is not None and process.is_alive())
+        )
+
+    def begin(
+        self,
+        texts: dict[str, TextSpec],
+        special_tokens: Sequence[str] = (),
+        pattern: str = "gpt2",
+        merges: Sequence = (),
+    ) -> None:
+        """Start over: new curves for ``texts`` (read in the process), then ``merges`` (rows
+        with ``rank``, ``left``, ``right``) applied; everything enqueued before is dropped."""
+        self.generation += 1
+        command = ("begin", dict(texts), tuple(special_tokens), pattern, _merges(merges))
+        self._put(command)
+
+    def add_text(self, name: str, spec: TextSpec) -> None:
+        """Add (or, once read, replace) the curve ``name``, caught up with the merges so far."""
+        self._put(("text", name, spec))
+
+    def feed(self, merges: Sequence) -> None:
+        """The next merges of the run, in rank order."""
+        if merges:
+            self._put(("merges", _merges(merges)))
+
+    def cancel(self) -> None:
+        """Drop all work and all curves."""
+        self.generation += 1
+        self._put(("begin", {}, (), "gpt2", []))
+
+    def take_failures(self) -> list[str]:
+        """The texts that could not be read or followed since the last call, one line each."""
+        out: list[str] = []
+        while True:
+            try:
+                out.append(self._failures.get_nowait())
+            except queue.Empty:
+                return out
+
+    def shutdown(self) -> None:
+        """Drop all work and end the thread and the process (waits for both)."""
+        self.generation += 1
+        _LIVE.discard(self)
+        thread, self._thread = self._thread, None
+        if thread is None:
+            return
+        self._queue.put(None)
+        thread.join(SHUTDOWN_WAIT)
+        process, self._process = self._process, None
+        if process is not None:
+            if thread.is_alive():  # stuck in a long computation: it holds nothing of ours
+                process.terminate()
+                thread.join(SHUTDOWN_WAIT)  # its recv ends with EOFError
+            process.join(SHUTDOWN_WAIT)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _put(self, command: tuple) -> None:
+        if self._thread is None:
+            self._start()
+        self._submitted += 1
+        self._queue.put((next(self._numbers), self.generation, command))
+
+    def _start(self) -> None:
+        ours, theirs = mp_context().Pipe()
+        process = mp_context().Process(target=serve, args=(theirs,), name="bpe-curves")
+        process.daemon = True
+        process.start()
+        theirs.close()
+        self._process, self._conn = process, ours
+        thread = threading.Thread(target=self._run, name="bpe-curves", daemon=True)
+        self._thread = thread
+        _LIVE.add(self)
+        thread.start()
+
+    # --------------------------------------------------------- thread side
+    def _run(self) -> None:
+        conn = self._conn
+        assert conn is not None
+        while True:
+            item = self._queue.get()
+            if item is None:
+                try:
+                    conn.send(("stop",))
+                except OSError:
+                    pass  # the process is gone already
+                return
+            number, generation, command = item
+            try:
+                if generation == self.generation:
+                    if command[0] == "begin":
+                        self._publish({})
+                    conn.send(command)
+                    self._receive(conn, generation)
+            except (OSError, EOFError) as error:
+                self._failures.put(f"compression curve: the curve process ended ({error})")
+            finally:
+                self._done = number
+
+    def _receive(self, conn, generation: int) -> None:
+        """File the process's replies to one command (those of a stale one are dropped)."""
+        while True:
+            reply = conn.recv()
+            kind = reply[0]
+            if kind == "done":
+                return
+            if generation != self.generation:
+                continue
+            if kind == "failure":
+                self._failures.put(reply[1])
+            elif kind == "series":
+                _, name, source, size, counts, error = reply
+                series = CurveSeries(name, source, size, counts, error)
+                self._publish({**self.series, name: series})
+            elif kind == "extend":
+                for name, (counts, error) in reply[1].items():
+                    series = self.series.get(name)
+                    if series is not None:
+                        series.tokens.extend(counts)
+                        series.error = series.error or error
+                self.version += 1
+
+    def _publish(self, series: dict[str, CurveSeries]) -> None:
+        self.series = series
+        self.version += 1

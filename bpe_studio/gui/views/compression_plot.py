@@ -1,0 +1,264 @@
+"""The compression curve: bytes per token against merges, live while training.
+
+What it does: :class:`CompressionPlot` draws, for the run on screen, the bytes per token of an
+in-sample slice of the corpus (its first ~1 MB) and of a held-out text (the bundled TinyStories
+validation sample unless the user opens another, "Open held-out...", of which the first ~10 MB
+count), as curves over the merge index, plus the editor's own bytes per token as points at the
+steps it was measured. A vertical cursor marks the timeline's step, and the line above the plot
+gives each value at that step. The counts are computed by a
+:class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as they are
+published (for a loaded tokenizer: all its merges at once); this view polls it a few
+times a second while it works and redraws in place (``setData``). "Record" turns it off.
+What it leaves out: the counting (``core.compression``), its thread and process (``curves``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Signal, Slot
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from ..curves import (
+    DEFAULT_HELDOUT,
+    HELD_OUT,
+    HELD_OUT_BYTES,
+    IN_SAMPLE,
+    IN_SAMPLE_BYTES,
+    CurveFeeder,
+    CurveSeries,
+    TextSpec,
+)
+from ..hub import StateHub
+from ..state import Phase
+from .common import ACCENT, CURVE, MUTED, steady_label, title_label
+
+POLL_MS = 200  # how often the view looks at the feeder's progress while it works
+DRAW_EVERY = 0.5  # s: the least time between two redraws while the curves grow
+COLOURS = {IN_SAMPLE: CURVE, HELD_OUT: ACCENT}
+
+
+def bytes_per_token(series: CurveSeries, k: int) -> float | None:
+    """The series' bytes per token after ``k`` merges, or None if not computed (yet)."""
+    tokens = series.tokens
+    if not 0 <= k < len(tokens) or tokens[k] == 0:
+        return None
+    return series.bytes / tokens[k]
+
+
+class CompressionPlot(QWidget):
+    error = Signal(str, str)  # title, message: a held-out text could not be read
+
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.feeder = CurveFeeder()
+        self.heldout: Path = DEFAULT_HELDOUT
+        self._drawn = -1  # the feeder's version last drawn
+        self._editor_points: dict[int, float] = {}  # step -> the editor's bytes per token
+
+        self.record_box = QCheckBox("Record")
+        self.record_box.setChecked(True)
+        self.record_box.setToolTip("Compute the curves while training (in a background thread)")
+        self.open_button = QPushButton("Open held-out…")
+        self.open_button.setToolTip("Measure another held-out text file (UTF-8)")
+        self.value_label = steady_label(QLabel(), "step 00,000: in-sample 0.00 · held-out 0.00")
+        self.value_label.setStyleSheet(f"color: {MUTED}")
+        self.plot_widget = pg.PlotWidget(background="w")
+        plot = self.plot = self.plot_widget.getPlotItem()
+        plot.setMenuEnabled(False)
+        plot.hideButtons()
+        plot.showGrid(x=True, y=True, alpha=0.15)
+        plot.setLabel("bottom", "merges")
+        plot.setLabel("left", "bytes per token")
+        plot.setClipToView(True)
+        plot.setDownsampling(auto=True, mode="peak")
+        for name in ("left", "bottom"):
+            plot.getAxis(name).setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
+        plot.getAxis("left").setWidth(48)
+        # Bottom right: the curves rise from the bottom left and flatten out near the top.
+        self.legend = plot.addLegend(offset=(-10, -10), labelTextSize="8pt")
+        self.lines: dict[str, pg.PlotDataItem] = {}
+        for name in (IN_SAMPLE, HELD_OUT):
+            self.lines[name] = plot.plot([], [], pen=pg.mkPen(COLOURS[name], width=2), name=name)
+        # Listed in the legend once the editor reports a count (TokenEditor.encoded).
+        self.editor_dots = pg.ScatterPlotItem(
+            size=7, brush=pg.mkBrush("#2f9e44"), pen=pg.mkPen("#2b8a3e")
+        )
+        plot.addItem(self.editor_dots)
+        self.cursor = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(MUTED, width=1, dash=[4, 3]))
+        plot.addItem(self.cursor, ignoreBounds=True)
+
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(title_label("Compression"))
+        top.addStretch(1)
+        top.addWidget(self.record_box)
+        top.addWidget(self.open_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addWidget(self.value_label)
+        layout.addWidget(self.plot_widget, 1)
+
+        self._poll = QTimer(self)
+        self._poll.setInterval(POLL_MS)
+        self._poll.timeout.connect(self._on_poll)
+        self.record_box.toggled.connect(self._record_toggled)
+        hub.reset.connect(self._on_reset)
+        hub.merges_added.connect(self._on_merges)
+        hub.step_changed.connect(self._show_step)
+        self._last_draw = 0.0  # time.perf_counter() of the last redraw
+        self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
+
+    # ------------------------------------------------------------ inputs
+    @property
+    def recording(self) -> bool:
+        return self.record_box.isChecked()
+
+    def _texts(self) -> dict[str, TextSpec]:
+        state = self.hub.state
+        texts: dict[str, TextSpec] = {}
+        if state.loaded is None and state.corpus is not None:
+            texts[IN_SAMPLE] = TextSpec(state.corpus, IN_SAMPLE_BYTES)
+        texts[HELD_OUT] = TextSpec(self.heldout, HELD_OUT_BYTES)
+        return texts
+
+    def _pattern(self) -> str:
+        state = self.hub.state
+        if state.loaded is not None:
+            return state.loaded.tokenizer.pattern
+        return state.settings.pattern if state.settings is not None else "gpt2"
+
+    @Slot()
+    def _on_reset(self) -> None:
+        """A new run or a loaded tokenizer: start the curves over (a loaded tokenizer's merges
+        all at once, in the background)."""
+        self._editor_points.clear()
+        self.editor_dots.setData([], [])
+        self._drawn = -1
+        if not self.recording:
+            self.feeder.cancel()
+            self._draw()
+            return
+        state = self.hub.state
+        if state.phase is not Phase.IDLE:  # a run (going or over) or a loaded tokenizer
+            rows = state.merge_rows[: state.published]
+            self.feeder.begin(self._texts(), state.special_tokens, self._pattern(), rows)
+        else:
+            self.feeder.cancel()
+        self._work_started()
+
+    @Slot(int, int)
+    def _on_merges(self, first: int, last: int) -> None:
+        if self.recording:
+            self.feeder.feed(self.hub.state.merge_rows[first : last + 1])
+            self._work_started()
+
+    @Slot(bool)
+    def _record_toggled(self, on: bool) -> None:
+        if on:
+            self._on_reset()
+        else:
+            self.feeder.cancel()
+            self._work_started()
+
+    def open_heldout(self, path: str | Path) -> None:
+        """Measure ``path`` as the held-out text (read in the background; a failure arrives
+        as ``error``)."""
+        self.heldout = Path(path)
+        state = self.hub.state
+        if self.recording and state.phase is not Phase.IDLE:
+            self.feeder.add_text(HELD_OUT, TextSpec(self.heldout, HELD_OUT_BYTES))
+            self._work_started()
+
+    @Slot(int, int)
+    def set_editor_count(self, tokens: int, size: int) -> None:
+        """The editor's text takes ``tokens`` tokens for ``size`` bytes at the step shown (the
+        editor's own tokenizer when one is picked is not the run's: left out then)."""
+        state = self.hub.state
+        if state.picked is not None or tokens <= 0:
+            return
+        if not self._editor_points and self.legend.getLabel(self.editor_dots) is None:
+            self.legend.addItem(self.editor_dots, "editor text")
+        self._editor_points[state.step] = size / tokens
+        xs = np.fromiter(self._editor_points.keys(), dtype=float)
+        ys = np.fromiter(self._editor_points.values(), dtype=float)
+        self.editor_dots.setData(xs, ys)
+        self._show_step()
+
+    # ------------------------------------------------------------ output
+    def _work_started(self) -> None:
+        if not self._poll.isActive():
+            self._poll.start()
+
+    @Slot()
+    def _on_poll(self) -> None:
+        for message in self.feeder.take_failures():
+            self.error.emit("Cannot measure compression", message)
+        busy = self.feeder.busy
+        if self.feeder.version != self._drawn:
+            # subtle: every redraw repaints the plot with the trainer held (responsiveness),
+            # so while the curves grow they are redrawn at most every DRAW_EVERY seconds.
+            if not busy or time.perf_counter() - self._last_draw >= DRAW_EVERY:
+                self._draw()
+        if not busy and self.feeder.version == self._drawn:
+            self._poll.stop()
+
+    def _draw(self) -> None:
+        self._drawn = self.feeder.version
+        self._last_draw = time.perf_counter()
+        series = self.feeder.series
+        for name, line in self.lines.items():
+            s = series.get(name)
+            if s is None:
+                line.setData([], [])
+                continue
+            counts = np.frombuffer(s.counts(), dtype=np.int64).astype(np.float64)
+            ys = np.divide(s.bytes, counts, out=np.zeros_like(counts), where=counts > 0)
+            line.setData(np.arange(len(ys), dtype=np.float64), ys)
+        legend = {n: (s.source, s.bytes, s.error) for n, s in series.items()}
+        if legend != self._legend_for:
+            self._legend_for = legend
+            self._label_legend(series)
+        self._show_step()
+
+    def _label_legend(self, series: dict[str, CurveSeries]) -> None:
+        for sample, label in self.legend.items:
+            name = getattr(sample.item, "opts", {}).get("name")
+            s = series.get(name) if isinstance(name, str) else None
+            if s is not None:
+                note = f" (stopped: {s.error})" if s.error else ""
+                label.setText(f"{name}: {s.source}, {s.bytes:,} bytes{note}")
+            elif isinstance(name, str):
+                label.setText(name)
+
+    @Slot()
+    def _show_step(self, *_: object) -> None:
+        k = self.hub.state.step
+        self.cursor.setValue(k)
+        parts = [f"step {k:,}"]
+        for name in (IN_SAMPLE, HELD_OUT):
+            s = self.feeder.series.get(name)
+            value = bytes_per_token(s, k) if s is not None else None
+            if value is not None:
+                parts.append(f"{name} {value:.2f}")
+        editor = self._editor_points.get(k)
+        if editor is not None:
+            parts.append(f"editor {editor:.2f}")
+        text = parts[0] + (": " + " · ".join(parts[1:]) + " bytes/token" if parts[1:] else "")
+        self.value_label.setText(text)
+
+    def value_at(self, name: str, k: int) -> float | None:
+        """The curve ``name``'s bytes per token at step ``k``, if computed (for tests)."""
+        s = self.feeder.series.get(name)
+        return bytes_per_token(s, k) if s is not None else None
+
+    def shutdown(self) -> None:
+        """Stop polling and end the feeder's thread (the window is closing)."""
+        self._poll.stop()
+        self.feeder.shutdown()

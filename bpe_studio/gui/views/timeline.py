@@ -1,0 +1,200 @@
+"""The timeline bar: which step of the run every view shows, and the replay controls.
+
+What it does: :class:`TimelineBar` shows a slider over steps 0..N (N: the merges published so
+far, growing while training), a spin box, step back / forward buttons, a Live button (checked
+while the step follows the newest merge), Replay / Pause, Skip and the replay pace, and a label
+"step k of N: merge k" with merge k readable. Moving any of them calls the hub
+(``select_step``, ``follow_live``) and pauses a replay; the hub's signals move them back, with
+their own signals blocked, so an update never echoes. Shortcuts (window-wide): Alt+Left/Right
+one step, Alt+Shift+Left/Right 100 steps, Alt+L live, Alt+P replay or pause.
+What it leaves out: the replay's clock (``replay``), and what a step means to each view.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ...core.display import readable_token
+from ..hub import StateHub
+from ..replay import PACES, Pace, Replay
+from .common import steady_label, title_label
+
+BIG_STEP = 100  # Alt+Shift+Left/Right, and the slider's page step
+
+
+def describe_step(k: int, n: int, row: object | None) -> str:
+    """The label's text at step ``k`` of ``n``; ``row`` is merge k (rank k - 1), or None."""
+    head = f"step {k:,} of {n:,}"
+    if k == 0 or row is None:
+        return f"{head}: bytes only, no merge applied"
+    left, right = getattr(row, "left", b""), getattr(row, "right", b"")
+    count = getattr(row, "count", None)
+    made = readable_token(left + right)
+    text = f"{head}: merge {k:,}  {readable_token(left)} + {readable_token(right)} → {made}"
+    return text + (f"  ({count:,}×)" if count is not None else "")
+
+
+class TimelineBar(QWidget):
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.replay = Replay(hub, self)
+
+        self.back_button = QToolButton()
+        self.back_button.setArrowType(Qt.ArrowType.LeftArrow)
+        self.back_button.setToolTip("One merge back (Alt+Left)")
+        self.forward_button = QToolButton()
+        self.forward_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.forward_button.setToolTip("One merge forward (Alt+Right)")
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setRange(0, 0)
+        self.slider.setPageStep(BIG_STEP)
+        self.slider.setToolTip("The step every view shows: merges applied so far")
+        self.spin = QSpinBox()
+        self.spin.setRange(0, 0)
+        self.spin.setGroupSeparatorShown(True)
+        self.spin.setKeyboardTracking(False)
+        self.spin.setMinimumWidth(self.spin.fontMetrics().horizontalAdvance("0,000,000") + 30)
+        self.live_button = QPushButton("Live")
+        self.live_button.setCheckable(True)
+        self.live_button.setChecked(True)
+        self.live_button.setToolTip("Follow the newest merge (Alt+L)")
+        self.replay_button = QPushButton("Replay")
+        self.replay_button.setToolTip("Animate the run from the first merge (Alt+P)")
+        self.skip_button = QPushButton("Skip")
+        self.skip_button.setToolTip("Jump to the end of the replay")
+        self.skip_button.setEnabled(False)
+        self.pace_combo = QComboBox()
+        for pace in PACES:
+            self.pace_combo.addItem(pace.label, pace)
+        self.pace_combo.setCurrentIndex(PACES.index(self.replay.pace))
+        self.pace_combo.setToolTip("Replay pace")
+        self.label = steady_label(QLabel(), "step 00,000 of 00,000: merge 00,000  ")
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(title_label("Timeline"))
+        row.addWidget(self.back_button)
+        row.addWidget(self.slider, 1)
+        row.addWidget(self.forward_button)
+        row.addWidget(self.spin)
+        row.addWidget(self.live_button)
+        row.addSpacing(12)
+        row.addWidget(self.replay_button)
+        row.addWidget(self.skip_button)
+        row.addWidget(self.pace_combo)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(row)
+        layout.addWidget(self.label)
+
+        self.slider.valueChanged.connect(self._user_step)
+        self.spin.valueChanged.connect(self._user_step)
+        self.back_button.clicked.connect(lambda: self._user_step(hub.state.step - 1))
+        self.forward_button.clicked.connect(lambda: self._user_step(hub.state.step + 1))
+        self.live_button.clicked.connect(self._live_clicked)
+        self.replay_button.clicked.connect(self.toggle_replay)
+        self.skip_button.clicked.connect(self.replay.skip)
+        self.pace_combo.currentIndexChanged.connect(self._pace_chosen)
+        self.replay.running_changed.connect(self._show_replay)
+        for keys, slot in (
+            ("Alt+Left", lambda: self._user_step(hub.state.step - 1)),
+            ("Alt+Right", lambda: self._user_step(hub.state.step + 1)),
+            ("Alt+Shift+Left", lambda: self._user_step(hub.state.step - BIG_STEP)),
+            ("Alt+Shift+Right", lambda: self._user_step(hub.state.step + BIG_STEP)),
+            ("Alt+L", self._go_live),
+            ("Alt+P", self.toggle_replay),
+        ):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(slot)
+
+        hub.reset.connect(self.refresh)
+        hub.merges_added.connect(self.refresh)
+        hub.step_changed.connect(self.refresh)
+        hub.live_changed.connect(self.refresh)
+        hub.replay_changed.connect(self._show_replay)
+        self.refresh()
+
+    # ------------------------------------------------------------ actions
+    def select_step(self, k: int) -> None:
+        """What moving the slider does: show step ``k`` (leaves live, pauses a replay)."""
+        self._user_step(k)
+
+    @Slot()
+    def toggle_replay(self) -> None:
+        if self.replay.running:
+            self.replay.pause()
+        else:
+            self.replay.start(self.pace_combo.currentData())
+
+    @Slot(int)
+    def _user_step(self, k: int) -> None:
+        self.replay.pause()
+        self.hub.select_step(k)
+
+    @Slot()
+    def _live_clicked(self) -> None:
+        if self.live_button.isChecked():
+            self._go_live()
+        else:  # unchecking Live keeps the step where it is
+            self._user_step(self.hub.state.step)
+
+    @Slot()
+    def _go_live(self) -> None:
+        self.replay.stop()
+        self.hub.follow_live()
+
+    @Slot(int)
+    def _pace_chosen(self, index: int) -> None:
+        pace = self.pace_combo.itemData(index)
+        if isinstance(pace, Pace):
+            self.replay.set_pace(pace)
+
+    # --------------------------------------------------------------- view
+    @Slot()
+    def refresh(self, *_: object) -> None:
+        """Show the hub's step and N; cheap (a few widget setters), called every frame."""
+        state = self.hub.state
+        n, k = state.published, state.step
+        for widget in (self.slider, self.spin):
+            widget.blockSignals(True)
+            if widget.maximum() != n:
+                widget.setMaximum(n)
+            if widget.value() != k:
+                widget.setValue(k)
+            widget.blockSignals(False)
+        rows = state.merge_rows
+        row = rows[k - 1] if 0 < k <= len(rows) else None
+        self.label.setText(describe_step(k, n, row))
+        if self.live_button.isChecked() != state.live:
+            self.live_button.setChecked(state.live)
+        self.back_button.setEnabled(k > 0)
+        self.forward_button.setEnabled(k < n)
+        self.replay_button.setEnabled(n > 0)
+
+    @Slot()
+    def _show_replay(self, *_: object) -> None:
+        running = self.replay.running
+        self.replay_button.setText(
+            "Pause" if running else "Resume" if self.replay.paused else "Replay"
+        )
+        self.skip_button.setEnabled(self.hub.state.replaying)
+
+    def shutdown(self) -> None:
+        """Stop the replay's timer (the window is closing)."""
+        self.replay.stop()

@@ -1,0 +1,215 @@
+"""The timeline bar, the replay and the compression curve, driven through the main window.
+
+The curve's counts are checked against the core tokenizer truncated to each step, encoding the
+same text here (``Tokenizer.truncated(k).encode``), not against the curve's own code.
+"""
+
+from __future__ import annotations
+
+import pytest
+from gui_helpers import EOT, FIXTURES, train_in_window
+from PySide6.QtCore import Qt
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.gui.curve_server import read_text
+from bpe_studio.gui.curves import HELD_OUT, IN_SAMPLE, live_curve_threads
+from bpe_studio.gui.replay import Pace
+from bpe_studio.gui.views.timeline import describe_step
+
+CORPUS = FIXTURES / "tinystories_slice.txt"
+VOCAB = 700
+FAST = Pace(per_second=2_000)  # a replay of ~440 merges in a few dozen frames
+SLOW = Pace(per_second=1)
+
+
+@pytest.fixture
+def trained(qtbot, window):
+    result = train_in_window(qtbot, window, CORPUS, VOCAB)
+    assert result is not None and not result.stopped
+    return window, result
+
+
+def heldout_file(tmp_path):
+    """Real text: English, Chinese and emoji from the fixtures, a special token in between."""
+    english = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[:6000]
+    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:800]
+    path = tmp_path / "heldout.txt"
+    path.write_text(f"{english}\n{EOT}\n{chinese} 😀😊 café\n", encoding="utf-8")
+    return path
+
+
+def wait_curves(qtbot, window):
+    qtbot.waitUntil(lambda: not window.curve.feeder.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: window.curve.feeder.version == window.curve._drawn, timeout=10_000)
+
+
+def test_slider_spin_buttons_and_keys_drive_the_step(qtbot, trained):
+    window, result = trained
+    bar, state = window.timeline, window.state
+    n = len(result.merges)
+    assert state.published == n and state.step == n and state.live
+    assert bar.slider.maximum() == n and bar.slider.value() == n
+    assert bar.live_button.isChecked()
+
+    bar.slider.setValue(120)  # as a drag does
+    assert state.step == 120 and not state.live
+    assert not bar.live_button.isChecked() and bar.spin.value() == 120
+    row = state.record[119]
+    assert bar.label.text() == describe_step(120, n, row)
+    assert f"step 120 of {n:,}: merge 120" in bar.label.text()
+
+    bar.spin.setValue(7)
+    assert state.step == 7 and bar.slider.value() == 7
+    qtbot.mouseClick(bar.back_button, Qt.MouseButton.LeftButton)
+    assert state.step == 6
+    qtbot.mouseClick(bar.forward_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(bar.forward_button, Qt.MouseButton.LeftButton)
+    assert state.step == 8
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert state.step == 7
+    qtbot.keyClick(
+        window,
+        Qt.Key.Key_Right,
+        Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert state.step == 107
+    bar.slider.setValue(0)
+    assert state.step == 0 and "bytes only" in bar.label.text()
+    assert not bar.back_button.isEnabled()
+
+    # Live returns to the newest merge.
+    qtbot.mouseClick(bar.live_button, Qt.MouseButton.LeftButton)
+    assert state.live and state.step == n and bar.slider.value() == n
+
+
+def test_replay_reaches_the_end_through_every_frame(qtbot, trained):
+    window, result = trained
+    bar, state = window.timeline, window.state
+    n = len(result.merges)
+    seen: list[int] = []
+    window.hub.step_changed.connect(seen.append)
+    bar.pace_combo.setCurrentIndex(bar.pace_combo.count() - 1)
+    bar.replay.start(FAST)
+    assert state.replaying and bar.skip_button.isEnabled() and bar.replay_button.text() == "Pause"
+    qtbot.waitUntil(lambda: not state.replaying, timeout=30_000)
+    assert state.step == n and state.live
+    assert seen[0] == 0 and seen[-1] == n
+    assert seen == sorted(seen) and len(seen) > 2  # forward only, several frames
+    assert bar.replay_button.text() == "Replay" and not bar.skip_button.isEnabled()
+
+
+def test_replay_pauses_resumes_and_skips(qtbot, trained):
+    window, result = trained
+    bar, state = window.timeline, window.state
+    n = len(result.merges)
+    bar.replay.start(SLOW)
+    assert state.step == 0 and bar.replay.running
+    qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)  # Pause
+    assert not bar.replay.running and state.replaying and bar.replay_button.text() == "Resume"
+    bar.slider.setValue(50)  # scrubbing while paused: resume goes on from there
+    qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)
+    assert bar.replay.running and state.step == 50
+    qtbot.mouseClick(bar.skip_button, Qt.MouseButton.LeftButton)
+    assert state.step == n and state.live and not state.replaying and not bar.replay.running
+
+
+def test_closing_during_replay_leaves_nothing_running(qtbot, trained):
+    window, _ = trained
+    window.timeline.replay.start(SLOW)
+    assert window.timeline.replay.running and live_curve_threads() == 1
+    window.close()
+    assert not window.timeline.replay.running
+    assert not window.curve._poll.isActive()
+    assert live_curve_threads() == 0
+
+
+def test_curve_counts_equal_the_truncated_tokenizer(qtbot, window, tmp_path):
+    heldout = heldout_file(tmp_path)
+    window.curve.open_heldout(heldout)  # before training: the run measures it from the start
+    result = train_in_window(qtbot, window, CORPUS, VOCAB)
+    wait_curves(qtbot, window)
+    tok = Tokenizer(result.vocab, result.merges, [EOT])
+    n = len(result.merges)
+    series = window.curve.feeder.series
+    held, sample = series[HELD_OUT], series[IN_SAMPLE]
+    text = heldout.read_text(encoding="utf-8")
+    corpus = CORPUS.read_text(encoding="utf-8")  # under 1 MB: the in-sample slice is all of it
+    assert held.bytes == len(text.encode()) and sample.bytes == len(corpus.encode())
+    assert len(held.tokens) == len(sample.tokens) == n + 1
+    for k in (0, 1, 37, 250, n):
+        expected = len(tok.truncated(k).encode(text))
+        assert held.tokens[k] == expected, k
+        assert window.curve.value_at(HELD_OUT, k) == pytest.approx(held.bytes / expected)
+    for k in (0, 180, n):
+        assert sample.tokens[k] == len(tok.truncated(k).encode(corpus)), k
+    # The cursor and the values at the timeline's step.
+    window.timeline.select_step(250)
+    assert window.curve.cursor.value() == 250
+    label = window.curve.value_label.text()
+    assert label.startswith("step 250") and f"held-out {held.bytes / held.tokens[250]:.2f}" in label
+    # Another held-out text, after the run: computed over all its merges.
+    other = tmp_path / "other.txt"
+    other.write_text(corpus[:3000], encoding="utf-8")
+    window.curve.open_heldout(other)
+    qtbot.waitUntil(lambda: window.curve.feeder.series[HELD_OUT].source == "other.txt")
+    wait_curves(qtbot, window)
+    again = window.curve.feeder.series[HELD_OUT]
+    assert len(again.tokens) == n + 1
+    assert again.tokens[n] == len(tok.encode(corpus[:3000]))
+
+
+def test_bad_heldout_file_is_reported(qtbot, window, tmp_path):
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
+    wait_curves(qtbot, window)
+    before = window.curve.feeder.series[HELD_OUT]
+    missing = tmp_path / "missing.txt"
+    window.curve.open_heldout(missing)
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    assert str(missing) in window.last_error
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    window.last_error = None
+    window.curve.open_heldout(bad)
+    qtbot.waitUntil(lambda: window.last_error is not None, timeout=10_000)
+    assert str(bad) in window.last_error and "UTF-8" in window.last_error
+    assert window.curve.feeder.series[HELD_OUT] is before  # the last good curve stays
+
+
+def test_loaded_tokenizer_gets_a_heldout_curve(qtbot, window, tmp_path):
+    heldout = heldout_file(tmp_path)
+    window.curve.open_heldout(heldout)
+    window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    qtbot.waitUntil(lambda: window.state.loaded is not None, timeout=60_000)
+    wait_curves(qtbot, window)
+    series = window.curve.feeder.series
+    assert IN_SAMPLE not in series
+    held = series[HELD_OUT]
+    tok = window.state.loaded.tokenizer
+    text = read_text(heldout)
+    assert len(held.tokens) == len(tok.merges) + 1 and held.error is None
+    for k in (0, 500, len(tok.merges)):
+        assert held.tokens[k] == len(tok.truncated(k).encode(text)), k
+
+
+def test_recording_off_computes_nothing(qtbot, window):
+    window.curve.record_box.setChecked(False)
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
+    wait_curves(qtbot, window)
+    assert window.curve.feeder.series == {}
+    window.curve.record_box.setChecked(True)  # turned on afterwards: catches up
+    wait_curves(qtbot, window)
+    assert len(window.curve.feeder.series[IN_SAMPLE].tokens) == window.state.published + 1
+
+
+def test_editor_counts_are_points_at_the_step(qtbot, trained):
+    window, _ = trained
+    curve = window.curve
+    window.timeline.select_step(40)
+    curve.set_editor_count(100, 250)  # what TokenEditor.encoded(tokens, bytes) reports
+    window.timeline.select_step(90)
+    curve.set_editor_count(80, 250)
+    xs, ys = curve.editor_dots.getData()
+    assert list(xs) == [40, 90] and list(ys) == [2.5, 250 / 80]
+    assert "editor 3.12" in curve.value_label.text()
+    assert curve.legend.getLabel(curve.editor_dots).text == "editor text"
