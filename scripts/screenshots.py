@@ -24,7 +24,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SIZE = (1440, 900)
+SIZE = (1600, 1000)
 EDITOR_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
     "sunshine with her dog, Max.\n"

@@ -90,7 +90,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor_split = QSplitter(Qt.Orientation.Vertical)  # the ids panel under the editor
         editor_split.addWidget(self.editor)
         editor_split.addWidget(self.ids_panel)
-        editor_split.setSizes([300, 170])
+        editor_split.setSizes([420, 90])
         editor_split.setChildrenCollapsible(False)
         editor_column = QWidget()
         editor_layout = QVBoxLayout(editor_column)
@@ -164,7 +164,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor.spans_ready.connect(lambda _spans: inspector.why.refresh_occurrences())
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        return QSize(1440, 900)
+        # Roomy where the screen allows (the views are many), never larger than the screen.
+        screen = self.screen()
+        if screen is None:
+            return QSize(1600, 1000)
+        room = screen.availableGeometry()
+        return QSize(min(1600, int(room.width() * 0.95)), min(1000, int(room.height() * 0.92)))
 
     @property
     def state(self) -> RunState:

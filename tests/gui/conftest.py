@@ -47,7 +47,7 @@ def window(qtbot):
     win = MainWindow()
     win.ask = lambda title, question: True  # no blocking dialog; tests that ask replace it
     qtbot.addWidget(win)
-    win.resize(win.sizeHint())
+    win.resize(1440, 900)  # a fixed size: the offscreen screen is small
     win.show()
     qtbot.waitExposed(win)
     return win

@@ -154,6 +154,7 @@ class IdsPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.error_label)
         layout.addWidget(self.decoded_view)
+        self.decoded_view.hide()  # shown once there is something decoded: the editor keeps the room
         if editor is not None:
             self.bind(editor)
 
@@ -252,6 +253,7 @@ class IdsPanel(QWidget):
             self._show_error("")
             self.decoded_view.set_spans(None)
             self.decoded_view.set_text("")
+            self.decoded_view.hide()
             return
         if tok is None:
             self._show_error("No tokenizer yet to decode with: train one or load one")
@@ -276,6 +278,7 @@ class IdsPanel(QWidget):
         self._show_error("")
         self.decoded_view.set_text(spans.text)
         self.decoded_view.set_spans(spans)
+        self.decoded_view.show()
         self.decoded.emit(spans)
 
     @Slot(str)
@@ -283,6 +286,7 @@ class IdsPanel(QWidget):
         self._show_error(message)
         self.decoded_view.set_spans(None)
         self.decoded_view.set_text("")
+        self.decoded_view.hide()
 
     def _show_error(self, message: str) -> None:
         line = message.splitlines()[0] if message else ""
