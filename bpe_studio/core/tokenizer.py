@@ -22,7 +22,7 @@ from itertools import chain, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from . import gpt2_format, pattern
+from . import fast_split, gpt2_format, pattern
 from .boundaries import CutRules, cut_rules
 from .pattern import pretokenizer
 from .specials import Specials
@@ -152,6 +152,8 @@ class Tokenizer:
         pattern: str,
     ) -> None:
         self._pre = pretokenizer(pattern)
+        # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
+        self._findall = fast_split.findall_for(self._pre)
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
@@ -456,6 +458,7 @@ class Tokenizer:
         forked afterwards start with them."""
         if self._pre.name == "gpt2":
             pattern.prepare()
+        fast_split.prepare(self._pre.name)
         self._batch_for(BATCH_BUILD_MIN)
 
     def _batch_for(self, count: int) -> BatchBpe | None:
@@ -542,7 +545,7 @@ class Tokenizer:
 
     def _encode_ordinary(self, text: str, out: list[int]) -> None:
         """Append the ids of ``text`` (no special tokens in it) to ``out``."""
-        self._encode_pieces(self._pre.findall(text), out)
+        self._encode_pieces(self._findall(text), out)
 
     def _encode_pieces(self, pieces: list[str], out: list[int]) -> None:
         """Append the ids of these pre-tokens to ``out``."""
@@ -565,7 +568,7 @@ class Tokenizer:
     def _encode(self, text: str) -> list[int]:
         # The pre-tokens of every segment are merged together: a corpus of short documents
         # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
-        findall = self._pre.findall
+        findall = self._findall
         segments = [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
         self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         cache = self._cache
@@ -595,7 +598,7 @@ class Tokenizer:
         cache = self._cache
         parts: list[bytes] = []
         for a, b, special in self.specials.segments(text):
-            pieces = self._pre.findall(text[a:b])
+            pieces = self._findall(text[a:b])
             new = set(pieces).difference(packed)
             merged = self._merge_batch(list(new.difference(cache)))
             if merged is not None:
