@@ -41,6 +41,12 @@ if TYPE_CHECKING:
 CACHE_LIMIT = 500_000
 # Pre-tokens longer than this many bytes are merged with a heap instead of list scans.
 LONG_PIECE = 64
+# In a batch, pre-tokens longer than LONG_PIECE bytes and up to this many are merged in a
+# second batch of their own (a batch's rounds go on while any of its pre-tokens still merges,
+# so long ones would keep the short ones' rounds going); longer ones one by one.
+BATCH_LONG_MAX = 1024
+# The second batch needs this many long pre-tokens; fewer are merged one by one.
+BATCH_LONG_MIN = 32
 # This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): about
 # three times faster per pre-token than one by one, past a fixed cost of a few rounds of array
 # operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
@@ -89,6 +95,13 @@ def _merge_list(
         return merges, lefts, rights
     lefts, rights = tuple(map(bytes, lefts)), tuple(map(bytes, rights))
     return list(zip(lefts, rights)), lefts, rights
+
+
+def _split_ids(flat: numpy.ndarray, ends: list[int]) -> Iterator[tuple[int, ...]]:
+    """Each pre-token's ids as a tuple, from a batch's one array of ids and where each
+    pre-token's ids end in it."""
+    ids = flat.tolist()
+    return map(tuple, map(ids.__getitem__, map(slice, [0, *ends], ends)))
 
 
 def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
@@ -428,27 +441,36 @@ class Tokenizer:
                 cache[piece] = piece_ids(piece)
             return
         short, flat, ends = merged
-        ids = flat.tolist()
-        cache.update(zip(short, map(tuple, map(ids.__getitem__, map(slice, [0, *ends], ends)))))
+        cache.update(zip(short, _split_ids(flat, ends)))
 
     def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
         """Merge many distinct pre-tokens together, if there are enough of them; None when
         one by one is faster. Pre-tokens longer than ``LONG_PIECE`` bytes go straight into
-        the cache; for the others, returns them, all their ids in one array, and where in
-        it each one's ids end."""
+        the cache (merged in a batch of their own, see ``BATCH_LONG_MAX``); for the others,
+        returns them, all their ids in one array, and where in it each one's ids end."""
         batch = self._batch_for(len(pieces))
         if batch is None:
             return None
         short: list[str] = []
         short_bytes: list[bytes] = []
+        long: list[str] = []
+        long_bytes: list[bytes] = []
         cache = self._cache
         for piece in pieces:
             data = piece.encode("utf-8")
-            if len(data) > LONG_PIECE:
-                cache[piece] = tuple(self._bpe(data))
-            else:
+            if len(data) <= LONG_PIECE:
                 short.append(piece)
                 short_bytes.append(data)
+            elif len(data) <= BATCH_LONG_MAX:
+                long.append(piece)
+                long_bytes.append(data)
+            else:
+                cache[piece] = tuple(self._bpe(data))
+        if len(long) >= BATCH_LONG_MIN:
+            cache.update(zip(long, _split_ids(*batch.merge(long_bytes, self._merge_ids))))
+        else:
+            for piece, data in zip(long, long_bytes):
+                cache[piece] = tuple(self._bpe(data))
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
