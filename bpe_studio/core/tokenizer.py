@@ -52,6 +52,9 @@ BATCH_LONG_MIN = 32
 # operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
 BATCH_MIN = 200
 BATCH_BUILD_MIN = 2000
+# Encoding a text this long (in characters) builds the fast split patterns first, however
+# short the stretches between its special tokens.
+BULK_TEXT = 200_000
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
 _ID_MASK = (1 << 32) - 1
@@ -478,9 +481,7 @@ class Tokenizer:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
         pattern, the batch merger's tables: ~25 ms for GPT-2), so that worker processes
         forked afterwards start with them."""
-        if self._pre.name == "gpt2":
-            pattern.prepare()
-        fast_split.prepare(self._pre.name)
+        self._prepare_split()
         self._batch_for(BATCH_BUILD_MIN)
 
     def _batch_for(self, count: int) -> BatchBpe | None:
@@ -587,11 +588,25 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._encode(replace_surrogates(text))
 
+    def _segments(self, text: str) -> list[tuple[list[str], str | None]]:
+        """The pre-tokens of each stretch of ``text`` between special tokens, each with the
+        special token after it (None at the end)."""
+        if len(text) >= BULK_TEXT:
+            # subtle: the fast split patterns are otherwise built only for one long stretch;
+            # a text of many short documents between special tokens needs them as much.
+            self._prepare_split()
+        findall = self._findall
+        return [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+
+    def _prepare_split(self) -> None:
+        if self._pre.name == "gpt2":
+            pattern.prepare()
+        fast_split.prepare(self._pre.name)
+
     def _encode(self, text: str) -> list[int]:
         # The pre-tokens of every segment are merged together: a corpus of short documents
         # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
-        findall = self._findall
-        segments = [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+        segments = self._segments(text)
         self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         cache = self._cache
         out: list[int] = []
@@ -618,22 +633,23 @@ class Tokenizer:
         if len(packed) > CACHE_LIMIT:
             packed.clear()
         cache = self._cache
+        # As in _encode, the pre-tokens of all segments are merged together.
+        segments = self._segments(text)
+        new = set().union(*(pieces for pieces, _ in segments)).difference(packed)
+        merged = self._merge_batch(list(new.difference(cache)))
+        if merged is not None:
+            # Straight from the batch's id array to each pre-token's packed bytes.
+            short, flat, ends = merged
+            data = flat.astype(dtype).tobytes()
+            width = np.dtype(dtype).itemsize
+            cuts = [e * width for e in ends]
+            packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
+            new.difference_update(short)
+        self._ensure_cached(new)
+        for piece in new:
+            packed[piece] = array(code, cache[piece]).tobytes()
         parts: list[bytes] = []
-        for a, b, special in self.specials.segments(text):
-            pieces = self._findall(text[a:b])
-            new = set(pieces).difference(packed)
-            merged = self._merge_batch(list(new.difference(cache)))
-            if merged is not None:
-                # Straight from the batch's id array to each pre-token's packed bytes.
-                short, flat, ends = merged
-                data = flat.astype(dtype).tobytes()
-                width = np.dtype(dtype).itemsize
-                cuts = [e * width for e in ends]
-                packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
-                new.difference_update(short)
-            self._ensure_cached(new)
-            for piece in new:
-                packed[piece] = array(code, cache[piece]).tobytes()
+        for pieces, special in segments:
             parts.append(b"".join(map(packed.__getitem__, pieces)))
             if special is not None:
                 parts.append(array(code, [self._special_ids[special]]).tobytes())

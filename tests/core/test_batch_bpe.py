@@ -187,3 +187,26 @@ def test_short_long_and_very_long_pretokens_together(count):
     inverse = {token: idx for idx, token in tok.vocab.items()}
     expected = [inverse[t] for w in words for t in reference_encode_piece(w.encode(), ranks)]
     assert ids == expected
+
+
+def test_many_short_documents_get_the_batch_and_the_fast_split(tiktoken_gpt2):
+    """Short documents between special tokens: encode and encode_array both merge the
+    pre-tokens of all of them in one batch and split with the fast pattern (a text this long
+    builds it however short its stretches are), with tiktoken's ids."""
+    from bpe_studio.core import pattern
+    from bpe_studio.core.tokenizer import BULK_TEXT
+
+    story = slice_head("chinese", 300_000) + slice_head("english", 300_000)
+    docs = [story[i : i + 150] for i in range(0, len(story), 150)]
+    text = EOT.join(docs)
+    assert len(text) >= BULK_TEXT
+    expected = tiktoken_gpt2.encode(text, allowed_special="all")
+    for method in ("encode", "encode_array"):
+        pattern._bmp_regex.cache_clear()
+        tok = Tokenizer.from_files(
+            FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
+        )
+        got = getattr(tok, method)(text)
+        assert tok._batch_state == "built", method
+        assert pattern._bmp_regex.cache_info().currsize == 1, method
+        assert list(got) == expected, method
