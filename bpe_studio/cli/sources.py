@@ -19,14 +19,14 @@ from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.gpt2_format import infer_special_tokens, load_files
 from ..core.presets import PRESETS
-from ..core.tokenizer_files import GPT2_FILE_NAMES, load_data
+from ..core.tokenizer_files import DEFAULT_NAME, GPT2_FILE_NAMES, load_data
 from .output import CliError
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
     "'train' writes them) or GPT-2's gpt2_vocab.json + gpt2_merges.txt, such a vocab.json "
     "itself (its merges file beside it), a Hugging Face tokenizer.json, or a .tiktoken rank "
-    "file (plain or .gz)"
+    "file (plain or .gz; or the directory holding tokenizer.tiktoken)"
 )
 _VOCAB_SUFFIX = "vocab.json"
 
@@ -67,13 +67,28 @@ def vocabulary_file(source: str) -> str:
     return source
 
 
+def _tiktoken_in(folder: Path) -> Path | None:
+    """``tokenizer.tiktoken`` (or ``.gz``) in a folder without GPT-2 files: its
+    ``tokenizer.json`` beside it is then the rank file's pattern and special tokens (as
+    ``convert --to tiktoken`` and ``train --format tiktoken`` write them), not a Hugging Face
+    file."""
+    if vocabulary_file(os.fspath(folder)) != os.fspath(folder):
+        return None
+    for suffix in (".tiktoken", ".tiktoken.gz"):
+        rank_file = folder / f"{DEFAULT_NAME}{suffix}"
+        if rank_file.is_file():
+            return rank_file
+    return None
+
+
 def load_source(source: str, pattern: str | None = None) -> TokenizerData:
     """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`); ``pattern`` for the
     formats without one of their own. One-line errors name the source."""
     path = Path(source)
     if _is_gpt2_vocab_file(path):
         return _gpt2_vocab_file(path, pattern)
-    return load_data(source, pattern)
+    rank_file = _tiktoken_in(path) if path.is_dir() else None
+    return load_data(rank_file or source, pattern)
 
 
 def load_tokenizer(

@@ -134,3 +134,15 @@ def test_the_files_named_are_the_files_written(tmp_path):
     assert written == ["gpt2.json", "gpt2.tiktoken"]
     for name in written:
         assert name in stderr
+
+
+def test_a_directory_of_tiktoken_files_is_a_source(tmp_path, text, text_path):
+    """convert --to tiktoken writes tokenizer.tiktoken + tokenizer.json by default; that
+    directory, as --tokenizer, is read as the rank file (not as a Hugging Face file)."""
+    expected = gpt2_tiktoken().encode(text, allowed_special="all")
+    ok(cli(tmp_path, "convert", FIXTURES / "gpt2_vocab.json", "--to", "tiktoken", "--out", "tk"))
+    assert sorted(p.name for p in (tmp_path / "tk").iterdir()) == [
+        "tokenizer.json",
+        "tokenizer.tiktoken",
+    ]
+    assert encode_ids(tmp_path, text_path, tmp_path / "tk") == expected
