@@ -1,6 +1,7 @@
 """The peers bpe_studio is measured against, built offline from GPT-2's own files: tiktoken's
-and Hugging Face's GPT-2 encoders, Hugging Face's pre-tokenizer for training, and a digest for
-comparing id lists across processes.
+and Hugging Face's GPT-2 encoders, Hugging Face's pre-tokenizer for training, tiktoken's
+cl100k_base and o200k_base from the genuine rank files, and a digest for comparing id lists
+across processes.
 
 The GPT-2 pattern is written out here, not imported from bpe_studio, so the peers are
 configured independently of the library under test. Nothing is downloaded; training a peer
@@ -14,9 +15,10 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from corpora import corpus
+from corpora import REPO_ROOT, corpus
 
 SPECIAL = "<|endoftext|>"
+RANK_DIR = REPO_ROOT / "resources" / "tokenizers"
 GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
 
@@ -52,6 +54,30 @@ def tiktoken_gpt2():
         mergeable_ranks=ranks,
         special_tokens={SPECIAL: vocab[SPECIAL]},
     )
+
+
+def tiktoken_preset(name: str):
+    """tiktoken's ``cl100k_base`` or ``o200k_base`` built offline: tiktoken's own constructor
+    (pattern and special tokens as tiktoken publishes them) with the rank file read from the
+    repository's ``resources/tokenizers`` (the genuine files) instead of downloaded."""
+    import base64
+    import gzip
+
+    import tiktoken
+    import tiktoken_ext.openai_public as published
+
+    raw = gzip.decompress((RANK_DIR / f"{name}.tiktoken.gz").read_bytes())
+    ranks = {
+        base64.b64decode(tok): int(rank)
+        for tok, rank in (line.split() for line in raw.splitlines() if line)
+    }
+    original = published.load_tiktoken_bpe
+    published.load_tiktoken_bpe = lambda *args, **kwargs: ranks
+    try:
+        params = published.ENCODING_CONSTRUCTORS[name]()
+    finally:
+        published.load_tiktoken_bpe = original
+    return tiktoken.Encoding(**params)
 
 
 def hf_pre_tokenizer():

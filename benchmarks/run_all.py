@@ -1,9 +1,11 @@
-"""All BPE Studio benchmarks in one run: training (bench_train) and encoding (bench_encode),
-side by side with Hugging Face ``tokenizers`` and tiktoken. Prints one Markdown table with a
+"""All BPE Studio benchmarks in one run: training (bench_train), encoding with GPT-2
+(bench_encode) and with the cl100k_base and o200k_base presets (bench_encode_presets), side by
+side with Hugging Face ``tokenizers`` and tiktoken. Prints one Markdown table with a
 PASS/MISS per target, then peak memory, and writes it with a description of this machine to
 ``benchmarks/RESULTS.md`` (``--out`` to write elsewhere, ``--no-write`` to only print).
 
-Not part of the test suite; it takes about two minutes on 2 cores. Corpora are looked up in
+Not part of the test suite; it takes several minutes on 2 cores (the presets alone start
+about 70 processes). Corpora are looked up in
 ``$BPE_STUDIO_CORPORA`` or ``<repo root>/../shared/corpora``; a benchmark whose corpus is missing
 is reported as SKIP. Exit status: 1 if any encoder's ids differ from tiktoken's, else 0 (a MISS
 is a finding, not an error).
@@ -21,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_encode  # noqa: E402
+import bench_encode_presets  # noqa: E402
 import bench_train  # noqa: E402
 import corpora  # noqa: E402
 import machine  # noqa: E402
@@ -93,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     sec.extend(bench_train.run(log=log))
     log("encoding benchmarks ...")
     sec.extend(bench_encode.run(log=log))
+    log("encoding with the presets ...")
+    sec.extend(bench_encode_presets.run(log=log))
     elapsed = time.perf_counter() - start
 
     text = render(sec, info, elapsed, "python benchmarks/run_all.py")

@@ -10,6 +10,10 @@ Workloads
 - ``train_hf``: Hugging Face ``tokenizers`` BpeTrainer with the same regex and byte alphabet.
 - ``encode``: GPT-2 encoding of a text file with ``impl`` = ``ours`` | ``tiktoken`` | ``hf``;
   with ``warm_path`` the encoder first encodes that other text (untimed), then the measured one.
+- ``encode_preset``: a text file encoded with ``preset`` (cl100k_base, o200k_base), ``impl`` =
+  ``ours`` (``Tokenizer.preset``) | ``tiktoken`` (built offline from the same rank file).
+- ``load_preset``: ``Tokenizer.preset(preset)`` (``impl`` ours) or tiktoken's encoding built from
+  the rank file (``impl`` tiktoken), timed.
 """
 
 from __future__ import annotations
@@ -127,7 +131,56 @@ def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
     }
 
 
-WORKLOADS = {"train_ours": train_ours, "train_hf": train_hf, "encode": encode}
+def _preset_encoder(impl: str, preset: str):
+    if impl == "ours":
+        from bpe_studio.core.tokenizer import Tokenizer
+
+        return Tokenizer.preset(preset).encode
+    if impl == "tiktoken":
+        enc = peers.tiktoken_preset(preset)
+        return lambda text: enc.encode(text, allowed_special="all")
+    raise ValueError(f"unknown encoder {impl!r}")
+
+
+def encode_preset(impl: str, preset: str, text_path: str) -> dict:
+    text = Path(text_path).read_bytes().decode("utf-8")
+    nbytes = len(text.encode("utf-8"))
+    t0 = time.perf_counter()
+    fn = _preset_encoder(impl, preset)
+    load_s = time.perf_counter() - t0
+    cpu0, t0 = _cpu_s(), time.perf_counter()
+    ids = fn(text)
+    t1, cpu1 = time.perf_counter(), _cpu_s()
+    count, digest = peers.ids_digest(ids)
+    return {
+        "seconds": t1 - t0,
+        "cpu_seconds": cpu1 - cpu0,
+        "bytes": nbytes,
+        "mb_per_s": nbytes / corpora.MB / (t1 - t0),
+        "load_seconds": load_s,
+        "ids": count,
+        "sha256": digest,
+    }
+
+
+def load_preset(impl: str, preset: str) -> dict:
+    if impl == "ours":
+        import bpe_studio.core.tokenizer  # noqa: F401  (imports are not part of loading)
+    else:
+        import tiktoken  # noqa: F401
+    cpu0, t0 = _cpu_s(), time.perf_counter()
+    _preset_encoder(impl, preset)
+    t1, cpu1 = time.perf_counter(), _cpu_s()
+    return {"seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0}
+
+
+WORKLOADS = {
+    "train_ours": train_ours,
+    "train_hf": train_hf,
+    "encode": encode,
+    "encode_preset": encode_preset,
+    "load_preset": load_preset,
+}
 
 
 def main(argv: list[str]) -> int:

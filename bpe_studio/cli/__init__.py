@@ -1,16 +1,19 @@
 """The ``bpe-studio`` command.
 
 - ``bpe-studio`` / ``bpe-studio gui [CORPUS] [--demo]`` / ``bpe-studio --demo``: the desktop app.
-- ``bpe-studio train CORPUS --vocab-size N [--special-token TOK ... | --no-special-tokens]
-  [--workers K] --out DIR [--force]``
-- ``bpe-studio encode INPUT|- --tokenizer DIR [--special-token TOK ... | --no-special-tokens]
-  --out IDS.npy [--workers K]``
-- ``bpe-studio decode IDS.npy|- --tokenizer DIR [--out TEXT|-]``
+- ``bpe-studio train CORPUS [CORPUS ...] --vocab-size N [--special-token TOK ... |
+  --no-special-tokens] [--pattern NAME|REGEX] [--workers K] --out DIR [--format F] [--force]``
+- ``bpe-studio encode INPUT|- --tokenizer SRC [--pattern NAME|REGEX] [--special-token TOK ... |
+  --no-special-tokens] --out IDS.npy [--workers K]``
+- ``bpe-studio decode IDS.npy|- --tokenizer SRC [--out TEXT|-]``
+- ``bpe-studio convert SRC --to gpt2|hf|tiktoken --out DIR [--name NAME] [--force]``
+
+SRC is a preset name, a GPT-2 directory or vocab.json, a tokenizer.json or a .tiktoken file.
 
 Headless commands report progress and a summary on stderr; stdout carries only data. Any
 error is one readable line on stderr and a non-zero exit code (130 after Ctrl-C), never a
 traceback. Modules: ``parser`` (options and help), ``train``, ``encode`` (and decode),
-``sources`` (what ``--tokenizer`` names), ``output`` (errors, output checks).
+``convert``, ``sources`` (what ``--tokenizer`` names), ``output`` (errors, output checks).
 """
 
 from __future__ import annotations
@@ -36,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .train import cmd_train
 
             return cmd_train(args)
+        if args.command == "convert":
+            from .convert import cmd_convert
+
+            return cmd_convert(args)
         from .encode import cmd_decode, cmd_encode
 
         return cmd_encode(args) if args.command == "encode" else cmd_decode(args)

@@ -44,7 +44,12 @@ def cmd_encode(args: argparse.Namespace) -> int:
     if args.input != STDIO:
         _input_file(args.input)
     load_start = time.perf_counter()
-    tok = load_tokenizer(args.tokenizer, args.special_token, no_specials=args.no_special_tokens)
+    tok = load_tokenizer(
+        args.tokenizer,
+        args.special_token,
+        no_specials=args.no_special_tokens,
+        pattern=args.pattern,
+    )
     load_seconds = time.perf_counter() - load_start
     check_out_file(args.out)
     try:
@@ -101,7 +106,7 @@ def _load_ids(path: str) -> np.ndarray:
 
 def cmd_decode(args: argparse.Namespace) -> int:
     ids = _load_ids(args.ids)
-    tok = load_tokenizer(args.tokenizer, None)
+    tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
     if args.out != STDIO:
         check_out_file(args.out)
     try:

@@ -1,8 +1,9 @@
 """The ``bpe-studio`` argument parser: commands, options and their help.
 
-What it does: declares ``gui``, ``train``, ``encode`` and ``decode`` and checks option values
-(whole numbers, worker counts) as argparse types, so a bad value is one line and exit 2.
-What it leaves out: running the commands (``train``, ``encode``).
+What it does: declares ``gui``, ``train``, ``encode``, ``decode`` and ``convert`` and checks
+option values (whole numbers, worker counts, patterns) as argparse types, so a bad value is
+one line and exit 2 before any file is read.
+What it leaves out: running the commands (``train``, ``encode``, ``convert``).
 """
 
 from __future__ import annotations
@@ -10,7 +11,10 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
+from ..core import PATTERNS, pretokenizer
 from ..core.corpus import resolve_workers
+from ..core.tokenizer_files import FORMATS
+from .sources import SOURCE_HELP
 from .train import DEFAULT_SPECIAL_TOKEN
 
 STREAMS = (
@@ -44,6 +48,28 @@ def _workers(text: str) -> int:
         ) from None
 
 
+def _pattern(text: str) -> str:
+    """A --pattern value: a name or a regex that compiles (``core.pretokenizer``'s rule)."""
+    try:
+        pretokenizer(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+PATTERN_NAMES = ", ".join(PATTERNS)
+
+
+def _add_pattern(command: argparse.ArgumentParser, help_text: str, default: str | None) -> None:
+    command.add_argument(
+        "--pattern", type=_pattern, default=default, metavar="NAME|REGEX", help=help_text
+    )
+
+
+def _add_format(command: argparse.ArgumentParser, flag: str, help_text: str, **kw) -> None:
+    command.add_argument(flag, choices=FORMATS, metavar="FORMAT", help=help_text, **kw)
+
+
 def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
     # The rule of corpus.resolve_workers, as the user sees it.
     command.add_argument(
@@ -56,23 +82,29 @@ def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
 
 
 def _add_tokenizer(command: argparse.ArgumentParser) -> None:
-    command.add_argument(
-        "--tokenizer",
-        required=True,
-        metavar="DIR",
-        help="directory with vocab.json + merges.txt (as 'train' writes them) or GPT-2's "
-        "gpt2_vocab.json + gpt2_merges.txt",
-    )
+    command.add_argument("--tokenizer", required=True, metavar="SRC", help=SOURCE_HELP)
+
+
+SOURCE_PATTERN_HELP = (
+    f"pre-tokenization pattern ({PATTERN_NAMES} or a regex) for sources that carry none: "
+    "GPT-2 files (default gpt2) and a .tiktoken file without its NAME.json beside it. "
+    "A tokenizer.json or a preset keeps its own, and a different one is an error"
+)
 
 
 def _add_train(sub: argparse._SubParsersAction) -> None:
     train = sub.add_parser(
         "train",
         help="train a tokenizer headless",
-        description="Train a byte-level BPE tokenizer on CORPUS and write DIR/vocab.json and "
-        "DIR/merges.txt. " + STREAMS,
+        description="Train a byte-level BPE tokenizer on CORPUS (several files count as one "
+        "corpus) and write it into DIR: vocab.json + merges.txt by default. " + STREAMS,
     )
-    train.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file")
+    train.add_argument(
+        "corpus",
+        metavar="CORPUS",
+        nargs="+",
+        help="UTF-8 text file(s); several are counted together as one corpus",
+    )
     train.add_argument(
         "--vocab-size",
         type=_positive,
@@ -95,12 +127,28 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help=f"train with no special token (not even {DEFAULT_SPECIAL_TOKEN!r})",
     )
+    _add_pattern(
+        train,
+        f"pre-tokenization pattern: a name ({PATTERN_NAMES}; cl100k and o200k are GPT-4's "
+        "and GPT-4o's) or a regex, checked before training (default: gpt2)",
+        "gpt2",
+    )
     _add_workers(train, "pre-tokenization")
     train.add_argument(
-        "--out", required=True, metavar="DIR", help="directory for vocab.json and merges.txt"
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="directory to write the tokenizer into (created if missing)",
+    )
+    _add_format(
+        train,
+        "--format",
+        "files to write: gpt2 (vocab.json + merges.txt; they hold no pattern), hf "
+        "(tokenizer.json) or tiktoken (tokenizer.tiktoken + tokenizer.json); default: gpt2",
+        default="gpt2",
     )
     train.add_argument(
-        "--force", action="store_true", help="replace vocab.json / merges.txt already in DIR"
+        "--force", action="store_true", help="replace files of the same names already in DIR"
     )
 
 
@@ -127,6 +175,7 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="treat every special token in the text as ordinary text",
     )
+    _add_pattern(enc, SOURCE_PATTERN_HELP, None)
     _add_workers(enc, "encoding")
     enc.add_argument("--out", required=True, metavar="IDS.npy", help="the .npy file to write")
 
@@ -139,8 +188,46 @@ def _add_decode(sub: argparse._SubParsersAction) -> None:
     )
     dec.add_argument("ids", metavar="IDS.npy", help=".npy file of ids, or - for standard input")
     _add_tokenizer(dec)
+    _add_pattern(
+        dec,
+        "pattern for a .tiktoken file without its NAME.json; decoding does not use it, so "
+        "any name will do",
+        None,
+    )
     dec.add_argument(
         "--out", default="-", metavar="TEXT", help="file to write (default: - for standard output)"
+    )
+
+
+def _add_convert(sub: argparse._SubParsersAction) -> None:
+    conv = sub.add_parser(
+        "convert",
+        help="convert a tokenizer between GPT-2, Hugging Face and tiktoken files",
+        description="Write the tokenizer SOURCE names in another format, with the same ids "
+        "for every text. DIR is checked before anything is read; the files written are "
+        "named on stderr. " + STREAMS,
+    )
+    conv.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
+    _add_format(
+        conv,
+        "--to",
+        "gpt2: vocab.json + merges.txt (these hold no pattern: load them with --pattern "
+        "unless it is gpt2); hf: tokenizer.json for Hugging Face tokenizers; tiktoken: "
+        "NAME.tiktoken + NAME.json (pattern and special tokens)",
+        required=True,
+    )
+    conv.add_argument(
+        "--out", required=True, metavar="DIR", help="directory to write into (created if missing)"
+    )
+    conv.add_argument(
+        "--name",
+        metavar="NAME",
+        default=None,
+        help="file name stem for --to tiktoken (default: the preset's name, else tokenizer)",
+    )
+    _add_pattern(conv, SOURCE_PATTERN_HELP, None)
+    conv.add_argument(
+        "--force", action="store_true", help="replace files of the same names already in DIR"
     )
 
 
@@ -165,4 +252,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_train(sub)
     _add_encode(sub)
     _add_decode(sub)
+    _add_convert(sub)
     return parser

@@ -1,7 +1,9 @@
-"""``bpe-studio train``: train a tokenizer headless and write ``vocab.json`` + ``merges.txt``.
+"""``bpe-studio train``: train a tokenizer headless and write it (``vocab.json`` +
+``merges.txt`` by default, or ``--format hf|tiktoken``).
 
-What it does: checks the output location first (so a bad ``--out`` fails in a second, not
-after the whole run), pre-tokenizes and merges with progress bars on stderr, refuses to write
+What it does: checks the corpus files and the output location first (so a bad ``--out`` fails
+in a second, not after the whole run; the pattern is checked by the parser), pre-tokenizes
+the corpus files as one corpus and merges, with progress bars on stderr, refuses to write
 anything when nothing was learned (an empty corpus, one without pairs, an interrupt before the
 first merge), and ends with a summary on stderr. Ctrl-C during merging keeps the merges made
 so far and writes them (exit 130). What it leaves out: the training itself (``core.trainer``).
@@ -13,16 +15,15 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
-from ..core import BpeTrainer, trainer_from_file
+from ..core import Tokenizer, trainer_from_file
 from ..core.display import readable_token
-from ..core.gpt2_format import save_files
 from ..core.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
 from ..core.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
-from .output import EXIT_INTERRUPTED, CliError, check_out_dir, os_error_message
-
-OUT_FILES = ("vocab.json", "merges.txt")
+from .convert import files_for, pattern_note, save
+from .output import EXIT_INTERRUPTED, CliError, check_out_dir
 
 
 def peak_memory_mb() -> float | None:
@@ -50,25 +51,50 @@ def _nothing_learned(corpus: str, why: str, code: int = 1) -> CliError:
     return CliError(f"{corpus}: nothing was learned: {why}; no files written", code)
 
 
+def _check_corpora(paths: list[str]) -> None:
+    """Each corpus file exists and is a file; several name the same file at most once."""
+    seen: dict[Path, str] = {}
+    for path in paths:
+        p = Path(path)
+        if not p.exists():
+            raise CliError(f"{path}: corpus file not found")
+        if p.is_dir():
+            raise CliError(f"{path}: is a directory; CORPUS names text files")
+        same = seen.setdefault(p.resolve(), path)
+        if same != path or paths.count(path) > 1:
+            raise CliError(f"{path}: given twice as a corpus file (it would be counted twice)")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     specials = special_tokens(args)
-    check_out_dir(args.out, OUT_FILES, force=args.force)
-    if os.path.isfile(args.corpus) and os.path.getsize(args.corpus) == 0:
-        raise _nothing_learned(args.corpus, "the file is empty")
+    corpora: list[str] = list(args.corpus)
+    _check_corpora(corpora)
+    check_out_dir(args.out, files_for(args.format), force=args.force)
+    # The corpus named in messages: the file, or all of them when there are several.
+    named = corpora[0] if len(corpora) == 1 else f"{corpora[0]} (and {len(corpora) - 1} more)"
+    if sum(os.path.getsize(p) for p in corpora) == 0:
+        raise _nothing_learned(
+            named, "the file is empty" if len(corpora) == 1 else "the files are empty"
+        )
     bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
     start = time.perf_counter()
     try:
         trainer = trainer_from_file(
-            args.corpus, args.vocab_size, specials, workers=args.workers, progress=bar.update
+            corpora[0] if len(corpora) == 1 else corpora,
+            args.vocab_size,
+            specials,
+            workers=args.workers,
+            progress=bar.update,
+            pattern=args.pattern,
         )
     except KeyboardInterrupt:
         raise _nothing_learned(
-            args.corpus, "interrupted during pre-tokenization", EXIT_INTERRUPTED
+            named, "interrupted during pre-tokenization", EXIT_INTERRUPTED
         ) from None
     bar.close()
     if not trainer.top_pairs(1):
         raise _nothing_learned(
-            args.corpus,
+            named,
             "it holds no two bytes side by side within a pre-token (only single characters, "
             "spaces or special tokens), so there is no pair to merge",
         )
@@ -81,8 +107,14 @@ def cmd_train(args: argparse.Namespace) -> int:
         interrupted = True
     merging.close()
     if not trainer.merges:
-        raise _nothing_learned(args.corpus, "interrupted before the first merge", EXIT_INTERRUPTED)
-    vocab_path, merges_path = _save(args.out, trainer)
+        raise _nothing_learned(named, "interrupted before the first merge", EXIT_INTERRUPTED)
+    tok = Tokenizer(
+        trainer.vocab,
+        trainer.merges,
+        {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
+        args.pattern,
+    )
+    written = save(tok, args.out, args.format, "tokenizer")
     elapsed = time.perf_counter() - start
     first_learned = first_merge_id(trainer.special_tokens)
     learned = [tok for i, tok in trainer.vocab.items() if i >= first_learned]
@@ -95,17 +127,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"special tokens: {shown or 'none'}",
         f"peak memory: {peak:,.0f} MB" if peak is not None else "peak memory: unknown",
         f"longest token: {readable_token(longest)} ({len(longest)} bytes)",
-        f"wrote {vocab_path} and {merges_path}",
+        f"pattern: {args.pattern if tok.pattern_name else tok.pattern}",
+        f"wrote {' and '.join(map(str, written))}",
     ]
+    note = pattern_note(tok, args.format)
+    if note:
+        lines.append(note)
     if len(trainer.merges) < trainer.target_merges and not interrupted:
-        lines.insert(1, f"note: the corpus ran out of pairs before vocab size {args.vocab_size}")
+        lines.insert(1, f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}")
     print("\n".join(lines), file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else 0
-
-
-def _save(out: str, trainer: BpeTrainer) -> tuple[str, str]:
-    try:
-        vocab_path, merges_path = save_files(out, trainer.vocab, trainer.merges)
-    except OSError as e:
-        raise CliError(os_error_message(out, e)) from None
-    return str(vocab_path), str(merges_path)

@@ -22,7 +22,7 @@ from itertools import chain, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from . import gpt2_format, pattern
+from . import fast_split, gpt2_format, pattern
 from .boundaries import CutRules, cut_rules
 from .pattern import pretokenizer
 from .specials import Specials
@@ -41,11 +41,20 @@ if TYPE_CHECKING:
 CACHE_LIMIT = 500_000
 # Pre-tokens longer than this many bytes are merged with a heap instead of list scans.
 LONG_PIECE = 64
+# In a batch, pre-tokens longer than LONG_PIECE bytes and up to this many are merged in a
+# second batch of their own (a batch's rounds go on while any of its pre-tokens still merges,
+# so long ones would keep the short ones' rounds going); longer ones one by one.
+BATCH_LONG_MAX = 1024
+# The second batch needs this many long pre-tokens; fewer are merged one by one.
+BATCH_LONG_MIN = 32
 # This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): about
 # three times faster per pre-token than one by one, past a fixed cost of a few rounds of array
 # operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
 BATCH_MIN = 200
 BATCH_BUILD_MIN = 2000
+# Encoding a text this long (in characters) builds the fast split patterns first, however
+# short the stretches between its special tokens.
+BULK_TEXT = 200_000
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
 _ID_MASK = (1 << 32) - 1
@@ -89,6 +98,13 @@ def _merge_list(
         return merges, lefts, rights
     lefts, rights = tuple(map(bytes, lefts)), tuple(map(bytes, rights))
     return list(zip(lefts, rights)), lefts, rights
+
+
+def _split_ids(flat: numpy.ndarray, ends: list[int]) -> Iterator[tuple[int, ...]]:
+    """Each pre-token's ids as a tuple, from a batch's one array of ids and where each
+    pre-token's ids end in it."""
+    ids = flat.tolist()
+    return map(tuple, map(ids.__getitem__, map(slice, [0, *ends], ends)))
 
 
 def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
@@ -152,6 +168,8 @@ class Tokenizer:
         pattern: str,
     ) -> None:
         self._pre = pretokenizer(pattern)
+        # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
+        self._findall = fast_split.findall_for(self._pre)
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
@@ -426,27 +444,36 @@ class Tokenizer:
                 cache[piece] = piece_ids(piece)
             return
         short, flat, ends = merged
-        ids = flat.tolist()
-        cache.update(zip(short, map(tuple, map(ids.__getitem__, map(slice, [0, *ends], ends)))))
+        cache.update(zip(short, _split_ids(flat, ends)))
 
     def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
         """Merge many distinct pre-tokens together, if there are enough of them; None when
         one by one is faster. Pre-tokens longer than ``LONG_PIECE`` bytes go straight into
-        the cache; for the others, returns them, all their ids in one array, and where in
-        it each one's ids end."""
+        the cache (merged in a batch of their own, see ``BATCH_LONG_MAX``); for the others,
+        returns them, all their ids in one array, and where in it each one's ids end."""
         batch = self._batch_for(len(pieces))
         if batch is None:
             return None
         short: list[str] = []
         short_bytes: list[bytes] = []
+        long: list[str] = []
+        long_bytes: list[bytes] = []
         cache = self._cache
         for piece in pieces:
             data = piece.encode("utf-8")
-            if len(data) > LONG_PIECE:
-                cache[piece] = tuple(self._bpe(data))
-            else:
+            if len(data) <= LONG_PIECE:
                 short.append(piece)
                 short_bytes.append(data)
+            elif len(data) <= BATCH_LONG_MAX:
+                long.append(piece)
+                long_bytes.append(data)
+            else:
+                cache[piece] = tuple(self._bpe(data))
+        if len(long) >= BATCH_LONG_MIN:
+            cache.update(zip(long, _split_ids(*batch.merge(long_bytes, self._merge_ids))))
+        else:
+            for piece, data in zip(long, long_bytes):
+                cache[piece] = tuple(self._bpe(data))
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
@@ -454,8 +481,7 @@ class Tokenizer:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
         pattern, the batch merger's tables: ~25 ms for GPT-2), so that worker processes
         forked afterwards start with them."""
-        if self._pre.name == "gpt2":
-            pattern.prepare()
+        self._prepare_split()
         self._batch_for(BATCH_BUILD_MIN)
 
     def _batch_for(self, count: int) -> BatchBpe | None:
@@ -542,7 +568,7 @@ class Tokenizer:
 
     def _encode_ordinary(self, text: str, out: list[int]) -> None:
         """Append the ids of ``text`` (no special tokens in it) to ``out``."""
-        self._encode_pieces(self._pre.findall(text), out)
+        self._encode_pieces(self._findall(text), out)
 
     def _encode_pieces(self, pieces: list[str], out: list[int]) -> None:
         """Append the ids of these pre-tokens to ``out``."""
@@ -562,11 +588,25 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._encode(replace_surrogates(text))
 
+    def _segments(self, text: str) -> list[tuple[list[str], str | None]]:
+        """The pre-tokens of each stretch of ``text`` between special tokens, each with the
+        special token after it (None at the end)."""
+        if len(text) >= BULK_TEXT:
+            # subtle: the fast split patterns are otherwise built only for one long stretch;
+            # a text of many short documents between special tokens needs them as much.
+            self._prepare_split()
+        findall = self._findall
+        return [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+
+    def _prepare_split(self) -> None:
+        if self._pre.name == "gpt2":
+            pattern.prepare()
+        fast_split.prepare(self._pre.name)
+
     def _encode(self, text: str) -> list[int]:
         # The pre-tokens of every segment are merged together: a corpus of short documents
         # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
-        findall = self._pre.findall
-        segments = [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+        segments = self._segments(text)
         self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         cache = self._cache
         out: list[int] = []
@@ -593,22 +633,23 @@ class Tokenizer:
         if len(packed) > CACHE_LIMIT:
             packed.clear()
         cache = self._cache
+        # As in _encode, the pre-tokens of all segments are merged together.
+        segments = self._segments(text)
+        new = set().union(*(pieces for pieces, _ in segments)).difference(packed)
+        merged = self._merge_batch(list(new.difference(cache)))
+        if merged is not None:
+            # Straight from the batch's id array to each pre-token's packed bytes.
+            short, flat, ends = merged
+            data = flat.astype(dtype).tobytes()
+            width = np.dtype(dtype).itemsize
+            cuts = [e * width for e in ends]
+            packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
+            new.difference_update(short)
+        self._ensure_cached(new)
+        for piece in new:
+            packed[piece] = array(code, cache[piece]).tobytes()
         parts: list[bytes] = []
-        for a, b, special in self.specials.segments(text):
-            pieces = self._pre.findall(text[a:b])
-            new = set(pieces).difference(packed)
-            merged = self._merge_batch(list(new.difference(cache)))
-            if merged is not None:
-                # Straight from the batch's id array to each pre-token's packed bytes.
-                short, flat, ends = merged
-                data = flat.astype(dtype).tobytes()
-                width = np.dtype(dtype).itemsize
-                cuts = [e * width for e in ends]
-                packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
-                new.difference_update(short)
-            self._ensure_cached(new)
-            for piece in new:
-                packed[piece] = array(code, cache[piece]).tobytes()
+        for pieces, special in segments:
             parts.append(b"".join(map(packed.__getitem__, pieces)))
             if special is not None:
                 parts.append(array(code, [self._special_ids[special]]).tobytes())

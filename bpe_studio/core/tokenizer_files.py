@@ -37,8 +37,8 @@ def _gpt2_dir(folder: Path, pattern: str | None) -> TokenizerData | None:
     for vocab_name, merges_name in GPT2_FILE_NAMES:
         vocab_path, merges_path = folder / vocab_name, folder / merges_name
         if vocab_path.is_file() and merges_path.is_file():
-            vocab = gpt2_format.load_vocab(vocab_path)
-            merges = gpt2_format.load_merges(merges_path)
+            # load_files checks the pair agrees, naming the merges file and line if not.
+            vocab, merges = gpt2_format.load_files(vocab_path, merges_path)
             inverse = {tok: idx for idx, tok in sorted(vocab.items(), reverse=True)}
             specials = {
                 s: inverse[s.encode("utf-8")]

@@ -14,7 +14,7 @@ from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.batch_bpe import SCALAR_TAIL, BatchBpe
-from bpe_studio.core.tokenizer import BATCH_BUILD_MIN, LONG_PIECE
+from bpe_studio.core.tokenizer import BATCH_BUILD_MIN, BATCH_LONG_MAX, BATCH_LONG_MIN, LONG_PIECE
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 
@@ -147,8 +147,8 @@ def test_fresh_tokenizer_uses_the_batch_and_matches_tiktoken(tiktoken_gpt2):
 
 
 def test_batch_of_only_long_pretokens():
-    """Pre-tokens over LONG_PIECE bytes skip the batch (one by one, with a heap), even when
-    they alone make a batch; each is merged once and right."""
+    """Pre-tokens over LONG_PIECE bytes go to a batch of their own, even when they alone
+    make a batch; each is merged once and right."""
     tok = run_tokenizer()
     letters = "cdefghij"
     words = [
@@ -161,3 +161,52 @@ def test_batch_of_only_long_pretokens():
     inverse = {token: idx for idx, token in tok.vocab.items()}
     assert ids == [inverse[t] for w in words for t in reference_encode_piece(w.encode(), ranks)]
     assert batch_of(tok).merge([], tok._merge_ids)[1] == []
+
+
+@pytest.mark.parametrize("count", [BATCH_LONG_MIN - 1, BATCH_LONG_MIN, 3 * BATCH_LONG_MIN])
+def test_short_long_and_very_long_pretokens_together(count):
+    """Short pre-tokens (one batch), long ones (a second batch, or one by one when fewer than
+    BATCH_LONG_MIN) and ones over BATCH_LONG_MAX bytes (one by one) in one text: each
+    merged as the slow reference merges it, whichever way it went."""
+    tok = run_tokenizer()
+    letters = "cdefghij"
+
+    def word(i: int, repeat: int) -> str:
+        return " " + "ab" * repeat + "a" * (i % 5) + "".join(letters[int(d)] for d in f"{i:05o}")
+
+    short = [word(i, 3) for i in range(BATCH_BUILD_MIN)]
+    long = [word(i, 30 + i % 300) for i in range(count)]
+    very_long = [word(i, BATCH_LONG_MAX // 2 + i) for i in range(3)]
+    assert all(LONG_PIECE < len(w) <= BATCH_LONG_MAX for w in long)
+    assert all(len(w) > BATCH_LONG_MAX for w in very_long)
+    words = [w for trio in zip(short, long + short, very_long + short) for w in trio]
+    words += short[len(words) // 3 :] + long[len(short) :]
+    ids = tok.encode("".join(words))
+    assert tok._batch_state == "built"
+    ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
+    inverse = {token: idx for idx, token in tok.vocab.items()}
+    expected = [inverse[t] for w in words for t in reference_encode_piece(w.encode(), ranks)]
+    assert ids == expected
+
+
+def test_many_short_documents_get_the_batch_and_the_fast_split(tiktoken_gpt2):
+    """Short documents between special tokens: encode and encode_array both merge the
+    pre-tokens of all of them in one batch and split with the fast pattern (a text this long
+    builds it however short its stretches are), with tiktoken's ids."""
+    from bpe_studio.core import pattern
+    from bpe_studio.core.tokenizer import BULK_TEXT
+
+    story = slice_head("chinese", 300_000) + slice_head("english", 300_000)
+    docs = [story[i : i + 150] for i in range(0, len(story), 150)]
+    text = EOT.join(docs)
+    assert len(text) >= BULK_TEXT
+    expected = tiktoken_gpt2.encode(text, allowed_special="all")
+    for method in ("encode", "encode_array"):
+        pattern._bmp_regex.cache_clear()
+        tok = Tokenizer.from_files(
+            FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
+        )
+        got = getattr(tok, method)(text)
+        assert tok._batch_state == "built", method
+        assert pattern._bmp_regex.cache_info().currsize == 1, method
+        assert list(got) == expected, method

@@ -1,0 +1,148 @@
+"""``bpe-studio convert SRC --to gpt2|hf|tiktoken --out DIR`` (#10): GPT-2's files taken
+through Hugging Face and tiktoken and back give the original ids and the original files'
+vocabulary and merges; each intermediate file loads in its own library with the same ids;
+``--out`` is checked before any work and never overwritten without ``--force``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tiktoken
+from cli_run import cli, encode_ids, error_line, ok
+from core_helpers import EOT, FIXTURES, slice_head, write_text
+from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
+from reference_encoder import published, read_rank_file
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    parts = [slice_head(k, 5_000) for k in ("english", "chinese", "code", "mixed_web")]
+    return EOT.join(parts) + "\r\n  \U0001f600 end"
+
+
+@pytest.fixture(scope="module")
+def text_path(tmp_path_factory, text) -> Path:
+    return write_text(tmp_path_factory.mktemp("text") / "text.txt", text)
+
+
+def gpt2_tiktoken() -> tiktoken.Encoding:
+    vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+    return tiktoken.Encoding(
+        "gpt2_test",
+        pat_str=published("r50k_base")["pat_str"],
+        mergeable_ranks={tok: i for i, tok in vocab.items() if tok != EOT.encode()},
+        special_tokens={EOT: 50256},
+    )
+
+
+def test_gpt2_to_hf_to_tiktoken_to_gpt2(tmp_path, text, text_path):
+    expected = gpt2_tiktoken().encode(text, allowed_special="all")
+    src = FIXTURES / "gpt2_vocab.json"
+    assert encode_ids(tmp_path, text_path, src) == expected
+
+    # GPT-2 -> hf: the real library loads it and gives the same ids.
+    stderr = ok(cli(tmp_path, "convert", src, "--to", "hf", "--out", "hf"))
+    assert f"wrote {Path('hf') / 'tokenizer.json'}" in stderr
+    from tokenizers import Tokenizer as HfTokenizer
+
+    assert HfTokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json")).encode(text).ids == (
+        expected
+    )
+    assert encode_ids(tmp_path, text_path, tmp_path / "hf" / "tokenizer.json") == expected
+
+    # hf -> tiktoken: tiktoken given the rank file and the JSON beside it gives the same ids.
+    stderr = ok(cli(tmp_path, "convert", "hf/tokenizer.json", "--to", "tiktoken",
+                    "--name", "mine", "--out", "tk"))  # fmt: skip
+    assert "mine.tiktoken" in stderr and "mine.json" in stderr
+    meta = json.loads((tmp_path / "tk" / "mine.json").read_text(encoding="utf-8"))
+    enc = tiktoken.Encoding(
+        "mine",
+        pat_str=meta["pat_str"],
+        mergeable_ranks=read_rank_file(tmp_path / "tk" / "mine.tiktoken"),
+        special_tokens=meta["special_tokens"],
+    )
+    assert enc.encode(text, allowed_special="all") == expected
+
+    # tiktoken -> gpt2: the original vocabulary and merges, and the original ids.
+    stderr = ok(cli(tmp_path, "convert", "tk/mine.tiktoken", "--to", "gpt2", "--out", "back"))
+    assert "vocab.json" in stderr and "merges.txt" in stderr
+    back = tmp_path / "back"
+    assert read_gpt2_vocab(back / "vocab.json") == read_gpt2_vocab(src)
+    assert read_gpt2_merges(back / "merges.txt") == read_gpt2_merges(FIXTURES / "gpt2_merges.txt")
+    assert encode_ids(tmp_path, text_path, back) == expected
+
+
+def test_preset_to_tiktoken_takes_the_presets_name(tmp_path):
+    stderr = ok(cli(tmp_path, "convert", "cl100k_base", "--to", "tiktoken", "--out", "o"))
+    assert "cl100k_base.tiktoken" in stderr
+    from reference_encoder import read_rank_file as read
+
+    shipped = read(Path(__file__).resolve().parents[2] / "resources" / "tokenizers"
+                   / "cl100k_base.tiktoken.gz")  # fmt: skip
+    assert read(tmp_path / "o" / "cl100k_base.tiktoken") == shipped
+
+
+def test_gpt2_files_of_another_pattern_say_how_to_load_them(tmp_path):
+    stderr = ok(cli(tmp_path, "convert", "o200k_base", "--to", "gpt2", "--out", "g"))
+    assert "--pattern o200k" in stderr
+
+
+def test_existing_files_are_not_replaced_without_force(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tokenizer.json").write_text("precious", encoding="utf-8")
+    line = error_line(cli(tmp_path, "convert", "gpt2", "--to", "hf", "--out", out))
+    assert str(out) in line and "tokenizer.json" in line and "--force" in line
+    assert (out / "tokenizer.json").read_text(encoding="utf-8") == "precious"
+    ok(cli(tmp_path, "convert", "gpt2", "--to", "hf", "--out", out, "--force"))
+    assert json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))["model"]
+
+
+def test_out_is_checked_before_the_source_is_read(tmp_path):
+    """A bad --out fails first: with a missing source the message is about --out."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file", encoding="utf-8")
+    line = error_line(cli(tmp_path, "convert", tmp_path / "missing.tiktoken", "--to", "gpt2",
+                          "--out", blocker))  # fmt: skip
+    assert str(blocker) in line and "not a directory" in line
+    line = error_line(cli(tmp_path, "convert", "o200k_base", "--to", "hf", "--out", "/proc/x"))
+    assert "/proc/x" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["missing_dir", "--to", "hf"], "missing_dir"),
+        (["gpt2", "--to", "sentencepiece"], "sentencepiece"),
+        (["gpt2", "--to", "tiktoken", "--name", "../up"], "../up"),
+        (["gpt2", "--to", "hf", "--pattern", "(?<"], "(?<"),
+    ],
+)
+def test_bad_convert_arguments_are_one_line(tmp_path, args, needle):
+    line = error_line(cli(tmp_path, "convert", *args, "--out", tmp_path / "o"))
+    assert needle in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_files_named_are_the_files_written(tmp_path):
+    """The files named on stderr are the files in DIR (and nothing else is)."""
+    stderr = ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "t"))
+    written = sorted(p.name for p in (tmp_path / "t").iterdir())
+    assert written == ["gpt2.json", "gpt2.tiktoken"]
+    for name in written:
+        assert name in stderr
+
+
+def test_a_directory_of_tiktoken_files_is_a_source(tmp_path, text, text_path):
+    """convert --to tiktoken writes tokenizer.tiktoken + tokenizer.json by default; that
+    directory, as --tokenizer, is read as the rank file (not as a Hugging Face file)."""
+    expected = gpt2_tiktoken().encode(text, allowed_special="all")
+    ok(cli(tmp_path, "convert", FIXTURES / "gpt2_vocab.json", "--to", "tiktoken", "--out", "tk"))
+    assert sorted(p.name for p in (tmp_path / "tk").iterdir()) == [
+        "tokenizer.json",
+        "tokenizer.tiktoken",
+    ]
+    assert encode_ids(tmp_path, text_path, tmp_path / "tk") == expected

@@ -1,0 +1,152 @@
+"""``bpe-studio encode --tokenizer SRC`` for every kind of source (#10): a preset name, a GPT-2
+directory, a GPT-2 ``vocab.json`` named directly (GPT-2's own ``gpt2_vocab.json`` too), a
+Hugging Face ``tokenizer.json`` and a ``.tiktoken`` rank file, with ``--pattern`` where the
+format has none; the ids are checked against tiktoken built offline from the rank files and
+GPT-2's files read by the tests' own readers. Bad sources give one-line errors.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import tiktoken
+from cli_run import cli, encode_ids, error_line
+from core_helpers import EOT, FIXTURES, REPO_ROOT, slice_head, write_text
+from gpt2_bytes import read_gpt2_vocab
+from reference_encoder import published, read_rank_file
+
+RANK_FILES = REPO_ROOT / "resources" / "tokenizers"
+
+
+def tiktoken_encoding(name: str) -> tiktoken.Encoding:
+    """tiktoken's encoding ``name`` built from files on disk, without a download."""
+    if name == "gpt2":
+        vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+        ranks = {tok: i for i, tok in vocab.items() if tok != EOT.encode()}
+        pub = published("r50k_base")
+    else:
+        ranks = read_rank_file(RANK_FILES / f"{name}.tiktoken.gz")
+        pub = published(name)
+    return tiktoken.Encoding(
+        f"{name}_test",
+        pat_str=pub["pat_str"],
+        mergeable_ranks=ranks,
+        special_tokens=pub["special_tokens"],
+    )
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    """Prose, Chinese, code and web text, with special tokens between them."""
+    parts = [slice_head(k, 6_000) for k in ("english", "chinese", "code", "mixed_web")]
+    return EOT.join(parts) + " <|endofprompt|>\r\n  tail  "
+
+
+@pytest.fixture(scope="module")
+def text_path(tmp_path_factory, text) -> Path:
+    return write_text(tmp_path_factory.mktemp("text") / "text.txt", text)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_preset_name_encodes_as_tiktoken(tmp_path, text, text_path, name):
+    enc = tiktoken_encoding(name)
+    expected = enc.encode(text, allowed_special="all")
+    assert encode_ids(tmp_path, text_path, name) == expected
+
+
+def test_gpt2_vocab_json_named_directly(tmp_path, text, text_path):
+    """GPT-2's own gpt2_vocab.json, its gpt2_merges.txt beside it; and a vocab.json."""
+    expected = tiktoken_encoding("gpt2").encode(text, allowed_special="all")
+    assert encode_ids(tmp_path, text_path, FIXTURES / "gpt2_vocab.json") == expected
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    shutil.copy(FIXTURES / "gpt2_vocab.json", mine / "vocab.json")
+    shutil.copy(FIXTURES / "gpt2_merges.txt", mine / "merges.txt")
+    assert encode_ids(tmp_path, text_path, mine / "vocab.json") == expected
+    assert encode_ids(tmp_path, text_path, mine) == expected
+
+
+def test_vocab_json_without_its_merges_file(tmp_path, text_path):
+    lonely = tmp_path / "lonely"
+    lonely.mkdir()
+    shutil.copy(FIXTURES / "gpt2_vocab.json", lonely / "vocab.json")
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", lonely / "vocab.json",
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert str(lonely / "vocab.json") in line and "merges.txt" in line
+    assert not (tmp_path / "ids.npy").exists()
+
+
+def test_gpt2_files_with_another_pattern(tmp_path, text, text_path):
+    """GPT-2 files hold no pattern; --pattern o200k splits as o200k does (checked against
+    tiktoken given GPT-2's ranks and o200k's regex)."""
+    vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+    enc = tiktoken.Encoding(
+        "gpt2_o200k_split",
+        pat_str=published("o200k_base")["pat_str"],
+        mergeable_ranks={tok: i for i, tok in vocab.items() if tok != EOT.encode()},
+        special_tokens={EOT: 50256},
+    )
+    ids = encode_ids(tmp_path, text_path, FIXTURES / "gpt2_vocab.json", "--pattern", "o200k")
+    assert ids == enc.encode(text, allowed_special="all")
+    assert ids != tiktoken_encoding("gpt2").encode(text, allowed_special="all")
+
+
+def test_tiktoken_file_needs_a_pattern(tmp_path, text, text_path):
+    ranks = tmp_path / "cl100k_base.tiktoken.gz"
+    shutil.copy(RANK_FILES / "cl100k_base.tiktoken.gz", ranks)
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", ranks,
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert str(ranks) in line and "pattern" in line
+    # A bare rank file has no special tokens: <|endoftext|> is ordinary text then.
+    enc = tiktoken_encoding("cl100k_base")
+    ids = encode_ids(tmp_path, text_path, ranks, "--pattern", "cl100k")
+    assert ids == enc.encode_ordinary(text)
+
+
+def test_hf_tokenizer_json_written_by_tokenizers(tmp_path, text, text_path):
+    """A tokenizer.json saved by Hugging Face tokenizers itself (GPT-2's files, ByteLevel
+    pre-tokenizer) encodes as that library does; --pattern must agree with it."""
+    from tokenizers import Tokenizer as HfTokenizer
+    from tokenizers import decoders, models, pre_tokenizers
+
+    model = models.BPE.from_file(
+        str(FIXTURES / "gpt2_vocab.json"), str(FIXTURES / "gpt2_merges.txt")
+    )
+    hf = HfTokenizer(model)
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    hf.add_special_tokens([EOT])
+    saved = tmp_path / "tokenizer.json"
+    hf.save(str(saved))
+    assert encode_ids(tmp_path, text_path, saved) == hf.encode(text).ids
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", saved,
+                          "--pattern", "cl100k", "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert str(saved) in line and "cl100k" in line
+
+
+@pytest.mark.parametrize(
+    ("source", "needle"),
+    [
+        ("o300k_base", "o300k_base"),  # neither a preset nor a file
+        ("{here}/notes.txt", "notes.txt"),  # a file of no tokenizer format
+        ("{here}/empty_dir", "empty_dir"),  # a directory without tokenizer files
+    ],
+)
+def test_bad_sources_are_one_line(tmp_path, text_path, source, needle):
+    (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
+    (tmp_path / "empty_dir").mkdir()
+    result = cli(tmp_path, "encode", text_path, "--tokenizer", source.format(here=tmp_path),
+                 "--out", tmp_path / "ids.npy")  # fmt: skip
+    line = error_line(result)
+    assert needle in line
+    assert not (tmp_path / "ids.npy").exists()
+
+
+def test_bad_pattern_is_refused_before_reading(tmp_path, text_path):
+    result = cli(tmp_path, "encode", text_path, "--tokenizer", "gpt2", "--pattern", "[a-",
+                 "--out", tmp_path / "ids.npy")  # fmt: skip
+    assert result.returncode == 2
+    line = error_line(result)
+    assert "--pattern" in line and "'[a-'" in line

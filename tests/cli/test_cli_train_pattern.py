@@ -1,0 +1,103 @@
+"""``bpe-studio train`` with ``--pattern`` and several corpus files (#10, #11 item 18): the
+result equals the slow reference trainer run with the same pattern on the files counted
+together; a bad pattern or a missing file is refused, in one line, before any work.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_run import cli, encode_ids, error_line, ok
+from core_helpers import EOT, slice_head, write_text
+from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab, token_from_gpt2
+from reference_bpe import reference_train
+from reference_encoder import ReferenceEncoder, published
+
+VOCAB_SIZE = 420
+
+
+@pytest.fixture(scope="module")
+def corpora(tmp_path_factory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("corpora")
+    return [
+        write_text(folder / "english.txt", slice_head("english", 12_000)),
+        write_text(folder / "chinese.txt", slice_head("chinese", 6_000) + EOT + "Ünïcödé 123456"),
+        write_text(folder / "code.txt", slice_head("code", 8_000)),
+    ]
+
+
+def reference(corpora: list[Path], pattern: str) -> tuple[dict[int, bytes], list]:
+    # Files are counted as one corpus: joined by the special token, no pre-token spans two.
+    text = EOT.join(p.read_text(encoding="utf-8") for p in corpora)
+    return reference_train(text, VOCAB_SIZE, [EOT], pattern)
+
+
+@pytest.mark.parametrize("name", ["cl100k", "o200k"])
+def test_several_files_with_a_named_pattern_equal_the_reference(tmp_path, corpora, name):
+    pat_str = published(f"{name}_base")["pat_str"]
+    vocab, merges = reference(corpora, pat_str)
+    out = tmp_path / "tok"
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE,
+                    "--pattern", name, "--workers", 2, "--out", out))  # fmt: skip
+    assert f"--pattern {name}" in stderr  # GPT-2 files do not keep it: the summary says so
+    assert read_gpt2_vocab(out / "vocab.json") == vocab
+    assert read_gpt2_merges(out / "merges.txt") == merges
+    text_path = corpora[1]
+    expected = ReferenceEncoder(vocab, merges, {EOT: 256}, pat_str).encode(
+        text_path.read_text(encoding="utf-8")
+    )
+    assert encode_ids(tmp_path, text_path, out, "--pattern", name) == expected
+
+
+def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora):
+    """A custom regex, written as tokenizer.json: Hugging Face's own library loads it and
+    splits as the reference does."""
+    from tokenizers import Tokenizer as HfTokenizer
+
+    regex_text = r"\p{L}+|\p{N}|[^\p{L}\p{N}]"
+    vocab, merges = reference(corpora, regex_text)
+    out = tmp_path / "hf"
+    ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex_text,
+           "--format", "hf", "--out", out))  # fmt: skip
+    hf = HfTokenizer.from_file(str(out / "tokenizer.json"))
+    got = {i: token_from_gpt2(t) if t != EOT else EOT.encode() for t, i in hf.get_vocab().items()}
+    assert got == vocab
+    text = corpora[0].read_text(encoding="utf-8")
+    expected = ReferenceEncoder(vocab, merges, {EOT: 256}, regex_text).encode(text)
+    assert hf.encode(text).ids == expected
+    assert encode_ids(tmp_path, corpora[0], out / "tokenizer.json") == expected
+
+
+@pytest.mark.parametrize("bad", ["(", "[z-a]", ""])
+def test_bad_pattern_is_refused_before_training(tmp_path, corpora, bad):
+    out = tmp_path / "out"
+    result = cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", bad,
+                 "--out", out)  # fmt: skip
+    assert result.returncode == 2
+    line = error_line(result)
+    assert "--pattern" in line and "pattern" in line
+    assert "pre-tokenizing" not in result.stderr and not out.exists()
+
+
+def test_missing_second_corpus_file(tmp_path, corpora):
+    out = tmp_path / "out"
+    result = cli(tmp_path, "train", corpora[0], tmp_path / "absent.txt",
+                 "--vocab-size", VOCAB_SIZE, "--out", out)  # fmt: skip
+    line = error_line(result)
+    assert str(tmp_path / "absent.txt") in line and "not found" in line
+    assert "pre-tokenizing" not in result.stderr and not out.exists()
+
+
+def test_same_file_twice_is_refused(tmp_path, corpora):
+    result = cli(tmp_path, "train", corpora[0], corpora[0], "--vocab-size", VOCAB_SIZE,
+                 "--out", tmp_path / "out")  # fmt: skip
+    assert "twice" in error_line(result)
+
+
+def test_empty_files_learn_nothing(tmp_path):
+    empties = [write_text(tmp_path / f"e{i}.txt", "") for i in range(2)]
+    result = cli(tmp_path, "train", *empties, "--vocab-size", VOCAB_SIZE, "--out", tmp_path / "o")
+    line = error_line(result)
+    assert "nothing was learned" in line and "empty" in line
+    assert not (tmp_path / "o" / "vocab.json").exists()

@@ -1,0 +1,107 @@
+"""cl100k's and o200k's pre-tokenization on ``re`` (``core.fast_split``) against the ``regex``
+module running the patterns exactly as tiktoken publishes them: every fixture corpus, texts
+with characters above U+FFFF at every density, and generated text from all of Unicode (the
+fast pattern takes its classes from ``regex``).
+"""
+
+from __future__ import annotations
+
+import pytest
+import regex
+from core_helpers import FIXTURES, read_fixture
+from hypothesis import given
+from hypothesis import strategies as st
+from reference_encoder import published
+from text_strategies import HYPO, PIECES
+
+from bpe_studio.core import fast_split
+from bpe_studio.core.pattern import pretokenizer
+from bpe_studio.core.tokenizer import Tokenizer
+
+NAMES = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
+FAST = {"cl100k": fast_split.findall_cl100k, "o200k": fast_split.findall_o200k}
+FIXTURE_TEXTS = sorted(p.name for p in FIXTURES.glob("*.txt"))
+
+# Characters that case-fold onto a contraction's letters, or look like them.
+ODD = ["'ſ", "'K", "'İ", "'ı", "'Ｓ", "'ß", "'ﬅ", "\x1c", "\x1f", "\x85", "\u2028", "/", "\r/"]
+ALL_CHARS = st.characters(exclude_categories=("Cs", "Cn"))  # assigned only
+TEXTS = st.lists(
+    st.one_of(st.text(ALL_CHARS, max_size=6), st.sampled_from(PIECES + ODD)), max_size=40
+).map("".join)
+
+
+def published_regex(name: str) -> regex.Pattern[str]:
+    return regex.compile(published(NAMES[name])["pat_str"])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    """Build the BMP patterns up front, so that short texts take the fast path too."""
+    for name in FAST:
+        fast_split.prepare(name)
+
+
+@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("fixture", FIXTURE_TEXTS)
+def test_fixture_corpora_split_as_published(name, fixture):
+    text = read_fixture(fixture)
+    expected = published_regex(name).findall(text)
+    assert FAST[name](text) == expected
+    # Non-ASCII text with a few astral characters: the regex fallback around each.
+    sprinkled = "\U0001f600".join(text[i : i + 20_000] for i in range(0, len(text), 20_000))
+    assert FAST[name](sprinkled) == published_regex(name).findall(sprinkled)
+
+
+@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("every", [1, 7, 500, 5_000])
+def test_astral_characters_at_any_density(name, every):
+    text = read_fixture("mixed_web_slice.txt")[:60_000]
+    pieces = [text[i : i + every] for i in range(0, len(text), every)]
+    for joiner in ("\U0001d400", "\U00020000", "\n\U0001f600\n", "x\n\U0001f600"):
+        mixed = joiner.join(pieces)
+        assert FAST[name](mixed) == published_regex(name).findall(mixed), joiner
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_ascii_texts_take_the_ascii_pattern_and_agree(name):
+    text = "".join(map(chr, range(128))) * 3 + "DON'T don'T We'LL HTTPServer 12345 a/\r\n/b"
+    assert FAST[name](text) == published_regex(name).findall(text)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_contractions_in_every_case_and_fold(name):
+    """Each contraction, in every mix of cases and with the characters that fold onto its
+    letters, followed by a letter (where the contraction alternative decides the split)."""
+    forms = ["s", "t", "re", "ve", "m", "ll", "d"]
+    variants = {"s": "sSſ", "k": "kKK", "i": "iIİı"}
+    words = []
+    for form in forms:
+        cases = [""]
+        for ch in form:
+            cases = [c + v for c in cases for v in variants.get(ch, ch + ch.upper())]
+        words += [f"'{c}x" for c in cases] + [f"a'{c}é" for c in cases]
+    text = " ".join(words) + "\n" + "".join(words)
+    assert FAST[name](text) == published_regex(name).findall(text)
+    ascii_text = "".join(w for w in words if w.isascii())
+    assert FAST[name](ascii_text) == published_regex(name).findall(ascii_text)
+
+
+@HYPO
+@given(text=TEXTS)
+def test_generated_text_cl100k(text):
+    assert fast_split.findall_cl100k(text) == published_regex("cl100k").findall(text)
+
+
+@HYPO
+@given(text=TEXTS)
+def test_generated_text_o200k(text):
+    assert fast_split.findall_o200k(text) == published_regex("o200k").findall(text)
+
+
+def test_tokenizers_use_it_only_for_the_two_patterns():
+    vocab = {i: bytes([i]) for i in range(256)}
+    for name, fast in FAST.items():
+        assert Tokenizer(vocab, [], pattern=name)._findall is fast
+    assert Tokenizer(vocab, [], pattern="gpt2")._findall == pretokenizer("gpt2").findall
+    custom = r"\w+|\W"
+    assert Tokenizer(vocab, [], pattern=custom)._findall == pretokenizer(custom).findall
