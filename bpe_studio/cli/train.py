@@ -134,6 +134,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if note:
         lines.append(note)
     if len(trainer.merges) < trainer.target_merges and not interrupted:
-        lines.insert(1, f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}")
+        note = f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}"
+        lines.insert(1, note)
     print("\n".join(lines), file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else 0

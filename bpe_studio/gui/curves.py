@@ -88,6 +88,7 @@ class CurveFeeder:
         #: Bumped by the thread after every change to ``series``.
         self.version = 0
         self._failures: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._closed = False  # shut down for good: later work (a late signal) is dropped
 
     # ------------------------------------------------------------ GUI side
     @property
@@ -140,8 +141,11 @@ class CurveFeeder:
                 return out
 
     def shutdown(self) -> None:
-        """Drop all work and end the thread and the process (waits for both)."""
+        """Drop all work and end the thread and the process (waits for both). Final: work
+        sent afterwards (by a signal still on its way when the window closed) is dropped
+        instead of starting a new process."""
         self.generation += 1
+        self._closed = True
         _LIVE.discard(self)
         thread, self._thread = self._thread, None
         if thread is None:
@@ -162,6 +166,8 @@ class CurveFeeder:
             self._conn = None
 
     def _put(self, command: tuple) -> None:
+        if self._closed:
+            return
         if self._thread is None:
             self._start()
         self._submitted += 1

@@ -146,7 +146,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.bind(self.hub)
         self.curve.error.connect(self.show_error)
         self.curve.open_button.clicked.connect(self._choose_heldout)
-        self.editor.encoded.connect(self.curve.set_editor_count)  # the editor's bytes/token
+        self.editor.encoded.connect(self._editor_encoded)  # the editor's bytes/token
         self.editor.bind(self.hub)
         self._connect_inspector()
         self.editor.set_text(SAMPLE_TEXT)
@@ -162,6 +162,13 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor.piece_at_cursor.connect(inspector.step_through.show_piece)
         inspector.why.set_occurrence_counter(editor.occurrences)
         editor.spans_ready.connect(lambda _spans: inspector.why.refresh_occurrences())
+
+    @Slot(int, int)
+    def _editor_encoded(self, tokens: int, size: int) -> None:
+        # subtle: the editor paints asynchronously, so the step shown may have moved on; the
+        # point belongs to the merges its tokenizer actually had.
+        tok = self.editor.tokenizer
+        self.curve.set_editor_count(tokens, size, len(tok.merges) if tok is not None else None)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         # Roomy where the screen allows (the views are many), never larger than the screen.

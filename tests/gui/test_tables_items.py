@@ -384,3 +384,12 @@ def test_first_launch_shows_hints_not_axes(qtbot, window):
     for plot in (chart.pairs_plot, chart.decay_plot):
         assert not plot.getAxis("left").isVisible()
         assert not plot.getAxis("bottom").isVisible()
+
+
+def test_spaced_ticks_keep_labels_a_line_apart():
+    from bpe_studio.gui.views.pair_chart import spaced_ticks
+
+    ticks = [(0.0, "1"), (0.3, "2"), (0.7, "5"), (1.0, "10"), (1.3, "20")]
+    # 40 px per unit, labels 14 px tall: keep a tick only 0.35 units after the last kept.
+    assert [label for _, label in spaced_ticks(ticks, 40.0, 14.0)] == ["1", "5", "20"]
+    assert spaced_ticks(ticks, 1000.0, 14.0) == ticks

@@ -205,6 +205,8 @@ def test_recording_off_computes_nothing(qtbot, window):
 def test_editor_counts_are_points_at_the_step(qtbot, trained):
     window, _ = trained
     curve = window.curve
+    window.editor.encoded.disconnect()  # only the counts this test reports
+    curve._editor_points.clear()
     window.timeline.select_step(40)
     curve.set_editor_count(100, 250)  # what TokenEditor.encoded(tokens, bytes) reports
     window.timeline.select_step(90)
@@ -212,4 +214,7 @@ def test_editor_counts_are_points_at_the_step(qtbot, trained):
     xs, ys = curve.editor_dots.getData()
     assert list(xs) == [40, 90] and list(ys) == [2.5, 250 / 80]
     assert "editor 3.12" in curve.value_label.text()
+    curve.set_editor_count(125, 250, step=12)  # a count that belongs to an earlier step
+    xs, ys = curve.editor_dots.getData()
+    assert list(xs) == [40, 90, 12] and ys[-1] == 2.0
     assert curve.legend.getLabel(curve.editor_dots).text == "editor text"

@@ -177,15 +177,16 @@ class CompressionPlot(QWidget):
             self._work_started()
 
     @Slot(int, int)
-    def set_editor_count(self, tokens: int, size: int) -> None:
-        """The editor's text takes ``tokens`` tokens for ``size`` bytes at the step shown (the
-        editor's own tokenizer when one is picked is not the run's: left out then)."""
+    def set_editor_count(self, tokens: int, size: int, step: int | None = None) -> None:
+        """The editor's text takes ``tokens`` tokens for ``size`` bytes with the run's first
+        ``step`` merges (default: the step shown). A picked tokenizer is not the run's: its
+        counts are left out."""
         state = self.hub.state
         if state.picked is not None or tokens <= 0:
             return
         if not self._editor_points and self.legend.getLabel(self.editor_dots) is None:
             self.legend.addItem(self.editor_dots, "editor text")
-        self._editor_points[state.step] = size / tokens
+        self._editor_points[state.step if step is None else step] = size / tokens
         xs = np.fromiter(self._editor_points.keys(), dtype=float)
         ys = np.fromiter(self._editor_points.values(), dtype=float)
         self.editor_dots.setData(xs, ys)

@@ -99,6 +99,18 @@ def log_ticks(low: float, high: float) -> list[tuple[float, str]]:
     return ticks
 
 
+def spaced_ticks(
+    ticks: list[tuple[float, str]], pixels_per_unit: float, min_pixels: float
+) -> list[tuple[float, str]]:
+    """The ticks, dropping each one closer than ``min_pixels`` to the last one kept, so
+    labels never overlap however short the axis."""
+    kept: list[tuple[float, str]] = []
+    for tick in ticks:
+        if not kept or (tick[0] - kept[-1][0]) * pixels_per_unit >= min_pixels:
+            kept.append(tick)
+    return kept
+
+
 def _style_plot(plot: pg.PlotItem) -> None:
     plot.setMenuEnabled(False)
     plot.hideButtons()
@@ -181,6 +193,7 @@ class PairChart(QWidget):
         self.decay_plot.setLabel("bottom", "merge rank")
         self.decay_plot.setLabel("left", "pair count (log)")
         self.decay_plot.getAxis("left").setWidth(DECAY_AXIS_WIDTH)
+        self.decay_plot.vb.sigResized.connect(self._space_decay_ticks)
         self.decay_plot.setMouseEnabled(x=False, y=False)
         self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
@@ -490,8 +503,21 @@ class PairChart(QWidget):
             high = low + 1
         self.decay_plot.setXRange(0, max(self._n - 1, 1), padding=0.02)
         self.decay_plot.setYRange(low, high, padding=0.05)
-        self.decay_plot.getAxis("left").setTicks([log_ticks(low, high)])
+        self._decay_range = (low, high)
+        self._space_decay_ticks()
         self.decay_plot.getAxis("bottom").setTicks([linear_ticks(0, max(self._n - 1, 1))])
+
+    @Slot()
+    def _space_decay_ticks(self, *args: object) -> None:
+        """The log axis' ticks, as many as the plot's height has room for."""
+        low, high = getattr(self, "_decay_range", (0.0, 1.0))
+        height = self.decay_plot.vb.height()
+        span = (high - low) * 1.1  # the range's 5% padding on each side
+        per_unit = height / span if height > 0 and span > 0 else 1e9
+        axis = self.decay_plot.getAxis("left")
+        line = QFontMetrics(axis.style.get("tickFont") or axis.font()).height() + 2
+        ticks = spaced_ticks(log_ticks(low, high), per_unit, line)
+        self.decay_plot.getAxis("left").setTicks([ticks])
 
     def curve_data(self) -> tuple[np.ndarray, np.ndarray]:
         return self._ranks[: self._n].copy(), self._counts[: self._n].copy()
