@@ -20,7 +20,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from .qt_check import faulty_build
+from .qt_check import faulty_build, missing_xcb_library
 
 RESOURCES: Traversable = files("bpe_studio.resources")
 # A real file: training reads it by path (in worker processes too).
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return EXIT_NO_DISPLAY
-    problem = faulty_build()
+    problem = faulty_build() or missing_xcb_library()
     if problem is not None:
         print(problem, file=sys.stderr)
         return EXIT_FAULTY_QT

@@ -6,12 +6,18 @@ CPython < 3.12 treat ``None``/``True``/``False`` as immortal, as they are only f
 3.12 on (PEP 683): every void call and signal emit drops a reference to them, and within
 seconds of plotting the interpreter aborts with "Fatal Python error: none_dealloc".
 ``pyproject.toml`` excludes that build; this check catches an environment that has it anyway.
+:func:`missing_xcb_library` does the same for the one system library Qt's X11 plugin needs
+that desktops often lack (``libxcb-cursor0``): without it Qt aborts the process with a
+paragraph about platform plugins.
 What it leaves out: working around the fault (the app refuses to run instead).
 """
 
 from __future__ import annotations
 
+import ctypes.util
+import os
 import sys
+from collections.abc import Callable, Mapping
 
 # (PySide6 version, first CPython version without the fault)
 FAULTY_BUILDS: tuple[tuple[str, tuple[int, int]], ...] = (("6.12.0", (3, 12)),)
@@ -36,3 +42,26 @@ def faulty_build(
                 f"to None); install another version: pip install 'PySide6!={version}'"
             )
     return None
+
+
+def missing_xcb_library(
+    env: Mapping[str, str] | None = None,
+    platform: str | None = None,
+    find_library: Callable[[str], str | None] = ctypes.util.find_library,
+) -> str | None:
+    """One line naming ``libxcb-cursor`` and how to install it, when Qt will use its X11
+    plugin (Linux, a DISPLAY, no Wayland, no other platform chosen) and the library is not
+    installed; else None."""
+    env = os.environ if env is None else env
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux") or not env.get("DISPLAY"):
+        return None
+    chosen = env.get("QT_QPA_PLATFORM", "")
+    if (chosen and not chosen.startswith("xcb")) or (env.get("WAYLAND_DISPLAY") and not chosen):
+        return None
+    if find_library("xcb-cursor") is not None:
+        return None
+    return (
+        "bpe-studio: Qt's X11 support needs the system library libxcb-cursor, which is not "
+        "installed: sudo apt install libxcb-cursor0 (Fedora: sudo dnf install xcb-util-cursor)"
+    )

@@ -161,3 +161,23 @@ def test_bad_arguments_return_an_error_code():
         timeout=60,
     )
     assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+def test_missing_xcb_cursor_is_named_with_its_fix():
+    from bpe_studio.gui.qt_check import missing_xcb_library
+
+    def absent(name):
+        return None
+
+    def present(name):
+        return "libxcb-cursor.so.0"
+
+    x11 = {"DISPLAY": ":0"}
+    message = missing_xcb_library(x11, "linux", absent)
+    assert message is not None and "libxcb-cursor0" in message and "\n" not in message
+    assert missing_xcb_library(x11, "linux", present) is None
+    assert missing_xcb_library(x11, "darwin", absent) is None
+    assert missing_xcb_library({}, "linux", absent) is None  # no X display: not Qt's xcb
+    assert missing_xcb_library({**x11, "WAYLAND_DISPLAY": "w"}, "linux", absent) is None
+    assert missing_xcb_library({**x11, "QT_QPA_PLATFORM": "offscreen"}, "linux", absent) is None
+    assert missing_xcb_library({**x11, "QT_QPA_PLATFORM": "xcb"}, "linux", absent) is not None
