@@ -7,8 +7,8 @@ CPython < 3.12 treat ``None``/``True``/``False`` as immortal, as they are only f
 seconds of plotting the interpreter aborts with "Fatal Python error: none_dealloc".
 ``pyproject.toml`` excludes that build; this check catches an environment that has it anyway.
 :func:`missing_xcb_library` does the same for the one system library Qt's X11 plugin needs
-that desktops often lack (``libxcb-cursor0``): without it Qt aborts the process with a
-paragraph about platform plugins.
+that minimal systems often lack (``libxcb-cursor0``, ``libxcb-icccm4``, ...): without them
+Qt aborts the process with a paragraph about platform plugins.
 What it leaves out: working around the fault (the app refuses to run instead).
 """
 
@@ -44,14 +44,29 @@ def faulty_build(
     return None
 
 
+# The X11 libraries Qt's xcb plugin links (besides libxcb itself), as ``find_library`` names
+# them, with the Debian/Ubuntu package that holds each.
+XCB_LIBRARIES: tuple[tuple[str, str], ...] = (
+    ("xcb-cursor", "libxcb-cursor0"),
+    ("xcb-icccm", "libxcb-icccm4"),
+    ("xcb-image", "libxcb-image0"),
+    ("xcb-keysyms", "libxcb-keysyms1"),
+    ("xcb-randr", "libxcb-randr0"),
+    ("xcb-render-util", "libxcb-render-util0"),
+    ("xcb-shape", "libxcb-shape0"),
+    ("xcb-xkb", "libxcb-xkb1"),
+    ("xkbcommon-x11", "libxkbcommon-x11-0"),
+)
+
+
 def missing_xcb_library(
     env: Mapping[str, str] | None = None,
     platform: str | None = None,
     find_library: Callable[[str], str | None] = ctypes.util.find_library,
 ) -> str | None:
-    """One line naming ``libxcb-cursor`` and how to install it, when Qt will use its X11
-    plugin (Linux, a DISPLAY, no Wayland, no other platform chosen) and the library is not
-    installed; else None."""
+    """One line naming the X11 libraries Qt's xcb plugin needs that are not installed, and
+    the command that installs them, when Qt will use that plugin (Linux, a DISPLAY, no
+    Wayland, no other platform chosen); else None."""
     env = os.environ if env is None else env
     platform = sys.platform if platform is None else platform
     if not platform.startswith("linux") or not env.get("DISPLAY"):
@@ -59,9 +74,10 @@ def missing_xcb_library(
     chosen = env.get("QT_QPA_PLATFORM", "")
     if (chosen and not chosen.startswith("xcb")) or (env.get("WAYLAND_DISPLAY") and not chosen):
         return None
-    if find_library("xcb-cursor") is not None:
+    missing = [package for name, package in XCB_LIBRARIES if find_library(name) is None]
+    if not missing:
         return None
     return (
-        "bpe-studio: Qt's X11 support needs the system library libxcb-cursor, which is not "
-        "installed: sudo apt install libxcb-cursor0 (Fedora: sudo dnf install xcb-util-cursor)"
+        f"bpe-studio: Qt's X11 support needs system libraries that are not installed "
+        f"({', '.join(missing)}): sudo apt install {' '.join(missing)}"
     )

@@ -163,18 +163,23 @@ def test_bad_arguments_return_an_error_code():
     assert proc.returncode == 2 and "invalid choice" in proc.stderr
 
 
-def test_missing_xcb_cursor_is_named_with_its_fix():
+def test_missing_xcb_libraries_are_named_with_their_fix():
     from bpe_studio.gui.qt_check import missing_xcb_library
 
     def absent(name):
         return None
 
     def present(name):
-        return "libxcb-cursor.so.0"
+        return f"lib{name}.so.0"
+
+    def no_cursor_or_icccm(name):
+        return None if name in ("xcb-cursor", "xcb-icccm") else present(name)
 
     x11 = {"DISPLAY": ":0"}
     message = missing_xcb_library(x11, "linux", absent)
     assert message is not None and "libxcb-cursor0" in message and "\n" not in message
+    two = missing_xcb_library(x11, "linux", no_cursor_or_icccm)
+    assert two is not None and two.endswith("sudo apt install libxcb-cursor0 libxcb-icccm4")
     assert missing_xcb_library(x11, "linux", present) is None
     assert missing_xcb_library(x11, "darwin", absent) is None
     assert missing_xcb_library({}, "linux", absent) is None  # no X display: not Qt's xcb
