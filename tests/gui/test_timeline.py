@@ -56,7 +56,7 @@ def test_slider_spin_buttons_and_keys_drive_the_step(qtbot, trained):
     assert not bar.live_button.isChecked() and bar.spin.value() == 120
     row = state.record[119]
     assert bar.label.text() == describe_step(120, n, row)
-    assert f"step 120 of {n:,}: merge 120" in bar.label.text()
+    assert f"step 120 of {n:,}: last merge, rank 119:" in bar.label.text()  # row 119
 
     bar.spin.setValue(7)
     assert state.step == 7 and bar.slider.value() == 7

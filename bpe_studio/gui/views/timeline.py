@@ -42,7 +42,9 @@ def describe_step(k: int, n: int, row: object | None) -> str:
     left, right = getattr(row, "left", b""), getattr(row, "right", b"")
     count = getattr(row, "count", None)
     made = readable_token(left + right)
-    text = f"{head}: merge {k:,}  {readable_token(left)} + {readable_token(right)} → {made}"
+    # Ranks count from 0, as the merge list, the vocabulary and the merge tree show them.
+    pair = f"{readable_token(left)} + {readable_token(right)} → {made}"
+    text = f"{head}: last merge, rank {k - 1:,}:  {pair}"
     return text + (f"  ({count:,}×)" if count is not None else "")
 
 
