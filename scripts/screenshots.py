@@ -8,7 +8,11 @@ Writes
 - ``trained.png``: after training it to a 3,000-token vocabulary, a merge selected;
 - ``gpt2.png``: GPT-2's own tokenizer loaded, the editor showing English, Chinese and emoji;
 - ``compare.png``: the Compare page, GPT-2 against GPT-4o on its sample text;
-- ``report.png``: the Report page, the three presets on the bundled samples and TinyStories.
+- ``report.png``: the Report page, the three presets on the bundled samples and TinyStories;
+- ``timeline.png``: the 3,000-token run scrubbed back to step 60, the step-through on the
+  word under the editor's cursor;
+- ``picker.png``: the editor showing GPT-4o's (o200k_base) tokens, picked above the editor.
+``scripts/screenshot_inspector.py`` makes ``merge_tree.png`` and ``step_through.png``.
 GPT-2's files come from ``tests/fixtures``. Chinese text needs a CJK font (e.g. Noto CJK).
 """
 
@@ -129,8 +133,34 @@ def main() -> int:
     settle(app, window, 0.5)
     window.grab().save(str(args.out / "report.png"))
     window.close()
+
+    # 5. Back in time: the run scrubbed to step 60, the step-through on the word at the cursor.
+    window = new_window()
+    window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(3_000)
+    window.start_training()
+    wait(app, lambda: window.state.phase is Phase.FINISHED)
+    window.hub.select_step(60)
+    wait(app, lambda: not window.chart.pending, 60.0)
+    settle(app, window)
+    cursor = window.editor.edit.textCursor()
+    cursor.setPosition(EDITOR_TEXT.index("little") + 2)
+    window.editor.edit.setTextCursor(cursor)
+    window.inspector.setCurrentIndex(1)
+    settle(app, window, 1.0)
+    window.grab().save(str(args.out / "timeline.png"))
+    window.close()
+
+    # 6. A real model's tokenizer picked for the editor.
+    window = new_window()
+    window.picker.pick("preset:o200k_base")
+    wait(app, lambda: window.state.picked is not None and not window.picker.busy, 60.0)
+    settle(app, window, 1.0)
+    window.grab().save(str(args.out / "picker.png"))
+    window.close()
     app.processEvents()
-    for name in ("training.png", "trained.png", "gpt2.png", "compare.png", "report.png"):
+    names = ("training.png", "trained.png", "gpt2.png", "compare.png", "report.png")
+    for name in names + ("timeline.png", "picker.png"):
         print(args.out / name)
     return 0
 

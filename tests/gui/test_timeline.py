@@ -218,3 +218,11 @@ def test_editor_counts_are_points_at_the_step(qtbot, trained):
     xs, ys = curve.editor_dots.getData()
     assert list(xs) == [40, 90, 12] and ys[-1] == 2.0
     assert curve.legend.getLabel(curve.editor_dots).text == "editor text"
+
+
+def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
+    curve = window.curve
+    assert curve.showing_hint and not curve.plot.getAxis("left").isVisible()
+    train_in_window(qtbot, window, CORPUS, VOCAB)
+    wait_curves(qtbot, window)
+    assert not curve.showing_hint and curve.plot.getAxis("left").isVisible()

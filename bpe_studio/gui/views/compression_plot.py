@@ -49,6 +49,12 @@ def bytes_per_token(series: CurveSeries, k: int) -> float | None:
     return series.bytes / tokens[k]
 
 
+EMPTY_HINT = (
+    "Train, or load a tokenizer: bytes per token on the corpus and on held-out text, "
+    "merge by merge, appear here"
+)
+
+
 class CompressionPlot(QWidget):
     error = Signal(str, str)  # title, message: a held-out text could not be read
 
@@ -91,6 +97,11 @@ class CompressionPlot(QWidget):
         plot.addItem(self.editor_dots)
         self.cursor = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(MUTED, width=1, dash=[4, 3]))
         plot.addItem(self.cursor, ignoreBounds=True)
+        # Before any curve: a hint in place of empty axes.
+        self.hint = pg.TextItem(EMPTY_HINT, color=MUTED, anchor=(0.5, 0.5))
+        self.hint.setTextWidth(240)
+        plot.addItem(self.hint, ignoreBounds=True)
+        self._show_hint()
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -190,6 +201,7 @@ class CompressionPlot(QWidget):
         xs = np.fromiter(self._editor_points.keys(), dtype=float)
         ys = np.fromiter(self._editor_points.values(), dtype=float)
         self.editor_dots.setData(xs, ys)
+        self._show_hint()
         self._show_step()
 
     # ------------------------------------------------------------ output
@@ -222,11 +234,30 @@ class CompressionPlot(QWidget):
             counts = np.frombuffer(s.counts(), dtype=np.int64).astype(np.float64)
             ys = np.divide(s.bytes, counts, out=np.zeros_like(counts), where=counts > 0)
             line.setData(np.arange(len(ys), dtype=np.float64), ys)
+        self._show_hint()
         legend = {n: (s.source, s.bytes, s.error) for n, s in series.items()}
         if legend != self._legend_for:
             self._legend_for = legend
             self._label_legend(series)
         self._show_step()
+
+    def _show_hint(self) -> None:
+        """The hint instead of axes, cursor and legend while nothing is plotted."""
+        empty = not self._editor_points and all(
+            line.xData is None or len(line.xData) == 0 for line in self.lines.values()
+        )
+        self.hint.setVisible(empty)
+        if empty:
+            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+            self.hint.setPos(0.5, 0.5)
+        for name in ("left", "bottom"):
+            self.plot.showAxis(name, not empty)
+        self.legend.setVisible(not empty)
+        self.cursor.setVisible(not empty)
+
+    @property
+    def showing_hint(self) -> bool:
+        return self.hint.isVisible()
 
     def _label_legend(self, series: dict[str, CurveSeries]) -> None:
         for sample, label in self.legend.items:
