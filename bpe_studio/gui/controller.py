@@ -288,6 +288,7 @@ class Controller(QObject):
 
     @Slot(object)
     def _on_loaded(self, loaded: LoadedTokenizer) -> None:
+        responsiveness.keep_out_of_collections()
         self.hub.show_loaded(loaded)
         self.load_finished.emit(True)
 

@@ -116,3 +116,14 @@ class HoldTrainerWhilePainting:
             with turn.hold():
                 return super().event(event)  # type: ignore[misc]
         return super().event(event)  # type: ignore[misc]
+
+
+def keep_out_of_collections() -> None:
+    """Exempt every object alive now (a tokenizer just loaded: hundreds of thousands of
+    bytes objects, dicts and lists) from the cyclic collector's full passes.
+
+    subtle: a full pass walks every tracked object; after loading o200k one took over 100 ms
+    on the GUI thread, at whatever moment allocation triggered it (a first sort, a paint).
+    ``gc.freeze`` itself is instant: it moves the tracked objects to the permanent
+    generation without visiting them."""
+    gc.freeze()

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from ...core import Tokenizer
 from ..hub import StateHub
 from ..jobs import LatestJob
+from ..responsiveness import keep_out_of_collections
 from ..spans import TokenizerSource
 from ..state import Phase
 from .common import MUTED, steady_label
@@ -142,6 +143,7 @@ class TokenizerPicker(QWidget):
     def _on_built(self, built: tuple[str, Tokenizer]) -> None:
         key, tokenizer = built
         self._built[key] = tokenizer
+        keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
         if key == self.key:  # the latest choice (a stale build never arrives)
             self._show(key, tokenizer)
 
