@@ -75,6 +75,7 @@ class LatestJob(QObject):
         # Read by the worker thread: an int rebinding is atomic under the GIL.
         self.latest = 0
         self._waiting = False  # the latest request's result has not arrived
+        self._closed = False  # shut down for good: later requests are dropped
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
         self._pool.setObjectName(name)
@@ -82,8 +83,11 @@ class LatestJob(QObject):
         _RUNNERS.add(self)
 
     def submit(self, job: Job) -> int:
-        """Run ``job`` after the one under way (which becomes stale); returns its number."""
+        """Run ``job`` after the one under way (which becomes stale); returns its number.
+        After :meth:`shutdown` nothing runs (the request is dropped)."""
         self.latest += 1
+        if self._closed:
+            return self.latest
         self._waiting = True
         self._pool.start(_Run(self, self.latest, job))
         return self.latest
@@ -115,7 +119,13 @@ class LatestJob(QObject):
             self.failed.emit(str(result))
 
     def shutdown(self) -> None:
-        """Abandon all work and wait for the thread to finish the piece it is on."""
+        """Abandon all work and wait for the thread to finish the piece it is on. Final.
+
+        subtle: a signal still on its way when the window closed (a run's end, a tokenizer
+        change) may request work afterwards. Were it started, the pool would be destroyed with
+        its owner while that job's thread waits for the interpreter lock the destroying thread
+        holds: a deadlock. So later requests are dropped."""
+        self._closed = True
         self.cancel()
         self._pool.clear()
         self._pool.waitForDone()

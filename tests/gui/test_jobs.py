@@ -143,3 +143,14 @@ def test_shutdown_waits_and_drops_the_result(qtbot, qapp, runner):
     assert busy_job_threads() == 0
     qapp.processEvents()  # deliver anything queued: nothing is
     assert done == []
+
+
+def test_a_request_after_shutdown_never_runs(qtbot, qapp, runner):
+    # A signal still queued when the window closed may ask for work after shutdown; starting
+    # it would deadlock the pool's destruction (its thread waiting for the GIL).
+    done, _ = collect(runner)
+    ran: list[bool] = []
+    runner.shutdown()
+    runner.submit(lambda is_stale: ran.append(True) or "late")
+    qapp.processEvents()
+    assert ran == [] and done == [] and not runner.busy and runner.active_threads() == 0
