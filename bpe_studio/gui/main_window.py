@@ -38,7 +38,7 @@ from .loader import (
     merges_beside,
     needs_pattern,
 )
-from .responsiveness import GuiTurn, HoldTrainerWhilePainting
+from .responsiveness import GuiTurn, HoldTrainerWhilePainting, collect_on_gui_thread
 from .state import RunState
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
@@ -65,6 +65,7 @@ SAMPLE_TEXT = (
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        collect_on_gui_thread()  # never on a worker thread (see responsiveness)
         self.setWindowTitle("BPE Studio")
         self.setAcceptDrops(True)
         self.hub = StateHub(self)

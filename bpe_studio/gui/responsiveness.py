@@ -10,7 +10,8 @@ module holds, each measured in ``docs/responsiveness.md`` (re-run with
   updates and repaints the views (the worker checks ``gui_free`` between merges);
 - :class:`HoldTrainerWhilePainting`: a window mixin that takes such a turn for every repaint;
 - the pacing of the views: how often the session flushes, publishes a frame, and rebuilds the
-  editor's tokenizer.
+  editor's tokenizer;
+- :func:`collect_on_gui_thread`: the cyclic garbage collector runs on the GUI thread only.
 
 What it leaves out: freeing the trainer's state in slices at the end of a run, which the core
 does (``BpeTrainer.close``), and the merge hand-over without one event per merge
@@ -25,7 +26,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Slot
 
 # The session drains the worker's merges this often, and every PUBLISH_EVERY_FLUSHES-th drain
 # is one frame: all views update and the window repaints once.
@@ -39,6 +40,10 @@ EDITOR_REFRESH_SECONDS = 1.0
 GIL_SWITCH_INTERVAL = 0.0001
 # The longest the worker waits for the GUI thread at one merge boundary, s.
 GUI_HOLD_LIMIT = 0.1
+# How often the GUI thread runs the collections Python would have run by itself, ms.
+COLLECT_INTERVAL_MS = 500
+
+_training_runs = 0  # TrainingModes entered and not left: the collector waits meanwhile
 
 
 class TrainingMode:
@@ -56,12 +61,16 @@ class TrainingMode:
         sys.setswitchinterval(min(GIL_SWITCH_INTERVAL, self._saved_interval))
         # subtle: the trainer holds millions of small containers and makes no reference
         # cycles; a full collection over them would hold the GIL for up to a second.
+        global _training_runs
+        _training_runs += 1
         self._gc_was_enabled = gc.isenabled()
         gc.disable()
 
     def leave(self) -> None:
+        global _training_runs
         if self._saved_interval is None:
             return
+        _training_runs -= 1
         if self._gc_was_enabled:
             gc.enable()
         sys.setswitchinterval(self._saved_interval)
@@ -127,3 +136,46 @@ def keep_out_of_collections() -> None:
     ``gc.freeze`` itself is instant: it moves the tracked objects to the permanent
     generation without visiting them."""
     gc.freeze()
+
+
+class GuiThreadCollector(QObject):
+    """Runs the cyclic garbage collector's collections on the GUI thread, on a timer, with
+    automatic collection turned off for the process.
+
+    subtle: Python collects on whichever thread allocates past the threshold. When that is a
+    background thread (a tokenizer loading, a span job) and the garbage holds Qt wrappers (a
+    closed window's menus and actions), the Qt objects are destroyed on that thread: it takes
+    Qt's connection lock and then waits for the GIL, while the GUI thread, holding the GIL,
+    waits for that lock. A deadlock, seen in the test suite; collecting only here avoids it.
+    Collections are skipped while a run trains (:class:`TrainingMode` pauses them, as it
+    did the automatic ones)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._timer = QTimer(self)
+        self._timer.setInterval(COLLECT_INTERVAL_MS)
+        self._timer.timeout.connect(self.collect)
+        gc.disable()
+        self._timer.start()
+
+    @Slot()
+    def collect(self) -> None:
+        """The collections Python would have made by now (by generation thresholds)."""
+        if _training_runs:
+            return
+        t0, t1, t2 = gc.get_threshold()
+        c0, c1, c2 = gc.get_count()
+        if c0 > t0:
+            gc.collect(2 if c1 > t1 and c2 > t2 else 1 if c1 > t1 else 0)
+
+
+_collector: GuiThreadCollector | None = None
+
+
+def collect_on_gui_thread() -> None:
+    """Install the :class:`GuiThreadCollector` (once per application; call on the GUI
+    thread after the ``QApplication`` exists)."""
+    global _collector
+    app = QCoreApplication.instance()
+    if _collector is None and app is not None:
+        _collector = GuiThreadCollector(app)
