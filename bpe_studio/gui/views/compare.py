@@ -22,8 +22,6 @@ from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QHelpEvent,
-    QHideEvent,
-    QShowEvent,
     QTextCharFormat,
     QTextCursor,
     QTextFormat,
@@ -43,9 +41,9 @@ from ...core.display import readable_token
 from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.spans import SpanArrays, compute_spans
 from ..hub import StateHub
-from ..jobs import LatestJob
 from .choices import ENCODE_LOCK, Choice, TokenizerChoice
 from .common import MUTED, SPECIAL_COLOUR, TOKEN_COLOURS, monospace_font, steady_label, title_label
+from .lazy_page import LazyPage
 
 SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
 DIFF_MARK = "#c92a2a"  # the character after a boundary only one tokenizer has
@@ -294,25 +292,18 @@ def _legend_chip(colour: str, text: str, underline: bool = False) -> QLabel:
     return label
 
 
-class CompareView(QWidget):
+class CompareView(LazyPage):
     """Text box, two tokenizer choices with their numbers, two synchronized panes."""
 
     compared = Signal(object)  # Comparison now shown
     error = Signal(str, str)  # title, message: a chosen tokenizer failed to load
 
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__("bpe-compare", parent)
         self.hub = hub
         self.comparison: Comparison | None = None
-        self._dirty = True
-        self._announce = False  # a choice changed: a failure now goes to the error dialog
-        self._job = LatestJob("bpe-compare", self)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(150)
-        self._timer.timeout.connect(self._submit)
 
         self.input = QPlainTextEdit()
         self.input.setFont(monospace_font(11))
@@ -382,37 +373,6 @@ class CompareView(QWidget):
 
     def text(self) -> str:
         return self.input.document().toRawText().replace("\u2029", "\n")
-
-    @Slot()
-    def request(self) -> None:
-        """Compare anew (after a short debounce), now if shown, else when next shown."""
-        self._dirty = True
-        self._job.cancel()
-        if self.isVisible():
-            self._timer.start()
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
-        super().showEvent(event)
-        if self._dirty:
-            self._timer.start()
-
-    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
-        # A hidden page need not finish: its job gives way to the page now shown.
-        super().hideEvent(event)
-        if self._timer.isActive() or self._job.busy:
-            self._timer.stop()
-            self._job.cancel()
-            self._dirty = True
-
-    @Slot()
-    def _on_choice_changed(self) -> None:
-        self._announce = True
-        self.request()
-
-    @Slot()
-    def _on_run_tokenizer_changed(self) -> None:
-        if any(choice.uses_run for choice in self.choices):
-            self.request()
 
     @Slot()
     def _submit(self) -> None:

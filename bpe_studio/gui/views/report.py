@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFont, QHideEvent, QShowEvent
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, Signal, Slot
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -42,9 +42,9 @@ from ...core.report import (
     report_csv,
 )
 from ..hub import StateHub
-from ..jobs import LatestJob
 from .choices import ENCODE_LOCK, Choice, TokenizerChoice
 from .common import MUTED, steady_label, title_label
+from .lazy_page import LazyPage
 
 SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
 DEFAULTS: tuple[str | None, ...] = ("gpt2", "cl100k_base", "o200k_base", None)
@@ -80,7 +80,7 @@ def build_report(
         return compute_report(samples, tokenizers, is_stale)
 
 
-class ReportView(QWidget):
+class ReportView(LazyPage):
     """Tokenizer choices, export buttons, the table and the grouped bar chart."""
 
     computed = Signal(object)  # Report now shown
@@ -88,18 +88,11 @@ class ReportView(QWidget):
     saved = Signal(str)  # a status line: what was written where
 
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__("bpe-report", parent)
         self.hub = hub
         self.report: Report | None = None
-        self._dirty = True
-        self._announce = False
-        self._job = LatestJob("bpe-report", self)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(150)
-        self._timer.timeout.connect(self._submit)
 
         self.choices = [
             TokenizerChoice(hub, default, allow_none=i >= 2) for i, default in enumerate(DEFAULTS)
@@ -179,37 +172,6 @@ class ReportView(QWidget):
     @property
     def busy(self) -> bool:
         return self._dirty or self._timer.isActive() or self._job.busy
-
-    @Slot()
-    def request(self) -> None:
-        """Compute anew (after a short debounce), now if shown, else when next shown."""
-        self._dirty = True
-        self._job.cancel()
-        if self.isVisible():
-            self._timer.start()
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
-        super().showEvent(event)
-        if self._dirty:
-            self._timer.start()
-
-    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
-        # A hidden page need not finish: its job gives way to the page now shown.
-        super().hideEvent(event)
-        if self._timer.isActive() or self._job.busy:
-            self._timer.stop()
-            self._job.cancel()
-            self._dirty = True
-
-    @Slot()
-    def _on_choice_changed(self) -> None:
-        self._announce = True
-        self.request()
-
-    @Slot()
-    def _on_run_tokenizer_changed(self) -> None:
-        if any(choice.uses_run for choice in self.choices):
-            self.request()
 
     @Slot()
     def _submit(self) -> None:

@@ -1,0 +1,70 @@
+"""A page (a tab) that computes in the background, and only while it is shown.
+
+What it does: :class:`LazyPage` holds the page's :class:`~bpe_studio.gui.jobs.LatestJob` and
+a short debounce timer. :meth:`LazyPage.request` marks the page out of date and, if it is
+shown, starts the subclass's ``_submit`` after the debounce; a hidden page waits until it is
+shown again, and hiding a page cancels its work (the page now shown gets the thread). A change
+of tokenizer choice makes the next failure go to the error dialog (``_announce``).
+What it leaves out: what is computed and how it is shown (the Compare and Report pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QTimer, Slot
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import QWidget
+
+from ..jobs import LatestJob
+from .choices import TokenizerChoice
+
+DEBOUNCE_MS = 150
+
+
+class LazyPage(QWidget):
+    def __init__(self, job_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.choices: Sequence[TokenizerChoice] = ()
+        self._dirty = True
+        self._announce = False  # a choice changed: a failure now goes to the error dialog
+        self._job = LatestJob(job_name, self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self._submit)
+
+    @Slot()
+    def request(self) -> None:
+        """Compute anew (after a short debounce), now if shown, else when next shown."""
+        self._dirty = True
+        self._job.cancel()
+        if self.isVisible():
+            self._timer.start()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self._timer.start()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # A hidden page need not finish: its job gives way to the page now shown.
+        super().hideEvent(event)
+        if self._timer.isActive() or self._job.busy:
+            self._timer.stop()
+            self._job.cancel()
+            self._dirty = True
+
+    @Slot()
+    def _on_choice_changed(self) -> None:
+        self._announce = True
+        self.request()
+
+    @Slot()
+    def _on_run_tokenizer_changed(self) -> None:
+        if any(choice.uses_run for choice in self.choices):
+            self.request()
+
+    @Slot()
+    def _submit(self) -> None:
+        raise NotImplementedError  # each page submits its own job
