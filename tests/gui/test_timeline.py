@@ -226,3 +226,10 @@ def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
     train_in_window(qtbot, window, CORPUS, VOCAB)
     wait_curves(qtbot, window)
     assert not curve.showing_hint and curve.plot.getAxis("left").isVisible()
+
+    # The view follows the curves again (the hint had fixed it to 0..1).
+    def follows() -> bool:
+        (_, x_high), (_, y_high) = curve.plot.vb.viewRange()
+        return x_high >= VOCAB - 256 - 1 - 1 and y_high > 2.0
+
+    qtbot.waitUntil(follows, timeout=10_000)  # pyqtgraph ranges on its next paint

@@ -246,10 +246,13 @@ class CompressionPlot(QWidget):
         empty = not self._editor_points and all(
             line.xData is None or len(line.xData) == 0 for line in self.lines.values()
         )
+        was_empty = self.hint.isVisible()
         self.hint.setVisible(empty)
         if empty:
-            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+            self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # the hint's frame
             self.hint.setPos(0.5, 0.5)
+        elif was_empty:
+            self.plot.enableAutoRange()  # setRange turned it off: follow the curves again
         for name in ("left", "bottom"):
             self.plot.showAxis(name, not empty)
         self.legend.setVisible(not empty)
