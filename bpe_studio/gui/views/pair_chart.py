@@ -380,7 +380,7 @@ class PairChart(QWidget):
             a, b, c = pairs[0]
             self._set_title(
                 self.pairs_plot,
-                f"Merge {state.step + 1:,} next: "
+                f"Next merge, rank {state.step:,}: "
                 f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b> ({c:,})",
             )
         else:
