@@ -233,3 +233,18 @@ def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
         return x_high >= VOCAB - 256 - 1 - 1 and y_high > 2.0
 
     qtbot.waitUntil(follows, timeout=10_000)  # pyqtgraph ranges on its next paint
+
+
+def test_a_bad_corpus_gives_one_dialog_not_two(qtbot, window, tmp_path):
+    # The run says the corpus is not UTF-8; the in-sample curve must not say it again.
+    corpus = tmp_path / "binary.txt"
+    corpus.write_bytes(b"text \xff\xfe more text\n" * 200)
+    errors: list[str] = []
+    window.curve.error.connect(lambda title, message: errors.append(message))
+    window.controller.error.connect(lambda title, message: errors.append(message))
+    assert window.open_corpus(corpus)
+    window.start_training()
+    qtbot.waitUntil(lambda: window.state.phase.name == "FAILED", timeout=30_000)
+    wait_curves(qtbot, window)
+    window.curve._on_poll()  # whatever the curve process reported has been handled
+    assert len(errors) == 1 and "UTF-8" in errors[0] and str(corpus) in errors[0]

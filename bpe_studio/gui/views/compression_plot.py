@@ -212,6 +212,9 @@ class CompressionPlot(QWidget):
     @Slot()
     def _on_poll(self) -> None:
         for message in self.feeder.take_failures():
+            if message.startswith(f"{IN_SAMPLE} text"):
+                # The corpus itself: the run reports what is wrong with it, once.
+                continue
             self.error.emit("Cannot measure compression", message)
         busy = self.feeder.busy
         if self.feeder.version != self._drawn:
