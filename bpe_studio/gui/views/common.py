@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QSizePolicy, QTableView
+from typing import Any
+
+from PySide6.QtCore import QEvent
+from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QTableView,
+    QToolTip,
+)
 
 # One palette for the whole app (light theme).
 ACCENT = "#e8590c"  # the pair about to be merged; selection highlights
@@ -59,3 +69,19 @@ def configure_table(table: QTableView, font: QFont | None = None) -> None:
     rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setHighlightSections(False)
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+
+
+def answer_token_tooltip(edit: Any, event: QEvent) -> bool:
+    """For a text view's ``viewportEvent``: True when ``event`` asked for a tooltip, now shown
+    as ``edit.tooltip_html(char)`` for the character ``edit.char_at(pos)`` under the pointer
+    (or hidden where there is none)."""
+    if event.type() != QEvent.Type.ToolTip or not isinstance(event, QHelpEvent):
+        return False
+    char = edit.char_at(event.pos())
+    text = edit.tooltip_html(char) if char is not None else None
+    if text:
+        QToolTip.showText(event.globalPos(), text, edit.viewport())
+    else:
+        QToolTip.hideText()
+        event.ignore()
+    return True

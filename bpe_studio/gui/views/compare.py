@@ -21,7 +21,6 @@ import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
-    QHelpEvent,
     QTextCharFormat,
     QTextCursor,
     QTextFormat,
@@ -32,7 +31,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QSplitter,
     QTextEdit,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -42,7 +40,15 @@ from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.spans import SpanArrays, compute_spans
 from ..hub import StateHub
 from .choices import ENCODE_LOCK, Choice, TokenizerChoice
-from .common import MUTED, SPECIAL_COLOUR, TOKEN_COLOURS, monospace_font, steady_label, title_label
+from .common import (
+    MUTED,
+    SPECIAL_COLOUR,
+    TOKEN_COLOURS,
+    answer_token_tooltip,
+    monospace_font,
+    steady_label,
+    title_label,
+)
 from .lazy_page import LazyPage
 
 SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
@@ -261,16 +267,7 @@ class ComparePane(QPlainTextEdit):
         return f"<i>{html.escape(self.side.label)}</i><br>" + "<br>".join(parts)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            char = self.char_at(event.pos())
-            text = self.tooltip_html(char) if char is not None else None
-            if text:
-                QToolTip.showText(event.globalPos(), text, self.viewport())
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
-        return super().viewportEvent(event)
+        return answer_token_tooltip(self, event) or super().viewportEvent(event)
 
     def marked_offsets(self) -> list[int]:
         """Character offsets of the boundary marks painted now (for tests)."""

@@ -32,7 +32,6 @@ import regex
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import (
     QColor,
-    QHelpEvent,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -47,7 +46,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QTextEdit,
-    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -65,6 +63,7 @@ from .common import (
     SPLIT_COLOUR,
     SPLIT_UNDERLINE,
     TOKEN_COLOURS,
+    answer_token_tooltip,
     monospace_font,
     steady_label,
     title_label,
@@ -395,16 +394,7 @@ class TokenTextEdit(QPlainTextEdit):
         return "<hr>".join(parts)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            char = self.char_at(event.pos())
-            text = self.tooltip_html(char) if char is not None else None
-            if text:
-                QToolTip.showText(event.globalPos(), text, self.viewport())
-            else:
-                QToolTip.hideText()
-                event.ignore()
-            return True
-        return super().viewportEvent(event)
+        return answer_token_tooltip(self, event) or super().viewportEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         super().mouseReleaseEvent(event)
