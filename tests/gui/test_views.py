@@ -81,3 +81,34 @@ def test_decay_plot_range_covers_every_merge(qtbot):
     # The plot is log-scaled: its view range is in log10 units.
     assert y0 <= math.log10(min(counts)) and y1 >= math.log10(max(counts))
     assert y1 - y0 < 1.5 * (math.log10(max(counts)) - math.log10(min(counts))) + 0.5
+
+
+def test_pair_chart_fits_its_widget_and_labels_every_bar(qtbot):
+    """A long title once widened the pairs plot past its widget, which cut off its right side:
+    the longest bar and the title's end were hidden. Every bar drawn carries its label."""
+    hub = run_hub()
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    chart.resize(600, 260)
+    chart.show()
+    qtbot.waitExposed(chart)
+    long_token = "".join(chr(0x4E00 + i) for i in range(6)).encode()
+    pairs = [(long_token, long_token, 5_731_000 - 1000 * i) for i in range(20)]
+    hub.set_top_pairs(tuple(pairs))
+    hub.publish()
+
+    def fits() -> bool:
+        viewport = chart.pairs_widget.viewport().width()
+        return chart.pairs_plot.geometry().width() <= viewport + 1
+
+    qtbot.waitUntil(fits)
+    shown = chart.shown_pairs()
+    assert 3 <= len(shown) < len(pairs)  # 260 px cannot label 20 bars
+    assert shown == pairs[: len(shown)]
+    ticks = chart.pairs_plot.getAxis("left")._tickLevels[0]
+    assert [t[0] for t in ticks] == list(range(len(shown)))
+    (x0, x1), _ = chart.pairs_plot.viewRange()
+    assert x0 <= 0 and x1 >= pairs[0][2]
+    chart.resize(600, 700)  # taller: more bars, still each labelled
+    qtbot.waitUntil(lambda: len(chart.shown_pairs()) > len(shown))
+    assert chart.shown_pairs() == pairs[: len(chart.shown_pairs())]

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, Slot
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Slot
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
@@ -47,6 +48,11 @@ _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
 AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
 DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
 _TITLE = {"color": "#111827", "size": "10pt"}
+
+
+def _plain(rich: str) -> str:
+    """The text a rich-text title shows."""
+    return html.unescape(re.sub(r"<[^>]*>", "", rich))
 
 
 def pair_label(left: bytes, right: bytes) -> str:
@@ -161,6 +167,11 @@ class PairChart(QWidget):
         self._counts = np.zeros(1024, dtype=np.float64)
         self._n = 0
         self._decay_title = ""
+        self._titles: dict[int, tuple[str, ...]] = {}  # id(plot) -> its title, longest first
+        title_font = QFont()
+        title_font.setPointSizeF(float(_TITLE["size"].removesuffix("pt")))
+        self._title_metrics = QFontMetrics(title_font)
+        self._all_pairs: list[tuple[bytes, bytes, int]] = []  # the step's pairs, drawn or not
 
         self.pairs_widget = pg.PlotWidget(background="w")
         self.pairs_plot = self.pairs_widget.getPlotItem()
@@ -182,7 +193,7 @@ class PairChart(QWidget):
         self.pairs_plot.getAxis("left").setStyle(tickFont=self._axis_font)
         self.pairs_plot.getAxis("left").setWidth(80)
         self._pairs_note = self._note_item(self.pairs_plot)
-        self.pairs_plot.vb.sigResized.connect(self._label_ticks)
+        self.pairs_plot.vb.sigResized.connect(self._on_pairs_resized)
 
         self.decay_widget = pg.PlotWidget(background="w")
         self.decay_widget.setMinimumWidth(200)
@@ -194,6 +205,7 @@ class PairChart(QWidget):
         self.decay_plot.setLabel("left", "pair count (log)")
         self.decay_plot.getAxis("left").setWidth(DECAY_AXIS_WIDTH)
         self.decay_plot.vb.sigResized.connect(self._space_decay_ticks)
+        self.decay_plot.vb.sigResized.connect(lambda *_: self._fit_title(self.decay_plot))
         self.decay_plot.setMouseEnabled(x=False, y=False)
         self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
@@ -225,8 +237,34 @@ class PairChart(QWidget):
         note.setVisible(False)
         return note
 
-    def _set_title(self, plot: pg.PlotItem, rich: str) -> None:
-        plot.setTitle(rich, **_TITLE)
+    def _set_title(self, plot: pg.PlotItem, rich: str, *shorter: str) -> None:
+        """Title ``plot`` with the first of ``rich, *shorter`` that fits its width.
+
+        subtle: pyqtgraph makes a title's width the plot's minimum width, so a long title
+        widens the plot past its widget, which then cuts off its right side (bars included)."""
+        self._titles[id(plot)] = (rich, *shorter)
+        self._fit_title(plot)
+
+    def _fit_title(self, plot: pg.PlotItem) -> None:
+        variants = self._titles.get(id(plot))
+        if not variants:
+            return
+        widget = self.pairs_widget if plot is self.pairs_plot else self.decay_widget
+        chosen = variants[0]
+        if widget.isVisible():  # else not laid out yet: its width means nothing
+            # The title sits over the plot area, right of the left axis.
+            room = widget.width() - plot.getAxis("left").width() - 16
+            metrics = self._title_metrics
+            fitting = [v for v in variants if metrics.horizontalAdvance(_plain(v)) <= room]
+            chosen = (
+                fitting[0]
+                if fitting
+                else html.escape(
+                    metrics.elidedText(_plain(variants[-1]), Qt.TextElideMode.ElideRight, room)
+                )
+            )
+        if chosen != plot.titleLabel.text:
+            plot.setTitle(chosen, **_TITLE)
 
     # ------------------------------------------------------------- state
     @Slot()
@@ -330,10 +368,12 @@ class PairChart(QWidget):
         self._draw_pairs(pairs)
         if pairs:
             a, b, c = pairs[0]
+            pair = f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
             self._set_title(
                 self.pairs_plot,
-                f"Next merge: <b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
-                f" ({c:,}) · live",
+                f"Next merge: {pair} ({c:,}) · live",
+                f"Next: {pair} ({c:,})",
+                pair,
             )
         else:
             self._set_title(self.pairs_plot, "Counting pairs…")
@@ -369,7 +409,9 @@ class PairChart(QWidget):
                 # The bars of another step stay, greyed, until this step's arrive.
                 self._bars.setOpts(brushes=None, brush=pg.mkBrush("#d1d5db"))
                 self._set_title(
-                    self.pairs_plot, f"Counting the pairs before merge {state.step + 1:,}…"
+                    self.pairs_plot,
+                    f"Counting the pairs before merge {state.step + 1:,}…",
+                    "Counting…",
                 )
             return
         if self._drawn == key:
@@ -378,13 +420,19 @@ class PairChart(QWidget):
         self._draw_pairs(pairs)
         if pairs:
             a, b, c = pairs[0]
+            pair = f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
             self._set_title(
                 self.pairs_plot,
-                f"Next merge, rank {state.step:,}: "
-                f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b> ({c:,})",
+                f"Next merge, rank {state.step:,}: {pair} ({c:,})",
+                f"Next, rank {state.step:,}: {pair}",
+                pair,
             )
         else:
-            self._set_title(self.pairs_plot, f"No pairs left to merge after {state.step:,} merges")
+            self._set_title(
+                self.pairs_plot,
+                f"No pairs left to merge after {state.step:,} merges",
+                "No pairs left",
+            )
 
     @Slot(object)
     def _on_history(self, result: tuple) -> None:
@@ -398,10 +446,25 @@ class PairChart(QWidget):
     @Slot(str)
     def _on_history_failed(self, message: str) -> None:
         self._wanted = None
-        self._set_title(self.pairs_plot, html.escape(f"Could not count the pairs: {message}"))
+        self._set_title(
+            self.pairs_plot,
+            html.escape(f"Could not count the pairs: {message}"),
+            "Could not count the pairs",
+        )
+
+    def _bars_that_fit(self) -> int:
+        """How many bars the plot's height has room to label, one line each (at least one)."""
+        height = self.pairs_plot.vb.height()
+        if height <= 0:  # not laid out yet
+            return self.top_k
+        line = QFontMetrics(self._axis_font).height()
+        return max(1, min(self.top_k, int(height // line)))
 
     def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
-        self._pairs = pairs
+        # Only the bars that can each carry their label are drawn: an unlabelled bar tells
+        # nothing about which pair it is.
+        self._all_pairs = pairs
+        self._pairs = pairs[: self._bars_that_fit()]
         n = len(self._pairs)
         counts = np.array([c for _, _, c in self._pairs], dtype=np.float64)
         ys = np.arange(n, dtype=np.float64)
@@ -427,22 +490,20 @@ class PairChart(QWidget):
         self.pairs_plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.02)])
 
     @Slot()
-    def _label_ticks(self, *args: object) -> None:
-        """Label the bars that have room: every bar when the plot is tall enough, else every
-        second (third, ...) one from the best, so labels never overlap."""
-        labels = getattr(self, "_labels", [])
-        n = len(labels)
-        height = self.pairs_plot.vb.height()
-        line = QFontMetrics(self._axis_font).height()
-        every = max(1, math.ceil(line * n / height)) if height > 0 and n else 1
-        self._label_every = every
-        self.pairs_plot.getAxis("left").setTicks(
-            [[(float(i), labels[i]) for i in range(0, n, every)]]
-        )
+    def _on_pairs_resized(self, *args: object) -> None:
+        self._fit_title(self.pairs_plot)
+        fit = self._bars_that_fit()
+        if len(self._pairs) != min(fit, len(self._all_pairs)):
+            self._draw_pairs(self._all_pairs)
+        else:
+            self._label_ticks()
 
-    def labelled_bars(self) -> int:
-        """Every how many bars one is labelled (1: all)."""
-        return getattr(self, "_label_every", 1)
+    def _label_ticks(self) -> None:
+        """Label every bar drawn (only bars that have room for a label are drawn)."""
+        labels = getattr(self, "_labels", [])
+        self.pairs_plot.getAxis("left").setTicks(
+            [[(float(i), label) for i, label in enumerate(labels)]]
+        )
 
     def shown_pairs(self) -> list[tuple[bytes, bytes, int]]:
         """The pairs drawn now, best first."""
@@ -487,7 +548,8 @@ class PairChart(QWidget):
         )
         if title != self._decay_title:  # a changed title relays the plot out: only then
             self._decay_title = title
-            self._set_title(self.decay_plot, title)
+            short = f"Step {state.step:,}" if at_step else "Count vs rank"
+            self._set_title(self.decay_plot, title, short)
         self._cursor.setVisible(at_step)
         if at_step:
             self._cursor.setValue(state.step)
