@@ -186,3 +186,29 @@ def test_a_hidden_page_gives_way_and_catches_up_when_shown(qtbot, window):
     with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
         window.tabs.setCurrentWidget(compare)
     assert blocker.args[0].text == "caught up"
+
+
+def test_report_takes_the_run_in_its_free_slot_unless_the_user_chose_it(qtbot, window, tmp_path):
+    from gui_helpers import train_in_window
+
+    from bpe_studio.gui.app import DEMO_CORPUS
+
+    report = window.report
+    assert report.choices[-1].current() is None  # nothing trained: the slot is empty
+    train_in_window(qtbot, window, DEMO_CORPUS, 400)
+    assert report.choices[-1].uses_run
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        window.tabs.setCurrentWidget(report)
+    computed = blocker.args[0]
+    assert computed.tokenizers[-1] == "The run's tokenizer"
+    from bpe_studio.core import train_bpe
+
+    run = Tokenizer(*train_bpe(DEMO_CORPUS, 400, ["<|endoftext|>"]), ["<|endoftext|>"])
+    text = (ROOT / "resources" / "samples" / SAMPLE_FILES[0][1]).read_text(encoding="utf-8")
+    assert computed.cell(SAMPLE_FILES[0][0], "The run's tokenizer").tokens == len(run.encode(text))
+
+    # A slot the user set to "(none)" stays so when the next run finishes.
+    report.choices[-1].select(None)
+    report.choices[-1].activated.emit(report.choices[-1].currentIndex())
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    assert report.choices[-1].current() is None

@@ -42,7 +42,7 @@ from ...core.report import (
     report_csv,
 )
 from ..hub import StateHub
-from .choices import ENCODE_LOCK, Choice, TokenizerChoice
+from .choices import ENCODE_LOCK, RUN, Choice, TokenizerChoice
 from .common import MUTED, steady_label, title_label
 from .lazy_page import LazyPage
 
@@ -97,6 +97,10 @@ class ReportView(LazyPage):
         self.choices = [
             TokenizerChoice(hub, default, allow_none=i >= 2) for i, default in enumerate(DEFAULTS)
         ]
+        # The last slot takes the run's tokenizer when there first is one, unless the user
+        # has chosen something for it by then.
+        self._last_slot_chosen = False
+        self.choices[-1].activated.connect(self._on_last_slot_chosen)
         self.csv_button = QPushButton("Export CSV…")
         self.png_button = QPushButton("Export PNG…")
         for button in (self.csv_button, self.png_button):
@@ -167,6 +171,20 @@ class ReportView(LazyPage):
     def bind(self, hub: StateHub) -> None:
         hub.corpus_changed.connect(self.request)
         hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
+
+    @Slot()
+    def _on_last_slot_chosen(self) -> None:
+        self._last_slot_chosen = True
+
+    @Slot()
+    def _on_run_tokenizer_changed(self) -> None:
+        last = self.choices[-1]
+        if self.hub.state.shown is not None and not self._last_slot_chosen:
+            self._last_slot_chosen = True
+            if last.current() is None:
+                last.select(RUN)  # its choice_changed asks for the report again
+                return
+        super()._on_run_tokenizer_changed()
 
     # ------------------------------------------------------------ requests
     @property
