@@ -5,23 +5,21 @@ the lexicographically greater pair of bytes) and yields one immutable :class:`Me
 merge. :func:`train_bpe` is that generator run to the end; the GUI iterates the same generator.
 What it leaves out: reading files and pre-tokenizing (``pretokenize``), encoding (``tokenizer``).
 
-The loop never rescans all pairs. It keeps
-- ``pair -> count`` over all unique pre-tokens ("words"), weighted by their frequency,
-- ``pair -> words that (may) contain it``, so a merge touches only those words,
-- a heap of ``(-count, tie-break key, pair)`` with lazy invalidation: an entry whose count no
-  longer matches the live count is dropped when it surfaces.
+The loop never rescans all pairs: ``merge_engine`` keeps pair counts, where each pair occurs
+(positions within words) and a priority queue, in flat arrays worked on by compiled kernels
+(``merge_kernel``), and a merge touches only the places where the merged pair occurs.
 
 Ids: 0..255 are the bytes, then the special tokens in order, then one id per merge.
 """
 
 from __future__ import annotations
 
-import heapq
 import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from .merge_engine import MergeEngine
 from .pretokenize import ProgressFn, TrainingCancelled, count_file, validate_special_tokens
 
 Pair = tuple[int, int]
@@ -44,18 +42,6 @@ class MergeStep:
     @property
     def merged(self) -> bytes:
         return self.left + self.right
-
-
-_INVERT = bytes(range(255, -1, -1))
-# close() frees this many entries per step (well under a millisecond each).
-_FREE_SLICE = 4096
-
-
-def _tie_key(token: bytes) -> tuple[int, ...]:
-    # subtle: the heap pops the *smallest* entry but ties must go to the *greatest* bytes.
-    # Inverting each byte reverses the order of differing bytes; the trailing 256 (greater
-    # than any inverted byte) makes a proper prefix sort after its extensions, as it must.
-    return (*token.translate(_INVERT), 256)
 
 
 def initial_vocab(special_tokens: Sequence[str]) -> dict[int, bytes]:
@@ -98,32 +84,7 @@ class BpeTrainer:
         self.vocab = initial_vocab(self.special_tokens)
         self.merges: list[tuple[bytes, bytes]] = []
         self._cancel = cancel_event or threading.Event()
-        self._keys: list[tuple[int, ...]] = [_tie_key(t) for t in self.vocab.values()]
-
-        # Unique pre-tokens as lists of ids, with their frequencies. A one-byte word has no
-        # pair and can never change, so it is left out.
-        self._words: list[list[int]] = []
-        self._freqs: list[int] = []
-        for token, freq in pretoken_counts.items():
-            if len(token) > 1 and freq > 0:
-                self._words.append(list(token))
-                self._freqs.append(freq)
-
-        self._pair_counts: dict[Pair, int] = {}
-        self._where: dict[Pair, set[int]] = {}
-        counts, where = self._pair_counts, self._where
-        for w, word in enumerate(self._words):
-            freq = self._freqs[w]
-            for pair in zip(word, word[1:]):
-                counts[pair] = counts.get(pair, 0) + freq
-                s = where.get(pair)
-                if s is None:
-                    where[pair] = {w}
-                else:
-                    s.add(w)
-        keys = self._keys
-        self._heap = [(-c, keys[a], keys[b], a, b) for (a, b), c in counts.items()]
-        heapq.heapify(self._heap)
+        self._engine = MergeEngine(pretoken_counts, list(self.vocab.values()), vocab_size)
 
     @property
     def target_merges(self) -> int:
@@ -134,18 +95,10 @@ class BpeTrainer:
         self._cancel.set()
 
     def close(self) -> None:
-        """End training and free its working state (words, pair index, heap) a slice at a
-        time; ``vocab`` and ``merges`` stay. Letting go of it all at once would be one long
-        deallocation that holds the GIL, stalling every other thread (a GUI's) meanwhile.
-        With the heap emptied, iterating makes no more merges."""
-        for seq in (self._heap, self._words, self._freqs):
-            while seq:
-                del seq[-_FREE_SLICE:]
-        for table in (self._where, self._pair_counts):
-            pop = table.popitem
-            while table:
-                for _ in range(min(_FREE_SLICE, len(table))):
-                    pop()
+        """End training and free its working state (pre-tokens, pair index, queue); ``vocab``
+        and ``merges`` stay. The state is a few flat arrays, each freed in one short call, so
+        a GUI thread is not stalled. With the queue emptied, iterating makes no more merges."""
+        self._engine.close()
 
     @property
     def cancelled(self) -> bool:
@@ -153,100 +106,23 @@ class BpeTrainer:
 
     def top_pairs(self, k: int) -> list[tuple[bytes, bytes, int]]:
         """The ``k`` pairs that would be merged next, best first, with their counts."""
-        heap, counts, vocab = self._heap, self._pair_counts, self.vocab
-        found: list[tuple] = []
-        seen: set[Pair] = set()
-        while heap and len(found) < k:
-            entry = heapq.heappop(heap)
-            pair = (entry[3], entry[4])
-            if counts.get(pair) == -entry[0] and pair not in seen:
-                seen.add(pair)
-                found.append(entry)
-        for entry in found:
-            heapq.heappush(heap, entry)
-        return [(vocab[e[3]], vocab[e[4]], -e[0]) for e in found]
-
-    def _pop_best(self) -> tuple[Pair, int] | None:
-        heap, counts = self._heap, self._pair_counts
-        while heap:
-            negc, _, _, a, b = heapq.heappop(heap)
-            if counts.get((a, b)) == -negc:
-                return (a, b), -negc
-        return None
+        vocab = self.vocab
+        return [(vocab[a], vocab[b], c) for a, b, c in self._engine.top(k)]
 
     def __iter__(self) -> Iterator[MergeStep]:
-        while len(self.vocab) < self.vocab_size and not self._cancel.is_set():
-            best = self._pop_best()
+        engine, vocab = self._engine, self.vocab
+        while len(vocab) < self.vocab_size and not self._cancel.is_set():
+            best = engine.best()
             if best is None:
                 return
-            (a, b), count = best
-            new_id = len(self.vocab)
-            left, right = self.vocab[a], self.vocab[b]
-            self.vocab[new_id] = left + right
-            self._keys.append(_tie_key(left + right))
+            a, b, count = best
+            new_id = len(vocab)
+            left, right = vocab[a], vocab[b]
+            vocab[new_id] = left + right
+            engine.add_token(new_id, left + right)
             self.merges.append((left, right))
-            self._apply(a, b, new_id)
+            engine.merge(new_id)
             yield MergeStep(len(self.merges) - 1, left, right, new_id, count)
-
-    def _index(self, pair: Pair, w: int) -> None:
-        s = self._where.get(pair)
-        if s is None:
-            self._where[pair] = {w}
-        else:
-            s.add(w)
-
-    def _apply(self, a: int, b: int, new_id: int) -> None:
-        """Replace every (a, b) with new_id in the words that hold it, updating pair counts,
-        the pair -> words index and the heap for exactly the pairs whose count changed."""
-        words, freqs, counts, where = self._words, self._freqs, self._pair_counts, self._where
-        delta: dict[Pair, int] = {}
-        dget = delta.get
-        for w in where.pop((a, b), ()):
-            word = words[w]
-            n = len(word)
-            freq = freqs[w]
-            new: list[int] = []
-            i = 0
-            changed = False
-            # Merge left to right ("a a a" with (a, a) becomes "aa a", as encoding does) and
-            # record how the pairs around each merge site change. Consecutive sites see the
-            # new token on their left, so "a b a b" nets (b, a) -1 and (ab, ab) +1.
-            while i < n:
-                x = word[i]
-                if x == a and i + 1 < n and word[i + 1] == b:
-                    changed = True
-                    if new:
-                        p = new[-1]
-                        delta[(p, a)] = dget((p, a), 0) - freq
-                        pair = (p, new_id)
-                        delta[pair] = dget(pair, 0) + freq
-                        self._index(pair, w)
-                    if i + 2 < n:
-                        nx = word[i + 2]
-                        delta[(b, nx)] = dget((b, nx), 0) - freq
-                        pair = (new_id, nx)
-                        delta[pair] = dget(pair, 0) + freq
-                        self._index(pair, w)
-                    new.append(new_id)
-                    i += 2
-                else:
-                    new.append(x)
-                    i += 1
-            if changed:  # subtle: otherwise a stale index entry, the pair left this word earlier
-                words[w] = new
-        delta.pop((a, b), None)
-        keys, heap = self._keys, self._heap
-        for pair, d in delta.items():
-            if d == 0:
-                continue
-            c = counts.get(pair, 0) + d
-            if c > 0:
-                counts[pair] = c
-                heapq.heappush(heap, (-c, keys[pair[0]], keys[pair[1]], pair[0], pair[1]))
-            else:
-                counts.pop(pair, None)
-                where.pop(pair, None)
-        counts.pop((a, b), None)
 
 
 def trainer_from_file(
