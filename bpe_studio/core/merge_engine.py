@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import merge_kernel as K
-
 # Byte pairs: at most 256 * 256 distinct pairs before any merge.
 _BYTE_PAIRS = 256 * 256
 
@@ -32,6 +30,11 @@ class MergeEngine:
         self, pretoken_counts: Mapping[bytes, int], tokens: Sequence[bytes], max_tokens: int
     ) -> None:
         """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be."""
+        # subtle: numba is imported here, on first training, not with the package: importing it
+        # takes most of a second that encoding, converting and the app's start need not pay.
+        from . import merge_kernel
+
+        self._k = K = merge_kernel
         # A one-byte word has no pair and can never change, so it is left out.
         words = [t for t, f in pretoken_counts.items() if len(t) > 1 and f > 0]
         freqs = np.fromiter((pretoken_counts[t] for t in words), np.int64, len(words))
@@ -54,6 +57,7 @@ class MergeEngine:
         sites = max(n - freqs.size, 1)
         pair_cap = min(_BYTE_PAIRS, sites) + 2 * sites
         self.tok, self.nxt, self.prv, self.wof, self.wfreq = tok, nxt, prv, wof, freqs
+        self.ppair = np.empty(n, np.int32)
         self.meta = np.zeros(3, np.int64)
         self.pa = np.empty(pair_cap, np.int32)
         self.pb = np.empty(pair_cap, np.int32)
@@ -73,7 +77,7 @@ class MergeEngine:
         self.tbuf = np.empty(max(4096, 2 * used), np.uint8)
         self.tbuf[:used] = np.frombuffer(b"".join(tokens), np.uint8)
         K.build(
-            self.tok, self.nxt, self.wof, self.wfreq, self.hkeys, self.hvals, self.meta,
+            self.tok, self.nxt, self.ppair, self.wof, self.wfreq, self.hkeys, self.hvals, self.meta,
             self.pa, self.pb, self.pcount, self.phead, self.plen, self.opos, self.onext,
             self.hc, self.hp, self.tbuf, self.toff,
         )  # fmt: skip
@@ -95,7 +99,7 @@ class MergeEngine:
     def best(self) -> tuple[int, int, int] | None:
         """The pair to merge next ``(a, b, count)``, or None when no pair is left. The pair
         leaves the queue: call :meth:`merge` on it next."""
-        pid, count = K.pop_best(
+        pid, count = self._k.pop_best(
             self.hc, self.hp, self.meta, self.pcount, self.pa, self.pb, self.tbuf, self.toff
         )
         if pid < 0:
@@ -108,21 +112,23 @@ class MergeEngine:
         places were merged."""
         pid = self._pending
         # Each place merged creates at most two pairs: keep the hash at most half full.
-        need = 2 * (int(self.meta[K.NPAIRS]) + 2 * int(self.plen[pid]))
+        need = 2 * (int(self.meta[self._k.NPAIRS]) + 2 * int(self.plen[pid]))
         if need > self.hkeys.size:
-            self.hkeys, self.hvals = K.rehash(self.hkeys, self.hvals, _pow2_at_least(2 * need))
+            self.hkeys, self.hvals = self._k.rehash(
+                self.hkeys, self.hvals, _pow2_at_least(2 * need)
+            )
         return int(
-            K.apply(
-                pid, new_id, self.tok, self.nxt, self.prv, self.wof, self.wfreq, self.hkeys,
-                self.hvals, self.meta, self.pa, self.pb, self.pcount, self.phead, self.plen,
-                self.opos, self.onext, self.hc, self.hp, self.tbuf, self.toff,
+            self._k.apply(
+                pid, new_id, self.tok, self.nxt, self.prv, self.ppair, self.wof, self.wfreq,
+                self.hkeys, self.hvals, self.meta, self.pa, self.pb, self.pcount, self.phead,
+                self.plen, self.opos, self.onext, self.hc, self.hp, self.tbuf, self.toff,
             )
         )  # fmt: skip
 
     def top(self, k: int) -> list[tuple[int, int, int]]:
         """The ``k`` pairs :meth:`best` would return next, best first: ``(a, b, count)``."""
-        k = max(0, min(k, int(self.meta[K.HSIZE])))
-        ids, counts = K.top(
+        k = max(0, min(k, int(self.meta[self._k.HSIZE])))
+        ids, counts = self._k.top(
             self.hc, self.hp, self.meta, self.pcount, self.pa, self.pb, self.tbuf, self.toff, k
         )
         return [
@@ -134,7 +140,7 @@ class MergeEngine:
         """Drop the arrays (each is one allocation, freed at once) and empty the queue."""
         empty32, empty64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
         self.meta = np.zeros(3, np.int64)
-        self.tok = self.nxt = self.prv = self.wof = self.pa = self.pb = empty32
+        self.tok = self.nxt = self.prv = self.ppair = self.wof = self.pa = self.pb = empty32
         self.phead = self.plen = self.opos = self.onext = self.hp = self.hvals = empty32
         self.wfreq = self.pcount = self.hc = empty64
         self.hkeys = np.full(16, -1, np.int64)

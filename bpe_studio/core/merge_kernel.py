@@ -9,11 +9,13 @@ vocabulary, growing arrays (the engine sizes them before each call).
 Layout (all words concatenated, one slot per byte):
 - ``tok[p]`` the token id at position ``p`` (-1 once merged into its left neighbour),
   ``nxt[p]`` / ``prv[p]`` the next / previous live position in the same word (-1 at an end),
+  ``ppair[p]`` the id of the pair starting at ``p`` (-1 at a word's end or once merged away),
   ``wof[p]`` the word ``p`` belongs to, ``wfreq[w]`` that word's count.
 - A pair id ``i`` has ``pa[i], pb[i]`` (its tokens), ``pcount[i]`` (weighted count, the truth),
   ``phead[i]`` / ``plen[i]`` (its occurrence list: the head slot in ``opos``/``onext`` and the
   list's length). An occurrence is the position of the pair's left token; lists are
-  append-only and may hold stale positions, which are checked against ``tok`` when read.
+  append-only and may hold stale positions: ``p`` is a live occurrence of ``i`` iff
+  ``ppair[p] == i``.
 - ``hkeys``/``hvals``: open-addressing hash ``a << 32 | b`` -> pair id (-1 = empty slot).
 - The queue ``hc``/``hp`` is a binary heap of (count, pair id) with lazy invalidation: every
   pair with a positive count has an entry whose count is >= its live count (an increase
@@ -202,6 +204,7 @@ def _add_occurrence(opos, onext, meta, phead, plen, pid, pos):  # type: ignore[n
 def build(  # type: ignore[no-untyped-def]
     tok,
     nxt,
+    ppair,
     wof,
     wfreq,
     hkeys,
@@ -223,10 +226,12 @@ def build(  # type: ignore[no-untyped-def]
     for p in range(tok.size):
         q = nxt[p]
         if q < 0:
+            ppair[p] = -1
             continue
         i = _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, tok[p], tok[q])
         pcount[i] += wfreq[wof[p]]
         _add_occurrence(opos, onext, meta, phead, plen, i, p)
+        ppair[p] = i
     n = meta[NPAIRS]
     for i in range(n):
         hc[i], hp[i] = pcount[i], i
@@ -242,6 +247,7 @@ def apply(  # type: ignore[no-untyped-def]
     tok,
     nxt,
     prv,
+    ppair,
     wof,
     wfreq,
     hkeys,
@@ -268,11 +274,9 @@ def apply(  # type: ignore[no-untyped-def]
     e = phead[pid]
     while e >= 0:
         p = opos[e]
-        if tok[p] == a:
-            q = nxt[p]
-            if q >= 0 and tok[q] == b:
-                sites[k] = p
-                k += 1
+        if ppair[p] == pid:
+            sites[k] = p
+            k += 1
         e = onext[e]
     sites = sites[:k]
     if a == b:
@@ -282,29 +286,30 @@ def apply(  # type: ignore[no-untyped-def]
     first_new = meta[NPAIRS]
     for j in range(k):
         p = sites[j]
-        if tok[p] != a:  # merged away by the site just left of it (a == b)
+        if ppair[p] != pid:  # merged away by the site just left of it (a == b)
             continue
         q = nxt[p]
-        if q < 0 or tok[q] != b:
-            continue
         f = wfreq[wof[p]]
         left, right = prv[p], nxt[q]
         # The pairs around the site move to the new token. A left neighbour that an earlier
         # site already merged shows up here as new_id, so "a b a b" nets (ab, ab) +1.
         if left >= 0:
-            x = tok[left]
-            pcount[_pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, x, a)] -= f
-            i = _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, x, new_id)
+            pcount[ppair[left]] -= f
+            i = _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, tok[left], new_id)
             pcount[i] += f
             _add_occurrence(opos, onext, meta, phead, plen, i, left)
+            ppair[left] = i
         if right >= 0:
-            y = tok[right]
-            pcount[_pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, b, y)] -= f
-            i = _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, new_id, y)
+            pcount[ppair[q]] -= f
+            i = _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, new_id, tok[right])
             pcount[i] += f
             _add_occurrence(opos, onext, meta, phead, plen, i, p)
+            ppair[p] = i
+        else:
+            ppair[p] = -1
         tok[p] = new_id
         tok[q] = -1
+        ppair[q] = -1
         nxt[p] = right
         if right >= 0:
             prv[right] = p
