@@ -31,12 +31,12 @@ from numba import njit
 
 from .numba_cache import cache_in_user_dir
 
-# nogil: the merge loop may run in a worker thread while a GUI thread draws.
-_OPTS = {"nogil": True}
+# Every kernel is compiled with nogil=True: the merge loop may run in a worker thread while a
+# GUI thread draws.
 NPAIRS, NOCC, HSIZE = 0, 1, 2
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _slot(hkeys: np.ndarray, key: np.int64) -> np.int64:
     """The slot holding ``key``, or the empty slot where it would go."""
     mask = hkeys.size - 1
@@ -47,7 +47,7 @@ def _slot(hkeys: np.ndarray, key: np.int64) -> np.int64:
     return i
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def rehash(hkeys: np.ndarray, hvals: np.ndarray, new_cap: int) -> tuple[np.ndarray, np.ndarray]:
     keys = np.full(new_cap, -1, np.int64)
     vals = np.empty(new_cap, np.int32)
@@ -60,7 +60,7 @@ def rehash(hkeys: np.ndarray, hvals: np.ndarray, new_cap: int) -> tuple[np.ndarr
     return keys, vals
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _above(c1, p1, c2, p2, pa, pb, tbuf, toff) -> bool:  # type: ignore[no-untyped-def]
     """Whether queue entry (c1, p1) comes out before (c2, p2): the greater count, then the
     lexicographically greater (left bytes, right bytes)."""
@@ -84,7 +84,7 @@ def _above(c1, p1, c2, p2, pa, pb, tbuf, toff) -> bool:  # type: ignore[no-untyp
     return False
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _sift_up(hc, hp, i, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     c, p = hc[i], hp[i]
     while i > 0:
@@ -96,7 +96,7 @@ def _sift_up(hc, hp, i, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     hc[i], hp[i] = c, p
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _sift_down(hc, hp, i, n, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     c, p = hc[i], hp[i]
     while True:
@@ -114,7 +114,7 @@ def _sift_down(hc, hp, i, n, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def
     hc[i], hp[i] = c, p
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _push(hc, hp, meta, c, p, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     n = meta[HSIZE]
     hc[n], hp[n] = c, p
@@ -122,7 +122,7 @@ def _push(hc, hp, meta, c, p, pa, pb, tbuf, toff):  # type: ignore[no-untyped-de
     _sift_up(hc, hp, n, pa, pb, tbuf, toff)
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _pop(hc, hp, meta, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     c, p = hc[0], hp[0]
     n = meta[HSIZE] - 1
@@ -133,7 +133,7 @@ def _pop(hc, hp, meta, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     return c, p
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _pop_valid(hc, hp, meta, pcount, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     """Pop entries until one whose count is the pair's live count; (-1, 0) if none is left.
     An entry above its pair's live count is pushed back at the live count."""
@@ -148,13 +148,13 @@ def _pop_valid(hc, hp, meta, pcount, pa, pb, tbuf, toff):  # type: ignore[no-unt
     return np.int32(-1), np.int64(0)
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def pop_best(hc, hp, meta, pcount, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     """The next pair to merge and its count, taken off the queue; (-1, 0) when none is left."""
     return _pop_valid(hc, hp, meta, pcount, pa, pb, tbuf, toff)
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def top(hc, hp, meta, pcount, pa, pb, tbuf, toff, k):  # type: ignore[no-untyped-def]
     """The ``k`` best distinct pairs (ids, counts), best first; the queue keeps them."""
     ids = np.empty(k, np.int32)
@@ -176,7 +176,7 @@ def top(hc, hp, meta, pcount, pa, pb, tbuf, toff, k):  # type: ignore[no-untyped
     return ids[:n], counts[:n]
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, a, b):  # type: ignore[no-untyped-def]
     key = (np.int64(a) << np.int64(32)) | np.int64(b)
     s = _slot(hkeys, key)
@@ -190,7 +190,7 @@ def _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, a, b):  # type: ig
     return np.int32(i)
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def _add_occurrence(opos, onext, meta, phead, plen, pid, pos):  # type: ignore[no-untyped-def]
     o = meta[NOCC]
     meta[NOCC] = o + 1
@@ -200,7 +200,7 @@ def _add_occurrence(opos, onext, meta, phead, plen, pid, pos):  # type: ignore[n
     plen[pid] += 1
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def build(  # type: ignore[no-untyped-def]
     tok,
     nxt,
@@ -240,7 +240,7 @@ def build(  # type: ignore[no-untyped-def]
         _sift_down(hc, hp, i, n, pa, pb, tbuf, toff)
 
 
-@njit(**_OPTS)
+@njit(nogil=True)
 def apply(  # type: ignore[no-untyped-def]
     pid,
     new_id,

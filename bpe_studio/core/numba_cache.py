@@ -16,9 +16,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-from numba.core import config
+from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
+
+# numba's config module sets its attributes at run time, out of a type checker's sight.
+config: Any = _config
 
 
 def user_cache_dir() -> Path:
