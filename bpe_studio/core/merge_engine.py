@@ -73,16 +73,18 @@ def prepare(status: StatusFn | None = None) -> None:
     kernels = load_kernels()
     if _ready:
         return
-    if status is not None and _compiling:
-        status(COMPILING)  # another thread's compile, which this call now waits for
+    from .numba_cache import is_cached
+
+    # subtle: asked before taking the lock, so that a call which then waits for another
+    # thread's compile says so too (numba writes the index of the last kernel only at the end).
+    if not is_cached(*kernels.KERNELS):
+        if status is not None:
+            status(COMPILING)
+        _compiling = True
     with _prepare_lock:
         if _ready:
             return
-        from .numba_cache import is_cached
-
         _compiling = not is_cached(*kernels.KERNELS)
-        if status is not None and _compiling:
-            status(COMPILING)
         try:
             _warm_up(kernels)
         finally:

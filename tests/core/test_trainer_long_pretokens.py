@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from core_helpers import EOT, slice_head
+from engines import each_engine  # noqa: F401  (every test, both engines)
 from hypothesis import given
 from hypothesis import strategies as st
 from reference_bpe import pretoken_counts, reference_steps
