@@ -39,7 +39,7 @@ StatusFn = Callable[[str], None]
 ENGINES: tuple[EngineChoice, ...] = ("auto", "python", "compiled")
 # Positions (bytes of the unique pre-tokens with a pair) from which "auto" compiles: below it
 # the Python engine finishes before numba would have loaded (docs/training.md, "Threshold").
-COMPILED_FROM = 400_000
+COMPILED_FROM = 250_000
 
 log = logging.getLogger("bpe_studio.trainer")
 _fallback_said = False

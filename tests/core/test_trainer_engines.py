@@ -147,7 +147,10 @@ def test_fallback_when_numba_cannot_be_imported(no_numba, monkeypatch, caplog):
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1, "said once per process"
     assert "Python merge engine" in warnings[0] and "numba" in warnings[0]
-    with pytest.raises(CompiledEngineUnavailable, match=r"needs numba, which failed to import \(ModuleNotFoundError: import of numba"):
+    with pytest.raises(
+        CompiledEngineUnavailable,
+        match=r"needs numba, which failed to import \(ModuleNotFoundError: import of numba",
+    ):
         BpeTrainer(COUNTS, 266, engine="compiled")
     assert BpeTrainer(COUNTS, 266, engine="python").engine_used == "python"
 
