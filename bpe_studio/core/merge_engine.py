@@ -13,6 +13,9 @@ MergeStep records, cancelling, choosing an engine (``trainer`` does those).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
@@ -86,10 +89,39 @@ def prepare(status: StatusFn | None = None) -> None:
             return
         _compiling = not is_cached(*kernels.KERNELS)
         try:
+            if _compiling:
+                _compile_in_a_child()
             _warm_up(kernels)
         finally:
             _compiling = False
         _ready = True
+
+
+# A child process that compiles the kernels into numba's cache, in-process, and exits.
+_CHILD = "from bpe_studio.core import merge_engine as m; m._warm_up(m.load_kernels())"
+
+
+def _compile_in_a_child() -> None:
+    """Compile the kernels in a child process, which writes them to numba's cache for this
+    process to load. numba's compiler is largely Python: compiling here would hold the GIL for
+    much of several seconds, in pieces long enough to freeze a GUI drawn by another thread.
+    The child imports bpe_studio from this process's ``sys.path``; if it fails, or its cache
+    entries do not serve this process, the caller's warm-up compiles here instead."""
+    if getattr(sys, "frozen", False):
+        return  # sys.executable is the app itself, not a Python to run code with
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    try:
+        subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+            timeout=600,
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass  # no child could run: the warm-up compiles in this process
 
 
 def _warm_up(kernels: ModuleType) -> None:
