@@ -236,7 +236,8 @@ def main(argv: list[str]) -> int:
         limit = cores * bare_findall_mb_s(path)
         print(f"| {name} | {ours:.1f} | {limit:.1f} | {ours / limit:.2f} |")
     print(f"load average at the end: {os.getloadavg()}")
-    print(f"\nCold start (empty numba cache, compiles the kernels): corpus.en at 500 took "
+    print(f"\nCold start (empty numba cache; corpus.en is below the threshold, nothing "
+          f"compiles): corpus.en at 500 took "
           f"{cold['seconds']:.2f} s, {cold['peak_mib']:.0f} MiB.")  # fmt: skip
     return 0
 
