@@ -16,6 +16,7 @@ Run: ``python benchmarks/run_all.py``.
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -82,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         help="before each measured run wait up to S seconds for other processes to use under "
         f"{quiet.QUIET_BELOW_CORES} cores (0: do not wait; default: %(default)s)",
     )
+    ap.add_argument(
+        "--train-mixed",
+        action="store_true",
+        help="also run bench_train_mixed.py --scale (every kind of text, 200 MB and 1 GB; "
+        "tens of minutes) and append its tables",
+    )
     args = ap.parse_args(argv)
     quiet.QUIET_MAX_WAIT_S = args.wait_quiet
 
@@ -101,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
 
     text = render(sec, info, elapsed, "python benchmarks/run_all.py")
+    if args.train_mixed:
+        log("training on every kind of text (bench_train_mixed.py --scale) ...")
+        mixed = Path(__file__).resolve().parent / "bench_train_mixed.py"
+        out = subprocess.run([sys.executable, str(mixed), "--scale"], stdout=subprocess.PIPE)
+        text += "\n## Training on every kind of text\n\n" + out.stdout.decode("utf-8")
     print(text)
     if not args.no_write:
         args.out.write_text(text, encoding="utf-8")

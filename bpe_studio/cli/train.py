@@ -65,6 +65,11 @@ def _check_corpora(paths: list[str]) -> None:
             raise CliError(f"{path}: given twice as a corpus file (it would be counted twice)")
 
 
+def _status(message: str) -> None:
+    """A line of its own, even while a progress bar is drawn on the terminal's current line."""
+    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     specials = special_tokens(args)
     corpora: list[str] = list(args.corpus)
@@ -86,6 +91,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=bar.update,
             pattern=args.pattern,
+            status=_status,
         )
     except KeyboardInterrupt:
         raise _nothing_learned(

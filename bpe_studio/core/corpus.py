@@ -182,6 +182,7 @@ def count_file(
     progress: ProgressFn | None = None,
     should_stop: Callable[[], bool] | None = None,
     pattern: str = "gpt2",
+    started: Callable[[], None] | None = None,
 ) -> Counter[bytes]:
     """Count the pre-tokens of a UTF-8 corpus file, or of several counted as one corpus,
     under ``pattern`` (a name or a regex string).
@@ -190,6 +191,8 @@ def count_file(
     every core; see :func:`resolve_workers`), each reading its own chunks.
     ``progress(bytes_done, bytes_total)`` is called as chunks finish. ``should_stop()`` is
     polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
+    ``started()`` is called once counting is under way, after any worker process has started
+    (a thread it starts is then not inherited by a forked worker).
     Errors (a missing file, invalid UTF-8) name the file.
     """
     paths = corpus_paths(path)
@@ -201,6 +204,8 @@ def count_file(
         progress(0, size)
     if size <= IN_PROCESS_LIMIT or workers == 1 and size <= 4 * IN_PROCESS_LIMIT:
         jobs = _jobs(paths, IN_PROCESS_CHUNK, specials, pattern)
+        if started:
+            started()
         return _collect(map(_count_chunk, jobs), size, progress, should_stop)
 
     target = min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
@@ -209,7 +214,11 @@ def count_file(
         max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
     ) as pool:
         try:
-            return _collect(pool.map(_count_chunk, jobs), size, progress, should_stop)
+            # subtle: map submits every job at once, which starts all the workers.
+            results = pool.map(_count_chunk, jobs)
+            if started:
+                started()
+            return _collect(results, size, progress, should_stop)
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise

@@ -4,29 +4,45 @@ What it does: from pre-token counts, repeatedly merges the most frequent adjacen
 the lexicographically greater pair of bytes) and yields one immutable :class:`MergeStep` per
 merge. :func:`train_bpe` is that generator run to the end; the GUI iterates the same generator.
 What it leaves out: reading files and pre-tokenizing (``corpus``), the id layout (``vocab``),
-encoding (``tokenizer``).
+encoding (``tokenizer``), the merge loop itself (the engines below).
 
-The loop never rescans all pairs. It keeps
-- ``pair -> count`` over all unique pre-tokens ("words"), weighted by their frequency,
-- ``pair -> words that (may) contain it``, so a merge touches only those words,
-- a heap of ``(-count, tie-break key, pair)`` with lazy invalidation: an entry whose count no
-  longer matches the live count is dropped when it surfaces.
+Two merge engines keep pair counts, where each pair occurs and a priority queue, so that a
+merge never rescans all pairs; they make the same merges:
+- ``merge_python``: pure Python, starts instantly; a merge rebuilds each word holding the pair.
+- ``merge_engine``: flat arrays and numba-compiled kernels; a merge touches only the places the
+  pair occurs. Importing numba and loading the cached kernels costs a fixed fraction of a
+  second (the first run ever compiles them: seconds), which small corpora do not repay.
+``engine="auto"`` takes the compiled one when the corpus has at least :data:`COMPILED_FROM`
+positions (bytes of the unique pre-tokens that have a pair), and falls back to Python, saying so
+once in the log, when numba cannot be imported. docs/training.md has the measurements.
 
 Ids: 0..255 are the bytes, then the special tokens in order, then one id per merge.
 """
 
 from __future__ import annotations
 
-import heapq
+import logging
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal, Protocol
 
-from .corpus import CorpusPaths, ProgressFn, TrainingCancelled, count_file
+from . import merge_engine
+from .corpus import CorpusPaths, ProgressFn, TrainingCancelled, corpus_paths, count_file
+from .merge_python import PythonMergeEngine
 from .specials import validate_special_tokens
 from .vocab import check_vocab_size, initial_vocab
 
 Pair = tuple[int, int]
+EngineChoice = Literal["auto", "python", "compiled"]
+StatusFn = Callable[[str], None]
+ENGINES: tuple[EngineChoice, ...] = ("auto", "python", "compiled")
+# Positions (bytes of the unique pre-tokens with a pair) from which "auto" compiles: below it
+# the Python engine finishes before numba would have loaded (docs/training.md, "Threshold").
+COMPILED_FROM = 250_000
+
+log = logging.getLogger("bpe_studio.trainer")
+_fallback_said = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,16 +64,41 @@ class MergeStep:
         return self.left + self.right
 
 
-_INVERT = bytes(range(255, -1, -1))
-# close() frees this many entries per step (well under a millisecond each).
-_FREE_SLICE = 4096
+class _Engine(Protocol):
+    """What both merge engines offer (``merge_python``, ``merge_engine``)."""
+
+    def best(self) -> tuple[int, int, int] | None: ...
+    def add_token(self, token_id: int, token: bytes) -> None: ...
+    def merge(self, new_id: int) -> int: ...
+    def top(self, k: int) -> list[tuple[int, int, int]]: ...
+    def close(self) -> None: ...
 
 
-def _tie_key(token: bytes) -> tuple[int, ...]:
-    # subtle: the heap pops the *smallest* entry but ties must go to the *greatest* bytes.
-    # Inverting each byte reverses the order of differing bytes; the trailing 256 (greater
-    # than any inverted byte) makes a proper prefix sort after its extensions, as it must.
-    return (*token.translate(_INVERT), 256)
+def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
+    """The merge engines' working size: bytes of the unique pre-tokens that hold a pair."""
+    return sum(len(t) for t, f in pretoken_counts.items() if len(t) > 1 and f > 0)
+
+
+def choose_engine(engine: EngineChoice, positions: int) -> Literal["python", "compiled"]:
+    """The engine to train ``positions`` positions with. ``"auto"`` is compiled from
+    :data:`COMPILED_FROM` on, if numba imports (else Python, logged once per process);
+    ``"compiled"`` raises :class:`~bpe_studio.core.merge_engine.CompiledEngineUnavailable`
+    (naming the import failure) when it does not."""
+    global _fallback_said
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if engine == "python" or (engine == "auto" and positions < COMPILED_FROM):
+        return "python"
+    try:
+        merge_engine.load_kernels()
+    except merge_engine.CompiledEngineUnavailable as exc:
+        if engine == "compiled":
+            raise
+        if not _fallback_said:
+            _fallback_said = True
+            log.warning("training with the slower Python merge engine: %s", exc)
+        return "python"
+    return "compiled"
 
 
 class BpeTrainer:
@@ -65,6 +106,9 @@ class BpeTrainer:
 
     ``vocab`` and ``merges`` grow as the iteration goes; ``top_pairs(k)`` tells the pairs that
     would be merged next; ``cancel()`` (thread-safe) ends the iteration before the next merge.
+    ``engine``: ``"auto"`` (by corpus size), ``"python"`` or ``"compiled"`` (see
+    :func:`choose_engine`); the merges are the same. ``engine_used`` says which one runs.
+    ``status(message)`` is told when the compiled engine is compiling (the first run only).
     """
 
     def __init__(
@@ -74,6 +118,8 @@ class BpeTrainer:
         special_tokens: Sequence[str] = (),
         *,
         cancel_event: threading.Event | None = None,
+        engine: EngineChoice = "auto",
+        status: StatusFn | None = None,
     ) -> None:
         self.special_tokens = validate_special_tokens(special_tokens)
         check_vocab_size(vocab_size, self.special_tokens)
@@ -81,32 +127,14 @@ class BpeTrainer:
         self.vocab = initial_vocab(self.special_tokens)
         self.merges: list[tuple[bytes, bytes]] = []
         self._cancel = cancel_event or threading.Event()
-        self._keys: list[tuple[int, ...]] = [_tie_key(t) for t in self.vocab.values()]
-
-        # Unique pre-tokens as lists of ids, with their frequencies. A one-byte word has no
-        # pair and can never change, so it is left out.
-        self._words: list[list[int]] = []
-        self._freqs: list[int] = []
-        for token, freq in pretoken_counts.items():
-            if len(token) > 1 and freq > 0:
-                self._words.append(list(token))
-                self._freqs.append(freq)
-
-        self._pair_counts: dict[Pair, int] = {}
-        self._where: dict[Pair, set[int]] = {}
-        counts, where = self._pair_counts, self._where
-        for w, word in enumerate(self._words):
-            freq = self._freqs[w]
-            for pair in zip(word, word[1:]):
-                counts[pair] = counts.get(pair, 0) + freq
-                s = where.get(pair)
-                if s is None:
-                    where[pair] = {w}
-                else:
-                    s.add(w)
-        keys = self._keys
-        self._heap = [(-c, keys[a], keys[b], a, b) for (a, b), c in counts.items()]
-        heapq.heapify(self._heap)
+        self.engine_used = choose_engine(engine, count_positions(pretoken_counts))
+        tokens = list(self.vocab.values())
+        self._engine: _Engine
+        if self.engine_used == "compiled":
+            merge_engine.prepare(status)
+            self._engine = merge_engine.CompiledMergeEngine(pretoken_counts, tokens, vocab_size)
+        else:
+            self._engine = PythonMergeEngine(pretoken_counts, tokens, vocab_size)
 
     @property
     def target_merges(self) -> int:
@@ -117,18 +145,10 @@ class BpeTrainer:
         self._cancel.set()
 
     def close(self) -> None:
-        """End training and free its working state (words, pair index, heap) a slice at a
-        time; ``vocab`` and ``merges`` stay. Letting go of it all at once would be one long
-        deallocation that holds the GIL, stalling every other thread (a GUI's) meanwhile.
-        With the heap emptied, iterating makes no more merges."""
-        for seq in (self._heap, self._words, self._freqs):
-            while seq:
-                del seq[-_FREE_SLICE:]
-        for table in (self._where, self._pair_counts):
-            pop = table.popitem
-            while table:
-                for _ in range(min(_FREE_SLICE, len(table))):
-                    pop()
+        """End training and free its working state (pre-tokens, pair index, queue) without a
+        long pause of other threads (a GUI's); ``vocab`` and ``merges`` stay. Iterating after
+        it makes no more merges."""
+        self._engine.close()
 
     @property
     def cancelled(self) -> bool:
@@ -136,100 +156,23 @@ class BpeTrainer:
 
     def top_pairs(self, k: int) -> list[tuple[bytes, bytes, int]]:
         """The ``k`` pairs that would be merged next, best first, with their counts."""
-        heap, counts, vocab = self._heap, self._pair_counts, self.vocab
-        found: list[tuple] = []
-        seen: set[Pair] = set()
-        while heap and len(found) < k:
-            entry = heapq.heappop(heap)
-            pair = (entry[3], entry[4])
-            if counts.get(pair) == -entry[0] and pair not in seen:
-                seen.add(pair)
-                found.append(entry)
-        for entry in found:
-            heapq.heappush(heap, entry)
-        return [(vocab[e[3]], vocab[e[4]], -e[0]) for e in found]
-
-    def _pop_best(self) -> tuple[Pair, int] | None:
-        heap, counts = self._heap, self._pair_counts
-        while heap:
-            negc, _, _, a, b = heapq.heappop(heap)
-            if counts.get((a, b)) == -negc:
-                return (a, b), -negc
-        return None
+        vocab = self.vocab
+        return [(vocab[a], vocab[b], c) for a, b, c in self._engine.top(k)]
 
     def __iter__(self) -> Iterator[MergeStep]:
-        while len(self.vocab) < self.vocab_size and not self._cancel.is_set():
-            best = self._pop_best()
+        engine, vocab = self._engine, self.vocab
+        while len(vocab) < self.vocab_size and not self._cancel.is_set():
+            best = engine.best()
             if best is None:
                 return
-            (a, b), count = best
-            new_id = len(self.vocab)
-            left, right = self.vocab[a], self.vocab[b]
-            self.vocab[new_id] = left + right
-            self._keys.append(_tie_key(left + right))
+            a, b, count = best
+            new_id = len(vocab)
+            left, right = vocab[a], vocab[b]
+            vocab[new_id] = left + right
+            engine.add_token(new_id, left + right)
             self.merges.append((left, right))
-            self._apply(a, b, new_id)
+            engine.merge(new_id)
             yield MergeStep(len(self.merges) - 1, left, right, new_id, count)
-
-    def _index(self, pair: Pair, w: int) -> None:
-        s = self._where.get(pair)
-        if s is None:
-            self._where[pair] = {w}
-        else:
-            s.add(w)
-
-    def _apply(self, a: int, b: int, new_id: int) -> None:
-        """Replace every (a, b) with new_id in the words that hold it, updating pair counts,
-        the pair -> words index and the heap for exactly the pairs whose count changed."""
-        words, freqs, counts, where = self._words, self._freqs, self._pair_counts, self._where
-        delta: dict[Pair, int] = {}
-        dget = delta.get
-        for w in where.pop((a, b), ()):
-            word = words[w]
-            n = len(word)
-            freq = freqs[w]
-            new: list[int] = []
-            i = 0
-            changed = False
-            # Merge left to right ("a a a" with (a, a) becomes "aa a", as encoding does) and
-            # record how the pairs around each merge site change. Consecutive sites see the
-            # new token on their left, so "a b a b" nets (b, a) -1 and (ab, ab) +1.
-            while i < n:
-                x = word[i]
-                if x == a and i + 1 < n and word[i + 1] == b:
-                    changed = True
-                    if new:
-                        p = new[-1]
-                        delta[(p, a)] = dget((p, a), 0) - freq
-                        pair = (p, new_id)
-                        delta[pair] = dget(pair, 0) + freq
-                        self._index(pair, w)
-                    if i + 2 < n:
-                        nx = word[i + 2]
-                        delta[(b, nx)] = dget((b, nx), 0) - freq
-                        pair = (new_id, nx)
-                        delta[pair] = dget(pair, 0) + freq
-                        self._index(pair, w)
-                    new.append(new_id)
-                    i += 2
-                else:
-                    new.append(x)
-                    i += 1
-            if changed:  # subtle: otherwise a stale index entry, the pair left this word earlier
-                words[w] = new
-        delta.pop((a, b), None)
-        keys, heap = self._keys, self._heap
-        for pair, d in delta.items():
-            if d == 0:
-                continue
-            c = counts.get(pair, 0) + d
-            if c > 0:
-                counts[pair] = c
-                heapq.heappush(heap, (-c, keys[pair[0]], keys[pair[1]], pair[0], pair[1]))
-            else:
-                counts.pop(pair, None)
-                where.pop(pair, None)
-        counts.pop((a, b), None)
 
 
 def trainer_from_file(
@@ -241,28 +184,60 @@ def trainer_from_file(
     progress: ProgressFn | None = None,
     cancel_event: threading.Event | None = None,
     pattern: str = "gpt2",
+    engine: EngineChoice = "auto",
+    status: StatusFn | None = None,
 ) -> BpeTrainer:
     """Pre-tokenize ``input_path`` (one file, or a sequence of files counted as one corpus)
     in parallel under ``pattern`` (a name or a regex string) and return a trainer ready to
-    iterate.
+    iterate. ``engine`` and ``status`` as for :class:`BpeTrainer`.
+
+    When the corpus is big enough that the compiled engine may be used, its kernels are loaded
+    (or compiled, on the first run) in a background thread while the pre-tokens are counted;
+    ``status`` hears of a compile once, as soon as it is under way.
 
     Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
     """
     specials = validate_special_tokens(special_tokens)
     check_vocab_size(vocab_size, specials)
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     event = cancel_event or threading.Event()
+    said = threading.Event()
+
+    def say(message: str) -> None:
+        if status is not None and not said.is_set():
+            said.set()
+            status(message)
+
+    # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
+    size = sum(p.stat().st_size for p in corpus_paths(input_path))
+    may_compile = engine == "compiled" or (engine == "auto" and size >= COMPILED_FROM)
+
+    def start_preparing() -> None:
+        # subtle: called by count_file once its worker processes exist, so that they are
+        # forked from a process with no extra thread (see corpus.mp_context).
+        if may_compile:
+            merge_engine.prepare_in_background()
+
+    def progress_and_status(done: int, total: int) -> None:
+        if merge_engine.compiling():
+            say(merge_engine.COMPILING)
+        if progress is not None:
+            progress(done, total)
+
     counts = count_file(
         input_path,
         specials,
         workers=workers,
-        progress=progress,
+        progress=progress_and_status,
         should_stop=event.is_set,
         pattern=pattern,
+        started=start_preparing,
     )
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
-    return BpeTrainer(counts, vocab_size, specials, cancel_event=event)
+    return BpeTrainer(counts, vocab_size, specials, cancel_event=event, engine=engine, status=say)
 
 
 def iter_merges(
@@ -273,10 +248,17 @@ def iter_merges(
     workers: int | None = None,
     progress: ProgressFn | None = None,
     pattern: str = "gpt2",
+    engine: EngineChoice = "auto",
 ) -> Iterator[MergeStep]:
     """Train on a file (or several, as one corpus), yielding each merge as it is made."""
     yield from trainer_from_file(
-        input_path, vocab_size, special_tokens, workers=workers, progress=progress, pattern=pattern
+        input_path,
+        vocab_size,
+        special_tokens,
+        workers=workers,
+        progress=progress,
+        pattern=pattern,
+        engine=engine,
     )
 
 
@@ -288,17 +270,25 @@ def train_bpe(
     workers: int | None = None,
     progress: ProgressFn | None = None,
     pattern: str = "gpt2",
+    engine: EngineChoice = "auto",
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train a byte-level BPE tokenizer on a UTF-8 text file, or on several files counted as
     one corpus, pre-tokenized with ``pattern`` (a name: "gpt2", "cl100k", "o200k", or a
     regex string). The tokenizer that encodes as it was trained is
-    ``Tokenizer(vocab, merges, special_tokens, pattern)``.
+    ``Tokenizer(vocab, merges, special_tokens, pattern)``. ``engine`` picks the merge engine
+    (see :class:`BpeTrainer`; the merges do not depend on it).
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.
     """
     trainer = trainer_from_file(
-        input_path, vocab_size, special_tokens, workers=workers, progress=progress, pattern=pattern
+        input_path,
+        vocab_size,
+        special_tokens,
+        workers=workers,
+        progress=progress,
+        pattern=pattern,
+        engine=engine,
     )
     for _ in trainer:
         pass

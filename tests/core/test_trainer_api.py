@@ -8,6 +8,7 @@ import threading
 
 import pytest
 from core_helpers import EOT, SLICES, read_fixture, slice_head, write_text
+from engines import each_engine  # noqa: F401  (every test, both engines)
 from reference_bpe import pretoken_counts, reference_steps
 
 from bpe_studio.core import (

@@ -1,0 +1,279 @@
+"""The compiled merge engine: unique pre-tokens as linked positions in flat arrays.
+
+What it does: :class:`CompiledMergeEngine` turns ``{pre-token bytes: count}`` into the arrays
+that :mod:`~bpe_studio.core.merge_kernel` works on (layout described there), sizes them before
+each kernel call, and answers in token ids: the best pair, the ``k`` best pairs, and "merge this
+pair into that new id", with the same small interface as ``merge_python.PythonMergeEngine``. A
+merge costs in proportion to the places the pair occurs, not to the length of the words holding
+it. Also loading the kernels: :func:`load_kernels` (numba is imported then, never with the
+package), :func:`prepare` (load, or compile on the first run, saying so) and
+:func:`prepare_in_background`. What it leaves out: the vocabulary's bytes beyond tie-breaking,
+MergeStep records, cancelling, choosing an engine (``trainer`` does those).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+
+import numpy as np
+
+# Byte pairs: at most 256 * 256 distinct pairs before any merge.
+_BYTE_PAIRS = 256 * 256
+
+StatusFn = Callable[[str], None]
+COMPILING = "compiling the merge engine (first run only)"
+
+
+class CompiledEngineUnavailable(ImportError):
+    """The compiled engine cannot be used here: numba (or its kernels) failed to import."""
+
+
+# _lock guards the import; _prepare_lock the warm-up, which may take seconds (a compile).
+_lock = threading.Lock()
+_prepare_lock = threading.Lock()
+_kernels: ModuleType | None = None
+_failure: str | None = None
+_ready = False
+_compiling = False
+
+
+def compiling() -> bool:
+    """Whether a :func:`prepare` is compiling the kernels right now (in any thread)."""
+    return _compiling
+
+
+def load_kernels() -> ModuleType:
+    """The kernel module, imported once (with numba). Raises :class:`CompiledEngineUnavailable`
+    naming the import failure, every time it is asked after one."""
+    global _kernels, _failure
+    with _lock:
+        if _kernels is None and _failure is None:
+            try:
+                from . import merge_kernel
+            except Exception as exc:  # numba missing, a broken install, an unsupported CPU
+                _failure = f"{type(exc).__name__}: {exc}"
+            else:
+                _kernels = merge_kernel
+        if _kernels is None:
+            raise CompiledEngineUnavailable(
+                f"the compiled merge engine needs numba, which failed to import ({_failure}); "
+                "install numba, or train with engine='python'"
+            )
+        return _kernels
+
+
+def prepare(status: StatusFn | None = None) -> None:
+    """Load the kernels and make each one ready to run: from numba's cache, or compiled on the
+    first run (seconds), in which case ``status(COMPILING)`` is called first. Runs the kernels
+    once on a tiny corpus, which is what makes numba load or compile them. Thread-safe; a second
+    call waits for the first and returns."""
+    global _ready, _compiling
+    kernels = load_kernels()
+    if _ready:
+        return
+    from .numba_cache import is_cached
+
+    # subtle: asked before taking the lock, so that a call which then waits for another
+    # thread's compile says so too (numba writes the index of the last kernel only at the end).
+    if not is_cached(*kernels.KERNELS):
+        if status is not None:
+            status(COMPILING)
+        _compiling = True
+    with _prepare_lock:
+        if _ready:
+            return
+        _compiling = not is_cached(*kernels.KERNELS)
+        try:
+            if _compiling:
+                _compile_in_a_child()
+            _warm_up(kernels)
+        finally:
+            _compiling = False
+        _ready = True
+
+
+# A child process that compiles the kernels into numba's cache, in-process, and exits.
+_CHILD = "from bpe_studio.core import merge_engine as m; m._warm_up(m.load_kernels())"
+
+
+def _compile_in_a_child() -> None:
+    """Compile the kernels in a child process, which writes them to numba's cache for this
+    process to load. numba's compiler is largely Python: compiling here would hold the GIL for
+    much of several seconds, in pieces long enough to freeze a GUI drawn by another thread.
+    The child imports bpe_studio from this process's ``sys.path``; if it fails, or its cache
+    entries do not serve this process, the caller's warm-up compiles here instead."""
+    if getattr(sys, "frozen", False):
+        return  # sys.executable is the app itself, not a Python to run code with
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    try:
+        subprocess.run(
+            [sys.executable, "-c", _CHILD],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+            timeout=600,
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass  # no child could run: the warm-up compiles in this process
+
+
+def _warm_up(kernels: ModuleType) -> None:
+    """Call every kernel once with the argument types training uses: numba loads (or
+    compiles) a kernel on its first call."""
+    engine = CompiledMergeEngine({b"abab": 2, b"ab": 1}, [bytes([i]) for i in range(256)], 300)
+    engine.top(2)
+    engine.best()
+    engine.add_token(256, b"ab")
+    engine.merge(256)
+    kernels.rehash(engine.hkeys, engine.hvals, 2 * engine.hkeys.size)
+    engine.close()
+
+
+def prepare_in_background(status: StatusFn | None = None) -> threading.Thread:
+    """:func:`prepare` in a daemon thread (the kernels release the GIL, but numba's compiler
+    is partly Python, so the caller's thread still runs between its steps). A failure to import
+    is left for the engine's user to meet and report."""
+
+    def run() -> None:
+        try:
+            prepare(status)
+        except CompiledEngineUnavailable:
+            pass
+
+    thread = threading.Thread(target=run, name="bpe-studio-merge-engine", daemon=True)
+    thread.start()
+    return thread
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(4, (n - 1).bit_length())
+
+
+class CompiledMergeEngine:
+    """``engine.best()`` -> ``(a, b, count)`` or None; then ``engine.add_token(new_id, bytes)``
+    and ``engine.merge(new_id)``; ``engine.top(k)``; ``engine.close()``."""
+
+    def __init__(
+        self, pretoken_counts: Mapping[bytes, int], tokens: Sequence[bytes], max_tokens: int
+    ) -> None:
+        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be."""
+        # subtle: numba is imported here, on first training, not with the package: importing it
+        # takes most of a second that encoding, converting and the app's start need not pay.
+        self._k = K = load_kernels()
+        # A one-byte word has no pair and can never change, so it is left out.
+        words = [t for t, f in pretoken_counts.items() if len(t) > 1 and f > 0]
+        freqs = np.fromiter((pretoken_counts[t] for t in words), np.int64, len(words))
+        lens = np.fromiter(map(len, words), np.int64, len(words))
+        tok = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
+        del words
+        n = tok.size
+        ends = np.cumsum(lens)
+        starts = ends - lens
+        nxt = np.arange(1, n + 1, dtype=np.int32)
+        prv = np.arange(-1, n - 1, dtype=np.int32)
+        if n:
+            nxt[ends - 1] = -1
+            prv[starts] = -1
+        wof = np.repeat(np.arange(lens.size, dtype=np.int32), lens)
+        del lens, ends, starts
+        # Every merge site removes one position, so there are at most `sites` of them in all,
+        # each creating at most two pairs and two occurrences. np.empty leaves the pages of
+        # these upper bounds unmapped until written: memory follows what is actually used.
+        sites = max(n - freqs.size, 1)
+        pair_cap = min(_BYTE_PAIRS, sites) + 2 * sites
+        self.tok, self.nxt, self.prv, self.wof, self.wfreq = tok, nxt, prv, wof, freqs
+        self.ppair = np.empty(n, np.int32)
+        self.meta = np.zeros(3, np.int64)
+        self.pa = np.empty(pair_cap, np.int32)
+        self.pb = np.empty(pair_cap, np.int32)
+        self.pcount = np.empty(pair_cap, np.int64)
+        self.phead = np.empty(pair_cap, np.int32)
+        self.plen = np.empty(pair_cap, np.int32)
+        self.opos = np.empty(3 * sites, np.int32)
+        self.onext = np.empty(3 * sites, np.int32)
+        self.hc = np.empty(pair_cap, np.int64)
+        self.hp = np.empty(pair_cap, np.int32)
+        self.hkeys = np.full(_pow2_at_least(4 * min(_BYTE_PAIRS, sites)), -1, np.int64)
+        self.hvals = np.empty(self.hkeys.size, np.int32)
+        self.toff = np.zeros(max(max_tokens, len(tokens)) + 1, np.int64)
+        self.toff[1 : len(tokens) + 1] = np.cumsum([len(t) for t in tokens])
+        self.n_tokens = len(tokens)
+        self._pending = -1
+        used = int(self.toff[self.n_tokens])
+        self.tbuf = np.empty(max(4096, 2 * used), np.uint8)
+        self.tbuf[:used] = np.frombuffer(b"".join(tokens), np.uint8)
+        K.build(
+            self.tok, self.nxt, self.ppair, self.wof, self.wfreq, self.hkeys, self.hvals, self.meta,
+            self.pa, self.pb, self.pcount, self.phead, self.plen, self.opos, self.onext,
+            self.hc, self.hp, self.tbuf, self.toff,
+        )  # fmt: skip
+
+    def add_token(self, token_id: int, token: bytes) -> None:
+        """Record the bytes of the next token id (ids come in order), for tie-breaking."""
+        if token_id != self.n_tokens or token_id + 1 >= self.toff.size:
+            raise ValueError(f"token id {token_id} is out of order or beyond max_tokens")
+        start = int(self.toff[token_id])
+        end = start + len(token)
+        if end > self.tbuf.size:
+            grown = np.empty(2 * end, np.uint8)
+            grown[:start] = self.tbuf[:start]
+            self.tbuf = grown
+        self.tbuf[start:end] = np.frombuffer(token, np.uint8)
+        self.toff[token_id + 1] = end
+        self.n_tokens = token_id + 1
+
+    def best(self) -> tuple[int, int, int] | None:
+        """The pair to merge next ``(a, b, count)``, or None when no pair is left. The pair
+        leaves the queue: call :meth:`merge` on it next."""
+        pid, count = self._k.pop_best(
+            self.hc, self.hp, self.meta, self.pcount, self.pa, self.pb, self.tbuf, self.toff
+        )
+        if pid < 0:
+            return None
+        self._pending = int(pid)
+        return int(self.pa[pid]), int(self.pb[pid]), int(count)
+
+    def merge(self, new_id: int) -> int:
+        """Merge the pair :meth:`best` returned into ``new_id`` everywhere; returns how many
+        places were merged."""
+        pid = self._pending
+        # Each place merged creates at most two pairs: keep the hash at most half full.
+        need = 2 * (int(self.meta[self._k.NPAIRS]) + 2 * int(self.plen[pid]))
+        if need > self.hkeys.size:
+            self.hkeys, self.hvals = self._k.rehash(
+                self.hkeys, self.hvals, _pow2_at_least(2 * need)
+            )
+        return int(
+            self._k.apply(
+                pid, new_id, self.tok, self.nxt, self.prv, self.ppair, self.wof, self.wfreq,
+                self.hkeys, self.hvals, self.meta, self.pa, self.pb, self.pcount, self.phead,
+                self.plen, self.opos, self.onext, self.hc, self.hp, self.tbuf, self.toff,
+            )
+        )  # fmt: skip
+
+    def top(self, k: int) -> list[tuple[int, int, int]]:
+        """The ``k`` pairs :meth:`best` would return next, best first: ``(a, b, count)``."""
+        k = max(0, min(k, int(self.meta[self._k.HSIZE])))
+        ids, counts = self._k.top(
+            self.hc, self.hp, self.meta, self.pcount, self.pa, self.pb, self.tbuf, self.toff, k
+        )
+        return [
+            (int(self.pa[p]), int(self.pb[p]), int(c))
+            for p, c in zip(ids.tolist(), counts.tolist())
+        ]
+
+    def close(self) -> None:
+        """Drop the arrays (each is one allocation, freed at once) and empty the queue."""
+        empty32, empty64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
+        self.meta = np.zeros(3, np.int64)
+        self.tok = self.nxt = self.prv = self.ppair = self.wof = self.pa = self.pb = empty32
+        self.phead = self.plen = self.opos = self.onext = self.hp = self.hvals = empty32
+        self.wfreq = self.pcount = self.hc = empty64
+        self.hkeys = np.full(16, -1, np.int64)

@@ -1,0 +1,207 @@
+"""The two merge engines behind BpeTrainer: the same merges as the slow reference on the CS336
+fixture, under every named pattern, with special tokens and on generated text; the choice
+between them (by size, forced, and the fallback when numba cannot be imported); the compile
+message and where numba's cache goes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+import regex
+from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, read_fixture, slice_head, write_text
+from gpt2_bytes import read_gpt2_merges
+from hypothesis import given
+from reference_bpe import pretoken_counts, reference_steps, split_on_specials
+from reference_encoder import ASSIGNED_TEXTS, published
+from text_strategies import HYPO
+
+import bpe_studio.core
+from bpe_studio.core import BpeTrainer, count_text, merge_engine, train_bpe, trainer
+from bpe_studio.core.merge_engine import CompiledEngineUnavailable
+
+ENGINES = ("python", "compiled")
+
+
+def reference_merges(counts: dict[bytes, int], merges: int) -> list[tuple[bytes, bytes]]:
+    return [(s.left, s.right) for s in reference_steps(counts, merges)]
+
+
+def engine_merges(counts, vocab_size, specials=(), engine="python"):
+    t = BpeTrainer(counts, vocab_size, list(specials), engine=engine)
+    assert t.engine_used == engine
+    return [(s.left, s.right) for s in t]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_cs336_reference_merges(engine, tmp_path):
+    _, merges = train_bpe(FIXTURES / "corpus.en", 500, [EOT], engine=engine)
+    assert merges == read_gpt2_merges(FIXTURES / "train-bpe-reference-merges.txt")
+
+
+def published_counts(text: str, name: str) -> dict[bytes, int]:
+    """Pre-token counts under tiktoken's published pattern, found here with ``regex`` (not
+    with bpe_studio's pattern code), special tokens split out first."""
+    pat = regex.compile(published(name)["pat_str"])
+    counts: Counter[bytes] = Counter()
+    for piece in split_on_specials(text, [EOT]):
+        counts.update(m.encode("utf-8") for m in pat.findall(piece))
+    return dict(counts)
+
+
+NAMED = [("cl100k", "cl100k_base"), ("o200k", "o200k_base")]
+
+
+@pytest.mark.parametrize("pattern,published_name", NAMED)
+def test_every_named_pattern_both_engines(pattern, published_name):
+    text = "".join(slice_head(k, n) for k, n in [("mixed_web", 20_000), ("code", 10_000)])
+    text += slice_head("chinese", 6_000)
+    counts = count_text(text, [EOT], pattern=pattern)
+    assert dict(counts) == published_counts(text, published_name)
+    expected = reference_merges(dict(counts), 300)
+    for engine in ENGINES:
+        assert engine_merges(counts, 257 + 300, [EOT], engine) == expected, engine
+
+
+def test_gpt2_pattern_both_engines_on_every_slice():
+    text = "".join(slice_head(key, 6_000) for key in SLICES)
+    counts = pretoken_counts(text, [EOT])
+    expected = reference_merges(counts, 400)
+    for engine in ENGINES:
+        assert engine_merges(counts, 258 + 400, [EOT, "<pad>"], engine) == expected, engine
+
+
+@HYPO
+@given(ASSIGNED_TEXTS)
+def test_generated_text_both_engines(text):
+    counts = pretoken_counts(text, [EOT])
+    expected = reference_merges(counts, 60)
+    assert engine_merges(counts, 257 + 60, [EOT], "python") == expected
+    assert engine_merges(counts, 257 + 60, [EOT], "compiled") == expected
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_empty_and_pairless_corpora(engine):
+    assert engine_merges({}, 300, [], engine) == []
+    assert engine_merges({b"a": 5, b" ": 3, b"b": 0}, 300, [EOT], engine) == []
+    assert BpeTrainer({b"a": 1}, 300, engine=engine).top_pairs(3) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_close_mid_run_and_top_pairs(engine):
+    counts = pretoken_counts(slice_head("chinese", 5_000), [EOT])
+    expected = list(reference_steps(counts, 50, top_k=5))
+    t = BpeTrainer(counts, 257 + 50, [EOT], engine=engine)
+    it = iter(t)
+    for ref in expected[:20]:
+        assert t.top_pairs(5) == ref.top
+        next(it)
+    t.close()
+    assert t.top_pairs(5) == []
+    assert list(it) == []
+    assert t.merges == [(r.left, r.right) for r in expected[:20]]
+    assert len(t.vocab) == 257 + 20
+
+
+# ---------------------------------------------------------------- choosing an engine
+@pytest.fixture
+def no_numba(monkeypatch):
+    """numba (and so the kernels) cannot be imported, as on a platform without a wheel."""
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, "bpe_studio.core.merge_kernel", raising=False)
+    monkeypatch.delitem(sys.modules, "bpe_studio.core.numba_cache", raising=False)
+    for name in ("merge_kernel", "numba_cache"):
+        monkeypatch.delattr(bpe_studio.core, name, raising=False)
+    monkeypatch.setattr(merge_engine, "_kernels", None)
+    monkeypatch.setattr(merge_engine, "_failure", None)
+    monkeypatch.setattr(merge_engine, "_ready", False)
+    monkeypatch.setattr(trainer, "_fallback_said", False)
+
+
+COUNTS = {b"hello": 3, b" world": 2, b"lollo": 1}
+
+
+def test_auto_picks_by_positions(monkeypatch):
+    positions = trainer.count_positions(COUNTS)
+    assert positions == 16
+    monkeypatch.setattr(trainer, "COMPILED_FROM", positions)
+    assert BpeTrainer(COUNTS, 270).engine_used == "compiled"
+    monkeypatch.setattr(trainer, "COMPILED_FROM", positions + 1)
+    assert BpeTrainer(COUNTS, 270).engine_used == "python"
+    # One-byte pre-tokens and zero counts are no positions.
+    assert trainer.count_positions({b"a": 9, b"ab": 0, b"abc": 1}) == 3
+
+
+def test_fallback_when_numba_cannot_be_imported(no_numba, monkeypatch, caplog):
+    monkeypatch.setattr(trainer, "COMPILED_FROM", 0)
+    expected = reference_merges(COUNTS, 10)
+    with caplog.at_level(logging.WARNING, logger="bpe_studio.trainer"):
+        t = BpeTrainer(COUNTS, 266)
+        assert t.engine_used == "python"
+        assert [(s.left, s.right) for s in t] == expected
+        assert BpeTrainer(COUNTS, 266).engine_used == "python"
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1, "said once per process"
+    assert "Python merge engine" in warnings[0] and "numba" in warnings[0]
+    with pytest.raises(
+        CompiledEngineUnavailable,
+        match=r"needs numba, which failed to import \(ModuleNotFoundError: import of numba",
+    ):
+        BpeTrainer(COUNTS, 266, engine="compiled")
+    assert BpeTrainer(COUNTS, 266, engine="python").engine_used == "python"
+
+
+def test_an_unknown_engine_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="must be one of auto, python, compiled, not 'fast'"):
+        BpeTrainer(COUNTS, 266, engine="fast")  # type: ignore[arg-type]
+    path = write_text(tmp_path / "c.txt", "hello world")
+    with pytest.raises(ValueError, match="'fast'"):
+        train_bpe(path, 266, engine="fast")  # type: ignore[arg-type]
+
+
+# A fresh process with its own numba cache dir: the first training compiles and says so, the
+# second loads from the cache silently; the cache lands in that dir and never in the tree.
+COMPILE_RUN = """
+import sys
+from bpe_studio.core import trainer_from_file
+said = []
+t = trainer_from_file(sys.argv[1], 300, ["<|endoftext|>"], engine="compiled", status=said.append)
+merges = [(s.left, s.right) for s in t]
+print(repr(said), len(merges))
+"""
+
+
+def test_first_run_compiles_and_says_so_then_loads_from_the_cache(tmp_path):
+    corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
+    cache = tmp_path / "numba-cache"
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(cache))
+    tree_before = set(REPO_ROOT.rglob("*.nbi"))
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", COMPILE_RUN, str(corpus)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        ).stdout.strip()
+
+    assert run() == "['compiling the merge engine (first run only)'] 43"
+    assert any(cache.rglob("*.nbi")), "numba's index files go to the user's cache dir"
+    assert run() == "[] 43"
+    assert set(REPO_ROOT.rglob("*.nbi")) == tree_before, "nothing cached inside the tree"
+
+
+def test_user_cache_dir_is_outside_the_package(monkeypatch, tmp_path):
+    from bpe_studio.core import numba_cache
+
+    monkeypatch.setattr(numba_cache.config, "CACHE_DIR", "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    if sys.platform.startswith("linux"):
+        assert numba_cache.user_cache_dir() == tmp_path / "bpe-studio" / "numba"
+    assert REPO_ROOT not in numba_cache.user_cache_dir().parents
