@@ -136,16 +136,25 @@ class BatchBpe:
         ranks: Mapping[tuple[int, int], int],
         byte_ids: Sequence[int],
         vocab_ids: Iterable[int],
+        in_rank_order: tuple[Sequence[int], Sequence[int], Sequence[int]] | None = None,
     ) -> BatchBpe | None:
         """A batch merger for these packed ranks (``Tokenizer._ranks``), or None if the
-        merges are not monotone."""
+        merges are not monotone. ``in_rank_order``, when given, is the same table as three
+        lists (left ids, right ids, made ids) in rank order: faster to read."""
         if not ranks:
             return None
-        pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
-        left, right = pairs[0::2], pairs[1::2]
-        packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
-        rank, made = packed >> 32, packed & _ID_MASK
-        bound = max(max(vocab_ids), int(pairs.max()), int(made.max())) + 1
+        if in_rank_order is not None:
+            left, right, made = (
+                np.fromiter(part, dtype=np.int64, count=len(part)) for part in in_rank_order
+            )
+            rank = np.arange(len(made), dtype=np.int64)
+            packed = rank << 32 | made
+        else:
+            pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
+            left, right = pairs[0::2], pairs[1::2]
+            packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
+            rank, made = packed >> 32, packed & _ID_MASK
+        bound = max(max(vocab_ids), int(left.max()), int(right.max()), int(made.max())) + 1
         if bound > 1 << 31:
             return None  # a pair's key, left * bound + right, would not fit in 63 bits
         # made_at[t]: the last rank that makes token t (-1 for bytes and special tokens).

@@ -87,7 +87,9 @@ class CharBpe:
     def _learn(self, points: np.ndarray, finish_one: Callable[[list[int]], list[int]]) -> None:
         """Merge each character of ``points`` not seen before on its own (together, from
         bytes: exact)."""
-        new = np.unique(points[self._count[points] == 0])
+        seen = np.zeros(_BMP, dtype=bool)
+        seen[points] = True
+        new = np.flatnonzero(seen & (self._count == 0))
         if not len(new):
             return
         chars = "".join(map(chr, new.tolist()))
@@ -107,17 +109,27 @@ class CharBpe:
         count = len(ends)
         end = np.array(ends, dtype=np.int64)
         owner = np.repeat(np.arange(count), np.diff(end, prepend=0))
-        self._learn_alone(np.unique(flat), finish_one)
+        present = np.zeros(self._batch.id_bound, dtype=bool)
+        present[flat] = True
+        tokens = np.flatnonzero(present)
+        self._learn_alone(tokens, finish_one)
         bad = np.zeros(count, dtype=bool)
         bad[owner[self._alone[flat] != _VALID]] = True
-        # Adjacent pairs inside one piece; each distinct pair is checked once.
-        inside = owner[:-1] == owner[1:]
-        radix = self._batch.id_bound
-        keys = (flat[:-1] * radix + flat[1:])[inside]
-        distinct, back = np.unique(keys, return_inverse=True)
-        pair_bad = self._pairs_cross(distinct // radix, distinct % radix)
-        where = np.flatnonzero(inside)
-        bad[owner[where[pair_bad[back]]]] = True
+        # Adjacent pairs inside one piece, as keys over the tokens present (in 32 bits when
+        # they fit: faster to sort); each distinct pair is checked once.
+        inside = np.flatnonzero(owner[:-1] == owner[1:])
+        n = len(tokens)
+        index = np.zeros(self._batch.id_bound, dtype=np.uint32 if n * n < 1 << 32 else np.int64)
+        index[tokens] = np.arange(n)
+        compact = index[flat]
+        keys = compact[inside] * index.dtype.type(n) + compact[inside + 1]
+        distinct = np.sort(keys)
+        distinct = distinct[np.concatenate(([True], distinct[1:] != distinct[:-1]))[: len(keys)]]
+        pair_bad = self._pairs_cross(tokens[distinct // n], tokens[distinct % n])
+        bad_keys = distinct[pair_bad]
+        if len(bad_keys):
+            at = np.minimum(np.searchsorted(bad_keys, keys), len(bad_keys) - 1)
+            bad[owner[inside[bad_keys[at] == keys]]] = True
         return ~bad
 
     def _learn_alone(
@@ -126,7 +138,7 @@ class CharBpe:
         """Whether each token of ``tokens`` not known yet is valid alone: merging its bytes
         gives it back."""
         tree = self._tree
-        new = tokens[self._alone[tokens] == _UNKNOWN]
+        new = tokens[self._alone[tokens] == _UNKNOWN]  # distinct, as ``tokens`` are
         single = tree.left[new] < 0  # bytes (and special tokens): nothing to merge
         self._alone[new[single]] = _VALID
         new = new[~single]

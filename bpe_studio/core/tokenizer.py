@@ -200,6 +200,8 @@ class Tokenizer:
             self._special_ids = self._append_specials(inverse)
         else:
             self._special_ids = self._place_specials(explicit, inverse)
+        # (left ids, right ids, made ids) of the merges in rank order, when no pair repeats.
+        self._merge_lists: tuple[list[int], list[int], list[int]] | None = None
         self._ranks = self._pack_ranks(inverse, lefts, rights)
         self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
         self._batch: BatchBpe | None = None
@@ -266,7 +268,12 @@ class Tokenizer:
         # subtle: reversed, so that the first occurrence of a repeated pair is written last
         # and wins.
         pairs = cast("list[tuple[int, int]]", list(zip(lefts, rights)))  # no None, see above
-        return dict(zip(reversed(pairs), reversed(list(packed))))
+        ranks = dict(zip(reversed(pairs), reversed(list(packed))))
+        if len(ranks) == len(made):
+            # No pair repeats: the lists, in rank order, are the table too, and the batch
+            # merger reads them several times faster than the dict's keys.
+            self._merge_lists = (lefts, rights, made)
+        return ranks
 
     # ----------------------------------------------------------------- files
     @classmethod
@@ -422,6 +429,11 @@ class Tokenizer:
         out.special_tokens = list(self.special_tokens)
         out._special_ids = dict(self._special_ids)
         out._ranks = ranks
+        if self._merge_lists is not None:
+            out._merge_lists = cast(
+                "tuple[list[int], list[int], list[int]]",
+                tuple(part[:k] for part in self._merge_lists),
+            )
         out._rank_of_id = rank_of_id
         out._cache = {}
         out._batch = None
@@ -512,10 +524,14 @@ class Tokenizer:
 
     def prepare_bulk(self) -> None:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
-        pattern, the batch merger's tables: ~25 ms for GPT-2), so that worker processes
-        forked afterwards start with them."""
+        pattern, the batch merger's tables: ~25 ms for GPT-2; ``char_bpe``'s), so that
+        worker processes forked afterwards start with them."""
         self._prepare_split()
-        self._batch_for(BATCH_BUILD_MIN)
+        batch = self._batch_for(BATCH_BUILD_MIN)
+        if batch is not None and self._char is None:
+            from .char_bpe import CharBpe
+
+            self._char = CharBpe(batch, self.vocab.__getitem__)
 
     def _batch_for(self, count: int) -> BatchBpe | None:
         """The batch merger if ``count`` pre-tokens are worth merging together, else None."""
@@ -526,7 +542,7 @@ class Tokenizer:
                 return None
             from .batch_bpe import BatchBpe  # subtle: lazily; it imports NumPy
 
-            self._batch = BatchBpe.build(self._ranks, self._byte_ids, self.vocab)
+            self._batch = BatchBpe.build(self._ranks, self._byte_ids, self.vocab, self._merge_lists)
             self._batch_state = "unusable" if self._batch is None else "built"
         return self._batch
 
