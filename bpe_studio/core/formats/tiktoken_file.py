@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import gzip
 import hashlib
 import json
@@ -312,9 +313,18 @@ def read_tiktoken(
     """
     name = os.fspath(path)
     raw = _read_raw(path)
-    tokens, ranks, linenos = _parse(raw, name)
-    vocab, inverse = _check_entries(tokens, ranks, linenos, name)
-    merges = _merges_from_shipped(raw, tokens, ranks)
+    # subtle: reading makes hundreds of thousands of tuples and bytes and no reference
+    # cycles; the cyclic collector, set off again and again by those allocations, would walk
+    # them all (as in ``Tokenizer.__init__``).
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        tokens, ranks, linenos = _parse(raw, name)
+        vocab, inverse = _check_entries(tokens, ranks, linenos, name)
+        merges = _merges_from_shipped(raw, tokens, ranks)
+    finally:
+        if gc_was_on:
+            gc.enable()
     if merges is None:
         line_of_rank = {rank: _line_of(linenos, i) for i, rank in enumerate(ranks)}
         merges = derive_merges(inverse, lambda r: f"{name}: line {line_of_rank[r]}")
