@@ -96,7 +96,8 @@ class CharBpe:
         # subtle: surrogate code points cannot be UTF-8 encoded; the tokenizer replaces them
         # before any text gets here, so none is among them.
         flat, ends = self._batch.merge([c.encode("utf-8") for c in chars], finish_one)
-        counts = np.diff(np.array(ends, dtype=np.int64), prepend=0)
+        bounds = np.array([0, *ends], dtype=np.int64)
+        counts = bounds[1:] - bounds[:-1]
         starts = np.cumsum(counts) - counts
         within = np.arange(len(flat)) - np.repeat(starts, counts)
         self._ids[np.repeat(new, counts), within] = flat

@@ -272,7 +272,9 @@ class Tokenizer:
         if len(ranks) == len(made):
             # No pair repeats: the lists, in rank order, are the table too, and the batch
             # merger reads them several times faster than the dict's keys.
-            self._merge_lists = (lefts, rights, made)
+            self._merge_lists = cast(
+                "tuple[list[int], list[int], list[int]]", (lefts, rights, made)
+            )  # no None, see above
         return ranks
 
     # ----------------------------------------------------------------- files
