@@ -1,11 +1,11 @@
 """What ``--tokenizer`` (and ``convert``'s SOURCE) names, and which special tokens apply.
 
-What it does: :func:`load_tokenizer` reads every source the core reads (``Tokenizer.load``: a
-preset name, a GPT-2 directory, a ``tokenizer.json``, a ``.tiktoken`` file), plus a GPT-2
-vocabulary file named directly (``vocab.json`` or GPT-2's ``gpt2_vocab.json``, its merges file
-beside it), with an optional ``--pattern`` for formats that carry none. It then applies the
-user's special tokens: the source's own, plus any named, each of which must be in the
-vocabulary (an id the files cannot decode is never invented), or none at all.
+What it does: :func:`load_tokenizer` reads every source the core reads (``Tokenizer.load``,
+``tokenizer_files.load_data``: a preset name, a GPT-2 directory or ``vocab.json``, a
+``tokenizer.json``, a ``.tiktoken`` file or its directory), with an optional ``--pattern``
+for formats that carry none. It then applies the user's special tokens: the source's own,
+plus any named, each of which must be in the vocabulary (an id the files cannot decode is
+never invented), or none at all.
 What it leaves out: the commands, and the file formats themselves (core).
 """
 
@@ -17,9 +17,8 @@ from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
-from ..core.gpt2_format import infer_special_tokens, load_files
 from ..core.presets import PRESETS
-from ..core.tokenizer_files import DEFAULT_NAME, GPT2_FILE_NAMES, load_data
+from ..core.tokenizer_files import gpt2_dir_files, load_data
 from .output import CliError
 
 SOURCE_HELP = (
@@ -28,67 +27,21 @@ SOURCE_HELP = (
     "itself (its merges file beside it), a Hugging Face tokenizer.json, or a .tiktoken rank "
     "file (plain or .gz; or the directory holding tokenizer.tiktoken)"
 )
-_VOCAB_SUFFIX = "vocab.json"
-
-
-def _merges_beside(vocab_path: Path) -> Path:
-    """The merges file that goes with a GPT-2 vocabulary file: ``X_vocab.json`` ->
-    ``X_merges.txt`` (``vocab.json`` -> ``merges.txt``)."""
-    return vocab_path.with_name(vocab_path.name[: -len(_VOCAB_SUFFIX)] + "merges.txt")
-
-
-def _is_gpt2_vocab_file(path: Path) -> bool:
-    # subtle: a Hugging Face file is "tokenizer.json"; "vocab.json" is never one, so a file
-    # ending in vocab.json is read as GPT-2's vocabulary rather than handed to the HF reader.
-    return path.is_file() and path.name.endswith(_VOCAB_SUFFIX)
-
-
-def _gpt2_vocab_file(path: Path, pattern: str | None) -> TokenizerData:
-    merges_path = _merges_beside(path)
-    if not merges_path.is_file():
-        raise CliError(
-            f"{path}: a GPT-2 vocabulary needs its merges file beside it, "
-            f"{merges_path.name}, which is not there"
-        )
-    vocab, merges = load_files(path, merges_path)
-    inverse = {tok: idx for idx, tok in sorted(vocab.items(), reverse=True)}
-    specials = {s: inverse[s.encode("utf-8")] for s in infer_special_tokens(vocab, merges)}
-    return TokenizerData(vocab, merges, specials, pattern or "gpt2")
 
 
 def vocabulary_file(source: str) -> str:
     """The file that holds ``source``'s vocabulary, for messages: a GPT-2 directory's
     ``vocab.json``, else ``source`` itself."""
     folder = Path(source)
-    if folder.is_dir():
-        for vocab_name, merges_name in GPT2_FILE_NAMES:
-            if (folder / vocab_name).is_file() and (folder / merges_name).is_file():
-                return os.fspath(folder / vocab_name)
-    return source
-
-
-def _tiktoken_in(folder: Path) -> Path | None:
-    """``tokenizer.tiktoken`` (or ``.gz``) in a folder without GPT-2 files: its
-    ``tokenizer.json`` beside it is then the rank file's pattern and special tokens (as
-    ``convert --to tiktoken`` and ``train --format tiktoken`` write them), not a Hugging Face
-    file."""
-    if vocabulary_file(os.fspath(folder)) != os.fspath(folder):
-        return None
-    for suffix in (".tiktoken", ".tiktoken.gz"):
-        rank_file = folder / f"{DEFAULT_NAME}{suffix}"
-        if rank_file.is_file():
-            return rank_file
-    return None
+    files = gpt2_dir_files(folder) if folder.is_dir() else None
+    return os.fspath(files[0]) if files else source
 
 
 def load_source(source: str, pattern: str | None = None) -> TokenizerData:
-    """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`); ``pattern`` for the
-    formats without one of their own. One-line errors name the source."""
-    path = Path(source)
-    if _is_gpt2_vocab_file(path):
-        return _gpt2_vocab_file(path, pattern)
-    rank_file = _tiktoken_in(path) if path.is_dir() else None
-    return load_data(rank_file or source, pattern)
+    """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`, and
+    ``core.tokenizer_files.load_data``, which reads every kind); ``pattern`` for the formats
+    without one of their own. One-line errors name the source."""
+    return load_data(source, pattern)
 
 
 def load_tokenizer(

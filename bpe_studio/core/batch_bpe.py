@@ -19,10 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
 _NONE = np.iinfo(np.int64).max  # "no merge" in a packed rank array
+NO_MERGE = int(_NONE)
 _ID_MASK = (1 << 32) - 1
 _EMPTY = -1
 # Golden-ratio multiplier for the pair hash table (Fibonacci hashing).
@@ -79,16 +81,54 @@ class _PairTable:
         return out
 
 
+class MergeTree(NamedTuple):
+    """How each token is made, indexed by id: its two parts (-1 for a byte or special token)
+    and the rank of the merge that makes it (-1 likewise). ``ambiguous`` marks tokens that
+    more than one merge makes: their history within a text is not one fixed tree."""
+
+    left: np.ndarray
+    right: np.ndarray
+    rank: np.ndarray
+    ambiguous: np.ndarray
+
+
 class BatchBpe:
     """Merges many pre-tokens at once; see the module docstring."""
 
-    def __init__(self, table: _PairTable, byte_ids: Sequence[int]) -> None:
+    def __init__(
+        self, table: _PairTable, byte_ids: Sequence[int], merges: tuple[np.ndarray, ...]
+    ) -> None:
         self._table = table
         self._byte_ids = np.array(byte_ids, dtype=np.int64)
         # Every pair of two byte tokens, in one flat array: the first round's lookups.
         left = np.repeat(self._byte_ids, 256)
         right = np.tile(self._byte_ids, 256)
         self._byte_pairs = table.lookup(left, right)
+        self._merges = merges  # (left, right, made, rank), for the merge tree on demand
+        self._tree: MergeTree | None = None
+
+    @property
+    def id_bound(self) -> int:
+        """One more than the largest id any merge uses or makes."""
+        return int(self._table.radix)
+
+    def lookup(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+        """Packed ranks (``rank << 32 | merged id``) of the pairs ``(left[i], right[i])``;
+        ``NO_MERGE`` where there is none."""
+        return self._table.lookup(left, right)
+
+    def tree(self) -> MergeTree:
+        """The merge tree of every token (built on first use)."""
+        if self._tree is None:
+            left, right, made, rank = self._merges
+            bound = self.id_bound
+            parts_left = np.full(bound, -1, dtype=np.int64)
+            parts_right = np.full(bound, -1, dtype=np.int64)
+            made_rank = np.full(bound, -1, dtype=np.int64)
+            parts_left[made], parts_right[made], made_rank[made] = left, right, rank
+            ambiguous = np.bincount(made, minlength=bound) > 1
+            self._tree = MergeTree(parts_left, parts_right, made_rank, ambiguous)
+        return self._tree
 
     @classmethod
     def build(
@@ -96,16 +136,25 @@ class BatchBpe:
         ranks: Mapping[tuple[int, int], int],
         byte_ids: Sequence[int],
         vocab_ids: Iterable[int],
+        in_rank_order: tuple[Sequence[int], Sequence[int], Sequence[int]] | None = None,
     ) -> BatchBpe | None:
         """A batch merger for these packed ranks (``Tokenizer._ranks``), or None if the
-        merges are not monotone."""
+        merges are not monotone. ``in_rank_order``, when given, is the same table as three
+        lists (left ids, right ids, made ids) in rank order: faster to read."""
         if not ranks:
             return None
-        pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
-        left, right = pairs[0::2], pairs[1::2]
-        packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
-        rank, made = packed >> 32, packed & _ID_MASK
-        bound = max(max(vocab_ids), int(pairs.max()), int(made.max())) + 1
+        if in_rank_order is not None:
+            left, right, made = (
+                np.fromiter(part, dtype=np.int64, count=len(part)) for part in in_rank_order
+            )
+            rank = np.arange(len(made), dtype=np.int64)
+            packed = rank << 32 | made
+        else:
+            pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
+            left, right = pairs[0::2], pairs[1::2]
+            packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
+            rank, made = packed >> 32, packed & _ID_MASK
+        bound = max(max(vocab_ids), int(left.max()), int(right.max()), int(made.max())) + 1
         if bound > 1 << 31:
             return None  # a pair's key, left * bound + right, would not fit in 63 bits
         # made_at[t]: the last rank that makes token t (-1 for bytes and special tokens).
@@ -113,7 +162,7 @@ class BatchBpe:
         np.maximum.at(made_at, made, rank)
         if (rank <= made_at[left]).any() or (rank <= made_at[right]).any():
             return None
-        return cls(_PairTable(left, right, packed, bound), byte_ids)
+        return cls(_PairTable(left, right, packed, bound), byte_ids, (left, right, made, rank))
 
     def merge(
         self, pieces: Sequence[bytes], finish_one: Callable[[list[int]], list[int]]
@@ -126,12 +175,39 @@ class BatchBpe:
             return np.empty(0, dtype=np.int64), []
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
         raw = np.frombuffer(b"".join(pieces), dtype=np.uint8)
-        ids = self._byte_ids[raw]
-        owner = np.repeat(np.arange(count, dtype=np.int32), lengths)
-        ranks = np.empty(len(ids), dtype=np.int64)
+        ranks = np.empty(len(raw), dtype=np.int64)
         ranks[:-1] = self._byte_pairs[raw[:-1].astype(np.int64) * 256 + raw[1:]]
+        return self._rounds(self._byte_ids[raw], ranks, lengths, finish_one)
+
+    def merge_ids(
+        self,
+        ids: np.ndarray,
+        lengths: np.ndarray,
+        finish_one: Callable[[list[int]], list[int]],
+    ) -> tuple[np.ndarray, list[int]]:
+        """As :meth:`merge`, for pieces given as ids already partly merged: ``ids`` holds
+        them all, one after another, ``lengths`` how many ids each has (each at least one).
+        Exact only when each piece's ids are a state its one-at-a-time merging can reach
+        (``char_bpe`` checks its results afterwards)."""
+        if not len(lengths):
+            return np.empty(0, dtype=np.int64), []
+        ranks = np.empty(len(ids), dtype=np.int64)
+        ranks[:-1] = self._table.lookup(ids[:-1], ids[1:])
+        return self._rounds(ids.astype(np.int64), ranks, lengths, finish_one)
+
+    def _rounds(
+        self,
+        ids: np.ndarray,
+        ranks: np.ndarray,
+        lengths: np.ndarray,
+        finish_one: Callable[[list[int]], list[int]],
+    ) -> tuple[np.ndarray, list[int]]:
+        """The rounds of :meth:`merge`: ``ranks[i]`` is the packed rank of the pair
+        ``ids[i], ids[i + 1]`` (set here to none across pieces)."""
+        count = len(lengths)
+        owner = np.repeat(np.arange(count, dtype=np.int32), lengths)
         first = np.cumsum(lengths) - lengths
-        ranks[first[1:] - 1] = _NONE  # the last byte of a piece pairs with nothing
+        ranks[first[1:] - 1] = _NONE  # the last id of a piece pairs with nothing
         ranks[-1] = _NONE
 
         done_ids: list[np.ndarray] = []

@@ -36,7 +36,9 @@ from .tokenizer import Tokenizer
 CHUNK_BYTES = 2 * 1024 * 1024
 MIN_CHUNK_BYTES = 256 * 1024
 # Below this size one process is faster than starting workers.
-PARALLEL_MIN_BYTES = 2 * 1024 * 1024
+PARALLEL_MIN_BYTES = 1024 * 1024
+# From this size on, the tokenizer's bulk tables are built before encoding starts.
+PREPARE_MIN_BYTES = MIN_CHUNK_BYTES
 
 _worker_tokenizer: Tokenizer | None = None
 
@@ -135,7 +137,7 @@ def encode_file(
     # Built before the clock (like tiktoken's Encoding, which its own rate leaves out) and
     # before forking, so the workers inherit it.
     setup_start = time.perf_counter()
-    if size >= PARALLEL_MIN_BYTES:
+    if size >= PREPARE_MIN_BYTES:
         tokenizer.prepare_bulk()
     start = time.perf_counter()
     total = 0

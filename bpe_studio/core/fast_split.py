@@ -155,6 +155,13 @@ def _findall(name: str, slow: regex.Pattern[str], text: str) -> list[str]:
     return pieces
 
 
+def fast_findall(name: str, text: str) -> list[str]:
+    """``pretokenizer(name).findall(text)`` for ``name`` "cl100k" or "o200k"."""
+    if not _FAST:
+        return pretokenizer(name).compiled.findall(text)
+    return _findall(name, pretokenizer(name).compiled, text)
+
+
 def findall_cl100k(text: str) -> list[str]:
     """``pretokenizer("cl100k").findall(text)``, faster."""
     return _findall("cl100k", pretokenizer("cl100k").compiled, text)

@@ -10,8 +10,9 @@ standard library's ``re`` (about twice as fast as the ``regex`` module here) whe
 from the ``regex`` module itself at first use — the Unicode data cannot disagree. The classes
 cover the Basic Multilingual Plane only (``re`` tests those against a bitmap; astral ranges
 would make it slower than ``regex``); the rare stretches of text around a character above
-U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space cuts (``boundaries``). The other
-patterns run on ``regex`` as they are. What it leaves out: special tokens (``specials``) and
+U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space cuts (``boundaries``). cl100k's
+and o200k's ``findall`` run the same way in ``fast_split``; custom patterns run on ``regex``
+as they are. What it leaves out: special tokens (``specials``) and
 where each pattern may be cut (``boundaries``).
 """
 
@@ -59,6 +60,8 @@ PATTERNS: dict[str, str] = {
         ]
     ),
 }
+# The named patterns besides GPT-2's that ``fast_split`` runs on ``re``.
+_FAST_NAMED = frozenset({"cl100k", "o200k"})
 # Other spellings of named patterns, read as the name.
 _SPELLINGS: dict[str, str] = {R50K_PATTERN: "gpt2"} | {v: k for k, v in PATTERNS.items()}
 
@@ -169,6 +172,11 @@ class Pretokenizer:
     def findall(self, text: str) -> list[str]:
         if self.name == "gpt2":
             return _gpt2_findall(text)
+        if self.name in _FAST_NAMED:
+            # subtle: imported here, since ``fast_split`` builds on this module.
+            from .fast_split import fast_findall
+
+            return fast_findall(self.name, text)
         return self.compiled.findall(text)
 
     def __reduce__(self) -> tuple[object, tuple[str]]:

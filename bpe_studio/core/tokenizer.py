@@ -18,7 +18,7 @@ import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, cast
 
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import numpy
 
     from .batch_bpe import BatchBpe
+    from .char_bpe import CharBpe
     from .formats.data import TokenizerData
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
@@ -47,6 +48,10 @@ LONG_PIECE = 64
 BATCH_LONG_MAX = 1024
 # The second batch needs this many long pre-tokens; fewer are merged one by one.
 BATCH_LONG_MIN = 32
+# In a batch, pre-tokens of at least this many bytes with multi-byte characters (a run of Han
+# characters) are merged from their characters' tokens (``char_bpe``) when there are at least
+# BATCH_LONG_MIN of them: far fewer rounds than from bytes.
+CHAR_MIN_BYTES = 10
 # This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): about
 # three times faster per pre-token than one by one, past a fixed cost of a few rounds of array
 # operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
@@ -195,10 +200,13 @@ class Tokenizer:
             self._special_ids = self._append_specials(inverse)
         else:
             self._special_ids = self._place_specials(explicit, inverse)
+        # (left ids, right ids, made ids) of the merges in rank order, when no pair repeats.
+        self._merge_lists: tuple[list[int], list[int], list[int]] | None = None
         self._ranks = self._pack_ranks(inverse, lefts, rights)
         self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
+        self._char: CharBpe | None = None  # built with the batch merger, on first use
         self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
 
     def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
@@ -260,7 +268,14 @@ class Tokenizer:
         # subtle: reversed, so that the first occurrence of a repeated pair is written last
         # and wins.
         pairs = cast("list[tuple[int, int]]", list(zip(lefts, rights)))  # no None, see above
-        return dict(zip(reversed(pairs), reversed(list(packed))))
+        ranks = dict(zip(reversed(pairs), reversed(list(packed))))
+        if len(ranks) == len(made):
+            # No pair repeats: the lists, in rank order, are the table too, and the batch
+            # merger reads them several times faster than the dict's keys.
+            self._merge_lists = cast(
+                "tuple[list[int], list[int], list[int]]", (lefts, rights, made)
+            )  # no None, see above
+        return ranks
 
     # ----------------------------------------------------------------- files
     @classmethod
@@ -416,10 +431,16 @@ class Tokenizer:
         out.special_tokens = list(self.special_tokens)
         out._special_ids = dict(self._special_ids)
         out._ranks = ranks
+        if self._merge_lists is not None:
+            out._merge_lists = cast(
+                "tuple[list[int], list[int], list[int]]",
+                tuple(part[:k] for part in self._merge_lists),
+            )
         out._rank_of_id = rank_of_id
         out._cache = {}
         out._batch = None
         out._batch_state = "unbuilt"
+        out._char = None
         out._packed = {}
         return out
 
@@ -458,10 +479,14 @@ class Tokenizer:
         short_bytes: list[bytes] = []
         long: list[str] = []
         long_bytes: list[bytes] = []
+        by_char: list[str] = []
         cache = self._cache
         for piece in pieces:
             data = piece.encode("utf-8")
-            if len(data) <= LONG_PIECE:
+            # subtle: more bytes than characters means some character takes several bytes.
+            if CHAR_MIN_BYTES <= len(data) <= BATCH_LONG_MAX and len(data) > len(piece):
+                by_char.append(piece)
+            elif len(data) <= LONG_PIECE:
                 short.append(piece)
                 short_bytes.append(data)
             elif len(data) <= BATCH_LONG_MAX:
@@ -469,6 +494,16 @@ class Tokenizer:
                 long_bytes.append(data)
             else:
                 cache[piece] = tuple(self._bpe(data))
+        if len(by_char) >= BATCH_LONG_MIN:
+            by_char = self._merge_by_char(batch, by_char)
+        for piece in by_char:
+            data = piece.encode("utf-8")
+            if len(data) <= LONG_PIECE:
+                short.append(piece)
+                short_bytes.append(data)
+            else:
+                long.append(piece)
+                long_bytes.append(data)
         if len(long) >= BATCH_LONG_MIN:
             cache.update(zip(long, _split_ids(*batch.merge(long_bytes, self._merge_ids))))
         else:
@@ -477,12 +512,28 @@ class Tokenizer:
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
+    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> list[str]:
+        """Cache the ids of those of ``pieces`` that merging from their characters' tokens
+        gets right (``char_bpe``); return the others."""
+        if self._char is None:
+            from .char_bpe import CharBpe  # subtle: lazily; it imports NumPy
+
+            self._char = CharBpe(batch, self.vocab.__getitem__)
+        flat, ends, ok = self._char.merge(pieces, self._merge_ids)
+        good = ok.tolist()
+        self._cache.update(compress(zip(pieces, _split_ids(flat, ends)), good))
+        return list(compress(pieces, map(operator.not_, good)))
+
     def prepare_bulk(self) -> None:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
-        pattern, the batch merger's tables: ~25 ms for GPT-2), so that worker processes
-        forked afterwards start with them."""
+        pattern, the batch merger's tables: ~25 ms for GPT-2; ``char_bpe``'s), so that
+        worker processes forked afterwards start with them."""
         self._prepare_split()
-        self._batch_for(BATCH_BUILD_MIN)
+        batch = self._batch_for(BATCH_BUILD_MIN)
+        if batch is not None and self._char is None:
+            from .char_bpe import CharBpe
+
+            self._char = CharBpe(batch, self.vocab.__getitem__)
 
     def _batch_for(self, count: int) -> BatchBpe | None:
         """The batch merger if ``count`` pre-tokens are worth merging together, else None."""
@@ -493,7 +544,7 @@ class Tokenizer:
                 return None
             from .batch_bpe import BatchBpe  # subtle: lazily; it imports NumPy
 
-            self._batch = BatchBpe.build(self._ranks, self._byte_ids, self.vocab)
+            self._batch = BatchBpe.build(self._ranks, self._byte_ids, self.vocab, self._merge_lists)
             self._batch_state = "unusable" if self._batch is None else "built"
         return self._batch
 

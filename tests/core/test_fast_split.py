@@ -6,6 +6,8 @@ fast pattern takes its classes from ``regex``).
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 import regex
 from core_helpers import FIXTURES, read_fixture
@@ -15,6 +17,7 @@ from reference_encoder import published
 from text_strategies import HYPO, PIECES
 
 from bpe_studio.core import fast_split
+from bpe_studio.core.corpus import count_text
 from bpe_studio.core.pattern import pretokenizer
 from bpe_studio.core.tokenizer import Tokenizer
 
@@ -105,3 +108,40 @@ def test_tokenizers_use_it_only_for_the_two_patterns():
     assert Tokenizer(vocab, [], pattern="gpt2")._findall == pretokenizer("gpt2").findall
     custom = r"\w+|\W"
     assert Tokenizer(vocab, [], pattern=custom)._findall == pretokenizer(custom).findall
+
+
+def _regex_counts(name: str, text: str) -> Counter[bytes]:
+    """The slow reference: pre-tokens counted with the ``regex`` module and the published
+    pattern, special tokens split out by plain string search."""
+    counts: Counter[bytes] = Counter()
+    for part in text.split("<|endoftext|>"):
+        counts.update(p.encode("utf-8") for p in published_regex(name).findall(part))
+    return counts
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_pretokenizer_findall_takes_the_fast_path(name, monkeypatch):
+    """Training counts through ``pretokenizer(name).findall``: for cl100k and o200k that is
+    the ``re`` pattern, so a ``regex`` pattern that is never consulted changes nothing."""
+    text = read_fixture("english_books_slice.txt")[:50_000]
+    calls = []
+    monkeypatch.setattr(fast_split, "_findall", lambda *a: calls.append(a) or ["x"])
+    assert pretokenizer(name).findall(text) == ["x"]
+    assert calls and calls[0][0] == name
+
+
+@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("fixture", FIXTURE_TEXTS)
+def test_training_counts_equal_the_regex_modules(name, fixture):
+    text = read_fixture(fixture)
+    # A special token in the middle, as corpora carry them between documents.
+    text = text[: len(text) // 2] + "<|endoftext|>" + text[len(text) // 2 :]
+    assert count_text(text, ["<|endoftext|>"], pattern=name) == _regex_counts(name, text)
+    assert pretokenizer(name).findall(text) == published_regex(name).findall(text)
+
+
+@HYPO
+@given(text=TEXTS)
+def test_training_counts_on_generated_text(text):
+    for name in FAST:
+        assert count_text(text, ["<|endoftext|>"], pattern=name) == _regex_counts(name, text)

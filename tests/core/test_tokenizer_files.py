@@ -4,17 +4,21 @@ Hugging Face ``tokenizers``) with identical ids, and conversions that keep the i
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 
 import pytest
 import tiktoken
 import tiktoken.load
 import tokenizers
 from core_helpers import EOT, FIXTURES, SLICES, read_fixture
-from reference_encoder import ReferenceEncoder
+from gpt2_bytes import read_gpt2_vocab
+from reference_encoder import ReferenceEncoder, published
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from bpe_studio.core import Tokenizer
+from bpe_studio.core.tokenizer_files import load_data
 
 TEXT = "".join(read_fixture(SLICES[k])[:4000] for k in SLICES) + EOT + " tail 'll\r\n  x"
 
@@ -140,3 +144,69 @@ def test_load_errors_name_the_source(tmp_path):
         Tokenizer.load("gpt2", pattern="cl100k")
     with pytest.raises(ValueError, match="unknown format"):
         Tokenizer.preset("gpt2").save(tmp_path, format="sentencepiece")
+
+
+@pytest.fixture(scope="module")
+def gpt2_tiktoken_ids() -> list[int]:
+    """The oracle: tiktoken's GPT-2 built from the fixture vocabulary by the tests' reader."""
+    vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+    enc = tiktoken.Encoding(
+        "gpt2_test",
+        pat_str=published("r50k_base")["pat_str"],
+        mergeable_ranks={tok: i for i, tok in vocab.items() if tok != EOT.encode()},
+        special_tokens={EOT: 50256},
+    )
+    return enc.encode(TEXT, allowed_special="all")
+
+
+def _sources(tmp_path, gpt2) -> dict[str, object]:
+    """One GPT-2 tokenizer written as every kind of source ``load_data`` reads."""
+    copies = tmp_path / "gpt2_names"
+    copies.mkdir()
+    for name in ("gpt2_vocab.json", "gpt2_merges.txt"):
+        (copies / name).write_bytes((FIXTURES / name).read_bytes())
+    gpt2.save(tmp_path / "ours")
+    gpt2.save(tmp_path / "hf", format="hf")
+    gpt2.save(tmp_path / "tt", format="tiktoken")  # tokenizer.tiktoken + tokenizer.json
+    gz = tmp_path / "gz"
+    gz.mkdir()
+    (gz / "tokenizer.tiktoken.gz").write_bytes(
+        gzip.compress((tmp_path / "tt" / "tokenizer.tiktoken").read_bytes())
+    )
+    (gz / "tokenizer.json").write_bytes((tmp_path / "tt" / "tokenizer.json").read_bytes())
+    return {
+        "preset name": "gpt2",
+        "GPT-2 directory": tmp_path / "ours",
+        "GPT-2 directory, GPT-2's names": copies,
+        "vocab.json named directly": tmp_path / "ours" / "vocab.json",
+        "gpt2_vocab.json named directly": os.fspath(copies / "gpt2_vocab.json"),
+        "tokenizer.json": tmp_path / "hf" / "tokenizer.json",
+        "directory holding tokenizer.json": tmp_path / "hf",
+        ".tiktoken file": tmp_path / "tt" / "tokenizer.tiktoken",
+        "directory holding tokenizer.tiktoken": tmp_path / "tt",
+        "directory holding tokenizer.tiktoken.gz": gz,
+    }
+
+
+def test_load_data_reads_every_source_kind(tmp_path, gpt2, gpt2_tiktoken_ids):
+    """The app's Load (``load_data``) takes every source the command line takes."""
+    for kind, source in _sources(tmp_path, gpt2).items():
+        data = load_data(source)
+        tok = Tokenizer.from_data(data)
+        assert tok.encode(TEXT) == gpt2_tiktoken_ids, kind
+        assert data.special_tokens == {EOT: 50256}, kind
+        assert tok.pattern_name == "gpt2", kind
+
+
+def test_load_data_source_errors(tmp_path, gpt2):
+    gpt2.save(tmp_path / "ours")
+    (tmp_path / "ours" / "merges.txt").rename(tmp_path / "ours" / "other.txt")
+    with pytest.raises(ValueError, match=r"vocab.json: a GPT-2 vocabulary needs .*merges.txt"):
+        load_data(tmp_path / "ours" / "vocab.json")
+    with pytest.raises(ValueError, match="a directory without .*tokenizer.tiktoken"):
+        load_data(tmp_path / "ours")
+    # A rank file's directory whose sidecar is gone: the rank file still decides the kind.
+    gpt2.save(tmp_path / "tt", format="tiktoken")
+    (tmp_path / "tt" / "tokenizer.json").unlink()
+    with pytest.raises(ValueError, match="a rank file holds no"):
+        load_data(tmp_path / "tt")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import gzip
 import hashlib
 import json
@@ -37,7 +38,7 @@ SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
 # A whole well-formed rank file: checked in one C-level pass, so the fast parse below can
 # take fields two by two without looking at lines.
-_WELL_FORMED = re.compile(rb"(?:[A-Za-z0-9+/]+=*+ (?:0|[1-9][0-9]*+)\n)*+")
+_WELL_FORMED = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}+ (?:0|[1-9][0-9]*+)\n)*+")
 # Shipped derived merges: the header names the rank file (sha256 of its uncompressed bytes);
 # then one byte per multi-byte token, in rank order: the length of its left part.
 _SPLITS_MAGIC = b"bpe-studio tiktoken splits 1"
@@ -92,7 +93,10 @@ def _parse(data: bytes, name: str) -> tuple[list[bytes], list[int], list[int] | 
     if data.endswith(b"\n") and _WELL_FORMED.fullmatch(data):
         fields = data.split()
         try:
-            tokens = [base64.b64decode(f, validate=True) for f in fields[0::2]]
+            # subtle: the C decoder straight away; the check above already allowed only
+            # base64 characters and at most two "=" at the end of each token, which is what
+            # b64decode(validate=True) checks besides (in a Python wrapper, per token).
+            tokens = list(map(binascii.a2b_base64, fields[0::2]))
             if all(tokens):
                 return tokens, list(map(int, fields[1::2])), None
         except binascii.Error:
@@ -309,9 +313,18 @@ def read_tiktoken(
     """
     name = os.fspath(path)
     raw = _read_raw(path)
-    tokens, ranks, linenos = _parse(raw, name)
-    vocab, inverse = _check_entries(tokens, ranks, linenos, name)
-    merges = _merges_from_shipped(raw, tokens, ranks)
+    # subtle: reading makes hundreds of thousands of tuples and bytes and no reference
+    # cycles; the cyclic collector, set off again and again by those allocations, would walk
+    # them all (as in ``Tokenizer.__init__``).
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        tokens, ranks, linenos = _parse(raw, name)
+        vocab, inverse = _check_entries(tokens, ranks, linenos, name)
+        merges = _merges_from_shipped(raw, tokens, ranks)
+    finally:
+        if gc_was_on:
+            gc.enable()
     if merges is None:
         line_of_rank = {rank: _line_of(linenos, i) for i, rank in enumerate(ranks)}
         merges = derive_merges(inverse, lambda r: f"{name}: line {line_of_rank[r]}")
