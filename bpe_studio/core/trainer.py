@@ -124,6 +124,9 @@ class BpeTrainer:
         self.special_tokens = validate_special_tokens(special_tokens)
         check_vocab_size(vocab_size, self.special_tokens)
         self.vocab_size = vocab_size
+        # The counts it was built from (the caller's mapping, not a copy), e.g. for a viewer
+        # that recounts the pairs of any step.
+        self.pretoken_counts = pretoken_counts
         self.vocab = initial_vocab(self.special_tokens)
         self.merges: list[tuple[bytes, bytes]] = []
         self._cancel = cancel_event or threading.Event()

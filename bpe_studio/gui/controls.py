@@ -76,6 +76,7 @@ def _running_text(state: RunState, phase: Phase) -> str:
         return (
             f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
             f"{format_bytes(state.bytes_total)} · {format_duration(state.elapsed)} elapsed"
+            + (f" · {state.engine_note}" if state.engine_note else "")
         )
     done, target, rate = state.published, state.target_merges, state.rate
     text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s"

@@ -61,6 +61,7 @@ class StateHub(QObject):
         s.record, s.loaded, s.result, s.error = [], None, None, None
         s.step, s.live, s.selected_token = 0, True, None
         s.bytes_done = s.bytes_total = 0
+        s.engine_note = ""
         s.rate = s.elapsed = 0.0
         s.top_pairs, s.top_pairs_at = (), 0
         s.pretoken_counts = None
@@ -80,6 +81,10 @@ class StateHub(QObject):
 
     def set_progress(self, done: int, total: int) -> None:
         self.state.bytes_done, self.state.bytes_total = done, total
+
+    def set_engine_note(self, note: str) -> None:
+        """What the merge engine is doing while the corpus is counted (shown next frame)."""
+        self.state.engine_note = note
 
     def start_merging(self, target_merges: int) -> None:
         s = self.state

@@ -121,6 +121,7 @@ class TrainingSession(QObject):
         worker.merged.connect(self._buffer.push, Qt.ConnectionType.DirectConnection)
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
         worker.counted.connect(self.hub.set_pretoken_counts, _QUEUED)
+        worker.engine_status.connect(self.hub.set_engine_note, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
         worker.paused.connect(self._on_worker_paused, _QUEUED)

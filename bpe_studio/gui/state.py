@@ -133,6 +133,7 @@ class RunState:
     selected_token: int | None = None
     bytes_done: int = 0
     bytes_total: int = 0
+    engine_note: str = ""  # what the merge engine is doing before merging starts, if notable
     rate: float = 0.0  # merges per second, recently
     elapsed: float = 0.0  # seconds of the run, pauses left out
     top_pairs: tuple[tuple[bytes, bytes, int], ...] = ()

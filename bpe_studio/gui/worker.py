@@ -23,7 +23,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core import BpeTrainer, MergeStep, TrainingCancelled, count_file
+from ..core import MergeStep, TrainingCancelled, trainer_from_file
 from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
 from ..core.vocab import check_vocab_size, initial_vocab
 from .responsiveness import GUI_HOLD_LIMIT, GuiTurn
@@ -139,6 +139,7 @@ class TrainingWorker(QObject):
     # The corpus's pre-token counts (a Mapping[bytes, int] the worker no longer touches), once,
     # before ``merging``: the pair chart recounts the pairs of any step from them.
     counted = Signal(object)
+    engine_status = Signal(str)  # what the merge engine is doing (its first-run compile)
     merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
     merged = Signal(object)  # MergeStep, one per merge
     top_pairs = Signal(object)  # tuple[(left, right, count), ...], best first
@@ -182,18 +183,19 @@ class TrainingWorker(QObject):
         cfg, control = self.config, self.control
         specials = validate_special_tokens(cfg.special_tokens)
         check_vocab_size(cfg.vocab_size, specials)  # before the corpus is read, not after
-        counts = count_file(
+        # Counting, and (for a big corpus) loading the compiled merge engine meanwhile; its
+        # first-run compile is announced through engine_status.
+        trainer = trainer_from_file(
             cfg.corpus,
+            cfg.vocab_size,
             specials,
             workers=cfg.workers,
             progress=self._progress,
-            should_stop=control.cancel_event.is_set,
+            cancel_event=control.cancel_event,
             pattern=cfg.pattern,
+            status=self.engine_status.emit,
         )
-        if control.stopped:
-            raise TrainingCancelled("training cancelled during pre-tokenization")
-        trainer = BpeTrainer(counts, cfg.vocab_size, specials, cancel_event=control.cancel_event)
-        self.counted.emit(counts)
+        self.counted.emit(trainer.pretoken_counts)
         self.merging.emit(trainer.target_merges)
         self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
         emit_merge = self.merged.emit

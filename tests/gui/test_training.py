@@ -255,3 +255,34 @@ def test_closing_right_after_train_is_clicked(qtbot, window):
     QTimer.singleShot(0, lambda: after.append(True))
     qtbot.waitUntil(lambda: bool(after), timeout=5_000)
     assert live_training_threads() == 0
+
+
+def test_app_trains_with_the_compiled_engine_and_says_when_it_compiles(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """A corpus above the threshold trains with the compiled engine; its first-run compile is
+    named in the status line while the corpus is counted. (The threshold is lowered and the
+    compile announced by a wrapper, so the test does not depend on numba's cache being cold.)"""
+    from bpe_studio.core import merge_engine, trainer
+    from bpe_studio.gui.controls import status_text
+
+    real_prepare = merge_engine.prepare
+    said: list[str] = []
+
+    def prepare(status=None):
+        if status is not None:
+            status(merge_engine.COMPILING)
+        said.append("prepare")
+        real_prepare()
+
+    monkeypatch.setattr(trainer, "COMPILED_FROM", 0)
+    monkeypatch.setattr(merge_engine, "prepare", prepare)
+    corpus = tmp_path / "small.txt"
+    corpus.write_bytes(DEMO_CORPUS.read_bytes()[:200_000])
+    result = train_in_window(qtbot, window, corpus, 400)
+    assert said and result is not None
+    assert result.merges == train_bpe(corpus, 400, [EOT], engine="python")[1]
+    state = window.hub.state
+    assert state.engine_note == merge_engine.COMPILING
+    state.phase = Phase.PRE_TOKENIZING  # the status line as it read while counting
+    assert status_text(state).endswith(f" · {merge_engine.COMPILING}")
