@@ -53,11 +53,14 @@ def test_table_lays_out_its_scripts_on_the_gui_thread_once_a_tokenizer_is_shown(
     assert view.warmer.pending == 0
 
 
-def test_a_reset_stops_the_warmup(qtbot):
+def test_a_new_tokenizer_or_closing_drops_the_queued_samples(qtbot):
     vocab = initial_vocab([]) | {256: MALAYALAM.encode()}
     hub = loaded_hub(Tokenizer(vocab, [], []))
     view = table_for(qtbot, hub)
     view.warmer.start(["a"] * 100_000)  # far more than one turn lays out
     assert view.warmer.pending > 0
+    hub.reset.emit()  # the samples of the tokenizer shown now come from a new job
+    assert view.warmer.pending == 0
+    view.warmer.start(["a"] * 100_000)
     view.shutdown()
     assert view.warmer.pending == 0
