@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import unicodedata
 
-from test_tables_items import loaded_hub, table_for
+# close_tables: the autouse fixture that closes the tables table_for made, here too (they are
+# kept in that module's list, which its next test would otherwise find already deleted).
+from test_tables_items import close_tables, loaded_hub, table_for  # noqa: F401
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.display import readable_token
