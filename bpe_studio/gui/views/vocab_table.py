@@ -21,7 +21,7 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
@@ -58,9 +58,9 @@ def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
     return job
 
 
-def _reach_job(key: object, tokenizer: Tokenizer | None, recipe: tuple | None):
+def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]):
     def job(is_stale):
-        tok = tokenizer if tokenizer is not None else Tokenizer(*recipe)  # type: ignore[misc]
+        tok = make_tokenizer()
         if is_stale():
             return None
         # subtle: the check allocates a few lists of every token; a full pass of the cyclic
@@ -77,9 +77,9 @@ def _reach_job(key: object, tokenizer: Tokenizer | None, recipe: tuple | None):
     return job
 
 
-def _samples_job(key: object, vocab: Mapping[int, bytes]):
+def _samples_job(key: object, vocab: Callable[[], Mapping[int, bytes]]):
     def job(is_stale):
-        return key, script_samples(vocab.values())
+        return key, script_samples(vocab().values())
 
     return job
 
@@ -243,16 +243,22 @@ class VocabTableView(QWidget):
         if key == self._reach_key:
             return
         self._reach_key = key
-        if state.loaded is not None:
-            vocab = state.loaded.tokenizer.vocab
-            job = _reach_job(key, state.loaded.tokenizer, None)
+        loaded, n = state.loaded, state.published
+        if loaded is not None:
+            tokenizer = loaded.tokenizer
+            self._reach.submit(_reach_job(key, lambda: tokenizer))
+            self._glyphs.submit(_samples_job(key, lambda: tokenizer.vocab))
         else:
-            n = state.published
-            recipe = (state.vocab_at(n), state.merges_at(n), list(state.special_tokens))
-            vocab = recipe[0]
-            job = _reach_job(key, None, recipe)
-        self._reach.submit(job)
-        self._glyphs.submit(_samples_job(key, vocab))
+            # subtle: the run's vocabulary is built in the jobs' threads (it took 40 ms of the
+            # GUI thread at the end of a 10,000-merge run). The state is read there as it is
+            # then: the record only grows, so its first n merges are this run's; after a reset
+            # or a load meanwhile the result is for an old key and is dropped.
+            def make_tokenizer() -> Tokenizer:
+                specials = list(state.special_tokens)
+                return Tokenizer(state.vocab_at(n), state.merges_at(n), specials)
+
+            self._reach.submit(_reach_job(key, make_tokenizer))
+            self._glyphs.submit(_samples_job(key, lambda: state.vocab_at(n)))
         self._update_title()
 
     @Slot(object)
