@@ -15,7 +15,7 @@ For each corpus it measures, best of ``--repeat`` runs:
 These are the timings the GUI tests do not assert (they would measure the machine).
 
     QT_QPA_PLATFORM=offscreen python benchmarks/gui_bench.py [--repeat 3] [--json out.json]
-        [--curve off|on|both] [--english-mb 20] [--no-paste]
+        [--curve off|on|both] [--english-mb 20] [--no-paste] [--frames] [--profile]
 
 Corpora: the bundled TinyStories sample (vocab 10,000) and, when ``../shared/corpora`` (or
 ``$BPE_STUDIO_CORPORA``) is there, the first ``--english-mb`` MB of ``english_books.txt``
@@ -25,11 +25,17 @@ Corpora: the bundled TinyStories sample (vocab 10,000) and, when ``../shared/cor
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
+import io
 import json
 import os
+import pstats
+import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -75,14 +81,77 @@ def headless(path: Path, vocab_size: int) -> dict:
     return {"merges": merges, "merge_seconds": end - merge_start, "total_seconds": end - start}
 
 
-def gui(path: Path, vocab_size: int, curve: bool = False) -> dict:
-    from PySide6.QtCore import QEventLoop, QTimer
+class FrameLog:
+    """What the GUI thread itself does per frame while training: each drain of the worker's
+    merges, each published frame (drain + every view's update) and each repaint of the
+    window, as wall and GUI-thread CPU seconds. CPU time leaves out waiting for the GIL, so
+    it is the GUI's own work however loaded the machine is; wall time includes the waits."""
+
+    KINDS = ("drain", "frame", "repaint")
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[tuple[float, float]]] = {k: [] for k in self.KINDS}
+
+    @contextmanager
+    def timing(self, kind: str) -> Iterator[None]:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            yield
+        finally:
+            self.times[kind].append((time.perf_counter() - wall, time.thread_time() - cpu))
+
+    def watch(self, session) -> None:
+        """Time the session's drains and frames (looked up on the instance at each call)."""
+        drain, frame = session._drain, session._flush_now
+
+        def timed_drain() -> None:
+            with self.timing("drain"):
+                drain()
+
+        def timed_frame() -> None:
+            with self.timing("frame"):
+                frame()
+
+        session._drain, session._flush_now = timed_drain, timed_frame
+
+    def summary(self) -> dict:
+        out = {}
+        for kind, pairs in self.times.items():
+            if not pairs:
+                continue
+            walls = sorted(w * 1000 for w, _ in pairs)
+            cpus = sorted(c * 1000 for _, c in pairs)
+            out[kind] = {
+                "count": len(pairs),
+                "cpu_median_ms": round(statistics.median(cpus), 2),
+                "cpu_max_ms": round(cpus[-1], 1),
+                "wall_median_ms": round(statistics.median(walls), 2),
+                "wall_max_ms": round(walls[-1], 1),
+            }
+        return out
+
+
+def gui(
+    path: Path,
+    vocab_size: int,
+    curve: bool = False,
+    frames: FrameLog | None = None,
+    profile: cProfile.Profile | None = None,
+) -> dict:
+    from PySide6.QtCore import QEvent, QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
     from bpe_studio.gui.main_window import MainWindow
 
+    class TimedWindow(MainWindow):
+        def event(self, event: QEvent) -> bool:
+            if frames is None or event.type() != QEvent.Type.UpdateRequest:
+                return super().event(event)
+            with frames.timing("repaint"):
+                return super().event(event)
+
     app = QApplication.instance() or QApplication([])
-    window = MainWindow()
+    window = TimedWindow()
     window.resize(window.sizeHint())
     window.show()
     app.processEvents()
@@ -91,29 +160,38 @@ def gui(path: Path, vocab_size: int, curve: bool = False) -> dict:
     window.panel.workers_spin.setValue(os.cpu_count() or 1)
     window.curve.record_box.setChecked(curve)
 
-    state = {"last": 0.0, "gap": 0.0, "on": False, "where": ""}
+    state = {"last": 0.0, "gap": 0.0, "on": False, "where": "", "cpu": 0.0, "gap_cpu": 0.0}
 
     def beat() -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if state["on"] and now - state["last"] > state["gap"]:
             state["gap"] = now - state["last"]
+            # The GUI thread's own CPU time within the gap; the rest of it was waiting (for
+            # the GIL, or for a core of a loaded machine).
+            state["gap_cpu"] = cpu - state["cpu"]
             run = window.state
             state["where"] = f"{run.phase.value} at {len(run.record)} merges"
-        state["last"] = now
+        state["last"], state["cpu"] = now, cpu
 
     heart = QTimer()
     heart.setInterval(10)
     heart.timeout.connect(beat)
     heart.start()
     start = time.perf_counter()
-    state["last"], state["on"] = start, True
+    state["last"], state["cpu"], state["on"] = start, time.thread_time(), True
+    if profile is not None:
+        profile.enable()
     window.start_training()
     loop = QEventLoop()
     session = window.controller.session
     assert session is not None
+    if frames is not None:
+        frames.watch(session)
     session.finished.connect(loop.quit)  # after a failure too, with None
     loop.exec()  # a real event loop that sleeps when idle, as app.exec() does
     total = time.perf_counter() - start
+    if profile is not None:
+        profile.disable()
     state["on"] = False
     heart.stop()
     ended = time.perf_counter()
@@ -134,6 +212,7 @@ def gui(path: Path, vocab_size: int, curve: bool = False) -> dict:
         "merge_seconds": result.merge_seconds,
         "total_seconds": total,
         "max_gap_ms": state["gap"] * 1000,
+        "max_gap_gui_cpu_ms": state["gap_cpu"] * 1000,
         "where": state["where"],
         "curve_lag_s": curve_lag,
         "curve_merges": curves,
@@ -199,6 +278,16 @@ def main() -> int:
     )
     parser.add_argument("--no-paste", action="store_true", help="skip the editor paste")
     parser.add_argument("--english-only", action="store_true", help="skip the bundled sample")
+    parser.add_argument(
+        "--frames",
+        action="store_true",
+        help="time the GUI thread's own work per drain, frame and repaint while training",
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the GUI thread's CPU time while training (slows it)",
+    )
     args = parser.parse_args()
     modes = {"off": [False], "on": [True], "both": [False, True]}[args.curve]
     rows = []
@@ -214,7 +303,17 @@ def main() -> int:
         for _ in range(args.repeat):  # taking turns: the machine's load falls on all alike
             h.append(headless(path, vocab_size))
             for mode in modes:
-                g[mode].append(gui(path, vocab_size, curve=mode))
+                log = FrameLog() if args.frames else None
+                prof = cProfile.Profile(time.thread_time) if args.profile else None
+                g[mode].append(gui(path, vocab_size, curve=mode, frames=log, profile=prof))
+                if log is not None:
+                    g[mode][-1]["frames"] = log.summary()
+                if prof is not None:
+                    out = io.StringIO()
+                    stats = pstats.Stats(prof, stream=out).sort_stats("cumulative")
+                    stats.print_stats(r"bpe_studio|pyqtgraph", 30)
+                    print(f"GUI thread CPU, {name}, curve {'on' if mode else 'off'}:")
+                    print(out.getvalue(), flush=True)
         if args.verbose:
             for mode in modes:
                 for r in g[mode]:
@@ -236,8 +335,23 @@ def main() -> int:
                 "headless_total_s": min(r["total_seconds"] for r in h),
                 "gui_total_s": min(r["total_seconds"] for r in g[mode]),
                 "max_heartbeat_gap_ms": max(r["max_gap_ms"] for r in g[mode]),
+                "max_gap": {
+                    k: worst[k]
+                    for k in ("where", "max_gap_gui_cpu_ms")
+                    for worst in [max(g[mode], key=lambda r: r["max_gap_ms"])]
+                },
                 "curve_lag_s": max(r["curve_lag_s"] for r in g[mode]),
+                "load_average": os.getloadavg()[0],
             }
+            if args.frames:
+                row["frames"] = {
+                    kind: {
+                        key: max(r["frames"][kind][key] for r in g[mode] if kind in r["frames"])
+                        for key in next(r["frames"][kind] for r in g[mode] if kind in r["frames"])
+                    }
+                    for kind in FrameLog.KINDS
+                    if any(kind in r["frames"] for r in g[mode])
+                }
             row["gui_vs_headless"] = row["gui_merges_per_s"] / row["headless_merges_per_s"]
             rows.append(row)
             print(
@@ -247,9 +361,18 @@ def main() -> int:
                 f" | whole run headless {row['headless_total_s']:.2f} s, GUI"
                 f" {row['gui_total_s']:.2f} s | max GUI heartbeat gap"
                 f" {row['max_heartbeat_gap_ms']:.0f} ms | curve done"
-                f" {row['curve_lag_s']:.2f} s after the run (worst of {args.repeat} runs)",
+                f" {row['curve_lag_s']:.2f} s after the run (worst of {args.repeat} runs)"
+                f" ({row['max_gap']['where']}; GUI thread CPU in it"
+                f" {row['max_gap']['max_gap_gui_cpu_ms']:.0f} ms) | load {row['load_average']:.2f}",
                 flush=True,
             )
+            for kind, f in row.get("frames", {}).items():
+                print(
+                    f"    GUI thread per {kind}: CPU median {f['cpu_median_ms']:.2f} ms, max"
+                    f" {f['cpu_max_ms']:.1f} ms | wall median {f['wall_median_ms']:.2f} ms, max"
+                    f" {f['wall_max_ms']:.1f} ms ({f['count']} of them; worst of the runs)",
+                    flush=True,
+                )
     scratch.cleanup()
     if args.no_paste:
         if args.json:

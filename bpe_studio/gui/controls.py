@@ -379,7 +379,6 @@ class TrainingPanel(QWidget):
         self.status.setText(status_text(state, self.new_corpus))
 
     def _show_progress(self, state: RunState) -> None:
-        # subtle: QProgressBar.setValue repaints synchronously; this runs once per frame.
         phase = state.phase
         if self.new_corpus:
             self._set_bar(1, 0, "%p%")
@@ -400,12 +399,20 @@ class TrainingPanel(QWidget):
 
     def _set_bar(self, maximum: int, value: int, fmt: str) -> None:
         bar = self.progress
-        if bar.maximum() != maximum:
-            bar.setRange(0, maximum)
-        if bar.value() != value:
-            bar.setValue(min(value, maximum))
-        if bar.format() != fmt:
-            bar.setFormat(fmt)
+        # subtle: QProgressBar.setValue repaints at once (QWidget.repaint), and a synchronous
+        # repaint paints every region of the window marked dirty so far in this frame: the
+        # window was painted twice per frame, once from here in the middle of the frame.
+        # With updates off meanwhile, the bar is repainted with the rest, once, afterwards.
+        bar.setUpdatesEnabled(False)
+        try:
+            if bar.maximum() != maximum:
+                bar.setRange(0, maximum)
+            if bar.value() != value:
+                bar.setValue(min(value, maximum))
+            if bar.format() != fmt:
+                bar.setFormat(fmt)
+        finally:
+            bar.setUpdatesEnabled(True)  # schedules the bar's repaint (QWidget.update)
 
 
 def savable(state: RunState) -> bool:

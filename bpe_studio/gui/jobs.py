@@ -51,10 +51,19 @@ class _Run(QRunnable):
         try:
             result = self._job(is_stale)
         except Exception as error:  # every failure must reach the user, not kill the thread
-            runner._finished.emit(number, False, runner.describe(error))
+            self._report(number, False, runner.describe(error))
             return
         if result is not None and not is_stale():
-            runner._finished.emit(number, True, result)
+            self._report(number, True, result)
+
+    def _report(self, number: int, ok: bool, result: object) -> None:
+        try:
+            self._runner._finished.emit(number, ok, result)
+        except RuntimeError:
+            # subtle: the runner's owner was deleted while this job ran (a view dropped
+            # without shutdown, its pool waiting for this thread): no one is left to tell.
+            # Emitting raised "Signal source has been deleted" in this thread.
+            pass
 
 
 class LatestJob(QObject):

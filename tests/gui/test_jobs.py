@@ -154,3 +154,17 @@ def test_a_request_after_shutdown_never_runs(qtbot, qapp, runner):
     runner.submit(lambda is_stale: ran.append(True) or "late")
     qapp.processEvents()
     assert ran == [] and done == [] and not runner.busy and runner.active_threads() == 0
+
+
+def test_a_result_for_a_deleted_runner_is_dropped_quietly(qapp):
+    # A view deleted without shutdown while its job runs: the job's thread finishes after the
+    # runner is gone. Run on this thread, with the runner already deleted, for determinism.
+    import shiboken6
+
+    from bpe_studio.gui.jobs import LatestJob, _Run
+
+    runner = LatestJob("bpe-test-deleted")
+    number = runner.latest
+    shiboken6.delete(runner)
+    _Run(runner, number, lambda is_stale: "late").run()  # raised RuntimeError before
+    _Run(runner, number, lambda is_stale: 1 / 0).run()  # a failure too

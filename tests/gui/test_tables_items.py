@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from gui_helpers import EOT, FIXTURES
+from gui_helpers import EOT, FIXTURES, train_in_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 
@@ -155,6 +155,29 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
     hub.show_loaded(gpt2)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
     assert threads and threading.main_thread() not in threads
+
+
+def test_a_finished_runs_reachability_is_built_off_the_gui_thread(qtbot, monkeypatch, window):
+    import sys as _sys
+
+    from bpe_studio.gui.state import RunState
+
+    threads: list[threading.Thread] = []
+    real = RunState.vocab_at
+
+    def spy(self, k):
+        if _sys._getframe(1).f_code.co_filename.endswith("vocab_table.py"):
+            threads.append(threading.current_thread())
+        return real(self, k)
+
+    monkeypatch.setattr(RunState, "vocab_at", spy)
+    result = train_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 400)
+    view = window.vocab_table
+    qtbot.waitUntil(lambda: view.model.unreachable is not None and not view.warming, timeout=30_000)
+    assert threads and threading.main_thread() not in threads
+    # The same answer as the slow reference on the run's own vocabulary and merges.
+    specials = {i for i, t in result.vocab.items() if t == EOT.encode()}
+    assert view.model.unreachable == slow_unreachable(result.vocab, result.merges, specials)
 
 
 # --------------------------------------------------------- #11 item 9: 200k-ready tables

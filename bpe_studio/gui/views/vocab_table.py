@@ -9,7 +9,9 @@ the step the timeline shows (``state.step``) are greyed, or hidden with the togg
 :class:`~bpe_studio.gui.jobs.LatestJob` (latest request wins; the title says "sorting…"
 meanwhile), so 200,000 tokens never freeze the window. Reachability (``core.explain.
 unreachable_tokens``) is computed off the GUI thread once a tokenizer is complete (a finished,
-stopped or paused run, a loaded file); the title counts the unreachable tokens. The token
+stopped or paused run, a loaded file); the title counts the unreachable tokens. At the same
+moment the fonts of the scripts its tokens hold are loaded between events (``glyph_warmup``),
+so no sort or scroll pays for them inside its first repaint. The token
 selected in any view (``StateHub.token_selected``) is selected and shown here, clearing a
 filter that hides it.
 What it leaves out: the data (the model over the state) and the order's arithmetic
@@ -19,6 +21,7 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Mapping
 
 from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtWidgets import (
@@ -33,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer, unreachable_tokens
+from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..models import VocabFilterProxy, VocabTableModel
@@ -54,9 +58,9 @@ def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
     return job
 
 
-def _reach_job(key: object, tokenizer: Tokenizer | None, recipe: tuple | None):
+def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]):
     def job(is_stale):
-        tok = tokenizer if tokenizer is not None else Tokenizer(*recipe)  # type: ignore[misc]
+        tok = make_tokenizer()
         if is_stale():
             return None
         # subtle: the check allocates a few lists of every token; a full pass of the cyclic
@@ -73,6 +77,13 @@ def _reach_job(key: object, tokenizer: Tokenizer | None, recipe: tuple | None):
     return job
 
 
+def _samples_job(key: object, vocab: Callable[[], Mapping[int, bytes]]):
+    def job(is_stale):
+        return key, script_samples(vocab().values())
+
+    return job
+
+
 class VocabTableView(QWidget):
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -85,6 +96,8 @@ class VocabTableView(QWidget):
         self._reach = LatestJob("bpe-reachability", self)
         self._reach.done.connect(self._on_reach)
         self._reach_key: object = None
+        self._glyphs = LatestJob("bpe-glyph-samples", self)
+        self._glyphs.done.connect(self._on_samples)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._request_now)
@@ -107,6 +120,7 @@ class VocabTableView(QWidget):
         self.table = QTableView(self)
         self.table.setModel(self.proxy)
         configure_table(self.table, monospace_font())
+        self.warmer = GlyphWarmer(self.table)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
         # Sorting is ours (off the GUI thread), not the view's: a header click only moves the
@@ -205,10 +219,17 @@ class VocabTableView(QWidget):
         """An order is being computed (or about to be)."""
         return self._orders.busy or self._timer.isActive()
 
+    @property
+    def warming(self) -> bool:
+        """The fonts of the shown vocabulary's scripts are still being loaded."""
+        return self._glyphs.busy or self.warmer.pending > 0
+
     # ----------------------------------------------------- reachability
     @Slot()
     def _on_reset(self) -> None:
         self._reach.cancel()
+        self._glyphs.cancel()
+        self.warmer.stop()
         self._reach_key = None
         self._check_reachability()
 
@@ -222,13 +243,22 @@ class VocabTableView(QWidget):
         if key == self._reach_key:
             return
         self._reach_key = key
-        if state.loaded is not None:
-            job = _reach_job(key, state.loaded.tokenizer, None)
+        loaded, n = state.loaded, state.published
+        if loaded is not None:
+            tokenizer = loaded.tokenizer
+            self._reach.submit(_reach_job(key, lambda: tokenizer))
+            self._glyphs.submit(_samples_job(key, lambda: tokenizer.vocab))
         else:
-            n = state.published
-            recipe = (state.vocab_at(n), state.merges_at(n), list(state.special_tokens))
-            job = _reach_job(key, None, recipe)
-        self._reach.submit(job)
+            # subtle: the run's vocabulary is built in the jobs' threads (it took 40 ms of the
+            # GUI thread at the end of a 10,000-merge run). The state is read there as it is
+            # then: the record only grows, so its first n merges are this run's; after a reset
+            # or a load meanwhile the result is for an old key and is dropped.
+            def make_tokenizer() -> Tokenizer:
+                specials = list(state.special_tokens)
+                return Tokenizer(state.vocab_at(n), state.merges_at(n), specials)
+
+            self._reach.submit(_reach_job(key, make_tokenizer))
+            self._glyphs.submit(_samples_job(key, lambda: state.vocab_at(n)))
         self._update_title()
 
     @Slot(object)
@@ -240,6 +270,14 @@ class VocabTableView(QWidget):
         if self.unreachable_box.isChecked():
             self._request_soon()
         self._update_title()
+
+    @Slot(object)
+    def _on_samples(self, result: tuple) -> None:
+        key, samples = result
+        if key == self._reach_key:
+            # The fonts of every script in the vocabulary, loaded between events now rather
+            # than inside the first repaint that shows them (glyph_warmup).
+            self.warmer.start(samples)
 
     # -------------------------------------------------------------- step
     @Slot(int)
@@ -324,6 +362,8 @@ class VocabTableView(QWidget):
         self._timer.stop()
         self._orders.shutdown()
         self._reach.shutdown()
+        self._glyphs.shutdown()
+        self.warmer.stop()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.shutdown()

@@ -1,0 +1,96 @@
+"""Loading the fallback fonts a vocabulary's scripts need before the user scrolls or sorts to them.
+
+What it does: the first time Qt lays out a character of a script the table's font lacks, it
+walks the system's fallback families and loads each one until a font has the glyph; for a
+script no installed font covers, it loads every family (about 40 ms per script on the GUI
+thread, measured in docs/responsiveness.md). o200k_base's last ids are Malayalam and Telugu
+tokens, so the first "sort by ID descending" paid for two such walks inside one repaint.
+:func:`script_samples` (plain Python, any thread) picks one character per script-like group
+of characters from a vocabulary's tokens; :class:`GlyphWarmer` lays them out with a widget's
+font on the GUI thread, a few per turn of the event loop, so each walk happens once, in a
+turn of its own, before a click needs it.
+What it leaves out: which vocabulary (the caller's) and running off the GUI thread: Qt keeps
+its loaded fonts per thread, so fonts loaded by another thread would not serve the GUI's.
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections.abc import Iterable
+
+from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QWidget
+
+from ..core.display import readable_token
+
+TURN_BUDGET_S = 0.005  # layouts per turn stop after this long (one new script may add ~50 ms)
+_SLICE = 4096  # tokens decoded per C call
+
+
+def _group(ch: str) -> str:
+    # Characters of one script share the first words of their Unicode names ("MALAYALAM
+    # LETTER KA", "MALAYALAM VOWEL SIGN AA"); two words keep apart scripts whose names share a
+    # first word ("OLD ITALIC", "OLD PERSIAN"). A few more groups than scripts costs little:
+    # laying out a character whose fonts are loaded already takes microseconds.
+    name = unicodedata.name(ch, "")
+    return " ".join(name.split()[:2]) if name else f"U+{ord(ch):04X}"
+
+
+def script_samples(tokens: Iterable[bytes]) -> list[str]:
+    """One character (as the tables show it) per group of characters the tokens hold, in
+    code point order; the tables' substitutes for bytes and invisible characters included."""
+    # subtle: decoding the tokens joined (C-speed passes) may pair up the halves of characters
+    # split between neighbouring tokens; such characters are extra samples, harmless here.
+    # Slices of tokens, not all at once: joining o200k's tokens in one call, or taking the set
+    # of its characters, holds the GIL for over 20 ms, and the GUI thread waits meanwhile.
+    chars: set[str] = set()
+    tokens = list(tokens)
+    for start in range(0, len(tokens), _SLICE):
+        chars.update(b"".join(tokens[start : start + _SLICE]).decode("utf-8", "replace"))
+    shown = {readable_token(bytes([b])) for b in range(256)}  # "␣", "↵", "<e6>", ...
+    shown.update(readable_token(ch.encode("utf-8")) for ch in chars if ch >= "\x80")
+    samples: dict[str, str] = {}
+    for sample in sorted(shown):
+        samples.setdefault(_group(sample[0]), sample)
+    return list(samples.values())
+
+
+class GlyphWarmer(QObject):
+    """Lays out samples with ``widget``'s font on the GUI thread, a few per event-loop turn."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self._widget = widget
+        self._queue: list[str] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(1)  # a turn, then whatever else is waiting
+        self._timer.timeout.connect(self._turn)
+
+    def start(self, samples: list[str]) -> None:
+        """Warm ``samples`` (replacing any still queued)."""
+        self._queue = list(reversed(samples))  # popped from the end: code point order
+        if self._queue:
+            self._timer.start()
+
+    def stop(self) -> None:
+        self._queue = []
+        self._timer.stop()
+
+    @property
+    def pending(self) -> int:
+        """Samples not laid out yet."""
+        return len(self._queue)
+
+    @Slot()
+    def _turn(self) -> None:
+        # The widget itself as the paint device: the fonts loaded are those of its screen's
+        # resolution, the ones its repaints use.
+        metrics = QFontMetrics(self._widget.font(), self._widget)
+        end = time.perf_counter() + TURN_BUDGET_S
+        queue = self._queue
+        while queue and time.perf_counter() < end:
+            metrics.horizontalAdvance(queue.pop())
+        if not queue:
+            self._timer.stop()
