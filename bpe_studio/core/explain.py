@@ -217,6 +217,9 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
         ids[i : i + 2] = [best & _ID_MASK]
 
 
+_REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
+
+
 def unreachable_tokens(tokenizer: Tokenizer) -> list[int]:
     """Ids (ascending) of the tokens that encoding their own bytes does not give back as that
     one id: the encoder never produces them. Special tokens are reachable by definition.
@@ -239,10 +242,15 @@ def unreachable_tokens(tokenizer: Tokenizer) -> list[int]:
         return sorted(empty + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])
     import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
-    # All tokens' bytes merged together; a token is reachable when its piece ends up as one id
-    # and that id is its own.
-    flat, ends = batch.merge(pieces, tokenizer._merge_ids)
-    end = np.asarray(ends, dtype=np.int64)
-    own = np.asarray(ids, dtype=np.int64)
-    reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)
-    return sorted(empty + own[~reachable].tolist())
+    # The tokens' bytes merged together, a slice at a time; a token is reachable when its piece
+    # ends up as one id and that id is its own. subtle: slices keep each NumPy call short, and
+    # a NumPy call holds the interpreter lock throughout: a viewer's GUI thread runs this in
+    # the background and must get the lock back within milliseconds.
+    unreachable = list(empty)
+    for start in range(0, len(pieces), _REACH_SLICE):
+        flat, ends = batch.merge(pieces[start : start + _REACH_SLICE], tokenizer._merge_ids)
+        end = np.asarray(ends, dtype=np.int64)
+        own = np.asarray(ids[start : start + _REACH_SLICE], dtype=np.int64)
+        reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)
+        unreachable += own[~reachable].tolist()
+    return sorted(unreachable)
