@@ -170,7 +170,10 @@ def gui(
             # the GIL, or for a core of a loaded machine).
             state["gap_cpu"] = cpu - state["cpu"]
             run = window.state
-            state["where"] = f"{run.phase.value} at {len(run.record)} merges"
+            state["where"] = (
+                f"{run.phase.value} at {len(run.record)} merges,"
+                f" {(state['last'] - start) * 1000:.0f} ms after Train"
+            )
         state["last"], state["cpu"] = now, cpu
 
     heart = QTimer()

@@ -18,6 +18,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
+from .responsiveness import short_switches
+
 # A job: called in the worker thread with ``is_stale``; returns its result, or None when it
 # gave up because it became stale.
 Job = Callable[[Callable[[], bool]], Any]
@@ -49,7 +51,8 @@ class _Run(QRunnable):
         if is_stale():
             return
         try:
-            result = self._job(is_stale)
+            with short_switches():  # the GUI thread gets the GIL back soon (responsiveness)
+                result = self._job(is_stale)
         except Exception as error:  # every failure must reach the user, not kill the thread
             self._report(number, False, runner.describe(error))
             return

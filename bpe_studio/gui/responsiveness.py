@@ -5,10 +5,13 @@ module holds, each measured in ``docs/responsiveness.md`` (re-run with
 ``benchmarks/gui_bench.py``):
 
 - :class:`TrainingMode`: while a run lasts, the cyclic garbage collector is paused and the GIL
-  switch interval shortened;
+  switch interval shortened; :func:`short_switches`: the same interval while a background job
+  runs;
 - :class:`GuiTurn`: the GUI thread holds the trainer at its next merge boundary while it
   updates and repaints the views (the worker checks ``gui_free`` between merges);
 - :class:`HoldTrainerWhilePainting`: a window mixin that takes such a turn for every repaint;
+- :class:`StartWhenSettled`: a run's thread starts once the window has done repainting the
+  views it reset for the run, not during those repaints;
 - the pacing of the views: how often the session flushes, publishes a frame, and rebuilds the
   editor's tokenizer;
 - :func:`collect_on_gui_thread`: the cyclic garbage collector runs on the GUI thread only.
@@ -23,10 +26,13 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Slot
+from PySide6.QtGui import QGuiApplication
+
+from .debounce import single_shot
 
 # The session drains the worker's merges this often, and every PUBLISH_EVERY_FLUSHES-th drain
 # is one frame: all views update and the window repaints once.
@@ -40,10 +46,53 @@ EDITOR_REFRESH_SECONDS = 1.0
 GIL_SWITCH_INTERVAL = 0.0001
 # The longest the worker waits for the GUI thread at one merge boundary, s.
 GUI_HOLD_LIMIT = 0.1
+# A run's thread starts once the window has gone RUN_START_QUIET_MS without repainting after
+# Train, or RUN_START_LATEST_MS after Train at the latest, ms.
+RUN_START_QUIET_MS = 60
+RUN_START_LATEST_MS = 400
 # How often the GUI thread runs the collections Python would have run by itself, ms.
 COLLECT_INTERVAL_MS = 500
 
 _training_runs = 0  # TrainingModes entered and not left: the collector waits meanwhile
+
+# Who needs the short switch interval now (training runs, background jobs), and the interval
+# to restore when none does.
+_switch_lock = threading.Lock()
+_switch_users = 0
+_saved_switch_interval = 0.005
+
+
+def _shorten_switches() -> None:
+    global _switch_users, _saved_switch_interval
+    with _switch_lock:
+        if _switch_users == 0:
+            _saved_switch_interval = sys.getswitchinterval()
+            sys.setswitchinterval(min(GIL_SWITCH_INTERVAL, _saved_switch_interval))
+        _switch_users += 1
+
+
+def _restore_switches() -> None:
+    global _switch_users
+    with _switch_lock:
+        _switch_users -= 1
+        if _switch_users == 0:
+            sys.setswitchinterval(_saved_switch_interval)
+
+
+@contextmanager
+def short_switches() -> Iterator[None]:
+    """The GIL switch interval is ``GIL_SWITCH_INTERVAL`` inside (from any thread; nested
+    and overlapping uses are counted), as the process had it before once the last use ends.
+
+    subtle: a background job (a tokenizer loading, o200k's reachability check, the glyph
+    samples) holds the GIL for the whole default switch interval (5 ms) at a time, and every
+    one of a repaint's entries into Python waits for it: showing o200k in the vocabulary
+    table, 13 ms of the GUI thread's CPU, took 130 ms. The jobs run inside this."""
+    _shorten_switches()
+    try:
+        yield
+    finally:
+        _restore_switches()
 
 
 class TrainingMode:
@@ -51,14 +100,14 @@ class TrainingMode:
     shortens the GIL switch interval, restoring both afterwards. Idempotent both ways."""
 
     def __init__(self) -> None:
-        self._saved_interval: float | None = None
+        self._entered = False
         self._gc_was_enabled = False
 
     def enter(self) -> None:
-        if self._saved_interval is not None:
+        if self._entered:
             return
-        self._saved_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(GIL_SWITCH_INTERVAL, self._saved_interval))
+        self._entered = True
+        _shorten_switches()
         # subtle: the trainer holds millions of small containers and makes no reference
         # cycles; a full collection over them would hold the GIL for up to a second.
         global _training_runs
@@ -68,13 +117,13 @@ class TrainingMode:
 
     def leave(self) -> None:
         global _training_runs
-        if self._saved_interval is None:
+        if not self._entered:
             return
+        self._entered = False
         _training_runs -= 1
         if self._gc_was_enabled:
             gc.enable()
-        sys.setswitchinterval(self._saved_interval)
-        self._saved_interval = None
+        _restore_switches()
 
 
 class GuiTurn:
@@ -90,6 +139,8 @@ class GuiTurn:
         self.gui_free.set()
         self._holds = 0
         self.active = False  # only while a worker runs: otherwise holding is pointless
+        # Called on the GUI thread after each repaint of the window (StartWhenSettled).
+        self.on_painted: Callable[[], None] | None = None
 
     @contextmanager
     def hold(self) -> Iterator[None]:
@@ -104,6 +155,11 @@ class GuiTurn:
             self._holds -= 1
             if not self._holds:
                 self.gui_free.set()
+
+    def painted(self) -> None:
+        """The window has just repainted (called by :class:`HoldTrainerWhilePainting`)."""
+        if self.on_painted is not None:
+            self.on_painted()
 
     def release(self) -> None:
         """Stop holding for good (the run is stopping or over): the worker must not wait."""
@@ -123,8 +179,54 @@ class HoldTrainerWhilePainting:
         turn = self.gui_turn() if event.type() == QEvent.Type.UpdateRequest else None
         if turn is not None:
             with turn.hold():
-                return super().event(event)  # type: ignore[misc]
+                handled = super().event(event)  # type: ignore[misc]
+            turn.painted()
+            return handled
         return super().event(event)  # type: ignore[misc]
+
+
+class StartWhenSettled(QObject):
+    """Calls ``start`` once the window has settled after a run's views were reset: when it
+    has gone ``RUN_START_QUIET_MS`` without repainting (each :meth:`painted` restarts the
+    wait), or ``RUN_START_LATEST_MS`` after :meth:`arm` whatever happens; once.
+
+    subtle: Train resets every view, and the window repaints about ten times in the next
+    200-350 ms (the reset itself, then the editor's spans and the plots' ranges arriving),
+    over 100 ms of GUI-thread CPU. Pre-tokenization's start (the process pool, the chunks'
+    counts merged in Python, their results unpickled) holds the GIL in long stretches, and
+    every one of those repaints' entries into Python would wait for it; the largest stalls
+    of a run were there (docs/responsiveness.md). A window never shown never repaints: it
+    starts after the quiet interval."""
+
+    def __init__(self, start: Callable[[], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._start = start
+        self._quiet = single_shot(self, RUN_START_QUIET_MS, self._fire)
+        self._latest = single_shot(self, RUN_START_LATEST_MS, self._fire)
+        self._armed = False
+
+    def arm(self) -> None:
+        # subtle: with a window shown, the quiet wait begins at its first repaint, which can
+        # come later than the quiet interval (the click's own work comes first); with none
+        # shown, no repaint will come.
+        shown = any(w.isVisible() for w in QGuiApplication.topLevelWindows())
+        self._armed = True
+        if not shown:
+            self._quiet.start()
+        self._latest.start()
+
+    def painted(self) -> None:
+        if self._armed:
+            self._quiet.start()
+
+    @Slot()
+    def _fire(self) -> None:
+        if not self._armed:
+            return
+        self._armed = False
+        self._quiet.stop()
+        self._latest.stop()
+        self._start()
 
 
 def keep_out_of_collections() -> None:

@@ -18,7 +18,13 @@ from collections import deque
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from .hub import StateHub
-from .responsiveness import FLUSH_INTERVAL_MS, PUBLISH_EVERY_FLUSHES, GuiTurn, TrainingMode
+from .responsiveness import (
+    FLUSH_INTERVAL_MS,
+    PUBLISH_EVERY_FLUSHES,
+    GuiTurn,
+    StartWhenSettled,
+    TrainingMode,
+)
 from .state import Phase
 from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, TrainingWorker
 
@@ -135,14 +141,18 @@ class TrainingSession(QObject):
         self.turn.active = True
         self.clock.start()
         self._timer.start()
-        # subtle: start the thread once the views have repainted after being reset (a
-        # zero-interval timer fires when the event loop is idle), so that repaint does not
-        # have to contend for the GIL with pre-tokenization.
-        QTimer.singleShot(0, self, self._start_thread)
+        # The thread starts once the window has repainted the views reset for this run
+        # (responsiveness.StartWhenSettled).
+        starter = StartWhenSettled(self._start_thread, self)
+        self.turn.on_painted = starter.painted
+        starter.arm()
 
     @Slot()
     def _start_thread(self) -> None:
-        if self._thread is not None and not self.control.stopped:
+        self.turn.on_painted = None
+        # A run stopped before its thread started still starts it: the worker sees the stop
+        # at once and ends the run as stopped, so `finished` always comes.
+        if self._thread is not None:
             self._thread.start()
 
     def pause(self) -> None:

@@ -15,10 +15,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer
 from ..core.spans import SpanArrays, compute_spans
+from .debounce import single_shot
 from .jobs import LatestJob
 
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table (GPT-2: a few MB)
@@ -98,10 +99,7 @@ class SpanService(QObject):
         self._job = LatestJob("bpe-spans", self)
         self._job.done.connect(self.ready)
         self._job.failed.connect(self.failed)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(debounce_ms)
-        self._timer.timeout.connect(self._submit)
+        self._timer = single_shot(self, debounce_ms, self._submit)
         self._debounce_ms = debounce_ms
         self._pending: tuple[TokenizerSource, int | None, Callable[[], str]] | None = None
 

@@ -181,6 +181,8 @@ class TrainingWorker(QObject):
 
     def _train(self) -> TrainingResult:
         cfg, control = self.config, self.control
+        if control.stopped:  # stopped before the thread started
+            raise TrainingCancelled("training stopped before it started")
         specials = validate_special_tokens(cfg.special_tokens)
         check_vocab_size(cfg.vocab_size, specials)  # before the corpus is read, not after
         # Counting, and (for a big corpus) loading the compiled merge engine meanwhile; its

@@ -217,7 +217,7 @@ def test_editor_counts_are_points_at_the_step(qtbot, trained):
     curve.set_editor_count(125, 250, step=12)  # a count that belongs to an earlier step
     xs, ys = curve.editor_dots.getData()
     assert list(xs) == [40, 90, 12] and ys[-1] == 2.0
-    assert curve.legend.getLabel(curve.editor_dots).text == "editor text"
+    assert curve.legend.text().endswith("</span> editor text")
 
 
 def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
@@ -248,3 +248,34 @@ def test_a_bad_corpus_gives_one_dialog_not_two(qtbot, window, tmp_path):
     wait_curves(qtbot, window)
     window.curve._on_poll()  # whatever the curve process reported has been handled
     assert len(errors) == 1 and "UTF-8" in errors[0] and str(corpus) in errors[0]
+
+
+def test_the_legend_names_the_heldout_text_and_warns_when_the_corpus_is_unlike_it(
+    qtbot, window, tmp_path
+):
+    curve = window.curve
+    result = train_in_window(qtbot, window, FIXTURES / "chinese_slice.txt", 300)
+    assert result is not None
+    wait_curves(qtbot, window)
+    legend = curve.legend.text()
+    assert "held-out: TinyStories validation (English, bundled)" in legend
+    assert "the corpus is not English: Open held-out…" in legend
+    assert "in-sample: chinese_slice.txt" in legend
+    assert "corpus is not" in curve.open_button.toolTip()
+    # A held-out text of the user's choice: named by its file, no warning.
+    other = tmp_path / "<b>held.txt"  # markup in a file name is shown as text
+    other.write_text((FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:3000])
+    curve.open_heldout(other)
+    qtbot.waitUntil(lambda: curve.feeder.series[HELD_OUT].source == other.name)
+    wait_curves(qtbot, window)
+    legend = curve.legend.text()
+    assert "held-out: &lt;b&gt;held.txt" in legend and "not English" not in legend
+    assert "corpus is not" not in curve.open_button.toolTip()
+
+
+def test_an_english_corpus_gets_no_warning(qtbot, trained):
+    window, _ = trained
+    wait_curves(qtbot, window)
+    legend = window.curve.legend.text()
+    assert "held-out: TinyStories validation (English, bundled)" in legend
+    assert "not English" not in legend

@@ -286,3 +286,42 @@ def test_app_trains_with_the_compiled_engine_and_says_when_it_compiles(
     assert state.engine_note == merge_engine.COMPILING
     state.phase = Phase.PRE_TOKENIZING  # the status line as it read while counting
     assert status_text(state).endswith(f" · {merge_engine.COMPILING}")
+
+
+def test_stop_before_the_thread_starts_still_ends_the_run(qtbot, window):
+    # The thread starts once the window has repainted after Train (StartWhenSettled); a Stop
+    # in between must still end the run, as stopped with nothing learned.
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(1_000)
+    assert window.start_training()
+    session = window.controller.session
+    assert not session._thread.isRunning()  # still waiting for the window to settle
+    with qtbot.waitSignal(session.finished, timeout=30_000) as blocker:
+        window.stop_training()
+    result = blocker.args[0]
+    assert result is not None and result.stopped and result.merges == []
+    assert window.state.phase is Phase.STOPPED
+
+
+def test_the_thread_starts_after_the_window_repainted(qtbot, window):
+    # Shown and reset for the run, the window repaints before the worker thread starts.
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(300)
+    window.show()
+    qtbot.waitExposed(window)
+    painted_before_start = []
+    assert window.start_training()
+    session = window.controller.session
+    turn = session.turn
+    on_painted = turn.on_painted
+    assert on_painted is not None
+
+    def note_paint() -> None:
+        painted_before_start.append(not session._thread.isRunning())
+        on_painted()
+
+    turn.on_painted = note_paint
+    with qtbot.waitSignal(session.finished, timeout=60_000) as blocker:
+        pass
+    assert blocker.args[0] is not None and not blocker.args[0].stopped
+    assert painted_before_start and painted_before_start[0]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QPoint, Qt, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QTextCharFormat,
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from ...core.display import readable_token
 from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.spans import SpanArrays, compute_spans
+from ..debounce import single_shot
 from ..hub import StateHub
 from .choices import ENCODE_LOCK, Choice, TokenizerChoice
 from .common import (
@@ -49,6 +50,7 @@ from .common import (
     steady_label,
     title_label,
 )
+from .hit_test import char_at
 from .lazy_page import LazyPage
 
 SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
@@ -158,10 +160,7 @@ class ComparePane(QPlainTextEdit):
         self._mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
         self._mark.setUnderlineColor(QColor(DIFF_MARK))
         self._mark.setProperty(MARK_PROPERTY, True)
-        self._repaint = QTimer(self)
-        self._repaint.setSingleShot(True)
-        self._repaint.setInterval(0)
-        self._repaint.timeout.connect(self.paint_visible)
+        self._repaint = single_shot(self, 0, self.paint_visible)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
 
     def show_side(self, comparison: Comparison, side: Side) -> None:
@@ -241,15 +240,7 @@ class ComparePane(QPlainTextEdit):
 
     def char_at(self, pos: QPoint) -> int | None:
         """The character (code point offset) under viewport point ``pos``."""
-        if self.side is None:
-            return None
-        spans = self.side.spans
-        cursor = self.cursorForPosition(pos)
-        unit = cursor.position()
-        if pos.x() < self.cursorRect(cursor).x() and unit > 0:
-            unit -= 1
-        char = spans.from_utf16(unit)
-        return char if 0 <= char < spans.text_length else None
+        return None if self.side is None else char_at(self, self.side.spans, pos)
 
     def tooltip_html(self, char: int) -> str | None:
         """This side's token(s) holding ``char``: id and bytes."""
@@ -293,14 +284,11 @@ class CompareView(LazyPage):
     """Text box, two tokenizer choices with their numbers, two synchronized panes."""
 
     compared = Signal(object)  # Comparison now shown
-    error = Signal(str, str)  # title, message: a chosen tokenizer failed to load
+    failure = ("Could not compare", "Compare")
 
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
-        super().__init__("bpe-compare", parent)
-        self.hub = hub
+        super().__init__("bpe-compare", hub, parent)
         self.comparison: Comparison | None = None
-        self._job.done.connect(self._on_done)
-        self._job.failed.connect(self._on_failed)
 
         self.input = QPlainTextEdit()
         self.input.setFont(monospace_font(11))
@@ -396,13 +384,6 @@ class CompareView(LazyPage):
             f"minus {comparison.b.label})"
         )
         self.compared.emit(comparison)
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        self.status.setText(f"Could not compare: {message}")
-        if self._announce:
-            self._announce = False
-            self.error.emit("Compare", message)
 
     def _sync_scroll(self, source: int, target: int) -> None:
         if self._syncing:

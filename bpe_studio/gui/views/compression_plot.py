@@ -3,7 +3,8 @@
 What it does: :class:`CompressionPlot` draws, for the run on screen, the bytes per token of an
 in-sample slice of the corpus (its first ~1 MB) and of a held-out text (the bundled TinyStories
 validation sample unless the user opens another, "Open held-out...", of which the first ~10 MB
-count), as curves over the merge index, plus the editor's own bytes per token as points at the
+count; the legend, under the plot, names it, and says when the corpus is unlike it), as
+curves over the merge index, plus the editor's own bytes per token as points at the
 steps it was measured. A vertical cursor marks the timeline's step, and the line above the plot
 gives each value at that step. The counts are computed by a
 :class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as they are
@@ -14,13 +15,14 @@ What it leaves out: the counting (``core.compression``), its thread and process 
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal, Slot
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ..curves import (
     DEFAULT_HELDOUT,
@@ -32,13 +34,16 @@ from ..curves import (
     CurveSeries,
     TextSpec,
 )
+from ..heldout import english_like, heldout_label
 from ..hub import StateHub
 from ..state import Phase
 from .common import ACCENT, CURVE, MUTED, steady_label, title_label
+from .layouts import column
 
 POLL_MS = 200  # how often the view looks at the feeder's progress while it works
 DRAW_EVERY = 0.5  # s: the least time between two redraws while the curves grow
 COLOURS = {IN_SAMPLE: CURVE, HELD_OUT: ACCENT}
+EDITOR_DOT = "#2f9e44"
 
 
 def bytes_per_token(series: CurveSeries, k: int) -> float | None:
@@ -85,14 +90,19 @@ class CompressionPlot(QWidget):
         for name in ("left", "bottom"):
             plot.getAxis(name).setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
         plot.getAxis("left").setWidth(48)
-        # Bottom right: the curves rise from the bottom left and flatten out near the top.
-        self.legend = plot.addLegend(offset=(-10, -10), labelTextSize="8pt")
+        # The legend is a wrapped label under the plot: inside the plot no corner stays clear
+        # of the curves (a held-out text unlike the corpus runs flat along the bottom), and a
+        # pyqtgraph legend as wide as its longest entry would widen the plot past its widget.
+        self.legend = QLabel()
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet(f"color: {MUTED}; font-size: 8pt")
         self.lines: dict[str, pg.PlotDataItem] = {}
         for name in (IN_SAMPLE, HELD_OUT):
             self.lines[name] = plot.plot([], [], pen=pg.mkPen(COLOURS[name], width=2), name=name)
         # Listed in the legend once the editor reports a count (TokenEditor.encoded).
         self.editor_dots = pg.ScatterPlotItem(
-            size=7, brush=pg.mkBrush("#2f9e44"), pen=pg.mkPen("#2b8a3e")
+            size=7, brush=pg.mkBrush(EDITOR_DOT), pen=pg.mkPen("#2b8a3e")
         )
         plot.addItem(self.editor_dots)
         self.cursor = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(MUTED, width=1, dash=[4, 3]))
@@ -109,12 +119,7 @@ class CompressionPlot(QWidget):
         top.addStretch(1)
         top.addWidget(self.record_box)
         top.addWidget(self.open_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addWidget(self.value_label)
-        layout.addWidget(self.plot_widget, 1)
+        column(self, top, self.value_label, (self.plot_widget, 1), self.legend)
 
         self._poll = QTimer(self)
         self._poll.setInterval(POLL_MS)
@@ -124,6 +129,8 @@ class CompressionPlot(QWidget):
         hub.merges_added.connect(self._on_merges)
         hub.step_changed.connect(self._show_step)
         self._last_draw = 0.0  # time.perf_counter() of the last redraw
+        self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
+        hub.corpus_changed.connect(self._on_corpus)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
 
     # ------------------------------------------------------------ inputs
@@ -151,6 +158,7 @@ class CompressionPlot(QWidget):
         all at once, in the background)."""
         self._editor_points.clear()
         self.editor_dots.setData([], [])
+        self._legend_for = {}  # the editor's points are gone: relabel at the next draw
         self._drawn = -1
         if not self.recording:
             self.feeder.cancel()
@@ -182,6 +190,7 @@ class CompressionPlot(QWidget):
         """Measure ``path`` as the held-out text (read in the background; a failure arrives
         as ``error``)."""
         self.heldout = Path(path)
+        self._show_heldout_advice()
         state = self.hub.state
         if self.recording and state.phase is not Phase.IDLE:
             self.feeder.add_text(HELD_OUT, TextSpec(self.heldout, HELD_OUT_BYTES))
@@ -195,12 +204,13 @@ class CompressionPlot(QWidget):
         state = self.hub.state
         if state.picked is not None or tokens <= 0:
             return
-        if not self._editor_points and self.legend.getLabel(self.editor_dots) is None:
-            self.legend.addItem(self.editor_dots, "editor text")
+        first = not self._editor_points
         self._editor_points[state.step if step is None else step] = size / tokens
         xs = np.fromiter(self._editor_points.keys(), dtype=float)
         ys = np.fromiter(self._editor_points.values(), dtype=float)
         self.editor_dots.setData(xs, ys)
+        if first:  # the legend lists the points from now on
+            self._label_legend(self.feeder.series)
         self._show_hint()
         self._show_step()
 
@@ -239,6 +249,7 @@ class CompressionPlot(QWidget):
             line.setData(np.arange(len(ys), dtype=np.float64), ys)
         self._show_hint()
         legend = {n: (s.source, s.bytes, s.error) for n, s in series.items()}
+        legend[""] = (str(self.heldout), 0, None)  # another held-out file is another label
         if legend != self._legend_for:
             self._legend_for = legend
             self._label_legend(series)
@@ -265,15 +276,40 @@ class CompressionPlot(QWidget):
     def showing_hint(self) -> bool:
         return self.hint.isVisible()
 
+    @Slot()
+    def _on_corpus(self) -> None:
+        corpus = self.hub.state.corpus
+        self._corpus_english = corpus is None or english_like(corpus)
+        self._legend_for = {}  # relabel at the next draw
+        self._label_legend(self.feeder.series)
+        self._show_heldout_advice()
+
+    def _show_heldout_advice(self) -> None:
+        unlike = not self._corpus_english and self.heldout == DEFAULT_HELDOUT
+        self.open_button.setToolTip(
+            "The held-out text is English prose and the corpus is not: open a held-out text "
+            "like the corpus (UTF-8), not part of it"
+            if unlike
+            else "Measure another held-out text file (UTF-8)"
+        )
+
     def _label_legend(self, series: dict[str, CurveSeries]) -> None:
-        for sample, label in self.legend.items:
-            name = getattr(sample.item, "opts", {}).get("name")
-            s = series.get(name) if isinstance(name, str) else None
-            if s is not None:
-                note = f" (stopped: {s.error})" if s.error else ""
-                label.setText(f"{name}: {s.source}, {s.bytes:,} bytes{note}")
-            elif isinstance(name, str):
-                label.setText(name)
+        """One entry per curve shown (its colour, what text it measures), and the editor's
+        points once there are any."""
+        entries = []
+        for name in (IN_SAMPLE, HELD_OUT):
+            s = series.get(name)
+            if s is None:
+                continue
+            source = heldout_label(self.heldout) if name == HELD_OUT else s.source
+            note = f" (stopped: {s.error})" if s.error else ""
+            if name == HELD_OUT and not self._corpus_english and self.heldout == DEFAULT_HELDOUT:
+                note += "; the corpus is not English: Open held-out…"
+            text = html.escape(f"{name}: {source}, {s.bytes:,} bytes{note}")
+            entries.append(f"<span style='color:{COLOURS[name]}'>━━</span> {text}")
+        if self._editor_points:
+            entries.append(f"<span style='color:{EDITOR_DOT}'>●</span> editor text")
+        self.legend.setText(" &nbsp; ".join(entries))
 
     @Slot()
     def _show_step(self, *_: object) -> None:

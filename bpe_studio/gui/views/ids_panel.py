@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import regex
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -28,14 +28,15 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from ...core import Tokenizer
 from ...core.spans import SpanArrays, decoded_spans
+from ..debounce import single_shot
 from ..jobs import LatestJob
 from .common import MUTED, monospace_font, steady_label, title_label
+from .layouts import column
 from .token_editor import TokenEditor, TokenTextEdit
 
 DISPLAY_IDS = 20_000  # ids shown in the list; Copy copies them all
@@ -134,10 +135,7 @@ class IdsPanel(QWidget):
         self._decode_job = LatestJob("bpe-ids-decode", self, describe=_message)
         self._decode_job.done.connect(self._on_decoded)
         self._decode_job.failed.connect(self._on_decode_failed)
-        self._decode_timer = QTimer(self)
-        self._decode_timer.setSingleShot(True)
-        self._decode_timer.setInterval(DECODE_DEBOUNCE_MS)
-        self._decode_timer.timeout.connect(self.decode_now)
+        self._decode_timer = single_shot(self, DECODE_DEBOUNCE_MS, self.decode_now)
 
         top = QHBoxLayout()
         top.addWidget(self.title)
@@ -146,14 +144,7 @@ class IdsPanel(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.decode_input, 1)
         row.addWidget(self.open_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addWidget(self.ids_view)
-        layout.addLayout(row)
-        layout.addWidget(self.error_label)
-        layout.addWidget(self.decoded_view)
+        column(self, top, self.ids_view, row, self.error_label, self.decoded_view)
         self.decoded_view.hide()  # shown once there is something decoded: the editor keeps the room
         if editor is not None:
             self.bind(editor)

@@ -4,7 +4,8 @@ What it does: :class:`LazyPage` holds the page's :class:`~bpe_studio.gui.jobs.La
 a short debounce timer. :meth:`LazyPage.request` marks the page out of date and, if it is
 shown, starts the subclass's ``_submit`` after the debounce; a hidden page waits until it is
 shown again, and hiding a page cancels its work (the page now shown gets the thread). A change
-of tokenizer choice makes the next failure go to the error dialog (``_announce``).
+of tokenizer choice makes the next failure go to the error dialog (``_announce``,
+:meth:`LazyPage._on_failed`).
 What it leaves out: what is computed and how it is shown (the Compare and Report pages).
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QTimer, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
+from ..debounce import single_shot
+from ..hub import StateHub
 from ..jobs import LatestJob
 from .choices import TokenizerChoice
 
@@ -23,16 +26,24 @@ DEBOUNCE_MS = 150
 
 
 class LazyPage(QWidget):
-    def __init__(self, job_name: str, parent: QWidget | None = None) -> None:
+    """Subclasses give it ``status``, the label its failures are shown on, ``failure``
+    (what a failure's status line starts with, and the error dialog's title) and
+    ``_on_done``, which receives the job's result."""
+
+    error = Signal(str, str)  # title, message: a failure the user should hear of
+    status: QLabel
+    failure: tuple[str, str]
+
+    def __init__(self, job_name: str, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.hub = hub
         self.choices: Sequence[TokenizerChoice] = ()
         self._dirty = True
         self._announce = False  # a choice changed: a failure now goes to the error dialog
         self._job = LatestJob(job_name, self)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self._submit)
+        self._job.done.connect(self._on_done)
+        self._job.failed.connect(self._on_failed)
+        self._timer = single_shot(self, DEBOUNCE_MS, self._submit)
 
     @Slot()
     def request(self) -> None:
@@ -64,6 +75,19 @@ class LazyPage(QWidget):
     def _on_run_tokenizer_changed(self) -> None:
         if any(choice.uses_run for choice in self.choices):
             self.request()
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        """The failure on the page's status line; also to the error dialog (``error``) when
+        it follows a change of tokenizer choice."""
+        what, title = self.failure
+        self.status.setText(f"{what}: {message}")
+        if self._announce:
+            self._announce = False
+            self.error.emit(title, message)
+
+    def _on_done(self, result: object) -> None:
+        raise NotImplementedError  # each page shows its own result
 
     @Slot()
     def _submit(self) -> None:

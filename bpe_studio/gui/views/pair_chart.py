@@ -237,6 +237,18 @@ class PairChart(QWidget):
         note.setVisible(False)
         return note
 
+    def _title_next(self, pairs: list, long: str, short: str) -> bool:
+        """Title the pairs plot with its first pair, the one merged next: ``long`` or, where
+        that does not fit, ``short``, then the pair alone (``{pair}`` and ``{c}``, its count,
+        are filled in). False, untitled, when there is no pair."""
+        if not pairs:
+            return False
+        a, b, c = pairs[0]
+        pair = f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
+        fill = {"pair": pair, "c": f"{c:,}"}
+        self._set_title(self.pairs_plot, long.format(**fill), short.format(**fill), pair)
+        return True
+
     def _set_title(self, plot: pg.PlotItem, rich: str, *shorter: str) -> None:
         """Title ``plot`` with the first of ``rich, *shorter`` that fits its width.
 
@@ -366,16 +378,7 @@ class PairChart(QWidget):
         merged = self._merged
         pairs = [p for p in state.top_pairs if (p[0], p[1]) not in merged][: self.top_k]
         self._draw_pairs(pairs)
-        if pairs:
-            a, b, c = pairs[0]
-            pair = f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
-            self._set_title(
-                self.pairs_plot,
-                f"Next merge: {pair} ({c:,}) · live",
-                f"Next: {pair} ({c:,})",
-                pair,
-            )
-        else:
+        if not self._title_next(pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})"):
             self._set_title(self.pairs_plot, "Counting pairs…")
 
     def _history_key(self) -> tuple:
@@ -418,16 +421,10 @@ class PairChart(QWidget):
             return
         self._drawn = key
         self._draw_pairs(pairs)
-        if pairs:
-            a, b, c = pairs[0]
-            pair = f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
-            self._set_title(
-                self.pairs_plot,
-                f"Next merge, rank {state.step:,}: {pair} ({c:,})",
-                f"Next, rank {state.step:,}: {pair}",
-                pair,
-            )
-        else:
+        rank = f"{state.step:,}"
+        if not self._title_next(
+            pairs, f"Next merge, rank {rank}: {{pair}} ({{c}})", f"Next, rank {rank}: {{pair}}"
+        ):
             self._set_title(
                 self.pairs_plot,
                 f"No pairs left to merge after {state.step:,} merges",

@@ -20,7 +20,6 @@ import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, Signal, Slot
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -45,6 +44,7 @@ from ..hub import StateHub
 from .choices import ENCODE_LOCK, RUN, Choice, TokenizerChoice
 from .common import MUTED, steady_label, title_label
 from .lazy_page import LazyPage
+from .save_chooser import choose_and_save
 
 SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
 DEFAULTS: tuple[str | None, ...] = ("gpt2", "cl100k_base", "o200k_base", None)
@@ -84,15 +84,12 @@ class ReportView(LazyPage):
     """Tokenizer choices, export buttons, the table and the grouped bar chart."""
 
     computed = Signal(object)  # Report now shown
-    error = Signal(str, str)  # title, message
     saved = Signal(str)  # a status line: what was written where
+    failure = ("Could not compute the report", "Report")
 
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
-        super().__init__("bpe-report", parent)
-        self.hub = hub
+        super().__init__("bpe-report", hub, parent)
         self.report: Report | None = None
-        self._job.done.connect(self._on_done)
-        self._job.failed.connect(self._on_failed)
 
         self.choices = [
             TokenizerChoice(hub, default, allow_none=i >= 2) for i, default in enumerate(DEFAULTS)
@@ -214,13 +211,6 @@ class ReportView(LazyPage):
         )
         self.computed.emit(report)
 
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        self.status.setText(f"Could not compute the report: {message}")
-        if self._announce:
-            self._announce = False
-            self.error.emit("Report", message)
-
     def _fill_table(self, report: Report) -> None:
         self.table.clear()
         self.table.setRowCount(len(report.samples))
@@ -311,19 +301,13 @@ class ReportView(LazyPage):
 
     @Slot()
     def _choose_csv(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export report as CSV", "report.csv", "CSV (*.csv)"
-        )
-        if path:
-            self.export_csv(path)
+        choose_and_save(self, "Export report as CSV", "report.csv", "CSV (*.csv)", self.export_csv)
 
     @Slot()
     def _choose_png(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(
-            self, "Export chart as PNG", "report.png", "PNG image (*.png)"
+        choose_and_save(
+            self, "Export chart as PNG", "report.png", "PNG image (*.png)", self.export_png
         )
-        if path:
-            self.export_png(path)
 
     def shutdown(self) -> None:
         self._timer.stop()

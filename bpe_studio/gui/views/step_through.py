@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSlider,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -35,11 +34,13 @@ from PySide6.QtWidgets import (
 from ...core import Tokenizer
 from ...core.display import readable_token
 from ...core.explain import EncodeStep, encode_steps, pretokens
+from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..tokenizer_recipes import TokenizerCache, step_recipe
 from .chips import ChipStrip
 from .common import MUTED, monospace_font
+from .layouts import column, vertical_split
 
 MAX_PIECE_BYTES = 1024  # steps cost the square of the length; longer pieces are not replayed
 PLAY_MS = 700  # one step per tick while playing
@@ -96,9 +97,7 @@ class StepThroughPanel(QWidget):
         self._job = LatestJob("bpe-step-through", self)
         self._job.done.connect(self._on_walked)
         self._job.failed.connect(self._on_failed)
-        self._refresh = QTimer(self)
-        self._refresh.setSingleShot(True)
-        self._refresh.timeout.connect(self._on_refresh_timer)
+        self._refresh = single_shot(self, 0, self._on_refresh_timer)  # started with its delay
         self._play = QTimer(self)
         self._play.setInterval(PLAY_MS)
         self._play.timeout.connect(self._on_play_tick)
@@ -163,20 +162,8 @@ class StepThroughPanel(QWidget):
         )
         legend.setWordWrap(True)
         legend.setStyleSheet(f"color: {MUTED}")
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(upper)
-        split.addWidget(self.merges_list)
-        split.setChildrenCollapsible(False)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 1)
-        split.setSizes([300, 100])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 0)
-        layout.setSpacing(4)
-        layout.addLayout(entry)
-        layout.addWidget(self.origin)
-        layout.addWidget(split, 1)
-        layout.addWidget(legend)
+        split = vertical_split(upper, self.merges_list, (3, 1), (300, 100))
+        column(self, entry, self.origin, (split, 1), legend, margins=(4, 4, 4, 0))
 
         hub.step_changed.connect(self._on_state_changed)
         hub.tokenizer_changed.connect(self._on_state_changed)

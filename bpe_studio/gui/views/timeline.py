@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -30,6 +29,7 @@ from ...core.display import readable_token
 from ..hub import StateHub
 from ..replay import PACES, Pace, Replay
 from .common import steady_label, title_label
+from .layouts import column
 
 BIG_STEP = 100  # Alt+Shift+Left/Right, and the slider's page step
 
@@ -98,11 +98,7 @@ class TimelineBar(QWidget):
         row.addWidget(self.replay_button)
         row.addWidget(self.skip_button)
         row.addWidget(self.pace_combo)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addLayout(row)
-        layout.addWidget(self.label)
+        column(self, row, self.label, spacing=2)
 
         self.slider.valueChanged.connect(self._user_step)
         self.spin.valueChanged.connect(self._user_step)

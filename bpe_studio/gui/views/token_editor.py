@@ -29,7 +29,7 @@ import html
 
 import numpy as np
 import regex
-from PySide6.QtCore import QEvent, QPoint, QRect, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QMouseEvent,
@@ -46,13 +46,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QTextEdit,
-    QVBoxLayout,
     QWidget,
 )
 
 from ...core import Tokenizer, TokenSpan
 from ...core.display import readable_token
 from ...core.spans import SpanArrays
+from ..debounce import single_shot
 from ..hub import StateHub
 from ..spans import STEP_DEBOUNCE_MS, SpanService, TokenizerSource
 from ..state import RunState
@@ -68,6 +68,8 @@ from .common import (
     steady_label,
     title_label,
 )
+from .hit_test import char_at
+from .layouts import column
 
 MAX_SELECTIONS = 6000  # a safety cap for a screenful of very short tokens
 _SPLIT_SHADE = "#f5a8c8"  # every other block of split characters
@@ -121,10 +123,7 @@ class TokenTextEdit(QPlainTextEdit):
         self._breaks: dict[int, str] = {}
         self._bom = False
         self._setting_text = False
-        self._repaint = QTimer(self)
-        self._repaint.setSingleShot(True)
-        self._repaint.setInterval(0)
-        self._repaint.timeout.connect(self.paint_visible_tokens)
+        self._repaint = single_shot(self, 0, self.paint_visible_tokens)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
         self.horizontalScrollBar().valueChanged.connect(self._schedule)
         self.updateRequest.connect(self._on_update_request)
@@ -345,14 +344,7 @@ class TokenTextEdit(QPlainTextEdit):
     def char_at(self, pos: QPoint) -> int | None:
         """The character (code point offset) under viewport point ``pos``."""
         spans = self.spans
-        if spans is None:
-            return None
-        cursor = self.cursorForPosition(pos)
-        unit = cursor.position()
-        if pos.x() < self.cursorRect(cursor).x() and unit > 0:
-            unit -= 1
-        char = spans.from_utf16(unit)
-        return char if 0 <= char < spans.text_length else None
+        return None if spans is None else char_at(self, spans, pos)
 
     def token_at(self, pos: QPoint) -> int | None:
         """The id of the (first) token under viewport point ``pos``."""
@@ -438,10 +430,7 @@ class TokenEditor(QWidget):
         self._record_source: tuple[int, TokenizerSource] | None = None  # built while training
         self._hub: StateHub | None = None
         self._piece: str | None = None  # the last piece_at_cursor sent
-        self._piece_timer = QTimer(self)
-        self._piece_timer.setSingleShot(True)
-        self._piece_timer.setInterval(PIECE_DEBOUNCE_MS)
-        self._piece_timer.timeout.connect(self._send_piece)
+        self._piece_timer = single_shot(self, PIECE_DEBOUNCE_MS, self._send_piece)
         self.edit.textChanged.connect(self._on_text_changed)
         self.edit.cursorPositionChanged.connect(self._piece_timer.start)
         self.edit.clicked.connect(self._on_clicked)
@@ -450,12 +439,7 @@ class TokenEditor(QWidget):
         top.addWidget(self.title)
         top.addWidget(self.source_label, 1)
         top.addWidget(self.whitespace)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addWidget(self.edit, 1)
-        layout.addWidget(self.status)
+        column(self, top, (self.edit, 1), self.status)
 
     # ------------------------------------------------------------ the hub
     def bind(self, hub: StateHub) -> None:

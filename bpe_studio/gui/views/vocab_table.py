@@ -23,7 +23,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer, unreachable_tokens
+from ..debounce import single_shot
 from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
 from ..jobs import LatestJob
@@ -98,9 +99,7 @@ class VocabTableView(QWidget):
         self._reach_key: object = None
         self._glyphs = LatestJob("bpe-glyph-samples", self)
         self._glyphs.done.connect(self._on_samples)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._request_now)
+        self._timer = single_shot(self, 0, self._request_now)  # started with its delay
 
         self.title = steady_label(title_label("Vocabulary"), "Vocabulary  000,000 tokens")
         self.filter_edit = QLineEdit(self)

@@ -24,7 +24,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QPersistentModelIndex,
     Qt,
-    QTimer,
     Slot,
 )
 from PySide6.QtGui import QColor
@@ -35,7 +34,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
-    QSplitter,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -44,10 +42,12 @@ from PySide6.QtWidgets import (
 from ...core import Tokenizer
 from ...core.display import readable_token
 from ...core.explain import MergeNode, merge_tree, merges_using
+from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..tokenizer_recipes import TokenizerCache, run_recipe
 from .common import MUTED, configure_table, monospace_font, steady_label
+from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short
 
 HEADING_CHARS = 24  # of a token in the heading (the tree's tooltips have all of it)
@@ -165,10 +165,7 @@ class WhyTokenPanel(QWidget):
         self._job = LatestJob("bpe-why-token", self)
         self._job.done.connect(self._on_explained)
         self._job.failed.connect(self._on_failed)
-        self._live = QTimer(self)
-        self._live.setSingleShot(True)
-        self._live.setInterval(TRAINING_REFRESH_MS)
-        self._live.timeout.connect(self._on_live_tick)
+        self._live = single_shot(self, TRAINING_REFRESH_MS, self._on_live_tick)
         self._stale = False  # new merges arrived while the panel was hidden
 
         # Steady labels: a long token never widens the panel (nor squeezes the editor).
@@ -217,18 +214,8 @@ class WhyTokenPanel(QWidget):
         lower_layout.setSpacing(2)
         lower_layout.addWidget(self.uses_title)
         lower_layout.addWidget(self.uses_table)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.tree)
-        split.addWidget(lower)
-        split.setChildrenCollapsible(False)
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
-        split.setSizes([400, 96])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 0)
-        layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addWidget(split, 1)
+        split = vertical_split(self.tree, lower, (4, 1), (400, 96))
+        column(self, top, (split, 1), margins=(4, 4, 4, 0))
 
         hub.token_selected.connect(self.show_token)
         hub.reset.connect(self._on_reset)

@@ -1,0 +1,25 @@
+"""Which character of a tokenized text view lies under a point of its viewport.
+
+What it does: :func:`char_at` maps a viewport point of a ``QPlainTextEdit`` showing the text
+of a :class:`~bpe_studio.core.spans.SpanArrays` to the code point offset there.
+What it leaves out: which token that character belongs to, and tooltips.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QPlainTextEdit
+
+from ...core.spans import SpanArrays
+
+
+def char_at(edit: QPlainTextEdit, spans: SpanArrays, pos: QPoint) -> int | None:
+    """The code point offset under ``pos``, or None past the end of the text."""
+    cursor = edit.cursorForPosition(pos)
+    unit = cursor.position()
+    # subtle: the cursor lands on the nearest gap between characters; a point left of that
+    # gap lies on the character before it.
+    if pos.x() < edit.cursorRect(cursor).x() and unit > 0:
+        unit -= 1
+    char = spans.from_utf16(unit)
+    return char if 0 <= char < spans.text_length else None
