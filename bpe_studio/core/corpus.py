@@ -109,11 +109,11 @@ def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
 
 _Job = tuple[str, int, int, list[str], str]
 # A chunk's counts as a worker sends them: its pre-tokens joined by _SEPARATOR, their counts
-# (array "q", as bytes), the chunk's size in bytes, and the positions and squared lengths of
-# its pre-tokens (see ``trainer.count_positions`` and ``trainer.square_lengths``).
-ChunkResult = tuple[bytes, bytes, int, int, int]
-# Told each chunk's positions and squared lengths as the chunk is added up.
-MeasuredFn = Callable[[int, int], None]
+# (array "q", as bytes), the chunk's size in bytes, and its positions (the bytes of its
+# pre-tokens of two bytes or more, see ``trainer.count_positions``).
+ChunkResult = tuple[bytes, bytes, int, int]
+# Told each chunk's positions as the chunk is added up.
+MeasuredFn = Callable[[int], None]
 
 
 def pack_counts(counts: dict[bytes, int]) -> tuple[bytes, bytes]:
@@ -142,9 +142,8 @@ def _count_chunk(args: _Job) -> ChunkResult:
     cuts = text_cuts(text, Specials.of(special_tokens), cut_rules(pattern), WORKER_PIECE)
     counts = _count_str(text, cuts, special_tokens, pattern)
     del text
-    lengths = [n for n in map(len, counts) if n > 1]
-    squares = sum(n * n for n in lengths)
-    return (*pack_counts(counts), end - start, sum(lengths), squares)
+    positions = sum(n for n in map(len, counts) if n > 1)
+    return (*pack_counts(counts), end - start, positions)
 
 
 def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> list[_Job]:
@@ -169,9 +168,9 @@ def _collect(
     total: Counter[bytes] = Counter()
     get = total.get
     done = 0
-    for tokens, freqs, nbytes, positions, squares in results:
+    for tokens, freqs, nbytes, positions in results:
         if measured:
-            measured(positions, squares)
+            measured(positions)
         keys, numbers = unpack_counts(tokens, freqs)
         del tokens, freqs
         if total:
@@ -252,9 +251,9 @@ def count_file(
     ``progress(bytes_done, bytes_total)`` is called as chunks finish. ``should_stop()`` is
     polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
     ``started()`` is called once counting is under way, after any worker process has started
-    (a thread it starts is then not inherited by a forked worker). ``measured(positions,
-    squares)`` is told each chunk's pre-token positions and squared lengths (see
-    ``trainer.square_lengths``) as it arrives, which bound the whole corpus's from below.
+    (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
+    is told each chunk's positions (see ``trainer.count_positions``) as it arrives: no more
+    than the whole corpus's.
     Errors (a missing file, invalid UTF-8) name the file.
     """
     paths = corpus_paths(path)

@@ -12,12 +12,10 @@ merge never rescans all pairs; they make the same merges:
 - ``merge_engine``: flat arrays and numba-compiled kernels; a merge touches only the places the
   pair occurs. Importing numba and loading the cached kernels costs a fixed fraction of a
   second (the first run ever compiles them: seconds), which small corpora do not repay.
-``engine="auto"`` takes the Python one for a corpus of fewer than :data:`COMPILED_FROM`
-positions (bytes of the unique pre-tokens that have a pair), and up to :data:`SHORT_WORDS_TIMES`
-times as many if its words are short (:func:`long_words`); numba and its kernels cost some
-95 MB of memory, more than the Python engine needs there. Otherwise it takes the compiled one, and
-falls back to Python, saying so once in the log, when numba cannot be imported.
-docs/training.md has the measurements.
+``engine="auto"`` takes the compiled one when the corpus has at least :data:`COMPILED_FROM`
+positions (bytes of the unique pre-tokens that have a pair), and falls back to Python, saying so
+once in the log, when numba cannot be imported. docs/training.md has the measurements, and why
+the Python engine is not also chosen to save memory (numba's ~100 MB) on medium corpora.
 
 Ids: 0..255 are the bytes, then the special tokens in order, then one id per merge.
 """
@@ -46,14 +44,6 @@ ENGINES: tuple[EngineChoice, ...] = ("auto", "python", "compiled")
 # Positions (bytes of the unique pre-tokens with a pair) from which "auto" compiles: below it
 # the Python engine finishes before numba would have loaded (docs/training.md, "Threshold").
 COMPILED_FROM = 250_000
-# Up to this many times COMPILED_FROM positions, a corpus of short words still trains in
-# Python: there it is about as fast as HF and needs less memory than numba alone
-# (docs/training.md, "Memory").
-SHORT_WORDS_TIMES = 4
-# Words are long when the mean of len(word) over the positions is this or more: a merge
-# rebuilds each word holding the pair, so the Python engine's cost grows with the square of a
-# word's length (English, code and web text: 9-13; Chinese: 35-55).
-LONG_WORDS = 16
 
 log = logging.getLogger("bpe_studio.trainer")
 _fallback_said = False
@@ -93,39 +83,20 @@ def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     return sum(len(t) for t, f in pretoken_counts.items() if len(t) > 1 and f > 0)
 
 
-def square_lengths(pretoken_counts: Mapping[bytes, int]) -> int:
-    """The sum of ``len(t) ** 2`` over the unique pre-tokens that hold a pair: with
-    :func:`count_positions`, how long the words are (see :func:`long_words`)."""
-    return sum(len(t) * len(t) for t, f in pretoken_counts.items() if len(t) > 1 and f > 0)
+def auto_engine(positions: int) -> Literal["python", "compiled"]:
+    """The engine ``"auto"`` prefers for a corpus of this many positions."""
+    return "python" if positions < COMPILED_FROM else "compiled"
 
 
-def long_words(positions: int, squares: int) -> bool:
-    """Whether words of ``positions`` bytes in all whose lengths squared add up to ``squares``
-    are long (their mean length, weighted by length, is at least :data:`LONG_WORDS`)."""
-    return squares >= LONG_WORDS * positions
-
-
-def auto_engine(positions: int, squares: int) -> Literal["python", "compiled"]:
-    """The engine ``"auto"`` prefers for a corpus of this size (see the module docstring)."""
-    if positions < COMPILED_FROM:
-        return "python"
-    if positions < SHORT_WORDS_TIMES * COMPILED_FROM and not long_words(positions, squares):
-        return "python"
-    return "compiled"
-
-
-def choose_engine(
-    engine: EngineChoice, positions: int, squares: int = 0
-) -> Literal["python", "compiled"]:
-    """The engine to train ``positions`` positions with (``squares``: see
-    :func:`square_lengths`). ``"auto"`` is :func:`auto_engine`'s choice if numba imports
-    (else Python, logged once per process); ``"compiled"`` raises
+def choose_engine(engine: EngineChoice, positions: int) -> Literal["python", "compiled"]:
+    """The engine to train ``positions`` positions with. ``"auto"`` is :func:`auto_engine`'s
+    choice if numba imports (else Python, logged once per process); ``"compiled"`` raises
     :class:`~bpe_studio.core.merge_engine.CompiledEngineUnavailable` (naming the import
     failure) when it does not."""
     global _fallback_said
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    if engine == "python" or (engine == "auto" and auto_engine(positions, squares) == "python"):
+    if engine == "python" or (engine == "auto" and auto_engine(positions) == "python"):
         return "python"
     try:
         merge_engine.load_kernels()
@@ -168,9 +139,7 @@ class BpeTrainer:
         self.vocab = initial_vocab(self.special_tokens)
         self.merges: list[tuple[bytes, bytes]] = []
         self._cancel = cancel_event or threading.Event()
-        self.engine_used = choose_engine(
-            engine, count_positions(pretoken_counts), square_lengths(pretoken_counts)
-        )
+        self.engine_used = choose_engine(engine, count_positions(pretoken_counts))
         tokens = list(self.vocab.values())
         self._engine: _Engine
         if self.engine_used == "compiled":
@@ -236,8 +205,9 @@ def trainer_from_file(
 
     When the compiled engine will (all but certainly) be used, its kernels are loaded (or
     compiled, on the first run) in a background thread while the pre-tokens are counted: from
-    the start with ``engine="compiled"``, and with ``"auto"`` from the first chunk that alone
-    would train compiled. ``status`` hears of a compile once, as soon as it is under way.
+    the start with ``engine="compiled"``, and with ``"auto"`` once the chunks counted so far
+    show the corpus will train compiled (see ``measured`` below). ``status`` hears of a
+    compile once, as soon as it is under way.
 
     Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
@@ -268,12 +238,16 @@ def trainer_from_file(
             preparing.set()
             merge_engine.prepare_in_background()
 
-    def measured(positions: int, squares: int) -> None:
-        # A chunk's words are some of the corpus's, so a chunk that alone would train
-        # compiled all but settles "auto"'s choice; numba loads while the rest is counted.
-        # (Loading it for a corpus that then trains in Python would cost its memory.)
+    seen = [0]
+
+    def measured(positions: int) -> None:
+        # A chunk's words are some of the corpus's: a chunk that alone would train compiled
+        # settles "auto"'s choice, and chunks adding up to twice as many positions all but
+        # do. numba then loads while the rest is counted; loading it for a corpus that then
+        # trains in Python would cost its memory for nothing.
+        seen[0] += positions
         if may_compile and forked.is_set() and not preparing.is_set():
-            if auto_engine(positions, squares) == "compiled":
+            if auto_engine(positions) == "compiled" or seen[0] >= 2 * COMPILED_FROM:
                 preparing.set()
                 merge_engine.prepare_in_background()
 
