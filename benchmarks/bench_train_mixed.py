@@ -1,11 +1,17 @@
-"""Training time and peak memory on every kind of text: bpe_studio against Hugging Face.
+"""Training time and peak memory on every kind of text: bpe_studio against Hugging Face, and
+beside them rustbpe and ffbpe.
 
 What it does: trains bpe_studio (``train_bpe``) and Hugging Face ``tokenizers`` (BpeTrainer,
 ``ByteLevel(add_prefix_space=False, use_regex=True)``, i.e. the same GPT-2 regex, special token
 <|endoftext|>, same vocab size, ``show_progress=False``) on each corpus below, each run in a
-fresh child process, alternating the two, and prints a markdown table of median wall time and
-peak memory (PSS of the child and its worker processes, sampled every 20 ms). Both use every
-core of the machine. Corpora (built by ``train_corpora.py`` in a cache dir outside the repo):
+fresh child process, alternating, and prints a markdown table of median wall time and peak
+memory (PSS of the child and its worker processes, sampled every 20 ms). All use every core of
+the machine. With them, when installed (``pip install rustbpe ffbpe``, not project
+dependencies), rustbpe and ffbpe, trained as ``peers.train_rustbpe`` / ``peers.train_ffbpe``
+say: ffbpe does the same job (its merges equal ours on ``corpus.en``; its records are cut
+after a line break in a file with no special token, see ``peers``); rustbpe has no special
+tokens (it gets the documents between them and one id less) and breaks ties its own way.
+Corpora (built by ``train_corpora.py`` in a cache dir outside the repo):
 - ``cs336/corpus.en`` at 500 (start-up counts; target <= 1.5x),
 - the first 20 MB of ``english_books.txt`` at 10,000 (target <= 0.9x),
 - the 50 MB mixed corpus at 10,000 and 32,000 (target <= 1.0x, memory <= HF's),
@@ -18,7 +24,8 @@ Also one cold run on ``corpus.en`` with an empty numba cache (the first run afte
 What it leaves out: saving the tokenizers, interpreter start-up (timed from the call).
 CPU seconds (all threads and worker processes) are reported beside wall time: on a shared
 machine they move less with other load than wall time does.
-Run: ``python benchmarks/bench_train_mixed.py [--reps N] [--scale] [--only NAME]``.
+Run: ``python benchmarks/bench_train_mixed.py [--reps N] [--scale] [--only NAME] [--no-peers]
+[--no-cold]``.
 """
 
 from __future__ import annotations
@@ -95,6 +102,15 @@ def bare_findall_mb_s(path: Path, nbytes: int = 20 * 10**6) -> float:
     return len(text.encode("utf-8")) / 1e6 / best
 
 
+def _train_peer(name: str, path: str, vocab_size: int) -> dict:
+    import peers
+
+    train = {"rustbpe": peers.train_rustbpe, "ffbpe": peers.train_ffbpe}[name]
+    c0, t0 = _cpu_s(), time.perf_counter()
+    size = train(Path(path), vocab_size)
+    return {"seconds": time.perf_counter() - t0, "cpu": _cpu_s() - c0, "vocab": size}
+
+
 def _train_hf(path: str, vocab_size: int) -> dict:
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -161,10 +177,20 @@ def run_child(impl: str, path: Path, vocab_size: int, env: dict | None = None) -
 PRETOK: dict[str, tuple[Path, float]] = {}
 
 
+def available_peers() -> list[str]:
+    """rustbpe and ffbpe, those that import."""
+    import importlib.util
+
+    return [name for name in ("rustbpe", "ffbpe") if importlib.util.find_spec(name)]
+
+
+IMPLS = ["ours", "hf"]
+
+
 def compare(name: str, path: Path, vocab_size: int, reps: int, target: float) -> list[str]:
-    runs: dict[str, list[dict]] = {"ours": [], "hf": []}
+    runs: dict[str, list[dict]] = {impl: [] for impl in IMPLS}
     for rep in range(reps):
-        for impl in ("ours", "hf"):
+        for impl in IMPLS:
             r = run_child(impl, path, vocab_size)
             runs[impl].append(r)
             print(f"  {name} rep {rep + 1}/{reps} {impl}: {r['seconds']:.2f} s, "
@@ -183,6 +209,7 @@ def compare(name: str, path: Path, vocab_size: int, reps: int, target: float) ->
         f"{t['ours']:.2f} s ({pre:.2f} + {t['ours'] - pre:.2f})", f"{t['hf']:.2f} s",
         f"{ratio:.2f}x (<= {target:g}x)", f"{cpu['ours']:.1f} / {cpu['hf']:.1f} s",
         f"{m['ours']:.0f} MiB", f"{m['hf']:.0f} MiB",
+        *(f"{t[p]:.2f} s, {m[p]:.0f} MiB" for p in IMPLS[2:]),
         "ok" if ok else "MISS",
     ]  # fmt: skip
 
@@ -190,11 +217,19 @@ def compare(name: str, path: Path, vocab_size: int, reps: int, target: float) ->
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         impl, path, vocab_size = argv[1], argv[2], int(argv[3])
-        fn = _train_ours if impl == "ours" else _train_hf
-        print(json.dumps(fn(path, vocab_size)))
+        if impl in ("ours", "hf"):
+            result = (_train_ours if impl == "ours" else _train_hf)(path, vocab_size)
+        else:
+            result = _train_peer(impl, path, vocab_size)
+        print(json.dumps(result))
+        return 0
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
         return 0
     reps = int(argv[argv.index("--reps") + 1]) if "--reps" in argv else 3
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    if "--no-peers" not in argv:
+        IMPLS[2:] = available_peers()
     corpora = Path(os.environ.get("BPE_STUDIO_CORPORA", "/work/shared/corpora"))
     books20 = train_corpora.cache_dir() / "english_books_20MB.txt"
     if not books20.exists():
@@ -217,12 +252,14 @@ def main(argv: list[str]) -> int:
     if only:
         cases = [c for c in cases if only in c[0]]
     rows = [compare(*case) for case in cases]
-    with tempfile.TemporaryDirectory() as cold_dir:
-        small = corpora / "cs336" / "corpus.en"
-        cold = run_child("ours", small, 500, {"NUMBA_CACHE_DIR": cold_dir})
+    cold = None
+    if "--no-cold" not in argv:
+        with tempfile.TemporaryDirectory() as cold_dir:
+            small = corpora / "cs336" / "corpus.en"
+            cold = run_child("ours", small, 500, {"NUMBA_CACHE_DIR": cold_dir})
     header = ["corpus", "vocab", "runs", "bpe_studio (pre-tokenize + merge)", "HF tokenizers",
               "time ratio (target)", "CPU ours / HF", "peak ours", "peak HF",
-              "verdict"]  # fmt: skip
+              *IMPLS[2:], "verdict"]  # fmt: skip
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in rows:
@@ -236,6 +273,8 @@ def main(argv: list[str]) -> int:
         limit = cores * bare_findall_mb_s(path)
         print(f"| {name} | {ours:.1f} | {limit:.1f} | {ours / limit:.2f} |")
     print(f"load average at the end: {os.getloadavg()}")
+    if cold is None:
+        return 0
     print(f"\nCold start (empty numba cache; corpus.en is below the threshold, nothing "
           f"compiles): corpus.en at 500 took "
           f"{cold['seconds']:.2f} s, {cold['peak_mib']:.0f} MiB.")  # fmt: skip

@@ -1,7 +1,18 @@
 """The peers bpe_studio is measured against, built offline from GPT-2's own files: tiktoken's
 and Hugging Face's GPT-2 encoders, Hugging Face's pre-tokenizer for training, tiktoken's
-cl100k_base and o200k_base from the genuine rank files, and a digest for comparing id lists
-across processes.
+cl100k_base and o200k_base from the genuine rank files, a digest for comparing id lists
+across processes, and two more trainers from the package index (``pip install rustbpe
+ffbpe``; not project dependencies): :func:`train_rustbpe` and :func:`train_ffbpe`.
+
+How close the two do the same job as ``train_bpe(path, vocab_size, ["<|endoftext|>"])``:
+- ffbpe: the same GPT-2 pattern (given explicitly), the special token split out and given an
+  id, byte-level units, ties to the greater pair of bytes (``tie_break="largest_content"``).
+  It counts records on its own threads; the records are the file read in blocks of about
+  4 MB, each cut just before a special token (or, in a file without one, after a line
+  break, where a run of blank lines can split differently from the whole file).
+- rustbpe: has no special tokens: it is given the documents between them (so no pre-token
+  crosses one, as ours) and ``vocab_size - 1`` (an id kept for the special token), with the
+  GPT-2 pattern; its tie-break between equal counts is its own.
 
 The GPT-2 pattern is written out here, not imported from bpe_studio, so the peers are
 configured independently of the library under test. Nothing is downloaded; training a peer
@@ -108,6 +119,54 @@ def hf_gpt2():
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([SPECIAL])
     return tok
+
+
+def records(path: Path, block: int = 4 << 20, split_special: bool = False):
+    """The file's text in records for a peer that takes independent texts: blocks of about
+    ``block`` bytes cut before a special token (else after a line break), or with
+    ``split_special`` every document between special tokens (the tokens dropped)."""
+    tail = ""
+    with open(path, encoding="utf-8", newline="") as f:
+        while chunk := f.read(block):
+            text = tail + chunk
+            if split_special:
+                *docs, tail = text.split(SPECIAL)
+                yield from (d for d in docs if d)
+                continue
+            cut = text.rfind(SPECIAL)
+            if cut <= 0:
+                cut = text.rfind("\n") + 1
+            if cut <= 0:
+                tail = text
+                continue
+            yield text[:cut]
+            tail = text[cut:]
+    if tail:
+        yield tail
+
+
+def train_rustbpe(path: Path, vocab_size: int) -> int:
+    """rustbpe trained on ``path`` (see the module docstring); returns its vocabulary size
+    plus the special token's id."""
+    import rustbpe
+
+    tok = rustbpe.Tokenizer()
+    tok.train_from_iterator(records(path, split_special=True), vocab_size - 1, pattern=GPT2_PATTERN)
+    return tok.vocab_size + 1
+
+
+def train_ffbpe(path: Path, vocab_size: int) -> int:
+    """ffbpe trained on ``path`` (see the module docstring); returns its vocabulary size."""
+    import ffbpe
+
+    counter = ffbpe.PreTokenizer([SPECIAL], pat_str=GPT2_PATTERN).word_counter()
+    counter.add_source(records(path))
+    trainer = ffbpe.BpeTrainer(
+        [SPECIAL], unit="byte", initial_alphabet="byte_level", tie_break="largest_content"
+    )
+    trainer.add_word_counter(counter)
+    trainer.train(vocab_size)
+    return len(trainer.vocab)
 
 
 def ids_digest(ids: Sequence[int]) -> tuple[int, str]:

@@ -12,14 +12,54 @@ pattern)`` splits text with it; ``count_text``/``count_file`` count pre-tokens; 
 cut), ``spans`` (packed spans for viewers; imports NumPy), ``encode_file``, ``gpt2_format``.
 """
 
-from .compression import CompressionCurve
-from .corpus import CorpusError, TrainingCancelled, count_file, count_text
-from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
-from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
-from .pattern import GPT2_PATTERN, PATTERNS, pretokenize, pretokenizer
-from .tokenizer import Tokenizer, TokenSpan
-from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
-from .vocab import initial_vocab, merge_budget
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .compression import CompressionCurve
+    from .corpus import CorpusError, TrainingCancelled, count_file, count_text
+    from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
+    from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
+    from .pattern import GPT2_PATTERN, PATTERNS, pretokenize, pretokenizer
+    from .tokenizer import Tokenizer, TokenSpan
+    from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
+    from .vocab import initial_vocab, merge_budget
+
+# subtle: the names are imported on first use (PEP 562), so that training from a small corpus
+# never loads NumPy (which ``tokenizer`` and ``explain`` import): about 10 MB of a process that
+# is otherwise 20 (docs/training.md, "Memory").
+_WHERE = {
+    "CompressionCurve": "compression",
+    "CorpusError": "corpus",
+    "TrainingCancelled": "corpus",
+    "count_file": "corpus",
+    "count_text": "corpus",
+    "EncodeStep": "explain",
+    "MergeNode": "explain",
+    "encode_steps": "explain",
+    "merge_tree": "explain",
+    "unreachable_tokens": "explain",
+    "TokenizerFileError": "gpt2_format",
+    "infer_special_tokens": "gpt2_format",
+    "load_merges": "gpt2_format",
+    "load_vocab": "gpt2_format",
+    "GPT2_PATTERN": "pattern",
+    "PATTERNS": "pattern",
+    "pretokenize": "pattern",
+    "pretokenizer": "pattern",
+    "Tokenizer": "tokenizer",
+    "TokenSpan": "tokenizer",
+    "BpeTrainer": "trainer",
+    "MergeStep": "trainer",
+    "iter_merges": "trainer",
+    "train_bpe": "trainer",
+    "trainer_from_file": "trainer",
+    "initial_vocab": "vocab",
+    "merge_budget": "vocab",
+}
+
 
 __all__ = [
     "GPT2_PATTERN",
@@ -50,3 +90,16 @@ __all__ = [
     "merge_tree",
     "unreachable_tokens",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

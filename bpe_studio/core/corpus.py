@@ -18,12 +18,13 @@ import os
 import signal
 import sys
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .boundaries import chunk_boundaries, cut_rules
+from .boundaries import chunk_boundaries, cut_rules, text_cuts
 from .pattern import pretokenizer
 from .specials import Specials, validate_special_tokens
 from .surrogates import replace_surrogates
@@ -35,6 +36,12 @@ CHUNK_BYTES = 4 * 1024 * 1024
 # In-process counting goes chunk by chunk too: each chunk is a few long calls into C that hold
 # the GIL, which other threads (the GUI's) wait for, so chunks stay around 10 ms of work.
 IN_PROCESS_CHUNK = 256 * 1024
+# A worker splits its chunk into pieces of about this many characters: the list of pre-token
+# strings one ``findall`` returns costs some 60 bytes per pre-token, so a whole chunk's list
+# would be the largest thing a worker holds (docs/training.md, "Memory").
+WORKER_PIECE = 256 * 1024
+# Separates the pre-tokens in a worker's result: a byte that UTF-8 never contains.
+_SEPARATOR = b"\xff"
 
 ProgressFn = Callable[[int, int], None]
 # One corpus file, or several counted as one corpus.
@@ -55,14 +62,27 @@ def count_text(
     """Count the pre-tokens (as UTF-8 bytes) of ``text`` under ``pattern`` (a name or a regex
     string), special tokens split out first. Surrogates are replaced as the tokenizer does
     (see ``surrogates``)."""
+    return Counter(_count_str(text, [0, len(text)], special_tokens, pattern))
+
+
+def _count_str(
+    text: str, cuts: Sequence[int], special_tokens: Sequence[str], pattern: str
+) -> dict[bytes, int]:
+    """The pre-token counts (as UTF-8 bytes) of ``text``, counted one piece ``text[cuts[i]:
+    cuts[i + 1]]`` at a time; ``cuts`` are places no pre-token crosses (``boundaries``)."""
     findall = pretokenizer(pattern).findall
+    split = Specials.of(special_tokens).split
     counts: Counter[str] = Counter()
-    for piece in Specials.of(special_tokens).split(text):
-        counts.update(findall(piece))
+    for a, b in zip(cuts, cuts[1:]):
+        for piece in split(text[a:b] if b - a < len(text) else text):
+            counts.update(findall(piece))
     try:
-        return Counter({k.encode("utf-8"): v for k, v in counts.items()})
+        return {k.encode("utf-8"): v for k, v in counts.items()}
     except UnicodeEncodeError:
-        return count_text(replace_surrogates(text), special_tokens, pattern=pattern)
+        # subtle: joining surrogate pairs changes the text's length; the cuts are dropped
+        # (a decoded file never holds surrogates, only text passed in as a str does).
+        text = replace_surrogates(text)
+        return _count_str(text, [0, len(text)], special_tokens, pattern)
 
 
 def resolve_workers(workers: int | None) -> int:
@@ -88,16 +108,42 @@ def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
 
 
 _Job = tuple[str, int, int, list[str], str]
+# A chunk's counts as a worker sends them: its pre-tokens joined by _SEPARATOR, their counts
+# (array "q", as bytes), the chunk's size in bytes, and its positions (the bytes of its
+# pre-tokens of two bytes or more, see ``trainer.count_positions``).
+ChunkResult = tuple[bytes, bytes, int, int]
+# Told each chunk's positions as the chunk is added up.
+MeasuredFn = Callable[[int], None]
 
 
-def _count_chunk(args: _Job) -> tuple[dict[bytes, int], int]:
-    """Worker: read one byte range of a file and count its pre-tokens."""
+def pack_counts(counts: dict[bytes, int]) -> tuple[bytes, bytes]:
+    """``counts`` as two flat byte strings (see :data:`ChunkResult`): one pickled object each,
+    where a pickled dict costs an object and a memo entry per pre-token on both sides."""
+    return _SEPARATOR.join(counts), array("q", counts.values()).tobytes()
+
+
+def unpack_counts(tokens: bytes, freqs: bytes) -> tuple[list[bytes], list[int]]:
+    """The pre-tokens and counts :func:`pack_counts` packed, in the same order."""
+    numbers = array("q")
+    numbers.frombytes(freqs)
+    # subtle: b"".split(sep) is [b""], not []: an empty chunk has no pre-token to list.
+    return (tokens.split(_SEPARATOR) if numbers else []), numbers.tolist()
+
+
+def _count_chunk(args: _Job) -> ChunkResult:
+    """Worker: read one byte range of a file, count its pre-tokens a piece at a time and pack
+    the counts."""
     path, start, end, special_tokens, pattern = args
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
-    counts = count_text(decode_chunk(data, path, start), special_tokens, pattern=pattern)
-    return dict(counts), end - start
+    text = decode_chunk(data, path, start)
+    del data
+    cuts = text_cuts(text, Specials.of(special_tokens), cut_rules(pattern), WORKER_PIECE)
+    counts = _count_str(text, cuts, special_tokens, pattern)
+    del text
+    positions = sum(n for n in map(len, counts) if n > 1)
+    return (*pack_counts(counts), end - start, positions)
 
 
 def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> list[_Job]:
@@ -111,16 +157,28 @@ def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> 
 
 
 def _collect(
-    results: Iterable[tuple[dict[bytes, int], int]],
+    results: Iterable[ChunkResult],
     size: int,
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
+    measured: MeasuredFn | None = None,
 ) -> Counter[bytes]:
-    """Add up chunk counts as they arrive, reporting progress and polling for a stop."""
+    """Add up chunk counts as they arrive, reporting progress and measures and polling for a
+    stop."""
     total: Counter[bytes] = Counter()
+    get = total.get
     done = 0
-    for counts, nbytes in results:
-        total.update(counts)
+    for tokens, freqs, nbytes, positions in results:
+        if measured:
+            measured(positions)
+        keys, numbers = unpack_counts(tokens, freqs)
+        del tokens, freqs
+        if total:
+            for key, n in zip(keys, numbers):
+                total[key] = get(key, 0) + n
+        else:
+            dict.update(total, zip(keys, numbers))
+        del keys, numbers
         done += nbytes
         if progress:
             progress(done, size)
@@ -183,6 +241,7 @@ def count_file(
     should_stop: Callable[[], bool] | None = None,
     pattern: str = "gpt2",
     started: Callable[[], None] | None = None,
+    measured: MeasuredFn | None = None,
 ) -> Counter[bytes]:
     """Count the pre-tokens of a UTF-8 corpus file, or of several counted as one corpus,
     under ``pattern`` (a name or a regex string).
@@ -192,7 +251,9 @@ def count_file(
     ``progress(bytes_done, bytes_total)`` is called as chunks finish. ``should_stop()`` is
     polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
     ``started()`` is called once counting is under way, after any worker process has started
-    (a thread it starts is then not inherited by a forked worker).
+    (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
+    is told each chunk's positions (see ``trainer.count_positions``) as it arrives: no more
+    than the whole corpus's.
     Errors (a missing file, invalid UTF-8) name the file.
     """
     paths = corpus_paths(path)
@@ -206,7 +267,7 @@ def count_file(
         jobs = _jobs(paths, IN_PROCESS_CHUNK, specials, pattern)
         if started:
             started()
-        return _collect(map(_count_chunk, jobs), size, progress, should_stop)
+        return _collect(map(_count_chunk, jobs), size, progress, should_stop, measured)
 
     target = min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
     jobs = _jobs(paths, target, specials, pattern)
@@ -218,7 +279,7 @@ def count_file(
             results = pool.map(_count_chunk, jobs)
             if started:
                 started()
-            return _collect(results, size, progress, should_stop)
+            return _collect(results, size, progress, should_stop, measured)
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise

@@ -20,8 +20,6 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 
-import numpy as np
-
 # Byte pairs: at most 256 * 256 distinct pairs before any merge.
 _BYTE_PAIRS = 256 * 256
 
@@ -166,6 +164,9 @@ class CompiledMergeEngine:
         """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be."""
         # subtle: numba is imported here, on first training, not with the package: importing it
         # takes most of a second that encoding, converting and the app's start need not pay.
+        # NumPy too is imported in the methods: the Python engine's runs never load it.
+        import numpy as np
+
         self._k = K = load_kernels()
         # A one-byte word has no pair and can never change, so it is left out.
         words = [t for t, f in pretoken_counts.items() if len(t) > 1 and f > 0]
@@ -209,14 +210,23 @@ class CompiledMergeEngine:
         used = int(self.toff[self.n_tokens])
         self.tbuf = np.empty(max(4096, 2 * used), np.uint8)
         self.tbuf[:used] = np.frombuffer(b"".join(tokens), np.uint8)
-        K.build(
-            self.tok, self.nxt, self.ppair, self.wof, self.wfreq, self.hkeys, self.hvals, self.meta,
-            self.pa, self.pb, self.pcount, self.phead, self.plen, self.opos, self.onext,
-            self.hc, self.hp, self.tbuf, self.toff,
+        self._group()
+        K.build(self.words, self.pairs, self.queue)
+
+    def _group(self) -> None:
+        """(Re)make the kernels' three tuples of arrays (merge_kernel's docstring), after any
+        array is replaced: hkeys/hvals by a rehash, tbuf as it grows."""
+        self.words = (self.tok, self.nxt, self.prv, self.ppair, self.wof, self.wfreq)
+        self.pairs = (
+            self.hkeys, self.hvals, self.meta, self.pa, self.pb, self.pcount,
+            self.phead, self.plen, self.opos, self.onext,
         )  # fmt: skip
+        self.queue = (self.hc, self.hp, self.tbuf, self.toff)
 
     def add_token(self, token_id: int, token: bytes) -> None:
         """Record the bytes of the next token id (ids come in order), for tie-breaking."""
+        import numpy as np
+
         if token_id != self.n_tokens or token_id + 1 >= self.toff.size:
             raise ValueError(f"token id {token_id} is out of order or beyond max_tokens")
         start = int(self.toff[token_id])
@@ -225,6 +235,7 @@ class CompiledMergeEngine:
             grown = np.empty(2 * end, np.uint8)
             grown[:start] = self.tbuf[:start]
             self.tbuf = grown
+            self._group()
         self.tbuf[start:end] = np.frombuffer(token, np.uint8)
         self.toff[token_id + 1] = end
         self.n_tokens = token_id + 1
@@ -232,9 +243,7 @@ class CompiledMergeEngine:
     def best(self) -> tuple[int, int, int] | None:
         """The pair to merge next ``(a, b, count)``, or None when no pair is left. The pair
         leaves the queue: call :meth:`merge` on it next."""
-        pid, count = self._k.pop_best(
-            self.hc, self.hp, self.meta, self.pcount, self.pa, self.pb, self.tbuf, self.toff
-        )
+        pid, count = self._k.pop_best(self.pairs, self.queue)
         if pid < 0:
             return None
         self._pending = int(pid)
@@ -250,20 +259,13 @@ class CompiledMergeEngine:
             self.hkeys, self.hvals = self._k.rehash(
                 self.hkeys, self.hvals, _pow2_at_least(2 * need)
             )
-        return int(
-            self._k.apply(
-                pid, new_id, self.tok, self.nxt, self.prv, self.ppair, self.wof, self.wfreq,
-                self.hkeys, self.hvals, self.meta, self.pa, self.pb, self.pcount, self.phead,
-                self.plen, self.opos, self.onext, self.hc, self.hp, self.tbuf, self.toff,
-            )
-        )  # fmt: skip
+            self._group()
+        return int(self._k.apply(pid, new_id, self.words, self.pairs, self.queue))
 
     def top(self, k: int) -> list[tuple[int, int, int]]:
         """The ``k`` pairs :meth:`best` would return next, best first: ``(a, b, count)``."""
         k = max(0, min(k, int(self.meta[self._k.HSIZE])))
-        ids, counts = self._k.top(
-            self.hc, self.hp, self.meta, self.pcount, self.pa, self.pb, self.tbuf, self.toff, k
-        )
+        ids, counts = self._k.top(self.pairs, self.queue, k)
         return [
             (int(self.pa[p]), int(self.pb[p]), int(c))
             for p, c in zip(ids.tolist(), counts.tolist())
@@ -271,9 +273,12 @@ class CompiledMergeEngine:
 
     def close(self) -> None:
         """Drop the arrays (each is one allocation, freed at once) and empty the queue."""
+        import numpy as np
+
         empty32, empty64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
         self.meta = np.zeros(3, np.int64)
         self.tok = self.nxt = self.prv = self.ppair = self.wof = self.pa = self.pb = empty32
         self.phead = self.plen = self.opos = self.onext = self.hp = self.hvals = empty32
         self.wfreq = self.pcount = self.hc = empty64
         self.hkeys = np.full(16, -1, np.int64)
+        self._group()

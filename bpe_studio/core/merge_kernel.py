@@ -22,6 +22,10 @@ Layout (all words concatenated, one slot per byte):
   pushes a new entry; a decrease leaves the old one, corrected when it surfaces).
 - ``tbuf``/``toff``: the bytes of token ``t`` are ``tbuf[toff[t]:toff[t + 1]]``, for ties.
 - ``meta``: [number of pairs, occurrence slots used, heap size].
+
+The kernels take them in three tuples (numba passes a tuple of arrays as it passes the arrays):
+``words = (tok, nxt, prv, ppair, wof, wfreq)``, ``pairs = (hkeys, hvals, meta, pa, pb, pcount,
+phead, plen, opos, onext)`` and ``queue = (hc, hp, tbuf, toff)``.
 """
 
 from __future__ import annotations
@@ -149,14 +153,18 @@ def _pop_valid(hc, hp, meta, pcount, pa, pb, tbuf, toff):  # type: ignore[no-unt
 
 
 @njit(nogil=True)
-def pop_best(hc, hp, meta, pcount, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
+def pop_best(pairs, queue):  # type: ignore[no-untyped-def]
     """The next pair to merge and its count, taken off the queue; (-1, 0) when none is left."""
+    _, _, meta, pa, pb, pcount, _, _, _, _ = pairs
+    hc, hp, tbuf, toff = queue
     return _pop_valid(hc, hp, meta, pcount, pa, pb, tbuf, toff)
 
 
 @njit(nogil=True)
-def top(hc, hp, meta, pcount, pa, pb, tbuf, toff, k):  # type: ignore[no-untyped-def]
+def top(pairs, queue, k):  # type: ignore[no-untyped-def]
     """The ``k`` best distinct pairs (ids, counts), best first; the queue keeps them."""
+    _, _, meta, pa, pb, pcount, _, _, _, _ = pairs
+    hc, hp, tbuf, toff = queue
     ids = np.empty(k, np.int32)
     counts = np.empty(k, np.int64)
     n = 0
@@ -201,28 +209,11 @@ def _add_occurrence(opos, onext, meta, phead, plen, pid, pos):  # type: ignore[n
 
 
 @njit(nogil=True)
-def build(  # type: ignore[no-untyped-def]
-    tok,
-    nxt,
-    ppair,
-    wof,
-    wfreq,
-    hkeys,
-    hvals,
-    meta,
-    pa,
-    pb,
-    pcount,
-    phead,
-    plen,
-    opos,
-    onext,
-    hc,
-    hp,
-    tbuf,
-    toff,
-):
+def build(words, pairs, queue):  # type: ignore[no-untyped-def]
     """Count every adjacent pair, index its occurrences and heapify the queue."""
+    tok, nxt, _, ppair, wof, wfreq = words
+    hkeys, hvals, meta, pa, pb, pcount, phead, plen, opos, onext = pairs
+    hc, hp, tbuf, toff = queue
     for p in range(tok.size):
         q = nxt[p]
         if q < 0:
@@ -241,33 +232,13 @@ def build(  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def apply(  # type: ignore[no-untyped-def]
-    pid,
-    new_id,
-    tok,
-    nxt,
-    prv,
-    ppair,
-    wof,
-    wfreq,
-    hkeys,
-    hvals,
-    meta,
-    pa,
-    pb,
-    pcount,
-    phead,
-    plen,
-    opos,
-    onext,
-    hc,
-    hp,
-    tbuf,
-    toff,
-):
+def apply(pid, new_id, words, pairs, queue):  # type: ignore[no-untyped-def]
     """Replace every occurrence of pair ``pid`` by ``new_id``, left to right within a word,
     and update the counts, occurrence lists and queue of exactly the pairs it changes.
     Returns the number of places merged."""
+    tok, nxt, prv, ppair, wof, wfreq = words
+    hkeys, hvals, meta, pa, pb, pcount, phead, plen, opos, onext = pairs
+    hc, hp, tbuf, toff = queue
     a, b = pa[pid], pb[pid]
     sites = np.empty(plen[pid], np.int32)
     k = 0

@@ -2,7 +2,8 @@
 
 What it does: :class:`PythonMergeEngine` keeps
 - ``pair -> count`` over all unique pre-tokens ("words"), weighted by their frequency,
-- ``pair -> words that (may) contain it``, so a merge touches only those words,
+- ``pair -> words that (may) contain it`` (a list; stale and repeated entries are skipped),
+  so a merge touches only those words,
 - a heap of ``(-count, tie-break keys, pair)`` with lazy invalidation: an entry whose count no
   longer matches the live count is dropped when it surfaces,
 and answers in token ids, with the same small interface as the compiled engine
@@ -50,17 +51,18 @@ class PythonMergeEngine:
                 self._freqs.append(freq)
 
         self._pair_counts: dict[Pair, int] = {}
-        self._where: dict[Pair, set[int]] = {}
-        counts, where = self._pair_counts, self._where
+        # subtle: lists, not sets: a word is appended once per call that finds the pair in it
+        # (``_index`` skips a repeat of the last one), so a list may hold a word twice or a word
+        # the pair has since left; ``merge`` removes repeats and skips stale words. A list costs
+        # 8 bytes a word where a set costs 20-40.
+        self._where: dict[Pair, list[int]] = {}
+        counts = self._pair_counts
+        index = self._index
         for w, word in enumerate(self._words):
             freq = self._freqs[w]
             for pair in zip(word, word[1:]):
                 counts[pair] = counts.get(pair, 0) + freq
-                s = where.get(pair)
-                if s is None:
-                    where[pair] = {w}
-                else:
-                    s.add(w)
+                index(pair, w)
         keys = self._keys
         self._heap = [(-c, keys[a], keys[b], a, b) for (a, b), c in counts.items()]
         heapq.heapify(self._heap)
@@ -114,9 +116,9 @@ class PythonMergeEngine:
     def _index(self, pair: Pair, w: int) -> None:
         s = self._where.get(pair)
         if s is None:
-            self._where[pair] = {w}
-        else:
-            s.add(w)
+            self._where[pair] = [w]
+        elif s[-1] != w:
+            s.append(w)
 
     def merge(self, new_id: int) -> int:
         """Replace every occurrence of the pair :meth:`best` returned with ``new_id`` in the
@@ -127,7 +129,7 @@ class PythonMergeEngine:
         delta: dict[Pair, int] = {}
         dget = delta.get
         changed_words = 0
-        for w in where.pop((a, b), ()):
+        for w in set(where.pop((a, b), ())):
             word = words[w]
             n = len(word)
             freq = freqs[w]

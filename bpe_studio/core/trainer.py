@@ -14,7 +14,8 @@ merge never rescans all pairs; they make the same merges:
   second (the first run ever compiles them: seconds), which small corpora do not repay.
 ``engine="auto"`` takes the compiled one when the corpus has at least :data:`COMPILED_FROM`
 positions (bytes of the unique pre-tokens that have a pair), and falls back to Python, saying so
-once in the log, when numba cannot be imported. docs/training.md has the measurements.
+once in the log, when numba cannot be imported. docs/training.md has the measurements, and why
+the Python engine is not also chosen to save memory (numba's ~100 MB) on medium corpora.
 
 Ids: 0..255 are the bytes, then the special tokens in order, then one id per merge.
 """
@@ -25,13 +26,16 @@ import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from . import merge_engine
 from .corpus import CorpusPaths, ProgressFn, TrainingCancelled, corpus_paths, count_file
 from .merge_python import PythonMergeEngine
 from .specials import validate_special_tokens
 from .vocab import check_vocab_size, initial_vocab
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 Pair = tuple[int, int]
 EngineChoice = Literal["auto", "python", "compiled"]
@@ -79,15 +83,20 @@ def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     return sum(len(t) for t, f in pretoken_counts.items() if len(t) > 1 and f > 0)
 
 
+def auto_engine(positions: int) -> Literal["python", "compiled"]:
+    """The engine ``"auto"`` prefers for a corpus of this many positions."""
+    return "python" if positions < COMPILED_FROM else "compiled"
+
+
 def choose_engine(engine: EngineChoice, positions: int) -> Literal["python", "compiled"]:
-    """The engine to train ``positions`` positions with. ``"auto"`` is compiled from
-    :data:`COMPILED_FROM` on, if numba imports (else Python, logged once per process);
-    ``"compiled"`` raises :class:`~bpe_studio.core.merge_engine.CompiledEngineUnavailable`
-    (naming the import failure) when it does not."""
+    """The engine to train ``positions`` positions with. ``"auto"`` is :func:`auto_engine`'s
+    choice if numba imports (else Python, logged once per process); ``"compiled"`` raises
+    :class:`~bpe_studio.core.merge_engine.CompiledEngineUnavailable` (naming the import
+    failure) when it does not."""
     global _fallback_said
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    if engine == "python" or (engine == "auto" and positions < COMPILED_FROM):
+    if engine == "python" or (engine == "auto" and auto_engine(positions) == "python"):
         return "python"
     try:
         merge_engine.load_kernels()
@@ -194,9 +203,11 @@ def trainer_from_file(
     in parallel under ``pattern`` (a name or a regex string) and return a trainer ready to
     iterate. ``engine`` and ``status`` as for :class:`BpeTrainer`.
 
-    When the corpus is big enough that the compiled engine may be used, its kernels are loaded
-    (or compiled, on the first run) in a background thread while the pre-tokens are counted;
-    ``status`` hears of a compile once, as soon as it is under way.
+    When the compiled engine will (all but certainly) be used, its kernels are loaded (or
+    compiled, on the first run) in a background thread while the pre-tokens are counted: from
+    the start with ``engine="compiled"``, and with ``"auto"`` once the chunks counted so far
+    show the corpus will train compiled (see ``measured`` below). ``status`` hears of a
+    compile once, as soon as it is under way.
 
     Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
@@ -216,12 +227,29 @@ def trainer_from_file(
     # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
     size = sum(p.stat().st_size for p in corpus_paths(input_path))
     may_compile = engine == "compiled" or (engine == "auto" and size >= COMPILED_FROM)
+    forked = threading.Event()
+    preparing = threading.Event()
 
     def start_preparing() -> None:
-        # subtle: called by count_file once its worker processes exist, so that they are
-        # forked from a process with no extra thread (see corpus.mp_context).
-        if may_compile:
+        # subtle: called once count_file's worker processes exist, so that they are forked
+        # from a process with no extra thread (see corpus.mp_context).
+        forked.set()
+        if engine == "compiled":
+            preparing.set()
             merge_engine.prepare_in_background()
+
+    seen = [0]
+
+    def measured(positions: int) -> None:
+        # A chunk's words are some of the corpus's: a chunk that alone would train compiled
+        # settles "auto"'s choice, and chunks adding up to twice as many positions all but
+        # do. numba then loads while the rest is counted; loading it for a corpus that then
+        # trains in Python would cost its memory for nothing.
+        seen[0] += positions
+        if may_compile and forked.is_set() and not preparing.is_set():
+            if auto_engine(positions) == "compiled" or seen[0] >= 2 * COMPILED_FROM:
+                preparing.set()
+                merge_engine.prepare_in_background()
 
     def progress_and_status(done: int, total: int) -> None:
         if merge_engine.compiling():
@@ -237,62 +265,54 @@ def trainer_from_file(
         should_stop=event.is_set,
         pattern=pattern,
         started=start_preparing,
+        measured=measured,
     )
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
     return BpeTrainer(counts, vocab_size, specials, cancel_event=event, engine=engine, status=say)
 
 
+class TrainOptions(TypedDict, total=False):
+    """The keyword options :func:`iter_merges` and :func:`train_bpe` pass on to
+    :func:`trainer_from_file` (the defaults are its own)."""
+
+    workers: int | None
+    progress: ProgressFn | None
+    pattern: str
+    engine: EngineChoice
+
+
 def iter_merges(
     input_path: CorpusPaths,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
-    *,
-    workers: int | None = None,
-    progress: ProgressFn | None = None,
-    pattern: str = "gpt2",
-    engine: EngineChoice = "auto",
+    **options: Unpack[TrainOptions],
 ) -> Iterator[MergeStep]:
-    """Train on a file (or several, as one corpus), yielding each merge as it is made."""
-    yield from trainer_from_file(
-        input_path,
-        vocab_size,
-        special_tokens,
-        workers=workers,
-        progress=progress,
-        pattern=pattern,
-        engine=engine,
-    )
+    """Train on a file (or several, as one corpus), yielding each merge as it is made.
+    ``workers``, ``progress``, ``pattern`` and ``engine`` as for :func:`train_bpe`."""
+    yield from trainer_from_file(input_path, vocab_size, special_tokens, **options)
 
 
 def train_bpe(
     input_path: CorpusPaths,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
-    *,
-    workers: int | None = None,
-    progress: ProgressFn | None = None,
-    pattern: str = "gpt2",
-    engine: EngineChoice = "auto",
+    **options: Unpack[TrainOptions],
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train a byte-level BPE tokenizer on a UTF-8 text file, or on several files counted as
-    one corpus, pre-tokenized with ``pattern`` (a name: "gpt2", "cl100k", "o200k", or a
-    regex string). The tokenizer that encodes as it was trained is
-    ``Tokenizer(vocab, merges, special_tokens, pattern)``. ``engine`` picks the merge engine
-    (see :class:`BpeTrainer`; the merges do not depend on it).
+    one corpus. The tokenizer that encodes as it was trained is
+    ``Tokenizer(vocab, merges, special_tokens, pattern)``.
+
+    Keyword options (see :class:`TrainOptions`): ``workers`` (processes that pre-tokenize;
+    None, the default, for every core), ``progress(bytes_done, bytes_total)`` during
+    pre-tokenization, ``pattern`` (the pre-tokenization pattern, a name: "gpt2" (the
+    default), "cl100k", "o200k", or a regex string) and ``engine`` (the merge engine,
+    "auto" by default; see :class:`BpeTrainer`; the merges do not depend on it).
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.
     """
-    trainer = trainer_from_file(
-        input_path,
-        vocab_size,
-        special_tokens,
-        workers=workers,
-        progress=progress,
-        pattern=pattern,
-        engine=engine,
-    )
+    trainer = trainer_from_file(input_path, vocab_size, special_tokens, **options)
     for _ in trainer:
         pass
     return dict(trainer.vocab), list(trainer.merges)
