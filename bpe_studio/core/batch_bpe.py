@@ -270,6 +270,12 @@ class BatchBpe:
             ranks[touched] = lookup(ids[touched], ids[touched + 1])
         all_ids = np.concatenate(done_ids) if done_ids else np.empty(0, dtype=np.int64)
         all_owner = np.concatenate(done_owner) if done_owner else np.empty(0, dtype=np.int32)
-        order = np.argsort(all_owner, kind="stable")
-        ends = np.cumsum(np.bincount(all_owner, minlength=count)).tolist()
-        return all_ids[order], ends
+        # subtle: a piece leaves the working arrays whole, in one round, so each piece's ids
+        # are one run of all_ids: sorting the runs by piece puts every id in place.
+        starts = np.flatnonzero(np.concatenate(([True], all_owner[1:] != all_owner[:-1])))
+        run_length = np.diff(starts, append=len(all_owner))
+        order = np.argsort(all_owner[starts])
+        starts, run_length = starts[order], run_length[order]
+        ends = np.cumsum(run_length)
+        at = np.arange(len(all_ids)) - np.repeat(ends - run_length - starts, run_length)
+        return all_ids[at], ends.tolist()
