@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, cast
 
@@ -725,8 +725,13 @@ class Tokenizer:
             packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
             new.difference_update(short)
         self._ensure_cached(new)
-        for piece in new:
-            packed[piece] = array(code, cache[piece]).tobytes()
+        # The rest (cached, or merged from their characters) packed in one array, then cut.
+        rest = list(new)
+        held = list(map(cache.__getitem__, rest))
+        data = array(code, chain.from_iterable(held)).tobytes()
+        width = array(code).itemsize
+        cuts = list(accumulate(map(operator.mul, map(len, held), repeat(width))))
+        packed.update(zip(rest, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
         parts: list[bytes] = []
         for pieces, special in segments:
             parts.append(b"".join(map(packed.__getitem__, pieces)))
