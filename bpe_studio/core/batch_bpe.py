@@ -67,9 +67,9 @@ class _PairTable:
         # looked up are no merge, and one look at this small array (an eighth of a byte per
         # hash value) turns nearly all of them away before the probing.
         self.filter_shift = np.uint64(64 - _FILTER_BITS)
-        bits = np.zeros(1 << _FILTER_BITS, dtype=bool)
-        bits[self._fine(keys)] = True
-        self.filter = np.packbits(bits, bitorder="little")
+        hashed = np.zeros(1 << _FILTER_BITS, dtype=bool)
+        hashed[self._fine(keys)] = True
+        self.filter = np.packbits(hashed, bitorder="little")
 
     def _home(self, keys: np.ndarray) -> np.ndarray:
         h = (keys.astype(np.uint64) * _HASH_MUL) >> self.shift

@@ -126,11 +126,11 @@ def _non_ascii(text: str) -> frozenset[str]:
     # patterns treat it as `regex` does, as a character in none of the classes.
     points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     high = points[points >= 0x80]
-    if len(high) > 4096:
-        seen = np.zeros(0x110000, dtype=bool)
-        seen[high] = True
-        high = np.flatnonzero(seen)
-    return frozenset(map(chr, high.tolist()))
+    if len(high) <= 4096:
+        return frozenset(map(chr, high.tolist()))
+    seen = np.zeros(0x110000, dtype=bool)
+    seen[high] = True
+    return frozenset(map(chr, np.flatnonzero(seen).tolist()))
 
 
 def _covering(name: str, chars: frozenset[str], build: bool) -> re.Pattern[str] | None:
