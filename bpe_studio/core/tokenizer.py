@@ -108,10 +108,11 @@ def _merge_list(
     merges = list(merges)
     if not merges:
         return [], (), ()
-    bad = next((i for i, n in enumerate(map(len, merges)) if n != 2), None)
-    if bad is not None:
+    if set(map(len, merges)) != {2}:
+        bad = next(i for i, n in enumerate(map(len, merges)) if n != 2)
         raise ValueError(f"merge {bad} ({merges[bad]!r}) is not a pair of tokens")
-    lefts, rights = zip(*merges)
+    lefts: Sequence[bytes] = list(map(operator.itemgetter(0), merges))
+    rights: Sequence[bytes] = list(map(operator.itemgetter(1), merges))
     if set(map(type, merges)) == {tuple} and set(map(type, lefts)) | set(map(type, rights)) == {
         bytes
     }:
