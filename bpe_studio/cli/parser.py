@@ -81,6 +81,36 @@ def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+# Each subcommand's one-line help and its description (which ends with STREAMS).
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "train": (
+        "train a tokenizer headless",
+        "Train a byte-level BPE tokenizer on CORPUS (several files count as one corpus) and "
+        "write it into DIR: vocab.json + merges.txt by default.",
+    ),
+    "encode": (
+        "encode a text file to a NumPy array of ids",
+        "Encode UTF-8 text to a 1-D .npy array of token ids (uint16 when every id fits, "
+        "else uint32).",
+    ),
+    "decode": (
+        "decode a NumPy array of ids back to text",
+        "Write the exact bytes a 1-D .npy array of ids stands for.",
+    ),
+    "convert": (
+        "convert a tokenizer between GPT-2, Hugging Face and tiktoken files",
+        "Write the tokenizer SOURCE names in another format, with the same ids for every "
+        "text. DIR is checked before anything is read; the files written are named on stderr.",
+    ),
+}
+
+
+def _add_command(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:
+    """The subcommand ``name`` with its help and description (``_COMMANDS``)."""
+    help_text, description = _COMMANDS[name]
+    return sub.add_parser(name, help=help_text, description=f"{description} {STREAMS}")
+
+
 def _add_tokenizer(command: argparse.ArgumentParser) -> None:
     command.add_argument("--tokenizer", required=True, metavar="SRC", help=SOURCE_HELP)
 
@@ -93,12 +123,7 @@ SOURCE_PATTERN_HELP = (
 
 
 def _add_train(sub: argparse._SubParsersAction) -> None:
-    train = sub.add_parser(
-        "train",
-        help="train a tokenizer headless",
-        description="Train a byte-level BPE tokenizer on CORPUS (several files count as one "
-        "corpus) and write it into DIR: vocab.json + merges.txt by default. " + STREAMS,
-    )
+    train = _add_command(sub, "train")
     train.add_argument(
         "corpus",
         metavar="CORPUS",
@@ -153,12 +178,7 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_encode(sub: argparse._SubParsersAction) -> None:
-    enc = sub.add_parser(
-        "encode",
-        help="encode a text file to a NumPy array of ids",
-        description="Encode UTF-8 text to a 1-D .npy array of token ids (uint16 when every id "
-        "fits, else uint32). " + STREAMS,
-    )
+    enc = _add_command(sub, "encode")
     enc.add_argument("input", metavar="INPUT", help="UTF-8 text file, or - for standard input")
     _add_tokenizer(enc)
     specials = enc.add_mutually_exclusive_group()
@@ -181,11 +201,7 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_decode(sub: argparse._SubParsersAction) -> None:
-    dec = sub.add_parser(
-        "decode",
-        help="decode a NumPy array of ids back to text",
-        description="Write the exact bytes a 1-D .npy array of ids stands for. " + STREAMS,
-    )
+    dec = _add_command(sub, "decode")
     dec.add_argument("ids", metavar="IDS.npy", help=".npy file of ids, or - for standard input")
     _add_tokenizer(dec)
     _add_pattern(
@@ -200,13 +216,7 @@ def _add_decode(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_convert(sub: argparse._SubParsersAction) -> None:
-    conv = sub.add_parser(
-        "convert",
-        help="convert a tokenizer between GPT-2, Hugging Face and tiktoken files",
-        description="Write the tokenizer SOURCE names in another format, with the same ids "
-        "for every text. DIR is checked before anything is read; the files written are "
-        "named on stderr. " + STREAMS,
-    )
+    conv = _add_command(sub, "convert")
     conv.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
     _add_format(
         conv,

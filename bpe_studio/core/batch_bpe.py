@@ -29,6 +29,9 @@ _ID_MASK = (1 << 32) - 1
 _EMPTY = -1
 # Golden-ratio multiplier for the pair hash table (Fibonacci hashing).
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
+# The pair table's filter has 2 ** _FILTER_BITS bits (1 MiB), for tables of a few hundred
+# thousand merges: about one in 40 pairs that are no merge gets past it.
+_FILTER_BITS = 23
 # Rounds stop once this few pre-tokens are left: the per-round array overhead (tens of
 # microseconds) is then more than merging them one by one.
 SCALAR_TAIL = 16
@@ -60,17 +63,30 @@ class _PairTable:
             left_over[landed] = False
             todo = todo[left_over]
             slots[todo] = (slots[todo] + 1) & self.mask
+        # A bit per hash value of a finer hash than the slots', set for every key: most pairs
+        # looked up are no merge, and one look at this small array (an eighth of a byte per
+        # hash value) turns nearly all of them away before the probing.
+        self.filter_shift = np.uint64(64 - _FILTER_BITS)
+        hashed = np.zeros(1 << _FILTER_BITS, dtype=bool)
+        hashed[self._fine(keys)] = True
+        self.filter = np.packbits(hashed, bitorder="little")
 
     def _home(self, keys: np.ndarray) -> np.ndarray:
         h = (keys.astype(np.uint64) * _HASH_MUL) >> self.shift
         return h.astype(np.int64)
 
+    def _fine(self, keys: np.ndarray) -> np.ndarray:
+        return ((keys.astype(np.uint64) * _HASH_MUL) >> self.filter_shift).astype(np.int64)
+
     def lookup(self, left: np.ndarray, right: np.ndarray) -> np.ndarray:
         """Packed ranks of the pairs ``(left[i], right[i])``; ``_NONE`` where no merge."""
         keys = left * self.radix + right
-        slots = self._home(keys)
         out = np.full(len(keys), _NONE, dtype=np.int64)
-        todo = np.arange(len(keys))
+        fine = self._fine(keys)
+        # subtle: a key whose bit is clear is in no slot; a set bit may be another key's.
+        todo = np.flatnonzero((self.filter[fine >> 3] >> (fine & 7).astype(np.uint8)) & 1)
+        slots = np.zeros(len(keys), dtype=np.int64)
+        slots[todo] = self._home(keys[todo])
         while len(todo):
             s = slots[todo]
             found = self.keys[s]
@@ -254,6 +270,12 @@ class BatchBpe:
             ranks[touched] = lookup(ids[touched], ids[touched + 1])
         all_ids = np.concatenate(done_ids) if done_ids else np.empty(0, dtype=np.int64)
         all_owner = np.concatenate(done_owner) if done_owner else np.empty(0, dtype=np.int32)
-        order = np.argsort(all_owner, kind="stable")
-        ends = np.cumsum(np.bincount(all_owner, minlength=count)).tolist()
-        return all_ids[order], ends
+        # subtle: a piece leaves the working arrays whole, in one round, so each piece's ids
+        # are one run of all_ids: sorting the runs by piece puts every id in place.
+        starts = np.flatnonzero(np.concatenate(([True], all_owner[1:] != all_owner[:-1])))
+        run_length = np.diff(starts, append=len(all_owner))
+        order = np.argsort(all_owner[starts])
+        starts, run_length = starts[order], run_length[order]
+        ends = np.cumsum(run_length)
+        at = np.arange(len(all_ids)) - np.repeat(ends - run_length - starts, run_length)
+        return all_ids[at], ends.tolist()

@@ -1,16 +1,20 @@
-"""cl100k's and o200k's pre-tokenization, on the standard library's ``re`` where it can.
+"""cl100k's and o200k's pre-tokenization, on the standard library's ``re``.
 
 What it does: :func:`findall_for` gives, for a :class:`~bpe_studio.core.pattern.Pretokenizer`,
-a function returning exactly its ``findall(text)``. For cl100k and o200k that function runs
-the same pattern written for ``re`` (two to three times faster than the ``regex`` module on
-these patterns): ``re`` has no ``\\p{..}``, so each Unicode class is spelt out as ranges taken
-from the ``regex`` module itself at first use (the Unicode data cannot disagree), and the
-case-insensitive contractions (``'s``, ``'LL``, ...) as the characters ``regex`` folds to each
-letter. As for GPT-2's fast pattern (``pattern``), the classes cover the Basic Multilingual
-Plane only; stretches of text around a character above U+FFFF go to ``regex``, cut out at the
-pattern's line cuts (``boundaries``). Pure-ASCII text uses a pattern with ASCII classes, built
-in microseconds. What it leaves out: GPT-2's pattern (``pattern``), custom regexes (they run
-on ``regex`` as they are), special tokens (``specials``).
+a function returning exactly its ``findall(text)``; :func:`splitter` gives one for a long text
+and every stretch of it. For cl100k and o200k these run the same pattern written for ``re``
+(two to three times faster than the ``regex`` module on these patterns). ``re`` has no
+``\\p{..}``, so each Unicode class is spelt out as ranges, and the case-insensitive
+contractions (``'s``, ``'LL``, ...) as the characters that fold to each letter, all taken from
+the ``regex`` module itself (the Unicode data cannot disagree). Only the characters a text
+holds matter, so the classes are built over the text's own alphabet: ASCII plus the other
+characters in it, each class a range per run of alphabet characters it holds. Code points
+between two such characters that the text does not hold fall inside the range either way
+(short patterns, quick to build: a few ms against ~50 ms for the whole Basic Multilingual
+Plane). The last pattern built is kept and serves every text whose alphabet it covers.
+Pure-ASCII text uses a pattern with ASCII classes. Short non-ASCII texts that the kept pattern
+does not cover run on ``regex``. What it leaves out: GPT-2's pattern (``pattern``), custom
+regexes (they run on ``regex`` as they are), special tokens (``specials``).
 """
 
 from __future__ import annotations
@@ -22,14 +26,17 @@ from functools import cache
 
 import regex
 
-from .boundaries import cut_rules
 from .pattern import Pretokenizer, pretokenizer
 
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-# Shorter non-ASCII texts use `regex` until the BMP pattern has been built (tens of ms once).
+# Shorter non-ASCII texts that the kept pattern does not cover use `regex`: building a
+# pattern would cost more than it wins.
 _FAST_MIN = 200_000
-# Texts with more than one character above U+FFFF in this many go to `regex` whole.
-_ASTRAL_SPARSE = 1000
+# A new pattern covers the kept one's alphabet too while the two together have at most this
+# many characters (so that the chunks of one corpus soon share one pattern); past it, only
+# its own text's.
+_UNION_MAX = 20_000
+_ASCII = "".join(map(chr, range(0x80)))
+_BMP = "".join(map(chr, range(0x10000)))
 
 # The Unicode classes the two patterns use, as `regex` spells them.
 _CLASSES = {
@@ -42,22 +49,24 @@ _CLASSES = {
 _FOLDED = "sdmtlver"  # the letters of the case-insensitive contractions
 
 
-def _class_body(chars: str, regex_class: str) -> str:
-    """An ``re`` character-class body listing the characters of ``chars`` that
-    ``regex_class`` matches: one range per run of consecutive code points."""
+def _class_body(alphabet: str, regex_class: str) -> str:
+    """An ``re`` character-class body matching, among the characters of ``alphabet`` (in
+    code point order), exactly those that ``regex_class`` matches: one range per run of
+    consecutive alphabet characters in the class."""
     body: list[str] = []
-    for m in regex.finditer(f"{regex_class}+", chars):
+    for m in regex.finditer(f"{regex_class}+", alphabet):
         run = m.group()
-        # ``chars`` is a contiguous range of code points, so each run is one range.
+        # subtle: the range also spans the code points between the run's characters that
+        # are not in the alphabet; a text of this alphabet holds none of them.
         first, last = re.escape(run[0]), re.escape(run[-1])
         body.append(first if len(run) == 1 else f"{first}-{last}")
     return "".join(body)
 
 
-def _classes(chars: str) -> dict[str, str]:
-    bodies = {key: _class_body(chars, cls) for key, cls in _CLASSES.items()}
+def _classes(alphabet: str) -> dict[str, str]:
+    bodies = {key: _class_body(alphabet, cls) for key, cls in _CLASSES.items()}
     for letter in _FOLDED:
-        bodies[letter] = _class_body(chars, f"(?i:{letter})")
+        bodies[letter] = _class_body(alphabet, f"(?i:{letter})")
     return bodies
 
 
@@ -94,65 +103,69 @@ def _o200k(c: dict[str, str]) -> str:
 _BUILDERS: dict[str, Callable[[dict[str, str]], str]] = {"cl100k": _cl100k, "o200k": _o200k}
 
 
+def _build(name: str, alphabet: str) -> re.Pattern[str]:
+    """``name``'s pattern for texts of the characters of ``alphabet`` (in code point
+    order)."""
+    return re.compile(_BUILDERS[name](_classes(alphabet)))
+
+
 @cache
 def _ascii_regex(name: str) -> re.Pattern[str]:
-    return re.compile(_BUILDERS[name](_classes("".join(map(chr, range(0x80))))))
+    return _build(name, _ASCII)
 
 
-@cache
-def _bmp_regex(name: str) -> re.Pattern[str]:
-    return re.compile(_BUILDERS[name](_classes("".join(map(chr, range(0x10000))))))
+# name -> (the characters other than ASCII that the kept pattern covers, the pattern).
+_kept: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {}
 
 
-@cache
-def _line_cut(name: str) -> re.Pattern[str]:
-    """A line cut of the pattern (``boundaries``): a line break between two ASCII
-    characters of the rule's set; the cut is just after the break."""
-    allowed = "".join(re.escape(chr(b)) for b in sorted(cut_rules(name).line_next))
-    return re.compile(rf"(?<=[{allowed}])\n(?=[{allowed}])")
+def _non_ascii(text: str) -> frozenset[str]:
+    """The distinct characters of ``text`` above U+007F."""
+    import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
+
+    # subtle: "surrogatepass" lets a lone surrogate through as its own code point; the
+    # patterns treat it as `regex` does, as a character in none of the classes.
+    points = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    high = points[points >= 0x80]
+    if len(high) <= 4096:
+        return frozenset(map(chr, high.tolist()))
+    seen = np.zeros(0x110000, dtype=bool)
+    seen[high] = True
+    return frozenset(map(chr, np.flatnonzero(seen).tolist()))
 
 
-def _cut_before(text: str, i: int, floor: int, name: str) -> int:
-    """The last line cut at or before ``i`` (and after ``floor``), else ``floor``."""
-    cut = _line_cut(name)
-    p = i
-    while p > floor:
-        p = text.rfind("\n", floor, p)
-        if p <= floor:
-            return floor
-        if cut.match(text, p):
-            return p + 1
-    return floor
-
-
-def _cut_after(text: str, i: int, name: str) -> int:
-    """The first line cut after ``i``, else the end of the text."""
-    m = _line_cut(name).search(text, i + 1)
-    return m.end() if m else len(text)
+def _covering(name: str, chars: frozenset[str], build: bool) -> re.Pattern[str] | None:
+    """A pattern for texts whose characters above ASCII are among ``chars``: the kept one
+    if it covers them, else (when ``build``) a new one, kept from then on."""
+    kept = _kept.get(name)
+    if kept is not None and chars <= kept[0]:
+        return kept[1]
+    if not build:
+        return None
+    if kept is not None and len(kept[0]) + len(chars) <= _UNION_MAX:
+        chars = chars | kept[0]
+    compiled = _build(name, _ASCII + "".join(sorted(chars)))
+    _kept[name] = (chars, compiled)
+    return compiled
 
 
 def _findall(name: str, slow: regex.Pattern[str], text: str) -> list[str]:
     if text.isascii():
         return _ascii_regex(name).findall(text)
-    if len(text) < _FAST_MIN and _bmp_regex.cache_info().currsize == 0:
-        return slow.findall(text)  # building the BMP pattern would cost more
-    fast = _bmp_regex(name)
-    m = _ASTRAL.search(text)
-    if m is None:
-        return fast.findall(text)
-    if len(_ASTRAL.findall(text, m.start())) * _ASTRAL_SPARSE > len(text):
-        return slow.findall(text)  # astral characters everywhere: nothing left to win
-    pieces: list[str] = []
-    pos = 0
-    while m is not None:
-        a = _cut_before(text, m.start(), pos, name)
-        b = _cut_after(text, m.start(), name)
-        pieces += fast.findall(text, pos, a)
-        pieces += slow.findall(text, a, b)
-        pos = b
-        m = _ASTRAL.search(text, b)
-    pieces += fast.findall(text, pos)
-    return pieces
+    fast = _covering(name, _non_ascii(text), len(text) >= _FAST_MIN)
+    return slow.findall(text) if fast is None else fast.findall(text)
+
+
+def splitter(name: str | None, text: str) -> Callable[[str], list[str]] | None:
+    """For ``name`` "cl100k" or "o200k": a function giving ``pretokenizer(name).findall``
+    of ``text`` and of every stretch of it, built for ``text``'s characters (however short
+    it is); None for other names."""
+    if not _FAST or name not in _BUILDERS:
+        return None
+    if text.isascii():
+        return _ascii_regex(name).findall
+    pattern = _covering(name, _non_ascii(text), True)
+    assert pattern is not None  # built when not kept
+    return pattern.findall
 
 
 def fast_findall(name: str, text: str) -> list[str]:
@@ -173,9 +186,10 @@ def findall_o200k(text: str) -> list[str]:
 
 
 def prepare(name: str | None) -> None:
-    """Build the BMP pattern of ``name`` now rather than at the first long non-ASCII text."""
-    if name in _BUILDERS and _FAST:
-        _bmp_regex(name)
+    """Build and keep the pattern of ``name`` for all of the Basic Multilingual Plane now
+    (worker processes forked afterwards start with it), unless one is kept already."""
+    if name in _BUILDERS and _FAST and name not in _kept:
+        _kept[name] = (frozenset(_BMP[0x80:]), _build(name, _BMP))
 
 
 # Possessive quantifiers, which cl100k's pattern uses, came to `re` in Python 3.11.

@@ -17,8 +17,9 @@ import operator
 import os
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cached_property
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, cast
 
@@ -66,6 +67,20 @@ _ID_MASK = (1 << 32) - 1
 _NO_MERGE = 1 << 63
 
 
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (and back on after, if it was on).
+    For blocks that make hundreds of thousands of tuples and no reference cycles: the
+    collector, set off again and again by those allocations, would walk every one of them."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def _replace_all_but_last_high(buf: str) -> str:
     """``replace_surrogates(buf)``, except that a high surrogate at the very end is kept as it
     is: the low surrogate completing it may come with the next chunk of a stream."""
@@ -93,10 +108,11 @@ def _merge_list(
     merges = list(merges)
     if not merges:
         return [], (), ()
-    bad = next((i for i, n in enumerate(map(len, merges)) if n != 2), None)
-    if bad is not None:
+    if set(map(len, merges)) != {2}:
+        bad = next(i for i, n in enumerate(map(len, merges)) if n != 2)
         raise ValueError(f"merge {bad} ({merges[bad]!r}) is not a pair of tokens")
-    lefts, rights = zip(*merges)
+    lefts: Sequence[bytes] = list(map(operator.itemgetter(0), merges))
+    rights: Sequence[bytes] = list(map(operator.itemgetter(1), merges))
     if set(map(type, merges)) == {tuple} and set(map(type, lefts)) | set(map(type, rights)) == {
         bytes
     }:
@@ -157,13 +173,8 @@ class Tokenizer:
         # subtle: construction makes a few hundred thousand tuples and no reference cycles;
         # the cyclic collector, triggered again and again by those allocations, would walk
         # every one of them (a third of the time for o200k's 200,000 merges).
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
+        with _cyclic_gc_paused():
             self._build(vocab, merges, special_tokens, pattern)
-        finally:
-            if gc_was_on:
-                gc.enable()
 
     def _build(
         self,
@@ -326,7 +337,11 @@ class Tokenizer:
         (``presets.PRESETS``), with its real special tokens. Unknown names: ValueError."""
         from .presets import preset_data
 
-        return cls.from_data(preset_data(name))
+        tok = cls.from_data(preset_data(name))
+        # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
+        # at once when it is loaded rather than at its first long text.
+        tok._prepare_merging()
+        return tok
 
     @classmethod
     def load(cls, source: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
@@ -475,25 +490,25 @@ class Tokenizer:
         batch = self._batch_for(len(pieces))
         if batch is None:
             return None
-        short: list[str] = []
-        short_bytes: list[bytes] = []
-        long: list[str] = []
-        long_bytes: list[bytes] = []
-        by_char: list[str] = []
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
         cache = self._cache
-        for piece in pieces:
-            data = piece.encode("utf-8")
-            # subtle: more bytes than characters means some character takes several bytes.
-            if CHAR_MIN_BYTES <= len(data) <= BATCH_LONG_MAX and len(data) > len(piece):
-                by_char.append(piece)
-            elif len(data) <= LONG_PIECE:
-                short.append(piece)
-                short_bytes.append(data)
-            elif len(data) <= BATCH_LONG_MAX:
-                long.append(piece)
-                long_bytes.append(data)
-            else:
-                cache[piece] = tuple(self._bpe(data))
+        encoded = list(map(str.encode, pieces))
+        count = len(pieces)
+        nbytes = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
+        nchars = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+        # subtle: more bytes than characters means some character takes several bytes.
+        char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
+        short_mask = ~char_mask & (nbytes <= LONG_PIECE)
+        long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX)
+        by_char = list(compress(pieces, char_mask.tolist()))
+        short_flags, long_flags = short_mask.tolist(), long_mask.tolist()
+        short = list(compress(pieces, short_flags))
+        short_bytes = list(compress(encoded, short_flags))
+        long = list(compress(pieces, long_flags))
+        long_bytes = list(compress(encoded, long_flags))
+        for piece, data in compress(zip(pieces, encoded), (nbytes > BATCH_LONG_MAX).tolist()):
+            cache[piece] = tuple(self._bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
             by_char = self._merge_by_char(batch, by_char)
         for piece in by_char:
@@ -529,6 +544,10 @@ class Tokenizer:
         pattern, the batch merger's tables: ~25 ms for GPT-2; ``char_bpe``'s), so that
         worker processes forked afterwards start with them."""
         self._prepare_split()
+        self._prepare_merging()
+
+    def _prepare_merging(self) -> None:
+        """Build the batch merger's and ``char_bpe``'s tables now."""
         batch = self._batch_for(BATCH_BUILD_MIN)
         if batch is not None and self._char is None:
             from .char_bpe import CharBpe
@@ -634,6 +653,13 @@ class Tokenizer:
         it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
         # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
         # keeps ordinary text free of a scan for them.
+        if len(text) < BULK_TEXT:
+            return self._encode_checked(text)
+        # subtle: a long text's pre-tokens fill the cache with tens of thousands of tuples.
+        with _cyclic_gc_paused():
+            return self._encode_checked(text)
+
+    def _encode_checked(self, text: str) -> list[int]:
         try:
             return self._encode(text)
         except UnicodeEncodeError:
@@ -642,11 +668,13 @@ class Tokenizer:
     def _segments(self, text: str) -> list[tuple[list[str], str | None]]:
         """The pre-tokens of each stretch of ``text`` between special tokens, each with the
         special token after it (None at the end)."""
+        findall = self._findall
         if len(text) >= BULK_TEXT:
             # subtle: the fast split patterns are otherwise built only for one long stretch;
             # a text of many short documents between special tokens needs them as much.
-            self._prepare_split()
-        findall = self._findall
+            if self._pre.name == "gpt2":
+                pattern.prepare()
+            findall = fast_split.splitter(self._pre.name, text) or findall
         return [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
 
     def _prepare_split(self) -> None:
@@ -671,10 +699,11 @@ class Tokenizer:
         """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
         Python list of ids: each pre-token's ids are cached as packed bytes and joined.
         Surrogates are encoded as ``encode`` does."""
-        try:
-            return self._encode_array(text, dtype)
-        except UnicodeEncodeError:
-            return self._encode_array(replace_surrogates(text), dtype)
+        with _cyclic_gc_paused():  # as in encode
+            try:
+                return self._encode_array(text, dtype)
+            except UnicodeEncodeError:
+                return self._encode_array(replace_surrogates(text), dtype)
 
     def _encode_array(self, text: str, dtype: str) -> numpy.ndarray:
         import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
@@ -697,8 +726,13 @@ class Tokenizer:
             packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
             new.difference_update(short)
         self._ensure_cached(new)
-        for piece in new:
-            packed[piece] = array(code, cache[piece]).tobytes()
+        # The rest (cached, or merged from their characters) packed in one array, then cut.
+        rest = list(new)
+        held = list(map(cache.__getitem__, rest))
+        data = array(code, chain.from_iterable(held)).tobytes()
+        width = array(code).itemsize
+        cuts = list(accumulate(map(operator.mul, map(len, held), repeat(width))))
+        packed.update(zip(rest, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
         parts: list[bytes] = []
         for pieces, special in segments:
             parts.append(b"".join(map(packed.__getitem__, pieces)))

@@ -37,11 +37,12 @@ def published_regex(name: str) -> regex.Pattern[str]:
     return regex.compile(published(NAMES[name])["pat_str"])
 
 
-@pytest.fixture(scope="module", autouse=True)
-def built():
-    """Build the BMP patterns up front, so that short texts take the fast path too."""
-    for name in FAST:
-        fast_split.prepare(name)
+@pytest.fixture(autouse=True)
+def every_text_fast(monkeypatch):
+    """Every non-ASCII text, however short, gets a pattern built for its alphabet (or one
+    kept that covers it) instead of going to `regex`."""
+    monkeypatch.setattr(fast_split, "_FAST_MIN", 0)
+    monkeypatch.setattr(fast_split, "_kept", {})
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -145,3 +146,46 @@ def test_training_counts_equal_the_regex_modules(name, fixture):
 def test_training_counts_on_generated_text(text):
     for name in FAST:
         assert count_text(text, ["<|endoftext|>"], pattern=name) == _regex_counts(name, text)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_kept_pattern_serves_texts_it_covers_and_grows(name, monkeypatch):
+    """A pattern is built for a text's own alphabet and kept; a text whose characters it
+    covers reuses it, another one gets a pattern for both alphabets; a short text it does
+    not cover goes to `regex`; each split as published."""
+    monkeypatch.setattr(fast_split, "_FAST_MIN", 1000)
+    first = "Grüße, naïve café: 東京 2024 年 I'LL GO\n" * 40
+    covered = "café 東京 Grüße'S"
+    other = "Ελληνικά ΚΕΊΜΕΝΟ 'Σ ٣٤٥ \U0001f600 x\u2028y\n" * 40
+    for text in (first, covered, other, covered, first):
+        assert FAST[name](text) == published_regex(name).findall(text)
+    chars, _ = fast_split._kept[name]
+    assert set("üï東ΕΚ٣\U0001f600\u2028") <= chars
+    assert "ж" not in chars
+    assert fast_split._covering(name, frozenset("ж"), build=False) is None
+    short = "жук 'Ж"
+    assert FAST[name](short) == published_regex(name).findall(short)
+    assert "ж" not in fast_split._kept[name][0]
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_splitter_serves_every_stretch_of_its_text(name):
+    text = read_fixture("mixed_web_slice.txt")[:50_000] + "\U0001f600 ΑΩ"
+    split = fast_split.splitter(name, text)
+    expected = published_regex(name)
+    for a, b in [(0, len(text)), (7, 1234), (len(text) - 300, len(text)), (100, 100)]:
+        assert split(text[a:b]) == expected.findall(text[a:b])
+    assert fast_split.splitter("gpt2", text) is None
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_lone_surrogates_split_as_regex_splits_them(name):
+    text = "ab\ud800cd \udfff\n x\ud83d\ude00 é" * 3
+    assert FAST[name](text) == published_regex(name).findall(text)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_the_bmp_pattern_then_an_astral_text(name):
+    fast_split.prepare(name)
+    text = read_fixture("chinese_slice.txt")[:20_000] + "\U0001d400abc \U00020000"
+    assert FAST[name](text) == published_regex(name).findall(text)

@@ -120,31 +120,14 @@ def test_merges_as_strings_read_like_lists(tmp_path):
 
 # ----------------------------------------------------------------- refusing
 def _base() -> dict:
+    """The smallest byte-level BPE file (the 256 bytes and "ab"), as Hugging Face
+    ``tokenizers`` itself writes it."""
     vocab = {token_to_gpt2(bytes([b])): b for b in range(256)}
     vocab[token_to_gpt2(b"ab")] = 256
-    byte_level = {"add_prefix_space": False, "trim_offsets": True, "use_regex": True}
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", **byte_level},
-        "post_processor": None,
-        "decoder": {"type": "ByteLevel", **byte_level},
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": None,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": False,
-            "byte_fallback": False,
-            "ignore_merges": False,
-            "vocab": vocab,
-            "merges": ["a b"],
-        },
-    }
+    tok = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=[("a", "b")]))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    return json.loads(tok.to_str())
 
 
 def _write(tmp_path, obj: dict):

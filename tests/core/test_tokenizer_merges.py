@@ -1,0 +1,37 @@
+"""The merge list a ``Tokenizer`` is given: tuples of bytes, lists or bytearrays all make the
+same tokenizer, and a merge that is not a pair is refused with its index."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_studio.core.tokenizer import Tokenizer
+
+
+def _vocab() -> dict[int, bytes]:
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b"ab", 257: b"abc", 258: b"cd"})
+    return vocab
+
+
+def test_merges_in_any_pair_form_make_the_same_tokenizer():
+    as_tuples = [(b"a", b"b"), (b"ab", b"c"), (b"c", b"d")]
+    forms = [
+        as_tuples,
+        [list(m) for m in as_tuples],
+        [(bytearray(a), bytearray(b)) for a, b in as_tuples],
+        tuple(as_tuples),
+    ]
+    for merges in forms:
+        tok = Tokenizer(_vocab(), merges)
+        assert tok.merges == as_tuples
+        assert all(type(a) is bytes and type(b) is bytes for a, b in tok.merges)
+        # By hand: "abc" is one token, "cd" another, "abcd" merges ab then abc first.
+        assert tok.encode("abc cd abcd") == [257, 32, 258, 32, 257, 100]
+
+
+@pytest.mark.parametrize("bad", [(b"a",), (b"a", b"b", b"c"), ()])
+def test_a_merge_that_is_not_a_pair_names_its_index(bad):
+    merges = [(b"a", b"b"), (b"ab", b"c"), bad]
+    with pytest.raises(ValueError, match=r"^merge 2 \(.*\) is not a pair of tokens$"):
+        Tokenizer(_vocab(), merges)
