@@ -241,13 +241,15 @@ def trainer_from_file(
     seen = [0]
 
     def measured(positions: int) -> None:
-        # A chunk's words are some of the corpus's: a chunk that alone would train compiled
-        # settles "auto"'s choice, and chunks adding up to twice as many positions all but
-        # do. numba then loads while the rest is counted; loading it for a corpus that then
-        # trains in Python would cost its memory for nothing.
+        # A chunk's words are some of the corpus's, and the chunks share most of theirs: a
+        # chunk with half of COMPILED_FROM positions, or chunks adding up to COMPILED_FROM,
+        # all but settle "auto"'s choice (the bundled TinyStories sample's 8 chunks add up to
+        # 160,000; mixed_web.txt's first chunk alone has 188,000 of its 494,000). numba then
+        # loads while the rest is counted, as early as the counts can tell; loading it for a
+        # corpus that then trains in Python would cost its memory for nothing.
         seen[0] += positions
         if may_compile and forked.is_set() and not preparing.is_set():
-            if auto_engine(positions) == "compiled" or seen[0] >= 2 * COMPILED_FROM:
+            if 2 * positions >= COMPILED_FROM or seen[0] >= COMPILED_FROM:
                 preparing.set()
                 merge_engine.prepare_in_background()
 
