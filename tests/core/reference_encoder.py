@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import regex
+from core_helpers import REPO_ROOT
 from hypothesis import strategies as st
 from reference_bpe import reference_steps
 from text_strategies import PIECES
@@ -55,6 +56,21 @@ def read_rank_file(path: Path) -> dict[bytes, int]:
             token, rank = line.split()
             ranks[base64.b64decode(token)] = int(rank)
     return ranks
+
+
+def shipped_tiktoken(encoding: str):
+    """tiktoken's ``encoding`` (``"cl100k_base"``, ...) built offline from the rank file the
+    project ships, with the pattern and special tokens of tiktoken's own constructor."""
+    import tiktoken
+
+    settings = published(encoding)
+    ranks = REPO_ROOT / "resources" / "tokenizers"
+    return tiktoken.Encoding(
+        encoding,
+        pat_str=settings["pat_str"],
+        mergeable_ranks=read_rank_file(ranks / f"{encoding}.tiktoken.gz"),
+        special_tokens=settings["special_tokens"],
+    )
 
 
 class ReferenceEncoder:

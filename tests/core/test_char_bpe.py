@@ -9,10 +9,10 @@ from unittest import mock
 import pytest
 import regex
 import tiktoken
-from core_helpers import EOT, FIXTURES, REPO_ROOT, read_fixture, slice_head
+from core_helpers import EOT, FIXTURES, read_fixture, slice_head
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_encoder import ReferenceEncoder, published, read_rank_file
+from reference_encoder import ReferenceEncoder, shipped_tiktoken
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
@@ -27,15 +27,7 @@ def loaded(name: str) -> tuple[Tokenizer, tiktoken.Encoding, ReferenceEncoder]:
     """The preset, tiktoken's encoding from the same rank file, and the slow reference."""
     if name not in _LOADED:
         encoding = ENCODINGS[name]
-        settings = published(encoding)
-        enc = tiktoken.Encoding(
-            encoding,
-            pat_str=settings["pat_str"],
-            mergeable_ranks=read_rank_file(
-                REPO_ROOT / "resources" / "tokenizers" / f"{encoding}.tiktoken.gz"
-            ),
-            special_tokens=settings["special_tokens"],
-        )
+        enc = shipped_tiktoken(encoding)
         tok = Tokenizer.preset(encoding)
         specials = {s: tok.special_id(s) for s in tok.special_tokens}
         _LOADED[name] = (tok, enc, ReferenceEncoder(tok.vocab, tok.merges, specials, tok.pattern))

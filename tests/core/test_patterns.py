@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 import regex
 import tiktoken
-from core_helpers import EOT, REPO_ROOT, SLICES, read_fixture, write_text
+from core_helpers import EOT, SLICES, read_fixture, write_text
 from hypothesis import given
 from reference_bpe import GPT2_SPLIT_PATTERN, pretoken_counts, reference_train
-from reference_encoder import ASSIGNED_TEXTS, published, read_rank_file
+from reference_encoder import ASSIGNED_TEXTS, published, shipped_tiktoken
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, count_file, count_text, train_bpe
@@ -26,7 +26,6 @@ from bpe_studio.core.encode_file import encode_file
 from bpe_studio.core.pattern import pretokenize, pretokenizer
 from bpe_studio.core.spans import compute_spans
 
-RANKS = REPO_ROOT / "resources" / "tokenizers"
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 SLICE = 12_000
 
@@ -42,13 +41,7 @@ def loaded(name: str) -> tuple[Tokenizer, tiktoken.Encoding]:
     """The preset under test and tiktoken's encoding built from the same rank file."""
     if name not in _LOADED:
         encoding = ENCODINGS[name]
-        settings = published(encoding)
-        enc = tiktoken.Encoding(
-            encoding,
-            pat_str=settings["pat_str"],
-            mergeable_ranks=read_rank_file(RANKS / f"{encoding}.tiktoken.gz"),
-            special_tokens=settings["special_tokens"],
-        )
+        enc = shipped_tiktoken(encoding)
         _LOADED[name] = (Tokenizer.preset(encoding), enc)
     return _LOADED[name]
 
