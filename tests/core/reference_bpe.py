@@ -101,6 +101,20 @@ def merge_word(word: Word, pair: Pair) -> Word:
     return tuple(out)
 
 
+def top_pairs_after(
+    counts: dict[bytes, int], merges: Sequence[Pair], n: int
+) -> list[tuple[bytes, bytes, int]]:
+    """The ``n`` best pairs once ``merges`` are applied, each everywhere and left to right before
+    the next, to every pre-token of ``counts`` (as ``(left, right, count)``, best first)."""
+    words: Counter[Word] = Counter()
+    for token, c in counts.items():
+        word: Word = tuple(bytes([b]) for b in token)
+        for pair in merges:
+            word = merge_word(word, pair)
+        words[word] += c
+    return top_pairs(count_pairs(words), n)
+
+
 @dataclass(frozen=True)
 class RefStep:
     """One reference merge: the pair, its count, and the ``k`` best pairs before it."""

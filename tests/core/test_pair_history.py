@@ -1,46 +1,24 @@
 """core.pair_history.top_pairs_at against the training run itself and a slow reference.
 
 Two independent checks: (1) for every k of a real run, the best pair at k is the merge the
-trainer made at rank k, with its count; (2) the whole top-n list equals a slow reference written
-here (merges applied one after another to each pre-token, pairs counted in a Counter, sorted by
-count and then by the greater pair of bytes).
+trainer made at rank k, with its count; (2) the whole top-n list equals the slow reference
+``reference_bpe.top_pairs_after`` (merges applied one after another to each pre-token, pairs
+counted, sorted by count and then by the greater pair of bytes).
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 from pathlib import Path
 
 import pytest
+from reference_bpe import top_pairs_after
 
 from bpe_studio.core import BpeTrainer, count_file, count_text
 from bpe_studio.core.pair_history import top_pairs_at
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SPECIALS = ["<|endoftext|>"]
-
-
-def slow_top_pairs(
-    counts: dict[bytes, int], merges: list[tuple[bytes, bytes]], n: int
-) -> list[tuple[bytes, bytes, int]]:
-    pairs: Counter[tuple[bytes, bytes]] = Counter()
-    for word, freq in counts.items():
-        tokens = [bytes([b]) for b in word]
-        for a, b in merges:  # each merge everywhere, left to right, before the next
-            out, i = [], 0
-            while i < len(tokens):
-                if i + 1 < len(tokens) and tokens[i] == a and tokens[i + 1] == b:
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(tokens[i])
-                    i += 1
-            tokens = out
-        for pair in zip(tokens, tokens[1:]):
-            pairs[pair] += freq
-    ranked = sorted(pairs.items(), key=lambda item: (item[1], item[0]), reverse=True)
-    return [(a, b, c) for (a, b), c in ranked[:n]]
 
 
 def _run(counts: dict[bytes, int], vocab_size: int):
@@ -63,7 +41,7 @@ def test_top_list_equals_slow_reference_on_english():
     counts = count_file(FIXTURES / "corpus.en", SPECIALS)
     _, merges = _run(counts, 420)
     for k in (0, 1, 7, 50, 163):
-        assert top_pairs_at(counts, merges[:k], SPECIALS, 25) == slow_top_pairs(
+        assert top_pairs_at(counts, merges[:k], SPECIALS, 25) == top_pairs_after(
             counts, merges[:k], 25
         ), f"k={k}"
 
@@ -78,7 +56,7 @@ def test_random_corpora_with_ties_equal_slow_reference(seed):
     steps, merges = _run(counts, 256 + 1 + 40)
     for k in range(len(merges) + 1):
         got = top_pairs_at(counts, merges[:k], SPECIALS, 8)
-        assert got == slow_top_pairs(counts, merges[:k], 8), f"seed {seed}, k={k}"
+        assert got == top_pairs_after(counts, merges[:k], 8), f"seed {seed}, k={k}"
         if k < len(steps):
             assert got[0] == (steps[k].left, steps[k].right, steps[k].count)
 
@@ -94,7 +72,7 @@ def test_many_pretokens_use_the_batch_path_and_long_pieces():
     counts[("y\u00fc" * 50).encode()] = 2
     _, merges = _run(counts, 256 + 1 + 30)
     for k in (0, 3, 17, 30):
-        assert top_pairs_at(counts, merges[:k], SPECIALS, 12) == slow_top_pairs(
+        assert top_pairs_at(counts, merges[:k], SPECIALS, 12) == top_pairs_after(
             counts, merges[:k], 12
         )
 

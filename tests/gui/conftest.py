@@ -3,6 +3,9 @@
 Every test is checked afterwards for threads left behind: all windows are closed (which stops
 training and waits for its thread), and then no training thread and no background-job
 thread (tokenizer loading, span computing) may still be running.
+
+The core tests' independent references (``reference_bpe``) live in ``tests/core``, which is put
+on the path here, as the command-line tests' conftest does.
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-if str(HERE) not in sys.path:
-    sys.path.insert(0, str(HERE))
+for folder in (HERE, HERE.parent / "core"):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
 
 from gui_helpers import FIXTURES  # noqa: E402
 

@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
-from pathlib import Path
 
 import pytest
 from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+from reference_bpe import reference_train
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.specials import DEFAULT_SPECIAL_TOKEN
 from bpe_studio.core.vocab import check_vocab_size
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.state import Phase
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
-from reference_bpe import reference_train  # noqa: E402
 
 # tiktoken's published cl100k_base regex (tiktoken_ext/openai_public.py), written out here.
 CL100K_REGEX = (

@@ -2,17 +2,17 @@
 run's pre-token counts they rely on.
 
 References are computed here, independently: the pre-token counts with ``count_file``, the pairs
-before merge k by applying merges one after another in plain Python, the marks at k from the
+before merge k by applying merges one after another in plain Python
+(``reference_bpe.top_pairs_after``), the marks at k from the
 trainer's own merge records.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 from gui_helpers import EOT, train_in_window
 from PySide6.QtCore import Qt
+from reference_bpe import top_pairs_after
 
 from bpe_studio.core import count_file
 from bpe_studio.gui.app import DEMO_CORPUS
@@ -20,26 +20,6 @@ from bpe_studio.gui.models import LATER, TOKEN_ID_ROLE
 from bpe_studio.gui.views.pair_chart import pair_label
 
 VOCAB = 600
-
-
-def slow_top_pairs(counts, merges, n):
-    pairs: Counter = Counter()
-    for word, freq in counts.items():
-        tokens = [bytes([b]) for b in word]
-        for a, b in merges:
-            out, i = [], 0
-            while i < len(tokens):
-                if i + 1 < len(tokens) and tokens[i] == a and tokens[i + 1] == b:
-                    out.append(a + b)
-                    i += 2
-                else:
-                    out.append(tokens[i])
-                    i += 1
-            tokens = out
-        for pair in zip(tokens, tokens[1:]):
-            pairs[pair] += freq
-    ranked = sorted(pairs.items(), key=lambda item: (item[1], item[0]), reverse=True)
-    return [(a, b, c) for (a, b), c in ranked[:n]]
 
 
 @pytest.fixture
@@ -69,7 +49,7 @@ def test_pair_chart_shows_the_pairs_before_merge_k(qtbot, trained):
         merges = [(s.left, s.right) for s in steps[:k]]
         shown = chart.shown_pairs()  # as many as the chart has room to label
         assert len(shown) >= 5
-        assert shown == slow_top_pairs(counts, merges, chart.top_k)[: len(shown)], f"k={k}"
+        assert shown == top_pairs_after(counts, merges, chart.top_k)[: len(shown)], f"k={k}"
     for k in (0, 57, 200, len(steps) - 1):
         at_step(qtbot, trained, k)
         s = steps[k]
