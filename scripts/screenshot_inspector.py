@@ -12,16 +12,11 @@ Trains on the bundled TinyStories sample to a 3,000-token vocabulary, then write
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from shots import ROOT, settle, trained_on_sample, wait
 
-SIZE = (1600, 1000)
 TOKEN = " every"
 PIECE = " everything"
 EDITOR_TEXT = (
@@ -35,43 +30,17 @@ EDITOR_TEXT = (
 )
 
 
-def wait(app, condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the app did not get there in time")
-        app.processEvents()
-        time.sleep(0.005)
-
-
-def settle(app, seconds: float = 0.6) -> None:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.01)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
-    from bpe_studio.gui.app import DEMO_CORPUS, application
-    from bpe_studio.gui.main_window import MainWindow
-    from bpe_studio.gui.state import Phase
+    from bpe_studio.gui.app import application
 
     app = application()
-    window = MainWindow()
-    window.resize(*SIZE)
-    window.show()
-    window.editor.set_text(EDITOR_TEXT)
-    window.open_corpus(DEMO_CORPUS)
-    window.panel.vocab_spin.setValue(3_000)
-    window.start_training()
-    wait(app, lambda: window.state.phase is Phase.FINISHED)
-    settle(app)
-    wait(app, lambda: not window.editor.busy)
+    window = trained_on_sample(app, EDITOR_TEXT, 3_000)
+    settle(app, window)
 
     tokenizer = window.state.shown.get()
     (token_id,) = tokenizer.encode(TOKEN)
@@ -79,7 +48,7 @@ def main() -> int:
     window.hub.select_token(token_id)
     why = window.inspector.why
     wait(app, lambda: why.explanation is not None and why.explanation.token_id == token_id)
-    settle(app, 0.4)
+    settle(app, window, 0.4)
     window.grab().save(str(args.out / "merge_tree.png"))
 
     inspector = window.inspector
@@ -88,7 +57,7 @@ def main() -> int:
     steps.show_piece(PIECE)
     wait(app, lambda: steps.walkthrough is not None and not steps.busy)
     steps.show_step(1)
-    settle(app, 0.3)
+    settle(app, window, 0.3)
     inspector.grab().save(str(args.out / "step_through.png"))
     window.close()
     app.processEvents()

@@ -21,14 +21,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from shots import ROOT, new_window, settle, trained_on_sample, wait
 
-SIZE = (1600, 1000)
 EDITOR_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
     "sunshine with her dog, Max.\n"
@@ -39,25 +35,6 @@ EDITOR_TEXT = (
 )
 
 
-def wait(app, condition, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the app did not get there in time")
-        app.processEvents()
-        time.sleep(0.005)
-
-
-def settle(app, window, seconds: float = 0.6) -> None:
-    """Let timers fire (editor spans, the last frame) and everything repaint."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        time.sleep(0.01)
-    wait(app, lambda: not window.editor.busy)
-    app.processEvents()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
@@ -65,24 +42,14 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     from bpe_studio.gui.app import DEMO_CORPUS, application
-    from bpe_studio.gui.main_window import MainWindow
-    from bpe_studio.gui.state import Phase
 
     app = application()
-
-    def new_window() -> MainWindow:
-        window = MainWindow()
-        window.resize(*SIZE)
-        window.show()
-        window.editor.set_text(EDITOR_TEXT)
-        app.processEvents()
-        return window
 
     # 1. Paused mid-training, on the 38 MB English books corpus when it is there (its merges
     # are slow enough to stop early; the small sample runs thousands of merges per repaint).
     books = Path(os.environ.get("BPE_STUDIO_CORPORA", ROOT.parent / "shared" / "corpora"))
     books = books / "english_books.txt"
-    window = new_window()
+    window = new_window(app, EDITOR_TEXT)
     window.open_corpus(books if books.exists() else DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
     window.start_training()
@@ -95,11 +62,7 @@ def main() -> int:
     window.close()
 
     # 2. Trained to 3,000 tokens, a merge selected.
-    window = new_window()
-    window.open_corpus(DEMO_CORPUS)
-    window.panel.vocab_spin.setValue(3_000)
-    window.start_training()
-    wait(app, lambda: window.state.phase is Phase.FINISHED)
+    window = trained_on_sample(app, EDITOR_TEXT, 3_000)
     window.editor.whitespace.setChecked(True)
     settle(app, window)
     window.merge_list.select_rank(1200)
@@ -108,7 +71,7 @@ def main() -> int:
     window.close()
 
     # 3. GPT-2's tokenizer loaded to inspect.
-    window = new_window()
+    window = new_window(app, EDITOR_TEXT)
     fixtures = ROOT / "tests" / "fixtures"
     outcome: list[bool] = []
     window.controller.load_finished.connect(outcome.append)
@@ -122,7 +85,7 @@ def main() -> int:
     window.close()
 
     # 4. The Compare and Report pages with the presets (emoji need a colour emoji font).
-    window = new_window()
+    window = new_window(app, EDITOR_TEXT)
     window.open_corpus(DEMO_CORPUS)
     window.tabs.setCurrentWidget(window.compare)
     wait(app, lambda: window.compare.comparison is not None and not window.compare.busy)
@@ -135,11 +98,7 @@ def main() -> int:
     window.close()
 
     # 5. Back in time: the run scrubbed to step 60, the step-through on the word at the cursor.
-    window = new_window()
-    window.open_corpus(DEMO_CORPUS)
-    window.panel.vocab_spin.setValue(3_000)
-    window.start_training()
-    wait(app, lambda: window.state.phase is Phase.FINISHED)
+    window = trained_on_sample(app, EDITOR_TEXT, 3_000)
     window.hub.select_step(60)
     wait(app, lambda: not window.chart.pending, 60.0)
     settle(app, window)
@@ -152,7 +111,7 @@ def main() -> int:
     window.close()
 
     # 6. A real model's tokenizer picked for the editor.
-    window = new_window()
+    window = new_window(app, EDITOR_TEXT)
     window.picker.pick("preset:o200k_base")
     wait(app, lambda: window.state.picked is not None and not window.picker.busy, 60.0)
     settle(app, window, 1.0)
