@@ -102,19 +102,9 @@ def _encoder(impl: str):
     raise ValueError(f"unknown encoder {impl!r}")
 
 
-def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
-    text = Path(text_path).read_bytes().decode("utf-8")
+def _timed_encode(fn, text: str, load_s: float, warm_s: float | None = None) -> dict:
+    """Encode ``text`` once with ``fn``: wall and CPU time, speed, and the ids' count and digest."""
     nbytes = len(text.encode("utf-8"))
-    t0 = time.perf_counter()
-    fn = _encoder(impl)
-    load_s = time.perf_counter() - t0
-    warm_s = None
-    if warm_path:
-        warm_text = Path(warm_path).read_bytes().decode("utf-8")
-        t0 = time.perf_counter()
-        fn(warm_text)
-        warm_s = time.perf_counter() - t0
-        del warm_text
     cpu0, t0 = _cpu_s(), time.perf_counter()
     ids = fn(text)
     t1, cpu1 = time.perf_counter(), _cpu_s()
@@ -131,6 +121,21 @@ def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
     }
 
 
+def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
+    text = Path(text_path).read_bytes().decode("utf-8")
+    t0 = time.perf_counter()
+    fn = _encoder(impl)
+    load_s = time.perf_counter() - t0
+    warm_s = None
+    if warm_path:
+        warm_text = Path(warm_path).read_bytes().decode("utf-8")
+        t0 = time.perf_counter()
+        fn(warm_text)
+        warm_s = time.perf_counter() - t0
+        del warm_text
+    return _timed_encode(fn, text, load_s, warm_s)
+
+
 def _preset_encoder(impl: str, preset: str):
     if impl == "ours":
         from bpe_studio.core.tokenizer import Tokenizer
@@ -144,23 +149,10 @@ def _preset_encoder(impl: str, preset: str):
 
 def encode_preset(impl: str, preset: str, text_path: str) -> dict:
     text = Path(text_path).read_bytes().decode("utf-8")
-    nbytes = len(text.encode("utf-8"))
     t0 = time.perf_counter()
     fn = _preset_encoder(impl, preset)
     load_s = time.perf_counter() - t0
-    cpu0, t0 = _cpu_s(), time.perf_counter()
-    ids = fn(text)
-    t1, cpu1 = time.perf_counter(), _cpu_s()
-    count, digest = peers.ids_digest(ids)
-    return {
-        "seconds": t1 - t0,
-        "cpu_seconds": cpu1 - cpu0,
-        "bytes": nbytes,
-        "mb_per_s": nbytes / corpora.MB / (t1 - t0),
-        "load_seconds": load_s,
-        "ids": count,
-        "sha256": digest,
-    }
+    return _timed_encode(fn, text, load_s)
 
 
 def load_preset(impl: str, preset: str) -> dict:
