@@ -165,7 +165,10 @@ class PythonMergeEngine:
         x = chr(new_id)
         ba, xx = b + a, x + x
         words, freqs, counts, where = self._words, self._freqs, self._pair_counts, self._where
-        delta: defaultdict[str, int] = defaultdict(int)
+        # subtle: every pair gained holds x, which no word held before, so gained pairs are new
+        # (their count and word list start here), and no pair lost holds x.
+        lost_by: defaultdict[str, int] = defaultdict(int)
+        gained_by: defaultdict[str, int] = defaultdict(int)
         wget = where.get
         changed_words = 0
         for w in where.pop(ab, ()):
@@ -189,8 +192,8 @@ class PythonMergeEngine:
                         lost, gained = ba, xx
                     else:
                         lost, gained = left + a, left + x
-                    delta[lost] -= freq
-                    delta[gained] += freq
+                    lost_by[lost] += freq
+                    gained_by[gained] += freq
                     s = wget(gained)
                     if s is None:
                         where[gained] = [w]
@@ -200,8 +203,8 @@ class PythonMergeEngine:
                     right = new[i + 1]
                     if right != x:
                         lost, gained = b + right, x + right
-                        delta[lost] -= freq
-                        delta[gained] += freq
+                        lost_by[lost] += freq
+                        gained_by[gained] += freq
                         s = wget(gained)
                         if s is None:
                             where[gained] = [w]
@@ -209,20 +212,18 @@ class PythonMergeEngine:
                             s.append(w)
                 i = new.find(x, i + 1)
         # subtle: no occurrence of (a, b) is left, and none can form again (merges only make
-        # new ids), so its count goes, whatever delta says about it ("a a a" nets (a, a) -1).
-        delta.pop(ab, None)
+        # new ids), so its count goes, whatever was lost from it ("a a a" loses (a, a) once).
+        lost_by.pop(ab, None)
         counts.pop(ab, None)
-        keys, heap = self._keys, self._heap
-        push = heapq.heappush
-        for pair, d in delta.items():
-            if d == 0:
-                continue
-            c = counts.get(pair, 0) + d
+        for pair, d in lost_by.items():
+            c = counts[pair] - d
             if c > 0:
-                counts[pair] = c
-                if d > 0:  # a count that shrinks keeps its entry (see _pop_live)
-                    push(heap, (-c, keys[ord(pair[0])], keys[ord(pair[1])], pair))
+                counts[pair] = c  # a count that shrinks keeps its entry (see _pop_live)
             else:
-                counts.pop(pair, None)
+                del counts[pair]
                 where.pop(pair, None)
+        keys, heap, push = self._keys, self._heap, heapq.heappush
+        for pair, c in gained_by.items():
+            counts[pair] = c
+            push(heap, (-c, keys[ord(pair[0])], keys[ord(pair[1])], pair))
         return changed_words
