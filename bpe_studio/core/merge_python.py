@@ -71,8 +71,8 @@ class PythonMergeEngine:
         counts: dict[str, int] = {}
         # subtle: lists, not sets: a word is appended once per merge that makes the pair in it
         # (a repeat of the list's last word is skipped), so a list may hold a word twice or a
-        # word the pair has since left; ``merge`` skips both by looking for the pair in the
-        # word. A list costs 8 bytes a word where a set costs 20-40.
+        # word the pair has since left; ``merge`` skips both, as ``replace`` leaves them
+        # unchanged. A list costs 8 bytes a word where a set costs 20-40.
         where: dict[str, list[int]] = {}
         cget, wget = counts.get, where.get
         for w, word in enumerate(self._words):
