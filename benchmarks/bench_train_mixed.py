@@ -57,7 +57,7 @@ def _cpu_s() -> float:
     )
 
 
-def _train_ours(path: str, vocab_size: int) -> dict:
+def _train_ours(path: str, vocab_size: int, engine: str = "auto") -> dict:
     from bpe_studio.core.trainer import train_bpe
 
     marks: dict[str, float] = {}
@@ -67,7 +67,7 @@ def _train_ours(path: str, vocab_size: int) -> dict:
             marks["pretok"] = time.perf_counter()
 
     c0, t0 = _cpu_s(), time.perf_counter()
-    vocab, _ = train_bpe(path, vocab_size, [SPECIAL], progress=progress)
+    vocab, _ = train_bpe(path, vocab_size, [SPECIAL], progress=progress, engine=engine)
     t1 = time.perf_counter()
     pre = marks.get("pretok", t0) - t0
     from bpe_studio.core import trainer
@@ -217,8 +217,10 @@ def compare(name: str, path: Path, vocab_size: int, reps: int, target: float) ->
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         impl, path, vocab_size = argv[1], argv[2], int(argv[3])
-        if impl in ("ours", "hf"):
-            result = (_train_ours if impl == "ours" else _train_hf)(path, vocab_size)
+        if impl.startswith("ours"):  # "ours", or "ours-python" / "ours-compiled" (forced)
+            result = _train_ours(path, vocab_size, impl.partition("-")[2] or "auto")
+        elif impl == "hf":
+            result = _train_hf(path, vocab_size)
         else:
             result = _train_peer(impl, path, vocab_size)
         print(json.dumps(result))

@@ -109,10 +109,10 @@ def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
 
 _Job = tuple[str, int, int, list[str], str]
 # A chunk's counts as a worker sends them: its pre-tokens joined by _SEPARATOR, their counts
-# (array "q", as bytes), the chunk's size in bytes, and its positions (the bytes of its
-# pre-tokens of two bytes or more, see ``trainer.count_positions``).
-ChunkResult = tuple[bytes, bytes, int, int]
-# Told each chunk's positions as the chunk is added up.
+# (array "q", as bytes), and the chunk's size in bytes.
+ChunkResult = tuple[bytes, bytes, int]
+# Told, after each chunk is added up, the positions of the pre-tokens counted so far (the bytes
+# of the unique pre-tokens of two bytes or more, see ``trainer.count_positions``).
 MeasuredFn = Callable[[int], None]
 
 
@@ -142,8 +142,7 @@ def _count_chunk(args: _Job) -> ChunkResult:
     cuts = text_cuts(text, Specials.of(special_tokens), cut_rules(pattern), WORKER_PIECE)
     counts = _count_str(text, cuts, special_tokens, pattern)
     del text
-    positions = sum(n for n in map(len, counts) if n > 1)
-    return (*pack_counts(counts), end - start, positions)
+    return (*pack_counts(counts), end - start)
 
 
 def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> list[_Job]:
@@ -163,22 +162,29 @@ def _collect(
     should_stop: Callable[[], bool] | None,
     measured: MeasuredFn | None = None,
 ) -> Counter[bytes]:
-    """Add up chunk counts as they arrive, reporting progress and measures and polling for a
-    stop."""
+    """Add up chunk counts as they arrive, reporting progress and the positions so far, and
+    polling for a stop."""
     total: Counter[bytes] = Counter()
     get = total.get
-    done = 0
-    for tokens, freqs, nbytes, positions in results:
-        if measured:
-            measured(positions)
+    done = positions = 0
+    for tokens, freqs, nbytes in results:
         keys, numbers = unpack_counts(tokens, freqs)
         del tokens, freqs
         if total:
             for key, n in zip(keys, numbers):
-                total[key] = get(key, 0) + n
+                old = get(key)
+                if old is None:
+                    total[key] = n
+                    if len(key) > 1:
+                        positions += len(key)
+                else:
+                    total[key] = old + n
         else:
             dict.update(total, zip(keys, numbers))
+            positions = sum(n for n in map(len, keys) if n > 1)
         del keys, numbers
+        if measured:
+            measured(positions)
         done += nbytes
         if progress:
             progress(done, size)
@@ -252,8 +258,8 @@ def count_file(
     polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
     ``started()`` is called once counting is under way, after any worker process has started
     (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
-    is told each chunk's positions (see ``trainer.count_positions``) as it arrives: no more
-    than the whole corpus's.
+    is told, after each chunk, the positions (see ``trainer.count_positions``) of the
+    pre-tokens counted so far: it grows to the whole corpus's, never beyond.
     Errors (a missing file, invalid UTF-8) name the file.
     """
     paths = corpus_paths(path)

@@ -1,36 +1,47 @@
-"""The merge loop in pure Python: the engine for small corpora, where it starts instantly.
+"""The merge loop in pure Python: the engine for small and medium corpora, where it starts
+instantly and holds no more memory than its words and pair tables.
 
-What it does: :class:`PythonMergeEngine` keeps
-- ``pair -> count`` over all unique pre-tokens ("words"), weighted by their frequency,
+What it does: :class:`PythonMergeEngine` holds each unique pre-token ("word") as a ``str`` with
+one character per token id (``chr(id)``), so that the work of a merge that grows with a word's
+length happens inside ``str`` methods, in C: ``word.replace(pair, new)`` merges every
+occurrence left to right, exactly as BPE does ("a a a" with (a, a) becomes "aa a"), and
+``str.find`` walks from one merge site to the next. Python code runs once per merge site, not
+once per token of the word. Beside the words it keeps
+- ``pair -> count`` over all words, weighted by their frequency; a pair is the 2-character
+  string of its two ids, which is also the needle ``replace`` looks for,
 - ``pair -> words that (may) contain it`` (a list; stale and repeated entries are skipped),
   so a merge touches only those words,
-- a heap of ``(-count, tie-break keys, pair)`` with lazy invalidation: an entry whose count no
-  longer matches the live count is dropped when it surfaces,
+- a heap of ``(-count, tie-break key of a, of b, pair)``, checked lazily: an entry whose
+  count is not the live count is dropped, or moved down to it, when it surfaces,
 and answers in token ids, with the same small interface as the compiled engine
 (``merge_engine.CompiledMergeEngine``): ``best``, ``add_token``, ``merge``, ``top``, ``close``.
-A merge rebuilds each word holding the pair, so its cost follows those words' lengths: fine for
-small corpora, slow for long unique pre-tokens (Chinese runs, code), where the compiled engine
-takes over (``trainer`` chooses). What it leaves out: MergeStep records, the vocabulary,
-cancelling (``trainer.BpeTrainer`` does those).
+What it leaves out: MergeStep records, the vocabulary, cancelling (``trainer.BpeTrainer`` does
+those), choosing an engine (``trainer``).
 """
 
 from __future__ import annotations
 
 import heapq
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-Pair = tuple[int, int]
+# Token ids are characters, so they must be code points.
+MAX_TOKENS = 0x110000
 
 _INVERT = bytes(range(255, -1, -1))
+# Closes every tie-break key; greater than any inverted byte (see _tie_key).
+_END = chr(256)
 # close() frees this many entries per step (well under a millisecond each).
 _FREE_SLICE = 4096
 
+_Entry = tuple[int, str, str, str]
 
-def _tie_key(token: bytes) -> tuple[int, ...]:
+
+def _tie_key(token: bytes) -> str:
     # subtle: the heap pops the *smallest* entry but ties must go to the *greatest* bytes.
-    # Inverting each byte reverses the order of differing bytes; the trailing 256 (greater
+    # Inverting each byte reverses the order of differing bytes; the closing _END (greater
     # than any inverted byte) makes a proper prefix sort after its extensions, as it must.
-    return (*token.translate(_INVERT), 256)
+    return token.translate(_INVERT).decode("latin-1") + _END
 
 
 class PythonMergeEngine:
@@ -40,33 +51,48 @@ class PythonMergeEngine:
     def __init__(
         self, pretoken_counts: Mapping[bytes, int], tokens: Sequence[bytes], max_tokens: int
     ) -> None:
-        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens`` is not needed here."""
-        self._keys: list[tuple[int, ...]] = [_tie_key(t) for t in tokens]
-        # A one-byte word has no pair and can never change, so it is left out.
-        self._words: list[list[int]] = []
+        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be
+        (at most :data:`MAX_TOKENS`, since ids are characters here)."""
+        if max_tokens > MAX_TOKENS:
+            raise ValueError(
+                f"the Python merge engine holds at most {MAX_TOKENS:,} tokens, not "
+                f"{max_tokens:,}; train with engine='compiled'"
+            )
+        self._keys: list[str] = [_tie_key(t) for t in tokens]
+        # A one-byte word has no pair and can never change, so it is left out. Bytes are
+        # ids 0..255, so latin-1 turns a pre-token into its word of ids as it is.
+        self._words: list[str] = []
         self._freqs: list[int] = []
         for token, freq in pretoken_counts.items():
             if len(token) > 1 and freq > 0:
-                self._words.append(list(token))
+                self._words.append(token.decode("latin-1"))
                 self._freqs.append(freq)
 
-        self._pair_counts: dict[Pair, int] = {}
-        # subtle: lists, not sets: a word is appended once per call that finds the pair in it
-        # (``_index`` skips a repeat of the last one), so a list may hold a word twice or a word
-        # the pair has since left; ``merge`` removes repeats and skips stale words. A list costs
-        # 8 bytes a word where a set costs 20-40.
-        self._where: dict[Pair, list[int]] = {}
-        counts = self._pair_counts
-        index = self._index
+        counts: dict[str, int] = {}
+        # subtle: lists, not sets: a word is appended once per merge that makes the pair in it
+        # (a repeat of the list's last word is skipped), so a list may hold a word twice or a
+        # word the pair has since left; ``merge`` skips both, as ``replace`` leaves them
+        # unchanged. A list costs 8 bytes a word where a set costs 20-40.
+        where: dict[str, list[int]] = {}
+        cget, wget = counts.get, where.get
         for w, word in enumerate(self._words):
             freq = self._freqs[w]
-            for pair in zip(word, word[1:]):
-                counts[pair] = counts.get(pair, 0) + freq
-                index(pair, w)
+            for i in range(len(word) - 1):
+                pair = word[i : i + 2]
+                counts[pair] = cget(pair, 0) + freq
+                s = wget(pair)
+                if s is None:
+                    where[pair] = [w]
+                elif s[-1] != w:
+                    s.append(w)
+        self._pair_counts = counts
+        self._where = where
         keys = self._keys
-        self._heap = [(-c, keys[a], keys[b], a, b) for (a, b), c in counts.items()]
+        self._heap: list[_Entry] = [
+            (-c, keys[ord(p[0])], keys[ord(p[1])], p) for p, c in counts.items()
+        ]
         heapq.heapify(self._heap)
-        self._pending: Pair = (-1, -1)
+        self._pending = ""
 
     def add_token(self, token_id: int, token: bytes) -> None:
         """Record the bytes of the next token id (ids come in order), for tie-breaking."""
@@ -77,28 +103,45 @@ class PythonMergeEngine:
     def best(self) -> tuple[int, int, int] | None:
         """The pair to merge next ``(a, b, count)``, or None when no pair is left. The pair
         leaves the queue: call :meth:`merge` on it next."""
-        heap, counts = self._heap, self._pair_counts
-        while heap:
-            negc, _, _, a, b = heapq.heappop(heap)
-            if counts.get((a, b)) == -negc:
-                self._pending = (a, b)
-                return a, b, -negc
-        return None
+        entry = self._pop_live()
+        if entry is None:
+            return None
+        pair = self._pending = entry[3]
+        return ord(pair[0]), ord(pair[1]), -entry[0]
 
     def top(self, k: int) -> list[tuple[int, int, int]]:
         """The ``k`` pairs :meth:`best` would return next, best first: ``(a, b, count)``."""
-        heap, counts = self._heap, self._pair_counts
-        found: list[tuple[int, tuple[int, ...], tuple[int, ...], int, int]] = []
-        seen: set[Pair] = set()
-        while heap and len(found) < k:
-            entry = heapq.heappop(heap)
-            pair = (entry[3], entry[4])
-            if counts.get(pair) == -entry[0] and pair not in seen:
-                seen.add(pair)
+        found: list[_Entry] = []
+        seen: set[str] = set()
+        while len(found) < k:
+            entry = self._pop_live()
+            if entry is None:
+                break
+            if entry[3] not in seen:
+                seen.add(entry[3])
                 found.append(entry)
         for entry in found:
-            heapq.heappush(heap, entry)
-        return [(e[3], e[4], -e[0]) for e in found]
+            heapq.heappush(self._heap, entry)
+        return [(ord(e[3][0]), ord(e[3][1]), -e[0]) for e in found]
+
+    def _pop_live(self) -> _Entry | None:
+        """Pop the best entry whose count is its pair's live count.
+
+        subtle: a count that grows gets a new entry; one that shrinks keeps its old, higher
+        entry, which is moved down to the live count only when it surfaces. So every live pair
+        has an entry at or above its count, and the first entry popped at its pair's live count
+        is the best pair: any other pair's live count is at most its own best entry's."""
+        heap, counts = self._heap, self._pair_counts
+        pop, push = heapq.heappop, heapq.heappush
+        while heap:
+            entry = pop(heap)
+            live = counts.get(entry[3])
+            if live is None or live > -entry[0]:
+                continue  # merged or gone, or a stale entry below a newer, higher one
+            if live == -entry[0]:
+                return entry
+            push(heap, (-live, *entry[1:]))
+        return None
 
     def close(self) -> None:
         """Free the working state (words, pair index, heap) a slice at a time. Letting go of
@@ -113,67 +156,74 @@ class PythonMergeEngine:
                 for _ in range(min(_FREE_SLICE, len(table))):
                     pop()
 
-    def _index(self, pair: Pair, w: int) -> None:
-        s = self._where.get(pair)
-        if s is None:
-            self._where[pair] = [w]
-        elif s[-1] != w:
-            s.append(w)
-
     def merge(self, new_id: int) -> int:
         """Replace every occurrence of the pair :meth:`best` returned with ``new_id`` in the
         words that hold it, updating pair counts, the pair -> words index and the heap for
         exactly the pairs whose count changed. Returns the number of words changed."""
-        a, b = self._pending
+        ab = self._pending
+        a, b = ab[0], ab[1]
+        x = chr(new_id)
+        ba, xx = b + a, x + x
         words, freqs, counts, where = self._words, self._freqs, self._pair_counts, self._where
-        delta: dict[Pair, int] = {}
-        dget = delta.get
+        # subtle: every pair gained holds x, which no word held before, so gained pairs are new
+        # (their count and word list start here), and no pair lost holds x.
+        lost_by: defaultdict[str, int] = defaultdict(int)
+        gained_by: defaultdict[str, int] = defaultdict(int)
+        wget = where.get
         changed_words = 0
-        for w in set(where.pop((a, b), ())):
+        for w in where.pop(ab, ()):
             word = words[w]
-            n = len(word)
-            freq = freqs[w]
-            new: list[int] = []
-            i = 0
-            changed = False
-            # Merge left to right ("a a a" with (a, a) becomes "aa a", as encoding does) and
-            # record how the pairs around each merge site change. Consecutive sites see the
-            # new token on their left, so "a b a b" nets (b, a) -1 and (ab, ab) +1.
-            while i < n:
-                x = word[i]
-                if x == a and i + 1 < n and word[i + 1] == b:
-                    changed = True
-                    if new:
-                        p = new[-1]
-                        delta[(p, a)] = dget((p, a), 0) - freq
-                        pair = (p, new_id)
-                        delta[pair] = dget(pair, 0) + freq
-                        self._index(pair, w)
-                    if i + 2 < n:
-                        nx = word[i + 2]
-                        delta[(b, nx)] = dget((b, nx), 0) - freq
-                        pair = (new_id, nx)
-                        delta[pair] = dget(pair, 0) + freq
-                        self._index(pair, w)
-                    new.append(new_id)
-                    i += 2
-                else:
-                    new.append(x)
-                    i += 1
-            if changed:  # subtle: otherwise a stale index entry, the pair left this word earlier
-                words[w] = new
-                changed_words += 1
-        delta.pop((a, b), None)
-        keys, heap = self._keys, self._heap
-        for pair, d in delta.items():
-            if d == 0:
+            new = word.replace(ab, x)
+            if len(new) == len(word):  # a repeat, or the pair left this word earlier
                 continue
-            c = counts.get(pair, 0) + d
+            words[w] = new
+            changed_words += 1
+            freq = freqs[w]
+            last = len(new) - 1
+            # Each merge site x in the new word changed the pairs on both sides of it: its
+            # left neighbour l lost (l, a) and gained (l, x), its right neighbour r lost (b, r)
+            # and gained (x, r). Consecutive sites ("a b a b" -> "x x") share the pair between
+            # them: (b, a) lost and (x, x) gained, counted once, from the right-hand site.
+            i = new.find(x)
+            while i >= 0:
+                if i:
+                    left = new[i - 1]
+                    if left == x:
+                        lost, gained = ba, xx
+                    else:
+                        lost, gained = left + a, left + x
+                    lost_by[lost] += freq
+                    gained_by[gained] += freq
+                    s = wget(gained)
+                    if s is None:
+                        where[gained] = [w]
+                    elif s[-1] != w:
+                        s.append(w)
+                if i < last:
+                    right = new[i + 1]
+                    if right != x:
+                        lost, gained = b + right, x + right
+                        lost_by[lost] += freq
+                        gained_by[gained] += freq
+                        s = wget(gained)
+                        if s is None:
+                            where[gained] = [w]
+                        elif s[-1] != w:
+                            s.append(w)
+                i = new.find(x, i + 1)
+        # subtle: no occurrence of (a, b) is left, and none can form again (merges only make
+        # new ids), so its count goes, whatever was lost from it ("a a a" loses (a, a) once).
+        lost_by.pop(ab, None)
+        counts.pop(ab, None)
+        for pair, d in lost_by.items():
+            c = counts[pair] - d
             if c > 0:
-                counts[pair] = c
-                heapq.heappush(heap, (-c, keys[pair[0]], keys[pair[1]], pair[0], pair[1]))
+                counts[pair] = c  # a count that shrinks keeps its entry (see _pop_live)
             else:
-                counts.pop(pair, None)
+                del counts[pair]
                 where.pop(pair, None)
-        counts.pop((a, b), None)
+        keys, heap, push = self._keys, self._heap, heapq.heappush
+        for pair, c in gained_by.items():
+            counts[pair] = c
+            push(heap, (-c, keys[ord(pair[0])], keys[ord(pair[1])], pair))
         return changed_words

@@ -8,14 +8,15 @@ encoding (``tokenizer``), the merge loop itself (the engines below).
 
 Two merge engines keep pair counts, where each pair occurs and a priority queue, so that a
 merge never rescans all pairs; they make the same merges:
-- ``merge_python``: pure Python, starts instantly; a merge rebuilds each word holding the pair.
+- ``merge_python``: pure Python, starts instantly; words are strings of ids, merged by
+  ``str.replace``, Python code runs once per merge site.
 - ``merge_engine``: flat arrays and numba-compiled kernels; a merge touches only the places the
   pair occurs. Importing numba and loading the cached kernels costs a fixed fraction of a
-  second (the first run ever compiles them: seconds), which small corpora do not repay.
+  second and ~100 MB (the first run ever compiles them: seconds), which small and medium
+  corpora do not repay.
 ``engine="auto"`` takes the compiled one when the corpus has at least :data:`COMPILED_FROM`
 positions (bytes of the unique pre-tokens that have a pair), and falls back to Python, saying so
-once in the log, when numba cannot be imported. docs/training.md has the measurements, and why
-the Python engine is not also chosen to save memory (numba's ~100 MB) on medium corpora.
+once in the log, when numba cannot be imported. docs/training.md has the measurements.
 
 Ids: 0..255 are the bytes, then the special tokens in order, then one id per merge.
 """
@@ -42,8 +43,9 @@ EngineChoice = Literal["auto", "python", "compiled"]
 StatusFn = Callable[[str], None]
 ENGINES: tuple[EngineChoice, ...] = ("auto", "python", "compiled")
 # Positions (bytes of the unique pre-tokens with a pair) from which "auto" compiles: below it
-# the Python engine finishes before numba would have loaded (docs/training.md, "Threshold").
-COMPILED_FROM = 250_000
+# the Python engine keeps within the time targets and saves numba's memory (docs/training.md,
+# "The threshold").
+COMPILED_FROM = 1_000_000
 
 log = logging.getLogger("bpe_studio.trainer")
 _fallback_said = False
@@ -203,10 +205,10 @@ def trainer_from_file(
     in parallel under ``pattern`` (a name or a regex string) and return a trainer ready to
     iterate. ``engine`` and ``status`` as for :class:`BpeTrainer`.
 
-    When the compiled engine will (all but certainly) be used, its kernels are loaded (or
+    When the compiled engine will be used, its kernels are loaded (or
     compiled, on the first run) in a background thread while the pre-tokens are counted: from
-    the start with ``engine="compiled"``, and with ``"auto"`` once the chunks counted so far
-    show the corpus will train compiled (see ``measured`` below). ``status`` hears of a
+    the start with ``engine="compiled"``, and with ``"auto"`` once the pre-tokens counted so far
+    have :data:`COMPILED_FROM` positions (see ``measured`` below). ``status`` hears of a
     compile once, as soon as it is under way.
 
     Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
@@ -238,18 +240,13 @@ def trainer_from_file(
             preparing.set()
             merge_engine.prepare_in_background()
 
-    seen = [0]
-
     def measured(positions: int) -> None:
-        # A chunk's words are some of the corpus's, and the chunks share most of theirs: a
-        # chunk with half of COMPILED_FROM positions, or chunks adding up to COMPILED_FROM,
-        # all but settle "auto"'s choice (the bundled TinyStories sample's 8 chunks add up to
-        # 160,000; mixed_web.txt's first chunk alone has 188,000 of its 494,000). numba then
-        # loads while the rest is counted, as early as the counts can tell; loading it for a
-        # corpus that then trains in Python would cost its memory for nothing.
-        seen[0] += positions
+        # The positions of the pre-tokens counted so far only grow: once they reach
+        # COMPILED_FROM, "auto" will compile, and numba loads while the rest is counted.
+        # Loading it any sooner, on a guess, would cost its memory (~100 MB) for nothing
+        # when the corpus then trains in Python.
         if may_compile and forked.is_set() and not preparing.is_set():
-            if 2 * positions >= COMPILED_FROM or seen[0] >= COMPILED_FROM:
+            if positions >= COMPILED_FROM:
                 preparing.set()
                 merge_engine.prepare_in_background()
 

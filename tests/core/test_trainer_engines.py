@@ -136,6 +136,27 @@ def test_auto_picks_by_positions(monkeypatch):
     assert trainer.count_positions({b"a": 9, b"ab": 0, b"abc": 1}) == 3
 
 
+@pytest.mark.parametrize("above", [False, True])
+def test_numba_starts_loading_only_once_the_unique_positions_say_compiled(
+    tmp_path, monkeypatch, above
+):
+    """Six copies of one text, one per chunk: the chunks' positions add up to six times the
+    corpus's, which must not start numba loading; the corpus's own positions must."""
+    from bpe_studio.core import corpus
+
+    one = slice_head("english", 6_000) + EOT
+    path = write_text(tmp_path / "six.txt", one * 6)
+    positions = trainer.count_positions(count_text(one, [EOT]))
+    monkeypatch.setattr(corpus, "IN_PROCESS_LIMIT", 1000)
+    monkeypatch.setattr(corpus, "CHUNK_BYTES", len(one.encode()))
+    monkeypatch.setattr(trainer, "COMPILED_FROM", positions + (0 if above else 1))
+    started: list[int] = []
+    monkeypatch.setattr(merge_engine, "prepare_in_background", lambda: started.append(1))
+    t = trainer.trainer_from_file(path, 300, [EOT], workers=2)
+    assert t.engine_used == ("compiled" if above else "python")
+    assert started == ([1] if above else [])
+
+
 def test_fallback_when_numba_cannot_be_imported(no_numba, monkeypatch, caplog):
     monkeypatch.setattr(trainer, "COMPILED_FROM", 0)
     expected = reference_merges(COUNTS, 10)

@@ -1,7 +1,7 @@
 """What a counting worker sends back: one packed result per chunk (pre-tokens joined in one
-byte string, counts in one array), counted a piece at a time, with the chunk's positions.
-Checked against a reference written here: the bare ``regex`` pattern run over the text split
-around special tokens, counted whole."""
+byte string, counts in one array), counted a piece at a time; the parent adds them up, telling
+the positions counted so far. Checked against a reference written here: the bare ``regex``
+pattern run over the text split around special tokens, counted whole."""
 
 from __future__ import annotations
 
@@ -40,12 +40,10 @@ def reference_counts(text: str, specials: list[str], pattern: str) -> Counter[by
 
 def chunk_of(path, specials, pattern, start=0, end=None):
     end = os.path.getsize(path) if end is None else end
-    tokens, freqs, nbytes, positions = _count_chunk(
-        (os.fspath(path), start, end, list(specials), pattern)
-    )
+    tokens, freqs, nbytes = _count_chunk((os.fspath(path), start, end, list(specials), pattern))
     keys, numbers = unpack_counts(tokens, freqs)
     assert len(keys) == len(numbers) == len(set(keys))
-    return Counter(dict(zip(keys, numbers))), nbytes, positions
+    return Counter(dict(zip(keys, numbers))), nbytes
 
 
 @pytest.mark.parametrize(
@@ -70,11 +68,10 @@ def test_a_chunk_counted_in_pieces_equals_the_whole(tmp_path, monkeypatch, patte
     text = (MIXED + EOT) * 40 + read_fixture(SLICES["code"])[:3000]
     path = write_text(tmp_path / "c.txt", text)
     monkeypatch.setattr(corpus, "WORKER_PIECE", 97)  # many pieces, cut anywhere allowed
-    counts, nbytes, positions = chunk_of(path, specials, pattern)
+    counts, nbytes = chunk_of(path, specials, pattern)
     expected = reference_counts(text, specials, pattern)
     assert counts == expected
     assert nbytes == path.stat().st_size
-    assert positions == sum(len(t) for t in expected if len(t) > 1)
 
 
 def test_pieces_can_fail():
@@ -86,14 +83,14 @@ def test_pieces_can_fail():
 
 def test_empty_chunk(tmp_path):
     path = write_text(tmp_path / "e.txt", "abc")
-    assert chunk_of(path, [EOT], "gpt2", 2, 2) == (Counter(), 0, 0)
+    assert chunk_of(path, [EOT], "gpt2", 2, 2) == (Counter(), 0)
     empty = write_text(tmp_path / "empty.txt", "")
-    assert chunk_of(empty, [], "gpt2") == (Counter(), 0, 0)
+    assert chunk_of(empty, [], "gpt2") == (Counter(), 0)
 
 
 def test_a_chunk_of_only_a_special_token(tmp_path):
     path = write_text(tmp_path / "s.txt", EOT + EOT)
-    assert chunk_of(path, [EOT], "gpt2") == (Counter(), len(EOT) * 2, 0)
+    assert chunk_of(path, [EOT], "gpt2") == (Counter(), len(EOT) * 2)
 
 
 @pytest.mark.parametrize("pattern", ["gpt2", "o200k"])
@@ -117,10 +114,9 @@ def test_chunked_counts_equal_the_whole_file(tmp_path, monkeypatch, pattern):
     expected = reference_counts(text, [EOT], pattern)
     assert counts == expected
     assert len(seen) == len(calls) - 1 > 5, "one measure per chunk, several chunks"
-    # Each chunk's words are some of the corpus's: its positions bound the whole's from below.
-    positions = trainer.count_positions(expected)
-    assert all(p <= positions for p in seen)
-    assert sum(seen) >= positions > max(seen)
+    # The positions of the pre-tokens counted so far grow, after every chunk, to the whole's.
+    assert seen == sorted(seen) and seen[0] > 0
+    assert seen[-1] == trainer.count_positions(expected)
 
 
 def test_surrogates_in_text_are_still_replaced():

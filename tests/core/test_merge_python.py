@@ -1,0 +1,47 @@
+"""The Python merge engine on its own: token ids are characters there, so ids in the surrogate
+range and above U+FFFF must merge like any other, and a vocabulary beyond the code points is
+refused. Checked merge by merge against the slow reference in ``reference_bpe``."""
+
+from __future__ import annotations
+
+import pytest
+from core_helpers import slice_head
+from reference_bpe import pretoken_counts, reference_steps
+
+from bpe_studio.core.merge_python import MAX_TOKENS, PythonMergeEngine
+
+
+def engine_steps(counts: dict[bytes, int], first_id: int, merges: int) -> list:
+    """Run the engine with ids ``256..first_id - 1`` taken by tokens no word holds, so that
+    the merges get ids from ``first_id`` on; ``(left, right, count, top 4)`` per merge."""
+    tokens = [bytes([i]) for i in range(256)]
+    tokens += [b"<%d>" % i for i in range(first_id - 256)]
+    engine = PythonMergeEngine(counts, tokens, first_id + merges)
+    steps = []
+    for new_id in range(first_id, first_id + merges):
+        top = [(tokens[a], tokens[b], c) for a, b, c in engine.top(4)]
+        best = engine.best()
+        if best is None:
+            break
+        a, b, count = best
+        tokens.append(tokens[a] + tokens[b])
+        engine.add_token(new_id, tokens[-1])
+        engine.merge(new_id)
+        steps.append((tokens[a], tokens[b], count, top))
+    engine.close()
+    return steps
+
+
+@pytest.mark.parametrize("first_id", [0xD800 - 40, 0xFFFF - 40, 0x10000])
+@pytest.mark.parametrize("key", ["chinese", "code"])
+def test_ids_past_the_surrogates_and_the_bmp(key, first_id):
+    counts = pretoken_counts(slice_head(key, 3_000), [])
+    reference = [(s.left, s.right, s.count, s.top) for s in reference_steps(counts, 200, top_k=4)]
+    assert engine_steps(counts, first_id, 200) == reference
+
+
+def test_a_vocabulary_beyond_the_code_points_is_refused():
+    tokens = [bytes([i]) for i in range(256)]
+    PythonMergeEngine({b"ab": 1}, tokens, MAX_TOKENS)
+    with pytest.raises(ValueError, match="at most 1,114,112 tokens.*engine='compiled'"):
+        PythonMergeEngine({b"ab": 1}, tokens, MAX_TOKENS + 1)
