@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from .batch_bpe import BatchBpe
     from .char_bpe import CharBpe
+    from .char_cuts import CharCuts
     from .formats.data import TokenizerData
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
@@ -218,6 +219,7 @@ class Tokenizer:
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
         self._char: CharBpe | None = None  # built with the batch merger, on first use
+        self._cuts: CharCuts | None = None  # built on first use
         self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
 
     def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
@@ -510,7 +512,8 @@ class Tokenizer:
         for piece, data in compress(zip(pieces, encoded), (nbytes > BATCH_LONG_MAX).tolist()):
             cache[piece] = tuple(self._bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
-            by_char = self._merge_by_char(batch, by_char)
+            self._merge_by_char(batch, by_char)
+            by_char = []
         for piece in by_char:
             data = piece.encode("utf-8")
             if len(data) <= LONG_PIECE:
@@ -527,17 +530,77 @@ class Tokenizer:
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
-    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> list[str]:
-        """Cache the ids of those of ``pieces`` that merging from their characters' tokens
-        gets right (``char_bpe``); return the others."""
+    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> None:
+        """Cache the ids of ``pieces``: each is cut where no merge can cross (``char_cuts``),
+        and its parts' ids are joined. A part of one character has that character's own ids
+        (``char_bpe``, cached per character); longer parts are cached once per distinct part:
+        merged from their bytes when short, else from their characters' tokens
+        (``char_bpe``), those the check rejects from their bytes."""
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
+        char = self._char_bpe(batch)
+        cut = self._char_cuts().parts(pieces)
+        # Parts of one character (a BMP one: the per-character tables hold no others).
+        single = (cut.stops - cut.starts == 1) & (cut.points[cut.starts] < 0x10000)
+        multi = ~single
+        text, cache = cut.text, self._cache
+        parts = list(map(text.__getitem__, map(slice, cut.starts[multi].tolist(),
+                                                 cut.stops[multi].tolist())))  # fmt: skip
+        self._cache_parts(batch, char, list(set(parts).difference(cache)))
+        held = list(map(cache.__getitem__, parts))
+        single_counts, single_ids = char.char_tokens(
+            cut.points[cut.starts[single]], self._merge_ids
+        )
+        sizes = np.empty(len(single), dtype=np.int64)
+        sizes[single] = single_counts
+        sizes[multi] = np.fromiter(map(len, held), dtype=np.int64, count=len(held))
+        from_single = np.repeat(single, sizes)
+        flat = np.empty(len(from_single), dtype=np.int64)
+        flat[from_single] = single_ids
+        flat[~from_single] = np.fromiter(chain.from_iterable(held), dtype=np.int64)
+        first_part = np.cumsum(cut.per_piece) - cut.per_piece
+        ends = np.cumsum(np.add.reduceat(sizes, first_part)).tolist()
+        cache.update(zip(pieces, _split_ids(flat, ends)))
+
+    def _cache_parts(self, batch: BatchBpe, char: CharBpe, parts: list[str]) -> None:
+        """Cache the ids of ``parts`` (see ``_merge_by_char``)."""
+        cache = self._cache
+        encoded = list(map(str.encode, parts))
+        long_flags = [len(data) >= CHAR_MIN_BYTES for data in encoded]
+        short_flags = list(map(operator.not_, long_flags))
+        short = list(compress(parts, short_flags))
+        if short:
+            merged = batch.merge(list(compress(encoded, short_flags)), self._merge_ids)
+            cache.update(zip(short, _split_ids(*merged)))
+        long = list(compress(parts, long_flags))
+        if not long:
+            return
+        flat, ends, ok = char.merge(long, self._merge_ids)
+        good = ok.tolist()
+        cache.update(compress(zip(long, _split_ids(flat, ends)), good))
+        failed = list(compress(long, map(operator.not_, good)))
+        if len(failed) >= BATCH_LONG_MIN:
+            merged = batch.merge(list(map(str.encode, failed)), self._merge_ids)
+            cache.update(zip(failed, _split_ids(*merged)))
+        else:
+            for part in failed:
+                cache[part] = tuple(self._bpe(part.encode("utf-8")))
+
+    def _char_bpe(self, batch: BatchBpe) -> CharBpe:
         if self._char is None:
             from .char_bpe import CharBpe  # subtle: lazily; it imports NumPy
 
             self._char = CharBpe(batch, self.vocab.__getitem__)
-        flat, ends, ok = self._char.merge(pieces, self._merge_ids)
-        good = ok.tolist()
-        self._cache.update(compress(zip(pieces, _split_ids(flat, ends)), good))
-        return list(compress(pieces, map(operator.not_, good)))
+        return self._char
+
+    def _char_cuts(self) -> CharCuts:
+        if self._cuts is None:
+            from .char_cuts import CharCuts  # subtle: lazily; it imports NumPy
+
+            # subtle: built from every vocabulary token (special tokens included), a
+            # superset of the tokens merges make: it can only find fewer safe cuts.
+            self._cuts = CharCuts(self.vocab.values())
+        return self._cuts
 
     def prepare_bulk(self) -> None:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
@@ -547,12 +610,11 @@ class Tokenizer:
         self._prepare_merging()
 
     def _prepare_merging(self) -> None:
-        """Build the batch merger's and ``char_bpe``'s tables now."""
+        """Build the batch merger's, ``char_bpe``'s and ``char_cuts``' tables now."""
         batch = self._batch_for(BATCH_BUILD_MIN)
-        if batch is not None and self._char is None:
-            from .char_bpe import CharBpe
-
-            self._char = CharBpe(batch, self.vocab.__getitem__)
+        if batch is not None:
+            self._char_bpe(batch)
+            self._char_cuts()
 
     def _batch_for(self, count: int) -> BatchBpe | None:
         """The batch merger if ``count`` pre-tokens are worth merging together, else None."""
