@@ -183,7 +183,10 @@ class Tokenizer:
         merges: Sequence[tuple[bytes, bytes]],
         special_tokens: Iterable[str] | Mapping[str, int] | None,
         pattern: str,
+        merge_ids: tuple[list[int], list[int], list[int]] | None = None,
     ) -> None:
+        """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
+        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up."""
         self._pre = pretokenizer(pattern)
         # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
         self._findall = fast_split.findall_for(self._pre)
@@ -191,7 +194,11 @@ class Tokenizer:
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
         self.merges: list[tuple[bytes, bytes]]
-        self.merges, lefts, rights = _merge_list(merges)
+        known = merge_ids is not None and all(len(part) == len(merges) for part in merge_ids)
+        if known:
+            self.merges, lefts, rights = list(merges), (), ()
+        else:
+            self.merges, lefts, rights = _merge_list(merges)
         explicit = special_tokens if isinstance(special_tokens, Mapping) else None
         self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
         self.special_tokens: list[str] = list(self.specials.tokens)
@@ -214,7 +221,11 @@ class Tokenizer:
             self._special_ids = self._place_specials(explicit, inverse)
         # (left ids, right ids, made ids) of the merges in rank order, when no pair repeats.
         self._merge_lists: tuple[list[int], list[int], list[int]] | None = None
-        self._ranks = self._pack_ranks(inverse, lefts, rights)
+        if known:
+            assert merge_ids is not None
+            self._ranks = self._pack_ids(*merge_ids)
+        else:
+            self._ranks = self._pack_ranks(inverse, lefts, rights)
         self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
@@ -277,17 +288,24 @@ class Tokenizer:
             raise ValueError(
                 f"merge {rank} ({a!r}, {b!r}): token {absent!r} is not in the vocabulary"
             )
+        # no None, see above
+        return self._pack_ids(
+            *cast("tuple[list[int], list[int], list[int]]", (lefts, rights, made))
+        )
+
+    def _pack_ids(
+        self, lefts: list[int], rights: list[int], made: list[int]
+    ) -> dict[tuple[int, int], int]:
+        """The packed rank table (``_pack_ranks``) of the merges' ids, in rank order."""
         packed = map(operator.or_, map(operator.lshift, range(len(made)), repeat(32)), made)
         # subtle: reversed, so that the first occurrence of a repeated pair is written last
         # and wins.
-        pairs = cast("list[tuple[int, int]]", list(zip(lefts, rights)))  # no None, see above
+        pairs = list(zip(lefts, rights))
         ranks = dict(zip(reversed(pairs), reversed(list(packed))))
         if len(ranks) == len(made):
             # No pair repeats: the lists, in rank order, are the table too, and the batch
             # merger reads them several times faster than the dict's keys.
-            self._merge_lists = cast(
-                "tuple[list[int], list[int], list[int]]", (lefts, rights, made)
-            )  # no None, see above
+            self._merge_lists = (lefts, rights, made)
         return ranks
 
     # ----------------------------------------------------------------- files
@@ -310,7 +328,10 @@ class Tokenizer:
     @classmethod
     def from_data(cls, data: TokenizerData) -> Tokenizer:
         """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes."""
-        return cls(data.vocab, data.merges, data.special_tokens, data.pattern)
+        tok = cls.__new__(cls)
+        with _cyclic_gc_paused():  # as in __init__
+            tok._build(data.vocab, data.merges, data.special_tokens, data.pattern, data.merge_ids)
+        return tok
 
     @classmethod
     def from_tiktoken(
