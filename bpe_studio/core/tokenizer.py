@@ -54,6 +54,9 @@ BATCH_LONG_MIN = 32
 # characters) are merged from their characters' tokens (``char_bpe``) when there are at least
 # BATCH_LONG_MIN of them: far fewer rounds than from bytes.
 CHAR_MIN_BYTES = 10
+# The tables for cutting such pre-tokens into parts (``char_cuts``: ~40 ms for o200k) are
+# built for this many of them at once (or when a preset is loaded).
+CUTS_BUILD_MIN = 1000
 # This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): about
 # three times faster per pre-token than one by one, past a fixed cost of a few rounds of array
 # operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
@@ -62,6 +65,9 @@ BATCH_BUILD_MIN = 2000
 # Encoding a text this long (in characters) builds the fast split patterns first, however
 # short the stretches between its special tokens.
 BULK_TEXT = 200_000
+# A shorter text of several stretches between special tokens (a file chunk of many documents)
+# is split with a pattern chosen once for the whole text from this many characters on.
+SPLIT_WHOLE_MIN = 1 << 14
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
 _ID_MASK = (1 << 32) - 1
@@ -533,8 +539,7 @@ class Tokenizer:
         for piece, data in compress(zip(pieces, encoded), (nbytes > BATCH_LONG_MAX).tolist()):
             cache[piece] = tuple(self._bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
-            self._merge_by_char(batch, by_char)
-            by_char = []
+            by_char = self._merge_by_char(batch, by_char)
         for piece in by_char:
             data = piece.encode("utf-8")
             if len(data) <= LONG_PIECE:
@@ -551,15 +556,22 @@ class Tokenizer:
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
-    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> None:
-        """Cache the ids of ``pieces``: each is cut where no merge can cross (``char_cuts``),
-        and its parts' ids are joined. A part of one character has that character's own ids
-        (``char_bpe``, cached per character); longer parts are cached once per distinct part:
-        merged from their bytes when short, else from their characters' tokens
-        (``char_bpe``), those the check rejects from their bytes."""
+    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> list[str]:
+        """Cache the ids of ``pieces``, merged from their characters' tokens (``char_bpe``);
+        return those to be merged from their bytes instead. With the tables of ``char_cuts``
+        (built for ``CUTS_BUILD_MIN`` pieces at once) each piece is first cut where no merge
+        can cross, and its parts' ids are joined: a part of one character has that
+        character's own ids (cached per character); longer parts are cached once per
+        distinct part, merged from their bytes when short, else from their characters'
+        tokens, those the check rejects from their bytes."""
         import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
 
         char = self._char_bpe(batch)
+        if self._cuts is None and len(pieces) < CUTS_BUILD_MIN:
+            flat, ends, ok = char.merge(pieces, self._merge_ids)
+            good = ok.tolist()
+            self._cache.update(compress(zip(pieces, _split_ids(flat, ends)), good))
+            return list(compress(pieces, map(operator.not_, good)))
         cut = self._char_cuts().parts(pieces)
         # Parts of one character (a BMP one: the per-character tables hold no others).
         single = (cut.stops - cut.starts == 1) & (cut.points[cut.starts] < 0x10000)
@@ -582,6 +594,7 @@ class Tokenizer:
         first_part = np.cumsum(cut.per_piece) - cut.per_piece
         ends = np.cumsum(np.add.reduceat(sizes, first_part)).tolist()
         cache.update(zip(pieces, _split_ids(flat, ends)))
+        return []
 
     def _cache_parts(self, batch: BatchBpe, char: CharBpe, parts: list[str]) -> None:
         """Cache the ids of ``parts`` (see ``_merge_by_char``)."""
@@ -752,13 +765,17 @@ class Tokenizer:
         """The pre-tokens of each stretch of ``text`` between special tokens, each with the
         special token after it (None at the end)."""
         findall = self._findall
+        stretches = list(self.specials.segments(text))
         if len(text) >= BULK_TEXT:
             # subtle: the fast split patterns are otherwise built only for one long stretch;
             # a text of many short documents between special tokens needs them as much.
             if self._pre.name == "gpt2":
                 pattern.prepare()
             findall = fast_split.splitter(self._pre.name, text) or findall
-        return [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+        elif len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN:
+            # One look at the whole text's characters rather than one per stretch.
+            findall = fast_split.splitter(self._pre.name, text) or findall
+        return [(findall(text[a:b]), special) for a, b, special in stretches]
 
     def _prepare_split(self) -> None:
         if self._pre.name == "gpt2":

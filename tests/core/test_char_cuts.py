@@ -6,11 +6,15 @@ mixing scripts, and files cut into chunks for worker processes)."""
 from __future__ import annotations
 
 import random
+from unittest import mock
 
 import numpy as np
 import pytest
 from core_helpers import EOT, read_fixture, slice_head
+from hypothesis import given
 from reference_encoder import ReferenceEncoder, shipped_tiktoken
+from test_char_bpe import RUNS
+from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.char_cuts import CharCuts
@@ -96,6 +100,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
     """Long Han runs, runs with other scripts in them, a run repeated with one character
     changed (its parts come from the cache), and the same text as a file encoded by two
     workers in small chunks (cuts at chunk edges)."""
+    monkeypatch.setattr("bpe_studio.core.tokenizer.CUTS_BUILD_MIN", 1)
     enc = shipped_tiktoken(name)
     han = read_fixture("chinese_slice.txt")
     run = "".join(c for c in han[:4000] if three_byte(c))
@@ -121,7 +126,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
 
 def test_a_slow_reference_agrees_on_a_trained_tokenizer(monkeypatch):
     """Every batch path forced on (no minimum counts), so that the text takes the cuts."""
-    for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN"):
+    for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
         monkeypatch.setattr(f"bpe_studio.core.tokenizer.{name}", 1)
     text = slice_head("chinese", 60_000)
     vocab, merges = _trained(text)
@@ -129,3 +134,32 @@ def test_a_slow_reference_agrees_on_a_trained_tokenizer(monkeypatch):
     ref = ReferenceEncoder(tok.vocab, tok.merges, {EOT: tok.special_id(EOT)}, tok.pattern)
     sample = read_fixture("chinese_slice.txt")[60_000:90_000]
     assert tok.encode(sample) == ref.encode(sample)
+
+
+@pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
+def test_generated_runs_cut_into_parts_equal_tiktoken(name):
+    """Every batch path forced on (no minimum counts), so short generated texts take the
+    cuts: Han runs with other scripts, emoji and punctuation in them."""
+    tok = Tokenizer.preset(name)
+    enc = shipped_tiktoken(name)
+    fresh = Tokenizer(tok.vocab, tok.merges, pattern=tok.pattern)
+
+    @HYPO
+    @given(RUNS)
+    def check(text):
+        fresh._cache.clear()
+        fresh._packed.clear()
+        with (
+            mock.patch("bpe_studio.core.tokenizer.BATCH_MIN", 1),
+            mock.patch("bpe_studio.core.tokenizer.BATCH_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.tokenizer.BATCH_LONG_MIN", 1),
+            mock.patch("bpe_studio.core.tokenizer.CUTS_BUILD_MIN", 1),
+        ):
+            ids = fresh.encode(text)
+            fresh._cache.clear()
+            array = fresh.encode_array(text, "uint32")
+        expected = enc.encode(text, disallowed_special=())
+        assert ids == expected
+        assert array.tolist() == expected
+
+    check()
