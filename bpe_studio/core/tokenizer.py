@@ -200,6 +200,8 @@ class Tokenizer:
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
         self.merges: list[tuple[bytes, bytes]]
+        lefts: Sequence[bytes]
+        rights: Sequence[bytes]
         known = merge_ids is not None and all(len(part) == len(merges) for part in merge_ids)
         if known:
             self.merges, lefts, rights = list(merges), (), ()
