@@ -487,6 +487,8 @@ class Tokenizer:
         out._batch = None
         out._batch_state = "unbuilt"
         out._char = None
+        # subtle: ``_cuts`` is kept: the cuts it allows were found over this vocabulary, a
+        # superset of the truncated one's, so no merge of fewer crosses them either.
         out._packed = {}
         return out
 

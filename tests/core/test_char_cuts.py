@@ -163,3 +163,16 @@ def test_generated_runs_cut_into_parts_equal_tiktoken(name):
         assert array.tolist() == expected
 
     check()
+
+
+def test_a_truncated_preset_keeps_its_cuts_and_stays_exact(monkeypatch):
+    """``truncated(k)`` shares the full vocabulary's cut tables (fewer merges cross fewer
+    boundaries); its ids equal a slow reference with only the first k merges."""
+    for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
+        monkeypatch.setattr(f"bpe_studio.core.tokenizer.{name}", 1)
+    tok = Tokenizer.preset("o200k_base")
+    short = tok.truncated(60_000)
+    assert short._cuts is tok._cuts
+    ref = ReferenceEncoder(short.vocab, short.merges, {}, short.pattern)
+    sample = read_fixture("chinese_slice.txt")[20_000:24_000].replace(EOT, "")
+    assert short.encode(sample) == ref.encode(sample)
