@@ -26,6 +26,12 @@ HYPOTHESIS_HOME = Path(
     )
 )
 
+# The rank-file cache (``core.formats.rank_cache``) of a test run is kept in the temp dir too,
+# not in the user's own cache folder.
+os.environ.setdefault(
+    "BPE_STUDIO_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"bpe_studio_rank_cache_{_user}")
+)
+
 from hypothesis import settings  # noqa: E402
 from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
 

@@ -71,11 +71,7 @@ class CharBpe:
         chars = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
         astral = points >= _BMP
         points[astral] = 0  # their pieces fail below; NUL stands in meanwhile
-        self._learn(points, finish_one)
-        counts = self._count[points]
-        starts = np.cumsum(counts) - counts
-        within = np.arange(int(counts.sum())) - np.repeat(starts, counts)
-        ids = self._ids.reshape(-1)[np.repeat(points * _MAX_CHAR_TOKENS, counts) + within]
+        counts, ids = self.char_tokens(points, finish_one)
         char_first = np.cumsum(chars) - chars
         lengths = np.add.reduceat(counts, char_first)
         flat, ends = self._batch.merge_ids(ids, lengths, finish_one)
@@ -83,6 +79,18 @@ class CharBpe:
         if astral.any():
             ok &= np.add.reduceat(astral.astype(np.int64), char_first) == 0
         return flat, ends, ok
+
+    def char_tokens(
+        self, points: np.ndarray, finish_one: Callable[[list[int]], list[int]]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Each character's own ids (``points``: BMP code points): how many each has, and
+        all of them in one array. Exact: each character is merged from its bytes alone."""
+        self._learn(points, finish_one)
+        counts = self._count[points]
+        starts = np.cumsum(counts) - counts
+        within = np.arange(int(counts.sum())) - np.repeat(starts, counts)
+        ids = self._ids.reshape(-1)[np.repeat(points * _MAX_CHAR_TOKENS, counts) + within]
+        return counts, ids
 
     def _learn(self, points: np.ndarray, finish_one: Callable[[list[int]], list[int]]) -> None:
         """Merge each character of ``points`` not seen before on its own (together, from

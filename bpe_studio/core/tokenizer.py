@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from .batch_bpe import BatchBpe
     from .char_bpe import CharBpe
+    from .char_cuts import CharCuts
     from .formats.data import TokenizerData
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
@@ -53,6 +54,9 @@ BATCH_LONG_MIN = 32
 # characters) are merged from their characters' tokens (``char_bpe``) when there are at least
 # BATCH_LONG_MIN of them: far fewer rounds than from bytes.
 CHAR_MIN_BYTES = 10
+# The tables for cutting such pre-tokens into parts (``char_cuts``: ~40 ms for o200k) are
+# built for this many of them at once (or when a preset is loaded).
+CUTS_BUILD_MIN = 1000
 # This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): about
 # three times faster per pre-token than one by one, past a fixed cost of a few rounds of array
 # operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
@@ -61,6 +65,9 @@ BATCH_BUILD_MIN = 2000
 # Encoding a text this long (in characters) builds the fast split patterns first, however
 # short the stretches between its special tokens.
 BULK_TEXT = 200_000
+# A shorter text of several stretches between special tokens (a file chunk of many documents)
+# is split with a pattern chosen once for the whole text from this many characters on.
+SPLIT_WHOLE_MIN = 1 << 14
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
 _ID_MASK = (1 << 32) - 1
@@ -182,7 +189,10 @@ class Tokenizer:
         merges: Sequence[tuple[bytes, bytes]],
         special_tokens: Iterable[str] | Mapping[str, int] | None,
         pattern: str,
+        merge_ids: tuple[list[int], list[int], list[int]] | None = None,
     ) -> None:
+        """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
+        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up."""
         self._pre = pretokenizer(pattern)
         # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
         self._findall = fast_split.findall_for(self._pre)
@@ -190,7 +200,13 @@ class Tokenizer:
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
         self.merges: list[tuple[bytes, bytes]]
-        self.merges, lefts, rights = _merge_list(merges)
+        lefts: Sequence[bytes]
+        rights: Sequence[bytes]
+        known = merge_ids is not None and all(len(part) == len(merges) for part in merge_ids)
+        if known:
+            self.merges, lefts, rights = list(merges), (), ()
+        else:
+            self.merges, lefts, rights = _merge_list(merges)
         explicit = special_tokens if isinstance(special_tokens, Mapping) else None
         self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
         self.special_tokens: list[str] = list(self.specials.tokens)
@@ -213,11 +229,16 @@ class Tokenizer:
             self._special_ids = self._place_specials(explicit, inverse)
         # (left ids, right ids, made ids) of the merges in rank order, when no pair repeats.
         self._merge_lists: tuple[list[int], list[int], list[int]] | None = None
-        self._ranks = self._pack_ranks(inverse, lefts, rights)
+        if known:
+            assert merge_ids is not None
+            self._ranks = self._pack_ids(*merge_ids)
+        else:
+            self._ranks = self._pack_ranks(inverse, lefts, rights)
         self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
         self._char: CharBpe | None = None  # built with the batch merger, on first use
+        self._cuts: CharCuts | None = None  # built on first use
         self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
 
     def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
@@ -275,17 +296,24 @@ class Tokenizer:
             raise ValueError(
                 f"merge {rank} ({a!r}, {b!r}): token {absent!r} is not in the vocabulary"
             )
+        # no None, see above
+        return self._pack_ids(
+            *cast("tuple[list[int], list[int], list[int]]", (lefts, rights, made))
+        )
+
+    def _pack_ids(
+        self, lefts: list[int], rights: list[int], made: list[int]
+    ) -> dict[tuple[int, int], int]:
+        """The packed rank table (``_pack_ranks``) of the merges' ids, in rank order."""
         packed = map(operator.or_, map(operator.lshift, range(len(made)), repeat(32)), made)
         # subtle: reversed, so that the first occurrence of a repeated pair is written last
         # and wins.
-        pairs = cast("list[tuple[int, int]]", list(zip(lefts, rights)))  # no None, see above
+        pairs = list(zip(lefts, rights))
         ranks = dict(zip(reversed(pairs), reversed(list(packed))))
         if len(ranks) == len(made):
             # No pair repeats: the lists, in rank order, are the table too, and the batch
             # merger reads them several times faster than the dict's keys.
-            self._merge_lists = cast(
-                "tuple[list[int], list[int], list[int]]", (lefts, rights, made)
-            )  # no None, see above
+            self._merge_lists = (lefts, rights, made)
         return ranks
 
     # ----------------------------------------------------------------- files
@@ -308,7 +336,10 @@ class Tokenizer:
     @classmethod
     def from_data(cls, data: TokenizerData) -> Tokenizer:
         """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes."""
-        return cls(data.vocab, data.merges, data.special_tokens, data.pattern)
+        tok = cls.__new__(cls)
+        with _cyclic_gc_paused():  # as in __init__
+            tok._build(data.vocab, data.merges, data.special_tokens, data.pattern, data.merge_ids)
+        return tok
 
     @classmethod
     def from_tiktoken(
@@ -456,6 +487,8 @@ class Tokenizer:
         out._batch = None
         out._batch_state = "unbuilt"
         out._char = None
+        # subtle: ``_cuts`` is kept: the cuts it allows were found over this vocabulary, a
+        # superset of the truncated one's, so no merge of fewer crosses them either.
         out._packed = {}
         return out
 
@@ -528,16 +561,84 @@ class Tokenizer:
         return short, flat, ends
 
     def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> list[str]:
-        """Cache the ids of those of ``pieces`` that merging from their characters' tokens
-        gets right (``char_bpe``); return the others."""
+        """Cache the ids of ``pieces``, merged from their characters' tokens (``char_bpe``);
+        return those to be merged from their bytes instead. With the tables of ``char_cuts``
+        (built for ``CUTS_BUILD_MIN`` pieces at once) each piece is first cut where no merge
+        can cross, and its parts' ids are joined: a part of one character has that
+        character's own ids (cached per character); longer parts are cached once per
+        distinct part, merged from their bytes when short, else from their characters'
+        tokens, those the check rejects from their bytes."""
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
+        char = self._char_bpe(batch)
+        if self._cuts is None and len(pieces) < CUTS_BUILD_MIN:
+            flat, ends, ok = char.merge(pieces, self._merge_ids)
+            good = ok.tolist()
+            self._cache.update(compress(zip(pieces, _split_ids(flat, ends)), good))
+            return list(compress(pieces, map(operator.not_, good)))
+        cut = self._char_cuts().parts(pieces)
+        # Parts of one character (a BMP one: the per-character tables hold no others).
+        single = (cut.stops - cut.starts == 1) & (cut.points[cut.starts] < 0x10000)
+        multi = ~single
+        text, cache = cut.text, self._cache
+        parts = list(map(text.__getitem__, map(slice, cut.starts[multi].tolist(),
+                                                 cut.stops[multi].tolist())))  # fmt: skip
+        self._cache_parts(batch, char, list(set(parts).difference(cache)))
+        held = list(map(cache.__getitem__, parts))
+        single_counts, single_ids = char.char_tokens(
+            cut.points[cut.starts[single]], self._merge_ids
+        )
+        sizes = np.empty(len(single), dtype=np.int64)
+        sizes[single] = single_counts
+        sizes[multi] = np.fromiter(map(len, held), dtype=np.int64, count=len(held))
+        from_single = np.repeat(single, sizes)
+        flat = np.empty(len(from_single), dtype=np.int64)
+        flat[from_single] = single_ids
+        flat[~from_single] = np.fromiter(chain.from_iterable(held), dtype=np.int64)
+        first_part = np.cumsum(cut.per_piece) - cut.per_piece
+        ends = np.cumsum(np.add.reduceat(sizes, first_part)).tolist()
+        cache.update(zip(pieces, _split_ids(flat, ends)))
+        return []
+
+    def _cache_parts(self, batch: BatchBpe, char: CharBpe, parts: list[str]) -> None:
+        """Cache the ids of ``parts`` (see ``_merge_by_char``)."""
+        cache = self._cache
+        encoded = list(map(str.encode, parts))
+        long_flags = [len(data) >= CHAR_MIN_BYTES for data in encoded]
+        short_flags = list(map(operator.not_, long_flags))
+        short = list(compress(parts, short_flags))
+        if short:
+            merged = batch.merge(list(compress(encoded, short_flags)), self._merge_ids)
+            cache.update(zip(short, _split_ids(*merged)))
+        long = list(compress(parts, long_flags))
+        if not long:
+            return
+        flat, ends, ok = char.merge(long, self._merge_ids)
+        good = ok.tolist()
+        cache.update(compress(zip(long, _split_ids(flat, ends)), good))
+        failed = list(compress(long, map(operator.not_, good)))
+        if len(failed) >= BATCH_LONG_MIN:
+            merged = batch.merge(list(map(str.encode, failed)), self._merge_ids)
+            cache.update(zip(failed, _split_ids(*merged)))
+        else:
+            for part in failed:
+                cache[part] = tuple(self._bpe(part.encode("utf-8")))
+
+    def _char_bpe(self, batch: BatchBpe) -> CharBpe:
         if self._char is None:
             from .char_bpe import CharBpe  # subtle: lazily; it imports NumPy
 
             self._char = CharBpe(batch, self.vocab.__getitem__)
-        flat, ends, ok = self._char.merge(pieces, self._merge_ids)
-        good = ok.tolist()
-        self._cache.update(compress(zip(pieces, _split_ids(flat, ends)), good))
-        return list(compress(pieces, map(operator.not_, good)))
+        return self._char
+
+    def _char_cuts(self) -> CharCuts:
+        if self._cuts is None:
+            from .char_cuts import CharCuts  # subtle: lazily; it imports NumPy
+
+            # subtle: built from every vocabulary token (special tokens included), a
+            # superset of the tokens merges make: it can only find fewer safe cuts.
+            self._cuts = CharCuts(self.vocab.values())
+        return self._cuts
 
     def prepare_bulk(self) -> None:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
@@ -547,12 +648,11 @@ class Tokenizer:
         self._prepare_merging()
 
     def _prepare_merging(self) -> None:
-        """Build the batch merger's and ``char_bpe``'s tables now."""
+        """Build the batch merger's, ``char_bpe``'s and ``char_cuts``' tables now."""
         batch = self._batch_for(BATCH_BUILD_MIN)
-        if batch is not None and self._char is None:
-            from .char_bpe import CharBpe
-
-            self._char = CharBpe(batch, self.vocab.__getitem__)
+        if batch is not None:
+            self._char_bpe(batch)
+            self._char_cuts()
 
     def _batch_for(self, count: int) -> BatchBpe | None:
         """The batch merger if ``count`` pre-tokens are worth merging together, else None."""
@@ -669,13 +769,17 @@ class Tokenizer:
         """The pre-tokens of each stretch of ``text`` between special tokens, each with the
         special token after it (None at the end)."""
         findall = self._findall
+        stretches = list(self.specials.segments(text))
         if len(text) >= BULK_TEXT:
             # subtle: the fast split patterns are otherwise built only for one long stretch;
             # a text of many short documents between special tokens needs them as much.
             if self._pre.name == "gpt2":
                 pattern.prepare()
             findall = fast_split.splitter(self._pre.name, text) or findall
-        return [(findall(text[a:b]), special) for a, b, special in self.specials.segments(text)]
+        elif len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN:
+            # One look at the whole text's characters rather than one per stretch.
+            findall = fast_split.splitter(self._pre.name, text) or findall
+        return [(findall(text[a:b]), special) for a, b, special in stretches]
 
     def _prepare_split(self) -> None:
         if self._pre.name == "gpt2":

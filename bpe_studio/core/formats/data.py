@@ -9,7 +9,7 @@ that a record is consistent (each writer checks what it needs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..pattern import PATTERNS as PATTERNS
 from ..pattern import pattern_name as pattern_name
@@ -27,6 +27,9 @@ class TokenizerData:
     - ``special_tokens``: special token string -> its id.
     - ``pattern``: a name in :data:`PATTERNS` (``"gpt2"``, ``"cl100k"``, ``"o200k"``) or a
       regex string, applied with ``findall`` semantics (text no match covers is dropped).
+    - ``merge_ids``: optional, ``(left ids, right ids, made ids)`` of ``merges`` in order, when
+      the reader knows them (a rank file's ids are its ranks): the tokenizer then need not look
+      each merge's tokens up. They must be those of ``merges`` (not part of equality).
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> TokenizerData(vocab, [(b"a", b"b")], {}, "gpt2").merges
@@ -37,3 +40,6 @@ class TokenizerData:
     merges: list[tuple[bytes, bytes]]
     special_tokens: dict[str, int]
     pattern: str
+    merge_ids: tuple[list[int], list[int], list[int]] | None = field(
+        default=None, compare=False, repr=False
+    )

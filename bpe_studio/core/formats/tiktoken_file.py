@@ -28,10 +28,12 @@ import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
+from itertools import repeat
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes, output_dir
 from ..pattern import R50K_PATTERN, pattern_name, pattern_regex
+from . import rank_cache
 from .data import TokenizerData
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
@@ -224,11 +226,12 @@ def _shipped_splits() -> dict[str, str]:
 
 
 def _merges_from_shipped(
-    raw: bytes, tokens: list[bytes], ranks: list[int]
-) -> list[tuple[bytes, bytes]] | None:
-    """The shipped merges for this exact rank file (its ``tokens`` and ``ranks`` in file
-    order), if there are any."""
-    resource = _shipped_splits().get(hashlib.sha256(raw).hexdigest())
+    sha256: str, tokens: list[bytes], ranks: list[int], inverse: Mapping[bytes, int]
+) -> tuple[list[tuple[bytes, bytes]], tuple[list[int], list[int], list[int]]] | None:
+    """The shipped merges for this exact rank file (``sha256`` of its bytes; its ``tokens``
+    and ``ranks`` in file order, ``inverse`` token -> rank), if there are any, and their ids
+    (left, right, made)."""
+    resource = _shipped_splits().get(sha256)
     if resource is None:
         return None
     blob = (resources.files("bpe_studio.resources") / "tokenizers" / resource).read_bytes()
@@ -240,7 +243,11 @@ def _merges_from_shipped(
         raise ValueError(f"{resource}: holds a different number of merges than its rank file")
     # The header's sha256 ties the file to these exact ranks, and a test re-derives every
     # split from the rank file; here only the shape is checked, to keep loading fast.
-    return [(tok[:k], tok[k:]) for tok, k in zip(long_tokens, lengths)]
+    lefts = list(map(bytes.__getitem__, long_tokens, map(slice, repeat(None), lengths)))
+    rights = list(map(bytes.__getitem__, long_tokens, map(slice, lengths, repeat(None))))
+    get = inverse.__getitem__
+    ids = (list(map(get, lefts)), list(map(get, rights)), list(map(get, long_tokens)))
+    return list(zip(lefts, rights)), ids
 
 
 # ------------------------------------------------------------------ reading
@@ -300,6 +307,36 @@ def _add_specials(
     return specials
 
 
+def _derived(
+    raw: bytes, sha256: str, name: str
+) -> tuple[
+    dict[int, bytes],
+    dict[bytes, int],
+    list[tuple[bytes, bytes]],
+    tuple[list[int], list[int], list[int]] | None,
+]:
+    """rank -> token, token -> rank, the merges and (when known) their ids, of the rank file
+    whose bytes are ``raw``: from the user's cache (``rank_cache``) when it holds them, else
+    read, checked and derived (and then kept there)."""
+    cached = rank_cache.load(sha256)
+    if cached is not None:
+        tokens, ranks, merges, merge_ids = cached
+        order = range(len(tokens)) if ranks is None else ranks
+        return dict(zip(order, tokens)), dict(zip(tokens, order)), merges, merge_ids
+    tokens, rank_list, linenos = _parse(raw, name)
+    vocab, inverse = _check_entries(tokens, rank_list, linenos, name)
+    shipped = _merges_from_shipped(sha256, tokens, rank_list, inverse)
+    if shipped is not None:
+        merges, merge_ids = shipped
+    else:
+        line_of_rank = {rank: _line_of(linenos, i) for i, rank in enumerate(rank_list)}
+        merges = derive_merges(inverse, lambda r: f"{name}: line {line_of_rank[r]}")
+        merge_ids = None
+    usual = rank_list == list(range(len(rank_list)))
+    rank_cache.store(sha256, (tokens, None if usual else rank_list, merges, merge_ids))
+    return vocab, inverse, merges, merge_ids
+
+
 def read_tiktoken(
     path: str | os.PathLike,
     pattern: str | None = None,
@@ -313,21 +350,17 @@ def read_tiktoken(
     """
     name = os.fspath(path)
     raw = _read_raw(path)
+    sha256 = hashlib.sha256(raw).hexdigest()
     # subtle: reading makes hundreds of thousands of tuples and bytes and no reference
     # cycles; the cyclic collector, set off again and again by those allocations, would walk
     # them all (as in ``Tokenizer.__init__``).
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        tokens, ranks, linenos = _parse(raw, name)
-        vocab, inverse = _check_entries(tokens, ranks, linenos, name)
-        merges = _merges_from_shipped(raw, tokens, ranks)
+        vocab, inverse, merges, merge_ids = _derived(raw, sha256, name)
     finally:
         if gc_was_on:
             gc.enable()
-    if merges is None:
-        line_of_rank = {rank: _line_of(linenos, i) for i, rank in enumerate(ranks)}
-        merges = derive_merges(inverse, lambda r: f"{name}: line {line_of_rank[r]}")
     sidecar = None
     if pattern is None or special_tokens is None:
         sidecar = _read_sidecar(_sidecar_path(Path(path)))
@@ -341,7 +374,7 @@ def read_tiktoken(
     if special_tokens is None:
         special_tokens = sidecar["special_tokens"] if sidecar else {}
     specials = _add_specials(vocab, inverse, special_tokens, name)
-    return TokenizerData(vocab, merges, specials, pattern_name(pattern))
+    return TokenizerData(vocab, merges, specials, pattern_name(pattern), merge_ids)
 
 
 # ------------------------------------------------------------------ writing

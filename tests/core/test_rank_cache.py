@@ -1,0 +1,92 @@
+"""The per-user cache of what reading a rank file derives (``formats.rank_cache``): a second
+read of the same file comes from the cache and gives the same record (ids included), a changed
+file gets its own entry, an unreadable entry is ignored and written afresh, and an empty
+``$BPE_STUDIO_CACHE_DIR`` turns the cache off."""
+
+from __future__ import annotations
+
+import base64
+from unittest import mock
+
+from core_helpers import EOT
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.formats import rank_cache, tiktoken_file
+from bpe_studio.core.formats.tiktoken_file import read_tiktoken
+from bpe_studio.core.presets import preset_data
+
+SMALL_RANKS = 3000
+
+
+def small_rank_file(path, shuffle: bool = False) -> dict[bytes, int]:
+    """cl100k's first ranks (not the shipped file: merges derived), optionally written out of
+    rank order."""
+    ranks = {tok: rank for rank, tok in preset_data("cl100k_base").vocab.items()}
+    small = {tok: rank for tok, rank in ranks.items() if rank < SMALL_RANKS}
+    items = sorted(small.items(), key=lambda kv: kv[1])
+    if shuffle:
+        items = items[::-1]
+    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r for t, r in items))
+    return small
+
+
+def test_second_read_comes_from_the_cache_and_equals_the_first(tmp_path, monkeypatch):
+    path = tmp_path / "small.tiktoken"
+    small = small_rank_file(path, shuffle=True)
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    first = read_tiktoken(path, "cl100k", {EOT: SMALL_RANKS})
+    assert len(list((tmp_path / "cache").iterdir())) == 1
+    with mock.patch.object(tiktoken_file, "_parse", side_effect=AssertionError("parsed")):
+        second = read_tiktoken(path, "cl100k", {EOT: SMALL_RANKS})
+    assert second == first and second.merge_ids == first.merge_ids
+    assert second.vocab == {rank: tok for tok, rank in small.items()} | {
+        SMALL_RANKS: b"<|endoftext|>"
+    }
+    text = "The cache gives the same ids: 42 tokens, naïve café."
+    assert Tokenizer.from_data(second).encode(text) == Tokenizer.from_data(first).encode(text)
+
+
+def test_a_changed_file_gets_its_own_entry(tmp_path, monkeypatch):
+    path = tmp_path / "small.tiktoken"
+    small_rank_file(path)
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    first = read_tiktoken(path, "cl100k")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))  # the last rank dropped
+    second = read_tiktoken(path, "cl100k")
+    assert len(second.vocab) == len(first.vocab) - 1
+    assert second.merges == first.merges[:-1]
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+
+
+def test_an_unreadable_entry_is_ignored_and_rewritten(tmp_path, monkeypatch):
+    path = tmp_path / "small.tiktoken"
+    small_rank_file(path)
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    first = read_tiktoken(path, "cl100k")
+    (entry,) = (tmp_path / "cache").iterdir()
+    entry.write_bytes(entry.read_bytes()[:1000])
+    assert read_tiktoken(path, "cl100k") == first
+    assert read_tiktoken(path, "cl100k") == first
+    assert entry.stat().st_size > 1000
+
+
+def test_an_empty_cache_dir_setting_turns_the_cache_off(tmp_path, monkeypatch):
+    path = tmp_path / "small.tiktoken"
+    small_rank_file(path)
+    monkeypatch.setenv(rank_cache.CACHE_ENV, "")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert rank_cache.cache_dir() is None
+    read_tiktoken(path, "cl100k")
+    assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists()
+
+
+def test_presets_from_the_cache_encode_as_from_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    text = "中华人民共和国成立了 and the cache, 1234 naïve 😀"
+    for name in ("cl100k_base", "o200k_base"):
+        fresh = Tokenizer.preset(name)
+        cached = Tokenizer.preset(name)
+        assert cached.merges == fresh.merges and cached.vocab == fresh.vocab
+        assert cached.encode(text) == fresh.encode(text)
