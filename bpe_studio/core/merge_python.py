@@ -69,10 +69,10 @@ class PythonMergeEngine:
                 self._freqs.append(freq)
 
         counts: dict[str, int] = {}
-        # subtle: lists, not sets: a word is appended once per merge that makes the pair in it
-        # (a repeat of the list's last word is skipped), so a list may hold a word twice or a
-        # word the pair has since left; ``merge`` skips both, as ``replace`` leaves them
-        # unchanged. A list costs 8 bytes a word where a set costs 20-40.
+        # subtle: lists, not sets: here a word is listed once per pair it holds (a repeat of the
+        # list's last word is skipped), a merge lists it once per pair it gains, so a list may
+        # hold a word twice or a word the pair has since left; ``merge`` skips both, as
+        # ``replace`` leaves them unchanged. A list costs 8 bytes a word where a set costs 20-40.
         where: dict[str, list[int]] = {}
         cget, wget = counts.get, where.get
         for w, word in enumerate(self._words):
@@ -167,9 +167,8 @@ class PythonMergeEngine:
         words, freqs, counts, where = self._words, self._freqs, self._pair_counts, self._where
         # subtle: every pair gained holds x, which no word held before, so gained pairs are new
         # (their count and word list start here), and no pair lost holds x.
-        lost_by: defaultdict[str, int] = defaultdict(int)
         gained_by: defaultdict[str, int] = defaultdict(int)
-        wget = where.get
+        gained_in: defaultdict[str, list[int]] = defaultdict(list)
         changed_words = 0
         for w in where.pop(ab, ()):
             word = words[w]
@@ -180,37 +179,32 @@ class PythonMergeEngine:
             changed_words += 1
             freq = freqs[w]
             last = len(new) - 1
-            # Each merge site x in the new word changed the pairs on both sides of it: its
-            # left neighbour l lost (l, a) and gained (l, x), its right neighbour r lost (b, r)
-            # and gained (x, r). Consecutive sites ("a b a b" -> "x x") share the pair between
-            # them: (b, a) lost and (x, x) gained, counted once, from the right-hand site.
+            # The pairs gained are the new word's pairs that hold x: at each merge site, the
+            # one on its left, and the one on its right unless the next site is there (then
+            # that pair, (x, x), is the next site's left one). A word holding a gained pair
+            # twice is listed twice; ``merge`` skips the repeat, as ``replace`` changes nothing.
             i = new.find(x)
             while i >= 0:
                 if i:
-                    left = new[i - 1]
-                    if left == x:
-                        lost, gained = ba, xx
-                    else:
-                        lost, gained = left + a, left + x
-                    lost_by[lost] += freq
+                    gained = new[i - 1 : i + 1]
                     gained_by[gained] += freq
-                    s = wget(gained)
-                    if s is None:
-                        where[gained] = [w]
-                    elif s[-1] != w:
-                        s.append(w)
-                if i < last:
-                    right = new[i + 1]
-                    if right != x:
-                        lost, gained = b + right, x + right
-                        lost_by[lost] += freq
-                        gained_by[gained] += freq
-                        s = wget(gained)
-                        if s is None:
-                            where[gained] = [w]
-                        elif s[-1] != w:
-                            s.append(w)
+                    gained_in[gained].append(w)
+                if i < last and new[i + 1] != x:
+                    gained = new[i : i + 2]
+                    gained_by[gained] += freq
+                    gained_in[gained].append(w)
                 i = new.find(x, i + 1)
+        # Each pair gained replaced exactly one pair, as often: (l, x) replaced (l, a),
+        # (x, r) replaced (b, r), and (x, x) replaced (b, a) between two sites.
+        lost_by: defaultdict[str, int] = defaultdict(int)
+        for gained, c in gained_by.items():
+            left, right = gained[0], gained[1]
+            if gained == xx:
+                lost_by[ba] += c
+            elif right == x:
+                lost_by[left + a] += c
+            else:
+                lost_by[b + right] += c
         # subtle: no occurrence of (a, b) is left, and none can form again (merges only make
         # new ids), so its count goes, whatever was lost from it ("a a a" loses (a, a) once).
         lost_by.pop(ab, None)
@@ -222,6 +216,7 @@ class PythonMergeEngine:
             else:
                 del counts[pair]
                 where.pop(pair, None)
+        where.update(gained_in)
         keys, heap, push = self._keys, self._heap, heapq.heappush
         for pair, c in gained_by.items():
             counts[pair] = c
