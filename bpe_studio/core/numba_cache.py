@@ -2,9 +2,8 @@
 source tree.
 
 What it does: :func:`cache_in_user_dir` turns on numba's on-disk cache for the given jitted
-functions, pointed at ``$NUMBA_CACHE_DIR`` if the user set one, else at the platform's user
-cache directory (``%LOCALAPPDATA%`` on Windows, ``~/Library/Caches`` on macOS,
-``$XDG_CACHE_HOME`` or ``~/.cache`` elsewhere) under ``bpe-studio/numba``. Numba's default would
+functions, pointed at ``$NUMBA_CACHE_DIR`` if the user set one, else at ``bpe-studio/numba`` in
+the user's cache directory (``user_cache``). Numba's default would
 write next to the module, inside an installed package or a checkout. It leaves numba's global
 configuration as it found it, so other users of numba in the process are unaffected.
 Also :func:`is_cached`: whether numba holds a fresh cache entry for each function, so a caller
@@ -15,35 +14,29 @@ keys the cache on the source file's timestamp and the machine).
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
+from .user_cache import user_cache_dir
+
 # numba's config module sets its attributes at run time, out of a type checker's sight.
 config: Any = _config
 
 
-def user_cache_dir() -> Path:
+def kernel_cache_dir() -> Path:
     if config.CACHE_DIR:
         return Path(config.CACHE_DIR)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "bpe-studio" / "numba"
+    return user_cache_dir("numba")
 
 
 def cache_in_user_dir(*functions: Dispatcher) -> None:
     # subtle: numba picks a function's cache location when caching is enabled, reading
     # config.CACHE_DIR then; setting it only around that call keeps the global untouched.
     saved = config.CACHE_DIR
-    config.CACHE_DIR = str(user_cache_dir())
+    config.CACHE_DIR = str(kernel_cache_dir())
     try:
         for fn in functions:
             fn.enable_caching()

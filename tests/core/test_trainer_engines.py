@@ -224,5 +224,5 @@ def test_user_cache_dir_is_outside_the_package(monkeypatch, tmp_path):
     monkeypatch.setattr(numba_cache.config, "CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     if sys.platform.startswith("linux"):
-        assert numba_cache.user_cache_dir() == tmp_path / "bpe-studio" / "numba"
-    assert REPO_ROOT not in numba_cache.user_cache_dir().parents
+        assert numba_cache.kernel_cache_dir() == tmp_path / "bpe-studio" / "numba"
+    assert REPO_ROOT not in numba_cache.kernel_cache_dir().parents

@@ -5,9 +5,8 @@ deriving its merges.
 What it does: :func:`load` and :func:`store` keep one file per rank file, named by the sha256
 of the rank file's bytes (so a changed file is a different entry), the Python version (the
 entry is ``marshal`` data) and this format's version. The folder is ``$BPE_STUDIO_CACHE_DIR``
-if set (an empty value turns the cache off), else the platform's user cache directory
-(``%LOCALAPPDATA%``, ``~/Library/Caches``, ``$XDG_CACHE_HOME`` or ``~/.cache``) under
-``bpe-studio/tiktoken``. Entries are written atomically and only after a rank file was read
+if set (an empty value turns the cache off), else ``bpe-studio/tiktoken`` in the user's cache
+directory (``user_cache``). Entries are written atomically and only after a rank file was read
 and checked whole; an entry that cannot be read is ignored (and written afresh). What it
 leaves out: reading rank files (``tiktoken_file``); removing old entries.
 """
@@ -20,6 +19,7 @@ import sys
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
+from ..user_cache import user_cache_dir
 
 CACHE_ENV = "BPE_STUDIO_CACHE_DIR"
 _VERSION = 1
@@ -38,13 +38,7 @@ def cache_dir() -> Path | None:
     chosen = os.environ.get(CACHE_ENV)
     if chosen is not None:
         return Path(chosen) if chosen else None
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "bpe-studio" / "tiktoken"
+    return user_cache_dir("tiktoken")
 
 
 def _entry_path(sha256: str) -> Path | None:
