@@ -11,11 +11,9 @@ Trains on the bundled TinyStories sample to a 3,000-token vocabulary, then write
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-from shots import ROOT, settle, trained_on_sample, wait
+from shots import out_folder, settle, trained_on_sample, wait
 
 TOKEN = " every"
 PIECE = " everything"
@@ -31,10 +29,7 @@ EDITOR_TEXT = (
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = out_folder(__doc__.split("\n")[0])
 
     from bpe_studio.gui.app import application
 
@@ -49,7 +44,7 @@ def main() -> int:
     why = window.inspector.why
     wait(app, lambda: why.explanation is not None and why.explanation.token_id == token_id)
     settle(app, window, 0.4)
-    window.grab().save(str(args.out / "merge_tree.png"))
+    window.grab().save(str(out / "merge_tree.png"))
 
     inspector = window.inspector
     inspector.setCurrentIndex(1)
@@ -58,11 +53,11 @@ def main() -> int:
     wait(app, lambda: steps.walkthrough is not None and not steps.busy)
     steps.show_step(1)
     settle(app, window, 0.3)
-    inspector.grab().save(str(args.out / "step_through.png"))
+    inspector.grab().save(str(out / "step_through.png"))
     window.close()
     app.processEvents()
     for name in ("merge_tree.png", "step_through.png"):
-        print(args.out / name)
+        print(out / name)
     return 0
 
 

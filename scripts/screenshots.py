@@ -18,12 +18,11 @@ GPT-2's files come from ``tests/fixtures``. Chinese text needs a CJK font (e.g. 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
-from shots import ROOT, new_window, settle, trained_on_sample, wait
+from shots import ROOT, new_window, out_folder, settle, trained_on_sample, wait
 
 EDITOR_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
@@ -36,10 +35,7 @@ EDITOR_TEXT = (
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    args = parser.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    out = out_folder(__doc__.split("\n")[0])
 
     from bpe_studio.gui.app import DEMO_CORPUS, application
 
@@ -58,7 +54,7 @@ def main() -> int:
     # The worker reaches its pause point and reports the pairs it would merge next.
     wait(app, lambda: session.worker_waiting)
     settle(app, window, 1.0)
-    window.grab().save(str(args.out / "training.png"))
+    window.grab().save(str(out / "training.png"))
     window.close()
 
     # 2. Trained to 3,000 tokens, a merge selected.
@@ -67,7 +63,7 @@ def main() -> int:
     settle(app, window)
     window.merge_list.select_rank(1200)
     settle(app, window, 0.3)
-    window.grab().save(str(args.out / "trained.png"))
+    window.grab().save(str(out / "trained.png"))
     window.close()
 
     # 3. GPT-2's tokenizer loaded to inspect.
@@ -81,7 +77,7 @@ def main() -> int:
         raise SystemExit(f"could not load GPT-2: {window.last_error}")
     window.vocab_table.filter_edit.setText(" token")
     settle(app, window)
-    window.grab().save(str(args.out / "gpt2.png"))
+    window.grab().save(str(out / "gpt2.png"))
     window.close()
 
     # 4. The Compare and Report pages with the presets (emoji need a colour emoji font).
@@ -90,11 +86,11 @@ def main() -> int:
     window.tabs.setCurrentWidget(window.compare)
     wait(app, lambda: window.compare.comparison is not None and not window.compare.busy)
     settle(app, window, 0.5)
-    window.grab().save(str(args.out / "compare.png"))
+    window.grab().save(str(out / "compare.png"))
     window.tabs.setCurrentWidget(window.report)
     wait(app, lambda: window.report.report is not None and not window.report.busy, 180.0)
     settle(app, window, 0.5)
-    window.grab().save(str(args.out / "report.png"))
+    window.grab().save(str(out / "report.png"))
     window.close()
 
     # 5. Back in time: the run scrubbed to step 60, the step-through on the word at the cursor.
@@ -107,7 +103,7 @@ def main() -> int:
     window.editor.edit.setTextCursor(cursor)
     window.inspector.setCurrentIndex(1)
     settle(app, window, 1.0)
-    window.grab().save(str(args.out / "timeline.png"))
+    window.grab().save(str(out / "timeline.png"))
     window.close()
 
     # 6. A real model's tokenizer picked for the editor.
@@ -115,12 +111,12 @@ def main() -> int:
     window.picker.pick("preset:o200k_base")
     wait(app, lambda: window.state.picked is not None and not window.picker.busy, 60.0)
     settle(app, window, 1.0)
-    window.grab().save(str(args.out / "picker.png"))
+    window.grab().save(str(out / "picker.png"))
     window.close()
     app.processEvents()
     names = ("training.png", "trained.png", "gpt2.png", "compare.png", "report.png")
     for name in names + ("timeline.png", "picker.png"):
-        print(args.out / name)
+        print(out / name)
     return 0
 
 

@@ -1,5 +1,6 @@
-"""What the screenshot scripts share: the repo on the import path, waiting for the app to reach
-a state, letting it repaint, and a window trained on the bundled sample.
+"""What the screenshot scripts share: the repo on the import path, the ``--out`` folder,
+waiting for the app to reach a state, letting it repaint, and a window trained on the bundled
+sample.
 
 Imported by ``scripts/screenshots.py`` and ``scripts/screenshot_inspector.py`` (run as scripts,
 so this folder is on the path). It sets ``QT_QPA_PLATFORM=offscreen`` unless the caller chose a
@@ -8,6 +9,7 @@ platform, and leaves out what each script shows.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
@@ -21,6 +23,15 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 SIZE = (1600, 1000)
+
+
+def out_folder(description: str) -> Path:
+    """The ``--out`` folder given on the command line (docs/screenshots by default), created."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    out: Path = parser.parse_args().out
+    out.mkdir(parents=True, exist_ok=True)
+    return out
 
 
 def wait(app: Any, condition: Callable[[], object], timeout: float = 60.0) -> None:
