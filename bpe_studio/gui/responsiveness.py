@@ -12,8 +12,8 @@ module holds, each measured in ``docs/responsiveness.md`` (re-run with
 - :class:`HoldTrainerWhilePainting`: a window mixin that takes such a turn for every repaint;
 - :class:`StartWhenSettled`: a run's thread starts once the window has done repainting the
   views it reset for the run, not during those repaints;
-- the pacing of the views: how often the session flushes, publishes a frame, and rebuilds the
-  editor's tokenizer;
+- :class:`FrameBudget` and the pacing of the views: how often the session drains the worker's
+  merges, publishes a frame, and rebuilds the editor's tokenizer;
 - :func:`collect_on_gui_thread`: the cyclic garbage collector runs on the GUI thread only.
 
 What it leaves out: freeing the trainer's state in slices at the end of a run, which the core
@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -34,10 +35,15 @@ from PySide6.QtGui import QGuiApplication
 
 from .debounce import single_shot
 
-# The session drains the worker's merges this often, and every PUBLISH_EVERY_FLUSHES-th drain
-# is one frame: all views update and the window repaints once.
-FLUSH_INTERVAL_MS = 50
-PUBLISH_EVERY_FLUSHES = 4
+# The session drains the worker's merges this often; a drain is also a frame (all views update
+# and the window repaints once) when the frame budget allows one (FrameBudget).
+FLUSH_INTERVAL_MS = 25
+# A frame holds the trainer while the views update and the window repaints: frames are spaced
+# so that they hold it for at most FRAME_BUDGET of the wall time, and come every
+# MIN_FRAME_SECONDS at most and every MAX_FRAME_SECONDS at least.
+FRAME_BUDGET = 0.2
+MIN_FRAME_SECONDS = 0.1
+MAX_FRAME_SECONDS = 0.5
 # The editor re-tokenizes with the merges so far at most this often (each rebuild is a third
 # thread contending for the GIL).
 EDITOR_REFRESH_MERGES = 400
@@ -138,6 +144,8 @@ class GuiTurn:
         self.gui_free = threading.Event()
         self.gui_free.set()
         self._holds = 0
+        self._held_since = 0.0
+        self.held_seconds = 0.0  # wall time the trainer was held (while active), in all
         self.active = False  # only while a worker runs: otherwise holding is pointless
         # Called on the GUI thread after each repaint of the window (StartWhenSettled).
         self.on_painted: Callable[[], None] | None = None
@@ -147,6 +155,8 @@ class GuiTurn:
         if not self.active:
             yield
             return
+        if not self._holds:
+            self._held_since = time.perf_counter()
         self._holds += 1
         self.gui_free.clear()
         try:
@@ -155,6 +165,7 @@ class GuiTurn:
             self._holds -= 1
             if not self._holds:
                 self.gui_free.set()
+                self.held_seconds += time.perf_counter() - self._held_since
 
     def painted(self) -> None:
         """The window has just repainted (called by :class:`HoldTrainerWhilePainting`)."""
@@ -165,6 +176,38 @@ class GuiTurn:
         """Stop holding for good (the run is stopping or over): the worker must not wait."""
         self.active = False
         self.gui_free.set()
+
+
+class FrameBudget:
+    """When the next frame may come: spaced so that the trainer is held for at most
+    ``FRAME_BUDGET`` of the wall time, between ``MIN_FRAME_SECONDS`` and ``MAX_FRAME_SECONDS``
+    apart.
+
+    subtle: what a frame costs is measured, not assumed: the time the trainer was held since
+    the previous frame began (that frame's update of the views and every repaint after it,
+    ``GuiTurn.held_seconds``). It varies with the window's size, the views shown, the step
+    and the machine's load; a fixed rate either holds a fast trainer for a large share of
+    its time or updates a slow one rarely (docs/responsiveness.md)."""
+
+    def __init__(self, turn: GuiTurn) -> None:
+        self._turn = turn
+        self._last = -1e9  # when the last frame began (perf_counter)
+        self._held_at_last = 0.0
+        self.interval = MIN_FRAME_SECONDS
+        self.frames = 0
+
+    def due(self) -> bool:
+        return time.perf_counter() - self._last >= self.interval
+
+    def begin(self) -> None:
+        """A frame begins now: the previous one's cost sets the spacing of the next."""
+        now = time.perf_counter()
+        held = self._turn.held_seconds
+        if self.frames:
+            cost = held - self._held_at_last
+            self.interval = min(max(cost / FRAME_BUDGET, MIN_FRAME_SECONDS), MAX_FRAME_SECONDS)
+        self._last, self._held_at_last = now, held
+        self.frames += 1
 
 
 class HoldTrainerWhilePainting:

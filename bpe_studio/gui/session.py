@@ -5,8 +5,8 @@ What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker`
 released on the GUI thread once the thread has ended), collects the worker's merges in a
 :class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs,
 the phase and the outcome into the :class:`~.hub.StateHub`, publishing one frame for the views
-every few flushes. :class:`RunClock` keeps the elapsed time (pauses left out) and a recent
-merges-per-second rate.
+as often as the frame budget allows (``responsiveness.FrameBudget``). :class:`RunClock` keeps
+the elapsed time (pauses left out) and a recent merges-per-second rate.
 What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``controller``).
 """
 
@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from .hub import StateHub
 from .responsiveness import (
     FLUSH_INTERVAL_MS,
-    PUBLISH_EVERY_FLUSHES,
+    FrameBudget,
     GuiTurn,
     StartWhenSettled,
     TrainingMode,
@@ -97,12 +97,12 @@ class TrainingSession(QObject):
         self.worker_waiting = False  # the worker sits at its pause point
         self._started = False
         self._ended = False
-        self._flushes = 0
         self._buffer = MergeBuffer()
         self._pending_progress: tuple[int, int] | None = None
         self._pending_pairs: tuple | None = None
         self._error: str | None = None
         self._mode = TrainingMode()
+        self.frames = FrameBudget(self.control.turn)
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
@@ -263,8 +263,7 @@ class TrainingSession(QObject):
     # --------------------------------------------------------- flushing
     @Slot()
     def _flush(self) -> None:
-        self._flushes += 1
-        if self._flushes % PUBLISH_EVERY_FLUSHES == 0:
+        if self.frames.due():
             self._flush_now()
         else:
             self._drain()
@@ -273,6 +272,7 @@ class TrainingSession(QObject):
         """Drain and publish one frame, with the trainer held meanwhile."""
         if self._ended:
             return
+        self.frames.begin()
         with self.turn.hold():
             self._drain()
             self.hub.publish()

@@ -16,7 +16,6 @@ from PySide6.QtCore import QItemSelection, QModelIndex, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -24,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ..hub import StateHub
 from ..models import TOKEN_ID_ROLE, MergeTableModel
-from .common import configure_table, monospace_font, title_label
+from .common import configure_table, monospace_font, steady_label, title_label
 
 
 class MergeListView(QWidget):
@@ -32,7 +31,7 @@ class MergeListView(QWidget):
         super().__init__(parent)
         self.hub = hub
         self.model = model = MergeTableModel(hub, self)
-        self.title: QLabel = title_label("Merges", "Merges  000,000")
+        self.title = steady_label(title_label("Merges"), "Merges  000,000")
         self.table = QTableView(self)
         self.table.setModel(model)
         configure_table(self.table, monospace_font())
