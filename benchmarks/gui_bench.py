@@ -104,9 +104,9 @@ class FrameLog:
         """Time the session's drains and frames (looked up on the instance at each call)."""
         drain, frame = session._drain, session._flush_now
 
-        def timed_drain() -> None:
+        def timed_drain(**kwargs) -> None:
             with self.timing("drain"):
-                drain()
+                drain(**kwargs)
 
         def timed_frame() -> None:
             with self.timing("frame"):

@@ -125,6 +125,14 @@ def configure_table(table: QTableView, font: QFont | None = None) -> None:
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
 
 
+def lay_out_rows_now(table: QTableView) -> None:
+    """Lay out rows just inserted now, scroll bars included, rather than on Qt's zero timers,
+    which run after the frame's repaint and cost the window a second repaint."""
+    table.executeDelayedItemsLayout()
+    table.verticalHeader().executeDelayedItemsLayout()
+    table.updateGeometries()
+
+
 def answer_token_tooltip(edit: Any, event: QEvent) -> bool:
     """For a text view's ``viewportEvent``: True when ``event`` asked for a tooltip, now shown
     as ``edit.tooltip_html(char)`` for the character ``edit.char_at(pos)`` under the pointer

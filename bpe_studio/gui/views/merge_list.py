@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ..hub import StateHub
 from ..models import TOKEN_ID_ROLE, MergeTableModel
-from .common import configure_table, monospace_font, steady_label, title_label
+from .common import configure_table, lay_out_rows_now, monospace_font, steady_label, title_label
 
 
 class MergeListView(QWidget):
@@ -77,7 +77,7 @@ class MergeListView(QWidget):
     def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
         # Lay the new rows out now rather than on Qt's zero timer, which would run after this
         # frame's repaint and cost a second repaint of the window.
-        self.table.executeDelayedItemsLayout()
+        lay_out_rows_now(self.table)
         if self._follow:
             self.table.scrollToBottom()
         self._update_title()
