@@ -204,6 +204,10 @@ class FrameBudget:
     def due(self) -> bool:
         return time.perf_counter() - self._last >= self.interval
 
+    def postpone(self) -> None:
+        """The next frame comes one interval from now (not at once, when one is due)."""
+        self._last = time.perf_counter()
+
     def begin(self) -> None:
         """A frame begins now: the previous one's cost sets the spacing of the next."""
         now = time.perf_counter()

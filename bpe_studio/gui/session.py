@@ -209,9 +209,12 @@ class TrainingSession(QObject):
     @Slot(int)
     def _on_merging(self, target: int) -> None:
         # subtle: the views switch to the merge phase with the next frame, not in a frame of
-        # their own here: on a corpus that merges 10,000 times in a fifth of a second, that
-        # extra frame and its repaints held the trainer for a tenth of its merging.
+        # their own here, and that frame comes one interval from now, with the first merges
+        # to show, even when one is due: on a corpus that merges 10,000 times in a fifth of
+        # a second, a frame here and its repaints held the trainer for a tenth or more of its
+        # merging, to show no merge yet.
         self._pending_merging = target
+        self.frames.postpone()
 
     @Slot(object)
     def _on_top_pairs(self, pairs: tuple) -> None:

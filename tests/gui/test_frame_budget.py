@@ -32,6 +32,12 @@ def test_frames_are_spaced_by_what_the_last_one_held():
     budget.begin()
     assert budget.interval == responsiveness.MAX_FRAME_SECONDS
     assert not budget.due()
+    # Postponing: not due, however long ago the last frame was (the merge phase's start).
+    budget.interval = 0.0
+    assert budget.due()
+    budget.interval = 1000.0
+    budget.postpone()
+    assert not budget.due()
 
 
 def test_holding_counts_the_time_held_only_while_active():
