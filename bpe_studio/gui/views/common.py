@@ -51,9 +51,10 @@ class SteadyLabel(QWidget):
     the tab widget repaints its whole page for every request it gets. The labels updated in
     each training frame made the window repaint entirely two or three times per frame
     (docs/responsiveness.md). This widget holds its label without a layout, so the label's
-    request ends here: its own size hint is fixed (the width of ``longest``, one line high)
-    and it lays the label over its whole area itself. The label's text methods are forwarded;
-    a style sheet or tooltip set on this widget applies to the label too."""
+    request ends here: its own size hint is fixed (the width of ``longest``; the height of
+    the text, which asks for a relayout only when it changes) and it lays the label over its
+    whole area itself. The label's text methods are forwarded; a style sheet or tooltip set
+    on this widget applies to the label too."""
 
     def __init__(self, label: QLabel, longest: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,14 +81,14 @@ class SteadyLabel(QWidget):
         if text == label.text():
             return
         label.setText(text)
-        # subtle: a rich-text or selectable label lays its text out lazily, in its paint, and
-        # the layout asks for a repaint of the label from inside that paint, which Qt posts
-        # as one more repaint of the window after this one. Asking for the size hint lays the
-        # text out now, before the paint.
-        if label.textFormat() is not Qt.TextFormat.PlainText or label.textInteractionFlags() & (
-            Qt.TextInteractionFlag.TextSelectableByMouse
-        ):
-            label.sizeHint()
+        # subtle: asking for the size hint lays a rich-text or selectable label's text out
+        # now (laid out lazily inside its paint, it asks for a repaint from there, which Qt
+        # posts as one more repaint of the window), and tells whether the text's height
+        # changed (a heading in a bigger font): only then does the layout hear of it.
+        height = label.sizeHint().height()
+        if height != self._hint.height():
+            self._hint = QSize(self._hint.width(), height)
+            self.updateGeometry()
 
     def text(self) -> str:
         return self.label.text()
