@@ -106,10 +106,15 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.responsiveness import collect_on_gui_thread, keep_out_of_collections
     from bpe_studio.gui.views.vocab_table import VocabTableView
 
     app = QApplication.instance() or QApplication([])
+    # As the app does: the cyclic collector runs on the GUI thread's timer, and a loaded
+    # tokenizer's objects are kept out of its passes (Controller._on_loaded).
+    collect_on_gui_thread()
     loaded = loaded_o200k()
+    keep_out_of_collections()
     hub = StateHub()
     view = VocabTableView(hub)
     if args.no_warmup:

@@ -5,7 +5,9 @@ For each corpus it measures, best of ``--repeat`` runs:
   the merge phase and the whole call;
 - GUI: the real main window (offscreen), Train clicked, until the result arrives; the merge
   phase as the worker timed it, the whole run from the click, and the largest gap between two
-  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran; with the
+  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran; from the first
+  merge on, the share of the time the window held the trainer (frames and their repaints) and
+  the frames shown per second (``responsiveness.FrameBudget``); with the
   compression curve's recording off and on (``--curve``), and with it on, how long its thread
   still needed after the run ended (``curve_lag_s``). The three kinds of run take turns, so a
   loaded machine slows them alike;
@@ -104,9 +106,9 @@ class FrameLog:
         """Time the session's drains and frames (looked up on the instance at each call)."""
         drain, frame = session._drain, session._flush_now
 
-        def timed_drain() -> None:
+        def timed_drain(**kwargs) -> None:
             with self.timing("drain"):
-                drain()
+                drain(**kwargs)
 
         def timed_frame() -> None:
             with self.timing("frame"):
@@ -161,9 +163,15 @@ def gui(
     window.curve.record_box.setChecked(curve)
 
     state = {"last": 0.0, "gap": 0.0, "on": False, "where": "", "cpu": 0.0, "gap_cpu": 0.0}
+    # The trainer held and the frames shown from the first merge on (the session's own
+    # counters, read at the first heartbeat that finds a merge recorded).
+    merging: dict[str, float] = {}
 
     def beat() -> None:
         now, cpu = time.perf_counter(), time.thread_time()
+        if not merging and window.state.record:
+            merging["held"] = session.turn.held_seconds
+            merging["frames"] = session.frames.frames
         if state["on"] and now - state["last"] > state["gap"]:
             state["gap"] = now - state["last"]
             # The GUI thread's own CPU time within the gap; the rest of it was waiting (for
@@ -193,6 +201,8 @@ def gui(
     session.finished.connect(loop.quit)  # after a failure too, with None
     loop.exec()  # a real event loop that sleeps when idle, as app.exec() does
     total = time.perf_counter() - start
+    held = session.turn.held_seconds - merging.get("held", 0.0)
+    shown = session.frames.frames - merging.get("frames", 0)
     if profile is not None:
         profile.disable()
     state["on"] = False
@@ -219,6 +229,10 @@ def gui(
         "where": state["where"],
         "curve_lag_s": curve_lag,
         "curve_merges": curves,
+        # Of the merge phase: the share of its wall time the window held the trainer (each
+        # frame's update and the repaints after it), and the frames shown per second.
+        "held_share": held / result.merge_seconds if result.merge_seconds else 0.0,
+        "frames_per_s": shown / result.merge_seconds if result.merge_seconds else 0.0,
     }
 
 
@@ -344,6 +358,8 @@ def main() -> int:
                     for worst in [max(g[mode], key=lambda r: r["max_gap_ms"])]
                 },
                 "curve_lag_s": max(r["curve_lag_s"] for r in g[mode]),
+                "held_share": statistics.median(r["held_share"] for r in g[mode]),
+                "frames_per_s": statistics.median(r["frames_per_s"] for r in g[mode]),
                 "load_average": os.getloadavg()[0],
             }
             if args.frames:
@@ -366,7 +382,9 @@ def main() -> int:
                 f" {row['max_heartbeat_gap_ms']:.0f} ms | curve done"
                 f" {row['curve_lag_s']:.2f} s after the run (worst of {args.repeat} runs)"
                 f" ({row['max_gap']['where']}; GUI thread CPU in it"
-                f" {row['max_gap']['max_gap_gui_cpu_ms']:.0f} ms) | load {row['load_average']:.2f}",
+                f" {row['max_gap']['max_gap_gui_cpu_ms']:.0f} ms) | merging: trainer held"
+                f" {row['held_share']:.0%} of the time, {row['frames_per_s']:.1f} frames/s"
+                f" (medians) | load {row['load_average']:.2f}",
                 flush=True,
             )
             for kind, f in row.get("frames", {}).items():

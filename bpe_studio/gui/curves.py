@@ -70,6 +70,18 @@ def _merges(rows: Sequence) -> list[Merge]:
     return [Merge(r.rank, r.left, r.right) for r in rows]
 
 
+def _for_process(command: tuple) -> tuple:
+    """``command`` with its merge rows made :class:`Merge` tuples (in the feeder thread).
+
+    subtle: done on the GUI thread, this took a third of the frame that ends a run (the last
+    frame's thousands of merges), and with the trainer held, of every frame while training."""
+    if command[0] == "merges":
+        return ("merges", _merges(command[1]))
+    if command[0] == "begin":
+        return (*command[:4], _merges(command[4]))
+    return command
+
+
 class CurveFeeder:
     """Feeds merges to compression curves in a child process (see module docstring)."""
 
@@ -114,7 +126,7 @@ class CurveFeeder:
         """Start over: new curves for ``texts`` (read in the process), then ``merges`` (rows
         with ``rank``, ``left``, ``right``) applied; everything enqueued before is dropped."""
         self.generation += 1
-        command = ("begin", dict(texts), tuple(special_tokens), pattern, _merges(merges))
+        command = ("begin", dict(texts), tuple(special_tokens), pattern, list(merges))
         self._put(command)
 
     def add_text(self, name: str, spec: TextSpec) -> None:
@@ -124,7 +136,7 @@ class CurveFeeder:
     def feed(self, merges: Sequence) -> None:
         """The next merges of the run, in rank order."""
         if merges:
-            self._put(("merges", _merges(merges)))
+            self._put(("merges", list(merges)))
 
     def cancel(self) -> None:
         """Drop all work and all curves."""
@@ -202,7 +214,7 @@ class CurveFeeder:
                 if generation == self.generation:
                     if command[0] == "begin":
                         self._publish({})
-                    conn.send(command)
+                    conn.send(_for_process(command))
                     self._receive(conn, generation)
             except (OSError, EOFError) as error:
                 self._failures.put(f"compression curve: the curve process ended ({error})")

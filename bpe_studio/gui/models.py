@@ -79,13 +79,33 @@ class _Table(QAbstractTableModel):
     def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:  # noqa: N802,N803
         # subtle: views ask for ~7 roles per cell; answering them in one call means one entry
         # into Python per cell instead of seven (each entry may wait for the GIL while the
-        # trainer runs: docs/responsiveness.md).
+        # trainer runs: docs/responsiveness.md), and the row is looked up once for all.
+        r = index.row() if index.isValid() else -1
+        item = self._item(r)
+        if item is None:
+            for role_data in roleDataSpan:
+                role_data.clearData()
+            return
+        col, value_of = index.column(), self._value
         for role_data in roleDataSpan:
-            value = self.data(index, role_data.role())
+            value = value_of(item, r, col, role_data.role())
             if value is None:
                 role_data.clearData()
             else:
                 role_data.setData(value)
+
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
+        r = index.row() if index.isValid() else -1
+        item = self._item(r)
+        return None if item is None else self._value(item, r, index.column(), role)
+
+    def _item(self, r: int) -> Any:
+        """Row ``r``'s record; None when there is no such row (``r`` -1: an invalid index)."""
+        raise NotImplementedError
+
+    def _value(self, item: Any, r: int, col: int, role: int) -> Any:
+        """What cell ``(r, col)`` of ``item`` shows for ``role`` (None: nothing)."""
+        raise NotImplementedError
 
 
 class MergeTableModel(_Table):
@@ -128,12 +148,12 @@ class MergeTableModel(_Table):
     def step_at(self, row: int) -> MergeStep | MergeRow:
         return self._rows[row]
 
-    def data(self, index: Index, role: int = _DISPLAY) -> Any:
-        if not index.isValid() or not 0 <= index.row() < min(self._n, len(self._rows)):
-            return None
-        step = self._rows[index.row()]
+    def _item(self, r: int) -> MergeStep | MergeRow | None:
+        rows = self._rows
+        return rows[r] if 0 <= r < min(self._n, len(rows)) else None
+
+    def _value(self, step: Any, r: int, col: int, role: int) -> Any:
         count = step.count
-        col = index.column()
         if role == _DISPLAY or role == SORT_ROLE:
             if col == 0:
                 return f"{step.rank:,}" if role == _DISPLAY else step.rank
@@ -149,7 +169,7 @@ class MergeTableModel(_Table):
             return token_tooltip((step.left, step.right, step.merged)[col - 1])
         if role == TOKEN_ID_ROLE:
             return step.new_id
-        if role == Qt.ItemDataRole.ForegroundRole and index.row() >= self._hub.state.step:
+        if role == Qt.ItemDataRole.ForegroundRole and r >= self._hub.state.step:
             return LATER  # not yet merged at the step shown
         return None
 
@@ -274,10 +294,10 @@ class VocabTableModel(_Table):
         r = self._row(row)
         return r.token_id, r.token
 
-    def data(self, index: Index, role: int = _DISPLAY) -> Any:
-        if not index.isValid() or not 0 <= index.row() < self._n:
-            return None
-        row, col = self._row(index.row()), index.column()
+    def _item(self, r: int) -> VocabRow | None:
+        return self._row(r) if 0 <= r < self._n else None
+
+    def _value(self, row: Any, r: int, col: int, role: int) -> Any:
         if role == _DISPLAY:
             if col == 0:
                 return f"{row.token_id:,}"

@@ -11,9 +11,10 @@ module holds, each measured in ``docs/responsiveness.md`` (re-run with
   updates and repaints the views (the worker checks ``gui_free`` between merges);
 - :class:`HoldTrainerWhilePainting`: a window mixin that takes such a turn for every repaint;
 - :class:`StartWhenSettled`: a run's thread starts once the window has done repainting the
-  views it reset for the run, not during those repaints;
-- the pacing of the views: how often the session flushes, publishes a frame, and rebuilds the
-  editor's tokenizer;
+  views it reset for the run, not during those repaints; :class:`AfterPaint`: the same for a
+  view's background jobs after a reset of that view;
+- :class:`FrameBudget` and the pacing of the views: how often the session drains the worker's
+  merges, publishes a frame, and rebuilds the editor's tokenizer;
 - :func:`collect_on_gui_thread`: the cyclic garbage collector runs on the GUI thread only.
 
 What it leaves out: freeing the trainer's state in slices at the end of a run, which the core
@@ -26,18 +27,25 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QTimer, Slot
 from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QWidget
 
 from .debounce import single_shot
 
-# The session drains the worker's merges this often, and every PUBLISH_EVERY_FLUSHES-th drain
-# is one frame: all views update and the window repaints once.
-FLUSH_INTERVAL_MS = 50
-PUBLISH_EVERY_FLUSHES = 4
+# The session drains the worker's merges this often; a drain is also a frame (all views update
+# and the window repaints once) when the frame budget allows one (FrameBudget).
+FLUSH_INTERVAL_MS = 25
+# A frame holds the trainer while the views update and the window repaints: frames are spaced
+# so that they hold it for at most FRAME_BUDGET of the wall time, and come every
+# MIN_FRAME_SECONDS at most and every MAX_FRAME_SECONDS at least.
+FRAME_BUDGET = 0.2
+MIN_FRAME_SECONDS = 0.1
+MAX_FRAME_SECONDS = 0.5
 # The editor re-tokenizes with the merges so far at most this often (each rebuild is a third
 # thread contending for the GIL).
 EDITOR_REFRESH_MERGES = 400
@@ -50,6 +58,9 @@ GUI_HOLD_LIMIT = 0.1
 # Train, or RUN_START_LATEST_MS after Train at the latest, ms.
 RUN_START_QUIET_MS = 60
 RUN_START_LATEST_MS = 400
+# Background work deferred until its view has repainted (AfterPaint) starts this long after it
+# was asked for at the latest, ms.
+AFTER_PAINT_LATEST_MS = 300
 # How often the GUI thread runs the collections Python would have run by itself, ms.
 COLLECT_INTERVAL_MS = 500
 
@@ -138,6 +149,8 @@ class GuiTurn:
         self.gui_free = threading.Event()
         self.gui_free.set()
         self._holds = 0
+        self._held_since = 0.0
+        self.held_seconds = 0.0  # wall time the trainer was held (while active), in all
         self.active = False  # only while a worker runs: otherwise holding is pointless
         # Called on the GUI thread after each repaint of the window (StartWhenSettled).
         self.on_painted: Callable[[], None] | None = None
@@ -147,6 +160,8 @@ class GuiTurn:
         if not self.active:
             yield
             return
+        if not self._holds:
+            self._held_since = time.perf_counter()
         self._holds += 1
         self.gui_free.clear()
         try:
@@ -155,6 +170,7 @@ class GuiTurn:
             self._holds -= 1
             if not self._holds:
                 self.gui_free.set()
+                self.held_seconds += time.perf_counter() - self._held_since
 
     def painted(self) -> None:
         """The window has just repainted (called by :class:`HoldTrainerWhilePainting`)."""
@@ -165,6 +181,42 @@ class GuiTurn:
         """Stop holding for good (the run is stopping or over): the worker must not wait."""
         self.active = False
         self.gui_free.set()
+
+
+class FrameBudget:
+    """When the next frame may come: spaced so that the trainer is held for at most
+    ``FRAME_BUDGET`` of the wall time, between ``MIN_FRAME_SECONDS`` and ``MAX_FRAME_SECONDS``
+    apart.
+
+    subtle: what a frame costs is measured, not assumed: the time the trainer was held since
+    the previous frame began (that frame's update of the views and every repaint after it,
+    ``GuiTurn.held_seconds``). It varies with the window's size, the views shown, the step
+    and the machine's load; a fixed rate either holds a fast trainer for a large share of
+    its time or updates a slow one rarely (docs/responsiveness.md)."""
+
+    def __init__(self, turn: GuiTurn) -> None:
+        self._turn = turn
+        self._last = -1e9  # when the last frame began (perf_counter)
+        self._held_at_last = 0.0
+        self.interval = MIN_FRAME_SECONDS
+        self.frames = 0
+
+    def due(self) -> bool:
+        return time.perf_counter() - self._last >= self.interval
+
+    def postpone(self) -> None:
+        """The next frame comes one interval from now (not at once, when one is due)."""
+        self._last = time.perf_counter()
+
+    def begin(self) -> None:
+        """A frame begins now: the previous one's cost sets the spacing of the next."""
+        now = time.perf_counter()
+        held = self._turn.held_seconds
+        if self.frames:
+            cost = held - self._held_at_last
+            self.interval = min(max(cost / FRAME_BUDGET, MIN_FRAME_SECONDS), MAX_FRAME_SECONDS)
+        self._last, self._held_at_last = now, held
+        self.frames += 1
 
 
 class HoldTrainerWhilePainting:
@@ -227,6 +279,55 @@ class StartWhenSettled(QObject):
         self._quiet.stop()
         self._latest.stop()
         self._start()
+
+
+class AfterPaint(QObject):
+    """Calls the function last handed to :meth:`call` once ``widget`` has been painted after
+    that call (when the paint is over), at once when the widget is not visible, and
+    ``AFTER_PAINT_LATEST_MS`` after the call at the latest; once.
+
+    subtle: a view reset for a big tokenizer (o200k's 200,000 rows) repaints while the
+    background jobs it starts (the reachability check, the glyph samples) hold the GIL in
+    stretches, and every one of the repaint's entries into Python waited for them: the
+    repaint's 30-44 ms of GUI-thread CPU took 105-145 ms. Started after the repaint, the jobs
+    run while the GUI thread is idle (docs/responsiveness.md)."""
+
+    def __init__(self, widget: QWidget, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._widget = widget
+        self._pending: Callable[[], None] | None = None
+        self._after = single_shot(self, 0, self._fire)  # the next turn: the paint is over
+        self._latest = single_shot(self, AFTER_PAINT_LATEST_MS, self._fire)
+        widget.installEventFilter(self)
+
+    @property
+    def pending(self) -> bool:
+        return self._pending is not None
+
+    def call(self, fn: Callable[[], None]) -> None:
+        self._pending = fn
+        if not self._widget.isVisible():
+            self._fire()
+            return
+        self._widget.update()  # a paint will come, whatever else happens
+        self._latest.start()
+
+    def cancel(self) -> None:
+        self._pending = None
+        self._after.stop()
+        self._latest.stop()
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint and self._pending is not None:
+            self._after.start()
+        return False
+
+    @Slot()
+    def _fire(self) -> None:
+        fn = self._pending
+        self.cancel()
+        if fn is not None:
+            fn()
 
 
 def keep_out_of_collections() -> None:

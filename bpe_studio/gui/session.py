@@ -5,8 +5,8 @@ What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker`
 released on the GUI thread once the thread has ended), collects the worker's merges in a
 :class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs,
 the phase and the outcome into the :class:`~.hub.StateHub`, publishing one frame for the views
-every few flushes. :class:`RunClock` keeps the elapsed time (pauses left out) and a recent
-merges-per-second rate.
+as often as the frame budget allows (``responsiveness.FrameBudget``). :class:`RunClock` keeps
+the elapsed time (pauses left out) and a recent merges-per-second rate.
 What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``controller``).
 """
 
@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 from .hub import StateHub
 from .responsiveness import (
     FLUSH_INTERVAL_MS,
-    PUBLISH_EVERY_FLUSHES,
+    FrameBudget,
     GuiTurn,
     StartWhenSettled,
     TrainingMode,
@@ -97,12 +97,13 @@ class TrainingSession(QObject):
         self.worker_waiting = False  # the worker sits at its pause point
         self._started = False
         self._ended = False
-        self._flushes = 0
         self._buffer = MergeBuffer()
         self._pending_progress: tuple[int, int] | None = None
         self._pending_pairs: tuple | None = None
+        self._pending_merging: int | None = None  # merges to make, once the phase starts
         self._error: str | None = None
         self._mode = TrainingMode()
+        self.frames = FrameBudget(self.control.turn)
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
@@ -207,10 +208,13 @@ class TrainingSession(QObject):
 
     @Slot(int)
     def _on_merging(self, target: int) -> None:
-        # The views redraw for the new phase while the trainer is held, as in every frame.
-        with self.turn.hold():
-            self._drain()
-            self.hub.start_merging(target)
+        # subtle: the views switch to the merge phase with the next frame, not in a frame of
+        # their own here, and that frame comes one interval from now, with the first merges
+        # to show, even when one is due: on a corpus that merges 10,000 times in a fifth of
+        # a second, a frame here and its repaints held the trainer for a tenth or more of its
+        # merging, to show no merge yet.
+        self._pending_merging = target
+        self.frames.postpone()
 
     @Slot(object)
     def _on_top_pairs(self, pairs: tuple) -> None:
@@ -236,7 +240,7 @@ class TrainingSession(QObject):
         self._ended = True
         self._timer.stop()
         with self.turn.hold():
-            self._drain()
+            self._drain(in_frame=True)
         self.turn.release()
         self.hub.finish(result, self._error)
         self.finished.emit(result)
@@ -263,8 +267,7 @@ class TrainingSession(QObject):
     # --------------------------------------------------------- flushing
     @Slot()
     def _flush(self) -> None:
-        self._flushes += 1
-        if self._flushes % PUBLISH_EVERY_FLUSHES == 0:
+        if self.frames.due():
             self._flush_now()
         else:
             self._drain()
@@ -273,15 +276,21 @@ class TrainingSession(QObject):
         """Drain and publish one frame, with the trainer held meanwhile."""
         if self._ended:
             return
+        self.frames.begin()
         with self.turn.hold():
-            self._drain()
+            self._drain(in_frame=True)
             self.hub.publish()
 
-    def _drain(self) -> None:
+    def _drain(self, *, in_frame: bool = False) -> None:
+        """Move what the worker reported into the hub; ``in_frame``: with the trainer held,
+        right before the views update (the phase may change then, not otherwise)."""
         hub = self.hub
         if self._pending_progress is not None:
             hub.set_progress(*self._pending_progress)
             self._pending_progress = None
+        if in_frame and self._pending_merging is not None:
+            target, self._pending_merging = self._pending_merging, None
+            hub.start_merging(target)
         batch = self._buffer.drain()
         if batch:
             hub.append_merges(batch)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QCoreApplication, QEvent, QObject
 
 
 class PaintCounter(QObject):
@@ -34,3 +34,70 @@ def test_progress_bar_is_repainted_after_the_frame_not_inside_it(qtbot, window):
         assert bar.text() == "75%"
     finally:
         bar.removeEventFilter(counter)
+
+
+class LayoutCounter(QObject):
+    """Counts the layout requests that reach the widgets it watches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[str] = []
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.requests.append(type(obj).__name__)
+        return False
+
+
+def _deliver_posted_events() -> None:
+    """Deliver the layout requests and repaints posted so far, and those they post in turn."""
+    for _ in range(10):
+        QCoreApplication.sendPostedEvents()
+        QCoreApplication.processEvents()
+
+
+def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
+    """The labels, counts and ranges a training frame changes stay inside their own widgets:
+    no layout request reaches the tab widget (which repaints its whole page for each) or the
+    window (docs/responsiveness.md). Driven through the hub, one frame at a time, once what a
+    run shows only once (the compression legend, the editor's first spans) has settled."""
+    from gui_helpers import wait_for_spans
+
+    from bpe_studio.core import trainer_from_file
+    from bpe_studio.core.vocab import initial_vocab
+    from bpe_studio.gui import responsiveness
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.state import RunSettings
+
+    monkeypatch.setattr(responsiveness, "EDITOR_REFRESH_SECONDS", 1e9)  # no rebuild meanwhile
+    window.curve.record_box.setChecked(False)
+
+    steps = list(trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"]))
+    hub = window.hub
+    hub.set_corpus(DEMO_CORPUS)
+    specials = ("<|endoftext|>",)
+    hub.begin_run(RunSettings(1500, specials, len(steps), "gpt2"), initial_vocab(list(specials)))
+    hub.set_progress(10, 100)
+    hub.publish()
+    hub.start_merging(len(steps))
+    hub.append_merges(steps[:5])
+    hub.publish()
+    wait_for_spans(qtbot, window.editor)
+    _deliver_posted_events()  # the phase change may change what is shown: settle it first
+    counter = LayoutCounter()
+    watched = (window, window.centralWidget(), window.tabs)
+    for widget in watched:
+        widget.installEventFilter(counter)
+    try:
+        # Frames whose counts gain digits (9 -> 10 -> 100 -> 1,000 merges).
+        for end in (9, 10, 99, 100, 999, 1000, len(steps)):
+            hub.append_merges(steps[len(hub.state.record) : end])
+            hub.set_top_pairs(((b"a", b"b", 1000 - end),))
+            hub.set_clock(1000.0 + end, end / 100)
+            hub.publish()
+            assert window.timeline.spin.maximum() == end
+            _deliver_posted_events()
+        assert counter.requests == []
+    finally:
+        for widget in watched:
+            widget.removeEventFilter(counter)

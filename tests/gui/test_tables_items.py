@@ -157,6 +157,36 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
     assert threads and threading.main_thread() not in threads
 
 
+def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch, gpt2):
+    """Showing a tokenizer repaints the table first, then starts the reachability and glyph
+    jobs (responsiveness.AfterPaint): their GIL stretches never fall inside that repaint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    events: list[str] = []
+
+    class PaintLog(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt override
+            if event.type() == QEvent.Type.Paint:
+                events.append("paint")
+            return False
+
+    hub = StateHub()
+    view = table_for(qtbot, hub)
+    for name in ("_reach", "_glyphs"):
+        job = getattr(view, name)
+        real = job.submit
+        monkeypatch.setattr(
+            job, "submit", lambda fn, real=real, name=name: (events.append(name), real(fn))[1]
+        )
+    log = PaintLog()
+    view.table.viewport().installEventFilter(log)
+    hub.show_loaded(gpt2)
+    assert "_reach" not in events and view.warming  # deferred, and said to be under way
+    qtbot.waitUntil(lambda: view.model.unreachable is not None and not view.warming, timeout=60_000)
+    view.table.viewport().removeEventFilter(log)
+    assert events.index("paint") < events.index("_reach") and "_glyphs" in events
+
+
 def test_a_finished_runs_reachability_is_built_off_the_gui_thread(qtbot, monkeypatch, window):
     import sys as _sys
 

@@ -1,11 +1,12 @@
-"""Small pieces the views share: fonts, table defaults, section titles, the colour palette."""
+"""Small pieces the views share: fonts, table defaults, section titles, labels that update
+often, the colour palette."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent
-from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QTableView,
     QToolTip,
+    QWidget,
 )
 
 # One palette for the whole app (light theme).
@@ -33,26 +35,79 @@ def monospace_font(point_size: int | None = None) -> QFont:
     return font
 
 
-def title_label(text: str, longest: str | None = None) -> QLabel:
-    """A section title; ``longest`` (for titles whose text changes) sizes it once for good."""
+def title_label(text: str) -> QLabel:
+    """A section title (for one whose text changes, hold it in a :class:`SteadyLabel`)."""
     label = QLabel(text)
     label.setObjectName("sectionTitle")
-    if longest is not None:
-        # Fixed at the width of its longest text: updates never move anything around it.
-        label.setFixedWidth(label.fontMetrics().horizontalAdvance(longest) + 16)
     return label
 
 
-def steady_label(label: QLabel, longest: str = "") -> QLabel:
+class SteadyLabel(QWidget):
     """A label whose changing text never re-lays out the window around it.
 
-    subtle: by default a label asks its layout for room on every setText; for labels updated
-    many times a second that cascades into relayouts and repaints of the whole window. This
-    one keeps the width of ``longest`` (and whatever its layout gives it beyond that)."""
-    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
-    width = label.fontMetrics().horizontalAdvance(longest) + 12 if longest else 40
-    label.setMinimumWidth(width)
-    return label
+    subtle: ``QLabel.setText`` always asks for room again (``QWidget.updateGeometry``), and
+    the request climbs every layout up to the window: each layout re-lays out its widget and
+    asks that widget's parent in turn, stopping only at a widget of fixed size. On the way,
+    the tab widget repaints its whole page for every request it gets. The labels updated in
+    each training frame made the window repaint entirely two or three times per frame
+    (docs/responsiveness.md). This widget holds its label without a layout, so the label's
+    request ends here: its own size hint is fixed (the width of ``longest``; the height of
+    the text, which asks for a relayout only when it changes) and it lays the label over its
+    whole area itself. The label's text methods are forwarded; a style sheet or tooltip set
+    on this widget applies to the label too."""
+
+    def __init__(self, label: QLabel, longest: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = label
+        label.setParent(self)
+        label.ensurePolished()  # the style sheet's font, before measuring
+        width = label.fontMetrics().horizontalAdvance(longest) + 12 if longest else 40
+        self._hint = QSize(width, label.sizeHint().height())
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(width)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return self._hint
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(self.minimumWidth(), self._hint.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        self.label.setGeometry(self.rect())
+        super().resizeEvent(event)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - QLabel's API
+        label = self.label
+        if text == label.text():
+            return
+        label.setText(text)
+        # subtle: asking for the size hint lays a rich-text or selectable label's text out
+        # now (laid out lazily inside its paint, it asks for a repaint from there, which Qt
+        # posts as one more repaint of the window), and tells whether the text's height
+        # changed (a heading in a bigger font): only then does the layout hear of it.
+        height = label.sizeHint().height()
+        if height != self._hint.height():
+            self._hint = QSize(self._hint.width(), height)
+            self.updateGeometry()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def setTextFormat(self, fmt: Qt.TextFormat) -> None:  # noqa: N802 - QLabel's API
+        self.label.setTextFormat(fmt)
+
+    def textFormat(self) -> Qt.TextFormat:  # noqa: N802 - QLabel's API
+        return self.label.textFormat()
+
+    def setTextInteractionFlags(self, flags: Qt.TextInteractionFlag) -> None:  # noqa: N802
+        self.label.setTextInteractionFlags(flags)
+
+
+def steady_label(label: QLabel, longest: str = "") -> SteadyLabel:
+    """``label`` held in a :class:`SteadyLabel` (add that to the layout): its text changes
+    never re-lay out the window. It keeps the width of ``longest`` (and whatever its layout
+    gives it beyond that)."""
+    return SteadyLabel(label, longest)
 
 
 def configure_table(table: QTableView, font: QFont | None = None) -> None:
@@ -69,6 +124,14 @@ def configure_table(table: QTableView, font: QFont | None = None) -> None:
     rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setHighlightSections(False)
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+
+
+def lay_out_rows_now(table: QTableView) -> None:
+    """Lay out rows just inserted now, scroll bars included, rather than on Qt's zero timers,
+    which run after the frame's repaint and cost the window a second repaint."""
+    table.executeDelayedItemsLayout()
+    table.verticalHeader().executeDelayedItemsLayout()
+    table.updateGeometries()
 
 
 def answer_token_tooltip(edit: Any, event: QEvent) -> bool:

@@ -128,6 +128,7 @@ class CompressionPlot(QWidget):
         hub.reset.connect(self._on_reset)
         hub.merges_added.connect(self._on_merges)
         hub.step_changed.connect(self._show_step)
+        hub.updated.connect(self._draw_with_frame)
         self._last_draw = 0.0  # time.perf_counter() of the last redraw
         self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
         hub.corpus_changed.connect(self._on_corpus)
@@ -227,13 +228,25 @@ class CompressionPlot(QWidget):
                 continue
             self.error.emit("Cannot measure compression", message)
         busy = self.feeder.busy
-        if self.feeder.version != self._drawn:
+        if self.feeder.version != self._drawn and not self.hub.state.phase.training:
             # subtle: every redraw repaints the plot with the trainer held (responsiveness),
-            # so while the curves grow they are redrawn at most every DRAW_EVERY seconds.
+            # so while the curves grow they are redrawn at most every DRAW_EVERY seconds;
+            # while a run trains, with a frame (_draw_with_frame), whose repaint it joins.
             if not busy or time.perf_counter() - self._last_draw >= DRAW_EVERY:
                 self._draw()
         if not busy and self.feeder.version == self._drawn:
             self._poll.stop()
+
+    @Slot()
+    def _draw_with_frame(self) -> None:
+        """At the end of a frame while training: the curves' new points, if any, and at most
+        every DRAW_EVERY seconds."""
+        if (
+            self.hub.state.phase.training
+            and self.feeder.version != self._drawn
+            and time.perf_counter() - self._last_draw >= DRAW_EVERY
+        ):
+            self._draw()
 
     def _draw(self) -> None:
         self._drawn = self.feeder.version

@@ -16,7 +16,6 @@ from PySide6.QtCore import QItemSelection, QModelIndex, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QLabel,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -24,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ..hub import StateHub
 from ..models import TOKEN_ID_ROLE, MergeTableModel
-from .common import configure_table, monospace_font, title_label
+from .common import configure_table, lay_out_rows_now, monospace_font, steady_label, title_label
 
 
 class MergeListView(QWidget):
@@ -32,7 +31,7 @@ class MergeListView(QWidget):
         super().__init__(parent)
         self.hub = hub
         self.model = model = MergeTableModel(hub, self)
-        self.title: QLabel = title_label("Merges", "Merges  000,000")
+        self.title = steady_label(title_label("Merges"), "Merges  000,000")
         self.table = QTableView(self)
         self.table.setModel(model)
         configure_table(self.table, monospace_font())
@@ -78,7 +77,7 @@ class MergeListView(QWidget):
     def _after_insert(self, parent: QModelIndex, first: int, last: int) -> None:
         # Lay the new rows out now rather than on Qt's zero timer, which would run after this
         # frame's repaint and cost a second repaint of the window.
-        self.table.executeDelayedItemsLayout()
+        lay_out_rows_now(self.table)
         if self._follow:
             self.table.scrollToBottom()
         self._update_title()

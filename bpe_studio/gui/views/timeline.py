@@ -68,7 +68,13 @@ class TimelineBar(QWidget):
         self.spin.setRange(0, 0)
         self.spin.setGroupSeparatorShown(True)
         self.spin.setKeyboardTracking(False)
-        self.spin.setMinimumWidth(self.spin.fontMetrics().horizontalAdvance("0,000,000") + 30)
+        # Fixed size: its maximum grows every frame, and a spin box asks for room again on
+        # each change of range, unless its size is fixed (see common.SteadyLabel).
+        self.spin.ensurePolished()
+        self.spin.setFixedSize(
+            self.spin.fontMetrics().horizontalAdvance("0,000,000") + 30,
+            self.spin.sizeHint().height(),
+        )
         self.live_button = QPushButton("Live")
         self.live_button.setCheckable(True)
         self.live_button.setChecked(True)

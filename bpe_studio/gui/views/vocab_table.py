@@ -41,9 +41,17 @@ from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..models import VocabFilterProxy, VocabTableModel
+from ..responsiveness import AfterPaint
 from ..state import Phase
 from ..vocab_index import ViewSpec
-from .common import MUTED, configure_table, monospace_font, steady_label, title_label
+from .common import (
+    MUTED,
+    configure_table,
+    lay_out_rows_now,
+    monospace_font,
+    steady_label,
+    title_label,
+)
 
 FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
 ORDER_DEBOUNCE_MS = 40  # header clicks, toggles, the timeline's step, new rows while training
@@ -120,6 +128,7 @@ class VocabTableView(QWidget):
         self.table.setModel(self.proxy)
         configure_table(self.table, monospace_font())
         self.warmer = GlyphWarmer(self.table)
+        self._jobs_after_paint = AfterPaint(self.table.viewport(), self)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
         # Sorting is ours (off the GUI thread), not the view's: a header click only moves the
@@ -221,11 +230,12 @@ class VocabTableView(QWidget):
     @property
     def warming(self) -> bool:
         """The fonts of the shown vocabulary's scripts are still being loaded."""
-        return self._glyphs.busy or self.warmer.pending > 0
+        return self._jobs_after_paint.pending or self._glyphs.busy or self.warmer.pending > 0
 
     # ----------------------------------------------------- reachability
     @Slot()
     def _on_reset(self) -> None:
+        self._jobs_after_paint.cancel()
         self._reach.cancel()
         self._glyphs.cancel()
         self.warmer.stop()
@@ -243,21 +253,28 @@ class VocabTableView(QWidget):
             return
         self._reach_key = key
         loaded, n = state.loaded, state.published
-        if loaded is not None:
-            tokenizer = loaded.tokenizer
-            self._reach.submit(_reach_job(key, lambda: tokenizer))
-            self._glyphs.submit(_samples_job(key, lambda: tokenizer.vocab))
-        else:
-            # subtle: the run's vocabulary is built in the jobs' threads (it took 40 ms of the
-            # GUI thread at the end of a 10,000-merge run). The state is read there as it is
-            # then: the record only grows, so its first n merges are this run's; after a reset
-            # or a load meanwhile the result is for an old key and is dropped.
-            def make_tokenizer() -> Tokenizer:
-                specials = list(state.special_tokens)
-                return Tokenizer(state.vocab_at(n), state.merges_at(n), specials)
 
-            self._reach.submit(_reach_job(key, make_tokenizer))
-            self._glyphs.submit(_samples_job(key, lambda: state.vocab_at(n)))
+        def start_jobs() -> None:
+            if loaded is not None:
+                tokenizer = loaded.tokenizer
+                self._reach.submit(_reach_job(key, lambda: tokenizer))
+                self._glyphs.submit(_samples_job(key, lambda: tokenizer.vocab))
+            else:
+                # subtle: the run's vocabulary is built in the jobs' threads (it took 40 ms of
+                # the GUI thread at the end of a 10,000-merge run). The state is read there as
+                # it is then: the record only grows, so its first n merges are this run's;
+                # after a reset or a load meanwhile the result is for an old key and is
+                # dropped.
+                def make_tokenizer() -> Tokenizer:
+                    specials = list(state.special_tokens)
+                    return Tokenizer(state.vocab_at(n), state.merges_at(n), specials)
+
+                self._reach.submit(_reach_job(key, make_tokenizer))
+                self._glyphs.submit(_samples_job(key, lambda: state.vocab_at(n)))
+            self._update_title()
+
+        # The jobs start once the table has repainted for what it now shows (AfterPaint).
+        self._jobs_after_paint.call(start_jobs)
         self._update_title()
 
     @Slot(object)
@@ -290,7 +307,7 @@ class VocabTableView(QWidget):
     def _after_insert(self, *args: object) -> None:
         # Lay the new rows out now rather than on Qt's zero timer, which would run after this
         # frame's repaint and cost a second repaint of the window.
-        self.table.executeDelayedItemsLayout()
+        lay_out_rows_now(self.table)
         self._update_title()
 
     def status_text(self) -> str:
@@ -302,7 +319,7 @@ class VocabTableView(QWidget):
         unreachable = self.model.unreachable
         if unreachable is not None:
             parts.append(f"{len(unreachable):,} unreachable")
-        elif self._reach.busy:
+        elif self._reach.busy or self._jobs_after_paint.pending:
             parts.append("checking reachability…")
         if self.busy:
             parts.append("sorting…" if self.spec().sort_column >= 0 else "filtering…")
@@ -359,6 +376,7 @@ class VocabTableView(QWidget):
 
     def shutdown(self) -> None:
         self._timer.stop()
+        self._jobs_after_paint.cancel()
         self._orders.shutdown()
         self._reach.shutdown()
         self._glyphs.shutdown()
