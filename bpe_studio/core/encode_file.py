@@ -102,20 +102,13 @@ def _chunks(
     # A forked worker inherits the tokenizer already built; a fresh one is sent it once.
     _worker_tokenizer = tokenizer
     init_arg = None if ctx.get_start_method() == "fork" else tokenizer
-    # subtle: the parent is one of the ``workers``: it encodes every workers-th chunk itself
-    # (the first among them, so it starts at once) while workers - 1 child processes encode
-    # the rest; one process fewer to start, and one fewer cold copy of the tables touched.
-    mine = range(0, len(jobs), workers)
     with ProcessPoolExecutor(
-        workers - 1, mp_context=ctx, initializer=_init_worker, initargs=(init_arg,)
+        workers, mp_context=ctx, initializer=_init_worker, initargs=(init_arg,)
     ) as pool:
+        # subtle: map() submits every job up front but results come back in order; each
+        # is a few MB, and chunks are written as soon as they arrive.
         try:
-            # Every other job is submitted up front; results are taken in order, each a few MB.
-            futures = {
-                i: pool.submit(_encode_range, job) for i, job in enumerate(jobs) if i % workers
-            }
-            for i, job in enumerate(jobs):
-                yield _encode_range(job) if i in mine else futures.pop(i).result()
+            yield from pool.map(_encode_range, jobs)
         except BaseException:
             # Interrupted or failed: drop the queued chunks instead of encoding them all.
             pool.shutdown(wait=True, cancel_futures=True)
