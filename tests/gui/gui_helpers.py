@@ -23,6 +23,20 @@ def train_in_window(
     return blocker.args[0]
 
 
+def paused_in_window(qtbot, window, corpus: Path, vocab_size: int, after: int, workers=None):
+    """Open ``corpus``, click Train, and wait until the run has paused after merge index
+    ``after`` (so ``after + 1`` merges are made); the run's session."""
+    assert window.open_corpus(corpus)
+    window.panel.vocab_spin.setValue(vocab_size)
+    if workers is not None:
+        window.panel.workers_spin.setValue(workers)
+    window.start_training()
+    session = window.controller.session
+    session.pause_after(after)
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    return session
+
+
 def wait_for_spans(qtbot, editor, timeout: int = 30_000):
     """Wait until the editor has painted spans for its current text and tokenizer."""
     qtbot.waitUntil(lambda: editor.spans is not None and not editor.busy, timeout=timeout)

@@ -8,7 +8,7 @@ import base64
 import json
 
 import pytest
-from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window, wait_for_spans
 from reference_bpe import reference_train
 
 from bpe_studio.core import Tokenizer
@@ -146,13 +146,7 @@ def test_saving_over_existing_files_asks(qtbot, window, tmp_path):
 
 # --------------------------------------------------------- item 8: a paused run saves
 def test_a_paused_run_is_savable(qtbot, window, tmp_path):
-    assert window.open_corpus(DEMO_CORPUS)
-    window.panel.vocab_spin.setValue(2000)
-    window.panel.workers_spin.setValue(1)
-    window.start_training()
-    session = window.controller.session
-    session.pause_after(99)
-    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    session = paused_in_window(qtbot, window, DEMO_CORPUS, 2000, 99, workers=1)
     state = window.state
     assert state.phase is Phase.PAUSED and window.panel.save_button.isEnabled()
     assert window.save_tokenizer(tmp_path)

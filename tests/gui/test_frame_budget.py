@@ -4,7 +4,7 @@ state (docs/responsiveness.md). Timing is benchmarks/gui_bench.py's; this tests 
 from __future__ import annotations
 
 import pytest
-from gui_helpers import EOT, train_in_window
+from gui_helpers import EOT, paused_in_window, train_in_window
 
 from bpe_studio.core import train_bpe
 from bpe_studio.gui import responsiveness
@@ -82,12 +82,7 @@ def test_the_last_merge_is_shown_when_the_run_ends_between_frames(qtbot, window,
 
 
 def test_pausing_between_frames_shows_the_current_step(qtbot, window, rare_frames):
-    assert window.open_corpus(DEMO_CORPUS)
-    window.panel.vocab_spin.setValue(10_000)
-    window.start_training()
-    session = window.controller.session
-    session.pause_after(300)
-    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    session = paused_in_window(qtbot, window, DEMO_CORPUS, 10_000, 300)
     assert window.state.phase is Phase.PAUSED
     _shows_step(window, 301)
     with qtbot.waitSignal(session.finished, timeout=30_000):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from gui_helpers import EOT, train_in_window, wait_for_spans
+from gui_helpers import EOT, paused_in_window, train_in_window, wait_for_spans
 from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
@@ -201,12 +201,7 @@ def test_editor_retokenizes_while_training(qtbot, window):
     """While paused, the editor tokenizes with the merges up to the step every view shows
     (while merging it does so too, paced: responsiveness.EDITOR_REFRESH_*)."""
     state = window.state
-    assert window.open_corpus(DEMO_CORPUS)
-    window.panel.vocab_spin.setValue(3000)
-    window.start_training()
-    session = window.controller.session
-    session.pause_after(499)
-    qtbot.waitUntil(lambda: session.worker_waiting, timeout=30_000)
+    session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
     n = state.published
     assert state.step == n == 500
     source = window.editor.source
