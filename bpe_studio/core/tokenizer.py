@@ -770,13 +770,12 @@ class Tokenizer:
         special token after it (None at the end)."""
         findall = self._findall
         stretches = list(self.specials.segments(text))
-        if len(text) >= BULK_TEXT:
+        bulk = len(text) >= BULK_TEXT
+        if bulk and self._pre.name == "gpt2":
             # subtle: the fast split patterns are otherwise built only for one long stretch;
             # a text of many short documents between special tokens needs them as much.
-            if self._pre.name == "gpt2":
-                pattern.prepare()
-            findall = fast_split.splitter(self._pre.name, text) or findall
-        elif len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN:
+            pattern.prepare()
+        if bulk or (len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN):
             # One look at the whole text's characters rather than one per stretch.
             findall = fast_split.splitter(self._pre.name, text) or findall
         return [(findall(text[a:b]), special) for a, b, special in stretches]

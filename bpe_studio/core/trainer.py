@@ -246,7 +246,7 @@ def trainer_from_file(
         # Loading it any sooner, on a guess, would cost its memory (~100 MB) for nothing
         # when the corpus then trains in Python.
         if may_compile and forked.is_set() and not preparing.is_set():
-            if positions >= COMPILED_FROM:
+            if auto_engine(positions) == "compiled":
                 preparing.set()
                 merge_engine.prepare_in_background()
 
