@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QWidget
 from ..core.display import readable_token
 
 TURN_BUDGET_S = 0.005  # layouts per turn stop after this long (one new script may add ~50 ms)
+MAX_PAUSE_MS = 100  # the longest wait between two turns
 _SLICE = 4096  # tokens decoded per C call
 
 
@@ -58,21 +59,22 @@ def script_samples(tokens: Iterable[bytes]) -> list[str]:
 
 
 class GlyphWarmer(QObject):
-    """Lays out samples with ``widget``'s font on the GUI thread, a few per event-loop turn."""
+    """Lays out samples with ``widget``'s font on the GUI thread, a few per event-loop turn,
+    turns spaced by what they cost."""
 
     def __init__(self, widget: QWidget) -> None:
         super().__init__(widget)
         self._widget = widget
         self._queue: list[str] = []
         self._timer = QTimer(self)
-        self._timer.setInterval(1)  # a turn, then whatever else is waiting
+        self._timer.setSingleShot(True)  # each turn schedules the next (see _turn)
         self._timer.timeout.connect(self._turn)
 
     def start(self, samples: list[str]) -> None:
         """Warm ``samples`` (replacing any still queued)."""
         self._queue = list(reversed(samples))  # popped from the end: code point order
         if self._queue:
-            self._timer.start()
+            self._timer.start(1)
 
     def stop(self) -> None:
         self._queue = []
@@ -88,9 +90,17 @@ class GlyphWarmer(QObject):
         # The widget itself as the paint device: the fonts loaded are those of its screen's
         # resolution, the ones its repaints use.
         metrics = QFontMetrics(self._widget.font(), self._widget)
-        end = time.perf_counter() + TURN_BUDGET_S
+        start = time.perf_counter()
         queue = self._queue
-        while queue and time.perf_counter() < end:
+        # subtle: a script no installed font covers costs one long layout (Qt's walk through
+        # every fallback family), which cannot be split. So a turn stops after its
+        # budget or after any such walk, and the next turn waits as long as this one took:
+        # between two walks the event loop serves whatever came meanwhile (input, repaints,
+        # timers), instead of running walk after walk (docs/responsiveness.md).
+        while queue:
             metrics.horizontalAdvance(queue.pop())
-        if not queue:
-            self._timer.stop()
+            if time.perf_counter() - start >= TURN_BUDGET_S:
+                break
+        if queue:
+            spent_ms = (time.perf_counter() - start) * 1000
+            self._timer.start(max(1, min(round(spent_ms), MAX_PAUSE_MS)))

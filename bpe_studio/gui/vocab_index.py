@@ -23,7 +23,7 @@ import numpy as np
 from ..core.display import readable_token
 from .state import VocabRow
 
-_SLICE = 8192  # texts sorted per C call (a few milliseconds holding the GIL)
+_SLICE = 8192  # texts sorted, ints converted per C call (a few milliseconds holding the GIL)
 
 # The vocabulary table's columns, in order.
 COL_ID, COL_TOKEN, COL_BYTES, COL_MERGE, COL_COUNT, COL_REACH = range(6)
@@ -60,6 +60,21 @@ class ViewSpec:
         """The id typed in the filter ("50256" or "50,256"), if it is one."""
         digits = self.text.strip().replace(",", "")
         return int(digits) if digits.isdigit() else None
+
+
+def _int_array(values: list[int]) -> np.ndarray:
+    """``values`` as an int64 array, converted a slice per C call.
+
+    subtle: one ``np.asarray`` of 200,000 Python ints is one C call holding the GIL for tens
+    of milliseconds, and the GUI thread waits for it: two such conversions were most of
+    o200k's first sort by Token (docs/responsiveness.md)."""
+    if len(values) <= _SLICE:
+        return np.asarray(values, dtype=np.int64)
+    parts = [
+        np.asarray(values[start : start + _SLICE], dtype=np.int64)
+        for start in range(0, len(values), _SLICE)
+    ]
+    return np.concatenate(parts)
 
 
 def _same(a: object, b: object) -> bool:
@@ -154,7 +169,7 @@ class VocabIndex:
         arr = self._arrays.get(name)
         if arr is None:
             values: list[int] = getattr(self, f"_{name}")
-            arr = self._arrays[name] = np.asarray(values, dtype=np.int64)
+            arr = self._arrays[name] = _int_array(values)
         return arr
 
     def _text_ranks(self) -> np.ndarray:
@@ -177,7 +192,7 @@ class VocabIndex:
                 if texts[i] != previous:
                     previous, rank = texts[i], rank + 1
                 dense.append(rank)
-            ranks[order] = dense
+            ranks[_int_array(order)] = _int_array(dense)
             self._text_rank = ranks
         return self._text_rank
 

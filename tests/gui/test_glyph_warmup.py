@@ -4,7 +4,10 @@ Telugu fallback fonts). Timing is benchmarks/bench_table.py's; these test the be
 
 from __future__ import annotations
 
+import time
 import unicodedata
+
+from PySide6.QtWidgets import QWidget
 
 # close_tables: the autouse fixture that closes the tables table_for made, here too (they are
 # kept in that module's list, which its next test would otherwise find already deleted).
@@ -66,3 +69,36 @@ def test_a_new_tokenizer_or_closing_drops_the_queued_samples(qtbot):
     view.warmer.start(["a"] * 100_000)
     view.shutdown()
     assert view.warmer.pending == 0
+
+
+def test_a_slow_layout_ends_its_turn_and_spaces_the_next(qtbot, monkeypatch):
+    # A script no installed font covers makes one layout long (Qt's walk through every
+    # fallback family). The turn must stop there, and the next wait at least as long as it
+    # took, so the event loop serves other work between two walks.
+    from bpe_studio.gui import glyph_warmup
+
+    slow_s = 4 * glyph_warmup.TURN_BUDGET_S
+    laid_out: list[str] = []
+
+    class SlowMetrics:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def horizontalAdvance(self, text: str) -> int:  # noqa: N802 - Qt's name
+            laid_out.append(text)
+            time.sleep(slow_s)  # at least this long: the spacing below follows from it
+            return 1
+
+    monkeypatch.setattr(glyph_warmup, "QFontMetrics", SlowMetrics)
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    warmer = glyph_warmup.GlyphWarmer(widget)
+    warmer.start(["x", "y", "z"])
+    warmer._timer.stop()  # turns are driven by hand below
+    warmer._turn()
+    assert laid_out == ["x"]  # one slow layout, then the turn ends
+    assert warmer._timer.isActive()
+    assert warmer._timer.interval() >= slow_s * 1000
+    qtbot.waitUntil(lambda: warmer.pending == 0, timeout=30_000)
+    assert laid_out == ["x", "y", "z"]
+    assert not warmer._timer.isActive()
