@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
-from .responsiveness import short_switches
+from .responsiveness import short_switches, wait_while_gui_busy
 
 # A job: called in the worker thread with ``is_stale``; returns its result, or None when it
 # gave up because it became stale.
@@ -46,6 +46,8 @@ class _Run(QRunnable):
         runner, number = self._runner, self._number
 
         def is_stale() -> bool:
+            # Between two pieces of the job: the window's repaint goes first (responsiveness).
+            wait_while_gui_busy()
             return runner.latest != number
 
         if is_stale():
