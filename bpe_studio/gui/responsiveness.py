@@ -16,6 +16,9 @@ module holds, each measured in ``docs/responsiveness.md`` (re-run with
   view's background jobs after a reset of that view;
 - :class:`FrameBudget` and the pacing of the views: how often the session drains the worker's
   merges, publishes a frame, and rebuilds the editor's tokenizer;
+- :func:`gui_busy` and :func:`wait_while_gui_busy`: background threads (the compression
+  curve's feeder, the jobs) wait between pieces of their work while the GUI thread updates or
+  repaints the views;
 - :func:`collect_on_gui_thread`: the cyclic garbage collector runs on the GUI thread only.
 
 What it leaves out: freeing the trainer's state in slices at the end of a run, which the core
@@ -283,7 +286,8 @@ class FrameBudget:
 
 class HoldTrainerWhilePainting:
     """Mixin for the top-level window (list it before ``QMainWindow``): the whole window is
-    painted while it handles ``UpdateRequest``, and that paint runs with the trainer held.
+    painted while it handles ``UpdateRequest``, and that paint runs with the trainer held and
+    the background work that cooperates waiting (:func:`gui_busy`).
     The class using it provides :meth:`gui_turn`."""
 
     def gui_turn(self) -> GuiTurn | None:  # overridden: the running session's turn
