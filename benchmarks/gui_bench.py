@@ -5,7 +5,8 @@ For each corpus it measures, best of ``--repeat`` runs:
   the merge phase and the whole call;
 - GUI: the real main window (offscreen), Train clicked, until the result arrives; the merge
   phase as the worker timed it, the whole run from the click, and the largest gap between two
-  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran; from the first
+  ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran and
+  for ``END_WATCH_MS`` after it ended (the views switching to the finished run); from the first
   merge on, the share of the time the window held the trainer (frames and their repaints) and
   the frames shown per second (``responsiveness.FrameBudget``); with the
   compression curve's recording off and on (``--curve``), and with it on, how long its thread
@@ -49,6 +50,8 @@ from bpe_studio.core import trainer_from_file  # noqa: E402
 from bpe_studio.gui.app import DEMO_CORPUS  # noqa: E402
 
 SPECIALS = ["<|endoftext|>"]
+PARTS = ("before merging", "merging", "end")
+END_WATCH_MS = 400  # the heartbeat watches this long after the run's ``finished``
 
 
 def corpora(english_mb: float, scratch: Path) -> list[tuple[str, Path, int]]:
@@ -167,11 +170,21 @@ def gui(
     # counters, read at the first heartbeat that finds a merge recorded).
     merging: dict[str, float] = {}
 
+    # The largest gap in each part of the run: before the first merge (pre-tokenizing, the
+    # views' reset), while merging, and from the run's end on (the views switching to it).
+    parts = {"before merging": 0.0, "merging": 0.0, "end": 0.0}
+
     def beat() -> None:
         now, cpu = time.perf_counter(), time.thread_time()
         if not merging and window.state.record:
             merging["held"] = session.turn.held_seconds
             merging["frames"] = session.frames.frames
+        if state["on"]:
+            run = window.state
+            part = (
+                "end" if not run.phase.training else "merging" if run.record else "before merging"
+            )
+            parts[part] = max(parts[part], now - state["last"])
         if state["on"] and now - state["last"] > state["gap"]:
             state["gap"] = now - state["last"]
             # The GUI thread's own CPU time within the gap; the rest of it was waiting (for
@@ -203,6 +216,10 @@ def gui(
     total = time.perf_counter() - start
     held = session.turn.held_seconds - merging.get("held", 0.0)
     shown = session.frames.frames - merging.get("frames", 0)
+    # The views switch to the finished run after ``finished`` (and repaint after that): the
+    # heartbeat keeps watching for END_WATCH_MS more.
+    QTimer.singleShot(END_WATCH_MS, loop.quit)
+    loop.exec()
     if profile is not None:
         profile.disable()
     state["on"] = False
@@ -225,6 +242,7 @@ def gui(
         "merge_seconds": result.merge_seconds,
         "total_seconds": total,
         "max_gap_ms": state["gap"] * 1000,
+        "max_gap_by_part_ms": {k: round(v * 1000, 1) for k, v in parts.items()},
         "max_gap_gui_cpu_ms": state["gap_cpu"] * 1000,
         "where": state["where"],
         "curve_lag_s": curve_lag,
@@ -357,6 +375,9 @@ def main() -> int:
                     for k in ("where", "max_gap_gui_cpu_ms")
                     for worst in [max(g[mode], key=lambda r: r["max_gap_ms"])]
                 },
+                "max_gap_by_part_ms": {
+                    k: max(r["max_gap_by_part_ms"][k] for r in g[mode]) for k in PARTS
+                },
                 "curve_lag_s": max(r["curve_lag_s"] for r in g[mode]),
                 "held_share": statistics.median(r["held_share"] for r in g[mode]),
                 "frames_per_s": statistics.median(r["frames_per_s"] for r in g[mode]),
@@ -382,7 +403,9 @@ def main() -> int:
                 f" {row['max_heartbeat_gap_ms']:.0f} ms | curve done"
                 f" {row['curve_lag_s']:.2f} s after the run (worst of {args.repeat} runs)"
                 f" ({row['max_gap']['where']}; GUI thread CPU in it"
-                f" {row['max_gap']['max_gap_gui_cpu_ms']:.0f} ms) | merging: trainer held"
+                f" {row['max_gap']['max_gap_gui_cpu_ms']:.0f} ms; by part:"
+                f" {', '.join(f'{k} {v:.0f}' for k, v in row['max_gap_by_part_ms'].items())} ms)"
+                f" | merging: trainer held"
                 f" {row['held_share']:.0%} of the time, {row['frames_per_s']:.1f} frames/s"
                 f" (medians) | load {row['load_average']:.2f}",
                 flush=True,

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core.formats.data import TokenizerData
 from ..core.tokenizer_files import DEFAULT_NAME, save_data
@@ -69,7 +69,15 @@ class Controller(QObject):
         # Asked before discarding or overwriting: (title, question) -> go ahead? The window
         # answers with a dialog; tests replace it.
         self.confirm: Callable[[str, str], bool] = lambda title, question: True
-        hub.updated.connect(self._maybe_refresh_editor)
+        # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
+        # it and its repaint: the editor, the explanation pages and their jobs reacting to a
+        # new tokenizer made 13-22 ms of the frame with the trainer held, and the span job
+        # started then contended with the frame's repaint for the GIL.
+        self._editor_turn = QTimer(self)
+        self._editor_turn.setSingleShot(True)
+        self._editor_turn.setInterval(0)
+        self._editor_turn.timeout.connect(self._maybe_refresh_editor)
+        hub.updated.connect(self._editor_turn.start)
 
     @property
     def training(self) -> bool:

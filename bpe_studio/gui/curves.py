@@ -25,10 +25,14 @@ from pathlib import Path
 
 from ..core.corpus import mp_context
 from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
+from .responsiveness import wait_while_gui_busy
 
 # The held-out text of the demo: TinyStories' validation split (resources/README.md).
 DEFAULT_HELDOUT = Path(str(files("bpe_studio.resources") / "heldout" / "tinystories_valid.txt"))
 SHUTDOWN_WAIT = 2.0  # s: how long closing waits for the curves before ending their process
+# Merges per command sent to the process: the thread converts and pickles one command at a
+# time, and waits between two while the window repaints (responsiveness.wait_while_gui_busy).
+FEED_CHUNK = 512
 IN_SAMPLE = "in-sample"
 HELD_OUT = "held-out"
 __all__ = [
@@ -135,8 +139,8 @@ class CurveFeeder:
 
     def feed(self, merges: Sequence) -> None:
         """The next merges of the run, in rank order."""
-        if merges:
-            self._put(("merges", list(merges)))
+        for i in range(0, len(merges), FEED_CHUNK):
+            self._put(("merges", list(merges[i : i + FEED_CHUNK])))
 
     def cancel(self) -> None:
         """Drop all work and all curves."""
@@ -212,6 +216,7 @@ class CurveFeeder:
             number, generation, command = item
             try:
                 if generation == self.generation:
+                    wait_while_gui_busy()
                     if command[0] == "begin":
                         self._publish({})
                     conn.send(_for_process(command))

@@ -3,10 +3,11 @@
 What it does: :class:`LatestJob` runs a callable in its own one-thread pool. Every
 :meth:`~LatestJob.submit` numbers the request and makes every earlier one stale: a stale job
 is not started, may stop between pieces of its work (the callable is handed an ``is_stale``
-function to ask), and its result is dropped. The result of the latest request arrives on the
-GUI thread as ``done`` (or ``failed`` with one readable line). :meth:`~LatestJob.shutdown`
-abandons everything and waits for the thread. The tokenizer loader and the editor's span
-service both run on it.
+function to ask, which also waits while the GUI thread repaints:
+``responsiveness.wait_while_gui_busy``), and its result is dropped. The result of the
+latest request arrives on the GUI thread as ``done`` (or ``failed`` with one readable
+line). :meth:`~LatestJob.shutdown` abandons everything and waits for the thread. The
+tokenizer loader and the editor's span service both run on it.
 What it leaves out: debouncing (the caller's timer) and what the results mean.
 """
 
@@ -18,7 +19,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
-from .responsiveness import short_switches
+from .responsiveness import short_switches, wait_while_gui_busy
 
 # A job: called in the worker thread with ``is_stale``; returns its result, or None when it
 # gave up because it became stale.
@@ -46,6 +47,8 @@ class _Run(QRunnable):
         runner, number = self._runner, self._number
 
         def is_stale() -> bool:
+            # Between two pieces of the job: the window's repaint goes first (responsiveness).
+            wait_while_gui_busy()
             return runner.latest != number
 
         if is_stale():

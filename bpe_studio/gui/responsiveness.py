@@ -8,13 +8,17 @@ module holds, each measured in ``docs/responsiveness.md`` (re-run with
   switch interval shortened; :func:`short_switches`: the same interval while a background job
   runs;
 - :class:`GuiTurn`: the GUI thread holds the trainer at its next merge boundary while it
-  updates and repaints the views (the worker checks ``gui_free`` between merges);
+  updates and repaints the views (the worker checks ``gui_free`` between merges), and, after
+  the last merge, until the window has shown it (``end_shown``);
 - :class:`HoldTrainerWhilePainting`: a window mixin that takes such a turn for every repaint;
 - :class:`StartWhenSettled`: a run's thread starts once the window has done repainting the
   views it reset for the run, not during those repaints; :class:`AfterPaint`: the same for a
   view's background jobs after a reset of that view;
 - :class:`FrameBudget` and the pacing of the views: how often the session drains the worker's
   merges, publishes a frame, and rebuilds the editor's tokenizer;
+- :func:`gui_busy` and :func:`wait_while_gui_busy`: background threads (the compression
+  curve's feeder, the jobs) wait between pieces of their work while the GUI thread updates or
+  repaints the views;
 - :func:`collect_on_gui_thread`: the cyclic garbage collector runs on the GUI thread only.
 
 What it leaves out: freeing the trainer's state in slices at the end of a run, which the core
@@ -54,6 +58,9 @@ EDITOR_REFRESH_SECONDS = 1.0
 GIL_SWITCH_INTERVAL = 0.0001
 # The longest the worker waits for the GUI thread at one merge boundary, s.
 GUI_HOLD_LIMIT = 0.1
+# After its last merge, the longest the worker waits for the window to show that merge before
+# it frees its working state (GuiTurn.end_shown), s.
+END_SHOWN_LIMIT = 0.5
 # A run's thread starts once the window has gone RUN_START_QUIET_MS without repainting after
 # Train, or RUN_START_LATEST_MS after Train at the latest, ms.
 RUN_START_QUIET_MS = 60
@@ -65,6 +72,26 @@ AFTER_PAINT_LATEST_MS = 300
 COLLECT_INTERVAL_MS = 500
 
 _training_runs = 0  # TrainingModes entered and not left: the collector waits meanwhile
+
+# Set unless the GUI thread is updating or repainting the views (a held frame, a repaint of
+# the window): background threads that cooperate wait for it between pieces of their work.
+_gui_quiet = threading.Event()
+_gui_quiet.set()
+_gui_busy_depth = 0  # busy spells begun and not ended (GUI thread only)
+
+
+def _busy_begin() -> None:
+    global _gui_busy_depth
+    _gui_busy_depth += 1
+    _gui_quiet.clear()
+
+
+def _busy_end() -> None:
+    global _gui_busy_depth
+    _gui_busy_depth -= 1
+    if not _gui_busy_depth:
+        _gui_quiet.set()
+
 
 # Who needs the short switch interval now (training runs, background jobs), and the interval
 # to restore when none does.
@@ -104,6 +131,29 @@ def short_switches() -> Iterator[None]:
         yield
     finally:
         _restore_switches()
+
+
+@contextmanager
+def gui_busy() -> Iterator[None]:
+    """On the GUI thread: background threads that call :func:`wait_while_gui_busy` wait while
+    the block runs (a repaint of the window)."""
+    _busy_begin()
+    try:
+        yield
+    finally:
+        _busy_end()
+
+
+def wait_while_gui_busy(limit: float = GUI_HOLD_LIMIT) -> None:
+    """In a background thread, between two pieces of its work: wait while the GUI thread
+    updates or repaints the views (a held frame, :func:`gui_busy`), at most ``limit`` s.
+
+    subtle: the GIL goes to each thread that asks for it within the switch interval, so one
+    busy background thread (the compression curve's feeder pickling a frame's merges, a span
+    job) made every one of a repaint's entries into Python wait: with the curve on, a
+    frame's repaint took twice its CPU time in wall time (docs/responsiveness.md)."""
+    if not _gui_quiet.is_set():
+        _gui_quiet.wait(limit)
 
 
 class TrainingMode:
@@ -148,6 +198,9 @@ class GuiTurn:
     def __init__(self) -> None:
         self.gui_free = threading.Event()
         self.gui_free.set()
+        # Set by the GUI once the window has shown the run's last merge; the worker waits for
+        # it (at most END_SHOWN_LIMIT) before it frees its working state.
+        self.end_shown = threading.Event()
         self._holds = 0
         self._held_since = 0.0
         self.held_seconds = 0.0  # wall time the trainer was held (while active), in all
@@ -157,20 +210,31 @@ class GuiTurn:
 
     @contextmanager
     def hold(self) -> Iterator[None]:
-        if not self.active:
-            yield
-            return
-        if not self._holds:
-            self._held_since = time.perf_counter()
-        self._holds += 1
-        self.gui_free.clear()
+        held = self.begin_hold()
         try:
             yield
         finally:
-            self._holds -= 1
-            if not self._holds:
-                self.gui_free.set()
-                self.held_seconds += time.perf_counter() - self._held_since
+            if held:
+                self.end_hold()
+
+    def begin_hold(self) -> bool:
+        """Hold the trainer until :meth:`end_hold` (nested holds are counted); False, and
+        nothing to end, when no worker runs."""
+        if not self.active:
+            return False
+        if not self._holds:
+            self._held_since = time.perf_counter()
+            _busy_begin()
+        self._holds += 1
+        self.gui_free.clear()
+        return True
+
+    def end_hold(self) -> None:
+        self._holds -= 1
+        if not self._holds:
+            self.gui_free.set()
+            self.held_seconds += time.perf_counter() - self._held_since
+            _busy_end()
 
     def painted(self) -> None:
         """The window has just repainted (called by :class:`HoldTrainerWhilePainting`)."""
@@ -181,6 +245,7 @@ class GuiTurn:
         """Stop holding for good (the run is stopping or over): the worker must not wait."""
         self.active = False
         self.gui_free.set()
+        self.end_shown.set()
 
 
 class FrameBudget:
@@ -221,20 +286,24 @@ class FrameBudget:
 
 class HoldTrainerWhilePainting:
     """Mixin for the top-level window (list it before ``QMainWindow``): the whole window is
-    painted while it handles ``UpdateRequest``, and that paint runs with the trainer held.
+    painted while it handles ``UpdateRequest``, and that paint runs with the trainer held and
+    the background work that cooperates waiting (:func:`gui_busy`).
     The class using it provides :meth:`gui_turn`."""
 
     def gui_turn(self) -> GuiTurn | None:  # overridden: the running session's turn
         return None
 
     def event(self, event: QEvent) -> bool:
-        turn = self.gui_turn() if event.type() == QEvent.Type.UpdateRequest else None
+        if event.type() != QEvent.Type.UpdateRequest:
+            return super().event(event)  # type: ignore[misc]
+        turn = self.gui_turn()
         if turn is not None:
-            with turn.hold():
+            with turn.hold(), gui_busy():
                 handled = super().event(event)  # type: ignore[misc]
             turn.painted()
             return handled
-        return super().event(event)  # type: ignore[misc]
+        with gui_busy():
+            return super().event(event)  # type: ignore[misc]
 
 
 class StartWhenSettled(QObject):

@@ -24,6 +24,7 @@ from .responsiveness import (
     GuiTurn,
     StartWhenSettled,
     TrainingMode,
+    keep_out_of_collections,
 )
 from .state import Phase
 from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, TrainingWorker
@@ -107,6 +108,15 @@ class TrainingSession(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(FLUSH_INTERVAL_MS)
         self._timer.timeout.connect(self._flush)
+        # Fires once the events a frame posted (the tables' and plots' queued updates, the
+        # window's repaint) have been handled: a zero timer runs only after the posted events
+        # pending when it started. The frame holds the trainer until then.
+        self._frame_over = QTimer(self)
+        self._frame_over.setSingleShot(True)
+        self._frame_over.setInterval(0)
+        self._frame_over.timeout.connect(self._on_frame_over)
+        self._frame_held = False  # a frame's hold lasts until _frame_over fires
+        self._merges_done = False  # the worker waits for the window to show its last merge
         self._thread: QThread | None = None
         self._worker: TrainingWorker | None = None
 
@@ -131,6 +141,7 @@ class TrainingSession(QObject):
         worker.engine_status.connect(self.hub.set_engine_note, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
+        worker.merges_done.connect(self._on_merges_done, _QUEUED)
         worker.paused.connect(self._on_worker_paused, _QUEUED)
         worker.failed.connect(self._on_failed, _QUEUED)
         worker.finished.connect(self._on_finished, _QUEUED)
@@ -199,6 +210,7 @@ class TrainingSession(QObject):
         if self._thread is not None:
             self._thread.wait()  # returns at once if the thread never started
             self._release_thread()
+        self._end_frame_hold()
         self._timer.stop()
 
     # ------------------------------------------------------ worker -> GUI
@@ -219,6 +231,29 @@ class TrainingSession(QObject):
     @Slot(object)
     def _on_top_pairs(self, pairs: tuple) -> None:
         self._pending_pairs = pairs
+
+    @Slot()
+    def _on_merges_done(self) -> None:
+        # subtle: the run's end is shown in two turns of the event loop. This one is a frame
+        # with the last merges (and their repaint), while the worker waits before freeing its
+        # working state; _on_finished then switches the views to the finished run. Together,
+        # with the freeing in between, they held the GUI thread for 100-150 ms.
+        self._timer.stop()  # nothing more to drain: the next frame is the finished run's
+        self._merges_done = True
+        self._flush_now()
+        if not self._frame_held:  # no hold to end (stopping): nothing to wait for
+            self.turn.end_shown.set()
+
+    @Slot()
+    def _on_frame_over(self) -> None:
+        self._end_frame_hold()
+        if self._merges_done:
+            self.turn.end_shown.set()
+
+    def _end_frame_hold(self) -> None:
+        if self._frame_held:
+            self._frame_held = False
+            self.turn.end_hold()
 
     @Slot(bool)
     def _on_worker_paused(self, waiting: bool) -> None:
@@ -250,12 +285,18 @@ class TrainingSession(QObject):
         self._release_thread()
 
     def _release_thread(self) -> None:
+        self._end_frame_hold()  # a session let go keeps no hold open (it counts process-wide)
         if self._thread is None:
             return
         self.turn.release()
         self._thread.wait()
         _LIVE_THREADS.discard(self._thread)
         self._mode.leave()
+        # subtle: the collector was paused for the run, so its first pass after it walked
+        # everything the run left alive (its record and result): 28-37 ms on the GUI thread,
+        # right while the views showed the finished run. They live as long as a loaded
+        # tokenizer does, and are kept out of the collections the same way.
+        keep_out_of_collections()
         self._thread.deleteLater()
         # subtle: the worker is deleted here, on the GUI thread, once its thread has ended,
         # by dropping the last reference. deleteLater in its own thread would run ~QObject
@@ -277,9 +318,15 @@ class TrainingSession(QObject):
         if self._ended:
             return
         self.frames.begin()
-        with self.turn.hold():
-            self._drain(in_frame=True)
-            self.hub.publish()
+        # subtle: the trainer stays held after the views' update until the event loop has
+        # handled what it posted: the tables' and plots' queued updates ran between the frame
+        # and its repaint, each of their entries into Python waiting for the GIL (a table's
+        # 2 ms of CPU took 24 ms).
+        if not self._frame_held:
+            self._frame_held = self.turn.begin_hold()
+        self._frame_over.start()
+        self._drain(in_frame=True)
+        self.hub.publish()
 
     def _drain(self, *, in_frame: bool = False) -> None:
         """Move what the worker reported into the hub; ``in_frame``: with the trainer held,

@@ -26,8 +26,11 @@ TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table (GPT-2: a few MB)
 EDIT_DEBOUNCE_MS = 120  # typing: wait for a pause
 STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
 # Characters tokenized between two checks for a newer request: during a drag, a superseded
-# job stops within one piece instead of finishing the whole text.
-SPAN_PIECE_CHARS = 4096
+# job stops within one piece instead of finishing the whole text. Also the longest the job
+# keeps the GIL in one call: core.spans packs each piece's spans with one NumPy call that
+# never lets go of it (10-24 ms for 4,096 characters of English and Chinese, seen with a GIL
+# watchdog while 1 MB was pasted; docs/responsiveness.md).
+SPAN_PIECE_CHARS = 1024
 
 
 class TokenizerSource:

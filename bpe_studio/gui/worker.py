@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
 from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
 from ..core.vocab import check_vocab_size, initial_vocab
-from .responsiveness import GUI_HOLD_LIMIT, GuiTurn
+from .responsiveness import END_SHOWN_LIMIT, GUI_HOLD_LIMIT, GuiTurn
 
 TOP_PAIRS = 20
 TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
@@ -142,6 +142,9 @@ class TrainingWorker(QObject):
     engine_status = Signal(str)  # what the merge engine is doing (its first-run compile)
     merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
     merged = Signal(object)  # MergeStep, one per merge
+    # The last merge was pushed (and the last top pairs emitted); the worker now waits for
+    # ``turn.end_shown`` before it frees its working state and emits ``finished``.
+    merges_done = Signal()
     top_pairs = Signal(object)  # tuple[(left, right, count), ...], best first
     paused = Signal(bool)
     failed = Signal(str)
@@ -227,6 +230,12 @@ class TrainingWorker(QObject):
                 next_report = now + TOP_PAIRS_INTERVAL
         seconds = time.perf_counter() - start - paused_for
         self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+        # subtle: freeing the working state takes tens of milliseconds of the GIL (in slices,
+        # 0.1 ms at a time, but thousands of them); during the window's last frame and its
+        # repaint that doubled their wall time. So the window shows the last merges first
+        # (docs/responsiveness.md, "The run's end").
+        self.merges_done.emit()
+        control.turn.end_shown.wait(END_SHOWN_LIMIT)
         trainer.close()
         merges = list(trainer.merges)
         return TrainingResult(

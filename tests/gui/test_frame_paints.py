@@ -101,3 +101,43 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     finally:
         for widget in watched:
             widget.removeEventFilter(counter)
+
+
+def test_the_compression_curves_repaint_once_per_draw(qtbot):
+    """The curves' auto range is applied when they are drawn, not while they paint (which
+    would paint the plot a second time for every frame; docs/responsiveness.md)."""
+    from array import array
+
+    from bpe_studio.gui.curves import IN_SAMPLE, CurveSeries
+    from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.views.compression_plot import CompressionPlot
+
+    plot = CompressionPlot(StateHub())
+    qtbot.addWidget(plot)
+    plot.record_box.setChecked(False)  # no feeder thread: the series are set here
+    plot.resize(500, 400)
+    plot.show()
+    qtbot.waitExposed(plot)
+    series = CurveSeries(IN_SAMPLE, "text", 10_000, array("q", [10_000]))
+    plot.feeder.series = {IN_SAMPLE: series}
+
+    def draw_more(n: int) -> None:
+        # Fewer tokens with every merge (a made-up curve): the ranges change at every draw.
+        series.tokens.extend(10_000 - 3 * k for k in range(len(series.tokens), n))
+        plot.feeder.version += 1
+        plot._draw()
+        _deliver_posted_events()
+
+    counter = PaintCounter()
+    viewport = plot.plot_widget.viewport()
+    try:
+        draw_more(50)  # the first curve replaces the hint: the axes appear
+        viewport.installEventFilter(counter)
+        for n in (100, 200, 400):
+            draw_more(n)
+        # subtle: Qt may fold one draw's repaint into the next, so the count is bounded, not
+        # exact; painting the range lazily gave two repaints per draw.
+        assert 1 <= counter.paints <= 3
+    finally:
+        viewport.removeEventFilter(counter)
+        plot.shutdown()

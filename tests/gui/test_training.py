@@ -204,8 +204,10 @@ def test_editor_retokenizes_while_training(qtbot, window):
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
     n = state.published
     assert state.step == n == 500
+    label = f"Tokenizer: training, {n:,} merges so far"
+    # The rebuild comes in the event loop's next turn after the frame (controller).
+    qtbot.waitUntil(lambda: window.editor.source.label == label, timeout=10_000)
     source = window.editor.source
-    assert source.label == f"Tokenizer: training, {n:,} merges so far"
     assert source.get().merges == [(s.left, s.right) for s in state.record[:n]]
     spans = wait_for_spans(qtbot, window.editor)
     expected = Tokenizer(state.vocab_at(n), state.merges_at(n), [EOT]).spans(SAMPLE_TEXT)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ..curves import (
@@ -267,6 +267,11 @@ class CompressionPlot(QWidget):
             self._legend_for = legend
             self._label_legend(series)
         self._show_step()
+        # subtle: pyqtgraph applies the auto range (and any layout change) lazily, while it
+        # paints, and then paints the plot again: one more repaint per frame with the curves
+        # growing. Applied here, the window's repaint is the plot's only one.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
+        self.plot.vb.prepareForPaint()
 
     def _show_hint(self) -> None:
         """The hint instead of axes, cursor and legend while nothing is plotted."""
