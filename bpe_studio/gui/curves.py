@@ -190,19 +190,31 @@ class CurveFeeder:
         self._queue.put((next(self._numbers), self.generation, command))
 
     def _start(self) -> None:
+        # subtle: the process is started by the thread, not here. The first process of the
+        # app also starts multiprocessing's fork server and waits to hear from it; on the GUI
+        # thread that wait (80-95 ms, docs/responsiveness.md) froze the window on the first
+        # Train with the curve on.
+        thread = threading.Thread(target=self._run, name="bpe-curves", daemon=True)
+        self._thread = thread
+        _LIVE.add(self)
+        thread.start()
+
+    def _start_process(self) -> None:
         ours, theirs = mp_context().Pipe()
         process = mp_context().Process(target=serve, args=(theirs,), name="bpe-curves")
         process.daemon = True
         process.start()
         theirs.close()
         self._process, self._conn = process, ours
-        thread = threading.Thread(target=self._run, name="bpe-curves", daemon=True)
-        self._thread = thread
-        _LIVE.add(self)
-        thread.start()
 
     # --------------------------------------------------------- thread side
     def _run(self) -> None:
+        try:
+            self._start_process()
+        except (OSError, RuntimeError) as error:
+            self._failures.put(f"compression curve: its process could not start ({error})")
+            self._drop_all()
+            return
         conn = self._conn
         assert conn is not None
         while True:
@@ -225,6 +237,11 @@ class CurveFeeder:
                 self._failures.put(f"compression curve: the curve process ended ({error})")
             finally:
                 self._done = number
+
+    def _drop_all(self) -> None:
+        """With no process: mark every command done until shutdown (nothing is computed)."""
+        while (item := self._queue.get()) is not None:
+            self._done = item[0]
 
     def _receive(self, conn, generation: int) -> None:
         """File the process's replies to one command (those of a stale one are dropped)."""

@@ -91,3 +91,42 @@ def test_the_curve_feeder_sends_a_frame_of_merges_in_chunks(monkeypatch):
     assert [r for c in sent for r in c[1]] == rows
     feeder.feed([])
     assert len(sent) == 3
+
+
+def test_the_curve_process_starts_in_the_feeder_thread_not_the_gui_thread(qtbot, monkeypatch):
+    # The app's first process also starts multiprocessing's fork server and waits for it: on
+    # the GUI thread, the first Train with the curve on froze the window meanwhile.
+    started_in: list[threading.Thread] = []
+    start_process = CurveFeeder._start_process
+
+    def noting(self) -> None:
+        started_in.append(threading.current_thread())
+        start_process(self)
+
+    monkeypatch.setattr(CurveFeeder, "_start_process", noting)
+    feeder = CurveFeeder()
+    try:
+        feeder.begin({})
+        qtbot.waitUntil(lambda: not feeder.busy, timeout=60_000)
+        assert started_in and started_in[0] is not threading.main_thread()
+        assert feeder.running and not feeder.take_failures()
+    finally:
+        feeder.shutdown()
+    assert not feeder.running
+
+
+def test_a_curve_process_that_cannot_start_is_reported_and_drops_the_work(qtbot, monkeypatch):
+    def failing(self) -> None:
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(CurveFeeder, "_start_process", failing)
+    feeder = CurveFeeder()
+    try:
+        feeder.begin({})
+        feeder.feed([1, 2, 3])
+        qtbot.waitUntil(lambda: not feeder.busy, timeout=60_000)
+        failures = feeder.take_failures()
+        assert len(failures) == 1 and "no more processes" in failures[0]
+    finally:
+        feeder.shutdown()
+    assert not feeder.running
