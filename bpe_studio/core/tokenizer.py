@@ -772,7 +772,8 @@ class Tokenizer:
         # keeps ordinary text free of a scan for them.
         if len(text) < BULK_TEXT:
             return self._encode_checked(text)
-        # subtle: a long text's pre-tokens fill the cache with tens of thousands of tuples.
+        # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
+        # allocations would set the collector off again and again over the new objects.
         with _cyclic_gc_paused():
             return self._encode_checked(text)
 
