@@ -45,6 +45,7 @@ _CLASSES = {
     "S": r"\s",
     "UP": r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's leading capitals
     "LO": r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's lower-case rest
+    "M": r"\p{M}",  # o200k: whether the alphabet has marks (see _o200k)
 }
 _FOLDED = "sdmtlver"  # the letters of the case-insensitive contractions
 
@@ -81,18 +82,37 @@ def _cl100k(c: dict[str, str]) -> str:
 
 
 def _o200k(c: dict[str, str]) -> str:
+    """o200k's pattern over the classes ``c``, written so that ``re`` backtracks less: the
+    same matches, by the reasoning in the comments."""
     s, n, letters = c["S"], c["N"], c["L"]
+    # The contractions all start with "'" and differ in the letter after it, so at most one
+    # can match: testing the "'" once first changes nothing.
     contraction = (
-        rf"(?:'[{c['s']}]|'[{c['t']}]|'[{c['r']}][{c['e']}]|'[{c['v']}][{c['e']}]|'[{c['m']}]"
-        rf"|'[{c['l']}][{c['l']}]|'[{c['d']}])?"
+        rf"(?:'(?:[{c['s']}]|[{c['t']}]|[{c['r']}][{c['e']}]|[{c['v']}][{c['e']}]|[{c['m']}]"
+        rf"|[{c['l']}][{c['l']}]|[{c['d']}]))?"
     )
-    first = rf"[^\r\n{letters}{n}]?"
+    # subtle: a run made possessive ("++", "*+", "{1,3}+") gives nothing back; that changes
+    # no match where only optional parts follow it inside its alternative (they cannot fail,
+    # so a match never needs a shorter run). The one run that must give back is the leading
+    # capitals of the first word form: a character in both classes (Lm, Lo) may be taken as a
+    # capital and then be needed as the lower-case rest.
+    words = [rf"[{c['UP']}]*[{c['LO']}]++", rf"[{c['UP']}]++[{c['LO']}]*+"]
+    if c["M"]:
+        # A mark is neither a letter nor a number, so it can be the optional first character,
+        # and it is in both word classes: a word form may have to start on it instead.
+        first = rf"[^\r\n{letters}{n}]?"
+        word_forms = [f"{first}{word}{contraction}" for word in words]
+    else:
+        # Without marks the optional first character can never begin a word form, so it is
+        # taken possessively, and the two forms share it (the order in which `re` then tries
+        # "first character or not" and "which form" cannot change the match).
+        first = rf"[^\r\n{letters}{n}]?+"
+        word_forms = [f"{first}(?:{words[0]}|{words[1]}){contraction}"]
     return "|".join(
         [
-            rf"{first}[{c['UP']}]*[{c['LO']}]+{contraction}",
-            rf"{first}[{c['UP']}]+[{c['LO']}]*{contraction}",
-            rf"[{n}]{{1,3}}",
-            rf" ?[^{s}{letters}{n}]+[\r\n/]*",
+            *word_forms,
+            rf"[{n}]{{1,3}}+",
+            rf" ?[^{s}{letters}{n}]++[\r\n/]*+",
             rf"[{s}]*[\r\n]+",
             rf"[{s}]+(?![^{s}])",
             rf"[{s}]+",

@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
-from itertools import accumulate, chain, compress, repeat
+from itertools import compress, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, NamedTuple, cast
 
@@ -72,6 +72,14 @@ SPLIT_WHOLE_MIN = 1 << 14
 STREAM_BLOCK = 1 << 16
 _ID_MASK = (1 << 32) - 1
 _NO_MERGE = 1 << 63
+# The cache holds each pre-token's ids packed as native unsigned 32-bit integers (the array
+# module's typecode "I"): bytes are never tracked by the cyclic garbage collector, where tens of
+# thousands of new tuples made its next pass walk every one of them after a long encode, and a
+# text's ids are one ``bytes.join`` of its pre-tokens' values.
+_PACKED = "I"
+_WIDTH = 4
+if array(_PACKED).itemsize != _WIDTH:  # pragma: no cover - no supported platform
+    raise ImportError("array typecode 'I' is not 32 bits wide on this platform")
 
 
 @contextmanager
@@ -128,11 +136,22 @@ def _merge_list(
     return list(zip(lefts, rights)), lefts, rights
 
 
-def _split_ids(flat: numpy.ndarray, ends: list[int]) -> Iterator[tuple[int, ...]]:
-    """Each pre-token's ids as a tuple, from a batch's one array of ids and where each
-    pre-token's ids end in it."""
-    ids = flat.tolist()
-    return map(tuple, map(ids.__getitem__, map(slice, [0, *ends], ends)))
+def _split_ids(flat: numpy.ndarray, ends: list[int]) -> Iterator[bytes]:
+    """Each pre-token's ids packed (see ``_PACKED``), from a batch's one array of ids and
+    where each pre-token's ids end in it."""
+    data = flat.astype(f"={_PACKED}").tobytes()
+    cuts = [e * _WIDTH for e in ends]
+    return map(data.__getitem__, map(slice, [0, *cuts], cuts))
+
+
+def _pack(ids: Iterable[int]) -> bytes:
+    """``ids`` packed as the cache holds them (see ``_PACKED``)."""
+    return array(_PACKED, ids).tobytes()
+
+
+def _unpack(packed: bytes) -> list[int]:
+    """The ids of a packed cache value."""
+    return array(_PACKED, packed).tolist()
 
 
 def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
@@ -234,12 +253,11 @@ class Tokenizer:
             self._ranks = self._pack_ids(*merge_ids)
         else:
             self._ranks = self._pack_ranks(inverse, lefts, rights)
-        self._cache: dict[str, tuple[int, ...]] = {}  # tuples: chain() reads them fastest
+        self._cache: dict[str, bytes] = {}  # pre-token -> its ids, packed (see _PACKED)
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
         self._char: CharBpe | None = None  # built with the batch merger, on first use
         self._cuts: CharCuts | None = None  # built on first use
-        self._packed: dict[str, dict[str, bytes]] = {}  # array typecode -> piece -> ids
 
     def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
         """Ids of listed special tokens: their token's id, or for one missing from the
@@ -489,16 +507,15 @@ class Tokenizer:
         out._char = None
         # subtle: ``_cuts`` is kept: the cuts it allows were found over this vocabulary, a
         # superset of the truncated one's, so no merge of fewer crosses them either.
-        out._packed = {}
         return out
 
     def special_id(self, token: str) -> int:
         return self._special_ids[token]
 
     # -------------------------------------------------------------- encoding
-    def _piece_ids(self, piece: str) -> tuple[int, ...]:
-        """Ids of one pre-token (uncached)."""
-        return tuple(self._bpe(piece.encode("utf-8")))
+    def _piece_ids(self, piece: str) -> bytes:
+        """Ids of one pre-token (uncached), packed."""
+        return _pack(self._bpe(piece.encode("utf-8")))
 
     def _ensure_cached(self, pieces: set[str]) -> None:
         """Make sure the cache holds the ids of each of these pre-tokens."""
@@ -541,7 +558,7 @@ class Tokenizer:
         long = list(compress(pieces, long_flags))
         long_bytes = list(compress(encoded, long_flags))
         for piece, data in compress(zip(pieces, encoded), (nbytes > BATCH_LONG_MAX).tolist()):
-            cache[piece] = tuple(self._bpe(data))
+            cache[piece] = _pack(self._bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
             by_char = self._merge_by_char(batch, by_char)
         for piece in by_char:
@@ -556,7 +573,7 @@ class Tokenizer:
             cache.update(zip(long, _split_ids(*batch.merge(long_bytes, self._merge_ids))))
         else:
             for piece, data in zip(long, long_bytes):
-                cache[piece] = tuple(self._bpe(data))
+                cache[piece] = _pack(self._bpe(data))
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
@@ -590,11 +607,11 @@ class Tokenizer:
         )
         sizes = np.empty(len(single), dtype=np.int64)
         sizes[single] = single_counts
-        sizes[multi] = np.fromiter(map(len, held), dtype=np.int64, count=len(held))
+        sizes[multi] = np.fromiter(map(len, held), dtype=np.int64, count=len(held)) // _WIDTH
         from_single = np.repeat(single, sizes)
         flat = np.empty(len(from_single), dtype=np.int64)
         flat[from_single] = single_ids
-        flat[~from_single] = np.fromiter(chain.from_iterable(held), dtype=np.int64)
+        flat[~from_single] = np.frombuffer(b"".join(held), dtype=f"={_PACKED}")
         first_part = np.cumsum(cut.per_piece) - cut.per_piece
         ends = np.cumsum(np.add.reduceat(sizes, first_part)).tolist()
         cache.update(zip(pieces, _split_ids(flat, ends)))
@@ -622,7 +639,7 @@ class Tokenizer:
             cache.update(zip(failed, _split_ids(*merged)))
         else:
             for part in failed:
-                cache[part] = tuple(self._bpe(part.encode("utf-8")))
+                cache[part] = _pack(self._bpe(part.encode("utf-8")))
 
     def _char_bpe(self, batch: BatchBpe) -> CharBpe:
         if self._char is None:
@@ -744,7 +761,7 @@ class Tokenizer:
         """Append the ids of these pre-tokens to ``out``."""
         cache = self._cache
         self._ensure_cached(set(pieces))
-        out += chain.from_iterable(map(cache.__getitem__, pieces))
+        out += _unpack(b"".join(map(cache.__getitem__, pieces)))
 
     def encode(self, text: str) -> list[int]:
         """Token ids of ``text``; special tokens in it map to their own ids.
@@ -755,7 +772,8 @@ class Tokenizer:
         # keeps ordinary text free of a scan for them.
         if len(text) < BULK_TEXT:
             return self._encode_checked(text)
-        # subtle: a long text's pre-tokens fill the cache with tens of thousands of tuples.
+        # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
+        # allocations would set the collector off again and again over the new objects.
         with _cyclic_gc_paused():
             return self._encode_checked(text)
 
@@ -786,21 +804,27 @@ class Tokenizer:
         fast_split.prepare(self._pre.name)
 
     def _encode(self, text: str) -> list[int]:
+        return _unpack(self._encode_packed(text))
+
+    def _encode_packed(self, text: str) -> bytes:
+        """The ids of ``text``, packed (see ``_PACKED``)."""
         # The pre-tokens of every segment are merged together: a corpus of short documents
         # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
         segments = self._segments(text)
         self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         cache = self._cache
-        out: list[int] = []
+        if len(segments) == 1:
+            return b"".join(map(cache.__getitem__, segments[0][0]))
+        parts: list[bytes] = []
         for pieces, special in segments:
-            out += chain.from_iterable(map(cache.__getitem__, pieces))
+            parts.append(b"".join(map(cache.__getitem__, pieces)))
             if special is not None:
-                out.append(self._special_ids[special])
-        return out
+                parts.append(_pack([self._special_ids[special]]))
+        return b"".join(parts)
 
     def encode_array(self, text: str, dtype: str = "uint32") -> numpy.ndarray:
         """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
-        Python list of ids: each pre-token's ids are cached as packed bytes and joined.
+        Python list of ids: the pre-tokens' cached ids (packed bytes) are joined.
         Surrogates are encoded as ``encode`` does."""
         with _cyclic_gc_paused():  # as in encode
             try:
@@ -811,37 +835,10 @@ class Tokenizer:
     def _encode_array(self, text: str, dtype: str) -> numpy.ndarray:
         import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
-        code = {"uint16": "H", "uint32": "I"}[np.dtype(dtype).name]
-        packed = self._packed.setdefault(code, {})
-        if len(packed) > CACHE_LIMIT:
-            packed.clear()
-        cache = self._cache
-        # As in _encode, the pre-tokens of all segments are merged together.
-        segments = self._segments(text)
-        new = set().union(*(pieces for pieces, _ in segments)).difference(packed)
-        merged = self._merge_batch(list(new.difference(cache)))
-        if merged is not None:
-            # Straight from the batch's id array to each pre-token's packed bytes.
-            short, flat, ends = merged
-            data = flat.astype(dtype).tobytes()
-            width = np.dtype(dtype).itemsize
-            cuts = [e * width for e in ends]
-            packed.update(zip(short, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
-            new.difference_update(short)
-        self._ensure_cached(new)
-        # The rest (cached, or merged from their characters) packed in one array, then cut.
-        rest = list(new)
-        held = list(map(cache.__getitem__, rest))
-        data = array(code, chain.from_iterable(held)).tobytes()
-        width = array(code).itemsize
-        cuts = list(accumulate(map(operator.mul, map(len, held), repeat(width))))
-        packed.update(zip(rest, map(data.__getitem__, map(slice, [0, *cuts], cuts))))
-        parts: list[bytes] = []
-        for pieces, special in segments:
-            parts.append(b"".join(map(packed.__getitem__, pieces)))
-            if special is not None:
-                parts.append(array(code, [self._special_ids[special]]).tobytes())
-        return np.frombuffer(b"".join(parts), dtype=dtype)
+        if np.dtype(dtype).name not in ("uint16", "uint32"):
+            raise ValueError(f"encode_array: dtype {dtype!r} is not uint16 or uint32")
+        ids = np.frombuffer(self._encode_packed(text), dtype=f"={_PACKED}")
+        return ids if np.dtype(dtype) == ids.dtype else ids.astype(dtype)
 
     def _encode_decided(self, buf: str, out: list[int]) -> int:
         """Encode the part of ``buf`` that more text cannot change; return its length.
@@ -935,9 +932,10 @@ class Tokenizer:
         cache, piece_ids, vocab = self._cache, self._piece_ids, self.vocab
         for m in self._pre.compiled.finditer(text, start, end):
             piece = m.group()
-            ids = cache.get(piece)
-            if ids is None:
-                ids = cache[piece] = piece_ids(piece)
+            packed = cache.get(piece)
+            if packed is None:
+                packed = cache[piece] = piece_ids(piece)
+            ids = _unpack(packed)
             base = m.start()
             if piece.isascii():
                 for tid in ids:

@@ -148,7 +148,6 @@ def test_generated_runs_cut_into_parts_equal_tiktoken(name):
     @given(RUNS)
     def check(text):
         fresh._cache.clear()
-        fresh._packed.clear()
         with (
             mock.patch("bpe_studio.core.tokenizer.BATCH_MIN", 1),
             mock.patch("bpe_studio.core.tokenizer.BATCH_BUILD_MIN", 1),

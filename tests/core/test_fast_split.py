@@ -189,3 +189,32 @@ def test_the_bmp_pattern_then_an_astral_text(name):
     fast_split.prepare(name)
     text = read_fixture("chinese_slice.txt")[:20_000] + "\U0001d400abc \U00020000"
     assert FAST[name](text) == published_regex(name).findall(text)
+
+
+# Words where o200k's two word forms and its optional first character meet: characters in
+# both of its letter classes (Lm, Lo: ª º ˆ 東), titlecase (ǅ), capitals runs before and
+# after lower case, a first character before a word, and contractions after each.
+O200K_WORDS = [
+    "ABCdef", "ABC", "abc", "Abc", "aBC", "ºA", "Aº", "ªb", "Bª", "ˆˆA", "Aˆ", "東京A", "A東京",
+    "東A京b", "ǅa", "aǅ", "ǅǅ", "(hello", "((Hello", "(ABC", "-東", "'S", "A'S", "ª'll",
+    "東'RE", "x'd", "1A", "A1", " ºº", "\tAb",
+]  # fmt: skip
+# A mark opening a match (after a digit, at the start) may be the optional first character or
+# start a word form: "\u0301A" is "\u0301", "A" as published.
+MARKS = ["a\u0301", "\u0301A", "\u0301\u0301b", "(\u0301a", " \u0301", "A\u0301b", "東\u0301",
+         "1\u0301A", "2\u0301AB", "3\u0301ºA"]  # fmt: skip
+
+
+@pytest.mark.parametrize("marks", [False, True])
+def test_o200k_word_forms_with_and_without_marks(marks):
+    """Without marks in a text's alphabet o200k's pattern takes its first character
+    possessively and shares it between the word forms; with marks it keeps them apart
+    (see ``fast_split._o200k``). Both split as published."""
+    words = (MARKS if marks else []) + O200K_WORDS
+    text = " ".join(words) + "\n" + "".join(words) + "\n" + "-".join(words)
+    pattern = fast_split.splitter("o200k", text)
+    assert pattern is not None
+    assert ("?+" in pattern.__self__.pattern) is not marks
+    assert pattern(text) == published_regex("o200k").findall(text)
+    ascii_text = "".join(ch for ch in text if ch.isascii())
+    assert fast_split.findall_o200k(ascii_text) == published_regex("o200k").findall(ascii_text)

@@ -1,0 +1,51 @@
+"""The tokenizer's cache of pre-token ids: values the cyclic garbage collector never has to
+walk (after a long encode its next pass would otherwise visit every new entry), each the
+pre-token's own ids; and ``encode_array``'s dtypes."""
+
+from __future__ import annotations
+
+import gc
+from unittest import mock
+
+import pytest
+from core_helpers import read_fixture
+
+BATCH_PATHS = {  # every batch path on, however few pre-tokens
+    "BATCH_MIN": 1,
+    "BATCH_BUILD_MIN": 1,
+    "BATCH_LONG_MIN": 1,
+    "CUTS_BUILD_MIN": 1,
+}
+
+
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("fixture", ["english_books_slice.txt", "chinese_slice.txt"])
+def test_cache_values_are_untracked_and_hold_each_pre_tokens_ids(gpt2_tokenizer, fixture, batch):
+    text = read_fixture(fixture)[:20_000]
+    tok = gpt2_tokenizer.truncated(len(gpt2_tokenizer.merges))  # a fresh, empty cache
+    if batch:
+        with mock.patch.multiple("bpe_studio.core.tokenizer", **BATCH_PATHS):
+            tok.encode(text)
+    else:
+        tok.encode(text)
+    assert len(tok._cache) > 100
+    assert not any(map(gc.is_tracked, tok._cache.values()))
+    unpacked = {piece: list(memoryview(v).cast("I")) for piece, v in tok._cache.items()}
+    for piece, ids in list(unpacked.items())[:2000]:
+        # Independent of the cache: the ids decode to the piece's bytes, and merging the
+        # piece alone, one pair at a time, gives the same ids.
+        assert tok.decode_bytes(ids) == piece.encode("utf-8")
+        assert ids == tok._bpe(piece.encode("utf-8"))
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32"])
+def test_encode_array_dtypes(gpt2_tokenizer, dtype):
+    text = read_fixture("english_books_slice.txt")[:5_000]
+    arr = gpt2_tokenizer.encode_array(text, dtype)
+    assert arr.dtype.name == dtype
+    assert arr.tolist() == gpt2_tokenizer.encode(text)
+
+
+def test_encode_array_rejects_other_dtypes(gpt2_tokenizer):
+    with pytest.raises(ValueError, match="'int8' is not uint16 or uint32"):
+        gpt2_tokenizer.encode_array("hello", "int8")
