@@ -14,6 +14,7 @@ merges (``Tokenizer.truncated``), and anything drawn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral
 from typing import NamedTuple
@@ -220,9 +221,13 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
 
 
-def unreachable_tokens(tokenizer: Tokenizer) -> list[int]:
+def unreachable_tokens(
+    tokenizer: Tokenizer, between_slices: Callable[[], object] | None = None
+) -> list[int]:
     """Ids (ascending) of the tokens that encoding their own bytes does not give back as that
     one id: the encoder never produces them. Special tokens are reachable by definition.
+    ``between_slices`` is called between two slices of the work (a caller in a background
+    thread may wait there while another thread needs the interpreter).
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab.update({256: b"ab", 257: b"bc", 258: b"abc"})
@@ -248,6 +253,8 @@ def unreachable_tokens(tokenizer: Tokenizer) -> list[int]:
     # the background and must get the lock back within milliseconds.
     unreachable = list(empty)
     for start in range(0, len(pieces), _REACH_SLICE):
+        if between_slices is not None:
+            between_slices()
         flat, ends = batch.merge(pieces[start : start + _REACH_SLICE], tokenizer._merge_ids)
         end = np.asarray(ends, dtype=np.int64)
         own = np.asarray(ids[start : start + _REACH_SLICE], dtype=np.int64)

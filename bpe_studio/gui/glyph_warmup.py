@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QFontMetrics
@@ -39,9 +39,13 @@ def _group(ch: str) -> str:
     return " ".join(name.split()[:2]) if name else f"U+{ord(ch):04X}"
 
 
-def script_samples(tokens: Iterable[bytes]) -> list[str]:
+def script_samples(
+    tokens: Iterable[bytes], between_slices: Callable[[], object] | None = None
+) -> list[str]:
     """One character (as the tables show it) per group of characters the tokens hold, in
-    code point order; the tables' substitutes for bytes and invisible characters included."""
+    code point order; the tables' substitutes for bytes and invisible characters included.
+    ``between_slices`` is called between two slices of the tokens (a background caller may
+    wait there while the GUI thread repaints)."""
     # subtle: decoding the tokens joined (C-speed passes) may pair up the halves of characters
     # split between neighbouring tokens; such characters are extra samples, harmless here.
     # Slices of tokens, not all at once: joining o200k's tokens in one call, or taking the set
@@ -49,6 +53,8 @@ def script_samples(tokens: Iterable[bytes]) -> list[str]:
     chars: set[str] = set()
     tokens = list(tokens)
     for start in range(0, len(tokens), _SLICE):
+        if between_slices is not None:
+            between_slices()
         chars.update(b"".join(tokens[start : start + _SLICE]).decode("utf-8", "replace"))
     shown = {readable_token(bytes([b])) for b in range(256)}  # "␣", "↵", "<e6>", ...
     shown.update(readable_token(ch.encode("utf-8")) for ch in chars if ch >= "\x80")

@@ -65,8 +65,10 @@ END_SHOWN_LIMIT = 0.5
 # Train, or RUN_START_LATEST_MS after Train at the latest, ms.
 RUN_START_QUIET_MS = 60
 RUN_START_LATEST_MS = 400
-# Background work deferred until its view has repainted (AfterPaint) starts this long after it
-# was asked for at the latest, ms.
+# Background work deferred until its view has repainted (AfterPaint) starts once the view has
+# gone AFTER_PAINT_QUIET_MS without repainting, and AFTER_PAINT_LATEST_MS after it was asked
+# for at the latest, ms.
+AFTER_PAINT_QUIET_MS = 50
 AFTER_PAINT_LATEST_MS = 300
 # How often the GUI thread runs the collections Python would have run by itself, ms.
 COLLECT_INTERVAL_MS = 500
@@ -352,8 +354,8 @@ class StartWhenSettled(QObject):
 
 class AfterPaint(QObject):
     """Calls the function last handed to :meth:`call` once ``widget`` has been painted after
-    that call (when the paint is over), at once when the widget is not visible, and
-    ``AFTER_PAINT_LATEST_MS`` after the call at the latest; once.
+    that call and then gone ``AFTER_PAINT_QUIET_MS`` without another paint, at once when the
+    widget is not visible, and ``AFTER_PAINT_LATEST_MS`` after the call at the latest; once.
 
     subtle: a view reset for a big tokenizer (o200k's 200,000 rows) repaints while the
     background jobs it starts (the reachability check, the glyph samples) hold the GIL in
@@ -365,7 +367,10 @@ class AfterPaint(QObject):
         super().__init__(parent)
         self._widget = widget
         self._pending: Callable[[], None] | None = None
-        self._after = single_shot(self, 0, self._fire)  # the next turn: the paint is over
+        # Restarted by every paint: the view's repaints after a reset (its title, the rows
+        # laid out, the fonts) come in a burst, and a job started between two of them made
+        # the next one wait for the GIL at each of its entries into Python.
+        self._after = single_shot(self, AFTER_PAINT_QUIET_MS, self._fire)
         self._latest = single_shot(self, AFTER_PAINT_LATEST_MS, self._fire)
         widget.installEventFilter(self)
 

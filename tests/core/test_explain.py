@@ -22,6 +22,7 @@ from bpe_studio.core import (
     MergeNode,
     Tokenizer,
     encode_steps,
+    explain,
     merge_tree,
     train_bpe,
     unreachable_tokens,
@@ -447,3 +448,13 @@ def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
     assert found == ref_unreachable(grown)
     assert 2 < len(found) < 302
     assert found[-2:] == [len(vocab) - 2, len(vocab) - 1]
+
+
+def test_unreachable_tokens_calls_back_between_slices_and_finds_the_same(gpt2_tokenizer):
+    # A viewer's background thread waits in the callback while its GUI thread repaints.
+    calls: list[int] = []
+    found = unreachable_tokens(gpt2_tokenizer, lambda: calls.append(1))
+    assert found == unreachable_tokens(gpt2_tokenizer)
+    special_ids = {gpt2_tokenizer.special_id(s) for s in gpt2_tokenizer.special_tokens}
+    ordinary = sum(1 for i, t in gpt2_tokenizer.vocab.items() if t and i not in special_ids)
+    assert len(calls) == -(-ordinary // explain._REACH_SLICE) > 1

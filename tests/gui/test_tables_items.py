@@ -145,9 +145,9 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
     threads: list[threading.Thread] = []
     real = vt.unreachable_tokens
 
-    def spy(tokenizer):
+    def spy(tokenizer, *args):
         threads.append(threading.current_thread())
-        return real(tokenizer)
+        return real(tokenizer, *args)
 
     monkeypatch.setattr(vt, "unreachable_tokens", spy)
     hub = StateHub()

@@ -41,7 +41,7 @@ from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..models import VocabFilterProxy, VocabTableModel
-from ..responsiveness import AfterPaint
+from ..responsiveness import AfterPaint, wait_while_gui_busy
 from ..state import Phase
 from ..vocab_index import ViewSpec
 from .common import (
@@ -78,7 +78,7 @@ def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]):
         gc_was_on = gc.isenabled()
         gc.disable()
         try:
-            return key, frozenset(unreachable_tokens(tok))
+            return key, frozenset(unreachable_tokens(tok, wait_while_gui_busy))
         finally:
             if gc_was_on:
                 gc.enable()
@@ -88,7 +88,7 @@ def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]):
 
 def _samples_job(key: object, vocab: Callable[[], Mapping[int, bytes]]):
     def job(is_stale):
-        return key, script_samples(vocab().values())
+        return key, script_samples(vocab().values(), wait_while_gui_busy)
 
     return job
 
