@@ -26,6 +26,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.tokenizer_files import DEFAULT_NAME, save_data
 from ..core.vocab import BYTE_TOKENS, initial_vocab
@@ -188,16 +189,21 @@ class Controller(QObject):
         ):
             return
         self._editor_at = (n, now)
-        # Built in the span thread on first use, from the record up to the step shown.
-        self.hub.show_tokenizer(
-            TokenizerSource(
-                f"Tokenizer: training, {n:,} merges so far",
-                vocab=state.vocab_at(n),
-                merges=state.merges_at(n),
-                special_tokens=state.settings.special_tokens,
-                pattern=self._pattern,
-            )
-        )
+        # subtle: built in the span thread on first use, from the record up to the step shown:
+        # building its vocabulary and merges here took 30-50 ms of the GUI thread while the
+        # trainer ran, the largest gaps of a run (docs/responsiveness.md). The thread reads
+        # this run's record (a new run gets a new list) and base vocabulary as they are then.
+        record, base = state.record, dict(state.base_vocab)
+        specials, pattern = list(state.settings.special_tokens), self._pattern
+
+        def make() -> Tokenizer:
+            vocab = dict(base)
+            vocab.update((s.new_id, s.merged) for s in record[:n])
+            merges = [(s.left, s.right) for s in record[:n]]
+            return Tokenizer(vocab, merges, specials, pattern)
+
+        label = f"Tokenizer: training, {n:,} merges so far"
+        self.hub.show_tokenizer(TokenizerSource.deferred(label, make, n))
 
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:

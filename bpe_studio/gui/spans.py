@@ -51,9 +51,22 @@ class TokenizerSource:
         self.label = label
         self._tokenizer = tokenizer
         self._recipe = (dict(vocab or {}), list(merges), list(special_tokens), pattern)
+        self._make: Callable[[], Tokenizer] | None = None
         self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
         self._truncated: OrderedDict[int, Tokenizer] = OrderedDict()
+
+    @classmethod
+    def deferred(
+        cls, label: str, make: Callable[[], Tokenizer], merge_count: int
+    ) -> TokenizerSource:
+        """A source whose tokenizer ``make()`` builds on first use, in the span thread, with
+        ``merge_count`` merges. subtle: ``make`` runs in another thread, later: it must read
+        only what cannot change meanwhile (a run's record only grows, so its first
+        ``merge_count`` steps stay those of this run)."""
+        source = cls(label, vocab={})
+        source._make, source._merge_count = make, merge_count
+        return source
 
     @property
     def merge_count(self) -> int:
@@ -66,7 +79,8 @@ class TokenizerSource:
 
     def _get(self) -> Tokenizer:
         if self._tokenizer is None:
-            self._tokenizer = Tokenizer(*self._recipe)
+            make, self._make = self._make, None
+            self._tokenizer = make() if make is not None else Tokenizer(*self._recipe)
             self._recipe = ({}, [], [], "gpt2")
             self._merge_count = len(self._tokenizer.merges)
         return self._tokenizer

@@ -217,6 +217,27 @@ def test_editor_retokenizes_while_training(qtbot, window):
     assert "trained on" in window.editor.source.label
 
 
+def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, window, monkeypatch):
+    # Building it (the vocabulary and merges so far) on the GUI thread made the largest gaps
+    # of a run while the trainer ran (docs/responsiveness.md).
+    from bpe_studio.gui import controller
+
+    built_in: list[threading.Thread] = []
+
+    def noting_tokenizer(*args, **kwargs):
+        built_in.append(threading.current_thread())
+        return Tokenizer(*args, **kwargs)
+
+    monkeypatch.setattr(controller, "Tokenizer", noting_tokenizer)
+    session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
+    label = f"Tokenizer: training, {window.state.published:,} merges so far"
+    qtbot.waitUntil(lambda: window.editor.source.label == label, timeout=10_000)
+    wait_for_spans(qtbot, window.editor)
+    assert built_in and threading.main_thread() not in built_in
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        window.toggle_pause()
+
+
 def test_vocabulary_sorts_by_count(qtbot, window):
     train_in_window(qtbot, window, DEMO_CORPUS, 600)
     view = window.vocab_table
