@@ -136,6 +136,9 @@ def _ascii_regex(name: str) -> re.Pattern[str]:
 
 # name -> (the characters other than ASCII that the kept pattern covers, the pattern).
 _kept: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {}
+# name -> the same for all of the Basic Multilingual Plane, where ``prepare`` kept a narrower
+# pattern first (o200k: the plane without its combining marks, see ``prepare``).
+_plane: dict[str, tuple[frozenset[str], re.Pattern[str]]] = {}
 
 
 def _non_ascii(text: str) -> frozenset[str]:
@@ -159,6 +162,9 @@ def _covering(name: str, chars: frozenset[str], build: bool) -> re.Pattern[str] 
     kept = _kept.get(name)
     if kept is not None and chars <= kept[0]:
         return kept[1]
+    plane = _plane.get(name)
+    if plane is not None and chars <= plane[0]:
+        return plane[1]
     if not build:
         return None
     if kept is not None and len(kept[0]) + len(chars) <= _UNION_MAX:
@@ -207,9 +213,21 @@ def findall_o200k(text: str) -> list[str]:
 
 def prepare(name: str | None) -> None:
     """Build and keep the pattern of ``name`` for all of the Basic Multilingual Plane now
-    (worker processes forked afterwards start with it), unless one is kept already."""
-    if name in _BUILDERS and _FAST and name not in _kept:
-        _kept[name] = (frozenset(_BMP[0x80:]), _build(name, _BMP))
+    (worker processes forked afterwards start with it), unless one is kept already.
+
+    subtle: o200k's pattern takes a slower form when its alphabet holds combining marks
+    (``_o200k``), and every text would meet the plane's. So for o200k the plane without its
+    marks is kept as well and tried first: most texts hold no mark and get the faster form;
+    a text with one gets the whole plane's."""
+    if name not in _BUILDERS or not _FAST or name in _kept:
+        return
+    plane = (frozenset(_BMP[0x80:]), _build(name, _BMP))
+    if name != "o200k":
+        _kept[name] = plane
+        return
+    unmarked = regex.sub(r"\p{M}", "", _BMP)
+    _plane[name] = plane
+    _kept[name] = (frozenset(unmarked[0x80:]), _build(name, unmarked))
 
 
 # Possessive quantifiers, which cl100k's pattern uses, came to `re` in Python 3.11.

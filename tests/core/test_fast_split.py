@@ -43,6 +43,7 @@ def every_text_fast(monkeypatch):
     kept that covers it) instead of going to `regex`."""
     monkeypatch.setattr(fast_split, "_FAST_MIN", 0)
     monkeypatch.setattr(fast_split, "_kept", {})
+    monkeypatch.setattr(fast_split, "_plane", {})
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -189,6 +190,18 @@ def test_the_bmp_pattern_then_an_astral_text(name):
     fast_split.prepare(name)
     text = read_fixture("chinese_slice.txt")[:20_000] + "\U0001d400abc \U00020000"
     assert FAST[name](text) == published_regex(name).findall(text)
+
+
+def test_prepared_o200k_serves_texts_without_marks_with_the_faster_form_and_marks_too():
+    fast_split.prepare("o200k")
+    marked = read_fixture("chinese_slice.txt")[:20_000] + " na\u0308ive (\u0301A 1\u0301A"
+    plain = read_fixture("chinese_slice.txt")[:20_000] + " naïve café"
+    kept, plane = fast_split._kept["o200k"], fast_split._plane["o200k"]
+    assert fast_split._covering("o200k", fast_split._non_ascii(plain), False) is kept[1]
+    assert fast_split._covering("o200k", fast_split._non_ascii(marked), False) is plane[1]
+    assert "\u0301" in plane[0] and "\u0301" not in kept[0]
+    for text in (plain, marked, plain):
+        assert FAST["o200k"](text) == published_regex("o200k").findall(text)
 
 
 # Words where o200k's two word forms and its optional first character meet: characters in
