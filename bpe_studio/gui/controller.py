@@ -191,16 +191,14 @@ class Controller(QObject):
         self._editor_at = (n, now)
         # subtle: built in the span thread on first use, from the record up to the step shown:
         # building its vocabulary and merges here took 30-50 ms of the GUI thread while the
-        # trainer ran, the largest gaps of a run (docs/responsiveness.md). The thread reads
-        # this run's record (a new run gets a new list) and base vocabulary as they are then.
-        record, base = state.record, dict(state.base_vocab)
+        # trainer ran, the largest gaps of a run (docs/responsiveness.md). The state is read
+        # there as it is then, as the vocabulary table's jobs read it: the record only grows,
+        # so its first n merges are this run's; after a reset or a load meanwhile this source
+        # is no longer shown and its result is dropped.
         specials, pattern = list(state.settings.special_tokens), self._pattern
 
         def make() -> Tokenizer:
-            vocab = dict(base)
-            vocab.update((s.new_id, s.merged) for s in record[:n])
-            merges = [(s.left, s.right) for s in record[:n]]
-            return Tokenizer(vocab, merges, specials, pattern)
+            return Tokenizer(state.vocab_at(n), state.merges_at(n), specials, pattern)
 
         label = f"Tokenizer: training, {n:,} merges so far"
         self.hub.show_tokenizer(TokenizerSource.deferred(label, make, n))
