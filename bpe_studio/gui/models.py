@@ -184,8 +184,9 @@ class VocabTableModel(_Table):
     """One row per token: id, token, byte length, the merge that made it, its count.
 
     For a run: the bytes and specials of ``state.base_vocab`` in id order, then one row per
-    published merge, read from the state's record as it is shown. For a loaded tokenizer: the
-    rows the loader prepared.
+    published merge, read from the state's record as it is shown (a frame's rows may wait for
+    :meth:`catch_up`, see ``hold_appends``). For a loaded tokenizer: the rows the loader
+    prepared.
     """
 
     HEADERS = ("ID", "Token", "Bytes", "Merge", "Count", "Reach")
@@ -217,12 +218,25 @@ class VocabTableModel(_Table):
         self._n = 0
         # Ids that encoding never produces (``core.explain.unreachable_tokens``), once known.
         self.unreachable: frozenset[int] | None = None
+        # Asked at each frame's new rows: True lets them wait for :meth:`catch_up` (the view
+        # says they would land out of sight; ``VocabTableView._hold_appends``).
+        self.hold_appends: Callable[[], bool] | None = None
+        self._announced = 0  # the rows the published merges make, added or waiting
         hub.reset.connect(self._on_reset)
         hub.merges_added.connect(self._on_added)
         self._on_reset()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008,N802
         return 0 if parent.isValid() else self._n
+
+    @property
+    def total_rows(self) -> int:
+        """The rows of every token shown, with those still waiting to be added."""
+        return max(self._n, self._announced)
+
+    def rank_at(self, row: int) -> int | None:
+        """The rank of the merge that made row ``row``'s token (None: a byte or special)."""
+        return self._row(row).rank
 
     def _row(self, row: int) -> VocabRow:
         base = self._base
@@ -260,6 +274,7 @@ class VocabTableModel(_Table):
         else:
             self._base = vocab_rows(state.base_vocab)
             self._n = len(self._base) + self._hub.published
+        self._announced = self._n
         self._base_ids = None  # built on the first look-up, not on every reset
         self.unreachable = None
         self.endResetModel()
@@ -268,10 +283,16 @@ class VocabTableModel(_Table):
     def _on_added(self, first: int, last: int) -> None:
         if self._hub.state.loaded is not None:
             return
-        base = len(self._base)
-        self.beginInsertRows(QModelIndex(), base + first, base + last)
-        self._n = base + last + 1
-        self.endInsertRows()
+        self._announced = len(self._base) + last + 1
+        if self.hold_appends is None or not self.hold_appends():
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Add every row that waited (``hold_appends``), in one insertion."""
+        if self._announced > self._n:
+            self.beginInsertRows(QModelIndex(), self._n, self._announced - 1)
+            self._n = self._announced
+            self.endInsertRows()
 
     def row_of_id(self, token_id: int) -> int | None:
         if self._base_ids is None:

@@ -4,7 +4,9 @@ whether encoding can produce it.
 What it does: a filter box, two toggles ("Unreachable only", "Hide tokens after step") and a
 table of :class:`~bpe_studio.gui.models.VocabTableModel` through a
 :class:`~bpe_studio.gui.models.VocabFilterProxy`. Rows arrive in id order; tokens made after
-the step the timeline shows (``state.step``) are greyed, or hidden with the toggle. Filtering
+the step the timeline shows (``state.step``) are greyed, or hidden with the toggle. While a run
+merges, a frame's new rows that would land below the rows in view wait up to ``CATCH_UP_MS``
+(adding rows repaints the whole table); the title counts them meanwhile. Filtering
 (debounced) and sorting (a header click) compute the row order off the GUI thread on a
 :class:`~bpe_studio.gui.jobs.LatestJob` (latest request wins; the title says "sorting…"
 meanwhile), so 200,000 tokens never freeze the window. Reachability (``core.explain.
@@ -54,6 +56,10 @@ from .common import (
 )
 
 FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
+# While merging, new rows that would land below the rows in view are added at most this long
+# after the first of them (and at once when the user scrolls to the end, pauses, sorts,
+# filters or selects one).
+CATCH_UP_MS = 1000
 ORDER_DEBOUNCE_MS = 40  # header clicks, toggles, the timeline's step, new rows while training
 _COMPLETE = (Phase.FINISHED, Phase.STOPPED, Phase.PAUSED, Phase.LOADED)
 
@@ -163,8 +169,14 @@ class VocabTableView(QWidget):
         self.proxy.modelReset.connect(self._update_title)
         self.proxy.stale.connect(self._request_soon)
         model.rowsInserted.connect(self._after_insert)
+        model.hold_appends = self._hold_appends
+        self._catch_up = single_shot(self, CATCH_UP_MS, model.catch_up)
+        self.table.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self._step_drawn = hub.state.step  # the step the rows' greying was drawn for
+        hub.merges_added.connect(self._on_merges_added)
         hub.token_selected.connect(self.select_token)
         hub.step_changed.connect(self._on_step)
+        hub.phase_changed.connect(self._catch_up_now)
         hub.phase_changed.connect(self._check_reachability)
         hub.reset.connect(self._on_reset)
         self._check_reachability()  # a tokenizer may be on show already
@@ -198,6 +210,7 @@ class VocabTableView(QWidget):
 
     @Slot()
     def _request_now(self) -> None:
+        self._catch_up_now()  # an order covers every token published
         spec = self.spec()
         if spec.trivial:
             # Every row in id order: nothing to compute, and the rows pass straight through.
@@ -235,6 +248,8 @@ class VocabTableView(QWidget):
     # ----------------------------------------------------- reachability
     @Slot()
     def _on_reset(self) -> None:
+        self._catch_up.stop()  # the model was reset: no rows wait
+        self._step_drawn = self.hub.state.step
         self._jobs_after_paint.cancel()
         self._reach.cancel()
         self._glyphs.cancel()
@@ -295,12 +310,65 @@ class VocabTableView(QWidget):
             # than inside the first repaint that shows them (glyph_warmup).
             self.warmer.start(samples)
 
+    # ------------------------------------------------------ while merging
+    def _hold_appends(self) -> bool:
+        """Whether a frame's new rows may wait (``VocabTableModel.hold_appends``): while
+        merging, in id order, with rows below the last one in view. If so, the rows are added
+        within CATCH_UP_MS.
+
+        subtle: adding rows repaints the whole table, though the rows in view stay the same:
+        that was a third of the GUI thread's CPU in each frame while training
+        (docs/responsiveness.md)."""
+        if self.hub.state.phase is not Phase.MERGING or not self.proxy.spec.trivial:
+            return False
+        last_in_view = self.table.rowAt(self.table.viewport().height() - 1)
+        if not 0 <= last_in_view < self.proxy.rowCount() - 1:
+            return False
+        if not self._catch_up.isActive():
+            self._catch_up.start()
+        return True
+
+    @Slot()
+    def _catch_up_now(self, *args: object) -> None:
+        self._catch_up.stop()
+        self.model.catch_up()
+
+    @Slot(int)
+    def _on_scrolled(self, value: int) -> None:
+        if value >= self.table.verticalScrollBar().maximum():
+            self._catch_up_now()  # the end is in view: the rows that wait belong there
+
+    @Slot(int, int)
+    def _on_merges_added(self, first: int, last: int) -> None:
+        if self.model.total_rows != self.model.rowCount():
+            self._update_title()  # rows wait: the count still grows
+
     # -------------------------------------------------------------- step
     @Slot(int)
     def _on_step(self, step: int) -> None:
-        self.table.viewport().update()  # greys the tokens made after the step
+        drawn, self._step_drawn = self._step_drawn, step
+        if self._greying_changes(drawn, step):
+            self.table.viewport().update()  # greys the tokens made after the step
         if self.hide_box.isChecked():
             self._request_soon()
+
+    def _greying_changes(self, before: int, after: int) -> bool:
+        """Whether a row in view was made by a merge between the two steps, so that it is
+        greyed at one and not at the other (rows of ranks >= the step are greyed)."""
+        low, high = min(before, after), max(before, after)
+        if low == high:
+            return False
+        n = self.proxy.rowCount()
+        first = self.table.rowAt(0)
+        if first < 0:
+            return False  # no rows
+        last = self.table.rowAt(self.table.viewport().height() - 1)
+        for row in range(first, (last if last >= 0 else n - 1) + 1):
+            source = self.proxy.mapToSource(self.proxy.index(row, 0))
+            rank = self.model.rank_at(source.row()) if source.isValid() else None
+            if rank is not None and low <= rank < high:
+                return True
+        return False
 
     # ------------------------------------------------------------- title
     @Slot()
@@ -312,7 +380,7 @@ class VocabTableView(QWidget):
 
     def status_text(self) -> str:
         """The counts after the title: tokens, shown, unreachable, and what is under way."""
-        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        total, shown = self.model.total_rows, self.proxy.rowCount()
         parts = [f"{total:,} tokens"]
         if not self.proxy.spec.trivial:
             parts.append(f"{shown:,} shown")
@@ -333,6 +401,7 @@ class VocabTableView(QWidget):
     @Slot(int)
     def select_token(self, token_id: int) -> bool:
         """Select the row of ``token_id`` and scroll to it; False if there is no such token."""
+        self._catch_up_now()
         row = self.model.row_of_id(token_id)
         if row is None:
             return False
