@@ -79,9 +79,12 @@ class TokenizerSource:
 
     def _get(self) -> Tokenizer:
         if self._tokenizer is None:
-            make, self._make = self._make, None
+            # subtle: the recipe is dropped only once the tokenizer is built; a build that
+            # raises leaves it, so the next use raises the same error rather than building
+            # a bytes-only tokenizer from an empty recipe.
+            make = self._make
             self._tokenizer = make() if make is not None else Tokenizer(*self._recipe)
-            self._recipe = ({}, [], [], "gpt2")
+            self._make, self._recipe = None, ({}, [], [], "gpt2")
             self._merge_count = len(self._tokenizer.merges)
         return self._tokenizer
 

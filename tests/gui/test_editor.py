@@ -131,3 +131,17 @@ def test_a_1mb_paste_is_tokenized_in_the_background(qtbot, editor, chinese_token
         spans_module.compute_spans = real_compute
     assert computed_in and gui_thread not in computed_in
     assert len(editor.spans) == len(chinese_tokenizer.spans(big))
+
+
+def test_a_deferred_tokenizer_that_fails_to_build_fails_again_not_quietly():
+    calls = []
+
+    def make():
+        calls.append(1)
+        raise ValueError("the run's record is gone")
+
+    source = TokenizerSource.deferred("run", make, merge_count=3)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="record is gone"):
+            source.get()
+    assert len(calls) == 2  # built again, never from an empty recipe
