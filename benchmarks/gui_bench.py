@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.corpora import line_slice, scratch_dir  # noqa: E402
 from bpe_studio.core import trainer_from_file  # noqa: E402
-from bpe_studio.gui.app import DEMO_CORPUS  # noqa: E402
+from bpe_studio.gui.app import DEMO_CORPUS, application  # noqa: E402
 
 SPECIALS = ["<|endoftext|>"]
 PARTS = ("before merging", "merging", "end")
@@ -144,7 +144,6 @@ def gui(
     profile: cProfile.Profile | None = None,
 ) -> dict:
     from PySide6.QtCore import QEvent, QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
 
     from bpe_studio.gui.main_window import MainWindow
 
@@ -155,7 +154,7 @@ def gui(
             with frames.timing("repaint"):
                 return super().event(event)
 
-    app = QApplication.instance() or QApplication([])
+    app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots
     window = TimedWindow()
     window.resize(window.sizeHint())
     window.show()
@@ -258,14 +257,13 @@ def paste() -> dict:
     """Paste 1 MB of English and Chinese into the editor with a trained tokenizer: how long the
     paste blocks the GUI thread, and its largest heartbeat gap until the spans arrive."""
     from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
 
     from bpe_studio.core import Tokenizer, train_bpe
     from bpe_studio.gui.spans import TokenizerSource
     from bpe_studio.gui.views.token_editor import TokenEditor
 
     fixtures = ROOT / "tests" / "fixtures"
-    app = QApplication.instance() or QApplication([])
+    app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots
     vocab, merges = train_bpe(fixtures / "chinese_slice.txt", 700, SPECIALS)
     english = (fixtures / "english_books_slice.txt").read_text(encoding="utf-8")
     chinese = (fixtures / "chinese_slice.txt").read_text(encoding="utf-8")
