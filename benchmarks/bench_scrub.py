@@ -53,14 +53,14 @@ def _summary(values: list[float]) -> dict:
 
 def run(positions: int, seed: int) -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
 
     from bpe_studio.core import Tokenizer
+    from bpe_studio.gui.app import application
     from bpe_studio.gui.hub import StateHub
     from bpe_studio.gui.state import LoadedTokenizer, MergeRow
     from bpe_studio.gui.views.token_editor import TokenEditor
 
-    app = QApplication.instance() or QApplication([])
+    app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots
     tok = Tokenizer.from_files(
         FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
     )

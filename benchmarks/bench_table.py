@@ -104,8 +104,9 @@ def main() -> None:
 
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtTest import QTest
-    from PySide6.QtWidgets import QApplication, QVBoxLayout, QWidget
+    from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+    from bpe_studio.gui.app import application
     from bpe_studio.gui.hub import StateHub
     from bpe_studio.gui.responsiveness import (
         HoldTrainerWhilePainting,
@@ -118,7 +119,7 @@ def main() -> None:
         """The table's top-level window, painting as the app's main window does (background
         jobs wait between their slices while it repaints)."""
 
-    app = QApplication.instance() or QApplication([])
+    app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots
     # As the app does: the cyclic collector runs on the GUI thread's timer, and a loaded
     # tokenizer's objects are kept out of its passes (Controller._on_loaded).
     collect_on_gui_thread()
