@@ -86,21 +86,27 @@ class StateHub(QObject):
         """What the merge engine is doing while the corpus is counted (shown next frame)."""
         self.state.engine_note = note
 
-    def start_merging(self, target_merges: int) -> None:
+    def start_merging(self, target_merges: int, upto: int | None = None) -> None:
+        """The merge phase begins; the merges recorded so far are shown (``upto``: the first
+        ``upto`` of them at most, as in :meth:`publish`)."""
         s = self.state
         if s.settings is not None:
             s.settings = dataclasses.replace(s.settings, target_merges=target_merges)
         if s.phase is Phase.PAUSED:
             s.resume_to = Phase.MERGING
         else:
-            self.set_phase(Phase.MERGING)
+            self.set_phase(Phase.MERGING, upto=upto)
 
     def append_merges(self, batch: Sequence[MergeStep]) -> None:
         """Add merges to the record; the views see them at the next :meth:`publish`."""
         self.state.record.extend(batch)
 
-    def set_top_pairs(self, pairs: tuple[tuple[bytes, bytes, int], ...]) -> None:
-        self.state.top_pairs, self.state.top_pairs_at = pairs, len(self.state.record)
+    def set_top_pairs(
+        self, pairs: tuple[tuple[bytes, bytes, int], ...], at: int | None = None
+    ) -> None:
+        """The pairs merge ``at`` chooses from (default: the next merge of the record)."""
+        s = self.state
+        s.top_pairs, s.top_pairs_at = pairs, len(s.record) if at is None else at
 
     def set_pretoken_counts(self, counts: Mapping[bytes, int]) -> None:
         """The run's pre-token counts, once pre-tokenization is over (the pair chart's history)."""
@@ -185,11 +191,12 @@ class StateHub(QObject):
         self.updated.emit()
 
     # ------------------------------------------------------------ views
-    def publish(self, *, emit_updated: bool = True) -> None:
-        """One frame: tell the views about the merges recorded since the last frame, move
-        a live step to the newest merge, then ``updated``."""
+    def publish(self, *, emit_updated: bool = True, upto: int | None = None) -> None:
+        """One frame: tell the views about the merges recorded since the last frame (the
+        first ``upto`` of the record at most), move a live step to the newest merge shown,
+        then ``updated``."""
         s = self.state
-        n = len(s.merge_rows)
+        n = len(s.merge_rows) if upto is None else min(upto, len(s.merge_rows))
         if n > s.published:
             first, s.published = s.published, n
             self.merges_added.emit(first, n - 1)
@@ -199,8 +206,8 @@ class StateHub(QObject):
         if emit_updated:
             self.updated.emit()
 
-    def set_phase(self, phase: Phase) -> None:
-        self.publish(emit_updated=False)
+    def set_phase(self, phase: Phase, upto: int | None = None) -> None:
+        self.publish(emit_updated=False, upto=upto)
         if phase is not self.state.phase:
             self.state.phase = phase
             self.phase_changed.emit(phase)

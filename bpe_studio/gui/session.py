@@ -27,7 +27,14 @@ from .responsiveness import (
     keep_out_of_collections,
 )
 from .state import Phase
-from .worker import MergeBuffer, RunControl, TrainingConfig, TrainingResult, TrainingWorker
+from .worker import (
+    MergeBuffer,
+    PairsReport,
+    RunControl,
+    TrainingConfig,
+    TrainingResult,
+    TrainingWorker,
+)
 
 _QUEUED = Qt.ConnectionType.QueuedConnection
 # Every training thread started and not yet waited for: tests assert it is empty afterwards.
@@ -229,8 +236,8 @@ class TrainingSession(QObject):
         self.frames.postpone()
 
     @Slot(object)
-    def _on_top_pairs(self, pairs: tuple) -> None:
-        self._pending_pairs = pairs
+    def _on_top_pairs(self, report: PairsReport) -> None:
+        self._pending_pairs = report
 
     @Slot()
     def _on_merges_done(self) -> None:
@@ -326,7 +333,21 @@ class TrainingSession(QObject):
             self._frame_held = self.turn.begin_hold()
         self._frame_over.start()
         self._drain(in_frame=True)
-        self.hub.publish()
+        self.hub.publish(upto=self._frame_end())
+
+    def _frame_end(self) -> int | None:
+        """How many merges a frame shows: while merging, those the trainer's latest pairs
+        report came after, so that the pair chart's next pairs are exactly those of the step
+        every view shows; otherwise (a pause, the run's end) all.
+
+        subtle: the report trails the record by up to TOP_PAIRS_INTERVAL, and the trainer
+        merges a pair of the top twenty every merge or so: at 8,000-16,000 merges a second,
+        the pairs reported before a frame's newest merges were all merged by them, and the
+        chart showed no pairs in half the frames."""
+        state = self.hub.state
+        if self._merges_done or state.phase is not Phase.MERGING or not state.live:
+            return None
+        return max(state.top_pairs_at, state.published)
 
     def _drain(self, *, in_frame: bool = False) -> None:
         """Move what the worker reported into the hub; ``in_frame``: with the trainer held,
@@ -335,14 +356,16 @@ class TrainingSession(QObject):
         if self._pending_progress is not None:
             hub.set_progress(*self._pending_progress)
             self._pending_progress = None
-        if in_frame and self._pending_merging is not None:
-            target, self._pending_merging = self._pending_merging, None
-            hub.start_merging(target)
         batch = self._buffer.drain()
         if batch:
             hub.append_merges(batch)
             self.clock.record(batch[-1].rank + 1)
         if self._pending_pairs is not None:
-            pairs, self._pending_pairs = self._pending_pairs, None
-            hub.set_top_pairs(pairs)
+            report, self._pending_pairs = self._pending_pairs, None
+            hub.set_top_pairs(report.pairs, report.at)
+        if in_frame and self._pending_merging is not None:
+            target, self._pending_merging = self._pending_merging, None
+            # The merges drained since merging began wait for the frame's pairs report,
+            # as in every frame while merging (_frame_end).
+            hub.start_merging(target, upto=hub.state.top_pairs_at)
         hub.set_clock(self.clock.rate(), self.clock.elapsed())

@@ -42,6 +42,15 @@ class TrainingConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class PairsReport:
+    """The trainer's best pairs after ``at`` merges: the pairs merge ``at`` (0-based) chooses
+    from, best first, as ``(left, right, count)``."""
+
+    at: int
+    pairs: tuple[tuple[bytes, bytes, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TrainingResult:
     """What a finished (or stopped) run produced; ``vocab`` and ``merges`` are copies."""
 
@@ -145,7 +154,8 @@ class TrainingWorker(QObject):
     # The last merge was pushed (and the last top pairs emitted); the worker now waits for
     # ``turn.end_shown`` before it frees its working state and emits ``finished``.
     merges_done = Signal()
-    top_pairs = Signal(object)  # tuple[(left, right, count), ...], best first
+    # PairsReport: the pairs that would be merged next, best first, and after how many merges
+    top_pairs = Signal(object)
     paused = Signal(bool)
     failed = Signal(str)
     finished = Signal(object)  # TrainingResult, or None after ``failed``
@@ -202,7 +212,12 @@ class TrainingWorker(QObject):
         )
         self.counted.emit(trainer.pretoken_counts)
         self.merging.emit(trainer.target_merges)
-        self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+        made = 0  # merges made so far
+
+        def report_pairs() -> None:
+            self.top_pairs.emit(PairsReport(made, tuple(trainer.top_pairs(TOP_PAIRS))))
+
+        report_pairs()
         # subtle: what runs once per merge is kept to bound methods in locals (a merge of the
         # sample corpus takes ~15 us; the loop's own checks took a tenth of that).
         emit_merge = self.merged.emit
@@ -214,22 +229,23 @@ class TrainingWorker(QObject):
         next_report = start + TOP_PAIRS_INTERVAL
         for step in trainer:
             emit_merge(step)
+            made = step.rank + 1
             if not gui_is_free():
                 gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (responsiveness)
             if step.rank == control.pause_after:
                 control.pause()
             if not running():
                 # Show the pair that will be merged on resuming, then wait.
-                self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+                report_pairs()
                 paused_for += self._pause()
             now = clock()
             if now >= next_report:
                 # subtle: top_pairs() pops and re-pushes the trainer's heap, so it may only be
                 # called here, between merges, in the thread that iterates.
-                self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+                report_pairs()
                 next_report = now + TOP_PAIRS_INTERVAL
         seconds = time.perf_counter() - start - paused_for
-        self.top_pairs.emit(tuple(trainer.top_pairs(TOP_PAIRS)))
+        report_pairs()
         # subtle: freeing the working state takes tens of milliseconds of the GIL (in slices,
         # 0.1 ms at a time, but thousands of them); during the window's last frame and its
         # repaint that doubled their wall time. So the window shows the last merges first

@@ -145,3 +145,28 @@ def test_all_views_show_the_same_step_in_every_frame(qtbot, window):
         assert len(set(frame)) == 1, frame
     assert not waiting_in_view
     assert table.model.rowCount() == table.model.total_rows  # all there once the run is over
+
+
+def test_live_pairs_are_those_before_the_merge_after_the_step_shown(qtbot, window, monkeypatch):
+    from bpe_studio.gui import responsiveness, worker
+
+    # Frames and pair reports as often as the machine allows: many live frames to check.
+    monkeypatch.setattr(responsiveness, "FRAME_BUDGET", 1.0)
+    monkeypatch.setattr(responsiveness, "MIN_FRAME_SECONDS", 0.0)
+    monkeypatch.setattr(worker, "TOP_PAIRS_INTERVAL", 0.002)
+    frames: list[tuple[int, list]] = []
+
+    def check() -> None:
+        s = window.hub.state
+        if s.phase.value == "merging" and s.live and s.step > 0:
+            frames.append((s.step, window.chart.shown_pairs()))
+
+    window.hub.updated.connect(check)
+    train_in_window(qtbot, window, DEMO_CORPUS, 10_000)
+    steps = window.hub.state.record
+    live = [(k, shown) for k, shown in frames if k < len(steps)]
+    assert live, "no live frame before the last merge"
+    for k, shown in live:
+        # Independent of the chart's source: the pair the trainer merged next, and its count.
+        nxt = steps[k]
+        assert shown and shown[0] == (nxt.left, nxt.right, nxt.count), k

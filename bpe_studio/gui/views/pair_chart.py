@@ -3,8 +3,9 @@
 What it does: on the left, the top pairs (20 by default) as horizontal bars, best on top, each
 labelled with its readable pair and count; the pair about to be merged is drawn in the accent
 colour. They are the pairs *before merge k* of the step the timeline shows (``state.step``):
-while a run trains live, the trainer's latest report (pairs the shown merges already made are
-left out, so an already-merged pair is never shown as next); at any other step, the exact pairs
+while a run trains live, the trainer's latest report, which a live frame's newest merge
+matches (``session._frame_end``; pairs the shown merges already made are left out all the
+same, so an already-merged pair is never shown as next); at any other step, the exact pairs
 recounted off the GUI thread from the run's pre-token counts
 (:func:`~bpe_studio.core.pair_history.top_pairs_at`, latest step wins). On the right, the count
 of each merge against its rank on a log scale with a cursor at step k. The title says what the
