@@ -137,3 +137,18 @@ def test_a_step_change_repaints_only_when_a_row_in_view_changes_colour(qtbot):
     hub.select_step(lowest)
     qtbot.waitUntil(lambda: counter.paints > 0)  # the greyed rows were repainted
     view.table.viewport().removeEventFilter(counter)
+
+
+def test_keys_in_the_table_move_among_every_token(qtbot):
+    from PySide6.QtCore import Qt
+
+    hub = merging_hub()
+    view = table_view(qtbot, hub)
+    publish_merges(hub, 12)
+    assert view.model.rowCount() == BASE_ROWS  # waiting
+    view.activateWindow()
+    view.table.setFocus()
+    qtbot.waitUntil(view.table.hasFocus)
+    qtbot.keyClick(view.table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    # Ctrl+End reaches the newest token, not the last row added before it.
+    assert view.table.currentIndex().row() == BASE_ROWS + 12 - 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Mapping
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -62,6 +62,7 @@ FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
 CATCH_UP_MS = 1000
 ORDER_DEBOUNCE_MS = 40  # header clicks, toggles, the timeline's step, new rows while training
 _COMPLETE = (Phase.FINISHED, Phase.STOPPED, Phase.PAUSED, Phase.LOADED)
+_CATCH_UP_EVENTS = (QEvent.Type.KeyPress, QEvent.Type.FocusIn)
 
 
 def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
@@ -172,6 +173,7 @@ class VocabTableView(QWidget):
         model.hold_appends = self._hold_appends
         self._catch_up = single_shot(self, CATCH_UP_MS, model.catch_up)
         self.table.verticalScrollBar().valueChanged.connect(self._on_scrolled)
+        self.table.installEventFilter(self)  # a key or a click in the table: rows catch up
         self._step_drawn = hub.state.step  # the step the rows' greying was drawn for
         hub.merges_added.connect(self._on_merges_added)
         hub.token_selected.connect(self.select_token)
@@ -332,6 +334,13 @@ class VocabTableView(QWidget):
     def _catch_up_now(self, *args: object) -> None:
         self._catch_up.stop()
         self.model.catch_up()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        # subtle: before the table handles the key (Ctrl+End goes to the last row) or the
+        # focus a click gives it, the rows that wait are added, so the user moves among them.
+        if watched is self.table and event.type() in _CATCH_UP_EVENTS:
+            self._catch_up_now()
+        return False
 
     @Slot(int)
     def _on_scrolled(self, value: int) -> None:
