@@ -15,6 +15,7 @@ import gc
 import heapq
 import operator
 import os
+import struct
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -80,6 +81,7 @@ _PACKED = "I"
 _WIDTH = 4
 if array(_PACKED).itemsize != _WIDTH:  # pragma: no cover - no supported platform
     raise ImportError("array typecode 'I' is not 32 bits wide on this platform")
+_ONE_ID = struct.Struct(f"={_PACKED}")  # one id, packed as the cache holds it
 
 
 @contextmanager
@@ -209,9 +211,13 @@ class Tokenizer:
         special_tokens: Iterable[str] | Mapping[str, int] | None,
         pattern: str,
         merge_ids: tuple[list[int], list[int], list[int]] | None = None,
+        whole_except: Iterable[int] | None = None,
     ) -> None:
         """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
-        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up."""
+        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up.
+        ``whole_except``: given when the caller knows that every vocabulary token's bytes
+        merge into that one token, except the tokens of these ids (``TokenizerData.
+        whole_tokens``); see ``_whole``."""
         self._pre = pretokenizer(pattern)
         # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
         self._findall = fast_split.findall_for(self._pre)
@@ -253,6 +259,16 @@ class Tokenizer:
             self._ranks = self._pack_ids(*merge_ids)
         else:
             self._ranks = self._pack_ranks(inverse, lefts, rights)
+        # token bytes -> id, special tokens left out, when every token's own bytes merge into
+        # that one token: a pre-token that is a whole token is then looked up, not merged (as
+        # tiktoken's encoder does first). Without that knowledge, None: a token that merging
+        # cannot reach (its bytes merge into other tokens) would be looked up wrongly.
+        self._whole: dict[bytes, int] | None = None
+        if whole_except is not None:
+            for idx in {*whole_except, *self._special_ids.values()}:
+                if inverse.get(self.vocab[idx]) == idx:
+                    del inverse[self.vocab[idx]]
+            self._whole = inverse
         self._cache: dict[str, bytes] = {}  # pre-token -> its ids, packed (see _PACKED)
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
@@ -352,11 +368,18 @@ class Tokenizer:
         )
 
     @classmethod
-    def from_data(cls, data: TokenizerData) -> Tokenizer:
-        """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes."""
+    def from_data(
+        cls, data: TokenizerData, special_tokens: Mapping[str, int] | None = None
+    ) -> Tokenizer:
+        """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes;
+        ``special_tokens``, if given, instead of the record's (vocabulary entries)."""
         tok = cls.__new__(cls)
+        specials = data.special_tokens if special_tokens is None else special_tokens
+        whole_except = data.special_tokens.values() if data.whole_tokens else None
         with _cyclic_gc_paused():  # as in __init__
-            tok._build(data.vocab, data.merges, data.special_tokens, data.pattern, data.merge_ids)
+            tok._build(
+                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except
+            )
         return tok
 
     @classmethod
@@ -502,6 +525,8 @@ class Tokenizer:
             )
         out._rank_of_id = rank_of_id
         out._cache = {}
+        # subtle: that every token's bytes merge into it is known of the full merge list only.
+        out._whole = None
         out._batch = None
         out._batch_state = "unbuilt"
         out._char = None
@@ -515,7 +540,10 @@ class Tokenizer:
     # -------------------------------------------------------------- encoding
     def _piece_ids(self, piece: str) -> bytes:
         """Ids of one pre-token (uncached), packed."""
-        return _pack(self._bpe(piece.encode("utf-8")))
+        data = piece.encode("utf-8")
+        if self._whole is not None and (idx := self._whole.get(data)) is not None:
+            return _ONE_ID.pack(idx)
+        return _pack(self._bpe(data))
 
     def _ensure_cached(self, pieces: set[str]) -> None:
         """Make sure the cache holds the ids of each of these pre-tokens."""
@@ -523,6 +551,8 @@ class Tokenizer:
         if len(cache) > CACHE_LIMIT:
             cache.clear()
         missing = list(pieces.difference(cache))
+        if self._whole is not None and missing:
+            missing = self._cache_whole(missing)
         merged = self._merge_batch(missing)
         if merged is None:
             piece_ids = self._piece_ids
@@ -531,6 +561,15 @@ class Tokenizer:
             return
         short, flat, ends = merged
         cache.update(zip(short, _split_ids(flat, ends)))
+
+    def _cache_whole(self, pieces: list[str]) -> list[str]:
+        """Cache the ids of the ``pieces`` that are whole vocabulary tokens (see ``_whole``);
+        return the others."""
+        assert self._whole is not None
+        ids = list(map(self._whole.get, map(str.encode, pieces)))
+        found = list(map(operator.is_not, ids, repeat(None)))
+        self._cache.update(zip(compress(pieces, found), map(_ONE_ID.pack, compress(ids, found))))
+        return list(compress(pieces, map(operator.not_, found)))
 
     def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
         """Merge many distinct pre-tokens together, if there are enough of them; None when
