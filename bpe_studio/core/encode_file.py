@@ -33,14 +33,16 @@ from .corpus import (
 from .forked_encode import encode_chunks
 from .tokenizer import Tokenizer
 
-# Chunks are at most this large (bounding each worker's memory), and small enough that every
-# worker gets several, so none sits idle while the last big one finishes.
+# Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
+# about the bytes not yet dealt out over the number of processes, and at least MIN_CHUNK_BYTES
+# (past its last cut): the first chunks are large (every chunk has a fixed cost), the last
+# small, so the processes finish together.
 CHUNK_BYTES = 2 * 1024 * 1024
-MIN_CHUNK_BYTES = 256 * 1024
+MIN_CHUNK_BYTES = 128 * 1024
 # Below this size one process is faster than starting workers.
 PARALLEL_MIN_BYTES = 1024 * 1024
 # From this size on, the tokenizer's bulk tables are built before encoding starts.
-PREPARE_MIN_BYTES = MIN_CHUNK_BYTES
+PREPARE_MIN_BYTES = 256 * 1024
 
 _worker_tokenizer: Tokenizer | None = None
 
@@ -88,9 +90,17 @@ def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
 
 
 def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tuple[int, int]]:
-    """The byte ranges the file is encoded in (see CHUNK_BYTES)."""
-    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (4 * workers)))
-    bounds = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
+    """The byte ranges the file is encoded in (see CHUNK_BYTES): runs of the file's cuts
+    every MIN_CHUNK_BYTES or more (``chunk_boundaries``), joined into chunks."""
+    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (8 * workers)))
+    cuts = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
+    bounds = [0]
+    for cut in cuts[1:-1]:
+        wanted = min(CHUNK_BYTES, (size - bounds[-1]) // workers)
+        # The file's last run, often short, goes with the chunk before it.
+        if cut - bounds[-1] >= wanted and cuts[-1] - cut >= target // 2:
+            bounds.append(cut)
+    bounds.append(cuts[-1])
     return list(zip(bounds, bounds[1:]))
 
 
