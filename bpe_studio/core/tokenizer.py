@@ -551,8 +551,6 @@ class Tokenizer:
         if len(cache) > CACHE_LIMIT:
             cache.clear()
         missing = list(pieces.difference(cache))
-        if self._whole is not None and missing:
-            missing = self._cache_whole(missing)
         merged = self._merge_batch(missing)
         if merged is None:
             piece_ids = self._piece_ids
@@ -562,20 +560,33 @@ class Tokenizer:
         short, flat, ends = merged
         cache.update(zip(short, _split_ids(flat, ends)))
 
-    def _cache_whole(self, pieces: list[str]) -> list[str]:
-        """Cache the ids of the ``pieces`` that are whole vocabulary tokens (see ``_whole``);
-        return the others."""
+    def _cache_whole(
+        self, pieces: list[str], encoded: list[bytes], ascii_: numpy.ndarray
+    ) -> numpy.ndarray:
+        """Cache the ids of the ASCII ``pieces`` (where ``ascii_``) that are whole vocabulary
+        tokens (see ``_whole``); return where those are. Only ASCII ones are looked up: a run
+        of Han characters is seldom one token, and looking the runs of a Chinese text up cost
+        more than the few found saved (merging gives the same ids)."""
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
         assert self._whole is not None
-        ids = list(map(self._whole.get, map(str.encode, pieces)))
+        looked = np.flatnonzero(ascii_)
+        ids = list(map(self._whole.get, map(encoded.__getitem__, looked.tolist())))
         found = list(map(operator.is_not, ids, repeat(None)))
-        self._cache.update(zip(compress(pieces, found), map(_ONE_ID.pack, compress(ids, found))))
-        return list(compress(pieces, map(operator.not_, found)))
+        hits = looked[np.array(found, dtype=bool)]
+        self._cache.update(
+            zip(map(pieces.__getitem__, hits.tolist()), map(_ONE_ID.pack, compress(ids, found)))
+        )
+        whole = np.zeros(len(pieces), dtype=bool)
+        whole[hits] = True
+        return whole
 
     def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
         """Merge many distinct pre-tokens together, if there are enough of them; None when
-        one by one is faster. Pre-tokens longer than ``LONG_PIECE`` bytes go straight into
-        the cache (merged in a batch of their own, see ``BATCH_LONG_MAX``); for the others,
-        returns them, all their ids in one array, and where in it each one's ids end."""
+        one by one is faster. Pre-tokens that are whole tokens (where ``_whole`` knows) and
+        those longer than ``LONG_PIECE`` bytes go straight into the cache (the latter merged
+        in a batch of their own, see ``BATCH_LONG_MAX``); for the others, returns them, all
+        their ids in one array, and where in it each one's ids end."""
         batch = self._batch_for(len(pieces))
         if batch is None:
             return None
@@ -586,17 +597,21 @@ class Tokenizer:
         count = len(pieces)
         nbytes = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
         nchars = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+        rest = np.ones(count, dtype=bool)
+        if self._whole is not None:
+            rest = ~self._cache_whole(pieces, encoded, nbytes == nchars)
         # subtle: more bytes than characters means some character takes several bytes.
         char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
-        short_mask = ~char_mask & (nbytes <= LONG_PIECE)
-        long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX)
+        short_mask = ~char_mask & (nbytes <= LONG_PIECE) & rest
+        long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX) & rest
         by_char = list(compress(pieces, char_mask.tolist()))
         short_flags, long_flags = short_mask.tolist(), long_mask.tolist()
         short = list(compress(pieces, short_flags))
         short_bytes = list(compress(encoded, short_flags))
         long = list(compress(pieces, long_flags))
         long_bytes = list(compress(encoded, long_flags))
-        for piece, data in compress(zip(pieces, encoded), (nbytes > BATCH_LONG_MAX).tolist()):
+        huge = ((nbytes > BATCH_LONG_MAX) & rest).tolist()
+        for piece, data in compress(zip(pieces, encoded), huge):
             cache[piece] = _pack(self._bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
             by_char = self._merge_by_char(batch, by_char)
