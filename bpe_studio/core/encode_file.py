@@ -34,9 +34,10 @@ from .forked_encode import encode_chunks
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
-# about the bytes not yet dealt out over the number of processes, and at least MIN_CHUNK_BYTES
-# (past its last cut): the first chunks are large (every chunk has a fixed cost), the last
-# small, so the processes finish together.
+# about the bytes not yet dealt out over twice the number of processes, and at least
+# MIN_CHUNK_BYTES (past its last cut): every chunk has a fixed cost, but a forked process's
+# larger chunks write more of the memory it shares with the others (copied on write), and
+# the last chunks are small, so the processes finish together.
 CHUNK_BYTES = 2 * 1024 * 1024
 MIN_CHUNK_BYTES = 128 * 1024
 # Below this size one process is faster than starting workers.
@@ -92,11 +93,11 @@ def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
 def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tuple[int, int]]:
     """The byte ranges the file is encoded in (see CHUNK_BYTES): runs of the file's cuts
     every MIN_CHUNK_BYTES or more (``chunk_boundaries``), joined into chunks."""
-    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (8 * workers)))
+    target = min(CHUNK_BYTES // 2, max(MIN_CHUNK_BYTES, size // 1024))
     cuts = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
     bounds = [0]
     for cut in cuts[1:-1]:
-        wanted = min(CHUNK_BYTES, (size - bounds[-1]) // workers)
+        wanted = min(CHUNK_BYTES - target, (size - bounds[-1]) // (2 * workers))
         # The file's last run, often short, goes with the chunk before it.
         if cut - bounds[-1] >= wanted and cuts[-1] - cut >= target // 2:
             bounds.append(cut)
