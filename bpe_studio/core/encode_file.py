@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 import numpy as np
 
@@ -134,7 +134,7 @@ def _chunks(
             raise
 
 
-def _write_npy(f: BinaryIO, dtype: np.dtype, total: int, blocks: Iterable[bytes]) -> None:
+def _write_npy(f: IO[bytes], dtype: np.dtype, total: int, blocks: Iterable[bytes]) -> None:
     header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
     np.lib.format.write_array_header_1_0(f, header)
     for block in blocks:

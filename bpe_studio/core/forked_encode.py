@@ -4,9 +4,10 @@ What it does: ``encode_chunks`` forks ``workers - 1`` children of the calling pr
 inherit the tokenizer with every table already built) and encodes chunks in the caller too,
 so ``workers`` processes encode and none waits idle for the others: each takes the next
 chunk no one has taken (a shared counter), writes the chunk's ids to a temporary file of its
-own and reports where they are on a pipe. The ids come back chunk by chunk in file order.
-What it leaves out: where the file is cut (``boundaries``), the clean-start pool that
-processes which may not fork use instead (``encode_file``), writing the ``.npy``.
+own and reports where they are on a pipe; once every chunk is done, the caller reads the ids
+from those files in file order. What it leaves out: where the file is cut (``boundaries``),
+the clean-start pool that processes which may not fork use instead (``encode_file``),
+writing the ``.npy``.
 """
 
 from __future__ import annotations
