@@ -66,4 +66,4 @@ def load_tokenizer(
                 "make room for it)"
             )
         specials.setdefault(token, idx)
-    return Tokenizer(data.vocab, data.merges, specials, data.pattern)
+    return Tokenizer.from_data(data, specials)

@@ -13,10 +13,11 @@ import gc
 import os
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -29,16 +30,20 @@ from .corpus import (
     mp_context,
     resolve_workers,
 )
+from .forked_encode import encode_chunks
 from .tokenizer import Tokenizer
 
-# Chunks are at most this large (bounding each worker's memory), and small enough that every
-# worker gets several, so none sits idle while the last big one finishes.
+# Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
+# about the bytes not yet dealt out over twice the number of processes, and at least
+# MIN_CHUNK_BYTES (past its last cut): every chunk has a fixed cost, but a forked process's
+# larger chunks write more of the memory it shares with the others (copied on write), and
+# the last chunks are small, so the processes finish together.
 CHUNK_BYTES = 2 * 1024 * 1024
-MIN_CHUNK_BYTES = 256 * 1024
+MIN_CHUNK_BYTES = 128 * 1024
 # Below this size one process is faster than starting workers.
 PARALLEL_MIN_BYTES = 1024 * 1024
 # From this size on, the tokenizer's bulk tables are built before encoding starts.
-PREPARE_MIN_BYTES = MIN_CHUNK_BYTES
+PREPARE_MIN_BYTES = 256 * 1024
 
 _worker_tokenizer: Tokenizer | None = None
 
@@ -85,25 +90,39 @@ def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
     return _worker_tokenizer.encode_array(decode_chunk(data, path, start), dtype), end - start
 
 
+def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tuple[int, int]]:
+    """The byte ranges the file is encoded in (see CHUNK_BYTES): runs of the file's cuts
+    every MIN_CHUNK_BYTES or more (``chunk_boundaries``), joined into chunks."""
+    target = min(CHUNK_BYTES // 2, max(MIN_CHUNK_BYTES, size // 1024))
+    cuts = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
+    bounds = [0]
+    for cut in cuts[1:-1]:
+        wanted = min(CHUNK_BYTES - target, (size - bounds[-1]) // (2 * workers))
+        # The file's last run, often short, goes with the chunk before it.
+        if cut - bounds[-1] >= wanted and cuts[-1] - cut >= target // 2:
+            bounds.append(cut)
+    bounds.append(cuts[-1])
+    return list(zip(bounds, bounds[1:]))
+
+
+def _parallel(size: int, workers: int, ranges: list[tuple[int, int]]) -> bool:
+    return workers > 1 and size >= PARALLEL_MIN_BYTES and len(ranges) > 1
+
+
 def _chunks(
-    tokenizer: Tokenizer, path: str, workers: int, dtype: np.dtype
+    tokenizer: Tokenizer, path: str, ranges: list[tuple[int, int]], workers: int, dtype: np.dtype
 ) -> Iterator[tuple[np.ndarray, int]]:
-    size = os.path.getsize(path)
-    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (4 * workers)))
-    bounds = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
-    jobs = [(path, a, b, dtype.name) for a, b in zip(bounds, bounds[1:])]
+    """Each range's ids and length, in order: in this process, or in a pool of freshly
+    started workers (where this process may not fork, see ``corpus.mp_context``)."""
+    jobs = [(path, a, b, dtype.name) for a, b in ranges]
     global _worker_tokenizer
-    if workers == 1 or size < PARALLEL_MIN_BYTES or len(jobs) == 1:
+    if not _parallel(os.path.getsize(path), workers, ranges):
         _worker_tokenizer = tokenizer
         for job in jobs:
             yield _encode_range(job)
         return
-    ctx = mp_context()
-    # A forked worker inherits the tokenizer already built; a fresh one is sent it once.
-    _worker_tokenizer = tokenizer
-    init_arg = None if ctx.get_start_method() == "fork" else tokenizer
     with ProcessPoolExecutor(
-        workers, mp_context=ctx, initializer=_init_worker, initargs=(init_arg,)
+        workers, mp_context=mp_context(), initializer=_init_worker, initargs=(tokenizer,)
     ) as pool:
         # subtle: map() submits every job up front but results come back in order; each
         # is a few MB, and chunks are written as soon as they arrive.
@@ -113,6 +132,13 @@ def _chunks(
             # Interrupted or failed: drop the queued chunks instead of encoding them all.
             pool.shutdown(wait=True, cancel_futures=True)
             raise
+
+
+def _write_npy(f: IO[bytes], dtype: np.dtype, total: int, blocks: Iterable[bytes]) -> None:
+    header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
+    np.lib.format.write_array_header_1_0(f, header)
+    for block in blocks:
+        f.write(block)
 
 
 def encode_file(
@@ -140,23 +166,55 @@ def encode_file(
     if size >= PREPARE_MIN_BYTES:
         tokenizer.prepare_bulk()
     start = time.perf_counter()
-    total = 0
+    path = os.fspath(src)
+    ranges = _ranges(tokenizer, path, size, workers)
+    out.parent.mkdir(parents=True, exist_ok=True)
     done_bytes = 0
+
+    def advance(nbytes: int) -> None:
+        nonlocal done_bytes
+        done_bytes += nbytes
+        if progress:
+            progress(done_bytes, size)
+
     if progress:
         progress(0, size)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    if _parallel(size, workers, ranges) and mp_context().get_start_method() == "fork":
+        # This process encodes too, beside forked children that inherit the tokenizer with
+        # its tables built: none is started afresh, and none waits for the others.
+        with encode_chunks(
+            tokenizer, path, ranges, dtype, workers, os.fspath(out.parent), advance
+        ) as located:
+            total = sum(count for _, _, count in located)
+            width = dtype.itemsize
+            with atomic_open(out, "wb") as f:
+                _write_npy(f, dtype, total, (
+                    os.pread(held.fileno(), count * width, offset)
+                    for held, offset, count in located
+                ))  # fmt: skip
+    else:
+        total = _encode_in_order(tokenizer, path, ranges, workers, dtype, out, advance)
+    return EncodeStats(size, total, time.perf_counter() - start, dtype.name, start - setup_start)
+
+
+def _encode_in_order(
+    tokenizer: Tokenizer,
+    path: str,
+    ranges: list[tuple[int, int]],
+    workers: int,
+    dtype: np.dtype,
+    out: Path,
+    advance: Callable[[int], None],
+) -> int:
+    """Write the ids of ``ranges`` (``_chunks``) to ``out``; return their count."""
+    total = 0
     # Ids go to a raw temporary file first: the .npy header needs the final length.
     with tempfile.TemporaryFile(dir=out.parent) as raw:
-        for arr, nbytes in _chunks(tokenizer, os.fspath(src), workers, dtype):
+        for arr, nbytes in _chunks(tokenizer, path, ranges, workers, dtype):
             raw.write(arr.tobytes())
             total += len(arr)
-            done_bytes += nbytes
-            if progress:
-                progress(done_bytes, size)
+            advance(nbytes)
         raw.seek(0)
         with atomic_open(out, "wb") as f:
-            header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
-            np.lib.format.write_array_header_1_0(f, header)
-            while block := raw.read(1 << 20):
-                f.write(block)
-    return EncodeStats(size, total, time.perf_counter() - start, dtype.name, start - setup_start)
+            _write_npy(f, dtype, total, iter(lambda: raw.read(1 << 20), b""))
+    return total

@@ -11,6 +11,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+from dataclasses import replace
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -76,6 +77,10 @@ def preset_data(name: str) -> TokenizerData:
         raise ValueError(f"unknown preset {name!r}; the presets are {', '.join(PRESETS)}")
     pattern, special_tokens = _PRESETS[name]
     if name == "gpt2":
-        return _gpt2_data(special_tokens)
-    with resources.as_file(_folder() / f"{name}.tiktoken.gz") as path:
-        return read_tiktoken(path, pattern, special_tokens)
+        data = _gpt2_data(special_tokens)
+    else:
+        with resources.as_file(_folder() / f"{name}.tiktoken.gz") as path:
+            data = read_tiktoken(path, pattern, special_tokens)
+    # subtle: checked for each preset, every token against a slow merger, in
+    # tests/core/test_whole_tokens.py.
+    return replace(data, whole_tokens=True)

@@ -15,6 +15,7 @@ import gc
 import heapq
 import operator
 import os
+import struct
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -80,6 +81,7 @@ _PACKED = "I"
 _WIDTH = 4
 if array(_PACKED).itemsize != _WIDTH:  # pragma: no cover - no supported platform
     raise ImportError("array typecode 'I' is not 32 bits wide on this platform")
+_ONE_ID = struct.Struct(f"={_PACKED}")  # one id, packed as the cache holds it
 
 
 @contextmanager
@@ -209,9 +211,13 @@ class Tokenizer:
         special_tokens: Iterable[str] | Mapping[str, int] | None,
         pattern: str,
         merge_ids: tuple[list[int], list[int], list[int]] | None = None,
+        whole_except: Iterable[int] | None = None,
     ) -> None:
         """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
-        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up."""
+        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up.
+        ``whole_except``: given when the caller knows that every vocabulary token's bytes
+        merge into that one token, except the tokens of these ids (``TokenizerData.
+        whole_tokens``); see ``_whole``."""
         self._pre = pretokenizer(pattern)
         # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
         self._findall = fast_split.findall_for(self._pre)
@@ -253,6 +259,16 @@ class Tokenizer:
             self._ranks = self._pack_ids(*merge_ids)
         else:
             self._ranks = self._pack_ranks(inverse, lefts, rights)
+        # token bytes -> id, special tokens left out, when every token's own bytes merge into
+        # that one token: a pre-token that is a whole token is then looked up, not merged (as
+        # tiktoken's encoder does first). Without that knowledge, None: a token that merging
+        # cannot reach (its bytes merge into other tokens) would be looked up wrongly.
+        self._whole: dict[bytes, int] | None = None
+        if whole_except is not None:
+            for idx in {*whole_except, *self._special_ids.values()}:
+                if inverse.get(self.vocab[idx]) == idx:
+                    del inverse[self.vocab[idx]]
+            self._whole = inverse
         self._cache: dict[str, bytes] = {}  # pre-token -> its ids, packed (see _PACKED)
         self._batch: BatchBpe | None = None
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
@@ -352,11 +368,18 @@ class Tokenizer:
         )
 
     @classmethod
-    def from_data(cls, data: TokenizerData) -> Tokenizer:
-        """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes."""
+    def from_data(
+        cls, data: TokenizerData, special_tokens: Mapping[str, int] | None = None
+    ) -> Tokenizer:
+        """The tokenizer a :class:`~bpe_studio.core.formats.TokenizerData` record describes;
+        ``special_tokens``, if given, instead of the record's (vocabulary entries)."""
         tok = cls.__new__(cls)
+        specials = data.special_tokens if special_tokens is None else special_tokens
+        whole_except = data.special_tokens.values() if data.whole_tokens else None
         with _cyclic_gc_paused():  # as in __init__
-            tok._build(data.vocab, data.merges, data.special_tokens, data.pattern, data.merge_ids)
+            tok._build(
+                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except
+            )
         return tok
 
     @classmethod
@@ -502,6 +525,8 @@ class Tokenizer:
             )
         out._rank_of_id = rank_of_id
         out._cache = {}
+        # subtle: that every token's bytes merge into it is known of the full merge list only.
+        out._whole = None
         out._batch = None
         out._batch_state = "unbuilt"
         out._char = None
@@ -515,7 +540,10 @@ class Tokenizer:
     # -------------------------------------------------------------- encoding
     def _piece_ids(self, piece: str) -> bytes:
         """Ids of one pre-token (uncached), packed."""
-        return _pack(self._bpe(piece.encode("utf-8")))
+        data = piece.encode("utf-8")
+        if self._whole is not None and (idx := self._whole.get(data)) is not None:
+            return _ONE_ID.pack(idx)
+        return _pack(self._bpe(data))
 
     def _ensure_cached(self, pieces: set[str]) -> None:
         """Make sure the cache holds the ids of each of these pre-tokens."""
@@ -532,11 +560,33 @@ class Tokenizer:
         short, flat, ends = merged
         cache.update(zip(short, _split_ids(flat, ends)))
 
+    def _cache_whole(
+        self, pieces: list[str], encoded: list[bytes], ascii_: numpy.ndarray
+    ) -> numpy.ndarray:
+        """Cache the ids of the ASCII ``pieces`` (where ``ascii_``) that are whole vocabulary
+        tokens (see ``_whole``); return where those are. Only ASCII ones are looked up: a run
+        of Han characters is seldom one token, and looking the runs of a Chinese text up cost
+        more than the few found saved (merging gives the same ids)."""
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
+        assert self._whole is not None
+        looked = np.flatnonzero(ascii_)
+        ids = list(map(self._whole.get, map(encoded.__getitem__, looked.tolist())))
+        found = list(map(operator.is_not, ids, repeat(None)))
+        hits = looked[np.array(found, dtype=bool)]
+        self._cache.update(
+            zip(map(pieces.__getitem__, hits.tolist()), map(_ONE_ID.pack, compress(ids, found)))
+        )
+        whole = np.zeros(len(pieces), dtype=bool)
+        whole[hits] = True
+        return whole
+
     def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
         """Merge many distinct pre-tokens together, if there are enough of them; None when
-        one by one is faster. Pre-tokens longer than ``LONG_PIECE`` bytes go straight into
-        the cache (merged in a batch of their own, see ``BATCH_LONG_MAX``); for the others,
-        returns them, all their ids in one array, and where in it each one's ids end."""
+        one by one is faster. Pre-tokens that are whole tokens (where ``_whole`` knows) and
+        those longer than ``LONG_PIECE`` bytes go straight into the cache (the latter merged
+        in a batch of their own, see ``BATCH_LONG_MAX``); for the others, returns them, all
+        their ids in one array, and where in it each one's ids end."""
         batch = self._batch_for(len(pieces))
         if batch is None:
             return None
@@ -547,17 +597,21 @@ class Tokenizer:
         count = len(pieces)
         nbytes = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
         nchars = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+        rest = np.ones(count, dtype=bool)
+        if self._whole is not None:
+            rest = ~self._cache_whole(pieces, encoded, nbytes == nchars)
         # subtle: more bytes than characters means some character takes several bytes.
         char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
-        short_mask = ~char_mask & (nbytes <= LONG_PIECE)
-        long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX)
+        short_mask = ~char_mask & (nbytes <= LONG_PIECE) & rest
+        long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX) & rest
         by_char = list(compress(pieces, char_mask.tolist()))
         short_flags, long_flags = short_mask.tolist(), long_mask.tolist()
         short = list(compress(pieces, short_flags))
         short_bytes = list(compress(encoded, short_flags))
         long = list(compress(pieces, long_flags))
         long_bytes = list(compress(encoded, long_flags))
-        for piece, data in compress(zip(pieces, encoded), (nbytes > BATCH_LONG_MAX).tolist()):
+        huge = ((nbytes > BATCH_LONG_MAX) & rest).tolist()
+        for piece, data in compress(zip(pieces, encoded), huge):
             cache[piece] = _pack(self._bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
             by_char = self._merge_by_char(batch, by_char)

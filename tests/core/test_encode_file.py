@@ -3,6 +3,8 @@ in parallel, equal Tokenizer.encode of the whole text."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from core_helpers import EOT, SLICES, read_fixture, write_text
@@ -142,3 +144,68 @@ def test_encode_array_equals_encode(gpt2_tokenizer, name, dtype):
 @given(TEXTS)
 def test_encode_array_of_generated_text(gpt2_tokenizer, text):
     assert gpt2_tokenizer.encode_array(text, "uint32").tolist() == gpt2_tokenizer.encode(text)
+
+
+def forking(monkeypatch):
+    """encode_file as in a plain process (the command line): the test process holds Qt's
+    modules, so ``mp_context`` would choose a clean start; no thread runs here to make
+    forking unsafe."""
+    import multiprocessing
+    import threading
+
+    assert threading.active_count() == 1
+    monkeypatch.setattr(
+        encode_file_module, "mp_context", lambda: multiprocessing.get_context("fork")
+    )
+
+
+def test_a_forked_workers_error_reaches_the_caller(tmp_path, gpt2_tokenizer, big_text, monkeypatch):
+    """Every chunk a forked child takes fails: its error (pickled through the report pipe)
+    is raised in the caller, and nothing is left behind."""
+    forking(monkeypatch)
+    parent = os.getpid()
+    original = Tokenizer.encode_array
+
+    def fail_in_children(self, text, dtype="uint32"):
+        if os.getpid() != parent:
+            raise CorpusError(f"refused in the child for {len(text)} characters")
+        return original(self, text, dtype)
+
+    monkeypatch.setattr(Tokenizer, "encode_array", fail_in_children)
+    path = write_text(tmp_path / "big.txt", big_text)
+    out = tmp_path / "ids.npy"
+    with pytest.raises(CorpusError, match="refused in the child"):
+        encode_file(gpt2_tokenizer, path, out, workers=2)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [path], "no temporary files left behind"
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_forked_workers_share_the_chunks(tmp_path, gpt2_tokenizer, big_text, monkeypatch, workers):
+    """The caller encodes chunks too, and so do forked children; the ids are in file order
+    and equal encode's."""
+    import multiprocessing
+
+    forking(monkeypatch)
+    parent = os.getpid()
+    ctx = multiprocessing.get_context("fork")
+    seen, child_began = ctx.SimpleQueue(), ctx.Event()
+    original = Tokenizer.encode_array
+
+    def noting(self, text, dtype="uint32"):
+        seen.put(os.getpid())
+        if os.getpid() == parent:
+            # Hold the caller's first chunk until a child has taken one, however slowly the
+            # child starts, so that both are seen encoding.
+            assert child_began.wait(120), "no forked child took a chunk"
+        else:
+            child_began.set()
+        return original(self, text, dtype)
+
+    monkeypatch.setattr(Tokenizer, "encode_array", noting)
+    path = write_text(tmp_path / "big.txt", big_text)
+    ids, calls = run(gpt2_tokenizer, path, tmp_path, workers=workers)
+    assert ids.tolist() == gpt2_tokenizer.encode(big_text)
+    chunks = len(calls) - 1  # progress is told once before the first chunk
+    pids = [seen.get() for _ in range(chunks)]
+    assert parent in pids and len(set(pids)) > 1

@@ -30,6 +30,10 @@ class TokenizerData:
     - ``merge_ids``: optional, ``(left ids, right ids, made ids)`` of ``merges`` in order, when
       the reader knows them (a rank file's ids are its ranks): the tokenizer then need not look
       each merge's tokens up. They must be those of ``merges`` (not part of equality).
+    - ``whole_tokens``: true when the reader knows that the bytes of every vocabulary token
+      but the special tokens merge into that one token (no token is unreachable), so that a
+      pre-token that is a whole token may be looked up instead of merged, as tiktoken does
+      (the presets; not part of equality).
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> TokenizerData(vocab, [(b"a", b"b")], {}, "gpt2").merges
@@ -43,3 +47,4 @@ class TokenizerData:
     merge_ids: tuple[list[int], list[int], list[int]] | None = field(
         default=None, compare=False, repr=False
     )
+    whole_tokens: bool = field(default=False, compare=False, repr=False)
