@@ -50,8 +50,11 @@ _NEXT_SPACE_CUT = re.compile(r"(?<=\S)[ \n\t]")
 _LETTER_END = regex.compile(r"\p{L}(?!\p{L})")
 # o200k's: a letter followed by neither a letter, a mark nor an apostrophe (or by the end).
 _O200K_LETTER_END = regex.compile(r"\p{L}(?![\p{L}\p{M}'])")
-# The run of letters and marks at the end of a text, found searching backwards.
-_O200K_OPEN_RUN = regex.compile(r"(?r)[\p{L}\p{M}]*\Z")
+# The run at the end of a text that o200k may yet split differently, found searching
+# backwards: whitespace (its `\s*[\r\n]+` takes a whole run of spaces and tabs once a line
+# break follows them: "\n   \t" splits as "\n" + "   \t", "\n   \t\n" as one pre-token), or
+# letters and marks (a later lowercase letter regroups a run of capitals and marks).
+_O200K_OPEN_RUN = regex.compile(r"(?r)(?:\s+|[\p{L}\p{M}]*)\Z")
 # ASCII bytes that are not whitespace to the GPT-2 pattern (\x1c-\x1f included).
 _SOLID = frozenset(range(0x80)) - frozenset(b"\t\n\x0b\x0c\r ")
 # How far past a desired chunk boundary a file is read at a time, looking for a cut.

@@ -9,6 +9,7 @@ Texts: slices of the fixture corpora and hypothesis-generated text.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from unittest import mock
 
@@ -487,3 +488,21 @@ def test_other_chunks_count_like_the_whole(scratch, name):
         assert joined == items(text, specials, split)
 
     check()
+
+
+@pytest.mark.parametrize("name", ["gpt2", *OTHER])
+def test_stream_limit_on_every_short_text(name):
+    # Every text of up to 6 characters of line breaks, spaces, tabs, a letter and a full stop:
+    # the pre-tokens of each prefix that end by its stream limit are the whole text's. (o200k
+    # once took "\n" as final in "\n    ", which "\n    \n" holds whole.)
+    rules, split = OTHER[name] if name in OTHER else (GPT2_CUTS, SPLIT)
+    for n in range(1, 7):
+        for chars in itertools.product("\n \ta.", repeat=n):
+            text = "".join(chars)
+            whole = [(m.span(), m.group()) for m in split.finditer(text)]
+            for k in range(len(text)):
+                limit = rules.stream_limit(text[:k], Specials.of([]))
+                decided = [
+                    (m.span(), m.group()) for m in split.finditer(text[:k]) if m.end() <= limit
+                ]
+                assert decided == whole[: len(decided)], (text, k, limit)

@@ -261,3 +261,21 @@ def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer):
     assert first == unit[:1000]
     assert last == unit[-1000:]
     assert peak < 3_000_000, f"peak traced memory {peak:,} bytes while streaming 10 MB"
+
+
+def test_o200k_whitespace_run_waits_for_its_line_break():
+    # A tokenizer with the o200k pattern whose one token is the whole pre-token "\n    \n":
+    # o200k's `\s*[\r\n]+` splits "\n    " as "\n" + "    " but, once the line break comes,
+    # takes "\n    \n" whole, so "\n" must not be encoded before the rest of the run is in.
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges, token = [], b"\n"
+    for nxt in (b" ", b" ", b" ", b" ", b"\n"):
+        merges.append((token, nxt))
+        token += nxt
+        vocab[len(vocab)] = token
+    tok = Tokenizer(vocab, merges, pattern="o200k")
+    text = "a\n    \nb"
+    assert tok.encode(text) == [ord("a"), len(vocab) - 1, ord("b")]
+    with small_blocks(1):
+        for k in range(1, len(text)):
+            assert stream(tok, iter([text[:k], text[k:]])) == tok.encode(text), k
