@@ -1,8 +1,11 @@
-"""Helpers for the GUI tests: where the data is, and how to wait for a training run."""
+"""Helpers for the GUI tests: where the data is, how to wait for a training run, and a paint
+counter."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -41,3 +44,16 @@ def wait_for_spans(qtbot, editor, timeout: int = 30_000):
     """Wait until the editor has painted spans for its current text and tokenizer."""
     qtbot.waitUntil(lambda: editor.spans is not None and not editor.busy, timeout=timeout)
     return editor.spans
+
+
+class PaintCounter(QObject):
+    """An event filter that counts the paint events of the widgets it is installed on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.paints = 0
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+        return False

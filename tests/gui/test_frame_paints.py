@@ -3,18 +3,8 @@
 
 from __future__ import annotations
 
+from gui_helpers import PaintCounter
 from PySide6.QtCore import QCoreApplication, QEvent, QObject
-
-
-class PaintCounter(QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.paints = 0
-
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Paint:
-            self.paints += 1
-        return False
 
 
 def test_progress_bar_is_repainted_after_the_frame_not_inside_it(qtbot, window):

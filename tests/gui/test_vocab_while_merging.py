@@ -9,8 +9,7 @@ The expected rows are counted here from the merges the test publishes.
 
 from __future__ import annotations
 
-from gui_helpers import EOT
-from PySide6.QtCore import QEvent, QObject
+from gui_helpers import EOT, PaintCounter
 
 from bpe_studio.core import MergeStep
 from bpe_studio.core.vocab import initial_vocab
@@ -101,17 +100,6 @@ def test_a_sorted_or_filtered_table_gets_every_row_at_once(qtbot):
     assert view.model.rowCount() == BASE_ROWS + 8
     # The filter's order follows (off the GUI thread): the byte "#" and every merged token.
     qtbot.waitUntil(lambda: not view.busy and view.proxy.rowCount() == 1 + 8)
-
-
-class PaintCounter(QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.paints = 0
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        if event.type() == QEvent.Type.Paint:
-            self.paints += 1
-        return False
 
 
 def test_a_step_change_repaints_only_when_a_row_in_view_changes_colour(qtbot):
