@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -50,8 +51,12 @@ class TokenizerSource:
             raise ValueError("give a tokenizer, or a vocabulary to build one from")
         self.label = label
         self._tokenizer = tokenizer
-        self._recipe = (dict(vocab or {}), list(merges), list(special_tokens), pattern)
+        # How to build the tokenizer on first use; None once built (or given).
         self._make: Callable[[], Tokenizer] | None = None
+        if tokenizer is None:
+            self._make = partial(
+                Tokenizer, dict(vocab or {}), list(merges), list(special_tokens), pattern
+            )
         self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
         self._truncated: OrderedDict[int, Tokenizer] = OrderedDict()
@@ -80,11 +85,10 @@ class TokenizerSource:
     def _get(self) -> Tokenizer:
         if self._tokenizer is None:
             # subtle: the recipe is dropped only once the tokenizer is built; a build that
-            # raises leaves it, so the next use raises the same error rather than building
-            # a bytes-only tokenizer from an empty recipe.
-            make = self._make
-            self._tokenizer = make() if make is not None else Tokenizer(*self._recipe)
-            self._make, self._recipe = None, ({}, [], [], "gpt2")
+            # raises keeps it, so the next use raises the same error.
+            assert self._make is not None
+            self._tokenizer = self._make()
+            self._make = None
             self._merge_count = len(self._tokenizer.merges)
         return self._tokenizer
 

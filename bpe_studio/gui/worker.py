@@ -212,9 +212,9 @@ class TrainingWorker(QObject):
         )
         self.counted.emit(trainer.pretoken_counts)
         self.merging.emit(trainer.target_merges)
-        made = 0  # merges made so far
 
         def report_pairs() -> None:
+            made = len(trainer.merges)  # between merges: those made so far
             self.top_pairs.emit(PairsReport(made, tuple(trainer.top_pairs(TOP_PAIRS))))
 
         report_pairs()
@@ -229,7 +229,6 @@ class TrainingWorker(QObject):
         next_report = start + TOP_PAIRS_INTERVAL
         for step in trainer:
             emit_merge(step)
-            made = step.rank + 1
             if not gui_is_free():
                 gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (responsiveness)
             if step.rank == control.pause_after:
