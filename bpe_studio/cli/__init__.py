@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from ..core import TrainingCancelled
-from .output import EXIT_INTERRUPTED, CliError, fail
+from .output import EXIT_INTERRUPTED, CliError, fail, os_error_line
 from .parser import build_parser
 
 
@@ -55,8 +55,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as e:
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name
         # their file or value in the message already.
-        return fail(
-            str(e)
-            if not isinstance(e, OSError) or not e.filename
-            else f"{e.filename}: {e.strerror}"
-        )
+        return fail(os_error_line(e) if isinstance(e, OSError) else str(e))

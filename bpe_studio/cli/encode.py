@@ -13,15 +13,17 @@ import argparse
 import io
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from ..core import Tokenizer
 from ..core.atomic import atomic_open, atomic_write_bytes
 from ..core.corpus import decode_chunk
 from ..core.encode_file import encode_file, ids_dtype
 from ..progress import ProgressBar
-from .output import EXIT_INTERRUPTED, CliError, check_out_file, os_error_message
+from .output import EXIT_INTERRUPTED, CliError, check_out_file, os_error_line, os_error_message
 from .sources import load_tokenizer
 
 STDIO = "-"
@@ -40,20 +42,34 @@ def _read_stdin_text() -> str:
     return decode_chunk(data, "<stdin>", 0)
 
 
+def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
+    """What builds ``--tokenizer`` (in this process, and in the workers forked before it is
+    built: see ``encode_file``). Its errors name the tokenizer's source, never ``--out``."""
+
+    def load() -> Tokenizer:
+        try:
+            return load_tokenizer(
+                args.tokenizer,
+                args.special_token,
+                no_specials=args.no_special_tokens,
+                pattern=args.pattern,
+            )
+        except OSError as e:
+            raise CliError(os_error_line(e)) from None
+
+    return load
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
     if args.input != STDIO:
         _input_file(args.input)
-    load_start = time.perf_counter()
-    tok = load_tokenizer(
-        args.tokenizer,
-        args.special_token,
-        no_specials=args.no_special_tokens,
-        pattern=args.pattern,
-    )
-    load_seconds = time.perf_counter() - load_start
     check_out_file(args.out)
+    load = _loader(args)
     try:
         if args.input == STDIO:
+            load_start = time.perf_counter()
+            tok = load()
+            load_seconds = time.perf_counter() - load_start
             start = time.perf_counter()
             text = _read_stdin_text()
             dtype = ids_dtype(tok)
@@ -63,13 +79,20 @@ def cmd_encode(args: argparse.Namespace) -> int:
             n_bytes, n_tokens = len(text.encode("utf-8")), len(ids)
             seconds, setup, dtype_name = time.perf_counter() - start, 0.0, dtype.name
         else:
-            bar = ProgressBar("encoding", 0, unit="B", eager=True)
-            stats = encode_file(
-                tok, args.input, args.out, workers=args.workers, progress=bar.update
-            )
-            bar.close()
+            bars: list[ProgressBar] = []
+
+            def progress(done: int, total: int) -> None:
+                # The bar starts with the encoding, once the tokenizer is built, so that its
+                # rate and elapsed time are the encoding's.
+                if not bars:
+                    bars.append(ProgressBar("encoding", total, unit="B", eager=True))
+                bars[0].update(done, total)
+
+            stats = encode_file(load, args.input, args.out, workers=args.workers, progress=progress)
+            for bar in bars:
+                bar.close()
             n_bytes, n_tokens, seconds = stats.input_bytes, stats.tokens, stats.seconds
-            setup, dtype_name = stats.setup_seconds, stats.dtype
+            setup, dtype_name, load_seconds = stats.setup_seconds, stats.dtype, stats.load_seconds
     except OSError as e:
         raise CliError(os_error_message(args.out, e)) from None
     except KeyboardInterrupt:

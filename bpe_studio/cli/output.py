@@ -38,6 +38,11 @@ def fail(message: str, code: int = EXIT_ERROR) -> int:
     return code
 
 
+def os_error_line(error: OSError) -> str:
+    """An error reading an input, as one line: ``FILE: reason`` when it names its file."""
+    return f"{error.filename}: {error.strerror}" if error.filename else str(error)
+
+
 def os_error_message(user_path: str, error: OSError) -> str:
     """``error`` as ``USER_PATH: reason``; the reason explains what errno alone misleads on."""
     reason = error.strerror or str(error)

@@ -30,7 +30,7 @@ from .corpus import (
     mp_context,
     resolve_workers,
 )
-from .forked_encode import encode_chunks
+from .forked_encode import crew
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
@@ -55,6 +55,7 @@ class EncodeStats:
     seconds: float  # encoding and writing; setup_seconds are not in it
     dtype: str
     setup_seconds: float = 0.0  # building the tokenizer's bulk tables (see prepare_bulk)
+    load_seconds: float = 0.0  # building the tokenizer, when encode_file was given a builder
 
     @property
     def bytes_per_token(self) -> float:
@@ -142,7 +143,7 @@ def _write_npy(f: IO[bytes], dtype: np.dtype, total: int, blocks: Iterable[bytes
 
 
 def encode_file(
-    tokenizer: Tokenizer,
+    tokenizer: Tokenizer | Callable[[], Tokenizer],
     input_path: str | os.PathLike,
     output_path: str | os.PathLike,
     *,
@@ -152,49 +153,116 @@ def encode_file(
     """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids), in
     ``workers`` processes (None: every core; see ``corpus.resolve_workers``).
 
+    ``tokenizer`` is a tokenizer or a function that builds one (called once here, and its
+    time is ``load_seconds``): given that, where workers are forked, up to one per core is
+    forked first and builds its own tokenizer while this process builds its (see
+    ``forked_encode.Crew.fork``), so building costs no time on free cores and the workers
+    then encode faster; each holds its own tokenizer's memory.
+
     The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
     surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
     naming the byte offset, like any other invalid UTF-8."""
     src = check_corpus_path(input_path)
     out = Path(output_path)
     workers = resolve_workers(workers)
-    dtype = ids_dtype(tokenizer)
     size = src.stat().st_size
-    # Built before the clock (like tiktoken's Encoding, which its own rate leaves out) and
-    # before forking, so the workers inherit it.
+    path = os.fspath(src)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if workers > 1 and size >= PARALLEL_MIN_BYTES and mp_context().get_start_method() == "fork":
+        return _encode_forked(tokenizer, path, size, workers, out, progress)
+    tok, load_seconds = _built(tokenizer)
+    dtype = ids_dtype(tok)
     setup_start = time.perf_counter()
     if size >= PREPARE_MIN_BYTES:
-        tokenizer.prepare_bulk()
+        tok.prepare_bulk()
     start = time.perf_counter()
-    path = os.fspath(src)
-    ranges = _ranges(tokenizer, path, size, workers)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    done_bytes = 0
+    ranges = _ranges(tok, path, size, workers)
+    total = _encode_in_order(tok, path, ranges, workers, dtype, out, _Progress(size, progress))
+    return EncodeStats(
+        size, total, time.perf_counter() - start, dtype.name, start - setup_start, load_seconds
+    )
 
-    def advance(nbytes: int) -> None:
-        nonlocal done_bytes
-        done_bytes += nbytes
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS)
+        return os.cpu_count() or 1
+
+
+def _built(tokenizer: Tokenizer | Callable[[], Tokenizer]) -> tuple[Tokenizer, float]:
+    """The tokenizer (built, if given a function that builds one) and the seconds that took."""
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer, 0.0
+    start = time.perf_counter()
+    return tokenizer(), time.perf_counter() - start
+
+
+def _ready(
+    tok: Tokenizer, path: str, size: int, workers: int
+) -> tuple[Tokenizer, list[tuple[int, int]], str]:
+    """In a worker that built its own tokenizer: ``tok`` with its bulk tables built (for a
+    large file), the file's chunks and the ids' dtype, as the caller makes them."""
+    if size >= PREPARE_MIN_BYTES:
+        tok.prepare_bulk()
+    return tok, _ranges(tok, path, size, workers), ids_dtype(tok).name
+
+
+class _Progress:
+    """``progress(done, size)`` told of each finished chunk's bytes (and of none at first)."""
+
+    def __init__(self, size: int, progress: Callable[[int, int], None] | None) -> None:
+        self._size, self._progress, self._done = size, progress, 0
         if progress:
-            progress(done_bytes, size)
+            progress(0, size)
 
-    if progress:
-        progress(0, size)
-    if _parallel(size, workers, ranges) and mp_context().get_start_method() == "fork":
-        # This process encodes too, beside forked children that inherit the tokenizer with
-        # its tables built: none is started afresh, and none waits for the others.
-        with encode_chunks(
-            tokenizer, path, ranges, dtype, workers, os.fspath(out.parent), advance
-        ) as located:
-            total = sum(count for _, _, count in located)
-            width = dtype.itemsize
-            with atomic_open(out, "wb") as f:
-                _write_npy(f, dtype, total, (
-                    os.pread(held.fileno(), count * width, offset)
-                    for held, offset, count in located
-                ))  # fmt: skip
-    else:
-        total = _encode_in_order(tokenizer, path, ranges, workers, dtype, out, advance)
-    return EncodeStats(size, total, time.perf_counter() - start, dtype.name, start - setup_start)
+    def __call__(self, nbytes: int) -> None:
+        self._done += nbytes
+        if self._progress:
+            self._progress(self._done, self._size)
+
+
+def _encode_forked(
+    tokenizer: Tokenizer | Callable[[], Tokenizer],
+    path: str,
+    size: int,
+    workers: int,
+    out: Path,
+    progress: Callable[[int, int], None] | None,
+) -> EncodeStats:
+    """Encode in this process beside forked children (``forked_encode``): given a function
+    that builds the tokenizer, up to one per core is forked first and builds its own; the
+    rest are forked once this process's is built, and inherit it with its tables."""
+    with crew(path, workers - 1, os.fspath(out.parent)) as team:
+        if not isinstance(tokenizer, Tokenizer):
+            load = tokenizer
+            team.fork(min(workers, _cores()) - 1, lambda: _ready(load(), path, size, workers))
+        tok, load_seconds = _built(tokenizer)
+        dtype = ids_dtype(tok)
+        dtype_name = dtype.name
+        # Built before the clock (like tiktoken's Encoding, which its own rate leaves out).
+        setup_start = time.perf_counter()
+        if size >= PREPARE_MIN_BYTES:
+            tok.prepare_bulk()
+        start = ready = time.perf_counter()
+        ranges = _ranges(tok, path, size, workers)
+        late = min(workers, len(ranges)) - 1 - len(team.pids)
+        if late > 0:
+            team.fork(late, lambda: (tok, ranges, dtype_name))
+        located = team.encode(tok, ranges, dtype, _Progress(size, progress))
+        # The encoding began when the first process began it: a child that built its own
+        # tokenizer sooner may have begun before this one.
+        start = min(start, team.began)
+        total = sum(count for _, _, count in located)
+        width = dtype.itemsize
+        with atomic_open(out, "wb") as f:
+            _write_npy(f, dtype, total, (
+                os.pread(held.fileno(), count * width, offset) for held, offset, count in located
+            ))  # fmt: skip
+    return EncodeStats(
+        size, total, time.perf_counter() - start, dtype_name, ready - setup_start, load_seconds
+    )
 
 
 def _encode_in_order(

@@ -1,23 +1,26 @@
 """Encode a file's chunks in this process and in forked children, which share the chunks out.
 
-What it does: ``encode_chunks`` forks ``workers - 1`` children of the calling process (which
-inherit the tokenizer with every table already built) and encodes chunks in the caller too,
-so ``workers`` processes encode and none waits idle for the others: each takes the next
-chunk no one has taken (a shared counter), writes the chunk's ids to a temporary file of its
-own and reports where they are on a pipe; once every chunk is done, the caller reads the ids
-from those files in file order. What it leaves out: where the file is cut (``boundaries``),
-the clean-start pool that processes which may not fork use instead (``encode_file``),
-writing the ``.npy``.
+What it does: a :class:`Crew` forks children that each encode the next chunk no one has
+taken (a shared counter), write its ids to a temporary file of their own and report where
+they are on a pipe; the caller encodes chunks too (:meth:`Crew.encode`), so none waits idle
+for the others, and once every chunk is done reads the ids from those files in file order.
+A child is forked either before the tokenizer is built, and builds its own while the caller
+builds the caller's (nothing shared, so neither writes memory the other holds: see
+``Crew.fork``), or after, inheriting the caller's with every table built.
+What it leaves out: where the file is cut (``boundaries``), the clean-start pool that
+processes which may not fork use instead (``encode_file``), writing the ``.npy``.
 """
 
 from __future__ import annotations
 
 import fcntl
+import math
 import os
 import pickle
 import signal
 import struct
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import BinaryIO, cast
@@ -27,10 +30,18 @@ import numpy as np
 from .corpus import decode_chunk
 from .tokenizer import Tokenizer
 
-# A child's report on the pipe: which child (its temporary file), the chunk's index, the byte
-# offset of its ids in the child's file and their count. An index of -1 announces a failure
-# instead: the count is then the length of the pickled exception that follows in the same write.
-_REPORT = struct.Struct("=qqqq")
+# What a child needs to encode chunks: its tokenizer, the file's chunks (byte ranges) and
+# the ids' dtype name. A child forked before the tokenizer is built makes them itself.
+Setup = Callable[[], tuple[Tokenizer, list[tuple[int, int]], str]]
+# Where a chunk's ids are: the file holding them, their byte offset there and their count.
+Located = tuple[BinaryIO, int, int]
+
+# A child's report on the pipe: which child (its temporary file), the chunk's index and byte
+# range, the byte offset of its ids in the child's file and their count, and when it began
+# encoding the chunk (``time.perf_counter``, the system's monotonic clock: the same in every
+# process). An index of -1 announces a failure instead: the count is then the length of the
+# pickled exception that follows in the same write.
+_REPORT = struct.Struct("=qqqqqqd")
 _FAILED = -1
 # subtle: a pipe write of at most PIPE_BUF bytes (512 or more on every POSIX system) is never
 # interleaved with another process's writes, so each report stays whole however many
@@ -62,7 +73,7 @@ def _failure_report(child: int, error: BaseException) -> bytes:
         blob = b""
     if not blob or _REPORT.size + len(blob) > _PIPE_BUF:
         blob = pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"[:300]))
-    return _REPORT.pack(child, _FAILED, 0, len(blob)) + blob
+    return _REPORT.pack(child, _FAILED, 0, 0, 0, len(blob), 0.0) + blob
 
 
 class _Claims:
@@ -89,25 +100,27 @@ class _Claims:
 
 
 def _child(
-    tokenizer: Tokenizer,
-    path: str,
-    ranges: list[tuple[int, int]],
-    dtype: str,
-    claims: _Claims,
-    child: int,
-    out_fd: int,
-    report_fd: int,
+    setup: Setup, path: str, claims: _Claims, child: int, out_fd: int, report_fd: int
 ) -> None:
-    """A forked child's whole life: encode chunks until none is left, then leave at once
-    (``os._exit``: the parent's exit handlers and buffered output are not the child's)."""
+    """A forked child's whole life: set up, encode chunks until none is left, then leave at
+    once (``os._exit``: the parent's exit handlers and buffered output are not the child's)."""
     code = 0
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent alone handles Ctrl-C
+        try:
+            tokenizer, ranges, dtype = setup()
+        except BaseException:
+            # Left out, having taken no chunk: the others encode its share. A tokenizer that
+            # cannot be built fails in the caller too, which says so; this one may merely
+            # have lacked the memory for its own.
+            os._exit(1)
         offset = 0
         while (i := claims.take()) < len(ranges):
-            ids = tokenizer.encode_array(_read_range(path, *ranges[i]), dtype)
+            start, end = ranges[i]
+            began = time.perf_counter()
+            ids = tokenizer.encode_array(_read_range(path, start, end), dtype)
             _write_all(out_fd, ids.data.cast("B"))
-            os.write(report_fd, _REPORT.pack(child, i, offset, len(ids)))
+            os.write(report_fd, _REPORT.pack(child, i, start, end, offset, len(ids), began))
             offset += ids.nbytes
     except BaseException as e:
         code = 1
@@ -119,70 +132,105 @@ def _child(
         os._exit(code)
 
 
-@contextmanager
-def encode_chunks(
-    tokenizer: Tokenizer,
-    path: str,
-    ranges: list[tuple[int, int]],
-    dtype: np.dtype,
-    workers: int,
-    temp_dir: str,
-    done: Callable[[int], None] | None = None,
-) -> Iterator[list[tuple[BinaryIO, int, int]]]:
-    """Encode ``ranges`` of ``path`` in ``workers`` processes (this one and forked children).
-    ``done(nbytes)`` is called in this process as chunks are finished (by any process). Once
-    all are, gives, in file order, for each chunk the file holding its ids (read them with
-    ``os.pread``), their byte offset there and their count; the files are closed and the
-    children reaped when the block ends. Only where forking is safe (``corpus.mp_context``)."""
-    children = min(workers, len(ranges)) - 1
-    claims = _Claims(temp_dir)
-    files: list[BinaryIO] = [tempfile.TemporaryFile(dir=temp_dir) for _ in range(children + 1)]
-    where: list[tuple[BinaryIO, int, int] | None] = [None] * len(ranges)
-    pids: list[int] = []
-    read_fd, write_fd = os.pipe()
-    try:
-        for k in range(children):
+class Crew:
+    """Children forked to encode the chunks of ``path`` with the caller (see the module's
+    docstring); at most ``slots`` of them. Made by :func:`crew`, which reaps them."""
+
+    def __init__(self, path: str, slots: int, temp_dir: str) -> None:
+        self._path = path
+        self._claims = _Claims(temp_dir)
+        # One file of ids per child, and the caller's last.
+        self._files: list[BinaryIO] = [
+            tempfile.TemporaryFile(dir=temp_dir) for _ in range(slots + 1)
+        ]
+        self._read_fd, self._write_fd = os.pipe()
+        self.pids: list[int] = []
+        # When a child first began encoding a chunk (inf: none has reported one yet). A child
+        # that built its own tokenizer may begin before the caller has built its.
+        self.began = math.inf
+
+    def fork(self, count: int, setup: Setup) -> None:
+        """Fork ``count`` more children, each of which calls ``setup`` first.
+
+        subtle: a child forked before the caller builds its tokenizer builds its own, on
+        another core at the same time, so it costs no time where there are cores to spare.
+        After the fork, any page the caller and a child both hold is copied on the first
+        write to it by either: reusing the memory freed by building, and counting references
+        to the tables, a child forked after building wrote enough such pages to spend a third
+        more time on its first chunks (o200k, English)."""
+        for _ in range(count):
+            k = len(self.pids)
+            if k + 1 >= len(self._files) or self._write_fd < 0:
+                raise RuntimeError("Crew.fork: no slot left for another child")
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child's coverage is not collected
-                os.close(read_fd)
-                _child(tokenizer, path, ranges, dtype.name, claims, k, files[k].fileno(), write_fd)
-            pids.append(pid)
-        os.close(write_fd)
-        write_fd = -1
-        os.set_blocking(read_fd, False)
-        reports = _Reports(read_fd, files, ranges, where, done)
-        own = files[-1]
-        while (i := claims.take()) < len(ranges):
-            ids = tokenizer.encode_array(_read_range(path, *ranges[i]), dtype.name)
+                os.close(self._read_fd)
+                _child(setup, self._path, self._claims, k, self._files[k].fileno(), self._write_fd)
+            self.pids.append(pid)
+
+    def encode(
+        self,
+        tokenizer: Tokenizer,
+        ranges: list[tuple[int, int]],
+        dtype: np.dtype,
+        done: Callable[[int], None] | None = None,
+    ) -> list[Located]:
+        """Encode chunks here too until every chunk is taken; once all are done, where each
+        one's ids are, in file order (read them with ``os.pread``). ``done(nbytes)`` is
+        called here as chunks are finished (by any process). No child is forked after."""
+        os.close(self._write_fd)
+        self._write_fd = -1
+        where: list[Located | None] = [None] * len(ranges)
+        os.set_blocking(self._read_fd, False)
+        reports = _Reports(self, ranges, where, done)
+        own = self._files[-1]
+        while (i := self._claims.take()) < len(ranges):
+            ids = tokenizer.encode_array(_read_range(self._path, *ranges[i]), dtype.name)
             where[i] = (own, own.tell(), len(ids))
             own.write(ids.data.cast("B"))
             if done:
                 done(ranges[i][1] - ranges[i][0])
             while reports.take():
                 pass
-        os.set_blocking(read_fd, True)
-        while reports.take():
-            pass
-        if any(w is None for w in where):
-            raise WorkerDied("an encoding worker process ended without finishing its chunks")
+        os.set_blocking(self._read_fd, True)
+        # subtle: stop at the last chunk's report rather than at the pipe's end, which comes
+        # only once every child has exited (a few ms each, to unmap its memory): they finish
+        # exiting while the ids are written, and are reaped after.
+        while None in where:
+            if not reports.take():
+                raise WorkerDied("an encoding worker process ended without finishing its chunks")
         own.flush()
-        yield cast("list[tuple[BinaryIO, int, int]]", where)
-    except BaseException:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        raise
-    finally:
-        for fd in (read_fd, write_fd):
+        return cast("list[Located]", where)
+
+    def _close(self, failed: bool) -> None:
+        if failed:
+            for pid in self.pids:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for fd in (self._read_fd, self._write_fd):
             if fd >= 0:
                 os.close(fd)
-        for pid in pids:
+        for pid in self.pids:
             os.waitpid(pid, 0)
-        for f in files:
+        for f in self._files:
             f.close()
-        claims.close()
+        self._claims.close()
+
+
+@contextmanager
+def crew(path: str, slots: int, temp_dir: str) -> Iterator[Crew]:
+    """A :class:`Crew` for ``path`` with room for ``slots`` children, its temporary files in
+    ``temp_dir``. When the block ends the children are reaped (killed first if it raised)
+    and the files closed. Only where forking is safe (``corpus.mp_context``)."""
+    made = Crew(path, slots, temp_dir)
+    try:
+        yield made
+    except BaseException:
+        made._close(failed=True)
+        raise
+    made._close(failed=False)
 
 
 class _Reports:
@@ -190,15 +238,13 @@ class _Reports:
 
     def __init__(
         self,
-        fd: int,
-        files: list[BinaryIO],
+        team: Crew,
         ranges: list[tuple[int, int]],
-        where: list[tuple[BinaryIO, int, int] | None],
+        where: list[Located | None],
         done: Callable[[int], None] | None,
     ) -> None:
-        self._fd, self._files, self._ranges, self._where, self._done = (
-            fd, files, ranges, where, done,
-        )  # fmt: skip
+        self._team, self._fd, self._files = team, team._read_fd, team._files
+        self._ranges, self._where, self._done = ranges, where, done
 
     def _read(self, n: int) -> bytes:
         try:
@@ -214,11 +260,16 @@ class _Reports:
         if not head:
             return False
         # subtle: a report is written whole (see _PIPE_BUF), so no read here comes up short.
-        child, i, offset, count = _REPORT.unpack(head)
+        child, i, start, end, offset, count, began = _REPORT.unpack(head)
         if i == _FAILED:
             raise pickle.loads(os.read(self._fd, count))
+        if i >= len(self._ranges) or (start, end) != self._ranges[i]:
+            # A child that built its own tokenizer cut the file elsewhere: never mix them.
+            raise WorkerDied(
+                f"an encoding worker cut chunk {i} at bytes {start}-{end}, not {self._ranges[i]}"
+            )
         self._where[i] = (self._files[child], offset, count)
+        self._team.began = min(self._team.began, began)
         if self._done:
-            a, b = self._ranges[i]
-            self._done(b - a)
+            self._done(end - start)
         return True

@@ -20,6 +20,7 @@ from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.corpus import IN_PROCESS_LIMIT
+from bpe_studio.core.encode_file import PARALLEL_MIN_BYTES
 
 
 def cli(*args, timeout=300):
@@ -221,6 +222,43 @@ def test_encode_missing_tokenizer(tmp_path, corpus):
     result = cli("encode", "--tokenizer", tmp_path / "no_tokenizer_dir", corpus,
                  "--out", tmp_path / "ids.npy")  # fmt: skip
     assert_one_line_error(result, "no_tokenizer_dir")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_encode_large_file_with_a_bad_tokenizer(tmp_path, trained_dir, workers):
+    """With a file large enough for workers, which are started before the tokenizer is
+    built: one line naming the tokenizer's bad file, nothing written, nothing left behind."""
+    bad = tmp_path / "bad_tok"
+    bad.mkdir()
+    (bad / "vocab.json").write_bytes((trained_dir / "vocab.json").read_bytes())
+    (bad / "merges.txt").write_text("#version: 0.2\nĠ t h\n", encoding="utf-8")
+    text = read_fixture(SLICES["english"]) * 8
+    path = write_text(tmp_path / "big.txt", text)
+    assert path.stat().st_size > PARALLEL_MIN_BYTES
+    out = tmp_path / "out" / "ids.npy"
+    result = cli("encode", "--tokenizer", bad, path, "--out", out, "--workers", workers)
+    assert_one_line_error(result, "merges.txt", "line 2")
+    assert list((tmp_path / "out").iterdir()) == []
+
+
+def test_encode_tokenizer_read_error_names_the_tokenizer(tmp_path, corpus, monkeypatch, capsys):
+    """An OSError reading --tokenizer names that file, not --out (encoding and building the
+    tokenizer share one error handler now that workers start before it is built)."""
+    from bpe_studio.cli import encode as encode_cli
+    from bpe_studio.cli import main
+
+    unreadable = tmp_path / "tok" / "vocab.json"
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(unreadable))
+
+    monkeypatch.setattr(encode_cli, "load_tokenizer", refuse)
+    out = tmp_path / "ids.npy"
+    code = main(["encode", str(corpus), "--tokenizer", str(unreadable.parent), "--out", str(out)])
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 1 and len(lines) == 1, lines
+    assert f"{unreadable}: Permission denied" in lines[0] and str(out) not in lines[0]
+    assert not out.exists()
 
 
 def test_encode_bad_merges_file(tmp_path, corpus, trained_dir):

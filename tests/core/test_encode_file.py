@@ -209,3 +209,163 @@ def test_forked_workers_share_the_chunks(tmp_path, gpt2_tokenizer, big_text, mon
     chunks = len(calls) - 1  # progress is told once before the first chunk
     pids = [seen.get() for _ in range(chunks)]
     assert parent in pids and len(set(pids)) > 1
+
+
+def drain(queue) -> list:
+    """What is in a queue that no process writes to any more."""
+    items = []
+    while not queue.empty():
+        items.append(queue.get())
+    return items
+
+
+def test_workers_forked_before_building_build_their_own(
+    tmp_path, gpt2_tokenizer, big_text, monkeypatch
+):
+    """Given a function that builds the tokenizer, encode_file forks a worker per core (two
+    here) before building, and each process builds a tokenizer of its own; they share the
+    chunks, and the ids equal encode's."""
+    import multiprocessing
+
+    forking(monkeypatch)
+    monkeypatch.setattr(encode_file_module, "_cores", lambda: 2)
+    parent = os.getpid()
+    ctx = multiprocessing.get_context("fork")
+    built, seen, child_began = ctx.SimpleQueue(), ctx.SimpleQueue(), ctx.Event()
+    original = Tokenizer.encode_array
+
+    def build():
+        built.put(os.getpid())
+        tok = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT])
+        tok.built_in = os.getpid()
+        return tok
+
+    def noting(self, text, dtype="uint32"):
+        seen.put((os.getpid(), self.built_in))
+        if os.getpid() == parent:
+            assert child_began.wait(120), "no forked child took a chunk"
+        else:
+            child_began.set()
+        return original(self, text, dtype)
+
+    monkeypatch.setattr(Tokenizer, "encode_array", noting)
+    path = write_text(tmp_path / "big.txt", big_text)
+    out = tmp_path / "ids.npy"
+    stats = encode_file(build, path, out, workers=2)
+    assert np.load(out).tolist() == gpt2_tokenizer.encode(big_text)
+    assert stats.load_seconds > 0
+    # Every process has exited once encode_file returns: each build is in the queue.
+    builders = drain(built)
+    assert len(builders) == 2 and parent in builders and len(set(builders)) == 2
+    encoders = set(drain(seen))
+    assert {pid for pid, _ in encoders} == set(builders)
+    assert all(pid == built_in for pid, built_in in encoders), "each with the tokenizer it built"
+
+
+def test_a_worker_that_cannot_build_is_left_out(tmp_path, gpt2_tokenizer, big_text, monkeypatch):
+    """A forked worker whose tokenizer cannot be built (as when it lacks the memory) takes no
+    chunk: this process encodes them all, and the ids are whole."""
+    import multiprocessing
+
+    forking(monkeypatch)
+    monkeypatch.setattr(encode_file_module, "_cores", lambda: 2)
+    parent = os.getpid()
+    seen = multiprocessing.get_context("fork").SimpleQueue()
+    original = Tokenizer.encode_array
+
+    def build():
+        if os.getpid() != parent:
+            raise MemoryError("no room for a second tokenizer")
+        return gpt2_tokenizer
+
+    def noting(self, text, dtype="uint32"):
+        seen.put(os.getpid())
+        return original(self, text, dtype)
+
+    monkeypatch.setattr(Tokenizer, "encode_array", noting)
+    path = write_text(tmp_path / "big.txt", big_text)
+    ids, calls = run(build, path, tmp_path)
+    assert ids.tolist() == gpt2_tokenizer.encode(big_text)
+    pids = drain(seen)
+    assert len(pids) == len(calls) - 1 > 1 and set(pids) == {parent}
+
+
+def test_workers_that_cut_the_file_differently_are_refused(
+    tmp_path, gpt2_tokenizer, big_text, monkeypatch
+):
+    """A worker that built its own tokenizer must cut the file where this process does; a
+    chunk it reports under other bounds is an error, never ids spliced in the wrong place."""
+    import multiprocessing
+
+    forking(monkeypatch)
+    monkeypatch.setattr(encode_file_module, "_cores", lambda: 2)
+    parent = os.getpid()
+    child_began = multiprocessing.get_context("fork").Event()
+    original_ranges, original_encode = encode_file_module._ranges, Tokenizer.encode_array
+
+    def skewed(tok, path, size, workers):
+        ranges = original_ranges(tok, path, size, workers)
+        if os.getpid() == parent:
+            return ranges
+        # The first two chunks as one: every chunk from there on is another.
+        return [(ranges[0][0], ranges[1][1]), *ranges[2:]]
+
+    def waiting(self, text, dtype="uint32"):
+        if os.getpid() == parent:
+            assert child_began.wait(120), "no forked child took a chunk"
+        else:
+            child_began.set()
+        return original_encode(self, text, dtype)
+
+    monkeypatch.setattr(encode_file_module, "_ranges", skewed)
+    monkeypatch.setattr(Tokenizer, "encode_array", waiting)
+    path = write_text(tmp_path / "big.txt", big_text)
+    out = tmp_path / "ids.npy"
+    with pytest.raises(RuntimeError, match="cut chunk"):
+        encode_file(lambda: gpt2_tokenizer, path, out, workers=2)
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [path], "no temporary files left behind"
+
+
+def test_the_clock_starts_when_a_worker_begins_before_this_process(
+    tmp_path, gpt2_tokenizer, big_text, monkeypatch
+):
+    """A worker that built its tokenizer first may encode every chunk before this process
+    has built its own: the time reported still counts that worker's encoding."""
+    import multiprocessing
+    import time
+
+    forking(monkeypatch)
+    monkeypatch.setattr(encode_file_module, "_cores", lambda: 2)
+    parent = os.getpid()
+    ctx = multiprocessing.get_context("fork")
+    path = write_text(tmp_path / "big.txt", big_text)
+    chunks = len(encode_file_module._ranges(gpt2_tokenizer, str(path), path.stat().st_size, 2))
+    assert chunks > 2
+    began, encoded, all_done = ctx.SimpleQueue(), ctx.Value("i", 0), ctx.Event()
+    original = Tokenizer.encode_array
+
+    def noting(self, text, dtype="uint32"):
+        began.put(time.perf_counter())
+        ids = original(self, text, dtype)
+        with encoded.get_lock():
+            encoded.value += 1
+            if encoded.value == chunks:
+                all_done.set()
+        return ids
+
+    returned = []
+
+    def build():
+        if os.getpid() == parent:
+            assert all_done.wait(120), "the forked worker did not encode every chunk"
+            returned.append(time.perf_counter())
+        return gpt2_tokenizer
+
+    monkeypatch.setattr(Tokenizer, "encode_array", noting)
+    stats = encode_file(build, path, tmp_path / "ids.npy", workers=2)
+    assert np.load(tmp_path / "ids.npy").tolist() == gpt2_tokenizer.encode(big_text)
+    first = min(drain(began))
+    # Logically, not by timing: the clock started no later than the worker's first chunk and
+    # stopped after this process had built its tokenizer, which waited for the last chunk.
+    assert stats.seconds >= returned[0] - first > 0
