@@ -155,7 +155,7 @@ def check_contents(wheel: Path, files: list[str], version: str) -> list[str]:
                 problems.append(f"{dist_info}/METADATA lacks the line {line!r}")
     if f"{dist_info}/entry_points.txt" in meta_names:
         entry = zf.read(f"{dist_info}/entry_points.txt").decode("utf-8")
-        if "bpe-studio = bpe_studio.cli:main" not in entry:
+        if "bpe-studio = bpe_studio.cli:program" not in entry:
             problems.append(f"{dist_info}/entry_points.txt lacks the bpe-studio command")
     return problems
 

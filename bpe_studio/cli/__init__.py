@@ -26,10 +26,18 @@ from .output import EXIT_INTERRUPTED, CliError, fail, os_error_line
 from .parser import build_parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def program() -> int:
+    """The ``bpe-studio`` program (and ``python -m bpe_studio``): :func:`main` in a process
+    that ends when it returns, so a command may leave process-wide state as it is (see
+    ``encode``)."""
+    return main(exiting=True)
+
+
+def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.exiting = exiting
     if args.command in (None, "gui"):
         from ..gui.app import main as gui_main
 

@@ -241,6 +241,20 @@ def test_encode_large_file_with_a_bad_tokenizer(tmp_path, trained_dir, workers):
     assert list((tmp_path / "out").iterdir()) == []
 
 
+def test_encode_in_process_leaves_the_collector_as_it_was(tmp_path, corpus, trained_dir):
+    """``encode`` turns the cyclic collector off while it works; called in a process that
+    goes on (not as the program), it turns it back on and freezes nothing."""
+    import gc
+
+    from bpe_studio.cli import main
+
+    out = tmp_path / "ids.npy"
+    assert gc.isenabled()
+    assert main(["encode", str(corpus), "--tokenizer", str(trained_dir), "--out", str(out)]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert load_ids(out).tolist() == load_dir(trained_dir, [EOT]).encode(corpus.read_text())
+
+
 def test_encode_tokenizer_read_error_names_the_tokenizer(tmp_path, corpus, monkeypatch, capsys):
     """An OSError reading --tokenizer names that file, not --out (encoding and building the
     tokenizer share one error handler now that workers start before it is built)."""
