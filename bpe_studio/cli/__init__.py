@@ -18,6 +18,7 @@ traceback. Modules: ``parser`` (options and help), ``train``, ``encode`` (and de
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -30,6 +31,10 @@ def program() -> int:
     """The ``bpe-studio`` program (and ``python -m bpe_studio``): :func:`main` in a process
     that ends when it returns, so a command may leave process-wide state as it is (see
     ``encode``)."""
+    # subtle: no command does linear algebra, but importing NumPy starts OpenBLAS's threads,
+    # which spin for a while (~0.1 s) on the cores that the tokenizer's building and the
+    # workers need: one BLAS thread unless the user chose otherwise.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     return main(exiting=True)
 
 

@@ -282,3 +282,22 @@ def test_encode_bad_merges_file(tmp_path, corpus, trained_dir):
     (bad / "merges.txt").write_text("#version: 0.2\nĠ t h\n", encoding="utf-8")
     result = cli("encode", "--tokenizer", bad, corpus, "--out", tmp_path / "ids.npy")
     assert_one_line_error(result, "merges.txt", "line 2")
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [(None, "1"), ("3", "3")])
+def test_the_program_keeps_openblas_to_one_thread(monkeypatch, chosen, expected):
+    """As the program, no command starts OpenBLAS's spinning threads beside its own workers
+    (unless the user set their number); ``main`` itself is told that the process then ends."""
+    import os
+
+    from bpe_studio import cli
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "restored after the test")
+    if chosen is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", chosen)
+    calls = []
+    monkeypatch.setattr(cli, "main", lambda argv=None, *, exiting=False: calls.append(exiting) or 7)
+    assert cli.program() == 7 and calls == [True]
+    assert os.environ["OPENBLAS_NUM_THREADS"] == expected
