@@ -159,6 +159,27 @@ def forking(monkeypatch):
     )
 
 
+def both_encode(monkeypatch, note=lambda tok: None):
+    """Make this process's first chunk wait until a forked child has taken one, however
+    slowly the child starts, so that both are seen encoding; ``note(tokenizer)`` is called
+    in whichever process encodes each chunk."""
+    import multiprocessing
+
+    parent = os.getpid()
+    child_began = multiprocessing.get_context("fork").Event()
+    original = Tokenizer.encode_array
+
+    def encode_array(self, text, dtype="uint32"):
+        note(self)
+        if os.getpid() == parent:
+            assert child_began.wait(120), "no forked child took a chunk"
+        else:
+            child_began.set()
+        return original(self, text, dtype)
+
+    monkeypatch.setattr(Tokenizer, "encode_array", encode_array)
+
+
 def test_a_forked_workers_error_reaches_the_caller(tmp_path, gpt2_tokenizer, big_text, monkeypatch):
     """Every chunk a forked child takes fails: its error (pickled through the report pipe)
     is raised in the caller, and nothing is left behind."""
@@ -188,21 +209,8 @@ def test_forked_workers_share_the_chunks(tmp_path, gpt2_tokenizer, big_text, mon
 
     forking(monkeypatch)
     parent = os.getpid()
-    ctx = multiprocessing.get_context("fork")
-    seen, child_began = ctx.SimpleQueue(), ctx.Event()
-    original = Tokenizer.encode_array
-
-    def noting(self, text, dtype="uint32"):
-        seen.put(os.getpid())
-        if os.getpid() == parent:
-            # Hold the caller's first chunk until a child has taken one, however slowly the
-            # child starts, so that both are seen encoding.
-            assert child_began.wait(120), "no forked child took a chunk"
-        else:
-            child_began.set()
-        return original(self, text, dtype)
-
-    monkeypatch.setattr(Tokenizer, "encode_array", noting)
+    seen = multiprocessing.get_context("fork").SimpleQueue()
+    both_encode(monkeypatch, lambda tok: seen.put(os.getpid()))
     path = write_text(tmp_path / "big.txt", big_text)
     ids, calls = run(gpt2_tokenizer, path, tmp_path, workers=workers)
     assert ids.tolist() == gpt2_tokenizer.encode(big_text)
@@ -231,8 +239,7 @@ def test_workers_forked_before_building_build_their_own(
     monkeypatch.setattr(encode_file_module, "_cores", lambda: 2)
     parent = os.getpid()
     ctx = multiprocessing.get_context("fork")
-    built, seen, child_began = ctx.SimpleQueue(), ctx.SimpleQueue(), ctx.Event()
-    original = Tokenizer.encode_array
+    built, seen = ctx.SimpleQueue(), ctx.SimpleQueue()
 
     def build():
         built.put(os.getpid())
@@ -240,15 +247,7 @@ def test_workers_forked_before_building_build_their_own(
         tok.built_in = os.getpid()
         return tok
 
-    def noting(self, text, dtype="uint32"):
-        seen.put((os.getpid(), self.built_in))
-        if os.getpid() == parent:
-            assert child_began.wait(120), "no forked child took a chunk"
-        else:
-            child_began.set()
-        return original(self, text, dtype)
-
-    monkeypatch.setattr(Tokenizer, "encode_array", noting)
+    both_encode(monkeypatch, lambda tok: seen.put((os.getpid(), tok.built_in)))
     path = write_text(tmp_path / "big.txt", big_text)
     out = tmp_path / "ids.npy"
     stats = encode_file(build, path, out, workers=2)
@@ -295,13 +294,11 @@ def test_workers_that_cut_the_file_differently_are_refused(
 ):
     """A worker that built its own tokenizer must cut the file where this process does; a
     chunk it reports under other bounds is an error, never ids spliced in the wrong place."""
-    import multiprocessing
 
     forking(monkeypatch)
     monkeypatch.setattr(encode_file_module, "_cores", lambda: 2)
     parent = os.getpid()
-    child_began = multiprocessing.get_context("fork").Event()
-    original_ranges, original_encode = encode_file_module._ranges, Tokenizer.encode_array
+    original_ranges = encode_file_module._ranges
 
     def skewed(tok, path, size, workers):
         ranges = original_ranges(tok, path, size, workers)
@@ -310,15 +307,8 @@ def test_workers_that_cut_the_file_differently_are_refused(
         # The first two chunks as one: every chunk from there on is another.
         return [(ranges[0][0], ranges[1][1]), *ranges[2:]]
 
-    def waiting(self, text, dtype="uint32"):
-        if os.getpid() == parent:
-            assert child_began.wait(120), "no forked child took a chunk"
-        else:
-            child_began.set()
-        return original_encode(self, text, dtype)
-
     monkeypatch.setattr(encode_file_module, "_ranges", skewed)
-    monkeypatch.setattr(Tokenizer, "encode_array", waiting)
+    both_encode(monkeypatch)
     path = write_text(tmp_path / "big.txt", big_text)
     out = tmp_path / "ids.npy"
     with pytest.raises(RuntimeError, match="cut chunk"):
