@@ -252,7 +252,8 @@ def test_encode_in_process_leaves_the_collector_as_it_was(tmp_path, corpus, trai
     assert gc.isenabled()
     assert main(["encode", str(corpus), "--tokenizer", str(trained_dir), "--out", str(out)]) == 0
     assert gc.isenabled() and gc.get_freeze_count() == 0
-    assert load_ids(out).tolist() == load_dir(trained_dir, [EOT]).encode(corpus.read_text())
+    expected = load_dir(trained_dir, [EOT]).encode(corpus.read_text(encoding="utf-8"))
+    assert load_ids(out).tolist() == expected
 
 
 def test_encode_tokenizer_read_error_names_the_tokenizer(tmp_path, corpus, monkeypatch, capsys):
