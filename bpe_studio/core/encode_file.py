@@ -173,8 +173,7 @@ def encode_file(
     tok, load_seconds = _built(tokenizer)
     dtype = ids_dtype(tok)
     setup_start = time.perf_counter()
-    if size >= PREPARE_MIN_BYTES:
-        tok.prepare_bulk()
+    _prepare(tok, size)
     start = time.perf_counter()
     ranges = _ranges(tok, path, size, workers)
     total = _encode_in_order(tok, path, ranges, workers, dtype, out, _Progress(size, progress))
@@ -199,13 +198,18 @@ def _built(tokenizer: Tokenizer | Callable[[], Tokenizer]) -> tuple[Tokenizer, f
     return tokenizer(), time.perf_counter() - start
 
 
+def _prepare(tok: Tokenizer, size: int) -> None:
+    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now."""
+    if size >= PREPARE_MIN_BYTES:
+        tok.prepare_bulk()
+
+
 def _ready(
     tok: Tokenizer, path: str, size: int, workers: int
 ) -> tuple[Tokenizer, list[tuple[int, int]], str]:
     """In a worker that built its own tokenizer: ``tok`` with its bulk tables built (for a
     large file), the file's chunks and the ids' dtype, as the caller makes them."""
-    if size >= PREPARE_MIN_BYTES:
-        tok.prepare_bulk()
+    _prepare(tok, size)
     return tok, _ranges(tok, path, size, workers), ids_dtype(tok).name
 
 
@@ -243,8 +247,7 @@ def _encode_forked(
         dtype_name = dtype.name
         # Built before the clock (like tiktoken's Encoding, which its own rate leaves out).
         setup_start = time.perf_counter()
-        if size >= PREPARE_MIN_BYTES:
-            tok.prepare_bulk()
+        _prepare(tok, size)
         start = ready = time.perf_counter()
         ranges = _ranges(tok, path, size, workers)
         late = min(workers, len(ranges)) - 1 - len(team.pids)
