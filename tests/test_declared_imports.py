@@ -3,8 +3,9 @@
 A module imported under ``bpe_studio/`` must come from a ``[project]`` dependency, one imported
 under ``tests/`` from a dependency or the ``test`` extra (what the README's test command
 installs), one under ``benchmarks/`` from the ``bench`` extra and one under ``scripts/`` from the
-``dev`` extra (those two need not be installed to be checked). Imports inside functions, ``try:`` blocks and ``pytest.importorskip`` count too:
-a test that skips on a fresh machine is a test that does not run there.
+``dev`` extra (those two need not be installed to be checked). Imports inside functions,
+``try:`` blocks and ``pytest.importorskip`` count too: a test that skips on a fresh machine is
+a test that does not run there.
 
 Which distribution provides a module is read from the installed metadata
 (``importlib.metadata.packages_distributions``), not from a table of aliases, and the
@@ -81,6 +82,10 @@ def _local_names() -> set[str]:
     return local
 
 
+def _declaring(extras: tuple[str, ...]) -> str:
+    return "the dependencies" + "".join(f" and the {e} extra" for e in extras)
+
+
 def _undeclared(root: str, extras: tuple[str, ...]) -> list[str]:
     declared = _declared()
     allowed = set(declared.get(None, set()))
@@ -98,8 +103,7 @@ def _undeclared(root: str, extras: tuple[str, ...]) -> list[str]:
             if not dists & allowed:
                 problems.append(
                     f"{where} imports {module!r} (from {', '.join(sorted(dists))}), "
-                    f"which {'the dependencies' if not extras else 'the dependencies and the ' + '/'.join(extras) + ' extra'} "
-                    "do not declare"
+                    f"which {_declaring(extras)} do not declare"
                 )
     return problems
 
