@@ -359,13 +359,19 @@ class Tokenizer:
         special_tokens: Iterable[str] | Mapping[str, int] | None = None,
         pattern: str = "gpt2",
     ) -> Tokenizer:
-        """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included)."""
-        return cls(
-            gpt2_format.load_vocab(vocab_path),
-            gpt2_format.load_merges(merges_path),
-            special_tokens,
-            pattern,
+        """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included).
+
+        ``special_tokens``: the tokenizer's special tokens; when None, the vocabulary entries
+        no merge makes, which must look like special tokens (``<...>``, ``[...]``): GPT-2's
+        files give ``["<|endoftext|>"]``. Either way an entry no merge makes that is neither
+        given nor of that form is an error naming both files (a merges file cut short).
+        """
+        vocab, merges = gpt2_format.load_files(vocab_path, merges_path)
+        given = list(special_tokens) if isinstance(special_tokens, Mapping) else special_tokens
+        inferred = gpt2_format.infer_special_tokens(
+            vocab, merges, also=given or (), files=(vocab_path, merges_path)
         )
+        return cls(vocab, merges, inferred if special_tokens is None else special_tokens, pattern)
 
     @classmethod
     def from_data(
@@ -390,7 +396,7 @@ class Tokenizer:
         special_tokens: Mapping[str, int] | None = None,
     ) -> Tokenizer:
         """Load a tiktoken rank file (plain or ``.gz``): ids are its ranks, merges derived.
-        ``pattern`` and ``special_tokens`` default to the ``NAME.json`` beside the file (as
+        ``pattern`` and ``special_tokens`` default to the ``NAME.tiktoken.json`` beside the file (as
         :meth:`save` writes it); without either, a missing pattern is an error."""
         from .formats import read_tiktoken
 
@@ -416,15 +422,23 @@ class Tokenizer:
         return tok
 
     @classmethod
-    def load(cls, source: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
+    def load(
+        cls,
+        source: str | os.PathLike,
+        pattern: str | None = None,
+        special_tokens: Iterable[str] | None = None,
+    ) -> Tokenizer:
         """A tokenizer from any source the app and the command line accept: a GPT-2 directory
         (``vocab.json`` + ``merges.txt``, or GPT-2's ``gpt2_vocab.json`` +
         ``gpt2_merges.txt``), a ``tokenizer.json``, a ``.tiktoken`` file (plain or ``.gz``;
-        ``pattern`` needed unless its ``NAME.json`` is beside it) or a preset name. Raises
-        ValueError or FileNotFoundError with one line naming the source."""
+        ``pattern`` needed unless its ``NAME.tiktoken.json`` is beside it or it is one of
+        OpenAI's), a directory holding one of these, or a preset name. ``special_tokens``:
+        vocabulary entries to treat as special tokens besides the source's own (see
+        ``tokenizer_files.load_data``). Raises ValueError or FileNotFoundError with one line
+        naming the source."""
         from .tokenizer_files import load_data
 
-        return cls.from_data(load_data(source, pattern))
+        return cls.from_data(load_data(source, pattern, special_tokens))
 
     def to_data(self) -> TokenizerData:
         """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
@@ -440,7 +454,7 @@ class Tokenizer:
     ) -> list[Path]:
         """Write the tokenizer into ``directory`` (created if needed), each file atomically:
         ``format="gpt2"``: ``vocab.json`` + ``merges.txt``; ``"hf"``: ``tokenizer.json``;
-        ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.json`` (``name`` defaults to
+        ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json`` (``name`` defaults to
         "tokenizer"). Returns the paths written. A format that cannot hold this tokenizer
         exactly raises ValueError naming the file."""
         from .tokenizer_files import save_data

@@ -243,7 +243,7 @@ def test_special_token_clashing_with_a_rank_is_refused(tmp_path):
 def test_missing_pattern_without_sidecar_is_refused(tmp_path):
     path = tmp_path / "r.tiktoken"
     path.write_bytes(b"\n".join(BYTES) + b"\n")
-    with pytest.raises(ValueError, match="r.json"):
+    with pytest.raises(ValueError, match=r"r\.tiktoken\.json"):
         read_tiktoken(path)
 
 
@@ -270,7 +270,7 @@ def test_written_trained_tokenizer_encodes_the_same_in_tiktoken(tmp_path, patter
     data = trained_data(text, PATTERNS[pattern], [EOT, "<|pad|>"], 150)
     data = TokenizerData(data.vocab, data.merges, data.special_tokens, pattern)
     rank_path, sidecar_path = write_tiktoken(tmp_path / "out", "mine", data)
-    assert (rank_path.name, sidecar_path.name) == ("mine.tiktoken", "mine.json")
+    assert (rank_path.name, sidecar_path.name) == ("mine.tiktoken", "mine.tiktoken.json")
     enc = _tiktoken_from_written(rank_path, sidecar_path)
     reference = ReferenceEncoder(data.vocab, data.merges, data.special_tokens, PATTERNS[pattern])
     sample = read_fixture(SLICES["english"])[:SLICE_CHARS] + EOT + "<|pad|>" + text[:5000]
