@@ -206,7 +206,7 @@ def infer_special_tokens(
         raise TokenizerFileError(
             f"{vocab_name}: {len(strangers):,} token(s) are made by no merge in {merges_name} "
             f"and do not look like special tokens (<...> or [...]), e.g. {shown}: the merges "
-            "file is cut short or belongs to another vocabulary (if they are special tokens, "
-            "name them as such)"
+            "file is cut short or belongs to another vocabulary (special tokens of another "
+            "form must be named: special_tokens=[...], or --special-token)"
         )
     return found

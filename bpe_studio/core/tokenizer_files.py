@@ -152,8 +152,8 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
     if len(loaded) < len(found) or not all(_same(loaded[0], d) for d in loaded[1:]):
         names = ", ".join(_describe(folder, f) for f in found)
         raise ValueError(
-            f"{folder}: holds {len(found)} different tokenizers ({names}); name the file "
-            f"to load (e.g. {folder / found[-1].name})"
+            f"{folder}: holds {len(found)} tokenizers ({names}), not one; name the file to "
+            f"load (e.g. {folder / found[-1].name})"
         )
     gpt2 = {vocab for vocab, _ in _gpt2_pairs(folder)}
     return next((d for f, d in zip(found, loaded) if f not in gpt2), loaded[0])

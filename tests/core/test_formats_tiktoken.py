@@ -330,3 +330,19 @@ def test_genuine_rank_file_elsewhere_reads_like_the_preset(tmp_path, loaded: Loa
     path.write_bytes(gzip.decompress((RESOURCES / f"{loaded.name}.tiktoken.gz").read_bytes()))
     data = read_tiktoken(path, PATTERNS[ENCODINGS[loaded.name]], loaded.data.special_tokens)
     assert data == loaded.data
+
+
+def test_a_bad_regex_in_a_sidecar_names_the_sidecar(tmp_path):
+    rank_path, sidecar_path = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    sidecar_path.write_text(json.dumps(sidecar | {"pat_str": "(a"}), encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"t\.tiktoken\.json: pat_str: pattern '\(a' is not a valid"
+    ):
+        read_tiktoken(rank_path)
+
+
+def test_a_rank_files_special_tokens_are_a_mapping(tmp_path):
+    rank_path, _ = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    with pytest.raises(TypeError, match=r"map each token to its id.*got '<\|endoftext\|>'"):
+        read_tiktoken(rank_path, "gpt2", EOT)

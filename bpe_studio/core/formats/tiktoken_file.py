@@ -32,7 +32,7 @@ from itertools import repeat
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes, output_dir
-from ..pattern import R50K_PATTERN, pattern_name, pattern_regex
+from ..pattern import R50K_PATTERN, pattern_name, pattern_regex, pretokenizer
 from . import rank_cache
 from .data import TokenizerData
 
@@ -308,6 +308,10 @@ def _read_sidecar(path: Path) -> dict:
         raise ValueError(f"{name}: version {obj.get('version')!r}, expected {SIDECAR_VERSION}")
     if not isinstance(obj.get("pat_str"), str) or not isinstance(obj.get("special_tokens"), dict):
         raise ValueError(f"{name}: needs a string 'pat_str' and an object 'special_tokens'")
+    try:
+        pretokenizer(obj["pat_str"])
+    except ValueError as e:
+        raise ValueError(f"{name}: pat_str: {e}") from None
     return obj
 
 
