@@ -131,10 +131,10 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
 
 
 def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
-    """The one tokenizer in ``folder``. Several files that give the same vocabulary and
-    merges (a Hugging Face download holds vocab.json + merges.txt and tokenizer.json) are
-    one tokenizer: the file that carries its pattern and special tokens is read. Several
-    that differ (or cannot be told apart) are an error naming them."""
+    """The one tokenizer in ``folder``. Several files that give the same tokenizer (see
+    ``_same``; a Hugging Face download holds vocab.json + merges.txt and tokenizer.json) are
+    one: the file that carries its pattern and the most special tokens is read. Several that
+    differ (or do not all load) are an error naming them."""
     found = _folder_candidates(folder)
     if not found:
         raise ValueError(
@@ -156,12 +156,26 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
             f"load (e.g. {folder / found[-1].name})"
         )
     gpt2 = {vocab for vocab, _ in _gpt2_pairs(folder)}
-    return next((d for f, d in zip(found, loaded) if f not in gpt2), loaded[0])
+
+    def says_most(entry: tuple[Path, TokenizerData]) -> tuple[bool, int]:
+        # GPT-2 files hold no pattern and mark no special token: any other file says more.
+        file, data = entry
+        return file not in gpt2, len(data.special_tokens)
+
+    return max(zip(found, loaded), key=says_most)[1]
 
 
 def _same(a: TokenizerData, b: TokenizerData) -> bool:
-    """Whether two records hold the same vocabulary and merges."""
-    return a.vocab == b.vocab and list(map(tuple, a.merges)) == list(map(tuple, b.merges))
+    """Whether two records hold the same merges and the same ordinary tokens under the same
+    ids. Special tokens may differ: a Hugging Face download's vocab.json leaves out the
+    added tokens its tokenizer.json holds."""
+    same_merges = list(map(tuple, a.merges)) == list(map(tuple, b.merges))
+    return same_merges and _ordinary(a) == _ordinary(b)
+
+
+def _ordinary(data: TokenizerData) -> dict[int, bytes]:
+    special_ids = set(data.special_tokens.values())
+    return {i: tok for i, tok in data.vocab.items() if i not in special_ids}
 
 
 def _check_pattern_agrees(data: TokenizerData, pattern: str | None, source: str) -> None:

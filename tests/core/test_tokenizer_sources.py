@@ -76,6 +76,13 @@ def test_the_same_tokenizer_in_two_formats_is_one_tokenizer(tmp_path):
     tok = Tokenizer.load(tmp_path)
     assert tok.pattern_name == "cl100k"
     assert tok.encode(TEXT) == cl100k.encode(TEXT)
+    # A download's vocab.json may leave out the added tokens tokenizer.json holds.
+    data = load_data("cl100k_base")
+    ordinary = {i: t for i, t in data.vocab.items() if i not in data.special_tokens.values()}
+    Tokenizer(ordinary, data.merges).save(tmp_path)
+    tok = Tokenizer.load(tmp_path)
+    assert tok.special_tokens == cl100k.special_tokens
+    assert tok.encode(TEXT) == cl100k.encode(TEXT)
 
 
 # ----------------------------------------------------------------- the tiktoken sidecar
