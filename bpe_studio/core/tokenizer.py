@@ -397,9 +397,8 @@ class Tokenizer:
         inferred = gpt2_format.infer_special_tokens(
             vocab, merges, also=given or (), files=(vocab_path, merges_path)
         )
-        tok = cls(vocab, merges, inferred if special_tokens is None else special_tokens, pattern)
-        tok.name = os.fspath(vocab_path)
-        return tok
+        specials = inferred if special_tokens is None else special_tokens
+        return cls(vocab, merges, specials, pattern)._named(vocab_path)
 
     @classmethod
     def from_data(
@@ -424,8 +423,9 @@ class Tokenizer:
         special_tokens: Mapping[str, int] | None = None,
     ) -> Tokenizer:
         """Load a tiktoken rank file (plain or ``.gz``): ids are its ranks, merges derived.
-        ``pattern`` and ``special_tokens`` default to the ``NAME.tiktoken.json`` beside the file (as
-        :meth:`save` writes it); without either, a missing pattern is an error."""
+        ``pattern`` and ``special_tokens`` default to the ``NAME.tiktoken.json`` beside the
+        file (as :meth:`save` writes it), or for OpenAI's own rank files to tiktoken's; without
+        either, a missing pattern is an error."""
         from .formats import read_tiktoken
 
         return cls.from_data(read_tiktoken(path, pattern, special_tokens))._named(path)

@@ -6,7 +6,7 @@ against a slow scan written here, and through each caller (counting, encode, spa
 from __future__ import annotations
 
 import pytest
-from core_helpers import EOT, SLICES, read_fixture
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
@@ -166,10 +166,15 @@ def _entry_points(tmp_path):
         "from_data": lambda specials: Tokenizer.from_data(load_data("gpt2"), specials),
         "load": lambda specials: Tokenizer.load("gpt2", special_tokens=specials),
         "count_text": lambda specials: count_text("a b", specials),
+        "from_files": lambda specials: Tokenizer.from_files(
+            FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", specials
+        ),
     }
 
 
-@pytest.mark.parametrize("where", ["train_bpe", "Tokenizer", "from_data", "load", "count_text"])
+@pytest.mark.parametrize(
+    "where", ["train_bpe", "Tokenizer", "from_data", "load", "count_text", "from_files"]
+)
 def test_a_bare_string_is_refused_everywhere_special_tokens_are_taken(tmp_path, where):
     _, calls = _entry_points(tmp_path)
     with pytest.raises(TypeError, match=r"list of strings, not the str .*\['<\|endoftext\|>'\]"):
