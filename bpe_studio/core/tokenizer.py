@@ -914,6 +914,10 @@ class Tokenizer:
         encoded as special tokens, and one of ``disallowed_special`` in the text (by default
         every special token not allowed) raises ValueError.
 
+        >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"])
+        >>> tok.encode("a<s>"), tok.encode("a<s>", disallowed_special=())
+        ([97, 256], [97, 60, 115, 62])
+
         Surrogates are encoded as tiktoken encodes them: a surrogate pair as the character
         it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
         _check_text(text, "encode")
