@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..core import Tokenizer
+from ..core.formats.tiktoken_file import sidecar_name
 from ..core.presets import PRESETS
 from ..core.tokenizer_files import DEFAULT_NAME
 from .output import CliError, check_out_dir, os_error_message
@@ -26,7 +27,7 @@ def files_for(fmt: str, name: str = DEFAULT_NAME) -> tuple[str, ...]:
         return ("vocab.json", "merges.txt")
     if fmt == "hf":
         return ("tokenizer.json",)
-    return (f"{name}.tiktoken", f"{name}.json")
+    return (f"{name}.tiktoken", sidecar_name(name))
 
 
 def tiktoken_name(source: str, name: str | None) -> str:

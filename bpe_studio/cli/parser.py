@@ -117,7 +117,7 @@ def _add_tokenizer(command: argparse.ArgumentParser) -> None:
 
 SOURCE_PATTERN_HELP = (
     f"pre-tokenization pattern ({PATTERN_NAMES} or a regex) for sources that carry none: "
-    "GPT-2 files (default gpt2) and a .tiktoken file without its NAME.json beside it. "
+    "GPT-2 files (default gpt2) and a .tiktoken file without its NAME.tiktoken.json beside it. "
     "A tokenizer.json or a preset keeps its own, and a different one is an error"
 )
 
@@ -169,7 +169,8 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         train,
         "--format",
         "files to write: gpt2 (vocab.json + merges.txt; they hold no pattern), hf "
-        "(tokenizer.json) or tiktoken (tokenizer.tiktoken + tokenizer.json); default: gpt2",
+        "(tokenizer.json) or tiktoken (tokenizer.tiktoken + tokenizer.tiktoken.json); "
+        "default: gpt2",
         default="gpt2",
     )
     train.add_argument(
@@ -206,7 +207,7 @@ def _add_decode(sub: argparse._SubParsersAction) -> None:
     _add_tokenizer(dec)
     _add_pattern(
         dec,
-        "pattern for a .tiktoken file without its NAME.json; decoding does not use it, so "
+        "pattern for a .tiktoken file without its NAME.tiktoken.json; decoding does not use it, so "
         "any name will do",
         None,
     )
@@ -223,7 +224,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         "--to",
         "gpt2: vocab.json + merges.txt (these hold no pattern: load them with --pattern "
         "unless it is gpt2); hf: tokenizer.json for Hugging Face tokenizers; tiktoken: "
-        "NAME.tiktoken + NAME.json (pattern and special tokens)",
+        "NAME.tiktoken + NAME.tiktoken.json (pattern and special tokens)",
         required=True,
     )
     conv.add_argument(

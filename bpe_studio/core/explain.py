@@ -21,6 +21,7 @@ from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
 from .tokenizer import Tokenizer
+from .vocab import missing_id
 
 _ID_MASK = (1 << 32) - 1
 
@@ -101,9 +102,7 @@ def _check_id(tokenizer: Tokenizer, token_id: int, caller: str) -> int:
         raise TypeError(f"{caller}: token_id must be an int, got {token_id!r}")
     token_id = int(token_id)
     if token_id not in vocab:
-        raise ValueError(
-            f"{caller}: unknown token id {token_id}; the vocabulary has ids 0..{max(vocab)}"
-        )
+        raise ValueError(f"{caller}: unknown token id {token_id}: {missing_id(token_id, vocab)}")
     return token_id
 
 

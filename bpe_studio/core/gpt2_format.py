@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .atomic import atomic_write_text, output_dir
+from .specials import looks_special, validate_special_tokens
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -169,16 +170,43 @@ def save_files(
 
 
 def infer_special_tokens(
-    vocab: Mapping[int, bytes], merges: Iterable[tuple[bytes, bytes]]
+    vocab: Mapping[int, bytes],
+    merges: Iterable[tuple[bytes, bytes]],
+    also: Iterable[str] = (),
+    files: tuple[str | os.PathLike, str | os.PathLike] = ("vocab.json", "merges.txt"),
 ) -> list[str]:
-    """Vocabulary entries that are neither a single byte nor made by a merge, in id order:
-    these can only be special tokens (GPT-2's files give ``["<|endoftext|>"]``)."""
+    """The special tokens of a GPT-2-format vocabulary: the entries that are neither a
+    single byte nor made by a merge, in id order (GPT-2's files give ``["<|endoftext|>"]``),
+    ``also`` (the special tokens the caller names) left out.
+
+    Such an entry is taken for a special token only when it looks like one (``<...>`` or
+    ``[...]``, ``specials.looks_special``) or is in ``also``. Any other means the merges do
+    not explain the vocabulary (a merges file cut short, or one of another vocabulary):
+    TokenizerFileError naming both ``files`` (vocabulary, merges), how many entries and the
+    first few.
+    """
     made = {a + b for a, b in merges}
-    found = []
-    for _, tok in sorted(vocab.items()):
-        if len(tok) > 1 and tok not in made:
-            try:
-                found.append(tok.decode("utf-8"))
-            except UnicodeDecodeError:
-                continue
+    named = {s.encode("utf-8") for s in validate_special_tokens(also)}
+    found: list[str] = []
+    strangers: list[tuple[int, bytes]] = []
+    for idx, tok in sorted(vocab.items()):
+        if len(tok) < 2 or tok in made or tok in named:
+            continue
+        try:
+            text = tok.decode("utf-8")
+        except UnicodeDecodeError:
+            text = ""
+        if looks_special(text):
+            found.append(text)
+        else:
+            strangers.append((idx, tok))
+    if strangers:
+        vocab_name, merges_name = os.fspath(files[0]), os.fspath(files[1])
+        shown = ", ".join(f"{encode_token(tok)!r} (id {idx})" for idx, tok in strangers[:3])
+        raise TokenizerFileError(
+            f"{vocab_name}: {len(strangers):,} token(s) are made by no merge in {merges_name} "
+            f"and do not look like special tokens (<...> or [...]), e.g. {shown}: the merges "
+            "file is cut short or belongs to another vocabulary (special tokens of another "
+            "form must be named: special_tokens=[...], or --special-token)"
+        )
     return found

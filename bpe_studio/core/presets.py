@@ -66,6 +66,22 @@ def _gpt2_data(special_tokens: dict[str, int]) -> TokenizerData:
     return TokenizerData(vocab, merges, dict(special_tokens), "gpt2")
 
 
+def _check_name(name: str) -> None:
+    if name not in _PRESETS:
+        raise ValueError(f"unknown preset {name!r}; the presets are {', '.join(PRESETS)}")
+
+
+def preset_settings(name: str) -> tuple[str, dict[str, int]]:
+    """The pattern name and the special tokens (token -> id) of the preset ``name``.
+
+    >>> preset_settings("o200k_base")
+    ('o200k', {'<|endoftext|>': 199999, '<|endofprompt|>': 200018})
+    """
+    _check_name(name)
+    pattern, special_tokens = _PRESETS[name]
+    return pattern, dict(special_tokens)
+
+
 def preset_data(name: str) -> TokenizerData:
     """The shipped tokenizer ``name`` (one of :data:`PRESETS`) with its real special tokens.
 
@@ -73,9 +89,7 @@ def preset_data(name: str) -> TokenizerData:
     >>> len(data.vocab), len(data.merges), data.special_tokens, data.pattern
     (50257, 50000, {'<|endoftext|>': 50256}, 'gpt2')
     """
-    if name not in _PRESETS:
-        raise ValueError(f"unknown preset {name!r}; the presets are {', '.join(PRESETS)}")
-    pattern, special_tokens = _PRESETS[name]
+    pattern, special_tokens = preset_settings(name)
     if name == "gpt2":
         data = _gpt2_data(special_tokens)
     else:

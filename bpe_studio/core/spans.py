@@ -26,6 +26,7 @@ from .boundaries import text_cuts
 from .pattern import pretokenizer
 from .surrogates import replace_surrogates
 from .tokenizer import Tokenizer, TokenSpan
+from .vocab import missing_id
 
 PIECE_CHARS = 1 << 15
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
@@ -217,10 +218,9 @@ def decoded_spans(
             return None
         token = vocab.get(token_id)
         if token is None:
-            top = max(vocab)
             raise ValueError(
-                f"unknown token id {token_id:,} (item {i + 1:,} of {n:,}): this tokenizer "
-                f"has ids 0..{top:,}"
+                f"unknown token id {token_id:,} (item {i + 1:,} of {n:,}): "
+                f"{missing_id(token_id, vocab)}"
             )
         pending_before = len(decoder.getstate()[0])
         out = decoder.decode(token)

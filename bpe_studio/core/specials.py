@@ -18,10 +18,41 @@ import regex
 
 # The special token a new training run gets unless told otherwise, in the app and the CLI.
 DEFAULT_SPECIAL_TOKEN = "<|endoftext|>"
+# The forms of the special tokens in use: "<|endoftext|>", "<|im_start|>", "<s>", "</s>",
+# "<pad>" (angle brackets); "[CLS]", "[SEP]", "[unused0]" (square brackets); no whitespace
+# inside. Where a file gives no list, only vocabulary entries of these forms are taken for
+# special tokens (``gpt2_format.infer_special_tokens``).
+_LOOKS_SPECIAL = regex.compile(r"<[^\s<>]+>|\[[^\s\[\]]+\]")
+
+
+def looks_special(token: str) -> bool:
+    """Whether ``token`` has the form of a special token: ``<...>`` or ``[...]`` with no
+    whitespace inside.
+
+    >>> looks_special("<|endoftext|>"), looks_special("[CLS]"), looks_special("ment")
+    (True, True, False)
+    """
+    return _LOOKS_SPECIAL.fullmatch(token) is not None
 
 
 def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
-    """Return the special tokens in the given order with duplicates dropped; reject empty ones."""
+    """Return the special tokens in the given order with duplicates dropped; reject empty ones.
+
+    Every entry point that takes special tokens (training, ``Tokenizer``, loading) comes
+    through here. A bare string is refused rather than read as one token per character:
+
+    >>> validate_special_tokens("<s>")
+    Traceback (most recent call last):
+    ...
+    TypeError: special tokens must be a list of strings, not the str '<s>' (write ['<s>'])
+    """
+    if isinstance(special_tokens, (str, bytes, bytearray)):
+        shown = repr(special_tokens)[:60]
+        hint = f" (write [{shown}])" if isinstance(special_tokens, str) else ""
+        raise TypeError(
+            f"special tokens must be a list of strings, not the {type(special_tokens).__name__} "
+            f"{shown}{hint}"
+        )
     seen: dict[str, None] = {}
     for tok in special_tokens or ():
         if not isinstance(tok, str):

@@ -17,18 +17,20 @@ import operator
 import os
 import struct
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 from functools import cached_property
 from itertools import compress, repeat
 from numbers import Integral
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from . import fast_split, gpt2_format, pattern
 from .boundaries import CutRules, cut_rules
 from .pattern import pretokenizer
-from .specials import Specials
+from .specials import Specials, validate_special_tokens
 from .surrogates import original_offsets, replace_surrogates
+from .vocab import missing_id
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -156,11 +158,31 @@ def _unpack(packed: bytes) -> list[int]:
     return array(_PACKED, packed).tolist()
 
 
-def _is_known(token_id: object, vocab: Mapping[int, bytes]) -> bool:
-    try:
-        return token_id in vocab
-    except TypeError:  # unhashable
-        return False
+_INT = frozenset({int})
+
+
+def _check_ids(ids: Iterable[object], types: set[type]) -> None:
+    """TypeError naming the first id that is not an int (``1.0``, ``"7"``, ``True``);
+    ``types`` are the ids' types (each is looked at once)."""
+    wrong = {t for t in types if issubclass(t, bool) or not issubclass(t, Integral)}
+    if wrong:
+        bad = next(i for i in ids if type(i) in wrong)
+        raise TypeError(f"token ids must be ints, got {bad!r} ({type(bad).__name__})")
+
+
+def _check_text(text: object, where: str) -> None:
+    """TypeError unless ``text`` is a str (bytes are not decoded on a guess)."""
+    if not isinstance(text, str):
+        hint = ""
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            hint = " (decode the bytes first, e.g. data.decode('utf-8'))"
+        raise TypeError(f"{where} takes a str, not {type(text).__name__}{hint}")
+
+
+def _check_batch(texts: object, where: str) -> None:
+    """TypeError for one text given where a list of texts is expected."""
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(f"{where} takes a list of texts, not one {type(texts).__name__}")
 
 
 class TokenSpan(NamedTuple):
@@ -274,6 +296,10 @@ class Tokenizer:
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
         self._char: CharBpe | None = None  # built with the batch merger, on first use
         self._cuts: CharCuts | None = None  # built on first use
+        # The special tokens matched for each set that ``encode(allowed_special=...)`` allows.
+        self._allowed: dict[frozenset[str], Specials] = {}
+        # What the tokenizer was loaded from (a preset's name, a file), for ``repr``.
+        self.name: str | None = None
 
     def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
         """Ids of listed special tokens: their token's id, or for one missing from the
@@ -359,13 +385,20 @@ class Tokenizer:
         special_tokens: Iterable[str] | Mapping[str, int] | None = None,
         pattern: str = "gpt2",
     ) -> Tokenizer:
-        """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included)."""
-        return cls(
-            gpt2_format.load_vocab(vocab_path),
-            gpt2_format.load_merges(merges_path),
-            special_tokens,
-            pattern,
+        """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included).
+
+        ``special_tokens``: the tokenizer's special tokens; when None, the vocabulary entries
+        no merge makes, which must look like special tokens (``<...>``, ``[...]``): GPT-2's
+        files give ``["<|endoftext|>"]``. Either way an entry no merge makes that is neither
+        given nor of that form is an error naming both files (a merges file cut short).
+        """
+        vocab, merges = gpt2_format.load_files(vocab_path, merges_path)
+        given = list(special_tokens) if isinstance(special_tokens, Mapping) else special_tokens
+        inferred = gpt2_format.infer_special_tokens(
+            vocab, merges, also=given or (), files=(vocab_path, merges_path)
         )
+        specials = inferred if special_tokens is None else special_tokens
+        return cls(vocab, merges, specials, pattern)._named(vocab_path)
 
     @classmethod
     def from_data(
@@ -390,18 +423,19 @@ class Tokenizer:
         special_tokens: Mapping[str, int] | None = None,
     ) -> Tokenizer:
         """Load a tiktoken rank file (plain or ``.gz``): ids are its ranks, merges derived.
-        ``pattern`` and ``special_tokens`` default to the ``NAME.json`` beside the file (as
-        :meth:`save` writes it); without either, a missing pattern is an error."""
+        ``pattern`` and ``special_tokens`` default to the ``NAME.tiktoken.json`` beside the
+        file (as :meth:`save` writes it), or for OpenAI's own rank files to tiktoken's; without
+        either, a missing pattern is an error."""
         from .formats import read_tiktoken
 
-        return cls.from_data(read_tiktoken(path, pattern, special_tokens))
+        return cls.from_data(read_tiktoken(path, pattern, special_tokens))._named(path)
 
     @classmethod
     def from_hf(cls, path: str | os.PathLike) -> Tokenizer:
         """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer."""
         from .formats import read_hf
 
-        return cls.from_data(read_hf(path))
+        return cls.from_data(read_hf(path))._named(path)
 
     @classmethod
     def preset(cls, name: str) -> Tokenizer:
@@ -409,22 +443,35 @@ class Tokenizer:
         (``presets.PRESETS``), with its real special tokens. Unknown names: ValueError."""
         from .presets import preset_data
 
-        tok = cls.from_data(preset_data(name))
+        tok = cls.from_data(preset_data(name))._named(name)
         # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
         # at once when it is loaded rather than at its first long text.
         tok._prepare_merging()
         return tok
 
     @classmethod
-    def load(cls, source: str | os.PathLike, pattern: str | None = None) -> Tokenizer:
+    def load(
+        cls,
+        source: str | os.PathLike,
+        pattern: str | None = None,
+        special_tokens: Iterable[str] | None = None,
+    ) -> Tokenizer:
         """A tokenizer from any source the app and the command line accept: a GPT-2 directory
         (``vocab.json`` + ``merges.txt``, or GPT-2's ``gpt2_vocab.json`` +
         ``gpt2_merges.txt``), a ``tokenizer.json``, a ``.tiktoken`` file (plain or ``.gz``;
-        ``pattern`` needed unless its ``NAME.json`` is beside it) or a preset name. Raises
-        ValueError or FileNotFoundError with one line naming the source."""
+        ``pattern`` needed unless its ``NAME.tiktoken.json`` is beside it or it is one of
+        OpenAI's), a directory holding one of these, or a preset name. ``special_tokens``:
+        vocabulary entries to treat as special tokens besides the source's own (see
+        ``tokenizer_files.load_data``). Raises ValueError or FileNotFoundError with one line
+        naming the source."""
         from .tokenizer_files import load_data
 
-        return cls.from_data(load_data(source, pattern))
+        return cls.from_data(load_data(source, pattern, special_tokens))._named(source)
+
+    def _named(self, source: str | os.PathLike) -> Tokenizer:
+        """This tokenizer, named for what it was loaded from (``name``, shown by ``repr``)."""
+        self.name = os.fspath(source)
+        return self
 
     def to_data(self) -> TokenizerData:
         """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
@@ -440,7 +487,7 @@ class Tokenizer:
     ) -> list[Path]:
         """Write the tokenizer into ``directory`` (created if needed), each file atomically:
         ``format="gpt2"``: ``vocab.json`` + ``merges.txt``; ``"hf"``: ``tokenizer.json``;
-        ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.json`` (``name`` defaults to
+        ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json`` (``name`` defaults to
         "tokenizer"). Returns the paths written. A format that cannot hold this tokenizer
         exactly raises ValueError naming the file."""
         from .tokenizer_files import save_data
@@ -817,31 +864,84 @@ class Tokenizer:
         self._ensure_cached(set(pieces))
         out += _unpack(b"".join(map(cache.__getitem__, pieces)))
 
-    def encode(self, text: str) -> list[int]:
+    def _specials_for(
+        self,
+        text: str,
+        allowed_special: AbstractSet[str] | Literal["all"] | None,
+        disallowed_special: Collection[str] | Literal["all"] | None,
+    ) -> Specials:
+        """The special tokens ``encode`` matches in ``text``: all of this tokenizer's when
+        neither argument is given. Else tiktoken's rules: those in ``allowed_special`` ("all",
+        or a set; default none; others than this tokenizer's are ignored, as tiktoken does);
+        and a string of ``disallowed_special`` ("all", the default: every special token not
+        allowed; or a collection of strings) found in ``text`` raises ValueError naming it."""
+        if allowed_special is None and disallowed_special is None:
+            return self.specials
+        ours = self.specials.tokens
+        allowed = set(
+            ours if allowed_special == "all" else validate_special_tokens(allowed_special)
+        )
+        if disallowed_special is None or disallowed_special == "all":
+            disallowed = [t for t in ours if t not in allowed]
+        else:
+            disallowed = validate_special_tokens(disallowed_special)
+        found = Specials.of(disallowed).regex
+        hit = found.search(text) if found is not None else None
+        if hit is not None:
+            raise ValueError(
+                f"text holds {hit.group()!r} at character {hit.start()}, a special token not "
+                f'allowed here: pass allowed_special={{{hit.group()!r}}} (or "all") to encode '
+                "it as a special token, or disallowed_special=() to encode it as ordinary text"
+            )
+        key = frozenset(allowed.intersection(ours))
+        specials = self._allowed.get(key)
+        if specials is None:
+            specials = self._allowed[key] = Specials.of([t for t in ours if t in key])
+        return specials
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+    ) -> list[int]:
         """Token ids of ``text``; special tokens in it map to their own ids.
+
+        With neither keyword, every special token of this tokenizer found in ``text`` is
+        encoded as that special token (CS336's ``encode``). Given either, ``encode`` follows
+        tiktoken's ``Encoding.encode`` (see ``_specials_for``): only ``allowed_special`` are
+        encoded as special tokens, and one of ``disallowed_special`` in the text (by default
+        every special token not allowed) raises ValueError.
+
+        >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<s>"])
+        >>> tok.encode("a<s>"), tok.encode("a<s>", disallowed_special=())
+        ([97, 256], [97, 60, 115, 62])
 
         Surrogates are encoded as tiktoken encodes them: a surrogate pair as the character
         it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
+        _check_text(text, "encode")
+        specials = self._specials_for(text, allowed_special, disallowed_special)
         # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
         # keeps ordinary text free of a scan for them.
         if len(text) < BULK_TEXT:
-            return self._encode_checked(text)
+            return self._encode_checked(text, specials)
         # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
         # allocations would set the collector off again and again over the new objects.
         with _cyclic_gc_paused():
-            return self._encode_checked(text)
+            return self._encode_checked(text, specials)
 
-    def _encode_checked(self, text: str) -> list[int]:
+    def _encode_checked(self, text: str, specials: Specials) -> list[int]:
         try:
-            return self._encode(text)
+            return self._encode(text, specials)
         except UnicodeEncodeError:
-            return self._encode(replace_surrogates(text))
+            return self._encode(replace_surrogates(text), specials)
 
-    def _segments(self, text: str) -> list[tuple[list[str], str | None]]:
-        """The pre-tokens of each stretch of ``text`` between special tokens, each with the
-        special token after it (None at the end)."""
+    def _segments(self, text: str, specials: Specials) -> list[tuple[list[str], str | None]]:
+        """The pre-tokens of each stretch of ``text`` between the special tokens ``specials``
+        matches, each with the special token after it (None at the end)."""
         findall = self._findall
-        stretches = list(self.specials.segments(text))
+        stretches = list(specials.segments(text))
         bulk = len(text) >= BULK_TEXT
         if bulk and self._pre.name == "gpt2":
             # subtle: the fast split patterns are otherwise built only for one long stretch;
@@ -857,14 +957,15 @@ class Tokenizer:
             pattern.prepare()
         fast_split.prepare(self._pre.name)
 
-    def _encode(self, text: str) -> list[int]:
-        return _unpack(self._encode_packed(text))
+    def _encode(self, text: str, specials: Specials) -> list[int]:
+        return _unpack(self._encode_packed(text, specials))
 
-    def _encode_packed(self, text: str) -> bytes:
-        """The ids of ``text``, packed (see ``_PACKED``)."""
+    def _encode_packed(self, text: str, specials: Specials) -> bytes:
+        """The ids of ``text``, packed (see ``_PACKED``), the special tokens ``specials``
+        matches encoded as such."""
         # The pre-tokens of every segment are merged together: a corpus of short documents
         # between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``).
-        segments = self._segments(text)
+        segments = self._segments(text, specials)
         self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         cache = self._cache
         if len(segments) == 1:
@@ -880,6 +981,7 @@ class Tokenizer:
         """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
         Python list of ids: the pre-tokens' cached ids (packed bytes) are joined.
         Surrogates are encoded as ``encode`` does."""
+        _check_text(text, "encode_array")
         with _cyclic_gc_paused():  # as in encode
             try:
                 return self._encode_array(text, dtype)
@@ -891,7 +993,7 @@ class Tokenizer:
 
         if np.dtype(dtype).name not in ("uint16", "uint32"):
             raise ValueError(f"encode_array: dtype {dtype!r} is not uint16 or uint32")
-        ids = np.frombuffer(self._encode_packed(text), dtype=f"={_PACKED}")
+        ids = np.frombuffer(self._encode_packed(text, self.specials), dtype=f"={_PACKED}")
         return ids if np.dtype(dtype) == ids.dtype else ids.astype(dtype)
 
     def _encode_decided(self, buf: str, out: list[int]) -> int:
@@ -964,6 +1066,7 @@ class Tokenizer:
 
         Surrogates are encoded as ``encode`` does; the span of a surrogate pair's character
         covers both of its surrogates in ``text``."""
+        _check_text(text, "spans")
         try:
             return self._spans(text)
         except UnicodeEncodeError:
@@ -1015,19 +1118,95 @@ class Tokenizer:
 
     # -------------------------------------------------------------- decoding
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes of ``ids``, concatenated; an id not in the vocabulary raises ValueError."""
+        """The bytes of ``ids``, concatenated. An id that is not an int (``1.0``, ``"7"``)
+        raises TypeError, one not in the vocabulary ValueError naming the ids it has."""
         vocab = self.vocab
         if not isinstance(ids, (list, tuple)):
-            ids = list(ids)
+            # A NumPy array's tolist() gives Python ints (or floats, refused below).
+            tolist = getattr(ids, "tolist", None)
+            ids = tolist() if callable(tolist) else list(ids)
+        # subtle: checked before the lookup, which 1.0 would pass (it hashes as 1).
+        types = set(map(type, ids))
+        if not _INT.issuperset(types):
+            _check_ids(ids, types)
         try:
             return b"".join([vocab[i] for i in ids])
-        except (KeyError, TypeError):
-            bad = next(i for i in ids if not _is_known(i, vocab))
-            shown = int(bad) if isinstance(bad, Integral) else repr(bad)
-            raise ValueError(
-                f"unknown token id {shown}: the vocabulary has ids 0..{max(vocab)}"
-            ) from None
+        except KeyError:
+            bad = int(next(i for i in ids if i not in vocab))
+            raise ValueError(f"unknown token id {bad}: {missing_id(bad, vocab)}") from None
 
     def decode(self, ids: Iterable[int]) -> str:
         """Text of ``ids``; byte sequences that are not valid UTF-8 become U+FFFD."""
         return self.decode_bytes(ids).decode("utf-8", errors="replace")
+
+    # ------------------------------------------ tiktoken's and Hugging Face's names
+    # For code written against tiktoken's Encoding or a Hugging Face tokenizer: thin names
+    # over encode and decode. subtle: ``encode(text)`` alone keeps CS336's meaning (every
+    # special token of the tokenizer is one); tiktoken's needs a keyword (see ``encode``).
+    @property
+    def n_vocab(self) -> int:
+        """The largest id + 1, as tiktoken's ``n_vocab`` (cl100k_base: 100277, though ids
+        100256 and 100261..100275 hold no token; ``len(tok)`` counts tokens)."""
+        return self.max_token_value + 1
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id (tiktoken's ``max_token_value``)."""
+        return max(self.vocab)
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special tokens as a set (tiktoken's ``special_tokens_set``)."""
+        return set(self.special_tokens)
+
+    def __len__(self) -> int:
+        """The number of tokens, special tokens included (Hugging Face's ``len(tokenizer)``)."""
+        return len(self.vocab)
+
+    def __repr__(self) -> str:
+        specials = self.special_tokens
+        shown = ", ".join(map(repr, specials[:4]))
+        if len(specials) > 4:
+            shown += f", ... ({len(specials)} in all)"
+        named = f" {self.name!r}:" if self.name else ""
+        return (
+            f"<Tokenizer{named} {len(self.vocab):,} tokens, {len(self.merges):,} merges, "
+            f"pattern {self.pattern_name or 'custom'}, special tokens [{shown}]>"
+        )
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The ids of ``text`` with any special token in it encoded as ordinary text
+        (tiktoken's ``encode_ordinary``)."""
+        return self.encode(text, disallowed_special=())
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+    ) -> list[list[int]]:
+        """``encode`` of each text, in this thread (tiktoken's ``encode_batch``)."""
+        _check_batch(texts, "encode_batch")
+        return [
+            self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special)
+            for t in texts
+        ]
+
+    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``)."""
+        _check_batch(texts, "encode_ordinary_batch")
+        return [self.encode_ordinary(t) for t in texts]
+
+    def decode_batch(self, batch: Iterable[Iterable[int]]) -> list[str]:
+        """``decode`` of each list of ids (tiktoken's ``decode_batch``)."""
+        return [self.decode(ids) for ids in batch]
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token (tiktoken's ``decode_single_token_bytes``; an unknown id
+        raises ValueError, as ``decode`` does, where tiktoken raises KeyError)."""
+        return self.decode_bytes([token])
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """The bytes of each token (tiktoken's ``decode_tokens_bytes``)."""
+        return [self.decode_single_token_bytes(t) for t in tokens]

@@ -2,7 +2,8 @@
 
 What it does: :func:`load_data` tells what a source is (a preset name, a GPT-2 directory or
 a GPT-2 ``vocab.json`` named directly, a ``tokenizer.json``, a ``.tiktoken`` rank file or the
-directory holding ``tokenizer.tiktoken``) and reads it into a ``TokenizerData``;
+directory holding one; a directory holding two tokenizers is an error) and reads it into a
+``TokenizerData``;
 :func:`save_data` writes one in a named format. ``Tokenizer.load`` / ``Tokenizer.save`` (and
 through them the command line and the app) use these, so every caller accepts the same
 sources and gives the same one-line errors. What it leaves out: the formats' details
@@ -12,21 +13,23 @@ sources and gives the same one-line errors. What it leaves out: the formats' det
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from . import gpt2_format
 from .formats import read_hf, read_tiktoken, write_hf, write_tiktoken
 from .formats.data import TokenizerData
+from .formats.tiktoken_file import SIDECAR_SUFFIX, sidecar_beside
 from .pattern import pattern_name, pretokenizer
 from .presets import PRESETS, preset_data
+from .specials import validate_special_tokens
 
 FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
 DEFAULT_NAME = "tokenizer"
 # File names of a GPT-2-format directory: ours (and Hugging Face's), then GPT-2's own.
 GPT2_FILE_NAMES = (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt"))
 _TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
-
-
 _VOCAB_SUFFIX = "vocab.json"
 
 
@@ -37,24 +40,30 @@ def _what_is_accepted() -> str:
     )
 
 
-def _gpt2_files(vocab_path: Path, merges_path: Path, pattern: str | None) -> TokenizerData:
-    # load_files checks the pair agrees, naming the merges file and line if not.
+def _gpt2_files(
+    vocab_path: Path, merges_path: Path, pattern: str | None, extra: Sequence[str]
+) -> TokenizerData:
+    # load_files checks the pair agrees, naming the merges file and line if not;
+    # infer_special_tokens that the merges explain the vocabulary, naming both files if not.
     vocab, merges = gpt2_format.load_files(vocab_path, merges_path)
+    inferred = gpt2_format.infer_special_tokens(
+        vocab, merges, also=extra, files=(vocab_path, merges_path)
+    )
     inverse = {tok: idx for idx, tok in sorted(vocab.items(), reverse=True)}
-    specials = {
-        s: inverse[s.encode("utf-8")] for s in gpt2_format.infer_special_tokens(vocab, merges)
-    }
+    specials = {s: inverse[s.encode("utf-8")] for s in inferred}
     return TokenizerData(vocab, merges, specials, pattern or "gpt2")
 
 
 def gpt2_dir_files(folder: Path) -> tuple[Path, Path] | None:
     """The GPT-2 vocabulary and merges files in ``folder`` (ours first, then GPT-2's own
     names), or None when it holds neither pair."""
-    for vocab_name, merges_name in GPT2_FILE_NAMES:
-        vocab_path, merges_path = folder / vocab_name, folder / merges_name
-        if vocab_path.is_file() and merges_path.is_file():
-            return vocab_path, merges_path
-    return None
+    pairs = _gpt2_pairs(folder)
+    return pairs[0] if pairs else None
+
+
+def _gpt2_pairs(folder: Path) -> list[tuple[Path, Path]]:
+    pairs = [(folder / v, folder / m) for v, m in GPT2_FILE_NAMES]
+    return [(v, m) for v, m in pairs if v.is_file() and m.is_file()]
 
 
 def _merges_beside(vocab_path: Path) -> Path:
@@ -63,25 +72,110 @@ def _merges_beside(vocab_path: Path) -> Path:
     return vocab_path.with_name(vocab_path.name[: -len(_VOCAB_SUFFIX)] + "merges.txt")
 
 
-def _gpt2_vocab_file(path: Path, pattern: str | None) -> TokenizerData:
+def _gpt2_vocab_file(path: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
     merges_path = _merges_beside(path)
     if not merges_path.is_file():
         raise ValueError(
             f"{path}: a GPT-2 vocabulary needs its merges file beside it, "
             f"{merges_path.name}, which is not there"
         )
-    return _gpt2_files(path, merges_path, pattern)
+    return _gpt2_files(path, merges_path, pattern, extra)
 
 
-def _tiktoken_in(folder: Path) -> Path | None:
-    """``tokenizer.tiktoken`` (or ``.gz``) in a folder: its ``tokenizer.json`` beside it is
-    then the rank file's pattern and special tokens (as ``save(format="tiktoken")`` writes
-    them), not a Hugging Face file."""
+def _rank_file_of_sidecar(path: Path) -> Path:
+    """The rank file ``NAME.tiktoken`` (or ``.gz``) a sidecar ``NAME.tiktoken.json`` goes with."""
+    stem = path.name[: -len(SIDECAR_SUFFIX)]
     for suffix in _TIKTOKEN_SUFFIXES:
-        rank_file = folder / f"{DEFAULT_NAME}{suffix}"
-        if rank_file.is_file():
+        if (rank_file := path.with_name(stem + suffix)).is_file():
             return rank_file
-    return None
+    raise ValueError(f"{path}: the sidecar of {stem}.tiktoken, which is not beside it")
+
+
+def _folder_candidates(folder: Path) -> list[Path]:
+    """Each tokenizer in ``folder``, named by the file that stands for it: a GPT-2 pair's
+    vocabulary, a rank file, or a ``tokenizer.json`` that is no rank file's sidecar."""
+    found: list[Path] = [vocab for vocab, _ in _gpt2_pairs(folder)]
+    rank_files = sorted(
+        p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(_TIKTOKEN_SUFFIXES)
+    )
+    found += rank_files
+    sidecars = {sidecar_beside(p) for p in rank_files}
+    hf = folder / "tokenizer.json"
+    if hf.is_file() and hf not in sidecars:
+        found.append(hf)
+    return found
+
+
+def _describe(folder: Path, file: Path) -> str:
+    pairs = dict(_gpt2_pairs(folder))
+    return f"{file.name} + {pairs[file].name}" if file in pairs else file.name
+
+
+def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
+    """The tokenizer in the file ``path``, by its name; a file that names its own pattern
+    keeps it (checked by the caller)."""
+    # subtle: a Hugging Face file is "tokenizer.json"; "vocab.json" is never one, so a file
+    # ending in vocab.json is read as GPT-2's vocabulary rather than handed to the HF reader.
+    lower = path.name.lower()
+    if lower.endswith(_VOCAB_SUFFIX):
+        return _gpt2_vocab_file(path, pattern, extra)
+    if lower.endswith(SIDECAR_SUFFIX):
+        return read_tiktoken(_rank_file_of_sidecar(path), pattern)
+    if lower.endswith(_TIKTOKEN_SUFFIXES):
+        return read_tiktoken(path, pattern)
+    if lower.endswith(".json"):
+        return read_hf(path)
+    raise ValueError(
+        f"{path}: cannot tell the format from the name (expected {_what_is_accepted()})"
+    )
+
+
+def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
+    """The one tokenizer in ``folder``. Several files that give the same tokenizer (see
+    ``_same``; a Hugging Face download holds vocab.json + merges.txt and tokenizer.json) are
+    one: the file that carries its pattern and the most special tokens is read. Several that
+    differ (or do not all load) are an error naming them."""
+    found = _folder_candidates(folder)
+    if not found:
+        raise ValueError(
+            f"{folder}: a directory without vocab.json + merges.txt, gpt2_vocab.json + "
+            f"gpt2_merges.txt, a NAME.tiktoken rank file or tokenizer.json"
+        )
+    if len(found) == 1:
+        return _load_file(found[0], pattern, extra)
+    loaded: list[TokenizerData] = []
+    for file in found:
+        try:
+            loaded.append(_load_file(file, pattern, extra))
+        except ValueError:
+            break
+    if len(loaded) < len(found) or not all(_same(loaded[0], d) for d in loaded[1:]):
+        names = ", ".join(_describe(folder, f) for f in found)
+        raise ValueError(
+            f"{folder}: holds {len(found)} tokenizers ({names}), not one; name the file to "
+            f"load (e.g. {folder / found[-1].name})"
+        )
+    gpt2 = {vocab for vocab, _ in _gpt2_pairs(folder)}
+
+    def says_most(entry: tuple[Path, TokenizerData]) -> tuple[bool, int]:
+        # GPT-2 files hold no pattern and mark no special token: any other file says more.
+        file, data = entry
+        return file not in gpt2, len(data.special_tokens)
+
+    return max(zip(found, loaded), key=says_most)[1]
+
+
+def _same(a: TokenizerData, b: TokenizerData) -> bool:
+    """Whether two records hold the same merges and the same ordinary tokens under the same
+    ids. Special tokens may differ: a Hugging Face download's vocab.json leaves out the
+    added tokens its tokenizer.json holds."""
+    same_merges = list(map(tuple, a.merges)) == list(map(tuple, b.merges))
+    return same_merges and _ordinary(a) == _ordinary(b)
+
+
+def _ordinary(data: TokenizerData) -> dict[int, bytes]:
+    special_ids = set(data.special_tokens.values())
+    return {i: tok for i, tok in data.vocab.items() if i not in special_ids}
 
 
 def _check_pattern_agrees(data: TokenizerData, pattern: str | None, source: str) -> None:
@@ -93,56 +187,66 @@ def _check_pattern_agrees(data: TokenizerData, pattern: str | None, source: str)
         )
 
 
-def load_data(source: str | os.PathLike[str], pattern: str | None = None) -> TokenizerData:
+def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> TokenizerData:
+    """``data`` with the special tokens ``extra`` added, each one of its vocabulary entries
+    (an id its files cannot decode is never invented)."""
+    if not extra:
+        return data
+    inverse = {tok: idx for idx, tok in sorted(data.vocab.items(), reverse=True)}
+    specials = dict(data.special_tokens)
+    for token in extra:
+        idx = inverse.get(token.encode("utf-8"))
+        if idx is None:
+            raise ValueError(
+                f"special token {token!r} is not in {source}: its id would be one the "
+                "tokenizer's files cannot decode (train with it as a special token to make "
+                "room for it)"
+            )
+        specials.setdefault(token, idx)
+    return replace(data, special_tokens=specials)
+
+
+def load_data(
+    source: str | os.PathLike[str],
+    pattern: str | None = None,
+    special_tokens: Iterable[str] | None = None,
+) -> TokenizerData:
     """Read the tokenizer ``source`` names: a preset name, a GPT-2 directory (``vocab.json``
-    + ``merges.txt``, or ``gpt2_vocab.json`` + ``gpt2_merges.txt``; special tokens are the
-    entries no merge makes) or such a vocabulary file named directly (a name ending in
-    ``vocab.json``, its merges file beside it), a ``tokenizer.json`` (or a directory holding
-    one), or a ``.tiktoken``/``.tiktoken.gz`` file or a directory holding
-    ``tokenizer.tiktoken`` (``pattern`` needed unless its ``NAME.json`` is beside it; in
-    such a directory, ``tokenizer.json`` is that file, not a Hugging Face one). The kinds are
-    tried in this order: GPT-2 files, the rank file, ``tokenizer.json``. ``pattern`` sets
-    the pattern of GPT-2 files (default "gpt2") and rank files; for files that carry their
-    own it must agree. Raises FileNotFoundError or ValueError with one line naming the
-    source."""
+    + ``merges.txt``, or ``gpt2_vocab.json`` + ``gpt2_merges.txt``) or such a vocabulary
+    file named directly (a name ending in ``vocab.json``, its merges file beside it), a
+    ``tokenizer.json`` (or a directory holding one), or a ``.tiktoken``/``.tiktoken.gz``
+    file (or its sidecar ``NAME.tiktoken.json``, or a directory holding it; ``pattern``
+    needed unless the sidecar is beside it or it is one of OpenAI's). A directory must hold
+    one tokenizer: several that differ are an error naming them.
+
+    ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and rank files; for files
+    that carry their own it must agree. ``special_tokens``: more special tokens, each an
+    entry of the vocabulary. GPT-2 files mark none: their special tokens are the entries no
+    merge makes, which must each look like one (``<...>``, ``[...]``) or be in
+    ``special_tokens`` (``gpt2_format.infer_special_tokens``). Raises FileNotFoundError or
+    ValueError with one line naming the source."""
     name = os.fspath(source)
+    extra = validate_special_tokens(special_tokens)
     if pattern is not None:
         pretokenizer(pattern)  # a bad regex fails before any file is read
     path = Path(source)
     if not path.exists():
         if isinstance(source, str) and source in PRESETS:
             data = preset_data(source)
-            _check_pattern_agrees(data, pattern, name)
-            return data
-        raise FileNotFoundError(f"tokenizer not found: {name} (expected {_what_is_accepted()})")
-    if path.is_dir():
-        gpt2 = gpt2_dir_files(path)
-        if gpt2 is not None:
-            return _gpt2_files(*gpt2, pattern)
-        rank_file = _tiktoken_in(path)
-        if rank_file is not None:
-            path = rank_file
-        elif (path / "tokenizer.json").is_file():
-            path = path / "tokenizer.json"
         else:
-            raise ValueError(
-                f"{name}: a directory without vocab.json + merges.txt, gpt2_vocab.json + "
-                f"gpt2_merges.txt, {DEFAULT_NAME}.tiktoken or tokenizer.json"
-            )
-    # subtle: a Hugging Face file is "tokenizer.json"; "vocab.json" is never one, so a file
-    # ending in vocab.json is read as GPT-2's vocabulary rather than handed to the HF reader.
-    if path.is_file() and path.name.endswith(_VOCAB_SUFFIX):
-        return _gpt2_vocab_file(path, pattern)
-    lower = path.name.lower()
-    if lower.endswith(_TIKTOKEN_SUFFIXES):
-        return read_tiktoken(path, pattern)
-    if lower.endswith(".json"):
-        data = read_hf(path)
-        _check_pattern_agrees(data, pattern, name)
-        return data
-    raise ValueError(
-        f"{name}: cannot tell the format from the name (expected {_what_is_accepted()})"
-    )
+            raise FileNotFoundError(f"tokenizer not found: {name} (expected {_what_is_accepted()})")
+    elif path.is_dir():
+        data = _load_folder(path, pattern, extra)
+    else:
+        data = _load_file(path, pattern, extra)
+    _check_pattern_agrees(data, pattern, name)
+    return _with_extra(data, extra, _vocabulary_file(path) if path.exists() else name)
+
+
+def _vocabulary_file(path: Path) -> str:
+    """The file holding the vocabulary of ``path``, for messages."""
+    files = gpt2_dir_files(path) if path.is_dir() else None
+    return os.fspath(files[0]) if files else os.fspath(path)
 
 
 def save_data(
@@ -152,7 +256,8 @@ def save_data(
     name: str | None = None,
 ) -> list[Path]:
     """Write ``data`` into ``directory`` in ``format`` ("gpt2": ``vocab.json`` +
-    ``merges.txt``; "hf": ``tokenizer.json``; "tiktoken": ``NAME.tiktoken`` + ``NAME.json``,
+    ``merges.txt``; "hf": ``tokenizer.json``; "tiktoken": ``NAME.tiktoken`` + its sidecar
+    ``NAME.tiktoken.json``,
     ``name`` defaulting to "tokenizer"), each file atomically; returns the paths written.
     Only the tiktoken format has a ``name``; only gpt2 files lose the pattern and the special
     tokens' marks (they are what the loader infers again, and "gpt2" by default)."""

@@ -1,16 +1,19 @@
 """The id layout of a trained vocabulary: 256 bytes, then the special tokens, then merges.
 
-What it does: the vocabulary before any merge, the merge budget a vocabulary size leaves, and
-the check of a requested vocabulary size. Every caller (trainer, command line, app) asks here,
-so the layout is written once. What it leaves out: the merges themselves (``trainer``) and
-vocabularies loaded from files, which keep their own ids (``gpt2_format``).
+What it does: the vocabulary before any merge, the merge budget a vocabulary size leaves, the
+check of a requested vocabulary size, and what to say of an id a vocabulary lacks. Every caller
+(trainer, tokenizer, command line, app) asks here, so the layout is written once. What it
+leaves out: the merges themselves (``trainer``) and vocabularies loaded from files, which keep
+their own ids (``gpt2_format``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 BYTE_TOKENS = 256
+# Messages name at most this many runs of ids.
+_RUNS_SHOWN = 6
 
 
 def initial_vocab(special_tokens: Sequence[str]) -> dict[int, bytes]:
@@ -47,3 +50,26 @@ def check_vocab_size(vocab_size: int, special_tokens: Sequence[str]) -> None:
             f"vocabulary size {vocab_size} is too small: it must be at least {floor} "
             f"({BYTE_TOKENS} byte tokens + {len(special_tokens)} special token(s))"
         )
+
+
+def missing_id(token_id: int, ids: Iterable[int]) -> str:
+    """What to say of ``token_id``, which is not among a vocabulary's ``ids``: whether it falls
+    in a gap or outside, and the runs of ids the vocabulary has (cl100k_base leaves 100256 and
+    100261..100275 unassigned).
+
+    >>> missing_id(100256, [*range(100256), *range(100257, 100261), 100276])
+    "it is unassigned (the vocabulary's ids are 0..100255, 100257..100260, 100276)"
+    >>> missing_id(-1, range(300))
+    "it is out of range (the vocabulary's ids are 0..299)"
+    """
+    runs: list[list[int]] = []
+    for i in sorted(ids):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    where = "unassigned" if runs and runs[0][0] < token_id < runs[-1][1] else "out of range"
+    shown = [f"{a}..{b}" if b > a else f"{a}" for a, b in runs[:_RUNS_SHOWN]]
+    if len(runs) > _RUNS_SHOWN:
+        shown.append(f"... ({len(runs) - _RUNS_SHOWN} more runs, up to {runs[-1][1]})")
+    return f"it is {where} (the vocabulary's ids are {', '.join(shown) or 'none'})"

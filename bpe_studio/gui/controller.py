@@ -28,6 +28,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
+from ..core.formats.tiktoken_file import sidecar_name
 from ..core.tokenizer_files import DEFAULT_NAME, save_data
 from ..core.vocab import BYTE_TOKENS, initial_vocab
 from . import responsiveness
@@ -43,7 +44,7 @@ from .worker import TrainingConfig, TrainingResult
 SAVED_FILES: dict[str, tuple[str, ...]] = {
     "gpt2": ("vocab.json", "merges.txt"),
     "hf": ("tokenizer.json",),
-    "tiktoken": (f"{DEFAULT_NAME}.tiktoken", f"{DEFAULT_NAME}.json"),
+    "tiktoken": (f"{DEFAULT_NAME}.tiktoken", sidecar_name(DEFAULT_NAME)),
 }
 
 

@@ -50,7 +50,7 @@ DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
 SAVE_FORMATS: tuple[tuple[str, str], ...] = (
     ("GPT-2 files (vocab.json + merges.txt)…", "gpt2"),
     ("Hugging Face tokenizer.json…", "hf"),
-    ("tiktoken (tokenizer.tiktoken + tokenizer.json)…", "tiktoken"),
+    ("tiktoken (tokenizer.tiktoken + tokenizer.tiktoken.json)…", "tiktoken"),
 )
 
 

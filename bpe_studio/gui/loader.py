@@ -19,6 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ..core.formats.tiktoken_file import sidecar_beside
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
@@ -26,7 +27,7 @@ from .worker import describe_error
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
 TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
-# A rank file without the NAME.json that gives its pattern: the pattern its name suggests
+# A rank file without the NAME.tiktoken.json that gives its pattern: the pattern its name suggests
 # (cl100k_base.tiktoken, as tiktoken's own cache and ../shared/tokenizers name them).
 _PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), ("gpt2", "gpt2"))
 
@@ -70,19 +71,19 @@ def prepare(vocab_file: Path, merges_file: Path) -> LoadedTokenizer:
     naming the file (and line) on bad input."""
     vocab = load_vocab(vocab_file)
     merges = load_merges(merges_file)
-    tokenizer = Tokenizer(vocab, merges, infer_special_tokens(vocab, merges))
+    specials = infer_special_tokens(vocab, merges, files=(vocab_file, merges_file))
+    tokenizer = Tokenizer(vocab, merges, specials)
     return _loaded(tokenizer, vocab_file, merges_file)
 
 
 def _has_sidecar(path: Path) -> bool:
-    """Whether the ``NAME.json`` that gives a rank file's pattern is beside it."""
-    lower = path.name.lower()
-    return path.with_name(path.name[: lower.index(".tiktoken")] + ".json").is_file()
+    """Whether the ``NAME.tiktoken.json`` that gives a rank file's pattern is beside it."""
+    return sidecar_beside(path) is not None
 
 
 def pattern_from_name(path: Path) -> str | None:
-    """For a rank file without the ``NAME.json`` that gives its pattern: the pattern its name
-    suggests, or None. Other files: None (they carry their pattern, or are GPT-2's)."""
+    """For a rank file without the ``NAME.tiktoken.json`` that gives its pattern: the pattern
+    its name suggests, or None. Other files: None (they carry their pattern, or are GPT-2's)."""
     lower = path.name.lower()
     if not lower.endswith(TIKTOKEN_SUFFIXES) or _has_sidecar(path):
         return None
@@ -90,7 +91,7 @@ def pattern_from_name(path: Path) -> str | None:
 
 
 def needs_pattern(path: Path) -> bool:
-    """A rank file whose pattern neither a ``NAME.json`` beside it nor its name tells: the
+    """A rank file whose pattern neither a ``NAME.tiktoken.json`` beside it nor its name tells: the
     user has to say it."""
     lower = path.name.lower()
     if not lower.endswith(TIKTOKEN_SUFFIXES) or _has_sidecar(path):

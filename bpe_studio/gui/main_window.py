@@ -259,8 +259,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         name, ok = QInputDialog.getItem(
             self,
             "Pre-tokenization pattern",
-            f"{path.name} holds no pattern (no {path.name.split('.tiktoken')[0]}.json beside "
-            "it). Which one was it made with?",
+            f"{path.name} holds no pattern (no {path.name.split('.tiktoken')[0]}.tiktoken.json "
+            "beside it). Which one was it made with?",
             names,
             0,
             False,

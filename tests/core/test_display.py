@@ -10,8 +10,12 @@ from hypothesis import strategies as st
 from text_strategies import HYPO
 
 import bpe_studio.core.display
+import bpe_studio.core.formats.tiktoken_file
 import bpe_studio.core.gpt2_format
+import bpe_studio.core.presets
+import bpe_studio.core.specials
 import bpe_studio.core.tokenizer
+import bpe_studio.core.vocab
 from bpe_studio.core.display import readable_token
 
 
@@ -80,7 +84,15 @@ def test_any_bytes_give_printable_text(data):
 
 
 def test_doctests():
-    modules = [bpe_studio.core.display, bpe_studio.core.gpt2_format, bpe_studio.core.tokenizer]
+    modules = [
+        bpe_studio.core.display,
+        bpe_studio.core.gpt2_format,
+        bpe_studio.core.tokenizer,
+        bpe_studio.core.specials,
+        bpe_studio.core.vocab,
+        bpe_studio.core.presets,
+        bpe_studio.core.formats.tiktoken_file,
+    ]
     results = [doctest.testmod(m) for m in modules]
     assert sum(r.attempted for r in results) > 0
     assert [r.failed for r in results] == [0] * len(modules)

@@ -243,7 +243,7 @@ def test_special_token_clashing_with_a_rank_is_refused(tmp_path):
 def test_missing_pattern_without_sidecar_is_refused(tmp_path):
     path = tmp_path / "r.tiktoken"
     path.write_bytes(b"\n".join(BYTES) + b"\n")
-    with pytest.raises(ValueError, match="r.json"):
+    with pytest.raises(ValueError, match=r"r\.tiktoken\.json"):
         read_tiktoken(path)
 
 
@@ -270,7 +270,7 @@ def test_written_trained_tokenizer_encodes_the_same_in_tiktoken(tmp_path, patter
     data = trained_data(text, PATTERNS[pattern], [EOT, "<|pad|>"], 150)
     data = TokenizerData(data.vocab, data.merges, data.special_tokens, pattern)
     rank_path, sidecar_path = write_tiktoken(tmp_path / "out", "mine", data)
-    assert (rank_path.name, sidecar_path.name) == ("mine.tiktoken", "mine.json")
+    assert (rank_path.name, sidecar_path.name) == ("mine.tiktoken", "mine.tiktoken.json")
     enc = _tiktoken_from_written(rank_path, sidecar_path)
     reference = ReferenceEncoder(data.vocab, data.merges, data.special_tokens, PATTERNS[pattern])
     sample = read_fixture(SLICES["english"])[:SLICE_CHARS] + EOT + "<|pad|>" + text[:5000]
@@ -330,3 +330,19 @@ def test_genuine_rank_file_elsewhere_reads_like_the_preset(tmp_path, loaded: Loa
     path.write_bytes(gzip.decompress((RESOURCES / f"{loaded.name}.tiktoken.gz").read_bytes()))
     data = read_tiktoken(path, PATTERNS[ENCODINGS[loaded.name]], loaded.data.special_tokens)
     assert data == loaded.data
+
+
+def test_a_bad_regex_in_a_sidecar_names_the_sidecar(tmp_path):
+    rank_path, sidecar_path = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    sidecar_path.write_text(json.dumps(sidecar | {"pat_str": "(a"}), encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"t\.tiktoken\.json: pat_str: pattern '\(a' is not a valid"
+    ):
+        read_tiktoken(rank_path)
+
+
+def test_a_rank_files_special_tokens_are_a_mapping(tmp_path):
+    rank_path, _ = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    with pytest.raises(TypeError, match=r"map each token to its id.*got '<\|endoftext\|>'"):
+        read_tiktoken(rank_path, "gpt2", EOT)

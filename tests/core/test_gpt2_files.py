@@ -180,3 +180,66 @@ def test_missing_files_raise_file_not_found(tmp_path):
         load_vocab(tmp_path / "nope.json")
     with pytest.raises(FileNotFoundError):
         load_merges(tmp_path / "nope.txt")
+
+
+# ------------------------------------- a vocabulary its merges do not explain (issue 24, 3)
+def _gpt2_pair(tmp_path, merge_lines: int | None):
+    """GPT-2's vocab.json with its merges.txt cut after ``merge_lines`` merges (None: whole)."""
+    folder = tmp_path / "g"
+    folder.mkdir()
+    (folder / "vocab.json").write_bytes((FIXTURES / "gpt2_vocab.json").read_bytes())
+    data = (FIXTURES / "gpt2_merges.txt").read_bytes()  # one merge a line, no header
+    if merge_lines is not None:
+        data = b"".join(data.splitlines(keepends=True)[:merge_lines])
+    (folder / "merges.txt").write_bytes(data)
+    return folder
+
+
+@pytest.mark.parametrize("merge_lines", [40_000, 0])
+def test_merges_cut_short_are_refused_naming_both_files(tmp_path, merge_lines):
+    folder = _gpt2_pair(tmp_path, merge_lines)
+    vocab, merges = folder / "vocab.json", folder / "merges.txt"
+    # By hand: GPT-2's ids 256..50255 are its merges in order, 50256 is <|endoftext|>.
+    unexplained = 50_000 - merge_lines
+    first = token_to_gpt2(read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")[256 + merge_lines])
+    for load in (
+        lambda: Tokenizer.load(folder),
+        lambda: Tokenizer.load(vocab),
+        lambda: Tokenizer.from_files(vocab, merges),
+        lambda: Tokenizer.from_files(vocab, merges, [EOT]),
+    ):
+        with pytest.raises(TokenizerFileError) as err:
+            load()
+        line = str(err.value)
+        assert str(vocab) in line and str(merges) in line and "\n" not in line
+        assert f"{unexplained:,} token(s)" in line
+        assert f"{first!r} (id {256 + merge_lines})" in line
+
+
+def test_whole_gpt2_files_infer_only_endoftext(tmp_path):
+    folder = _gpt2_pair(tmp_path, None)
+    for tok in (
+        Tokenizer.load(folder),
+        Tokenizer.from_files(folder / "vocab.json", folder / "merges.txt"),
+    ):
+        assert tok.special_tokens == [EOT] and tok.special_id(EOT) == 50256
+        assert len(tok.vocab) == 50257 and len(tok.merges) == 50000
+    # Given explicitly, the given list is the special tokens (none here): <|endoftext|> is
+    # then ordinary text, as before.
+    plain = Tokenizer.from_files(folder / "vocab.json", folder / "merges.txt", [])
+    assert plain.special_tokens == [] and 50256 not in plain.encode(EOT)
+
+
+def test_special_tokens_of_other_forms_must_be_named(tmp_path):
+    """A special token not of the form <...> or [...] is not inferred from GPT-2 files: it
+    is an error unless named, and named it loads."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab |= {256: b"END", 257: b"[CLS]", 258: b"</s>", 259: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")]).save(tmp_path)
+    with pytest.raises(TokenizerFileError, match=r"1 token\(s\) .* 'END' \(id 256\)"):
+        Tokenizer.load(tmp_path)
+    tok = Tokenizer.load(tmp_path, special_tokens=["END"])
+    assert sorted(tok.special_tokens) == sorted(["END", "</s>", "[CLS]"])
+    assert tok.encode("abEND</s>") == [259, 256, 258]
+    named = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", ["END"])
+    assert named.special_tokens == ["END"]

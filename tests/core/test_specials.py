@@ -6,7 +6,7 @@ against a slow scan written here, and through each caller (counting, encode, spa
 from __future__ import annotations
 
 import pytest
-from core_helpers import EOT, SLICES, read_fixture
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
@@ -150,3 +150,39 @@ def test_first_free_start_is_a_safe_cut(text, tokens, data):
     left, right = window[:h].decode(), window[h:].decode()
     shifted = [(a + len(left), b + len(left), t) for a, b, t in reference_matches(right, tokens)]
     assert reference_matches(left, tokens) + shifted == whole
+
+
+# ------------------------------------------------- a bare string is refused (issue 24, 5)
+def _entry_points(tmp_path):
+    from bpe_studio.core import train_bpe
+    from bpe_studio.core.tokenizer_files import load_data
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest " * 50, encoding="utf-8")
+    vocab = {i: bytes([i]) for i in range(256)}
+    return corpus, {
+        "train_bpe": lambda specials: train_bpe(corpus, 300, specials),
+        "Tokenizer": lambda specials: Tokenizer(vocab, [], special_tokens=specials),
+        "from_data": lambda specials: Tokenizer.from_data(load_data("gpt2"), specials),
+        "load": lambda specials: Tokenizer.load("gpt2", special_tokens=specials),
+        "count_text": lambda specials: count_text("a b", specials),
+        "from_files": lambda specials: Tokenizer.from_files(
+            FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", specials
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "where", ["train_bpe", "Tokenizer", "from_data", "load", "count_text", "from_files"]
+)
+def test_a_bare_string_is_refused_everywhere_special_tokens_are_taken(tmp_path, where):
+    _, calls = _entry_points(tmp_path)
+    with pytest.raises(TypeError, match=r"list of strings, not the str .*\['<\|endoftext\|>'\]"):
+        calls[where](EOT)
+
+
+def test_the_list_form_makes_one_special_token(tmp_path):
+    _, calls = _entry_points(tmp_path)
+    vocab, _ = calls["train_bpe"]([EOT])
+    assert vocab[256] == EOT.encode()
+    assert all(len(tok) > 1 for tok in list(vocab.values())[256:])  # no one-character ones

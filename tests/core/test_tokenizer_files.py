@@ -48,7 +48,7 @@ def test_conversions_keep_the_ids(tmp_path, gpt2):
     assert via_hf.encode(TEXT) == ids
     assert Tokenizer.load(tmp_path / "hf").encode(TEXT) == ids  # a directory with one
     paths = via_hf.save(tmp_path / "tt", format="tiktoken", name="mine")
-    assert sorted(p.name for p in paths) == ["mine.json", "mine.tiktoken"]
+    assert sorted(p.name for p in paths) == ["mine.tiktoken", "mine.tiktoken.json"]
     via_tt = Tokenizer.load(tmp_path / "tt" / "mine.tiktoken")  # pattern from the sidecar
     assert via_tt.encode(TEXT) == ids and via_tt.pattern_name == "gpt2"
     via_tt.save(tmp_path / "back")
@@ -65,7 +65,7 @@ def test_exports_reload_in_the_real_libraries(tmp_path, name):
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
     assert hf.encode(TEXT).ids == ids
     tok.save(tmp_path, format="tiktoken", name=name)
-    sidecar = json.loads((tmp_path / f"{name}.json").read_text())
+    sidecar = json.loads((tmp_path / f"{name}.tiktoken.json").read_text())
     ranks = tiktoken.load.load_tiktoken_bpe(str(tmp_path / f"{name}.tiktoken"))
     enc = tiktoken.Encoding(
         name,
@@ -134,7 +134,7 @@ def test_load_errors_name_the_source(tmp_path):
     with pytest.raises(ValueError, match="x.txt: cannot tell the format"):
         Tokenizer.load(tmp_path / "x.txt")
     Tokenizer.preset("gpt2").save(tmp_path / "tt", format="tiktoken")
-    (tmp_path / "tt" / "tokenizer.json").unlink()
+    (tmp_path / "tt" / "tokenizer.tiktoken.json").unlink()
     with pytest.raises(ValueError, match="tokenizer.tiktoken: a rank file holds no"):
         Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken")
     assert Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken", "gpt2").pattern_name == "gpt2"
@@ -167,13 +167,18 @@ def _sources(tmp_path, gpt2) -> dict[str, object]:
         (copies / name).write_bytes((FIXTURES / name).read_bytes())
     gpt2.save(tmp_path / "ours")
     gpt2.save(tmp_path / "hf", format="hf")
-    gpt2.save(tmp_path / "tt", format="tiktoken")  # tokenizer.tiktoken + tokenizer.json
+    gpt2.save(tmp_path / "tt", format="tiktoken")  # tokenizer.tiktoken + its sidecar
+    rank_bytes = (tmp_path / "tt" / "tokenizer.tiktoken").read_bytes()
+    sidecar = (tmp_path / "tt" / "tokenizer.tiktoken.json").read_bytes()
     gz = tmp_path / "gz"
     gz.mkdir()
-    (gz / "tokenizer.tiktoken.gz").write_bytes(
-        gzip.compress((tmp_path / "tt" / "tokenizer.tiktoken").read_bytes())
-    )
-    (gz / "tokenizer.json").write_bytes((tmp_path / "tt" / "tokenizer.json").read_bytes())
+    (gz / "tokenizer.tiktoken.gz").write_bytes(gzip.compress(rank_bytes))
+    (gz / "tokenizer.tiktoken.json").write_bytes(sidecar)
+    # As earlier versions wrote it: the sidecar named NAME.json.
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "tokenizer.tiktoken").write_bytes(rank_bytes)
+    (old / "tokenizer.json").write_bytes(sidecar)
     return {
         "preset name": "gpt2",
         "GPT-2 directory": tmp_path / "ours",
@@ -185,6 +190,9 @@ def _sources(tmp_path, gpt2) -> dict[str, object]:
         ".tiktoken file": tmp_path / "tt" / "tokenizer.tiktoken",
         "directory holding tokenizer.tiktoken": tmp_path / "tt",
         "directory holding tokenizer.tiktoken.gz": gz,
+        "the sidecar named directly": tmp_path / "tt" / "tokenizer.tiktoken.json",
+        "directory holding tokenizer.tiktoken + the old tokenizer.json sidecar": old,
+        ".tiktoken with the old sidecar named directly": old / "tokenizer.tiktoken",
     }
 
 
@@ -203,10 +211,10 @@ def test_load_data_source_errors(tmp_path, gpt2):
     (tmp_path / "ours" / "merges.txt").rename(tmp_path / "ours" / "other.txt")
     with pytest.raises(ValueError, match=r"vocab.json: a GPT-2 vocabulary needs .*merges.txt"):
         load_data(tmp_path / "ours" / "vocab.json")
-    with pytest.raises(ValueError, match="a directory without .*tokenizer.tiktoken"):
+    with pytest.raises(ValueError, match="a directory without .*NAME.tiktoken"):
         load_data(tmp_path / "ours")
     # A rank file's directory whose sidecar is gone: the rank file still decides the kind.
     gpt2.save(tmp_path / "tt", format="tiktoken")
-    (tmp_path / "tt" / "tokenizer.json").unlink()
+    (tmp_path / "tt" / "tokenizer.tiktoken.json").unlink()
     with pytest.raises(ValueError, match="a rank file holds no"):
         load_data(tmp_path / "tt")

@@ -4,6 +4,8 @@ presets, checked here token by token against a slow merger), and with tiktoken's
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from core_helpers import REPO_ROOT, SLICES, read_fixture
 from hypothesis import given
@@ -136,6 +138,14 @@ def test_presets_equal_tiktoken_on_generated_text(preset_pair, text):
     assert tok.encode(text) == enc.encode(text, allowed_special="all")
 
 
-def test_rank_files_read_directly_do_not_claim_whole_tokens():
+def test_only_openais_own_rank_files_claim_whole_tokens(tmp_path):
+    """A rank file read directly claims whole tokens only when it is byte for byte one of
+    the presets' (recognised by its sha256; the presets are checked token by token above);
+    any other, even one rank short of cl100k_base, does not."""
     path = REPO_ROOT / "resources" / "tokenizers" / "cl100k_base.tiktoken.gz"
-    assert not read_tiktoken(path, "cl100k").whole_tokens
+    assert read_tiktoken(path, "cl100k").whole_tokens
+    lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+    assert lines[-1].endswith(b" 100255\n")  # the last rank: dropping it leaves a valid file
+    shorter = tmp_path / "shorter.tiktoken"
+    shorter.write_bytes(b"".join(lines[:-1]))
+    assert not read_tiktoken(shorter, "cl100k").whole_tokens

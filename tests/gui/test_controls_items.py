@@ -237,7 +237,7 @@ def test_save_in_each_format_reloads_in_its_own_library(qtbot, window, tmp_path)
     hf = HfTokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
     assert hf.encode(text).ids == expected
     assert window.save_tokenizer(tmp_path / "tt", "tiktoken")
-    meta = json.loads((tmp_path / "tt" / "tokenizer.json").read_text(encoding="utf-8"))
+    meta = json.loads((tmp_path / "tt" / "tokenizer.tiktoken.json").read_text(encoding="utf-8"))
     ranks = {}
     for line in (tmp_path / "tt" / "tokenizer.tiktoken").read_text(encoding="ascii").splitlines():
         token, rank = line.split()

@@ -3,7 +3,7 @@ behind them.
 
 What it does: reads a rank file with errors naming the file and line; derives the merge list a
 rank file implies (:func:`derive_merges`); writes a tokenizer as ``NAME.tiktoken`` plus
-``NAME.json`` (pattern and special tokens). What it leaves out: encoding, and the presets'
+``NAME.tiktoken.json`` (pattern and special tokens). What it leaves out: encoding, and the presets'
 choice of pattern and special tokens (``presets``).
 
 Why derived merges reproduce tiktoken: tiktoken's encoder joins, again and again, the
@@ -32,12 +32,16 @@ from itertools import repeat
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes, output_dir
-from ..pattern import R50K_PATTERN, pattern_name, pattern_regex
+from ..pattern import R50K_PATTERN, pattern_name, pattern_regex, pretokenizer
 from . import rank_cache
 from .data import TokenizerData
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
+# NAME.tiktoken's sidecar is NAME.tiktoken.json (see ``sidecar_name``).
+SIDECAR_SUFFIX = ".tiktoken.json"
+# A sidecar holds a pattern and a few special tokens: far less than this many bytes.
+_SIDECAR_MAX = 1 << 20
 # A whole well-formed rank file: checked in one C-level pass, so the fast parse below can
 # take fields two by two without looking at lines.
 _WELL_FORMED = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}+ (?:0|[1-9][0-9]*+)\n)*+")
@@ -251,19 +255,51 @@ def _merges_from_shipped(
 
 
 # ------------------------------------------------------------------ reading
-def _sidecar_path(path: Path) -> Path:
-    stem = path.name
+def _stem(rank_file: Path) -> str:
+    """``NAME`` of ``NAME.tiktoken`` or ``NAME.tiktoken.gz``."""
+    stem = rank_file.name
     for suffix in (".gz", ".tiktoken"):
         stem = stem.removesuffix(suffix)
-    return path.with_name(stem + ".json")
+    return stem
 
 
-def _read_sidecar(path: Path) -> dict | None:
-    if not path.is_file():
-        return None
+def sidecar_name(name: str) -> str:
+    """The sidecar's file name for the rank file ``NAME.tiktoken``: ``NAME.tiktoken.json``.
+    subtle: never plain ``NAME.json``, which for the default name would be
+    ``tokenizer.json``, the name of a Hugging Face file."""
+    return f"{name}{SIDECAR_SUFFIX}"
+
+
+def sidecar_beside(rank_file: Path) -> Path | None:
+    """The sidecar of ``rank_file`` if there is one: ``NAME.tiktoken.json``, or the
+    ``NAME.json`` earlier versions wrote, when that file says it is a sidecar (a Hugging Face
+    ``tokenizer.json`` beside ``tokenizer.tiktoken`` is not one)."""
+    stem = _stem(rank_file)
+    current = rank_file.with_name(sidecar_name(stem))
+    if current.is_file():
+        return current
+    old = rank_file.with_name(f"{stem}.json")
+    return old if old.is_file() and _is_sidecar(old) else None
+
+
+def _is_sidecar(path: Path) -> bool:
+    """Whether the JSON file ``path`` declares itself a sidecar (read only when it is small,
+    as a sidecar is: a larger file is some other JSON, a tokenizer.json)."""
+    try:
+        if path.stat().st_size > _SIDECAR_MAX:
+            return False
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(obj, dict) and obj.get("format") == SIDECAR_FORMAT
+
+
+def _read_sidecar(path: Path) -> dict:
     name = os.fspath(path)
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise ValueError(f"{name}: cannot read ({e.strerror or e})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{name}: not a UTF-8 JSON file ({e})") from None
     if not isinstance(obj, dict) or obj.get("format") != SIDECAR_FORMAT:
@@ -272,6 +308,10 @@ def _read_sidecar(path: Path) -> dict | None:
         raise ValueError(f"{name}: version {obj.get('version')!r}, expected {SIDECAR_VERSION}")
     if not isinstance(obj.get("pat_str"), str) or not isinstance(obj.get("special_tokens"), dict):
         raise ValueError(f"{name}: needs a string 'pat_str' and an object 'special_tokens'")
+    try:
+        pretokenizer(obj["pat_str"])
+    except ValueError as e:
+        raise ValueError(f"{name}: pat_str: {e}") from None
     return obj
 
 
@@ -344,9 +384,12 @@ def read_tiktoken(
 ) -> TokenizerData:
     """Read a tiktoken rank file (plain or gzip): ids are its ranks, merges are derived.
 
-    A rank file holds neither pattern nor special tokens: pass them, or keep the ``NAME.json``
-    that :func:`write_tiktoken` writes beside ``NAME.tiktoken`` (what is passed wins). Raises
-    ValueError naming the file and line (see :func:`read_ranks`, :func:`derive_merges`).
+    A rank file holds neither pattern nor special tokens: pass them, or keep the
+    ``NAME.tiktoken.json`` that :func:`write_tiktoken` writes beside ``NAME.tiktoken`` (what
+    is passed wins; see :func:`sidecar_beside`). OpenAI's own rank files (cl100k_base,
+    o200k_base) need neither: they are recognised by their bytes and get the pattern and
+    special tokens tiktoken publishes for them. Raises ValueError naming the file and line
+    (see :func:`read_ranks`, :func:`derive_merges`).
     """
     name = os.fspath(path)
     raw = _read_raw(path)
@@ -361,20 +404,51 @@ def read_tiktoken(
     finally:
         if gc_was_on:
             gc.enable()
-    sidecar = None
+    if special_tokens is not None and not isinstance(special_tokens, Mapping):
+        raise TypeError(
+            "a rank file's special tokens map each token to its id, e.g. "
+            f"{{'<|endoftext|>': 100257}}; got {special_tokens!r:.60}"
+        )
+    settings = None
     if pattern is None or special_tokens is None:
-        sidecar = _read_sidecar(_sidecar_path(Path(path)))
+        settings = _settings_for(Path(path), sha256)
     if pattern is None:
-        if sidecar is None:
+        if settings is None:
             raise ValueError(
                 f"{name}: a rank file holds no pre-tokenization pattern; pass one (gpt2, cl100k, "
-                f"o200k or a regex) or keep {_sidecar_path(Path(path)).name} beside it"
+                f"o200k or a regex) or keep {sidecar_name(_stem(Path(path)))} beside it"
             )
-        pattern = sidecar["pat_str"]
+        pattern = settings["pat_str"]
     if special_tokens is None:
-        special_tokens = sidecar["special_tokens"] if sidecar else {}
+        special_tokens = settings["special_tokens"] if settings else {}
     specials = _add_specials(vocab, inverse, special_tokens, name)
-    return TokenizerData(vocab, merges, specials, pattern_name(pattern), merge_ids)
+    # subtle: OpenAI's own rank files are the presets' (same bytes), whose every token is
+    # checked to merge into itself (tests/core/test_whole_tokens.py).
+    whole = _openai_encoding(sha256) is not None
+    return TokenizerData(vocab, merges, specials, pattern_name(pattern), merge_ids, whole)
+
+
+def _openai_encoding(sha256: str) -> str | None:
+    """The name of the OpenAI encoding ("cl100k_base", "o200k_base") whose rank file has
+    this sha256, among those the package ships merges for; else None."""
+    resource = _shipped_splits().get(sha256)
+    return None if resource is None else resource.removesuffix(".splits.gz")
+
+
+def _settings_for(rank_file: Path, sha256: str) -> dict | None:
+    """``pat_str`` and ``special_tokens`` for a rank file: its sidecar's, else for one of
+    OpenAI's own rank files (recognised by its bytes, whatever its name) the ones tiktoken
+    publishes for it, else None."""
+    sidecar = sidecar_beside(rank_file)
+    if sidecar is not None:
+        return _read_sidecar(sidecar)
+    encoding = _openai_encoding(sha256)
+    if encoding is None:
+        return None
+    from ..presets import preset_settings  # subtle: here; ``presets`` imports this module
+
+    pattern, special_tokens = preset_settings(encoding)
+    return {"pat_str": pattern, "special_tokens": special_tokens}
 
 
 # ------------------------------------------------------------------ writing
@@ -415,7 +489,7 @@ def write_tiktoken(
     directory: str | os.PathLike, name: str, data: TokenizerData
 ) -> tuple[Path, Path]:
     """Write ``directory/NAME.tiktoken`` (ranks = ids, special tokens left out) and
-    ``directory/NAME.json`` (``pat_str``, ``special_tokens``, format and version), each
+    ``directory/NAME.tiktoken.json`` (``pat_str``, ``special_tokens``, format and version), each
     atomically. ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=<the file's ranks>,
     special_tokens=...)`` then gives this tokenizer's ids. Returns both paths.
 
@@ -430,7 +504,7 @@ def write_tiktoken(
     except ValueError as e:
         raise ValueError(f"{where}: cannot write this tokenizer for tiktoken: {e}") from None
     out = output_dir(directory)
-    rank_path, sidecar_path = out / f"{name}.tiktoken", out / f"{name}.json"
+    rank_path, sidecar_path = out / f"{name}.tiktoken", out / sidecar_name(name)
     lines = [
         b"%s %d\n" % (binascii.b2a_base64(tok, newline=False), rank)
         for tok, rank in sorted(ranks.items(), key=lambda item: item[1])

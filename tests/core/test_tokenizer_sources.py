@@ -1,0 +1,140 @@
+"""What a tokenizer source names, where more than one file could answer (issue 24, items 4
+and 11): a folder holding two tokenizers is an error naming both; the tiktoken export's
+sidecar has a name of its own and a folder written by ``convert --to tiktoken`` loads back;
+OpenAI's own rank files load with their pattern and special tokens whatever their name.
+
+Oracles: tiktoken built offline from the rank files with the settings tiktoken_ext publishes
+(``reference_encoder.published``), and the fixtures' GPT-2 files read by the tests' reader.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+
+import pytest
+import tiktoken
+from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, read_fixture
+from reference_encoder import published, read_rank_file
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core.tokenizer_files import load_data
+
+RESOURCES = REPO_ROOT / "resources" / "tokenizers"
+TEXT = read_fixture(SLICES["english"])[:3000] + EOT + " <|endofprompt|> x" + EOT
+
+
+def _gpt2_folder(folder):
+    folder.mkdir(exist_ok=True)
+    for name in ("vocab.json", "merges.txt"):
+        (folder / name).write_bytes((FIXTURES / f"gpt2_{name}").read_bytes())
+    return folder
+
+
+@pytest.fixture(scope="module")
+def other(tmp_path_factory) -> Tokenizer:
+    """A small tokenizer of another run."""
+    corpus = tmp_path_factory.mktemp("other") / "c.txt"
+    corpus.write_text(read_fixture(SLICES["tinystories"])[:20_000], encoding="utf-8")
+    vocab, merges = train_bpe(corpus, 300, [EOT])
+    return Tokenizer(vocab, merges, [EOT])
+
+
+# ------------------------------------------------------------ two tokenizers in one folder
+@pytest.mark.parametrize(
+    ("fmt", "second"),
+    [("hf", "tokenizer.json"), ("tiktoken", "tokenizer.tiktoken")],
+)
+def test_a_folder_holding_two_tokenizers_is_an_error_naming_both(tmp_path, other, fmt, second):
+    folder = _gpt2_folder(tmp_path / "both")
+    other.save(folder, format=fmt)
+    with pytest.raises(ValueError) as err:
+        Tokenizer.load(folder)
+    line = str(err.value)
+    assert str(folder) in line and "\n" not in line
+    assert "vocab.json + merges.txt" in line and second in line
+    # Each one is still there to be named.
+    assert Tokenizer.load(folder / "vocab.json").vocab[50256] == EOT.encode()
+    assert Tokenizer.load(folder / second).vocab == other.vocab
+
+
+def test_two_rank_files_in_a_folder_are_an_error(tmp_path, other):
+    other.save(tmp_path, format="tiktoken", name="a")
+    Tokenizer.preset("gpt2").save(tmp_path, format="tiktoken", name="b")
+    with pytest.raises(ValueError, match=r"2 tokenizers \(a.tiktoken, b.tiktoken\), not one"):
+        load_data(tmp_path)
+
+
+def test_the_same_tokenizer_in_two_formats_is_one_tokenizer(tmp_path):
+    """A Hugging Face download holds vocab.json + merges.txt and tokenizer.json of the same
+    tokenizer: that loads, with what tokenizer.json says (its pattern, its special tokens)."""
+    cl100k = Tokenizer.preset("cl100k_base")
+    cl100k.save(tmp_path)  # vocab.json + merges.txt: no pattern, loaded as gpt2's
+    cl100k.save(tmp_path, format="hf")
+    tok = Tokenizer.load(tmp_path)
+    assert tok.pattern_name == "cl100k"
+    assert tok.encode(TEXT) == cl100k.encode(TEXT)
+    # A download's vocab.json may leave out the added tokens tokenizer.json holds.
+    data = load_data("cl100k_base")
+    ordinary = {i: t for i, t in data.vocab.items() if i not in data.special_tokens.values()}
+    Tokenizer(ordinary, data.merges).save(tmp_path)
+    tok = Tokenizer.load(tmp_path)
+    assert tok.special_tokens == cl100k.special_tokens
+    assert tok.encode(TEXT) == cl100k.encode(TEXT)
+
+
+# ----------------------------------------------------------------- the tiktoken sidecar
+def test_the_tiktoken_sidecar_is_not_named_like_a_hugging_face_file(tmp_path, other):
+    written = other.save(tmp_path, format="tiktoken")
+    assert sorted(p.name for p in written) == ["tokenizer.tiktoken", "tokenizer.tiktoken.json"]
+    assert not (tmp_path / "tokenizer.json").exists()
+    # Beside a Hugging Face file of the same run, it is still one tokenizer.
+    other.save(tmp_path, format="hf")
+    assert Tokenizer.load(tmp_path).encode(TEXT) == other.encode(TEXT)
+
+
+def test_a_folder_written_by_convert_to_tiktoken_loads_back(tmp_path):
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    run = subprocess.run(
+        [sys.executable, "-m", "bpe_studio", "convert", "gpt2", "--to", "tiktoken", "--out", out],
+        capture_output=True,
+        env=env,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr.decode()
+    assert sorted(p.name for p in out.iterdir()) == ["gpt2.tiktoken", "gpt2.tiktoken.json"]
+    gpt2 = Tokenizer.preset("gpt2")
+    back = Tokenizer.load(out)
+    assert back.encode(TEXT) == gpt2.encode(TEXT) and back.special_tokens == [EOT]
+
+
+# --------------------------------------------------------------- OpenAI's own rank files
+@pytest.mark.parametrize(
+    ("encoding", "pattern"), [("cl100k_base", "cl100k"), ("o200k_base", "o200k")]
+)
+def test_openai_rank_files_load_with_their_pattern_and_special_tokens(tmp_path, encoding, pattern):
+    # Under a name that says nothing (the file is recognised by its bytes), plain and gzip.
+    raw = gzip.decompress((RESOURCES / f"{encoding}.tiktoken.gz").read_bytes())
+    plain = tmp_path / "ranks.tiktoken"
+    plain.write_bytes(raw)
+    settings = published(encoding)
+    enc = tiktoken.Encoding(
+        encoding,
+        pat_str=settings["pat_str"],
+        mergeable_ranks=read_rank_file(RESOURCES / f"{encoding}.tiktoken.gz"),
+        special_tokens=settings["special_tokens"],
+    )
+    expected = enc.encode(TEXT, allowed_special="all")
+    for source, given in (
+        (plain, None),
+        (plain, pattern),
+        (RESOURCES / f"{encoding}.tiktoken.gz", None),
+    ):
+        tok = Tokenizer.load(source, given)
+        assert tok.pattern_name == pattern
+        assert {s: tok.special_id(s) for s in tok.special_tokens} == settings["special_tokens"]
+        assert tok.encode(TEXT) == expected
+        assert tok.encode(EOT) == [settings["special_tokens"][EOT]]
