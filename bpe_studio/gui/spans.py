@@ -74,6 +74,11 @@ class TokenizerSource:
         return source
 
     @property
+    def built(self) -> Tokenizer | None:
+        """The tokenizer, if it was given or has been built (None: not yet)."""
+        return self._tokenizer
+
+    @property
     def merge_count(self) -> int:
         """Merges of the whole tokenizer (known without building it)."""
         return self._merge_count

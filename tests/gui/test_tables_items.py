@@ -25,10 +25,10 @@ from bpe_studio.gui.state import LoadedTokenizer, MergeRow, Phase, RunSettings, 
 from bpe_studio.gui.views.pair_chart import (
     FAILED_NOTE,
     IDLE_NOTE,
-    LOADED_NOTE,
     MIN_WIDTH,
     PRETOKENIZING_NOTE,
     PairChart,
+    loaded_note,
     log_ticks,
 )
 from bpe_studio.gui.views.vocab_table import VocabTableView
@@ -310,7 +310,8 @@ def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
     hub.finish(None, "the corpus is not UTF-8")
     assert hub.state.phase is Phase.FAILED and note() == FAILED_NOTE
     hub.show_loaded(gpt2)
-    assert note() == LOADED_NOTE
+    assert note() == loaded_note(gpt2)
+    assert note().startswith(f"{gpt2.vocab_file.name} and {gpt2.merges_file.name} (GPT-2")
 
 
 def test_pair_chart_never_shows_a_merged_pair_as_next(qtbot):

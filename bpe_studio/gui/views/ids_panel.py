@@ -35,7 +35,7 @@ from ...core import Tokenizer
 from ...core.spans import SpanArrays, decoded_spans
 from ..debounce import single_shot
 from ..jobs import LatestJob
-from .common import MUTED, monospace_font, steady_label, title_label
+from .common import MUTED, counted, monospace_font, steady_label, title_label
 from .layouts import column
 from .token_editor import TokenEditor, TokenTextEdit
 
@@ -153,8 +153,21 @@ class IdsPanel(QWidget):
         """Show ``editor``'s ids after each encode, and decode with its tokenizer."""
         self._editor = editor
         editor.spans_ready.connect(self.show_spans)
+        editor.source_changed.connect(self._on_source_changed)
         if editor.spans is not None:
             self.show_spans(editor.spans)
+
+    @Slot()
+    def _on_source_changed(self) -> None:
+        """The editor shows another tokenizer: what was decoded with the last one goes (it
+        is decoded again once the new one is ready); with none, no ids are left either."""
+        if self._editor is not None and self._editor.source is None:
+            self._ids = np.zeros(0, dtype=np.int32)
+            self._list_job.cancel()
+            self.count_label.setText("No tokens yet")
+            self.ids_view.setPlainText("")
+        if self._has_input():
+            self.decode_now()
 
     # ---------------------------------------------------------- the ids
     @property
@@ -173,7 +186,7 @@ class IdsPanel(QWidget):
         self._shown_ids = min(n, DISPLAY_IDS)
         head = spans.ids[: self._shown_ids]
         self.count_label.setText(
-            f"{n:,} tokens" + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
+            counted(n, "token") + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
         )
         self._list_job.submit(lambda is_stale: format_id_list(head))
         if spans.tokenizer is not self._decoded_with and self._has_input():
@@ -230,7 +243,7 @@ class IdsPanel(QWidget):
             self.open_npy(path)
 
     def _tokenizer(self) -> Tokenizer | None:
-        return self._editor.tokenizer if self._editor is not None else None
+        return self._editor.current_tokenizer if self._editor is not None else None
 
     @Slot()
     def decode_now(self) -> None:
@@ -247,7 +260,17 @@ class IdsPanel(QWidget):
             self.decoded_view.hide()
             return
         if tok is None:
-            self._show_error("No tokenizer yet to decode with: train one or load one")
+            self._decode_job.cancel()
+            self._decoded_with = None
+            self.decoded_view.set_spans(None)
+            self.decoded_view.set_text("")
+            self.decoded_view.hide()
+            source = self._editor.source if self._editor is not None else None
+            if source is None:
+                self._show_error("No tokenizer yet to decode with: train one or load one")
+            else:  # decoded when it is ready (show_spans)
+                name = source.label.removeprefix("Tokenizer: ")
+                self._show_error(f"Loading the editor's tokenizer ({name}) to decode…", MUTED)
             return
         self._decoded_with = tok
 
@@ -279,9 +302,16 @@ class IdsPanel(QWidget):
         self.decoded_view.set_text("")
         self.decoded_view.hide()
 
-    def _show_error(self, message: str) -> None:
+    def _show_error(self, message: str, colour: str = _ERROR) -> None:
+        """The first line of ``message`` under the box: why it cannot decode (red), or, in
+        ``MUTED``, what it waits for."""
         line = message.splitlines()[0] if message else ""
-        self.error_label.setText(f"Cannot decode: {line}" if line else "")
+        if colour == _ERROR and line:
+            line = f"Cannot decode: {line}"
+        style = f"color: {colour}"
+        if self.error_label.styleSheet() != style:
+            self.error_label.setStyleSheet(style)
+        self.error_label.setText(line)
 
     @property
     def error(self) -> str:

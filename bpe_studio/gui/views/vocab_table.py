@@ -22,6 +22,7 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Callable, Mapping
 
@@ -49,6 +50,7 @@ from ..vocab_index import ViewSpec
 from .common import (
     MUTED,
     configure_table,
+    counted,
     lay_out_rows_now,
     monospace_font,
     steady_label,
@@ -176,7 +178,7 @@ class VocabTableView(QWidget):
         self.table.installEventFilter(self)  # a key or a click in the table: rows catch up
         self._step_drawn = hub.state.step  # the step the rows' greying was drawn for
         hub.merges_added.connect(self._on_merges_added)
-        hub.token_selected.connect(self.select_token)
+        hub.token_selected.connect(self._on_token_selected)
         hub.step_changed.connect(self._on_step)
         hub.phase_changed.connect(self._catch_up_now)
         hub.phase_changed.connect(self._check_reachability)
@@ -233,9 +235,16 @@ class VocabTableView(QWidget):
 
     def _apply(self, spec: ViewSpec, order) -> None:
         keep = self.selected_token_id()
+        before = self.proxy.spec
         self.proxy.set_order(spec, order)
-        if keep is not None:
-            self._select_shown(keep)
+        if keep is not None and self._select_shown(keep):
+            return  # the selected row, in view wherever the new order put it
+        if dataclasses.replace(before, hide_after=None) != dataclasses.replace(
+            spec, hide_after=None
+        ):
+            # Another order or filter: its first rows, not whatever rows now sit at the old
+            # scroll offset (mid-list in 200,000 tokens). A moved step keeps the offset.
+            self.table.scrollToTop()
 
     @property
     def busy(self) -> bool:
@@ -390,7 +399,7 @@ class VocabTableView(QWidget):
     def status_text(self) -> str:
         """The counts after the title: tokens, shown, unreachable, and what is under way."""
         total, shown = self.model.total_rows, self.proxy.rowCount()
-        parts = [f"{total:,} tokens"]
+        parts = [counted(total, "token")]
         if not self.proxy.spec.trivial:
             parts.append(f"{shown:,} shown")
         unreachable = self.model.unreachable
@@ -408,6 +417,14 @@ class VocabTableView(QWidget):
 
     # --------------------------------------------------------- selection
     @Slot(int)
+    def _on_token_selected(self, token_id: int) -> None:
+        if self.hub.state.selected_in is None:
+            self.select_token(token_id)
+        else:
+            # An id of another tokenizer (the editor's picked one): the run's token of the
+            # same id is another token, so no row of this table is it.
+            self.table.clearSelection()
+
     def select_token(self, token_id: int) -> bool:
         """Select the row of ``token_id`` and scroll to it; False if there is no such token."""
         self._catch_up_now()
