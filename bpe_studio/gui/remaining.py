@@ -43,11 +43,11 @@ class MergeTimeEstimate:
         """``merges`` were made after ``seconds`` of merging (pauses left out)."""
         if merges <= 0 or seconds <= 0:
             return
-        # The newest sample always ends the lists; it stays as one more point of the fit
-        # once it is SAMPLE_STEP past the one before it, and is replaced until then (a long
-        # run keeps a few hundred points however often it is asked).
+        # The newest sample always ends the lists; it is replaced by the next one until it
+        # is SAMPLE_STEP past the one before it, and then stays as one more point of the fit
+        # (a long run keeps a few hundred points however often it reports).
         merges_at = self._merges
-        if len(merges_at) > 1 and merges - merges_at[-2] < SAMPLE_STEP * self.target:
+        if len(merges_at) > 1 and merges_at[-1] - merges_at[-2] < SAMPLE_STEP * self.target:
             merges_at[-1], self._seconds[-1] = merges, seconds
             return
         merges_at.append(merges)

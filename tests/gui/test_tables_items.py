@@ -235,6 +235,49 @@ def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
     assert shown_ids(view) == expected and expected
 
 
+def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2):
+    # Issue 23, item 13: not the rows that happen to sit at the old scroll offset.
+    hub = StateHub()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2)
+    qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+    bar, header = view.table.verticalScrollBar(), view.table.horizontalHeader()
+    qtbot.waitUntil(lambda: bar.maximum() > 2000, timeout=10_000)
+    bar.setValue(bar.maximum() // 2)
+    assert view.table.rowAt(0) > 1000
+    header.setSortIndicator(1, Qt.SortOrder.AscendingOrder)  # as a header click: by token
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.sort_column == 1, timeout=60_000)
+    assert bar.value() == 0 and view.table.rowAt(0) == 0
+    # A selected row stays in view through the next sort, wherever the order puts it.
+    token_id = 30_000
+    assert view.select_token(token_id)
+    header.setSortIndicator(1, Qt.SortOrder.DescendingOrder)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.descending, timeout=60_000)
+    assert view.selected_token_id() == token_id
+    row = view.proxy.mapFromSource(view.model.index(view.model.row_of_id(token_id), 0)).row()
+    last = view.table.rowAt(view.table.viewport().height() - 1)
+    assert view.table.rowAt(0) <= row <= last
+    # Moving the timeline's step with "Hide tokens after step" keeps the offset.
+    view.table.clearSelection()
+    bar.setValue(bar.maximum() // 3)
+    kept = bar.value()
+    view.filter_edit.setText("e")
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.text == "e", timeout=60_000)
+    assert bar.value() == 0  # a filter is another order too
+    bar.setValue(kept // 4)
+    offset = bar.value()
+    assert offset > 0
+    hub.select_step(40_000)
+    view.hide_box.setChecked(True)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.hide_after == 40_000, timeout=60_000)
+    assert bar.value() == 0  # hiding rows is a new filter...
+    bar.setValue(offset // 2)
+    offset = bar.value()
+    hub.select_step(40_001)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.hide_after == 40_001, timeout=60_000)
+    assert bar.value() == offset  # ...but a moved step keeps the rows in view
+
+
 @pytest.mark.parametrize("column", range(6))
 def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
     hub = StateHub()

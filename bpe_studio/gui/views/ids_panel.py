@@ -62,8 +62,8 @@ def parse_ids(text: str) -> list[int]:
     for i, item in enumerate(items):
         if not item.isdigit() or not item.isascii():
             raise ValueError(
-                f"{item[:40]!r} (item {i + 1:,} of {len(items):,}) is not a token id: "
-                "give whole numbers separated by commas or spaces"
+                f"{item[:40]!r} (item {i + 1:,} of {len(items):,}) is not a token id "
+                "(a whole number)"
             )
         ids.append(int(item))
     return ids

@@ -570,9 +570,10 @@ class TokenEditor(QWidget):
         self, source: TokenizerSource | None, step: int | None, wait: int | None
     ) -> None:
         self._source, self._step = source, step
-        label = source.label if source else ""
+        # Short enough for the room beside the title (the picker above names it a tokenizer).
+        label = source.label.removeprefix("Tokenizer: ") if source else ""
         if source is not None and step is not None:
-            label += f" · first {step:,} of {source.merge_count:,} merges"
+            label += f" · at step {step:,}"
         self.source_label.setText(label)
         self._request(wait)
         if source is None:  # nothing to tokenize with: no colours of one that is gone

@@ -67,6 +67,12 @@ _COMPLETE = (Phase.FINISHED, Phase.STOPPED, Phase.PAUSED, Phase.LOADED)
 _CATCH_UP_EVENTS = (QEvent.Type.KeyPress, QEvent.Type.FocusIn)
 
 
+def _what_is_shown(spec: ViewSpec) -> ViewSpec:
+    """The choices the user made: the spec without the step hidden tokens start at (a step
+    moved on the timeline keeps the rows in view where they are)."""
+    return dataclasses.replace(spec, hide_after=0 if spec.hide_after is not None else None)
+
+
 def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
     compute = proxy.order_job(spec)
 
@@ -239,11 +245,9 @@ class VocabTableView(QWidget):
         self.proxy.set_order(spec, order)
         if keep is not None and self._select_shown(keep):
             return  # the selected row, in view wherever the new order put it
-        if dataclasses.replace(before, hide_after=None) != dataclasses.replace(
-            spec, hide_after=None
-        ):
+        if _what_is_shown(before) != _what_is_shown(spec):
             # Another order or filter: its first rows, not whatever rows now sit at the old
-            # scroll offset (mid-list in 200,000 tokens). A moved step keeps the offset.
+            # scroll offset (mid-list in 200,000 tokens).
             self.table.scrollToTop()
 
     @property
