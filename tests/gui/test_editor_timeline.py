@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+from gui_helpers import EOT, FIXTURES, shown, train_in_window, wait_for_spans
 from PySide6.QtCore import QPoint, Qt
 
 from bpe_studio.core import Tokenizer
@@ -53,12 +53,7 @@ def loaded_hub(tok: Tokenizer) -> StateHub:
 
 @pytest.fixture
 def editor(qtbot):
-    ed = TokenEditor()
-    qtbot.addWidget(ed)
-    ed.resize(700, 400)
-    ed.show()
-    qtbot.waitExposed(ed)
-    return ed
+    return shown(qtbot, TokenEditor(), 700, 400)
 
 
 def ids_of(editor) -> list[int]:

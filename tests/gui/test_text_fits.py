@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import re
 
-from gui_helpers import train_in_window
+from gui_helpers import shown, train_in_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -25,28 +25,26 @@ def cut(steady: SteadyLabel) -> bool:
     return label.fontMetrics().horizontalAdvance(plain) > label.width()
 
 
+def shown_label(host: QWidget, fmt: Qt.TextFormat) -> SteadyLabel:
+    """A steady label 200 px wide on ``host`` (shown: resizes reach hidden widgets late)."""
+    label = steady_label(QLabel(""))
+    label.setParent(host)
+    label.setTextFormat(fmt)
+    label.show()
+    label.resize(200, label.sizeHint().height())
+    return label
+
+
 def test_a_steady_label_cuts_plain_text_with_an_ellipsis_and_wraps_rich_text(qtbot):
-    host = QWidget()
-    qtbot.addWidget(host)
-    host.resize(2200, 200)
-    host.show()
-    qtbot.waitExposed(host)
-    plain = steady_label(QLabel(""))
-    plain.setParent(host)
-    plain.show()
-    plain.setTextFormat(Qt.TextFormat.PlainText)
-    plain.resize(200, plain.sizeHint().height())
+    host = shown(qtbot, QWidget(), 2200, 200)
+    plain = shown_label(host, Qt.TextFormat.PlainText)
     plain.setText(LONG)
     assert plain.text() == LONG  # in full for whoever asks
     assert plain.label.text().endswith("…") and plain.label.toolTip() == LONG
     assert not cut(plain)
     plain.resize(2000, plain.height())  # room again: all of it, no tooltip
     assert plain.label.text() == LONG and plain.label.toolTip() == ""
-    rich = steady_label(QLabel(""))
-    rich.setParent(host)
-    rich.show()
-    rich.setTextFormat(Qt.TextFormat.RichText)
-    rich.resize(200, rich.sizeHint().height())
+    rich = shown_label(host, Qt.TextFormat.RichText)
     one_line = rich.sizeHint().height()
     rich.setText(f"<b>{html.escape(LONG)}</b>")
     assert rich.label.wordWrap() and rich.sizeHint().height() > one_line

@@ -13,6 +13,7 @@ What it leaves out: encoding (the editor's spans) and which tokenizer that is (t
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -118,7 +119,9 @@ class IdsPanel(QWidget):
         self.open_button.clicked.connect(self._choose_npy)
         self.error_label = steady_label(QLabel(""))
         self.error_label.setStyleSheet(f"color: {_ERROR}")
-        self.error_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes what was pasted
+        # Rich text, escaped (it quotes what was pasted), so that a long reason wraps onto a
+        # second line rather than being cut (common.SteadyLabel).
+        self.error_label.setTextFormat(Qt.TextFormat.RichText)
         self.decoded_view = TokenTextEdit()
         self.decoded_view.setReadOnly(True)
         self.decoded_view.setMinimumHeight(self.decoded_view.fontMetrics().height() * 2 + 12)
@@ -311,11 +314,11 @@ class IdsPanel(QWidget):
         style = f"color: {colour}"
         if self.error_label.styleSheet() != style:
             self.error_label.setStyleSheet(style)
-        self.error_label.setText(line)
+        self.error_label.setText(html.escape(line, quote=False))
 
     @property
     def error(self) -> str:
-        return self.error_label.text()
+        return html.unescape(self.error_label.text())
 
     def shutdown(self) -> None:
         self._decode_timer.stop()

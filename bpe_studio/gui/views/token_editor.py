@@ -215,8 +215,9 @@ class TokenTextEdit(QPlainTextEdit):
         return None if self._stale else self._spans
 
     def set_highlight(self, token_id: int | None) -> None:
-        self._highlight = token_id
-        self._schedule()
+        if token_id != self._highlight:  # asked again at every step the timeline shows
+            self._highlight = token_id
+            self._schedule()
 
     # ---------------------------------------------------------- painting
     @Slot()

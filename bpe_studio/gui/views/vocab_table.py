@@ -404,7 +404,7 @@ class VocabTableView(QWidget):
         """The counts after the title: tokens, shown, unreachable, and what is under way."""
         total, shown = self.model.total_rows, self.proxy.rowCount()
         parts = [counted(total, "token")]
-        if not self.proxy.spec.trivial:
+        if not self.proxy.spec.trivial and shown != total:  # a sort alone hides none
             parts.append(f"{shown:,} shown")
         unreachable = self.model.unreachable
         if unreachable is not None:
