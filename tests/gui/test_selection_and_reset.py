@@ -63,9 +63,13 @@ def test_a_token_of_a_picked_tokenizer_marks_no_row_of_the_run(qtbot, window):
     assert why.explanation.token_id == and_id and why.explanation.tree is not None
     assert why.explanation.tree.token == b" and"
     assert "GPT-2" in why.heading.text() and "not the run's" in why.heading.text()
-    # Back on the run's tokenizer, the editor outlines nothing of GPT-2's.
+    # Back on the run's tokenizer, the editor outlines nothing of GPT-2's; on GPT-2 again
+    # (the same tokenizer, picked anew), it does.
     window.picker.pick(RUN)
     assert window.editor.outlined is None
+    window.picker.pick(preset_key("gpt2"))
+    assert window.editor.outlined == and_id
+    window.picker.pick(RUN)
     wait_for_source(qtbot, window)
     # A token clicked in the run's own tokenizer marks its row.
     spans = wait_for_spans(qtbot, window.editor)

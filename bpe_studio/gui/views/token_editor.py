@@ -488,7 +488,8 @@ class TokenEditor(QWidget):
             return False
         if source is not state.picked:
             return True
-        return state.loaded is not None and source.built is state.loaded.tokenizer
+        loaded = state.loaded
+        return loaded is not None and source.built is loaded.tokenizer
 
     @Slot()
     def _show_selection(self, *args: object) -> None:
@@ -497,7 +498,9 @@ class TokenEditor(QWidget):
         token_id = state.selected_token if state is not None else None
         if state is not None and token_id is not None:
             mine = (
-                self.shows_run() if state.selected_in is None else state.selected_in is self._source
+                self.shows_run()
+                if state.selected_in is None
+                else state.selected_in.same_as(self._source)
             )
             if not mine:
                 token_id = None
