@@ -32,6 +32,7 @@ from ..core.formats.tiktoken_file import sidecar_name
 from ..core.tokenizer_files import DEFAULT_NAME, save_data
 from ..core.vocab import BYTE_TOKENS, initial_vocab
 from . import responsiveness
+from .controls import nothing_learned
 from .hub import StateHub
 from .loader import TokenizerLoader
 from .responsiveness import GuiTurn
@@ -94,8 +95,10 @@ class Controller(QObject):
         """The running session's hold on the trainer (``responsiveness``), if one runs."""
         return self.session.turn if self.session is not None else None
 
-    def _may_discard(self, action: str) -> bool:
-        """True unless an unsaved trained tokenizer would be lost and the user says no."""
+    def _may_discard(self, action: str, *, now: bool = True) -> bool:
+        """True unless an unsaved trained tokenizer would be lost and the user says no. Once
+        the user says yes, the run is gone from every view (``StateHub.discard_run``), unless
+        not ``now``: a Train puts it back if it fails before its first merge."""
         result = self._unsaved
         if result is None or result is not self.hub.state.result:
             return True
@@ -106,16 +109,28 @@ class Controller(QObject):
         ):
             return False
         self._unsaved = None
+        if now:
+            self.hub.discard_run()
         return True
+
+    def _corpus_problem(self, p: Path) -> str | None:
+        """Why ``p`` cannot be trained on (naming it), or None."""
+        if not p.exists():
+            return f"{p}: no such file"
+        if not p.is_file():
+            return f"{p}: not a regular file"
+        try:
+            empty = p.stat().st_size == 0
+        except OSError as error:
+            return f"{p}: {error.strerror or error}"
+        return f"{p}: the file is empty: there is nothing to train on" if empty else None
 
     # -------------------------------------------------------------- corpus
     def open_corpus(self, path: str | os.PathLike) -> bool:
         p = Path(path).expanduser()
-        if not p.exists():
-            self.error.emit("Cannot open corpus", f"{p}: no such file")
-            return False
-        if not p.is_file():
-            self.error.emit("Cannot open corpus", f"{p}: not a regular file")
+        problem = self._corpus_problem(p)
+        if problem is not None:
+            self.error.emit("Cannot open corpus", problem)
             return False
         if p.resolve() != self.hub.state.corpus and not self._may_discard("Opening another corpus"):
             return False
@@ -136,7 +151,11 @@ class Controller(QObject):
         if corpus is None:
             self.error.emit("No corpus", "Open a corpus file first (or drop one on the window).")
             return False
-        if not self._may_discard("Training again"):
+        problem = self._corpus_problem(corpus)  # it may have changed since it was opened
+        if problem is not None:
+            self.error.emit("Cannot train", problem)
+            return False
+        if not self._may_discard("Training again", now=False):
             return False
         config = TrainingConfig(corpus, vocab_size, special_tokens, workers, pattern)
         self._pattern = pattern
@@ -219,12 +238,15 @@ class Controller(QObject):
         elif result.merges:
             self._unsaved = result
         elif before is not None:
-            # Stopped before the first merge: as if Train had not been clicked.
-            self.hub.restore(before)
-            self.notice.emit(
-                "Stopped before the first merge: nothing was learned; the tokenizer shown "
-                "before is shown again"
+            # Nothing learned (stopped before the first merge, or no pair to merge): as if
+            # Train had not been clicked.
+            why = (
+                "Stopped before the first merge: nothing was learned"
+                if result.stopped
+                else nothing_learned(state)
             )
+            self.hub.restore(before)
+            self.notice.emit(f"{why}; the tokenizer shown before is shown again")
 
     # ------------------------------------------------------ save and load
     def saveable_data(self) -> TokenizerData | None:

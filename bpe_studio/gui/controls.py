@@ -46,6 +46,7 @@ from .views.common import MUTED, steady_label
 
 DEFAULT_VOCAB_SIZE = 10_000
 DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
+COMPILING_TEXT = "Compiling the merge engine (first run only)…"
 # Save's formats: (menu text, format name for Tokenizer.save / save_data).
 SAVE_FORMATS: tuple[tuple[str, str], ...] = (
     ("GPT-2 files (vocab.json + merges.txt)…", "gpt2"),
@@ -70,23 +71,46 @@ def format_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def _running_text(state: RunState, phase: Phase) -> str:
-    head = "Paused · " if state.phase is Phase.PAUSED else ""
-    if phase is Phase.PRE_TOKENIZING:
-        return (
-            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
-            f"{format_bytes(state.bytes_total)} · {format_duration(state.elapsed)} elapsed"
-            + (f" · {state.engine_note}" if state.engine_note else "")
-        )
-    done, target, rate = state.published, state.target_merges, state.rate
-    text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s"
-    text += f" · {format_duration(state.elapsed)} elapsed"
-    if rate > 0 and target > done:
-        text += f" · ~{format_duration((target - done) / rate)} left"
+def _times(state: RunState, merge_seconds: float | None = None) -> str:
+    """The run's time so far (pauses left out) and, once merging has begun, how much of it
+    was merging: "0:25 elapsed, 0:14 of it merging"."""
+    text = f"{format_duration(state.elapsed)} elapsed"
+    if merge_seconds is None and state.merge_start is not None:
+        merge_seconds = state.elapsed - state.merge_start
+    if merge_seconds is not None:
+        text += f", {format_duration(merge_seconds)} of it merging"
     return text
 
 
-def _nothing_learned(state: RunState) -> str:
+def compiling_shown(state: RunState) -> bool:
+    """The merge engine's first compile holds the run up now: the status and the bar show
+    it as a phase of its own (it may outlast the counting)."""
+    running = (state.resume_to or Phase.MERGING) if state.phase is Phase.PAUSED else state.phase
+    return running is Phase.PRE_TOKENIZING and state.compiling
+
+
+def _running_text(state: RunState, phase: Phase) -> str:
+    head = "Paused · " if state.phase is Phase.PAUSED else ""
+    if compiling_shown(state):
+        return f"{head}{COMPILING_TEXT} · {_times(state)}"
+    if phase is Phase.PRE_TOKENIZING:
+        if state.bytes_total <= 0:  # the size is not known yet
+            return f"{head}Pre-tokenizing… · {_times(state)}"
+        if state.bytes_done >= state.bytes_total:
+            size = format_bytes(state.bytes_total)
+            return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
+        return (
+            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
+            f"{format_bytes(state.bytes_total)} · {_times(state)}"
+        )
+    done, target, rate = state.published, state.target_merges, state.rate
+    text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"
+    if state.remaining is not None and target > done:
+        text += f" · ~{format_duration(state.remaining)} left"
+    return text
+
+
+def nothing_learned(state: RunState) -> str:
     """Why a run that ended without a merge learned nothing, in words."""
     result = state.result
     assert result is not None
@@ -117,7 +141,7 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
     if new_corpus and state.corpus is not None:
         return f"Ready to train on {state.corpus.name}"
     if state.load_error is not None:
-        return "Loading failed"
+        return f"Loading failed: {state.load_error.splitlines()[0]}"
     if phase.training:
         if state.stopping:
             return "Stopping…"
@@ -129,9 +153,9 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
     if result is not None and phase in (Phase.FINISHED, Phase.STOPPED):
         n = len(result.merges)
         if n == 0:
-            return _nothing_learned(state)
+            return nothing_learned(state)
         rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
-        took = f"{format_duration(result.merge_seconds)}, {rate:,.0f} merges/s"
+        took = f"{_times(state, result.merge_seconds)}, {rate:,.0f} merges/s"
         if result.stopped:
             return (
                 f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); Save keeps them"
@@ -142,7 +166,9 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
                 f"Pairs ran out after {n:,} merges ({took}): vocabulary "
                 f"{len(result.vocab):,} of {size:,}"
             )
-        return f"Done: {n:,} merges in {took}"
+        return f"Done: {n:,} merges ({took})"
+    if phase is Phase.IDLE and state.corpus is not None:
+        return f"Ready to train on {state.corpus.name}"
     if phase is Phase.LOADED and state.loaded is not None:
         loaded, tok = state.loaded, state.loaded.tokenizer
         specials = loaded.special_tokens
@@ -385,7 +411,11 @@ class TrainingPanel(QWidget):
             return
         if phase is Phase.PAUSED:
             phase = state.resume_to or Phase.MERGING
-        if phase is Phase.PRE_TOKENIZING:
+        if compiling_shown(state) or (
+            phase is Phase.PRE_TOKENIZING and 0 < state.bytes_total <= state.bytes_done
+        ):
+            self._set_bar(0, 0, "")  # busy: no fraction to show (a compile, the pair count)
+        elif phase is Phase.PRE_TOKENIZING:
             total = state.bytes_total
             self._set_bar(1000, int(1000 * state.bytes_done / total) if total else 0, "%p%")
         elif phase is Phase.MERGING or phase is Phase.STOPPED:

@@ -129,7 +129,7 @@ class CurveFeeder:
     ) -> None:
         """Start over: new curves for ``texts`` (read in the process), then ``merges`` (rows
         with ``rank``, ``left``, ``right``) applied; everything enqueued before is dropped."""
-        self.generation += 1
+        self._start_over()
         command = ("begin", dict(texts), tuple(special_tokens), pattern, list(merges))
         self._put(command)
 
@@ -144,8 +144,16 @@ class CurveFeeder:
 
     def cancel(self) -> None:
         """Drop all work and all curves."""
-        self.generation += 1
+        self._start_over()
         self._put(("begin", {}, (), "gpt2", []))
+
+    def _start_over(self) -> None:
+        # subtle: the curves go at once, not when the thread reaches the new command (it
+        # may be busy with the old run's merges for seconds): a view drawing now shows none
+        # of a run that is gone.
+        self.generation += 1
+        self.series = {}
+        self.version += 1
 
     def take_failures(self) -> list[str]:
         """The texts that could not be read or followed since the last call, one line each."""
@@ -230,7 +238,7 @@ class CurveFeeder:
                 if generation == self.generation:
                     wait_while_gui_busy()
                     if command[0] == "begin":
-                        self._publish({})
+                        self._publish({}, generation)
                     conn.send(_for_process(command))
                     self._receive(conn, generation)
             except (OSError, EOFError) as error:
@@ -257,7 +265,7 @@ class CurveFeeder:
             elif kind == "series":
                 _, name, source, size, counts, error = reply
                 series = CurveSeries(name, source, size, counts, error)
-                self._publish({**self.series, name: series})
+                self._publish({**self.series, name: series}, generation)
             elif kind == "extend":
                 for name, (counts, error) in reply[1].items():
                     series = self.series.get(name)
@@ -266,6 +274,7 @@ class CurveFeeder:
                         series.error = series.error or error
                 self.version += 1
 
-    def _publish(self, series: dict[str, CurveSeries]) -> None:
-        self.series = series
-        self.version += 1
+    def _publish(self, series: dict[str, CurveSeries], generation: int) -> None:
+        if generation == self.generation:  # not replaced meanwhile by a new start
+            self.series = series
+            self.version += 1

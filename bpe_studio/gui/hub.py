@@ -50,8 +50,15 @@ class StateHub(QObject):
     # ------------------------------------------------------------ corpus
     def set_corpus(self, path: Path | None) -> None:
         self.state.corpus = path
+        self.state.load_error = None  # a failed load's news ends with the next action
         self.corpus_changed.emit()
         self.updated.emit()
+
+    def dismiss_load_error(self) -> None:
+        """The user moved on: the last load's failure is no longer news."""
+        if self.state.load_error is not None:
+            self.state.load_error = None
+            self.updated.emit()
 
     # ------------------------------------------------------------- a run
     def begin_run(self, settings: RunSettings, base_vocab: dict[int, bytes]) -> None:
@@ -61,8 +68,10 @@ class StateHub(QObject):
         s.record, s.loaded, s.result, s.error = [], None, None, None
         s.step, s.live, s.selected_token = 0, True, None
         s.bytes_done = s.bytes_total = 0
-        s.engine_note = ""
+        s.compiling = False
         s.rate = s.elapsed = 0.0
+        s.merge_start = s.remaining = None
+        s.selected_in = None
         s.top_pairs, s.top_pairs_at = (), 0
         s.pretoken_counts = None
         s.stopping, s.resume_to = False, None
@@ -82,16 +91,21 @@ class StateHub(QObject):
     def set_progress(self, done: int, total: int) -> None:
         self.state.bytes_done, self.state.bytes_total = done, total
 
-    def set_engine_note(self, note: str) -> None:
-        """What the merge engine is doing while the corpus is counted (shown next frame)."""
-        self.state.engine_note = note
+    def set_compiling(self, compiling: bool) -> None:
+        """Whether the merge engine is compiling now (shown next frame)."""
+        self.state.compiling = compiling
 
-    def start_merging(self, target_merges: int, upto: int | None = None) -> None:
-        """The merge phase begins; the merges recorded so far are shown (``upto``: the first
+    def start_merging(
+        self, target_merges: int, upto: int | None = None, started_at: float | None = None
+    ) -> None:
+        """The merge phase begins (``started_at`` seconds into the run; default: the
+        elapsed time last set); the merges recorded so far are shown (``upto``: the first
         ``upto`` of them at most, as in :meth:`publish`)."""
         s = self.state
         if s.settings is not None:
             s.settings = dataclasses.replace(s.settings, target_merges=target_merges)
+        s.merge_start = s.elapsed if started_at is None else started_at
+        s.compiling = False
         if s.phase is Phase.PAUSED:
             s.resume_to = Phase.MERGING
         else:
@@ -112,8 +126,10 @@ class StateHub(QObject):
         """The run's pre-token counts, once pre-tokenization is over (the pair chart's history)."""
         self.state.pretoken_counts = counts
 
-    def set_clock(self, rate: float, elapsed: float) -> None:
-        self.state.rate, self.state.elapsed = rate, elapsed
+    def set_clock(self, rate: float, elapsed: float, remaining: float | None = None) -> None:
+        """Merges per second lately, the run's seconds so far, and the merging left (an
+        estimate; None until there is a credible one)."""
+        self.state.rate, self.state.elapsed, self.state.remaining = rate, elapsed, remaining
 
     def set_paused(self, paused: bool) -> None:
         s = self.state
@@ -155,11 +171,23 @@ class StateHub(QObject):
         """Show an earlier state again (the run on screen before a Train that failed before
         its first merge); the picked tokenizer and the corpus stay as they are now."""
         state.picked, state.corpus = self.state.picked, self.state.corpus
+        state.selected_token = state.selected_in = None  # the views forget it on reset
         self.state = state
         self.reset.emit()
         self.tokenizer_changed.emit()
         self.phase_changed.emit(state.phase)
         self.step_changed.emit(state.step)
+        self.updated.emit()
+
+    def discard_run(self) -> None:
+        """Drop the run (or loaded tokenizer) on screen: every view shows none, as at start.
+        The corpus and the editor's picked tokenizer stay."""
+        old = self.state
+        self.state = RunState(corpus=old.corpus, picked=old.picked)
+        self.reset.emit()
+        self.tokenizer_changed.emit()
+        self.phase_changed.emit(Phase.IDLE)
+        self.step_changed.emit(0)
         self.updated.emit()
 
     # ------------------------------------------------------ loaded files
@@ -172,8 +200,9 @@ class StateHub(QObject):
         s.loaded, s.result, s.record, s.error, s.settings = loaded, None, [], None, None
         s.base_vocab = {}
         s.loading, s.load_error, s.stopping, s.resume_to = None, None, False, None
-        s.top_pairs, s.top_pairs_at, s.selected_token = (), 0, None
+        s.top_pairs, s.top_pairs_at, s.selected_token, s.selected_in = (), 0, None, None
         s.pretoken_counts = None
+        s.merge_start = s.remaining = None
         s.phase = Phase.LOADED
         s.published = len(loaded.merge_rows)
         s.step, s.live = s.published, True
@@ -253,6 +282,8 @@ class StateHub(QObject):
             self.state.replaying = replaying
             self.replay_changed.emit(replaying)
 
-    def select_token(self, token_id: int) -> None:
-        self.state.selected_token = token_id
+    def select_token(self, token_id: int, source: TokenizerSource | None = None) -> None:
+        """Select ``token_id`` of the run's vocabulary, or (``source``) of another tokenizer
+        (the editor's picked one): the run's views then mark no row of their own."""
+        self.state.selected_token, self.state.selected_in = token_id, source
         self.token_selected.emit(token_id)

@@ -135,8 +135,11 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.error_box: QMessageBox | None = None
         c, p = self.controller, self.panel
         c.error.connect(self.show_error)
-        c.saved.connect(lambda message: self.statusBar().showMessage(message, 10_000))
-        c.notice.connect(lambda message: self.statusBar().showMessage(message, 10_000))
+        c.saved.connect(self.show_notice)
+        c.notice.connect(self.show_notice)
+        # A message belongs to the action that made it: the next one ends it.
+        for signal in (self.hub.reset, self.hub.corpus_changed, self.tabs.currentChanged):
+            signal.connect(self._end_notices)
         p.open_button.clicked.connect(self._choose_corpus)
         p.train_button.clicked.connect(self.start_training)
         p.pause_button.clicked.connect(c.toggle_pause)
@@ -154,14 +157,16 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         for page in (self.compare, self.report):
             page.bind(self.hub)
             page.error.connect(self.show_error)
-        self.report.saved.connect(lambda message: self.statusBar().showMessage(message, 10_000))
+        self.report.saved.connect(self.show_notice)
 
     def _connect_inspector(self) -> None:
         # The piece under the editor's cursor feeds the step-through; the editor's counts
         # the "occurs in the editor" line.
         editor, inspector = self.editor, self.inspector
         editor.piece_at_cursor.connect(inspector.step_through.show_piece)
-        inspector.why.set_occurrence_counter(editor.occurrences)
+        inspector.why.set_occurrence_counter(
+            lambda token_id: editor.occurrences(token_id) if editor.outlined == token_id else None
+        )
         editor.spans_ready.connect(lambda _spans: inspector.why.refresh_occurrences())
 
     @Slot(int, int)
@@ -196,6 +201,16 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             QMessageBox.StandardButton.No,
         )
         return answer == QMessageBox.StandardButton.Yes
+
+    @Slot(str)
+    def show_notice(self, message: str) -> None:
+        """One line of news in the status bar, until the next action (or ten seconds)."""
+        self.statusBar().showMessage(message, 10_000)
+
+    @Slot()
+    def _end_notices(self, *args: object) -> None:
+        self.statusBar().clearMessage()
+        self.hub.dismiss_load_error()
 
     @Slot(str, str)
     def show_error(self, title: str, message: str) -> None:

@@ -17,7 +17,9 @@ from collections import deque
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
+from ..core import merge_engine
 from .hub import StateHub
+from .remaining import MergeTimeEstimate
 from .responsiveness import (
     FLUSH_INTERVAL_MS,
     FrameBudget,
@@ -109,6 +111,8 @@ class TrainingSession(QObject):
         self._pending_progress: tuple[int, int] | None = None
         self._pending_pairs: tuple | None = None
         self._pending_merging: int | None = None  # merges to make, once the phase starts
+        self._merge_start: float | None = None  # clock.elapsed() when merging began
+        self._estimate: MergeTimeEstimate | None = None  # of the merging left
         self._error: str | None = None
         self._mode = TrainingMode()
         self.frames = FrameBudget(self.control.turn)
@@ -145,7 +149,6 @@ class TrainingSession(QObject):
         worker.merged.connect(self._buffer.push, Qt.ConnectionType.DirectConnection)
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
         worker.counted.connect(self.hub.set_pretoken_counts, _QUEUED)
-        worker.engine_status.connect(self.hub.set_engine_note, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
         worker.merges_done.connect(self._on_merges_done, _QUEUED)
@@ -233,6 +236,8 @@ class TrainingSession(QObject):
         # a second, a frame here and its repaints held the trainer for a tenth or more of its
         # merging, to show no merge yet.
         self._pending_merging = target
+        self._merge_start = self.clock.elapsed()
+        self._estimate = MergeTimeEstimate(target)
         self.frames.postpone()
 
     @Slot(object)
@@ -357,9 +362,16 @@ class TrainingSession(QObject):
             hub.set_progress(*self._pending_progress)
             self._pending_progress = None
         batch = self._buffer.drain()
+        elapsed = self.clock.elapsed()
         if batch:
             hub.append_merges(batch)
             self.clock.record(batch[-1].rank + 1)
+            if self._estimate is not None and self._merge_start is not None:
+                self._estimate.record(batch[-1].rank + 1, elapsed - self._merge_start)
+        elif hub.state.merge_start is None:  # not merging yet
+            # The merge engine's first compile may outlast the counting; the core says
+            # while it runs (merge_engine.compiling), and the views show it as a phase.
+            hub.set_compiling(merge_engine.compiling())
         if self._pending_pairs is not None:
             report, self._pending_pairs = self._pending_pairs, None
             hub.set_top_pairs(report.pairs, report.at)
@@ -367,5 +379,6 @@ class TrainingSession(QObject):
             target, self._pending_merging = self._pending_merging, None
             # The merges drained since merging began wait for the frame's pairs report,
             # as in every frame while merging (_frame_end).
-            hub.start_merging(target, upto=hub.state.top_pairs_at)
-        hub.set_clock(self.clock.rate(), self.clock.elapsed())
+            hub.start_merging(target, upto=hub.state.top_pairs_at, started_at=self._merge_start)
+        remaining = self._estimate.remaining() if self._estimate is not None else None
+        hub.set_clock(self.clock.rate(), elapsed, remaining)

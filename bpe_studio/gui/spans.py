@@ -74,6 +74,18 @@ class TokenizerSource:
         return source
 
     @property
+    def built(self) -> Tokenizer | None:
+        """The tokenizer, if it was given or has been built (None: not yet)."""
+        return self._tokenizer
+
+    def same_as(self, other: TokenizerSource | None) -> bool:
+        """Whether ``other`` gives the very same tokenizer (the same source, or another
+        source of the same tokenizer object: a preset picked again)."""
+        if other is None:
+            return False
+        return other is self or (self._tokenizer is not None and other.built is self._tokenizer)
+
+    @property
     def merge_count(self) -> int:
         """Merges of the whole tokenizer (known without building it)."""
         return self._merge_count

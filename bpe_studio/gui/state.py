@@ -131,11 +131,16 @@ class RunState:
     live: bool = True  # step follows the newest merge
     replaying: bool = False  # a replay is animating ``step`` from 0 to ``published``
     selected_token: int | None = None
+    # The tokenizer the selected token's id belongs to when it is not the run's (a token
+    # clicked in the editor while it shows a picked tokenizer); None: the run's vocabulary.
+    selected_in: TokenizerSource | None = None
     bytes_done: int = 0
     bytes_total: int = 0
-    engine_note: str = ""  # what the merge engine is doing before merging starts, if notable
+    compiling: bool = False  # the merge engine is compiling (its first run), a phase of its own
     rate: float = 0.0  # merges per second, recently
     elapsed: float = 0.0  # seconds of the run, pauses left out
+    merge_start: float | None = None  # ``elapsed`` when merging began; None before
+    remaining: float | None = None  # estimated seconds of merging left; None until credible
     top_pairs: tuple[tuple[bytes, bytes, int], ...] = ()
     top_pairs_at: int = 0  # merges made when top_pairs was reported
     # The run's pre-token counts (unique pre-token -> count), kept from pre-tokenization so the

@@ -1,9 +1,10 @@
 """Which tokenizer the inspector explains, and a cache of them.
 
-What it does: :func:`run_recipe` and :func:`step_recipe` capture, on the GUI thread, how to get
-the tokenizer a panel explains (the picked one if the user picked one, else the run's: while
-training, built from the merges published so far; else ``state.shown``; the step-through cuts
-the run's to the timeline's step). :class:`TokenizerCache` builds them in the panels' job
+What it does: :func:`selection_recipe`, :func:`run_recipe` and :func:`step_recipe` capture, on
+the GUI thread, how to get the tokenizer a panel explains (the one the selected token belongs
+to; the picked one if the user picked one, else the run's: while training, built from the
+merges published so far; else ``state.shown``; the step-through cuts the run's to the
+timeline's step). :class:`TokenizerCache` builds them in the panels' job
 threads and keeps the last few, so a click on a node, a new step or a new piece costs no
 rebuild. Qt-free, but reads the GUI's ``RunState``.
 What it leaves out: the panels (``views/why_token``, ``views/step_through``).
@@ -15,9 +16,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..core import Tokenizer
 from .state import RunState
+
+if TYPE_CHECKING:
+    from .spans import TokenizerSource
 
 CACHED_TOKENIZERS = 4
 
@@ -86,12 +91,29 @@ def _from_record(state: RunState, k: int) -> Callable[[TokenizerCache], Tokenize
     return build
 
 
+def _source_recipe(source: TokenizerSource) -> TokenizerRecipe:
+    """A tokenizer that is not the run's (a picked one)."""
+    return TokenizerRecipe(_Same(source), lambda _: source.get(), False)
+
+
 def run_recipe(state: RunState) -> TokenizerRecipe | None:
-    """The tokenizer "Why this token" explains: the picked one, else the run's with every
-    merge published so far. None when there is none."""
+    """The editor's tokenizer in full: the picked one, else the run's with every merge
+    published so far. None when there is none."""
     if state.picked is not None:
-        picked = state.picked
-        return TokenizerRecipe(_Same(picked), lambda _: picked.get(), False)
+        return _source_recipe(state.picked)
+    return _run_only(state)
+
+
+def selection_recipe(state: RunState) -> TokenizerRecipe | None:
+    """The tokenizer the selected token belongs to ("Why this token" explains it there):
+    the one it was selected in (``state.selected_in``), else the run's."""
+    if state.selected_in is not None:
+        return _source_recipe(state.selected_in)
+    return _run_only(state)
+
+
+def _run_only(state: RunState) -> TokenizerRecipe | None:
+    """The run's tokenizer with every merge published so far, whatever the editor shows."""
     if state.phase.training:
         n = state.published
         return TokenizerRecipe((_Same(state.record), n), _from_record(state, n), True)

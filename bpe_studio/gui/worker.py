@@ -148,7 +148,6 @@ class TrainingWorker(QObject):
     # The corpus's pre-token counts (a Mapping[bytes, int] the worker no longer touches), once,
     # before ``merging``: the pair chart recounts the pairs of any step from them.
     counted = Signal(object)
-    engine_status = Signal(str)  # what the merge engine is doing (its first-run compile)
     merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
     merged = Signal(object)  # MergeStep, one per merge
     # The last merge was pushed (and the last top pairs emitted); the worker now waits for
@@ -198,8 +197,8 @@ class TrainingWorker(QObject):
             raise TrainingCancelled("training stopped before it started")
         specials = validate_special_tokens(cfg.special_tokens)
         check_vocab_size(cfg.vocab_size, specials)  # before the corpus is read, not after
-        # Counting, and (for a big corpus) loading the compiled merge engine meanwhile; its
-        # first-run compile is announced through engine_status.
+        # Counting, and (for a big corpus) loading the compiled merge engine meanwhile; the
+        # session asks the core whether it is compiling (merge_engine.compiling).
         trainer = trainer_from_file(
             cfg.corpus,
             cfg.vocab_size,
@@ -208,7 +207,6 @@ class TrainingWorker(QObject):
             progress=self._progress,
             cancel_event=control.cancel_event,
             pattern=cfg.pattern,
-            status=self.engine_status.emit,
         )
         self.counted.emit(trainer.pretoken_counts)
         self.merging.emit(trainer.target_merges)

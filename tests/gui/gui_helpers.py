@@ -40,6 +40,15 @@ def paused_in_window(qtbot, window, corpus: Path, vocab_size: int, after: int, w
     return session
 
 
+def shown(qtbot, widget, width: int, height: int):
+    """``widget`` as a window of that size, shown and exposed, closed after the test."""
+    qtbot.addWidget(widget)
+    widget.resize(width, height)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
 def wait_for_spans(qtbot, editor, timeout: int = 30_000):
     """Wait until the editor has painted spans for its current text and tokenizer."""
     qtbot.waitUntil(lambda: editor.spans is not None and not editor.busy, timeout=timeout)

@@ -173,19 +173,46 @@ def test_opening_a_new_corpus_clears_the_old_outcome(qtbot, window, tmp_path):
 
 
 # ------------------------------------------------------ item 14: nothing was learned
-def test_an_empty_corpus_says_nothing_was_learned(qtbot, window, tmp_path):
+def test_an_empty_corpus_is_refused_in_a_dialog_naming_it(qtbot, window, tmp_path):
+    # Issue 23, item 7: an empty file is an input error, said as the others are.
     empty = tmp_path / "empty.txt"
     empty.write_bytes(b"")
-    result = train_in_window(qtbot, window, empty, 300)
-    assert result.merges == []
-    status = window.panel.status.text()
-    assert status == "Nothing was learned: empty.txt is empty"
-    assert not window.panel.save_button.isEnabled()
+    assert not window.open_corpus(empty)
+    assert window.error_box is not None and window.error_box.windowTitle() == "Cannot open corpus"
+    assert window.last_error == f"{empty}: the file is empty: there is nothing to train on"
+    assert window.state.corpus is None
+    # Emptied after it was opened: Train says so the same way, and starts nothing.
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("some text\n", encoding="utf-8")
+    assert window.open_corpus(corpus)
+    corpus.write_bytes(b"")
+    assert not window.start_training()
+    assert window.error_box.windowTitle() == "Cannot train"
+    assert window.last_error == (
+        f"{corpus.resolve()}: the file is empty: there is nothing to train on"
+    )
+    assert window.state.phase is Phase.IDLE and window.controller.session is None
+    assert "Stopped" not in window.statusBar().currentMessage()
+
+
+def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, tmp_path):
     singles = tmp_path / "singles.txt"
     singles.write_text("a\nb\nc\n", encoding="utf-8")  # pre-tokens of one byte each
+    result = train_in_window(qtbot, window, singles, 300)
+    assert result.merges == []
+    assert window.panel.status.text() == (
+        "Nothing was learned: singles.txt has no two adjacent bytes within a pre-token to merge"
+    )
+    assert not window.panel.save_button.isEnabled()
+    # With a run on screen before it, that run comes back, and the notice says why: the user
+    # stopped nothing.
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    assert window.save_tokenizer(tmp_path / "saved")  # saved: opening singles keeps it
     train_in_window(qtbot, window, singles, 300)
-    assert "Nothing was learned" in window.panel.status.text()
-    assert "no two adjacent bytes" in window.panel.status.text()
+    notice = window.statusBar().currentMessage()
+    assert notice.startswith("Nothing was learned: singles.txt has no two adjacent bytes")
+    assert "Stopped" not in notice
+    assert window.state.corpus.name == "singles.txt" and window.state.phase is Phase.FINISHED
 
 
 def test_stopping_during_pre_tokenization_says_nothing_was_learned(qtbot, window):
@@ -254,6 +281,8 @@ def test_save_in_each_format_reloads_in_its_own_library(qtbot, window, tmp_path)
 def test_a_failed_train_keeps_the_trained_tokenizer_and_its_pattern(qtbot, window, tmp_path):
     window.panel.pattern_choice.set_pattern("cl100k")
     first = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    # Saved, so opening another corpus keeps it on screen (unsaved, it would be discarded).
+    assert window.save_tokenizer(tmp_path / "first")
     window.panel.pattern_choice.set_pattern("gpt2")
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\x00\xff\xfe" * 100)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from gui_helpers import EOT, FIXTURES, wait_for_spans
+from gui_helpers import EOT, FIXTURES, shown, wait_for_spans
 from PySide6.QtGui import QTextOption
 
 import bpe_studio.gui.spans as spans_module
@@ -29,12 +29,7 @@ def chinese_tokenizer():
 
 @pytest.fixture
 def editor(qtbot):
-    ed = TokenEditor()
-    qtbot.addWidget(ed)
-    ed.resize(700, 400)
-    ed.show()
-    qtbot.waitExposed(ed)
-    return ed
+    return shown(qtbot, TokenEditor(), 700, 400)
 
 
 def _utf16_units(text: str) -> list[int]:

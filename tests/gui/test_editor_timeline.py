@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+from gui_helpers import EOT, FIXTURES, shown, train_in_window, wait_for_spans
 from PySide6.QtCore import QPoint, Qt
 
 from bpe_studio.core import Tokenizer
@@ -53,12 +53,7 @@ def loaded_hub(tok: Tokenizer) -> StateHub:
 
 @pytest.fixture
 def editor(qtbot):
-    ed = TokenEditor()
-    qtbot.addWidget(ed)
-    ed.resize(700, 400)
-    ed.show()
-    qtbot.waitExposed(ed)
-    return ed
+    return shown(qtbot, TokenEditor(), 700, 400)
 
 
 def ids_of(editor) -> list[int]:
@@ -79,7 +74,7 @@ def test_editor_tokens_follow_the_step(qtbot, editor, gpt2):
         assert editor.tokenizer is not None and len(editor.tokenizer.merges) == k
     hub.select_step(10)
     wait_for_spans(qtbot, editor)
-    assert "first 10 of" in editor.source_label.text()
+    assert editor.source_label.text().endswith(" · at step 10")
 
 
 def test_scrubbing_latest_position_wins(qtbot, editor, gpt2):
@@ -309,7 +304,7 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     hub.select_step(100)
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == reference(100)
-    assert "first 100 of 399 merges" in editor.source_label.text()
+    assert editor.source_label.text() == "training, 399 merges so far · at step 100"
 
 
 def test_truncations_are_kept_for_scrubbing_back(gpt2):

@@ -113,3 +113,28 @@ def test_parse_ids():
     assert parse_ids("") == []
     with pytest.raises(ValueError, match=r"'-3' \(item 2 of 2\)"):
         parse_ids("1 -3")
+
+
+def test_ids_are_decoded_with_the_tokenizer_the_editor_shows(qtbot, panel, gpt2):
+    # Issue 23, item 12: never with the one the editor showed before, while the new one loads.
+    ids = [72, 101]  # GPT-2 decodes them to "i" and half a character; bytes only, to "He"
+    panel.decode_input.setText("72, 101")
+    panel.decode_now()
+    qtbot.waitUntil(lambda: not panel.busy and panel.decoded_text() != "", timeout=10_000)
+    assert panel.decoded_text() == gpt2.decode(ids)
+    raw = Tokenizer({i: bytes([i]) for i in range(256)}, [])
+    used: list[Tokenizer] = []
+    panel.decoded.connect(lambda spans: used.append(spans.tokenizer))
+    editor = panel._editor
+    editor.set_tokenizer(TokenizerSource("bytes only", tokenizer=raw))
+    # The editor's spans for it are not there yet: the panel says what it waits for and
+    # shows nothing decoded with GPT-2, even when asked to decode meanwhile.
+    assert panel.decoded_text() == ""
+    assert panel.error == "Loading the editor's tokenizer (bytes only) to decode…"
+    panel.decode_now()
+    assert used == [] and panel.decoded_text() == ""
+    wait_for_spans(qtbot, editor)
+    qtbot.waitUntil(lambda: not panel.busy and panel.decoded_text() != "", timeout=10_000)
+    assert panel.decoded_text() == raw.decode(ids) == "He"
+    assert used and all(tok is raw for tok in used)
+    assert panel.error == ""

@@ -442,7 +442,7 @@ def test_a_very_deep_tree_is_folded_and_a_fold_opens(qtbot):
     hub.pick_tokenizer(TokenizerSource("chain", tokenizer=tok))
     panel = why_panel(qtbot, hub)
     top = ids_of(vocab)[b"a" * n]
-    hub.select_token(top)
+    hub.select_token(top, hub.state.picked)  # a token of the picked tokenizer
     wait_explained(qtbot, panel, top)
     items = panel.tree.node_items()
     assert len(items) <= MAX_NODES and panel.tree.folded == 1

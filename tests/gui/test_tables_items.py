@@ -25,10 +25,10 @@ from bpe_studio.gui.state import LoadedTokenizer, MergeRow, Phase, RunSettings, 
 from bpe_studio.gui.views.pair_chart import (
     FAILED_NOTE,
     IDLE_NOTE,
-    LOADED_NOTE,
     MIN_WIDTH,
     PRETOKENIZING_NOTE,
     PairChart,
+    loaded_note,
     log_ticks,
 )
 from bpe_studio.gui.views.vocab_table import VocabTableView
@@ -235,6 +235,49 @@ def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
     assert shown_ids(view) == expected and expected
 
 
+def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2):
+    # Issue 23, item 13: not the rows that happen to sit at the old scroll offset.
+    hub = StateHub()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2)
+    qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+    bar, header = view.table.verticalScrollBar(), view.table.horizontalHeader()
+    qtbot.waitUntil(lambda: bar.maximum() > 2000, timeout=10_000)
+    bar.setValue(bar.maximum() // 2)
+    assert view.table.rowAt(0) > 1000
+    header.setSortIndicator(1, Qt.SortOrder.AscendingOrder)  # as a header click: by token
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.sort_column == 1, timeout=60_000)
+    assert bar.value() == 0 and view.table.rowAt(0) == 0
+    # A selected row stays in view through the next sort, wherever the order puts it.
+    token_id = 30_000
+    assert view.select_token(token_id)
+    header.setSortIndicator(1, Qt.SortOrder.DescendingOrder)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.descending, timeout=60_000)
+    assert view.selected_token_id() == token_id
+    row = view.proxy.mapFromSource(view.model.index(view.model.row_of_id(token_id), 0)).row()
+    last = view.table.rowAt(view.table.viewport().height() - 1)
+    assert view.table.rowAt(0) <= row <= last
+    # Moving the timeline's step with "Hide tokens after step" keeps the offset.
+    view.table.clearSelection()
+    bar.setValue(bar.maximum() // 3)
+    kept = bar.value()
+    view.filter_edit.setText("e")
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.text == "e", timeout=60_000)
+    assert bar.value() == 0  # a filter is another order too
+    bar.setValue(kept // 4)
+    offset = bar.value()
+    assert offset > 0
+    hub.select_step(40_000)
+    view.hide_box.setChecked(True)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.hide_after == 40_000, timeout=60_000)
+    assert bar.value() == 0  # hiding rows is a new filter...
+    bar.setValue(offset // 2)
+    offset = bar.value()
+    hub.select_step(40_001)
+    qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.hide_after == 40_001, timeout=60_000)
+    assert bar.value() == offset  # ...but a moved step keeps the rows in view
+
+
 @pytest.mark.parametrize("column", range(6))
 def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
     hub = StateHub()
@@ -310,7 +353,8 @@ def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
     hub.finish(None, "the corpus is not UTF-8")
     assert hub.state.phase is Phase.FAILED and note() == FAILED_NOTE
     hub.show_loaded(gpt2)
-    assert note() == LOADED_NOTE
+    assert note() == loaded_note(gpt2)
+    assert note().startswith(f"{gpt2.vocab_file.name} and {gpt2.merges_file.name} (GPT-2")
 
 
 def test_pair_chart_never_shows_a_merged_pair_as_next(qtbot):

@@ -114,6 +114,28 @@ def test_replay_pauses_resumes_and_skips(qtbot, trained):
     assert state.step == n and state.live and not state.replaying and not bar.replay.running
 
 
+def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained):
+    # Issue 23, item 8: the list's selected row is the timeline's step, wherever it jumps.
+    window, result = trained
+    bar, state, merges = window.timeline, window.state, window.merge_list
+    n = len(result.merges)
+    bar.replay.start(SLOW)
+    bar.slider.setValue(50)  # scrubbing: merge 50 (row 49) is selected
+    assert merges.selected_rank() == 49
+    qtbot.mouseClick(bar.skip_button, Qt.MouseButton.LeftButton)
+    assert state.step == n and state.live
+    assert merges.selected_rank() == n - 1  # the last merge, not row 49
+    bar.select_step(10)
+    assert merges.selected_rank() == 9
+    qtbot.mouseClick(bar.live_button, Qt.MouseButton.LeftButton)  # Live: another jump
+    assert state.live and merges.selected_rank() == n - 1
+    # A row the user picks stays picked when the step jumps back to live.
+    bar.select_step(10)
+    merges.select_rank(3)
+    qtbot.mouseClick(bar.live_button, Qt.MouseButton.LeftButton)
+    assert merges.selected_rank() == 3
+
+
 def test_closing_during_replay_leaves_nothing_running(qtbot, trained):
     window, _ = trained
     window.timeline.replay.start(SLOW)

@@ -275,35 +275,52 @@ def test_closing_right_after_train_is_clicked(qtbot, window):
     assert live_training_threads() == 0
 
 
-def test_app_trains_with_the_compiled_engine_and_says_when_it_compiles(
+def test_the_first_compile_of_the_merge_engine_is_a_phase_of_its_own(
     qtbot, window, monkeypatch, tmp_path
 ):
-    """A corpus above the threshold trains with the compiled engine; its first-run compile is
-    named in the status line while the corpus is counted. (The threshold is lowered and the
-    compile announced by a wrapper, so the test does not depend on numba's cache being cold.)"""
+    """A corpus above the threshold trains with the compiled engine; while its first-run
+    compile holds the run up (here after the counting is over), the status line says so and
+    the bar is busy, rather than sitting at "100%" of pre-tokenizing. (The threshold is lowered
+    and the compile stands in a wrapper that waits, so the test does not depend on numba's
+    cache being cold.)"""
     from bpe_studio.core import merge_engine, trainer
-    from bpe_studio.gui.controls import status_text
 
     real_prepare = merge_engine.prepare
-    said: list[str] = []
+    compiling = threading.Event()
+    go = threading.Event()
 
     def prepare(status=None):
-        if status is not None:
-            status(merge_engine.COMPILING)
-        said.append("prepare")
+        compiling.set()
+        go.wait(30)
+        compiling.clear()
         real_prepare()
 
     monkeypatch.setattr(trainer, "COMPILED_FROM", 0)
     monkeypatch.setattr(merge_engine, "prepare", prepare)
+    monkeypatch.setattr(merge_engine, "compiling", compiling.is_set)
     corpus = tmp_path / "small.txt"
     corpus.write_bytes(DEMO_CORPUS.read_bytes()[:200_000])
-    result = train_in_window(qtbot, window, corpus, 400)
-    assert said and result is not None
+    assert window.open_corpus(corpus)
+    window.panel.vocab_spin.setValue(400)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    panel = window.panel
+    try:
+        qtbot.waitUntil(
+            lambda: panel.status.text().startswith("Compiling the merge engine (first run only)"),
+            timeout=30_000,
+        )
+        assert panel.progress.maximum() == 0  # busy, not a fraction of the counting
+        assert window.state.phase is Phase.PRE_TOKENIZING
+    finally:
+        go.set()
+    with qtbot.waitSignal(session.finished, timeout=60_000) as blocker:
+        pass
+    result = blocker.args[0]
+    assert result is not None
     assert result.merges == train_bpe(corpus, 400, [EOT], engine="python")[1]
-    state = window.hub.state
-    assert state.engine_note == merge_engine.COMPILING
-    state.phase = Phase.PRE_TOKENIZING  # the status line as it read while counting
-    assert status_text(state).endswith(f" · {merge_engine.COMPILING}")
+    assert panel.status.text().startswith("Done: ")
 
 
 def test_stop_before_the_thread_starts_still_ends_the_run(qtbot, window):

@@ -3,8 +3,11 @@ often, the colour palette."""
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
+from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent
 from PySide6.QtWidgets import (
@@ -26,6 +29,11 @@ TOKEN_COLOURS = ("#d0e2ff", "#ffe3bf")  # alternate token backgrounds in the edi
 SPLIT_COLOUR = "#ffc9de"  # tokens holding part of a multi-byte character
 SPLIT_UNDERLINE = "#c2255c"
 SPECIAL_COLOUR = "#c3f0ca"  # special tokens such as <|endoftext|>
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, singular for one: "1 token", "2,048 tokens"."""
+    return f"{n:,} {noun}{'s' * (n != 1)}"
 
 
 def monospace_font(point_size: int | None = None) -> QFont:
@@ -54,7 +62,11 @@ class SteadyLabel(QWidget):
     request ends here: its own size hint is fixed (the width of ``longest``; the height of
     the text, which asks for a relayout only when it changes) and it lays the label over its
     whole area itself. The label's text methods are forwarded; a style sheet or tooltip set
-    on this widget applies to the label too."""
+    on this widget applies to the label too.
+
+    Text wider than the label never just stops mid-word: plain text is cut with "…" and
+    shown whole in the tooltip; rich text, which cannot be cut so, wraps onto more lines
+    (the label then asks for the height it needs)."""
 
     def __init__(self, label: QLabel, longest: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -63,6 +75,7 @@ class SteadyLabel(QWidget):
         label.ensurePolished()  # the style sheet's font, before measuring
         width = label.fontMetrics().horizontalAdvance(longest) + 12 if longest else 40
         self._hint = QSize(width, label.sizeHint().height())
+        self._text = label.text()  # in full; the label may show it cut
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(width)
 
@@ -75,23 +88,58 @@ class SteadyLabel(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         self.label.setGeometry(self.rect())
         super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._show()
 
     def setText(self, text: str) -> None:  # noqa: N802 - QLabel's API
-        label = self.label
-        if text == label.text():
+        if text == self._text:
             return
-        label.setText(text)
+        self._text = text
+        self._show()
+
+    def _plain(self) -> bool:
+        label = self.label
+        fmt = label.textFormat()
+        return fmt == Qt.TextFormat.PlainText or (
+            fmt == Qt.TextFormat.AutoText and not QtGui.Qt.mightBeRichText(self._text)
+        )
+
+    def _show(self) -> None:
+        label, text = self.label, self._text
+        room = self.width() - 2 * label.margin() - 4
+        metrics = label.fontMetrics()
+        if self._plain():
+            shown = text
+            if "\n" not in text and metrics.horizontalAdvance(text) > room > 0:
+                shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+            tip = text if shown != text else ""
+            if label.toolTip() != tip:
+                label.setToolTip(tip)
+            if shown != label.text():
+                label.setText(shown)
+        else:
+            label.setText(text)
+            plain = html.unescape(re.sub(r"<[^>]*>", "", text))
+            wrap = metrics.horizontalAdvance(plain) > room > 0
+            if label.wordWrap() != wrap:
+                label.setWordWrap(wrap)
         # subtle: asking for the size hint lays a rich-text or selectable label's text out
         # now (laid out lazily inside its paint, it asks for a repaint from there, which Qt
         # posts as one more repaint of the window), and tells whether the text's height
-        # changed (a heading in a bigger font): only then does the layout hear of it.
-        height = label.sizeHint().height()
+        # changed (a heading in a bigger font, a wrapped line): only then does the layout
+        # hear of it.
+        height = (
+            label.heightForWidth(self.width())
+            if label.wordWrap() and self.width() > 0
+            else label.sizeHint().height()
+        )
         if height != self._hint.height():
             self._hint = QSize(self._hint.width(), height)
             self.updateGeometry()
 
     def text(self) -> str:
-        return self.label.text()
+        """The text in full (the label may show it cut)."""
+        return self._text
 
     def setTextFormat(self, fmt: Qt.TextFormat) -> None:  # noqa: N802 - QLabel's API
         self.label.setTextFormat(fmt)

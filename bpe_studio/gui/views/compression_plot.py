@@ -171,6 +171,7 @@ class CompressionPlot(QWidget):
             self.feeder.begin(self._texts(), state.special_tokens, self._pattern(), rows)
         else:
             self.feeder.cancel()
+        self._draw()  # no curve of the run that is gone stays while the new ones are counted
         self._work_started()
 
     @Slot(int, int)

@@ -13,6 +13,7 @@ What it leaves out: encoding (the editor's spans) and which tokenizer that is (t
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -35,7 +36,7 @@ from ...core import Tokenizer
 from ...core.spans import SpanArrays, decoded_spans
 from ..debounce import single_shot
 from ..jobs import LatestJob
-from .common import MUTED, monospace_font, steady_label, title_label
+from .common import MUTED, counted, monospace_font, steady_label, title_label
 from .layouts import column
 from .token_editor import TokenEditor, TokenTextEdit
 
@@ -62,8 +63,8 @@ def parse_ids(text: str) -> list[int]:
     for i, item in enumerate(items):
         if not item.isdigit() or not item.isascii():
             raise ValueError(
-                f"{item[:40]!r} (item {i + 1:,} of {len(items):,}) is not a token id: "
-                "give whole numbers separated by commas or spaces"
+                f"{item[:40]!r} (item {i + 1:,} of {len(items):,}) is not a token id "
+                "(a whole number)"
             )
         ids.append(int(item))
     return ids
@@ -118,7 +119,9 @@ class IdsPanel(QWidget):
         self.open_button.clicked.connect(self._choose_npy)
         self.error_label = steady_label(QLabel(""))
         self.error_label.setStyleSheet(f"color: {_ERROR}")
-        self.error_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes what was pasted
+        # Rich text, escaped (it quotes what was pasted), so that a long reason wraps onto a
+        # second line rather than being cut (common.SteadyLabel).
+        self.error_label.setTextFormat(Qt.TextFormat.RichText)
         self.decoded_view = TokenTextEdit()
         self.decoded_view.setReadOnly(True)
         self.decoded_view.setMinimumHeight(self.decoded_view.fontMetrics().height() * 2 + 12)
@@ -153,8 +156,21 @@ class IdsPanel(QWidget):
         """Show ``editor``'s ids after each encode, and decode with its tokenizer."""
         self._editor = editor
         editor.spans_ready.connect(self.show_spans)
+        editor.source_changed.connect(self._on_source_changed)
         if editor.spans is not None:
             self.show_spans(editor.spans)
+
+    @Slot()
+    def _on_source_changed(self) -> None:
+        """The editor shows another tokenizer: what was decoded with the last one goes (it
+        is decoded again once the new one is ready); with none, no ids are left either."""
+        if self._editor is not None and self._editor.source is None:
+            self._ids = np.zeros(0, dtype=np.int32)
+            self._list_job.cancel()
+            self.count_label.setText("No tokens yet")
+            self.ids_view.setPlainText("")
+        if self._has_input():
+            self.decode_now()
 
     # ---------------------------------------------------------- the ids
     @property
@@ -173,7 +189,7 @@ class IdsPanel(QWidget):
         self._shown_ids = min(n, DISPLAY_IDS)
         head = spans.ids[: self._shown_ids]
         self.count_label.setText(
-            f"{n:,} tokens" + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
+            counted(n, "token") + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
         )
         self._list_job.submit(lambda is_stale: format_id_list(head))
         if spans.tokenizer is not self._decoded_with and self._has_input():
@@ -230,7 +246,7 @@ class IdsPanel(QWidget):
             self.open_npy(path)
 
     def _tokenizer(self) -> Tokenizer | None:
-        return self._editor.tokenizer if self._editor is not None else None
+        return self._editor.current_tokenizer if self._editor is not None else None
 
     @Slot()
     def decode_now(self) -> None:
@@ -247,7 +263,17 @@ class IdsPanel(QWidget):
             self.decoded_view.hide()
             return
         if tok is None:
-            self._show_error("No tokenizer yet to decode with: train one or load one")
+            self._decode_job.cancel()
+            self._decoded_with = None
+            self.decoded_view.set_spans(None)
+            self.decoded_view.set_text("")
+            self.decoded_view.hide()
+            source = self._editor.source if self._editor is not None else None
+            if source is None:
+                self._show_error("No tokenizer yet to decode with: train one or load one")
+            else:  # decoded when it is ready (show_spans)
+                name = source.label.removeprefix("Tokenizer: ")
+                self._show_error(f"Loading the editor's tokenizer ({name}) to decode…", MUTED)
             return
         self._decoded_with = tok
 
@@ -279,13 +305,20 @@ class IdsPanel(QWidget):
         self.decoded_view.set_text("")
         self.decoded_view.hide()
 
-    def _show_error(self, message: str) -> None:
+    def _show_error(self, message: str, colour: str = _ERROR) -> None:
+        """The first line of ``message`` under the box: why it cannot decode (red), or, in
+        ``MUTED``, what it waits for."""
         line = message.splitlines()[0] if message else ""
-        self.error_label.setText(f"Cannot decode: {line}" if line else "")
+        if colour == _ERROR and line:
+            line = f"Cannot decode: {line}"
+        style = f"color: {colour}"
+        if self.error_label.styleSheet() != style:
+            self.error_label.setStyleSheet(style)
+        self.error_label.setText(html.escape(line, quote=False))
 
     @property
     def error(self) -> str:
-        return self.error_label.text()
+        return html.unescape(self.error_label.text())
 
     def shutdown(self) -> None:
         self._decode_timer.stop()

@@ -55,6 +55,7 @@ class MergeListView(QWidget):
         model.rowsInserted.connect(self._after_insert)
         model.modelReset.connect(self._after_reset)
         self._programmatic = False  # selecting the step's merge must not select its token
+        self._step_row: int | None = None  # the row the step selected, if it is selected
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.doubleClicked.connect(self._on_double_click)
         hub.step_changed.connect(self._on_step)
@@ -85,6 +86,7 @@ class MergeListView(QWidget):
     @Slot()
     def _after_reset(self) -> None:
         self._follow = True
+        self._step_row = None
         self.table.scrollToTop()
         self._update_title()
 
@@ -109,16 +111,23 @@ class MergeListView(QWidget):
 
     @Slot(int)
     def _on_step(self, step: int) -> None:
-        """Select merge ``step`` (row ``step - 1``), the last one applied; greys the rest."""
+        """Select merge ``step`` (row ``step - 1``), the last one applied; greys the rest.
+        Back to live (Skip, Live), the step's row is selected too, unless the user selected
+        a row of their own since; while a live run trains, no row is the step's (the list
+        follows the newest merge at the bottom)."""
         self.table.viewport().update()
-        if self.hub.state.live:
-            return  # following the newest merge: the bottom-follow behaviour applies
+        state = self.hub.state
+        if state.live and self.selected_rank() not in (None, self._step_row):
+            return  # a row the user picked stays selected
         self._programmatic = True
         try:
-            if step <= 0:
-                self.table.clearSelection()
+            if step <= 0 or (state.live and state.phase.training):
+                if self._step_row is not None:
+                    self.table.clearSelection()
+                    self._step_row = None
             else:
                 self.table.selectRow(step - 1)
+                self._step_row = step - 1
                 self.table.scrollTo(
                     self.model.index(step - 1, 0), QAbstractItemView.ScrollHint.EnsureVisible
                 )

@@ -35,11 +35,12 @@ from ...core.display import readable_token
 from ...core.pair_history import top_pairs_at
 from ..hub import StateHub
 from ..jobs import LatestJob
-from ..state import Phase
+from ..loader import TIKTOKEN_SUFFIXES
+from ..state import LoadedTokenizer, Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 
 TOP_K = 20
-LOADED_NOTE = "vocab.json and merges.txt hold no pair counts: train a tokenizer to see them"
+LOADED_DECAY_NOTE = "Only a trained run knows the count of each merge's pair"
 IDLE_NOTE = "Open a corpus and click Train: the pairs about to be merged appear here"
 IDLE_DECAY_NOTE = "Each merge's pair count against its rank appears here while training"
 PRETOKENIZING_NOTE = "Pre-tokenizing the corpus: pairs are counted when merging starts"
@@ -52,6 +53,18 @@ DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
 _TITLE = {"color": "#111827", "size": "10pt"}
 _RANK, _COUNT = attrgetter("rank"), attrgetter("count")
 _PAIR = attrgetter("left", "right")
+
+
+def loaded_note(loaded: LoadedTokenizer) -> str:
+    """Why a loaded tokenizer shows no pairs, naming its files and their format."""
+    vocab, merges = loaded.vocab_file, loaded.merges_file
+    if merges != vocab:
+        files = f"{vocab.name} and {merges.name} (GPT-2 files) hold"
+    elif vocab.name.lower().endswith(TIKTOKEN_SUFFIXES):
+        files = f"{vocab.name} (a tiktoken rank file) holds"
+    else:
+        files = f"{vocab.name} (a Hugging Face tokenizer) holds"
+    return f"{files} merge ranks, no pair counts: train a tokenizer to see them"
 
 
 def _plain(rich: str) -> str:
@@ -290,6 +303,8 @@ class PairChart(QWidget):
         self._n = 0
         self._curve.setData([], [])
         self._cursor.setVisible(False)
+        self._decay_title = ""  # the last run's title ("Step 5,000") goes with it
+        self._draw_decay()
         self.redraw(force=True)
 
     @Slot(int)
@@ -301,8 +316,8 @@ class PairChart(QWidget):
     def phase_note(self) -> str:
         """What the pairs plot is waiting for, or "" when it shows pairs."""
         state = self.hub.state
-        if state.loaded is not None or state.phase is Phase.LOADED:
-            return LOADED_NOTE
+        if state.loaded is not None:
+            return loaded_note(state.loaded)
         if state.phase is Phase.IDLE:
             return IDLE_NOTE
         if state.phase is Phase.PRE_TOKENIZING or (
@@ -329,7 +344,7 @@ class PairChart(QWidget):
         note = self.phase_note()
         if state.loaded is not None:
             if force:
-                self._show_notes(note, "")
+                self._show_notes(note, LOADED_DECAY_NOTE)
             return
         self._add_merges(state.record[self._n : state.published])
         if note:

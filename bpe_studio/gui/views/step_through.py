@@ -39,7 +39,7 @@ from ..hub import StateHub
 from ..jobs import LatestJob
 from ..tokenizer_recipes import TokenizerCache, step_recipe
 from .chips import ChipStrip
-from .common import MUTED, monospace_font
+from .common import MUTED, counted, monospace_font
 from .layouts import column, vertical_split
 
 MAX_PIECE_BYTES = 1024  # steps cost the square of the length; longer pieces are not replayed
@@ -326,7 +326,7 @@ class StepThroughPanel(QWidget):
             ids = ", ".join(f"{i:,}" for i in step.tokens)
             n = len(step.tokens)
             return (
-                f"<b>Done.</b> No adjacent pair has a merge: {n:,} token{'s' * (n != 1)} "
+                f"<b>Done.</b> No adjacent pair has a merge: {counted(n, 'token')} "
                 f"[{ids}], what the encoder gives for this piece."
             )
         a, b = step.tokens[step.chosen], step.tokens[step.chosen + 1]
@@ -334,7 +334,7 @@ class StepThroughPanel(QWidget):
         rank = dict(step.candidates)[step.chosen]
         n = len(step.candidates)
         return (
-            f"{n:,} pair{'s' * (n != 1)} can merge; the lowest rank is <b>{rank:,}</b>: "
+            f"{counted(n, 'pair')} can merge; the lowest rank is <b>{rank:,}</b>: "
             f"{tok(a)} + {tok(b)} → {tok(made)} (id {made:,})"
         )
 
@@ -365,7 +365,7 @@ class StepThroughPanel(QWidget):
 
     def _list_line(self, w: Walkthrough, i: int, step: EncodeStep) -> str:
         if step.chosen is None:
-            return f"{i + 1:>3}. done: {len(step.tokens):,} tokens"
+            return f"{i + 1:>3}. done: {counted(len(step.tokens), 'token')}"
         a, b = step.tokens[step.chosen], step.tokens[step.chosen + 1]
         rank = dict(step.candidates)[step.chosen]
         show = readable_token

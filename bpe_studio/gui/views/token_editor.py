@@ -64,6 +64,7 @@ from .common import (
     SPLIT_UNDERLINE,
     TOKEN_COLOURS,
     answer_token_tooltip,
+    counted,
     monospace_font,
     steady_label,
     title_label,
@@ -151,15 +152,24 @@ class TokenTextEdit(QPlainTextEdit):
 
     @Slot(int, int, int)
     def _on_contents_change(self, position: int, removed: int, added: int) -> None:
+        # Positions inside the replaced range are gone; those after it move with the text.
+        # subtle: the markers and outlines are painted from document positions of the text
+        # their spans were computed for; left as they were, a shorter text made every paint
+        # until the next spans ask for positions past its end (Qt warns once for each).
+        end, delta = position + removed, added - removed
+
+        def moved(p: int) -> int | None:
+            return p if p < position else p + delta if p >= end else None
+
+        self._markers = [(q, c) for p, c in self._markers if (q := moved(p)) is not None]
+        self._outlines = [
+            (qa, qb)
+            for a, b in self._outlines
+            if (qa := moved(a)) is not None and (qb := moved(b)) is not None
+        ]
         if self._setting_text or not self._breaks:
             return
-        # Breaks inside the replaced range are gone; those after it move with the text.
-        end, delta = position + removed, added - removed
-        self._breaks = {
-            (p + delta if p >= end else p): s
-            for p, s in self._breaks.items()
-            if p < position or p >= end
-        }
+        self._breaks = {q: s for p, s in self._breaks.items() if (q := moved(p)) is not None}
 
     def text(self) -> str:
         """The text as given (or as edited since): every line break as it came."""
@@ -205,8 +215,9 @@ class TokenTextEdit(QPlainTextEdit):
         return None if self._stale else self._spans
 
     def set_highlight(self, token_id: int | None) -> None:
-        self._highlight = token_id
-        self._schedule()
+        if token_id != self._highlight:  # asked again at every step the timeline shows
+            self._highlight = token_id
+            self._schedule()
 
     # ---------------------------------------------------------- painting
     @Slot()
@@ -405,6 +416,7 @@ class TokenEditor(QWidget):
     :meth:`highlight_token` and :meth:`occurrences`."""
 
     spans_ready = Signal(object)  # SpanArrays now painted
+    source_changed = Signal()  # another tokenizer (or step) is shown; its spans follow
     piece_at_cursor = Signal(str)
     token_clicked = Signal(int)
     encoded = Signal(int, int)  # tokens, UTF-8 bytes of the text shown
@@ -428,6 +440,8 @@ class TokenEditor(QWidget):
         self._source: TokenizerSource | None = None
         self._step: int | None = None  # merges of the source to use; None: all
         self._record_source: tuple[int, TokenizerSource] | None = None  # built while training
+        # The (source, step) the spans painted now were computed with.
+        self._painted: tuple[TokenizerSource | None, int | None] = (None, None)
         self._hub: StateHub | None = None
         self._piece: str | None = None  # the last piece_at_cursor sent
         self._piece_timer = single_shot(self, PIECE_DEBOUNCE_MS, self._send_piece)
@@ -449,7 +463,7 @@ class TokenEditor(QWidget):
         hub.tokenizer_changed.connect(self._follow_hub)
         hub.step_changed.connect(self._follow_hub)
         hub.reset.connect(self._on_reset)
-        hub.token_selected.connect(self.highlight_token)
+        hub.token_selected.connect(self._show_selection)
         self._follow_hub()
 
     @Slot()
@@ -460,9 +474,37 @@ class TokenEditor(QWidget):
     @Slot()
     def _follow_hub(self, *args: object) -> None:
         source, step = self._choose(self._hub.state) if self._hub is not None else (None, None)
-        if source is self._source and step == self._step:
-            return
-        self._set_source(source, step, STEP_DEBOUNCE_MS)
+        if source is not self._source or step != self._step:
+            self._set_source(source, step, STEP_DEBOUNCE_MS)
+        self._show_selection()
+
+    def shows_run(self) -> bool:
+        """Whether the editor's tokenizer is the run's (at some step), so that its ids are
+        the run's vocabulary's: not a tokenizer picked instead, unless that is the very
+        tokenizer the run shows (a loaded file picked again)."""
+        state = self._hub.state if self._hub is not None else None
+        source = self._source
+        if state is None or source is None:
+            return False
+        if source is not state.picked:
+            return True
+        loaded = state.loaded
+        return loaded is not None and source.built is loaded.tokenizer
+
+    @Slot()
+    def _show_selection(self, *args: object) -> None:
+        """Outline the selected token if it belongs to the tokenizer shown here."""
+        state = self._hub.state if self._hub is not None else None
+        token_id = state.selected_token if state is not None else None
+        if state is not None and token_id is not None:
+            mine = (
+                self.shows_run()
+                if state.selected_in is None
+                else state.selected_in.same_as(self._source)
+            )
+            if not mine:
+                token_id = None
+        self.highlight_token(token_id)
 
     def _choose(self, state: RunState) -> tuple[TokenizerSource | None, int | None]:
         """The tokenizer and step to show: the picked one in full, else the run's at the
@@ -516,6 +558,14 @@ class TokenEditor(QWidget):
         spans = self.edit._spans
         return spans.tokenizer if spans is not None else None
 
+    @property
+    def current_tokenizer(self) -> Tokenizer | None:
+        """The tokenizer the editor shows now (:attr:`source` at :attr:`step`); None while
+        it is being built (the spans painted may still be the previous one's)."""
+        if self._painted != (self._source, self._step):
+            return None
+        return self.tokenizer
+
     def set_tokenizer(self, source: TokenizerSource | None, step: int | None = None) -> None:
         """Tokenize with ``source`` cut to its first ``step`` merges (None: all)."""
         self._set_source(source, step, None)
@@ -524,11 +574,17 @@ class TokenEditor(QWidget):
         self, source: TokenizerSource | None, step: int | None, wait: int | None
     ) -> None:
         self._source, self._step = source, step
-        label = source.label if source else ""
+        # Short enough for the room beside the title (the picker above names it a tokenizer).
+        label = source.label.removeprefix("Tokenizer: ") if source else ""
         if source is not None and step is not None:
-            label += f" · first {step:,} of {source.merge_count:,} merges"
+            label += f" · at step {step:,}"
         self.source_label.setText(label)
         self._request(wait)
+        if source is None:  # nothing to tokenize with: no colours of one that is gone
+            self.edit.set_spans(None)
+            self._painted = (None, None)
+            self.status.setText("No tokenizer yet: train one or load one")
+        self.source_changed.emit()
 
     def set_text(self, text: str) -> None:
         self.edit.set_text(text)
@@ -555,6 +611,12 @@ class TokenEditor(QWidget):
         """Outline every occurrence of ``token_id`` in the text (None: none)."""
         self.edit.set_highlight(token_id)
 
+    @property
+    def outlined(self) -> int | None:
+        """The token whose occurrences are outlined: the selected one, when it belongs to
+        the tokenizer shown here."""
+        return self.edit._highlight
+
     def occurrences(self, token_id: int) -> int:
         """How many tokens of the current encoding have id ``token_id`` (0 while none)."""
         spans = self.edit._spans
@@ -564,7 +626,8 @@ class TokenEditor(QWidget):
     def _on_clicked(self, token_id: int) -> None:
         self.token_clicked.emit(token_id)
         if self._hub is not None:
-            self._hub.select_token(token_id)
+            # An id of a tokenizer picked instead of the run's is not a token of the run.
+            self._hub.select_token(token_id, None if self.shows_run() else self._source)
 
     @Slot()
     def _send_piece(self) -> None:
@@ -599,11 +662,14 @@ class TokenEditor(QWidget):
 
     @Slot(object)
     def _on_ready(self, spans: SpanArrays) -> None:
+        # subtle: a newer request (another source, step or text) cancels the job before
+        # its result can arrive, so these spans are of the source and step shown now.
+        self._painted = (self._source, self._step)
         self.edit.set_spans(spans)
         n = len(spans)
         per_token = spans.utf8_length / n if n else 0.0
         self.status.setText(
-            f"{n:,} tokens · {spans.text_length:,} characters · "
+            f"{counted(n, 'token')} · {counted(spans.text_length, 'character')} · "
             f"{spans.utf8_length:,} bytes · {per_token:.2f} bytes/token"
         )
         self.spans_ready.emit(spans)

@@ -22,6 +22,7 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 from collections.abc import Callable, Mapping
 
@@ -49,6 +50,7 @@ from ..vocab_index import ViewSpec
 from .common import (
     MUTED,
     configure_table,
+    counted,
     lay_out_rows_now,
     monospace_font,
     steady_label,
@@ -63,6 +65,12 @@ CATCH_UP_MS = 1000
 ORDER_DEBOUNCE_MS = 40  # header clicks, toggles, the timeline's step, new rows while training
 _COMPLETE = (Phase.FINISHED, Phase.STOPPED, Phase.PAUSED, Phase.LOADED)
 _CATCH_UP_EVENTS = (QEvent.Type.KeyPress, QEvent.Type.FocusIn)
+
+
+def _what_is_shown(spec: ViewSpec) -> ViewSpec:
+    """The choices the user made: the spec without the step hidden tokens start at (a step
+    moved on the timeline keeps the rows in view where they are)."""
+    return dataclasses.replace(spec, hide_after=0 if spec.hide_after is not None else None)
 
 
 def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
@@ -176,7 +184,7 @@ class VocabTableView(QWidget):
         self.table.installEventFilter(self)  # a key or a click in the table: rows catch up
         self._step_drawn = hub.state.step  # the step the rows' greying was drawn for
         hub.merges_added.connect(self._on_merges_added)
-        hub.token_selected.connect(self.select_token)
+        hub.token_selected.connect(self._on_token_selected)
         hub.step_changed.connect(self._on_step)
         hub.phase_changed.connect(self._catch_up_now)
         hub.phase_changed.connect(self._check_reachability)
@@ -233,9 +241,14 @@ class VocabTableView(QWidget):
 
     def _apply(self, spec: ViewSpec, order) -> None:
         keep = self.selected_token_id()
+        before = self.proxy.spec
         self.proxy.set_order(spec, order)
-        if keep is not None:
-            self._select_shown(keep)
+        if keep is not None and self._select_shown(keep):
+            return  # the selected row, in view wherever the new order put it
+        if _what_is_shown(before) != _what_is_shown(spec):
+            # Another order or filter: its first rows, not whatever rows now sit at the old
+            # scroll offset (mid-list in 200,000 tokens).
+            self.table.scrollToTop()
 
     @property
     def busy(self) -> bool:
@@ -390,8 +403,8 @@ class VocabTableView(QWidget):
     def status_text(self) -> str:
         """The counts after the title: tokens, shown, unreachable, and what is under way."""
         total, shown = self.model.total_rows, self.proxy.rowCount()
-        parts = [f"{total:,} tokens"]
-        if not self.proxy.spec.trivial:
+        parts = [counted(total, "token")]
+        if not self.proxy.spec.trivial and shown != total:  # a sort alone hides none
             parts.append(f"{shown:,} shown")
         unreachable = self.model.unreachable
         if unreachable is not None:
@@ -408,6 +421,14 @@ class VocabTableView(QWidget):
 
     # --------------------------------------------------------- selection
     @Slot(int)
+    def _on_token_selected(self, token_id: int) -> None:
+        if self.hub.state.selected_in is None:
+            self.select_token(token_id)
+        else:
+            # An id of another tokenizer (the editor's picked one): the run's token of the
+            # same id is another token, so no row of this table is it.
+            self.table.clearSelection()
+
     def select_token(self, token_id: int) -> bool:
         """Select the row of ``token_id`` and scroll to it; False if there is no such token."""
         self._catch_up_now()

@@ -2,7 +2,8 @@
 
 What it does: on ``StateHub.token_selected`` a job thread (:func:`explain`) finds the token's
 tree (``core.explain.merge_tree``) and the merges that use it (``merges_using``) in the
-tokenizer the inspector explains (``tokenizer_recipes.run_recipe``: the picked one, else the run's).
+tokenizer the token belongs to (``tokenizer_recipes.selection_recipe``: the run's, or the
+editor's picked one it was clicked in, which the heading then names).
 Back on the GUI thread the tree is drawn (:class:`~.merge_tree.MergeTreeView`) and the merges
 it grew into are listed (:class:`UsesModel`), each with the pair count from the run's record
 (``state.merge_rows[rank].count``; "n/a" for loaded or picked tokenizers). Merges the timeline
@@ -45,8 +46,8 @@ from ...core.explain import MergeNode, merge_tree, merges_using
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
-from ..tokenizer_recipes import TokenizerCache, run_recipe
-from .common import MUTED, configure_table, monospace_font, steady_label
+from ..tokenizer_recipes import TokenizerCache, selection_recipe
+from .common import MUTED, configure_table, counted, monospace_font, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short
 
@@ -161,7 +162,7 @@ class WhyTokenPanel(QWidget):
         self.token_id: int | None = None
         self.explanation: Explanation | None = None
         self._detail = ""  # the line under the heading, before the editor count
-        self._occurrences: Callable[[int], int] | None = None
+        self._occurrences: Callable[[int], int | None] | None = None
         self._job = LatestJob("bpe-why-token", self)
         self._job.done.connect(self._on_explained)
         self._job.failed.connect(self._on_failed)
@@ -176,7 +177,7 @@ class WhyTokenPanel(QWidget):
         self.detail.setStyleSheet(f"color: {MUTED}")
         self.tree = MergeTreeView(self)
         self.tree.setFrameShape(QFrame.Shape.NoFrame)
-        self.tree.node_clicked.connect(hub.select_token)
+        self.tree.node_clicked.connect(self._select)
         self.tree.show_message(EMPTY)
         fit = QPushButton("Fit")
         fit.setToolTip("Show the whole tree (Ctrl+wheel zooms, drag scrolls)")
@@ -224,8 +225,9 @@ class WhyTokenPanel(QWidget):
         hub.step_changed.connect(self._on_step)
 
     # ------------------------------------------------------------ inputs
-    def set_occurrence_counter(self, count: Callable[[int], int] | None) -> None:
-        """How the editor counts a token in its text (None: the line stays empty)."""
+    def set_occurrence_counter(self, count: Callable[[int], int | None] | None) -> None:
+        """How the editor counts a token in its text (it answers None when its tokenizer is
+        not the token's; None: the line stays empty)."""
         self._occurrences = count
         self.refresh_occurrences()
 
@@ -239,7 +241,7 @@ class WhyTokenPanel(QWidget):
         """Explain the current token again (in the job thread)."""
         self._live.stop()
         self._stale = False
-        recipe = run_recipe(self.hub.state)
+        recipe = selection_recipe(self.hub.state)
         if self.token_id is None or recipe is None:
             self._job.cancel()
             self._clear()
@@ -284,7 +286,12 @@ class WhyTokenPanel(QWidget):
 
     def _step(self) -> int | None:
         state = self.hub.state
-        return state.step if state.picked is None else None
+        return state.step if state.selected_in is None else None
+
+    @Slot(int)
+    def _select(self, token_id: int) -> None:
+        """Select a token of the tokenizer explained (a node, a merge it grew into)."""
+        self.hub.select_token(token_id, self.hub.state.selected_in)
 
     @property
     def busy(self) -> bool:
@@ -327,7 +334,7 @@ class WhyTokenPanel(QWidget):
         self.heading.setText(
             f"<span style='font-size:15pt; font-family:monospace; font-weight:600'>{token}</span>"
             f"&nbsp;&nbsp;<span style='color:{MUTED}'>id {root.id:,} · "
-            f"{len(root.token)} byte{'s' * (len(root.token) != 1)}</span>"
+            f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
         )
         if root.rank is None:
             special = self.explanation is not None and root.id in self.explanation.special_ids
@@ -343,13 +350,23 @@ class WhyTokenPanel(QWidget):
             )
         self.refresh_occurrences()
 
+    def _whose(self) -> str:
+        """ " · in GPT-4o (o200k_base), not the run's" for a token of another tokenizer."""
+        source = self.hub.state.selected_in
+        if source is None:
+            return ""
+        name = source.label.removeprefix("Tokenizer: ")
+        return f" · in {html.escape(name)}, not the run's tokenizer"
+
     def refresh_occurrences(self) -> None:
         """Rewrite the detail line with the token's count in the editor now."""
         detail = self._detail if self.explanation is not None else ""
         if self._occurrences is not None and self.token_id is not None and detail:
             n = self._occurrences(self.token_id)
-            times = "once" if n == 1 else f"{n:,} times"
-            detail += f" · in the editor {times}"
+            if n == 0:
+                detail += " · not in the editor's text"
+            elif n is not None:
+                detail += f" · {counted(n, 'time')} in the editor"
         self.detail.setText(detail)
 
     def _clear(self) -> None:
@@ -366,7 +383,7 @@ class WhyTokenPanel(QWidget):
         elif n == 0:
             text = "Grew into: no merge uses it as a part (yet)"
         else:
-            text = f"Grew into: {n:,} merge{'s' * (n != 1)} use{'s' * (n == 1)} it as a part"
+            text = f"Grew into: {counted(n, 'merge')} use{'s' * (n == 1)} it as a part"
         self.uses_title.setText(text)
         # Nothing to list: the table folds away and the tree gets its room.
         self.uses_table.setVisible(bool(n))
@@ -379,7 +396,7 @@ class WhyTokenPanel(QWidget):
     @Slot(QModelIndex)
     def _on_use_clicked(self, index: QModelIndex) -> None:
         if index.isValid():
-            self.hub.select_token(self.uses.rows[index.row()].new_id)
+            self._select(self.uses.rows[index.row()].new_id)
 
     def shutdown(self) -> None:
         self._live.stop()

@@ -1,0 +1,91 @@
+"""What the status line says and for how long (issue 23, items 2, 3 and 6): every figure
+names what it covers, the time left appears only when credible, and a message ends with the
+next action."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gui_helpers import train_in_window
+
+from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.controls import format_duration, status_text
+from bpe_studio.gui.state import Phase, RunSettings, RunState
+
+
+def merging_state(**fields) -> RunState:
+    state = RunState(
+        corpus=Path("books.txt"),
+        phase=Phase.MERGING,
+        settings=RunSettings(10_000, ("<|endoftext|>",), 9_743),
+    )
+    for name, value in fields.items():
+        setattr(state, name, value)
+    return state
+
+
+def test_pre_tokenizing_before_the_size_is_known_shows_no_sizes():
+    state = RunState(corpus=Path("books.txt"), phase=Phase.PRE_TOKENIZING, elapsed=0.4)
+    text = status_text(state)
+    assert text == "Pre-tokenizing… · 0.4 s elapsed"
+    state.bytes_done, state.bytes_total = 1_500_000, 20_000_000
+    assert status_text(state) == "Pre-tokenizing: 1.5 MB / 20.0 MB · 0.4 s elapsed"
+
+
+def test_the_times_say_what_they_cover_while_merging():
+    # 25 s into the run, merging began at 11 s: 14 s of merging.
+    state = merging_state(elapsed=25.0, merge_start=11.0, rate=300.0)
+    state.record = []  # published rows are what the line counts
+    state.published = 4_000
+    text = status_text(state)
+    assert text == "Merging: 4,000 / 9,743 · 300 merges/s · 0:25 elapsed, 0:14 of it merging"
+    # The time left is the estimate's, shown only once there is one (never merges / rate).
+    assert "left" not in text
+    state.remaining = 12.0
+    assert status_text(state).endswith(" · ~0:12 left")
+
+
+def test_the_end_of_a_run_says_total_and_merging_time(qtbot, window):
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 600)
+    state = window.state
+    n = len(result.merges)
+    rate = n / result.merge_seconds
+    expected = (
+        f"Done: {n:,} merges ({format_duration(state.elapsed)} elapsed, "
+        f"{format_duration(result.merge_seconds)} of it merging, {rate:,.0f} merges/s)"
+    )
+    assert window.panel.status.text() == expected
+    assert state.elapsed >= result.merge_seconds
+
+
+def test_a_failed_load_is_news_until_the_next_action(qtbot, window, tmp_path):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{ not json", encoding="utf-8")
+
+    def fail_to_load() -> None:
+        with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+            assert window.load_tokenizer(bad)
+        assert blocker.args == [False]
+        assert window.panel.status.text().startswith("Loading failed: ")
+        assert "tokenizer.json" in window.panel.status.text()
+
+    fail_to_load()
+    assert window.open_corpus(DEMO_CORPUS)  # another action: the failure is old news
+    assert window.panel.status.text() == f"Ready to train on {DEMO_CORPUS.name}"
+    fail_to_load()
+    window.tabs.setCurrentIndex(1)  # so is switching tabs
+    assert not window.panel.status.text().startswith("Loading failed")
+    window.tabs.setCurrentIndex(0)
+    fail_to_load()
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)  # and training
+    assert window.panel.status.text().startswith("Done: ")
+
+
+def test_a_notice_ends_with_the_next_action(qtbot, window, tmp_path):
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    assert window.save_tokenizer(tmp_path)
+    assert window.statusBar().currentMessage().startswith("Saved ")
+    other = tmp_path / "other.txt"
+    other.write_text("another corpus\n", encoding="utf-8")
+    assert window.open_corpus(other)
+    assert window.statusBar().currentMessage() == ""
