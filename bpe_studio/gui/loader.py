@@ -19,7 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
-from ..core.formats.tiktoken_file import sidecar_beside
+from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
@@ -91,12 +91,13 @@ def pattern_from_name(path: Path) -> str | None:
 
 
 def needs_pattern(path: Path) -> bool:
-    """A rank file whose pattern neither a ``NAME.tiktoken.json`` beside it nor its name tells: the
-    user has to say it."""
+    """A rank file whose pattern neither a ``NAME.tiktoken.json`` beside it, nor its name, nor
+    its bytes (one of OpenAI's own files, which the core recognises) tell: the user has to say
+    it."""
     lower = path.name.lower()
     if not lower.endswith(TIKTOKEN_SUFFIXES) or _has_sidecar(path):
         return False
-    return pattern_from_name(path) is None
+    return pattern_from_name(path) is None and openai_encoding_of(path) is None
 
 
 def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer:

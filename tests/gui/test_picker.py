@@ -148,6 +148,22 @@ def test_gpt2_pair_still_loads_and_a_picked_preset_survives_a_load(qtbot, window
     wait_for_spans(qtbot, window.editor)
 
 
+def test_openai_rank_file_under_another_name_asks_nothing(qtbot, window, tmp_path):
+    # The core knows OpenAI's own rank files by their bytes, so the app does not ask which
+    # pattern one was made with because its name says nothing.
+    shipped = FIXTURES.parents[1] / "resources" / "tokenizers" / "o200k_base.tiktoken.gz"
+    renamed = tmp_path / "downloaded.tiktoken.gz"
+    renamed.write_bytes(shipped.read_bytes())
+
+    def choose(path):
+        raise AssertionError(f"asked for the pattern of {path}")
+
+    window.choose_pattern = choose
+    _load(qtbot, window, renamed)
+    tok = window.state.loaded.tokenizer
+    assert tok.pattern_name == "o200k" and len(tok.merges) == 199_742
+
+
 def test_a_bare_rank_file_asks_for_its_pattern(qtbot, window, tmp_path, small_tokenizer):
     rank_file, sidecar = small_tokenizer.save(tmp_path, format="tiktoken", name="mystery")
     sidecar.unlink()  # neither a NAME.json nor the name tells the pattern

@@ -435,6 +435,17 @@ def _openai_encoding(sha256: str) -> str | None:
     return None if resource is None else resource.removesuffix(".splits.gz")
 
 
+def openai_encoding_of(rank_file: str | os.PathLike) -> str | None:
+    """The OpenAI encoding ("cl100k_base", "o200k_base") whose rank file ``rank_file`` is,
+    recognised by its bytes whatever its name; None for any other file or one that cannot be
+    read (reading it says why)."""
+    try:
+        raw = _read_raw(rank_file)
+    except ValueError:
+        return None
+    return _openai_encoding(hashlib.sha256(raw).hexdigest())
+
+
 def _settings_for(rank_file: Path, sha256: str) -> dict | None:
     """``pat_str`` and ``special_tokens`` for a rank file: its sidecar's, else for one of
     OpenAI's own rank files (recognised by its bytes, whatever its name) the ones tiktoken
