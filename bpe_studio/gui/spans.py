@@ -3,7 +3,9 @@
 What it does: :class:`SpanService` runs ``core.spans.compute_spans`` (Qt-free: the text piece
 by piece, packed into NumPy arrays) on a :class:`~.jobs.LatestJob`
 after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
-little longer than timeline moves, which must re-colour at once.
+little longer than timeline moves, which must re-colour at once. A timeline move does not stop
+the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
+step keeps moving, each result shown is the newest step that could be finished.
 :class:`TokenizerSource` builds a tokenizer lazily, in that same thread, and keeps the few
 truncations (``at(k)``: the first k merges) asked for last, so scrubbing back is cheap.
 What it leaves out: painting (``views/token_editor``).
@@ -126,6 +128,7 @@ class SpanService(QObject):
         self._timer = single_shot(self, debounce_ms, self._submit)
         self._debounce_ms = debounce_ms
         self._pending: tuple[TokenizerSource, int | None, Callable[[], str]] | None = None
+        self._throttle = False  # the pending request only moves the step
 
     def active_threads(self) -> int:
         return self._job.active_threads()
@@ -137,11 +140,16 @@ class SpanService(QObject):
         *,
         step: int | None = None,
         debounce_ms: int | None = None,
+        throttle: bool = False,
     ) -> None:
         """Mark the current result stale and compute anew with ``source.at(step)`` after the
         debounce (the service's own unless ``debounce_ms`` is given). ``text`` is read when the
-        timer fires, so a burst of edits costs one copy of the document."""
-        self._job.cancel()
+        timer fires, so a burst of edits costs one copy of the document. ``throttle``: the
+        text is unchanged (only the step or tokenizer moved), so a computation under way is
+        finished and shown first."""
+        pending_edit = self._pending is not None and self._timer.isActive() and not self._throttle
+        if source is None or not throttle:
+            self._job.cancel()
         if source is None:
             self._pending = None
             self._timer.stop()
@@ -151,6 +159,7 @@ class SpanService(QObject):
             # subtle: a pending edit's longer wait is not cut short by a step move.
             wait = max(wait, self._timer.remainingTime())
         self._pending = (source, step, text)
+        self._throttle = throttle and not pending_edit
         self._timer.start(wait)
 
     @property
@@ -170,7 +179,7 @@ class SpanService(QObject):
                 return None
             return compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
 
-        self._job.submit(job)
+        self._job.submit(job, throttle=self._throttle)
 
     def shutdown(self) -> None:
         """Abandon pending work and wait for the pool thread to finish its current piece."""
