@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_right, insort
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 # Token ids are characters, so they must be code points.
 MAX_TOKENS = 0x110000
@@ -153,11 +153,12 @@ class PythonMergeEngine:
         self._refresh_candidates()
         return found
 
-    def _top_entries(self, k: int, *, keep: bool = True) -> list[_Entry]:
-        """The heap entries of the ``k`` best pairs, best first, at their live counts; they
-        stay in the heap if ``keep``."""
+    def _top_entries(self, k: int, *, keep: bool = True, skip: Iterable[str] = ()) -> list[_Entry]:
+        """The heap entries of the ``k`` best pairs, best first, at their live counts, leaving
+        out the pairs in ``skip`` (their entries are dropped); they stay in the heap if
+        ``keep``."""
         found: list[_Entry] = []
-        seen: set[str] = set()
+        seen: set[str] = set(skip)
         while len(found) < k:
             entry = self._pop_live()
             if entry is None:
@@ -300,7 +301,10 @@ class PythonMergeEngine:
                             at[pair] = entry
                             insort(cand, entry)
         sure = len(cand) if bound is None else bisect_right(cand, bound)
-        if (bound is not None and sure < width) or len(cand) > 2 * _CANDIDATES * width:
+        if len(cand) > 2 * _CANDIDATES * width:
+            self._release_candidates()
+            self._refresh_candidates()
+        elif bound is not None and sure < width:
             self._refresh_candidates()
         assert self.recorded is not None
         self.recorded.rows.append(tuple(self._cand[:width]))
@@ -313,13 +317,17 @@ class PythonMergeEngine:
         self._cand, self._cand_at, self._bound = [], {}, None
 
     def _refresh_candidates(self) -> None:
-        """Take the candidates anew from the heap (those left go back first): a few times a
-        row's width of the best pairs, so that many merges pass before the next refresh."""
-        self._release_candidates()
-        want = _CANDIDATES * self._width
-        self._cand = self._top_entries(want, keep=False)
-        self._cand_at = {e[3]: e for e in self._cand}
-        self._bound = self._cand[-1] if len(self._cand) == want else None
+        """Take the best pairs of the heap (all of them come after the bound) into the
+        candidates, up to a few times a row's width of candidates and at least a row's width
+        of new ones, so that many merges pass before the next refresh; the last one taken is
+        the new bound. The candidates kept are exact, so none goes back: the heap gives up
+        about as many entries as merging takes from the candidates meanwhile."""
+        at = self._cand_at
+        need = max(_CANDIDATES * self._width - len(at), self._width)
+        fresh = self._top_entries(need, keep=False, skip=at)
+        self._bound = fresh[-1] if len(fresh) == need else None
+        at.update((e[3], e) for e in fresh)
+        self._cand = sorted(self._cand + fresh)
 
 
 def _ids(entry: _Entry) -> tuple[int, int, int]:
