@@ -28,6 +28,8 @@ size in it, then
 
     python benchmarks/bench_time_travel.py headless [--corpora english,chinese,code,sample]
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_time_travel.py gui [--json out.json]
+    python benchmarks/bench_time_travel.py both --markdown     (what run_all.py --time-travel adds)
+    python benchmarks/bench_time_travel.py --render headless.json gui.json
 """
 
 from __future__ import annotations
@@ -152,7 +154,7 @@ def headless(args: argparse.Namespace, scratch: Path) -> dict:
                 "peak_rss_mib_with": round(max(x["rss"] for x in runs[20]) / 2**20),
             }
             out[f"{name} ({path.stat().st_size / 1e6:.1f} MB), {engine}"] = row
-            print(name, engine, row, flush=True)
+            print(name, engine, row, file=sys.stderr, flush=True)
     return out
 
 
@@ -300,13 +302,51 @@ def gui(args: argparse.Namespace, scratch: Path) -> dict:
         path = corpus_path(name, args.mb, scratch)
         label = f"{name} ({path.stat().st_size / 1e6:.1f} MB)"
         out[label] = gui_corpus(app, path, args, rng)
-        print(label, json.dumps(out[label]), flush=True)
+        print(label, json.dumps(out[label]), file=sys.stderr, flush=True)
     return out
+
+
+def markdown(headless_out: dict, gui_out: dict) -> str:
+    """The two parts' figures as Markdown tables (``run_all.py --time-travel`` appends them)."""
+    lines = [
+        "Recording the best 20 pairs before every merge, headless (cost: the merge loop's CPU "
+        "with it less without, against the training's wall time without it):",
+        "",
+        "| corpus, engine | merges | training without | merge CPU without / with | cost "
+        "| record | peak RSS without / with |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, r in headless_out.items():
+        lines.append(
+            f"| {name} | {r['merges']:,} | {r['seconds_without']:.2f} s "
+            f"| {r['merge_cpu_without']:.3f} / {r['merge_cpu_with']:.3f} s | {r['cost_pct']}% "
+            f"| {r['record_mib']} MiB | {r['peak_rss_mib_without']} / "
+            f"{r['peak_rss_mib_with']} MiB |"
+        )
+    lines += [
+        "",
+        "The views at any step and during a 20 s replay, in the window (offscreen):",
+        "",
+        "| corpus | merges | chart median / p95 | editor median / p95 | replay frames/s "
+        "| within one frame: chart, cursor, editor, editor dot | editor behind (frames, "
+        "median / p90) | Counting / Tokenizing frames |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in gui_out.items():
+        rp, w = r["replay"], r["replay"]["within_one_frame_pct"]
+        behind = rp["editor_frames_behind_median_p90"]
+        lines.append(
+            f"| {name} | {r['merges']:,} | {r['chart']['median_ms']} / {r['chart']['p95_ms']} ms "
+            f"| {r['editor']['median_ms']} / {r['editor']['p95_ms']} ms | {rp['frames_per_s']} "
+            f"| {w['chart']}%, {w['cursor']}%, {w['editor']}%, {w['dot']}% "
+            f"| {behind[0]} / {behind[1]} | {rp['counting_frames']} / {rp['tokenizing_frames']} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("headless", "gui"))
+    parser.add_argument("part", nargs="?", default="both", choices=("headless", "gui", "both"))
     parser.add_argument("--corpora", default="english,chinese,code,sample")
     parser.add_argument("--mb", type=float, default=10)
     parser.add_argument("--vocab", type=int, default=32_000)
@@ -316,14 +356,36 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--scratch", default="/tmp/bpe-studio-bench-time-travel")
     parser.add_argument("--json")
+    parser.add_argument(
+        "--markdown", action="store_true", help="with 'both': print the figures as tables"
+    )
+    parser.add_argument(
+        "--render",
+        nargs=2,
+        metavar=("HEADLESS_JSON", "GUI_JSON"),
+        help="print the tables of two earlier --json outputs, measuring nothing",
+    )
     args = parser.parse_args()
-    if args.part == "gui":
+    if args.render:
+        parts = [json.loads(Path(f).read_text(encoding="utf-8")) for f in args.render]
+        print(markdown(*parts), end="")
+        return 0
+    if args.part != "headless":
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     scratch = Path(args.scratch)
     scratch.mkdir(parents=True, exist_ok=True)
-    out = headless(args, scratch) if args.part == "headless" else gui(args, scratch)
+    out: dict = {}
+    if args.part in ("headless", "both"):
+        out["headless"] = headless(args, scratch)
+    if args.part in ("gui", "both"):
+        out["gui"] = gui(args, scratch)
     if args.json:
-        Path(args.json).write_text(json.dumps(out, indent=2), encoding="utf-8")
+        one = out["headless"] if args.part == "headless" else out.get("gui", out)
+        Path(args.json).write_text(
+            json.dumps(out if args.part == "both" else one, indent=2), encoding="utf-8"
+        )
+    if args.markdown and args.part == "both":
+        print(markdown(out["headless"], out["gui"]), end="")
     return 0
 
 
