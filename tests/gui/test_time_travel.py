@@ -5,8 +5,9 @@
   each waits for its gate, so steps are requested faster than work completes, and nothing
   depends on timing.
 - The editor, driven by the timeline faster than it can tokenize (its tokenizer's ``at`` is
-  held at a gate), passes through newest steps and ends on the last; it never says
-  "Tokenizing…" over valid colours while the step moves.
+  held at a gate), passes through newest steps and ends on the last, the spans moved forward
+  equal to a fresh encode; it never says "Tokenizing…" over valid colours while the step
+  moves.
 - The pair chart shows the step asked for at once, and the live, the replayed and the scrubbed
   chart show the same pairs for the same step (those of the slow reference).
 """
@@ -20,6 +21,7 @@ from gui_helpers import EOT, FIXTURES, wait_for_spans
 from reference_bpe import top_pairs_after
 
 from bpe_studio.core import BpeTrainer, count_text
+from bpe_studio.core.spans import compute_spans
 from bpe_studio.core.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.jobs import LatestJob
@@ -210,6 +212,10 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot):
     gates.release_all()
     qtbot.waitUntil(lambda: not editor.busy, timeout=10_000)
     assert len(editor.tokenizer.merges) == 59
+    # Steps 39 -> 59 were reached by moving the spans shown forward: as a fresh encode.
+    fresh = compute_spans(real_at(59), editor.text())
+    for name in ("ids", "starts", "ends", "partial"):
+        assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), name
     # The colours of a step shown stay up, with their status, until the next arrive.
     assert statuses and all("tokens" in s and "Tokenizing" not in s for s in statuses)
     editor.shutdown()
