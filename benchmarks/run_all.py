@@ -89,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also run bench_train_mixed.py --scale (every kind of text, 200 MB and 1 GB; "
         "tens of minutes) and append its tables",
     )
+    ap.add_argument(
+        "--time-travel",
+        action="store_true",
+        help="also run bench_time_travel.py both (recording the pairs, and the views at any "
+        "step and during a replay, 4 corpora at vocab 32,000; ~15 minutes) and append its tables",
+    )
     args = ap.parse_args(argv)
     quiet.QUIET_MAX_WAIT_S = args.wait_quiet
 
@@ -113,6 +119,13 @@ def main(argv: list[str] | None = None) -> int:
         mixed = Path(__file__).resolve().parent / "bench_train_mixed.py"
         out = subprocess.run([sys.executable, str(mixed), "--scale"], stdout=subprocess.PIPE)
         text += "\n## Training on every kind of text\n\n" + out.stdout.decode("utf-8")
+    if args.time_travel:
+        log("time travel (bench_time_travel.py both) ...")
+        travel = Path(__file__).resolve().parent / "bench_time_travel.py"
+        out = subprocess.run(
+            [sys.executable, str(travel), "both", "--markdown"], stdout=subprocess.PIPE
+        )
+        text += "\n## Time travel (issue 25)\n\n" + out.stdout.decode("utf-8")
     print(text)
     if not args.no_write:
         args.out.write_text(text, encoding="utf-8")

@@ -19,6 +19,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
+from typing import Any
 
 # Byte pairs: at most 256 * 256 distinct pairs before any merge.
 _BYTE_PAIRS = 256 * 256
@@ -125,7 +126,9 @@ def _compile_in_a_child() -> None:
 def _warm_up(kernels: ModuleType) -> None:
     """Call every kernel once with the argument types training uses: numba loads (or
     compiles) a kernel on its first call."""
-    engine = CompiledMergeEngine({b"abab": 2, b"ab": 1}, [bytes([i]) for i in range(256)], 300)
+    engine = CompiledMergeEngine(
+        {b"abab": 2, b"ab": 1}, [bytes([i]) for i in range(256)], 300, record=2
+    )
     engine.top(2)
     engine.best()
     engine.add_token(256, b"ab")
@@ -159,9 +162,16 @@ class CompiledMergeEngine:
     and ``engine.merge(new_id)``; ``engine.top(k)``; ``engine.close()``."""
 
     def __init__(
-        self, pretoken_counts: Mapping[bytes, int], tokens: Sequence[bytes], max_tokens: int
+        self,
+        pretoken_counts: Mapping[bytes, int],
+        tokens: Sequence[bytes],
+        max_tokens: int,
+        *,
+        record: int = 0,
     ) -> None:
-        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be."""
+        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be;
+        ``record``: keep the ``record`` best pairs before every merge in :attr:`recorded`
+        (0: keep none)."""
         # subtle: numba is imported here, on first training, not with the package: importing it
         # takes most of a second that encoding, converting and the app's start need not pay.
         # NumPy too is imported in the methods: the Python engine's runs never load it.
@@ -210,8 +220,15 @@ class CompiledMergeEngine:
         used = int(self.toff[self.n_tokens])
         self.tbuf = np.empty(max(4096, 2 * used), np.uint8)
         self.tbuf[:used] = np.frombuffer(b"".join(tokens), np.uint8)
+        # The record's rows: one before each merge, and one after the last.
+        rows = max(max_tokens - len(tokens), 0) + 1 if record > 0 else 0
+        width = max(record, 1)
+        self.track = (np.zeros(4 + 4 * width, np.int64), np.empty((rows, 3 * width), np.int64))
+        self.recorded = RecordedPairs(*self.track) if record > 0 else None
         self._group()
         K.build(self.words, self.pairs, self.queue)
+        if self.recorded is not None:
+            K.record(self.pairs, self.queue, self.track, self.meta[K.NPAIRS])
 
     def _group(self) -> None:
         """(Re)make the kernels' three tuples of arrays (merge_kernel's docstring), after any
@@ -260,7 +277,7 @@ class CompiledMergeEngine:
                 self.hkeys, self.hvals, _pow2_at_least(2 * need)
             )
             self._group()
-        return int(self._k.apply(pid, new_id, self.words, self.pairs, self.queue))
+        return int(self._k.apply(pid, new_id, self.words, self.pairs, self.queue, self.track))
 
     def top(self, k: int) -> list[tuple[int, int, int]]:
         """The ``k`` pairs :meth:`best` would return next, best first: ``(a, b, count)``."""
@@ -272,7 +289,8 @@ class CompiledMergeEngine:
         ]
 
     def close(self) -> None:
-        """Drop the arrays (each is one allocation, freed at once) and empty the queue."""
+        """Drop the arrays (each is one allocation, freed at once) and empty the queue; the
+        record stays."""
         import numpy as np
 
         empty32, empty64 = np.zeros(0, np.int32), np.zeros(0, np.int64)
@@ -282,3 +300,26 @@ class CompiledMergeEngine:
         self.wfreq = self.pcount = self.hc = empty64
         self.hkeys = np.full(16, -1, np.int64)
         self._group()
+
+
+class RecordedPairs:
+    """The best pairs before each merge, as the compiled engine recorded them: row ``k``
+    holds those before merge ``k`` (0-based), as token ids, in the queue's order. Rows are
+    written before the merge they precede is handed out, so a reader in another thread may
+    read every row below ``len()``."""
+
+    def __init__(self, meta: Any, rows: Any) -> None:
+        self._meta, self._rows = meta, rows
+        self._width = rows.shape[1] // 3
+
+    def __len__(self) -> int:
+        return int(self._meta[3])
+
+    def row(self, k: int) -> list[tuple[int, int, int]]:
+        """The pairs before merge ``k``, best first: ``(left id, right id, count)``."""
+        if not 0 <= k < len(self):
+            raise IndexError(f"no recorded row {k} (rows 0..{len(self) - 1})")
+        w = self._width
+        left, right, counts = self._rows[k].reshape(3, w).tolist()
+        n = w - counts.count(0)
+        return list(zip(left[:n], right[:n], counts[:n]))

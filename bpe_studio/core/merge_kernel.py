@@ -23,9 +23,16 @@ Layout (all words concatenated, one slot per byte):
 - ``tbuf``/``toff``: the bytes of token ``t`` are ``tbuf[toff[t]:toff[t + 1]]``, for ties.
 - ``meta``: [number of pairs, occurrence slots used, heap size].
 
-The kernels take them in three tuples (numba passes a tuple of arrays as it passes the arrays):
+- The record of the best pairs before every merge (``track``; no rows when not recording):
+  row ``r`` of ``rec`` holds the ``n`` best pairs before merge ``r``: their left tokens,
+  right tokens and counts, ``n`` of each (count 0 past the last pair). ``cand`` is
+  [candidates, boundary count, boundary pair, rows written, then the candidate pair ids]:
+  every pair not a candidate comes out of the queue after the boundary (count -1: no pair is
+  outside). Two arrays, not five: numba's dispatcher types every array of a call, each time.
+
+The kernels take them in four tuples (numba passes a tuple of arrays as it passes the arrays):
 ``words = (tok, nxt, prv, ppair, wof, wfreq)``, ``pairs = (hkeys, hvals, meta, pa, pb, pcount,
-phead, plen, opos, onext)`` and ``queue = (hc, hp, tbuf, toff)``.
+phead, plen, opos, onext)``, ``queue = (hc, hp, tbuf, toff)`` and ``track = (cand, rec)``.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from .numba_cache import cache_in_user_dir
 # Every kernel is compiled with nogil=True: the merge loop may run in a worker thread while a
 # GUI thread draws.
 NPAIRS, NOCC, HSIZE = 0, 1, 2
+NCAND, BCOUNT, BPAIR, ROWS, CAND = 0, 1, 2, 3, 4
 
 
 @njit(nogil=True)
@@ -163,9 +171,18 @@ def pop_best(pairs, queue):  # type: ignore[no-untyped-def]
 @njit(nogil=True)
 def top(pairs, queue, k):  # type: ignore[no-untyped-def]
     """The ``k`` best distinct pairs (ids, counts), best first; the queue keeps them."""
+    ids = np.empty(k, np.int32)
+    n = _top_into(pairs, queue, ids)
+    return ids[:n], pairs[5][ids[:n]]
+
+
+@njit(nogil=True)
+def _top_into(pairs, queue, ids):  # type: ignore[no-untyped-def]
+    """Write the ``ids.size`` best distinct pair ids into ``ids``, best first; return how
+    many there are. The queue keeps them."""
     _, _, meta, pa, pb, pcount, _, _, _, _ = pairs
     hc, hp, tbuf, toff = queue
-    ids = np.empty(k, np.int32)
+    k = ids.size
     counts = np.empty(k, np.int64)
     n = 0
     while n < k:
@@ -181,7 +198,7 @@ def top(pairs, queue, k):  # type: ignore[no-untyped-def]
             n += 1
     for j in range(n):
         _push(hc, hp, meta, counts[j], ids[j], pa, pb, tbuf, toff)
-    return ids[:n], counts[:n]
+    return n
 
 
 @njit(nogil=True)
@@ -232,10 +249,11 @@ def build(words, pairs, queue):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def apply(pid, new_id, words, pairs, queue):  # type: ignore[no-untyped-def]
+def apply(pid, new_id, words, pairs, queue, track):  # type: ignore[no-untyped-def]
     """Replace every occurrence of pair ``pid`` by ``new_id``, left to right within a word,
-    and update the counts, occurrence lists and queue of exactly the pairs it changes.
-    Returns the number of places merged."""
+    and update the counts, occurrence lists and queue of exactly the pairs it changes; then,
+    when recording, record the best pairs before the next merge. Returns the number of places
+    merged."""
     tok, nxt, prv, ppair, wof, wfreq = words
     hkeys, hvals, meta, pa, pb, pcount, phead, plen, opos, onext = pairs
     hc, hp, tbuf, toff = queue
@@ -290,9 +308,73 @@ def apply(pid, new_id, words, pairs, queue):  # type: ignore[no-untyped-def]
     for i in range(first_new, meta[NPAIRS]):
         if pcount[i] > 0:
             _push(hc, hp, meta, pcount[i], i, pa, pb, tbuf, toff)
+    if track[1].shape[0]:
+        record(pairs, queue, track, first_new)
     return k
 
 
+@njit(nogil=True)
+def record(pairs, queue, track, first_new):  # type: ignore[no-untyped-def]
+    """Write the next row of the record: the best pairs now, in the queue's order, after a
+    merge that created the pairs ``first_new`` on (all pairs created before are listed in
+    ``cand`` or come after the boundary, and only new pairs can have gained).
+
+    The candidates are kept from row to row: those the merge left are re-sorted by their live
+    counts, new pairs that beat the boundary join them, and only when fewer than a row's
+    width of them still beat it (nothing outside can come between) are they taken anew from
+    the queue, twice a row's width of them."""
+    _, _, meta, pa, pb, pcount, _, _, _, _ = pairs
+    _, _, tbuf, toff = queue
+    tmeta, rec = track
+    cand = tmeta[CAND:]
+    width = rec.shape[1] // 3
+    n = 0
+    for i in range(tmeta[NCAND]):
+        if pcount[cand[i]] > 0:
+            cand[n] = cand[i]
+            n += 1
+    bc, bp = tmeta[BCOUNT], tmeta[BPAIR]
+    full = False
+    for i in range(first_new, meta[NPAIRS]):
+        c = pcount[i]
+        if c > 0 and (bc < 0 or _above(c, i, bc, bp, pa, pb, tbuf, toff)):
+            if n == cand.size:
+                full = True
+                break
+            cand[n] = i
+            n += 1
+    # Insertion sort, best first: the candidates were sorted, and a merge moves few of them.
+    for i in range(1, n):
+        p = cand[i]
+        j = i
+        while j > 0 and _above(pcount[p], p, pcount[cand[j - 1]], cand[j - 1], pa, pb, tbuf, toff):
+            cand[j] = cand[j - 1]
+            j -= 1
+        cand[j] = p
+    sure = n
+    if bc >= 0:
+        sure = 0
+        while sure < n and not _above(bc, bp, pcount[cand[sure]], cand[sure], pa, pb, tbuf, toff):
+            sure += 1
+    if full or (sure < width and bc >= 0):
+        fresh = np.empty(2 * width, np.int32)
+        n = _top_into(pairs, queue, fresh)
+        cand[:n] = fresh[:n]
+        if n == fresh.size:
+            bc, bp = pcount[fresh[n - 1]], fresh[n - 1]
+        else:
+            bc, bp = -1, 0
+    tmeta[NCAND], tmeta[BCOUNT], tmeta[BPAIR] = n, bc, bp
+    r = tmeta[ROWS]
+    for i in range(width):
+        if i < n:
+            p = cand[i]
+            rec[r, i], rec[r, width + i], rec[r, 2 * width + i] = pa[p], pb[p], pcount[p]
+        else:
+            rec[r, i], rec[r, width + i], rec[r, 2 * width + i] = -1, -1, 0
+    tmeta[ROWS] = r + 1
+
+
 # Compiled code is cached outside the source tree (see numba_cache); the first run compiles.
-KERNELS = (rehash, pop_best, top, build, apply)
+KERNELS = (rehash, pop_best, top, build, apply, record)
 cache_in_user_dir(*KERNELS)

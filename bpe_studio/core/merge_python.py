@@ -15,6 +15,10 @@ once per token of the word. Beside the words it keeps
   count is not the live count is dropped, or moved down to it, when it surfaces,
 and answers in token ids, with the same small interface as the compiled engine
 (``merge_engine.CompiledMergeEngine``): ``best``, ``add_token``, ``merge``, ``top``, ``close``.
+Asked to (``record``), it also keeps the best pairs before every merge (:class:`RecordedEntries`),
+from a few candidates it carries from merge to merge (:meth:`PythonMergeEngine._record`); the
+candidates are then the front of the queue, taken out of the heap, and the best pair is the
+first of them.
 What it leaves out: MergeStep records, the vocabulary, cancelling (``trainer.BpeTrainer`` does
 those), choosing an engine (``trainer``).
 """
@@ -22,8 +26,9 @@ those), choosing an engine (``trainer``).
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_right, insort
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 # Token ids are characters, so they must be code points.
 MAX_TOKENS = 0x110000
@@ -33,6 +38,9 @@ _INVERT = bytes(range(255, -1, -1))
 _END = chr(256)
 # close() frees this many entries per step (well under a millisecond each).
 _FREE_SLICE = 4096
+# Candidates taken for the record, in row widths: more means fewer, longer refreshes, and
+# each refresh costs the heap about a row's width of pops and pushes beyond what merging takes.
+_CANDIDATES = 5
 
 _Entry = tuple[int, str, str, str]
 
@@ -49,10 +57,16 @@ class PythonMergeEngine:
     and ``engine.merge(new_id)``; ``engine.top(k)``; ``engine.close()``."""
 
     def __init__(
-        self, pretoken_counts: Mapping[bytes, int], tokens: Sequence[bytes], max_tokens: int
+        self,
+        pretoken_counts: Mapping[bytes, int],
+        tokens: Sequence[bytes],
+        max_tokens: int,
+        *,
+        record: int = 0,
     ) -> None:
         """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be
-        (at most :data:`MAX_TOKENS`, since ids are characters here)."""
+        (at most :data:`MAX_TOKENS`, since ids are characters here); ``record``: keep the
+        ``record`` best pairs before every merge in :attr:`recorded` (0: keep none)."""
         if max_tokens > MAX_TOKENS:
             raise ValueError(
                 f"the Python merge engine holds at most {MAX_TOKENS:,} tokens, not "
@@ -93,6 +107,19 @@ class PythonMergeEngine:
         ]
         heapq.heapify(self._heap)
         self._pending = ""
+        # When recording: the front of the queue, live entries out of the heap, best first.
+        # subtle: a pair in _cand may also have an entry in the heap (a new pair is pushed
+        # there as well); entries taken from the heap are told apart by pair, and the pair's
+        # live count decides, so such an entry is harmless.
+        self._width = record
+        self._cand: list[_Entry] = []
+        self._cand_at: dict[str, _Entry] = {}  # pair -> its entry in _cand
+        # Every pair outside _cand comes after this entry (None: no pair is outside).
+        self._bound: _Entry | None = None
+        self.recorded = RecordedEntries() if record > 0 else None
+        if self.recorded is not None:
+            self._refresh_candidates()
+            self.recorded.rows.append(tuple(self._cand[:record]))
 
     def add_token(self, token_id: int, token: bytes) -> None:
         """Record the bytes of the next token id (ids come in order), for tie-breaking."""
@@ -103,16 +130,35 @@ class PythonMergeEngine:
     def best(self) -> tuple[int, int, int] | None:
         """The pair to merge next ``(a, b, count)``, or None when no pair is left. The pair
         leaves the queue: call :meth:`merge` on it next."""
-        entry = self._pop_live()
-        if entry is None:
-            return None
+        if self.recorded is not None:
+            # The record's step made sure the first candidate comes before any other pair.
+            if not self._cand:
+                return None
+            entry = self._cand.pop(0)
+            del self._cand_at[entry[3]]
+        else:
+            live = self._pop_live()
+            if live is None:
+                return None
+            entry = live
         pair = self._pending = entry[3]
         return ord(pair[0]), ord(pair[1]), -entry[0]
 
     def top(self, k: int) -> list[tuple[int, int, int]]:
         """The ``k`` pairs :meth:`best` would return next, best first: ``(a, b, count)``."""
+        if self.recorded is None:
+            return [_ids(e) for e in self._top_entries(k)]
+        self._release_candidates()
+        found = [_ids(e) for e in self._top_entries(k)]
+        self._refresh_candidates()
+        return found
+
+    def _top_entries(self, k: int, *, keep: bool = True, skip: Iterable[str] = ()) -> list[_Entry]:
+        """The heap entries of the ``k`` best pairs, best first, at their live counts, leaving
+        out the pairs in ``skip`` (their entries are dropped); they stay in the heap if
+        ``keep``."""
         found: list[_Entry] = []
-        seen: set[str] = set()
+        seen: set[str] = set(skip)
         while len(found) < k:
             entry = self._pop_live()
             if entry is None:
@@ -120,9 +166,10 @@ class PythonMergeEngine:
             if entry[3] not in seen:
                 seen.add(entry[3])
                 found.append(entry)
-        for entry in found:
-            heapq.heappush(self._heap, entry)
-        return [(ord(e[3][0]), ord(e[3][1]), -e[0]) for e in found]
+        if keep:
+            for entry in found:
+                heapq.heappush(self._heap, entry)
+        return found
 
     def _pop_live(self) -> _Entry | None:
         """Pop the best entry whose count is its pair's live count.
@@ -147,6 +194,7 @@ class PythonMergeEngine:
         """Free the working state (words, pair index, heap) a slice at a time. Letting go of
         it all at once would be one long deallocation that holds the GIL, stalling every other
         thread (a GUI's) meanwhile. With the heap emptied, :meth:`best` returns None."""
+        self._cand, self._cand_at = [], {}
         for seq in (self._heap, self._words, self._freqs):
             while seq:
                 del seq[-_FREE_SLICE:]
@@ -221,4 +269,93 @@ class PythonMergeEngine:
         for pair, c in gained_by.items():
             counts[pair] = c
             push(heap, (-c, keys[ord(pair[0])], keys[ord(pair[1])], pair))
+        if self.recorded is not None:
+            self._record(ab, lost_by, gained_by)
         return changed_words
+
+    def _record(self, ab: str, lost_by: Mapping[str, int], gained_by: Mapping[str, int]) -> None:
+        """Record the best pairs before the next merge, after the merge of ``ab`` that
+        lowered the counts in ``lost_by`` and created the pairs of ``gained_by``.
+
+        The candidates are carried over: the merged pair leaves them (``best`` took it),
+        those whose count fell move down to it, new pairs that come out before the bound join
+        them, and only when fewer than a row's width of them still come out before it (nothing
+        outside can come between) are they taken anew from the heap."""
+        cand, at, counts = self._cand, self._cand_at, self._pair_counts
+        width, bound = self._width, self._bound
+        for pair in at.keys() & lost_by.keys():
+            entry = at.pop(pair)
+            cand.remove(entry)
+            live = counts.get(pair)
+            if live:
+                entry = at[pair] = (-live, entry[1], entry[2], pair)
+                insort(cand, entry)
+        if gained_by:
+            floor = 1 if bound is None else -bound[0]
+            if max(gained_by.values()) >= floor:
+                keys = self._keys
+                for pair, c in gained_by.items():
+                    if c >= floor:
+                        entry = (-c, keys[ord(pair[0])], keys[ord(pair[1])], pair)
+                        if bound is None or entry < bound:
+                            at[pair] = entry
+                            insort(cand, entry)
+        sure = len(cand) if bound is None else bisect_right(cand, bound)
+        if len(cand) > 2 * _CANDIDATES * width:
+            self._release_candidates()
+            self._refresh_candidates()
+        elif bound is not None and sure < width:
+            self._refresh_candidates()
+        assert self.recorded is not None
+        self.recorded.rows.append(tuple(self._cand[:width]))
+
+    def _release_candidates(self) -> None:
+        """Put the candidates back into the heap."""
+        push, heap = heapq.heappush, self._heap
+        for entry in self._cand:
+            push(heap, entry)
+        self._cand, self._cand_at, self._bound = [], {}, None
+
+    def _refresh_candidates(self) -> None:
+        """Take the best pairs of the heap (all of them come after the bound) into the
+        candidates, up to a few times a row's width of candidates and at least a row's width
+        of new ones, so that many merges pass before the next refresh; the last one taken is
+        the new bound. The candidates kept are exact, so none goes back: the heap gives up
+        about as many entries as merging takes from the candidates meanwhile."""
+        at = self._cand_at
+        need = max(_CANDIDATES * self._width - len(at), self._width)
+        fresh = self._top_entries(need, keep=False, skip=at)
+        self._bound = fresh[-1] if len(fresh) == need else None
+        at.update((e[3], e) for e in fresh)
+        self._cand = sorted(self._cand + fresh)
+
+
+def _ids(entry: _Entry) -> tuple[int, int, int]:
+    """A heap entry as ``(left id, right id, count)``."""
+    return ord(entry[3][0]), ord(entry[3][1]), -entry[0]
+
+
+class RecordedEntries:
+    """The best pairs before each merge, as the Python engine recorded them: row ``k`` holds
+    those before merge ``k`` (0-based) as heap entries, best first. Rows are appended before
+    the merge they precede is handed out, so a reader in another thread may read every row
+    below ``len()``."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[_Entry, ...]] = []
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, k: int) -> list[tuple[int, int, int]]:
+        """The pairs before merge ``k``, best first: ``(left id, right id, count)``."""
+        if not 0 <= k < len(self.rows):
+            raise IndexError(f"no recorded row {k} (rows 0..{len(self.rows) - 1})")
+        return [_ids(e) for e in self.rows[k]]
+
+    @property
+    def nbytes(self) -> int:
+        """Memory the rows take beyond the entries the engine made anyway: the row tuples,
+        and each entry made for the record (an upper bound: entries shared by rows are
+        counted once per row)."""
+        return sum(56 + 8 * len(row) for row in self.rows)

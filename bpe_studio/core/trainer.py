@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 from . import merge_engine
 from .corpus import CorpusPaths, ProgressFn, TrainingCancelled, corpus_paths, count_file
 from .merge_python import PythonMergeEngine
+from .pair_history import PairHistory, RecordedRows
 from .specials import validate_special_tokens
 from .vocab import check_vocab_size, initial_vocab
 
@@ -78,6 +79,8 @@ class _Engine(Protocol):
     def merge(self, new_id: int) -> int: ...
     def top(self, k: int) -> list[tuple[int, int, int]]: ...
     def close(self) -> None: ...
+    @property
+    def recorded(self) -> RecordedRows | None: ...
 
 
 def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
@@ -120,6 +123,8 @@ class BpeTrainer:
     ``engine``: ``"auto"`` (by corpus size), ``"python"`` or ``"compiled"`` (see
     :func:`choose_engine`); the merges are the same. ``engine_used`` says which one runs.
     ``status(message)`` is told when the compiled engine is compiling (the first run only).
+    ``record_pairs``: keep the ``record_pairs`` best pairs before every merge in
+    ``pair_history`` (a :class:`~bpe_studio.core.pair_history.PairHistory`; None when 0).
     """
 
     def __init__(
@@ -131,7 +136,10 @@ class BpeTrainer:
         cancel_event: threading.Event | None = None,
         engine: EngineChoice = "auto",
         status: StatusFn | None = None,
+        record_pairs: int = 0,
     ) -> None:
+        if record_pairs < 0:
+            raise ValueError(f"record_pairs = {record_pairs} must not be negative")
         self.special_tokens = validate_special_tokens(special_tokens)
         check_vocab_size(vocab_size, self.special_tokens)
         self.vocab_size = vocab_size
@@ -146,9 +154,17 @@ class BpeTrainer:
         self._engine: _Engine
         if self.engine_used == "compiled":
             merge_engine.prepare(status)
-            self._engine = merge_engine.CompiledMergeEngine(pretoken_counts, tokens, vocab_size)
+            self._engine = merge_engine.CompiledMergeEngine(
+                pretoken_counts, tokens, vocab_size, record=record_pairs
+            )
         else:
-            self._engine = PythonMergeEngine(pretoken_counts, tokens, vocab_size)
+            self._engine = PythonMergeEngine(
+                pretoken_counts, tokens, vocab_size, record=record_pairs
+            )
+        recorded = self._engine.recorded
+        self.pair_history = (
+            None if recorded is None else PairHistory(recorded, self.vocab, record_pairs)
+        )
 
     @property
     def target_merges(self) -> int:
@@ -200,10 +216,11 @@ def trainer_from_file(
     pattern: str = "gpt2",
     engine: EngineChoice = "auto",
     status: StatusFn | None = None,
+    record_pairs: int = 0,
 ) -> BpeTrainer:
     """Pre-tokenize ``input_path`` (one file, or a sequence of files counted as one corpus)
     in parallel under ``pattern`` (a name or a regex string) and return a trainer ready to
-    iterate. ``engine`` and ``status`` as for :class:`BpeTrainer`.
+    iterate. ``engine``, ``status`` and ``record_pairs`` as for :class:`BpeTrainer`.
 
     When the compiled engine will be used, its kernels are loaded (or
     compiled, on the first run) in a background thread while the pre-tokens are counted: from
@@ -268,7 +285,15 @@ def trainer_from_file(
     )
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
-    return BpeTrainer(counts, vocab_size, specials, cancel_event=event, engine=engine, status=say)
+    return BpeTrainer(
+        counts,
+        vocab_size,
+        specials,
+        cancel_event=event,
+        engine=engine,
+        status=say,
+        record_pairs=record_pairs,
+    )
 
 
 class TrainOptions(TypedDict, total=False):

@@ -13,12 +13,13 @@ What it leaves out: threads (``session``), file dialogs and the train/load/save 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
 from ..core import MergeStep
+from ..core.pair_history import PairHistory
 from .spans import TokenizerSource
 from .state import LoadedTokenizer, Phase, RunSettings, RunState
 from .worker import TrainingResult
@@ -73,7 +74,7 @@ class StateHub(QObject):
         s.merge_start = s.remaining = None
         s.selected_in = None
         s.top_pairs, s.top_pairs_at = (), 0
-        s.pretoken_counts = None
+        s.pair_history = None
         s.stopping, s.resume_to = False, None
         s.phase = Phase.PRE_TOKENIZING
         s.published, s.load_error = 0, None
@@ -122,9 +123,10 @@ class StateHub(QObject):
         s = self.state
         s.top_pairs, s.top_pairs_at = pairs, len(s.record) if at is None else at
 
-    def set_pretoken_counts(self, counts: Mapping[bytes, int]) -> None:
-        """The run's pre-token counts, once pre-tokenization is over (the pair chart's history)."""
-        self.state.pretoken_counts = counts
+    def set_pair_history(self, history: PairHistory) -> None:
+        """The run's record of the best pairs before each merge, once merging starts (the pair
+        chart reads it; the trainer fills it in)."""
+        self.state.pair_history = history
 
     def set_clock(self, rate: float, elapsed: float, remaining: float | None = None) -> None:
         """Merges per second lately, the run's seconds so far, and the merging left (an
@@ -201,7 +203,7 @@ class StateHub(QObject):
         s.base_vocab = {}
         s.loading, s.load_error, s.stopping, s.resume_to = None, None, False, None
         s.top_pairs, s.top_pairs_at, s.selected_token, s.selected_in = (), 0, None, None
-        s.pretoken_counts = None
+        s.pair_history = None
         s.merge_start = s.remaining = None
         s.phase = Phase.LOADED
         s.published = len(loaded.merge_rows)

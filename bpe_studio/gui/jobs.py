@@ -6,8 +6,12 @@ is not started, may stop between pieces of its work (the callable is handed an `
 function to ask, which also waits while the GUI thread repaints:
 ``responsiveness.wait_while_gui_busy``), and its result is dropped. The result of the
 latest request arrives on the GUI thread as ``done`` (or ``failed`` with one readable
-line). :meth:`~LatestJob.shutdown` abandons everything and waits for the thread. The
-tokenizer loader and the editor's span service both run on it.
+line). A request submitted with ``throttle=True`` instead lets the job under way finish and
+deliver, then starts (the newest such request by then): requests that come faster than jobs
+end (the step of a replay, a drag) show the newest result that could be finished, one after
+another, where superseding each would show none until they stop. :meth:`~LatestJob.shutdown`
+abandons everything and waits for the thread. The tokenizer loader and the editor's span
+service both run on it.
 What it leaves out: debouncing (the caller's timer) and what the results mean.
 """
 
@@ -59,7 +63,8 @@ class _Run(QRunnable):
         except Exception as error:  # every failure must reach the user, not kill the thread
             self._report(number, False, runner.describe(error))
             return
-        if result is not None and not is_stale():
+        if not is_stale():
+            # Also a None result: a throttled request waits for this job's end to start.
             self._report(number, True, result)
 
     def _report(self, number: int, ok: bool, result: object) -> None:
@@ -90,6 +95,7 @@ class LatestJob(QObject):
         # Read by the worker thread: an int rebinding is atomic under the GIL.
         self.latest = 0
         self._waiting = False  # the latest request's result has not arrived
+        self._held: Job | None = None  # a throttled request, started when the latest ends
         self._closed = False  # shut down for good: later requests are dropped
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
@@ -97,9 +103,15 @@ class LatestJob(QObject):
         self._finished.connect(self._on_finished, Qt.ConnectionType.QueuedConnection)
         _RUNNERS.add(self)
 
-    def submit(self, job: Job) -> int:
+    def submit(self, job: Job, *, throttle: bool = False) -> int:
         """Run ``job`` after the one under way (which becomes stale); returns its number.
-        After :meth:`shutdown` nothing runs (the request is dropped)."""
+        With ``throttle``, a job under way is not made stale: it finishes and delivers, and
+        ``job`` starts then, unless another request came meanwhile (the number returned is
+        the one it will have). After :meth:`shutdown` nothing runs (the request is dropped)."""
+        if throttle and self._waiting and not self._closed:
+            self._held = job
+            return self.latest + 1
+        self._held = None
         self.latest += 1
         if self._closed:
             return self.latest
@@ -111,6 +123,7 @@ class LatestJob(QObject):
         """Make every request stale: nothing more arrives until the next ``submit``."""
         self.latest += 1
         self._waiting = False
+        self._held = None
 
     @property
     def busy(self) -> bool:
@@ -128,10 +141,13 @@ class LatestJob(QObject):
         if number != self.latest:
             return  # stale: a newer request (or cancel/shutdown) superseded it
         self._waiting = False
-        if ok:
-            self.done.emit(result)
-        else:
+        if not ok:
             self.failed.emit(str(result))
+        elif result is not None:
+            self.done.emit(result)
+        if self._held is not None and not self._waiting:  # a slot above may have submitted
+            held, self._held = self._held, None
+            self.submit(held)
 
     def shutdown(self) -> None:
         """Abandon all work and wait for the thread to finish the piece it is on. Final.

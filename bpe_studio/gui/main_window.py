@@ -357,6 +357,5 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.compare.shutdown()
         self.report.shutdown()
         self.inspector.shutdown()
-        self.chart.shutdown()
         self.vocab_table.shutdown()
         super().closeEvent(event)

@@ -148,7 +148,7 @@ class TrainingSession(QObject):
         # The merge hand-over runs in the worker thread (see MergeBuffer); the rest is queued.
         worker.merged.connect(self._buffer.push, Qt.ConnectionType.DirectConnection)
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
-        worker.counted.connect(self.hub.set_pretoken_counts, _QUEUED)
+        worker.recording.connect(self.hub.set_pair_history, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
         worker.merges_done.connect(self._on_merges_done, _QUEUED)

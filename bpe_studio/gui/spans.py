@@ -3,7 +3,11 @@
 What it does: :class:`SpanService` runs ``core.spans.compute_spans`` (Qt-free: the text piece
 by piece, packed into NumPy arrays) on a :class:`~.jobs.LatestJob`
 after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
-little longer than timeline moves, which must re-colour at once.
+little longer than timeline moves, which must re-colour at once. A timeline move does not stop
+the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
+step keeps moving, each result shown is the newest step that could be finished. A step a little
+ahead of the spans shown (a replay, a drag to the right) is reached by applying the merges in
+between to them (``core.span_steps``) rather than by encoding the text again.
 :class:`TokenizerSource` builds a tokenizer lazily, in that same thread, and keeps the few
 truncations (``at(k)``: the first k merges) asked for last, so scrubbing back is cheap.
 What it leaves out: painting (``views/token_editor``).
@@ -14,11 +18,14 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer
+from ..core.span_steps import MergeIds, pretoken_starts, step_forward
 from ..core.spans import SpanArrays, compute_spans
 from .debounce import single_shot
 from .jobs import LatestJob
@@ -26,6 +33,10 @@ from .jobs import LatestJob
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table (GPT-2: a few MB)
 EDIT_DEBOUNCE_MS = 120  # typing: wait for a pause
 STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
+# At most this many merges ahead, the spans shown are moved forward rather than the text
+# encoded again (each merge is a pass over the text's ids; a fresh encode costs as much as a
+# few hundred of them on 10,000 characters).
+FORWARD_MERGES = 512
 # Characters tokenized between two checks for a newer request: during a drag, a superseded
 # job stops within one piece instead of finishing the whole text. Also the longest the job
 # keeps the GIL in one call: core.spans packs each piece's spans with one NumPy call that
@@ -123,6 +134,17 @@ class TokenizerSource:
             return tok
 
 
+@dataclass(frozen=True)
+class _Shown:
+    """A result of the span service: the spans of ``source`` at ``step``, and the pre-token
+    starts of their text once a forward step has needed them."""
+
+    source: TokenizerSource
+    step: int
+    spans: SpanArrays
+    starts: np.ndarray | None
+
+
 class SpanService(QObject):
     """Debounced, cancellable span computation on a :class:`~.jobs.LatestJob`; ``ready`` fires
     on the GUI thread with the latest result only."""
@@ -133,11 +155,16 @@ class SpanService(QObject):
     def __init__(self, parent: QObject | None = None, debounce_ms: int = EDIT_DEBOUNCE_MS) -> None:
         super().__init__(parent)
         self._job = LatestJob("bpe-spans", self)
-        self._job.done.connect(self.ready)
+        self._job.done.connect(self._on_done)
         self._job.failed.connect(self.failed)
+        # The last result shown: its source and step, its spans, its text's pre-token starts.
+        self._shown: _Shown | None = None
+        # Read and written by the span thread only: the merges of the last source, as ids.
+        self._merge_ids: tuple[TokenizerSource, MergeIds | None] | None = None
         self._timer = single_shot(self, debounce_ms, self._submit)
         self._debounce_ms = debounce_ms
         self._pending: tuple[TokenizerSource, int | None, Callable[[], str]] | None = None
+        self._throttle = False  # the pending request only moves the step
 
     def active_threads(self) -> int:
         return self._job.active_threads()
@@ -149,11 +176,16 @@ class SpanService(QObject):
         *,
         step: int | None = None,
         debounce_ms: int | None = None,
+        throttle: bool = False,
     ) -> None:
         """Mark the current result stale and compute anew with ``source.at(step)`` after the
         debounce (the service's own unless ``debounce_ms`` is given). ``text`` is read when the
-        timer fires, so a burst of edits costs one copy of the document."""
-        self._job.cancel()
+        timer fires, so a burst of edits costs one copy of the document. ``throttle``: the
+        text is unchanged (only the step or tokenizer moved), so a computation under way is
+        finished and shown first."""
+        pending_edit = self._pending is not None and self._timer.isActive() and not self._throttle
+        if source is None or not throttle:
+            self._job.cancel()
         if source is None:
             self._pending = None
             self._timer.stop()
@@ -163,6 +195,7 @@ class SpanService(QObject):
             # subtle: a pending edit's longer wait is not cut short by a step move.
             wait = max(wait, self._timer.remainingTime())
         self._pending = (source, step, text)
+        self._throttle = throttle and not pending_edit
         self._timer.start(wait)
 
     @property
@@ -175,14 +208,48 @@ class SpanService(QObject):
             return
         (source, step, text), self._pending = self._pending, None
         snapshot = text()
+        shown = self._shown
 
-        def job(is_stale: Callable[[], bool]) -> SpanArrays | None:
+        def job(is_stale: Callable[[], bool]) -> _Shown | None:
             tokenizer = source.at(step)
             if is_stale():
                 return None
-            return compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
+            k = len(tokenizer.merges)
+            moved = self._forward(shown, source, k, snapshot, tokenizer)
+            if moved is not None:
+                return moved
+            spans = compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
+            return None if spans is None else _Shown(source, k, spans, None)
 
-        self._job.submit(job)
+        self._job.submit(job, throttle=self._throttle)
+
+    def _forward(
+        self,
+        shown: _Shown | None,
+        source: TokenizerSource,
+        k: int,
+        text: str,
+        tokenizer: Tokenizer,
+    ) -> _Shown | None:
+        """The spans shown moved forward to step ``k`` (in the span thread), or None when
+        they are not of this source and text or not a little behind it."""
+        if shown is None or shown.source is not source or not 0 <= k - shown.step <= FORWARD_MERGES:
+            return None
+        if shown.spans.text != text:
+            return None
+        if self._merge_ids is None or self._merge_ids[0] is not source:
+            self._merge_ids = (source, MergeIds.of(source.get()))
+        merges = self._merge_ids[1]
+        starts = shown.starts if shown.starts is not None else pretoken_starts(tokenizer, text)
+        if merges is None or starts is None or k > len(merges.left):
+            return None
+        spans = step_forward(shown.spans, merges, shown.step, k, tokenizer, starts)
+        return _Shown(source, k, spans, starts)
+
+    @Slot(object)
+    def _on_done(self, result: _Shown) -> None:
+        self._shown = result
+        self.ready.emit(result.spans)
 
     def shutdown(self) -> None:
         """Abandon pending work and wait for the pool thread to finish its current piece."""

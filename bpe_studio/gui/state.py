@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..core import MergeStep, Tokenizer
+from ..core.pair_history import PairHistory
 
 if TYPE_CHECKING:
     from .spans import TokenizerSource
@@ -143,9 +144,10 @@ class RunState:
     remaining: float | None = None  # estimated seconds of merging left; None until credible
     top_pairs: tuple[tuple[bytes, bytes, int], ...] = ()
     top_pairs_at: int = 0  # merges made when top_pairs was reported
-    # The run's pre-token counts (unique pre-token -> count), kept from pre-tokenization so the
-    # pair chart can recount the pairs of any step; None before counting and when loaded.
-    pretoken_counts: Mapping[bytes, int] | None = None
+    # The best pairs before every merge, recorded by the trainer as it merges (rows are
+    # added in the worker thread, each before its merge is published); the pair chart reads
+    # it at any step. None before merging starts and when loaded (files hold no counts).
+    pair_history: PairHistory | None = None
     stopping: bool = False  # Stop was clicked; the outcome has not arrived yet
     result: TrainingResult | None = None
     error: str | None = None  # the last failure, as shown to the user

@@ -145,9 +145,9 @@ class TrainingWorker(QObject):
     """Runs one training in whatever thread it was moved to; emits, never touches widgets."""
 
     pretokenizing = Signal(object, object)  # bytes done, bytes total (ints, maybe > 2**31)
-    # The corpus's pre-token counts (a Mapping[bytes, int] the worker no longer touches), once,
-    # before ``merging``: the pair chart recounts the pairs of any step from them.
-    counted = Signal(object)
+    # The run's PairHistory, once, before ``merging``: the best pairs before each merge,
+    # filled in as the trainer merges (each row before its merge is emitted).
+    recording = Signal(object)
     merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
     merged = Signal(object)  # MergeStep, one per merge
     # The last merge was pushed (and the last top pairs emitted); the worker now waits for
@@ -207,8 +207,9 @@ class TrainingWorker(QObject):
             progress=self._progress,
             cancel_event=control.cancel_event,
             pattern=cfg.pattern,
+            record_pairs=TOP_PAIRS,
         )
-        self.counted.emit(trainer.pretoken_counts)
+        self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)
 
         def report_pairs() -> None:

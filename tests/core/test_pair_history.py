@@ -1,86 +1,97 @@
-"""core.pair_history.top_pairs_at against the training run itself and a slow reference.
+"""core.pair_history: the pairs a run recorded before every merge, against a slow reference.
 
-Two independent checks: (1) for every k of a real run, the best pair at k is the merge the
-trainer made at rank k, with its count; (2) the whole top-n list equals the slow reference
-``reference_bpe.top_pairs_after`` (merges applied one after another to each pre-token, pairs
-counted, sorted by count and then by the greater pair of bytes).
+For every step of runs on slices of five real corpora and on tie-heavy random text, with each
+merge engine, the recorded best pairs equal those of ``reference_bpe.reference_steps`` (its own
+training: every pair recounted from scratch before each merge, sorted by count and then by the
+greater pair of bytes), and the row after the last merge equals ``top_pairs_after``.
 """
 
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 
 import pytest
-from reference_bpe import top_pairs_after
+from reference_bpe import reference_steps, top_pairs_after
 
-from bpe_studio.core import BpeTrainer, count_file, count_text
-from bpe_studio.core.pair_history import top_pairs_at
+from bpe_studio.core import BpeTrainer, count_text
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SPECIALS = ["<|endoftext|>"]
+ENGINES = ("python", "compiled")
+SLICES = (
+    "english_books_slice.txt",
+    "chinese_slice.txt",
+    "code_slice.txt",
+    "mixed_web_slice.txt",
+    "tinystories_slice.txt",
+)
 
 
-def _run(counts: dict[bytes, int], vocab_size: int):
-    steps = list(BpeTrainer(counts, vocab_size, SPECIALS))
-    return steps, [(s.left, s.right) for s in steps]
+def _counts(name: str, chars: int) -> dict[bytes, int]:
+    text = (FIXTURES / name).read_text(encoding="utf-8")[:chars]
+    return dict(count_text(text, SPECIALS))
 
 
-def test_every_step_of_a_run_predicts_the_next_merge():
-    counts = count_file(FIXTURES / "corpus.en", SPECIALS)
-    steps, merges = _run(counts, 700)
-    assert len(steps) > 400
-    for k, step in enumerate(steps):
-        top = top_pairs_at(counts, merges[:k], SPECIALS, 3)
-        assert top is not None
-        assert top[0] == (step.left, step.right, step.count), f"step {k}"
-        assert [c for _, _, c in top] == sorted((c for _, _, c in top), reverse=True)
+def _check_every_step(counts: dict[bytes, int], merges: int, width: int, engine: str) -> None:
+    trainer = BpeTrainer(counts, 256 + 1 + merges, SPECIALS, engine=engine, record_pairs=width)
+    steps = list(trainer)
+    history = trainer.pair_history
+    assert history is not None
+    assert len(history) == len(steps) + 1
+    reference = list(reference_steps(counts, merges, width))
+    assert [(s.left, s.right, s.count) for s in steps] == [
+        (r.left, r.right, r.count) for r in reference
+    ]
+    for k, ref in enumerate(reference):
+        assert history.top_pairs(k) == ref.top, f"step {k}"
+    after = top_pairs_after(counts, [(s.left, s.right) for s in steps], width)
+    assert history.top_pairs(len(steps)) == after
 
 
-def test_top_list_equals_slow_reference_on_english():
-    counts = count_file(FIXTURES / "corpus.en", SPECIALS)
-    _, merges = _run(counts, 420)
-    for k in (0, 1, 7, 50, 163):
-        assert top_pairs_at(counts, merges[:k], SPECIALS, 25) == top_pairs_after(
-            counts, merges[:k], 25
-        ), f"k={k}"
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", SLICES)
+def test_every_step_of_real_corpora_equals_slow_reference(name, engine):
+    _check_every_step(_counts(name, 12_000), 300, 20, engine)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_random_corpora_with_ties_equal_slow_reference(seed):
-    # Few letters, short words: many equal counts, so the tie-break decides the order.
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("seed", range(8))
+def test_every_step_of_tie_heavy_corpora_equals_slow_reference(seed, engine):
+    # Few letters, short words: many equal counts, so the tie-break decides the order, and
+    # pairs run out before the vocabulary is full (the last rows are short, then empty).
     rng = random.Random(seed)
     letters = "ab\u00e9\u4e2d\U0001f600 "
-    text = "".join(rng.choice(letters) for _ in range(rng.randint(50, 400)))
-    counts = dict(count_text(text))
-    steps, merges = _run(counts, 256 + 1 + 40)
-    for k in range(len(merges) + 1):
-        got = top_pairs_at(counts, merges[:k], SPECIALS, 8)
-        assert got == top_pairs_after(counts, merges[:k], 8), f"seed {seed}, k={k}"
-        if k < len(steps):
-            assert got[0] == (steps[k].left, steps[k].right, steps[k].count)
+    text = "".join(rng.choice(letters) for _ in range(rng.randint(50, 600)))
+    _check_every_step(dict(count_text(text)), 120, rng.choice((1, 3, 8, 20)), engine)
 
 
-def test_many_pretokens_use_the_batch_path_and_long_pieces():
-    # Enough unique words for the batch merger, and pieces over its length limit.
-    rng = random.Random(7)
-    counts: dict[bytes, int] = {}
-    for _ in range(3000):
-        word = "".join(rng.choice("xyz\u00fc") for _ in range(rng.randint(2, 9)))
-        counts[word.encode()] = counts.get(word.encode(), 0) + rng.randint(1, 5)
-    counts[b"x" * 90] = 3
-    counts[("y\u00fc" * 50).encode()] = 2
-    _, merges = _run(counts, 256 + 1 + 30)
-    for k in (0, 3, 17, 30):
-        assert top_pairs_at(counts, merges[:k], SPECIALS, 12) == top_pairs_after(
-            counts, merges[:k], 12
-        )
+@pytest.mark.parametrize("engine", ENGINES)
+def test_width_one_is_each_merge_and_rows_are_readable_while_training(engine):
+    counts = _counts("english_books_slice.txt", 8_000)
+    trainer = BpeTrainer(counts, 256 + 1 + 200, SPECIALS, engine=engine, record_pairs=1)
+    history = trainer.pair_history
+    assert history is not None and len(history) == 1
+    for step in trainer:
+        # The row before the next merge is written before this one is handed out.
+        assert len(history) == step.rank + 2
+        assert history.top_pairs(step.rank) == [(step.left, step.right, step.count)]
+    trainer.close()
+    assert history.top_pairs(200, 1) == history.top_pairs(200)  # kept after close
 
 
-def test_no_pairs_and_stopping():
-    assert top_pairs_at({b"a": 5}, [], SPECIALS, 5) == []
-    assert top_pairs_at({}, [], (), 5) == []
-    assert top_pairs_at({b"ab": 1}, [], (), 0) == []
-    assert top_pairs_at({b"ab": 1}, [], (), 5, should_stop=lambda: True) is None
-    with pytest.raises(ValueError, match="n = -1"):
-        top_pairs_at({b"ab": 1}, [], (), -1)
+def test_not_recording_and_bad_requests():
+    counts = {b"abab": 2, b"ab": 1}
+    assert BpeTrainer(counts, 260).pair_history is None
+    with pytest.raises(ValueError, match="record_pairs = -1"):
+        BpeTrainer(counts, 260, record_pairs=-1)
+    trainer = BpeTrainer(counts, 260, record_pairs=3, cancel_event=threading.Event())
+    history = trainer.pair_history
+    assert history is not None
+    assert history.top_pairs(0, 0) == []
+    with pytest.raises(IndexError, match="step 1 is not recorded"):
+        history.top_pairs(1)
+    with pytest.raises(ValueError, match="n = -2"):
+        history.top_pairs(0, -2)
+    assert BpeTrainer({b"a": 4}, 260, record_pairs=3).pair_history.top_pairs(0) == []

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
 
+from bpe_studio.core.pair_history import PairHistory
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 EOT = "<|endoftext|>"
@@ -66,3 +68,28 @@ class PaintCounter(QObject):
         if event.type() == QEvent.Type.Paint:
             self.paints += 1
         return False
+
+
+class _Rows:
+    """Recorded rows given by hand (``core.pair_history.RecordedRows``)."""
+
+    def __init__(self, rows: list[list[tuple[int, int, int]]]) -> None:
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, k: int) -> list[tuple[int, int, int]]:
+        return self.rows[k]
+
+
+def history_of(*steps: list[tuple[bytes, bytes, int]]) -> PairHistory:
+    """A pair history whose step ``k`` holds ``steps[k]``, the pairs as given."""
+    ids: dict[bytes, int] = {}
+    for pairs in steps:
+        for a, b, _ in pairs:
+            ids.setdefault(a, len(ids))
+            ids.setdefault(b, len(ids))
+    rows = [[(ids[a], ids[b], c) for a, b, c in pairs] for pairs in steps]
+    vocab = {i: t for t, i in ids.items()}
+    return PairHistory(_Rows(rows), vocab, max((len(p) for p in steps), default=0))

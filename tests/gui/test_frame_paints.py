@@ -62,13 +62,15 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     monkeypatch.setattr(responsiveness, "EDITOR_REFRESH_SECONDS", 1e9)  # no rebuild meanwhile
     window.curve.record_box.setChecked(False)
 
-    steps = list(trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"]))
+    trainer = trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"], record_pairs=20)
+    steps = list(trainer)
     hub = window.hub
     hub.set_corpus(DEMO_CORPUS)
     specials = ("<|endoftext|>",)
     hub.begin_run(RunSettings(1500, specials, len(steps), "gpt2"), initial_vocab(list(specials)))
     hub.set_progress(10, 100)
     hub.publish()
+    hub.set_pair_history(trainer.pair_history)
     hub.start_merging(len(steps))
     hub.append_merges(steps[:5])
     hub.publish()
@@ -82,7 +84,6 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
         # Frames whose counts gain digits (9 -> 10 -> 100 -> 1,000 merges).
         for end in (9, 10, 99, 100, 999, 1000, len(steps)):
             hub.append_merges(steps[len(hub.state.record) : end])
-            hub.set_top_pairs(((b"a", b"b", 1000 - end),))
             hub.set_clock(1000.0 + end, end / 100)
             hub.publish()
             assert window.timeline.spin.maximum() == end

@@ -16,7 +16,7 @@ from gui_helpers import EOT, FIXTURES, train_in_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 
-from bpe_studio.core import Tokenizer
+from bpe_studio.core import BpeTrainer, Tokenizer
 from bpe_studio.core.display import readable_token
 from bpe_studio.core.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
@@ -326,11 +326,18 @@ def run_hub() -> StateHub:
     return hub
 
 
-def test_pair_chart_title_shows_byte_tokens(qtbot):
+def recording_hub(counts: dict[bytes, int]) -> tuple[StateHub, BpeTrainer]:
+    """A hub merging with a trainer that records its pairs (merges are appended by hand)."""
     hub = run_hub()
+    trainer = BpeTrainer(counts, 2000, [EOT], record_pairs=20)
+    hub.set_pair_history(trainer.pair_history)
+    return hub, trainer
+
+
+def test_pair_chart_title_shows_byte_tokens(qtbot):
+    hub, _ = recording_hub({b"\xe6\x9c": 50_888, b"<b>x": 3})
     chart = PairChart(hub)
     qtbot.addWidget(chart)
-    hub.set_top_pairs(((b"\xe6", b"\x9c", 50_888), (b"<b>", b"x", 3)))
     hub.publish()
     title = chart.pairs_plot.titleLabel.item.toPlainText()
     assert "<e6> + <9c>" in title and "50,888" in title
@@ -357,17 +364,16 @@ def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
     assert note().startswith(f"{gpt2.vocab_file.name} and {gpt2.merges_file.name} (GPT-2")
 
 
-def test_pair_chart_never_shows_a_merged_pair_as_next(qtbot):
-    from bpe_studio.core import MergeStep
-
-    hub = run_hub()
+def test_pair_chart_live_shows_the_pairs_before_the_next_merge(qtbot):
+    hub, trainer = recording_hub({b" the": 900, b"and": 500, b" then": 40})
     chart = PairChart(hub)
     qtbot.addWidget(chart)
-    # The trainer reported these pairs before it merged (" t", "he"); the frame shows that merge.
-    hub.set_top_pairs(((b" t", b"he", 900), (b"a", b"nd", 500)))
-    hub.append_merges([MergeStep(0, b" t", b"he", 257, 900)])
+    merges = iter(trainer)
+    hub.append_merges([next(merges)])  # (" ", "t") merged: the chart shows what comes next
     hub.publish()
-    assert chart.shown_pairs() == [(b"a", b"nd", 500)]
+    nxt = next(merges)
+    assert chart.shown_pairs()[0] == (nxt.left, nxt.right, nxt.count)
+    assert "live" in chart.pairs_title()
 
 
 # ----------------------------------------------------------------- #11 item 20: polish

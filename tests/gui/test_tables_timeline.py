@@ -1,5 +1,5 @@
 """The merge list, vocabulary table and pair chart at the timeline's step k (issue 9), and the
-run's pre-token counts they rely on.
+run's record of the pairs before each merge that the chart reads.
 
 References are computed here, independently: the pre-token counts with ``count_file``, the pairs
 before merge k by applying merges one after another in plain Python
@@ -34,10 +34,12 @@ def at_step(qtbot, window, k):
     qtbot.waitUntil(lambda: not window.chart.pending, timeout=30_000)
 
 
-def test_the_run_keeps_its_pretoken_counts(trained):
-    counts = trained.hub.state.pretoken_counts
-    assert counts is not None
-    assert dict(counts) == dict(count_file(DEMO_CORPUS, [EOT]))
+def test_the_run_keeps_the_pairs_before_every_merge(trained):
+    state = trained.hub.state
+    history = state.pair_history
+    assert history is not None and len(history) == state.published + 1
+    for s in state.record:
+        assert history.top_pairs(s.rank, 1) == [(s.left, s.right, s.count)]
 
 
 def test_pair_chart_shows_the_pairs_before_merge_k(qtbot, trained):

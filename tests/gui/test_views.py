@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gui_helpers import history_of
+
 from bpe_studio.core import trainer_from_file
 from bpe_studio.core.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
@@ -51,7 +53,7 @@ def test_pair_chart_marks_the_next_merge(qtbot):
     chart = PairChart(hub)
     qtbot.addWidget(chart)
     pairs = [(b" t", b"he", 900), (b"a", b"nd", 500), (b"\n", b"\n", 20)]
-    hub.set_top_pairs(tuple(pairs))
+    hub.set_pair_history(history_of(pairs))
     hub.publish()  # the chart draws on the frame
     assert chart.shown_pairs() == pairs
     assert chart.shown_bar_counts() == [900, 500, 20]
@@ -94,7 +96,7 @@ def test_pair_chart_fits_its_widget_and_labels_every_bar(qtbot):
     qtbot.waitExposed(chart)
     long_token = "".join(chr(0x4E00 + i) for i in range(6)).encode()
     pairs = [(long_token, long_token, 5_731_000 - 1000 * i) for i in range(20)]
-    hub.set_top_pairs(tuple(pairs))
+    hub.set_pair_history(history_of(pairs))
     hub.publish()
 
     def fits() -> bool:

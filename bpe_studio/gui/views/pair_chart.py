@@ -2,18 +2,16 @@
 
 What it does: on the left, the top pairs (20 by default) as horizontal bars, best on top, each
 labelled with its readable pair and count; the pair about to be merged is drawn in the accent
-colour. They are the pairs *before merge k* of the step the timeline shows (``state.step``):
-while a run trains live, the trainer's latest report, which a live frame's newest merge
-matches (``session._frame_end``; pairs the shown merges already made are left out all the
-same, so an already-merged pair is never shown as next); at any other step, the exact pairs
-recounted off the GUI thread from the run's pre-token counts
-(:func:`~bpe_studio.core.pair_history.top_pairs_at`, latest step wins). On the right, the count
-of each merge against its rank on a log scale with a cursor at step k. The title says what the
-chart is waiting for (no run, pre-tokenizing, failed, a loaded tokenizer without counts); an
-empty plot shows a short hint instead of axes. Drawn once per published frame, updated in place
-(``BarGraphItem.setOpts``, ``PlotDataItem.setData``), never rebuilt. Every text that goes into
-the plots' rich-text titles is escaped: byte tokens read ``<e6>``.
-What it leaves out: where the pairs come from (the worker's ``top_pairs`` reports, the core).
+colour. They are the pairs *before merge k* of the step the timeline shows (``state.step``),
+read from the run's :class:`~bpe_studio.core.pair_history.PairHistory`, which the trainer
+fills in as it merges: live, replayed or scrubbed, one step shows the same pairs, at once, on
+the GUI thread. On the right, the count of each merge against its rank on a log scale with a
+cursor at step k. The title says what the chart is waiting for (no run, pre-tokenizing,
+failed, a loaded tokenizer without counts); an empty plot shows a short hint instead of axes.
+Drawn once per published frame, updated in place (``BarGraphItem.setOpts``,
+``PlotDataItem.setData``), never rebuilt. Every text that goes into the plots' rich-text titles
+is escaped: byte tokens read ``<e6>``.
+What it leaves out: where the pairs come from (the trainer's record, ``core.pair_history``).
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
 
 import numpy as np
@@ -32,9 +30,7 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
 from ...core.display import readable_token
-from ...core.pair_history import top_pairs_at
 from ..hub import StateHub
-from ..jobs import LatestJob
 from ..loader import TIKTOKEN_SUFFIXES
 from ..state import LoadedTokenizer, Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
@@ -52,7 +48,6 @@ AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
 DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
 _TITLE = {"color": "#111827", "size": "10pt"}
 _RANK, _COUNT = attrgetter("rank"), attrgetter("count")
-_PAIR = attrgetter("left", "right")
 
 
 def loaded_note(loaded: LoadedTokenizer) -> str:
@@ -148,20 +143,6 @@ def _style_plot(plot: pg.PlotItem) -> None:
     plot.getAxis("bottom").setHeight(AXIS_HEIGHT)
 
 
-def _history_job(
-    counts: Mapping[bytes, int],
-    merges: list[tuple[bytes, bytes]],
-    specials: tuple[str, ...],
-    n: int,
-    key: tuple,
-):
-    def job(is_stale):
-        pairs = top_pairs_at(counts, merges, specials, n, should_stop=is_stale)
-        return None if pairs is None else (key, pairs)
-
-    return job
-
-
 class PairChart(QWidget):
     def __init__(self, hub: StateHub, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -170,15 +151,9 @@ class PairChart(QWidget):
         self.setMinimumWidth(MIN_WIDTH)
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
-        self._drawn: tuple | None = None  # what the bars show: ("live", pairs, step) or a key
-        # Exact pairs of a step, recounted off the GUI thread: the latest request wins.
-        self._history = LatestJob("bpe-pair-history", self)
-        self._history.done.connect(self._on_history)
-        self._history.failed.connect(self._on_history_failed)
-        self._wanted: tuple | None = None  # the key of the step whose pairs are requested
-        self._known: dict[tuple, list[tuple[bytes, bytes, int]]] = {}  # a few recent steps
-        # Pairs merged by the published merges, to keep them out of the live pairs.
-        self._merged: set[tuple[bytes, bytes]] = set()
+        # What the bars show: (history, step, live), or ("pending", step) while the step's row
+        # is not recorded yet.
+        self._drawn: tuple | None = None
         # The decay curve's points, a plotting cache of the state's record (grown, not copied).
         self._ranks = np.zeros(1024, dtype=np.float64)
         self._counts = np.zeros(1024, dtype=np.float64)
@@ -298,8 +273,6 @@ class PairChart(QWidget):
     # ------------------------------------------------------------- state
     @Slot()
     def _on_reset(self) -> None:
-        self._history.cancel()
-        self._wanted, self._known, self._merged = None, {}, set()
         self._n = 0
         self._curve.setData([], [])
         self._cursor.setVisible(False)
@@ -326,7 +299,7 @@ class PairChart(QWidget):
             return PRETOKENIZING_NOTE
         if state.phase is Phase.FAILED and not state.published:
             return FAILED_NOTE
-        if state.pretoken_counts is None and not self._live():
+        if state.pair_history is None:
             if state.phase in (Phase.STOPPED, Phase.FINISHED) and not state.published:
                 return "Nothing was learned: the run ended before its first merge"
             return NO_COUNTS_NOTE
@@ -351,10 +324,7 @@ class PairChart(QWidget):
             self._show_notes(note, IDLE_DECAY_NOTE if not self._n else "")
         else:
             self._show_notes("", "")
-            if self._live():
-                self._draw_live()
-            else:
-                self._draw_history()
+            self._draw_step()
         self._draw_decay()
         # subtle: pyqtgraph applies layout and range changes lazily, while it paints, and
         # then paints again; applied here, they cost one repaint instead of four.
@@ -386,87 +356,37 @@ class PairChart(QWidget):
             self._set_title(self.pairs_plot, "Pair counts")
 
     # ------------------------------------------------------------- pairs
-    def _draw_live(self) -> None:
+    def _draw_step(self) -> None:
         state = self.hub.state
-        key = ("live", state.top_pairs, state.published)
+        history, k, live = state.pair_history, state.step, self._live()
+        assert history is not None  # phase_note said so
+        key = (history, k, live)
         if key == self._drawn:
             return
-        self._drawn = key
-        # subtle: the trainer's report may predate the newest shown merges (it arrives
-        # queued); a pair those merges made is no longer a candidate, whatever it says.
-        merged = self._merged
-        pairs = [p for p in state.top_pairs if (p[0], p[1]) not in merged][: self.top_k]
-        self._draw_pairs(pairs)
-        if not self._title_next(pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})"):
-            self._set_title(self.pairs_plot, "Counting pairs…")
-
-    def _history_key(self) -> tuple:
-        state = self.hub.state
-        return (id(state.pretoken_counts), id(state.record), state.step)
-
-    def _draw_history(self) -> None:
-        state = self.hub.state
-        key = self._history_key()
-        pairs = self._known.get(key)
-        if (
-            pairs is None
-            and state.phase in (Phase.FINISHED, Phase.STOPPED)
-            and state.step == state.top_pairs_at == state.published
-        ):
-            # The trainer's last report, made after its last merge and drained with it: exact
-            # for the final step, no recount needed.
-            pairs = self._known[key] = list(state.top_pairs[: self.top_k])
-        if pairs is None:
-            if key != self._wanted:
-                self._wanted = key
-                counts = state.pretoken_counts
-                assert counts is not None  # phase_note said so
-                self._history.submit(
-                    _history_job(
-                        counts, state.merges_at(state.step), state.special_tokens, self.top_k, key
-                    )
-                )
-            if self._drawn != ("pending", key):
-                self._drawn = ("pending", key)
-                # The bars of another step stay, greyed, until this step's arrive.
+        if k >= len(history):
+            # subtle: the trainer writes each row before handing out the merge it precedes,
+            # so a published step is always recorded; this only guards a step set by hand.
+            if self._drawn != ("pending", k):
+                self._drawn = ("pending", k)
                 self._bars.setOpts(brushes=None, brush=pg.mkBrush("#d1d5db"))
-                self._set_title(
-                    self.pairs_plot,
-                    f"Counting the pairs before merge {state.step + 1:,}…",
-                    "Counting…",
-                )
-            return
-        if self._drawn == key:
+                self._set_title(self.pairs_plot, "Counting pairs…")
             return
         self._drawn = key
+        pairs = history.top_pairs(k, self.top_k)
         self._draw_pairs(pairs)
-        rank = f"{state.step:,}"
-        if not self._title_next(
-            pairs, f"Next merge, rank {rank}: {{pair}} ({{c}})", f"Next, rank {rank}: {{pair}}"
-        ):
-            self._set_title(
-                self.pairs_plot,
-                f"No pairs left to merge after {state.step:,} merges",
-                "No pairs left",
+        if live:
+            titled = self._title_next(
+                pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})"
             )
-
-    @Slot(object)
-    def _on_history(self, result: tuple) -> None:
-        key, pairs = result
-        if len(self._known) > 64:
-            self._known.clear()
-        self._known[key] = pairs
-        if key == self._history_key() and not self._live():
-            self.redraw()
-
-    @Slot(str)
-    def _on_history_failed(self, message: str) -> None:
-        self._wanted = None
-        self._set_title(
-            self.pairs_plot,
-            html.escape(f"Could not count the pairs: {message}"),
-            "Could not count the pairs",
-        )
+        else:
+            rank = f"{k:,}"
+            titled = self._title_next(
+                pairs, f"Next merge, rank {rank}: {{pair}} ({{c}})", f"Next, rank {rank}: {{pair}}"
+            )
+        if not titled:
+            self._set_title(
+                self.pairs_plot, f"No pairs left to merge after {k:,} merges", "No pairs left"
+            )
 
     def _bars_that_fit(self) -> int:
         """How many bars the plot's height has room to label, one line each (at least one)."""
@@ -532,8 +452,14 @@ class PairChart(QWidget):
 
     @property
     def pending(self) -> bool:
-        """The pairs of the step shown are being counted (older bars are drawn greyed)."""
+        """The step shown is not recorded yet (older bars are drawn greyed)."""
         return bool(self._drawn) and self._drawn[0] == "pending"
+
+    @property
+    def shown_step(self) -> int | None:
+        """The step whose pairs the bars show; None when they show none."""
+        drawn = self._drawn
+        return None if drawn is None or drawn[0] == "pending" else int(drawn[1])
 
     def pairs_title(self) -> str:
         return str(self.pairs_plot.titleLabel.text)
@@ -551,7 +477,6 @@ class PairChart(QWidget):
         self._ranks[self._n : need] = np.fromiter(map(_RANK, steps), np.int64, len(steps))
         counts = np.fromiter(map(_COUNT, steps), np.int64, len(steps))
         self._counts[self._n : need] = np.maximum(counts, 1)
-        self._merged.update(map(_PAIR, steps))
         self._n = need
         self._curve.setData(self._ranks[: self._n], self._counts[: self._n])
         self._fit_decay_range()
@@ -605,10 +530,3 @@ class PairChart(QWidget):
     def cursor_step(self) -> int | None:
         """Where the step cursor is drawn on the decay plot; None when hidden."""
         return int(self._cursor.value()) if self._cursor.isVisible() else None
-
-    def shutdown(self) -> None:
-        self._history.shutdown()
-
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._history.shutdown()
-        super().closeEvent(event)

@@ -579,7 +579,7 @@ class TokenEditor(QWidget):
         if source is not None and step is not None:
             label += f" · at step {step:,}"
         self.source_label.setText(label)
-        self._request(wait)
+        self._request(wait, step_only=wait == STEP_DEBOUNCE_MS)
         if source is None:  # nothing to tokenize with: no colours of one that is gone
             self.edit.set_spans(None)
             self._painted = (None, None)
@@ -654,11 +654,17 @@ class TokenEditor(QWidget):
     def _on_text_changed(self) -> None:
         self._request(None)
 
-    def _request(self, wait: int | None) -> None:
-        self.edit.mark_stale()
-        if self._source is not None:
-            self.status.setText("Tokenizing…")
-        self.service.request(self._source, self.edit.text, step=self._step, debounce_ms=wait)
+    def _request(self, wait: int | None, step_only: bool = False) -> None:
+        """Tokenize anew. ``step_only``: the text is unchanged, so the colours shown stay
+        valid for it and stay up (with their status line) until the new ones arrive: while
+        the step keeps moving, the editor shows each newest step it could finish."""
+        if not step_only or self.edit.spans is None:
+            self.edit.mark_stale()
+            if self._source is not None:
+                self.status.setText("Tokenizing…")
+        self.service.request(
+            self._source, self.edit.text, step=self._step, debounce_ms=wait, throttle=step_only
+        )
 
     @Slot(object)
     def _on_ready(self, spans: SpanArrays) -> None:

@@ -1,0 +1,80 @@
+"""core.span_steps: spans moved forward by merges equal a fresh encode with the truncated
+tokenizer (``compute_spans(tokenizer.truncated(k1), text)``), span for span: ids, characters
+and partial flags, on English, Chinese split into bytes, emoji, runs of one letter (overlapping
+places of an ``(a, a)`` merge) and special tokens."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core.span_steps import MergeIds, pretoken_starts, step_forward
+from bpe_studio.core.spans import compute_spans
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+EOT = "<|endoftext|>"
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tmp_path_factory) -> Tokenizer:
+    english = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:20_000]
+    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:6_000]
+    corpus = tmp_path_factory.mktemp("corpus") / "mixed.txt"
+    corpus.write_text(
+        english + EOT + chinese + EOT + "aaaa aaaaaaa \U0001f600\U0001f600 ll lll", encoding="utf-8"
+    )
+    vocab, merges = train_bpe(corpus, 257 + 700, [EOT], workers=1)
+    return Tokenizer(vocab, merges, [EOT])
+
+
+TEXTS = (
+    (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[5_000:8_000],
+    (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[9_000:10_500],
+    "aaaaaaa aaaa\naa " + EOT + "lll llll \U0001f600\U0001f600\U0001f600 caf\u00e9 "
+    "na\u00efve" + EOT,
+)
+
+
+def _same(a, b) -> None:
+    assert np.array_equal(a.ids, b.ids)
+    assert np.array_equal(a.starts, b.starts)
+    assert np.array_equal(a.ends, b.ends)
+    assert np.array_equal(a.partial, b.partial)
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=("english", "chinese", "runs-emoji-specials"))
+def test_forward_steps_equal_a_fresh_encode(tokenizer, text):
+    merges = MergeIds.of(tokenizer)
+    assert merges is not None
+    starts = pretoken_starts(tokenizer, text)
+    assert starts is not None
+    rng = random.Random(len(text))
+    n = len(tokenizer.merges)
+    steps = sorted({0, 1, 2, 50, n} | {rng.randrange(n + 1) for _ in range(12)})
+    for k0, k1 in zip(steps, steps[1:]):
+        before = compute_spans(tokenizer.truncated(k0), text)
+        after = tokenizer.truncated(k1)
+        moved = step_forward(before, merges, k0, k1, after, starts)
+        _same(moved, compute_spans(after, text))
+        assert moved.tokenizer is after
+    # One merge at a time from the start, as a slow replay moves.
+    spans = compute_spans(tokenizer.truncated(0), text)
+    for k in range(1, 120):
+        spans = step_forward(spans, merges, k - 1, k, tokenizer, starts)
+    _same(spans, compute_spans(tokenizer.truncated(119), text))
+
+
+def test_not_plain_bpe_or_lone_surrogates_are_left_to_a_fresh_encode(tokenizer):
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab[256] = b"ab"
+    repeated = Tokenizer(vocab, [(b"a", b"b"), (b"a", b"b")])
+    assert MergeIds.of(repeated) is None
+    assert pretoken_starts(tokenizer, "a\ud800b") is None
+    merges = MergeIds.of(tokenizer)
+    spans = compute_spans(tokenizer, "abc")
+    with pytest.raises(ValueError, match="k0 = 5 <= k1 = 3"):
+        step_forward(spans, merges, 5, 3, tokenizer, np.zeros(0, dtype=np.int64))

@@ -1,0 +1,221 @@
+"""Time travel (issue 25): views keep up with a moving step, and one step shows one picture.
+
+- Throttled requests (``LatestJob.submit(throttle=True)``): a job under way is never stopped
+  by a newer step; it delivers, then the newest request starts. Jobs are steered with events:
+  each waits for its gate, so steps are requested faster than work completes, and nothing
+  depends on timing.
+- The editor, driven by the timeline faster than it can tokenize (its tokenizer's ``at`` is
+  held at a gate), passes through newest steps and ends on the last, the spans moved forward
+  equal to a fresh encode; it never says "Tokenizing…" over valid colours while the step
+  moves.
+- The pair chart shows the step asked for at once, and the live, the replayed and the scrubbed
+  chart show the same pairs for the same step (those of the slow reference).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from gui_helpers import EOT, FIXTURES, wait_for_spans
+from reference_bpe import top_pairs_after
+
+from bpe_studio.core import BpeTrainer, count_text
+from bpe_studio.core.spans import compute_spans
+from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.jobs import LatestJob
+from bpe_studio.gui.replay import Pace, Replay
+from bpe_studio.gui.state import Phase, RunSettings
+from bpe_studio.gui.views.pair_chart import PairChart
+from bpe_studio.gui.views.token_editor import TokenEditor
+from bpe_studio.gui.worker import TrainingResult
+
+
+class Gates:
+    """Jobs that say when they start and wait for their own gate to finish."""
+
+    def __init__(self) -> None:
+        self.started: list[int] = []
+        self.gates: dict[int, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def job(self, k: int):
+        gate = self.gates.setdefault(k, threading.Event())
+
+        def run(is_stale):
+            with self._lock:
+                self.started.append(k)
+            gate.wait(20)
+            return k
+
+        return run
+
+    def release(self, k: int) -> None:
+        self.gates.setdefault(k, threading.Event()).set()
+
+    def release_all(self) -> None:
+        for gate in self.gates.values():
+            gate.set()
+
+
+@pytest.fixture
+def runner(qtbot):
+    job = LatestJob("test-time-travel")
+    yield job
+    job.shutdown()
+
+
+def test_throttled_requests_finish_and_then_the_newest_starts(qtbot, runner):
+    gates, shown = Gates(), []
+    runner.done.connect(shown.append)
+    runner.submit(gates.job(0), throttle=True)
+    qtbot.waitUntil(lambda: gates.started == [0], timeout=10_000)
+    for k in range(1, 6):  # faster than job 0 ends: none stops it, none starts
+        runner.submit(gates.job(k), throttle=True)
+    gates.release(0)
+    qtbot.waitUntil(lambda: gates.started == [0, 5], timeout=10_000)
+    assert shown == [0]  # job 0 was shown, not dropped for being old
+    for k in range(6, 10):
+        runner.submit(gates.job(k), throttle=True)
+    gates.release(5)
+    qtbot.waitUntil(lambda: gates.started == [0, 5, 9], timeout=10_000)
+    gates.release(9)
+    qtbot.waitUntil(lambda: shown == [0, 5, 9] and not runner.busy, timeout=10_000)
+
+
+def test_an_unthrottled_request_still_supersedes(qtbot, runner):
+    gates, shown = Gates(), []
+    runner.done.connect(shown.append)
+    runner.submit(gates.job(0), throttle=True)
+    qtbot.waitUntil(lambda: gates.started == [0], timeout=10_000)
+    runner.submit(gates.job(1), throttle=True)
+    runner.submit(gates.job(2))  # an edit: what runs is stale, the held step is dropped
+    gates.release_all()
+    qtbot.waitUntil(lambda: not runner.busy, timeout=10_000)
+    assert shown == [2] and 1 not in gates.started
+
+
+def test_a_job_with_no_result_lets_the_held_request_start(qtbot, runner):
+    gates, shown = Gates(), []
+    runner.done.connect(shown.append)
+    runner.submit(lambda is_stale: None, throttle=True)
+    runner.submit(gates.job(1), throttle=True)
+    gates.release_all()
+    qtbot.waitUntil(lambda: shown == [1] and not runner.busy, timeout=10_000)
+
+
+# ------------------------------------------------------------------ a finished run
+TEXT = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:20_000]
+VOCAB = 257 + 400
+
+
+def finished_hub(text: str = TEXT) -> tuple[StateHub, list]:
+    """A hub holding a finished run on ``text``, trained here with its pairs recorded; its
+    merges, published one frame each while the run was live, as a training session would."""
+    counts = dict(count_text(text, [EOT]))
+    hub = StateHub()
+    hub.begin_run(RunSettings(VOCAB, (EOT,), VOCAB - 257), initial_vocab([EOT]))
+    trainer = BpeTrainer(counts, VOCAB, [EOT], record_pairs=20)
+    hub.set_pair_history(trainer.pair_history)
+    hub.start_merging(trainer.target_merges)
+    return hub, [counts, trainer]
+
+
+def publish_live(hub: StateHub, trainer: BpeTrainer, seen: dict | None = None, chart=None):
+    for step in trainer:
+        hub.append_merges([step])
+        hub.publish()
+        if seen is not None:
+            assert chart.pairs_title().endswith("· live") or "Next:" in chart.pairs_title()
+            seen[hub.state.step] = chart.shown_pairs()
+    result = TrainingResult(
+        dict(trainer.vocab), list(trainer.merges), (EOT,), trainer.target_merges, False, 0.0
+    )
+    hub.finish(result)
+    assert hub.state.phase is Phase.FINISHED
+
+
+def test_live_replayed_and_scrubbed_charts_show_the_same_pairs(qtbot):
+    hub, (counts, trainer) = finished_hub()
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    chart.resize(900, 600)
+    chart.show()
+    live: dict[int, list] = {}
+    publish_live(hub, trainer, live, chart)
+    n = hub.published
+    assert sorted(live) == list(range(1, n + 1))
+
+    replayed: dict[int, list] = {}
+
+    def grab(k: int) -> None:
+        assert chart.shown_step == k  # drawn at once: the step's row is recorded
+        replayed[k] = chart.shown_pairs()
+
+    hub.step_changed.connect(grab)
+    replay = Replay(hub)
+    with qtbot.waitSignal(replay.finished, timeout=60_000):
+        replay.start(Pace(per_second=4 * n))
+    hub.step_changed.disconnect(grab)
+    assert len(replayed) > 3
+
+    for k in sorted(set(live) | set(replayed)) + [0]:
+        hub.select_step(k)
+        scrubbed = chart.shown_pairs()
+        assert len(scrubbed) >= 5
+        if k in live:
+            assert scrubbed == live[k], f"live, step {k}"
+        if k in replayed:
+            assert scrubbed == replayed[k], f"replayed, step {k}"
+    merges = list(trainer.merges)
+    for k in (0, 1, 17, 250, n):
+        hub.select_step(k)
+        shown = chart.shown_pairs()
+        assert shown == top_pairs_after(counts, merges[:k], 20)[: len(shown)], f"step {k}"
+
+
+def test_editor_follows_a_moving_step_through_newest_steps(qtbot):
+    hub, (_, trainer) = finished_hub()
+    publish_live(hub, trainer)
+    editor = TokenEditor()
+    qtbot.addWidget(editor)
+    editor.bind(hub)
+    editor.set_text(TEXT[:3000])
+    wait_for_spans(qtbot, editor)
+
+    # Every tokenizer the editor asks for waits at a gate: the step moves faster than work.
+    source = hub.state.shown
+    real_at = source.at
+    gates = Gates()
+
+    def held_at(k):
+        gates.job(k)(lambda: False)
+        return real_at(k)
+
+    source.at = held_at
+    statuses: list[str] = []
+    hub.select_step(10)
+    qtbot.waitUntil(lambda: gates.started == [10], timeout=10_000)
+    for k in range(11, 40):
+        hub.select_step(k)
+        statuses.append(editor.status.text())
+    gates.release(10)
+    qtbot.waitUntil(lambda: gates.started == [10, 39], timeout=10_000)
+    qtbot.waitUntil(lambda: len(editor.tokenizer.merges) == 10, timeout=10_000)
+    for k in range(40, 60):
+        hub.select_step(k)
+        statuses.append(editor.status.text())
+    gates.release(39)
+    qtbot.waitUntil(lambda: gates.started == [10, 39, 59], timeout=10_000)
+    qtbot.waitUntil(lambda: len(editor.tokenizer.merges) == 39, timeout=10_000)
+    gates.release_all()
+    qtbot.waitUntil(lambda: not editor.busy, timeout=10_000)
+    assert len(editor.tokenizer.merges) == 59
+    # Steps 39 -> 59 were reached by moving the spans shown forward: as a fresh encode.
+    fresh = compute_spans(real_at(59), editor.text())
+    for name in ("ids", "starts", "ends", "partial"):
+        assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), name
+    # The colours of a step shown stay up, with their status, until the next arrive.
+    assert statuses and all("tokens" in s and "Tokenizing" not in s for s in statuses)
+    editor.shutdown()
