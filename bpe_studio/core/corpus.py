@@ -210,7 +210,7 @@ def mp_context() -> multiprocessing.context.BaseContext:
         and threading.active_count() == 1
         and not any(m.startswith(("PySide6", "PyQt")) for m in sys.modules)
     )
-    if "fork" in methods and single_threaded:
+    if "fork" in methods and hasattr(os, "fork") and single_threaded:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 

@@ -30,6 +30,7 @@ from .corpus import (
     mp_context,
     resolve_workers,
 )
+from .forked_encode import AVAILABLE as CAN_FORK
 from .forked_encode import crew
 from .tokenizer import Tokenizer
 
@@ -168,7 +169,7 @@ def encode_file(
     size = src.stat().st_size
     path = os.fspath(src)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if workers > 1 and size >= PARALLEL_MIN_BYTES and mp_context().get_start_method() == "fork":
+    if _forks(workers, size):
         return _encode_forked(tokenizer, path, size, workers, out, progress)
     tok, load_seconds = _built(tokenizer)
     dtype = ids_dtype(tok)
@@ -180,6 +181,15 @@ def encode_file(
     return EncodeStats(
         size, total, time.perf_counter() - start, dtype.name, start - setup_start, load_seconds
     )
+
+
+def _forks(workers: int, size: int) -> bool:
+    """Whether to encode in forked children (``forked_encode``) rather than in a pool of
+    freshly started workers: for a parallel encode, where this process may fork
+    (``corpus.mp_context``) and the platform has what a crew needs."""
+    if workers < 2 or size < PARALLEL_MIN_BYTES or not CAN_FORK:
+        return False
+    return mp_context().get_start_method() == "fork"
 
 
 def _cores() -> int:

@@ -9,11 +9,12 @@ builds the caller's (nothing shared, so neither writes memory the other holds: s
 ``Crew.fork``), or after, inheriting the caller's with every table built.
 What it leaves out: where the file is cut (``boundaries``), the clean-start pool that
 processes which may not fork use instead (``encode_file``), writing the ``.npy``.
+Forking and record locks are POSIX's: where either is missing (Windows), :data:`AVAILABLE` is
+False and ``encode_file`` takes the clean-start pool instead.
 """
 
 from __future__ import annotations
 
-import fcntl
 import math
 import os
 import pickle
@@ -29,6 +30,16 @@ import numpy as np
 
 from .corpus import decode_chunk
 from .tokenizer import Tokenizer
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): no record locks, no fork either
+    fcntl = None  # type: ignore[assignment]
+
+# Whether this platform can run a crew: fork, record locks and positioned reads and writes.
+AVAILABLE = fcntl is not None and all(
+    hasattr(os, name) for name in ("fork", "pread", "pwrite", "set_blocking")
+)
 
 # What a child needs to encode chunks: its tokenizer, the file's chunks (byte ranges) and
 # the ids' dtype name. A child forked before the tokenizer is built makes them itself.
