@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ..core import PATTERNS, pretokenizer
+from ..core import pretokenizer
 from ..core.corpus import resolve_workers
+from ..core.pattern import NAMES_HELP
 from ..core.tokenizer_files import FORMATS
 from .sources import SOURCE_HELP
 from .train import DEFAULT_SPECIAL_TOKEN
@@ -49,15 +50,15 @@ def _workers(text: str) -> int:
 
 
 def _pattern(text: str) -> str:
-    """A --pattern value: a name or a regex that compiles (``core.pretokenizer``'s rule)."""
+    """A --pattern value: a name (any spelling the core knows, given back as the name) or a
+    regex that compiles (``core.pretokenizer``'s rule)."""
     try:
-        pretokenizer(text)
+        return pretokenizer(text).name or text
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
-    return text
 
 
-PATTERN_NAMES = ", ".join(PATTERNS)
+PATTERN_NAMES = NAMES_HELP
 
 
 def _add_pattern(command: argparse.ArgumentParser, help_text: str, default: str | None) -> None:

@@ -25,13 +25,12 @@ from .atomic import atomic_open
 from .boundaries import chunk_boundaries
 from .corpus import (
     check_corpus_path,
-    decode_chunk,
     ignore_interrupts,
     mp_context,
     resolve_workers,
 )
 from .forked_encode import AVAILABLE as CAN_FORK
-from .forked_encode import crew
+from .forked_encode import crew, encode_range
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
@@ -85,11 +84,8 @@ def _init_worker(tokenizer: Tokenizer | None) -> None:
 def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
     """Worker: the ids of one byte range of the file, and the range's length."""
     path, start, end, dtype = job
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
     assert _worker_tokenizer is not None
-    return _worker_tokenizer.encode_array(decode_chunk(data, path, start), dtype), end - start
+    return encode_range(_worker_tokenizer, path, start, end, dtype), end - start
 
 
 def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tuple[int, int]]:

@@ -28,7 +28,8 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
-from .corpus import decode_chunk
+from .corpus import decode_chunk, uncovered_in_file
+from .pattern import UncoveredText
 from .tokenizer import Tokenizer
 
 try:
@@ -65,10 +66,16 @@ class WorkerDied(RuntimeError):
     """A child ended without reporting every chunk it took (killed from outside)."""
 
 
-def _read_range(path: str, start: int, end: int) -> str:
+def encode_range(tokenizer: Tokenizer, path: str, start: int, end: int, dtype: str) -> np.ndarray:
+    """The ids of bytes ``start:end`` of ``path`` (in every process that encodes a chunk).
+    Errors name the file: invalid UTF-8, or text the tokenizer's pattern does not cover."""
     with open(path, "rb") as f:
         f.seek(start)
-        return decode_chunk(f.read(end - start), path, start)
+        text = decode_chunk(f.read(end - start), path, start)
+    try:
+        return tokenizer.encode_array(text, dtype)
+    except UncoveredText:
+        raise uncovered_in_file(path, start, text, tokenizer.specials, tokenizer.pattern) from None
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -129,7 +136,7 @@ def _child(
         while (i := claims.take()) < len(ranges):
             start, end = ranges[i]
             began = time.perf_counter()
-            ids = tokenizer.encode_array(_read_range(path, start, end), dtype)
+            ids = encode_range(tokenizer, path, start, end, dtype)
             _write_all(out_fd, ids.data.cast("B"))
             os.write(report_fd, _REPORT.pack(child, i, start, end, offset, len(ids), began))
             offset += ids.nbytes
@@ -196,7 +203,7 @@ class Crew:
         reports = _Reports(self, ranges, where, done)
         own = self._files[-1]
         while (i := self._claims.take()) < len(ranges):
-            ids = tokenizer.encode_array(_read_range(self._path, *ranges[i]), dtype.name)
+            ids = encode_range(tokenizer, self._path, *ranges[i], dtype.name)
             where[i] = (own, own.tell(), len(ids))
             own.write(ids.data.cast("B"))
             if done:
