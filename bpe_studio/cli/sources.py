@@ -12,14 +12,15 @@ What it leaves out: the commands, and the file formats themselves (core).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.presets import PRESETS
-from ..core.tokenizer_files import gpt2_dir_files, load_data
-from .output import CliError
+from ..core.tokenizer_files import GPT2_FILE_NAMES, gpt2_dir_files, load_data
+from .output import TIKTOKEN_SUFFIXES, CliError, tokenizer_files_in
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
@@ -37,11 +38,49 @@ def vocabulary_file(source: str) -> str:
     return os.fspath(files[0]) if files else source
 
 
+def source_files(source: str) -> list[Path]:
+    """The files that ``source`` reads (none for a preset), for the output rule (an output
+    never replaces one): a folder's tokenizer files, or the file named with the files read
+    beside it (a vocabulary's merges, a rank file's ``NAME.json``)."""
+    path = Path(source)
+    if not path.exists():
+        return []
+    if path.is_dir():
+        named = [path / name for name in tokenizer_files_in(path)]
+    else:
+        named = [path]
+    found: list[Path] = []
+    for file in named:
+        found.append(file)
+        if file.name.endswith("vocab.json"):
+            found += [file.with_name(merges) for _, merges in GPT2_FILE_NAMES]
+        elif file.name.endswith(TIKTOKEN_SUFFIXES):
+            stem = file.name.removesuffix(".gz").removesuffix(".tiktoken")
+            found.append(file.with_name(f"{stem}.json"))
+    return [f for f in found if f.is_file()]
+
+
 def load_source(source: str, pattern: str | None = None) -> TokenizerData:
     """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`, and
     ``core.tokenizer_files.load_data``, which reads every kind); ``pattern`` for the formats
-    without one of their own. One-line errors name the source."""
-    return load_data(source, pattern)
+    without one of their own. One-line errors name the source, or the file beside it that
+    holds what is wrong (a ``.tiktoken`` file's ``NAME.json`` with a bad regex)."""
+    with _named(source):
+        return load_data(source, pattern)
+
+
+@contextmanager
+def _named(source: str) -> Iterator[None]:
+    """A ``ValueError`` about ``source``'s contents that names no file names the one that
+    holds the pattern and special tokens: a ``.json`` among its files, else ``source``."""
+    try:
+        yield
+    except ValueError as e:
+        message, files = str(e), source_files(source)
+        if source in message or any(os.fspath(f) in message for f in files):
+            raise
+        json_files = [f for f in files if f.suffix == ".json"]
+        raise CliError(f"{json_files[0] if json_files else source}: {message}") from None
 
 
 def load_tokenizer(
@@ -66,4 +105,5 @@ def load_tokenizer(
                 "make room for it)"
             )
         specials.setdefault(token, idx)
-    return Tokenizer.from_data(data, specials)
+    with _named(source):
+        return Tokenizer.from_data(data, specials)
