@@ -5,6 +5,7 @@ together; a bad pattern or a missing file is refused, in one line, before any wo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -123,3 +124,14 @@ def test_a_pattern_that_drops_text_is_an_error_naming_file_and_line(tmp_path, co
                           "--pattern", r"\w+", "--out", tmp_path / "out"))  # fmt: skip
     assert line.startswith(f"bpe-studio: error: {corpora[0]}: the pattern '\\w+' does not match")
     assert "line 1 " in line and not (tmp_path / "out").exists()
+
+
+def test_convert_writes_the_regex_of_a_spelling_never_the_word(tmp_path, corpora):
+    ok(cli(tmp_path, "train", corpora[0], "--vocab-size", VOCAB_SIZE, "--out", tmp_path / "g"))
+    ok(cli(tmp_path, "convert", tmp_path / "g", "--to", "tiktoken", "--pattern", "o200k_base",
+           "--out", tmp_path / "t"))  # fmt: skip
+    sidecar = json.loads((tmp_path / "t" / "tokenizer.json").read_text(encoding="utf-8"))
+    assert sidecar["pat_str"] == published("o200k_base")["pat_str"]
+    line = error_line(cli(tmp_path, "convert", tmp_path / "g", "--to", "hf", "--pattern",
+                          "o200k_bse", "--out", tmp_path / "h"))  # fmt: skip
+    assert "'o200k_bse' is not a pattern name" in line and not (tmp_path / "h").exists()
