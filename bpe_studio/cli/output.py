@@ -191,6 +191,11 @@ def check_out_file(
     if out.is_dir():
         raise CliError(f"{user_path}: is a directory; --out names the file to write")
     _not_an_input(out, user_path, inputs)
+    if out.exists() and not out.is_file():
+        raise CliError(
+            f"{user_path}: is not a regular file (a device or a pipe); for standard output "
+            "use --out -"
+        )
     if out.exists() and not force:
         raise CliError(f"{user_path}: exists; pass --force to replace it, or choose another --out")
     _probe_directory(out.parent, user_path)

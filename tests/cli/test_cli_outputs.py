@@ -96,6 +96,12 @@ def test_an_output_never_replaces_its_input(workdir, command):
     assert (workdir / src).read_bytes() == before
 
 
+def test_a_device_is_no_output_file(workdir):
+    line = error_line(cli(workdir, "decode", input_of(workdir, "decode"), "--tokenizer", "tok",
+                          "--out", os.devnull, "--force"))  # fmt: skip
+    assert f"{os.devnull}: is not a regular file" in line and "--out -" in line
+
+
 def test_train_never_writes_over_its_corpus(tmp_path, text):
     write_text(tmp_path / "merges.txt", text)
     result = cli(tmp_path, "train", "merges.txt", "--vocab-size", VOCAB_SIZE, "--out", ".",
