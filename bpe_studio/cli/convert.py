@@ -23,13 +23,13 @@ from ..core.presets import PRESETS
 from ..core.tokenizer_files import DEFAULT_NAME
 from .output import (
     EXIT_CLOSED_PIPE,
-    STDOUT,
-    STDOUT_NAME,
     CliError,
     check_out_dir,
+    is_stream,
     os_error_message,
     plural,
-    write_stdout,
+    stream_name,
+    write_stream,
 )
 from .sources import load_source, source_files
 
@@ -60,13 +60,13 @@ def check_tokenizer_out(
     """``--out`` for a tokenizer in ``fmt``, by the output rule (``output``): a directory,
     or ``-`` for a format of one file."""
     files = files_for(fmt, name)
-    if out != STDOUT:
+    if not is_stream(out):
         check_out_dir(out, files, force=force, inputs=inputs)
     elif len(files) > 1:
         raise CliError(
-            f"--out -: the {fmt} format writes two files ({' and '.join(files)}) and "
-            "standard output takes one; write the hf format (tokenizer.json) there, or name "
-            "a directory"
+            f"--out {out}: the {fmt} format writes two files ({' and '.join(files)}) and "
+            f"{stream_name(out)} takes one; write the hf format (tokenizer.json) there, or "
+            "name a directory"
         )
 
 
@@ -75,17 +75,17 @@ def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
     naming ``out``; the summary's line saying what was written, and the exit status."""
     stem = name if fmt == "tiktoken" else None
     try:
-        if out != STDOUT:
+        if not is_stream(out):
             return f"wrote {' and '.join(map(str, tok.save(out, fmt, stem)))}", 0
         with tempfile.TemporaryDirectory() as folder:
             (path,) = tok.save(folder, fmt, stem)
             with open(path, "rb") as f:
-                closed_after = write_stdout(f)
+                closed_after = write_stream(out, f)
             if closed_after is None:
-                return f"wrote {path.name} to {STDOUT_NAME}", 0
+                return f"wrote {path.name} to {stream_name(out)}", 0
             return (
-                f"{STDOUT_NAME} was closed after {closed_after:,} bytes of {path.name}; the "
-                "rest was not written",
+                f"{stream_name(out)} was closed after {closed_after:,} bytes of {path.name}; "
+                "the rest was not written",
                 EXIT_CLOSED_PIPE,
             )
     except OSError as e:

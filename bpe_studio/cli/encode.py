@@ -32,13 +32,14 @@ from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
     STDOUT,
-    STDOUT_NAME,
     CliError,
     check_out_file,
+    is_stream,
     os_error_line,
     os_error_message,
     plural,
-    write_stdout,
+    stream_name,
+    write_stream,
 )
 from .sources import load_tokenizer, source_files
 
@@ -76,13 +77,13 @@ def _check_out(args: argparse.Namespace, given: str, *, binary: bool) -> None:
 
 
 def _wrote(where: str, closed_after: int | None, size: int) -> tuple[str, int]:
-    """The summary's last line and the exit status: standard output may have been closed
-    early by its reader (``| head``)."""
+    """The summary's last line and the exit status: a stream may have been closed early by
+    its reader (``| head``)."""
     if closed_after is None:
-        return f"wrote {STDOUT_NAME if where == STDOUT else where}", 0
+        return f"wrote {stream_name(where)}", 0
     return (
-        f"{STDOUT_NAME} was closed after {closed_after:,} of {size:,} bytes; the rest was "
-        "not written",
+        f"{stream_name(where)} was closed after {closed_after:,} of {size:,} bytes; the rest "
+        "was not written",
         EXIT_CLOSED_PIPE,
     )
 
@@ -120,21 +121,21 @@ def _encode(args: argparse.Namespace) -> int:
     closed_after = None
     with ExitStack() as stack:
         (path,) = stack.enter_context(input_files([args.input]))
-        out = args.out
-        if out == STDOUT:
+        out, streamed = args.out, is_stream(args.out)
+        if streamed:
             out = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "ids.npy")
         try:
             stats = encode_file(load, path, out, workers=args.workers, progress=progress)
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
         except KeyboardInterrupt:
-            where = STDOUT_NAME if args.out == STDOUT else args.out
+            where = stream_name(args.out)
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
         for bar in bars:
             bar.close()
-        if args.out == STDOUT:
+        if streamed:
             with open(out, "rb") as f:
-                closed_after = write_stdout(f)
+                closed_after = write_stream(args.out, f)
         written = os.path.getsize(out)
     rate = stats.mb_per_second
     lines = [
@@ -196,8 +197,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
     except ValueError as e:
         raise CliError(f"{input_name(args.ids)}: {e}") from None
     closed_after = None
-    if args.out == STDOUT:
-        closed_after = write_stdout(data)
+    if is_stream(args.out):
+        closed_after = write_stream(args.out, data)
     else:
         try:
             atomic_write_bytes(args.out, data)

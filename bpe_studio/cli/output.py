@@ -3,7 +3,8 @@
 The rule (train, encode, decode, convert; the README's "Outputs" says the same):
 1. ``-`` is standard output. Only one file can go there: encode's ``.npy`` bytes, decode's
    text, or a tokenizer in the ``hf`` format (one ``tokenizer.json``); a format of two files
-   there is an error.
+   there is an error. A device or a named pipe (``/dev/null``, a FIFO) is written as standard
+   output is: a stream, not a file to replace.
 2. An output never replaces one of the command's inputs (the corpus, the text or ids read,
    the tokenizer's files), with or without ``--force``: paths are compared resolved, and as
    the same file where both exist (links).
@@ -17,14 +18,16 @@ error or Ctrl-C never leaves half a file under it.
 
 What it does besides: :class:`CliError` is a one-line message for the user;
 :func:`os_error_message` words an ``OSError`` with the path the user gave, never a temporary
-file; :func:`write_stdout` writes data to standard output and says truthfully what happened
-when it is closed early (``| head``) or full. What it leaves out: the commands themselves.
+file; :func:`write_stream` writes data to standard output (or a device or pipe) and says
+truthfully what happened when it is closed early (``| head``) or full.
+What it leaves out: the commands themselves.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -184,29 +187,50 @@ def check_out_file(
     user_path: str, *, force: bool, inputs: Iterable[str | os.PathLike[str]] = ()
 ) -> None:
     """Raise :class:`CliError` unless a file can be written at ``user_path`` (its directory
-    is created if missing) by the rule above; ``-`` (standard output) always can."""
+    is created if missing) by the rule above; a stream (:func:`is_stream`) that is no input
+    always can."""
     if user_path == STDOUT:
         return
     out = Path(user_path)
     if out.is_dir():
         raise CliError(f"{user_path}: is a directory; --out names the file to write")
     _not_an_input(out, user_path, inputs)
-    if out.exists() and not out.is_file():
-        raise CliError(
-            f"{user_path}: is not a regular file (a device or a pipe); for standard output "
-            "use --out -"
-        )
+    if is_stream(user_path):
+        return
     if out.exists() and not force:
         raise CliError(f"{user_path}: exists; pass --force to replace it, or choose another --out")
     _probe_directory(out.parent, user_path)
 
 
-def write_stdout(source: bytes | BinaryIO) -> int | None:
-    """Write ``source`` (bytes, or a binary file read to its end) to standard output;
-    return the bytes written when the reader closed the pipe early (``| head``), else None.
-    A full or failing standard output raises :class:`CliError` naming it."""
-    sys.stdout.flush()
-    fd = sys.stdout.fileno()
+def is_stream(user_path: str) -> bool:
+    """Whether ``--out user_path`` is written as a stream: ``-`` (standard output), or an
+    existing device or named pipe."""
+    if user_path == STDOUT:
+        return True
+    try:
+        mode = os.stat(user_path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def stream_name(user_path: str) -> str:
+    """What messages call an output: "standard output" for ``-``, else the path."""
+    return STDOUT_NAME if user_path == STDOUT else user_path
+
+
+def write_stream(user_path: str, source: bytes | BinaryIO) -> int | None:
+    """Write ``source`` (bytes, or a binary file read to its end) to the stream ``user_path``
+    (:func:`is_stream`); return the bytes written when its reader closed it early
+    (``| head``), else None. A full or failing stream raises :class:`CliError` naming it."""
+    if user_path == STDOUT:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+    else:
+        try:
+            fd = os.open(user_path, os.O_WRONLY)
+        except OSError as e:
+            raise CliError(os_error_message(user_path, e)) from None
     blocks = (
         iter([source]) if isinstance(source, bytes) else iter(lambda: source.read(1 << 20), b"")
     )
@@ -221,11 +245,15 @@ def write_stdout(source: bytes | BinaryIO) -> int | None:
                 written += n
                 view = view[n:]
     except BrokenPipeError:
-        # subtle: point stdout at /dev/null, or flushing it at exit fails again, loudly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, fd)
-        os.close(devnull)
+        if user_path == STDOUT:
+            # subtle: point stdout at /dev/null, or flushing it at exit fails again, loudly.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
         return written
     except OSError as e:
-        raise CliError(os_error_message(STDOUT_NAME, e)) from None
+        raise CliError(os_error_message(user_path, e)) from None
+    finally:
+        if user_path != STDOUT:
+            os.close(fd)
     return None

@@ -96,10 +96,23 @@ def test_an_output_never_replaces_its_input(workdir, command):
     assert (workdir / src).read_bytes() == before
 
 
-def test_a_device_is_no_output_file(workdir):
-    line = error_line(cli(workdir, "decode", input_of(workdir, "decode"), "--tokenizer", "tok",
-                          "--out", os.devnull, "--force"))  # fmt: skip
-    assert f"{os.devnull}: is not a regular file" in line and "--out -" in line
+def test_a_device_or_named_pipe_is_written_as_a_stream(workdir, tmp_path, text):
+    """/dev/null and a FIFO are written to, not replaced (no --force, no temporary file)."""
+    ok(cli(workdir, "decode", input_of(workdir, "decode"), "--tokenizer", "tok",
+           "--out", os.devnull))  # fmt: skip
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    try:
+        stderr = ok(cli(workdir, "decode", "ids.npy", "--tokenizer", "tok", "--out", fifo))
+    finally:
+        if reader.is_alive():  # the command failed before writing: let the reader go
+            with open(fifo, "wb"):
+                pass
+        reader.join()
+    assert got == [text.encode()] and stderr.strip().endswith(f"wrote {fifo}")
 
 
 def test_train_never_writes_over_its_corpus(tmp_path, text):
