@@ -133,12 +133,14 @@ class ProgressBar:
     """``bar = ProgressBar("merging", total); bar.update(k); ...; bar.close()``.
 
     ``eager``: in a log, the first line comes as soon as some of the work is done (for stages
-    run by worker processes, so a log shows they have started), not after a second."""
+    run by worker processes, so a log shows they have started), not after a second.
+    ``total`` None: the amount of work is unknown (a pipe being read): the bar shows what is
+    done and the rate, no share and no time left."""
 
     def __init__(
         self,
         label: str,
-        total: int,
+        total: int | None,
         *,
         unit: str = "",
         stream: TextIO | None = None,
@@ -146,7 +148,8 @@ class ProgressBar:
     ) -> None:
         self.label = label
         self.eager = eager
-        self.total = max(total, 0)
+        self.known = total is not None
+        self.total = max(total or 0, 0)
         self.unit = unit
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
@@ -170,6 +173,9 @@ class ProgressBar:
         bar = "█" * filled + "░" * (width - filled)
         rate = self.done / elapsed if elapsed > 0 else 0.0
         rate_s = f"{rate / 1e6:.1f} MB/s" if self.unit == "B" else f"{rate:,.0f}/s"
+        if not self.known:
+            done = self._count(self.done)
+            return f"{self.label:<14} {done}  {rate_s}  elapsed {_fmt_duration(elapsed)}"
         left = self._remaining.estimate(self.total)
         left_s = f"  ~{_fmt_duration(left)} left" if left is not None and frac < 1.0 else ""
         return (

@@ -1,19 +1,22 @@
 """The ``bpe-studio`` command.
 
 - ``bpe-studio`` / ``bpe-studio gui [CORPUS] [--demo]`` / ``bpe-studio --demo``: the desktop app.
-- ``bpe-studio train CORPUS [CORPUS ...] --vocab-size N [--special-token TOK ... |
-  --no-special-tokens] [--pattern NAME|REGEX] [--workers K] --out DIR [--format F] [--force]``
+- ``bpe-studio train CORPUS|- [CORPUS ...] --vocab-size N [--special-token TOK ... |
+  --no-special-tokens] [--pattern NAME|REGEX] [--workers K] [--engine E] --out DIR|-
+  [--format F] [--force]``
 - ``bpe-studio encode INPUT|- --tokenizer SRC [--pattern NAME|REGEX] [--special-token TOK ... |
-  --no-special-tokens] --out IDS.npy [--workers K]``
-- ``bpe-studio decode IDS.npy|- --tokenizer SRC [--out TEXT|-]``
-- ``bpe-studio convert SRC --to gpt2|hf|tiktoken --out DIR [--name NAME] [--force]``
+  --no-special-tokens] --out IDS.npy|- [--workers K] [--force]``
+- ``bpe-studio decode IDS.npy|- --tokenizer SRC [--out TEXT|-] [--force]``
+- ``bpe-studio convert SRC --to gpt2|hf|tiktoken --out DIR|- [--name NAME] [--force]``
 
 SRC is a preset name, a GPT-2 directory or vocab.json, a tokenizer.json or a .tiktoken file.
 
 Headless commands report progress and a summary on stderr; stdout carries only data. Any
-error is one readable line on stderr and a non-zero exit code (130 after Ctrl-C), never a
-traceback. Modules: ``parser`` (options and help), ``train``, ``encode`` (and decode),
-``convert``, ``sources`` (what ``--tokenizer`` names), ``output`` (errors, output checks).
+error is one readable line on stderr and a non-zero exit code (2 for a bad option value, 130
+after Ctrl-C, 141 when standard output was closed early), never a traceback. Every ``--out``
+follows one rule (``output``). Modules: ``parser`` (options and help), ``train``, ``encode``
+(and decode), ``convert``, ``sources`` (what ``--tokenizer`` names), ``inputs`` (standard
+input and pipes read as files), ``output`` (errors, the output rule).
 """
 
 from __future__ import annotations

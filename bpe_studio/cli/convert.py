@@ -1,24 +1,38 @@
 """``bpe-studio convert``: write a tokenizer in another format (GPT-2, Hugging Face, tiktoken).
 
-What it does: checks ``--out`` first (a file there, files that would be replaced without
-``--force``, a place that refuses new files), then reads SOURCE (``sources``), writes it with
-``Tokenizer.save`` and names each file written on stderr. It also knows which files each
-format writes (:func:`files_for`), which ``train --format`` uses for the same check.
+What it does: checks ``--out`` first by the output rule (``output``: a file there, files that
+would be replaced or a tokenizer joined without ``--force``, SOURCE's own files, a place that
+refuses new files; ``-`` for a one-file format), then reads SOURCE (``sources``), writes it
+with ``Tokenizer.save`` and names each file written on stderr. It also knows which files each
+format writes (:func:`files_for`) and writes a tokenizer to DIR or standard output
+(:func:`check_tokenizer_out`, :func:`save`), which ``train`` uses too.
 What it leaves out: the formats themselves (core ``tokenizer_files``, ``formats``).
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.tiktoken_file import sidecar_name
 from ..core.presets import PRESETS
 from ..core.tokenizer_files import DEFAULT_NAME
-from .output import CliError, check_out_dir, os_error_message
-from .sources import load_source
+from .output import (
+    EXIT_CLOSED_PIPE,
+    CliError,
+    check_out_dir,
+    is_stream,
+    os_error_message,
+    plural,
+    stream_name,
+    write_stream,
+)
+from .sources import load_source, source_files
 
 
 def files_for(fmt: str, name: str = DEFAULT_NAME) -> tuple[str, ...]:
@@ -41,10 +55,40 @@ def tiktoken_name(source: str, name: str | None) -> str:
     return DEFAULT_NAME
 
 
-def save(tok: Tokenizer, out: str, fmt: str, name: str) -> list[Path]:
-    """``tok.save`` with its errors as one line naming ``out``."""
+def check_tokenizer_out(
+    out: str, fmt: str, name: str, *, force: bool, inputs: Iterable[str | Path]
+) -> None:
+    """``--out`` for a tokenizer in ``fmt``, by the output rule (``output``): a directory,
+    or ``-`` for a format of one file."""
+    files = files_for(fmt, name)
+    if not is_stream(out):
+        check_out_dir(out, files, force=force, inputs=inputs)
+    elif len(files) > 1:
+        raise CliError(
+            f"--out {out}: the {fmt} format writes two files ({' and '.join(files)}) and "
+            f"{stream_name(out)} takes one; write the hf format (tokenizer.json) there, or "
+            "name a directory"
+        )
+
+
+def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
+    """``tok.save`` into ``out`` (or to standard output for ``-``) with its errors as one line
+    naming ``out``; the summary's line saying what was written, and the exit status."""
+    stem = name if fmt == "tiktoken" else None
     try:
-        return tok.save(out, fmt, name if fmt == "tiktoken" else None)
+        if not is_stream(out):
+            return f"wrote {' and '.join(map(str, tok.save(out, fmt, stem)))}", 0
+        with tempfile.TemporaryDirectory() as folder:
+            (path,) = tok.save(folder, fmt, stem)
+            with open(path, "rb") as f:
+                closed_after = write_stream(out, f)
+            if closed_after is None:
+                return f"wrote {path.name} to {stream_name(out)}", 0
+            return (
+                f"{stream_name(out)} was closed after {closed_after:,} bytes of {path.name}; "
+                "the rest was not written",
+                EXIT_CLOSED_PIPE,
+            )
     except OSError as e:
         raise CliError(os_error_message(out, e)) from None
 
@@ -53,7 +97,7 @@ def pattern_note(tok: Tokenizer, fmt: str) -> str | None:
     """What to tell the user when GPT-2 files drop a pattern other than gpt2."""
     if fmt != "gpt2" or tok.pattern_name == "gpt2":
         return None
-    how = tok.pattern_name or f"{tok.pattern!r}"
+    how = tok.pattern_name or shlex.quote(tok.pattern)
     return (
         "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
         f"{how} to split text as this tokenizer does"
@@ -62,17 +106,19 @@ def pattern_note(tok: Tokenizer, fmt: str) -> str | None:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     name = tiktoken_name(args.source, args.name)
-    check_out_dir(args.out, files_for(args.to, name), force=args.force)
+    inputs = source_files(args.source)
+    check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=inputs)
     data = load_source(args.source, args.pattern)
     tok = Tokenizer.from_data(data)
-    written = save(tok, args.out, args.to, name)
+    written, code = save(tok, args.out, args.to, name)
     lines = [
-        f"read {args.source}: {len(tok.vocab):,} tokens, {len(tok.merges):,} merges, "
-        f"{len(tok.special_tokens)} special token(s), pattern {tok.pattern_name or 'custom'}",
-        f"wrote {' and '.join(map(str, written))}",
+        f"read {args.source}: {plural(len(tok.vocab), 'token')}, "
+        f"{plural(len(tok.merges), 'merge')}, {plural(len(tok.special_tokens), 'special token')}"
+        f", pattern {tok.pattern_name or 'custom'}",
+        written,
     ]
     note = pattern_note(tok, args.to)
     if note:
         lines.append(note)
     print("\n".join(lines), file=sys.stderr)
-    return 0
+    return code

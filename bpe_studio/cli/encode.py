@@ -1,10 +1,13 @@
 """``bpe-studio encode`` (text -> ids ``.npy``) and ``bpe-studio decode`` (ids ``.npy`` -> text).
 
-What it does: ``encode`` reads a file (in parallel, ``core.encode_file``) or standard input
-(``-``) and writes a 1-D ``.npy`` of ids; ``decode`` reads such an array (a file or ``-``) and
-writes the exact bytes the ids stand for to a file or standard output (``-``). Progress and the
-summary go to stderr, so stdout carries only data. The output location is checked before any
-work. What it leaves out: loading ``--tokenizer`` (``sources``), the encoding itself (core).
+What it does: ``encode`` reads a file, or standard input or a pipe (copied to a temporary file
+first, ``inputs``), encodes it in parallel (``core.encode_file``) and writes a 1-D ``.npy`` of
+ids to a file or, for ``--out -``, the same ``.npy`` bytes to standard output; ``decode``
+reads such an array (a file or ``-``) and writes the exact bytes the ids stand for to a file
+or standard output (``-``, the default). So ``encode x --out - | decode - --out -`` gives x
+back. Outputs follow the rule in ``output``. Progress and the summary go to stderr, so stdout
+carries only data. What it leaves out: loading ``--tokenizer`` (``sources``), the encoding
+itself (core).
 """
 
 from __future__ import annotations
@@ -12,35 +15,35 @@ from __future__ import annotations
 import argparse
 import gc
 import io
+import os
 import sys
-import time
+import tempfile
 from collections.abc import Callable
-from pathlib import Path
+from contextlib import ExitStack
 
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.atomic import atomic_open, atomic_write_bytes
-from ..core.corpus import decode_chunk
-from ..core.encode_file import encode_file, ids_dtype
+from ..core.atomic import atomic_write_bytes
+from ..core.encode_file import encode_file
 from ..progress import ProgressBar
-from .output import EXIT_INTERRUPTED, CliError, check_out_file, os_error_line, os_error_message
-from .sources import load_tokenizer
+from .inputs import STDIN, check_input, input_files, input_name
+from .output import (
+    EXIT_CLOSED_PIPE,
+    EXIT_INTERRUPTED,
+    STDOUT,
+    CliError,
+    check_out_file,
+    is_stream,
+    os_error_line,
+    os_error_message,
+    plural,
+    stream_name,
+    write_stream,
+)
+from .sources import load_tokenizer, source_files
 
-STDIO = "-"
-
-
-def _input_file(path: str) -> None:
-    p = Path(path)
-    if not p.exists():
-        raise CliError(f"{path}: not found")
-    if p.is_dir():
-        raise CliError(f"{path}: is a directory, not a file")
-
-
-def _read_stdin_text() -> str:
-    data = sys.stdin.buffer.read()
-    return decode_chunk(data, "<stdin>", 0)
+NPY_MAGIC = b"\x93NUMPY"
 
 
 def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
@@ -61,6 +64,30 @@ def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
     return load
 
 
+def _check_out(args: argparse.Namespace, given: str, *, binary: bool) -> None:
+    """``--out`` by the output rule (``output``), the input and the tokenizer's files being
+    the inputs; binary data is not written to a terminal."""
+    inputs = [*([] if given == STDIN else [given]), *source_files(args.tokenizer)]
+    check_out_file(args.out, force=args.force, inputs=inputs)
+    if binary and args.out == STDOUT and sys.stdout.isatty():
+        raise CliError(
+            "--out -: standard output is a terminal, and the ids are binary (.npy bytes); "
+            "redirect it (> ids.npy, | bpe-studio decode - ...) or name a file"
+        )
+
+
+def _wrote(where: str, closed_after: int | None, size: int) -> tuple[str, int]:
+    """The summary's last line and the exit status: a stream may have been closed early by
+    its reader (``| head``)."""
+    if closed_after is None:
+        return f"wrote {stream_name(where)}", 0
+    return (
+        f"{stream_name(where)} was closed after {closed_after:,} of {size:,} bytes; the rest "
+        "was not written",
+        EXIT_CLOSED_PIPE,
+    )
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
     # subtle: building a tokenizer and encoding make millions of objects and no reference
     # cycles, so the cyclic collector, set off again and again by them, only walks them (a
@@ -79,65 +106,80 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
 
 def _encode(args: argparse.Namespace) -> int:
-    if args.input != STDIO:
-        _input_file(args.input)
-    check_out_file(args.out)
+    check_input(args.input)
+    _check_out(args, args.input, binary=True)
     load = _loader(args)
-    try:
-        if args.input == STDIO:
-            load_start = time.perf_counter()
-            tok = load()
-            load_seconds = time.perf_counter() - load_start
-            start = time.perf_counter()
-            text = _read_stdin_text()
-            dtype = ids_dtype(tok)
-            ids = tok.encode_array(text, dtype.name)
-            with atomic_open(args.out, "wb") as f:
-                np.save(f, ids)
-            n_bytes, n_tokens = len(text.encode("utf-8")), len(ids)
-            seconds, setup, dtype_name = time.perf_counter() - start, 0.0, dtype.name
-        else:
-            bars: list[ProgressBar] = []
+    bars: list[ProgressBar] = []
 
-            def progress(done: int, total: int) -> None:
-                # The bar starts with the encoding, once the tokenizer is built, so that its
-                # rate and elapsed time are the encoding's.
-                if not bars:
-                    bars.append(ProgressBar("encoding", total, unit="B", eager=True))
-                bars[0].update(done, total)
+    def progress(done: int, total: int) -> None:
+        # The bar starts with the encoding, once the tokenizer is built, so that its rate and
+        # elapsed time are the encoding's.
+        if not bars:
+            bars.append(ProgressBar("encoding", total, unit="B", eager=True))
+        bars[0].update(done, total)
 
-            stats = encode_file(load, args.input, args.out, workers=args.workers, progress=progress)
-            for bar in bars:
-                bar.close()
-            n_bytes, n_tokens, seconds = stats.input_bytes, stats.tokens, stats.seconds
-            setup, dtype_name, load_seconds = stats.setup_seconds, stats.dtype, stats.load_seconds
-    except OSError as e:
-        raise CliError(os_error_message(args.out, e)) from None
-    except KeyboardInterrupt:
-        raise CliError(f"interrupted; {args.out} not written", EXIT_INTERRUPTED) from None
-    ratio = n_bytes / n_tokens if n_tokens else 0.0
-    rate = n_bytes / 1e6 / seconds if seconds > 0 else float("inf")
-    print(
-        f"loaded the tokenizer in {load_seconds + setup:.2f} s\n"
-        f"encoded {n_bytes / 1e6:,.2f} MB into {n_tokens:,} tokens ({dtype_name}) "
-        f"in {seconds:.2f} s\n"
-        f"compression ratio: {ratio:.2f} bytes/token\n"
-        f"throughput: {rate:.2f} MB/s\n"
-        f"wrote {args.out}",
-        file=sys.stderr,
-    )
-    return 0
+    closed_after = None
+    with ExitStack() as stack:
+        (path,) = stack.enter_context(input_files([args.input]))
+        out, streamed = args.out, is_stream(args.out)
+        if streamed:
+            out = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "ids.npy")
+        try:
+            stats = encode_file(load, path, out, workers=args.workers, progress=progress)
+        except OSError as e:
+            raise CliError(os_error_message(args.out, e)) from None
+        except KeyboardInterrupt:
+            where = stream_name(args.out)
+            raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
+        for bar in bars:
+            bar.close()
+        if streamed:
+            with open(out, "rb") as f:
+                closed_after = write_stream(args.out, f)
+        written = os.path.getsize(out)
+    rate = stats.mb_per_second
+    lines = [
+        f"loaded the tokenizer in {stats.load_seconds + stats.setup_seconds:.2f} s",
+        f"encoded {stats.input_bytes / 1e6:,.2f} MB into {plural(stats.tokens, 'token')} "
+        f"({stats.dtype}) in {stats.seconds:.2f} s",
+    ]
+    if stats.tokens:
+        lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token")
+    if stats.input_bytes:
+        lines.append(f"throughput: {rate:.2f} MB/s")
+    last, code = _wrote(args.out, closed_after, written)
+    print("\n".join([*lines, last]), file=sys.stderr)
+    return code
+
+
+def _npy_problem(head: bytes, error: Exception) -> str:
+    """Why bytes starting with ``head`` are no array of ids that NumPy can load."""
+    if not head:
+        return "is empty, not a .npy array of ids (as 'bpe-studio encode' writes)"
+    if not head.startswith(NPY_MAGIC):
+        return (
+            "is not a .npy file (it does not begin with the .npy signature); decode reads "
+            "the arrays 'bpe-studio encode' writes"
+        )
+    if "pickle" in str(error).lower():
+        return "holds Python objects, not integer ids (such files are not loaded)"
+    return f"is a damaged .npy file: {error}"
 
 
 def _load_ids(path: str) -> np.ndarray:
-    name = "<stdin>" if path == STDIO else path
-    if path != STDIO:
-        _input_file(path)
+    name = input_name(path)
+    check_input(path)
     try:
-        source = io.BytesIO(sys.stdin.buffer.read()) if path == STDIO else path
-        ids = np.load(source, allow_pickle=False)
-    except (ValueError, EOFError, OSError):
-        raise CliError(f"{name}: not a .npy array of ids (as 'bpe-studio encode' writes)") from None
+        data = sys.stdin.buffer.read() if path == STDIN else None
+        with open(path, "rb") if data is None else io.BytesIO(data) as source:
+            head = source.read(len(NPY_MAGIC))
+            source.seek(0)
+            try:
+                ids = np.load(source, allow_pickle=False)
+            except (ValueError, EOFError) as e:
+                raise CliError(f"{name}: {_npy_problem(head, e)}") from None
+    except OSError as e:
+        raise CliError(f"{name}: cannot read it: {e.strerror or e}") from None
     if not isinstance(ids, np.ndarray) or ids.ndim != 1 or ids.dtype.kind not in "iu":
         shape = getattr(ids, "shape", "?")
         kind = getattr(ids, "dtype", type(ids).__name__)
@@ -146,23 +188,25 @@ def _load_ids(path: str) -> np.ndarray:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
+    check_input(args.ids)
+    _check_out(args, args.ids, binary=False)
     ids = _load_ids(args.ids)
     tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
-    if args.out != STDIO:
-        check_out_file(args.out)
     try:
         data = tok.decode_bytes(ids.tolist())
     except ValueError as e:
-        name = "<stdin>" if args.ids == STDIO else args.ids
-        raise CliError(f"{name}: {e}") from None
-    if args.out == STDIO:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        raise CliError(f"{input_name(args.ids)}: {e}") from None
+    closed_after = None
+    if is_stream(args.out):
+        closed_after = write_stream(args.out, data)
     else:
         try:
             atomic_write_bytes(args.out, data)
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
-    where = "standard output" if args.out == STDIO else args.out
-    print(f"decoded {len(ids):,} ids into {len(data):,} bytes; wrote {where}", file=sys.stderr)
-    return 0
+    last, code = _wrote(args.out, closed_after, len(data))
+    print(
+        f"decoded {plural(len(ids), 'id')} into {plural(len(data), 'byte')}; {last}",
+        file=sys.stderr,
+    )
+    return code

@@ -1,11 +1,25 @@
-"""Errors of the command line, and checks of an output location made before any work starts.
+"""Errors of the command line, and the one rule for every command's ``--out``.
 
-What it does: :class:`CliError` is a one-line message for the user; :func:`check_out_dir` and
-:func:`check_out_file` find, before training or encoding, an ``--out`` that could not be
-written (a file where a directory is wanted, a directory where a file is, a place that refuses
-new files such as ``/proc``, files that would be replaced without ``--force``), by trying: they
-create what is missing, write a probe file and remove both again. :func:`os_error_message`
-words an ``OSError`` with the path the user gave, never a temporary file.
+The rule (train, encode, decode, convert; the README's "Outputs" says the same):
+1. ``-`` is standard output. Only one file can go there: encode's ``.npy`` bytes, decode's
+   text, or a tokenizer in the ``hf`` format (one ``tokenizer.json``); a format of two files
+   there is an error. A device or a named pipe (``/dev/null``, a FIFO) is written as standard
+   output is: a stream, not a file to replace.
+2. An output never replaces one of the command's inputs (the corpus, the text or ids read,
+   the tokenizer's files), with or without ``--force``: paths are compared resolved, and as
+   the same file where both exist (links).
+3. An existing file is replaced only with ``--force``, and a directory that already holds a
+   tokenizer (GPT-2 files, ``tokenizer.json``, a ``.tiktoken``) gets another one only with
+   ``--force``.
+4. A place that cannot be written fails before any work: :func:`check_out_dir` and
+   :func:`check_out_file` create what is missing, write a probe file and remove both again.
+Files are written beside their final name and renamed into place (``core.atomic``), so an
+error or Ctrl-C never leaves half a file under it.
+
+What it does besides: :class:`CliError` is a one-line message for the user;
+:func:`os_error_message` words an ``OSError`` with the path the user gave, never a temporary
+file; :func:`write_stream` writes data to standard output (or a device or pipe) and says
+truthfully what happened when it is closed early (``| head``) or full.
 What it leaves out: the commands themselves.
 """
 
@@ -13,13 +27,21 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import BinaryIO
+
+from ..core.tokenizer_files import tokenizers_in
 
 EXIT_ERROR = 1
+EXIT_USAGE = 2  # as argparse exits for a bad option value
 EXIT_INTERRUPTED = 130
+EXIT_CLOSED_PIPE = 141  # 128 + SIGPIPE: what a program killed by a closed pipe exits with
+STDOUT = "-"
+STDOUT_NAME = "standard output"
 
 
 class CliError(Exception):
@@ -28,6 +50,11 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
         super().__init__(message)
         self.code = code
+
+
+def plural(n: int, noun: str) -> str:
+    """``n`` and ``noun`` in the number it takes: "1 merge", "2,000 merges"."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> int:
@@ -46,7 +73,9 @@ def os_error_line(error: OSError) -> str:
 def os_error_message(user_path: str, error: OSError) -> str:
     """``error`` as ``USER_PATH: reason``; the reason explains what errno alone misleads on."""
     reason = error.strerror or str(error)
-    if error.errno == errno.ENOENT and Path(user_path).parent.is_dir():
+    if user_path == STDOUT:
+        user_path = STDOUT_NAME
+    elif error.errno == errno.ENOENT and Path(user_path).parent.is_dir():
         # subtle: /proc and /sys exist but refuse new entries with ENOENT, which would read
         # as if the user's directory were missing.
         parent = os.fspath(Path(user_path).parent) or "."
@@ -86,26 +115,138 @@ def _probe_directory(directory: Path, user_path: str) -> None:
                 pass
 
 
-def check_out_dir(user_path: str, files: Sequence[str], *, force: bool) -> None:
-    """Raise :class:`CliError` unless ``files`` can be written into the directory
-    ``user_path`` (created if missing); existing ones need ``force``."""
+def _same_file(a: Path, b: Path) -> bool:
+    if a.resolve() == b.resolve():
+        return True
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _not_an_input(target: Path, user_path: str, inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """Rule 2: ``target`` (to be written for ``--out user_path``) is none of ``inputs``."""
+    for given in inputs:
+        if not _same_file(target, Path(given)):
+            continue
+        if target != Path(user_path):
+            what = f"{user_path}: writing {target.name} there would replace the input {given}"
+        elif os.fspath(given) == user_path:
+            what = f"{user_path}: is an input of this command"
+        else:
+            what = f"{user_path}: is the input {given} (the same file)"
+        raise CliError(f"{what}; an output never replaces an input, even with --force")
+
+
+def tokenizer_files_in(folder: Path) -> list[str]:
+    """The names of the tokenizer files in ``folder`` (``core.tokenizer_files.tokenizers_in``:
+    GPT-2 vocabularies, rank files, a ``tokenizer.json`` that is no rank file's sidecar)."""
+    return [p.name for p in tokenizers_in(folder)] if folder.is_dir() else []
+
+
+def check_out_dir(
+    user_path: str,
+    files: Sequence[str],
+    *,
+    force: bool,
+    inputs: Iterable[str | os.PathLike[str]] = (),
+) -> None:
+    """Raise :class:`CliError` unless the tokenizer ``files`` can be written into the
+    directory ``user_path`` (created if missing) by the rule above: none an input, none
+    replacing a file or joining another tokenizer without ``force``."""
     out = Path(user_path)
     if out.exists() and not out.is_dir():
         raise CliError(f"{user_path}: exists and is not a directory (--out names a directory)")
-    if out.is_dir():
+    for name in files:
+        _not_an_input(out / name, user_path, inputs)
+    if out.is_dir() and not force:
         present = [name for name in files if (out / name).exists()]
-        if present and not force:
+        if present:
             raise CliError(
                 f"{user_path}: already holds {' and '.join(present)}; pass --force to "
                 "replace them, or choose another --out"
             )
+        others = tokenizer_files_in(out)
+        if others:
+            raise CliError(
+                f"{user_path}: already holds a tokenizer ({', '.join(others)}); a folder with "
+                "two is ambiguous to load: choose another --out, or pass --force to write "
+                "this one beside it"
+            )
     _probe_directory(out, user_path)
 
 
-def check_out_file(user_path: str) -> None:
+def check_out_file(
+    user_path: str, *, force: bool, inputs: Iterable[str | os.PathLike[str]] = ()
+) -> None:
     """Raise :class:`CliError` unless a file can be written at ``user_path`` (its directory
-    is created if missing)."""
+    is created if missing) by the rule above; a stream (:func:`is_stream`) that is no input
+    always can."""
+    if user_path == STDOUT:
+        return
     out = Path(user_path)
     if out.is_dir():
         raise CliError(f"{user_path}: is a directory; --out names the file to write")
+    _not_an_input(out, user_path, inputs)
+    if is_stream(user_path):
+        return
+    if out.exists() and not force:
+        raise CliError(f"{user_path}: exists; pass --force to replace it, or choose another --out")
     _probe_directory(out.parent, user_path)
+
+
+def is_stream(user_path: str) -> bool:
+    """Whether ``--out user_path`` is written as a stream: ``-`` (standard output), or an
+    existing device or named pipe."""
+    if user_path == STDOUT:
+        return True
+    try:
+        mode = os.stat(user_path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def stream_name(user_path: str) -> str:
+    """What messages call an output: "standard output" for ``-``, else the path."""
+    return STDOUT_NAME if user_path == STDOUT else user_path
+
+
+def write_stream(user_path: str, source: bytes | BinaryIO) -> int | None:
+    """Write ``source`` (bytes, or a binary file read to its end) to the stream ``user_path``
+    (:func:`is_stream`); return the bytes written when its reader closed it early
+    (``| head``), else None. A full or failing stream raises :class:`CliError` naming it."""
+    if user_path == STDOUT:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+    else:
+        try:
+            fd = os.open(user_path, os.O_WRONLY)
+        except OSError as e:
+            raise CliError(os_error_message(user_path, e)) from None
+    blocks = (
+        iter([source]) if isinstance(source, bytes) else iter(lambda: source.read(1 << 20), b"")
+    )
+    written = 0
+    try:
+        for block in blocks:
+            view = memoryview(block)
+            # subtle: a write to a pipe may take part of the data; only the next one learns
+            # that the reader has gone (a buffered write would report nothing).
+            while view:
+                n = os.write(fd, view)
+                written += n
+                view = view[n:]
+    except BrokenPipeError:
+        if user_path == STDOUT:
+            # subtle: point stdout at /dev/null, or flushing it at exit fails again, loudly.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, fd)
+            os.close(devnull)
+        return written
+    except OSError as e:
+        raise CliError(os_error_message(user_path, e)) from None
+    finally:
+        if user_path != STDOUT:
+            os.close(fd)
+    return None

@@ -11,15 +11,23 @@ from __future__ import annotations
 import argparse
 
 from .. import __version__
-from ..core import PATTERNS, pretokenizer
+from ..core import pretokenizer
 from ..core.corpus import resolve_workers
+from ..core.pattern import NAMES_HELP
 from ..core.tokenizer_files import FORMATS
+from ..core.trainer import ENGINES
 from .sources import SOURCE_HELP
 from .train import DEFAULT_SPECIAL_TOKEN
 
 STREAMS = (
-    "Progress bars and summaries go to stderr; stdout carries only data (decode's text "
-    "with --out -). Errors are one line on stderr and a non-zero exit (130 after Ctrl-C)."
+    "Progress bars and summaries go to stderr; stdout carries only data (--out -). Errors "
+    "are one line on stderr and a non-zero exit (130 after Ctrl-C). An --out never replaces "
+    "an input, and replaces an existing file only with --force."
+)
+FORCE_FILE = "replace the --out file if it exists (never an input)"
+FORCE_DIR = (
+    "replace files of the same names already in DIR, or write beside another tokenizer "
+    "there (never over an input)"
 )
 
 
@@ -49,15 +57,15 @@ def _workers(text: str) -> int:
 
 
 def _pattern(text: str) -> str:
-    """A --pattern value: a name or a regex that compiles (``core.pretokenizer``'s rule)."""
+    """A --pattern value: a name (any spelling the core knows, given back as the name) or a
+    regex that compiles (``core.pretokenizer``'s rule)."""
     try:
-        pretokenizer(text)
+        return pretokenizer(text).name or text
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
-    return text
 
 
-PATTERN_NAMES = ", ".join(PATTERNS)
+PATTERN_NAMES = NAMES_HELP
 
 
 def _add_pattern(command: argparse.ArgumentParser, help_text: str, default: str | None) -> None:
@@ -128,7 +136,8 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         "corpus",
         metavar="CORPUS",
         nargs="+",
-        help="UTF-8 text file(s); several are counted together as one corpus",
+        help="UTF-8 text file(s), or - for standard input (pipes are read too); several are "
+        "counted together as one corpus",
     )
     train.add_argument(
         "--vocab-size",
@@ -160,10 +169,18 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
     )
     _add_workers(train, "pre-tokenization")
     train.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="merge engine: compiled (numba; fast on large corpora, compiled on first use), "
+        "python (no compile), or auto (by corpus size; the default). The merges are the same",
+    )
+    train.add_argument(
         "--out",
         required=True,
         metavar="DIR",
-        help="directory to write the tokenizer into (created if missing)",
+        help="directory to write the tokenizer into (created if missing), or - to write "
+        "tokenizer.json to standard output (with --format hf)",
     )
     _add_format(
         train,
@@ -173,9 +190,7 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         "default: gpt2",
         default="gpt2",
     )
-    train.add_argument(
-        "--force", action="store_true", help="replace files of the same names already in DIR"
-    )
+    train.add_argument("--force", action="store_true", help=FORCE_DIR)
 
 
 def _add_encode(sub: argparse._SubParsersAction) -> None:
@@ -198,7 +213,14 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
     )
     _add_pattern(enc, SOURCE_PATTERN_HELP, None)
     _add_workers(enc, "encoding")
-    enc.add_argument("--out", required=True, metavar="IDS.npy", help="the .npy file to write")
+    enc.add_argument(
+        "--out",
+        required=True,
+        metavar="IDS.npy",
+        help="the .npy file to write, or - for its bytes on standard output (what decode "
+        "reads from -)",
+    )
+    enc.add_argument("--force", action="store_true", help=FORCE_FILE)
 
 
 def _add_decode(sub: argparse._SubParsersAction) -> None:
@@ -214,6 +236,7 @@ def _add_decode(sub: argparse._SubParsersAction) -> None:
     dec.add_argument(
         "--out", default="-", metavar="TEXT", help="file to write (default: - for standard output)"
     )
+    dec.add_argument("--force", action="store_true", help=FORCE_FILE)
 
 
 def _add_convert(sub: argparse._SubParsersAction) -> None:
@@ -228,7 +251,11 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         required=True,
     )
     conv.add_argument(
-        "--out", required=True, metavar="DIR", help="directory to write into (created if missing)"
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="directory to write into (created if missing), or - to write tokenizer.json to "
+        "standard output (with --to hf)",
     )
     conv.add_argument(
         "--name",
@@ -237,9 +264,7 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         help="file name stem for --to tiktoken (default: the preset's name, else tokenizer)",
     )
     _add_pattern(conv, SOURCE_PATTERN_HELP, None)
-    conv.add_argument(
-        "--force", action="store_true", help="replace files of the same names already in DIR"
-    )
+    conv.add_argument("--force", action="store_true", help=FORCE_DIR)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,11 +12,14 @@ What it leaves out: the commands, and the file formats themselves (core).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
+from ..core.formats.tiktoken_file import sidecar_beside
 from ..core.presets import PRESETS
-from ..core.tokenizer_files import load_data
+from ..core.tokenizer_files import GPT2_FILE_NAMES, load_data
+from .output import TIKTOKEN_SUFFIXES, tokenizer_files_in
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
@@ -26,13 +29,36 @@ SOURCE_HELP = (
 )
 
 
+def source_files(source: str) -> list[Path]:
+    """The files that ``source`` reads (none for a preset), for the output rule (an output
+    never replaces one): a folder's tokenizer files, or the file named with the files read
+    beside it (a vocabulary's merges, a rank file's sidecar)."""
+    path = Path(source)
+    if not path.exists():
+        return []
+    if path.is_dir():
+        named = [path / name for name in tokenizer_files_in(path)]
+    else:
+        named = [path]
+    found: list[Path] = []
+    for file in named:
+        found.append(file)
+        if file.name.endswith("vocab.json"):
+            found += [file.with_name(merges) for _, merges in GPT2_FILE_NAMES]
+        elif file.name.endswith(TIKTOKEN_SUFFIXES):
+            sidecar = sidecar_beside(file)
+            if sidecar is not None:
+                found.append(sidecar)
+    return [f for f in found if f.is_file()]
+
+
 def load_source(
     source: str, pattern: str | None = None, extra_specials: Sequence[str] | None = None
 ) -> TokenizerData:
     """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`, and
     ``core.tokenizer_files.load_data``, which reads every kind); ``pattern`` for the formats
     without one of their own; ``extra_specials`` more special tokens, each a vocabulary
-    entry. One-line errors name the source."""
+    entry. One-line errors name the source, or the file beside it that holds what is wrong."""
     return load_data(source, pattern, extra_specials)
 
 

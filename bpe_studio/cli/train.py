@@ -1,9 +1,11 @@
 """``bpe-studio train``: train a tokenizer headless and write it (``vocab.json`` +
 ``merges.txt`` by default, or ``--format hf|tiktoken``).
 
-What it does: checks the corpus files and the output location first (so a bad ``--out`` fails
-in a second, not after the whole run; the pattern is checked by the parser), pre-tokenizes
-the corpus files as one corpus and merges, with progress bars on stderr, refuses to write
+What it does: checks the corpus files, the vocabulary size (room for one merge at least) and
+the output location (the rule in ``output``) first, so a bad ``--out`` fails in a second, not
+after the whole run (the pattern is checked by the parser); copies a corpus given as ``-`` or
+a pipe to a temporary file (``inputs``); pre-tokenizes the corpus files as one corpus and
+merges, with progress bars on stderr, refuses to write
 anything when nothing was learned (an empty corpus, one without pairs, an interrupt before the
 first merge), and ends with a summary on stderr. Ctrl-C during merging keeps the merges made
 so far and writes them (exit 130). What it leaves out: the training itself (``core.trainer``).
@@ -13,17 +15,22 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
+import shlex
 import sys
 import time
 from pathlib import Path
 
-from ..core import Tokenizer, trainer_from_file
+from ..core import BpeTrainer, Tokenizer, trainer_from_file
 from ..core.display import readable_token
+from ..core.merge_engine import CompiledEngineUnavailable
 from ..core.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
+from ..core.tokenizer_files import DEFAULT_NAME
 from ..core.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
-from .convert import files_for, pattern_note, save
-from .output import EXIT_INTERRUPTED, CliError, check_out_dir
+from .convert import check_tokenizer_out, pattern_note, save
+from .inputs import STDIN, check_input, input_files, input_name, is_regular
+from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, plural
 
 
 def peak_memory_mb() -> float | None:
@@ -52,15 +59,14 @@ def _nothing_learned(corpus: str, why: str, code: int = 1) -> CliError:
 
 
 def _check_corpora(paths: list[str]) -> None:
-    """Each corpus file exists and is a file; several name the same file at most once."""
+    """Each corpus file exists and is a file; several name the same file (or standard
+    input) at most once."""
     seen: dict[Path, str] = {}
     for path in paths:
-        p = Path(path)
-        if not p.exists():
-            raise CliError(f"{path}: corpus file not found")
-        if p.is_dir():
+        if path != STDIN and Path(path).is_dir():
             raise CliError(f"{path}: is a directory; CORPUS names text files")
-        same = seen.setdefault(p.resolve(), path)
+        check_input(path, "corpus file")
+        same = seen.setdefault(Path(path) if path == STDIN else Path(path).resolve(), path)
         if same != path or paths.count(path) > 1:
             raise CliError(f"{path}: given twice as a corpus file (it would be counted twice)")
 
@@ -70,34 +76,41 @@ def _status(message: str) -> None:
     sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
 
 
+def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
+    """Room for one merge at least beyond the byte tokens and the special tokens."""
+    floor = first_merge_id(specials)
+    if vocab_size <= floor:
+        raise CliError(
+            f"--vocab-size {vocab_size:,} leaves no room for a merge: the {BYTE_TOKENS} byte "
+            f"tokens and {plural(len(specials), 'special token')} take {floor:,} ids; give "
+            f"{floor + 1:,} or more",
+            EXIT_USAGE,
+        )
+
+
+def _in_cli_words(message: str) -> str:
+    """A core message about the engine, in the option's words (``engine='python'`` is
+    ``--engine python`` here)."""
+    return re.sub(r"engine='(\w+)'", r"--engine \1", message)
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     specials = special_tokens(args)
     corpora: list[str] = list(args.corpus)
     _check_corpora(corpora)
-    check_out_dir(args.out, files_for(args.format), force=args.force)
+    _check_vocab_size(args.vocab_size, specials)
+    regular = [p for p in corpora if is_regular(p)]
+    check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=regular)
     # The corpus named in messages: the file, or all of them when there are several.
-    named = corpora[0] if len(corpora) == 1 else f"{corpora[0]} (and {len(corpora) - 1} more)"
-    if sum(os.path.getsize(p) for p in corpora) == 0:
-        raise _nothing_learned(
-            named, "the file is empty" if len(corpora) == 1 else "the files are empty"
-        )
-    bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
+    first = input_name(corpora[0])
+    named = first if len(corpora) == 1 else f"{first} (and {len(corpora) - 1} more)"
     start = time.perf_counter()
-    try:
-        trainer = trainer_from_file(
-            corpora[0] if len(corpora) == 1 else corpora,
-            args.vocab_size,
-            specials,
-            workers=args.workers,
-            progress=bar.update,
-            pattern=args.pattern,
-            status=_status,
-        )
-    except KeyboardInterrupt:
-        raise _nothing_learned(
-            named, "interrupted during pre-tokenization", EXIT_INTERRUPTED
-        ) from None
-    bar.close()
+    with input_files(corpora) as paths:
+        if sum(os.path.getsize(p) for p in paths) == 0:
+            raise _nothing_learned(
+                named, "the file is empty" if len(corpora) == 1 else "the files are empty"
+            )
+        trainer = _count(args, paths, specials, named)
     if not trainer.top_pairs(1):
         raise _nothing_learned(
             named,
@@ -120,7 +133,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
         args.pattern,
     )
-    written = save(tok, args.out, args.format, "tokenizer")
+    written, code = save(tok, args.out, args.format, DEFAULT_NAME)
     elapsed = time.perf_counter() - start
     first_learned = first_merge_id(trainer.special_tokens)
     learned = [tok for i, tok in trainer.vocab.items() if i >= first_learned]
@@ -128,13 +141,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     peak = peak_memory_mb()
     shown = ", ".join(f"{t} (id {BYTE_TOKENS + i})" for i, t in enumerate(trainer.special_tokens))
     lines = [
-        f"{'stopped after' if interrupted else 'trained'} {len(trainer.merges):,} merges "
+        f"{'stopped after' if interrupted else 'trained'} {plural(len(trainer.merges), 'merge')} "
         f"(vocabulary {len(trainer.vocab):,}) in {elapsed:.2f} s",
         f"special tokens: {shown or 'none'}",
         f"peak memory: {peak:,.0f} MB" if peak is not None else "peak memory: unknown",
         f"longest token: {readable_token(longest)} ({len(longest)} bytes)",
-        f"pattern: {args.pattern if tok.pattern_name else tok.pattern}",
-        f"wrote {' and '.join(map(str, written))}",
+        f"pattern: {tok.pattern_name or shlex.quote(tok.pattern)}",
+        written,
     ]
     note = pattern_note(tok, args.format)
     if note:
@@ -143,4 +156,34 @@ def cmd_train(args: argparse.Namespace) -> int:
         note = f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}"
         lines.insert(1, note)
     print("\n".join(lines), file=sys.stderr)
-    return EXIT_INTERRUPTED if interrupted else 0
+    return EXIT_INTERRUPTED if interrupted else code
+
+
+def _count(
+    args: argparse.Namespace, paths: list[str], specials: list[str], named: str
+) -> BpeTrainer:
+    """Pre-tokenize the corpus ``paths`` into a trainer, with a progress bar."""
+    bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
+    try:
+        trainer = trainer_from_file(
+            paths[0] if len(paths) == 1 else paths,
+            args.vocab_size,
+            specials,
+            workers=args.workers,
+            progress=bar.update,
+            pattern=args.pattern,
+            engine=args.engine,
+            status=_status,
+        )
+    except KeyboardInterrupt:
+        raise _nothing_learned(
+            named, "interrupted during pre-tokenization", EXIT_INTERRUPTED
+        ) from None
+    except CompiledEngineUnavailable as e:
+        raise CliError(_in_cli_words(str(e))) from None
+    except ValueError as e:
+        # Kept a ValueError (a corpus error names a copied pipe, which ``inputs`` renames).
+        e.args = (_in_cli_words(str(e)),)
+        raise
+    bar.close()
+    return trainer

@@ -173,6 +173,31 @@ def cut_rules(pattern: str) -> CutRules:
     return _BY_NAME.get(pattern_name(pattern), SPECIALS_ONLY)
 
 
+def _letter_cut(window: bytes, start: int, end: int, specials: Specials, rules: CutRules) -> int:
+    """Index in the raw UTF-8 ``window`` of the first letter cut at an index in ``(start,
+    end]`` that no special token covers, or -1. ``window[:start]`` is what comes before
+    (at least the longest special token's length, so one that covers ``start`` is seen).
+    The window may begin and end inside a character; a cut is taken only where the window
+    holds the characters after it that the pattern may look at, so it is a cut in the file."""
+    lo = 0
+    while lo < min(len(window), 3) and window[lo] & 0xC0 == 0x80:
+        lo += 1  # subtle: continuation bytes of a character that began before the window
+    # subtle: "surrogateescape" maps each byte of a cut-off or invalid sequence to a lone
+    # surrogate (never a letter) and back, so offsets in the text give exact byte offsets.
+    text = window[lo:].decode("utf-8", "surrogateescape")
+    limit = len(text) - 4 - (rules.lookahead or 0)
+    covered = specials.spans(text)
+    pos = 0
+    while (cut := rules.next_letter_cut(text, pos)) >= 0 and cut < limit:
+        at = lo + len(text[:cut].encode("utf-8", "surrogateescape"))
+        if at > end:
+            return -1
+        if at > start and not any(a < cut < b for a, b in covered):
+            return at
+        pos = cut
+    return -1
+
+
 def chunk_boundaries(
     path: str | os.PathLike[str],
     target_chunk: int,
@@ -184,7 +209,9 @@ def chunk_boundaries(
 
     An inner boundary is the start of a special token found near the desired offset or, when
     none is near, a line cut (not used when a special token itself contains a line break, as a
-    cut there could split one). A chunk grows until one of the two is found.
+    cut there could split one), or, in a stretch without either (a file with no line breaks),
+    a letter cut outside special tokens. A chunk grows until one is found; for a custom
+    regex (no rules) only special tokens cut.
     """
     size = os.path.getsize(path)
     specials = special_tokens.encoded()
@@ -208,6 +235,10 @@ def chunk_boundaries(
                     cut = rules.line_cut(window[back:])
                     if 0 < cut <= _SCAN_STEP:
                         found = scan + cut
+                if found < 0 and rules.letter:
+                    cut = _letter_cut(window, back, back + _SCAN_STEP, special_tokens, rules)
+                    if cut >= 0:
+                        found = scan - back + cut
                 scan += _SCAN_STEP
             if found < 0 or found >= size:
                 break

@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .boundaries import chunk_boundaries, cut_rules, text_cuts
-from .pattern import pretokenizer
+from .pattern import UncoveredText, first_uncovered, pretokenizer, uncovered_message
 from .specials import Specials, validate_special_tokens
 from .surrogates import replace_surrogates
 
@@ -107,6 +107,39 @@ def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
         ) from None
 
 
+def _line_of(path: str | os.PathLike, offset: int) -> int:
+    """The line (from 1) of ``path`` that holds byte ``offset``."""
+    lines, done = 1, 0
+    with open(path, "rb") as f:
+        while done < offset:
+            block = f.read(min(1 << 20, offset - done))
+            if not block:
+                break
+            lines += block.count(b"\n")
+            done += len(block)
+    return lines
+
+
+def uncovered_in_file(
+    path: str | os.PathLike, start: int, text: str, specials: Specials, pattern: str
+) -> UncoveredText:
+    """The error for a chunk of ``path`` (``text``, read from byte ``start``) that
+    ``pattern`` leaves a character of unmatched (``pattern.UncoveredText``): it names the
+    file and the line and byte offset of the first such character."""
+    compiled = pretokenizer(pattern).compiled
+    at = next(
+        (
+            i
+            for a, b, _ in specials.segments(text)
+            if (i := first_uncovered(compiled, text, a, b)) >= 0
+        ),
+        0,
+    )
+    offset = start + len(text[:at].encode("utf-8", "surrogatepass"))
+    where = f"line {_line_of(path, offset)} (byte offset {offset})"
+    return UncoveredText(f"{os.fspath(path)}: {uncovered_message(pattern, text[at], where)}")
+
+
 _Job = tuple[str, int, int, list[str], str]
 # A chunk's counts as a worker sends them: its pre-tokens joined by _SEPARATOR, their counts
 # (array "q", as bytes), and the chunk's size in bytes.
@@ -139,8 +172,12 @@ def _count_chunk(args: _Job) -> ChunkResult:
         data = f.read(end - start)
     text = decode_chunk(data, path, start)
     del data
-    cuts = text_cuts(text, Specials.of(special_tokens), cut_rules(pattern), WORKER_PIECE)
-    counts = _count_str(text, cuts, special_tokens, pattern)
+    specials = Specials.of(special_tokens)
+    cuts = text_cuts(text, specials, cut_rules(pattern), WORKER_PIECE)
+    try:
+        counts = _count_str(text, cuts, special_tokens, pattern)
+    except UncoveredText:
+        raise uncovered_in_file(path, start, text, specials, pattern) from None
     del text
     return (*pack_counts(counts), end - start)
 
@@ -210,7 +247,7 @@ def mp_context() -> multiprocessing.context.BaseContext:
         and threading.active_count() == 1
         and not any(m.startswith(("PySide6", "PyQt")) for m in sys.modules)
     )
-    if "fork" in methods and single_threaded:
+    if "fork" in methods and hasattr(os, "fork") and single_threaded:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 

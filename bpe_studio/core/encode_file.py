@@ -25,12 +25,12 @@ from .atomic import atomic_open
 from .boundaries import chunk_boundaries
 from .corpus import (
     check_corpus_path,
-    decode_chunk,
     ignore_interrupts,
     mp_context,
     resolve_workers,
 )
-from .forked_encode import crew
+from .forked_encode import AVAILABLE as CAN_FORK
+from .forked_encode import crew, encode_range
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
@@ -84,11 +84,8 @@ def _init_worker(tokenizer: Tokenizer | None) -> None:
 def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
     """Worker: the ids of one byte range of the file, and the range's length."""
     path, start, end, dtype = job
-    with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
     assert _worker_tokenizer is not None
-    return _worker_tokenizer.encode_array(decode_chunk(data, path, start), dtype), end - start
+    return encode_range(_worker_tokenizer, path, start, end, dtype), end - start
 
 
 def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tuple[int, int]]:
@@ -168,7 +165,7 @@ def encode_file(
     size = src.stat().st_size
     path = os.fspath(src)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if workers > 1 and size >= PARALLEL_MIN_BYTES and mp_context().get_start_method() == "fork":
+    if _forks(workers, size):
         return _encode_forked(tokenizer, path, size, workers, out, progress)
     tok, load_seconds = _built(tokenizer)
     dtype = ids_dtype(tok)
@@ -180,6 +177,15 @@ def encode_file(
     return EncodeStats(
         size, total, time.perf_counter() - start, dtype.name, start - setup_start, load_seconds
     )
+
+
+def _forks(workers: int, size: int) -> bool:
+    """Whether to encode in forked children (``forked_encode``) rather than in a pool of
+    freshly started workers: for a parallel encode, where this process may fork
+    (``corpus.mp_context``) and the platform has what a crew needs."""
+    if workers < 2 or size < PARALLEL_MIN_BYTES or not CAN_FORK:
+        return False
+    return mp_context().get_start_method() == "fork"
 
 
 def _cores() -> int:

@@ -9,11 +9,12 @@ builds the caller's (nothing shared, so neither writes memory the other holds: s
 ``Crew.fork``), or after, inheriting the caller's with every table built.
 What it leaves out: where the file is cut (``boundaries``), the clean-start pool that
 processes which may not fork use instead (``encode_file``), writing the ``.npy``.
+Forking and record locks are POSIX's: where either is missing (Windows), :data:`AVAILABLE` is
+False and ``encode_file`` takes the clean-start pool instead.
 """
 
 from __future__ import annotations
 
-import fcntl
 import math
 import os
 import pickle
@@ -27,8 +28,19 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
-from .corpus import decode_chunk
+from .corpus import decode_chunk, uncovered_in_file
+from .pattern import UncoveredText
 from .tokenizer import Tokenizer
+
+try:
+    import fcntl
+except ImportError:  # not POSIX (Windows): no record locks, no fork either
+    fcntl = None  # type: ignore[assignment]
+
+# Whether this platform can run a crew: fork, record locks and positioned reads and writes.
+AVAILABLE = fcntl is not None and all(
+    hasattr(os, name) for name in ("fork", "pread", "pwrite", "set_blocking")
+)
 
 # What a child needs to encode chunks: its tokenizer, the file's chunks (byte ranges) and
 # the ids' dtype name. A child forked before the tokenizer is built makes them itself.
@@ -54,10 +66,16 @@ class WorkerDied(RuntimeError):
     """A child ended without reporting every chunk it took (killed from outside)."""
 
 
-def _read_range(path: str, start: int, end: int) -> str:
+def encode_range(tokenizer: Tokenizer, path: str, start: int, end: int, dtype: str) -> np.ndarray:
+    """The ids of bytes ``start:end`` of ``path`` (in every process that encodes a chunk).
+    Errors name the file: invalid UTF-8, or text the tokenizer's pattern does not cover."""
     with open(path, "rb") as f:
         f.seek(start)
-        return decode_chunk(f.read(end - start), path, start)
+        text = decode_chunk(f.read(end - start), path, start)
+    try:
+        return tokenizer.encode_array(text, dtype)
+    except UncoveredText:
+        raise uncovered_in_file(path, start, text, tokenizer.specials, tokenizer.pattern) from None
 
 
 def _write_all(fd: int, data: bytes | memoryview) -> None:
@@ -118,7 +136,7 @@ def _child(
         while (i := claims.take()) < len(ranges):
             start, end = ranges[i]
             began = time.perf_counter()
-            ids = tokenizer.encode_array(_read_range(path, start, end), dtype)
+            ids = encode_range(tokenizer, path, start, end, dtype)
             _write_all(out_fd, ids.data.cast("B"))
             os.write(report_fd, _REPORT.pack(child, i, start, end, offset, len(ids), began))
             offset += ids.nbytes
@@ -185,7 +203,7 @@ class Crew:
         reports = _Reports(self, ranges, where, done)
         own = self._files[-1]
         while (i := self._claims.take()) < len(ranges):
-            ids = tokenizer.encode_array(_read_range(self._path, *ranges[i]), dtype.name)
+            ids = encode_range(tokenizer, self._path, *ranges[i], dtype.name)
             where[i] = (own, own.tell(), len(ids))
             own.write(ids.data.cast("B"))
             if done:

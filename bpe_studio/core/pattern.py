@@ -12,13 +12,20 @@ cover the Basic Multilingual Plane only (``re`` tests those against a bitmap; as
 would make it slower than ``regex``); the rare stretches of text around a character above
 U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space cuts (``boundaries``). cl100k's
 and o200k's ``findall`` run the same way in ``fast_split``; custom patterns run on ``regex``
-as they are. What it leaves out: special tokens (``specials``) and
-where each pattern may be cut (``boundaries``).
+as they are. Names are also read in the spellings users bring from tiktoken and the models
+(``cl100k_base``, ``GPT-4``, ...: :data:`ALIASES`); a bare word close to one that is none of
+them is refused rather than taken as a regex that matches only itself. A pre-tokenizer never
+drops text: a custom regex that leaves a character unmatched raises :class:`UncoveredText`
+naming it (the named patterns match every character by construction, so they are not
+checked). What it leaves out: special tokens (``specials``) and where each pattern may be
+cut (``boundaries``).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -64,6 +71,31 @@ PATTERNS: dict[str, str] = {
 _FAST_NAMED = frozenset({"cl100k", "o200k"})
 # Other spellings of named patterns, read as the name.
 _SPELLINGS: dict[str, str] = {R50K_PATTERN: "gpt2"} | {v: k for k, v in PATTERNS.items()}
+
+# Other names of the named patterns, keyed as :func:`_alias_key` spells them: tiktoken's
+# encoding names (r50k_base and p50k_base split text with GPT-2's pattern) and the models
+# that use each (cl100k is GPT-4's and GPT-3.5's, o200k GPT-4o's).
+ALIASES: dict[str, str] = {
+    "gpt2": "gpt2",
+    "r50k": "gpt2",
+    "r50kbase": "gpt2",
+    "p50k": "gpt2",
+    "p50kbase": "gpt2",
+    "p50kedit": "gpt2",
+    "cl100k": "cl100k",
+    "cl100kbase": "cl100k",
+    "gpt4": "cl100k",
+    "gpt35": "cl100k",
+    "gpt35turbo": "cl100k",
+    "o200k": "o200k",
+    "o200kbase": "o200k",
+    "gpt4o": "o200k",
+}
+# A name as a user types one: letters, digits, "_", "-", "." and spaces, no other regex syntax.
+_BARE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_. -]*")
+NAMES_HELP = (
+    f"{', '.join(PATTERNS)} (also spelt gpt-2, r50k_base, cl100k_base, gpt-4, o200k_base, gpt-4o)"
+)
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # Shorter non-ASCII texts use `regex` until the fast pattern has been built (~10 ms once,
@@ -139,12 +171,62 @@ def _gpt2_findall(text: str) -> list[str]:
     return pieces
 
 
+def _alias_key(word: str) -> str:
+    """``word`` with case, "-", "_", "." and spaces ignored ("GPT-4o" -> "gpt4o")."""
+    return re.sub(r"[-_. ]", "", word).lower()
+
+
 def pattern_name(pattern: str) -> str:
-    """The name of a named pattern given by name or by one of its spellings (``R50K_PATTERN``
-    is "gpt2"), else ``pattern`` unchanged."""
+    """The name of a named pattern given by name, by one of its regex spellings
+    (``R50K_PATTERN`` is "gpt2") or by an alias (:data:`ALIASES`: "cl100k_base" and "GPT-4"
+    are "cl100k"), else ``pattern`` unchanged."""
     if pattern in PATTERNS:
         return pattern
+    if _BARE_WORD.fullmatch(pattern):
+        return ALIASES.get(_alias_key(pattern), pattern)
     return _SPELLINGS.get(pattern, pattern)
+
+
+def _looks_like_a_name(pattern: str) -> bool:
+    """Whether ``pattern``, a bare word that is no name, was most likely meant as one: close
+    to a name or alias, or a GPT model's name."""
+    if not _BARE_WORD.fullmatch(pattern):
+        return False
+    key = _alias_key(pattern)
+    return key.startswith("gpt") or bool(difflib.get_close_matches(key, ALIASES, cutoff=0.6))
+
+
+class UncoveredText(ValueError):
+    """A custom pattern left a character of the text unmatched: the message names it and
+    where it is. Encoding or counting the rest would lose it."""
+
+
+def first_uncovered(compiled: regex.Pattern[str], text: str, start: int, end: int) -> int:
+    """The offset of the first character of ``text[start:end]`` that no match of
+    ``compiled`` covers, or -1."""
+    pos = start
+    for m in compiled.finditer(text, start, end):
+        if m.start() > pos:
+            return pos
+        pos = m.end()
+    return pos if pos < end else -1
+
+
+def uncovered_message(pattern: str, char: str, where: str) -> str:
+    """What :class:`UncoveredText` says: ``pattern`` does not match ``char`` at ``where``."""
+    return (
+        f"the pattern {shlex.quote(pattern)} does not match {char!r} (U+{ord(char):04X}) "
+        f"at {where}: text it leaves out would be lost. Use a regex that matches every "
+        r"character (for instance ending in |\s+|\S) or a named pattern"
+    )
+
+
+def _uncovered(pattern: str, compiled: regex.Pattern[str], text: str) -> UncoveredText:
+    at = first_uncovered(compiled, text, 0, len(text))
+    line = text.count("\n", 0, at) + 1
+    column = at - text.rfind("\n", 0, at)
+    where = f"character {at} (line {line}, column {column}) of the text"
+    return UncoveredText(uncovered_message(pattern, text[at], where))
 
 
 def pattern_regex(pattern: str) -> str:
@@ -177,7 +259,16 @@ class Pretokenizer:
             from .fast_split import fast_findall
 
             return fast_findall(self.name, text)
-        return self.compiled.findall(text)
+        if self.compiled.groups:
+            # findall would give the groups; a pre-token is the whole match.
+            pieces = [m.group() for m in self.compiled.finditer(text)]
+        else:
+            pieces = self.compiled.findall(text)
+        # subtle: the matches do not overlap, so they cover the text exactly when their
+        # lengths add up to its length; a named pattern needs no such check.
+        if sum(map(len, pieces)) != len(text):
+            raise _uncovered(self.pattern, self.compiled, text)
+        return pieces
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         # Worker processes get the pattern string and compile (or find) their own.
@@ -189,7 +280,13 @@ def pretokenizer(pattern: str) -> Pretokenizer:
     compiled once per process.
 
     Raises ValueError quoting the pattern when it is neither a name nor a regex that compiles,
-    and TypeError when it is not a string."""
+    or is a bare word close to a name (a misspelt name, not a regex anyone means), and
+    TypeError when it is not a string. ``findall`` raises :class:`UncoveredText` for a text
+    the regex does not cover.
+
+    >>> pretokenizer("cl100k_base").name
+    'cl100k'
+    """
     if not isinstance(pattern, str):
         raise TypeError(f"a pattern must be a name or a regex string, got {pattern!r}")
     return _pretokenizer(pattern)
@@ -202,8 +299,11 @@ def _pretokenizer(pattern: str) -> Pretokenizer:
         text = PATTERNS[name]
         return Pretokenizer(name, text, GPT2_REGEX if name == "gpt2" else regex.compile(text))
     if pattern == "":
+        raise ValueError(f"the pattern is empty; give a name ({NAMES_HELP}) or a regex string")
+    if _looks_like_a_name(pattern):
         raise ValueError(
-            f"the pattern is empty; give a name ({', '.join(PATTERNS)}) or a regex string"
+            f"pattern {pattern!r} is not a pattern name; the names are {NAMES_HELP}, and a "
+            "regex must match every character of the text"
         )
     try:
         compiled = regex.compile(pattern)

@@ -29,7 +29,7 @@ FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
 DEFAULT_NAME = "tokenizer"
 # File names of a GPT-2-format directory: ours (and Hugging Face's), then GPT-2's own.
 GPT2_FILE_NAMES = (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt"))
-_TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
+TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
 _VOCAB_SUFFIX = "vocab.json"
 
 
@@ -85,18 +85,18 @@ def _gpt2_vocab_file(path: Path, pattern: str | None, extra: Sequence[str]) -> T
 def _rank_file_of_sidecar(path: Path) -> Path:
     """The rank file ``NAME.tiktoken`` (or ``.gz``) a sidecar ``NAME.tiktoken.json`` goes with."""
     stem = path.name[: -len(SIDECAR_SUFFIX)]
-    for suffix in _TIKTOKEN_SUFFIXES:
+    for suffix in TIKTOKEN_SUFFIXES:
         if (rank_file := path.with_name(stem + suffix)).is_file():
             return rank_file
     raise ValueError(f"{path}: the sidecar of {stem}.tiktoken, which is not beside it")
 
 
-def _folder_candidates(folder: Path) -> list[Path]:
+def tokenizers_in(folder: Path) -> list[Path]:
     """Each tokenizer in ``folder``, named by the file that stands for it: a GPT-2 pair's
     vocabulary, a rank file, or a ``tokenizer.json`` that is no rank file's sidecar."""
     found: list[Path] = [vocab for vocab, _ in _gpt2_pairs(folder)]
     rank_files = sorted(
-        p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(_TIKTOKEN_SUFFIXES)
+        p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(TIKTOKEN_SUFFIXES)
     )
     found += rank_files
     sidecars = {sidecar_beside(p) for p in rank_files}
@@ -121,7 +121,7 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
         return _gpt2_vocab_file(path, pattern, extra)
     if lower.endswith(SIDECAR_SUFFIX):
         return read_tiktoken(_rank_file_of_sidecar(path), pattern)
-    if lower.endswith(_TIKTOKEN_SUFFIXES):
+    if lower.endswith(TIKTOKEN_SUFFIXES):
         return read_tiktoken(path, pattern)
     if lower.endswith(".json"):
         return read_hf(path)
@@ -135,7 +135,7 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
     ``_same``; a Hugging Face download holds vocab.json + merges.txt and tokenizer.json) are
     one: the file that carries its pattern and the most special tokens is read. Several that
     differ (or do not all load) are an error naming them."""
-    found = _folder_candidates(folder)
+    found = tokenizers_in(folder)
     if not found:
         raise ValueError(
             f"{folder}: a directory without vocab.json + merges.txt, gpt2_vocab.json + "

@@ -20,13 +20,13 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
+from ..core.tokenizer_files import TIKTOKEN_SUFFIXES
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
-TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
 # A rank file without the NAME.tiktoken.json that gives its pattern: the pattern its name suggests
 # (cl100k_base.tiktoken, as tiktoken's own cache and ../shared/tokenizers name them).
 _PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), ("gpt2", "gpt2"))

@@ -5,6 +5,7 @@ together; a bad pattern or a missing file is refused, in one line, before any wo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,36 @@ def test_empty_files_learn_nothing(tmp_path):
     line = error_line(result)
     assert "nothing was learned" in line and "empty" in line
     assert not (tmp_path / "o" / "vocab.json").exists()
+
+
+def test_misspelt_names_are_refused_and_common_spellings_accepted(tmp_path, corpora):
+    for bad in ("GPT3", "o200", "cl100kbas"):
+        result = cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", bad,
+                     "--out", tmp_path / "out")  # fmt: skip
+        assert result.returncode == 2
+        line = error_line(result)
+        assert f"'{bad}' is not a pattern name" in line and "gpt2, cl100k, o200k" in line
+    vocab, merges = reference(corpora, published("o200k_base")["pat_str"])
+    out = tmp_path / "gpt4o"
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE,
+                    "--pattern", "GPT-4o", "--out", out))  # fmt: skip
+    assert "pattern: o200k" in stderr
+    assert read_gpt2_merges(out / "merges.txt") == merges
+
+
+def test_a_pattern_that_drops_text_is_an_error_naming_file_and_line(tmp_path, corpora):
+    line = error_line(cli(tmp_path, "train", corpora[0], "--vocab-size", VOCAB_SIZE,
+                          "--pattern", r"\w+", "--out", tmp_path / "out"))  # fmt: skip
+    assert line.startswith(f"bpe-studio: error: {corpora[0]}: the pattern '\\w+' does not match")
+    assert "line 1 " in line and not (tmp_path / "out").exists()
+
+
+def test_convert_writes_the_regex_of_a_spelling_never_the_word(tmp_path, corpora):
+    ok(cli(tmp_path, "train", corpora[0], "--vocab-size", VOCAB_SIZE, "--out", tmp_path / "g"))
+    ok(cli(tmp_path, "convert", tmp_path / "g", "--to", "tiktoken", "--pattern", "o200k_base",
+           "--out", tmp_path / "t"))  # fmt: skip
+    sidecar = json.loads((tmp_path / "t" / "tokenizer.json").read_text(encoding="utf-8"))
+    assert sidecar["pat_str"] == published("o200k_base")["pat_str"]
+    line = error_line(cli(tmp_path, "convert", tmp_path / "g", "--to", "hf", "--pattern",
+                          "o200k_bse", "--out", tmp_path / "h"))  # fmt: skip
+    assert "'o200k_bse' is not a pattern name" in line and not (tmp_path / "h").exists()

@@ -359,3 +359,66 @@ def test_the_clock_starts_when_a_worker_begins_before_this_process(
     # Logically, not by timing: the clock started no later than the worker's first chunk and
     # stopped after this process had built its tokenizer, which waited for the last chunk.
     assert stats.seconds >= returned[0] - first > 0
+
+
+# --- files without line breaks -----------------------------------------------------------------
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks (and special tokens) dropped: a file cut only there is
+    one chunk."""
+    return text.replace("\r", "").replace("\n", "").replace(EOT, "")
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_a_file_without_line_breaks_is_cut_and_encoded_in_parallel(tmp_path, name, monkeypatch):
+    """Cut at letter cuts (as worker pieces are): many chunks, progress per chunk, and the
+    ids tiktoken gives the whole text (special tokens with letters in them stay whole)."""
+    from reference_encoder import shipped_tiktoken
+
+    parts = [one_line(read_fixture(SLICES[k])) for k in ("english", "chinese", "code")]
+    text = EOT.join(parts) + "naïve" + EOT + "Straße"
+    path = write_text(tmp_path / "one_line.txt", text)
+    monkeypatch.setattr(encode_file_module, "CHUNK_BYTES", 64 * 1024)
+    monkeypatch.setattr(encode_file_module, "MIN_CHUNK_BYTES", 16 * 1024)
+    monkeypatch.setattr(encode_file_module, "PARALLEL_MIN_BYTES", 64 * 1024)
+    tok = Tokenizer.preset(name)
+    ids, calls = run(tok, path, tmp_path)
+    if name == "gpt2":
+        expected = Tokenizer.preset("gpt2").encode(text)
+    else:
+        expected = shipped_tiktoken(name).encode(text, allowed_special="all")
+    assert ids.tolist() == expected
+    assert len(calls) > 10  # one call per chunk (the file is ~800 KB, chunks ~64 KB)
+
+
+@pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k"])
+def test_counts_of_a_file_without_line_breaks_are_the_whole_texts(tmp_path, pattern, monkeypatch):
+    from reference_bpe import pretoken_counts
+    from reference_encoder import published
+
+    from bpe_studio.core import corpus as corpus_module
+    from bpe_studio.core.boundaries import chunk_boundaries, cut_rules
+    from bpe_studio.core.specials import Specials
+
+    text = one_line(read_fixture(SLICES["english"]) + EOT + read_fixture(SLICES["chinese"]))
+    path = write_text(tmp_path / "one_line.txt", text)
+    bounds = chunk_boundaries(path, 32 * 1024, Specials.of([EOT]), cut_rules(pattern))
+    assert len(bounds) > 10
+    oracle = {"gpt2": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}[pattern]
+    expected = pretoken_counts(text, [EOT], published(oracle)["pat_str"])
+    monkeypatch.setattr(corpus_module, "IN_PROCESS_CHUNK", 32 * 1024)
+    assert corpus_module.count_file(path, [EOT], workers=1, pattern=pattern) == expected
+
+
+def test_no_cut_falls_inside_a_special_token_that_began_before_the_scan(tmp_path):
+    """The scan for a cut may begin inside a special token: the letters in it ("endoftext")
+    are never cut after."""
+    from bpe_studio.core.boundaries import chunk_boundaries, cut_rules
+    from bpe_studio.core.specials import Specials
+
+    text = "a" * 100 + EOT + "1" * 200_000
+    path = write_text(tmp_path / "t.txt", text)
+    for target in range(95, 100 + len(EOT)):
+        bounds = chunk_boundaries(path, target, Specials.of([EOT]), cut_rules("gpt2"))
+        assert not any(100 < b < 100 + len(EOT) for b in bounds), (target, bounds)

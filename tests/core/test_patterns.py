@@ -100,11 +100,87 @@ def test_bad_regex_is_refused_quoting_it():
 
 def test_custom_pattern_tokenizer():
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
-    tok = Tokenizer(vocab, [(b"a", b"b")], pattern=r"[a-z]+|\d")
-    assert tok.pattern == r"[a-z]+|\d" and tok.pattern_name is None
-    # findall semantics: text no match covers is dropped.
-    assert tok.encode("ab ab1") == [256, 256, ord("1")]
+    tok = Tokenizer(vocab, [(b"a", b"b")], pattern=r"[a-z]+|\d|\s")
+    assert tok.pattern == r"[a-z]+|\d|\s" and tok.pattern_name is None
+    assert tok.encode("ab ab1") == [256, ord(" "), 256, ord("1")]
     assert Tokenizer(vocab, []).pattern_name == "gpt2"
+    # A pre-token is the whole match, even where the regex has groups.
+    assert pretokenize("ab, c", r"([a-z])[a-z]*|\W") == ["ab", ",", " ", "c"]
+
+
+# --- names and their other spellings ---------------------------------------------------------
+
+# What tiktoken's encoding names and the models' names mean (tiktoken_ext/openai_public.py:
+# r50k_base and p50k_base use GPT-2's pattern; GPT-4 and GPT-3.5 use cl100k_base, GPT-4o
+# o200k_base).
+SPELLINGS = {
+    "gpt2": ["GPT2", "gpt-2", "Gpt_2", "r50k_base", "p50k_base"],
+    "cl100k_base": ["cl100k_base", "CL100K", "gpt4", "gpt-4", "GPT-4", "gpt-3.5-turbo"],
+    "o200k_base": ["o200k_base", "O200K", "gpt4o", "gpt-4o", "GPT-4o"],
+}
+
+
+@pytest.mark.parametrize("encoding", list(SPELLINGS))
+def test_common_spellings_are_the_named_patterns(encoding):
+    expected = GPT2_SPLIT_PATTERN if encoding == "gpt2" else published(encoding)["pat_str"]
+    for spelling in SPELLINGS[encoding]:
+        assert regex.compile(pretokenizer(spelling).pattern).findall(
+            ASSIGNED_SAMPLE
+        ) == regex.findall(expected, ASSIGNED_SAMPLE), spelling
+        vocab = {i: bytes([i]) for i in range(256)}
+        assert Tokenizer(vocab, [], pattern=spelling).pattern_name is not None
+
+
+ASSIGNED_SAMPLE = "Hello world's END, 12345 naïve\n\n  x\tÀB don'T"
+
+
+@pytest.mark.parametrize("name", ["gpt3", "GPT-5", "o200", "cl100kbas", "cl10k", "p50k_edt"])
+def test_names_close_to_a_preset_are_refused_with_the_names(name):
+    with pytest.raises(ValueError) as info:
+        pretokenizer(name)
+    message = str(info.value)
+    assert repr(name) in message and "not a pattern name" in message
+    for listed in ("gpt2", "cl100k", "o200k"):
+        assert listed in message
+
+
+UNCOVERED = r"\w+"  # leaves out punctuation and spaces
+
+
+def test_a_pattern_that_leaves_text_out_is_an_error_naming_the_character(tmp_path):
+    vocab = {i: bytes([i]) for i in range(256)}
+    tok = Tokenizer(vocab, [], [EOT], pattern=UNCOVERED)
+    for text in ["hello, world!", f"hello{EOT}world!", "hi\nthere, you"]:
+        with pytest.raises(ValueError, match=r"does not match ('[,!]'|' '|'\\n')"):
+            tok.encode(text)
+        with pytest.raises(ValueError, match="does not match"):
+            list(tok.encode_iterable([text[:3], text[3:]]))
+        with pytest.raises(ValueError, match="does not match"):
+            count_text(text, [EOT], pattern=UNCOVERED)
+    with pytest.raises(ValueError, match=r"'\\n' \(U\+000A\) at character 2 \(line 1, column 3\)"):
+        tok.encode("hi\nthere")
+    # A covering pattern still works, and texts it covers need nothing more.
+    assert tok.encode("hello") == list(b"hello")
+
+
+def test_files_name_the_line_and_byte_of_the_character_left_out(tmp_path):
+    lines = ["first line ok" for _ in range(2000)] + ["naïve, then a comma"]
+    path = write_text(tmp_path / "c.txt", "\n".join(lines))
+    offset = len("\n".join(lines[:-1]).encode()) + 1 + len("naïve".encode())
+    pattern = r"\w+|\s+"
+    vocab = {i: bytes([i]) for i in range(256)}
+    tok = Tokenizer(vocab, [], pattern=pattern)
+    expected = f"{path}: .*',' \\(U\\+002C\\) at line 2001 \\(byte offset {offset}\\)"
+    with mock.patch.object(corpus_module, "IN_PROCESS_CHUNK", 2048):
+        with pytest.raises(ValueError, match=expected):
+            count_file(path, [], workers=1, pattern=pattern)
+    with pytest.raises(ValueError, match=expected):
+        train_bpe(path, 300, [], pattern=pattern)
+    with mock.patch("bpe_studio.core.encode_file.CHUNK_BYTES", 8192):
+        for workers in (1, 2):
+            with pytest.raises(ValueError, match=expected):
+                encode_file(tok, path, tmp_path / "ids.npy", workers=workers)
+    assert not (tmp_path / "ids.npy").exists()
 
 
 @pytest.mark.parametrize("name", ["cl100k", "o200k"])

@@ -1,0 +1,312 @@
+"""One rule for every command's ``--out`` (train, encode, decode, convert), and pipes.
+
+Contract (bpe_studio/cli/output.py, README "Outputs"): ``-`` is standard output (encode writes
+the .npy bytes there, which decode reads from ``-``; a tokenizer goes there only as one
+tokenizer.json); an output never replaces an input, even with --force; an existing file is
+replaced, and a folder holding a tokenizer gets another, only with --force. Inputs may be
+standard input or a pipe; standard output closed early (``| head``) or full is reported
+truthfully.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_run import cli, error_line, ok
+from core_helpers import EOT, REPO_ROOT, slice_head, write_text
+
+from bpe_studio.core import Tokenizer
+
+VOCAB_SIZE = 300
+
+
+def run(cwd: Path, *args: object, stdin: bytes = b"", **kw) -> subprocess.CompletedProcess[bytes]:
+    """``bpe-studio ARGS`` with bytes on standard input, its output as bytes."""
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    streams = kw or {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    return subprocess.run(
+        [sys.executable, "-m", "bpe_studio", *map(str, args)],
+        input=stdin,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+        **streams,
+    )
+
+
+def last_line(result: subprocess.CompletedProcess[bytes]) -> str:
+    return result.stderr.decode().strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return slice_head("english", 60_000) + EOT + slice_head("chinese", 20_000)
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory, text) -> Path:
+    folder = tmp_path_factory.mktemp("outputs")
+    write_text(folder / "corpus.txt", text)
+    ok(cli(folder, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--out", "tok"))
+    return folder
+
+
+def test_encode_to_standard_output_round_trips_through_decode(workdir, text):
+    tok = Tokenizer.load(workdir / "tok")
+    encoded = run(workdir, "encode", "corpus.txt", "--tokenizer", "tok", "--out", "-")
+    assert encoded.returncode == 0, encoded.stderr
+    ids = np.load(__import__("io").BytesIO(encoded.stdout))
+    assert ids.tolist() == tok.encode(text)
+    assert last_line(encoded) == "wrote standard output"
+    decoded = run(workdir, "decode", "-", "--tokenizer", "tok", "--out", "-", stdin=encoded.stdout)
+    assert decoded.returncode == 0, decoded.stderr
+    assert decoded.stdout == text.encode()
+    # Standard input is encoded as the file is.
+    piped = run(workdir, "encode", "-", "--tokenizer", "tok", "--out", "-", stdin=text.encode())
+    assert piped.stdout == encoded.stdout
+
+
+def input_of(workdir: Path, command: str) -> str:
+    """What ``command`` reads in ``workdir``: the corpus, or its ids (written afresh)."""
+    if command == "encode":
+        return "corpus.txt"
+    ok(cli(workdir, "encode", "corpus.txt", "--tokenizer", "tok", "--out", "ids.npy", "--force"))
+    return "ids.npy"
+
+
+@pytest.mark.parametrize("command", ["encode", "decode"])
+def test_an_output_never_replaces_its_input(workdir, command):
+    src = input_of(workdir, command)
+    os.link(workdir / src, workdir / "link")
+    before = (workdir / src).read_bytes()
+    try:
+        for out in (src, f"./{src}", workdir / src, "link", "tok/vocab.json", "tok/merges.txt"):
+            result = cli(workdir, command, src, "--tokenizer", "tok", "--out", out, "--force")
+            line = error_line(result)
+            assert str(out) in line and "never replaces an input" in line, line
+    finally:
+        (workdir / "link").unlink()
+    assert (workdir / src).read_bytes() == before
+
+
+def test_a_device_or_named_pipe_is_written_as_a_stream(workdir, tmp_path, text):
+    """/dev/null and a FIFO are written to, not replaced (no --force, no temporary file)."""
+    ok(cli(workdir, "decode", input_of(workdir, "decode"), "--tokenizer", "tok",
+           "--out", os.devnull))  # fmt: skip
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    try:
+        stderr = ok(cli(workdir, "decode", "ids.npy", "--tokenizer", "tok", "--out", fifo))
+    finally:
+        if reader.is_alive():  # the command failed before writing: let the reader go
+            with open(fifo, "wb"):
+                pass
+        reader.join()
+    assert got == [text.encode()] and stderr.strip().endswith(f"wrote {fifo}")
+
+
+def test_train_never_writes_over_its_corpus(tmp_path, text):
+    write_text(tmp_path / "merges.txt", text)
+    result = cli(tmp_path, "train", "merges.txt", "--vocab-size", VOCAB_SIZE, "--out", ".",
+                 "--force")  # fmt: skip
+    line = error_line(result)
+    assert "merges.txt" in line and "never replaces an input" in line
+    assert (tmp_path / "merges.txt").read_text(encoding="utf-8") == text
+
+
+@pytest.mark.parametrize("command", ["encode", "decode"])
+def test_an_existing_file_is_replaced_only_with_force(workdir, command):
+    src = input_of(workdir, command)
+    out = workdir / f"existing_{command}"
+    out.write_bytes(b"keep me")
+    line = error_line(cli(workdir, command, src, "--tokenizer", "tok", "--out", out))
+    assert f"{out}: exists; pass --force" in line
+    assert out.read_bytes() == b"keep me"
+    ok(cli(workdir, command, src, "--tokenizer", "tok", "--out", out, "--force"))
+    assert out.read_bytes() != b"keep me"
+
+
+@pytest.mark.parametrize(
+    "existing", ["tokenizer.json", "vocab.json", "gpt2_vocab.json", "x.tiktoken"]
+)
+def test_a_folder_holding_a_tokenizer_gets_another_only_with_force(workdir, tmp_path, existing):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / existing).write_text("{}", encoding="utf-8")
+    fmt = "gpt2" if existing == "tokenizer.json" else "hf"
+    args = ("train", workdir / "corpus.txt", "--vocab-size", VOCAB_SIZE, "--format", fmt)
+    line = error_line(cli(tmp_path, *args, "--out", folder))
+    assert f"already holds a tokenizer ({existing})" in line and "--force" in line
+    assert sorted(p.name for p in folder.iterdir()) == [existing]
+    ok(cli(tmp_path, *args, "--out", folder, "--force"))
+    assert (folder / existing).read_text(encoding="utf-8") == "{}"
+    line = error_line(cli(tmp_path, "convert", "gpt2", "--to", fmt, "--out", folder))
+    assert "already holds" in line
+
+
+def test_a_tokenizer_to_standard_output_is_one_tokenizer_json(workdir, tmp_path):
+    from tokenizers import Tokenizer as HfTokenizer
+
+    result = run(workdir, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--format", "hf",
+                 "--out", "-")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert last_line(result) == "wrote tokenizer.json to standard output"
+    hf = HfTokenizer.from_str(result.stdout.decode())
+    sample = "Once upon a time, 我们"
+    assert hf.encode(sample).ids == Tokenizer.load(workdir / "tok").encode(sample)
+    converted = run(workdir, "convert", "tok", "--to", "hf", "--out", "-")
+    assert converted.returncode == 0 and converted.stdout == result.stdout
+    for args in (
+        ("train", "corpus.txt", "--vocab-size", VOCAB_SIZE),
+        ("convert", "tok", "--to", "tiktoken"),
+    ):
+        line = error_line(cli(workdir, *args, "--out", "-"))
+        assert "--out -:" in line and "two files" in line
+
+
+def test_a_pipe_or_standard_input_is_a_corpus(workdir, tmp_path, text):
+    expected = (workdir / "tok" / "merges.txt").read_bytes()
+    result = run(tmp_path, "train", "-", "--vocab-size", VOCAB_SIZE, "--out", "stdin",
+                 stdin=text.encode())  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "stdin" / "merges.txt").read_bytes() == expected
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(text.encode()), daemon=True)
+    writer.start()
+    try:
+        ok(cli(tmp_path, "train", fifo, "--vocab-size", VOCAB_SIZE, "--out", "from_fifo"))
+    finally:
+        if writer.is_alive():  # the command failed before reading: let the writer go
+            with open(fifo, "rb") as f:
+                f.read()
+        writer.join()
+    assert (tmp_path / "from_fifo" / "merges.txt").read_bytes() == expected
+    # Errors in a piped corpus name it as the user gave it, never a temporary copy.
+    line = last_line(run(tmp_path, "train", "-", "--vocab-size", VOCAB_SIZE, "--out", "bad",
+                         stdin=b"ok\n\xff"))  # fmt: skip
+    assert line.startswith("bpe-studio: error: <stdin>: not valid UTF-8 at byte offset 3")
+
+
+def test_empty_pipe_is_empty(tmp_path):
+    result = run(tmp_path, "train", "-", "--vocab-size", VOCAB_SIZE, "--out", "o")
+    assert "<stdin>: nothing was learned: the file is empty" in last_line(result)
+
+
+@pytest.mark.parametrize("size", [256, 257])
+def test_a_vocabulary_without_room_for_a_merge_is_a_usage_error(workdir, size):
+    result = cli(workdir, "train", "corpus.txt", "--vocab-size", size, "--out", "small")
+    assert result.returncode == 2
+    line = error_line(result)
+    assert f"--vocab-size {size} leaves no room for a merge" in line and "258 or more" in line
+    assert "pre-tokenizing" not in result.stderr
+
+
+def test_one_of_each_is_singular(workdir, tmp_path):
+    stderr = ok(cli(workdir, "train", "corpus.txt", "--vocab-size", 258, "--out", tmp_path / "one"))
+    assert "trained 1 merge (vocabulary 258)" in stderr
+    np.save(tmp_path / "one.npy", np.array([104], dtype=np.uint16))
+    stderr = ok(cli(workdir, "decode", tmp_path / "one.npy", "--tokenizer", "tok",
+                    "--out", tmp_path / "h.txt"))  # fmt: skip
+    assert "decoded 1 id into 1 byte; wrote" in stderr
+    write_text(tmp_path / "empty.txt", "")
+    stderr = ok(cli(workdir, "encode", tmp_path / "empty.txt", "--tokenizer", "tok",
+                    "--out", tmp_path / "e.npy"))  # fmt: skip
+    assert "into 0 tokens" in stderr and "compression ratio" not in stderr
+
+
+def test_full_standard_output_is_named(workdir):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full here")
+    for command in ("decode", "encode"):
+        args = (command, input_of(workdir, command), "--tokenizer", "tok", "--out", "-")
+        with open("/dev/full", "wb") as full:
+            result = run(workdir, *args, stdout=full, stderr=subprocess.PIPE)
+        assert result.returncode == 1
+        assert last_line(result) == (
+            "bpe-studio: error: standard output: cannot write there: No space left on device"
+        )
+
+
+def test_standard_output_closed_early_is_not_claimed_written(workdir, text):
+    big = workdir / "big.txt"
+    write_text(big, text * 8)
+    ok(cli(workdir, "encode", big, "--tokenizer", "tok", "--out", "big.npy", "--force"))
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_studio", "decode", "big.npy", "--tokenizer", "tok"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=workdir,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(10)) == 10
+    proc.stdout.close()  # as `| head -c 10` does
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141
+    assert "Traceback" not in stderr and "Exception" not in stderr
+    size = len((text * 8).encode())
+    assert "standard output was closed after" in stderr and f"of {size:,} bytes" in stderr
+    assert "wrote standard output" not in stderr
+
+
+def test_ids_files_that_are_not_arrays_of_ids_say_why(tmp_path, workdir):
+    good = tmp_path / "good.npy"
+    np.save(good, np.arange(300, dtype=np.uint16))
+    cases = {
+        "empty.npy": (b"", "is empty"),
+        "text.npy": (b"hello", "is not a .npy file"),
+        "cut.npy": (good.read_bytes()[:200], "is a damaged .npy file"),
+    }
+    for name, (data, needle) in cases.items():
+        (tmp_path / name).write_bytes(data)
+        line = error_line(cli(workdir, "decode", tmp_path / name, "--tokenizer", "tok"))
+        assert f"{tmp_path / name}: {needle}" in line, line
+    np.save(tmp_path / "objects.npy", np.array([1, "a"], dtype=object), allow_pickle=True)
+    line = error_line(cli(workdir, "decode", tmp_path / "objects.npy", "--tokenizer", "tok"))
+    assert "holds Python objects" in line
+
+
+def test_a_bad_regex_in_a_sidecar_names_the_file(tmp_path, workdir):
+    import json
+
+    ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "tk"))
+    sidecar = tmp_path / "tk" / "gpt2.json"
+    data = json.loads(sidecar.read_text(encoding="utf-8"))
+    data["pat_str"] = "(ab"
+    sidecar.write_text(json.dumps(data), encoding="utf-8")
+    line = error_line(cli(tmp_path, "encode", workdir / "corpus.txt", "--tokenizer",
+                          "tk/gpt2.tiktoken", "--out", "x.npy"))  # fmt: skip
+    assert line.startswith(f"bpe-studio: error: {Path('tk/gpt2.json')}: pattern '(ab'")
+
+
+def test_the_hint_after_a_custom_regex_pastes_into_a_shell(workdir, tmp_path):
+    regex_text = r"'s|\p{L}+ ?|[^\p{L}]"
+    stderr = ok(cli(workdir, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--pattern",
+                    regex_text, "--out", tmp_path / "custom"))  # fmt: skip
+    note = next(line for line in stderr.splitlines() if "load them with --pattern" in line)
+    words = shlex.split(note.split("load them with ", 1)[1].split(" to split text")[0])
+    assert words == ["--pattern", regex_text]
+    assert f"pattern: {shlex.quote(regex_text)}" in stderr
+
+
+def test_engine_advice_names_an_option_the_command_has(workdir, tmp_path):
+    result = cli(workdir, "train", "corpus.txt", "--vocab-size", 2_000_000, "--engine", "python",
+                 "--out", tmp_path / "e")  # fmt: skip
+    line = error_line(result)
+    assert "--engine compiled" in line and "engine='" not in line
+    python = tmp_path / "python"
+    ok(cli(workdir, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--engine", "python",
+           "--out", python))  # fmt: skip
+    assert (python / "merges.txt").read_bytes() == (workdir / "tok" / "merges.txt").read_bytes()
