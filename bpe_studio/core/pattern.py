@@ -72,7 +72,7 @@ _FAST_NAMED = frozenset({"cl100k", "o200k"})
 # Other spellings of named patterns, read as the name.
 _SPELLINGS: dict[str, str] = {R50K_PATTERN: "gpt2"} | {v: k for k, v in PATTERNS.items()}
 
-# Other names of the named patterns, keyed as :func:`_alias_key` spells them: tiktoken's
+# Other names of the named patterns, keyed as :func:`alias_key` spells them: tiktoken's
 # encoding names (r50k_base and p50k_base split text with GPT-2's pattern) and the models
 # that use each (cl100k is GPT-4's and GPT-3.5's, o200k GPT-4o's).
 ALIASES: dict[str, str] = {
@@ -171,7 +171,7 @@ def _gpt2_findall(text: str) -> list[str]:
     return pieces
 
 
-def _alias_key(word: str) -> str:
+def alias_key(word: str) -> str:
     """``word`` with case, "-", "_", "." and spaces ignored ("GPT-4o" -> "gpt4o")."""
     return re.sub(r"[-_. ]", "", word).lower()
 
@@ -183,7 +183,7 @@ def pattern_name(pattern: str) -> str:
     if pattern in PATTERNS:
         return pattern
     if _BARE_WORD.fullmatch(pattern):
-        return ALIASES.get(_alias_key(pattern), pattern)
+        return ALIASES.get(alias_key(pattern), pattern)
     return _SPELLINGS.get(pattern, pattern)
 
 
@@ -192,7 +192,7 @@ def _looks_like_a_name(pattern: str) -> bool:
     to a name or alias, or a GPT model's name."""
     if not _BARE_WORD.fullmatch(pattern):
         return False
-    key = _alias_key(pattern)
+    key = alias_key(pattern)
     return key.startswith("gpt") or bool(difflib.get_close_matches(key, ALIASES, cutoff=0.6))
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from .formats.data import TokenizerData
 from .formats.tiktoken_file import read_tiktoken
 from .gpt2_format import decode_token
+from .pattern import ALIASES, alias_key
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -42,6 +43,23 @@ _PRESETS: dict[str, tuple[str, dict[str, int]]] = {
     "o200k_base": ("o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
 }
 PRESETS: tuple[str, ...] = tuple(_PRESETS)
+_BY_PATTERN = {pattern: name for name, (pattern, _) in _PRESETS.items()}
+
+
+def preset_name(word: str) -> str | None:
+    """The preset a user means by ``word``: a preset's name, or another name of its encoding
+    or of a model that uses it, spelt as the patterns take them (``pattern.ALIASES``); else
+    None. p50k_base splits text as GPT-2 does but holds other tokens, so it names no preset.
+
+    >>> preset_name("GPT-4o"), preset_name("cl100k"), preset_name("r50k_base"), preset_name("p50k")
+    ('o200k_base', 'cl100k_base', 'gpt2', None)
+    """
+    if word in _PRESETS:
+        return word
+    key = alias_key(word)
+    if key.startswith("p50k"):
+        return None
+    return _BY_PATTERN.get(ALIASES.get(key, ""))
 
 
 def _folder() -> Traversable:
@@ -66,9 +84,14 @@ def _gpt2_data(special_tokens: dict[str, int]) -> TokenizerData:
     return TokenizerData(vocab, merges, dict(special_tokens), "gpt2")
 
 
-def _check_name(name: str) -> None:
-    if name not in _PRESETS:
-        raise ValueError(f"unknown preset {name!r}; the presets are {', '.join(PRESETS)}")
+def _checked_name(name: str) -> str:
+    preset = preset_name(name)
+    if preset is None:
+        raise ValueError(
+            f"unknown preset {name!r}; the presets are {', '.join(PRESETS)} (also named "
+            "cl100k, gpt-4, o200k, gpt-4o, r50k_base)"
+        )
+    return preset
 
 
 def preset_settings(name: str) -> tuple[str, dict[str, int]]:
@@ -77,8 +100,7 @@ def preset_settings(name: str) -> tuple[str, dict[str, int]]:
     >>> preset_settings("o200k_base")
     ('o200k', {'<|endoftext|>': 199999, '<|endofprompt|>': 200018})
     """
-    _check_name(name)
-    pattern, special_tokens = _PRESETS[name]
+    pattern, special_tokens = _PRESETS[_checked_name(name)]
     return pattern, dict(special_tokens)
 
 
@@ -89,6 +111,7 @@ def preset_data(name: str) -> TokenizerData:
     >>> len(data.vocab), len(data.merges), data.special_tokens, data.pattern
     (50257, 50000, {'<|endoftext|>': 50256}, 'gpt2')
     """
+    name = _checked_name(name)
     pattern, special_tokens = preset_settings(name)
     if name == "gpt2":
         data = _gpt2_data(special_tokens)

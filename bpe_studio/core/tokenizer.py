@@ -440,10 +440,12 @@ class Tokenizer:
     @classmethod
     def preset(cls, name: str) -> Tokenizer:
         """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
-        (``presets.PRESETS``), with its real special tokens. Unknown names: ValueError."""
-        from .presets import preset_data
+        (``presets.PRESETS``; also named as ``presets.preset_name`` reads names: "GPT-4o"),
+        with its real special tokens. Unknown names: ValueError."""
+        from .presets import preset_data, preset_name
 
-        tok = cls.from_data(preset_data(name))._named(name)
+        data = preset_data(name)
+        tok = cls.from_data(data)._named(preset_name(name) or name)
         # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
         # at once when it is loaded rather than at its first long text.
         tok._prepare_merging()

@@ -22,7 +22,7 @@ from .formats import read_hf, read_tiktoken, write_hf, write_tiktoken
 from .formats.data import TokenizerData
 from .formats.tiktoken_file import SIDECAR_SUFFIX, sidecar_beside
 from .pattern import pattern_name, pretokenizer
-from .presets import PRESETS, preset_data
+from .presets import PRESETS, preset_data, preset_name
 from .specials import validate_special_tokens
 
 FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
@@ -231,8 +231,9 @@ def load_data(
         pretokenizer(pattern)  # a bad regex fails before any file is read
     path = Path(source)
     if not path.exists():
-        if isinstance(source, str) and source in PRESETS:
-            data = preset_data(source)
+        preset = preset_name(source) if isinstance(source, str) else None
+        if preset is not None:
+            data = preset_data(preset)
         else:
             raise FileNotFoundError(f"tokenizer not found: {name} (expected {_what_is_accepted()})")
     elif path.is_dir():

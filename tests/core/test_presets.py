@@ -61,3 +61,33 @@ def test_gpt2_preset_encodes_as_tiktoken_gpt2(corpus):
     reference = ReferenceEncoder(data.vocab, data.merges, data.special_tokens, PATTERNS["gpt2"])
     text = read_fixture(SLICES[corpus])[:10_000] + EOT + " end"
     assert reference.encode(text) == enc.encode(text, allowed_special="all")
+
+
+# The names users bring from tiktoken and from OpenAI's model names: GPT-2's own vocabulary is
+# tiktoken's r50k_base, GPT-4 and GPT-3.5 use cl100k_base, GPT-4o o200k_base.
+@pytest.mark.parametrize(
+    ("word", "preset"),
+    [
+        ("r50k_base", "gpt2"),
+        ("GPT-2", "gpt2"),
+        ("cl100k", "cl100k_base"),
+        ("gpt-4", "cl100k_base"),
+        ("GPT-3.5-turbo", "cl100k_base"),
+        ("o200k", "o200k_base"),
+        ("gpt-4o", "o200k_base"),
+    ],
+)
+def test_other_names_of_a_preset_load_it(word, preset):
+    from bpe_studio.core import Tokenizer
+    from bpe_studio.core.tokenizer_files import load_data
+
+    assert load_data(word) == preset_data(preset)
+    assert Tokenizer.preset(word).encode("naïve café 中文") == Tokenizer.preset(preset).encode(
+        "naïve café 中文"
+    )
+
+
+def test_p50k_names_no_preset():
+    # p50k_base splits text with GPT-2's pattern but adds whitespace tokens: not GPT-2's vocabulary.
+    with pytest.raises(ValueError, match="'p50k_base'"):
+        preset_data("p50k_base")
