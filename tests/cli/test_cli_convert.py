@@ -56,8 +56,8 @@ def test_gpt2_to_hf_to_tiktoken_to_gpt2(tmp_path, text, text_path):
     # hf -> tiktoken: tiktoken given the rank file and the JSON beside it gives the same ids.
     stderr = ok(cli(tmp_path, "convert", "hf/tokenizer.json", "--to", "tiktoken",
                     "--name", "mine", "--out", "tk"))  # fmt: skip
-    assert "mine.tiktoken" in stderr and "mine.json" in stderr
-    meta = json.loads((tmp_path / "tk" / "mine.json").read_text(encoding="utf-8"))
+    assert "mine.tiktoken" in stderr and "mine.tiktoken.json" in stderr
+    meta = json.loads((tmp_path / "tk" / "mine.tiktoken.json").read_text(encoding="utf-8"))
     enc = tiktoken.Encoding(
         "mine",
         pat_str=meta["pat_str"],
@@ -131,18 +131,18 @@ def test_the_files_named_are_the_files_written(tmp_path):
     """The files named on stderr are the files in DIR (and nothing else is)."""
     stderr = ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "t"))
     written = sorted(p.name for p in (tmp_path / "t").iterdir())
-    assert written == ["gpt2.json", "gpt2.tiktoken"]
+    assert written == ["gpt2.tiktoken", "gpt2.tiktoken.json"]
     for name in written:
         assert name in stderr
 
 
 def test_a_directory_of_tiktoken_files_is_a_source(tmp_path, text, text_path):
-    """convert --to tiktoken writes tokenizer.tiktoken + tokenizer.json by default; that
-    directory, as --tokenizer, is read as the rank file (not as a Hugging Face file)."""
+    """convert --to tiktoken writes tokenizer.tiktoken + tokenizer.tiktoken.json by default;
+    that directory, as --tokenizer, is read as the rank file."""
     expected = gpt2_tiktoken().encode(text, allowed_special="all")
     ok(cli(tmp_path, "convert", FIXTURES / "gpt2_vocab.json", "--to", "tiktoken", "--out", "tk"))
     assert sorted(p.name for p in (tmp_path / "tk").iterdir()) == [
-        "tokenizer.json",
         "tokenizer.tiktoken",
+        "tokenizer.tiktoken.json",
     ]
     assert encode_ids(tmp_path, text_path, tmp_path / "tk") == expected

@@ -137,17 +137,26 @@ def test_an_existing_file_is_replaced_only_with_force(workdir, command):
 
 
 @pytest.mark.parametrize(
-    "existing", ["tokenizer.json", "vocab.json", "gpt2_vocab.json", "x.tiktoken"]
+    ("existing", "beside"),
+    [
+        ("tokenizer.json", ()),
+        ("vocab.json", ("merges.txt",)),
+        ("gpt2_vocab.json", ("gpt2_merges.txt",)),
+        ("x.tiktoken", ()),
+    ],
 )
-def test_a_folder_holding_a_tokenizer_gets_another_only_with_force(workdir, tmp_path, existing):
+def test_a_folder_holding_a_tokenizer_gets_another_only_with_force(
+    workdir, tmp_path, existing, beside
+):
     folder = tmp_path / "folder"
     folder.mkdir()
-    (folder / existing).write_text("{}", encoding="utf-8")
+    for name in (existing, *beside):
+        (folder / name).write_text("{}", encoding="utf-8")
     fmt = "gpt2" if existing == "tokenizer.json" else "hf"
     args = ("train", workdir / "corpus.txt", "--vocab-size", VOCAB_SIZE, "--format", fmt)
     line = error_line(cli(tmp_path, *args, "--out", folder))
     assert f"already holds a tokenizer ({existing})" in line and "--force" in line
-    assert sorted(p.name for p in folder.iterdir()) == [existing]
+    assert sorted(p.name for p in folder.iterdir()) == sorted([existing, *beside])
     ok(cli(tmp_path, *args, "--out", folder, "--force"))
     assert (folder / existing).read_text(encoding="utf-8") == "{}"
     line = error_line(cli(tmp_path, "convert", "gpt2", "--to", fmt, "--out", folder))
@@ -282,13 +291,15 @@ def test_a_bad_regex_in_a_sidecar_names_the_file(tmp_path, workdir):
     import json
 
     ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "tk"))
-    sidecar = tmp_path / "tk" / "gpt2.json"
+    sidecar = tmp_path / "tk" / "gpt2.tiktoken.json"
     data = json.loads(sidecar.read_text(encoding="utf-8"))
     data["pat_str"] = "(ab"
     sidecar.write_text(json.dumps(data), encoding="utf-8")
     line = error_line(cli(tmp_path, "encode", workdir / "corpus.txt", "--tokenizer",
                           "tk/gpt2.tiktoken", "--out", "x.npy"))  # fmt: skip
-    assert line.startswith(f"bpe-studio: error: {Path('tk/gpt2.json')}: pattern '(ab'")
+    assert line.startswith(
+        f"bpe-studio: error: {Path('tk/gpt2.tiktoken.json')}: pat_str: pattern '(ab'"
+    )
 
 
 def test_the_hint_after_a_custom_regex_pastes_into_a_shell(workdir, tmp_path):

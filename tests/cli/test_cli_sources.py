@@ -7,6 +7,7 @@ GPT-2's files read by the tests' own readers. Bad sources give one-line errors.
 
 from __future__ import annotations
 
+import gzip
 import shutil
 from pathlib import Path
 
@@ -93,16 +94,28 @@ def test_gpt2_files_with_another_pattern(tmp_path, text, text_path):
     assert ids != tiktoken_encoding("gpt2").encode(text, allowed_special="all")
 
 
-def test_tiktoken_file_needs_a_pattern(tmp_path, text, text_path):
-    ranks = tmp_path / "cl100k_base.tiktoken.gz"
+def test_openai_rank_file_needs_no_pattern_and_another_does(tmp_path, text, text_path):
+    # OpenAI's own file, whatever its name, comes with its pattern and special tokens.
+    ranks = tmp_path / "downloaded.tiktoken.gz"
     shutil.copy(RANK_FILES / "cl100k_base.tiktoken.gz", ranks)
-    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", ranks,
-                          "--out", tmp_path / "ids.npy"))  # fmt: skip
-    assert str(ranks) in line and "pattern" in line
-    # A bare rank file has no special tokens: <|endoftext|> is ordinary text then.
     enc = tiktoken_encoding("cl100k_base")
-    ids = encode_ids(tmp_path, text_path, ranks, "--pattern", "cl100k")
-    assert ids == enc.encode_ordinary(text)
+    assert encode_ids(tmp_path, text_path, ranks) == enc.encode(text, allowed_special="all")
+    # One rank short, it is a rank file like any other: its pattern must be given, and it has
+    # no special tokens (<|endoftext|> is ordinary text then).
+    other = tmp_path / "other.tiktoken"
+    lines = gzip.decompress(ranks.read_bytes()).splitlines(keepends=True)
+    other.write_bytes(b"".join(lines[:-1]))
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", other,
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert str(other) in line and "pattern" in line
+    short = tiktoken.Encoding(
+        "short",
+        pat_str=enc._pat_str,
+        mergeable_ranks={t: r for t, r in enc._mergeable_ranks.items() if r < len(lines) - 1},
+        special_tokens={},
+    )
+    ids = encode_ids(tmp_path, text_path, other, "--pattern", "cl100k")
+    assert ids == short.encode_ordinary(text)
 
 
 def test_hf_tokenizer_json_written_by_tokenizers(tmp_path, text, text_path):

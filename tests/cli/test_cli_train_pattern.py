@@ -130,7 +130,7 @@ def test_convert_writes_the_regex_of_a_spelling_never_the_word(tmp_path, corpora
     ok(cli(tmp_path, "train", corpora[0], "--vocab-size", VOCAB_SIZE, "--out", tmp_path / "g"))
     ok(cli(tmp_path, "convert", tmp_path / "g", "--to", "tiktoken", "--pattern", "o200k_base",
            "--out", tmp_path / "t"))  # fmt: skip
-    sidecar = json.loads((tmp_path / "t" / "tokenizer.json").read_text(encoding="utf-8"))
+    sidecar = json.loads((tmp_path / "t" / "tokenizer.tiktoken.json").read_text(encoding="utf-8"))
     assert sidecar["pat_str"] == published("o200k_base")["pat_str"]
     line = error_line(cli(tmp_path, "convert", tmp_path / "g", "--to", "hf", "--pattern",
                           "o200k_bse", "--out", tmp_path / "h"))  # fmt: skip
