@@ -67,7 +67,10 @@ def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
 def _check_out(args: argparse.Namespace, given: str, *, binary: bool) -> None:
     """``--out`` by the output rule (``output``), the input and the tokenizer's files being
     the inputs; binary data is not written to a terminal."""
-    inputs = [*([] if given == STDIN else [given]), *source_files(args.tokenizer)]
+    inputs: list[str | os.PathLike[str]] = [
+        *([] if given == STDIN else [given]),
+        *source_files(args.tokenizer),
+    ]
     check_out_file(args.out, force=args.force, inputs=inputs)
     if binary and args.out == STDOUT and sys.stdout.isatty():
         raise CliError(

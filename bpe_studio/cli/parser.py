@@ -9,15 +9,16 @@ What it leaves out: running the commands (``train``, ``encode``, ``convert``).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from .. import __version__
 from ..core import pretokenizer
 from ..core.corpus import resolve_workers
 from ..core.pattern import NAMES_HELP
+from ..core.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.tokenizer_files import FORMATS
 from ..core.trainer import ENGINES
 from .sources import SOURCE_HELP
-from .train import DEFAULT_SPECIAL_TOKEN
 
 STREAMS = (
     "Progress bars and summaries go to stderr; stdout carries only data (--out -). Errors "
@@ -74,7 +75,7 @@ def _add_pattern(command: argparse.ArgumentParser, help_text: str, default: str 
     )
 
 
-def _add_format(command: argparse.ArgumentParser, flag: str, help_text: str, **kw) -> None:
+def _add_format(command: argparse.ArgumentParser, flag: str, help_text: str, **kw: Any) -> None:
     command.add_argument(flag, choices=FORMATS, metavar="FORMAT", help=help_text, **kw)
 
 

@@ -17,10 +17,21 @@ import argparse
 import os
 import sys
 from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if sys.version_info >= (3, 11):
+    from importlib.resources.abc import Traversable
+else:  # importlib.resources.abc is new in 3.11
+    from importlib.abc import Traversable
 
 from .qt_check import faulty_build, missing_xcb_library
+
+if TYPE_CHECKING:  # Qt is imported only once a display is known
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
 
 RESOURCES: Traversable = files("bpe_studio.resources")
 # A real file: training reads it by path (in worker processes too).
@@ -58,7 +69,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def application():  # -> QApplication (Qt is imported only once a display is known)
+def application() -> QApplication:
     """The ``QApplication`` (created if there is none yet), styled for the app."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
@@ -74,7 +85,7 @@ def application():  # -> QApplication (Qt is imported only once a display is kno
     return app
 
 
-def app_icon():  # -> QIcon
+def app_icon() -> QIcon:
     """The app's icon, rendered from ``icon.svg`` at the usual sizes."""
     from PySide6.QtCore import QByteArray, Qt
     from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
@@ -92,7 +103,7 @@ def app_icon():  # -> QIcon
     return icon
 
 
-def start_demo(window) -> bool:  # window: MainWindow
+def start_demo(window: MainWindow) -> bool:
     """Train on the bundled sample, then replay the run at the demo's pace; False if training
     did not start."""
     from .replay import DEMO_PACE
@@ -103,6 +114,7 @@ def start_demo(window) -> bool:  # window: MainWindow
     if not window.start_training():
         return False
     session = window.controller.session
+    assert session is not None  # start_training made one
 
     def replay(result: object) -> None:
         if result is not None:  # a failed run has nothing to replay (its error is shown)

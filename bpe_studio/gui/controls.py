@@ -355,13 +355,18 @@ class TrainingPanel(QWidget):
         self._show_corpus()
         self._show_run()
 
+    def _bound_hub(self) -> StateHub:
+        """The hub shown; the slots that ask are connected by ``bind``, which sets it."""
+        assert self._hub is not None
+        return self._hub
+
     @Slot()
     def _on_reset(self) -> None:
-        self._run_corpus = self._hub.state.corpus
+        self._run_corpus = self._bound_hub().state.corpus
 
     @Slot()
     def _show_corpus(self) -> None:
-        state = self._hub.state
+        state = self._bound_hub().state
         if state.phase in (Phase.IDLE, Phase.LOADED):
             self._run_corpus = state.corpus  # no run on screen to make old news
         path = state.corpus
@@ -382,7 +387,7 @@ class TrainingPanel(QWidget):
 
     @Slot()
     def _show_run(self) -> None:
-        state = self._hub.state
+        state = self._bound_hub().state
         phase = state.phase
         busy = phase.training or state.loading is not None
         for widget in (

@@ -13,6 +13,7 @@ What it leaves out: threads, Qt (this module must not import it: the child impor
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import NamedTuple
@@ -21,6 +22,10 @@ from ..core import CompressionCurve
 
 IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
 HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
+
+
+# Sends one reply to the app (the pipe's send).
+Reply = Callable[[tuple], None]
 
 
 class TextSpec(NamedTuple):
@@ -91,11 +96,11 @@ class _Curves:
         self.curves: dict[str, CompressionCurve] = {}
         self.failed: set[str] = set()  # curves whose merges could not be followed
 
-    def add(self, name: str, spec: TextSpec, reply) -> None:
+    def add(self, name: str, spec: TextSpec, reply: Reply) -> None:
         try:
             text = spec.read()
-        except (OSError, ValueError) as error:
-            reply(("failure", describe(name, spec, error)))
+        except (OSError, ValueError) as unreadable:
+            reply(("failure", describe(name, spec, unreadable)))
             return
         curve = CompressionCurve(text, self.specials, pattern=self.pattern)
         counts, error = _follow(curve, [curve.tokens], self.merges)
@@ -105,7 +110,7 @@ class _Curves:
             self.failed.add(name)
         reply(("series", name, spec.source, curve.bytes, counts, error))
 
-    def extend(self, merges: list[Merge], reply) -> None:
+    def extend(self, merges: list[Merge], reply: Reply) -> None:
         self.merges.extend(merges)
         out = {}
         for name, curve in self.curves.items():

@@ -21,6 +21,8 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from ..core.corpus import mp_context
@@ -90,10 +92,11 @@ class CurveFeeder:
     """Feeds merges to compression curves in a child process (see module docstring)."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple] = queue.SimpleQueue()
+        # None asks the feeder thread to stop.
+        self._queue: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
-        self._process = None
-        self._conn = None
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
         # Written on the GUI thread only; the thread compares each command's generation.
         self.generation = 0
         self._submitted = 0  # commands enqueued (GUI thread)
@@ -209,7 +212,10 @@ class CurveFeeder:
 
     def _start_process(self) -> None:
         ours, theirs = mp_context().Pipe()
-        process = mp_context().Process(target=serve, args=(theirs,), name="bpe-curves")
+        # typeshed's BaseContext lacks Process, which every concrete start method's context has.
+        process = mp_context().Process(  # type: ignore[attr-defined]
+            target=serve, args=(theirs,), name="bpe-curves"
+        )
         process.daemon = True
         process.start()
         theirs.close()
@@ -251,7 +257,7 @@ class CurveFeeder:
         while (item := self._queue.get()) is not None:
             self._done = item[0]
 
-    def _receive(self, conn, generation: int) -> None:
+    def _receive(self, conn: Connection, generation: int) -> None:
         """File the process's replies to one command (those of a stale one are dropped)."""
         while True:
             reply = conn.recv()
@@ -268,10 +274,10 @@ class CurveFeeder:
                 self._publish({**self.series, name: series}, generation)
             elif kind == "extend":
                 for name, (counts, error) in reply[1].items():
-                    series = self.series.get(name)
-                    if series is not None:
-                        series.tokens.extend(counts)
-                        series.error = series.error or error
+                    known = self.series.get(name)
+                    if known is not None:
+                        known.tokens.extend(counts)
+                        known.error = known.error or error
                 self.version += 1
 
     def _publish(self, series: dict[str, CurveSeries], generation: int) -> None:

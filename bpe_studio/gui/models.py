@@ -76,18 +76,24 @@ class _Table(QAbstractTableModel):
                 return int(_RIGHT if section in self.NUMERIC else _LEFT)
         return None
 
-    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:  # noqa: N802,N803
+    # PySide6's stubs type the span as QModelRoleDataSpan | QModelRoleData (Qt passes a span)
+    # and leave out the span's __iter__, which it has at run time.
+    def multiData(  # type: ignore[override]  # noqa: N802
+        self,
+        index: Index,
+        roleDataSpan: QModelRoleDataSpan,  # noqa: N803
+    ) -> None:
         # subtle: views ask for ~7 roles per cell; answering them in one call means one entry
         # into Python per cell instead of seven (each entry may wait for the GIL while the
         # trainer runs: docs/responsiveness.md), and the row is looked up once for all.
         r = index.row() if index.isValid() else -1
         item = self._item(r)
         if item is None:
-            for role_data in roleDataSpan:
+            for role_data in roleDataSpan:  # type: ignore[attr-defined]  # see multiData
                 role_data.clearData()
             return
         col, value_of = index.column(), self._value
-        for role_data in roleDataSpan:
+        for role_data in roleDataSpan:  # type: ignore[attr-defined]  # see multiData
             value = value_of(item, r, col, role_data.role())
             if value is None:
                 role_data.clearData()
@@ -495,7 +501,7 @@ class VocabFilterProxy(QAbstractProxyModel):
             return QModelIndex()
         return self.createIndex(row, column)
 
-    def parent(self, child: Any = None) -> Any:  # type: ignore[override]
+    def parent(self, child: Any = None) -> Any:
         if child is None:  # QObject.parent()
             return super().parent()
         return QModelIndex()
@@ -527,12 +533,17 @@ class VocabFilterProxy(QAbstractProxyModel):
         source = self.mapToSource(index)
         return self._source().data(source, role) if source.isValid() else None
 
-    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:  # noqa: N802,N803
+    # The ignores: PySide6's stubs, as in _Table.multiData.
+    def multiData(  # type: ignore[override]  # noqa: N802
+        self,
+        index: Index,
+        roleDataSpan: QModelRoleDataSpan,  # noqa: N803
+    ) -> None:
         source = self.mapToSource(index)
         if source.isValid():
             self._source().multiData(source, roleDataSpan)
         else:
-            for role_data in roleDataSpan:
+            for role_data in roleDataSpan:  # type: ignore[attr-defined]  # see multiData
                 role_data.clearData()
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:

@@ -109,7 +109,7 @@ class TrainingSession(QObject):
         self._ended = False
         self._buffer = MergeBuffer()
         self._pending_progress: tuple[int, int] | None = None
-        self._pending_pairs: tuple | None = None
+        self._pending_pairs: PairsReport | None = None
         self._pending_merging: int | None = None  # merges to make, once the phase starts
         self._merge_start: float | None = None  # clock.elapsed() when merging began
         self._estimate: MergeTimeEstimate | None = None  # of the merging left

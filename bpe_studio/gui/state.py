@@ -70,7 +70,9 @@ class VocabRow(NamedTuple):
     token: bytes
     rank: int | None  # the merge that made it; None for bytes and special tokens
     kind: str  # "byte", "special" or "merge"
-    count: int | None  # the pair count when it was merged; None when unknown
+    # The pair count when it was merged; None when unknown. The field shadows tuple.count,
+    # which nothing calls on a row.
+    count: int | None  # type: ignore[assignment]
 
 
 def vocab_rows(
@@ -83,9 +85,9 @@ def vocab_rows(
         rank_of.setdefault(a + b, rank)
     rows: list[VocabRow] = []
     for token_id, token in sorted(vocab.items()):
-        rank = rank_of.get(token)
-        kind = "merge" if rank is not None else "byte" if len(token) == 1 else "special"
-        rows.append(VocabRow(token_id, token, rank, kind, None))
+        made_by = rank_of.get(token)
+        kind = "merge" if made_by is not None else "byte" if len(token) == 1 else "special"
+        rows.append(VocabRow(token_id, token, made_by, kind, None))
     return rows
 
 

@@ -130,8 +130,10 @@ class ChipStrip(QWidget):
             is_chosen = pos == self.chosen
             colour = QColor(ACCENT if is_chosen else "#adb5bd")
             painter.setPen(QPen(colour, 1.4))
-            painter.drawLine(a.center().x(), a.bottom(), cx, badge.top())
-            painter.drawLine(b.center().x(), b.bottom(), cx, badge.top())
+            # Whole pixels, as PySide6 draws a line given four numbers (truncated).
+            badge_top = int(badge.top())
+            painter.drawLine(int(a.center().x()), int(a.bottom()), int(cx), badge_top)
+            painter.drawLine(int(b.center().x()), int(b.bottom()), int(cx), badge_top)
             painter.setBrush(colour if is_chosen else QColor("white"))
             painter.drawRoundedRect(badge, self.BADGE_H / 2, self.BADGE_H / 2)
             painter.setPen(QColor("white" if is_chosen else "#374151"))

@@ -371,7 +371,8 @@ class CompareView(LazyPage):
 
     # ------------------------------------------------------------- results
     @Slot(object)
-    def _on_done(self, comparison: Comparison) -> None:
+    def _on_done(self, comparison: object) -> None:
+        assert isinstance(comparison, Comparison)  # what this page's job returns
         self.comparison = comparison
         self._announce = False
         for pane, stats, side in zip(self.panes, self.stats, (comparison.a, comparison.b)):

@@ -62,6 +62,8 @@ EMPTY_HINT = (
 
 class CompressionPlot(QWidget):
     error = Signal(str, str)  # title, message: a held-out text could not be read
+    # The step's line. It hides QWidget.cursor(), which nothing asks of the plot.
+    cursor: pg.InfiniteLine
 
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)

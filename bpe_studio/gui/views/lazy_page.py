@@ -15,12 +15,13 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QHideEvent, QShowEvent
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
 from .choices import TokenizerChoice
+from .common import SteadyLabel
 
 DEBOUNCE_MS = 150
 
@@ -31,7 +32,7 @@ class LazyPage(QWidget):
     ``_on_done``, which receives the job's result."""
 
     error = Signal(str, str)  # title, message: a failure the user should hear of
-    status: QLabel
+    status: SteadyLabel
     failure: tuple[str, str]
 
     def __init__(self, job_name: str, hub: StateHub, parent: QWidget | None = None) -> None:

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
 from ...core.display import readable_token
+from ...core.tokenizer_files import TIKTOKEN_SUFFIXES
 from ..hub import StateHub
-from ..loader import TIKTOKEN_SUFFIXES
 from ..state import LoadedTokenizer, Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 
@@ -453,7 +453,7 @@ class PairChart(QWidget):
     @property
     def pending(self) -> bool:
         """The step shown is not recorded yet (older bars are drawn greyed)."""
-        return bool(self._drawn) and self._drawn[0] == "pending"
+        return self._drawn is not None and self._drawn[0] == "pending"
 
     @property
     def shown_step(self) -> int | None:

@@ -198,7 +198,8 @@ class ReportView(LazyPage):
 
     # ------------------------------------------------------------- results
     @Slot(object)
-    def _on_done(self, report: Report) -> None:
+    def _on_done(self, report: object) -> None:
+        assert isinstance(report, Report)  # what this page's job returns
         self.report = report
         self._announce = False
         self._fill_table(report)

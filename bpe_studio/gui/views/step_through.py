@@ -115,14 +115,14 @@ class StepThroughPanel(QWidget):
         self.origin.setStyleSheet(f"color: {MUTED}")
 
         self.strip = ChipStrip()
-        self.scroll = QScrollArea()
-        self.scroll.setWidget(self.strip)
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        self.scroll.setStyleSheet("QScrollArea { background: white; }")
+        self.strip_scroll = QScrollArea()
+        self.strip_scroll.setWidget(self.strip)
+        self.strip_scroll.setWidgetResizable(True)
+        self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.strip_scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        self.strip_scroll.setStyleSheet("QScrollArea { background: white; }")
         self.strip.setStyleSheet("background: white;")
-        self.scroll.setMinimumHeight(120)
+        self.strip_scroll.setMinimumHeight(120)
         self.message = QLabel("")
         self.message.setTextFormat(Qt.TextFormat.RichText)
         self.message.setWordWrap(True)
@@ -153,7 +153,7 @@ class StepThroughPanel(QWidget):
         upper = QWidget()
         up = QVBoxLayout(upper)
         up.setContentsMargins(0, 0, 0, 0)
-        up.addWidget(self.scroll, 1)
+        up.addWidget(self.strip_scroll, 1)
         up.addWidget(self.message)
         up.addLayout(nav)
         legend = QLabel(
@@ -313,7 +313,7 @@ class StepThroughPanel(QWidget):
         self.message.setText(self._describe(w, index))
         if step.chosen is not None:
             box = self.strip.chip_rect(step.chosen + 1)
-            self.scroll.ensureVisible(int(box.center().x()), int(box.bottom()), 10, 40)
+            self.strip_scroll.ensureVisible(int(box.center().x()), int(box.bottom()), 10, 40)
 
     def _describe(self, w: Walkthrough, index: int) -> str:
         step = w.steps[index]

@@ -36,6 +36,7 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPen,
+    QResizeEvent,
     QTextCharFormat,
     QTextCursor,
     QTextOption,
@@ -229,7 +230,7 @@ class TokenTextEdit(QPlainTextEdit):
         if dy:
             self._schedule()
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         self._schedule()
 

@@ -26,7 +26,9 @@ import dataclasses
 import gc
 from collections.abc import Callable, Mapping
 
+import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -42,7 +44,7 @@ from ...core import Tokenizer, unreachable_tokens
 from ..debounce import single_shot
 from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
-from ..jobs import LatestJob
+from ..jobs import Job, LatestJob
 from ..models import VocabFilterProxy, VocabTableModel
 from ..responsiveness import AfterPaint, wait_while_gui_busy
 from ..state import Phase
@@ -73,17 +75,17 @@ def _what_is_shown(spec: ViewSpec) -> ViewSpec:
     return dataclasses.replace(spec, hide_after=0 if spec.hide_after is not None else None)
 
 
-def _order_job(proxy: VocabFilterProxy, spec: ViewSpec):
+def _order_job(proxy: VocabFilterProxy, spec: ViewSpec) -> Job:
     compute = proxy.order_job(spec)
 
-    def job(is_stale):
+    def job(is_stale: Callable[[], bool]) -> tuple[ViewSpec, np.ndarray | None]:
         return spec, compute(is_stale)
 
     return job
 
 
-def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]):
-    def job(is_stale):
+def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]) -> Job:
+    def job(is_stale: Callable[[], bool]) -> tuple[object, frozenset[int]] | None:
         tok = make_tokenizer()
         if is_stale():
             return None
@@ -101,8 +103,8 @@ def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]):
     return job
 
 
-def _samples_job(key: object, vocab: Callable[[], Mapping[int, bytes]]):
-    def job(is_stale):
+def _samples_job(key: object, vocab: Callable[[], Mapping[int, bytes]]) -> Job:
+    def job(is_stale: Callable[[], bool]) -> tuple[object, list[str]]:
         return key, script_samples(vocab().values(), wait_while_gui_busy)
 
     return job
@@ -239,7 +241,7 @@ class VocabTableView(QWidget):
             self._request_soon()  # the controls moved on meanwhile
         self._apply(spec, order)
 
-    def _apply(self, spec: ViewSpec, order) -> None:
+    def _apply(self, spec: ViewSpec, order: np.ndarray | None) -> None:
         keep = self.selected_token_id()
         before = self.proxy.spec
         self.proxy.set_order(spec, order)
@@ -481,6 +483,6 @@ class VocabTableView(QWidget):
         self._glyphs.shutdown()
         self.warmer.stop()
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.shutdown()
         super().closeEvent(event)

@@ -209,7 +209,7 @@ class WhyTokenPanel(QWidget):
         top.addLayout(text, 1)
         top.addWidget(fit, 0, Qt.AlignmentFlag.AlignTop)
         top.addWidget(actual, 0, Qt.AlignmentFlag.AlignTop)
-        self.lower = lower = QWidget()
+        self.lower_part = lower = QWidget()
         lower_layout = QVBoxLayout(lower)
         lower_layout.setContentsMargins(0, 4, 0, 0)
         lower_layout.setSpacing(2)
@@ -387,7 +387,9 @@ class WhyTokenPanel(QWidget):
         self.uses_title.setText(text)
         # Nothing to list: the table folds away and the tree gets its room.
         self.uses_table.setVisible(bool(n))
-        self.lower.setMaximumHeight(16_777_215 if n else self.uses_title.sizeHint().height() + 6)
+        self.lower_part.setMaximumHeight(
+            16_777_215 if n else self.uses_title.sizeHint().height() + 6
+        )
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
