@@ -1,10 +1,13 @@
-"""A small terminal progress bar for the headless command line (stderr, throttled), and the
-remaining-time estimate it shows.
+"""The headless command line's progress bars (stderr, throttled), and the remaining-time
+estimate they show.
 
-On a terminal the bar redraws one line in place; when stderr is not a terminal (CI logs,
-files) it prints a plain line once work has gone on for a second, then at most every few
-seconds, so logs stay short. :class:`RemainingTime` is pure (it is given the times), so it
-is tested with synthetic timings. What it leaves out: what is being measured (``cli``).
+The line is tqdm's (``tqdm.format_meter``: the bar, the share, the counts and the rate in
+units). On a terminal the bar redraws one line in place; when stderr is not a terminal (CI
+logs, files) it prints a plain line once work has gone on for a second, then at most every
+few seconds, so logs stay short and each line can be read as it comes. The time left is
+:class:`RemainingTime`'s, not tqdm's average rate: merges get cheaper as a run goes on.
+:class:`RemainingTime` is pure (it is given the times), so it is tested with synthetic
+timings. What it leaves out: what is being measured (``cli``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import math
 import sys
 import time
 from typing import TextIO
+
+from tqdm import tqdm
 
 # No estimate before this much time has passed since the first progress, nor before this share
 # of the work is done: the first merges cost the most (the most frequent pairs touch the most
@@ -30,13 +35,13 @@ FIRST_LOG_LINE = 1.0
 # The cost of an item is modelled as falling like position ** -decay; measured decays are
 # clamped to this range (0: a steady rate, as for bytes read).
 MAX_DECAY = 1.5
-
-
-def _fmt_duration(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    m, s = divmod(seconds, 60)
-    h, m = divmod(m, 60)
-    return f"{h}:{m:02d}:{s:02d}" if h else f"{m:02d}:{s:02d}"
+# The line drawn (tqdm's format fields); the label first, padded, so a reader can tell bars
+# from other output by their start.
+KNOWN_TOTAL = (
+    "{desc:<14} {bar:28} {percentage:5.1f}%  {n_fmt}{unit} / {total_fmt}{unit}  {rate_fmt}"
+    "  elapsed {elapsed}"
+)
+UNKNOWN_TOTAL = "{desc:<14} {n_fmt}{unit}  {rate_fmt}  elapsed {elapsed}"
 
 
 def _remaining_seconds(rate: float, at: float, decay: float, done: float, total: float) -> float:
@@ -132,6 +137,7 @@ class RemainingTime:
 class ProgressBar:
     """``bar = ProgressBar("merging", total); bar.update(k); ...; bar.close()``.
 
+    ``unit`` "B": counts are bytes, shown scaled (kB, MB, GB).
     ``eager``: in a log, the first line comes as soon as some of the work is done (for stages
     run by worker processes, so a log shows they have started), not after a second.
     ``total`` None: the amount of work is unknown (a pipe being read): the bar shows what is
@@ -160,28 +166,24 @@ class ProgressBar:
         self.done = 0
         self._drawn = -1  # ``done`` when the last line was drawn
 
-    def _count(self, n: int) -> str:
-        if self.unit == "B":
-            return f"{n / 1e6:.1f} MB"
-        return f"{n:,}{self.unit}"
-
     def _line(self) -> str:
         elapsed = time.perf_counter() - self.start
-        frac = self.done / self.total if self.total else 1.0
-        width = 28
-        filled = int(width * min(frac, 1.0))
-        bar = "█" * filled + "░" * (width - filled)
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        rate_s = f"{rate / 1e6:.1f} MB/s" if self.unit == "B" else f"{rate:,.0f}/s"
-        if not self.known:
-            done = self._count(self.done)
-            return f"{self.label:<14} {done}  {rate_s}  elapsed {_fmt_duration(elapsed)}"
-        left = self._remaining.estimate(self.total)
-        left_s = f"  ~{_fmt_duration(left)} left" if left is not None and frac < 1.0 else ""
-        return (
-            f"{self.label:<14} {bar} {frac:6.1%}  {self._count(self.done)} / "
-            f"{self._count(self.total)}  {rate_s}  elapsed {_fmt_duration(elapsed)}{left_s}"
+        # types-tqdm types total as float; tqdm documents None (unknown) too.
+        line = tqdm.format_meter(
+            self.done,
+            self.total if self.known else None,  # type: ignore[arg-type]
+            elapsed,
+            prefix=self.label,
+            unit=self.unit,
+            unit_scale=self.unit == "B",
+            bar_format=KNOWN_TOTAL if self.known else UNKNOWN_TOTAL,
         )
+        if not self.known or self.done >= self.total:
+            return line
+        left = self._remaining.estimate(self.total)
+        if left is None:
+            return line
+        return f"{line}  ~{tqdm.format_interval(left)} left"
 
     def update(self, done: int, total: int | None = None) -> None:
         self.done = done

@@ -7,11 +7,12 @@ sum of the remaining costs, computed here independently of the estimator.
 
 from __future__ import annotations
 
+import io
 import itertools
 
 import pytest
 
-from bpe_studio.progress import MIN_SECONDS, RemainingTime
+from bpe_studio.progress import MIN_SECONDS, ProgressBar, RemainingTime
 
 
 def run_of(costs: list[float], start_delay: float = 0.0) -> list[tuple[float, int]]:
@@ -85,3 +86,37 @@ def test_a_slow_start_does_not_inflate_the_estimate():
         truth = true_left(samples, until)
         assert left is not None
         assert left == pytest.approx(truth, rel=0.1, abs=0.5)
+
+
+class LogStream(io.StringIO):
+    """stderr redirected to a file: not a terminal."""
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_in_a_log_an_eager_bar_prints_whole_lines_labelled_in_bytes():
+    """In a log each line ends in a newline and starts with the label (readers, the tests
+    among them, tell bars from messages so); byte counts are scaled; no line is repeated."""
+    log = LogStream()
+    bar = ProgressBar("encoding", 8_000_000, unit="B", eager=True, stream=log)
+    bar.update(2_000_000)  # eager: a quarter done is under way, logged at once
+    lines = log.getvalue().splitlines(keepends=True)
+    assert len(lines) == 1 and lines[0].endswith("\n") and "\r" not in lines[0]
+    assert lines[0].startswith("encoding ")
+    assert "2.00MB / 8.00MB" in lines[0] and "25.0%" in lines[0]
+    bar.close()  # the final state is the line already logged
+    assert log.getvalue() == lines[0]
+    bar.update(8_000_000)
+    bar.close()
+    last = log.getvalue().splitlines()[-1]
+    assert last.startswith("encoding ") and "100.0%" in last and "8.00MB / 8.00MB" in last
+
+
+def test_a_bar_of_unknown_total_shows_what_is_done():
+    log = LogStream()
+    bar = ProgressBar("reading", None, unit="B", stream=log)
+    bar.update(3_000_000)
+    bar.close()
+    (line,) = log.getvalue().splitlines()
+    assert line.startswith("reading ") and "3.00MB" in line and "%" not in line
