@@ -16,16 +16,29 @@ PROGRESS = ("pre-tokenizing ", "merging ", "encoding ")
 _OUT_NUMBER = itertools.count()
 
 
+def _env(update: dict[str, str] | None = None) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO_ROOT), **(update or {})}
+
+
+def _command(args: tuple[object, ...]) -> list[str]:
+    return [sys.executable, "-m", "bpe_studio", *map(str, args)]
+
+
 def cli(cwd: Path, *args: object) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.run(
-        [sys.executable, "-m", "bpe_studio", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=600,
+        _command(args), capture_output=True, text=True, cwd=cwd, env=_env(), timeout=600
     )
+
+
+def cli_bytes(
+    cwd: Path, *args: object, stdin: bytes | None = None, env_update: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """``cli`` with bytes in and out, ``stdin`` fed to it, ``env_update`` added to its
+    environment."""
+    return subprocess.run(
+        _command(args), input=stdin, capture_output=True, cwd=cwd, env=_env(env_update),
+        timeout=600,
+    )  # fmt: skip
 
 
 def ok(result: subprocess.CompletedProcess[str]) -> str:

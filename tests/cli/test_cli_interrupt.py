@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import PROGRESS
 from core_helpers import EOT, REPO_ROOT, slice_head, write_text
 
 from bpe_studio.core.corpus import IN_PROCESS_LIMIT
@@ -24,8 +25,6 @@ from bpe_studio.core.encode_file import PARALLEL_MIN_BYTES
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "killpg"), reason="process groups and SIGINT are POSIX"
 )
-
-PROGRESS = ("pre-tokenizing ", "merging ", "encoding ")
 
 
 def generated_corpus(path: Path, fast_bytes: int, slow_bytes: int) -> Path:

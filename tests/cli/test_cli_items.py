@@ -8,32 +8,15 @@ on stderr naming what the user gave, with a non-zero exit and no traceback.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from core_helpers import EOT, FIXTURES, REPO_ROOT, slice_head, write_text
+from cli_run import PROGRESS, cli_bytes
+from core_helpers import EOT, FIXTURES, slice_head, write_text
 
 import bpe_studio
-
-
-def cli(cwd: Path, *args: object, stdin: bytes | None = None, env_update=None):
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    env.update(env_update or {})
-    return subprocess.run(
-        [sys.executable, "-m", "bpe_studio", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-    )
-
-
-PROGRESS = ("pre-tokenizing ", "merging ", "encoding ")
 
 
 def error_line(result) -> str:
@@ -61,7 +44,7 @@ def corpus(tmp_path_factory, text) -> Path:
 def trained(tmp_path_factory, corpus) -> Path:
     """Trained with the default special token and one more, <pad>."""
     out = tmp_path_factory.mktemp("tok")
-    result = cli(out, "train", corpus, "--vocab-size", 400,
+    result = cli_bytes(out, "train", corpus, "--vocab-size", 400,
                  "--special-token", EOT, "--special-token", "<pad>", "--out", out)  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     return out
@@ -76,7 +59,7 @@ def vocab_of(directory: Path) -> dict[str, int]:
 
 def test_1_special_token_absent_from_vocab_is_refused(tmp_path, corpus, trained):
     out = tmp_path / "ids.npy"
-    result = cli(tmp_path, "encode", corpus, "--tokenizer", trained,
+    result = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained,
                  "--special-token", "<|fim|>", "--out", out)  # fmt: skip
     line = error_line(result)
     assert "<|fim|>" in line and "vocab.json" in line
@@ -88,7 +71,7 @@ def test_1_naming_a_special_token_keeps_the_vocabularys_own(tmp_path, trained, t
     sample = f"a cat{EOT}<pad> sat{EOT}"
     src = write_text(tmp_path / "in.txt", sample)
     out = tmp_path / "ids.npy"
-    result = cli(tmp_path, "encode", src, "--tokenizer", trained,
+    result = cli_bytes(tmp_path, "encode", src, "--tokenizer", trained,
                  "--special-token", "<pad>", "--out", out)  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     ids = np.load(out).tolist()
@@ -103,13 +86,13 @@ def test_6_train_refuses_to_replace_files_without_force(tmp_path, corpus):
     out = tmp_path / "tok"
     out.mkdir()
     (out / "vocab.json").write_text("{}", encoding="utf-8")
-    result = cli(tmp_path, "train", corpus, "--vocab-size", 300, "--out", out)
+    result = cli_bytes(tmp_path, "train", corpus, "--vocab-size", 300, "--out", out)
     line = error_line(result)
     assert str(out) in line and "vocab.json" in line and "--force" in line
     assert (out / "vocab.json").read_text(encoding="utf-8") == "{}"
     assert not (out / "merges.txt").exists()
 
-    forced = cli(tmp_path, "train", corpus, "--vocab-size", 300, "--out", out, "--force")
+    forced = cli_bytes(tmp_path, "train", corpus, "--vocab-size", 300, "--out", out, "--force")
     assert forced.returncode == 0, forced.stderr.decode()
     assert len(vocab_of(out)) == 300
 
@@ -128,7 +111,7 @@ def bad_tail_corpus(tmp_path: Path) -> Path:
 def test_7_out_is_an_existing_file(tmp_path):
     target = tmp_path / "passwd"
     target.write_text("root:x:0:0\n", encoding="utf-8")
-    result = cli(tmp_path, "train", bad_tail_corpus(tmp_path), "--vocab-size", 300,
+    result = cli_bytes(tmp_path, "train", bad_tail_corpus(tmp_path), "--vocab-size", 300,
                  "--out", target)  # fmt: skip
     line = error_line(result)
     assert str(target) in line and "not a directory" in line
@@ -138,7 +121,7 @@ def test_7_out_is_an_existing_file(tmp_path):
 def test_7_out_below_a_file(tmp_path):
     blocker = tmp_path / "afile"
     blocker.write_text("x", encoding="utf-8")
-    result = cli(tmp_path, "train", bad_tail_corpus(tmp_path), "--vocab-size", 300,
+    result = cli_bytes(tmp_path, "train", bad_tail_corpus(tmp_path), "--vocab-size", 300,
                  "--out", blocker / "sub")  # fmt: skip
     line = error_line(result)
     assert str(blocker / "sub") in line and "is a file" in line
@@ -146,7 +129,7 @@ def test_7_out_below_a_file(tmp_path):
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")
 def test_7_out_where_no_file_can_be_made(tmp_path):
-    result = cli(tmp_path, "train", bad_tail_corpus(tmp_path), "--vocab-size", 300,
+    result = cli_bytes(tmp_path, "train", bad_tail_corpus(tmp_path), "--vocab-size", 300,
                  "--out", "/proc/bpe_studio_out")  # fmt: skip
     line = error_line(result)
     assert "/proc/bpe_studio_out" in line and "does not accept new files" in line
@@ -162,7 +145,7 @@ def test_7_out_where_no_file_can_be_made(tmp_path):
 def test_14_nothing_learned_is_an_error_and_writes_nothing(tmp_path, content, why):
     src = write_text(tmp_path / "src.txt", content)
     out = tmp_path / "out"
-    result = cli(tmp_path, "train", src, "--vocab-size", 300, "--out", out)
+    result = cli_bytes(tmp_path, "train", src, "--vocab-size", 300, "--out", out)
     line = error_line(result)
     assert "src.txt" in line and "nothing was learned" in line and why in line
     assert not out.exists()
@@ -174,13 +157,15 @@ def test_14_nothing_learned_is_an_error_and_writes_nothing(tmp_path, content, wh
 def test_15_encode_out_is_a_directory(tmp_path, corpus, trained):
     target = tmp_path / "ids_dir"
     target.mkdir()
-    line = error_line(cli(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", target))
+    line = error_line(
+        cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", target)
+    )
     assert str(target) in line and "is a directory" in line and ".tmp" not in line
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")
 def test_15_encode_out_under_proc(tmp_path, corpus, trained):
-    result = cli(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", "/proc/x.npy")
+    result = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", "/proc/x.npy")
     line = error_line(result)
     assert "/proc/x.npy" in line and "does not accept new files" in line and "tmp" not in line
 
@@ -196,7 +181,9 @@ def test_16_merge_with_a_token_missing_from_vocab(tmp_path, corpus, trained):
     assert "zq" not in vocab_of(trained) and "xj" not in vocab_of(trained)
     lines.insert(4, "zq xj")  # line 5 of the file
     (bad / "merges.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    result = cli(tmp_path, "encode", corpus, "--tokenizer", bad, "--out", tmp_path / "ids.npy")
+    result = cli_bytes(
+        tmp_path, "encode", corpus, "--tokenizer", bad, "--out", tmp_path / "ids.npy"
+    )
     line = error_line(result)
     assert str(bad / "merges.txt") in line and "line 5" in line and "'zq'" in line
     assert "vocab.json" in line
@@ -206,23 +193,23 @@ def test_16_merge_with_a_token_missing_from_vocab(tmp_path, corpus, trained):
 
 
 def test_18_version(tmp_path):
-    result = cli(tmp_path, "--version")
+    result = cli_bytes(tmp_path, "--version")
     assert result.returncode == 0
     assert bpe_studio.__version__ in result.stdout.decode()
 
 
 def test_18_help_tells_the_default_special_token_and_vocab_size(tmp_path):
-    help_text = " ".join(cli(tmp_path, "train", "--help").stdout.decode().split())
+    help_text = " ".join(cli_bytes(tmp_path, "train", "--help").stdout.decode().split())
     assert "--no-special-tokens" in help_text and EOT in help_text
     vocab_help = help_text.split("--vocab-size N", 2)[2]
     assert vocab_help.lstrip().startswith("size of the vocabulary")
 
 
 def test_18_default_special_token_is_the_apps(tmp_path, corpus):
-    result = cli(tmp_path, "train", corpus, "--vocab-size", 300, "--out", "a")
+    result = cli_bytes(tmp_path, "train", corpus, "--vocab-size", 300, "--out", "a")
     assert result.returncode == 0, result.stderr.decode()
     assert vocab_of(tmp_path / "a")[EOT] == 256
-    result = cli(tmp_path, "train", corpus, "--vocab-size", 300, "--no-special-tokens",
+    result = cli_bytes(tmp_path, "train", corpus, "--vocab-size", 300, "--no-special-tokens",
                  "--out", "b")  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     assert EOT not in vocab_of(tmp_path / "b") and len(vocab_of(tmp_path / "b")) == 300
@@ -230,23 +217,23 @@ def test_18_default_special_token_is_the_apps(tmp_path, corpus):
 
 def test_18_encode_stdin_and_decode_stdout_round_trip(tmp_path, trained, text):
     data = text.encode("utf-8")
-    from_file = cli(tmp_path, "encode", write_text(tmp_path / "t.txt", text),
+    from_file = cli_bytes(tmp_path, "encode", write_text(tmp_path / "t.txt", text),
                     "--tokenizer", trained, "--out", "file.npy")  # fmt: skip
-    from_stdin = cli(tmp_path, "encode", "-", "--tokenizer", trained, "--out", "stdin.npy",
+    from_stdin = cli_bytes(tmp_path, "encode", "-", "--tokenizer", trained, "--out", "stdin.npy",
                      stdin=data)  # fmt: skip
     assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stderr.decode()
     assert np.load(tmp_path / "stdin.npy").tolist() == np.load(tmp_path / "file.npy").tolist()
-    decoded = cli(tmp_path, "decode", "stdin.npy", "--tokenizer", trained)
+    decoded = cli_bytes(tmp_path, "decode", "stdin.npy", "--tokenizer", trained)
     assert decoded.returncode == 0, decoded.stderr.decode()
     assert decoded.stdout == data
-    to_file = cli(tmp_path, "decode", "-", "--tokenizer", trained, "--out", "back.txt",
+    to_file = cli_bytes(tmp_path, "decode", "-", "--tokenizer", trained, "--out", "back.txt",
                   stdin=(tmp_path / "file.npy").read_bytes())  # fmt: skip
     assert to_file.returncode == 0 and (tmp_path / "back.txt").read_bytes() == data
 
 
 def test_18_decode_unknown_id(tmp_path, trained):
     np.save(tmp_path / "ids.npy", np.array([1, 2, 70_000], dtype=np.uint32))
-    line = error_line(cli(tmp_path, "decode", "ids.npy", "--tokenizer", trained))
+    line = error_line(cli_bytes(tmp_path, "decode", "ids.npy", "--tokenizer", trained))
     assert "ids.npy" in line and "70000" in line
 
 
@@ -256,7 +243,7 @@ def test_18_encode_with_gpt2s_own_file_names(tmp_path):
     for name in ("gpt2_vocab.json", "gpt2_merges.txt"):
         (tok_dir / name).write_bytes((FIXTURES / name).read_bytes())
     src = write_text(tmp_path / "in.txt", f"Hello world{EOT} again")
-    result = cli(tmp_path, "encode", src, "--tokenizer", tok_dir, "--out", "ids.npy")
+    result = cli_bytes(tmp_path, "encode", src, "--tokenizer", tok_dir, "--out", "ids.npy")
     assert result.returncode == 0, result.stderr.decode()
     # GPT-2's published ids for this text.
     assert np.load(tmp_path / "ids.npy").tolist() == [15496, 995, 50256, 757]
@@ -266,15 +253,15 @@ def test_18_gui_demo_is_accepted(tmp_path):
     env = {k: "" for k in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     if not sys.platform.startswith("linux"):
         pytest.skip("the no-display refusal applies to Linux")
-    result = cli(tmp_path, "gui", "--demo", env_update=env)
+    result = cli_bytes(tmp_path, "gui", "--demo", env_update=env)
     assert result.returncode == 2
     stderr = result.stderr.decode()
     assert "no display" in stderr and "unrecognized" not in stderr
 
 
 def test_18_summaries_go_to_stderr_and_stdout_stays_empty(tmp_path, corpus, trained):
-    train = cli(tmp_path, "train", corpus, "--vocab-size", 300, "--out", "t")
-    enc = cli(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", "ids.npy")
+    train = cli_bytes(tmp_path, "train", corpus, "--vocab-size", 300, "--out", "t")
+    enc = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", "ids.npy")
     for result, word in ((train, "wrote"), (enc, "wrote")):
         assert result.returncode == 0
         assert result.stdout == b""
