@@ -18,8 +18,8 @@ from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.formats.tiktoken_file import sidecar_beside
 from ..core.presets import PRESETS
-from ..core.tokenizer_files import GPT2_FILE_NAMES, load_data
-from .output import TIKTOKEN_SUFFIXES, tokenizer_files_in
+from ..core.tokenizer_files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from .output import tokenizer_files_in
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
