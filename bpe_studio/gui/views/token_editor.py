@@ -579,7 +579,17 @@ class TokenEditor(QWidget):
         if source is not None and step is not None:
             label += f" · at step {step:,}"
         self.source_label.setText(label)
-        self._request(wait, step_only=wait == STEP_DEBOUNCE_MS)
+        step_only = wait == STEP_DEBOUNCE_MS
+        painted = self.edit.spans
+        # subtle: a step a little ahead of the spans painted is shown in this very call (the
+        # frame that moved the timeline), not after the frame's repaints.
+        if not (
+            step_only
+            and source is not None
+            and painted is not None
+            and self.service.advance(source, step, painted)
+        ):
+            self._request(wait, step_only=step_only)
         if source is None:  # nothing to tokenize with: no colours of one that is gone
             self.edit.set_spans(None)
             self._painted = (None, None)
