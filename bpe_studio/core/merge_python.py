@@ -26,7 +26,7 @@ those), choosing an engine (``trainer``).
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right, insort
+from bisect import bisect_left, insort
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -283,13 +283,15 @@ class PythonMergeEngine:
         outside can come between) are they taken anew from the heap."""
         cand, at, counts = self._cand, self._cand_at, self._pair_counts
         width, bound = self._width, self._bound
-        for pair in at.keys() & lost_by.keys():
-            entry = at.pop(pair)
-            cand.remove(entry)
-            live = counts.get(pair)
-            if live:
-                entry = at[pair] = (-live, entry[1], entry[2], pair)
-                insort(cand, entry)
+        if not at.keys().isdisjoint(lost_by):
+            for pair in at.keys() & lost_by.keys():
+                entry = at.pop(pair)
+                # Found by bisection (the candidates are sorted and distinct), not by a scan.
+                del cand[bisect_left(cand, entry)]
+                live = counts.get(pair)
+                if live:
+                    entry = at[pair] = (-live, entry[1], entry[2], pair)
+                    insort(cand, entry)
         if gained_by:
             floor = 1 if bound is None else -bound[0]
             if max(gained_by.values()) >= floor:
@@ -300,11 +302,11 @@ class PythonMergeEngine:
                         if bound is None or entry < bound:
                             at[pair] = entry
                             insort(cand, entry)
-        sure = len(cand) if bound is None else bisect_right(cand, bound)
         if len(cand) > 2 * _CANDIDATES * width:
             self._release_candidates()
             self._refresh_candidates()
-        elif bound is not None and sure < width:
+        elif bound is not None and (len(cand) < width or cand[width - 1] > bound):
+            # Fewer than a row's width of candidates come out before the bound.
             self._refresh_candidates()
         assert self.recorded is not None
         self.recorded.rows.append(tuple(self._cand[:width]))
