@@ -101,14 +101,10 @@ def train_once(path: str, vocab: int, engine: str, record: int) -> dict:
         rows = history._rows  # the engine's record
         if hasattr(rows, "_rows"):  # the compiled engine's array: 3 int64 per pair
             record_bytes = len(rows) * rows._rows.shape[1] * 8
-        else:  # the Python engine's rows: tuples of entries (the entries made for it counted)
-            seen: set[int] = set()
-            for row in rows.rows:
-                record_bytes += sys.getsizeof(row)
-                for e in row:
-                    if id(e) not in seen:
-                        seen.add(id(e))
-                        record_bytes += sys.getsizeof(e)
+        else:  # the Python engine's flat list of entries (each entry counted once)
+            entries = rows._entries
+            record_bytes = sys.getsizeof(entries) + sys.getsizeof(rows._ends)
+            record_bytes += sum(sys.getsizeof(e) for e in {id(e): e for e in entries}.values())
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "seconds": seconds,

@@ -522,8 +522,10 @@ class Tokenizer:
         and the tokens of merges ``0..k-1``, with their ids; the same special tokens. It
         encodes as training stopped after ``k`` merges would.
 
-        Built from this tokenizer's tables (the packed rank table filtered by rank), not
-        from scratch; it shares no cache with this one.
+        Built from this tokenizer's tables, not from scratch: the merge list at once, the
+        vocabulary and the rank table (this one's filtered by rank) on first use, so a
+        truncation that is only asked for its merges costs a list slice. It shares no cache
+        with this one.
 
         >>> vocab = {i: bytes([i]) for i in range(256)}
         >>> vocab.update({256: b"ab", 257: b"abc"})

@@ -179,9 +179,8 @@ def test_live_replayed_and_scrubbed_charts_show_the_same_pairs(qtbot):
         assert shown == top_pairs_after(counts, merges[:k], 20)[: len(shown)], f"step {k}"
 
 
-def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
-    # The span thread's part: no step is moved forward on the GUI thread here.
-    monkeypatch.setattr(spans_module, "GUI_FORWARD_WORK", 0)
+def editor_on_a_finished_run(qtbot) -> tuple[StateHub, TokenEditor]:
+    """An editor bound to a finished run's hub, its text's spans shown at the last step."""
     hub, (_, trainer) = finished_hub()
     publish_live(hub, trainer)
     editor = TokenEditor()
@@ -189,6 +188,13 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
     editor.bind(hub)
     editor.set_text(TEXT[:3000])
     wait_for_spans(qtbot, editor)
+    return hub, editor
+
+
+def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
+    # The span thread's part: no step is moved forward on the GUI thread here.
+    monkeypatch.setattr(spans_module, "GUI_FORWARD_WORK", 0)
+    hub, editor = editor_on_a_finished_run(qtbot)
 
     # Every tokenizer the editor asks for waits at a gate: the step moves faster than work.
     source = hub.state.shown
@@ -229,14 +235,8 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
 
 
 def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot):
-    hub, (_, trainer) = finished_hub()
-    publish_live(hub, trainer)
-    editor = TokenEditor()
-    qtbot.addWidget(editor)
-    editor.bind(hub)
-    editor.set_text(TEXT[:3000])
-    wait_for_spans(qtbot, editor)
-    hub.select_step(100)  # backward: the thread encodes it
+    hub, editor = editor_on_a_finished_run(qtbot)
+    hub.select_step(100)  # backward: the thread's
     qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 100)
     source = hub.state.shown
     encoded: list[int] = []
@@ -255,13 +255,7 @@ def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot):
 
 
 def test_editor_leaves_a_large_step_forward_to_its_thread(qtbot, monkeypatch):
-    hub, (_, trainer) = finished_hub()
-    publish_live(hub, trainer)
-    editor = TokenEditor()
-    qtbot.addWidget(editor)
-    editor.bind(hub)
-    editor.set_text(TEXT[:3000])
-    wait_for_spans(qtbot, editor)
+    hub, editor = editor_on_a_finished_run(qtbot)
     hub.select_step(100)
     qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 100)
     tokens = len(editor.spans.ids)
