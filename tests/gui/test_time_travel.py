@@ -246,6 +246,8 @@ def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot):
         assert len(editor.tokenizer.merges) == k
         assert editor.current_tokenizer is not None
         assert encoded[-1] == k
+        # The step leads the label, so that a label cut for room still shows it.
+        assert editor.source_label.text().startswith(f"at step {k:,} · ")
         assert "Tokenizing" not in editor.status.text()
         if k % 10 == 0:
             fresh = compute_spans(source.at(k), editor.text())

@@ -574,10 +574,11 @@ class TokenEditor(QWidget):
         self, source: TokenizerSource | None, step: int | None, wait: int | None
     ) -> None:
         self._source, self._step = source, step
-        # Short enough for the room beside the title (the picker above names it a tokenizer).
+        # Short enough for the room beside the title (the picker above names it a tokenizer);
+        # the step first, so that a label cut for room still shows it.
         label = source.label.removeprefix("Tokenizer: ") if source else ""
         if source is not None and step is not None:
-            label += f" · at step {step:,}"
+            label = f"at step {step:,} · {label}"
         self.source_label.setText(label)
         step_only = wait == STEP_DEBOUNCE_MS
         painted = self.edit.spans
