@@ -160,14 +160,15 @@ class SpanLadder:
             spans = self._fresh(rung)
             if spans is None:
                 return None
-            # Kept with the whole tokenizer: the truncation that encoded holds its tables.
-            spans = dataclasses.replace(spans, tokenizer=self._truncated(len(self.merges.left)))
             base = (rung, spans)
-            self._keep(rung, spans)
+        # Rungs are kept with the whole tokenizer: a truncation that encoded holds its tables.
+        whole = self._truncated(len(self.merges.left))
         step, spans = base
+        if step % self.every == 0:
+            self._keep(step, dataclasses.replace(spans, tokenizer=whole))
         while step < k:  # rung by rung, keeping each rung passed
             stop = min(k, step - step % self.every + self.every)
-            spans = step_forward(spans, self.merges, step, stop, spans.tokenizer, self.starts_at)
+            spans = step_forward(spans, self.merges, step, stop, whole, self.starts_at)
             step = stop
             if step % self.every == 0:
                 self._keep(step, spans)

@@ -40,7 +40,7 @@ STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
 # encoded again (each merge is a pass over the text's ids; a fresh encode costs as much as a
 # few hundred of them on 10,000 characters).
 FORWARD_MERGES = 512
-# The spans of the text shown are kept at every this many steps (a few hundred KB each for
+# The spans of the text shown are kept at every this many steps (about 100 KB each for
 # 10,000 characters), so a random step costs at most this many merges of moving forward once
 # the rung below it was visited.
 RUNG_STEPS = 256
