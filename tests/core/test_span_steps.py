@@ -103,7 +103,7 @@ def test_a_ladder_gives_a_fresh_encode_at_any_step_in_any_order(tokenizer, text)
     assert all(k % 64 == 0 for k in fresh_at)  # encoded afresh only at rungs
     assert len(fresh_at) < len(steps)  # and the rungs were used again
     # The rungs hold the whole tokenizer, not a truncation with tables of its own.
-    assert all(rung.tokenizer is tokenizer for rung in ladder.rungs.values())
+    assert all(len(rung.tokenizer.merges) == n for rung in ladder.rungs.values())
     held = compute_spans(tokenizer.truncated(300), text)
     before = len(fresh_at)
     _same(ladder.at(310, (300, held)), compute_spans(tokenizer.truncated(310), text))
