@@ -24,7 +24,8 @@ size in it, then
   step each view shows against the timeline's: the pair chart, the editor, the compression
   plot's cursor and its newest editor dot. A view is "within one frame" when it shows this
   frame's step or the one before. Frames where the chart says "Counting" or the editor
-  "Tokenizing" are counted too.
+  "Tokenizing" are counted too, and the editor's step moves served on the GUI thread
+  (``SpanService.advance``) with what each cost there.
 
     python benchmarks/bench_time_travel.py headless [--corpora english,chinese,code,sample]
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_time_travel.py gui [--json out.json]
@@ -100,14 +101,10 @@ def train_once(path: str, vocab: int, engine: str, record: int) -> dict:
         rows = history._rows  # the engine's record
         if hasattr(rows, "_rows"):  # the compiled engine's array: 3 int64 per pair
             record_bytes = len(rows) * rows._rows.shape[1] * 8
-        else:  # the Python engine's rows: tuples of entries (the entries made for it counted)
-            seen: set[int] = set()
-            for row in rows.rows:
-                record_bytes += sys.getsizeof(row)
-                for e in row:
-                    if id(e) not in seen:
-                        seen.add(id(e))
-                        record_bytes += sys.getsizeof(e)
+        else:  # the Python engine's flat list of entries (each entry counted once)
+            entries = rows._entries
+            record_bytes = sys.getsizeof(entries) + sys.getsizeof(rows._ends)
+            record_bytes += sum(sys.getsizeof(e) for e in {id(e): e for e in entries}.values())
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "seconds": seconds,
@@ -251,6 +248,22 @@ def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) ->
             }
         )
 
+    # The editor's step moves served on the GUI thread (SpanService.advance): how often, and
+    # what each cost there.
+    real_advance = editor.service.advance
+    advanced: list[float] = []
+    declined = [0]
+
+    def advance(source, step, painted) -> bool:
+        t = time.perf_counter()
+        done = real_advance(source, step, painted)
+        if done:
+            advanced.append(time.perf_counter() - t)
+        else:
+            declined[0] += 1
+        return done
+
+    editor.service.advance = advance  # type: ignore[method-assign]
     replay._timer.timeout.connect(sample)  # after the replay's own tick: the frame's step
     finished: list[bool] = []
     replay.finished.connect(lambda: finished.append(True))
@@ -260,6 +273,7 @@ def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) ->
     replay_s = time.perf_counter() - t0
     replay._timer.timeout.disconnect(sample)
     plot.set_editor_count = real_set  # type: ignore[method-assign]
+    editor.service.advance = real_advance  # type: ignore[method-assign]
     within: dict[str, float] = {}
     for view in ("chart", "editor", "cursor", "dot"):
         ok = sum(
@@ -282,6 +296,11 @@ def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) ->
         "counting_frames": sum(f["counting"] for f in frames),
         "tokenizing_frames": sum(f["tokenizing"] for f in frames),
         "editor_steps_shown": len({f["editor"] for f in frames}),
+        "editor_on_gui_thread": {
+            "moves": len(advanced),
+            "to_the_thread": declined[0],
+            **(summary_ms(advanced) if advanced else {}),
+        },
         "editor_frames_behind_median_p90": (
             statistics.median(behind) if behind else None,
             percentile(behind, 0.9) if behind else None,
@@ -329,17 +348,25 @@ def markdown(headless_out: dict, gui_out: dict) -> str:
         "",
         "| corpus | merges | chart median / p95 | editor median / p95 | replay frames/s "
         "| within one frame: chart, cursor, editor, editor dot | editor behind (frames, "
-        "median / p90) | Counting / Tokenizing frames |",
-        "|---|---|---|---|---|---|---|---|",
+        "median / p90) | Counting / Tokenizing frames | editor moves on the GUI thread: "
+        "count, median / max |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, r in gui_out.items():
         rp, w = r["replay"], r["replay"]["within_one_frame_pct"]
         behind = rp["editor_frames_behind_median_p90"]
+        on_gui = rp.get("editor_on_gui_thread", {})
+        gui_moves = (
+            f"{on_gui['moves']}, {on_gui['median_ms']} / {on_gui['max_ms']} ms"
+            if on_gui.get("moves")
+            else "0"
+        )
         lines.append(
             f"| {name} | {r['merges']:,} | {r['chart']['median_ms']} / {r['chart']['p95_ms']} ms "
             f"| {r['editor']['median_ms']} / {r['editor']['p95_ms']} ms | {rp['frames_per_s']} "
             f"| {w['chart']}%, {w['cursor']}%, {w['editor']}%, {w['dot']}% "
-            f"| {behind[0]} / {behind[1]} | {rp['counting_frames']} / {rp['tokenizing_frames']} |"
+            f"| {behind[0]} / {behind[1]} | {rp['counting_frames']} / {rp['tokenizing_frames']} "
+            f"| {gui_moves} |"
         )
     return "\n".join(lines) + "\n"
 

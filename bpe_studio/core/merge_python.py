@@ -26,7 +26,8 @@ those), choosing an engine (``trainer``).
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right, insort
+from array import array
+from bisect import bisect_left, insort
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -119,7 +120,7 @@ class PythonMergeEngine:
         self.recorded = RecordedEntries() if record > 0 else None
         if self.recorded is not None:
             self._refresh_candidates()
-            self.recorded.rows.append(tuple(self._cand[:record]))
+            self.recorded.append(self._cand[:record])
 
     def add_token(self, token_id: int, token: bytes) -> None:
         """Record the bytes of the next token id (ids come in order), for tie-breaking."""
@@ -283,13 +284,15 @@ class PythonMergeEngine:
         outside can come between) are they taken anew from the heap."""
         cand, at, counts = self._cand, self._cand_at, self._pair_counts
         width, bound = self._width, self._bound
-        for pair in at.keys() & lost_by.keys():
-            entry = at.pop(pair)
-            cand.remove(entry)
-            live = counts.get(pair)
-            if live:
-                entry = at[pair] = (-live, entry[1], entry[2], pair)
-                insort(cand, entry)
+        if not at.keys().isdisjoint(lost_by):
+            for pair in at.keys() & lost_by.keys():
+                entry = at.pop(pair)
+                # Found by bisection (the candidates are sorted and distinct), not by a scan.
+                del cand[bisect_left(cand, entry)]
+                live = counts.get(pair)
+                if live:
+                    entry = at[pair] = (-live, entry[1], entry[2], pair)
+                    insort(cand, entry)
         if gained_by:
             floor = 1 if bound is None else -bound[0]
             if max(gained_by.values()) >= floor:
@@ -300,14 +303,14 @@ class PythonMergeEngine:
                         if bound is None or entry < bound:
                             at[pair] = entry
                             insort(cand, entry)
-        sure = len(cand) if bound is None else bisect_right(cand, bound)
         if len(cand) > 2 * _CANDIDATES * width:
             self._release_candidates()
             self._refresh_candidates()
-        elif bound is not None and sure < width:
+        elif bound is not None and (len(cand) < width or cand[width - 1] > bound):
+            # Fewer than a row's width of candidates come out before the bound.
             self._refresh_candidates()
         assert self.recorded is not None
-        self.recorded.rows.append(tuple(self._cand[:width]))
+        self.recorded.append(self._cand[:width])
 
     def _release_candidates(self) -> None:
         """Put the candidates back into the heap."""
@@ -339,23 +342,32 @@ class RecordedEntries:
     """The best pairs before each merge, as the Python engine recorded them: row ``k`` holds
     those before merge ``k`` (0-based) as heap entries, best first. Rows are appended before
     the merge they precede is handed out, so a reader in another thread may read every row
-    below ``len()``."""
+    below ``len()``.
+
+    Kept flat, every row's entries in one list and where each row ends in an array: one
+    container for the whole record, where a tuple per row (a new container every merge) made
+    the cyclic collector run more often, walking the trainer's young state each time."""
 
     def __init__(self) -> None:
-        self.rows: list[tuple[_Entry, ...]] = []
+        self._entries: list[_Entry] = []
+        self._ends = array("q", [0])  # row k is _entries[_ends[k] : _ends[k + 1]]
+
+    def append(self, row: list[_Entry]) -> None:
+        """Add the next row (its entries first, then its end: a reader sees it whole)."""
+        self._entries += row
+        self._ends.append(len(self._entries))
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self._ends) - 1
 
     def row(self, k: int) -> list[tuple[int, int, int]]:
         """The pairs before merge ``k``, best first: ``(left id, right id, count)``."""
-        if not 0 <= k < len(self.rows):
-            raise IndexError(f"no recorded row {k} (rows 0..{len(self.rows) - 1})")
-        return [_ids(e) for e in self.rows[k]]
+        if not 0 <= k < len(self):
+            raise IndexError(f"no recorded row {k} (rows 0..{len(self) - 1})")
+        return [_ids(e) for e in self._entries[self._ends[k] : self._ends[k + 1]]]
 
     @property
     def nbytes(self) -> int:
-        """Memory the rows take beyond the entries the engine made anyway: the row tuples,
-        and each entry made for the record (an upper bound: entries shared by rows are
-        counted once per row)."""
-        return sum(56 + 8 * len(row) for row in self.rows)
+        """Memory the record takes beyond the entries the engine made anyway: the list of
+        entries and the rows' ends (not the entries made for the record alone)."""
+        return 8 * (len(self._entries) + len(self._ends))

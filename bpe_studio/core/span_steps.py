@@ -8,14 +8,16 @@ at step ``k1`` follow from its spans at ``k0`` (``SpanArrays``) by replacing adj
 pre-token's edge: :func:`step_forward`. A replay or a drag moves by a few dozen merges a frame,
 which costs a few vectorised passes over the ids instead of a truncated tokenizer's fresh
 encode. :class:`MergeIds` holds a tokenizer's merges as ids; :func:`pretoken_starts` where the
-text's pre-tokens (and special tokens) begin.
-What it leaves out: moving backward (the caller encodes again), threads and caches (the app's
-``gui/spans.py``).
+text's pre-tokens (and special tokens) begin. :class:`SpanLadder` keeps a text's spans at every
+``every``-th step as they are passed ("rungs"), so that any step, backward too, is reached by
+moving forward at most ``every`` merges from a rung once that rung is known.
+What it leaves out: threads (the app's ``gui/spans.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -111,6 +113,66 @@ def step_forward(
     return dataclasses.replace(
         spans, ids=ids, starts=starts, ends=ends, partial=partial, tokenizer=tokenizer
     )
+
+
+class SpanLadder:
+    """The spans of one text under the first merges of one tokenizer, at any step: from the
+    highest step known at or below it (a rung, or spans the caller holds), moved forward.
+    A step farther than ``reach`` merges from everything known is encoded afresh at the rung
+    below it (``fresh(step)``), then moved forward: the rungs fill in as steps are visited.
+    ``truncated(k)`` gives the tokenizer the spans at step ``k`` are handed out with; the
+    rungs keep none of their own (a tokenizer that has encoded holds its tables). Rungs are
+    kept while they hold fewer than ``keep_tokens`` tokens in all (a long text keeps few)."""
+
+    def __init__(
+        self,
+        merges: MergeIds,
+        starts_at: np.ndarray,
+        fresh: Callable[[int], SpanArrays | None],
+        truncated: Callable[[int], Tokenizer],
+        *,
+        every: int,
+        reach: int,
+        keep_tokens: int,
+    ) -> None:
+        if not 0 < every <= reach:
+            raise ValueError(f"SpanLadder: need 0 < every = {every} <= reach = {reach}")
+        self.merges, self.starts_at = merges, starts_at
+        self._fresh, self._truncated = fresh, truncated
+        self.every, self.reach = every, reach
+        self.rungs: dict[int, SpanArrays] = {}
+        self._room = keep_tokens
+
+    def _keep(self, step: int, spans: SpanArrays) -> None:
+        if step not in self.rungs and len(spans.ids) <= self._room:
+            self.rungs[step] = spans
+            self._room -= len(spans.ids)
+
+    def at(self, k: int, held: tuple[int, SpanArrays] | None = None) -> SpanArrays | None:
+        """The spans at step ``k`` (None when ``fresh`` gave up), starting from the spans
+        ``held`` at a step if they are the nearest known below ``k``."""
+        below = [r for r in self.rungs if r <= k]
+        base = (max(below), self.rungs[max(below)]) if below else None
+        if held is not None and held[0] <= k and (base is None or held[0] > base[0]):
+            base = held
+        if base is None or k - base[0] > self.reach:
+            rung = k - k % self.every
+            spans = self._fresh(rung)
+            if spans is None:
+                return None
+            base = (rung, spans)
+        # Rungs are kept with the whole tokenizer: a truncation that encoded holds its tables.
+        whole = self._truncated(len(self.merges.left))
+        step, spans = base
+        if step % self.every == 0:
+            self._keep(step, dataclasses.replace(spans, tokenizer=whole))
+        while step < k:  # rung by rung, keeping each rung passed
+            stop = min(k, step - step % self.every + self.every)
+            spans = step_forward(spans, self.merges, step, stop, whole, self.starts_at)
+            step = stop
+            if step % self.every == 0:
+                self._keep(step, spans)
+        return dataclasses.replace(spans, tokenizer=self._truncated(k))
 
 
 def _left_to_right(at: np.ndarray) -> np.ndarray:

@@ -524,8 +524,10 @@ class Tokenizer:
         and the tokens of merges ``0..k-1``, with their ids; the same special tokens. It
         encodes as training stopped after ``k`` merges would.
 
-        Built from this tokenizer's tables (the packed rank table filtered by rank), not
-        from scratch; it shares no cache with this one.
+        Built from this tokenizer's tables, not from scratch: the merge list at once, the
+        vocabulary and the rank table (this one's filtered by rank) on first use, so a
+        truncation that is only asked for its merges costs a list slice. It shares no cache
+        with this one.
 
         >>> vocab = {i: bytes([i]) for i in range(256)}
         >>> vocab.update({256: b"ab", 257: b"abc"})
@@ -541,47 +543,7 @@ class Tokenizer:
                 f"truncated(k): k = {k} is out of range; this tokenizer has "
                 f"{len(self.merges)} merges, so 0 <= k <= {len(self.merges)}"
             )
-        # The packed rank table holds rank << 32 | id, so one comparison keeps the first k
-        # merges whatever order the table was filled in. A merge repeating an earlier pair is
-        # in neither table; its token is that earlier merge's, so the ids kept are complete.
-        limit = k << 32
-        ranks = {pair: packed for pair, packed in self._ranks.items() if packed < limit}
-        rank_of_id = {i: r for i, r in self._rank_of_id.items() if r < k}
-        # The vocabulary loses the tokens of merges k.. and any entry no merge makes.
-        base = set(self._byte_ids).union(self._special_ids.values())
-        drop = self.vocab.keys() - base - rank_of_id.keys()
-        if 2 * len(drop) < len(self.vocab):
-            vocab = dict(self.vocab)
-            for i in drop:
-                del vocab[i]
-        else:
-            vocab = {i: t for i, t in self.vocab.items() if i not in drop}
-        out = object.__new__(type(self))
-        # subtle: every attribute is taken over as it is (pattern, special-token tables, byte
-        # tables: all read-only after construction) except those that depend on the merges,
-        # and the caches, which must be fresh: a cache shared with this tokenizer would hand
-        # out its pre-tokens' ids under more merges.
-        out.__dict__.update(self.__dict__)
-        out.vocab = vocab
-        out.merges = self.merges[:k]
-        out.special_tokens = list(self.special_tokens)
-        out._special_ids = dict(self._special_ids)
-        out._ranks = ranks
-        if self._merge_lists is not None:
-            out._merge_lists = cast(
-                "tuple[list[int], list[int], list[int]]",
-                tuple(part[:k] for part in self._merge_lists),
-            )
-        out._rank_of_id = rank_of_id
-        out._cache = {}
-        # subtle: that every token's bytes merge into it is known of the full merge list only.
-        out._whole = None
-        out._batch = None
-        out._batch_state = "unbuilt"
-        out._char = None
-        # subtle: ``_cuts`` is kept: the cuts it allows were found over this vocabulary, a
-        # superset of the truncated one's, so no merge of fewer crosses them either.
-        return out
+        return _Truncation.of(self, k)
 
     def special_id(self, token: str) -> int:
         return self._special_ids[token]
@@ -1212,3 +1174,70 @@ class Tokenizer:
     def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
         """The bytes of each token (tiktoken's ``decode_tokens_bytes``)."""
         return [self.decode_single_token_bytes(t) for t in tokens]
+
+
+class _Truncation(Tokenizer):
+    """What :meth:`Tokenizer.truncated` returns: the first ``k`` merges of a full tokenizer.
+    The merge list is cut at once; the tables that depend on the merges (the vocabulary, the
+    packed rank table, the rank of each id) are cut from the full tokenizer's on first use.
+    So a view that only shows a step's tokens (ids moved forward by ``span_steps``) costs a
+    list slice, and the tables are built where they are needed (encoding, a tooltip)."""
+
+    _full: Tokenizer
+    _k: int
+
+    @classmethod
+    def of(cls, tokenizer: Tokenizer, k: int) -> Tokenizer:
+        full = tokenizer._full if isinstance(tokenizer, _Truncation) else tokenizer
+        out = object.__new__(cls)
+        # subtle: every attribute is taken over as it is (pattern, special-token tables, byte
+        # tables: all read-only after construction) except those that depend on the merges,
+        # and the caches, which must be fresh: a cache shared with this tokenizer would hand
+        # out its pre-tokens' ids under more merges.
+        out.__dict__.update(full.__dict__)
+        for lazy in ("vocab", "_ranks", "_rank_of_id"):
+            out.__dict__.pop(lazy, None)
+        out._full, out._k = full, k
+        out.merges = full.merges[:k]
+        out.special_tokens = list(full.special_tokens)
+        out._special_ids = dict(full._special_ids)
+        if full._merge_lists is not None:
+            out._merge_lists = cast(
+                "tuple[list[int], list[int], list[int]]",
+                tuple(part[:k] for part in full._merge_lists),
+            )
+        out._cache = {}
+        # subtle: that every token's bytes merge into it is known of the full merge list only.
+        out._whole = None
+        out._batch = None
+        out._batch_state = "unbuilt"
+        out._char = None
+        # subtle: ``_cuts`` is kept: the cuts it allows were found over the full vocabulary, a
+        # superset of the truncated one's, so no merge of fewer crosses them either.
+        return out
+
+    @cached_property
+    def _ranks(self) -> dict[tuple[int, int], int]:  # type: ignore[override]
+        # The packed rank table holds rank << 32 | id, so one comparison keeps the first k
+        # merges whatever order the table was filled in. A merge repeating an earlier pair is
+        # in neither table; its token is that earlier merge's, so the ids kept are complete.
+        limit = self._k << 32
+        return {pair: packed for pair, packed in self._full._ranks.items() if packed < limit}
+
+    @cached_property
+    def _rank_of_id(self) -> dict[int, int]:
+        k = self._k
+        return {i: r for i, r in self._full._rank_of_id.items() if r < k}
+
+    @cached_property
+    def vocab(self) -> dict[int, bytes]:  # type: ignore[override]
+        # The vocabulary loses the tokens of merges k.. and any entry no merge makes.
+        full = self._full
+        base = set(self._byte_ids).union(self._special_ids.values())
+        drop = full.vocab.keys() - base - self._rank_of_id.keys()
+        if 2 * len(drop) < len(full.vocab):
+            vocab = dict(full.vocab)
+            for i in drop:
+                del vocab[i]
+            return vocab
+        return {i: t for i, t in full.vocab.items() if i not in drop}

@@ -7,7 +7,10 @@ little longer than timeline moves, which must re-colour at once. A timeline move
 the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
 step keeps moving, each result shown is the newest step that could be finished. A step a little
 ahead of the spans shown (a replay, a drag to the right) is reached by applying the merges in
-between to them (``core.span_steps``) rather than by encoding the text again.
+between to them (``core.span_steps``) rather than by encoding the text again: on the GUI thread
+itself when that is little work (:meth:`SpanService.advance`), so the editor shows the
+timeline's step in the frame that moves it; otherwise in the thread, from the nearest spans
+known below the step (``core.span_steps.SpanLadder``'s rungs, kept for the text shown).
 :class:`TokenizerSource` builds a tokenizer lazily, in that same thread, and keeps the few
 truncations (``at(k)``: the first k merges) asked for last, so scrubbing back is cheap.
 What it leaves out: painting (``views/token_editor``).
@@ -25,7 +28,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer
-from ..core.span_steps import MergeIds, pretoken_starts, step_forward
+from ..core.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
 from ..core.spans import SpanArrays, compute_spans
 from .debounce import single_shot
 from .jobs import LatestJob
@@ -37,6 +40,14 @@ STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
 # encoded again (each merge is a pass over the text's ids; a fresh encode costs as much as a
 # few hundred of them on 10,000 characters).
 FORWARD_MERGES = 512
+# The spans of the text shown are kept at every this many steps (about 100 KB each for
+# 10,000 characters), so a random step costs at most this many merges of moving forward once
+# the rung below it was visited.
+RUNG_STEPS = 256
+RUNG_TOKENS = 2_000_000  # tokens kept in all the rungs of a text: about 26 MB
+# Tokens times merges the GUI thread may move the spans forward by itself (each merge is one
+# vectorised pass over the tokens): a replay's or a drag's frame for a screenful of text.
+GUI_FORWARD_WORK = 1_000_000
 # Characters tokenized between two checks for a newer request: during a drag, a superseded
 # job stops within one piece instead of finishing the whole text. Also the longest the job
 # keeps the GIL in one call: core.spans packs each piece's spans with one NumPy call that
@@ -71,6 +82,8 @@ class TokenizerSource:
         self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
         self._truncated: OrderedDict[int, Tokenizer] = OrderedDict()
+        # The merges as ids (core.span_steps), once asked for; None inside: not plain steps.
+        self._merge_ids: tuple[MergeIds | None] | None = None
 
     @classmethod
     def deferred(
@@ -119,19 +132,42 @@ class TokenizerSource:
         """The tokenizer with its first ``k`` merges (all for None or ``k`` past the end),
         from a cache of the last ``TRUNCATED_KEPT`` asked for."""
         with self._lock:
-            full = self._get()
-            if k is None or k >= len(full.merges):
-                return full
-            k = max(k, 0)
-            cache = self._truncated
-            tok = cache.get(k)
-            if tok is None:
-                tok = cache[k] = full.truncated(k)
-                while len(cache) > TRUNCATED_KEPT:
-                    cache.popitem(last=False)
-            else:
-                cache.move_to_end(k)
-            return tok
+            return self._at(k)
+
+    def _at(self, k: int | None) -> Tokenizer:
+        full = self._get()
+        if k is None or k >= len(full.merges):
+            return full
+        k = max(k, 0)
+        cache = self._truncated
+        tok = cache.get(k)
+        if tok is None:
+            tok = cache[k] = full.truncated(k)
+            while len(cache) > TRUNCATED_KEPT:
+                cache.popitem(last=False)
+        else:
+            cache.move_to_end(k)
+        return tok
+
+    def merge_ids(self) -> MergeIds | None:
+        """The merges as ids (None: not plain BPE steps), worked out once (in the span
+        thread: it builds the tokenizer)."""
+        with self._lock:
+            if self._merge_ids is None:
+                self._merge_ids = (MergeIds.of(self._get()),)
+            return self._merge_ids[0]
+
+    def ready_at(self, k: int | None) -> tuple[Tokenizer, MergeIds] | None:
+        """For the GUI thread: ``at(k)`` and the merges as ids if both come at once (the
+        tokenizer built, its merges as ids worked out, no other thread inside); else None."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            if self._tokenizer is None or self._merge_ids is None or self._merge_ids[0] is None:
+                return None
+            return self._at(k), self._merge_ids[0]
+        finally:
+            self._lock.release()
 
 
 @dataclass(frozen=True)
@@ -159,8 +195,9 @@ class SpanService(QObject):
         self._job.failed.connect(self.failed)
         # The last result shown: its source and step, its spans, its text's pre-token starts.
         self._shown: _Shown | None = None
-        # Read and written by the span thread only: the merges of the last source, as ids.
-        self._merge_ids: tuple[TokenizerSource, MergeIds | None] | None = None
+        # Read and written by the span thread only: the rungs of the text shown.
+        self._ladder: tuple[TokenizerSource, str, SpanLadder] | None = None
+        self._is_stale: Callable[[], bool] = lambda: False  # the job under way's
         self._timer = single_shot(self, debounce_ms, self._submit)
         self._debounce_ms = debounce_ms
         self._pending: tuple[TokenizerSource, int | None, Callable[[], str]] | None = None
@@ -215,36 +252,71 @@ class SpanService(QObject):
             if is_stale():
                 return None
             k = len(tokenizer.merges)
-            moved = self._forward(shown, source, k, snapshot, tokenizer)
-            if moved is not None:
-                return moved
-            spans = compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
-            return None if spans is None else _Shown(source, k, spans, None)
+            self._is_stale = is_stale  # the ladder's fresh encodes stop when this job is stale
+            ladder = self._ladder_for(source, snapshot)
+            if ladder is None:
+                spans = compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
+                return None if spans is None else _Shown(source, k, spans, None)
+            held = None
+            if shown is not None and shown.source is source and shown.spans.text == snapshot:
+                held = (shown.step, shown.spans)
+            spans = ladder.at(k, held)
+            return None if spans is None else _Shown(source, k, spans, ladder.starts_at)
 
         self._job.submit(job, throttle=self._throttle)
 
-    def _forward(
-        self,
-        shown: _Shown | None,
-        source: TokenizerSource,
-        k: int,
-        text: str,
-        tokenizer: Tokenizer,
-    ) -> _Shown | None:
-        """The spans shown moved forward to step ``k`` (in the span thread), or None when
-        they are not of this source and text or not a little behind it."""
-        if shown is None or shown.source is not source or not 0 <= k - shown.step <= FORWARD_MERGES:
+    def _ladder_for(self, source: TokenizerSource, text: str) -> SpanLadder | None:
+        """The rungs of ``text`` under ``source`` (in the span thread), new for another text
+        or source; None when its spans cannot be moved forward (merges that are not plain
+        steps, a text with lone surrogates)."""
+        kept = self._ladder
+        if kept is not None and kept[0] is source and kept[1] == text:
+            return kept[2]
+        self._ladder = None
+        merges = source.merge_ids()
+        starts = pretoken_starts(source.get(), text) if merges is not None else None
+        if merges is None or starts is None:
             return None
-        if shown.spans.text != text:
-            return None
-        if self._merge_ids is None or self._merge_ids[0] is not source:
-            self._merge_ids = (source, MergeIds.of(source.get()))
-        merges = self._merge_ids[1]
-        starts = shown.starts if shown.starts is not None else pretoken_starts(tokenizer, text)
-        if merges is None or starts is None or k > len(merges.left):
-            return None
-        spans = step_forward(shown.spans, merges, shown.step, k, tokenizer, starts)
-        return _Shown(source, k, spans, starts)
+
+        def fresh(k: int) -> SpanArrays | None:
+            return compute_spans(source.at(k), text, self._is_stale, piece=SPAN_PIECE_CHARS)
+
+        ladder = SpanLadder(
+            merges,
+            starts,
+            fresh,
+            source.at,
+            every=RUNG_STEPS,
+            reach=FORWARD_MERGES,
+            keep_tokens=RUNG_TOKENS,
+        )
+        self._ladder = (source, text, ladder)
+        return ladder
+
+    def advance(self, source: TokenizerSource, step: int | None, painted: SpanArrays) -> bool:
+        """Show ``source`` at ``step`` at once, on the GUI thread, by moving the spans shown
+        (``painted``, still those of the text) forward, when that is little work
+        (``GUI_FORWARD_WORK``) and the tokenizer is at hand; the result is emitted as
+        ``ready`` before this returns, and work pending or under way is dropped. False: the
+        caller requests the step as usual."""
+        shown = self._shown
+        if shown is None or shown.source is not source or shown.spans is not painted:
+            return False
+        if shown.starts is None:
+            return False
+        ready = source.ready_at(step)
+        if ready is None:
+            return False
+        tokenizer, merges = ready
+        k = len(tokenizer.merges)
+        if not 0 < k - shown.step or len(painted.ids) * (k - shown.step) > GUI_FORWARD_WORK:
+            return False
+        spans = step_forward(painted, merges, shown.step, k, tokenizer, shown.starts)
+        self._job.cancel()
+        self._pending = None
+        self._timer.stop()
+        self._on_done(_Shown(source, k, spans, shown.starts))
+        return True
 
     @Slot(object)
     def _on_done(self, result: _Shown) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.span_steps import MergeIds, pretoken_starts, step_forward
+from bpe_studio.core.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
 from bpe_studio.core.spans import compute_spans
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
@@ -78,3 +78,49 @@ def test_not_plain_bpe_or_lone_surrogates_are_left_to_a_fresh_encode(tokenizer):
     spans = compute_spans(tokenizer, "abc")
     with pytest.raises(ValueError, match="k0 = 5 <= k1 = 3"):
         step_forward(spans, merges, 5, 3, tokenizer, np.zeros(0, dtype=np.int64))
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=("english", "chinese", "runs-emoji-specials"))
+def test_a_ladder_gives_a_fresh_encode_at_any_step_in_any_order(tokenizer, text):
+    merges = MergeIds.of(tokenizer)
+    starts = pretoken_starts(tokenizer, text)
+    fresh_at: list[int] = []
+
+    def fresh(k):
+        fresh_at.append(k)
+        return compute_spans(tokenizer.truncated(k), text)
+
+    ladder = SpanLadder(
+        merges, starts, fresh, tokenizer.truncated, every=64, reach=128, keep_tokens=10**9
+    )
+    n = len(tokenizer.merges)
+    rng = random.Random(7)
+    steps = [rng.randrange(n + 1) for _ in range(25)] + [n, 0, 63, 64, 65, n - 1]
+    for k in steps:  # forward, backward, onto rungs and between them
+        spans = ladder.at(k)
+        assert len(spans.tokenizer.merges) == k
+        _same(spans, compute_spans(tokenizer.truncated(k), text))
+    assert all(k % 64 == 0 for k in fresh_at)  # encoded afresh only at rungs
+    assert len(fresh_at) < len(steps)  # and the rungs were used again
+    # The rungs hold the whole tokenizer, not a truncation with tables of its own.
+    assert all(len(rung.tokenizer.merges) == n for rung in ladder.rungs.values())
+    held = compute_spans(tokenizer.truncated(300), text)
+    before = len(fresh_at)
+    _same(ladder.at(310, (300, held)), compute_spans(tokenizer.truncated(310), text))
+    assert len(fresh_at) == before
+
+
+def test_a_ladder_keeps_rungs_up_to_its_token_budget(tokenizer):
+    text = TEXTS[0]
+    merges = MergeIds.of(tokenizer)
+    starts = pretoken_starts(tokenizer, text)
+    one = len(compute_spans(tokenizer, text).ids)
+
+    def fresh(k):
+        return compute_spans(tokenizer.truncated(k), text)
+
+    ladder = SpanLadder(
+        merges, starts, fresh, tokenizer.truncated, every=64, reach=64, keep_tokens=3 * one
+    )
+    ladder.at(len(tokenizer.merges))
+    assert 0 < sum(len(s.ids) for s in ladder.rungs.values()) <= 3 * one

@@ -74,7 +74,7 @@ def test_editor_tokens_follow_the_step(qtbot, editor, gpt2):
         assert editor.tokenizer is not None and len(editor.tokenizer.merges) == k
     hub.select_step(10)
     wait_for_spans(qtbot, editor)
-    assert editor.source_label.text().endswith(" · at step 10")
+    assert editor.source_label.text().startswith("at step 10 · ")
 
 
 def test_scrubbing_latest_position_wins(qtbot, editor, gpt2):
@@ -304,7 +304,7 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     hub.select_step(100)
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == reference(100)
-    assert editor.source_label.text() == "training, 399 merges so far · at step 100"
+    assert editor.source_label.text() == "at step 100 · training, 399 merges so far"
 
 
 def test_truncations_are_kept_for_scrubbing_back(gpt2):

@@ -82,7 +82,7 @@ def test_nothing_is_cut_at_1600_by_1000(qtbot, window):
     # These fit whole: the step the editor shows and why an id cannot be decoded.
     for label in (editor.source_label, window.ids_panel.error_label, window.panel.status):
         assert label.label.text() == label.text(), label.text()
-    assert editor.source_label.text().endswith(" · at step 1,700")
+    assert editor.source_label.text().startswith("at step 1,700 · ")
 
 
 def test_counts_read_as_english(qtbot, window):

@@ -4,6 +4,9 @@
   by a newer step; it delivers, then the newest request starts. Jobs are steered with events:
   each waits for its gate, so steps are requested faster than work completes, and nothing
   depends on timing.
+- A small step forward is shown by the editor in the call that moves the timeline (the spans
+  moved forward on the GUI thread), equal to a fresh encode, and its ``encoded`` (the
+  compression plot's dot) names that step; a move too large for that goes to the thread.
 - The editor, driven by the timeline faster than it can tokenize (its tokenizer's ``at`` is
   held at a gate), passes through newest steps and ends on the last, the spans moved forward
   equal to a fresh encode; it never says "Tokenizing…" over valid colours while the step
@@ -23,6 +26,7 @@ from reference_bpe import top_pairs_after
 from bpe_studio.core import BpeTrainer, count_text
 from bpe_studio.core.spans import compute_spans
 from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.gui import spans as spans_module
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.jobs import LatestJob
 from bpe_studio.gui.replay import Pace, Replay
@@ -175,7 +179,8 @@ def test_live_replayed_and_scrubbed_charts_show_the_same_pairs(qtbot):
         assert shown == top_pairs_after(counts, merges[:k], 20)[: len(shown)], f"step {k}"
 
 
-def test_editor_follows_a_moving_step_through_newest_steps(qtbot):
+def editor_on_a_finished_run(qtbot) -> tuple[StateHub, TokenEditor]:
+    """An editor bound to a finished run's hub, its text's spans shown at the last step."""
     hub, (_, trainer) = finished_hub()
     publish_live(hub, trainer)
     editor = TokenEditor()
@@ -183,6 +188,13 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot):
     editor.bind(hub)
     editor.set_text(TEXT[:3000])
     wait_for_spans(qtbot, editor)
+    return hub, editor
+
+
+def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
+    # The span thread's part: no step is moved forward on the GUI thread here.
+    monkeypatch.setattr(spans_module, "GUI_FORWARD_WORK", 0)
+    hub, editor = editor_on_a_finished_run(qtbot)
 
     # Every tokenizer the editor asks for waits at a gate: the step moves faster than work.
     source = hub.state.shown
@@ -190,7 +202,8 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot):
     gates = Gates()
 
     def held_at(k):
-        gates.job(k)(lambda: False)
+        if 10 <= k < 60 and k not in gates.started:  # a step asked for, at its first ask
+            gates.job(k)(lambda: False)
         return real_at(k)
 
     source.at = held_at
@@ -218,4 +231,42 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot):
         assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), name
     # The colours of a step shown stay up, with their status, until the next arrive.
     assert statuses and all("tokens" in s and "Tokenizing" not in s for s in statuses)
+    editor.shutdown()
+
+
+def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot):
+    hub, editor = editor_on_a_finished_run(qtbot)
+    hub.select_step(100)  # backward: the thread's
+    qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 100)
+    source = hub.state.shown
+    encoded: list[int] = []
+    editor.encoded.connect(lambda n, size: encoded.append(len(editor.tokenizer.merges)))
+    for k in [*range(101, 140), 170, 171, 230]:
+        hub.select_step(k)  # no event is processed before the checks
+        assert len(editor.tokenizer.merges) == k
+        assert editor.current_tokenizer is not None
+        assert encoded[-1] == k
+        # The step leads the label, so that a label cut for room still shows it.
+        assert editor.source_label.text().startswith(f"at step {k:,} · ")
+        assert "Tokenizing" not in editor.status.text()
+        if k % 10 == 0:
+            fresh = compute_spans(source.at(k), editor.text())
+            for name in ("ids", "starts", "ends", "partial"):
+                assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), (k, name)
+    editor.shutdown()
+
+
+def test_editor_leaves_a_large_step_forward_to_its_thread(qtbot, monkeypatch):
+    hub, editor = editor_on_a_finished_run(qtbot)
+    hub.select_step(100)
+    qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 100)
+    tokens = len(editor.spans.ids)
+    monkeypatch.setattr(spans_module, "GUI_FORWARD_WORK", 20 * tokens)
+    hub.select_step(120)  # within the work allowed: at once
+    assert len(editor.tokenizer.merges) == 120
+    hub.select_step(141)  # beyond it: the thread's, shown later
+    assert len(editor.tokenizer.merges) == 120
+    qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 141)
+    fresh = compute_spans(hub.state.shown.at(141), editor.text())
+    assert (editor.spans.ids == fresh.ids).all()
     editor.shutdown()

@@ -575,12 +575,23 @@ class TokenEditor(QWidget):
         self, source: TokenizerSource | None, step: int | None, wait: int | None
     ) -> None:
         self._source, self._step = source, step
-        # Short enough for the room beside the title (the picker above names it a tokenizer).
+        # Short enough for the room beside the title (the picker above names it a tokenizer);
+        # the step first, so that a label cut for room still shows it.
         label = source.label.removeprefix("Tokenizer: ") if source else ""
         if source is not None and step is not None:
-            label += f" · at step {step:,}"
+            label = f"at step {step:,} · {label}"
         self.source_label.setText(label)
-        self._request(wait, step_only=wait == STEP_DEBOUNCE_MS)
+        step_only = wait == STEP_DEBOUNCE_MS
+        painted = self.edit.spans
+        # subtle: a step a little ahead of the spans painted is shown in this very call (the
+        # frame that moved the timeline), not after the frame's repaints.
+        if not (
+            step_only
+            and source is not None
+            and painted is not None
+            and self.service.advance(source, step, painted)
+        ):
+            self._request(wait, step_only=step_only)
         if source is None:  # nothing to tokenize with: no colours of one that is gone
             self.edit.set_spans(None)
             self._painted = (None, None)
