@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 import tempfile
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..core import Tokenizer
@@ -24,6 +27,7 @@ from ..core.presets import PRESETS
 from ..core.tokenizer_files import DEFAULT_NAME
 from .output import (
     EXIT_CLOSED_PIPE,
+    EXIT_INTERRUPTED,
     CliError,
     check_out_dir,
     is_stream,
@@ -71,13 +75,35 @@ def check_tokenizer_out(
         )
 
 
+@contextmanager
+def _ctrl_c_after() -> Iterator[list[int]]:
+    """Ctrl-C held back until the block ends (the list says whether it came): a tokenizer is
+    several files, and one written without the others would load as another tokenizer."""
+    came: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield came  # only the main thread receives signals
+        return
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    try:
+        yield came
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
     """``tok.save`` into ``out`` (or to standard output for ``-``) with its errors as one line
-    naming ``out``; the summary's line saying what was written, and the exit status."""
+    naming ``out``; the summary's line saying what was written, and the exit status. Ctrl-C
+    while files are written takes effect once they all are."""
     stem = name if fmt == "tiktoken" else None
     try:
         if not is_stream(out):
-            return f"wrote {' and '.join(map(str, tok.save(out, fmt, stem)))}", 0
+            with _ctrl_c_after() as came:
+                wrote = f"wrote {' and '.join(map(str, tok.save(out, fmt, stem)))}"
+            if came:
+                raise CliError(
+                    f"interrupted; {wrote} (whole: Ctrl-C came while writing)", EXIT_INTERRUPTED
+                )
+            return wrote, 0
         with tempfile.TemporaryDirectory() as folder:
             (path,) = tok.save(folder, fmt, stem)
             with open(path, "rb") as f:
