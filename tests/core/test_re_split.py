@@ -1,4 +1,4 @@
-"""cl100k's and o200k's pre-tokenization on ``re`` (``pretokenization.re_split``) against the ``regex``
+"""cl100k's and o200k's pre-tokenization on ``re`` (``re_split``) against the ``regex``
 module running the patterns exactly as tiktoken publishes them: every fixture corpus, texts
 with characters above U+FFFF at every density, and generated text from all of Unicode (the
 fast pattern takes its classes from ``regex``).
