@@ -14,7 +14,7 @@ from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.encode.batch_bpe import SCALAR_TAIL, BatchBpe
-from bpe_studio.core.encode.tokenizer import (
+from bpe_studio.core.encode.merger import (
     BATCH_BUILD_MIN,
     BATCH_LONG_MAX,
     BATCH_LONG_MIN,
@@ -25,13 +25,13 @@ SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 
 
 def batch_of(tok: Tokenizer) -> BatchBpe | None:
-    return BatchBpe.build(tok._ranks, tok._byte_ids, tok.vocab)
+    return BatchBpe.build(tok.merger._ranks, tok.merger.byte_ids, tok.vocab)
 
 
 def run_batch(tok: Tokenizer, pieces: list[bytes]) -> list[list[bytes]]:
     batch = batch_of(tok)
     assert batch is not None
-    flat, ends = batch.merge(pieces, tok._merge_ids)
+    flat, ends = batch.merge(pieces, tok.merger._merge_ids)
     ids = flat.tolist()
     assert len(ends) == len(pieces) and ends[-1] == len(ids)
     return [[tok.vocab[i] for i in ids[a:b]] for a, b in zip([0, *ends], ends)]
@@ -103,12 +103,14 @@ def test_stragglers_finish_one_by_one():
 
 def test_pair_table_finds_every_merge_and_nothing_else(gpt2_tokenizer):
     batch = batch_of(gpt2_tokenizer)
-    pairs = np.array(list(gpt2_tokenizer._ranks), dtype=np.int64)
+    pairs = np.array(list(gpt2_tokenizer.merger._ranks), dtype=np.int64)
     got = batch._table.lookup(pairs[:, 0], pairs[:, 1])
-    assert got.tolist() == list(gpt2_tokenizer._ranks.values())
+    assert got.tolist() == list(gpt2_tokenizer.merger._ranks.values())
     rng = np.random.default_rng(0)
     left, right = rng.integers(0, 50257, size=(2, 20_000))
-    absent = [(a, b) not in gpt2_tokenizer._ranks for a, b in zip(left.tolist(), right.tolist())]
+    absent = [
+        (a, b) not in gpt2_tokenizer.merger._ranks for a, b in zip(left.tolist(), right.tolist())
+    ]
     missing = batch._table.lookup(left, right)[np.array(absent)]
     assert (missing == np.iinfo(np.int64).max).all()
 
@@ -125,7 +127,7 @@ def test_non_monotone_merges_fall_back_to_one_at_a_time():
     assert batch_of(tok) is None
     words = [f" {i}abc{'bc' * (i % 7)}a" for i in range(BATCH_BUILD_MIN + 10)]
     ids = tok.encode("".join(words))
-    assert tok._batch_state == "unusable"
+    assert tok.merger._batch_state == "unusable"
     ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
     inverse = {token: idx for idx, token in tok.vocab.items()}
     expected = [
@@ -147,7 +149,7 @@ def test_fresh_tokenizer_uses_the_batch_and_matches_tiktoken(tiktoken_gpt2):
             FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
         )
         got = getattr(tok, method)(text)
-        assert tok._batch_state == "built"
+        assert tok.merger._batch_state == "built"
         assert list(got) == expected, method
 
 
@@ -161,11 +163,11 @@ def test_batch_of_only_long_pretokens():
         for i in range(BATCH_BUILD_MIN + 5)
     ]
     ids = tok.encode("".join(words))
-    assert tok._batch_state == "built"
+    assert tok.merger._batch_state == "built"
     ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
     inverse = {token: idx for idx, token in tok.vocab.items()}
     assert ids == [inverse[t] for w in words for t in reference_encode_piece(w.encode(), ranks)]
-    assert batch_of(tok).merge([], tok._merge_ids)[1] == []
+    assert batch_of(tok).merge([], tok.merger._merge_ids)[1] == []
 
 
 @pytest.mark.parametrize("count", [BATCH_LONG_MIN - 1, BATCH_LONG_MIN, 3 * BATCH_LONG_MIN])
@@ -187,7 +189,7 @@ def test_short_long_and_very_long_pretokens_together(count):
     words = [w for trio in zip(short, long + short, very_long + short) for w in trio]
     words += short[len(words) // 3 :] + long[len(short) :]
     ids = tok.encode("".join(words))
-    assert tok._batch_state == "built"
+    assert tok.merger._batch_state == "built"
     ranks = {pair: rank for rank, pair in enumerate(tok.merges)}
     inverse = {token: idx for idx, token in tok.vocab.items()}
     expected = [inverse[t] for w in words for t in reference_encode_piece(w.encode(), ranks)]
@@ -212,6 +214,6 @@ def test_many_short_documents_get_the_batch_and_the_fast_split(tiktoken_gpt2):
             FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
         )
         got = getattr(tok, method)(text)
-        assert tok._batch_state == "built", method
+        assert tok.merger._batch_state == "built", method
         assert re_split._bmp_regex.cache_info().currsize == 1, method
         assert list(got) == expected, method

@@ -17,7 +17,7 @@ from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.encode.char_bpe import CharBpe
-from bpe_studio.core.encode.tokenizer import CHAR_MIN_BYTES
+from bpe_studio.core.encode.merger import CHAR_MIN_BYTES
 
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 _LOADED: dict[str, tuple[Tokenizer, tiktoken.Encoding, ReferenceEncoder]] = {}
@@ -41,9 +41,9 @@ def char_pieces(text: str, pattern: str) -> list[str]:
 
 
 def run_char(tok: Tokenizer, pieces: list[str]) -> tuple[list[list[int]], list[bool]]:
-    batch = tok._batch_for(10**9)
+    batch = tok.merger._batch_for(10**9)
     assert batch is not None
-    flat, ends, ok = CharBpe(batch, tok.vocab.__getitem__).merge(pieces, tok._merge_ids)
+    flat, ends, ok = CharBpe(batch, tok.vocab.__getitem__).merge(pieces, tok.merger._merge_ids)
     ids = flat.tolist()
     return [ids[a:b] for a, b in zip([0, *ends], ends)], ok.tolist()
 
@@ -102,14 +102,14 @@ def test_long_han_runs_and_mixed_scripts_equal_tiktoken(name):
     @HYPO
     @given(RUNS)
     def check(text):
-        fresh._cache.clear()
+        fresh.merger._cache.clear()
         with (
-            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_MIN", 1),
-            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_BUILD_MIN", 1),
-            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_LONG_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.BATCH_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.BATCH_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.BATCH_LONG_MIN", 1),
         ):
             ids = fresh.encode(text)
-            fresh._cache.clear()
+            fresh.merger._cache.clear()
             array = fresh.encode_array(text, "uint32")
         expected = enc.encode(text, allowed_special="all")
         assert ids == expected

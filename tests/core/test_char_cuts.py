@@ -100,7 +100,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
     """Long Han runs, runs with other scripts in them, a run repeated with one character
     changed (its parts come from the cache), and the same text as a file encoded by two
     workers in small chunks (cuts at chunk edges)."""
-    monkeypatch.setattr("bpe_studio.core.encode.tokenizer.CUTS_BUILD_MIN", 1)
+    monkeypatch.setattr("bpe_studio.core.encode.merger.CUTS_BUILD_MIN", 1)
     enc = shipped_tiktoken(name)
     han = read_fixture("chinese_slice.txt")
     run = "".join(c for c in han[:4000] if three_byte(c))
@@ -127,7 +127,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
 def test_a_slow_reference_agrees_on_a_trained_tokenizer(monkeypatch):
     """Every batch path forced on (no minimum counts), so that the text takes the cuts."""
     for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
-        monkeypatch.setattr(f"bpe_studio.core.encode.tokenizer.{name}", 1)
+        monkeypatch.setattr(f"bpe_studio.core.encode.merger.{name}", 1)
     text = slice_head("chinese", 60_000)
     vocab, merges = _trained(text)
     tok = Tokenizer(vocab, merges, [EOT], pattern="o200k")
@@ -147,15 +147,15 @@ def test_generated_runs_cut_into_parts_equal_tiktoken(name):
     @HYPO
     @given(RUNS)
     def check(text):
-        fresh._cache.clear()
+        fresh.merger._cache.clear()
         with (
-            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_MIN", 1),
-            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_BUILD_MIN", 1),
-            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_LONG_MIN", 1),
-            mock.patch("bpe_studio.core.encode.tokenizer.CUTS_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.BATCH_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.BATCH_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.BATCH_LONG_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merger.CUTS_BUILD_MIN", 1),
         ):
             ids = fresh.encode(text)
-            fresh._cache.clear()
+            fresh.merger._cache.clear()
             array = fresh.encode_array(text, "uint32")
         expected = enc.encode(text, disallowed_special=())
         assert ids == expected
@@ -168,10 +168,10 @@ def test_a_truncated_preset_keeps_its_cuts_and_stays_exact(monkeypatch):
     """``truncated(k)`` shares the full vocabulary's cut tables (fewer merges cross fewer
     boundaries); its ids equal a slow reference with only the first k merges."""
     for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
-        monkeypatch.setattr(f"bpe_studio.core.encode.tokenizer.{name}", 1)
+        monkeypatch.setattr(f"bpe_studio.core.encode.merger.{name}", 1)
     tok = Tokenizer.preset("o200k_base")
     short = tok.truncated(60_000)
-    assert short._cuts is tok._cuts
+    assert short.merger._cuts is tok.merger._cuts
     ref = ReferenceEncoder(short.vocab, short.merges, {}, short.pattern)
     sample = read_fixture("chinese_slice.txt")[20_000:24_000].replace(EOT, "")
     assert short.encode(sample) == ref.encode(sample)

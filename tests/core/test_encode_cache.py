@@ -24,18 +24,18 @@ def test_cache_values_are_untracked_and_hold_each_pre_tokens_ids(gpt2_tokenizer,
     text = read_fixture(fixture)[:20_000]
     tok = gpt2_tokenizer.truncated(len(gpt2_tokenizer.merges))  # a fresh, empty cache
     if batch:
-        with mock.patch.multiple("bpe_studio.core.encode.tokenizer", **BATCH_PATHS):
+        with mock.patch.multiple("bpe_studio.core.encode.merger", **BATCH_PATHS):
             tok.encode(text)
     else:
         tok.encode(text)
-    assert len(tok._cache) > 100
-    assert not any(map(gc.is_tracked, tok._cache.values()))
-    unpacked = {piece: list(memoryview(v).cast("I")) for piece, v in tok._cache.items()}
+    assert len(tok.merger._cache) > 100
+    assert not any(map(gc.is_tracked, tok.merger._cache.values()))
+    unpacked = {piece: list(memoryview(v).cast("I")) for piece, v in tok.merger._cache.items()}
     for piece, ids in list(unpacked.items())[:2000]:
         # Independent of the cache: the ids decode to the piece's bytes, and merging the
         # piece alone, one pair at a time, gives the same ids.
         assert tok.decode_bytes(ids) == piece.encode("utf-8")
-        assert ids == tok._bpe(piece.encode("utf-8"))
+        assert ids == tok.merger.bpe(piece.encode("utf-8"))
 
 
 @pytest.mark.parametrize("dtype", ["uint16", "uint32"])

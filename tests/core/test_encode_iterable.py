@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode import tokenizer as tokenizer_module
+from bpe_studio.core.encode import streaming as streaming_module
 
 DOUBLE = EOT + EOT
 
@@ -29,7 +29,7 @@ def overlapping(gpt2_tokenizer):
 def small_blocks(n):
     """Make encode_iterable work on blocks of ``n`` characters instead of 64K, so short texts
     cross many block boundaries."""
-    return mock.patch.object(tokenizer_module, "STREAM_BLOCK", n)
+    return mock.patch.object(streaming_module, "STREAM_BLOCK", n)
 
 
 def cut(text, points):

@@ -190,10 +190,10 @@ def test_truncated_does_not_take_over_a_built_batch_merger(zh_tokenizer):
     text = slice_head("chinese", 120_000).replace(EOT, "")
     parent = Tokenizer(zh_tokenizer.vocab, zh_tokenizer.merges, [EOT])
     parent.prepare_bulk()
-    assert parent._batch_state == "built"
+    assert parent.merger._batch_state == "built"
     short = parent.truncated(200)
     assert short.encode(text) == Tokenizer(short.vocab, short.merges, [EOT]).encode(text)
-    assert short._batch is not None and short._batch is not parent._batch
+    assert short.merger._batch is not None and short.merger._batch is not parent.merger._batch
 
 
 def test_truncated_batch_merger_is_built_from_the_first_k_merges(zh_tokenizer):
@@ -202,7 +202,7 @@ def test_truncated_batch_merger_is_built_from_the_first_k_merges(zh_tokenizer):
     for k in (100, 1500):
         short = zh_tokenizer.truncated(k)
         got = short.encode(text)
-        assert short._batch_state == "built"
+        assert short.merger._batch_state == "built"
         sample = text[:4000]
         assert short.encode(sample) == ref_encode(sample, short.vocab, short.merges, [EOT])
         assert got == Tokenizer(short.vocab, short.merges, [EOT]).encode(text)
@@ -444,7 +444,7 @@ def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
         vocab[len(vocab)] = token
     grown = Tokenizer(vocab, merges, [EOT])
     found = unreachable_tokens(grown)
-    assert grown._batch_state == "built"
+    assert grown.merger._batch_state == "built"
     assert found == ref_unreachable(grown)
     assert 2 < len(found) < 302
     assert found[-2:] == [len(vocab) - 2, len(vocab) - 1]

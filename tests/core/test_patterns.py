@@ -190,7 +190,7 @@ def test_streaming_waits_for_open_runs(name):
     # after its Hebrew only because no lower-case letter ends it.
     text = "x " + "עברית" * 6 + "HTTP" * 6 + "a, and " + "ΑΒΓδ'll don't" + EOT
     expected = enc.encode(text, allowed_special="all")
-    with mock.patch("bpe_studio.core.encode.tokenizer.STREAM_BLOCK", 5):
+    with mock.patch("bpe_studio.core.encode.streaming.STREAM_BLOCK", 5):
         for k in range(len(text)):
             assert list(tok.encode_iterable([text[:k], text[k:]])) == expected, k
 
@@ -235,7 +235,7 @@ def test_ids_equal_tiktoken_on_generated_text(name):
         assert ids == enc.encode(text, allowed_special="all")
         assert tok.decode(ids) == text
         assert list(tok.encode_iterable(text[i : i + 3] for i in range(0, len(text), 3))) == ids
-        with mock.patch("bpe_studio.core.encode.tokenizer.STREAM_BLOCK", 5):
+        with mock.patch("bpe_studio.core.encode.streaming.STREAM_BLOCK", 5):
             chunks = [text[i : i + 2] for i in range(0, len(text), 2)]
             assert list(tok.encode_iterable(chunks)) == ids
         assert [s.id for s in tok.spans(text)] == ids

@@ -1,4 +1,4 @@
-"""Pre-tokens that are whole vocabulary tokens, looked up instead of merged (``Tokenizer._whole``,
+"""Pre-tokens that are whole vocabulary tokens, looked up instead of merged (``Merger._whole``,
 ``TokenizerData.whole_tokens``): only where every token's bytes merge into that token (the
 presets, checked here token by token against a slow merger), and with tiktoken's ids."""
 
@@ -15,6 +15,7 @@ from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.batch_bpe import BatchBpe
+from bpe_studio.core.encode.merger import Merger
 from bpe_studio.core.formats import TokenizerData, read_tiktoken
 from bpe_studio.core.formats.preset_table import PRESETS
 from bpe_studio.core.formats.presets import preset_data
@@ -55,7 +56,7 @@ def test_unreachable_token_is_merged_not_looked_up():
     assert reference_encode_piece(b"abc", merge_ranks(data.merges)) == (b"a", b"bc")
     expected = [ord("a"), 256]
     for tok in (Tokenizer.from_data(data), Tokenizer(data.vocab, data.merges)):
-        assert tok._whole is None
+        assert tok.merger._whole is None
         assert tok.encode("abc") == expected
         assert tok.encode(" x abc" * 400) == [32, ord("x"), 32, ord("a"), 256] * 400
 
@@ -72,9 +73,9 @@ def test_the_lookup_is_what_whole_tokens_turns_on():
 
 def test_truncated_and_other_sources_do_not_look_up():
     o200k = Tokenizer.preset("o200k_base")
-    assert o200k._whole is not None
-    assert o200k.truncated(1000)._whole is None
-    assert Tokenizer(o200k.vocab, o200k.merges, pattern="o200k")._whole is None
+    assert o200k.merger._whole is not None
+    assert o200k.truncated(1000).merger._whole is None
+    assert Tokenizer(o200k.vocab, o200k.merges, pattern="o200k").merger._whole is None
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -84,10 +85,12 @@ def test_special_tokens_are_never_looked_up(name):
     # vocabulary entries that no merge makes, so their text must be merged.
     plain = Tokenizer.from_data(data, {})
     for special in data.special_tokens:
-        assert special.encode() not in plain._whole
+        assert special.encode() not in plain.merger._whole
         assert len(plain.encode(special)) > 1
     tok = Tokenizer.from_data(data)
-    assert tok._whole is not None and len(tok._whole) == len(data.vocab) - len(data.special_tokens)
+    assert tok.merger._whole is not None and len(tok.merger._whole) == len(data.vocab) - len(
+        data.special_tokens
+    )
 
 
 @pytest.fixture(scope="module", params=["cl100k_base", "o200k_base"])
@@ -100,10 +103,10 @@ def test_whole_token_pieces_skip_merging_and_equal_tiktoken(preset_pair, monkeyp
     tok = Tokenizer.from_data(preset_data_of(tok))  # a fresh cache
     text = read_fixture(SLICES["english"])
     pieces = set(tok._findall(text))
-    whole = {p.encode() for p in pieces if p.isascii() and p.encode() in tok._whole}
+    whole = {p.encode() for p in pieces if p.isascii() and p.encode() in tok.merger._whole}
     assert len(whole) > len(pieces) // 2
     merged: list[bytes] = []
-    batch_merge, one_merge = BatchBpe.merge, Tokenizer._bpe
+    batch_merge, one_merge = BatchBpe.merge, Merger.bpe
 
     def spy_batch(self, datas, *rest):
         merged.extend(datas)
@@ -114,7 +117,7 @@ def test_whole_token_pieces_skip_merging_and_equal_tiktoken(preset_pair, monkeyp
         return one_merge(self, data)
 
     monkeypatch.setattr(BatchBpe, "merge", spy_batch)
-    monkeypatch.setattr(Tokenizer, "_bpe", spy_one)
+    monkeypatch.setattr(Merger, "bpe", spy_one)
     assert tok.encode(text) == enc.encode(text, allowed_special="all")
     assert merged and not whole.intersection(merged)
 

@@ -23,9 +23,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .packed import ID_MASK
+
 _NONE = np.iinfo(np.int64).max  # "no merge" in a packed rank array
 NO_MERGE = int(_NONE)
-_ID_MASK = (1 << 32) - 1
 _EMPTY = -1
 # Golden-ratio multiplier for the pair hash table (Fibonacci hashing).
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)
@@ -154,7 +155,7 @@ class BatchBpe:
         vocab_ids: Iterable[int],
         in_rank_order: tuple[Sequence[int], Sequence[int], Sequence[int]] | None = None,
     ) -> BatchBpe | None:
-        """A batch merger for these packed ranks (``Tokenizer._ranks``), or None if the
+        """A batch merger for these packed ranks (``packed.rank_table``), or None if the
         merges are not monotone. ``in_rank_order``, when given, is the same table as three
         lists (left ids, right ids, made ids) in rank order: faster to read."""
         if not ranks:
@@ -169,7 +170,7 @@ class BatchBpe:
             pairs = np.fromiter(chain.from_iterable(ranks), dtype=np.int64, count=2 * len(ranks))
             left, right = pairs[0::2], pairs[1::2]
             packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
-            rank, made = packed >> 32, packed & _ID_MASK
+            rank, made = packed >> 32, packed & ID_MASK
         bound = max(max(vocab_ids), int(left.max()), int(right.max()), int(made.max())) + 1
         if bound > 1 << 31:
             return None  # a pair's key, left * bound + right, would not fit in 63 bits
@@ -253,7 +254,7 @@ class BatchBpe:
                 run_start = np.concatenate(([True], ~adjacent))
                 start_pos = np.maximum.accumulate(np.where(run_start, np.arange(len(at)), 0))
                 at = at[(np.arange(len(at)) - start_pos) % 2 == 0]
-            ids[at] = ranks[at] & _ID_MASK
+            ids[at] = ranks[at] & ID_MASK
             keep = on
             keep[at + 1] = False
             new_pos = np.cumsum(keep) - 1

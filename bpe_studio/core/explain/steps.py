@@ -6,8 +6,8 @@ What it does: :func:`merge_tree` unfolds a token into the merges that built it;
 into the pieces the encoder works on one at a time; :func:`encode_steps` replays the rank-based
 encoder on one pre-token, step by step, with every candidate pair it looked at;
 :func:`unreachable_tokens` lists the tokens that encoding their own bytes does not give back.
-All of them read the tokenizer's own tables (its packed rank table, its pattern and special
-tokens), so they cannot disagree with its encoder.
+All of them read the tokenizer's own tables (its merger's merges and pair ranks, its
+pre-tokenizer and special tokens), so they cannot disagree with its encoder.
 What it leaves out: the compression curve (``compression``), truncating a tokenizer to its first
 merges (``Tokenizer.truncated``), and anything drawn.
 """
@@ -22,8 +22,6 @@ from weakref import WeakKeyDictionary
 
 from ..encode.tokenizer import Tokenizer
 from ..train.vocab import missing_id
-
-_ID_MASK = (1 << 32) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,29 +67,27 @@ def _parts(tokenizer: Tokenizer) -> dict[int, tuple[int, int]]:
     parts = _PARTS.get(tokenizer)
     if parts is None:
         # Going through the merges from the highest rank down lets the lowest rank making an
-        # id write last, so it wins (the rank table's own order is not rank order).
-        by_rank = sorted(tokenizer._ranks.items(), key=lambda item: item[1], reverse=True)
-        parts = {packed & _ID_MASK: pair for pair, packed in by_rank}
+        # id write last, so it wins.
+        by_rank = list(tokenizer.merger.merges())
+        parts = {made: (a, b) for _, a, b, made in reversed(by_rank)}
         _PARTS[tokenizer] = parts
     return parts
 
 
-# Per tokenizer: token id -> the packed entries (rank << 32 | merged id, left id, right id) of
-# the merges that take it as a part, in rank order. Weak keys, as for _PARTS.
-_USES: WeakKeyDictionary[Tokenizer, dict[int, list[tuple[int, int, int]]]] = WeakKeyDictionary()
+# Per tokenizer: token id -> the merges that take it as a part, in rank order. Weak keys, as
+# for _PARTS.
+_USES: WeakKeyDictionary[Tokenizer, dict[int, list[MergeUse]]] = WeakKeyDictionary()
 
 
-def _uses(tokenizer: Tokenizer) -> dict[int, list[tuple[int, int, int]]]:
+def _uses(tokenizer: Tokenizer) -> dict[int, list[MergeUse]]:
     uses = _USES.get(tokenizer)
     if uses is None:
         uses = {}
-        for (a, b), packed in tokenizer._ranks.items():
-            entry = (packed, a, b)
-            uses.setdefault(a, []).append(entry)
+        for rank, a, b, made in tokenizer.merger.merges():  # in rank order
+            use = MergeUse(rank, a, b, made)
+            uses.setdefault(a, []).append(use)
             if b != a:
-                uses.setdefault(b, []).append(entry)
-        for entries in uses.values():
-            entries.sort()  # the packed int leads with the rank
+                uses.setdefault(b, []).append(use)
         _USES[tokenizer] = uses
     return uses
 
@@ -118,8 +114,7 @@ def merges_using(tokenizer: Tokenizer, token_id: int) -> list[MergeUse]:
     [(1, 256, 99, 257), (2, 99, 256, 258)]
     """
     token_id = _check_id(tokenizer, token_id, "merges_using")
-    entries = _uses(tokenizer).get(token_id, [])
-    return [MergeUse(p >> 32, a, b, p & _ID_MASK) for p, a, b in entries]
+    return list(_uses(tokenizer).get(token_id, []))
 
 
 def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
@@ -131,7 +126,7 @@ def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
     ['Hi', ' there', '<|endoftext|>', '!']
     """
     pieces: list[str] = []
-    findall = tokenizer._pre.findall
+    findall = tokenizer.pre_tokenizer.findall
     for a, b, special in tokenizer.specials.segments(text):
         pieces += findall(text[a:b])
         if special is not None:
@@ -153,7 +148,7 @@ def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     vocab = tokenizer.vocab
     token_id = _check_id(tokenizer, token_id, "merge_tree")
     parts = _parts(tokenizer)
-    special = set(tokenizer._special_ids.values())
+    special = tokenizer.merger.special_ids
     done: dict[int, MergeNode] = {}
     # Iterative post-order walk: a token built as a chain of thousands of merges (a long run
     # of one byte) is deeper than Python's recursion limit.
@@ -200,21 +195,21 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
         data = bytes(piece)
     else:
         raise TypeError(f"encode_steps: piece must be str or bytes, got {type(piece).__name__}")
-    get = tokenizer._ranks.get
-    byte_ids = tokenizer._byte_ids
+    pair_rank = tokenizer.merger.pair_rank
+    byte_ids = tokenizer.merger.byte_ids
     ids = [byte_ids[b] for b in data]
     steps: list[EncodeStep] = []
     while True:
-        found = [(i, get(pair)) for i, pair in enumerate(zip(ids, ids[1:]))]
-        packed = [(i, p) for i, p in found if p is not None]
-        candidates = tuple((i, p >> 32) for i, p in packed)
-        if not packed:
+        found = [(i, pair_rank(a, b)) for i, (a, b) in enumerate(zip(ids, ids[1:]))]
+        merges = [(i, rank, made) for i, m in found if m is not None for rank, made in (m,)]
+        candidates = tuple((i, rank) for i, rank, _ in merges)
+        if not merges:
             steps.append(EncodeStep(tuple(ids), (), None))
             return steps
         # Lowest rank first, then leftmost: the encoder's choice.
-        i, best = min(packed, key=lambda c: (c[1], c[0]))
+        i, _, made = min(merges, key=lambda c: (c[1], c[0]))
         steps.append(EncodeStep(tuple(ids), candidates, i))
-        ids[i : i + 2] = [best & _ID_MASK]
+        ids[i : i + 2] = [made]
 
 
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
@@ -234,15 +229,15 @@ def unreachable_tokens(
     >>> unreachable_tokens(tok)  # "abc" always becomes "ab" "c" first
     [258]
     """
-    special = set(tokenizer._special_ids.values())
+    special = tokenizer.merger.special_ids
     vocab = tokenizer.vocab
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
     empty = [i for i, t in vocab.items() if not t and i not in special]
     ids = [i for i, t in vocab.items() if t and i not in special]
     pieces = [vocab[i] for i in ids]
-    batch = tokenizer._batch_for(len(pieces))
-    if batch is None:
-        bpe = tokenizer._bpe
+    merger = tokenizer.merger
+    if not merger.merges_together(len(pieces)):
+        bpe = merger.bpe
         return sorted(empty + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])
     import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
@@ -254,7 +249,7 @@ def unreachable_tokens(
     for start in range(0, len(pieces), _REACH_SLICE):
         if between_slices is not None:
             between_slices()
-        flat, ends = batch.merge(pieces[start : start + _REACH_SLICE], tokenizer._merge_ids)
+        flat, ends = merger.merge_many(pieces[start : start + _REACH_SLICE])
         end = np.asarray(ends, dtype=np.int64)
         own = np.asarray(ids[start : start + _REACH_SLICE], dtype=np.int64)
         reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)

@@ -1,0 +1,500 @@
+"""The merger under ``Tokenizer``: the rank table, the per-pre-token cache and the strategies
+that merge pre-tokens into ids.
+
+What it does: :class:`Merger` turns pre-tokens into ids, merging within each one the adjacent
+pair with the lowest merge rank until none is left, and caches each pre-token's ids (packed,
+``packed``). Many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``;
+runs of multi-byte characters from their characters' tokens, ``char_bpe``, cut first where no
+merge can cross, ``char_cuts``); few, one by one (a list scan, or a heap for long ones). It
+answers the questions ``explain`` asks of the merges (:meth:`Merger.pair_rank`,
+:meth:`Merger.merges`, :meth:`Merger.merge_rank`), and gives the merger of the first ``k``
+merges (:meth:`Merger.truncated`). What it leaves out: text (pre-tokenization and special
+tokens are ``tokenizer``'s), building the tables (``building``, ``packed``) and decoding.
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+from collections.abc import Collection, Iterator, Sequence
+from functools import cached_property
+from itertools import compress, repeat
+from typing import TYPE_CHECKING, cast
+
+from .packed import (
+    NO_MERGE,
+    NUMPY_DTYPE,
+    ONE_ID,
+    WIDTH,
+    MergeLists,
+    RankTable,
+    made,
+    pack,
+    rank_of,
+    split_ids,
+    unpack,
+)
+
+if TYPE_CHECKING:
+    import numpy
+
+    from .batch_bpe import BatchBpe
+    from .char_bpe import CharBpe
+    from .char_cuts import CharCuts
+
+# Pre-token results are cached; past this many entries the cache starts afresh, so streaming
+# an endless corpus cannot grow it without bound.
+CACHE_LIMIT = 500_000
+# Pre-tokens longer than this many bytes are merged with a heap instead of list scans.
+LONG_PIECE = 64
+# In a batch, pre-tokens longer than LONG_PIECE bytes and up to this many are merged in a
+# second batch of their own (a batch's rounds go on while any of its pre-tokens still merges,
+# so long ones would keep the short ones' rounds going); longer ones one by one.
+BATCH_LONG_MAX = 1024
+# The second batch needs this many long pre-tokens; fewer are merged one by one.
+BATCH_LONG_MIN = 32
+# In a batch, pre-tokens of at least this many bytes with multi-byte characters (a run of Han
+# characters) are merged from their characters' tokens (``char_bpe``) when there are at least
+# BATCH_LONG_MIN of them: far fewer rounds than from bytes.
+CHAR_MIN_BYTES = 10
+# The tables for cutting such pre-tokens into parts (``char_cuts``) are built for this many of
+# them at once (or when a preset is loaded): building them costs more than a few merges save.
+CUTS_BUILD_MIN = 1000
+# This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): faster
+# per pre-token than one by one, past a fixed cost of a few rounds of array operations.
+# Building the batch merger's tables waits for a larger batch.
+BATCH_MIN = 200
+BATCH_BUILD_MIN = 2000
+
+
+class Merger:
+    """Pre-tokens to ids under one rank table (see the module docstring).
+
+    ``vocab`` is the tokenizer's vocabulary (read, never changed); ``byte_ids`` the id of each
+    byte's token; ``special_ids`` the special tokens' ids; ``ranks`` and ``merge_lists`` the
+    rank table and, when no pair repeats, the merges' ids in rank order (``packed.rank_table``);
+    ``whole``: token bytes -> id when every such token's own bytes merge into that one token
+    (a pre-token that is a whole token is then looked up, not merged, as tiktoken's encoder
+    does first), else None.
+    """
+
+    def __init__(
+        self,
+        vocab: dict[int, bytes],
+        byte_ids: list[int],
+        special_ids: Collection[int],
+        ranks: RankTable,
+        merge_lists: MergeLists | None,
+        whole: dict[bytes, int] | None,
+    ) -> None:
+        self.vocab = vocab
+        self.byte_ids = byte_ids
+        self.special_ids = frozenset(special_ids)
+        self._ranks = ranks
+        self._merge_lists = merge_lists
+        self._whole = whole
+        # When the byte tokens have ids 0..255 in some order (GPT-2's and ours do), a piece's
+        # byte ids are one bytes.translate away.
+        self._byte_table = bytes(byte_ids) if max(byte_ids) < 256 else None
+        self._cache: dict[str, bytes] = {}  # pre-token -> its ids, packed
+        self._batch: BatchBpe | None = None
+        self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
+        self._char: CharBpe | None = None  # built with the batch merger, on first use
+        self._cuts: CharCuts | None = None  # built on first use
+
+    # ---------------------------------------------------------------- queries
+    def pair_rank(self, left: int, right: int) -> tuple[int, int] | None:
+        """(rank, merged id) of the merge of the pair ``left, right``, None if no merge."""
+        packed = self._ranks.get((left, right))
+        return None if packed is None else (rank_of(packed), made(packed))
+
+    def merges(self) -> Iterator[tuple[int, int, int, int]]:
+        """(rank, left id, right id, merged id) of each merge the encoder applies, by rank (a
+        merge repeating an earlier pair is left out)."""
+        for (a, b), packed in sorted(self._ranks.items(), key=operator.itemgetter(1)):
+            yield rank_of(packed), a, b, made(packed)
+
+    @cached_property
+    def _rank_of_id(self) -> dict[int, int]:
+        """merged id -> the rank of the first merge that makes it (built on first use)."""
+        ranks: dict[int, int] = {}
+        for packed in sorted(self._ranks.values()):
+            ranks.setdefault(made(packed), rank_of(packed))
+        return ranks
+
+    def merge_rank(self, token_id: int) -> int | None:
+        """The rank of the merge that made ``token_id``; None for bytes and special tokens."""
+        return self._rank_of_id.get(token_id)
+
+    def truncated(self, k: int) -> Merger:
+        """The merger of the first ``k`` merges (see ``Tokenizer.truncated``)."""
+        return _Truncated.of(self, k)
+
+    # ---------------------------------------------------------------- merging
+    def ids(self, pieces: list[str]) -> list[int]:
+        """The ids of these pre-tokens, in order."""
+        cache = self._cache
+        self._ensure_cached(set(pieces))
+        return unpack(b"".join(map(cache.__getitem__, pieces)))
+
+    def packed(self, segments: Sequence[tuple[list[str], int | None]]) -> bytes:
+        """The ids, packed, of each segment's pre-tokens followed by its special id (if any).
+        The pre-tokens of every segment are merged together: a corpus of short documents
+        between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``)."""
+        self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
+        cache = self._cache
+        if len(segments) == 1 and segments[0][1] is None:
+            return b"".join(map(cache.__getitem__, segments[0][0]))
+        parts: list[bytes] = []
+        for pieces, special in segments:
+            parts.append(b"".join(map(cache.__getitem__, pieces)))
+            if special is not None:
+                parts.append(ONE_ID.pack(special))
+        return b"".join(parts)
+
+    def piece_ids(self, piece: str) -> list[int]:
+        """The ids of one pre-token (cached)."""
+        packed = self._cache.get(piece)
+        if packed is None:
+            packed = self._cache[piece] = self._piece_ids(piece)
+        return unpack(packed)
+
+    def merges_together(self, count: int) -> bool:
+        """Whether ``count`` pieces are merged together (``batch_bpe``) rather than one by one;
+        builds the batch merger's tables when they are first worth it."""
+        return self._batch_for(count) is not None
+
+    def merge_many(self, pieces: list[bytes]) -> tuple[numpy.ndarray, list[int]]:
+        """Each piece's bytes merged (uncached): all their ids in one array, and where in it
+        each piece's ids end."""
+        import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
+
+        batch = self._batch_for(len(pieces))
+        if batch is not None:
+            return batch.merge(pieces, self._merge_ids)
+        merged = list(map(self.bpe, pieces))
+        ends = np.cumsum(np.fromiter(map(len, merged), dtype=np.int64, count=len(merged)))
+        flat = np.fromiter((i for ids in merged for i in ids), dtype=np.int64)
+        return flat, ends.tolist()
+
+    def prepare(self) -> None:
+        """Build the batch merger's, ``char_bpe``'s and ``char_cuts``' tables now, so that worker
+        processes forked afterwards start with them."""
+        batch = self._batch_for(BATCH_BUILD_MIN)
+        if batch is not None:
+            self._char_bpe(batch)
+            self._char_cuts()
+
+    def bpe(self, data: bytes) -> list[int]:
+        """Ids of one pre-token's bytes: merge the lowest-ranked adjacent pair (leftmost
+        first) until no pair of the merge list is left."""
+        table = self._byte_table
+        if table is not None:
+            ids = list(data.translate(table))
+        else:
+            byte_ids = self.byte_ids
+            ids = [byte_ids[b] for b in data]
+        return self._merge_ids(ids)
+
+    def _piece_ids(self, piece: str) -> bytes:
+        """Ids of one pre-token (uncached), packed."""
+        data = piece.encode("utf-8")
+        if self._whole is not None and (idx := self._whole.get(data)) is not None:
+            return ONE_ID.pack(idx)
+        return pack(self.bpe(data))
+
+    def _ensure_cached(self, pieces: set[str]) -> None:
+        """Make sure the cache holds the ids of each of these pre-tokens."""
+        cache = self._cache
+        if len(cache) > CACHE_LIMIT:
+            cache.clear()
+        missing = list(pieces.difference(cache))
+        merged = self._merge_batch(missing)
+        if merged is None:
+            piece_ids = self._piece_ids
+            for piece in missing:
+                cache[piece] = piece_ids(piece)
+            return
+        short, flat, ends = merged
+        cache.update(zip(short, split_ids(flat, ends)))
+
+    def _cache_whole(
+        self, pieces: list[str], encoded: list[bytes], ascii_: numpy.ndarray
+    ) -> numpy.ndarray:
+        """Cache the ids of the ASCII ``pieces`` (where ``ascii_``) that are whole vocabulary
+        tokens (see ``whole``); return where those are. Only ASCII ones are looked up: a run
+        of Han characters is seldom one token, and looking the runs of a Chinese text up cost
+        more than the few found saved (merging gives the same ids)."""
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
+        assert self._whole is not None
+        looked = np.flatnonzero(ascii_)
+        ids = list(map(self._whole.get, map(encoded.__getitem__, looked.tolist())))
+        found = list(map(operator.is_not, ids, repeat(None)))
+        hits = looked[np.array(found, dtype=bool)]
+        self._cache.update(
+            zip(map(pieces.__getitem__, hits.tolist()), map(ONE_ID.pack, compress(ids, found)))
+        )
+        whole = np.zeros(len(pieces), dtype=bool)
+        whole[hits] = True
+        return whole
+
+    def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
+        """Merge many distinct pre-tokens together, if there are enough of them; None when
+        one by one is faster. Pre-tokens that are whole tokens (where ``whole`` knows) and
+        those longer than ``LONG_PIECE`` bytes go straight into the cache (the latter merged
+        in a batch of their own, see ``BATCH_LONG_MAX``); for the others, returns them, all
+        their ids in one array, and where in it each one's ids end."""
+        batch = self._batch_for(len(pieces))
+        if batch is None:
+            return None
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
+        cache = self._cache
+        encoded = list(map(str.encode, pieces))
+        count = len(pieces)
+        nbytes = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
+        nchars = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+        rest = np.ones(count, dtype=bool)
+        if self._whole is not None:
+            rest = ~self._cache_whole(pieces, encoded, nbytes == nchars)
+        # subtle: more bytes than characters means some character takes several bytes.
+        char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
+        short_mask = ~char_mask & (nbytes <= LONG_PIECE) & rest
+        long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX) & rest
+        by_char = list(compress(pieces, char_mask.tolist()))
+        short_flags, long_flags = short_mask.tolist(), long_mask.tolist()
+        short = list(compress(pieces, short_flags))
+        short_bytes = list(compress(encoded, short_flags))
+        long = list(compress(pieces, long_flags))
+        long_bytes = list(compress(encoded, long_flags))
+        huge = ((nbytes > BATCH_LONG_MAX) & rest).tolist()
+        for piece, data in compress(zip(pieces, encoded), huge):
+            cache[piece] = pack(self.bpe(data))
+        if len(by_char) >= BATCH_LONG_MIN:
+            by_char = self._merge_by_char(batch, by_char)
+        for piece in by_char:
+            data = piece.encode("utf-8")
+            if len(data) <= LONG_PIECE:
+                short.append(piece)
+                short_bytes.append(data)
+            else:
+                long.append(piece)
+                long_bytes.append(data)
+        if len(long) >= BATCH_LONG_MIN:
+            cache.update(zip(long, split_ids(*batch.merge(long_bytes, self._merge_ids))))
+        else:
+            for piece, data in zip(long, long_bytes):
+                cache[piece] = pack(self.bpe(data))
+        flat, ends = batch.merge(short_bytes, self._merge_ids)
+        return short, flat, ends
+
+    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> list[str]:
+        """Cache the ids of ``pieces``, merged from their characters' tokens (``char_bpe``);
+        return those to be merged from their bytes instead. With the tables of ``char_cuts``
+        (built for ``CUTS_BUILD_MIN`` pieces at once) each piece is first cut where no merge
+        can cross, and its parts' ids are joined: a part of one character has that
+        character's own ids (cached per character); longer parts are cached once per
+        distinct part, merged from their bytes when short, else from their characters'
+        tokens, those the check rejects from their bytes."""
+        import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
+
+        char = self._char_bpe(batch)
+        if self._cuts is None and len(pieces) < CUTS_BUILD_MIN:
+            flat, ends, ok = char.merge(pieces, self._merge_ids)
+            good = ok.tolist()
+            self._cache.update(compress(zip(pieces, split_ids(flat, ends)), good))
+            return list(compress(pieces, map(operator.not_, good)))
+        cut = self._char_cuts().parts(pieces)
+        # Parts of one character (a BMP one: the per-character tables hold no others).
+        single = (cut.stops - cut.starts == 1) & (cut.points[cut.starts] < 0x10000)
+        multi = ~single
+        text, cache = cut.text, self._cache
+        parts = list(map(text.__getitem__, map(slice, cut.starts[multi].tolist(),
+                                                 cut.stops[multi].tolist())))  # fmt: skip
+        self._cache_parts(batch, char, list(set(parts).difference(cache)))
+        held = list(map(cache.__getitem__, parts))
+        single_counts, single_ids = char.char_tokens(
+            cut.points[cut.starts[single]], self._merge_ids
+        )
+        sizes = np.empty(len(single), dtype=np.int64)
+        sizes[single] = single_counts
+        sizes[multi] = np.fromiter(map(len, held), dtype=np.int64, count=len(held)) // WIDTH
+        from_single = np.repeat(single, sizes)
+        flat = np.empty(len(from_single), dtype=np.int64)
+        flat[from_single] = single_ids
+        flat[~from_single] = np.frombuffer(b"".join(held), dtype=NUMPY_DTYPE)
+        first_part = np.cumsum(cut.per_piece) - cut.per_piece
+        ends = np.cumsum(np.add.reduceat(sizes, first_part)).tolist()
+        cache.update(zip(pieces, split_ids(flat, ends)))
+        return []
+
+    def _cache_parts(self, batch: BatchBpe, char: CharBpe, parts: list[str]) -> None:
+        """Cache the ids of ``parts`` (see ``_merge_by_char``)."""
+        cache = self._cache
+        encoded = list(map(str.encode, parts))
+        long_flags = [len(data) >= CHAR_MIN_BYTES for data in encoded]
+        short_flags = list(map(operator.not_, long_flags))
+        short = list(compress(parts, short_flags))
+        if short:
+            merged = batch.merge(list(compress(encoded, short_flags)), self._merge_ids)
+            cache.update(zip(short, split_ids(*merged)))
+        long = list(compress(parts, long_flags))
+        if not long:
+            return
+        flat, ends, ok = char.merge(long, self._merge_ids)
+        good = ok.tolist()
+        cache.update(compress(zip(long, split_ids(flat, ends)), good))
+        failed = list(compress(long, map(operator.not_, good)))
+        if len(failed) >= BATCH_LONG_MIN:
+            merged = batch.merge(list(map(str.encode, failed)), self._merge_ids)
+            cache.update(zip(failed, split_ids(*merged)))
+        else:
+            for part in failed:
+                cache[part] = pack(self.bpe(part.encode("utf-8")))
+
+    def _char_bpe(self, batch: BatchBpe) -> CharBpe:
+        if self._char is None:
+            from .char_bpe import CharBpe  # subtle: lazily; it imports NumPy
+
+            self._char = CharBpe(batch, self.vocab.__getitem__)
+        return self._char
+
+    def _char_cuts(self) -> CharCuts:
+        if self._cuts is None:
+            from .char_cuts import CharCuts  # subtle: lazily; it imports NumPy
+
+            # subtle: built from every vocabulary token (special tokens included), a
+            # superset of the tokens merges make: it can only find fewer safe cuts.
+            self._cuts = CharCuts(self.vocab.values())
+        return self._cuts
+
+    def _batch_for(self, count: int) -> BatchBpe | None:
+        """The batch merger if ``count`` pre-tokens are worth merging together, else None."""
+        if count < BATCH_MIN or self._batch_state == "unusable":
+            return None
+        if self._batch_state == "unbuilt":
+            if count < BATCH_BUILD_MIN:
+                return None
+            from .batch_bpe import BatchBpe  # subtle: lazily; it imports NumPy
+
+            self._batch = BatchBpe.build(self._ranks, self.byte_ids, self.vocab, self._merge_lists)
+            self._batch_state = "unusable" if self._batch is None else "built"
+        return self._batch
+
+    def _merge_ids(self, ids: list[int]) -> list[int]:
+        """``ids`` with the lowest-ranked adjacent pair merged (leftmost first) until no pair
+        of the merge list is left; ``ids`` may already be partly merged."""
+        n = len(ids)
+        if n < 2:
+            return ids
+        if n > LONG_PIECE:
+            return self._bpe_long(ids)
+        get = self._ranks.get
+        # ranks[i] is the packed (rank, merged id) of the pair ids[i], ids[i + 1]; after a
+        # merge only the two neighbouring entries change.
+        ranks = [get(pair, NO_MERGE) for pair in zip(ids, ids[1:])]
+        while True:
+            best = min(ranks)
+            if best == NO_MERGE:
+                return ids
+            i = ranks.index(best)
+            ids[i : i + 2] = [made(best)]
+            del ranks[i]
+            if i > 0:
+                ranks[i - 1] = get((ids[i - 1], ids[i]), NO_MERGE)
+            if i < len(ranks):
+                ranks[i] = get((ids[i], ids[i + 1]), NO_MERGE)
+            elif not ranks:
+                return ids
+
+    def _bpe_long(self, ids: list[int]) -> list[int]:
+        """``_merge_ids`` for long pre-tokens (a run of 100,000 spaces) in O(n log n): a linked
+        list of tokens and a heap of (rank, position) with stale entries skipped on the way
+        out."""
+        get = self._ranks.get
+        n = len(ids)
+        nxt = list(range(1, n + 1))
+        prv = list(range(-1, n - 1))
+        alive = [True] * n
+        heap = [
+            (packed >> 32, i, packed)
+            for i in range(n - 1)
+            if (packed := get((ids[i], ids[i + 1]))) is not None
+        ]
+        heapq.heapify(heap)
+        while heap:
+            rank, i, packed = heapq.heappop(heap)
+            j = nxt[i] if alive[i] else n
+            # Stale unless i and its right neighbour still form the pair this entry was for.
+            if j >= n or get((ids[i], ids[j])) != packed:
+                continue
+            ids[i] = made(packed)
+            alive[j] = False
+            nxt[i] = k = nxt[j]
+            if k < n:
+                prv[k] = i
+                if (p := get((ids[i], ids[k]))) is not None:
+                    heapq.heappush(heap, (p >> 32, i, p))
+            h = prv[i]
+            if h >= 0 and (p := get((ids[h], ids[i]))) is not None:
+                heapq.heappush(heap, (p >> 32, h, p))
+        return [t for t, a in zip(ids, alive) if a]
+
+
+class _Truncated(Merger):
+    """The merger of the first ``k`` merges of a full one. The tables that depend on the merges
+    (the vocabulary, the rank table, the rank of each id) are cut from the full merger's on
+    first use, so a truncation only asked for its tokens' ranks never builds a table."""
+
+    _full: Merger
+    _k: int
+
+    @classmethod
+    def of(cls, merger: Merger, k: int) -> Merger:
+        full = merger._full if isinstance(merger, _Truncated) else merger
+        out = object.__new__(cls)
+        # subtle: every attribute is taken over as it is (byte tables, special ids: read-only)
+        # except those that depend on the merges, and the caches, which must be fresh: a cache
+        # shared with the full merger would hand out its pre-tokens' ids under more merges.
+        out.__dict__.update(full.__dict__)
+        for lazy in ("vocab", "_ranks", "_rank_of_id"):
+            out.__dict__.pop(lazy, None)
+        out._full, out._k = full, k
+        if full._merge_lists is not None:
+            out._merge_lists = cast("MergeLists", tuple(part[:k] for part in full._merge_lists))
+        out._cache = {}
+        # subtle: that every token's bytes merge into it is known of the full merge list only.
+        out._whole = None
+        out._batch = None
+        out._batch_state = "unbuilt"
+        out._char = None
+        # subtle: ``_cuts`` is kept: the cuts it allows were found over the full vocabulary, a
+        # superset of the truncated one's, so no merge of fewer crosses them either.
+        return out
+
+    @cached_property
+    def _ranks(self) -> RankTable:  # type: ignore[override]
+        # The packed rank table holds rank << 32 | id, so one comparison keeps the first k
+        # merges whatever order the table was filled in. A merge repeating an earlier pair is
+        # in neither table; its token is that earlier merge's, so the ids kept are complete.
+        limit = self._k << 32
+        return {pair: packed for pair, packed in self._full._ranks.items() if packed < limit}
+
+    @cached_property
+    def _rank_of_id(self) -> dict[int, int]:
+        k = self._k
+        return {i: r for i, r in self._full._rank_of_id.items() if r < k}
+
+    @cached_property
+    def vocab(self) -> dict[int, bytes]:  # type: ignore[override]
+        # The vocabulary loses the tokens of merges k.. and any entry no merge makes.
+        full = self._full
+        base = set(self.byte_ids).union(self.special_ids)
+        drop = full.vocab.keys() - base - self._rank_of_id.keys()
+        if 2 * len(drop) < len(full.vocab):
+            vocab = dict(full.vocab)
+            for i in drop:
+                del vocab[i]
+            return vocab
+        return {i: t for i, t in full.vocab.items() if i not in drop}
