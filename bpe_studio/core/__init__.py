@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .corpus.counting import CorpusError, TrainingCancelled, count_file, count_text
-    from .encode.tokenizer import Tokenizer, TokenSpan
+    from .encode.token_spans import TokenSpan
+    from .encode.tokenizer import Tokenizer
     from .explain.compression import CompressionCurve
     from .explain.steps import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
     from .formats.gpt2 import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
@@ -51,7 +52,7 @@ _WHERE = {
     "pretokenize": "pretokenization.pretokenizer",
     "pretokenizer": "pretokenization.pretokenizer",
     "Tokenizer": "encode.tokenizer",
-    "TokenSpan": "encode.tokenizer",
+    "TokenSpan": "encode.token_spans",
     "BpeTrainer": "train.trainer",
     "MergeStep": "train.trainer",
     "iter_merges": "train.trainer",

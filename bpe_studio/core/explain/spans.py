@@ -22,7 +22,8 @@ from functools import cached_property
 import numpy as np
 import regex
 
-from ..encode.tokenizer import Tokenizer, TokenSpan
+from ..encode.token_spans import TokenSpan
+from ..encode.tokenizer import Tokenizer
 from ..io.surrogates import replace_surrogates
 from ..pretokenization.boundaries import text_cuts
 from ..pretokenization.pretokenizer import pretokenizer
