@@ -86,8 +86,13 @@ def test_atomic_write_leaves_the_old_file_on_error(tmp_path):
 # --- workers -----------------------------------------------------------------------------------
 
 
-def test_resolve_workers():
-    assert resolve_workers(None) == (os.cpu_count() or 1)
+def test_resolve_workers(monkeypatch):
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert resolve_workers(None) == cores
+    if hasattr(os, "sched_getaffinity"):
+        # "Every core" is every core this process may run on, not every core the machine has.
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+        assert resolve_workers(None) == 1
     assert resolve_workers(1) == 1 and resolve_workers(3) == 3
     for bad in (0, -1):
         with pytest.raises(ValueError, match=f"workers must be at least 1.*got {bad}"):

@@ -90,11 +90,20 @@ def _count_str(
         return _count_str(text, [0, len(text)], special_tokens, pattern)
 
 
-def resolve_workers(workers: int | None) -> int:
-    """The number of processes a ``workers`` argument asks for: None means every core;
-    otherwise a whole number of at least 1 (0 and negatives are errors, not "all")."""
-    if workers is None:
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity (macOS, Windows)
         return os.cpu_count() or 1
+
+
+def resolve_workers(workers: int | None) -> int:
+    """The number of processes a ``workers`` argument asks for: None means every core this
+    process may run on (``available_cores``); otherwise a whole number of at least 1 (0 and
+    negatives are errors, not "all")."""
+    if workers is None:
+        return available_cores()
     if isinstance(workers, bool) or not isinstance(workers, int):
         raise TypeError(f"workers must be a whole number or None, got {workers!r}")
     if workers < 1:

@@ -1,3 +1,4 @@
-"""Encoding and decoding: the rank-based ``Tokenizer`` (``tokenizer``), its batch merge
-strategies (``batch_bpe``, ``char_bpe``, ``char_cuts``) and encoding whole files
-(``encode_file``, with ``forked_encode``'s worker crew)."""
+"""Encoding and decoding: the public ``Tokenizer`` (``tokenizer``) over its ``Merger``
+(``merger``: the rank table, the per-pre-token cache and the merge strategies ``batch_bpe``,
+``char_bpe``, ``char_cuts``), the packed id and rank formats (``packed``), and encoding whole
+files in a process pool (``encode_file``)."""

@@ -1,10 +1,14 @@
 """Encode a whole text file to a NumPy ``.npy`` array of token ids, in parallel.
 
 What it does: cuts the file at boundaries that cannot change the ids (before a special token,
-or after a safe line break: see ``boundaries.chunk_boundaries``), encodes the chunks in worker
-processes, and streams their ids into the output in order, so neither the text nor all the ids
-are ever held at once. The output is written beside its final name and renamed into place
-(``atomic``). What it leaves out: the command line (``bpe_studio.cli``).
+or after a safe line break: see ``boundaries.chunk_boundaries``), encodes the chunks in this
+process or in a pool of worker processes (``concurrent.futures.ProcessPoolExecutor``), and
+streams their ids into the output in order, so neither the text nor all the ids are ever held
+at once. Where this process may fork (``corpus.mp_context``), the workers are forked before the
+tokenizer is built and each builds its own (the pool's initializer) while this process builds
+its; elsewhere they start clean and are sent the built tokenizer. The output is written beside
+its final name and renamed into place (``atomic``). What it leaves out: the command line and
+standard input (``bpe_studio.cli``, which copies a stream to a file first).
 """
 
 from __future__ import annotations
@@ -14,18 +18,26 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
+from multiprocessing.context import BaseContext
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 import numpy as np
 
-from ..corpus.counting import check_corpus_path, ignore_interrupts, mp_context, resolve_workers
+from ..corpus.counting import (
+    check_corpus_path,
+    decode_chunk,
+    ignore_interrupts,
+    mp_context,
+    resolve_workers,
+    uncovered_in_file,
+)
 from ..io.atomic import atomic_open
 from ..pretokenization.boundaries import chunk_boundaries
-from .forked_encode import AVAILABLE as CAN_FORK
-from .forked_encode import crew, encode_range
+from ..pretokenization.pretokenizer import UncoveredText
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
@@ -40,7 +52,13 @@ PARALLEL_MIN_BYTES = 1024 * 1024
 # From this size on, the tokenizer's bulk tables are built before encoding starts.
 PREPARE_MIN_BYTES = 256 * 1024
 
+# A pool worker's tokenizer (``_init_worker``).
 _worker_tokenizer: Tokenizer | None = None
+# Why a worker holds no tokenizer: building its own failed.
+_worker_failure: Exception | None = None
+# The seconds a worker took to build its tokenizer and its bulk tables.
+_worker_seconds = (0.0, 0.0)
+Job = tuple[str, int, int, str]  # path, byte range, ids' dtype name
 
 
 @dataclass(frozen=True)
@@ -66,21 +84,61 @@ def ids_dtype(tokenizer: Tokenizer) -> np.dtype:
     return np.dtype(np.uint16 if max(tokenizer.vocab) < 2**16 else np.uint32)
 
 
-def _init_worker(tokenizer: Tokenizer | None) -> None:
-    global _worker_tokenizer
+def encode_range(tokenizer: Tokenizer, path: str, start: int, end: int, dtype: str) -> np.ndarray:
+    """The ids of bytes ``start:end`` of ``path``. Errors name the file: invalid UTF-8, or
+    text the tokenizer's pattern does not cover."""
+    with open(path, "rb") as f:
+        f.seek(start)
+        text = decode_chunk(f.read(end - start), path, start)
+    try:
+        return tokenizer.encode_array(text, dtype)
+    except UncoveredText:
+        raise uncovered_in_file(path, start, text, tokenizer.specials, tokenizer.pattern) from None
+
+
+def _init_worker(tokenizer: Tokenizer | Callable[[], Tokenizer], size: int) -> None:
+    """Pool initializer: ignore Ctrl-C (the caller handles it) and hold the tokenizer, built
+    here when given a function that builds one, with its bulk tables for a large file."""
+    global _worker_tokenizer, _worker_failure, _worker_seconds
+    # subtle: a forked worker starts with its parent's globals; none of them is its own.
+    _worker_tokenizer, _worker_failure = None, None
     ignore_interrupts()
     # A worker makes no reference cycles (strings, bytes, dicts of them): the cyclic collector
     # would only spend time walking its caches.
     gc.disable()
-    if tokenizer is not None:
-        _worker_tokenizer = tokenizer
+    try:
+        tok, load_seconds = _built(tokenizer)
+        start = time.perf_counter()
+        _prepare(tok, size)
+    except Exception as e:  # subtle: an initializer's error would break the pool, unnamed
+        _worker_failure = e
+        return
+    _worker_tokenizer = tok
+    _worker_seconds = (load_seconds, time.perf_counter() - start)
 
 
-def _encode_range(job: tuple[str, int, int, str]) -> tuple[np.ndarray, int]:
-    """Worker: the ids of one byte range of the file, and the range's length."""
+def _tokenizer_here() -> Tokenizer:
+    """This process's tokenizer; in a worker that could not build it, the error it met."""
+    if _worker_tokenizer is None:
+        assert _worker_failure is not None
+        raise _worker_failure
+    return _worker_tokenizer
+
+
+def _plan_job(path: str, size: int, workers: int) -> _Plan:
+    """In a worker that built its own tokenizer: the plan (``_plan``) made with it."""
+    return _plan(_tokenizer_here(), path, size, workers, *_worker_seconds)
+
+
+def _encode_job(job: Job) -> tuple[np.ndarray, int]:
+    """In a worker: the ids of one chunk of the file, and its length."""
+    return _encode_chunk(_tokenizer_here(), job)
+
+
+def _encode_chunk(tokenizer: Tokenizer, job: Job) -> tuple[np.ndarray, int]:
+    """The ids of one chunk of the file, and its length."""
     path, start, end, dtype = job
-    assert _worker_tokenizer is not None
-    return encode_range(_worker_tokenizer, path, start, end, dtype), end - start
+    return encode_range(tokenizer, path, start, end, dtype), end - start
 
 
 def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tuple[int, int]]:
@@ -98,40 +156,29 @@ def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tu
     return list(zip(bounds, bounds[1:]))
 
 
-def _parallel(size: int, workers: int, ranges: list[tuple[int, int]]) -> bool:
-    return workers > 1 and size >= PARALLEL_MIN_BYTES and len(ranges) > 1
-
-
-def _chunks(
-    tokenizer: Tokenizer, path: str, ranges: list[tuple[int, int]], workers: int, dtype: np.dtype
-) -> Iterator[tuple[np.ndarray, int]]:
-    """Each range's ids and length, in order: in this process, or in a pool of freshly
-    started workers (where this process may not fork, see ``corpus.mp_context``)."""
-    jobs = [(path, a, b, dtype.name) for a, b in ranges]
-    global _worker_tokenizer
-    if not _parallel(os.path.getsize(path), workers, ranges):
-        _worker_tokenizer = tokenizer
-        for job in jobs:
-            yield _encode_range(job)
-        return
-    with ProcessPoolExecutor(
-        workers, mp_context=mp_context(), initializer=_init_worker, initargs=(tokenizer,)
-    ) as pool:
-        # subtle: map() submits every job up front but results come back in order; each
-        # is a few MB, and chunks are written as soon as they arrive.
-        try:
-            yield from pool.map(_encode_range, jobs)
-        except BaseException:
-            # Interrupted or failed: drop the queued chunks instead of encoding them all.
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-
-
 def _write_npy(f: IO[bytes], dtype: np.dtype, total: int, blocks: Iterable[bytes]) -> None:
     header = {"descr": dtype.str, "fortran_order": False, "shape": (total,)}
     np.lib.format.write_array_header_1_0(f, header)
     for block in blocks:
         f.write(block)
+
+
+class _Plan(NamedTuple):
+    """How a file is encoded: its chunks, the ids' dtype, and the seconds the tokenizer took
+    to build (when ``encode_file`` built it) and to build its bulk tables."""
+
+    ranges: list[tuple[int, int]]
+    dtype: str
+    load_seconds: float
+    setup_seconds: float
+
+
+def _plan(
+    tok: Tokenizer, path: str, size: int, workers: int, load_seconds: float, setup_seconds: float
+) -> _Plan:
+    return _Plan(
+        _ranges(tok, path, size, workers), ids_dtype(tok).name, load_seconds, setup_seconds
+    )
 
 
 def encode_file(
@@ -145,11 +192,10 @@ def encode_file(
     """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids), in
     ``workers`` processes (None: every core; see ``corpus.resolve_workers``).
 
-    ``tokenizer`` is a tokenizer or a function that builds one (called once here, and its
-    time is ``load_seconds``): given that, where workers are forked, up to one per core is
-    forked first and builds its own tokenizer while this process builds its (see
-    ``forked_encode.Crew.fork``), so building costs no time on free cores and the workers
-    then encode faster; each holds its own tokenizer's memory.
+    ``tokenizer`` is a tokenizer or a function that builds one (its time is
+    ``load_seconds``). Given that, where workers are forked, they are forked first and each
+    builds its own tokenizer (the pool's initializer; this process builds none), so each
+    holds its own tokenizer's memory and none writes pages another shares.
 
     The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
     surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
@@ -160,35 +206,65 @@ def encode_file(
     size = src.stat().st_size
     path = os.fspath(src)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if _forks(workers, size):
-        return _encode_forked(tokenizer, path, size, workers, out, progress)
-    tok, load_seconds = _built(tokenizer)
-    dtype = ids_dtype(tok)
-    setup_start = time.perf_counter()
-    _prepare(tok, size)
-    start = time.perf_counter()
-    ranges = _ranges(tok, path, size, workers)
-    total = _encode_in_order(tok, path, ranges, workers, dtype, out, _Progress(size, progress))
+    parallel = workers > 1 and size >= PARALLEL_MIN_BYTES
+    context = mp_context()
+    with ExitStack() as stack:
+        pool = tok = None
+        if (
+            parallel
+            and not isinstance(tokenizer, Tokenizer)
+            and context.get_start_method() == "fork"
+        ):
+            pool = stack.enter_context(_pool(workers, context, tokenizer, size))
+            plan = pool.submit(_plan_job, path, size, workers).result()
+        else:
+            tok, load_seconds = _built(tokenizer)
+            setup_start = time.perf_counter()
+            _prepare(tok, size)
+            setup = time.perf_counter() - setup_start
+            plan = _plan(tok, path, size, workers, load_seconds, setup)
+            if parallel and len(plan.ranges) > 1:
+                # Forked, the workers inherit the tokenizer with its tables; started clean,
+                # they are sent it.
+                pool = stack.enter_context(_pool(workers, context, tok, size))
+        start = time.perf_counter()
+        jobs = [(path, a, b, plan.dtype) for a, b in plan.ranges]
+        chunks = _in_order(pool, tok, jobs)
+        total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress))
     return EncodeStats(
-        size, total, time.perf_counter() - start, dtype.name, start - setup_start, load_seconds
+        size, total, time.perf_counter() - start, plan.dtype, plan.setup_seconds, plan.load_seconds
     )
 
 
-def _forks(workers: int, size: int) -> bool:
-    """Whether to encode in forked children (``forked_encode``) rather than in a pool of
-    freshly started workers: for a parallel encode, where this process may fork
-    (``corpus.mp_context``) and the platform has what a crew needs."""
-    if workers < 2 or size < PARALLEL_MIN_BYTES or not CAN_FORK:
-        return False
-    return mp_context().get_start_method() == "fork"
+def _pool(
+    workers: int,
+    context: BaseContext,
+    tokenizer: Tokenizer | Callable[[], Tokenizer],
+    size: int,
+) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, each holding ``tokenizer`` (``_init_worker``)."""
+    return ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_init_worker, initargs=(tokenizer, size)
+    )
 
 
-def _cores() -> int:
-    """The cores this process may run on."""
+def _in_order(
+    pool: Executor | None, tokenizer: Tokenizer | None, jobs: list[Job]
+) -> Iterator[tuple[np.ndarray, int]]:
+    """Each job's ids and length, in order: in ``pool``, or in this process with
+    ``tokenizer`` (no pool)."""
+    if pool is None:
+        assert tokenizer is not None
+        yield from (_encode_chunk(tokenizer, job) for job in jobs)
+        return
+    # subtle: map() submits every job up front but results come back in order; each is a few
+    # MB, and chunks are written as soon as they arrive.
     try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - platforms without affinity (macOS)
-        return os.cpu_count() or 1
+        yield from pool.map(_encode_job, jobs)
+    except BaseException:
+        # Interrupted or failed: drop the queued chunks instead of encoding them all.
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
 
 
 def _built(tokenizer: Tokenizer | Callable[[], Tokenizer]) -> tuple[Tokenizer, float]:
@@ -205,15 +281,6 @@ def _prepare(tok: Tokenizer, size: int) -> None:
         tok.prepare_bulk()
 
 
-def _ready(
-    tok: Tokenizer, path: str, size: int, workers: int
-) -> tuple[Tokenizer, list[tuple[int, int]], str]:
-    """In a worker that built its own tokenizer: ``tok`` with its bulk tables built (for a
-    large file), the file's chunks and the ids' dtype, as the caller makes them."""
-    _prepare(tok, size)
-    return tok, _ranges(tok, path, size, workers), ids_dtype(tok).name
-
-
 class _Progress:
     """``progress(done, size)`` told of each finished chunk's bytes (and of none at first)."""
 
@@ -228,61 +295,18 @@ class _Progress:
             self._progress(self._done, self._size)
 
 
-def _encode_forked(
-    tokenizer: Tokenizer | Callable[[], Tokenizer],
-    path: str,
-    size: int,
-    workers: int,
-    out: Path,
-    progress: Callable[[int, int], None] | None,
-) -> EncodeStats:
-    """Encode in this process beside forked children (``forked_encode``): given a function
-    that builds the tokenizer, up to one per core is forked first and builds its own; the
-    rest are forked once this process's is built, and inherit it with its tables."""
-    with crew(path, workers - 1, os.fspath(out.parent)) as team:
-        if not isinstance(tokenizer, Tokenizer):
-            load = tokenizer
-            team.fork(min(workers, _cores()) - 1, lambda: _ready(load(), path, size, workers))
-        tok, load_seconds = _built(tokenizer)
-        dtype = ids_dtype(tok)
-        dtype_name = dtype.name
-        # Built before the clock (like tiktoken's Encoding, which its own rate leaves out).
-        setup_start = time.perf_counter()
-        _prepare(tok, size)
-        start = ready = time.perf_counter()
-        ranges = _ranges(tok, path, size, workers)
-        late = min(workers, len(ranges)) - 1 - len(team.pids)
-        if late > 0:
-            team.fork(late, lambda: (tok, ranges, dtype_name))
-        located = team.encode(tok, ranges, dtype, _Progress(size, progress))
-        # The encoding began when the first process began it: a child that built its own
-        # tokenizer sooner may have begun before this one.
-        start = min(start, team.began)
-        total = sum(count for _, _, count in located)
-        width = dtype.itemsize
-        with atomic_open(out, "wb") as f:
-            _write_npy(f, dtype, total, (
-                os.pread(held.fileno(), count * width, offset) for held, offset, count in located
-            ))  # fmt: skip
-    return EncodeStats(
-        size, total, time.perf_counter() - start, dtype_name, ready - setup_start, load_seconds
-    )
-
-
-def _encode_in_order(
-    tokenizer: Tokenizer,
-    path: str,
-    ranges: list[tuple[int, int]],
-    workers: int,
+def _write(
+    chunks: Iterable[tuple[np.ndarray, int]],
     dtype: np.dtype,
     out: Path,
     advance: Callable[[int], None],
 ) -> int:
-    """Write the ids of ``ranges`` (``_chunks``) to ``out``; return their count."""
+    """Write the chunks' ids in order to ``out`` as one ``.npy`` (all or nothing); return
+    their count."""
     total = 0
     # Ids go to a raw temporary file first: the .npy header needs the final length.
     with tempfile.TemporaryFile(dir=out.parent) as raw:
-        for arr, nbytes in _chunks(tokenizer, path, ranges, workers, dtype):
+        for arr, nbytes in chunks:
             raw.write(arr.tobytes())
             total += len(arr)
             advance(nbytes)
