@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 from ..corpus.counting import CorpusPaths, ProgressFn, TrainingCancelled, corpus_paths, count_file
 from ..pretokenization.specials import validate_special_tokens
 from . import merge_engine
+from .engine_start import EngineStart, pairable
 from .merge_python import PythonMergeEngine
 from .pair_history import PairHistory, RecordedRows
 from .vocab import check_vocab_size, initial_vocab
@@ -85,7 +86,7 @@ class _Engine(Protocol):
 
 def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     """The merge engines' working size: bytes of the unique pre-tokens that hold a pair."""
-    return sum(len(t) for t, f in pretoken_counts.items() if len(t) > 1 and f > 0)
+    return sum(len(t) for t, _ in pairable(pretoken_counts))
 
 
 def auto_engine(positions: int) -> Literal["python", "compiled"]:
@@ -152,15 +153,13 @@ class BpeTrainer:
         self.engine_used = choose_engine(engine, count_positions(pretoken_counts))
         tokens = list(self.vocab.values())
         self._engine: _Engine
+        start = EngineStart.of(pretoken_counts, tokens, vocab_size, record_pairs)
         if self.engine_used == "compiled":
             merge_engine.prepare(status)
-            self._engine = merge_engine.CompiledMergeEngine(
-                pretoken_counts, tokens, vocab_size, record=record_pairs
-            )
+            self._engine = merge_engine.CompiledMergeEngine(start)
         else:
-            self._engine = PythonMergeEngine(
-                pretoken_counts, tokens, vocab_size, record=record_pairs
-            )
+            self._engine = PythonMergeEngine(start)
+        del start
         recorded = self._engine.recorded
         self.pair_history = (
             None if recorded is None else PairHistory(recorded, self.vocab, record_pairs)
