@@ -40,7 +40,7 @@ KEY_INTERVAL_MS = 80
 def loaded_o200k():
     """o200k_base as the loader prepares a tokenizer for the tables (off the clock)."""
     from bpe_studio.core import Tokenizer
-    from bpe_studio.gui.state import LoadedTokenizer, MergeRow, vocab_rows
+    from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, vocab_rows
 
     tok = Tokenizer.preset("o200k_base")
     inverse = {t: i for i, t in sorted(tok.vocab.items(), reverse=True)}

@@ -259,7 +259,7 @@ def paste() -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
 
     from bpe_studio.core import Tokenizer, train_bpe
-    from bpe_studio.gui.spans import TokenizerSource
+    from bpe_studio.gui.model.tokenizer_source import TokenizerSource
     from bpe_studio.gui.views.token_editor import TokenEditor
 
     fixtures = ROOT / "tests" / "fixtures"

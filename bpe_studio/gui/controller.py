@@ -35,11 +35,11 @@ from . import responsiveness
 from .controls import nothing_learned
 from .hub import StateHub
 from .loader import TokenizerLoader
+from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
+from .model.tokenizer_source import TokenizerSource
 from .responsiveness import GuiTurn
 from .session import TrainingSession
-from .spans import TokenizerSource
-from .state import LoadedTokenizer, Phase, RunSettings, RunState
-from .worker import TrainingConfig, TrainingResult
+from .worker import TrainingConfig
 
 # The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
 SAVED_FILES: dict[str, tuple[str, ...]] = {

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from ..core.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.vocab import BYTE_TOKENS
 from .hub import StateHub
-from .state import Phase, RunState
+from .model.state import Phase, RunState
 from .training_inputs import (
     PROBLEM_STYLE,
     PatternChoice,

@@ -22,7 +22,7 @@ from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
 from ..core.tokenizer_files import TIKTOKEN_SUFFIXES
 from .jobs import LatestJob
-from .state import LoadedTokenizer, MergeRow, vocab_rows
+from .model.state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.

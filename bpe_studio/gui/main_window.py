@@ -38,8 +38,8 @@ from .loader import (
     merges_beside,
     needs_pattern,
 )
+from .model.state import RunState
 from .responsiveness import GuiTurn, HoldTrainerWhilePainting, collect_on_gui_thread
-from .state import RunState
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
 from .views.ids_panel import IdsPanel

@@ -37,8 +37,8 @@ from PySide6.QtGui import QColor
 from ..core import MergeStep
 from ..core.display import readable_token
 from .hub import StateHub
-from .state import MergeRow, VocabRow, vocab_rows
-from .vocab_index import COL_REACH, ViewSpec, VocabIndex
+from .model.state import MergeRow, VocabRow, vocab_rows
+from .model.vocab_index import COL_REACH, ViewSpec, VocabIndex
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for

@@ -19,7 +19,8 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from ..core import merge_engine
 from .hub import StateHub
-from .remaining import MergeTimeEstimate
+from .model.remaining import MergeTimeEstimate
+from .model.state import Phase, TrainingResult
 from .responsiveness import (
     FLUSH_INTERVAL_MS,
     FrameBudget,
@@ -28,13 +29,11 @@ from .responsiveness import (
     TrainingMode,
     keep_out_of_collections,
 )
-from .state import Phase
 from .worker import (
     MergeBuffer,
     PairsReport,
     RunControl,
     TrainingConfig,
-    TrainingResult,
     TrainingWorker,
 )
 

@@ -26,6 +26,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
 from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
 from ..core.vocab import check_vocab_size, initial_vocab
+from .model.state import TrainingResult
 from .responsiveness import END_SHOWN_LIMIT, GUI_HOLD_LIMIT, GuiTurn
 
 TOP_PAIRS = 20
@@ -48,24 +49,6 @@ class PairsReport:
 
     at: int
     pairs: tuple[tuple[bytes, bytes, int], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TrainingResult:
-    """What a finished (or stopped) run produced; ``vocab`` and ``merges`` are copies."""
-
-    vocab: dict[int, bytes]
-    merges: list[tuple[bytes, bytes]]
-    special_tokens: tuple[str, ...]
-    target_merges: int
-    stopped: bool  # the user stopped it before vocab_size was reached
-    merge_seconds: float  # time spent merging, pauses left out
-    pattern: str = "gpt2"  # the pre-tokenization pattern it was trained with
-
-    @property
-    def exhausted(self) -> bool:
-        """True when the corpus ran out of pairs before ``vocab_size`` was reached."""
-        return not self.stopped and len(self.merges) < self.target_merges
 
 
 def describe_error(error: BaseException) -> str:

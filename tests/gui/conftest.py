@@ -29,8 +29,8 @@ def no_dangling_threads(qapp, qtbot):
 
     collect_on_gui_thread()  # as the app does: the collector never runs on a worker thread
     yield
-    from bpe_studio.gui.curves import live_curve_threads
     from bpe_studio.gui.jobs import busy_job_threads
+    from bpe_studio.gui.model.curves import live_curve_threads
     from bpe_studio.gui.session import live_training_threads
 
     for widget in qapp.topLevelWidgets():

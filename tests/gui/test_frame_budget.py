@@ -9,8 +9,8 @@ from gui_helpers import EOT, paused_in_window, train_in_window
 from bpe_studio.core import train_bpe
 from bpe_studio.gui import responsiveness
 from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.responsiveness import FrameBudget, GuiTurn
-from bpe_studio.gui.state import Phase
 
 
 def test_frames_are_spaced_by_what_the_last_one_held():

@@ -17,13 +17,12 @@ from bpe_studio.core import Tokenizer, trainer_from_file
 from bpe_studio.core.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.loader import prepare
-from bpe_studio.gui.spans import TokenizerSource
-from bpe_studio.gui.state import RunSettings
-from bpe_studio.gui.tokenizer_recipes import TokenizerCache
+from bpe_studio.gui.model.state import RunSettings, TrainingResult
+from bpe_studio.gui.model.tokenizer_recipes import TokenizerCache
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.inspector import InspectorPanel
 from bpe_studio.gui.views.step_through import MAX_PIECE_BYTES, StepThroughPanel
 from bpe_studio.gui.views.why_token import WhyTokenPanel
-from bpe_studio.gui.worker import TrainingResult
 
 VOCAB = 1200
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views.picker import PRESETS, RUN, preset_key
 
 TEXT = "Hello world, naïve café: 12345 tokens!\n  indented\tline 中文 😀 don't\n"

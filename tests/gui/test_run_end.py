@@ -12,9 +12,9 @@ from bpe_studio.core import trainer as core_trainer
 from bpe_studio.core import trainer_from_file
 from bpe_studio.gui import responsiveness
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.curves import FEED_CHUNK, CurveFeeder
+from bpe_studio.gui.model.curves import FEED_CHUNK, CurveFeeder
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.responsiveness import GuiTurn, gui_busy, wait_while_gui_busy
-from bpe_studio.gui.state import Phase
 
 
 def test_the_window_shows_the_last_merge_before_the_trainer_frees_its_state(

@@ -12,9 +12,9 @@ from PySide6.QtGui import QDropEvent
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.main_window import SAMPLE_TEXT
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.models import SORT_ROLE, TOKEN_ID_ROLE
 from bpe_studio.gui.session import live_training_threads
-from bpe_studio.gui.state import Phase
 
 VOCAB = 1000
 

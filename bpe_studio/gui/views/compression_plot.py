@@ -7,7 +7,7 @@ count; the legend, under the plot, names it, and says when the corpus is unlike 
 curves over the merge index, plus the editor's own bytes per token as points at the
 steps it was measured. A vertical cursor marks the timeline's step, and the line above the plot
 gives each value at that step. The counts are computed by a
-:class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as they are
+:class:`~bpe_studio.gui.model.curves.CurveFeeder` (its own process) fed the merges as they are
 published (for a loaded tokenizer: all its merges at once); this view polls it a few
 times a second while it works and redraws in place (``setData``). "Record" turns it off.
 What it leaves out: the counting (``core.compression``), its thread and process (``curves``).
@@ -24,7 +24,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ..curves import (
+from ..hub import StateHub
+from ..model.curves import (
     DEFAULT_HELDOUT,
     HELD_OUT,
     HELD_OUT_BYTES,
@@ -34,9 +35,9 @@ from ..curves import (
     CurveSeries,
     TextSpec,
 )
-from ..heldout import english_like, heldout_label
-from ..hub import StateHub
-from ..state import Phase
+from ..model.heldout import english_like, heldout_label
+from ..model.state import Phase
+from ..responsiveness import wait_while_gui_busy
 from .common import ACCENT, CURVE, MUTED, steady_label, title_label
 from .layouts import column
 
@@ -68,7 +69,7 @@ class CompressionPlot(QWidget):
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.feeder = CurveFeeder()
+        self.feeder = CurveFeeder(between_commands=wait_while_gui_busy)
         self.heldout: Path = DEFAULT_HELDOUT
         self._drawn = -1  # the feeder's version last drawn
         self._editor_points: dict[int, float] = {}  # step -> the editor's bytes per token

@@ -1,6 +1,6 @@
 """The inspector beside the editor: "Why this token" and "Step-through" as tabs.
 
-What it does: builds both panels around one :class:`~..tokenizer_recipes.TokenizerCache`, so
+What it does: builds both panels around one :class:`~..model.tokenizer_recipes.TokenizerCache`, so
 the tokenizer one of them built is there for the other, and shuts their job threads down.
 What it leaves out: the panels themselves (``why_token``, ``step_through``).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ..hub import StateHub
-from ..tokenizer_recipes import TokenizerCache
+from ..model.tokenizer_recipes import TokenizerCache
 from .step_through import StepThroughPanel
 from .why_token import WhyTokenPanel
 

@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 from ...core import Tokenizer
 from ..hub import StateHub
 from ..jobs import LatestJob
+from ..model.state import Phase
+from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness import keep_out_of_collections
-from ..spans import TokenizerSource
-from ..state import Phase
 from .common import MUTED, steady_label
 
 RUN = ""  # the key of "The run's tokenizer"

@@ -37,7 +37,7 @@ from ...core.explain import EncodeStep, encode_steps, pretokens
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
-from ..tokenizer_recipes import TokenizerCache, step_recipe
+from ..model.tokenizer_recipes import TokenizerCache, step_recipe
 from .chips import ChipStrip
 from .common import MUTED, counted, monospace_font
 from .layouts import column, vertical_split

@@ -45,10 +45,10 @@ from ..debounce import single_shot
 from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
 from ..jobs import Job, LatestJob
+from ..model.state import Phase
+from ..model.vocab_index import ViewSpec
 from ..models import VocabFilterProxy, VocabTableModel
 from ..responsiveness import AfterPaint, wait_while_gui_busy
-from ..state import Phase
-from ..vocab_index import ViewSpec
 from .common import (
     MUTED,
     configure_table,

@@ -46,7 +46,7 @@ from ...core.explain import MergeNode, merge_tree, merges_using
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
-from ..tokenizer_recipes import TokenizerCache, selection_recipe
+from ..model.tokenizer_recipes import TokenizerCache, selection_recipe
 from .common import MUTED, configure_table, counted, monospace_font, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short

@@ -18,11 +18,11 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core import Tokenizer
+from ...core import Tokenizer
 from .state import RunState
 
 if TYPE_CHECKING:
-    from .spans import TokenizerSource
+    from .tokenizer_source import TokenizerSource
 
 CACHED_TOKENIZERS = 4
 
