@@ -32,7 +32,8 @@ from corpora import MB, Skip, corpus, line_slice, scratch_dir, write_temp  # noq
 from bpe_studio.core import trainer_from_file  # noqa: E402
 from bpe_studio.gui.model.remaining import MergeTimeEstimate  # noqa: E402
 
-DRAIN_SECONDS = 0.025  # the session's flush interval (responsiveness.FLUSH_INTERVAL_MS)
+# The session's flush interval (responsiveness.frame_budget.FLUSH_INTERVAL_MS).
+DRAIN_SECONDS = 0.025
 RATE_WINDOW = 1.0  # seconds: the old estimate's rate (session.RunClock.WINDOW)
 POINTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 CORPORA = (("english", "english_books.txt"), ("chinese", "chinese.txt"), ("code", "code.txt"))

@@ -108,11 +108,11 @@ def main() -> None:
 
     from bpe_studio.gui.app import application
     from bpe_studio.gui.hub import StateHub
-    from bpe_studio.gui.responsiveness import (
-        HoldTrainerWhilePainting,
+    from bpe_studio.gui.responsiveness.collector import (
         collect_on_gui_thread,
         keep_out_of_collections,
     )
+    from bpe_studio.gui.responsiveness.trainer_hold import HoldTrainerWhilePainting
     from bpe_studio.gui.views.vocab_table import VocabTableView
 
     class Host(HoldTrainerWhilePainting, QWidget):

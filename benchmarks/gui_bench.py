@@ -8,7 +8,7 @@ For each corpus it measures, best of ``--repeat`` runs:
   ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran and
   for ``END_WATCH_MS`` after it ended (the views switching to the finished run); from the first
   merge on, the share of the time the window held the trainer (frames and their repaints) and
-  the frames shown per second (``responsiveness.FrameBudget``); with the
+  the frames shown per second (``responsiveness.frame_budget.FrameBudget``); with the
   compression curve's recording off and on (``--curve``), and with it on, how long its thread
   still needed after the run ended (``curve_lag_s``). The three kinds of run take turns, so a
   loaded machine slows them alike;

@@ -31,13 +31,14 @@ from ..core.formats.data import TokenizerData
 from ..core.formats.tiktoken_file import sidecar_name
 from ..core.tokenizer_files import DEFAULT_NAME, save_data
 from ..core.vocab import BYTE_TOKENS, initial_vocab
-from . import responsiveness
 from .controls import nothing_learned
 from .hub import StateHub
 from .loader import TokenizerLoader
 from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .model.tokenizer_source import TokenizerSource
-from .responsiveness import GuiTurn
+from .responsiveness import frame_budget
+from .responsiveness.collector import keep_out_of_collections
+from .responsiveness.trainer_hold import GuiTurn
 from .session import TrainingSession
 from .worker import TrainingConfig
 
@@ -92,7 +93,8 @@ class Controller(QObject):
         return self.training or self.loader.busy
 
     def gui_turn(self) -> GuiTurn | None:
-        """The running session's hold on the trainer (``responsiveness``), if one runs."""
+        """The running session's hold on the trainer (``responsiveness.trainer_hold``), if one
+        runs."""
         return self.session.turn if self.session is not None else None
 
     def _may_discard(self, action: str, *, now: bool = True) -> bool:
@@ -204,8 +206,8 @@ class Controller(QObject):
         if n == at:
             return
         if state.phase is Phase.MERGING and (
-            n - at < responsiveness.EDITOR_REFRESH_MERGES
-            or now - when < responsiveness.EDITOR_REFRESH_SECONDS
+            n - at < frame_budget.EDITOR_REFRESH_MERGES
+            or now - when < frame_budget.EDITOR_REFRESH_SECONDS
         ):
             return
         self._editor_at = (n, now)
@@ -323,7 +325,7 @@ class Controller(QObject):
 
     @Slot(object)
     def _on_loaded(self, loaded: LoadedTokenizer) -> None:
-        responsiveness.keep_out_of_collections()
+        keep_out_of_collections()
         self.hub.show_loaded(loaded)
         self.load_finished.emit(True)
 

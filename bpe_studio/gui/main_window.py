@@ -39,7 +39,8 @@ from .loader import (
     needs_pattern,
 )
 from .model.state import RunState
-from .responsiveness import GuiTurn, HoldTrainerWhilePainting, collect_on_gui_thread
+from .responsiveness.collector import collect_on_gui_thread
+from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
 from .views.editor_tokenizer import EditorTokenizer
@@ -65,7 +66,7 @@ SAMPLE_TEXT = (
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        collect_on_gui_thread()  # never on a worker thread (see responsiveness)
+        collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
         self.setWindowTitle("BPE Studio")
         self.setAcceptDrops(True)
         self.hub = StateHub(self)

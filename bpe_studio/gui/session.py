@@ -5,7 +5,7 @@ What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker`
 released on the GUI thread once the thread has ended), collects the worker's merges in a
 :class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs,
 the phase and the outcome into the :class:`~.hub.StateHub`, publishing one frame for the views
-as often as the frame budget allows (``responsiveness.FrameBudget``). :class:`RunClock` keeps
+as often as the frame budget allows (``responsiveness.frame_budget``). :class:`RunClock` keeps
 the elapsed time (pauses left out) and a recent merges-per-second rate.
 What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``controller``).
 """
@@ -21,14 +21,10 @@ from ..core import merge_engine
 from .hub import StateHub
 from .model.remaining import MergeTimeEstimate
 from .model.state import Phase, TrainingResult
-from .responsiveness import (
-    FLUSH_INTERVAL_MS,
-    FrameBudget,
-    GuiTurn,
-    StartWhenSettled,
-    TrainingMode,
-    keep_out_of_collections,
-)
+from .responsiveness.after_paint import StartWhenSettled
+from .responsiveness.collector import TrainingMode, keep_out_of_collections
+from .responsiveness.frame_budget import FLUSH_INTERVAL_MS, FrameBudget
+from .responsiveness.trainer_hold import GuiTurn
 from .worker import (
     MergeBuffer,
     PairsReport,
@@ -163,7 +159,7 @@ class TrainingSession(QObject):
         self.clock.start()
         self._timer.start()
         # The thread starts once the window has repainted the views reset for this run
-        # (responsiveness.StartWhenSettled).
+        # (responsiveness.after_paint.StartWhenSettled).
         starter = StartWhenSettled(self._start_thread, self)
         self.turn.on_painted = starter.painted
         starter.arm()

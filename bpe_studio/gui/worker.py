@@ -27,7 +27,8 @@ from ..core import MergeStep, TrainingCancelled, trainer_from_file
 from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
 from ..core.vocab import check_vocab_size, initial_vocab
 from .model.state import TrainingResult
-from .responsiveness import END_SHOWN_LIMIT, GUI_HOLD_LIMIT, GuiTurn
+from .responsiveness.busy import GUI_HOLD_LIMIT
+from .responsiveness.trainer_hold import END_SHOWN_LIMIT, GuiTurn
 
 TOP_PAIRS = 20
 TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
@@ -61,7 +62,8 @@ def describe_error(error: BaseException) -> str:
 
 class RunControl:
     """Thread-safe pause / resume / stop for one run, shared by the GUI and the worker; its
-    ``turn`` lets the GUI thread hold the worker between merges (``responsiveness``)."""
+    ``turn`` lets the GUI thread hold the worker between merges
+    (``responsiveness.trainer_hold``)."""
 
     def __init__(self) -> None:
         self.cancel_event = threading.Event()
@@ -212,7 +214,7 @@ class TrainingWorker(QObject):
         for step in trainer:
             emit_merge(step)
             if not gui_is_free():
-                gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (responsiveness)
+                gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (trainer_hold)
             if step.rank == control.pause_after:
                 control.pause()
             if not running():

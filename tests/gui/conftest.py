@@ -25,7 +25,7 @@ from gui_helpers import FIXTURES  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def no_dangling_threads(qapp, qtbot):
-    from bpe_studio.gui.responsiveness import collect_on_gui_thread
+    from bpe_studio.gui.responsiveness.collector import collect_on_gui_thread
 
     collect_on_gui_thread()  # as the app does: the collector never runs on a worker thread
     yield

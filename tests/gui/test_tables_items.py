@@ -159,7 +159,8 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
 
 def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch, gpt2):
     """Showing a tokenizer repaints the table first, then starts the reachability and glyph
-    jobs (responsiveness.AfterPaint): their GIL stretches never fall inside that repaint."""
+    jobs (responsiveness.after_paint.AfterPaint): their GIL stretches never fall inside that
+    repaint."""
     from PySide6.QtCore import QEvent, QObject
 
     events: list[str] = []

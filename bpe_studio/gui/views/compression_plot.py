@@ -37,7 +37,7 @@ from ..model.curves import (
 )
 from ..model.heldout import english_like, heldout_label
 from ..model.state import Phase
-from ..responsiveness import wait_while_gui_busy
+from ..responsiveness.busy import wait_while_gui_busy
 from .common import ACCENT, CURVE, MUTED, steady_label, title_label
 from .layouts import column
 
@@ -233,9 +233,9 @@ class CompressionPlot(QWidget):
             self.error.emit("Cannot measure compression", message)
         busy = self.feeder.busy
         if self.feeder.version != self._drawn and not self.hub.state.phase.training:
-            # subtle: every redraw repaints the plot with the trainer held (responsiveness),
-            # so while the curves grow they are redrawn at most every DRAW_EVERY seconds;
-            # while a run trains, with a frame (_draw_with_frame), whose repaint it joins.
+            # subtle: every redraw repaints the plot with the trainer held (trainer_hold), so
+            # while the curves grow they are redrawn at most every DRAW_EVERY seconds; while a
+            # run trains, with a frame (_draw_with_frame), whose repaint it joins.
             if not busy or time.perf_counter() - self._last_draw >= DRAW_EVERY:
                 self._draw()
         if not busy and self.feeder.version == self._drawn:

@@ -25,7 +25,7 @@ from ..jobs import LatestJob
 from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_source import TokenizerSource
-from ..responsiveness import keep_out_of_collections
+from ..responsiveness.collector import keep_out_of_collections
 from .common import MUTED, steady_label
 from .picker import RUN, TokenizerPicker
 

@@ -48,7 +48,8 @@ from ..jobs import Job, LatestJob
 from ..model.state import Phase
 from ..model.vocab_index import ViewSpec
 from ..models import VocabFilterProxy, VocabTableModel
-from ..responsiveness import AfterPaint, wait_while_gui_busy
+from ..responsiveness.after_paint import AfterPaint
+from ..responsiveness.busy import wait_while_gui_busy
 from .common import (
     MUTED,
     configure_table,
