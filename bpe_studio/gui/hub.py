@@ -19,7 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from ..core import MergeStep
-from ..core.pair_history import PairHistory
+from ..core.train.pair_history import PairHistory
 from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .model.tokenizer_source import TokenizerSource
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core.span_steps import SpanLadder, pretoken_starts, step_forward
-from ..core.spans import SpanArrays, compute_spans
+from ..core.explain.span_steps import SpanLadder, pretoken_starts, step_forward
+from ..core.explain.spans import SpanArrays, compute_spans
 from .debounce import single_shot
 from .jobs import LatestJob
 from .model.tokenizer_source import TokenizerSource

@@ -24,8 +24,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
-from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
-from ..core.vocab import check_vocab_size, initial_vocab
+from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
+from ..core.train.vocab import check_vocab_size, initial_vocab
 from .model.state import TrainingResult
 from .responsiveness.busy import GUI_HOLD_LIMIT
 from .responsiveness.trainer_hold import END_SHOWN_LIMIT, GuiTurn

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...core import MergeStep, Tokenizer
-from ...core.pair_history import PairHistory
+from ...core.train.pair_history import PairHistory
 from .tokenizer_source import TokenizerSource
 
 

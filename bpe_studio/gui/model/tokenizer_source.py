@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from ...core import Tokenizer
-from ...core.span_steps import MergeIds
+from ...core.explain.span_steps import MergeIds
 
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table
 

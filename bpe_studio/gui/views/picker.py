@@ -26,7 +26,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
-from ...core.presets import PRESETS, preset_label
+from ...core.formats.preset_table import PRESETS, preset_label
 from ..hub import StateHub
 from ..loader import ask_for_tokenizer_file
 from ..model.tokenizer_cache import TokenizerCache
