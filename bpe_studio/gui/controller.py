@@ -74,9 +74,9 @@ class Controller(QObject):
         # answers with a dialog; tests replace it.
         self.confirm: Callable[[str, str], bool] = lambda title, question: True
         # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
-        # it and its repaint: the editor, the explanation pages and their jobs reacting to a
-        # new tokenizer made 13-22 ms of the frame with the trainer held, and the span job
-        # started then contended with the frame's repaint for the GIL.
+        # it and its repaint: inside the frame, the editor, the explanation pages and their jobs
+        # reacting to a new tokenizer would run with the trainer held, and the span job started
+        # then would contend with the frame's repaint for the GIL (docs/responsiveness.md).
         self._editor_turn = QTimer(self)
         self._editor_turn.setSingleShot(True)
         self._editor_turn.setInterval(0)
@@ -212,8 +212,8 @@ class Controller(QObject):
             return
         self._editor_at = (n, now)
         # subtle: built in the span thread on first use, from the record up to the step shown:
-        # building its vocabulary and merges here took 30-50 ms of the GUI thread while the
-        # trainer ran, the largest gaps of a run (docs/responsiveness.md). The state is read
+        # building its vocabulary and merges here, on the GUI thread while the trainer runs,
+        # would make the largest gaps of a run (docs/responsiveness.md). The state is read
         # there as it is then, as the vocabulary table's jobs read it: the record only grows,
         # so its first n merges are this run's; after a reset or a load meanwhile this source
         # is no longer shown and its result is dropped.

@@ -36,19 +36,17 @@ STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
 # encoded again (each merge is a pass over the text's ids; a fresh encode costs as much as a
 # few hundred of them on 10,000 characters).
 FORWARD_MERGES = 512
-# The spans of the text shown are kept at every this many steps (about 100 KB each for
-# 10,000 characters), so a random step costs at most this many merges of moving forward once
-# the rung below it was visited.
+# The spans of the text shown are kept at every this many steps, so a random step costs at
+# most this many merges of moving forward once the rung below it was visited.
 RUNG_STEPS = 256
-RUNG_TOKENS = 2_000_000  # tokens kept in all the rungs of a text: about 26 MB
+RUNG_TOKENS = 2_000_000  # tokens kept in all the rungs of a text (their memory's bound)
 # Tokens times merges the GUI thread may move the spans forward by itself (each merge is one
 # vectorised pass over the tokens): a replay's or a drag's frame for a screenful of text.
 GUI_FORWARD_WORK = 1_000_000
 # Characters tokenized between two checks for a newer request: during a drag, a superseded
 # job stops within one piece instead of finishing the whole text. Also the longest the job
 # keeps the GIL in one call: core.spans packs each piece's spans with one NumPy call that
-# never lets go of it (10-24 ms for 4,096 characters of English and Chinese, seen with a GIL
-# watchdog while 1 MB was pasted; docs/responsiveness.md).
+# never lets go of it (docs/responsiveness.md).
 SPAN_PIECE_CHARS = 1024
 
 

@@ -202,8 +202,8 @@ class TrainingWorker(QObject):
             self.top_pairs.emit(PairsReport(made, tuple(trainer.top_pairs(TOP_PAIRS))))
 
         report_pairs()
-        # subtle: what runs once per merge is kept to bound methods in locals (a merge of the
-        # sample corpus takes ~15 us; the loop's own checks took a tenth of that).
+        # subtle: what runs once per merge is kept to bound methods in locals: a merge of a small
+        # corpus is so short that the loop's own checks are a visible share of it.
         emit_merge = self.merged.emit
         gui_free = control.turn.gui_free
         gui_is_free, running = gui_free.is_set, control.running.is_set
@@ -229,10 +229,9 @@ class TrainingWorker(QObject):
                 next_report = now + TOP_PAIRS_INTERVAL
         seconds = time.perf_counter() - start - paused_for
         report_pairs()
-        # subtle: freeing the working state takes tens of milliseconds of the GIL (in slices,
-        # 0.1 ms at a time, but thousands of them); during the window's last frame and its
-        # repaint that doubled their wall time. So the window shows the last merges first
-        # (docs/responsiveness.md, "The run's end").
+        # subtle: freeing the working state holds the GIL for thousands of short slices; during
+        # the window's last frame and its repaint they would compete for it. So the window
+        # shows the last merges first (docs/responsiveness.md, "The run's end").
         self.merges_done.emit()
         control.turn.end_shown.wait(END_SHOWN_LIMIT)
         trainer.close()

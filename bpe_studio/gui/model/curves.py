@@ -79,8 +79,9 @@ def _merges(rows: Sequence) -> list[Merge]:
 def _for_process(command: tuple) -> tuple:
     """``command`` with its merge rows made :class:`Merge` tuples (in the feeder thread).
 
-    subtle: done on the GUI thread, this took a third of the frame that ends a run (the last
-    frame's thousands of merges), and with the trainer held, of every frame while training."""
+    subtle: done on the GUI thread, this would be a large share of the frame that ends a run
+    (the last frame's thousands of merges), and of every frame while training, with the
+    trainer held (docs/responsiveness.md)."""
     if command[0] == "merges":
         return ("merges", _merges(command[1]))
     if command[0] == "begin":
@@ -206,8 +207,8 @@ class CurveFeeder:
     def _start(self) -> None:
         # subtle: the process is started by the thread, not here. The first process of the
         # app also starts multiprocessing's fork server and waits to hear from it; on the GUI
-        # thread that wait (80-95 ms, docs/responsiveness.md) froze the window on the first
-        # Train with the curve on.
+        # thread that wait would freeze the window on the first Train with the curve on
+        # (docs/responsiveness.md).
         thread = threading.Thread(target=self._run, name="bpe-curves", daemon=True)
         self._thread = thread
         _LIVE.add(self)

@@ -293,8 +293,8 @@ class VocabTableView(QWidget):
                 self._reach.submit(_reach_job(key, lambda: tokenizer))
                 self._glyphs.submit(_samples_job(key, lambda: tokenizer.vocab))
             else:
-                # subtle: the run's vocabulary is built in the jobs' threads (it took 40 ms of
-                # the GUI thread at the end of a 10,000-merge run). The state is read there as
+                # subtle: the run's vocabulary is built in the jobs' threads, not in the frame
+                # that ends the run (docs/responsiveness.md). The state is read there as
                 # it is then: the record only grows, so its first n merges are this run's;
                 # after a reset or a load meanwhile the result is for an old key and is
                 # dropped.
