@@ -11,9 +11,9 @@ merge never rescans all pairs; they make the same merges:
 - ``merge_python``: pure Python, starts instantly; words are strings of ids, merged by
   ``str.replace``, Python code runs once per merge site.
 - ``merge_engine``: flat arrays and numba-compiled kernels; a merge touches only the places the
-  pair occurs. Importing numba and loading the cached kernels costs a fixed fraction of a
-  second and ~100 MB (the first run ever compiles them: seconds), which small and medium
-  corpora do not repay.
+  pair occurs. Importing numba and loading the cached kernels costs a fixed time and memory
+  (the first run ever compiles them; docs/training.md), which small and medium corpora do
+  not repay.
 ``engine="auto"`` takes the compiled one when the corpus has at least :data:`COMPILED_FROM`
 positions (bytes of the unique pre-tokens that have a pair), and falls back to Python, saying so
 once in the log, when numba cannot be imported. docs/training.md has the measurements.
@@ -259,7 +259,7 @@ def trainer_from_file(
     def measured(positions: int) -> None:
         # The positions of the pre-tokens counted so far only grow: once they reach
         # COMPILED_FROM, "auto" will compile, and numba loads while the rest is counted.
-        # Loading it any sooner, on a guess, would cost its memory (~100 MB) for nothing
+        # Loading it any sooner, on a guess, would cost its memory (docs/training.md) for nothing
         # when the corpus then trains in Python.
         if may_compile and forked.is_set() and not preparing.is_set():
             if auto_engine(positions) == "compiled":
