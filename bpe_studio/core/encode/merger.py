@@ -57,12 +57,13 @@ BATCH_LONG_MIN = 32
 # characters) are merged from their characters' tokens (``char_bpe``) when there are at least
 # BATCH_LONG_MIN of them: far fewer rounds than from bytes.
 CHAR_MIN_BYTES = 10
-# The tables for cutting such pre-tokens into parts (``char_cuts``) are built for this many of
-# them at once (or when a preset is loaded): building them costs more than a few merges save.
+# The tables for cutting such pre-tokens into parts (``char_cuts``) take a while to build, so
+# they are built for this many of them at once (or when a preset is loaded).
 CUTS_BUILD_MIN = 1000
 # This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): faster
 # per pre-token than one by one, past a fixed cost of a few rounds of array operations.
-# Building the batch merger's tables waits for a larger batch.
+# Building the batch merger's tables waits for a larger batch (the figures:
+# docs/patterns.md, "Thresholds and the figures behind them").
 BATCH_MIN = 200
 BATCH_BUILD_MIN = 2000
 
