@@ -255,7 +255,8 @@ def test_workers_forked_before_building_build_their_own(
     stats = encode_file(build, path, out, workers=2)
     assert np.load(out).tolist() == gpt2_tokenizer.encode(big_text)
     assert stats.load_seconds > 0
-    # Every process has exited once encode_file returns: each build is in the queue.
+    # Every worker built before it took a chunk, and every chunk is done: each build is in the
+    # queue.
     builders = drain(built)
     assert len(builders) == 2 and parent not in builders and len(set(builders)) == 2
     encoders = set(drain(seen))

@@ -231,9 +231,11 @@ def encode_file(
         jobs = [(path, a, b, plan.dtype) for a, b in plan.ranges]
         chunks = _in_order(pool, tok, jobs)
         total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress))
-    return EncodeStats(
-        size, total, time.perf_counter() - start, plan.dtype, plan.setup_seconds, plan.load_seconds
-    )
+        seconds = time.perf_counter() - start
+        if pool is not None:
+            # The ids are written: the workers exit on their own, not waited for here.
+            pool.shutdown(wait=False)
+    return EncodeStats(size, total, seconds, plan.dtype, plan.setup_seconds, plan.load_seconds)
 
 
 def _pool(
