@@ -1,0 +1,56 @@
+"""The merger's interface (what ``explain`` and the tokenizer ask of it) against the merge list
+read the slow way: ``reference_bpe.reference_encode_piece`` for merging, the merge list itself
+(first occurrence of each pair) for ranks."""
+
+from __future__ import annotations
+
+import pytest
+from core_helpers import SLICES, read_fixture
+from reference_bpe import reference_encode_piece
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode.merger import BATCH_MIN
+
+
+def first_ranks(merges):
+    ranks = {}
+    for i, pair in enumerate(merges):
+        ranks.setdefault(pair, i)
+    return ranks
+
+
+def token_ids(tok: Tokenizer) -> dict[bytes, int]:
+    ids: dict[bytes, int] = {}
+    for i in sorted(tok.vocab):
+        ids.setdefault(tok.vocab[i], i)
+    return ids
+
+
+@pytest.mark.parametrize("count", [BATCH_MIN - 1, 2500])
+def test_merge_many_equals_the_reference(gpt2_tokenizer, count):
+    """Few pieces (merged one by one) and many (the batch merger) alike."""
+    words = read_fixture(SLICES["english"]).split()
+    pieces = list(dict.fromkeys(w.encode("utf-8") for w in words))[:count]
+    assert len(pieces) == count
+    flat, ends = gpt2_tokenizer.merger.merge_many(pieces)
+    got = [flat[a:b].tolist() for a, b in zip([0, *ends], ends)]
+    ranks, ids = first_ranks(gpt2_tokenizer.merges), token_ids(gpt2_tokenizer)
+    expected = [[ids[t] for t in reference_encode_piece(p, ranks)] for p in pieces]
+    assert got == expected
+
+
+def test_pair_rank_and_merges_follow_the_merge_list():
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b"ab", 257: b"abc", 258: b"cab"})
+    # The fourth merge repeats the first pair: the encoder never applies it.
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b"c", b"ab"), (b"a", b"b")]
+    merger = Tokenizer(vocab, merges).merger
+    assert merger.pair_rank(97, 98) == (0, 256)
+    assert merger.pair_rank(256, 99) == (1, 257)
+    assert merger.pair_rank(99, 256) == (2, 258)
+    assert merger.pair_rank(98, 97) is None
+    assert list(merger.merges()) == [(0, 97, 98, 256), (1, 256, 99, 257), (2, 99, 256, 258)]
+    assert [merger.merge_rank(i) for i in (97, 256, 257, 258)] == [None, 0, 1, 2]
+    short = merger.truncated(2)
+    assert list(short.merges()) == [(0, 97, 98, 256), (1, 256, 99, 257)]
+    assert short.pair_rank(99, 256) is None and 258 not in short.vocab
