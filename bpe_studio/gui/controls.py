@@ -14,7 +14,6 @@ What it leaves out: what the buttons do (the main window connects them).
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.corpus.counting import available_cores
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.train.vocab import BYTE_TOKENS
 from .hub import StateHub
@@ -210,8 +210,9 @@ class TrainingPanel(QWidget):
         self.specials_ids.setStyleSheet(f"color: {MUTED}")
         self.specials_ids.setTextFormat(Qt.TextFormat.PlainText)  # tokens hold "<"
         self.workers_spin = QSpinBox()
-        self.workers_spin.setRange(1, max(1, (os.cpu_count() or 1) * 2))
-        self.workers_spin.setValue(os.cpu_count() or 1)
+        # The default is the core's "every core" (``resolve_workers(None)``).
+        self.workers_spin.setRange(1, 2 * available_cores())
+        self.workers_spin.setValue(available_cores())
         self.workers_spin.setToolTip("Processes that pre-tokenize the corpus (files over 4 MB)")
         self.train_button = QPushButton("Train")
         self.train_button.setObjectName("primary")

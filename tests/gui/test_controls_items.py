@@ -95,6 +95,22 @@ def test_the_default_special_token_is_shared_with_the_cli(window):
     assert train.DEFAULT_SPECIAL_TOKEN is DEFAULT_SPECIAL_TOKEN
 
 
+def test_the_default_workers_follow_the_cores_rule(qtbot, monkeypatch):
+    """The panel's default number of workers is the core's "every core": the cores this
+    process may run on (one here), not every core the machine has."""
+    import os
+
+    from bpe_studio.core.corpus.counting import resolve_workers
+    from bpe_studio.gui.controls import TrainingPanel
+
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this platform")
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    panel = TrainingPanel()
+    qtbot.addWidget(panel)
+    assert panel.workers_spin.value() == resolve_workers(None) == 1
+
+
 # ------------------------------------------- item 5: failed Train, unsaved tokenizers
 def test_a_failed_train_keeps_the_loaded_tokenizer(qtbot, window, tmp_path):
     with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
