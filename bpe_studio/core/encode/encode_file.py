@@ -4,11 +4,13 @@ What it does: cuts the file at boundaries that cannot change the ids (before a s
 or after a safe line break: see ``boundaries.chunk_boundaries``), encodes the chunks in this
 process or in a pool of worker processes (``concurrent.futures.ProcessPoolExecutor``), and
 streams their ids into the output in order, so neither the text nor all the ids are ever held
-at once. Where this process may fork (``corpus.mp_context``), the workers are forked before the
-tokenizer is built and each builds its own (the pool's initializer) while this process builds
-its; elsewhere they start clean and are sent the built tokenizer. The output is written beside
-its final name and renamed into place (``atomic``). What it leaves out: the command line and
-standard input (``bpe_studio.cli``, which copies a stream to a file first).
+at once. Given a function that builds the tokenizer where this process may fork
+(``corpus.mp_context``), the workers are forked first and each builds its own (the pool's
+initializer); one of them makes the plan, and this process builds none. Otherwise the
+tokenizer is built here, and forked workers inherit it while clean-started ones are sent it.
+The output is written beside its final name and renamed into place (``atomic``). What it
+leaves out: the command line and standard input (``bpe_studio.cli``, which copies a stream to
+a file first).
 """
 
 from __future__ import annotations
