@@ -72,7 +72,6 @@ class StateHub(QObject):
         s.rate = s.elapsed = 0.0
         s.merge_start = s.remaining = None
         s.selected_in = None
-        s.top_pairs, s.top_pairs_at = (), 0
         s.pair_history = None
         s.stopping, s.resume_to = False, None
         s.phase = Phase.PRE_TOKENIZING
@@ -95,12 +94,9 @@ class StateHub(QObject):
         """Whether the merge engine is compiling now (shown next frame)."""
         self.state.compiling = compiling
 
-    def start_merging(
-        self, target_merges: int, upto: int | None = None, started_at: float | None = None
-    ) -> None:
+    def start_merging(self, target_merges: int, started_at: float | None = None) -> None:
         """The merge phase begins (``started_at`` seconds into the run; default: the
-        elapsed time last set); the merges recorded so far are shown (``upto``: the first
-        ``upto`` of them at most, as in :meth:`publish`)."""
+        elapsed time last set); the merges recorded so far are shown."""
         s = self.state
         if s.settings is not None:
             s.settings = dataclasses.replace(s.settings, target_merges=target_merges)
@@ -109,18 +105,11 @@ class StateHub(QObject):
         if s.phase is Phase.PAUSED:
             s.resume_to = Phase.MERGING
         else:
-            self.set_phase(Phase.MERGING, upto=upto)
+            self.set_phase(Phase.MERGING)
 
     def append_merges(self, batch: Sequence[MergeStep]) -> None:
         """Add merges to the record; the views see them at the next :meth:`publish`."""
         self.state.record.extend(batch)
-
-    def set_top_pairs(
-        self, pairs: tuple[tuple[bytes, bytes, int], ...], at: int | None = None
-    ) -> None:
-        """The pairs merge ``at`` chooses from (default: the next merge of the record)."""
-        s = self.state
-        s.top_pairs, s.top_pairs_at = pairs, len(s.record) if at is None else at
 
     def set_pair_history(self, history: PairHistory) -> None:
         """The run's record of the best pairs before each merge, once merging starts (the pair
@@ -201,7 +190,7 @@ class StateHub(QObject):
         s.loaded, s.result, s.record, s.error, s.settings = loaded, None, [], None, None
         s.base_vocab = {}
         s.loading, s.load_error, s.stopping, s.resume_to = None, None, False, None
-        s.top_pairs, s.top_pairs_at, s.selected_token, s.selected_in = (), 0, None, None
+        s.selected_token, s.selected_in = None, None
         s.pair_history = None
         s.merge_start = s.remaining = None
         s.phase = Phase.LOADED
@@ -221,12 +210,11 @@ class StateHub(QObject):
         self.updated.emit()
 
     # ------------------------------------------------------------ views
-    def publish(self, *, emit_updated: bool = True, upto: int | None = None) -> None:
-        """One frame: tell the views about the merges recorded since the last frame (the
-        first ``upto`` of the record at most), move a live step to the newest merge shown,
-        then ``updated``."""
+    def publish(self, *, emit_updated: bool = True) -> None:
+        """One frame: tell the views about the merges recorded since the last frame, move a
+        live step to the newest merge shown, then ``updated``."""
         s = self.state
-        n = len(s.merge_rows) if upto is None else min(upto, len(s.merge_rows))
+        n = len(s.merge_rows)
         if n > s.published:
             first, s.published = s.published, n
             self.merges_added.emit(first, n - 1)
@@ -236,8 +224,8 @@ class StateHub(QObject):
         if emit_updated:
             self.updated.emit()
 
-    def set_phase(self, phase: Phase, upto: int | None = None) -> None:
-        self.publish(emit_updated=False, upto=upto)
+    def set_phase(self, phase: Phase) -> None:
+        self.publish(emit_updated=False)
         if phase is not self.state.phase:
             self.state.phase = phase
             self.phase_changed.emit(phase)

@@ -27,7 +27,6 @@ from .responsiveness.frame_budget import FLUSH_INTERVAL_MS, FrameBudget
 from .responsiveness.trainer_hold import GuiTurn
 from .worker import (
     MergeBuffer,
-    PairsReport,
     RunControl,
     TrainingConfig,
     TrainingWorker,
@@ -104,7 +103,6 @@ class TrainingSession(QObject):
         self._ended = False
         self._buffer = MergeBuffer()
         self._pending_progress: tuple[int, int] | None = None
-        self._pending_pairs: PairsReport | None = None
         self._pending_merging: int | None = None  # merges to make, once the phase starts
         self._merge_start: float | None = None  # clock.elapsed() when merging began
         self._estimate: MergeTimeEstimate | None = None  # of the merging left
@@ -145,7 +143,6 @@ class TrainingSession(QObject):
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
         worker.recording.connect(self.hub.set_pair_history, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
-        worker.top_pairs.connect(self._on_top_pairs, _QUEUED)
         worker.merges_done.connect(self._on_merges_done, _QUEUED)
         worker.paused.connect(self._on_worker_paused, _QUEUED)
         worker.failed.connect(self._on_failed, _QUEUED)
@@ -234,10 +231,6 @@ class TrainingSession(QObject):
         self._merge_start = self.clock.elapsed()
         self._estimate = MergeTimeEstimate(target)
         self.frames.postpone()
-
-    @Slot(object)
-    def _on_top_pairs(self, report: PairsReport) -> None:
-        self._pending_pairs = report
 
     @Slot()
     def _on_merges_done(self) -> None:
@@ -334,21 +327,7 @@ class TrainingSession(QObject):
             self._frame_held = self.turn.begin_hold()
         self._frame_over.start()
         self._drain(in_frame=True)
-        self.hub.publish(upto=self._frame_end())
-
-    def _frame_end(self) -> int | None:
-        """How many merges a frame shows: while merging, those the trainer's latest pairs
-        report came after, so that the pair chart's next pairs are exactly those of the step
-        every view shows; otherwise (a pause, the run's end) all.
-
-        subtle: the report trails the record by up to TOP_PAIRS_INTERVAL, and the trainer
-        merges a pair of the top twenty every merge or so: at 8,000-16,000 merges a second,
-        the pairs reported before a frame's newest merges were all merged by them, and the
-        chart showed no pairs in half the frames."""
-        state = self.hub.state
-        if self._merges_done or state.phase is not Phase.MERGING or not state.live:
-            return None
-        return max(state.top_pairs_at, state.published)
+        self.hub.publish()
 
     def _drain(self, *, in_frame: bool = False) -> None:
         """Move what the worker reported into the hub; ``in_frame``: with the trainer held,
@@ -368,13 +347,8 @@ class TrainingSession(QObject):
             # The merge engine's first compile may outlast the counting; the core says
             # while it runs (merge_engine.compiling), and the views show it as a phase.
             hub.set_compiling(merge_engine.compiling())
-        if self._pending_pairs is not None:
-            report, self._pending_pairs = self._pending_pairs, None
-            hub.set_top_pairs(report.pairs, report.at)
         if in_frame and self._pending_merging is not None:
             target, self._pending_merging = self._pending_merging, None
-            # The merges drained since merging began wait for the frame's pairs report,
-            # as in every frame while merging (_frame_end).
-            hub.start_merging(target, upto=hub.state.top_pairs_at, started_at=self._merge_start)
+            hub.start_merging(target, started_at=self._merge_start)
         remaining = self._estimate.remaining() if self._estimate is not None else None
         hub.set_clock(self.clock.rate(), elapsed, remaining)

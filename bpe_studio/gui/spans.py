@@ -5,12 +5,15 @@ by piece, packed into NumPy arrays) on a :class:`~.jobs.LatestJob`
 after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
 little longer than timeline moves, which must re-colour at once. A timeline move does not stop
 the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
-step keeps moving, each result shown is the newest step that could be finished. A step a little
-ahead of the spans shown (a replay, a drag to the right) is reached by applying the merges in
-between to them (``core.span_steps``) rather than by encoding the text again: on the GUI thread
-itself when that is little work (:meth:`SpanService.advance`), so the editor shows the
-timeline's step in the frame that moves it; otherwise in the thread, from the nearest spans
-known below the step (``core.span_steps.SpanLadder``'s rungs, kept for the text shown). The
+step keeps moving, each result shown is the newest step that could be finished. A step move
+(the text unchanged) is served from the text's spans under the whole tokenizer, split back to
+the step (``core.span_split``: a few vectorised passes, any step, backward too): on the GUI
+thread itself once those spans are known (:meth:`SpanService.advance`), so the editor shows
+the timeline's step in the frame that moves it. Where tokens cannot be split back (two merges
+make one token) or the text is too long for the GUI thread, a step a little ahead of the spans
+shown is reached by applying the merges in between to them (``core.span_steps``), on the GUI
+thread when that is little work, otherwise in the thread, from the nearest spans known below
+the step (``core.span_steps.SpanLadder``'s rungs, kept for the text shown). The
 tokenizer comes from a :class:`~.model.tokenizer_source.TokenizerSource`, built lazily in that
 same thread.
 What it leaves out: painting (``views/token_editor``) and the tokenizer sources themselves.
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..core.explain.span_split import MergeTree, SpanSplitter
 from ..core.explain.span_steps import SpanLadder, pretoken_starts, step_forward
 from ..core.explain.spans import SpanArrays, compute_spans
 from .debounce import single_shot
@@ -48,17 +52,22 @@ GUI_FORWARD_WORK = 1_000_000
 # keeps the GIL in one call: core.spans packs each piece's spans with one NumPy call that
 # never lets go of it (docs/responsiveness.md).
 SPAN_PIECE_CHARS = 1024
+# Tokens of the whole tokenizer's spans the GUI thread may split back to any step by itself
+# (a few vectorised passes over them per level of the merge trees split).
+GUI_SPLIT_TOKENS = 100_000
 
 
 @dataclass(frozen=True)
 class _Shown:
-    """A result of the span service: the spans of ``source`` at ``step``, and the pre-token
-    starts of their text once a forward step has needed them."""
+    """A result of the span service: the spans of ``source`` at ``step``, the pre-token
+    starts of their text once a forward step has needed them, and the text's splitter
+    (``core.span_split``: any step from the whole tokenizer's spans) where it has one."""
 
     source: TokenizerSource
     step: int
     spans: SpanArrays
     starts: np.ndarray | None
+    splitter: SpanSplitter | None = None
 
 
 class SpanService(QObject):
@@ -77,6 +86,9 @@ class SpanService(QObject):
         self._shown: _Shown | None = None
         # Read and written by the span thread only: the rungs of the text shown.
         self._ladder: tuple[TokenizerSource, str, SpanLadder] | None = None
+        # Read and written by the span thread only: the splitter of the text shown.
+        self._splitter: tuple[TokenizerSource, str, SpanSplitter | None] | None = None
+        self._starts: tuple[TokenizerSource, str, np.ndarray | None] | None = None
         self._is_stale: Callable[[], bool] = lambda: False  # the job under way's
         self._timer = single_shot(self, debounce_ms, self._submit)
         self._debounce_ms = debounce_ms
@@ -133,6 +145,12 @@ class SpanService(QObject):
                 return None
             k = len(tokenizer.merges)
             self._is_stale = is_stale  # the ladder's fresh encodes stop when this job is stale
+            splitter = self._splitter_for(source, snapshot)
+            if is_stale():
+                return None
+            if splitter is not None:
+                split = splitter.at(k, tokenizer)
+                return _Shown(source, k, split, self._starts_for(source, snapshot), splitter)
             ladder = self._ladder_for(source, snapshot)
             if ladder is None:
                 spans = compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
@@ -144,6 +162,35 @@ class SpanService(QObject):
             return None if spans is None else _Shown(source, k, spans, ladder.starts_at)
 
         self._job.submit(job, throttle=self._throttle)
+
+    def _splitter_for(self, source: TokenizerSource, text: str) -> SpanSplitter | None:
+        """The splitter of ``text`` under ``source`` (in the span thread; one encode with
+        the whole tokenizer, kept while the text and source stay), or None when its tokens
+        cannot be split back (then the ladder's rungs serve) or the job became stale."""
+        kept = self._splitter
+        if kept is not None and kept[0] is source and kept[1] == text:
+            return kept[2]
+        self._splitter = None
+        merges = source.merge_ids()
+        tree = None if merges is None else MergeTree.of(merges)
+        if merges is None or tree is None:
+            self._splitter = (source, text, None)
+            return None
+        whole = source.get()
+        top = compute_spans(whole, text, self._is_stale, piece=SPAN_PIECE_CHARS)
+        if top is None:
+            return None  # stale: nothing to keep
+        splitter = SpanSplitter.of(tree, whole, top, len(merges.left))
+        self._splitter = (source, text, splitter)
+        return splitter
+
+    def _starts_for(self, source: TokenizerSource, text: str) -> np.ndarray | None:
+        """The pre-token starts of ``text`` (in the span thread; kept with its splitter), for
+        the GUI thread's forward moves when the text is too long to split back there."""
+        kept = self._starts
+        if kept is None or kept[0] is not source or kept[1] != text:
+            kept = self._starts = (source, text, pretoken_starts(source.get(), text))
+        return kept[2]
 
     def _ladder_for(self, source: TokenizerSource, text: str) -> SpanLadder | None:
         """The rungs of ``text`` under ``source`` (in the span thread), new for another text
@@ -174,28 +221,36 @@ class SpanService(QObject):
         return ladder
 
     def advance(self, source: TokenizerSource, step: int | None, painted: SpanArrays) -> bool:
-        """Show ``source`` at ``step`` at once, on the GUI thread, by moving the spans shown
-        (``painted``, still those of the text) forward, when that is little work
-        (``GUI_FORWARD_WORK``) and the tokenizer is at hand; the result is emitted as
-        ``ready`` before this returns, and work pending or under way is dropped. False: the
-        caller requests the step as usual."""
+        """Show ``source`` at ``step`` at once, on the GUI thread, when that is little work
+        and the tokenizer is at hand: any step, by splitting the whole tokenizer's spans of
+        the text back (``GUI_SPLIT_TOKENS``), else a step ahead, by moving the spans shown
+        (``painted``, still those of the text) forward (``GUI_FORWARD_WORK``). The result is
+        emitted as ``ready`` before this returns, and work pending or under way is dropped.
+        False: the caller requests the step as usual."""
         shown = self._shown
         if shown is None or shown.source is not source or shown.spans is not painted:
-            return False
-        if shown.starts is None:
             return False
         ready = source.ready_at(step)
         if ready is None:
             return False
         tokenizer, merges = ready
         k = len(tokenizer.merges)
-        if not 0 < k - shown.step or len(painted.ids) * (k - shown.step) > GUI_FORWARD_WORK:
-            return False
-        spans = step_forward(painted, merges, shown.step, k, tokenizer, shown.starts)
+        splitter = shown.splitter
+        if splitter is not None and len(splitter.top.ids) <= GUI_SPLIT_TOKENS:
+            if k == shown.step:
+                return False
+            result = _Shown(source, k, splitter.at(k, tokenizer), None, splitter)
+        else:
+            if shown.starts is None:
+                return False
+            if not 0 < k - shown.step or len(painted.ids) * (k - shown.step) > GUI_FORWARD_WORK:
+                return False
+            spans = step_forward(painted, merges, shown.step, k, tokenizer, shown.starts)
+            result = _Shown(source, k, spans, shown.starts)
         self._job.cancel()
         self._pending = None
         self._timer.stop()
-        self._on_done(_Shown(source, k, spans, shown.starts))
+        self._on_done(result)
         return True
 
     @Slot(object)

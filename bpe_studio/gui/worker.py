@@ -30,8 +30,7 @@ from .model.state import TrainingResult
 from .responsiveness.busy import GUI_HOLD_LIMIT
 from .responsiveness.trainer_hold import END_SHOWN_LIMIT, GuiTurn
 
-TOP_PAIRS = 20
-TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
+TOP_PAIRS = 20  # pairs the trainer records before every merge (the pair chart's bars)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,15 +40,6 @@ class TrainingConfig:
     special_tokens: tuple[str, ...] = (DEFAULT_SPECIAL_TOKEN,)
     workers: int | None = None
     pattern: str = "gpt2"  # a pattern name or a regex string (``core.pattern``)
-
-
-@dataclass(frozen=True, slots=True)
-class PairsReport:
-    """The trainer's best pairs after ``at`` merges: the pairs merge ``at`` (0-based) chooses
-    from, best first, as ``(left, right, count)``."""
-
-    at: int
-    pairs: tuple[tuple[bytes, bytes, int], ...]
 
 
 def describe_error(error: BaseException) -> str:
@@ -135,11 +125,9 @@ class TrainingWorker(QObject):
     recording = Signal(object)
     merging = Signal(int)  # pre-tokenization is over; how many merges vocab_size takes
     merged = Signal(object)  # MergeStep, one per merge
-    # The last merge was pushed (and the last top pairs emitted); the worker now waits for
+    # The last merge was pushed; the worker now waits for
     # ``turn.end_shown`` before it frees its working state and emits ``finished``.
     merges_done = Signal()
-    # PairsReport: the pairs that would be merged next, best first, and after how many merges
-    top_pairs = Signal(object)
     paused = Signal(bool)
     failed = Signal(str)
     finished = Signal(object)  # TrainingResult, or None after ``failed``
@@ -197,20 +185,13 @@ class TrainingWorker(QObject):
         self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)
 
-        def report_pairs() -> None:
-            made = len(trainer.merges)  # between merges: those made so far
-            self.top_pairs.emit(PairsReport(made, tuple(trainer.top_pairs(TOP_PAIRS))))
-
-        report_pairs()
         # subtle: what runs once per merge is kept to bound methods in locals: a merge of a small
         # corpus is so short that the loop's own checks are a visible share of it.
         emit_merge = self.merged.emit
         gui_free = control.turn.gui_free
         gui_is_free, running = gui_free.is_set, control.running.is_set
-        clock = time.perf_counter
-        start = clock()
+        start = time.perf_counter()
         paused_for = self._pause() if control.paused else 0.0
-        next_report = start + TOP_PAIRS_INTERVAL
         for step in trainer:
             emit_merge(step)
             if not gui_is_free():
@@ -218,17 +199,8 @@ class TrainingWorker(QObject):
             if step.rank == control.pause_after:
                 control.pause()
             if not running():
-                # Show the pair that will be merged on resuming, then wait.
-                report_pairs()
                 paused_for += self._pause()
-            now = clock()
-            if now >= next_report:
-                # subtle: top_pairs() pops and re-pushes the trainer's heap, so it may only be
-                # called here, between merges, in the thread that iterates.
-                report_pairs()
-                next_report = now + TOP_PAIRS_INTERVAL
         seconds = time.perf_counter() - start - paused_for
-        report_pairs()
         # subtle: freeing the working state holds the GIL for thousands of short slices; during
         # the window's last frame and its repaint they would compete for it. So the window
         # shows the last merges first (docs/responsiveness.md, "The run's end").

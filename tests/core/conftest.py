@@ -42,3 +42,19 @@ def tiktoken_gpt2():
         mergeable_ranks=ranks,
         special_tokens={EOT: 50256},
     )
+
+
+@pytest.fixture(scope="session")
+def span_tokenizer(tmp_path_factory):
+    """A small tokenizer trained on English, Chinese, emoji and runs of one letter, for the
+    tests that move a text's spans between steps (``span_steps``, ``span_split``)."""
+    from bpe_studio.core import Tokenizer, train_bpe
+
+    english = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:20_000]
+    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:6_000]
+    corpus = tmp_path_factory.mktemp("corpus") / "mixed.txt"
+    corpus.write_text(
+        english + EOT + chinese + EOT + "aaaa aaaaaaa \U0001f600\U0001f600 ll lll", encoding="utf-8"
+    )
+    vocab, merges = train_bpe(corpus, 257 + 700, [EOT], workers=1)
+    return Tokenizer(vocab, merges, [EOT])

@@ -77,3 +77,14 @@ def full_corpus(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{name} is absent from the corpora folder {folder}")
     return path
+
+
+# Texts whose spans the span_steps and span_split tests move between steps: English, Chinese
+# split into bytes, and runs of one letter, emoji and special tokens.
+SPAN_TEXTS = (
+    (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[5_000:8_000],
+    (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[9_000:10_500],
+    "aaaaaaa aaaa\naa " + EOT + "lll llll \U0001f600\U0001f600\U0001f600 caf\u00e9 "
+    "na\u00efve" + EOT,
+)
+SPAN_TEXT_IDS = ("english", "chinese", "runs-emoji-specials")

@@ -6,37 +6,19 @@ places of an ``(a, a)`` merge) and special tokens."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
+from core_helpers import SPAN_TEXT_IDS, SPAN_TEXTS
 
-from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.explain.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
 from bpe_studio.core.explain.spans import compute_spans
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
-EOT = "<|endoftext|>"
 
-
-@pytest.fixture(scope="module")
-def tokenizer(tmp_path_factory) -> Tokenizer:
-    english = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:20_000]
-    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:6_000]
-    corpus = tmp_path_factory.mktemp("corpus") / "mixed.txt"
-    corpus.write_text(
-        english + EOT + chinese + EOT + "aaaa aaaaaaa \U0001f600\U0001f600 ll lll", encoding="utf-8"
-    )
-    vocab, merges = train_bpe(corpus, 257 + 700, [EOT], workers=1)
-    return Tokenizer(vocab, merges, [EOT])
-
-
-TEXTS = (
-    (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[5_000:8_000],
-    (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[9_000:10_500],
-    "aaaaaaa aaaa\naa " + EOT + "lll llll \U0001f600\U0001f600\U0001f600 caf\u00e9 "
-    "na\u00efve" + EOT,
-)
+@pytest.fixture
+def tokenizer(span_tokenizer):
+    return span_tokenizer
 
 
 def _same(a, b) -> None:
@@ -46,7 +28,7 @@ def _same(a, b) -> None:
     assert np.array_equal(a.partial, b.partial)
 
 
-@pytest.mark.parametrize("text", TEXTS, ids=("english", "chinese", "runs-emoji-specials"))
+@pytest.mark.parametrize("text", SPAN_TEXTS, ids=SPAN_TEXT_IDS)
 def test_forward_steps_equal_a_fresh_encode(tokenizer, text):
     merges = MergeIds.of(tokenizer)
     assert merges is not None
@@ -80,7 +62,7 @@ def test_not_plain_bpe_or_lone_surrogates_are_left_to_a_fresh_encode(tokenizer):
         step_forward(spans, merges, 5, 3, tokenizer, np.zeros(0, dtype=np.int64))
 
 
-@pytest.mark.parametrize("text", TEXTS, ids=("english", "chinese", "runs-emoji-specials"))
+@pytest.mark.parametrize("text", SPAN_TEXTS, ids=SPAN_TEXT_IDS)
 def test_a_ladder_gives_a_fresh_encode_at_any_step_in_any_order(tokenizer, text):
     merges = MergeIds.of(tokenizer)
     starts = pretoken_starts(tokenizer, text)
@@ -111,7 +93,7 @@ def test_a_ladder_gives_a_fresh_encode_at_any_step_in_any_order(tokenizer, text)
 
 
 def test_a_ladder_keeps_rungs_up_to_its_token_budget(tokenizer):
-    text = TEXTS[0]
+    text = SPAN_TEXTS[0]
     merges = MergeIds.of(tokenizer)
     starts = pretoken_starts(tokenizer, text)
     one = len(compute_spans(tokenizer, text).ids)

@@ -23,6 +23,7 @@ from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.loader import prepare
 from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows
 from bpe_studio.gui.model.vocab_index import ViewSpec
+from bpe_studio.gui.views.common import ACCENT
 from bpe_studio.gui.views.pair_chart import (
     FAILED_NOTE,
     IDLE_NOTE,
@@ -31,6 +32,7 @@ from bpe_studio.gui.views.pair_chart import (
     PairChart,
     loaded_note,
     log_ticks,
+    pair_label,
 )
 from bpe_studio.gui.views.vocab_table import VocabTableView
 
@@ -375,6 +377,43 @@ def test_pair_chart_live_shows_the_pairs_before_the_next_merge(qtbot):
     nxt = next(merges)
     assert chart.shown_pairs()[0] == (nxt.left, nxt.right, nxt.count)
     assert "live" in chart.pairs_title()
+
+
+def test_pair_chart_title_keeps_the_rank_and_elides_a_long_pair(qtbot):
+    # Long pre-tokens: late merges pair long tokens, whose title does not fit the chart.
+    hub, trainer = recording_hub(
+        {b"abcdefghijklmnopqrstuvwxyz": 900, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ": 800}
+    )
+    chart = PairChart(hub)
+    qtbot.addWidget(chart)
+    chart.resize(MIN_WIDTH, 400)
+    chart.show()
+    qtbot.waitExposed(chart)
+    rows = list(trainer)
+    hub.append_merges(rows)
+    hub.publish()
+    elided = 0
+    for k in range(len(rows)):
+        hub.select_step(k)
+        title = chart.pairs_title()
+        plain = chart.pairs_plot.titleLabel.item.toPlainText()
+        nxt = rows[k]
+        label = pair_label(nxt.left, nxt.right)
+        prefix = next(
+            (
+                p
+                for p in (f"Next merge, rank {k:,}: ", f"Next, rank {k:,}: ")
+                if plain.startswith(p)
+            ),
+            None,
+        )
+        assert prefix is not None, (k, plain)
+        shown = plain.removeprefix(prefix).removesuffix(f" ({nxt.count:,})")
+        if shown != label:  # cut to fit: its start is the pair's, ending in "…"
+            elided += 1
+            assert shown.endswith("…") and label.startswith(shown[:-1]), (k, shown, label)
+        assert ACCENT in title  # the pair in the accent colour
+    assert elided  # the narrow chart did need to cut some pair's text
 
 
 # ----------------------------------------------------------------- #11 item 20: polish

@@ -191,8 +191,9 @@ def editor_on_a_finished_run(qtbot) -> tuple[StateHub, TokenEditor]:
 
 
 def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
-    # The span thread's part: no step is moved forward on the GUI thread here.
+    # The span thread's part: no step is moved on the GUI thread here.
     monkeypatch.setattr(spans_module, "GUI_FORWARD_WORK", 0)
+    monkeypatch.setattr(spans_module, "GUI_SPLIT_TOKENS", 0)
     hub, editor = editor_on_a_finished_run(qtbot)
 
     # Every tokenizer the editor asks for waits at a gate: the step moves faster than work.
@@ -224,7 +225,7 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
     gates.release_all()
     qtbot.waitUntil(lambda: not editor.busy, timeout=10_000)
     assert len(editor.tokenizer.merges) == 59
-    # Steps 39 -> 59 were reached by moving the spans shown forward: as a fresh encode.
+    # Step 59 was split back from the whole tokenizer's spans: as a fresh encode.
     fresh = compute_spans(real_at(59), editor.text())
     for name in ("ids", "starts", "ends", "partial"):
         assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), name
@@ -233,7 +234,9 @@ def test_editor_follows_a_moving_step_through_newest_steps(qtbot, monkeypatch):
     editor.shutdown()
 
 
-def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot):
+def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot, monkeypatch):
+    # Moving the spans shown forward, for texts too long to split back on the GUI thread.
+    monkeypatch.setattr(spans_module, "GUI_SPLIT_TOKENS", 0)
     hub, editor = editor_on_a_finished_run(qtbot)
     hub.select_step(100)  # backward: the thread's
     qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 100)
@@ -256,6 +259,7 @@ def test_editor_shows_a_small_step_forward_in_the_same_frame(qtbot):
 
 
 def test_editor_leaves_a_large_step_forward_to_its_thread(qtbot, monkeypatch):
+    monkeypatch.setattr(spans_module, "GUI_SPLIT_TOKENS", 0)
     hub, editor = editor_on_a_finished_run(qtbot)
     hub.select_step(100)
     qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 100)
@@ -268,4 +272,42 @@ def test_editor_leaves_a_large_step_forward_to_its_thread(qtbot, monkeypatch):
     qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 141)
     fresh = compute_spans(hub.state.shown.at(141), editor.text())
     assert (editor.spans.ids == fresh.ids).all()
+    editor.shutdown()
+
+
+def test_editor_shows_any_step_in_the_same_frame_split_back(qtbot):
+    hub, editor = editor_on_a_finished_run(qtbot)
+    source = hub.state.shown
+    n = len(source.get().merges)
+    encoded: list[int] = []
+    editor.encoded.connect(lambda count, size: encoded.append(len(editor.tokenizer.merges)))
+    # Back, far forward, back again, the ends: each shown in the call that moves the timeline.
+    for k in (n - 1, 3, n - 40, 0, 250, 249, n, 1, 120):
+        hub.select_step(k)  # no event is processed before the checks
+        assert len(editor.tokenizer.merges) == k
+        assert encoded[-1] == k
+        assert "Tokenizing" not in editor.status.text()
+        fresh = compute_spans(source.at(k), editor.text())
+        for name in ("ids", "starts", "ends", "partial"):
+            assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), (k, name)
+    editor.shutdown()
+
+
+def test_editor_splits_the_edited_text_not_the_one_before(qtbot):
+    hub, editor = editor_on_a_finished_run(qtbot)
+    source = hub.state.shown
+    hub.select_step(200)
+    assert len(editor.tokenizer.merges) == 200
+    editor.set_text(TEXT[3000:5000])  # another text: its own spans, then split back
+    wait_for_spans(qtbot, editor)
+    qtbot.waitUntil(lambda: not editor.busy, timeout=10_000)
+    for k in (150, 60, 199):
+        hub.select_step(k)
+        qtbot.waitUntil(
+            lambda k=k: not editor.busy and len(editor.tokenizer.merges) == k, timeout=10_000
+        )
+        fresh = compute_spans(source.at(k), TEXT[3000:5000])
+        assert editor.spans.text == TEXT[3000:5000]
+        for name in ("ids", "starts", "ends", "partial"):
+            assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), (k, name)
     editor.shutdown()

@@ -159,8 +159,6 @@ class RunState:
     elapsed: float = 0.0  # seconds of the run, pauses left out
     merge_start: float | None = None  # ``elapsed`` when merging began; None before
     remaining: float | None = None  # estimated seconds of merging left; None until credible
-    top_pairs: tuple[tuple[bytes, bytes, int], ...] = ()
-    top_pairs_at: int = 0  # merges made when top_pairs was reported
     # The best pairs before every merge, recorded by the trainer as it merges (rows are
     # added in the worker thread, each before its merge is published); the pair chart reads
     # it at any step. None before merging starts and when loaded (files hold no counts).

@@ -67,6 +67,11 @@ def _plain(rich: str) -> str:
     return html.unescape(re.sub(r"<[^>]*>", "", rich))
 
 
+def _accent(text: str) -> str:
+    """``text`` in bold and the accent colour, for a rich-text title."""
+    return f"<b style='color:{ACCENT}'>{html.escape(text)}</b>"
+
+
 def pair_label(left: bytes, right: bytes) -> str:
     def cut(token: bytes) -> str:
         text = readable_token(token)
@@ -160,6 +165,9 @@ class PairChart(QWidget):
         self._n = 0
         self._decay_title = ""
         self._titles: dict[int, tuple[str, ...]] = {}  # id(plot) -> its title, longest first
+        # id(plot) -> the shortest title's plain prefix and the pair's text after it: where no
+        # variant fits, the pair's text is elided, never the prefix (the rank it names).
+        self._elidable: dict[int, tuple[str, str]] = {}
         title_font = QFont()
         title_font.setPointSizeF(float(_TITLE["size"].removesuffix("pt")))
         self._title_metrics = QFontMetrics(title_font)
@@ -229,24 +237,34 @@ class PairChart(QWidget):
         note.setVisible(False)
         return note
 
-    def _title_next(self, pairs: list, long: str, short: str) -> bool:
+    def _title_next(self, pairs: list, long: str, short: str, prefix: str) -> bool:
         """Title the pairs plot with its first pair, the one merged next: ``long`` or, where
-        that does not fit, ``short``, then the pair alone (``{pair}`` and ``{c}``, its count,
-        are filled in). False, untitled, when there is no pair."""
+        that does not fit, ``short`` (``{pair}`` and ``{c}``, its count, are filled in), then
+        ``prefix`` and the pair with the pair's text elided to fit. False, untitled, when
+        there is no pair."""
         if not pairs:
             return False
         a, b, c = pairs[0]
-        pair = f"<b style='color:{ACCENT}'>{html.escape(pair_label(a, b))}</b>"
-        fill = {"pair": pair, "c": f"{c:,}"}
-        self._set_title(self.pairs_plot, long.format(**fill), short.format(**fill), pair)
+        label = pair_label(a, b)
+        fill = {"pair": _accent(label), "c": f"{c:,}"}
+        self._set_title(
+            self.pairs_plot, long.format(**fill), short.format(**fill), elide=(prefix, label)
+        )
         return True
 
-    def _set_title(self, plot: pg.PlotItem, rich: str, *shorter: str) -> None:
-        """Title ``plot`` with the first of ``rich, *shorter`` that fits its width.
+    def _set_title(
+        self, plot: pg.PlotItem, rich: str, *shorter: str, elide: tuple[str, str] | None = None
+    ) -> None:
+        """Title ``plot`` with the first of ``rich, *shorter`` that fits its width; where none
+        does, ``elide``'s prefix and its pair's text cut to fit (else the last one, cut).
 
         subtle: pyqtgraph makes a title's width the plot's minimum width, so a long title
         widens the plot past its widget, which then cuts off its right side (bars included)."""
         self._titles[id(plot)] = (rich, *shorter)
+        if elide is None:
+            self._elidable.pop(id(plot), None)
+        else:
+            self._elidable[id(plot)] = elide
         self._fit_title(plot)
 
     def _fit_title(self, plot: pg.PlotItem) -> None:
@@ -260,13 +278,17 @@ class PairChart(QWidget):
             room = widget.width() - plot.getAxis("left").width() - 16
             metrics = self._title_metrics
             fitting = [v for v in variants if metrics.horizontalAdvance(_plain(v)) <= room]
-            chosen = (
-                fitting[0]
-                if fitting
-                else html.escape(
-                    metrics.elidedText(_plain(variants[-1]), Qt.TextElideMode.ElideRight, room)
-                )
-            )
+            elide = self._elidable.get(id(plot))
+            elided = Qt.TextElideMode.ElideRight
+            if fitting:
+                chosen = fitting[0]
+            elif elide is not None:
+                prefix, label = elide
+                rest = room - metrics.horizontalAdvance(prefix)
+                cut = metrics.elidedText(label, elided, rest) or "…"
+                chosen = html.escape(prefix) + _accent(cut)
+            else:
+                chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
         if chosen != plot.titleLabel.text:
             plot.setTitle(chosen, **_TITLE)
 
@@ -376,12 +398,15 @@ class PairChart(QWidget):
         self._draw_pairs(pairs)
         if live:
             titled = self._title_next(
-                pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})"
+                pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})", "Next: "
             )
         else:
             rank = f"{k:,}"
             titled = self._title_next(
-                pairs, f"Next merge, rank {rank}: {{pair}} ({{c}})", f"Next, rank {rank}: {{pair}}"
+                pairs,
+                f"Next merge, rank {rank}: {{pair}} ({{c}})",
+                f"Next, rank {rank}: {{pair}}",
+                f"Next, rank {rank}: ",
             )
         if not titled:
             self._set_title(
