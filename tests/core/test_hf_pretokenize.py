@@ -22,7 +22,7 @@ from tokenizers import pre_tokenizers as pt
 from bpe_studio.core.formats.hf.components import read_components
 from bpe_studio.core.formats.hf.normalizers import OLD_TABLES_LACK, Normalized, normalizer_steps
 from bpe_studio.core.formats.hf.onig import translate
-from bpe_studio.core.pattern import pretokenizer
+from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
 
 SAMPLES = [read_fixture(SLICES[k])[:6_000] for k in ("english", "chinese", "code", "mixed_web")]
 SPECIMENS = [

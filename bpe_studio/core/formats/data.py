@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..pattern import PATTERNS as PATTERNS
-from ..pattern import pattern_name as pattern_name
-from ..pattern import pattern_regex as pattern_regex
+from ..pretokenization.names import PATTERNS as PATTERNS
+from ..pretokenization.names import pattern_name as pattern_name
+from ..pretokenization.names import pattern_regex as pattern_regex
 
 if TYPE_CHECKING:
     from .hf.pipeline import HfPipeline

@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_write_bytes, output_dir
-from ..gpt2_format import decode_token, encode_token
+from ..io.atomic import atomic_write_bytes, output_dir
 from .data import PATTERNS, TokenizerData, pattern_name
+from .gpt2 import decode_token, encode_token
 from .hf.components import read_components
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with

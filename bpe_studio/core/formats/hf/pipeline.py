@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import regex
 
-from ...pattern import Pretokenizer
+from ...pretokenization.pretokenizer import Pretokenizer
 from .added_tokens import AddedToken, find_added, matcher
 from .normalizers import EditsOf, Normalized, normalize
 from .pre_tokenizers import Piece, Step, apply_steps

@@ -20,7 +20,7 @@ from typing import Any
 
 import regex
 
-from ...pattern import GPT2_PATTERN
+from ...pretokenization.names import GPT2_PATTERN
 from .onig import find_spans, translate
 
 Piece = tuple[str, int, int]  # text, start in the normalized text, characters added in front
