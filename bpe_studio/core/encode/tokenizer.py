@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     import numpy
 
     from ..formats.data import TokenizerData
+    from ..formats.hf.template import Template
     from .batch_bpe import BatchBpe
     from .char_bpe import CharBpe
     from .char_cuts import CharCuts
@@ -235,13 +236,20 @@ class Tokenizer:
         pattern: str,
         merge_ids: tuple[list[int], list[int], list[int]] | None = None,
         whole_except: Iterable[int] | None = None,
+        data: TokenizerData | None = None,
     ) -> None:
         """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
         (``TokenizerData.merge_ids``); they spare looking every merge's tokens up.
         ``whole_except``: given when the caller knows that every vocabulary token's bytes
         merge into that one token, except the tokens of these ids (``TokenizerData.
-        whole_tokens``); see ``_whole``."""
-        self._pre = pretokenizer(pattern)
+        whole_tokens``); see ``_whole``. ``data``: the record, for what a ``tokenizer.json``
+        adds (its pipeline, template, ``ignore_merges``: ``formats.hf``)."""
+        # What a tokenizer.json does to text beyond one pattern (formats.hf.pipeline), or None.
+        self._pipeline = data.pipeline if data is not None else None
+        if self._pipeline is None:
+            self._pre = pretokenizer(pattern)
+        else:
+            self._pre = self._pipeline.pretokenizer()
         # pre.findall, on the standard library's `re` for cl100k and o200k (``re_split``).
         self._findall = findall_for(self._pre)
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
@@ -258,6 +266,11 @@ class Tokenizer:
         explicit = special_tokens if isinstance(special_tokens, Mapping) else None
         self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
         self.special_tokens: list[str] = list(self.specials.tokens)
+        # The special tokens before which text may be cut (file chunks, long texts' spans): a
+        # tokenizer.json's added tokens with flags or normalization may match elsewhere.
+        self.cut_specials = self.specials
+        if self._pipeline is not None:
+            self.cut_specials = Specials.of(self._pipeline.cut_tokens())
 
         inverse = _inverse(self.vocab)
         missing = [b for b in range(256) if bytes([b]) not in inverse]
@@ -287,6 +300,11 @@ class Tokenizer:
         # tiktoken's encoder does first). Without that knowledge, None: a token that merging
         # cannot reach (its bytes merge into other tokens) would be looked up wrongly.
         self._whole: dict[bytes, int] | None = None
+        # ignore_merges: every pre-token is looked up first, not only ASCII ones (see
+        # ``_cache_whole``), since tokens merging cannot reach are found so too.
+        self._lookup_all = data is not None and data.ignore_merges
+        if self._lookup_all and whole_except is None:
+            whole_except = ()
         if whole_except is not None:
             for idx in {*whole_except, *self._special_ids.values()}:
                 if inverse.get(self.vocab[idx]) == idx:
@@ -301,6 +319,9 @@ class Tokenizer:
         self._allowed: dict[frozenset[str], Specials] = {}
         # What the tokenizer was loaded from (a preset's name, a file), for ``repr``.
         self.name: str | None = None
+        # The ids a tokenizer.json's post-processor puts around every text
+        # (``encode(text, add_special_tokens=True)``), or None: a view offers that option.
+        self.template: Template | None = data.template if data is not None else None
 
     def _append_specials(self, inverse: dict[bytes, int]) -> dict[str, int]:
         """Ids of listed special tokens: their token's id, or for one missing from the
@@ -412,7 +433,7 @@ class Tokenizer:
         whole_except = data.special_tokens.values() if data.whole_tokens else None
         with _cyclic_gc_paused():  # as in __init__
             tok._build(
-                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except
+                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except, data
             )
         return tok
 
@@ -433,7 +454,10 @@ class Tokenizer:
 
     @classmethod
     def from_hf(cls, path: str | os.PathLike) -> Tokenizer:
-        """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer."""
+        """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer: it
+        encodes as ``tokenizers`` does (its normalizers, pre-tokenizers, added tokens and
+        ``ignore_merges``; its template's tokens with ``encode(..., add_special_tokens=True)``).
+        What could not be reproduced exactly is refused (ValueError naming the component)."""
         from ..formats import read_hf
 
         return cls.from_data(read_hf(path))._named(path)
@@ -483,7 +507,13 @@ class Tokenizer:
 
         name = self.pattern_name
         return TokenizerData(
-            dict(self.vocab), list(self.merges), dict(self._special_ids), name or self.pattern
+            dict(self.vocab),
+            list(self.merges),
+            dict(self._special_ids),
+            name or self.pattern,
+            ignore_merges=self._lookup_all,
+            pipeline=self._pipeline,
+            template=self.template,
         )
 
     def save(
@@ -612,7 +642,8 @@ class Tokenizer:
         nchars = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
         rest = np.ones(count, dtype=bool)
         if self._whole is not None:
-            rest = ~self._cache_whole(pieces, encoded, nbytes == nchars)
+            looked = nbytes > 0 if self._lookup_all else nbytes == nchars
+            rest = ~self._cache_whole(pieces, encoded, looked)
         # subtle: more bytes than characters means some character takes several bytes.
         char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
         short_mask = ~char_mask & (nbytes <= LONG_PIECE) & rest
@@ -871,8 +902,14 @@ class Tokenizer:
         *,
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
     ) -> list[int]:
         """Token ids of ``text``; special tokens in it map to their own ids.
+
+        ``add_special_tokens``: the ids as the model sees them, with those the tokenizer's
+        ``template`` puts around the text (a ``tokenizer.json``'s post-processor, e.g. Llama
+        3's ``<|begin_of_text|>``); without a template nothing is added. Hugging Face's name,
+        but off by default: the text's own tokens are what this project shows.
 
         With neither keyword, every special token of this tokenizer found in ``text`` is
         encoded as that special token (CS336's ``encode``). Given either, ``encode`` follows
@@ -891,11 +928,15 @@ class Tokenizer:
         # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
         # keeps ordinary text free of a scan for them.
         if len(text) < BULK_TEXT:
-            return self._encode_checked(text, specials)
-        # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
-        # allocations would set the collector off again and again over the new objects.
-        with _cyclic_gc_paused():
-            return self._encode_checked(text, specials)
+            ids = self._encode_checked(text, specials)
+        else:
+            # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
+            # allocations would set the collector off again and again over the new objects.
+            with _cyclic_gc_paused():
+                ids = self._encode_checked(text, specials)
+        if add_special_tokens and self.template is not None:
+            return self.template.apply(ids)
+        return ids
 
     def _encode_checked(self, text: str, specials: Specials) -> list[int]:
         try:
@@ -906,6 +947,8 @@ class Tokenizer:
     def _segments(self, text: str, specials: Specials) -> list[tuple[list[str], str | None]]:
         """The pre-tokens of each stretch of ``text`` between the special tokens ``specials``
         matches, each with the special token after it (None at the end)."""
+        if self._pipeline is not None:
+            return self._pipeline.segments(text, specials.tokens)
         findall = self._findall
         stretches = list(specials.segments(text))
         bulk = len(text) >= BULK_TEXT
@@ -977,6 +1020,8 @@ class Tokenizer:
             self._encode_ordinary(buf[a:b], out)
             out.append(self._special_ids[special])
             pos = b + len(special)
+        if self._pipeline is not None:
+            return 0  # a tokenizer.json's added tokens and normalizers: decided at the end
         limit = self.cut_rules.stream_limit(buf, self.specials)
         done = pos
         if limit > pos:
@@ -1042,12 +1087,24 @@ class Tokenizer:
             return [TokenSpan(i, where[a], where[b], p) for i, a, b, p in spans]
 
     def _spans(self, text: str) -> list[TokenSpan]:
+        if self._pipeline is not None:
+            spans = self._pipeline.spans(
+                text, self.specials.tokens, self._piece_list, self.vocab, self._special_ids
+            )
+            return list(map(TokenSpan._make, spans))
         result: list[TokenSpan] = []
         for a, b, special in self.specials.segments(text):
             self._spans_ordinary(text, a, b, result)
             if special is not None:
                 result.append(TokenSpan(self._special_ids[special], b, b + len(special), False))
         return result
+
+    def _piece_list(self, piece: str) -> list[int]:
+        """The ids of one pre-token (cached)."""
+        packed = self._cache.get(piece)
+        if packed is None:
+            packed = self._cache[piece] = self._piece_ids(piece)
+        return _unpack(packed)
 
     def _spans_ordinary(self, text: str, start: int, end: int, result: list[TokenSpan]) -> None:
         cache, piece_ids, vocab = self._cache, self._piece_ids, self.vocab

@@ -60,6 +60,14 @@ class HfPipeline:
 
         return pipeline_from_spec, (self.spec,)
 
+    def cut_tokens(self) -> list[str]:
+        """Added tokens before which a text may always be cut: those found in the original
+        text, when all of them are matched as their content alone (a flag such as
+        ``single_word`` makes a match depend on what is around it, and one dropped still
+        takes its characters from the others); else none."""
+        raw = [t for t in self.added if not t.normalized]
+        return [t.content for t in raw] if all(t.plain for t in raw) else []
+
     def findall(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (added tokens not looked for)."""
         stretch = normalize(self.normalizers, text)
