@@ -259,3 +259,26 @@ def test_files_and_long_texts_are_cut_only_where_tokenizers_would_cut(flagged, t
     assert np.load(out).tolist() == hf.encode(text).ids
     spans = compute_spans(ours, text[:200_000], piece=4096)
     assert spans is not None and spans.ids.tolist() == hf.encode(text[:200_000]).ids
+
+
+def test_family_written_back_encodes_the_same_in_tokenizers(family, tmp_path):
+    name, hf, ours = family
+    (path,) = ours.save(tmp_path, format="hf")
+    again = tokenizers.Tokenizer.from_file(str(path))
+    for text in [SAMPLES["mixed_web"][:3000], *SPECIMENS]:
+        assert again.encode(text).ids == hf.encode(text).ids
+    if ours.to_data().pipeline.needed:
+        with pytest.raises(ValueError, match="format 'gpt2' cannot hold this tokenizer"):
+            ours.save(tmp_path / "gpt2", format="gpt2")
+
+
+def test_special_tokens_given_besides_the_files_are_matched(family, tmp_path):
+    name, hf, ours = family
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    hf = tokenizers.Tokenizer.from_file(str(path))  # a copy, to add a special token to
+    extra = next(t for t in ours.vocab.values() if len(t) > 3 and t.isalpha()).decode()
+    tok = Tokenizer.load(path, special_tokens=[extra])
+    text = f"x{extra}y {extra}"
+    hf.add_special_tokens([extra])
+    assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids

@@ -244,8 +244,11 @@ class Tokenizer:
         merge into that one token, except the tokens of these ids (``TokenizerData.
         whole_tokens``); see ``_whole``. ``data``: the record, for what a ``tokenizer.json``
         adds (its pipeline, template, ``ignore_merges``: ``formats.hf``)."""
-        # What a tokenizer.json does to text beyond one pattern (formats.hf.pipeline), or None.
-        self._pipeline = data.pipeline if data is not None else None
+        # What a tokenizer.json does to text (formats.hf.pipeline), kept to write it back;
+        # _pipeline: the same when the tokenizer must pre-tokenize with it, else None.
+        self._hf_pipeline = data.pipeline if data is not None else None
+        needed = self._hf_pipeline is not None and self._hf_pipeline.needed
+        self._pipeline = self._hf_pipeline if needed else None
         if self._pipeline is None:
             self._pre = pretokenizer(pattern)
         else:
@@ -512,7 +515,7 @@ class Tokenizer:
             dict(self._special_ids),
             name or self.pattern,
             ignore_merges=self._lookup_all,
-            pipeline=self._pipeline,
+            pipeline=self._hf_pipeline,
             template=self.template,
         )
 

@@ -42,9 +42,10 @@ class TokenizerData:
     - ``ignore_merges``: a pre-token that is a vocabulary token (special tokens aside) is that
       token, whether or not merging would build it (``tokenizer.json``'s ``model.ignore_merges``;
       tiktoken's encoder does the same).
-    - ``pipeline``: what a ``tokenizer.json`` does to text beyond splitting it with ``pattern``
-      (normalizers, several pre-tokenizer steps, added tokens with flags), or None; the
-      tokenizer then pre-tokenizes with it (not part of equality).
+    - ``pipeline``: what a ``tokenizer.json`` does to text (normalizers, pre-tokenizer steps,
+      added tokens with flags), or None. When its ``needed`` is true the tokenizer
+      pre-tokenizes with it; else ``pattern`` alone cuts text as it does and the pipeline is
+      kept to write the file back (not part of equality).
     - ``template``: the ids a ``tokenizer.json``'s post-processor adds around every text (the
       tokenizer adds them when asked: ``add_special_tokens=True``), or None.
 

@@ -265,7 +265,7 @@ def save_data(
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
-    if format != "hf" and data.pipeline is not None:
+    if format != "hf" and data.pipeline is not None and data.pipeline.needed:
         raise ValueError(
             f"format {format!r} cannot hold this tokenizer: its tokenizer.json normalizes or "
             "splits text in ways only a tokenizer.json says (save it as 'hf')"

@@ -297,7 +297,10 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
     normalizer, pre_tokenizer = None, None
     if data.pipeline is not None:
         # Read from a tokenizer.json: its own normalizer, pre-tokenizer and added tokens.
-        normalizer, pre_tokenizer, added = json.loads(data.pipeline.spec)
+        normalizer, pre_tokenizer, read = json.loads(data.pipeline.spec)
+        # The file's own added tokens with their flags, then any special token given since.
+        known = {token.get("content") for token in read}
+        added = read + [token for token in added if token["content"] not in known]
     return {
         "version": "1.0",
         "truncation": None,

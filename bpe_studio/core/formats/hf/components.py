@@ -11,7 +11,7 @@ cuts it. What it leaves out: the model (vocabulary, merges: ``hf_json``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .added_tokens import AddedToken
@@ -27,7 +27,7 @@ _FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
 @dataclass(frozen=True)
 class Components:
     """``pattern``: what the tokenizer's pre-tokenizer is built from (a name or a regex);
-    ``pipeline``: None when that pattern alone cuts text as the file does."""
+    ``pipeline``: the file's, not ``needed`` when that pattern alone cuts text as it does."""
 
     pattern: str
     pipeline: HfPipeline | None
@@ -109,17 +109,18 @@ def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Co
         raise ValueError(f"{name}: {e}") from None
     added = _added(obj.get("added_tokens"), normalizers, name)
     plain = all(t.plain for t in added) and len({t.normalized for t in added}) <= 1
-    if pattern is not None and not normalizers and plain:
-        return Components(pattern, None, template, added)
     spec = json.dumps([obj.get(k) for k in ("normalizer", "pre_tokenizer", "added_tokens")])
+    if pattern is not None and not normalizers and plain:
+        fast = HfPipeline(normalizers, steps, added, spec, needed=False)
+        return Components(pattern, fast, template, added)
     pipeline = HfPipeline(normalizers, steps, added, spec)
     return Components(pipeline.pretokenizer().pattern, pipeline, template, added)
 
 
-def pipeline_from_spec(spec: str) -> HfPipeline:
+def pipeline_from_spec(spec: str, needed: bool) -> HfPipeline:
     """The pipeline of :attr:`HfPipeline.spec` (how one travels to a worker process)."""
     normalizer, pre_tokenizer, added = json.loads(spec)
     obj = {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "added_tokens": added}
     pipeline = read_components(obj, "tokenizer.json", {}).pipeline
     assert pipeline is not None
-    return pipeline
+    return replace(pipeline, needed=needed)

@@ -39,7 +39,10 @@ class HfPipeline:
     normalizers: list[EditsOf]
     steps: list[Step]
     added: tuple[AddedToken, ...]
-    spec: str  # the JSON it was read from (see ``__reduce__``)
+    spec: str  # the JSON it was read from (see ``__reduce__``; written back by ``write_hf``)
+    # False when the tokenizer's own pre-tokenizer, from one pattern, cuts text as this does
+    # (the pipeline is then kept only to write the file back).
+    needed: bool = True
     _matchers: dict[frozenset[str], Matchers] = field(default_factory=dict, repr=False)
 
     def matchers(self, allowed: Collection[str]) -> Matchers:
@@ -49,16 +52,18 @@ class HfPipeline:
         found = self._matchers.get(key)
         if found is None:
             tokens = [t for t in self.added if t.content in key]
+            # Special tokens given besides the file's are matched as its plain ones are.
+            tokens += [AddedToken(c, -1) for c in sorted(key - {t.content for t in self.added})]
             raw = [t for t in tokens if not t.normalized]
             normed = [t for t in tokens if t.normalized]
             found = self._matchers[key] = (matcher(raw), matcher(normed))
         return found
 
-    def __reduce__(self) -> tuple[object, tuple[str]]:
+    def __reduce__(self) -> tuple[object, tuple[str, bool]]:
         # Its steps hold compiled patterns and functions: a worker process reads the JSON.
         from .components import pipeline_from_spec
 
-        return pipeline_from_spec, (self.spec,)
+        return pipeline_from_spec, (self.spec, self.needed)
 
     def cut_tokens(self) -> list[str]:
         """Added tokens before which a text may always be cut: those found in the original
