@@ -22,7 +22,7 @@ import regex
 from ...pretokenization.pretokenizer import Pretokenizer
 from .added_tokens import AddedToken, find_added, matcher
 from .normalizers import EditsOf, Normalized, normalize
-from .pre_tokenizers import Piece, Step, apply_steps
+from .pre_tokenizers import Piece, Step, apply_steps, step_texts
 
 Matchers = tuple[
     tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
@@ -75,8 +75,7 @@ class HfPipeline:
 
     def findall(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (added tokens not looked for)."""
-        stretch = normalize(self.normalizers, text)
-        return [p[0] for p in apply_steps(self.steps, [(stretch, 0, 0)])] if stretch else []
+        return step_texts(self.steps, normalize(self.normalizers, text))
 
     def pretokenizer(self) -> PipelinePretokenizer:
         """This pipeline as the tokenizer's pre-tokenizer (see :class:`PipelinePretokenizer`)."""
@@ -101,7 +100,7 @@ class HfPipeline:
                     out.append((pieces, inner.content))
                     pieces = []
                 elif d > c:
-                    pieces += [p[0] for p in apply_steps(self.steps, [(stretch[c:d], c, 0)])]
+                    pieces += step_texts(self.steps, stretch[c:d])
         out.append((pieces, None))
         return out
 

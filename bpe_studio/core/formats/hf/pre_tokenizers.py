@@ -117,6 +117,19 @@ class Step:
         return pieces
 
 
+def step_texts(steps: list[Step], text: str) -> list[str]:
+    """The pieces of ``text`` after every step, as strings only (what encoding needs; a
+    step that splits with one regex is one ``findall`` per piece)."""
+    pieces = [text] if text else []
+    for step in steps:
+        if step.whole is not None and not step.prefix_space:
+            findall = step.whole.findall
+            pieces = [p for piece in pieces for p in findall(piece)]
+        else:
+            pieces = [p[0] for piece in pieces for p in step.split((piece, 0, 0))]
+    return pieces
+
+
 def apply_steps(steps: list[Step], pieces: list[Piece]) -> list[Piece]:
     """The pieces after every step, in order (empty pieces dropped, as ``tokenizers`` does)."""
     for step in steps:
