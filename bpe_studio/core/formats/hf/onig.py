@@ -393,9 +393,7 @@ def find_spans(compiled: regex.Pattern[str], text: str) -> Iterator[tuple[int, i
         if s == e and e == last_end:
             pos += 1
             continue
+        # subtle: after an empty match the next search starts at the same place too; the
+        # check above then moves it on.
         pos = last_end = e
         yield s, e
-        if s == e:
-            # subtle: Oniguruma starts the next search at the end of an empty match too; the
-            # check above then moves it on.
-            continue
