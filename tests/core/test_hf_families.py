@@ -282,3 +282,11 @@ def test_special_tokens_given_besides_the_files_are_matched(family, tmp_path):
     text = f"x{extra}y {extra}"
     hf.add_special_tokens([extra])
     assert tok.encode(text) == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_family_streams_as_it_encodes(family):
+    name, hf, ours = family
+    specials = SPECIALS[name]
+    text = (SAMPLES["mixed_web"] + specials[0] + SPECIMENS[1]) * 8 + specials[-1]
+    chunks = [text[i : i + 7001] for i in range(0, len(text), 7001)]
+    assert list(ours.encode_iterable(chunks)) == hf.encode(text, add_special_tokens=False).ids

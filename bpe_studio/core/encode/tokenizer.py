@@ -1014,6 +1014,8 @@ class Tokenizer:
         are in, and none of them could still turn out to begin a special token (the limit
         ``cut_rules.stream_limit`` gives).
         """
+        if self._pipeline is not None:
+            return 0  # a tokenizer.json's added tokens and normalizers: decided at the end
         n = len(buf)
         longest = self.specials.longest
         pos = 0
@@ -1023,8 +1025,6 @@ class Tokenizer:
             self._encode_ordinary(buf[a:b], out)
             out.append(self._special_ids[special])
             pos = b + len(special)
-        if self._pipeline is not None:
-            return 0  # a tokenizer.json's added tokens and normalizers: decided at the end
         limit = self.cut_rules.stream_limit(buf, self.specials)
         done = pos
         if limit > pos:
