@@ -34,16 +34,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 import results  # noqa: E402
+from bench_encode_presets import SLICE_AT, TEXTS  # noqa: E402  (the same texts)
 from corpora import REPO_ROOT, Skip  # noqa: E402
 from results import Row, Section  # noqa: E402
 
-TEXTS = {
-    "English": "english_books.txt",
-    "Chinese": "chinese.txt",
-    "code": "code.txt",
-    "web": "mixed_web.txt",
-}
-SLICE_AT = 5 * corpora.MB
 SLICE_BYTES = 1 * corpora.MB
 TRAIN_BYTES = 1 * corpora.MB
 VOCAB = 32_000
