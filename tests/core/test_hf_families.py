@@ -290,3 +290,21 @@ def test_family_streams_as_it_encodes(family):
     text = (SAMPLES["mixed_web"] + specials[0] + SPECIMENS[1]) * 8 + specials[-1]
     chunks = [text[i : i + 7001] for i in range(0, len(text), 7001)]
     assert list(ours.encode_iterable(chunks)) == hf.encode(text, add_special_tokens=False).ids
+
+
+def test_family_streams_a_bounded_tail_between_its_added_tokens(family):
+    # Documents between added tokens: ids come out before the stream ends.
+    name, hf, ours = family
+    document = SAMPLES["english"][:30_000] + SPECIALS[name][-1]
+    taken = []
+
+    def chunks():
+        for i in range(40):
+            taken.append(i)
+            yield document
+
+    stream = ours.encode_iterable(chunks())
+    first = next(stream)
+    assert len(taken) < 10
+    ids = [first, *stream]
+    assert ids == hf.encode(document * 40, add_special_tokens=False).ids

@@ -1016,7 +1016,15 @@ class Tokenizer:
         ``cut_rules.stream_limit`` gives).
         """
         if self._pipeline is not None:
-            return 0  # a tokenizer.json's added tokens and normalizers: decided at the end
+            # A tokenizer.json's pipeline: only what comes before an added token that always
+            # splits the text there (``cut_specials``) is decided.
+            cuts, pos = self.cut_specials, 0
+            for _, b, special in cuts.segments(buf):
+                if special is None or b + cuts.longest > len(buf):
+                    break
+                pos = b
+            out += self._encode(buf[:pos], self.specials) if pos else []
+            return pos
         n = len(buf)
         longest = self.specials.longest
         pos = 0
