@@ -33,6 +33,7 @@ SPECIMENS = [
     "ΑΣ İ ß ſ K",
     "(x|y) [a] «b» 1.5, 2!? …。，、।۔،",
     "  leading and trailing  ",
+    "hey HEY queRY QUERY qUEry 'S 'll 'LL abc (d) |x| [e]",
 ]
 
 
@@ -79,6 +80,18 @@ SHAPES |= {
                 pt.ByteLevel(False, use_regex=False),
             ]
         ),  # fmt: skip
+    ),
+    "inline_flags": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(
+                    Regex(r"(?x: h e y )|q(?i)ue(?-i)ry|(?i:'S|'LL)|[^(\s|[a-c[^d-z]])]"),
+                    "isolated",
+                ),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
     ),
     "empty_matches": (None, pt.Sequence([pt.Split(Regex(r"a*"), "removed"), pt.ByteLevel(False)])),
     "nfkc_lower_strip": (
