@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 import regex
 
@@ -47,11 +48,14 @@ _GROUPS = (("(?:", False), ("(?=", True), ("(?!", True), ("(?<=", True), ("(?<!"
            ("(?>", False))  # fmt: skip
 _META = frozenset(".^$*+?{}[]\\|()#")
 _FLAGS = {"i": "i", "m": "s", "x": "x"}
-# Characters whose case fold is several characters (Oniguruma folds them fully, regex not).
-_MULTI_FOLD = frozenset(
-    c for c in map(chr, range(0x110000)) if not 0xD800 <= ord(c) <= 0xDFFF and len(c.casefold()) > 1
-)
-_MULTI_FOLD_TARGETS = frozenset(c.casefold() for c in _MULTI_FOLD)
+
+
+@cache
+def _multi_fold_targets() -> frozenset[str]:
+    """What characters whose case fold is several characters fold to ("ss" for "ß"):
+    Oniguruma folds them fully, the regex module not (built on first use)."""
+    chars = (chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    return frozenset(f for c in chars if len(f := c.casefold()) > 1)
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,7 @@ class _Parser:
     def _check_fold(self, c: str) -> None:
         # subtle: a case-insensitive run such as "ss" also matches "ß" in Oniguruma only.
         run = (c + self.s[self.i : self.i + 2]).casefold()
-        for target in _MULTI_FOLD_TARGETS:
+        for target in _multi_fold_targets():
             if len(target) > 1 and run.startswith(target):
                 raise self.fail(
                     f"case-insensitive {target!r} (Oniguruma also matches its ligature)"
