@@ -20,6 +20,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
+from dataclasses import replace
 
 import numpy as np
 
@@ -46,13 +47,14 @@ from .sources import load_tokenizer, source_files
 NPY_MAGIC = b"\x93NUMPY"
 
 
-def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
+def _loader(args: argparse.Namespace, built: list[Tokenizer]) -> Callable[[], Tokenizer]:
     """What builds ``--tokenizer`` (in this process, and in the workers forked before it is
-    built: see ``encode_file``). Its errors name the tokenizer's source, never ``--out``."""
+    built: see ``encode_file``); each tokenizer it builds is appended to ``built``. Its errors
+    name the tokenizer's source, never ``--out``."""
 
     def load() -> Tokenizer:
         try:
-            return load_tokenizer(
+            tok = load_tokenizer(
                 args.tokenizer,
                 args.special_token,
                 no_specials=args.no_special_tokens,
@@ -60,8 +62,26 @@ def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
             )
         except OSError as e:
             raise CliError(os_error_line(e)) from None
+        built.append(tok)
+        return tok
 
     return load
+
+
+def _add_template(path: str, before: tuple[int, ...], after: tuple[int, ...]) -> int:
+    """Put ``before`` and ``after`` around the ids of the ``.npy`` at ``path`` (replaced
+    whole, through a file beside it); returns how many ids it holds then."""
+    ids = np.load(path, mmap_mode="r")
+    total = len(before) + len(ids) + len(after)
+    part = f"{path}.part"
+    out = np.lib.format.open_memmap(part, mode="w+", dtype=ids.dtype, shape=(total,))
+    out[: len(before)] = before
+    out[len(before) : len(before) + len(ids)] = ids
+    out[len(before) + len(ids) :] = after
+    out.flush()
+    del out, ids
+    os.replace(part, path)
+    return total
 
 
 def _check_out(args: argparse.Namespace, given: str, *, binary: bool) -> None:
@@ -111,7 +131,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def _encode(args: argparse.Namespace) -> int:
     check_input(args.input)
     _check_out(args, args.input, binary=True)
-    load = _loader(args)
+    built: list[Tokenizer] = []
+    load = _loader(args, built)
     bars: list[ProgressBar] = []
 
     def progress(done: int, total: int) -> None:
@@ -136,6 +157,15 @@ def _encode(args: argparse.Namespace) -> int:
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
         for bar in bars:
             bar.close()
+        template = built[-1].template if built else None
+        added = ""
+        if args.add_special_tokens:
+            if template is None:
+                added = "added no special tokens: the tokenizer has no template for them"
+            else:
+                tokens = _add_template(out, template.before, template.after)
+                added = f"added the template's special tokens: {template.text}"
+                stats = replace(stats, tokens=tokens)
         if streamed:
             with open(out, "rb") as f:
                 closed_after = write_stream(args.out, f)
@@ -146,6 +176,8 @@ def _encode(args: argparse.Namespace) -> int:
         f"encoded {stats.input_bytes / 1e6:,.2f} MB into {plural(stats.tokens, 'token')} "
         f"({stats.dtype}) in {stats.seconds:.2f} s",
     ]
+    if added:
+        lines.append(added)
     if stats.tokens:
         lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token")
     if stats.input_bytes:

@@ -212,6 +212,13 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="treat every special token in the text as ordinary text",
     )
+    enc.add_argument(
+        "--add-special-tokens",
+        action="store_true",
+        help="put the tokens the tokenizer's template adds around every text (a "
+        "tokenizer.json's post-processor, e.g. Llama 3's <|begin_of_text|>) around the ids, "
+        "as the model sees them",
+    )
     _add_pattern(enc, SOURCE_PATTERN_HELP, None)
     _add_workers(enc, "encoding")
     enc.add_argument(

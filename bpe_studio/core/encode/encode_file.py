@@ -147,7 +147,7 @@ def _ranges(tokenizer: Tokenizer, path: str, size: int, workers: int) -> list[tu
     """The byte ranges the file is encoded in (see CHUNK_BYTES): runs of the file's cuts
     every MIN_CHUNK_BYTES or more (``chunk_boundaries``), joined into chunks."""
     target = min(CHUNK_BYTES // 2, max(MIN_CHUNK_BYTES, size // 1024))
-    cuts = chunk_boundaries(path, target, tokenizer.specials, tokenizer.cut_rules)
+    cuts = chunk_boundaries(path, target, tokenizer.cut_specials, tokenizer.cut_rules)
     bounds = [0]
     for cut in cuts[1:-1]:
         wanted = min(CHUNK_BYTES - target, (size - bounds[-1]) // (2 * workers))

@@ -76,7 +76,8 @@ class Merger:
     rank table and, when no pair repeats, the merges' ids in rank order (``packed.rank_table``);
     ``whole``: token bytes -> id when every such token's own bytes merge into that one token
     (a pre-token that is a whole token is then looked up, not merged, as tiktoken's encoder
-    does first), else None.
+    does first), else None; ``lookup_all``: every pre-token is looked up whole first (a
+    ``tokenizer.json``'s ``ignore_merges``), not only ASCII ones.
     """
 
     def __init__(
@@ -87,6 +88,8 @@ class Merger:
         ranks: RankTable,
         merge_lists: MergeLists | None,
         whole: dict[bytes, int] | None,
+        *,
+        lookup_all: bool = False,
     ) -> None:
         self.vocab = vocab
         self.byte_ids = byte_ids
@@ -94,6 +97,7 @@ class Merger:
         self._ranks = ranks
         self._merge_lists = merge_lists
         self._whole = whole
+        self._lookup_all = lookup_all
         # When the byte tokens have ids 0..255 in some order (GPT-2's and ours do), a piece's
         # byte ids are one bytes.translate away.
         self._byte_table = bytes(byte_ids) if max(byte_ids) < 256 else None
@@ -220,16 +224,16 @@ class Merger:
         cache.update(zip(short, split_ids(flat, ends)))
 
     def _cache_whole(
-        self, pieces: list[str], encoded: list[bytes], ascii_: numpy.ndarray
+        self, pieces: list[str], encoded: list[bytes], looked_up: numpy.ndarray
     ) -> numpy.ndarray:
-        """Cache the ids of the ASCII ``pieces`` (where ``ascii_``) that are whole vocabulary
-        tokens (see ``whole``); return where those are. Only ASCII ones are looked up: a run
-        of Han characters is seldom one token, and looking the runs of a Chinese text up cost
-        more than the few found saved (merging gives the same ids)."""
+        """Cache the ids of the ``pieces`` (where ``looked_up``) that are whole vocabulary
+        tokens (see ``whole``); return where those are. Only ASCII ones are looked up unless
+        ``lookup_all``: a run of Han characters is seldom one token, and looking the runs of a
+        Chinese text up cost more than the few found saved (merging gives the same ids)."""
         import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
 
         assert self._whole is not None
-        looked = np.flatnonzero(ascii_)
+        looked = np.flatnonzero(looked_up)
         ids = list(map(self._whole.get, map(encoded.__getitem__, looked.tolist())))
         found = list(map(operator.is_not, ids, repeat(None)))
         hits = looked[np.array(found, dtype=bool)]
@@ -258,7 +262,8 @@ class Merger:
         nchars = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
         rest = np.ones(count, dtype=bool)
         if self._whole is not None:
-            rest = ~self._cache_whole(pieces, encoded, nbytes == nchars)
+            looked = nbytes > 0 if self._lookup_all else nbytes == nchars
+            rest = ~self._cache_whole(pieces, encoded, looked)
         # subtle: more bytes than characters means some character takes several bytes.
         char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
         short_mask = ~char_mask & (nbytes <= LONG_PIECE) & rest

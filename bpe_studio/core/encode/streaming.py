@@ -37,6 +37,8 @@ def encode_decided(tok: Tokenizer, buf: str, out: list[int]) -> int:
     and none of them could still turn out to begin a special token (the limit
     ``cut_rules.stream_limit`` gives).
     """
+    if tok.hf_pipeline is not None:
+        return _encode_decided_pipeline(tok, buf, out)
     n = len(buf)
     specials = tok.specials
     longest = specials.longest
@@ -61,6 +63,19 @@ def encode_decided(tok: Tokenizer, buf: str, out: list[int]) -> int:
             done = m.end()
         out += merger.ids(pieces)
     return done
+
+
+def _encode_decided_pipeline(tok: Tokenizer, buf: str, out: list[int]) -> int:
+    """:func:`encode_decided` for a tokenizer.json's pipeline: only what comes before an added
+    token that always splits the text there (``Tokenizer.cut_specials``) is decided."""
+    cuts, pos = tok.cut_specials, 0
+    for _, b, special in cuts.segments(buf):
+        if special is None or b + cuts.longest > len(buf):
+            break
+        pos = b
+    if pos:
+        out += tok.encode(buf[:pos])
+    return pos
 
 
 def encode_iterable(tok: Tokenizer, iterable: Iterable[str]) -> Iterator[int]:

@@ -43,6 +43,11 @@ def spans(tok: Tokenizer, text: str) -> list[TokenSpan]:
 
 
 def _spans(tok: Tokenizer, text: str) -> list[TokenSpan]:
+    pipeline = tok.hf_pipeline
+    if pipeline is not None:
+        added = {t: tok.special_id(t) for t in tok.special_tokens}
+        found = pipeline.spans(text, tok.specials.tokens, tok.merger.piece_ids, tok.vocab, added)
+        return list(map(TokenSpan._make, found))
     result: list[TokenSpan] = []
     for a, b, special in tok.specials.segments(text):
         _spans_ordinary(tok, text, a, b, result)

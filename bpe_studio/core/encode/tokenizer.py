@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     import numpy
 
     from ..formats.data import TokenizerData
+    from ..formats.hf.pipeline import HfPipeline
+    from ..formats.hf.template import Template
 
 # Encoding a text this long (in characters) builds the fast split patterns first, however
 # short the stretches between its special tokens.
@@ -115,13 +117,24 @@ class Tokenizer:
         pattern: str,
         merge_ids: tuple[list[int], list[int], list[int]] | None = None,
         whole_except: Iterable[int] | None = None,
+        data: TokenizerData | None = None,
     ) -> None:
         """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
         (``TokenizerData.merge_ids``); they spare looking every merge's tokens up.
         ``whole_except``: given when the caller knows that every vocabulary token's bytes
         merge into that one token, except the tokens of these ids (``TokenizerData.
-        whole_tokens``); see ``building.whole_tokens``."""
-        self._pre: Pretokenizer = pretokenizer(pattern)
+        whole_tokens``); see ``building.whole_tokens``. ``data``: the record, for what a
+        ``tokenizer.json`` adds (its pipeline, template, ``ignore_merges``: ``formats.hf``)."""
+        # What a tokenizer.json does to text (formats.hf.pipeline), kept to write it back;
+        # _pipeline: the same when the tokenizer must pre-tokenize with it, else None.
+        self._hf_pipeline = data.pipeline if data is not None else None
+        needed = self._hf_pipeline is not None and self._hf_pipeline.needed
+        self._pipeline = self._hf_pipeline if needed else None
+        self._pre: Pretokenizer
+        if self._pipeline is None:
+            self._pre = pretokenizer(pattern)
+        else:
+            self._pre = self._pipeline.pretokenizer()
         # pre.findall, on the standard library's `re` for cl100k and o200k (``re_split``).
         self._findall = findall_for(self._pre)
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
@@ -138,6 +151,11 @@ class Tokenizer:
         explicit = special_tokens if isinstance(special_tokens, Mapping) else None
         self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
         self.special_tokens: list[str] = list(self.specials.tokens)
+        # The special tokens before which text may be cut (file chunks, long texts' spans): a
+        # tokenizer.json's added tokens with flags or normalization may match elsewhere.
+        self.cut_specials = self.specials
+        if self._pipeline is not None:
+            self.cut_specials = Specials.of(self._pipeline.cut_tokens())
 
         inverse = building.inverse(self.vocab)
         byte_ids = building.byte_ids(inverse)
@@ -152,13 +170,29 @@ class Tokenizer:
             ranks, lists = rank_table_of_ids(*merge_ids)
         else:
             ranks, lists = rank_table(inverse, self.merges, lefts, rights)
+        # ignore_merges: every pre-token is looked up whole first, not only ASCII ones, since
+        # tokens merging cannot reach are found so too.
+        self._lookup_all = data is not None and data.ignore_merges
+        if self._lookup_all and whole_except is None:
+            whole_except = ()
         whole = building.whole_tokens(self.vocab, inverse, whole_except, self._special_ids.values())
         # The merge strategies, the rank table and the per-pre-token cache.
-        self.merger = Merger(self.vocab, byte_ids, self._special_ids.values(), ranks, lists, whole)
+        self.merger = Merger(
+            self.vocab,
+            byte_ids,
+            self._special_ids.values(),
+            ranks,
+            lists,
+            whole,
+            lookup_all=self._lookup_all,
+        )
         # The special tokens matched for each set that ``encode(allowed_special=...)`` allows.
         self._allowed: dict[frozenset[str], Specials] = {}
         # What the tokenizer was loaded from (a preset's name, a file), for ``repr``.
         self.name: str | None = None
+        # The ids a tokenizer.json's post-processor puts around every text
+        # (``encode(text, add_special_tokens=True)``), or None: a view offers that option.
+        self.template: Template | None = data.template if data is not None else None
 
     # ----------------------------------------------------------------- files
     @classmethod
@@ -195,7 +229,7 @@ class Tokenizer:
         whole_except = data.special_tokens.values() if data.whole_tokens else None
         with _cyclic_gc_paused():  # as in __init__
             tok._build(
-                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except
+                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except, data
             )
         return tok
 
@@ -216,7 +250,10 @@ class Tokenizer:
 
     @classmethod
     def from_hf(cls, path: str | os.PathLike) -> Tokenizer:
-        """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer."""
+        """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer: it
+        encodes as ``tokenizers`` does (its normalizers, pre-tokenizers, added tokens and
+        ``ignore_merges``; its template's tokens with ``encode(..., add_special_tokens=True)``).
+        What could not be reproduced exactly is refused (ValueError naming the component)."""
         from ..formats import read_hf
 
         return cls.from_data(read_hf(path))._named(path)
@@ -266,7 +303,13 @@ class Tokenizer:
 
         name = self.pattern_name
         return TokenizerData(
-            dict(self.vocab), list(self.merges), dict(self._special_ids), name or self.pattern
+            dict(self.vocab),
+            list(self.merges),
+            dict(self._special_ids),
+            name or self.pattern,
+            ignore_merges=self._lookup_all,
+            pipeline=self._hf_pipeline,
+            template=self.template,
         )
 
     def save(
@@ -286,6 +329,13 @@ class Tokenizer:
     def pre_tokenizer(self) -> Pretokenizer:
         """What cuts text into pre-tokens (``findall``, ``name``, ``pattern``)."""
         return self._pre
+
+    @property
+    def hf_pipeline(self) -> HfPipeline | None:
+        """The ``tokenizer.json`` pipeline (normalizers, pre-tokenizer steps, added-token
+        flags: ``formats.hf``) this tokenizer encodes through, or None when its pattern alone
+        splits text exactly as the file does."""
+        return self._pipeline
 
     @property
     def pattern(self) -> str:
@@ -379,8 +429,14 @@ class Tokenizer:
         *,
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
     ) -> list[int]:
         """Token ids of ``text``; special tokens in it map to their own ids.
+
+        ``add_special_tokens``: the ids as the model sees them, with those the tokenizer's
+        ``template`` puts around the text (a ``tokenizer.json``'s post-processor, e.g. Llama
+        3's ``<|begin_of_text|>``); without a template nothing is added. Hugging Face's name,
+        but off by default: the text's own tokens are what this project shows.
 
         With neither keyword, every special token of this tokenizer found in ``text`` is
         encoded as that special token (CS336's ``encode``). Given either, ``encode`` follows
@@ -399,11 +455,15 @@ class Tokenizer:
         # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
         # keeps ordinary text free of a scan for them.
         if len(text) < BULK_TEXT:
-            return self._encode_checked(text, specials)
-        # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
-        # allocations would set the collector off again and again over the new objects.
-        with _cyclic_gc_paused():
-            return self._encode_checked(text, specials)
+            ids = self._encode_checked(text, specials)
+        else:
+            # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
+            # allocations would set the collector off again and again over the new objects.
+            with _cyclic_gc_paused():
+                ids = self._encode_checked(text, specials)
+        if add_special_tokens and self.template is not None:
+            return self.template.apply(ids)
+        return ids
 
     def _encode_checked(self, text: str, specials: Specials) -> list[int]:
         try:
@@ -414,6 +474,8 @@ class Tokenizer:
     def _segments(self, text: str, specials: Specials) -> list[tuple[list[str], str | None]]:
         """The pre-tokens of each stretch of ``text`` between the special tokens ``specials``
         matches, each with the special token after it (None at the end)."""
+        if self._pipeline is not None:
+            return self._pipeline.segments(text, specials.tokens)
         findall = self._findall
         stretches = list(specials.segments(text))
         bulk = len(text) >= BULK_TEXT

@@ -170,7 +170,7 @@ def compute_spans(
     piece: int = PIECE_CHARS,
 ) -> SpanArrays | None:
     """Spans equal to ``tokenizer.spans(text)``, packed; None if ``is_stale()`` turned true."""
-    cuts = text_cuts(text, tokenizer.specials, tokenizer.cut_rules, piece)
+    cuts = text_cuts(text, tokenizer.cut_specials, tokenizer.cut_rules, piece)
     parts: list[np.ndarray] = []
     for a, b in zip(cuts, cuts[1:]):
         if is_stale():

@@ -10,10 +10,15 @@ that a record is consistent (each writer checks what it needs).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..pretokenization.names import PATTERNS as PATTERNS
 from ..pretokenization.names import pattern_name as pattern_name
 from ..pretokenization.names import pattern_regex as pattern_regex
+
+if TYPE_CHECKING:
+    from .hf.pipeline import HfPipeline
+    from .hf.template import Template
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,15 @@ class TokenizerData:
       but the special tokens merge into that one token (no token is unreachable), so that a
       pre-token that is a whole token may be looked up instead of merged, as tiktoken does
       (the presets; not part of equality).
+    - ``ignore_merges``: a pre-token that is a vocabulary token (special tokens aside) is that
+      token, whether or not merging would build it (``tokenizer.json``'s ``model.ignore_merges``;
+      tiktoken's encoder does the same).
+    - ``pipeline``: what a ``tokenizer.json`` does to text (normalizers, pre-tokenizer steps,
+      added tokens with flags), or None. When its ``needed`` is true the tokenizer
+      pre-tokenizes with it; else ``pattern`` alone cuts text as it does and the pipeline is
+      kept to write the file back (not part of equality).
+    - ``template``: the ids a ``tokenizer.json``'s post-processor adds around every text (the
+      tokenizer adds them when asked: ``add_special_tokens=True``), or None.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> TokenizerData(vocab, [(b"a", b"b")], {}, "gpt2").merges
@@ -48,3 +62,6 @@ class TokenizerData:
         default=None, compare=False, repr=False
     )
     whole_tokens: bool = field(default=False, compare=False, repr=False)
+    ignore_merges: bool = False
+    pipeline: HfPipeline | None = field(default=None, compare=False, repr=False)
+    template: Template | None = field(default=None, compare=False, repr=False)

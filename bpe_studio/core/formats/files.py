@@ -265,7 +265,17 @@ def save_data(
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
+    if format != "hf" and data.pipeline is not None and data.pipeline.needed:
+        raise ValueError(
+            f"format {format!r} cannot hold this tokenizer: its tokenizer.json normalizes or "
+            "splits text in ways only a tokenizer.json says (save it as 'hf')"
+        )
     if format == "gpt2":
+        if data.ignore_merges:
+            raise ValueError(
+                "format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens up in "
+                "the vocabulary (ignore_merges) and merges.txt cannot say so (save it as 'hf')"
+            )
         return list(gpt2.save_files(directory, data.vocab, data.merges))
     if format == "hf":
         return [write_hf(directory, data)]

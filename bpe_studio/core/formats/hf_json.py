@@ -1,17 +1,17 @@
 """Hugging Face ``tokenizer.json`` for byte-level BPE: reading and writing.
 
-What it does: :func:`read_hf` accepts the two shapes byte-level BPE files come in (GPT-2 /
-RoBERTa: a ``ByteLevel`` pre-tokenizer with its own regex; Llama-3 / Qwen2: a ``Split`` regex
-then ``ByteLevel`` without one) and refuses, naming the component, anything whose tokenization
-it could not reproduce exactly. :func:`write_hf` writes a file ``tokenizers`` loads and that
-encodes as the data does. What it leaves out: other model types (WordPiece, Unigram,
-WordLevel), normalizers, truncation and padding, and encoding itself.
+What it does: :func:`read_hf` reads the model (vocabulary, merges, ``ignore_merges``) and,
+through ``hf.components``, how the file treats text (normalizers, pre-tokenizers, added tokens
+with their flags, the post-processor's template), refusing, naming the file and component,
+anything whose tokenization it could not reproduce exactly. :func:`write_hf` writes a file
+``tokenizers`` loads and that encodes as the data does (a file read here gets its own
+normalizer, pre-tokenizer, added tokens and post-processor back). What it leaves out: other
+model types (WordPiece, Unigram, WordLevel), truncation and padding, and encoding itself.
 
-Regexes: ``tokenizers`` runs Oniguruma (Ruby syntax), this project the ``regex`` module. They
-agree on what these patterns use (alternation, classes, ``\\p{..}``, ``(?i:..)``, lookahead,
-possessive ``?+ *+ ++``) but not on ``^``/``$`` (Oniguruma: any line) and ``{m,n}+`` (Oniguruma:
-a repeated interval, not a possessive one), nor on some inline flags. Patterns using those are
-refused in both directions, except the named ones, written in forms proven equal by the tests.
+Regexes: ``tokenizers`` runs Oniguruma (Ruby syntax), this project the ``regex`` module.
+Reading translates (``hf.onig``). Writing does not: a custom pattern using what the two read
+differently (``^``/``$``, ``{m,n}+``, some inline flags) is refused, except the named ones,
+written in forms proven equal by the tests.
 """
 
 from __future__ import annotations
@@ -92,68 +92,6 @@ class _Reader:
     def fail(self, component: str, why: str) -> ValueError:
         return ValueError(f"{self.name}: {component}: {why}")
 
-    def byte_level(self, obj: Mapping[str, Any], component: str, use_regex: bool) -> None:
-        if obj.get("add_prefix_space"):
-            raise self.fail(component, "add_prefix_space true adds a space to every text")
-        if bool(obj.get("use_regex", True)) != use_regex:
-            raise self.fail(component, f"use_regex must be {str(use_regex).lower()} here")
-
-    def split(self, obj: Mapping[str, Any], component: str) -> str:
-        pat = obj.get("pattern")
-        if not isinstance(pat, dict) or not isinstance(pat.get("Regex"), str):
-            raise self.fail(component, f"only a Regex pattern is supported, got {pat!r}")
-        regex = pat["Regex"]
-        behavior, invert = obj.get("behavior"), bool(obj.get("invert"))
-        if regex in _HF_NAMES and (behavior, invert) == ("Isolated", False):
-            return _HF_NAMES[regex]
-        trap = engine_trap(regex)
-        if trap:
-            raise self.fail(
-                component, f"{trap!r} means different things in Oniguruma and in Python's regex"
-            )
-        if (behavior, invert) == ("Removed", True):
-            return regex  # the matches, in order: exactly findall
-        if (behavior, invert) == ("Isolated", False):
-            # subtle: Isolated also keeps the text between matches, one piece per gap; the
-            # second alternative consumes such a gap, up to where the pattern matches again.
-            return rf"(?:{regex})|(?:(?!(?:{regex}))(?s:.))+"
-        raise self.fail(component, f"behavior {behavior!r} with invert {invert} is not supported")
-
-    def pre_tokenizer(self, obj: Any) -> str:
-        component = "pre_tokenizer"
-        kind = obj.get("type") if isinstance(obj, dict) else None
-        if kind == "ByteLevel":
-            self.byte_level(obj, component, use_regex=True)
-            return "gpt2"
-        if kind == "Sequence":
-            steps = obj.get("pretokenizers") or []
-            kinds = [s.get("type") if isinstance(s, dict) else None for s in steps]
-            if kinds == ["Split", "ByteLevel"]:
-                pattern = self.split(steps[0], f"{component}.pretokenizers[0] (Split)")
-                self.byte_level(steps[1], f"{component}.pretokenizers[1] (ByteLevel)", False)
-                return pattern
-            if kinds == ["ByteLevel"]:
-                self.byte_level(steps[0], f"{component}.pretokenizers[0] (ByteLevel)", True)
-                return "gpt2"
-            raise self.fail(component, f"Sequence of {kinds} is not supported")
-        raise self.fail(component, f"{kind or obj!r} is not supported (ByteLevel, Split+ByteLevel)")
-
-    def post_processor(self, obj: Any, component: str = "post_processor") -> None:
-        if obj is None:
-            return
-        kind = obj.get("type") if isinstance(obj, dict) else None
-        if kind == "ByteLevel":
-            return  # it only adjusts offsets
-        if kind == "Sequence":
-            for i, step in enumerate(obj.get("processors") or []):
-                self.post_processor(step, f"{component}.processors[{i}]")
-            return
-        if kind == "TemplateProcessing":
-            items = [*(obj.get("single") or []), *(obj.get("pair") or [])]
-            if not any(isinstance(it, dict) and "SpecialToken" in it for it in items):
-                return
-        raise self.fail(component, f"{kind or obj!r} adds tokens to every text")
-
     def check_model(self, model: Any) -> dict[str, Any]:
         if not isinstance(model, dict):
             raise self.fail("model", "missing")
@@ -192,23 +130,6 @@ class _Reader:
         return merges
 
 
-def _bpe_reaches(token: bytes, merge_rank: Mapping[tuple[bytes, bytes], int]) -> bool:
-    """Does rank-by-merge BPE over ``token``'s bytes end in ``token`` itself?"""
-    parts = [token[i : i + 1] for i in range(len(token))]
-    get = merge_rank.get
-    while len(parts) > 1:
-        best, at = -1, -1
-        for i in range(len(parts) - 1):
-            r = get((parts[i], parts[i + 1]), -1)
-            # subtle: strict "<" keeps the leftmost of equal ranks
-            if r >= 0 and (at < 0 or r < best):
-                best, at = r, i
-        if at < 0:
-            return False
-        parts[at : at + 2] = [parts[at] + parts[at + 1]]
-    return True
-
-
 def read_hf(path: str | os.PathLike) -> TokenizerData:
     """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; added tokens
     become special tokens with their ids.
@@ -226,30 +147,23 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         raise ValueError(f"{name}: not a UTF-8 JSON file ({e})") from None
     if not isinstance(obj, dict):
         raise ValueError(f"{name}: expected a JSON object")
-    for key in ("truncation", "padding", "normalizer"):
+    for key in ("truncation", "padding"):
         if obj.get(key) is not None:
             raise r.fail(key, f"{obj[key].get('type', obj[key])!r} changes the ids (null only)")
     model = r.check_model(obj.get("model"))
-    pattern = r.pre_tokenizer(obj.get("pre_tokenizer"))
-    r.post_processor(obj.get("post_processor"))
+    # subtle: imported here, so that loading a preset or a rank file does not import it.
+    from .hf.components import read_components
+
+    parts = read_components(obj, name, _HF_NAMES)
     decoder = obj.get("decoder")
     if not isinstance(decoder, dict) or decoder.get("type") != "ByteLevel":
         raise r.fail("decoder", f"{decoder!r} is not supported (ByteLevel only)")
 
     specials: dict[str, int] = {}
-    for i, added in enumerate(obj.get("added_tokens") or []):
-        where = f"added_tokens[{i}]"
-        content, idx = added.get("content"), added.get("id")
-        if not isinstance(content, str) or not content:
-            raise r.fail(where, f"content must be a non-empty string, got {content!r}")
-        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise r.fail(where, f"id must be a non-negative integer, got {idx!r}")
-        for flag in ("single_word", "lstrip", "rstrip"):
-            if added.get(flag):
-                raise r.fail(where, f"{flag} true changes how {content!r} is matched")
-        if content in specials or idx in specials.values():
-            raise r.fail(where, f"{content!r} (id {idx}) is given twice")
-        specials[content] = idx
+    for i, added in enumerate(parts.added):
+        if added.content in specials or added.id in specials.values():
+            raise r.fail(f"added_tokens[{i}]", f"{added.content!r} (id {added.id}) is given twice")
+        specials[added.content] = added.id
 
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
@@ -295,16 +209,15 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
-    if model.get("ignore_merges"):
-        # A pre-token that is a vocabulary token is then emitted whole; that agrees with
-        # merging only if merging builds every token from its own bytes.
-        for idx, tok in sorted(vocab.items()):
-            if len(tok) > 1 and idx not in special_ids and not _bpe_reaches(tok, merge_rank):
-                raise r.fail(
-                    "model.ignore_merges",
-                    f"token {tok!r} (id {idx}) is not built by the merges from its own bytes",
-                )
-    return TokenizerData(vocab, merges, specials, pattern)
+    return TokenizerData(
+        vocab,
+        merges,
+        specials,
+        parts.pattern,
+        ignore_merges=bool(model.get("ignore_merges")),
+        pipeline=parts.pipeline,
+        template=parts.template,
+    )
 
 
 # ------------------------------------------------------------------ writing
@@ -383,14 +296,21 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
         }
         for s, idx in sorted(data.special_tokens.items(), key=lambda item: item[1])
     ]
+    normalizer, pre_tokenizer = None, None
+    if data.pipeline is not None:
+        # Read from a tokenizer.json: its own normalizer, pre-tokenizer and added tokens.
+        normalizer, pre_tokenizer, read = json.loads(data.pipeline.spec)
+        # The file's own added tokens with their flags, then any special token given since.
+        known = {token.get("content") for token in read}
+        added = read + [token for token in added if token["content"] not in known]
     return {
         "version": "1.0",
         "truncation": None,
         "padding": None,
         "added_tokens": added,
-        "normalizer": None,
-        "pre_tokenizer": _pre_tokenizer(data.pattern),
-        "post_processor": None,
+        "normalizer": normalizer,
+        "pre_tokenizer": pre_tokenizer or _pre_tokenizer(data.pattern),
+        "post_processor": data.template.spec if data.template is not None else None,
         "decoder": {
             "type": "ByteLevel",
             "add_prefix_space": False,
@@ -405,7 +325,7 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
             "end_of_word_suffix": None,
             "fuse_unk": False,
             "byte_fallback": False,
-            "ignore_merges": False,
+            "ignore_merges": data.ignore_merges,
             "vocab": vocab,
             "merges": merges,
         },

@@ -1,0 +1,87 @@
+"""Added tokens of a ``tokenizer.json`` with their flags, and where a text holds them.
+
+What it does: :class:`AddedToken` is one entry of ``added_tokens`` (``special``, ``lstrip``,
+``rstrip``, ``single_word``, ``normalized``); :func:`find_added` cuts a text into stretches and
+added-token matches as ``tokenizers`` does (``tokenizer/added_vocabulary.rs``, ``find_matches``):
+leftmost-longest matches, a ``single_word`` token dropped (not retried) where a word character
+touches it, ``lstrip``/``rstrip`` taking the whitespace beside the match into the token.
+What it leaves out: normalizing (``normalizers``; the pipeline matches ``normalized`` tokens
+in normalized text) and reading the JSON (``hf_json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+import regex
+
+# The Rust regex crate's \w and \s (tokenizers matches these with it, not with Oniguruma).
+_WORD_START = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
+_SPACE = regex.compile(r"\s")
+_SPACES_AFTER = regex.compile(r"\s*")
+
+
+@dataclass(frozen=True)
+class AddedToken:
+    """One added token as the file gives it; ``match`` is the text it is found as (its
+    content, normalized when ``normalized`` is true and the file has a normalizer)."""
+
+    content: str
+    id: int
+    special: bool = True
+    lstrip: bool = False
+    rstrip: bool = False
+    single_word: bool = False
+    normalized: bool = False
+    match: str = ""
+
+    @property
+    def plain(self) -> bool:
+        """Matched as its content alone, as this project's special tokens are."""
+        return not (self.lstrip or self.rstrip or self.single_word)
+
+
+def matcher(
+    tokens: Iterable[AddedToken],
+) -> tuple[regex.Pattern[str] | None, dict[str, AddedToken]]:
+    """A leftmost-longest pattern over the tokens' match strings, and the token of each."""
+    by_match = {t.match or t.content: t for t in tokens}
+    if not by_match:
+        return None, by_match
+    ordered = sorted(by_match, key=len, reverse=True)
+    return regex.compile("|".join(map(regex.escape, ordered))), by_match
+
+
+def find_added(
+    text: str, pattern: regex.Pattern[str] | None, by_match: dict[str, AddedToken]
+) -> Iterator[tuple[int, int, AddedToken | None]]:
+    """``(start, end, token)`` covering ``text`` in order; ``token`` None for ordinary text.
+
+    subtle: as in ``tokenizers``, a match stretched by ``rstrip`` does not move where the
+    search goes on, so a later match may begin inside the taken whitespace."""
+    if pattern is None:
+        yield 0, len(text), None
+        return
+    offset = 0
+    for m in pattern.finditer(text):
+        start, stop = m.span()
+        token = by_match[m.group()]
+        if token.single_word:
+            before = start > 0 and _WORD_START.match(text, start - 1) is not None
+            after = stop < len(text) and _WORD_START.match(text, stop) is not None
+            if before or after:
+                continue
+        if token.lstrip:
+            j = start
+            while j > 0 and _SPACE.match(text, j - 1):
+                j -= 1
+            start = max(j, offset)
+        if token.rstrip:
+            stop = _SPACES_AFTER.match(text, stop).end()  # type: ignore[union-attr]
+        if offset < start:
+            yield offset, start, None
+        yield start, stop, token
+        offset = stop
+    if offset != len(text):
+        yield offset, len(text), None

@@ -1,0 +1,126 @@
+"""How a ``tokenizer.json`` treats text, read into what the tokenizer runs.
+
+What it does: :func:`read_components` reads the ``normalizer``, ``pre_tokenizer``,
+``added_tokens`` and ``post_processor`` of a byte-level BPE file. When the file only splits
+text with one regex (or ByteLevel's own) and has plain added tokens, the result is a pattern
+for the tokenizer's usual pre-tokenizer (its fast paths included); otherwise an
+:class:`~.pipeline.HfPipeline` as well. Either way the text is cut exactly as ``tokenizers``
+cuts it. What it leaves out: the model (vocabulary, merges: ``hf_json``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .added_tokens import AddedToken
+from .normalizers import normalize, normalizer_steps
+from .onig import translate
+from .pipeline import HfPipeline
+from .pre_tokenizers import pre_tokenizer_steps
+from .template import Template, read_template
+
+_FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
+
+
+@dataclass(frozen=True)
+class Components:
+    """``pattern``: what the tokenizer's pre-tokenizer is built from (a name or a regex);
+    ``pipeline``: the file's, not ``needed`` when that pattern alone cuts text as it does."""
+
+    pattern: str
+    pipeline: HfPipeline | None
+    template: Template | None
+    added: tuple[AddedToken, ...]
+
+
+def _byte_level_plain(obj: Any, use_regex: bool) -> bool:
+    return (
+        isinstance(obj, dict)
+        and obj.get("type") == "ByteLevel"
+        and not obj.get("add_prefix_space", True)
+        and bool(obj.get("use_regex", True)) == use_regex
+    )
+
+
+def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
+    """The pattern that splits text as ``pre`` does, when one regex does: ByteLevel's own
+    ("gpt2"), or one Isolated Split then ByteLevel without its regex (``named`` maps
+    Oniguruma spellings of named patterns to their names). None otherwise."""
+    if _byte_level_plain(pre, True):
+        return "gpt2"
+    steps = (
+        pre.get("pretokenizers")
+        if isinstance(pre, dict) and pre.get("type") == "Sequence"
+        else None
+    )
+    if not isinstance(steps, list):
+        return None
+    if len(steps) == 1 and _byte_level_plain(steps[0], True):
+        return "gpt2"
+    if len(steps) != 2 or not _byte_level_plain(steps[1], False):
+        return None
+    split = steps[0]
+    if not isinstance(split, dict) or split.get("type") != "Split":
+        return None
+    pattern, kind = split.get("pattern"), (split.get("behavior"), bool(split.get("invert")))
+    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+    if not isinstance(regex, str) or kind != ("Isolated", False):
+        return None
+    if regex in named:
+        return named[regex]
+    translated = translate(regex)
+    if translated.nullable:
+        return None
+    # Isolated also keeps the text between matches, one piece per gap: the second alternative
+    # consumes such a gap, up to where the pattern matches again.
+    return rf"(?:{translated.pattern})|(?:(?!(?:{translated.pattern}))(?s:.))+"
+
+
+def _added(raw: Any, normalizers: list[Any], name: str) -> tuple[AddedToken, ...]:
+    tokens = []
+    for i, added in enumerate(raw or []):
+        where = f"{name}: added_tokens[{i}]"
+        if not isinstance(added, dict):
+            raise ValueError(f"{where}: expected an object, got {added!r}")
+        content, idx = added.get("content"), added.get("id")
+        if not isinstance(content, str) or not content:
+            raise ValueError(f"{where}: content must be a non-empty string, got {content!r}")
+        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+            raise ValueError(f"{where}: id must be a non-negative integer, got {idx!r}")
+        flags = {f: bool(added.get(f, f == "special")) for f in _FLAGS}
+        match = normalize(normalizers, content) if flags["normalized"] else content
+        if not match:
+            raise ValueError(f"{where}: {content!r} normalizes to nothing")
+        tokens.append(AddedToken(content, idx, match=match, **flags))
+    return tuple(tokens)
+
+
+def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Components:
+    """The components of a parsed ``tokenizer.json`` (``name``: the file, for messages).
+    Raises ValueError naming the file and the component for anything not reproduced here."""
+    try:
+        normalizers = normalizer_steps(obj.get("normalizer"))
+        steps = pre_tokenizer_steps(obj.get("pre_tokenizer"))
+        pattern = single_pattern(obj.get("pre_tokenizer"), named)
+        template = read_template(obj.get("post_processor"))
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+    added = _added(obj.get("added_tokens"), normalizers, name)
+    plain = all(t.plain for t in added) and len({t.normalized for t in added}) <= 1
+    spec = json.dumps([obj.get(k) for k in ("normalizer", "pre_tokenizer", "added_tokens")])
+    if pattern is not None and not normalizers and plain:
+        fast = HfPipeline(normalizers, steps, added, spec, needed=False)
+        return Components(pattern, fast, template, added)
+    pipeline = HfPipeline(normalizers, steps, added, spec)
+    return Components(pipeline.pretokenizer().pattern, pipeline, template, added)
+
+
+def pipeline_from_spec(spec: str, needed: bool) -> HfPipeline:
+    """The pipeline of :attr:`HfPipeline.spec` (how one travels to a worker process)."""
+    normalizer, pre_tokenizer, added = json.loads(spec)
+    obj = {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "added_tokens": added}
+    pipeline = read_components(obj, "tokenizer.json", {}).pipeline
+    assert pipeline is not None
+    return replace(pipeline, needed=needed)

@@ -1,0 +1,250 @@
+"""The normalizers of a ``tokenizer.json``, with where each output character came from.
+
+What it does: :func:`normalizer_steps` reads the ``normalizer`` object (NFC, NFKC, NFD, NFKD,
+Lowercase, Strip, Replace, Prepend, Sequence) into functions that give a text's *edits*:
+``(start, end, replacement)`` in order, the rest of the text kept. :class:`Normalized` applies
+them to a text and keeps, for each normalized character, the characters of the original text
+it came from (for spans); :func:`normalize` applies them to a bare string. A text already in
+Unicode normal form gets no edit (NFC of NFC text is the identity). The rules follow
+``tokenizers/src/normalizers/*.rs`` and ``tokenizer/normalizer.rs``: per-character lowercasing
+(no final-sigma rule), Rust's whitespace for Strip, Oniguruma matches for Replace, and a
+replacement's characters pointing at all the characters it replaced (Prepend's at the first).
+What it leaves out: other normalizers (BertNormalizer, Precompiled, StripAccents, NFKC with
+SentencePiece's tables, ...): the reader refuses them.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from functools import cache
+from typing import Any, Literal, cast
+
+import regex
+
+from .onig import find_spans, translate
+
+Edit = tuple[int, int, str]
+Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
+EditsOf = Callable[[str], list[Edit]]
+
+# Characters that tokenizers' Unicode normalization tables (the unicode-normalization-
+# alignments crate, older than Unicode 12) do not know, though this Python's do: each has a
+# decomposition or a combining class here. There each is a starter that never decomposes or
+# composes, so normalization is done around them. Code point ranges, inclusive; derived by
+# running tokenizers' NFD/NFKD on every character (tests/core/test_hf_normalizers.py checks
+# the list against the installed tokenizers).
+OLD_TABLES_LACK: tuple[tuple[int, int], ...] = (
+    (0x0C3C, 0x0C3C), (0x0D3B, 0x0D3C), (0x0EBA, 0x0EBA), (0x1715, 0x1715), (0x1DFA, 0x1DFA),
+    (0x32FF, 0x32FF), (0xA7F2, 0xA7F4), (0xA82C, 0xA82C), (0xAB69, 0xAB69), (0x10781, 0x10785),
+    (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x11070, 0x11070), (0x1133B, 0x1133B),
+    (0x11839, 0x1183A), (0x11938, 0x11938), (0x1193D, 0x1193E), (0x11943, 0x11943),
+    (0x119E0, 0x119E0), (0x11A34, 0x11A34), (0x11A47, 0x11A47), (0x11A99, 0x11A99),
+    (0x11D42, 0x11D42), (0x11D44, 0x11D45), (0x11D97, 0x11D97), (0x16FF0, 0x16FF1),
+    (0x1F16C, 0x1F16C), (0x1FBF0, 0x1FBF9),
+)  # fmt: skip
+_LEADING = regex.compile(r"\A\s+")
+_TRAILING = regex.compile(r"\s+\Z")
+
+
+@cache
+def _unstable(form: Form) -> regex.Pattern[str]:
+    """Runs of characters before which a text cannot be cut and normalized in two parts:
+    those that are not normalized alone, have a combining class, or compose with what
+    precedes them; the characters of ``OLD_TABLES_LACK`` are cuts (see there)."""
+    seconds = {0x1161 + i for i in range(21)} | {0x11A8 + i for i in range(27)}
+    bad: list[int] = []
+    for c in range(0x110000):
+        ch = chr(c)
+        if 0xD800 <= c <= 0xDFFF:
+            continue
+        decomposition = unicodedata.decomposition(ch)
+        if decomposition and not decomposition.startswith("<"):
+            parts = decomposition.split()
+            if len(parts) == 2:
+                seconds.add(int(parts[1], 16))
+        if unicodedata.combining(ch) or not unicodedata.is_normalized(form, ch):
+            bad.append(c)
+    lacked = {c for a, b in OLD_TABLES_LACK for c in range(a, b + 1)}
+    bad = [c for c in {*bad, *seconds} if c not in lacked]
+    runs: list[list[int]] = []
+    for c in sorted(bad):
+        if runs and runs[-1][1] == c - 1:
+            runs[-1][1] = c
+        else:
+            runs.append([c, c])
+    ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs)
+    old = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in OLD_TABLES_LACK)
+    # subtle: each run of such characters is normalized with the character before it, unless
+    # that is one the old tables lack (it must stay as it is).
+    return regex.compile(f"[^{old}]?[{ranges}]+")
+
+
+def _parts(form: Form, chunk: str) -> list[tuple[int, int, str]]:
+    """``chunk`` cut before each character that starts a new combining sequence, with each
+    part normalized, if the parts normalize to what the whole does (so each output character
+    points at its own part); else the whole."""
+    cuts = [i for i, ch in enumerate(chunk) if i and not unicodedata.combining(ch)]
+    whole = unicodedata.normalize(form, chunk)
+    if cuts:
+        bounds = [0, *cuts, len(chunk)]
+        parts = [
+            (a, b, unicodedata.normalize(form, chunk[a:b])) for a, b in zip(bounds, bounds[1:])
+        ]
+        if "".join(p[2] for p in parts) == whole:
+            return parts
+    return [(0, len(chunk), whole)]
+
+
+def _unicode(form: Form) -> EditsOf:
+    def edits(text: str) -> list[Edit]:
+        if unicodedata.is_normalized(form, text):
+            return []
+        out = []
+        for m in _unstable(form).finditer(text):
+            at = m.start()
+            for a, b, new in _parts(form, m.group()):
+                if new != text[at + a : at + b]:
+                    out.append((at + a, at + b, new))
+        return out
+
+    return edits
+
+
+def _lowercase(text: str) -> list[Edit]:
+    # Rust's char::to_lowercase, one character at a time: no final-sigma rule.
+    return [(i, i + 1, low) for i, ch in enumerate(text) if (low := ch.lower()) != ch]
+
+
+def _strip(left: bool, right: bool) -> EditsOf:
+    def edits(text: str) -> list[Edit]:
+        out = []
+        if left and (m := _LEADING.search(text)):
+            out.append((0, m.end(), ""))
+        if right and (m := _TRAILING.search(text)):
+            if not out or m.start() >= out[0][1]:
+                out.append((m.start(), len(text), ""))
+        return out
+
+    return edits
+
+
+def _replace(obj: dict[str, Any], where: str) -> EditsOf:
+    pattern, content = obj.get("pattern"), obj.get("content")
+    if not isinstance(content, str) or not isinstance(pattern, dict):
+        raise ValueError(f"{where}: expected a pattern and a content string")
+    if isinstance(pattern.get("String"), str):
+        compiled = regex.compile(regex.escape(pattern["String"]))
+        if not pattern["String"]:
+            return lambda text: []
+    elif isinstance(pattern.get("Regex"), str):
+        try:
+            compiled = regex.compile(translate(pattern["Regex"]).pattern)
+        except ValueError as e:
+            raise ValueError(f"{where}: pattern {pattern['Regex']!r}: {e}") from None
+    else:
+        raise ValueError(f"{where}: pattern must be a String or a Regex, got {pattern!r}")
+    return lambda text: [(s, e, content) for s, e in find_spans(compiled, text)]
+
+
+def _prepend(prefix: str) -> EditsOf:
+    return lambda text: [(0, 0, prefix)] if text else []
+
+
+def normalizer_steps(obj: Any, where: str = "normalizer") -> list[EditsOf]:
+    """The edit functions of a ``normalizer`` object (None: none). Raises ValueError naming
+    the component for one that is not reproduced here."""
+    if obj is None:
+        return []
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if kind == "Sequence":
+        steps: list[EditsOf] = []
+        for i, item in enumerate(obj.get("normalizers") or []):
+            steps += normalizer_steps(item, f"{where}.normalizers[{i}]")
+        return steps
+    if kind in ("NFC", "NFKC", "NFD", "NFKD"):
+        return [_unicode(cast("Form", kind))]
+    if kind == "Lowercase":
+        return [_lowercase]
+    if kind == "Strip":
+        return [_strip(bool(obj.get("strip_left", True)), bool(obj.get("strip_right", True)))]
+    if kind == "Replace":
+        return [_replace(obj, where)]
+    if kind == "Prepend" and isinstance(obj.get("prepend"), str):
+        return [_prepend(obj["prepend"])]
+    raise ValueError(f"{where}: {kind or obj!r} is not supported (NFC, NFKC, NFD, NFKD, "
+                     "Lowercase, Strip, Replace, Prepend, Sequence)")  # fmt: skip
+
+
+def _applied(text: str, edits: list[Edit]) -> str:
+    parts, at = [], 0
+    for s, e, new in edits:
+        parts += [text[at:s], new]
+        at = e
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def normalize(steps: list[EditsOf], text: str) -> str:
+    """``text`` after every step."""
+    for step in steps:
+        edits = step(text)
+        if edits:
+            text = _applied(text, edits)
+    return text
+
+
+class Normalized:
+    """A normalized text and, for each of its characters, the ``[start, end)`` characters of
+    the original text it came from (``start == end`` for one added in front of nothing).
+
+    >>> n = Normalized("e\\u0301x", 10).apply([_unicode("NFC")])
+    >>> n.text, n.origin(0, 1), n.origin(1, 2)
+    ('éx', (10, 12), (12, 13))
+    """
+
+    def __init__(self, text: str, base: int = 0) -> None:
+        self.text = text
+        self.base = base
+        self.length = len(text)
+        self.starts: list[int] | None = None  # None: character i came from base + i
+        self.ends: list[int] | None = None
+
+    def _bounds(self) -> tuple[list[int], list[int]]:
+        if self.starts is None or self.ends is None:
+            b = self.base
+            return list(range(b, b + len(self.text))), list(range(b + 1, b + len(self.text) + 1))
+        return self.starts, self.ends
+
+    def apply(self, steps: list[EditsOf]) -> Normalized:
+        for step in steps:
+            edits = step(self.text)
+            if not edits:
+                continue
+            starts, ends = self._bounds()
+            new_starts: list[int] = []
+            new_ends: list[int] = []
+            at = 0
+            for s, e, new in edits:
+                new_starts += starts[at:s]
+                new_ends += ends[at:s]
+                if e > s:
+                    a, b = starts[s], ends[e - 1]
+                elif s < len(starts):
+                    a, b = starts[s], ends[s]
+                else:
+                    a = b = ends[-1] if ends else self.base + self.length
+                new_starts += [a] * len(new)
+                new_ends += [b] * len(new)
+                at = e
+            new_starts += starts[at:]
+            new_ends += ends[at:]
+            self.text = _applied(self.text, edits)
+            self.starts, self.ends = new_starts, new_ends
+        return self
+
+    def origin(self, start: int, end: int) -> tuple[int, int]:
+        """The original characters of normalized characters ``[start, end)`` (not empty)."""
+        if self.starts is None or self.ends is None:
+            return self.base + start, self.base + end
+        return self.starts[start], self.ends[end - 1]

@@ -1,0 +1,403 @@
+"""Oniguruma regexes (Ruby syntax, as ``tokenizers`` compiles them) in the ``regex`` module's terms.
+
+What it does: :func:`translate` rewrites a pattern from a ``tokenizer.json`` into one the
+``regex`` module reads with the same meaning, and says whether it can match the empty string;
+:func:`find_spans` finds matches the way ``tokenizers`` iterates them. Rewritten: ``^``/``$``
+(Ruby: any line), ``\\z``/``\\Z``, ``X{m,n}+`` (Ruby: ``X{m,n}`` repeated, not possessive),
+inline flags (Ruby's ``m`` is Python's ``s``; a flag group without a colon lasts to the end of
+its group), ``\\h``, ``\\w`` and the POSIX brackets whose Unicode sets differ, and nested
+classes (``[^(\\s|[.,])]``, BLOOM's). What it leaves out: constructs whose meaning differs and
+that tokenizer files do not use (``\\b``, ``\\G``, ``\\K``, ``\\R``, ``\\X``, absent groups,
+classes inside case-insensitive groups, case folds to several characters): they raise
+ValueError naming the construct, so nothing is encoded differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+import regex
+
+# Oniguruma's Unicode \w: the regex module's \w differs on U+200C/U+200D and six Latin-1 numbers.
+_WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\xb2\xb3\xb9\xbc-\xbe"
+_ESCAPE_CLASS = {
+    "h": "0-9a-fA-F",
+    "w": _WORD,
+    "d": r"\p{Nd}",
+    "s": r"\s",
+    "D": r"\P{Nd}",
+    "S": r"\S",
+}
+_ESCAPE_ATOM = {
+    "h": "[0-9a-fA-F]",
+    "H": "[^0-9a-fA-F]",
+    "w": f"[{_WORD}]",
+    "W": f"[^{_WORD}]",
+    "d": r"\p{Nd}",
+    "D": r"\P{Nd}",
+    "z": r"\Z",
+    "Z": r"(?=\n?\Z)",
+}
+_POSIX = {"alpha": r"\p{Alphabetic}", "space": r"\s", "digit": r"\p{Nd}", "upper": r"\p{Uppercase}",
+          "lower": r"\p{Lowercase}"}  # fmt: skip
+_REFUSED_ESCAPES = set("bBGKRXyYONgk")
+# Group openers read alike, and whether the group is zero-width (a lookaround).
+_GROUPS = (("(?:", False), ("(?=", True), ("(?!", True), ("(?<=", True), ("(?<!", True),
+           ("(?>", False))  # fmt: skip
+_META = frozenset(".^$*+?{}[]\\|()#")
+_FLAGS = {"i": "i", "m": "s", "x": "x"}
+
+
+@cache
+def _multi_fold_targets() -> frozenset[str]:
+    """What characters whose case fold is several characters fold to ("ss" for "ß"):
+    Oniguruma folds them fully, the regex module not (built on first use)."""
+    chars = (chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    return frozenset(f for c in chars if len(f := c.casefold()) > 1)
+
+
+@dataclass(frozen=True)
+class Translated:
+    """A pattern in the ``regex`` module's syntax; ``nullable``: it may match ""."""
+
+    pattern: str
+    nullable: bool
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.s = source
+        self.i = 0
+        self.ci = False  # inside a case-insensitive scope
+
+    def fail(self, what: str) -> ValueError:
+        return ValueError(f"{what} (at character {self.i}) has no exact equivalent here")
+
+    def peek(self, k: int = 1) -> str:
+        return self.s[self.i : self.i + k]
+
+    # alternation := sequence ("|" sequence)*
+    def alternation(self) -> tuple[str, bool]:
+        parts, nullable = [], False
+        while True:
+            text, null = self.sequence()
+            parts.append(text)
+            nullable = nullable or null
+            if self.peek() != "|":
+                return "|".join(parts), nullable
+            self.i += 1
+
+    def sequence(self) -> tuple[str, bool]:
+        out: list[str] = []
+        nullable = True
+        while self.i < len(self.s) and self.peek() not in "|)":
+            if self.s.startswith("(?", self.i) and self._flag_group_without_colon():
+                continue
+            if self._pending_scope is not None:
+                flags, saved = self._pending_scope
+                self._pending_scope = None
+                text, null = self.alternation_scoped(flags, saved)
+                out.append(text)
+                nullable = nullable and null
+                break
+            atom, null = self.atom()
+            atom, null = self.quantified(atom, null)
+            out.append(atom)
+            nullable = nullable and null
+        return "".join(out), nullable
+
+    _pending_scope: tuple[str, bool] | None = None
+
+    def _flag_group_without_colon(self) -> bool:
+        """``(?imx-imx)``: applies to the rest of the enclosing group."""
+        m = regex.match(r"\(\?([imx]*)(?:-([imx]*))?\)", self.s[self.i :])
+        if not m:
+            return False
+        self.i += m.end()
+        self._pending_scope = (self._flag_text(m.group(1), m.group(2) or ""), self.ci)
+        return True
+
+    def alternation_scoped(self, flags: str, saved: bool) -> tuple[str, bool]:
+        self.ci = self._ci_after(flags, saved)
+        text, null = self.alternation()
+        self.ci = saved
+        return f"(?{flags}:{text})", null
+
+    def _flag_text(self, on: str, off: str) -> str:
+        flags = "".join(_FLAGS[f] for f in on)
+        if off:
+            flags += "-" + "".join(_FLAGS[f] for f in off)
+        return flags
+
+    @staticmethod
+    def _ci_after(flags: str, ci: bool) -> bool:
+        on, _, off = flags.partition("-")
+        return (ci or "i" in on) and "i" not in off
+
+    def quantified(self, atom: str, nullable: bool) -> tuple[str, bool]:
+        while True:
+            c = self.peek()
+            if c in ("*", "+", "?"):
+                self.i += 1
+                mod = self.peek() if self.peek() in ("?", "+") else ""
+                self.i += len(mod)
+                atom = f"{atom}{c}{mod}"
+                nullable = nullable or c in "*?"
+                continue
+            m = regex.match(r"\{(\d*)(?:(,)(\d*))?\}", self.s[self.i :]) if c == "{" else None
+            if m is None or (m.group(1) == "" and (m.group(3) or "") == ""):
+                return atom, nullable
+            self.i += m.end()
+            low = int(m.group(1) or 0)
+            interval = m.group(0) if m.group(1) else "{0" + m.group(0)[1:]
+            atom = f"(?:{atom}){interval}"
+            nullable = nullable or low == 0
+            if self.peek() == "?":
+                self.i += 1
+                atom += "?"
+            elif self.peek() == "+":
+                # subtle: in Ruby syntax "{m,n}+" repeats the interval; it is not possessive.
+                atom = f"(?:{atom})"
+            # A further quantifier applies to the whole, as the loop does.
+
+    def atom(self) -> tuple[str, bool]:
+        c = self.peek()
+        if c == "(":
+            return self.group()
+        if c == "[":
+            return self.char_class(), False
+        if c == "\\":
+            return self.escape()
+        self.i += 1
+        if c == "^":
+            return "(?m:^)", True
+        if c == "$":
+            return "(?m:$)", True
+        if c == ".":
+            return ".", False
+        if c in "*+?{":
+            if c == "{":
+                return "\\{", False
+            raise self.fail(f"a quantifier {c!r} with nothing to repeat")
+        if self.ci:
+            self._check_fold(c)
+            if c in "iI":
+                # subtle: Oniguruma's case-insensitive "i" matches "i" and "I", not "\u0130".
+                return "(?-i:[iI])", False
+        return ("\\" + c if c in _META else c), False
+
+    def _check_fold(self, c: str) -> None:
+        # subtle: a case-insensitive run such as "ss" also matches "ß" in Oniguruma only.
+        run = (c + self.s[self.i : self.i + 2]).casefold()
+        for target in _multi_fold_targets():
+            if len(target) > 1 and run.startswith(target):
+                raise self.fail(
+                    f"case-insensitive {target!r} (Oniguruma also matches its ligature)"
+                )
+
+    def escape(self) -> tuple[str, bool]:
+        nxt = self.s[self.i + 1 : self.i + 2]
+        if not nxt:
+            raise self.fail("a pattern ending in a backslash")
+        if nxt in _REFUSED_ESCAPES:
+            raise self.fail(f"\\{nxt}")
+        if nxt in "pP" and self.s[self.i + 2 : self.i + 3] == "{":
+            end = self.s.find("}", self.i)
+            if end < 0:
+                raise self.fail("an unclosed \\p{")
+            text = self.s[self.i : end + 1]
+            self.i = end + 1
+            if self.ci:
+                raise self.fail(f"{text} inside a case-insensitive group")
+            return text, False
+        self.i += 2
+        if nxt in _ESCAPE_ATOM:
+            return _ESCAPE_ATOM[nxt], nxt in "zZ"
+        if nxt == "A":
+            return r"\A", True
+        if nxt.isdigit() and nxt != "0":
+            return "\\" + nxt, True
+        if nxt == "x" and self.peek() == "{":
+            end = self.s.find("}", self.i)
+            code = int(self.s[self.i + 1 : end], 16)
+            self.i = end + 1
+            return f"\\U{code:08x}", False
+        if nxt in "xu0":
+            m = regex.match(r"[0-9a-fA-F]{1,4}", self.s[self.i :])
+            n = 4 if nxt == "u" else 2 if nxt == "x" else 2
+            digits = m.group()[:n] if m else ""
+            self.i += len(digits)
+            code = int("0" + digits, 8) if nxt == "0" else int(digits or "0", 16)
+            return f"\\U{code:08x}", False
+        return "\\" + nxt, False
+
+    def group(self) -> tuple[str, bool]:
+        s, i = self.s, self.i
+        saved = self.ci
+        if s.startswith("(?#", i):
+            end = s.find(")", i)
+            self.i = end + 1
+            return "", True
+        m = regex.match(r"\(\?([imx]*)(?:-([imx]*))?:", s[i:])
+        if m:
+            self.i += m.end()
+            flags = self._flag_text(m.group(1), m.group(2) or "")
+            self.ci = self._ci_after(flags, saved)
+            opener, zero = f"(?{flags}:", False
+        else:
+            for prefix, is_zero in _GROUPS:
+                if s.startswith(prefix, i):
+                    self.i += len(prefix)
+                    opener, zero = prefix, is_zero
+                    break
+            else:
+                named = regex.match(r"\(\?<([A-Za-z_]\w*)>", s[i:])
+                if named:
+                    self.i += named.end()
+                    opener, zero = f"(?P<{named.group(1)}>", False
+                elif s.startswith("(?", i):
+                    raise self.fail(f"the group {s[i : i + 4]!r}")
+                else:
+                    self.i += 1
+                    opener, zero = "(", False
+        text, nullable = self.alternation()
+        if self.peek() != ")":
+            raise ValueError(f"unbalanced parenthesis at character {i}")
+        self.i += 1
+        self.ci = saved
+        return f"{opener}{text})", nullable or zero
+
+    # ----------------------------------------------------------- classes
+    def char_class(self) -> str:
+        """One character class as a ``regex`` expression matching one character."""
+        start = self.i
+        self.i += 1
+        negated = self.peek() == "^"
+        if negated:
+            self.i += 1
+        operands = [self._class_operand(start)]
+        while self.s[self.i - 2 : self.i] == "&&":
+            operands.append(self._class_operand(start))
+        if self.ci and (
+            len(operands) > 1 or operands[0][1] or not self._plain_ci_class(operands[0][0])
+        ):
+            raise self.fail(f"the class {self.s[start : self.i]!r} inside a case-insensitive group")
+        if len(operands) > 1:
+            exprs = [self._union(body, nested) for body, nested in operands]
+            both = "".join(f"(?={x})" for x in exprs[1:]) + exprs[0]
+            return f"(?:(?!{both})(?s:.))" if negated else f"(?:{both})"
+        body, nested = operands[0]
+        plain = [n[1:-1] for n in nested if n.startswith("[") and not n.startswith("[^")]
+        others = [n for n in nested if not (n.startswith("[") and not n.startswith("[^"))]
+        body += "".join(plain)
+        if not others:
+            return f"[^{body}]" if negated else f"[{body}]"
+        if negated:
+            guard = "".join(f"(?!{n})" for n in others)
+            return f"(?:{guard}[^{body}])" if body else f"(?:{guard}(?s:.))"
+        return self._union(body, others)
+
+    def _class_operand(self, start: int) -> tuple[str, list[str]]:
+        """A class's items up to "&&" or its closing bracket (consumed): the flat body, and
+        the nested classes, each an expression for one character."""
+        items: list[str] = []
+        nested: list[str] = []
+        first = True
+        while True:
+            if self.i >= len(self.s):
+                raise ValueError(f"unclosed character class at character {start}")
+            c = self.peek()
+            if c == "]" and not first:
+                self.i += 1
+                return "".join(items), nested
+            first = False
+            if self.peek(2) == "&&":
+                self.i += 2
+                return "".join(items), nested
+            if self.peek(2) == "[:":
+                m = regex.match(r"\[:(\^?)(\w+):\]", self.s[self.i :])
+                if not m or m.group(2) not in _POSIX or m.group(1):
+                    raise self.fail(f"the POSIX bracket {self.s[self.i : self.i + 10]!r}")
+                items.append(_POSIX[m.group(2)])
+                self.i += m.end()
+            elif c == "[":
+                nested.append(self.char_class())
+            elif c == "\\":
+                items.append(self._class_escape())
+            else:
+                items.append("\\" + c if c in "[]\\^" else c)
+                self.i += 1
+
+    @staticmethod
+    def _plain_ci_class(body: str) -> bool:
+        """A case-insensitive class of literal characters other than "i" and "I" (whose case
+        fold Oniguruma and the regex module read differently), without escapes."""
+        if "\\" in body:
+            return False
+        return not regex.fullmatch(body and f"[{body}]", "i") and not regex.fullmatch(
+            f"[{body}]", "I"
+        )
+
+    @staticmethod
+    def _union(body: str, nested: list[str]) -> str:
+        alts = ([f"[{body}]"] if body else []) + nested
+        return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+
+    def _class_escape(self) -> str:
+        nxt = self.s[self.i + 1 : self.i + 2]
+        if nxt in "pP" and self.s[self.i + 2 : self.i + 3] == "{":
+            end = self.s.find("}", self.i)
+            text = self.s[self.i : end + 1]
+            self.i = end + 1
+            return text
+        if nxt in _ESCAPE_CLASS:
+            self.i += 2
+            return _ESCAPE_CLASS[nxt]
+        if nxt in "HWb" or nxt in _REFUSED_ESCAPES:
+            raise self.fail(f"\\{nxt} inside a character class")
+        text, _ = self.escape()
+        return text
+
+
+def translate(pattern: str) -> Translated:
+    """``pattern`` as Oniguruma (Ruby syntax) reads it, in the ``regex`` module's syntax.
+
+    Raises ValueError naming a construct without an exact equivalent, or one the ``regex``
+    module then cannot compile.
+
+    >>> translate(r"\\p{N}{1,3}+").pattern
+    '(?:(?:\\\\p{N}){1,3})+'
+    >>> translate(" ?[^(\\\\s|[.,!?])]+").pattern
+    ' ?[^(\\\\s|.,!?)]+'
+    """
+    p = _Parser(pattern)
+    text, nullable = p.alternation()
+    if p.i != len(pattern):
+        raise ValueError(f"unbalanced parenthesis at character {p.i}")
+    try:
+        regex.compile(text)
+    except (regex.error, ValueError, OverflowError) as e:
+        raise ValueError(f"not understood ({e})") from None
+    return Translated(text, nullable)
+
+
+def find_spans(compiled: regex.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each match, as Oniguruma's ``find_iter`` gives them: an empty match
+    right where the previous match ended is skipped, and the search goes on one character
+    later (the regex module would then look for a longer match at the same place)."""
+    pos, last_end, n = 0, -1, len(text)
+    search = compiled.search
+    while pos <= n:
+        m = search(text, pos)
+        if m is None:
+            return
+        s, e = m.span()
+        if s == e and e == last_end:
+            pos += 1
+            continue
+        # subtle: after an empty match the next search starts at the same place too; the
+        # check above then moves it on.
+        pos = last_end = e
+        yield s, e

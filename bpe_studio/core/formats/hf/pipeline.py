@@ -1,0 +1,179 @@
+"""What ``tokenizers`` does to a text before its BPE model merges: added tokens, normalizers,
+pre-tokenizers, in its order.
+
+What it does: :class:`HfPipeline` cuts a text as ``tokenizers``' ``encode`` does
+(``tokenizer/added_vocabulary.rs``: ``extract_and_normalize``, then the pre-tokenizer on each
+stretch): added tokens that are not ``normalized`` are found in the original text, each
+stretch between them is normalized, ``normalized`` added tokens are found in that, and the
+pre-tokenizer steps cut what is left into pre-tokens. :meth:`HfPipeline.segments` gives the
+pre-tokens (for encoding), :meth:`HfPipeline.spans` each token's characters in the original
+text, through the normalization. What it leaves out: merging (the tokenizer's, through
+``ids_of``) and the template (``template``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import regex
+
+from ...pretokenization.pretokenizer import Pretokenizer
+from .added_tokens import AddedToken, find_added, matcher
+from .normalizers import EditsOf, Normalized, normalize
+from .pre_tokenizers import Piece, Step, apply_steps, step_texts
+
+Matchers = tuple[
+    tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
+    tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
+]
+# (id, start, end, partial) in the original text, as ``TokenSpan`` holds them.
+SpanTuple = tuple[int, int, int, bool]
+
+
+@dataclass(frozen=True, eq=False)
+class HfPipeline:
+    """A ``tokenizer.json``'s normalizers, pre-tokenizer steps and added tokens."""
+
+    normalizers: list[EditsOf]
+    steps: list[Step]
+    added: tuple[AddedToken, ...]
+    spec: str  # the JSON it was read from (see ``__reduce__``; written back by ``write_hf``)
+    # False when the tokenizer's own pre-tokenizer, from one pattern, cuts text as this does
+    # (the pipeline is then kept only to write the file back).
+    needed: bool = True
+    _matchers: dict[frozenset[str], Matchers] = field(default_factory=dict, repr=False)
+
+    def matchers(self, allowed: Collection[str]) -> Matchers:
+        """Patterns for the added tokens of ``allowed`` (contents): those found in the
+        original text, and those found in normalized text."""
+        key = frozenset(allowed)
+        found = self._matchers.get(key)
+        if found is None:
+            tokens = [t for t in self.added if t.content in key]
+            # Special tokens given besides the file's are matched as its plain ones are.
+            tokens += [AddedToken(c, -1) for c in sorted(key - {t.content for t in self.added})]
+            raw = [t for t in tokens if not t.normalized]
+            normed = [t for t in tokens if t.normalized]
+            found = self._matchers[key] = (matcher(raw), matcher(normed))
+        return found
+
+    def __reduce__(self) -> tuple[object, tuple[str, bool]]:
+        # Its steps hold compiled patterns and functions: a worker process reads the JSON.
+        from .components import pipeline_from_spec
+
+        return pipeline_from_spec, (self.spec, self.needed)
+
+    def cut_tokens(self) -> list[str]:
+        """Added tokens before which a text may always be cut: those found in the original
+        text, when all of them are matched as their content alone (a flag such as
+        ``single_word`` makes a match depend on what is around it, and one dropped still
+        takes its characters from the others); else none."""
+        raw = [t for t in self.added if not t.normalized]
+        return [t.content for t in raw] if all(t.plain for t in raw) else []
+
+    def findall(self, text: str) -> list[str]:
+        """The pre-tokens of ``text`` (added tokens not looked for)."""
+        return step_texts(self.steps, normalize(self.normalizers, text))
+
+    def pretokenizer(self) -> PipelinePretokenizer:
+        """This pipeline as the tokenizer's pre-tokenizer (see :class:`PipelinePretokenizer`)."""
+        described = [s.whole.pattern if s.whole is not None else s.pattern for s in self.steps]
+        pattern = next((p for p in reversed(described) if p), r"(?s:.)+")
+        return PipelinePretokenizer(None, pattern, regex.compile(pattern), self)
+
+    def segments(self, text: str, allowed: Collection[str]) -> list[tuple[list[str], str | None]]:
+        """The pre-tokens of each stretch of ``text`` between added tokens (of ``allowed``),
+        each with the added token after it (its content; None at the end)."""
+        (raw, raw_map), (normed, normed_map) = self.matchers(allowed)
+        out: list[tuple[list[str], str | None]] = []
+        pieces: list[str] = []
+        for a, b, token in find_added(text, raw, raw_map):
+            if token is not None:
+                out.append((pieces, token.content))
+                pieces = []
+                continue
+            stretch = normalize(self.normalizers, text[a:b])
+            for c, d, inner in find_added(stretch, normed, normed_map):
+                if inner is not None:
+                    out.append((pieces, inner.content))
+                    pieces = []
+                elif d > c:
+                    pieces += step_texts(self.steps, stretch[c:d])
+        out.append((pieces, None))
+        return out
+
+    def spans(
+        self,
+        text: str,
+        allowed: Collection[str],
+        ids_of: Callable[[str], list[int]],
+        vocab: Mapping[int, bytes],
+        added_ids: Mapping[str, int],
+    ) -> list[SpanTuple]:
+        """Each token of ``text`` with the original characters that hold it; ``ids_of``
+        gives a pre-token's ids."""
+        (raw, raw_map), (normed, normed_map) = self.matchers(allowed)
+        result: list[SpanTuple] = []
+        for a, b, token in find_added(text, raw, raw_map):
+            if token is not None:
+                result.append((added_ids[token.content], a, b, False))
+                continue
+            n = Normalized(text[a:b], a).apply(self.normalizers)
+            for c, d, inner in find_added(n.text, normed, normed_map):
+                if inner is not None:
+                    s, e = n.origin(c, d)
+                    result.append((added_ids[inner.content], s, e, False))
+                elif d > c:
+                    for piece in apply_steps(self.steps, [(n.text[c:d], c, 0)]):
+                        _piece_spans(piece, n, ids_of(piece[0]), vocab, result)
+        return result
+
+
+@lru_cache(maxsize=4096)
+def _char_of_byte(piece: str) -> tuple[tuple[int, ...], frozenset[int]]:
+    """For each UTF-8 byte of ``piece`` the character holding it, and where characters
+    start (in bytes, the end included)."""
+    of: list[int] = []
+    starts = set()
+    for ci, ch in enumerate(piece):
+        starts.add(len(of))
+        of += [ci] * len(ch.encode("utf-8"))
+    starts.add(len(of))
+    return tuple(of), frozenset(starts)
+
+
+def _piece_spans(
+    piece: Piece, n: Normalized, ids: list[int], vocab: Mapping[int, bytes], out: list[SpanTuple]
+) -> None:
+    text, start, lead = piece
+    of, starts = _char_of_byte(text)
+    b = 0
+    for tid in ids:
+        e = b + len(vocab[tid])
+        first, last = of[b], of[e - 1]
+        # Characters added in front (a prefix space) stand for the first one of the text.
+        lo = start + max(first - lead, 0)
+        hi = start + max(last - lead, 0) + 1
+        s, _ = n.origin(lo, lo + 1)
+        _, t = n.origin(hi - 1, hi)
+        out.append((tid, s, t, b not in starts or e not in starts))
+        b = e
+
+
+@dataclass(frozen=True, eq=False)
+class PipelinePretokenizer(Pretokenizer):
+    """A :class:`Pretokenizer` whose ``findall`` runs a pipeline's normalizers and
+    pre-tokenizer steps (added tokens aside, as ``findall`` leaves special tokens aside).
+    ``pattern`` and ``compiled`` describe its last regex step (one Split that keeps only
+    its matches: that regex), for views that show one."""
+
+    pipeline: HfPipeline | None = field(default=None, repr=False)
+
+    def findall(self, text: str) -> list[str]:
+        assert self.pipeline is not None
+        return self.pipeline.findall(text)
+
+    def __reduce__(self) -> tuple[object, tuple[HfPipeline]]:  # type: ignore[override]
+        return HfPipeline.pretokenizer, (self.pipeline,)  # type: ignore[return-value]

@@ -1,0 +1,68 @@
+"""``bpe-studio encode --add-special-tokens``: the ids as the model sees them, with the
+tokens a ``tokenizer.json``'s template puts around the text.
+
+Oracle: ``tokenizers`` itself (``encode`` with and without ``add_special_tokens``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tokenizers
+from cli_run import cli
+from core_helpers import SLICES, read_fixture
+from tokenizers import Regex, decoders, models, pre_tokenizers, processors, trainers
+
+BOS = "<|begin_of_text|>"
+
+
+def _llama_like(tmp_path, template: bool) -> tuple[str, tokenizers.Tokenizer]:
+    tok = tokenizers.Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=[BOS],
+        show_progress=False,
+    )
+    tok.train_from_iterator([read_fixture(SLICES["english"])[:20_000]], trainer)
+    if template:
+        tok.post_processor = processors.TemplateProcessing(
+            single=f"{BOS} $A", special_tokens=[(BOS, tok.token_to_id(BOS))]
+        )
+    path = tmp_path / ("templated" if template else "plain") / "tokenizer.json"
+    path.parent.mkdir()
+    tok.save(str(path))
+    return str(path), tok
+
+
+def test_encode_adds_the_template_only_when_asked(tmp_path):
+    path, hf = _llama_like(tmp_path, template=True)
+    text_path = tmp_path / "text.txt"
+    text = read_fixture(SLICES["english"])[:3000]
+    text_path.write_text(text, encoding="utf-8", newline="")
+    for flag, expected in [((), hf.encode(text, add_special_tokens=False).ids),
+                           (("--add-special-tokens",), hf.encode(text).ids)]:  # fmt: skip
+        out = tmp_path / f"ids{len(flag)}.npy"
+        result = cli(tmp_path, "encode", "--tokenizer", path, text_path, "--out", out, *flag)
+        assert result.returncode == 0, result.stderr
+        assert np.load(out).tolist() == expected
+    assert expected[0] == hf.token_to_id(BOS)
+    assert f"added the template's special tokens: {BOS} $A" in result.stderr
+
+
+def test_encode_says_when_the_tokenizer_has_no_template(tmp_path):
+    path, hf = _llama_like(tmp_path, template=False)
+    text_path = tmp_path / "text.txt"
+    text_path.write_text("Hello world", encoding="utf-8")
+    out = tmp_path / "ids.npy"
+    result = cli(tmp_path, "encode", "--tokenizer", path, text_path, "--out", out,
+                 "--add-special-tokens")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert np.load(out).tolist() == hf.encode("Hello world").ids
+    assert "added no special tokens: the tokenizer has no template" in result.stderr

@@ -1,0 +1,73 @@
+"""``tokenizer.json`` components shaped like the open models', built with ``tokenizers``.
+
+The patterns are the ones those models' files carry (Llama 3, DeepSeek-V3, BLOOM), and
+tiktoken's own cl100k pattern as a file would carry it verbatim. :func:`unbyte` turns
+``tokenizers``' byte-level pieces back into text, so its pre-tokens compare with ours.
+"""
+
+from __future__ import annotations
+
+import json
+
+from gpt2_bytes import token_from_gpt2
+from tokenizers import Regex, Tokenizer, models
+from tokenizers import normalizers as nz
+from tokenizers import pre_tokenizers as pt
+
+LLAMA3 = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+# tiktoken_ext/openai_public.py's cl100k_base pattern, verbatim.
+CL100K_TIKTOKEN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+"""
+    r"""| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+BLOOM = r" ?[^(\s|[.,!?…。，、।۔،])]+"
+DEEPSEEK_V3 = [
+    r"\p{N}{1,3}",
+    r"[一-龥\u3040-ゟ゠-ヿ]+",
+    r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
+    r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+]
+
+
+def byte_level(prefix: bool = False, regex: bool = False) -> pt.ByteLevel:
+    return pt.ByteLevel(add_prefix_space=prefix, use_regex=regex)
+
+
+def splits_then_bytes(*patterns: str) -> pt.Sequence:
+    return pt.Sequence([*(pt.Split(Regex(p), "isolated") for p in patterns), byte_level()])
+
+
+# name -> (normalizer or None, pre-tokenizer)
+FAMILIES = {
+    "gpt2": (None, byte_level(regex=True)),
+    "llama3": (None, splits_then_bytes(LLAMA3)),
+    "qwen2": (nz.NFC(), splits_then_bytes(LLAMA3)),
+    "deepseek_v3": (None, splits_then_bytes(*DEEPSEEK_V3)),
+    "starcoder": (None, pt.Sequence([pt.Digits(individual_digits=True), byte_level(regex=True)])),
+    "bloom": (None, splits_then_bytes(BLOOM)),
+    "cl100k_in_json": (None, splits_then_bytes(CL100K_TIKTOKEN)),
+}
+
+
+def components(normalizer, pre_tokenizer) -> dict:
+    """The JSON object of a tokenizer with these components (and an empty BPE model)."""
+    tok = Tokenizer(models.BPE())
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    return json.loads(tok.to_str())
+
+
+def unbyte(piece: str) -> str:
+    """A byte-level piece of ``tokenizers`` as text (its bytes, decoded)."""
+    return token_from_gpt2(piece).decode("utf-8", errors="replace")
+
+
+def hf_pretokens(normalizer, pre_tokenizer, text: str) -> list[str]:
+    """``tokenizers``' own pre-tokens of ``text``, as text."""
+    if normalizer is not None:
+        text = normalizer.normalize_str(text)
+    return [unbyte(piece) for piece, _ in pre_tokenizer.pre_tokenize_str(text)]

@@ -1,0 +1,265 @@
+"""A ``tokenizer.json``'s normalizers and pre-tokenizers cut text as ``tokenizers`` does.
+
+Oracle: ``tokenizers`` itself (``normalize_str``, ``pre_tokenize_str``) on the same components,
+on the fixtures' English, Chinese, code and web text and on generated text of assigned
+characters; Oniguruma's readings of single constructs are checked by ``tokenizers``' own Split.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from core_helpers import SLICES, read_fixture
+from hf_shapes import FAMILIES, components, hf_pretokens
+from hypothesis import given
+from reference_encoder import ASSIGNED_TEXTS
+from text_strategies import HYPO, PIECES
+from tokenizers import Regex
+from tokenizers import normalizers as nz
+from tokenizers import pre_tokenizers as pt
+
+from bpe_studio.core.formats.hf.components import read_components
+from bpe_studio.core.formats.hf.normalizers import OLD_TABLES_LACK, Normalized, normalizer_steps
+from bpe_studio.core.formats.hf.onig import translate
+from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
+
+SAMPLES = [read_fixture(SLICES[k])[:6_000] for k in ("english", "chinese", "code", "mixed_web")]
+SPECIMENS = [
+    *PIECES,
+    "Hello world 12345 don't\n\n  x  ",
+    "e\u0301\u0323a ﬁ Ａ１ ㌀ Ⅻ",
+    "a\nb\r\nc  \n\n",
+    "ΑΣ İ ß ſ K",
+    "(x|y) [a] «b» 1.5, 2!? …。，、।۔،",
+    "  leading and trailing  ",
+    "hey HEY queRY QUERY qUEry 'S 'll 'LL abc (d) |x| [e]",
+]
+
+
+def _ours(normalizer, pre_tokenizer, name: str = "tokenizer.json"):
+    return read_components(components(normalizer, pre_tokenizer), name, {})
+
+
+def _pipeline_pretokens(parts, text: str) -> list[str]:
+    if parts.pipeline is not None and parts.pipeline.needed:
+        return parts.pipeline.findall(text)
+    return pretokenizer(parts.pattern).findall(text)
+
+
+SHAPES = dict(FAMILIES)
+for behavior in ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous"):
+    for invert in (False, True):
+        SHAPES[f"split_{behavior}_{invert}"] = (
+            None,
+            pt.Sequence(
+                [
+                    pt.Split(Regex(r"\s+|\p{N}"), behavior, invert),
+                    pt.ByteLevel(False, use_regex=False),
+                ]
+            ),
+        )
+        SHAPES[f"split_string_{behavior}_{invert}"] = (
+            None,
+            pt.Sequence([pt.Split("ab", behavior, invert), pt.ByteLevel(False, use_regex=False)]),
+        )
+SHAPES |= {
+    "digits_contiguous": (None, pt.Sequence([pt.Digits(False), pt.ByteLevel(True)])),
+    "whitespace": (None, pt.Sequence([pt.Whitespace(), pt.ByteLevel(True, use_regex=False)])),
+    "whitespace_split": (None, pt.Sequence([pt.WhitespaceSplit(), pt.ByteLevel(False)])),
+    "byte_level_prefix": (None, pt.ByteLevel(add_prefix_space=True)),
+    "byte_level_prefix_no_regex": (None, pt.ByteLevel(add_prefix_space=True, use_regex=False)),
+    "anchors_and_intervals": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(
+                    Regex(r"^\s*\w|\w$|x\z|y\Z|a{0,2}+b|(?m)c.d|\h+|[[:alpha:]&&[^a-f]]+"),
+                    "isolated",
+                ),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),  # fmt: skip
+    ),
+    "inline_flags": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(
+                    Regex(r"(?x: h e y )|q(?i)ue(?-i)ry|(?i:'S|'LL)|[^(\s|[a-c[^d-z]])]"),
+                    "isolated",
+                ),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
+    ),
+    "empty_matches": (None, pt.Sequence([pt.Split(Regex(r"a*"), "removed"), pt.ByteLevel(False)])),
+    "nfkc_lower_strip": (
+        nz.Sequence([nz.NFKC(), nz.Lowercase(), nz.Strip()]),
+        pt.Sequence([pt.Whitespace(), pt.ByteLevel(True, use_regex=False)]),
+    ),
+    "nfd_replace_prepend": (
+        nz.Sequence(
+            [nz.NFD(), nz.Replace(Regex(r"\s+"), " "), nz.Replace("a", "AA"), nz.Prepend("▁")]
+        ),
+        pt.Sequence([pt.WhitespaceSplit(), pt.ByteLevel(False)]),
+    ),
+    "nfkd_strip_left": (nz.Sequence([nz.NFKD(), nz.Strip(True, False)]), pt.ByteLevel(True)),
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_pretokens_equal_tokenizers_on_fixtures(shape):
+    normalizer, pre_tokenizer = SHAPES[shape]
+    parts = _ours(normalizer, pre_tokenizer)
+    for text in SAMPLES + SPECIMENS:
+        assert _pipeline_pretokens(parts, text) == hf_pretokens(normalizer, pre_tokenizer, text), (
+            repr(text[:60])
+        )
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+@HYPO
+@given(text=ASSIGNED_TEXTS)
+def test_pretokens_equal_tokenizers_on_generated_text(shape, text):
+    normalizer, pre_tokenizer = SHAPES[shape]
+    parts = _ours(normalizer, pre_tokenizer)
+    assert _pipeline_pretokens(parts, text) == hf_pretokens(normalizer, pre_tokenizer, text)
+
+
+def test_only_one_regex_split_takes_the_fast_path():
+    # Llama 3's and BLOOM's files split with one regex: the tokenizer's own pre-tokenizer.
+    assert not _ours(*FAMILIES["llama3"]).pipeline.needed
+    assert not _ours(*FAMILIES["bloom"]).pipeline.needed
+    assert _ours(*FAMILIES["gpt2"]).pattern == "gpt2"
+    for name in ("qwen2", "deepseek_v3", "starcoder"):
+        assert _ours(*FAMILIES[name]).pipeline.needed, name
+
+
+def test_bloom_pattern_is_one_class_as_oniguruma_reads_it():
+    # Oniguruma reads "[^(\s|[.,])]" as one class with a nested one; the regex module would
+    # end the class at the first "]" and find an unbalanced parenthesis.
+    assert translate(r" ?[^(\s|[.,!?])]+").pattern == r" ?[^(\s|).,!?]+"
+
+
+def test_possessive_interval_repeats_as_oniguruma_reads_it():
+    # Ruby syntax: "{1,3}+" is the interval repeated, so digits are one run, not threes.
+    parts = _ours(*FAMILIES["cl100k_in_json"])
+    assert _pipeline_pretokens(parts, "1234567 x") == ["1234567", " x"]
+
+
+REFUSED_PATTERNS = {
+    r"\bword": r"\b",
+    r"a\Gb": r"\G",
+    r"ab\Kc": r"\K",
+    r"(?i:ss)": "'ss'",
+    r"(?i:[a-z])": "the class '[a-z]' inside a case-insensitive group",
+    r"[[:punct:]]": "the POSIX bracket",
+    r"(a|b": "unbalanced parenthesis",
+    r"[ab": "unclosed character class",
+    r"(?~abc)": "the group",
+}
+
+
+@pytest.mark.parametrize("pattern", list(REFUSED_PATTERNS))
+def test_patterns_without_an_exact_reading_are_refused_naming_the_component(pattern):
+    pre = pt.Sequence([pt.ByteLevel(False, use_regex=False)])
+    obj = components(None, pre)
+    split = {
+        "type": "Split",
+        "pattern": {"Regex": pattern},
+        "behavior": "Isolated",
+        "invert": False,
+    }
+    obj["pre_tokenizer"]["pretokenizers"].insert(0, split)
+    with pytest.raises(ValueError) as info:
+        read_components(obj, "my/tokenizer.json", {})
+    message = str(info.value)
+    assert message.startswith("my/tokenizer.json: pre_tokenizer.pretokenizers[0]: pattern")
+    assert REFUSED_PATTERNS[pattern] in message
+
+
+REFUSED_COMPONENTS = {
+    "metaspace": (None, pt.Metaspace(), "pre_tokenizer: 'Metaspace' is not byte-level BPE"),
+    "metaspace_in_sequence": (
+        None,
+        pt.Sequence([pt.Digits(), pt.Metaspace()]),
+        "pre_tokenizer.pretokenizers[1]: 'Metaspace' is not byte-level BPE",
+    ),
+    "not_last": (
+        None,
+        pt.Sequence([pt.ByteLevel(False), pt.Digits()]),
+        "pre_tokenizer.pretokenizers[0]: ByteLevel must come last",
+    ),
+    "no_byte_level": (None, pt.Digits(), "pre_tokenizer: does not end in ByteLevel"),
+    "punctuation": (
+        None,
+        pt.Sequence([pt.Punctuation(), pt.ByteLevel()]),
+        "Punctuation's character tables",
+    ),
+    "bert_normalizer": (
+        nz.BertNormalizer(),
+        pt.ByteLevel(),
+        "normalizer: 'BertNormalizer' is not supported",
+    ),
+    "strip_accents": (
+        nz.Sequence([nz.NFD(), nz.StripAccents()]),
+        pt.ByteLevel(),
+        "normalizer.normalizers[1]: 'StripAccents' is not supported",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED_COMPONENTS))
+def test_other_components_are_refused_naming_them(case):
+    normalizer, pre, expected = REFUSED_COMPONENTS[case]
+    with pytest.raises(ValueError) as info:
+        _ours(normalizer, pre, "dir/tokenizer.json")
+    assert str(info.value).startswith("dir/tokenizer.json: ") and expected in str(info.value)
+
+
+def test_old_unicode_tables_list_is_what_tokenizers_lacks():
+    # The characters whose normalization tokenizers' tables (an older Unicode) do not know.
+    found = set()
+    nfd, nfkd = nz.NFD(), nz.NFKD()
+    for c in range(0x110000):
+        ch = chr(c)
+        if 0xD800 <= c <= 0xDFFF or unicodedata.category(ch) == "Cn":
+            continue
+        if nfkd.normalize_str(ch) != unicodedata.normalize("NFKD", ch) or nfd.normalize_str(
+            ch
+        ) != unicodedata.normalize("NFD", ch):
+            found.add(c)
+        elif unicodedata.combining(ch) and nfd.normalize_str(
+            "a\u0316" + ch
+        ) != unicodedata.normalize("NFD", "a\u0316" + ch):
+            found.add(c)
+    assert found == {c for a, b in OLD_TABLES_LACK for c in range(a, b + 1)}
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
+def test_unicode_forms_around_characters_the_old_tables_lack(form):
+    normalizer = getattr(nz, form)()
+    steps = normalizer_steps({"type": form})
+    for lacked in ("\u0c3c", "\U00010781", "\u32ff", "\U0001fbf0"):
+        text = f"e\u0301{lacked}\u0301a\u0308 ﬁ{lacked}"
+        assert Normalized(text).apply(steps).text == normalizer.normalize_str(text)
+
+
+def test_normalized_characters_point_into_the_original_text():
+    steps = normalizer_steps(
+        {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "Lowercase"}]}
+    )
+    n = Normalized("Ae\u0301ﬁ x", 100).apply(steps)
+    assert n.text == "aéfi x"
+    # "é" came from "e" + U+0301, "f" and "i" from the ligature.
+    assert [n.origin(i, i + 1) for i in range(len(n.text))] == [
+        (100, 101), (101, 103), (103, 104), (103, 104), (104, 105), (105, 106),
+    ]  # fmt: skip
+
+
+def test_nfc_of_nfc_text_is_the_identity():
+    steps = normalizer_steps({"type": "NFC"})
+    text = read_fixture(SLICES["chinese"])[:2000]
+    n = Normalized(text).apply(steps)
+    assert n.text == text and n.starts is None
