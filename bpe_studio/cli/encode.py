@@ -26,6 +26,8 @@ import numpy as np
 from ..core import Tokenizer
 from ..core.atomic import atomic_write_bytes
 from ..core.encode_file import encode_file
+from ..core.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.tokenizer_files import foreign_file
 from ..progress import ProgressBar
 from .inputs import STDIN, check_input, input_files, input_name
 from .output import (
@@ -46,11 +48,13 @@ from .sources import load_tokenizer, source_files
 NPY_MAGIC = b"\x93NUMPY"
 
 
-def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
+def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer] | ForeignTokenizer:
     """What builds ``--tokenizer`` (in this process, and in the workers forked before it is
-    built: see ``encode_file``). Its errors name the tokenizer's source, never ``--out``."""
+    built: see ``encode_file``); a tokenizer of another kind than byte-level BPE, built now
+    (it encodes the whole file in one call). Its errors name the tokenizer's source, never
+    ``--out``."""
 
-    def load() -> Tokenizer:
+    def load() -> AnyTokenizer:
         try:
             return load_tokenizer(
                 args.tokenizer,
@@ -61,7 +65,17 @@ def _loader(args: argparse.Namespace) -> Callable[[], Tokenizer]:
         except OSError as e:
             raise CliError(os_error_line(e)) from None
 
-    return load
+    if foreign_file(args.tokenizer) is not None:
+        foreign = load()
+        assert isinstance(foreign, ForeignTokenizer)
+        return foreign
+
+    def byte_level() -> Tokenizer:
+        tok = load()
+        assert isinstance(tok, Tokenizer)
+        return tok
+
+    return byte_level
 
 
 def _check_out(args: argparse.Namespace, given: str, *, binary: bool) -> None:

@@ -2,10 +2,10 @@
 
 What it does: :func:`load_tokenizer` reads every source the core reads (``Tokenizer.load``,
 ``tokenizer_files.load_data``: a preset name, a GPT-2 directory or ``vocab.json``, a
-``tokenizer.json``, a ``.tiktoken`` file or its directory), with an optional ``--pattern``
-for formats that carry none. It then applies the user's special tokens: the source's own,
-plus any named, each of which must be in the vocabulary (``load_data`` checks it), or none
-at all.
+``tokenizer.json`` of any kind (``core.foreign``), a ``.tiktoken`` file or its directory),
+with an optional ``--pattern`` for formats that carry none. It then applies the user's
+special tokens: the source's own, plus any named, each of which must be in the vocabulary
+(``load_data`` checks it), or none at all.
 What it leaves out: the commands, and the file formats themselves (core).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core import Tokenizer
+from ..core.foreign import AnyTokenizer, open_tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.formats.tiktoken_file import sidecar_beside
 from ..core.presets import PRESETS
@@ -68,9 +68,9 @@ def load_tokenizer(
     *,
     no_specials: bool = False,
     pattern: str | None = None,
-) -> Tokenizer:
-    """The tokenizer ``source`` names. Its special tokens are its own (for GPT-2 files, the
-    entries neither a byte nor made by a merge), plus ``extra_specials``, which must be
-    vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
-    data = load_source(source, pattern, extra_specials)
-    return Tokenizer.from_data(data, {} if no_specials else None)
+) -> AnyTokenizer:
+    """The tokenizer ``source`` names (a ``tokenizer.json`` of another kind than byte-level
+    BPE runs through ``tokenizers``: ``core.foreign``). Its special tokens are its own (for
+    GPT-2 files, the entries neither a byte nor made by a merge), plus ``extra_specials``,
+    which must be vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
+    return open_tokenizer(source, pattern, extra_specials, no_specials=no_specials)

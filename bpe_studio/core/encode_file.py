@@ -25,10 +25,12 @@ from .atomic import atomic_open
 from .boundaries import chunk_boundaries
 from .corpus import (
     check_corpus_path,
+    decode_chunk,
     ignore_interrupts,
     mp_context,
     resolve_workers,
 )
+from .foreign import ForeignTokenizer
 from .forked_encode import AVAILABLE as CAN_FORK
 from .forked_encode import crew, encode_range
 from .tokenizer import Tokenizer
@@ -66,7 +68,7 @@ class EncodeStats:
         return self.input_bytes / 1e6 / self.seconds if self.seconds > 0 else float("inf")
 
 
-def ids_dtype(tokenizer: Tokenizer) -> np.dtype:
+def ids_dtype(tokenizer: Tokenizer | ForeignTokenizer) -> np.dtype:
     """uint16 when every id fits, else uint32."""
     return np.dtype(np.uint16 if max(tokenizer.vocab) < 2**16 else np.uint32)
 
@@ -140,7 +142,7 @@ def _write_npy(f: IO[bytes], dtype: np.dtype, total: int, blocks: Iterable[bytes
 
 
 def encode_file(
-    tokenizer: Tokenizer | Callable[[], Tokenizer],
+    tokenizer: Tokenizer | ForeignTokenizer | Callable[[], Tokenizer],
     input_path: str | os.PathLike,
     output_path: str | os.PathLike,
     *,
@@ -158,9 +160,15 @@ def encode_file(
 
     The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
     surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
-    naming the byte offset, like any other invalid UTF-8."""
+    naming the byte offset, like any other invalid UTF-8.
+
+    A :class:`~.foreign.ForeignTokenizer` (given built) encodes the whole text in one call:
+    where its text may be cut without changing the ids is its own affair."""
     src = check_corpus_path(input_path)
     out = Path(output_path)
+    if isinstance(tokenizer, ForeignTokenizer):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return _encode_whole(tokenizer, os.fspath(src), out, progress)
     workers = resolve_workers(workers)
     size = src.stat().st_size
     path = os.fspath(src)
@@ -177,6 +185,24 @@ def encode_file(
     return EncodeStats(
         size, total, time.perf_counter() - start, dtype.name, start - setup_start, load_seconds
     )
+
+
+def _encode_whole(
+    tokenizer: ForeignTokenizer,
+    path: str,
+    out: Path,
+    progress: Callable[[int, int], None] | None,
+) -> EncodeStats:
+    """The ids of the whole file at once (see ``encode_file``)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    advance = _Progress(len(data), progress)
+    start = time.perf_counter()
+    ids = tokenizer.encode_array(decode_chunk(data, path, 0), ids_dtype(tokenizer).name)
+    with atomic_open(out, "wb") as f:
+        _write_npy(f, ids.dtype, len(ids), [ids.tobytes()])
+    advance(len(data))
+    return EncodeStats(len(data), len(ids), time.perf_counter() - start, ids.dtype.name)
 
 
 def _forks(workers: int, size: int) -> bool:

@@ -34,7 +34,7 @@ from ..core.vocab import BYTE_TOKENS, initial_vocab
 from . import responsiveness
 from .controls import nothing_learned
 from .hub import StateHub
-from .loader import TokenizerLoader
+from .loader import OfferedTokenizer, TokenizerLoader
 from .responsiveness import GuiTurn
 from .session import TrainingSession
 from .spans import TokenizerSource
@@ -322,9 +322,12 @@ class Controller(QObject):
         return True
 
     @Slot(object)
-    def _on_loaded(self, loaded: LoadedTokenizer) -> None:
+    def _on_loaded(self, loaded: LoadedTokenizer | OfferedTokenizer) -> None:
         responsiveness.keep_out_of_collections()
-        self.hub.show_loaded(loaded)
+        if isinstance(loaded, OfferedTokenizer):
+            self.hub.offer(loaded)
+        else:
+            self.hub.show_loaded(loaded)
         self.load_finished.emit(True)
 
     @Slot(str)

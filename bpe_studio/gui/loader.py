@@ -14,13 +14,15 @@ picker's presets (``views/picker``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ..core.foreign import ForeignTokenizer
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
-from ..core.tokenizer_files import TIKTOKEN_SUFFIXES
+from ..core.tokenizer_files import TIKTOKEN_SUFFIXES, foreign_file
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
@@ -30,6 +32,17 @@ TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
 # A rank file without the NAME.tiktoken.json that gives its pattern: the pattern its name suggests
 # (cl100k_base.tiktoken, as tiktoken's own cache and ../shared/tokenizers name them).
 _PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), ("gpt2", "gpt2"))
+
+
+@dataclass(frozen=True)
+class OfferedTokenizer:
+    """A loaded tokenizer of another kind than byte-level BPE (``core.foreign``): it has no
+    merges to train, replay or explain, so it never becomes the run; the editor, Compare and
+    Report offer it (``label`` names it there)."""
+
+    label: str
+    tokenizer: ForeignTokenizer
+    source: str  # a file's path, or the Hub's ORG/NAME
 
 
 def merges_beside(vocab_file: Path) -> Path:
@@ -100,11 +113,17 @@ def needs_pattern(path: Path) -> bool:
     return pattern_from_name(path) is None and openai_encoding_of(path) is None
 
 
-def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer:
+def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | OfferedTokenizer:
     """Load and prepare the tokenizer in ``path`` (see the module docstring for the formats);
     ``pattern`` is for a rank file whose pattern nothing beside it gives (the default is the
     one its name suggests). The prepared record names ``path`` as both its vocabulary and its
-    merges file, except for GPT-2 files. Raises OSError or ValueError naming the file."""
+    merges file, except for GPT-2 files; a ``tokenizer.json`` of another kind than byte-level
+    BPE is offered instead (:class:`OfferedTokenizer`). Raises OSError or ValueError naming
+    the file."""
+    foreign = foreign_file(path)
+    if foreign is not None:
+        tok = ForeignTokenizer.from_file(foreign.path, foreign.kind)
+        return OfferedTokenizer(f"File: {path.name} ({foreign.kind})", tok, str(path))
     if is_gpt2_vocab(path):
         return prepare(path, merges_beside(path))
     return _loaded(Tokenizer.load(path, pattern or pattern_from_name(path)), path, path)
@@ -119,7 +138,7 @@ def _describe(error: BaseException) -> str:
 class TokenizerLoader(QObject):
     """One load at a time; ``loaded`` / ``failed`` arrive on the GUI thread."""
 
-    loaded = Signal(object)  # LoadedTokenizer
+    loaded = Signal(object)  # LoadedTokenizer or OfferedTokenizer
     failed = Signal(str)  # a readable message naming the file
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -146,7 +165,7 @@ class TokenizerLoader(QObject):
             return False
         self._busy = True
 
-        def job(is_stale: Callable[[], bool]) -> LoadedTokenizer:
+        def job(is_stale: Callable[[], bool]) -> LoadedTokenizer | OfferedTokenizer:
             if merges_file is None:
                 return prepare_file(vocab_file, pattern)
             return prepare(vocab_file, merges_file)
@@ -155,7 +174,7 @@ class TokenizerLoader(QObject):
         return True
 
     @Slot(object)
-    def _on_done(self, loaded: LoadedTokenizer) -> None:
+    def _on_done(self, loaded: LoadedTokenizer | OfferedTokenizer) -> None:
         self._busy = False
         self.loaded.emit(loaded)
 

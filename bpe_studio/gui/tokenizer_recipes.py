@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core import Tokenizer
+from ..core.foreign import AnyTokenizer
 from .state import RunState
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ class TokenizerRecipe:
     rank ``r`` is row ``r`` of ``state.merge_rows`` (which has its pair count)."""
 
     key: Hashable
-    build: Callable[[TokenizerCache], Tokenizer]
+    build: Callable[[TokenizerCache], AnyTokenizer]
     run: bool
 
 
@@ -43,11 +44,11 @@ class TokenizerCache:
 
     def __init__(self, size: int = CACHED_TOKENIZERS) -> None:
         self._size = size
-        self._built: OrderedDict[Hashable, Tokenizer] = OrderedDict()
+        self._built: OrderedDict[Hashable, AnyTokenizer] = OrderedDict()
         # subtle: re-entrant, as a step recipe builds its run recipe's tokenizer first.
         self._lock = threading.RLock()
 
-    def get(self, recipe: TokenizerRecipe) -> Tokenizer:
+    def get(self, recipe: TokenizerRecipe) -> AnyTokenizer:
         with self._lock:
             tok = self._built.get(recipe.key)
             if tok is None:
@@ -134,7 +135,7 @@ def step_recipe(state: RunState) -> TokenizerRecipe | None:
         k = min(k, state.published)
         return TokenizerRecipe((_Same(state.record), k), _from_record(state, k), True)
 
-    def build(cache: TokenizerCache) -> Tokenizer:
+    def build(cache: TokenizerCache) -> AnyTokenizer:
         tok = cache.get(full)
         return tok.truncated(k) if k < len(tok.merges) else tok
 

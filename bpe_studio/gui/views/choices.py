@@ -22,7 +22,9 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
 
 from ...core import Tokenizer
+from ...core.foreign import AnyTokenizer, open_tokenizer
 from ..hub import StateHub
+from ..loader import OfferedTokenizer
 
 PRESET_LABELS: tuple[tuple[str, str], ...] = (
     ("GPT-2", "gpt2"),
@@ -32,6 +34,7 @@ PRESET_LABELS: tuple[tuple[str, str], ...] = (
 RUN = "run"
 NONE = "none"
 LOAD = "load"
+OFFERED = "offered"  # a tokenizer loaded elsewhere in the app, already built
 
 
 class TokenizerCache:
@@ -39,10 +42,10 @@ class TokenizerCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._built: dict[str, Tokenizer] = {}
+        self._built: dict[str, AnyTokenizer] = {}
         self._locks: dict[str, threading.Lock] = {}
 
-    def get(self, key: str, build: Callable[[], Tokenizer]) -> Tokenizer:
+    def get(self, key: str, build: Callable[[], AnyTokenizer]) -> AnyTokenizer:
         with self._lock:
             if key in self._built:
                 return self._built[key]
@@ -56,11 +59,11 @@ class TokenizerCache:
                 self._built[key] = tok
             return tok
 
-    def preset(self, name: str) -> Tokenizer:
+    def preset(self, name: str) -> AnyTokenizer:
         return self.get(f"preset:{name}", lambda: Tokenizer.preset(name))
 
-    def file(self, path: Path) -> Tokenizer:
-        return self.get(f"file:{path}", lambda: Tokenizer.load(path))
+    def file(self, path: Path) -> AnyTokenizer:
+        return self.get(f"file:{path}", lambda: open_tokenizer(path))
 
 
 CACHE = TokenizerCache()
@@ -75,11 +78,15 @@ class Choice:
     """A chosen tokenizer: its label, and ``get`` to build it (call it off the GUI thread)."""
 
     label: str
-    get: Callable[[], Tokenizer]
+    get: Callable[[], AnyTokenizer]
 
 
-def _no_run() -> Tokenizer:
+def _no_run() -> AnyTokenizer:
     raise ValueError("there is no run's tokenizer yet: train one or load one first")
+
+
+def _not_offered() -> AnyTokenizer:
+    raise ValueError("that tokenizer is no longer loaded: open it again")
 
 
 def tokenizer_source(path: Path) -> Path:
@@ -116,6 +123,7 @@ class TokenizerChoice(QComboBox):
         self._previous = self.currentIndex()
         self.activated.connect(self._on_activated)
         self.currentIndexChanged.connect(self._on_index_changed)
+        hub.tokenizer_offered.connect(self._on_offered)
 
     def select(self, key: str | None) -> None:
         """Choose a preset by name, ``"run"``, or None for "(none)" (when offered)."""
@@ -143,6 +151,8 @@ class TokenizerChoice(QComboBox):
         if kind == "file":
             path = Path(value)
             return Choice(label, lambda: CACHE.file(path))
+        if kind == OFFERED:
+            return Choice(label, lambda: CACHE.get(f"{OFFERED}:{value}", _not_offered))
         source = self.hub.state.shown  # read now, on the GUI thread; built in the job
         if source is None:
             return Choice(label, _no_run)
@@ -151,15 +161,30 @@ class TokenizerChoice(QComboBox):
     def add_file(self, path: str | Path) -> None:
         """Offer a tokenizer file (or GPT-2 directory) and choose it."""
         source = tokenizer_source(Path(path))
-        for i in range(self.count()):
-            if self.itemData(i) == ("file", str(source)):
-                self.setCurrentIndex(i)
-                return
+        if (index := self.index_of(("file", str(source)))) >= 0:
+            self.setCurrentIndex(index)
+            return
         name = f"{source.name}/" if source.is_dir() else source.name
-        index = self.count() - 2  # before the separator and "Load tokenizer file…"
-        self.insertItem(index, name, ("file", str(source)))
-        self.setItemData(index, str(source), Qt.ItemDataRole.ToolTipRole)
-        self.setCurrentIndex(index)
+        self.setCurrentIndex(self._insert(name, ("file", str(source)), str(source)))
+
+    def index_of(self, data: tuple[str, str]) -> int:
+        """The index of the entry holding ``data`` (kind, value), or -1."""
+        return next((i for i in range(self.count()) if self.itemData(i) == data), -1)
+
+    def _insert(self, label: str, data: tuple[str, str], tooltip: str) -> int:
+        """Put an entry before the separator and "Load tokenizer file…"; its index."""
+        index = self.count() - 2
+        self.insertItem(index, label, data)
+        self.setItemData(index, tooltip, Qt.ItemDataRole.ToolTipRole)
+        return index
+
+    @Slot(object)
+    def _on_offered(self, offered: OfferedTokenizer) -> None:
+        """List a tokenizer loaded elsewhere in the app (not chosen: the pages keep theirs)."""
+        key = f"{OFFERED}:{offered.source}"
+        CACHE.get(key, lambda: offered.tokenizer)
+        if self.index_of((OFFERED, offered.source)) < 0:
+            self._insert(offered.label, (OFFERED, offered.source), offered.source)
 
     @Slot(int)
     def _on_activated(self, index: int) -> None:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.display import readable_token
+from ...core.foreign import ForeignTokenizer
 from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.spans import SpanArrays, compute_spans
 from ..debounce import single_shot
@@ -119,6 +120,8 @@ def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | Non
     spans = compute_spans(tok, text, is_stale)
     if spans is None:
         return None
+    if isinstance(tok, ForeignTokenizer):
+        return Side(choice.label, spans, tok.cuts(text))  # its bytes need not add up
     return Side(choice.label, spans, cut_offsets(text, token_byte_lengths(tok, spans.ids)))
 
 

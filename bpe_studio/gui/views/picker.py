@@ -20,8 +20,10 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from ...core import Tokenizer
+from ...core.foreign import AnyTokenizer, ForeignTokenizer
 from ..hub import StateHub
 from ..jobs import LatestJob
+from ..loader import OfferedTokenizer
 from ..responsiveness import keep_out_of_collections
 from ..spans import TokenizerSource
 from ..state import Phase
@@ -65,13 +67,14 @@ class TokenizerPicker(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.combo)
         layout.addWidget(self.note, 1)
-        self._built: dict[str, Tokenizer] = {}  # key -> tokenizer, built or loaded
+        self._built: dict[str, AnyTokenizer] = {}  # key -> tokenizer, built or loaded
         self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
         self._job = LatestJob("bpe-preset", self)
         self._job.done.connect(self._on_built)
         self._job.failed.connect(self._on_failed)
         self.combo.currentIndexChanged.connect(self._on_choice)
         hub.reset.connect(self._on_reset)
+        hub.tokenizer_offered.connect(self._on_offered)
 
     # ------------------------------------------------------------ queries
     @property
@@ -95,7 +98,7 @@ class TokenizerPicker(QWidget):
             raise ValueError(f"no tokenizer {key!r} in the picker; it has {self.keys()}")
         self.combo.setCurrentIndex(index)
 
-    def add_tokenizer(self, key: str, label: str, tokenizer: Tokenizer) -> None:
+    def add_tokenizer(self, key: str, label: str, tokenizer: AnyTokenizer) -> None:
         """List a tokenizer (a loaded file); an existing key is replaced by the new one."""
         self._built[key] = tokenizer
         if self.combo.findData(key) < 0:
@@ -112,6 +115,17 @@ class TokenizerPicker(QWidget):
             self.add_tokenizer(f"file:{path}", f"File: {path.name}", loaded.tokenizer)
         # The loaded file is the run now: the editor shows it.
         self.pick(RUN)
+
+    @Slot(object)
+    def _on_offered(self, offered: OfferedTokenizer) -> None:
+        """A tokenizer loaded to look at (another kind than byte-level BPE): the editor
+        shows it."""
+        key = f"file:{offered.source}"
+        self.add_tokenizer(key, offered.label, offered.tokenizer)
+        if self.key == key:
+            self._show(key, offered.tokenizer)
+        else:
+            self.pick(key)
 
     @Slot(int)
     def _on_choice(self, index: int) -> None:
@@ -133,14 +147,16 @@ class TokenizerPicker(QWidget):
 
         self._job.submit(job)
 
-    def _show(self, key: str, tokenizer: Tokenizer) -> None:
+    def _show(self, key: str, tokenizer: AnyTokenizer) -> None:
         label = self.combo.itemText(self.combo.findData(key))
         size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
+        if isinstance(tokenizer, ForeignTokenizer):
+            size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.kind}, run by tokenizers"
         self.note.setText(size)
         self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
 
     @Slot(object)
-    def _on_built(self, built: tuple[str, Tokenizer]) -> None:
+    def _on_built(self, built: tuple[str, AnyTokenizer]) -> None:
         key, tokenizer = built
         self._built[key] = tokenizer
         keep_out_of_collections()  # a preset's tables: no full collector pass walks them again

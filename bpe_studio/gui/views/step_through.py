@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import Tokenizer
 from ...core.display import readable_token
 from ...core.explain import EncodeStep, encode_steps, pretokens
+from ...core.foreign import AnyTokenizer, ForeignTokenizer
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
@@ -65,10 +65,13 @@ class Walkthrough:
         return self.pieces[self.index] if self.pieces else ""
 
 
-def walk(tok: Tokenizer, text: str, index: int) -> Walkthrough:
+def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
     """Cut ``text`` into pieces and replay the encoder on piece ``index`` (job thread)."""
-    pieces = tuple(pretokens(tok, text))
     specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
+    if isinstance(tok, ForeignTokenizer):
+        problem = tok.not_explained("Step-through (the merges, one by one)")
+        return Walkthrough(text, (), 0, (), {}, specials, problem)
+    pieces = tuple(pretokens(tok, text))
     if not pieces:
         return Walkthrough(text, (), 0, (), {}, specials)
     index = max(0, min(index, len(pieces) - 1))

@@ -50,8 +50,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import Tokenizer, TokenSpan
+from ...core import TokenSpan
 from ...core.display import readable_token
+from ...core.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.spans import SpanArrays
 from ..debounce import single_shot
 from ..hub import StateHub
@@ -387,6 +388,8 @@ class TokenTextEdit(QPlainTextEdit):
                 if rank is not None
                 else "special token"
                 if tid in self._special_ids
+                else f"{tok.kind} token {html.escape(repr(tok.token_text(tid)))}"
+                if isinstance(tok, ForeignTokenizer)
                 else "single byte"
             )
             hexes = " ".join(f"{b:02x}" for b in token[:24]) + (" …" if len(token) > 24 else "")
@@ -554,13 +557,13 @@ class TokenEditor(QWidget):
         return self._step
 
     @property
-    def tokenizer(self) -> Tokenizer | None:
+    def tokenizer(self) -> AnyTokenizer | None:
         """The tokenizer of the spans painted now (None until the first arrive)."""
         spans = self.edit._spans
         return spans.tokenizer if spans is not None else None
 
     @property
-    def current_tokenizer(self) -> Tokenizer | None:
+    def current_tokenizer(self) -> AnyTokenizer | None:
         """The tokenizer the editor shows now (:attr:`source` at :attr:`step`); None while
         it is being built (the spans painted may still be the previous one's)."""
         if self._painted != (self._source, self._step):
