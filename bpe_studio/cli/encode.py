@@ -43,7 +43,7 @@ from .output import (
     stream_name,
     write_stream,
 )
-from .sources import load_tokenizer, source_files
+from .sources import fetch_hub, load_tokenizer, source_files
 
 NPY_MAGIC = b"\x93NUMPY"
 
@@ -125,6 +125,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def _encode(args: argparse.Namespace) -> int:
     check_input(args.input)
     _check_out(args, args.input, binary=True)
+    args.tokenizer = fetch_hub(args.tokenizer)
     load = _loader(args)
     bars: list[ProgressBar] = []
 
@@ -207,6 +208,7 @@ def _load_ids(path: str) -> np.ndarray:
 def cmd_decode(args: argparse.Namespace) -> int:
     check_input(args.ids)
     _check_out(args, args.ids, binary=False)
+    args.tokenizer = fetch_hub(args.tokenizer)
     ids = _load_ids(args.ids)
     tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
     try:

@@ -17,15 +17,20 @@ from pathlib import Path
 from ..core.foreign import AnyTokenizer, open_tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.formats.tiktoken_file import sidecar_beside
+from ..core.hf_hub import HubError, fetch_tokenizer, parse_hub_source
 from ..core.presets import PRESETS
 from ..core.tokenizer_files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
-from .output import tokenizer_files_in
+from ..progress import ProgressBar
+from .output import CliError, tokenizer_files_in
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
     "'train' writes them) or GPT-2's gpt2_vocab.json + gpt2_merges.txt, such a vocab.json "
-    "itself (its merges file beside it), a Hugging Face tokenizer.json, or a .tiktoken rank "
-    "file (plain or .gz; or the directory holding one)"
+    "itself (its merges file beside it), a Hugging Face tokenizer.json (byte-level BPE exactly; "
+    "WordPiece, Unigram and SentencePiece-style BPE through the tokenizers library), a "
+    ".tiktoken rank file (plain or .gz; or the directory holding one), or a model on the "
+    "Hugging Face Hub as hf:ORG/NAME[@REVISION] (its tokenizer.json, downloaded into the "
+    "Hub's cache once, then read from there; gated models need `hf auth login`)"
 )
 
 
@@ -50,6 +55,30 @@ def source_files(source: str) -> list[Path]:
             if sidecar is not None:
                 found.append(sidecar)
     return [f for f in found if f.is_file()]
+
+
+def fetch_hub(source: str) -> str:
+    """``source`` itself, or for ``hf:ORG/NAME[@REVISION]`` the local folder holding that
+    model's tokenizer files (``core.hf_hub``: from the Hub's cache, or downloaded into it
+    with a progress bar). One line if the model cannot be had."""
+    model = parse_hub_source(source)
+    if model is None:
+        return source
+    bars: list[ProgressBar] = []
+
+    def progress(done: int, total: int | None) -> None:
+        if not bars:
+            bars.append(ProgressBar("downloading", total, unit="B"))
+        bars[0].update(done, total)
+
+    try:
+        folder = fetch_tokenizer(model, progress)
+    except HubError as e:
+        raise CliError(str(e)) from None
+    finally:
+        for bar in bars:
+            bar.close()
+    return str(folder)
 
 
 def load_source(

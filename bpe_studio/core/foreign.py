@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .formats.hf_kind import ForeignTokenizerFile
+from .hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
 from .surrogates import original_offsets, replace_surrogates
 from .tokenizer import Tokenizer, TokenSpan
 from .tokenizer_files import load_data
@@ -83,6 +84,17 @@ class ForeignTokenizer:
         # As the file says: a decoder that turns "▁" back into spaces; byte fallback.
         self._spaces = METASPACE in json.dumps(config.get("decoder"), ensure_ascii=False)
         self._byte_fallback = bool((config.get("model") or {}).get("byte_fallback"))
+
+    def mark_special(self, tokens: Iterable[str]) -> None:
+        """Show these tokens as special (a model's ``tokenizer_config.json`` names them),
+        those of the vocabulary; the ids do not change (``tokenizers`` matches every added
+        token in text anyway, and a plain vocabulary entry stays plain text)."""
+        backend = self._backend
+        for token in tokens:
+            idx = backend.token_to_id(token)
+            if idx is not None:
+                self._special_ids.setdefault(token, idx)
+        self.__dict__.pop("vocab", None)  # built again with them
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], kind: str, **options: Any) -> ForeignTokenizer:
@@ -246,7 +258,9 @@ def open_tokenizer(
 ) -> AnyTokenizer:
     """The tokenizer ``source`` names (every source ``Tokenizer.load`` reads): the exact
     ``Tokenizer`` for byte-level BPE, a :class:`ForeignTokenizer` for a ``tokenizer.json`` of
-    another kind (its own pre-tokenization: ``pattern`` must be None). ``no_specials``: every
+    another kind (its own pre-tokenization: ``pattern`` must be None; the special tokens a
+    ``tokenizer_config.json`` beside it names are shown as special, its ids unchanged, while
+    a byte-level file keeps its own: more would change its ids). ``no_specials``: every
     special token is ordinary text. One-line errors name the source."""
     extra = list(special_tokens or ())
     try:
@@ -257,9 +271,22 @@ def open_tokenizer(
                 f"{foreign.path}: a {foreign.kind} tokenizer splits text its own way; "
                 f"a pattern ({pattern[:60]}) cannot be applied"
             ) from None
-        return ForeignTokenizer.from_file(
+        foreign_tok = ForeignTokenizer.from_file(
             foreign.path, foreign.kind, extra_specials=extra, no_specials=no_specials
         )
+        if not no_specials:
+            foreign_tok.mark_special(named_special_tokens(foreign.path.parent))
+        return foreign_tok
     tok = Tokenizer.from_data(data, {} if no_specials else None)
     tok.name = os.fspath(source)
+    return tok
+
+
+def open_hub(
+    model: HubModel, progress: Callable[[int, int | None], None] | None = None
+) -> AnyTokenizer:
+    """The tokenizer of a Hub model (``hf_hub.fetch_tokenizer``: from the cache, or
+    downloaded with ``progress``), named ``ORG/NAME``."""
+    tok = open_tokenizer(fetch_tokenizer(model, progress) / TOKENIZER_FILE)
+    tok.name = model.name
     return tok
