@@ -8,10 +8,9 @@ from __future__ import annotations
 import huggingface_hub
 import numpy as np
 import pytest
-import tokenizers
 from cli_run import cli, encode_ids, error_line, ok
-from foreign_files import llama3_style, unigram
-from hub_snapshot import add_snapshot, offline_hub
+from foreign_files import own_ids
+from hub_snapshot import hub_error, two_models
 from huggingface_hub import errors
 
 from bpe_studio.cli import main
@@ -21,17 +20,10 @@ TEXT = "Hello world, 中文 and code() 12345\n"
 
 @pytest.fixture
 def hub(monkeypatch, tmp_path):
-    cache = offline_hub(monkeypatch, tmp_path)
-    files = {"uni": unigram(tmp_path / "uni"), "ll": llama3_style(tmp_path / "ll", full=False)}
-    add_snapshot(cache, "acme/uni", {"tokenizer.json": files["uni"]})
-    add_snapshot(cache, "acme/ll", {"tokenizer.json": files["ll"]}, revision="v1")
+    files = two_models(monkeypatch, tmp_path)
     text = tmp_path / "text.txt"
     text.write_text(TEXT, encoding="utf-8")
     return files, text
-
-
-def own_ids(path, text: str) -> list[int]:
-    return tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
 
 
 def test_encode_and_decode_a_cached_model_offline(tmp_path, hub):
@@ -67,17 +59,11 @@ def test_an_unavailable_model_is_one_line(tmp_path, hub, source, expected):
     assert not (tmp_path / "x.npy").exists()
 
 
-def _error(cls):
-    error = cls.__new__(cls)  # the HTTP errors take the server's response; not needed here
-    Exception.__init__(error, "the server said no")
-    return error
-
-
 def test_gated_model_says_how_to_log_in(monkeypatch, tmp_path, capsys, hub):
     files, text = hub
 
     def gated(*args, **kwargs):
-        raise _error(errors.GatedRepoError)
+        raise hub_error(errors.GatedRepoError)
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", gated)
     code = main(["encode", str(text), "--tokenizer", "hf:meta-llama/Llama-3.1-8B", "--out",
@@ -94,7 +80,7 @@ def test_a_download_shows_progress(monkeypatch, tmp_path, capsys, hub):
 
     def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
         if filename != "tokenizer.json":
-            raise _error(errors.RemoteEntryNotFoundError)
+            raise hub_error(errors.RemoteEntryNotFoundError)
         size = files["uni"].stat().st_size
         bar = tqdm_class(total=size, unit="B")
         bar.update(size // 2)

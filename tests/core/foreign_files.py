@@ -151,3 +151,9 @@ def qwen2_style(directory: Path, *, full: bool = True) -> Path:
     if full:
         tok.normalizer = normalizers.NFC()
     return _save(tok, directory)
+
+
+def own_ids(path: Path, text: str) -> list[int]:
+    """The ids ``tokenizers`` itself gives ``text`` with the file at ``path`` (the text's own
+    tokens, no template's)."""
+    return Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids

@@ -51,3 +51,23 @@ def add_snapshot(
     (repo / "refs").mkdir(exist_ok=True)
     (repo / "refs" / revision).write_text(commit, encoding="utf-8")
     return snapshot
+
+
+def two_models(monkeypatch, tmp_path: Path) -> dict[str, Path]:
+    """An offline cache holding ``acme/uni`` (a Unigram file, on main) and ``acme/ll`` (a
+    Llama-3-style byte-level file, at revision ``v1``); their tokenizer.json files by key."""
+    from foreign_files import llama3_style, unigram
+
+    cache = offline_hub(monkeypatch, tmp_path)
+    files = {"uni": unigram(tmp_path / "uni"), "ll": llama3_style(tmp_path / "ll", full=False)}
+    add_snapshot(cache, "acme/uni", {"tokenizer.json": files["uni"]})
+    add_snapshot(cache, "acme/ll", {"tokenizer.json": files["ll"]}, revision="v1")
+    return files
+
+
+def hub_error(cls: type, message: str = "the server said no") -> BaseException:
+    """An error of huggingface_hub's class ``cls`` (its HTTP errors take the server's
+    response, which these tests do not need)."""
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    return error

@@ -10,7 +10,7 @@ import huggingface_hub
 import pytest
 import tokenizers
 from foreign_files import llama3_style, unigram
-from hub_snapshot import add_snapshot, offline_hub
+from hub_snapshot import add_snapshot, hub_error, offline_hub
 from huggingface_hub import errors
 
 from bpe_studio.core import Tokenizer
@@ -79,13 +79,6 @@ def _fail_with(monkeypatch, error: BaseException) -> None:
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
 
 
-def _error(cls, message="the server said no"):
-    # The HTTP errors take the server's response; these tests need their class alone.
-    error = cls.__new__(cls)
-    Exception.__init__(error, message)
-    return error
-
-
 @pytest.mark.parametrize(
     ("cls", "model", "expected"),
     [
@@ -119,7 +112,7 @@ def _error(cls, message="the server said no"):
     ],
 )
 def test_each_failure_is_one_line(monkeypatch, cls, model, expected):
-    _fail_with(monkeypatch, _error(cls))
+    _fail_with(monkeypatch, hub_error(cls))
     with pytest.raises(HubError) as failed:
         open_hub(model)
     message = str(failed.value)
@@ -130,7 +123,7 @@ def test_offline_and_online_say_which(monkeypatch, tmp_path):
     from huggingface_hub import constants
 
     offline_hub(monkeypatch, tmp_path)
-    _fail_with(monkeypatch, _error(errors.LocalEntryNotFoundError))
+    _fail_with(monkeypatch, hub_error(errors.LocalEntryNotFoundError))
     with pytest.raises(HubError, match="HF_HUB_OFFLINE is set; connect once"):
         open_hub(HubModel("acme/m"))
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
@@ -143,7 +136,7 @@ def test_download_progress_reaches_the_caller(monkeypatch, tmp_path):
 
     def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
         if filename != "tokenizer.json":
-            raise _error(errors.RemoteEntryNotFoundError)
+            raise hub_error(errors.RemoteEntryNotFoundError)
         bar = tqdm_class(total=100, unit="B")
         bar.update(40)
         bar.update(60)

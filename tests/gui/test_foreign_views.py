@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import tokenizers
-from foreign_files import sentencepiece_bpe, unigram, wordpiece
+from foreign_files import own_ids, sentencepiece_bpe, unigram, wordpiece
 from gui_helpers import wait_for_spans
 from test_picker import editor_ids
 
@@ -28,10 +28,6 @@ MAKERS = {"wordpiece": wordpiece, "unigram": unigram, "sentencepiece_bpe": sente
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("foreign_gui")
     return {name: make(root / name) for name, make in MAKERS.items()}
-
-
-def own_ids(path, text: str) -> list[int]:
-    return tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
 
 
 @pytest.mark.parametrize("name", list(MAKERS))

@@ -3,8 +3,10 @@
 What it does: :class:`TokenizerPicker` is a labelled combo box above the editor. "The run's
 tokenizer" (the default) leaves the editor on what the run shows (the training run at the
 timeline's step, or the file Load tokenizer… opened); GPT-2, GPT-4 (cl100k_base) and GPT-4o
-(o200k_base) are the presets shipped with the package (``Tokenizer.preset``); every tokenizer
-file loaded this session is listed too, so it stays at hand after the next Train. Choosing one
+(o200k_base) are the presets shipped with the package (``Tokenizer.preset``); the Hugging Face
+Hub's popular and recent models and "Open from Hugging Face Hub…" (``hub_models``: fetched
+in the job thread, a download's progress in a dialog) follow; every tokenizer file loaded
+this session is listed too, so it stays at hand after the next Train. Choosing one
 calls ``hub.pick_tokenizer`` (None for the run's). A preset is built on first use in a
 :class:`~..jobs.LatestJob` thread (o200k takes about a second), then kept; a newer choice
 supersedes a build under way, and only the latest choice reaches the editor.
@@ -21,13 +23,16 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from ...core import Tokenizer
 from ...core.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.hf_hub import HubModel, parse_repo
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..loader import OfferedTokenizer
 from ..responsiveness import keep_out_of_collections
 from ..spans import TokenizerSource
 from ..state import Phase
+from .choices import CACHE, HUB_TIP
 from .common import MUTED, steady_label
+from .hub_models import HUB_ACTION, DownloadProgress, ask_model, hub_entries, remember_model
 
 RUN = ""  # the key of "The run's tokenizer"
 # The presets: menu label, Tokenizer.preset name.
@@ -38,8 +43,16 @@ PRESETS: tuple[tuple[str, str], ...] = (
 )
 
 
+HF_PREFIX = "hf:"  # the key of a Hub model: "hf:ORG/NAME[@REVISION]"
+ASK_HUB = "ask-hub"  # the key of "Open from Hugging Face Hub…"
+
+
 def preset_key(name: str) -> str:
     return f"preset:{name}"
+
+
+def hub_key(name: str) -> str:
+    return HF_PREFIX + name
 
 
 class TokenizerPicker(QWidget):
@@ -56,6 +69,11 @@ class TokenizerPicker(QWidget):
         self.combo.addItem("The run's tokenizer", RUN)
         for label, name in PRESETS:
             self.combo.addItem(label, preset_key(name))
+        self.combo.insertSeparator(self.combo.count())
+        for label, name in hub_entries():
+            self.combo.addItem(label, hub_key(name))
+            self.combo.setItemData(self.combo.count() - 1, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+        self.combo.addItem(HUB_ACTION, ASK_HUB)
         self.combo.setMinimumContentsLength(22)
         self.note = steady_label(QLabel(""))
         self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names files
@@ -72,6 +90,9 @@ class TokenizerPicker(QWidget):
         self._job = LatestJob("bpe-preset", self)
         self._job.done.connect(self._on_built)
         self._job.failed.connect(self._on_failed)
+        self.progress = DownloadProgress(self)
+        self.ask_model: Callable[[], HubModel | None] = lambda: ask_model(self)
+        self._last_key = RUN  # the choice before an action (to go back to)
         self.combo.currentIndexChanged.connect(self._on_choice)
         hub.reset.connect(self._on_reset)
         hub.tokenizer_offered.connect(self._on_offered)
@@ -104,6 +125,16 @@ class TokenizerPicker(QWidget):
         if self.combo.findData(key) < 0:
             self.combo.addItem(label, key)
 
+    def add_hub_model(self, model: HubModel) -> None:
+        """List a Hub model (before the Hub action) and choose it: its tokenizer is fetched
+        (from the Hub's cache, or downloaded) in the job thread."""
+        key = hub_key(model.name)
+        if self.combo.findData(key) < 0:
+            index = self.combo.findData(ASK_HUB)
+            self.combo.insertItem(index, f"{model.name} (Hub)", key)
+            self.combo.setItemData(index, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+        self.pick(key)
+
     @Slot()
     def _on_reset(self) -> None:
         loaded = self.hub.state.loaded
@@ -130,6 +161,16 @@ class TokenizerPicker(QWidget):
     @Slot(int)
     def _on_choice(self, index: int) -> None:
         key, label = self.key, self.combo.itemText(index)
+        if key == ASK_HUB:
+            # An action, not a choice: back to the choice before it, then ask.
+            self.combo.blockSignals(True)
+            self.combo.setCurrentIndex(self.combo.findData(self._last_key))
+            self.combo.blockSignals(False)
+            model = self.ask_model()
+            if model is not None:
+                self.add_hub_model(model)
+            return
+        self._last_key = key
         if key == RUN:
             self._job.cancel()
             self.note.setText("")
@@ -141,8 +182,12 @@ class TokenizerPicker(QWidget):
             return
         name = key.removeprefix("preset:")
         self.note.setText(f"Loading {label}…")
+        model = parse_repo(key.removeprefix(HF_PREFIX)) if key.startswith(HF_PREFIX) else None
+        progress = self.progress.callback(model.name) if model is not None else None
 
-        def job(is_stale: Callable[[], bool]) -> tuple[str, Tokenizer]:
+        def job(is_stale: Callable[[], bool]) -> tuple[str, AnyTokenizer]:
+            if model is not None:
+                return key, CACHE.hub_model(model, progress)
             return key, Tokenizer.preset(name)
 
         self._job.submit(job)
@@ -159,12 +204,16 @@ class TokenizerPicker(QWidget):
     def _on_built(self, built: tuple[str, AnyTokenizer]) -> None:
         key, tokenizer = built
         self._built[key] = tokenizer
+        if key.startswith(HF_PREFIX):
+            self.progress.finish()
+            remember_model(key.removeprefix(HF_PREFIX))
         keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
         if key == self.key:  # the latest choice (a stale build never arrives)
             self._show(key, tokenizer)
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
+        self.progress.finish()
         self.note.setText(f"Could not load: {message}")
 
     def shutdown(self) -> None:
