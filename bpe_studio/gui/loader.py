@@ -25,7 +25,7 @@ from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
 from ..core.tokenizer_files import TIKTOKEN_SUFFIXES, foreign_file
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
-from .worker import describe_error
+from .worker import describe_job_error
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
@@ -129,12 +129,6 @@ def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | Of
     return _loaded(Tokenizer.load(path, pattern or pattern_from_name(path)), path, path)
 
 
-def _describe(error: BaseException) -> str:
-    if isinstance(error, (OSError, ValueError)):
-        return describe_error(error)
-    return f"{type(error).__name__}: {error}"
-
-
 class TokenizerLoader(QObject):
     """One load at a time; ``loaded`` / ``failed`` arrive on the GUI thread."""
 
@@ -143,7 +137,7 @@ class TokenizerLoader(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._job = LatestJob("bpe-load", self, describe=_describe)
+        self._job = LatestJob("bpe-load", self, describe=describe_job_error)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._busy = False

@@ -48,7 +48,9 @@ def test_open_from_the_hub_in_the_editor_offline(qtbot, window, snapshots):
     assert editor_ids(qtbot, window) == own_ids(snapshots["uni"], TEXT)
     assert "Unigram, run by tokenizers" in picker.note.text()
     assert recent_models()[0] == "acme/uni"
-    # A menu built later lists it among the recent ones.
+    # Every menu lists it at once, and one built later among the recent ones.
+    for choice in (*window.compare.choices, *window.report.choices):
+        assert choice.index_of(("hf", "acme/uni")) >= 0
     fresh = TokenizerChoice(StateHub())
     qtbot.addWidget(fresh)
     assert fresh.index_of(("hf", "acme/uni")) >= 0

@@ -30,7 +30,15 @@ from ...core.foreign import AnyTokenizer, open_hub, open_tokenizer
 from ...core.hf_hub import HubModel, parse_repo
 from ..hub import StateHub
 from ..loader import OfferedTokenizer
-from .hub_models import HUB_ACTION, DownloadProgress, ask_model, hub_entries, remember_model
+from .hub_models import (
+    HUB_ACTION,
+    DownloadProgress,
+    ask_model,
+    hub_entries,
+    recent_label,
+    recent_signal,
+    remember_model,
+)
 
 PRESET_LABELS: tuple[tuple[str, str], ...] = (
     ("GPT-2", "gpt2"),
@@ -151,6 +159,7 @@ class TokenizerChoice(QComboBox):
         self.currentIndexChanged.connect(self._on_index_changed)
         self._hub_ended.connect(self._on_hub_ended, Qt.ConnectionType.QueuedConnection)
         hub.tokenizer_offered.connect(self._on_offered)
+        recent_signal().added.connect(self._on_recent)
 
     def select(self, key: str | None) -> None:
         """Choose a preset by name, ``"run"``, or None for "(none)" (when offered)."""
@@ -216,12 +225,17 @@ class TokenizerChoice(QComboBox):
         if ok:
             remember_model(name)
 
+    @Slot(str)
+    def _on_recent(self, name: str) -> None:
+        if self.index_of((HF, name)) < 0:
+            self._insert(recent_label(name), (HF, name), HUB_TIP)
+
     def add_hub_model(self, model: HubModel) -> None:
         """Offer a Hub model and choose it (its tokenizer is fetched when first used)."""
         data = (HF, model.name)
         index = self.index_of(data)
         if index < 0:
-            index = self._insert(f"{model.name} (Hub)", data, HUB_TIP)
+            index = self._insert(recent_label(model.name), data, HUB_TIP)
         self.setCurrentIndex(index)
 
     def index_of(self, data: tuple[str, str]) -> int:

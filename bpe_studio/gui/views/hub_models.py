@@ -2,7 +2,8 @@
 for another, and a download's progress.
 
 What it does: :func:`hub_entries` lists the open models the menus offer (``core.hf_hub.
-POPULAR``) and the ones opened lately (:func:`remember_model`, kept with ``QSettings``).
+POPULAR``) and the ones opened lately (:func:`remember_model`, kept with ``QSettings``; every
+menu hears of one at once, :func:`recent_signal`).
 :class:`DownloadProgress` carries a download's bytes from the job thread that fetches them to
 a progress dialog on the GUI thread (which never waits for the download). :func:`ask_model`
 asks for ``ORG/NAME[@REVISION]``. What it leaves out: fetching and reading (``core.hf_hub``,
@@ -36,17 +37,36 @@ def recent_models() -> list[str]:
     return [str(n) for n in names if n][:RECENT_KEPT]
 
 
+class _Recent(QObject):
+    added = Signal(str)  # a model was opened: every menu lists it (GUI thread)
+
+
+_RECENT: list[_Recent] = []
+
+
+def recent_signal() -> _Recent:
+    """The app's one notifier of models opened (made on first use, with the application)."""
+    if not _RECENT:
+        _RECENT.append(_Recent())
+    return _RECENT[0]
+
+
 def remember_model(name: str) -> None:
-    """Put ``name`` first among the recent models."""
+    """Put ``name`` first among the recent models, and tell every menu."""
     names = [name, *(n for n in recent_models() if n != name)][:RECENT_KEPT]
     _settings().setValue(RECENT_KEY, names)
+    recent_signal().added.emit(name)
+
+
+def recent_label(name: str) -> str:
+    return f"{name} (Hub, recent)"
 
 
 def hub_entries() -> list[tuple[str, str]]:
     """(menu label, model name) of the curated models, then the recent others."""
     curated = [(f"{label} (Hub: {repo})", repo) for label, repo in POPULAR]
     known = {repo for _, repo in POPULAR}
-    recent = [(f"{name} (Hub, recent)", name) for name in recent_models() if name not in known]
+    recent = [(recent_label(name), name) for name in recent_models() if name not in known]
     return curated + recent
 
 

@@ -30,9 +30,10 @@ from ..loader import OfferedTokenizer
 from ..responsiveness import keep_out_of_collections
 from ..spans import TokenizerSource
 from ..state import Phase
+from ..worker import describe_job_error
+from . import hub_models
 from .choices import CACHE, HUB_TIP
 from .common import MUTED, steady_label
-from .hub_models import HUB_ACTION, DownloadProgress, ask_model, hub_entries, remember_model
 
 RUN = ""  # the key of "The run's tokenizer"
 # The presets: menu label, Tokenizer.preset name.
@@ -70,10 +71,10 @@ class TokenizerPicker(QWidget):
         for label, name in PRESETS:
             self.combo.addItem(label, preset_key(name))
         self.combo.insertSeparator(self.combo.count())
-        for label, name in hub_entries():
+        for label, name in hub_models.hub_entries():
             self.combo.addItem(label, hub_key(name))
             self.combo.setItemData(self.combo.count() - 1, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
-        self.combo.addItem(HUB_ACTION, ASK_HUB)
+        self.combo.addItem(hub_models.HUB_ACTION, ASK_HUB)
         self.combo.setMinimumContentsLength(22)
         self.note = steady_label(QLabel(""))
         self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names files
@@ -87,15 +88,16 @@ class TokenizerPicker(QWidget):
         layout.addWidget(self.note, 1)
         self._built: dict[str, AnyTokenizer] = {}  # key -> tokenizer, built or loaded
         self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
-        self._job = LatestJob("bpe-preset", self)
+        self._job = LatestJob("bpe-preset", self, describe=describe_job_error)
         self._job.done.connect(self._on_built)
         self._job.failed.connect(self._on_failed)
-        self.progress = DownloadProgress(self)
-        self.ask_model: Callable[[], HubModel | None] = lambda: ask_model(self)
+        self.progress = hub_models.DownloadProgress(self)
+        self.ask_model: Callable[[], HubModel | None] = lambda: hub_models.ask_model(self)
         self._last_key = RUN  # the choice before an action (to go back to)
         self.combo.currentIndexChanged.connect(self._on_choice)
         hub.reset.connect(self._on_reset)
         hub.tokenizer_offered.connect(self._on_offered)
+        hub_models.recent_signal().added.connect(self._on_recent)
 
     # ------------------------------------------------------------ queries
     @property
@@ -128,12 +130,17 @@ class TokenizerPicker(QWidget):
     def add_hub_model(self, model: HubModel) -> None:
         """List a Hub model (before the Hub action) and choose it: its tokenizer is fetched
         (from the Hub's cache, or downloaded) in the job thread."""
-        key = hub_key(model.name)
+        self._on_recent(model.name)
+        self.pick(hub_key(model.name))
+
+    @Slot(str)
+    def _on_recent(self, name: str) -> None:
+        """List a Hub model opened anywhere in the app (not chosen)."""
+        key = hub_key(name)
         if self.combo.findData(key) < 0:
             index = self.combo.findData(ASK_HUB)
-            self.combo.insertItem(index, f"{model.name} (Hub)", key)
+            self.combo.insertItem(index, hub_models.recent_label(name), key)
             self.combo.setItemData(index, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
-        self.pick(key)
 
     @Slot()
     def _on_reset(self) -> None:
@@ -206,7 +213,7 @@ class TokenizerPicker(QWidget):
         self._built[key] = tokenizer
         if key.startswith(HF_PREFIX):
             self.progress.finish()
-            remember_model(key.removeprefix(HF_PREFIX))
+            hub_models.remember_model(key.removeprefix(HF_PREFIX))
         keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
         if key == self.key:  # the latest choice (a stale build never arrives)
             self._show(key, tokenizer)
