@@ -24,10 +24,10 @@ from contextlib import ExitStack
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.atomic import atomic_write_bytes
-from ..core.encode_file import encode_file
-from ..core.foreign import AnyTokenizer, ForeignTokenizer
-from ..core.tokenizer_files import foreign_file
+from ..core.encode.encode_file import encode_file
+from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.formats.files import foreign_file
+from ..core.io.atomic import atomic_write_bytes
 from ..progress import ProgressBar
 from .inputs import STDIN, check_input, input_files, input_name
 from .output import (

@@ -2,7 +2,7 @@
 
 What it does: :func:`load_tokenizer` reads every source the core reads (``Tokenizer.load``,
 ``tokenizer_files.load_data``: a preset name, a GPT-2 directory or ``vocab.json``, a
-``tokenizer.json`` of any kind (``core.foreign``), a ``.tiktoken`` file or its directory),
+``tokenizer.json`` of any kind (``core.encode.foreign``), a ``.tiktoken`` file or its directory),
 with an optional ``--pattern`` for formats that carry none. It then applies the user's
 special tokens: the source's own, plus any named, each of which must be in the vocabulary
 (``load_data`` checks it), or none at all.
@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.foreign import AnyTokenizer, open_tokenizer
+from ..core.encode.foreign import AnyTokenizer, open_tokenizer
 from ..core.formats.data import TokenizerData
+from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_beside
-from ..core.hf_hub import HubError, fetch_tokenizer, parse_hub_source
-from ..core.presets import PRESETS
-from ..core.tokenizer_files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
 from ..progress import ProgressBar
 from .output import CliError, tokenizer_files_in
 
@@ -59,7 +59,7 @@ def source_files(source: str) -> list[Path]:
 
 def fetch_hub(source: str) -> str:
     """``source`` itself, or for ``hf:ORG/NAME[@REVISION]`` the local folder holding that
-    model's tokenizer files (``core.hf_hub``: from the Hub's cache, or downloaded into it
+    model's tokenizer files (``core.io.hf_hub``: from the Hub's cache, or downloaded into it
     with a progress bar). One line if the model cannot be had."""
     model = parse_hub_source(source)
     if model is None:
@@ -99,7 +99,7 @@ def load_tokenizer(
     pattern: str | None = None,
 ) -> AnyTokenizer:
     """The tokenizer ``source`` names (a ``tokenizer.json`` of another kind than byte-level
-    BPE runs through ``tokenizers``: ``core.foreign``). Its special tokens are its own (for
+    BPE runs through ``tokenizers``: ``core.encode.foreign``). Its special tokens are its own (for
     GPT-2 files, the entries neither a byte nor made by a merge), plus ``extra_specials``,
     which must be vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
     return open_tokenizer(source, pattern, extra_specials, no_specials=no_specials)

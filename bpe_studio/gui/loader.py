@@ -20,9 +20,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
-from ..core.foreign import ForeignTokenizer
+from ..core.encode.foreign import ForeignTokenizer
+from ..core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
-from ..core.tokenizer_files import TIKTOKEN_SUFFIXES, foreign_file
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_job_error
@@ -36,7 +36,7 @@ _PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), 
 
 @dataclass(frozen=True)
 class OfferedTokenizer:
-    """A loaded tokenizer of another kind than byte-level BPE (``core.foreign``): it has no
+    """A loaded tokenizer of another kind than byte-level BPE (``core.encode.foreign``): it has no
     merges to train, replay or explain, so it never becomes the run; the editor, Compare and
     Report offer it (``label`` names it there)."""
 

@@ -28,9 +28,9 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer
-from ..core.foreign import AnyTokenizer, ForeignTokenizer
-from ..core.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
-from ..core.spans import SpanArrays, compute_spans
+from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.explain.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
+from ..core.explain.spans import SpanArrays, compute_spans
 from .debounce import single_shot
 from .jobs import LatestJob
 

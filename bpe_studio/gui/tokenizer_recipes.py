@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core import Tokenizer
-from ..core.foreign import AnyTokenizer
+from ..core.encode.foreign import AnyTokenizer
 from .state import RunState
 
 if TYPE_CHECKING:

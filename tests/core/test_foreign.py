@@ -15,7 +15,7 @@ from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.foreign import ForeignTokenizer, open_tokenizer
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
 from bpe_studio.core.formats.hf_kind import ForeignTokenizerFile
 
 KINDS = {

@@ -14,8 +14,8 @@ from hub_snapshot import add_snapshot, hub_error, offline_hub
 from huggingface_hub import errors
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.foreign import ForeignTokenizer, open_hub
-from bpe_studio.core.hf_hub import HubError, HubModel, parse_hub_source
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_hub
+from bpe_studio.core.io.hf_hub import HubError, HubModel, parse_hub_source
 
 TEXT = "Hello world, 中文 and code() 12345"
 

@@ -82,7 +82,7 @@ def test_compare_counts_a_foreign_file_as_tokenizers_does(qtbot, files):
 
 
 def test_explain_panels_say_they_apply_to_byte_level_bpe(qtbot, files):
-    from bpe_studio.core.foreign import open_tokenizer
+    from bpe_studio.core.encode.foreign import open_tokenizer
 
     hub = StateHub()
     tok = open_tokenizer(files["unigram"])

@@ -4,7 +4,7 @@ What it does: :func:`foreign_kind` reads the file's model, pre-tokenizer and dec
 whether it is byte-level BPE (None: the project's own ``Tokenizer`` reads it, exactly, through
 ``hf_json``) or another kind, named for people ("WordPiece", "Unigram", "BPE
 (SentencePiece-style, byte fallback)"), which ``foreign`` runs through the ``tokenizers``
-library. :class:`ForeignTokenizerFile` is the error ``tokenizer_files`` raises for such a file
+library. :class:`ForeignTokenizerFile` is the error ``formats.files`` raises for such a file
 where only byte-level BPE will do. What it leaves out: reading either kind (``hf_json``,
 ``foreign``).
 

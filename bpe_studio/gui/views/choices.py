@@ -26,8 +26,8 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
 
 from ...core import Tokenizer
-from ...core.foreign import AnyTokenizer, open_hub, open_tokenizer
-from ...core.hf_hub import HubModel, parse_repo
+from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
+from ...core.io.hf_hub import HubModel, parse_repo
 from ..hub import StateHub
 from ..loader import OfferedTokenizer
 from .hub_models import (

@@ -35,10 +35,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.display import readable_token
-from ...core.foreign import ForeignTokenizer
-from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
-from ...core.spans import SpanArrays, compute_spans
+from ...core.encode.foreign import ForeignTokenizer
+from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
+from ...core.explain.spans import SpanArrays, compute_spans
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from .choices import ENCODE_LOCK, Choice, TokenizerChoice

@@ -1,13 +1,13 @@
 """Hugging Face Hub models in the tokenizer menus: the curated ones, the recent ones, asking
 for another, and a download's progress.
 
-What it does: :func:`hub_entries` lists the open models the menus offer (``core.hf_hub.
+What it does: :func:`hub_entries` lists the open models the menus offer (``core.io.hf_hub.
 POPULAR``) and the ones opened lately (:func:`remember_model`, kept with ``QSettings``; every
 menu hears of one at once, :func:`recent_signal`).
 :class:`DownloadProgress` carries a download's bytes from the job thread that fetches them to
 a progress dialog on the GUI thread (which never waits for the download). :func:`ask_model`
-asks for ``ORG/NAME[@REVISION]``. What it leaves out: fetching and reading (``core.hf_hub``,
-``core.foreign``), the menus themselves (``choices``, ``picker``).
+asks for ``ORG/NAME[@REVISION]``. What it leaves out: fetching and reading (``core.io.hf_hub``,
+``core.encode.foreign``), the menus themselves (``choices``, ``picker``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QSettings, Qt, Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressDialog, QWidget
 
-from ...core.hf_hub import POPULAR, HubError, HubModel, parse_repo
+from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo
 
 RECENT_KEY = "hub/recent"
 RECENT_KEPT = 8

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.foreign import AnyTokenizer
-from ...core.spans import SpanArrays, decoded_spans
+from ...core.encode.foreign import AnyTokenizer
+from ...core.explain.spans import SpanArrays, decoded_spans
 from ..debounce import single_shot
 from ..jobs import LatestJob
 from .common import MUTED, counted, monospace_font, steady_label, title_label

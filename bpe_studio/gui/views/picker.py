@@ -22,8 +22,8 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
 from ...core import Tokenizer
-from ...core.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.hf_hub import HubModel, parse_repo
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.io.hf_hub import HubModel, parse_repo
 from ..hub import StateHub
 from ..jobs import LatestJob
 from ..loader import OfferedTokenizer

@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.display import readable_token
-from ...core.explain import EncodeStep, encode_steps, pretokens
-from ...core.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.explain.steps import EncodeStep, encode_steps, pretokens
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob

@@ -51,9 +51,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import TokenSpan
-from ...core.display import readable_token
-from ...core.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.spans import SpanArrays
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.explain.spans import SpanArrays
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..spans import STEP_DEBOUNCE_MS, SpanService, TokenizerSource

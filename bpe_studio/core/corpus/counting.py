@@ -24,10 +24,15 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .boundaries import chunk_boundaries, cut_rules, text_cuts
-from .pattern import UncoveredText, first_uncovered, pretokenizer, uncovered_message
-from .specials import Specials, validate_special_tokens
-from .surrogates import replace_surrogates
+from ..io.surrogates import replace_surrogates
+from ..pretokenization.boundaries import chunk_boundaries, cut_rules, text_cuts
+from ..pretokenization.pretokenizer import (
+    UncoveredText,
+    first_uncovered,
+    pretokenizer,
+    uncovered_message,
+)
+from ..pretokenization.specials import Specials, validate_special_tokens
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.
 IN_PROCESS_LIMIT = 4 * 1024 * 1024

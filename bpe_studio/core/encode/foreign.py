@@ -10,7 +10,7 @@ Its ids are ``tokenizers``' own, of the text alone: no template's tokens (``[CLS
 :func:`open_tokenizer` reads any source the project reads and gives this class for such a
 file, the exact ``Tokenizer`` for everything else.
 What it leaves out: merges and truncation (the explain views need byte-level BPE), saving,
-and deciding what a file holds (``tokenizer_files``, ``formats.hf_kind``).
+and deciding what a file holds (``formats.files``, ``formats.hf_kind``).
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .formats.hf_kind import ForeignTokenizerFile
-from .hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
-from .surrogates import original_offsets, replace_surrogates
+from ..formats.files import load_data
+from ..formats.hf_kind import ForeignTokenizerFile
+from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
+from ..io.surrogates import original_offsets, replace_surrogates
+from ..train.vocab import missing_id
 from .tokenizer import Tokenizer, TokenSpan
-from .tokenizer_files import load_data
-from .vocab import missing_id
 
 if TYPE_CHECKING:
     import tokenizers

@@ -21,15 +21,15 @@ from typing import IO
 
 import numpy as np
 
-from .atomic import atomic_open
-from .boundaries import chunk_boundaries
-from .corpus import (
+from ..corpus.counting import (
     check_corpus_path,
     decode_chunk,
     ignore_interrupts,
     mp_context,
     resolve_workers,
 )
+from ..io.atomic import atomic_open
+from ..pretokenization.boundaries import chunk_boundaries
 from .foreign import ForeignTokenizer
 from .forked_encode import AVAILABLE as CAN_FORK
 from .forked_encode import crew, encode_range
