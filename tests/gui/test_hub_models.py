@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import huggingface_hub
 import pytest
-from bpe_studio.core.explain.report import bundled_samples
 from foreign_files import own_ids
 from hub_snapshot import hub_error, two_models
 from huggingface_hub import errors
 from test_picker import editor_ids
 
+from bpe_studio.core.explain.report import bundled_samples
 from bpe_studio.core.io.hf_hub import POPULAR, HubModel
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.views.choices import TokenizerChoice
