@@ -159,3 +159,15 @@ def test_spans_are_ordered_and_round_trip(loaded, text):
     # space its normalizer put first).
     if "\r" not in text:
         assert tok.decode(tok.encode(text)) == text
+
+
+def test_surrogates_are_taken_as_encode_takes_them(loaded):
+    tok = loaded["sentencepiece_bpe"]
+    # A surrogate pair is the character it stands for (😀, F0 9F 98 80 by byte fallback) and
+    # its spans cover both surrogates; a lone one is U+FFFD.
+    text = "a\ud83d\ude00b\ud800"
+    assert tok.encode(text) == tok.encode("a\U0001f600b\ufffd")
+    spans = tok.spans(text)
+    emoji = [s for s in spans if s.id in {3 + 0xF0, 3 + 0x9F, 3 + 0x98, 3 + 0x80}]
+    assert [(s.start, s.end, s.partial) for s in emoji] == [(1, 3, True)] * 4
+    assert spans[-1].end == len(text)

@@ -168,7 +168,12 @@ class ForeignTokenizer:
     def _encoding(self, text: str) -> tokenizers.Encoding:
         if not isinstance(text, str):
             raise TypeError(f"encode: expected a str, got {type(text).__name__}")
-        return self._backend.encode(text, add_special_tokens=False)
+        try:
+            return self._backend.encode(text, add_special_tokens=False)
+        except TypeError:
+            # tokenizers refuses a str it cannot make UTF-8 of (surrogates): the callers
+            # replace them as Tokenizer.encode does.
+            raise UnicodeEncodeError("utf-8", text, 0, len(text), "surrogates") from None
 
     def encode(self, text: str) -> list[int]:
         """The ids of ``text`` (surrogates as ``Tokenizer.encode`` takes them)."""
@@ -185,33 +190,46 @@ class ForeignTokenizer:
         which follow any normalizer back to the text). Tokens sharing a character (byte
         fallback's ``<0xNN>``) are ``partial``; a token from no character of its own (a
         ``▁`` put before the text) spans the character it stands before, as partial."""
-        try:
-            return self._spans(text)
-        except UnicodeEncodeError:
-            fixed = replace_surrogates(text)
-            where = original_offsets(text)
-            return [TokenSpan(i, where[a], where[b], p) for i, a, b, p in self._spans(fixed)]
+        return list(map(TokenSpan._make, self.packed_spans(text).tolist()))
 
-    def _spans(self, text: str) -> list[TokenSpan]:
+    def packed_spans(self, text: str) -> np.ndarray:
+        """:meth:`spans` as an ``(n, 4)`` int64 array: id, start, end, partial."""
+        try:
+            return self._packed(text)
+        except UnicodeEncodeError:
+            packed = self._packed(replace_surrogates(text))
+            where = np.asarray(original_offsets(text), dtype=np.int64)
+            packed[:, 1:3] = where[packed[:, 1:3]]
+            return packed
+
+    def _packed(self, text: str) -> np.ndarray:
         enc = self._encoding(text)
-        offsets = enc.offsets
-        n = len(text)
-        spans: list[TokenSpan] = []
-        for j, (idx, (start, end)) in enumerate(zip(enc.ids, offsets)):
-            shared = (j > 0 and offsets[j - 1] == (start, end)) or (
-                j + 1 < len(offsets) and offsets[j + 1] == (start, end)
-            )
-            if start == end:
-                start, end = (start, start + 1) if start < n else (max(n - 1, 0), n)
-                shared = True
-            spans.append(TokenSpan(idx, start, end, shared and end > start))
-        return spans
+        n = len(enc.ids)
+        packed = np.zeros((n, 4), dtype=np.int64)
+        if not n:
+            return packed
+        packed[:, 0] = enc.ids
+        packed[:, 1:3] = enc.offsets
+        starts, ends = packed[:, 1], packed[:, 2]
+        shared = np.zeros(n, dtype=bool)
+        same = (starts[1:] == starts[:-1]) & (ends[1:] == ends[:-1])
+        shared[1:] |= same
+        shared[:-1] |= same
+        empty = starts == ends
+        # subtle: a token from no character spans the one after it (the last at the end).
+        past = empty & (starts >= len(text))
+        starts[past] = max(len(text) - 1, 0)
+        ends[past] = len(text)
+        before = empty & ~past
+        ends[before] = starts[before] + 1
+        packed[:, 3] = (shared | empty) & (ends > starts)
+        return packed
 
     def cuts(self, text: str) -> np.ndarray:
         """Sorted offsets ``0 < c < len(text)`` where a token starts and none holds the
         character before (as ``report.cut_offsets``; a cut inside a character has none)."""
-        starts = [s.start for s in self.spans(text) if not s.partial]
-        inner = np.unique(np.asarray(starts, dtype=np.int64))
+        packed = self.packed_spans(text)
+        inner = np.unique(packed[packed[:, 3] == 0, 1])
         return inner[(inner > 0) & (inner < len(text))]
 
     # -------------------------------------------------------------- decoding

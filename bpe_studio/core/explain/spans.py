@@ -172,17 +172,18 @@ def compute_spans(
     A foreign tokenizer's text is one piece: where it may be cut is its own affair."""
     if isinstance(tokenizer, ForeignTokenizer):
         cuts = [0, len(text)]
+        parts = [tokenizer.packed_spans(text)]
     else:
         cuts = text_cuts(text, tokenizer.specials, tokenizer.cut_rules, piece)
-    parts: list[np.ndarray] = []
-    for a, b in zip(cuts, cuts[1:]):
-        if is_stale():
-            return None
-        spans = tokenizer.spans(text[a:b])
-        if spans:
-            arr = np.array(spans, dtype=np.int64).reshape(-1, 4)
-            arr[:, 1:3] += a
-            parts.append(arr)
+        parts = []
+        for a, b in zip(cuts, cuts[1:]):
+            if is_stale():
+                return None
+            spans = tokenizer.spans(text[a:b])
+            if spans:
+                arr = np.array(spans, dtype=np.int64).reshape(-1, 4)
+                arr[:, 1:3] += a
+                parts.append(arr)
     if is_stale():
         return None
     packed = np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.int64)
