@@ -171,3 +171,36 @@ def test_surrogates_are_taken_as_encode_takes_them(loaded):
     emoji = [s for s in spans if s.id in {3 + 0xF0, 3 + 0x9F, 3 + 0x98, 3 + 0x80}]
     assert [(s.start, s.end, s.partial) for s in emoji] == [(1, 3, True)] * 4
     assert spans[-1].end == len(text)
+
+
+@pytest.mark.parametrize(
+    ("obj", "kind"),
+    [
+        # GPT-2 / RoBERTa, and Llama 3 / Qwen2 (Split then ByteLevel): byte-level BPE.
+        ({"model": {"type": "BPE"}, "pre_tokenizer": {"type": "ByteLevel"}}, None),
+        (
+            {
+                "model": {"type": "BPE", "byte_fallback": False},
+                "pre_tokenizer": {
+                    "type": "Sequence",
+                    "pretokenizers": [{"type": "Split"}, {"type": "ByteLevel"}],
+                },
+            },
+            None,
+        ),
+        # Llama 2 (no pre-tokenizer), Mistral 7B v0.3 and Gemma (Metaspace): byte fallback.
+        ({"model": {"type": "BPE", "byte_fallback": True}, "pre_tokenizer": None},
+         "BPE (SentencePiece-style, byte fallback)"),
+        ({"model": {"type": "BPE", "byte_fallback": True},
+          "pre_tokenizer": {"type": "Metaspace"}}, "BPE (SentencePiece-style, byte fallback)"),
+        ({"model": {"type": "BPE"}, "pre_tokenizer": {"type": "Whitespace"}},
+         "BPE (SentencePiece-style)"),
+        ({"model": {"type": "WordLevel"}}, "WordLevel"),
+        ({"model": {"type": "Unigram", "vocab": []}}, "Unigram"),
+        ({"model": {"vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}, None),
+    ],
+)  # fmt: skip
+def test_kinds_of_files(obj, kind):
+    from bpe_studio.core.formats.hf_kind import kind_of
+
+    assert kind_of(obj) == kind
