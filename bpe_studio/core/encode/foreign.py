@@ -19,7 +19,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -84,6 +83,8 @@ class ForeignTokenizer:
         # As the file says: a decoder that turns "▁" back into spaces; byte fallback.
         self._spaces = METASPACE in json.dumps(config.get("decoder"), ensure_ascii=False)
         self._byte_fallback = bool((config.get("model") or {}).get("byte_fallback"))
+        # Built here, in the thread that loads: the views read it on the GUI thread.
+        self.vocab = self._vocab()
 
     def mark_special(self, tokens: Iterable[str]) -> None:
         """Show these tokens as special (a model's ``tokenizer_config.json`` names them),
@@ -94,7 +95,7 @@ class ForeignTokenizer:
             idx = backend.token_to_id(token)
             if idx is not None:
                 self._special_ids.setdefault(token, idx)
-        self.__dict__.pop("vocab", None)  # built again with them
+        self.vocab = self._vocab()
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], kind: str, **options: Any) -> ForeignTokenizer:
@@ -116,8 +117,7 @@ class ForeignTokenizer:
         """Not a regex: the pre-tokenization is the file's own (for labels)."""
         return f"{self.kind} (tokenizers)"
 
-    @cached_property
-    def vocab(self) -> dict[int, bytes]:
+    def _vocab(self) -> dict[int, bytes]:
         """id -> the token as bytes, for display (see ``_token_bytes``)."""
         spaces, fallback = self._spaces, self._byte_fallback
         vocab = {
