@@ -8,7 +8,7 @@ merge and vocabulary rows the tables show (counts unknown), in plain Python that
 run (GPT-2's files take about half a second). :class:`TokenizerLoader` runs them on a
 :class:`~.jobs.LatestJob` and reports ``loaded`` or ``failed`` on the GUI thread.
 What it leaves out: showing the result (the controller puts it into the state), and the
-picker's presets (``views/picker``).
+pickers' presets (``views/picker``).
 """
 
 from __future__ import annotations
@@ -18,31 +18,34 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ..core.encode.foreign import ForeignTokenizer
 from ..core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
 from .jobs import LatestJob
-from .state import LoadedTokenizer, MergeRow, vocab_rows
+from .model.state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_job_error
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
+
+
+def ask_for_tokenizer_file(parent: QWidget) -> str:
+    """Ask for a tokenizer file (modal); its path, or "" when cancelled."""
+    path, _ = QFileDialog.getOpenFileName(
+        parent,
+        "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
+        "",
+        TOKENIZER_FILTER,
+    )
+    return path
+
+
 # A rank file without the NAME.tiktoken.json that gives its pattern: the pattern its name suggests
 # (cl100k_base.tiktoken, as tiktoken's own cache and ../shared/tokenizers name them).
 _PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), ("gpt2", "gpt2"))
-
-
-@dataclass(frozen=True)
-class OfferedTokenizer:
-    """A loaded tokenizer of another kind than byte-level BPE (``core.encode.foreign``): it has no
-    merges to train, replay or explain, so it never becomes the run; the editor, Compare and
-    Report offer it (``label`` names it there)."""
-
-    label: str
-    tokenizer: ForeignTokenizer
-    source: str  # a file's path, or the Hub's ORG/NAME
 
 
 def merges_beside(vocab_file: Path) -> Path:
@@ -113,6 +116,17 @@ def needs_pattern(path: Path) -> bool:
     return pattern_from_name(path) is None and openai_encoding_of(path) is None
 
 
+@dataclass(frozen=True)
+class OfferedTokenizer:
+    """A loaded tokenizer of another kind than byte-level BPE (``core.encode.foreign``): it has
+    no merges to train, replay or explain, so it never becomes the run; the editor, Compare
+    and Report offer it (``label`` names it there)."""
+
+    label: str
+    tokenizer: ForeignTokenizer
+    source: str  # the file's path
+
+
 def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | OfferedTokenizer:
     """Load and prepare the tokenizer in ``path`` (see the module docstring for the formats);
     ``pattern`` is for a rank file whose pattern nothing beside it gives (the default is the
@@ -123,7 +137,7 @@ def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | Of
     foreign = foreign_file(path)
     if foreign is not None:
         tok = ForeignTokenizer.from_file(foreign.path, foreign.kind)
-        return OfferedTokenizer(f"File: {path.name} ({foreign.kind})", tok, str(path))
+        return OfferedTokenizer(f"{path.name} ({foreign.kind})", tok, str(path))
     if is_gpt2_vocab(path):
         return prepare(path, merges_beside(path))
     return _loaded(Tokenizer.load(path, pattern or pattern_from_name(path)), path, path)

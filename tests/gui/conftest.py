@@ -23,9 +23,10 @@ for folder in (HERE, HERE.parent / "core"):
 from gui_helpers import FIXTURES  # noqa: E402
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True)
 def settings_in_tmp(tmp_path_factory):
-    """The app's QSettings (recent Hub models) go to a temporary folder, never the user's."""
+    """The app's QSettings (recent Hub models) go to a fresh temporary folder for each test,
+    never the user's: no test sees what another remembered."""
     from PySide6.QtCore import QSettings
 
     folder = tmp_path_factory.mktemp("qsettings")
@@ -36,12 +37,12 @@ def settings_in_tmp(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def no_dangling_threads(qapp, qtbot):
-    from bpe_studio.gui.responsiveness import collect_on_gui_thread
+    from bpe_studio.gui.responsiveness.collector import collect_on_gui_thread
 
     collect_on_gui_thread()  # as the app does: the collector never runs on a worker thread
     yield
-    from bpe_studio.gui.curves import live_curve_threads
     from bpe_studio.gui.jobs import busy_job_threads
+    from bpe_studio.gui.model.curves import live_curve_threads
     from bpe_studio.gui.session import live_training_threads
 
     for widget in qapp.topLevelWidgets():

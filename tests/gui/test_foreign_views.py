@@ -14,9 +14,10 @@ from gui_helpers import wait_for_spans
 from test_picker import editor_ids
 
 from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.spans import TokenizerSource
-from bpe_studio.gui.state import Phase
-from bpe_studio.gui.tokenizer_recipes import TokenizerCache
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
+from bpe_studio.gui.views.picker import file_key, preset_key
 from bpe_studio.gui.views.step_through import StepThroughPanel
 from bpe_studio.gui.views.why_token import WhyTokenPanel
 
@@ -38,14 +39,13 @@ def test_loaded_file_is_offered_to_the_editor_not_the_run(qtbot, window, files, 
         assert window.load_tokenizer(path)
     assert blocker.args == [True], window.last_error
     assert window.state.phase is Phase.IDLE and window.state.loaded is None
-    key = f"file:{path}"
-    assert window.picker.key == key
-    assert window.picker.combo.currentText().startswith("File: tokenizer.json (")
-    assert "run by tokenizers" in window.picker.note.text()
+    assert window.picker.key == file_key(path)
+    assert window.picker.currentText() == "tokenizer.json"
+    assert "run by tokenizers" in window.editor_tokenizer.note.text()
     assert editor_ids(qtbot, window) == own_ids(path, TEXT)
     # Compare and Report list it too.
     for choice in (*window.compare.choices, *window.report.choices):
-        assert choice.index_of(("offered", str(path))) >= 0
+        assert file_key(path) in choice.keys()
 
 
 def test_tooltip_names_the_token_as_the_file_writes_it(qtbot, window, files):
@@ -68,7 +68,7 @@ def test_compare_counts_a_foreign_file_as_tokenizers_does(qtbot, files):
     qtbot.addWidget(view)
     view.resize(1200, 700)
     path = files["sentencepiece_bpe"]
-    view.choices[0].select("o200k_base")
+    view.choices[0].pick(preset_key("o200k_base"))
     view.choices[1].add_file(path)
     with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
         view.set_text(TEXT)
@@ -87,14 +87,14 @@ def test_explain_panels_say_they_apply_to_byte_level_bpe(qtbot, files):
     hub = StateHub()
     tok = open_tokenizer(files["unigram"])
     hub.pick_tokenizer(TokenizerSource("Unigram", tokenizer=tok))
-    why = WhyTokenPanel(hub, TokenizerCache())
+    why = WhyTokenPanel(hub, inspector_cache())
     qtbot.addWidget(why)
     why.show()
     hub.select_token(tok.encode("the")[0], hub.state.picked)
     qtbot.waitUntil(lambda: why.explanation is not None, timeout=20_000)
     assert "applies to byte-level BPE" in why.explanation.problem
     assert "Unigram" in why.explanation.problem
-    steps = StepThroughPanel(hub, TokenizerCache())
+    steps = StepThroughPanel(hub, inspector_cache())
     qtbot.addWidget(steps)
     steps.show()
     steps.show_piece("hello")

@@ -15,9 +15,8 @@ from test_picker import editor_ids
 from bpe_studio.core.explain.report import bundled_samples
 from bpe_studio.core.io.hf_hub import POPULAR, HubModel
 from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.views.choices import TokenizerChoice
 from bpe_studio.gui.views.hub_models import recent_models
-from bpe_studio.gui.views.picker import ASK_HUB, hub_key
+from bpe_studio.gui.views.picker import ASK_HUB, NONE, TokenizerPicker, hub_key, preset_key
 
 TEXT = "Hello world, naïve café: 12345 tokens!\n中文 😀 don't\n"
 
@@ -27,46 +26,54 @@ def snapshots(monkeypatch, tmp_path):
     return two_models(monkeypatch, tmp_path)
 
 
+def choose_action(picker, key: str) -> None:
+    """Choose an action in the menu as the user would (it runs when activated)."""
+    index = picker.findData(key)
+    picker.setCurrentIndex(index)
+    picker.activated.emit(index)
+
+
 def test_menus_offer_the_popular_models_and_the_hub_action(qtbot, window):
-    keys = window.picker.keys()
-    for _, repo in POPULAR:
-        assert hub_key(repo) in keys
-    assert ASK_HUB in keys
-    choice = window.compare.choices[0]
-    items = [choice.itemText(i) for i in range(choice.count())]
-    assert "Open from Hugging Face Hub…" in items
-    assert any("meta-llama/Llama-3.1-8B" in item for item in items)
+    for picker in (window.picker, *window.compare.choices, *window.report.choices):
+        keys = picker.keys()
+        for _, repo in POPULAR:
+            assert hub_key(repo) in keys
+        assert ASK_HUB in keys
+        items = [picker.itemText(i) for i in range(picker.count())]
+        assert "Open from Hugging Face Hub…" in items
+        assert "Llama 3.1 8B (Hub: meta-llama/Llama-3.1-8B)" in items
 
 
 def test_open_from_the_hub_in_the_editor_offline(qtbot, window, snapshots):
     window.editor.set_text(TEXT)
     picker = window.picker
     picker.ask_model = lambda: HubModel("acme/uni")
-    picker.combo.setCurrentIndex(picker.combo.findData(ASK_HUB))  # as the user would
+    choose_action(picker, ASK_HUB)
     assert picker.key == hub_key("acme/uni")
-    qtbot.waitUntil(lambda: not picker.busy and window.state.picked is not None, timeout=30_000)
+    bar = window.editor_tokenizer
+    qtbot.waitUntil(lambda: not bar.busy and window.state.picked is not None, timeout=30_000)
     assert editor_ids(qtbot, window) == own_ids(snapshots["uni"], TEXT)
-    assert "Unigram, run by tokenizers" in picker.note.text()
+    assert "Unigram, run by tokenizers" in bar.note.text()
     assert recent_models()[0] == "acme/uni"
     # Every menu lists it at once, and one built later among the recent ones.
     for choice in (*window.compare.choices, *window.report.choices):
-        assert choice.index_of(("hf", "acme/uni")) >= 0
-    fresh = TokenizerChoice(StateHub())
+        assert hub_key("acme/uni") in choice.keys()
+    fresh = TokenizerPicker(StateHub())
     qtbot.addWidget(fresh)
-    assert fresh.index_of(("hf", "acme/uni")) >= 0
+    assert hub_key("acme/uni") in fresh.keys()
 
 
 def test_a_cancelled_ask_changes_nothing(qtbot, window):
     picker = window.picker
     before = picker.key
     picker.ask_model = lambda: None
-    picker.combo.setCurrentIndex(picker.combo.findData(ASK_HUB))
+    choose_action(picker, ASK_HUB)
     assert picker.key == before and window.state.picked is None
 
 
 def test_compare_and_report_name_the_models(qtbot, window, snapshots, tmp_path):
     compare = window.compare
-    compare.choices[0].select("o200k_base")
+    compare.choices[0].pick(preset_key("o200k_base"))
     compare.choices[1].add_hub_model(HubModel("acme/ll", "v1"))
     with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
         compare.set_text(TEXT)
@@ -76,10 +83,10 @@ def test_compare_and_report_name_the_models(qtbot, window, snapshots, tmp_path):
     assert comparison.b.tokens == len(own_ids(snapshots["ll"], TEXT))
 
     report = window.report
-    report.choices[0].select("o200k_base")
+    report.choices[0].pick(preset_key("o200k_base"))
     report.choices[1].add_hub_model(HubModel("acme/uni"))
     report.choices[2].add_hub_model(HubModel("acme/ll", "v1"))
-    report.choices[3].select(None)
+    report.choices[3].pick(NONE)
     with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
         window.tabs.setCurrentWidget(report)
     result = blocker.args[0]
@@ -95,8 +102,9 @@ def test_a_gated_model_says_how_to_log_in(qtbot, window, monkeypatch, snapshots)
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", gated)
     window.picker.pick(hub_key("meta-llama/Llama-3.1-8B"))
-    qtbot.waitUntil(lambda: "Could not load" in window.picker.note.text(), timeout=30_000)
-    note = window.picker.note.text()
+    note_label = window.editor_tokenizer.note
+    qtbot.waitUntil(lambda: "Could not load" in note_label.text(), timeout=30_000)
+    note = note_label.text()
     assert "meta-llama/Llama-3.1-8B: a gated model" in note and "`hf auth login`" in note
 
 
@@ -127,6 +135,7 @@ def test_a_download_shows_its_progress_without_blocking(qtbot, window, monkeypat
     assert "Downloading the tokenizer of acme/new" in picker.progress.dialog.labelText()
     window.editor.set_text("the GUI thread is free")  # the GUI answers meanwhile
     release.set()
-    qtbot.waitUntil(lambda: not picker.busy and window.state.picked is not None, timeout=30_000)
+    bar = window.editor_tokenizer
+    qtbot.waitUntil(lambda: not bar.busy and window.state.picked is not None, timeout=30_000)
     assert not picker.progress.dialog.isVisible()
     assert recent_models()[0] == "acme/new"

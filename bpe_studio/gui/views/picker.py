@@ -1,228 +1,278 @@
-"""The editor's tokenizer picker: the run's tokenizer, a real model's, or a loaded file's.
+"""Choosing a tokenizer: the one combo box the editor, Compare and Report pick tokenizers with.
 
-What it does: :class:`TokenizerPicker` is a labelled combo box above the editor. "The run's
-tokenizer" (the default) leaves the editor on what the run shows (the training run at the
-timeline's step, or the file Load tokenizer… opened); GPT-2, GPT-4 (cl100k_base) and GPT-4o
-(o200k_base) are the presets shipped with the package (``Tokenizer.preset``); the Hugging Face
-Hub's popular and recent models and "Open from Hugging Face Hub…" (``hub_models``: fetched
-in the job thread, a download's progress in a dialog) follow; every tokenizer file loaded
-this session is listed too, so it stays at hand after the next Train. Choosing one
-calls ``hub.pick_tokenizer`` (None for the run's). A preset is built on first use in a
-:class:`~..jobs.LatestJob` thread (o200k takes about a second), then kept; a newer choice
-supersedes a build under way, and only the latest choice reaches the editor.
-What it leaves out: reading files (``loader``: the controller loads them and the picker lists
-what the state shows) and tokenizing the text (``spans``).
+What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
+the one place that lists them): nothing, where asked for; the run's tokenizer
+(``hub.state.shown``); the presets the core ships (``core.presets``: GPT-2, GPT-4's
+cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session (files of
+another kind than byte-level BPE the app loaded too: ``hub.tokenizer_offered``); the Hugging
+Face Hub's popular open models and the ones opened lately (``hub_models``); then, below a
+separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
+it, "Open from Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is
+fetched by ``get`` (in the caller's job, a download's progress shown in a dialog) and labelled
+with the model's name, which the Report's columns show. Each choice has a key (:data:`RUN`,
+:data:`NONE`, :func:`preset_key`, :func:`file_key`, :func:`hub_key`).
+:meth:`TokenizerPicker.current` gives a :class:`Choice`: the key, a label and a ``get``
+function that builds the tokenizer when called, meant to be called in a background job.
+Presets, files and Hub models are built once into the picker's
+:class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
+:data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`).
+What it leaves out: running jobs (the pages and the editor's bar hold their ``LatestJob``),
+what the tokenizers are used for, and reading files in the editor's run (``loader``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
-from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
+from ...core.formats.preset_table import PRESETS, preset_label
 from ...core.io.hf_hub import HubModel, parse_repo
 from ..hub import StateHub
-from ..jobs import LatestJob
-from ..loader import OfferedTokenizer
-from ..responsiveness import keep_out_of_collections
-from ..spans import TokenizerSource
-from ..state import Phase
-from ..worker import describe_job_error
+from ..loader import OfferedTokenizer, ask_for_tokenizer_file
+from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
-from .choices import CACHE, HUB_TIP
-from .common import MUTED, steady_label
 
-RUN = ""  # the key of "The run's tokenizer"
-# The presets: menu label, Tokenizer.preset name.
-PRESETS: tuple[tuple[str, str], ...] = (
-    ("GPT-2", "gpt2"),
-    ("GPT-4 (cl100k_base)", "cl100k_base"),
-    ("GPT-4o (o200k_base)", "o200k_base"),
+RUN = "run"  # the run's tokenizer (trained or loaded)
+NONE = "none"  # no tokenizer (an optional slot)
+LOAD_FILE = "load-file"
+ASK_HUB = "ask-hub"
+# The actions a picker may offer below its choices, by key: the menu label. Choosing one runs
+# it (TokenizerPicker._actions) and goes back to the choice before.
+ACTIONS: dict[str, str] = {LOAD_FILE: "Load tokenizer file…", ASK_HUB: hub_models.HUB_ACTION}
+HUB_TIP = (
+    "A model on the Hugging Face Hub: its tokenizer.json is downloaded once, then read from "
+    "the Hub's cache (offline too). Gated models need `hf auth login` first."
 )
 
-
-HF_PREFIX = "hf:"  # the key of a Hub model: "hf:ORG/NAME[@REVISION]"
-ASK_HUB = "ask-hub"  # the key of "Open from Hugging Face Hub…"
+SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
+# subtle: the pages' jobs run in their own threads but share SHARED's tokenizers, whose
+# encoding caches are not made for two threads at once (one may clear the cache while another
+# reads it), so a job encodes only while it holds this lock.
+ENCODE_LOCK = threading.Lock()
 
 
 def preset_key(name: str) -> str:
     return f"preset:{name}"
 
 
+def file_key(path: Path) -> str:
+    return f"file:{path}"
+
+
 def hub_key(name: str) -> str:
-    return HF_PREFIX + name
+    return f"hf:{name}"
 
 
-class TokenizerPicker(QWidget):
-    """Which tokenizer the editor colours its text with."""
+@dataclass(frozen=True)
+class Choice:
+    """A chosen tokenizer: its key, its label, and ``get`` to build it (call it off the GUI
+    thread)."""
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    key: str
+    label: str
+    get: Callable[[], AnyTokenizer]
+
+
+def _no_run() -> AnyTokenizer:
+    raise ValueError("there is no run's tokenizer yet: train one or load one first")
+
+
+def tokenizer_source(path: Path) -> Path:
+    """What ``Tokenizer.load`` reads for a chosen file: a GPT-2 ``vocab.json`` (or GPT-2's
+    ``gpt2_vocab.json``) stands for its directory, any other file for itself."""
+    if path.suffix.lower() == ".json" and path.name != "tokenizer.json" and "vocab" in path.name:
+        return path.parent
+    return path
+
+
+class TokenizerPicker(QComboBox):
+    """The run's tokenizer, presets, files (and optionally none), then actions, in one combo
+    box; ``choice_changed`` says the choice changed (not emitted for an action)."""
+
+    choice_changed = Signal()
+    _hub_ended = Signal(str, bool)  # from a job: a Hub model's tokenizer came (or not)
+
+    def __init__(
+        self,
+        hub: StateHub,
+        *,
+        default: str = RUN,
+        allow_none: bool = False,
+        actions: Sequence[str] = (LOAD_FILE, ASK_HUB),
+        cache: TokenizerCache = SHARED,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.combo = QComboBox()
-        self.combo.setToolTip(
-            "The tokenizer the editor shows: the run's (trained or loaded), a real model's, or "
-            "any tokenizer file loaded this session"
-        )
-        self.combo.addItem("The run's tokenizer", RUN)
-        for label, name in PRESETS:
-            self.combo.addItem(label, preset_key(name))
-        self.combo.insertSeparator(self.combo.count())
-        for label, name in hub_models.hub_entries():
-            self.combo.addItem(label, hub_key(name))
-            self.combo.setItemData(self.combo.count() - 1, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
-        self.combo.addItem(hub_models.HUB_ACTION, ASK_HUB)
-        self.combo.setMinimumContentsLength(22)
-        self.note = steady_label(QLabel(""))
-        self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names files
-        self.note.setStyleSheet(f"color: {MUTED}")
-        title = QLabel("Editor tokenizer")
-        title.setBuddy(self.combo)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(title)
-        layout.addWidget(self.combo)
-        layout.addWidget(self.note, 1)
-        self._built: dict[str, AnyTokenizer] = {}  # key -> tokenizer, built or loaded
-        self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
-        self._job = LatestJob("bpe-preset", self, describe=describe_job_error)
-        self._job.done.connect(self._on_built)
-        self._job.failed.connect(self._on_failed)
+        self.cache = cache
+        self.setMinimumContentsLength(18)
+        self._actions: dict[str, Callable[[], None]] = {
+            LOAD_FILE: self._ask_for_file,
+            ASK_HUB: self._ask_for_hub_model,
+        }
+        self._fill(allow_none, actions)
+        self.pick(default)
+        self._previous = self.currentIndex()
         self.progress = hub_models.DownloadProgress(self)
+        # Asks for a Hub model (blocking, modal); tests replace it with an answer.
         self.ask_model: Callable[[], HubModel | None] = lambda: hub_models.ask_model(self)
-        self._last_key = RUN  # the choice before an action (to go back to)
-        self.combo.currentIndexChanged.connect(self._on_choice)
-        hub.reset.connect(self._on_reset)
+        self.activated.connect(self._on_activated)
+        self.currentIndexChanged.connect(self._on_index_changed)
+        self._hub_ended.connect(self._on_hub_ended, Qt.ConnectionType.QueuedConnection)
         hub.tokenizer_offered.connect(self._on_offered)
         hub_models.recent_signal().added.connect(self._on_recent)
+
+    def _fill(self, allow_none: bool, actions: Sequence[str]) -> None:
+        """Every choice, in order; files come after the presets (:meth:`add_file`)."""
+        if allow_none:
+            self.addItem("(none)", NONE)
+        self.addItem("The run's tokenizer", RUN)
+        for name in PRESETS:
+            self.addItem(preset_label(name), preset_key(name))
+        self._files_end = self.count()  # where the next file is inserted
+        for label, name in hub_models.hub_entries():
+            self.addItem(label, hub_key(name))
+            self.setItemData(self.count() - 1, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+        if actions:
+            self.insertSeparator(self.count())
+        for key in actions:
+            self.addItem(ACTIONS[key], key)
 
     # ------------------------------------------------------------ queries
     @property
     def key(self) -> str:
-        """The key of the current choice: RUN, ``preset:NAME`` or ``file:PATH``."""
-        return str(self.combo.currentData())
-
-    @property
-    def busy(self) -> bool:
-        """A preset is being built for the current choice."""
-        return self._job.busy
+        """The key of the current choice."""
+        return str(self.currentData())
 
     def keys(self) -> list[str]:
-        return [str(self.combo.itemData(i)) for i in range(self.combo.count())]
+        """Every choice's and action's key, in order (a separator's is "None")."""
+        return [str(self.itemData(i)) for i in range(self.count())]
+
+    @property
+    def uses_run(self) -> bool:
+        return self.key == RUN
+
+    def current(self) -> Choice | None:
+        """The chosen tokenizer, or None when "(none)" is chosen."""
+        key, label = self.key, self.currentText()
+        if key == NONE or key in ACTIONS:
+            return None
+        if key == RUN:
+            source = self.hub.state.shown  # read now, on the GUI thread; built in the job
+            return Choice(key, label, _no_run if source is None else source.get)
+        kind, _, value = key.partition(":")
+        cache = self.cache
+        if kind == "preset":
+            return Choice(key, label, lambda: cache.get(key, lambda: Tokenizer.preset(value)))
+        if kind == "hf":
+            return Choice(key, value, self._hub_getter(key, parse_repo(value)))
+        path = Path(value)
+        return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)))
+
+    def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
+        cache, ended = self.cache, self._hub_ended
+        progress = self.progress.callback(model.name)
+
+        def get() -> AnyTokenizer:  # in the caller's job thread
+            try:
+                tok = cache.get(key, lambda: open_hub(model, progress))
+            except BaseException:
+                ended.emit(model.name, False)
+                raise
+            ended.emit(model.name, True)
+            return tok
+
+        return get
 
     # ------------------------------------------------------------ choices
     def pick(self, key: str) -> None:
         """Choose by key (as the user would in the combo box)."""
-        index = self.combo.findData(key)
+        index = self.findData(key)
         if index < 0:
             raise ValueError(f"no tokenizer {key!r} in the picker; it has {self.keys()}")
-        self.combo.setCurrentIndex(index)
+        self.setCurrentIndex(index)
 
-    def add_tokenizer(self, key: str, label: str, tokenizer: AnyTokenizer) -> None:
-        """List a tokenizer (a loaded file); an existing key is replaced by the new one."""
-        self._built[key] = tokenizer
-        if self.combo.findData(key) < 0:
-            self.combo.addItem(label, key)
+    def add_file(
+        self, path: str | Path, tokenizer: AnyTokenizer | None = None, *, choose: bool = True
+    ) -> str:
+        """Offer a tokenizer file (or GPT-2 directory), and choose it unless ``choose`` is
+        false; returns its key. With ``tokenizer`` (the file read already), that is the file's
+        tokenizer from now on."""
+        source = tokenizer_source(Path(path))
+        key = file_key(source)
+        if tokenizer is not None:
+            self.cache.put(key, tokenizer)
+        index = self.findData(key)
+        if index < 0:
+            index = self._files_end
+            self._files_end += 1
+            self.insertItem(index, f"{source.name}/" if source.is_dir() else source.name, key)
+            self.setItemData(index, str(source), Qt.ItemDataRole.ToolTipRole)
+        if choose:
+            self.setCurrentIndex(index)
+        return key
 
-    def add_hub_model(self, model: HubModel) -> None:
-        """List a Hub model (before the Hub action) and choose it: its tokenizer is fetched
-        (from the Hub's cache, or downloaded) in the job thread."""
-        self._on_recent(model.name)
-        self.pick(hub_key(model.name))
+    def add_hub_model(self, model: HubModel, *, choose: bool = True) -> str:
+        """Offer a Hub model (its tokenizer is fetched when first used), and choose it unless
+        ``choose`` is false; returns its key."""
+        key = hub_key(model.name)
+        index = self.findData(key)
+        if index < 0:
+            first_action = next((i for i, k in enumerate(self.keys()) if k in ACTIONS), -1)
+            index = self.count() if first_action < 0 else first_action - 1  # its separator
+            self.insertItem(index, hub_models.recent_label(model.name), key)
+            self.setItemData(index, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+        if choose:
+            self.setCurrentIndex(index)
+        return key
 
     @Slot(str)
     def _on_recent(self, name: str) -> None:
-        """List a Hub model opened anywhere in the app (not chosen)."""
-        key = hub_key(name)
-        if self.combo.findData(key) < 0:
-            index = self.combo.findData(ASK_HUB)
-            self.combo.insertItem(index, hub_models.recent_label(name), key)
-            self.combo.setItemData(index, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+        """A Hub model opened anywhere in the app: listed here too (not chosen)."""
+        self.add_hub_model(parse_repo(name), choose=False)
 
-    @Slot()
-    def _on_reset(self) -> None:
-        loaded = self.hub.state.loaded
-        if self.hub.state.phase is not Phase.LOADED or loaded is None:
-            return
-        if id(loaded) not in self._loaded_ids:
-            self._loaded_ids.add(id(loaded))
-            path = loaded.vocab_file
-            self.add_tokenizer(f"file:{path}", f"File: {path.name}", loaded.tokenizer)
-        # The loaded file is the run now: the editor shows it.
-        self.pick(RUN)
+    @Slot(str, bool)
+    def _on_hub_ended(self, name: str, ok: bool) -> None:
+        self.progress.finish()
+        if ok:
+            hub_models.remember_model(name)
 
     @Slot(object)
     def _on_offered(self, offered: OfferedTokenizer) -> None:
-        """A tokenizer loaded to look at (another kind than byte-level BPE): the editor
-        shows it."""
-        key = f"file:{offered.source}"
-        self.add_tokenizer(key, offered.label, offered.tokenizer)
-        if self.key == key:
-            self._show(key, offered.tokenizer)
-        else:
-            self.pick(key)
+        """A tokenizer the app loaded to look at (another kind than byte-level BPE)."""
+        self.add_file(offered.source, offered.tokenizer, choose=False)
+
+    @Slot()
+    def _ask_for_hub_model(self) -> None:
+        model = self.ask_model()
+        if model is not None:
+            self.add_hub_model(model)
+
+    @Slot()
+    def _ask_for_file(self) -> None:
+        path = ask_for_tokenizer_file(self)
+        if path:
+            self.add_file(path)
 
     @Slot(int)
-    def _on_choice(self, index: int) -> None:
-        key, label = self.key, self.combo.itemText(index)
-        if key == ASK_HUB:
-            # An action, not a choice: back to the choice before it, then ask.
-            self.combo.blockSignals(True)
-            self.combo.setCurrentIndex(self.combo.findData(self._last_key))
-            self.combo.blockSignals(False)
-            model = self.ask_model()
-            if model is not None:
-                self.add_hub_model(model)
+    def _on_activated(self, index: int) -> None:
+        action = self._actions.get(str(self.itemData(index)))
+        if action is None:
             return
-        self._last_key = key
-        if key == RUN:
-            self._job.cancel()
-            self.note.setText("")
-            self.hub.pick_tokenizer(None)
-            return
-        tokenizer = self._built.get(key)
-        if tokenizer is not None:
-            self._show(key, tokenizer)
-            return
-        name = key.removeprefix("preset:")
-        self.note.setText(f"Loading {label}…")
-        model = parse_repo(key.removeprefix(HF_PREFIX)) if key.startswith(HF_PREFIX) else None
-        progress = self.progress.callback(model.name) if model is not None else None
+        # An action is not a choice: go back, then run it.
+        self.setCurrentIndex(self._previous)
+        action()
 
-        def job(is_stale: Callable[[], bool]) -> tuple[str, AnyTokenizer]:
-            if model is not None:
-                return key, CACHE.hub_model(model, progress)
-            return key, Tokenizer.preset(name)
-
-        self._job.submit(job)
-
-    def _show(self, key: str, tokenizer: AnyTokenizer) -> None:
-        label = self.combo.itemText(self.combo.findData(key))
-        size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
-        if isinstance(tokenizer, ForeignTokenizer):
-            size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.kind}, run by tokenizers"
-        self.note.setText(size)
-        self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
-
-    @Slot(object)
-    def _on_built(self, built: tuple[str, AnyTokenizer]) -> None:
-        key, tokenizer = built
-        self._built[key] = tokenizer
-        if key.startswith(HF_PREFIX):
-            self.progress.finish()
-            hub_models.remember_model(key.removeprefix(HF_PREFIX))
-        keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
-        if key == self.key:  # the latest choice (a stale build never arrives)
-            self._show(key, tokenizer)
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        self.progress.finish()
-        self.note.setText(f"Could not load: {message}")
-
-    def shutdown(self) -> None:
-        """Abandon a build under way and wait for its thread (closing the window)."""
-        self._job.shutdown()
+    @Slot(int)
+    def _on_index_changed(self, index: int) -> None:
+        if str(self.itemData(index)) in ACTIONS or index == self._previous:
+            return  # an action is not a choice; stepping back from it changes nothing
+        self._previous = index
+        self.choice_changed.emit()
