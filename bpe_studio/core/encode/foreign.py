@@ -79,10 +79,12 @@ class ForeignTokenizer:
             backend.encode_special_tokens = True
             specials = {}
         self._special_ids = specials
-        config = json.loads(backend.to_str())
-        # As the file says: a decoder that turns "▁" back into spaces; byte fallback.
-        self._spaces = METASPACE in json.dumps(config.get("decoder"), ensure_ascii=False)
-        self._byte_fallback = bool((config.get("model") or {}).get("byte_fallback"))
+        # As the file says: a decoder that turns "▁" back into spaces; byte fallback. (The
+        # decoder's own JSON, not the whole tokenizer's, which holds the vocabulary.)
+        decoder = backend.decoder
+        state = json.loads(decoder.__getstate__()) if decoder is not None else None
+        self._spaces = METASPACE in json.dumps(state, ensure_ascii=False)
+        self._byte_fallback = bool(getattr(backend.model, "byte_fallback", False))
         # Built here, in the thread that loads: the views read it on the GUI thread.
         self.vocab = self._vocab()
 
