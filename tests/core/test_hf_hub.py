@@ -5,6 +5,7 @@ raised by a stand-in for ``hf_hub_download`` (huggingface_hub's own error classe
 from __future__ import annotations
 
 import json
+import threading
 
 import huggingface_hub
 import pytest
@@ -145,6 +146,9 @@ def test_download_progress_reaches_the_caller(monkeypatch, tmp_path):
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
     seen: list[tuple[int, int | None]] = []
+    threads = threading.active_count()
     tok = open_hub(HubModel("acme/uni"), lambda done, total: seen.append((done, total)))
     assert seen == [(0, 100), (40, 100), (100, 100)]
     assert tok.name == "acme/uni"
+    # No thread is left behind (tqdm's monitor): the command line forks its encoders after.
+    assert threading.active_count() == threads

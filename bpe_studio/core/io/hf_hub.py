@@ -100,6 +100,10 @@ def progress_class(progress: Callable[[int, int | None], None]) -> type:
     from tqdm import tqdm
 
     class _Told(tqdm):
+        # subtle: tqdm starts its monitor thread in __new__ unless this is 0, even for a bar
+        # that draws nothing; a thread left running makes forking the encoders unsafe.
+        monitor_interval = 0
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs["disable"] = True
             super().__init__(*args, **kwargs)
