@@ -7,7 +7,7 @@ menu hears of one at once, :func:`recent_signal`).
 :class:`DownloadProgress` carries a download's bytes from the job thread that fetches them to
 a progress dialog on the GUI thread (which never waits for the download). :func:`ask_model`
 asks for ``ORG/NAME[@REVISION]``. What it leaves out: fetching and reading (``core.io.hf_hub``,
-``core.encode.foreign``), the menus themselves (``choices``, ``picker``).
+``core.encode.foreign``), the menus themselves (``picker``).
 """
 
 from __future__ import annotations
