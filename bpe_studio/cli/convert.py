@@ -36,7 +36,7 @@ from .output import (
     stream_name,
     write_stream,
 )
-from .sources import load_source, source_files
+from .sources import fetch_hub, load_source, source_files
 
 
 def files_for(fmt: str, name: str = DEFAULT_NAME) -> tuple[str, ...]:
@@ -134,7 +134,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     name = tiktoken_name(args.source, args.name)
     inputs = source_files(args.source)
     check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=inputs)
-    data = load_source(args.source, args.pattern)
+    data = load_source(fetch_hub(args.source), args.pattern)
     tok = Tokenizer.from_data(data)
     written, code = save(tok, args.out, args.to, name)
     lines = [

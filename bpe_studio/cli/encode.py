@@ -26,6 +26,8 @@ import numpy as np
 
 from ..core import Tokenizer
 from ..core.encode.encode_file import encode_file
+from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
 from ..progress import ProgressBar
 from .inputs import STDIN, check_input, input_files, input_name
@@ -42,17 +44,20 @@ from .output import (
     stream_name,
     write_stream,
 )
-from .sources import load_tokenizer, source_files
+from .sources import fetch_hub, load_tokenizer, source_files
 
 NPY_MAGIC = b"\x93NUMPY"
 
 
-def _loader(args: argparse.Namespace, built: list[Tokenizer]) -> Callable[[], Tokenizer]:
+def _loader(
+    args: argparse.Namespace, built: list[AnyTokenizer]
+) -> Callable[[], Tokenizer] | ForeignTokenizer:
     """What builds ``--tokenizer`` (in this process, and in the workers forked before it is
-    built: see ``encode_file``); each tokenizer it builds is appended to ``built``. Its errors
-    name the tokenizer's source, never ``--out``."""
+    built: see ``encode_file``); a tokenizer of another kind than byte-level BPE, built now
+    (it encodes the whole file in one call). Each tokenizer built here is appended to
+    ``built``. Its errors name the tokenizer's source, never ``--out``."""
 
-    def load() -> Tokenizer:
+    def load() -> AnyTokenizer:
         try:
             tok = load_tokenizer(
                 args.tokenizer,
@@ -65,7 +70,17 @@ def _loader(args: argparse.Namespace, built: list[Tokenizer]) -> Callable[[], To
         built.append(tok)
         return tok
 
-    return load
+    if foreign_file(args.tokenizer) is not None:
+        foreign = load()
+        assert isinstance(foreign, ForeignTokenizer)
+        return foreign
+
+    def byte_level() -> Tokenizer:
+        tok = load()
+        assert isinstance(tok, Tokenizer)
+        return tok
+
+    return byte_level
 
 
 def _add_template(path: str, before: tuple[int, ...], after: tuple[int, ...]) -> int:
@@ -131,7 +146,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
 def _encode(args: argparse.Namespace) -> int:
     check_input(args.input)
     _check_out(args, args.input, binary=True)
-    built: list[Tokenizer] = []
+    args.tokenizer = fetch_hub(args.tokenizer)
+    built: list[AnyTokenizer] = []
     load = _loader(args, built)
     bars: list[ProgressBar] = []
 
@@ -157,7 +173,7 @@ def _encode(args: argparse.Namespace) -> int:
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
         for bar in bars:
             bar.close()
-        template = built[-1].template if built else None
+        template = built[-1].template if built and isinstance(built[-1], Tokenizer) else None
         added = ""
         if args.add_special_tokens:
             if template is None:
@@ -225,6 +241,7 @@ def _load_ids(path: str) -> np.ndarray:
 def cmd_decode(args: argparse.Namespace) -> int:
     check_input(args.ids)
     _check_out(args, args.ids, binary=False)
+    args.tokenizer = fetch_hub(args.tokenizer)
     ids = _load_ids(args.ids)
     tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
     try:

@@ -2,10 +2,10 @@
 
 What it does: :func:`load_tokenizer` reads every source the core reads (``Tokenizer.load``,
 ``tokenizer_files.load_data``: a preset name, a GPT-2 directory or ``vocab.json``, a
-``tokenizer.json``, a ``.tiktoken`` file or its directory), with an optional ``--pattern``
-for formats that carry none. It then applies the user's special tokens: the source's own,
-plus any named, each of which must be in the vocabulary (``load_data`` checks it), or none
-at all.
+``tokenizer.json`` of any kind (``core.encode.foreign``), a ``.tiktoken`` file or its directory),
+with an optional ``--pattern`` for formats that carry none. It then applies the user's
+special tokens: the source's own, plus any named, each of which must be in the vocabulary
+(``load_data`` checks it), or none at all.
 What it leaves out: the commands, and the file formats themselves (core).
 """
 
@@ -14,18 +14,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core import Tokenizer
+from ..core.encode.foreign import AnyTokenizer, open_tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
 from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_beside
-from .output import tokenizer_files_in
+from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
+from ..progress import ProgressBar
+from .output import CliError, tokenizer_files_in
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
     "'train' writes them) or GPT-2's gpt2_vocab.json + gpt2_merges.txt, such a vocab.json "
-    "itself (its merges file beside it), a Hugging Face tokenizer.json, or a .tiktoken rank "
-    "file (plain or .gz; or the directory holding one)"
+    "itself (its merges file beside it), a Hugging Face tokenizer.json (byte-level BPE exactly; "
+    "WordPiece, Unigram and SentencePiece-style BPE through the tokenizers library), a "
+    ".tiktoken rank file (plain or .gz; or the directory holding one), or a model on the "
+    "Hugging Face Hub as hf:ORG/NAME[@REVISION] (its tokenizer.json, downloaded into the "
+    "Hub's cache once, then read from there; gated models need `hf auth login`)"
 )
 
 
@@ -52,6 +57,30 @@ def source_files(source: str) -> list[Path]:
     return [f for f in found if f.is_file()]
 
 
+def fetch_hub(source: str) -> str:
+    """``source`` itself, or for ``hf:ORG/NAME[@REVISION]`` the local folder holding that
+    model's tokenizer files (``core.io.hf_hub``: from the Hub's cache, or downloaded into it
+    with a progress bar). One line if the model cannot be had."""
+    model = parse_hub_source(source)
+    if model is None:
+        return source
+    bars: list[ProgressBar] = []
+
+    def progress(done: int, total: int | None) -> None:
+        if not bars:
+            bars.append(ProgressBar("downloading", total, unit="B"))
+        bars[0].update(done, total)
+
+    try:
+        folder = fetch_tokenizer(model, progress)
+    except HubError as e:
+        raise CliError(str(e)) from None
+    finally:
+        for bar in bars:
+            bar.close()
+    return str(folder)
+
+
 def load_source(
     source: str, pattern: str | None = None, extra_specials: Sequence[str] | None = None
 ) -> TokenizerData:
@@ -68,9 +97,9 @@ def load_tokenizer(
     *,
     no_specials: bool = False,
     pattern: str | None = None,
-) -> Tokenizer:
-    """The tokenizer ``source`` names. Its special tokens are its own (for GPT-2 files, the
-    entries neither a byte nor made by a merge), plus ``extra_specials``, which must be
-    vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
-    data = load_source(source, pattern, extra_specials)
-    return Tokenizer.from_data(data, {} if no_specials else None)
+) -> AnyTokenizer:
+    """The tokenizer ``source`` names (a ``tokenizer.json`` of another kind than byte-level
+    BPE runs through ``tokenizers``: ``core.encode.foreign``). Its special tokens are its own (for
+    GPT-2 files, the entries neither a byte nor made by a merge), plus ``extra_specials``,
+    which must be vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
+    return open_tokenizer(source, pattern, extra_specials, no_specials=no_specials)

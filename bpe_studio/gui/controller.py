@@ -33,7 +33,7 @@ from ..core.formats.tiktoken_file import sidecar_name
 from ..core.train.vocab import BYTE_TOKENS, initial_vocab
 from .controls import nothing_learned
 from .hub import StateHub
-from .loader import TokenizerLoader
+from .loader import OfferedTokenizer, TokenizerLoader
 from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .model.tokenizer_source import TokenizerSource
 from .responsiveness import frame_budget
@@ -324,9 +324,12 @@ class Controller(QObject):
         return True
 
     @Slot(object)
-    def _on_loaded(self, loaded: LoadedTokenizer) -> None:
+    def _on_loaded(self, loaded: LoadedTokenizer | OfferedTokenizer) -> None:
         keep_out_of_collections()
-        self.hub.show_loaded(loaded)
+        if isinstance(loaded, OfferedTokenizer):
+            self.hub.offer(loaded)
+        else:
+            self.hub.show_loaded(loaded)
         self.load_finished.emit(True)
 
     @Slot(str)

@@ -36,6 +36,9 @@ class StateHub(QObject):
     replay_changed = Signal(bool)  # state.replaying: a replay animates the step
     tokenizer_changed = Signal()  # state.shown (the editor's tokenizer) was replaced
     token_selected = Signal(int)  # a token id, selected in any view
+    # A tokenizer of another kind than byte-level BPE, loaded to look at (never the run): the
+    # editor's picker, Compare and Report list it (a loader.OfferedTokenizer).
+    tokenizer_offered = Signal(object)
     updated = Signal()  # end of a frame: redraw whatever depends on progress, pairs, step
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -204,6 +207,13 @@ class StateHub(QObject):
         self.tokenizer_changed.emit()
         self.phase_changed.emit(s.phase)
         self.updated.emit()
+
+    def offer(self, offered: object) -> None:
+        """A load that gave a tokenizer to look at, not a run (``loader.OfferedTokenizer``):
+        the run stays as it was; the views that list tokenizers offer it."""
+        self.state.loading, self.state.load_error = None, None
+        self.updated.emit()
+        self.tokenizer_offered.emit(offered)
 
     def load_failed(self, message: str) -> None:
         self.state.loading, self.state.load_error = None, message

@@ -14,17 +14,19 @@ pickers' presets (``views/picker``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
-from ..core.formats.files import TIKTOKEN_SUFFIXES
+from ..core.encode.foreign import ForeignTokenizer
+from ..core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
 from .jobs import LatestJob
 from .model.state import LoadedTokenizer, MergeRow, vocab_rows
-from .worker import describe_error
+from .worker import describe_job_error
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
@@ -114,31 +116,42 @@ def needs_pattern(path: Path) -> bool:
     return pattern_from_name(path) is None and openai_encoding_of(path) is None
 
 
-def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer:
+@dataclass(frozen=True)
+class OfferedTokenizer:
+    """A loaded tokenizer of another kind than byte-level BPE (``core.encode.foreign``): it has
+    no merges to train, replay or explain, so it never becomes the run; the editor, Compare
+    and Report offer it (``label`` names it there)."""
+
+    label: str
+    tokenizer: ForeignTokenizer
+    source: str  # the file's path
+
+
+def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | OfferedTokenizer:
     """Load and prepare the tokenizer in ``path`` (see the module docstring for the formats);
     ``pattern`` is for a rank file whose pattern nothing beside it gives (the default is the
     one its name suggests). The prepared record names ``path`` as both its vocabulary and its
-    merges file, except for GPT-2 files. Raises OSError or ValueError naming the file."""
+    merges file, except for GPT-2 files; a ``tokenizer.json`` of another kind than byte-level
+    BPE is offered instead (:class:`OfferedTokenizer`). Raises OSError or ValueError naming
+    the file."""
+    foreign = foreign_file(path)
+    if foreign is not None:
+        tok = ForeignTokenizer.from_file(foreign.path, foreign.kind)
+        return OfferedTokenizer(f"{path.name} ({foreign.kind})", tok, str(path))
     if is_gpt2_vocab(path):
         return prepare(path, merges_beside(path))
     return _loaded(Tokenizer.load(path, pattern or pattern_from_name(path)), path, path)
 
 
-def _describe(error: BaseException) -> str:
-    if isinstance(error, (OSError, ValueError)):
-        return describe_error(error)
-    return f"{type(error).__name__}: {error}"
-
-
 class TokenizerLoader(QObject):
     """One load at a time; ``loaded`` / ``failed`` arrive on the GUI thread."""
 
-    loaded = Signal(object)  # LoadedTokenizer
+    loaded = Signal(object)  # LoadedTokenizer or OfferedTokenizer
     failed = Signal(str)  # a readable message naming the file
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._job = LatestJob("bpe-load", self, describe=_describe)
+        self._job = LatestJob("bpe-load", self, describe=describe_job_error)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._busy = False
@@ -160,7 +173,7 @@ class TokenizerLoader(QObject):
             return False
         self._busy = True
 
-        def job(is_stale: Callable[[], bool]) -> LoadedTokenizer:
+        def job(is_stale: Callable[[], bool]) -> LoadedTokenizer | OfferedTokenizer:
             if merges_file is None:
                 return prepare_file(vocab_file, pattern)
             return prepare(vocab_file, merges_file)
@@ -169,7 +182,7 @@ class TokenizerLoader(QObject):
         return True
 
     @Slot(object)
-    def _on_done(self, loaded: LoadedTokenizer) -> None:
+    def _on_done(self, loaded: LoadedTokenizer | OfferedTokenizer) -> None:
         self._busy = False
         self.loaded.emit(loaded)
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..core import Tokenizer
+from ..core.encode.foreign import ForeignTokenizer
 from ..core.explain.span_split import MergeTree, SpanSplitter
 from ..core.explain.span_steps import SpanLadder, pretoken_starts, step_forward
 from ..core.explain.spans import SpanArrays, compute_spans
@@ -148,7 +150,7 @@ class SpanService(QObject):
             splitter = self._splitter_for(source, snapshot)
             if is_stale():
                 return None
-            if splitter is not None:
+            if splitter is not None and isinstance(tokenizer, Tokenizer):
                 split = splitter.at(k, tokenizer)
                 return _Shown(source, k, split, self._starts_for(source, snapshot), splitter)
             ladder = self._ladder_for(source, snapshot)
@@ -177,6 +179,9 @@ class SpanService(QObject):
             self._splitter = (source, text, None)
             return None
         whole = source.get()
+        if not isinstance(whole, Tokenizer):
+            self._splitter = (source, text, None)
+            return None  # another kind than byte-level BPE: no merges to split back
         top = compute_spans(whole, text, self._is_stale, piece=SPAN_PIECE_CHARS)
         if top is None:
             return None  # stale: nothing to keep
@@ -189,7 +194,10 @@ class SpanService(QObject):
         the GUI thread's forward moves when the text is too long to split back there."""
         kept = self._starts
         if kept is None or kept[0] is not source or kept[1] != text:
-            kept = self._starts = (source, text, pretoken_starts(source.get(), text))
+            whole = source.get()
+            if not isinstance(whole, Tokenizer):
+                return None
+            kept = self._starts = (source, text, pretoken_starts(whole, text))
         return kept[2]
 
     def _ladder_for(self, source: TokenizerSource, text: str) -> SpanLadder | None:
@@ -201,18 +209,26 @@ class SpanService(QObject):
             return kept[2]
         self._ladder = None
         merges = source.merge_ids()
-        starts = pretoken_starts(source.get(), text) if merges is not None else None
-        if merges is None or starts is None:
+        tokenizer = source.get()
+        if merges is None or isinstance(tokenizer, ForeignTokenizer):
+            return None
+        starts = pretoken_starts(tokenizer, text)
+        if starts is None:
             return None
 
         def fresh(k: int) -> SpanArrays | None:
             return compute_spans(source.at(k), text, self._is_stale, piece=SPAN_PIECE_CHARS)
 
+        def at(k: int) -> Tokenizer:
+            tok = source.at(k)
+            assert isinstance(tok, Tokenizer)  # a source with merges: byte-level BPE
+            return tok
+
         ladder = SpanLadder(
             merges,
             starts,
             fresh,
-            source.at,
+            at,
             every=RUNG_STEPS,
             reach=FORWARD_MERGES,
             keep_tokens=RUNG_TOKENS,
@@ -234,6 +250,8 @@ class SpanService(QObject):
         if ready is None:
             return False
         tokenizer, merges = ready
+        if isinstance(tokenizer, ForeignTokenizer):
+            return False
         k = len(tokenizer.merges)
         splitter = shown.splitter
         if splitter is not None and len(splitter.top.ids) <= GUI_SPLIT_TOKENS:

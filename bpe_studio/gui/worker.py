@@ -47,7 +47,17 @@ def describe_error(error: BaseException) -> str:
     if isinstance(error, OSError) and error.filename and error.strerror:
         return f"{os.fspath(error.filename)}: {error.strerror}"
     text = str(error) or type(error).__name__
-    return text[0].upper() + text[1:]
+    # A sentence starts with a capital; a name (a Hub model "acme/model: ...") keeps its own.
+    first = text.split(" ", 1)[0]
+    return text[0].upper() + text[1:] if first.isalpha() else text
+
+
+def describe_job_error(error: BaseException) -> str:
+    """A background job's failure: the core's one line for bad input (OSError, ValueError:
+    they name their file or value), else the error's class too."""
+    if isinstance(error, (OSError, ValueError)):
+        return describe_error(error)
+    return f"{type(error).__name__}: {error}"
 
 
 class RunControl:

@@ -24,6 +24,18 @@ from gui_helpers import FIXTURES  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
+def settings_in_tmp(tmp_path_factory):
+    """The app's QSettings (recent Hub models) go to a fresh temporary folder for each test,
+    never the user's: no test sees what another remembered."""
+    from PySide6.QtCore import QSettings
+
+    folder = tmp_path_factory.mktemp("qsettings")
+    for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
+    return folder
+
+
+@pytest.fixture(autouse=True)
 def no_dangling_threads(qapp, qtbot):
     from bpe_studio.gui.responsiveness.collector import collect_on_gui_thread
 

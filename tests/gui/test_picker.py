@@ -17,13 +17,16 @@ from PySide6.QtWidgets import QFileDialog
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.core.io.hf_hub import POPULAR
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views.picker import (
+    ASK_HUB,
     LOAD_FILE,
     NONE,
     RUN,
     TokenizerPicker,
     file_key,
+    hub_key,
     preset_key,
 )
 
@@ -206,15 +209,17 @@ def test_a_bare_rank_file_asks_for_its_pattern(qtbot, window, tmp_path, small_to
 
 
 def test_every_picker_offers_the_same_choices(window):
-    # One picker widget: the editor's, Compare's and Report's list the run's tokenizer and the
-    # presets in one order; the pages add "(none)" where a slot may be empty and their action.
+    # One picker widget: the editor's, Compare's and Report's list the run's tokenizer, the
+    # presets and the popular Hub models in one order, then "Open from Hugging Face Hub…"; the
+    # pages add "(none)" where a slot may be empty and "Load tokenizer file…".
     editor = window.picker.keys()
-    assert editor == [RUN] + [preset_key(name) for name in PRESETS]
+    hub = [hub_key(repo) for _, repo in POPULAR]
+    assert editor == [RUN] + [preset_key(name) for name in PRESETS] + hub + ["None", ASK_HUB]
     for picker in (*window.compare.choices, *window.report.choices):
         assert isinstance(picker, TokenizerPicker)
-        choices = [k for k in picker.keys() if k not in (NONE, LOAD_FILE, "None")]
+        choices = [k for k in picker.keys() if k not in (NONE, LOAD_FILE)]
         assert choices == editor
-        assert picker.keys()[-1] == LOAD_FILE
+        assert picker.keys()[-2:] == [LOAD_FILE, ASK_HUB]
 
 
 def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypatch, tmp_path):

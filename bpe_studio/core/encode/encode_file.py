@@ -40,6 +40,7 @@ from ..corpus.counting import (
 from ..io.atomic import atomic_open
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
+from .foreign import ForeignTokenizer
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
@@ -81,7 +82,7 @@ class EncodeStats:
         return self.input_bytes / 1e6 / self.seconds if self.seconds > 0 else float("inf")
 
 
-def ids_dtype(tokenizer: Tokenizer) -> np.dtype:
+def ids_dtype(tokenizer: Tokenizer | ForeignTokenizer) -> np.dtype:
     """uint16 when every id fits, else uint32."""
     return np.dtype(np.uint16 if max(tokenizer.vocab) < 2**16 else np.uint32)
 
@@ -184,7 +185,7 @@ def _plan(
 
 
 def encode_file(
-    tokenizer: Tokenizer | Callable[[], Tokenizer],
+    tokenizer: Tokenizer | ForeignTokenizer | Callable[[], Tokenizer],
     input_path: str | os.PathLike,
     output_path: str | os.PathLike,
     *,
@@ -201,9 +202,15 @@ def encode_file(
 
     The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
     surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
-    naming the byte offset, like any other invalid UTF-8."""
+    naming the byte offset, like any other invalid UTF-8.
+
+    A :class:`~.foreign.ForeignTokenizer` (given built) encodes the whole text in one call:
+    where its text may be cut without changing the ids is its own affair."""
     src = check_corpus_path(input_path)
     out = Path(output_path)
+    if isinstance(tokenizer, ForeignTokenizer):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return _encode_whole(tokenizer, os.fspath(src), out, progress)
     workers = resolve_workers(workers)
     size = src.stat().st_size
     path = os.fspath(src)
@@ -250,6 +257,24 @@ def _pool(
     return ProcessPoolExecutor(
         workers, mp_context=context, initializer=_init_worker, initargs=(tokenizer, size)
     )
+
+
+def _encode_whole(
+    tokenizer: ForeignTokenizer,
+    path: str,
+    out: Path,
+    progress: Callable[[int, int], None] | None,
+) -> EncodeStats:
+    """The ids of the whole file at once (see ``encode_file``)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    advance = _Progress(len(data), progress)
+    start = time.perf_counter()
+    ids = tokenizer.encode_array(decode_chunk(data, path, 0), ids_dtype(tokenizer).name)
+    with atomic_open(out, "wb") as f:
+        _write_npy(f, ids.dtype, len(ids), [ids.tobytes()])
+    advance(len(data))
+    return EncodeStats(len(data), len(ids), time.perf_counter() - start, ids.dtype.name)
 
 
 def _in_order(

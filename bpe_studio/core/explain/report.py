@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.tokenizer import Tokenizer
 from ..io.surrogates import original_offsets, replace_surrogates
 
@@ -83,8 +84,11 @@ def cut_offsets(text: str, byte_lengths: np.ndarray) -> np.ndarray:
     return offsets.astype(np.int64)
 
 
-def tokenizer_cuts(text: str, tokenizer: Tokenizer) -> np.ndarray:
-    """:func:`cut_offsets` of ``text`` as ``tokenizer`` encodes it."""
+def tokenizer_cuts(text: str, tokenizer: AnyTokenizer) -> np.ndarray:
+    """:func:`cut_offsets` of ``text`` as ``tokenizer`` encodes it (a foreign tokenizer's
+    from its offsets: its tokens' bytes need not add up to the text's)."""
+    if isinstance(tokenizer, ForeignTokenizer):
+        return tokenizer.cuts(text)
     return cut_offsets(text, token_byte_lengths(tokenizer, tokenizer.encode(text)))
 
 
@@ -93,7 +97,7 @@ def diff_cuts(cuts_a: np.ndarray, cuts_b: np.ndarray) -> np.ndarray:
     return np.setxor1d(cuts_a, cuts_b, assume_unique=True).astype(np.int64)
 
 
-def boundary_diff(text: str, tok_a: Tokenizer, tok_b: Tokenizer) -> list[int]:
+def boundary_diff(text: str, tok_a: AnyTokenizer, tok_b: AnyTokenizer) -> list[int]:
     """Character offsets of ``text`` where exactly one of the two tokenizers starts a token.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
@@ -154,7 +158,7 @@ def _utf8_size(text: str) -> int:
 
 def compute_report(
     samples: Sequence[Sample],
-    tokenizers: Sequence[tuple[str, Tokenizer]],
+    tokenizers: Sequence[tuple[str, AnyTokenizer]],
     is_stale: Callable[[], bool] = lambda: False,
 ) -> Report | None:
     """Encode every sample with every tokenizer; None if ``is_stale()`` turned true between

@@ -23,8 +23,8 @@ from functools import cached_property
 import numpy as np
 import regex
 
+from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.token_spans import TokenSpan
-from ..encode.tokenizer import Tokenizer
 from ..io.surrogates import replace_surrogates
 from ..pretokenization.boundaries import text_cuts
 from ..pretokenization.pretokenizer import pretokenizer
@@ -62,7 +62,7 @@ class SpanArrays:
     text_length: int
     utf8_length: int  # bytes the tokens hold (surrogates counted as encode() encodes them)
     astral: np.ndarray
-    tokenizer: Tokenizer
+    tokenizer: AnyTokenizer
     text: str = ""
     cuts: np.ndarray = field(default_factory=lambda: _EMPTY)
     hidden: np.ndarray = field(default_factory=lambda: _EMPTY)
@@ -134,12 +134,12 @@ class SpanArrays:
         """The pre-token holding character ``char`` ("" inside a special token, or past the
         end of the text)."""
         text = self.text
-        if not 0 <= char < len(text):
-            return ""
+        tok = self.tokenizer
+        if not 0 <= char < len(text) or isinstance(tok, ForeignTokenizer):
+            return ""  # a foreign tokenizer's pre-tokens are its own (no regex of ours)
         cuts = self.cuts if len(self.cuts) else np.array([0, len(text)], dtype=np.int64)
         i = int(np.searchsorted(cuts, char, side="right"))
         a, b = int(cuts[i - 1]), int(cuts[min(i, len(cuts) - 1)])
-        tok = self.tokenizer
         compiled = pretokenizer(tok.pattern).compiled
         for seg_start, seg_end, special in tok.specials.segments(text, a, b):
             if char < seg_end:
@@ -164,22 +164,29 @@ def _astral(text: str) -> np.ndarray:
 
 
 def compute_spans(
-    tokenizer: Tokenizer,
+    tokenizer: AnyTokenizer,
     text: str,
     is_stale: Callable[[], bool] = lambda: False,
     piece: int = PIECE_CHARS,
 ) -> SpanArrays | None:
-    """Spans equal to ``tokenizer.spans(text)``, packed; None if ``is_stale()`` turned true."""
-    cuts = text_cuts(text, tokenizer.cut_specials, tokenizer.cut_rules, piece)
-    parts: list[np.ndarray] = []
-    for a, b in zip(cuts, cuts[1:]):
-        if is_stale():
-            return None
-        spans = tokenizer.spans(text[a:b])
-        if spans:
-            arr = np.array(spans, dtype=np.int64).reshape(-1, 4)
-            arr[:, 1:3] += a
-            parts.append(arr)
+    """Spans equal to ``tokenizer.spans(text)``, packed; None if ``is_stale()`` turned true.
+    A foreign tokenizer's text is one piece: where it may be cut is its own affair."""
+    if isinstance(tokenizer, ForeignTokenizer):
+        cuts = [0, len(text)]
+        parts = [tokenizer.packed_spans(text)]
+    else:
+        cuts = text_cuts(text, tokenizer.cut_specials, tokenizer.cut_rules, piece)
+        parts = []
+        for a, b in zip(cuts, cuts[1:]):
+            if is_stale():
+                return None
+            spans = tokenizer.spans(text[a:b])
+            if spans:
+                arr = np.array(spans, dtype=np.int64).reshape(-1, 4)
+                arr[:, 1:3] += a
+                parts.append(arr)
+    if is_stale():
+        return None
     packed = np.concatenate(parts) if parts else np.zeros((0, 4), dtype=np.int64)
     return SpanArrays(
         ids=packed[:, 0].astype(np.int32),
@@ -196,8 +203,33 @@ def compute_spans(
     )
 
 
+def _token_decoder(tokenizer: AnyTokenizer) -> Callable[[int | None], tuple[str, bool]]:
+    """One id at a time (None: the end), the text it adds and whether bytes are left
+    pending: UTF-8 decoding of the token bytes, or a foreign tokenizer's own decoder."""
+    if isinstance(tokenizer, ForeignTokenizer):
+        stream, backend = tokenizer.token_decoder(), tokenizer.backend
+
+        def foreign(token_id: int | None) -> tuple[str, bool]:
+            if token_id is None:
+                return "", False
+            out = stream.step(backend, token_id)
+            return ("", True) if out is None else (out, False)
+
+        return foreign
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    vocab = tokenizer.vocab
+
+    def utf8(token_id: int | None) -> tuple[str, bool]:
+        if token_id is None:
+            return decoder.decode(b"", final=True), False
+        out = decoder.decode(vocab[token_id])
+        return out, bool(decoder.getstate()[0])
+
+    return utf8
+
+
 def decoded_spans(
-    tokenizer: Tokenizer,
+    tokenizer: AnyTokenizer,
     ids: Sequence[int] | np.ndarray,
     is_stale: Callable[[], bool] = lambda: False,
 ) -> SpanArrays | None:
@@ -212,27 +244,26 @@ def decoded_spans(
     starts = np.zeros(n, dtype=np.int32)
     ends = np.zeros(n, dtype=np.int32)
     partial = np.zeros(n, dtype=bool)
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    step = _token_decoder(tokenizer)
     chunks: list[str] = []
     emitted = 0
+    pending_before = False
     for i, token_id in enumerate(ids.tolist() if isinstance(ids, np.ndarray) else ids):
         if i % 65536 == 0 and is_stale():
             return None
-        token = vocab.get(token_id)
-        if token is None:
+        if token_id not in vocab:
             raise ValueError(
                 f"unknown token id {token_id:,} (item {i + 1:,} of {n:,}): "
                 f"{missing_id(token_id, vocab)}"
             )
-        pending_before = len(decoder.getstate()[0])
-        out = decoder.decode(token)
+        out, pending_after = step(token_id)
         chunks.append(out)
-        pending_after = len(decoder.getstate()[0])
         start, emitted = emitted, emitted + len(out)
         # A token ending inside a character also spans that character (emitted later).
         starts[i], ends[i] = start, emitted + (1 if pending_after else 0)
-        partial[i] = bool(pending_before or pending_after)
-    chunks.append(decoder.decode(b"", final=True))
+        partial[i] = pending_before or pending_after
+        pending_before = pending_after
+    chunks.append(step(None)[0])
     text = "".join(chunks)
     np.minimum(ends, len(text), out=ends)
     ids_array = np.asarray(ids, dtype=np.int64).astype(np.int32)
@@ -242,7 +273,9 @@ def decoded_spans(
         ends=ends,
         partial=partial,
         text_length=len(text),
-        utf8_length=sum(len(vocab[int(t)]) for t in ids_array.tolist()),
+        utf8_length=_utf8_length(text)
+        if isinstance(tokenizer, ForeignTokenizer)
+        else sum(len(vocab[int(t)]) for t in ids_array.tolist()),
         astral=_astral(text),
         tokenizer=tokenizer,
         text=text,

@@ -22,6 +22,7 @@ from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .data import TokenizerData
+from .hf_kind import ForeignTokenizerFile, foreign_kind
 from .preset_table import PRESETS, preset_name
 from .presets import preset_data
 from .tiktoken_file import SIDECAR_SUFFIX, sidecar_beside
@@ -123,10 +124,34 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
     if lower.endswith(TIKTOKEN_SUFFIXES):
         return read_tiktoken(path, pattern)
     if lower.endswith(".json"):
-        return read_hf(path)
+        return _read_hf_file(path)
     raise ValueError(
         f"{path}: cannot tell the format from the name (expected {_what_is_accepted()})"
     )
+
+
+def _read_hf_file(path: Path) -> TokenizerData:
+    """A byte-level BPE ``tokenizer.json``; a file of another kind raises
+    ``ForeignTokenizerFile`` (``foreign.open_tokenizer`` runs those through ``tokenizers``)."""
+    kind = foreign_kind(path)
+    if kind is not None:
+        raise ForeignTokenizerFile(path, kind)
+    return read_hf(path)
+
+
+def foreign_file(source: str | os.PathLike[str]) -> ForeignTokenizerFile | None:
+    """What :func:`load_data` would refuse ``source`` with for holding a ``tokenizer.json``
+    of another kind than byte-level BPE (the file named, or its directory's), or None."""
+    path = Path(source)
+    if path.is_dir() and (path / "tokenizer.json").is_file():
+        path = path / "tokenizer.json"
+    lower = path.name.lower()
+    if not path.is_file() or not lower.endswith(".json") or lower.endswith(_VOCAB_SUFFIX):
+        return None
+    if lower.endswith(SIDECAR_SUFFIX):
+        return None
+    kind = foreign_kind(path)
+    return None if kind is None else ForeignTokenizerFile(path, kind)
 
 
 def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
@@ -140,8 +165,11 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
             f"{folder}: a directory without vocab.json + merges.txt, gpt2_vocab.json + "
             f"gpt2_merges.txt, a NAME.tiktoken rank file or tokenizer.json"
         )
-    if len(found) == 1:
-        return _load_file(found[0], pattern, extra)
+    hf = folder / "tokenizer.json"
+    if len(found) == 1 or (hf in found and foreign_kind(hf) is not None):
+        # A tokenizer.json of another kind describes the whole tokenizer; files beside it
+        # (a vocab.json of its tokens) are parts of it, not a second tokenizer.
+        return _load_file(hf if hf in found else found[0], pattern, extra)
     loaded: list[TokenizerData] = []
     for file in found:
         try:

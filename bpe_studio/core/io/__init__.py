@@ -1,3 +1,4 @@
 """What every stage shares: atomic file writes (``atomic``), the per-user cache folder
 (``user_cache``), surrogate code points in text (``surrogates``) and readable renderings of
-token bytes (``display``). Imports nothing else of the core."""
+token bytes (``display``), tokenizer files fetched from the Hugging Face Hub into its cache
+(``hf_hub``). Imports nothing else of the core."""

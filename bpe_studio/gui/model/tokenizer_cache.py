@@ -14,7 +14,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 
-from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer
 
 
 class TokenizerCache:
@@ -24,10 +24,10 @@ class TokenizerCache:
     def __init__(self, size: int | None = None) -> None:
         self._size = size
         self._lock = threading.Lock()  # guards the two dicts, never held during a build
-        self._built: OrderedDict[Hashable, Tokenizer] = OrderedDict()
+        self._built: OrderedDict[Hashable, AnyTokenizer] = OrderedDict()
         self._building: dict[Hashable, threading.Lock] = {}  # one lock per key being built
 
-    def get(self, key: Hashable, build: Callable[[], Tokenizer]) -> Tokenizer:
+    def get(self, key: Hashable, build: Callable[[], AnyTokenizer]) -> AnyTokenizer:
         """The tokenizer kept for ``key``, else ``build()``'s, kept from now on."""
         with self._lock:
             tok = self._take(key)
@@ -50,23 +50,23 @@ class TokenizerCache:
                 self._building.pop(key, None)
             return tok
 
-    def built(self, key: Hashable) -> Tokenizer | None:
+    def built(self, key: Hashable) -> AnyTokenizer | None:
         """The tokenizer kept for ``key``, or None (nothing is built)."""
         with self._lock:
             return self._take(key)
 
-    def put(self, key: Hashable, tok: Tokenizer) -> None:
+    def put(self, key: Hashable, tok: AnyTokenizer) -> None:
         """Keep ``tok`` for ``key`` (replacing one kept before: a file loaded again)."""
         with self._lock:
             self._keep(key, tok)
 
-    def _keep(self, key: Hashable, tok: Tokenizer) -> None:
+    def _keep(self, key: Hashable, tok: AnyTokenizer) -> None:
         self._built[key] = tok
         self._built.move_to_end(key)
         while self._size is not None and len(self._built) > self._size:
             self._built.popitem(last=False)
 
-    def _take(self, key: Hashable) -> Tokenizer | None:
+    def _take(self, key: Hashable) -> AnyTokenizer | None:
         tok = self._built.get(key)
         if tok is not None:
             self._built.move_to_end(key)

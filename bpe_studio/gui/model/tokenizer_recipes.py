@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer
 from .state import RunState
 from .tokenizer_cache import TokenizerCache
 
@@ -33,10 +34,10 @@ class TokenizerRecipe:
     row ``r`` of ``state.merge_rows`` (which has its pair count)."""
 
     key: Hashable
-    build: Callable[[TokenizerCache], Tokenizer]
+    build: Callable[[TokenizerCache], AnyTokenizer]
     run: bool
 
-    def get(self, cache: TokenizerCache) -> Tokenizer:
+    def get(self, cache: TokenizerCache) -> AnyTokenizer:
         """The tokenizer, from ``cache`` or built into it (a step recipe's build gets its run
         recipe's tokenizer from the same cache first)."""
         return cache.get(self.key, lambda: self.build(cache))
@@ -121,7 +122,7 @@ def step_recipe(state: RunState) -> TokenizerRecipe | None:
         k = min(k, state.published)
         return TokenizerRecipe((_Same(state.record), k), _from_record(state, k), True)
 
-    def build(cache: TokenizerCache) -> Tokenizer:
+    def build(cache: TokenizerCache) -> AnyTokenizer:
         tok = full.get(cache)
         return tok.truncated(k) if k < len(tok.merges) else tok
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 
 from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.span_steps import MergeIds
 
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table
@@ -27,7 +28,7 @@ class TokenizerSource:
         self,
         label: str,
         *,
-        tokenizer: Tokenizer | None = None,
+        tokenizer: AnyTokenizer | None = None,
         vocab: Mapping[int, bytes] | None = None,
         merges: Sequence[tuple[bytes, bytes]] = (),
         special_tokens: Sequence[str] = (),
@@ -38,14 +39,14 @@ class TokenizerSource:
         self.label = label
         self._tokenizer = tokenizer
         # How to build the tokenizer on first use; None once built (or given).
-        self._make: Callable[[], Tokenizer] | None = None
+        self._make: Callable[[], AnyTokenizer] | None = None
         if tokenizer is None:
             self._make = partial(
                 Tokenizer, dict(vocab or {}), list(merges), list(special_tokens), pattern
             )
         self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
-        self._truncated: OrderedDict[int, Tokenizer] = OrderedDict()
+        self._truncated: OrderedDict[int, AnyTokenizer] = OrderedDict()
         # The merges as ids (core.span_steps), once asked for; None inside: not plain steps.
         self._merge_ids: tuple[MergeIds | None] | None = None
 
@@ -62,7 +63,7 @@ class TokenizerSource:
         return source
 
     @property
-    def built(self) -> Tokenizer | None:
+    def built(self) -> AnyTokenizer | None:
         """The tokenizer, if it was given or has been built (None: not yet)."""
         return self._tokenizer
 
@@ -78,11 +79,11 @@ class TokenizerSource:
         """Merges of the whole tokenizer (known without building it)."""
         return self._merge_count
 
-    def get(self) -> Tokenizer:
+    def get(self) -> AnyTokenizer:
         with self._lock:
             return self._get()
 
-    def _get(self) -> Tokenizer:
+    def _get(self) -> AnyTokenizer:
         if self._tokenizer is None:
             # subtle: the recipe is dropped only once the tokenizer is built; a build that
             # raises keeps it, so the next use raises the same error.
@@ -92,13 +93,13 @@ class TokenizerSource:
             self._merge_count = len(self._tokenizer.merges)
         return self._tokenizer
 
-    def at(self, k: int | None) -> Tokenizer:
+    def at(self, k: int | None) -> AnyTokenizer:
         """The tokenizer with its first ``k`` merges (all for None or ``k`` past the end),
         from a cache of the last ``TRUNCATED_KEPT`` asked for."""
         with self._lock:
             return self._at(k)
 
-    def _at(self, k: int | None) -> Tokenizer:
+    def _at(self, k: int | None) -> AnyTokenizer:
         full = self._get()
         if k is None or k >= len(full.merges):
             return full
@@ -118,10 +119,13 @@ class TokenizerSource:
         thread: it builds the tokenizer)."""
         with self._lock:
             if self._merge_ids is None:
-                self._merge_ids = (MergeIds.of(self._get()),)
+                tok = self._get()
+                # A foreign tokenizer has no merges to step: its spans are always encoded.
+                plain = None if isinstance(tok, ForeignTokenizer) else MergeIds.of(tok)
+                self._merge_ids = (plain,)
             return self._merge_ids[0]
 
-    def ready_at(self, k: int | None) -> tuple[Tokenizer, MergeIds] | None:
+    def ready_at(self, k: int | None) -> tuple[AnyTokenizer, MergeIds] | None:
         """For the GUI thread: ``at(k)`` and the merges as ids if both come at once (the
         tokenizer built, its merges as ids worked out, no other thread inside); else None."""
         if not self._lock.acquire(blocking=False):

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.encode.foreign import ForeignTokenizer
 from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.explain.spans import SpanArrays, compute_spans
 from ...core.io.display import readable_token
@@ -119,6 +120,8 @@ def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | Non
     spans = compute_spans(tok, text, is_stale)
     if spans is None:
         return None
+    if isinstance(tok, ForeignTokenizer):
+        return Side(choice.label, spans, tok.cuts(text))  # its bytes need not add up
     return Side(choice.label, spans, cut_offsets(text, token_byte_lengths(tok, spans.ids)))
 
 

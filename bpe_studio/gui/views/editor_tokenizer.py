@@ -19,15 +19,17 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..hub import StateHub
 from ..jobs import LatestJob
+from ..loader import OfferedTokenizer
 from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.collector import keep_out_of_collections
+from ..worker import describe_job_error
 from .common import MUTED, steady_label
-from .picker import RUN, TokenizerPicker
+from .picker import ASK_HUB, RUN, TokenizerPicker
 
 
 class EditorTokenizer(QWidget):
@@ -38,7 +40,7 @@ class EditorTokenizer(QWidget):
         self.hub = hub
         # subtle: a cache of its own, not the pages' (picker.SHARED): the editor's span job
         # encodes without their ENCODE_LOCK, so it must not share their tokenizers.
-        self.picker = TokenizerPicker(hub, actions=(), cache=TokenizerCache())
+        self.picker = TokenizerPicker(hub, actions=(ASK_HUB,), cache=TokenizerCache())
         self.picker.setToolTip(
             "The tokenizer the editor shows: the run's (trained or loaded), a real model's, or "
             "any tokenizer file loaded this session"
@@ -55,11 +57,12 @@ class EditorTokenizer(QWidget):
         layout.addWidget(self.picker)
         layout.addWidget(self.note, 1)
         self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
-        self._job = LatestJob("bpe-preset", self)
+        self._job = LatestJob("bpe-preset", self, describe=describe_job_error)
         self._job.done.connect(self._on_built)
         self._job.failed.connect(self._on_failed)
         self.picker.choice_changed.connect(self._on_choice)
         hub.reset.connect(self._on_reset)
+        hub.tokenizer_offered.connect(self._on_offered)
 
     @property
     def busy(self) -> bool:
@@ -77,6 +80,15 @@ class EditorTokenizer(QWidget):
         # The loaded file is the run now: the editor shows it.
         self.picker.pick(RUN)
 
+    @Slot(object)
+    def _on_offered(self, offered: OfferedTokenizer) -> None:
+        """A tokenizer loaded to look at (the picker listed it first): the editor shows it."""
+        key = self.picker.add_file(offered.source, offered.tokenizer, choose=False)
+        if self.picker.key == key:
+            self._show(key, offered.tokenizer)
+        else:
+            self.picker.pick(key)
+
     @Slot()
     def _on_choice(self) -> None:
         choice = self.picker.current()
@@ -92,19 +104,21 @@ class EditorTokenizer(QWidget):
         self.note.setText(f"Loading {choice.label}…")
         key, get = choice.key, choice.get
 
-        def job(is_stale: Callable[[], bool]) -> tuple[str, Tokenizer]:
+        def job(is_stale: Callable[[], bool]) -> tuple[str, AnyTokenizer]:
             return key, get()
 
         self._job.submit(job)
 
-    def _show(self, key: str, tokenizer: Tokenizer) -> None:
+    def _show(self, key: str, tokenizer: AnyTokenizer) -> None:
         label = self.picker.itemText(self.picker.findData(key))
         size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
+        if isinstance(tokenizer, ForeignTokenizer):
+            size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.kind}, run by tokenizers"
         self.note.setText(size)
         self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
 
     @Slot(object)
-    def _on_built(self, built: tuple[str, Tokenizer]) -> None:
+    def _on_built(self, built: tuple[str, AnyTokenizer]) -> None:
         key, tokenizer = built
         keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
         if key == self.picker.key:  # the latest choice (a stale build never arrives)

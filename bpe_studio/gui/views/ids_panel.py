@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer
 from ...core.explain.spans import SpanArrays, decoded_spans
 from ..debounce import single_shot
 from ..jobs import LatestJob
@@ -129,7 +129,7 @@ class IdsPanel(QWidget):
         self._ids = np.zeros(0, dtype=np.int32)
         self._shown_ids = 0  # how many ids the list shows
         self._file_ids: tuple[Path, np.ndarray] | None = None  # a .npy opened, until typing
-        self._decoded_with: Tokenizer | None = None
+        self._decoded_with: AnyTokenizer | None = None
         self._editor: TokenEditor | None = None
         self._list_job = LatestJob("bpe-ids-list", self)
         self._list_job.done.connect(self._on_list)
@@ -245,7 +245,7 @@ class IdsPanel(QWidget):
         if path:
             self.open_npy(path)
 
-    def _tokenizer(self) -> Tokenizer | None:
+    def _tokenizer(self) -> AnyTokenizer | None:
         return self._editor.current_tokenizer if self._editor is not None else None
 
     @Slot()

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QWidget
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
+from ..worker import describe_job_error
 from .common import SteadyLabel
 from .picker import TokenizerPicker
 
@@ -41,7 +42,7 @@ class LazyPage(QWidget):
         self.choices: Sequence[TokenizerPicker] = ()
         self._dirty = True
         self._announce = False  # a choice changed: a failure now goes to the error dialog
-        self._job = LatestJob(job_name, self)
+        self._job = LatestJob(job_name, self, describe=describe_job_error)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._timer = single_shot(self, DEBOUNCE_MS, self._submit)

@@ -3,12 +3,17 @@
 What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
 the one place that lists them): nothing, where asked for; the run's tokenizer
 (``hub.state.shown``); the presets the core ships (``core.presets``: GPT-2, GPT-4's
-cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session; then, below
-a separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
-it). Each choice has a key (:data:`RUN`, :data:`NONE`, :func:`preset_key`, :func:`file_key`).
+cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session (files of
+another kind than byte-level BPE the app loaded too: ``hub.tokenizer_offered``); the Hugging
+Face Hub's popular open models and the ones opened lately (``hub_models``); then, below a
+separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
+it, "Open from Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is
+fetched by ``get`` (in the caller's job, a download's progress shown in a dialog) and labelled
+with the model's name, which the Report's columns show. Each choice has a key (:data:`RUN`,
+:data:`NONE`, :func:`preset_key`, :func:`file_key`, :func:`hub_key`).
 :meth:`TokenizerPicker.current` gives a :class:`Choice`: the key, a label and a ``get``
 function that builds the tokenizer when called, meant to be called in a background job.
-Presets and files are built once into the picker's
+Presets, files and Hub models are built once into the picker's
 :class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
 :data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`).
 What it leaves out: running jobs (the pages and the editor's bar hold their ``LatestJob``),
@@ -26,17 +31,25 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
 from ...core.formats.preset_table import PRESETS, preset_label
+from ...core.io.hf_hub import HubModel, parse_repo
 from ..hub import StateHub
-from ..loader import ask_for_tokenizer_file
+from ..loader import OfferedTokenizer, ask_for_tokenizer_file
 from ..model.tokenizer_cache import TokenizerCache
+from . import hub_models
 
 RUN = "run"  # the run's tokenizer (trained or loaded)
 NONE = "none"  # no tokenizer (an optional slot)
 LOAD_FILE = "load-file"
+ASK_HUB = "ask-hub"
 # The actions a picker may offer below its choices, by key: the menu label. Choosing one runs
 # it (TokenizerPicker._actions) and goes back to the choice before.
-ACTIONS: dict[str, str] = {LOAD_FILE: "Load tokenizer file…"}
+ACTIONS: dict[str, str] = {LOAD_FILE: "Load tokenizer file…", ASK_HUB: hub_models.HUB_ACTION}
+HUB_TIP = (
+    "A model on the Hugging Face Hub: its tokenizer.json is downloaded once, then read from "
+    "the Hub's cache (offline too). Gated models need `hf auth login` first."
+)
 
 SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
 # subtle: the pages' jobs run in their own threads but share SHARED's tokenizers, whose
@@ -53,6 +66,10 @@ def file_key(path: Path) -> str:
     return f"file:{path}"
 
 
+def hub_key(name: str) -> str:
+    return f"hf:{name}"
+
+
 @dataclass(frozen=True)
 class Choice:
     """A chosen tokenizer: its key, its label, and ``get`` to build it (call it off the GUI
@@ -60,10 +77,10 @@ class Choice:
 
     key: str
     label: str
-    get: Callable[[], Tokenizer]
+    get: Callable[[], AnyTokenizer]
 
 
-def _no_run() -> Tokenizer:
+def _no_run() -> AnyTokenizer:
     raise ValueError("there is no run's tokenizer yet: train one or load one first")
 
 
@@ -80,6 +97,7 @@ class TokenizerPicker(QComboBox):
     box; ``choice_changed`` says the choice changed (not emitted for an action)."""
 
     choice_changed = Signal()
+    _hub_ended = Signal(str, bool)  # from a job: a Hub model's tokenizer came (or not)
 
     def __init__(
         self,
@@ -87,7 +105,7 @@ class TokenizerPicker(QComboBox):
         *,
         default: str = RUN,
         allow_none: bool = False,
-        actions: Sequence[str] = (LOAD_FILE,),
+        actions: Sequence[str] = (LOAD_FILE, ASK_HUB),
         cache: TokenizerCache = SHARED,
         parent: QWidget | None = None,
     ) -> None:
@@ -95,12 +113,21 @@ class TokenizerPicker(QComboBox):
         self.hub = hub
         self.cache = cache
         self.setMinimumContentsLength(18)
-        self._actions: dict[str, Callable[[], None]] = {LOAD_FILE: self._ask_for_file}
+        self._actions: dict[str, Callable[[], None]] = {
+            LOAD_FILE: self._ask_for_file,
+            ASK_HUB: self._ask_for_hub_model,
+        }
         self._fill(allow_none, actions)
         self.pick(default)
         self._previous = self.currentIndex()
+        self.progress = hub_models.DownloadProgress(self)
+        # Asks for a Hub model (blocking, modal); tests replace it with an answer.
+        self.ask_model: Callable[[], HubModel | None] = lambda: hub_models.ask_model(self)
         self.activated.connect(self._on_activated)
         self.currentIndexChanged.connect(self._on_index_changed)
+        self._hub_ended.connect(self._on_hub_ended, Qt.ConnectionType.QueuedConnection)
+        hub.tokenizer_offered.connect(self._on_offered)
+        hub_models.recent_signal().added.connect(self._on_recent)
 
     def _fill(self, allow_none: bool, actions: Sequence[str]) -> None:
         """Every choice, in order; files come after the presets (:meth:`add_file`)."""
@@ -110,6 +137,9 @@ class TokenizerPicker(QComboBox):
         for name in PRESETS:
             self.addItem(preset_label(name), preset_key(name))
         self._files_end = self.count()  # where the next file is inserted
+        for label, name in hub_models.hub_entries():
+            self.addItem(label, hub_key(name))
+            self.setItemData(self.count() - 1, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
         if actions:
             self.insertSeparator(self.count())
         for key in actions:
@@ -141,8 +171,25 @@ class TokenizerPicker(QComboBox):
         cache = self.cache
         if kind == "preset":
             return Choice(key, label, lambda: cache.get(key, lambda: Tokenizer.preset(value)))
+        if kind == "hf":
+            return Choice(key, value, self._hub_getter(key, parse_repo(value)))
         path = Path(value)
-        return Choice(key, label, lambda: cache.get(key, lambda: Tokenizer.load(path)))
+        return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)))
+
+    def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
+        cache, ended = self.cache, self._hub_ended
+        progress = self.progress.callback(model.name)
+
+        def get() -> AnyTokenizer:  # in the caller's job thread
+            try:
+                tok = cache.get(key, lambda: open_hub(model, progress))
+            except BaseException:
+                ended.emit(model.name, False)
+                raise
+            ended.emit(model.name, True)
+            return tok
+
+        return get
 
     # ------------------------------------------------------------ choices
     def pick(self, key: str) -> None:
@@ -153,7 +200,7 @@ class TokenizerPicker(QComboBox):
         self.setCurrentIndex(index)
 
     def add_file(
-        self, path: str | Path, tokenizer: Tokenizer | None = None, *, choose: bool = True
+        self, path: str | Path, tokenizer: AnyTokenizer | None = None, *, choose: bool = True
     ) -> str:
         """Offer a tokenizer file (or GPT-2 directory), and choose it unless ``choose`` is
         false; returns its key. With ``tokenizer`` (the file read already), that is the file's
@@ -171,6 +218,42 @@ class TokenizerPicker(QComboBox):
         if choose:
             self.setCurrentIndex(index)
         return key
+
+    def add_hub_model(self, model: HubModel, *, choose: bool = True) -> str:
+        """Offer a Hub model (its tokenizer is fetched when first used), and choose it unless
+        ``choose`` is false; returns its key."""
+        key = hub_key(model.name)
+        index = self.findData(key)
+        if index < 0:
+            first_action = next((i for i, k in enumerate(self.keys()) if k in ACTIONS), -1)
+            index = self.count() if first_action < 0 else first_action - 1  # its separator
+            self.insertItem(index, hub_models.recent_label(model.name), key)
+            self.setItemData(index, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+        if choose:
+            self.setCurrentIndex(index)
+        return key
+
+    @Slot(str)
+    def _on_recent(self, name: str) -> None:
+        """A Hub model opened anywhere in the app: listed here too (not chosen)."""
+        self.add_hub_model(parse_repo(name), choose=False)
+
+    @Slot(str, bool)
+    def _on_hub_ended(self, name: str, ok: bool) -> None:
+        self.progress.finish()
+        if ok:
+            hub_models.remember_model(name)
+
+    @Slot(object)
+    def _on_offered(self, offered: OfferedTokenizer) -> None:
+        """A tokenizer the app loaded to look at (another kind than byte-level BPE)."""
+        self.add_file(offered.source, offered.tokenizer, choose=False)
+
+    @Slot()
+    def _ask_for_hub_model(self) -> None:
+        model = self.ask_model()
+        if model is not None:
+            self.add_hub_model(model)
 
     @Slot()
     def _ask_for_file(self) -> None:

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.steps import EncodeStep, encode_steps, pretokens
 from ...core.io.display import readable_token
 from ..debounce import single_shot
@@ -66,10 +66,13 @@ class Walkthrough:
         return self.pieces[self.index] if self.pieces else ""
 
 
-def walk(tok: Tokenizer, text: str, index: int) -> Walkthrough:
+def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
     """Cut ``text`` into pieces and replay the encoder on piece ``index`` (job thread)."""
-    pieces = tuple(pretokens(tok, text))
     specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
+    if isinstance(tok, ForeignTokenizer):
+        problem = tok.not_explained("Step-through (the merges, one by one)")
+        return Walkthrough(text, (), 0, (), {}, specials, problem)
+    pieces = tuple(pretokens(tok, text))
     if not pieces:
         return Walkthrough(text, (), 0, (), {}, specials)
     index = max(0, min(index, len(pieces) - 1))

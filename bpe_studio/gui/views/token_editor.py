@@ -50,7 +50,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import Tokenizer, TokenSpan
+from ...core import TokenSpan
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.spans import SpanArrays
 from ...core.io.display import readable_token
 from ..debounce import single_shot
@@ -388,6 +389,8 @@ class TokenTextEdit(QPlainTextEdit):
                 if rank is not None
                 else "special token"
                 if tid in self._special_ids
+                else f"{tok.kind} token {html.escape(repr(tok.token_text(tid)))}"
+                if isinstance(tok, ForeignTokenizer)
                 else "single byte"
             )
             hexes = " ".join(f"{b:02x}" for b in token[:24]) + (" …" if len(token) > 24 else "")
@@ -555,13 +558,13 @@ class TokenEditor(QWidget):
         return self._step
 
     @property
-    def tokenizer(self) -> Tokenizer | None:
+    def tokenizer(self) -> AnyTokenizer | None:
         """The tokenizer of the spans painted now (None until the first arrive)."""
         spans = self.edit._spans
         return spans.tokenizer if spans is not None else None
 
     @property
-    def current_tokenizer(self) -> Tokenizer | None:
+    def current_tokenizer(self) -> AnyTokenizer | None:
         """The tokenizer the editor shows now (:attr:`source` at :attr:`step`); None while
         it is being built (the spans painted may still be the previous one's)."""
         if self._painted != (self._source, self._step):

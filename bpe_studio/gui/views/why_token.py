@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core import Tokenizer
+from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.steps import MergeNode, merge_tree, merges_using
 from ...core.io.display import readable_token
 from ..debounce import single_shot
@@ -82,9 +82,12 @@ class Explanation:
     problem: str | None = None
 
 
-def explain(tok: Tokenizer, token_id: int, run: bool) -> Explanation:
+def explain(tok: AnyTokenizer, token_id: int, run: bool) -> Explanation:
     """The tree and the uses of ``token_id`` in ``tok`` (runs in the job thread)."""
     specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
+    if isinstance(tok, ForeignTokenizer):
+        problem = tok.not_explained("Why this token (its merge tree)")
+        return Explanation(token_id, None, (), specials, run, problem)
     if token_id not in tok.vocab:
         problem = f"Token id {token_id:,} is not in this tokenizer."
         return Explanation(token_id, None, (), specials, run, problem)

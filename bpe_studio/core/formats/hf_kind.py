@@ -1,0 +1,76 @@
+"""What kind of tokenizer a Hugging Face ``tokenizer.json`` holds: byte-level BPE or another.
+
+What it does: :func:`foreign_kind` reads the file's model, pre-tokenizer and decoder and says
+whether it is byte-level BPE (None: the project's own ``Tokenizer`` reads it, exactly, through
+``hf_json``) or another kind, named for people ("WordPiece", "Unigram", "BPE
+(SentencePiece-style, byte fallback)"), which ``foreign`` runs through the ``tokenizers``
+library. :class:`ForeignTokenizerFile` is the error ``formats.files`` raises for such a file
+where only byte-level BPE will do. What it leaves out: reading either kind (``hf_json``,
+``foreign``).
+
+Byte-level BPE is a BPE model over the 256 byte symbols: the ``ByteLevel`` pre-tokenizer maps
+each byte to one of them. A BPE model without it works on characters (SentencePiece's BPE,
+with a ``▁`` for spaces and, with ``byte_fallback``, ``<0xNN>`` tokens for characters outside
+its vocabulary).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+class ForeignTokenizerFile(ValueError):
+    """A ``tokenizer.json`` of a kind other than byte-level BPE (``kind``), at ``path``."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        self.path = Path(path)
+        self.kind = kind
+        super().__init__(
+            f"{os.fspath(path)}: a {kind} tokenizer, not byte-level BPE: it is run by the "
+            "tokenizers library, and only the editor, Compare, Report, encode and decode take it"
+        )
+
+
+def _types(component: Any, key: str) -> list[str]:
+    """The ``type`` of a component and of the steps of a ``Sequence`` of them."""
+    if not isinstance(component, dict):
+        return []
+    steps = component.get(key)
+    if component.get("type") == "Sequence" and isinstance(steps, list):
+        return [t for step in steps for t in _types(step, key)]
+    return [str(component.get("type"))]
+
+
+def kind_of(obj: Any) -> str | None:
+    """None when the parsed ``tokenizer.json`` ``obj`` is byte-level BPE, else its kind.
+
+    >>> kind_of({"model": {"type": "WordPiece"}})
+    'WordPiece'
+    >>> kind_of({"model": {"type": "BPE"}, "pre_tokenizer": {"type": "ByteLevel"}}) is None
+    True
+    """
+    model = obj.get("model") if isinstance(obj, dict) else None
+    if not isinstance(model, dict):
+        return None  # no model at all: hf_json names what is wrong
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        return str(kind)
+    byte_level = "ByteLevel" in _types(obj.get("pre_tokenizer"), "pretokenizers")
+    if byte_level and not model.get("byte_fallback"):
+        return None
+    if model.get("byte_fallback"):
+        return "BPE (SentencePiece-style, byte fallback)"
+    return "BPE (SentencePiece-style)"
+
+
+def foreign_kind(path: str | os.PathLike[str]) -> str | None:
+    """:func:`kind_of` the ``tokenizer.json`` at ``path``; None too for a file that is no
+    readable JSON (``hf_json`` then says what is wrong with it, naming the file)."""
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    return kind_of(obj)

@@ -1,0 +1,46 @@
+"""``encode`` and ``decode`` with WordPiece, Unigram and SentencePiece-style BPE files: the ids
+are ``tokenizers``' own (of the text alone), the decoded text ``tokenizers``' decoding."""
+
+from __future__ import annotations
+
+import pytest
+import tokenizers
+from cli_run import cli, encode_ids, error_line, ok
+from core_helpers import SLICES, fixture_path
+from foreign_files import sentencepiece_bpe, unigram, wordpiece
+
+MAKERS = {"wordpiece": wordpiece, "unigram": unigram, "sentencepiece_bpe": sentencepiece_bpe}
+
+
+@pytest.mark.parametrize("name", list(MAKERS))
+def test_encode_then_decode_as_tokenizers_does(tmp_path, name):
+    path = MAKERS[name](tmp_path / name)
+    text_path = fixture_path(SLICES["chinese"])
+    text = text_path.read_text(encoding="utf-8")
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    expected = oracle.encode(text, add_special_tokens=False).ids
+    # The folder holding the file is the same source as the file.
+    ids = encode_ids(tmp_path, text_path, path.parent)
+    assert ids == expected
+    ids_file = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", text_path, "--tokenizer", path, "--out", ids_file))
+    out = tmp_path / "back.txt"
+    ok(cli(tmp_path, "decode", ids_file, "--tokenizer", path, "--out", out))
+    assert out.read_text(encoding="utf-8") == oracle.decode(expected, skip_special_tokens=False)
+
+
+def test_pattern_with_a_foreign_file_is_one_line(tmp_path):
+    path = unigram(tmp_path)
+    text = tmp_path / "t.txt"
+    text.write_text("hello", encoding="utf-8")
+    result = cli(
+        tmp_path, "encode", text, "--tokenizer", path, "--pattern", "gpt2", "--out", "x.npy"
+    )
+    assert "a Unigram tokenizer splits text its own way" in error_line(result)
+
+
+def test_convert_of_a_foreign_file_says_why_not(tmp_path):
+    path = wordpiece(tmp_path / "wp")
+    result = cli(tmp_path, "convert", path, "--to", "gpt2", "--out", tmp_path / "out")
+    line = error_line(result)
+    assert str(path) in line and "a WordPiece tokenizer, not byte-level BPE" in line

@@ -1,0 +1,96 @@
+"""``--tokenizer hf:ORG/NAME[@REVISION]`` (and convert's SOURCE): never over the network. A
+local snapshot in a temporary Hugging Face cache, read offline by the command in a subprocess;
+a download's progress and its failures through a stand-in for ``hf_hub_download`` raising
+huggingface_hub's own errors, with the command run in this process."""
+
+from __future__ import annotations
+
+import huggingface_hub
+import numpy as np
+import pytest
+from cli_run import cli, encode_ids, error_line, ok
+from foreign_files import own_ids
+from hub_snapshot import hub_error, two_models
+from huggingface_hub import errors
+
+from bpe_studio.cli import main
+
+TEXT = "Hello world, 中文 and code() 12345\n"
+
+
+@pytest.fixture
+def hub(monkeypatch, tmp_path):
+    files = two_models(monkeypatch, tmp_path)
+    text = tmp_path / "text.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    return files, text
+
+
+def test_encode_and_decode_a_cached_model_offline(tmp_path, hub):
+    files, text = hub
+    assert encode_ids(tmp_path, text, "hf:acme/uni") == own_ids(files["uni"], TEXT)
+    assert encode_ids(tmp_path, text, "hf:acme/ll@v1") == own_ids(files["ll"], TEXT)
+    ids = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", text, "--tokenizer", "hf:acme/ll@v1", "--out", ids))
+    back = tmp_path / "back.txt"
+    ok(cli(tmp_path, "decode", ids, "--tokenizer", "hf:acme/ll@v1", "--out", back))
+    assert back.read_text(encoding="utf-8") == TEXT
+
+
+def test_convert_a_cached_byte_level_model(tmp_path, hub):
+    files, text = hub
+    out = tmp_path / "gpt2"
+    ok(cli(tmp_path, "convert", "hf:acme/ll@v1", "--to", "gpt2", "--out", out))
+    assert (out / "vocab.json").is_file() and (out / "merges.txt").is_file()
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("hf:acme/absent", "acme/absent: its tokenizer is not in the Hugging Face cache and "),
+        ("hf:acme/uni@v7", "acme/uni@v7: its tokenizer is not in the Hugging Face cache and "),
+        ("hf:acme", "hf:acme: expected a Hugging Face model as ORG/NAME"),
+    ],
+)
+def test_an_unavailable_model_is_one_line(tmp_path, hub, source, expected):
+    files, text = hub
+    result = cli(tmp_path, "encode", text, "--tokenizer", source, "--out", tmp_path / "x.npy")
+    assert error_line(result).startswith(f"bpe-studio: error: {expected}")
+    assert not (tmp_path / "x.npy").exists()
+
+
+def test_gated_model_says_how_to_log_in(monkeypatch, tmp_path, capsys, hub):
+    files, text = hub
+
+    def gated(*args, **kwargs):
+        raise hub_error(errors.GatedRepoError)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", gated)
+    code = main(["encode", str(text), "--tokenizer", "hf:meta-llama/Llama-3.1-8B", "--out",
+                 str(tmp_path / "x.npy")])  # fmt: skip
+    assert code != 0
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(lines) == 1
+    assert "meta-llama/Llama-3.1-8B: a gated model" in lines[0]
+    assert "`hf auth login`" in lines[0] and "HF_TOKEN" in lines[0]
+
+
+def test_a_download_shows_progress(monkeypatch, tmp_path, capsys, hub):
+    files, text = hub
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        if filename != "tokenizer.json":
+            raise hub_error(errors.RemoteEntryNotFoundError)
+        size = files["uni"].stat().st_size
+        bar = tqdm_class(total=size, unit="B")
+        bar.update(size // 2)
+        bar.update(size - size // 2)
+        bar.close()
+        return str(files["uni"])
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    out = tmp_path / "ids.npy"
+    assert main(["encode", str(text), "--tokenizer", "hf:acme/new", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert any(ln.startswith("downloading ") and "100.0%" in ln for ln in err.splitlines()), err
+    assert np.load(out).tolist() == own_ids(files["uni"], TEXT)

@@ -1,0 +1,159 @@
+"""``tokenizer.json`` files of the open models' shapes, built with ``tokenizers`` itself.
+
+Other kinds than byte-level BPE, trained by ``tokenizers``' own trainers on the CS336 fixture
+``corpus.en`` (deterministic; small vocabularies, so Chinese falls back to ``[UNK]`` or to byte
+tokens):
+- :func:`wordpiece`: BERT's shape (BertNormalizer lowercasing, BertPreTokenizer, ``##``
+  continuation, a TemplateProcessing adding ``[CLS]``/``[SEP]``).
+- :func:`unigram`: NFKC, Metaspace (SentencePiece's ``▁``), Unigram (ALBERT, T5 shape).
+- :func:`sentencepiece_bpe`: Llama 2 / Mistral 7B's shape: no pre-tokenizer, a normalizer
+  that prepends ``▁`` and turns spaces into ``▁``, a BPE with ``byte_fallback`` and the 256
+  ``<0xNN>`` tokens at ids 3..258, ``<unk>``, ``<s>``, ``</s>``, the Replace/ByteFallback/
+  Fuse/Strip decoder.
+Byte-level BPE, from GPT-2's fixture vocabulary and merges: :func:`llama3_style` (Split with
+Llama 3's regex + ByteLevel, ``ignore_merges``) and :func:`qwen2_style` (Qwen2's regex).
+
+Each function writes ``directory/tokenizer.json`` and returns its path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core_helpers import FIXTURES
+from tokenizers import (
+    AddedToken,
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
+
+CORPUS = FIXTURES / "corpus.en"
+LLAMA3_REGEX = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+QWEN2_REGEX = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
+    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def _lines() -> list[str]:
+    return CORPUS.read_text(encoding="utf-8").splitlines()
+
+
+def _save(tok: Tokenizer, directory: Path) -> Path:
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "tokenizer.json"
+    tok.save(str(path))
+    return path
+
+
+def wordpiece(directory: Path, vocab_size: int = 600) -> Path:
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials)
+    tok.train_from_iterator(_lines(), trainer)
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+    )
+    return _save(tok, directory)
+
+
+def unigram(directory: Path, vocab_size: int = 600) -> Path:
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.decoder = decoders.Metaspace()
+    trainer = trainers.UnigramTrainer(
+        vocab_size=vocab_size, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>"
+    )
+    tok.train_from_iterator(_lines(), trainer)
+    return _save(tok, directory)
+
+
+def sentencepiece_bpe(directory: Path, vocab_size: int = 700) -> Path:
+    """Llama 2's shape (see the module docstring)."""
+    trained = Tokenizer(models.BPE(unk_token="<unk>"))
+    trained.normalizer = normalizers.Sequence(
+        [normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")]
+    )
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>", "<s>", "</s>"])
+    trained.train_from_iterator(_lines(), trainer)
+    model = json.loads(trained.to_str())["model"]
+    # The byte tokens come right after the three special ones, as in Llama 2's file.
+    vocab = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    vocab.update({f"<0x{b:02X}>": 3 + b for b in range(256)})
+    for token, _ in sorted(model["vocab"].items(), key=lambda item: item[1]):
+        vocab.setdefault(token, len(vocab))
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
+    tok = Tokenizer(models.BPE(vocab, merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    tok.normalizer = trained.normalizer
+    tok.decoder = decoders.Sequence(
+        [
+            decoders.Replace("\u2581", " "),
+            decoders.ByteFallback(),
+            decoders.Fuse(),
+            decoders.Strip(" ", 1, 0),
+        ]
+    )
+    tok.add_special_tokens([AddedToken(t, special=True) for t in ("<unk>", "<s>", "</s>")])
+    return _save(tok, directory)
+
+
+def _gpt2_model(ignore_merges: bool) -> models.BPE:
+    vocab = json.loads((FIXTURES / "gpt2_vocab.json").read_text(encoding="utf-8"))
+    lines = (FIXTURES / "gpt2_merges.txt").read_text(encoding="utf-8").splitlines()
+    merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#")]
+    return models.BPE(vocab, merges, ignore_merges=ignore_merges)
+
+
+def _byte_level(regex: str, directory: Path, ignore_merges: bool) -> Tokenizer:
+    tok = Tokenizer(_gpt2_model(ignore_merges))
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(regex), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken("<|endoftext|>", special=True)])
+    return tok
+
+
+def llama3_style(directory: Path, *, full: bool = True) -> Path:
+    """Llama 3's shape; ``full``: with ``ignore_merges`` and the ``<|begin_of_text|>``
+    template, as the model's file has them (``full=False`` leaves both out)."""
+    tok = _byte_level(LLAMA3_REGEX, directory, ignore_merges=full)
+    if full:
+        tok.add_special_tokens([AddedToken("<|begin_of_text|>", special=True)])
+        bos = tok.token_to_id("<|begin_of_text|>")
+        tok.post_processor = processors.TemplateProcessing(
+            single="<|begin_of_text|> $A", special_tokens=[("<|begin_of_text|>", bos)]
+        )
+    return _save(tok, directory)
+
+
+def qwen2_style(directory: Path, *, full: bool = True) -> Path:
+    """Qwen2's shape; ``full``: with its NFC normalizer (``full=False`` leaves it out)."""
+    tok = _byte_level(QWEN2_REGEX, directory, ignore_merges=False)
+    if full:
+        tok.normalizer = normalizers.NFC()
+    return _save(tok, directory)
+
+
+def own_ids(path: Path, text: str) -> list[int]:
+    """The ids ``tokenizers`` itself gives ``text`` with the file at ``path`` (the text's own
+    tokens, no template's)."""
+    return Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids

@@ -1,0 +1,206 @@
+"""WordPiece, Unigram and SentencePiece-style BPE through ``tokenizers`` (core/foreign.py).
+
+The oracle is ``tokenizers`` itself, run directly on the same file (the text's own tokens:
+``add_special_tokens=False``); spans, display bytes and special tokens are checked against
+values derived by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+import tokenizers
+from core_helpers import SLICES, read_fixture
+from foreign_files import llama3_style, sentencepiece_bpe, unigram, wordpiece
+from hypothesis import given
+from text_strategies import HYPO, TEXTS
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
+from bpe_studio.core.formats.hf_kind import ForeignTokenizerFile
+
+KINDS = {
+    "wordpiece": (wordpiece, "WordPiece"),
+    "unigram": (unigram, "Unigram"),
+    "sentencepiece_bpe": (sentencepiece_bpe, "BPE (SentencePiece-style, byte fallback)"),
+}
+TEXT_SLICES = ["english", "chinese", "code", "mixed_web"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("foreign")
+    return {name: make(root / name) for name, (make, _) in KINDS.items()}
+
+
+@pytest.fixture(scope="module")
+def loaded(files):
+    return {name: open_tokenizer(path) for name, path in files.items()}
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_each_kind_loads_as_foreign_and_tokenizer_load_names_it(files, loaded, name):
+    tok = loaded[name]
+    assert isinstance(tok, ForeignTokenizer)
+    assert tok.kind == KINDS[name][1]
+    with pytest.raises(ForeignTokenizerFile) as refused:
+        Tokenizer.load(files[name])
+    assert str(refused.value).startswith(f"{files[name]}: a {KINDS[name][1]} tokenizer")
+    # The folder holding it is the same source.
+    assert isinstance(open_tokenizer(files[name].parent), ForeignTokenizer)
+
+
+def test_byte_level_file_still_gives_the_exact_tokenizer(tmp_path):
+    tok = open_tokenizer(llama3_style(tmp_path, full=False))
+    assert isinstance(tok, Tokenizer)
+
+
+@pytest.mark.parametrize("slice_name", TEXT_SLICES)
+@pytest.mark.parametrize("name", list(KINDS))
+def test_ids_and_decoding_equal_tokenizers(files, loaded, name, slice_name):
+    text = read_fixture(SLICES[slice_name])[:20_000]
+    oracle = tokenizers.Tokenizer.from_file(str(files[name]))
+    expected = oracle.encode(text, add_special_tokens=False).ids
+    tok = loaded[name]
+    assert tok.encode(text) == expected
+    assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
+    spans = tok.spans(text)
+    assert [s.id for s in spans] == expected
+
+
+def test_wordpiece_spans_hold_their_tokens(loaded):
+    # Each token but [UNK] is its span's characters, lowercased (BertNormalizer), with the
+    # "##" of a word's continuation.
+    tok = loaded["wordpiece"]
+    text = read_fixture("corpus.en")[:5000]
+    unk = tok.backend.token_to_id("[UNK]")
+    checked = 0
+    for span in tok.spans(text):
+        if span.id == unk or not text[span.start : span.end].isascii():
+            continue
+        token = tok.token_text(span.id)
+        assert token.removeprefix("##") == text[span.start : span.end].lower()
+        checked += 1
+    assert checked > 500
+
+
+def test_byte_fallback_tokens_share_their_character(loaded):
+    tok = loaded["sentencepiece_bpe"]
+    # "中" is in no merge of an English corpus: three byte tokens, E4 B8 AD (by hand), each
+    # spanning the character, partial.
+    spans = tok.spans("a中")
+    byte_ids = [3 + 0xE4, 3 + 0xB8, 3 + 0xAD]  # <0xNN> is id 3 + NN in this file
+    assert [s.id for s in spans[-3:]] == byte_ids
+    assert all((s.start, s.end, s.partial) == (1, 2, True) for s in spans[-3:])
+    assert [tok.vocab[i] for i in byte_ids] == [b"\xe4", b"\xb8", b"\xad"]
+    assert tok.decode([s.id for s in spans]) == "a中"
+
+
+def test_display_bytes_show_spaces_and_bytes(loaded):
+    sp, wp = loaded["sentencepiece_bpe"], loaded["wordpiece"]
+    words = [(t, i) for t, i in sp.backend.get_vocab().items() if t.startswith("\u2581")]
+    assert len(words) > 20
+    for token, idx in words:
+        assert sp.vocab[idx] == token.replace("\u2581", " ").encode("utf-8")
+    assert sp.vocab[sp.backend.token_to_id("<0x0A>")] == b"\n"
+    ing = wp.backend.token_to_id("##ing")
+    assert wp.vocab[ing] == b"##ing"  # WordPiece writes no "▁": its tokens as they are
+
+
+def test_special_tokens_in_text(loaded, files):
+    tok = loaded["sentencepiece_bpe"]
+    assert tok.special_tokens == ["<unk>", "<s>", "</s>"]
+    assert tok.special_id("</s>") == 2
+    assert 2 in tok.encode("a</s>b")
+    plain = open_tokenizer(files["sentencepiece_bpe"], no_specials=True)
+    assert 2 not in plain.encode("a</s>b")
+    assert plain.special_tokens == []
+    # WordPiece's template adds [CLS] and [SEP]; the text's own tokens leave them out.
+    wp = loaded["wordpiece"]
+    ids = wp.encode("hello")
+    assert wp.special_id("[CLS]") not in ids and wp.special_id("[SEP]") not in ids
+
+
+def test_bad_input_names_the_value(loaded, files):
+    tok = loaded["unigram"]
+    with pytest.raises(ValueError, match=r"unknown token id 600\b"):
+        tok.decode([1, 600])
+    with pytest.raises(TypeError):
+        tok.decode([1.0])
+    with pytest.raises(ValueError, match=r"tokenizer\.json: a Unigram tokenizer splits"):
+        open_tokenizer(files["unigram"], pattern="gpt2")
+    with pytest.raises(ValueError, match=r"special token '<nope>' is not in"):
+        open_tokenizer(files["unigram"], special_tokens=["<nope>"])
+
+
+def test_unreadable_file_names_it(tmp_path):
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text('{"model": {"type": "WordPiece", "vocab": 3}}', encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"{bad}: tokenizers cannot read it"):
+        open_tokenizer(bad)
+
+
+def test_cuts_come_from_offsets(loaded):
+    tok = loaded["wordpiece"]
+    # "hello world": BertPreTokenizer cuts at the space; "world" starts at 6 (by hand).
+    assert 6 in tok.cuts("hello world").tolist()
+    assert all(0 < c < len("hello world") for c in tok.cuts("hello world").tolist())
+
+
+@HYPO
+@given(TEXTS)
+def test_spans_are_ordered_and_round_trip(loaded, text):
+    tok = loaded["sentencepiece_bpe"]
+    spans = tok.spans(text)
+    assert [s.id for s in spans] == tok.encode(text)
+    starts = [s.start for s in spans]
+    assert starts == sorted(starts)
+    assert all(0 <= s.start < s.end <= len(text) for s in spans)
+    # Byte fallback loses nothing: every character comes back (Llama 2's decoder strips the
+    # space its normalizer put first).
+    if "\r" not in text:
+        assert tok.decode(tok.encode(text)) == text
+
+
+def test_surrogates_are_taken_as_encode_takes_them(loaded):
+    tok = loaded["sentencepiece_bpe"]
+    # A surrogate pair is the character it stands for (😀, F0 9F 98 80 by byte fallback) and
+    # its spans cover both surrogates; a lone one is U+FFFD.
+    text = "a\ud83d\ude00b\ud800"
+    assert tok.encode(text) == tok.encode("a\U0001f600b\ufffd")
+    spans = tok.spans(text)
+    emoji = [s for s in spans if s.id in {3 + 0xF0, 3 + 0x9F, 3 + 0x98, 3 + 0x80}]
+    assert [(s.start, s.end, s.partial) for s in emoji] == [(1, 3, True)] * 4
+    assert spans[-1].end == len(text)
+
+
+@pytest.mark.parametrize(
+    ("obj", "kind"),
+    [
+        # GPT-2 / RoBERTa, and Llama 3 / Qwen2 (Split then ByteLevel): byte-level BPE.
+        ({"model": {"type": "BPE"}, "pre_tokenizer": {"type": "ByteLevel"}}, None),
+        (
+            {
+                "model": {"type": "BPE", "byte_fallback": False},
+                "pre_tokenizer": {
+                    "type": "Sequence",
+                    "pretokenizers": [{"type": "Split"}, {"type": "ByteLevel"}],
+                },
+            },
+            None,
+        ),
+        # Llama 2 (no pre-tokenizer), Mistral 7B v0.3 and Gemma (Metaspace): byte fallback.
+        ({"model": {"type": "BPE", "byte_fallback": True}, "pre_tokenizer": None},
+         "BPE (SentencePiece-style, byte fallback)"),
+        ({"model": {"type": "BPE", "byte_fallback": True},
+          "pre_tokenizer": {"type": "Metaspace"}}, "BPE (SentencePiece-style, byte fallback)"),
+        ({"model": {"type": "BPE"}, "pre_tokenizer": {"type": "Whitespace"}},
+         "BPE (SentencePiece-style)"),
+        ({"model": {"type": "WordLevel"}}, "WordLevel"),
+        ({"model": {"type": "Unigram", "vocab": []}}, "Unigram"),
+        ({"model": {"vocab": {}, "merges": []}, "pre_tokenizer": {"type": "ByteLevel"}}, None),
+    ],
+)  # fmt: skip
+def test_kinds_of_files(obj, kind):
+    from bpe_studio.core.formats.hf_kind import kind_of
+
+    assert kind_of(obj) == kind

@@ -1,0 +1,154 @@
+"""Tokenizers of Hub models (core/hf_hub.py, foreign.open_hub), never over the network: a local
+snapshot in a temporary Hugging Face cache read with huggingface_hub offline, and its errors
+raised by a stand-in for ``hf_hub_download`` (huggingface_hub's own error classes)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import huggingface_hub
+import pytest
+import tokenizers
+from foreign_files import llama3_style, unigram
+from hub_snapshot import add_snapshot, hub_error, offline_hub
+from huggingface_hub import errors
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_hub
+from bpe_studio.core.io.hf_hub import HubError, HubModel, parse_hub_source
+
+TEXT = "Hello world, 中文 and code() 12345"
+
+
+def test_parse_hub_sources():
+    assert parse_hub_source("hf:Qwen/Qwen2.5-7B") == HubModel("Qwen/Qwen2.5-7B", None)
+    assert parse_hub_source("hf:a/b@v1.0").name == "a/b@v1.0"
+    assert parse_hub_source("tokenizer.json") is None
+    for bad in ("hf:noslash", "hf:a/b/c", "hf:a/b@", "hf:a--b/c", "hf:/x"):
+        with pytest.raises(HubError, match=rf"^{bad}: expected a Hugging Face model as ORG/NAME"):
+            parse_hub_source(bad)
+
+
+def test_offline_snapshot_of_each_kind(monkeypatch, tmp_path):
+    cache = offline_hub(monkeypatch, tmp_path)
+    uni = unigram(tmp_path / "uni")
+    byte_level = llama3_style(tmp_path / "ll", full=False)
+    add_snapshot(cache, "acme/uni", {"tokenizer.json": uni})
+    add_snapshot(cache, "acme/ll", {"tokenizer.json": byte_level})
+    tok = open_hub(parse_hub_source("hf:acme/uni"))
+    assert isinstance(tok, ForeignTokenizer) and tok.name == "acme/uni"
+    oracle = tokenizers.Tokenizer.from_file(str(uni))
+    assert tok.encode(TEXT) == oracle.encode(TEXT, add_special_tokens=False).ids
+    exact = open_hub(HubModel("acme/ll"))
+    assert isinstance(exact, Tokenizer) and exact.name == "acme/ll"
+    oracle = tokenizers.Tokenizer.from_file(str(byte_level))
+    assert exact.encode(TEXT) == oracle.encode(TEXT, add_special_tokens=False).ids
+
+
+def test_a_revision_is_its_own_snapshot(monkeypatch, tmp_path):
+    cache = offline_hub(monkeypatch, tmp_path)
+    add_snapshot(cache, "acme/m", {"tokenizer.json": unigram(tmp_path / "a")})
+    other = llama3_style(tmp_path / "b", full=False)
+    add_snapshot(cache, "acme/m", {"tokenizer.json": other}, revision="v2", commit="f" * 40)
+    assert isinstance(open_hub(HubModel("acme/m")), ForeignTokenizer)
+    assert isinstance(open_hub(HubModel("acme/m", "v2")), Tokenizer)
+
+
+def test_the_config_names_more_special_tokens_without_changing_ids(monkeypatch, tmp_path):
+    cache = offline_hub(monkeypatch, tmp_path)
+    uni = unigram(tmp_path / "uni")
+    backend = tokenizers.Tokenizer.from_file(str(uni))
+    word = next(t for t in backend.get_vocab() if t.startswith("\u2581") and len(t) > 3)
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(
+        json.dumps({"eos_token": "</s>", "additional_special_tokens": [word, "<absent>"]}),
+        encoding="utf-8",
+    )
+    add_snapshot(cache, "acme/uni", {"tokenizer.json": uni, "tokenizer_config.json": config})
+    tok = open_hub(HubModel("acme/uni"))
+    assert word in tok.special_tokens and "</s>" in tok.special_tokens
+    assert "<absent>" not in tok.special_tokens
+    text = word.replace("\u2581", " ") + " x"
+    assert tok.encode(text) == backend.encode(text, add_special_tokens=False).ids
+
+
+def _fail_with(monkeypatch, error: BaseException) -> None:
+    def download(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+
+
+@pytest.mark.parametrize(
+    ("cls", "model", "expected"),
+    [
+        (
+            errors.GatedRepoError,
+            HubModel("meta-llama/Llama-3.1-8B"),
+            "meta-llama/Llama-3.1-8B: a gated model: accept its terms on "
+            "https://huggingface.co/meta-llama/Llama-3.1-8B, then log in with `hf auth login` "
+            "(or set HF_TOKEN to an access token)",
+        ),
+        (
+            errors.RepositoryNotFoundError,
+            HubModel("acme/nothing"),
+            "acme/nothing: no such model on the Hugging Face Hub (if it is private, log in",
+        ),
+        (
+            errors.RevisionNotFoundError,
+            HubModel("acme/m", "v9"),
+            "acme/m@v9: the model has no revision 'v9' (a branch, tag or commit)",
+        ),
+        (
+            errors.LocalEntryNotFoundError,
+            HubModel("acme/m"),
+            "acme/m: its tokenizer is not in the Hugging Face cache and",
+        ),
+        (
+            errors.RemoteEntryNotFoundError,
+            HubModel("acme/m"),
+            "acme/m: the model has no tokenizer.json",
+        ),
+    ],
+)
+def test_each_failure_is_one_line(monkeypatch, cls, model, expected):
+    _fail_with(monkeypatch, hub_error(cls))
+    with pytest.raises(HubError) as failed:
+        open_hub(model)
+    message = str(failed.value)
+    assert message.startswith(expected) and "\n" not in message
+
+
+def test_offline_and_online_say_which(monkeypatch, tmp_path):
+    from huggingface_hub import constants
+
+    offline_hub(monkeypatch, tmp_path)
+    _fail_with(monkeypatch, hub_error(errors.LocalEntryNotFoundError))
+    with pytest.raises(HubError, match="HF_HUB_OFFLINE is set; connect once"):
+        open_hub(HubModel("acme/m"))
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with pytest.raises(HubError, match="the Hub cannot be reached; connect once"):
+        open_hub(HubModel("acme/m"))
+
+
+def test_download_progress_reaches_the_caller(monkeypatch, tmp_path):
+    path = unigram(tmp_path / "uni")
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        if filename != "tokenizer.json":
+            raise hub_error(errors.RemoteEntryNotFoundError)
+        bar = tqdm_class(total=100, unit="B")
+        bar.update(40)
+        bar.update(60)
+        bar.close()
+        return str(path)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    seen: list[tuple[int, int | None]] = []
+    threads = threading.active_count()
+    tok = open_hub(HubModel("acme/uni"), lambda done, total: seen.append((done, total)))
+    assert seen == [(0, 100), (40, 100), (100, 100)]
+    assert tok.name == "acme/uni"
+    # No thread is left behind (tqdm's monitor): the command line forks its encoders after.
+    assert threading.active_count() == threads

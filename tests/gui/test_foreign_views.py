@@ -1,0 +1,102 @@
+"""WordPiece, Unigram and SentencePiece-style BPE files in the app (pytest-qt, offscreen).
+
+Loaded with "Load tokenizer…", such a file is offered to the editor, Compare and Report, and
+the run stays as it was; the editor's ids and Compare's counts are ``tokenizers``' own (the
+file run directly); the explain panels say they apply to byte-level BPE.
+"""
+
+from __future__ import annotations
+
+import pytest
+import tokenizers
+from foreign_files import own_ids, sentencepiece_bpe, unigram, wordpiece
+from gui_helpers import wait_for_spans
+from test_picker import editor_ids
+
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
+from bpe_studio.gui.views.picker import file_key, preset_key
+from bpe_studio.gui.views.step_through import StepThroughPanel
+from bpe_studio.gui.views.why_token import WhyTokenPanel
+
+TEXT = "Hello world, naïve café: 12345 tokens!\n  indented\tline 中文 😀 don't\n"
+MAKERS = {"wordpiece": wordpiece, "unigram": unigram, "sentencepiece_bpe": sentencepiece_bpe}
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("foreign_gui")
+    return {name: make(root / name) for name, make in MAKERS.items()}
+
+
+@pytest.mark.parametrize("name", list(MAKERS))
+def test_loaded_file_is_offered_to_the_editor_not_the_run(qtbot, window, files, name):
+    path = files[name]
+    window.editor.set_text(TEXT)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(path)
+    assert blocker.args == [True], window.last_error
+    assert window.state.phase is Phase.IDLE and window.state.loaded is None
+    assert window.picker.key == file_key(path)
+    assert window.picker.currentText() == "tokenizer.json"
+    assert "run by tokenizers" in window.editor_tokenizer.note.text()
+    assert editor_ids(qtbot, window) == own_ids(path, TEXT)
+    # Compare and Report list it too.
+    for choice in (*window.compare.choices, *window.report.choices):
+        assert file_key(path) in choice.keys()
+
+
+def test_tooltip_names_the_token_as_the_file_writes_it(qtbot, window, files):
+    path = files["wordpiece"]
+    window.editor.set_text("hello worlds")
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
+        window.load_tokenizer(path)
+    wait_for_spans(qtbot, window.editor)
+    qtbot.waitUntil(lambda: editor_ids(qtbot, window) == own_ids(path, "hello worlds"))
+    backend = tokenizers.Tokenizer.from_file(str(path))
+    last = backend.id_to_token(own_ids(path, "hello worlds")[-1])
+    html = window.editor.edit.tooltip_html(len("hello worlds") - 1)
+    assert f"WordPiece token &#x27;{last}&#x27;" in html
+
+
+def test_compare_counts_a_foreign_file_as_tokenizers_does(qtbot, files):
+    from bpe_studio.gui.views.compare import CompareView
+
+    view = CompareView(StateHub())
+    qtbot.addWidget(view)
+    view.resize(1200, 700)
+    path = files["sentencepiece_bpe"]
+    view.choices[0].pick(preset_key("o200k_base"))
+    view.choices[1].add_file(path)
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.set_text(TEXT)
+        view.show()
+    comparison = blocker.args[0]
+    assert comparison.b.tokens == len(own_ids(path, TEXT))
+    # Its cuts come from tokenizers' offsets: "world" starts a token at offset 6 (by hand:
+    # the normalizer's "▁" before it belongs to it).
+    assert 6 in comparison.b.cuts.tolist()
+    view.shutdown()
+
+
+def test_explain_panels_say_they_apply_to_byte_level_bpe(qtbot, files):
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    hub = StateHub()
+    tok = open_tokenizer(files["unigram"])
+    hub.pick_tokenizer(TokenizerSource("Unigram", tokenizer=tok))
+    why = WhyTokenPanel(hub, inspector_cache())
+    qtbot.addWidget(why)
+    why.show()
+    hub.select_token(tok.encode("the")[0], hub.state.picked)
+    qtbot.waitUntil(lambda: why.explanation is not None, timeout=20_000)
+    assert "applies to byte-level BPE" in why.explanation.problem
+    assert "Unigram" in why.explanation.problem
+    steps = StepThroughPanel(hub, inspector_cache())
+    qtbot.addWidget(steps)
+    steps.show()
+    steps.show_piece("hello")
+    qtbot.waitUntil(lambda: steps.walkthrough is not None and not steps.busy, timeout=20_000)
+    assert "applies to byte-level BPE" in steps.walkthrough.problem

@@ -1,0 +1,141 @@
+"""Hugging Face Hub models in the app (pytest-qt, offscreen), never over the network: local
+snapshots in a temporary Hugging Face cache read offline, failures and progress through a
+stand-in for ``hf_hub_download`` raising huggingface_hub's own errors. Ids are the files' own,
+run by ``tokenizers`` directly."""
+
+from __future__ import annotations
+
+import huggingface_hub
+import pytest
+from foreign_files import own_ids
+from hub_snapshot import hub_error, two_models
+from huggingface_hub import errors
+from test_picker import editor_ids
+
+from bpe_studio.core.explain.report import bundled_samples
+from bpe_studio.core.io.hf_hub import POPULAR, HubModel
+from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.views.hub_models import recent_models
+from bpe_studio.gui.views.picker import ASK_HUB, NONE, TokenizerPicker, hub_key, preset_key
+
+TEXT = "Hello world, naïve café: 12345 tokens!\n中文 😀 don't\n"
+
+
+@pytest.fixture
+def snapshots(monkeypatch, tmp_path):
+    return two_models(monkeypatch, tmp_path)
+
+
+def choose_action(picker, key: str) -> None:
+    """Choose an action in the menu as the user would (it runs when activated)."""
+    index = picker.findData(key)
+    picker.setCurrentIndex(index)
+    picker.activated.emit(index)
+
+
+def test_menus_offer_the_popular_models_and_the_hub_action(qtbot, window):
+    for picker in (window.picker, *window.compare.choices, *window.report.choices):
+        keys = picker.keys()
+        for _, repo in POPULAR:
+            assert hub_key(repo) in keys
+        assert ASK_HUB in keys
+        items = [picker.itemText(i) for i in range(picker.count())]
+        assert "Open from Hugging Face Hub…" in items
+        assert "Llama 3.1 8B (Hub: meta-llama/Llama-3.1-8B)" in items
+
+
+def test_open_from_the_hub_in_the_editor_offline(qtbot, window, snapshots):
+    window.editor.set_text(TEXT)
+    picker = window.picker
+    picker.ask_model = lambda: HubModel("acme/uni")
+    choose_action(picker, ASK_HUB)
+    assert picker.key == hub_key("acme/uni")
+    bar = window.editor_tokenizer
+    qtbot.waitUntil(lambda: not bar.busy and window.state.picked is not None, timeout=30_000)
+    assert editor_ids(qtbot, window) == own_ids(snapshots["uni"], TEXT)
+    assert "Unigram, run by tokenizers" in bar.note.text()
+    assert recent_models()[0] == "acme/uni"
+    # Every menu lists it at once, and one built later among the recent ones.
+    for choice in (*window.compare.choices, *window.report.choices):
+        assert hub_key("acme/uni") in choice.keys()
+    fresh = TokenizerPicker(StateHub())
+    qtbot.addWidget(fresh)
+    assert hub_key("acme/uni") in fresh.keys()
+
+
+def test_a_cancelled_ask_changes_nothing(qtbot, window):
+    picker = window.picker
+    before = picker.key
+    picker.ask_model = lambda: None
+    choose_action(picker, ASK_HUB)
+    assert picker.key == before and window.state.picked is None
+
+
+def test_compare_and_report_name_the_models(qtbot, window, snapshots, tmp_path):
+    compare = window.compare
+    compare.choices[0].pick(preset_key("o200k_base"))
+    compare.choices[1].add_hub_model(HubModel("acme/ll", "v1"))
+    with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
+        compare.set_text(TEXT)
+        window.tabs.setCurrentWidget(compare)
+    comparison = blocker.args[0]
+    assert comparison.b.label == "acme/ll@v1"
+    assert comparison.b.tokens == len(own_ids(snapshots["ll"], TEXT))
+
+    report = window.report
+    report.choices[0].pick(preset_key("o200k_base"))
+    report.choices[1].add_hub_model(HubModel("acme/uni"))
+    report.choices[2].add_hub_model(HubModel("acme/ll", "v1"))
+    report.choices[3].pick(NONE)
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        window.tabs.setCurrentWidget(report)
+    result = blocker.args[0]
+    assert result.tokenizers == ("GPT-4o (o200k_base)", "acme/uni", "acme/ll@v1")
+    for sample in bundled_samples():
+        expected = len(own_ids(snapshots["uni"], sample.text))
+        assert result.cell(sample.name, "acme/uni").tokens == expected
+
+
+def test_a_gated_model_says_how_to_log_in(qtbot, window, monkeypatch, snapshots):
+    def gated(*args, **kwargs):
+        raise hub_error(errors.GatedRepoError)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", gated)
+    window.picker.pick(hub_key("meta-llama/Llama-3.1-8B"))
+    note_label = window.editor_tokenizer.note
+    qtbot.waitUntil(lambda: "Could not load" in note_label.text(), timeout=30_000)
+    note = note_label.text()
+    assert "meta-llama/Llama-3.1-8B: a gated model" in note and "`hf auth login`" in note
+
+
+def test_a_download_shows_its_progress_without_blocking(qtbot, window, monkeypatch, snapshots):
+    import threading
+
+    release = threading.Event()
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        if filename != "tokenizer.json":
+            raise hub_error(errors.RemoteEntryNotFoundError)
+        bar = tqdm_class(total=4_000_000, unit="B")
+        bar.update(1_000_000)
+        release.wait(30)  # the download goes on while the test looks at the window
+        bar.update(3_000_000)
+        return str(snapshots["uni"])
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    picker = window.picker
+    picker.add_hub_model(HubModel("acme/new"))
+    qtbot.waitUntil(
+        lambda: (
+            picker.progress.dialog is not None
+            and "1.0 of 4.0 MB" in picker.progress.dialog.labelText()
+        ),
+        timeout=30_000,
+    )
+    assert "Downloading the tokenizer of acme/new" in picker.progress.dialog.labelText()
+    window.editor.set_text("the GUI thread is free")  # the GUI answers meanwhile
+    release.set()
+    bar = window.editor_tokenizer
+    qtbot.waitUntil(lambda: not bar.busy and window.state.picked is not None, timeout=30_000)
+    assert not picker.progress.dialog.isVisible()
+    assert recent_models()[0] == "acme/new"
