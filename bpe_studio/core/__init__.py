@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .compression import CompressionCurve
-    from .corpus import CorpusError, TrainingCancelled, count_file, count_text
+    from .corpus import TrainingCancelled, count_text
     from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
     from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
     from .pattern import GPT2_PATTERN, PATTERNS, pretokenize, pretokenizer
+    from .sources import CorpusError
+    from .tasks import count_file
     from .tokenizer import Tokenizer, TokenSpan
     from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
     from .vocab import initial_vocab, merge_budget
@@ -32,9 +34,9 @@ if TYPE_CHECKING:
 # is otherwise 20 (docs/training.md, "Memory").
 _WHERE = {
     "CompressionCurve": "compression",
-    "CorpusError": "corpus",
+    "CorpusError": "sources",
     "TrainingCancelled": "corpus",
-    "count_file": "corpus",
+    "count_file": "tasks",
     "count_text": "corpus",
     "EncodeStep": "explain",
     "MergeNode": "explain",
