@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -103,20 +105,41 @@ def connect(cluster: Cluster) -> Iterator[Client]:
     if workers == -1:
         try:
             client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError) as e:
-            raise ClusterError(f"cannot reach the Dask scheduler at {cluster}: {e}") from None
+        except (OSError, TimeoutError):
+            raise ClusterError(
+                f"{cluster}: no Dask scheduler answered within {CONNECT_TIMEOUT} (is "
+                "`dask scheduler` running there, and the port open?)"
+            ) from None
         with client:
             yield client
         return
-    local = distributed.LocalCluster(
-        n_workers=workers or os.cpu_count() or 1,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    )
+    with _workers_ignore_interrupts():
+        local = distributed.LocalCluster(
+            n_workers=workers or os.cpu_count() or 1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
     with local, distributed.Client(local) as client:
         yield client
+
+
+@contextmanager
+def _workers_ignore_interrupts() -> Iterator[None]:
+    """Processes started in the block ignore SIGINT (Ctrl-C in a terminal signals the whole
+    process group; this process alone handles it, cancelling the tasks and closing the
+    cluster, so no worker prints a traceback of its own). subtle: an ignored signal stays
+    ignored across exec, and Python installs no handler of its own for it then; a handler
+    would not be inherited."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals (and may set their handlers)
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def merge_packed(*parts: ChunkResult) -> ChunkResult:

@@ -185,6 +185,12 @@ def _remote_files(given: str) -> list[CorpusFile]:
     return files
 
 
+def is_glob_or_url(name: str) -> bool:
+    """Whether ``name`` is resolved through a glob or fsspec rather than read as a path (an
+    existing file whose name holds ``*`` is that file)."""
+    return "://" in name or (glob.has_magic(name) and not os.path.exists(name))
+
+
 def resolve_corpus(paths: CorpusPaths) -> list[CorpusFile]:
     """The files ``paths`` names, in order (a glob's matches sorted); an empty sequence, a
     missing file, a glob that matches nothing and a directory are errors naming the path."""
@@ -196,7 +202,7 @@ def resolve_corpus(paths: CorpusPaths) -> list[CorpusFile]:
         name = os.fspath(item)
         if "://" in name:
             files += _remote_files(name)
-        elif glob.has_magic(name) and not os.path.exists(name):
+        elif is_glob_or_url(name):
             matches = sorted(m for m in glob.glob(name) if not os.path.isdir(m))
             if not matches:
                 raise CorpusError(f"{name}: no file matches")
