@@ -177,7 +177,7 @@ def _count_stream(f: CorpusFile, special_tokens: list[str], pattern: str) -> dic
             read += len(block)
             cuts = text_cuts(text, specials, rules, corpus.WORKER_PIECE)
             if block:  # subtle: a cut this close to the end may not be one in the whole text
-                cuts = [c for c in cuts if c <= len(text) - margin]
+                cuts = [0] + [c for c in cuts[1:] if c <= len(text) - margin]
             try:
                 _count_into(counts, text, cuts, split, findall)
             except UncoveredText:
