@@ -118,7 +118,9 @@ def connect(cluster: Cluster) -> Iterator[Client]:
             n_workers=workers or os.cpu_count() or 1,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            # subtle: a free port for the scheduler's HTTP routes, which start even without
+            # a dashboard; the default, 8787, is taken by any other cluster on the machine.
+            dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
     with local, distributed.Client(local) as client:
