@@ -52,8 +52,9 @@ def main() -> None:
     args = parser.parse_args()
     vocabs = [int(v) for v in args.vocab.split(",")]
     sys.path.insert(0, str(REPO))
-    from bpe_studio.core import count_text, merge_engine
-    from bpe_studio.core.trainer import count_positions
+    from bpe_studio.core import count_text
+    from bpe_studio.core.train import merge_engine
+    from bpe_studio.core.train.trainer import count_positions
 
     merge_engine.prepare(lambda m: print(m, file=sys.stderr))
     print("| corpus | bytes | positions | vocab | Python engine | compiled engine | HF | load |")

@@ -58,7 +58,7 @@ def _cpu_s() -> float:
 
 
 def _train_ours(path: str, vocab_size: int, engine: str = "auto") -> dict:
-    from bpe_studio.core.trainer import train_bpe
+    from bpe_studio.core.train.trainer import train_bpe
 
     marks: dict[str, float] = {}
 
@@ -70,9 +70,9 @@ def _train_ours(path: str, vocab_size: int, engine: str = "auto") -> dict:
     vocab, _ = train_bpe(path, vocab_size, [SPECIAL], progress=progress, engine=engine)
     t1 = time.perf_counter()
     pre = marks.get("pretok", t0) - t0
-    from bpe_studio.core import trainer
+    from bpe_studio.core.train import trainer
 
-    used = "compiled" if "bpe_studio.core.merge_kernel" in sys.modules else "python"
+    used = "compiled" if "bpe_studio.core.train.merge_kernel" in sys.modules else "python"
     positions_from = trainer.COMPILED_FROM
     return {
         "seconds": t1 - t0,
@@ -88,7 +88,7 @@ def bare_findall_mb_s(path: Path, nbytes: int = 20 * 10**6) -> float:
     ``nbytes`` of ``path`` (best of 2), the per-core limit of pre-tokenizing."""
     import regex
 
-    from bpe_studio.core.pattern import pattern_regex
+    from bpe_studio.core.pretokenization.names import pattern_regex
 
     with open(path, "rb") as f:
         data = f.read(nbytes)

@@ -39,9 +39,9 @@ ticker.start()
 time.sleep(0.1)
 t0 = time.perf_counter()
 def work():
-    from bpe_studio.core import merge_engine
+    from bpe_studio.core.train import merge_engine
     merge_engine.prepare()
-    from bpe_studio.core.merge_engine import CompiledMergeEngine
+    from bpe_studio.core.train.merge_engine import CompiledMergeEngine
     counts = {b"hello world" * 50: 3, b"abcabc" * 40: 2}
     e = CompiledMergeEngine(counts, [bytes([i]) for i in range(256)], 2000)
     for new_id in range(256, 1000):

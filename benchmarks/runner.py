@@ -6,7 +6,7 @@ peak-memory figure. Timings are taken here, around the workload only (interprete
 imports and file reading are left out); the parent measures memory.
 
 Workloads
-- ``train_ours``: ``bpe_studio.core.trainer.train_bpe(path, vocab_size, [<|endoftext|>])``.
+- ``train_ours``: ``bpe_studio.core.train.trainer.train_bpe(path, vocab_size, [<|endoftext|>])``.
 - ``train_hf``: Hugging Face ``tokenizers`` BpeTrainer with the same regex and byte alphabet.
 - ``encode``: GPT-2 encoding of a text file with ``impl`` = ``ours`` | ``tiktoken`` | ``hf``;
   with ``warm_path`` the encoder first encodes that other text (untimed), then the measured one.
@@ -46,7 +46,7 @@ def _cpu_s() -> float:
 
 
 def train_ours(path: str, vocab_size: int) -> dict:
-    from bpe_studio.core.trainer import train_bpe
+    from bpe_studio.core.train.trainer import train_bpe
 
     marks: dict[str, float] = {}
 
@@ -88,7 +88,7 @@ def train_hf(path: str, vocab_size: int) -> dict:
 def _encoder(impl: str):
     """(load it, encode function) for one implementation."""
     if impl == "ours":
-        from bpe_studio.core.tokenizer import Tokenizer
+        from bpe_studio.core.encode.tokenizer import Tokenizer
 
         vocab, merges = peers.gpt2_files()
         tok = Tokenizer.from_files(vocab, merges, special_tokens=[peers.SPECIAL])
@@ -138,7 +138,7 @@ def encode(impl: str, text_path: str, warm_path: str | None = None) -> dict:
 
 def _preset_encoder(impl: str, preset: str):
     if impl == "ours":
-        from bpe_studio.core.tokenizer import Tokenizer
+        from bpe_studio.core.encode.tokenizer import Tokenizer
 
         return Tokenizer.preset(preset).encode
     if impl == "tiktoken":
@@ -157,7 +157,7 @@ def encode_preset(impl: str, preset: str, text_path: str) -> dict:
 
 def load_preset(impl: str, preset: str) -> dict:
     if impl == "ours":
-        import bpe_studio.core.tokenizer  # noqa: F401  (imports are not part of loading)
+        import bpe_studio.core.encode.tokenizer  # noqa: F401  (imports are not part of loading)
     else:
         import tiktoken  # noqa: F401
     cpu0, t0 = _cpu_s(), time.perf_counter()

@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core import Tokenizer
+from ..core.formats.files import DEFAULT_NAME
+from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_name
-from ..core.presets import PRESETS
-from ..core.tokenizer_files import DEFAULT_NAME
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,

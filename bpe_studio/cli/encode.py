@@ -24,8 +24,8 @@ from contextlib import ExitStack
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.atomic import atomic_write_bytes
-from ..core.encode_file import encode_file
+from ..core.encode.encode_file import encode_file
+from ..core.io.atomic import atomic_write_bytes
 from ..progress import ProgressBar
 from .inputs import STDIN, check_input, input_files, input_name
 from .output import (

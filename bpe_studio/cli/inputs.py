@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..core.sources import is_glob_or_url
+from ..core.corpus.sources import is_glob_or_url
 from ..progress import ProgressBar
 from .output import CliError
 

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from ..core.tokenizer_files import tokenizers_in
+from ..core.formats.files import tokenizers_in
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # as argparse exits for a bad option value

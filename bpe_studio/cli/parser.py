@@ -13,12 +13,12 @@ from typing import Any
 
 from .. import __version__
 from ..core import pretokenizer
-from ..core.cluster import parse_address
-from ..core.corpus import resolve_workers
-from ..core.pattern import NAMES_HELP
-from ..core.specials import DEFAULT_SPECIAL_TOKEN
-from ..core.tokenizer_files import FORMATS
-from ..core.trainer import ENGINES
+from ..core.corpus.cluster import parse_address
+from ..core.corpus.counting import resolve_workers
+from ..core.formats.files import FORMATS
+from ..core.pretokenization.names import NAMES_HELP
+from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
+from ..core.train.trainer import ENGINES
 from .sources import SOURCE_HELP
 
 STREAMS = (

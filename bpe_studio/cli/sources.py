@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
+from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_beside
-from ..core.presets import PRESETS
-from ..core.tokenizer_files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
 from .output import tokenizer_files_in
 
 SOURCE_HELP = (

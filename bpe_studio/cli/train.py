@@ -21,14 +21,14 @@ import time
 from pathlib import Path
 
 from ..core import BpeTrainer, Tokenizer, trainer_from_file
-from ..core.display import readable_token
-from ..core.merge_engine import CompiledEngineUnavailable
-from ..core.records import DEFAULT_TEXT_FIELD
-from ..core.sources import CorpusFile, Kind, is_glob_or_url
-from ..core.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
-from ..core.tasks import corpus_files
-from ..core.tokenizer_files import DEFAULT_NAME
-from ..core.vocab import BYTE_TOKENS, first_merge_id
+from ..core.corpus.records import DEFAULT_TEXT_FIELD
+from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
+from ..core.corpus.tasks import corpus_files
+from ..core.formats.files import DEFAULT_NAME
+from ..core.io.display import readable_token
+from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
+from ..core.train.merge_engine import CompiledEngineUnavailable
+from ..core.train.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
 from .convert import check_tokenizer_out, pattern_note, save
 from .inputs import STDIN, check_input, input_files, input_name, is_regular, is_stream

@@ -18,48 +18,49 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .compression import CompressionCurve
-    from .corpus import TrainingCancelled, count_text
-    from .explain import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
-    from .gpt2_format import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
-    from .pattern import GPT2_PATTERN, PATTERNS, pretokenize, pretokenizer
-    from .sources import CorpusError
-    from .tasks import count_file
-    from .tokenizer import Tokenizer, TokenSpan
-    from .trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
-    from .vocab import initial_vocab, merge_budget
+    from .corpus.counting import TrainingCancelled, count_text
+    from .corpus.sources import CorpusError
+    from .corpus.tasks import count_file
+    from .encode.tokenizer import Tokenizer, TokenSpan
+    from .explain.compression import CompressionCurve
+    from .explain.steps import EncodeStep, MergeNode, encode_steps, merge_tree, unreachable_tokens
+    from .formats.gpt2 import TokenizerFileError, infer_special_tokens, load_merges, load_vocab
+    from .pretokenization.names import GPT2_PATTERN, PATTERNS
+    from .pretokenization.pretokenizer import pretokenize, pretokenizer
+    from .train.trainer import BpeTrainer, MergeStep, iter_merges, train_bpe, trainer_from_file
+    from .train.vocab import initial_vocab, merge_budget
 
 # subtle: the names are imported on first use (PEP 562), so that training from a small corpus
 # never loads NumPy (which ``tokenizer`` and ``explain`` import): about 10 MB of a process that
 # is otherwise 20 (docs/training.md, "Memory").
 _WHERE = {
-    "CompressionCurve": "compression",
-    "CorpusError": "sources",
-    "TrainingCancelled": "corpus",
-    "count_file": "tasks",
-    "count_text": "corpus",
-    "EncodeStep": "explain",
-    "MergeNode": "explain",
-    "encode_steps": "explain",
-    "merge_tree": "explain",
-    "unreachable_tokens": "explain",
-    "TokenizerFileError": "gpt2_format",
-    "infer_special_tokens": "gpt2_format",
-    "load_merges": "gpt2_format",
-    "load_vocab": "gpt2_format",
-    "GPT2_PATTERN": "pattern",
-    "PATTERNS": "pattern",
-    "pretokenize": "pattern",
-    "pretokenizer": "pattern",
-    "Tokenizer": "tokenizer",
-    "TokenSpan": "tokenizer",
-    "BpeTrainer": "trainer",
-    "MergeStep": "trainer",
-    "iter_merges": "trainer",
-    "train_bpe": "trainer",
-    "trainer_from_file": "trainer",
-    "initial_vocab": "vocab",
-    "merge_budget": "vocab",
+    "CompressionCurve": "explain.compression",
+    "CorpusError": "corpus.sources",
+    "TrainingCancelled": "corpus.counting",
+    "count_file": "corpus.tasks",
+    "count_text": "corpus.counting",
+    "EncodeStep": "explain.steps",
+    "MergeNode": "explain.steps",
+    "encode_steps": "explain.steps",
+    "merge_tree": "explain.steps",
+    "unreachable_tokens": "explain.steps",
+    "TokenizerFileError": "formats.gpt2",
+    "infer_special_tokens": "formats.gpt2",
+    "load_merges": "formats.gpt2",
+    "load_vocab": "formats.gpt2",
+    "GPT2_PATTERN": "pretokenization.names",
+    "PATTERNS": "pretokenization.names",
+    "pretokenize": "pretokenization.pretokenizer",
+    "pretokenizer": "pretokenization.pretokenizer",
+    "Tokenizer": "encode.tokenizer",
+    "TokenSpan": "encode.tokenizer",
+    "BpeTrainer": "train.trainer",
+    "MergeStep": "train.trainer",
+    "iter_merges": "train.trainer",
+    "train_bpe": "train.trainer",
+    "trainer_from_file": "train.trainer",
+    "initial_vocab": "train.vocab",
+    "merge_budget": "train.vocab",
 }
 
 

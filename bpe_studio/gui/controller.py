@@ -28,9 +28,9 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core import Tokenizer
 from ..core.formats.data import TokenizerData
+from ..core.formats.files import DEFAULT_NAME, save_data
 from ..core.formats.tiktoken_file import sidecar_name
-from ..core.tokenizer_files import DEFAULT_NAME, save_data
-from ..core.vocab import BYTE_TOKENS, initial_vocab
+from ..core.train.vocab import BYTE_TOKENS, initial_vocab
 from . import responsiveness
 from .controls import nothing_learned
 from .hub import StateHub

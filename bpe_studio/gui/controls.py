@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.specials import DEFAULT_SPECIAL_TOKEN
-from ..core.vocab import BYTE_TOKENS
+from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
+from ..core.train.vocab import BYTE_TOKENS
 from .hub import StateHub
 from .state import Phase, RunState
 from .training_inputs import (

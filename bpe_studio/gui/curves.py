@@ -25,7 +25,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from ..core.corpus import mp_context
+from ..core.corpus.counting import mp_context
 from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
 from .responsiveness import wait_while_gui_busy
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 
 from ..core import MergeStep
-from ..core.pair_history import PairHistory
+from ..core.train.pair_history import PairHistory
 from .spans import TokenizerSource
 from .state import LoadedTokenizer, Phase, RunSettings, RunState
 from .worker import TrainingResult

@@ -19,8 +19,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ..core.formats.files import TIKTOKEN_SUFFIXES
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
-from ..core.tokenizer_files import TIKTOKEN_SUFFIXES
 from .jobs import LatestJob
 from .state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error

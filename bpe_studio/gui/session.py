@@ -17,7 +17,7 @@ from collections import deque
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
-from ..core import merge_engine
+from ..core.train import merge_engine
 from .hub import StateHub
 from .remaining import MergeTimeEstimate
 from .responsiveness import (

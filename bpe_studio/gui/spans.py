@@ -28,8 +28,8 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import Tokenizer
-from ..core.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
-from ..core.spans import SpanArrays, compute_spans
+from ..core.explain.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
+from ..core.explain.spans import SpanArrays, compute_spans
 from .debounce import single_shot
 from .jobs import LatestJob
 

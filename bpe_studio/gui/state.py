@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..core import MergeStep, Tokenizer
-from ..core.pair_history import PairHistory
+from ..core.train.pair_history import PairHistory
 
 if TYPE_CHECKING:
     from .spans import TokenizerSource

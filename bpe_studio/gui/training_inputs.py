@@ -15,7 +15,7 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
 
 from ..core import pretokenizer
-from ..core.vocab import BYTE_TOKENS, first_merge_id
+from ..core.train.vocab import BYTE_TOKENS, first_merge_id
 
 MAX_VOCAB_SIZE = 1_000_000  # the app's ceiling; the core has none
 PROBLEM_STYLE = "border: 1px solid #d0342c; border-radius: 3px"

@@ -24,8 +24,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
-from ..core.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
-from ..core.vocab import check_vocab_size, initial_vocab
+from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
+from ..core.train.vocab import check_vocab_size, initial_vocab
 from .responsiveness import END_SHOWN_LIMIT, GUI_HOLD_LIMIT, GuiTurn
 
 TOP_PAIRS = 20

@@ -19,8 +19,8 @@ import pytest
 from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_text
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.corpus import IN_PROCESS_LIMIT
-from bpe_studio.core.encode_file import PARALLEL_MIN_BYTES
+from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
+from bpe_studio.core.encode.encode_file import PARALLEL_MIN_BYTES
 
 
 def cli(*args, timeout=300):

@@ -19,8 +19,8 @@ import pytest
 from cli_run import PROGRESS
 from core_helpers import EOT, REPO_ROOT, slice_head, write_text
 
-from bpe_studio.core.corpus import IN_PROCESS_LIMIT
-from bpe_studio.core.encode_file import PARALLEL_MIN_BYTES
+from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
+from bpe_studio.core.encode.encode_file import PARALLEL_MIN_BYTES
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "killpg"), reason="process groups and SIGINT are POSIX"

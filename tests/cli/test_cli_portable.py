@@ -39,8 +39,8 @@ multiprocessing.get_all_start_methods = lambda: ["spawn"]
 _RUNNER = """
 import sys
 
-import bpe_studio.core.corpus as corpus
-import bpe_studio.core.encode_file as encode_file
+import bpe_studio.core.corpus.counting as corpus
+import bpe_studio.core.encode.encode_file as encode_file
 from bpe_studio.cli import main
 
 corpus.IN_PROCESS_LIMIT = 64 * 1024

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_studio.core import trainer
+from bpe_studio.core.train import trainer
 
 ENGINES = ("python", "compiled")
 

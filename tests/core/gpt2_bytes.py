@@ -1,5 +1,5 @@
 """GPT-2's byte <-> printable-character alphabet and its file formats, written for the tests
-independently of ``bpe_studio.core.gpt2_format``.
+independently of ``bpe_studio.core.formats.gpt2``.
 
 GPT-2 stores each byte of a token as one character: the 188 bytes that are printable in
 Latin-1 (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``) stand for themselves, and the other 68 bytes,

@@ -10,7 +10,7 @@ import pytest
 from core_helpers import EOT, SLICES, read_fixture, write_text
 
 from bpe_studio.core import CorpusError, count_file, train_bpe
-from bpe_studio.core.corpus import IN_PROCESS_LIMIT
+from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
 
 
 def names_offset(message, offset):

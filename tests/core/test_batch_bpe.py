@@ -13,8 +13,13 @@ from reference_bpe import GPT2_SPLIT_PATTERN, reference_encode_piece
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.batch_bpe import SCALAR_TAIL, BatchBpe
-from bpe_studio.core.tokenizer import BATCH_BUILD_MIN, BATCH_LONG_MAX, BATCH_LONG_MIN, LONG_PIECE
+from bpe_studio.core.encode.batch_bpe import SCALAR_TAIL, BatchBpe
+from bpe_studio.core.encode.tokenizer import (
+    BATCH_BUILD_MIN,
+    BATCH_LONG_MAX,
+    BATCH_LONG_MIN,
+    LONG_PIECE,
+)
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 
@@ -193,8 +198,8 @@ def test_many_short_documents_get_the_batch_and_the_fast_split(tiktoken_gpt2):
     """Short documents between special tokens: encode and encode_array both merge the
     pre-tokens of all of them in one batch and split with the fast pattern (a text this long
     builds it however short its stretches are), with tiktoken's ids."""
-    from bpe_studio.core import pattern
-    from bpe_studio.core.tokenizer import BULK_TEXT
+    from bpe_studio.core.encode.tokenizer import BULK_TEXT
+    from bpe_studio.core.pretokenization import re_split
 
     story = slice_head("chinese", 300_000) + slice_head("english", 300_000)
     docs = [story[i : i + 150] for i in range(0, len(story), 150)]
@@ -202,11 +207,11 @@ def test_many_short_documents_get_the_batch_and_the_fast_split(tiktoken_gpt2):
     assert len(text) >= BULK_TEXT
     expected = tiktoken_gpt2.encode(text, allowed_special="all")
     for method in ("encode", "encode_array"):
-        pattern._bmp_regex.cache_clear()
+        re_split._bmp_regex.cache_clear()
         tok = Tokenizer.from_files(
             FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
         )
         got = getattr(tok, method)(text)
         assert tok._batch_state == "built", method
-        assert pattern._bmp_regex.cache_info().currsize == 1, method
+        assert re_split._bmp_regex.cache_info().currsize == 1, method
         assert list(got) == expected, method

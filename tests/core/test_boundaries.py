@@ -23,8 +23,9 @@ from reference_encoder import published
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer, count_file, count_text
-from bpe_studio.core import boundaries as boundaries_module
-from bpe_studio.core.boundaries import (
+from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
+from bpe_studio.core.pretokenization import boundaries as boundaries_module
+from bpe_studio.core.pretokenization.boundaries import (
     CL100K_CUTS,
     GPT2_CUTS,
     O200K_CUTS,
@@ -37,9 +38,8 @@ from bpe_studio.core.boundaries import (
     space_cut_before,
     text_cuts,
 )
-from bpe_studio.core.corpus import IN_PROCESS_LIMIT
-from bpe_studio.core.pattern import GPT2_PATTERN
-from bpe_studio.core.specials import Specials
+from bpe_studio.core.pretokenization.names import GPT2_PATTERN
+from bpe_studio.core.pretokenization.specials import Specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 DOUBLE = EOT + EOT

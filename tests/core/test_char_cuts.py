@@ -17,8 +17,8 @@ from test_char_bpe import RUNS
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.char_cuts import CharCuts
-from bpe_studio.core.encode_file import encode_file
+from bpe_studio.core.encode.char_cuts import CharCuts
+from bpe_studio.core.encode.encode_file import encode_file
 
 
 def straddles(tokens: list[bytes]) -> list[tuple[bytes, bytes]]:
@@ -100,7 +100,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
     """Long Han runs, runs with other scripts in them, a run repeated with one character
     changed (its parts come from the cache), and the same text as a file encoded by two
     workers in small chunks (cuts at chunk edges)."""
-    monkeypatch.setattr("bpe_studio.core.tokenizer.CUTS_BUILD_MIN", 1)
+    monkeypatch.setattr("bpe_studio.core.encode.tokenizer.CUTS_BUILD_MIN", 1)
     enc = shipped_tiktoken(name)
     han = read_fixture("chinese_slice.txt")
     run = "".join(c for c in han[:4000] if three_byte(c))
@@ -118,8 +118,8 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
     path = tmp_path / "han.txt"
     path.write_bytes(text.encode())
     out = tmp_path / "ids.npy"
-    monkeypatch.setattr("bpe_studio.core.encode_file.MIN_CHUNK_BYTES", 16 * 1024)
-    monkeypatch.setattr("bpe_studio.core.encode_file.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("bpe_studio.core.encode.encode_file.MIN_CHUNK_BYTES", 16 * 1024)
+    monkeypatch.setattr("bpe_studio.core.encode.encode_file.PARALLEL_MIN_BYTES", 0)
     encode_file(tok, path, out, workers=2)
     assert np.load(out).tolist() == enc.encode(text, allowed_special="all")
 
@@ -127,7 +127,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
 def test_a_slow_reference_agrees_on_a_trained_tokenizer(monkeypatch):
     """Every batch path forced on (no minimum counts), so that the text takes the cuts."""
     for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
-        monkeypatch.setattr(f"bpe_studio.core.tokenizer.{name}", 1)
+        monkeypatch.setattr(f"bpe_studio.core.encode.tokenizer.{name}", 1)
     text = slice_head("chinese", 60_000)
     vocab, merges = _trained(text)
     tok = Tokenizer(vocab, merges, [EOT], pattern="o200k")
@@ -149,10 +149,10 @@ def test_generated_runs_cut_into_parts_equal_tiktoken(name):
     def check(text):
         fresh._cache.clear()
         with (
-            mock.patch("bpe_studio.core.tokenizer.BATCH_MIN", 1),
-            mock.patch("bpe_studio.core.tokenizer.BATCH_BUILD_MIN", 1),
-            mock.patch("bpe_studio.core.tokenizer.BATCH_LONG_MIN", 1),
-            mock.patch("bpe_studio.core.tokenizer.CUTS_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_MIN", 1),
+            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.tokenizer.BATCH_LONG_MIN", 1),
+            mock.patch("bpe_studio.core.encode.tokenizer.CUTS_BUILD_MIN", 1),
         ):
             ids = fresh.encode(text)
             fresh._cache.clear()
@@ -168,7 +168,7 @@ def test_a_truncated_preset_keeps_its_cuts_and_stays_exact(monkeypatch):
     """``truncated(k)`` shares the full vocabulary's cut tables (fewer merges cross fewer
     boundaries); its ids equal a slow reference with only the first k merges."""
     for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
-        monkeypatch.setattr(f"bpe_studio.core.tokenizer.{name}", 1)
+        monkeypatch.setattr(f"bpe_studio.core.encode.tokenizer.{name}", 1)
     tok = Tokenizer.preset("o200k_base")
     short = tok.truncated(60_000)
     assert short._cuts is tok._cuts

@@ -23,9 +23,10 @@ import pytest
 from core_helpers import EOT, SLICES, fixture_path, read_fixture, write_text
 from distributed import Client, LocalCluster
 
-from bpe_studio.core import TrainingCancelled, cluster, corpus, count_file, train_bpe
-from bpe_studio.core.cluster import ClusterError, count_on_cluster, parse_address
-from bpe_studio.core.sources import resolve_corpus
+from bpe_studio.core import TrainingCancelled, count_file, train_bpe
+from bpe_studio.core.corpus import cluster, counting
+from bpe_studio.core.corpus.cluster import ClusterError, count_on_cluster, parse_address
+from bpe_studio.core.corpus.sources import resolve_corpus
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "kill"), reason="worker processes are killed")
 
@@ -50,7 +51,7 @@ def client():
 def many_tasks(monkeypatch):
     """Chunks of 32 KB and reductions of 3 at a time: a 300 KB slice is some ten tasks and
     two levels of the reduction tree."""
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 32 * 1024)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 32 * 1024)
     monkeypatch.setattr(cluster, "FAN_IN", 3)
 
 
@@ -68,7 +69,7 @@ def test_merges_equal_local_training_on_every_slice(client, many_tasks, key):
 def test_a_worker_killed_mid_count_changes_nothing(tmp_path, monkeypatch):
     text = "".join(read_fixture(SLICES[k]) for k in ("english", "code", "chinese"))
     path = write_text(tmp_path / "c.txt", text)
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 16 * 1024)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 16 * 1024)
     local = train_bpe(path, 500, [EOT], workers=1)
     killed = []
     with local_cluster() as lc, Client(lc) as c:
@@ -124,7 +125,7 @@ def test_a_missing_field_on_the_cluster_names_the_file_and_line(client, tmp_path
 
 
 def test_a_stop_cancels_every_task(client, tmp_path, monkeypatch):
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 16 * 1024)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 16 * 1024)
     path = write_text(tmp_path / "c.txt", read_fixture(SLICES["english"]) * 2)
     files = resolve_corpus(path)
     stop = threading.Event()

@@ -22,8 +22,9 @@ from core_helpers import EOT, SLICES, read_fixture, write_text
 from reference_bpe import pretoken_counts
 from reference_encoder import published
 
-from bpe_studio.core import CorpusError, corpus, count_file, tasks
-from bpe_studio.core.sources import resolve_corpus
+from bpe_studio.core import CorpusError, count_file
+from bpe_studio.core.corpus import counting, tasks
+from bpe_studio.core.corpus.sources import resolve_corpus
 
 COMPRESS = {
     "gz": gzip.compress,
@@ -56,7 +57,7 @@ def small_pieces(monkeypatch):
     """Streams read a few KB at a time and cut into pieces of 1,000 characters, so that the
     carry between blocks and the margin before a block's end are used many times."""
     monkeypatch.setattr(tasks, "STREAM_BLOCK", 4096)
-    monkeypatch.setattr(corpus, "WORKER_PIECE", 1000)
+    monkeypatch.setattr(counting, "WORKER_PIECE", 1000)
 
 
 @pytest.mark.parametrize("pattern", ["gpt2", "o200k"])
@@ -74,7 +75,7 @@ def test_a_special_token_across_two_blocks_of_a_stream(tmp_path, small_pieces, m
     # The first block ends k characters into a special token: "<|endoftext|" has a letter
     # cut inside the token, which only the token's end, in the next block, shows. Pieces of
     # one character: every cut the rules allow is taken.
-    monkeypatch.setattr(corpus, "WORKER_PIECE", 1)
+    monkeypatch.setattr(counting, "WORKER_PIECE", 1)
     text = "word " * ((4096 - k) // 5) + "x" * ((4096 - k) % 5) + EOT + " and after" * 50
     assert text.index(EOT) == 4096 - k
     path = tmp_path / "s.txt.gz"
@@ -109,7 +110,7 @@ def test_worker_processes_count_memory_files_with_their_bytes(monkeypatch):
     text = read_fixture(SLICES["english"])[:50_000]
     fs = fsspec.filesystem("memory")
     fs.pipe("/t28w/a.txt", text.encode("utf-8"))
-    monkeypatch.setattr(corpus, "IN_PROCESS_LIMIT", 1000)
+    monkeypatch.setattr(counting, "IN_PROCESS_LIMIT", 1000)
     try:
         assert count_file("memory://t28w/a.txt", [EOT], workers=2) == expected_counts([text])
     finally:
@@ -133,8 +134,8 @@ def test_jsonl_records_are_documents(tmp_path, monkeypatch):
     packed = write_jsonl(tmp_path / "d.jsonl.gz", docs, opener=gzip.open)
     assert count_file(packed, [EOT]) == expected
     # A plain file in byte ranges (cut at line breaks) counted by worker processes.
-    monkeypatch.setattr(corpus, "IN_PROCESS_LIMIT", 1000)
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 20_000)
+    monkeypatch.setattr(counting, "IN_PROCESS_LIMIT", 1000)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 20_000)
     assert len(tasks.line_boundaries(str(plain), 20_000)) > 5
     assert count_file(plain, [EOT], workers=2) == expected
 
@@ -155,7 +156,7 @@ def test_parquet_row_groups_are_read_one_at_a_time(tmp_path, monkeypatch):
     assert len(made) > 3
     expected = expected_counts(docs)
     assert count_file(path, [EOT], text_field="body") == expected
-    monkeypatch.setattr(corpus, "IN_PROCESS_LIMIT", 1000)
+    monkeypatch.setattr(counting, "IN_PROCESS_LIMIT", 1000)
     assert count_file(path, [EOT], text_field="body", workers=2) == expected
 
 
@@ -177,8 +178,8 @@ def test_a_missing_field_names_the_field_the_file_and_the_line(tmp_path, monkeyp
         f"{path}: line 2501: no field 'text' (the record's fields: 'body', 'id')"
     )
     # The same line when the file is read in byte ranges by workers.
-    monkeypatch.setattr(corpus, "IN_PROCESS_LIMIT", 1000)
-    monkeypatch.setattr(corpus, "CHUNK_BYTES", 10_000)
+    monkeypatch.setattr(counting, "IN_PROCESS_LIMIT", 1000)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 10_000)
     with pytest.raises(CorpusError, match=r"m\.jsonl: line 2501: no field 'text'"):
         count_file(path, workers=2)
     with pytest.raises(CorpusError, match=r"line 1: no field 'body' \(the record's fields: 'text'"):

@@ -10,7 +10,7 @@ from core_helpers import EOT, FIXTURES, write_text
 from gpt2_bytes import BYTE_TO_CHAR, read_gpt2_merges, token_from_gpt2, token_to_gpt2
 
 from bpe_studio.core import train_bpe
-from bpe_studio.core.gpt2_format import bytes_to_unicode
+from bpe_studio.core.formats.gpt2 import bytes_to_unicode
 
 
 def test_own_gpt2_alphabet_has_gpt2s_known_characters():

@@ -9,14 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
 
-import bpe_studio.core.display
+import bpe_studio.core.encode.tokenizer
+import bpe_studio.core.formats.gpt2
+import bpe_studio.core.formats.presets
 import bpe_studio.core.formats.tiktoken_file
-import bpe_studio.core.gpt2_format
-import bpe_studio.core.presets
-import bpe_studio.core.specials
-import bpe_studio.core.tokenizer
-import bpe_studio.core.vocab
-from bpe_studio.core.display import readable_token
+import bpe_studio.core.io.display
+import bpe_studio.core.pretokenization.specials
+import bpe_studio.core.train.vocab
+from bpe_studio.core.io.display import readable_token
 
 
 @pytest.mark.parametrize("ch", [" ", "\n", "\t", "\r"])
@@ -85,12 +85,12 @@ def test_any_bytes_give_printable_text(data):
 
 def test_doctests():
     modules = [
-        bpe_studio.core.display,
-        bpe_studio.core.gpt2_format,
-        bpe_studio.core.tokenizer,
-        bpe_studio.core.specials,
-        bpe_studio.core.vocab,
-        bpe_studio.core.presets,
+        bpe_studio.core.io.display,
+        bpe_studio.core.formats.gpt2,
+        bpe_studio.core.encode.tokenizer,
+        bpe_studio.core.pretokenization.specials,
+        bpe_studio.core.train.vocab,
+        bpe_studio.core.formats.presets,
         bpe_studio.core.formats.tiktoken_file,
     ]
     results = [doctest.testmod(m) for m in modules]

@@ -12,8 +12,8 @@ from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import CorpusError, Tokenizer
-from bpe_studio.core import encode_file as encode_file_module
-from bpe_studio.core.encode_file import encode_file
+from bpe_studio.core.encode import encode_file as encode_file_module
+from bpe_studio.core.encode.encode_file import encode_file
 
 DOUBLE = EOT + EOT
 
@@ -397,10 +397,10 @@ def test_counts_of_a_file_without_line_breaks_are_the_whole_texts(tmp_path, patt
     from reference_bpe import pretoken_counts
     from reference_encoder import published
 
-    from bpe_studio.core import corpus as corpus_module
     from bpe_studio.core import count_file
-    from bpe_studio.core.boundaries import chunk_boundaries, cut_rules
-    from bpe_studio.core.specials import Specials
+    from bpe_studio.core.corpus import counting as corpus_module
+    from bpe_studio.core.pretokenization.boundaries import chunk_boundaries, cut_rules
+    from bpe_studio.core.pretokenization.specials import Specials
 
     text = one_line(read_fixture(SLICES["english"]) + EOT + read_fixture(SLICES["chinese"]))
     path = write_text(tmp_path / "one_line.txt", text)
@@ -415,8 +415,8 @@ def test_counts_of_a_file_without_line_breaks_are_the_whole_texts(tmp_path, patt
 def test_no_cut_falls_inside_a_special_token_that_began_before_the_scan(tmp_path):
     """The scan for a cut may begin inside a special token: the letters in it ("endoftext")
     are never cut after."""
-    from bpe_studio.core.boundaries import chunk_boundaries, cut_rules
-    from bpe_studio.core.specials import Specials
+    from bpe_studio.core.pretokenization.boundaries import chunk_boundaries, cut_rules
+    from bpe_studio.core.pretokenization.specials import Specials
 
     text = "a" * 100 + EOT + "1" * 200_000
     path = write_text(tmp_path / "t.txt", text)

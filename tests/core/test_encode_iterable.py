@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core import tokenizer as tokenizer_module
+from bpe_studio.core.encode import tokenizer as tokenizer_module
 
 DOUBLE = EOT + EOT
 

@@ -22,11 +22,11 @@ from bpe_studio.core import (
     MergeNode,
     Tokenizer,
     encode_steps,
-    explain,
     merge_tree,
     train_bpe,
     unreachable_tokens,
 )
+from bpe_studio.core.explain import steps as explain
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 DOUBLE = EOT + EOT

@@ -12,7 +12,7 @@ from core_helpers import EOT, write_text
 from reference_bpe import GPT2_SPLIT_PATTERN, split_on_specials
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.explain import MergeUse, merges_using, pretokens
+from bpe_studio.core.explain.steps import MergeUse, merges_using, pretokens
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 WORDS = ["the", " cat", " sat", " on", " mat", " 中文", "你好", " 😀", "👍🏽", " naïve", "!", "\n"]

@@ -8,7 +8,7 @@ from core_helpers import EOT, FIXTURES
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
 
 from bpe_studio.core.formats import TokenizerData, read_hf, read_tiktoken, write_hf, write_tiktoken
-from bpe_studio.core.gpt2_format import load_merges, load_vocab, save_files
+from bpe_studio.core.formats.gpt2 import load_merges, load_vocab, save_files
 
 
 def test_gpt2_to_hf_to_tiktoken_to_gpt2_keeps_every_id(tmp_path):

@@ -20,7 +20,7 @@ from text_strategies import HYPO
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
 from bpe_studio.core.formats import PATTERNS, TokenizerData, read_hf, write_hf
-from bpe_studio.core.presets import preset_data
+from bpe_studio.core.formats.presets import preset_data
 
 SLICE_CHARS = 8_000
 # Llama-3's split pattern, as its tokenizer.json gives it.

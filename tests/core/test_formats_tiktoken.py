@@ -33,8 +33,8 @@ from bpe_studio.core.formats import (
     read_tiktoken,
     write_tiktoken,
 )
-from bpe_studio.core.pattern import GPT2_PATTERN, R50K_PATTERN, pattern_name
-from bpe_studio.core.presets import preset_data
+from bpe_studio.core.formats.presets import preset_data
+from bpe_studio.core.pretokenization.names import GPT2_PATTERN, R50K_PATTERN, pattern_name
 
 RESOURCES = REPO_ROOT / "resources" / "tokenizers"
 ENCODINGS = {"cl100k_base": "cl100k", "o200k_base": "o200k"}

@@ -8,7 +8,7 @@ import pytest
 from core_helpers import slice_head
 from reference_bpe import pretoken_counts, reference_steps
 
-from bpe_studio.core.merge_python import MAX_TOKENS, PythonMergeEngine
+from bpe_studio.core.train.merge_python import MAX_TOKENS, PythonMergeEngine
 
 
 def engine_steps(counts: dict[bytes, int], first_id: int, merges: int) -> list:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from core_helpers import EOT, SLICES, read_fixture, write_text
 
-from bpe_studio.core import corpus, count_file, count_text, train_bpe
-from bpe_studio.core.corpus import IN_PROCESS_LIMIT
+from bpe_studio.core import count_file, count_text, train_bpe
+from bpe_studio.core.corpus import counting as corpus
+from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
 
 
 @pytest.fixture(scope="module")

@@ -21,10 +21,10 @@ from reference_encoder import ASSIGNED_TEXTS, published, shipped_tiktoken
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, count_file, count_text, train_bpe
-from bpe_studio.core import corpus as corpus_module
-from bpe_studio.core.encode_file import encode_file
-from bpe_studio.core.pattern import pretokenize, pretokenizer
-from bpe_studio.core.spans import compute_spans
+from bpe_studio.core.corpus import counting as corpus_module
+from bpe_studio.core.encode.encode_file import encode_file
+from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.pretokenization.pretokenizer import pretokenize, pretokenizer
 
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 SLICE = 12_000
@@ -176,7 +176,7 @@ def test_files_name_the_line_and_byte_of_the_character_left_out(tmp_path):
             count_file(path, [], workers=1, pattern=pattern)
     with pytest.raises(ValueError, match=expected):
         train_bpe(path, 300, [], pattern=pattern)
-    with mock.patch("bpe_studio.core.encode_file.CHUNK_BYTES", 8192):
+    with mock.patch("bpe_studio.core.encode.encode_file.CHUNK_BYTES", 8192):
         for workers in (1, 2):
             with pytest.raises(ValueError, match=expected):
                 encode_file(tok, path, tmp_path / "ids.npy", workers=workers)
@@ -190,7 +190,7 @@ def test_streaming_waits_for_open_runs(name):
     # after its Hebrew only because no lower-case letter ends it.
     text = "x " + "עברית" * 6 + "HTTP" * 6 + "a, and " + "ΑΒΓδ'll don't" + EOT
     expected = enc.encode(text, allowed_special="all")
-    with mock.patch("bpe_studio.core.tokenizer.STREAM_BLOCK", 5):
+    with mock.patch("bpe_studio.core.encode.tokenizer.STREAM_BLOCK", 5):
         for k in range(len(text)):
             assert list(tok.encode_iterable([text[:k], text[k:]])) == expected, k
 
@@ -235,7 +235,7 @@ def test_ids_equal_tiktoken_on_generated_text(name):
         assert ids == enc.encode(text, allowed_special="all")
         assert tok.decode(ids) == text
         assert list(tok.encode_iterable(text[i : i + 3] for i in range(0, len(text), 3))) == ids
-        with mock.patch("bpe_studio.core.tokenizer.STREAM_BLOCK", 5):
+        with mock.patch("bpe_studio.core.encode.tokenizer.STREAM_BLOCK", 5):
             chunks = [text[i : i + 2] for i in range(0, len(text), 2)]
             assert list(tok.encode_iterable(chunks)) == ids
         assert [s.id for s in tok.spans(text)] == ids
@@ -250,7 +250,7 @@ def test_encode_file_equals_encode(tmp_path, name):
     tok, enc = loaded(name)
     text = "".join(read_fixture(SLICES[k])[:300_000] + EOT for k in SLICES)
     src = write_text(tmp_path / "in.txt", text)
-    with mock.patch("bpe_studio.core.encode_file.CHUNK_BYTES", 64 * 1024):
+    with mock.patch("bpe_studio.core.encode.encode_file.CHUNK_BYTES", 64 * 1024):
         encode_file(tok, src, tmp_path / "ids.npy", workers=2)
     assert np.load(tmp_path / "ids.npy").tolist() == enc.encode(text, allowed_special="all")
 

@@ -12,7 +12,8 @@ from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
 from reference_encoder import ReferenceEncoder, published
 
 from bpe_studio.core.formats import PATTERNS
-from bpe_studio.core.presets import PRESETS, preset_data
+from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.core.formats.presets import preset_data
 
 
 def test_unknown_preset_lists_the_known_ones():
@@ -79,7 +80,7 @@ def test_gpt2_preset_encodes_as_tiktoken_gpt2(corpus):
 )
 def test_other_names_of_a_preset_load_it(word, preset):
     from bpe_studio.core import Tokenizer
-    from bpe_studio.core.tokenizer_files import load_data
+    from bpe_studio.core.formats.files import load_data
 
     assert load_data(word) == preset_data(preset)
     assert Tokenizer.preset(word).encode("naïve café 中文") == Tokenizer.preset(preset).encode(

@@ -12,8 +12,8 @@ from core_helpers import EOT
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats import rank_cache, tiktoken_file
+from bpe_studio.core.formats.presets import preset_data
 from bpe_studio.core.formats.tiktoken_file import read_tiktoken
-from bpe_studio.core.presets import preset_data
 
 SMALL_RANKS = 3000
 

@@ -13,7 +13,7 @@ from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.report import (
+from bpe_studio.core.explain.report import (
     CSV_COLUMNS,
     SAMPLE_FILES,
     Sample,

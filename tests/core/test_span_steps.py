@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
-from bpe_studio.core.spans import compute_spans
+from bpe_studio.core.explain.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
+from bpe_studio.core.explain.spans import compute_spans
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 EOT = "<|endoftext|>"

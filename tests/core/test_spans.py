@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.boundaries import SPECIALS_ONLY
-from bpe_studio.core.spans import compute_spans
+from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.pretokenization.boundaries import SPECIALS_ONLY
 
 MIXED = (
     "Once upon a time, a cat sat.<|endoftext|>\n中文分词：你好，世界！\n"

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
-from bpe_studio.core.pattern import pretokenize
-from bpe_studio.core.spans import compute_spans, decoded_spans, document_hidden
+from bpe_studio.core.explain.spans import compute_spans, decoded_spans, document_hidden
+from bpe_studio.core.pretokenization.pretokenizer import pretokenize
 
 BREAKS = st.lists(
     st.one_of(TEXTS, st.sampled_from(["\r\n", "\r", "\n", "\u2029", "😀", "\ufeff", EOT])),

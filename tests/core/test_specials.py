@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, count_text
-from bpe_studio.core.specials import Specials, first_free_start, validate_special_tokens
+from bpe_studio.core.pretokenization.specials import (
+    Specials,
+    first_free_start,
+    validate_special_tokens,
+)
 
 # Overlapping tokens: one a prefix of another, one a suffix of another, one inside another.
 OVERLAPPING = ["<s>", "<s><s>", "s>", "ab", "b", "xaby"]
@@ -155,7 +159,7 @@ def test_first_free_start_is_a_safe_cut(text, tokens, data):
 # ------------------------------------------------- a bare string is refused (issue 24, 5)
 def _entry_points(tmp_path):
     from bpe_studio.core import train_bpe
-    from bpe_studio.core.tokenizer_files import load_data
+    from bpe_studio.core.formats.files import load_data
 
     corpus = tmp_path / "c.txt"
     corpus.write_text("low lower lowest " * 50, encoding="utf-8")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from text_strategies import HYPO, PIECES, TEXTS
 
 from bpe_studio.core import CorpusError, count_file, count_text
-from bpe_studio.core.encode_file import encode_file
+from bpe_studio.core.encode.encode_file import encode_file
 
 LONE = st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d", "\ude00"])
 PAIRS = st.sampled_from(["\ud83d\ude00", "\ud800\udc00", "\udbff\udfff"])

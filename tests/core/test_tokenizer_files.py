@@ -18,7 +18,7 @@ from reference_encoder import ReferenceEncoder, published
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.tokenizer_files import load_data
+from bpe_studio.core.formats.files import load_data
 
 TEXT = "".join(read_fixture(SLICES[k])[:4000] for k in SLICES) + EOT + " tail 'll\r\n  x"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_studio.core.tokenizer import Tokenizer
+from bpe_studio.core.encode.tokenizer import Tokenizer
 
 
 def _vocab() -> dict[int, bytes]:

@@ -20,7 +20,7 @@ from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, read_fixture
 from reference_encoder import published, read_rank_file
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.tokenizer_files import load_data
+from bpe_studio.core.formats.files import load_data
 
 RESOURCES = REPO_ROOT / "resources" / "tokenizers"
 TEXT = read_fixture(SLICES["english"])[:3000] + EOT + " <|endofprompt|> x" + EOT

@@ -20,9 +20,10 @@ from reference_bpe import pretoken_counts, reference_steps, split_on_specials
 from reference_encoder import ASSIGNED_TEXTS, published
 from text_strategies import HYPO
 
-import bpe_studio.core
-from bpe_studio.core import BpeTrainer, count_text, merge_engine, train_bpe, trainer
-from bpe_studio.core.merge_engine import CompiledEngineUnavailable
+import bpe_studio.core.train
+from bpe_studio.core import BpeTrainer, count_text, train_bpe
+from bpe_studio.core.train import merge_engine, trainer
+from bpe_studio.core.train.merge_engine import CompiledEngineUnavailable
 
 ENGINES = ("python", "compiled")
 
@@ -112,10 +113,10 @@ def test_close_mid_run_and_top_pairs(engine):
 def no_numba(monkeypatch):
     """numba (and so the kernels) cannot be imported, as on a platform without a wheel."""
     monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "bpe_studio.core.merge_kernel", raising=False)
-    monkeypatch.delitem(sys.modules, "bpe_studio.core.numba_cache", raising=False)
+    monkeypatch.delitem(sys.modules, "bpe_studio.core.train.merge_kernel", raising=False)
+    monkeypatch.delitem(sys.modules, "bpe_studio.core.train.numba_cache", raising=False)
     for name in ("merge_kernel", "numba_cache"):
-        monkeypatch.delattr(bpe_studio.core, name, raising=False)
+        monkeypatch.delattr(bpe_studio.core.train, name, raising=False)
     monkeypatch.setattr(merge_engine, "_kernels", None)
     monkeypatch.setattr(merge_engine, "_failure", None)
     monkeypatch.setattr(merge_engine, "_ready", False)
@@ -142,7 +143,7 @@ def test_numba_starts_loading_only_once_the_unique_positions_say_compiled(
 ):
     """Six copies of one text, one per chunk: the chunks' positions add up to six times the
     corpus's, which must not start numba loading; the corpus's own positions must."""
-    from bpe_studio.core import corpus
+    from bpe_studio.core.corpus import counting as corpus
 
     one = slice_head("english", 6_000) + EOT
     path = write_text(tmp_path / "six.txt", one * 6)
@@ -219,7 +220,7 @@ def test_first_run_compiles_and_says_so_then_loads_from_the_cache(tmp_path):
 
 
 def test_user_cache_dir_is_outside_the_package(monkeypatch, tmp_path):
-    from bpe_studio.core import numba_cache
+    from bpe_studio.core.train import numba_cache
 
     monkeypatch.setattr(numba_cache.config, "CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bpe_studio.core.user_cache import user_cache_dir
+from bpe_studio.core.io.user_cache import user_cache_dir
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux"), reason="the XDG rule is Linux's"

@@ -13,10 +13,15 @@ import pytest
 from core_helpers import EOT, slice_head, write_text
 
 from bpe_studio.core import count_file, count_text, train_bpe
-from bpe_studio.core.atomic import atomic_open, atomic_write_text
-from bpe_studio.core.corpus import resolve_workers
-from bpe_studio.core.encode_file import encode_file
-from bpe_studio.core.vocab import check_vocab_size, first_merge_id, initial_vocab, merge_budget
+from bpe_studio.core.corpus.counting import resolve_workers
+from bpe_studio.core.encode.encode_file import encode_file
+from bpe_studio.core.io.atomic import atomic_open, atomic_write_text
+from bpe_studio.core.train.vocab import (
+    check_vocab_size,
+    first_merge_id,
+    initial_vocab,
+    merge_budget,
+)
 
 # --- vocab -----------------------------------------------------------------------------------
 

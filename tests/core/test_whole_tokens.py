@@ -14,9 +14,10 @@ from reference_encoder import shipped_tiktoken
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.batch_bpe import BatchBpe
+from bpe_studio.core.encode.batch_bpe import BatchBpe
 from bpe_studio.core.formats import TokenizerData, read_tiktoken
-from bpe_studio.core.presets import PRESETS, preset_data
+from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.core.formats.presets import preset_data
 
 
 def merge_ranks(merges):

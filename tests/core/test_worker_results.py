@@ -12,9 +12,11 @@ import pytest
 import regex
 from core_helpers import EOT, SLICES, read_fixture, write_text
 
-from bpe_studio.core import corpus, count_file, trainer
-from bpe_studio.core.corpus import _count_chunk, pack_counts, unpack_counts
-from bpe_studio.core.pattern import pattern_regex
+from bpe_studio.core import count_file
+from bpe_studio.core.corpus import counting as corpus
+from bpe_studio.core.corpus.counting import _count_chunk, pack_counts, unpack_counts
+from bpe_studio.core.pretokenization.names import pattern_regex
+from bpe_studio.core.train import trainer
 
 CUSTOM = r"\p{L}+|\p{N}|[^\p{L}\p{N}]+"
 PATTERNS = ["gpt2", "cl100k", "o200k", CUSTOM]

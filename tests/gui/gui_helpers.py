@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject
 
-from bpe_studio.core.pair_history import PairHistory
+from bpe_studio.core.train.pair_history import PairHistory
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"

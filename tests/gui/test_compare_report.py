@@ -17,7 +17,7 @@ import pytest
 from gui_helpers import ROOT
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.report import SAMPLE_FILES
+from bpe_studio.core.explain.report import SAMPLE_FILES
 
 TEXT = (
     "Hello, world! Tokenizers don't agree.\n"

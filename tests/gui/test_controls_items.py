@@ -12,8 +12,8 @@ from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window, wait_f
 from reference_bpe import reference_train
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.specials import DEFAULT_SPECIAL_TOKEN
-from bpe_studio.core.vocab import check_vocab_size
+from bpe_studio.core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
+from bpe_studio.core.train.vocab import check_vocab_size
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.state import Phase
 

@@ -54,7 +54,7 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     from gui_helpers import wait_for_spans
 
     from bpe_studio.core import trainer_from_file
-    from bpe_studio.core.vocab import initial_vocab
+    from bpe_studio.core.train.vocab import initial_vocab
     from bpe_studio.gui import responsiveness
     from bpe_studio.gui.app import DEMO_CORPUS
     from bpe_studio.gui.state import RunSettings

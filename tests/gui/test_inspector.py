@@ -14,7 +14,7 @@ from gui_helpers import EOT, FIXTURES
 from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer, trainer_from_file
-from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.loader import prepare
 from bpe_studio.gui.spans import TokenizerSource

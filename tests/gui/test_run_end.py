@@ -8,8 +8,8 @@ import threading
 
 from gui_helpers import EOT, train_in_window
 
-from bpe_studio.core import trainer as core_trainer
 from bpe_studio.core import trainer_from_file
+from bpe_studio.core.train import trainer as core_trainer
 from bpe_studio.gui import responsiveness
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.curves import FEED_CHUNK, CurveFeeder

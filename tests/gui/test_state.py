@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from bpe_studio.core import MergeStep, trainer_from_file
-from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.state import Phase, RunSettings, RunState

@@ -17,8 +17,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 
 from bpe_studio.core import BpeTrainer, Tokenizer
-from bpe_studio.core.display import readable_token
-from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.core.io.display import readable_token
+from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.loader import prepare
 from bpe_studio.gui.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows

@@ -24,8 +24,8 @@ from gui_helpers import EOT, FIXTURES, wait_for_spans
 from reference_bpe import top_pairs_after
 
 from bpe_studio.core import BpeTrainer, count_text
-from bpe_studio.core.spans import compute_spans
-from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui import spans as spans_module
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.jobs import LatestJob

@@ -283,7 +283,7 @@ def test_the_first_compile_of_the_merge_engine_is_a_phase_of_its_own(
     the bar is busy, rather than sitting at "100%" of pre-tokenizing. (The threshold is lowered
     and the compile stands in a wrapper that waits, so the test does not depend on numba's
     cache being cold.)"""
-    from bpe_studio.core import merge_engine, trainer
+    from bpe_studio.core.train import merge_engine, trainer
 
     real_prepare = merge_engine.prepare
     compiling = threading.Event()

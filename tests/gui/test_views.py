@@ -5,7 +5,7 @@ from __future__ import annotations
 from gui_helpers import history_of
 
 from bpe_studio.core import trainer_from_file
-from bpe_studio.core.vocab import initial_vocab
+from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.state import RunSettings

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..pattern import PATTERNS as PATTERNS
-from ..pattern import pattern_name as pattern_name
-from ..pattern import pattern_regex as pattern_regex
+from ..pretokenization.names import PATTERNS as PATTERNS
+from ..pretokenization.names import pattern_name as pattern_name
+from ..pretokenization.names import pattern_regex as pattern_regex
 
 
 @dataclass(frozen=True)

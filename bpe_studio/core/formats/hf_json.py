@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..atomic import atomic_write_bytes, output_dir
-from ..gpt2_format import decode_token, encode_token
+from ..io.atomic import atomic_write_bytes, output_dir
 from .data import PATTERNS, TokenizerData, pattern_name
+from .gpt2 import decode_token, encode_token
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
 # PATTERNS (gpt2 is ByteLevel's own regex, so it needs none). cl100k: "\p{N}{1,3}+" loses its

@@ -18,8 +18,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..atomic import atomic_write_bytes
-from ..user_cache import user_cache_dir
+from ..io.atomic import atomic_write_bytes
+from ..io.user_cache import user_cache_dir
 
 CACHE_ENV = "BPE_STUDIO_CACHE_DIR"
 _VERSION = 1

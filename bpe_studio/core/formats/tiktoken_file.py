@@ -31,10 +31,12 @@ from importlib import resources
 from itertools import repeat
 from pathlib import Path
 
-from ..atomic import atomic_write_bytes, output_dir
-from ..pattern import R50K_PATTERN, pattern_name, pattern_regex, pretokenizer
+from ..io.atomic import atomic_write_bytes, output_dir
+from ..pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
+from ..pretokenization.pretokenizer import pretokenizer
 from . import rank_cache
 from .data import TokenizerData
+from .preset_table import preset_settings
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
@@ -456,8 +458,6 @@ def _settings_for(rank_file: Path, sha256: str) -> dict | None:
     encoding = _openai_encoding(sha256)
     if encoding is None:
         return None
-    from ..presets import preset_settings  # subtle: here; ``presets`` imports this module
-
     pattern, special_tokens = preset_settings(encoding)
     return {"pat_str": pattern, "special_tokens": special_tokens}
 

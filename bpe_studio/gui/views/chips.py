@@ -16,8 +16,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.display import readable_token
-from ...core.explain import EncodeStep
+from ...core.explain.steps import EncodeStep
+from ...core.io.display import readable_token
 from .common import ACCENT, BAR, MUTED, SPECIAL_COLOUR, monospace_font
 
 _CHIP = ("#edf2ff", BAR)

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.display import readable_token
-from ...core.report import cut_offsets, diff_cuts, token_byte_lengths
-from ...core.spans import SpanArrays, compute_spans
+from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
+from ...core.explain.spans import SpanArrays, compute_spans
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from .choices import ENCODE_LOCK, Choice, TokenizerChoice

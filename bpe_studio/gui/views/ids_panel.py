@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.spans import SpanArrays, decoded_spans
+from ...core.explain.spans import SpanArrays, decoded_spans
 from ..debounce import single_shot
 from ..jobs import LatestJob
 from .common import MUTED, counted, monospace_font, steady_label, title_label

@@ -37,8 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.display import readable_token
-from ...core.explain import MergeNode
+from ...core.explain.steps import MergeNode
+from ...core.io.display import readable_token
 from .common import ACCENT, BAR, MUTED, SPECIAL_COLOUR, monospace_font
 
 MAX_NODES = 1500  # nodes drawn for one tree; deeper ones are folded

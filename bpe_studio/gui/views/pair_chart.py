@@ -3,7 +3,7 @@
 What it does: on the left, the top pairs (20 by default) as horizontal bars, best on top, each
 labelled with its readable pair and count; the pair about to be merged is drawn in the accent
 colour. They are the pairs *before merge k* of the step the timeline shows (``state.step``),
-read from the run's :class:`~bpe_studio.core.pair_history.PairHistory`, which the trainer
+read from the run's :class:`~bpe_studio.core.train.pair_history.PairHistory`, which the trainer
 fills in as it merges: live, replayed or scrubbed, one step shows the same pairs, at once, on
 the GUI thread. On the right, the count of each merge against its rank on a log scale with a
 cursor at step k. The title says what the chart is waiting for (no run, pre-tokenizing,
@@ -29,8 +29,8 @@ from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
-from ...core.display import readable_token
-from ...core.tokenizer_files import TIKTOKEN_SUFFIXES
+from ...core.formats.files import TIKTOKEN_SUFFIXES
+from ...core.io.display import readable_token
 from ..hub import StateHub
 from ..state import LoadedTokenizer, Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label

@@ -31,8 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.atomic import atomic_write_bytes, atomic_write_text
-from ...core.report import (
+from ...core.explain.report import (
     Report,
     Sample,
     bundled_samples,
@@ -40,6 +39,7 @@ from ...core.report import (
     corpus_sample,
     report_csv,
 )
+from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..hub import StateHub
 from .choices import ENCODE_LOCK, RUN, Choice, TokenizerChoice
 from .common import MUTED, steady_label, title_label

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.display import readable_token
-from ...core.explain import EncodeStep, encode_steps, pretokens
+from ...core.explain.steps import EncodeStep, encode_steps, pretokens
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob

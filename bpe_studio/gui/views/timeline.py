@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.display import readable_token
+from ...core.io.display import readable_token
 from ..hub import StateHub
 from ..replay import PACES, Pace, Replay
 from .common import steady_label, title_label

@@ -51,8 +51,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer, TokenSpan
-from ...core.display import readable_token
-from ...core.spans import SpanArrays
+from ...core.explain.spans import SpanArrays
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..spans import STEP_DEBOUNCE_MS, SpanService, TokenizerSource

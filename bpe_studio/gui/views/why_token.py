@@ -41,8 +41,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.display import readable_token
-from ...core.explain import MergeNode, merge_tree, merges_using
+from ...core.explain.steps import MergeNode, merge_tree, merges_using
+from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob

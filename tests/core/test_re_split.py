@@ -1,4 +1,4 @@
-"""cl100k's and o200k's pre-tokenization on ``re`` (``core.fast_split``) against the ``regex``
+"""cl100k's and o200k's pre-tokenization on ``re`` (``re_split``) against the ``regex``
 module running the patterns exactly as tiktoken publishes them: every fixture corpus, texts
 with characters above U+FFFF at every density, and generated text from all of Unicode (the
 fast pattern takes its classes from ``regex``).
@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from reference_encoder import published
 from text_strategies import HYPO, PIECES
 
-from bpe_studio.core import fast_split
-from bpe_studio.core.corpus import count_text
-from bpe_studio.core.pattern import pretokenizer
-from bpe_studio.core.tokenizer import Tokenizer
+from bpe_studio.core.corpus.counting import count_text
+from bpe_studio.core.encode.tokenizer import Tokenizer
+from bpe_studio.core.pretokenization import re_split
+from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
 
 NAMES = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
-FAST = {"cl100k": fast_split.findall_cl100k, "o200k": fast_split.findall_o200k}
+FAST = {"cl100k": re_split.findall_cl100k, "o200k": re_split.findall_o200k}
 FIXTURE_TEXTS = sorted(p.name for p in FIXTURES.glob("*.txt"))
 
 # Characters that case-fold onto a contraction's letters, or look like them.
@@ -41,9 +41,9 @@ def published_regex(name: str) -> regex.Pattern[str]:
 def every_text_fast(monkeypatch):
     """Every non-ASCII text, however short, gets a pattern built for its alphabet (or one
     kept that covers it) instead of going to `regex`."""
-    monkeypatch.setattr(fast_split, "_FAST_MIN", 0)
-    monkeypatch.setattr(fast_split, "_kept", {})
-    monkeypatch.setattr(fast_split, "_plane", {})
+    monkeypatch.setattr(re_split, "_ALPHABET_FAST_MIN", 0)
+    monkeypatch.setattr(re_split, "_kept", {})
+    monkeypatch.setattr(re_split, "_plane", {})
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -94,20 +94,20 @@ def test_contractions_in_every_case_and_fold(name):
 @HYPO
 @given(text=TEXTS)
 def test_generated_text_cl100k(text):
-    assert fast_split.findall_cl100k(text) == published_regex("cl100k").findall(text)
+    assert re_split.findall_cl100k(text) == published_regex("cl100k").findall(text)
 
 
 @HYPO
 @given(text=TEXTS)
 def test_generated_text_o200k(text):
-    assert fast_split.findall_o200k(text) == published_regex("o200k").findall(text)
+    assert re_split.findall_o200k(text) == published_regex("o200k").findall(text)
 
 
-def test_tokenizers_use_it_only_for_the_two_patterns():
+def test_tokenizers_use_the_fast_functions_for_the_named_patterns_only():
     vocab = {i: bytes([i]) for i in range(256)}
     for name, fast in FAST.items():
         assert Tokenizer(vocab, [], pattern=name)._findall is fast
-    assert Tokenizer(vocab, [], pattern="gpt2")._findall == pretokenizer("gpt2").findall
+    assert Tokenizer(vocab, [], pattern="gpt2")._findall is re_split.findall_gpt2
     custom = r"\w+|\W"
     assert Tokenizer(vocab, [], pattern=custom)._findall == pretokenizer(custom).findall
 
@@ -127,7 +127,7 @@ def test_pretokenizer_findall_takes_the_fast_path(name, monkeypatch):
     the ``re`` pattern, so a ``regex`` pattern that is never consulted changes nothing."""
     text = read_fixture("english_books_slice.txt")[:50_000]
     calls = []
-    monkeypatch.setattr(fast_split, "_findall", lambda *a: calls.append(a) or ["x"])
+    monkeypatch.setattr(re_split, "_findall", lambda *a: calls.append(a) or ["x"])
     assert pretokenizer(name).findall(text) == ["x"]
     assert calls and calls[0][0] == name
 
@@ -154,29 +154,29 @@ def test_kept_pattern_serves_texts_it_covers_and_grows(name, monkeypatch):
     """A pattern is built for a text's own alphabet and kept; a text whose characters it
     covers reuses it, another one gets a pattern for both alphabets; a short text it does
     not cover goes to `regex`; each split as published."""
-    monkeypatch.setattr(fast_split, "_FAST_MIN", 1000)
+    monkeypatch.setattr(re_split, "_ALPHABET_FAST_MIN", 1000)
     first = "Grüße, naïve café: 東京 2024 年 I'LL GO\n" * 40
     covered = "café 東京 Grüße'S"
     other = "Ελληνικά ΚΕΊΜΕΝΟ 'Σ ٣٤٥ \U0001f600 x\u2028y\n" * 40
     for text in (first, covered, other, covered, first):
         assert FAST[name](text) == published_regex(name).findall(text)
-    chars, _ = fast_split._kept[name]
+    chars, _ = re_split._kept[name]
     assert set("üï東ΕΚ٣\U0001f600\u2028") <= chars
     assert "ж" not in chars
-    assert fast_split._covering(name, frozenset("ж"), build=False) is None
+    assert re_split._covering(name, frozenset("ж"), build=False) is None
     short = "жук 'Ж"
     assert FAST[name](short) == published_regex(name).findall(short)
-    assert "ж" not in fast_split._kept[name][0]
+    assert "ж" not in re_split._kept[name][0]
 
 
 @pytest.mark.parametrize("name", FAST)
 def test_splitter_serves_every_stretch_of_its_text(name):
     text = read_fixture("mixed_web_slice.txt")[:50_000] + "\U0001f600 ΑΩ"
-    split = fast_split.splitter(name, text)
+    split = re_split.splitter(name, text)
     expected = published_regex(name)
     for a, b in [(0, len(text)), (7, 1234), (len(text) - 300, len(text)), (100, 100)]:
         assert split(text[a:b]) == expected.findall(text[a:b])
-    assert fast_split.splitter("gpt2", text) is None
+    assert re_split.splitter("gpt2", text) is None
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -187,18 +187,18 @@ def test_lone_surrogates_split_as_regex_splits_them(name):
 
 @pytest.mark.parametrize("name", FAST)
 def test_the_bmp_pattern_then_an_astral_text(name):
-    fast_split.prepare(name)
+    re_split.prepare(name)
     text = read_fixture("chinese_slice.txt")[:20_000] + "\U0001d400abc \U00020000"
     assert FAST[name](text) == published_regex(name).findall(text)
 
 
 def test_prepared_o200k_serves_texts_without_marks_with_the_faster_form_and_marks_too():
-    fast_split.prepare("o200k")
+    re_split.prepare("o200k")
     marked = read_fixture("chinese_slice.txt")[:20_000] + " na\u0308ive (\u0301A 1\u0301A"
     plain = read_fixture("chinese_slice.txt")[:20_000] + " naïve café"
-    kept, plane = fast_split._kept["o200k"], fast_split._plane["o200k"]
-    assert fast_split._covering("o200k", fast_split._non_ascii(plain), False) is kept[1]
-    assert fast_split._covering("o200k", fast_split._non_ascii(marked), False) is plane[1]
+    kept, plane = re_split._kept["o200k"], re_split._plane["o200k"]
+    assert re_split._covering("o200k", re_split._non_ascii(plain), False) is kept[1]
+    assert re_split._covering("o200k", re_split._non_ascii(marked), False) is plane[1]
     assert "\u0301" in plane[0] and "\u0301" not in kept[0]
     for text in (plain, marked, plain):
         assert FAST["o200k"](text) == published_regex("o200k").findall(text)
@@ -222,12 +222,12 @@ MARKS = ["a\u0301", "\u0301A", "\u0301\u0301b", "(\u0301a", " \u0301", "A\u0301b
 def test_o200k_word_forms_with_and_without_marks(marks):
     """Without marks in a text's alphabet o200k's pattern takes its first character
     possessively and shares it between the word forms; with marks it keeps them apart
-    (see ``fast_split._o200k``). Both split as published."""
+    (see ``re_split._o200k``). Both split as published."""
     words = (MARKS if marks else []) + O200K_WORDS
     text = " ".join(words) + "\n" + "".join(words) + "\n" + "-".join(words)
-    pattern = fast_split.splitter("o200k", text)
+    pattern = re_split.splitter("o200k", text)
     assert pattern is not None
     assert ("?+" in pattern.__self__.pattern) is not marks
     assert pattern(text) == published_regex("o200k").findall(text)
     ascii_text = "".join(ch for ch in text if ch.isascii())
-    assert fast_split.findall_o200k(ascii_text) == published_regex("o200k").findall(ascii_text)
+    assert re_split.findall_o200k(ascii_text) == published_regex("o200k").findall(ascii_text)

@@ -1,20 +1,28 @@
-"""cl100k's and o200k's pre-tokenization, on the standard library's ``re``.
+"""The named patterns on the standard library's ``re``: the same pre-tokens as the ``regex``
+module gives, faster.
 
-What it does: :func:`findall_for` gives, for a :class:`~bpe_studio.core.pattern.Pretokenizer`,
-a function returning exactly its ``findall(text)``; :func:`splitter` gives one for a long text
-and every stretch of it. For cl100k and o200k these run the same pattern written for ``re``
-(two to three times faster than the ``regex`` module on these patterns). ``re`` has no
-``\\p{..}``, so each Unicode class is spelt out as ranges, and the case-insensitive
-contractions (``'s``, ``'LL``, ...) as the characters that fold to each letter, all taken from
-the ``regex`` module itself (the Unicode data cannot disagree). Only the characters a text
-holds matter, so the classes are built over the text's own alphabet: ASCII plus the other
-characters in it, each class a range per run of alphabet characters it holds. Code points
-between two such characters that the text does not hold fall inside the range either way
-(short patterns, quick to build: a few ms against ~50 ms for the whole Basic Multilingual
-Plane). The last pattern built is kept and serves every text whose alphabet it covers.
-Pure-ASCII text uses a pattern with ASCII classes. Short non-ASCII texts that the kept pattern
-does not cover run on ``regex``. What it leaves out: GPT-2's pattern (``pattern``), custom
-regexes (they run on ``regex`` as they are), special tokens (``specials``).
+What it does: :func:`findall` gives ``named_regex(name).findall(text)`` for "gpt2", "cl100k"
+and "o200k" exactly, but runs ``re`` wherever it can (two to three times faster than the
+``regex`` module on these patterns). ``re`` has no ``\\p{..}``, so each Unicode class is spelt
+out as ranges, and cl100k's case-insensitive contractions (``'s``, ``'LL``, ...) as the
+characters that fold to each letter, all taken from the ``regex`` module itself at first use
+(the Unicode data cannot disagree).
+
+- GPT-2: one pattern whose classes cover the Basic Multilingual Plane (``re`` tests those
+  against a bitmap; astral ranges would make it slower than ``regex``); the rare stretches of
+  text around a character above U+FFFF (an emoji) go to ``regex``, cut out at GPT-2's space
+  cuts (``boundaries``). Pure-ASCII text uses ASCII classes.
+- cl100k and o200k: only the characters a text holds matter, so the classes are built over the
+  text's own alphabet (ASCII plus its other characters, a range per run of alphabet characters
+  in the class; code points between two that the text does not hold fall inside the range
+  either way). The last pattern built is kept and serves every text whose alphabet it covers.
+  Short non-ASCII texts that the kept pattern does not cover run on ``regex``.
+
+:func:`findall_function` gives a module-level function per name (it pickles by name),
+:func:`splitter` one built for a long text and every stretch of it, :func:`prepare` builds a
+name's patterns ahead (worker processes forked afterwards start with them). What it leaves out:
+custom regexes (they run on ``regex`` as they are, in ``pretokenizer``), special tokens
+(``specials``).
 """
 
 from __future__ import annotations
@@ -26,11 +34,85 @@ from functools import cache
 
 import regex
 
-from .pattern import Pretokenizer, pretokenizer
+from .boundaries import space_cut_after, space_cut_before
+from .names import named_regex
+
+# GPT-2's pattern
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# Shorter non-ASCII texts use `regex` until the fast pattern has been built (~10 ms once,
+# which `re` wins back over ~300,000 characters).
+_GPT2_FAST_MIN = 300_000
+# Texts with more than one character above U+FFFF in this many go to `regex` whole.
+_ASTRAL_SPARSE = 1000
+
+
+# Possessive runs (Python 3.11+) spare `re` the bookkeeping for backtracking that these
+# alternatives never need: nothing follows the run inside them.
+_RUN = "++" if sys.version_info >= (3, 11) else "+"
+
+
+def _pattern_with_classes(letters: str, numbers: str, spaces: str) -> re.Pattern[str]:
+    # subtle: letters come first here, before the contractions, because most pre-tokens are
+    # words; no text can match both (a contraction starts with "'", a word never does).
+    return re.compile(
+        rf""" ?[{letters}]{_RUN}|'(?:[sdmt]|ll|ve|re)| ?[{numbers}]{_RUN}"""
+        rf"""| ?[^{spaces}{letters}{numbers}]{_RUN}|[{spaces}]+(?![^{spaces}])|[{spaces}]+"""
+    )
+
+
+# On ASCII, \p{L} is A-Za-z, \p{N} is 0-9, and the regex module's \s is these six characters
+# (unlike str.isspace, it leaves out \x1c-\x1f).
+_ASCII_REGEX = _pattern_with_classes("A-Za-z", "0-9", r"\t\n\x0b\x0c\r ")
+
+
+def _bmp_classes() -> tuple[str, str, str]:
+    """``re`` character class bodies listing the BMP characters that ``regex`` puts in
+    \\p{L}, \\p{N} and \\s: one pass over the plane, one range per run of a class."""
+    bmp = "".join(map(chr, range(0x10000)))
+    runs: dict[str | None, list[str]] = {"L": [], "N": [], "S": []}
+    for m in regex.finditer(r"(?P<L>\p{L}+)|(?P<N>\p{N}+)|(?P<S>\s+)", bmp):
+        run = m.group()
+        first, last = re.escape(run[0]), re.escape(run[-1])
+        runs[m.lastgroup].append(first if len(run) == 1 else f"{first}-{last}")
+    return "".join(runs["L"]), "".join(runs["N"]), "".join(runs["S"])
+
+
+@cache
+def _bmp_regex() -> re.Pattern[str]:
+    return _pattern_with_classes(*_bmp_classes())
+
+
+def findall_gpt2(text: str) -> list[str]:
+    """GPT-2's pre-tokens of ``text``, on ``re`` wherever it can (see the module docstring)."""
+    if text.isascii():
+        return _ASCII_REGEX.findall(text)
+    if len(text) < _GPT2_FAST_MIN and _bmp_regex.cache_info().currsize == 0:
+        return named_regex("gpt2").findall(text)  # building the fast pattern would cost more
+    fast = _bmp_regex()
+    m = _ASTRAL.search(text)
+    if m is None:
+        return fast.findall(text)
+    if len(_ASTRAL.findall(text, m.start())) * _ASTRAL_SPARSE > len(text):
+        return named_regex("gpt2").findall(text)  # emoji everywhere: nothing left to win
+    pieces: list[str] = []
+    pos = 0
+    while m is not None:
+        a = space_cut_before(text, m.start(), pos)
+        b = space_cut_after(text, m.start())
+        pieces += fast.findall(text, pos, a)
+        pieces += named_regex("gpt2").findall(text, a, b)
+        pos = b
+        m = _ASTRAL.search(text, b)
+    pieces += fast.findall(text, pos)
+    return pieces
+
+
+# cl100k's and o200k's patterns
 
 # Shorter non-ASCII texts that the kept pattern does not cover use `regex`: building a
 # pattern would cost more than it wins.
-_FAST_MIN = 200_000
+_ALPHABET_FAST_MIN = 200_000
 # A new pattern covers the kept one's alphabet too while the two together have at most this
 # many characters (so that the chunks of one corpus soon share one pattern); past it, only
 # its own text's.
@@ -177,7 +259,7 @@ def _covering(name: str, chars: frozenset[str], build: bool) -> re.Pattern[str] 
 def _findall(name: str, slow: regex.Pattern[str], text: str) -> list[str]:
     if text.isascii():
         return _ascii_regex(name).findall(text)
-    fast = _covering(name, _non_ascii(text), len(text) >= _FAST_MIN)
+    fast = _covering(name, _non_ascii(text), len(text) >= _ALPHABET_FAST_MIN)
     return slow.findall(text) if fast is None else fast.findall(text)
 
 
@@ -197,21 +279,54 @@ def splitter(name: str | None, text: str) -> Callable[[str], list[str]] | None:
 def fast_findall(name: str, text: str) -> list[str]:
     """``pretokenizer(name).findall(text)`` for ``name`` "cl100k" or "o200k"."""
     if not _FAST:
-        return pretokenizer(name).compiled.findall(text)
-    return _findall(name, pretokenizer(name).compiled, text)
+        return named_regex(name).findall(text)
+    return _findall(name, named_regex(name), text)
 
 
 def findall_cl100k(text: str) -> list[str]:
     """``pretokenizer("cl100k").findall(text)``, faster."""
-    return _findall("cl100k", pretokenizer("cl100k").compiled, text)
+    return _findall("cl100k", named_regex("cl100k"), text)
 
 
 def findall_o200k(text: str) -> list[str]:
     """``pretokenizer("o200k").findall(text)``, faster."""
-    return _findall("o200k", pretokenizer("o200k").compiled, text)
+    return _findall("o200k", named_regex("o200k"), text)
+
+
+# Possessive quantifiers, which cl100k's pattern uses, came to `re` in Python 3.11.
+_FAST = sys.version_info >= (3, 11)
+_FAST_FINDALL: dict[str, Callable[[str], list[str]]] = {
+    "cl100k": findall_cl100k,
+    "o200k": findall_o200k,
+}
+
+
+def findall(name: str, text: str) -> list[str]:
+    """``named_regex(name).findall(text)`` for a name in ``PATTERNS``."""
+    if name == "gpt2":
+        return findall_gpt2(text)
+    return fast_findall(name, text)
+
+
+def findall_function(name: str | None) -> Callable[[str], list[str]] | None:
+    """A module-level function giving ``findall(name, text)`` for a named pattern, else None."""
+    if name == "gpt2":
+        return findall_gpt2
+    if _FAST and name in _FAST_FINDALL:
+        return _FAST_FINDALL[name]
+    return None
 
 
 def prepare(name: str | None) -> None:
+    """Build ``name``'s patterns for all of the Basic Multilingual Plane now rather than at
+    the first long non-ASCII text (worker processes forked afterwards start with them)."""
+    if name == "gpt2":
+        _bmp_regex()
+    elif name is not None:
+        _prepare_plane(name)
+
+
+def _prepare_plane(name: str) -> None:
     """Build and keep the pattern of ``name`` for all of the Basic Multilingual Plane now
     (worker processes forked afterwards start with it), unless one is kept already.
 
@@ -228,19 +343,3 @@ def prepare(name: str | None) -> None:
     unmarked = regex.sub(r"\p{M}", "", _BMP)
     _plane[name] = plane
     _kept[name] = (frozenset(unmarked[0x80:]), _build(name, unmarked))
-
-
-# Possessive quantifiers, which cl100k's pattern uses, came to `re` in Python 3.11.
-_FAST = sys.version_info >= (3, 11)
-_FAST_FINDALL: dict[str, Callable[[str], list[str]]] = {
-    "cl100k": findall_cl100k,
-    "o200k": findall_o200k,
-}
-
-
-def findall_for(pre: Pretokenizer) -> Callable[[str], list[str]]:
-    """The fastest function giving ``pre.findall(text)``: a module-level function (so that
-    it pickles by name) for cl100k and o200k, else ``pre.findall`` itself."""
-    if _FAST and pre.name in _FAST_FINDALL:
-        return _FAST_FINDALL[pre.name]
-    return pre.findall

@@ -28,8 +28,8 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
-from .corpus import decode_chunk, uncovered_in_file
-from .pattern import UncoveredText
+from ..corpus.counting import decode_chunk, uncovered_in_file
+from ..pretokenization.pretokenizer import UncoveredText
 from .tokenizer import Tokenizer
 
 try:

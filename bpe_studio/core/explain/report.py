@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .surrogates import original_offsets, replace_surrogates
-from .tokenizer import Tokenizer
+from ..encode.tokenizer import Tokenizer
+from ..io.surrogates import original_offsets, replace_surrogates
 
 # The samples shipped in resources/samples, in the order the report shows them.
 SAMPLE_FILES: tuple[tuple[str, str], ...] = (

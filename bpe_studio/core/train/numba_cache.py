@@ -20,7 +20,7 @@ from typing import Any
 from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
-from .user_cache import user_cache_dir
+from ..io.user_cache import user_cache_dir
 
 # numba's config module sets its attributes at run time, out of a type checker's sight.
 config: Any = _config

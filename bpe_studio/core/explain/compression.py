@@ -22,10 +22,10 @@ import sys
 from array import array
 from collections.abc import Iterable
 
-from .corpus import count_text
-from .specials import Specials
-from .surrogates import replace_surrogates
-from .trainer import MergeStep
+from ..corpus.counting import count_text
+from ..io.surrogates import replace_surrogates
+from ..pretokenization.specials import Specials
+from ..train.trainer import MergeStep
 
 
 class CompressionCurve:

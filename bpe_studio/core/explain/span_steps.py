@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pattern import pretokenizer
+from ..encode.tokenizer import Tokenizer
+from ..pretokenization.pretokenizer import pretokenizer
 from .spans import SpanArrays
-from .tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

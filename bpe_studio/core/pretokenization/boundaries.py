@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import regex
 
+from .names import pattern_name
 from .specials import Specials, first_free_start
 
 # A space, tab or line break after a non-space character (see is_space_cut). `re`'s \s is
@@ -164,12 +165,8 @@ _BY_NAME = {"gpt2": GPT2_CUTS, "cl100k": CL100K_CUTS, "o200k": O200K_CUTS}
 
 def cut_rules(pattern: str) -> CutRules:
     """The cut rules of a pre-tokenization pattern (a name or a regex string): a named
-    pattern's (its regex given in any spelling ``pattern.pattern_name`` knows), or for a
+    pattern's (its regex given in any spelling ``names.pattern_name`` knows), or for a
     custom regex none beyond special tokens."""
-    # subtle: imported here, not at the top, because ``pattern`` imports this module for the
-    # space rule of its fast path.
-    from .pattern import pattern_name
-
     return _BY_NAME.get(pattern_name(pattern), SPECIALS_ONLY)
 
 

@@ -9,7 +9,7 @@ worker, ``cluster``). A file boundary is a document boundary, and so is a record
 stream is counted a piece at a time, cut only where the pattern always cuts, and each record's
 text alone. :func:`count_file` runs the tasks here: in this process for a small corpus, in
 worker processes otherwise.
-What it leaves out: the counting primitives (``corpus``), reading records (``records``),
+What it leaves out: the counting primitives (``counting``), reading records (``records``),
 counting on a cluster (``cluster``).
 """
 
@@ -23,9 +23,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
-from . import corpus
-from .boundaries import chunk_boundaries, cut_rules, text_cuts
-from .corpus import (
+from ..io.surrogates import replace_surrogates
+from ..pretokenization.boundaries import chunk_boundaries, cut_rules, text_cuts
+from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
+from ..pretokenization.specials import Specials, validate_special_tokens
+from . import counting
+from .counting import (
     ChunkResult,
     MeasuredFn,
     ProgressFn,
@@ -41,14 +44,11 @@ from .corpus import (
     resolve_workers,
     uncovered_error,
 )
-from .pattern import UncoveredText, pretokenizer
 from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
 from .sources import CorpusFile, CorpusPaths, Kind, resolve_corpus
-from .specials import Specials, validate_special_tokens
-from .surrogates import replace_surrogates
 
-# subtle: the sizes that decide how a corpus is cut (``corpus.IN_PROCESS_LIMIT``,
-# ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``corpus`` when used,
+# subtle: the sizes that decide how a corpus is cut (``counting.IN_PROCESS_LIMIT``,
+# ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``counting`` when used,
 # so there is one setting of each for the byte-range workers there and the tasks here.
 # A stream (a compressed or remote file) is decompressed and decoded this many bytes at a time.
 STREAM_BLOCK = 4 * 1024 * 1024
@@ -113,7 +113,7 @@ def make_tasks(
 
 
 def count_task(task: CountTask, special_tokens: list[str], pattern: str) -> ChunkResult:
-    """Count one task's pre-tokens (in any process) and pack them (``corpus.ChunkResult``)."""
+    """Count one task's pre-tokens (in any process) and pack them (``counting.ChunkResult``)."""
     f = task.file
     if f.kind is Kind.TEXT:
         if task.end is not None:
@@ -175,7 +175,7 @@ def _count_stream(f: CorpusFile, special_tokens: list[str], pattern: str) -> dic
             except UnicodeDecodeError as e:
                 raise not_utf8(f.name, read - pending + e.start, e.reason) from None
             read += len(block)
-            cuts = text_cuts(text, specials, rules, corpus.WORKER_PIECE)
+            cuts = text_cuts(text, specials, rules, counting.WORKER_PIECE)
             if block:  # subtle: a cut this close to the end may not be one in the whole text
                 cuts = [0] + [c for c in cuts[1:] if c <= len(text) - margin]
             try:
@@ -201,8 +201,8 @@ def _count_documents(
     counts: Counter[str] = Counter()
     for doc in documents():
         cuts = [0, len(doc)]
-        if len(doc) > corpus.WORKER_PIECE:
-            cuts = text_cuts(doc, specials, rules, corpus.WORKER_PIECE)
+        if len(doc) > counting.WORKER_PIECE:
+            cuts = text_cuts(doc, specials, rules, counting.WORKER_PIECE)
         try:
             _count_into(counts, doc, cuts, split, findall)
         except UncoveredText as e:
@@ -235,10 +235,10 @@ def count_file(
     document. No pre-token crosses two files or two records.
 
     Small corpora are counted in this process; larger ones in ``workers`` processes (None:
-    every core; see :func:`~bpe_studio.core.corpus.resolve_workers`), each reading its own
+    every core; see :func:`~bpe_studio.core.corpus.counting.resolve_workers`), each reading its own
     tasks. ``progress(bytes_done, bytes_total)`` is called as tasks finish (bytes as stored).
     ``should_stop()`` is polled between tasks; when it returns true,
-    :class:`~bpe_studio.core.corpus.TrainingCancelled` is raised.
+    :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` is raised.
     ``started()`` is called once counting is under way, after any worker process has started
     (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
     is told, after each task, the positions (see ``trainer.count_positions``) of the
@@ -250,8 +250,8 @@ def count_file(
     pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
     size = sum(f.size for f in files)
     workers = resolve_workers(workers)
-    if size <= corpus.IN_PROCESS_LIMIT or workers == 1 and size <= 4 * corpus.IN_PROCESS_LIMIT:
-        tasks = make_tasks(files, corpus.IN_PROCESS_CHUNK, specials, pattern, text_field)
+    if size <= counting.IN_PROCESS_LIMIT or workers == 1 and size <= 4 * counting.IN_PROCESS_LIMIT:
+        tasks = make_tasks(files, counting.IN_PROCESS_CHUNK, specials, pattern, text_field)
         total = sum(t.nbytes for t in tasks)
         if progress:
             progress(0, total)
@@ -260,7 +260,7 @@ def count_file(
         run = partial(count_task, special_tokens=specials, pattern=pattern)
         return _collect(map(run, tasks), total, progress, should_stop, measured)
 
-    target = min(corpus.CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
+    target = min(counting.CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
     # A file that exists only in this process goes to the workers with its bytes.
     files = [f.carried() for f in files]
     tasks = make_tasks(files, target, specials, pattern, text_field)

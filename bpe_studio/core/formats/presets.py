@@ -2,8 +2,8 @@
 
 What it does: :func:`preset_data` reads a preset's files from ``resources/tokenizers`` (through
 ``importlib.resources``) and pairs them with the pattern and special tokens tiktoken publishes
-for that encoding. What it leaves out: building a ``Tokenizer`` from the data, and the file
-formats themselves (``gpt2_format``, ``formats``).
+for that encoding (``preset_table``). What it leaves out: building a ``Tokenizer`` from the
+data, and the file formats themselves (``gpt2``, ``tiktoken_file``).
 """
 
 from __future__ import annotations
@@ -15,51 +15,16 @@ from dataclasses import replace
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from .formats.data import TokenizerData
-from .formats.tiktoken_file import read_tiktoken
-from .gpt2_format import decode_token
-from .pattern import ALIASES, alias_key
+from .data import TokenizerData
+from .gpt2 import decode_token
+from .preset_table import checked_preset_name, preset_settings
+from .tiktoken_file import read_tiktoken
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
         from importlib.resources.abc import Traversable
     else:
         from importlib.abc import Traversable
-
-EOT = "<|endoftext|>"
-# Each preset's pattern name and special tokens, as tiktoken_ext/openai_public.py gives them.
-_PRESETS: dict[str, tuple[str, dict[str, int]]] = {
-    "gpt2": ("gpt2", {EOT: 50256}),
-    "cl100k_base": (
-        "cl100k",
-        {
-            EOT: 100257,
-            "<|fim_prefix|>": 100258,
-            "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260,
-            "<|endofprompt|>": 100276,
-        },
-    ),
-    "o200k_base": ("o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
-}
-PRESETS: tuple[str, ...] = tuple(_PRESETS)
-_BY_PATTERN = {pattern: name for name, (pattern, _) in _PRESETS.items()}
-
-
-def preset_name(word: str) -> str | None:
-    """The preset a user means by ``word``: a preset's name, or another name of its encoding
-    or of a model that uses it, spelt as the patterns take them (``pattern.ALIASES``); else
-    None. p50k_base splits text as GPT-2 does but holds other tokens, so it names no preset.
-
-    >>> preset_name("GPT-4o"), preset_name("cl100k"), preset_name("r50k_base"), preset_name("p50k")
-    ('o200k_base', 'cl100k_base', 'gpt2', None)
-    """
-    if word in _PRESETS:
-        return word
-    key = alias_key(word)
-    if key.startswith("p50k"):
-        return None
-    return _BY_PATTERN.get(ALIASES.get(key, ""))
 
 
 def _folder() -> Traversable:
@@ -84,26 +49,6 @@ def _gpt2_data(special_tokens: dict[str, int]) -> TokenizerData:
     return TokenizerData(vocab, merges, dict(special_tokens), "gpt2")
 
 
-def _checked_name(name: str) -> str:
-    preset = preset_name(name)
-    if preset is None:
-        raise ValueError(
-            f"unknown preset {name!r}; the presets are {', '.join(PRESETS)} (also named "
-            "cl100k, gpt-4, o200k, gpt-4o, r50k_base)"
-        )
-    return preset
-
-
-def preset_settings(name: str) -> tuple[str, dict[str, int]]:
-    """The pattern name and the special tokens (token -> id) of the preset ``name``.
-
-    >>> preset_settings("o200k_base")
-    ('o200k', {'<|endoftext|>': 199999, '<|endofprompt|>': 200018})
-    """
-    pattern, special_tokens = _PRESETS[_checked_name(name)]
-    return pattern, dict(special_tokens)
-
-
 def preset_data(name: str) -> TokenizerData:
     """The shipped tokenizer ``name`` (one of :data:`PRESETS`) with its real special tokens.
 
@@ -111,7 +56,7 @@ def preset_data(name: str) -> TokenizerData:
     >>> len(data.vocab), len(data.merges), data.special_tokens, data.pattern
     (50257, 50000, {'<|endoftext|>': 50256}, 'gpt2')
     """
-    name = _checked_name(name)
+    name = checked_preset_name(name)
     pattern, special_tokens = preset_settings(name)
     if name == "gpt2":
         data = _gpt2_data(special_tokens)

@@ -29,14 +29,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
+from ..corpus.cluster import Cluster, count_on_cluster
+from ..corpus.counting import ProgressFn, TrainingCancelled
+from ..corpus.records import DEFAULT_TEXT_FIELD
+from ..corpus.tasks import Corpus, corpus_files, count_file
+from ..pretokenization.specials import validate_special_tokens
 from . import merge_engine
-from .cluster import Cluster, count_on_cluster
-from .corpus import ProgressFn, TrainingCancelled
 from .merge_python import PythonMergeEngine
 from .pair_history import PairHistory, RecordedRows
-from .records import DEFAULT_TEXT_FIELD
-from .specials import validate_special_tokens
-from .tasks import Corpus, corpus_files, count_file
 from .vocab import check_vocab_size, initial_vocab
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def auto_engine(positions: int) -> Literal["python", "compiled"]:
 def choose_engine(engine: EngineChoice, positions: int) -> Literal["python", "compiled"]:
     """The engine to train ``positions`` positions with. ``"auto"`` is :func:`auto_engine`'s
     choice if numba imports (else Python, logged once per process); ``"compiled"`` raises
-    :class:`~bpe_studio.core.merge_engine.CompiledEngineUnavailable` (naming the import
+    :class:`~bpe_studio.core.train.merge_engine.CompiledEngineUnavailable` (naming the import
     failure) when it does not."""
     global _fallback_said
     if engine not in ENGINES:
@@ -127,7 +127,7 @@ class BpeTrainer:
     :func:`choose_engine`); the merges are the same. ``engine_used`` says which one runs.
     ``status(message)`` is told when the compiled engine is compiling (the first run only).
     ``record_pairs``: keep the ``record_pairs`` best pairs before every merge in
-    ``pair_history`` (a :class:`~bpe_studio.core.pair_history.PairHistory`; None when 0).
+    ``pair_history`` (a :class:`~bpe_studio.core.train.pair_history.PairHistory`; None when 0).
     """
 
     def __init__(
@@ -238,7 +238,7 @@ def trainer_from_file(
     have :data:`COMPILED_FROM` positions (see ``measured`` below). ``status`` hears of a
     compile once, as soon as it is under way.
 
-    Raises :class:`~bpe_studio.core.corpus.TrainingCancelled` if ``cancel_event`` is set
+    Raises :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
     """
     specials = validate_special_tokens(special_tokens)

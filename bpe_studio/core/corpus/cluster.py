@@ -11,7 +11,7 @@ counts stay exact). The cluster is named by :func:`connect`'s address: ``local``
 ``local:N`` start a ``LocalCluster`` of worker processes for the run, ``tcp://HOST:PORT``
 joins a running scheduler (its workers must reach the corpus: a shared path or an object
 store), or a ``distributed.Client`` is used as it is.
-What it leaves out: the tasks and how each is counted (``tasks``), merging (``trainer``).
+What it leaves out: the tasks and how each is counted (``tasks``), merging (``train``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Union
 
-from . import corpus
-from .corpus import (
+from ..pretokenization.pretokenizer import pretokenizer
+from ..pretokenization.specials import validate_special_tokens
+from . import counting
+from .counting import (
     ChunkResult,
     MeasuredFn,
     ProgressFn,
@@ -34,10 +36,8 @@ from .corpus import (
     pack_counts,
     unpack_counts,
 )
-from .pattern import pretokenizer
 from .records import DEFAULT_TEXT_FIELD
 from .sources import CLUSTER_EXTRA, CorpusFile
-from .specials import validate_special_tokens
 from .tasks import count_task, make_tasks
 
 if TYPE_CHECKING:
@@ -176,9 +176,9 @@ def count_on_cluster(
     """Count the pre-tokens of ``files`` on ``cluster``: the same counts as
     ``tasks.count_file``. ``progress(bytes_done, bytes_total)`` is told as each task ends;
     ``should_stop()`` is polled while tasks run (then every task is cancelled and
-    :class:`~bpe_studio.core.corpus.TrainingCancelled` raised); ``started()`` once the tasks
-    are sent; ``measured(positions)`` once, with the whole corpus's; ``status(line)`` says
-    where the counting runs."""
+    :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` raised); ``started()`` once
+    the tasks are sent; ``measured(positions)`` once, with the whole corpus's;
+    ``status(line)`` says where the counting runs."""
     specials = validate_special_tokens(special_tokens)
     pattern = pretokenizer(pattern).pattern
     with connect(cluster) as client:
@@ -188,7 +188,7 @@ def count_on_cluster(
         files = [f.carried() for f in files]
         size = sum(f.size for f in files)
         target = min(
-            CLUSTER_CHUNK_MAX, max(corpus.CHUNK_BYTES, size // (workers * TASKS_PER_WORKER))
+            CLUSTER_CHUNK_MAX, max(counting.CHUNK_BYTES, size // (workers * TASKS_PER_WORKER))
         )
         tasks = make_tasks(files, target, specials, pattern, text_field)
         total = sum(t.nbytes for t in tasks)

@@ -20,8 +20,8 @@ from numbers import Integral
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
-from .tokenizer import Tokenizer
-from .vocab import missing_id
+from ..encode.tokenizer import Tokenizer
+from ..train.vocab import missing_id
 
 _ID_MASK = (1 << 32) - 1
 

@@ -1,14 +1,15 @@
-"""Corpus files: checks, reading in chunks, and parallel counting of their pre-tokens.
+"""Counting pre-tokens: the primitives every corpus task uses, and the byte-range worker.
 
-What it does: turns text (or files, read in pieces by worker processes) into
+What it does: turns text (or byte ranges of files, read by worker processes) into
 ``{pretoken_bytes: count}`` under a pre-tokenization pattern (GPT-2's unless told otherwise).
 Special tokens are split out first and never counted; pre-tokens never cross a special token.
-Files are cut where counting chunk by chunk gives exactly the counts of the whole text
-(``boundaries.chunk_boundaries``, with the pattern's cut rules: for a custom regex only before
-special tokens). Several files are one corpus: their counts add up, and no pre-token joins the
-end of one file to the start of the next. Also the one rule for a ``workers`` argument
+A text is counted a piece at a time, cut where counting piece by piece gives exactly the
+counts of the whole text (``boundaries``, with the pattern's cut rules). Partial counts travel
+packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). Also the sizes
+that decide how a corpus is cut, the one rule for a ``workers`` argument
 (:func:`resolve_workers`) and the choice of how worker processes start. What it leaves out:
-the patterns themselves (``pattern``), merging (``trainer``), encoding (``tokenizer``).
+which files and tasks (``sources``, ``tasks``), the patterns themselves (``pretokenization``),
+merging (``train``), encoding (``encode``).
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from .boundaries import cut_rules, text_cuts
-from .pattern import UncoveredText, first_uncovered, pretokenizer, uncovered_message
+from ..io.surrogates import replace_surrogates
+from ..pretokenization.boundaries import cut_rules, text_cuts
+from ..pretokenization.pretokenizer import (
+    UncoveredText,
+    first_uncovered,
+    pretokenizer,
+    uncovered_message,
+)
+from ..pretokenization.specials import Specials
 from .sources import CorpusError
-from .specials import Specials
-from .surrogates import replace_surrogates
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.
 IN_PROCESS_LIMIT = 4 * 1024 * 1024

@@ -1,7 +1,7 @@
 """The compiled merge engine: unique pre-tokens as linked positions in flat arrays.
 
 What it does: :class:`CompiledMergeEngine` turns ``{pre-token bytes: count}`` into the arrays
-that :mod:`~bpe_studio.core.merge_kernel` works on (layout described there), sizes them before
+that :mod:`~bpe_studio.core.train.merge_kernel` works on (layout described there), sizes them before
 each kernel call, and answers in token ids: the best pair, the ``k`` best pairs, and "merge this
 pair into that new id", with the same small interface as ``merge_python.PythonMergeEngine``. A
 merge costs in proportion to the places the pair occurs, not to the length of the words holding

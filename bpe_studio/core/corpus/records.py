@@ -7,7 +7,7 @@ size. Each yields the text of ``field`` of every record, one document each. A re
 the field, or whose field is not text, is an error naming the field, the file and the line
 (JSON Lines) or the row group and row (Parquet). :func:`parquet_row_groups` lists a Parquet
 file's row groups and their sizes (one counting task each).
-What it leaves out: where the files are (``sources``), counting (``corpus``).
+What it leaves out: where the files are (``sources``), counting (``tasks``).
 """
 
 from __future__ import annotations

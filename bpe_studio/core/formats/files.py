@@ -17,13 +17,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from . import gpt2_format
-from .formats import read_hf, read_tiktoken, write_hf, write_tiktoken
-from .formats.data import TokenizerData
-from .formats.tiktoken_file import SIDECAR_SUFFIX, sidecar_beside
-from .pattern import pattern_name, pretokenizer
-from .presets import PRESETS, preset_data, preset_name
-from .specials import validate_special_tokens
+from ..pretokenization.names import pattern_name
+from ..pretokenization.pretokenizer import pretokenizer
+from ..pretokenization.specials import validate_special_tokens
+from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
+from .data import TokenizerData
+from .preset_table import PRESETS, preset_name
+from .presets import preset_data
+from .tiktoken_file import SIDECAR_SUFFIX, sidecar_beside
 
 FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
 DEFAULT_NAME = "tokenizer"
@@ -45,10 +46,8 @@ def _gpt2_files(
 ) -> TokenizerData:
     # load_files checks the pair agrees, naming the merges file and line if not;
     # infer_special_tokens that the merges explain the vocabulary, naming both files if not.
-    vocab, merges = gpt2_format.load_files(vocab_path, merges_path)
-    inferred = gpt2_format.infer_special_tokens(
-        vocab, merges, also=extra, files=(vocab_path, merges_path)
-    )
+    vocab, merges = gpt2.load_files(vocab_path, merges_path)
+    inferred = gpt2.infer_special_tokens(vocab, merges, also=extra, files=(vocab_path, merges_path))
     inverse = {tok: idx for idx, tok in sorted(vocab.items(), reverse=True)}
     specials = {s: inverse[s.encode("utf-8")] for s in inferred}
     return TokenizerData(vocab, merges, specials, pattern or "gpt2")
@@ -155,12 +154,12 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
             f"{folder}: holds {len(found)} tokenizers ({names}), not one; name the file to "
             f"load (e.g. {folder / found[-1].name})"
         )
-    gpt2 = {vocab for vocab, _ in _gpt2_pairs(folder)}
+    gpt2_vocabs = {vocab for vocab, _ in _gpt2_pairs(folder)}
 
     def says_most(entry: tuple[Path, TokenizerData]) -> tuple[bool, int]:
         # GPT-2 files hold no pattern and mark no special token: any other file says more.
         file, data = entry
-        return file not in gpt2, len(data.special_tokens)
+        return file not in gpt2_vocabs, len(data.special_tokens)
 
     return max(zip(found, loaded), key=says_most)[1]
 
@@ -223,7 +222,7 @@ def load_data(
     that carry their own it must agree. ``special_tokens``: more special tokens, each an
     entry of the vocabulary. GPT-2 files mark none: their special tokens are the entries no
     merge makes, which must each look like one (``<...>``, ``[...]``) or be in
-    ``special_tokens`` (``gpt2_format.infer_special_tokens``). Raises FileNotFoundError or
+    ``special_tokens`` (``gpt2.infer_special_tokens``). Raises FileNotFoundError or
     ValueError with one line naming the source."""
     name = os.fspath(source)
     extra = validate_special_tokens(special_tokens)
@@ -267,7 +266,7 @@ def save_data(
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
     if format == "gpt2":
-        return list(gpt2_format.save_files(directory, data.vocab, data.merges))
+        return list(gpt2.save_files(directory, data.vocab, data.merges))
     if format == "hf":
         return [write_hf(directory, data)]
     return list(write_tiktoken(directory, name or DEFAULT_NAME, data))

@@ -25,22 +25,23 @@ from itertools import compress, repeat
 from numbers import Integral
 from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
-from . import fast_split, gpt2_format, pattern
-from .boundaries import CutRules, cut_rules
-from .pattern import pretokenizer
-from .specials import Specials, validate_special_tokens
-from .surrogates import original_offsets, replace_surrogates
-from .vocab import missing_id
+from ..formats import gpt2
+from ..io.surrogates import original_offsets, replace_surrogates
+from ..pretokenization import re_split
+from ..pretokenization.boundaries import CutRules, cut_rules
+from ..pretokenization.pretokenizer import findall_for, pretokenizer
+from ..pretokenization.specials import Specials, validate_special_tokens
+from ..train.vocab import missing_id
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import numpy
 
+    from ..formats.data import TokenizerData
     from .batch_bpe import BatchBpe
     from .char_bpe import CharBpe
     from .char_cuts import CharCuts
-    from .formats.data import TokenizerData
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
 # an endless corpus cannot grow it without bound.
@@ -241,8 +242,8 @@ class Tokenizer:
         merge into that one token, except the tokens of these ids (``TokenizerData.
         whole_tokens``); see ``_whole``."""
         self._pre = pretokenizer(pattern)
-        # pre.findall, on the standard library's `re` for cl100k and o200k (``fast_split``).
-        self._findall = fast_split.findall_for(self._pre)
+        # pre.findall, on the standard library's `re` for cl100k and o200k (``re_split``).
+        self._findall = findall_for(self._pre)
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
@@ -392,9 +393,9 @@ class Tokenizer:
         files give ``["<|endoftext|>"]``. Either way an entry no merge makes that is neither
         given nor of that form is an error naming both files (a merges file cut short).
         """
-        vocab, merges = gpt2_format.load_files(vocab_path, merges_path)
+        vocab, merges = gpt2.load_files(vocab_path, merges_path)
         given = list(special_tokens) if isinstance(special_tokens, Mapping) else special_tokens
-        inferred = gpt2_format.infer_special_tokens(
+        inferred = gpt2.infer_special_tokens(
             vocab, merges, also=given or (), files=(vocab_path, merges_path)
         )
         specials = inferred if special_tokens is None else special_tokens
@@ -426,14 +427,14 @@ class Tokenizer:
         ``pattern`` and ``special_tokens`` default to the ``NAME.tiktoken.json`` beside the
         file (as :meth:`save` writes it), or for OpenAI's own rank files to tiktoken's; without
         either, a missing pattern is an error."""
-        from .formats import read_tiktoken
+        from ..formats import read_tiktoken
 
         return cls.from_data(read_tiktoken(path, pattern, special_tokens))._named(path)
 
     @classmethod
     def from_hf(cls, path: str | os.PathLike) -> Tokenizer:
         """Load a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer."""
-        from .formats import read_hf
+        from ..formats import read_hf
 
         return cls.from_data(read_hf(path))._named(path)
 
@@ -442,7 +443,8 @@ class Tokenizer:
         """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
         (``presets.PRESETS``; also named as ``presets.preset_name`` reads names: "GPT-4o"),
         with its real special tokens. Unknown names: ValueError."""
-        from .presets import preset_data, preset_name
+        from ..formats.preset_table import preset_name
+        from ..formats.presets import preset_data
 
         data = preset_data(name)
         tok = cls.from_data(data)._named(preset_name(name) or name)
@@ -466,7 +468,7 @@ class Tokenizer:
         vocabulary entries to treat as special tokens besides the source's own (see
         ``tokenizer_files.load_data``). Raises ValueError or FileNotFoundError with one line
         naming the source."""
-        from .tokenizer_files import load_data
+        from ..formats.files import load_data
 
         return cls.from_data(load_data(source, pattern, special_tokens))._named(source)
 
@@ -477,7 +479,7 @@ class Tokenizer:
 
     def to_data(self) -> TokenizerData:
         """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
-        from .formats.data import TokenizerData
+        from ..formats.data import TokenizerData
 
         name = self.pattern_name
         return TokenizerData(
@@ -492,7 +494,7 @@ class Tokenizer:
         ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json`` (``name`` defaults to
         "tokenizer"). Returns the paths written. A format that cannot hold this tokenizer
         exactly raises ValueError naming the file."""
-        from .tokenizer_files import save_data
+        from ..formats.files import save_data
 
         return save_data(directory, self.to_data(), format, name)
 
@@ -910,16 +912,14 @@ class Tokenizer:
         if bulk and self._pre.name == "gpt2":
             # subtle: the fast split patterns are otherwise built only for one long stretch;
             # a text of many short documents between special tokens needs them as much.
-            pattern.prepare()
+            re_split.prepare("gpt2")
         if bulk or (len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN):
             # One look at the whole text's characters rather than one per stretch.
-            findall = fast_split.splitter(self._pre.name, text) or findall
+            findall = re_split.splitter(self._pre.name, text) or findall
         return [(findall(text[a:b]), special) for a, b, special in stretches]
 
     def _prepare_split(self) -> None:
-        if self._pre.name == "gpt2":
-            pattern.prepare()
-        fast_split.prepare(self._pre.name)
+        re_split.prepare(self._pre.name)
 
     def _encode(self, text: str, specials: Specials) -> list[int]:
         return _unpack(self._encode_packed(text, specials))

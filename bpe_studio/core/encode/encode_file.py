@@ -21,12 +21,12 @@ from typing import IO
 
 import numpy as np
 
-from .atomic import atomic_open
-from .boundaries import chunk_boundaries
-from .corpus import ignore_interrupts, mp_context, resolve_workers
+from ..corpus.counting import ignore_interrupts, mp_context, resolve_workers
+from ..corpus.sources import check_corpus_path
+from ..io.atomic import atomic_open
+from ..pretokenization.boundaries import chunk_boundaries
 from .forked_encode import AVAILABLE as CAN_FORK
 from .forked_encode import crew, encode_range
-from .sources import check_corpus_path
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is

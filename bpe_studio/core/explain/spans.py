@@ -22,11 +22,11 @@ from functools import cached_property
 import numpy as np
 import regex
 
-from .boundaries import text_cuts
-from .pattern import pretokenizer
-from .surrogates import replace_surrogates
-from .tokenizer import Tokenizer, TokenSpan
-from .vocab import missing_id
+from ..encode.tokenizer import Tokenizer, TokenSpan
+from ..io.surrogates import replace_surrogates
+from ..pretokenization.boundaries import text_cuts
+from ..pretokenization.pretokenizer import pretokenizer
+from ..train.vocab import missing_id
 
 PIECE_CHARS = 1 << 15
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")

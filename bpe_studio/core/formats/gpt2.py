@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from .atomic import atomic_write_text, output_dir
-from .specials import looks_special, validate_special_tokens
+from ..io.atomic import atomic_write_text, output_dir
+from ..pretokenization.specials import looks_special, validate_special_tokens
 
 MERGES_HEADER = "#version: 0.2"
 

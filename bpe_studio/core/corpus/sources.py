@@ -6,10 +6,10 @@ them) into :class:`CorpusFile` records, in order: the file, what it holds (plain
 Lines records or Parquet records, from its name), its compression (gz, bz2, xz, zst, from its
 name) and its stored size. :meth:`CorpusFile.open` reads one, decompressed. A local file that
 is neither compressed nor named by a URL or a glob never imports fsspec: it keeps the fast path
-of byte ranges read with ``open`` (``corpus``). A missing package is one line naming what to
+of byte ranges read with ``open`` (``tasks``). A missing package is one line naming what to
 install (s3fs for ``s3://``, gcsfs for ``gs://``, huggingface_hub for ``hf://``, zstandard
 for ``.zst``, pyarrow for Parquet).
-What it leaves out: reading records (``records``), counting (``corpus``).
+What it leaves out: reading records (``records``), counting (``tasks``, ``counting``).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class CorpusFile:
 
     @property
     def plain_local(self) -> bool:
-        """Read with ``open`` and cut into byte ranges (``corpus``'s fast path)."""
+        """Read with ``open`` and cut into byte ranges (the fast path of ``tasks``)."""
         return self.local and self.compression is None and self.data is None
 
     @property
