@@ -284,31 +284,19 @@ def trainer_from_file(
         if progress is not None:
             progress(done, total)
 
+    # The same counting on this machine's processes or on a cluster's workers.
+    counting = dict(
+        progress=progress_and_status,
+        should_stop=event.is_set,
+        pattern=pattern,
+        started=start_preparing,
+        measured=measured,
+        text_field=text_field,
+    )
     if cluster is None:
-        counts = count_file(
-            files,
-            specials,
-            workers=workers,
-            progress=progress_and_status,
-            should_stop=event.is_set,
-            pattern=pattern,
-            started=start_preparing,
-            measured=measured,
-            text_field=text_field,
-        )
+        counts = count_file(files, specials, workers=workers, **counting)  # type: ignore[arg-type]
     else:
-        counts = count_on_cluster(
-            files,
-            specials,
-            cluster=cluster,
-            pattern=pattern,
-            progress=progress_and_status,
-            should_stop=event.is_set,
-            started=start_preparing,
-            measured=measured,
-            status=status,
-            text_field=text_field,
-        )
+        counts = count_on_cluster(files, specials, cluster=cluster, status=status, **counting)  # type: ignore[arg-type]
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
     return BpeTrainer(
