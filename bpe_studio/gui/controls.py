@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import html
 import os
-from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMenu,
     QProgressBar,
     QPushButton,
@@ -31,8 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.corpus.records import DEFAULT_TEXT_FIELD
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.train.vocab import BYTE_TOKENS
+from .corpus_source import ClusterChoice, CorpusSource
 from .hub import StateHub
 from .state import Phase, RunState
 from .training_inputs import (
@@ -99,8 +101,10 @@ def _running_text(state: RunState, phase: Phase) -> str:
         if state.bytes_done >= state.bytes_total:
             size = format_bytes(state.bytes_total)
             return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
+        where = state.counting_on
+        what = where[0].upper() + where[1:] + " ·" if where else "Pre-tokenizing:"
         return (
-            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
+            f"{head}{what} {format_bytes(state.bytes_done)} / "
             f"{format_bytes(state.bytes_total)} · {_times(state)}"
         )
     done, target, rate = state.published, state.target_merges, state.rate
@@ -116,7 +120,7 @@ def nothing_learned(state: RunState) -> str:
     assert result is not None
     if result.stopped:
         return "Stopped before the first merge: nothing was learned, so there is nothing to save"
-    name = state.corpus.name if state.corpus else "the corpus"
+    name = state.corpus_source.name if state.corpus_source else "the corpus"
     try:
         empty = state.corpus is not None and state.corpus.stat().st_size == 0
     except OSError:
@@ -138,8 +142,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         if vocab_file == merges_file:
             return f"Loading {vocab_file.name}…"
         return f"Loading {vocab_file.name} and {merges_file.name}…"
-    if new_corpus and state.corpus is not None:
-        return f"Ready to train on {state.corpus.name}"
+    if new_corpus and state.corpus_source is not None:
+        return f"Ready to train on {state.corpus_source.name}"
     if state.load_error is not None:
         return f"Loading failed: {state.load_error.splitlines()[0]}"
     if phase.training:
@@ -167,8 +171,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
                 f"{len(result.vocab):,} of {size:,}"
             )
         return f"Done: {n:,} merges ({took})"
-    if phase is Phase.IDLE and state.corpus is not None:
-        return f"Ready to train on {state.corpus.name}"
+    if phase is Phase.IDLE and state.corpus_source is not None:
+        return f"Ready to train on {state.corpus_source.name}"
     if phase is Phase.LOADED and state.loaded is not None:
         loaded, tok = state.loaded, state.loaded.tokenizer
         specials = loaded.special_tokens
@@ -191,6 +195,21 @@ class TrainingPanel(QWidget):
         self.setObjectName("trainingPanel")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.open_button = QPushButton("Open corpus…")
+        self.open_button.setToolTip(
+            "Text files (several are one corpus), compressed (.gz .bz2 .xz .zst), or records: "
+            "each record's text field in .jsonl and .parquet files is one document"
+        )
+        self.glob_button = QPushButton("Glob or URL…")
+        self.glob_button.setToolTip(
+            "A glob (shards/part-*.txt.gz) or URLs (s3://, gs://, hf://datasets/...) counted "
+            "as one corpus"
+        )
+        self.text_field_edit = QLineEdit(DEFAULT_TEXT_FIELD)
+        self.text_field_edit.setToolTip("The field of each record that holds its text")
+        self.text_field_edit.setMaximumWidth(90)
+        self.text_field_label = QLabel("Text field")
+        self.text_field_label.setBuddy(self.text_field_edit)
+        self.cluster_choice = ClusterChoice()
         self.corpus_label = QLabel("No corpus: open one or drop a file on the window")
         self.corpus_label.setStyleSheet(f"color: {MUTED}")
         self.corpus_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -247,12 +266,16 @@ class TrainingPanel(QWidget):
         grid.setVerticalSpacing(6)
         row1 = QHBoxLayout()
         row1.addWidget(self.open_button)
+        row1.addWidget(self.glob_button)
         row1.addSpacing(6)
         row1.addWidget(self.corpus_label, 1)
+        row1.addWidget(self.text_field_label)
+        row1.addWidget(self.text_field_edit)
         for text, widget in (
             ("Vocabulary size", self.vocab_spin),
             ("Pattern", self.pattern_choice),
             ("Workers", self.workers_spin),
+            ("Count on", self.cluster_choice),
         ):
             label = QLabel(text)
             label.setBuddy(widget)
@@ -293,7 +316,11 @@ class TrainingPanel(QWidget):
         grid.setColumnStretch(0, 1)
         self._hub: StateHub | None = None
         # The corpus of the run on screen; another one opened since: its outcome is old news.
-        self._run_corpus: Path | None = None
+        self._run_corpus: CorpusSource | None = None
+        self.text_field_label.setVisible(False)
+        self.text_field_edit.setVisible(False)
+        self.text_field_edit.textChanged.connect(self._check_inputs)
+        self.cluster_choice.changed.connect(self._check_inputs)
         self.specials_edit.textChanged.connect(self._check_inputs)
         self.vocab_spin.valueChanged.connect(self._check_inputs)
         self.pattern_choice.changed.connect(self._check_inputs)
@@ -305,11 +332,19 @@ class TrainingPanel(QWidget):
     def pattern(self) -> str:
         return self.pattern_choice.pattern()
 
+    def text_field(self) -> str:
+        return self.text_field_edit.text().strip() or DEFAULT_TEXT_FIELD
+
+    def cluster(self) -> str | None:
+        """Where to count: None (this machine's processes) or a cluster address."""
+        return self.cluster_choice.address(self.workers_spin.value())
+
     def input_problem(self) -> str | None:
         """The first reason the inputs cannot be trained, in words; None when they can."""
         return (
             vocab_size_problem(self.vocab_spin.value(), self.special_tokens())
             or self.pattern_choice.problem()
+            or self.cluster_choice.problem()
         )
 
     @property
@@ -319,7 +354,7 @@ class TrainingPanel(QWidget):
         return (
             state is not None
             and state.phase in (Phase.FINISHED, Phase.STOPPED, Phase.FAILED)
-            and state.corpus != self._run_corpus
+            and state.corpus_source != self._run_corpus
         )
 
     @Slot()
@@ -362,17 +397,32 @@ class TrainingPanel(QWidget):
 
     @Slot()
     def _on_reset(self) -> None:
-        self._run_corpus = self._bound_hub().state.corpus
+        self._run_corpus = self._bound_hub().state.corpus_source
 
     @Slot()
     def _show_corpus(self) -> None:
         state = self._bound_hub().state
         if state.phase in (Phase.IDLE, Phase.LOADED):
-            self._run_corpus = state.corpus  # no run on screen to make old news
+            self._run_corpus = state.corpus_source  # no run on screen to make old news
+        source = state.corpus_source
+        records = source is not None and source.records
+        self.text_field_label.setVisible(records)
+        self.text_field_edit.setVisible(records)
         path = state.corpus
-        if path is None:
+        if source is None:
             self.corpus_label.setText("No corpus: open one or drop a file on the window")
             self.corpus_label.setToolTip("")
+            return
+        if path is None:
+            files = f"{source.files:,} file{'s' if source.files != 1 else ''}"
+            what = "records" if source.records else "text"
+            self.corpus_label.setText(
+                f"<b>{html.escape(source.name)}</b> <span style='color:{MUTED}'>· {files} · "
+                f"{format_bytes(source.size)} stored · {what}</span>"
+            )
+            self.corpus_label.setToolTip(
+                "<p>" + "<br>".join(html.escape(p) for p in source.paths) + "</p>"
+            )
             return
         try:
             size = format_bytes(path.stat().st_size)
@@ -397,10 +447,14 @@ class TrainingPanel(QWidget):
             self.specials_edit,
             self.workers_spin,
             self.load_button,
+            self.glob_button,
+            self.text_field_edit,
+            self.cluster_choice,
         ):
             widget.setEnabled(not busy)
         problem = self.input_problem()
-        self.train_button.setEnabled(not busy and state.corpus is not None and problem is None)
+        ready = state.corpus_source is not None and problem is None
+        self.train_button.setEnabled(not busy and ready)
         self.train_button.setToolTip(problem or "")
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")
