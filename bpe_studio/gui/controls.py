@@ -275,7 +275,6 @@ class TrainingPanel(QWidget):
             ("Vocabulary size", self.vocab_spin),
             ("Pattern", self.pattern_choice),
             ("Workers", self.workers_spin),
-            ("Count on", self.cluster_choice),
         ):
             label = QLabel(text)
             label.setBuddy(widget)
@@ -286,6 +285,11 @@ class TrainingPanel(QWidget):
         row2 = QHBoxLayout()
         for button in (self.train_button, self.pause_button, self.stop_button):
             row2.addWidget(button)
+        row2.addSpacing(12)
+        count_on = QLabel("Count on")
+        count_on.setBuddy(self.cluster_choice)
+        row2.addWidget(count_on)
+        row2.addWidget(self.cluster_choice)
         row2.addSpacing(12)
         row2.addWidget(self.progress)
         row2.addWidget(self.status, 1)
@@ -414,11 +418,11 @@ class TrainingPanel(QWidget):
             self.corpus_label.setToolTip("")
             return
         if path is None:
-            files = f"{source.files:,} file{'s' if source.files != 1 else ''}"
+            files = f"{source.files:,} files · " if source.files != 1 else ""
             what = "records" if source.records else "text"
             self.corpus_label.setText(
-                f"<b>{html.escape(source.name)}</b> <span style='color:{MUTED}'>· {files} · "
-                f"{format_bytes(source.size)} stored · {what}</span>"
+                f"<b>{html.escape(source.name)}</b> <span style='color:{MUTED}'>· {what} · "
+                f"{files}{format_bytes(source.size)} stored</span>"
             )
             self.corpus_label.setToolTip(
                 "<p>" + "<br>".join(html.escape(p) for p in source.paths) + "</p>"

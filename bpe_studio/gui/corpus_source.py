@@ -48,9 +48,10 @@ def corpus_source(paths: list[str]) -> CorpusSource:
         if single is not None and single.plain_local and single.kind is Kind.TEXT
         else None
     )
+    local_file = len(paths) == 1 and single is not None and single.local
     return CorpusSource(
         tuple(paths),
-        os.path.basename(first) if plain is not None else first,
+        os.path.basename(first) if local_file else first,
         sum(f.size for f in files),
         len(files),
         any(f.kind is not Kind.TEXT for f in files),
