@@ -1,7 +1,7 @@
 """How close the app's "~M:SS left" comes to the truth, on English, Chinese and code.
 
 What it does: trains each corpus headless with the core's trainer, and feeds the app's
-estimator (``bpe_studio.gui.remaining.MergeTimeEstimate``) as the app's session does: the
+estimator (``bpe_studio.gui.model.remaining.MergeTimeEstimate``) as the app's session does: the
 merges made and the seconds of merging, every ``DRAIN_SECONDS``. At 10%, 20%, ... 90% of the
 target's merges it notes the estimate and, once the run is over, the time that was really
 left. Prints one line per run and point, then the worst ratio (the larger of estimate / truth
@@ -30,9 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import MB, Skip, corpus, line_slice, scratch_dir, write_temp  # noqa: E402
 
 from bpe_studio.core import trainer_from_file  # noqa: E402
-from bpe_studio.gui.remaining import MergeTimeEstimate  # noqa: E402
+from bpe_studio.gui.model.remaining import MergeTimeEstimate  # noqa: E402
 
-DRAIN_SECONDS = 0.025  # the session's flush interval (responsiveness.FLUSH_INTERVAL_MS)
+# The session's flush interval (responsiveness.frame_budget.FLUSH_INTERVAL_MS).
+DRAIN_SECONDS = 0.025
 RATE_WINDOW = 1.0  # seconds: the old estimate's rate (session.RunClock.WINDOW)
 POINTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 CORPORA = (("english", "english_books.txt"), ("chinese", "chinese.txt"), ("code", "code.txt"))

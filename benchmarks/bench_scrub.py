@@ -57,7 +57,7 @@ def run(positions: int, seed: int) -> dict:
     from bpe_studio.core import Tokenizer
     from bpe_studio.gui.app import application
     from bpe_studio.gui.hub import StateHub
-    from bpe_studio.gui.state import LoadedTokenizer, MergeRow
+    from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow
     from bpe_studio.gui.views.token_editor import TokenEditor
 
     app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots

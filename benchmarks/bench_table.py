@@ -40,7 +40,7 @@ KEY_INTERVAL_MS = 80
 def loaded_o200k():
     """o200k_base as the loader prepares a tokenizer for the tables (off the clock)."""
     from bpe_studio.core import Tokenizer
-    from bpe_studio.gui.state import LoadedTokenizer, MergeRow, vocab_rows
+    from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, vocab_rows
 
     tok = Tokenizer.preset("o200k_base")
     inverse = {t: i for i, t in sorted(tok.vocab.items(), reverse=True)}
@@ -108,11 +108,11 @@ def main() -> None:
 
     from bpe_studio.gui.app import application
     from bpe_studio.gui.hub import StateHub
-    from bpe_studio.gui.responsiveness import (
-        HoldTrainerWhilePainting,
+    from bpe_studio.gui.responsiveness.collector import (
         collect_on_gui_thread,
         keep_out_of_collections,
     )
+    from bpe_studio.gui.responsiveness.trainer_hold import HoldTrainerWhilePainting
     from bpe_studio.gui.views.vocab_table import VocabTableView
 
     class Host(HoldTrainerWhilePainting, QWidget):

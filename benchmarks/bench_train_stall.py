@@ -42,8 +42,9 @@ def work():
     from bpe_studio.core.train import merge_engine
     merge_engine.prepare()
     from bpe_studio.core.train.merge_engine import CompiledMergeEngine
+    from bpe_studio.core.train.engine_start import EngineStart
     counts = {b"hello world" * 50: 3, b"abcabc" * 40: 2}
-    e = CompiledMergeEngine(counts, [bytes([i]) for i in range(256)], 2000)
+    e = CompiledMergeEngine(EngineStart.of(counts, [bytes([i]) for i in range(256)], 2000))
     for new_id in range(256, 1000):
         if e.best() is None:
             break

@@ -8,7 +8,7 @@ For each corpus it measures, best of ``--repeat`` runs:
   ticks of a 10 ms ``QTimer`` heartbeat on the GUI thread while training ran and
   for ``END_WATCH_MS`` after it ended (the views switching to the finished run); from the first
   merge on, the share of the time the window held the trainer (frames and their repaints) and
-  the frames shown per second (``responsiveness.FrameBudget``); with the
+  the frames shown per second (``responsiveness.frame_budget.FrameBudget``); with the
   compression curve's recording off and on (``--curve``), and with it on, how long its thread
   still needed after the run ended (``curve_lag_s``). The three kinds of run take turns, so a
   loaded machine slows them alike;
@@ -259,7 +259,7 @@ def paste() -> dict:
     from PySide6.QtCore import QEventLoop, QTimer
 
     from bpe_studio.core import Tokenizer, train_bpe
-    from bpe_studio.gui.spans import TokenizerSource
+    from bpe_studio.gui.model.tokenizer_source import TokenizerSource
     from bpe_studio.gui.views.token_editor import TokenEditor
 
     fixtures = ROOT / "tests" / "fixtures"

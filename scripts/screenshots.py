@@ -109,7 +109,7 @@ def main() -> int:
     # 6. A real model's tokenizer picked for the editor.
     window = new_window(app, EDITOR_TEXT)
     window.picker.pick("preset:o200k_base")
-    wait(app, lambda: window.state.picked is not None and not window.picker.busy, 60.0)
+    wait(app, lambda: window.state.picked is not None and not window.editor_tokenizer.busy, 60.0)
     settle(app, window, 1.0)
     window.grab().save(str(out / "picker.png"))
     window.close()

@@ -70,7 +70,7 @@ def new_window(app: Any, editor_text: str) -> Any:
 def trained_on_sample(app: Any, editor_text: str, vocab_size: int) -> Any:
     """A new window that has trained on the bundled TinyStories sample to ``vocab_size``."""
     from bpe_studio.gui.app import DEMO_CORPUS
-    from bpe_studio.gui.state import Phase
+    from bpe_studio.gui.model.state import Phase
 
     window = new_window(app, editor_text)
     window.open_corpus(DEMO_CORPUS)

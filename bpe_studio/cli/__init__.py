@@ -35,8 +35,8 @@ def program() -> int:
     that ends when it returns, so a command may leave process-wide state as it is (see
     ``encode``)."""
     # subtle: no command does linear algebra, but importing NumPy starts OpenBLAS's threads,
-    # which spin for a while (~0.1 s) on the cores that the tokenizer's building and the
-    # workers need: one BLAS thread unless the user chose otherwise.
+    # which spin for a while on the cores that the tokenizer's building and the workers need
+    # (docs/patterns.md, round 21): one BLAS thread unless the user chose otherwise.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     return main(exiting=True)
 

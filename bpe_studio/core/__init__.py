@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from .train.vocab import initial_vocab, merge_budget
 
 # subtle: the names are imported on first use (PEP 562), so that training from a small corpus
-# never loads NumPy (which ``tokenizer`` and ``explain`` import): about 10 MB of a process that
-# is otherwise 20 (docs/training.md, "Memory").
+# never loads NumPy (which ``tokenizer`` and ``explain`` import), a large share of such a
+# process's memory (docs/training.md, "Memory").
 _WHERE = {
     "CompressionCurve": "explain.compression",
     "CorpusError": "corpus.sources",

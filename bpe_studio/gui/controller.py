@@ -33,16 +33,17 @@ from ..core.formats.data import TokenizerData
 from ..core.formats.files import DEFAULT_NAME, save_data
 from ..core.formats.tiktoken_file import sidecar_name
 from ..core.train.vocab import BYTE_TOKENS, initial_vocab
-from . import responsiveness
 from .controls import nothing_learned
-from .corpus_source import CorpusSource, corpus_source
 from .hub import StateHub
 from .loader import TokenizerLoader
-from .responsiveness import GuiTurn
+from .model.corpus_source import CorpusSource, corpus_source
+from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
+from .model.tokenizer_source import TokenizerSource
+from .responsiveness import frame_budget
+from .responsiveness.collector import keep_out_of_collections
+from .responsiveness.trainer_hold import GuiTurn
 from .session import TrainingSession
-from .spans import TokenizerSource
-from .state import LoadedTokenizer, Phase, RunSettings, RunState
-from .worker import TrainingConfig, TrainingResult, describe_error
+from .worker import TrainingConfig, describe_error
 
 # The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
 SAVED_FILES: dict[str, tuple[str, ...]] = {
@@ -76,9 +77,9 @@ class Controller(QObject):
         # answers with a dialog; tests replace it.
         self.confirm: Callable[[str, str], bool] = lambda title, question: True
         # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
-        # it and its repaint: the editor, the explanation pages and their jobs reacting to a
-        # new tokenizer made 13-22 ms of the frame with the trainer held, and the span job
-        # started then contended with the frame's repaint for the GIL.
+        # it and its repaint: inside the frame, the editor, the explanation pages and their jobs
+        # reacting to a new tokenizer would run with the trainer held, and the span job started
+        # then would contend with the frame's repaint for the GIL (docs/responsiveness.md).
         self._editor_turn = QTimer(self)
         self._editor_turn.setSingleShot(True)
         self._editor_turn.setInterval(0)
@@ -95,7 +96,8 @@ class Controller(QObject):
         return self.training or self.loader.busy
 
     def gui_turn(self) -> GuiTurn | None:
-        """The running session's hold on the trainer (``responsiveness``), if one runs."""
+        """The running session's hold on the trainer (``responsiveness.trainer_hold``), if one
+        runs."""
         return self.session.turn if self.session is not None else None
 
     def _may_discard(self, action: str, *, now: bool = True) -> bool:
@@ -226,14 +228,14 @@ class Controller(QObject):
         if n == at:
             return
         if state.phase is Phase.MERGING and (
-            n - at < responsiveness.EDITOR_REFRESH_MERGES
-            or now - when < responsiveness.EDITOR_REFRESH_SECONDS
+            n - at < frame_budget.EDITOR_REFRESH_MERGES
+            or now - when < frame_budget.EDITOR_REFRESH_SECONDS
         ):
             return
         self._editor_at = (n, now)
         # subtle: built in the span thread on first use, from the record up to the step shown:
-        # building its vocabulary and merges here took 30-50 ms of the GUI thread while the
-        # trainer ran, the largest gaps of a run (docs/responsiveness.md). The state is read
+        # building its vocabulary and merges here, on the GUI thread while the trainer runs,
+        # would make the largest gaps of a run (docs/responsiveness.md). The state is read
         # there as it is then, as the vocabulary table's jobs read it: the record only grows,
         # so its first n merges are this run's; after a reset or a load meanwhile this source
         # is no longer shown and its result is dropped.
@@ -345,7 +347,7 @@ class Controller(QObject):
 
     @Slot(object)
     def _on_loaded(self, loaded: LoadedTokenizer) -> None:
-        responsiveness.keep_out_of_collections()
+        keep_out_of_collections()
         self.hub.show_loaded(loaded)
         self.load_finished.emit(True)
 

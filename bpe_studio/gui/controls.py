@@ -34,9 +34,10 @@ from PySide6.QtWidgets import (
 from ..core.corpus.records import DEFAULT_TEXT_FIELD
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.train.vocab import BYTE_TOKENS
-from .corpus_source import ClusterChoice, CorpusSource
+from .cluster_choice import ClusterChoice
 from .hub import StateHub
-from .state import Phase, RunState
+from .model.corpus_source import CorpusSource
+from .model.state import Phase, RunState
 from .training_inputs import (
     PROBLEM_STYLE,
     PatternChoice,
@@ -493,8 +494,8 @@ class TrainingPanel(QWidget):
     def _set_bar(self, maximum: int, value: int, fmt: str) -> None:
         bar = self.progress
         # subtle: QProgressBar.setValue repaints at once (QWidget.repaint), and a synchronous
-        # repaint paints every region of the window marked dirty so far in this frame: the
-        # window was painted twice per frame, once from here in the middle of the frame.
+        # repaint paints every region of the window marked dirty so far in this frame, so the
+        # window would be painted from here, in the middle of the frame, and again after it.
         # With updates off meanwhile, the bar is repainted with the rest, once, afterwards.
         bar.setUpdatesEnabled(False)
         try:

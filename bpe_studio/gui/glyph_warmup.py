@@ -2,9 +2,9 @@
 
 What it does: the first time Qt lays out a character of a script the table's font lacks, it
 walks the system's fallback families and loads each one until a font has the glyph; for a
-script no installed font covers, it loads every family (about 40 ms per script on the GUI
-thread, measured in docs/responsiveness.md). o200k_base's last ids are Malayalam and Telugu
-tokens, so the first "sort by ID descending" paid for two such walks inside one repaint.
+script no installed font covers, it loads every family, a long stretch of the GUI thread
+(docs/responsiveness.md). o200k_base's last ids are Malayalam and Telugu tokens, so the first
+"sort by ID descending" would pay for two such walks inside one repaint.
 :func:`script_samples` (plain Python, any thread) picks one character per script-like group
 of characters from a vocabulary's tokens; :class:`GlyphWarmer` lays them out with a widget's
 font on the GUI thread, a few per turn of the event loop, so each walk happens once, in a
@@ -25,7 +25,9 @@ from PySide6.QtWidgets import QWidget
 
 from ..core.io.display import readable_token
 
-TURN_BUDGET_S = 0.005  # layouts per turn stop after this long (one new script may add ~50 ms)
+TURN_BUDGET_S = (
+    0.005  # layouts per turn stop after this long (one new script's walk may overrun it)
+)
 MAX_PAUSE_MS = 100  # the longest wait between two turns
 _SLICE = 4096  # tokens decoded per C call
 
@@ -49,7 +51,7 @@ def script_samples(
     # subtle: decoding the tokens joined (C-speed passes) may pair up the halves of characters
     # split between neighbouring tokens; such characters are extra samples, harmless here.
     # Slices of tokens, not all at once: joining o200k's tokens in one call, or taking the set
-    # of its characters, holds the GIL for over 20 ms, and the GUI thread waits meanwhile.
+    # of its characters, holds the GIL in one long stretch, and the GUI thread waits meanwhile.
     chars: set[str] = set()
     tokens = list(tokens)
     for start in range(0, len(tokens), _SLICE):

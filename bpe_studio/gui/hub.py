@@ -1,4 +1,4 @@
-"""The one owner of :class:`~bpe_studio.gui.state.RunState`, and the signals that say what changed.
+"""The one owner of the :class:`~.model.state.RunState`, and the signals that say what changed.
 
 What it does: :class:`StateHub` holds the state; the training session and the controller
 change it only through the hub's methods, and the views read ``hub.state`` when a signal tells
@@ -20,10 +20,9 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core import MergeStep
 from ..core.train.pair_history import PairHistory
-from .corpus_source import CorpusSource
-from .spans import TokenizerSource
-from .state import LoadedTokenizer, Phase, RunSettings, RunState
-from .worker import TrainingResult
+from .model.corpus_source import CorpusSource
+from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
+from .model.tokenizer_source import TokenizerSource
 
 
 class StateHub(QObject):

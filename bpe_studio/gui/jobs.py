@@ -4,7 +4,7 @@ What it does: :class:`LatestJob` runs a callable in its own one-thread pool. Eve
 :meth:`~LatestJob.submit` numbers the request and makes every earlier one stale: a stale job
 is not started, may stop between pieces of its work (the callable is handed an ``is_stale``
 function to ask, which also waits while the GUI thread repaints:
-``responsiveness.wait_while_gui_busy``), and its result is dropped. The result of the
+``responsiveness.busy.wait_while_gui_busy``), and its result is dropped. The result of the
 latest request arrives on the GUI thread as ``done`` (or ``failed`` with one readable
 line). A request submitted with ``throttle=True`` instead lets the job under way finish and
 deliver, then starts (the newest such request by then): requests that come faster than jobs
@@ -23,7 +23,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
-from .responsiveness import short_switches, wait_while_gui_busy
+from .responsiveness.busy import wait_while_gui_busy
+from .responsiveness.gil_switches import short_switches
 
 # A job: called in the worker thread with ``is_stale``; returns its result, or None when it
 # gave up because it became stale.
@@ -51,14 +52,14 @@ class _Run(QRunnable):
         runner, number = self._runner, self._number
 
         def is_stale() -> bool:
-            # Between two pieces of the job: the window's repaint goes first (responsiveness).
+            # Between two pieces of the job: the window's repaint goes first (busy).
             wait_while_gui_busy()
             return runner.latest != number
 
         if is_stale():
             return
         try:
-            with short_switches():  # the GUI thread gets the GIL back soon (responsiveness)
+            with short_switches():  # the GUI thread gets the GIL back soon (gil_switches)
                 result = self._job(is_stale)
         except Exception as error:  # every failure must reach the user, not kill the thread
             self._report(number, False, runner.describe(error))

@@ -8,7 +8,7 @@ merge and vocabulary rows the tables show (counts unknown), in plain Python that
 run (GPT-2's files take about half a second). :class:`TokenizerLoader` runs them on a
 :class:`~.jobs.LatestJob` and reports ``loaded`` or ``failed`` on the GUI thread.
 What it leaves out: showing the result (the controller puts it into the state), and the
-picker's presets (``views/picker``).
+pickers' presets (``views/picker``).
 """
 
 from __future__ import annotations
@@ -17,16 +17,30 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ..core.formats.files import TIKTOKEN_SUFFIXES
 from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
 from .jobs import LatestJob
-from .state import LoadedTokenizer, MergeRow, vocab_rows
+from .model.state import LoadedTokenizer, MergeRow, vocab_rows
 from .worker import describe_error
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
+
+
+def ask_for_tokenizer_file(parent: QWidget) -> str:
+    """Ask for a tokenizer file (modal); its path, or "" when cancelled."""
+    path, _ = QFileDialog.getOpenFileName(
+        parent,
+        "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
+        "",
+        TOKENIZER_FILTER,
+    )
+    return path
+
+
 # A rank file without the NAME.tiktoken.json that gives its pattern: the pattern its name suggests
 # (cl100k_base.tiktoken, as tiktoken's own cache and ../shared/tokenizers name them).
 _PATTERN_IN_NAME = (("cl100k", "cl100k"), ("o200k", "o200k"), ("r50k", "gpt2"), ("gpt2", "gpt2"))

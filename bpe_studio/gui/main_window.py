@@ -32,21 +32,22 @@ from .controller import Controller
 from .controls import TrainingPanel
 from .hub import StateHub
 from .loader import (
-    TOKENIZER_FILTER,
+    ask_for_tokenizer_file,
     is_gpt2_vocab,
     is_tokenizer_file,
     merges_beside,
     needs_pattern,
 )
-from .responsiveness import GuiTurn, HoldTrainerWhilePainting, collect_on_gui_thread
-from .state import RunState
+from .model.state import RunState
+from .responsiveness.collector import collect_on_gui_thread
+from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
+from .views.editor_tokenizer import EditorTokenizer
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
-from .views.picker import TokenizerPicker
 from .views.report import ReportView
 from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
@@ -71,7 +72,7 @@ SAMPLE_TEXT = (
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        collect_on_gui_thread()  # never on a worker thread (see responsiveness)
+        collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
         self.setWindowTitle("BPE Studio")
         self.setAcceptDrops(True)
         self.hub = StateHub(self)
@@ -81,7 +82,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.chart = PairChart(self.hub)
         self.vocab_table = VocabTableView(self.hub)
         self.editor = TokenEditor()
-        self.picker = TokenizerPicker(self.hub)
+        self.editor_tokenizer = EditorTokenizer(self.hub)
+        self.picker = self.editor_tokenizer.picker
         self.ids_panel = IdsPanel(self.editor)
         self.inspector = InspectorPanel(self.hub)
         self.timeline = TimelineBar(self.hub)
@@ -102,7 +104,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor_column = QWidget()
         editor_layout = QVBoxLayout(editor_column)
         editor_layout.setContentsMargins(0, 0, 0, 0)
-        editor_layout.addWidget(self.picker)
+        editor_layout.addWidget(self.editor_tokenizer)
         editor_layout.addWidget(editor_split, 1)
         bottom.addWidget(editor_column)
         bottom.addWidget(self.inspector)
@@ -341,12 +343,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     @Slot()
     def _choose_tokenizer(self) -> None:
-        vocab, _ = QFileDialog.getOpenFileName(
-            self,
-            "Load tokenizer: a vocab.json, tokenizer.json or .tiktoken file",
-            "",
-            TOKENIZER_FILTER,
-        )
+        vocab = ask_for_tokenizer_file(self)
         if not vocab:
             return
         merges: str | None = None
@@ -379,7 +376,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.timeline.shutdown()
         self.controller.shutdown()
-        self.picker.shutdown()
+        self.editor_tokenizer.shutdown()
         self.curve.shutdown()
         self.editor.shutdown()
         self.ids_panel.shutdown()

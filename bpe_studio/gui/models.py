@@ -37,8 +37,8 @@ from PySide6.QtGui import QColor
 from ..core import MergeStep
 from ..core.io.display import readable_token
 from .hub import StateHub
-from .state import MergeRow, VocabRow, vocab_rows
-from .vocab_index import COL_REACH, ViewSpec, VocabIndex
+from .model.state import MergeRow, VocabRow, vocab_rows
+from .model.vocab_index import COL_REACH, ViewSpec, VocabIndex
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for
@@ -302,7 +302,8 @@ class VocabTableModel(_Table):
 
     def row_of_id(self, token_id: int) -> int | None:
         if self._base_ids is None:
-            # C-level: o200k's 200,000 rows in milliseconds (a dict took 100 ms at each reset).
+            # C-level, and only once asked: a dict over o200k's 200,000 rows at every reset
+            # would cost the GUI thread far more (docs/responsiveness.md).
             base = self._base
             self._base_ids = np.fromiter(map(itemgetter(0), base), np.int64, count=len(base))
         ids = self._base_ids

@@ -5,7 +5,7 @@ What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker`
 released on the GUI thread once the thread has ended), collects the worker's merges in a
 :class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs,
 the phase and the outcome into the :class:`~.hub.StateHub`, publishing one frame for the views
-as often as the frame budget allows (``responsiveness.FrameBudget``). :class:`RunClock` keeps
+as often as the frame budget allows (``responsiveness.frame_budget``). :class:`RunClock` keeps
 the elapsed time (pauses left out) and a recent merges-per-second rate.
 What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``controller``).
 """
@@ -19,22 +19,17 @@ from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from ..core.train import merge_engine
 from .hub import StateHub
-from .remaining import MergeTimeEstimate
-from .responsiveness import (
-    FLUSH_INTERVAL_MS,
-    FrameBudget,
-    GuiTurn,
-    StartWhenSettled,
-    TrainingMode,
-    keep_out_of_collections,
-)
-from .state import Phase
+from .model.remaining import MergeTimeEstimate
+from .model.state import Phase, TrainingResult
+from .responsiveness.after_paint import StartWhenSettled
+from .responsiveness.collector import TrainingMode, keep_out_of_collections
+from .responsiveness.frame_budget import FLUSH_INTERVAL_MS, FrameBudget
+from .responsiveness.trainer_hold import GuiTurn
 from .worker import (
     MergeBuffer,
     PairsReport,
     RunControl,
     TrainingConfig,
-    TrainingResult,
     TrainingWorker,
 )
 
@@ -165,7 +160,7 @@ class TrainingSession(QObject):
         self.clock.start()
         self._timer.start()
         # The thread starts once the window has repainted the views reset for this run
-        # (responsiveness.StartWhenSettled).
+        # (responsiveness.after_paint.StartWhenSettled).
         starter = StartWhenSettled(self._start_thread, self)
         self.turn.on_painted = starter.painted
         starter.arm()
@@ -249,8 +244,9 @@ class TrainingSession(QObject):
     def _on_merges_done(self) -> None:
         # subtle: the run's end is shown in two turns of the event loop. This one is a frame
         # with the last merges (and their repaint), while the worker waits before freeing its
-        # working state; _on_finished then switches the views to the finished run. Together,
-        # with the freeing in between, they held the GUI thread for 100-150 ms.
+        # working state; _on_finished then switches the views to the finished run. Done in one
+        # turn, with the freeing in between, they would hold the GUI thread for one long stretch
+        # (docs/responsiveness.md, "The run's end").
         self._timer.stop()  # nothing more to drain: the next frame is the finished run's
         self._merges_done = True
         self._flush_now()
@@ -305,17 +301,17 @@ class TrainingSession(QObject):
         self._thread.wait()
         _LIVE_THREADS.discard(self._thread)
         self._mode.leave()
-        # subtle: the collector was paused for the run, so its first pass after it walked
-        # everything the run left alive (its record and result): 28-37 ms on the GUI thread,
-        # right while the views showed the finished run. They live as long as a loaded
-        # tokenizer does, and are kept out of the collections the same way.
+        # subtle: the collector was paused for the run, so its first pass after it would walk
+        # everything the run left alive (its record and result) on the GUI thread, right while
+        # the views show the finished run. They live as long as a loaded tokenizer does, and
+        # are kept out of the collections the same way.
         keep_out_of_collections()
         self._thread.deleteLater()
         # subtle: the worker is deleted here, on the GUI thread, once its thread has ended,
         # by dropping the last reference. deleteLater in its own thread would run ~QObject
         # there, which takes one of Qt's shared signal locks and then waits for the GIL; if
         # the GUI thread, holding the GIL, emitted a signal guarded by the same lock, both
-        # would wait forever (seen once in ~50 runs of benchmarks/gui_bench.py).
+        # would wait forever (seen in runs of benchmarks/gui_bench.py; docs/responsiveness.md).
         self._thread = self._worker = None
 
     # --------------------------------------------------------- flushing
@@ -332,9 +328,9 @@ class TrainingSession(QObject):
             return
         self.frames.begin()
         # subtle: the trainer stays held after the views' update until the event loop has
-        # handled what it posted: the tables' and plots' queued updates ran between the frame
-        # and its repaint, each of their entries into Python waiting for the GIL (a table's
-        # 2 ms of CPU took 24 ms).
+        # handled what it posted: the tables' and plots' queued updates run between the frame
+        # and its repaint, and with the trainer free each of their entries into Python would
+        # wait for the GIL (docs/responsiveness.md).
         if not self._frame_held:
             self._frame_held = self.turn.begin_hold()
         self._frame_over.start()

@@ -28,7 +28,9 @@ from ..core.corpus.records import DEFAULT_TEXT_FIELD
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
 from ..core.train import merge_engine
 from ..core.train.vocab import check_vocab_size, initial_vocab
-from .responsiveness import END_SHOWN_LIMIT, GUI_HOLD_LIMIT, GuiTurn
+from .model.state import TrainingResult
+from .responsiveness.busy import GUI_HOLD_LIMIT
+from .responsiveness.trainer_hold import END_SHOWN_LIMIT, GuiTurn
 
 TOP_PAIRS = 20
 TOP_PAIRS_INTERVAL = 0.05  # seconds of wall time between two top-pairs reports
@@ -54,24 +56,6 @@ class PairsReport:
     pairs: tuple[tuple[bytes, bytes, int], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class TrainingResult:
-    """What a finished (or stopped) run produced; ``vocab`` and ``merges`` are copies."""
-
-    vocab: dict[int, bytes]
-    merges: list[tuple[bytes, bytes]]
-    special_tokens: tuple[str, ...]
-    target_merges: int
-    stopped: bool  # the user stopped it before vocab_size was reached
-    merge_seconds: float  # time spent merging, pauses left out
-    pattern: str = "gpt2"  # the pre-tokenization pattern it was trained with
-
-    @property
-    def exhausted(self) -> bool:
-        """True when the corpus ran out of pairs before ``vocab_size`` was reached."""
-        return not self.stopped and len(self.merges) < self.target_merges
-
-
 def describe_error(error: BaseException) -> str:
     """One readable sentence for an error from the core; it names the file where one is known."""
     if isinstance(error, OSError) and error.filename and error.strerror:
@@ -82,7 +66,8 @@ def describe_error(error: BaseException) -> str:
 
 class RunControl:
     """Thread-safe pause / resume / stop for one run, shared by the GUI and the worker; its
-    ``turn`` lets the GUI thread hold the worker between merges (``responsiveness``)."""
+    ``turn`` lets the GUI thread hold the worker between merges
+    (``responsiveness.trainer_hold``)."""
 
     def __init__(self) -> None:
         self.cancel_event = threading.Event()
@@ -230,8 +215,8 @@ class TrainingWorker(QObject):
             self.top_pairs.emit(PairsReport(made, tuple(trainer.top_pairs(TOP_PAIRS))))
 
         report_pairs()
-        # subtle: what runs once per merge is kept to bound methods in locals (a merge of the
-        # sample corpus takes ~15 us; the loop's own checks took a tenth of that).
+        # subtle: what runs once per merge is kept to bound methods in locals: a merge of a small
+        # corpus is so short that the loop's own checks are a visible share of it.
         emit_merge = self.merged.emit
         gui_free = control.turn.gui_free
         gui_is_free, running = gui_free.is_set, control.running.is_set
@@ -242,7 +227,7 @@ class TrainingWorker(QObject):
         for step in trainer:
             emit_merge(step)
             if not gui_is_free():
-                gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (responsiveness)
+                gui_free.wait(GUI_HOLD_LIMIT)  # the GUI is repainting (trainer_hold)
             if step.rank == control.pause_after:
                 control.pause()
             if not running():
@@ -257,10 +242,9 @@ class TrainingWorker(QObject):
                 next_report = now + TOP_PAIRS_INTERVAL
         seconds = time.perf_counter() - start - paused_for
         report_pairs()
-        # subtle: freeing the working state takes tens of milliseconds of the GIL (in slices,
-        # 0.1 ms at a time, but thousands of them); during the window's last frame and its
-        # repaint that doubled their wall time. So the window shows the last merges first
-        # (docs/responsiveness.md, "The run's end").
+        # subtle: freeing the working state holds the GIL for thousands of short slices; during
+        # the window's last frame and its repaint they would compete for it. So the window
+        # shows the last merges first (docs/responsiveness.md, "The run's end").
         self.merges_done.emit()
         control.turn.end_shown.wait(END_SHOWN_LIMIT)
         trainer.close()

@@ -11,6 +11,7 @@ from text_strategies import HYPO
 
 import bpe_studio.core.encode.tokenizer
 import bpe_studio.core.formats.gpt2
+import bpe_studio.core.formats.preset_table
 import bpe_studio.core.formats.presets
 import bpe_studio.core.formats.tiktoken_file
 import bpe_studio.core.io.display
@@ -91,6 +92,7 @@ def test_doctests():
         bpe_studio.core.pretokenization.specials,
         bpe_studio.core.train.vocab,
         bpe_studio.core.formats.presets,
+        bpe_studio.core.formats.preset_table,
         bpe_studio.core.formats.tiktoken_file,
     ]
     results = [doctest.testmod(m) for m in modules]

@@ -8,6 +8,7 @@ import pytest
 from core_helpers import slice_head
 from reference_bpe import pretoken_counts, reference_steps
 
+from bpe_studio.core.train.engine_start import EngineStart
 from bpe_studio.core.train.merge_python import MAX_TOKENS, PythonMergeEngine
 
 
@@ -16,7 +17,7 @@ def engine_steps(counts: dict[bytes, int], first_id: int, merges: int) -> list:
     the merges get ids from ``first_id`` on; ``(left, right, count, top 4)`` per merge."""
     tokens = [bytes([i]) for i in range(256)]
     tokens += [b"<%d>" % i for i in range(first_id - 256)]
-    engine = PythonMergeEngine(counts, tokens, first_id + merges)
+    engine = PythonMergeEngine(EngineStart.of(counts, tokens, first_id + merges))
     steps = []
     for new_id in range(first_id, first_id + merges):
         top = [(tokens[a], tokens[b], c) for a, b, c in engine.top(4)]
@@ -42,6 +43,6 @@ def test_ids_past_the_surrogates_and_the_bmp(key, first_id):
 
 def test_a_vocabulary_beyond_the_code_points_is_refused():
     tokens = [bytes([i]) for i in range(256)]
-    PythonMergeEngine({b"ab": 1}, tokens, MAX_TOKENS)
+    PythonMergeEngine(EngineStart.of({b"ab": 1}, tokens, MAX_TOKENS))
     with pytest.raises(ValueError, match="at most 1,114,112 tokens.*engine='compiled'"):
-        PythonMergeEngine({b"ab": 1}, tokens, MAX_TOKENS + 1)
+        PythonMergeEngine(EngineStart.of({b"ab": 1}, tokens, MAX_TOKENS + 1))

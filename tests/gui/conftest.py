@@ -25,12 +25,12 @@ from gui_helpers import FIXTURES  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def no_dangling_threads(qapp, qtbot):
-    from bpe_studio.gui.responsiveness import collect_on_gui_thread
+    from bpe_studio.gui.responsiveness.collector import collect_on_gui_thread
 
     collect_on_gui_thread()  # as the app does: the collector never runs on a worker thread
     yield
-    from bpe_studio.gui.curves import live_curve_threads
     from bpe_studio.gui.jobs import busy_job_threads
+    from bpe_studio.gui.model.curves import live_curve_threads
     from bpe_studio.gui.session import live_training_threads
 
     for widget in qapp.topLevelWidgets():

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QLineEdit
 
 from bpe_studio.core import train_bpe
 from bpe_studio.gui.controls import status_text
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.state import Phase
 
 FIXTURES_TEXT = ("english_books_slice.txt", "code_slice.txt")
 

@@ -18,6 +18,7 @@ from gui_helpers import ROOT
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.explain.report import SAMPLE_FILES
+from bpe_studio.gui.views.picker import NONE, preset_key
 
 TEXT = (
     "Hello, world! Tokenizers don't agree.\n"
@@ -57,8 +58,8 @@ def _compare(qtbot, view, text: str):
 
 def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
     view = compare_view
-    view.choices[0].select("gpt2")
-    view.choices[1].select("o200k_base")
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
     comparison = _compare(qtbot, view, TEXT)
     gpt2, o200k = Tokenizer.preset("gpt2"), Tokenizer.preset("o200k_base")
     expected = sorted(reference_cuts(TEXT, gpt2) ^ reference_cuts(TEXT, o200k))
@@ -82,7 +83,7 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
 def test_same_tokenizer_marks_nothing_and_a_loaded_directory_works(qtbot, compare_view, tmp_path):
     Tokenizer.preset("gpt2").save(tmp_path, "gpt2")
     view = compare_view
-    view.choices[0].select("gpt2")
+    view.choices[0].pick(preset_key("gpt2"))
     view.choices[1].add_file(tmp_path / "vocab.json")  # stands for its directory
     comparison = _compare(qtbot, view, TEXT)
     assert comparison.b.label == f"{tmp_path.name}/"
@@ -117,9 +118,9 @@ def test_a_file_that_fails_to_load_is_reported(qtbot, compare_view, tmp_path):
 def _report(qtbot, window, corpus: Path):
     window.open_corpus(corpus)
     report = window.report
-    report.choices[1].select("cl100k_base")
-    report.choices[2].select(None)
-    report.choices[3].select(None)
+    report.choices[1].pick(preset_key("cl100k_base"))
+    report.choices[2].pick(NONE)
+    report.choices[3].pick(NONE)
     with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
         window.tabs.setCurrentWidget(report)
     return blocker.args[0]
@@ -208,7 +209,7 @@ def test_report_takes_the_run_in_its_free_slot_unless_the_user_chose_it(qtbot, w
     assert computed.cell(SAMPLE_FILES[0][0], "The run's tokenizer").tokens == len(run.encode(text))
 
     # A slot the user set to "(none)" stays so when the next run finishes.
-    report.choices[-1].select(None)
+    report.choices[-1].pick(NONE)
     report.choices[-1].activated.emit(report.choices[-1].currentIndex())
     train_in_window(qtbot, window, DEMO_CORPUS, 300)
     assert report.choices[-1].current() is None

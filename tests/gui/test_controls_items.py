@@ -15,7 +15,7 @@ from bpe_studio.core import Tokenizer
 from bpe_studio.core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
 from bpe_studio.core.train.vocab import check_vocab_size
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.state import Phase
 
 # tiktoken's published cl100k_base regex (tiktoken_ext/openai_public.py), written out here.
 CL100K_REGEX = (

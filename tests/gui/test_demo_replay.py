@@ -37,7 +37,7 @@ PROBE = textwrap.dedent("""
 
     QTimer.singleShot(100, probe)
     code = main(["--demo"])
-    from bpe_studio.gui.curves import live_curve_threads
+    from bpe_studio.gui.model.curves import live_curve_threads
     seen["curve_threads"] = live_curve_threads()
     print(json.dumps(seen))
     sys.exit(code)

@@ -11,7 +11,7 @@ from PySide6.QtGui import QTextOption
 
 import bpe_studio.gui.spans as spans_module
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.gui.spans import TokenizerSource
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor
 
 MIXED = (

@@ -13,8 +13,8 @@ from PySide6.QtCore import QPoint, Qt
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.spans import TokenizerSource
-from bpe_studio.gui.state import LoadedTokenizer, MergeRow
+from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor
 
 ENGLISH = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[:3000]
@@ -275,7 +275,7 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     """Training, not live: a step past the run's (paced) tokenizer is built from the record,
     a step before it is that tokenizer's truncation; live, the run's tokenizer is shown."""
     from bpe_studio.core import initial_vocab, iter_merges
-    from bpe_studio.gui.state import Phase, RunSettings
+    from bpe_studio.gui.model.state import Phase, RunSettings
 
     steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 400, [EOT], workers=1))
     hub = StateHub()
@@ -308,15 +308,15 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
 
 
 def test_truncations_are_kept_for_scrubbing_back(gpt2):
-    from bpe_studio.gui import spans as spans_module
+    from bpe_studio.gui.model import tokenizer_source as source_module
 
     source = TokenizerSource("gpt2", tokenizer=gpt2)
     assert source.at(None) is gpt2 and source.at(len(gpt2.merges)) is gpt2
     first = source.at(100)
     assert len(first.merges) == 100 and source.at(100) is first
-    for k in range(200, 200 + spans_module.TRUNCATED_KEPT):
+    for k in range(200, 200 + source_module.TRUNCATED_KEPT):
         source.at(k)
     assert source.at(100) is not first  # the least recently used went first
-    assert source.at(200 + spans_module.TRUNCATED_KEPT - 1) is source.at(
-        200 + spans_module.TRUNCATED_KEPT - 1
+    assert source.at(200 + source_module.TRUNCATED_KEPT - 1) is source.at(
+        200 + source_module.TRUNCATED_KEPT - 1
     )

@@ -8,7 +8,7 @@ from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
 
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.state import Phase
 
 
 def _dialog_text(window) -> str:

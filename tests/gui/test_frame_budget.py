@@ -7,10 +7,11 @@ import pytest
 from gui_helpers import EOT, paused_in_window, train_in_window
 
 from bpe_studio.core import train_bpe
-from bpe_studio.gui import responsiveness
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.responsiveness import FrameBudget, GuiTurn
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.responsiveness import frame_budget
+from bpe_studio.gui.responsiveness.frame_budget import FrameBudget
+from bpe_studio.gui.responsiveness.trainer_hold import GuiTurn
 
 
 def test_frames_are_spaced_by_what_the_last_one_held():
@@ -18,19 +19,19 @@ def test_frames_are_spaced_by_what_the_last_one_held():
     budget = FrameBudget(turn)
     assert budget.due()  # the first frame comes at once
     budget.begin()
-    assert budget.interval == responsiveness.MIN_FRAME_SECONDS
+    assert budget.interval == frame_budget.MIN_FRAME_SECONDS
     # A frame that held the trainer for 50 ms: the next comes after 50 ms / FRAME_BUDGET.
     turn.held_seconds += 0.05
     budget.begin()
-    assert budget.interval == pytest.approx(0.05 / responsiveness.FRAME_BUDGET)
+    assert budget.interval == pytest.approx(0.05 / frame_budget.FRAME_BUDGET)
     # Cheap frames come no more often than MIN_FRAME_SECONDS, dear ones at least every
     # MAX_FRAME_SECONDS.
     turn.held_seconds += 0.0001
     budget.begin()
-    assert budget.interval == responsiveness.MIN_FRAME_SECONDS
+    assert budget.interval == frame_budget.MIN_FRAME_SECONDS
     turn.held_seconds += 10.0
     budget.begin()
-    assert budget.interval == responsiveness.MAX_FRAME_SECONDS
+    assert budget.interval == frame_budget.MAX_FRAME_SECONDS
     assert not budget.due()
     # Postponing: not due, however long ago the last frame was (the merge phase's start).
     budget.interval = 0.0
@@ -56,8 +57,8 @@ def test_holding_counts_the_time_held_only_while_active():
 @pytest.fixture
 def rare_frames(monkeypatch):
     """Frames at most once per 1000 s: after the first, only the run's own events publish."""
-    monkeypatch.setattr(responsiveness, "MIN_FRAME_SECONDS", 1000.0)
-    monkeypatch.setattr(responsiveness, "MAX_FRAME_SECONDS", 1000.0)
+    monkeypatch.setattr(frame_budget, "MIN_FRAME_SECONDS", 1000.0)
+    monkeypatch.setattr(frame_budget, "MAX_FRAME_SECONDS", 1000.0)
 
 
 def _shows_step(window, n: int) -> None:

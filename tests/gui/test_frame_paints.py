@@ -55,12 +55,12 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
 
     from bpe_studio.core import trainer_from_file
     from bpe_studio.core.train.vocab import initial_vocab
-    from bpe_studio.gui import responsiveness
     from bpe_studio.gui.app import DEMO_CORPUS
-    from bpe_studio.gui.corpus_source import corpus_source
-    from bpe_studio.gui.state import RunSettings
+    from bpe_studio.gui.model.corpus_source import corpus_source
+    from bpe_studio.gui.model.state import RunSettings
+    from bpe_studio.gui.responsiveness import frame_budget
 
-    monkeypatch.setattr(responsiveness, "EDITOR_REFRESH_SECONDS", 1e9)  # no rebuild meanwhile
+    monkeypatch.setattr(frame_budget, "EDITOR_REFRESH_SECONDS", 1e9)  # no rebuild meanwhile
     window.curve.record_box.setChecked(False)
 
     trainer = trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"], record_pairs=20)
@@ -100,8 +100,8 @@ def test_the_compression_curves_repaint_once_per_draw(qtbot):
     would paint the plot a second time for every frame; docs/responsiveness.md)."""
     from array import array
 
-    from bpe_studio.gui.curves import IN_SAMPLE, CurveSeries
     from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.model.curves import IN_SAMPLE, CurveSeries
     from bpe_studio.gui.views.compression_plot import CompressionPlot
 
     plot = CompressionPlot(StateHub())

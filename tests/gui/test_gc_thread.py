@@ -1,12 +1,13 @@
-"""The cyclic garbage collector runs on the GUI thread only (responsiveness.GuiThreadCollector):
-a collection on a worker thread can destroy Qt wrappers there and deadlock with the GUI."""
+"""The cyclic garbage collector runs on the GUI thread only (responsiveness.collector's
+GuiThreadCollector): a collection on a worker thread can destroy Qt wrappers there and
+deadlock with the GUI."""
 
 from __future__ import annotations
 
 import gc
 import threading
 
-from bpe_studio.gui import responsiveness
+from bpe_studio.gui.responsiveness import collector
 
 
 class Cycle:
@@ -15,7 +16,7 @@ class Cycle:
 
 
 def test_collections_happen_on_the_gui_thread_only(qtbot):
-    responsiveness.collect_on_gui_thread()
+    collector.collect_on_gui_thread()
     assert not gc.isenabled()
     threads: list[str] = []
 
@@ -40,8 +41,8 @@ def test_collections_happen_on_the_gui_thread_only(qtbot):
 
 
 def test_no_collection_while_a_run_trains(qtbot):
-    responsiveness.collect_on_gui_thread()
-    mode = responsiveness.TrainingMode()
+    collector.collect_on_gui_thread()
+    mode = collector.TrainingMode()
     collected: list[int] = []
 
     def record(phase: str, info: dict) -> None:
@@ -53,10 +54,10 @@ def test_no_collection_while_a_run_trains(qtbot):
     try:
         for _ in range(10 * gc.get_threshold()[0]):
             Cycle()
-        responsiveness._collector.collect()  # as the timer would
+        collector._collector.collect()  # as the timer would
         assert collected == []
         mode.leave()
-        responsiveness._collector.collect()
+        collector._collector.collect()
         assert collected  # caught up once the run is over
     finally:
         gc.callbacks.remove(record)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from gui_helpers import FIXTURES
 
-from bpe_studio.gui.curves import DEFAULT_HELDOUT
-from bpe_studio.gui.heldout import english_like, heldout_label
+from bpe_studio.gui.model.curves import DEFAULT_HELDOUT
+from bpe_studio.gui.model.heldout import english_like, heldout_label
 
 
 @pytest.mark.parametrize(

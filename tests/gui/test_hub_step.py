@@ -7,11 +7,11 @@ import pytest
 from gui_helpers import EOT
 
 from bpe_studio.core import Tokenizer, iter_merges, train_bpe
-from bpe_studio.gui.curve_server import TextSpec, read_slice
-from bpe_studio.gui.curves import CurveFeeder, live_curve_threads
 from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.curve_server import TextSpec, read_slice
+from bpe_studio.gui.model.curves import CurveFeeder, live_curve_threads
+from bpe_studio.gui.model.state import RunSettings
 from bpe_studio.gui.replay import Pace
-from bpe_studio.gui.state import RunSettings
 
 TEXT = "the cat sat on the mat, the cat ate the rat.\n" * 8 + EOT + "\n that hat\n"
 

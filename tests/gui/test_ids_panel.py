@@ -10,7 +10,7 @@ from gui_helpers import EOT, FIXTURES, wait_for_spans
 from PySide6.QtGui import QGuiApplication
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.gui.spans import TokenizerSource
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views import ids_panel as ids_module
 from bpe_studio.gui.views.ids_panel import IdsPanel, parse_ids
 from bpe_studio.gui.views.token_editor import TokenEditor

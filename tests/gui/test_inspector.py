@@ -17,13 +17,12 @@ from bpe_studio.core import Tokenizer, trainer_from_file
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.loader import prepare
-from bpe_studio.gui.spans import TokenizerSource
-from bpe_studio.gui.state import RunSettings
-from bpe_studio.gui.tokenizer_recipes import TokenizerCache
+from bpe_studio.gui.model.state import RunSettings, TrainingResult
+from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.inspector import InspectorPanel
 from bpe_studio.gui.views.step_through import MAX_PIECE_BYTES, StepThroughPanel
 from bpe_studio.gui.views.why_token import WhyTokenPanel
-from bpe_studio.gui.worker import TrainingResult
 
 VOCAB = 1200
 
@@ -123,7 +122,7 @@ def finished_hub(steps, run) -> StateHub:
 
 
 def why_panel(qtbot, hub) -> WhyTokenPanel:
-    panel = WhyTokenPanel(hub, TokenizerCache())
+    panel = WhyTokenPanel(hub, inspector_cache())
     qtbot.addWidget(panel)
     panel.resize(600, 500)
     panel.show()
@@ -270,7 +269,7 @@ def test_an_unknown_id_is_explained_not_raised(qtbot, steps, run):
 
 # ------------------------------------------------------------------ step-through
 def step_panel(qtbot, hub) -> StepThroughPanel:
-    panel = StepThroughPanel(hub, TokenizerCache())
+    panel = StepThroughPanel(hub, inspector_cache())
     qtbot.addWidget(panel)
     panel.resize(600, 450)
     panel.show()

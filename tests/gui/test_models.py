@@ -12,8 +12,8 @@ from bpe_studio.core.io.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, RunSettings, vocab_rows
 from bpe_studio.gui.models import SORT_ROLE, MergeTableModel, VocabFilterProxy, VocabTableModel
-from bpe_studio.gui.state import LoadedTokenizer, MergeRow, RunSettings, vocab_rows
 
 EOT = "<|endoftext|>"
 

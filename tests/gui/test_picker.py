@@ -13,10 +13,19 @@ import pytest
 from gui_helpers import FIXTURES, wait_for_spans
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QFileDialog
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.gui.state import Phase
-from bpe_studio.gui.views.picker import PRESETS, RUN, preset_key
+from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.views.picker import (
+    LOAD_FILE,
+    NONE,
+    RUN,
+    TokenizerPicker,
+    file_key,
+    preset_key,
+)
 
 TEXT = "Hello world, naïve café: 12345 tokens!\n  indented\tline 中文 😀 don't\n"
 
@@ -33,9 +42,23 @@ def editor_ids(qtbot, window) -> list[int]:
     return [int(i) for i in window.editor.spans.ids]
 
 
-@pytest.mark.parametrize("label_name", PRESETS, ids=[name for _, name in PRESETS])
-def test_picking_a_preset_recolours_the_editor(qtbot, window, label_name):
-    label, name = label_name
+# Every preset the core ships, with the label a user knows it by.
+LABELS = {
+    "gpt2": "GPT-2",
+    "cl100k_base": "GPT-4 (cl100k_base)",
+    "o200k_base": "GPT-4o (o200k_base)",
+}
+
+
+def test_the_picker_offers_every_preset_of_the_core(window):
+    assert set(LABELS) == set(PRESETS)
+    offered = [window.picker.itemText(window.picker.findData(preset_key(n))) for n in PRESETS]
+    assert offered == [LABELS[n] for n in PRESETS]
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_picking_a_preset_recolours_the_editor(qtbot, window, name):
+    label = LABELS[name]
     window.editor.set_text(TEXT)
     window.picker.pick(preset_key(name))
     qtbot.waitUntil(lambda: window.state.picked is not None, timeout=30_000)
@@ -54,7 +77,7 @@ def test_only_the_latest_choice_arrives(qtbot, window):
     window.picker.pick(preset_key("o200k_base"))
     window.picker.pick(preset_key("gpt2"))  # before o200k is built
     qtbot.waitUntil(
-        lambda: not window.picker.busy and window.state.picked is not None, timeout=30_000
+        lambda: not window.editor_tokenizer.busy and window.state.picked is not None, timeout=30_000
     )
     assert "GPT-2" in window.state.picked.label
     assert editor_ids(qtbot, window) == Tokenizer.preset("gpt2").encode(TEXT)
@@ -87,7 +110,7 @@ def test_load_hf_tokenizer_json(qtbot, window, tmp_path, small_tokenizer):
     window.editor.set_text(TEXT)
     assert editor_ids(qtbot, window) == HfTokenizer.from_file(str(path)).encode(TEXT).ids
     # It is listed in the picker, and stays there after the next load.
-    assert f"file:{path}" in window.picker.keys()
+    assert file_key(path) in window.picker.keys()
     assert window.picker.key == RUN
 
 
@@ -143,7 +166,7 @@ def test_gpt2_pair_still_loads_and_a_picked_preset_survives_a_load(qtbot, window
     assert window.state.picked is None and window.picker.key == RUN
     assert editor_ids(qtbot, window) == Tokenizer.preset("gpt2").encode(TEXT)
     # Its entry picks the very same tokenizer.
-    window.picker.pick(f"file:{FIXTURES / 'gpt2_vocab.json'}")
+    window.picker.pick(file_key(FIXTURES))  # the GPT-2 pair stands for its directory
     assert window.state.picked.get() is window.state.loaded.tokenizer
     wait_for_spans(qtbot, window.editor)
 
@@ -180,3 +203,34 @@ def test_a_bare_rank_file_asks_for_its_pattern(qtbot, window, tmp_path, small_to
     _load(qtbot, window, rank_file)
     assert window.state.loaded.tokenizer.pattern_name == "o200k"
     assert window.state.loaded.tokenizer.merges == small_tokenizer.merges
+
+
+def test_every_picker_offers_the_same_choices(window):
+    # One picker widget: the editor's, Compare's and Report's list the run's tokenizer and the
+    # presets in one order; the pages add "(none)" where a slot may be empty and their action.
+    editor = window.picker.keys()
+    assert editor == [RUN] + [preset_key(name) for name in PRESETS]
+    for picker in (*window.compare.choices, *window.report.choices):
+        assert isinstance(picker, TokenizerPicker)
+        choices = [k for k in picker.keys() if k not in (NONE, LOAD_FILE, "None")]
+        assert choices == editor
+        assert picker.keys()[-1] == LOAD_FILE
+
+
+def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypatch, tmp_path):
+    picker = window.compare.choices[1]
+    before = picker.key
+    changes: list[str] = []
+    picker.choice_changed.connect(lambda: changes.append(picker.key))
+    answer = [""]
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (answer[0], ""))
+    picker.activated.emit(picker.findData(LOAD_FILE))  # cancelled: nothing changes
+    assert picker.key == before and changes == []
+    (path,) = Tokenizer.preset("gpt2").save(tmp_path, format="hf")
+    answer[0] = str(path)
+    picker.activated.emit(picker.findData(LOAD_FILE))
+    assert picker.key == file_key(path) and changes == [file_key(path)]
+    assert picker.currentText() == "tokenizer.json"
+    # Files come after the presets, before the separator and the action.
+    keys = picker.keys()
+    assert keys.index(file_key(path)) == keys.index(preset_key(PRESETS[-1])) + 1

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bpe_studio.gui.remaining import CREDIBLE_FRACTION, CREDIBLE_SECONDS, MergeTimeEstimate
+from bpe_studio.gui.model.remaining import CREDIBLE_FRACTION, CREDIBLE_SECONDS, MergeTimeEstimate
 
 TARGET = 10_000
 

@@ -10,11 +10,12 @@ from gui_helpers import EOT, train_in_window
 
 from bpe_studio.core import trainer_from_file
 from bpe_studio.core.train import trainer as core_trainer
-from bpe_studio.gui import responsiveness
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.curves import FEED_CHUNK, CurveFeeder
-from bpe_studio.gui.responsiveness import GuiTurn, gui_busy, wait_while_gui_busy
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.curves import FEED_CHUNK, CurveFeeder
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.responsiveness import busy
+from bpe_studio.gui.responsiveness.busy import gui_busy, wait_while_gui_busy
+from bpe_studio.gui.responsiveness.trainer_hold import GuiTurn
 
 
 def test_the_window_shows_the_last_merge_before_the_trainer_frees_its_state(
@@ -78,7 +79,7 @@ def test_background_work_waits_while_the_window_repaints_or_a_frame_holds():
     idle = GuiTurn()
     assert not idle.begin_hold()
     wait_while_gui_busy(limit=30.0)
-    assert responsiveness._gui_quiet.is_set()
+    assert busy._gui_quiet.is_set()
 
 
 def test_the_curve_feeder_sends_a_frame_of_merges_in_chunks(monkeypatch):

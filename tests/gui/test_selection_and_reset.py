@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.curves import HELD_OUT, IN_SAMPLE
-from bpe_studio.gui.state import Phase
+from bpe_studio.gui.model.curves import HELD_OUT, IN_SAMPLE
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views.picker import RUN, preset_key
 
 TEXT = "the cat and the dog and the bird\nsat on the mat\n"

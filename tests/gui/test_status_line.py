@@ -10,7 +10,7 @@ from gui_helpers import train_in_window
 
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.controls import format_duration, status_text
-from bpe_studio.gui.state import Phase, RunSettings, RunState
+from bpe_studio.gui.model.state import Phase, RunSettings, RunState
 
 
 def merging_state(**fields) -> RunState:

@@ -21,7 +21,8 @@ from bpe_studio.core.io.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.loader import prepare
-from bpe_studio.gui.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows
+from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows
+from bpe_studio.gui.model.vocab_index import ViewSpec
 from bpe_studio.gui.views.pair_chart import (
     FAILED_NOTE,
     IDLE_NOTE,
@@ -32,7 +33,6 @@ from bpe_studio.gui.views.pair_chart import (
     log_ticks,
 )
 from bpe_studio.gui.views.vocab_table import VocabTableView
-from bpe_studio.gui.vocab_index import ViewSpec
 
 GPT2 = (FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
 
@@ -159,7 +159,8 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
 
 def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch, gpt2):
     """Showing a tokenizer repaints the table first, then starts the reachability and glyph
-    jobs (responsiveness.AfterPaint): their GIL stretches never fall inside that repaint."""
+    jobs (responsiveness.after_paint.AfterPaint): their GIL stretches never fall inside that
+    repaint."""
     from PySide6.QtCore import QEvent, QObject
 
     events: list[str] = []
@@ -190,7 +191,7 @@ def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch,
 def test_a_finished_runs_reachability_is_built_off_the_gui_thread(qtbot, monkeypatch, window):
     import sys as _sys
 
-    from bpe_studio.gui.state import RunState
+    from bpe_studio.gui.model.state import RunState
 
     threads: list[threading.Thread] = []
     real = RunState.vocab_at

@@ -150,11 +150,12 @@ def test_all_views_show_the_same_step_in_every_frame(qtbot, window):
 
 
 def test_live_pairs_are_those_before_the_merge_after_the_step_shown(qtbot, window, monkeypatch):
-    from bpe_studio.gui import responsiveness, worker
+    from bpe_studio.gui import worker
+    from bpe_studio.gui.responsiveness import frame_budget
 
     # Frames and pair reports as often as the machine allows: many live frames to check.
-    monkeypatch.setattr(responsiveness, "FRAME_BUDGET", 1.0)
-    monkeypatch.setattr(responsiveness, "MIN_FRAME_SECONDS", 0.0)
+    monkeypatch.setattr(frame_budget, "FRAME_BUDGET", 1.0)
+    monkeypatch.setattr(frame_budget, "MIN_FRAME_SECONDS", 0.0)
     monkeypatch.setattr(worker, "TOP_PAIRS_INTERVAL", 0.002)
     frames: list[tuple[int, list]] = []
 

@@ -29,11 +29,10 @@ from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui import spans as spans_module
 from bpe_studio.gui.hub import StateHub
 from bpe_studio.gui.jobs import LatestJob
+from bpe_studio.gui.model.state import Phase, RunSettings, TrainingResult
 from bpe_studio.gui.replay import Pace, Replay
-from bpe_studio.gui.state import Phase, RunSettings
 from bpe_studio.gui.views.pair_chart import PairChart
 from bpe_studio.gui.views.token_editor import TokenEditor
-from bpe_studio.gui.worker import TrainingResult
 
 
 class Gates:

@@ -11,8 +11,8 @@ from gui_helpers import EOT, FIXTURES, train_in_window
 from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.gui.curve_server import read_text
-from bpe_studio.gui.curves import HELD_OUT, IN_SAMPLE, live_curve_threads
+from bpe_studio.gui.model.curve_server import read_text
+from bpe_studio.gui.model.curves import HELD_OUT, IN_SAMPLE, live_curve_threads
 from bpe_studio.gui.replay import Pace
 from bpe_studio.gui.views.timeline import describe_step
 

@@ -12,9 +12,9 @@ from PySide6.QtGui import QDropEvent
 from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.main_window import SAMPLE_TEXT
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.models import SORT_ROLE, TOKEN_ID_ROLE
 from bpe_studio.gui.session import live_training_threads
-from bpe_studio.gui.state import Phase
 
 VOCAB = 1000
 
@@ -88,7 +88,8 @@ def test_views_update_on_the_gui_thread(qtbot, window):
 
 def test_frames_and_repaints_hold_the_trainer(qtbot, window):
     """Each frame the views draw, and each repaint of the window, runs with the trainer held
-    at a merge boundary (responsiveness.GuiTurn): checked while merging and while paused."""
+    at a merge boundary (responsiveness.trainer_hold.GuiTurn): checked while merging and while
+    paused."""
     assert window.open_corpus(DEMO_CORPUS)
     window.panel.vocab_spin.setValue(10_000)
     held_in_frames: list[bool] = []
@@ -199,7 +200,7 @@ def test_train_again_resets_the_views(qtbot, window):
 
 def test_editor_retokenizes_while_training(qtbot, window):
     """While paused, the editor tokenizes with the merges up to the step every view shows
-    (while merging it does so too, paced: responsiveness.EDITOR_REFRESH_*)."""
+    (while merging it does so too, paced: responsiveness.frame_budget.EDITOR_REFRESH_*)."""
     state = window.state
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
     n = state.published

@@ -8,7 +8,7 @@ from bpe_studio.core import trainer_from_file
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.state import RunSettings
+from bpe_studio.gui.model.state import RunSettings
 from bpe_studio.gui.views.merge_list import MergeListView
 from bpe_studio.gui.views.pair_chart import PairChart, pair_label
 

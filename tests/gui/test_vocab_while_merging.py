@@ -14,7 +14,7 @@ from gui_helpers import EOT, PaintCounter
 from bpe_studio.core import MergeStep
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.state import Phase, RunSettings
+from bpe_studio.gui.model.state import Phase, RunSettings
 from bpe_studio.gui.views.vocab_table import VocabTableView
 
 BASE_ROWS = 257  # 256 bytes and <|endoftext|>

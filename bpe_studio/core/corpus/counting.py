@@ -39,7 +39,8 @@ IN_PROCESS_LIMIT = 4 * 1024 * 1024
 # Workers read chunks of about this size, so no process ever holds the whole corpus.
 CHUNK_BYTES = 4 * 1024 * 1024
 # In-process counting goes chunk by chunk too: each chunk is a few long calls into C that hold
-# the GIL, which other threads (the GUI's) wait for, so chunks stay around 10 ms of work.
+# the GIL, which other threads (the GUI's) wait for, so chunks stay short
+# (docs/patterns.md, "Thresholds and the figures behind them").
 IN_PROCESS_CHUNK = 256 * 1024
 # A worker splits its chunk into pieces of about this many characters: the list of pre-token
 # strings one ``findall`` returns costs some 60 bytes per pre-token, so a whole chunk's list

@@ -174,8 +174,8 @@ class Crew:
         another core at the same time, so it costs no time where there are cores to spare.
         After the fork, any page the caller and a child both hold is copied on the first
         write to it by either: reusing the memory freed by building, and counting references
-        to the tables, a child forked after building wrote so many that 1 MB of English took
-        it half as long again as a process of its own (o200k: 0.135 s of CPU, not 0.092 s)."""
+        to the tables, a child forked after building writes so many that it runs markedly
+        slower than a process of its own (docs/patterns.md, round 21)."""
         for _ in range(count):
             k = len(self.pids)
             if k + 1 >= len(self._files) or self._write_fd < 0:

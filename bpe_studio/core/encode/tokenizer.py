@@ -58,12 +58,13 @@ BATCH_LONG_MIN = 32
 # characters) are merged from their characters' tokens (``char_bpe``) when there are at least
 # BATCH_LONG_MIN of them: far fewer rounds than from bytes.
 CHAR_MIN_BYTES = 10
-# The tables for cutting such pre-tokens into parts (``char_cuts``: ~40 ms for o200k) are
-# built for this many of them at once (or when a preset is loaded).
+# The tables for cutting such pre-tokens into parts (``char_cuts``) take a while to build, so
+# they are built for this many of them at once (or when a preset is loaded).
 CUTS_BUILD_MIN = 1000
-# This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): about
-# three times faster per pre-token than one by one, past a fixed cost of a few rounds of array
-# operations. Building the batch merger's tables (~10 ms for GPT-2) waits for a larger batch.
+# This many uncached pre-tokens at once are merged together with NumPy (``batch_bpe``): faster
+# per pre-token than one by one, past a fixed cost of a few rounds of array operations.
+# Building the batch merger's tables waits for a larger batch (the figures:
+# docs/patterns.md, "Thresholds and the figures behind them").
 BATCH_MIN = 200
 BATCH_BUILD_MIN = 2000
 # Encoding a text this long (in characters) builds the fast split patterns first, however
@@ -726,7 +727,7 @@ class Tokenizer:
 
     def prepare_bulk(self) -> None:
         """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
-        pattern, the batch merger's tables: ~25 ms for GPT-2; ``char_bpe``'s), so that
+        pattern, the batch merger's tables, ``char_bpe``'s), so that
         worker processes forked afterwards start with them."""
         self._prepare_split()
         self._prepare_merging()

@@ -3,8 +3,9 @@
 What it does: :func:`compute_spans` runs :meth:`Tokenizer.spans` over the text in pieces of
 about ``PIECE_CHARS`` characters, cut only where a cut cannot change any token
 (``boundaries.text_cuts``), so a caller can stop it between pieces; the result is packed into
-parallel arrays (a million Chinese characters make about three million spans: as ``TokenSpan``
-tuples that would be ~400 MB, packed it is ~40 MB). :func:`decoded_spans` packs the spans of
+parallel arrays (a million Chinese characters make millions of spans; packed, they take a
+small fraction of the memory ``TokenSpan`` tuples would: docs/patterns.md, "Thresholds and the
+figures behind them"). :func:`decoded_spans` packs the spans of
 given ids (the text they decode to, each token's characters). :class:`SpanArrays` answers the
 questions a viewer asks: which spans cover these characters, how often an id occurs, the
 pre-token holding a character, and the offsets of a character in a plain-text document that

@@ -2,7 +2,8 @@
 pattern and special tokens tiktoken publishes for each.
 
 What it does: :data:`PRESETS` lists them, :func:`preset_name` reads the names users bring
-("GPT-4o", "cl100k"), :func:`preset_settings` gives a preset's pattern name and special tokens.
+("GPT-4o", "cl100k"), :func:`preset_settings` gives a preset's pattern name and special tokens,
+:func:`preset_label` names one for a menu.
 What it leaves out: the presets' files (``presets`` reads them).
 """
 
@@ -11,10 +12,12 @@ from __future__ import annotations
 from ..pretokenization.names import ALIASES, alias_key
 
 EOT = "<|endoftext|>"
-# Each preset's pattern name and special tokens, as tiktoken_ext/openai_public.py gives them.
-_PRESETS: dict[str, tuple[str, dict[str, int]]] = {
-    "gpt2": ("gpt2", {EOT: 50256}),
+# Each preset's model (the first OpenAI model published with it, as people name it), and its
+# pattern name and special tokens as tiktoken_ext/openai_public.py gives them.
+_PRESETS: dict[str, tuple[str, str, dict[str, int]]] = {
+    "gpt2": ("GPT-2", "gpt2", {EOT: 50256}),
     "cl100k_base": (
+        "GPT-4",
         "cl100k",
         {
             EOT: 100257,
@@ -24,10 +27,10 @@ _PRESETS: dict[str, tuple[str, dict[str, int]]] = {
             "<|endofprompt|>": 100276,
         },
     ),
-    "o200k_base": ("o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
+    "o200k_base": ("GPT-4o", "o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
 }
 PRESETS: tuple[str, ...] = tuple(_PRESETS)
-_BY_PATTERN = {pattern: name for name, (pattern, _) in _PRESETS.items()}
+_BY_PATTERN = {pattern: name for name, (_, pattern, _) in _PRESETS.items()}
 
 
 def preset_name(word: str) -> str | None:
@@ -62,5 +65,17 @@ def preset_settings(name: str) -> tuple[str, dict[str, int]]:
     >>> preset_settings("o200k_base")
     ('o200k', {'<|endoftext|>': 199999, '<|endofprompt|>': 200018})
     """
-    pattern, special_tokens = _PRESETS[checked_preset_name(name)]
+    _, pattern, special_tokens = _PRESETS[checked_preset_name(name)]
     return pattern, dict(special_tokens)
+
+
+def preset_label(name: str) -> str:
+    """The preset ``name`` as a menu offers it: the model it is known by, then the encoding's
+    name where that says something more.
+
+    >>> [preset_label(name) for name in PRESETS]
+    ['GPT-2', 'GPT-4 (cl100k_base)', 'GPT-4o (o200k_base)']
+    """
+    name = checked_preset_name(name)
+    model = _PRESETS[name][0]
+    return model if alias_key(model) == alias_key(name) else f"{model} ({name})"

@@ -2,11 +2,11 @@
 module gives, faster.
 
 What it does: :func:`findall` gives ``named_regex(name).findall(text)`` for "gpt2", "cl100k"
-and "o200k" exactly, but runs ``re`` wherever it can (two to three times faster than the
-``regex`` module on these patterns). ``re`` has no ``\\p{..}``, so each Unicode class is spelt
-out as ranges, and cl100k's case-insensitive contractions (``'s``, ``'LL``, ...) as the
-characters that fold to each letter, all taken from the ``regex`` module itself at first use
-(the Unicode data cannot disagree).
+and "o200k" exactly, but runs ``re`` wherever it can (faster than the ``regex`` module on
+these patterns: docs/patterns.md, "Measured"). ``re`` has no ``\\p{..}``, so each Unicode class
+is spelt out as ranges, and cl100k's case-insensitive contractions (``'s``, ``'LL``, ...) as
+the characters that fold to each letter, all taken from the ``regex`` module itself at first
+use (the Unicode data cannot disagree).
 
 - GPT-2: one pattern whose classes cover the Basic Multilingual Plane (``re`` tests those
   against a bitmap; astral ranges would make it slower than ``regex``); the rare stretches of
@@ -40,8 +40,9 @@ from .names import named_regex
 # GPT-2's pattern
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-# Shorter non-ASCII texts use `regex` until the fast pattern has been built (~10 ms once,
-# which `re` wins back over ~300,000 characters).
+# Shorter non-ASCII texts use `regex` until the fast pattern has been built: building it once
+# costs what `re` wins back over about this many characters (docs/patterns.md, "Thresholds
+# and the figures behind them").
 _GPT2_FAST_MIN = 300_000
 # Texts with more than one character above U+FFFF in this many go to `regex` whole.
 _ASTRAL_SPARSE = 1000

@@ -17,9 +17,11 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
+
+from .engine_start import EngineStart
 
 # Byte pairs: at most 256 * 256 distinct pairs before any merge.
 _BYTE_PAIRS = 256 * 256
@@ -126,9 +128,8 @@ def _compile_in_a_child() -> None:
 def _warm_up(kernels: ModuleType) -> None:
     """Call every kernel once with the argument types training uses: numba loads (or
     compiles) a kernel on its first call."""
-    engine = CompiledMergeEngine(
-        {b"abab": 2, b"ab": 1}, [bytes([i]) for i in range(256)], 300, record=2
-    )
+    tokens = [bytes([i]) for i in range(256)]
+    engine = CompiledMergeEngine(EngineStart.of({b"abab": 2, b"ab": 1}, tokens, 300, record=2))
     engine.top(2)
     engine.best()
     engine.add_token(256, b"ab")
@@ -161,29 +162,18 @@ class CompiledMergeEngine:
     """``engine.best()`` -> ``(a, b, count)`` or None; then ``engine.add_token(new_id, bytes)``
     and ``engine.merge(new_id)``; ``engine.top(k)``; ``engine.close()``."""
 
-    def __init__(
-        self,
-        pretoken_counts: Mapping[bytes, int],
-        tokens: Sequence[bytes],
-        max_tokens: int,
-        *,
-        record: int = 0,
-    ) -> None:
-        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be;
-        ``record``: keep the ``record`` best pairs before every merge in :attr:`recorded`
-        (0: keep none)."""
+    def __init__(self, start: EngineStart) -> None:
         # subtle: numba is imported here, on first training, not with the package: importing it
         # takes most of a second that encoding, converting and the app's start need not pay.
         # NumPy too is imported in the methods: the Python engine's runs never load it.
         import numpy as np
 
         self._k = K = load_kernels()
-        # A one-byte word has no pair and can never change, so it is left out.
-        words = [t for t, f in pretoken_counts.items() if len(t) > 1 and f > 0]
-        freqs = np.fromiter((pretoken_counts[t] for t in words), np.int64, len(words))
+        tokens, max_tokens, record = start.tokens, start.max_tokens, start.record
+        words = start.words
+        freqs = np.array(start.freqs, np.int64)
         lens = np.fromiter(map(len, words), np.int64, len(words))
         tok = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
-        del words
         n = tok.size
         ends = np.cumsum(lens)
         starts = ends - lens

@@ -29,7 +29,9 @@ import heapq
 from array import array
 from bisect import bisect_left, insort
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+
+from .engine_start import EngineStart
 
 # Token ids are characters, so they must be code points.
 MAX_TOKENS = 0x110000
@@ -57,31 +59,18 @@ class PythonMergeEngine:
     """``engine.best()`` -> ``(a, b, count)`` or None; then ``engine.add_token(new_id, bytes)``
     and ``engine.merge(new_id)``; ``engine.top(k)``; ``engine.close()``."""
 
-    def __init__(
-        self,
-        pretoken_counts: Mapping[bytes, int],
-        tokens: Sequence[bytes],
-        max_tokens: int,
-        *,
-        record: int = 0,
-    ) -> None:
-        """``tokens``: the bytes of ids 0, 1, ...; ``max_tokens``: the most ids there will be
-        (at most :data:`MAX_TOKENS`, since ids are characters here); ``record``: keep the
-        ``record`` best pairs before every merge in :attr:`recorded` (0: keep none)."""
+    def __init__(self, start: EngineStart) -> None:
+        """Ids are characters here, so ``start.max_tokens`` is at most :data:`MAX_TOKENS`."""
+        tokens, max_tokens, record = start.tokens, start.max_tokens, start.record
         if max_tokens > MAX_TOKENS:
             raise ValueError(
                 f"the Python merge engine holds at most {MAX_TOKENS:,} tokens, not "
                 f"{max_tokens:,}; train with engine='compiled'"
             )
         self._keys: list[str] = [_tie_key(t) for t in tokens]
-        # A one-byte word has no pair and can never change, so it is left out. Bytes are
-        # ids 0..255, so latin-1 turns a pre-token into its word of ids as it is.
-        self._words: list[str] = []
-        self._freqs: list[int] = []
-        for token, freq in pretoken_counts.items():
-            if len(token) > 1 and freq > 0:
-                self._words.append(token.decode("latin-1"))
-                self._freqs.append(freq)
+        # Bytes are ids 0..255, so latin-1 turns a pre-token into its word of ids as it is.
+        self._words: list[str] = [word.decode("latin-1") for word in start.words]
+        self._freqs: list[int] = start.freqs
 
         counts: dict[str, int] = {}
         # subtle: lists, not sets: here a word is listed once per pair it holds (a repeat of the

@@ -11,9 +11,9 @@ merge never rescans all pairs; they make the same merges:
 - ``merge_python``: pure Python, starts instantly; words are strings of ids, merged by
   ``str.replace``, Python code runs once per merge site.
 - ``merge_engine``: flat arrays and numba-compiled kernels; a merge touches only the places the
-  pair occurs. Importing numba and loading the cached kernels costs a fixed fraction of a
-  second and ~100 MB (the first run ever compiles them: seconds), which small and medium
-  corpora do not repay.
+  pair occurs. Importing numba and loading the cached kernels costs a fixed time and memory
+  (the first run ever compiles them; docs/training.md), which small and medium corpora do
+  not repay.
 ``engine="auto"`` takes the compiled one when the corpus has at least :data:`COMPILED_FROM`
 positions (bytes of the unique pre-tokens that have a pair), and falls back to Python, saying so
 once in the log, when numba cannot be imported. docs/training.md has the measurements.
@@ -35,6 +35,7 @@ from ..corpus.records import DEFAULT_TEXT_FIELD
 from ..corpus.tasks import Corpus, corpus_files, count_file
 from ..pretokenization.specials import validate_special_tokens
 from . import merge_engine
+from .engine_start import EngineStart, pairable
 from .merge_python import PythonMergeEngine
 from .pair_history import PairHistory, RecordedRows
 from .vocab import check_vocab_size, initial_vocab
@@ -88,7 +89,7 @@ class _Engine(Protocol):
 
 def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     """The merge engines' working size: bytes of the unique pre-tokens that hold a pair."""
-    return sum(len(t) for t, f in pretoken_counts.items() if len(t) > 1 and f > 0)
+    return sum(len(t) for t, _ in pairable(pretoken_counts))
 
 
 def auto_engine(positions: int) -> Literal["python", "compiled"]:
@@ -155,15 +156,13 @@ class BpeTrainer:
         self.engine_used = choose_engine(engine, count_positions(pretoken_counts))
         tokens = list(self.vocab.values())
         self._engine: _Engine
+        start = EngineStart.of(pretoken_counts, tokens, vocab_size, record_pairs)
         if self.engine_used == "compiled":
             merge_engine.prepare(status)
-            self._engine = merge_engine.CompiledMergeEngine(
-                pretoken_counts, tokens, vocab_size, record=record_pairs
-            )
+            self._engine = merge_engine.CompiledMergeEngine(start)
         else:
-            self._engine = PythonMergeEngine(
-                pretoken_counts, tokens, vocab_size, record=record_pairs
-            )
+            self._engine = PythonMergeEngine(start)
+        del start
         recorded = self._engine.recorded
         self.pair_history = (
             None if recorded is None else PairHistory(recorded, self.vocab, record_pairs)
@@ -271,7 +270,7 @@ def trainer_from_file(
     def measured(positions: int) -> None:
         # The positions of the pre-tokens counted so far only grow: once they reach
         # COMPILED_FROM, "auto" will compile, and numba loads while the rest is counted.
-        # Loading it any sooner, on a guess, would cost its memory (~100 MB) for nothing
+        # Loading it any sooner, on a guess, would cost its memory (docs/training.md) for nothing
         # when the corpus then trains in Python.
         if may_compile and forked.is_set() and not preparing.is_set():
             if auto_engine(positions) == "compiled":

@@ -57,7 +57,7 @@ class SteadyLabel(QWidget):
     the request climbs every layout up to the window: each layout re-lays out its widget and
     asks that widget's parent in turn, stopping only at a widget of fixed size. On the way,
     the tab widget repaints its whole page for every request it gets. The labels updated in
-    each training frame made the window repaint entirely two or three times per frame
+    each training frame would make the window repaint entirely several times per frame
     (docs/responsiveness.md). This widget holds its label without a layout, so the label's
     request ends here: its own size hint is fixed (the width of ``longest``; the height of
     the text, which asks for a relayout only when it changes) and it lays the label over its

@@ -1,7 +1,7 @@
 """The Compare page: two tokenizers side by side on the same text.
 
 What it does: one editable text box feeds two read-only panes, each tokenized by its own choice
-(a preset, the run's tokenizer or a loaded file: :class:`~.choices.TokenizerChoice`). Above each
+(a preset, the run's tokenizer or a loaded file: :class:`~.picker.TokenizerPicker`). Above each
 pane: token count, bytes per token and characters per token. In the panes, tokens that both
 tokenizers cut the same way are grey, the others blue and orange, and the first character after
 every boundary only one of them has (``core.report.boundary_diff``) is underlined in red on both
@@ -40,7 +40,6 @@ from ...core.explain.spans import SpanArrays, compute_spans
 from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
-from .choices import ENCODE_LOCK, Choice, TokenizerChoice
 from .common import (
     MUTED,
     SPECIAL_COLOUR,
@@ -52,6 +51,7 @@ from .common import (
 )
 from .hit_test import char_at
 from .lazy_page import LazyPage
+from .picker import ENCODE_LOCK, Choice, TokenizerPicker, preset_key
 
 SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
 DIFF_MARK = "#c92a2a"  # the character after a boundary only one tokenizer has
@@ -295,8 +295,8 @@ class CompareView(LazyPage):
         self.input.setPlaceholderText("Type or paste text to compare…")
         self.input.setPlainText(DEFAULT_TEXT)
         self.choices = (
-            TokenizerChoice(hub, "gpt2"),
-            TokenizerChoice(hub, "o200k_base"),
+            TokenizerPicker(hub, default=preset_key("gpt2")),
+            TokenizerPicker(hub, default=preset_key("o200k_base")),
         )
         self.panes = (ComparePane(), ComparePane())
         self.stats = (steady_label(QLabel(" "), "0" * 60), steady_label(QLabel(" "), "0" * 60))

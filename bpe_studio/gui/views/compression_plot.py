@@ -7,7 +7,7 @@ count; the legend, under the plot, names it, and says when the corpus is unlike 
 curves over the merge index, plus the editor's own bytes per token as points at the
 steps it was measured. A vertical cursor marks the timeline's step, and the line above the plot
 gives each value at that step. The counts are computed by a
-:class:`~bpe_studio.gui.curves.CurveFeeder` (its own process) fed the merges as they are
+:class:`~bpe_studio.gui.model.curves.CurveFeeder` (its own process) fed the merges as they are
 published (for a loaded tokenizer: all its merges at once); this view polls it a few
 times a second while it works and redraws in place (``setData``). "Record" turns it off.
 What it leaves out: the counting (``core.compression``), its thread and process (``curves``).
@@ -24,7 +24,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ..curves import (
+from ..hub import StateHub
+from ..model.curves import (
     DEFAULT_HELDOUT,
     HELD_OUT,
     HELD_OUT_BYTES,
@@ -34,9 +35,9 @@ from ..curves import (
     CurveSeries,
     TextSpec,
 )
-from ..heldout import english_like, heldout_label
-from ..hub import StateHub
-from ..state import Phase
+from ..model.heldout import english_like, heldout_label
+from ..model.state import Phase
+from ..responsiveness.busy import wait_while_gui_busy
 from .common import ACCENT, CURVE, MUTED, steady_label, title_label
 from .layouts import column
 
@@ -68,7 +69,7 @@ class CompressionPlot(QWidget):
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.feeder = CurveFeeder()
+        self.feeder = CurveFeeder(between_commands=wait_while_gui_busy)
         self.heldout: Path = DEFAULT_HELDOUT
         self._drawn = -1  # the feeder's version last drawn
         self._editor_points: dict[int, float] = {}  # step -> the editor's bytes per token
@@ -232,9 +233,9 @@ class CompressionPlot(QWidget):
             self.error.emit("Cannot measure compression", message)
         busy = self.feeder.busy
         if self.feeder.version != self._drawn and not self.hub.state.phase.training:
-            # subtle: every redraw repaints the plot with the trainer held (responsiveness),
-            # so while the curves grow they are redrawn at most every DRAW_EVERY seconds;
-            # while a run trains, with a frame (_draw_with_frame), whose repaint it joins.
+            # subtle: every redraw repaints the plot with the trainer held (trainer_hold), so
+            # while the curves grow they are redrawn at most every DRAW_EVERY seconds; while a
+            # run trains, with a frame (_draw_with_frame), whose repaint it joins.
             if not busy or time.perf_counter() - self._last_draw >= DRAW_EVERY:
                 self._draw()
         if not busy and self.feeder.version == self._drawn:

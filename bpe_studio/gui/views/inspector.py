@@ -1,6 +1,6 @@
 """The inspector beside the editor: "Why this token" and "Step-through" as tabs.
 
-What it does: builds both panels around one :class:`~..tokenizer_recipes.TokenizerCache`, so
+What it does: builds both panels around one :class:`~..model.tokenizer_cache.TokenizerCache`, so
 the tokenizer one of them built is there for the other, and shuts their job threads down.
 What it leaves out: the panels themselves (``why_token``, ``step_through``).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ..hub import StateHub
-from ..tokenizer_recipes import TokenizerCache
+from ..model.tokenizer_recipes import inspector_cache
 from .step_through import StepThroughPanel
 from .why_token import WhyTokenPanel
 
@@ -22,7 +22,7 @@ class InspectorPanel(QTabWidget):
     def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setDocumentMode(True)
-        self.cache = TokenizerCache()
+        self.cache = inspector_cache()
         self.why = WhyTokenPanel(hub, self.cache)
         self.step_through = StepThroughPanel(hub, self.cache)
         self.addTab(self.why, "Why this token")

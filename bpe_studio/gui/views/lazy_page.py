@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QWidget
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
-from .choices import TokenizerChoice
 from .common import SteadyLabel
+from .picker import TokenizerPicker
 
 DEBOUNCE_MS = 150
 
@@ -38,7 +38,7 @@ class LazyPage(QWidget):
     def __init__(self, job_name: str, hub: StateHub, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.choices: Sequence[TokenizerChoice] = ()
+        self.choices: Sequence[TokenizerPicker] = ()
         self._dirty = True
         self._announce = False  # a choice changed: a failure now goes to the error dialog
         self._job = LatestJob(job_name, self)

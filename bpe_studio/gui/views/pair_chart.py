@@ -32,7 +32,7 @@ from ...core import MergeStep
 from ...core.formats.files import TIKTOKEN_SUFFIXES
 from ...core.io.display import readable_token
 from ..hub import StateHub
-from ..state import LoadedTokenizer, Phase
+from ..model.state import LoadedTokenizer, Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 
 TOP_K = 20

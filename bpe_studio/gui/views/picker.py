@@ -1,156 +1,195 @@
-"""The editor's tokenizer picker: the run's tokenizer, a real model's, or a loaded file's.
+"""Choosing a tokenizer: the one combo box the editor, Compare and Report pick tokenizers with.
 
-What it does: :class:`TokenizerPicker` is a labelled combo box above the editor. "The run's
-tokenizer" (the default) leaves the editor on what the run shows (the training run at the
-timeline's step, or the file Load tokenizer… opened); GPT-2, GPT-4 (cl100k_base) and GPT-4o
-(o200k_base) are the presets shipped with the package (``Tokenizer.preset``); every tokenizer
-file loaded this session is listed too, so it stays at hand after the next Train. Choosing one
-calls ``hub.pick_tokenizer`` (None for the run's). A preset is built on first use in a
-:class:`~..jobs.LatestJob` thread (o200k takes about a second), then kept; a newer choice
-supersedes a build under way, and only the latest choice reaches the editor.
-What it leaves out: reading files (``loader``: the controller loads them and the picker lists
-what the state shows) and tokenizing the text (``spans``).
+What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
+the one place that lists them): nothing, where asked for; the run's tokenizer
+(``hub.state.shown``); the presets the core ships (``core.presets``: GPT-2, GPT-4's
+cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session; then, below
+a separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
+it). Each choice has a key (:data:`RUN`, :data:`NONE`, :func:`preset_key`, :func:`file_key`).
+:meth:`TokenizerPicker.current` gives a :class:`Choice`: the key, a label and a ``get``
+function that builds the tokenizer when called, meant to be called in a background job.
+Presets and files are built once into the picker's
+:class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
+:data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`).
+What it leaves out: running jobs (the pages and the editor's bar hold their ``LatestJob``),
+what the tokenizers are used for, and reading files in the editor's run (``loader``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
-from PySide6.QtCore import Qt, Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
+from ...core.formats.preset_table import PRESETS, preset_label
 from ..hub import StateHub
-from ..jobs import LatestJob
-from ..responsiveness import keep_out_of_collections
-from ..spans import TokenizerSource
-from ..state import Phase
-from .common import MUTED, steady_label
+from ..loader import ask_for_tokenizer_file
+from ..model.tokenizer_cache import TokenizerCache
 
-RUN = ""  # the key of "The run's tokenizer"
-# The presets: menu label, Tokenizer.preset name.
-PRESETS: tuple[tuple[str, str], ...] = (
-    ("GPT-2", "gpt2"),
-    ("GPT-4 (cl100k_base)", "cl100k_base"),
-    ("GPT-4o (o200k_base)", "o200k_base"),
-)
+RUN = "run"  # the run's tokenizer (trained or loaded)
+NONE = "none"  # no tokenizer (an optional slot)
+LOAD_FILE = "load-file"
+# The actions a picker may offer below its choices, by key: the menu label. Choosing one runs
+# it (TokenizerPicker._actions) and goes back to the choice before.
+ACTIONS: dict[str, str] = {LOAD_FILE: "Load tokenizer file…"}
+
+SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
+# subtle: the pages' jobs run in their own threads but share SHARED's tokenizers, whose
+# encoding caches are not made for two threads at once (one may clear the cache while another
+# reads it), so a job encodes only while it holds this lock.
+ENCODE_LOCK = threading.Lock()
 
 
 def preset_key(name: str) -> str:
     return f"preset:{name}"
 
 
-class TokenizerPicker(QWidget):
-    """Which tokenizer the editor colours its text with."""
+def file_key(path: Path) -> str:
+    return f"file:{path}"
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+
+@dataclass(frozen=True)
+class Choice:
+    """A chosen tokenizer: its key, its label, and ``get`` to build it (call it off the GUI
+    thread)."""
+
+    key: str
+    label: str
+    get: Callable[[], Tokenizer]
+
+
+def _no_run() -> Tokenizer:
+    raise ValueError("there is no run's tokenizer yet: train one or load one first")
+
+
+def tokenizer_source(path: Path) -> Path:
+    """What ``Tokenizer.load`` reads for a chosen file: a GPT-2 ``vocab.json`` (or GPT-2's
+    ``gpt2_vocab.json``) stands for its directory, any other file for itself."""
+    if path.suffix.lower() == ".json" and path.name != "tokenizer.json" and "vocab" in path.name:
+        return path.parent
+    return path
+
+
+class TokenizerPicker(QComboBox):
+    """The run's tokenizer, presets, files (and optionally none), then actions, in one combo
+    box; ``choice_changed`` says the choice changed (not emitted for an action)."""
+
+    choice_changed = Signal()
+
+    def __init__(
+        self,
+        hub: StateHub,
+        *,
+        default: str = RUN,
+        allow_none: bool = False,
+        actions: Sequence[str] = (LOAD_FILE,),
+        cache: TokenizerCache = SHARED,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.hub = hub
-        self.combo = QComboBox()
-        self.combo.setToolTip(
-            "The tokenizer the editor shows: the run's (trained or loaded), a real model's, or "
-            "any tokenizer file loaded this session"
-        )
-        self.combo.addItem("The run's tokenizer", RUN)
-        for label, name in PRESETS:
-            self.combo.addItem(label, preset_key(name))
-        self.combo.setMinimumContentsLength(22)
-        self.note = steady_label(QLabel(""))
-        self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names files
-        self.note.setStyleSheet(f"color: {MUTED}")
-        title = QLabel("Editor tokenizer")
-        title.setBuddy(self.combo)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(title)
-        layout.addWidget(self.combo)
-        layout.addWidget(self.note, 1)
-        self._built: dict[str, Tokenizer] = {}  # key -> tokenizer, built or loaded
-        self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
-        self._job = LatestJob("bpe-preset", self)
-        self._job.done.connect(self._on_built)
-        self._job.failed.connect(self._on_failed)
-        self.combo.currentIndexChanged.connect(self._on_choice)
-        hub.reset.connect(self._on_reset)
+        self.cache = cache
+        self.setMinimumContentsLength(18)
+        self._actions: dict[str, Callable[[], None]] = {LOAD_FILE: self._ask_for_file}
+        self._fill(allow_none, actions)
+        self.pick(default)
+        self._previous = self.currentIndex()
+        self.activated.connect(self._on_activated)
+        self.currentIndexChanged.connect(self._on_index_changed)
+
+    def _fill(self, allow_none: bool, actions: Sequence[str]) -> None:
+        """Every choice, in order; files come after the presets (:meth:`add_file`)."""
+        if allow_none:
+            self.addItem("(none)", NONE)
+        self.addItem("The run's tokenizer", RUN)
+        for name in PRESETS:
+            self.addItem(preset_label(name), preset_key(name))
+        self._files_end = self.count()  # where the next file is inserted
+        if actions:
+            self.insertSeparator(self.count())
+        for key in actions:
+            self.addItem(ACTIONS[key], key)
 
     # ------------------------------------------------------------ queries
     @property
     def key(self) -> str:
-        """The key of the current choice: RUN, ``preset:NAME`` or ``file:PATH``."""
-        return str(self.combo.currentData())
-
-    @property
-    def busy(self) -> bool:
-        """A preset is being built for the current choice."""
-        return self._job.busy
+        """The key of the current choice."""
+        return str(self.currentData())
 
     def keys(self) -> list[str]:
-        return [str(self.combo.itemData(i)) for i in range(self.combo.count())]
+        """Every choice's and action's key, in order (a separator's is "None")."""
+        return [str(self.itemData(i)) for i in range(self.count())]
+
+    @property
+    def uses_run(self) -> bool:
+        return self.key == RUN
+
+    def current(self) -> Choice | None:
+        """The chosen tokenizer, or None when "(none)" is chosen."""
+        key, label = self.key, self.currentText()
+        if key == NONE or key in ACTIONS:
+            return None
+        if key == RUN:
+            source = self.hub.state.shown  # read now, on the GUI thread; built in the job
+            return Choice(key, label, _no_run if source is None else source.get)
+        kind, _, value = key.partition(":")
+        cache = self.cache
+        if kind == "preset":
+            return Choice(key, label, lambda: cache.get(key, lambda: Tokenizer.preset(value)))
+        path = Path(value)
+        return Choice(key, label, lambda: cache.get(key, lambda: Tokenizer.load(path)))
 
     # ------------------------------------------------------------ choices
     def pick(self, key: str) -> None:
         """Choose by key (as the user would in the combo box)."""
-        index = self.combo.findData(key)
+        index = self.findData(key)
         if index < 0:
             raise ValueError(f"no tokenizer {key!r} in the picker; it has {self.keys()}")
-        self.combo.setCurrentIndex(index)
+        self.setCurrentIndex(index)
 
-    def add_tokenizer(self, key: str, label: str, tokenizer: Tokenizer) -> None:
-        """List a tokenizer (a loaded file); an existing key is replaced by the new one."""
-        self._built[key] = tokenizer
-        if self.combo.findData(key) < 0:
-            self.combo.addItem(label, key)
+    def add_file(
+        self, path: str | Path, tokenizer: Tokenizer | None = None, *, choose: bool = True
+    ) -> str:
+        """Offer a tokenizer file (or GPT-2 directory), and choose it unless ``choose`` is
+        false; returns its key. With ``tokenizer`` (the file read already), that is the file's
+        tokenizer from now on."""
+        source = tokenizer_source(Path(path))
+        key = file_key(source)
+        if tokenizer is not None:
+            self.cache.put(key, tokenizer)
+        index = self.findData(key)
+        if index < 0:
+            index = self._files_end
+            self._files_end += 1
+            self.insertItem(index, f"{source.name}/" if source.is_dir() else source.name, key)
+            self.setItemData(index, str(source), Qt.ItemDataRole.ToolTipRole)
+        if choose:
+            self.setCurrentIndex(index)
+        return key
 
     @Slot()
-    def _on_reset(self) -> None:
-        loaded = self.hub.state.loaded
-        if self.hub.state.phase is not Phase.LOADED or loaded is None:
-            return
-        if id(loaded) not in self._loaded_ids:
-            self._loaded_ids.add(id(loaded))
-            path = loaded.vocab_file
-            self.add_tokenizer(f"file:{path}", f"File: {path.name}", loaded.tokenizer)
-        # The loaded file is the run now: the editor shows it.
-        self.pick(RUN)
+    def _ask_for_file(self) -> None:
+        path = ask_for_tokenizer_file(self)
+        if path:
+            self.add_file(path)
 
     @Slot(int)
-    def _on_choice(self, index: int) -> None:
-        key, label = self.key, self.combo.itemText(index)
-        if key == RUN:
-            self._job.cancel()
-            self.note.setText("")
-            self.hub.pick_tokenizer(None)
+    def _on_activated(self, index: int) -> None:
+        action = self._actions.get(str(self.itemData(index)))
+        if action is None:
             return
-        tokenizer = self._built.get(key)
-        if tokenizer is not None:
-            self._show(key, tokenizer)
-            return
-        name = key.removeprefix("preset:")
-        self.note.setText(f"Loading {label}…")
+        # An action is not a choice: go back, then run it.
+        self.setCurrentIndex(self._previous)
+        action()
 
-        def job(is_stale: Callable[[], bool]) -> tuple[str, Tokenizer]:
-            return key, Tokenizer.preset(name)
-
-        self._job.submit(job)
-
-    def _show(self, key: str, tokenizer: Tokenizer) -> None:
-        label = self.combo.itemText(self.combo.findData(key))
-        size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
-        self.note.setText(size)
-        self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
-
-    @Slot(object)
-    def _on_built(self, built: tuple[str, Tokenizer]) -> None:
-        key, tokenizer = built
-        self._built[key] = tokenizer
-        keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
-        if key == self.key:  # the latest choice (a stale build never arrives)
-            self._show(key, tokenizer)
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        self.note.setText(f"Could not load: {message}")
-
-    def shutdown(self) -> None:
-        """Abandon a build under way and wait for its thread (closing the window)."""
-        self._job.shutdown()
+    @Slot(int)
+    def _on_index_changed(self, index: int) -> None:
+        if str(self.itemData(index)) in ACTIONS or index == self._previous:
+            return  # an action is not a choice; stepping back from it changes nothing
+        self._previous = index
+        self.choice_changed.emit()

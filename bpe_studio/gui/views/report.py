@@ -1,6 +1,6 @@
 """The Report page: bytes per token of up to four tokenizers on a set of sample texts.
 
-What it does: four :class:`~.choices.TokenizerChoice` boxes (the last two may be empty) pick the
+What it does: four :class:`~.picker.TokenizerPicker` boxes (the last two may be empty) pick the
 tokenizers; the samples shipped in ``resources/samples`` (English prose, Chinese, Python code,
 web text, emoji-heavy text) plus the first megabyte of the loaded corpus are encoded with each
 (``core.report.compute_report``, on a :class:`~..jobs.LatestJob`, only while the page is shown)
@@ -41,13 +41,13 @@ from ...core.explain.report import (
 )
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..hub import StateHub
-from .choices import ENCODE_LOCK, RUN, Choice, TokenizerChoice
 from .common import MUTED, steady_label, title_label
 from .lazy_page import LazyPage
+from .picker import ENCODE_LOCK, NONE, RUN, Choice, TokenizerPicker, preset_key
 from .save_chooser import choose_and_save
 
 SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
-DEFAULTS: tuple[str | None, ...] = ("gpt2", "cl100k_base", "o200k_base", None)
+DEFAULTS = (preset_key("gpt2"), preset_key("cl100k_base"), preset_key("o200k_base"), NONE)
 GROUP_WIDTH = 0.8  # of the unit between two samples' groups of bars
 
 
@@ -92,7 +92,8 @@ class ReportView(LazyPage):
         self.report: Report | None = None
 
         self.choices = [
-            TokenizerChoice(hub, default, allow_none=i >= 2) for i, default in enumerate(DEFAULTS)
+            TokenizerPicker(hub, default=default, allow_none=i >= 2)
+            for i, default in enumerate(DEFAULTS)
         ]
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
@@ -179,7 +180,7 @@ class ReportView(LazyPage):
         if self.hub.state.shown is not None and not self._last_slot_chosen:
             self._last_slot_chosen = True
             if last.current() is None:
-                last.select(RUN)  # its choice_changed asks for the report again
+                last.pick(RUN)  # its choice_changed asks for the report again
                 return
         super()._on_run_tokenizer_changed()
 

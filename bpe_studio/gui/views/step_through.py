@@ -37,7 +37,8 @@ from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
-from ..tokenizer_recipes import TokenizerCache, step_recipe
+from ..model.tokenizer_cache import TokenizerCache
+from ..model.tokenizer_recipes import step_recipe
 from .chips import ChipStrip
 from .common import MUTED, counted, monospace_font
 from .layouts import column, vertical_split
@@ -234,7 +235,7 @@ class StepThroughPanel(QWidget):
         text, index, cache = self.text, self.piece_index, self.cache
 
         def job(is_stale: Callable[[], bool]) -> Walkthrough:
-            return walk(cache.get(recipe), text, index)
+            return walk(recipe.get(cache), text, index)
 
         self._job.submit(job)
 

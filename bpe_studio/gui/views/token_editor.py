@@ -55,8 +55,9 @@ from ...core.explain.spans import SpanArrays
 from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
-from ..spans import STEP_DEBOUNCE_MS, SpanService, TokenizerSource
-from ..state import RunState
+from ..model.state import RunState
+from ..model.tokenizer_source import TokenizerSource
+from ..spans import STEP_DEBOUNCE_MS, SpanService
 from .common import (
     ACCENT,
     MUTED,

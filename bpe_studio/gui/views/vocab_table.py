@@ -45,10 +45,11 @@ from ..debounce import single_shot
 from ..glyph_warmup import GlyphWarmer, script_samples
 from ..hub import StateHub
 from ..jobs import Job, LatestJob
+from ..model.state import Phase
+from ..model.vocab_index import ViewSpec
 from ..models import VocabFilterProxy, VocabTableModel
-from ..responsiveness import AfterPaint, wait_while_gui_busy
-from ..state import Phase
-from ..vocab_index import ViewSpec
+from ..responsiveness.after_paint import AfterPaint
+from ..responsiveness.busy import wait_while_gui_busy
 from .common import (
     MUTED,
     configure_table,
@@ -292,8 +293,8 @@ class VocabTableView(QWidget):
                 self._reach.submit(_reach_job(key, lambda: tokenizer))
                 self._glyphs.submit(_samples_job(key, lambda: tokenizer.vocab))
             else:
-                # subtle: the run's vocabulary is built in the jobs' threads (it took 40 ms of
-                # the GUI thread at the end of a 10,000-merge run). The state is read there as
+                # subtle: the run's vocabulary is built in the jobs' threads, not in the frame
+                # that ends the run (docs/responsiveness.md). The state is read there as
                 # it is then: the record only grows, so its first n merges are this run's;
                 # after a reset or a load meanwhile the result is for an old key and is
                 # dropped.

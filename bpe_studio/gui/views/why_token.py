@@ -46,7 +46,8 @@ from ...core.io.display import readable_token
 from ..debounce import single_shot
 from ..hub import StateHub
 from ..jobs import LatestJob
-from ..tokenizer_recipes import TokenizerCache, selection_recipe
+from ..model.tokenizer_cache import TokenizerCache
+from ..model.tokenizer_recipes import selection_recipe
 from .common import MUTED, configure_table, counted, monospace_font, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short
@@ -249,7 +250,7 @@ class WhyTokenPanel(QWidget):
         token_id, cache = self.token_id, self.cache
 
         def job(is_stale: Callable[[], bool]) -> Explanation:
-            return explain(cache.get(recipe), token_id, recipe.run)
+            return explain(recipe.get(cache), token_id, recipe.run)
 
         self._job.submit(job)
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from .curves import DEFAULT_HELDOUT
 
 PROBE_BYTES = 64 * 1024
-# English prose measured 0.96-1.0 on both, web text 0.96-0.99; Python source 0.91-0.92
-# (brackets, operators, digits), Chinese 0.02 ASCII letters.
+# Set between English prose and web text on one side, source code (brackets, operators,
+# digits) and other scripts on the other (the shares measured: docs/gui-state.md).
 ASCII_LETTER_SHARE = 0.9
 PROSE_SHARE = 0.94
 _PROSE_MARKS = frozenset(" \t.,;:!?'\"-\u2018\u2019\u201c\u201d")

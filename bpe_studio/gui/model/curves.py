@@ -18,22 +18,22 @@ import itertools
 import queue
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from ..core.corpus.counting import mp_context
+from ...core.corpus.counting import mp_context
 from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
-from .responsiveness import wait_while_gui_busy
 
 # The held-out text of the demo: TinyStories' validation split (resources/README.md).
 DEFAULT_HELDOUT = Path(str(files("bpe_studio.resources") / "heldout" / "tinystories_valid.txt"))
 SHUTDOWN_WAIT = 2.0  # s: how long closing waits for the curves before ending their process
 # Merges per command sent to the process: the thread converts and pickles one command at a
-# time, and waits between two while the window repaints (responsiveness.wait_while_gui_busy).
+# time, and calls the feeder's ``between_commands`` between two (the app's waits while the
+# window repaints).
 FEED_CHUNK = 512
 IN_SAMPLE = "in-sample"
 HELD_OUT = "held-out"
@@ -79,8 +79,9 @@ def _merges(rows: Sequence) -> list[Merge]:
 def _for_process(command: tuple) -> tuple:
     """``command`` with its merge rows made :class:`Merge` tuples (in the feeder thread).
 
-    subtle: done on the GUI thread, this took a third of the frame that ends a run (the last
-    frame's thousands of merges), and with the trainer held, of every frame while training."""
+    subtle: done on the GUI thread, this would be a large share of the frame that ends a run
+    (the last frame's thousands of merges), and of every frame while training, with the
+    trainer held (docs/responsiveness.md)."""
     if command[0] == "merges":
         return ("merges", _merges(command[1]))
     if command[0] == "begin":
@@ -91,7 +92,10 @@ def _for_process(command: tuple) -> tuple:
 class CurveFeeder:
     """Feeds merges to compression curves in a child process (see module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, between_commands: Callable[[], object] = lambda: None) -> None:
+        # Called in the feeder thread before each command: the app waits there while the GUI
+        # thread updates or repaints the views, so pickling never competes with a repaint.
+        self._between_commands = between_commands
         # None asks the feeder thread to stop.
         self._queue: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -203,8 +207,8 @@ class CurveFeeder:
     def _start(self) -> None:
         # subtle: the process is started by the thread, not here. The first process of the
         # app also starts multiprocessing's fork server and waits to hear from it; on the GUI
-        # thread that wait (80-95 ms, docs/responsiveness.md) froze the window on the first
-        # Train with the curve on.
+        # thread that wait would freeze the window on the first Train with the curve on
+        # (docs/responsiveness.md).
         thread = threading.Thread(target=self._run, name="bpe-curves", daemon=True)
         self._thread = thread
         _LIVE.add(self)
@@ -242,7 +246,7 @@ class CurveFeeder:
             number, generation, command = item
             try:
                 if generation == self.generation:
-                    wait_while_gui_busy()
+                    self._between_commands()
                     if command[0] == "begin":
                         self._publish({}, generation)
                     conn.send(_for_process(command))

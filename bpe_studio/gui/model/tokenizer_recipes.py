@@ -4,60 +4,47 @@ What it does: :func:`selection_recipe`, :func:`run_recipe` and :func:`step_recip
 the GUI thread, how to get the tokenizer a panel explains (the one the selected token belongs
 to; the picked one if the user picked one, else the run's: while training, built from the
 merges published so far; else ``state.shown``; the step-through cuts the run's to the
-timeline's step). :class:`TokenizerCache` builds them in the panels' job
-threads and keeps the last few, so a click on a node, a new step or a new piece costs no
-rebuild. Qt-free, but reads the GUI's ``RunState``.
-What it leaves out: the panels (``views/why_token``, ``views/step_through``).
+timeline's step). :meth:`TokenizerRecipe.get` builds one in a panel's job thread into a
+:class:`~.tokenizer_cache.TokenizerCache` that keeps the last few, so a click on a node, a new
+step or a new piece costs no rebuild. Reads the GUI's ``RunState``.
+What it leaves out: the panels (``views/why_token``, ``views/step_through``) and the cache.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..core import Tokenizer
+from ...core import Tokenizer
 from .state import RunState
+from .tokenizer_cache import TokenizerCache
 
 if TYPE_CHECKING:
-    from .spans import TokenizerSource
+    from .tokenizer_source import TokenizerSource
 
 CACHED_TOKENIZERS = 4
 
 
 @dataclass(frozen=True, eq=False)
 class TokenizerRecipe:
-    """How to get one tokenizer, captured on the GUI thread; :meth:`TokenizerCache.get` runs
-    ``build`` in a job thread. ``run`` is true when the tokenizer is the run's, so that merge
-    rank ``r`` is row ``r`` of ``state.merge_rows`` (which has its pair count)."""
+    """How to get one tokenizer, captured on the GUI thread; :meth:`get` runs ``build`` in a
+    job thread. ``run`` is true when the tokenizer is the run's, so that merge rank ``r`` is
+    row ``r`` of ``state.merge_rows`` (which has its pair count)."""
 
     key: Hashable
     build: Callable[[TokenizerCache], Tokenizer]
     run: bool
 
+    def get(self, cache: TokenizerCache) -> Tokenizer:
+        """The tokenizer, from ``cache`` or built into it (a step recipe's build gets its run
+        recipe's tokenizer from the same cache first)."""
+        return cache.get(self.key, lambda: self.build(cache))
 
-class TokenizerCache:
-    """The last few tokenizers built, by recipe key; safe to call from several threads."""
 
-    def __init__(self, size: int = CACHED_TOKENIZERS) -> None:
-        self._size = size
-        self._built: OrderedDict[Hashable, Tokenizer] = OrderedDict()
-        # subtle: re-entrant, as a step recipe builds its run recipe's tokenizer first.
-        self._lock = threading.RLock()
-
-    def get(self, recipe: TokenizerRecipe) -> Tokenizer:
-        with self._lock:
-            tok = self._built.get(recipe.key)
-            if tok is None:
-                tok = recipe.build(self)
-                self._built[recipe.key] = tok
-                while len(self._built) > self._size:
-                    self._built.popitem(last=False)
-            else:
-                self._built.move_to_end(recipe.key)
-            return tok
+def inspector_cache() -> TokenizerCache:
+    """The cache the inspector's panels share: the last few tokenizers they explained."""
+    return TokenizerCache(CACHED_TOKENIZERS)
 
 
 class _Same:
@@ -135,7 +122,7 @@ def step_recipe(state: RunState) -> TokenizerRecipe | None:
         return TokenizerRecipe((_Same(state.record), k), _from_record(state, k), True)
 
     def build(cache: TokenizerCache) -> Tokenizer:
-        tok = cache.get(full)
+        tok = full.get(cache)
         return tok.truncated(k) if k < len(tok.merges) else tok
 
     return TokenizerRecipe((full.key, "step", k), build, True)

@@ -18,7 +18,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import NamedTuple
 
-from ..core import CompressionCurve
+from ...core import CompressionCurve
 
 IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
 HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much

@@ -6,7 +6,7 @@ a loaded tokenizer's rows (:class:`MergeRow`, counts unknown), the tokenizer the
 the step every view shows (``step``; ``live`` while it follows the newest merge, ``replaying``
 while a replay animates it), the latest pre-tokenization progress and top pairs, and the run's
 outcome. Everything a view shows is derived from it: the vocabulary at step k, the merges at
-step k, the status.
+step k, the status. :class:`TrainingResult` is what a finished or stopped run produced.
 Only :class:`~bpe_studio.gui.hub.StateHub` changes it (the session and the controller call the
 hub), and the hub tells the views what changed.
 What it leaves out: signals (``hub``), threads (``session``), widgets (``views/``).
@@ -18,15 +18,12 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from ..core import MergeStep, Tokenizer
-from ..core.train.pair_history import PairHistory
-
-if TYPE_CHECKING:
-    from .corpus_source import CorpusSource
-    from .spans import TokenizerSource
-    from .worker import TrainingResult
+from ...core import MergeStep, Tokenizer
+from ...core.train.pair_history import PairHistory
+from .corpus_source import CorpusSource
+from .tokenizer_source import TokenizerSource
 
 
 class Phase(enum.Enum):
@@ -45,6 +42,24 @@ class Phase(enum.Enum):
     def training(self) -> bool:
         """True from Train until the run's outcome arrives."""
         return self in (Phase.PRE_TOKENIZING, Phase.MERGING, Phase.PAUSED)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingResult:
+    """What a finished (or stopped) run produced; ``vocab`` and ``merges`` are copies."""
+
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    special_tokens: tuple[str, ...]
+    target_merges: int
+    stopped: bool  # the user stopped it before vocab_size was reached
+    merge_seconds: float  # time spent merging, pauses left out
+    pattern: str = "gpt2"  # the pre-tokenization pattern it was trained with
+
+    @property
+    def exhausted(self) -> bool:
+        """True when the corpus ran out of pairs before ``vocab_size`` was reached."""
+        return not self.stopped and len(self.merges) < self.target_merges
 
 
 @dataclass(frozen=True, slots=True)

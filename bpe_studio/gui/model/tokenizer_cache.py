@@ -1,0 +1,73 @@
+"""Tokenizers kept by key, each built once, shared by the GUI's background jobs.
+
+What it does: :class:`TokenizerCache` maps a key (a preset's or a file's, an inspector recipe's)
+to the tokenizer built for it. :meth:`~TokenizerCache.get` builds a missing one in the calling
+thread (a background job's); two threads asking for the same key wait for one build rather
+than make two, while builds for other keys go on meanwhile (a build may itself ask the cache
+for another key). With a ``size``, only that many are kept, the least recently used going first.
+What it leaves out: what the keys mean and how each tokenizer is built (the callers' ``build``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+
+from ...core import Tokenizer
+
+
+class TokenizerCache:
+    """Tokenizers by key, built once each; the last ``size`` used kept (all for None).
+    Safe to call from several threads."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self._size = size
+        self._lock = threading.Lock()  # guards the two dicts, never held during a build
+        self._built: OrderedDict[Hashable, Tokenizer] = OrderedDict()
+        self._building: dict[Hashable, threading.Lock] = {}  # one lock per key being built
+
+    def get(self, key: Hashable, build: Callable[[], Tokenizer]) -> Tokenizer:
+        """The tokenizer kept for ``key``, else ``build()``'s, kept from now on."""
+        with self._lock:
+            tok = self._take(key)
+            if tok is not None:
+                return tok
+            building = self._building.setdefault(key, threading.Lock())
+        with building:  # a second caller for this key waits here for the first one's build
+            with self._lock:
+                tok = self._take(key)
+            if tok is not None:
+                return tok
+            try:
+                tok = build()
+            except BaseException:
+                with self._lock:
+                    self._building.pop(key, None)
+                raise
+            with self._lock:  # kept before the key's lock goes: a newcomer finds it built
+                self._keep(key, tok)
+                self._building.pop(key, None)
+            return tok
+
+    def built(self, key: Hashable) -> Tokenizer | None:
+        """The tokenizer kept for ``key``, or None (nothing is built)."""
+        with self._lock:
+            return self._take(key)
+
+    def put(self, key: Hashable, tok: Tokenizer) -> None:
+        """Keep ``tok`` for ``key`` (replacing one kept before: a file loaded again)."""
+        with self._lock:
+            self._keep(key, tok)
+
+    def _keep(self, key: Hashable, tok: Tokenizer) -> None:
+        self._built[key] = tok
+        self._built.move_to_end(key)
+        while self._size is not None and len(self._built) > self._size:
+            self._built.popitem(last=False)
+
+    def _take(self, key: Hashable) -> Tokenizer | None:
+        tok = self._built.get(key)
+        if tok is not None:
+            self._built.move_to_end(key)
+        return tok

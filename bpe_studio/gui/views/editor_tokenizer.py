@@ -1,0 +1,119 @@
+"""The row above the editor that says which tokenizer colours its text, and lets the user pick one.
+
+What it does: :class:`EditorTokenizer` lays out a title, a :class:`~.picker.TokenizerPicker`
+and a note. "The run's tokenizer" (the default) leaves the editor on what the run shows (the
+training run at the timeline's step, or the file Load tokenizer… opened); a preset or a file
+is built on first use in a :class:`~..jobs.LatestJob` thread, then kept in the picker's own
+cache; a newer choice supersedes a build under way, and only the latest choice reaches the
+editor (``hub.pick_tokenizer``, None for the run's). Every tokenizer file loaded as the run
+this session is offered too, so it stays at hand after the next Train.
+What it leaves out: the choices themselves (``picker``), reading files (``loader``: the
+controller loads them and this row lists what the state shows) and tokenizing the text
+(``spans``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from ...core import Tokenizer
+from ..hub import StateHub
+from ..jobs import LatestJob
+from ..model.state import Phase
+from ..model.tokenizer_cache import TokenizerCache
+from ..model.tokenizer_source import TokenizerSource
+from ..responsiveness.collector import keep_out_of_collections
+from .common import MUTED, steady_label
+from .picker import RUN, TokenizerPicker
+
+
+class EditorTokenizer(QWidget):
+    """Which tokenizer the editor colours its text with."""
+
+    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        # subtle: a cache of its own, not the pages' (picker.SHARED): the editor's span job
+        # encodes without their ENCODE_LOCK, so it must not share their tokenizers.
+        self.picker = TokenizerPicker(hub, actions=(), cache=TokenizerCache())
+        self.picker.setToolTip(
+            "The tokenizer the editor shows: the run's (trained or loaded), a real model's, or "
+            "any tokenizer file loaded this session"
+        )
+        self.picker.setMinimumContentsLength(22)
+        self.note = steady_label(QLabel(""))
+        self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names files
+        self.note.setStyleSheet(f"color: {MUTED}")
+        title = QLabel("Editor tokenizer")
+        title.setBuddy(self.picker)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(title)
+        layout.addWidget(self.picker)
+        layout.addWidget(self.note, 1)
+        self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
+        self._job = LatestJob("bpe-preset", self)
+        self._job.done.connect(self._on_built)
+        self._job.failed.connect(self._on_failed)
+        self.picker.choice_changed.connect(self._on_choice)
+        hub.reset.connect(self._on_reset)
+
+    @property
+    def busy(self) -> bool:
+        """A tokenizer is being built for the current choice."""
+        return self._job.busy
+
+    @Slot()
+    def _on_reset(self) -> None:
+        loaded = self.hub.state.loaded
+        if self.hub.state.phase is not Phase.LOADED or loaded is None:
+            return
+        if id(loaded) not in self._loaded_ids:
+            self._loaded_ids.add(id(loaded))
+            self.picker.add_file(loaded.vocab_file, loaded.tokenizer, choose=False)
+        # The loaded file is the run now: the editor shows it.
+        self.picker.pick(RUN)
+
+    @Slot()
+    def _on_choice(self) -> None:
+        choice = self.picker.current()
+        if choice is None or choice.key == RUN:
+            self._job.cancel()
+            self.note.setText("")
+            self.hub.pick_tokenizer(None)
+            return
+        tokenizer = self.picker.cache.built(choice.key)
+        if tokenizer is not None:
+            self._show(choice.key, tokenizer)
+            return
+        self.note.setText(f"Loading {choice.label}…")
+        key, get = choice.key, choice.get
+
+        def job(is_stale: Callable[[], bool]) -> tuple[str, Tokenizer]:
+            return key, get()
+
+        self._job.submit(job)
+
+    def _show(self, key: str, tokenizer: Tokenizer) -> None:
+        label = self.picker.itemText(self.picker.findData(key))
+        size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
+        self.note.setText(size)
+        self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
+
+    @Slot(object)
+    def _on_built(self, built: tuple[str, Tokenizer]) -> None:
+        key, tokenizer = built
+        keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
+        if key == self.picker.key:  # the latest choice (a stale build never arrives)
+            self._show(key, tokenizer)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.note.setText(f"Could not load: {message}")
+
+    def shutdown(self) -> None:
+        """Abandon a build under way and wait for its thread (closing the window)."""
+        self._job.shutdown()
