@@ -102,11 +102,12 @@ def _running_text(state: RunState, phase: Phase) -> str:
         if state.bytes_done >= state.bytes_total:
             size = format_bytes(state.bytes_total)
             return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
-        where = state.counting_on
-        what = where[0].upper() + where[1:] + " ·" if where else "Pre-tokenizing:"
+        # On a cluster, where it counts comes last: the amounts are what a narrow window keeps.
+        where = (state.counting_on or "").removeprefix("pre-tokenizing ")
         return (
-            f"{head}{what} {format_bytes(state.bytes_done)} / "
+            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
             f"{format_bytes(state.bytes_total)} · {_times(state)}"
+            + (f" · {where}" if where else "")
         )
     done, target, rate = state.published, state.target_merges, state.rate
     text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"

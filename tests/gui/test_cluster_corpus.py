@@ -49,7 +49,10 @@ def test_records_counted_on_a_local_cluster(qtbot, window, tmp_path, fixtures_di
     # Where it counted, as the status line said during the count.
     assert window.state.counting_on.startswith("pre-tokenizing on the Dask cluster local:2: ")
     counting = dataclasses.replace(window.state, phase=Phase.PRE_TOKENIZING, bytes_done=1)
-    assert status_text(counting).startswith("Pre-tokenizing on the Dask cluster local:2: ")
+    shown = status_text(counting)
+    assert (
+        shown.startswith("Pre-tokenizing: 1 B / ") and " · on the Dask cluster local:2: " in shown
+    )
     qtbot.waitUntil(lambda: not dask_workers(), timeout=30_000)
 
 
