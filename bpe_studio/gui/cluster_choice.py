@@ -9,10 +9,10 @@ What it leaves out: the panel's layout (``controls``), counting (``core.corpus.c
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from ..core.corpus.cluster import LOCAL, parse_address
-from .training_inputs import PROBLEM_STYLE
+from .training_inputs import edit_beside, mark_problem, reveal
 
 # The choices: label, and whether the address edit is shown.
 WHERE = (("This machine", "here"), ("Local Dask cluster", "local"), ("Dask scheduler", "remote"))
@@ -34,15 +34,7 @@ class ClusterChoice(QWidget):
             "(its workers must reach the corpus by the same path or URL). The merges are the "
             "same; the merging runs here"
         )
-        self.address_edit = QLineEdit()
-        self.address_edit.setPlaceholderText("tcp://host:8786")
-        self.address_edit.setMinimumWidth(140)
-        self.address_edit.setVisible(False)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addWidget(self.combo)
-        layout.addWidget(self.address_edit)
+        self.address_edit = edit_beside(self, self.combo, "tcp://host:8786", 140)
         self.combo.currentIndexChanged.connect(self._on_choice)
         self.address_edit.textChanged.connect(self._on_address)
 
@@ -76,15 +68,10 @@ class ClusterChoice(QWidget):
 
     @Slot()
     def _on_choice(self) -> None:
-        remote = self.where() == "remote"
-        self.address_edit.setVisible(remote)
-        if remote:
-            self.address_edit.setFocus()
+        reveal(self.address_edit, self.where() == "remote")
         self._on_address()
 
     @Slot()
     def _on_address(self) -> None:
-        problem = self.problem()
-        self.address_edit.setStyleSheet(PROBLEM_STYLE if problem else "")
-        self.address_edit.setToolTip(problem or "")
+        mark_problem(self.address_edit, self.problem())
         self.changed.emit()
