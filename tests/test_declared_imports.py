@@ -1,6 +1,7 @@
 """Every third-party module the code imports is declared where a fresh install gets it.
 
-A module imported under ``bpe_studio/`` must come from a ``[project]`` dependency, one imported
+A module imported under ``bpe_studio/`` must come from a ``[project]`` dependency or the
+``cluster`` extra (imported only where a feature needs it), one imported
 under ``tests/`` from a dependency or the ``test`` extra (what the README's test command
 installs), one under ``benchmarks/`` from the ``bench`` extra and one under ``scripts/`` from the
 ``dev`` extra (those two need not be installed to be checked). Imports inside functions,
@@ -25,7 +26,14 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 # Folder -> the extras whose requirements (beside the [project] dependencies) it may import.
-ROOTS = {"bpe_studio": (), "tests": ("test",), "benchmarks": ("bench",), "scripts": ("dev",)}
+# The package may import the cluster extra's modules too: only where a feature needs them,
+# saying which extra to install when they are missing (core/sources.py, core/cluster.py).
+ROOTS = {
+    "bpe_studio": ("cluster",),
+    "tests": ("test",),
+    "benchmarks": ("bench",),
+    "scripts": ("dev",),
+}
 # Imported only where the standard library lacks them (guarded by a version check).
 BACKPORTS = {"tomli"}
 

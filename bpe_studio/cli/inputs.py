@@ -20,6 +20,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from ..core.corpus.sources import is_glob_or_url
 from ..progress import ProgressBar
 from .output import CliError
 
@@ -32,9 +33,10 @@ def input_name(user_path: str) -> str:
     return STDIN_NAME if user_path == STDIN else user_path
 
 
-def check_input(user_path: str, what: str = "file") -> None:
-    """Raise :class:`CliError` for an input that is missing or a directory."""
-    if user_path == STDIN:
+def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> None:
+    """Raise :class:`CliError` for an input that is missing or a directory. With ``globs``,
+    a glob or a URL is taken as it is: the core resolves it (``sources``)."""
+    if user_path == STDIN or (globs and is_glob_or_url(user_path)):
         return
     p = Path(user_path)
     if not p.exists():
@@ -45,6 +47,13 @@ def check_input(user_path: str, what: str = "file") -> None:
 
 def is_regular(user_path: str) -> bool:
     return user_path != STDIN and stat.S_ISREG(os.stat(user_path).st_mode)
+
+
+def is_stream(user_path: str) -> bool:
+    """Standard input, a pipe or a device: read once, so copied to a file first."""
+    if user_path == STDIN:
+        return True
+    return not is_glob_or_url(user_path) and not is_regular(user_path)
 
 
 def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str) -> None:
@@ -71,15 +80,16 @@ def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str) -> None:
 
 @contextmanager
 def input_files(user_paths: Sequence[str]) -> Iterator[list[str]]:
-    """Paths of regular files holding what ``user_paths`` hold, in order: a regular file
-    itself, anything else (``-``, a pipe, a character device) copied into a temporary file,
+    """Paths of regular files holding what ``user_paths`` hold, in order: a regular file (or a
+    glob or a URL) itself, anything else (``-``, a pipe, a character device) copied into a
+    temporary file,
     removed when the block ends. Errors raised in the block (``ValueError``: invalid UTF-8,
     text the pattern leaves out) that name a copy name the user's path instead."""
     with ExitStack() as stack:
         paths: list[str] = []
         copies: dict[str, str] = {}
         for user_path in user_paths:
-            if is_regular(user_path):
+            if not is_stream(user_path):
                 paths.append(user_path)
                 continue
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bpe-studio-"))

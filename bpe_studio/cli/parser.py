@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import __version__
 from ..core import pretokenizer
+from ..core.corpus.cluster import parse_address
 from ..core.corpus.counting import resolve_workers
 from ..core.formats.files import FORMATS
 from ..core.pretokenization.names import NAMES_HELP
@@ -64,6 +65,15 @@ def _pattern(text: str) -> str:
         return pretokenizer(text).name or text
     except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _cluster(text: str) -> str:
+    """A --cluster value, checked by the core's rule (``cluster.parse_address``)."""
+    try:
+        parse_address(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
 
 
 PATTERN_NAMES = NAMES_HELP
@@ -137,8 +147,27 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         "corpus",
         metavar="CORPUS",
         nargs="+",
-        help="UTF-8 text file(s), or - for standard input (pipes are read too); several are "
-        "counted together as one corpus",
+        help="UTF-8 text file(s), or - for standard input (pipes are read too); globs (quote "
+        "them: 'shards/part-*.txt.gz'), compressed files (.gz .bz2 .xz .zst), URLs (memory://, "
+        "s3://, gs://, hf://datasets/... with their fsspec package), and records: each "
+        "record's text field in .jsonl and .parquet files is one document. Several are "
+        "counted together as one corpus; no pre-token crosses two files or two records",
+    )
+    train.add_argument(
+        "--text-field",
+        metavar="NAME",
+        default=None,
+        help="the field of .jsonl and .parquet records that holds their text (default: text)",
+    )
+    train.add_argument(
+        "--cluster",
+        type=_cluster,
+        metavar="ADDRESS",
+        default=None,
+        help="count the pre-tokens on a Dask cluster: local (a cluster of this machine's "
+        "cores), local:N (N worker processes) or a scheduler's tcp://HOST:PORT, whose workers "
+        "reach the corpus by the same path or URL. The merges are the same. Needs "
+        "pip install 'bpe-studio[cluster]'",
     )
     train.add_argument(
         "--vocab-size",

@@ -14,7 +14,6 @@ so far and writes them (exit 130). What it leaves out: the training itself (``co
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shlex
 import sys
@@ -22,6 +21,9 @@ import time
 from pathlib import Path
 
 from ..core import BpeTrainer, Tokenizer, trainer_from_file
+from ..core.corpus.records import DEFAULT_TEXT_FIELD
+from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
+from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
 from ..core.io.display import readable_token
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
@@ -29,7 +31,7 @@ from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
 from .convert import check_tokenizer_out, pattern_note, save
-from .inputs import STDIN, check_input, input_files, input_name, is_regular
+from .inputs import STDIN, check_input, input_files, input_name, is_regular, is_stream
 from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, plural
 
 
@@ -63,12 +65,29 @@ def _check_corpora(paths: list[str]) -> None:
     input) at most once."""
     seen: dict[Path, str] = {}
     for path in paths:
+        if is_glob_or_url(path):
+            continue  # resolved by the core, then checked by _check_files
         if path != STDIN and Path(path).is_dir():
             raise CliError(f"{path}: is a directory; CORPUS names text files")
         check_input(path, "corpus file")
         same = seen.setdefault(Path(path) if path == STDIN else Path(path).resolve(), path)
         if same != path or paths.count(path) > 1:
             raise CliError(f"{path}: given twice as a corpus file (it would be counted twice)")
+
+
+def _check_files(files: list[CorpusFile], text_field: str | None) -> None:
+    """No file is counted twice (two globs may match the same one), and ``--text-field``
+    is given only for a corpus that has records."""
+    seen: set[str] = set()
+    for f in files:
+        if f.url in seen:
+            raise CliError(f"{f.name}: named twice as a corpus file (it would be counted twice)")
+        seen.add(f.url)
+    if text_field is not None and all(f.kind is Kind.TEXT for f in files):
+        raise CliError(
+            f"--text-field {text_field}: the corpus has no .jsonl or .parquet file; plain "
+            "text files are documents as they are"
+        )
 
 
 def _status(message: str) -> None:
@@ -99,18 +118,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     corpora: list[str] = list(args.corpus)
     _check_corpora(corpora)
     _check_vocab_size(args.vocab_size, specials)
-    regular = [p for p in corpora if is_regular(p)]
+    regular = [p for p in corpora if not is_glob_or_url(p) and is_regular(p)]
     check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=regular)
     # The corpus named in messages: the file, or all of them when there are several.
     first = input_name(corpora[0])
     named = first if len(corpora) == 1 else f"{first} (and {len(corpora) - 1} more)"
     start = time.perf_counter()
     with input_files(corpora) as paths:
-        if sum(os.path.getsize(p) for p in paths) == 0:
+        files = corpus_files(paths)
+        _check_files(files, args.text_field)
+        # Files a glob matched are inputs too, which the tokenizer must not replace.
+        local = [f.url for f in files if f.local and not is_stream(f.url)]
+        check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=local)
+        if sum(f.size for f in files) == 0:
             raise _nothing_learned(
-                named, "the file is empty" if len(corpora) == 1 else "the files are empty"
+                named, "the file is empty" if len(files) == 1 else "the files are empty"
             )
-        trainer = _count(args, paths, specials, named)
+        trainer = _count(args, files, specials, named)
     if not trainer.top_pairs(1):
         raise _nothing_learned(
             named,
@@ -160,13 +184,14 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def _count(
-    args: argparse.Namespace, paths: list[str], specials: list[str], named: str
+    args: argparse.Namespace, files: list[CorpusFile], specials: list[str], named: str
 ) -> BpeTrainer:
-    """Pre-tokenize the corpus ``paths`` into a trainer, with a progress bar."""
+    """Pre-tokenize the corpus ``files`` into a trainer, with a progress bar (on a cluster,
+    it moves as each task ends)."""
     bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
     try:
         trainer = trainer_from_file(
-            paths[0] if len(paths) == 1 else paths,
+            files,
             args.vocab_size,
             specials,
             workers=args.workers,
@@ -174,6 +199,8 @@ def _count(
             pattern=args.pattern,
             engine=args.engine,
             status=_status,
+            cluster=args.cluster,
+            text_field=args.text_field or DEFAULT_TEXT_FIELD,
         )
     except KeyboardInterrupt:
         raise _nothing_learned(

@@ -18,7 +18,9 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .corpus.counting import CorpusError, TrainingCancelled, count_file, count_text
+    from .corpus.counting import TrainingCancelled, count_text
+    from .corpus.sources import CorpusError
+    from .corpus.tasks import count_file
     from .encode.token_spans import TokenSpan
     from .encode.tokenizer import Tokenizer
     from .explain.compression import CompressionCurve
@@ -34,9 +36,9 @@ if TYPE_CHECKING:
 # process's memory (docs/training.md, "Memory").
 _WHERE = {
     "CompressionCurve": "explain.compression",
-    "CorpusError": "corpus.counting",
+    "CorpusError": "corpus.sources",
     "TrainingCancelled": "corpus.counting",
-    "count_file": "corpus.counting",
+    "count_file": "corpus.tasks",
     "count_text": "corpus.counting",
     "EncodeStep": "explain.steps",
     "MergeNode": "explain.steps",

@@ -27,6 +27,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core import Tokenizer
+from ..core.corpus.records import DEFAULT_TEXT_FIELD
+from ..core.corpus.sources import is_glob_or_url
 from ..core.formats.data import TokenizerData
 from ..core.formats.files import DEFAULT_NAME, save_data
 from ..core.formats.tiktoken_file import sidecar_name
@@ -34,13 +36,14 @@ from ..core.train.vocab import BYTE_TOKENS, initial_vocab
 from .controls import nothing_learned
 from .hub import StateHub
 from .loader import OfferedTokenizer, TokenizerLoader
+from .model.corpus_source import CorpusSource, corpus_source
 from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .model.tokenizer_source import TokenizerSource
 from .responsiveness import frame_budget
 from .responsiveness.collector import keep_out_of_collections
 from .responsiveness.trainer_hold import GuiTurn
 from .session import TrainingSession
-from .worker import TrainingConfig
+from .worker import TrainingConfig, describe_error
 
 # The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
 SAVED_FILES: dict[str, tuple[str, ...]] = {
@@ -115,28 +118,42 @@ class Controller(QObject):
             self.hub.discard_run()
         return True
 
-    def _corpus_problem(self, p: Path) -> str | None:
-        """Why ``p`` cannot be trained on (naming it), or None."""
-        if not p.exists():
-            return f"{p}: no such file"
-        if not p.is_file():
-            return f"{p}: not a regular file"
+    def _corpus_problem(self, paths: list[str]) -> tuple[CorpusSource | None, str | None]:
+        """The corpus ``paths`` name, or why it cannot be trained on (naming the file)."""
+        for path in paths:
+            if is_glob_or_url(path):
+                continue
+            p = Path(path)
+            if not p.exists():
+                return None, f"{p}: no such file"
+            if not p.is_file():
+                return None, f"{p}: not a regular file"
         try:
-            empty = p.stat().st_size == 0
-        except OSError as error:
-            return f"{p}: {error.strerror or error}"
-        return f"{p}: the file is empty: there is nothing to train on" if empty else None
+            source = corpus_source(paths)
+        except (OSError, ValueError) as error:
+            return None, describe_error(error)
+        if source.size == 0:
+            empty = "the file is empty" if source.files == 1 else "the files are empty"
+            named = paths[0] if len(paths) == 1 else source.name
+            return None, f"{named}: {empty}: there is nothing to train on"
+        return source, None
 
     # -------------------------------------------------------------- corpus
-    def open_corpus(self, path: str | os.PathLike) -> bool:
-        p = Path(path).expanduser()
-        problem = self._corpus_problem(p)
-        if problem is not None:
-            self.error.emit("Cannot open corpus", problem)
+    def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:
+        """Open a corpus: a text file, or several files, a glob or URLs counted as one
+        (compressed files, JSON Lines and Parquet records too)."""
+        given = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else path
+        paths = [p if is_glob_or_url(p) else os.path.abspath(os.path.expanduser(p)) for p in given]
+        source, problem = self._corpus_problem(paths)
+        if source is None:
+            self.error.emit("Cannot open corpus", problem or "")
             return False
-        if p.resolve() != self.hub.state.corpus and not self._may_discard("Opening another corpus"):
+        old = self.hub.state.corpus_source
+        if (old is None or old.paths != source.paths) and not self._may_discard(
+            "Opening another corpus"
+        ):
             return False
-        self.hub.set_corpus(p.resolve())
+        self.hub.set_corpus(source)
         return True
 
     # ------------------------------------------------------------ training
@@ -146,20 +163,25 @@ class Controller(QObject):
         special_tokens: tuple[str, ...],
         workers: int | None,
         pattern: str = "gpt2",
+        text_field: str = DEFAULT_TEXT_FIELD,
+        cluster: str | None = None,
     ) -> bool:
         if self.busy:
             return False
-        corpus = self.hub.state.corpus
-        if corpus is None:
+        opened = self.hub.state.corpus_source
+        if opened is None:
             self.error.emit("No corpus", "Open a corpus file first (or drop one on the window).")
             return False
-        problem = self._corpus_problem(corpus)  # it may have changed since it was opened
-        if problem is not None:
-            self.error.emit("Cannot train", problem)
+        # It may have changed since it was opened.
+        source, problem = self._corpus_problem(list(opened.paths))
+        if source is None:
+            self.error.emit("Cannot train", problem or "")
             return False
         if not self._may_discard("Training again", now=False):
             return False
-        config = TrainingConfig(corpus, vocab_size, special_tokens, workers, pattern)
+        config = TrainingConfig(
+            source.paths, vocab_size, special_tokens, workers, pattern, text_field, cluster
+        )
         self._pattern = pattern
         state = self.hub.state
         # subtle: a shallow copy is enough: begin_run replaces the record, vocabularies and
@@ -230,7 +252,7 @@ class Controller(QObject):
         state = self.hub.state
         before, self._before_run = self._before_run, None
         if result is None:
-            name = state.corpus.name if state.corpus else "the corpus"
+            name = state.corpus_source.name if state.corpus_source else "the corpus"
             message = f"Training on {name} failed.\n\n{state.error}"
             if before is not None and state.merges_done == 0:
                 # Nothing new was learned: the tokenizer that was on screen comes back.

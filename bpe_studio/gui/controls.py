@@ -14,13 +14,13 @@ What it leaves out: what the buttons do (the main window connects them).
 from __future__ import annotations
 
 import html
-from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QMenu,
     QProgressBar,
     QPushButton,
@@ -31,9 +31,12 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.corpus.counting import available_cores
+from ..core.corpus.records import DEFAULT_TEXT_FIELD
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
 from ..core.train.vocab import BYTE_TOKENS
+from .cluster_choice import ClusterChoice
 from .hub import StateHub
+from .model.corpus_source import CorpusSource
 from .model.state import Phase, RunState
 from .training_inputs import (
     PROBLEM_STYLE,
@@ -99,9 +102,12 @@ def _running_text(state: RunState, phase: Phase) -> str:
         if state.bytes_done >= state.bytes_total:
             size = format_bytes(state.bytes_total)
             return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
+        # On a cluster, where it counts comes last: the amounts are what a narrow window keeps.
+        where = (state.counting_on or "").removeprefix("pre-tokenizing ")
         return (
             f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
             f"{format_bytes(state.bytes_total)} · {_times(state)}"
+            + (f" · {where}" if where else "")
         )
     done, target, rate = state.published, state.target_merges, state.rate
     text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"
@@ -116,7 +122,7 @@ def nothing_learned(state: RunState) -> str:
     assert result is not None
     if result.stopped:
         return "Stopped before the first merge: nothing was learned, so there is nothing to save"
-    name = state.corpus.name if state.corpus else "the corpus"
+    name = state.corpus_source.name if state.corpus_source else "the corpus"
     try:
         empty = state.corpus is not None and state.corpus.stat().st_size == 0
     except OSError:
@@ -138,8 +144,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         if vocab_file == merges_file:
             return f"Loading {vocab_file.name}…"
         return f"Loading {vocab_file.name} and {merges_file.name}…"
-    if new_corpus and state.corpus is not None:
-        return f"Ready to train on {state.corpus.name}"
+    if new_corpus and state.corpus_source is not None:
+        return f"Ready to train on {state.corpus_source.name}"
     if state.load_error is not None:
         return f"Loading failed: {state.load_error.splitlines()[0]}"
     if phase.training:
@@ -167,8 +173,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
                 f"{len(result.vocab):,} of {size:,}"
             )
         return f"Done: {n:,} merges ({took})"
-    if phase is Phase.IDLE and state.corpus is not None:
-        return f"Ready to train on {state.corpus.name}"
+    if phase is Phase.IDLE and state.corpus_source is not None:
+        return f"Ready to train on {state.corpus_source.name}"
     if phase is Phase.LOADED and state.loaded is not None:
         loaded, tok = state.loaded, state.loaded.tokenizer
         specials = loaded.special_tokens
@@ -191,6 +197,21 @@ class TrainingPanel(QWidget):
         self.setObjectName("trainingPanel")
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self.open_button = QPushButton("Open corpus…")
+        self.open_button.setToolTip(
+            "Text files (several are one corpus), compressed (.gz .bz2 .xz .zst), or records: "
+            "each record's text field in .jsonl and .parquet files is one document"
+        )
+        self.glob_button = QPushButton("Glob or URL…")
+        self.glob_button.setToolTip(
+            "A glob (shards/part-*.txt.gz) or URLs (s3://, gs://, hf://datasets/...) counted "
+            "as one corpus"
+        )
+        self.text_field_edit = QLineEdit(DEFAULT_TEXT_FIELD)
+        self.text_field_edit.setToolTip("The field of each record that holds its text")
+        self.text_field_edit.setMaximumWidth(90)
+        self.text_field_label = QLabel("Text field")
+        self.text_field_label.setBuddy(self.text_field_edit)
+        self.cluster_choice = ClusterChoice()
         self.corpus_label = QLabel("No corpus: open one or drop a file on the window")
         self.corpus_label.setStyleSheet(f"color: {MUTED}")
         self.corpus_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -248,8 +269,11 @@ class TrainingPanel(QWidget):
         grid.setVerticalSpacing(6)
         row1 = QHBoxLayout()
         row1.addWidget(self.open_button)
+        row1.addWidget(self.glob_button)
         row1.addSpacing(6)
         row1.addWidget(self.corpus_label, 1)
+        row1.addWidget(self.text_field_label)
+        row1.addWidget(self.text_field_edit)
         for text, widget in (
             ("Vocabulary size", self.vocab_spin),
             ("Pattern", self.pattern_choice),
@@ -264,6 +288,11 @@ class TrainingPanel(QWidget):
         row2 = QHBoxLayout()
         for button in (self.train_button, self.pause_button, self.stop_button):
             row2.addWidget(button)
+        row2.addSpacing(12)
+        count_on = QLabel("Count on")
+        count_on.setBuddy(self.cluster_choice)
+        row2.addWidget(count_on)
+        row2.addWidget(self.cluster_choice)
         row2.addSpacing(12)
         row2.addWidget(self.progress)
         row2.addWidget(self.status, 1)
@@ -294,7 +323,11 @@ class TrainingPanel(QWidget):
         grid.setColumnStretch(0, 1)
         self._hub: StateHub | None = None
         # The corpus of the run on screen; another one opened since: its outcome is old news.
-        self._run_corpus: Path | None = None
+        self._run_corpus: CorpusSource | None = None
+        self.text_field_label.setVisible(False)
+        self.text_field_edit.setVisible(False)
+        self.text_field_edit.textChanged.connect(self._check_inputs)
+        self.cluster_choice.changed.connect(self._check_inputs)
         self.specials_edit.textChanged.connect(self._check_inputs)
         self.vocab_spin.valueChanged.connect(self._check_inputs)
         self.pattern_choice.changed.connect(self._check_inputs)
@@ -306,11 +339,19 @@ class TrainingPanel(QWidget):
     def pattern(self) -> str:
         return self.pattern_choice.pattern()
 
+    def text_field(self) -> str:
+        return self.text_field_edit.text().strip() or DEFAULT_TEXT_FIELD
+
+    def cluster(self) -> str | None:
+        """Where to count: None (this machine's processes) or a cluster address."""
+        return self.cluster_choice.address(self.workers_spin.value())
+
     def input_problem(self) -> str | None:
         """The first reason the inputs cannot be trained, in words; None when they can."""
         return (
             vocab_size_problem(self.vocab_spin.value(), self.special_tokens())
             or self.pattern_choice.problem()
+            or self.cluster_choice.problem()
         )
 
     @property
@@ -320,7 +361,7 @@ class TrainingPanel(QWidget):
         return (
             state is not None
             and state.phase in (Phase.FINISHED, Phase.STOPPED, Phase.FAILED)
-            and state.corpus != self._run_corpus
+            and state.corpus_source != self._run_corpus
         )
 
     @Slot()
@@ -363,17 +404,32 @@ class TrainingPanel(QWidget):
 
     @Slot()
     def _on_reset(self) -> None:
-        self._run_corpus = self._bound_hub().state.corpus
+        self._run_corpus = self._bound_hub().state.corpus_source
 
     @Slot()
     def _show_corpus(self) -> None:
         state = self._bound_hub().state
         if state.phase in (Phase.IDLE, Phase.LOADED):
-            self._run_corpus = state.corpus  # no run on screen to make old news
+            self._run_corpus = state.corpus_source  # no run on screen to make old news
+        source = state.corpus_source
+        records = source is not None and source.records
+        self.text_field_label.setVisible(records)
+        self.text_field_edit.setVisible(records)
         path = state.corpus
-        if path is None:
+        if source is None:
             self.corpus_label.setText("No corpus: open one or drop a file on the window")
             self.corpus_label.setToolTip("")
+            return
+        if path is None:
+            files = f"{source.files:,} files · " if source.files != 1 else ""
+            what = "records" if source.records else "text"
+            self.corpus_label.setText(
+                f"<b>{html.escape(source.name)}</b> <span style='color:{MUTED}'>· {what} · "
+                f"{files}{format_bytes(source.size)} stored</span>"
+            )
+            self.corpus_label.setToolTip(
+                "<p>" + "<br>".join(html.escape(p) for p in source.paths) + "</p>"
+            )
             return
         try:
             size = format_bytes(path.stat().st_size)
@@ -398,10 +454,14 @@ class TrainingPanel(QWidget):
             self.specials_edit,
             self.workers_spin,
             self.load_button,
+            self.glob_button,
+            self.text_field_edit,
+            self.cluster_choice,
         ):
             widget.setEnabled(not busy)
         problem = self.input_problem()
-        self.train_button.setEnabled(not busy and state.corpus is not None and problem is None)
+        ready = state.corpus_source is not None and problem is None
+        self.train_button.setEnabled(not busy and ready)
         self.train_button.setToolTip(problem or "")
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from ..core import MergeStep
 from ..core.train.pair_history import PairHistory
+from .model.corpus_source import CorpusSource
 from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .model.tokenizer_source import TokenizerSource
 
@@ -51,8 +52,9 @@ class StateHub(QObject):
         return self.state.published
 
     # ------------------------------------------------------------ corpus
-    def set_corpus(self, path: Path | None) -> None:
-        self.state.corpus = path
+    def set_corpus(self, source: CorpusSource | None) -> None:
+        self.state.corpus_source = source
+        self.state.corpus = source.plain if source is not None else None
         self.state.load_error = None  # a failed load's news ends with the next action
         self.corpus_changed.emit()
         self.updated.emit()
@@ -72,6 +74,7 @@ class StateHub(QObject):
         s.step, s.live, s.selected_token = 0, True, None
         s.bytes_done = s.bytes_total = 0
         s.compiling = False
+        s.counting_on = None
         s.rate = s.elapsed = 0.0
         s.merge_start = s.remaining = None
         s.selected_in = None
@@ -92,6 +95,10 @@ class StateHub(QObject):
 
     def set_progress(self, done: int, total: int) -> None:
         self.state.bytes_done, self.state.bytes_total = done, total
+
+    def set_counting_on(self, where: str) -> None:
+        """Where the pre-tokens are counted (a cluster; shown next frame)."""
+        self.state.counting_on = where
 
     def set_compiling(self, compiling: bool) -> None:
         """Whether the merge engine is compiling now (shown next frame)."""
@@ -148,7 +155,7 @@ class StateHub(QObject):
             phase = Phase.FAILED
         else:
             phase = Phase.STOPPED if result.stopped else Phase.FINISHED
-            name = s.corpus.name if s.corpus else "corpus"
+            name = s.corpus_source.name if s.corpus_source else "corpus"
             self.show_tokenizer(
                 TokenizerSource(
                     f"Tokenizer: trained on {name}, {len(result.merges):,} merges",
@@ -164,6 +171,7 @@ class StateHub(QObject):
         """Show an earlier state again (the run on screen before a Train that failed before
         its first merge); the picked tokenizer and the corpus stay as they are now."""
         state.picked, state.corpus = self.state.picked, self.state.corpus
+        state.corpus_source = self.state.corpus_source
         state.selected_token = state.selected_in = None  # the views forget it on reset
         self.state = state
         self.reset.emit()
@@ -176,7 +184,7 @@ class StateHub(QObject):
         """Drop the run (or loaded tokenizer) on screen: every view shows none, as at start.
         The corpus and the editor's picked tokenizer stay."""
         old = self.state
-        self.state = RunState(corpus=old.corpus, picked=old.picked)
+        self.state = RunState(corpus=old.corpus, corpus_source=old.corpus_source, picked=old.picked)
         self.reset.emit()
         self.tokenizer_changed.emit()
         self.phase_changed.emit(Phase.IDLE)

@@ -53,6 +53,12 @@ from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
 from .views.vocab_table import VocabTableView
 
+# What Open corpus offers: text (plain or compressed) and records.
+CORPUS_FILTERS = (
+    "Corpora (*.txt *.text *.md *.gz *.bz2 *.xz *.zst *.jsonl *.ndjson *.parquet);;"
+    "Text files (*.txt *.text *.md);;JSON Lines records (*.jsonl *.jsonl.gz *.jsonl.zst);;"
+    "Parquet records (*.parquet);;All files (*)"
+)
 SAMPLE_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
     "sunshine with her dog, Max.\n"
@@ -143,6 +149,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         for signal in (self.hub.reset, self.hub.corpus_changed, self.tabs.currentChanged):
             signal.connect(self._end_notices)
         p.open_button.clicked.connect(self._choose_corpus)
+        p.glob_button.clicked.connect(self._ask_glob)
         p.train_button.clicked.connect(self.start_training)
         p.pause_button.clicked.connect(c.toggle_pause)
         p.stop_button.clicked.connect(c.stop_training)
@@ -228,7 +235,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.error_box = box
 
     # ----------------------------------------------- actions (also for tests)
-    def open_corpus(self, path: str | os.PathLike) -> bool:
+    def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:
+        """Open a corpus: a file, or several paths, globs or URLs counted as one."""
         return self.controller.open_corpus(path)
 
     @Slot()
@@ -239,7 +247,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             self.show_error("Cannot train", problem)
             return False
         return self.controller.start_training(
-            p.vocab_spin.value(), p.special_tokens(), p.workers_spin.value(), p.pattern()
+            p.vocab_spin.value(),
+            p.special_tokens(),
+            p.workers_spin.value(),
+            p.pattern(),
+            p.text_field(),
+            p.cluster(),
         )
 
     def toggle_pause(self) -> None:
@@ -288,14 +301,28 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     @Slot()
     def _choose_corpus(self) -> None:
         corpus = self.state.corpus
-        path, _ = QFileDialog.getOpenFileName(
+        paths, _ = QFileDialog.getOpenFileNames(
             self,
-            "Open corpus",
+            "Open corpus (several files are one corpus)",
             str(corpus.parent) if corpus else "",
-            "Text files (*.txt *.text *.md);;All files (*)",
+            CORPUS_FILTERS,
         )
-        if path:
-            self.open_corpus(path)
+        if paths:
+            self.open_corpus(paths[0] if len(paths) == 1 else paths)
+
+    @Slot()
+    def _ask_glob(self) -> None:
+        source = self.state.corpus_source
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Open corpus by glob or URL")
+        dialog.setLabelText(
+            "A glob or URLs, separated by spaces (counted as one corpus):\n"
+            "shards/part-*.txt.gz   s3://bucket/web/*.parquet   hf://datasets/..."
+        )
+        dialog.setTextValue(" ".join(source.paths) if source is not None else "")
+        dialog.resize(560, dialog.sizeHint().height())
+        if dialog.exec() and dialog.textValue().split():
+            self.open_corpus(dialog.textValue().split())
 
     @Slot()
     def _choose_heldout(self) -> None:
@@ -341,8 +368,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         event.acceptProposedAction()
         if is_tokenizer_file(path):
             self.load_tokenizer(path)
-        else:
+        elif len(urls) == 1:
             self.open_corpus(path)
+        else:  # several files dropped together are one corpus
+            self.open_corpus([u.toLocalFile() for u in urls if u.isLocalFile()])
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.timeline.shutdown()

@@ -146,6 +146,7 @@ class TrainingSession(QObject):
         worker.merges_done.connect(self._on_merges_done, _QUEUED)
         worker.paused.connect(self._on_worker_paused, _QUEUED)
         worker.failed.connect(self._on_failed, _QUEUED)
+        worker.status.connect(self.hub.set_counting_on, _QUEUED)
         worker.finished.connect(self._on_finished, _QUEUED)
         worker.finished.connect(thread.quit, Qt.ConnectionType.DirectConnection)
         thread.finished.connect(self._on_thread_finished, _QUEUED)

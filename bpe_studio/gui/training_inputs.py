@@ -97,15 +97,9 @@ class PatternChoice(QWidget):
         for label, name in PATTERN_CHOICES:
             self.combo.addItem(label, name)
         self.combo.setToolTip("How the corpus is split into pre-tokens before merging")
-        self.regex_edit = QLineEdit()
-        self.regex_edit.setPlaceholderText(r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
-        self.regex_edit.setMinimumWidth(160)
-        self.regex_edit.setVisible(False)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addWidget(self.combo)
-        layout.addWidget(self.regex_edit, 1)
+        self.regex_edit = edit_beside(
+            self, self.combo, r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+", 160
+        )
         self.combo.currentIndexChanged.connect(self._on_choice)
         self.regex_edit.textChanged.connect(self._on_regex)
 
@@ -137,15 +131,38 @@ class PatternChoice(QWidget):
 
     @Slot()
     def _on_choice(self) -> None:
-        custom = self.combo.currentData() is None
-        self.regex_edit.setVisible(custom)
-        if custom:
-            self.regex_edit.setFocus()
+        reveal(self.regex_edit, self.combo.currentData() is None)
         self._on_regex()
 
     @Slot()
     def _on_regex(self) -> None:
-        problem = self.problem()
-        self.regex_edit.setStyleSheet(PROBLEM_STYLE if problem else "")
-        self.regex_edit.setToolTip(problem or "")
+        mark_problem(self.regex_edit, self.problem())
         self.changed.emit()
+
+
+def edit_beside(owner: QWidget, combo: QComboBox, placeholder: str, width: int) -> QLineEdit:
+    """Lay out ``combo`` in ``owner`` with a line edit beside it, hidden until a choice needs
+    it (:func:`reveal`); returns the edit."""
+    edit = QLineEdit()
+    edit.setPlaceholderText(placeholder)
+    edit.setMinimumWidth(width)
+    edit.setVisible(False)
+    layout = QHBoxLayout(owner)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(4)
+    layout.addWidget(combo)
+    layout.addWidget(edit, 1)
+    return edit
+
+
+def reveal(edit: QLineEdit, shown: bool) -> None:
+    """Show the edit a choice needs (and put the cursor in it), or hide it."""
+    edit.setVisible(shown)
+    if shown:
+        edit.setFocus()
+
+
+def mark_problem(edit: QLineEdit, problem: str | None) -> None:
+    """A red border and the problem as the tooltip while there is one."""
+    edit.setStyleSheet(PROBLEM_STYLE if problem else "")
+    edit.setToolTip(problem or "")

@@ -24,7 +24,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core import MergeStep, TrainingCancelled, trainer_from_file
+from ..core.corpus.records import DEFAULT_TEXT_FIELD
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
+from ..core.train import merge_engine
 from ..core.train.vocab import check_vocab_size, initial_vocab
 from .model.state import TrainingResult
 from .responsiveness.busy import GUI_HOLD_LIMIT
@@ -35,11 +37,13 @@ TOP_PAIRS = 20  # pairs the trainer records before every merge (the pair chart's
 
 @dataclass(frozen=True, slots=True)
 class TrainingConfig:
-    corpus: Path
+    corpus: Path | tuple[str, ...]  # a file, or paths, globs and URLs counted as one corpus
     vocab_size: int
     special_tokens: tuple[str, ...] = (DEFAULT_SPECIAL_TOKEN,)
     workers: int | None = None
     pattern: str = "gpt2"  # a pattern name or a regex string (``core.pattern``)
+    text_field: str = DEFAULT_TEXT_FIELD  # of JSON Lines and Parquet records
+    cluster: str | None = None  # count on a Dask cluster (``core.corpus.cluster``)
 
 
 def describe_error(error: BaseException) -> str:
@@ -139,6 +143,7 @@ class TrainingWorker(QObject):
     # ``turn.end_shown`` before it frees its working state and emits ``finished``.
     merges_done = Signal()
     paused = Signal(bool)
+    status = Signal(str)  # where the counting runs (a cluster's tasks and workers)
     failed = Signal(str)
     finished = Signal(object)  # TrainingResult, or None after ``failed``
 
@@ -168,6 +173,11 @@ class TrainingWorker(QObject):
         if self.control.paused:
             self._pause()
 
+    def _status(self, message: str) -> None:
+        # The session learns of a compile from the core itself (merge_engine.compiling).
+        if message != merge_engine.COMPILING:
+            self.status.emit(message)
+
     def _pause(self) -> float:
         self.paused.emit(True)
         waited = self.control.wait_while_paused()
@@ -183,7 +193,7 @@ class TrainingWorker(QObject):
         # Counting, and (for a big corpus) loading the compiled merge engine meanwhile; the
         # session asks the core whether it is compiling (merge_engine.compiling).
         trainer = trainer_from_file(
-            cfg.corpus,
+            list(cfg.corpus) if isinstance(cfg.corpus, tuple) else cfg.corpus,
             cfg.vocab_size,
             specials,
             workers=cfg.workers,
@@ -191,6 +201,9 @@ class TrainingWorker(QObject):
             cancel_event=control.cancel_event,
             pattern=cfg.pattern,
             record_pairs=TOP_PAIRS,
+            cluster=cfg.cluster,
+            text_field=cfg.text_field,
+            status=self._status,
         )
         self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)

@@ -322,6 +322,7 @@ def test_counts_of_a_file_without_line_breaks_are_the_whole_texts(tmp_path, patt
     from reference_bpe import pretoken_counts
     from reference_encoder import published
 
+    from bpe_studio.core import count_file
     from bpe_studio.core.corpus import counting as corpus_module
     from bpe_studio.core.pretokenization.boundaries import chunk_boundaries, cut_rules
     from bpe_studio.core.pretokenization.specials import Specials
@@ -333,7 +334,7 @@ def test_counts_of_a_file_without_line_breaks_are_the_whole_texts(tmp_path, patt
     oracle = {"gpt2": "r50k_base", "cl100k": "cl100k_base", "o200k": "o200k_base"}[pattern]
     expected = pretoken_counts(text, [EOT], published(oracle)["pat_str"])
     monkeypatch.setattr(corpus_module, "IN_PROCESS_CHUNK", 32 * 1024)
-    assert corpus_module.count_file(path, [EOT], workers=1, pattern=pattern) == expected
+    assert count_file(path, [EOT], workers=1, pattern=pattern) == expected
 
 
 def test_no_cut_falls_inside_a_special_token_that_began_before_the_scan(tmp_path):

@@ -56,6 +56,7 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     from bpe_studio.core import trainer_from_file
     from bpe_studio.core.train.vocab import initial_vocab
     from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.model.corpus_source import corpus_source
     from bpe_studio.gui.model.state import RunSettings
     from bpe_studio.gui.responsiveness import frame_budget
 
@@ -65,7 +66,7 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     trainer = trainer_from_file(DEMO_CORPUS, 1500, ["<|endoftext|>"], record_pairs=20)
     steps = list(trainer)
     hub = window.hub
-    hub.set_corpus(DEMO_CORPUS)
+    hub.set_corpus(corpus_source([str(DEMO_CORPUS)]))
     specials = ("<|endoftext|>",)
     hub.begin_run(RunSettings(1500, specials, len(steps), "gpt2"), initial_vocab(list(specials)))
     hub.set_progress(10, 100)

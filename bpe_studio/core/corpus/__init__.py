@@ -1,2 +1,5 @@
-"""Corpora: reading training text and counting its pre-tokens, in parallel worker processes
-(``counting``). What it leaves out: merging (``train``)."""
+"""Corpora: reading training text and counting its pre-tokens. ``sources``: where a corpus's
+files are (paths, globs, fsspec URLs, compression); ``records``: JSON Lines and Parquet
+records as documents; ``counting``: the counting primitives and byte-range workers;
+``tasks``: a corpus as counting tasks, run in this machine's processes (``count_file``);
+``cluster``: the same tasks on a Dask cluster. What it leaves out: merging (``train``)."""

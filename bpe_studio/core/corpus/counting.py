@@ -1,14 +1,15 @@
-"""Corpus files: checks, reading in chunks, and parallel counting of their pre-tokens.
+"""Counting pre-tokens: the primitives every corpus task uses, and the byte-range worker.
 
-What it does: turns text (or files, read in pieces by worker processes) into
+What it does: turns text (or byte ranges of files, read by worker processes) into
 ``{pretoken_bytes: count}`` under a pre-tokenization pattern (GPT-2's unless told otherwise).
 Special tokens are split out first and never counted; pre-tokens never cross a special token.
-Files are cut where counting chunk by chunk gives exactly the counts of the whole text
-(``boundaries.chunk_boundaries``, with the pattern's cut rules: for a custom regex only before
-special tokens). Several files are one corpus: their counts add up, and no pre-token joins the
-end of one file to the start of the next. Also the one rule for a ``workers`` argument
+A text is counted a piece at a time, cut where counting piece by piece gives exactly the
+counts of the whole text (``boundaries``, with the pattern's cut rules). Partial counts travel
+packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). Also the sizes
+that decide how a corpus is cut, the one rule for a ``workers`` argument
 (:func:`resolve_workers`) and the choice of how worker processes start. What it leaves out:
-the patterns themselves (``pattern``), merging (``trainer``), encoding (``tokenizer``).
+which files and tasks (``sources``, ``tasks``), the patterns themselves (``pretokenization``),
+merging (``train``), encoding (``encode``).
 """
 
 from __future__ import annotations
@@ -21,18 +22,17 @@ import threading
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 from ..io.surrogates import replace_surrogates
-from ..pretokenization.boundaries import chunk_boundaries, cut_rules, text_cuts
+from ..pretokenization.boundaries import cut_rules, text_cuts
 from ..pretokenization.pretokenizer import (
     UncoveredText,
     first_uncovered,
     pretokenizer,
     uncovered_message,
 )
-from ..pretokenization.specials import Specials, validate_special_tokens
+from ..pretokenization.specials import Specials
+from .sources import CorpusError
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.
 IN_PROCESS_LIMIT = 4 * 1024 * 1024
@@ -50,12 +50,8 @@ WORKER_PIECE = 256 * 1024
 _SEPARATOR = b"\xff"
 
 ProgressFn = Callable[[int, int], None]
-# One corpus file, or several counted as one corpus.
-CorpusPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
-
-
-class CorpusError(ValueError):
-    """A corpus that cannot be used for training; the message names the file and the reason."""
+FindallFn = Callable[[str], list[str]]
+SplitFn = Callable[[str], list[str]]
 
 
 class TrainingCancelled(Exception):
@@ -76,19 +72,31 @@ def _count_str(
 ) -> dict[bytes, int]:
     """The pre-token counts (as UTF-8 bytes) of ``text``, counted one piece ``text[cuts[i]:
     cuts[i + 1]]`` at a time; ``cuts`` are places no pre-token crosses (``boundaries``)."""
-    findall = pretokenizer(pattern).findall
-    split = Specials.of(special_tokens).split
     counts: Counter[str] = Counter()
-    for a, b in zip(cuts, cuts[1:]):
-        for piece in split(text[a:b] if b - a < len(text) else text):
-            counts.update(findall(piece))
+    split = Specials.of(special_tokens).split
+    _count_into(counts, text, cuts, split, pretokenizer(pattern).findall)
     try:
-        return {k.encode("utf-8"): v for k, v in counts.items()}
+        return _encoded(counts)
     except UnicodeEncodeError:
         # subtle: joining surrogate pairs changes the text's length; the cuts are dropped
         # (a decoded file never holds surrogates, only text passed in as a str does).
         text = replace_surrogates(text)
         return _count_str(text, [0, len(text)], special_tokens, pattern)
+
+
+def _count_into(
+    counts: Counter[str], text: str, cuts: Sequence[int], split: SplitFn, findall: FindallFn
+) -> None:
+    """Add the pre-tokens of ``text`` to ``counts``, one piece ``text[cuts[i]:cuts[i + 1]]``
+    at a time, special tokens split out of each."""
+    for a, b in zip(cuts, cuts[1:]):
+        for piece in split(text[a:b] if b - a < len(text) else text):
+            counts.update(findall(piece))
+
+
+def _encoded(counts: Counter[str]) -> dict[bytes, int]:
+    """``counts`` keyed by UTF-8 bytes; UnicodeEncodeError when a key holds a surrogate."""
+    return {k.encode("utf-8"): v for k, v in counts.items()}
 
 
 def available_cores() -> int:
@@ -112,14 +120,20 @@ def resolve_workers(workers: int | None) -> int:
     return workers
 
 
+def not_utf8(name: str, offset: int, reason: str) -> CorpusError:
+    """The error for a file whose text is not UTF-8 at byte ``offset`` (of its decompressed
+    text, for a compressed file)."""
+    return CorpusError(
+        f"{name}: not valid UTF-8 at byte offset {offset} ({reason}); convert the file to "
+        "UTF-8 first"
+    )
+
+
 def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise CorpusError(
-            f"{os.fspath(path)}: not valid UTF-8 at byte offset {offset + e.start} "
-            f"({e.reason}); convert the file to UTF-8 first"
-        ) from None
+        raise not_utf8(os.fspath(path), offset + e.start, e.reason) from None
 
 
 def _line_of(path: str | os.PathLike, offset: int) -> int:
@@ -141,6 +155,19 @@ def uncovered_in_file(
     """The error for a chunk of ``path`` (``text``, read from byte ``start``) that
     ``pattern`` leaves a character of unmatched (``pattern.UncoveredText``): it names the
     file and the line and byte offset of the first such character."""
+
+    def where(at: int) -> str:
+        offset = start + len(text[:at].encode("utf-8", "surrogatepass"))
+        return f"line {_line_of(path, offset)} (byte offset {offset})"
+
+    return uncovered_error(os.fspath(path), text, specials, pattern, where)
+
+
+def uncovered_error(
+    name: str, text: str, specials: Specials, pattern: str, where: Callable[[int], str]
+) -> UncoveredText:
+    """The error naming file ``name`` for ``text``, which ``pattern`` leaves a character of
+    unmatched; ``where(offset)`` tells where the character at ``offset`` of ``text`` is."""
     compiled = pretokenizer(pattern).compiled
     at = next(
         (
@@ -150,9 +177,7 @@ def uncovered_in_file(
         ),
         0,
     )
-    offset = start + len(text[:at].encode("utf-8", "surrogatepass"))
-    where = f"line {_line_of(path, offset)} (byte offset {offset})"
-    return UncoveredText(f"{os.fspath(path)}: {uncovered_message(pattern, text[at], where)}")
+    return UncoveredText(f"{name}: {uncovered_message(pattern, text[at], where(at))}")
 
 
 _Job = tuple[str, int, int, list[str], str]
@@ -195,16 +220,6 @@ def _count_chunk(args: _Job) -> ChunkResult:
         raise uncovered_in_file(path, start, text, specials, pattern) from None
     del text
     return (*pack_counts(counts), end - start)
-
-
-def _jobs(paths: list[Path], target: int, specials: list[str], pattern: str) -> list[_Job]:
-    """Byte ranges of every file, cut where the pattern always cuts (``boundaries``)."""
-    rules = cut_rules(pattern)
-    jobs: list[_Job] = []
-    for p in paths:
-        bounds = chunk_boundaries(p, target, Specials.of(specials), rules)
-        jobs += [(os.fspath(p), a, b, specials, pattern) for a, b in zip(bounds, bounds[1:])]
-    return jobs
 
 
 def _collect(
@@ -265,79 +280,3 @@ def mp_context() -> multiprocessing.context.BaseContext:
     if "fork" in methods and hasattr(os, "fork") and single_threaded:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-
-
-def check_corpus_path(path: str | os.PathLike) -> Path:
-    """Raise a clear error for a missing, unreadable or non-regular corpus path."""
-    p = Path(path)
-    if not p.exists():
-        raise FileNotFoundError(f"corpus not found: {os.fspath(path)}")
-    if p.is_dir():
-        raise CorpusError(f"{os.fspath(path)}: is a directory, not a text file")
-    if not os.access(p, os.R_OK):
-        raise CorpusError(f"{os.fspath(path)}: permission denied")
-    return p
-
-
-def corpus_paths(path_or_paths: CorpusPaths) -> list[Path]:
-    """One path or a sequence of paths, each checked (:func:`check_corpus_path`); an empty
-    sequence is an error."""
-    if isinstance(path_or_paths, (str, os.PathLike)):
-        return [check_corpus_path(path_or_paths)]
-    paths = list(path_or_paths)
-    if not paths:
-        raise CorpusError("no corpus file given")
-    return [check_corpus_path(p) for p in paths]
-
-
-def count_file(
-    path: CorpusPaths,
-    special_tokens: Sequence[str] = (),
-    *,
-    workers: int | None = None,
-    progress: ProgressFn | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    pattern: str = "gpt2",
-    started: Callable[[], None] | None = None,
-    measured: MeasuredFn | None = None,
-) -> Counter[bytes]:
-    """Count the pre-tokens of a UTF-8 corpus file, or of several counted as one corpus,
-    under ``pattern`` (a name or a regex string).
-
-    Small corpora are counted in this process; larger ones in ``workers`` processes (None:
-    every core; see :func:`resolve_workers`), each reading its own chunks.
-    ``progress(bytes_done, bytes_total)`` is called as chunks finish. ``should_stop()`` is
-    polled between chunks; when it returns true, :class:`TrainingCancelled` is raised.
-    ``started()`` is called once counting is under way, after any worker process has started
-    (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
-    is told, after each chunk, the positions (see ``trainer.count_positions``) of the
-    pre-tokens counted so far: it grows to the whole corpus's, never beyond.
-    Errors (a missing file, invalid UTF-8) name the file.
-    """
-    paths = corpus_paths(path)
-    specials = validate_special_tokens(special_tokens)
-    pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
-    size = sum(p.stat().st_size for p in paths)
-    workers = resolve_workers(workers)
-    if progress:
-        progress(0, size)
-    if size <= IN_PROCESS_LIMIT or workers == 1 and size <= 4 * IN_PROCESS_LIMIT:
-        jobs = _jobs(paths, IN_PROCESS_CHUNK, specials, pattern)
-        if started:
-            started()
-        return _collect(map(_count_chunk, jobs), size, progress, should_stop, measured)
-
-    target = min(CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
-    jobs = _jobs(paths, target, specials, pattern)
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
-    ) as pool:
-        try:
-            # subtle: map submits every job at once, which starts all the workers.
-            results = pool.map(_count_chunk, jobs)
-            if started:
-                started()
-            return _collect(results, size, progress, should_stop, measured)
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise

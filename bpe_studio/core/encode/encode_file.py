@@ -30,13 +30,13 @@ from typing import IO, NamedTuple
 import numpy as np
 
 from ..corpus.counting import (
-    check_corpus_path,
     decode_chunk,
     ignore_interrupts,
     mp_context,
     resolve_workers,
     uncovered_in_file,
 )
+from ..corpus.sources import check_corpus_path
 from ..io.atomic import atomic_open
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText

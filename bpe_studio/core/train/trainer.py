@@ -29,7 +29,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
-from ..corpus.counting import CorpusPaths, ProgressFn, TrainingCancelled, corpus_paths, count_file
+from ..corpus.cluster import Cluster, count_on_cluster
+from ..corpus.counting import ProgressFn, TrainingCancelled
+from ..corpus.records import DEFAULT_TEXT_FIELD
+from ..corpus.tasks import Corpus, corpus_files, count_file
 from ..pretokenization.specials import validate_special_tokens
 from . import merge_engine
 from .engine_start import EngineStart, pairable
@@ -205,7 +208,7 @@ class BpeTrainer:
 
 
 def trainer_from_file(
-    input_path: CorpusPaths,
+    input_path: Corpus,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     *,
@@ -216,10 +219,17 @@ def trainer_from_file(
     engine: EngineChoice = "auto",
     status: StatusFn | None = None,
     record_pairs: int = 0,
+    cluster: Cluster | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
 ) -> BpeTrainer:
-    """Pre-tokenize ``input_path`` (one file, or a sequence of files counted as one corpus)
-    in parallel under ``pattern`` (a name or a regex string) and return a trainer ready to
-    iterate. ``engine``, ``status`` and ``record_pairs`` as for :class:`BpeTrainer`.
+    """Pre-tokenize ``input_path`` (one file, or a sequence of files counted as one corpus;
+    paths, globs or URLs, see ``tasks.count_file``; in ``.jsonl`` and ``.parquet`` files each
+    record's ``text_field`` is a document) in parallel under ``pattern`` (a name or a regex
+    string) and return a trainer ready to iterate. ``engine``, ``status`` and
+    ``record_pairs`` as for :class:`BpeTrainer`. ``cluster``: count on a Dask cluster
+    instead of this machine's processes (an address, ``"local"``, ``"local:N"`` or
+    ``"tcp://HOST:PORT"``, or a ``distributed.Client``; see ``cluster``); ``status`` then
+    also hears where the counting runs.
 
     When the compiled engine will be used, its kernels are loaded (or
     compiled, on the first run) in a background thread while the pre-tokens are counted: from
@@ -243,7 +253,8 @@ def trainer_from_file(
             status(message)
 
     # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
-    size = sum(p.stat().st_size for p in corpus_paths(input_path))
+    files = corpus_files(input_path)
+    size = sum(f.size for f in files)
     may_compile = engine == "compiled" or (engine == "auto" and size >= COMPILED_FROM)
     forked = threading.Event()
     preparing = threading.Event()
@@ -272,16 +283,19 @@ def trainer_from_file(
         if progress is not None:
             progress(done, total)
 
-    counts = count_file(
-        input_path,
-        specials,
-        workers=workers,
+    # The same counting on this machine's processes or on a cluster's workers.
+    counting = dict(
         progress=progress_and_status,
         should_stop=event.is_set,
         pattern=pattern,
         started=start_preparing,
         measured=measured,
+        text_field=text_field,
     )
+    if cluster is None:
+        counts = count_file(files, specials, workers=workers, **counting)  # type: ignore[arg-type]
+    else:
+        counts = count_on_cluster(files, specials, cluster=cluster, status=status, **counting)  # type: ignore[arg-type]
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
     return BpeTrainer(
@@ -303,34 +317,43 @@ class TrainOptions(TypedDict, total=False):
     progress: ProgressFn | None
     pattern: str
     engine: EngineChoice
+    cluster: Cluster | None
+    text_field: str
 
 
 def iter_merges(
-    input_path: CorpusPaths,
+    input_path: Corpus,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     **options: Unpack[TrainOptions],
 ) -> Iterator[MergeStep]:
     """Train on a file (or several, as one corpus), yielding each merge as it is made.
-    ``workers``, ``progress``, ``pattern`` and ``engine`` as for :func:`train_bpe`."""
+    ``workers``, ``progress``, ``pattern``, ``engine``, ``cluster`` and ``text_field`` as for
+    :func:`train_bpe`."""
     yield from trainer_from_file(input_path, vocab_size, special_tokens, **options)
 
 
 def train_bpe(
-    input_path: CorpusPaths,
+    input_path: Corpus,
     vocab_size: int,
     special_tokens: Sequence[str] = (),
     **options: Unpack[TrainOptions],
 ) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
     """Train a byte-level BPE tokenizer on a UTF-8 text file, or on several files counted as
-    one corpus. The tokenizer that encodes as it was trained is
-    ``Tokenizer(vocab, merges, special_tokens, pattern)``.
+    one corpus (paths, globs such as ``"shards/*.txt.gz"``, fsspec URLs such as
+    ``"s3://bucket/web/*.parquet"``; JSON Lines and Parquet records are documents). The
+    tokenizer that encodes as it was trained is ``Tokenizer(vocab, merges, special_tokens,
+    pattern)``.
 
     Keyword options (see :class:`TrainOptions`): ``workers`` (processes that pre-tokenize;
     None, the default, for every core), ``progress(bytes_done, bytes_total)`` during
     pre-tokenization, ``pattern`` (the pre-tokenization pattern, a name: "gpt2" (the
     default), "cl100k", "o200k", or a regex string) and ``engine`` (the merge engine,
-    "auto" by default; see :class:`BpeTrainer`; the merges do not depend on it).
+    "auto" by default; see :class:`BpeTrainer`; the merges do not depend on it),
+    ``cluster`` (count the pre-tokens on a Dask cluster: ``"local"``, ``"local:N"``, a
+    scheduler's ``"tcp://HOST:PORT"`` or a ``distributed.Client``; the merges are the same)
+    and ``text_field`` (the records' text field in ``.jsonl`` and ``.parquet`` files,
+    ``"text"`` by default).
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.

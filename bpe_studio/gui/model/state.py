@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from ...core import MergeStep, Tokenizer
 from ...core.train.pair_history import PairHistory
+from .corpus_source import CorpusSource
 from .tokenizer_source import TokenizerSource
 
 
@@ -131,7 +132,10 @@ class RunSettings:
 class RunState:
     """The one record of the run the views read. Mutated only through the ``StateHub``."""
 
+    # The plain local text file trained on, which sample-reading views read; None for a
+    # corpus of several, compressed or remote files or records (``corpus_source``).
     corpus: Path | None = None
+    corpus_source: CorpusSource | None = None  # the corpus Train trains on
     phase: Phase = Phase.IDLE
     resume_to: Phase | None = None  # the phase a PAUSED run returns to
     settings: RunSettings | None = None  # of the current (or last) run
@@ -155,6 +159,9 @@ class RunState:
     bytes_done: int = 0
     bytes_total: int = 0
     compiling: bool = False  # the merge engine is compiling (its first run), a phase of its own
+    # Where the pre-tokens are counted, when on a Dask cluster: the core's line ("pre-tokenizing
+    # on the Dask cluster local:2: 17 tasks on 2 workers").
+    counting_on: str | None = None
     rate: float = 0.0  # merges per second, recently
     elapsed: float = 0.0  # seconds of the run, pauses left out
     merge_start: float | None = None  # ``elapsed`` when merging began; None before

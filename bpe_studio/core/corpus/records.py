@@ -1,0 +1,107 @@
+"""Records as documents: the text field of each JSON Lines record or Parquet row.
+
+What it does: :func:`jsonl_documents` reads JSON Lines (one JSON object per line; blank lines
+are skipped) and :func:`parquet_documents` one row group of a Parquet file, with ``pyarrow``,
+a batch of rows at a time, so memory stays bounded by a row group's column whatever the file's
+size. Each yields the text of ``field`` of every record, one document each. A record without
+the field, or whose field is not text, is an error naming the field, the file and the line
+(JSON Lines) or the row group and row (Parquet). :func:`parquet_row_groups` lists a Parquet
+file's row groups and their sizes (one counting task each).
+What it leaves out: where the files are (``sources``), counting (``tasks``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from .sources import CLUSTER_EXTRA, CorpusError
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
+
+DEFAULT_TEXT_FIELD = "text"
+# Rows converted to Python strings at a time within a row group.
+PARQUET_BATCH = 1024
+
+
+def _fields(names: Iterable[str]) -> str:
+    shown = [repr(n) for n in list(names)[:8]]
+    return ", ".join(shown) or "none"
+
+
+def jsonl_documents(
+    lines: Iterable[bytes], name: str, field: str, line_of: Callable[[int], int] = lambda i: i + 1
+) -> Iterator[str]:
+    """The ``field`` text of each record of JSON Lines ``lines`` (an open file, say).
+    ``line_of(i)`` is the line number (from 1) in the file of the ``i``-th line (0-based)."""
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except UnicodeDecodeError as e:
+            raise CorpusError(f"{name}: line {line_of(i)}: not valid UTF-8 ({e.reason})") from None
+        except ValueError as e:
+            raise CorpusError(f"{name}: line {line_of(i)}: not a JSON record ({e})") from None
+        if not isinstance(record, dict):
+            raise CorpusError(
+                f"{name}: line {line_of(i)}: a JSON {type(record).__name__}, not a record "
+                "(an object with a text field)"
+            )
+        text = record.get(field)
+        if not isinstance(text, str):
+            raise CorpusError(f"{name}: line {line_of(i)}: {_field_problem(field, record)}")
+        yield text
+
+
+def _field_problem(field: str, record: dict[str, Any]) -> str:
+    if field not in record:
+        return f"no field {field!r} (the record's fields: {_fields(record)})"
+    value = record[field]
+    what = "null" if value is None else f"a {type(value).__name__}"
+    return f"field {field!r} is {what}, not text"
+
+
+def _parquet_file(stream: BinaryIO) -> pq.ParquetFile:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise CorpusError(f"reading Parquet needs pyarrow: {CLUSTER_EXTRA}") from None
+    return pq.ParquetFile(stream)
+
+
+def parquet_row_groups(stream: BinaryIO, name: str) -> list[int]:
+    """The compressed size of each row group of a Parquet file, in order."""
+    try:
+        meta = _parquet_file(stream).metadata
+    except CorpusError:
+        raise
+    except Exception as e:  # pyarrow's ArrowInvalid and kin: not a Parquet file
+        raise CorpusError(f"{name}: not a Parquet file ({e})") from None
+    return [
+        sum(group.column(c).total_compressed_size for c in range(group.num_columns))
+        for group in map(meta.row_group, range(meta.num_row_groups))
+    ]
+
+
+def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> Iterator[str]:
+    """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file."""
+    import pyarrow as pa
+
+    pf = _parquet_file(stream)
+    where = f"{name}: row group {group}"
+    schema = pf.schema_arrow
+    if field not in schema.names:
+        raise CorpusError(f"{where}: no field {field!r} (the columns: {_fields(schema.names)})")
+    kind = schema.field(field).type
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        raise CorpusError(f"{where}: field {field!r} holds {kind}, not text")
+    row = 0
+    for batch in pf.iter_batches(PARQUET_BATCH, row_groups=[group], columns=[field]):
+        for text in batch.column(0).to_pylist():
+            if text is None:
+                raise CorpusError(f"{where}, row {row}: field {field!r} is null, not text")
+            row += 1
+            yield text

@@ -1,0 +1,292 @@
+"""Counting a corpus as tasks, and running them in worker processes of this machine.
+
+What it does: :func:`make_tasks` cuts a corpus (``sources``) into :class:`CountTask` units:
+byte ranges of a plain local text file, cut where the pattern always cuts
+(``boundaries.chunk_boundaries``, as ever), or of a plain local JSON Lines file, cut at line
+breaks; a whole compressed or remote file, read as a stream; one Parquet row group.
+:func:`count_task` counts one, wherever it runs (a process of this machine or a Dask
+worker, ``cluster``). A file boundary is a document boundary, and so is a record boundary: a
+stream is counted a piece at a time, cut only where the pattern always cuts, and each record's
+text alone. :func:`count_file` runs the tasks here: in this process for a small corpus, in
+worker processes otherwise.
+What it leaves out: the counting primitives (``counting``), reading records (``records``),
+counting on a cluster (``cluster``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+
+from ..io.surrogates import replace_surrogates
+from ..pretokenization.boundaries import chunk_boundaries, cut_rules, text_cuts
+from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
+from ..pretokenization.specials import Specials, validate_special_tokens
+from . import counting
+from .counting import (
+    ChunkResult,
+    MeasuredFn,
+    ProgressFn,
+    _collect,
+    _count_chunk,
+    _count_into,
+    _encoded,
+    _line_of,
+    ignore_interrupts,
+    mp_context,
+    not_utf8,
+    pack_counts,
+    resolve_workers,
+    uncovered_error,
+)
+from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
+from .sources import CorpusFile, CorpusPaths, Kind, resolve_corpus
+
+# subtle: the sizes that decide how a corpus is cut (``counting.IN_PROCESS_LIMIT``,
+# ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``counting`` when used,
+# so there is one setting of each for the byte-range workers there and the tasks here.
+# A stream (a compressed or remote file) is decompressed and decoded this many bytes at a time.
+STREAM_BLOCK = 4 * 1024 * 1024
+Corpus = CorpusPaths | Sequence[CorpusFile]
+
+
+@dataclass(frozen=True)
+class CountTask:
+    """One unit of counting: bytes ``start``..``end`` of a plain local file (``end`` None:
+    the whole file, read as a stream), or Parquet row group ``group``. ``nbytes`` is the
+    stored bytes it stands for (progress); ``field`` the records' text field."""
+
+    file: CorpusFile
+    start: int = 0
+    end: int | None = None
+    group: int | None = None
+    nbytes: int = 0
+    field: str = DEFAULT_TEXT_FIELD
+
+
+def line_boundaries(path: str, target: int) -> list[int]:
+    """Byte offsets ``[0, ..., size]`` about ``target`` bytes apart, each just after a line
+    break (a JSON Lines record never holds one)."""
+    size = os.path.getsize(path)
+    bounds = [0]
+    with open(path, "rb") as f:
+        while bounds[-1] + target < size:
+            f.seek(bounds[-1] + target)
+            f.readline()
+            if f.tell() >= size:
+                break
+            bounds.append(f.tell())
+    return bounds + [size]
+
+
+def make_tasks(
+    files: Sequence[CorpusFile],
+    target: int,
+    special_tokens: list[str],
+    pattern: str,
+    field: str = DEFAULT_TEXT_FIELD,
+) -> list[CountTask]:
+    """The tasks counting ``files`` takes; byte ranges are about ``target`` bytes."""
+    rules, specials = cut_rules(pattern), Specials.of(special_tokens)
+    tasks: list[CountTask] = []
+    for f in files:
+        if f.kind is Kind.PARQUET:
+            with f.open() as stream:
+                sizes = parquet_row_groups(stream, f.name)
+            tasks += [CountTask(f, group=g, nbytes=n, field=field) for g, n in enumerate(sizes)]
+        elif f.plain_local:
+            if f.kind is Kind.TEXT:
+                bounds = chunk_boundaries(f.url, target, specials, rules)
+            else:
+                bounds = line_boundaries(f.url, target)
+            tasks += [
+                CountTask(f, a, b, nbytes=b - a, field=field) for a, b in zip(bounds, bounds[1:])
+            ]
+        else:
+            tasks.append(CountTask(f, nbytes=f.size, field=field))
+    return tasks
+
+
+def count_task(task: CountTask, special_tokens: list[str], pattern: str) -> ChunkResult:
+    """Count one task's pre-tokens (in any process) and pack them (``counting.ChunkResult``)."""
+    f = task.file
+    if f.kind is Kind.TEXT:
+        if task.end is not None:
+            return _count_chunk((f.url, task.start, task.end, special_tokens, pattern))
+        return (*pack_counts(_count_stream(f, special_tokens, pattern)), task.nbytes)
+
+    def documents() -> Iterable[str]:
+        if task.group is not None:
+            with f.open() as stream:
+                yield from parquet_documents(stream, f.name, task.group, task.field)
+        elif task.end is not None:
+            with open(f.url, "rb") as stream:
+                stream.seek(task.start)
+                lines = _ByteRange(stream, task.end - task.start)
+                yield from jsonl_documents(lines, f.name, task.field, _line_from(f.url, task.start))
+        else:
+            with f.open() as stream:
+                yield from jsonl_documents(stream, f.name, task.field)
+
+    counts = _count_documents(documents, f.name, special_tokens, pattern)
+    return (*pack_counts(counts), task.nbytes)
+
+
+class _ByteRange:
+    """The lines of an open file from where it stands, up to ``size`` bytes (a record range)."""
+
+    def __init__(self, f: Iterable[bytes], size: int) -> None:
+        self._f, self._left = f, size
+
+    def __iter__(self) -> Iterator[bytes]:
+        for line in self._f:
+            if self._left <= 0:
+                return
+            self._left -= len(line)
+            yield line
+
+
+def _line_from(path: str, start: int) -> Callable[[int], int]:
+    """Line numbers in ``path`` of the lines of a range starting at byte ``start``."""
+    return lambda i: _line_of(path, start) + i
+
+
+def _count_stream(f: CorpusFile, special_tokens: list[str], pattern: str) -> dict[bytes, int]:
+    """Count a file read as a stream, a block at a time: what may still change as text comes
+    in (within the pattern's lookahead and the longest special token of the end) waits for
+    the next block, so the counts are those of the whole text."""
+    specials, rules = Specials.of(special_tokens), cut_rules(pattern)
+    split, findall = specials.split, pretokenizer(pattern).findall
+    margin = specials.longest + (rules.lookahead or 0) + 4
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    counts: Counter[str] = Counter()
+    carry, read, line = "", 0, 1
+    with f.open() as stream:
+        while True:
+            block = stream.read(STREAM_BLOCK)
+            pending = len(decoder.getstate()[0])
+            try:
+                text = carry + decoder.decode(block, final=not block)
+            except UnicodeDecodeError as e:
+                raise not_utf8(f.name, read - pending + e.start, e.reason) from None
+            read += len(block)
+            cuts = text_cuts(text, specials, rules, counting.WORKER_PIECE)
+            if block:  # subtle: a cut this close to the end may not be one in the whole text
+                cuts = [0] + [c for c in cuts[1:] if c <= len(text) - margin]
+            try:
+                _count_into(counts, text, cuts, split, findall)
+            except UncoveredText:
+
+                def where(at: int, text: str = text, first: int = line) -> str:
+                    return f"line {first + text.count(chr(10), 0, at)} of its text"
+
+                raise uncovered_error(f.name, text, specials, pattern, where) from None
+            line += text.count("\n", 0, cuts[-1])
+            carry = text[cuts[-1] :]
+            if not block:
+                return _encoded(counts)
+
+
+def _count_documents(
+    documents: Callable[[], Iterable[str]], name: str, special_tokens: list[str], pattern: str
+) -> dict[bytes, int]:
+    """Count each document on its own (no pre-token crosses two) and add them up."""
+    specials, rules = Specials.of(special_tokens), cut_rules(pattern)
+    split, findall = specials.split, pretokenizer(pattern).findall
+    counts: Counter[str] = Counter()
+    for doc in documents():
+        cuts = [0, len(doc)]
+        if len(doc) > counting.WORKER_PIECE:
+            cuts = text_cuts(doc, specials, rules, counting.WORKER_PIECE)
+        try:
+            _count_into(counts, doc, cuts, split, findall)
+        except UncoveredText as e:
+            raise UncoveredText(f"{name}: a record's text: {e}") from None
+    try:
+        return _encoded(counts)
+    except UnicodeEncodeError:
+        # subtle: a JSON string may escape a lone surrogate ("\ud800"); such documents are
+        # counted as the tokenizer encodes them (``surrogates``), so they are read again.
+        return _count_documents(
+            lambda: map(replace_surrogates, documents()), name, special_tokens, pattern
+        )
+
+
+def count_file(
+    path: Corpus,
+    special_tokens: Sequence[str] = (),
+    *,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    pattern: str = "gpt2",
+    started: Callable[[], None] | None = None,
+    measured: MeasuredFn | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
+) -> Counter[bytes]:
+    """Count the pre-tokens of a corpus: one file or several counted as one corpus, each a
+    path, a glob or a URL (``sources``), under ``pattern`` (a name or a regex string). Plain
+    text is UTF-8; in ``.jsonl`` and ``.parquet`` files each record's ``text_field`` is a
+    document. No pre-token crosses two files or two records.
+
+    Small corpora are counted in this process; larger ones in ``workers`` processes (None:
+    every core; see :func:`~bpe_studio.core.corpus.counting.resolve_workers`), each reading its own
+    tasks. ``progress(bytes_done, bytes_total)`` is called as tasks finish (bytes as stored).
+    ``should_stop()`` is polled between tasks; when it returns true,
+    :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` is raised.
+    ``started()`` is called once counting is under way, after any worker process has started
+    (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
+    is told, after each task, the positions (see ``trainer.count_positions``) of the
+    pre-tokens counted so far: it grows to the whole corpus's, never beyond.
+    Errors (a missing file, invalid UTF-8, a record without its text field) name the file.
+    """
+    files = corpus_files(path)
+    specials = validate_special_tokens(special_tokens)
+    pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
+    size = sum(f.size for f in files)
+    workers = resolve_workers(workers)
+    if size <= counting.IN_PROCESS_LIMIT or workers == 1 and size <= 4 * counting.IN_PROCESS_LIMIT:
+        tasks = make_tasks(files, counting.IN_PROCESS_CHUNK, specials, pattern, text_field)
+        total = sum(t.nbytes for t in tasks)
+        if progress:
+            progress(0, total)
+        if started:
+            started()
+        run = partial(count_task, special_tokens=specials, pattern=pattern)
+        return _collect(map(run, tasks), total, progress, should_stop, measured)
+
+    target = min(counting.CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
+    # A file that exists only in this process goes to the workers with its bytes.
+    files = [f.carried() for f in files]
+    tasks = make_tasks(files, target, specials, pattern, text_field)
+    total = sum(t.nbytes for t in tasks)
+    if progress:
+        progress(0, total)
+    run = partial(count_task, special_tokens=specials, pattern=pattern)
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
+    ) as pool:
+        try:
+            # subtle: map submits every job at once, which starts all the workers.
+            results = pool.map(run, tasks)
+            if started:
+                started()
+            return _collect(results, total, progress, should_stop, measured)
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+
+
+def corpus_files(path: Corpus) -> list[CorpusFile]:
+    """The files of a corpus named by paths, globs or URLs, or already resolved."""
+    if isinstance(path, (str, os.PathLike)):
+        return resolve_corpus(path)
+    given = list(path)
+    if given and all(isinstance(f, CorpusFile) for f in given):
+        return [f for f in given if isinstance(f, CorpusFile)]
+    return resolve_corpus([f for f in given if not isinstance(f, CorpusFile)])

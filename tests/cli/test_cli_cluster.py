@@ -1,0 +1,115 @@
+"""``bpe-studio train --cluster`` as a user runs it (#28): the same files as local training,
+from a glob of compressed files and from JSONL records; Ctrl-C mid-count (SIGINT to the whole
+process group, as a terminal sends it) leaves no process running and no file written; an
+unreachable scheduler is one line naming it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cli_run import cli, error_line, ok
+from core_helpers import EOT, REPO_ROOT, SLICES, read_fixture
+from test_cli_interrupt import assert_one_quiet_line, generated_corpus
+
+pytestmark = pytest.mark.skipif(
+    not Path("/proc/self/stat").exists(), reason="processes are found by session in /proc"
+)
+
+
+def live_in_session(sid: int) -> list[str]:
+    """The processes of session ``sid`` that still run (zombies, already ended and waiting
+    for init to reap them, are left out), as "pid command"."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        state, session = fields[0], int(fields[3])
+        if session == sid and state != "Z":
+            found.append(f"{entry.name} {command}")
+    return found
+
+
+def test_cluster_training_writes_what_local_training_writes(tmp_path):
+    for i, key in enumerate(("english", "code")):
+        text = read_fixture(SLICES[key])[:100_000]
+        (tmp_path / f"part-{i}.txt.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    with open(tmp_path / "d.jsonl", "w", encoding="utf-8") as f:
+        for line in read_fixture(SLICES["tinystories"])[:50_000].split(EOT):
+            f.write(json.dumps({"story": line}) + "\n")
+    corpus = ("part-*.txt.gz", "d.jsonl", "--text-field", "story", "--vocab-size", 500)
+    ok(cli(tmp_path, "train", *corpus, "--out", "local", "--workers", 1))
+    stderr = ok(cli(tmp_path, "train", *corpus, "--out", "dask", "--cluster", "local:2"))
+    assert "pre-tokenizing on the Dask cluster local:2: " in stderr
+    for name in ("vocab.json", "merges.txt"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+
+
+def test_ctrl_c_while_the_cluster_counts(tmp_path):
+    corpus = generated_corpus(tmp_path / "big.txt", 2**20, 12 * 2**20)
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_studio", "train", str(corpus), "--vocab-size", "1000",
+         "--cluster", "local:2", "--out", str(out)],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    lines: list[str] = []
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            lines.append(line.rstrip("\n"))
+            # The bar's first line: a task has ended and others are running.
+            if line.startswith("pre-tokenizing ") and "%" in line:
+                os.killpg(proc.pid, signal.SIGINT)
+                break
+        lines.extend(ln.rstrip("\n") for ln in proc.stderr)
+        code = proc.wait(timeout=120)
+        left = live_in_session(proc.pid)
+        for _ in range(100):  # workers told to close may take a moment to be gone
+            if not left:
+                break
+            time.sleep(0.1)
+            left = live_in_session(proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    status = [ln for ln in lines if ln.startswith("pre-tokenizing on the Dask cluster")]
+    assert len(status) == 1, lines
+    assert_one_quiet_line(code, [ln for ln in lines if ln not in status])
+    assert left == []
+    assert not out.exists()
+
+
+def test_an_unreachable_scheduler_is_one_line_and_nothing_written(tmp_path):
+    (tmp_path / "t.txt").write_text("some text", encoding="utf-8")
+    result = cli(tmp_path, "train", "t.txt", "--vocab-size", 300, "--out", "out",
+                 "--cluster", "tcp://127.0.0.1:9")  # fmt: skip
+    assert error_line(result) == (
+        "bpe-studio: error: tcp://127.0.0.1:9: no Dask scheduler answered within 10s (is "
+        "`dask scheduler` running there, and the port open?)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_bad_address_is_refused_before_any_work(tmp_path):
+    result = cli(tmp_path, "train", "absent.txt", "--vocab-size", 300, "--out", "out",
+                 "--cluster", "local:0")  # fmt: skip
+    assert result.returncode == 2
+    assert "--cluster: cluster 'local:0': local:N takes a worker count of at least 1" in (
+        result.stderr
+    )

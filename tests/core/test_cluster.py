@@ -1,0 +1,169 @@
+"""Pre-token counting on a Dask cluster (#28): the merges equal local training on every
+fixture slice; a worker killed mid-count changes nothing; compressed globs, memory://, JSON
+Lines and Parquet count as they do locally; a stop cancels every task; an unreachable or bad
+address is one line naming it.
+
+A LocalCluster of 2 worker processes (one thread each) serves the module; the test that
+kills a worker has a cluster of its own. Local training (``workers=1``) is the oracle: it is
+checked against the slow reference elsewhere (test_cs336, test_patterns)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+import os
+import signal
+import threading
+
+import fsspec
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from core_helpers import EOT, SLICES, fixture_path, read_fixture, write_text
+from distributed import Client, LocalCluster
+
+from bpe_studio.core import TrainingCancelled, count_file, train_bpe
+from bpe_studio.core.corpus import cluster, counting
+from bpe_studio.core.corpus.cluster import ClusterError, count_on_cluster, parse_address
+from bpe_studio.core.corpus.sources import resolve_corpus
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "kill"), reason="worker processes are killed")
+
+
+def local_cluster(workers: int = 2) -> LocalCluster:
+    return LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        silence_logs=50,
+    )
+
+
+@pytest.fixture(scope="module")
+def client():
+    with local_cluster() as lc, Client(lc) as c:
+        yield c
+
+
+@pytest.fixture
+def many_tasks(monkeypatch):
+    """Chunks of 32 KB and reductions of 3 at a time: a 300 KB slice is some ten tasks and
+    two levels of the reduction tree."""
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 32 * 1024)
+    monkeypatch.setattr(cluster, "FAN_IN", 3)
+
+
+@pytest.mark.parametrize("key", list(SLICES))
+def test_merges_equal_local_training_on_every_slice(client, many_tasks, key):
+    path = fixture_path(SLICES[key])
+    local = train_bpe(path, 600, [EOT], workers=1)
+    seen = []
+    on_cluster = train_bpe(path, 600, [EOT], cluster=client, progress=lambda d, t: seen.append(d))
+    assert on_cluster == local
+    # Progress moved task by task, up to the whole corpus.
+    assert len(seen) > 2 and seen == sorted(seen) and seen[-1] == path.stat().st_size
+
+
+def test_a_worker_killed_mid_count_changes_nothing(tmp_path, monkeypatch):
+    text = "".join(read_fixture(SLICES[k]) for k in ("english", "code", "chinese"))
+    path = write_text(tmp_path / "c.txt", text)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 16 * 1024)
+    local = train_bpe(path, 500, [EOT], workers=1)
+    killed = []
+    with local_cluster() as lc, Client(lc) as c:
+        pids = c.run(os.getpid)
+
+        def progress(done: int, total: int) -> None:
+            # At the first finished task, most are still to run (or running): kill a worker.
+            if 0 < done < total and not killed:
+                victim = next(iter(pids.values()))
+                os.kill(victim, signal.SIGKILL)
+                killed.append(victim)
+
+        got = train_bpe(path, 500, [EOT], cluster=c, progress=progress)
+        assert killed and killed[0] not in c.run(os.getpid).values()  # a new worker took over
+    assert got == local
+
+
+def test_compressed_globs_memory_jsonl_and_parquet(client, tmp_path):
+    texts = [read_fixture(SLICES[k])[:50_000] for k in ("english", "code", "tinystories")]
+    for i, text in enumerate(texts):
+        (tmp_path / f"part-{i}.txt.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    docs = [p for p in read_fixture(SLICES["mixed_web"]).split("\n") if p.strip()]
+    with gzip.open(tmp_path / "d.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps({"body": d}) + "\n" for d in docs[:200])
+    table = pa.table({"body": docs[200:]})
+    pq.write_table(table, tmp_path / "d.parquet", row_group_size=40)
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/t28c/m.txt", read_fixture(SLICES["chinese"])[:40_000].encode("utf-8"))
+    try:
+        corpus_spec = [
+            str(tmp_path / "part-*.txt.gz"),
+            tmp_path / "d.jsonl.gz",
+            tmp_path / "d.parquet",
+            "memory://t28c/*.txt",
+        ]
+        files = resolve_corpus(corpus_spec)
+        assert len(files) == 6
+        local = count_file(files, [EOT], workers=1, text_field="body")
+        got = count_on_cluster(files, [EOT], cluster=client, text_field="body")
+        assert got == local
+        assert train_bpe(corpus_spec, 500, [EOT], cluster=client, text_field="body") == (
+            train_bpe(corpus_spec, 500, [EOT], workers=1, text_field="body")
+        )
+    finally:
+        fs.rm("/t28c", recursive=True)
+
+
+def test_a_missing_field_on_the_cluster_names_the_file_and_line(client, tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"text": "a"}\n{"title": "b"}\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"m\.jsonl: line 2: no field 'text'"):
+        train_bpe(path, 300, [EOT], cluster=client)
+
+
+def test_a_stop_cancels_every_task(client, tmp_path, monkeypatch):
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 16 * 1024)
+    path = write_text(tmp_path / "c.txt", read_fixture(SLICES["english"]) * 2)
+    files = resolve_corpus(path)
+    stop = threading.Event()
+    with pytest.raises(TrainingCancelled):
+        count_on_cluster(
+            files, [EOT], cluster=client, progress=lambda d, t: d and stop.set(),
+            should_stop=stop.is_set,
+        )  # fmt: skip
+
+    def tasks_left() -> int:
+        return client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))
+
+    deadline = 200
+    while tasks_left() and deadline:
+        threading.Event().wait(0.05)
+        deadline -= 1
+    assert tasks_left() == 0
+
+
+def test_a_local_cluster_it_starts_leaves_no_process(tmp_path):
+    path = write_text(tmp_path / "t.txt", read_fixture(SLICES["tinystories"])[:20_000])
+    before = set(multiprocessing.active_children())
+    got = train_bpe(path, 300, [EOT], cluster="local:2")
+    assert got == train_bpe(path, 300, [EOT], workers=1)
+    assert set(multiprocessing.active_children()) <= before
+
+
+def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", "1s")
+    path = write_text(tmp_path / "t.txt", "some text to count")
+    with pytest.raises(ClusterError) as info:
+        train_bpe(path, 300, [EOT], cluster="tcp://127.0.0.1:9")
+    assert str(info.value).startswith("tcp://127.0.0.1:9: no Dask scheduler answered within 1s")
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("bad", ["", "local:0", "local:x", "cluster", "tcp://"])
+def test_bad_addresses_are_named(bad):
+    with pytest.raises(ClusterError, match=repr(bad).replace("'", "'?")):
+        parse_address(bad)
+    assert parse_address("local") is None and parse_address("local:3") == 3

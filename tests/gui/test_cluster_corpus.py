@@ -1,0 +1,86 @@
+"""The app on the corpora of #28: JSON Lines records with their text field, a glob of compressed
+files, and counting on a local Dask cluster (per-task progress, the cluster's line in the
+status, Stop cancelling the count). The merges are the core's own, computed here."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import multiprocessing
+
+from gui_helpers import EOT
+from PySide6.QtWidgets import QLineEdit
+
+from bpe_studio.core import train_bpe
+from bpe_studio.gui.controls import status_text
+from bpe_studio.gui.model.state import Phase
+
+FIXTURES_TEXT = ("english_books_slice.txt", "code_slice.txt")
+
+
+def dask_workers() -> list[str]:
+    """The worker processes of a LocalCluster this process started (its nannies run here)."""
+    return [p.name for p in multiprocessing.active_children() if p.name.startswith("Dask")]
+
+
+def write_records(folder, fixtures_dir):
+    path = folder / "docs.jsonl"
+    with open(path, "w", encoding="utf-8") as f:
+        for name in FIXTURES_TEXT:
+            text = (fixtures_dir / name).read_text(encoding="utf-8")
+            f.writelines(json.dumps({"body": p}) + "\n" for p in text.split("\n\n") if p)
+    return path
+
+
+def test_records_counted_on_a_local_cluster(qtbot, window, tmp_path, fixtures_dir):
+    path = write_records(tmp_path, fixtures_dir)
+    panel = window.panel
+    assert window.open_corpus(str(path))
+    assert panel.text_field_edit.isVisible() and "records" in panel.corpus_label.text()
+    panel.text_field_edit.setText("body")
+    panel.vocab_spin.setValue(600)
+    panel.workers_spin.setValue(2)
+    panel.cluster_choice.combo.setCurrentIndex(1)  # Local Dask cluster
+    assert panel.cluster() == "local:2"
+    assert window.start_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.FINISHED, timeout=120_000)
+    assert window.state.result.merges == train_bpe(path, 600, [EOT], text_field="body")[1]
+    # Where it counted, as the status line said during the count.
+    assert window.state.counting_on.startswith("pre-tokenizing on the Dask cluster local:2: ")
+    counting = dataclasses.replace(window.state, phase=Phase.PRE_TOKENIZING, bytes_done=1)
+    shown = status_text(counting)
+    assert (
+        shown.startswith("Pre-tokenizing: 1 B / ") and " · on the Dask cluster local:2: " in shown
+    )
+    qtbot.waitUntil(lambda: not dask_workers(), timeout=30_000)
+
+
+def test_stop_cancels_the_count_on_the_cluster(qtbot, window, tmp_path, fixtures_dir):
+    for i, name in enumerate(FIXTURES_TEXT * 6):
+        text = (fixtures_dir / name).read_text(encoding="utf-8")
+        (tmp_path / f"part-{i:02}.txt.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    assert window.open_corpus([str(tmp_path / "part-*.txt.gz")])
+    assert "12 files" in window.panel.corpus_label.text()
+    window.panel.workers_spin.setValue(2)
+    window.panel.cluster_choice.combo.setCurrentIndex(1)
+    assert window.start_training()
+    qtbot.waitUntil(lambda: bool(dask_workers()), timeout=120_000)
+    # Some tasks have ended (the bar moved), others have not: stop.
+    qtbot.waitUntil(lambda: 0 < window.state.bytes_done < window.state.bytes_total, timeout=120_000)
+    window.stop_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=60_000)
+    assert window.state.result.merges == []
+    qtbot.waitUntil(lambda: not dask_workers(), timeout=30_000)
+
+
+def test_a_scheduler_address_is_checked_as_typed(window):
+    choice = window.panel.cluster_choice
+    choice.combo.setCurrentIndex(2)  # Dask scheduler
+    edit: QLineEdit = choice.address_edit
+    assert "type its address" in window.panel.input_problem()
+    edit.setText("localhost:8786")
+    assert "tcp://HOST:8786" in window.panel.input_problem()
+    edit.setText("tcp://10.0.0.5:8786")
+    assert window.panel.input_problem() is None
+    assert window.panel.cluster() == "tcp://10.0.0.5:8786"
