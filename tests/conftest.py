@@ -39,3 +39,18 @@ settings.register_profile(
     "bpe_studio", database=DirectoryBasedExampleDatabase(HYPOTHESIS_HOME / "examples")
 )
 settings.load_profile("bpe_studio")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "dask_in_process: starts a Dask client in the test process; such tests run last",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    # subtle: a Dask client leaves process-wide threads behind (distributed's IO loop and its
+    # offload pool live as long as the process). Where threads run, ``mp_context`` rightly
+    # stops forking, so tests that check the forked paths (tests/core/test_encode_file.py)
+    # would see another process than a user's. Tests that start a client go last.
+    items.sort(key=lambda item: item.get_closest_marker("dask_in_process") is not None)

@@ -28,7 +28,10 @@ from bpe_studio.core.corpus import cluster, counting
 from bpe_studio.core.corpus.cluster import ClusterError, count_on_cluster, parse_address
 from bpe_studio.core.corpus.sources import resolve_corpus
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "kill"), reason="worker processes are killed")
+pytestmark = [
+    pytest.mark.skipif(not hasattr(os, "kill"), reason="worker processes are killed"),
+    pytest.mark.dask_in_process,
+]
 
 
 def local_cluster(workers: int = 2) -> LocalCluster:

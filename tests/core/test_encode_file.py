@@ -153,7 +153,7 @@ def forking(monkeypatch):
     import multiprocessing
     import threading
 
-    assert threading.active_count() == 1
+    assert threading.active_count() == 1, [t.name for t in threading.enumerate()]
     monkeypatch.setattr(
         encode_file_module, "mp_context", lambda: multiprocessing.get_context("fork")
     )

@@ -9,12 +9,16 @@ import gzip
 import json
 import multiprocessing
 
+import pytest
 from gui_helpers import EOT
 from PySide6.QtWidgets import QLineEdit
 
 from bpe_studio.core import train_bpe
 from bpe_studio.gui.controls import status_text
 from bpe_studio.gui.model.state import Phase
+
+# Trains on a LocalCluster in this process (see tests/conftest.py).
+pytestmark = pytest.mark.dask_in_process
 
 FIXTURES_TEXT = ("english_books_slice.txt", "code_slice.txt")
 
