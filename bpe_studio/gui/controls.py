@@ -278,6 +278,9 @@ class TrainingPanel(QWidget):
             ("Vocabulary size", self.vocab_spin),
             ("Pattern", self.pattern_choice),
             ("Workers", self.workers_spin),
+            # Where the workers count sits beside their number; the second row's status line
+            # needs its width for the run's amounts.
+            ("Count on", self.cluster_choice),
         ):
             label = QLabel(text)
             label.setBuddy(widget)
@@ -288,11 +291,6 @@ class TrainingPanel(QWidget):
         row2 = QHBoxLayout()
         for button in (self.train_button, self.pause_button, self.stop_button):
             row2.addWidget(button)
-        row2.addSpacing(12)
-        count_on = QLabel("Count on")
-        count_on.setBuddy(self.cluster_choice)
-        row2.addWidget(count_on)
-        row2.addWidget(self.cluster_choice)
         row2.addSpacing(12)
         row2.addWidget(self.progress)
         row2.addWidget(self.status, 1)
