@@ -14,6 +14,7 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 
 import fsspec
@@ -170,3 +171,13 @@ def test_bad_addresses_are_named(bad):
     with pytest.raises(ClusterError, match=repr(bad).replace("'", "'?")):
         parse_address(bad)
     assert parse_address("local") is None and parse_address("local:3") == 3
+
+
+def test_a_cluster_without_distributed_says_what_to_install(tmp_path, monkeypatch):
+    path = write_text(tmp_path / "a.txt", "hello world")
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ClusterError) as info:
+        train_bpe(path, 300, [], cluster="local:2")
+    assert str(info.value) == (
+        "counting on a cluster needs dask.distributed: pip install 'bpe-studio[cluster]'"
+    )

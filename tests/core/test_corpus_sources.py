@@ -11,6 +11,7 @@ import bz2
 import gzip
 import json
 import lzma
+import sys
 from collections import Counter
 
 import fsspec
@@ -258,4 +259,17 @@ def test_zst_without_zstandard_says_what_to_install(tmp_path, monkeypatch):
         count_file(path)
     assert str(info.value) == (
         f"{path}: reading it needs the zstandard package: pip install 'bpe-studio[cluster]'"
+    )
+
+
+def test_parquet_without_pyarrow_says_what_to_install(tmp_path, monkeypatch):
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"text": ["a b", "c"]}), path)
+    for name in ("pyarrow", "pyarrow.parquet"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(CorpusError) as info:
+        count_file(path)
+    assert (
+        str(info.value)
+        == f"{path}: reading Parquet needs pyarrow: pip install 'bpe-studio[cluster]'"
     )

@@ -88,9 +88,9 @@ def parquet_row_groups(stream: BinaryIO, name: str) -> list[int]:
 
 def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> Iterator[str]:
     """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file."""
-    import pyarrow as pa
-
     pf = _parquet_file(stream)
+    import pyarrow as pa  # subtle: after _parquet_file, which says how to install it
+
     where = f"{name}: row group {group}"
     schema = pf.schema_arrow
     if field not in schema.names:
