@@ -16,12 +16,13 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .sources import CLUSTER_EXTRA, CorpusError
+from .sources import CLUSTER_EXTRA, DEFAULT_TEXT_FIELD, CorpusError
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
-DEFAULT_TEXT_FIELD = "text"
+__all__ = ["DEFAULT_TEXT_FIELD", "jsonl_documents", "parquet_documents", "parquet_row_groups"]
+
 # Rows converted to Python strings at a time within a row group.
 PARQUET_BATCH = 1024
 
@@ -86,6 +87,16 @@ def parquet_row_groups(stream: BinaryIO, name: str) -> list[int]:
     ]
 
 
+def _is_text(pa: Any, kind: Any) -> bool:
+    """Whether a column of Arrow type ``kind`` holds text: strings, large strings, string
+    views, or any of them dictionary-encoded (as writers store columns of repeated values);
+    ``to_pylist`` gives ``str`` for each."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    view = getattr(pa.types, "is_string_view", lambda _: False)
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or view(kind))
+
+
 def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> Iterator[str]:
     """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file."""
     pf = _parquet_file(stream)
@@ -96,7 +107,7 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
     if field not in schema.names:
         raise CorpusError(f"{where}: no field {field!r} (the columns: {_fields(schema.names)})")
     kind = schema.field(field).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if not _is_text(pa, kind):
         raise CorpusError(f"{where}: field {field!r} holds {kind}, not text")
     row = 0
     for batch in pf.iter_batches(PARQUET_BATCH, row_groups=[group], columns=[field]):
