@@ -16,7 +16,8 @@ COMMANDS = ["gui", "train", "encode", "decode", "convert"]
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
+            # Each command declares its options when it is used (parser.Command).
+            return {name: command.declare() for name, command in action.choices.items()}
     raise AssertionError("no commands")
 
 
