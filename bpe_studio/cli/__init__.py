@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
 
         return gui_main(argv)
     from ..core.corpus.counting import TrainingCancelled
-    from .output import CliError, fail, os_error_line
+    from .output import CliError, fail, in_cli_words, os_error_line
 
     try:
         if args.command == "train":
@@ -96,4 +96,4 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     except (OSError, ValueError) as e:
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name
         # their file or value in the message already.
-        return fail(os_error_line(e) if isinstance(e, OSError) else str(e))
+        return fail(os_error_line(e) if isinstance(e, OSError) else in_cli_words(str(e)))

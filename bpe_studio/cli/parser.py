@@ -168,6 +168,12 @@ class Command(argparse.ArgumentParser):
         return super(Command, self.declare()).format_usage()
 
 
+def headless_commands() -> str:
+    """The commands that need no display, as the no-display message lists them."""
+    names = [f"`bpe-studio {name}`" for name in _COMMANDS]
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
 def _add_command(
     sub: argparse._SubParsersAction, name: str, options: Options | None = None
 ) -> argparse.ArgumentParser:
@@ -315,7 +321,16 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
 
 
 def _encode_options(enc: argparse.ArgumentParser) -> None:
-    enc.add_argument("input", metavar="INPUT", help="UTF-8 text file, or - for standard input")
+    enc.add_argument(
+        "input",
+        metavar="INPUT",
+        nargs="+",
+        help="what train reads: UTF-8 text files, - for standard input (pipes too), globs, "
+        "compressed files (.gz .bz2 .xz .zst), URLs, and .jsonl / .parquet records; the ids "
+        "of each file or record follow one another, each encoded on its own. One plain text "
+        "file is encoded in parallel",
+    )
+    _add_records(enc)
     _add_tokenizer(enc)
     specials = enc.add_mutually_exclusive_group()
     specials.add_argument(

@@ -6,7 +6,8 @@ a batch of rows at a time, so memory stays bounded by a row group's column whate
 size. Each yields the text of ``field`` of every record, one document each. A record without
 the field, or whose field is not text, is an error naming the field, the file and the line
 (JSON Lines) or the row group and row (Parquet). :func:`parquet_row_groups` lists a Parquet
-file's row groups and their sizes (one counting task each).
+file's row groups and their sizes (one counting task each); :func:`file_documents` reads a
+whole file of either kind, in order (what encoding records reads).
 What it leaves out: where the files are (``sources``), counting (``tasks``).
 """
 
@@ -16,12 +17,18 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .sources import CLUSTER_EXTRA, DEFAULT_TEXT_FIELD, CorpusError
+from .sources import CLUSTER_EXTRA, DEFAULT_TEXT_FIELD, CorpusError, CorpusFile, Kind
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
-__all__ = ["DEFAULT_TEXT_FIELD", "jsonl_documents", "parquet_documents", "parquet_row_groups"]
+__all__ = [
+    "DEFAULT_TEXT_FIELD",
+    "file_documents",
+    "jsonl_documents",
+    "parquet_documents",
+    "parquet_row_groups",
+]
 
 # Rows converted to Python strings at a time within a row group.
 PARQUET_BATCH = 1024
@@ -116,3 +123,19 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
                 raise CorpusError(f"{where}, row {row}: field {field!r} is null, not text")
             row += 1
             yield text
+
+
+def file_documents(
+    f: CorpusFile, field: str, counted: Callable[[int], None] | None = None
+) -> Iterator[str]:
+    """The ``field`` text of every record of a JSON Lines or Parquet file, in order;
+    ``counted(n)`` is told the bytes as stored as they are read (a row group's at a time)."""
+    if f.kind is Kind.PARQUET:
+        with f.open() as stream:
+            for group, size in enumerate(parquet_row_groups(stream, f.name)):
+                yield from parquet_documents(stream, f.name, group, field)
+                if counted is not None:
+                    counted(size)
+        return
+    with f.open(counted) as stream:
+        yield from jsonl_documents(stream, f.name, field)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import glob
 import io
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -114,9 +114,11 @@ class CorpusFile:
             return replace(self, data=f.read())
 
     @contextmanager
-    def open(self) -> Iterator[BinaryIO]:
-        """The file's bytes, decompressed, as a buffered stream (lines can be iterated)."""
-        if self.plain_local:
+    def open(self, counted: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
+        """The file's bytes, decompressed, as a buffered stream (lines can be iterated).
+        ``counted(n)`` is told the bytes as stored as they are read (progress through a
+        compressed file)."""
+        if self.plain_local and counted is None:
             with open(self.url, "rb") as f:
                 yield f
             return
@@ -125,26 +127,45 @@ class CorpusFile:
 
         if self.data is not None:
             raw: BinaryIO = io.BytesIO(self.data)
-            with raw if self.compression is None else compr[self.compression](raw, mode="r") as f:
+        else:
+            try:
+                raw = fsspec.open(self.url, "rb").open()
+            except FileNotFoundError:
+                raise FileNotFoundError(f"corpus not found: {self.name}") from None
+            except Exception as e:  # an unreachable host, a refused connection: one line
+                raise CorpusError(f"{self.name}: cannot read it: {failure(e)}") from None
+        with raw:
+            stored = raw if counted is None else _Counted(raw, counted)
+            if self.compression is None:
+                yield _buffered(stored)
+                return
+            with compr[self.compression](stored, mode="r") as f:
                 yield _buffered(f)
-            return
-        try:
-            opened = fsspec.open(self.url, "rb", compression=self.compression).open()
-        except FileNotFoundError:
-            raise FileNotFoundError(f"corpus not found: {self.name}") from None
-        except Exception as e:  # an unreachable host, a refused connection: one line
-            raise CorpusError(f"{self.name}: cannot read it: {failure(e)}") from None
-        with opened as f:
-            yield _buffered(f)
 
 
-def _buffered(stream: BinaryIO) -> BinaryIO:
-    """``stream`` as an ``io`` buffered reader when it is not one of ``io``'s streams:
-    zstandard's reader, say, has ``read`` and ``readinto`` but no ``readline``, so its lines
-    cannot be iterated."""
-    if isinstance(stream, io.IOBase):
-        return stream
-    return io.BufferedReader(stream, _BUFFER)  # type: ignore[type-var]
+class _Counted(io.RawIOBase):
+    """A stream that tells ``counted(n)`` the bytes read from ``stream``."""
+
+    def __init__(self, stream: BinaryIO, counted: Callable[[int], None]) -> None:
+        self._stream, self._counted = stream, counted
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        self._counted(len(data))
+        return len(data)
+
+
+def _buffered(stream: Any) -> BinaryIO:
+    """``stream`` as an ``io`` buffered reader when it is not one of ``io``'s buffered
+    streams: zstandard's reader, say, has ``read`` and ``readinto`` but no ``readline``, so
+    its lines cannot be iterated, and a raw stream would read a line a byte at a time."""
+    if isinstance(stream, io.IOBase) and not isinstance(stream, io.RawIOBase):
+        return stream  # type: ignore[return-value]
+    return io.BufferedReader(stream, _BUFFER)
 
 
 def _split_name(name: str) -> tuple[Kind, str | None]:
