@@ -14,7 +14,6 @@ so far and writes them (exit 130). What it leaves out: the training itself (``co
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from ..core.corpus.sources import CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
 from ..core.io.display import readable_token
+from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
@@ -166,7 +166,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"longest token: {readable_token(longest)} ({len(longest)} bytes)"
         if learned
         else "longest token: none learned",
-        f"pattern: {tok.pattern_name or shlex.quote(tok.pattern)}",
+        f"pattern: {shown_pattern(tok.pattern)}",
         written,
     ]
     note = pattern_note(tok, args.format)

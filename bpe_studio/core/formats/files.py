@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..io.hf_hub import fetch_tokenizer, parse_hub_source
-from ..pretokenization.names import ALIASES, alias_key, pattern_name
+from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
@@ -249,8 +249,8 @@ def _check_pattern_agrees(data: TokenizerData, pattern: str | None, source: str)
     """A file that names its own pattern keeps it; a different one asked for is an error."""
     if pattern is not None and pattern_name(pattern) != pattern_name(data.pattern):
         raise ValueError(
-            f"{source}: the file gives its own pattern ({pattern_name(data.pattern)[:60]}); "
-            f"a different one ({pattern[:60]}) cannot be applied"
+            f"{source}: the file gives its own pattern, {shown_pattern(data.pattern)}; "
+            f"a different one, {shown_pattern(pattern)}, cannot be applied"
         )
 
 
