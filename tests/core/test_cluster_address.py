@@ -163,3 +163,4 @@ def test_the_guard_is_found_where_it_is(tmp_path, monkeypatch):
         False,
     ]
     assert cluster_start._guarded(ast.parse("if '__main__' == __name__:\n    a = 1\n"), 2)
+    assert not cluster_start._guarded(ast.parse("if __name__ != '__main__':\n    a = 1\n"), 2)

@@ -82,6 +82,39 @@ def merge_packed(*parts: ChunkResult) -> ChunkResult:
     return (*pack_counts(total), nbytes)
 
 
+def packed_positions(part: ChunkResult) -> int:
+    """The positions (see ``trainer.count_positions``) of a partial count (runs on the worker
+    that holds it: only the number travels)."""
+    keys, _ = unpack_counts(part[0], part[1])
+    return sum(n for n in map(len, keys) if n > 1)
+
+
+class _Measured:
+    """Tells ``measured`` the positions of the largest partial count finished so far: a
+    lower bound of the corpus's, which only grows, so the compiled merge engine starts to
+    load during counting (as it does counting here) rather than after it."""
+
+    def __init__(self, client: Client, sent: list[Future], measured: MeasuredFn | None) -> None:
+        self._client, self._sent, self._measured = client, sent, measured
+        self._asked: list[Future] = []
+        self._best = 0
+
+    def ask(self, part: Future) -> None:
+        if self._measured is not None:
+            future = self._client.submit(packed_positions, part, pure=False)
+            self._sent.append(future)
+            self._asked.append(future)
+
+    def tell(self) -> None:
+        if self._measured is None:
+            return
+        for future in [f for f in self._asked if f.status != "pending"]:
+            self._asked.remove(future)
+            if future.status == "finished" and future.result() > self._best:
+                self._best = future.result()
+                self._measured(self._best)
+
+
 def _workers(client: Client) -> int:
     return max(len(client.scheduler_info().get("workers", {})), 1)
 
@@ -164,7 +197,8 @@ def _count(
         if started:
             started()
         sizes = {future.key: task.nbytes for future, task in zip(counted, tasks)}
-        result = _reduce(client, counted, sizes, sent, total, progress, should_stop)
+        told = _Measured(client, sent, measured)
+        result = _reduce(client, counted, sizes, sent, total, progress, should_stop, told)
     except distributed.KilledWorker as e:
         client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
         raise ClusterError(f"the cluster lost the work: {e}") from None
@@ -187,9 +221,11 @@ def _reduce(
     total: int,
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
+    told: _Measured,
 ) -> ChunkResult:
     """Wait for the counting tasks, adding up their results on the cluster as they finish
-    (:data:`FAN_IN` at a time, sums of sums as a tree) until one result is left."""
+    (:data:`FAN_IN` at a time, sums of sums as a tree) until one result is left; ``told``
+    hears of each result, for the positions counted so far."""
     distributed = distributed_module()
     running = set(counted)
     ready: list[Future] = []
@@ -209,8 +245,10 @@ def _reduce(
                     future.result()  # raises the task's error (a corpus error names the file)
                 done += sizes.get(future.key, 0)
                 ready.append(future)
+                told.ask(future)
             if done > before and progress:
                 progress(done, total)
+            told.tell()
         if should_stop and should_stop():
             raise TrainingCancelled("training cancelled during pre-tokenization")
         # Reduce full groups as soon as they are ready; the rest once nothing else runs.

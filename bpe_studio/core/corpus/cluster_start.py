@@ -84,12 +84,14 @@ def _main_frame() -> FrameType | None:
 def _guarded(tree: ast.Module, line: int) -> bool:
     """Whether ``line`` of a module is inside ``if __name__ == "__main__":``."""
     for node in ast.walk(tree):
-        if not isinstance(node, ast.If) or not isinstance(node.test, ast.Compare):
+        test = node.test if isinstance(node, ast.If) else None
+        if not isinstance(test, ast.Compare) or not isinstance(test.ops[0], ast.Eq):
             continue
-        names = [node.test.left, *node.test.comparators]
+        names = [test.left, *test.comparators]
         texts = {n.id if isinstance(n, ast.Name) else getattr(n, "value", None) for n in names}
         if texts == {"__name__", "__main__"}:
-            first, last = node.body[0].lineno, node.body[-1].end_lineno or node.lineno
+            body = node.body  # type: ignore[attr-defined]
+            first, last = body[0].lineno, body[-1].end_lineno or body[-1].lineno
             if first <= line <= last:
                 return True
     return False
