@@ -58,7 +58,9 @@ def encode_inputs(
     tokens (``template(tokenizer)``: before and after, or None) were put around each
     document (never on the fast path, where the caller puts them around the file's ids)."""
     if is_fast_path(files):
-        return encode_file(load, files[0].url, out, workers=workers, progress=progress), False
+        # Named as the user named it (messages say that name), a path from here.
+        path = files[0].name
+        return encode_file(load, path, out, workers=workers, progress=progress), False
     start = time.perf_counter()
     tok = load if isinstance(load, ForeignTokenizer) else load()
     load_seconds = time.perf_counter() - start
@@ -121,7 +123,7 @@ def _text_file(
     bytes: read where it is if it is plain and local, else decompressed into ``folder``
     first; encoded by byte ranges in parallel (``encode_file``). ``counted`` hears the bytes
     as stored as they are encoded."""
-    path = f.url
+    path = f.name
     if not f.plain_local:
         path = os.path.join(folder, "text")
         with f.open() as source, open(path, "wb") as target:
@@ -137,7 +139,7 @@ def _text_file(
     ids_path = os.path.join(folder, "part.npy")
     encode_file(tok, path, ids_path, workers=workers, progress=progress)
     counted(f.size - told[0])
-    if path != f.url:
+    if not f.plain_local:
         os.unlink(path)
     return ids_path, size
 

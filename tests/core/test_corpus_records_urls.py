@@ -156,3 +156,12 @@ def test_an_unknown_protocol_says_so():
         CorpusError, match=r"^zzz://a/b\.txt: zzz:// is not a protocol fsspec knows"
     ):
         count_file("zzz://a/b.txt")
+
+
+def test_a_bad_file_is_named_as_the_user_named_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.txt").write_bytes(b"fine text\n\xff and more\n")
+    for given in ("bad.txt", "ba*.txt"):
+        with pytest.raises(CorpusError) as info:
+            count_file(given, workers=1)
+        assert str(info.value).startswith("bad.txt: not valid UTF-8 at byte offset 10")

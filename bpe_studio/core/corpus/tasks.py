@@ -45,7 +45,14 @@ from .counting import (
     uncovered_error,
 )
 from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
-from .sources import CorpusFile, CorpusPaths, Kind, check_text_field, resolve_corpus
+from .sources import (
+    CorpusError,
+    CorpusFile,
+    CorpusPaths,
+    Kind,
+    check_text_field,
+    resolve_corpus,
+)
 
 # subtle: the sizes that decide how a corpus is cut (``counting.IN_PROCESS_LIMIT``,
 # ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``counting`` when used,
@@ -117,7 +124,12 @@ def count_task(task: CountTask, special_tokens: list[str], pattern: str) -> Chun
     f = task.file
     if f.kind is Kind.TEXT:
         if task.end is not None:
-            return _count_chunk((f.url, task.start, task.end, special_tokens, pattern))
+            try:
+                return _count_chunk((f.url, task.start, task.end, special_tokens, pattern))
+            except (CorpusError, UncoveredText) as e:
+                # Read by its absolute path (a worker's directory may be another), named as
+                # the user named it.
+                raise type(e)(str(e).replace(f.url, f.name, 1)) from None
         return (*pack_counts(_count_stream(f, special_tokens, pattern)), task.nbytes)
 
     def documents() -> Iterable[str]:
