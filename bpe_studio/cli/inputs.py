@@ -114,6 +114,11 @@ def input_name(user_path: str) -> str:
 def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> None:
     """Raise :class:`CliError` for an input that is missing or a directory. With ``globs``,
     a glob or a URL is taken as it is: the core resolves it (``sources``)."""
+    if user_path.startswith("memory://"):
+        raise CliError(
+            f"{user_path}: memory:// files live inside one Python process, and a command "
+            "starts with none; name a file (from Python, train_bpe reads memory:// URLs)"
+        )
     if user_path == STDIN or (globs and is_glob_or_url(user_path)):
         return
     p = Path(user_path)

@@ -74,6 +74,7 @@ def _check_corpora(paths: list[str]) -> None:
     seen: dict[Path, str] = {}
     for path in paths:
         if is_glob_or_url(path):
+            check_input(path, "corpus file", globs=True)
             continue  # resolved by the core, then checked by _check_files
         if path != STDIN and Path(path).is_dir():
             raise CliError(f"{path}: is a directory; CORPUS names text files")

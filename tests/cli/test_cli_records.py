@@ -99,3 +99,13 @@ def test_a_text_field_for_plain_text_is_one_line(tmp_path):
         "text, not records (a .jsonl, .ndjson or .parquet name says a file holds records; for "
         "standard input or other names, say --records jsonl or parquet)"
     )
+
+
+@pytest.mark.parametrize("command", ["train", "encode"])
+def test_memory_urls_are_for_python(tmp_path, command):
+    options = ["--vocab-size", VOCAB] if command == "train" else ["--tokenizer", "gpt2"]
+    line = error_line(cli(tmp_path, command, "memory://x.txt", *options, "--out", "o"))
+    assert line == (
+        "bpe-studio: error: memory://x.txt: memory:// files live inside one Python process, and "
+        "a command starts with none; name a file (from Python, train_bpe reads memory:// URLs)"
+    )
