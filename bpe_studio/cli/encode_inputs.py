@@ -8,8 +8,10 @@ built). Otherwise each document is encoded on its own, as ``train`` counts it, s
 crosses two files or two records: a plain text file (decompressed into a temporary file
 first, when it is compressed or remote, then encoded in parallel like any file), each
 record's text field. With ``template`` (``--add-special-tokens``), its tokens go around
-every document, as a model sees each one. Progress is in bytes as stored; the stats count the
-text's bytes (decompressed), as for one file.
+every document, as a model sees each one. Several record files are encoded in worker
+processes, a file each at a time (forked, so each inherits the tokenizer), their ids kept in
+order. Progress is in bytes as stored; the stats count the text's bytes (decompressed), as
+for one file.
 What it leaves out: loading the tokenizer (``sources``), the summary and ``--out``
 (``encode``).
 """
@@ -20,11 +22,13 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
-from contextlib import ExitStack
+from array import array
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
+from ..core.corpus.counting import ignore_interrupts, mp_context, resolve_workers
 from ..core.corpus.records import file_documents
 from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, Kind
 from ..core.encode.encode_file import EncodeStats, encode_file, ids_dtype
@@ -65,10 +69,8 @@ def encode_inputs(
     tok = load if isinstance(load, ForeignTokenizer) else load()
     load_seconds = time.perf_counter() - start
     around = template(tok) if template is not None else None
-    before, after = around or ((), ())
-    dtype = ids_dtype(tok)
+    job = _Job(tok, text_field or DEFAULT_TEXT_FIELD, *(around or ((), ())))
     total = sum(f.size for f in files)
-    field = text_field or DEFAULT_TEXT_FIELD
     done = [0]
 
     def counted(n: int) -> None:
@@ -76,53 +78,112 @@ def encode_inputs(
         progress(done[0], total)
 
     start = time.perf_counter()
-    tokens = text_bytes = 0
-    with ExitStack() as stack:
-        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bpe-studio-"))
-        raw = stack.enter_context(open(os.path.join(folder, "ids.raw"), "wb"))
-
-        def write(ids: np.ndarray | Iterable[int]) -> None:
-            nonlocal tokens
-            array = np.asarray(ids, dtype=dtype)
-            array.tofile(raw)
-            tokens += array.size
-
+    with tempfile.TemporaryDirectory(prefix="bpe-studio-") as folder:
         progress(0, total)
-        for f in files:
+        parts = [os.path.join(folder, f"part-{i}.raw") for i in range(len(files))]
+        sizes = [0] * len(files)
+        records = [i for i, f in enumerate(files) if f.kind is not Kind.TEXT]
+        pooled = len(records) > 1 and resolve_workers(workers) > 1
+        for i, f in enumerate(files):
             if f.kind is Kind.TEXT:
-                ids_path, size = _text_file(tok, f, folder, workers, counted)
-                text_bytes += size
-                ids = np.load(ids_path, mmap_mode="r")
-                write(before)
-                for at in range(0, ids.size, _BLOCK):
-                    write(ids[at : at + _BLOCK])
-                write(after)
-                del ids
-                os.unlink(ids_path)
-                continue
-            for doc in file_documents(f, field, counted):
-                text_bytes += len(doc.encode("utf-8", "surrogatepass"))
-                write(before)
-                write(tok.encode_array(doc, dtype.name))
-                write(after)
-        raw.close()
-        _write_npy(os.path.join(folder, "ids.raw"), dtype, tokens, out)
+                sizes[i] = _text_file(job, f, parts[i], folder, workers, counted)
+            elif not pooled:
+                sizes[i] = job.records(f, parts[i], counted)
+        if pooled:
+            _records_in_processes(job, files, records, parts, sizes, workers, counted)
+        tokens = _write_npy(parts, job.dtype, out)
     seconds = time.perf_counter() - start
-    stats = EncodeStats(text_bytes, tokens, seconds, dtype.name, load_seconds=load_seconds)
+    stats = EncodeStats(sum(sizes), tokens, seconds, job.dtype.name, load_seconds=load_seconds)
     return stats, around is not None
 
 
+class _Job:
+    """What encoding a document takes: the tokenizer, the records' field, the template's
+    ids before and after each document, the ids' dtype."""
+
+    def __init__(
+        self, tok: AnyTokenizer, field: str, before: tuple[int, ...], after: tuple[int, ...]
+    ) -> None:
+        self.tok, self.field, self.before, self.after = tok, field, before, after
+        self.dtype = ids_dtype(tok)
+
+    def records(self, f: CorpusFile, part: str, counted: Callable[[int], None] | None) -> int:
+        """Encode each record of ``f`` alone into the raw ids file ``part``; the text's bytes.
+        subtle: ``encode`` and a buffer of machine ints, not ``encode_array`` per record,
+        whose NumPy array per call costs as much as encoding a short record."""
+        code = "H" if self.dtype.itemsize == 2 else "I"
+        buffer, text_bytes = array(code), 0
+        with open(part, "wb") as raw:
+            for doc in file_documents(f, self.field, counted):
+                text_bytes += len(doc.encode("utf-8", "surrogatepass"))
+                buffer.extend(self.before)
+                buffer.extend(self.tok.encode(doc))
+                buffer.extend(self.after)
+                if len(buffer) >= _BLOCK:
+                    raw.write(buffer.tobytes())
+                    del buffer[:]
+            raw.write(buffer.tobytes())
+        return text_bytes
+
+
+# The job a pool's worker runs, set before the pool forks (``_records_in_processes``).
+_worker_job: _Job | None = None
+
+
+def _record_file(args: tuple[CorpusFile, str]) -> int:
+    assert _worker_job is not None
+    return _worker_job.records(args[0], args[1], None)
+
+
+def _records_in_processes(
+    job: _Job,
+    files: Sequence[CorpusFile],
+    records: list[int],
+    parts: list[str],
+    sizes: list[int],
+    workers: int | None,
+    counted: Callable[[int], None],
+) -> None:
+    """Encode the record files ``records`` (indexes into ``files``), one per process at a
+    time, each into its ``parts`` file; ``sizes`` gets their text's bytes. Forked where this
+    process may fork (the workers inherit the tokenizer); else here, one after the other."""
+    global _worker_job
+    context = mp_context()
+    if context.get_start_method() != "fork":
+        for i in records:
+            sizes[i] = job.records(files[i], parts[i], counted)
+        return
+    _worker_job = job
+    try:
+        with ProcessPoolExecutor(
+            min(resolve_workers(workers), len(records)),
+            mp_context=context,
+            initializer=ignore_interrupts,
+        ) as pool:
+            try:
+                jobs = [pool.submit(_record_file, (files[i], parts[i])) for i in records]
+                for i, future in zip(records, jobs):
+                    sizes[i] = future.result()
+                    counted(files[i].size)
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+    finally:
+        _worker_job = None
+
+
 def _text_file(
-    tok: AnyTokenizer,
+    job: _Job,
     f: CorpusFile,
+    part: str,
     folder: str,
     workers: int | None,
     counted: Callable[[int], None],
-) -> tuple[str, int]:
-    """The ``.npy`` (in ``folder``) of the ids of a plain text file, and the text's size in
-    bytes: read where it is if it is plain and local, else decompressed into ``folder``
-    first; encoded by byte ranges in parallel (``encode_file``). ``counted`` hears the bytes
-    as stored as they are encoded."""
+) -> int:
+    """Encode a plain text file into the raw ids file ``part``, the template around it;
+    the text's size in bytes. Read where it is if it is plain and local, else decompressed
+    into ``folder`` first; encoded by byte ranges in parallel (``encode_file``). ``counted``
+    hears the bytes as stored as they are encoded."""
     path = f.name
     if not f.plain_local:
         path = os.path.join(folder, "text")
@@ -136,18 +197,31 @@ def _text_file(
         counted(stored - told[0])
         told[0] = stored
 
-    ids_path = os.path.join(folder, "part.npy")
-    encode_file(tok, path, ids_path, workers=workers, progress=progress)
+    ids_path = os.path.join(folder, "text.npy")
+    encode_file(job.tok, path, ids_path, workers=workers, progress=progress)
     counted(f.size - told[0])
     if not f.plain_local:
         os.unlink(path)
-    return ids_path, size
+    ids = np.load(ids_path, mmap_mode="r")
+    with open(part, "wb") as raw:
+        np.asarray(job.before, job.dtype).tofile(raw)
+        for at in range(0, ids.size, _BLOCK):
+            ids[at : at + _BLOCK].tofile(raw)
+        np.asarray(job.after, job.dtype).tofile(raw)
+    del ids
+    os.unlink(ids_path)
+    return size
 
 
-def _write_npy(raw_path: str, dtype: np.dtype, count: int, out: str) -> None:
-    """The ``.npy`` of the ``count`` ids in ``raw_path``, written to ``out`` all or nothing."""
+def _write_npy(parts: Sequence[str], dtype: np.dtype, out: str) -> int:
+    """The ``.npy`` of the raw ids files ``parts``, one after the other, written to ``out``
+    all or nothing; how many ids it holds."""
+    count = sum(os.path.getsize(p) for p in parts) // dtype.itemsize
     header = np.lib.format.header_data_from_array_1_0(np.empty(0, dtype))
     header["shape"] = (count,)
-    with atomic_open(out, "wb") as target, open(raw_path, "rb") as source:
+    with atomic_open(out, "wb") as target:
         np.lib.format.write_array_header_1_0(target, header)
-        shutil.copyfileobj(source, target, _BLOCK * dtype.itemsize)
+        for part in parts:
+            with open(part, "rb") as source:
+                shutil.copyfileobj(source, target, _BLOCK * dtype.itemsize)
+    return count
