@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # not typing's: see bpe_studio/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 EXIT_INTERRUPTED = 130  # as output.EXIT_INTERRUPTED, which this module does not import
 

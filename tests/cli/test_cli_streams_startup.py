@@ -49,6 +49,7 @@ def run(cwd: Path, *args: object, env: dict[str, str] | None = None, **kwargs):
 @pytest.mark.parametrize(
     "module",
     [
+        "typing",
         "bpe_studio.cli",
         "bpe_studio.cli.parser",
         "bpe_studio.core.pretokenization.pretokenizer",
