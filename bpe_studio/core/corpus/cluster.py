@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Any, Union
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import validate_special_tokens
 from . import counting
-from .cluster_address import LOCAL, ClusterError, distributed_module, parse_address
+from .cluster_address import LOCAL as LOCAL
+from .cluster_address import ClusterError, distributed_module
+from .cluster_address import parse_address as parse_address
 from .cluster_start import Started, start_cluster
 from .counting import (
     ChunkResult,
@@ -36,8 +38,6 @@ from .counting import (
 )
 from .sources import DEFAULT_TEXT_FIELD, CorpusFile, check_text_field
 from .tasks import CountTask, count_task, make_tasks
-
-__all__ = ["LOCAL", "ClusterError", "connect", "count_on_cluster", "parse_address"]
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -104,6 +104,12 @@ class _Measured:
             future = self._client.submit(packed_positions, part, pure=False)
             self._sent.append(future)
             self._asked.append(future)
+
+    def cancel(self) -> None:
+        """Cancel the sizes still being taken, so that no task is left behind."""
+        if self._asked:
+            self._client.cancel(self._asked, force=True)  # type: ignore[no-untyped-call]
+            self._asked.clear()
 
     def tell(self) -> None:
         if self._measured is None:
@@ -199,6 +205,7 @@ def _count(
         sizes = {future.key: task.nbytes for future, task in zip(counted, tasks)}
         told = _Measured(client, sent, measured)
         result = _reduce(client, counted, sizes, sent, total, progress, should_stop, told)
+        told.cancel()  # sizes still being taken are no longer wanted
     except distributed.KilledWorker as e:
         client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
         raise ClusterError(f"the cluster lost the work: {e}") from None

@@ -17,18 +17,11 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .sources import CLUSTER_EXTRA, DEFAULT_TEXT_FIELD, CorpusError, CorpusFile, Kind
+from .sources import CLUSTER_EXTRA, CorpusError, CorpusFile, Kind
+from .sources import DEFAULT_TEXT_FIELD as DEFAULT_TEXT_FIELD  # where callers have found it
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
-
-__all__ = [
-    "DEFAULT_TEXT_FIELD",
-    "file_documents",
-    "jsonl_documents",
-    "parquet_documents",
-    "parquet_row_groups",
-]
 
 # Rows converted to Python strings at a time within a row group.
 PARQUET_BATCH = 1024
