@@ -268,7 +268,8 @@ def _train_options(train: argparse.ArgumentParser) -> None:
         required=True,
         metavar="N",
         help="size of the vocabulary to learn: 256 byte tokens + the special tokens + "
-        "one token per merge (fewer if the corpus runs out of pairs)",
+        "one token per merge (fewer if the corpus runs out of pairs); from 256 + the special "
+        "tokens (no merge: a byte-level tokenizer) to 2,147,483,648",
     )
     specials = train.add_mutually_exclusive_group()
     specials.add_argument(
