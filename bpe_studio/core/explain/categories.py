@@ -6,8 +6,9 @@ What it does: :func:`classify` gives each token (its bytes) one of :data:`CATEGO
 - ``whitespace``: only White_Space characters (spaces, line breaks, tabs, U+3000, ...);
 - ``digits``: only numbers (``\\p{N}``: 0-9, "٣", "½", "Ⅻ");
 - ``punctuation``: only punctuation and symbols (``\\p{P}``, ``\\p{S}``: ".", "->", "€", emoji);
-- ``other``: only control, format, private-use or unassigned characters (``\\p{C}``), or
-  nothing at all (an empty entry of a loaded file);
+- ``other``: only control, format, private-use or unassigned characters (``\\p{C}`` but
+  not White_Space: a line break is whitespace), or nothing at all (an empty entry of a
+  loaded file);
 - a script's name (``Latin``, ``Han``, ``Cyrillic``, ...: ``scripts.SCRIPTS``): only letters
   and marks (``\\p{L}``, ``\\p{M}``) of that one script; letters shared by scripts (Common,
   Inherited: "ー", combining accents) go with the others, and alone are ``Common`` or
@@ -49,7 +50,7 @@ _SHARED = frozenset({COMMON, INHERITED})
 # A token's text without its leading space, as one kind of character throughout.
 _BODY = regex.compile(
     r"(?P<whitespace>\p{White_Space}+)|(?P<digits>\p{N}+)|(?P<punctuation>[\p{P}\p{S}]+)"
-    r"|(?P<letters>[\p{L}\p{M}]+)|(?P<other>\p{C}+)"
+    r"|(?P<letters>[\p{L}\p{M}]+)|(?P<other>(?:(?!\p{White_Space})\p{C})+)"
 )
 _KIND_CODE = {"whitespace": WHITESPACE, "digits": DIGITS, "punctuation": PUNCTUATION}
 _KIND_CODE["other"] = OTHER
