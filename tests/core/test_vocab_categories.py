@@ -156,7 +156,7 @@ def test_any_text_agrees_with_the_slow_classifier(text):
         ("の中".encode(), "mixed", False),
         ("é".encode(), "Latin", False),
         ("e\u0301".encode(), "Latin", False),  # a combining accent goes with its letter
-        (" 2019".encode(), "digits", True),
+        (b" 2019", "digits", True),
         ("😀".encode(), "punctuation", False),
     ],
 )
