@@ -21,7 +21,7 @@ from bpe_studio.core import Tokenizer
 from bpe_studio.core.corpus.sources import CorpusError, resolve_corpus
 from bpe_studio.core.corpus.tasks import CountTask
 from bpe_studio.core.encode.foreign import open_tokenizer
-from bpe_studio.core.explain.corpus_pass import count_task, scan_task
+from bpe_studio.core.explain.corpus_pass import count_task, scan_task, write_patterns
 from bpe_studio.core.explain.undertrained import _by_automaton, _by_substrings, inside_emitted
 from bpe_studio.core.explain.usage import corpus_usage
 from bpe_studio.core.explain.vocabulary import token_table
@@ -153,8 +153,10 @@ def test_a_match_or_a_pair_across_two_ranges_is_seen(tmp_path):
     (f,) = resolve_corpus(str(path))
     first, second = CountTask(f, 0, 5, nbytes=5), CountTask(f, 5, 10, nbytes=5)
     tok = _tiny()
-    assert scan_task(tok, first, "k", [b"AB", b"BA"]) == ([0], 5)
-    assert scan_task(tok, second, "k", [b"AB", b"BA"]) == ([], 5)
+    kept = str(tmp_path / "patterns")
+    write_patterns([b"AB", b"BA"], kept)
+    assert scan_task(tok, first, kept) == ([0], 5)
+    assert scan_task(tok, second, kept) == ([], 5)
     pairs = np.unpackbits(count_task(tok, first).pairs).astype(bool)
     assert pairs[ord("A") << 8 | ord("B")]
 

@@ -14,6 +14,7 @@ drawn.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,15 @@ from ..corpus.records import DEFAULT_TEXT_FIELD
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from .categories import CATEGORIES
-from .corpus_pass import Passes, TaskCounts, count_task, scan_task, usage_tasks
+from .corpus_pass import (
+    PREPARE_MIN_BYTES,
+    Passes,
+    TaskCounts,
+    count_task,
+    scan_task,
+    usage_tasks,
+    write_patterns,
+)
 from .undertrained import inside_emitted, might_occur
 from .vocabulary import TokenTable, token_table
 from .work import CancelEvent, checkpoint
@@ -123,8 +132,10 @@ def corpus_usage(
     singles = np.zeros(256, dtype=bool)
     pairs = np.zeros(1 << 16, dtype=bool)
     text_bytes = tokens = 0
-    with Passes(tokenizer, workers, sum(f.size for f in files)) as passes:
-        if prepare := getattr(tokenizer, "prepare_bulk", None):
+    size = sum(f.size for f in files)
+    with Passes(tokenizer, workers, size) as passes:
+        prepare = getattr(tokenizer, "prepare_bulk", None)
+        if prepare is not None and size >= PREPARE_MIN_BYTES:
             prepare()  # before any worker forks: they share the tables
         done = 0
         if progress:
@@ -146,16 +157,17 @@ def corpus_usage(
             found: set[bytes] = set()
             if maybe:
                 patterns = sorted(maybe)
-                # Names this list for the workers, which build its automaton once.
-                key = f"{os.getpid()}-{time.perf_counter_ns()}"
-                done = 0
-                if progress:
-                    progress("scanning", 0, total)
-                for hits, nbytes in passes.run(scan_task, tasks, key, patterns, cancel=cancel):
-                    found.update(patterns[i] for i in hits)
-                    done += nbytes
+                with tempfile.TemporaryDirectory(prefix="bpe-studio-") as folder:
+                    kept = os.path.join(folder, "patterns.pickle")
+                    write_patterns(patterns, kept)
+                    done = 0
                     if progress:
-                        progress("scanning", done, total)
+                        progress("scanning", 0, total)
+                    for hits, nbytes in passes.run(scan_task, tasks, kept, cancel=cancel):
+                        found.update(patterns[i] for i in hits)
+                        done += nbytes
+                        if progress:
+                            progress("scanning", done, total)
             across = sorted(i for b in found for i in maybe[b])
             absent = sorted(absent + [i for b, ids in maybe.items() if b not in found for i in ids])
     checkpoint(cancel)
