@@ -187,7 +187,7 @@ class _Tally:
         joined = self._last + data + after
         if len(joined) > 1:
             b = np.frombuffer(joined, dtype=np.uint8)
-            self.pairs[(b[:-1].astype(np.int64) << 8) | b[1:]] = True
+            self.pairs[(b[:-1].astype(np.uint16) << 8) | b[1:]] = True
         self._last = data[-1:] or self._last
 
     def result(self, nbytes: int) -> TaskCounts:
