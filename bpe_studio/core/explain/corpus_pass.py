@@ -341,8 +341,10 @@ class Passes:
 
     def __exit__(self, *exc: object) -> None:
         if self._pool is not None:
-            # Cancelled or failed: queued tasks are dropped; done: the workers just exit.
-            self._pool.shutdown(wait=exc[0] is not None, cancel_futures=True)
+            # Queued tasks (cancelled, failed) are dropped, and the workers are waited for:
+            # the pool's threads end with them, so this process may fork again (a process
+            # running threads does not: ``mp_context``).
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def run(
