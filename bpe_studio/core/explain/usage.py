@@ -37,7 +37,7 @@ from .corpus_pass import (
 )
 from .undertrained import inside_emitted, might_occur
 from .vocabulary import TokenTable, token_table
-from .work import CancelEvent, checkpoint
+from .work import CancelEvent, checkpoint, gc_paused
 
 # progress(phase, done, total): phase "encoding" (stored bytes), then "scanning" (the same
 # bytes again, when some unused tokens are looked for in the text).
@@ -121,6 +121,30 @@ def corpus_usage(
     ``tokenizer``'s (built if not given). ``scan=False`` leaves the text unscanned (no
     ``across``/``absent``). ``progress(phase, done, total)`` in stored bytes; ``cancel`` is
     looked at as each task ends (``work.Cancelled``). Errors name the file."""
+    with gc_paused():
+        return _corpus_usage(
+            tokenizer,
+            corpus,
+            table=table,
+            workers=workers,
+            text_field=text_field,
+            scan=scan,
+            progress=progress,
+            cancel=cancel,
+        )
+
+
+def _corpus_usage(
+    tokenizer: AnyTokenizer,
+    corpus: CorpusNames,
+    *,
+    table: TokenTable | None = None,
+    workers: int | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    scan: bool = True,
+    progress: UsageProgress | None = None,
+    cancel: CancelEvent | None = None,
+) -> CorpusUsage:
     start = time.perf_counter()
     files = corpus_files(corpus)
     workers = resolve_workers(workers)

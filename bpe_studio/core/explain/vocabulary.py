@@ -28,7 +28,7 @@ from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.tokenizer import Tokenizer
 from .categories import CATEGORIES, classify
 from .steps import unreachable_among
-from .work import CancelEvent, Progress, checkpoint
+from .work import CancelEvent, Progress, checkpoint, gc_paused
 
 # Tokens classified per slice (progress and cancelling are looked at between slices).
 SLICE = 16_384
@@ -209,6 +209,20 @@ def token_table(
     >>> table.makeup().categories["Latin"], table.makeup(step=1).categories["Latin"]
     (CategoryCount(tokens=55, leading_space=3), CategoryCount(tokens=53, leading_space=1))
     """
+    with gc_paused():
+        return _token_table(
+            tokenizer, progress=progress, cancel=cancel, previous=previous, steps=steps
+        )
+
+
+def _token_table(
+    tokenizer: AnyTokenizer,
+    *,
+    progress: Progress | None = None,
+    cancel: CancelEvent | None = None,
+    previous: TokenTable | None = None,
+    steps: bool = False,
+) -> TokenTable:
     entries = entry_bytes(tokenizer)
     special_ids = {tokenizer.special_id(s) for s in tokenizer.special_tokens}
     ids = np.sort(np.fromiter(entries, dtype=np.int64, count=len(entries)))
