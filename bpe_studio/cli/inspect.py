@@ -92,6 +92,7 @@ def _inspect(args: argparse.Namespace) -> int:
                     table=table,
                     workers=args.workers,
                     text_field=args.text_field,
+                    scan=not args.no_scan,
                     progress=progress,
                 )
             finally:

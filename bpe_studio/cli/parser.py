@@ -332,6 +332,13 @@ def _add_inspect(sub: argparse._SubParsersAction) -> None:
         help="the field of .jsonl and .parquet records that holds their text (default: text)",
     )
     ins.add_argument(
+        "--no-scan",
+        action="store_true",
+        help="with --corpus, leave out the second pass over the text that tells the unused "
+        "tokens whose bytes occur only across tokens from those absent from it (about a "
+        "fifth of the time)",
+    )
+    ins.add_argument(
         "--against", metavar="SRC2", default=None, help="a second tokenizer to compare with"
     )
     ins.add_argument(

@@ -138,3 +138,12 @@ def test_ctrl_c(tmp_path):
         tmp_path, "encoding", "inspect", "gpt2", "--corpus", big, "--workers", 24
     )
     assert_one_quiet_line(code, lines)
+
+
+def test_no_scan_leaves_the_split_out(tmp_path):
+    corpus = write_text(tmp_path / "c.txt", "hello world, hello")
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", corpus, "--json", "--no-scan")
+    ok(result)
+    under = json.loads(result.stdout)["corpus"]["undertrained"]
+    assert under["across"] is None and under["absent"] is None and under["inside"]
+    assert "scanning" not in result.stderr
