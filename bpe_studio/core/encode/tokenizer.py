@@ -27,7 +27,7 @@ from ..io.surrogates import replace_surrogates
 from ..pretokenization import re_split
 from ..pretokenization.boundaries import CutRules, cut_rules
 from ..pretokenization.pretokenizer import Pretokenizer, findall_for, pretokenizer
-from ..pretokenization.specials import Specials, validate_special_tokens
+from ..pretokenization.specials import Specials, refuse_single_bytes, validate_special_tokens
 from . import building, decoding, streaming, token_spans
 from .merger import Merger
 from .packed import NUMPY_DTYPE, rank_table, rank_table_of_ids, unpack
@@ -84,8 +84,10 @@ class Tokenizer:
 
     ``special_tokens`` is either a list of strings (each takes the id of its bytes in the
     vocabulary, or, missing there, a new id after the largest) or a dict of explicit ids (as
-    loaded tokenizers have: cl100k_base's ``<|endoftext|>`` is 100257). ``pattern`` is a name
-    ("gpt2", "cl100k", "o200k") or a regex string (see ``pattern.pretokenizer``).
+    loaded tokenizers have: cl100k_base's ``<|endoftext|>`` is 100257). A special token of a
+    single byte (``"a"``) is refused in a list, naming it: the byte is a token already
+    (``specials.refuse_single_bytes`` says why). ``pattern`` is a name ("gpt2", "cl100k",
+    "o200k") or a regex string (see ``pattern.pretokenizer``).
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab[256] = b"ab"
@@ -151,6 +153,8 @@ class Tokenizer:
         explicit = special_tokens if isinstance(special_tokens, Mapping) else None
         self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
         self.special_tokens: list[str] = list(self.specials.tokens)
+        if explicit is None:
+            refuse_single_bytes(self.special_tokens)
         # The special tokens before which text may be cut (file chunks, long texts' spans): a
         # tokenizer.json's added tokens with flags or normalization may match elsewhere.
         self.cut_specials = self.specials
