@@ -359,6 +359,8 @@ def train_bpe(
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.
+    A special token of a single byte (``"a"``) is a ValueError naming it, before the corpus
+    is read: the byte has its token already (``specials.refuse_single_bytes``).
     """
     trainer = trainer_from_file(input_path, vocab_size, special_tokens, **options)
     for _ in trainer:
