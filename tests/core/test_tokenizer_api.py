@@ -229,6 +229,8 @@ def test_encode_ordinary_and_the_tiktoken_keywords(kind):
     tok, oracle = kind.tok, kind.oracle
     text = _specials_text(tok)
     assert tok.encode_ordinary(text) == oracle.ordinary(text)
+    for plain in TEXTS:  # no special token in them: the file's own matching serves
+        assert tok.encode_ordinary(plain) == oracle.ordinary(plain)
     assert tok.encode_ordinary_batch([text, TEXTS[0]]) == [
         oracle.ordinary(text),
         oracle.ordinary(TEXTS[0]),

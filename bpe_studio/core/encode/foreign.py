@@ -31,7 +31,7 @@ from ..formats.hf_kind import ForeignTokenizerFile
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
 from ..io.surrogates import original_offsets, replace_surrogates
-from ..pretokenization.specials import tiktoken_allowed
+from ..pretokenization.specials import Specials, tiktoken_allowed
 from ..train.vocab import missing_id
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
@@ -280,11 +280,20 @@ class ForeignTokenizer:
             # replace them as Tokenizer.encode does.
             raise UnicodeEncodeError("utf-8", text, 0, len(text), "surrogates") from None
 
-    def _backend_for(self, allowed: frozenset[str] | None) -> tokenizers.Tokenizer:
-        """The backend that matches the special tokens ``allowed`` in text (None: all, as
-        the file does) and encodes the others as ordinary text."""
+    def _backend_for(
+        self, allowed: frozenset[str] | None, texts: Iterable[str]
+    ) -> tokenizers.Tokenizer:
+        """The backend that matches the special tokens ``allowed`` in ``texts`` (None: all,
+        as the file does) and encodes the others as ordinary text."""
         if allowed is None or allowed.issuperset(self._special_ids):
             return self._backend
+        # Texts that hold none of the others (the usual case) need no copy: the file's own
+        # matching finds only allowed ones in them. Not so where a special token is matched
+        # after normalization (its text may then be spelt otherwise).
+        others = Specials.of([t for t in self._special_ids if t not in allowed]).regex
+        if not self._normalized_specials() and others is not None:
+            if not any(others.search(text) for text in texts):
+                return self._backend
         backend = self._matching.get(allowed)
         if backend is None:
             import tokenizers
@@ -302,6 +311,11 @@ class ForeignTokenizer:
             self._matching[allowed] = backend
         return backend
 
+    def _normalized_specials(self) -> bool:
+        """Whether one of the special tokens is an added token matched after normalization."""
+        added = self._backend.get_added_tokens_decoder().values()
+        return any(t.normalized for t in added if t.content in self._special_ids)
+
     def encode(
         self,
         text: str,
@@ -316,7 +330,7 @@ class ForeignTokenizer:
         puts around the text, as ``tokenizers`` adds them."""
         check_text(text, "encode")
         allowed = tiktoken_allowed(self.special_tokens, text, allowed_special, disallowed_special)
-        backend = self._backend_for(allowed)
+        backend = self._backend_for(allowed, [text])
         try:
             found = backend.encode(text, add_special_tokens=add_special_tokens)
         except TypeError:  # surrogates (see _encoding)
@@ -344,7 +358,7 @@ class ForeignTokenizer:
         allowed = None
         for text in texts:
             allowed = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
-        backend = self._backend_for(allowed)
+        backend = self._backend_for(allowed, texts)
         try:
             found = backend.encode_batch(texts, add_special_tokens=add_special_tokens)
         except TypeError:  # surrogates in one of them (see _encoding)

@@ -34,9 +34,8 @@ class BpeMerges:
     """The merges of ``backend``'s BPE model (as the file writes its tokens: ``▁t``)."""
 
     def __init__(self, backend: tokenizers.Tokenizer) -> None:
-        state = json.loads(backend.model.__getstate__())
         self._backend = backend
-        self.pairs: list[tuple[str, str]] = [_pair(m) for m in state.get("merges") or []]
+        self.pairs: list[tuple[str, str]] = [_pair(m) for m in _raw_merges(backend)]
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -72,6 +71,23 @@ class BpeMerges:
         dropped = frozenset(vocab[token] for token in later if token in vocab)
         model["merges"] = [list(pair) for pair in self.pairs[:k]]
         return json.dumps(obj, ensure_ascii=False), dropped
+
+
+def _raw_merges(backend: tokenizers.Tokenizer) -> list[Any]:
+    """The model's ``merges`` as its JSON has them. subtle: only that part is parsed (the
+    vocabulary before it is most of the text); ``"merges":`` unquoted can only be that key,
+    the last one of the model, and anything else falls back to parsing the whole."""
+    state = backend.model.__getstate__().decode("utf-8")
+    at = state.rfind('"merges":')
+    if at >= 0:
+        try:
+            found, end = json.JSONDecoder().raw_decode(state, at + len('"merges":'))
+        except json.JSONDecodeError:
+            found, end = None, -1
+        if isinstance(found, list) and state[end:].strip() == "}":
+            return found
+    merges = json.loads(state).get("merges")
+    return merges if isinstance(merges, list) else []
 
 
 def _pair(merge: Any) -> tuple[str, str]:
