@@ -85,6 +85,13 @@ class ExactDecoder:
         is_byte = values >= 0
         if not is_byte.any():
             return []
+        # Every run is valid UTF-8 (the usual case) exactly when the runs with a NUL in place
+        # of each other token are: a NUL is a whole character, so it ends and begins runs.
+        try:
+            np.where(is_byte, values, 0).astype(np.uint8).tobytes().decode("utf-8")
+            return []
+        except UnicodeDecodeError:
+            pass
         edges = np.flatnonzero(np.diff(np.concatenate(([0], is_byte.view(np.int8), [0]))))
         bad = []
         for start, end in zip(edges[0::2].tolist(), edges[1::2].tolist()):
