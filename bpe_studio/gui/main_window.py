@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import PATTERNS
+from ..core.encode.foreign import ForeignTokenizer
 from .controller import Controller
 from .controls import TrainingPanel
 from .hub import StateHub
@@ -183,7 +184,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         # subtle: the editor paints asynchronously, so the step shown may have moved on; the
         # point belongs to the merges its tokenizer actually had.
         tok = self.editor.tokenizer
-        self.curve.set_editor_count(tokens, size, len(tok.merges) if tok is not None else None)
+        # A foreign tokenizer is never the run's (the curve leaves it out), and its merges
+        # would be read from tokenizers here, on the GUI thread.
+        step = None if tok is None or isinstance(tok, ForeignTokenizer) else len(tok.merges)
+        self.curve.set_editor_count(tokens, size, step)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         # Roomy where the screen allows (the views are many), never larger than the screen.

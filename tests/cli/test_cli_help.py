@@ -14,7 +14,7 @@ from core_helpers import REPO_ROOT
 
 from bpe_studio.cli.parser import build_parser
 
-COMMANDS = ["gui", "train", "encode", "decode", "convert"]
+COMMANDS = ["gui", "train", "encode", "decode", "convert", "inspect"]
 NO_DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..io.hf_hub import fetch_tokenizer, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
-from ..pretokenization.specials import validate_special_tokens
+from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .data import TokenizerData
 from .hf_kind import ForeignTokenizerFile, foreign_kind
@@ -259,6 +259,10 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
     (an id its files cannot decode is never invented)."""
     if not extra:
         return data
+    try:
+        refuse_single_bytes(t for t in extra if t not in data.special_tokens)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
     inverse = {tok: idx for idx, tok in sorted(data.vocab.items(), reverse=True)}
     specials = dict(data.special_tokens)
     for token in extra:
