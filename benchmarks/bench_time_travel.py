@@ -173,7 +173,7 @@ def editor_at(editor, k: int) -> bool:
 
 def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) -> dict:
     from bpe_studio.gui.main_window import MainWindow
-    from bpe_studio.gui.replay import Pace
+    from bpe_studio.gui.training.replay import Pace
 
     win = MainWindow()
     win.ask = lambda title, question: True
