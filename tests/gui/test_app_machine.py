@@ -100,6 +100,7 @@ class AppMachine(RuleBasedStateMachine):
             return not (
                 training
                 or win.controller.loader.busy
+                or win.controller.editor_refresh_pending
                 or win.editor_tokenizer.busy
                 or win.editor.busy
                 or win.ids_panel.busy

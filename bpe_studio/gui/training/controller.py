@@ -99,6 +99,12 @@ class Controller(QObject):
         """Training or loading: nothing else may start."""
         return self.training or self.loader.busy
 
+    @property
+    def editor_refresh_pending(self) -> bool:
+        """The editor's tokenizer is due to be rebuilt at the step shown (its own turn of the
+        event loop, after the frame that moved the step)."""
+        return self._editor_turn.isActive()
+
     def gui_turn(self) -> GuiTurn | None:
         """The running session's hold on the trainer (``responsiveness.trainer_hold``), if one
         runs."""
