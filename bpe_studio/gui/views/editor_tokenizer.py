@@ -138,10 +138,10 @@ class EditorTokenizer(QWidget):
         if not self.hub.pick_failed_for(EDITOR, failed.key, failed.message):
             return  # another pick came meanwhile
         shown = self.hub.pane(EDITOR).label
-        first = failed.message.splitlines()[0] if failed.message else "failed"
+        first = failed.what.splitlines()[0]
         self._set_note(
-            f"Could not load {failed.label}: {first} · showing {shown}",
-            f"Could not load {failed.label}:\n{failed.message}\n\nThe editor shows {shown}.",
+            f"Could not load {first} · showing {shown}",
+            f"Could not load {failed.what}\n\nThe editor shows {shown}.",
         )
 
     @Slot(str)

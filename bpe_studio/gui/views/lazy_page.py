@@ -97,10 +97,7 @@ class LazyPage(QWidget):
         if self.hub.pick_failed_for(failed.pane, failed.key, failed.message):
             shown = self.hub.pane(failed.pane).label
             title = self.failure[1]
-            self.error.emit(
-                title,
-                f"Could not load {failed.label}: {failed.message}\n\n{shown} is shown instead.",
-            )
+            self.error.emit(title, f"Could not load {failed.what}\n\n{shown} is shown instead.")
         self.request()
 
     @Slot()

@@ -110,6 +110,13 @@ class FailedPick:
     label: str
     message: str
 
+    @property
+    def what(self) -> str:
+        """The pick and why it failed, naming the pick once ("acme/x: not in the cache")."""
+        if self.message.startswith(self.label):
+            return self.message
+        return f"{self.label}: {self.message}"
+
 
 def _no_run() -> AnyTokenizer:
     raise ValueError("there is no run's tokenizer yet: train one or load one first")
