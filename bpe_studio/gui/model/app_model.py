@@ -34,7 +34,7 @@ from ...core.train.pair_history import PairHistory
 from .corpus_source import CorpusSource
 from .curves import DEFAULT_HELDOUT
 from .editor_series import EditorSeries
-from .panes import LoadStatus, PaneChoice
+from .panes import PaneChoice, PaneChoices
 from .saving import unsaved_merges
 from .state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .tokenizer_source import TokenizerSource
@@ -67,8 +67,7 @@ class AppModel:
     def __init__(self) -> None:
         self.state = RunState()
         self._run_ids = itertools.count(1)
-        self._panes: dict[str, PaneChoice] = {}  # the choice each pane shows
-        self._picks: dict[str, PaneChoice] = {}  # a pick under way, by pane
+        self._panes = PaneChoices()  # each pane's choice and the pick under way in it
         self.editor_text = ""
         self.heldout: Path = DEFAULT_HELDOUT
         self._editor_series = EditorSeries()
@@ -331,51 +330,37 @@ class AppModel:
     # ------------------------------------------------------------ panes
     def define_pane(self, pane: str, key: str, label: str) -> None:
         """A pane and the choice it starts with (its picker's default)."""
-        self._panes[pane] = PaneChoice(key, label)
-        self._picks.pop(pane, None)
+        self._panes.define(pane, key, label)
 
     def pane(self, pane: str) -> PaneChoice:
         """The choice ``pane`` shows now (its tokenizer built)."""
-        return self._panes[pane]
+        return self._panes.shown(pane)
 
     def pick_under_way(self, pane: str) -> PaneChoice | None:
         """The pick whose tokenizer is being built for ``pane``, if any."""
-        return self._picks.get(pane)
+        return self._panes.under_way(pane)
 
     def pick(self, pane: str, key: str, label: str) -> None:
         """The user picked ``key`` for ``pane``: the pane keeps showing its choice until the
         tokenizer is built (:meth:`pick_ready`) or the pick fails (:meth:`pick_failed_for`).
         Picking the choice shown again drops a pick under way."""
-        shown = self._panes[pane]
-        if key == shown.key:
-            if self._picks.pop(pane, None) is not None or shown.failed is not None:
-                self._panes[pane] = dataclasses.replace(shown, failed=None)
-                self.pane_changed.emit(pane)
-            return
-        self._picks[pane] = PaneChoice(key, label, LoadStatus.LOADING)
-        self._panes[pane] = dataclasses.replace(shown, failed=None)
-        self.pane_changed.emit(pane)
+        if self._panes.pick(pane, key, label):
+            self.pane_changed.emit(pane)
 
     def pick_ready(self, pane: str, key: str) -> bool:
         """The tokenizer of the pick ``key`` is built: the pane shows it now. False (nothing
         changes) when that pick is no longer the one under way."""
-        pick = self._picks.get(pane)
-        if pick is None or pick.key != key:
+        if not self._panes.ready(pane, key):
             return False
-        del self._picks[pane]
-        self._panes[pane] = PaneChoice(key, pick.label)
         self.pane_changed.emit(pane)
         return True
 
     def pick_failed_for(self, pane: str, key: str, message: str) -> bool:
         """The pick ``key`` could not be built: the pane keeps the choice it showed, and the
         failure is kept with it (until the next pick) and announced (``pick_failed``)."""
-        pick = self._picks.get(pane)
-        if pick is None or pick.key != key:
+        pick = self._panes.under_way(pane)
+        if pick is None or not self._panes.failed(pane, key, message):
             return False
-        del self._picks[pane]
-        shown = self._panes[pane]
-        self._panes[pane] = dataclasses.replace(shown, failed=(pick.label, message))
         self.pane_changed.emit(pane)
         self.pick_failed.emit(pane, pick.label, message)
         return True
