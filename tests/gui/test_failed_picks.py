@@ -83,3 +83,23 @@ def test_a_broken_file_picked_in_the_report_leaves_its_column(qtbot, window, tmp
     qtbot.waitUntil(lambda: not report.busy and slot.key == before, timeout=120_000)
     assert report.report.tokenizers == first
     assert errors and str(broken.name) in errors[-1][1]
+
+
+def test_a_pane_whose_shown_choice_goes_away_says_so_and_stops(qtbot, window):
+    """The run's tokenizer in Compare, then the run discarded: the pane's choice itself can no
+    longer be built. The page says why on its status line, once, and computes nothing more
+    (undoing a pick would have nothing to go back to)."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 400)
+    compare = window.compare
+    errors = errors_of(window)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        window.tabs.setCurrentWidget(compare)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        compare.choices[1].pick("run")
+    assert window.open_corpus(FIXTURES / "german.txt")  # discards the unsaved run
+    qtbot.waitUntil(lambda: not compare.busy, timeout=30_000)
+    qtbot.wait(300)  # long enough for a loop of requests to show itself
+    assert not compare.busy and compare.status.text().startswith("Could not compare")
+    assert errors == []  # no dialog: nothing the user picked failed

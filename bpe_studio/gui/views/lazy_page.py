@@ -93,11 +93,15 @@ class LazyPage(QWidget):
     def _pick_failed(self, failed: FailedPick) -> None:
         """A pick's tokenizer could not be built: the pane goes back to its choice before (the
         model undoes the pick everywhere), the user hears why, and the page computes again
-        with the choices it shows."""
-        if self.hub.pick_failed_for(failed.pane, failed.key, failed.message):
-            shown = self.hub.pane(failed.pane).label
-            title = self.failure[1]
-            self.error.emit(title, f"Could not load {failed.what}\n\n{shown} is shown instead.")
+        with the choices it shows. A choice already shown that fails (a file deleted since)
+        is a failure of the page, said on its status line, not computed again."""
+        if not self.hub.pick_failed_for(failed.pane, failed.key, failed.message):
+            self._on_failed(failed.what)
+            return
+        shown = self.hub.pane(failed.pane).label
+        self.error.emit(
+            self.failure[1], f"Could not load {failed.what}\n\n{shown} is shown instead."
+        )
         self.request()
 
     @Slot()
