@@ -49,7 +49,11 @@ class TokenizerSource:
             self._make = partial(
                 Tokenizer, dict(vocab or {}), list(merges), list(special_tokens), pattern
             )
-        self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
+        # subtle: a foreign tokenizer's merges are read from tokenizers on first use (seconds
+        # for a large model), and this runs on the GUI thread; it is never a run with steps.
+        foreign = isinstance(tokenizer, ForeignTokenizer)
+        given = 0 if foreign or tokenizer is None else len(tokenizer.merges)
+        self._merge_count = given if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
         self._truncated: OrderedDict[int, AnyTokenizer] = OrderedDict()
         # The merges as ids (core.span_steps), once asked for; None inside: not plain steps.
@@ -110,7 +114,8 @@ class TokenizerSource:
 
     def _at(self, k: int | None) -> AnyTokenizer:
         full = self._get()
-        if k is None or k >= len(full.merges):
+        # A foreign tokenizer is shown whole: it has no run's steps (and see __init__).
+        if k is None or isinstance(full, ForeignTokenizer) or k >= len(full.merges):
             return full
         k = max(k, 0)
         cache = self._truncated

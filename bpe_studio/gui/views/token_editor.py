@@ -397,7 +397,8 @@ class TokenTextEdit(QPlainTextEdit):
         for k in indices:
             tid = int(spans.ids[k])
             token = tok.vocab.get(tid, b"")
-            rank = tok.merge_rank(tid)
+            # A foreign tokenizer's merges (if any) are not the run's steps: named by kind.
+            rank = None if isinstance(tok, ForeignTokenizer) else tok.merge_rank(tid)
             origin = (
                 f"merge rank {rank:,}"
                 if rank is not None
