@@ -2,10 +2,13 @@
 
 What it does, each run in a fresh child process (``--child``), timed from the call:
 - overhead: ``train_bpe`` on English books + code (``english_books.txt`` and ``code.txt``,
-  69 MB, two files counted as one corpus) at 10,000, with local counting (``workers=2``)
+  69 MB, two files counted as one corpus) at ``--vocab`` (2,000 by default: the shorter the
+  merging, the larger the cluster's start-up's share), with local counting (``workers=2``)
   and with ``cluster="local:2"`` (a LocalCluster of 2 worker processes started by the run),
   alternating, ``--reps`` times each: median wall time, the time to the end of counting, the
-  ratio (target <= 1.3x) and whether the merges are identical;
+  ratio (target <= 1.3x) and whether the merges are identical. ``--before PATH`` adds
+  ``cluster="local:2"`` from another checkout (the code before a change) to the same
+  alternation;
 - scaling: counting only (``count_on_cluster``) the ~1 GB varied corpus that
   ``train_corpora.scaled()`` builds (the one ``bench_train_mixed.py --scale`` trains on), on
   a LocalCluster of 1, 2 and (oversubscribed on 2 cores) 4 workers, once each: wall time,
@@ -14,7 +17,7 @@ What it does, each run in a fresh child process (``--child``), timed from the ca
   from the measured per-worker rate.
 What it leaves out: a real multi-machine cluster (none here), object stores.
 Machine load is printed beside the figures: the machine is shared, and wall times move with it.
-Run: ``python benchmarks/bench_cluster.py [--reps N] [--no-scale]``.
+Run: ``python benchmarks/bench_cluster.py [--reps N] [--vocab N] [--before PATH] [--no-scale]``.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from corpora import MB, corpus
 
 REPO = Path(__file__).resolve().parent.parent
 SPECIAL = "<|endoftext|>"
-VOCAB = 10_000
+VOCAB = 2_000
 
 
 def _load() -> str:
@@ -43,7 +46,7 @@ def _load() -> str:
 
 
 # ------------------------------------------------------------------------ in the child
-def child_train(mode: str, paths: list[str]) -> dict:
+def child_train(mode: str, vocab: int, paths: list[str]) -> dict:
     from bpe_studio.core import train_bpe
 
     counted = [0.0]
@@ -54,7 +57,7 @@ def child_train(mode: str, paths: list[str]) -> dict:
             counted[0] = time.perf_counter() - start
 
     options = {"workers": 2} if mode == "local" else {"cluster": "local:2"}
-    _, merges = train_bpe(paths, VOCAB, [SPECIAL], progress=progress, **options)
+    _, merges = train_bpe(paths, vocab, [SPECIAL], progress=progress, **options)
     seconds = time.perf_counter() - start
     digest = hashlib.sha256(repr(merges).encode()).hexdigest()
     return {"seconds": seconds, "counted": counted[0], "merges": len(merges), "digest": digest}
@@ -79,33 +82,42 @@ def child_count(workers: int, path: str) -> dict:
 
 
 # ------------------------------------------------------------------------ in the parent
-def run_child(*args: object) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+def run_child(*args: object, repo: Path = REPO) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(repo))
     argv = [sys.executable, __file__, "--child", *map(str, args)]
     out = subprocess.run(argv, stdout=subprocess.PIPE, text=True, env=env, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def overhead(reps: int) -> list[str]:
+def overhead(reps: int, vocab: int, before: Path | None) -> list[str]:
     paths = [str(p) for p in corpus("english_books.txt", "code.txt")]
     size = sum(os.path.getsize(p) for p in paths)
-    runs: dict[str, list[dict]] = {"local": [], "cluster": []}
+    modes = {"local": REPO, "cluster": REPO}
+    if before is not None:
+        modes["cluster, before"] = before
+    names = {
+        "local": "local, 2 processes",
+        "cluster": "LocalCluster, 2 workers",
+        "cluster, before": f"LocalCluster, 2 workers, before ({before})",
+    }
+    runs: dict[str, list[dict]] = {m: [] for m in modes}
     loads = []
     for _ in range(reps):
-        for mode in runs:
+        for mode, repo in modes.items():
             loads.append(os.getloadavg()[0])
-            runs[mode].append(run_child("train", mode, *paths))
+            kind = "local" if mode == "local" else "cluster"
+            runs[mode].append(run_child("train", kind, vocab, *paths, repo=repo))
     med = {m: statistics.median(r["seconds"] for r in rs) for m, rs in runs.items()}
     cnt = {m: statistics.median(r["counted"] for r in rs) for m, rs in runs.items()}
     same = len({r["digest"] for rs in runs.values() for r in rs}) == 1
-    return [
-        f"### `--cluster local:2` against local counting ({size / MB:.0f} MB, vocab {VOCAB:,})",
+    lines = [
+        f"### `--cluster local:2` against local counting ({size / MB:.0f} MB, vocab {vocab:,})",
         "",
-        "| counting | wall time (median) | to the end of counting | merges |",
-        "|---|---:|---:|---:|",
+        "| counting | wall time (median) | to the end of counting | merges | cluster / local |",
+        "|---|---:|---:|---:|---:|",
         *(
-            f"| {'local, 2 processes' if m == 'local' else 'LocalCluster, 2 workers'} | "
-            f"{med[m]:.1f} s | {cnt[m]:.1f} s | {runs[m][0]['merges']:,} |"
+            f"| {names[m]} | {med[m]:.1f} s | {cnt[m]:.1f} s | {runs[m][0]['merges']:,} | "
+            f"{med[m] / med['local']:.2f}x |"
             for m in runs
         ),
         "",
@@ -114,6 +126,7 @@ def overhead(reps: int) -> list[str]:
         f"Merges identical in every run: {'yes' if same else 'NO'}. {reps} runs each, "
         f"alternating; load average at the starts: {', '.join(f'{x:.1f}' for x in loads)}.",
     ]
+    return lines
 
 
 def scaling() -> list[str]:
@@ -154,14 +167,16 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         kind = argv[1]
         if kind == "train":
-            result = child_train(argv[2], argv[3:])
+            result = child_train(argv[2], int(argv[3]), argv[4:])
         else:
             result = child_count(int(argv[2]), argv[3])
         print(json.dumps(result))
         return 0
     reps = int(argv[argv.index("--reps") + 1]) if "--reps" in argv else 3
+    vocab = int(argv[argv.index("--vocab") + 1]) if "--vocab" in argv else VOCAB
+    before = Path(argv[argv.index("--before") + 1]) if "--before" in argv else None
     print(_load(), flush=True)
-    lines = overhead(reps)
+    lines = overhead(reps, vocab, before)
     print("\n".join(lines), flush=True)
     if "--no-scale" not in argv:
         print("\n".join(["", *scaling()]), flush=True)

@@ -5,8 +5,9 @@ command line. Importing this package never loads Qt."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+# subtle: not typing's: importing typing is the longest part of this package's import, and an
+# interrupt that lands during it, before the command has started, would be a traceback.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .core import MergeStep, Tokenizer, train_bpe
 

@@ -2,7 +2,10 @@
 
 import sys
 
-from .cli import program
-
 if __name__ == "__main__":
+    try:
+        from .cli import program
+    except KeyboardInterrupt:  # Ctrl-C while the command's first module loads: one line
+        sys.stderr.write("bpe-studio: error: interrupted\n")
+        sys.exit(130)
     sys.exit(program())

@@ -6,7 +6,10 @@ units). On a terminal the bar redraws one line in place; when stderr is not a te
 logs, files) it prints a plain line once work has gone on for a second, then at most every
 few seconds, so logs stay short and each line can be read as it comes. The time left is the
 core's estimate (``core.train.remaining.TimeLeft``, the app's too), not tqdm's average rate:
-merges get cheaper as a run goes on. What it leaves out: what is being measured (``cli``).
+merges get cheaper as a run goes on. A stream that cannot be written (closed, or its reader
+gone) silences the bar; it never raises, so losing stderr never costs the work it reports on
+(``cli.streams`` guards the command's stderr as a whole). What it leaves out: what is being
+measured (``cli``).
 """
 
 from __future__ import annotations
@@ -60,8 +63,8 @@ class ProgressBar:
         self.known = total is not None
         self.total = max(total or 0, 0)
         self.unit = unit
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
+        self.stream: TextIO | None = stream or sys.stderr
+        self.tty = self._isatty()
         self.start = time.perf_counter()
         self._last_draw = 0.0
         self._interval = 0.1 if self.tty else 5.0
@@ -73,6 +76,12 @@ class ProgressBar:
         self._origin: tuple[float, int] | None = None
         self.done = 0
         self._drawn = -1  # ``done`` when the last line was drawn
+
+    def _isatty(self) -> bool:
+        try:
+            return self.stream is not None and self.stream.isatty()
+        except (OSError, ValueError):
+            return False
 
     def _line(self) -> str:
         elapsed = time.perf_counter() - self.start
@@ -124,11 +133,16 @@ class ProgressBar:
 
     def _draw(self, final: bool = False) -> None:
         self._drawn = self.done
-        if self.tty:
-            self.stream.write("\r\x1b[2K" + self._line() + ("\n" if final else ""))
-        else:
-            self.stream.write(self._line() + "\n")
-        self.stream.flush()
+        if self.stream is None:
+            return
+        try:
+            if self.tty:
+                self.stream.write("\r\x1b[2K" + self._line() + ("\n" if final else ""))
+            else:
+                self.stream.write(self._line() + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):  # closed, or its reader gone: the bar goes quiet
+            self.stream = None
 
     def close(self) -> None:
         """End the bar: its final state, unless a log already has that very line."""

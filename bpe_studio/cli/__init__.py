@@ -16,35 +16,58 @@ cache, ``sources.fetch_hub``).
 
 Headless commands report progress and a summary on stderr; stdout carries only data. Any
 error is one readable line on stderr and a non-zero exit code (2 for a bad option value, 130
-after Ctrl-C, 141 when standard output was closed early), never a traceback. Every ``--out``
-follows one rule (``output``). Modules: ``parser`` (options and help), ``train``, ``encode``
-(and decode), ``convert``, ``sources`` (what ``--tokenizer`` names), ``inputs`` (standard
-input and pipes read as files), ``output`` (errors, the output rule).
+after Ctrl-C at any moment, start-up included; 141 when standard output was closed early),
+never a traceback. A closed or broken stderr costs nothing but the messages (``streams``).
+Every ``--out`` follows one rule (``output``). This module imports nothing heavy: the
+commands, the core and its dependencies are imported where used, so ``--help`` and
+``--version`` are quick and an interrupt while they load is one line too. Modules:
+``parser`` (options and help), ``train``, ``encode`` (and decode), ``convert``, ``sources``
+(what ``--tokenizer`` names), ``inputs`` (standard input and pipes read as files),
+``output`` (errors, the output rule), ``streams`` (standard error).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
 
-from ..core import TrainingCancelled
-from .output import EXIT_INTERRUPTED, CliError, fail, os_error_line
-from .parser import build_parser
+TYPE_CHECKING = False  # not typing's: see bpe_studio/__init__.py
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+EXIT_INTERRUPTED = 130  # as output.EXIT_INTERRUPTED, which this module does not import
+
+
+def _interrupted() -> int:
+    """The one line for Ctrl-C, wherever it came (``output.fail`` may not be imported yet)."""
+    clear = "\r\x1b[2K" if sys.stderr is not None and sys.stderr.isatty() else ""
+    try:
+        print(f"{clear}bpe-studio: error: interrupted", file=sys.stderr)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_INTERRUPTED
 
 
 def program() -> int:
     """The ``bpe-studio`` program (and ``python -m bpe_studio``): :func:`main` in a process
     that ends when it returns, so a command may leave process-wide state as it is (see
-    ``encode``)."""
-    # subtle: no command does linear algebra, but importing NumPy starts OpenBLAS's threads,
-    # which spin for a while on the cores that the tokenizer's building and the workers need
-    # (docs/patterns.md, round 21): one BLAS thread unless the user chose otherwise.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    return main(exiting=True)
+    ``encode``). Ctrl-C at any moment is one line and exit 130."""
+    try:
+        # subtle: no command does linear algebra, but importing NumPy starts OpenBLAS's
+        # threads, which spin for a while on the cores that the tokenizer's building and the
+        # workers need (docs/patterns.md, round 21): one BLAS thread unless the user chose.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        from .streams import guard_stderr
+
+        guard_stderr()
+        return main(exiting=True)
+    except KeyboardInterrupt:
+        return _interrupted()
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
+    from .parser import build_parser
+
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -53,6 +76,9 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         from ..gui.app import main as gui_main
 
         return gui_main(argv)
+    from ..core.corpus.counting import TrainingCancelled
+    from .output import CliError, fail, in_cli_words, os_error_line
+
     try:
         if args.command == "train":
             from .train import cmd_train
@@ -78,4 +104,4 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     except (OSError, ValueError) as e:
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name
         # their file or value in the message already.
-        return fail(os_error_line(e) if isinstance(e, OSError) else str(e))
+        return fail(os_error_line(e) if isinstance(e, OSError) else in_cli_words(str(e)))

@@ -12,7 +12,6 @@ What it leaves out: the formats themselves (core ``tokenizer_files``, ``formats`
 from __future__ import annotations
 
 import argparse
-import shlex
 import signal
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from ..core import Tokenizer
 from ..core.formats.files import DEFAULT_NAME
 from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_name
+from ..core.pretokenization.names import shown_pattern
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -123,7 +123,7 @@ def pattern_note(tok: Tokenizer, fmt: str) -> str | None:
     """What to tell the user when GPT-2 files drop a pattern other than gpt2."""
     if fmt != "gpt2" or tok.pattern_name == "gpt2":
         return None
-    how = tok.pattern_name or shlex.quote(tok.pattern)
+    how = shown_pattern(tok.pattern)
     return (
         "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
         f"{how} to split text as this tokenizer does"

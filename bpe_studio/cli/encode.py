@@ -1,8 +1,10 @@
 """``bpe-studio encode`` (text -> ids ``.npy``) and ``bpe-studio decode`` (ids ``.npy`` -> text).
 
-What it does: ``encode`` reads a file, or standard input or a pipe (copied to a temporary file
-first, ``inputs``), encodes it in parallel (``core.encode_file``) and writes a 1-D ``.npy`` of
-ids to a file or, for ``--out -``, the same ``.npy`` bytes to standard output; ``decode``
+What it does: ``encode`` reads what ``train`` reads: files, globs, compressed files, URLs,
+records (``encode_inputs``: each document alone), standard input or a pipe (copied to a
+temporary file first, ``inputs``); one plain text file is encoded in parallel
+(``core.encode_file``). It writes a 1-D ``.npy`` of ids to a file or, for ``--out -``, the
+same ``.npy`` bytes to standard output; ``decode``
 reads such an array (a file or ``-``) and writes the exact bytes the ids stand for to a file
 or standard output (``-``, the default). So ``encode x --out - | decode - --out -`` gives x
 back. Outputs follow the rule in ``output``. Progress and the summary go to stderr, so stdout
@@ -25,13 +27,15 @@ from dataclasses import replace
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.encode.encode_file import encode_file
+from ..core.corpus.sources import check_text_field
+from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
 from ..progress import ProgressBar
-from .inputs import STDIN, check_input, input_files, input_name
+from .encode_inputs import encode_inputs
+from .inputs import STDIN, check_input, check_not_records, input_files, input_name, records
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -103,11 +107,12 @@ def _add_template(path: str, before: tuple[int, ...], after: tuple[int, ...]) ->
     return total
 
 
-def _check_out(args: argparse.Namespace, given: str, *, binary: bool) -> None:
-    """``--out`` by the output rule (``output``), the input and the tokenizer's files being
+def _check_out(args: argparse.Namespace, given: str | list[str], *, binary: bool) -> None:
+    """``--out`` by the output rule (``output``), the inputs and the tokenizer's files being
     the inputs; binary data is not written to a terminal."""
+    named = [given] if isinstance(given, str) else given
     inputs: list[str | os.PathLike[str]] = [
-        *([] if given == STDIN else [given]),
+        *(p for p in named if p != STDIN),
         *source_files(args.tokenizer),
     ]
     check_out_file(args.out, force=args.force, inputs=inputs)
@@ -147,9 +152,17 @@ def cmd_encode(args: argparse.Namespace) -> int:
             gc.enable()
 
 
+def _template(tok: AnyTokenizer) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The ids a tokenizer's template puts before and after a text, or None."""
+    template = tok.template
+    return None if template is None else (template.before, template.after)
+
+
 def _encode(args: argparse.Namespace) -> int:
-    check_input(args.input)
-    _check_out(args, args.input, binary=True)
+    given: list[str] = list(args.input)
+    for name in given:
+        check_input(name, globs=True)
+    _check_out(args, given, binary=True)
     args.tokenizer = fetch_hub(args.tokenizer)
     built: list[AnyTokenizer] = []
     load = _loader(args, built)
@@ -164,12 +177,21 @@ def _encode(args: argparse.Namespace) -> int:
 
     closed_after = None
     with ExitStack() as stack:
-        (path,) = stack.enter_context(input_files([args.input]))
+        paths = stack.enter_context(input_files(given, args.records))
+        files = corpus_files(paths, records(args.records))
+        check_not_records(files, args.records, paths.copies)
+        check_text_field(files, args.text_field)
+        # Files a glob matched are inputs too, which the ids must not replace.
+        _check_out(args, [f.url for f in files if f.local and f.url not in paths.copies],
+                   binary=True)  # fmt: skip
         out, streamed = args.out, is_stream(args.out)
         if streamed:
             out = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "ids.npy")
+        around = _template if args.add_special_tokens else None
         try:
-            stats = encode_file(load, path, out, workers=args.workers, progress=progress)
+            stats, each = encode_inputs(load, files, out, workers=args.workers,
+                                        progress=progress, text_field=args.text_field,
+                                        template=around)  # fmt: skip
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
         except KeyboardInterrupt:
@@ -182,6 +204,8 @@ def _encode(args: argparse.Namespace) -> int:
         if args.add_special_tokens:
             if template is None:
                 added = "added no special tokens: the tokenizer has no template for them"
+            elif each:
+                added = f"added the template's special tokens around each document: {template.text}"
             else:
                 tokens = _add_template(out, template.before, template.after)
                 added = f"added the template's special tokens: {template.text}"

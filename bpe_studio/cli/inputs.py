@@ -5,12 +5,18 @@ What it does: :func:`input_files` gives, for the paths a command reads, paths of
 files, so that every input is read the same way: measured, cut where the pattern may cut,
 encoded or counted in parallel with progress, never held in memory whole. A pipe is copied
 as it streams (a "reading" bar shows it on stderr); the copies are removed when the block
-ends. :func:`check_input` finds a missing path or a directory before any work.
+ends. A copy's name says what its first bytes show, which a pipe's name cannot: gzip, bzip2,
+xz or zstd compression (read decompressed), a Parquet file. ``--records jsonl|parquet`` says
+that the inputs hold records (:func:`records`); without it, a stream or a ``.json`` file
+whose first line is a JSON object is refused with one line saying so
+(:func:`check_not_records`), rather than trained on its JSON syntax.
+:func:`check_input` finds a missing path or a directory before any work.
 What it leaves out: what is done with the files (the commands).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import sys
@@ -20,12 +26,84 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..core.corpus.sources import is_glob_or_url
+from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
 from ..progress import ProgressBar
 from .output import CliError
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+# --records: what the inputs hold ("none": plain text, even where the first line is JSON).
+RECORDS_CHOICES = ("jsonl", "parquet", "none")
+# The first bytes of each kind of file a stream may hold, and the suffix that tells the core.
+_MAGIC = (
+    (b"\x1f\x8b", ".gz"),
+    (b"\xfd7zXZ\x00", ".xz"),
+    (b"\x28\xb5\x2f\xfd", ".zst"),
+    (b"PAR1", ".parquet"),
+)
+# Where a JSON Lines record is looked for: the first line, within this many bytes.
+_SNIFF_BYTES = 1 << 16
+_JSON_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".json.xz", ".json.zst")
+
+
+def records(choice: str | None) -> str | None:
+    """The core's ``records`` for a ``--records`` value (None for "none" or none given)."""
+    return None if choice in (None, "none") else choice
+
+
+def _suffix(head: bytes) -> str:
+    """The suffix that names what a stream beginning with ``head`` holds ("" for text)."""
+    for magic, suffix in _MAGIC:
+        if head.startswith(magic):
+            return suffix
+    # bzip2: "BZh", the block size, then a block's or the end's signature (never UTF-8 text).
+    if (
+        head[:3] == b"BZh"
+        and head[3:4].isdigit()
+        and head[4:10]
+        in (
+            b"\x31\x41\x59\x26\x53\x59",
+            b"\x17\x72\x45\x38\x50\x90",
+        )
+    ):
+        return ".bz2"
+    return ""
+
+
+def _first_line_is_a_record(f: CorpusFile) -> bool:
+    """Whether the first non-blank line of ``f`` (decompressed) is a JSON object."""
+    try:
+        with f.open() as stream:
+            head = stream.read(_SNIFF_BYTES)
+    except (OSError, ValueError, EOFError):
+        return False  # counting will say what is wrong with it, naming it
+    for line in head.splitlines():
+        if line.strip():
+            try:
+                return line.lstrip().startswith(b"{") and isinstance(json.loads(line), dict)
+            except ValueError:
+                return False
+    return False
+
+
+def check_not_records(
+    files: Sequence[CorpusFile], choice: str | None, copies: dict[str, str]
+) -> None:
+    """Without ``--records``, refuse a plain-text input whose name says nothing of what it
+    holds (a stream's copy, or a ``.json`` file) when its first line is a JSON object: it
+    would be trained on as text, braces and field names included. ``copies`` maps a copy's
+    path to the name the user gave."""
+    if choice is not None:
+        return
+    for f in files:
+        vague = f.url in copies or f.name.lower().endswith(_JSON_SUFFIXES)
+        if f.kind is Kind.TEXT and vague and _first_line_is_a_record(f):
+            name = copies.get(f.url, f.name)
+            raise CliError(
+                f"{name}: its first line is a JSON object: give --records jsonl to read each "
+                "record's text field (--text-field, default text), or --records none to read "
+                "it as plain text"
+            )
 
 
 def input_name(user_path: str) -> str:
@@ -36,6 +114,11 @@ def input_name(user_path: str) -> str:
 def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> None:
     """Raise :class:`CliError` for an input that is missing or a directory. With ``globs``,
     a glob or a URL is taken as it is: the core resolves it (``sources``)."""
+    if user_path.startswith("memory://"):
+        raise CliError(
+            f"{user_path}: memory:// files live inside one Python process, and a command "
+            "starts with none; name a file (from Python, train_bpe reads memory:// URLs)"
+        )
     if user_path == STDIN or (globs and is_glob_or_url(user_path)):
         return
     p = Path(user_path)
@@ -78,16 +161,26 @@ def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str) -> None:
     bar.close()
 
 
+class Inputs(list[str]):
+    """The paths :func:`input_files` gives (a list), with ``copies``: each stream's copy and
+    the name the user gave it."""
+
+    copies: dict[str, str]
+
+
 @contextmanager
-def input_files(user_paths: Sequence[str]) -> Iterator[list[str]]:
+def input_files(user_paths: Sequence[str], choice: str | None = None) -> Iterator[Inputs]:
     """Paths of regular files holding what ``user_paths`` hold, in order: a regular file (or a
     glob or a URL) itself, anything else (``-``, a pipe, a character device) copied into a
-    temporary file,
-    removed when the block ends. Errors raised in the block (``ValueError``: invalid UTF-8,
-    text the pattern leaves out) that name a copy name the user's path instead."""
+    temporary file named for what its first bytes show (compression, Parquet; a Parquet
+    file where ``choice``, the ``--records`` value, says JSON Lines is an error), removed
+    when the block ends. Errors raised in
+    the block (``ValueError``: invalid UTF-8, text the pattern leaves out) that name a copy
+    name the user's path instead."""
     with ExitStack() as stack:
-        paths: list[str] = []
+        paths = Inputs()
         copies: dict[str, str] = {}
+        paths.copies = copies
         for user_path in user_paths:
             if not is_stream(user_path):
                 paths.append(user_path)
@@ -105,6 +198,13 @@ def input_files(user_paths: Sequence[str]) -> Iterator[list[str]]:
                         raise CliError(f"{name}: cannot read it: {e.strerror}") from None
                     with source:
                         _copy(source, target, name, folder)
+            with open(copy, "rb") as f:
+                suffix = _suffix(f.read(16))
+            if suffix == ".parquet" and choice == "jsonl":
+                raise CliError(f"{name}: holds a Parquet file, not JSON Lines (--records jsonl)")
+            if suffix:
+                os.rename(copy, copy + suffix)
+                copy += suffix
             paths.append(copy)
             copies[copy] = name
         try:

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import BinaryIO
-
-from ..core.formats.files import tokenizers_in
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # as argparse exits for a bad option value
@@ -50,6 +49,15 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
         super().__init__(message)
         self.code = code
+
+
+def in_cli_words(message: str) -> str:
+    """A core message in the options' words: ``engine='python'`` is ``--engine python``,
+    ``text field 'body'`` is ``--text-field body``, ``records='jsonl' or 'parquet'`` is
+    ``--records jsonl or parquet``."""
+    message = re.sub(r"engine='(\w+)'", r"--engine \1", message)
+    message = re.sub(r"records='(\w+)' or '(\w+)'", r"--records \1 or \2", message)
+    return re.sub(r"text field '([^']*)'", r"--text-field \1", message)
 
 
 def plural(n: int, noun: str) -> str:
@@ -141,6 +149,8 @@ def _not_an_input(target: Path, user_path: str, inputs: Iterable[str | os.PathLi
 def tokenizer_files_in(folder: Path) -> list[str]:
     """The names of the tokenizer files in ``folder`` (``core.tokenizer_files.tokenizers_in``:
     GPT-2 vocabularies, rank files, a ``tokenizer.json`` that is no rank file's sidecar)."""
+    from ..core.formats.files import tokenizers_in
+
     return [p.name for p in tokenizers_in(folder)] if folder.is_dir() else []
 
 

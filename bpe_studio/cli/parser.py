@@ -1,25 +1,21 @@
 """The ``bpe-studio`` argument parser: commands, options and their help.
 
 What it does: declares ``gui``, ``train``, ``encode``, ``decode`` and ``convert`` and checks
-option values (whole numbers, worker counts, patterns) as argparse types, so a bad value is
-one line and exit 2 before any file is read.
+option values (whole numbers, worker counts, patterns, cluster addresses) as argparse types,
+with the core's own rules, so a bad value is one line and exit 2 before any file is read. A
+command's options are declared when that command is parsed or its help is shown
+(:class:`Command`), and what they need from the core is imported then: ``bpe-studio --help``
+and ``--version`` load none of it.
 What it leaves out: running the commands (``train``, ``encode``, ``convert``).
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
-from ..core import pretokenizer
-from ..core.corpus.cluster import parse_address
-from ..core.corpus.counting import resolve_workers
-from ..core.formats.files import FORMATS
-from ..core.pretokenization.names import NAMES_HELP
-from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
-from ..core.train.trainer import ENGINES
-from .sources import SOURCE_HELP
 
 STREAMS = (
     "Progress bars and summaries go to stderr; stdout carries only data (--out -). Errors "
@@ -49,6 +45,8 @@ def _positive(text: str) -> int:
 
 def _workers(text: str) -> int:
     """A --workers value, checked by the core's one rule (``resolve_workers``)."""
+    from ..core.corpus.counting import resolve_workers
+
     value = _whole_number(text)
     try:
         return resolve_workers(value)
@@ -61,6 +59,8 @@ def _workers(text: str) -> int:
 def _pattern(text: str) -> str:
     """A --pattern value: a name (any spelling the core knows, given back as the name) or a
     regex that compiles (``core.pretokenizer``'s rule)."""
+    from ..core.pretokenization.pretokenizer import pretokenizer
+
     try:
         return pretokenizer(text).name or text
     except ValueError as e:
@@ -68,15 +68,26 @@ def _pattern(text: str) -> str:
 
 
 def _cluster(text: str) -> str:
-    """A --cluster value, checked by the core's rule (``cluster.parse_address``)."""
+    """A --cluster value, checked by the core's rule (``cluster_address``: Dask's parser)."""
+    from ..core.corpus.cluster_address import ClusterError, cluster_address
+
     try:
-        parse_address(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+        cluster_address(text)
+    except ClusterError as e:
+        raise argparse.ArgumentTypeError(f"{text}: {e.reason}") from None
     return text
 
 
-PATTERN_NAMES = NAMES_HELP
+def _pattern_names() -> str:
+    from ..core.pretokenization.names import NAMES_HELP
+
+    return NAMES_HELP
+
+
+def _default_special_token() -> str:
+    from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
+
+    return DEFAULT_SPECIAL_TOKEN
 
 
 def _add_pattern(command: argparse.ArgumentParser, help_text: str, default: str | None) -> None:
@@ -86,6 +97,8 @@ def _add_pattern(command: argparse.ArgumentParser, help_text: str, default: str 
 
 
 def _add_format(command: argparse.ArgumentParser, flag: str, help_text: str, **kw: Any) -> None:
+    from ..core.formats.files import FORMATS
+
     command.add_argument(flag, choices=FORMATS, metavar="FORMAT", help=help_text, **kw)
 
 
@@ -133,41 +146,121 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-def _add_command(sub: argparse._SubParsersAction, name: str) -> argparse.ArgumentParser:
-    """The subcommand ``name`` with its help and description (``_COMMANDS``)."""
+Options = Callable[[argparse.ArgumentParser], None]
+
+
+class Command(argparse.ArgumentParser):
+    """A subcommand whose options ``options(self)`` declares the first time it parses or
+    shows its help (or its ``actions`` are read), so that what they need is imported only
+    for the command that runs."""
+
+    def __init__(self, *args: Any, options: Options | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._options = options
+
+    def declare(self) -> Command:
+        """Declare the options, once; this parser."""
+        options, self._options = self._options, None
+        if options is not None:
+            options(self)
+        return self
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        return super(Command, self.declare()).parse_known_args(args, namespace)
+
+    def format_help(self) -> str:
+        return super(Command, self.declare()).format_help()
+
+    def format_usage(self) -> str:
+        return super(Command, self.declare()).format_usage()
+
+
+def headless_commands() -> str:
+    """The commands that need no display, as the no-display message lists them."""
+    names = [f"`bpe-studio {name}`" for name in _COMMANDS]
+    return ", ".join(names[:-1]) + f" and {names[-1]}"
+
+
+def _add_command(
+    sub: argparse._SubParsersAction, name: str, options: Options | None = None
+) -> argparse.ArgumentParser:
+    """The subcommand ``name`` with its help and description (``_COMMANDS``), and the
+    ``options`` that declare its arguments when it is used."""
     help_text, description = _COMMANDS[name]
-    return sub.add_parser(name, help=help_text, description=f"{description} {STREAMS}")
+    return sub.add_parser(
+        name, help=help_text, description=f"{description} {STREAMS}", options=options
+    )
+
+
+def _source_help() -> str:
+    from ..core.formats.preset_table import PRESETS
+
+    return (
+        f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
+        "'train' writes them) or GPT-2's gpt2_vocab.json + gpt2_merges.txt, such a vocab.json "
+        "itself (its merges file beside it), a Hugging Face tokenizer.json (byte-level BPE "
+        "exactly; WordPiece, Unigram and SentencePiece-style BPE through the tokenizers "
+        "library), a .tiktoken rank file (plain or .gz; or the directory holding one), or a "
+        "model on the Hugging Face Hub as hf:ORG/NAME[@REVISION] (its tokenizer.json, "
+        "downloaded into the Hub's cache once, then read from there; gated models need `hf "
+        "auth login`)"
+    )
 
 
 def _add_tokenizer(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--tokenizer", required=True, metavar="SRC", help=SOURCE_HELP)
+    command.add_argument("--tokenizer", required=True, metavar="SRC", help=_source_help())
 
 
-SOURCE_PATTERN_HELP = (
-    f"pre-tokenization pattern ({PATTERN_NAMES} or a regex) for sources that carry none: "
-    "GPT-2 files (default gpt2) and a .tiktoken file without its NAME.tiktoken.json beside it. "
-    "A tokenizer.json or a preset keeps its own, and a different one is an error"
-)
+def _source_pattern_help() -> str:
+    return (
+        f"pre-tokenization pattern ({_pattern_names()} or a regex) for sources that carry "
+        "none: GPT-2 files (default gpt2) and a .tiktoken file without its NAME.tiktoken.json "
+        "beside it. A tokenizer.json or a preset keeps its own, and a different one is an error"
+    )
+
+
+def _add_records(command: argparse.ArgumentParser) -> None:
+    from .inputs import RECORDS_CHOICES
+
+    command.add_argument(
+        "--records",
+        choices=RECORDS_CHOICES,
+        default=None,
+        help="what the inputs hold, whatever their names say: jsonl (JSON Lines) or parquet "
+        "records, whose text field is a document each; none: plain text. Needed for "
+        "standard input and pipes of JSON Lines (zstdcat x.jsonl.zst | ... - --records "
+        "jsonl); without it, a file's name says (.jsonl, .ndjson, .parquet)",
+    )
+    command.add_argument(
+        "--text-field",
+        metavar="NAME",
+        default=None,
+        help="the field of the records that holds their text (default: text)",
+    )
 
 
 def _add_train(sub: argparse._SubParsersAction) -> None:
-    train = _add_command(sub, "train")
+    _add_command(sub, "train", _train_options)
+
+
+def _train_options(train: argparse.ArgumentParser) -> None:
+    from ..core.train.trainer import ENGINES
+
+    special = _default_special_token()
     train.add_argument(
         "corpus",
         metavar="CORPUS",
         nargs="+",
-        help="UTF-8 text file(s), or - for standard input (pipes are read too); globs (quote "
-        "them: 'shards/part-*.txt.gz'), compressed files (.gz .bz2 .xz .zst), URLs (memory://, "
-        "s3://, gs://, hf://datasets/... with their fsspec package), and records: each "
-        "record's text field in .jsonl and .parquet files is one document. Several are "
-        "counted together as one corpus; no pre-token crosses two files or two records",
+        help="UTF-8 text file(s), or - for standard input (pipes are read too; compressed "
+        "or Parquet bytes are recognised); globs (quote them: 'shards/part-*.txt.gz'), "
+        "compressed files (.gz .bz2 .xz .zst), URLs (s3://, gs://, hf://datasets/..., "
+        "https://, with their fsspec package), and records: each record's text field in "
+        ".jsonl and .parquet files is one document. Several are counted together as one "
+        "corpus; no pre-token crosses two files or two records",
     )
-    train.add_argument(
-        "--text-field",
-        metavar="NAME",
-        default=None,
-        help="the field of .jsonl and .parquet records that holds their text (default: text)",
-    )
+    _add_records(train)
     train.add_argument(
         "--cluster",
         type=_cluster,
@@ -184,7 +277,8 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         required=True,
         metavar="N",
         help="size of the vocabulary to learn: 256 byte tokens + the special tokens + "
-        "one token per merge (fewer if the corpus runs out of pairs)",
+        "one token per merge (fewer if the corpus runs out of pairs); from 256 + the special "
+        "tokens (no merge: a byte-level tokenizer) to 2,147,483,648",
     )
     specials = train.add_mutually_exclusive_group()
     specials.add_argument(
@@ -193,16 +287,16 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="TOK",
         help=f"a special token (repeatable); giving any replaces the default "
-        f"{DEFAULT_SPECIAL_TOKEN!r}, so repeat it to keep it too",
+        f"{special!r}, so repeat it to keep it too",
     )
     specials.add_argument(
         "--no-special-tokens",
         action="store_true",
-        help=f"train with no special token (not even {DEFAULT_SPECIAL_TOKEN!r})",
+        help=f"train with no special token (not even {special!r})",
     )
     _add_pattern(
         train,
-        f"pre-tokenization pattern: a name ({PATTERN_NAMES}; cl100k and o200k are GPT-4's "
+        f"pre-tokenization pattern: a name ({_pattern_names()}; cl100k and o200k are GPT-4's "
         "and GPT-4o's) or a regex, checked before training (default: gpt2)",
         "gpt2",
     )
@@ -233,8 +327,20 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_encode(sub: argparse._SubParsersAction) -> None:
-    enc = _add_command(sub, "encode")
-    enc.add_argument("input", metavar="INPUT", help="UTF-8 text file, or - for standard input")
+    _add_command(sub, "encode", _encode_options)
+
+
+def _encode_options(enc: argparse.ArgumentParser) -> None:
+    enc.add_argument(
+        "input",
+        metavar="INPUT",
+        nargs="+",
+        help="what train reads: UTF-8 text files, - for standard input (pipes too), globs, "
+        "compressed files (.gz .bz2 .xz .zst), URLs, and .jsonl / .parquet records; the ids "
+        "of each file or record follow one another, each encoded on its own. One plain text "
+        "file is encoded in parallel",
+    )
+    _add_records(enc)
     _add_tokenizer(enc)
     specials = enc.add_mutually_exclusive_group()
     specials.add_argument(
@@ -257,7 +363,7 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
         "tokenizer.json's post-processor, e.g. Llama 3's <|begin_of_text|>) around the ids, "
         "as the model sees them",
     )
-    _add_pattern(enc, SOURCE_PATTERN_HELP, None)
+    _add_pattern(enc, _source_pattern_help(), None)
     _add_workers(enc, "encoding")
     enc.add_argument(
         "--out",
@@ -270,7 +376,10 @@ def _add_encode(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_decode(sub: argparse._SubParsersAction) -> None:
-    dec = _add_command(sub, "decode")
+    _add_command(sub, "decode", _decode_options)
+
+
+def _decode_options(dec: argparse.ArgumentParser) -> None:
     dec.add_argument("ids", metavar="IDS.npy", help=".npy file of ids, or - for standard input")
     _add_tokenizer(dec)
     _add_pattern(
@@ -286,8 +395,11 @@ def _add_decode(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_convert(sub: argparse._SubParsersAction) -> None:
-    conv = _add_command(sub, "convert")
-    conv.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
+    _add_command(sub, "convert", _convert_options)
+
+
+def _convert_options(conv: argparse.ArgumentParser) -> None:
+    conv.add_argument("source", metavar="SOURCE", help=_source_help())
     _add_format(
         conv,
         "--to",
@@ -309,13 +421,16 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="file name stem for --to tiktoken (default: the preset's name, else tokenizer)",
     )
-    _add_pattern(conv, SOURCE_PATTERN_HELP, None)
+    _add_pattern(conv, _source_pattern_help(), None)
     conv.add_argument("--force", action="store_true", help=FORCE_DIR)
 
 
 def _add_inspect(sub: argparse._SubParsersAction) -> None:
-    ins = _add_command(sub, "inspect")
-    ins.add_argument("source", metavar="SRC", help=SOURCE_HELP)
+    _add_command(sub, "inspect", _inspect_options)
+
+
+def _inspect_options(ins: argparse.ArgumentParser) -> None:
+    ins.add_argument("source", metavar="SRC", help=_source_help())
     ins.add_argument(
         "--corpus",
         nargs="+",
@@ -351,7 +466,7 @@ def _add_inspect(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="tokens shown as examples in the summary (default: 10)",
     )
-    _add_pattern(ins, SOURCE_PATTERN_HELP, None)
+    _add_pattern(ins, _source_pattern_help(), None)
     _add_workers(ins, "encoding")
 
 
@@ -366,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo", action="store_true", help="open the app and train on the bundled sample corpus"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Command)
 
     gui = sub.add_parser("gui", help="open the desktop app, optionally with a corpus loaded")
     gui.add_argument("corpus", nargs="?", help="UTF-8 text file to load")

@@ -17,21 +17,10 @@ from pathlib import Path
 from ..core.encode.foreign import AnyTokenizer, open_tokenizer
 from ..core.formats.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
-from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_beside
 from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
 from ..progress import ProgressBar
 from .output import CliError, tokenizer_files_in
-
-SOURCE_HELP = (
-    f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
-    "'train' writes them) or GPT-2's gpt2_vocab.json + gpt2_merges.txt, such a vocab.json "
-    "itself (its merges file beside it), a Hugging Face tokenizer.json (byte-level BPE exactly; "
-    "WordPiece, Unigram and SentencePiece-style BPE through the tokenizers library), a "
-    ".tiktoken rank file (plain or .gz; or the directory holding one), or a model on the "
-    "Hugging Face Hub as hf:ORG/NAME[@REVISION] (its tokenizer.json, downloaded into the "
-    "Hub's cache once, then read from there; gated models need `hf auth login`)"
-)
 
 
 def source_files(source: str) -> list[Path]:
@@ -84,7 +73,7 @@ def fetch_hub(source: str) -> str:
 def load_source(
     source: str, pattern: str | None = None, extra_specials: Sequence[str] | None = None
 ) -> TokenizerData:
-    """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`, and
+    """The tokenizer data ``source`` names (see ``parser``'s help for SRC, and
     ``core.tokenizer_files.load_data``, which reads every kind); ``pattern`` for the formats
     without one of their own; ``extra_specials`` more special tokens, each a vocabulary
     entry. One-line errors name the source, or the file beside it that holds what is wrong."""

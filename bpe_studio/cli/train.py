@@ -14,28 +14,36 @@ so far and writes them (exit 130). What it leaves out: the training itself (``co
 from __future__ import annotations
 
 import argparse
-import re
-import shlex
 import sys
 import time
 from pathlib import Path
 
 from ..core import BpeTrainer, Tokenizer, trainer_from_file
-from ..core.corpus.records import DEFAULT_TEXT_FIELD
-from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
+from ..core.corpus.cluster_address import ClusterError
+from ..core.corpus.sources import CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
 from ..core.io.display import readable_token
+from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
     refuse_single_bytes,
 )
 from ..core.train.merge_engine import CompiledEngineUnavailable
-from ..core.train.vocab import BYTE_TOKENS, first_merge_id
+from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
 from ..progress import ProgressBar
 from .convert import check_tokenizer_out, pattern_note, save
-from .inputs import STDIN, check_input, input_files, input_name, is_regular, is_stream
-from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, plural
+from .inputs import (
+    STDIN,
+    check_input,
+    check_not_records,
+    input_files,
+    input_name,
+    is_regular,
+    is_stream,
+    records,
+)
+from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, plural
 
 
 def peak_memory_mb() -> float | None:
@@ -73,6 +81,7 @@ def _check_corpora(paths: list[str]) -> None:
     seen: dict[Path, str] = {}
     for path in paths:
         if is_glob_or_url(path):
+            check_input(path, "corpus file", globs=True)
             continue  # resolved by the core, then checked by _check_files
         if path != STDIN and Path(path).is_dir():
             raise CliError(f"{path}: is a directory; CORPUS names text files")
@@ -82,19 +91,13 @@ def _check_corpora(paths: list[str]) -> None:
             raise CliError(f"{path}: given twice as a corpus file (it would be counted twice)")
 
 
-def _check_files(files: list[CorpusFile], text_field: str | None) -> None:
-    """No file is counted twice (two globs may match the same one), and ``--text-field``
-    is given only for a corpus that has records."""
+def _check_files(files: list[CorpusFile]) -> None:
+    """No file is counted twice (two globs may match the same one)."""
     seen: set[str] = set()
     for f in files:
         if f.url in seen:
             raise CliError(f"{f.name}: named twice as a corpus file (it would be counted twice)")
         seen.add(f.url)
-    if text_field is not None and all(f.kind is Kind.TEXT for f in files):
-        raise CliError(
-            f"--text-field {text_field}: the corpus has no .jsonl or .parquet file; plain "
-            "text files are documents as they are"
-        )
 
 
 def _status(message: str) -> None:
@@ -103,21 +106,10 @@ def _status(message: str) -> None:
 
 
 def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
-    """Room for one merge at least beyond the byte tokens and the special tokens."""
-    floor = first_merge_id(specials)
-    if vocab_size <= floor:
-        raise CliError(
-            f"--vocab-size {vocab_size:,} leaves no room for a merge: the {BYTE_TOKENS} byte "
-            f"tokens and {plural(len(specials), 'special token')} take {floor:,} ids; give "
-            f"{floor + 1:,} or more",
-            EXIT_USAGE,
-        )
-
-
-def _in_cli_words(message: str) -> str:
-    """A core message about the engine, in the option's words (``engine='python'`` is
-    ``--engine python`` here)."""
-    return re.sub(r"engine='(\w+)'", r"--engine \1", message)
+    """The core's one rule (``vocab.vocab_size_problem``), in the option's words."""
+    problem = vocab_size_problem(vocab_size, specials)
+    if problem is not None:
+        raise CliError(f"--vocab-size {vocab_size:,} {problem}", EXIT_USAGE)
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -131,32 +123,35 @@ def cmd_train(args: argparse.Namespace) -> int:
     first = input_name(corpora[0])
     named = first if len(corpora) == 1 else f"{first} (and {len(corpora) - 1} more)"
     start = time.perf_counter()
-    with input_files(corpora) as paths:
-        files = corpus_files(paths)
-        _check_files(files, args.text_field)
+    wanted = merge_budget(args.vocab_size, specials)
+    with input_files(corpora, args.records) as paths:
+        files = corpus_files(paths, records(args.records))
+        _check_files(files)
+        check_not_records(files, args.records, paths.copies)
         # Files a glob matched are inputs too, which the tokenizer must not replace.
         local = [f.url for f in files if f.local and not is_stream(f.url)]
         check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=local)
-        if sum(f.size for f in files) == 0:
+        if sum(f.size for f in files) == 0 and wanted:
             raise _nothing_learned(
                 named, "the file is empty" if len(files) == 1 else "the files are empty"
             )
         trainer = _count(args, files, specials, named)
-    if not trainer.top_pairs(1):
+    if wanted and not trainer.top_pairs(1):
         raise _nothing_learned(
             named,
             "it holds no two bytes side by side within a pre-token (only single characters, "
             "spaces or special tokens), so there is no pair to merge",
         )
-    merging = ProgressBar("merging", trainer.target_merges)
     interrupted = False
-    try:
-        for step in trainer:
-            merging.update(step.rank + 1)
-    except KeyboardInterrupt:
-        interrupted = True
-    merging.close()
-    if not trainer.merges:
+    if wanted:
+        merging = ProgressBar("merging", trainer.target_merges)
+        try:
+            for step in trainer:
+                merging.update(step.rank + 1)
+        except KeyboardInterrupt:
+            interrupted = True
+        merging.close()
+    if wanted and not trainer.merges:
         raise _nothing_learned(named, "interrupted before the first merge", EXIT_INTERRUPTED)
     tok = Tokenizer(
         trainer.vocab,
@@ -176,8 +171,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"(vocabulary {len(trainer.vocab):,}) in {elapsed:.2f} s",
         f"special tokens: {shown or 'none'}",
         f"peak memory: {peak:,.0f} MB" if peak is not None else "peak memory: unknown",
-        f"longest token: {readable_token(longest)} ({len(longest)} bytes)",
-        f"pattern: {tok.pattern_name or shlex.quote(tok.pattern)}",
+        f"longest token: {readable_token(longest)} ({len(longest)} bytes)"
+        if learned
+        else "longest token: none learned",
+        f"pattern: {shown_pattern(tok.pattern)}",
         written,
     ]
     note = pattern_note(tok, args.format)
@@ -185,6 +182,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         lines.append(note)
     if len(trainer.merges) < trainer.target_merges and not interrupted:
         note = f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}"
+        lines.insert(1, note)
+    if not wanted:
+        note = (
+            f"note: --vocab-size {args.vocab_size:,} is the {BYTE_TOKENS} byte tokens and the "
+            "special tokens: a byte-level tokenizer, with no merge"
+        )
         lines.insert(1, note)
     print("\n".join(lines), file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else code
@@ -207,17 +210,21 @@ def _count(
             engine=args.engine,
             status=_status,
             cluster=args.cluster,
-            text_field=args.text_field or DEFAULT_TEXT_FIELD,
+            text_field=args.text_field,
         )
     except KeyboardInterrupt:
         raise _nothing_learned(
             named, "interrupted during pre-tokenization", EXIT_INTERRUPTED
         ) from None
     except CompiledEngineUnavailable as e:
-        raise CliError(_in_cli_words(str(e))) from None
+        raise CliError(in_cli_words(str(e))) from None
+    except ClusterError as e:
+        if e.address is None:
+            raise CliError(e.reason) from None
+        raise CliError(f"--cluster {e.address}: {e.reason}") from None
     except ValueError as e:
         # Kept a ValueError (a corpus error names a copied pipe, which ``inputs`` renames).
-        e.args = (_in_cli_words(str(e)),)
+        e.args = (in_cli_words(str(e)),)
         raise
     bar.close()
     return trainer

@@ -25,6 +25,7 @@ if sys.version_info >= (3, 11):
 else:  # importlib.resources.abc is new in 3.11
     from importlib.abc import Traversable
 
+from ..cli.parser import headless_commands
 from .qt_check import faulty_build, missing_xcb_library
 
 if TYPE_CHECKING:  # Qt is imported only once a display is known
@@ -45,8 +46,8 @@ EXIT_FAULTY_QT = 3
 
 NO_DISPLAY_MESSAGE = (
     "bpe-studio: no display found (DISPLAY / WAYLAND_DISPLAY unset): start the app from a "
-    "desktop session (or over ssh -X), or work headless with `bpe-studio train`, "
-    "`bpe-studio encode` and `bpe-studio decode` (see `bpe-studio --help`)"
+    f"desktop session (or over ssh -X), or work headless with {headless_commands()} (see "
+    "`bpe-studio --help`)"
 )
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from core_helpers import REPO_ROOT
 
-PROGRESS = ("pre-tokenizing ", "merging ", "encoding ")
+PROGRESS = ("pre-tokenizing ", "merging ", "encoding ", "reading ")
 _OUT_NUMBER = itertools.count()
 
 
@@ -44,14 +44,14 @@ def cli_bytes(
 def ok(result: subprocess.CompletedProcess[str]) -> str:
     """stderr of a run that must have succeeded."""
     assert result.returncode == 0, result.stderr
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
     return result.stderr
 
 
 def error_line(result: subprocess.CompletedProcess[str]) -> str:
     """The one line of a failed run's stderr, besides progress bars drawn before it."""
     assert result.returncode != 0, result.stderr
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
     lines = [
         ln
         for ln in result.stderr.splitlines()

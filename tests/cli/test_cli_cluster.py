@@ -96,20 +96,65 @@ def test_ctrl_c_while_the_cluster_counts(tmp_path):
 
 
 def test_an_unreachable_scheduler_is_one_line_and_nothing_written(tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     (tmp_path / "t.txt").write_text("some text", encoding="utf-8")
     result = cli(tmp_path, "train", "t.txt", "--vocab-size", 300, "--out", "out",
-                 "--cluster", "tcp://127.0.0.1:9")  # fmt: skip
+                 "--cluster", f"tcp://127.0.0.1:{port}")  # fmt: skip
     assert error_line(result) == (
-        "bpe-studio: error: tcp://127.0.0.1:9: no Dask scheduler answered within 10s (is "
-        "`dask scheduler` running there, and the port open?)"
+        f"bpe-studio: error: --cluster tcp://127.0.0.1:{port}: nothing listens at "
+        f"127.0.0.1:{port} (is `dask scheduler` running there, and the port open?)"
     )
     assert not (tmp_path / "out").exists()
 
 
-def test_a_bad_address_is_refused_before_any_work(tmp_path):
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("local:0", "local:N takes a worker count of at least 1"),
+        ("tcp://h:abc", "the port 'abc' is not a number"),
+        ("inproc://x", "inproc:// names a scheduler inside one Python process"),
+        ("tcp://:99999", "port 99999 is out of range (1 to 65535)"),
+        ("tls://h:8786", "tls:// needs TLS certificates, and Dask's configuration names none"),
+    ],
+)
+def test_a_bad_address_is_refused_before_any_work(tmp_path, address, reason):
     result = cli(tmp_path, "train", "absent.txt", "--vocab-size", 300, "--out", "out",
-                 "--cluster", "local:0")  # fmt: skip
+                 "--cluster", address)  # fmt: skip
     assert result.returncode == 2
-    assert "--cluster: cluster 'local:0': local:N takes a worker count of at least 1" in (
-        result.stderr
-    )
+    assert f"error: argument --cluster: {address}: {reason}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_errors_on_the_workers_are_one_line(tmp_path):
+    """A record without its field and a file that is not UTF-8, raised on a worker: the one
+    line, without Dask's "Compute Failed" log before it."""
+    (tmp_path / "m.jsonl").write_text('{"text": "a b"}\n{"title": "b"}\n', encoding="utf-8")
+    (tmp_path / "bad.txt").write_bytes(b"fine text\n\xff\xfe and more\n")
+    for corpus, expected in (
+        ("m.jsonl", "m.jsonl: line 2: no field 'text' (the record's fields: 'title')"),
+        ("bad.txt", "bad.txt: not valid UTF-8 at byte offset 10 (invalid start byte)"),
+    ):
+        result = cli(tmp_path, "train", corpus, "--vocab-size", 300, "--out", "out",
+                     "--cluster", "local:2")  # fmt: skip
+        line = error_line(result)
+        assert line.startswith("bpe-studio: error: ") and expected in line, line
+        assert "Compute Failed" not in result.stderr and "distributed" not in result.stderr
+
+
+def test_local_workers_beyond_the_machine_are_capped_saying_so(tmp_path):
+    from bpe_studio.core.corpus.counting import available_cores
+
+    (tmp_path / "t.txt").write_text("some text to count, and more text " * 50, encoding="utf-8")
+    stderr = ok(cli(tmp_path, "train", "t.txt", "--vocab-size", 300, "--out", "out",
+                    "--cluster", "local:100"))  # fmt: skip
+    cores = available_cores()
+    status = [ln for ln in stderr.splitlines() if ln.startswith("pre-tokenizing on the Dask")]
+    assert status == [
+        f"pre-tokenizing on the Dask cluster local:100: 1 task on {cores} "
+        f"worker{'s' if cores != 1 else ''} (capped at {cores}: this machine has {cores} "
+        f"core{'s' if cores != 1 else ''} and " + status[0].split(" and ", 1)[1]
+    ]

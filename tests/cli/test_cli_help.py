@@ -4,19 +4,25 @@ every command and every option says what it is for."""
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 
 import pytest
 from cli_run import cli, ok
+from core_helpers import REPO_ROOT
 
 from bpe_studio.cli.parser import build_parser
 
 COMMANDS = ["gui", "train", "encode", "decode", "convert", "inspect"]
+NO_DISPLAY_VARIABLES = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return dict(action.choices)
+            # Each command declares its options when it is used (parser.Command).
+            return {name: command.declare() for name, command in action.choices.items()}
     raise AssertionError("no commands")
 
 
@@ -47,3 +53,19 @@ def test_top_level_help_lists_convert(tmp_path):
     result = cli(tmp_path, "--help")
     ok(result)
     assert "convert" in result.stdout
+
+
+def test_without_a_display_every_headless_command_is_named(tmp_path):
+    # The message lists the parser's commands (convert was missing, #32).
+    env = {k: v for k, v in os.environ.items() if k not in NO_DISPLAY_VARIABLES}
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_studio"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=120,
+    )
+    assert result.returncode == 2
+    for command in COMMANDS[1:]:
+        assert f"`bpe-studio {command}`" in result.stderr, result.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 import huggingface_hub
 import numpy as np
 import pytest
-from cli_run import cli, encode_ids, error_line, ok
+from cli_run import cli, cli_bytes, encode_ids, error_line, ok
 from foreign_files import own_ids
 from hub_snapshot import hub_error, two_models
 from huggingface_hub import errors
@@ -94,3 +94,40 @@ def test_a_download_shows_progress(monkeypatch, tmp_path, capsys, hub):
     err = capsys.readouterr().err
     assert any(ln.startswith("downloading ") and "100.0%" in ln for ln in err.splitlines()), err
     assert np.load(out).tolist() == own_ids(files["uni"], TEXT)
+
+
+def test_offline_and_not_cached_is_one_quiet_line(tmp_path):
+    """The Hub at a closed port of this machine and an empty cache (what being offline looks
+    like to huggingface_hub): one line, with none of its retry warnings (11 lines over ~24 s
+    before)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    text = tmp_path / "t.txt"
+    text.write_text(TEXT, encoding="utf-8")
+    env = {
+        "HF_HOME": str(tmp_path / "hf_home"),
+        "HF_ENDPOINT": f"http://127.0.0.1:{port}",
+        "HF_HUB_OFFLINE": "0",
+        "HF_TOKEN": "",
+    }
+    result = cli_bytes(tmp_path, "encode", text, "--tokenizer", "hf:Qwen/Qwen2.5-7B",
+                       "--out", tmp_path / "x.npy", env_update=env)  # fmt: skip
+    lines = result.stderr.decode().splitlines()
+    assert result.returncode == 1 and len(lines) == 1, lines
+    assert lines[0].startswith(
+        "bpe-studio: error: Qwen/Qwen2.5-7B: its tokenizer is not in the Hugging Face cache and "
+        "the Hub cannot be reached ("
+    )
+
+
+def test_a_revision_with_a_space_is_refused(tmp_path, hub):
+    files, text = hub
+    result = cli(tmp_path, "encode", text, "--tokenizer", "hf:acme/ll@v1 extra",
+                 "--out", tmp_path / "x.npy")  # fmt: skip
+    assert error_line(result) == (
+        "bpe-studio: error: hf:acme/ll@v1 extra: 'v1 extra' is not a revision (a branch, tag or "
+        "commit: no spaces, no '..', none of ~^:?*[\\)"
+    )

@@ -11,7 +11,9 @@ truthfully.
 from __future__ import annotations
 
 import os
+import random
 import shlex
+import string
 import subprocess
 import sys
 import threading
@@ -212,13 +214,31 @@ def test_empty_pipe_is_empty(tmp_path):
     assert "<stdin>: nothing was learned: the file is empty" in last_line(result)
 
 
-@pytest.mark.parametrize("size", [256, 257])
-def test_a_vocabulary_without_room_for_a_merge_is_a_usage_error(workdir, size):
-    result = cli(workdir, "train", "corpus.txt", "--vocab-size", size, "--out", "small")
-    assert result.returncode == 2
-    line = error_line(result)
-    assert f"--vocab-size {size} leaves no room for a merge" in line and "258 or more" in line
+def test_vocabulary_sizes_follow_the_cores_one_rule(workdir, tmp_path):
+    """Below 256 + the special tokens is a usage error in the core's words; exactly that is
+    a byte-level tokenizer with no merge (the core and the app allowed it; the command line
+    refused it); past 2**31 names the real limit (#32)."""
+    result = cli(workdir, "train", "corpus.txt", "--vocab-size", 256, "--out", "small")
+    assert (result.returncode, error_line(result)) == (
+        2,
+        "bpe-studio: error: --vocab-size 256 is too small: it must be at least 257 (256 byte "
+        "tokens + 1 special token)",
+    )
     assert "pre-tokenizing" not in result.stderr
+    for size, limit in ((1_000_000_000_000, "2,147,483,648"), (10**20, "2,147,483,648")):
+        result = cli(workdir, "train", "corpus.txt", "--vocab-size", size, "--engine", "compiled",
+                     "--out", "big")  # fmt: skip
+        assert result.returncode == 2
+        assert error_line(result) == (
+            f"bpe-studio: error: --vocab-size {size:,} is too large: it must be at most {limit} "
+            "(the compiled merge engine holds ids as 32-bit signed integers)"
+        )
+    stderr = ok(cli(workdir, "train", "corpus.txt", "--vocab-size", 257, "--out", tmp_path / "b"))
+    assert "trained 0 merges (vocabulary 257)" in stderr and "a byte-level tokenizer" in stderr
+    text = write_text(tmp_path / "t.txt", f"héllo{EOT}")
+    ids = tmp_path / "ids.npy"
+    ok(cli(workdir, "encode", text, "--tokenizer", tmp_path / "b", "--out", ids))
+    assert np.load(ids).tolist() == [*"héllo".encode(), 256]
 
 
 def test_one_of_each_is_singular(workdir, tmp_path):
@@ -313,8 +333,13 @@ def test_the_hint_after_a_custom_regex_pastes_into_a_shell(workdir, tmp_path):
 
 
 def test_engine_advice_names_an_option_the_command_has(workdir, tmp_path):
-    result = cli(workdir, "train", "corpus.txt", "--vocab-size", 2_000_000, "--engine", "python",
-                 "--out", tmp_path / "e")  # fmt: skip
+    # Distinct random words: more merge sites than the Python engine's ids can number (a
+    # vocabulary size the corpus cannot reach no longer sizes the engine).
+    rng = random.Random(5)
+    words = ("".join(rng.choices(string.ascii_lowercase, k=8)) for _ in range(170_000))
+    write_text(tmp_path / "words.txt", " ".join(words))
+    result = cli(workdir, "train", tmp_path / "words.txt", "--vocab-size", 2_000_000,
+                 "--engine", "python", "--out", tmp_path / "e")  # fmt: skip
     line = error_line(result)
     assert "--engine compiled" in line and "engine='" not in line
     python = tmp_path / "python"

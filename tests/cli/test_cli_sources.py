@@ -163,3 +163,33 @@ def test_bad_pattern_is_refused_before_reading(tmp_path, text_path):
     assert result.returncode == 2
     line = error_line(result)
     assert "--pattern" in line and "'[a-'" in line
+
+
+@pytest.mark.parametrize("name", ["p50k_base", "p50k_edit", "o200k_harmony"])
+def test_a_tiktoken_encoding_that_is_not_bundled_says_so(tmp_path, text_path, name):
+    # --pattern p50k_base is GPT-2's pattern; --tokenizer p50k_base needs tokens not shipped.
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", name,
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert line == (
+        f"bpe-studio: error: {name}: a tiktoken encoding that is not bundled (the presets are "
+        "gpt2, cl100k_base, o200k_base); name its .tiktoken rank file"
+    )
+
+
+@pytest.mark.parametrize("settings", ["tokenizer_config.json", "special_tokens_map.json"])
+def test_a_models_settings_file_is_not_its_tokenizer(tmp_path, text_path, settings):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / settings).write_text('{"bos_token": "<s>", "tokenizer_class": "LlamaTokenizer"}')
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", model / settings,
+                          "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert line == (
+        f"bpe-studio: error: {model / settings}: a model's {settings} holds its settings, not "
+        "a tokenizer: the tokenizer is the model's tokenizer.json"
+    )
+    shutil.copy(FIXTURES / "gpt2_vocab.json", model / "vocab.json")  # no tokenizer.json yet
+    (model / "tokenizer.json").write_text("{}")
+    line = error_line(cli(tmp_path, "convert", model / settings, "--to", "hf", "--out", "-"))
+    assert line.endswith(
+        f"name the tokenizer.json beside it ({model / 'tokenizer.json'}) or its folder"
+    )

@@ -245,7 +245,8 @@ def test_a_missing_filesystem_package_is_named(monkeypatch):
     with pytest.raises(CorpusError) as info:
         count_file("s3://bucket/shards/*.txt")
     assert str(info.value) == (
-        "s3://bucket/shards/*.txt: reading s3:// needs the s3fs package: pip install s3fs"
+        "s3://bucket/shards/*.txt: cannot read s3:// URLs without the s3fs module (fsspec "
+        "says: Install s3fs to access S3)"
     )
 
 

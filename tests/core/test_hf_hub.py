@@ -1,6 +1,8 @@
 """Tokenizers of Hub models (core/hf_hub.py, foreign.open_hub), never over the network: a local
 snapshot in a temporary Hugging Face cache read with huggingface_hub offline, and its errors
-raised by a stand-in for ``hf_hub_download`` (huggingface_hub's own error classes)."""
+raised by a stand-in for ``hf_hub_download`` (huggingface_hub's own error classes). Whether
+the Hub answers (``hf_hub.hub_reachable``) is answered by the tests, or asked of a closed
+port of this machine: offline is one line at once, with no retry (#32)."""
 
 from __future__ import annotations
 
@@ -15,10 +17,18 @@ from hub_snapshot import add_snapshot, hub_error, offline_hub
 from huggingface_hub import errors
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.foreign import ForeignTokenizer, open_hub
-from bpe_studio.core.io.hf_hub import HubError, HubModel, parse_hub_source
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_hub, open_tokenizer
+from bpe_studio.core.io import hf_hub
+from bpe_studio.core.io.hf_hub import HubCancelled, HubError, HubModel, parse_hub_source
 
 TEXT = "Hello world, 中文 and code() 12345"
+_REAL_REACHABLE = hf_hub.hub_reachable
+
+
+@pytest.fixture(autouse=True)
+def hub_answers(monkeypatch):
+    """The Hub answers, unless a test says otherwise: no test asks the real one."""
+    monkeypatch.setattr(hf_hub, "hub_reachable", lambda model: None)
 
 
 def test_parse_hub_sources():
@@ -27,6 +37,11 @@ def test_parse_hub_sources():
     assert parse_hub_source("tokenizer.json") is None
     for bad in ("hf:noslash", "hf:a/b/c", "hf:a/b@", "hf:a--b/c", "hf:/x"):
         with pytest.raises(HubError, match=rf"^{bad}: expected a Hugging Face model as ORG/NAME"):
+            parse_hub_source(bad)
+    assert parse_hub_source("hf:a/b@refs/pr/1").revision == "refs/pr/1"
+    for bad in ("hf:a/b@v1 extra", "hf:a/b@v1..2", "hf:a/b@main~1", "hf:a/b@x:y"):
+        revision = bad.partition("@")[2]
+        with pytest.raises(HubError, match=rf"^{bad}: '{revision}' is not a revision"):
             parse_hub_source(bad)
 
 
@@ -152,3 +167,100 @@ def test_download_progress_reaches_the_caller(monkeypatch, tmp_path):
     assert tok.name == "acme/uni"
     # No thread is left behind (tqdm's monitor): the command line forks its encoders after.
     assert threading.active_count() == threads
+
+
+def test_load_and_open_tokenizer_take_hub_sources(monkeypatch, tmp_path):
+    cache = offline_hub(monkeypatch, tmp_path)
+    uni = unigram(tmp_path / "uni")
+    byte_level = llama3_style(tmp_path / "ll", full=False)
+    add_snapshot(cache, "acme/uni", {"tokenizer.json": uni})
+    add_snapshot(cache, "acme/ll", {"tokenizer.json": byte_level}, revision="v1")
+    oracle = tokenizers.Tokenizer.from_file(str(byte_level))
+    for tok in (Tokenizer.load("hf:acme/ll@v1"), open_tokenizer("hf:acme/ll@v1")):
+        assert isinstance(tok, Tokenizer) and tok.name == "hf:acme/ll@v1"
+        assert tok.encode(TEXT) == oracle.encode(TEXT, add_special_tokens=False).ids
+    foreign = open_tokenizer("hf:acme/uni")
+    assert isinstance(foreign, ForeignTokenizer)
+    expected = tokenizers.Tokenizer.from_file(str(uni)).encode(TEXT, add_special_tokens=False)
+    assert foreign.encode(TEXT) == expected.ids
+    with pytest.raises(HubError, match=r"^acme/absent: its tokenizer is not in the Hugging"):
+        Tokenizer.load("hf:acme/absent")
+
+
+def test_offline_and_not_cached_is_one_line_without_retries(monkeypatch, tmp_path, caplog):
+    """The Hub at a closed port of this machine, nothing cached: huggingface_hub used to retry
+    five times (11 log lines over ~24 s); the one request is made and the cache asked."""
+    import socket
+
+    from huggingface_hub import constants
+    from huggingface_hub.utils import _http
+
+    offline_hub(monkeypatch, tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setattr(hf_hub, "hub_reachable", _REAL_REACHABLE)
+    sleeps: list[float] = []
+    monkeypatch.setattr(_http.time, "sleep", sleeps.append)  # a retry waits first
+    requests: list[str] = []
+    real_session = _http.get_session
+
+    def session():
+        client = real_session()
+        requests.append("request")
+        return client
+
+    monkeypatch.setattr(_http, "get_session", session)
+    with caplog.at_level("DEBUG", logger="huggingface_hub"):
+        with pytest.raises(HubError) as info:
+            open_hub(HubModel("acme/new"))
+    message = str(info.value)
+    assert message.startswith(
+        "acme/new: its tokenizer is not in the Hugging Face cache and the Hub cannot be reached ("
+    )
+    assert "\n" not in message and "connect once to download it" in message
+    assert sleeps == [] and len(requests) == 1
+    assert [r for r in caplog.records if r.levelno >= 30] == []
+
+
+def test_the_hubs_refusal_is_known_from_its_first_answer(monkeypatch):
+    def metadata(url, timeout=None, **kwargs):
+        raise hub_error(errors.GatedRepoError)
+
+    def download(*args, **kwargs):
+        raise AssertionError("no download after the Hub refused")
+
+    monkeypatch.setattr(hf_hub, "hub_reachable", _REAL_REACHABLE)
+    monkeypatch.setattr(huggingface_hub, "get_hf_file_metadata", metadata)
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    with pytest.raises(HubError, match=r"^meta-llama/Llama-3.1-8B: a gated model"):
+        open_hub(HubModel("meta-llama/Llama-3.1-8B"))
+
+
+def test_a_download_can_be_cancelled(monkeypatch, tmp_path):
+    path = unigram(tmp_path / "uni")
+    updates: list[int] = []
+
+    def download(repo_id, filename, *, tqdm_class=None, **kwargs):
+        bar = tqdm_class(total=100, unit="B")
+        for _ in range(10):
+            bar.update(10)
+            updates.append(bar.done)
+        return str(path)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    stop = threading.Event()
+
+    def progress(done: int, total: int | None) -> None:
+        if done >= 30:
+            stop.set()
+
+    with pytest.raises(HubCancelled):
+        hf_hub.fetch_tokenizer(HubModel("acme/uni"), progress, cancelled=stop.is_set)
+    assert updates == [10, 20, 30]  # the update after the stop raised
+    updates.clear()
+    with pytest.raises(HubCancelled):  # cancelled before anything was asked
+        hf_hub.fetch_tokenizer(HubModel("acme/uni"), cancelled=lambda: True)
+    assert updates == []

@@ -42,7 +42,9 @@ def test_ids_past_the_surrogates_and_the_bmp(key, first_id):
 
 
 def test_a_vocabulary_beyond_the_code_points_is_refused():
+    # The engine is sized by the merges its corpus allows (EngineStart.of); a start that
+    # could need more ids than there are code points is refused.
     tokens = [bytes([i]) for i in range(256)]
-    PythonMergeEngine(EngineStart.of({b"ab": 1}, tokens, MAX_TOKENS))
+    PythonMergeEngine(EngineStart([b"ab"], [1], tokens, MAX_TOKENS))
     with pytest.raises(ValueError, match="at most 1,114,112 tokens.*engine='compiled'"):
-        PythonMergeEngine(EngineStart.of({b"ab": 1}, tokens, MAX_TOKENS + 1))
+        PythonMergeEngine(EngineStart([b"ab"], [1], tokens, MAX_TOKENS + 1))

@@ -88,3 +88,21 @@ def test_a_scheduler_address_is_checked_as_typed(window):
     edit.setText("tcp://10.0.0.5:8786")
     assert window.panel.input_problem() is None
     assert window.panel.cluster() == "tcp://10.0.0.5:8786"
+
+
+def test_a_field_typed_for_records_is_not_sent_with_plain_text(
+    qtbot, window, tmp_path, fixtures_dir
+):
+    """The core refuses a text field other than the default for plain text (#32); the field
+    typed for a records corpus stays in its hidden box when a text file is opened next."""
+    records = write_records(tmp_path, fixtures_dir)
+    panel = window.panel
+    assert window.open_corpus(str(records))
+    panel.text_field_edit.setText("body")
+    text = fixtures_dir / FIXTURES_TEXT[0]
+    assert window.open_corpus(str(text))
+    assert panel.text_field_edit.isHidden() and panel.text_field() == "text"
+    panel.vocab_spin.setValue(300)
+    assert window.start_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.FINISHED, timeout=120_000)
+    assert window.state.result.merges == train_bpe(text, 300, [EOT])[1]

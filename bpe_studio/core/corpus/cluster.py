@@ -7,18 +7,15 @@ a time as they finish (a tree), so the client receives one counter: the corpus's
 local counting's. Progress is told per task. A stop (``should_stop``) or an interrupt cancels
 every task; a cluster it started is closed, so nothing is left running. A worker lost
 mid-count is Dask's to handle: it runs the lost tasks again elsewhere (tasks are pure, so the
-counts stay exact). The cluster is named by :func:`connect`'s address: ``local`` or
-``local:N`` start a ``LocalCluster`` of worker processes for the run, ``tcp://HOST:PORT``
-joins a running scheduler (its workers must reach the corpus: a shared path or an object
-store), or a ``distributed.Client`` is used as it is.
+counts stay exact). The cluster is named by an address (``cluster_address``: ``local``,
+``local:N`` or a scheduler's URL, checked at once) and started or joined while the tasks are
+planned (``cluster_start``), or a ``distributed.Client`` is used as it is.
 What it leaves out: the tasks and how each is counted (``tasks``), merging (``train``).
 """
 
 from __future__ import annotations
 
 import logging
-import signal
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,6 +24,10 @@ from typing import TYPE_CHECKING, Any, Union
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import validate_special_tokens
 from . import counting
+from .cluster_address import LOCAL as LOCAL
+from .cluster_address import ClusterError, distributed_module
+from .cluster_address import parse_address as parse_address
+from .cluster_start import Started, start_cluster
 from .counting import (
     ChunkResult,
     MeasuredFn,
@@ -35,9 +36,8 @@ from .counting import (
     pack_counts,
     unpack_counts,
 )
-from .records import DEFAULT_TEXT_FIELD
-from .sources import CLUSTER_EXTRA, CorpusFile
-from .tasks import count_task, make_tasks
+from .sources import DEFAULT_TEXT_FIELD, CorpusFile, check_text_field
+from .tasks import CountTask, count_task, make_tasks
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -45,9 +45,6 @@ if TYPE_CHECKING:
 # A cluster: an address (see ``connect``) or a connected ``distributed.Client``.
 Cluster = Union[str, "Client"]
 StatusFn = Callable[[str], None]
-LOCAL = "local"
-# How long joining a scheduler may take before its address is called unreachable.
-CONNECT_TIMEOUT = "10s"
 # Partial counts are added up this many at a time, on the workers.
 FAN_IN = 8
 # Seconds between two looks at ``should_stop`` while tasks run.
@@ -58,37 +55,7 @@ CLUSTER_CHUNK_MAX = 64 * 1024 * 1024
 TASKS_PER_WORKER = 4
 
 
-class ClusterError(ValueError):
-    """A cluster that cannot be used: a bad or unreachable address, or a cluster that lost
-    the work; the message names the address."""
-
-
-def parse_address(address: str) -> int | None:
-    """The worker count ``local:N`` asks for (None for ``local``: every core); raises
-    :class:`ClusterError` for an address that is neither that nor a scheduler's URL."""
-    if address == LOCAL:
-        return None
-    if address.startswith(LOCAL + ":"):
-        n = address[len(LOCAL) + 1 :]
-        if n.isdigit() and int(n) >= 1:
-            return int(n)
-        raise ClusterError(f"cluster {address!r}: local:N takes a worker count of at least 1")
-    if "://" in address and address.split("://", 1)[1]:
-        return -1
-    raise ClusterError(
-        f"cluster {address!r}: give local, local:N (N worker processes here) or a Dask "
-        "scheduler's address such as tcp://HOST:8786"
-    )
-
-
-def _distributed() -> Any:
-    try:
-        import distributed
-    except ImportError:
-        raise ClusterError(
-            f"counting on a cluster needs dask.distributed: {CLUSTER_EXTRA}"
-        ) from None
-    return distributed
+log = logging.getLogger("bpe_studio.cluster")
 
 
 @contextmanager
@@ -96,51 +63,11 @@ def connect(cluster: Cluster) -> Iterator[Client]:
     """A client of ``cluster``: for ``local`` / ``local:N`` a ``LocalCluster`` of worker
     processes (one thread each) started now and closed at the end; for a scheduler's address
     a connection (closed at the end); a ``Client`` given is used and left open."""
-    if not isinstance(cluster, str):
-        yield cluster
-        return
-    workers = parse_address(cluster)
-    distributed = _distributed()
-    if workers == -1:
-        try:
-            client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError):
-            raise ClusterError(
-                f"{cluster}: no Dask scheduler answered within {CONNECT_TIMEOUT} (is "
-                "`dask scheduler` running there, and the port open?)"
-            ) from None
-        with client:
-            yield client
-        return
-    with _workers_ignore_interrupts():
-        local = distributed.LocalCluster(
-            n_workers=workers or counting.available_cores(),
-            threads_per_worker=1,
-            processes=True,
-            # subtle: a free port for the scheduler's HTTP routes, which start even without
-            # a dashboard; the default, 8787, is taken by any other cluster on the machine.
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        )
-    with local, distributed.Client(local) as client:
-        yield client
-
-
-@contextmanager
-def _workers_ignore_interrupts() -> Iterator[None]:
-    """Processes started in the block ignore SIGINT (Ctrl-C in a terminal signals the whole
-    process group; this process alone handles it, cancelling the tasks and closing the
-    cluster, so no worker prints a traceback of its own). subtle: an ignored signal stays
-    ignored across exec, and Python installs no handler of its own for it then; a handler
-    would not be inherited."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread receives signals (and may set their handlers)
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    started = start_cluster(cluster) if isinstance(cluster, str) else Started.of(cluster)
     try:
-        yield
+        yield started.client()
     finally:
-        signal.signal(signal.SIGINT, previous)
+        started.close()
 
 
 def merge_packed(*parts: ChunkResult) -> ChunkResult:
@@ -153,6 +80,45 @@ def merge_packed(*parts: ChunkResult) -> ChunkResult:
             total[key] += n
         nbytes += size
     return (*pack_counts(total), nbytes)
+
+
+def packed_positions(part: ChunkResult) -> int:
+    """The positions (see ``trainer.count_positions``) of a partial count (runs on the worker
+    that holds it: only the number travels)."""
+    keys, _ = unpack_counts(part[0], part[1])
+    return sum(n for n in map(len, keys) if n > 1)
+
+
+class _Measured:
+    """Tells ``measured`` the positions of the largest partial count finished so far: a
+    lower bound of the corpus's, which only grows, so the compiled merge engine starts to
+    load during counting (as it does counting here) rather than after it."""
+
+    def __init__(self, client: Client, sent: list[Future], measured: MeasuredFn | None) -> None:
+        self._client, self._sent, self._measured = client, sent, measured
+        self._asked: list[Future] = []
+        self._best = 0
+
+    def ask(self, part: Future) -> None:
+        if self._measured is not None:
+            future = self._client.submit(packed_positions, part, pure=False)
+            self._sent.append(future)
+            self._asked.append(future)
+
+    def cancel(self) -> None:
+        """Cancel the sizes still being taken, so that no task is left behind."""
+        if self._asked:
+            self._client.cancel(self._asked, force=True)  # type: ignore[no-untyped-call]
+            self._asked.clear()
+
+    def tell(self) -> None:
+        if self._measured is None:
+            return
+        for future in [f for f in self._asked if f.status != "pending"]:
+            self._asked.remove(future)
+            if future.status == "finished" and future.result() > self._best:
+                self._best = future.result()
+                self._measured(self._best)
 
 
 def _workers(client: Client) -> int:
@@ -170,48 +136,82 @@ def count_on_cluster(
     started: Callable[[], None] | None = None,
     measured: MeasuredFn | None = None,
     status: StatusFn | None = None,
-    text_field: str = DEFAULT_TEXT_FIELD,
+    text_field: str | None = None,
 ) -> Counter[bytes]:
     """Count the pre-tokens of ``files`` on ``cluster``: the same counts as
-    ``tasks.count_file``. ``progress(bytes_done, bytes_total)`` is told as each task ends;
-    ``should_stop()`` is polled while tasks run (then every task is cancelled and
-    :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` raised); ``started()`` once
-    the tasks are sent; ``measured(positions)`` once, with the whole corpus's;
-    ``status(line)`` says where the counting runs."""
+    ``tasks.count_file`` (``text_field`` as there). ``progress(bytes_done, bytes_total)`` is
+    told as each task ends; ``should_stop()`` is polled while tasks run (then every task is
+    cancelled and :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` raised);
+    ``started()`` once the tasks are sent; ``measured(positions)`` once, with the whole
+    corpus's; ``status(line)`` says where the counting runs (and how a local cluster's
+    workers were capped; without ``status``, that is logged)."""
     specials = validate_special_tokens(special_tokens)
     pattern = pretokenizer(pattern).pattern
-    with connect(cluster) as client:
-        distributed = _distributed()
-        workers = _workers(client)
+    check_text_field(files, text_field)
+    field = text_field or DEFAULT_TEXT_FIELD
+    # A local cluster starts while the tasks are planned; a scheduler is reached first.
+    starting = start_cluster(cluster) if isinstance(cluster, str) else Started.of(cluster)
+    try:
         # A file that exists only in this process goes to the workers with its bytes.
         files = [f.carried() for f in files]
         size = sum(f.size for f in files)
-        target = min(
-            CLUSTER_CHUNK_MAX, max(counting.CHUNK_BYTES, size // (workers * TASKS_PER_WORKER))
-        )
-        tasks = make_tasks(files, target, specials, pattern, text_field)
-        total = sum(t.nbytes for t in tasks)
-        if status is not None:
-            where = cluster if isinstance(cluster, str) else client.scheduler_info().get("address")
-            status(
-                f"pre-tokenizing on the Dask cluster {where}: {len(tasks):,} tasks on "
-                f"{workers} worker{'s' if workers != 1 else ''}"
-            )
-        if progress:
-            progress(0, total)
-        counted = client.map(count_task, tasks, special_tokens=specials, pattern=pattern)
-        sent: list[Future] = list(counted)
-        try:
-            if started:
-                started()
-            sizes = {future.key: task.nbytes for future, task in zip(counted, tasks)}
-            result = _reduce(client, counted, sizes, sent, total, progress, should_stop)
-        except distributed.KilledWorker as e:
-            client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
-            raise ClusterError(f"the cluster lost the work: {e}") from None
-        except BaseException:
-            client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
-            raise
+        per_task = size // (starting.planned * TASKS_PER_WORKER)
+        target = min(CLUSTER_CHUNK_MAX, max(counting.CHUNK_BYTES, per_task))
+        tasks = make_tasks(files, target, specials, pattern, field)
+        client = starting.client()
+        _say_where(client, cluster, len(tasks), starting.note, status)
+        return _count(client, tasks, specials, pattern, progress, should_stop, started, measured)
+    finally:
+        starting.close()
+
+
+def _say_where(
+    client: Client, cluster: Cluster, tasks: int, note: str | None, status: StatusFn | None
+) -> None:
+    """Tell ``status`` where the counting runs, and how the workers were capped (logged
+    when there is no ``status``)."""
+    if status is None:
+        if note:
+            log.warning("cluster %r: %s", cluster, note)
+        return
+    workers = _workers(client)
+    where = cluster if isinstance(cluster, str) else client.scheduler_info().get("address")
+    status(
+        f"pre-tokenizing on the Dask cluster {where}: {tasks:,} task{'s' if tasks != 1 else ''} "
+        f"on {workers} worker{'s' if workers != 1 else ''}{f' ({note})' if note else ''}"
+    )
+
+
+def _count(
+    client: Client,
+    tasks: list[CountTask],
+    specials: list[str],
+    pattern: str,
+    progress: ProgressFn | None,
+    should_stop: Callable[[], bool] | None,
+    started: Callable[[], None] | None,
+    measured: MeasuredFn | None,
+) -> Counter[bytes]:
+    """Run ``tasks`` on the cluster and reduce their counts there (see ``_reduce``)."""
+    distributed = distributed_module()
+    total = sum(t.nbytes for t in tasks)
+    if progress:
+        progress(0, total)
+    counted = client.map(count_task, tasks, special_tokens=specials, pattern=pattern)
+    sent: list[Future] = list(counted)
+    try:
+        if started:
+            started()
+        sizes = {future.key: task.nbytes for future, task in zip(counted, tasks)}
+        told = _Measured(client, sent, measured)
+        result = _reduce(client, counted, sizes, sent, total, progress, should_stop, told)
+        told.cancel()  # sizes still being taken are no longer wanted
+    except distributed.KilledWorker as e:
+        client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
+        raise ClusterError(f"the cluster lost the work: {e}") from None
+    except BaseException:
+        client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
+        raise
     keys, numbers = unpack_counts(*result[:2])
     counts: Counter[bytes] = Counter()
     dict.update(counts, zip(keys, numbers))
@@ -228,10 +228,12 @@ def _reduce(
     total: int,
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
+    told: _Measured,
 ) -> ChunkResult:
     """Wait for the counting tasks, adding up their results on the cluster as they finish
-    (:data:`FAN_IN` at a time, sums of sums as a tree) until one result is left."""
-    distributed = _distributed()
+    (:data:`FAN_IN` at a time, sums of sums as a tree) until one result is left; ``told``
+    hears of each result, for the positions counted so far."""
+    distributed = distributed_module()
     running = set(counted)
     ready: list[Future] = []
     done = 0
@@ -250,8 +252,10 @@ def _reduce(
                     future.result()  # raises the task's error (a corpus error names the file)
                 done += sizes.get(future.key, 0)
                 ready.append(future)
+                told.ask(future)
             if done > before and progress:
                 progress(done, total)
+            told.tell()
         if should_stop and should_stop():
             raise TrainingCancelled("training cancelled during pre-tokenization")
         # Reduce full groups as soon as they are ready; the rest once nothing else runs.

@@ -6,7 +6,8 @@ a batch of rows at a time, so memory stays bounded by a row group's column whate
 size. Each yields the text of ``field`` of every record, one document each. A record without
 the field, or whose field is not text, is an error naming the field, the file and the line
 (JSON Lines) or the row group and row (Parquet). :func:`parquet_row_groups` lists a Parquet
-file's row groups and their sizes (one counting task each).
+file's row groups and their sizes (one counting task each); :func:`file_documents` reads a
+whole file of either kind, in order (what encoding records reads).
 What it leaves out: where the files are (``sources``), counting (``tasks``).
 """
 
@@ -16,12 +17,12 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .sources import CLUSTER_EXTRA, CorpusError
+from .sources import CLUSTER_EXTRA, CorpusError, CorpusFile, Kind
+from .sources import DEFAULT_TEXT_FIELD as DEFAULT_TEXT_FIELD  # where callers have found it
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
 
-DEFAULT_TEXT_FIELD = "text"
 # Rows converted to Python strings at a time within a row group.
 PARQUET_BATCH = 1024
 
@@ -86,6 +87,16 @@ def parquet_row_groups(stream: BinaryIO, name: str) -> list[int]:
     ]
 
 
+def _is_text(pa: Any, kind: Any) -> bool:
+    """Whether a column of Arrow type ``kind`` holds text: strings, large strings, string
+    views, or any of them dictionary-encoded (as writers store columns of repeated values);
+    ``to_pylist`` gives ``str`` for each."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    view = getattr(pa.types, "is_string_view", lambda _: False)
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or view(kind))
+
+
 def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> Iterator[str]:
     """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file."""
     pf = _parquet_file(stream)
@@ -96,7 +107,7 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
     if field not in schema.names:
         raise CorpusError(f"{where}: no field {field!r} (the columns: {_fields(schema.names)})")
     kind = schema.field(field).type
-    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+    if not _is_text(pa, kind):
         raise CorpusError(f"{where}: field {field!r} holds {kind}, not text")
     row = 0
     for batch in pf.iter_batches(PARQUET_BATCH, row_groups=[group], columns=[field]):
@@ -105,3 +116,19 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
                 raise CorpusError(f"{where}, row {row}: field {field!r} is null, not text")
             row += 1
             yield text
+
+
+def file_documents(
+    f: CorpusFile, field: str, counted: Callable[[int], None] | None = None
+) -> Iterator[str]:
+    """The ``field`` text of every record of a JSON Lines or Parquet file, in order;
+    ``counted(n)`` is told the bytes as stored as they are read (a row group's at a time)."""
+    if f.kind is Kind.PARQUET:
+        with f.open() as stream:
+            for group, size in enumerate(parquet_row_groups(stream, f.name)):
+                yield from parquet_documents(stream, f.name, group, field)
+                if counted is not None:
+                    counted(size)
+        return
+    with f.open(counted) as stream:
+        yield from jsonl_documents(stream, f.name, field)

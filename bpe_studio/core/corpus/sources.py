@@ -4,11 +4,14 @@ What it does: :func:`resolve_corpus` turns what a user names (``books.txt``,
 ``shards/part-*.txt.gz``, ``memory://corpus.jsonl``, ``s3://bucket/web/*.parquet``, several of
 them) into :class:`CorpusFile` records, in order: the file, what it holds (plain text, JSON
 Lines records or Parquet records, from its name), its compression (gz, bz2, xz, zst, from its
-name) and its stored size. :meth:`CorpusFile.open` reads one, decompressed. A local file that
-is neither compressed nor named by a URL or a glob never imports fsspec: it keeps the fast path
-of byte ranges read with ``open`` (``tasks``). A missing package is one line naming what to
-install (s3fs for ``s3://``, gcsfs for ``gs://``, huggingface_hub for ``hf://``, zstandard
-for ``.zst``, pyarrow for Parquet).
+name, or ``records`` for every file: standard input says nothing by its name) and its stored
+size. :meth:`CorpusFile.open` reads one, decompressed, as a buffered binary stream. A local
+file that is neither compressed nor named by a URL or a glob never imports fsspec: it keeps
+the fast path of byte ranges read with ``open`` (``tasks``). Every failure is one line naming
+the file or URL: a missing package names it as fsspec's own registry of implementations does
+(aiohttp for ``https://``, s3fs for ``s3://``; zstandard for ``.zst``, pyarrow for Parquet),
+an unknown protocol or an unreachable host says so. :func:`check_text_field` is the one rule
+for a records' text field given for a corpus without records.
 What it leaves out: reading records (``records``), counting (``tasks``, ``counting``).
 """
 
@@ -17,12 +20,12 @@ from __future__ import annotations
 import glob
 import io
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
 # One corpus file, or several counted as one corpus (each may be a glob or a URL).
 CorpusPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 CLUSTER_EXTRA = "pip install 'bpe-studio[cluster]'"
+# The field of a record that holds its text, unless told otherwise (``records``).
+DEFAULT_TEXT_FIELD = "text"
 # fsspec's name for each compression a file name may end in (its ``infer_compression``
 # knows only those whose package is installed, so the names are listed here to say which).
 _COMPRESSIONS = {"gz": "gzip", "bz2": "bz2", "xz": "xz", "zst": "zstd"}
@@ -51,6 +56,29 @@ class Kind(Enum):
 
 
 _KINDS = {".jsonl": Kind.JSONL, ".ndjson": Kind.JSONL, ".parquet": Kind.PARQUET}
+# What ``records=`` takes, by name.
+RECORDS = {"jsonl": Kind.JSONL, "parquet": Kind.PARQUET}
+# Read from compressed or remote streams this many bytes at a time.
+_BUFFER = 1 << 20
+
+
+def records_kind(records: str | Kind | None) -> Kind | None:
+    """The kind ``records`` names ("jsonl", "parquet", a :class:`Kind` of records, or None)."""
+    if records is None or isinstance(records, Kind) and records is not Kind.TEXT:
+        return records
+    if isinstance(records, str) and records.lower() in RECORDS:
+        return RECORDS[records.lower()]
+    raise ValueError(f"records={records!r}: give 'jsonl' or 'parquet' (or None: by file name)")
+
+
+def failure(error: BaseException) -> str:
+    """An error from fsspec or a remote store, as a few words: its message's first line,
+    with its class named where the message alone would not say what failed."""
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    name = type(error).__name__
+    return f"{name}: {text}" if text and not isinstance(error, OSError) else text or name
 
 
 @dataclass(frozen=True)
@@ -86,9 +114,11 @@ class CorpusFile:
             return replace(self, data=f.read())
 
     @contextmanager
-    def open(self) -> Iterator[BinaryIO]:
-        """The file's bytes, decompressed."""
-        if self.plain_local:
+    def open(self, counted: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
+        """The file's bytes, decompressed, as a buffered stream (lines can be iterated).
+        ``counted(n)`` is told the bytes as stored as they are read (progress through a
+        compressed file)."""
+        if self.plain_local and counted is None:
             with open(self.url, "rb") as f:
                 yield f
             return
@@ -97,11 +127,45 @@ class CorpusFile:
 
         if self.data is not None:
             raw: BinaryIO = io.BytesIO(self.data)
-            with raw if self.compression is None else compr[self.compression](raw, mode="r") as f:
-                yield f
-            return
-        with fsspec.open(self.url, "rb", compression=self.compression) as f:
-            yield f
+        else:
+            try:
+                raw = fsspec.open(self.url, "rb").open()
+            except FileNotFoundError:
+                raise FileNotFoundError(f"corpus not found: {self.name}") from None
+            except Exception as e:  # an unreachable host, a refused connection: one line
+                raise CorpusError(f"{self.name}: cannot read it: {failure(e)}") from None
+        with raw:
+            stored = raw if counted is None else _Counted(raw, counted)
+            if self.compression is None:
+                yield _buffered(stored)
+                return
+            with compr[self.compression](stored, mode="r") as f:
+                yield _buffered(f)
+
+
+class _Counted(io.RawIOBase):
+    """A stream that tells ``counted(n)`` the bytes read from ``stream``."""
+
+    def __init__(self, stream: BinaryIO, counted: Callable[[int], None]) -> None:
+        self._stream, self._counted = stream, counted
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._stream.read(len(buffer))
+        buffer[: len(data)] = data
+        self._counted(len(data))
+        return len(data)
+
+
+def _buffered(stream: Any) -> BinaryIO:
+    """``stream`` as an ``io`` buffered reader when it is not one of ``io``'s buffered
+    streams: zstandard's reader, say, has ``read`` and ``readinto`` but no ``readline``, so
+    its lines cannot be iterated, and a raw stream would read a line a byte at a time."""
+    if isinstance(stream, io.IOBase) and not isinstance(stream, io.RawIOBase):
+        return stream  # type: ignore[return-value]
+    return io.BufferedReader(stream, _BUFFER)
 
 
 def _split_name(name: str) -> tuple[Kind, str | None]:
@@ -128,18 +192,32 @@ def _check_packages(name: str, kind: Kind, compression: str | None) -> None:
 
 
 def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
-    """fsspec's filesystem for ``url`` and the path in it; a missing package is named."""
+    """fsspec's filesystem for ``url`` and the path in it. A protocol whose package is
+    missing names it, in the words of fsspec's registry of known implementations (which
+    says what each protocol needs); an unknown protocol or a host that cannot be reached is
+    one line naming the URL."""
     import fsspec
     from fsspec.registry import known_implementations
 
+    protocol = url.split("://", 1)[0]
     try:
         return fsspec.core.url_to_fs(url)
-    except ImportError:
-        protocol = url.split("://", 1)[0]
-        package = known_implementations.get(protocol, {}).get("class", protocol).split(".")[0]
+    except ImportError as e:
+        missing = getattr(e.__cause__, "name", None) or getattr(e, "name", None)
+        needs = known_implementations.get(protocol, {}).get("err") or str(e)
+        without = f" without the {missing} module" if missing else ""
         raise CorpusError(
-            f"{url}: reading {protocol}:// needs the {package} package: pip install {package}"
+            f"{url}: cannot read {protocol}:// URLs{without} (fsspec says: {needs})"
         ) from None
+    except ValueError as e:
+        if protocol not in known_implementations and "protocol" in str(e).lower():
+            raise CorpusError(
+                f"{url}: {protocol}:// is not a protocol fsspec knows (file, memory, s3, "
+                "gs, hf, http, https, ftp, sftp, ...)"
+            ) from None
+        raise CorpusError(f"{url}: cannot read it: {failure(e)}") from None
+    except Exception as e:  # an unknown or unreachable host, a refused connection
+        raise CorpusError(f"{url}: cannot read it: {failure(e)}") from None
 
 
 def check_corpus_path(path: str | os.PathLike) -> Path:
@@ -154,35 +232,69 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
     return p
 
 
-def _local_file(name: str) -> CorpusFile:
-    p = check_corpus_path(name)
+def _kind_of(name: str, records: Kind | None) -> tuple[Kind, str | None]:
+    """The kind and compression of the file ``name``: ``records`` when given (a name that
+    says other records is an error), else what the name says."""
     kind, compression = _split_name(name)
+    if records is None:
+        return kind, compression
+    if kind is not Kind.TEXT and kind is not records:
+        raise CorpusError(
+            f"{name}: its name says {kind.value} records, not {records.value} as asked"
+        )
+    return records, compression
+
+
+def _local_file(name: str, records: Kind | None = None) -> CorpusFile:
+    p = check_corpus_path(name)
+    kind, compression = _kind_of(name, records)
     _check_packages(name, kind, compression)
     return CorpusFile(os.path.abspath(p), name, kind, compression, p.stat().st_size, True)
 
 
-def _remote_files(given: str) -> list[CorpusFile]:
+def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
     fs, path = _filesystem(given)
     local = "file" in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,))
-    if glob.has_magic(path):
-        found = [p for p, info in sorted(fs.glob(path, detail=True).items())]
-        found = [p for p in found if not fs.isdir(p)]
-        if not found:
-            raise CorpusError(f"{given}: no file matches")
-    else:
-        if not fs.exists(path):
-            raise FileNotFoundError(f"corpus not found: {given}")
-        if fs.isdir(path):
-            raise CorpusError(f"{given}: is a directory, not a text file")
-        found = [path]
+    try:
+        if glob.has_magic(path):
+            found = [p for p, info in sorted(fs.glob(path, detail=True).items())]
+            found = [p for p in found if not fs.isdir(p)]
+            if not found:
+                raise CorpusError(f"{given}: no file matches")
+        else:
+            if not fs.exists(path):
+                if _hub_offline(fs):
+                    raise CorpusError(
+                        f"{given}: HF_HUB_OFFLINE is set, and hf:// files are read from the "
+                        "Hugging Face Hub (unset it, or download the files and name them)"
+                    )
+                raise FileNotFoundError(f"corpus not found: {given}")
+            if fs.isdir(path):
+                raise CorpusError(f"{given}: is a directory, not a text file")
+            found = [path]
+        sizes = [int(fs.size(p)) for p in found]
+    except (CorpusError, FileNotFoundError):
+        raise
+    except Exception as e:  # an unreachable store, refused credentials: one line
+        raise CorpusError(f"{given}: cannot read it: {failure(e)}") from None
     files = []
-    for p in found:
+    for p, size in zip(found, sizes):
         url = p if local else fs.unstrip_protocol(p)
         name = given if len(found) == 1 and not glob.has_magic(path) else url
-        kind, compression = _split_name(p)
+        kind, compression = _kind_of(p, records)
         _check_packages(name, kind, compression)
-        files.append(CorpusFile(url, name, kind, compression, int(fs.size(p)), local))
+        files.append(CorpusFile(url, name, kind, compression, size, local))
     return files
+
+
+def _hub_offline(fs: AbstractFileSystem) -> bool:
+    """Whether ``fs`` reads the Hugging Face Hub while huggingface_hub is told to stay
+    offline (it then answers that no file exists)."""
+    if "hf" not in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)):
+        return False
+    from huggingface_hub import constants
+
+    return bool(constants.HF_HUB_OFFLINE)
 
 
 def is_glob_or_url(name: str) -> bool:
@@ -191,9 +303,12 @@ def is_glob_or_url(name: str) -> bool:
     return "://" in name or (glob.has_magic(name) and not os.path.exists(name))
 
 
-def resolve_corpus(paths: CorpusPaths) -> list[CorpusFile]:
+def resolve_corpus(paths: CorpusPaths, records: str | Kind | None = None) -> list[CorpusFile]:
     """The files ``paths`` names, in order (a glob's matches sorted); an empty sequence, a
-    missing file, a glob that matches nothing and a directory are errors naming the path."""
+    missing file, a glob that matches nothing and a directory are errors naming the path.
+    ``records`` ("jsonl" or "parquet"): every file holds such records, whatever its name
+    says (a compression suffix still counts); None: each file's name says what it holds."""
+    kind = records_kind(records)
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not given:
         raise CorpusError("no corpus file given")
@@ -201,12 +316,33 @@ def resolve_corpus(paths: CorpusPaths) -> list[CorpusFile]:
     for item in given:
         name = os.fspath(item)
         if "://" in name:
-            files += _remote_files(name)
+            files += _remote_files(name, kind)
         elif is_glob_or_url(name):
             matches = sorted(m for m in glob.glob(name) if not os.path.isdir(m))
             if not matches:
                 raise CorpusError(f"{name}: no file matches")
-            files += [_local_file(m) for m in matches]
+            files += [_local_file(m, kind) for m in matches]
         else:
-            files.append(_local_file(name))
+            files.append(_local_file(name, kind))
     return files
+
+
+def named(files: Sequence[CorpusFile]) -> str:
+    """How a message names a corpus: its file, or the first and how many more."""
+    if len(files) == 1:
+        return files[0].name
+    return f"{files[0].name} (and {len(files) - 1} more)"
+
+
+def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> None:
+    """The one rule for a text field: it names the field of records, so naming one other
+    than the default for a corpus without records is an error naming its files (the
+    default is what callers pass when nothing was chosen, as the app does)."""
+    if text_field is None or text_field == DEFAULT_TEXT_FIELD:
+        return
+    if files and all(f.kind is Kind.TEXT for f in files):
+        raise CorpusError(
+            f"{named(files)}: text field {text_field!r} given, but the corpus holds plain "
+            "text, not records (a .jsonl, .ndjson or .parquet name says a file holds "
+            "records; for standard input or other names, say records='jsonl' or 'parquet')"
+        )

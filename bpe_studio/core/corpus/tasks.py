@@ -45,7 +45,14 @@ from .counting import (
     uncovered_error,
 )
 from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
-from .sources import CorpusFile, CorpusPaths, Kind, resolve_corpus
+from .sources import (
+    CorpusError,
+    CorpusFile,
+    CorpusPaths,
+    Kind,
+    check_text_field,
+    resolve_corpus,
+)
 
 # subtle: the sizes that decide how a corpus is cut (``counting.IN_PROCESS_LIMIT``,
 # ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``counting`` when used,
@@ -117,7 +124,12 @@ def count_task(task: CountTask, special_tokens: list[str], pattern: str) -> Chun
     f = task.file
     if f.kind is Kind.TEXT:
         if task.end is not None:
-            return _count_chunk((f.url, task.start, task.end, special_tokens, pattern))
+            try:
+                return _count_chunk((f.url, task.start, task.end, special_tokens, pattern))
+            except (CorpusError, UncoveredText) as e:
+                # Read by its absolute path (a worker's directory may be another), named as
+                # the user named it.
+                raise type(e)(str(e).replace(f.url, f.name, 1)) from None
         return (*pack_counts(_count_stream(f, special_tokens, pattern)), task.nbytes)
 
     def documents() -> Iterable[str]:
@@ -227,12 +239,15 @@ def count_file(
     pattern: str = "gpt2",
     started: Callable[[], None] | None = None,
     measured: MeasuredFn | None = None,
-    text_field: str = DEFAULT_TEXT_FIELD,
+    text_field: str | None = None,
+    records: str | None = None,
 ) -> Counter[bytes]:
     """Count the pre-tokens of a corpus: one file or several counted as one corpus, each a
     path, a glob or a URL (``sources``), under ``pattern`` (a name or a regex string). Plain
-    text is UTF-8; in ``.jsonl`` and ``.parquet`` files each record's ``text_field`` is a
-    document. No pre-token crosses two files or two records.
+    text is UTF-8; in ``.jsonl`` and ``.parquet`` files (or every file, with ``records``
+    "jsonl" or "parquet") each record's ``text_field`` (default "text") is a document; a
+    field other than the default for a corpus without records is an error
+    (``sources.check_text_field``). No pre-token crosses two files or two records.
 
     Small corpora are counted in this process; larger ones in ``workers`` processes (None:
     every core; see :func:`~bpe_studio.core.corpus.counting.resolve_workers`), each reading its own
@@ -245,7 +260,9 @@ def count_file(
     pre-tokens counted so far: it grows to the whole corpus's, never beyond.
     Errors (a missing file, invalid UTF-8, a record without its text field) name the file.
     """
-    files = corpus_files(path)
+    files = corpus_files(path, records)
+    check_text_field(files, text_field)
+    text_field = text_field or DEFAULT_TEXT_FIELD
     specials = validate_special_tokens(special_tokens)
     pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
     size = sum(f.size for f in files)
@@ -282,11 +299,12 @@ def count_file(
             raise
 
 
-def corpus_files(path: Corpus) -> list[CorpusFile]:
-    """The files of a corpus named by paths, globs or URLs, or already resolved."""
+def corpus_files(path: Corpus, records: str | None = None) -> list[CorpusFile]:
+    """The files of a corpus named by paths, globs or URLs (``records`` as for
+    ``sources.resolve_corpus``), or already resolved."""
     if isinstance(path, (str, os.PathLike)):
-        return resolve_corpus(path)
+        return resolve_corpus(path, records)
     given = list(path)
     if given and all(isinstance(f, CorpusFile) for f in given):
         return [f for f in given if isinstance(f, CorpusFile)]
-    return resolve_corpus([f for f in given if not isinstance(f, CorpusFile)])
+    return resolve_corpus([f for f in given if not isinstance(f, CorpusFile)], records)

@@ -31,6 +31,7 @@ from ..formats.hf_kind import ForeignTokenizerFile
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
 from ..io.surrogates import original_offsets, replace_surrogates
+from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed
 from ..train.vocab import missing_id
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
@@ -561,7 +562,7 @@ def open_tokenizer(
         if pattern is not None:
             raise ValueError(
                 f"{foreign.path}: a {foreign.kind} tokenizer splits text its own way; "
-                f"a pattern ({pattern[:60]}) cannot be applied"
+                f"a pattern ({shown_pattern(pattern)}) cannot be applied"
             ) from None
         foreign_tok = ForeignTokenizer.from_file(
             foreign.path, foreign.kind, extra_specials=extra, no_specials=no_specials

@@ -2,8 +2,10 @@
 
 What it does: :func:`load_data` tells what a source is (a preset name, a GPT-2 directory or
 a GPT-2 ``vocab.json`` named directly, a ``tokenizer.json``, a ``.tiktoken`` rank file or the
-directory holding one; a directory holding two tokenizers is an error) and reads it into a
-``TokenizerData``;
+directory holding one, a Hub model ``hf:ORG/NAME[@REVISION]`` fetched into the Hub's cache;
+a directory holding two tokenizers is an error) and reads it into a ``TokenizerData``. A
+tiktoken encoding that is no bundled preset (``p50k_base``) and a model's settings file
+named instead of its tokenizer (``tokenizer_config.json``) are each refused saying so;
 :func:`save_data` writes one in a named format. ``Tokenizer.load`` / ``Tokenizer.save`` (and
 through them the command line and the app) use these, so every caller accepts the same
 sources and gives the same one-line errors. What it leaves out: the formats' details
@@ -17,7 +19,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..pretokenization.names import pattern_name
+from ..io.hf_hub import fetch_tokenizer, parse_hub_source
+from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
@@ -33,6 +36,16 @@ DEFAULT_NAME = "tokenizer"
 GPT2_FILE_NAMES = (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt"))
 TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
 _VOCAB_SUFFIX = "vocab.json"
+# tiktoken's encodings that no preset holds (alias_key spellings): p50k's tokens differ from
+# GPT-2's although its pattern is GPT-2's; o200k_harmony (gpt-oss) adds special tokens.
+_UNBUNDLED = ("p50k", "o200kharmony")
+# A model's files that hold settings, not a tokenizer (beside tokenizer.json on the Hub).
+_SETTINGS_FILES = (
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "config.json",
+    "generation_config.json",
+)
 
 
 def _what_is_accepted() -> str:
@@ -130,13 +143,40 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
     )
 
 
+def _settings_problem(path: Path) -> str | None:
+    """Why ``path`` is a model's settings file rather than its tokenizer, or None."""
+    if path.name.lower() not in _SETTINGS_FILES:
+        return None
+    beside = path.with_name("tokenizer.json")
+    where = (
+        f"name the tokenizer.json beside it ({beside}) or its folder"
+        if beside.is_file()
+        else "the tokenizer is the model's tokenizer.json"
+    )
+    return f"{path}: a model's {path.name} holds its settings, not a tokenizer: {where}"
+
+
 def _read_hf_file(path: Path) -> TokenizerData:
     """A byte-level BPE ``tokenizer.json``; a file of another kind raises
     ``ForeignTokenizerFile`` (``foreign.open_tokenizer`` runs those through ``tokenizers``)."""
+    problem = _settings_problem(path)
+    if problem is not None:
+        raise ValueError(problem)
     kind = foreign_kind(path)
     if kind is not None:
         raise ForeignTokenizerFile(path, kind)
     return read_hf(path)
+
+
+def _not_a_preset(name: str) -> str:
+    """What to say of a source that names no file and no preset."""
+    key = alias_key(name)
+    if key.startswith(_UNBUNDLED) or key in ALIASES:
+        return (
+            f"{name}: a tiktoken encoding that is not bundled (the presets are "
+            f"{', '.join(PRESETS)}); name its .tiktoken rank file"
+        )
+    return f"tokenizer not found: {name} (expected {_what_is_accepted()})"
 
 
 def foreign_file(source: str | os.PathLike[str]) -> ForeignTokenizerFile | None:
@@ -209,8 +249,8 @@ def _check_pattern_agrees(data: TokenizerData, pattern: str | None, source: str)
     """A file that names its own pattern keeps it; a different one asked for is an error."""
     if pattern is not None and pattern_name(pattern) != pattern_name(data.pattern):
         raise ValueError(
-            f"{source}: the file gives its own pattern ({pattern_name(data.pattern)[:60]}); "
-            f"a different one ({pattern[:60]}) cannot be applied"
+            f"{source}: the file gives its own pattern, {shown_pattern(data.pattern)}; "
+            f"a different one, {shown_pattern(pattern)}, cannot be applied"
         )
 
 
@@ -247,8 +287,10 @@ def load_data(
     file named directly (a name ending in ``vocab.json``, its merges file beside it), a
     ``tokenizer.json`` (or a directory holding one), or a ``.tiktoken``/``.tiktoken.gz``
     file (or its sidecar ``NAME.tiktoken.json``, or a directory holding it; ``pattern``
-    needed unless the sidecar is beside it or it is one of OpenAI's). A directory must hold
-    one tokenizer: several that differ are an error naming them.
+    needed unless the sidecar is beside it or it is one of OpenAI's), or a Hub model as
+    ``hf:ORG/NAME[@REVISION]`` (``hf_hub.fetch_tokenizer``: from the Hub's cache, or
+    downloaded into it). A directory must hold one tokenizer: several that differ are an
+    error naming them.
 
     ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and rank files; for files
     that carry their own it must agree. ``special_tokens``: more special tokens, each an
@@ -260,13 +302,16 @@ def load_data(
     extra = validate_special_tokens(special_tokens)
     if pattern is not None:
         pretokenizer(pattern)  # a bad regex fails before any file is read
-    path = Path(source)
+    model = parse_hub_source(name)
+    path = Path(source) if model is None else fetch_tokenizer(model)
     if not path.exists():
         preset = preset_name(source) if isinstance(source, str) else None
         if preset is not None:
             data = preset_data(preset)
+        elif alias_key(name).startswith(_UNBUNDLED) or alias_key(name) in ALIASES:
+            raise ValueError(_not_a_preset(name))
         else:
-            raise FileNotFoundError(f"tokenizer not found: {name} (expected {_what_is_accepted()})")
+            raise FileNotFoundError(_not_a_preset(name))
     elif path.is_dir():
         data = _load_folder(path, pattern, extra)
     else:

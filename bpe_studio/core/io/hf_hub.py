@@ -1,13 +1,19 @@
 """Tokenizer files of models on the Hugging Face Hub, fetched into the Hub's own cache.
 
 What it does: :func:`parse_hub_source` reads ``hf:ORG/NAME[@REVISION]`` into a
-:class:`HubModel`; :func:`fetch_tokenizer` downloads the model's ``tokenizer.json`` and, when
-the model has one, its ``tokenizer_config.json`` (which names the special tokens) with
+:class:`HubModel` (a malformed one, a revision with spaces included, is refused);
+:func:`fetch_tokenizer` downloads the model's ``tokenizer.json`` and, when the model has
+one, its ``tokenizer_config.json`` (which names the special tokens) with
 ``huggingface_hub.hf_hub_download``, into huggingface_hub's cache (``HF_HUB_CACHE`` /
 ``HF_HOME``; a file already there is used offline), telling ``progress(done, total)`` the
-bytes as they come; the folder holding them is returned, for ``foreign.open_tokenizer``.
-Offline, gated (needs a token), a model or revision not found, a model without a
-``tokenizer.json``: each is a :class:`HubError` of one line saying what to do.
+bytes as they come; the folder holding them is returned, for ``foreign.open_tokenizer`` and
+``files.load_data`` (which take ``hf:`` sources through it). Whether the Hub answers is asked
+once first (:func:`hub_reachable`, one request of at most :data:`HUB_TIMEOUT` seconds, no
+retries): unreachable, the cache alone is read, so offline is known in seconds and quietly,
+not after huggingface_hub's five retries. ``cancelled()``, polled between steps and as the
+bytes come, stops it with :class:`HubCancelled`. Offline, gated (needs a token), a model or
+revision not found, a model without a ``tokenizer.json``: each is a :class:`HubError` of one
+line saying what to do.
 :data:`POPULAR` is the curated list of open models the app offers.
 What it leaves out: reading the files (``tokenizer_files``, ``foreign``), log-in (the ``hf``
 command, ``HF_TOKEN``), the app's and the command line's progress display.
@@ -29,6 +35,11 @@ CONFIG_FILE = "tokenizer_config.json"
 LOG_IN = "log in with `hf auth login` (or set HF_TOKEN to an access token)"
 # ORG/NAME as the Hub spells repository ids: letters, digits, "-", "_", "."; no "--" or "..".
 _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
+# A revision: a branch, a tag, a commit or a pull request's ref ("refs/pr/1"), as git allows
+# their names: no spaces or control characters, none of ~^:?*[\ and no "..".
+_REVISION = re.compile(r"[\w.@/+=-]{1,255}")
+# Seconds one request to the Hub may take before the Hub is taken as unreachable.
+HUB_TIMEOUT = 5.0
 # The open models the app lists (label, repository id): real ids; the gated ones (Llama,
 # Gemma, Mistral's) need a token with their terms accepted.
 POPULAR: tuple[tuple[str, str], ...] = (
@@ -48,6 +59,10 @@ POPULAR: tuple[tuple[str, str], ...] = (
 
 class HubError(ValueError):
     """A Hub model whose tokenizer could not be had; the message is one line."""
+
+
+class HubCancelled(Exception):
+    """:func:`fetch_tokenizer` was cancelled (its ``cancelled()`` returned true)."""
 
 
 @dataclass(frozen=True)
@@ -91,13 +106,29 @@ def parse_repo(text: str, given: str | None = None) -> HubModel:
             f"{given or text}: expected a Hugging Face model as ORG/NAME or ORG/NAME@REVISION "
             "(e.g. hf:Qwen/Qwen2.5-7B)"
         )
+    if revision and (not _REVISION.fullmatch(revision) or ".." in revision):
+        raise HubError(
+            f"{given or text}: {revision!r} is not a revision (a branch, tag or commit: no "
+            "spaces, no '..', none of ~^:?*[\\)"
+        )
     return HubModel(repo, revision or None)
 
 
-def progress_class(progress: Callable[[int, int | None], None]) -> type:
+ProgressFn = Callable[[int, "int | None"], None]
+CancelledFn = Callable[[], bool]
+
+
+def progress_class(progress: ProgressFn | None, cancelled: CancelledFn | None = None) -> type:
     """A ``tqdm`` class for ``hf_hub_download(tqdm_class=...)`` that draws nothing and tells
-    ``progress(bytes done, total or None)`` instead."""
+    ``progress(bytes done, total or None)`` instead; it raises :class:`HubCancelled` as the
+    bytes come once ``cancelled()`` is true."""
     from tqdm import tqdm
+
+    def tell(done: int, total: int | None) -> None:
+        if cancelled is not None and cancelled():
+            raise HubCancelled("the download was cancelled")
+        if progress is not None:
+            progress(done, total)
 
     class _Told(tqdm):
         # subtle: tqdm starts its monitor thread in __new__ unless this is 0, even for a bar
@@ -108,20 +139,20 @@ def progress_class(progress: Callable[[int, int | None], None]) -> type:
             kwargs["disable"] = True
             super().__init__(*args, **kwargs)
             self.done = 0
-            progress(0, self._total())
+            tell(0, self._total())
 
         def _total(self) -> int | None:
             return None if self.total is None else int(self.total)
 
         def update(self, n: float | None = 1) -> bool | None:
             self.done += int(n or 0)
-            progress(self.done, self._total())
+            tell(self.done, self._total())
             return None
 
     return _Told
 
 
-def _message(model: HubModel, error: BaseException) -> str:
+def _message(model: HubModel, error: BaseException, unreachable: str = "") -> str:
     """One line for a failed download (the error classes are huggingface_hub's)."""
     from huggingface_hub import constants
     from huggingface_hub.errors import (
@@ -143,6 +174,8 @@ def _message(model: HubModel, error: BaseException) -> str:
         return f"{name}: the model has no revision {model.revision!r} (a branch, tag or commit)"
     if isinstance(error, LocalEntryNotFoundError):
         why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else "the Hub cannot be reached"
+        if unreachable and not constants.HF_HUB_OFFLINE:
+            why += f" ({unreachable})"
         return (
             f"{name}: its tokenizer is not in the Hugging Face cache and {why}; connect once "
             "to download it"
@@ -153,24 +186,77 @@ def _message(model: HubModel, error: BaseException) -> str:
     return f"{name}: could not download its tokenizer ({first})"
 
 
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def hub_reachable(model: HubModel) -> str | None:
+    """Ask the Hub, once and without retries, for ``model``'s ``tokenizer.json``: None when it
+    answers with the file, why not (a few words) when it cannot be reached in
+    :data:`HUB_TIMEOUT` seconds or answers with a server error; the Hub's own refusals (no
+    such model, gated, no such revision or file) are raised as :class:`HubError`."""
+    from huggingface_hub import get_hf_file_metadata, hf_hub_url
+    from huggingface_hub.errors import (
+        EntryNotFoundError,
+        HfHubHTTPError,
+        RepositoryNotFoundError,
+        RevisionNotFoundError,
+    )
+
+    url = hf_hub_url(model.repo_id, TOKENIZER_FILE, revision=model.revision)
+    try:
+        get_hf_file_metadata(url, timeout=HUB_TIMEOUT)
+    except (EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError) as error:
+        raise HubError(_message(model, error)) from None  # gated models are "not found" too
+    except HfHubHTTPError as error:
+        status = getattr(getattr(error, "response", None), "status_code", 0) or 0
+        if 400 <= status < 500:
+            raise HubError(_message(model, error)) from None
+        return _first_line(error)
+    except Exception as error:  # a refused connection, an unknown host, a timeout
+        return _first_line(error)
+    return None
+
+
 def fetch_tokenizer(
-    model: HubModel, progress: Callable[[int, int | None], None] | None = None
+    model: HubModel, progress: ProgressFn | None = None, *, cancelled: CancelledFn | None = None
 ) -> Path:
     """Download (or find in the cache) ``tokenizer.json`` and ``tokenizer_config.json`` of
-    ``model``; the snapshot folder holding them. Raises HubError (one line)."""
-    from huggingface_hub import hf_hub_download
+    ``model``; the snapshot folder holding them. Raises HubError (one line), within about
+    :data:`HUB_TIMEOUT` seconds when the Hub cannot be reached, or HubCancelled once
+    ``cancelled()`` is true (polled between steps and as the bytes come)."""
+    import huggingface_hub
+    from huggingface_hub import constants
     from huggingface_hub.errors import EntryNotFoundError, HfHubHTTPError
 
-    told = progress_class(progress) if progress is not None else None
+    def check() -> None:
+        if cancelled is not None and cancelled():
+            raise HubCancelled("the download was cancelled")
+
+    told = progress_class(progress, cancelled) if progress or cancelled else None
+    unreachable = "" if constants.HF_HUB_OFFLINE else hub_reachable(model)
+    # subtle: unreachable, the cache alone is asked; otherwise hf_hub_download, finding the
+    # file missing from the cache after a failed request, retries five times over 23 s.
+    local = bool(constants.HF_HUB_OFFLINE or unreachable)
+    check()
 
     def download(filename: str) -> Path:
-        got = hf_hub_download(model.repo_id, filename, revision=model.revision, tqdm_class=told)
+        got = huggingface_hub.hf_hub_download(
+            model.repo_id,
+            filename,
+            revision=model.revision,
+            tqdm_class=told,
+            local_files_only=local,
+            etag_timeout=HUB_TIMEOUT,
+        )
         return Path(str(got))
 
     try:
         path = download(TOKENIZER_FILE)
     except (OSError, HfHubHTTPError, EntryNotFoundError, ValueError) as error:
-        raise HubError(_message(model, error)) from None
+        raise HubError(_message(model, error, unreachable or "")) from None
+    check()
     try:
         download(CONFIG_FILE)
     except (OSError, HfHubHTTPError, EntryNotFoundError, ValueError):

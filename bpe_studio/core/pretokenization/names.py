@@ -93,6 +93,20 @@ def pattern_name(pattern: str) -> str:
     return _SPELLINGS.get(pattern, pattern)
 
 
+def shown_pattern(pattern: str) -> str:
+    r"""How every message shows a pattern (one rule): a named pattern by its name, anything
+    else in single quotes as a POSIX shell reads them, so that it can be pasted back after
+    ``--pattern`` as it is (no backslash doubled, as ``repr`` would).
+
+    >>> print(shown_pattern("cl100k_base"), shown_pattern(r"\w+|\s+"), shown_pattern("it's"))
+    cl100k '\w+|\s+' 'it'"'"'s'
+    """
+    name = pattern_name(pattern)
+    if name in PATTERNS:
+        return name
+    return "'" + pattern.replace("'", "'\"'\"'") + "'"
+
+
 def looks_like_a_name(pattern: str) -> bool:
     """Whether ``pattern``, a bare word that is no name, was most likely meant as one: close
     to a name or alias, or a GPT model's name."""

@@ -14,7 +14,6 @@ special tokens (``specials``) and where each pattern may be cut (``boundaries``)
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,7 +21,14 @@ from functools import lru_cache
 import regex
 
 from . import re_split
-from .names import NAMES_HELP, PATTERNS, looks_like_a_name, named_regex, pattern_name
+from .names import (
+    NAMES_HELP,
+    PATTERNS,
+    looks_like_a_name,
+    named_regex,
+    pattern_name,
+    shown_pattern,
+)
 
 
 class UncoveredText(ValueError):
@@ -44,7 +50,7 @@ def first_uncovered(compiled: regex.Pattern[str], text: str, start: int, end: in
 def uncovered_message(pattern: str, char: str, where: str) -> str:
     """What :class:`UncoveredText` says: ``pattern`` does not match ``char`` at ``where``."""
     return (
-        f"the pattern {shlex.quote(pattern)} does not match {char!r} (U+{ord(char):04X}) "
+        f"the pattern {shown_pattern(pattern)} does not match {char!r} (U+{ord(char):04X}) "
         f"at {where}: text it leaves out would be lost. Use a regex that matches every "
         r"character (for instance ending in |\s+|\S) or a named pattern"
     )
@@ -120,13 +126,14 @@ def _pretokenizer(pattern: str) -> Pretokenizer:
         raise ValueError(f"the pattern is empty; give a name ({NAMES_HELP}) or a regex string")
     if looks_like_a_name(pattern):
         raise ValueError(
-            f"pattern {pattern!r} is not a pattern name; the names are {NAMES_HELP}, and a "
+            f"pattern {shown_pattern(pattern)} is not a pattern name; the names are {NAMES_HELP}, "
+            "and a "
             "regex must match every character of the text"
         )
     try:
         compiled = regex.compile(pattern)
     except (regex.error, ValueError, OverflowError) as e:
-        raise ValueError(f"pattern {pattern!r} is not a valid regex: {e}") from None
+        raise ValueError(f"pattern {shown_pattern(pattern)} is not a valid regex: {e}") from None
     return Pretokenizer(None, pattern, compiled)
 
 

@@ -41,7 +41,12 @@ class EngineStart:
     ) -> EngineStart:
         words: list[bytes] = []
         freqs: list[int] = []
+        sites = 0
         for token, freq in pairable(pretoken_counts):
             words.append(token)
             freqs.append(freq)
-        return cls(words, freqs, tokens, max_tokens, record)
+            sites += len(token) - 1
+        # subtle: a merge joins two places of a word into one, so no run makes more merges
+        # than its words have places after their first; the engines size their tables by
+        # max_tokens, which a vocabulary size far beyond the corpus would otherwise set.
+        return cls(words, freqs, tokens, min(max_tokens, len(tokens) + sites), record)

@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from ..corpus.cluster import Cluster, count_on_cluster
 from ..corpus.counting import ProgressFn, TrainingCancelled
-from ..corpus.records import DEFAULT_TEXT_FIELD
 from ..corpus.tasks import Corpus, corpus_files, count_file
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import merge_engine
@@ -221,12 +220,14 @@ def trainer_from_file(
     status: StatusFn | None = None,
     record_pairs: int = 0,
     cluster: Cluster | None = None,
-    text_field: str = DEFAULT_TEXT_FIELD,
+    text_field: str | None = None,
+    records: str | None = None,
 ) -> BpeTrainer:
     """Pre-tokenize ``input_path`` (one file, or a sequence of files counted as one corpus;
-    paths, globs or URLs, see ``tasks.count_file``; in ``.jsonl`` and ``.parquet`` files each
-    record's ``text_field`` is a document) in parallel under ``pattern`` (a name or a regex
-    string) and return a trainer ready to iterate. ``engine``, ``status`` and
+    paths, globs or URLs, see ``tasks.count_file``; in ``.jsonl`` and ``.parquet`` files, or
+    every file with ``records`` "jsonl" or "parquet", each record's ``text_field`` (default
+    "text") is a document) in parallel under ``pattern`` (a name or a regex string) and return
+    a trainer ready to iterate. ``engine``, ``status`` and
     ``record_pairs`` as for :class:`BpeTrainer`. ``cluster``: count on a Dask cluster
     instead of this machine's processes (an address, ``"local"``, ``"local:N"`` or
     ``"tcp://HOST:PORT"``, or a ``distributed.Client``; see ``cluster``); ``status`` then
@@ -255,7 +256,7 @@ def trainer_from_file(
             status(message)
 
     # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
-    files = corpus_files(input_path)
+    files = corpus_files(input_path, records)
     size = sum(f.size for f in files)
     may_compile = engine == "compiled" or (engine == "auto" and size >= COMPILED_FROM)
     forked = threading.Event()
@@ -320,7 +321,8 @@ class TrainOptions(TypedDict, total=False):
     pattern: str
     engine: EngineChoice
     cluster: Cluster | None
-    text_field: str
+    text_field: str | None
+    records: str | None
 
 
 def iter_merges(
@@ -330,8 +332,8 @@ def iter_merges(
     **options: Unpack[TrainOptions],
 ) -> Iterator[MergeStep]:
     """Train on a file (or several, as one corpus), yielding each merge as it is made.
-    ``workers``, ``progress``, ``pattern``, ``engine``, ``cluster`` and ``text_field`` as for
-    :func:`train_bpe`."""
+    ``workers``, ``progress``, ``pattern``, ``engine``, ``cluster``, ``text_field`` and
+    ``records`` as for :func:`train_bpe`."""
     yield from trainer_from_file(input_path, vocab_size, special_tokens, **options)
 
 
@@ -353,9 +355,12 @@ def train_bpe(
     default), "cl100k", "o200k", or a regex string) and ``engine`` (the merge engine,
     "auto" by default; see :class:`BpeTrainer`; the merges do not depend on it),
     ``cluster`` (count the pre-tokens on a Dask cluster: ``"local"``, ``"local:N"``, a
-    scheduler's ``"tcp://HOST:PORT"`` or a ``distributed.Client``; the merges are the same)
-    and ``text_field`` (the records' text field in ``.jsonl`` and ``.parquet`` files,
-    ``"text"`` by default).
+    scheduler's ``"tcp://HOST:PORT"`` or a ``distributed.Client``; the merges are the same;
+    a local cluster is started from a script's ``if __name__ == "__main__":`` block, since
+    each worker process runs the script again), ``text_field`` (the records' text field in
+    ``.jsonl`` and ``.parquet`` files, ``"text"`` by default; another field for a corpus of
+    plain text is a ValueError naming its files) and ``records`` (``"jsonl"`` or
+    ``"parquet"``: every file holds such records, whatever its name says).
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.

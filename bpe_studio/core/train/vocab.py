@@ -1,8 +1,10 @@
 """The id layout of a trained vocabulary: 256 bytes, then the special tokens, then merges.
 
 What it does: the vocabulary before any merge, the merge budget a vocabulary size leaves, the
-check of a requested vocabulary size, and what to say of an id a vocabulary lacks. Every caller
-(trainer, tokenizer, command line, app) asks here, so the layout is written once. What it
+one rule for a requested vocabulary size (:func:`vocab_size_problem`, :func:`check_vocab_size`:
+from 256 + the special tokens, which trains no merge and gives a byte-level tokenizer, to
+:data:`MAX_VOCAB_SIZE`), and what to say of an id a vocabulary lacks. Every caller (trainer,
+tokenizer, command line, app) asks here, so the layout is written once. What it
 leaves out: the merges themselves (``trainer``) and vocabularies loaded from files, which keep
 their own ids (``gpt2_format``).
 """
@@ -12,6 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 BYTE_TOKENS = 256
+# The most ids a trained vocabulary may have: the compiled merge engine holds ids as 32-bit
+# signed integers (the tokenizer's packed ids and an .npy of uint32 hold more). Nothing is
+# sized by the vocabulary size asked for, only by the merges the corpus allows.
+MAX_VOCAB_SIZE = 2**31
 # Messages name at most this many runs of ids.
 _RUNS_SHOWN = 6
 
@@ -39,17 +45,45 @@ def merge_budget(vocab_size: int, special_tokens: Sequence[str]) -> int:
     return vocab_size - first_merge_id(special_tokens)
 
 
+def vocab_size_range(special_tokens: Sequence[str]) -> tuple[int, int]:
+    """The smallest and the largest vocabulary size that can be trained with
+    ``special_tokens``: the smallest is the bytes and the special tokens (no merge)."""
+    return first_merge_id(special_tokens), MAX_VOCAB_SIZE
+
+
+def vocab_size_problem(vocab_size: int, special_tokens: Sequence[str]) -> str | None:
+    """Why ``vocab_size`` cannot be trained with ``special_tokens``, as the rest of a
+    sentence that starts with the size ("vocabulary size 200 " + this), or None if it can.
+
+    >>> vocab_size_problem(200, ["<|endoftext|>"])
+    'is too small: it must be at least 257 (256 byte tokens + 1 special token)'
+    >>> vocab_size_problem(257, ["<|endoftext|>"]) is None  # a byte-level tokenizer, no merge
+    True
+    """
+    low, high = vocab_size_range(special_tokens)
+    if vocab_size < low:
+        n = len(special_tokens)
+        return (
+            f"is too small: it must be at least {low:,} ({BYTE_TOKENS} byte tokens + {n:,} "
+            f"special token{'' if n == 1 else 's'})"
+        )
+    if vocab_size > high:
+        return (
+            f"is too large: it must be at most {high:,} (the compiled merge engine holds ids "
+            "as 32-bit signed integers)"
+        )
+    return None
+
+
 def check_vocab_size(vocab_size: int, special_tokens: Sequence[str]) -> None:
-    """Raise a one-line error unless ``vocab_size`` is an int with room for the bytes and the
-    special tokens."""
+    """Raise a one-line error unless ``vocab_size`` is a whole number in
+    :func:`vocab_size_range` (TypeError for what is not an int, ValueError naming the size and
+    the limit otherwise)."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
         raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
-    floor = first_merge_id(special_tokens)
-    if vocab_size < floor:
-        raise ValueError(
-            f"vocabulary size {vocab_size} is too small: it must be at least {floor} "
-            f"({BYTE_TOKENS} byte tokens + {len(special_tokens)} special token(s))"
-        )
+    problem = vocab_size_problem(vocab_size, special_tokens)
+    if problem is not None:
+        raise ValueError(f"vocabulary size {vocab_size:,} {problem}")
 
 
 def missing_id(token_id: int, ids: Iterable[int]) -> str:

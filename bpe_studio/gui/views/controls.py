@@ -209,6 +209,10 @@ class TrainingPanel(QWidget):
         return self.pattern_choice.pattern()
 
     def text_field(self) -> str:
+        """The records' text field; the default while the corpus holds no records (the field
+        is hidden then, and the core refuses another field for plain text)."""
+        if self.text_field_edit.isHidden():
+            return DEFAULT_TEXT_FIELD
         return self.text_field_edit.text().strip() or DEFAULT_TEXT_FIELD
 
     def cluster(self) -> str | None:

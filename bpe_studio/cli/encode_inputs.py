@@ -1,0 +1,227 @@
+"""What ``bpe-studio encode`` reads: what ``train`` reads, every document encoded alone.
+
+What it does: :func:`encode_inputs` encodes the corpus files the inputs name (``core.corpus``:
+several files, globs, compressed files, URLs, JSON Lines and Parquet records) into one
+``.npy``, their ids in order. One plain local text file keeps the fast path
+(``encode_file``: byte ranges encoded in parallel, workers forked before the tokenizer is
+built). Otherwise each document is encoded on its own, as ``train`` counts it, so no token
+crosses two files or two records: a plain text file (decompressed into a temporary file
+first, when it is compressed or remote, then encoded in parallel like any file), each
+record's text field. With ``template`` (``--add-special-tokens``), its tokens go around
+every document, as a model sees each one. Several record files are encoded in worker
+processes, a file each at a time (forked, so each inherits the tokenizer), their ids kept in
+order. Progress is in bytes as stored; the stats count the text's bytes (decompressed), as
+for one file.
+What it leaves out: loading the tokenizer (``sources``), the summary and ``--out``
+(``encode``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from array import array
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from ..core.corpus.counting import ignore_interrupts, mp_context, resolve_workers
+from ..core.corpus.records import file_documents
+from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, Kind
+from ..core.encode.encode_file import EncodeStats, encode_file, ids_dtype
+from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.encode.tokenizer import Tokenizer
+from ..core.io.atomic import atomic_open
+
+ProgressFn = Callable[[int, int], None]
+Builder = Callable[[], Tokenizer]
+# Ids are written out this many at a time.
+_BLOCK = 1 << 20
+
+
+def is_fast_path(files: Sequence[CorpusFile]) -> bool:
+    """One plain local text file: encoded by byte ranges in parallel (``encode_file``)."""
+    return len(files) == 1 and files[0].plain_local and files[0].kind is Kind.TEXT
+
+
+def encode_inputs(
+    load: Builder | ForeignTokenizer,
+    files: Sequence[CorpusFile],
+    out: str,
+    *,
+    workers: int | None,
+    progress: ProgressFn,
+    text_field: str | None = None,
+    template: Callable[[AnyTokenizer], tuple[tuple[int, ...], tuple[int, ...]] | None]
+    | None = None,
+) -> tuple[EncodeStats, bool]:
+    """Encode ``files`` into the ``.npy`` at ``out``; the stats, and whether ``template``'s
+    tokens (``template(tokenizer)``: before and after, or None) were put around each
+    document (never on the fast path, where the caller puts them around the file's ids)."""
+    if is_fast_path(files):
+        # Named as the user named it (messages say that name), a path from here.
+        path = files[0].name
+        return encode_file(load, path, out, workers=workers, progress=progress), False
+    start = time.perf_counter()
+    tok = load if isinstance(load, ForeignTokenizer) else load()
+    load_seconds = time.perf_counter() - start
+    around = template(tok) if template is not None else None
+    job = _Job(tok, text_field or DEFAULT_TEXT_FIELD, *(around or ((), ())))
+    total = sum(f.size for f in files)
+    done = [0]
+
+    def counted(n: int) -> None:
+        done[0] += n
+        progress(done[0], total)
+
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="bpe-studio-") as folder:
+        progress(0, total)
+        parts = [os.path.join(folder, f"part-{i}.raw") for i in range(len(files))]
+        sizes = [0] * len(files)
+        records = [i for i, f in enumerate(files) if f.kind is not Kind.TEXT]
+        pooled = len(records) > 1 and resolve_workers(workers) > 1
+        for i, f in enumerate(files):
+            if f.kind is Kind.TEXT:
+                sizes[i] = _text_file(job, f, parts[i], folder, workers, counted)
+            elif not pooled:
+                sizes[i] = job.records(f, parts[i], counted)
+        if pooled:
+            _records_in_processes(job, files, records, parts, sizes, workers, counted)
+        tokens = _write_npy(parts, job.dtype, out)
+    seconds = time.perf_counter() - start
+    stats = EncodeStats(sum(sizes), tokens, seconds, job.dtype.name, load_seconds=load_seconds)
+    return stats, around is not None
+
+
+class _Job:
+    """What encoding a document takes: the tokenizer, the records' field, the template's
+    ids before and after each document, the ids' dtype."""
+
+    def __init__(
+        self, tok: AnyTokenizer, field: str, before: tuple[int, ...], after: tuple[int, ...]
+    ) -> None:
+        self.tok, self.field, self.before, self.after = tok, field, before, after
+        self.dtype = ids_dtype(tok)
+
+    def records(self, f: CorpusFile, part: str, counted: Callable[[int], None] | None) -> int:
+        """Encode each record of ``f`` alone into the raw ids file ``part``; the text's bytes.
+        subtle: ``encode`` and a buffer of machine ints, not ``encode_array`` per record,
+        whose NumPy array per call costs as much as encoding a short record."""
+        code = "H" if self.dtype.itemsize == 2 else "I"
+        buffer, text_bytes = array(code), 0
+        with open(part, "wb") as raw:
+            for doc in file_documents(f, self.field, counted):
+                text_bytes += len(doc.encode("utf-8", "surrogatepass"))
+                buffer.extend(self.before)
+                buffer.extend(self.tok.encode(doc))
+                buffer.extend(self.after)
+                if len(buffer) >= _BLOCK:
+                    raw.write(buffer.tobytes())
+                    del buffer[:]
+            raw.write(buffer.tobytes())
+        return text_bytes
+
+
+# The job a pool's worker runs, set before the pool forks (``_records_in_processes``).
+_worker_job: _Job | None = None
+
+
+def _record_file(args: tuple[CorpusFile, str]) -> int:
+    assert _worker_job is not None
+    return _worker_job.records(args[0], args[1], None)
+
+
+def _records_in_processes(
+    job: _Job,
+    files: Sequence[CorpusFile],
+    records: list[int],
+    parts: list[str],
+    sizes: list[int],
+    workers: int | None,
+    counted: Callable[[int], None],
+) -> None:
+    """Encode the record files ``records`` (indexes into ``files``), one per process at a
+    time, each into its ``parts`` file; ``sizes`` gets their text's bytes. Forked where this
+    process may fork (the workers inherit the tokenizer); else here, one after the other."""
+    global _worker_job
+    context = mp_context()
+    if context.get_start_method() != "fork":
+        for i in records:
+            sizes[i] = job.records(files[i], parts[i], counted)
+        return
+    _worker_job = job
+    try:
+        with ProcessPoolExecutor(
+            min(resolve_workers(workers), len(records)),
+            mp_context=context,
+            initializer=ignore_interrupts,
+        ) as pool:
+            try:
+                jobs = [pool.submit(_record_file, (files[i], parts[i])) for i in records]
+                for i, future in zip(records, jobs):
+                    sizes[i] = future.result()
+                    counted(files[i].size)
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+    finally:
+        _worker_job = None
+
+
+def _text_file(
+    job: _Job,
+    f: CorpusFile,
+    part: str,
+    folder: str,
+    workers: int | None,
+    counted: Callable[[int], None],
+) -> int:
+    """Encode a plain text file into the raw ids file ``part``, the template around it;
+    the text's size in bytes. Read where it is if it is plain and local, else decompressed
+    into ``folder`` first; encoded by byte ranges in parallel (``encode_file``). ``counted``
+    hears the bytes as stored as they are encoded."""
+    path = f.name
+    if not f.plain_local:
+        path = os.path.join(folder, "text")
+        with f.open() as source, open(path, "wb") as target:
+            shutil.copyfileobj(source, target, _BLOCK)
+    size = os.path.getsize(path)
+    told = [0]
+
+    def progress(done: int, total: int) -> None:
+        stored = f.size * done // max(size, 1)
+        counted(stored - told[0])
+        told[0] = stored
+
+    ids_path = os.path.join(folder, "text.npy")
+    encode_file(job.tok, path, ids_path, workers=workers, progress=progress)
+    counted(f.size - told[0])
+    if not f.plain_local:
+        os.unlink(path)
+    ids = np.load(ids_path, mmap_mode="r")
+    with open(part, "wb") as raw:
+        np.asarray(job.before, job.dtype).tofile(raw)
+        for at in range(0, ids.size, _BLOCK):
+            ids[at : at + _BLOCK].tofile(raw)
+        np.asarray(job.after, job.dtype).tofile(raw)
+    del ids
+    os.unlink(ids_path)
+    return size
+
+
+def _write_npy(parts: Sequence[str], dtype: np.dtype, out: str) -> int:
+    """The ``.npy`` of the raw ids files ``parts``, one after the other, written to ``out``
+    all or nothing; how many ids it holds."""
+    count = sum(os.path.getsize(p) for p in parts) // dtype.itemsize
+    header = np.lib.format.header_data_from_array_1_0(np.empty(0, dtype))
+    header["shape"] = (count,)
+    with atomic_open(out, "wb") as target:
+        np.lib.format.write_array_header_1_0(target, header)
+        for part in parts:
+            with open(part, "rb") as source:
+                shutil.copyfileobj(source, target, _BLOCK * dtype.itemsize)
+    return count

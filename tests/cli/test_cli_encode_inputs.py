@@ -1,0 +1,99 @@
+"""``bpe-studio encode`` reads what ``train`` reads (#32): a compressed file (it said "not valid
+UTF-8 at byte offset 1"), several files and globs, JSON Lines and Parquet records, compressed
+bytes on standard input; each file or record is encoded on its own and the ids follow one
+another; ``--add-special-tokens`` puts the template around each document.
+
+Oracles: tiktoken built offline from GPT-2's files (``test_cli_sources.tiktoken_encoding``),
+each document encoded alone; ``tokenizers`` itself for the template."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import zstandard
+from cli_run import cli, cli_bytes, error_line, ok
+from core_helpers import EOT, SLICES, read_fixture, slice_head
+from test_cli_hf_template import BOS, _llama_like
+from test_cli_sources import tiktoken_encoding
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return tiktoken_encoding("gpt2")
+
+
+def ids_of(enc, docs: list[str]) -> list[int]:
+    return [i for doc in docs for i in enc.encode(doc, allowed_special="all")]
+
+
+def web_docs(n: int = 40) -> list[str]:
+    return [p for p in read_fixture(SLICES["mixed_web"]).split("\n") if p.strip()][:n]
+
+
+@pytest.mark.parametrize(
+    ("ext", "compress"),
+    [("gz", gzip.compress), ("bz2", bz2.compress), ("zst", zstandard.compress)],
+)
+def test_a_compressed_file(tmp_path, gpt2, ext, compress):
+    text = slice_head("english", 300_000) + EOT + slice_head("chinese", 100_000)
+    (tmp_path / f"t.txt.{ext}").write_bytes(compress(text.encode("utf-8")))
+    out = tmp_path / "ids.npy"
+    stderr = ok(cli(tmp_path, "encode", f"t.txt.{ext}", "--tokenizer", "gpt2", "--out", out))
+    assert np.load(out).tolist() == gpt2.encode(text, allowed_special="all")
+    # The summary counts the text's bytes, not the compressed file's.
+    assert f"encoded {len(text.encode()) / 1e6:,.2f} MB into" in stderr
+
+
+def test_files_globs_and_records_each_alone(tmp_path, gpt2):
+    # "abc" ends one file and "def" starts the next: together they would be one pre-token.
+    (tmp_path / "a.txt").write_text("first file ends abc", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("def starts the second", encoding="utf-8")
+    docs = web_docs()
+    lines = "".join(json.dumps({"body": d}) + "\n" for d in docs[:20]).encode()
+    (tmp_path / "r.jsonl.zst").write_bytes(zstandard.compress(lines))
+    table = pa.table({"body": pa.array(docs[20:]).dictionary_encode()})
+    pq.write_table(table, tmp_path / "r.parquet", row_group_size=7)
+    out = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", "*.txt", "r.jsonl.zst", "r.parquet", "--text-field", "body",
+           "--tokenizer", "gpt2", "--out", out))  # fmt: skip
+    expected = ids_of(gpt2, ["first file ends abc", "def starts the second", *docs])
+    assert np.load(out).tolist() == expected
+
+
+def test_records_and_compression_through_standard_input(tmp_path, gpt2):
+    docs = web_docs()
+    lines = "".join(json.dumps({"text": d}) + "\n" for d in docs).encode()
+    out = tmp_path / "ids.npy"
+    result = cli_bytes(tmp_path, "encode", "-", "--records", "jsonl", "--tokenizer", "gpt2",
+                       "--out", out, stdin=gzip.compress(lines))  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    assert np.load(out).tolist() == ids_of(gpt2, docs)
+    # Without --records, JSON Lines is refused rather than encoded as text.
+    result = cli_bytes(tmp_path, "encode", "-", "--tokenizer", "gpt2", "--out",
+                       tmp_path / "x.npy", stdin=lines)  # fmt: skip
+    assert result.returncode == 1 and b"its first line is a JSON object" in result.stderr
+
+
+def test_the_template_goes_around_each_document(tmp_path):
+    path, hf = _llama_like(tmp_path, template=True)
+    docs = web_docs(12)
+    lines = "".join(json.dumps({"text": d}) + "\n" for d in docs)
+    (tmp_path / "d.jsonl").write_text(lines, encoding="utf-8")
+    out = tmp_path / "ids.npy"
+    stderr = ok(cli(tmp_path, "encode", "d.jsonl", "--tokenizer", path, "--out", out,
+                    "--add-special-tokens"))  # fmt: skip
+    assert np.load(out).tolist() == [i for d in docs for i in hf.encode(d).ids]
+    assert f"added the template's special tokens around each document: {BOS} $A" in stderr
+
+
+def test_a_text_field_for_plain_text_is_refused(tmp_path):
+    (tmp_path / "t.txt").write_text("hello", encoding="utf-8")
+    line = error_line(cli(tmp_path, "encode", "t.txt", "--text-field", "body", "--tokenizer",
+                          "gpt2", "--out", tmp_path / "x.npy"))  # fmt: skip
+    assert line.startswith("bpe-studio: error: t.txt: --text-field body given, but the corpus")
