@@ -139,7 +139,8 @@ class LabCharts(QWidget):
         for bars in self._ov_bars:
             o.addItem(bars)
         o.getAxis("left").setStyle(tickFont=self._axis_font)
-        self._ov_legend = o.addLegend(offset=(-6, 6), labelTextColor="#111827")
+        # Bottom right: the largest bars are on top (the smallest categories leave room below).
+        self._ov_legend = o.addLegend(offset=(-6, -6), labelTextColor="#111827")
         self._ov_note = _note(o)
         o.vb.sigResized.connect(self._redraw_overlap)
         self._ov_rows: list[tuple[str, int, int, int]] = []
@@ -180,7 +181,12 @@ class LabCharts(QWidget):
         plot = self.categories_plot
         total = sum(t for _, t, _ in rows)
         heading = self._cat_heading
-        plot.setLabel("bottom", f"ordinary tokens ({total:,})" if rows else "ordinary tokens")
+        plot.setLabel(
+            "bottom",
+            f"ordinary tokens ({total:,}) · darker: with a leading space"
+            if rows
+            else "ordinary tokens",
+        )
         fit = self._fitting(plot, len(rows))
         shown = list(rows[:fit])
         if len(rows) > fit:  # the last bar stands for the rest

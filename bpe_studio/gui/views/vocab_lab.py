@@ -126,6 +126,12 @@ class VocabLabPage(QWidget):
         self.progress.setTextVisible(False)
         self.progress.setMaximumHeight(10)
         self.progress.setFixedWidth(260)
+        # Shown only while a job runs (an empty bar reads as a text field); its room is kept
+        # so the status line does not move.
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
+        self.progress.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
         self.compute_button = QPushButton("Compute")
@@ -551,6 +557,7 @@ class VocabLabPage(QWidget):
         progress = lab.progress
         running = lab.running is not None
         self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
         self.compute_button.setVisible(bool(lab.problem) and not running)
         if running and progress is not None:
             if progress.total > 0:
