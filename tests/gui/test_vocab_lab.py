@@ -290,3 +290,40 @@ def test_a_hub_model_from_an_offline_cache(qtbot, window, lab, monkeypatch, tmp_
     settled(qtbot, lab, lambda: bool(window.errors))
     assert lab.picker.key == hub_key("acme/ll@v1") and len(window.errors) == 1
     assert "Qwen/Qwen2.5-7B" in window.errors[0]
+
+
+def _values_shown(plot) -> bool:
+    return all(plot.getAxis(side).style["showValues"] for side in ("bottom", "left"))
+
+
+def test_empty_charts_show_no_axis_values_and_say_what_is_worked_out(qtbot, window, lab):
+    charts = lab.charts
+    plots = (charts.categories_plot, charts.lengths_plot, charts.usage_plot, charts.overlap_plot)
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    # No corpus, no second tokenizer: their charts are empty, with no 0-to-1 scale.
+    assert [_values_shown(p) for p in plots] == [True, True, False, False]
+    assert "Choose a corpus" in charts._usage_note.toPlainText()
+    lab.choose_corpus(str(CORPUS))
+    qtbot.waitUntil(lambda: lab.lab.running is not None, timeout=WAIT)
+    if lab.lab.usage is None:  # still being computed: the chart says so
+        assert charts._usage_note.toPlainText() == "Being worked out…"
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    assert [_values_shown(p) for p in plots] == [True, True, True, False]
+    assert charts._usage_note.toPlainText() == ""
+
+
+def test_the_byte_length_view_ends_where_nearly_all_tokens_are(qtbot, window, lab):
+    lab.picker.pick(preset_key("o200k_base"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    lengths = token_table(Tokenizer.preset("o200k_base")).makeup().length_histogram
+    total, seen, end = sum(lengths.values()), 0, 0
+    for n in sorted(lengths):  # the shortest length with 99.9% of the tokens at or below it
+        seen += lengths[n]
+        if seen >= 0.999 * total:
+            end = n
+            break
+    assert max(lengths) > 2 * end  # o200k's longest tokens are far longer
+    (x0, x1), _ = lab.charts.lengths_plot.vb.viewRange()
+    assert x0 < 1 and end < x1 < end + 1
+    assert f"longest {max(lengths):,}" in lab.charts._titles[id(lab.charts.lengths_plot)]

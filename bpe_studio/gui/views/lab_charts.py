@@ -28,6 +28,7 @@ from ..model.lab_records import OverlapResult, UsageResult
 from .common import BAR, CURVE, MUTED, monospace_font
 from .pair_chart import linear_ticks, log_ticks, spaced_ticks
 
+TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
 LEADING = "#364fc7"  # the part of a category's bar with a leading space
 ONLY_A, SHARED, ONLY_B = "#4c6ef5", "#adb5bd", "#e8590c"
 TAIL = (232, 89, 12, 40)  # the never-used band
@@ -54,6 +55,12 @@ def _note(plot: pg.PlotItem) -> pg.TextItem:
     note.setTextWidth(260)
     plot.addItem(note, ignoreBounds=True)
     return note
+
+
+def _values_shown(plot: pg.PlotItem, shown: bool) -> None:
+    """An empty chart shows no axis values (pyqtgraph's default range, 0 to 1, means nothing)."""
+    for side in ("bottom", "left"):
+        plot.getAxis(side).setStyle(showValues=shown)
 
 
 def _bars(brush: str) -> pg.BarGraphItem:
@@ -96,6 +103,10 @@ class LabCharts(QWidget):
         c.addItem(self._cat_bars)
         c.addItem(self._cat_lead)
         c.getAxis("left").setStyle(tickFont=self._axis_font)
+        # Bottom right, beside the smallest categories' bars (the largest are on top).
+        self._cat_legend = c.addLegend(offset=(-6, -6), labelTextColor="#111827")
+        self._cat_legend.addItem(self._cat_lead, "with a leading space")
+        self._cat_legend.addItem(self._cat_bars, "without")
         self._cat_note = _note(c)
         c.vb.sigResized.connect(self._redraw_categories)
         c.scene().sigMouseClicked.connect(self._on_click)
@@ -168,6 +179,8 @@ class LabCharts(QWidget):
             self.drawn_categories = {k: (t, s) for k, t, s in self._cat_rows}
             self.drawn_lengths = dict(sorted(makeup.length_histogram.items()))
         self._cat_note.setText(note if makeup is None else "")
+        _values_shown(self.categories_plot, makeup is not None)
+        _values_shown(self.lengths_plot, makeup is not None)
         self._redraw_categories()
         self._draw_lengths(note if makeup is None else "")
 
@@ -181,12 +194,8 @@ class LabCharts(QWidget):
         plot = self.categories_plot
         total = sum(t for _, t, _ in rows)
         heading = self._cat_heading
-        plot.setLabel(
-            "bottom",
-            f"ordinary tokens ({total:,}) · darker: with a leading space"
-            if rows
-            else "ordinary tokens",
-        )
+        plot.setLabel("bottom", f"ordinary tokens ({total:,})" if rows else "ordinary tokens")
+        self._cat_legend.setVisible(bool(rows))
         fit = self._fitting(plot, len(rows))
         shown = list(rows[:fit])
         if len(rows) > fit:  # the last bar stands for the rest
@@ -225,8 +234,19 @@ class LabCharts(QWidget):
         if lengths:
             longest = max(lengths)
             commonest = max(lengths, key=lambda n: lengths[n])
-            self._title(plot, f"Byte lengths: 1 to {longest:,}, most often {commonest:,}")
-            plot.setXRange(0.4, longest + 0.6, padding=0)
+            # A few very long tokens (o200k's run to 128 bytes) would squeeze every bar into
+            # the left edge: the view ends where 99.9% of the tokens are, and says so.
+            cumulative = np.cumsum(hs)
+            end = int(xs[int(np.searchsorted(cumulative, TAIL_SHARE * cumulative[-1]))])
+            if longest > 2 * end:
+                title = (
+                    f"Byte lengths: most often {commonest:,}, "
+                    f"{TAIL_SHARE:.1%} shown (longest {longest:,})"
+                )
+            else:
+                end, title = longest, f"Byte lengths: 1 to {longest:,}, most often {commonest:,}"
+            self._title(plot, title)
+            plot.setXRange(0.4, end + 0.6, padding=0)
             plot.setYRange(0, float(hs.max()) * 1.05, padding=0)
             plot.getAxis("left").setTicks([linear_ticks(0, float(hs.max()) * 1.05)])
         else:
@@ -240,6 +260,7 @@ class LabCharts(QWidget):
     ) -> None:
         """``usage``'s ranked counts and its never-used tail to ``ordinary`` tokens."""
         plot = self.usage_plot
+        _values_shown(plot, usage is not None and bool(ordinary))
         if usage is None or not ordinary:
             self._curve.setData([], [])
             self.drawn_usage, self.drawn_tail = (np.zeros(0), np.zeros(0)), None
@@ -311,6 +332,7 @@ class LabCharts(QWidget):
             self.drawn_overlap = {k: (sh, a, b) for k, a, sh, b in self._ov_rows}
         self._ov_heading = heading
         self._ov_note.setText(note if overlap is None else "")
+        _values_shown(self.overlap_plot, overlap is not None)
         self._ov_legend.clear()
         if overlap is not None:
             for bars, text in zip(

@@ -214,6 +214,7 @@ class VocabLabPage(QWidget):
         )
 
         self.lab.wanted_changed.connect(self.request)
+        self._notes_running = False  # whether the empty charts' notes were of a job under way
         self.lab.results_changed.connect(self._show_results)
         self.lab.progress_changed.connect(self._show_progress)
         self.lab.problem_changed.connect(self._show_progress)
@@ -396,7 +397,7 @@ class VocabLabPage(QWidget):
             return hint
         if self.lab.training:
             return "Worked out when the run pauses or ends"
-        return ""
+        return "Being worked out…" if self.lab.running is not None else ""
 
     def _usage_ordinary(self, ref: TokenizerRef) -> int:
         """The ordinary tokens of the tokenizer a usage is of (the run's at its step)."""
@@ -556,6 +557,9 @@ class VocabLabPage(QWidget):
         lab = self.lab
         progress = lab.progress
         running = lab.running is not None
+        if running != self._notes_running:  # the empty charts' notes say whether it works
+            self._notes_running = running
+            self._show_results()
         self.cancel_button.setEnabled(running)
         self.progress.setVisible(running)
         self.compute_button.setVisible(bool(lab.problem) and not running)
