@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 
 import pytest
 from gui_helpers import FIXTURES, paused_in_window
@@ -27,6 +28,7 @@ from bpe_studio.core.explain.overlap import overlap
 from bpe_studio.core.explain.usage import corpus_usage
 from bpe_studio.core.explain.vocabulary import token_table
 from bpe_studio.core.io.hf_hub import HubModel
+from bpe_studio.gui.model import lab_process
 from bpe_studio.gui.model.lab_lists import Show
 from bpe_studio.gui.model.lab_process import live_lab_processes
 from bpe_studio.gui.model.lab_records import MakeupResult
@@ -327,3 +329,56 @@ def test_the_byte_length_view_ends_where_nearly_all_tokens_are(qtbot, window, la
     (x0, x1), _ = lab.charts.lengths_plot.vb.viewRange()
     assert x0 < 1 and end < x1 < end + 1
     assert f"longest {max(lengths):,}" in lab.charts._titles[id(lab.charts.lengths_plot)]
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """A process's state letter and parent id (Linux /proc), None when it is gone."""
+    try:
+        text = open(f"/proc/{pid}/stat", encoding="ascii", errors="replace").read()
+    except OSError:
+        return None
+    fields = text.rpartition(")")[2].split()
+    return fields[0], int(fields[1])
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(int(entry))) is not None:
+            parents[int(entry)] = stat[1]
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _running(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads processes from Linux's /proc")
+def test_closing_while_a_usage_runs_leaves_no_worker_process(
+    qtbot, window, lab, tmp_path, monkeypatch
+):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the usage runs in worker processes only with two cores or more")
+    big = tmp_path / "big.txt"
+    big.write_text(CORPUS.read_text(encoding="utf-8") * 1_500, encoding="utf-8")  # ~5 MB
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(big))
+    process = lab.runner.process
+    qtbot.waitUntil(lambda: process._process is not None, timeout=WAIT)
+    child = process._process.pid
+    workers: set[int] = set()
+
+    def workers_started() -> bool:
+        workers.update(_descendants(child))
+        return len(workers) >= 2
+
+    qtbot.waitUntil(workers_started, timeout=WAIT)
+    # The window closes before the cancelled usage can end by itself: the process is ended.
+    monkeypatch.setattr(lab_process, "SHUTDOWN_WAIT", 0.0)
+    window.close_without_asking()
+    qtbot.waitUntil(lambda: not any(_running(p) for p in workers | {child}), timeout=30_000)

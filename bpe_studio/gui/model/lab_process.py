@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
+import os
+import signal
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -61,6 +63,23 @@ def _end_all() -> None:
     # daemon may not), so multiprocessing would wait for it at exit: end every one first.
     for lab in list(_LIVE):
         lab.shutdown()
+
+
+def _end(process: BaseProcess, sig: int) -> None:
+    """Send ``sig`` to the lab's process and the worker processes it started (its process
+    group, ``lab_server.serve``), or to it alone where there are no groups."""
+    pid = process.pid
+    if pid is not None and hasattr(os, "killpg"):
+        try:
+            # The group is the child's own (its id is the child's pid, alive): no other.
+            os.killpg(pid, sig)
+            return
+        except (ProcessLookupError, PermissionError):
+            pass  # not its own group yet (it had just started): end it alone
+    if sig == signal.SIGTERM:
+        process.terminate()
+    else:
+        process.kill()
 
 
 class LabProcess:
@@ -146,10 +165,10 @@ class LabProcess:
         if process is not None:
             process.join(SHUTDOWN_WAIT)
             if process.is_alive():
-                process.terminate()
+                _end(process, signal.SIGTERM)
                 process.join(SHUTDOWN_WAIT)
             if process.is_alive():
-                process.kill()
+                _end(process, getattr(signal, "SIGKILL", signal.SIGTERM))
                 process.join()
             self._process = None
         if thread is not None and thread.is_alive():

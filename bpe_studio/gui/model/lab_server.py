@@ -277,8 +277,14 @@ def serve(conn: Connection, cancelled_upto: Any) -> None:
     # subtle: the report makes millions of objects and no cycles (core.explain.work); the
     # collector would only walk the tokenizers kept here.
     import gc
+    import os
 
     gc.disable()
+    if hasattr(os, "setpgrp"):
+        # subtle: a group of its own, which its usage's worker processes (forked from it)
+        # join: the app ends the whole group when this process does not stop in time
+        # (``LabProcess.shutdown``); ending this process alone would leave them waiting.
+        os.setpgrp()
     server = _Server(conn, cancelled_upto)
     try:
         while True:
