@@ -37,6 +37,7 @@ from .jobs.loader import (
     needs_pattern,
 )
 from .model.app_model import AppModel
+from .model.corpus_source import CORPUS_FILTERS
 from .model.state import RunState
 from .responsiveness.collector import collect_on_gui_thread
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
@@ -53,14 +54,9 @@ from .views.picker import ask_for_tokenizer_file
 from .views.report import ReportView
 from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
+from .views.vocab_lab import VocabLabPage
 from .views.vocab_table import VocabTableView
 
-# What Open corpus offers: text (plain or compressed) and records.
-CORPUS_FILTERS = (
-    "Corpora (*.txt *.text *.md *.gz *.bz2 *.xz *.zst *.jsonl *.ndjson *.parquet);;"
-    "Text files (*.txt *.text *.md);;JSON Lines records (*.jsonl *.jsonl.gz *.jsonl.zst);;"
-    "Parquet records (*.parquet);;All files (*)"
-)
 SAMPLE_TEXT = (
     "Once upon a time, there was a little girl named Lily. She loved to play outside in the "
     "sunshine with her dog, Max.\n"
@@ -132,11 +128,13 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         train_layout.addWidget(body, 1)
         self.compare = CompareView(self.hub)
         self.report = ReportView(self.hub)
+        self.lab = VocabLabPage(self.hub)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(train_page, "Train && explore")
         self.tabs.addTab(self.compare, "Compare")
         self.tabs.addTab(self.report, "Report")
+        self.tabs.addTab(self.lab, "Vocabulary lab")
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
         self.statusBar()
@@ -169,6 +167,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             page.bind(self.hub)
             page.error.connect(self.show_error)
         self.report.saved.connect(self.show_notice)
+        self.lab.error.connect(self.show_error)
+        self.lab.saved.connect(self.show_notice)
         self._closed = False
 
     def _connect_inspector(self) -> None:
@@ -409,6 +409,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.ids_panel.shutdown()
         self.compare.shutdown()
         self.report.shutdown()
+        self.lab.shutdown()
         self.inspector.shutdown()
         self.vocab_table.shutdown()
         super().closeEvent(event)

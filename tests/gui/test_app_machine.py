@@ -10,7 +10,9 @@ waited for, never slept on), checks that every view tells the truth:
 - the editor's points on the compression plot belong to the text and tokenizer shown;
 - no busy label ("…ing…") remains once the jobs are done;
 - a discarded run appears nowhere;
-- a pick that failed leaves the choice before selected and shown.
+- a pick that failed leaves the choice before selected and shown;
+- the Vocabulary lab's make-up is its tokenizer's (the run's at the timeline's step), its
+  usage is of the corpus chosen, and a cancelled job is not restarted by itself.
 
 The Hub is a local cache in offline mode (a model the menus list fails as it would offline),
 never the network. CI runs a bounded, derandomized set of sequences; set
@@ -41,8 +43,11 @@ from hypothesis.stateful import (
 )
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.foreign import ForeignTokenizer
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
+from bpe_studio.core.explain.vocabulary import token_table
+from bpe_studio.gui.model.lab_process import live_lab_processes
 from bpe_studio.gui.model.panes import COMPARE_LEFT, COMPARE_RIGHT, EDITOR
+from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.training.replay import Pace
 from bpe_studio.gui.views.picker import RUN, hub_key, preset_key
@@ -74,7 +79,7 @@ class AppMachine(RuleBasedStateMachine):
         win.ask = lambda title, question: True  # discarding is what the user said
         win.ask_close = lambda title, question: "discard"
         win.show_error = lambda title, message: self.errors.append(message)
-        for page in (win.compare, win.report):
+        for page in (win.compare, win.report, win.lab):
             page.error.disconnect()
             page.error.connect(lambda title, message: self.errors.append(message))
         qtbot.addWidget(win)
@@ -84,6 +89,7 @@ class AppMachine(RuleBasedStateMachine):
         self.errors: list[str] = []
         self.discarded: set[int] = set()  # run ids discarded
         self.saved = 0
+        self.makeups: dict[tuple, dict] = {}  # independent make-ups, by tokenizer and step
 
     # ------------------------------------------------------------ helpers
     @property
@@ -106,6 +112,7 @@ class AppMachine(RuleBasedStateMachine):
                 or win.ids_panel.busy
                 or (win.compare.isVisible() and win.compare.busy)
                 or (win.report.isVisible() and win.report.busy)
+                or (win.lab.isVisible() and win.lab.busy)
                 or self.state.stopping
             )
 
@@ -211,6 +218,39 @@ class AppMachine(RuleBasedStateMachine):
         if which == "hub":
             assert picker.key == before and win.hub.pane(picker.pane).key == before
 
+    @rule(which=st.sampled_from(["run", "gpt2", "file", "hub"]))
+    def pick_for_lab(self, which: str) -> None:
+        win = self.window
+        win.tabs.setCurrentWidget(win.lab)
+        picker = win.lab.picker
+        before = picker.key
+        if which == "file":
+            picker.add_file(self.files["file"])
+        else:
+            picker.pick({"run": RUN, "hub": hub_key(OFFLINE_MODEL)}.get(which, preset_key(which)))
+        self.settle()
+        if which == "hub":  # it fails offline: the choice before stays
+            assert picker.key == before and win.hub.pane(picker.pane).key == before
+
+    @rule(which=st.sampled_from(["none", "run", "german"]), cancel=st.booleans())
+    def lab_corpus(self, which: str, cancel: bool) -> None:
+        win = self.window
+        win.tabs.setCurrentWidget(win.lab)
+        win.lab.choose_corpus({"none": None, "run": "run"}.get(which, str(FIXTURES / "german.txt")))
+        if cancel:
+            self.qtbot.waitUntil(lambda: not win.lab._request.isActive(), timeout=SETTLE_MS)
+            win.lab.cancel()
+        self.settle()
+        if cancel and win.lab.lab.cancelled:
+            assert win.lab.lab.next_job() is None  # a cancelled job is not restarted
+
+    @rule(which=st.sampled_from(["none", "gpt2"]))
+    def lab_against(self, which: str) -> None:
+        win = self.window
+        win.tabs.setCurrentWidget(win.lab)
+        win.lab.against.pick("none" if which == "none" else preset_key(which))
+        self.settle()
+
     @rule()
     def run_report(self) -> None:
         win = self.window
@@ -254,7 +294,8 @@ class AppMachine(RuleBasedStateMachine):
 
         self.window.close()
         self.qtbot.waitUntil(
-            lambda: not (live_training_threads() or busy_job_threads()), timeout=SETTLE_MS
+            lambda: not (live_training_threads() or busy_job_threads() or live_lab_processes()),
+            timeout=SETTLE_MS,
         )
 
     # --------------------------------------------------------- invariants
@@ -335,6 +376,7 @@ class AppMachine(RuleBasedStateMachine):
             win.editor_tokenizer.note,
             win.compare.status,
             win.report.status,
+            win.lab.status,
         ):
             if label.isVisible() or label is win.editor_tokenizer.note:
                 assert not BUSY.search(label.text()), label.text()
@@ -347,6 +389,41 @@ class AppMachine(RuleBasedStateMachine):
         if s.phase is Phase.IDLE:
             assert win.merge_list.model.rowCount() == 0
             assert s.shown is None and "trained on" not in win.editor.source_label.text()
+
+    @invariant()
+    def the_labs_makeup_is_its_tokenizers_at_the_step(self) -> None:
+        win, s = self.window, self.state
+        page, lab = win.lab, win.lab.lab
+        if lab.makeup is not None:
+            assert lab.makeup.ref.run_id not in self.discarded
+        if not page.isVisible() or page.busy or lab.makeup is None:
+            return
+        ref = lab.makeup.ref
+        assert ref.key == win.hub.pane("lab").key == page.picker.key
+        assert page.makeup_line.text().startswith(ref.label)
+        shown = lab.shown_makeup()
+        assert shown is not None
+        makeup, step = shown
+        if ref.is_run:
+            assert ref.run_id == s.run_id and step == s.step and lab.behind() is None
+            key: tuple = ("run", s.run_id, step)
+            if key not in self.makeups:
+                self.makeups[key] = _categories(run_tokenizer_at(s, step)())
+        else:
+            key = (ref.key,)
+            if key not in self.makeups:
+                kind, _, value = ref.key.partition(":")
+                tok = Tokenizer.preset(value) if kind == "preset" else open_tokenizer(value)
+                self.makeups[key] = _categories(tok)
+        assert page.charts.drawn_categories == self.makeups[key]
+        usage = lab.usage
+        if usage is not None:
+            assert usage.corpus == lab.wanted_corpus() and usage.ref.same_tokenizer(ref)
+
+
+def _categories(tok) -> dict:
+    m = token_table(tok).makeup()
+    return {name: (c.tokens, c.leading_space) for name, c in m.categories.items()}
 
 
 def test_the_app_tells_the_truth_after_any_sequence_of_actions(qtbot, tmp_path, monkeypatch):

@@ -38,6 +38,7 @@ from .panes import PaneChoice, PaneChoices
 from .saving import unsaved_merges
 from .state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from .tokenizer_source import TokenizerSource
+from .vocab_lab import VocabLab
 
 
 class AppModel:
@@ -75,6 +76,7 @@ class AppModel:
         # saved learns more merges: it would claim what is no longer true).
         self.notice: str | None = None
         self._notice_is_saved = False
+        self.lab = VocabLab(self)  # the Vocabulary lab's choices and results (vocab_lab)
 
     @property
     def published(self) -> int:

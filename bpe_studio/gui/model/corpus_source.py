@@ -16,6 +16,13 @@ from pathlib import Path
 
 from ...core.corpus.sources import Kind, resolve_corpus
 
+# What Open corpus offers (a file dialog's filter): text, plain or compressed, and records.
+CORPUS_FILTERS = (
+    "Corpora (*.txt *.text *.md *.gz *.bz2 *.xz *.zst *.jsonl *.ndjson *.parquet);;"
+    "Text files (*.txt *.text *.md);;JSON Lines records (*.jsonl *.jsonl.gz *.jsonl.zst);;"
+    "Parquet records (*.parquet);;All files (*)"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class CorpusSource:

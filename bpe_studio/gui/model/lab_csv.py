@@ -1,0 +1,120 @@
+"""The Vocabulary lab's numbers as CSV: the summary, and the tokens a list shows.
+
+What it does: :func:`summary_csv` writes what the tab shows, one number a row
+(``section,name,measure,value``: easy to filter or pivot): which tokenizer, step, corpus and
+second tokenizer; the make-up (tokens, special, ordinary, unreachable), each category's
+tokens, leading spaces, corpus use and overlap, each byte length's tokens, and the corpus's
+bytes, tokens and under-trained candidates. :func:`tokens_csv` writes one row per token of a
+list (``lab_lists.TokenRows``): id, readable token, bytes in hex, category, length, leading
+space, special, reachable, merge rank, and the corpus count and the other vocabulary's
+holding it when known.
+What it leaves out: writing files (the view, atomically).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ...core.explain.categories import CATEGORIES
+from ...core.io.display import readable_token
+from .lab_lists import SPECIAL, TokenRows
+from .vocab_lab import VocabLab
+
+
+def summary_csv(lab: VocabLab) -> str:
+    """The lab's summary (see the module docstring); empty rows for what is not computed."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(["section", "name", "measure", "value"])
+    shown = lab.shown_makeup()
+    makeup = lab.makeup
+    if makeup is None or shown is None:
+        return out.getvalue()
+    m, step = shown
+    usage, overlap = lab.usage, lab.overlap
+    w.writerow(["about", "tokenizer", "name", makeup.ref.label])
+    w.writerow(["about", "tokenizer", "kind", makeup.table.kind])
+    w.writerow(["about", "tokenizer", "step", "" if step is None else step])
+    if usage is not None:
+        w.writerow(["about", "corpus", "name", usage.corpus.label])
+        w.writerow(["about", "corpus", "files", " ".join(usage.usage.files)])
+        w.writerow(["about", "corpus", "tokenizer_step", _step(usage.ref.merges)])
+    if overlap is not None:
+        w.writerow(["about", "against", "name", overlap.other.label])
+        w.writerow(["about", "against", "tokenizer_step", _step(overlap.ref.merges)])
+    w.writerow(["makeup", "all", "tokens", m.tokens])
+    w.writerow(["makeup", "special", "tokens", m.special_tokens])
+    w.writerow(["makeup", "ordinary", "tokens", m.ordinary_tokens])
+    w.writerow(["makeup", "unreachable", "tokens", "" if m.unreachable is None else m.unreachable])
+    names = list(m.categories)
+    for more in (usage.used, usage.unused) if usage is not None else ():
+        names += [n for n in more if n not in names]
+    if overlap is not None:
+        names += [n for n in overlap.overlap.categories if n not in names]
+    for name in names:
+        count = m.categories.get(name)
+        w.writerow(["category", name, "tokens", count.tokens if count else 0])
+        w.writerow(["category", name, "leading_space", count.leading_space if count else 0])
+        if usage is not None:
+            w.writerow(["category", name, "used", usage.used.get(name, 0)])
+            w.writerow(["category", name, "unused", usage.unused.get(name, 0)])
+        if overlap is not None:
+            shares = overlap.overlap.categories.get(name)
+            for measure in ("shared", "only_this", "only_other"):
+                w.writerow(["category", name, measure, getattr(shares, measure) if shares else 0])
+    for length, n in sorted(m.length_histogram.items()):
+        w.writerow(["length", length, "tokens", n])
+    if usage is not None:
+        u = usage.usage
+        w.writerow(["corpus", "text", "bytes", u.bytes])
+        w.writerow(["corpus", "text", "tokens", u.tokens])
+        w.writerow(["corpus", "ordinary", "used", usage.used_total])
+        w.writerow(["corpus", "ordinary", "unused", usage.unused_total])
+        w.writerow(["corpus", "undertrained", "inside", len(u.inside)])
+        for name, ids in (("across", u.across), ("absent", u.absent)):
+            w.writerow(["corpus", "undertrained", name, "" if ids is None else len(ids)])
+    if overlap is not None:
+        t = overlap.overlap.total
+        w.writerow(["overlap", "all", "shared", t.shared])
+        w.writerow(["overlap", "all", "only_this", t.only_this])
+        w.writerow(["overlap", "all", "only_other", t.only_other])
+    return out.getvalue()
+
+
+def _step(merges: int | None) -> str | int:
+    return "" if merges is None else merges
+
+
+def tokens_csv(listed: TokenRows) -> str:
+    """One row per token listed (see the module docstring)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    header = ["id", "token", "bytes", "category", "length", "leading_space", "special"]
+    header += ["reachable", "merge_rank"]
+    if listed.counts is not None:
+        header.append("count")
+    if listed.held is not None:
+        header.append("in_other")
+    w.writerow(header)
+    t = listed.table
+    for r in listed.rows.tolist():
+        token = t.tokens[r]
+        special = bool(t.special[r])
+        row: list[object] = [
+            int(t.ids[r]),
+            token.decode("utf-8", "replace") if special else readable_token(token),
+            token.hex(),
+            SPECIAL if special else CATEGORIES[t.category[r]],
+            len(token),
+            int(bool(t.leading_space[r])),
+            int(special),
+            "" if t.reachable is None else int(bool(t.reachable[r])),
+            "" if t.rank is None or t.rank[r] < 0 else int(t.rank[r]),
+        ]
+        if listed.counts is not None:
+            row.append(int(listed.counts[r]))
+        if listed.held is not None:
+            row.append(int(bool(listed.held[r])))
+        w.writerow(row)
+    return out.getvalue()

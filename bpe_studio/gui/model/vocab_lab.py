@@ -1,0 +1,492 @@
+"""The Vocabulary lab's state: what it examines, what it has computed, which results still apply.
+
+What it does: :class:`VocabLab` (``AppModel.lab``) holds the lab's choices beside the app
+model's: the tokenizer examined and the second one are panes of the app model (:data:`LAB`,
+:data:`LAB_AGAINST`, picked with the one picker), the corpus is the lab's own
+(:class:`LabCorpus`: none, the run's corpus, or files). From them and the run it works out the
+tokenizer, corpus and second tokenizer wanted now (``wanted_*``), what of them is still to be
+computed (:meth:`VocabLab.next_job`: a :class:`~.lab_records.LabJob`), and takes the results
+as they come (:meth:`VocabLab.receive`), keeping only those whose refs still match what is
+wanted: a result of another tokenizer, corpus or run is dropped. The run's tokenizer is
+examined at the timeline's step: its table knows which merge made each token, and
+:meth:`VocabLab.shown_makeup` counts the vocabulary as it stood at ``state.step`` (a
+millisecond), live and scrubbed. While the run trains, its make-up follows the newest merges
+(the view asks at most once a second) and its usage and overlap wait until it pauses or ends
+(they would cost the trainer the cores they take, for a tokenizer that changes meanwhile).
+A failed or cancelled part is not computed again until the user asks (:meth:`compute_again`)
+or changes a choice; a failed pick is undone in the app model, as every page does.
+What it leaves out: the process that computes (``lab_process``), timing (the view's timers),
+drawing (``views/vocab_lab``).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from psygnal import Signal
+
+from ...core.corpus.records import DEFAULT_TEXT_FIELD
+from ...core.explain.vocabulary import Makeup
+from .lab_records import (
+    CorpusRef,
+    Ended,
+    Failure,
+    Kind,
+    LabJob,
+    MakeupResult,
+    Message,
+    OverlapResult,
+    Part,
+    Progress,
+    RunData,
+    TokenizerRef,
+    TokenizerSpec,
+    UsageResult,
+)
+from .state import Phase
+
+if TYPE_CHECKING:
+    from .app_model import AppModel
+
+LAB = "lab"  # the pane of the tokenizer examined
+LAB_AGAINST = "lab-against"  # the pane of the second tokenizer ("none" allowed)
+NONE_KEY = "none"  # the picker's key of no tokenizer (views.picker.NONE)
+NO_RUN = "There is no run's tokenizer yet: train one or load one, or pick another tokenizer."
+
+
+class CorpusKind(enum.Enum):
+    NONE = "none"
+    RUN = "run"  # the corpus the run trains on, whichever it is now
+    FILES = "files"
+
+
+@dataclass(frozen=True)
+class LabCorpus:
+    """The lab's corpus choice: none, the run's corpus, or ``paths`` (files, globs, URLs)."""
+
+    kind: CorpusKind = CorpusKind.NONE
+    paths: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        if self.kind is CorpusKind.RUN:
+            return "the run's corpus"
+        if self.kind is CorpusKind.NONE or not self.paths:
+            return "no corpus"
+        first = Path(self.paths[0]).name or self.paths[0]
+        return first if len(self.paths) == 1 else f"{first} (and {len(self.paths) - 1} more)"
+
+
+@dataclass(frozen=True)
+class Due:
+    """What is still to be computed for the choices shown."""
+
+    makeup: bool
+    usage: bool
+    overlap: bool
+
+    def __bool__(self) -> bool:
+        return self.makeup or self.usage or self.overlap
+
+
+class VocabLab:
+    """The lab's choices, results and job (see the module docstring); events are emitted
+    after the change they name."""
+
+    wanted_changed = Signal()  # a choice or the run changed: a job may be due
+    results_changed = Signal()  # a result arrived, or results that no longer apply went
+    progress_changed = Signal()  # a job started, moved on or ended
+    problem_changed = Signal()  # ``problem`` (a failure or a cancel, until the next choice)
+    announce = Signal(str)  # a failure the user should hear of at once (a dialog)
+
+    def __init__(self, hub: AppModel) -> None:
+        self.hub = hub
+        self.corpus = LabCorpus()
+        self.text_field = DEFAULT_TEXT_FIELD
+        self.makeup: MakeupResult | None = None
+        self.usage: UsageResult | None = None
+        self.overlap: OverlapResult | None = None
+        self.running: LabJob | None = None  # the job whose results are awaited
+        self.progress: Progress | None = None
+        self.problem: str | None = None
+        self.cancelled = False  # the user cancelled; nothing restarts until asked
+        self._gave_up: set[tuple] = set()  # parts failed or cancelled: not computed again
+        hub.reset.connect(self._on_run_changed)
+        hub.tokenizer_changed.connect(self._on_run_changed)
+        hub.phase_changed.connect(self._on_run_changed)
+        hub.corpus_changed.connect(self._on_run_changed)
+        hub.merges_added.connect(self._on_merges_added)
+        hub.pane_changed.connect(self._on_pane_changed)
+
+    # ------------------------------------------------------------ choices
+    def choose_corpus(self, corpus: LabCorpus) -> None:
+        if corpus != self.corpus:
+            self.corpus = corpus
+            self._choice_changed()
+
+    def set_text_field(self, field: str) -> None:
+        field = field.strip() or DEFAULT_TEXT_FIELD
+        if field != self.text_field:
+            self.text_field = field
+            self._choice_changed()
+
+    def _choice_changed(self) -> None:
+        self._forget_problem()
+        self._prune()
+        self.wanted_changed.emit()
+
+    def _forget_problem(self) -> None:
+        self._gave_up.clear()
+        self.cancelled = False
+        if self.problem is not None:
+            self.problem = None
+            self.problem_changed.emit()
+
+    def _on_pane_changed(self, pane: str) -> None:
+        if pane not in (LAB, LAB_AGAINST):
+            return
+        pick = self.hub.pick_under_way(pane)
+        if pick is not None and (pick.key == NONE_KEY or (pick.key == "run" and not self.has_run)):
+            # Nothing to build: no tokenizer, or the run's before there is a run (the lab
+            # says so, and follows the run from its start). Emits pane_changed again.
+            self.hub.pick_ready(pane, pick.key)
+            return
+        if pick is not None:  # a new pick: its failure is news; old failures are not
+            self._forget_problem()
+        self._prune()
+        self.wanted_changed.emit()
+
+    def _on_run_changed(self, *args: object) -> None:
+        self._prune()
+        self.wanted_changed.emit()
+
+    def _on_merges_added(self, first: int, last: int) -> None:
+        if self.examines_run:
+            self.wanted_changed.emit()  # the run's make-up follows (the view paces it)
+
+    # ------------------------------------------------------------- wanted
+    @property
+    def has_run(self) -> bool:
+        return self.hub.state.shown is not None
+
+    @property
+    def training(self) -> bool:
+        """The tokenizer examined is the run's, and the run is under way (not paused)."""
+        phase = self.hub.state.phase
+        return self.examines_run and phase in (Phase.PRE_TOKENIZING, Phase.MERGING)
+
+    @property
+    def examines_run(self) -> bool:
+        """The tokenizer examined (or picked to be) is the run's."""
+        a = self._choice(LAB)
+        return a is not None and a[0] == "run"
+
+    def _choice(self, pane: str) -> tuple[str, str] | None:
+        """The key and label the pane is computed with: its pick under way, else its choice
+        (None before the picker defined the pane)."""
+        try:
+            choice = self.hub.pick_under_way(pane) or self.hub.pane(pane)
+        except KeyError:
+            return None
+        return choice.key, choice.label
+
+    def _ref(self, key: str, label: str) -> TokenizerRef | None:
+        if key == NONE_KEY:
+            return None
+        if key != "run":
+            return TokenizerRef(key, label)
+        s = self.hub.state
+        if s.shown is None:
+            return None
+        merges = None if s.loaded is not None else s.published
+        return TokenizerRef(key, label, s.run_id, merges)
+
+    def wanted_a(self) -> TokenizerRef | None:
+        """The tokenizer examined now (None: none can be; the run's, with no run)."""
+        choice = self._choice(LAB)
+        return None if choice is None else self._ref(*choice)
+
+    def wanted_b(self) -> TokenizerRef | None:
+        """The second tokenizer now (None: none chosen)."""
+        choice = self._choice(LAB_AGAINST)
+        return None if choice is None else self._ref(*choice)
+
+    def shown_a(self) -> TokenizerRef | None:
+        """The tokenizer the lab's pane shows (not a pick still under way)."""
+        try:
+            choice = self.hub.pane(LAB)
+        except KeyError:
+            return None
+        return self._ref(choice.key, choice.label)
+
+    def shown_b(self) -> TokenizerRef | None:
+        try:
+            choice = self.hub.pane(LAB_AGAINST)
+        except KeyError:
+            return None
+        return self._ref(choice.key, choice.label)
+
+    def wanted_corpus(self) -> CorpusRef | None:
+        c = self.corpus
+        if c.kind is CorpusKind.RUN:
+            source = self.hub.state.corpus_source
+            if source is None:
+                return None
+            return CorpusRef(source.paths, self.text_field, source.name)
+        if c.kind is CorpusKind.NONE or not c.paths:
+            return None
+        return CorpusRef(c.paths, self.text_field, c.label)
+
+    @property
+    def missing(self) -> str | None:
+        """Why nothing can be computed (no run's tokenizer, no run's corpus), or None."""
+        if self.wanted_a() is None and self.examines_run:
+            return NO_RUN
+        if self.corpus.kind is CorpusKind.RUN and self.hub.state.corpus_source is None:
+            return "The run has no corpus yet: open one, or choose a file for the lab."
+        return None
+
+    # ------------------------------------------------------------ results
+    def _a_applies(self, ref: TokenizerRef) -> bool:
+        """A result of ``ref`` belongs on screen: it is of the tokenizer wanted, or of the
+        one the pane shows while a pick is under way (or of the same run, another step)."""
+        return ref.same_tokenizer(self.wanted_a()) or ref.same_tokenizer(self.shown_a())
+
+    def _b_applies(self, ref: TokenizerRef) -> bool:
+        return ref.same_tokenizer(self.wanted_b()) or ref.same_tokenizer(self.shown_b())
+
+    def _prune(self) -> None:
+        """Drop the results that no longer apply (another tokenizer, corpus or run)."""
+        kept_makeup = self.makeup if self.makeup and self._a_applies(self.makeup.ref) else None
+        usage = self.usage
+        if usage is not None and not (
+            self._a_applies(usage.ref) and usage.corpus == self.wanted_corpus()
+        ):
+            usage = None
+        overlap = self.overlap
+        if overlap is not None and not (
+            self._a_applies(overlap.ref) and self._b_applies(overlap.other)
+        ):
+            overlap = None
+        if (kept_makeup, usage, overlap) != (self.makeup, self.usage, self.overlap):
+            self.makeup, self.usage, self.overlap = kept_makeup, usage, overlap
+            self.results_changed.emit()
+
+    def shown_makeup(self) -> tuple[Makeup, int | None] | None:
+        """The make-up shown and the step it is of (None: the whole tokenizer, not a run's):
+        the run's at the timeline's step, or at the last step its table knows while newer
+        merges are worked out (:meth:`behind`)."""
+        result = self.makeup
+        if result is None:
+            return None
+        table = result.table
+        if not result.ref.is_run or table.rank is None:
+            return table.makeup(), None
+        step = self.hub.state.step
+        if result.ref.merges is not None:
+            step = min(step, result.ref.merges)
+        return table.makeup(step), step
+
+    def behind(self) -> int | None:
+        """The step asked for when the run's make-up shown is of an earlier one (the newest
+        merges are being worked out), else None."""
+        result = self.makeup
+        if result is None or not result.ref.is_run or result.ref.merges is None:
+            return None
+        step = self.hub.state.step
+        return step if step > result.ref.merges else None
+
+    # --------------------------------------------------------------- jobs
+    def due(self) -> Due:
+        """What is still to be computed (given up parts left out until asked again)."""
+        a = self.wanted_a()
+        if a is None:
+            return Due(False, False, False)
+        corpus, b, training = self.wanted_corpus(), self.wanted_b(), self.training
+        makeup = self.makeup is None or self.makeup.ref != a
+        if ("a", a.key, a.run_id) in self._gave_up:
+            makeup = False
+        usage = corpus is not None and not training
+        if usage and self.usage is not None:
+            usage = (self.usage.ref, self.usage.corpus) != (a, corpus)
+        if ("usage", a.key, a.run_id, corpus) in self._gave_up:
+            usage = False
+        overlap = b is not None and not training
+        if overlap and self.overlap is not None:
+            overlap = (self.overlap.ref, self.overlap.other) != (a, b)
+        if b is not None and ("b", a.key, a.run_id, b.key, b.run_id) in self._gave_up:
+            overlap = False
+        return Due(makeup, usage, overlap)
+
+    def next_job(self) -> LabJob | None:
+        """The job that computes what is due (None: nothing is)."""
+        due = self.due()
+        a = self.wanted_a()
+        if not due or a is None:
+            return None
+        b = self.wanted_b() if due.overlap else None
+        return LabJob(
+            a=self._spec(a),
+            corpus=self.wanted_corpus() if due.usage else None,
+            b=None if b is None else self._spec(b),
+            makeup=due.makeup,
+            steps=a.is_run,
+        )
+
+    def _spec(self, ref: TokenizerRef) -> TokenizerSpec:
+        kind, _, value = ref.key.partition(":")
+        if ref.is_run:
+            return TokenizerSpec(ref, Kind.RUN, name=ref.label, run=self._run_data(ref))
+        if kind == "preset":
+            return TokenizerSpec(ref, Kind.PRESET, value, name=ref.label)
+        if kind == "hf":
+            return TokenizerSpec(ref, Kind.FILE, name=value, hub=value)
+        return TokenizerSpec(ref, Kind.FILE, value, name=ref.label)
+
+    def _run_data(self, ref: TokenizerRef) -> RunData:
+        s = self.hub.state
+        pattern = s.settings.pattern if s.settings is not None else "gpt2"
+        loaded = s.loaded.tokenizer if s.loaded is not None else None
+        return RunData(
+            loaded, s.record, ref.merges or 0, s.base_vocab, tuple(s.special_tokens), pattern
+        )
+
+    def running_still_wanted(self) -> bool:
+        """The job under way computes what is still wanted (so a change of the second
+        tokenizer alone lets it finish its usage rather than start it over)."""
+        job = self.running
+        return job is not None and job.still_wanted(self.wanted_a(), self.wanted_corpus())
+
+    def job_started(self, job: LabJob) -> None:
+        """``job`` (numbered) was handed to the process; its results are awaited."""
+        self.running = job
+        self.progress = Progress(job.number, "starting", 0, 0)
+        self.progress_changed.emit()
+
+    def cancel(self) -> None:
+        """The user cancelled: what the job under way would compute is given up (until a
+        choice changes or :meth:`compute_again`)."""
+        job = self.running
+        if job is None:
+            return
+        a = job.a.ref
+        self._gave_up.add(("a", a.key, a.run_id))
+        if job.corpus is not None:
+            self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
+        if job.b is not None:
+            self._gave_up.add(("b", a.key, a.run_id, job.b.ref.key, job.b.ref.run_id))
+        self.cancelled = True
+        self._set_problem("Cancelled: " + self._describe(job))
+
+    def compute_again(self) -> None:
+        """Compute what was given up (failed or cancelled parts)."""
+        self._forget_problem()
+        self.wanted_changed.emit()
+
+    @staticmethod
+    def _describe(job: LabJob) -> str:
+        parts = []
+        if job.makeup:
+            parts.append(f"the make-up of {job.a.ref.name}")
+        if job.corpus is not None:
+            parts.append(f"the usage of {job.corpus.label}")
+        if job.b is not None:
+            parts.append(f"the overlap with {job.b.ref.name}")
+        return ", ".join(parts) or "the job"
+
+    def _set_problem(self, problem: str | None) -> None:
+        if problem != self.problem:
+            self.problem = problem
+            self.problem_changed.emit()
+
+    # ----------------------------------------------------------- messages
+    def receive(self, message: Message) -> bool:
+        """A message from the process; False when it was dropped (a result that no longer
+        applies, news of a job no longer awaited)."""
+        if isinstance(message, MakeupResult):
+            return self._take_makeup(message)
+        if isinstance(message, UsageResult):
+            if not (self._a_applies(message.ref) and message.corpus == self.wanted_corpus()):
+                return False
+            self.usage = message
+            self.results_changed.emit()
+            return True
+        if isinstance(message, OverlapResult):
+            return self._take_overlap(message)
+        running = self.running
+        if running is None or message.number != running.number:
+            return False
+        if isinstance(message, Progress):
+            self.progress = message
+            self.progress_changed.emit()
+        elif isinstance(message, Failure):
+            self._failed(running, message)
+        elif isinstance(message, Ended):
+            self.running = self.progress = None
+            self.progress_changed.emit()
+            self.wanted_changed.emit()  # what changed meanwhile may be due now
+        return True
+
+    def _take_makeup(self, result: MakeupResult) -> bool:
+        ref = result.ref
+        if not self._a_applies(ref):
+            return False
+        known = self.makeup
+        if known is not None and known.ref.same_tokenizer(ref) and ref.is_run:
+            if (known.ref.merges or 0) > (ref.merges or 0):
+                return False  # an older step of the run than the one shown
+        self.makeup = result
+        if self.usage is not None and not self._a_applies(self.usage.ref):
+            self.usage = None
+        self.results_changed.emit()
+        self.hub.pick_ready(LAB, ref.key)  # a pick under way is the pane's choice now
+        self._prune()
+        return True
+
+    def _take_overlap(self, result: OverlapResult) -> bool:
+        if not (self._a_applies(result.ref) and self._b_applies(result.other)):
+            return False
+        self.overlap = result
+        self.results_changed.emit()
+        self.hub.pick_ready(LAB_AGAINST, result.other.key)
+        return True
+
+    def _failed(self, job: LabJob, failure: Failure) -> None:
+        a = job.a.ref
+        if failure.part is Part.A:
+            if self.hub.pick_failed_for(LAB, failure.key, failure.message):
+                shown = self.hub.pane(LAB).label
+                self._say(f"Could not load {self._pick_what(a, failure)}\n\n{shown} is shown.")
+                return
+            self._gave_up.add(("a", a.key, a.run_id))
+        elif failure.part is Part.B and job.b is not None:
+            b = job.b.ref
+            if self.hub.pick_failed_for(LAB_AGAINST, failure.key, failure.message):
+                shown = self.hub.pane(LAB_AGAINST).label
+                what = self._pick_what(b, failure)
+                self._say(f"Could not load {what}\n\n{shown} is compared instead.")
+                return
+            self._gave_up.add(("b", a.key, a.run_id, b.key, b.run_id))
+        elif failure.part is Part.CORPUS and job.corpus is not None:
+            self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
+        else:
+            self._gave_up.add(("a", a.key, a.run_id))
+            if job.corpus is not None:
+                self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
+            if job.b is not None:
+                self._gave_up.add(("b", a.key, a.run_id, job.b.ref.key, job.b.ref.run_id))
+        self._say(failure.message)
+
+    @staticmethod
+    def _pick_what(ref: TokenizerRef, failure: Failure) -> str:
+        """The pick and why it failed, naming the pick once (as ``picker.FailedPick``)."""
+        if failure.message.startswith(ref.label):
+            return failure.message
+        return f"{ref.label}: {failure.message}"
+
+    def _say(self, message: str) -> None:
+        self._set_problem(message.replace("\n\n", " "))
+        self.announce.emit(message)

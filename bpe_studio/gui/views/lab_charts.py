@@ -1,0 +1,425 @@
+"""The Vocabulary lab's four charts: categories, byte lengths, the usage curve, the overlap.
+
+What it does: :class:`LabCharts` draws, with pyqtgraph, in a 2×2 grid: the ordinary tokens
+per category as horizontal bars, largest on top, the part with a leading space darker, each
+category's count in its label (clicking a bar emits ``category_clicked``); the byte-length
+histogram; the usage curve (the ordinary tokens a corpus used, by rank of count, on a log
+scale) with the never-used tail marked as a shaded band to the vocabulary's end; and the
+overlap with a second tokenizer per category as stacked bars (only in the first, shared,
+only in the second). Bars are updated in place (``BarGraphItem.setOpts``); counts go into axis
+labels, not text items (as the pair chart does). What each chart draws is kept
+(``drawn_*``) for the tests and the CSV. :meth:`LabCharts.png` renders the grid.
+What it leaves out: where the numbers come from (``model.vocab_lab``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, Qt, Signal, Slot
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from ...core.explain.categories import label
+from ...core.explain.vocabulary import Makeup
+from ..model.lab_records import OverlapResult, UsageResult
+from .common import BAR, CURVE, MUTED, monospace_font
+from .pair_chart import linear_ticks, log_ticks, spaced_ticks
+
+TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
+LEADING = "#364fc7"  # the part of a category's bar with a leading space
+ONLY_A, SHARED, ONLY_B = "#4c6ef5", "#adb5bd", "#e8590c"
+TAIL = (232, 89, 12, 40)  # the never-used band
+_TITLE = {"color": "#111827", "size": "10pt"}
+BAR_PIXELS = 15  # the least height a labelled bar needs
+MORE = "more categories"
+
+
+def style_plot(plot: pg.PlotItem) -> None:
+    plot.setMenuEnabled(False)
+    plot.hideButtons()
+    plot.setMouseEnabled(x=False, y=False)
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen("#9ca3af"))
+        axis.setTextPen(pg.mkPen("#374151"))
+        # subtle: an axis that resizes to its labels while painting paints the plot twice.
+        axis.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
+    plot.getAxis("bottom").setHeight(40)
+
+
+def _note(plot: pg.PlotItem) -> pg.TextItem:
+    note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+    note.setTextWidth(260)
+    plot.addItem(note, ignoreBounds=True)
+    return note
+
+
+def _values_shown(plot: pg.PlotItem, shown: bool) -> None:
+    """An empty chart shows no axis values (pyqtgraph's default range, 0 to 1, means nothing)."""
+    for side in ("bottom", "left"):
+        plot.getAxis(side).setStyle(showValues=shown)
+
+
+def _bars(brush: str) -> pg.BarGraphItem:
+    return pg.BarGraphItem(
+        x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=0.72, pen=pg.mkPen(None),
+        brush=pg.mkBrush(brush),
+    )  # fmt: skip
+
+
+class LabCharts(QWidget):
+    """The four charts (see the module docstring)."""
+
+    category_clicked = Signal(str)  # a category's bar (or "" for the bar of the rest)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._axis_font = monospace_font()
+        title_font = QFont()
+        title_font.setPointSizeF(10.0)
+        self._title_metrics = QFontMetrics(title_font)
+        self._titles: dict[int, str] = {}
+        self.widgets = [pg.PlotWidget(background="w") for _ in range(4)]
+        plots = [w.getPlotItem() for w in self.widgets]
+        self.categories_plot, self.lengths_plot, self.usage_plot, self.overlap_plot = plots
+        self._plots = plots
+        for plot in plots:
+            style_plot(plot)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(6)
+        for i, widget in enumerate(self.widgets):
+            widget.setMinimumSize(260, 200)
+            grid.addWidget(widget, i // 2, i % 2)
+
+        c = self.categories_plot
+        c.invertY(True)
+        c.showGrid(x=True, y=False, alpha=0.15)
+        c.setLabel("bottom", "ordinary tokens")
+        self._cat_bars, self._cat_lead = _bars(BAR), _bars(LEADING)
+        c.addItem(self._cat_bars)
+        c.addItem(self._cat_lead)
+        c.getAxis("left").setStyle(tickFont=self._axis_font)
+        # Bottom right, beside the smallest categories' bars (the largest are on top).
+        self._cat_legend = c.addLegend(offset=(-6, -6), labelTextColor="#111827")
+        self._cat_legend.addItem(self._cat_lead, "with a leading space")
+        self._cat_legend.addItem(self._cat_bars, "without")
+        self._cat_note = _note(c)
+        c.vb.sigResized.connect(self._redraw_categories)
+        c.scene().sigMouseClicked.connect(self._on_click)
+        self._cat_rows: list[tuple[str, int, int]] = []  # name, tokens, with leading space
+        self._cat_heading = ""
+
+        n = self.lengths_plot
+        n.showGrid(x=False, y=True, alpha=0.15)
+        n.setLabel("bottom", "bytes")
+        n.setLabel("left", "tokens")
+        self._len_bars = pg.BarGraphItem(
+            x=np.zeros(0), height=np.zeros(0), width=0.8, pen=pg.mkPen(None),
+            brush=pg.mkBrush(BAR),
+        )  # fmt: skip
+        n.addItem(self._len_bars)
+        self._len_note = _note(n)
+
+        u = self.usage_plot
+        u.setLogMode(x=False, y=True)
+        u.showGrid(x=True, y=True, alpha=0.15)
+        u.setLabel("bottom", "rank (ordinary tokens by count)")
+        u.setLabel("left", "count (log)")
+        self._curve = u.plot([], [], pen=pg.mkPen(CURVE, width=2))
+        self._curve.setDownsampling(auto=True, method="peak")
+        self._curve.setClipToView(True)
+        self._tail = pg.LinearRegionItem(
+            (0, 1), movable=False, brush=pg.mkBrush(*TAIL), pen=pg.mkPen(ONLY_B, width=1)
+        )
+        u.addItem(self._tail, ignoreBounds=True)
+        self._tail_label = pg.TextItem("", color=ONLY_B, anchor=(0.5, 0.0))
+        u.addItem(self._tail_label, ignoreBounds=True)
+        self._usage_note = _note(u)
+        u.vb.sigResized.connect(self._space_usage_ticks)
+        self._usage_range = (0.0, 1.0)
+
+        o = self.overlap_plot
+        o.invertY(True)
+        o.showGrid(x=True, y=False, alpha=0.15)
+        o.setLabel("bottom", "distinct ordinary tokens (by their bytes)")
+        self._ov_bars = [_bars(ONLY_A), _bars(SHARED), _bars(ONLY_B)]
+        for bars in self._ov_bars:
+            o.addItem(bars)
+        o.getAxis("left").setStyle(tickFont=self._axis_font)
+        # Bottom right: the largest bars are on top (the smallest categories leave room below).
+        self._ov_legend = o.addLegend(offset=(-6, -6), labelTextColor="#111827")
+        self._ov_note = _note(o)
+        o.vb.sigResized.connect(self._redraw_overlap)
+        self._ov_rows: list[tuple[str, int, int, int]] = []
+        self._ov_names = ("", "")
+
+        #: What the charts draw now (the tests and the CSV read these).
+        self.drawn_categories: dict[str, tuple[int, int]] = {}
+        self.drawn_lengths: dict[int, int] = {}
+        self.drawn_usage: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
+        self.drawn_tail: tuple[int, int] | None = None
+        self.drawn_overlap: dict[str, tuple[int, int, int]] = {}
+        self.show_makeup(None, "Categories", "Pick a tokenizer to see what it is made of")
+        self.show_usage(None, 0, "Usage", "Choose a corpus to see how it uses the vocabulary")
+        self.show_overlap(None, "Overlap", "Choose a second tokenizer to compare vocabularies")
+
+    # ---------------------------------------------------------- make-up
+    def show_makeup(self, makeup: Makeup | None, heading: str, note: str = "") -> None:
+        """The categories and lengths of ``makeup`` (None: empty charts with ``note``)."""
+        self._cat_heading = heading
+        if makeup is None:
+            self._cat_rows = []
+            self.drawn_categories, self.drawn_lengths = {}, {}
+        else:
+            self._cat_rows = [(k, c.tokens, c.leading_space) for k, c in makeup.categories.items()]
+            self.drawn_categories = {k: (t, s) for k, t, s in self._cat_rows}
+            self.drawn_lengths = dict(sorted(makeup.length_histogram.items()))
+        self._cat_note.setText(note if makeup is None else "")
+        _values_shown(self.categories_plot, makeup is not None)
+        _values_shown(self.lengths_plot, makeup is not None)
+        self._redraw_categories()
+        self._draw_lengths(note if makeup is None else "")
+
+    def _fitting(self, plot: pg.PlotItem, rows: int) -> int:
+        height = plot.vb.height()
+        return rows if height <= 0 else max(1, min(rows, int(height // BAR_PIXELS)))
+
+    @Slot()
+    def _redraw_categories(self, *args: object) -> None:
+        rows = self._cat_rows
+        plot = self.categories_plot
+        total = sum(t for _, t, _ in rows)
+        heading = self._cat_heading
+        plot.setLabel("bottom", f"ordinary tokens ({total:,})" if rows else "ordinary tokens")
+        self._cat_legend.setVisible(bool(rows))
+        fit = self._fitting(plot, len(rows))
+        shown = list(rows[:fit])
+        if len(rows) > fit:  # the last bar stands for the rest
+            rest = rows[fit - 1 :]
+            shown[-1] = ("", sum(t for _, t, _ in rest), sum(s for _, _, s in rest))
+            self._rest = [name for name, _, _ in rest]
+        else:
+            self._rest = []
+        self._cat_shown = shown
+        ys = np.arange(len(shown), dtype=float)
+        tokens = np.array([t for _, t, _ in shown], dtype=float)
+        leading = np.array([s for _, _, s in shown], dtype=float)
+        self._cat_bars.setOpts(x0=np.zeros(len(shown)), y=ys, width=tokens, height=0.72)
+        self._cat_lead.setOpts(x0=np.zeros(len(shown)), y=ys, width=leading, height=0.72)
+        labels = [
+            f"{label(name) if name else f'{len(self._rest)} {MORE}'}  {t:>9,}"
+            for name, t, _ in shown
+        ]
+        plot.getAxis("left").setTicks([[(float(i), text) for i, text in enumerate(labels)]])
+        widest = max(
+            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=0
+        )
+        plot.getAxis("left").setWidth(min(max(widest + 14, 40), 300))
+        self._title(plot, heading)
+        top = float(tokens.max()) if len(tokens) else 1.0
+        plot.setXRange(0, top * 1.02, padding=0)
+        plot.setYRange(-0.6, max(len(shown), 1) - 0.4, padding=0)
+        plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.02)])
+        self._centre(self._cat_note, plot)
+
+    def _draw_lengths(self, note: str) -> None:
+        plot, lengths = self.lengths_plot, self.drawn_lengths
+        xs = np.array(list(lengths), dtype=float)
+        hs = np.array(list(lengths.values()), dtype=float)
+        self._len_bars.setOpts(x=xs, height=hs, width=0.8)
+        if lengths:
+            longest = max(lengths)
+            commonest = max(lengths, key=lambda n: lengths[n])
+            # A few very long tokens (o200k's run to 128 bytes) would squeeze every bar into
+            # the left edge: the view ends where 99.9% of the tokens are, and says so.
+            cumulative = np.cumsum(hs)
+            end = int(xs[int(np.searchsorted(cumulative, TAIL_SHARE * cumulative[-1]))])
+            if longest > 2 * end:
+                title = (
+                    f"Byte lengths: most often {commonest:,}, "
+                    f"{TAIL_SHARE:.1%} shown (longest {longest:,})"
+                )
+            else:
+                end, title = longest, f"Byte lengths: 1 to {longest:,}, most often {commonest:,}"
+            self._title(plot, title)
+            plot.setXRange(0.4, end + 0.6, padding=0)
+            plot.setYRange(0, float(hs.max()) * 1.05, padding=0)
+            plot.getAxis("left").setTicks([linear_ticks(0, float(hs.max()) * 1.05)])
+        else:
+            self._title(plot, "Byte lengths")
+        self._len_note.setText(note)
+        self._centre(self._len_note, plot)
+
+    # ------------------------------------------------------------ usage
+    def show_usage(
+        self, usage: UsageResult | None, ordinary: int, heading: str, note: str = ""
+    ) -> None:
+        """``usage``'s ranked counts and its never-used tail to ``ordinary`` tokens."""
+        plot = self.usage_plot
+        _values_shown(plot, usage is not None and bool(ordinary))
+        if usage is None or not ordinary:
+            self._curve.setData([], [])
+            self.drawn_usage, self.drawn_tail = (np.zeros(0), np.zeros(0)), None
+            self._tail.setVisible(False)
+            self._tail_label.setText("")
+            self._title(plot, heading)
+            self._usage_note.setText(note)
+            self._centre(self._usage_note, plot)
+            return
+        counts = usage.ranked_counts.astype(float)
+        ranks = np.arange(1, len(counts) + 1, dtype=float)
+        self.drawn_usage = (ranks, counts)
+        self._curve.setData(ranks, counts)
+        used = len(counts)
+        self.drawn_tail = (used, ordinary) if ordinary > used else None
+        self._tail.setVisible(self.drawn_tail is not None)
+        top = math.log10(float(counts.max())) if used else 1.0
+        top = max(top, 1.0)
+        if self.drawn_tail is not None:
+            self._tail.setRegion((used + 0.5, ordinary + 0.5))
+            share = 100 * (ordinary - used) / ordinary
+            # Inside a wide band; else to the left of a narrow one, pointing at it.
+            if ordinary - used > ordinary / 2:
+                self._tail_label.setAnchor((0.5, 0.0))
+                self._tail_label.setText(f"never used: {ordinary - used:,} ({share:.1f}%)")
+                self._tail_label.setPos((used + ordinary) / 2, top)
+            else:
+                self._tail_label.setAnchor((1.0, 0.0))
+                self._tail_label.setText(f"never used: {ordinary - used:,} ({share:.1f}%) →")
+                self._tail_label.setPos(used, top)
+        else:
+            self._tail_label.setText("")
+        self._title(plot, f"{heading}: {used:,} of {ordinary:,} used")
+        plot.setXRange(0, ordinary + 0.5, padding=0.01)
+        self._usage_range = (0.0, top)
+        plot.setYRange(0.0, top, padding=0.04)
+        plot.getAxis("bottom").setTicks([linear_ticks(0, ordinary)])
+        self._space_usage_ticks()
+        self._usage_note.setText("")
+
+    @Slot()
+    def _space_usage_ticks(self, *args: object) -> None:
+        low, high = self._usage_range
+        height = self.usage_plot.vb.height()
+        per_unit = height / ((high - low) * 1.08) if height > 0 and high > low else 1e9
+        line = QFontMetrics(self.usage_plot.getAxis("left").font()).height() + 2
+        self.usage_plot.getAxis("left").setTicks(
+            [spaced_ticks(log_ticks(low, high), per_unit, line)]
+        )
+        self._centre(self._usage_note, self.usage_plot)
+
+    # ---------------------------------------------------------- overlap
+    def show_overlap(
+        self,
+        overlap: OverlapResult | None,
+        heading: str,
+        note: str = "",
+        names: tuple[str, str] = ("", ""),
+    ) -> None:
+        """``overlap``'s shares per category (``names``: the two tokenizers')."""
+        self._ov_names = names
+        if overlap is None:
+            self._ov_rows, self.drawn_overlap = [], {}
+        else:
+            self._ov_rows = [
+                (k, s.only_this, s.shared, s.only_other)
+                for k, s in overlap.overlap.categories.items()
+            ]
+            self.drawn_overlap = {k: (sh, a, b) for k, a, sh, b in self._ov_rows}
+        self._ov_heading = heading
+        self._ov_note.setText(note if overlap is None else "")
+        _values_shown(self.overlap_plot, overlap is not None)
+        self._ov_legend.clear()
+        if overlap is not None:
+            for bars, text in zip(
+                self._ov_bars, (f"only {names[0]}", "shared", f"only {names[1]}")
+            ):
+                self._ov_legend.addItem(bars, text)
+        self._redraw_overlap()
+
+    @Slot()
+    def _redraw_overlap(self, *args: object) -> None:
+        rows, plot = self._ov_rows, self.overlap_plot
+        fit = self._fitting(plot, len(rows))
+        shown = list(rows[:fit])
+        if len(rows) > fit:
+            rest = rows[fit - 1 :]
+            shown[-1] = (
+                "",
+                sum(r[1] for r in rest),
+                sum(r[2] for r in rest),
+                sum(r[3] for r in rest),
+            )
+        ys = np.arange(len(shown), dtype=float)
+        left = np.zeros(len(shown))
+        for i, bars in enumerate(self._ov_bars):
+            widths = np.array([r[i + 1] for r in shown], dtype=float)
+            bars.setOpts(x0=left.copy(), y=ys, width=widths, height=0.72)
+            left += widths
+        rest_count = len(rows) - fit + 1
+        labels = [label(r[0]) if r[0] else f"{rest_count} {MORE}" for r in shown]
+        plot.getAxis("left").setTicks([[(float(i), text) for i, text in enumerate(labels)]])
+        widest = max(
+            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=0
+        )
+        plot.getAxis("left").setWidth(min(max(widest + 14, 40), 240))
+        self._title(plot, self._ov_heading)
+        top = float(left.max()) if len(left) else 1.0
+        plot.setXRange(0, top * 1.25, padding=0)  # room for the legend on the right
+        plot.setYRange(-0.6, max(len(shown), 1) - 0.4, padding=0)
+        plot.getAxis("bottom").setTicks([linear_ticks(0, top * 1.25)])
+        self._centre(self._ov_note, plot)
+
+    # ------------------------------------------------------------- misc
+    def _title(self, plot: pg.PlotItem, text: str) -> None:
+        """Title ``plot`` with ``text``, cut with "…" to the plot's width: a title wider than
+        its plot would widen the plot past its widget, which then shows it cut."""
+        self._titles[id(plot)] = text
+        self._fit_title(plot)
+
+    def _fit_title(self, plot: pg.PlotItem) -> None:
+        text = self._titles.get(id(plot), "")
+        # The title sits over the view box, beside the left axis: that is its room.
+        widget = self.widgets[self._plots.index(plot)]
+        room = widget.width() - int(plot.getAxis("left").width()) - 28
+        if room > 40:
+            text = self._title_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+        if text != plot.titleLabel.text:
+            plot.setTitle(text, **_TITLE)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        for plot in (self.categories_plot, self.lengths_plot, self.usage_plot, self.overlap_plot):
+            self._fit_title(plot)
+
+    @staticmethod
+    def _centre(note: pg.TextItem, plot: pg.PlotItem) -> None:
+        if note.toPlainText():
+            (x0, x1), (y0, y1) = plot.vb.viewRange()
+            note.setPos((x0 + x1) / 2, (y0 + y1) / 2)
+        note.setVisible(bool(note.toPlainText()))
+
+    @Slot(object)
+    def _on_click(self, event: object) -> None:
+        pos = event.scenePos()  # type: ignore[attr-defined]
+        vb = self.categories_plot.vb
+        if not vb.sceneBoundingRect().contains(pos):
+            return
+        point: QPointF = vb.mapSceneToView(pos)
+        row = round(point.y())
+        shown = getattr(self, "_cat_shown", [])
+        if 0 <= row < len(shown) and 0 <= point.x() <= shown[row][1]:
+            self.category_clicked.emit(shown[row][0])
+
+    def png(self) -> bytes | None:
+        """The four charts as one PNG image (None if it could not be rendered)."""
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+        ok = self.grab().save(buffer, "PNG")
+        buffer.close()
+        return bytes(data.data()) if ok else None

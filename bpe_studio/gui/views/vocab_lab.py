@@ -1,0 +1,653 @@
+"""The Vocabulary lab tab: what a tokenizer's vocabulary is made of, what a corpus never uses,
+how two vocabularies overlap.
+
+What it does: :class:`VocabLabPage` lays out the lab: the tokenizer examined and the second
+one (the one :class:`~.picker.TokenizerPicker`, panes ``lab`` and ``lab-against`` of the app
+model), the corpus (none, the run's, or files, globs and URLs chosen here), a progress bar
+with Cancel (and Compute, for what was cancelled or failed), one line each for the make-up,
+the usage and the overlap, the four charts (:class:`~.lab_charts.LabCharts`), the token list
+(:class:`~.lab_tokens.LabTokenList`) and "Why this token" for the token clicked in it. All it
+shows comes from the lab's model (``AppModel.lab``: ``model.vocab_lab``), which keeps only
+results that match the choices shown; the work runs in the lab's own process
+(``jobs.lab_runner``), started only while the tab is shown (a job under way goes on when it
+is hidden). When the run's tokenizer is examined, the make-up follows the timeline's step
+(a step slider and Live are here too), live while it trains (asked at most once a second).
+Export CSV (the summary, or the tokens listed) and Export PNG (the charts) write atomically.
+What it leaves out: the numbers (the core's ``explain``), the rules (``model.vocab_lab``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import cast
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QWidget,
+)
+
+from ...core import Tokenizer
+from ...core.io.atomic import atomic_write_bytes, atomic_write_text
+from ..jobs.lab_runner import LabRunner
+from ..jobs.latest import LatestJob
+from ..model.app_model import AppModel
+from ..model.corpus_source import CORPUS_FILTERS
+from ..model.lab_csv import summary_csv, tokens_csv
+from ..model.lab_lists import TokenRows, categories, show_label, shows, token_rows
+from ..model.lab_records import TokenizerRef
+from ..model.tokenizer_recipes import inspector_cache
+from ..model.tokenizer_source import TokenizerSource
+from ..model.vocab_lab import LAB, LAB_AGAINST, CorpusKind, LabCorpus, VocabLab
+from ..responsiveness.busy import wait_while_gui_busy
+from ..responsiveness.debounce import single_shot
+from .common import MUTED, counted, steady_label, title_label
+from .glyph_warmup import GlyphWarmer, script_samples
+from .hub_models import remember_model
+from .lab_charts import LabCharts
+from .lab_tokens import LabTokenList
+from .layouts import column, vertical_split
+from .picker import NONE, TokenizerPicker, preset_key
+from .save_chooser import choose_and_save
+from .why_token import WhyTokenPanel
+
+REQUEST_MS = 150  # a change of choice is computed after this pause
+LIVE_MS = 1000  # while the run trains, its make-up is asked for at most this often
+CHOOSE_FILES = "choose-files"
+ASK_GLOB = "ask-glob"
+RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
+HINT = "Click a token to see why it exists."
+CHOOSE_CORPUS = "Choose a corpus to see how it uses the vocabulary"
+CHOOSE_AGAINST = "Choose a second tokenizer to compare vocabularies"
+
+
+class LabWhyPanel(WhyTokenPanel):
+    """ "Why this token" in the lab: as the inspector's, but explains only while it is seen
+    (a token selected elsewhere waits until the tab is shown)."""
+
+    @Slot(int)
+    def show_token(self, token_id: int) -> None:
+        self.token_id = token_id
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+
+class VocabLabPage(QWidget):
+    """The Vocabulary lab tab (see the module docstring)."""
+
+    error = Signal(str, str)  # title, message: a failure the user should hear of
+    saved = Signal(str)  # a status line: what was written where
+
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.hub = hub
+        self.lab: VocabLab = hub.lab
+        self.runner = LabRunner(self.lab, self)
+        self._sources: dict[str, TokenizerSource] = {}  # picker key -> for "Why this token"
+        self._request = single_shot(self, REQUEST_MS, self._submit)
+        self._live = single_shot(self, LIVE_MS, self._submit)
+        self._redraw_timer = single_shot(self, 0, self._redraw_step)
+
+        self.picker = TokenizerPicker(hub, pane=LAB, default=preset_key("o200k_base"))
+        self.against = TokenizerPicker(hub, pane=LAB_AGAINST, default=NONE, allow_none=True)
+        self.corpus_box = QComboBox()
+        self.corpus_box.setMinimumContentsLength(16)
+        self.corpus_box.addItem("(no corpus)", LabCorpus())
+        self.corpus_box.addItem("The run's corpus", LabCorpus(CorpusKind.RUN))
+        self._files_end = self.corpus_box.count()
+        self.corpus_box.insertSeparator(self.corpus_box.count())
+        self.corpus_box.addItem("Choose corpus files…", CHOOSE_FILES)
+        self.corpus_box.addItem("Glob or URL…", ASK_GLOB)
+        self.corpus_box.activated.connect(self._on_corpus_activated)
+        self._corpus_index = 0
+        self.text_field = QLineEdit(self.lab.text_field)
+        self.text_field.setMaximumWidth(110)
+        self.text_field.setToolTip("The records' text field (JSON Lines and Parquet corpora)")
+        self.text_field.editingFinished.connect(
+            lambda: self.lab.set_text_field(self.text_field.text())
+        )
+        self.text_field_label = QLabel("Text field:")
+
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(10)
+        self.progress.setFixedWidth(260)
+        # Shown only while a job runs (an empty bar reads as a text field); its room is kept
+        # so the status line does not move.
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.compute_button = QPushButton("Compute")
+        self.compute_button.setToolTip("Compute again what was cancelled or failed")
+        self.compute_button.clicked.connect(self.lab.compute_again)
+        self.csv_button = QPushButton("Export CSV")
+        menu = QMenu(self.csv_button)
+        menu.addAction("Summary (make-up, usage, overlap)…", self._choose_summary_csv)
+        menu.addAction("Tokens listed…", self._choose_tokens_csv)
+        self.csv_button.setMenu(menu)
+        self.png_button = QPushButton("Export PNG…")
+        self.png_button.clicked.connect(self._choose_png)
+        self.status = steady_label(QLabel(" "), "0" * 60)
+        self.status.setStyleSheet(f"color: {MUTED}")
+
+        self.step_label = QLabel(" ")
+        self.step_label.setMinimumWidth(self.step_label.fontMetrics().horizontalAdvance("0" * 34))
+        self.step_slider = QSlider(Qt.Orientation.Horizontal)
+        self.step_slider.valueChanged.connect(self._on_slider)
+        self.live_button = QPushButton("Live")
+        self.live_button.setToolTip("Follow the newest merge (Alt+L on the training page)")
+        self.live_button.clicked.connect(hub.follow_live)
+        self.step_row = QWidget()
+        step_row = QHBoxLayout(self.step_row)
+        step_row.setContentsMargins(0, 0, 0, 0)
+        step_row.addWidget(self.step_label)
+        step_row.addWidget(self.step_slider, 1)
+        step_row.addWidget(self.live_button)
+
+        self.makeup_line = steady_label(QLabel(" "), "0" * 80)
+        self.usage_line = steady_label(QLabel(" "), "0" * 80)
+        self.overlap_line = steady_label(QLabel(" "), "0" * 80)
+        self.charts = LabCharts()
+        self.charts.category_clicked.connect(self._on_category_clicked)
+        self.tokens = LabTokenList()
+        self.tokens.choice_changed.connect(self._fill_list)
+        self.tokens.token_clicked.connect(self._on_token_clicked)
+        self.why = LabWhyPanel(hub, inspector_cache())
+        self._glyphs = LatestJob("bpe-lab-glyphs", self)
+        self._glyphs.done.connect(self._on_samples)
+        self.warmer = GlyphWarmer(self.tokens.table)
+        self._warmed: object = None  # the table whose fonts were warmed
+
+        top = QHBoxLayout()
+        top.setSpacing(6)
+        top.addWidget(title_label("Vocabulary lab"))
+        top.addWidget(self.picker)
+        top.addWidget(QLabel("Corpus:"))
+        top.addWidget(self.corpus_box)
+        top.addWidget(self.text_field_label)
+        top.addWidget(self.text_field)
+        top.addWidget(QLabel("Against:"))
+        top.addWidget(self.against)
+        top.addStretch(1)
+        top.addWidget(self.csv_button)
+        top.addWidget(self.png_button)
+        bar = QHBoxLayout()
+        bar.setSpacing(6)
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.progress)
+        bar.addWidget(self.compute_button)
+        bar.addWidget(self.cancel_button)
+        right = vertical_split(self.tokens, self.why, (3, 2), (420, 300))
+        self.body = QSplitter(Qt.Orientation.Horizontal)
+        self.body.addWidget(self.charts)
+        self.body.addWidget(right)
+        self.body.setSizes([860, 560])
+        self.body.setChildrenCollapsible(False)
+        self.body.setHandleWidth(8)
+        column(
+            self,
+            top,
+            bar,
+            self.step_row,
+            self.makeup_line,
+            self.usage_line,
+            self.overlap_line,
+            (self.body, 1),
+            margins=(4, 4, 4, 4),
+        )
+
+        self.lab.wanted_changed.connect(self.request)
+        self._notes_running = False  # whether the empty charts' notes were of a job under way
+        self.lab.results_changed.connect(self._show_results)
+        self.lab.progress_changed.connect(self._show_progress)
+        self.lab.problem_changed.connect(self._show_progress)
+        self.lab.announce.connect(lambda message: self.error.emit("Vocabulary lab", message))
+        hub.step_changed.connect(self._on_step)
+        hub.live_changed.connect(lambda _live: self._show_step_row())
+        hub.merges_added.connect(lambda _a, _b: self._show_step_row())
+        hub.reset.connect(self._show_step_row)
+        hub.corpus_changed.connect(self._name_run_corpus)
+        hub.pane_changed.connect(self._on_pane_changed)
+        self._show_text_field()
+        self._name_run_corpus()
+        self._show_results()
+        self._show_progress()
+
+    # ------------------------------------------------------------ requests
+    @property
+    def busy(self) -> bool:
+        """Work is asked for or under way (the tests wait for it to settle)."""
+        return self._request.isActive() or self._live.isActive() or self.runner.busy
+
+    @Slot()
+    def request(self) -> None:
+        """Something may be due: ask for it after a short pause (at most once a second while
+        the run's make-up follows a training run), if the tab is shown."""
+        if not self.isVisible():
+            return
+        if self.lab.training and self.lab.makeup is not None:
+            if not self._live.isActive():
+                self._live.start()
+            return
+        self._request.start()
+
+    @Slot()
+    def _submit(self) -> None:
+        if self.isVisible():
+            self.runner.run()
+            self._show_progress()
+
+    @Slot()
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self.request()
+        self._show_step_row()
+
+    def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
+        # A job under way goes on (its process is not the window's); none starts meanwhile.
+        super().hideEvent(event)
+        self._request.stop()
+        self._live.stop()
+
+    def _on_pane_changed(self, pane: str) -> None:
+        if pane == LAB and self.hub.pick_under_way(LAB) is None:
+            key = self.hub.pane(LAB).key
+            if key.startswith("hf:"):
+                remember_model(key[3:])  # opened here: listed in every menu
+        if pane == LAB_AGAINST and self.hub.pick_under_way(LAB_AGAINST) is None:
+            key = self.hub.pane(LAB_AGAINST).key
+            if key.startswith("hf:"):
+                remember_model(key[3:])
+
+    # -------------------------------------------------------------- corpus
+    @Slot(int)
+    def _on_corpus_activated(self, index: int) -> None:
+        data = self.corpus_box.itemData(index)
+        if data == CHOOSE_FILES or data == ASK_GLOB:
+            self.corpus_box.setCurrentIndex(self._corpus_index)  # an action, not a choice
+            paths = self._ask_files() if data == CHOOSE_FILES else self._ask_glob()
+            if paths:
+                self.choose_corpus(paths)
+            return
+        if isinstance(data, LabCorpus):
+            self._corpus_index = index
+            self.lab.choose_corpus(data)
+            self._show_text_field()
+
+    def choose_corpus(self, paths: list[str] | str | None) -> None:
+        """Examine the corpus of ``paths`` (a path or several; None: none), as the menu
+        does; listed in the menu for this session."""
+        if paths is None:
+            choice = LabCorpus()
+        elif paths == "run":
+            choice = LabCorpus(CorpusKind.RUN)
+        else:
+            items = (paths,) if isinstance(paths, str) else tuple(paths)
+            choice = LabCorpus(CorpusKind.FILES, tuple(os.fspath(p) for p in items))
+        index = self.corpus_box.findData(choice)
+        if index < 0:
+            index = self._files_end
+            self._files_end += 1
+            self.corpus_box.insertItem(index, choice.label, choice)
+            self.corpus_box.setItemData(index, "\n".join(choice.paths), Qt.ItemDataRole.ToolTipRole)
+        self.corpus_box.setCurrentIndex(index)
+        self._on_corpus_activated(index)
+
+    def _ask_files(self) -> list[str]:
+        """Corpus files (modal); tests replace it."""
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, "Corpus for the Vocabulary lab (several files are one corpus)", "", CORPUS_FILTERS
+        )
+        return paths
+
+    def _ask_glob(self) -> list[str]:
+        text, ok = QInputDialog.getText(
+            self, "Corpus by glob or URL", "A glob or URLs, separated by spaces:"
+        )
+        return text.split() if ok else []
+
+    def _show_text_field(self) -> None:
+        paths = self.lab.corpus.paths
+        if self.lab.corpus.kind is CorpusKind.RUN:
+            source = self.hub.state.corpus_source
+            records = source is not None and source.records
+        else:
+            records = any(s in p.lower() for p in paths for s in RECORD_SUFFIXES)
+        self.text_field.setVisible(records)
+        self.text_field_label.setVisible(records)
+
+    @Slot()
+    def _name_run_corpus(self) -> None:
+        source = self.hub.state.corpus_source
+        text = f"The run's corpus ({source.name})" if source else "The run's corpus (none yet)"
+        self.corpus_box.setItemText(1, text)
+        self._show_text_field()
+
+    # ------------------------------------------------------------- results
+    @Slot()
+    def _show_results(self) -> None:
+        lab = self.lab
+        shown = lab.shown_makeup()
+        makeup, usage, overlap = lab.makeup, lab.usage, lab.overlap
+        if makeup is None or shown is None:
+            note = lab.missing or ("Working out the make-up…" if lab.running else "")
+            self.charts.show_makeup(None, "Categories", note)
+            self.makeup_line.setText(lab.missing or " ")
+        else:
+            self._draw_makeup()
+        ordinary = shown[0].ordinary_tokens if shown is not None else 0
+        if usage is None:
+            note = self._waiting_note(
+                lab.wanted_corpus() is None, "Choose a corpus to see how it uses the vocabulary"
+            )
+            self.charts.show_usage(None, 0, "Usage", note)
+            self.usage_line.setText(" ")
+        else:
+            used_of = self._usage_ordinary(usage.ref)
+            self.charts.show_usage(usage, used_of or ordinary, "Usage by rank of count")
+            self.usage_line.setText(self._usage_text())
+        if overlap is None:
+            note = self._waiting_note(
+                lab.wanted_b() is None, "Choose a second tokenizer to compare vocabularies"
+            )
+            self.charts.show_overlap(None, "Overlap", note)
+            self.overlap_line.setText(" ")
+        else:
+            t = overlap.overlap.total
+            a, b = overlap.ref.name, overlap.other.label
+            self.charts.show_overlap(
+                overlap,
+                f"Overlap: {t.shared:,} shared",
+                names=(_short(a), _short(b)),
+            )
+            self.overlap_line.setText(
+                f"Against {b} (ordinary tokens by their bytes): shared {t.shared:,} · "
+                f"only in {a} {t.only_this:,} · only in {b} {t.only_other:,}"
+            )
+        for button in (self.csv_button, self.png_button):
+            button.setEnabled(makeup is not None)
+        self._fill_list()
+        self._show_step_row()
+        self._warm_glyphs()
+
+    def _waiting_note(self, unchosen: bool, hint: str) -> str:
+        """What an empty usage or overlap chart says: choose, wait for the run, or nothing
+        (it is being worked out; the status line says so)."""
+        if unchosen:
+            return hint
+        if self.lab.training:
+            return "Worked out when the run pauses or ends"
+        return "Being worked out…" if self.lab.running is not None else ""
+
+    def _usage_ordinary(self, ref: TokenizerRef) -> int:
+        """The ordinary tokens of the tokenizer a usage is of (the run's at its step)."""
+        makeup = self.lab.makeup
+        if makeup is None:
+            return 0
+        if ref.is_run and ref.merges is not None and makeup.table.rank is not None:
+            return makeup.table.makeup(ref.merges).ordinary_tokens
+        return makeup.table.makeup().ordinary_tokens
+
+    def _draw_makeup(self) -> None:
+        lab = self.lab
+        shown = lab.shown_makeup()
+        makeup = lab.makeup
+        assert shown is not None and makeup is not None
+        m, step = shown
+        behind = lab.behind()
+        where = ""
+        if step is not None:
+            where = f" at step {step:,}"
+            if behind is not None:
+                where += f" (updating to step {behind:,}…)"
+        at = "" if step is None else f" · step {step:,}" + (" (updating…)" if behind else "")
+        self.charts.show_makeup(m, f"Categories{at}")
+        unreachable = (
+            "unreachable: the Reach rule applies to byte-level BPE only"
+            if m.unreachable is None
+            else f"{m.unreachable:,} unreachable"
+        )
+        self.makeup_line.setText(
+            f"{makeup.ref.label}{where}, {makeup.table.kind}: {counted(m.tokens, 'token')} · "
+            f"{m.special_tokens:,} special · {m.ordinary_tokens:,} ordinary · {unreachable}"
+        )
+
+    def _usage_text(self) -> str:
+        usage = self.lab.usage
+        assert usage is not None
+        u = usage.usage
+        ordinary = usage.used_total + usage.unused_total
+        share = f" ({100 * usage.used_total / ordinary:.1f}%)" if ordinary else ""
+        per = f" ({u.bytes / u.tokens:.2f} bytes/token)" if u.tokens else ""
+        by = f" by the run's tokenizer at step {usage.ref.merges:,}" if usage.ref.merges else ""
+        line = (
+            f"{usage.corpus.label}{by}: {_size(u.bytes)} → {counted(u.tokens, 'token')}{per} · "
+            f"used {usage.used_total:,} of {ordinary:,} ordinary{share} · never used "
+            f"{usage.unused_total:,} · under-trained candidates: {len(u.inside):,} inside used "
+            "tokens"
+        )
+        if u.across is not None and u.absent is not None:
+            line += f", {len(u.across):,} only across tokens, {len(u.absent):,} not in the text"
+        return line
+
+    @Slot(int)
+    def _on_step(self, step: int) -> None:
+        if self.lab.makeup is not None and self.lab.makeup.ref.is_run:
+            self._redraw_timer.start()  # once per turn of the event loop, however many steps
+        self._show_step_row()
+
+    @Slot()
+    def _redraw_step(self) -> None:
+        if self.lab.makeup is not None:
+            self._draw_makeup()
+            self._fill_list()
+
+    def _show_step_row(self) -> None:
+        """The step slider, while the run's tokenizer is examined (its make-up follows the
+        timeline's step)."""
+        s = self.hub.state
+        visible = self.lab.examines_run and self.lab.has_run
+        self.step_row.setVisible(visible)
+        if not visible:
+            return
+        self.step_slider.blockSignals(True)
+        self.step_slider.setRange(0, s.published)
+        self.step_slider.setValue(s.step)
+        self.step_slider.blockSignals(False)
+        live = " · live" if s.live and s.phase.training else ""
+        self.step_label.setText(f"Timeline step {s.step:,} of {s.published:,}{live}")
+        self.live_button.setEnabled(not s.live and s.phase.training)
+
+    @Slot(int)
+    def _on_slider(self, value: int) -> None:
+        self.hub.select_step(value)
+
+    # ---------------------------------------------------------------- list
+    @Slot()
+    def _fill_list(self) -> None:
+        lab = self.lab
+        offered = shows(lab)
+        self.tokens.set_shows([(s, show_label(s, lab)) for s in offered])
+        listed = token_rows(lab, self.tokens.show(), None)
+        if listed is None:
+            self.tokens.set_categories([])
+            self.tokens.set_rows(None, " ", "other")
+            return
+        self.tokens.set_categories(categories(listed.table, listed.rows))
+        category = self.tokens.category()
+        if category is not None:
+            listed = token_rows(lab, self.tokens.show(), category)
+        assert listed is not None
+        other = lab.overlap.other.label if lab.overlap is not None else "other"
+        of = (lab.overlap.other.label if listed.other else None) if lab.overlap else None
+        what = f" of {of}" if of else ""
+        self.tokens.set_rows(listed, f"{counted(len(listed), 'token')}{what} listed", other)
+
+    @Slot(str)
+    def _on_category_clicked(self, name: str) -> None:
+        """A category's bar: its tokens listed (every token, unless the list is one the
+        category narrows, such as the never-used ones)."""
+        self.tokens.choose_category(name or None)
+
+    @Slot(bool, int)
+    def _on_token_clicked(self, other: bool, token_id: int) -> None:
+        """Select the token, in the tokenizer it belongs to: "Why this token" explains it."""
+        lab = self.lab
+        result = lab.overlap.other if other and lab.overlap is not None else None
+        ref = result if result is not None else (lab.makeup.ref if lab.makeup else None)
+        if ref is None:
+            return
+        if ref.is_run:
+            self.hub.select_token(token_id)
+        else:
+            self.hub.select_token(token_id, self._source(ref))
+
+    def _source(self, ref: TokenizerRef) -> TokenizerSource:
+        """The tokenizer ``ref`` names, for "Why this token" (built in its job, from the
+        pickers' shared cache; the same source each time, so it is built once)."""
+        source = self._sources.get(ref.key)
+        if source is None:
+            choice = self.picker.choice(ref.key)
+            assert choice is not None
+            # A foreign tokenizer works too: "Why this token" says it has no merges to show.
+            make = cast(Callable[[], Tokenizer], choice.get)
+            source = TokenizerSource.deferred(ref.label, make, 0)
+            self._sources[ref.key] = source
+        return source
+
+    def _warm_glyphs(self) -> None:
+        """Load the fonts the listed vocabulary's scripts need, before a scroll shows them."""
+        makeup = self.lab.makeup
+        table = makeup.table if makeup is not None else None
+        if table is None or table is self._warmed:
+            return
+        self._warmed = table
+        tokens = table.tokens
+        self._glyphs.submit(lambda is_stale: (table, script_samples(tokens, wait_while_gui_busy)))
+
+    @Slot(object)
+    def _on_samples(self, result: tuple) -> None:
+        table, samples = result
+        if table is self._warmed:
+            self.warmer.start(samples)
+
+    # ------------------------------------------------------------ progress
+    @Slot()
+    def _show_progress(self) -> None:
+        lab = self.lab
+        progress = lab.progress
+        running = lab.running is not None
+        if running != self._notes_running:  # the empty charts' notes say whether it works
+            self._notes_running = running
+            self._show_results()
+        self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
+        self.compute_button.setVisible(bool(lab.problem) and not running)
+        if running and progress is not None:
+            if progress.total > 0:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(round(1000 * progress.done / progress.total))
+            else:
+                self.progress.setRange(0, 0)  # busy, no measure yet
+            self.status.setText(f"{progress.stage[:1].upper()}{progress.stage[1:]}…")
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+            self.status.setText(lab.problem or lab.missing or (HINT if lab.makeup else " "))
+
+    # -------------------------------------------------------------- export
+    def export_summary_csv(self, path: str | os.PathLike[str]) -> bool:
+        return self._write(path, summary_csv(self.lab), "Export CSV", "Vocabulary lab summary")
+
+    def export_tokens_csv(self, path: str | os.PathLike[str]) -> bool:
+        model = self.tokens.model
+        listed = model.listed
+        if listed is None:
+            return False
+        ordered = TokenRows(listed.table, model.order, listed.counts, listed.held, listed.other)
+        return self._write(path, tokens_csv(ordered), "Export CSV", "Tokens listed")
+
+    def export_png(self, path: str | os.PathLike[str]) -> bool:
+        data = self.charts.png()
+        if data is None:
+            self.error.emit("Export PNG", f"{os.fspath(path)}: the charts could not be rendered")
+            return False
+        return self._write(path, data, "Export PNG", "Charts")
+
+    def _write(
+        self, path: str | os.PathLike[str], data: str | bytes, title: str, what: str
+    ) -> bool:
+        if self.lab.makeup is None:
+            return False
+        try:
+            if isinstance(data, bytes):
+                atomic_write_bytes(path, data)
+            else:
+                atomic_write_text(path, data)
+        except OSError as error:
+            self.error.emit(title, f"{os.fspath(path)}: {error.strerror or error}")
+            return False
+        self.saved.emit(f"{what} saved as {os.fspath(path)}")
+        return True
+
+    @Slot()
+    def _choose_summary_csv(self) -> None:
+        choose_and_save(
+            self, "Export the lab's summary as CSV", "vocabulary-lab.csv", "CSV (*.csv)",
+            self.export_summary_csv,
+        )  # fmt: skip
+
+    @Slot()
+    def _choose_tokens_csv(self) -> None:
+        choose_and_save(
+            self, "Export the tokens listed as CSV", "tokens.csv", "CSV (*.csv)",
+            self.export_tokens_csv,
+        )  # fmt: skip
+
+    @Slot()
+    def _choose_png(self) -> None:
+        choose_and_save(
+            self, "Export the charts as PNG", "vocabulary-lab.png", "PNG image (*.png)",
+            self.export_png,
+        )  # fmt: skip
+
+    def shutdown(self) -> None:
+        self._request.stop()
+        self._live.stop()
+        self._redraw_timer.stop()
+        self.warmer.stop()
+        self.runner.shutdown()
+        self._glyphs.shutdown()
+        self.why.shutdown()
+
+
+def _short(name: str, most: int = 22) -> str:
+    return name if len(name) <= most else name[: most - 1] + "…"
+
+
+def _size(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:,.1f} MB"
+    if n >= 1_000:
+        return f"{n / 1_000:,.1f} kB"
+    return counted(n, "byte")

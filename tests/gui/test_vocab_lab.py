@@ -1,0 +1,384 @@
+"""The Vocabulary lab tab (issue 36) in the real window (pytest-qt, offscreen), its work in
+the lab's own process.
+
+Its numbers are the core report's: the charts, the summary lines and the lists are checked
+against ``bpe-studio inspect``'s JSON object built here, in this process, from the core
+(``token_table``, ``corpus_usage``, ``overlap``). Also: Cancel stops a corpus's usage and
+keeps the make-up; a tokenizer that fails to load is undone in its picker and said once, a
+corpus that is not UTF-8 is named; the run's make-up follows the timeline's step (checked
+against the run's tokenizer rebuilt at each step and classified anew); a result that arrives
+for a choice no longer shown is never drawn; clicking a token explains it; exports; a Hub
+model from an offline cache; no process is left behind.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+
+import pytest
+from gui_helpers import FIXTURES, paused_in_window
+from hub_snapshot import two_models
+
+from bpe_studio.cli.inspect import report
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.explain.overlap import overlap
+from bpe_studio.core.explain.usage import corpus_usage
+from bpe_studio.core.explain.vocabulary import token_table
+from bpe_studio.core.io.hf_hub import HubModel
+from bpe_studio.gui.model import lab_process
+from bpe_studio.gui.model.lab_lists import Show
+from bpe_studio.gui.model.lab_process import live_lab_processes
+from bpe_studio.gui.model.lab_records import MakeupResult
+from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.views.picker import RUN, hub_key, preset_key
+
+CORPUS = FIXTURES / "tinystories_sample.txt"
+WAIT = 180_000
+
+
+@pytest.fixture(autouse=True)
+def no_lab_process_left(qapp, qtbot):
+    yield
+    for widget in qapp.topLevelWidgets():
+        getattr(widget, "close_without_asking", widget.close)()
+    qtbot.waitUntil(lambda: live_lab_processes() == 0, timeout=30_000)
+
+
+@pytest.fixture
+def lab(window):
+    window.show_error = lambda title, message: errors.append(message)
+    errors: list[str] = []
+    window.errors = errors
+    window.lab.error.disconnect()
+    window.lab.error.connect(lambda title, message: errors.append(message))
+    window.tabs.setCurrentWidget(window.lab)
+    return window.lab
+
+
+def settled(qtbot, page, condition=lambda: True, timeout=WAIT) -> None:
+    qtbot.waitUntil(lambda: not page.busy and condition(), timeout=timeout)
+
+
+def core_report(tok: Tokenizer, corpus, other: Tokenizer | None) -> dict:
+    """``bpe-studio inspect``'s JSON object for the same tokenizers and corpus."""
+    table = token_table(tok)
+    usage = corpus_usage(tok, [str(corpus)], table=table, workers=1) if corpus else None
+    shares = overlap(table, token_table(other)) if other is not None else None
+    return json.loads(json.dumps(report(table, usage, shares)))
+
+
+def test_the_tabs_numbers_are_the_core_reports(qtbot, window, lab):
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    lab.against.pick(preset_key("cl100k_base"))
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None and lab.lab.usage is not None)
+    expected = core_report(Tokenizer.preset("gpt2"), CORPUS, Tokenizer.preset("cl100k_base"))
+    charts = lab.charts
+    assert charts.drawn_categories == {
+        name: (c["tokens"], c["leading_space"]) for name, c in expected["categories"].items()
+    }
+    assert list(charts.drawn_categories) == list(expected["categories"])  # largest first
+    assert charts.drawn_lengths == {int(n): c for n, c in expected["length_histogram"].items()}
+    counts = expected["counts"]
+    line = lab.makeup_line.text()
+    assert f"{counts['tokens']:,} tokens · {counts['special_tokens']:,} special" in line
+    assert f"{counts['ordinary_tokens']:,} ordinary · {counts['unreachable']:,} unreachable" in line
+    corpus = expected["corpus"]
+    ranks, drawn = charts.drawn_usage
+    assert drawn.tolist() == [c for _, c in corpus["ranked"]]
+    assert charts.drawn_tail == (corpus["used"], counts["ordinary_tokens"])
+    usage_line = lab.usage_line.text()
+    assert f"→ {corpus['tokens']:,} tokens" in usage_line
+    assert f"used {corpus['used']:,} of {counts['ordinary_tokens']:,}" in usage_line
+    assert f"never used {corpus['unused']:,}" in usage_line
+    under = corpus["undertrained"]
+    assert f"{len(under['inside']):,} inside used tokens" in usage_line
+    assert f"{len(under['across']):,} only across tokens" in usage_line
+    against = expected["against"]
+    assert charts.drawn_overlap == {
+        name: (s["shared"], s["only_this"], s["only_other"])
+        for name, s in against["categories"].items()
+    }
+    assert f"shared {against['shared']:,}" in lab.overlap_line.text()
+    # The lists: the never-used ones, then each category's, as the report has them.
+    lab.tokens.choose_show(Show.NEVER_USED)
+    listed = lab.tokens.model
+    assert [listed.token_id(r) for r in range(listed.rowCount())] == sorted(
+        i for ids in corpus["unused_ids"].values() for i in ids
+    )
+    assert lab.tokens.count.text().startswith(f"{corpus['unused']:,} tokens")
+    for name, ids in corpus["unused_ids"].items():
+        lab.tokens.choose_category(name)
+        assert [listed.token_id(r) for r in range(listed.rowCount())] == ids
+    assert not window.errors
+
+
+def test_clicking_a_token_explains_it(qtbot, window, lab):
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    lab.tokens.choose_show(Show.USED)
+    table = lab.tokens.table
+    first = lab.tokens.model.index(0, 1)
+    token_id = lab.tokens.model.token_id(0)
+    rect = table.visualRect(first)
+    from PySide6.QtCore import Qt
+
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    why = lab.why
+    qtbot.waitUntil(lambda: why.explanation is not None and not why.busy, timeout=WAIT)
+    assert window.state.selected_token == token_id
+    assert why.explanation.tree.token == Tokenizer.preset("gpt2").vocab[token_id]
+    assert "GPT-2" in why.heading.text() and "not the run's" in why.heading.text()
+
+
+def test_cancel_stops_the_usage_and_keeps_the_makeup(qtbot, window, lab, tmp_path):
+    big = tmp_path / "big.txt"
+    text = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")
+    with open(big, "w", encoding="utf-8") as f:
+        for _ in range(60):  # about 18 MB: seconds of encoding
+            f.write(text)
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    lab.choose_corpus(str(big))
+    qtbot.waitUntil(
+        lambda: lab.lab.progress is not None and "big.txt" in lab.lab.progress.stage,
+        timeout=WAIT,
+    )
+    assert lab.cancel_button.isEnabled()
+    lab.cancel_button.click()
+    settled(qtbot, lab)
+    assert lab.lab.usage is None and lab.lab.makeup is not None
+    assert lab.status.text().startswith("Cancelled: the usage of big.txt")
+    assert lab.compute_button.isVisible() and not lab.cancel_button.isEnabled()
+    assert lab.lab.next_job() is None  # nothing restarts by itself
+    # The process is fine: another corpus is measured.
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    assert lab.lab.usage.usage.tokens == len(Tokenizer.preset("gpt2").encode(CORPUS.read_text()))
+    assert not lab.compute_button.isVisible()
+
+
+def test_a_tokenizer_or_corpus_that_fails_is_said_and_undone(qtbot, window, lab, tmp_path):
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    bad = tmp_path / "broken" / "tokenizer.json"
+    bad.parent.mkdir()
+    bad.write_text("{ not json", encoding="utf-8")
+    lab.picker.add_file(bad)
+    settled(qtbot, lab, lambda: bool(window.errors))
+    assert len(window.errors) == 1 and "tokenizer.json" in window.errors[0]
+    assert lab.picker.key == preset_key("gpt2") and window.hub.pane("lab").key == lab.picker.key
+    assert lab.lab.makeup.ref.key == preset_key("gpt2")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("caf\u00e9 au lait\n".encode("latin-1"))
+    lab.choose_corpus(str(latin1))
+    settled(qtbot, lab, lambda: len(window.errors) == 2)
+    assert "latin1.txt" in window.errors[1] and "UTF-8" in window.errors[1]
+    assert "latin1.txt" in lab.status.text()
+    assert lab.lab.usage is None and lab.lab.makeup is not None
+    assert lab.compute_button.isVisible()
+
+
+def _makeup_at(state, k: int) -> dict:
+    """The run's make-up after ``k`` merges, from its tokenizer rebuilt and classified anew."""
+    m = token_table(run_tokenizer_at(state, k)()).makeup()
+    return {name: (c.tokens, c.leading_space) for name, c in m.categories.items()}
+
+
+def test_the_runs_makeup_follows_the_timeline(qtbot, window, lab):
+    session = paused_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 900, 99)
+    state = window.state
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    assert state.step == 100 and lab.step_row.isVisible()
+    assert lab.charts.drawn_categories == _makeup_at(state, 100)
+    assert "at step 100," in lab.makeup_line.text()
+    window.hub.select_step(37)  # scrubbed: drawn from the same table, no job
+    qtbot.waitUntil(lambda: "at step 37," in lab.makeup_line.text(), timeout=10_000)
+    assert lab.charts.drawn_categories == _makeup_at(state, 37)
+    assert lab.step_slider.value() == 37
+    lab.step_slider.setValue(80)  # the lab's own slider moves the timeline
+    assert state.step == 80
+    qtbot.waitUntil(lambda: "at step 80," in lab.makeup_line.text(), timeout=10_000)
+    window.hub.follow_live()
+    session.pause_after(399)  # more merges: the make-up follows them
+    window.toggle_pause()
+    qtbot.waitUntil(lambda: session.worker_waiting, timeout=WAIT)
+    settled(qtbot, lab, lambda: state.phase is Phase.PAUSED and lab.lab.makeup.ref.merges == 400)
+    assert state.step == 400
+    assert lab.charts.drawn_categories == _makeup_at(state, 400)
+    window.toggle_pause()
+    qtbot.waitUntil(lambda: not state.phase.training, timeout=WAIT)
+    settled(qtbot, lab, lambda: lab.lab.makeup.ref.merges == state.published)
+    assert lab.charts.drawn_categories == _makeup_at(state, state.published)
+
+
+def test_a_result_for_a_choice_no_longer_shown_is_never_drawn(qtbot, window, lab):
+    held: list = []
+    process = lab.runner.process
+    process._deliver = held.append  # the process's news, held back (its thread appends)
+    lab.picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: any(isinstance(m, MakeupResult) for m in held), timeout=WAIT)
+    lab.picker.pick(preset_key("cl100k_base"))  # the user picks GPT-4 before it is shown
+    qtbot.waitUntil(
+        lambda: any(
+            isinstance(m, MakeupResult) and m.ref.key == preset_key("cl100k_base") for m in held
+        ),
+        timeout=WAIT,
+    )
+    drawn: list[dict] = []
+    lab.lab.results_changed.connect(lambda: drawn.append(dict(lab.charts.drawn_categories)))
+    taken: list[tuple[str, bool]] = []
+    receive = lab.lab.receive
+
+    def spy(message):
+        ok = receive(message)
+        if isinstance(message, MakeupResult):
+            taken.append((message.ref.key, ok))
+        return ok
+
+    lab.lab.receive = spy
+    process._deliver = lab.runner._deliver
+    for message in held:  # all of it, late, in the order it came
+        lab.runner._deliver(message)
+    settled(qtbot, lab, lambda: len(taken) == 2)
+    assert taken == [(preset_key("gpt2"), False), (preset_key("cl100k_base"), True)]
+    gpt2 = token_table(Tokenizer.preset("gpt2")).makeup()
+    gpt2_bars = {k: (c.tokens, c.leading_space) for k, c in gpt2.categories.items()}
+    assert drawn and all(bars != gpt2_bars for bars in drawn)
+    assert lab.lab.makeup.ref.key == preset_key("cl100k_base")
+    assert lab.makeup_line.text().startswith("GPT-4 (cl100k_base), byte-level BPE: 100,261")
+
+
+def test_exports(qtbot, window, lab, tmp_path):
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    assert lab.export_summary_csv(tmp_path / "lab.csv")
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "lab.csv").read_text("utf-8"))))
+    values = {(r["section"], r["name"], r["measure"]): r["value"] for r in rows}
+    assert values["makeup", "all", "tokens"] == "50257"
+    assert values["about", "corpus", "name"] == CORPUS.name
+    lab.tokens.choose_show(Show.INSIDE)
+    assert lab.export_tokens_csv(tmp_path / "tokens.csv")
+    tokens = list(csv.DictReader(io.StringIO((tmp_path / "tokens.csv").read_text("utf-8"))))
+    assert sorted(int(r["id"]) for r in tokens) == sorted(lab.lab.usage.usage.inside)
+    assert all(r["count"] == "0" for r in tokens)
+    assert lab.export_png(tmp_path / "lab.png")
+    assert (tmp_path / "lab.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # A path that cannot be written: said, naming it, and nothing half written.
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    assert not lab.export_summary_csv(folder)
+    assert str(folder) in window.errors[-1]
+
+
+def test_a_hub_model_from_an_offline_cache(qtbot, window, lab, monkeypatch, tmp_path):
+    files = two_models(monkeypatch, tmp_path)
+    lab.picker.add_hub_model(HubModel("acme/ll", "v1"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    assert lab.lab.makeup.ref.key == hub_key("acme/ll@v1")
+    expected = token_table(Tokenizer.load(files["ll"])).makeup()
+    assert lab.charts.drawn_lengths == expected.length_histogram
+    assert lab.makeup_line.text().startswith("acme/ll@v1, byte-level BPE:")
+    # A model not in the cache fails offline: undone, said once.
+    lab.picker.pick(hub_key("Qwen/Qwen2.5-7B"))
+    settled(qtbot, lab, lambda: bool(window.errors))
+    assert lab.picker.key == hub_key("acme/ll@v1") and len(window.errors) == 1
+    assert "Qwen/Qwen2.5-7B" in window.errors[0]
+
+
+def _values_shown(plot) -> bool:
+    return all(plot.getAxis(side).style["showValues"] for side in ("bottom", "left"))
+
+
+def test_empty_charts_show_no_axis_values_and_say_what_is_worked_out(qtbot, window, lab):
+    charts = lab.charts
+    plots = (charts.categories_plot, charts.lengths_plot, charts.usage_plot, charts.overlap_plot)
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    # No corpus, no second tokenizer: their charts are empty, with no 0-to-1 scale.
+    assert [_values_shown(p) for p in plots] == [True, True, False, False]
+    assert "Choose a corpus" in charts._usage_note.toPlainText()
+    lab.choose_corpus(str(CORPUS))
+    qtbot.waitUntil(lambda: lab.lab.running is not None, timeout=WAIT)
+    if lab.lab.usage is None:  # still being computed: the chart says so
+        assert charts._usage_note.toPlainText() == "Being worked out…"
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    assert [_values_shown(p) for p in plots] == [True, True, True, False]
+    assert charts._usage_note.toPlainText() == ""
+
+
+def test_the_byte_length_view_ends_where_nearly_all_tokens_are(qtbot, window, lab):
+    lab.picker.pick(preset_key("o200k_base"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    lengths = token_table(Tokenizer.preset("o200k_base")).makeup().length_histogram
+    total, seen, end = sum(lengths.values()), 0, 0
+    for n in sorted(lengths):  # the shortest length with 99.9% of the tokens at or below it
+        seen += lengths[n]
+        if seen >= 0.999 * total:
+            end = n
+            break
+    assert max(lengths) > 2 * end  # o200k's longest tokens are far longer
+    (x0, x1), _ = lab.charts.lengths_plot.vb.viewRange()
+    assert x0 < 1 and end < x1 < end + 1
+    assert f"longest {max(lengths):,}" in lab.charts._titles[id(lab.charts.lengths_plot)]
+
+
+def _stat(pid: int) -> tuple[str, int] | None:
+    """A process's state letter and parent id (Linux /proc), None when it is gone."""
+    try:
+        text = open(f"/proc/{pid}/stat", encoding="ascii", errors="replace").read()
+    except OSError:
+        return None
+    fields = text.rpartition(")")[2].split()
+    return fields[0], int(fields[1])
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (stat := _stat(int(entry))) is not None:
+            parents[int(entry)] = stat[1]
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _running(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[0] not in ("Z", "X")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads processes from Linux's /proc")
+def test_closing_while_a_usage_runs_leaves_no_worker_process(
+    qtbot, window, lab, tmp_path, monkeypatch
+):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the usage runs in worker processes only with two cores or more")
+    big = tmp_path / "big.txt"
+    big.write_text(CORPUS.read_text(encoding="utf-8") * 1_500, encoding="utf-8")  # ~5 MB
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(big))
+    process = lab.runner.process
+    qtbot.waitUntil(lambda: process._process is not None, timeout=WAIT)
+    child = process._process.pid
+    workers: set[int] = set()
+
+    def workers_started() -> bool:
+        workers.update(_descendants(child))
+        return len(workers) >= 2
+
+    qtbot.waitUntil(workers_started, timeout=WAIT)
+    # The window closes before the cancelled usage can end by itself: the process is ended.
+    monkeypatch.setattr(lab_process, "SHUTDOWN_WAIT", 0.0)
+    window.close_without_asking()
+    qtbot.waitUntil(lambda: not any(_running(p) for p in workers | {child}), timeout=30_000)

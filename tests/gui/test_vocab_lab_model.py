@@ -1,0 +1,349 @@
+"""The Vocabulary lab's model (issue 36) without a window: which results it keeps, what it asks
+for, how it follows the run's step, what its lists hold and what its CSV says.
+
+Results are computed here with the core in this process (``token_table``, ``corpus_usage``,
+``overlap``), as the lab's process computes them, and handed to the model as messages; each
+rule is checked against an independent statement of it (the run's tokenizer rebuilt at each
+step and classified anew; the lists recomputed with plain Python from the counts and bytes).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from gui_helpers import EOT, FIXTURES
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core.explain.usage import corpus_usage
+from bpe_studio.core.explain.vocabulary import token_table
+from bpe_studio.core.train.trainer import MergeStep
+from bpe_studio.core.train.vocab import initial_vocab
+from bpe_studio.gui.model.app_model import AppModel
+from bpe_studio.gui.model.lab_csv import summary_csv, tokens_csv
+from bpe_studio.gui.model.lab_lists import SPECIAL, Show, shows, token_rows
+from bpe_studio.gui.model.lab_records import (
+    CorpusRef,
+    Ended,
+    Failure,
+    MakeupResult,
+    Outcome,
+    Part,
+    Progress,
+    TokenizerRef,
+    UsageResult,
+)
+from bpe_studio.gui.model.lab_server import overlap_result
+from bpe_studio.gui.model.lab_server import usage_result as lab_usage_result
+from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
+from bpe_studio.gui.model.state import RunSettings, TrainingResult
+from bpe_studio.gui.model.vocab_lab import LAB, LAB_AGAINST, CorpusKind, LabCorpus
+
+CORPUS = FIXTURES / "tinystories_sample.txt"
+GPT2, CL100K = "preset:gpt2", "preset:cl100k_base"
+
+
+@pytest.fixture(scope="module")
+def tables():
+    gpt2, cl100k = Tokenizer.preset("gpt2"), Tokenizer.preset("cl100k_base")
+    return {GPT2: (gpt2, token_table(gpt2)), CL100K: (cl100k, token_table(cl100k))}
+
+
+@pytest.fixture(scope="module")
+def run():
+    return train_bpe(CORPUS, 400, [EOT])
+
+
+def lab_model(a: str = GPT2, b: str = "none") -> AppModel:
+    hub = AppModel()
+    hub.define_pane(LAB, a, a)
+    hub.define_pane(LAB_AGAINST, b, b)
+    return hub
+
+
+def corpus_ref(path=CORPUS) -> CorpusRef:
+    return CorpusRef((str(path),), "text", path.name)
+
+
+def usage_result(ref, tok, table, corpus: CorpusRef) -> UsageResult:
+    """What the lab's process sends for a usage."""
+    usage = corpus_usage(tok, list(corpus.paths), table=table, workers=1)
+    return lab_usage_result(ref, corpus, usage, table)
+
+
+def steps_of(vocab, merges) -> list[MergeStep]:
+    ids = {tok: i for i, tok in vocab.items()}
+    return [MergeStep(r, a, b, ids[a + b], 1) for r, (a, b) in enumerate(merges)]
+
+
+def trained(run, n: int | None = None, *, finish: bool = True) -> AppModel:
+    vocab, merges = run
+    hub = lab_model("run")
+    hub.begin_run(RunSettings(400, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
+    steps = steps_of(vocab, merges)[:n]
+    hub.append_merges(steps)
+    hub.publish()
+    if finish:
+        done = [(s.left, s.right) for s in steps]
+        full = dict(initial_vocab([EOT]))
+        full.update((s.new_id, s.left + s.right) for s in steps)
+        hub.finish(TrainingResult(full, done, (EOT,), 0, False, 0.1))
+    return hub
+
+
+# ------------------------------------------------------------------ keys
+def test_only_results_of_the_tokenizer_shown_or_picked_are_kept(tables):
+    hub = lab_model()
+    lab = hub.lab
+    gpt2 = TokenizerRef(GPT2, "GPT-2")
+    cl100k = TokenizerRef(CL100K, "GPT-4")
+    assert not lab.receive(MakeupResult(cl100k, tables[CL100K][1]))  # not chosen
+    assert lab.makeup is None
+    assert lab.receive(MakeupResult(gpt2, tables[GPT2][1]))
+    corpus = corpus_ref()
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, corpus.paths))
+    assert lab.receive(usage_result(gpt2, *tables[GPT2], corpus))
+    # A pick under way: the pane still shows GPT-2, whose results stay until GPT-4's come.
+    hub.pick(LAB, CL100K, "GPT-4")
+    assert lab.makeup is not None and lab.usage is not None
+    assert lab.next_job().a.ref.key == CL100K
+    assert lab.receive(MakeupResult(cl100k, tables[CL100K][1]))
+    assert hub.pane(LAB).key == CL100K and hub.pick_under_way(LAB) is None
+    assert lab.makeup.ref.key == CL100K
+    assert lab.usage is None  # GPT-2's usage went with its tokenizer
+    # A late result of the choice before is dropped.
+    assert not lab.receive(usage_result(gpt2, *tables[GPT2], corpus))
+    assert not lab.receive(MakeupResult(gpt2, tables[GPT2][1]))
+    assert lab.makeup.ref.key == CL100K
+
+
+def test_a_usage_of_another_corpus_is_dropped_and_a_new_corpus_drops_the_old(tables):
+    hub = lab_model()
+    lab = hub.lab
+    gpt2 = TokenizerRef(GPT2, "GPT-2")
+    lab.receive(MakeupResult(gpt2, tables[GPT2][1]))
+    german = corpus_ref(FIXTURES / "german.txt")
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    assert not lab.receive(usage_result(gpt2, *tables[GPT2], german))
+    assert lab.receive(usage_result(gpt2, *tables[GPT2], corpus_ref()))
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, german.paths))
+    assert lab.usage is None
+    job = lab.next_job()
+    assert job.corpus == german and not job.makeup  # the make-up is there already
+
+
+def test_the_second_tokenizer_alone_lets_a_usage_under_way_finish(tables):
+    hub = lab_model()
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    job = lab.next_job()
+    lab.job_started(job)
+    hub.pick(LAB_AGAINST, CL100K, "GPT-4")
+    assert lab.running_still_wanted()  # same tokenizer and corpus: not started over
+    lab.choose_corpus(LabCorpus())
+    assert not lab.running_still_wanted()
+
+
+# ------------------------------------------------------------------ the run
+def test_the_runs_makeup_follows_the_timelines_step(run):
+    hub = trained(run)
+    lab = hub.lab
+    job = lab.next_job()
+    assert job.steps and job.a.ref.run_id == hub.state.run_id
+    full = run_tokenizer_at(hub.state, hub.state.published)()
+    table = token_table(full, steps=True)
+    assert lab.receive(MakeupResult(job.a.ref, table))
+    for k in (0, 1, 37, 90, hub.state.published):
+        hub.select_step(k)
+        makeup, step = lab.shown_makeup()
+        # Independent: the run's tokenizer after k merges, classified from scratch.
+        expected = token_table(run_tokenizer_at(hub.state, k)()).makeup()
+        assert step == k
+        assert (makeup.tokens, makeup.special_tokens) == (expected.tokens, expected.special_tokens)
+        assert makeup.categories == expected.categories
+        assert makeup.length_histogram == expected.length_histogram
+        assert makeup.unreachable == expected.unreachable
+
+
+def test_while_the_run_trains_its_makeup_is_due_and_usage_waits(run):
+    hub = trained(run, 50, finish=False)
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    hub.pick(LAB_AGAINST, GPT2, "GPT-2")
+    due = lab.due()
+    assert due.makeup and not due.usage and not due.overlap
+    ref = lab.wanted_a()
+    assert ref.merges == 50
+    table = token_table(run_tokenizer_at(hub.state, 50)(), steps=True)
+    assert lab.receive(MakeupResult(ref, table))
+    assert not lab.due()
+    vocab, merges = run
+    hub.append_merges(steps_of(vocab, merges)[50:80])
+    hub.publish()  # live: the step moves to 80
+    assert lab.behind() == 80 and lab.shown_makeup()[1] == 50
+    assert lab.due().makeup and lab.makeup is not None  # the earlier step stays meanwhile
+    hub.set_paused(True)
+    due = lab.due()
+    assert due.makeup and due.usage and due.overlap
+
+
+def test_a_discarded_run_leaves_nothing_in_the_lab(run):
+    hub = trained(run)
+    lab = hub.lab
+    ref = lab.wanted_a()
+    lab.receive(MakeupResult(ref, token_table(run_tokenizer_at(hub.state, 10)(), steps=True)))
+    assert lab.makeup is not None
+    hub.discard_run()
+    assert lab.makeup is None and lab.wanted_a() is None
+    assert lab.missing is not None and "no run" in lab.missing
+    assert not lab.receive(MakeupResult(ref, token_table(Tokenizer.preset("gpt2"))))
+
+
+def test_the_runs_tokenizer_picked_before_any_run_is_shown_at_once_and_followed(run):
+    hub = lab_model()
+    lab = hub.lab
+    hub.pick(LAB, "run", "The run's tokenizer")
+    assert hub.pane(LAB).key == "run" and hub.pick_under_way(LAB) is None
+    assert lab.next_job() is None and "no run's tokenizer" in lab.missing
+    vocab, merges = run
+    hub.begin_run(RunSettings(400, (EOT,)), initial_vocab([EOT]))
+    job = lab.next_job()
+    assert job is not None and job.a.ref.is_run and job.a.ref.merges == 0
+
+
+# ------------------------------------------------------------------ jobs
+def test_a_failed_pick_is_undone_and_said_once():
+    hub = lab_model()
+    lab = hub.lab
+    said: list[str] = []
+    lab.announce.connect(said.append)
+    hub.pick(LAB, "hf:acme/missing", "acme/missing")
+    job = lab.next_job()
+    lab.job_started(job)
+    assert lab.receive(Failure(job.number, Part.A, "hf:acme/missing", "acme/missing: offline"))
+    assert hub.pane(LAB).key == GPT2 and hub.pick_under_way(LAB) is None
+    assert hub.pane(LAB).failed == ("acme/missing", "acme/missing: offline")
+    assert len(said) == 1 and said[0].startswith("Could not load acme/missing: offline")
+    assert lab.next_job().a.ref.key == GPT2
+
+
+def test_a_failed_corpus_or_a_cancel_is_not_retried_until_asked(tables):
+    hub = lab_model()
+    lab = hub.lab
+    lab.receive(MakeupResult(TokenizerRef(GPT2, "GPT-2"), tables[GPT2][1]))
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, ("/nowhere/corpus.txt",)))
+    job = lab.next_job()
+    lab.job_started(job)
+    lab.receive(Failure(job.number, Part.CORPUS, "corpus.txt", "/nowhere/corpus.txt: missing"))
+    lab.receive(Ended(job.number, Outcome.FAILED))
+    assert lab.problem == "/nowhere/corpus.txt: missing"
+    assert lab.next_job() is None  # not again and again
+    lab.compute_again()
+    assert lab.next_job() is not None and lab.problem is None
+    # A cancel: the same until a choice changes.
+    job = lab.next_job()
+    lab.job_started(job)
+    lab.cancel()
+    lab.receive(Ended(job.number, Outcome.CANCELLED))
+    assert lab.cancelled and lab.problem.startswith("Cancelled: the usage of corpus.txt")
+    assert lab.next_job() is None
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    assert lab.next_job() is not None and not lab.cancelled
+
+
+def test_news_of_a_job_no_longer_awaited_is_dropped():
+    lab = lab_model().lab
+    job = lab.next_job()
+    lab.job_started(job)
+    assert not lab.receive(Progress(job.number + 1, "encoding", 1, 2))
+    assert lab.receive(Progress(job.number, "encoding", 1, 2))
+    assert lab.progress.done == 1
+    assert not lab.receive(Ended(job.number + 1, Outcome.DONE))
+    assert lab.running is job
+    assert lab.receive(Ended(job.number, Outcome.DONE))
+    assert lab.running is None and lab.progress is None
+
+
+# ------------------------------------------------------------------ lists and CSV
+@pytest.fixture(scope="module")
+def full_lab(tables):
+    hub = lab_model(GPT2, CL100K)
+    lab = hub.lab
+    a, b = TokenizerRef(GPT2, "GPT-2"), TokenizerRef(CL100K, "GPT-4")
+    corpus = corpus_ref()
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, corpus.paths))
+    lab.receive(MakeupResult(a, tables[GPT2][1]))
+    lab.receive(usage_result(a, *tables[GPT2], corpus))
+    lab.receive(overlap_result(a, b, tables[GPT2][1], tables[CL100K][1]))
+    return lab
+
+
+def test_the_lists_hold_what_their_names_say(full_lab, tables):
+    lab = full_lab
+    assert shows(lab) == list(Show)
+    gpt2, table = tables[GPT2]
+    _, other = tables[CL100K]
+    counts = lab.usage.usage.counts
+    specials = set(gpt2.special_tokens)
+    ordinary = {i: t for i, t in gpt2.vocab.items() if t.decode("utf-8", "replace") not in specials}
+    theirs = {other.tokens[r] for r in range(len(other)) if not other.special[r]}
+
+    def listed(show, category=None):
+        rows = token_rows(lab, show, category)
+        return [int(rows.table.ids[r]) for r in rows.rows]
+
+    assert listed(Show.NEVER_USED) == sorted(i for i in ordinary if counts[i] == 0)
+    used = [i for i in ordinary if counts[i] > 0]
+    assert listed(Show.USED) == sorted(used, key=lambda i: (-counts[i], i))
+    assert listed(Show.INSIDE) == sorted(lab.usage.usage.inside)
+    assert listed(Show.ABSENT) == sorted(lab.usage.usage.absent)
+    assert listed(Show.ONLY_THIS) == sorted(i for i, t in ordinary.items() if t not in theirs)
+    assert listed(Show.SHARED) == sorted(i for i, t in ordinary.items() if t in theirs)
+    mine = set(ordinary.values())
+    only_other = [int(other.ids[r]) for r in range(len(other)) if not other.special[r]]
+    assert listed(Show.ONLY_OTHER) == [
+        i for i in only_other if other.tokens[other.row(i)] not in mine
+    ]
+    han = [i for i, t in ordinary.items() if t.decode("utf-8", "ignore") and _is_han(t)]
+    assert listed(Show.ALL, "Han") == sorted(han)
+    assert listed(Show.ALL, SPECIAL) == [50256]
+
+
+def _is_han(token: bytes) -> bool:
+    import unicodedata
+
+    try:
+        text = token.decode("utf-8").removeprefix(" ")
+    except UnicodeDecodeError:
+        return False
+    return bool(text) and all(
+        "CJK UNIFIED IDEOGRAPH" in unicodedata.name(ch, "") or ch in "〆〇" for ch in text
+    )
+
+
+def test_the_summary_csv_says_the_cores_numbers(full_lab, tables):
+    lab = full_lab
+    rows = list(csv.DictReader(io.StringIO(summary_csv(lab))))
+    value = {(r["section"], r["name"], r["measure"]): r["value"] for r in rows}
+    makeup = tables[GPT2][1].makeup()
+    assert int(value["makeup", "all", "tokens"]) == makeup.tokens == 50257
+    assert int(value["makeup", "ordinary", "tokens"]) == makeup.ordinary_tokens
+    for name, count in makeup.categories.items():
+        assert int(value["category", name, "tokens"]) == count.tokens
+        assert int(value["category", name, "leading_space"]) == count.leading_space
+    for length, n in makeup.length_histogram.items():
+        assert int(value["length", str(length), "tokens"]) == n
+    usage = lab.usage.usage
+    assert int(value["corpus", "text", "tokens"]) == usage.tokens
+    assert int(value["corpus", "ordinary", "unused"]) == len(usage.unused_ids(tables[GPT2][1]))
+    total = lab.overlap.overlap.total
+    assert int(value["overlap", "all", "shared"]) == total.shared
+    # The tokens CSV: one row per token listed, with its count.
+    listed = token_rows(lab, Show.USED)
+    table = list(csv.DictReader(io.StringIO(tokens_csv(listed))))
+    assert [int(r["id"]) for r in table] == [int(listed.table.ids[r]) for r in listed.rows]
+    assert all(int(r["count"]) == usage.count(int(r["id"])) for r in table)
+    assert np.all(np.diff([int(r["count"]) for r in table]) <= 0)
