@@ -31,8 +31,9 @@ L, N, S, UP, LO, M, P, SY = 1, 2, 4, 8, 16, 32, 64, 128
 F_S, F_D, F_M, F_T, F_L, F_V, F_E, F_R = 1, 2, 3, 4, 5, 6, 7, 8
 _LIMIT = 0x110000
 _NL, _CR, _SPACE, _QUOTE, _SLASH = 10, 13, 32, 39, 47
-# The kinds (scan_patterns.Kind).
+# The kinds (scan_patterns.Kind), and the Sequences of several (scan_patterns.SEQUENCES).
 GPT2, CL100K, O200K, LLAMA3, QWEN2, DIGITS3, CJK, DEEPSEEK, DIGIT = range(9)
+SEQUENCES = ((DIGITS3, CJK, DEEPSEEK), (DIGIT, GPT2))
 
 
 @njit(nogil=True)
@@ -143,10 +144,11 @@ def _cl100k_like(p, t, i, n, digits, to_end):  # type: ignore[no-untyped-def]
     contraction | [^\\r\\n\\p{L}\\p{N}]?\\p{L}+ | \\p{N}{1,digits} |
     ' ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*' | whitespace. cl100k's possessive runs give the same
     matches: nothing after them in their alternative can fail."""
-    e = _contraction(p, t, i, n)
-    if e > i:
-        return e
     c = p[i]
+    if c == _QUOTE:
+        e = _contraction(p, t, i, n)
+        if e > i:
+            return e
     k = _cls(t, c)
     if k & L:
         return _run(p, t, i + 1, n, L)
@@ -246,73 +248,227 @@ def _deepseek(p, t, i, n):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def _match(kind, p, t, i, n):  # type: ignore[no-untyped-def]
-    """Where the match of pattern ``kind`` at ``i`` ends, or ``i``."""
-    if kind == GPT2:
-        return _gpt2(p, t, i, n)
-    if kind == CL100K:
-        return _cl100k_like(p, t, i, n, 3, True)
-    if kind == O200K:
-        return _o200k(p, t, i, n)
-    if kind == LLAMA3:
-        return _cl100k_like(p, t, i, n, 3, False)
-    if kind == QWEN2:
-        return _cl100k_like(p, t, i, n, 1, False)
-    if kind == DEEPSEEK:
-        return _deepseek(p, t, i, n)
-    if kind == DIGITS3 or kind == DIGIT:
-        if _cls(t, p[i]) & N:
-            return min(_run(p, t, i + 1, n, N), i + (3 if kind == DIGITS3 else 1))
-        return i
-    # CJK: [一-龥\u3040-ゟ゠-ヿ]+, U+4E00-U+9FA5 and U+3040-U+30FF.
-    j = i
-    while j < n and (0x4E00 <= p[j] <= 0x9FA5 or 0x3040 <= p[j] <= 0x30FF):
+def _cl100k(p, t, i, n):  # type: ignore[no-untyped-def]
+    return _cl100k_like(p, t, i, n, 3, True)
+
+
+@njit(nogil=True)
+def _llama3(p, t, i, n):  # type: ignore[no-untyped-def]
+    return _cl100k_like(p, t, i, n, 3, False)
+
+
+@njit(nogil=True)
+def _qwen2(p, t, i, n):  # type: ignore[no-untyped-def]
+    return _cl100k_like(p, t, i, n, 1, False)
+
+
+@njit(nogil=True)
+def _in_cjk(c):  # type: ignore[no-untyped-def]
+    """In [一-龥\\u3040-ゟ゠-ヿ]: U+4E00-U+9FA5 and U+3040-U+30FF."""
+    return 0x4E00 <= c <= 0x9FA5 or 0x3040 <= c <= 0x30FF
+
+
+# The pieces of a pattern that leaves gaps: the match at i, or the gap up to the next match
+# (``(?:(?!X)(?s:.))+``: how an Isolated Split keeps the text between matches).
+
+
+@njit(nogil=True)
+def _digits3_piece(p, t, i, n):  # type: ignore[no-untyped-def]
+    """\\p{N}{1,3}, or the gap up to the next number."""
+    if _cls(t, p[i]) & N:
+        return min(_run(p, t, i + 1, n, N), i + 3)
+    j = i + 1
+    while j < n and not _cls(t, p[j]) & N:
         j += 1
     return j
 
 
 @njit(nogil=True)
-def _piece_end(kind, p, t, i, n):  # type: ignore[no-untyped-def]
-    """The end of the piece from ``i``: the match there, or the gap up to the next match
-    (``(?:(?!X)(?s:.))+``, how an Isolated Split keeps the text between matches)."""
-    e = _match(kind, p, t, i, n)
+def _digit_piece(p, t, i, n):  # type: ignore[no-untyped-def]
+    """\\p{N}, or the gap up to the next number."""
+    if _cls(t, p[i]) & N:
+        return i + 1
+    j = i + 1
+    while j < n and not _cls(t, p[j]) & N:
+        j += 1
+    return j
+
+
+@njit(nogil=True)
+def _cjk_piece(p, t, i, n):  # type: ignore[no-untyped-def]
+    """[一-龥\\u3040-ゟ゠-ヿ]+, or the gap up to the next such character."""
+    inside = _in_cjk(p[i])
+    j = i + 1
+    while j < n and _in_cjk(p[j]) == inside:
+        j += 1
+    return j
+
+
+@njit(nogil=True)
+def _deepseek_piece(p, t, i, n):  # type: ignore[no-untyped-def]
+    e = _deepseek(p, t, i, n)
     if e > i:
         return e
     e = i + 1
-    while e < n and _match(kind, p, t, e, n) <= e:
+    while e < n and _deepseek(p, t, e, n) <= e:
         e += 1
     return e
+
+
+# subtle: one loop per pattern, each calling its match function by name, so that the call is
+# direct (LLVM inlines it); a kind looked up per piece, or a match function passed as an
+# argument, costs a call per piece that is not inlined, several times the work of matching.
+
+
+@njit(nogil=True)
+def _loop_gpt2(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _gpt2(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_cl100k(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _cl100k(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_o200k(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _o200k(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_llama3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _llama3(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_qwen2(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _qwen2(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_digits3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _digits3_piece(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_cjk(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _cjk_piece(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_deepseek(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _deepseek_piece(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_digit(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i = a
+    while i < b:
+        i = _digit_piece(p, t, i, b)
+        out[m] = i
+        m += 1
+    return m
+
+
+@njit(nogil=True)
+def _loop_deepseek_v3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i0 = a
+    while i0 < b:
+        e0 = _digits3_piece(p, t, i0, b)
+        i1 = i0
+        while i1 < e0:
+            e1 = _cjk_piece(p, t, i1, e0)
+            i2 = i1
+            while i2 < e1:
+                i2 = _deepseek_piece(p, t, i2, e1)
+                out[m] = i2
+                m += 1
+            i1 = e1
+        i0 = e0
+    return m
+
+
+@njit(nogil=True)
+def _loop_starcoder(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+    i0 = a
+    while i0 < b:
+        e0 = _digit_piece(p, t, i0, b)
+        i1 = i0
+        while i1 < e0:
+            i1 = _gpt2(p, t, i1, e0)
+            out[m] = i1
+            m += 1
+        i0 = e0
+    return m
 
 
 @njit(nogil=True)
 def scan_into(kinds, p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     """Write the ends of the pieces of ``p[a:b]`` into ``out`` from index ``m``, under the
-    steps ``kinds`` (one to three, each splitting the pieces of the one before); returns the
-    index after the last one written."""
-    steps = kinds.size
-    i0 = a
-    while i0 < b:
-        e0 = _piece_end(kinds[0], p, t, i0, b)
-        if steps == 1:
-            out[m] = e0
-            m += 1
-        else:
-            i1 = i0
-            while i1 < e0:
-                e1 = _piece_end(kinds[1], p, t, i1, e0)
-                if steps == 2:
-                    out[m] = e1
-                    m += 1
-                else:
-                    i2 = i1
-                    while i2 < e1:
-                        e2 = _piece_end(kinds[2], p, t, i2, e1)
-                        out[m] = e2
-                        m += 1
-                        i2 = e2
-                i1 = e1
-        i0 = e0
-    return m
+    steps ``kinds`` (one kind, or one of the Sequences of :data:`SEQUENCES`: each step splits
+    the pieces of the one before); returns the index after the last one written."""
+    if kinds.size == 3:
+        return _loop_deepseek_v3(p, t, a, b, out, m)
+    if kinds.size == 2:
+        return _loop_starcoder(p, t, a, b, out, m)
+    k = kinds[0]
+    if k == GPT2:
+        return _loop_gpt2(p, t, a, b, out, m)
+    if k == CL100K:
+        return _loop_cl100k(p, t, a, b, out, m)
+    if k == O200K:
+        return _loop_o200k(p, t, a, b, out, m)
+    if k == LLAMA3:
+        return _loop_llama3(p, t, a, b, out, m)
+    if k == QWEN2:
+        return _loop_qwen2(p, t, a, b, out, m)
+    if k == DIGITS3:
+        return _loop_digits3(p, t, a, b, out, m)
+    if k == CJK:
+        return _loop_cjk(p, t, a, b, out, m)
+    if k == DEEPSEEK:
+        return _loop_deepseek(p, t, a, b, out, m)
+    return _loop_digit(p, t, a, b, out, m)
 
 
 @njit(nogil=True)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from . import scan_load
 from .boundaries import SPECIALS_ONLY, CutRules, cut_rules
 from .names import PATTERNS
-from .scan_patterns import Kind, kind_of
+from .scan_patterns import SEQUENCES, Kind, kind_of
 from .scan_tables import class_table
 
 if TYPE_CHECKING:
@@ -45,11 +45,6 @@ if TYPE_CHECKING:
     Points = npt.NDArray[np.uint32]
 
 _NAMED = {Kind.GPT2: "gpt2", Kind.CL100K: "cl100k", Kind.O200K: "o200k"}
-# What a scanner of these steps is called (its ``label``).
-_LABELS = {
-    (Kind.DIGITS3, Kind.CJK, Kind.DEEPSEEK): "deepseek_v3",
-    (Kind.DIGIT, Kind.GPT2): "starcoder",
-}
 
 
 def codepoints(text: str) -> Points:
@@ -86,7 +81,7 @@ class Scanner:
     @property
     def label(self) -> str:
         """What it is, for messages and benchmarks: "gpt2", "llama3", "deepseek_v3", ..."""
-        return _LABELS.get(self.kinds) or "+".join(k.name.lower() for k in self.kinds)
+        return SEQUENCES.get(self.kinds) or self.kinds[0].name.lower()
 
     @property
     def pattern(self) -> str:
@@ -207,8 +202,11 @@ def compiled_scanner(pattern: str) -> Scanner | None:
 def compiled_steps(patterns: Sequence[str]) -> Scanner | None:
     """The compiled scanner of a Sequence of Isolated Splits by ``patterns`` (each step splits
     every piece of the one before into its matches and the gaps between them), or None when
-    one of them has no kernel (or numba is missing)."""
-    kinds = [kind_of(p) for p in patterns]
-    if not patterns or None in kinds or not kernels_available():
+    one of them has no kernel, the Sequence is not one of ``scan_patterns.SEQUENCES`` (or
+    a single step), or numba is missing."""
+    kinds = tuple(k for k in map(kind_of, patterns) if k is not None)
+    if len(kinds) != len(patterns) or not kinds or not kernels_available():
         return None
-    return Scanner(tuple(patterns), tuple(k for k in kinds if k is not None))
+    if len(kinds) > 1 and kinds not in SEQUENCES:
+        return None
+    return Scanner(tuple(patterns), kinds)
