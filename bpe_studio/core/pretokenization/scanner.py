@@ -124,7 +124,8 @@ class Scanner:
         each occurs, packed as ``corpus.counting.pack_counts`` packs them (UTF-8 joined by
         0xFF; int64 counts), in order of first occurrence; None when a piece holds a
         surrogate (UTF-8 has no form for it: the caller replaces them and counts again)."""
-        kernels, table = _loaded()
+        _, table = _loaded()
+        kernels = scan_load.counting_kernels()
         points, starts, stops = readonly_points(points), *_offsets(starts, stops, len(points))
         first, lens, counts = kernels.count_pieces(self._steps, points, table, starts, stops)
         joined, ok = kernels.packed_counts(points, first, lens)

@@ -1,0 +1,145 @@
+"""Counting with the compiled scanners (``corpus.tally``, ``counting.COMPILED_COUNT_FROM``):
+the same counts as the slow reference, the same merges as CS336's, on every path a corpus
+takes (in-process chunks, worker processes, streams, records).
+
+The corpus tests of ``test_parallel`` and ``test_corpus_sources`` run here a second time with
+every corpus counted by the compiled kernels (their expectations are the reference's, never
+the code under test's); the tests below add every pattern with a scanner, the tally on its
+own (against ``Counter`` addition) and merges.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+
+import pytest
+from core_helpers import CS336_TEXTS, EOT, FIXTURES, SLICES, read_fixture, write_text
+from hypothesis import given
+from hypothesis import strategies as st
+from reference_bpe import GPT2_SPLIT_PATTERN, pretoken_counts
+from reference_encoder import published
+from text_strategies import HYPO
+
+from bpe_studio.core import count_file, train_bpe
+from bpe_studio.core.corpus import counting, tasks
+from bpe_studio.core.corpus.tally import Tally
+from bpe_studio.core.pretokenization.scan_patterns import LLAMA3_PATTERN, QWEN2_PATTERN
+from bpe_studio.core.train.trainer import count_positions
+
+pytest.importorskip("numba")
+
+# The corpus tests of these modules, run again with compiled counting (the fixture below).
+from test_corpus_sources import *  # noqa: E402, F403
+from test_corpus_sources import small_pieces  # noqa: E402, F401
+from test_parallel import *  # noqa: E402, F403
+from test_parallel import big  # noqa: E402, F401
+
+
+@pytest.fixture(autouse=True)
+def compiled_counting(monkeypatch):
+    """Every corpus, however small, counted by the compiled kernels; fail if one is not."""
+    monkeypatch.setattr(counting, "COMPILED_COUNT_FROM", 0)
+    used: list[bool] = []
+    original = counting.prepare_counting
+
+    def prepare(scanner, status):
+        used.append(original(scanner, status))
+        return used[-1]
+
+    monkeypatch.setattr(counting, "prepare_counting", prepare)
+    monkeypatch.setattr(tasks, "prepare_counting", prepare)
+    yield
+    assert all(used), "a corpus with a scanner was counted on the regex path"
+
+
+# The oracle's spelling of each pattern (tiktoken's published one, the models' own).
+ORACLE = {
+    "gpt2": GPT2_SPLIT_PATTERN,
+    "cl100k": published("cl100k_base")["pat_str"],
+    "o200k": published("o200k_base")["pat_str"],
+    LLAMA3_PATTERN: LLAMA3_PATTERN,
+    QWEN2_PATTERN: QWEN2_PATTERN,
+}
+IDS = ["gpt2", "cl100k", "o200k", "llama3", "qwen2"]
+
+
+def _corpus_text() -> str:
+    return EOT.join(read_fixture(name) for name in [*SLICES.values(), *CS336_TEXTS])
+
+
+@pytest.mark.parametrize("pattern", list(ORACLE), ids=IDS)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_every_pattern_counts_as_the_reference(tmp_path, monkeypatch, pattern, workers):
+    text = _corpus_text()
+    path = write_text(tmp_path / "corpus.txt", text)
+    # Many chunks, in worker processes with workers=2.
+    monkeypatch.setattr(counting, "IN_PROCESS_LIMIT", 100_000)
+    monkeypatch.setattr(counting, "CHUNK_BYTES", 200_000)
+    got = count_file(path, [EOT], workers=workers, pattern=pattern)
+    assert got == pretoken_counts(text, [EOT], ORACLE[pattern])
+
+
+@pytest.mark.parametrize("pattern", list(ORACLE), ids=IDS)
+def test_streams_and_records(tmp_path, monkeypatch, pattern):
+    monkeypatch.setattr(tasks, "STREAM_BLOCK", 50_000)
+    monkeypatch.setattr(counting, "WORKER_PIECE", 20_000)
+    texts = [read_fixture(name) for name in SLICES.values()]
+    gz = tmp_path / "all.txt.gz"
+    gz.write_bytes(gzip.compress(EOT.join(texts).encode()))
+    expected = pretoken_counts(EOT.join(texts), [EOT], ORACLE[pattern])
+    assert count_file(gz, [EOT], workers=1, pattern=pattern) == expected
+    docs = [p for text in texts for p in text.split("\n\n") if p]
+    jsonl = tmp_path / "docs.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    expected = Counter()
+    for doc in docs:
+        expected += pretoken_counts(doc, [EOT], ORACLE[pattern])
+    assert count_file(jsonl, [EOT], workers=1, pattern=pattern) == expected
+
+
+def test_cs336_merges_with_compiled_counting(tmp_path):
+    """CS336's reference merges on corpus.en, with the corpus counted by the kernels."""
+    from gpt2_bytes import read_gpt2_merges
+
+    _, merges = train_bpe(FIXTURES / "corpus.en", 500, [EOT], workers=2)
+    assert merges == read_gpt2_merges(FIXTURES / "train-bpe-reference-merges.txt")
+
+
+packed_counts = st.dictionaries(
+    st.binary(min_size=1, max_size=6).filter(lambda b: b"\xff" not in b),
+    st.integers(1, 1 << 40),
+    max_size=40,
+)
+
+
+@HYPO
+@given(st.lists(packed_counts, max_size=6))
+def test_tally_adds_up_as_counters_do(parts):
+    tally = Tally()
+    for part in parts:
+        tally.add(*counting.pack_counts(part))
+    total: Counter[bytes] = Counter()
+    for part in parts:
+        total.update(part)
+    assert tally.counter() == total
+    assert len(tally) == len(total)
+    assert tally.positions == count_positions(total)
+    again = Tally()
+    again.add(*tally.packed())
+    assert again.counter() == total
+
+
+def test_tally_grows_past_its_first_arrays():
+    parts = [{f"{i}-{j}".encode(): i + 1 for i in range(3_000)} for j in range(4)]
+    tally = Tally()
+    for part in parts * 2:
+        tally.add(*counting.pack_counts(part))
+    assert tally.counter() == Counter({k: 2 * v for part in parts for k, v in part.items()})
+
+
+def test_a_surrogate_in_a_document_is_replaced_then_counted(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"text": "a \\ud83d\\ude00 b \\ud800 c"}\n', encoding="utf-8")
+    assert count_file(path, workers=1) == pretoken_counts("a \U0001f600 b \ufffd c")
