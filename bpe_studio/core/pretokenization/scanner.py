@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     Points = npt.NDArray[np.uint32]
 
 _NAMED = {Kind.GPT2: "gpt2", Kind.CL100K: "cl100k", Kind.O200K: "o200k"}
+# Code points to join pieces with in ``findall`` (noncharacters, then a lone surrogate).
+_SEPARATORS = (0x10FFFF, 0xFFFF, 0xDFFF)
 
 
 def codepoints(text: str) -> Points:
@@ -132,8 +134,19 @@ class Scanner:
         return (joined.tobytes(), counts.tobytes()) if ok else None
 
     def findall(self, text: str) -> list[str]:
-        ends = self.ends(codepoints(text)).tolist()
-        return [text[a:b] for a, b in zip([0, *ends], ends)]
+        if not text:
+            return []
+        points = codepoints(text)
+        ends = self.ends(points)
+        # The pieces' text with a separator between them, split once: a code point the text
+        # does not hold (tried in turn; a text holding them all is cut piece by piece).
+        kernels = scan_load.load_kernels()
+        for sep in _SEPARATORS:
+            joined, ok = kernels.separated(readonly_points(points), 0, ends, sep)
+            if ok:
+                return text_of(joined).split(chr(sep))
+        bounds = ends.tolist()
+        return [text[a:b] for a, b in zip([0, *bounds], bounds)]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         ends = self.ends(codepoints(text)).tolist()
