@@ -30,11 +30,11 @@ _FNV_PRIME = np.uint64(0x100000001B3)
 @njit(nogil=True)
 def _hash(p, a, b):  # type: ignore[no-untyped-def]
     """FNV-1a over ``p[a:b]`` (code points or bytes), its high bits folded in (the table
-    takes the low ones)."""
+    takes the low ones); never 0."""
     h = _FNV_OFFSET
     for j in range(a, b):
         h = (h ^ np.uint64(p[j])) * _FNV_PRIME
-    return h ^ (h >> np.uint64(29))
+    return (h ^ (h >> np.uint64(29))) | np.uint64(1)
 
 
 @njit(nogil=True)
@@ -51,6 +51,8 @@ def _grow(slots, size, hashes):  # type: ignore[no-untyped-def]
     bigger = np.full(slots.size * 2, -1, np.int32)
     mask = np.uint64(bigger.size - 1)
     for u in range(size):
+        if hashes[u] == 0:
+            continue  # not in this table (count_pieces' short pieces)
         h = hashes[u] & mask
         while bigger[h] >= 0:
             h = (h + np.uint64(1)) & mask
@@ -58,11 +60,50 @@ def _grow(slots, size, hashes):  # type: ignore[no-untyped-def]
     return bigger
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_SHORT = 7  # code points of a short piece: each under 256, packed with the length in 64 bits
+
+
+@njit(nogil=True)
+def _short_key(p, a, b):  # type: ignore[no-untyped-def]
+    """``p[a:b]`` packed in 64 bits (a byte per code point, the length in the top byte), or 0
+    when it does not fit (longer than :data:`_SHORT`, or a code point of 256 or more)."""
+    if b - a > _SHORT:
+        return np.uint64(0)
+    key = np.uint64(b - a) << np.uint64(56)
+    for j in range(a, b):
+        c = p[j]
+        if c > 255:
+            return np.uint64(0)
+        key |= np.uint64(c) << np.uint64(8 * (j - a))
+    return key
+
+
+@njit(nogil=True)
+def _grow_short(keys, index, bits):  # type: ignore[no-untyped-def]
+    """The short pieces' table (``1 << bits`` slots; ``keys`` 0: free) at twice the size."""
+    bigger_keys = np.zeros(keys.size * 2, np.uint64)
+    bigger_index = np.empty(keys.size * 2, np.int64)
+    shift = np.uint64(64 - (bits + 1))
+    mask = np.uint64(bigger_keys.size - 1)
+    for s in range(keys.size):
+        if keys[s]:
+            r = (keys[s] * _GOLDEN) >> shift
+            while bigger_keys[r]:
+                r = (r + np.uint64(1)) & mask
+            bigger_keys[r], bigger_index[r] = keys[s], index[s]
+    return bigger_keys, bigger_index
+
+
 @njit(nogil=True)
 def count_pieces(kinds, p, t, starts, stops):  # type: ignore[no-untyped-def]
     """Count the pieces of the stretches ``p[starts[j]:stops[j]]``: returns ``(first, lens,
     counts)``, for each distinct piece where it first occurs in ``p``, its length and how
-    often it occurs, in order of first occurrence."""
+    often it occurs, in order of first occurrence.
+
+    Two hash tables share those lists: short pieces (most of them: " the", "ing", ",") are
+    keyed by their code points packed in 64 bits, compared in the table itself; the others by
+    a hash of their code points, compared with their first occurrence."""
     longest = 0
     for j in range(starts.size):
         longest = max(longest, stops[j] - starts[j])
@@ -73,34 +114,62 @@ def count_pieces(kinds, p, t, starts, stops):  # type: ignore[no-untyped-def]
     counts = np.empty(cap, np.int64)
     hashes = np.empty(cap, np.uint64)
     slots = np.full(4 * cap, -1, np.int32)
+    short_bits = 12
+    short_keys = np.zeros(1 << short_bits, np.uint64)
+    short_index = np.empty(1 << short_bits, np.int64)
+    shorts = longs = 0
     size = 0
     for j in range(starts.size):
         a = starts[j]
         m = scan_into(kinds, p, t, a, stops[j], ends, 0)
         for q in range(m):
             b = ends[q]
-            h = _hash(p, a, b)
-            mask = np.uint64(slots.size - 1)
-            s = h & mask
-            while True:
-                u = slots[s]
-                if u < 0:
-                    if size == cap:
-                        cap *= 2
-                        first = _resized(first, cap)
-                        lens = _resized(lens, cap)
-                        counts = _resized(counts, cap)
-                        hashes = _resized(hashes, cap)
-                    first[size], lens[size], counts[size], hashes[size] = a, b - a, 1, h
-                    slots[s] = size
-                    size += 1
-                    if 2 * size > slots.size:
-                        slots = _grow(slots, size, hashes)
-                    break
-                if hashes[u] == h and lens[u] == b - a and _same(p, a, b, first[u]):
-                    counts[u] += 1
-                    break
-                s = (s + np.uint64(1)) & mask
+            key = _short_key(p, a, b)
+            h = np.uint64(0)  # a short piece's entry has hash 0 (never a long one's)
+            found = -1
+            if key:
+                shift = np.uint64(64 - short_bits)
+                mask = np.uint64(short_keys.size - 1)
+                r = (key * _GOLDEN) >> shift
+                while short_keys[r]:
+                    if short_keys[r] == key:
+                        found = short_index[r]
+                        break
+                    r = (r + np.uint64(1)) & mask
+            else:
+                h = _hash(p, a, b)
+                mask = np.uint64(slots.size - 1)
+                r = h & mask
+                while slots[r] >= 0:
+                    u = slots[r]
+                    if hashes[u] == h and lens[u] == b - a and _same(p, a, b, first[u]):
+                        found = u
+                        break
+                    r = (r + np.uint64(1)) & mask
+            if found >= 0:
+                counts[found] += 1
+                a = b
+                continue
+            # A new piece: listed, then indexed at the free slot r of its table.
+            if size == cap:
+                cap *= 2
+                first = _resized(first, cap)
+                lens = _resized(lens, cap)
+                counts = _resized(counts, cap)
+                hashes = _resized(hashes, cap)
+            first[size], lens[size], counts[size], hashes[size] = a, b - a, 1, h
+            if key:
+                short_keys[r], short_index[r] = key, size
+                shorts += 1
+                if 2 * shorts > short_keys.size:
+                    short_keys, short_index = _grow_short(short_keys, short_index, short_bits)
+                    short_bits += 1
+            else:
+                slots[r] = size
+                longs += 1
+                if 2 * longs > slots.size:
+                    slots = _grow(slots, size + 1, hashes)
+            size += 1
             a = b
     return first[:size].copy(), lens[:size].copy(), counts[:size].copy()
 
