@@ -86,6 +86,14 @@ def _contraction(p, t, i, n):  # type: ignore[no-untyped-def]
     return i
 
 
+@njit(nogil=True, inline="always")
+def _after_word(p, t, e, n):  # type: ignore[no-untyped-def]
+    """o200k's optional contraction after a word ending at ``e``: its end, else ``e``."""
+    if e < n and p[e] == _QUOTE:
+        return _contraction(p, t, e, n)
+    return e
+
+
 @njit(nogil=True)
 def _space_run(p, t, i, n, to_end):  # type: ignore[no-untyped-def]
     """The whitespace alternatives at ``i`` (a whitespace character). ``to_end`` (cl100k):
@@ -192,14 +200,14 @@ def _o200k(p, t, i, n):  # type: ignore[no-untyped-def]
     if first:
         e = _o200k_word(p, t, i + 1, n)
         if e >= 0:
-            return _contraction(p, t, e, n)
+            return _after_word(p, t, e, n)
     e = _o200k_word(p, t, i, n)
     if e >= 0:
-        return _contraction(p, t, e, n)
+        return _after_word(p, t, e, n)
     if first and _cls(t, p[i + 1]) & UP:
-        return _contraction(p, t, _run(p, t, _run(p, t, i + 2, n, UP), n, LO), n)
+        return _after_word(p, t, _run(p, t, _run(p, t, i + 2, n, UP), n, LO), n)
     if k & UP:
-        return _contraction(p, t, _run(p, t, _run(p, t, i + 1, n, UP), n, LO), n)
+        return _after_word(p, t, _run(p, t, _run(p, t, i + 1, n, UP), n, LO), n)
     if k & N:
         return min(_run(p, t, i + 1, n, N), i + 3)
     if not k & S:
