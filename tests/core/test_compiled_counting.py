@@ -143,3 +143,26 @@ def test_a_surrogate_in_a_document_is_replaced_then_counted(tmp_path):
     path = tmp_path / "s.jsonl"
     path.write_text('{"text": "a \\ud83d\\ude00 b \\ud800 c"}\n', encoding="utf-8")
     assert count_file(path, workers=1) == pretoken_counts("a \U0001f600 b \ufffd c")
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_counts_held_in_arrays_train_as_a_counter_does(tmp_path, engine):
+    """What compiled counting hands the trainer (``PieceCounts``, arrays) reads as the
+    ``Counter`` of the same counts, and both engines merge it identically."""
+    from bpe_studio.core.corpus.tasks import count_corpus
+    from bpe_studio.core.corpus.tally import PieceCounts
+    from bpe_studio.core.train.trainer import BpeTrainer
+
+    text = _corpus_text()[:200_000] + "a" + EOT  # a one-byte pre-token: not pairable
+    path = write_text(tmp_path / "c.txt", text)
+    held = count_corpus(path, [EOT], workers=1)
+    assert isinstance(held, PieceCounts)
+    expected = pretoken_counts(text, [EOT])
+    assert held == expected and dict(held) == expected and len(held) == len(expected)
+    assert held[b" the"] == expected[b" the"] and b"a" in held and b"\xff" not in held
+    assert count_positions(held) == count_positions(expected)
+    steps = []
+    for counts in (held, expected):
+        trainer = BpeTrainer(counts, 700, [EOT], engine=engine)
+        steps.append([(s.left, s.right, s.count) for s in trainer])
+    assert steps[0] == steps[1] and len(steps[0]) == 700 - 257

@@ -21,7 +21,7 @@ import sys
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..io.surrogates import replace_surrogates
 from ..pretokenization import scan_load
@@ -54,7 +54,7 @@ _SEPARATOR = b"\xff"
 # by the compiled kernels (``tally``); a smaller one on the regex path, unless the kernels
 # are loaded already: loading numba and the kernels costs about what the regex path takes
 # on this much text, and their memory (docs/training.md, "Compiled counting").
-COMPILED_COUNT_FROM = 16 * 1024 * 1024
+COMPILED_COUNT_FROM = 32 * 1024 * 1024
 
 ProgressFn = Callable[[int, int], None]
 FindallFn = Callable[[str], list[str]]
@@ -274,9 +274,10 @@ def _collect(
     should_stop: Callable[[], bool] | None,
     measured: MeasuredFn | None = None,
     compiled: bool = False,
-) -> Counter[bytes]:
+) -> Mapping[bytes, int]:
     """Add up chunk counts as they arrive, reporting progress and the positions so far, and
-    polling for a stop; ``compiled``: in a :class:`~.tally.Tally` (the kernels loaded)."""
+    polling for a stop; ``compiled``: in a :class:`~.tally.Tally` (the kernels loaded), whose
+    :class:`~.tally.PieceCounts` it returns, else a ``Counter``."""
     if compiled:
         return _collect_compiled(results, size, progress, should_stop, measured)
     total: Counter[bytes] = Counter()
@@ -314,7 +315,7 @@ def _collect_compiled(
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
     measured: MeasuredFn | None,
-) -> Counter[bytes]:
+) -> Mapping[bytes, int]:
     from .tally import Tally
 
     tally = Tally()
@@ -329,7 +330,7 @@ def _collect_compiled(
             progress(done, size)
         if should_stop and should_stop():
             raise TrainingCancelled("training cancelled during pre-tokenization")
-    return tally.counter()
+    return tally.piece_counts()
 
 
 def ignore_interrupts() -> None:

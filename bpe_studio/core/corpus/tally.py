@@ -5,8 +5,10 @@ What it does: :class:`Tally` adds up packed counts (``counting.pack_counts``' fo
 strings joined by 0xFF, and their int64 counts), as workers send them, in a hash table of
 byte strings held in a few numpy arrays (``pretokenization.count_kernels``); it tells the
 positions counted so far (what ``measured`` callbacks hear) and gives the total packed again
-or as a ``Counter``. :class:`CompiledCounter` counts the pre-tokens of texts with a compiled
-scanner into a tally (what a worker runs for a pattern that has one). What it leaves out:
+or as :class:`PieceCounts`, a read-only mapping over arrays that hands the merge engines
+their words without a Python object per pre-token (``train.engine_start``).
+:class:`CompiledCounter` counts the pre-tokens of texts with a compiled scanner into a tally
+(what a worker runs for a pattern that has one). What it leaves out:
 which tasks and when counting is compiled (``counting``, ``tasks``), the regex path
 (``counting``).
 """
@@ -14,7 +16,8 @@ which tasks and when counting is compiled (``counting``, ``tasks``), the regex p
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 from ..pretokenization import scan_load
 from ..pretokenization.scanner import Scanner, codepoints
@@ -54,11 +57,57 @@ class Tally:
 
     def counter(self) -> Counter[bytes]:
         """The counts as a ``Counter`` (one bytes object per distinct string, made here)."""
-        tokens, freqs = self.packed()
-        keys = tokens.split(_SEPARATOR) if self._size else []
+        return self.piece_counts().counter()
+
+    def piece_counts(self) -> PieceCounts:
+        """The counts as :class:`PieceCounts` (copies of the arrays, trimmed)."""
+        arena, offs, counts = self._arrays[:3]
+        size = self._size
+        used = int(offs[size])
+        return PieceCounts(
+            arena[:used].copy(), offs[: size + 1].copy(), counts[:size].copy(), self.positions
+        )
+
+
+class PieceCounts(Mapping[bytes, int]):
+    """Pre-token counts held in arrays: distinct pre-token ``u`` is ``arena[offs[u]:offs[u +
+    1]]``, counted ``counts[u]`` times. A read-only mapping; its dict is made only when a
+    pre-token is looked up. ``positions``: the bytes of the pre-tokens of two bytes or more
+    (``trainer.count_positions``)."""
+
+    def __init__(self, arena: Any, offs: Any, counts: Any, positions: int) -> None:
+        self._arena, self._offs, self._counts = arena, offs, counts
+        self.positions = positions
+        self._dict: dict[bytes, int] | None = None
+
+    def __len__(self) -> int:
+        return int(self._counts.size)
+
+    def __iter__(self) -> Iterator[bytes]:
+        data = self._arena.tobytes()
+        bounds = self._offs.tolist()
+        return (data[a:b] for a, b in zip(bounds, bounds[1:]))
+
+    def __getitem__(self, key: bytes) -> int:
+        if self._dict is None:
+            self._dict = dict(zip(self, self._counts.tolist()))
+        return self._dict[key]
+
+    def counter(self) -> Counter[bytes]:
+        """The counts as a ``Counter`` (one bytes object per pre-token, made here)."""
         counts: Counter[bytes] = Counter()
-        dict.update(counts, zip(keys, self._arrays[2][: self._size].tolist()))
+        dict.update(counts, zip(self, self._counts.tolist()))
         return counts
+
+    def pairable_arrays(self) -> tuple[Any, Any, Any]:
+        """The pre-tokens that hold a pair (``engine_start.pairable``) as arrays: their bytes
+        back to back (uint8), their lengths and counts (int64)."""
+        import numpy as np
+
+        lens = np.diff(self._offs)
+        keep = (lens > 1) & (self._counts > 0)
+        joined = self._arena[np.repeat(keep, lens)]
+        return joined, lens[keep], self._counts[keep]
 
 
 class CompiledCounter:

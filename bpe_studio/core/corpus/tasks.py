@@ -18,7 +18,7 @@ from __future__ import annotations
 import codecs
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -49,7 +49,7 @@ from .counting import (
 )
 from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
 from .sources import CorpusFile, CorpusPaths, Kind, resolve_corpus
-from .tally import CompiledCounter
+from .tally import CompiledCounter, PieceCounts
 
 # subtle: the sizes that decide how a corpus is cut (``counting.IN_PROCESS_LIMIT``,
 # ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``counting`` when used,
@@ -292,6 +292,39 @@ def count_file(
     text_field: str = DEFAULT_TEXT_FIELD,
     status: Callable[[str], None] | None = None,
 ) -> Counter[bytes]:
+    """Count the pre-tokens of a corpus (see :func:`count_corpus`, which takes the same
+    arguments) into a ``Counter`` of their UTF-8 bytes."""
+    counts = count_corpus(
+        path,
+        special_tokens,
+        workers=workers,
+        progress=progress,
+        should_stop=should_stop,
+        pattern=pattern,
+        started=started,
+        measured=measured,
+        text_field=text_field,
+        status=status,
+    )
+    if isinstance(counts, PieceCounts):
+        return counts.counter()
+    assert isinstance(counts, Counter)
+    return counts
+
+
+def count_corpus(
+    path: Corpus,
+    special_tokens: Sequence[str] = (),
+    *,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    pattern: str = "gpt2",
+    started: Callable[[], None] | None = None,
+    measured: MeasuredFn | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    status: Callable[[str], None] | None = None,
+) -> Mapping[bytes, int]:
     """Count the pre-tokens of a corpus: one file or several counted as one corpus, each a
     path, a glob or a URL (``sources``), under ``pattern`` (a name or a regex string). Plain
     text is UTF-8; in ``.jsonl`` and ``.parquet`` files each record's ``text_field`` is a
@@ -310,6 +343,8 @@ def count_file(
     compiled scanner, is counted by the compiled kernels (the same counts); the first run
     on a machine compiles them first, and ``status(message)`` hears of it.
     Errors (a missing file, invalid UTF-8, a record without its text field) name the file.
+    Returns a ``Counter``, or, when the kernels counted, ``tally.PieceCounts`` (the same
+    counts, held in arrays: the trainer hands them to the merge engines as they are).
     """
     files = corpus_files(path)
     specials = validate_special_tokens(special_tokens)

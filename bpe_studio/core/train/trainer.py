@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 from ..corpus.cluster import Cluster, count_on_cluster
 from ..corpus.counting import ProgressFn, TrainingCancelled, counts_compiled
 from ..corpus.records import DEFAULT_TEXT_FIELD
-from ..corpus.tasks import Corpus, corpus_files, count_file
+from ..corpus.tasks import Corpus, corpus_files, count_corpus
 from ..pretokenization import scan_load
 from ..pretokenization.specials import validate_special_tokens
 from . import merge_engine
@@ -90,6 +90,9 @@ class _Engine(Protocol):
 
 def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     """The merge engines' working size: bytes of the unique pre-tokens that hold a pair."""
+    known = getattr(pretoken_counts, "positions", None)  # counts held as arrays know it
+    if isinstance(known, int):
+        return known
     return sum(len(t) for t, _ in pairable(pretoken_counts))
 
 
@@ -302,7 +305,7 @@ def trainer_from_file(
         text_field=text_field,
     )
     if cluster is None:
-        counts = count_file(files, specials, workers=workers, status=say, **counting)  # type: ignore[arg-type]
+        counts = count_corpus(files, specials, workers=workers, status=say, **counting)  # type: ignore[arg-type]
     else:
         counts = count_on_cluster(files, specials, cluster=cluster, status=status, **counting)  # type: ignore[arg-type]
     if event.is_set():
