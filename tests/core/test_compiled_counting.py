@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 from collections import Counter
 
 import pytest
@@ -149,8 +150,8 @@ def test_a_surrogate_in_a_document_is_replaced_then_counted(tmp_path):
 def test_counts_held_in_arrays_train_as_a_counter_does(tmp_path, engine):
     """What compiled counting hands the trainer (``PieceCounts``, arrays) reads as the
     ``Counter`` of the same counts, and both engines merge it identically."""
-    from bpe_studio.core.corpus.tasks import count_corpus
     from bpe_studio.core.corpus.tally import PieceCounts
+    from bpe_studio.core.corpus.tasks import count_corpus
     from bpe_studio.core.train.trainer import BpeTrainer
 
     text = _corpus_text()[:200_000] + "a" + EOT  # a one-byte pre-token: not pairable
@@ -166,3 +167,86 @@ def test_counts_held_in_arrays_train_as_a_counter_does(tmp_path, engine):
         trainer = BpeTrainer(counts, 700, [EOT], engine=engine)
         steps.append([(s.left, s.right, s.count) for s in trainer])
     assert steps[0] == steps[1] and len(steps[0]) == 700 - 257
+
+
+@pytest.mark.parametrize("how", ["missing", "broken"])
+def test_without_numba_the_regex_path_counts(tmp_path, monkeypatch, how):
+    """numba absent (no scanner is offered) or failing to load (the kernels raise): the
+    corpus is counted on the regex path, with the same counts."""
+    from bpe_studio.core.pretokenization import scan_load, scanner
+
+    if how == "missing":
+        monkeypatch.setitem(sys.modules, "numba", None)
+        assert not scanner.kernels_available()
+        assert scanner.compiled_scanner("gpt2") is None
+    else:
+        monkeypatch.setattr(scan_load, "_ready", False)
+        monkeypatch.setattr(scan_load, "_kernels", None)
+        monkeypatch.setattr(scan_load, "_failure", "ImportError: a broken install")
+    text = _corpus_text()[:100_000]
+    path = write_text(tmp_path / "c.txt", text)
+    monkeypatch.setattr(counting, "prepare_counting", _plain_prepare)  # no "compiled" check
+    monkeypatch.setattr(tasks, "prepare_counting", _plain_prepare)
+    assert count_file(path, [EOT], workers=1) == pretoken_counts(text, [EOT])
+
+
+_plain_prepare = counting.prepare_counting
+
+
+# A fresh process with its own numba cache dir: the first training compiles the scanners
+# and the merge engine and says so (once each), the second loads both silently.
+COMPILE_RUN = """
+import sys
+from bpe_studio.core.corpus import counting
+from bpe_studio.core.train.trainer import trainer_from_file
+counting.COMPILED_COUNT_FROM = 0
+said = []
+t = trainer_from_file(sys.argv[1], 300, ["<|endoftext|>"], status=said.append)
+merges = [(s.left, s.right) for s in t]
+print(repr(said), t.engine_used, len(merges))
+"""
+
+
+def test_first_run_compiles_the_scanners_and_says_so_then_loads_them(tmp_path):
+    import os
+    import subprocess
+
+    from core_helpers import REPO_ROOT
+
+    corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
+    cache = tmp_path / "numba-cache"
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(cache))
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", COMPILE_RUN, str(corpus)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=900,
+        ).stdout.strip()
+
+    first = run()
+    assert first.startswith("['compiling the pre-tokenizer (first run only)', ")
+    assert "'compiling the merge engine (first run only)']" in first
+    assert first.endswith("compiled 43")
+    assert run() == "[] compiled 43"
+
+
+def test_a_small_corpus_trains_without_loading_numpy_or_numba():
+    """Below COMPILED_COUNT_FROM the regex path counts and the Python engine merges: neither
+    NumPy nor numba is imported (their memory stays out of a small run)."""
+    import subprocess
+
+    from core_helpers import REPO_ROOT
+
+    code = (
+        "import sys; from bpe_studio.core import train_bpe; "
+        f"train_bpe({str(FIXTURES / 'corpus.en')!r}, 500, ['<|endoftext|>']); "
+        "print(sorted(m for m in ('numpy', 'numba') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT
+    )
+    assert out.stdout.strip() == "[]"
