@@ -115,18 +115,23 @@ def test_pipelines_with_a_scanner_cut_as_tokenizers(family, monkeypatch):
 
 
 def test_the_regex_path_uses_a_loaded_scanner_for_long_texts(monkeypatch):
+    """A custom regex with a scanner (Llama 3's) is split by it once the kernels are
+    loaded, for long texts only; the named patterns keep their ``re`` forms."""
     scan_load.prepare()
     calls = []
-    scanner = compiled_scanner("cl100k")
+    scanner = compiled_scanner(LLAMA3_PATTERN)
     original = type(scanner).findall
     monkeypatch.setattr(
         type(scanner), "findall", lambda self, text: calls.append(len(text)) or original(self, text)
     )
-    pre = pretokenizer("cl100k")
+    pre = pretokenizer(LLAMA3_PATTERN)
     for text in TEXTS:
-        assert pre.findall(text) == regex.findall(PATTERNS["cl100k"], text)
+        assert pre.findall(text) == regex.findall(LLAMA3_PATTERN, text)
     assert pre.findall("short text") == ["short", " text"]
     assert calls and min(calls) >= 1000, "long texts only"
+    calls.clear()
+    assert pretokenizer("cl100k").findall(TEXTS[0]) == regex.findall(PATTERNS["cl100k"], TEXTS[0])
+    assert not calls
 
 
 def test_a_pipeline_pickles_by_its_json():

@@ -27,9 +27,11 @@ from .names import NAMES_HELP, PATTERNS, looks_like_a_name, named_regex, pattern
 from .scanner import Scanner, compiled_scanner
 from .stage import spans_of
 
-# A text of at least this many characters is split by the pattern's compiled scanner, when it
-# has one and the kernels are loaded (``scan_load.ready``; never loaded from here): below it,
-# the call's fixed cost loses to the regex path (docs/patterns.md, "Compiled scanners").
+# A text of at least this many characters, under a custom regex that a compiled scanner runs
+# (Llama 3's, Qwen2's), is split by it when the kernels are loaded (``scan_load.ready``; never
+# loaded from here): below it, the call's fixed cost loses to the regex path. The named
+# patterns keep their ``re`` forms, which handing back strings does not beat on English
+# (docs/patterns.md, "Compiled scanners").
 COMPILED_FINDALL_FROM = 1000
 
 
@@ -73,8 +75,8 @@ class Pretokenizer:
 
     ``name`` is the pattern's name in :data:`PATTERNS`, or None for a custom regex; ``pattern``
     is the regex string; ``compiled`` the ``regex`` pattern (for ``finditer`` with offsets).
-    A long text goes to the pattern's compiled scanner when the kernels are loaded
-    (:data:`COMPILED_FINDALL_FROM`); the pieces are the same.
+    A long text under a custom regex that a compiled scanner runs goes to it when the kernels
+    are loaded (:data:`COMPILED_FINDALL_FROM`); the pieces are the same.
 
     >>> pretokenizer("gpt2").findall("Hello world's end")
     ['Hello', ' world', "'s", ' end']
@@ -87,12 +89,12 @@ class Pretokenizer:
     compiled: regex.Pattern[str] = field(repr=False)
 
     def findall(self, text: str) -> list[str]:
+        if self.name in PATTERNS:
+            return re_split.findall(self.name, text)
         if len(text) >= COMPILED_FINDALL_FROM and scan_load.ready():
             scanner = _scanner_of(self.pattern)
             if scanner is not None:
                 return scanner.findall(text)
-        if self.name in PATTERNS:
-            return re_split.findall(self.name, text)
         if self.compiled.groups:
             # findall would give the groups; a pre-token is the whole match.
             pieces = [m.group() for m in self.compiled.finditer(text)]
