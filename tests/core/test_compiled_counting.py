@@ -250,3 +250,25 @@ def test_a_small_corpus_trains_without_loading_numpy_or_numba():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO_ROOT
     )
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("name", "pattern"),
+    [
+        ("english_books.txt", "gpt2"),
+        ("code.txt", "cl100k"),
+        ("chinese.txt", "o200k"),
+        ("mixed_web.txt", "o200k"),
+    ],
+)
+def test_shared_corpora_count_as_the_regex_path(name, pattern, monkeypatch):
+    """Each whole shared corpus (skipped when absent): the compiled counts equal today's
+    counting (the regex path) in worker processes."""
+    from core_helpers import full_corpus
+
+    path = full_corpus(name)
+    compiled = count_file(path, [EOT], workers=2, pattern=pattern)
+    # The regex path (the autouse fixture's check is for the first call).
+    monkeypatch.setattr(tasks, "counting_scanner", lambda pattern, size: None)
+    monkeypatch.setattr(tasks, "prepare_counting", _plain_prepare)
+    assert count_file(path, [EOT], workers=2, pattern=pattern) == compiled

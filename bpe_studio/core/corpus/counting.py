@@ -5,8 +5,10 @@ What it does: turns text (or byte ranges of files, read by worker processes) int
 Special tokens are split out first and never counted; pre-tokens never cross a special token.
 A text is counted a piece at a time, cut where counting piece by piece gives exactly the
 counts of the whole text (``boundaries``, with the pattern's cut rules). Partial counts travel
-packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). Also the sizes
-that decide how a corpus is cut, the one rule for a ``workers`` argument
+packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). From
+:data:`COMPILED_COUNT_FROM` bytes a pattern with a compiled scanner is counted by the kernels
+instead (:func:`counting_scanner`, :func:`prepare_counting`; ``tally``), with the same counts.
+Also the sizes that decide how a corpus is cut, the one rule for a ``workers`` argument
 (:func:`resolve_workers`) and the choice of how worker processes start. What it leaves out:
 which files and tasks (``sources``, ``tasks``), the patterns themselves (``pretokenization``),
 merging (``train``), encoding (``encode``).

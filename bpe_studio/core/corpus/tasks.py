@@ -8,7 +8,9 @@ breaks; a whole compressed or remote file, read as a stream; one Parquet row gro
 worker, ``cluster``). A file boundary is a document boundary, and so is a record boundary: a
 stream is counted a piece at a time, cut only where the pattern always cuts, and each record's
 text alone. :func:`count_file` runs the tasks here: in this process for a small corpus, in
-worker processes otherwise.
+worker processes otherwise, by the compiled kernels when ``counting`` says so;
+:func:`count_corpus` is the same, returning the compiled counts as the arrays they are in
+(``tally.PieceCounts``) for the trainer.
 What it leaves out: the counting primitives (``counting``), reading records (``records``),
 counting on a cluster (``cluster``).
 """
