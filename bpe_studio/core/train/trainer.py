@@ -34,7 +34,7 @@ from ..corpus.counting import ProgressFn, TrainingCancelled, counts_compiled
 from ..corpus.records import DEFAULT_TEXT_FIELD
 from ..corpus.tasks import Corpus, corpus_files, count_corpus
 from ..pretokenization import scan_load
-from ..pretokenization.specials import validate_special_tokens
+from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import merge_engine
 from .engine_start import EngineStart, pairable
 from .merge_python import PythonMergeEngine
@@ -149,6 +149,7 @@ class BpeTrainer:
         if record_pairs < 0:
             raise ValueError(f"record_pairs = {record_pairs} must not be negative")
         self.special_tokens = validate_special_tokens(special_tokens)
+        refuse_single_bytes(self.special_tokens)
         check_vocab_size(vocab_size, self.special_tokens)
         self.vocab_size = vocab_size
         # The counts it was built from (the caller's mapping, not a copy), e.g. for a viewer
@@ -247,6 +248,7 @@ def trainer_from_file(
     during pre-tokenization.
     """
     specials = validate_special_tokens(special_tokens)
+    refuse_single_bytes(specials)
     check_vocab_size(vocab_size, specials)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
@@ -371,6 +373,8 @@ def train_bpe(
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.
+    A special token of a single byte (``"a"``) is a ValueError naming it, before the corpus
+    is read: the byte has its token already (``specials.refuse_single_bytes``).
     """
     trainer = trainer_from_file(input_path, vocab_size, special_tokens, **options)
     for _ in trainer:
