@@ -16,10 +16,13 @@ as ``peers.train_ffbpe`` / ``peers.train_rustbpe`` say (ffbpe's merges equal our
 ``corpus.en``; rustbpe has no special tokens and breaks ties its own way). Hugging Face
 ``tokenizers`` with ``--hf`` (slow at 1 GB). Peak memory is the PSS of the child's process
 tree, sampled every 20 ms; CPU seconds count every thread and worker process.
+Below ``COMPILED_COUNT_FROM`` (the 20 MB case) "forced" runs too, alternating with the others:
+ours with compiled counting forced, under the table (the threshold trades its time for memory).
 Also the first run after installing (empty numba cache: the scanners and the merge engine
 compile, in child processes) on the 50 MB mixed corpus (counted compiled), once.
 
-Run: ``python benchmarks/bench_train_peers.py [--reps N] [--only NAME] [--hf] [--no-cold]``.
+Run: ``python benchmarks/bench_train_peers.py [--reps N] [--only NAME] [--hf] [--no-cold]
+[--ours-ffbpe]`` (the last: ours and ffbpe only, a line per corpus instead of the table).
 Prints a Markdown table; the machine is shared, so only same-run ratios mean anything.
 """
 
@@ -42,12 +45,14 @@ SPECIAL = "<|endoftext|>"
 VOCAB = 10_000
 
 
-def _train_ours(path: str, vocab_size: int, before: bool) -> dict:
+def _train_ours(path: str, vocab_size: int, before: bool, forced: bool = False) -> dict:
     from bpe_studio.core.corpus import counting
     from bpe_studio.core.train.trainer import trainer_from_file
 
     if before:
         counting.COMPILED_COUNT_FROM = 1 << 62
+    if forced:
+        counting.COMPILED_COUNT_FROM = 0
     marks: dict[str, float] = {}
     said: list[str] = []
 
@@ -76,6 +81,10 @@ def run_child(impl: str, path: Path, vocab_size: int, env: dict | None = None) -
     child_env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     child_env.update(env or {})
     child_env.pop("RAYON_NUM_THREADS", None)
+    # A user's install has its modules' bytecode (pip compiles it); a session that sets
+    # PYTHONDONTWRITEBYTECODE would make every child compile numba's ~370 modules again
+    # (0.55 s of CPU of the 0.78 its import takes here).
+    child_env.pop("PYTHONDONTWRITEBYTECODE", None)
     child_env["TOKENIZERS_PARALLELISM"] = "true"
     argv = [sys.executable, __file__, "--child", impl, str(path), str(vocab_size)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=child_env)
@@ -111,10 +120,22 @@ def _impls(hf: bool) -> list[str]:
     return ["ours", "before", *peers, *(["hf"] if hf else [])]
 
 
+def _below_threshold(path: Path) -> bool:
+    from bpe_studio.core.corpus import counting
+
+    return path.stat().st_size < counting.COMPILED_COUNT_FROM
+
+
+# What the runs below counting.COMPILED_COUNT_FROM would be with compiled counting forced
+# ("forced"): printed under the table, as the trade the threshold makes (time for memory).
+FORCED_NOTES: list[str] = []
+
+
 def compare(name: str, path: Path, reps: int, impls: list[str]) -> list[str]:
-    runs: dict[str, list[dict]] = {impl: [] for impl in impls}
+    forced = _below_threshold(path)
+    runs: dict[str, list[dict]] = {impl: [] for impl in [*impls, *(["forced"] if forced else [])]}
     for rep in range(reps):
-        for impl in impls:
+        for impl in runs:
             r = run_child(impl, path, VOCAB)
             runs[impl].append(r)
             print(f"  {name} {rep + 1}/{reps} {impl}: {r['seconds']:.2f} s, CPU {r['cpu']:.2f} s, "
@@ -131,6 +152,13 @@ def compare(name: str, path: Path, reps: int, impls: list[str]) -> list[str]:
     ffbpe = t.get("ffbpe")
     ratio = f"{t['ours'] / ffbpe:.2f}x" if ffbpe else "n/a"
     ok = (ffbpe is None or t["ours"] <= ffbpe) and m["ours"] <= m["before"]
+    if forced:
+        FORCED_NOTES.append(
+            f"{name}, compiled counting forced: {cell('forced')} "
+            f"({runs['forced'][0]['engine']}): "
+            + (f"{t['forced'] / ffbpe:.2f}x ffbpe's time, " if ffbpe else "")
+            + f"{m['forced'] / m['before']:.2f}x the memory of before"
+        )
     return [
         name, str(reps),
         f"{cell('ours')} ({pre['ours']:.2f} + {t['ours'] - pre['ours']:.2f}; "
@@ -143,11 +171,38 @@ def compare(name: str, path: Path, reps: int, impls: list[str]) -> list[str]:
     ]  # fmt: skip
 
 
+def pair(name: str, path: Path, reps: int) -> str:
+    """Ours and ffbpe only, alternating (``--ours-ffbpe``: the 1 GB row's before and rustbpe
+    take 5-10 minutes a run); one line of medians and the pairwise ratios."""
+    runs: dict[str, list[dict]] = {"ours": [], "ffbpe": []}
+    for rep in range(reps):
+        for impl in runs:
+            r = run_child(impl, path, VOCAB)
+            runs[impl].append(r)
+            print(f"  {name} {rep + 1}/{reps} {impl}: {r['seconds']:.2f} s, CPU {r['cpu']:.2f} s, "
+                  f"{r['peak_mib']:.0f} MiB, load {os.getloadavg()[0]:.1f}",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+    def med(impl: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[impl])
+
+    pairwise = ", ".join(
+        f"{o['seconds'] / f['seconds']:.2f}x" for o, f in zip(runs["ours"], runs["ffbpe"])
+    )
+    return (
+        f"{name}, ours and ffbpe alternating, {reps} runs: ours {med('ours', 'seconds'):.2f} s, "
+        f"{med('ours', 'cpu'):.1f} CPU s, {med('ours', 'peak_mib'):.0f} MiB; ffbpe "
+        f"{med('ffbpe', 'seconds'):.2f} s, {med('ffbpe', 'cpu'):.1f} CPU s, "
+        f"{med('ffbpe', 'peak_mib'):.0f} MiB; ours / ffbpe time "
+        f"{med('ours', 'seconds') / med('ffbpe', 'seconds'):.2f}x (pairwise {pairwise})"
+    )
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         impl, path, vocab_size = argv[1], argv[2], int(argv[3])
-        if impl in ("ours", "before"):
-            result = _train_ours(path, vocab_size, before=impl == "before")
+        if impl in ("ours", "before", "forced"):
+            result = _train_ours(path, vocab_size, impl == "before", impl == "forced")
         elif impl == "hf":
             result = _train_hf(path, vocab_size)
         else:
@@ -173,6 +228,11 @@ def main(argv: list[str]) -> int:
     if only:
         cases = [c for c in cases if only in c[0]]
     print(f"load average at the start: {os.getloadavg()}", file=sys.stderr)
+    if "--ours-ffbpe" in argv:
+        for name, path, n in cases:
+            print(pair(name, path, n))
+        print(f"load average at the end: {os.getloadavg()}")
+        return 0
     rows = [compare(name, path, n, impls) for name, path, n in cases]
     cold = None
     if "--no-cold" not in argv:
@@ -186,6 +246,8 @@ def main(argv: list[str]) -> int:
     print("|" + "---|" * len(header))
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    for note in FORCED_NOTES:
+        print(f"\n{note}.")
     print(f"\nload average at the end: {os.getloadavg()}")
     if cold is not None:
         print(f"\nFirst run after installing (empty numba cache) on the 50 MB mixed corpus: "
