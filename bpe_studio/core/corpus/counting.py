@@ -54,8 +54,9 @@ WORKER_PIECE = 256 * 1024
 _SEPARATOR = b"\xff"
 # A corpus of at least this many bytes, under a pattern with a compiled scanner, is counted
 # by the compiled kernels (``tally``); a smaller one on the regex path, unless the kernels
-# are loaded already: loading numba and the kernels costs about what the regex path takes
-# on this much text, and their memory (docs/training.md, "Compiled counting").
+# are loaded already. Below it compiled counting would still save time (half of it at 20 MB)
+# but numba's ~90 MiB would be more than the whole regex-path run takes, and the issue keeps
+# memory at most today's (docs/training.md, "Compiled counting", "The threshold").
 COMPILED_COUNT_FROM = 32 * 1024 * 1024
 
 ProgressFn = Callable[[int, int], None]
