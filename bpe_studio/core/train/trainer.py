@@ -30,8 +30,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from ..corpus.cluster import Cluster, count_on_cluster
-from ..corpus.counting import ProgressFn, TrainingCancelled
-from ..corpus.tasks import Corpus, corpus_files, count_file
+from ..corpus.counting import ProgressFn, TrainingCancelled, counts_compiled
+from ..corpus.tasks import Corpus, corpus_files, count_corpus
+from ..pretokenization import scan_load
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import merge_engine
 from .engine_start import EngineStart, pairable
@@ -88,6 +89,9 @@ class _Engine(Protocol):
 
 def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     """The merge engines' working size: bytes of the unique pre-tokens that hold a pair."""
+    known = getattr(pretoken_counts, "positions", None)  # counts held as arrays know it
+    if isinstance(known, int):
+        return known
     return sum(len(t) for t, _ in pairable(pretoken_counts))
 
 
@@ -236,8 +240,10 @@ def trainer_from_file(
     When the compiled engine will be used, its kernels are loaded (or
     compiled, on the first run) in a background thread while the pre-tokens are counted: from
     the start with ``engine="compiled"``, and with ``"auto"`` once the pre-tokens counted so far
-    have :data:`COMPILED_FROM` positions (see ``measured`` below). ``status`` hears of a
-    compile once, as soon as it is under way.
+    have :data:`COMPILED_FROM` positions (see ``measured`` below), or from the start when the
+    corpus is counted by the compiled scanners (``counting.counts_compiled``: numba is loaded
+    for them, so ``"auto"`` merges with the compiled engine too). ``status`` hears of each
+    compile once (the scanners', the merge engine's), as soon as it is under way.
 
     Raises :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
@@ -248,16 +254,22 @@ def trainer_from_file(
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     event = cancel_event or threading.Event()
-    said = threading.Event()
+    said: set[str] = set()
+    said_lock = threading.Lock()
 
     def say(message: str) -> None:
-        if status is not None and not said.is_set():
-            said.set()
-            status(message)
+        with said_lock:
+            if status is None or message in said:
+                return
+            said.add(message)
+        status(message)
 
     # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
     files = corpus_files(input_path, records)
     size = sum(f.size for f in files)
+    # Counted by the compiled scanners (on this machine): numba's cost is paid, so "auto" takes
+    # the compiled merge engine as well, several times faster than Python's at any size.
+    numba_counts = engine == "auto" and cluster is None and counts_compiled(pattern, size)
     may_compile = engine == "compiled" or (engine == "auto" and size >= COMPILED_FROM)
     forked = threading.Event()
     preparing = threading.Event()
@@ -266,7 +278,7 @@ def trainer_from_file(
         # subtle: called once count_file's worker processes exist, so that they are forked
         # from a process with no extra thread (see corpus.mp_context).
         forked.set()
-        if engine == "compiled":
+        if engine == "compiled" or numba_counts:
             preparing.set()
             merge_engine.prepare_in_background()
 
@@ -296,11 +308,13 @@ def trainer_from_file(
         text_field=text_field,
     )
     if cluster is None:
-        counts = count_file(files, specials, workers=workers, **counting)  # type: ignore[arg-type]
+        counts = count_corpus(files, specials, workers=workers, status=say, **counting)  # type: ignore[arg-type]
     else:
         counts = count_on_cluster(files, specials, cluster=cluster, status=status, **counting)  # type: ignore[arg-type]
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
+    if numba_counts and scan_load.ready():
+        engine = "compiled"
     return BpeTrainer(
         counts,
         vocab_size,
