@@ -143,6 +143,12 @@ def cmd_encode(args: argparse.Namespace) -> int:
             gc.enable()
 
 
+def _say(message: str) -> None:
+    """A phase the command is in (the encoder's first compile), on its own line of stderr."""
+    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
+    sys.stderr.flush()
+
+
 def _encode(args: argparse.Namespace) -> int:
     check_input(args.input)
     _check_out(args, args.input, binary=True)
@@ -165,7 +171,9 @@ def _encode(args: argparse.Namespace) -> int:
         if streamed:
             out = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "ids.npy")
         try:
-            stats = encode_file(load, path, out, workers=args.workers, progress=progress)
+            stats = encode_file(
+                load, path, out, workers=args.workers, progress=progress, status=_say
+            )
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
         except KeyboardInterrupt:

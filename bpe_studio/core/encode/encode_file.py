@@ -40,6 +40,7 @@ from ..corpus.sources import check_corpus_path
 from ..io.atomic import atomic_open
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
+from . import kernel_start
 from .foreign import ForeignTokenizer
 from .tokenizer import Tokenizer
 
@@ -191,6 +192,7 @@ def encode_file(
     *,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    status: Callable[[str], None] | None = None,
 ) -> EncodeStats:
     """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids), in
     ``workers`` processes (None: every core; see ``corpus.resolve_workers``).
@@ -203,6 +205,10 @@ def encode_file(
     The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
     surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
     naming the byte offset, like any other invalid UTF-8.
+
+    For a file of ``PREPARE_MIN_BYTES`` or more, the compiled encoder's kernels are loaded
+    here before any worker starts (forked workers inherit them); the first time on a machine
+    they are compiled, and ``status`` is told so first (``kernel_start.COMPILING``).
 
     A :class:`~.foreign.ForeignTokenizer` (given built) encodes the whole text in one call:
     where its text may be cut without changing the ids is its own affair."""
@@ -217,6 +223,8 @@ def encode_file(
     out.parent.mkdir(parents=True, exist_ok=True)
     parallel = workers > 1 and size >= PARALLEL_MIN_BYTES
     context = mp_context()
+    if size >= PREPARE_MIN_BYTES:
+        kernel_start.prepare(status)
     with ExitStack() as stack:
         pool = tok = None
         if (
@@ -305,7 +313,8 @@ def _built(tokenizer: Tokenizer | Callable[[], Tokenizer]) -> tuple[Tokenizer, f
 
 
 def _prepare(tok: Tokenizer, size: int) -> None:
-    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now."""
+    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now (the compiled
+    merger's where its kernels are loaded: ``encode_file`` loads them first)."""
     if size >= PREPARE_MIN_BYTES:
         tok.prepare_bulk()
 

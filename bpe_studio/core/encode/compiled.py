@@ -1,0 +1,138 @@
+"""The compiled merger: a text's pieces to ids in compiled code, with a bounded piece cache.
+
+What it does: :class:`RankArrays` is the rank table as the kernels read it (built once per
+tokenizer and shared by all its truncations, which pass their own rank limit).
+:class:`CompiledMerger` holds one tokenizer's side of it: the rank table and limit, the byte
+tokens' ids, its piece cache (``piece_table``; kept across calls, bounded) and, for
+``ignore_merges``, the whole tokens; :meth:`CompiledMerger.encode` gives the ids of a text's
+pieces and special tokens, :meth:`CompiledMerger.spans` each token's characters. A lock
+guards the cache: a second thread that finds it taken uses the Python path
+(:meth:`CompiledMerger.try_lock`), so a short encode on one thread never waits for a long one
+on another. What it leaves out: finding the pieces (``encoder``), the kernels
+(``encode_kernel``), loading them (``kernel_start``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import NamedTuple
+
+import numpy as np
+
+from .packed import RankTable
+from .piece_table import PieceTable
+
+# (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
+Items = tuple[np.ndarray, np.ndarray, np.ndarray]
+# The id bound of uint32 ids; a rank at or past it in a limit keeps every merge.
+_EVERY_RANK = (1 << 63) - 1
+
+
+def _pow2_at_least(n: int) -> int:
+    return 1 << max(4, (int(n) - 1).bit_length())
+
+
+class RankArrays(NamedTuple):
+    """The rank table in open addressing (``encode_kernel``'s layout)."""
+
+    keys: np.ndarray
+    vals: np.ndarray
+
+    @classmethod
+    def of_lists(
+        cls, kernels: ModuleType, lefts: np.ndarray, rights: np.ndarray, made: np.ndarray
+    ) -> RankArrays:
+        """The table of the merges' ids in rank order (a repeated pair keeps its first rank)."""
+        pairs = (np.asarray(lefts, np.int64) << 32) | np.asarray(rights, np.int64)
+        packed = (np.arange(len(pairs), dtype=np.int64) << 32) | np.asarray(made, np.int64)
+        return cls._built(kernels, pairs, packed)
+
+    @classmethod
+    def of_table(cls, kernels: ModuleType, ranks: RankTable) -> RankArrays:
+        """The table of a Python rank table (``packed.rank_table``: pair -> packed rank)."""
+        pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
+        packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
+        return cls._built(kernels, (pairs[:, 0] << 32) | pairs[:, 1], packed)
+
+    @classmethod
+    def _built(cls, kernels: ModuleType, pairs: np.ndarray, packed: np.ndarray) -> RankArrays:
+        keys, vals = kernels.rank_table(pairs, packed, 2 * _pow2_at_least(max(len(pairs), 1)))
+        return cls(keys, vals)
+
+
+class CompiledMerger:
+    """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
+    rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens to look
+    a piece up as first, or None."""
+
+    def __init__(
+        self,
+        kernels: ModuleType,
+        rank: RankArrays,
+        byte_ids: np.ndarray,
+        *,
+        limit: int | None = None,
+        whole: PieceTable | None = None,
+    ) -> None:
+        self._kernels = kernels
+        self.rank = rank
+        self.limit = _EVERY_RANK if limit is None else limit << 32
+        self.byte_ids = np.asarray(byte_ids, np.int64)
+        self.whole = whole if whole is not None else PieceTable.empty()
+        self.cache = PieceTable.new_cache()
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def try_lock(self) -> Iterator[bool]:
+        """Whether this thread holds the cache for the block (False: another thread has it)."""
+        got = self._lock.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                self._lock.release()
+
+    def encode(
+        self, cp: np.ndarray, items: Items, record: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ids (uint32) of ``items`` over the code points ``cp``, and with ``record`` where
+        each item's ids end. The caller holds :meth:`try_lock`."""
+        kernels = self._kernels
+        starts = items[0]
+        out = np.empty(_id_bound(cp, items), np.uint32)
+        item_end = np.empty(len(starts) if record else 0, np.int64)
+        k = o = 0
+        while True:
+            k, o = kernels.encode(
+                cp, items, k, o, out, item_end, self.byte_ids, self.rank, self.limit,
+                self.cache.arrays, self.whole.arrays,
+            )  # fmt: skip
+            if k >= len(starts):
+                break
+            # The cache had no room for item k: grow it (or start afresh) and go on there.
+            n_cp = int(items[1][k] - items[0][k])
+            self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
+        return out[:o], (item_end if record else None)
+
+    def spans(
+        self, cp: np.ndarray, items: Items, token_size: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(ids, starts, ends, partial) of every token of ``items``: its characters in
+        ``cp``'s text (``token_size``: each id's byte count). The caller holds the lock."""
+        ids, item_end = self.encode(cp, items, record=True)
+        assert item_end is not None
+        starts, ends, partial = self._kernels.spans(cp, items, item_end, ids, token_size)
+        return ids, starts, ends, partial
+
+
+def _id_bound(cp: np.ndarray, items: Items) -> int:
+    """At most as many ids as the pieces' UTF-8 bytes, one per special token."""
+    specials = int(np.count_nonzero(items[2] >= 0))
+    n = len(cp)
+    if n and int(cp.max()) >= 0x80:
+        n += int(np.count_nonzero(cp >= 0x80)) + int(np.count_nonzero(cp >= 0x800))
+        n += int(np.count_nonzero(cp >= 0x10000))
+    return n + specials
