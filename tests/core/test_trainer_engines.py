@@ -20,6 +20,7 @@ from reference_bpe import pretoken_counts, reference_steps, split_on_specials
 from reference_encoder import ASSIGNED_TEXTS, published
 from text_strategies import HYPO
 
+import bpe_studio.core.io
 import bpe_studio.core.train
 from bpe_studio.core import BpeTrainer, count_text, train_bpe
 from bpe_studio.core.train import merge_engine, trainer
@@ -114,9 +115,9 @@ def no_numba(monkeypatch):
     """numba (and so the kernels) cannot be imported, as on a platform without a wheel."""
     monkeypatch.setitem(sys.modules, "numba", None)
     monkeypatch.delitem(sys.modules, "bpe_studio.core.train.merge_kernel", raising=False)
-    monkeypatch.delitem(sys.modules, "bpe_studio.core.train.numba_cache", raising=False)
-    for name in ("merge_kernel", "numba_cache"):
-        monkeypatch.delattr(bpe_studio.core.train, name, raising=False)
+    monkeypatch.delitem(sys.modules, "bpe_studio.core.io.numba_cache", raising=False)
+    monkeypatch.delattr(bpe_studio.core.train, "merge_kernel", raising=False)
+    monkeypatch.delattr(bpe_studio.core.io, "numba_cache", raising=False)
     monkeypatch.setattr(merge_engine, "_kernels", None)
     monkeypatch.setattr(merge_engine, "_failure", None)
     monkeypatch.setattr(merge_engine, "_ready", False)
@@ -220,7 +221,7 @@ def test_first_run_compiles_and_says_so_then_loads_from_the_cache(tmp_path):
 
 
 def test_user_cache_dir_is_outside_the_package(monkeypatch, tmp_path):
-    from bpe_studio.core.train import numba_cache
+    from bpe_studio.core.io import numba_cache
 
     monkeypatch.setattr(numba_cache.config, "CACHE_DIR", "")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))

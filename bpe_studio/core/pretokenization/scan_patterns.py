@@ -35,6 +35,13 @@ class Kind(IntEnum):
     DIGIT = 8  # Digits(individual_digits=True): each digit alone (StarCoder)
 
 
+# The Sequences of Isolated Splits with a compiled scanner (the kernels compile one loop per
+# combination): DeepSeek-V3's pre-tokenizer, and StarCoder's Digits then ByteLevel's regex.
+SEQUENCES = {
+    (Kind.DIGITS3, Kind.CJK, Kind.DEEPSEEK): "deepseek_v3",
+    (Kind.DIGIT, Kind.GPT2): "starcoder",
+}
+
 # Patterns whose matches cover every text: their regex alone is a scanner's pattern too.
 TOTAL = frozenset({Kind.GPT2, Kind.CL100K, Kind.O200K, Kind.LLAMA3, Kind.QWEN2})
 

@@ -26,29 +26,25 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cache
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-import regex
-
+from . import scan_load
 from .boundaries import SPECIALS_ONLY, CutRules, cut_rules
-from .names import PATTERNS, pattern_name
-from .scan_patterns import Kind, isolated, kind_of
+from .names import PATTERNS
+from .scan_patterns import SEQUENCES, Kind, kind_of
+from .scan_tables import class_table
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
+    from .scan_tables import Table
+
     Ends = npt.NDArray[np.int64]
     Points = npt.NDArray[np.uint32]
 
 _NAMED = {Kind.GPT2: "gpt2", Kind.CL100K: "cl100k", Kind.O200K: "o200k"}
-# What a scanner of these steps is called (its ``label``).
-_LABELS = {
-    (Kind.DIGITS3, Kind.CJK, Kind.DEEPSEEK): "deepseek_v3",
-    (Kind.DIGIT, Kind.GPT2): "starcoder",
-}
 
 
 def codepoints(text: str) -> Points:
@@ -75,6 +71,7 @@ class Scanner:
 
     patterns: tuple[str, ...]
     kinds: tuple[Kind, ...]
+    _steps: Any = field(init=False, repr=False)  # the kinds as the kernels take them
 
     @property
     def name(self) -> str | None:
@@ -84,7 +81,7 @@ class Scanner:
     @property
     def label(self) -> str:
         """What it is, for messages and benchmarks: "gpt2", "llama3", "deepseek_v3", ..."""
-        return _LABELS.get(self.kinds) or "+".join(k.name.lower() for k in self.kinds)
+        return SEQUENCES.get(self.kinds) or self.kinds[0].name.lower()
 
     @property
     def pattern(self) -> str:
@@ -95,20 +92,43 @@ class Scanner:
     def cut_rules(self) -> CutRules:
         return cut_rules(self.name) if self.name else SPECIALS_ONLY
 
+    def __post_init__(self) -> None:
+        import numpy as np
+
+        object.__setattr__(self, "_steps", np.array(self.kinds, np.int64))
+
     def ends(self, points: Points, start: int = 0, stop: int | None = None) -> Ends:
         """The end offsets (into ``points``) of the pieces of ``points[start:stop]``, in
-        order: an int64 array whose last value is ``stop`` (empty when the stretch is)."""
+        order: an int64 array whose last value is ``stop`` (empty when the stretch is).
+        The first call in a process loads the kernels (see ``scan_load.prepare``)."""
         import numpy as np
 
         stop = len(points) if stop is None else stop
-        bounds = [start, stop] if stop > start else [start]
-        text = text_of(points)
-        for step in _step_regexes(self.patterns):
-            cut = [start]
-            for a, b in zip(bounds, bounds[1:]):
-                cut += [m.end() for m in step.finditer(text, a, b)]
-            bounds = cut
-        return np.asarray(bounds[1:], dtype=np.int64)
+        if not 0 <= start <= stop <= len(points):
+            raise IndexError(f"no stretch {start}..{stop} in {len(points)} code points")
+        bounds = np.array([start], np.int64), np.array([stop], np.int64)
+        return self.stretch_ends(points, *bounds)
+
+    def stretch_ends(self, points: Points, starts: Ends, stops: Ends) -> Ends:
+        """The ends of the pieces of each stretch ``points[starts[j]:stops[j]]`` (int64
+        arrays of offsets into ``points``; the stretches in order, not overlapping), one
+        stretch after another, in one call: the stretches of a text between its special
+        tokens, say. Each stretch is split on its own (as if it were the whole text), and
+        its last end is its stop."""
+        kernels, table = _loaded()
+        points, starts, stops = readonly_points(points), *_offsets(starts, stops, len(points))
+        return kernels.scan(self._steps, points, table, starts, stops)
+
+    def count(self, points: Points, starts: Ends, stops: Ends) -> tuple[bytes, bytes] | None:
+        """The distinct pieces of the stretches ``points[starts[j]:stops[j]]`` and how often
+        each occurs, packed as ``corpus.counting.pack_counts`` packs them (UTF-8 joined by
+        0xFF; int64 counts), in order of first occurrence; None when a piece holds a
+        surrogate (UTF-8 has no form for it: the caller replaces them and counts again)."""
+        kernels, table = _loaded()
+        points, starts, stops = readonly_points(points), *_offsets(starts, stops, len(points))
+        first, lens, counts = kernels.count_pieces(self._steps, points, table, starts, stops)
+        joined, ok = kernels.packed_counts(points, first, lens)
+        return (joined.tobytes(), counts.tobytes()) if ok else None
 
     def findall(self, text: str) -> list[str]:
         ends = self.ends(codepoints(text)).tolist()
@@ -122,10 +142,38 @@ class Scanner:
         return _rebuilt, (self.patterns,)
 
 
-@cache
-def _step_regexes(patterns: tuple[str, ...]) -> list[regex.Pattern[str]]:
-    """Each step's pattern as the Split applies it (a name read as its regex)."""
-    return [regex.compile(isolated(PATTERNS.get(pattern_name(p), p))) for p in patterns]
+def readonly_points(points: Points) -> Points:
+    """``points`` as the kernels take them (C-contiguous uint32, read-only: numba compiles
+    one version per array type, and ``codepoints`` gives read-only arrays)."""
+    import numpy as np
+
+    if points.dtype != np.uint32 or not points.flags.c_contiguous:
+        points = np.ascontiguousarray(points, dtype=np.uint32)
+    if points.flags.writeable:
+        points = points.view()
+        points.flags.writeable = False
+    return points
+
+
+def _offsets(starts: Ends, stops: Ends, size: int) -> tuple[Ends, Ends]:
+    """Stretch bounds as the kernels take them, checked: in order, within ``size``."""
+    import numpy as np
+
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    stops = np.ascontiguousarray(stops, dtype=np.int64)
+    if starts.shape != stops.shape or starts.ndim != 1:
+        raise ValueError("starts and stops must be two 1-d arrays of the same length")
+    apart = not (stops < starts).any() and not (starts[1:] < stops[:-1]).any()
+    if starts.size and (starts[0] < 0 or stops[-1] > size or not apart):
+        raise IndexError(f"stretches must be in order, apart, within 0..{size}")
+    return starts, stops
+
+
+def _loaded() -> tuple[Any, Table]:
+    """The kernel module and the class table, prepared on first use."""
+    if not scan_load.ready():
+        scan_load.prepare()
+    return scan_load.load_kernels(), class_table()
 
 
 def _rebuilt(patterns: tuple[str, ...]) -> Scanner:
@@ -154,8 +202,11 @@ def compiled_scanner(pattern: str) -> Scanner | None:
 def compiled_steps(patterns: Sequence[str]) -> Scanner | None:
     """The compiled scanner of a Sequence of Isolated Splits by ``patterns`` (each step splits
     every piece of the one before into its matches and the gaps between them), or None when
-    one of them has no kernel (or numba is missing)."""
-    kinds = [kind_of(p) for p in patterns]
-    if not patterns or None in kinds or not kernels_available():
+    one of them has no kernel, the Sequence is not one of ``scan_patterns.SEQUENCES`` (or
+    a single step), or numba is missing."""
+    kinds = tuple(k for k in map(kind_of, patterns) if k is not None)
+    if len(kinds) != len(patterns) or not kinds or not kernels_available():
         return None
-    return Scanner(tuple(patterns), tuple(k for k in kinds if k is not None))
+    if len(kinds) > 1 and kinds not in SEQUENCES:
+        return None
+    return Scanner(tuple(patterns), kinds)

@@ -13,9 +13,6 @@ MergeStep records, cancelling, choosing an engine (``trainer`` does those).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from types import ModuleType
@@ -77,7 +74,7 @@ def prepare(status: StatusFn | None = None) -> None:
     kernels = load_kernels()
     if _ready:
         return
-    from .numba_cache import is_cached
+    from ..io.numba_cache import is_cached
 
     # subtle: asked before taking the lock, so that a call which then waits for another
     # thread's compile says so too (numba writes the index of the last kernel only at the end).
@@ -103,26 +100,10 @@ _CHILD = "from bpe_studio.core import merge_engine as m; m._warm_up(m.load_kerne
 
 
 def _compile_in_a_child() -> None:
-    """Compile the kernels in a child process, which writes them to numba's cache for this
-    process to load. numba's compiler is largely Python: compiling here would hold the GIL for
-    much of several seconds, in pieces long enough to freeze a GUI drawn by another thread.
-    The child imports bpe_studio from this process's ``sys.path``; if it fails, or its cache
-    entries do not serve this process, the caller's warm-up compiles here instead."""
-    if getattr(sys, "frozen", False):
-        return  # sys.executable is the app itself, not a Python to run code with
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    try:
-        subprocess.run(
-            [sys.executable, "-c", _CHILD],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-            timeout=600,
-        )
-    except (OSError, subprocess.SubprocessError):
-        pass  # no child could run: the warm-up compiles in this process
+    """Compile the kernels in a child process (``io.numba_cache.compile_in_child``)."""
+    from ..io.numba_cache import compile_in_child
+
+    compile_in_child(_CHILD)
 
 
 def _warm_up(kernels: ModuleType) -> None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .numba_cache import cache_in_user_dir
+from ..io.numba_cache import cache_in_user_dir
 
 # Every kernel is compiled with nogil=True: the merge loop may run in a worker thread while a
 # GUI thread draws.

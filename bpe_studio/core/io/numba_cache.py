@@ -1,5 +1,5 @@
-"""Where numba caches the compiled merge kernels: a per-user cache directory, never the
-source tree.
+"""Where numba caches compiled kernels (the merge engine's, the scanners'): a per-user cache
+directory, never the source tree.
 
 What it does: :func:`cache_in_user_dir` turns on numba's on-disk cache for the given jitted
 functions, pointed at ``$NUMBA_CACHE_DIR`` if the user set one, else at ``bpe-studio/numba`` in
@@ -7,20 +7,24 @@ the user's cache directory (``user_cache``). Numba's default would
 write next to the module, inside an installed package or a checkout. It leaves numba's global
 configuration as it found it, so other users of numba in the process are unaffected.
 Also :func:`is_cached`: whether numba holds a fresh cache entry for each function, so a caller
-can say "compiling" before a multi-second first compile rather than after.
+can say "compiling" before a multi-second first compile rather than after, and
+:func:`compile_in_child`, which compiles in a child process.
 What it leaves out: compiling (numba does that on first call) and cache invalidation (numba
 keys the cache on the source file's timestamp and the machine).
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
-from ..io.user_cache import user_cache_dir
+from .user_cache import user_cache_dir
 
 # numba's config module sets its attributes at run time, out of a type checker's sight.
 config: Any = _config
@@ -57,3 +61,27 @@ def is_cached(*functions: Any) -> bool:
     except Exception:  # private numba API; any change in it means "not known to be cached"
         return False
     return True
+
+
+def compile_in_child(code: str) -> None:
+    """Run ``code`` (which calls kernels, so that numba compiles them into its cache) in a
+    child Python, for this process to load from the cache afterwards. numba's compiler is
+    largely Python: compiling here would hold the GIL for much of several seconds, in pieces
+    long enough to freeze a GUI drawn by another thread. The child imports bpe_studio from
+    this process's ``sys.path``; if it fails, or its cache entries do not serve this process,
+    the caller's own warm-up compiles instead."""
+    if getattr(sys, "frozen", False):
+        return  # sys.executable is the app itself, not a Python to run code with
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    try:
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+            timeout=600,
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass  # no child could run: the warm-up compiles in this process

@@ -1,0 +1,127 @@
+"""Loading the compiled scanners' kernels: numba imported on first use, the machine code read
+from numba's cache, or compiled once per machine (announced, and in a child process).
+
+What it does: :func:`load_kernels` imports ``scan_kernels`` (and so numba) once;
+:func:`prepare` makes every kernel ready to run (loaded from the cache, or compiled first,
+saying ``status(COMPILING)`` before; seconds, the first time only); :func:`ready` tells whether
+that is done, so that code on a GUI thread can use the kernels only when it costs nothing
+(it never loads or compiles them itself); :func:`prepare_in_background` does it in a thread.
+The class table (``scan_tables``) is loaded by :func:`prepare` too.
+What it leaves out: the kernels (``scan_kernels``) and their Python API (``scanner``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+StatusFn = Callable[[str], None]
+COMPILING = "compiling the pre-tokenizer (first run only)"
+
+
+class ScannerUnavailable(ImportError):
+    """The compiled scanners cannot run here: numba (or the kernels) failed to import."""
+
+
+# _lock guards the import; _prepare_lock the warm-up, which may take seconds (a compile).
+_lock = threading.Lock()
+_prepare_lock = threading.Lock()
+_kernels: ModuleType | None = None
+_failure: str | None = None
+_ready = False
+_compiling = False
+
+
+def load_kernels() -> ModuleType:
+    """The kernel module, imported once (with numba). Raises :class:`ScannerUnavailable`
+    naming the import failure, every time it is asked after one."""
+    global _kernels, _failure
+    with _lock:
+        if _kernels is None and _failure is None:
+            try:
+                from . import scan_kernels
+            except Exception as exc:  # numba missing, a broken install, an unsupported CPU
+                _failure = f"{type(exc).__name__}: {exc}"
+            else:
+                _kernels = scan_kernels
+        if _kernels is None:
+            raise ScannerUnavailable(
+                f"the compiled pre-tokenizer needs numba, which failed to import ({_failure})"
+            )
+        return _kernels
+
+
+def ready() -> bool:
+    """Whether the kernels are loaded and compiled: calling them now costs no start-up."""
+    return _ready
+
+
+def compiling() -> bool:
+    """Whether a :func:`prepare` is compiling the kernels right now (in any thread)."""
+    return _compiling
+
+
+def prepare(status: StatusFn | None = None) -> None:
+    """Load the kernels and the class table and make each kernel ready to run: from numba's
+    cache, or compiled on the first run (seconds, in a child process), in which case
+    ``status(COMPILING)`` is called first. Thread-safe; a second call waits for the first."""
+    global _ready, _compiling
+    if _ready:
+        return
+    kernels = load_kernels()
+    from ..io.numba_cache import compile_in_child, is_cached
+
+    # subtle: asked before taking the lock, so that a call which then waits for another
+    # thread's compile says so too.
+    if not is_cached(*kernels.KERNELS):
+        if status is not None:
+            status(COMPILING)
+        _compiling = True
+    with _prepare_lock:
+        if _ready:
+            return
+        _compiling = not is_cached(*kernels.KERNELS)
+        try:
+            if _compiling:
+                compile_in_child(_CHILD)
+            warm_up(kernels)
+        finally:
+            _compiling = False
+        _ready = True
+
+
+def prepare_in_background(status: StatusFn | None = None) -> threading.Thread:
+    """:func:`prepare` in a daemon thread; an import failure is left for the user of the
+    kernels to meet and report."""
+
+    def run() -> None:
+        try:
+            prepare(status)
+        except ScannerUnavailable:
+            pass
+
+    thread = threading.Thread(target=run, name="bpe-studio-scanners", daemon=True)
+    thread.start()
+    return thread
+
+
+_CHILD = "from bpe_studio.core.pretokenization import scan_load as s; s.warm_up(s.load_kernels())"
+
+
+def warm_up(kernels: Any) -> None:
+    """Call every kernel once with the argument types the scanners use (numba loads, or
+    compiles, a kernel for each set of argument types on its first call)."""
+    import numpy as np
+
+    from .scan_tables import class_table
+    from .scanner import codepoints
+
+    table = class_table()
+    points = codepoints("Hello world's 123\n")
+    kinds = np.arange(1, dtype=np.int64)
+    bounds = np.array([0], np.int64), np.array([len(points)], np.int64)
+    kernels.scan(kinds, points, table, *bounds)
+    first, lens, _ = kernels.count_pieces(kinds, points, table, *bounds)
+    kernels.packed_counts(points, first, lens)

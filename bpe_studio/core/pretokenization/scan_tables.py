@@ -1,0 +1,99 @@
+"""The Unicode class table the compiled scanners read: one entry per code point, derived from
+the installed ``regex`` module, so the scanners agree with it by construction.
+
+What it does: :func:`class_table` gives a ``numpy.uint16`` array of 0x110000 entries. Bits
+0-7 say which of the classes the patterns use hold the code point (:data:`CLASSES`, tested
+with ``regex`` itself over every code point, lone surrogates included); bits 8-11 say which
+letter of the case-insensitive contractions (``(?i:'s|'t|'re|'ve|'m|'ll|'d)``) it matches
+under ``regex``'s case folding (1 for s ... 8 for r: :data:`FOLDED`; "ſ", U+017F, is an s).
+The table is built once per user and ``regex`` version (a fraction of a second) and kept in
+the user's cache folder (``user_cache``), then read back (a few milliseconds).
+What it leaves out: the patterns (``scan_kernels``), which spellings they are
+(``scan_patterns``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import regex
+
+from ..io.atomic import atomic_open
+from ..io.user_cache import user_cache_dir
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    Table = npt.NDArray[np.uint16]
+
+CODE_POINTS = 0x110000
+# The classes, as ``regex`` spells them, in bit order (the kernels' L, N, S, ... constants).
+CLASSES = (
+    r"\p{L}",
+    r"\p{N}",
+    r"\s",
+    r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's leading capitals
+    r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's lower-case rest
+    r"\p{M}",
+    r"\p{P}",
+    r"\p{S}",
+)
+FOLDED = "sdmtlver"  # the contractions' letters; bits 8-11 hold 1 + the index here
+_FOLD_SHIFT = 8
+_FORMAT = 1  # bump when the layout above changes: the cached file name carries it
+
+_lock = threading.Lock()
+_table: Table | None = None
+
+
+def build_table() -> Table:
+    """The table computed from ``regex`` (what :func:`class_table` caches)."""
+    import numpy as np
+
+    # subtle: one string of every code point, surrogates included ("regex" takes them, as a
+    # Python string may hold one); each class is found as runs, one slice assignment per run.
+    every = "".join(map(chr, range(CODE_POINTS)))
+    table = np.zeros(CODE_POINTS, np.uint16)
+    for bit, cls in enumerate(CLASSES):
+        for m in regex.finditer(f"{cls}+", every):
+            table[m.start() : m.end()] |= 1 << bit
+    for index, letter in enumerate(FOLDED):
+        for m in regex.finditer(f"(?i:{letter})", every):
+            table[m.start()] |= (index + 1) << _FOLD_SHIFT
+    return table
+
+
+def _cache_path() -> str:
+    version = regex.__version__.replace("/", "_")
+    return str(user_cache_dir("scan") / f"classes-v{_FORMAT}-regex-{version}.npy")
+
+
+def class_table() -> Table:
+    """The table for the installed ``regex``: read from the user's cache, else built and
+    cached (a cache that cannot be written or read is only a slower start)."""
+    global _table
+    import numpy as np
+
+    with _lock:
+        if _table is not None:
+            return _table
+        path = _cache_path()
+        table = None
+        try:
+            loaded = np.load(path, allow_pickle=False)
+            if loaded.dtype == np.uint16 and loaded.shape == (CODE_POINTS,):
+                table = loaded
+        except (OSError, ValueError):
+            pass
+        if table is None:
+            table = build_table()
+            try:
+                user_cache_dir("scan").mkdir(parents=True, exist_ok=True)
+                with atomic_open(path, "wb") as f:
+                    np.save(f, table, allow_pickle=False)
+            except OSError:
+                pass
+        _table = table
+        return table
