@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Slot
+from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import PATTERNS
+from ..core.encode import kernel_start
 from .controller import Controller
 from .controls import TrainingPanel
 from .hub import StateHub
@@ -69,7 +70,16 @@ SAMPLE_TEXT = (
 )
 
 
+ENCODER_COMPILING = (
+    "Compiling the encoder (first run only); the editor tokenizes with the slower one meanwhile"
+)
+ENCODER_COMPILED = "The encoder is compiled"
+
+
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
+    # News from the thread that loads the compiled encoder (``_load_encoder``).
+    encoder_news = Signal(str)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
@@ -167,6 +177,30 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             page.bind(self.hub)
             page.error.connect(self.show_error)
         self.report.saved.connect(self.show_notice)
+        self._load_encoder()
+
+    def _load_encoder(self) -> None:
+        """Load the compiled encoder in a background thread (the first time on a machine it
+        compiles, in a child process, and the status bar says so); the editor's spans take
+        the Python path until it is ready. Never on the GUI thread."""
+        self.encoder_news.connect(self.show_notice)
+        compiling: list[str] = []
+
+        def news(message: str) -> None:  # in the loading thread
+            try:
+                self.encoder_news.emit(message)
+            except RuntimeError:  # the window is gone
+                pass
+
+        def status(_message: str) -> None:
+            compiling.append(_message)
+            news(ENCODER_COMPILING)
+
+        def done(ready: bool) -> None:
+            if compiling and ready:
+                news(ENCODER_COMPILED)
+
+        kernel_start.prepare_in_background(status, done)
 
     def _connect_inspector(self) -> None:
         # The piece under the editor's cursor feeds the step-through; the editor's counts

@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .packed import RankTable
-from .piece_table import PieceTable
+from .piece_table import PieceTable, readonly
 
 # (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
 Items = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -36,37 +36,47 @@ def _pow2_at_least(n: int) -> int:
 
 
 class RankArrays(NamedTuple):
-    """The rank table in open addressing (``encode_kernel``'s layout)."""
+    """The rank table in open addressing, and the pairs of bytes' ranks (``encode_kernel``'s
+    layout)."""
 
-    keys: np.ndarray
-    vals: np.ndarray
+    table: np.ndarray
+    by_bytes: np.ndarray
 
     @classmethod
     def of_lists(
-        cls, kernels: ModuleType, lefts: np.ndarray, rights: np.ndarray, made: np.ndarray
+        cls,
+        kernels: ModuleType,
+        lefts: np.ndarray,
+        rights: np.ndarray,
+        made: np.ndarray,
+        byte_ids: np.ndarray,
     ) -> RankArrays:
         """The table of the merges' ids in rank order (a repeated pair keeps its first rank)."""
         pairs = (np.asarray(lefts, np.int64) << 32) | np.asarray(rights, np.int64)
         packed = (np.arange(len(pairs), dtype=np.int64) << 32) | np.asarray(made, np.int64)
-        return cls._built(kernels, pairs, packed)
+        return cls._built(kernels, pairs, packed, byte_ids)
 
     @classmethod
-    def of_table(cls, kernels: ModuleType, ranks: RankTable) -> RankArrays:
+    def of_table(cls, kernels: ModuleType, ranks: RankTable, byte_ids: np.ndarray) -> RankArrays:
         """The table of a Python rank table (``packed.rank_table``: pair -> packed rank)."""
         pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
         packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
-        return cls._built(kernels, (pairs[:, 0] << 32) | pairs[:, 1], packed)
+        return cls._built(kernels, (pairs[:, 0] << 32) | pairs[:, 1], packed, byte_ids)
 
     @classmethod
-    def _built(cls, kernels: ModuleType, pairs: np.ndarray, packed: np.ndarray) -> RankArrays:
-        keys, vals = kernels.rank_table(pairs, packed, 2 * _pow2_at_least(max(len(pairs), 1)))
-        return cls(keys, vals)
+    def _built(
+        cls, kernels: ModuleType, pairs: np.ndarray, packed: np.ndarray, byte_ids: np.ndarray
+    ) -> RankArrays:
+        cap = 2 * _pow2_at_least(max(len(pairs), 1))
+        table, by_bytes = kernels.rank_table(pairs, packed, cap, np.asarray(byte_ids, np.int64))
+        return cls(table, by_bytes)
 
 
 class CompiledMerger:
     """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
     rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens to look
-    a piece up as first, or None."""
+    a piece up as first, or None; ``whole_all``: every piece, not only ASCII ones
+    (``ignore_merges``)."""
 
     def __init__(
         self,
@@ -76,12 +86,14 @@ class CompiledMerger:
         *,
         limit: int | None = None,
         whole: PieceTable | None = None,
+        whole_all: bool = False,
     ) -> None:
         self._kernels = kernels
         self.rank = rank
         self.limit = _EVERY_RANK if limit is None else limit << 32
         self.byte_ids = np.asarray(byte_ids, np.int64)
         self.whole = whole if whole is not None else PieceTable.empty()
+        self.whole_all = whole_all
         self.cache = PieceTable.new_cache()
         self._lock = threading.Lock()
 
@@ -101,6 +113,7 @@ class CompiledMerger:
         """The ids (uint32) of ``items`` over the code points ``cp``, and with ``record`` where
         each item's ids end. The caller holds :meth:`try_lock`."""
         kernels = self._kernels
+        cp = readonly(cp)
         starts = items[0]
         out = np.empty(_id_bound(cp, items), np.uint32)
         item_end = np.empty(len(starts) if record else 0, np.int64)
@@ -108,7 +121,7 @@ class CompiledMerger:
         while True:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank, self.limit,
-                self.cache.arrays, self.whole.arrays,
+                self.cache.arrays, self.whole.arrays, self.whole_all,
             )  # fmt: skip
             if k >= len(starts):
                 break
@@ -124,7 +137,8 @@ class CompiledMerger:
         ``cp``'s text (``token_size``: each id's byte count). The caller holds the lock."""
         ids, item_end = self.encode(cp, items, record=True)
         assert item_end is not None
-        starts, ends, partial = self._kernels.spans(cp, items, item_end, ids, token_size)
+        spans = self._kernels.spans(readonly(cp), items, item_end, ids, token_size)
+        starts, ends, partial = spans
         return ids, starts, ends, partial
 
 

@@ -11,10 +11,12 @@ tokens' matching (the caller puts their ids between the pieces), growing the cac
 kernel stops when it is full; the caller grows or empties it and calls again).
 
 Layout:
-- The rank table ``rank = (keys, vals)``: open addressing over ``left << 32 | right`` (-1 =
-  empty slot) -> ``rank << 32 | merged id``, the first (lowest) rank of a pair kept. A call
-  passes ``limit``: entries at or above it count as absent, so the tokenizer of the first
-  ``k`` merges (``k << 32``) shares the whole tokenizer's table.
+- The rank table ``rank = (table, by_bytes)``: open addressing over ``left << 32 | right``
+  (-1 = empty slot; a key at ``table[2 * slot]``, its value after it) -> ``rank << 32 |
+  merged id``, the first (lowest) rank of a pair kept; ``by_bytes[a << 8 | b]`` the value
+  of the pair of the bytes ``a``, ``b``'s tokens. A call passes ``limit``: values at or
+  above it count as absent, so the tokenizer of the first ``k`` merges (``k << 32``)
+  shares the whole tokenizer's table.
 - A piece table (the cache, and for ``ignore_merges`` the vocabulary's whole tokens) is
   ``(slots, hashes, key_at, val_at, sizes, keys, vals, meta)``: ``slots`` open addressing
   (-1 = empty) -> entry ``j``; entry ``j`` has the hash of its code points, its code points
@@ -29,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..train.numba_cache import cache_in_user_dir
+from ..io.numba_cache import cache_in_user_dir
 
 NO_MERGE = np.int64(0x7FFFFFFFFFFFFFFF)
 EVERY_RANK = NO_MERGE  # a ``limit`` that keeps every merge
@@ -46,45 +48,60 @@ ENTRIES, KEYS_USED, VALS_USED = 0, 1, 2
 
 # ----------------------------------------------------------------- the rank table
 @njit(nogil=True)
-def _pair_slot(keys, key):  # type: ignore[no-untyped-def]
-    mask = keys.size - 1
+def _pair_slot(table, key):  # type: ignore[no-untyped-def]
+    """The slot of ``key`` in ``table`` (its key at ``2 * slot``, its value next to it: one
+    cache line for a lookup), or the empty slot where it would go."""
+    mask = (table.size >> 1) - 1
     i = ((key * _MIX) >> np.int64(29)) & mask
-    while keys[i] != key and keys[i] != -1:
+    while table[2 * i] != key and table[2 * i] != -1:
         i = (i + 1) & mask
     return i
 
 
 @njit(nogil=True)
-def rank_table(pairs, packed, cap):  # type: ignore[no-untyped-def]
+def rank_table(pairs, packed, cap, byte_ids):  # type: ignore[no-untyped-def]
     """The rank table (``cap`` slots, a power of two) of the pairs ``left << 32 | right``
-    and their ``rank << 32 | merged id``, in rank order."""
-    keys = np.full(cap, -1, np.int64)
-    vals = np.empty(cap, np.int64)
+    and their ``rank << 32 | merged id``, in rank order; and the rank of every pair of
+    bytes, directly (``bytes[a << 8 | b]``: most lookups are of the first pairs)."""
+    table = np.full(2 * cap, -1, np.int64)
     for i in range(pairs.size):
-        s = _pair_slot(keys, pairs[i])
-        if keys[s] != pairs[i]:  # subtle: a repeated pair keeps its first (lowest) rank
-            keys[s] = pairs[i]
-            vals[s] = packed[i]
-    return keys, vals
+        s = _pair_slot(table, pairs[i])
+        if table[2 * s] != pairs[i]:  # subtle: a repeated pair keeps its first (lowest) rank
+            table[2 * s] = pairs[i]
+            table[2 * s + 1] = packed[i]
+    by_bytes = np.empty(1 << 16, np.int64)
+    for a in range(256):
+        for b in range(256):
+            by_bytes[(a << 8) | b] = _rank(table, byte_ids[a], byte_ids[b], NO_MERGE)
+    return table, by_bytes
 
 
 @njit(nogil=True)
-def _rank(keys, vals, a, b, limit):  # type: ignore[no-untyped-def]
+def _rank(table, a, b, limit):  # type: ignore[no-untyped-def]
     key = (np.int64(a) << np.int64(32)) | np.int64(b)
-    s = _pair_slot(keys, key)
-    if keys[s] != key:
+    s = _pair_slot(table, key)
+    if table[2 * s] != key:
         return NO_MERGE
-    v = vals[s]
+    v = table[2 * s + 1]
     return v if v < limit else NO_MERGE
 
 
 # ------------------------------------------------------------------- merging a piece
 @njit(nogil=True)
-def _merge_short(ids, n, ranks, keys, vals, limit):  # type: ignore[no-untyped-def]
-    """Merge ``ids[:n]`` in place; return the new length. ``ranks[i]`` is the packed rank of
-    the pair ``ids[i], ids[i + 1]``; after a merge only its two neighbours change."""
+def _first_ranks(raw, n, ranks, by_bytes, limit):  # type: ignore[no-untyped-def]
+    """``ranks[i]``: the rank of the pair of bytes ``raw[i], raw[i + 1]`` (a piece's pairs
+    before any merge), from the direct table of byte pairs."""
     for i in range(n - 1):
-        ranks[i] = _rank(keys, vals, ids[i], ids[i + 1], limit)
+        r = by_bytes[(np.int64(raw[i]) << np.int64(8)) | np.int64(raw[i + 1])]
+        ranks[i] = r if r < limit else NO_MERGE
+
+
+@njit(nogil=True)
+def _merge_short(ids, raw, n, ranks, table, by_bytes, limit):  # type: ignore[no-untyped-def]
+    """Merge ``ids[:n]`` (the ids of the bytes ``raw[:n]``) in place; return the new length.
+    ``ranks[i]`` is the packed rank of the pair ``ids[i], ids[i + 1]``; after a merge only
+    its two neighbours change."""
+    _first_ranks(raw, n, ranks, by_bytes, limit)
     while n > 1:
         best = NO_MERGE
         at = -1
@@ -101,9 +118,9 @@ def _merge_short(ids, n, ranks, keys, vals, limit):  # type: ignore[no-untyped-d
             ranks[j] = ranks[j + 1]
         n -= 1
         if at > 0:
-            ranks[at - 1] = _rank(keys, vals, ids[at - 1], ids[at], limit)
+            ranks[at - 1] = _rank(table, ids[at - 1], ids[at], limit)
         if at < n - 1:
-            ranks[at] = _rank(keys, vals, ids[at], ids[at + 1], limit)
+            ranks[at] = _rank(table, ids[at], ids[at + 1], limit)
     return n
 
 
@@ -143,7 +160,7 @@ def _heap_pop(heap, size):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def _merge_long(ids, n, keys, vals, limit):  # type: ignore[no-untyped-def]
+def _merge_long(ids, raw, n, ranks, table, by_bytes, limit):  # type: ignore[no-untyped-def]
     """``_merge_short`` in O(n log n) for long pieces: a linked list of tokens and a heap of
     ``rank << 32 | position`` (the leftmost first among equal ranks), stale entries skipped."""
     nxt = np.empty(n, np.int64)
@@ -154,10 +171,10 @@ def _merge_long(ids, n, keys, vals, limit):  # type: ignore[no-untyped-def]
     for i in range(n):
         nxt[i] = i + 1
         prv[i] = i - 1
+    _first_ranks(raw, n, ranks, by_bytes, limit)
     for i in range(n - 1):
-        r = _rank(keys, vals, ids[i], ids[i + 1], limit)
-        if r != NO_MERGE:
-            size = _heap_push(heap, size, ((r >> np.int64(32)) << np.int64(32)) | i)
+        if ranks[i] != NO_MERGE:
+            size = _heap_push(heap, size, ((ranks[i] >> np.int64(32)) << np.int64(32)) | i)
     while size > 0:
         item, size = _heap_pop(heap, size)
         i = item & _ID_MASK
@@ -167,7 +184,7 @@ def _merge_long(ids, n, keys, vals, limit):  # type: ignore[no-untyped-def]
         j = nxt[i]
         if j >= n:
             continue
-        r = _rank(keys, vals, ids[i], ids[j], limit)
+        r = _rank(table, ids[i], ids[j], limit)
         # Stale unless ``i`` and its right neighbour still form the pair this entry was for
         # (a rank names one pair).
         if r == NO_MERGE or (r >> np.int64(32)) != rank:
@@ -178,12 +195,12 @@ def _merge_long(ids, n, keys, vals, limit):  # type: ignore[no-untyped-def]
         nxt[i] = k
         if k < n:
             prv[k] = i
-            r = _rank(keys, vals, ids[i], ids[k], limit)
+            r = _rank(table, ids[i], ids[k], limit)
             if r != NO_MERGE:
                 size = _heap_push(heap, size, ((r >> np.int64(32)) << np.int64(32)) | i)
         h = prv[i]
         if h >= 0:
-            r = _rank(keys, vals, ids[h], ids[i], limit)
+            r = _rank(table, ids[h], ids[i], limit)
             if r != NO_MERGE:
                 size = _heap_push(heap, size, ((r >> np.int64(32)) << np.int64(32)) | h)
     m = 0
@@ -195,28 +212,34 @@ def _merge_long(ids, n, keys, vals, limit):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def _bytes_of(cp, s, e, byte_ids, ids):  # type: ignore[no-untyped-def]
-    """The ids of the UTF-8 bytes of ``cp[s:e]`` written to ``ids``; their count."""
+def _put(raw, ids, n, byte, byte_ids):  # type: ignore[no-untyped-def]
+    raw[n] = byte
+    ids[n] = byte_ids[byte]
+
+
+@njit(nogil=True)
+def _bytes_of(cp, s, e, byte_ids, raw, ids):  # type: ignore[no-untyped-def]
+    """The UTF-8 bytes of ``cp[s:e]`` written to ``raw``, their ids to ``ids``; their count."""
     n = 0
     for i in range(s, e):
         c = np.int64(cp[i])
         if c < 0x80:
-            ids[n] = byte_ids[c]
+            _put(raw, ids, n, c, byte_ids)
             n += 1
         elif c < 0x800:
-            ids[n] = byte_ids[0xC0 | (c >> 6)]
-            ids[n + 1] = byte_ids[0x80 | (c & 0x3F)]
+            _put(raw, ids, n, 0xC0 | (c >> 6), byte_ids)
+            _put(raw, ids, n + 1, 0x80 | (c & 0x3F), byte_ids)
             n += 2
         elif c < 0x10000:
-            ids[n] = byte_ids[0xE0 | (c >> 12)]
-            ids[n + 1] = byte_ids[0x80 | ((c >> 6) & 0x3F)]
-            ids[n + 2] = byte_ids[0x80 | (c & 0x3F)]
+            _put(raw, ids, n, 0xE0 | (c >> 12), byte_ids)
+            _put(raw, ids, n + 1, 0x80 | ((c >> 6) & 0x3F), byte_ids)
+            _put(raw, ids, n + 2, 0x80 | (c & 0x3F), byte_ids)
             n += 3
         else:
-            ids[n] = byte_ids[0xF0 | (c >> 18)]
-            ids[n + 1] = byte_ids[0x80 | ((c >> 12) & 0x3F)]
-            ids[n + 2] = byte_ids[0x80 | ((c >> 6) & 0x3F)]
-            ids[n + 3] = byte_ids[0x80 | (c & 0x3F)]
+            _put(raw, ids, n, 0xF0 | (c >> 18), byte_ids)
+            _put(raw, ids, n + 1, 0x80 | ((c >> 12) & 0x3F), byte_ids)
+            _put(raw, ids, n + 2, 0x80 | ((c >> 6) & 0x3F), byte_ids)
+            _put(raw, ids, n + 3, 0x80 | (c & 0x3F), byte_ids)
             n += 4
     return n
 
@@ -313,20 +336,23 @@ def rehash(table, slots):  # type: ignore[no-untyped-def]
 
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
-def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole):  # type: ignore[no-untyped-def]
+def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all):  # type: ignore[no-untyped-def]
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
     in ``out``. Stops before a new piece the cache has no room for. Returns the next item and
     the next free place of ``out``. ``whole``: the whole tokens a piece is looked up as before
-    it is merged (``ignore_merges``), or a table without entries."""
+    it is merged, or a table without entries: ASCII pieces only, unless ``whole_all``
+    (``ignore_merges``: a run of Han characters is seldom one token, and a failed lookup
+    costs a miss in a large table, as the Python path found)."""
     starts, ends, special = items
-    keys, vals = rank
+    table, by_bytes = rank
     record = item_end.size > 0
     longest = 1
     for t in range(k, starts.size):
         if special[t] < 0 and ends[t] - starts[t] > longest:
             longest = ends[t] - starts[t]
     ids = np.empty(4 * longest, np.int64)
+    raw = np.empty(4 * longest, np.int64)
     ranks = np.empty(4 * longest, np.int64)
     look_whole = whole[7][ENTRIES] > 0
     while k < starts.size:
@@ -344,17 +370,17 @@ def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole):
                     o += 1
             else:
                 m = -1
-                if look_whole:
+                if look_whole and (whole_all or _ascii(cp, s, e)):
                     w, _ = _find(whole, cp, s, e, h)
                     if w >= 0:
                         ids[0] = whole[6][whole[3][w]]
                         m = 1
                 if m < 0:
-                    n = _bytes_of(cp, s, e, byte_ids, ids)
+                    n = _bytes_of(cp, s, e, byte_ids, raw, ids)
                     if n > LONG_PIECE:
-                        m = _merge_long(ids, n, keys, vals, limit)
+                        m = _merge_long(ids, raw, n, ranks, table, by_bytes, limit)
                     else:
-                        m = _merge_short(ids, n, ranks, keys, vals, limit)
+                        m = _merge_short(ids, raw, n, ranks, table, by_bytes, limit)
                 if e - s <= CACHED_MAX:
                     if not _has_room(cache, e - s, m):
                         return k, o
@@ -366,6 +392,14 @@ def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole):
             item_end[k] = o
         k += 1
     return k, o
+
+
+@njit(nogil=True)
+def _ascii(cp, s, e):  # type: ignore[no-untyped-def]
+    for i in range(s, e):
+        if cp[i] >= 0x80:
+            return False
+    return True
 
 
 @njit(nogil=True)

@@ -50,18 +50,10 @@ STRETCH = -1  # in a list of stretches: text to cut into pieces (else a special 
 
 
 def codepoints(text: str) -> np.ndarray:
-    """``text`` as code points; UnicodeEncodeError for a surrogate (the caller encodes the
-    text with its surrogates replaced, as the Python path does)."""
+    """``text`` as code points (a read-only array: numba compiles one version of a kernel per
+    array type, and the scanners' are read-only); UnicodeEncodeError for a surrogate (the
+    caller encodes the text with its surrogates replaced, as the Python path does)."""
     return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-
-
-def _starts_of(ends: np.ndarray, start: int) -> np.ndarray:
-    """The start of each piece, from the pieces' ends and the first one's start."""
-    starts = np.empty_like(ends)
-    if len(ends):
-        starts[0] = start
-        starts[1:] = ends[:-1]
-    return starts
 
 
 class Encoder:
@@ -189,30 +181,37 @@ class Encoder:
         return cp, self.scanned(cp, stretches)
 
     def scanned(self, cp: np.ndarray, stretches: list[tuple[int, int, int]]) -> Items:
-        """The items of ``stretches`` ``(start, end, kind)``: a special token's id, or
-        ``STRETCH`` for text, which the scanner cuts into pieces."""
+        """The items of ``stretches`` ``(start, end, kind)``, in order: a special token's id,
+        or ``STRETCH`` for text, which the scanner cuts into pieces (all of them in one
+        call)."""
         scanner = self.scanner
         assert scanner is not None
-        if len(stretches) == 1 and stretches[0][2] == STRETCH:
-            a, b, _ = stretches[0]
-            ends = scanner.ends(cp, a, b)
-            return _starts_of(ends, a), ends, np.full(len(ends), -1, np.int64)
-        starts: list[np.ndarray] = []
-        ends_parts: list[np.ndarray] = []
-        kinds: list[np.ndarray] = []
-        for a, b, kind in stretches:
-            if kind == STRETCH:
-                ends = scanner.ends(cp, a, b)
-                starts.append(_starts_of(ends, a))
-                ends_parts.append(ends)
-                kinds.append(np.full(len(ends), -1, np.int64))
-            else:
-                starts.append(np.array([a], np.int64))
-                ends_parts.append(np.array([b], np.int64))
-                kinds.append(np.array([kind], np.int64))
-        if not starts:
+        if not stretches:
             return _NO_ITEMS
-        return np.concatenate(starts), np.concatenate(ends_parts), np.concatenate(kinds)
+        bounds = np.array(stretches, dtype=np.int64).reshape(-1, 3)
+        text = bounds[:, 2] == STRETCH
+        ends = scanner.stretch_ends(cp, bounds[text, 0], bounds[text, 1])
+        # Pieces per text stretch: its last piece ends at its stop.
+        last = np.searchsorted(ends, bounds[text, 1], side="left")
+        per_text = np.diff(np.concatenate([[-1], last]))
+        counts = np.ones(len(bounds), dtype=np.int64)
+        counts[text] = per_text
+        first_item = np.cumsum(counts) - counts  # where each stretch's items begin
+        # The item of each piece: its stretch's first item plus its place in the stretch.
+        first_piece = np.cumsum(per_text) - per_text
+        at = np.arange(len(ends)) + np.repeat(first_item[text] - first_piece, per_text)
+        n = int(counts.sum())
+        starts = np.empty(n, np.int64)
+        stops = np.empty(n, np.int64)
+        kinds = np.full(n, -1, np.int64)
+        piece_starts = np.empty_like(ends)
+        piece_starts[1:] = ends[:-1]
+        piece_starts[first_piece] = bounds[text, 0]
+        starts[at], stops[at] = piece_starts, ends
+        special = first_item[~text]
+        starts[special], stops[special] = bounds[~text, 0], bounds[~text, 1]
+        kinds[special] = bounds[~text, 2]
+        return starts, stops, kinds
 
     def compiled_array(self, text: str, specials: Specials) -> np.ndarray | None:
         """The ids of ``text`` (uint32) on the compiled path, or None when it does not take

@@ -1,10 +1,11 @@
 """Loading the compiled encoder's kernels: once per process, compiled once per machine.
 
 What it does: :func:`prepare` imports numba and the kernels (``encode_kernel``) and makes them
-ready to run: loaded from numba's on-disk cache (``train.numba_cache``: the user's cache
-folder), or on the first run compiled in a child process, after ``status(COMPILING)``, so
-that numba's compiler (largely Python, holding the GIL for seconds) never stalls a thread of
-this process that draws a window. :func:`prepare_in_background` does it in a daemon thread;
+ready to run, with the compiled scanners' (``pretokenization.scan_load``): loaded from
+numba's on-disk cache (``io.numba_cache``: the user's cache folder), or on the first run
+compiled in a child process, after ``status(COMPILING)``, so that numba's compiler (largely
+Python, holding the GIL for seconds) never stalls a thread of this process that draws a
+window. :func:`prepare_in_background` does it in a daemon thread;
 :func:`kernels` gives the module once it is ready (never loading it), so a caller that must not
 wait (the app's GUI thread, a short text) takes the Python path meanwhile. Where numba is
 missing or fails to import, :func:`prepare` returns False and every text takes the Python
@@ -17,8 +18,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from types import ModuleType
@@ -56,13 +55,17 @@ def eager() -> bool:
 
 
 def kernels() -> ModuleType | None:
-    """The kernel module if it is ready to run now, else None (nothing is loaded here)."""
+    """The kernel module if it is ready to run now (the scanners' too), else None (nothing
+    is loaded here)."""
     return _module if _ready and enabled() else None
 
 
 def compiling() -> bool:
-    """Whether a :func:`prepare` is compiling the kernels right now (in any thread)."""
-    return _compiling
+    """Whether a :func:`prepare` is compiling the kernels (or the scanners') right now, in
+    any thread."""
+    from ..pretokenization import scan_load
+
+    return _compiling or scan_load.compiling()
 
 
 def failure() -> str | None:
@@ -85,15 +88,15 @@ def _import() -> ModuleType | None:
 
 
 def prepare(status: StatusFn | None = None) -> bool:
-    """Make the kernels ready (see the module docstring); whether they are. Thread-safe: a
-    second call waits for the first."""
-    global _ready, _compiling
+    """Make the kernels ready, the scanners' first (see the module docstring); whether they
+    are. Thread-safe: a second call waits for the first."""
+    global _ready, _compiling, _failure
     if _ready or not enabled():
         return _ready and enabled()
     module = _import()
-    if module is None:
+    if module is None or not _scanners_ready(status):
         return False
-    from ..train.numba_cache import is_cached
+    from ..io.numba_cache import compile_in_child, is_cached
 
     # subtle: asked before taking the lock, so that a call which then waits for another
     # thread's compile says so too.
@@ -108,16 +111,28 @@ def prepare(status: StatusFn | None = None) -> bool:
         try:
             if _compiling:
                 _log.info(COMPILING)
-                _compile_in_a_child()
+                compile_in_child(_CHILD)
             warm_up(module)
         except Exception as exc:  # a kernel that does not compile here: the Python path
-            global _failure
             _failure = f"{type(exc).__name__}: {exc}"
             _log.warning("the compiled encoder failed to compile (%s)", _failure)
             return False
         finally:
             _compiling = False
         _ready = True
+    return True
+
+
+def _scanners_ready(status: StatusFn | None) -> bool:
+    """Prepare the compiled scanners (``scan_load``); whether they could be."""
+    global _failure
+    from ..pretokenization import scan_load
+
+    try:
+        scan_load.prepare(status)
+    except ImportError as exc:  # scan_load.ScannerUnavailable: numba missing or broken
+        _failure = str(exc)
+        return False
     return True
 
 
@@ -130,41 +145,27 @@ def forget() -> None:
         _ready = False
 
 
-def prepare_in_background(status: StatusFn | None = None) -> threading.Thread:
-    """:func:`prepare` in a daemon thread (one per process: a second call gets the first's)."""
+def prepare_in_background(
+    status: StatusFn | None = None, done: Callable[[bool], None] | None = None
+) -> threading.Thread:
+    """:func:`prepare` in a daemon thread, then ``done(ready)``; one thread per process (a
+    second call gets the first's, and its callbacks are not called)."""
     global _background
+
+    def run() -> None:
+        ready = prepare(status)
+        if done is not None:
+            done(ready)
+
     with _lock:
         if _background is None:
-            _background = threading.Thread(
-                target=prepare, args=(status,), name="bpe-studio-encoder", daemon=True
-            )
+            _background = threading.Thread(target=run, name="bpe-studio-encoder", daemon=True)
             _background.start()
         return _background
 
 
-# A child process that compiles the kernels into numba's cache, in-process, and exits.
+# What a child process runs to compile the kernels into numba's cache (``compile_in_child``).
 _CHILD = "from bpe_studio.core.encode import kernel_start as k, encode_kernel as m; k.warm_up(m)"
-
-
-def _compile_in_a_child() -> None:
-    """Compile the kernels in a child process, which writes them to numba's cache for this
-    process to load (see the module docstring). If the child fails, or its cache entries do
-    not serve this process, the warm-up compiles here instead."""
-    if getattr(sys, "frozen", False):
-        return  # sys.executable is the app itself, not a Python to run code with
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    try:
-        subprocess.run(
-            [sys.executable, "-c", _CHILD],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-            timeout=900,
-        )
-    except (OSError, subprocess.SubprocessError):
-        pass  # no child could run: the warm-up compiles in this process
 
 
 def warm_up(module: ModuleType) -> None:
@@ -173,14 +174,15 @@ def warm_up(module: ModuleType) -> None:
     import numpy as np
 
     from .compiled import CompiledMerger, RankArrays
+    from .encoder import codepoints
     from .piece_table import PieceTable
 
     lefts = np.array([97], np.int64)
     rights = np.array([98], np.int64)
     made = np.array([256], np.int64)
-    rank = RankArrays.of_lists(module, lefts, rights, made)
     byte_ids = np.arange(256, dtype=np.int64)
-    cp = np.frombuffer("ab".encode("utf-32-le"), dtype=np.uint32)
+    rank = RankArrays.of_lists(module, lefts, rights, made, byte_ids)
+    cp = codepoints("ab")
     whole = PieceTable.of_pieces(module, cp, np.array([2], np.int64), np.array([256], np.int64))
     merger = CompiledMerger(module, rank, byte_ids, whole=whole)
     merger.encode(cp, (np.array([0]), np.array([2]), np.array([-1])), record=True)

@@ -170,6 +170,7 @@ class Merger:
                 np.array(self.byte_ids, np.int64),
                 limit=self._compiled_limit(),
                 whole=self._compiled_whole(kernels),
+                whole_all=self._lookup_all,
             )
         return self._compiled
 
@@ -179,12 +180,12 @@ class Merger:
 
             from .compiled import RankArrays
 
+            byte_ids = np.array(self.byte_ids, np.int64)
             if self._merge_lists is not None:
-                lefts, rights, made_ids = self._merge_lists
-                rank = RankArrays.of_lists(kernels, np.array(lefts), np.array(rights),
-                                           np.array(made_ids))  # fmt: skip
+                lefts, rights, made_ids = map(np.array, self._merge_lists)
+                rank = RankArrays.of_lists(kernels, lefts, rights, made_ids, byte_ids)
             else:
-                rank = RankArrays.of_table(kernels, self._ranks)
+                rank = RankArrays.of_table(kernels, self._ranks, byte_ids)
             self._rank_arrays = rank
         return self._rank_arrays
 
@@ -211,7 +212,7 @@ class Merger:
             return None
         from .piece_table import PieceTable
 
-        return PieceTable.of_tokens(kernels, self._whole)
+        return PieceTable.of_tokens(kernels, self._whole, ascii_only=not self._lookup_all)
 
     # ---------------------------------------------------------------- merging
     def ids(self, pieces: list[str]) -> list[int]:

@@ -27,6 +27,16 @@ MAX_VALS = 1 << 21
 ENTRIES, KEYS_USED, VALS_USED = 0, 1, 2
 
 
+def readonly(points: np.ndarray) -> np.ndarray:
+    """Code points as every kernel call takes them: uint32, read-only (numba compiles a kernel
+    once per array type, and text's code points come from ``numpy.frombuffer``)."""
+    points = np.ascontiguousarray(points, dtype=np.uint32)
+    if points.flags.writeable:
+        points = points.view()
+        points.flags.writeable = False
+    return points
+
+
 def _pow2_at_least(n: int) -> int:
     return 1 << max(4, (int(n) - 1).bit_length())
 
@@ -60,26 +70,36 @@ class PieceTable:
         """The table of pieces ``cp[ends[i - 1]:ends[i]]`` -> ``ids[i]`` (one id each)."""
         n = len(ends)
         table = cls(max(n, 1), max(len(cp), 1), max(n, 1))
-        kernels.fill_table(
-            table.arrays, cp, ends.astype(np.int64, copy=False), ids.astype(np.int64, copy=False)
-        )
+        ends, ids = ends.astype(np.int64), ids.astype(np.int64)
+        kernels.fill_table(table.arrays, readonly(cp), ends, ids)
         return table
 
     @classmethod
-    def of_tokens(cls, kernels: ModuleType, tokens: Mapping[bytes, int]) -> PieceTable:
-        """The table of the tokens (bytes -> id) as pieces of code points; tokens that are not
-        valid UTF-8 are left out (no piece of text is made of them)."""
+    def of_tokens(
+        cls, kernels: ModuleType, tokens: Mapping[bytes, int], ascii_only: bool
+    ) -> PieceTable:
+        """The table of the tokens (bytes -> id) as pieces of code points: those of ASCII only
+        when ``ascii_only`` (all that is looked up then), else every one that is valid UTF-8
+        (no piece of text is made of the others)."""
+        if ascii_only:
+            chosen = [(t, i) for t, i in tokens.items() if t.isascii()]
+            joined = b"".join(t for t, _ in chosen)
+            # subtle: an ASCII byte is its own code point.
+            cp = np.frombuffer(joined, dtype=np.uint8).astype(np.uint32)
+            lens = np.fromiter((len(t) for t, _ in chosen), dtype=np.int64, count=len(chosen))
+            ids = np.fromiter((i for _, i in chosen), dtype=np.int64, count=len(chosen))
+            return cls.of_pieces(kernels, cp, np.cumsum(lens), ids)
         texts: list[str] = []
-        ids: list[int] = []
+        kept: list[int] = []
         for token, idx in tokens.items():
             try:
                 texts.append(token.decode("utf-8"))
             except UnicodeDecodeError:
                 continue
-            ids.append(idx)
+            kept.append(idx)
         cp = np.frombuffer("".join(texts).encode("utf-32-le"), dtype=np.uint32)
         ends = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
-        return cls.of_pieces(kernels, cp, ends, np.array(ids, dtype=np.int64))
+        return cls.of_pieces(kernels, cp, ends, np.array(kept, dtype=np.int64))
 
     @property
     def arrays(self) -> tuple[np.ndarray, ...]:

@@ -99,10 +99,7 @@ def _encode_decided_compiled(enc: Encoder, merger: CompiledMerger, buf: str, out
         tail = tail[tail <= limit]
         if len(tail):
             done = int(tail[-1])
-            tail_starts = np.empty_like(tail)
-            tail_starts[0] = pos
-            tail_starts[1:] = tail[:-1]
-            starts = np.concatenate([starts, tail_starts])
+            starts = np.concatenate([starts, [pos], tail[:-1]])
             ends = np.concatenate([ends, tail])
             kinds = np.concatenate([kinds, np.full(len(tail), -1, np.int64)])
     out += merger.encode(cp, (starts, ends, kinds))[0].tolist()
@@ -114,8 +111,8 @@ def _points_but_last_high(buf: str) -> np.ndarray:
     Python path never encodes it either: the piece holding the last character is never
     decided); any other surrogate raises UnicodeEncodeError, for the caller to replace."""
     if buf and "\ud800" <= buf[-1] <= "\udbff":
-        head = codepoints(buf[:-1])
-        return np.append(head, np.uint32(ord(buf[-1])))
+        codepoints(buf[:-1])  # raises for any other surrogate
+        return np.frombuffer(buf.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     return codepoints(buf)
 
 
