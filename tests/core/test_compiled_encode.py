@@ -362,3 +362,74 @@ def test_a_compiled_stream_gives_the_ids_of_the_whole_text(preset, text, cuts):
         assert list(preset.encode_iterable(chunks)) == python_ids(preset, text)
     finally:
         streaming.STREAM_BLOCK = monkey
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_whole_token_is_found_by_the_compiled_lookup(name):
+    """The whole-token table (built in compiled code from the tokens' bytes) finds each
+    UTF-8 token of a real vocabulary: pieces that are tokens, with no merges to fall back on,
+    come out as their own ids."""
+    from bpe_studio.core.encode.compiled import CompiledMerger, RankArrays
+    from bpe_studio.core.encode.encoder import codepoints
+    from bpe_studio.core.encode.piece_table import PieceTable
+
+    kernels = kernel_start.kernels()
+    vocab = Tokenizer.preset(name).vocab
+    whole = {t: i for i, t in vocab.items()}
+    texts, ids = [], []
+    for token, idx in whole.items():
+        try:
+            texts.append(token.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        ids.append(idx)
+    no_merges = np.zeros(0, np.int64)
+    byte_ids = np.array([whole[bytes([b])] for b in range(256)], np.int64)
+    rank = RankArrays.of_lists(kernels, no_merges, no_merges, no_merges, byte_ids)
+    for ascii_only in (False, True):
+        table = PieceTable.of_tokens(kernels, whole, ascii_only=ascii_only)
+        merger = CompiledMerger(kernels, rank, byte_ids, whole=table, whole_all=True)
+        ends = np.cumsum([len(t) for t in texts])
+        starts = ends - np.array([len(t) for t in texts])
+        items = (starts, ends, np.full(len(texts), -1, np.int64))
+        got, item_end = merger.encode(codepoints("".join(texts)), items, record=True)
+        per_piece = np.split(got, item_end[:-1])
+        looked_up = [(t, i) for t, i in zip(texts, ids) if t.isascii() or not ascii_only]
+        assert len(looked_up) > len(texts) // 2
+        assert [
+            piece.tolist() for piece, t in zip(per_piece, texts) if t.isascii() or not ascii_only
+        ] == [[i] for _, i in looked_up]
+
+
+# Characters of several scripts whose UTF-8 bytes the presets merge in many ways: runs of them
+# are merged from their characters' tokens first (``encode_kernel._from_chars``), each result
+# checked, the rest from bytes.
+MULTIBYTE = (
+    "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着"
+    "去之过家学对可里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行"
+    "方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理"
+    "美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电"
+    "四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼"
+    "体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感"
+    "金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许"
+    "八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管"
+    "夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完"
+    "革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取"
+    "设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专"
+    "石若兵弟谁校读志飞观争究包组造落视济喜离虽坐集编宝谈府拉黑且随格尽剑讲布杀微怕母"
+    "调局根曾准团段终乐切级克精哪官示冷域读ひらがなカタカナàéîõüßœñçЖДФЫ"
+    "Я"
+)
+
+
+@HYPO
+@given(text=st.text(st.sampled_from(MULTIBYTE + " ,.。，1"), max_size=200))
+def test_multibyte_runs_compiled_equal_python(preset, text):
+    assert_same(preset, text)
+
+
+@pytest.mark.parametrize("k", [300, 3000, 20_000])
+def test_multibyte_runs_of_truncations_compiled_equal_python(k):
+    tok = Tokenizer.preset("o200k_base").truncated(k)
+    text = read_fixture(SLICES["chinese"])[:20_000] + MULTIBYTE * 3
+    assert_same(tok, text)

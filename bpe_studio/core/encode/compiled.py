@@ -27,8 +27,10 @@ from .piece_table import PieceTable, readonly
 
 # (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
 Items = tuple[np.ndarray, np.ndarray, np.ndarray]
-# The id bound of uint32 ids; a rank at or past it in a limit keeps every merge.
+# A limit that keeps every merge.
 _EVERY_RANK = (1 << 63) - 1
+# The memo of pairs of tokens (``encode_kernel._no_cross``): its slots, a power of two.
+TOKEN_PAIRS = 1 << 18
 
 
 def _pow2_at_least(n: int) -> int:
@@ -36,11 +38,13 @@ def _pow2_at_least(n: int) -> int:
 
 
 class RankArrays(NamedTuple):
-    """The rank table in open addressing, and the pairs of bytes' ranks (``encode_kernel``'s
-    layout)."""
+    """The rank table in open addressing, the pairs of bytes' ranks and the merge tree
+    (``encode_kernel``'s layout; ``tree`` without a monotone flag set when the merges'
+    tokens are not known in rank order: merging from characters is then off)."""
 
     table: np.ndarray
     by_bytes: np.ndarray
+    tree: tuple[np.ndarray, np.ndarray, np.ndarray, bool]
 
     @classmethod
     def of_lists(
@@ -52,24 +56,36 @@ class RankArrays(NamedTuple):
         byte_ids: np.ndarray,
     ) -> RankArrays:
         """The table of the merges' ids in rank order (a repeated pair keeps its first rank)."""
-        pairs = (np.asarray(lefts, np.int64) << 32) | np.asarray(rights, np.int64)
-        packed = (np.arange(len(pairs), dtype=np.int64) << 32) | np.asarray(made, np.int64)
-        return cls._built(kernels, pairs, packed, byte_ids)
+        lefts, rights = np.asarray(lefts, np.int64), np.asarray(rights, np.int64)
+        made = np.asarray(made, np.int64)
+        pairs = (lefts << 32) | rights
+        packed = (np.arange(len(pairs), dtype=np.int64) << 32) | made
+        bound = int(max(made.max(initial=0), byte_ids.max(initial=0))) + 1
+        tree = kernels.merge_tree(lefts, rights, made, bound)
+        return cls._built(kernels, pairs, packed, byte_ids, tree)
 
     @classmethod
     def of_table(cls, kernels: ModuleType, ranks: RankTable, byte_ids: np.ndarray) -> RankArrays:
         """The table of a Python rank table (``packed.rank_table``: pair -> packed rank)."""
         pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
         packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
-        return cls._built(kernels, (pairs[:, 0] << 32) | pairs[:, 1], packed, byte_ids)
+        empty = np.zeros(0, np.int64)
+        tree = kernels.merge_tree(empty, empty, empty, 1)
+        no_tree = (*tree[:3], False)
+        return cls._built(kernels, (pairs[:, 0] << 32) | pairs[:, 1], packed, byte_ids, no_tree)
 
     @classmethod
     def _built(
-        cls, kernels: ModuleType, pairs: np.ndarray, packed: np.ndarray, byte_ids: np.ndarray
+        cls,
+        kernels: ModuleType,
+        pairs: np.ndarray,
+        packed: np.ndarray,
+        byte_ids: np.ndarray,
+        tree: tuple[np.ndarray, np.ndarray, np.ndarray, bool],
     ) -> RankArrays:
         cap = 2 * _pow2_at_least(max(len(pairs), 1))
         table, by_bytes = kernels.rank_table(pairs, packed, cap, np.asarray(byte_ids, np.int64))
-        return cls(table, by_bytes)
+        return cls(table, by_bytes, tree)
 
 
 class CompiledMerger:
@@ -95,6 +111,15 @@ class CompiledMerger:
         self.whole = whole if whole is not None else PieceTable.empty()
         self.whole_all = whole_all
         self.cache = PieceTable.new_cache()
+        # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
+        # BMP code point and a memo of pairs of characters. numpy.zeros leaves the pages
+        # untouched until a character is first met.
+        self.chars = (
+            np.zeros(4 << 16, np.int64),
+            np.zeros(len(rank.tree[0]), np.int8),
+            np.zeros(TOKEN_PAIRS, np.int64),
+            np.zeros(TOKEN_PAIRS, np.int8),
+        )
         self._lock = threading.Lock()
 
     @contextmanager
@@ -120,8 +145,9 @@ class CompiledMerger:
         k = o = 0
         while True:
             k, o = kernels.encode(
-                cp, items, k, o, out, item_end, self.byte_ids, self.rank, self.limit,
-                self.cache.arrays, self.whole.arrays, self.whole_all,
+                cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
+                self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
+                self.rank.tree,
             )  # fmt: skip
             if k >= len(starts):
                 break

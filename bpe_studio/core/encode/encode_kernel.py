@@ -17,13 +17,19 @@ Layout:
   of the pair of the bytes ``a``, ``b``'s tokens. A call passes ``limit``: values at or
   above it count as absent, so the tokenizer of the first ``k`` merges (``k << 32``)
   shares the whole tokenizer's table.
-- A piece table (the cache, and for ``ignore_merges`` the vocabulary's whole tokens) is
-  ``(slots, hashes, key_at, val_at, sizes, keys, vals, meta)``: ``slots`` open addressing
-  (-1 = empty) -> entry ``j``; entry ``j`` has the hash of its code points, its code points
-  at ``keys[key_at[j]:]`` and ids at ``vals[val_at[j]:]``, their counts in ``sizes[j]``
-  (``code points << 32 | ids``); ``meta`` = [entries, keys used, vals used].
+- A piece table (the cache, and the vocabulary's whole tokens) is ``(slots, ents, keys,
+  vals, meta)``: ``slots`` open addressing, slot ``i`` a hash at ``slots[2 * i]`` and its
+  entry ``j`` after it (-1 = empty), so a probe that finds another hash reads no entry;
+  entry ``j`` is ``ents[4 * j:4 * j + 4]`` (one cache line): the hash of its code points,
+  where they are in ``keys`` and its ids in ``vals``, and their counts (``code points << 32
+  | ids``); ``meta`` = [entries, keys used, vals used].
 - Items: piece ``k`` is ``cp[starts[k]:ends[k]]`` when ``special[k] < 0``, else the special
   token of id ``special[k]`` (``starts[k]:ends[k]`` its characters).
+- ``tree = (birth, left, right, monotone)``: the merge tree of every token (``merge_tree``).
+  ``chars = (info, alone, memo_keys, memo_vals)``: what ``_from_chars`` has learnt, kept
+  across calls: per BMP code point ``c`` its tokens at ``info[4 * c:4 * c + 4]`` (count
+  first; 0: not yet), per token whether it is valid alone (0: not yet, 1, 2: not), per pair
+  of tokens whether no merge crosses it.
 """
 
 from __future__ import annotations
@@ -97,11 +103,17 @@ def _first_ranks(raw, n, ranks, by_bytes, limit):  # type: ignore[no-untyped-def
 
 
 @njit(nogil=True)
-def _merge_short(ids, raw, n, ranks, table, by_bytes, limit):  # type: ignore[no-untyped-def]
-    """Merge ``ids[:n]`` (the ids of the bytes ``raw[:n]``) in place; return the new length.
-    ``ranks[i]`` is the packed rank of the pair ``ids[i], ids[i + 1]``; after a merge only
-    its two neighbours change."""
-    _first_ranks(raw, n, ranks, by_bytes, limit)
+def _pair_ranks(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """``ranks[i]``: the rank of the pair ``ids[i], ids[i + 1]``."""
+    for i in range(n - 1):
+        ranks[i] = _rank(table, ids[i], ids[i + 1], limit)
+
+
+@njit(nogil=True)
+def _merge_short(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """Merge ``ids[:n]`` in place; return the new length. ``ranks[i]`` is (given filled in)
+    the packed rank of the pair ``ids[i], ids[i + 1]``; after a merge only its two
+    neighbours change."""
     while n > 1:
         best = NO_MERGE
         at = -1
@@ -122,6 +134,14 @@ def _merge_short(ids, raw, n, ranks, table, by_bytes, limit):  # type: ignore[no
         if at < n - 1:
             ranks[at] = _rank(table, ids[at], ids[at + 1], limit)
     return n
+
+
+@njit(nogil=True)
+def _merged(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """``ids[:n]`` merged (``ranks`` filled in), by scans or, for a long piece, a heap."""
+    if n > LONG_PIECE:
+        return _merge_long(ids, n, ranks, table, limit)
+    return _merge_short(ids, n, ranks, table, limit)
 
 
 @njit(nogil=True)
@@ -160,7 +180,7 @@ def _heap_pop(heap, size):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def _merge_long(ids, raw, n, ranks, table, by_bytes, limit):  # type: ignore[no-untyped-def]
+def _merge_long(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     """``_merge_short`` in O(n log n) for long pieces: a linked list of tokens and a heap of
     ``rank << 32 | position`` (the leftmost first among equal ranks), stale entries skipped."""
     nxt = np.empty(n, np.int64)
@@ -171,7 +191,6 @@ def _merge_long(ids, raw, n, ranks, table, by_bytes, limit):  # type: ignore[no-
     for i in range(n):
         nxt[i] = i + 1
         prv[i] = i - 1
-    _first_ranks(raw, n, ranks, by_bytes, limit)
     for i in range(n - 1):
         if ranks[i] != NO_MERGE:
             size = _heap_push(heap, size, ((ranks[i] >> np.int64(32)) << np.int64(32)) | i)
@@ -247,8 +266,9 @@ def _bytes_of(cp, s, e, byte_ids, raw, ids):  # type: ignore[no-untyped-def]
 # -------------------------------------------------------------------- piece tables
 @njit(nogil=True)
 def _hash(cp, s, e):  # type: ignore[no-untyped-def]
-    h = np.int64(e - s) * _MIX
-    for i in range(s, e):
+    lo, hi = np.int64(s), np.int64(e)
+    h = (hi - lo) * _MIX
+    for i in range(lo, hi):
         h = (h ^ np.int64(cp[i])) * _FNV
     return h ^ ((h >> np.int64(31)) & np.int64(0x1FFFFFFFF))
 
@@ -257,16 +277,16 @@ def _hash(cp, s, e):  # type: ignore[no-untyped-def]
 def _find(table, cp, s, e, h):  # type: ignore[no-untyped-def]
     """(entry, slot): the entry holding ``cp[s:e]`` (-1 if none) and the slot where it is
     (or would go)."""
-    slots, hashes, key_at, _, sizes, keys, _, _ = table
-    mask = slots.size - 1
+    slots, ents, keys, _, _ = table
+    mask = (slots.size >> 1) - 1
     i = h & mask
     n = e - s
     while True:
-        j = slots[i]
+        j = slots[2 * i + 1]
         if j < 0:
-            return -1, i
-        if hashes[j] == h and (sizes[j] >> np.int64(32)) == n:
-            at = key_at[j]
+            return np.int64(-1), i
+        if slots[2 * i] == h and (ents[4 * j + 3] >> np.int64(32)) == n:
+            at = ents[4 * j + 1]
             same = True
             for t in range(n):
                 if keys[at + t] != cp[s + t]:
@@ -279,10 +299,10 @@ def _find(table, cp, s, e, h):  # type: ignore[no-untyped-def]
 
 @njit(nogil=True)
 def _has_room(table, n_cp, n_ids):  # type: ignore[no-untyped-def]
-    slots, hashes, _, _, _, keys, vals, meta = table
+    slots, ents, keys, vals, meta = table
     return (
-        meta[ENTRIES] < hashes.size
-        and 2 * (meta[ENTRIES] + 1) <= slots.size
+        meta[ENTRIES] < (ents.size >> 2)
+        and 2 * (meta[ENTRIES] + 1) <= (slots.size >> 1)
         and meta[KEYS_USED] + n_cp <= keys.size
         and meta[VALS_USED] + n_ids <= vals.size
     )
@@ -291,7 +311,7 @@ def _has_room(table, n_cp, n_ids):  # type: ignore[no-untyped-def]
 @njit(nogil=True)
 def _insert(table, slot, h, cp, s, e, ids, o, m):  # type: ignore[no-untyped-def]
     """Enter ``cp[s:e]`` -> ``ids[o:o + m]`` at the empty ``slot`` (room checked)."""
-    slots, hashes, key_at, val_at, sizes, keys, vals, meta = table
+    slots, ents, keys, vals, meta = table
     j = meta[ENTRIES]
     ka = meta[KEYS_USED]
     va = meta[VALS_USED]
@@ -299,44 +319,240 @@ def _insert(table, slot, h, cp, s, e, ids, o, m):  # type: ignore[no-untyped-def
         keys[ka + t] = cp[s + t]
     for t in range(m):
         vals[va + t] = ids[o + t]
-    hashes[j], key_at[j], val_at[j] = h, ka, va
-    sizes[j] = (np.int64(e - s) << np.int64(32)) | np.int64(m)
-    slots[slot] = j
+    ents[4 * j] = h
+    ents[4 * j + 1] = ka
+    ents[4 * j + 2] = va
+    ents[4 * j + 3] = (np.int64(e - s) << np.int64(32)) | np.int64(m)
+    slots[2 * slot] = h
+    slots[2 * slot + 1] = j
     meta[ENTRIES] = j + 1
     meta[KEYS_USED] = ka + (e - s)
     meta[VALS_USED] = va + m
 
 
 @njit(nogil=True)
-def fill_table(table, cp, ends, ids):  # type: ignore[no-untyped-def]
-    """Enter each piece ``cp[ends[i - 1]:ends[i]]`` -> ``ids[i]`` (the table sized for them;
-    a piece already present keeps its first id)."""
-    s = 0
-    for i in range(ends.size):
-        e = ends[i]
-        h = _hash(cp, s, e)
-        j, slot = _find(table, cp, s, e, h)
+def _utf8_decoded(data, s, e, out):  # type: ignore[no-untyped-def]
+    """The code points of the strict UTF-8 ``data[s:e]`` (no overlong forms, surrogates or
+    code points past U+10FFFF, as Python's decoder) written to ``out``: their count, or -1
+    when the bytes are not such UTF-8."""
+    n = 0
+    i = s
+    while i < e:
+        b0 = np.int64(data[i])
+        if b0 < 0x80:
+            out[n] = b0
+            i += 1
+        else:
+            if 0xC2 <= b0 <= 0xDF:
+                size, lo, hi, c = 2, 0x80, 0xBF, b0 & 0x1F
+            elif 0xE0 <= b0 <= 0xEF:
+                size, c = 3, b0 & 0x0F
+                lo = 0xA0 if b0 == 0xE0 else 0x80
+                hi = 0x9F if b0 == 0xED else 0xBF
+            elif 0xF0 <= b0 <= 0xF4:
+                size, c = 4, b0 & 0x07
+                lo = 0x90 if b0 == 0xF0 else 0x80
+                hi = 0x8F if b0 == 0xF4 else 0xBF
+            else:
+                return -1
+            if i + size > e:
+                return -1
+            for t in range(1, size):
+                bt = np.int64(data[i + t])
+                # subtle: only the second byte has the narrower range (overlong forms,
+                # surrogates, past U+10FFFF); the others are any continuation byte.
+                if bt < (lo if t == 1 else 0x80) or bt > (hi if t == 1 else 0xBF):
+                    return -1
+                c = (c << 6) | (bt & 0x3F)
+            out[n] = c
+            i += size
+        n += 1
+    return n
+
+
+@njit(nogil=True)
+def fill_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyped-def]
+    """Enter each token ``data[offsets[i]:offsets[i + 1]]`` (bytes) -> ``ids[i]`` as the
+    piece of its code points, if it is UTF-8 (no text is made of the others), and ASCII when
+    ``ascii_only``; a piece already present keeps its first id. The table is sized for all."""
+    longest = 1
+    for i in range(ids.size):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    cp = np.empty(longest, np.uint32)
+    one = np.empty(1, np.int64)
+    # subtle: no literal integer arguments below. numba types a literal as a constant of its
+    # own, and arithmetic mixing one with int64 came out as float64 here: every hash the
+    # same, and filling the table quadratic.
+    zero, single = np.int64(0), np.int64(1)
+    for i in range(ids.size):
+        n = np.int64(_utf8_decoded(data, offsets[i], offsets[i + 1], cp))
+        if n <= 0 or (ascii_only and n != offsets[i + 1] - offsets[i]):
+            continue
+        h = _hash(cp, zero, n)
+        j, slot = _find(table, cp, zero, n, h)
         if j < 0:
-            _insert(table, slot, h, cp, s, e, ids, i, 1)
-        s = e
-    return table[7][ENTRIES]
+            one[0] = ids[i]
+            _insert(table, slot, h, cp, zero, n, one, zero, single)
+    return table[4][ENTRIES]
 
 
 @njit(nogil=True)
 def rehash(table, slots):  # type: ignore[no-untyped-def]
-    """Enter every entry of ``table`` in the empty ``slots`` (a larger power of two)."""
-    hashes = table[1]
-    mask = slots.size - 1
-    for j in range(table[7][ENTRIES]):
-        i = hashes[j] & mask
-        while slots[i] >= 0:
+    """Enter every entry of ``table`` in the empty ``slots`` (twice a larger power of two)."""
+    ents = table[1]
+    mask = (slots.size >> 1) - 1
+    for j in range(table[4][ENTRIES]):
+        h = ents[4 * j]
+        i = h & mask
+        while slots[2 * i + 1] >= 0:
             i = (i + 1) & mask
-        slots[i] = j
+        slots[2 * i] = h
+        slots[2 * i + 1] = j
+
+
+# ------------------------------------------------------------- from characters
+@njit(nogil=True)
+def merge_tree(lefts, rights, made, bound):  # type: ignore[no-untyped-def]
+    """Per token id: the rank of the merge that makes it and its two parts (-1: a byte or a
+    special token), or the rank -2 when several merges make it (no single tree); and whether
+    the merges are monotone (each ranks after every merge that makes one of its parts),
+    which ``_from_chars`` needs."""
+    birth = np.full(bound, -1, np.int64)
+    left = np.full(bound, -1, np.int64)
+    right = np.full(bound, -1, np.int64)
+    for r in range(made.size):
+        t = made[r]
+        # subtle: the last merge that makes a token is the one the monotone check needs.
+        birth[t] = -2 if birth[t] != -1 else r
+        left[t], right[t] = lefts[r], rights[r]
+    last = np.full(bound, -1, np.int64)
+    for r in range(made.size):
+        last[made[r]] = r
+    monotone = True
+    for r in range(made.size):
+        if last[lefts[r]] >= r or last[rights[r]] >= r:
+            monotone = False
+            break
+    return birth, left, right, monotone
+
+
+@njit(nogil=True)
+def _char_tokens(c, info, table, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """The tokens of the BMP character ``c`` merged alone, at ``info[4 * c:]`` (count, ids)."""
+    toks = np.empty(4, np.int64)
+    raw = np.empty(4, np.int64)
+    ranks = np.empty(4, np.int64)
+    n = _bytes_of(np.array([c], np.uint32), np.int64(0), np.int64(1), byte_ids, raw, toks)
+    _pair_ranks(toks, n, ranks, table, limit)
+    n = _merge_short(toks, n, ranks, table, limit)
+    for t in range(n):
+        info[4 * c + 1 + t] = toks[t]
+    info[4 * c] = n
+
+
+@njit(nogil=True)
+def _valid_alone(t, chars, tree, table, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """Whether merging the bytes of token ``t`` gives ``t`` back (remembered per token)."""
+    alone = chars[1]
+    if alone[t] == 0:
+        birth, left, right, _ = tree
+        if birth[t] == -1:
+            alone[t] = 1  # a byte: nothing to merge
+        elif birth[t] < 0:
+            alone[t] = 2  # several merges make it: no single tree to reason with
+        else:
+            # Its bytes' ids, left to right, by walking its tree.
+            ids = np.empty(64, np.int64)
+            stack = np.empty(64, np.int64)
+            n, top = 0, 1
+            stack[0] = t
+            while top > 0 and n < 64:
+                top -= 1
+                u = stack[top]
+                if left[u] < 0:
+                    ids[n] = u
+                    n += 1
+                elif top + 2 <= 64:
+                    stack[top] = right[u]
+                    stack[top + 1] = left[u]
+                    top += 2
+                else:
+                    n = 64
+            if n >= 64 or top > 0:
+                alone[t] = 2  # too long to check here: treated as not valid (safe)
+            else:
+                ranks = np.empty(64, np.int64)
+                _pair_ranks(ids, n, ranks, table, limit)
+                m = _merge_short(ids, n, ranks, table, limit)
+                alone[t] = 1 if m == 1 and ids[0] == t else 2
+    return alone[t] == 1
+
+
+@njit(nogil=True)
+def _no_cross(a, b, chars, tree, table, limit):  # type: ignore[no-untyped-def]
+    """Whether no merge can join a token at the right edge of ``a`` with one at the left edge
+    of ``b`` while both live, each merging alone (``char_bpe``'s check, which says why that
+    makes the pair's boundary final); remembered per pair."""
+    memo_keys, memo_vals = chars[2], chars[3]
+    key = ((np.int64(a) << np.int64(32)) | np.int64(b)) + 1
+    at = ((key * _MIX) >> np.int64(40)) & np.int64(memo_keys.size - 1)
+    if memo_keys[at] == key:
+        return memo_vals[at] == 1
+    birth, left, right, _ = tree
+    ok = True
+    x, end_x = np.int64(a), NO_MERGE
+    while ok and x >= 0:
+        y, end_y = np.int64(b), NO_MERGE
+        while y >= 0:
+            if birth[x] == -2 or birth[y] == -2:
+                ok = False  # an edge token several merges make: no single tree
+                break
+            r = _rank(table, x, y, limit)
+            if r != NO_MERGE and (r >> np.int64(32)) <= min(end_x, end_y):
+                ok = False
+                break
+            end_y = birth[y]
+            y = left[y]
+        end_x = birth[x]
+        x = right[x]
+    memo_keys[at] = key
+    memo_vals[at] = 1 if ok else 2
+    return ok
+
+
+@njit(nogil=True)
+def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """``cp[s:e]`` merged from its characters' tokens (each character merged alone first),
+    or -1 when the result is not checked to be what merging its bytes gives. The check
+    (``char_bpe``'s, exact for monotone merges): a sequence of tokens is the merge result
+    of its bytes when each token is valid alone (``_valid_alone``) and no merge can cross
+    the boundary of two neighbours (``_no_cross``). BMP characters only."""
+    info = chars[0]
+    n = np.int64(0)
+    for i in range(s, e):
+        c = np.int64(cp[i])
+        if c >= 0x10000:
+            return np.int64(-1)
+        if info[4 * c] == 0:
+            _char_tokens(c, info, table, byte_ids, limit)
+        for t in range(info[4 * c]):
+            ids[n] = info[4 * c + 1 + t]
+            n += 1
+    _pair_ranks(ids, n, ranks, table, limit)
+    m = _merged(ids, n, ranks, table, limit)
+    for i in range(m):
+        if not _valid_alone(ids[i], chars, tree, table, byte_ids, limit):
+            return np.int64(-1)
+        if i > 0 and not _no_cross(ids[i - 1], ids[i], chars, tree, table, limit):
+            return np.int64(-1)
+    return m
 
 
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
-def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all):  # type: ignore[no-untyped-def]
+def encode(
+    cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all, chars, tree
+):  # type: ignore[no-untyped-def]
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
     in ``out``. Stops before a new piece the cache has no room for. Returns the next item and
@@ -354,7 +570,8 @@ def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, 
     ids = np.empty(4 * longest, np.int64)
     raw = np.empty(4 * longest, np.int64)
     ranks = np.empty(4 * longest, np.int64)
-    look_whole = whole[7][ENTRIES] > 0
+    look_whole = whole[4][ENTRIES] > 0
+    cache_ents, cache_vals = cache[1], cache[3]
     while k < starts.size:
         if special[k] >= 0:
             out[o] = special[k]
@@ -364,27 +581,27 @@ def encode(cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, 
             h = _hash(cp, s, e)
             j, slot = _find(cache, cp, s, e, h)
             if j >= 0:
-                at = cache[3][j]
-                for t in range(cache[4][j] & _ID_MASK):
-                    out[o] = cache[6][at + t]
+                at = cache_ents[4 * j + 2]
+                for t in range(cache_ents[4 * j + 3] & _ID_MASK):
+                    out[o] = cache_vals[at + t]
                     o += 1
             else:
                 m = -1
                 if look_whole and (whole_all or _ascii(cp, s, e)):
                     w, _ = _find(whole, cp, s, e, h)
                     if w >= 0:
-                        ids[0] = whole[6][whole[3][w]]
+                        ids[0] = whole[3][whole[1][4 * w + 2]]
                         m = 1
+                if m < 0 and tree[3] and not _ascii(cp, s, e):
+                    m = _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit)
                 if m < 0:
                     n = _bytes_of(cp, s, e, byte_ids, raw, ids)
-                    if n > LONG_PIECE:
-                        m = _merge_long(ids, raw, n, ranks, table, by_bytes, limit)
-                    else:
-                        m = _merge_short(ids, raw, n, ranks, table, by_bytes, limit)
+                    _first_ranks(raw, n, ranks, by_bytes, limit)
+                    m = _merged(ids, n, ranks, table, limit)
                 if e - s <= CACHED_MAX:
                     if not _has_room(cache, e - s, m):
                         return k, o
-                    _insert(cache, slot, h, cp, s, e, ids, 0, m)
+                    _insert(cache, slot, h, cp, s, e, ids, np.int64(0), m)
                 for t in range(m):
                     out[o + t] = ids[t]
                 o += m
@@ -453,5 +670,5 @@ def _utf8_size(c):  # type: ignore[no-untyped-def]
     return 4
 
 
-KERNELS = (rank_table, fill_table, rehash, encode, spans)
+KERNELS = (rank_table, merge_tree, fill_tokens, rehash, encode, spans)
 cache_in_user_dir(*KERNELS)

@@ -183,7 +183,7 @@ def warm_up(module: ModuleType) -> None:
     byte_ids = np.arange(256, dtype=np.int64)
     rank = RankArrays.of_lists(module, lefts, rights, made, byte_ids)
     cp = codepoints("ab")
-    whole = PieceTable.of_pieces(module, cp, np.array([2], np.int64), np.array([256], np.int64))
+    whole = PieceTable.of_tokens(module, {b"ab": 256, b"\xc3\xa9": 257}, ascii_only=False)
     merger = CompiledMerger(module, rank, byte_ids, whole=whole)
     merger.encode(cp, (np.array([0]), np.array([2]), np.array([-1])), record=True)
     sizes = np.ones(257, np.int64)

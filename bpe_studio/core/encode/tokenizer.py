@@ -273,8 +273,9 @@ class Tokenizer:
         data = preset_data(name)
         tok = cls.from_data(data)._named(preset_name(name) or name)
         # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
-        # at once when it is loaded rather than at its first long text.
-        tok.merger.prepare()
+        # at once when it is loaded rather than at its first long text (the compiled
+        # merger's when its kernels are loaded, else the Python path's).
+        tok.prepare_bulk()
         return tok
 
     @classmethod
