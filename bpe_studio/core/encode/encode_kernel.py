@@ -550,9 +550,9 @@ def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # t
 
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
-def encode(
+def encode(  # type: ignore[no-untyped-def]
     cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all, chars, tree
-):  # type: ignore[no-untyped-def]
+):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
     in ``out``. Stops before a new piece the cache has no room for. Returns the next item and
