@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtCore import QSize, Qt, Signal, SignalInstance, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -40,7 +40,7 @@ from .loader import (
     needs_pattern,
 )
 from .model.state import RunState
-from .responsiveness.collector import collect_on_gui_thread
+from .responsiveness.collector import collect_on_gui_thread, keep_out_of_collections
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
@@ -77,8 +77,10 @@ ENCODER_COMPILED = "The encoder is compiled"
 
 
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
-    # News from the thread that loads the compiled encoder (``_load_encoder``).
+    # From the thread that loads the compiled encoder (``_load_encoder``): news for the status
+    # bar, and that the encoder is ready.
     encoder_news = Signal(str)
+    encoder_ready = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -184,21 +186,26 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         compiles, in a child process, and the status bar says so); the editor's spans take
         the Python path until it is ready. Never on the GUI thread."""
         self.encoder_news.connect(self.show_notice)
+        # numba's modules and the kernels are hundreds of thousands of objects alive for
+        # good: no full collector pass on the GUI thread should walk them again.
+        self.encoder_ready.connect(keep_out_of_collections)
         compiling: list[str] = []
 
-        def news(message: str) -> None:  # in the loading thread
+        def emitted(signal: SignalInstance, *args: object) -> None:  # in the loading thread
             try:
-                self.encoder_news.emit(message)
+                signal.emit(*args)
             except RuntimeError:  # the window is gone
                 pass
 
-        def status(_message: str) -> None:
-            compiling.append(_message)
-            news(ENCODER_COMPILING)
+        def status(message: str) -> None:
+            compiling.append(message)
+            emitted(self.encoder_news, ENCODER_COMPILING)
 
         def done(ready: bool) -> None:
+            if ready:
+                emitted(self.encoder_ready)
             if compiling and ready:
-                news(ENCODER_COMPILED)
+                emitted(self.encoder_news, ENCODER_COMPILED)
 
         kernel_start.prepare_in_background(status, done)
 

@@ -433,3 +433,11 @@ def test_multibyte_runs_of_truncations_compiled_equal_python(k):
     tok = Tokenizer.preset("o200k_base").truncated(k)
     text = read_fixture(SLICES["chinese"])[:20_000] + MULTIBYTE * 3
     assert_same(tok, text)
+
+
+def test_packed_spans_are_the_spans_as_an_array(preset):
+    text = read_fixture(SLICES["mixed_web"])[:5000] + EOT + "😀 e\u0301 中 \ud83d x"
+    spans = preset.spans(text)
+    packed = preset.packed_spans(text)
+    assert packed.dtype == np.int64 and packed.shape == (len(spans), 4)
+    assert packed.tolist() == [[i, s, e, int(p)] for i, s, e, p in spans]

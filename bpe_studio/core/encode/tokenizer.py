@@ -515,6 +515,13 @@ class Tokenizer:
         _check_text(text, "spans")
         return token_spans.spans(self._encoder, text)
 
+    def packed_spans(self, text: str) -> numpy.ndarray:
+        """:meth:`spans` as an ``(n, 4)`` int64 array: id, start, end, partial (0 or 1), as
+        ``ForeignTokenizer.packed_spans`` gives them; built without a Python object per
+        token on the compiled path."""
+        _check_text(text, "packed_spans")
+        return token_spans.packed_spans(self._encoder, text)
+
     # -------------------------------------------------------------- decoding
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of ``ids``, concatenated. An id that is not an int (``1.0``, ``"7"``)
