@@ -507,10 +507,14 @@ def _no_cross(a, b, chars, tree, table, limit):  # type: ignore[no-untyped-def]
             if birth[x] == -2 or birth[y] == -2:
                 ok = False  # an edge token several merges make: no single tree
                 break
-            r = _rank(table, x, y, limit)
-            if r != NO_MERGE and (r >> np.int64(32)) <= min(end_x, end_y):
-                ok = False
-                break
+            # subtle: a merge of x and y ranks after both were made (the merges are
+            # monotone), so only one ranked before both end can cross; none can when they
+            # end before the later of them is made.
+            if min(end_x, end_y) > max(birth[x], birth[y]):
+                r = _rank(table, x, y, limit)
+                if r != NO_MERGE and (r >> np.int64(32)) <= min(end_x, end_y):
+                    ok = False
+                    break
             end_y = birth[y]
             y = left[y]
         end_x = birth[x]
