@@ -441,3 +441,18 @@ def test_packed_spans_are_the_spans_as_an_array(preset):
     packed = preset.packed_spans(text)
     assert packed.dtype == np.int64 and packed.shape == (len(spans), 4)
     assert packed.tolist() == [[i, s, e, int(p)] for i, s, e, p in spans]
+
+
+def test_a_worker_process_loads_the_kernels_before_encoding_a_file():
+    """A worker started clean (spawn) holds no kernels: encode_file's preparation of a
+    worker's tokenizer loads them, so its chunks (under PREPARE_CHARS each) take the
+    compiled path too."""
+    from bpe_studio.core.encode import encode_file
+
+    kernel_start.forget()
+    tok = Tokenizer.preset("gpt2")
+    assert tok.merger._compiled is None and kernel_start.kernels() is None
+    encode_file._prepare(tok, encode_file.PREPARE_MIN_BYTES)
+    assert kernel_start.kernels() is not None and tok.merger._compiled is not None
+    text = read_fixture(SLICES["english"])[:50_000]
+    assert tok._encoder.compiled_array(text, tok.specials) is not None

@@ -313,9 +313,12 @@ def _built(tokenizer: Tokenizer | Callable[[], Tokenizer]) -> tuple[Tokenizer, f
 
 
 def _prepare(tok: Tokenizer, size: int) -> None:
-    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now (the compiled
-    merger's where its kernels are loaded: ``encode_file`` loads them first)."""
+    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now: the compiled
+    merger's, its kernels loaded first (at once where this process inherited them, a forked
+    worker; ``encode_file`` loads them before starting any, so a compile happens there, once,
+    and is announced), else the Python path's."""
     if size >= PREPARE_MIN_BYTES:
+        kernel_start.prepare()
         tok.prepare_bulk()
 
 
