@@ -533,6 +533,7 @@ def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # t
     the boundary of two neighbours (``_no_cross``). BMP characters only."""
     info = chars[0]
     n = np.int64(0)
+    size = np.int64(0)
     for i in range(s, e):
         c = np.int64(cp[i])
         if c >= 0x10000:
@@ -542,6 +543,11 @@ def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # t
         for t in range(info[4 * c]):
             ids[n] = info[4 * c + 1 + t]
             n += 1
+        size += _utf8_size(c)
+    if 2 * n > size:
+        # subtle: the characters merged alone saved less than half the merges (GPT-2 makes
+        # most Han characters two tokens): merging from bytes costs less than the check.
+        return np.int64(-1)
     _pair_ranks(ids, n, ranks, table, limit)
     m = _merged(ids, n, ranks, table, limit)
     for i in range(m):
