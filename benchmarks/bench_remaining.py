@@ -1,7 +1,7 @@
 """How close the app's "~M:SS left" comes to the truth, on English, Chinese and code.
 
 What it does: trains each corpus headless with the core's trainer, and feeds the app's
-estimator (``bpe_studio.gui.model.remaining.MergeTimeEstimate``) as the app's session does: the
+estimator (``bpe_studio.core.train.remaining.TimeLeft``) as the app's session does: the
 merges made and the seconds of merging, every ``DRAIN_SECONDS``. At 10%, 20%, ... 90% of the
 target's merges it notes the estimate and, once the run is over, the time that was really
 left. Prints one line per run and point, then the worst ratio (the larger of estimate / truth
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import MB, Skip, corpus, line_slice, scratch_dir, write_temp  # noqa: E402
 
 from bpe_studio.core import trainer_from_file  # noqa: E402
-from bpe_studio.gui.model.remaining import MergeTimeEstimate  # noqa: E402
+from bpe_studio.core.train.remaining import TimeLeft  # noqa: E402
 
 # The session's flush interval (responsiveness.frame_budget.FLUSH_INTERVAL_MS).
 DRAIN_SECONDS = 0.025
@@ -56,7 +56,7 @@ def _points(trainer, clock: Callable[[], float]) -> list[Point]:
     """Iterate ``trainer`` to its end; for each of POINTS: (fraction, seconds of merging that
     were really left, the estimate then, the old estimate then)."""
     target = trainer.target_merges
-    estimate = MergeTimeEstimate(target)
+    estimate = TimeLeft(target)
     recent: deque[tuple[float, int]] = deque()
     marks = list(POINTS)
     seen: list[Point] = []

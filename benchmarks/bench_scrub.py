@@ -2,7 +2,7 @@
 
 GPT-2's own files (``tests/fixtures``, 50,000 merges) are loaded into the real hub and editor
 (offscreen Qt), the editor holds 10,000 characters of real English (``english_books_slice``),
-and the step is moved with ``StateHub.select_step``; the latency is the time from that call to
+and the step is moved with ``AppModel.select_step``; the latency is the time from that call to
 the editor's ``spans_ready`` with the tokenizer of exactly that step (``editor.encoded`` is
 sent at the same moment). Three ways of moving:
 - jumps: one position at a time, waiting for each (random positions over 0..N, fresh ones: no
@@ -59,7 +59,7 @@ def run(positions: int, seed: int) -> dict:
 
     from bpe_studio.core import Tokenizer
     from bpe_studio.gui.app import application
-    from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.model.app_model import AppModel
     from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow
     from bpe_studio.gui.views.token_editor import TokenEditor
 
@@ -76,7 +76,7 @@ def run(positions: int, seed: int) -> dict:
     )
     inverse = {t: i for i, t in tok.vocab.items()}
     rows = [MergeRow(r, a, b, inverse[a + b]) for r, (a, b) in enumerate(tok.merges)]
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(
         LoadedTokenizer(
             tok, FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT], rows, []

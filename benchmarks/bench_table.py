@@ -107,7 +107,7 @@ def main() -> None:
     from PySide6.QtWidgets import QVBoxLayout, QWidget
 
     from bpe_studio.gui.app import application
-    from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.model.app_model import AppModel
     from bpe_studio.gui.responsiveness.collector import (
         collect_on_gui_thread,
         keep_out_of_collections,
@@ -125,7 +125,7 @@ def main() -> None:
     collect_on_gui_thread()
     loaded = loaded_o200k()
     keep_out_of_collections()
-    hub = StateHub()
+    hub = AppModel()
     host = Host()
     view = VocabTableView(hub, host)
     QVBoxLayout(host).addWidget(view)

@@ -173,7 +173,7 @@ def editor_at(editor, k: int) -> bool:
 
 def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) -> dict:
     from bpe_studio.gui.main_window import MainWindow
-    from bpe_studio.gui.replay import Pace
+    from bpe_studio.gui.training.replay import Pace
 
     win = MainWindow()
     win.ask = lambda title, question: True
@@ -223,14 +223,15 @@ def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) ->
 
     # A 20 s replay, every view sampled after each frame.
     dots: list[int] = []
-    real_set = plot.set_editor_count
+    real_add = hub.add_editor_point
 
-    def set_editor_count(tokens: int, size: int, step: int | None = None) -> None:
-        real_set(tokens, size, step)
-        if step is not None:
+    def add_editor_point(run_id: int, text: str, step: int, per_token: float) -> bool:
+        added = real_add(run_id, text, step, per_token)
+        if added:  # the editor's dot for the text and run shown (AppModel.editor_points)
             dots.append(step)
+        return added
 
-    plot.set_editor_count = set_editor_count  # type: ignore[method-assign]
+    hub.add_editor_point = add_editor_point  # type: ignore[method-assign]
     replay = win.timeline.replay
     frames: list[dict] = []
 
@@ -272,7 +273,7 @@ def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) ->
     _wait(app, lambda: bool(finished), timeout=REPLAY_SECONDS * 4)
     replay_s = time.perf_counter() - t0
     replay._timer.timeout.disconnect(sample)
-    plot.set_editor_count = real_set  # type: ignore[method-assign]
+    hub.add_editor_point = real_add  # type: ignore[method-assign]
     editor.service.advance = real_advance  # type: ignore[method-assign]
     within: dict[str, float] = {}
     for view in ("chart", "editor", "cursor", "dot"):
@@ -306,7 +307,7 @@ def gui_corpus(app, path: Path, args: argparse.Namespace, rng: random.Random) ->
             percentile(behind, 0.9) if behind else None,
         ),
     }
-    win.close()
+    win.close_without_asking()  # the run is the benchmark's: no question
     app.processEvents()
     return out
 

@@ -230,7 +230,7 @@ def gui(
     curve_lag = time.perf_counter() - ended
     curves = {n: len(s.tokens) - 1 for n, s in window.curve.feeder.series.items()}
     result = window.state.result
-    window.close()
+    window.close_without_asking()  # the run is the benchmark's: no question
     app.processEvents()
     if result is None:
         raise RuntimeError(f"GUI training failed: {window.last_error}")

@@ -4,32 +4,25 @@ estimate they show.
 The line is tqdm's (``tqdm.format_meter``: the bar, the share, the counts and the rate in
 units). On a terminal the bar redraws one line in place; when stderr is not a terminal (CI
 logs, files) it prints a plain line once work has gone on for a second, then at most every
-few seconds, so logs stay short and each line can be read as it comes. The time left is
-:class:`RemainingTime`'s, not tqdm's average rate: merges get cheaper as a run goes on.
-:class:`RemainingTime` is pure (it is given the times), so it is tested with synthetic
-timings. What it leaves out: what is being measured (``cli``).
+few seconds, so logs stay short and each line can be read as it comes. The time left is the
+core's estimate (``core.train.remaining.TimeLeft``, the app's too), not tqdm's average rate:
+merges get cheaper as a run goes on. What it leaves out: what is being measured (``cli``).
 """
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from typing import TextIO
 
 from tqdm import tqdm
 
+from .core.train.remaining import TimeLeft
+
 # No estimate before this much time has passed since the first progress, nor before this share
-# of the work is done: the first merges cost the most (the most frequent pairs touch the most
-# words) and the first seconds hold start-up costs, so an early rate says little.
+# of the work is done: the first seconds and items say little of the rest.
 MIN_SECONDS = 3.0
 MIN_FRACTION = 0.02
-# The rate is measured over the most recent part of the run: this share of the elapsed time,
-# but at least RECENT_MIN_SECONDS.
-RECENT_SHARE = 0.25
-RECENT_MIN_SECONDS = 1.0
-# Samples are kept at most this often (a merge loop calls update thousands of times a second).
-SAMPLE_EVERY = 0.05
 # In a log (stderr not a terminal), the first line waits this long, so short runs stay short.
 FIRST_LOG_LINE = 1.0
 # The cost of an item is modelled as falling like position ** -decay; measured decays are
@@ -42,96 +35,6 @@ KNOWN_TOTAL = (
     "  elapsed {elapsed}"
 )
 UNKNOWN_TOTAL = "{desc:<14} {n_fmt}{unit}  {rate_fmt}  elapsed {elapsed}"
-
-
-def _remaining_seconds(rate: float, at: float, decay: float, done: float, total: float) -> float:
-    """Time to go from ``done`` to ``total`` when the rate at position ``x`` is
-    ``rate * (x / at) ** decay`` (the integral of its inverse)."""
-    if decay == 0.0:
-        return (total - done) / rate
-    if abs(decay - 1.0) < 1e-9:
-        return at * math.log(total / done) / rate
-    e = 1.0 - decay
-    return at**decay * (total**e - done**e) / (e * rate)
-
-
-class RemainingTime:
-    """Estimates the time left from ``(seconds, done)`` samples.
-
-    The rate is measured over two recent windows of equal length; how much it rose between
-    them gives the decay of the per-item cost (merges get cheaper as the pairs they merge get
-    rarer), which carries the recent rate forward to the end. ``estimate`` is None until the
-    samples say something (see MIN_SECONDS, MIN_FRACTION).
-
-    >>> est = RemainingTime()
-    >>> for t in range(11):
-    ...     est.add(float(t), 10 * t)
-    >>> round(est.estimate(200))
-    10
-    """
-
-    def __init__(self) -> None:
-        self._times: list[float] = []
-        self._done: list[float] = []
-
-    def add(self, seconds: float, done: float) -> None:
-        times = self._times
-        if len(times) >= 2 and seconds - times[-2] < SAMPLE_EVERY:
-            # subtle: the newest sample is moved, not appended, so the last one is always
-            # current while the others stay at least SAMPLE_EVERY apart.
-            times[-1], self._done[-1] = seconds, done
-            return
-        times.append(seconds)
-        self._done.append(done)
-
-    def _done_at(self, t: float) -> float:
-        """Progress at time ``t``, interpolated between samples."""
-        times, done = self._times, self._done
-        lo, hi = 0, len(times) - 1
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if times[mid] <= t:
-                lo = mid
-            else:
-                hi = mid
-        t0, t1 = times[lo], times[hi]
-        if t1 <= t0:
-            return done[hi]
-        share = min(max((t - t0) / (t1 - t0), 0.0), 1.0)
-        return done[lo] + share * (done[hi] - done[lo])
-
-    def estimate(self, total: float) -> float | None:
-        """Seconds left until ``total``; None while no meaningful estimate exists."""
-        if len(self._times) < 3:
-            return None
-        # subtle: time before the first item is done is start-up (building indexes, starting
-        # workers), not the rate of the work: the clock starts at the first sample with
-        # progress.
-        first = next(i for i, d in enumerate(self._done) if d > 0 or i == len(self._done) - 1)
-        start, now = self._times[first], self._times[-1]
-        done = self._done[-1]
-        elapsed = now - start
-        if elapsed < MIN_SECONDS or total <= 0 or done < MIN_FRACTION * total:
-            return None
-        if done >= total:
-            return 0.0
-        window = max(RECENT_MIN_SECONDS, RECENT_SHARE * elapsed)
-        if 2 * window > elapsed:
-            return None
-        mid = self._done_at(now - window)
-        old = self._done_at(now - 2 * window)
-        recent_rate, old_rate = (done - mid) / window, (mid - old) / window
-        if recent_rate <= 0:
-            return None
-        # Where each window's rate holds: the middle of its progress.
-        at_recent, at_old = (mid + done) / 2, (old + mid) / 2
-        decay = 0.0
-        if old_rate > 0 and at_old > 0 and at_recent > at_old:
-            decay = math.log(recent_rate / old_rate) / math.log(at_recent / at_old)
-            # A rise steeper than merge costs fall is a stall ending, not a trend: then the
-            # recent rate alone (an overestimate of the time left, as costs only fall).
-            decay = 0.0 if decay > MAX_DECAY else max(decay, 0.0)
-        return _remaining_seconds(recent_rate, at_recent, decay, done, total)
 
 
 class ProgressBar:
@@ -162,7 +65,12 @@ class ProgressBar:
         self.start = time.perf_counter()
         self._last_draw = 0.0
         self._interval = 0.1 if self.tty else 5.0
-        self._remaining = RemainingTime()
+        self._remaining = TimeLeft(
+            self.total, credible_fraction=MIN_FRACTION, credible_seconds=MIN_SECONDS
+        )
+        # subtle: the estimate's clock starts at the first progress: the time before it is
+        # start-up (workers starting, indexes built), not the rate of the work.
+        self._origin: tuple[float, int] | None = None
         self.done = 0
         self._drawn = -1  # ``done`` when the last line was drawn
 
@@ -180,7 +88,11 @@ class ProgressBar:
         )
         if not self.known or self.done >= self.total:
             return line
-        left = self._remaining.estimate(self.total)
+        origin = self._origin
+        if origin is None:
+            return line
+        self._remaining.target = self.total - origin[1]
+        left = self._remaining.remaining()
         if left is None:
             return line
         return f"{line}  ~{tqdm.format_interval(left)} left"
@@ -189,8 +101,14 @@ class ProgressBar:
         self.done = done
         if total is not None:
             self.total = total
+            if self._origin is not None:
+                self._remaining.target = total - self._origin[1]
         now = time.perf_counter()
-        self._remaining.add(now, done)
+        if self._origin is None:
+            if done > 0:
+                self._origin = (now, done)
+        else:
+            self._remaining.record(done - self._origin[1], now - self._origin[0])
         if not self.tty and self._last_draw == 0.0:
             # Logs: the first line once work has gone on for a second (a short run logs only
             # its final line), or for an eager bar as soon as some work is done while most

@@ -54,7 +54,7 @@ def main() -> int:
     steps.show_step(1)
     settle(app, window, 0.3)
     inspector.grab().save(str(out / "step_through.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
     app.processEvents()
     for name in ("merge_tree.png", "step_through.png"):
         print(out / name)

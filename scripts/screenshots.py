@@ -55,7 +55,7 @@ def main() -> int:
     wait(app, lambda: session.worker_waiting)
     settle(app, window, 1.0)
     window.grab().save(str(out / "training.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
 
     # 2. Trained to 3,000 tokens, a merge selected.
     window = trained_on_sample(app, EDITOR_TEXT, 3_000)
@@ -64,7 +64,7 @@ def main() -> int:
     window.merge_list.select_rank(1200)
     settle(app, window, 0.3)
     window.grab().save(str(out / "trained.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
 
     # 3. GPT-2's tokenizer loaded to inspect.
     window = new_window(app, EDITOR_TEXT)
@@ -78,7 +78,7 @@ def main() -> int:
     window.vocab_table.filter_edit.setText(" token")
     settle(app, window)
     window.grab().save(str(out / "gpt2.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
 
     # 4. The Compare and Report pages with the presets (emoji need a colour emoji font).
     window = new_window(app, EDITOR_TEXT)
@@ -91,7 +91,7 @@ def main() -> int:
     wait(app, lambda: window.report.report is not None and not window.report.busy, 180.0)
     settle(app, window, 0.5)
     window.grab().save(str(out / "report.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
 
     # 5. Back in time: the run scrubbed to step 60, the step-through on the word at the cursor.
     window = trained_on_sample(app, EDITOR_TEXT, 3_000)
@@ -104,7 +104,7 @@ def main() -> int:
     window.inspector.setCurrentIndex(1)
     settle(app, window, 1.0)
     window.grab().save(str(out / "timeline.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
 
     # 6. A real model's tokenizer picked for the editor.
     window = new_window(app, EDITOR_TEXT)
@@ -112,7 +112,7 @@ def main() -> int:
     wait(app, lambda: window.state.picked is not None and not window.editor_tokenizer.busy, 60.0)
     settle(app, window, 1.0)
     window.grab().save(str(out / "picker.png"))
-    window.close()
+    window.close_without_asking()  # the shot is taken: no question about the run
     app.processEvents()
     names = ("training.png", "trained.png", "gpt2.png", "compare.png", "report.png")
     for name in names + ("timeline.png", "picker.png"):

@@ -8,6 +8,7 @@
   --no-special-tokens] --out IDS.npy|- [--workers K] [--force]``
 - ``bpe-studio decode IDS.npy|- --tokenizer SRC [--out TEXT|-] [--force]``
 - ``bpe-studio convert SRC --to gpt2|hf|tiktoken --out DIR|- [--name NAME] [--force]``
+- ``bpe-studio inspect SRC [--corpus FILE ...] [--against SRC2] [--json]``
 
 SRC is a preset name, a GPT-2 directory or vocab.json, a tokenizer.json (any kind), a
 .tiktoken file, or a Hugging Face Hub model as hf:ORG/NAME[@REVISION] (fetched into the Hub's
@@ -61,6 +62,10 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
             from .convert import cmd_convert
 
             return cmd_convert(args)
+        if args.command == "inspect":
+            from .inspect import cmd_inspect
+
+            return cmd_inspect(args)
         from .encode import cmd_decode, cmd_encode
 
         return cmd_encode(args) if args.command == "encode" else cmd_decode(args)

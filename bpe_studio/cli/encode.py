@@ -27,6 +27,7 @@ import numpy as np
 from ..core import Tokenizer
 from ..core.encode.encode_file import encode_file
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
 from ..progress import ProgressBar
@@ -87,6 +88,9 @@ def _add_template(path: str, before: tuple[int, ...], after: tuple[int, ...]) ->
     """Put ``before`` and ``after`` around the ids of the ``.npy`` at ``path`` (replaced
     whole, through a file beside it); returns how many ids it holds then."""
     ids = np.load(path, mmap_mode="r")
+    # The template's ids are the tokenizer's, which the file's dtype holds (id_arrays);
+    # checked all the same, as a wrapped id would be a silent wrong one.
+    array_dtype(ids.dtype, max((*before, *after), default=0), "--add-special-tokens")
     total = len(before) + len(ids) + len(after)
     part = f"{path}.part"
     out = np.lib.format.open_memmap(part, mode="w+", dtype=ids.dtype, shape=(total,))
@@ -181,7 +185,7 @@ def _encode(args: argparse.Namespace) -> int:
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
         for bar in bars:
             bar.close()
-        template = built[-1].template if built and isinstance(built[-1], Tokenizer) else None
+        template = built[-1].template if built else None
         added = ""
         if args.add_special_tokens:
             if template is None:

@@ -116,6 +116,15 @@ _COMMANDS: dict[str, tuple[str, str]] = {
         "decode a NumPy array of ids back to text",
         "Write the exact bytes a 1-D .npy array of ids stands for.",
     ),
+    "inspect": (
+        "what a tokenizer's vocabulary is made of, how a corpus uses it",
+        "Report what the vocabulary of SRC is made of (its tokens by byte length and by "
+        "category: partial UTF-8, whitespace, digits, punctuation/symbols, letters by Unicode "
+        "script, mixed; its unreachable tokens); with --corpus, how a corpus uses it (each "
+        "token's count, the tokens it never uses, under-trained candidates); with --against, "
+        "how many tokens another tokenizer shares with it. A readable summary on stdout, or "
+        "one JSON object with --json.",
+    ),
     "convert": (
         "convert a tokenizer between GPT-2, Hugging Face and tiktoken files",
         "Write the tokenizer SOURCE names in another format, with the same ids for every "
@@ -304,6 +313,48 @@ def _add_convert(sub: argparse._SubParsersAction) -> None:
     conv.add_argument("--force", action="store_true", help=FORCE_DIR)
 
 
+def _add_inspect(sub: argparse._SubParsersAction) -> None:
+    ins = _add_command(sub, "inspect")
+    ins.add_argument("source", metavar="SRC", help=SOURCE_HELP)
+    ins.add_argument(
+        "--corpus",
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="a corpus to encode and count: files, - for standard input, globs, compressed "
+        "files and URLs, .jsonl and .parquet records (each record's text field one "
+        "document), as train reads them",
+    )
+    ins.add_argument(
+        "--text-field",
+        metavar="NAME",
+        default="text",
+        help="the field of .jsonl and .parquet records that holds their text (default: text)",
+    )
+    ins.add_argument(
+        "--no-scan",
+        action="store_true",
+        help="with --corpus, leave out the second pass over the text that tells the unused "
+        "tokens whose bytes occur only across tokens from those absent from it (about a "
+        "fifth of the time)",
+    )
+    ins.add_argument(
+        "--against", metavar="SRC2", default=None, help="a second tokenizer to compare with"
+    )
+    ins.add_argument(
+        "--json", action="store_true", help="one JSON object on stdout (keys: see the README)"
+    )
+    ins.add_argument(
+        "--top",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help="tokens shown as examples in the summary (default: 10)",
+    )
+    _add_pattern(ins, SOURCE_PATTERN_HELP, None)
+    _add_workers(ins, "encoding")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bpe-studio",
@@ -326,4 +377,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_encode(sub)
     _add_decode(sub)
     _add_convert(sub)
+    _add_inspect(sub)
     return parser

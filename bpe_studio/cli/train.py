@@ -26,7 +26,10 @@ from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
 from ..core.io.display import readable_token
-from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN  # the app's default too
+from ..core.pretokenization.specials import (  # the app's default too
+    DEFAULT_SPECIAL_TOKEN,
+    refuse_single_bytes,
+)
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
@@ -53,6 +56,10 @@ def special_tokens(args: argparse.Namespace) -> list[str]:
         return []
     if "" in args.special_token:
         raise CliError("--special-token '' is empty; for no special token use --no-special-tokens")
+    try:
+        refuse_single_bytes(args.special_token)
+    except ValueError as e:
+        raise CliError(f"--special-token: {e}") from None
     return list(args.special_token) if args.special_token else [DEFAULT_SPECIAL_TOKEN]
 
 

@@ -6,7 +6,9 @@ is GPT-2's regex); ``pretokenizer(pattern)`` compiles a name or a regex, ``preto
 pattern)`` splits text with it; ``count_text``/``count_file`` count pre-tokens; ``train_bpe``,
 ``iter_merges``, ``trainer_from_file`` and ``BpeTrainer`` train (each with a ``pattern``);
 ``Tokenizer`` encodes and decodes, and loads and saves every format (``load``, ``preset``,
-``from_hf``, ``from_tiktoken``, ``save``);
+``from_hf``, ``from_tiktoken``, ``save``); ``open_tokenizer`` opens any source, a
+``tokenizer.json`` of another kind as a ``ForeignTokenizer`` (run by ``tokenizers``); both
+satisfy ``TokenizerLike``, the one interface (``TokenNotFound``: no such token);
 ``initial_vocab`` and ``merge_budget`` tell the id layout of a trained vocabulary. Modules:
 ``corpus`` (corpus files), ``specials`` (special tokens), ``boundaries`` (where text may be
 cut), ``spans`` (packed spans for viewers; imports NumPy), ``encode_file``, ``gpt2_format``.
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from .corpus.counting import TrainingCancelled, count_text
     from .corpus.sources import CorpusError
     from .corpus.tasks import count_file
+    from .encode.foreign import ForeignTokenizer, open_tokenizer
+    from .encode.interface import TokenizerLike, TokenNotFound
     from .encode.token_spans import TokenSpan
     from .encode.tokenizer import Tokenizer
     from .explain.compression import CompressionCurve
@@ -54,6 +58,10 @@ _WHERE = {
     "pretokenize": "pretokenization.pretokenizer",
     "pretokenizer": "pretokenization.pretokenizer",
     "Tokenizer": "encode.tokenizer",
+    "TokenizerLike": "encode.interface",
+    "TokenNotFound": "encode.interface",
+    "ForeignTokenizer": "encode.foreign",
+    "open_tokenizer": "encode.foreign",
     "TokenSpan": "encode.token_spans",
     "BpeTrainer": "train.trainer",
     "MergeStep": "train.trainer",
@@ -73,6 +81,10 @@ __all__ = [
     "MergeStep",
     "TokenSpan",
     "Tokenizer",
+    "TokenizerLike",
+    "TokenNotFound",
+    "ForeignTokenizer",
+    "open_tokenizer",
     "TokenizerFileError",
     "TrainingCancelled",
     "count_file",

@@ -106,7 +106,7 @@ def app_icon() -> QIcon:
 def start_demo(window: MainWindow) -> bool:
     """Train on the bundled sample, then replay the run at the demo's pace; False if training
     did not start."""
-    from .replay import DEMO_PACE
+    from .training.replay import DEMO_PACE
 
     if not window.open_corpus(DEMO_CORPUS):
         return False
@@ -150,5 +150,5 @@ def main(argv: list[str] | None = None) -> int:
     elif args.corpus:
         window.open_corpus(args.corpus)
     code = app.exec()
-    window.close()
+    window.close_without_asking()
     return code

@@ -1,12 +1,14 @@
 """The main window: lays out the training controls, the timeline and the views, and wires them.
 
-What it does: creates the :class:`~bpe_studio.gui.hub.StateHub` (the one state every view
-reads) and the :class:`~bpe_studio.gui.controller.Controller` (which changes it), binds each
-view to the hub, and connects the buttons, file dialogs and drag-and-drop to the controller.
-Errors go to a window-modal dialog in plain text; the app carries on. Closing the window stops
-training and loading and waits for their threads.
-What it leaves out: the run's state (``state``), the train/load/save flow (``controller``),
-how each view draws (``views/``).
+What it does: creates the :class:`~.model.app_model.AppModel` (the one owner of what every
+view shows; views call it ``hub``) and the :class:`~.training.controller.Controller` (which
+trains, saves and loads through it), binds each view to the model, and connects the buttons,
+file dialogs and drag-and-drop to the controller. Errors go to a window-modal dialog in plain
+text; the app carries on. The status bar shows the model's status message. Closing the window
+asks Save / Discard / Cancel while merges no file holds would be lost (a run still training is
+paused meanwhile), then stops training and loading and waits for their threads.
+What it leaves out: what the views show (``model``), the train/load/save flow
+(``training.controller``), how each view draws (``views``).
 """
 
 from __future__ import annotations
@@ -29,26 +31,26 @@ from PySide6.QtWidgets import (
 
 from ..core import PATTERNS
 from ..core.encode import kernel_start
-from .controller import Controller
-from .controls import TrainingPanel
-from .hub import StateHub
-from .loader import (
-    ask_for_tokenizer_file,
+from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,
     merges_beside,
     needs_pattern,
 )
+from .model.app_model import AppModel
 from .model.state import RunState
 from .responsiveness.collector import collect_on_gui_thread, keep_out_of_collections
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
+from .training.controller import CANCEL, DISCARD, SAVE, Controller
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
+from .views.controls import SAVE_FORMATS, TrainingPanel
 from .views.editor_tokenizer import EditorTokenizer
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
+from .views.picker import ask_for_tokenizer_file
 from .views.report import ReportView
 from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
@@ -87,7 +89,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
         self.setWindowTitle("BPE Studio")
         self.setAcceptDrops(True)
-        self.hub = StateHub(self)
+        self.hub = AppModel()
         self.controller = Controller(self.hub, self)
         self.panel = TrainingPanel(self)
         self.merge_list = MergeListView(self.hub)
@@ -155,11 +157,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.error_box: QMessageBox | None = None
         c, p = self.controller, self.panel
         c.error.connect(self.show_error)
-        c.saved.connect(self.show_notice)
-        c.notice.connect(self.show_notice)
-        # A message belongs to the action that made it: the next one ends it.
-        for signal in (self.hub.reset, self.hub.corpus_changed, self.tabs.currentChanged):
-            signal.connect(self._end_notices)
+        self.hub.notice_changed.connect(self._show_notice)
+        # A message belongs to the action that made it: the next one ends it (the model ends
+        # it itself for a new run, a load, a discard and a new corpus).
+        self.tabs.currentChanged.connect(lambda _index: self.hub.end_notice())
         p.open_button.clicked.connect(self._choose_corpus)
         p.glob_button.clicked.connect(self._ask_glob)
         p.train_button.clicked.connect(self.start_training)
@@ -167,11 +168,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.stop_button.clicked.connect(c.stop_training)
         p.save_requested.connect(self._choose_save_directory)
         c.confirm = lambda title, question: self.ask(title, question)
+        c.ask_close = lambda title, question: self.ask_close(title, question)
+        c.choose_save = lambda: self.choose_save_target()
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
         self.curve.error.connect(self.show_error)
         self.curve.open_button.clicked.connect(self._choose_heldout)
-        self.editor.encoded.connect(self._editor_encoded)  # the editor's bytes/token
         self.editor.bind(self.hub)
         self._connect_inspector()
         self.editor.set_text(SAMPLE_TEXT)
@@ -179,6 +181,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             page.bind(self.hub)
             page.error.connect(self.show_error)
         self.report.saved.connect(self.show_notice)
+        self._closed = False
         self._load_encoder()
 
     def _load_encoder(self) -> None:
@@ -219,13 +222,6 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         )
         editor.spans_ready.connect(lambda _spans: inspector.why.refresh_occurrences())
 
-    @Slot(int, int)
-    def _editor_encoded(self, tokens: int, size: int) -> None:
-        # subtle: the editor paints asynchronously, so the step shown may have moved on; the
-        # point belongs to the merges its tokenizer actually had.
-        tok = self.editor.tokenizer
-        self.curve.set_editor_count(tokens, size, len(tok.merges) if tok is not None else None)
-
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         # Roomy where the screen allows (the views are many), never larger than the screen.
         screen = self.screen()
@@ -252,15 +248,40 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         )
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_close(self, title: str, question: str) -> str:
+        """Save, Discard or Cancel (blocking, modal): ``controller.SAVE``, ``DISCARD`` or
+        ``CANCEL``. Tests replace this method with an answer."""
+        buttons = QMessageBox.StandardButton
+        box = QMessageBox(QMessageBox.Icon.Question, title, question, parent=self)
+        box.setInformativeText("Save it before closing?")
+        box.setStandardButtons(buttons.Save | buttons.Discard | buttons.Cancel)
+        box.setDefaultButton(buttons.Save)
+        answer = box.exec()
+        return {buttons.Save: SAVE, buttons.Discard: DISCARD}.get(buttons(answer), CANCEL)
+
+    def choose_save_target(self) -> tuple[str, str] | None:
+        """Where and how to save before closing: a format, then a folder (blocking, modal);
+        None when cancelled. Tests replace this method with an answer."""
+        labels = [text.rstrip("…") for text, _ in SAVE_FORMATS]
+        label, ok = QInputDialog.getItem(self, "Save tokenizer", "Format:", labels, 0, False)
+        if not ok:
+            return None
+        directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
+        if not directory:
+            return None
+        return directory, SAVE_FORMATS[labels.index(label)][1]
+
     @Slot(str)
     def show_notice(self, message: str) -> None:
-        """One line of news in the status bar, until the next action (or ten seconds)."""
-        self.statusBar().showMessage(message, 10_000)
+        """One line of news in the status bar, until the next action."""
+        self.hub.set_notice(message)
 
-    @Slot()
-    def _end_notices(self, *args: object) -> None:
-        self.statusBar().clearMessage()
-        self.hub.dismiss_load_error()
+    def _show_notice(self) -> None:
+        notice = self.hub.notice
+        if notice is None:
+            self.statusBar().clearMessage()
+        else:
+            self.statusBar().showMessage(notice)
 
     @Slot(str, str)
     def show_error(self, title: str, message: str) -> None:
@@ -287,14 +308,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         if problem is not None:  # the panel names it too, and Train is disabled
             self.show_error("Cannot train", problem)
             return False
-        return self.controller.start_training(
-            p.vocab_spin.value(),
-            p.special_tokens(),
-            p.workers_spin.value(),
-            p.pattern(),
-            p.text_field(),
-            p.cluster(),
-        )
+        return self.controller.start_training(p.settings())
 
     def toggle_pause(self) -> None:
         self.controller.toggle_pause()
@@ -414,7 +428,20 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         else:  # several files dropped together are one corpus
             self.open_corpus([u.toLocalFile() for u in urls if u.isLocalFile()])
 
+    def close_without_asking(self) -> None:
+        """Close and stop everything, asking nothing (the app's event loop has ended: the
+        user answered when the window was closed, or the app was told to quit)."""
+        self._closed = True
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        # subtle: closing asks before merges no file holds are lost (a run still training is
+        # paused meanwhile); a window closed once stays closed (a second close only repeats
+        # the shutdown, which waits for nothing).
+        if not self._closed and not self.controller.may_close():
+            event.ignore()
+            return
+        self._closed = True
         self.timeline.shutdown()
         self.controller.shutdown()
         self.editor_tokenizer.shutdown()

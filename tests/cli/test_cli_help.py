@@ -10,7 +10,7 @@ from cli_run import cli, ok
 
 from bpe_studio.cli.parser import build_parser
 
-COMMANDS = ["gui", "train", "encode", "decode", "convert"]
+COMMANDS = ["gui", "train", "encode", "decode", "convert", "inspect"]
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

@@ -1,15 +1,18 @@
 """``bpe-studio encode --add-special-tokens``: the ids as the model sees them, with the
 tokens a ``tokenizer.json``'s template puts around the text.
 
-Oracle: ``tokenizers`` itself (``encode`` with and without ``add_special_tokens``).
+Oracle: ``tokenizers`` itself (``encode`` with and without ``add_special_tokens``), over the
+post-processors of every shape the open models publish.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tokenizers
 from cli_run import cli
 from core_helpers import SLICES, read_fixture
+from model_shapes import SHAPES
 from tokenizers import Regex, decoders, models, pre_tokenizers, processors, trainers
 
 BOS = "<|begin_of_text|>"
@@ -66,3 +69,26 @@ def test_encode_says_when_the_tokenizer_has_no_template(tmp_path):
     assert result.returncode == 0, result.stderr
     assert np.load(out).tolist() == hf.encode("Hello world").ids
     assert "added no special tokens: the tokenizer has no template" in result.stderr
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_encode_adds_every_shape_of_template(tmp_path, shape):
+    """The post-processor of each shape the open models publish (``model_shapes``): Gemma 3's
+    TemplateProcessing over a SentencePiece-style BPE, Llama 3.1's and DeepSeek-V3's Sequence
+    of ByteLevel and TemplateProcessing, T5's and BERT's, Qwen's none."""
+    build, before, after = SHAPES[shape]
+    path = build(tmp_path / "model")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    text = read_fixture(SLICES["english"])[:2500] + read_fixture(SLICES["chinese"])[:200]
+    text_path = tmp_path / "text.txt"
+    text_path.write_text(text, encoding="utf-8", newline="")
+    out = tmp_path / "ids.npy"
+    result = cli(tmp_path, "encode", text_path, "--tokenizer", path, "--out", out,
+                 "--add-special-tokens", "--workers", 1)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert np.load(out).tolist() == hf.encode(text).ids
+    if before or after:
+        shown = " ".join([*before, "$A", *after])
+        assert f"added the template's special tokens: {shown}" in result.stderr
+    else:
+        assert "added no special tokens: the tokenizer has no template" in result.stderr

@@ -9,6 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
 
+import bpe_studio.core.encode.id_arrays
+import bpe_studio.core.encode.interface
 import bpe_studio.core.encode.tokenizer
 import bpe_studio.core.formats.gpt2
 import bpe_studio.core.formats.preset_table
@@ -89,6 +91,8 @@ def test_doctests():
         bpe_studio.core.io.display,
         bpe_studio.core.formats.gpt2,
         bpe_studio.core.encode.tokenizer,
+        bpe_studio.core.encode.interface,
+        bpe_studio.core.encode.id_arrays,
         bpe_studio.core.pretokenization.specials,
         bpe_studio.core.train.vocab,
         bpe_studio.core.formats.presets,

@@ -81,11 +81,14 @@ def test_segments_of_a_range():
 
 @pytest.fixture(scope="module")
 def pair(gpt2_tokenizer):
-    """GPT-2 with the overlapping special tokens, and without any."""
-    return (
-        Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, OVERLAPPING),
-        Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges),
-    )
+    """GPT-2 with the overlapping special tokens, and without any. The one-byte "b" takes
+    its byte's id explicitly (a list refuses a one-byte special token), the others the ids
+    the list form gives them."""
+    vocab, merges = gpt2_tokenizer.vocab, gpt2_tokenizer.merges
+    longer = Tokenizer(vocab, merges, [t for t in OVERLAPPING if len(t.encode()) > 1])
+    byte_b = next(i for i, t in vocab.items() if t == b"b")
+    ids = {t: byte_b if t == "b" else longer.special_id(t) for t in OVERLAPPING}
+    return Tokenizer(longer.vocab, merges, ids), Tokenizer(vocab, merges)
 
 
 @HYPO
@@ -190,3 +193,55 @@ def test_the_list_form_makes_one_special_token(tmp_path):
     vocab, _ = calls["train_bpe"]([EOT])
     assert vocab[256] == EOT.encode()
     assert all(len(tok) > 1 for tok in list(vocab.values())[256:])  # no one-character ones
+
+
+# ------------------------------------------ a one-byte special token (issue 32) is refused
+ONE_BYTE = r"special token 'a' is a single byte \(0x61\), which byte-level BPE already holds"
+
+
+def test_training_refuses_a_one_byte_special_token_before_reading(tmp_path):
+    from bpe_studio.core import BpeTrainer, train_bpe, trainer_from_file
+
+    missing = tmp_path / "not there.txt"  # never read: the refusal comes first
+    with pytest.raises(ValueError, match=ONE_BYTE):
+        train_bpe(missing, 300, [EOT, "a"])
+    with pytest.raises(ValueError, match=ONE_BYTE):
+        trainer_from_file(missing, 300, ["a"])
+    with pytest.raises(ValueError, match=r"special token '\\n' is a single byte \(0x0a\)"):
+        BpeTrainer({b"ab": 3}, 300, ["\n"])
+
+
+def test_a_tokenizer_refuses_one_in_a_list_and_takes_an_explicit_id(tiktoken_gpt2):
+    import tiktoken
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ca"}
+    merges = [(b"c", b"a")]
+    with pytest.raises(ValueError, match=ONE_BYTE):
+        Tokenizer(vocab, merges, ["<s>", "a"])
+    with pytest.raises(ValueError, match=r"gpt2: special token 'a' is a single byte"):
+        Tokenizer.load("gpt2", special_tokens=["a"])
+    # Given its own id, it is what tiktoken makes of it: cut out, never merged, decoded back.
+    tok = Tokenizer(vocab, merges, {"a": 257})
+    enc = tiktoken.Encoding(
+        "one_byte",
+        pat_str=tiktoken_gpt2._pat_str,
+        mergeable_ranks={t: i for i, t in vocab.items()},
+        special_tokens={"a": 257},
+    )
+    for text in ("cat", "a ca", "banana"):
+        assert tok.encode(text) == enc.encode(text, allowed_special="all")
+        assert tok.encode_ordinary(text) == enc.encode_ordinary(text)
+        assert tok.decode(tok.encode(text)) == text
+
+
+def test_a_multi_byte_character_works_end_to_end(tmp_path):
+    from bpe_studio.core import train_bpe
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("café au lait é café\n" * 40, encoding="utf-8")
+    vocab, merges = train_bpe(corpus, 280, ["é"])
+    assert vocab[256] == "é".encode()
+    tok = Tokenizer(vocab, merges, ["é"])
+    assert tok.special_id("é") == 256
+    assert tok.encode("café")[-1] == 256 and tok.decode(tok.encode("café")) == "café"
+    assert all(b"\xc3\xa9" not in t for i, t in vocab.items() if i > 256)  # never merged

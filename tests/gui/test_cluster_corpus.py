@@ -14,8 +14,8 @@ from gui_helpers import EOT
 from PySide6.QtWidgets import QLineEdit
 
 from bpe_studio.core import train_bpe
-from bpe_studio.gui.controls import status_text
 from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.model.status import status_text
 
 # Trains on a LocalCluster in this process (see tests/conftest.py).
 pytestmark = pytest.mark.dask_in_process

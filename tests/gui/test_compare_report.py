@@ -39,10 +39,10 @@ def reference_cuts(text: str, tok: Tokenizer) -> set[int]:
 
 @pytest.fixture
 def compare_view(qtbot):
-    from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.model.app_model import AppModel
     from bpe_studio.gui.views.compare import CompareView
 
-    view = CompareView(StateHub())
+    view = CompareView(AppModel())
     qtbot.addWidget(view)
     view.resize(1400, 800)
     yield view
@@ -72,7 +72,9 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
     for side, tok, stats in ((a, gpt2, view.stats[0]), (b, o200k, view.stats[1])):
         count = len(tok.encode(TEXT))
         assert side.tokens == count
-        assert stats.text().startswith(f"{count:,} tokens · {n_bytes / count:.2f} bytes/token")
+        assert stats.text().startswith(
+            f"{side.label}: {count:,} tokens · {n_bytes / count:.2f} bytes/token"
+        )
         assert f"{len(TEXT) / count:.2f} characters/token" in stats.text()
     # Hovering the first character names the token "Hello" (its id from each tokenizer).
     for pane, tok in zip(view.panes, (gpt2, o200k)):

@@ -33,6 +33,7 @@ PROBE = textwrap.dedent("""
             skip=bar.skip_button.isVisible() and bar.skip_button.isEnabled(),
             pace=bar.replay.pace.whole_run_seconds,
         )
+        win.ask_close = lambda title, question: "discard"  # quitting closes the window
         app.quit()
 
     QTimer.singleShot(100, probe)

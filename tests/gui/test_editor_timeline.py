@@ -12,7 +12,7 @@ from gui_helpers import EOT, FIXTURES, shown, train_in_window, wait_for_spans
 from PySide6.QtCore import QPoint, Qt
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor
@@ -40,8 +40,8 @@ def first_merges(tok: Tokenizer, k: int) -> Tokenizer:
     return Tokenizer(vocab, merges, list(tok.special_tokens))
 
 
-def loaded_hub(tok: Tokenizer) -> StateHub:
-    hub = StateHub()
+def loaded_hub(tok: Tokenizer) -> AppModel:
+    hub = AppModel()
     inverse = {t: i for i, t in tok.vocab.items()}
     merge_rows = [MergeRow(r, a, b, inverse[a + b]) for r, (a, b) in enumerate(tok.merges)]
     loaded = LoadedTokenizer(
@@ -278,9 +278,9 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     from bpe_studio.gui.model.state import Phase, RunSettings
 
     steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 400, [EOT], workers=1))
-    hub = StateHub()
-    hub.begin_run(RunSettings(657, (EOT,), 400), initial_vocab([EOT]))
-    hub.start_merging(400)
+    hub = AppModel()
+    hub.begin_run(RunSettings(657, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
     hub.append_merges(steps)
     hub.publish()
     assert hub.state.phase is Phase.MERGING and hub.state.step == 400

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gui_helpers import EOT, FIXTURES, train_in_window
+from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QMessageBox
@@ -39,6 +39,7 @@ def test_a_corpus_named_like_markup_shows_as_named(qtbot, window, tmp_path):
     tip.setHtml(window.panel.corpus_label.toolTip())
     assert tip.toPlainText() == str(corpus)
     train_in_window(qtbot, window, corpus, 300)
+    wait_for_spans(qtbot, window.editor)  # the header names the tokenizer its colours are of
     assert "trained on <b>x.txt" in _shown(window.editor.source_label)
 
 

@@ -13,7 +13,7 @@ from foreign_files import own_ids, sentencepiece_bpe, unigram, wordpiece
 from gui_helpers import wait_for_spans
 from test_picker import editor_ids
 
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource
@@ -64,7 +64,7 @@ def test_tooltip_names_the_token_as_the_file_writes_it(qtbot, window, files):
 def test_compare_counts_a_foreign_file_as_tokenizers_does(qtbot, files):
     from bpe_studio.gui.views.compare import CompareView
 
-    view = CompareView(StateHub())
+    view = CompareView(AppModel())
     qtbot.addWidget(view)
     view.resize(1200, 700)
     path = files["sentencepiece_bpe"]
@@ -84,7 +84,7 @@ def test_compare_counts_a_foreign_file_as_tokenizers_does(qtbot, files):
 def test_explain_panels_say_they_apply_to_byte_level_bpe(qtbot, files):
     from bpe_studio.core.encode.foreign import open_tokenizer
 
-    hub = StateHub()
+    hub = AppModel()
     tok = open_tokenizer(files["unigram"])
     hub.pick_tokenizer(TokenizerSource("Unigram", tokenizer=tok))
     why = WhyTokenPanel(hub, inspector_cache())

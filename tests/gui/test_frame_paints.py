@@ -68,11 +68,11 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     hub = window.hub
     hub.set_corpus(corpus_source([str(DEMO_CORPUS)]))
     specials = ("<|endoftext|>",)
-    hub.begin_run(RunSettings(1500, specials, len(steps), "gpt2"), initial_vocab(list(specials)))
+    hub.begin_run(RunSettings(1500, specials), initial_vocab(list(specials)))
     hub.set_progress(10, 100)
     hub.publish()
     hub.set_pair_history(trainer.pair_history)
-    hub.start_merging(len(steps))
+    hub.start_merging()
     hub.append_merges(steps[:5])
     hub.publish()
     wait_for_spans(qtbot, window.editor)
@@ -100,11 +100,11 @@ def test_the_compression_curves_repaint_once_per_draw(qtbot):
     would paint the plot a second time for every frame; docs/responsiveness.md)."""
     from array import array
 
-    from bpe_studio.gui.hub import StateHub
+    from bpe_studio.gui.model.app_model import AppModel
     from bpe_studio.gui.model.curves import IN_SAMPLE, CurveSeries
     from bpe_studio.gui.views.compression_plot import CompressionPlot
 
-    plot = CompressionPlot(StateHub())
+    plot = CompressionPlot(AppModel())
     qtbot.addWidget(plot)
     plot.record_box.setChecked(False)  # no feeder thread: the series are set here
     plot.resize(500, 400)

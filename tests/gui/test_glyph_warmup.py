@@ -16,7 +16,7 @@ from test_tables_items import close_tables, loaded_hub, table_for  # noqa: F401
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.io.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui.glyph_warmup import script_samples
+from bpe_studio.gui.views.glyph_warmup import script_samples
 
 MALAYALAM = "പ്രമുഖ"
 TELUGU = "చర్య"
@@ -75,7 +75,7 @@ def test_a_slow_layout_ends_its_turn_and_spaces_the_next(qtbot, monkeypatch):
     # A script no installed font covers makes one layout long (Qt's walk through every
     # fallback family). The turn must stop there, and the next wait at least as long as it
     # took, so the event loop serves other work between two walks.
-    from bpe_studio.gui import glyph_warmup
+    from bpe_studio.gui.views import glyph_warmup
 
     slow_s = 4 * glyph_warmup.TURN_BUDGET_S
     laid_out: list[str] = []

@@ -14,7 +14,7 @@ from test_picker import editor_ids
 
 from bpe_studio.core.explain.report import bundled_samples
 from bpe_studio.core.io.hf_hub import POPULAR, HubModel
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.views.hub_models import recent_models
 from bpe_studio.gui.views.picker import ASK_HUB, NONE, TokenizerPicker, hub_key, preset_key
 
@@ -58,7 +58,7 @@ def test_open_from_the_hub_in_the_editor_offline(qtbot, window, snapshots):
     # Every menu lists it at once, and one built later among the recent ones.
     for choice in (*window.compare.choices, *window.report.choices):
         assert hub_key("acme/uni") in choice.keys()
-    fresh = TokenizerPicker(StateHub())
+    fresh = TokenizerPicker(AppModel(), pane="a new pane")
     qtbot.addWidget(fresh)
     assert hub_key("acme/uni") in fresh.keys()
 

@@ -7,11 +7,11 @@ import pytest
 from gui_helpers import EOT
 
 from bpe_studio.core import Tokenizer, iter_merges, train_bpe
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.curve_server import TextSpec, read_slice
 from bpe_studio.gui.model.curves import CurveFeeder, live_curve_threads
 from bpe_studio.gui.model.state import RunSettings
-from bpe_studio.gui.replay import Pace
+from bpe_studio.gui.training.replay import Pace
 
 TEXT = "the cat sat on the mat, the cat ate the rat.\n" * 8 + EOT + "\n that hat\n"
 
@@ -24,16 +24,16 @@ def corpus(tmp_path):
 
 
 def test_select_step_clamps_and_leaves_live(qtbot, corpus):
-    hub = StateHub()
-    hub.begin_run(RunSettings(280, (EOT,), 280 - 257), {})
+    hub = AppModel()
+    hub.begin_run(RunSettings(280, (EOT,)), {})
     hub.append_merges(list(iter_merges(corpus, 280, [EOT])))
     hub.publish()
     n = hub.published
     assert n > 5 and hub.state.step == n and hub.state.live
     live: list[bool] = []
     steps: list[int] = []
-    hub.live_changed.connect(live.append)
-    hub.step_changed.connect(steps.append)
+    hub.live_changed.connect(lambda value: live.append(value))
+    hub.step_changed.connect(lambda value: steps.append(value))
     hub.select_step(3)
     hub.select_step(3)  # no change: no signal
     hub.step_by(-10)
@@ -45,9 +45,9 @@ def test_select_step_clamps_and_leaves_live(qtbot, corpus):
 
 
 def test_replaying_flag_signals_changes_only(qtbot):
-    hub = StateHub()
+    hub = AppModel()
     seen: list[bool] = []
-    hub.replay_changed.connect(seen.append)
+    hub.replay_changed.connect(lambda value: seen.append(value))
     hub.set_replaying(True)
     hub.set_replaying(True)
     hub.set_replaying(False)

@@ -15,8 +15,8 @@ from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer, trainer_from_file
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.loader import prepare
+from bpe_studio.gui.jobs.loader import prepare
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import RunSettings, TrainingResult
 from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource
@@ -104,17 +104,17 @@ def run(steps):
     return vocab, merges, [s.count for s in steps]
 
 
-def training_hub(steps) -> StateHub:
+def training_hub(steps) -> AppModel:
     """A hub mid-run: every merge recorded and published, no result yet."""
-    hub = StateHub()
-    hub.begin_run(RunSettings(VOCAB, (EOT,), VOCAB - 257), initial_vocab([EOT]))
-    hub.start_merging(VOCAB - 257)
+    hub = AppModel()
+    hub.begin_run(RunSettings(VOCAB, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
     hub.append_merges(steps)
     hub.publish()
     return hub
 
 
-def finished_hub(steps, run) -> StateHub:
+def finished_hub(steps, run) -> AppModel:
     hub = training_hub(steps)
     vocab, merges, _ = run
     hub.finish(TrainingResult(dict(vocab), list(merges), (EOT,), VOCAB - 257, False, 1.0))
@@ -232,7 +232,7 @@ def test_grew_into_greys_merges_after_the_timeline_step(qtbot, steps, run):
 
 def test_loaded_gpt2_tree_has_no_counts_and_folds_nothing(qtbot):
     loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(loaded)
     panel = why_panel(qtbot, hub)
     tok = loaded.tokenizer
@@ -314,7 +314,7 @@ PIECES = [" little", " happily", "中文", "你好", "😀", " 😀😊", "Lily"
 @pytest.mark.parametrize("piece", PIECES)
 def test_step_through_last_step_is_encode_gpt2(qtbot, piece):
     loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(loaded)
     panel = step_panel(qtbot, hub)
     tok = loaded.tokenizer
@@ -437,7 +437,7 @@ def test_a_very_deep_tree_is_folded_and_a_fold_opens(qtbot):
     merges = [(b"a" * (k - 1), b"a") for k in range(2, n + 1)]
     vocab.update({255 + k: b"a" * k for k in range(2, n + 1)})
     tok = Tokenizer(vocab, merges)
-    hub = StateHub()
+    hub = AppModel()
     hub.pick_tokenizer(TokenizerSource("chain", tokenizer=tok))
     panel = why_panel(qtbot, hub)
     top = ids_of(vocab)[b"a" * n]

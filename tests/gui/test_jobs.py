@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from bpe_studio.gui.jobs import LatestJob, busy_job_threads
+from bpe_studio.gui.jobs.latest import LatestJob, busy_job_threads
 
 
 @pytest.fixture
@@ -116,7 +116,16 @@ def test_a_failure_is_one_readable_line(qtbot):
     default = LatestJob("test-fail-default")
     with qtbot.waitSignal(default.failed, timeout=10_000) as blocker:
         default.submit(broken)
-    assert blocker.args == ["ValueError: vocab.json line 3: bad token"]
+    # The default is the app's one wording of a job's failure (model.errors): the core's own
+    # line for bad input, the error's class too for anything else.
+    assert blocker.args == ["vocab.json line 3: bad token"]
+
+    def crashed(is_stale):
+        raise KeyError("merges")
+
+    with qtbot.waitSignal(default.failed, timeout=10_000) as blocker:
+        default.submit(crashed)
+    assert blocker.args == ["KeyError: 'merges'"]
     default.shutdown()
 
 
@@ -161,7 +170,7 @@ def test_a_result_for_a_deleted_runner_is_dropped_quietly(qapp):
     # runner is gone. Run on this thread, with the runner already deleted, for determinism.
     import shiboken6
 
-    from bpe_studio.gui.jobs import LatestJob, _Run
+    from bpe_studio.gui.jobs.latest import LatestJob, _Run
 
     runner = LatestJob("bpe-test-deleted")
     number = runner.latest

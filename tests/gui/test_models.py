@@ -11,9 +11,14 @@ from bpe_studio.core import Tokenizer, trainer_from_file
 from bpe_studio.core.io.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, RunSettings, vocab_rows
-from bpe_studio.gui.models import SORT_ROLE, MergeTableModel, VocabFilterProxy, VocabTableModel
+from bpe_studio.gui.views.table_models import (
+    SORT_ROLE,
+    MergeTableModel,
+    VocabFilterProxy,
+    VocabTableModel,
+)
 
 EOT = "<|endoftext|>"
 
@@ -25,8 +30,8 @@ def steps():
 
 def run_hub(*batches):
     """A hub in a run with these batches of merges published, one frame each."""
-    hub = StateHub()
-    hub.begin_run(RunSettings(400, (EOT,), 400 - 257), initial_vocab([EOT]))
+    hub = AppModel()
+    hub.begin_run(RunSettings(400, (EOT,)), initial_vocab([EOT]))
     for batch in batches:
         hub.append_merges(batch)
         hub.publish()

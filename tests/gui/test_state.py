@@ -1,4 +1,4 @@
-"""RunState and StateHub: the record, publishing frames, the step every view shows."""
+"""RunState and AppModel: the record, publishing frames, the step every view shows."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from bpe_studio.core import MergeStep, trainer_from_file
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase, RunSettings, RunState
 
 EOT = "<|endoftext|>"
@@ -58,14 +58,14 @@ def test_vocab_and_merges_at_a_step(steps):
 
 
 def test_frames_publish_rows_and_move_a_live_step(qtbot, steps):
-    hub = StateHub()
+    hub = AppModel()
     added: list[tuple[int, int]] = []
     step_seen: list[int] = []
     hub.merges_added.connect(lambda a, b: added.append((a, b)))
-    hub.step_changed.connect(step_seen.append)
-    hub.begin_run(RunSettings(400, (EOT,), 143), initial_vocab([EOT]))
+    hub.step_changed.connect(lambda value: step_seen.append(value))
+    hub.begin_run(RunSettings(400, (EOT,)), initial_vocab([EOT]))
     assert hub.state.phase is Phase.PRE_TOKENIZING and hub.state.shown is not None
-    hub.start_merging(143)
+    hub.start_merging()
     hub.append_merges(steps[:10])
     assert hub.state.published == 0 and hub.state.step == 0  # recorded, not shown yet
     hub.publish()
@@ -87,11 +87,11 @@ def test_frames_publish_rows_and_move_a_live_step(qtbot, steps):
 
 
 def test_pause_remembers_the_phase_it_returns_to(qtbot):
-    hub = StateHub()
-    hub.begin_run(RunSettings(400, (EOT,), 143), initial_vocab([EOT]))
+    hub = AppModel()
+    hub.begin_run(RunSettings(400, (EOT,)), initial_vocab([EOT]))
     hub.set_paused(True)
     assert hub.state.phase is Phase.PAUSED and hub.state.resume_to is Phase.PRE_TOKENIZING
-    hub.start_merging(143)  # pre-tokenizing ended while paused
+    hub.start_merging()  # pre-tokenizing ended while paused
     assert hub.state.phase is Phase.PAUSED
     hub.set_paused(False)
     assert hub.state.phase is Phase.MERGING

@@ -9,15 +9,15 @@ from pathlib import Path
 from gui_helpers import train_in_window
 
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.controls import format_duration, status_text
 from bpe_studio.gui.model.state import Phase, RunSettings, RunState
+from bpe_studio.gui.model.status import format_duration, status_text
 
 
 def merging_state(**fields) -> RunState:
     state = RunState(
         corpus=Path("books.txt"),
         phase=Phase.MERGING,
-        settings=RunSettings(10_000, ("<|endoftext|>",), 9_743),
+        settings=RunSettings(10_000, ("<|endoftext|>",)),
     )
     for name, value in fields.items():
         setattr(state, name, value)

@@ -19,8 +19,8 @@ from PySide6.QtGui import QImage, QPainter
 from bpe_studio.core import BpeTrainer, Tokenizer
 from bpe_studio.core.io.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.loader import prepare
+from bpe_studio.gui.jobs.loader import prepare
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows
 from bpe_studio.gui.model.vocab_index import ViewSpec
 from bpe_studio.gui.views.common import ACCENT
@@ -60,7 +60,7 @@ def slow_unreachable(vocab: dict[int, bytes], merges, specials: set[int]) -> set
     return out
 
 
-def loaded_hub(tokenizer: Tokenizer, name: str = "vocab.json") -> StateHub:
+def loaded_hub(tokenizer: Tokenizer, name: str = "vocab.json") -> AppModel:
     merges = tokenizer.merges
     inverse = {t: i for i, t in sorted(tokenizer.vocab.items(), reverse=True)}
     rows = [MergeRow(r, a, b, inverse[a + b]) for r, (a, b) in enumerate(merges)]
@@ -72,7 +72,7 @@ def loaded_hub(tokenizer: Tokenizer, name: str = "vocab.json") -> StateHub:
         rows,
         vocab_rows(tokenizer.vocab, merges),
     )
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(loaded)
     return hub
 
@@ -94,7 +94,7 @@ def close_tables():
         _KEEP.pop().close()
 
 
-def table_for(qtbot, hub: StateHub) -> VocabTableView:
+def table_for(qtbot, hub: AppModel) -> VocabTableView:
     view = VocabTableView(hub)
     qtbot.addWidget(view)
     _KEEP.append(view)
@@ -132,7 +132,7 @@ def test_reachability_column_filter_and_count(qtbot):
 
 
 def test_reachability_of_gpt2_equals_slow_reference(qtbot, gpt2):
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(gpt2)
     view = table_for(qtbot, hub)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
@@ -152,7 +152,7 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
         return real(tokenizer, *args)
 
     monkeypatch.setattr(vt, "unreachable_tokens", spy)
-    hub = StateHub()
+    hub = AppModel()
     view = table_for(qtbot, hub)
     hub.show_loaded(gpt2)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
@@ -173,7 +173,7 @@ def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch,
                 events.append("paint")
             return False
 
-    hub = StateHub()
+    hub = AppModel()
     view = table_for(qtbot, hub)
     for name in ("_reach", "_glyphs"):
         job = getattr(view, name)
@@ -215,7 +215,7 @@ def test_a_finished_runs_reachability_is_built_off_the_gui_thread(qtbot, monkeyp
 
 # --------------------------------------------------------- #11 item 9: 200k-ready tables
 def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
-    hub = StateHub()
+    hub = AppModel()
     view = table_for(qtbot, hub)
     hub.show_loaded(gpt2)
     calls: list[threading.Thread] = []
@@ -240,7 +240,7 @@ def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
 
 def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2):
     # Issue 23, item 13: not the rows that happen to sit at the old scroll offset.
-    hub = StateHub()
+    hub = AppModel()
     view = table_for(qtbot, hub)
     hub.show_loaded(gpt2)
     qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
@@ -283,7 +283,7 @@ def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2):
 
 @pytest.mark.parametrize("column", range(6))
 def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
-    hub = StateHub()
+    hub = AppModel()
     view = table_for(qtbot, hub)
     hub.show_loaded(gpt2)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
@@ -309,9 +309,9 @@ def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
 
 
 def test_filter_by_typed_id_with_commas(gpt2):
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(gpt2)
-    from bpe_studio.gui.models import VocabFilterProxy, VocabTableModel
+    from bpe_studio.gui.views.table_models import VocabFilterProxy, VocabTableModel
 
     model = VocabTableModel(hub)
     proxy = VocabFilterProxy()
@@ -322,14 +322,14 @@ def test_filter_by_typed_id_with_commas(gpt2):
 
 
 # --------------------------------------------------------------- #11 item 11: escaping
-def run_hub() -> StateHub:
-    hub = StateHub()
-    hub.begin_run(RunSettings(2000, (EOT,), 2000 - 257), initial_vocab([EOT]))
-    hub.start_merging(2000 - 257)
+def run_hub() -> AppModel:
+    hub = AppModel()
+    hub.begin_run(RunSettings(2000, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
     return hub
 
 
-def recording_hub(counts: dict[bytes, int]) -> tuple[StateHub, BpeTrainer]:
+def recording_hub(counts: dict[bytes, int]) -> tuple[AppModel, BpeTrainer]:
     """A hub merging with a trainer that records its pairs (merges are appended by hand)."""
     hub = run_hub()
     trainer = BpeTrainer(counts, 2000, [EOT], record_pairs=20)
@@ -348,7 +348,7 @@ def test_pair_chart_title_shows_byte_tokens(qtbot):
 
 # ------------------------------------------------------------ #11 item 12: phases, next
 def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
-    hub = StateHub()
+    hub = AppModel()
     chart = PairChart(hub)
     qtbot.addWidget(chart)
 
@@ -357,7 +357,7 @@ def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
 
     assert note() == IDLE_NOTE
     assert not chart.pairs_plot.getAxis("left").isVisible()  # a hint, not empty axes
-    hub.begin_run(RunSettings(2000, (EOT,), 1743), initial_vocab([EOT]))
+    hub.begin_run(RunSettings(2000, (EOT,)), initial_vocab([EOT]))
     assert note() == PRETOKENIZING_NOTE
     assert "No pairs left" not in chart.pairs_plot.titleLabel.item.toPlainText()
     hub.finish(None, "the corpus is not UTF-8")
@@ -474,7 +474,7 @@ def test_chart_at_1024x640_has_no_overlapping_labels(qtbot, window):
 def test_sort_indicator_leaves_count_readable(qtbot, gpt2):
     from bpe_studio.gui.app import STYLE_SHEET
 
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(gpt2)
     view = table_for(qtbot, hub)
     view.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))  # as the app draws it
@@ -507,7 +507,7 @@ def test_sort_indicator_leaves_count_readable(qtbot, gpt2):
 
 
 def test_ids_are_formatted_with_separators(qtbot, gpt2):
-    hub = StateHub()
+    hub = AppModel()
     hub.show_loaded(gpt2)
     view = table_for(qtbot, hub)
     model = view.model

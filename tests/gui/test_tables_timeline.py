@@ -16,8 +16,8 @@ from reference_bpe import top_pairs_after
 
 from bpe_studio.core import count_file
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.models import LATER, TOKEN_ID_ROLE
 from bpe_studio.gui.views.pair_chart import pair_label
+from bpe_studio.gui.views.table_models import LATER, TOKEN_ID_ROLE
 
 VOCAB = 600
 
@@ -73,7 +73,7 @@ def test_pair_chart_step_requests_latest_wins(qtbot, trained):
 def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained):
     view, hub = trained.merge_list, trained.hub
     picked: list[int] = []
-    hub.token_selected.connect(picked.append)
+    hub.token_selected.connect(lambda value: picked.append(value))
     at_step(qtbot, trained, 25)
     assert view.selected_rank() == 24
     assert picked == []  # following the step selects no token

@@ -26,11 +26,11 @@ from reference_bpe import top_pairs_after
 from bpe_studio.core import BpeTrainer, count_text
 from bpe_studio.core.explain.spans import compute_spans
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui import spans as spans_module
-from bpe_studio.gui.hub import StateHub
-from bpe_studio.gui.jobs import LatestJob
+from bpe_studio.gui.jobs import spans as spans_module
+from bpe_studio.gui.jobs.latest import LatestJob
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase, RunSettings, TrainingResult
-from bpe_studio.gui.replay import Pace, Replay
+from bpe_studio.gui.training.replay import Pace, Replay
 from bpe_studio.gui.views.pair_chart import PairChart
 from bpe_studio.gui.views.token_editor import TokenEditor
 
@@ -113,19 +113,19 @@ TEXT = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:20_000]
 VOCAB = 257 + 400
 
 
-def finished_hub(text: str = TEXT) -> tuple[StateHub, list]:
+def finished_hub(text: str = TEXT) -> tuple[AppModel, list]:
     """A hub holding a finished run on ``text``, trained here with its pairs recorded; its
     merges, published one frame each while the run was live, as a training session would."""
     counts = dict(count_text(text, [EOT]))
-    hub = StateHub()
-    hub.begin_run(RunSettings(VOCAB, (EOT,), VOCAB - 257), initial_vocab([EOT]))
+    hub = AppModel()
+    hub.begin_run(RunSettings(VOCAB, (EOT,)), initial_vocab([EOT]))
     trainer = BpeTrainer(counts, VOCAB, [EOT], record_pairs=20)
     hub.set_pair_history(trainer.pair_history)
-    hub.start_merging(trainer.target_merges)
+    hub.start_merging()
     return hub, [counts, trainer]
 
 
-def publish_live(hub: StateHub, trainer: BpeTrainer, seen: dict | None = None, chart=None):
+def publish_live(hub: AppModel, trainer: BpeTrainer, seen: dict | None = None, chart=None):
     for step in trainer:
         hub.append_merges([step])
         hub.publish()
@@ -178,7 +178,7 @@ def test_live_replayed_and_scrubbed_charts_show_the_same_pairs(qtbot):
         assert shown == top_pairs_after(counts, merges[:k], 20)[: len(shown)], f"step {k}"
 
 
-def editor_on_a_finished_run(qtbot) -> tuple[StateHub, TokenEditor]:
+def editor_on_a_finished_run(qtbot) -> tuple[AppModel, TokenEditor]:
     """An editor bound to a finished run's hub, its text's spans shown at the last step."""
     hub, (_, trainer) = finished_hub()
     publish_live(hub, trainer)

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.curve_server import read_text
 from bpe_studio.gui.model.curves import HELD_OUT, IN_SAMPLE, live_curve_threads
-from bpe_studio.gui.replay import Pace
+from bpe_studio.gui.training.replay import Pace
 from bpe_studio.gui.views.timeline import describe_step
 
 CORPUS = FIXTURES / "tinystories_slice.txt"
@@ -88,7 +88,7 @@ def test_replay_reaches_the_end_through_every_frame(qtbot, trained):
     bar, state = window.timeline, window.state
     n = len(result.merges)
     seen: list[int] = []
-    window.hub.step_changed.connect(seen.append)
+    window.hub.step_changed.connect(lambda value: seen.append(value))
     bar.pace_combo.setCurrentIndex(bar.pace_combo.count() - 1)
     bar.replay.start(FAST)
     assert state.replaying and bar.skip_button.isEnabled() and bar.replay_button.text() == "Pause"
@@ -226,19 +226,21 @@ def test_recording_off_computes_nothing(qtbot, window):
 
 def test_editor_counts_are_points_at_the_step(qtbot, trained):
     window, _ = trained
-    curve = window.curve
-    window.editor.encoded.disconnect()  # only the counts this test reports
-    curve._editor_points.clear()
+    hub, curve, editor = window.hub, window.curve, window.editor
     window.timeline.select_step(40)
-    curve.set_editor_count(100, 250)  # what TokenEditor.encoded(tokens, bytes) reports
-    window.timeline.select_step(90)
-    curve.set_editor_count(80, 250)
+    qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 40)
+    text, run = hub.editor_text, hub.state.run_id
+    spans = editor.spans
+    at_40 = spans.utf8_length / len(spans)
+    assert hub.add_editor_point(run, text, 90, 3.125)  # as the editor reports one
     xs, ys = curve.editor_dots.getData()
-    assert list(xs) == [40, 90] and list(ys) == [2.5, 250 / 80]
-    assert "editor 3.12" in curve.value_label.text()
-    curve.set_editor_count(125, 250, step=12)  # a count that belongs to an earlier step
-    xs, ys = curve.editor_dots.getData()
-    assert list(xs) == [40, 90, 12] and ys[-1] == 2.0
+    points = dict(zip(xs.tolist(), ys.tolist()))
+    assert points[40.0] == pytest.approx(at_40) and points[90.0] == 3.125
+    assert f"editor {at_40:.2f}" in curve.value_label.text()
+    # A point of another text, or of another run, is not the editor's now: dropped.
+    assert not hub.add_editor_point(run, text + " and more", 12, 2.0)
+    assert not hub.add_editor_point(run + 1, text, 12, 2.0)
+    assert 12.0 not in curve.editor_dots.getData()[0].tolist()
     assert curve.legend.text().endswith("</span> editor text")
 
 

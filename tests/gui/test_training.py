@@ -13,8 +13,8 @@ from bpe_studio.core import Tokenizer, train_bpe, trainer_from_file
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.main_window import SAMPLE_TEXT
 from bpe_studio.gui.model.state import Phase
-from bpe_studio.gui.models import SORT_ROLE, TOKEN_ID_ROLE
-from bpe_studio.gui.session import live_training_threads
+from bpe_studio.gui.training.session import live_training_threads
+from bpe_studio.gui.views.table_models import SORT_ROLE, TOKEN_ID_ROLE
 
 VOCAB = 1000
 
@@ -221,7 +221,7 @@ def test_editor_retokenizes_while_training(qtbot, window):
 def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, window, monkeypatch):
     # Building it (the vocabulary and merges so far) on the GUI thread made the largest gaps
     # of a run while the trainer ran (docs/responsiveness.md).
-    from bpe_studio.gui import controller
+    from bpe_studio.gui.model import run_tokenizer
 
     built_in: list[threading.Thread] = []
 
@@ -229,7 +229,7 @@ def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, w
         built_in.append(threading.current_thread())
         return Tokenizer(*args, **kwargs)
 
-    monkeypatch.setattr(controller, "Tokenizer", noting_tokenizer)
+    monkeypatch.setattr(run_tokenizer, "Tokenizer", noting_tokenizer)
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
     label = f"Tokenizer: training, {window.state.published:,} merges so far"
     qtbot.waitUntil(lambda: window.editor.source.label == label, timeout=10_000)

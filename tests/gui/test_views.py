@@ -7,7 +7,7 @@ from gui_helpers import history_of
 from bpe_studio.core import trainer_from_file
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import RunSettings
 from bpe_studio.gui.views.merge_list import MergeListView
 from bpe_studio.gui.views.pair_chart import PairChart, pair_label
@@ -15,14 +15,14 @@ from bpe_studio.gui.views.pair_chart import PairChart, pair_label
 EOT = "<|endoftext|>"
 
 
-def run_hub() -> StateHub:
-    hub = StateHub()
-    hub.begin_run(RunSettings(2000, (EOT,), 2000 - 257), initial_vocab([EOT]))
-    hub.start_merging(2000 - 257)
+def run_hub() -> AppModel:
+    hub = AppModel()
+    hub.begin_run(RunSettings(2000, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
     return hub
 
 
-def frame(hub: StateHub, steps) -> None:
+def frame(hub: AppModel, steps) -> None:
     hub.append_merges(steps)
     hub.publish()
 

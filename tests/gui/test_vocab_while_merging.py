@@ -13,21 +13,21 @@ from gui_helpers import EOT, PaintCounter
 
 from bpe_studio.core import MergeStep
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui.hub import StateHub
+from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase, RunSettings
 from bpe_studio.gui.views.vocab_table import VocabTableView
 
 BASE_ROWS = 257  # 256 bytes and <|endoftext|>
 
 
-def merging_hub() -> StateHub:
-    hub = StateHub()
-    hub.begin_run(RunSettings(2000, (EOT,), 1743), initial_vocab([EOT]))
-    hub.start_merging(1743)
+def merging_hub() -> AppModel:
+    hub = AppModel()
+    hub.begin_run(RunSettings(2000, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
     return hub
 
 
-def publish_merges(hub: StateHub, count: int) -> None:
+def publish_merges(hub: AppModel, count: int) -> None:
     """``count`` more merges, published as one frame."""
     first = len(hub.state.record)
     hub.append_merges(
@@ -39,7 +39,7 @@ def publish_merges(hub: StateHub, count: int) -> None:
     hub.publish()
 
 
-def table_view(qtbot, hub: StateHub) -> VocabTableView:
+def table_view(qtbot, hub: AppModel) -> VocabTableView:
     view = VocabTableView(hub)
     qtbot.addWidget(view)
     view.resize(520, 360)  # about a dozen rows in view: the byte tokens fill it

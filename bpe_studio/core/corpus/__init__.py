@@ -2,4 +2,5 @@
 files are (paths, globs, fsspec URLs, compression); ``records``: JSON Lines and Parquet
 records as documents; ``counting``: the counting primitives and byte-range workers;
 ``tasks``: a corpus as counting tasks, run in this machine's processes (``count_file``);
-``cluster``: the same tasks on a Dask cluster. What it leaves out: merging (``train``)."""
+``tally``: counts kept in arrays by the compiled kernels; ``cluster``: the same tasks on a
+Dask cluster. What it leaves out: merging (``train``)."""

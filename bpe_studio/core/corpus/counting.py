@@ -5,8 +5,10 @@ What it does: turns text (or byte ranges of files, read by worker processes) int
 Special tokens are split out first and never counted; pre-tokens never cross a special token.
 A text is counted a piece at a time, cut where counting piece by piece gives exactly the
 counts of the whole text (``boundaries``, with the pattern's cut rules). Partial counts travel
-packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). Also the sizes
-that decide how a corpus is cut, the one rule for a ``workers`` argument
+packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). From
+:data:`COMPILED_COUNT_FROM` bytes a pattern with a compiled scanner is counted by the kernels
+instead (:func:`counting_scanner`, :func:`prepare_counting`; ``tally``), with the same counts.
+Also the sizes that decide how a corpus is cut, the one rule for a ``workers`` argument
 (:func:`resolve_workers`) and the choice of how worker processes start. What it leaves out:
 which files and tasks (``sources``, ``tasks``), the patterns themselves (``pretokenization``),
 merging (``train``), encoding (``encode``).
@@ -21,9 +23,10 @@ import sys
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..io.surrogates import replace_surrogates
+from ..pretokenization import scan_load
 from ..pretokenization.boundaries import cut_rules, text_cuts
 from ..pretokenization.pretokenizer import (
     UncoveredText,
@@ -31,6 +34,7 @@ from ..pretokenization.pretokenizer import (
     pretokenizer,
     uncovered_message,
 )
+from ..pretokenization.scanner import Scanner, compiled_scanner
 from ..pretokenization.specials import Specials
 from .sources import CorpusError
 
@@ -48,6 +52,11 @@ IN_PROCESS_CHUNK = 256 * 1024
 WORKER_PIECE = 256 * 1024
 # Separates the pre-tokens in a worker's result: a byte that UTF-8 never contains.
 _SEPARATOR = b"\xff"
+# A corpus of at least this many bytes, under a pattern with a compiled scanner, is counted
+# by the compiled kernels (``tally``); a smaller one on the regex path, unless the kernels
+# are loaded already: loading numba and the kernels costs about what the regex path takes
+# on this much text, and their memory (docs/training.md, "Compiled counting").
+COMPILED_COUNT_FROM = 32 * 1024 * 1024
 
 ProgressFn = Callable[[int, int], None]
 FindallFn = Callable[[str], list[str]]
@@ -97,6 +106,34 @@ def _count_into(
 def _encoded(counts: Counter[str]) -> dict[bytes, int]:
     """``counts`` keyed by UTF-8 bytes; UnicodeEncodeError when a key holds a surrogate."""
     return {k.encode("utf-8"): v for k, v in counts.items()}
+
+
+def counts_compiled(pattern: str, size: int) -> bool:
+    """Whether a corpus of ``size`` bytes under ``pattern`` is counted by the compiled kernels
+    whatever this process has loaded (see :data:`COMPILED_COUNT_FROM`)."""
+    return size >= COMPILED_COUNT_FROM and compiled_scanner(pattern) is not None
+
+
+def counting_scanner(pattern: str, size: int) -> Scanner | None:
+    """The compiled scanner that counts a corpus of ``size`` bytes under ``pattern``, or None
+    for the regex path: from :data:`COMPILED_COUNT_FROM` bytes, or for any size once the
+    kernels are loaded in this process (they then cost nothing more)."""
+    if size < COMPILED_COUNT_FROM and not scan_load.ready():
+        return None
+    return compiled_scanner(pattern)
+
+
+def prepare_counting(scanner: Scanner | None, status: Callable[[str], None] | None) -> bool:
+    """Make the compiled kernels ready before counting with ``scanner`` (forked workers then
+    start with them): loaded, or compiled on the first run, which ``status`` hears of.
+    False (the regex path, then) when there is no scanner or numba fails to load."""
+    if scanner is None:
+        return False
+    try:
+        scan_load.prepare(status)
+    except scan_load.ScannerUnavailable:
+        return False
+    return True
 
 
 def available_cores() -> int:
@@ -180,7 +217,8 @@ def uncovered_error(
     return UncoveredText(f"{name}: {uncovered_message(pattern, text[at], where(at))}")
 
 
-_Job = tuple[str, int, int, list[str], str]
+# path, start, end, special tokens, pattern[, compiled: count with its scanner].
+_Job = tuple[str, int, int, list[str], str] | tuple[str, int, int, list[str], str, bool]
 # A chunk's counts as a worker sends them: its pre-tokens joined by _SEPARATOR, their counts
 # (array "q", as bytes), and the chunk's size in bytes.
 ChunkResult = tuple[bytes, bytes, int]
@@ -206,7 +244,8 @@ def unpack_counts(tokens: bytes, freqs: bytes) -> tuple[list[bytes], list[int]]:
 def _count_chunk(args: _Job) -> ChunkResult:
     """Worker: read one byte range of a file, count its pre-tokens a piece at a time and pack
     the counts."""
-    path, start, end, special_tokens, pattern = args
+    path, start, end, special_tokens, pattern = args[:5]
+    compiled = len(args) > 5 and bool(args[5])
     with open(path, "rb") as f:
         f.seek(start)
         data = f.read(end - start)
@@ -214,6 +253,14 @@ def _count_chunk(args: _Job) -> ChunkResult:
     del data
     specials = Specials.of(special_tokens)
     cuts = text_cuts(text, specials, cut_rules(pattern), WORKER_PIECE)
+    scanner = compiled_scanner(pattern) if compiled else None
+    if scanner is not None:
+        from .tally import count_packed
+
+        # subtle: a decoded file holds no surrogate, so the counts always pack.
+        packed = count_packed(scanner, specials, text, cuts)
+        assert packed is not None
+        return (*packed, end - start)
     try:
         counts = _count_str(text, cuts, special_tokens, pattern)
     except UncoveredText:
@@ -228,9 +275,13 @@ def _collect(
     progress: ProgressFn | None,
     should_stop: Callable[[], bool] | None,
     measured: MeasuredFn | None = None,
-) -> Counter[bytes]:
+    compiled: bool = False,
+) -> Mapping[bytes, int]:
     """Add up chunk counts as they arrive, reporting progress and the positions so far, and
-    polling for a stop."""
+    polling for a stop; ``compiled``: in a :class:`~.tally.Tally` (the kernels loaded), whose
+    :class:`~.tally.PieceCounts` it returns, else a ``Counter``."""
+    if compiled:
+        return _collect_compiled(results, size, progress, should_stop, measured)
     total: Counter[bytes] = Counter()
     get = total.get
     done = positions = 0
@@ -258,6 +309,30 @@ def _collect(
         if should_stop and should_stop():
             raise TrainingCancelled("training cancelled during pre-tokenization")
     return total
+
+
+def _collect_compiled(
+    results: Iterable[ChunkResult],
+    size: int,
+    progress: ProgressFn | None,
+    should_stop: Callable[[], bool] | None,
+    measured: MeasuredFn | None,
+) -> Mapping[bytes, int]:
+    from .tally import Tally
+
+    tally = Tally()
+    done = 0
+    for tokens, freqs, nbytes in results:
+        tally.add(tokens, freqs)
+        del tokens, freqs
+        if measured:
+            measured(tally.positions)
+        done += nbytes
+        if progress:
+            progress(done, size)
+        if should_stop and should_stop():
+            raise TrainingCancelled("training cancelled during pre-tokenization")
+    return tally.piece_counts()
 
 
 def ignore_interrupts() -> None:

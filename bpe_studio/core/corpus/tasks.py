@@ -8,7 +8,9 @@ breaks; a whole compressed or remote file, read as a stream; one Parquet row gro
 worker, ``cluster``). A file boundary is a document boundary, and so is a record boundary: a
 stream is counted a piece at a time, cut only where the pattern always cuts, and each record's
 text alone. :func:`count_file` runs the tasks here: in this process for a small corpus, in
-worker processes otherwise.
+worker processes otherwise, by the compiled kernels when ``counting`` says so;
+:func:`count_corpus` is the same, returning the compiled counts as the arrays they are in
+(``tally.PieceCounts``) for the trainer.
 What it leaves out: the counting primitives (``counting``), reading records (``records``),
 counting on a cluster (``cluster``).
 """
@@ -18,14 +20,15 @@ from __future__ import annotations
 import codecs
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
 from ..io.surrogates import replace_surrogates
-from ..pretokenization.boundaries import chunk_boundaries, cut_rules, text_cuts
+from ..pretokenization.boundaries import CutRules, chunk_boundaries, cut_rules, text_cuts
 from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
+from ..pretokenization.scanner import compiled_scanner
 from ..pretokenization.specials import Specials, validate_special_tokens
 from . import counting
 from .counting import (
@@ -37,15 +40,18 @@ from .counting import (
     _count_into,
     _encoded,
     _line_of,
+    counting_scanner,
     ignore_interrupts,
     mp_context,
     not_utf8,
     pack_counts,
+    prepare_counting,
     resolve_workers,
     uncovered_error,
 )
 from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
 from .sources import CorpusFile, CorpusPaths, Kind, resolve_corpus
+from .tally import CompiledCounter, PieceCounts
 
 # subtle: the sizes that decide how a corpus is cut (``counting.IN_PROCESS_LIMIT``,
 # ``CHUNK_BYTES``, ``IN_PROCESS_CHUNK``, ``WORKER_PIECE``) are read from ``counting`` when used,
@@ -112,13 +118,16 @@ def make_tasks(
     return tasks
 
 
-def count_task(task: CountTask, special_tokens: list[str], pattern: str) -> ChunkResult:
-    """Count one task's pre-tokens (in any process) and pack them (``counting.ChunkResult``)."""
+def count_task(
+    task: CountTask, special_tokens: list[str], pattern: str, compiled: bool = False
+) -> ChunkResult:
+    """Count one task's pre-tokens (in any process) and pack them (``counting.ChunkResult``);
+    ``compiled``: with the pattern's compiled scanner (``counting.counting_scanner``)."""
     f = task.file
     if f.kind is Kind.TEXT:
         if task.end is not None:
-            return _count_chunk((f.url, task.start, task.end, special_tokens, pattern))
-        return (*pack_counts(_count_stream(f, special_tokens, pattern)), task.nbytes)
+            return _count_chunk((f.url, task.start, task.end, special_tokens, pattern, compiled))
+        return (*_count_stream(f, special_tokens, pattern, compiled), task.nbytes)
 
     def documents() -> Iterable[str]:
         if task.group is not None:
@@ -133,8 +142,7 @@ def count_task(task: CountTask, special_tokens: list[str], pattern: str) -> Chun
             with f.open() as stream:
                 yield from jsonl_documents(stream, f.name, task.field)
 
-    counts = _count_documents(documents, f.name, special_tokens, pattern)
-    return (*pack_counts(counts), task.nbytes)
+    return (*_count_documents(documents, f.name, special_tokens, pattern, compiled), task.nbytes)
 
 
 class _ByteRange:
@@ -156,15 +164,16 @@ def _line_from(path: str, start: int) -> Callable[[int], int]:
     return lambda i: _line_of(path, start) + i
 
 
-def _count_stream(f: CorpusFile, special_tokens: list[str], pattern: str) -> dict[bytes, int]:
+def _count_stream(
+    f: CorpusFile, special_tokens: list[str], pattern: str, compiled: bool = False
+) -> tuple[bytes, bytes]:
     """Count a file read as a stream, a block at a time: what may still change as text comes
     in (within the pattern's lookahead and the longest special token of the end) waits for
-    the next block, so the counts are those of the whole text."""
+    the next block, so the counts are those of the whole text. Returns them packed."""
     specials, rules = Specials.of(special_tokens), cut_rules(pattern)
-    split, findall = specials.split, pretokenizer(pattern).findall
+    counter = _counter(specials, pattern, compiled)
     margin = specials.longest + (rules.lookahead or 0) + 4
     decoder = codecs.getincrementaldecoder("utf-8")()
-    counts: Counter[str] = Counter()
     carry, read, line = "", 0, 1
     with f.open() as stream:
         while True:
@@ -179,7 +188,7 @@ def _count_stream(f: CorpusFile, special_tokens: list[str], pattern: str) -> dic
             if block:  # subtle: a cut this close to the end may not be one in the whole text
                 cuts = [0] + [c for c in cuts[1:] if c <= len(text) - margin]
             try:
-                _count_into(counts, text, cuts, split, findall)
+                counter.add(text, cuts)
             except UncoveredText:
 
                 def where(at: int, text: str = text, first: int = line) -> str:
@@ -189,32 +198,87 @@ def _count_stream(f: CorpusFile, special_tokens: list[str], pattern: str) -> dic
             line += text.count("\n", 0, cuts[-1])
             carry = text[cuts[-1] :]
             if not block:
-                return _encoded(counts)
+                return counter.packed()
+
+
+class _RegexCounter:
+    """Pre-token counts on the regex path: a ``Counter`` of strings."""
+
+    def __init__(self, specials: Specials, pattern: str) -> None:
+        self.counts: Counter[str] = Counter()
+        self._split, self._findall = specials.split, pretokenizer(pattern).findall
+
+    def add(self, text: str, cuts: Sequence[int]) -> bool:
+        _count_into(self.counts, text, cuts, self._split, self._findall)
+        return True
+
+    def packed(self) -> tuple[bytes, bytes]:
+        """The counts packed; UnicodeEncodeError when a pre-token holds a surrogate."""
+        return pack_counts(_encoded(self.counts))
+
+
+def _counter(specials: Specials, pattern: str, compiled: bool) -> _RegexCounter | CompiledCounter:
+    """What counts a task's texts: the compiled scanner's tally, or the regex path."""
+    scanner = compiled_scanner(pattern) if compiled else None
+    if scanner is None:
+        return _RegexCounter(specials, pattern)
+    return CompiledCounter(scanner, specials)
 
 
 def _count_documents(
-    documents: Callable[[], Iterable[str]], name: str, special_tokens: list[str], pattern: str
-) -> dict[bytes, int]:
-    """Count each document on its own (no pre-token crosses two) and add them up."""
+    documents: Callable[[], Iterable[str]],
+    name: str,
+    special_tokens: list[str],
+    pattern: str,
+    compiled: bool = False,
+) -> tuple[bytes, bytes]:
+    """Count each document on its own (no pre-token crosses two) and add them up; returns
+    the counts packed."""
     specials, rules = Specials.of(special_tokens), cut_rules(pattern)
-    split, findall = specials.split, pretokenizer(pattern).findall
-    counts: Counter[str] = Counter()
-    for doc in documents():
-        cuts = [0, len(doc)]
-        if len(doc) > counting.WORKER_PIECE:
-            cuts = text_cuts(doc, specials, rules, counting.WORKER_PIECE)
+    counter = _counter(specials, pattern, compiled)
+    if isinstance(counter, CompiledCounter):
+        # A batch of documents at a time, each a stretch of its own: one call per batch.
+        ok = _add_batched(counter, documents(), specials, rules)
+    else:
+        ok = True
+        for doc in documents():
+            try:
+                counter.add(doc, _document_cuts(doc, specials, rules))
+            except UncoveredText as e:
+                raise UncoveredText(f"{name}: a record's text: {e}") from None
+    if ok:
         try:
-            _count_into(counts, doc, cuts, split, findall)
-        except UncoveredText as e:
-            raise UncoveredText(f"{name}: a record's text: {e}") from None
-    try:
-        return _encoded(counts)
-    except UnicodeEncodeError:
-        # subtle: a JSON string may escape a lone surrogate ("\ud800"); such documents are
-        # counted as the tokenizer encodes them (``surrogates``), so they are read again.
-        return _count_documents(
-            lambda: map(replace_surrogates, documents()), name, special_tokens, pattern
-        )
+            return counter.packed()
+        except UnicodeEncodeError:
+            pass
+    # subtle: a JSON string may escape a lone surrogate ("\ud800"); such documents are
+    # counted as the tokenizer encodes them (``surrogates``), so they are read again.
+    return _count_documents(
+        lambda: map(replace_surrogates, documents()), name, special_tokens, pattern, compiled
+    )
+
+
+def _document_cuts(doc: str, specials: Specials, rules: CutRules) -> list[int]:
+    if len(doc) > counting.WORKER_PIECE:
+        return text_cuts(doc, specials, rules, counting.WORKER_PIECE)
+    return [0, len(doc)]
+
+
+def _add_batched(
+    counter: CompiledCounter, docs: Iterable[str], specials: Specials, rules: CutRules
+) -> bool:
+    """Count ``docs`` about ``WORKER_PIECE`` characters at a time; False at a surrogate."""
+    batch: list[str] = []
+    cuts = [0]
+    for doc in docs:
+        base = cuts[-1]
+        cuts += [base + c for c in _document_cuts(doc, specials, rules)[1:]]
+        batch.append(doc)
+        if cuts[-1] >= counting.WORKER_PIECE:
+            if not counter.add("".join(batch), cuts):
+                return False
+            batch, cuts = [], [0]
+    return not batch or counter.add("".join(batch), cuts)
 
 
 def count_file(
@@ -228,7 +292,41 @@ def count_file(
     started: Callable[[], None] | None = None,
     measured: MeasuredFn | None = None,
     text_field: str = DEFAULT_TEXT_FIELD,
+    status: Callable[[str], None] | None = None,
 ) -> Counter[bytes]:
+    """Count the pre-tokens of a corpus (see :func:`count_corpus`, which takes the same
+    arguments) into a ``Counter`` of their UTF-8 bytes."""
+    counts = count_corpus(
+        path,
+        special_tokens,
+        workers=workers,
+        progress=progress,
+        should_stop=should_stop,
+        pattern=pattern,
+        started=started,
+        measured=measured,
+        text_field=text_field,
+        status=status,
+    )
+    if isinstance(counts, PieceCounts):
+        return counts.counter()
+    assert isinstance(counts, Counter)
+    return counts
+
+
+def count_corpus(
+    path: Corpus,
+    special_tokens: Sequence[str] = (),
+    *,
+    workers: int | None = None,
+    progress: ProgressFn | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    pattern: str = "gpt2",
+    started: Callable[[], None] | None = None,
+    measured: MeasuredFn | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    status: Callable[[str], None] | None = None,
+) -> Mapping[bytes, int]:
     """Count the pre-tokens of a corpus: one file or several counted as one corpus, each a
     path, a glob or a URL (``sources``), under ``pattern`` (a name or a regex string). Plain
     text is UTF-8; in ``.jsonl`` and ``.parquet`` files each record's ``text_field`` is a
@@ -243,13 +341,20 @@ def count_file(
     (a thread it starts is then not inherited by a forked worker). ``measured(positions)``
     is told, after each task, the positions (see ``trainer.count_positions``) of the
     pre-tokens counted so far: it grows to the whole corpus's, never beyond.
+    A corpus of ``counting.COMPILED_COUNT_FROM`` bytes or more, under a pattern with a
+    compiled scanner, is counted by the compiled kernels (the same counts); the first run
+    on a machine compiles them first, and ``status(message)`` hears of it.
     Errors (a missing file, invalid UTF-8, a record without its text field) name the file.
+    Returns a ``Counter``, or, when the kernels counted, ``tally.PieceCounts`` (the same
+    counts, held in arrays: the trainer hands them to the merge engines as they are).
     """
     files = corpus_files(path)
     specials = validate_special_tokens(special_tokens)
     pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
     size = sum(f.size for f in files)
     workers = resolve_workers(workers)
+    # subtle: prepared here, before any worker is forked, so that each starts with the kernels.
+    compiled = prepare_counting(counting_scanner(pattern, size), status)
     if size <= counting.IN_PROCESS_LIMIT or workers == 1 and size <= 4 * counting.IN_PROCESS_LIMIT:
         tasks = make_tasks(files, counting.IN_PROCESS_CHUNK, specials, pattern, text_field)
         total = sum(t.nbytes for t in tasks)
@@ -257,8 +362,8 @@ def count_file(
             progress(0, total)
         if started:
             started()
-        run = partial(count_task, special_tokens=specials, pattern=pattern)
-        return _collect(map(run, tasks), total, progress, should_stop, measured)
+        run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
+        return _collect(map(run, tasks), total, progress, should_stop, measured, compiled)
 
     target = min(counting.CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
     # A file that exists only in this process goes to the workers with its bytes.
@@ -267,7 +372,7 @@ def count_file(
     total = sum(t.nbytes for t in tasks)
     if progress:
         progress(0, total)
-    run = partial(count_task, special_tokens=specials, pattern=pattern)
+    run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
     with ProcessPoolExecutor(
         max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
     ) as pool:
@@ -276,7 +381,7 @@ def count_file(
             results = pool.map(run, tasks)
             if started:
                 started()
-            return _collect(results, total, progress, should_stop, measured)
+            return _collect(results, total, progress, should_stop, measured, compiled)
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise

@@ -42,6 +42,7 @@ from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
 from . import kernel_start
 from .foreign import ForeignTokenizer
+from .id_arrays import ids_dtype as smallest_dtype
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is
@@ -84,8 +85,8 @@ class EncodeStats:
 
 
 def ids_dtype(tokenizer: Tokenizer | ForeignTokenizer) -> np.dtype:
-    """uint16 when every id fits, else uint32."""
-    return np.dtype(np.uint16 if max(tokenizer.vocab) < 2**16 else np.uint32)
+    """uint16 when every id fits, else uint32 (``id_arrays.ids_dtype``, the one rule)."""
+    return smallest_dtype(tokenizer.max_token_value)
 
 
 def encode_range(tokenizer: Tokenizer, path: str, start: int, end: int, dtype: str) -> np.ndarray:

@@ -3,47 +3,70 @@
 What it does: :class:`ForeignTokenizer` wraps a ``tokenizers.Tokenizer`` read from a
 ``tokenizer.json`` holding WordPiece, Unigram, SentencePiece-style BPE (``▁`` for spaces,
 ``<0xNN>`` byte fallback: Llama 2, Mistral 7B, Gemma) or any other model ``tokenizers`` runs,
-with the surface the editor, Compare, Report and the command line's ``encode``/``decode`` use
-from :class:`~.tokenizer.Tokenizer`: ``encode``, ``decode``, ``spans`` (from ``tokenizers``'
-offsets), ``vocab`` (each id's token as bytes, for display), ``special_tokens``, ``name``.
-Its ids are ``tokenizers``' own, of the text alone: no template's tokens (``[CLS]``, ``<s>``).
+with the whole interface of :class:`~.tokenizer.Tokenizer` (``interface.TokenizerLike``): its
+ids are ``tokenizers``' own; ``encode(..., add_special_tokens=True)`` adds the template's
+tokens as ``tokenizers`` does; ``decode_bytes`` gives byte-fallback tokens as their bytes
+(``foreign_bytes``); a BPE model has merges, ranks and truncations (``foreign_merges``), a
+WordPiece or Unigram model refuses them, saying why; ``save`` writes its ``tokenizer.json``.
 :func:`open_tokenizer` reads any source the project reads and gives this class for such a
 file, the exact ``Tokenizer`` for everything else.
-What it leaves out: merges and truncation (the explain views need byte-level BPE), saving,
-and deciding what a file holds (``formats.files``, ``formats.hf_kind``).
+What it leaves out: deciding what a file holds (``formats.files``, ``formats.hf_kind``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
+from functools import cached_property
+from numbers import Integral
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from ..formats.files import load_data
+from ..formats.hf.template import Template, read_template
 from ..formats.hf_kind import ForeignTokenizerFile
+from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
 from ..io.surrogates import original_offsets, replace_surrogates
+from ..pretokenization.specials import Specials, tiktoken_allowed
 from ..train.vocab import missing_id
+from .foreign_bytes import BYTE_TOKEN, ExactDecoder
+from .foreign_merges import BpeMerges, is_bpe
+from .id_arrays import array_dtype
+from .interface import TokenNotFound, check_batch, check_text, end_of_text
 from .token_spans import TokenSpan
 from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:
-    import tokenizers
+    from pathlib import Path
 
-_BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+    import tokenizers
+    from numpy.typing import DTypeLike
+
 METASPACE = "\u2581"  # SentencePiece's "▁", which stands for a space
 
 
 def _token_bytes(token: str, spaces: bool, byte_fallback: bool) -> bytes:
     """What a token stands for, as bytes for display: ``▁`` as a space where the tokenizer
     writes spaces so, a byte-fallback ``<0xNN>`` as that byte."""
-    if byte_fallback and (m := _BYTE_TOKEN.fullmatch(token)):
+    if byte_fallback and (m := BYTE_TOKEN.fullmatch(token)):
         return bytes([int(m.group(1), 16)])
     return (token.replace(METASPACE, " ") if spaces else token).encode("utf-8")
+
+
+def _read_template(backend: tokenizers.Tokenizer) -> Template | None:
+    """The tokens the post-processor puts around a text (None: none, or a post-processor
+    ``template`` cannot describe; ``encode`` still asks ``tokenizers`` for them)."""
+    processor = backend.post_processor
+    if processor is None:
+        return None
+    try:
+        return read_template(json.loads(processor.__getstate__()))
+    except ValueError:
+        return None
 
 
 class ForeignTokenizer:
@@ -51,10 +74,10 @@ class ForeignTokenizer:
 
     ``kind`` names it ("WordPiece", "Unigram", "BPE (SentencePiece-style, byte fallback)").
     ``special_tokens`` are the file's added tokens marked special; every added token in a text
-    is encoded as itself (``tokenizers`` matches them first), unless ``no_specials``.
+    is encoded as itself (``tokenizers`` matches them first), unless ``no_specials``. It
+    satisfies :class:`~.interface.TokenizerLike`, as ``Tokenizer`` does.
     """
 
-    merges: Sequence[tuple[bytes, bytes]] = ()  # no merges to step through or explain
     pattern_name: str | None = None
 
     def __init__(
@@ -68,7 +91,7 @@ class ForeignTokenizer:
     ) -> None:
         self._backend = backend
         self.kind = kind
-        self.name = name
+        self.name: str | None = name
         added = backend.get_added_tokens_decoder()
         specials = {tok.content: idx for idx, tok in sorted(added.items()) if tok.special}
         for token in extra_specials:
@@ -86,6 +109,12 @@ class ForeignTokenizer:
         state = json.loads(decoder.__getstate__()) if decoder is not None else None
         self._spaces = METASPACE in json.dumps(state, ensure_ascii=False)
         self._byte_fallback = bool(getattr(backend.model, "byte_fallback", False))
+        self.template: Template | None = _read_template(backend)
+        self._exact = ExactDecoder(backend)
+        # Ids of tokens this tokenizer never makes (a truncation's later merges'): not its.
+        self._dropped: frozenset[int] = frozenset()
+        # The backend matching only some of the special tokens, per set allowed (``encode``).
+        self._matching: dict[frozenset[str], tokenizers.Tokenizer] = {}
         # Built here, in the thread that loads: the views read it on the GUI thread.
         self.vocab = self._vocab()
 
@@ -98,6 +127,7 @@ class ForeignTokenizer:
             idx = backend.token_to_id(token)
             if idx is not None:
                 self._special_ids.setdefault(token, idx)
+        self._matching.clear()
         self.vocab = self._vocab()
 
     @classmethod
@@ -123,35 +153,50 @@ class ForeignTokenizer:
     def _vocab(self) -> dict[int, bytes]:
         """id -> the token as bytes, for display (see ``_token_bytes``)."""
         spaces, fallback = self._spaces, self._byte_fallback
+        dropped = self._dropped
         vocab = {
             idx: _token_bytes(token, spaces, fallback)
             for token, idx in self._backend.get_vocab(with_added_tokens=True).items()
+            if idx not in dropped
         }
         for special, idx in self._special_ids.items():
             vocab[idx] = special.encode("utf-8")
+        self._largest_id = max(vocab, default=0)
+        self.__dict__.pop("_inverse", None)
         return vocab
 
     @property
     def special_tokens(self) -> list[str]:
         return list(self._special_ids)
 
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special tokens as a set (tiktoken's ``special_tokens_set``)."""
+        return set(self._special_ids)
+
     def special_id(self, token: str) -> int:
+        """The id of the special token ``token`` (KeyError if it is not one)."""
         return self._special_ids[token]
+
+    @property
+    def eot_token(self) -> int:
+        """The id of the end-of-text token, by ``Tokenizer.eot_token``'s rule (``</s>`` for
+        Llama 2 and T5, ``<eos>`` for Gemma); :class:`~.interface.TokenNotFound` if none."""
+        return end_of_text(self._special_ids, self.name)
 
     def token_text(self, token_id: int) -> str | None:
         """The token as the file writes it (``##ing``, ``▁the``, ``<0x0A>``), or None."""
         return self._backend.id_to_token(token_id)
 
-    def merge_rank(self, token_id: int) -> int | None:
-        return None
-
-    def truncated(self, k: int) -> ForeignTokenizer:
-        """This tokenizer: it has no merges to leave out."""
-        return self
-
     @property
     def n_vocab(self) -> int:
-        return max(self.vocab) + 1
+        """The largest id + 1, as tiktoken's ``n_vocab``."""
+        return self._largest_id + 1
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id (tiktoken's ``max_token_value``)."""
+        return self._largest_id
 
     def __len__(self) -> int:
         return len(self.vocab)
@@ -167,6 +212,63 @@ class ForeignTokenizer:
     def __repr__(self) -> str:
         return f"<ForeignTokenizer {self.name!r}: {self.kind}, {len(self):,} tokens>"
 
+    # ---------------------------------------------------------------- merges
+    def _bpe(self, what: str) -> BpeMerges:
+        """The BPE model's merges; ValueError naming ``what`` for a model that has none."""
+        if not is_bpe(self._backend):
+            raise ValueError(
+                f"{what}: a {self.kind} tokenizer has no merges (its vocabulary is not built "
+                "merge by merge); merge ranks and truncation apply to BPE"
+            )
+        return self._bpe_merges
+
+    @cached_property
+    def _bpe_merges(self) -> BpeMerges:
+        return BpeMerges(self._backend)
+
+    @cached_property
+    def merges(self) -> Sequence[tuple[bytes, bytes]]:
+        """A BPE model's merges in rank order, each as the bytes its tokens stand for
+        (``▁`` as a space); empty for WordPiece and Unigram, which have none."""
+        if not is_bpe(self._backend):
+            return ()
+        spaces, fallback = self._spaces, self._byte_fallback
+        return [
+            (_token_bytes(a, spaces, fallback), _token_bytes(b, spaces, fallback))
+            for a, b in self._bpe_merges.pairs
+        ]
+
+    def merge_rank(self, token_id: int) -> int | None:
+        """The rank of the merge that made ``token_id`` (None for a token no merge makes:
+        characters, byte-fallback and special tokens). WordPiece and Unigram have no merges:
+        ValueError saying so."""
+        return self._bpe("merge_rank").rank_of(token_id)
+
+    def truncated(self, k: int) -> ForeignTokenizer:
+        """A BPE model with only its first ``k`` merges: those merges, the tokens they make
+        and every token no merge makes, with their ids, run by ``tokenizers`` (as the model
+        encodes had its training stopped after ``k`` merges). WordPiece and Unigram have no
+        merges to leave out: ValueError saying so."""
+        bpe = self._bpe("truncated(k)")
+        if isinstance(k, bool) or not isinstance(k, Integral):
+            raise TypeError(f"truncated(k): k must be an int, got {k!r}")
+        k = int(k)
+        if not 0 <= k <= len(bpe):
+            raise ValueError(
+                f"truncated(k): k = {k} is out of range; this tokenizer has {len(bpe)} "
+                f"merges, so 0 <= k <= {len(bpe)}"
+            )
+        import tokenizers
+
+        spec, dropped = bpe.truncated(k)
+        backend = tokenizers.Tokenizer.from_str(spec)
+        plain = self._backend.encode_special_tokens  # made with no_specials
+        out = ForeignTokenizer(backend, kind=self.kind, name=self.name or "", no_specials=plain)
+        out.name = self.name
+        out._dropped = dropped
+        out.mark_special(self.special_tokens)  # which builds its vocabulary again
+        return out
+
     # -------------------------------------------------------------- encoding
     def _encoding(self, text: str) -> tokenizers.Encoding:
         if not isinstance(text, str):
@@ -178,22 +280,151 @@ class ForeignTokenizer:
             # replace them as Tokenizer.encode does.
             raise UnicodeEncodeError("utf-8", text, 0, len(text), "surrogates") from None
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of ``text`` (surrogates as ``Tokenizer.encode`` takes them)."""
-        try:
-            return list(self._encoding(text).ids)
-        except UnicodeEncodeError:
-            return list(self._encoding(replace_surrogates(text)).ids)
+    def _backend_for(
+        self, allowed: frozenset[str] | None, texts: Iterable[str]
+    ) -> tokenizers.Tokenizer:
+        """The backend that matches the special tokens ``allowed`` in ``texts`` (None: all,
+        as the file does) and encodes the others as ordinary text."""
+        if allowed is None or allowed.issuperset(self._special_ids):
+            return self._backend
+        # Texts that hold none of the others (the usual case) need no copy: the file's own
+        # matching finds only allowed ones in them. Not so where a special token is matched
+        # after normalization (its text may then be spelt otherwise).
+        others = Specials.of([t for t in self._special_ids if t not in allowed]).regex
+        if not self._normalized_specials() and others is not None:
+            if not any(others.search(text) for text in texts):
+                return self._backend
+        backend = self._matching.get(allowed)
+        if backend is None:
+            import tokenizers
 
-    def encode_array(self, text: str, dtype: str = "uint32") -> np.ndarray:
-        return np.asarray(self.encode(text), dtype=dtype)
+            # subtle: with encode_special_tokens, tokenizers matches only the added tokens not
+            # marked special; so in a copy, those allowed are unmarked and the others marked.
+            obj = json.loads(self._backend.to_str())
+            for added in obj.get("added_tokens") or []:
+                if added.get("content") in self._special_ids:
+                    added["special"] = added["content"] not in allowed
+            backend = tokenizers.Tokenizer.from_str(json.dumps(obj, ensure_ascii=False))
+            backend.encode_special_tokens = True
+            backend.no_truncation()
+            backend.no_padding()
+            self._matching[allowed] = backend
+        return backend
+
+    def _normalized_specials(self) -> bool:
+        """Whether one of the special tokens is an added token matched after normalization."""
+        added = self._backend.get_added_tokens_decoder().values()
+        return any(t.normalized for t in added if t.content in self._special_ids)
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
+    ) -> list[int]:
+        """The ids of ``text`` (surrogates as ``Tokenizer.encode`` takes them). Special tokens
+        as ``Tokenizer.encode``: with neither keyword every one in the text is encoded as
+        itself, else tiktoken's rules. ``add_special_tokens``: with the tokens the template
+        puts around the text, as ``tokenizers`` adds them."""
+        check_text(text, "encode")
+        allowed = tiktoken_allowed(self.special_tokens, text, allowed_special, disallowed_special)
+        backend = self._backend_for(allowed, [text])
+        try:
+            found = backend.encode(text, add_special_tokens=add_special_tokens)
+        except TypeError:  # surrogates (see _encoding)
+            found = backend.encode(replace_surrogates(text), add_special_tokens=add_special_tokens)
+        return list(found.ids)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The ids of ``text`` with any special token in it encoded as ordinary text."""
+        return self.encode(text, disallowed_special=())
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
+    ) -> list[list[int]]:
+        """``encode`` of each text with the same keywords (``tokenizers``' own batch)."""
+        check_batch(texts, "encode_batch")
+        texts = list(texts)
+        for text in texts:
+            check_text(text, "encode_batch")
+        ours = self.special_tokens
+        allowed = None
+        for text in texts:
+            allowed = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
+        backend = self._backend_for(allowed, texts)
+        try:
+            found = backend.encode_batch(texts, add_special_tokens=add_special_tokens)
+        except TypeError:  # surrogates in one of them (see _encoding)
+            fixed = [replace_surrogates(t) for t in texts]
+            found = backend.encode_batch(fixed, add_special_tokens=add_special_tokens)
+        return [list(e.ids) for e in found]
+
+    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """``encode_ordinary`` of each text."""
+        return self.encode_batch(texts, disallowed_special=())
+
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """The ids of ``"".join(iterable)``, yielded one by one. Unlike ``Tokenizer``'s, it
+        holds the whole text: a ``tokenizers`` model tells no place where text may be cut
+        without changing its ids (SentencePiece-style BPE merges across lines)."""
+        if isinstance(iterable, (bytes, bytearray)):
+            raise TypeError("encode_iterable takes texts (str), not bytes")
+        return iter(self.encode("".join(iterable)))
+
+    def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> np.ndarray:
+        """``encode(text)`` as a NumPy array; ``dtype`` as ``Tokenizer.encode_array`` takes
+        it (one that cannot hold the largest id is a ValueError naming both)."""
+        check_text(text, "encode_array")
+        chosen = array_dtype(dtype, self.max_token_value)
+        return np.asarray(self.encode(text), dtype=chosen)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of the one token ``text_or_bytes`` is: a str as the file writes the token
+        (``▁the``, ``##ing``, ``<0xE4>``, ``[CLS]``) or as the text it stands for (``" the"``);
+        bytes as what a token stands for (``vocab``; where a byte-fallback token and another
+        stand for the same bytes, the other). None: :class:`~.interface.TokenNotFound`."""
+        if isinstance(text_or_bytes, str):
+            idx = self._backend.token_to_id(text_or_bytes)
+            if idx is not None and idx not in self._dropped:
+                return idx
+            key = text_or_bytes.encode("utf-8", "surrogatepass")
+        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            key = bytes(text_or_bytes)
+        else:
+            raise TypeError(
+                f"encode_single_token takes a str or bytes, not {type(text_or_bytes).__name__}"
+            )
+        found = self._inverse.get(key)
+        if found is None:
+            raise TokenNotFound(
+                f"{text_or_bytes!r} is not a single token of {self.name or 'this tokenizer'} "
+                "(encode() gives the tokens of any text)"
+            )
+        return found
+
+    @cached_property
+    def _inverse(self) -> dict[bytes, int]:
+        """token bytes -> id: the lowest id, byte-fallback tokens only where no other."""
+        byte_ids = set(self._exact.byte_ids)
+        inverse: dict[bytes, int] = {}
+        for idx in sorted(self.vocab, key=lambda i: (i in byte_ids, i)):
+            inverse.setdefault(self.vocab[idx], idx)
+        return inverse
 
     def spans(self, text: str) -> list[TokenSpan]:
         """Each token of ``text`` with the characters it comes from (``tokenizers``' offsets,
         which follow any normalizer back to the text). Tokens sharing a character (byte
         fallback's ``<0xNN>``) are ``partial``; a token from no character of its own (a
         ``▁`` put before the text) spans the character it stands before, as partial."""
-        return list(map(TokenSpan._make, self.packed_spans(text).tolist()))
+        check_text(text, "spans")
+        return [TokenSpan(i, a, b, bool(p)) for i, a, b, p in self.packed_spans(text).tolist()]
 
     def packed_spans(self, text: str) -> np.ndarray:
         """:meth:`spans` as an ``(n, 4)`` int64 array: id, start, end, partial."""
@@ -242,18 +473,58 @@ class ForeignTokenizer:
         vocab = self.vocab
         for i in listed:
             if isinstance(i, bool) or not isinstance(i, int):
-                raise TypeError(f"token ids must be ints, got {i!r}")
+                raise TypeError(f"token ids must be ints, got {i!r} ({type(i).__name__})")
             if i not in vocab:
                 raise ValueError(f"unknown token id {i}: {missing_id(i, vocab)}")
         return listed
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """The text of ``ids`` as ``tokenizers`` decodes it (its decoder: ``▁`` to spaces,
-        byte fallback joined into characters; bytes that make no character become U+FFFD)."""
-        return self._backend.decode(self._check_ids(ids), skip_special_tokens=False)
-
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        return self.decode(ids).encode("utf-8")
+        """The bytes of ``ids``: the text ``tokenizers``' decoder makes of them (``▁`` to
+        spaces, byte fallback joined into characters), except that byte-fallback tokens
+        that make no character give their very bytes (``foreign_bytes``). An id that is not
+        an int raises TypeError, one not in the vocabulary ValueError naming it."""
+        return self._exact.decode_bytes(self._check_ids(ids))
+
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """``decode_bytes(ids)`` as text, with ``errors`` as ``bytes.decode`` takes it
+        ("replace", the default, makes bytes that are no character U+FFFD; "strict" raises
+        UnicodeDecodeError). Where the ids make whole characters this is ``tokenizers``'
+        own ``decode``; its ByteFallback writes one U+FFFD per byte of a run that is not
+        valid UTF-8, where "replace" follows Python's rule, as ``Tokenizer.decode`` does."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
+
+    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace") -> list[str]:
+        """``decode`` of each list of ids."""
+        return [self.decode(ids, errors) for ids in batch]
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """What one token stands for (``vocab``: ``▁the`` as b" the", ``<0xE4>`` as
+        b"\\xe4", ``##ing`` as b"##ing"); an unknown id raises ValueError."""
+        (checked,) = self._check_ids([token])
+        return self.vocab[checked]
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """``decode_single_token_bytes`` of each id."""
+        return [self.vocab[i] for i in self._check_ids(tokens)]
+
+    # ----------------------------------------------------------------- files
+    def save(
+        self, directory: str | os.PathLike, format: str | None = None, name: str | None = None
+    ) -> list[Path]:
+        """Write ``directory/tokenizer.json`` (created if needed, atomically): the file
+        ``tokenizers`` runs this tokenizer from (no truncation or padding, as it encodes
+        here). ``format`` may be None or "hf"; the GPT-2 and tiktoken formats hold byte-level
+        BPE only, and are a ValueError saying so. Returns the path written."""
+        if format not in (None, "hf"):
+            raise ValueError(
+                f"format {format!r} cannot hold a {self.kind} tokenizer: GPT-2 and tiktoken "
+                "files hold byte-level BPE; save it as its tokenizer.json (format='hf')"
+            )
+        if name is not None:
+            raise ValueError(f"format 'hf' has fixed file names; name={name!r} is for tiktoken")
+        path = output_dir(directory) / TOKENIZER_FILE
+        atomic_write_bytes(path, (self._backend.to_str(pretty=True) + "\n").encode("utf-8"))
+        return [path]
 
     def token_decoder(self) -> Any:
         """A fresh ``tokenizers.decoders.DecodeStream``: one id at a time, the text it adds."""

@@ -27,9 +27,10 @@ from ..io.surrogates import replace_surrogates
 from ..pretokenization import re_split
 from ..pretokenization.boundaries import CutRules, cut_rules
 from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
-from ..pretokenization.specials import Specials, validate_special_tokens
+from ..pretokenization.specials import Specials, refuse_single_bytes, tiktoken_allowed
 from . import building, decoding, kernel_start, streaming, token_spans
 from .encoder import BULK_TEXT, Encoder
+from .interface import TokenNotFound, check_batch, check_text, end_of_text
 from .merger import Merger
 from .packed import rank_table, rank_table_of_ids
 from .token_spans import TokenSpan
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import numpy
+    from numpy.typing import DTypeLike
 
     from ..formats.data import TokenizerData
     from ..formats.hf.pipeline import HfPipeline
@@ -58,28 +60,17 @@ def _cyclic_gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _check_text(text: object, where: str) -> None:
-    """TypeError unless ``text`` is a str (bytes are not decoded on a guess)."""
-    if not isinstance(text, str):
-        hint = ""
-        if isinstance(text, (bytes, bytearray, memoryview)):
-            hint = " (decode the bytes first, e.g. data.decode('utf-8'))"
-        raise TypeError(f"{where} takes a str, not {type(text).__name__}{hint}")
-
-
-def _check_batch(texts: object, where: str) -> None:
-    """TypeError for one text given where a list of texts is expected."""
-    if isinstance(texts, (str, bytes, bytearray)):
-        raise TypeError(f"{where} takes a list of texts, not one {type(texts).__name__}")
-
-
 class Tokenizer:
     """Byte-level BPE tokenizer.
 
     ``special_tokens`` is either a list of strings (each takes the id of its bytes in the
     vocabulary, or, missing there, a new id after the largest) or a dict of explicit ids (as
-    loaded tokenizers have: cl100k_base's ``<|endoftext|>`` is 100257). ``pattern`` is a name
-    ("gpt2", "cl100k", "o200k") or a regex string (see ``pattern.pretokenizer``).
+    loaded tokenizers have: cl100k_base's ``<|endoftext|>`` is 100257). A special token of a
+    single byte (``"a"``) is refused in a list, naming it: the byte is a token already
+    (``specials.refuse_single_bytes`` says why). ``pattern`` is a name ("gpt2", "cl100k",
+    "o200k") or a regex string (see ``pattern.pretokenizer``).
+
+    It satisfies :class:`~.interface.TokenizerLike`, as ``ForeignTokenizer`` does.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab[256] = b"ab"
@@ -143,6 +134,8 @@ class Tokenizer:
         explicit = special_tokens if isinstance(special_tokens, Mapping) else None
         self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
         self.special_tokens: list[str] = list(self.specials.tokens)
+        if explicit is None:
+            refuse_single_bytes(self.special_tokens)
         # The special tokens before which text may be cut (file chunks, long texts' spans): a
         # tokenizer.json's added tokens with flags or normalization may match elsewhere.
         self.cut_specials = self.specials
@@ -318,18 +311,20 @@ class Tokenizer:
         )
 
     def save(
-        self, directory: str | os.PathLike, format: str = "gpt2", name: str | None = None
+        self, directory: str | os.PathLike, format: str | None = None, name: str | None = None
     ) -> list[Path]:
         """Write the tokenizer into ``directory`` (created if needed), each file atomically:
-        ``format="gpt2"``: ``vocab.json`` + ``merges.txt``; ``"hf"``: ``tokenizer.json``;
-        ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json`` (``name`` defaults to
-        "tokenizer"). Returns the paths written. A format that cannot hold this tokenizer
-        exactly raises ValueError naming the file."""
+        ``format="gpt2"`` (or None, the default): ``vocab.json`` + ``merges.txt``; ``"hf"``:
+        ``tokenizer.json``; ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json``
+        (``name`` defaults to "tokenizer"). Returns the paths written. A format that cannot
+        hold this tokenizer exactly raises ValueError naming the file."""
         from ..formats.files import save_data
 
-        return save_data(directory, self.to_data(), format, name)
+        return save_data(directory, self.to_data(), format or "gpt2", name)
 
     # --------------------------------------------------------------- queries
+    kind = "byte-level BPE"  # what ForeignTokenizer.kind names for the other kinds
+
     @property
     def pre_tokenizer(self) -> Pretokenizer:
         """What cuts text into pre-tokens (``findall``, ``name``, ``pattern``)."""
@@ -383,7 +378,47 @@ class Tokenizer:
         return _Truncation.of(self, k)
 
     def special_id(self, token: str) -> int:
+        """The id of the special token ``token`` (KeyError if it is not one)."""
         return self._special_ids[token]
+
+    @property
+    def eot_token(self) -> int:
+        """The id of the end-of-text token (tiktoken's ``eot_token``): ``<|endoftext|>``, else
+        the first special token spelt as models spell it (``<|end_of_text|>``, ``</s>``,
+        ``<eos>``: ``interface.END_OF_TEXT_TOKENS``). A tokenizer with none raises
+        :class:`~.interface.TokenNotFound` (a KeyError, as tiktoken's, and a ValueError)."""
+        return end_of_text(self._special_ids, self.name)
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of the one token whose bytes are ``text_or_bytes`` (a str is taken as its
+        UTF-8 bytes), a special token included (tiktoken's ``encode_single_token``); where
+        several ids hold them, the lowest. None holding them raises
+        :class:`~.interface.TokenNotFound` naming them (a KeyError, as tiktoken's).
+
+        >>> Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")]
+        ...           ).encode_single_token("ab")
+        256
+        """
+        if isinstance(text_or_bytes, str):
+            key = text_or_bytes.encode("utf-8", "surrogatepass")
+        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+            key = bytes(text_or_bytes)
+        else:
+            raise TypeError(
+                f"encode_single_token takes a str or bytes, not {type(text_or_bytes).__name__}"
+            )
+        found = self._inverse.get(key)
+        if found is None:
+            raise TokenNotFound(
+                f"{text_or_bytes!r} is not a single token of {self.name or 'this tokenizer'} "
+                "(encode() gives the tokens of any text)"
+            )
+        return found
+
+    @cached_property
+    def _inverse(self) -> dict[bytes, int]:
+        """token bytes -> id (the lowest where ids share them), built on first use."""
+        return building.inverse(self.vocab)
 
     # -------------------------------------------------------------- encoding
     def prepare_bulk(self) -> None:
@@ -409,25 +444,10 @@ class Tokenizer:
         or a set; default none; others than this tokenizer's are ignored, as tiktoken does);
         and a string of ``disallowed_special`` ("all", the default: every special token not
         allowed; or a collection of strings) found in ``text`` raises ValueError naming it."""
-        if allowed_special is None and disallowed_special is None:
-            return self.specials
         ours = self.specials.tokens
-        allowed = set(
-            ours if allowed_special == "all" else validate_special_tokens(allowed_special)
-        )
-        if disallowed_special is None or disallowed_special == "all":
-            disallowed = [t for t in ours if t not in allowed]
-        else:
-            disallowed = validate_special_tokens(disallowed_special)
-        found = Specials.of(disallowed).regex
-        hit = found.search(text) if found is not None else None
-        if hit is not None:
-            raise ValueError(
-                f"text holds {hit.group()!r} at character {hit.start()}, a special token not "
-                f'allowed here: pass allowed_special={{{hit.group()!r}}} (or "all") to encode '
-                "it as a special token, or disallowed_special=() to encode it as ordinary text"
-            )
-        key = frozenset(allowed.intersection(ours))
+        key = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
+        if key is None:
+            return self.specials
         specials = self._allowed.get(key)
         if specials is None:
             specials = self._allowed[key] = Specials.of([t for t in ours if t in key])
@@ -460,7 +480,7 @@ class Tokenizer:
 
         Surrogates are encoded as tiktoken encodes them: a surrogate pair as the character
         it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
-        _check_text(text, "encode")
+        check_text(text, "encode")
         specials = self._specials_for(text, allowed_special, disallowed_special)
         # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
         # keeps ordinary text free of a scan for them.
@@ -481,21 +501,28 @@ class Tokenizer:
         except UnicodeEncodeError:
             return self._encoder.array(replace_surrogates(text), specials).tolist()
 
-    def encode_array(self, text: str, dtype: str = "uint32") -> numpy.ndarray:
-        """``encode(text)`` as a NumPy array (``"uint16"`` or ``"uint32"``), built without a
-        Python list of ids. Surrogates are encoded as ``encode`` does."""
-        _check_text(text, "encode_array")
+    def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> numpy.ndarray:
+        """``encode(text)`` as a NumPy array of ``dtype``, built without a Python list of ids.
+        Surrogates are encoded as ``encode`` does.
+
+        ``dtype``: any integer dtype that holds this tokenizer's largest id (``"uint32"``,
+        ``"int64"``, ``"uint16"`` for a vocabulary below 65,536 ids); one that does not raises
+        ValueError naming it, the largest id and the dtype that would do, before any work
+        (ids never wrap around). None or ``"auto"``: the smallest that holds them all, as
+        ``encode_file`` and ``bpe-studio encode`` choose (``id_arrays.ids_dtype``)."""
+        check_text(text, "encode_array")
+        from .id_arrays import array_dtype  # subtle: lazily, as NumPy (see _encode_array)
+
+        chosen = array_dtype(dtype, self.max_token_value)
         with _cyclic_gc_paused():  # as in encode
             try:
-                return self._encode_array(text, dtype)
+                return self._encode_array(text, chosen)
             except UnicodeEncodeError:
-                return self._encode_array(replace_surrogates(text), dtype)
+                return self._encode_array(replace_surrogates(text), chosen)
 
-    def _encode_array(self, text: str, dtype: str) -> numpy.ndarray:
+    def _encode_array(self, text: str, dtype: numpy.dtype) -> numpy.ndarray:
         import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
-        if np.dtype(dtype).name not in ("uint16", "uint32"):
-            raise ValueError(f"encode_array: dtype {dtype!r} is not uint16 or uint32")
         ids = self._encoder.array(text, self.specials)
         return ids if np.dtype(dtype) == ids.dtype else ids.astype(dtype)
 
@@ -512,14 +539,14 @@ class Tokenizer:
 
         Surrogates are encoded as ``encode`` does; the span of a surrogate pair's character
         covers both of its surrogates in ``text``."""
-        _check_text(text, "spans")
+        check_text(text, "spans")
         return token_spans.spans(self._encoder, text)
 
     def packed_spans(self, text: str) -> numpy.ndarray:
         """:meth:`spans` as an ``(n, 4)`` int64 array: id, start, end, partial (0 or 1), as
         ``ForeignTokenizer.packed_spans`` gives them; built without a Python object per
         token on the compiled path."""
-        _check_text(text, "packed_spans")
+        check_text(text, "packed_spans")
         return token_spans.packed_spans(self._encoder, text)
 
     # -------------------------------------------------------------- decoding
@@ -528,9 +555,11 @@ class Tokenizer:
         raises TypeError, one not in the vocabulary ValueError naming the ids it has."""
         return decoding.decode_bytes(self.vocab, ids)
 
-    def decode(self, ids: Iterable[int]) -> str:
-        """Text of ``ids``; byte sequences that are not valid UTF-8 become U+FFFD."""
-        return self.decode_bytes(ids).decode("utf-8", errors="replace")
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """Text of ``ids``: their bytes decoded as UTF-8 with ``errors`` as ``bytes.decode``
+        takes it (tiktoken's ``decode``): "replace" (the default) makes bytes that are not
+        valid UTF-8 U+FFFD, "strict" raises UnicodeDecodeError."""
+        return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
     # ------------------------------------------ tiktoken's and Hugging Face's names
     # For code written against tiktoken's Encoding or a Hugging Face tokenizer: thin names
@@ -545,6 +574,11 @@ class Tokenizer:
     @property
     def max_token_value(self) -> int:
         """The largest id (tiktoken's ``max_token_value``)."""
+        return self._largest_id
+
+    @cached_property
+    def _largest_id(self) -> int:
+        # subtle: cached (encode_array asks it for every text); a truncation drops it.
         return max(self.vocab)
 
     @property
@@ -578,22 +612,29 @@ class Tokenizer:
         *,
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
     ) -> list[list[int]]:
-        """``encode`` of each text, in this thread (tiktoken's ``encode_batch``)."""
-        _check_batch(texts, "encode_batch")
+        """``encode`` of each text with the same keywords, in this thread (tiktoken's
+        ``encode_batch``; ``add_special_tokens`` as ``encode`` takes it)."""
+        check_batch(texts, "encode_batch")
         return [
-            self.encode(t, allowed_special=allowed_special, disallowed_special=disallowed_special)
+            self.encode(
+                t,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
             for t in texts
         ]
 
     def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
         """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``)."""
-        _check_batch(texts, "encode_ordinary_batch")
+        check_batch(texts, "encode_ordinary_batch")
         return [self.encode_ordinary(t) for t in texts]
 
-    def decode_batch(self, batch: Iterable[Iterable[int]]) -> list[str]:
+    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace") -> list[str]:
         """``decode`` of each list of ids (tiktoken's ``decode_batch``)."""
-        return [self.decode(ids) for ids in batch]
+        return [self.decode(ids, errors) for ids in batch]
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token (tiktoken's ``decode_single_token_bytes``; an unknown id
@@ -619,7 +660,8 @@ class _Truncation(Tokenizer):
         # subtle: every attribute is taken over as it is (pattern, special-token tables: all
         # read-only after construction) except those that depend on the merges.
         out.__dict__.update(tokenizer.__dict__)
-        out.__dict__.pop("vocab", None)
+        for cached in ("vocab", "_inverse", "_largest_id"):
+            out.__dict__.pop(cached, None)
         out.merges = tokenizer.merges[:k]
         out.special_tokens = list(tokenizer.special_tokens)
         out._special_ids = dict(tokenizer._special_ids)

@@ -14,7 +14,7 @@ merges (``Tokenizer.truncated``), and anything drawn.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from numbers import Integral
 from typing import NamedTuple
@@ -229,11 +229,23 @@ def unreachable_tokens(
     >>> unreachable_tokens(tok)  # "abc" always becomes "ab" "c" first
     [258]
     """
+    return unreachable_among(tokenizer, tokenizer.vocab, between_slices)
+
+
+def unreachable_among(
+    tokenizer: Tokenizer,
+    ids: Iterable[int],
+    between_slices: Callable[[], object] | None = None,
+) -> list[int]:
+    """:func:`unreachable_tokens` of the vocabulary entries ``ids`` only (ascending; ids not
+    in the vocabulary and special tokens are left out): what a view growing with a run
+    computes for its newest tokens."""
     special = tokenizer.merger.special_ids
     vocab = tokenizer.vocab
+    ids = [i for i in ids if i in vocab and i not in special]
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
-    empty = [i for i, t in vocab.items() if not t and i not in special]
-    ids = [i for i, t in vocab.items() if t and i not in special]
+    empty = [i for i in ids if not vocab[i]]
+    ids = [i for i in ids if vocab[i]]
     pieces = [vocab[i] for i in ids]
     merger = tokenizer.merger
     if not merger.merges_together(len(pieces)):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..pretokenization.names import pattern_name
 from ..pretokenization.pretokenizer import pretokenizer
-from ..pretokenization.specials import validate_special_tokens
+from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .data import TokenizerData
 from .hf_kind import ForeignTokenizerFile, foreign_kind
@@ -219,6 +219,10 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
     (an id its files cannot decode is never invented)."""
     if not extra:
         return data
+    try:
+        refuse_single_bytes(t for t in extra if t not in data.special_tokens)
+    except ValueError as e:
+        raise ValueError(f"{source}: {e}") from None
     inverse = {tok: idx for idx, tok in sorted(data.vocab.items(), reverse=True)}
     specials = dict(data.special_tokens)
     for token in extra:

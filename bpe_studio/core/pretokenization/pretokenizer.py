@@ -21,8 +21,18 @@ from functools import lru_cache
 
 import regex
 
-from . import re_split
+from . import re_split, scan_load
+from .boundaries import CutRules, cut_rules
 from .names import NAMES_HELP, PATTERNS, looks_like_a_name, named_regex, pattern_name
+from .scanner import Scanner, compiled_scanner
+from .stage import spans_of
+
+# A text of at least this many characters, under a custom regex that a compiled scanner runs
+# (Llama 3's, Qwen2's), is split by it when the kernels are loaded (``scan_load.ready``; never
+# loaded from here): below it, the call's fixed cost loses to the regex path. The named
+# patterns keep their ``re`` forms, which handing back strings does not beat on English
+# (docs/patterns.md, "Compiled scanners").
+COMPILED_FINDALL_FROM = 1000
 
 
 class UncoveredText(ValueError):
@@ -60,10 +70,13 @@ def _uncovered(pattern: str, compiled: regex.Pattern[str], text: str) -> Uncover
 
 @dataclass(frozen=True, eq=False)
 class Pretokenizer:
-    """One pattern, compiled: ``findall(text)`` gives its pre-tokens, in order.
+    """One pattern, compiled: ``findall(text)`` gives its pre-tokens, in order; ``spans`` where
+    they are; ``cut_rules`` where a text may be cut (the stage interface, ``stage``).
 
     ``name`` is the pattern's name in :data:`PATTERNS`, or None for a custom regex; ``pattern``
     is the regex string; ``compiled`` the ``regex`` pattern (for ``finditer`` with offsets).
+    A long text under a custom regex that a compiled scanner runs goes to it when the kernels
+    are loaded (:data:`COMPILED_FINDALL_FROM`); the pieces are the same.
 
     >>> pretokenizer("gpt2").findall("Hello world's end")
     ['Hello', ' world', "'s", ' end']
@@ -78,6 +91,10 @@ class Pretokenizer:
     def findall(self, text: str) -> list[str]:
         if self.name in PATTERNS:
             return re_split.findall(self.name, text)
+        if len(text) >= COMPILED_FINDALL_FROM and scan_load.ready():
+            scanner = _scanner_of(self.pattern)
+            if scanner is not None:
+                return scanner.findall(text)
         if self.compiled.groups:
             # findall would give the groups; a pre-token is the whole match.
             pieces = [m.group() for m in self.compiled.finditer(text)]
@@ -89,9 +106,23 @@ class Pretokenizer:
             raise _uncovered(self.pattern, self.compiled, text)
         return pieces
 
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of each pre-token of ``findall(text)``."""
+        return spans_of(self.findall(text))
+
+    @property
+    def cut_rules(self) -> CutRules:
+        """Where text may be cut (``boundaries.cut_rules`` of the pattern)."""
+        return cut_rules(self.pattern)
+
     def __reduce__(self) -> tuple[object, tuple[str]]:
         # Worker processes get the pattern string and compile (or find) their own.
         return pretokenizer, (self.pattern,)
+
+
+@lru_cache(maxsize=64)
+def _scanner_of(pattern: str) -> Scanner | None:
+    return compiled_scanner(pattern)
 
 
 def pretokenizer(pattern: str) -> Pretokenizer:

@@ -1,21 +1,20 @@
 """The compiled scanners' kernels (numba): each pattern's match at one position, written out
-from the regex, and the loops that split stretches of code points into pieces or count them.
+from the regex, and the loops that split stretches of code points into pieces.
 
-What it does: ``_gpt2``, ``_cl100k``, ``_o200k``, ``_llama3`` (with Qwen2's single digits),
-``_deepseek``, ``_digits`` and ``_cjk`` each return where the pattern's match starting at
-position ``i`` of ``p[:n]`` ends (``i`` when it does not match there), taking the alternatives
-in the regex's order and backtracking where the regex would (the comments say where it
-matters). ``p`` holds code points (``numpy.uint32``), ``t`` the class table of
-``scan_tables`` (one entry per code point: bits L, N, S, ... below, and the case-folded
-contraction letter). :func:`scan_into` runs up to three patterns one after another, as a
-Sequence of Isolated Splits does (each splits every piece of the one before into its matches
-and the gaps between them), writing the pieces' ends; :func:`count_pieces` counts the pieces
-of many stretches in a hash table keyed by their code points, without a Python object per
-piece, and :func:`packed_counts` writes the distinct pieces as UTF-8 joined by 0xFF (the form
-``corpus.counting.pack_counts`` gives). Every kernel is compiled with nogil=True and cached in
-the user's cache folder (``io.numba_cache``).
-What it leaves out: which pattern is which kind (``scan_patterns``), the table
-(``scan_tables``), the Python API (``scanner``).
+What it does: ``_gpt2``, ``_cl100k``, ``_o200k``, ``_llama3``, ``_qwen2`` and ``_deepseek``
+each return where the pattern's match starting at position ``i`` of ``p[:n]`` ends (``i``
+when it does not match there), taking the alternatives in the regex's order and backtracking
+where the regex would (the comments say where it matters); the ``_*_piece`` functions of the
+patterns that leave gaps return the end of the match or of the gap before the next one.
+``p`` holds code points (``numpy.uint32``), ``t`` the class table of ``scan_tables`` (one
+entry per code point: bits L, N, S, ... below, and the case-folded contraction letter).
+:func:`scan_into` runs a pattern, or one of the Sequences (DeepSeek-V3's three Splits,
+StarCoder's two), as Isolated Splits do (each step splits every piece of the one before into
+its matches and the gaps between them), writing the pieces' ends; :func:`scan` does so for
+many stretches. Every kernel is compiled with nogil=True and cached in the user's cache
+folder (``io.numba_cache``).
+What it leaves out: counting the pieces (``count_kernels``), which pattern is which kind
+(``scan_patterns``), the table (``scan_tables``), the Python API (``scanner``).
 """
 
 from __future__ import annotations
@@ -85,6 +84,14 @@ def _contraction(p, t, i, n):  # type: ignore[no-untyped-def]
         if (f == F_L and g == F_L) or (f == F_V and g == F_E) or (f == F_R and g == F_E):
             return i + 3
     return i
+
+
+@njit(nogil=True, inline="always")
+def _after_word(p, t, e, n):  # type: ignore[no-untyped-def]
+    """o200k's optional contraction after a word ending at ``e``: its end, else ``e``."""
+    if e < n and p[e] == _QUOTE:
+        return _contraction(p, t, e, n)
+    return e
 
 
 @njit(nogil=True)
@@ -193,14 +200,14 @@ def _o200k(p, t, i, n):  # type: ignore[no-untyped-def]
     if first:
         e = _o200k_word(p, t, i + 1, n)
         if e >= 0:
-            return _contraction(p, t, e, n)
+            return _after_word(p, t, e, n)
     e = _o200k_word(p, t, i, n)
     if e >= 0:
-        return _contraction(p, t, e, n)
+        return _after_word(p, t, e, n)
     if first and _cls(t, p[i + 1]) & UP:
-        return _contraction(p, t, _run(p, t, _run(p, t, i + 2, n, UP), n, LO), n)
+        return _after_word(p, t, _run(p, t, _run(p, t, i + 2, n, UP), n, LO), n)
     if k & UP:
-        return _contraction(p, t, _run(p, t, _run(p, t, i + 1, n, UP), n, LO), n)
+        return _after_word(p, t, _run(p, t, _run(p, t, i + 1, n, UP), n, LO), n)
     if k & N:
         return min(_run(p, t, i + 1, n, N), i + 3)
     if not k & S:
@@ -485,144 +492,30 @@ def scan(kinds, p, t, starts, stops):  # type: ignore[no-untyped-def]
     return out[:m].copy()
 
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-
-
 @njit(nogil=True)
-def _hash(p, a, b):  # type: ignore[no-untyped-def]
-    h = _FNV_OFFSET
-    for j in range(a, b):
-        h = (h ^ np.uint64(p[j])) * _FNV_PRIME
-    return h ^ (h >> np.uint64(29))
-
-
-@njit(nogil=True)
-def _same(p, a, b, c):  # type: ignore[no-untyped-def]
-    """Whether ``p[a:b]`` equals ``p[c:c + b - a]``."""
-    for j in range(b - a):
-        if p[a + j] != p[c + j]:
-            return False
-    return True
-
-
-@njit(nogil=True)
-def _grow(slots, first, size, hashes):  # type: ignore[no-untyped-def]
-    bigger = np.full(slots.size * 2, -1, np.int32)
-    mask = np.uint64(bigger.size - 1)
-    for u in range(size):
-        h = hashes[u] & mask
-        while bigger[h] >= 0:
-            h = (h + np.uint64(1)) & mask
-        bigger[h] = u
-    return bigger
-
-
-@njit(nogil=True)
-def count_pieces(kinds, p, t, starts, stops):  # type: ignore[no-untyped-def]
-    """Count the pieces of the stretches ``p[starts[j]:stops[j]]``: returns ``(first, lens,
-    counts)``, for each distinct piece where it first occurs in ``p``, its length and how
-    often it occurs, in order of first occurrence."""
-    longest = 0
-    for j in range(starts.size):
-        longest = max(longest, stops[j] - starts[j])
-    ends = np.empty(longest, np.int64)
-    cap = 1024
-    first = np.empty(cap, np.int64)
-    lens = np.empty(cap, np.int64)
-    counts = np.empty(cap, np.int64)
-    hashes = np.empty(cap, np.uint64)
-    slots = np.full(4 * cap, -1, np.int32)
-    size = 0
-    for j in range(starts.size):
-        a = starts[j]
-        m = scan_into(kinds, p, t, a, stops[j], ends, 0)
-        for q in range(m):
-            b = ends[q]
-            h = _hash(p, a, b)
-            mask = np.uint64(slots.size - 1)
-            s = h & mask
-            while True:
-                u = slots[s]
-                if u < 0:
-                    if size == cap:
-                        cap *= 2
-                        first = _resized(first, cap)
-                        lens = _resized(lens, cap)
-                        counts = _resized(counts, cap)
-                        hashes = _resized(hashes, cap)
-                    first[size], lens[size], counts[size], hashes[size] = a, b - a, 1, h
-                    slots[s] = size
-                    size += 1
-                    if 2 * size > slots.size:
-                        slots = _grow(slots, first, size, hashes)
-                    break
-                if hashes[u] == h and lens[u] == b - a and _same(p, a, b, first[u]):
-                    counts[u] += 1
-                    break
-                s = (s + np.uint64(1)) & mask
-            a = b
-    return first[:size].copy(), lens[:size].copy(), counts[:size].copy()
-
-
-@njit(nogil=True)
-def _resized(array, size):  # type: ignore[no-untyped-def]
-    bigger = np.empty(size, array.dtype)
-    bigger[: array.size] = array
-    return bigger
-
-
-@njit(nogil=True)
-def _utf8_len(c):  # type: ignore[no-untyped-def]
-    if c < 0x80:
-        return 1
-    if c < 0x800:
-        return 2
-    if c < 0x10000:
-        return 3
-    return 4
-
-
-@njit(nogil=True)
-def packed_counts(p, first, lens):  # type: ignore[no-untyped-def]
-    """The pieces ``p[first[u]:first[u] + lens[u]]`` as UTF-8, joined by 0xFF (a byte UTF-8
-    never holds), and True; or an empty array and False when one holds a surrogate (UTF-8
-    cannot encode it)."""
-    total = max(first.size - 1, 0)
-    for u in range(first.size):
-        for j in range(first[u], first[u] + lens[u]):
-            if 0xD800 <= p[j] <= 0xDFFF:
-                return np.empty(0, np.uint8), False
-            total += _utf8_len(p[j])
-    out = np.empty(total, np.uint8)
+def separated(p, a, ends, sep):  # type: ignore[no-untyped-def]
+    """``p[a:ends[-1]]`` with ``sep`` between the pieces that end at ``ends``, and True; or
+    False when ``sep`` occurs in it (the caller picks another). One ``str.split`` of its text
+    then gives the pieces, without a Python slice per piece."""
+    if ends.size == 0:
+        return np.empty(0, np.uint32), True
+    stop = ends[-1]
+    out = np.empty(stop - a + ends.size - 1, np.uint32)
     w = 0
-    for u in range(first.size):
-        if u:
-            out[w] = 0xFF
+    q = 0
+    for j in range(a, stop):
+        c = p[j]
+        if c == sep:
+            return out, False
+        if j == ends[q]:
+            out[w] = sep
             w += 1
-        for j in range(first[u], first[u] + lens[u]):
-            c = p[j]
-            if c < 0x80:
-                out[w] = c
-                w += 1
-            elif c < 0x800:
-                out[w] = 0xC0 | (c >> 6)
-                out[w + 1] = 0x80 | (c & 0x3F)
-                w += 2
-            elif c < 0x10000:
-                out[w] = 0xE0 | (c >> 12)
-                out[w + 1] = 0x80 | ((c >> 6) & 0x3F)
-                out[w + 2] = 0x80 | (c & 0x3F)
-                w += 3
-            else:
-                out[w] = 0xF0 | (c >> 18)
-                out[w + 1] = 0x80 | ((c >> 12) & 0x3F)
-                out[w + 2] = 0x80 | ((c >> 6) & 0x3F)
-                out[w + 3] = 0x80 | (c & 0x3F)
-                w += 4
+            q += 1
+        out[w] = c
+        w += 1
     return out, True
 
 
 # Compiled code is cached outside the source tree (see io.numba_cache); the first run compiles.
-KERNELS = (scan, count_pieces, packed_counts)
+KERNELS = (scan, separated)
 cache_in_user_dir(*KERNELS)

@@ -29,28 +29,41 @@ class ScannerUnavailable(ImportError):
 _lock = threading.Lock()
 _prepare_lock = threading.Lock()
 _kernels: ModuleType | None = None
+_counting: ModuleType | None = None
 _failure: str | None = None
 _ready = False
 _compiling = False
 
 
 def load_kernels() -> ModuleType:
-    """The kernel module, imported once (with numba). Raises :class:`ScannerUnavailable`
-    naming the import failure, every time it is asked after one."""
-    global _kernels, _failure
+    """The scanning kernels' module (``scan_kernels``), imported once with the counting ones
+    (and numba). Raises :class:`ScannerUnavailable` naming the import failure, every time it
+    is asked after one."""
+    global _kernels, _counting, _failure
     with _lock:
         if _kernels is None and _failure is None:
             try:
-                from . import scan_kernels
+                from . import count_kernels, scan_kernels
             except Exception as exc:  # numba missing, a broken install, an unsupported CPU
                 _failure = f"{type(exc).__name__}: {exc}"
             else:
-                _kernels = scan_kernels
+                _kernels, _counting = scan_kernels, count_kernels
         if _kernels is None:
             raise ScannerUnavailable(
                 f"the compiled pre-tokenizer needs numba, which failed to import ({_failure})"
             )
         return _kernels
+
+
+def counting_kernels() -> ModuleType:
+    """The counting kernels' module (``count_kernels``); see :func:`load_kernels`."""
+    load_kernels()
+    assert _counting is not None
+    return _counting
+
+
+def _all_kernels() -> tuple[Any, ...]:
+    return (*load_kernels().KERNELS, *counting_kernels().KERNELS)
 
 
 def ready() -> bool:
@@ -70,23 +83,23 @@ def prepare(status: StatusFn | None = None) -> None:
     global _ready, _compiling
     if _ready:
         return
-    kernels = load_kernels()
+    kernels = _all_kernels()
     from ..io.numba_cache import compile_in_child, is_cached
 
     # subtle: asked before taking the lock, so that a call which then waits for another
     # thread's compile says so too.
-    if not is_cached(*kernels.KERNELS):
+    if not is_cached(*kernels):
         if status is not None:
             status(COMPILING)
         _compiling = True
     with _prepare_lock:
         if _ready:
             return
-        _compiling = not is_cached(*kernels.KERNELS)
+        _compiling = not is_cached(*kernels)
         try:
             if _compiling:
                 compile_in_child(_CHILD)
-            warm_up(kernels)
+            warm_up()
         finally:
             _compiling = False
         _ready = True
@@ -107,21 +120,41 @@ def prepare_in_background(status: StatusFn | None = None) -> threading.Thread:
     return thread
 
 
-_CHILD = "from bpe_studio.core.pretokenization import scan_load as s; s.warm_up(s.load_kernels())"
+_CHILD = "from bpe_studio.core.pretokenization import scan_load; scan_load.warm_up()"
 
 
-def warm_up(kernels: Any) -> None:
-    """Call every kernel once with the argument types the scanners use (numba loads, or
-    compiles, a kernel for each set of argument types on its first call)."""
+def warm_up() -> None:
+    """Call every kernel once with the argument types the scanners and the tally use (numba
+    loads, or compiles, a kernel for each set of argument types on its first call)."""
     import numpy as np
 
     from .scan_tables import class_table
     from .scanner import codepoints
 
+    scanning, counting = load_kernels(), counting_kernels()
     table = class_table()
     points = codepoints("Hello world's 123\n")
     kinds = np.arange(1, dtype=np.int64)
     bounds = np.array([0], np.int64), np.array([len(points)], np.int64)
-    kernels.scan(kinds, points, table, *bounds)
-    first, lens, _ = kernels.count_pieces(kinds, points, table, *bounds)
-    kernels.packed_counts(points, first, lens)
+    ends = scanning.scan(kinds, points, table, *bounds)
+    scanning.separated(points, 0, ends, 0x10FFFF)
+    first, lens, counts = counting.count_pieces(kinds, points, table, *bounds)
+    tokens, _ = counting.packed_counts(points, first, lens)
+    state = empty_tally()
+    arena, offs, _, _, _, size, _ = counting.tally_add(*state, tokens, counts)
+    counting.tally_packed(arena, offs, size)
+
+
+def empty_tally() -> tuple[Any, ...]:
+    """The arrays of an empty tally (``count_kernels.tally_add``) and its size, 0."""
+    import numpy as np
+
+    keys = 1024
+    return (
+        np.empty(16 * keys, np.uint8),
+        np.zeros(keys + 1, np.int64),
+        np.empty(keys, np.int64),
+        np.empty(keys, np.uint64),
+        np.full(2 * keys, -1, np.int32),
+        0,
+    )

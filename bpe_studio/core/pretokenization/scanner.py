@@ -9,8 +9,10 @@ the caller keeps the regex path. A scanner works on a text as code points
 (:func:`codepoints`: a ``numpy.uint32`` array; lone surrogates kept as their own code points,
 which no pattern class holds, as in ``regex``) and answers with the pieces' end offsets
 (:meth:`Scanner.ends`), from which ``findall`` and ``spans`` (the stage interface, ``stage``)
-are cut. The kernels load (numba imported, the cached machine code read) on first use, or are
-compiled the first time on a machine (:func:`prepare`, which says so).
+are cut. The kernels load (numba imported, the cached machine code read) on a scanner's first
+call, or are compiled the first time on a machine; ``scan_load.prepare(status)`` does that
+ahead (and says when it compiles), ``scan_load.ready()`` tells whether a call costs nothing
+more (what code on a GUI thread must check first). Constructing a scanner loads nothing.
 What it leaves out: which spellings are which pattern (``scan_patterns``), the Unicode class
 tables (``scan_tables``), the kernels (``scan_kernels``), special tokens (split out first,
 ``specials``), counting (``corpus``).
@@ -26,7 +28,8 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import scan_load
@@ -45,6 +48,8 @@ if TYPE_CHECKING:
     Points = npt.NDArray[np.uint32]
 
 _NAMED = {Kind.GPT2: "gpt2", Kind.CL100K: "cl100k", Kind.O200K: "o200k"}
+# Code points to join pieces with in ``findall`` (noncharacters, then a lone surrogate).
+_SEPARATORS = (0x10FFFF, 0xFFFF, 0xDFFF)
 
 
 def codepoints(text: str) -> Points:
@@ -71,7 +76,6 @@ class Scanner:
 
     patterns: tuple[str, ...]
     kinds: tuple[Kind, ...]
-    _steps: Any = field(init=False, repr=False)  # the kinds as the kernels take them
 
     @property
     def name(self) -> str | None:
@@ -92,10 +96,10 @@ class Scanner:
     def cut_rules(self) -> CutRules:
         return cut_rules(self.name) if self.name else SPECIALS_ONLY
 
-    def __post_init__(self) -> None:
-        import numpy as np
-
-        object.__setattr__(self, "_steps", np.array(self.kinds, np.int64))
+    @property
+    def _steps(self) -> Any:
+        """The kinds as the kernels take them."""
+        return _kind_array(self.kinds)
 
     def ends(self, points: Points, start: int = 0, stop: int | None = None) -> Ends:
         """The end offsets (into ``points``) of the pieces of ``points[start:stop]``, in
@@ -124,22 +128,43 @@ class Scanner:
         each occurs, packed as ``corpus.counting.pack_counts`` packs them (UTF-8 joined by
         0xFF; int64 counts), in order of first occurrence; None when a piece holds a
         surrogate (UTF-8 has no form for it: the caller replaces them and counts again)."""
-        kernels, table = _loaded()
+        _, table = _loaded()
+        kernels = scan_load.counting_kernels()
         points, starts, stops = readonly_points(points), *_offsets(starts, stops, len(points))
         first, lens, counts = kernels.count_pieces(self._steps, points, table, starts, stops)
         joined, ok = kernels.packed_counts(points, first, lens)
         return (joined.tobytes(), counts.tobytes()) if ok else None
 
     def findall(self, text: str) -> list[str]:
-        ends = self.ends(codepoints(text)).tolist()
-        return [text[a:b] for a, b in zip([0, *ends], ends)]
+        """The pieces of ``text``, in order."""
+        if not text:
+            return []
+        points = codepoints(text)
+        ends = self.ends(points)
+        # The pieces' text with a separator between them, split once: a code point the text
+        # does not hold (tried in turn; a text holding them all is cut piece by piece).
+        kernels = scan_load.load_kernels()
+        for sep in _SEPARATORS:
+            joined, ok = kernels.separated(readonly_points(points), 0, ends, sep)
+            if ok:
+                return text_of(joined).split(chr(sep))
+        bounds = ends.tolist()
+        return [text[a:b] for a, b in zip([0, *bounds], bounds)]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of each piece of ``text``."""
         ends = self.ends(codepoints(text)).tolist()
         return list(zip([0, *ends], ends))
 
     def __reduce__(self) -> tuple[object, tuple[tuple[str, ...]]]:
         return _rebuilt, (self.patterns,)
+
+
+@cache
+def _kind_array(kinds: tuple[Kind, ...]) -> Any:
+    import numpy as np
+
+    return np.array(kinds, np.int64)
 
 
 def readonly_points(points: Points) -> Points:
@@ -185,7 +210,10 @@ def _rebuilt(patterns: tuple[str, ...]) -> Scanner:
 
 def kernels_available() -> bool:
     """Whether numba is installed (the kernels can then be loaded or compiled)."""
-    return importlib.util.find_spec("numba") is not None
+    try:
+        return importlib.util.find_spec("numba") is not None
+    except (ImportError, ValueError):  # a module that failed to import, or was blocked
+        return False
 
 
 def compiled_scanner(pattern: str) -> Scanner | None:

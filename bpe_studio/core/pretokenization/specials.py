@@ -11,8 +11,10 @@ tokens (``pattern``), and the pattern's own cut rules (``boundaries``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Literal
 
 import regex
 
@@ -61,6 +63,66 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
             raise ValueError("a special token must not be empty")
         seen.setdefault(tok, None)
     return list(seen)
+
+
+def refuse_single_bytes(special_tokens: Iterable[str]) -> None:
+    """ValueError naming the first special token that is a single byte (``"a"``, ``"\\n"``).
+
+    Byte-level BPE holds every byte as a token of its own (ids 0..255 in a trained
+    vocabulary), so such a special token would either take that byte's id (every occurrence
+    of the byte in text would then be cut out and never merged, with the same id as before)
+    or hold the same bytes as the byte token under a second id, which neither ``vocab.json``
+    nor ``tokenizer.json`` can store (``tokenizers`` gives an added token the id of the
+    vocabulary entry with its text). Training and ``Tokenizer(..., special_tokens=[...])``
+    refuse it before any work; explicit ids (``special_tokens={"a": 256}``, as tiktoken
+    takes them, or a ``tokenizer.json``'s own added tokens) are kept as given.
+
+    >>> refuse_single_bytes(["<|endoftext|>", "\u00e9"])  # two bytes in UTF-8: fine
+    >>> refuse_single_bytes(["a"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: special token 'a' is a single byte (0x61), which byte-level BPE ... such as '<a>'
+    """
+    for token in special_tokens:
+        data = token.encode("utf-8", "surrogatepass")
+        if len(data) == 1:
+            example = f"<{token}>" if token.isalnum() else "<|sep|>"
+            raise ValueError(
+                f"special token {token!r} is a single byte (0x{data[0]:02x}), which byte-level "
+                "BPE already holds as a token of its own (a byte's id, 0..255 in a trained "
+                "vocabulary): it cannot have an id of its own; use a longer token such as "
+                f"{example!r}"
+            )
+
+
+def tiktoken_allowed(
+    ours: Sequence[str],
+    text: str,
+    allowed_special: AbstractSet[str] | Literal["all"] | None,
+    disallowed_special: Collection[str] | Literal["all"] | None,
+) -> frozenset[str] | None:
+    """Which of the special tokens ``ours`` an ``encode`` of ``text`` matches as special:
+    None (all of them, CS336's rule) when neither argument is given. Else tiktoken's rules:
+    those in ``allowed_special`` ("all", or a set; default none; strings that are not among
+    ``ours`` are ignored, as tiktoken does); and a string of ``disallowed_special`` ("all",
+    the default: every special token not allowed; or a collection of strings) found in
+    ``text`` raises ValueError naming it and where."""
+    if allowed_special is None and disallowed_special is None:
+        return None
+    allowed = set(ours if allowed_special == "all" else validate_special_tokens(allowed_special))
+    if disallowed_special is None or disallowed_special == "all":
+        disallowed = [t for t in ours if t not in allowed]
+    else:
+        disallowed = validate_special_tokens(disallowed_special)
+    found = Specials.of(disallowed).regex
+    hit = found.search(text) if found is not None else None
+    if hit is not None:
+        raise ValueError(
+            f"text holds {hit.group()!r} at character {hit.start()}, a special token not "
+            f'allowed here: pass allowed_special={{{hit.group()!r}}} (or "all") to encode '
+            "it as a special token, or disallowed_special=() to encode it as ordinary text"
+        )
+    return frozenset(allowed.intersection(ours))
 
 
 @dataclass(frozen=True)

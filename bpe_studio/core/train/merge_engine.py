@@ -151,10 +151,9 @@ class CompiledMergeEngine:
 
         self._k = K = load_kernels()
         tokens, max_tokens, record = start.tokens, start.max_tokens, start.record
-        words = start.words
-        freqs = np.array(start.freqs, np.int64)
-        lens = np.fromiter(map(len, words), np.int64, len(words))
-        tok = np.frombuffer(b"".join(words), np.uint8).astype(np.int32)
+        joined, lens, freqs = start.packed()
+        tok = joined.astype(np.int32)
+        del joined
         n = tok.size
         ends = np.cumsum(lens)
         starts = ends - lens

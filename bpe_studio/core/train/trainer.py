@@ -30,10 +30,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from ..corpus.cluster import Cluster, count_on_cluster
-from ..corpus.counting import ProgressFn, TrainingCancelled
+from ..corpus.counting import ProgressFn, TrainingCancelled, counts_compiled
 from ..corpus.records import DEFAULT_TEXT_FIELD
-from ..corpus.tasks import Corpus, corpus_files, count_file
-from ..pretokenization.specials import validate_special_tokens
+from ..corpus.tasks import Corpus, corpus_files, count_corpus
+from ..pretokenization import scan_load
+from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import merge_engine
 from .engine_start import EngineStart, pairable
 from .merge_python import PythonMergeEngine
@@ -89,6 +90,9 @@ class _Engine(Protocol):
 
 def count_positions(pretoken_counts: Mapping[bytes, int]) -> int:
     """The merge engines' working size: bytes of the unique pre-tokens that hold a pair."""
+    known = getattr(pretoken_counts, "positions", None)  # counts held as arrays know it
+    if isinstance(known, int):
+        return known
     return sum(len(t) for t, _ in pairable(pretoken_counts))
 
 
@@ -145,6 +149,7 @@ class BpeTrainer:
         if record_pairs < 0:
             raise ValueError(f"record_pairs = {record_pairs} must not be negative")
         self.special_tokens = validate_special_tokens(special_tokens)
+        refuse_single_bytes(self.special_tokens)
         check_vocab_size(vocab_size, self.special_tokens)
         self.vocab_size = vocab_size
         # The counts it was built from (the caller's mapping, not a copy), e.g. for a viewer
@@ -234,27 +239,36 @@ def trainer_from_file(
     When the compiled engine will be used, its kernels are loaded (or
     compiled, on the first run) in a background thread while the pre-tokens are counted: from
     the start with ``engine="compiled"``, and with ``"auto"`` once the pre-tokens counted so far
-    have :data:`COMPILED_FROM` positions (see ``measured`` below). ``status`` hears of a
-    compile once, as soon as it is under way.
+    have :data:`COMPILED_FROM` positions (see ``measured`` below), or from the start when the
+    corpus is counted by the compiled scanners (``counting.counts_compiled``: numba is loaded
+    for them, so ``"auto"`` merges with the compiled engine too). ``status`` hears of each
+    compile once (the scanners', the merge engine's), as soon as it is under way.
 
     Raises :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
     """
     specials = validate_special_tokens(special_tokens)
+    refuse_single_bytes(specials)
     check_vocab_size(vocab_size, specials)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     event = cancel_event or threading.Event()
-    said = threading.Event()
+    said: set[str] = set()
+    said_lock = threading.Lock()
 
     def say(message: str) -> None:
-        if status is not None and not said.is_set():
-            said.set()
-            status(message)
+        with said_lock:
+            if status is None or message in said:
+                return
+            said.add(message)
+        status(message)
 
     # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
     files = corpus_files(input_path)
     size = sum(f.size for f in files)
+    # Counted by the compiled scanners (on this machine): numba's cost is paid, so "auto" takes
+    # the compiled merge engine as well, several times faster than Python's at any size.
+    numba_counts = engine == "auto" and cluster is None and counts_compiled(pattern, size)
     may_compile = engine == "compiled" or (engine == "auto" and size >= COMPILED_FROM)
     forked = threading.Event()
     preparing = threading.Event()
@@ -263,7 +277,7 @@ def trainer_from_file(
         # subtle: called once count_file's worker processes exist, so that they are forked
         # from a process with no extra thread (see corpus.mp_context).
         forked.set()
-        if engine == "compiled":
+        if engine == "compiled" or numba_counts:
             preparing.set()
             merge_engine.prepare_in_background()
 
@@ -293,11 +307,13 @@ def trainer_from_file(
         text_field=text_field,
     )
     if cluster is None:
-        counts = count_file(files, specials, workers=workers, **counting)  # type: ignore[arg-type]
+        counts = count_corpus(files, specials, workers=workers, status=say, **counting)  # type: ignore[arg-type]
     else:
         counts = count_on_cluster(files, specials, cluster=cluster, status=status, **counting)  # type: ignore[arg-type]
     if event.is_set():
         raise TrainingCancelled("training cancelled during pre-tokenization")
+    if numba_counts and scan_load.ready():
+        engine = "compiled"
     return BpeTrainer(
         counts,
         vocab_size,
@@ -357,6 +373,8 @@ def train_bpe(
 
     Returns ``(vocab, merges)``: ``vocab`` maps id -> token bytes (0..255 the bytes, then the
     special tokens, then one token per merge), ``merges`` lists ``(left, right)`` in order.
+    A special token of a single byte (``"a"``) is a ValueError naming it, before the corpus
+    is read: the byte has its token already (``specials.refuse_single_bytes``).
     """
     trainer = trainer_from_file(input_path, vocab_size, special_tokens, **options)
     for _ in trainer:

@@ -71,6 +71,61 @@ class CurveSeries:
         return self.tokens[:]
 
 
+@dataclass(frozen=True)
+class BuildOrder:
+    """A merge list in the order its tokens can be made: ``rows`` (the given rows, each after
+    the merges that make its two parts, otherwise in rank order), how many rows were moved
+    later than their rank, and how many can never apply (a part no merge makes)."""
+
+    rows: list
+    moved: int
+    unmade: int
+
+
+def build_order(rows: Sequence) -> BuildOrder:
+    """The order in which ``rows`` (with ``left``, ``right``, in rank order) can be applied
+    one by one, each part made before the merge that uses it. A trained run's merges already
+    are in that order; a file's may not be (Llama 3's ``tokenizer.json`` lists merges whose
+    parts later merges make): a merge waits until its parts exist, then comes right after
+    the merge that made the last of them (merges that wait on the same token keep their rank
+    order). Merges whose parts nothing makes are left out.
+
+    >>> rows = [Merge(0, b"a", b"bc"), Merge(1, b"b", b"c"), Merge(2, b"x", b"y")]
+    >>> order = build_order(rows)
+    >>> [m.rank for m in order.rows], order.moved, order.unmade
+    ([1, 0, 2], 1, 0)
+    """
+    made: set[bytes] = set()
+    waiting: dict[bytes, list[int]] = {}  # a missing part -> the rows waiting for it
+    missing: dict[int, int] = {}  # a waiting row -> how many of its parts are missing
+    out: list = []
+    moved = 0
+    for i, row in enumerate(rows):
+        parts = {part for part in (row.left, row.right) if len(part) > 1 and part not in made}
+        if parts:
+            missing[i] = len(parts)
+            for part in parts:
+                waiting.setdefault(part, []).append(i)
+            continue
+        ready = [i]
+        while ready:  # this row, then the rows that waited for what it makes, in rank order
+            j = ready.pop(0)
+            if j != i:
+                moved += 1
+            out.append(rows[j])
+            token = rows[j].left + rows[j].right
+            if token in made:
+                continue
+            made.add(token)
+            for k in waiting.pop(token, ()):
+                missing[k] -= 1
+                if missing[k] == 0:
+                    del missing[k]
+                    ready.append(k)
+            ready.sort()
+    return BuildOrder(out, moved, len(missing))
+
+
 def _merges(rows: Sequence) -> list[Merge]:
     """Merges as sent to the process: plain tuples pickle fastest."""
     return [Merge(r.rank, r.left, r.right) for r in rows]

@@ -7,9 +7,9 @@ the step every view shows (``step``; ``live`` while it follows the newest merge,
 while a replay animates it), the latest pre-tokenization progress and top pairs, and the run's
 outcome. Everything a view shows is derived from it: the vocabulary at step k, the merges at
 step k, the status. :class:`TrainingResult` is what a finished or stopped run produced.
-Only :class:`~bpe_studio.gui.hub.StateHub` changes it (the session and the controller call the
-hub), and the hub tells the views what changed.
-What it leaves out: signals (``hub``), threads (``session``), widgets (``views/``).
+Only :class:`~.app_model.AppModel` changes it (the session and the controller call it), and
+its events tell the views what changed.
+What it leaves out: events (``app_model``), threads (``training``), widgets (``views``).
 """
 
 from __future__ import annotations
@@ -21,8 +21,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...core import MergeStep, Tokenizer
+from ...core.corpus.records import DEFAULT_TEXT_FIELD
+from ...core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
 from ...core.train.pair_history import PairHistory
+from ...core.train.vocab import check_vocab_size, merge_budget
 from .corpus_source import CorpusSource
+from .errors import describe_error
 from .tokenizer_source import TokenizerSource
 
 
@@ -122,15 +126,42 @@ class LoadedTokenizer:
 
 @dataclass(frozen=True, slots=True)
 class RunSettings:
+    """What Train asks of a run: the one record of it, from the controls (``TrainingPanel.
+    settings``) through the controller and the session to the worker, which hands its fields
+    to the core's trainer. The merge budget and the vocabulary-size rule are the core's."""
+
     vocab_size: int
-    special_tokens: tuple[str, ...]
-    target_merges: int
+    special_tokens: tuple[str, ...] = (DEFAULT_SPECIAL_TOKEN,)
     pattern: str = "gpt2"  # the pre-tokenization pattern (a name or a regex string)
+    corpus: tuple[str, ...] = ()  # paths, globs and URLs counted as one corpus
+    workers: int | None = None  # pre-tokenizing processes (None: the core's default)
+    text_field: str = DEFAULT_TEXT_FIELD  # of JSON Lines and Parquet records
+    cluster: str | None = None  # count on a Dask cluster (``core.corpus.cluster``)
+
+    @property
+    def target_merges(self) -> int:
+        """How many merges reaching ``vocab_size`` takes (fewer happen if pairs run out)."""
+        return merge_budget(self.vocab_size, self.special_tokens)
+
+    def vocab_problem(self) -> str | None:
+        """Why ``vocab_size`` cannot be trained with these special tokens (the core's rule,
+        ``check_vocab_size``, in its words), or None.
+
+        >>> RunSettings(300).vocab_problem() is None
+        True
+        >>> RunSettings(200).vocab_problem()[:50]
+        'Vocabulary size 200 is too small: it must be at le'
+        """
+        try:
+            check_vocab_size(self.vocab_size, self.special_tokens)
+        except (TypeError, ValueError) as error:
+            return describe_error(error)
+        return None
 
 
 @dataclass
 class RunState:
-    """The one record of the run the views read. Mutated only through the ``StateHub``."""
+    """The one record of the run the views read. Mutated only through the ``AppModel``."""
 
     # The plain local text file trained on, which sample-reading views read; None for a
     # corpus of several, compressed or remote files or records (``corpus_source``).
@@ -175,6 +206,13 @@ class RunState:
     error: str | None = None  # the last failure, as shown to the user
     loading: tuple[Path, Path] | None = None  # vocab and merges files being read
     load_error: str | None = None  # the last load failed (the run on screen is kept)
+    # Which run this is: a new number for every run, loaded tokenizer or discard (the app
+    # model's counter), so a background result or an editor curve computed for another run
+    # is told apart (``AppModel.run_id``).
+    run_id: int = 0
+    # How many of the run's merges a Save has written to files (a loaded tokenizer: all of
+    # them, it came from files); the rest would be lost (``saving.unsaved_merges``).
+    saved_merges: int = 0
 
     # ------------------------------------------------------------ derived
     @property
@@ -209,17 +247,3 @@ class RunState:
         vocab = dict(self.base_vocab)
         vocab.update((s.new_id, s.merged) for s in self.record[:k])
         return vocab
-
-    @property
-    def can_save(self) -> bool:
-        """A tokenizer exists to save: a finished or stopped run, or a loaded one."""
-        return self.loaded is not None or self.phase in (Phase.FINISHED, Phase.STOPPED)
-
-    def saveable(self) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]] | None:
-        """``(vocab, merges)`` of what Save writes, or None when there is nothing."""
-        if self.loaded is not None:
-            tok = self.loaded.tokenizer
-            return dict(tok.vocab), list(tok.merges)
-        if self.result is not None and self.phase in (Phase.FINISHED, Phase.STOPPED):
-            return dict(self.result.vocab), list(self.result.merges)
-        return None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer
+from .run_tokenizer import run_tokenizer_at
 from .state import RunState
 from .tokenizer_cache import TokenizerCache
 
@@ -66,17 +67,8 @@ class _Same:
 
 def _from_record(state: RunState, k: int) -> Callable[[TokenizerCache], Tokenizer]:
     """The run's tokenizer after its first ``k`` merges, while it trains (no result yet)."""
-    rows = state.merge_rows[:k]  # a snapshot: the record grows under the job
-    base = dict(state.base_vocab)
-    specials = list(state.special_tokens)
-    pattern = state.settings.pattern if state.settings is not None else "gpt2"
-
-    def build(cache: TokenizerCache) -> Tokenizer:
-        vocab = dict(base)
-        vocab.update((s.new_id, s.left + s.right) for s in rows)
-        return Tokenizer(vocab, [(s.left, s.right) for s in rows], specials, pattern=pattern)
-
-    return build
+    build = run_tokenizer_at(state, k)  # captured now; built in the panel's job
+    return lambda cache: build()
 
 
 def _source_recipe(source: TokenizerSource) -> TokenizerRecipe:

@@ -4,7 +4,7 @@ What it does: :class:`TokenizerSource` holds a label and either a tokenizer or h
 one; the span thread builds it on first use and keeps the few truncations (``at(k)``: the first
 ``k`` merges) asked for last, so scrubbing back is cheap. The state (``RunState.shown``,
 ``picked``, ``selected_in``) holds these.
-What it leaves out: computing spans (``gui.spans``) and choosing the tokenizer (the picker).
+What it leaves out: computing spans (``jobs.spans``) and choosing the tokenizer (the picker).
 """
 
 from __future__ import annotations
@@ -33,10 +33,15 @@ class TokenizerSource:
         merges: Sequence[tuple[bytes, bytes]] = (),
         special_tokens: Sequence[str] = (),
         pattern: str = "gpt2",
+        run_id: int | None = None,
     ) -> None:
         if tokenizer is None and vocab is None:
             raise ValueError("give a tokenizer, or a vocabulary to build one from")
         self.label = label
+        # The run (``RunState.run_id``) this is the tokenizer of, at some step; None: not a
+        # run's (a tokenizer picked instead). Two sources of one run are one tokenizer cut at
+        # different steps, so a view may show one while the other is being worked out.
+        self.run_id = run_id
         self._tokenizer = tokenizer
         # How to build the tokenizer on first use; None once built (or given).
         self._make: Callable[[], AnyTokenizer] | None = None
@@ -44,7 +49,11 @@ class TokenizerSource:
             self._make = partial(
                 Tokenizer, dict(vocab or {}), list(merges), list(special_tokens), pattern
             )
-        self._merge_count = len(tokenizer.merges) if tokenizer is not None else len(merges)
+        # subtle: a foreign tokenizer's merges are read from tokenizers on first use (seconds
+        # for a large model), and this runs on the GUI thread; it is never a run with steps.
+        foreign = isinstance(tokenizer, ForeignTokenizer)
+        given = 0 if foreign or tokenizer is None else len(tokenizer.merges)
+        self._merge_count = given if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
         self._truncated: OrderedDict[int, AnyTokenizer] = OrderedDict()
         # The merges as ids (core.span_steps), once asked for; None inside: not plain steps.
@@ -52,13 +61,17 @@ class TokenizerSource:
 
     @classmethod
     def deferred(
-        cls, label: str, make: Callable[[], Tokenizer], merge_count: int
+        cls,
+        label: str,
+        make: Callable[[], Tokenizer],
+        merge_count: int,
+        run_id: int | None = None,
     ) -> TokenizerSource:
         """A source whose tokenizer ``make()`` builds on first use, in the span thread, with
         ``merge_count`` merges. subtle: ``make`` runs in another thread, later: it must read
         only what cannot change meanwhile (a run's record only grows, so its first
         ``merge_count`` steps stay those of this run)."""
-        source = cls(label, vocab={})
+        source = cls(label, vocab={}, run_id=run_id)
         source._make, source._merge_count = make, merge_count
         return source
 
@@ -101,7 +114,8 @@ class TokenizerSource:
 
     def _at(self, k: int | None) -> AnyTokenizer:
         full = self._get()
-        if k is None or k >= len(full.merges):
+        # A foreign tokenizer is shown whole: it has no run's steps (and see __init__).
+        if k is None or isinstance(full, ForeignTokenizer) or k >= len(full.merges):
             return full
         k = max(k, 0)
         cache = self._truncated

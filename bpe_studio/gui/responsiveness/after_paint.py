@@ -20,7 +20,7 @@ from PySide6.QtCore import QEvent, QObject, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-from ..debounce import single_shot
+from .debounce import single_shot
 
 RUN_START_QUIET_MS = 60
 RUN_START_LATEST_MS = 400

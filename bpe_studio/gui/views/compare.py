@@ -5,7 +5,7 @@ What it does: one editable text box feeds two read-only panes, each tokenized by
 pane: token count, bytes per token and characters per token. In the panes, tokens that both
 tokenizers cut the same way are grey, the others blue and orange, and the first character after
 every boundary only one of them has (``core.report.boundary_diff``) is underlined in red on both
-sides. The panes scroll together. Loading and tokenizing run on a :class:`~..jobs.LatestJob`
+sides. The panes scroll together. Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob`
 (latest request wins), and only while the page is shown; panes paint only their visible part.
 Hovering a pane shows the token(s) under the pointer (id and bytes).
 What it leaves out: editing in the panes (they mirror the text box).
@@ -39,8 +39,9 @@ from ...core.encode.foreign import ForeignTokenizer
 from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.explain.spans import SpanArrays, compute_spans
 from ...core.io.display import readable_token
-from ..debounce import single_shot
-from ..hub import StateHub
+from ..model.app_model import AppModel
+from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
+from ..responsiveness.debounce import single_shot
 from .common import (
     MUTED,
     SPECIAL_COLOUR,
@@ -52,7 +53,7 @@ from .common import (
 )
 from .hit_test import char_at
 from .lazy_page import LazyPage
-from .picker import ENCODE_LOCK, Choice, TokenizerPicker, preset_key
+from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 
 SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
 DIFF_MARK = "#c92a2a"  # the character after a boundary only one tokenizer has
@@ -101,8 +102,10 @@ class Side:
         return self.spans.text_length / self.tokens if self.tokens else 0.0
 
     def summary(self) -> str:
+        """The counts, headed by the tokenizer they are of (the pane's label names it even
+        while another pick for the pane is under way)."""
         return (
-            f"{self.tokens:,} tokens · {self.bytes_per_token:.2f} bytes/token · "
+            f"{self.label}: {self.tokens:,} tokens · {self.bytes_per_token:.2f} bytes/token · "
             f"{self.chars_per_token:.2f} characters/token"
         )
 
@@ -113,10 +116,13 @@ class Comparison:
     a: Side
     b: Side
     diff: np.ndarray  # sorted offsets where exactly one of them starts a token
+    keys: tuple[str, str] = ("", "")  # the picker keys it was computed with
 
 
-def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | None:
-    tok = choice.get()
+def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | FailedPick | None:
+    tok = choice.build()
+    if isinstance(tok, FailedPick):
+        return tok
     spans = compute_spans(tok, text, is_stale)
     if spans is None:
         return None
@@ -127,14 +133,20 @@ def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | Non
 
 def compare(
     text: str, a: Choice, b: Choice, is_stale: Callable[[], bool] = lambda: False
-) -> Comparison | None:
-    """Tokenize ``text`` with both choices (in a background job); None once stale."""
+) -> Comparison | FailedPick | None:
+    """Tokenize ``text`` with both choices (in a background job); None once stale; the pick
+    whose tokenizer could not be built, if one could not."""
     with ENCODE_LOCK:
         side_a = _side(a, text, is_stale)
+        if isinstance(side_a, FailedPick):
+            return side_a
         side_b = _side(b, text, is_stale) if side_a is not None else None
+    if isinstance(side_b, FailedPick):
+        return side_b
     if side_a is None or side_b is None:
         return None
-    return Comparison(text, side_a, side_b, diff_cuts(side_a.cuts, side_b.cuts))
+    diff = diff_cuts(side_a.cuts, side_b.cuts)
+    return Comparison(text, side_a, side_b, diff, (a.key, b.key))
 
 
 def _format(background: str) -> QTextCharFormat:
@@ -289,17 +301,18 @@ class CompareView(LazyPage):
     compared = Signal(object)  # Comparison now shown
     failure = ("Could not compare", "Compare")
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__("bpe-compare", hub, parent)
         self.comparison: Comparison | None = None
+        self._computing: tuple[Choice, ...] = ()  # the choices of the job under way
 
         self.input = QPlainTextEdit()
         self.input.setFont(monospace_font(11))
         self.input.setPlaceholderText("Type or paste text to compare…")
         self.input.setPlainText(DEFAULT_TEXT)
         self.choices = (
-            TokenizerPicker(hub, default=preset_key("gpt2")),
-            TokenizerPicker(hub, default=preset_key("o200k_base")),
+            TokenizerPicker(hub, pane=COMPARE_LEFT, default=preset_key("gpt2")),
+            TokenizerPicker(hub, pane=COMPARE_RIGHT, default=preset_key("o200k_base")),
         )
         self.panes = (ComparePane(), ComparePane())
         self.stats = (steady_label(QLabel(" "), "0" * 60), steady_label(QLabel(" "), "0" * 60))
@@ -348,7 +361,7 @@ class CompareView(LazyPage):
             bar.valueChanged.connect(lambda v, s=source, t=target: self._sync_scroll(s, t))
         self.input.textChanged.connect(self.request)
 
-    def bind(self, hub: StateHub) -> None:
+    def bind(self, hub: AppModel) -> None:
         hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
 
     # ------------------------------------------------------------ requests
@@ -364,18 +377,26 @@ class CompareView(LazyPage):
 
     @Slot()
     def _submit(self) -> None:
-        a, b = (choice.current() for choice in self.choices)
-        if a is None or b is None:
+        picked = self._picked()
+        if len(picked) != 2:
             return
+        a, b = picked
         self._dirty = False
         text = self.text()
         self.status.setText(f"Tokenizing with {a.label} and {b.label}…")
         self._job.submit(lambda is_stale: compare(text, a, b, is_stale))
+        self._computing = (a, b)
 
     # ------------------------------------------------------------- results
     @Slot(object)
     def _on_done(self, comparison: object) -> None:
+        if isinstance(comparison, FailedPick):
+            self._pick_failed(comparison)
+            return
         assert isinstance(comparison, Comparison)  # what this page's job returns
+        # subtle: the job of the latest request is the only one delivered (jobs.LatestJob),
+        # and a new text or pick makes a new request: this is of the text and picks shown.
+        self._picks_shown(self._computing)
         self.comparison = comparison
         self._announce = False
         for pane, stats, side in zip(self.panes, self.stats, (comparison.a, comparison.b)):

@@ -24,16 +24,18 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from ..hub import StateHub
+from ..model.app_model import AppModel
 from ..model.curves import (
     DEFAULT_HELDOUT,
     HELD_OUT,
     HELD_OUT_BYTES,
     IN_SAMPLE,
     IN_SAMPLE_BYTES,
+    BuildOrder,
     CurveFeeder,
     CurveSeries,
     TextSpec,
+    build_order,
 )
 from ..model.heldout import english_like, heldout_label
 from ..model.state import Phase
@@ -55,6 +57,36 @@ def bytes_per_token(series: CurveSeries, k: int) -> float | None:
     return series.bytes / tokens[k]
 
 
+def order_note(order: BuildOrder) -> str:
+    """What the legend says of a file whose merges are not in the order their tokens are
+    made: how they are drawn, and why the curve may differ from the tokenizer's own counts."""
+    parts = []
+    if order.moved:
+        parts.append(
+            f"{order.moved:,} merges of this file come before the merges that make their parts: "
+            "each is drawn right after its parts exist"
+        )
+    if order.unmade:
+        parts.append(
+            f"{order.unmade:,} merge{'s' if order.unmade != 1 else ''} of parts no "
+            "merge makes are left out"
+        )
+    return "; ".join(parts) + " (the tokenizer itself may count a little differently)"
+
+
+class MergeAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph is untyped
+    """The merges axis: whole numbers with thousands separators, never a scale factor
+    ("merges (x0.001)")."""
+
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
+        self.enableAutoSIPrefix(False)
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph override
+        # Merges are whole: a tick between two (a short axis) is left unlabelled.
+        return [f"{round(v):,}" if v >= 0 and abs(v - round(v)) < 1e-6 else "" for v in values]
+
+
 EMPTY_HINT = (
     "Train, or load a tokenizer: bytes per token on the corpus and on held-out text, "
     "merge by merge, appear here"
@@ -66,13 +98,16 @@ class CompressionPlot(QWidget):
     # The step's line. It hides QWidget.cursor(), which nothing asks of the plot.
     cursor: pg.InfiniteLine
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.feeder = CurveFeeder(between_commands=wait_while_gui_busy)
-        self.heldout: Path = DEFAULT_HELDOUT
         self._drawn = -1  # the feeder's version last drawn
-        self._editor_points: dict[int, float] = {}  # step -> the editor's bytes per token
+        self._x_end = -1.0  # the merges axis's end (``_fit_x``)
+        self._order: BuildOrder | None = None  # a loaded file's merges as drawn
+        # The editor's points (step -> bytes per token) for the text it shows and the run on
+        # screen, as the model keeps them (AppModel.editor_points): no dot of another text.
+        self._editor_points: dict[int, float] = {}
 
         self.record_box = QCheckBox("Record")
         self.record_box.setChecked(True)
@@ -81,7 +116,7 @@ class CompressionPlot(QWidget):
         self.open_button.setToolTip("Measure another held-out text file (UTF-8)")
         self.value_label = steady_label(QLabel(), "step 00,000: in-sample 0.00 · held-out 0.00")
         self.value_label.setStyleSheet(f"color: {MUTED}")
-        self.plot_widget = pg.PlotWidget(background="w")
+        self.plot_widget = pg.PlotWidget(background="w", axisItems={"bottom": MergeAxis("bottom")})
         plot = self.plot = self.plot_widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -135,6 +170,7 @@ class CompressionPlot(QWidget):
         self._last_draw = 0.0  # time.perf_counter() of the last redraw
         self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
         hub.corpus_changed.connect(self._on_corpus)
+        hub.editor_series_changed.connect(self._show_editor_points)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
 
     # ------------------------------------------------------------ inputs
@@ -156,21 +192,31 @@ class CompressionPlot(QWidget):
             return state.loaded.tokenizer.pattern
         return state.settings.pattern if state.settings is not None else "gpt2"
 
+    @property
+    def heldout(self) -> Path:
+        """The held-out text measured (the model's)."""
+        return self.hub.heldout
+
     @Slot()
     def _on_reset(self) -> None:
         """A new run or a loaded tokenizer: start the curves over (a loaded tokenizer's merges
         all at once, in the background)."""
-        self._editor_points.clear()
-        self.editor_dots.setData([], [])
-        self._legend_for = {}  # the editor's points are gone: relabel at the next draw
+        self._legend_for = {}  # relabel at the next draw
         self._drawn = -1
         if not self.recording:
             self.feeder.cancel()
             self._draw()
             return
         state = self.hub.state
+        self._order = None
         if state.phase is not Phase.IDLE:  # a run (going or over) or a loaded tokenizer
             rows = state.merge_rows[: state.published]
+            if state.loaded is not None:
+                # subtle: a file's merges may come before the merges that make their parts
+                # (Llama 3's): applied one by one they are drawn in the order their tokens
+                # can be made, and the legend says so (curves.build_order).
+                self._order = build_order(rows)
+                rows = self._order.rows
             self.feeder.begin(self._texts(), state.special_tokens, self._pattern(), rows)
         else:
             self.feeder.cancel()
@@ -194,29 +240,27 @@ class CompressionPlot(QWidget):
     def open_heldout(self, path: str | Path) -> None:
         """Measure ``path`` as the held-out text (read in the background; a failure arrives
         as ``error``)."""
-        self.heldout = Path(path)
+        self.hub.set_heldout(Path(path))
         self._show_heldout_advice()
         state = self.hub.state
         if self.recording and state.phase is not Phase.IDLE:
             self.feeder.add_text(HELD_OUT, TextSpec(self.heldout, HELD_OUT_BYTES))
             self._work_started()
 
-    @Slot(int, int)
-    def set_editor_count(self, tokens: int, size: int, step: int | None = None) -> None:
-        """The editor's text takes ``tokens`` tokens for ``size`` bytes with the run's first
-        ``step`` merges (default: the step shown). A picked tokenizer is not the run's: its
-        counts are left out."""
-        state = self.hub.state
-        if state.picked is not None or tokens <= 0:
-            return
-        first = not self._editor_points
-        self._editor_points[state.step if step is None else step] = size / tokens
-        xs = np.fromiter(self._editor_points.keys(), dtype=float)
-        ys = np.fromiter(self._editor_points.values(), dtype=float)
+    @Slot()
+    def _show_editor_points(self) -> None:
+        """The editor's points of the text it shows now, under the run on screen (the model's
+        series for that text and run; a tokenizer picked instead of the run's adds none)."""
+        points = self.hub.editor_points()
+        listed = bool(self._editor_points)
+        self._editor_points = points
+        xs = np.fromiter(points.keys(), dtype=float, count=len(points))
+        ys = np.fromiter(points.values(), dtype=float, count=len(points))
         self.editor_dots.setData(xs, ys)
-        if first:  # the legend lists the points from now on
+        if listed != bool(points):  # the legend lists the points while there are any
             self._label_legend(self.feeder.series)
         self._show_hint()
+        self._fit_x()
         self._show_step()
 
     # ------------------------------------------------------------ output
@@ -265,6 +309,7 @@ class CompressionPlot(QWidget):
             ys = np.divide(s.bytes, counts, out=np.zeros_like(counts), where=counts > 0)
             line.setData(np.arange(len(ys), dtype=np.float64), ys)
         self._show_hint()
+        self._fit_x()
         legend = {n: (s.source, s.bytes, s.error) for n, s in series.items()}
         legend[""] = (str(self.heldout), 0, None)  # another held-out file is another label
         if legend != self._legend_for:
@@ -288,11 +333,29 @@ class CompressionPlot(QWidget):
             self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # the hint's frame
             self.hint.setPos(0.5, 0.5)
         elif was_empty:
-            self.plot.enableAutoRange()  # setRange turned it off: follow the curves again
+            self.plot.enableAutoRange(y=True)  # setRange turned it off: follow the curves again
+            self._fit_x()
         for name in ("left", "bottom"):
             self.plot.showAxis(name, not empty)
         self.legend.setVisible(not empty)
         self.cursor.setVisible(not empty)
+
+    def _fit_x(self) -> None:
+        """The merges axis runs from 0 to the last merge drawn (a curve's end, an editor dot,
+        the step shown), never a point's width: one dot alone at step 280,147 made every tick
+        read 280147."""
+        if self.hint.isVisible():
+            return
+        ends = [float(self.hub.state.step), 1.0]
+        ends += [
+            float(len(line.xData) - 1) for line in self.lines.values() if line.xData is not None
+        ]
+        if self._editor_points:
+            ends.append(float(max(self._editor_points)))
+        end = max(ends)
+        if end != self._x_end:
+            self._x_end = end
+            self.plot.setXRange(0, end, padding=0.02)
 
     @property
     def showing_hint(self) -> bool:
@@ -329,6 +392,9 @@ class CompressionPlot(QWidget):
                 note += "; the corpus is not English: Open held-out…"
             text = html.escape(f"{name}: {source}, {s.bytes:,} bytes{note}")
             entries.append(f"<span style='color:{COLOURS[name]}'>━━</span> {text}")
+        order = self._order
+        if entries and order is not None and (order.moved or order.unmade):
+            entries.append(html.escape(order_note(order)))
         if self._editor_points:
             entries.append(f"<span style='color:{EDITOR_DOT}'>●</span> editor text")
         self.legend.setText(" &nbsp; ".join(entries))

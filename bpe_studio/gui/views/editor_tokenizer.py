@@ -3,7 +3,7 @@
 What it does: :class:`EditorTokenizer` lays out a title, a :class:`~.picker.TokenizerPicker`
 and a note. "The run's tokenizer" (the default) leaves the editor on what the run shows (the
 training run at the timeline's step, or the file Load tokenizer… opened); a preset or a file
-is built on first use in a :class:`~..jobs.LatestJob` thread, then kept in the picker's own
+is built on first use in a :class:`~..jobs.latest.LatestJob` thread, then kept in the picker's own
 cache; a newer choice supersedes a build under way, and only the latest choice reaches the
 editor (``hub.pick_tokenizer``, None for the run's). Every tokenizer file loaded as the run
 this session is offered too, so it stays at hand after the next Train.
@@ -20,27 +20,27 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ..hub import StateHub
-from ..jobs import LatestJob
-from ..loader import OfferedTokenizer
+from ..jobs.latest import LatestJob
+from ..jobs.loader import OfferedTokenizer
+from ..model.app_model import AppModel
+from ..model.panes import EDITOR
 from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.collector import keep_out_of_collections
-from ..worker import describe_job_error
 from .common import MUTED, steady_label
-from .picker import ASK_HUB, RUN, TokenizerPicker
+from .picker import ASK_HUB, RUN, FailedPick, TokenizerPicker
 
 
 class EditorTokenizer(QWidget):
     """Which tokenizer the editor colours its text with."""
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         # subtle: a cache of its own, not the pages' (picker.SHARED): the editor's span job
         # encodes without their ENCODE_LOCK, so it must not share their tokenizers.
-        self.picker = TokenizerPicker(hub, actions=(ASK_HUB,), cache=TokenizerCache())
+        self.picker = TokenizerPicker(hub, pane=EDITOR, actions=(ASK_HUB,), cache=TokenizerCache())
         self.picker.setToolTip(
             "The tokenizer the editor shows: the run's (trained or loaded), a real model's, or "
             "any tokenizer file loaded this session"
@@ -57,7 +57,7 @@ class EditorTokenizer(QWidget):
         layout.addWidget(self.picker)
         layout.addWidget(self.note, 1)
         self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
-        self._job = LatestJob("bpe-preset", self, describe=describe_job_error)
+        self._job = LatestJob("bpe-preset", self)
         self._job.done.connect(self._on_built)
         self._job.failed.connect(self._on_failed)
         self.picker.choice_changed.connect(self._on_choice)
@@ -94,39 +94,60 @@ class EditorTokenizer(QWidget):
         choice = self.picker.current()
         if choice is None or choice.key == RUN:
             self._job.cancel()
-            self.note.setText("")
+            self._set_note("")
             self.hub.pick_tokenizer(None)
+            self.hub.pick_ready(EDITOR, RUN)
             return
         tokenizer = self.picker.cache.built(choice.key)
         if tokenizer is not None:
             self._show(choice.key, tokenizer)
             return
-        self.note.setText(f"Loading {choice.label}…")
-        key, get = choice.key, choice.get
+        self._set_note(f"Loading {choice.label}…")
 
-        def job(is_stale: Callable[[], bool]) -> tuple[str, AnyTokenizer]:
-            return key, get()
+        def job(is_stale: Callable[[], bool]) -> tuple[str, AnyTokenizer | FailedPick]:
+            return choice.key, choice.build()
 
         self._job.submit(job)
+
+    def _set_note(self, text: str, tip: str = "") -> None:
+        self.note.setText(text)
+        self.note.setToolTip(tip or text)  # the whole of it, when the row cuts it
 
     def _show(self, key: str, tokenizer: AnyTokenizer) -> None:
         label = self.picker.itemText(self.picker.findData(key))
         size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
         if isinstance(tokenizer, ForeignTokenizer):
             size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.kind}, run by tokenizers"
-        self.note.setText(size)
+        self._set_note(size)
         self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
+        self.hub.pick_ready(EDITOR, key)
 
     @Slot(object)
-    def _on_built(self, built: tuple[str, AnyTokenizer]) -> None:
+    def _on_built(self, built: tuple[str, AnyTokenizer | FailedPick]) -> None:
         key, tokenizer = built
+        if isinstance(tokenizer, FailedPick):
+            self._pick_failed(tokenizer)
+            return
         keep_out_of_collections()  # a preset's tables: no full collector pass walks them again
         if key == self.picker.key:  # the latest choice (a stale build never arrives)
             self._show(key, tokenizer)
 
+    def _pick_failed(self, failed: FailedPick) -> None:
+        """The pick could not be built: the editor keeps the tokenizer it showed (the model
+        puts the picker back), and the note says why."""
+        if not self.hub.pick_failed_for(EDITOR, failed.key, failed.message):
+            return  # another pick came meanwhile
+        shown = self.hub.pane(EDITOR).label
+        first = failed.what.splitlines()[0]
+        self._set_note(
+            f"Could not load {first} · showing {shown}",
+            f"Could not load {failed.what}\n\nThe editor shows {shown}.",
+        )
+
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.note.setText(f"Could not load: {message}")
+        # The job catches a failed build itself (Choice.build); this is anything else.
+        self._set_note(f"Could not load: {message}")
 
     def shutdown(self) -> None:
         """Abandon a build under way and wait for its thread (closing the window)."""

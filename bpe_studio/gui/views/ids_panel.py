@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 
 from ...core.encode.foreign import AnyTokenizer
 from ...core.explain.spans import SpanArrays, decoded_spans
-from ..debounce import single_shot
-from ..jobs import LatestJob
+from ..jobs.latest import LatestJob
+from ..responsiveness.debounce import single_shot
 from .common import MUTED, counted, monospace_font, steady_label, title_label
 from .layouts import column
 from .token_editor import TokenEditor, TokenTextEdit

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ..hub import StateHub
+from ..model.app_model import AppModel
 from ..model.tokenizer_recipes import inspector_cache
 from .step_through import StepThroughPanel
 from .why_token import WhyTokenPanel
@@ -19,7 +19,7 @@ class InspectorPanel(QTabWidget):
     """The two inspector panels as tabs, sharing one tokenizer cache (a hidden panel catches
     up when its tab is shown: see their ``showEvent``)."""
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setDocumentMode(True)
         self.cache = inspector_cache()

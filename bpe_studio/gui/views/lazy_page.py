@@ -1,6 +1,6 @@
 """A page (a tab) that computes in the background, and only while it is shown.
 
-What it does: :class:`LazyPage` holds the page's :class:`~bpe_studio.gui.jobs.LatestJob` and
+What it does: :class:`LazyPage` holds the page's :class:`~bpe_studio.gui.jobs.latest.LatestJob` and
 a short debounce timer. :meth:`LazyPage.request` marks the page out of date and, if it is
 shown, starts the subclass's ``_submit`` after the debounce; a hidden page waits until it is
 shown again, and hiding a page cancels its work (the page now shown gets the thread). A change
@@ -17,12 +17,11 @@ from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import QWidget
 
-from ..debounce import single_shot
-from ..hub import StateHub
-from ..jobs import LatestJob
-from ..worker import describe_job_error
+from ..jobs.latest import LatestJob
+from ..model.app_model import AppModel
+from ..responsiveness.debounce import single_shot
 from .common import SteadyLabel
-from .picker import TokenizerPicker
+from .picker import Choice, FailedPick, TokenizerPicker
 
 DEBOUNCE_MS = 150
 
@@ -36,13 +35,13 @@ class LazyPage(QWidget):
     status: SteadyLabel
     failure: tuple[str, str]
 
-    def __init__(self, job_name: str, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, job_name: str, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.choices: Sequence[TokenizerPicker] = ()
         self._dirty = True
         self._announce = False  # a choice changed: a failure now goes to the error dialog
-        self._job = LatestJob(job_name, self, describe=describe_job_error)
+        self._job = LatestJob(job_name, self)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._timer = single_shot(self, DEBOUNCE_MS, self._submit)
@@ -71,6 +70,38 @@ class LazyPage(QWidget):
     @Slot()
     def _on_choice_changed(self) -> None:
         self._announce = True
+        self.request()
+
+    def _picked(self) -> list[Choice]:
+        """The tokenizers to compute with: each picker's pick under way, else its pane's
+        choice; "(none)" is left out (and, needing nothing built, shown at once)."""
+        chosen = []
+        for picker in self.choices:
+            choice = picker.current()
+            if choice is None:
+                self.hub.pick_ready(picker.pane, picker.key)
+            else:
+                chosen.append(choice)
+        return chosen
+
+    def _picks_shown(self, choices: Sequence[Choice]) -> None:
+        """A result computed with ``choices`` is shown: each pick under way among them is
+        now its pane's choice."""
+        for choice in choices:
+            self.hub.pick_ready(choice.pane, choice.key)
+
+    def _pick_failed(self, failed: FailedPick) -> None:
+        """A pick's tokenizer could not be built: the pane goes back to its choice before (the
+        model undoes the pick everywhere), the user hears why, and the page computes again
+        with the choices it shows. A choice already shown that fails (a file deleted since)
+        is a failure of the page, said on its status line, not computed again."""
+        if not self.hub.pick_failed_for(failed.pane, failed.key, failed.message):
+            self._on_failed(failed.what)
+            return
+        shown = self.hub.pane(failed.pane).label
+        self.error.emit(
+            self.failure[1], f"Could not load {failed.what}\n\n{shown} is shown instead."
+        )
         self.request()
 
     @Slot()

@@ -4,8 +4,8 @@ What it does: a table over :class:`~bpe_studio.gui.models.MergeTableModel` (rank
 merged token, pair count at merge time). When rows arrive and the view was scrolled to the
 bottom, it scrolls to the new bottom; once the user scrolls up it stays put until they scroll
 back down. Clicking a merge (or moving to it with the keys) selects the token it made, for every
-view (``StateHub.select_token``); double-clicking it shows the step after that merge everywhere
-(``StateHub.select_step``). When the timeline shows step k, merge k (row k - 1) is selected and
+view (``AppModel.select_token``); double-clicking it shows the step after that merge everywhere
+(``AppModel.select_step``). When the timeline shows step k, merge k (row k - 1) is selected and
 scrolled to, and the merges after it are greyed (the model).
 What it leaves out: the data (the model over the state).
 """
@@ -21,13 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..hub import StateHub
-from ..models import TOKEN_ID_ROLE, MergeTableModel
+from ..model.app_model import AppModel
 from .common import configure_table, lay_out_rows_now, monospace_font, steady_label, title_label
+from .table_models import TOKEN_ID_ROLE, MergeTableModel
 
 
 class MergeListView(QWidget):
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.model = model = MergeTableModel(hub, self)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 from ...core import MergeStep
 from ...core.formats.files import TIKTOKEN_SUFFIXES
 from ...core.io.display import readable_token
-from ..hub import StateHub
+from ..model.app_model import AppModel
 from ..model.state import LoadedTokenizer, Phase
 from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
 
@@ -149,7 +149,7 @@ def _style_plot(plot: pg.PlotItem) -> None:
 
 
 class PairChart(QWidget):
-    def __init__(self, hub: StateHub, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.top_k = top_k

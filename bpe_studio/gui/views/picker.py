@@ -28,14 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
 from ...core.formats.preset_table import PRESETS, preset_label
 from ...core.io.hf_hub import HubModel, parse_repo
-from ..hub import StateHub
-from ..loader import OfferedTokenizer, ask_for_tokenizer_file
+from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
+from ..model.app_model import AppModel
+from ..model.errors import describe_job_error
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
 
@@ -58,6 +59,17 @@ SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
 ENCODE_LOCK = threading.Lock()
 
 
+def ask_for_tokenizer_file(parent: QWidget) -> str:
+    """Ask for a tokenizer file (modal); its path, or "" when cancelled."""
+    path, _ = QFileDialog.getOpenFileName(
+        parent,
+        "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
+        "",
+        TOKENIZER_FILTER,
+    )
+    return path
+
+
 def preset_key(name: str) -> str:
     return f"preset:{name}"
 
@@ -72,12 +84,38 @@ def hub_key(name: str) -> str:
 
 @dataclass(frozen=True)
 class Choice:
-    """A chosen tokenizer: its key, its label, and ``get`` to build it (call it off the GUI
-    thread)."""
+    """A chosen tokenizer: its key, its label, ``get`` to build it (call it off the GUI
+    thread), and the pane it was picked for."""
 
     key: str
     label: str
     get: Callable[[], AnyTokenizer]
+    pane: str = ""
+
+    def build(self) -> AnyTokenizer | FailedPick:
+        """The tokenizer, or (in a job) why it could not be built, as a result to hand back
+        to the GUI thread, which undoes the pick (``AppModel.pick_failed_for``)."""
+        try:
+            return self.get()
+        except Exception as error:  # any failure of a pick is the user's to hear, not a crash
+            return FailedPick(self.pane, self.key, self.label, describe_job_error(error))
+
+
+@dataclass(frozen=True)
+class FailedPick:
+    """A pick whose tokenizer could not be built (a Hub model offline, a broken file)."""
+
+    pane: str
+    key: str
+    label: str
+    message: str
+
+    @property
+    def what(self) -> str:
+        """The pick and why it failed, naming the pick once ("acme/x: not in the cache")."""
+        if self.message.startswith(self.label):
+            return self.message
+        return f"{self.label}: {self.message}"
 
 
 def _no_run() -> AnyTokenizer:
@@ -94,15 +132,21 @@ def tokenizer_source(path: Path) -> Path:
 
 class TokenizerPicker(QComboBox):
     """The run's tokenizer, presets, files (and optionally none), then actions, in one combo
-    box; ``choice_changed`` says the choice changed (not emitted for an action)."""
+    box; ``choice_changed`` says the user picked another (not emitted for an action).
+
+    It picks for one pane of the model (``pane``, :mod:`..model.panes`): a pick is handed to
+    the model (``AppModel.pick``) and the box shows what the model says the pane shows, or
+    the pick under way; a pick whose tokenizer could not be built (``pick_failed_for``) goes
+    back to the choice before, here and in every view."""
 
     choice_changed = Signal()
     _hub_ended = Signal(str, bool)  # from a job: a Hub model's tokenizer came (or not)
 
     def __init__(
         self,
-        hub: StateHub,
+        hub: AppModel,
         *,
+        pane: str,
         default: str = RUN,
         allow_none: bool = False,
         actions: Sequence[str] = (LOAD_FILE, ASK_HUB),
@@ -118,7 +162,9 @@ class TokenizerPicker(QComboBox):
             ASK_HUB: self._ask_for_hub_model,
         }
         self._fill(allow_none, actions)
+        self.pane = pane
         self.pick(default)
+        hub.define_pane(pane, self.key, self.label_of(self.key))
         self._previous = self.currentIndex()
         self.progress = hub_models.DownloadProgress(self)
         # Asks for a Hub model (blocking, modal); tests replace it with an answer.
@@ -127,6 +173,7 @@ class TokenizerPicker(QComboBox):
         self.currentIndexChanged.connect(self._on_index_changed)
         self._hub_ended.connect(self._on_hub_ended, Qt.ConnectionType.QueuedConnection)
         hub.tokenizer_offered.connect(self._on_offered)
+        hub.pane_changed.connect(self._on_pane_changed)
         hub_models.recent_signal().added.connect(self._on_recent)
 
     def _fill(self, allow_none: bool, actions: Sequence[str]) -> None:
@@ -159,22 +206,42 @@ class TokenizerPicker(QComboBox):
     def uses_run(self) -> bool:
         return self.key == RUN
 
+    def label_of(self, key: str) -> str:
+        """What views call the choice ``key``: a Hub model by its name, the rest by their
+        entries' text."""
+        kind, _, value = key.partition(":")
+        if kind == "hf":
+            return value
+        index = self.findData(key)
+        return self.itemText(index) if index >= 0 else key
+
     def current(self) -> Choice | None:
-        """The chosen tokenizer, or None when "(none)" is chosen."""
-        key, label = self.key, self.currentText()
+        """The tokenizer the box shows: the pick under way, else the pane's choice; None for
+        "(none)"."""
+        return self.choice(self.key)
+
+    def shown_choice(self) -> Choice | None:
+        """The tokenizer the pane shows now (not a pick still under way)."""
+        return self.choice(self.hub.pane(self.pane).key)
+
+    def choice(self, key: str) -> Choice | None:
+        """The tokenizer of the entry ``key``, to build in a job; None for "(none)"."""
+        label = self.label_of(key)
         if key == NONE or key in ACTIONS:
             return None
         if key == RUN:
             source = self.hub.state.shown  # read now, on the GUI thread; built in the job
-            return Choice(key, label, _no_run if source is None else source.get)
+            return Choice(key, label, _no_run if source is None else source.get, self.pane)
         kind, _, value = key.partition(":")
         cache = self.cache
         if kind == "preset":
-            return Choice(key, label, lambda: cache.get(key, lambda: Tokenizer.preset(value)))
+            return Choice(
+                key, label, lambda: cache.get(key, lambda: Tokenizer.preset(value)), self.pane
+            )
         if kind == "hf":
-            return Choice(key, value, self._hub_getter(key, parse_repo(value)))
+            return Choice(key, label, self._hub_getter(key, parse_repo(value)), self.pane)
         path = Path(value)
-        return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)))
+        return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)), self.pane)
 
     def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
         cache, ended = self.cache, self._hub_ended
@@ -272,7 +339,26 @@ class TokenizerPicker(QComboBox):
 
     @Slot(int)
     def _on_index_changed(self, index: int) -> None:
-        if str(self.itemData(index)) in ACTIONS or index == self._previous:
+        key = str(self.itemData(index))
+        if key in ACTIONS or index == self._previous:
             return  # an action is not a choice; stepping back from it changes nothing
         self._previous = index
+        self.hub.pick(self.pane, key, self.label_of(key))
         self.choice_changed.emit()
+
+    def _on_pane_changed(self, pane: str) -> None:
+        """The model changed this pane: show its pick under way, else its choice (a failed
+        pick goes back to the one before without telling anyone it was picked)."""
+        if pane != self.pane:
+            return
+        pick = self.hub.pick_under_way(pane)
+        key = pick.key if pick is not None else self.hub.pane(pane).key
+        index = self.findData(key)
+        if index < 0 or index == self.currentIndex():
+            return
+        self.blockSignals(True)
+        try:
+            self.setCurrentIndex(index)
+        finally:
+            self.blockSignals(False)
+        self._previous = index

@@ -3,10 +3,10 @@
 What it does: four :class:`~.picker.TokenizerPicker` boxes (the last two may be empty) pick the
 tokenizers; the samples shipped in ``resources/samples`` (English prose, Chinese, Python code,
 web text, emoji-heavy text) plus the first megabyte of the loaded corpus are encoded with each
-(``core.report.compute_report``, on a :class:`~..jobs.LatestJob`, only while the page is shown)
-and shown as a table and a grouped bar chart (one ``BarGraphItem`` per tokenizer, updated in
-place). Export CSV and Export PNG write atomically; a failure goes to the window's error dialog
-through :attr:`ReportView.error`.
+(``core.report.compute_report``, on a :class:`~..jobs.latest.LatestJob`, only while the page is
+shown) and shown as a table and a grouped bar chart (one ``BarGraphItem`` per tokenizer, updated
+in place). Export CSV and Export PNG write atomically; a failure goes to the window's error
+dialog through :attr:`ReportView.error`.
 What it leaves out: the numbers themselves (``core.report``), choosing files of samples.
 """
 
@@ -40,10 +40,11 @@ from ...core.explain.report import (
     report_csv,
 )
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
-from ..hub import StateHub
+from ..model.app_model import AppModel
+from ..model.panes import report_pane
 from .common import MUTED, steady_label, title_label
 from .lazy_page import LazyPage
-from .picker import ENCODE_LOCK, NONE, RUN, Choice, TokenizerPicker, preset_key
+from .picker import ENCODE_LOCK, NONE, RUN, Choice, FailedPick, TokenizerPicker, preset_key
 from .save_chooser import choose_and_save
 
 SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
@@ -65,8 +66,9 @@ def build_report(
     choices: list[Choice],
     corpus: os.PathLike[str] | None,
     is_stale: Callable[[], bool] = lambda: False,
-) -> Report | None:
-    """Load the tokenizers and samples and compute the report (in a background job)."""
+) -> Report | FailedPick | None:
+    """Load the tokenizers and samples and compute the report (in a background job); the
+    pick whose tokenizer could not be built, if one could not."""
     samples: list[Sample] = bundled_samples()
     if corpus is not None:
         samples.append(corpus_sample(corpus))
@@ -75,7 +77,10 @@ def build_report(
     for name, choice in zip(names, choices):
         if is_stale():
             return None
-        tokenizers.append((name, choice.get()))
+        tok = choice.build()
+        if isinstance(tok, FailedPick):
+            return tok
+        tokenizers.append((name, tok))
     with ENCODE_LOCK:
         return compute_report(samples, tokenizers, is_stale)
 
@@ -87,14 +92,15 @@ class ReportView(LazyPage):
     saved = Signal(str)  # a status line: what was written where
     failure = ("Could not compute the report", "Report")
 
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__("bpe-report", hub, parent)
         self.report: Report | None = None
 
         self.choices = [
-            TokenizerPicker(hub, default=default, allow_none=i >= 2)
+            TokenizerPicker(hub, pane=report_pane(i), default=default, allow_none=i >= 2)
             for i, default in enumerate(DEFAULTS)
         ]
+        self._computing: list[Choice] = []  # the choices of the job under way
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
         self._last_slot_chosen = False
@@ -166,7 +172,7 @@ class ReportView(LazyPage):
         layout.addWidget(self.status)
         layout.addWidget(body, 1)
 
-    def bind(self, hub: StateHub) -> None:
+    def bind(self, hub: AppModel) -> None:
         hub.corpus_changed.connect(self.request)
         hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
 
@@ -191,7 +197,8 @@ class ReportView(LazyPage):
 
     @Slot()
     def _submit(self) -> None:
-        chosen = [c for c in (choice.current() for choice in self.choices) if c is not None]
+        chosen = self._picked()
+        self._computing = chosen
         self._dirty = False
         corpus = self.hub.state.corpus
         self.status.setText(f"Encoding the samples with {', '.join(c.label for c in chosen)}…")
@@ -200,7 +207,11 @@ class ReportView(LazyPage):
     # ------------------------------------------------------------- results
     @Slot(object)
     def _on_done(self, report: object) -> None:
+        if isinstance(report, FailedPick):
+            self._pick_failed(report)
+            return
         assert isinstance(report, Report)  # what this page's job returns
+        self._picks_shown(self._computing)
         self.report = report
         self._announce = False
         self._fill_table(report)

@@ -34,11 +34,11 @@ from PySide6.QtWidgets import (
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.steps import EncodeStep, encode_steps, pretokens
 from ...core.io.display import readable_token
-from ..debounce import single_shot
-from ..hub import StateHub
-from ..jobs import LatestJob
+from ..jobs.latest import LatestJob
+from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import step_recipe
+from ..responsiveness.debounce import single_shot
 from .chips import ChipStrip
 from .common import MUTED, counted, monospace_font
 from .layouts import column, vertical_split
@@ -89,7 +89,7 @@ def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
 class StepThroughPanel(QWidget):
     """The "Step-through" tab."""
 
-    def __init__(self, hub: StateHub, cache: TokenizerCache, parent: QWidget | None = None):
+    def __init__(self, hub: AppModel, cache: TokenizerCache, parent: QWidget | None = None):
         super().__init__(parent)
         self.hub = hub
         self.cache = cache

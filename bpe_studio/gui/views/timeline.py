@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.io.display import readable_token
-from ..hub import StateHub
-from ..replay import PACES, Pace, Replay
+from ..model.app_model import AppModel
+from ..training.replay import PACES, Pace, Replay
 from .common import steady_label, title_label
 from .layouts import column
 
@@ -49,7 +49,7 @@ def describe_step(k: int, n: int, row: object | None) -> str:
 
 
 class TimelineBar(QWidget):
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.replay = Replay(hub, self)

@@ -9,12 +9,13 @@ of its line. Hovering a token shows its id, bytes and merge rank; clicking one s
 (``token_clicked``, and the hub's ``select_token``); the selected token's occurrences are
 outlined. A status line gives tokens, characters and bytes per token.
 
-Bound to the ``StateHub``, it follows the timeline: it tokenizes with the tokenizer the user
-picked (``state.picked``, in full) or else with the run's tokenizer (``state.shown``) cut to
-the first ``state.step`` merges. Tokenizing runs in :class:`~bpe_studio.gui.spans.SpanService`'s
-thread, never here, latest request winning, and only the visible characters are painted (as
-``ExtraSelections``, rebuilt on scroll), so a 1 MB paste, even on one line, costs the GUI
-thread one copy of the text and a screenful of selections.
+Bound to the ``AppModel``, it follows the timeline: it tokenizes with the tokenizer the user
+picked (``state.picked``, in full) or else with the run's tokenizer (``state.shown``) cut to the
+first ``state.step`` merges. Tokenizing runs in
+:class:`~bpe_studio.gui.jobs.spans.SpanService`'s thread, never here, latest request winning,
+and only the visible characters are painted (as ``ExtraSelections``, rebuilt on scroll), so a 1
+MB paste, even on one line, costs the GUI thread one copy of the text and a screenful of
+selections.
 
 It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
 U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
@@ -54,11 +55,12 @@ from ...core import TokenSpan
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.spans import SpanArrays
 from ...core.io.display import readable_token
-from ..debounce import single_shot
-from ..hub import StateHub
+from ..jobs.spans import STEP_DEBOUNCE_MS, SpanResult, SpanService
+from ..model.app_model import AppModel
+from ..model.run_tokenizer import run_tokenizer_at
 from ..model.state import RunState
 from ..model.tokenizer_source import TokenizerSource
-from ..spans import STEP_DEBOUNCE_MS, SpanService
+from ..responsiveness.debounce import single_shot
 from .common import (
     ACCENT,
     MUTED,
@@ -95,6 +97,18 @@ def _split_format(colour: str) -> QTextCharFormat:
     fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
     fmt.setUnderlineColor(QColor(SPLIT_UNDERLINE))
     return fmt
+
+
+def _same_run(a: TokenizerSource | None, b: TokenizerSource | None) -> bool:
+    """Whether ``a`` and ``b`` are the same run's tokenizer (at maybe different steps)."""
+    return a is not None and b is not None and a.run_id is not None and a.run_id == b.run_id
+
+
+def _describe(source: TokenizerSource, step: int | None) -> str:
+    """A source as the editor's header names it: short enough for the room beside the title
+    (the picker above names it a tokenizer), the step first, so a label cut still shows it."""
+    label = source.label.removeprefix("Tokenizer: ")
+    return label if step is None else f"at step {step:,} · {label}"
 
 
 def format_id(token_id: int) -> str:
@@ -383,7 +397,8 @@ class TokenTextEdit(QPlainTextEdit):
         for k in indices:
             tid = int(spans.ids[k])
             token = tok.vocab.get(tid, b"")
-            rank = tok.merge_rank(tid)
+            # A foreign tokenizer's merges (if any) are not the run's steps: named by kind.
+            rank = None if isinstance(tok, ForeignTokenizer) else tok.merge_rank(tid)
             origin = (
                 f"merge rank {rank:,}"
                 if rank is not None
@@ -447,7 +462,8 @@ class TokenEditor(QWidget):
         self._record_source: tuple[int, TokenizerSource] | None = None  # built while training
         # The (source, step) the spans painted now were computed with.
         self._painted: tuple[TokenizerSource | None, int | None] = (None, None)
-        self._hub: StateHub | None = None
+        self._asked_text = ""  # the text the latest span job was given
+        self._hub: AppModel | None = None
         self._piece: str | None = None  # the last piece_at_cursor sent
         self._piece_timer = single_shot(self, PIECE_DEBOUNCE_MS, self._send_piece)
         self.edit.textChanged.connect(self._on_text_changed)
@@ -461,7 +477,7 @@ class TokenEditor(QWidget):
         column(self, top, (self.edit, 1), self.status)
 
     # ------------------------------------------------------------ the hub
-    def bind(self, hub: StateHub) -> None:
+    def bind(self, hub: AppModel) -> None:
         """Follow the hub from now on: its picked tokenizer, or its run's at its step; and
         outline the token it selects."""
         self._hub = hub
@@ -480,7 +496,11 @@ class TokenEditor(QWidget):
     def _follow_hub(self, *args: object) -> None:
         source, step = self._choose(self._hub.state) if self._hub is not None else (None, None)
         if source is not self._source or step != self._step:
-            self._set_source(source, step, STEP_DEBOUNCE_MS)
+            # subtle: a step of the same tokenizer (or of the same run: its tokenizer rebuilt
+            # while it trains) may show each newest step that could be finished meanwhile; a
+            # result of another tokenizer never shows under this one's name.
+            step_only = source is self._source or _same_run(source, self._source)
+            self._set_source(source, step, STEP_DEBOUNCE_MS if step_only else None)
         self._show_selection()
 
     def shows_run(self) -> bool:
@@ -534,15 +554,10 @@ class TokenEditor(QWidget):
         return shown, (None if k >= n else k)
 
     def _record_at(self, state: RunState, k: int) -> TokenizerSource:
-        assert state.settings is not None
         if self._record_source is None or self._record_source[0] != k:
-            source = TokenizerSource(
-                f"Tokenizer: training, {k:,} merges so far",
-                vocab=state.vocab_at(k),
-                merges=state.merges_at(k),
-                special_tokens=state.settings.special_tokens,
-                pattern=state.settings.pattern,
-            )
+            label = f"Tokenizer: training, {k:,} merges so far"
+            build = run_tokenizer_at(state, k)  # built in the span thread, on first use
+            source = TokenizerSource.deferred(label, build, k, state.run_id)
             self._record_source = (k, source)
         return self._record_source[1]
 
@@ -579,12 +594,6 @@ class TokenEditor(QWidget):
         self, source: TokenizerSource | None, step: int | None, wait: int | None
     ) -> None:
         self._source, self._step = source, step
-        # Short enough for the room beside the title (the picker above names it a tokenizer);
-        # the step first, so that a label cut for room still shows it.
-        label = source.label.removeprefix("Tokenizer: ") if source else ""
-        if source is not None and step is not None:
-            label = f"at step {step:,} · {label}"
-        self.source_label.setText(label)
         step_only = wait == STEP_DEBOUNCE_MS
         painted = self.edit.spans
         # subtle: a step a little ahead of the spans painted is shown in this very call (the
@@ -600,7 +609,27 @@ class TokenEditor(QWidget):
             self.edit.set_spans(None)
             self._painted = (None, None)
             self.status.setText("No tokenizer yet: train one or load one")
+        self._show_label()
         self.source_changed.emit()
+
+    def _show_label(self) -> None:
+        """The header names the tokenizer and step of the colours shown, and says so while
+        another one is being worked out (the colours, the ids and the counts below always
+        belong together: they come from one result)."""
+        painted, step = self._painted
+        source = self._source
+        if source is None:
+            text = ""
+        elif painted is None:
+            text = f"tokenizing with {_describe(source, self._step)}…"
+        elif (painted, step) == (source, self._step):
+            text = _describe(painted, step)
+        elif painted is source or _same_run(painted, source):
+            target = self._step if self._step is not None else source.merge_count
+            text = f"updating to step {target:,}… · {_describe(painted, step)}"
+        else:
+            text = f"loading {_describe(source, self._step)}… · {_describe(painted, step)}"
+        self.source_label.setText(text)
 
     def set_text(self, text: str) -> None:
         self.edit.set_text(text)
@@ -670,6 +699,15 @@ class TokenEditor(QWidget):
     def _on_text_changed(self) -> None:
         self._request(None)
 
+    def _text_for_job(self) -> str:
+        """The text a span job tokenizes, read when it starts (after a pause in typing), and
+        handed to the model: it is the text the editor shows from now on."""
+        text = self.edit.text()
+        self._asked_text = text
+        if self._hub is not None:
+            self._hub.set_editor_text(text)
+        return text
+
     def _request(self, wait: int | None, step_only: bool = False) -> None:
         """Tokenize anew. ``step_only``: the text is unchanged, so the colours shown stay
         valid for it and stay up (with their status line) until the new ones arrive: while
@@ -679,14 +717,22 @@ class TokenEditor(QWidget):
             if self._source is not None:
                 self.status.setText("Tokenizing…")
         self.service.request(
-            self._source, self.edit.text, step=self._step, debounce_ms=wait, throttle=step_only
+            self._source, self._text_for_job, step=self._step, debounce_ms=wait, throttle=step_only
         )
+        self._show_label()
 
     @Slot(object)
-    def _on_ready(self, spans: SpanArrays) -> None:
-        # subtle: a newer request (another source, step or text) cancels the job before
-        # its result can arrive, so these spans are of the source and step shown now.
-        self._painted = (self._source, self._step)
+    def _on_ready(self, result: SpanResult) -> None:
+        # The result carries the key it was computed for: one of another tokenizer (not a
+        # step of this one) or of another text is dropped; a step of this tokenizer is shown,
+        # named as what it is, while the step asked for is worked out (the header says so).
+        source, spans = result.source, result.spans
+        if source is not self._source and not _same_run(source, self._source):
+            return
+        if spans.text is not self._asked_text and spans.text != self._asked_text:
+            return
+        self._painted = (source, result.asked)
+        self._show_label()
         self.edit.set_spans(spans)
         n = len(spans)
         per_token = spans.utf8_length / n if n else 0.0
@@ -696,6 +742,10 @@ class TokenEditor(QWidget):
         )
         self.spans_ready.emit(spans)
         self.encoded.emit(n, spans.utf8_length)
+        hub = self._hub
+        if hub is not None and n and source.run_id == hub.state.run_id and self.shows_run():
+            # The editor's point on the compression plot, kept with this text and this run.
+            hub.add_editor_point(source.run_id, spans.text, result.step, spans.utf8_length / n)
         if self._piece is not None or self.edit.hasFocus():
             char = spans.from_utf16(self.edit.textCursor().position())
             piece = spans.piece_at(min(char, spans.text_length - 1))

@@ -8,13 +8,13 @@ the step the timeline shows (``state.step``) are greyed, or hidden with the togg
 merges, a frame's new rows that would land below the rows in view wait up to ``CATCH_UP_MS``
 (adding rows repaints the whole table); the title counts them meanwhile. Filtering
 (debounced) and sorting (a header click) compute the row order off the GUI thread on a
-:class:`~bpe_studio.gui.jobs.LatestJob` (latest request wins; the title says "sorting…"
+:class:`~bpe_studio.gui.jobs.latest.LatestJob` (latest request wins; the title says "sorting…"
 meanwhile), so 200,000 tokens never freeze the window. Reachability (``core.explain.
 unreachable_tokens``) is computed off the GUI thread once a tokenizer is complete (a finished,
 stopped or paused run, a loaded file); the title counts the unreachable tokens. At the same
 moment the fonts of the scripts its tokens hold are loaded between events (``glyph_warmup``),
 so no sort or scroll pays for them inside its first repaint. The token
-selected in any view (``StateHub.token_selected``) is selected and shown here, clearing a
+selected in any view (``AppModel.token_selected``) is selected and shown here, clearing a
 filter that hides it.
 What it leaves out: the data (the model over the state) and the order's arithmetic
 (``vocab_index``).
@@ -41,15 +41,14 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer, unreachable_tokens
-from ..debounce import single_shot
-from ..glyph_warmup import GlyphWarmer, script_samples
-from ..hub import StateHub
-from ..jobs import Job, LatestJob
+from ..jobs.latest import Job, LatestJob
+from ..model.app_model import AppModel
+from ..model.run_tokenizer import run_tokenizer_at
 from ..model.state import Phase
 from ..model.vocab_index import ViewSpec
-from ..models import VocabFilterProxy, VocabTableModel
 from ..responsiveness.after_paint import AfterPaint
 from ..responsiveness.busy import wait_while_gui_busy
+from ..responsiveness.debounce import single_shot
 from .common import (
     MUTED,
     configure_table,
@@ -59,6 +58,8 @@ from .common import (
     steady_label,
     title_label,
 )
+from .glyph_warmup import GlyphWarmer, script_samples
+from .table_models import VocabFilterProxy, VocabTableModel
 
 FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
 # While merging, new rows that would land below the rows in view are added at most this long
@@ -112,7 +113,7 @@ def _samples_job(key: object, vocab: Callable[[], Mapping[int, bytes]]) -> Job:
 
 
 class VocabTableView(QWidget):
-    def __init__(self, hub: StateHub, parent: QWidget | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.model = model = VocabTableModel(hub, self)
@@ -298,11 +299,7 @@ class VocabTableView(QWidget):
                 # it is then: the record only grows, so its first n merges are this run's;
                 # after a reset or a load meanwhile the result is for an old key and is
                 # dropped.
-                def make_tokenizer() -> Tokenizer:
-                    specials = list(state.special_tokens)
-                    return Tokenizer(state.vocab_at(n), state.merges_at(n), specials)
-
-                self._reach.submit(_reach_job(key, make_tokenizer))
+                self._reach.submit(_reach_job(key, run_tokenizer_at(state, n)))
                 self._glyphs.submit(_samples_job(key, lambda: state.vocab_at(n)))
             self._update_title()
 

@@ -1,6 +1,6 @@
 """ "Why this token": the selected token's merge tree, what it grew into, how often it occurs.
 
-What it does: on ``StateHub.token_selected`` a job thread (:func:`explain`) finds the token's
+What it does: on ``AppModel.token_selected`` a job thread (:func:`explain`) finds the token's
 tree (``core.explain.merge_tree``) and the merges that use it (``merges_using``) in the
 tokenizer the token belongs to (``tokenizer_recipes.selection_recipe``: the run's, or the
 editor's picked one it was clicked in, which the heading then names).
@@ -43,11 +43,11 @@ from PySide6.QtWidgets import (
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.steps import MergeNode, merge_tree, merges_using
 from ...core.io.display import readable_token
-from ..debounce import single_shot
-from ..hub import StateHub
-from ..jobs import LatestJob
+from ..jobs.latest import LatestJob
+from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import selection_recipe
+from ..responsiveness.debounce import single_shot
 from .common import MUTED, configure_table, counted, monospace_font, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short
@@ -159,7 +159,7 @@ class UsesModel(QAbstractTableModel):
 class WhyTokenPanel(QWidget):
     """The "Why this token" tab."""
 
-    def __init__(self, hub: StateHub, cache: TokenizerCache, parent: QWidget | None = None):
+    def __init__(self, hub: AppModel, cache: TokenizerCache, parent: QWidget | None = None):
         super().__init__(parent)
         self.hub = hub
         self.cache = cache

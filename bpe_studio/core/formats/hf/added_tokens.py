@@ -5,21 +5,26 @@ What it does: :class:`AddedToken` is one entry of ``added_tokens`` (``special``,
 added-token matches as ``tokenizers`` does (``tokenizer/added_vocabulary.rs``, ``find_matches``):
 leftmost-longest matches, a ``single_word`` token dropped (not retried) where a word character
 touches it, ``lstrip``/``rstrip`` taking the whitespace beside the match into the token.
-What it leaves out: normalizing (``normalizers``; the pipeline matches ``normalized`` tokens
-in normalized text) and reading the JSON (``hf_json``).
+:func:`read_added` reads the ``added_tokens`` list. What it leaves out: normalizing
+(``normalizers``; the pipeline matches ``normalized`` tokens in normalized text) and reading
+the rest of the JSON (``components``, ``hf_json``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import regex
+
+from .normalizers import EditsOf, normalize
 
 # The Rust regex crate's \w and \s (tokenizers matches these with it, not with Oniguruma).
 _WORD_START = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]")
 _SPACE = regex.compile(r"\s")
 _SPACES_AFTER = regex.compile(r"\s*")
+_FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
 
 
 @dataclass(frozen=True)
@@ -85,3 +90,25 @@ def find_added(
         offset = stop
     if offset != len(text):
         yield offset, len(text), None
+
+
+def read_added(raw: Any, normalizers: list[EditsOf], name: str) -> tuple[AddedToken, ...]:
+    """The ``added_tokens`` of a file (``name``, for messages), each matched as the file
+    says (normalized by ``normalizers`` when its flag asks). Raises ValueError naming the
+    entry."""
+    tokens = []
+    for i, added in enumerate(raw or []):
+        where = f"{name}: added_tokens[{i}]"
+        if not isinstance(added, dict):
+            raise ValueError(f"{where}: expected an object, got {added!r}")
+        content, idx = added.get("content"), added.get("id")
+        if not isinstance(content, str) or not content:
+            raise ValueError(f"{where}: content must be a non-empty string, got {content!r}")
+        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
+            raise ValueError(f"{where}: id must be a non-negative integer, got {idx!r}")
+        flags = {f: bool(added.get(f, f == "special")) for f in _FLAGS}
+        match = normalize(normalizers, content) if flags["normalized"] else content
+        if not match:
+            raise ValueError(f"{where}: {content!r} normalizes to nothing")
+        tokens.append(AddedToken(content, idx, match=match, **flags))
+    return tuple(tokens)

@@ -11,17 +11,15 @@ cuts it. What it leaves out: the model (vocabulary, merges: ``hf_json``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
-from .added_tokens import AddedToken
-from .normalizers import normalize, normalizer_steps
+from .added_tokens import AddedToken, read_added
+from .normalizers import normalizer_steps
 from .onig import translate
 from .pipeline import HfPipeline
 from .pre_tokenizers import pre_tokenizer_steps
 from .template import Template, read_template
-
-_FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
 
 
 @dataclass(frozen=True)
@@ -78,25 +76,6 @@ def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
     return rf"(?:{translated.pattern})|(?:(?!(?:{translated.pattern}))(?s:.))+"
 
 
-def _added(raw: Any, normalizers: list[Any], name: str) -> tuple[AddedToken, ...]:
-    tokens = []
-    for i, added in enumerate(raw or []):
-        where = f"{name}: added_tokens[{i}]"
-        if not isinstance(added, dict):
-            raise ValueError(f"{where}: expected an object, got {added!r}")
-        content, idx = added.get("content"), added.get("id")
-        if not isinstance(content, str) or not content:
-            raise ValueError(f"{where}: content must be a non-empty string, got {content!r}")
-        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise ValueError(f"{where}: id must be a non-negative integer, got {idx!r}")
-        flags = {f: bool(added.get(f, f == "special")) for f in _FLAGS}
-        match = normalize(normalizers, content) if flags["normalized"] else content
-        if not match:
-            raise ValueError(f"{where}: {content!r} normalizes to nothing")
-        tokens.append(AddedToken(content, idx, match=match, **flags))
-    return tuple(tokens)
-
-
 def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Components:
     """The components of a parsed ``tokenizer.json`` (``name``: the file, for messages).
     Raises ValueError naming the file and the component for anything not reproduced here."""
@@ -107,7 +86,7 @@ def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Co
         template = read_template(obj.get("post_processor"))
     except ValueError as e:
         raise ValueError(f"{name}: {e}") from None
-    added = _added(obj.get("added_tokens"), normalizers, name)
+    added = read_added(obj.get("added_tokens"), normalizers, name)
     plain = all(t.plain for t in added) and len({t.normalized for t in added}) <= 1
     spec = json.dumps([obj.get(k) for k in ("normalizer", "pre_tokenizer", "added_tokens")])
     if pattern is not None and not normalizers and plain:
@@ -115,12 +94,3 @@ def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Co
         return Components(pattern, fast, template, added)
     pipeline = HfPipeline(normalizers, steps, added, spec)
     return Components(pipeline.pretokenizer().pattern, pipeline, template, added)
-
-
-def pipeline_from_spec(spec: str, needed: bool) -> HfPipeline:
-    """The pipeline of :attr:`HfPipeline.spec` (how one travels to a worker process)."""
-    normalizer, pre_tokenizer, added = json.loads(spec)
-    obj = {"normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "added_tokens": added}
-    pipeline = read_components(obj, "tokenizer.json", {}).pipeline
-    assert pipeline is not None
-    return replace(pipeline, needed=needed)

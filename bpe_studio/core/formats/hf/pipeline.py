@@ -7,22 +7,31 @@ stretch): added tokens that are not ``normalized`` are found in the original tex
 stretch between them is normalized, ``normalized`` added tokens are found in that, and the
 pre-tokenizer steps cut what is left into pre-tokens. :meth:`HfPipeline.segments` gives the
 pre-tokens (for encoding), :meth:`HfPipeline.spans` each token's characters in the original
-text, through the normalization. What it leaves out: merging (the tokenizer's, through
-``ids_of``) and the template (``template``).
+text, through the normalization. Steps that are all Isolated Splits a compiled scanner has
+(``pretokenization.scanner``: Llama 3's, DeepSeek-V3's three, StarCoder's digits then
+ByteLevel, ...) are run by it on long texts once its kernels are loaded.
+:class:`PipelinePretokenizer` is the pipeline as the pre-tokenization stage
+(``pretokenization.stage``). :meth:`HfPipeline.from_spec` rebuilds a pipeline from its JSON
+(how one travels to a worker process). What it leaves out: merging (the tokenizer's, through
+``ids_of``), the template (``template``) and reading a whole file (``components``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import regex
 
-from ...pretokenization.pretokenizer import Pretokenizer
-from .added_tokens import AddedToken, find_added, matcher
-from .normalizers import EditsOf, Normalized, normalize
-from .pre_tokenizers import Piece, Step, apply_steps, step_texts
+from ...pretokenization import scan_load
+from ...pretokenization.boundaries import SPECIALS_ONLY, CutRules
+from ...pretokenization.pretokenizer import COMPILED_FINDALL_FROM, Pretokenizer
+from ...pretokenization.scanner import Scanner, compiled_steps
+from .added_tokens import AddedToken, find_added, matcher, read_added
+from .normalizers import EditsOf, Normalized, normalize, normalizer_steps
+from .pre_tokenizers import Piece, Step, apply_steps, pre_tokenizer_steps, step_texts
 
 Matchers = tuple[
     tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
@@ -44,6 +53,17 @@ class HfPipeline:
     # (the pipeline is then kept only to write the file back).
     needed: bool = True
     _matchers: dict[frozenset[str], Matchers] = field(default_factory=dict, repr=False)
+    _scanner: list[Scanner | None] = field(default_factory=list, repr=False)  # found once
+
+    @classmethod
+    def from_spec(cls, spec: str, needed: bool = True) -> HfPipeline:
+        """The pipeline of :attr:`spec` (the file's normalizer, pre-tokenizer and added
+        tokens as JSON)."""
+        normalizer, pre_tokenizer, added = json.loads(spec)
+        normalizers = normalizer_steps(normalizer)
+        steps = pre_tokenizer_steps(pre_tokenizer)
+        tokens = read_added(added, normalizers, "tokenizer.json")
+        return cls(normalizers, steps, tokens, spec, needed)
 
     def matchers(self, allowed: Collection[str]) -> Matchers:
         """Patterns for the added tokens of ``allowed`` (contents): those found in the
@@ -61,9 +81,27 @@ class HfPipeline:
 
     def __reduce__(self) -> tuple[object, tuple[str, bool]]:
         # Its steps hold compiled patterns and functions: a worker process reads the JSON.
-        from .components import pipeline_from_spec
+        return HfPipeline.from_spec, (self.spec, self.needed)
 
-        return pipeline_from_spec, (self.spec, self.needed)
+    def scanner(self) -> Scanner | None:
+        """The compiled scanner that cuts normalized text as the steps do, or None: when
+        every step that splits at all is an Isolated Split (ByteLevel's regex without its
+        prefix space included) of patterns a scanner has (``scanner.compiled_steps``)."""
+        if not self._scanner:
+            steps = [s for s in self.steps if not s.passes_whole]
+            plain = all(s.whole is not None and not s.prefix_space for s in steps)
+            patterns = [s.whole.pattern for s in steps if s.whole is not None]
+            self._scanner.append(compiled_steps(patterns) if plain and patterns else None)
+        return self._scanner[0]
+
+    def _pieces(self, normalized: str) -> list[str]:
+        """The pre-tokens of normalized text: by the compiled scanner when there is one, its
+        kernels are loaded and the text is long enough to gain (the same pieces)."""
+        if len(normalized) >= COMPILED_FINDALL_FROM and scan_load.ready():
+            scanner = self.scanner()
+            if scanner is not None:
+                return scanner.findall(normalized)
+        return step_texts(self.steps, normalized)
 
     def cut_tokens(self) -> list[str]:
         """Added tokens before which a text may always be cut: those found in the original
@@ -75,13 +113,13 @@ class HfPipeline:
 
     def findall(self, text: str) -> list[str]:
         """The pre-tokens of ``text`` (added tokens not looked for)."""
-        return step_texts(self.steps, normalize(self.normalizers, text))
+        return self._pieces(normalize(self.normalizers, text))
 
     def pretokenizer(self) -> PipelinePretokenizer:
         """This pipeline as the tokenizer's pre-tokenizer (see :class:`PipelinePretokenizer`)."""
         described = [s.whole.pattern if s.whole is not None else s.pattern for s in self.steps]
         pattern = next((p for p in reversed(described) if p), r"(?s:.)+")
-        return PipelinePretokenizer(None, pattern, regex.compile(pattern), self)
+        return PipelinePretokenizer(None, pattern, regex.compile(pattern), pipeline=self)
 
     def segments(self, text: str, allowed: Collection[str]) -> list[tuple[list[str], str | None]]:
         """The pre-tokens of each stretch of ``text`` between added tokens (of ``allowed``),
@@ -100,7 +138,7 @@ class HfPipeline:
                     out.append((pieces, inner.content))
                     pieces = []
                 elif d > c:
-                    pieces += step_texts(self.steps, stretch[c:d])
+                    pieces += self._pieces(stretch[c:d])
         out.append((pieces, None))
         return out
 
@@ -165,15 +203,41 @@ def _piece_spans(
 @dataclass(frozen=True, eq=False)
 class PipelinePretokenizer(Pretokenizer):
     """A :class:`Pretokenizer` whose ``findall`` runs a pipeline's normalizers and
-    pre-tokenizer steps (added tokens aside, as ``findall`` leaves special tokens aside).
-    ``pattern`` and ``compiled`` describe its last regex step (one Split that keeps only
-    its matches: that regex), for views that show one."""
+    pre-tokenizer steps (added tokens aside, as ``findall`` leaves special tokens aside):
+    the pipeline as the pre-tokenization stage (``pretokenization.stage``). ``pattern`` and
+    ``compiled`` describe its last regex step (one Split that keeps only its matches: that
+    regex), for views that show one."""
 
     pipeline: HfPipeline | None = field(default=None, repr=False)
 
     def findall(self, text: str) -> list[str]:
         assert self.pipeline is not None
         return self.pipeline.findall(text)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """The characters of ``text`` each pre-token came from, through the normalizers (a
+        character that normalization merges, "e" + U+0301 into "é", belongs to the piece of
+        the result; a prefix space that ByteLevel adds belongs to no character)."""
+        assert self.pipeline is not None
+        n = Normalized(text, 0).apply(self.pipeline.normalizers)
+        if not n.text:
+            return []
+        out: list[tuple[int, int]] = []
+        for piece, start, lead in apply_steps(self.pipeline.steps, [(n.text, 0, 0)]):
+            end = start + len(piece) - lead
+            if end > start:
+                out.append(n.origin(start, end))
+            else:
+                at = n.origin(start, start + 1)[0] if start < len(n.text) else len(text)
+                out.append((at, at))
+        return out
+
+    @property
+    def cut_rules(self) -> CutRules:
+        """Special tokens only: no rule of a pattern is known to hold for a pipeline (its
+        normalizers, or the other steps, may join or split what the pattern's rule
+        assumes)."""
+        return SPECIALS_ONLY
 
     def __reduce__(self) -> tuple[object, tuple[HfPipeline]]:  # type: ignore[override]
         return HfPipeline.pretokenizer, (self.pipeline,)  # type: ignore[return-value]

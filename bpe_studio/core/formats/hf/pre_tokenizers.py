@@ -21,6 +21,7 @@ from typing import Any
 import regex
 
 from ...pretokenization.names import GPT2_PATTERN
+from ...pretokenization.scan_patterns import isolated
 from .onig import find_spans, translate
 
 Piece = tuple[str, int, int]  # text, start in the normalized text, characters added in front
@@ -34,6 +35,11 @@ _WORDS = regex.compile(
     r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]+|[^\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}\s]+"
 )
 _BYTE_LEVEL = regex.compile(GPT2_PATTERN)
+
+
+def _nothing(text: str) -> Iterable[tuple[int, int]]:
+    """A pattern that never matches (ByteLevel without its regex, a Split by "")."""
+    return ()
 
 
 def _char_finder(compiled: regex.Pattern[str]) -> Finder:
@@ -99,6 +105,13 @@ class Step:
     whole: regex.Pattern[str] | None = None
     pattern: str = ""  # the regex it splits with, in the regex module's syntax, if any
 
+    @property
+    def passes_whole(self) -> bool:
+        """Whether the step leaves every piece as it is: it never matches and keeps what is
+        between matches (ByteLevel without its regex and prefix space, a Split by "")."""
+        dropped = self.invert and self.behavior == "Removed"
+        return self.find is _nothing and not self.prefix_space and not dropped
+
     def split(self, piece: Piece) -> list[Piece]:
         text, start, lead = piece
         if self.prefix_space and not text.startswith(" "):
@@ -142,17 +155,17 @@ def _regex_step(pattern: str, behavior: str, invert: bool, prefix: bool = False)
     compiled = regex.compile(t.pattern)
     whole = None
     if behavior == "Isolated" and not invert and not t.nullable:
-        whole = regex.compile(rf"(?:{t.pattern})|(?:(?!(?:{t.pattern}))(?s:.))+")
+        whole = regex.compile(isolated(t.pattern))
     return Step(lambda text: find_spans(compiled, text), behavior, invert, prefix, whole, t.pattern)
 
 
 def _byte_level(obj: Mapping[str, Any]) -> Step:
     prefix = bool(obj.get("add_prefix_space", True))
     if obj.get("use_regex", True):
-        whole = regex.compile(rf"(?:{GPT2_PATTERN})|(?:(?!(?:{GPT2_PATTERN}))(?s:.))+")
+        whole = regex.compile(isolated(GPT2_PATTERN))
         return Step(lambda t: (m.span() for m in _BYTE_LEVEL.finditer(t)), "Isolated",
                     prefix_space=prefix, whole=whole)  # fmt: skip
-    return Step(lambda t: (), "Isolated", prefix_space=prefix)
+    return Step(_nothing, "Isolated", prefix_space=prefix)
 
 
 def _one(obj: Any, where: str, last: bool) -> list[Step]:
@@ -171,9 +184,7 @@ def _one(obj: Any, where: str, last: bool) -> list[Step]:
         if isinstance(pat, dict) and isinstance(pat.get("String"), str):
             literal = regex.compile(regex.escape(pat["String"]))
             find = (
-                (lambda t: (m.span() for m in literal.finditer(t)))
-                if pat["String"]
-                else (lambda t: ())
+                (lambda t: (m.span() for m in literal.finditer(t))) if pat["String"] else _nothing
             )
             return [Step(find, behavior, invert)]
         if not isinstance(pat, dict) or not isinstance(pat.get("Regex"), str):
@@ -183,11 +194,11 @@ def _one(obj: Any, where: str, last: bool) -> list[Step]:
         except ValueError as e:
             raise ValueError(f"{where}: pattern {pat['Regex']!r}: {e}") from None
     if kind == "Digits":
-        return [
-            Step(
-                _char_finder(_NUMERIC), "Isolated" if obj.get("individual_digits") else "Contiguous"
-            )
-        ]
+        if obj.get("individual_digits"):
+            # Each digit alone, and the runs between: an Isolated Split by \p{N}, one regex.
+            whole = regex.compile(isolated(_NUMERIC.pattern))
+            return [Step(_char_finder(_NUMERIC), "Isolated", whole=whole, pattern=_NUMERIC.pattern)]
+        return [Step(_char_finder(_NUMERIC), "Contiguous")]
     if kind == "Punctuation":
         # subtle: its punctuation is the unicode_categories crate's (an old Unicode), which
         # differs from this Python's on about a hundred characters (U+061D, U+2E43, ...).

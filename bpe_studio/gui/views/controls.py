@@ -2,7 +2,7 @@
 
 What it does: :class:`TrainingPanel` holds the inputs (vocabulary size, pattern, special
 tokens one per line with the ids they get, workers), the buttons, a progress bar and a status
-line; bound to the ``StateHub``, it shows the corpus, enables the buttons that make sense in
+line; bound to the ``AppModel``, it shows the corpus, enables the buttons that make sense in
 the state's phase and shows the progress. An input that cannot be trained (a vocabulary size
 out of range, a regex that does not compile) is named in a red line and keeps Train disabled;
 nothing is reverted silently. Save offers the three formats (``save_requested``); a paused run
@@ -30,161 +30,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.corpus.counting import available_cores
-from ..core.corpus.records import DEFAULT_TEXT_FIELD
-from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
-from ..core.train.vocab import BYTE_TOKENS
+from ...core.corpus.counting import available_cores
+from ...core.corpus.records import DEFAULT_TEXT_FIELD
+from ...core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
+from ...core.train.vocab import BYTE_TOKENS
+from ..model.app_model import AppModel
+from ..model.corpus_source import CorpusSource
+from ..model.saving import saveable_merges
+from ..model.state import Phase, RunSettings, RunState
+from ..model.status import compiling_shown, format_bytes, status_text
 from .cluster_choice import ClusterChoice
-from .hub import StateHub
-from .model.corpus_source import CorpusSource
-from .model.state import Phase, RunState
+from .common import MUTED, steady_label
 from .training_inputs import (
     PROBLEM_STYLE,
     PatternChoice,
     SpecialTokensEdit,
     special_ids_text,
-    vocab_size_problem,
 )
-from .views.common import MUTED, steady_label
 
 DEFAULT_VOCAB_SIZE = 10_000
 DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
-COMPILING_TEXT = "Compiling the merge engine (first run only)…"
 # Save's formats: (menu text, format name for Tokenizer.save / save_data).
 SAVE_FORMATS: tuple[tuple[str, str], ...] = (
     ("GPT-2 files (vocab.json + merges.txt)…", "gpt2"),
     ("Hugging Face tokenizer.json…", "hf"),
     ("tiktoken (tokenizer.tiktoken + tokenizer.tiktoken.json)…", "tiktoken"),
 )
-
-
-def format_duration(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(seconds + 0.5), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
-
-
-def format_bytes(n: int) -> str:
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
-
-
-def _times(state: RunState, merge_seconds: float | None = None) -> str:
-    """The run's time so far (pauses left out) and, once merging has begun, how much of it
-    was merging: "0:25 elapsed, 0:14 of it merging"."""
-    text = f"{format_duration(state.elapsed)} elapsed"
-    if merge_seconds is None and state.merge_start is not None:
-        merge_seconds = state.elapsed - state.merge_start
-    if merge_seconds is not None:
-        text += f", {format_duration(merge_seconds)} of it merging"
-    return text
-
-
-def compiling_shown(state: RunState) -> bool:
-    """The merge engine's first compile holds the run up now: the status and the bar show
-    it as a phase of its own (it may outlast the counting)."""
-    running = (state.resume_to or Phase.MERGING) if state.phase is Phase.PAUSED else state.phase
-    return running is Phase.PRE_TOKENIZING and state.compiling
-
-
-def _running_text(state: RunState, phase: Phase) -> str:
-    head = "Paused · " if state.phase is Phase.PAUSED else ""
-    if compiling_shown(state):
-        return f"{head}{COMPILING_TEXT} · {_times(state)}"
-    if phase is Phase.PRE_TOKENIZING:
-        if state.bytes_total <= 0:  # the size is not known yet
-            return f"{head}Pre-tokenizing… · {_times(state)}"
-        if state.bytes_done >= state.bytes_total:
-            size = format_bytes(state.bytes_total)
-            return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
-        # On a cluster, where it counts comes last: the amounts are what a narrow window keeps.
-        where = (state.counting_on or "").removeprefix("pre-tokenizing ")
-        return (
-            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
-            f"{format_bytes(state.bytes_total)} · {_times(state)}"
-            + (f" · {where}" if where else "")
-        )
-    done, target, rate = state.published, state.target_merges, state.rate
-    text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"
-    if state.remaining is not None and target > done:
-        text += f" · ~{format_duration(state.remaining)} left"
-    return text
-
-
-def nothing_learned(state: RunState) -> str:
-    """Why a run that ended without a merge learned nothing, in words."""
-    result = state.result
-    assert result is not None
-    if result.stopped:
-        return "Stopped before the first merge: nothing was learned, so there is nothing to save"
-    name = state.corpus_source.name if state.corpus_source else "the corpus"
-    try:
-        empty = state.corpus is not None and state.corpus.stat().st_size == 0
-    except OSError:
-        empty = False
-    why = (
-        f"{name} is empty"
-        if empty
-        else f"{name} has no two adjacent bytes within a pre-token to merge"
-    )
-    return f"Nothing was learned: {why}"
-
-
-def status_text(state: RunState, new_corpus: bool = False) -> str:
-    """The status line for the state: the run's progress, its outcome, or what was loaded.
-    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news)."""
-    phase = state.phase
-    if state.loading is not None:
-        vocab_file, merges_file = state.loading
-        if vocab_file == merges_file:
-            return f"Loading {vocab_file.name}…"
-        return f"Loading {vocab_file.name} and {merges_file.name}…"
-    if new_corpus and state.corpus_source is not None:
-        return f"Ready to train on {state.corpus_source.name}"
-    if state.load_error is not None:
-        return f"Loading failed: {state.load_error.splitlines()[0]}"
-    if phase.training:
-        if state.stopping:
-            return "Stopping…"
-        running = (state.resume_to or Phase.MERGING) if phase is Phase.PAUSED else phase
-        return _running_text(state, running)
-    result = state.result
-    if phase is Phase.FAILED or (phase in (Phase.FINISHED, Phase.STOPPED) and result is None):
-        return "Training failed"
-    if result is not None and phase in (Phase.FINISHED, Phase.STOPPED):
-        n = len(result.merges)
-        if n == 0:
-            return nothing_learned(state)
-        rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
-        took = f"{_times(state, result.merge_seconds)}, {rate:,.0f} merges/s"
-        if result.stopped:
-            return (
-                f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); Save keeps them"
-            )
-        if result.exhausted:
-            size = state.settings.vocab_size if state.settings else len(result.vocab)
-            return (
-                f"Pairs ran out after {n:,} merges ({took}): vocabulary "
-                f"{len(result.vocab):,} of {size:,}"
-            )
-        return f"Done: {n:,} merges ({took})"
-    if phase is Phase.IDLE and state.corpus_source is not None:
-        return f"Ready to train on {state.corpus_source.name}"
-    if phase is Phase.LOADED and state.loaded is not None:
-        loaded, tok = state.loaded, state.loaded.tokenizer
-        specials = loaded.special_tokens
-        special = f", special tokens {', '.join(specials)}" if specials else ""
-        pattern = tok.pattern_name or "custom"
-        return (
-            f"Loaded {loaded.vocab_file.name}: {len(tok.vocab):,} tokens, "
-            f"{len(tok.merges):,} merges, {pattern} pattern{special}"
-        )
-    return "Ready"
 
 
 class TrainingPanel(QWidget):
@@ -319,7 +190,7 @@ class TrainingPanel(QWidget):
         grid.addWidget(self.problem_label, 2, 0)
         grid.addLayout(specials, 0, 1, 3, 1)
         grid.setColumnStretch(0, 1)
-        self._hub: StateHub | None = None
+        self._hub: AppModel | None = None
         # The corpus of the run on screen; another one opened since: its outcome is old news.
         self._run_corpus: CorpusSource | None = None
         self.text_field_label.setVisible(False)
@@ -344,10 +215,21 @@ class TrainingPanel(QWidget):
         """Where to count: None (this machine's processes) or a cluster address."""
         return self.cluster_choice.address(self.workers_spin.value())
 
+    def settings(self) -> RunSettings:
+        """What Train asks of the run, as the inputs say it (the corpus is the controller's)."""
+        return RunSettings(
+            self.vocab_spin.value(),
+            self.special_tokens(),
+            self.pattern(),
+            workers=self.workers_spin.value(),
+            text_field=self.text_field(),
+            cluster=self.cluster(),
+        )
+
     def input_problem(self) -> str | None:
         """The first reason the inputs cannot be trained, in words; None when they can."""
         return (
-            vocab_size_problem(self.vocab_spin.value(), self.special_tokens())
+            self.settings().vocab_problem()
             or self.pattern_choice.problem()
             or self.cluster_choice.problem()
         )
@@ -377,7 +259,7 @@ class TrainingPanel(QWidget):
         self.specials_ids.setText("\n".join(beside))
         self.specials_ids.setToolTip(ids)
         self.specials_edit.setToolTip(f"{self.specials_edit.HELP}\n\n{ids}")
-        size_problem = vocab_size_problem(self.vocab_spin.value(), specials)
+        size_problem = RunSettings(self.vocab_spin.value(), specials).vocab_problem()
         self.vocab_spin.setStyleSheet(PROBLEM_STYLE if size_problem else "")
         problem = self.input_problem()
         self.problem_label.setText(problem or "")
@@ -385,7 +267,7 @@ class TrainingPanel(QWidget):
         if self._hub is not None:
             self._show_run()
 
-    def bind(self, hub: StateHub) -> None:
+    def bind(self, hub: AppModel) -> None:
         """Show ``hub.state``: corpus, buttons, progress and status follow it."""
         self._hub = hub
         hub.corpus_changed.connect(self._show_corpus)
@@ -395,7 +277,7 @@ class TrainingPanel(QWidget):
         self._show_corpus()
         self._show_run()
 
-    def _bound_hub(self) -> StateHub:
+    def _bound_hub(self) -> AppModel:
         """The hub shown; the slots that ask are connected by ``bind``, which sets it."""
         assert self._hub is not None
         return self._hub
@@ -464,7 +346,7 @@ class TrainingPanel(QWidget):
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")
         self.stop_button.setEnabled(phase.training and not state.stopping)
-        self.save_button.setEnabled(savable(state) and not self.new_corpus)
+        self.save_button.setEnabled(saveable_merges(state) > 0 and not self.new_corpus)
         self._show_progress(state)
         self.status.setText(status_text(state, self.new_corpus))
 
@@ -507,22 +389,3 @@ class TrainingPanel(QWidget):
                 bar.setFormat(fmt)
         finally:
             bar.setUpdatesEnabled(True)  # schedules the bar's repaint (QWidget.update)
-
-
-def savable(state: RunState) -> bool:
-    """Whether Save has something to write now: a loaded tokenizer, a run that ended with
-    merges, or a paused run's merges so far."""
-    if state.loading is not None or state.stopping:
-        return False
-    if state.phase is Phase.PAUSED:
-        return state.merges_done > 0
-    if state.phase.training:
-        return False
-    if state.loaded is not None:
-        return True
-    result = state.result
-    return (
-        result is not None
-        and state.phase in (Phase.FINISHED, Phase.STOPPED)
-        and bool(result.merges)
-    )

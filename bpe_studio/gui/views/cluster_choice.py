@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QWidget
 
-from ..core.corpus.cluster import LOCAL, parse_address
+from ...core.corpus.cluster import LOCAL, parse_address
 from .training_inputs import edit_beside, mark_problem, reveal
 
 # The choices: label, and whether the address edit is shown.

@@ -1,18 +1,20 @@
-"""What the app does when asked: open a corpus, train, pause, stop, save, load.
+"""What the app does when asked: open a corpus, train, pause, stop, save, load, close.
 
 What it does: :class:`Controller` turns those requests into changes of the
-:class:`~bpe_studio.gui.hub.StateHub`'s state: it checks the corpus, starts a
-:class:`~bpe_studio.gui.session.TrainingSession` (which writes the run into the hub), rebuilds
-the editor's tokenizer from the state's record every few hundred merges while training, saves
-the tokenizer on screen (also a paused run's merges so far) in any of the three formats, and
-loads a tokenizer file of any of them in the background
-(:class:`~bpe_studio.gui.loader.TokenizerLoader`); a loaded file becomes the run on screen, so
-its merges and vocabulary fill the tables. A Train that fails before its first merge (or is
-stopped before it) puts the tokenizer that was on screen back. Before Train, Load or a new
-corpus discards a trained tokenizer that was never saved, and before Save replaces files, it
-asks (:meth:`confirm`, which the window answers with a dialog and tests replace); ``notice``
-carries one-line news for the status bar. Problems are reported through
-``error`` (title, plain-text message naming the file and reason); the app carries on.
+:class:`~..model.app_model.AppModel`: it checks the corpus, starts a
+:class:`~.session.TrainingSession` (which writes the run into the model) with the
+:class:`~..model.state.RunSettings` the controls give, rebuilds the editor's tokenizer from
+the record every few hundred merges while training, saves the tokenizer on screen (also a
+paused run's merges so far) in any of the three formats, and loads a tokenizer file of any of
+them in the background (:class:`~..jobs.loader.TokenizerLoader`); a loaded file becomes the run
+on screen, so its merges and vocabulary fill the tables. A Train that fails before its first
+merge (or is stopped before it) puts the tokenizer that was on screen back, unless the user
+discarded it to train: a discarded run never comes back. Before Train, Load, a new corpus or
+closing the window drops merges no file holds (``saving.unsaved_merges``), and before Save
+replaces files, it asks (:attr:`confirm`, :attr:`ask_close`: the window answers with dialogs,
+tests replace them). News of an action goes to the model's status message; problems are
+reported through ``error`` (title, plain-text message naming the file and reason); the app
+carries on.
 What it leaves out: widgets and dialogs (``main_window``), and the training itself (``worker``).
 """
 
@@ -26,24 +28,24 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from ..core import Tokenizer
-from ..core.corpus.records import DEFAULT_TEXT_FIELD
-from ..core.corpus.sources import is_glob_or_url
-from ..core.formats.data import TokenizerData
-from ..core.formats.files import DEFAULT_NAME, save_data
-from ..core.formats.tiktoken_file import sidecar_name
-from ..core.train.vocab import BYTE_TOKENS, initial_vocab
-from .controls import nothing_learned
-from .hub import StateHub
-from .loader import OfferedTokenizer, TokenizerLoader
-from .model.corpus_source import CorpusSource, corpus_source
-from .model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
-from .model.tokenizer_source import TokenizerSource
-from .responsiveness import frame_budget
-from .responsiveness.collector import keep_out_of_collections
-from .responsiveness.trainer_hold import GuiTurn
+from ...core.corpus.sources import is_glob_or_url
+from ...core.formats.data import TokenizerData
+from ...core.formats.files import DEFAULT_NAME, save_data
+from ...core.formats.tiktoken_file import sidecar_name
+from ...core.train.vocab import initial_vocab
+from ..jobs.loader import OfferedTokenizer, TokenizerLoader
+from ..model.app_model import AppModel
+from ..model.corpus_source import CorpusSource, corpus_source
+from ..model.errors import describe_error
+from ..model.run_tokenizer import run_tokenizer_at
+from ..model.saving import data_to_save, saveable_merges
+from ..model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
+from ..model.status import nothing_learned
+from ..model.tokenizer_source import TokenizerSource
+from ..responsiveness import frame_budget
+from ..responsiveness.collector import keep_out_of_collections
+from ..responsiveness.trainer_hold import GuiTurn
 from .session import TrainingSession
-from .worker import TrainingConfig, describe_error
 
 # The files Save writes in each format (Tokenizer.save / core.tokenizer_files.save_data).
 SAVED_FILES: dict[str, tuple[str, ...]] = {
@@ -51,15 +53,15 @@ SAVED_FILES: dict[str, tuple[str, ...]] = {
     "hf": ("tokenizer.json",),
     "tiktoken": (f"{DEFAULT_NAME}.tiktoken", sidecar_name(DEFAULT_NAME)),
 }
+# What closing with unsaved merges may do (``Controller.ask_close``'s answers).
+SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
 
 
 class Controller(QObject):
     error = Signal(str, str)  # title, message (plain text)
     load_finished = Signal(bool)  # a load() ended: loaded, or failed (error was emitted)
-    saved = Signal(str)  # a one-line message naming the files written
-    notice = Signal(str)  # a one-line message for the status bar
 
-    def __init__(self, hub: StateHub, parent: QObject | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.session: TrainingSession | None = None
@@ -68,14 +70,16 @@ class Controller(QObject):
         self.loader.failed.connect(self._on_load_failed)
         # When the editor's tokenizer was last rebuilt while training: merges, time.
         self._editor_at = (0, 0.0)
-        self._pattern = "gpt2"  # of the current (or last) run
-        # What was on screen when Train was clicked: put back if the run fails before merging.
+        # What was on screen when Train was clicked: put back if the run fails before merging
+        # (None: nothing to put back, or the user discarded it to train).
         self._before_run: RunState | None = None
-        # A trained result nobody saved yet: Train, Load or a new corpus ask before dropping it.
-        self._unsaved: TrainingResult | None = None
         # Asked before discarding or overwriting: (title, question) -> go ahead? The window
         # answers with a dialog; tests replace it.
         self.confirm: Callable[[str, str], bool] = lambda title, question: True
+        # Asked when closing would lose merges: (title, question) -> SAVE, DISCARD or CANCEL;
+        # and, for SAVE, where and how: () -> (folder, format) or None (cancelled).
+        self.ask_close: Callable[[str, str], str] = lambda title, question: DISCARD
+        self.choose_save: Callable[[], tuple[str, str] | None] = lambda: None
         # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
         # it and its repaint: inside the frame, the editor, the explanation pages and their jobs
         # reacting to a new tokenizer would run with the trainer held, and the span job started
@@ -84,7 +88,7 @@ class Controller(QObject):
         self._editor_turn.setSingleShot(True)
         self._editor_turn.setInterval(0)
         self._editor_turn.timeout.connect(self._maybe_refresh_editor)
-        hub.updated.connect(self._editor_turn.start)
+        hub.updated.connect(lambda: self._editor_turn.start())
 
     @property
     def training(self) -> bool:
@@ -95,28 +99,36 @@ class Controller(QObject):
         """Training or loading: nothing else may start."""
         return self.training or self.loader.busy
 
+    @property
+    def editor_refresh_pending(self) -> bool:
+        """The editor's tokenizer is due to be rebuilt at the step shown (its own turn of the
+        event loop, after the frame that moved the step)."""
+        return self._editor_turn.isActive()
+
     def gui_turn(self) -> GuiTurn | None:
         """The running session's hold on the trainer (``responsiveness.trainer_hold``), if one
         runs."""
         return self.session.turn if self.session is not None else None
 
-    def _may_discard(self, action: str, *, now: bool = True) -> bool:
-        """True unless an unsaved trained tokenizer would be lost and the user says no. Once
-        the user says yes, the run is gone from every view (``StateHub.discard_run``), unless
-        not ``now``: a Train puts it back if it fails before its first merge."""
-        result = self._unsaved
-        if result is None or result is not self.hub.state.result:
-            return True
-        if not self.confirm(
-            "Discard the trained tokenizer?",
-            f"The tokenizer trained on this run ({len(result.merges):,} merges) has not been "
-            f"saved. {action} discards it.\n\nDiscard it?",
-        ):
-            return False
-        self._unsaved = None
-        if now:
+    def _may_discard(self, action: str) -> bool:
+        """True unless merges no file holds would be lost and the user says no. Once the user
+        says yes, the run is gone from every view (``AppModel.discard_run``) for good."""
+        answer = self._ask_discard(action)
+        if answer:
             self.hub.discard_run()
-        return True
+        return answer is not False
+
+    def _ask_discard(self, action: str) -> bool | None:
+        """Ask before ``action`` drops merges no file holds: None when none would be lost,
+        else whether the user lets them go."""
+        n = self.hub.unsaved
+        if n == 0:
+            return None
+        return self.confirm(
+            "Discard the trained tokenizer?",
+            f"The tokenizer trained on this run ({n:,} merges) has not been saved. {action} "
+            "discards it.\n\nDiscard it?",
+        )
 
     def _corpus_problem(self, paths: list[str]) -> tuple[CorpusSource | None, str | None]:
         """The corpus ``paths`` name, or why it cannot be trained on (naming the file)."""
@@ -157,15 +169,8 @@ class Controller(QObject):
         return True
 
     # ------------------------------------------------------------ training
-    def start_training(
-        self,
-        vocab_size: int,
-        special_tokens: tuple[str, ...],
-        workers: int | None,
-        pattern: str = "gpt2",
-        text_field: str = DEFAULT_TEXT_FIELD,
-        cluster: str | None = None,
-    ) -> bool:
+    def start_training(self, settings: RunSettings) -> bool:
+        """Train on the corpus opened, with ``settings`` (its ``corpus`` is filled in here)."""
         if self.busy:
             return False
         opened = self.hub.state.corpus_source
@@ -177,26 +182,30 @@ class Controller(QObject):
         if source is None:
             self.error.emit("Cannot train", problem or "")
             return False
-        if not self._may_discard("Training again", now=False):
+        discarded = self._ask_discard("Training again")
+        if discarded is False:
             return False
-        config = TrainingConfig(
-            source.paths, vocab_size, special_tokens, workers, pattern, text_field, cluster
-        )
-        self._pattern = pattern
         state = self.hub.state
-        # subtle: a shallow copy is enough: begin_run replaces the record, vocabularies and
-        # results with new objects rather than changing the old ones.
-        self._before_run = copy.copy(state) if state.phase is not Phase.IDLE else None
+        # subtle: a shallow copy is enough: begin_run starts a new RunState rather than
+        # changing this one. A run the user discarded to train is not kept: it never comes
+        # back, whatever becomes of this Train.
+        keep = state.phase is not Phase.IDLE and not discarded
+        self._before_run = copy.copy(state) if keep else None
         if self.session is not None:
             self.session.shutdown()  # its thread has ended; make sure it is released
             self.session.deleteLater()
-        target = vocab_size - 256 - len(special_tokens)
-        self.hub.begin_run(
-            RunSettings(vocab_size, special_tokens, target, pattern),
-            initial_vocab(list(special_tokens)),
+        settings = RunSettings(
+            settings.vocab_size,
+            settings.special_tokens,
+            settings.pattern,
+            tuple(source.paths),
+            settings.workers,
+            settings.text_field,
+            settings.cluster,
         )
+        self.hub.begin_run(settings, initial_vocab(list(settings.special_tokens)))
         self._editor_at = (0, time.perf_counter())
-        session = TrainingSession(config, self.hub, self)
+        session = TrainingSession(settings, self.hub, self)
         session.finished.connect(self._on_finished)
         self.session = session
         session.start()
@@ -233,19 +242,13 @@ class Controller(QObject):
         ):
             return
         self._editor_at = (n, now)
-        # subtle: built in the span thread on first use, from the record up to the step shown:
-        # building its vocabulary and merges here, on the GUI thread while the trainer runs,
-        # would make the largest gaps of a run (docs/responsiveness.md). The state is read
-        # there as it is then, as the vocabulary table's jobs read it: the record only grows,
-        # so its first n merges are this run's; after a reset or a load meanwhile this source
-        # is no longer shown and its result is dropped.
-        specials, pattern = list(state.settings.special_tokens), self._pattern
-
-        def make() -> Tokenizer:
-            return Tokenizer(state.vocab_at(n), state.merges_at(n), specials, pattern)
-
+        # subtle: built in the span thread on first use: building its vocabulary and merges
+        # here, on the GUI thread while the trainer runs, would make the largest gaps of a run
+        # (docs/responsiveness.md). After a reset or a load meanwhile this source is no longer
+        # shown and its result is dropped.
         label = f"Tokenizer: training, {n:,} merges so far"
-        self.hub.show_tokenizer(TokenizerSource.deferred(label, make, n))
+        build = run_tokenizer_at(state, n)
+        self.hub.show_tokenizer(TokenizerSource.deferred(label, build, n, state.run_id))
 
     @Slot(object)
     def _on_finished(self, result: TrainingResult | None) -> None:
@@ -259,9 +262,7 @@ class Controller(QObject):
                 self.hub.restore(before)
                 message += "\n\nThe tokenizer shown before is still shown."
             self.error.emit("Training failed", message)
-        elif result.merges:
-            self._unsaved = result
-        elif before is not None:
+        elif not result.merges and before is not None:
             # Nothing learned (stopped before the first merge, or no pair to merge): as if
             # Train had not been clicked.
             why = (
@@ -270,33 +271,15 @@ class Controller(QObject):
                 else nothing_learned(state)
             )
             self.hub.restore(before)
-            self.notice.emit(f"{why}; the tokenizer shown before is shown again")
+            self.hub.set_notice(f"{why}; the tokenizer shown before is shown again")
 
     # ------------------------------------------------------ save and load
     def saveable_data(self) -> TokenizerData | None:
         """What Save writes: the loaded tokenizer, the run's result, or a paused run's merges
         so far; None when there is nothing (no tokenizer, or no merge learned)."""
-        state = self.hub.state
-        if state.loaded is not None:
-            return state.loaded.tokenizer.to_data()
-        if state.phase is Phase.PAUSED and state.settings is not None:
+        if self.hub.state.phase is Phase.PAUSED:
             self.hub.publish()  # the merges recorded so far, shown and saved alike
-            n = state.merges_done
-            if n == 0:
-                return None
-            vocab, merges = state.vocab_at(n), state.merges_at(n)
-            specials, pattern = state.settings.special_tokens, self._pattern
-        elif state.result is not None and state.phase in (Phase.FINISHED, Phase.STOPPED):
-            if not state.result.merges:
-                return None
-            vocab, merges = dict(state.result.vocab), list(state.result.merges)
-            # subtle: the result's own pattern, not the last Train's: a Train that failed
-            # put an earlier run back on screen (``hub.restore``).
-            specials, pattern = state.result.special_tokens, state.result.pattern
-        else:
-            return None
-        ids = {tok: BYTE_TOKENS + i for i, tok in enumerate(specials)}
-        return TokenizerData(vocab, merges, ids, pattern)
+        return data_to_save(self.hub.state)
 
     def save(self, directory: str | os.PathLike, format: str = "gpt2") -> bool:
         """Write the tokenizer on screen into ``directory`` in ``format`` ("gpt2", "hf",
@@ -308,6 +291,7 @@ class Controller(QObject):
                 "Nothing to save", "Train or load a tokenizer first: no merge has been learned."
             )
             return False
+        n = saveable_merges(self.hub.state)
         target = Path(directory)
         existing = [target / name for name in SAVED_FILES[format] if (target / name).exists()]
         if existing and not self.confirm(
@@ -326,10 +310,8 @@ class Controller(QObject):
                 "Could not save tokenizer", f"Could not save the tokenizer to {target}:\n\n{reason}"
             )
             return False
-        state = self.hub.state
-        if self._unsaved is not None and state.result is self._unsaved:
-            self._unsaved = None
-        self.saved.emit(f"Saved {' and '.join(str(p) for p in written)}")
+        self.hub.mark_saved(n)
+        self.hub.set_notice(f"Saved {' and '.join(str(p) for p in written)}", saved=True)
         return True
 
     def load(
@@ -361,6 +343,33 @@ class Controller(QObject):
         self.load_finished.emit(False)
 
     # ------------------------------------------------------------- closing
+    def may_close(self) -> bool:
+        """Whether the window may close now: yes when no merge would be lost, else as the user
+        answers :attr:`ask_close` (a run still training is paused while asked, and saved as it
+        stands then). Cancel (or a Save that did not happen) keeps the window and the run."""
+        if self.hub.unsaved == 0:
+            return True
+        session = self.session
+        paused_here = False
+        if session is not None and self.training and not session.paused:
+            session.pause()  # the merges asked about stay the merges saved
+            paused_here = True
+        n = self.hub.unsaved
+        answer = self.ask_close(
+            "Save the trained tokenizer?",
+            f"The tokenizer trained on this run ({n:,} merges) has not been saved. Closing "
+            "the window discards it.",
+        )
+        if answer == SAVE:
+            target = self.choose_save()
+            if target is not None and self.save(*target):
+                return True
+        elif answer == DISCARD:
+            return True
+        if paused_here and session is not None:
+            session.resume()
+        return False
+
     def shutdown(self) -> None:
         """Stop training and loading, and wait for their threads."""
         if self.session is not None:

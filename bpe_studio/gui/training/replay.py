@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from .hub import StateHub
+from ..model.app_model import AppModel
 
 FRAMES_PER_SECOND = 30
 
@@ -67,7 +67,7 @@ class Replay(QObject):
     running_changed = Signal(bool)
     finished = Signal()  # reached the end, or skipped to it
 
-    def __init__(self, hub: StateHub, parent: QObject | None = None) -> None:
+    def __init__(self, hub: AppModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hub = hub
         self.pace = DEMO_PACE

@@ -3,9 +3,9 @@
 What it does: :class:`PatternChoice` picks the pre-tokenization pattern (GPT-2's, cl100k's,
 o200k's, or a custom regex checked as it is typed, with core's own error message);
 :class:`SpecialTokensEdit` takes special tokens one per line, so a token may hold spaces
-(``<|im start|>``); :func:`special_ids_text` says which id each one gets; and
-:func:`vocab_size_problem` says, in words, why a vocabulary size cannot be trained. Every
-problem is one line the panel shows, and Train stays disabled while there is one.
+(``<|im start|>``); :func:`special_ids_text` says which id each one gets. Every problem is
+one line the panel shows (the vocabulary size's is the core's rule,
+``RunSettings.vocab_problem``), and Train stays disabled while there is one.
 What it leaves out: the panel's layout and the buttons (``controls``).
 """
 
@@ -14,10 +14,9 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
 
-from ..core import pretokenizer
-from ..core.train.vocab import BYTE_TOKENS, first_merge_id
+from ...core import pretokenizer
+from ...core.train.vocab import BYTE_TOKENS
 
-MAX_VOCAB_SIZE = 1_000_000  # the app's ceiling; the core has none
 PROBLEM_STYLE = "border: 1px solid #d0342c; border-radius: 3px"
 # The choices: label, pattern name (None: the custom regex typed beside it).
 PATTERN_CHOICES: tuple[tuple[str, str | None], ...] = (
@@ -26,26 +25,6 @@ PATTERN_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("GPT-4o (o200k)", "o200k"),
     ("Custom regex…", None),
 )
-
-
-def vocab_size_problem(vocab_size: int, special_tokens: tuple[str, ...]) -> str | None:
-    """Why ``vocab_size`` cannot be trained with these special tokens, or None if it can.
-
-    >>> vocab_size_problem(300, ("<|endoftext|>",)) is None
-    True
-    >>> vocab_size_problem(200, ("<|endoftext|>",))[:55]
-    'Vocabulary size 200 is too small: it must be from 257 ('
-    """
-    floor = first_merge_id(special_tokens)
-    if floor <= vocab_size <= MAX_VOCAB_SIZE:
-        return None
-    n = len(special_tokens)
-    what = "too small" if vocab_size < floor else "too large"
-    return (
-        f"Vocabulary size {vocab_size:,} is {what}: it must be from {floor:,} "
-        f"({BYTE_TOKENS} bytes + {n} special token{'' if n == 1 else 's'}) to "
-        f"{MAX_VOCAB_SIZE:,}"
-    )
 
 
 def special_ids_text(special_tokens: tuple[str, ...]) -> str:

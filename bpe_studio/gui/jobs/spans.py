@@ -1,7 +1,7 @@
 """Token spans for the editor, computed off the GUI thread.
 
 What it does: :class:`SpanService` runs ``core.spans.compute_spans`` (Qt-free: the text piece
-by piece, packed into NumPy arrays) on a :class:`~.jobs.LatestJob`
+by piece, packed into NumPy arrays) on a :class:`~.latest.LatestJob`
 after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
 little longer than timeline moves, which must re-colour at once. A timeline move does not stop
 the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
@@ -27,14 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core import Tokenizer
-from ..core.encode.foreign import ForeignTokenizer
-from ..core.explain.span_split import MergeTree, SpanSplitter
-from ..core.explain.span_steps import SpanLadder, pretoken_starts, step_forward
-from ..core.explain.spans import SpanArrays, compute_spans
-from .debounce import single_shot
-from .jobs import LatestJob
-from .model.tokenizer_source import TokenizerSource
+from ...core import Tokenizer
+from ...core.encode.foreign import ForeignTokenizer
+from ...core.explain.span_split import MergeTree, SpanSplitter
+from ...core.explain.span_steps import SpanLadder, pretoken_starts, step_forward
+from ...core.explain.spans import SpanArrays, compute_spans
+from ..model.tokenizer_source import TokenizerSource
+from ..responsiveness.debounce import single_shot
+from .latest import LatestJob
 
 EDIT_DEBOUNCE_MS = 120  # typing: wait for a pause
 STEP_DEBOUNCE_MS = 0  # timeline moves: start at the next turn of the event loop
@@ -60,23 +60,26 @@ GUI_SPLIT_TOKENS = 100_000
 
 
 @dataclass(frozen=True)
-class _Shown:
-    """A result of the span service: the spans of ``source`` at ``step``, the pre-token
-    starts of their text once a forward step has needed them, and the text's splitter
-    (``core.span_split``: any step from the whole tokenizer's spans) where it has one."""
+class SpanResult:
+    """A result of the span service, with the key of what it was computed for: the spans of
+    ``source`` at ``step`` (its merges used; ``asked``: the step requested, None for all) of
+    the text ``spans.text``; the pre-token starts of that text once a forward step has needed
+    them, and the text's splitter (``core.span_split``: any step from the whole tokenizer's
+    spans) where it has one."""
 
     source: TokenizerSource
     step: int
     spans: SpanArrays
     starts: np.ndarray | None
     splitter: SpanSplitter | None = None
+    asked: int | None = None
 
 
 class SpanService(QObject):
-    """Debounced, cancellable span computation on a :class:`~.jobs.LatestJob`; ``ready`` fires
+    """Debounced, cancellable span computation on a :class:`~.latest.LatestJob`; ``ready`` fires
     on the GUI thread with the latest result only."""
 
-    ready = Signal(object)  # SpanArrays for the current text and tokenizer
+    ready = Signal(object)  # SpanResult: the spans and the key they were computed for
     failed = Signal(str)
 
     def __init__(self, parent: QObject | None = None, debounce_ms: int = EDIT_DEBOUNCE_MS) -> None:
@@ -85,7 +88,7 @@ class SpanService(QObject):
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self.failed)
         # The last result shown: its source and step, its spans, its text's pre-token starts.
-        self._shown: _Shown | None = None
+        self._shown: SpanResult | None = None
         # Read and written by the span thread only: the rungs of the text shown.
         self._ladder: tuple[TokenizerSource, str, SpanLadder] | None = None
         # Read and written by the span thread only: the splitter of the text shown.
@@ -141,7 +144,7 @@ class SpanService(QObject):
         snapshot = text()
         shown = self._shown
 
-        def job(is_stale: Callable[[], bool]) -> _Shown | None:
+        def job(is_stale: Callable[[], bool]) -> SpanResult | None:
             tokenizer = source.at(step)
             if is_stale():
                 return None
@@ -152,16 +155,21 @@ class SpanService(QObject):
                 return None
             if splitter is not None and isinstance(tokenizer, Tokenizer):
                 split = splitter.at(k, tokenizer)
-                return _Shown(source, k, split, self._starts_for(source, snapshot), splitter)
+                starts = self._starts_for(source, snapshot)
+                return SpanResult(source, k, split, starts, splitter, step)
             ladder = self._ladder_for(source, snapshot)
             if ladder is None:
                 spans = compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
-                return None if spans is None else _Shown(source, k, spans, None)
+                return None if spans is None else SpanResult(source, k, spans, None, None, step)
             held = None
             if shown is not None and shown.source is source and shown.spans.text == snapshot:
                 held = (shown.step, shown.spans)
             spans = ladder.at(k, held)
-            return None if spans is None else _Shown(source, k, spans, ladder.starts_at)
+            return (
+                None
+                if spans is None
+                else SpanResult(source, k, spans, ladder.starts_at, None, step)
+            )
 
         self._job.submit(job, throttle=self._throttle)
 
@@ -257,14 +265,14 @@ class SpanService(QObject):
         if splitter is not None and len(splitter.top.ids) <= GUI_SPLIT_TOKENS:
             if k == shown.step:
                 return False
-            result = _Shown(source, k, splitter.at(k, tokenizer), None, splitter)
+            result = SpanResult(source, k, splitter.at(k, tokenizer), None, splitter, step)
         else:
             if shown.starts is None:
                 return False
             if not 0 < k - shown.step or len(painted.ids) * (k - shown.step) > GUI_FORWARD_WORK:
                 return False
             spans = step_forward(painted, merges, shown.step, k, tokenizer, shown.starts)
-            result = _Shown(source, k, spans, shown.starts)
+            result = SpanResult(source, k, spans, shown.starts, None, step)
         self._job.cancel()
         self._pending = None
         self._timer.stop()
@@ -272,9 +280,9 @@ class SpanService(QObject):
         return True
 
     @Slot(object)
-    def _on_done(self, result: _Shown) -> None:
+    def _on_done(self, result: SpanResult) -> None:
         self._shown = result
-        self.ready.emit(result.spans)
+        self.ready.emit(result)
 
     def shutdown(self) -> None:
         """Abandon pending work and wait for the pool thread to finish its current piece."""

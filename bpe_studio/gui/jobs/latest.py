@@ -23,8 +23,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
 
-from .responsiveness.busy import wait_while_gui_busy
-from .responsiveness.gil_switches import short_switches
+from ..model.errors import describe_job_error
+from ..responsiveness.busy import wait_while_gui_busy
+from ..responsiveness.gil_switches import short_switches
 
 # A job: called in the worker thread with ``is_stale``; returns its result, or None when it
 # gave up because it became stale.
@@ -36,10 +37,6 @@ _RUNNERS: weakref.WeakSet[LatestJob] = weakref.WeakSet()
 def busy_job_threads() -> int:
     """Worker threads of live runners still running a job (tests assert 0 afterwards)."""
     return sum(runner.active_threads() for runner in list(_RUNNERS))
-
-
-def _describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}"
 
 
 class _Run(QRunnable):
@@ -89,7 +86,7 @@ class LatestJob(QObject):
         self,
         name: str,
         parent: QObject | None = None,
-        describe: Callable[[BaseException], str] = _describe,
+        describe: Callable[[BaseException], str] = describe_job_error,
     ) -> None:
         super().__init__(parent)
         self.describe = describe

@@ -3,7 +3,7 @@
 What it does: :class:`MergeTableModel` shows one row per merge (rank, left, right, merged token,
 pair count at merge time); :class:`VocabTableModel` one row per token (id, token, byte length,
 the merge that made it, its count, whether encoding can produce it). Both read
-``StateHub.state`` (they keep no copy of the run), grow with one ``beginInsertRows`` per
+``AppModel.state`` (they keep no copy of the run), grow with one ``beginInsertRows`` per
 published frame and render token bytes with :func:`~bpe_studio.core.io.display.readable_token`
 only when a cell is shown, so a batch of merges costs the GUI thread almost nothing until it is
 scrolled into view. Both answer all the roles of a cell in one ``multiData`` call, grey the
@@ -34,11 +34,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor
 
-from ..core import MergeStep
-from ..core.io.display import readable_token
-from .hub import StateHub
-from .model.state import MergeRow, VocabRow, vocab_rows
-from .model.vocab_index import COL_REACH, ViewSpec, VocabIndex
+from ...core import MergeStep
+from ...core.io.display import readable_token
+from ..model.app_model import AppModel
+from ..model.state import MergeRow, VocabRow, vocab_rows
+from ..model.vocab_index import COL_REACH, ViewSpec, VocabIndex
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for
@@ -125,7 +125,7 @@ class MergeTableModel(_Table):
     HEADERS = ("Rank", "Left", "Right", "Merged", "Count")
     NUMERIC = frozenset({0, 4})
 
-    def __init__(self, hub: StateHub, parent: Any = None) -> None:
+    def __init__(self, hub: AppModel, parent: Any = None) -> None:
         super().__init__(parent)
         self._hub = hub
         self._n = hub.published
@@ -216,7 +216,7 @@ class VocabTableModel(_Table):
                 return self.HEADER_TIPS[section]
         return super().headerData(section, orientation, role)
 
-    def __init__(self, hub: StateHub, parent: Any = None) -> None:
+    def __init__(self, hub: AppModel, parent: Any = None) -> None:
         super().__init__(parent)
         self._hub = hub
         self._base: list[VocabRow] = []  # the rows before the first merge (or all, loaded)

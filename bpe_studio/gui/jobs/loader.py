@@ -6,7 +6,7 @@ What it does: :func:`prepare_file` reads a tokenizer in any format the core read
 a GPT-2 pair given as two paths; both build the :class:`~bpe_studio.core.Tokenizer` and the
 merge and vocabulary rows the tables show (counts unknown), in plain Python that any thread may
 run (GPT-2's files take about half a second). :class:`TokenizerLoader` runs them on a
-:class:`~.jobs.LatestJob` and reports ``loaded`` or ``failed`` on the GUI thread.
+:class:`~.latest.LatestJob` and reports ``loaded`` or ``failed`` on the GUI thread.
 What it leaves out: showing the result (the controller puts it into the state), and the
 pickers' presets (``views/picker``).
 """
@@ -18,29 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
-from PySide6.QtWidgets import QFileDialog, QWidget
 
-from ..core import Tokenizer, infer_special_tokens, load_merges, load_vocab
-from ..core.encode.foreign import ForeignTokenizer
-from ..core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
-from ..core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
-from .jobs import LatestJob
-from .model.state import LoadedTokenizer, MergeRow, vocab_rows
-from .worker import describe_job_error
+from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
+from ...core.encode.foreign import ForeignTokenizer
+from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
+from ...core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
+from ..model.state import LoadedTokenizer, MergeRow, vocab_rows
+from .latest import LatestJob
 
 # What "Load tokenizer…" and drag-and-drop accept, as a file-dialog filter.
 TOKENIZER_FILTER = "Tokenizer files (*.json *.tiktoken *.gz);;All files (*)"
-
-
-def ask_for_tokenizer_file(parent: QWidget) -> str:
-    """Ask for a tokenizer file (modal); its path, or "" when cancelled."""
-    path, _ = QFileDialog.getOpenFileName(
-        parent,
-        "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
-        "",
-        TOKENIZER_FILTER,
-    )
-    return path
 
 
 # A rank file without the NAME.tiktoken.json that gives its pattern: the pattern its name suggests
@@ -151,7 +138,7 @@ class TokenizerLoader(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._job = LatestJob("bpe-load", self, describe=describe_job_error)
+        self._job = LatestJob("bpe-load", self)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._busy = False

@@ -14,54 +14,22 @@ What it leaves out: the thread's lifecycle and the buffering of merges for the v
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
-from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core import MergeStep, TrainingCancelled, trainer_from_file
-from ..core.corpus.records import DEFAULT_TEXT_FIELD
-from ..core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN, validate_special_tokens
-from ..core.train import merge_engine
-from ..core.train.vocab import check_vocab_size, initial_vocab
-from .model.state import TrainingResult
-from .responsiveness.busy import GUI_HOLD_LIMIT
-from .responsiveness.trainer_hold import END_SHOWN_LIMIT, GuiTurn
+from ...core import MergeStep, TrainingCancelled, trainer_from_file
+from ...core.pretokenization.specials import validate_special_tokens
+from ...core.train import merge_engine
+from ...core.train.vocab import check_vocab_size, initial_vocab
+from ..model.errors import describe_error
+from ..model.state import RunSettings, TrainingResult
+from ..responsiveness.busy import GUI_HOLD_LIMIT
+from ..responsiveness.trainer_hold import END_SHOWN_LIMIT, GuiTurn
 
 TOP_PAIRS = 20  # pairs the trainer records before every merge (the pair chart's bars)
-
-
-@dataclass(frozen=True, slots=True)
-class TrainingConfig:
-    corpus: Path | tuple[str, ...]  # a file, or paths, globs and URLs counted as one corpus
-    vocab_size: int
-    special_tokens: tuple[str, ...] = (DEFAULT_SPECIAL_TOKEN,)
-    workers: int | None = None
-    pattern: str = "gpt2"  # a pattern name or a regex string (``core.pattern``)
-    text_field: str = DEFAULT_TEXT_FIELD  # of JSON Lines and Parquet records
-    cluster: str | None = None  # count on a Dask cluster (``core.corpus.cluster``)
-
-
-def describe_error(error: BaseException) -> str:
-    """One readable sentence for an error from the core; it names the file where one is known."""
-    if isinstance(error, OSError) and error.filename and error.strerror:
-        return f"{os.fspath(error.filename)}: {error.strerror}"
-    text = str(error) or type(error).__name__
-    # A sentence starts with a capital; a name (a Hub model "acme/model: ...") keeps its own.
-    first = text.split(" ", 1)[0]
-    return text[0].upper() + text[1:] if first.isalpha() else text
-
-
-def describe_job_error(error: BaseException) -> str:
-    """A background job's failure: the core's one line for bad input (OSError, ValueError:
-    they name their file or value), else the error's class too."""
-    if isinstance(error, (OSError, ValueError)):
-        return describe_error(error)
-    return f"{type(error).__name__}: {error}"
 
 
 class RunControl:
@@ -147,9 +115,9 @@ class TrainingWorker(QObject):
     failed = Signal(str)
     finished = Signal(object)  # TrainingResult, or None after ``failed``
 
-    def __init__(self, config: TrainingConfig, control: RunControl) -> None:
+    def __init__(self, settings: RunSettings, control: RunControl) -> None:
         super().__init__()
-        self.config = config
+        self.settings = settings
         self.control = control
 
     @Slot()
@@ -158,10 +126,10 @@ class TrainingWorker(QObject):
         try:
             result = self._train()
         except TrainingCancelled:
-            specials = tuple(self.config.special_tokens)
-            target = self.config.vocab_size - 256 - len(specials)
+            cfg = self.settings
+            specials = tuple(cfg.special_tokens)
             result = TrainingResult(
-                initial_vocab(specials), [], specials, target, True, 0.0, self.config.pattern
+                initial_vocab(specials), [], specials, cfg.target_merges, True, 0.0, cfg.pattern
             )
         except Exception as error:  # every failure must reach the user, and the run must end
             self.failed.emit(describe_error(error))
@@ -185,7 +153,7 @@ class TrainingWorker(QObject):
         return waited
 
     def _train(self) -> TrainingResult:
-        cfg, control = self.config, self.control
+        cfg, control = self.settings, self.control
         if control.stopped:  # stopped before the thread started
             raise TrainingCancelled("training stopped before it started")
         specials = validate_special_tokens(cfg.special_tokens)
@@ -193,7 +161,7 @@ class TrainingWorker(QObject):
         # Counting, and (for a big corpus) loading the compiled merge engine meanwhile; the
         # session asks the core whether it is compiling (merge_engine.compiling).
         trainer = trainer_from_file(
-            list(cfg.corpus) if isinstance(cfg.corpus, tuple) else cfg.corpus,
+            list(cfg.corpus),
             cfg.vocab_size,
             specials,
             workers=cfg.workers,

@@ -3,10 +3,10 @@
 What it does: :class:`TrainingSession` starts a :class:`~.worker.TrainingWorker` in its own
 ``QThread`` (``thread.started -> worker.run``, ``worker.finished -> thread.quit``; both are
 released on the GUI thread once the thread has ended), collects the worker's merges in a
-:class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs,
-the phase and the outcome into the :class:`~.hub.StateHub`, publishing one frame for the views
-as often as the frame budget allows (``responsiveness.frame_budget``). :class:`RunClock` keeps
-the elapsed time (pauses left out) and a recent merges-per-second rate.
+:class:`~.worker.MergeBuffer` and writes them, the pre-tokenization progress, the top pairs, the
+phase and the outcome into the :class:`~..model.app_model.AppModel`, publishing one frame for
+the views as often as the frame budget allows (``responsiveness.frame_budget``).
+:class:`RunClock` keeps the elapsed time (pauses left out) and a recent merges-per-second rate.
 What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``controller``).
 """
 
@@ -17,18 +17,18 @@ from collections import deque
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
-from ..core.train import merge_engine
-from .hub import StateHub
-from .model.remaining import MergeTimeEstimate
-from .model.state import Phase, TrainingResult
-from .responsiveness.after_paint import StartWhenSettled
-from .responsiveness.collector import TrainingMode, keep_out_of_collections
-from .responsiveness.frame_budget import FLUSH_INTERVAL_MS, FrameBudget
-from .responsiveness.trainer_hold import GuiTurn
+from ...core.train import merge_engine
+from ...core.train.pair_history import PairHistory
+from ...core.train.remaining import TimeLeft
+from ..model.app_model import AppModel
+from ..model.state import Phase, RunSettings, TrainingResult
+from ..responsiveness.after_paint import StartWhenSettled
+from ..responsiveness.collector import TrainingMode, keep_out_of_collections
+from ..responsiveness.frame_budget import FLUSH_INTERVAL_MS, FrameBudget
+from ..responsiveness.trainer_hold import GuiTurn
 from .worker import (
     MergeBuffer,
     RunControl,
-    TrainingConfig,
     TrainingWorker,
 )
 
@@ -92,9 +92,9 @@ class TrainingSession(QObject):
 
     finished = Signal(object)  # TrainingResult, or None after a failure; the hub has it already
 
-    def __init__(self, config: TrainingConfig, hub: StateHub, parent: QObject | None = None):
+    def __init__(self, settings: RunSettings, hub: AppModel, parent: QObject | None = None):
         super().__init__(parent)
-        self.config = config
+        self.settings = settings
         self.hub = hub
         self.control = RunControl()
         self.clock = RunClock()
@@ -105,7 +105,7 @@ class TrainingSession(QObject):
         self._pending_progress: tuple[int, int] | None = None
         self._pending_merging: int | None = None  # merges to make, once the phase starts
         self._merge_start: float | None = None  # clock.elapsed() when merging began
-        self._estimate: MergeTimeEstimate | None = None  # of the merging left
+        self._estimate: TimeLeft | None = None  # of the merging left
         self._error: str | None = None
         self._mode = TrainingMode()
         self.frames = FrameBudget(self.control.turn)
@@ -135,18 +135,18 @@ class TrainingSession(QObject):
         self._started = True
         thread = QThread()
         thread.setObjectName("bpe-training")
-        worker = TrainingWorker(self.config, self.control)
+        worker = TrainingWorker(self.settings, self.control)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
         # The merge hand-over runs in the worker thread (see MergeBuffer); the rest is queued.
         worker.merged.connect(self._buffer.push, Qt.ConnectionType.DirectConnection)
         worker.pretokenizing.connect(self._on_pretokenizing, _QUEUED)
-        worker.recording.connect(self.hub.set_pair_history, _QUEUED)
+        worker.recording.connect(self._on_recording, _QUEUED)
         worker.merging.connect(self._on_merging, _QUEUED)
         worker.merges_done.connect(self._on_merges_done, _QUEUED)
         worker.paused.connect(self._on_worker_paused, _QUEUED)
         worker.failed.connect(self._on_failed, _QUEUED)
-        worker.status.connect(self.hub.set_counting_on, _QUEUED)
+        worker.status.connect(self._on_status, _QUEUED)
         worker.finished.connect(self._on_finished, _QUEUED)
         worker.finished.connect(thread.quit, Qt.ConnectionType.DirectConnection)
         thread.finished.connect(self._on_thread_finished, _QUEUED)
@@ -221,6 +221,18 @@ class TrainingSession(QObject):
     def _on_pretokenizing(self, done: int, total: int) -> None:
         self._pending_progress = (done, total)
 
+    # subtle: the model is plain Python, so the worker's queued signals reach it through
+    # slots of this QObject, which lives on the GUI thread: a queued connection straight to a
+    # method of the model would call it in the worker's thread.
+    @Slot(object)
+    def _on_recording(self, history: object) -> None:
+        assert isinstance(history, PairHistory)
+        self.hub.set_pair_history(history)
+
+    @Slot(str)
+    def _on_status(self, where: str) -> None:
+        self.hub.set_counting_on(where)
+
     @Slot(int)
     def _on_merging(self, target: int) -> None:
         # subtle: the views switch to the merge phase with the next frame, not in a frame of
@@ -230,7 +242,7 @@ class TrainingSession(QObject):
         # merging, to show no merge yet.
         self._pending_merging = target
         self._merge_start = self.clock.elapsed()
-        self._estimate = MergeTimeEstimate(target)
+        self._estimate = TimeLeft(target)
         self.frames.postpone()
 
     @Slot()
@@ -349,7 +361,7 @@ class TrainingSession(QObject):
             # while it runs (merge_engine.compiling), and the views show it as a phase.
             hub.set_compiling(merge_engine.compiling())
         if in_frame and self._pending_merging is not None:
-            target, self._pending_merging = self._pending_merging, None
-            hub.start_merging(target, started_at=self._merge_start)
+            self._pending_merging = None
+            hub.start_merging(started_at=self._merge_start)
         remaining = self._estimate.remaining() if self._estimate is not None else None
         hub.set_clock(self.clock.rate(), elapsed, remaining)

@@ -1,0 +1,198 @@
+"""Training time and memory against the fastest exact trainers (issue #34's targets):
+bpe_studio with compiled counting, bpe_studio as before it (the regex path), ffbpe and
+rustbpe, side by side, alternating, each run in a fresh child process.
+
+Corpora (``train_corpora.py`` builds them in a cache dir outside the repo), vocab 10,000,
+special token <|endoftext|>:
+- the first 20 MB of ``english_books.txt``,
+- the 200 MB and ~1 GB "scaled" mixed corpora (English, code, Chinese, web and TinyStories
+  documents; each later copy varies 3% of its words, so unique pre-tokens grow with size).
+Targets: ours <= 1.0x ffbpe's wall time on each; peak memory <= ours before (the regex path).
+
+"ours before" is this checkout with compiled counting off (``counting.COMPILED_COUNT_FROM``
+set past any corpus): every pre-token counted on the regex path, and ``engine="auto"``
+choosing the merge engine by the corpus's positions as it did. ffbpe and rustbpe are trained
+as ``peers.train_ffbpe`` / ``peers.train_rustbpe`` say (ffbpe's merges equal ours on
+``corpus.en``; rustbpe has no special tokens and breaks ties its own way). Hugging Face
+``tokenizers`` with ``--hf`` (slow at 1 GB). Peak memory is the PSS of the child's process
+tree, sampled every 20 ms; CPU seconds count every thread and worker process.
+Also the first run after installing (empty numba cache: the scanners and the merge engine
+compile, in child processes) on the 50 MB mixed corpus (counted compiled), once.
+
+Run: ``python benchmarks/bench_train_peers.py [--reps N] [--only NAME] [--hf] [--no-cold]``.
+Prints a Markdown table; the machine is shared, so only same-run ratios mean anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import train_corpora
+from bench_train_mixed import _cpu_s, _train_hf, _train_peer, _tree_pss_mib
+
+SPECIAL = "<|endoftext|>"
+VOCAB = 10_000
+
+
+def _train_ours(path: str, vocab_size: int, before: bool) -> dict:
+    from bpe_studio.core.corpus import counting
+    from bpe_studio.core.train.trainer import trainer_from_file
+
+    if before:
+        counting.COMPILED_COUNT_FROM = 1 << 62
+    marks: dict[str, float] = {}
+    said: list[str] = []
+
+    def progress(done: int, total: int) -> None:
+        if done >= total and "pretok" not in marks:
+            marks["pretok"] = time.perf_counter()
+
+    c0, t0 = _cpu_s(), time.perf_counter()
+    trainer = trainer_from_file(path, vocab_size, [SPECIAL], progress=progress, status=said.append)
+    for _ in trainer:
+        pass
+    t1 = time.perf_counter()
+    return {
+        "seconds": t1 - t0,
+        "cpu": _cpu_s() - c0,
+        "pretok": marks.get("pretok", t0) - t0,
+        "vocab": len(trainer.vocab),
+        "engine": trainer.engine_used,
+        "said": said,
+    }
+
+
+def run_child(impl: str, path: Path, vocab_size: int, env: dict | None = None) -> dict:
+    import psutil
+
+    child_env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    child_env.update(env or {})
+    child_env.pop("RAYON_NUM_THREADS", None)
+    child_env["TOKENIZERS_PARALLELISM"] = "true"
+    argv = [sys.executable, __file__, "--child", impl, str(path), str(vocab_size)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=child_env)
+    ps = psutil.Process(proc.pid)
+    peak = 0.0
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            try:
+                peak = max(peak, _tree_pss_mib(ps))
+            except Exception:  # the child is exiting
+                pass
+            time.sleep(0.02)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    out, _ = proc.communicate()
+    done.set()
+    th.join()
+    if proc.returncode:
+        raise RuntimeError(f"{impl} child failed on {path} (exit {proc.returncode})")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["peak_mib"] = peak
+    return result
+
+
+def _impls(hf: bool) -> list[str]:
+    import importlib.util
+
+    peers = [p for p in ("ffbpe", "rustbpe") if importlib.util.find_spec(p)]
+    return ["ours", "before", *peers, *(["hf"] if hf else [])]
+
+
+def compare(name: str, path: Path, reps: int, impls: list[str]) -> list[str]:
+    runs: dict[str, list[dict]] = {impl: [] for impl in impls}
+    for rep in range(reps):
+        for impl in impls:
+            r = run_child(impl, path, VOCAB)
+            runs[impl].append(r)
+            print(f"  {name} {rep + 1}/{reps} {impl}: {r['seconds']:.2f} s, CPU {r['cpu']:.2f} s, "
+                  f"{r['peak_mib']:.0f} MiB, load {os.getloadavg()[0]:.1f}",
+                  file=sys.stderr, flush=True)  # fmt: skip
+    t = {k: statistics.median(r["seconds"] for r in v) for k, v in runs.items()}
+    cpu = {k: statistics.median(r["cpu"] for r in v) for k, v in runs.items()}
+    m = {k: statistics.median(r["peak_mib"] for r in v) for k, v in runs.items()}
+    pre = {k: statistics.median(r["pretok"] for r in runs[k]) for k in ("ours", "before")}
+
+    def cell(k: str) -> str:
+        return f"{t[k]:.2f} s, {cpu[k]:.1f} CPU s, {m[k]:.0f} MiB"
+
+    ffbpe = t.get("ffbpe")
+    ratio = f"{t['ours'] / ffbpe:.2f}x" if ffbpe else "n/a"
+    ok = (ffbpe is None or t["ours"] <= ffbpe) and m["ours"] <= m["before"]
+    return [
+        name, str(reps),
+        f"{cell('ours')} ({pre['ours']:.2f} + {t['ours'] - pre['ours']:.2f}; "
+        f"{runs['ours'][0]['engine']})",
+        f"{cell('before')} ({pre['before']:.2f} + {t['before'] - pre['before']:.2f}; "
+        f"{runs['before'][0]['engine']})",
+        *(cell(k) for k in impls[2:]),
+        ratio, f"{t['before'] / t['ours']:.2f}x", f"{m['ours'] / m['before']:.2f}x",
+        "ok" if ok else "MISS",
+    ]  # fmt: skip
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--child"]:
+        impl, path, vocab_size = argv[1], argv[2], int(argv[3])
+        if impl in ("ours", "before"):
+            result = _train_ours(path, vocab_size, before=impl == "before")
+        elif impl == "hf":
+            result = _train_hf(path, vocab_size)
+        else:
+            result = _train_peer(impl, path, vocab_size)
+        print(json.dumps(result))
+        return 0
+    if "--help" in argv or "-h" in argv:
+        print(__doc__)
+        return 0
+    reps = int(argv[argv.index("--reps") + 1]) if "--reps" in argv else 3
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    impls = _impls("--hf" in argv)
+    corpora = train_corpora.corpora_dir()
+    books20 = train_corpora.cache_dir() / "english_books_20MB.txt"
+    if not books20.exists():
+        data = (corpora / "english_books.txt").read_bytes()[: 20 * train_corpora.MB]
+        books20.write_bytes(data[: data.rfind(b"\n") + 1])
+    cases = [
+        ("first 20 MB of english_books.txt", books20, reps),
+        ("scaled 200 MB", train_corpora.scaled(200 * train_corpora.MB), reps),
+        ("scaled 1 GB", train_corpora.scaled(), max(1, reps - 1)),
+    ]
+    if only:
+        cases = [c for c in cases if only in c[0]]
+    print(f"load average at the start: {os.getloadavg()}", file=sys.stderr)
+    rows = [compare(name, path, n, impls) for name, path, n in cases]
+    cold = None
+    if "--no-cold" not in argv:
+        with tempfile.TemporaryDirectory() as cold_dir:
+            env = {"NUMBA_CACHE_DIR": cold_dir}
+            cold = run_child("ours", train_corpora.mixed(), VOCAB, env)
+    header = ["corpus (vocab 10,000)", "runs", "bpe_studio (pre-tokenize + merge; engine)",
+              "bpe_studio before (regex counting)", *impls[2:], "ours / ffbpe time",
+              "speed-up over before", "memory ours / before", "verdict"]  # fmt: skip
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print(f"\nload average at the end: {os.getloadavg()}")
+    if cold is not None:
+        print(f"\nFirst run after installing (empty numba cache) on the 50 MB mixed corpus: "
+              f"{cold['seconds']:.2f} s, {cold['peak_mib']:.0f} MiB; it said "
+              f"{cold['said']}.")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,346 @@
+"""``bpe-studio inspect SRC [--corpus FILE ...] [--against SRC2] [--json]``: what a tokenizer's
+vocabulary is made of, how a corpus uses it, how much of it another tokenizer shares.
+
+What it does: loads SRC (any ``--tokenizer`` source: presets, files, folders, ``hf:ORG/NAME``)
+and reports its make-up (``core.explain.vocabulary``); with ``--corpus``, encodes the corpus
+(any the trainer reads; ``-`` and pipes are copied to a file first) and reports its use of the
+vocabulary and the under-trained candidates (``core.explain.usage``); with ``--against``,
+compares the two vocabularies by their tokens' bytes (``core.explain.overlap``). A readable
+summary goes to stdout, or with ``--json`` one JSON object (the README's "inspect --json"
+lists every key); progress bars go to stderr.
+What it leaves out: the analysis itself (core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+from contextlib import ExitStack
+from typing import Any
+
+from ..core.encode.foreign import AnyTokenizer
+from ..core.explain.categories import CATEGORIES, label
+from ..core.explain.overlap import Overlap, overlap
+from ..core.explain.usage import CorpusUsage, corpus_usage
+from ..core.explain.vocabulary import Makeup, TokenTable, token_table
+from ..core.io.display import readable_token
+from ..progress import ProgressBar
+from .inputs import check_input, input_files
+from .output import (
+    EXIT_CLOSED_PIPE,
+    STDOUT,
+    STDOUT_NAME,
+    CliError,
+    os_error_line,
+    plural,
+    write_stream,
+)
+from .sources import fetch_hub, load_tokenizer
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    # subtle: as for encode, the cyclic collector would only walk the millions of objects
+    # loading a tokenizer makes (none in a cycle).
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _inspect(args)
+    finally:
+        if args.exiting:
+            gc.freeze()
+        elif was_on:
+            gc.enable()
+
+
+def _load(source: str, pattern: str | None) -> AnyTokenizer:
+    try:
+        tok = load_tokenizer(fetch_hub(source), None, pattern=pattern)
+    except OSError as e:
+        raise CliError(os_error_line(e)) from None
+    tok.name = source
+    return tok
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    corpora: list[str] = args.corpus or []
+    for path in corpora:
+        check_input(path, "corpus", globs=True)
+    tok = _load(args.source, args.pattern)
+    table = token_table(tok)
+    other = None
+    if args.against is not None:
+        other = token_table(_load(args.against, None))
+    usage = None
+    if corpora:
+        with ExitStack() as stack:
+            paths = stack.enter_context(input_files(corpora))
+            bars: dict[str, ProgressBar] = {}
+
+            def progress(phase: str, done: int, total: int) -> None:
+                if phase not in bars:
+                    for bar in bars.values():
+                        bar.close()
+                    bars[phase] = ProgressBar(phase, total, unit="B", eager=True)
+                bars[phase].update(done, total)
+
+            try:
+                usage = corpus_usage(
+                    tok,
+                    paths,
+                    table=table,
+                    workers=args.workers,
+                    text_field=args.text_field,
+                    scan=not args.no_scan,
+                    progress=progress,
+                )
+            finally:
+                for bar in bars.values():
+                    bar.close()
+            usage = _named(usage, corpora)
+    shares = overlap(table, other) if other is not None else None
+    if args.json:
+        # subtle: dumps, not dump: dump writes each of millions of pieces on its own.
+        text = json.dumps(report(table, usage, shares), ensure_ascii=False) + "\n"
+    else:
+        text = summary(table, usage, shares, args.top)
+    data = text.encode("utf-8")
+    closed_after = write_stream(STDOUT, data)
+    if closed_after is None:
+        return 0
+    print(
+        f"{STDOUT_NAME} was closed after {closed_after:,} of {len(data):,} bytes; the rest "
+        "was not written",
+        file=sys.stderr,
+    )
+    return EXIT_CLOSED_PIPE
+
+
+def _named(usage: CorpusUsage, names: list[str]) -> CorpusUsage:
+    """``usage`` naming the corpus as the user did (``-``, not its copy's path)."""
+    from dataclasses import replace
+
+    if len(usage.files) == len(names) and all("*" not in n for n in names):
+        return replace(usage, files=tuple(names))
+    return usage
+
+
+# --------------------------------------------------------------------- JSON
+def _entry(table: TokenTable, row: int, usage: CorpusUsage | None) -> dict[str, Any]:
+    token = table.tokens[row]
+    special = bool(table.special[row])
+    entry: dict[str, Any] = {
+        "id": int(table.ids[row]),
+        "token": token.decode("utf-8", "replace") if special else readable_token(token),
+        "bytes": token.hex(),
+        "special": special,
+        "length": len(token),
+        "category": None if special else CATEGORIES[table.category[row]],
+        "leading_space": bool(table.leading_space[row]),
+        "reachable": None if table.reachable is None else bool(table.reachable[row]),
+    }
+    if usage is not None:
+        entry["count"] = usage.count(int(table.ids[row]))
+    return entry
+
+
+def _makeup_json(makeup: Makeup) -> dict[str, Any]:
+    return {
+        "length_histogram": {str(n): c for n, c in sorted(makeup.length_histogram.items())},
+        "categories": {
+            name: {"tokens": c.tokens, "leading_space": c.leading_space}
+            for name, c in makeup.categories.items()
+        },
+    }
+
+
+def report(table: TokenTable, usage: CorpusUsage | None, shares: Overlap | None) -> dict[str, Any]:
+    """The ``--json`` object (see the README's "inspect --json")."""
+    makeup = table.makeup()
+    out: dict[str, Any] = {
+        "tokenizer": {"source": table.name, "kind": table.kind},
+        "counts": {
+            "tokens": makeup.tokens,
+            "special_tokens": makeup.special_tokens,
+            "ordinary_tokens": makeup.ordinary_tokens,
+            "unreachable": makeup.unreachable,
+        },
+        "tokens": [_entry(table, r, usage) for r in range(len(table))],
+        "special_tokens": [
+            {"id": int(table.ids[r]), "token": table.tokens[r].decode("utf-8", "replace")}
+            for r in range(len(table))
+            if table.special[r]
+        ],
+        **_makeup_json(makeup),
+        "unreachable": makeup.unreachable,
+        "unreachable_ids": table.unreachable_ids(),
+    }
+    if usage is not None:
+        out["corpus"] = _usage_json(table, usage)
+    if shares is not None:
+        out["against"] = {
+            "tokenizer": shares.other,
+            "shared": shares.total.shared,
+            "only_this": shares.total.only_this,
+            "only_other": shares.total.only_other,
+            "categories": {
+                name: {"shared": s.shared, "only_this": s.only_this, "only_other": s.only_other}
+                for name, s in shares.categories.items()
+            },
+        }
+    return out
+
+
+def _usage_json(table: TokenTable, usage: CorpusUsage) -> dict[str, Any]:
+    ids, counts = usage.ranked(table)
+    unused = usage.unused_by_category(table)
+    used_by = _used_by_category(table, usage)
+    return {
+        "files": list(usage.files),
+        "bytes": usage.bytes,
+        "tokens": usage.tokens,
+        "bytes_per_token": usage.bytes / usage.tokens if usage.tokens else None,
+        "seconds": round(usage.seconds, 3),
+        "used": int(len(ids)),
+        "unused": sum(map(len, unused.values())),
+        "special_tokens": usage.special_counts(table),
+        "categories": {
+            name: {"used": used_by.get(name, 0), "unused": len(unused.get(name, ()))}
+            for name in dict.fromkeys([*used_by, *unused])
+        },
+        "ranked": [[int(i), int(c)] for i, c in zip(ids.tolist(), counts.tolist())],
+        "unused_ids": unused,
+        "undertrained": {
+            "inside": list(usage.inside),
+            "across": None if usage.across is None else list(usage.across),
+            "absent": None if usage.absent is None else list(usage.absent),
+        },
+    }
+
+
+def _used_by_category(table: TokenTable, usage: CorpusUsage) -> dict[str, int]:
+    import numpy as np
+
+    used = ~table.special & (usage.row_counts(table) > 0)
+    counts = np.bincount(table.category[used], minlength=len(CATEGORIES))
+    order = np.argsort(-counts, kind="stable")
+    return {CATEGORIES[c]: int(counts[c]) for c in order.tolist() if counts[c]}
+
+
+# ----------------------------------------------------------------- summary
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def _examples(table: TokenTable, ids: list[int], top: int) -> str:
+    shown = [readable_token(table.tokens[table.row(i)]) for i in ids[:top]]
+    more = f", ... ({len(ids) - top:,} more)" if len(ids) > top else ""
+    return ", ".join(f"'{s}'" for s in shown) + more
+
+
+def summary(
+    table: TokenTable, usage: CorpusUsage | None, shares: Overlap | None, top: int = 10
+) -> str:
+    """The readable report (stdout without ``--json``)."""
+    m = table.makeup()
+    specials = [
+        table.tokens[r].decode("utf-8", "replace") for r in range(len(table)) if table.special[r]
+    ]
+    lines = [f"{table.name}: {table.kind}, {plural(m.tokens, 'token')}"]
+    lines.append(
+        f"  {plural(m.special_tokens, 'special token')}"
+        + (f": {' '.join(specials[:top])}" if specials else "")
+        + (f" ... ({len(specials) - top:,} more)" if len(specials) > top else "")
+    )
+    if m.unreachable is None:
+        lines.append("  unreachable: the Reach rule applies to byte-level BPE only")
+    else:
+        lines.append(
+            f"  unreachable (encoding the token's own bytes gives other tokens): {m.unreachable:,}"
+            + (f": {_examples(table, table.unreachable_ids(), top)}" if m.unreachable else "")
+        )
+    lines.append("")
+    lines.append(f"Byte lengths of the {m.ordinary_tokens:,} ordinary tokens:")
+    bins = _length_bins(m.length_histogram)
+    widest = max(bins.values(), default=1)
+    for name, count in bins.items():
+        lines.append(f"  {name:>7} {count:>9,}  {'#' * round(40 * count / widest)}")
+    lines.append("")
+    lines.append("Categories (ordinary tokens; with a leading space):")
+    for name, c in m.categories.items():
+        lines.append(
+            f"  {label(name):<28} {c.tokens:>9,}  {_share(c.tokens, m.ordinary_tokens):>6}"
+            f"  {c.leading_space:>9,}"
+        )
+    if usage is not None:
+        lines += ["", *_usage_lines(table, usage, top)]
+    if shares is not None:
+        lines += ["", *_overlap_lines(shares)]
+    return "\n".join(lines) + "\n"
+
+
+def _length_bins(histogram: dict[int, int]) -> dict[str, int]:
+    """Byte lengths 1 to 16 one by one, longer ones in ranges that double (17-32, ...)."""
+    bins: dict[str, int] = {}
+    for length, count in sorted(histogram.items()):
+        if length <= 16:
+            name = str(length)
+        else:
+            low = 17
+            while length >= 2 * (low - 1) + 1:
+                low = 2 * (low - 1) + 1
+            name = f"{low}-{2 * (low - 1)}"
+        bins[name] = bins.get(name, 0) + count
+    return bins
+
+
+def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
+    ordinary = int((~table.special).sum())
+    ids, counts = usage.ranked(table)
+    per = f" ({usage.bytes / usage.tokens:.2f} bytes/token)" if usage.tokens else ""
+    lines = [
+        f"Corpus {' '.join(usage.files)}: {usage.bytes / 1e6:,.2f} MB of text, "
+        f"{plural(usage.tokens, 'token')}{per}, in {usage.seconds:.1f} s",
+        f"  used {len(ids):,} of the {ordinary:,} ordinary tokens ({_share(len(ids), ordinary)});"
+        f" never used: {ordinary - len(ids):,}",
+    ]
+    specials = {k: v for k, v in usage.special_counts(table).items() if v}
+    if specials:
+        lines.append("  special tokens: " + ", ".join(f"{k} {v:,}" for k, v in specials.items()))
+    if len(ids):
+        shown = [
+            f"'{readable_token(table.tokens[table.row(i)])}' {c:,}"
+            for i, c in zip(ids[:top].tolist(), counts[:top].tolist())
+        ]
+        lines.append("  most used: " + ", ".join(shown))
+    unused = usage.unused_by_category(table)
+    if unused:
+        lines.append("  never used, by category:")
+        for name, group in unused.items():
+            lines.append(f"    {label(name):<28} {len(group):>9,}  {_examples(table, group, 5)}")
+    lines.append("  under-trained candidates (never used):")
+    lines.append(
+        f"    bytes inside tokens it used: {len(usage.inside):,}"
+        + (f"  {_examples(table, list(usage.inside), top)}" if usage.inside else "")
+    )
+    if usage.across is not None and usage.absent is not None:
+        lines.append(
+            f"    bytes only across tokens:    {len(usage.across):,}"
+            + (f"  {_examples(table, list(usage.across), top)}" if usage.across else "")
+        )
+        lines.append(f"    bytes not in the text:       {len(usage.absent):,}")
+    return lines
+
+
+def _overlap_lines(shares: Overlap) -> list[str]:
+    t = shares.total
+    lines = [
+        f"Against {shares.other} (ordinary tokens compared by their bytes):",
+        f"  shared {t.shared:,}; only in {shares.this}: {t.only_this:,}; "
+        f"only in {shares.other}: {t.only_other:,}",
+        f"  {'category':<28} {'shared':>9} {'only this':>10} {'only other':>11}",
+    ]
+    for name, s in shares.categories.items():
+        lines.append(f"  {label(name):<28} {s.shared:>9,} {s.only_this:>10,} {s.only_other:>11,}")
+    return lines

@@ -1,0 +1,213 @@
+"""The one interface both kinds of tokenizer offer, and the rules they share.
+
+What it does: :class:`TokenizerLike` is the protocol that :class:`~.tokenizer.Tokenizer`
+(byte-level BPE, exact) and :class:`~.foreign.ForeignTokenizer` (WordPiece, Unigram,
+SentencePiece-style BPE, run by ``tokenizers``) both satisfy, checked by mypy at the bottom of
+this module; ``open_tokenizer`` gives one or the other. Its names follow tiktoken's
+``Encoding`` (``encode_ordinary``, ``decode_single_token_bytes``, ``eot_token``, ...) with
+Hugging Face's ``add_special_tokens``. :class:`TokenNotFound` is what asking for a token that
+is not there raises; :func:`end_of_text` picks the end-of-text token of a set of special
+tokens. What it leaves out: the implementations, and what one kind has for its own use
+(``Tokenizer.merger``, ``ForeignTokenizer.backend``, the constructors).
+
+What cannot apply to a kind raises ValueError saying why: ``truncated(k)`` and
+``merge_rank`` of a WordPiece or Unigram model (they have no merges).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import numpy
+    from numpy.typing import DTypeLike
+
+    from ..formats.hf.template import Template
+    from .token_spans import TokenSpan
+
+# The spellings of the end-of-text token, most common first: tiktoken's and GPT-2's, Llama 3's,
+# SentencePiece's (Llama 2, Mistral, T5), Gemma's, DeepSeek's.
+END_OF_TEXT_TOKENS = (
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "</s>",
+    "<eos>",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+)
+
+
+class TokenNotFound(KeyError, ValueError):
+    """No token is what was asked for (``encode_single_token``, ``eot_token``). Both a
+    KeyError, as tiktoken raises there, and a ValueError, as this project raises for what
+    is not in a tokenizer; its message is one plain line."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def end_of_text(special_ids: Mapping[str, int], name: str | None) -> int:
+    """The id of the end-of-text token among ``special_ids``: the first of
+    :data:`END_OF_TEXT_TOKENS` there. :class:`TokenNotFound` names the tokenizer otherwise.
+
+    >>> end_of_text({"<s>": 1, "</s>": 2}, "llama2")
+    2
+    """
+    for token in END_OF_TEXT_TOKENS:
+        if token in special_ids:
+            return special_ids[token]
+    shown = ", ".join(map(repr, list(special_ids)[:6])) or "none"
+    raise TokenNotFound(
+        f"{name or 'this tokenizer'} has no end-of-text token: none of its special tokens "
+        f"({shown}) is one of {', '.join(END_OF_TEXT_TOKENS)}; "
+        "use special_id(token) with the one its model ends texts with"
+    )
+
+
+def check_text(text: object, where: str) -> None:
+    """TypeError unless ``text`` is a str (bytes are not decoded on a guess)."""
+    if not isinstance(text, str):
+        hint = ""
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            hint = " (decode the bytes first, e.g. data.decode('utf-8'))"
+        raise TypeError(f"{where} takes a str, not {type(text).__name__}{hint}")
+
+
+def check_batch(texts: object, where: str) -> None:
+    """TypeError for one text given where a list of texts is expected."""
+    if isinstance(texts, (str, bytes, bytearray)):
+        raise TypeError(f"{where} takes a list of texts, not one {type(texts).__name__}")
+
+
+class TokenizerLike(Protocol):
+    """What every tokenizer ``open_tokenizer`` gives can do, whatever its kind.
+
+    Encoding: ``encode`` (special tokens by CS336's rule, or tiktoken's with
+    ``allowed_special``/``disallowed_special``; ``add_special_tokens`` adds the ``template``'s
+    tokens), ``encode_ordinary``, the batch forms, ``encode_iterable`` (a stream of text),
+    ``encode_array`` (a NumPy array whose dtype holds every id, see ``id_arrays``),
+    ``encode_single_token``, ``spans`` (each token's characters). Decoding: ``decode``
+    (``errors`` as ``bytes.decode``: "replace" by default, "strict" raises), ``decode_bytes``
+    (the exact bytes, byte-fallback tokens as their byte), ``decode_batch``,
+    ``decode_single_token_bytes``, ``decode_tokens_bytes``. Its tokens: ``vocab`` (id ->
+    bytes), ``special_tokens``, ``special_tokens_set``, ``special_id``, ``eot_token``,
+    ``n_vocab``, ``max_token_value``, ``len()``. Merges: ``merges``, ``merge_rank``,
+    ``truncated(k)``. Files: ``save``.
+
+    A static protocol (mypy checks both classes against it below), not a runtime one:
+    ``eot_token`` raises where a tokenizer has none, as tiktoken's does, which an
+    ``isinstance`` check of a runtime protocol would set off.
+    """
+
+    # ------------------------------------------------------------ what it is
+    @property
+    def name(self) -> str | None:
+        """What it was loaded from (a preset, a file, a Hub model), for labels."""
+
+    @property
+    def kind(self) -> str:
+        """ "byte-level BPE", "WordPiece", "Unigram", "BPE (SentencePiece-style, ...)"."""
+
+    @property
+    def vocab(self) -> Mapping[int, bytes]:
+        """id -> the bytes the token stands for."""
+
+    @property
+    def merges(self) -> Sequence[tuple[bytes, bytes]]:
+        """The merges in rank order; empty for a model that has none."""
+
+    @property
+    def special_tokens(self) -> list[str]:
+        """The special tokens, in their order."""
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special tokens as a set (tiktoken's)."""
+
+    @property
+    def template(self) -> Template | None:
+        """The tokens its post-processor puts around every text, or None."""
+
+    @property
+    def n_vocab(self) -> int:
+        """The largest id + 1 (tiktoken's)."""
+
+    @property
+    def max_token_value(self) -> int:
+        """The largest id (tiktoken's)."""
+
+    @property
+    def eot_token(self) -> int:
+        """The id of its end-of-text token (tiktoken's); :class:`TokenNotFound` if none."""
+
+    def __len__(self) -> int: ...
+
+    def special_id(self, token: str) -> int: ...
+
+    def merge_rank(self, token_id: int) -> int | None: ...
+
+    def truncated(self, k: int) -> TokenizerLike: ...
+
+    # -------------------------------------------------------------- encoding
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
+    ) -> list[int]: ...
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
+    ) -> list[list[int]]: ...
+
+    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]: ...
+
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]: ...
+
+    def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> numpy.ndarray: ...
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int: ...
+
+    def spans(self, text: str) -> list[TokenSpan]: ...
+
+    # -------------------------------------------------------------- decoding
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str: ...
+
+    def decode_bytes(self, ids: Iterable[int]) -> bytes: ...
+
+    def decode_batch(
+        self, batch: Iterable[Iterable[int]], *, errors: str = "replace"
+    ) -> list[str]: ...
+
+    def decode_single_token_bytes(self, token: int) -> bytes: ...
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]: ...
+
+    # ----------------------------------------------------------------- files
+    def save(
+        self, directory: str | os.PathLike, format: str | None = None, name: str | None = None
+    ) -> list[Path]: ...
+
+
+if TYPE_CHECKING:
+    from .foreign import ForeignTokenizer
+    from .tokenizer import Tokenizer
+
+    def _both_kinds_satisfy_it(
+        exact: Tokenizer, foreign: ForeignTokenizer
+    ) -> tuple[TokenizerLike, TokenizerLike, TokenizerLike, TokenizerLike]:
+        # mypy checks each class against the protocol here, and their truncations.
+        return exact, foreign, exact.truncated(1), foreign.truncated(1)

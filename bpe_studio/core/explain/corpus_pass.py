@@ -1,0 +1,380 @@
+"""One pass of a report over a corpus: its tasks, what a worker does with one, and the pool.
+
+What it does: :func:`usage_tasks` cuts any corpus the trainer reads (``corpus.sources``:
+plain or compressed files, globs, URLs, JSONL and Parquet records) into tasks
+(``corpus.tasks.CountTask``): byte ranges of a plain file cut where the tokenizer's ids
+cannot change (its own cut rules, as ``encode_file`` cuts), line ranges of a plain JSONL
+file, one Parquet row group, one whole compressed or remote file, read as a stream. Two
+things are done with a task, in this process or in a pool of worker processes
+(:class:`Passes`):
+
+- :func:`count_task` encodes its text and counts each id (a sparse array back), the text's
+  bytes, and which byte pairs occur in it (a filter for the scan);
+- :func:`scan_task` finds which of a list of byte strings occur in its text (Aho-Corasick,
+  ``ahocorasick_rs``), none across two documents.
+
+A record's text is a document of its own, as in training. Memory is bounded by a task: a
+range of at most ``CHUNK_BYTES``, a row group, or a stream's block.
+What it leaves out: what the counts mean (``usage``, ``undertrained``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import gc
+import pickle
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ..corpus.counting import decode_chunk, ignore_interrupts, mp_context, not_utf8
+from ..corpus.records import jsonl_documents, parquet_documents
+from ..corpus.sources import CorpusFile, Kind
+from ..corpus.tasks import CountTask, make_tasks
+from ..encode.encode_file import encode_range
+from ..encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..io.surrogates import replace_surrogates
+from .work import CancelEvent, checkpoint
+
+# Tasks hold about this many bytes (fewer for a small corpus, so every worker gets some).
+CHUNK_BYTES = 2 * 1024 * 1024
+MIN_CHUNK_BYTES = 256 * 1024
+# Below this many bytes a corpus is read in this process: starting workers costs more.
+PARALLEL_MIN_BYTES = 1024 * 1024
+# From this size on, the tokenizer's bulk tables are built before encoding starts.
+PREPARE_MIN_BYTES = 256 * 1024
+# A stream is read, and records' texts are gathered, this many bytes at a time.
+BLOCK = 4 * 1024 * 1024
+# Ids counted at a time from a stream.
+IDS_BLOCK = 1 << 20
+
+# The tokenizer of a pool's worker (``_init_worker``), and its last automaton (scan_task).
+_worker_tokenizer: AnyTokenizer | None = None
+_automaton: tuple[str, tuple[Any, int]] | None = None
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class TaskCounts:
+    """What :func:`count_task` found in one task: the ids it used (ascending) and how often,
+    the text's bytes (UTF-8) and ids, and the bytes and byte pairs of its text (masks of 256
+    and of 65,536 entries, ``first << 8 | second``, packed into bits)."""
+
+    ids: np.ndarray  # uint32
+    counts: np.ndarray  # int64
+    text_bytes: int
+    tokens: int
+    singles: np.ndarray  # uint8, np.packbits of the mask
+    pairs: np.ndarray  # uint8, np.packbits of the mask
+    nbytes: int  # the task's stored bytes, for progress
+
+
+def usage_tasks(
+    tokenizer: AnyTokenizer, files: Sequence[CorpusFile], workers: int, field: str
+) -> list[CountTask]:
+    """The tasks of ``files`` for ``tokenizer`` (see the module docstring). A tokenizer of
+    another kind than byte-level BPE encodes a plain file whole: where its text may be cut is
+    its own affair."""
+    size = sum(f.size for f in files)
+    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (4 * workers)))
+    if isinstance(tokenizer, ForeignTokenizer):
+        tasks = []
+        for f in files:
+            if f.kind is Kind.TEXT:
+                tasks.append(CountTask(f, nbytes=f.size, field=field))
+            else:
+                tasks += make_tasks([f], target, [], "gpt2", field)
+        return tasks
+    specials = list(tokenizer.cut_specials.tokens)
+    return make_tasks(files, target, specials, tokenizer.pattern, field)
+
+
+# ------------------------------------------------------------------ reading
+def _documents(task: CountTask) -> Iterator[str]:
+    """The texts of the records of a JSONL or Parquet task."""
+    f = task.file
+    if task.group is not None:
+        with f.open() as stream:
+            yield from parquet_documents(stream, f.name, task.group, task.field)
+    elif task.end is not None:
+        first = _first_line(f.url, task.start)
+        with open(f.url, "rb") as stream:
+            stream.seek(task.start)
+            lines = _lines_within(stream, task.end - task.start)
+            yield from jsonl_documents(lines, f.name, task.field, lambda i: first + i)
+    else:
+        with f.open() as stream:
+            yield from jsonl_documents(stream, f.name, task.field)
+
+
+def _first_line(path: str, offset: int) -> int:
+    """The number (from 1) of the line starting at byte ``offset`` of ``path``."""
+    with open(path, "rb") as f:
+        return 1 + sum(block.count(b"\n") for block in _blocks(f, offset))
+
+
+def _blocks(f: Any, size: int) -> Iterator[bytes]:
+    while size > 0:
+        block = f.read(min(BLOCK, size))
+        if not block:
+            return
+        size -= len(block)
+        yield block
+
+
+def _lines_within(f: Iterable[bytes], size: int) -> Iterator[bytes]:
+    for line in f:
+        if size <= 0:
+            return
+        size -= len(line)
+        yield line
+
+
+def _utf8(text: str) -> bytes:
+    """``text`` as the tokenizers encode it: a surrogate (from a JSON escape) as they do."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return replace_surrogates(text).encode("utf-8")
+
+
+def _stream_text(stream: Any, name: str, seen: Callable[[bytes], None]) -> Iterator[str]:
+    """A stream's text a block at a time; ``seen`` is given each block's bytes."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    read = 0
+    while True:
+        block = stream.read(BLOCK)
+        pending = len(decoder.getstate()[0])
+        try:
+            text = decoder.decode(block, final=not block)
+        except UnicodeDecodeError as e:
+            raise not_utf8(name, read - pending + e.start, e.reason) from None
+        read += len(block)
+        seen(block)
+        if text:
+            yield text
+        if not block:
+            return
+
+
+# ----------------------------------------------------------------- counting
+class _Tally:
+    """Ids and text bytes seen so far in one task."""
+
+    def __init__(self, size: int) -> None:
+        self.counts = np.zeros(size, dtype=np.int64)
+        self.singles = np.zeros(256, dtype=bool)
+        self.pairs = np.zeros(1 << 16, dtype=bool)
+        self.text_bytes = 0
+        self.tokens = 0
+        self._last = b""  # the byte before the next text's: a pair may straddle two
+
+    def ids(self, ids: np.ndarray) -> None:
+        if len(ids):
+            self.counts += np.bincount(ids, minlength=len(self.counts))[: len(self.counts)]
+            self.tokens += len(ids)
+
+    def text(self, data: bytes, after: bytes = b"") -> None:
+        """``data`` came next in the text; ``after``, the byte that follows it where
+        another task reads on (the pair across the seam is this task's too)."""
+        self.text_bytes += len(data)
+        self.singles[np.frombuffer(data, dtype=np.uint8)] = True
+        joined = self._last + data + after
+        if len(joined) > 1:
+            b = np.frombuffer(joined, dtype=np.uint8)
+            self.pairs[(b[:-1].astype(np.uint16) << 8) | b[1:]] = True
+        self._last = data[-1:] or self._last
+
+    def result(self, nbytes: int) -> TaskCounts:
+        used = np.flatnonzero(self.counts)
+        return TaskCounts(
+            used.astype(np.uint32),
+            self.counts[used],
+            self.text_bytes,
+            self.tokens,
+            np.packbits(self.singles),
+            np.packbits(self.pairs),
+            nbytes,
+        )
+
+
+def count_task(tok: AnyTokenizer, task: CountTask) -> TaskCounts:
+    """Encode one task's text with ``tok`` and count its ids. Errors name the file: invalid
+    UTF-8, a record without its text field, text a custom pattern leaves unmatched."""
+    tally = _Tally(tok.n_vocab)
+    f = task.file
+    if f.kind is not Kind.TEXT:
+        docs: list[np.ndarray] = []
+        gathered = bytearray()
+        for doc in _documents(task):
+            docs.append(tok.encode_array(doc, "uint32"))
+            gathered += _utf8(doc)
+            if len(gathered) >= BLOCK:
+                tally.ids(np.concatenate(docs))
+                tally.text(bytes(gathered))
+                docs, gathered = [], bytearray()
+        if docs:
+            tally.ids(np.concatenate(docs))
+        tally.text(bytes(gathered))
+    elif task.end is not None and not isinstance(tok, ForeignTokenizer):
+        tally.ids(encode_range(tok, f.url, task.start, task.end, "uint32"))
+        with open(f.url, "rb") as stream:
+            stream.seek(task.start)
+            data = stream.read(task.end - task.start + 1)
+        size = task.end - task.start
+        tally.text(data[:size], data[size:])
+    else:
+        with f.open() as stream:
+            if isinstance(tok, ForeignTokenizer):
+                data = stream.read()
+                tally.ids(tok.encode_array(decode_chunk(data, f.name, 0), "uint32"))
+                tally.text(data)
+            else:
+                ids = tok.encode_iterable(_stream_text(stream, f.name, tally.text))
+                while True:
+                    block = np.fromiter(islice(ids, IDS_BLOCK), dtype=np.int64)
+                    if not len(block):
+                        break
+                    tally.ids(block)
+    return tally.result(task.nbytes)
+
+
+# ----------------------------------------------------------------- scanning
+def write_patterns(patterns: Sequence[bytes], path: str) -> None:
+    """Keep the byte strings a scan looks for in ``path``, which the scanning processes read
+    once each (sent with every task, tens of thousands of them would cost more than the
+    scan)."""
+    with open(path, "wb") as f:
+        pickle.dump(list(patterns), f, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _matcher(path: str) -> tuple[Any, int]:
+    """The automaton of the patterns in ``path`` (``write_patterns``), built once per
+    process, and their longest length."""
+    global _automaton
+    if _automaton is None or _automaton[0] != path:
+        import ahocorasick_rs
+
+        with open(path, "rb") as f:
+            patterns = pickle.load(f)
+        # A contiguous NFA: built in a tenth of a second for 80,000 patterns, and searched
+        # as fast as the library's default choice once built.
+        contiguous = ahocorasick_rs.Implementation.ContiguousNFA
+        matcher = ahocorasick_rs.BytesAhoCorasick(patterns, implementation=contiguous)
+        _automaton = (path, (matcher, max(map(len, patterns), default=1)))
+    return _automaton[1]
+
+
+def _text_blocks(task: CountTask, overlap: int) -> Iterator[tuple[bytes, list[int]]]:
+    """The task's text as UTF-8 bytes, a block at a time, with the offsets in each block
+    where one document ends and another begins. A block of a file repeats the ``overlap``
+    bytes that follow it (a range) or that came before it (a stream), so that nothing that
+    long is missed at the seams."""
+    f = task.file
+    if f.kind is not Kind.TEXT:
+        gathered, ends = bytearray(), []
+        for doc in _documents(task):
+            gathered += _utf8(doc)
+            ends.append(len(gathered))
+            if len(gathered) >= BLOCK:
+                yield bytes(gathered), ends
+                gathered, ends = bytearray(), []
+        yield bytes(gathered), ends
+    elif task.end is not None:
+        with open(f.url, "rb") as stream:
+            stream.seek(task.start)
+            yield stream.read(task.end - task.start + overlap), []
+    else:
+        with f.open() as stream:
+            carry = b""
+            while block := stream.read(BLOCK):
+                yield carry + block, []
+                carry = (carry + block)[-overlap:] if overlap else b""
+
+
+def scan_task(tok: AnyTokenizer, task: CountTask, patterns: str) -> tuple[list[int], int]:
+    """Indexes (into the list ``write_patterns`` kept in the file ``patterns``) of the byte
+    strings that occur in the task's text, and the task's stored bytes (``tok`` is not used:
+    every job takes the tokenizer)."""
+    matcher, longest = _matcher(patterns)
+    overlap = longest - 1
+    found: set[int] = set()
+    for data, ends in _text_blocks(task, overlap):
+        for index, start, end in matcher.find_matches_as_indexes(data, overlapping=True):
+            if index in found:
+                continue
+            # No document boundary strictly inside the match.
+            i = bisect.bisect_right(ends, start)
+            if i == len(ends) or ends[i] >= end:
+                found.add(index)
+    return sorted(found), task.nbytes
+
+
+# --------------------------------------------------------------------- pool
+def _init_worker(tokenizer: AnyTokenizer) -> None:
+    global _worker_tokenizer, _automaton
+    _worker_tokenizer, _automaton = tokenizer, None
+    ignore_interrupts()
+    # Encoding makes no reference cycles; the cyclic collector would only walk its caches.
+    gc.disable()
+
+
+class Passes:
+    """Runs tasks in this process or, for a corpus of ``PARALLEL_MIN_BYTES`` or more and
+    more than one worker, in a pool of ``workers`` processes holding ``tokenizer`` (forked
+    where that is safe: they share its tables; else it is sent to each). Use it as a context
+    manager; the pool is started on first use and stopped at the end."""
+
+    def __init__(self, tokenizer: AnyTokenizer, workers: int, size: int) -> None:
+        self.tokenizer = tokenizer
+        self.parallel = workers > 1 and size >= PARALLEL_MIN_BYTES
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Passes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            # Queued tasks (cancelled, failed) are dropped, and the workers are waited for:
+            # the pool's threads end with them, so this process may fork again (a process
+            # running threads does not: ``mp_context``).
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def run(
+        self,
+        job: Callable[..., T],
+        tasks: Sequence[CountTask],
+        *args: Any,
+        cancel: CancelEvent | None = None,
+    ) -> Iterator[T]:
+        """``job(tokenizer, task, *args)`` of each task, in the order they finish;
+        ``cancel`` is looked at as each finishes (``work.Cancelled``)."""
+        if not self.parallel or (self._pool is None and len(tasks) < 2):
+            for task in tasks:
+                checkpoint(cancel)
+                yield job(self.tokenizer, task, *args)
+            return
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=mp_context(),
+                initializer=_init_worker,
+                initargs=(self.tokenizer,),
+            )
+        futures: list[Future[T]] = [self._pool.submit(_call, job, task, *args) for task in tasks]
+        for future in as_completed(futures):
+            checkpoint(cancel)
+            yield future.result()
+
+
+def _call(job: Callable[..., T], task: CountTask, *args: Any) -> T:
+    """In a worker: ``job`` with the worker's tokenizer."""
+    assert _worker_tokenizer is not None
+    return job(_worker_tokenizer, task, *args)

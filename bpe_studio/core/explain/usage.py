@@ -1,0 +1,233 @@
+"""How a corpus uses a vocabulary: each token's count, the tokens it never uses, and the
+under-trained candidates among them.
+
+What it does: :func:`corpus_usage` encodes a corpus (any the trainer reads, streamed, in
+worker processes: ``corpus_pass``) and counts every id; of the ordinary tokens it never got,
+it says which hold bytes that occur inside tokens it did get, which only across tokens, and
+which never occur (``undertrained``; the last two need a second, cheaper pass over the text,
+for only the tokens the bytes it holds cannot rule out). :class:`CorpusUsage` answers with a
+:class:`~.vocabulary.TokenTable`: used and unused tokens, the ranking by count, the unused ones
+by category. What it leaves out: the vocabulary's own make-up (``vocabulary``), anything
+drawn.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..corpus.counting import resolve_workers
+from ..corpus.records import DEFAULT_TEXT_FIELD
+from ..corpus.tasks import corpus_files
+from ..encode.foreign import AnyTokenizer
+from .categories import CATEGORIES
+from .corpus_pass import (
+    PREPARE_MIN_BYTES,
+    Passes,
+    TaskCounts,
+    count_task,
+    scan_task,
+    usage_tasks,
+    write_patterns,
+)
+from .undertrained import inside_emitted, might_occur
+from .vocabulary import TokenTable, token_table
+from .work import CancelEvent, checkpoint, gc_paused
+
+# progress(phase, done, total): phase "encoding" (stored bytes), then "scanning" (the same
+# bytes again, when some unused tokens are looked for in the text).
+UsageProgress = Callable[[str, int, int], None]
+CorpusNames = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+@dataclass(frozen=True, eq=False)
+class CorpusUsage:
+    """A corpus encoded with one tokenizer: ``bytes`` of text (UTF-8), ``tokens`` (ids, special
+    tokens included), ``counts`` (the count of each id, indexed by id) and, among the
+    ordinary tokens never used, the ids whose bytes occur ``inside`` a token used, only
+    ``across`` tokens, or are ``absent`` from the text (ascending; ``across`` and ``absent``
+    are None when the text was not scanned)."""
+
+    files: tuple[str, ...]
+    bytes: int
+    tokens: int
+    counts: np.ndarray  # int64, by id
+    inside: tuple[int, ...]
+    across: tuple[int, ...] | None
+    absent: tuple[int, ...] | None
+    seconds: float
+
+    def count(self, token_id: int) -> int:
+        return int(self.counts[token_id]) if 0 <= token_id < len(self.counts) else 0
+
+    def row_counts(self, table: TokenTable) -> np.ndarray:
+        """The count of each of ``table``'s rows."""
+        ids = table.ids
+        out = np.zeros(len(ids), dtype=np.int64)
+        known = ids < len(self.counts)
+        out[known] = self.counts[ids[known]]
+        return out
+
+    def used(self, table: TokenTable) -> int:
+        """Distinct ordinary tokens the corpus used."""
+        return int(np.count_nonzero(self.row_counts(table)[~table.special]))
+
+    def unused_ids(self, table: TokenTable) -> list[int]:
+        """Ordinary tokens the corpus never used, ascending."""
+        return table.ids[~table.special & (self.row_counts(table) == 0)].tolist()
+
+    def ranked(self, table: TokenTable) -> tuple[np.ndarray, np.ndarray]:
+        """The ordinary tokens used, by count (most used first, then by id): their ids and
+        counts (the usage curve: count against rank)."""
+        counts = self.row_counts(table)
+        rows = np.flatnonzero(~table.special & (counts > 0))
+        order = rows[np.lexsort((table.ids[rows], -counts[rows]))]
+        return table.ids[order], counts[order]
+
+    def unused_by_category(self, table: TokenTable) -> dict[str, list[int]]:
+        """The unused ordinary tokens' ids by category (the largest first)."""
+        rows = np.flatnonzero(~table.special & (self.row_counts(table) == 0))
+        groups: dict[str, list[int]] = {}
+        for code in np.unique(table.category[rows]).tolist():
+            groups[CATEGORIES[code]] = table.ids[rows[table.category[rows] == code]].tolist()
+        return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+    def special_counts(self, table: TokenTable) -> dict[str, int]:
+        """How often each special token occurred (as a special token)."""
+        rows = np.flatnonzero(table.special)
+        counts = self.row_counts(table)
+        return {table.tokens[r].decode("utf-8", "replace"): int(counts[r]) for r in rows.tolist()}
+
+
+def corpus_usage(
+    tokenizer: AnyTokenizer,
+    corpus: CorpusNames,
+    *,
+    table: TokenTable | None = None,
+    workers: int | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    scan: bool = True,
+    progress: UsageProgress | None = None,
+    cancel: CancelEvent | None = None,
+) -> CorpusUsage:
+    """Encode ``corpus`` (paths, globs, URLs; plain, compressed, JSONL or Parquet records,
+    each record's ``text_field`` a document) with ``tokenizer`` in ``workers`` processes
+    (None: every core) and count each id; see :class:`CorpusUsage`. ``table`` is
+    ``tokenizer``'s (built if not given). ``scan=False`` leaves the text unscanned (no
+    ``across``/``absent``). ``progress(phase, done, total)`` in stored bytes; ``cancel`` is
+    looked at as each task ends (``work.Cancelled``). Errors name the file."""
+    with gc_paused():
+        return _corpus_usage(
+            tokenizer,
+            corpus,
+            table=table,
+            workers=workers,
+            text_field=text_field,
+            scan=scan,
+            progress=progress,
+            cancel=cancel,
+        )
+
+
+def _corpus_usage(
+    tokenizer: AnyTokenizer,
+    corpus: CorpusNames,
+    *,
+    table: TokenTable | None = None,
+    workers: int | None = None,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    scan: bool = True,
+    progress: UsageProgress | None = None,
+    cancel: CancelEvent | None = None,
+) -> CorpusUsage:
+    start = time.perf_counter()
+    files = corpus_files(corpus)
+    workers = resolve_workers(workers)
+    if table is None:
+        table = token_table(tokenizer, cancel=cancel)
+    tasks = usage_tasks(tokenizer, files, workers, text_field)
+    total = sum(t.nbytes for t in tasks)
+    counts = np.zeros(max(tokenizer.n_vocab, int(table.ids.max()) + 1), dtype=np.int64)
+    singles = np.zeros(256, dtype=bool)
+    pairs = np.zeros(1 << 16, dtype=bool)
+    text_bytes = tokens = 0
+    size = sum(f.size for f in files)
+    with Passes(tokenizer, workers, size) as passes:
+        prepare = getattr(tokenizer, "prepare_bulk", None)
+        if prepare is not None and size >= PREPARE_MIN_BYTES:
+            prepare()  # before any worker forks: they share the tables
+        done = 0
+        if progress:
+            progress("encoding", 0, total)
+        part: TaskCounts
+        for part in passes.run(count_task, tasks, cancel=cancel):
+            np.add.at(counts, part.ids.astype(np.int64), part.counts)
+            singles |= np.unpackbits(part.singles).astype(bool)
+            pairs |= np.unpackbits(part.pairs).astype(bool)
+            text_bytes += part.text_bytes
+            tokens += part.tokens
+            done += part.nbytes
+            if progress:
+                progress("encoding", done, total)
+
+        inside, maybe, absent = _unused_split(table, counts, singles, pairs)
+        across: list[int] | None = None
+        if scan:
+            found: set[bytes] = set()
+            if maybe:
+                patterns = sorted(maybe)
+                with tempfile.TemporaryDirectory(prefix="bpe-studio-") as folder:
+                    kept = os.path.join(folder, "patterns.pickle")
+                    write_patterns(patterns, kept)
+                    done = 0
+                    if progress:
+                        progress("scanning", 0, total)
+                    for hits, nbytes in passes.run(scan_task, tasks, kept, cancel=cancel):
+                        found.update(patterns[i] for i in hits)
+                        done += nbytes
+                        if progress:
+                            progress("scanning", done, total)
+            across = sorted(i for b in found for i in maybe[b])
+            absent = sorted(absent + [i for b, ids in maybe.items() if b not in found for i in ids])
+    checkpoint(cancel)
+    return CorpusUsage(
+        files=tuple(f.name for f in files),
+        bytes=text_bytes,
+        tokens=tokens,
+        counts=counts,
+        inside=tuple(inside),
+        across=None if across is None else tuple(across),
+        absent=tuple(absent) if scan else None,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def _unused_split(
+    table: TokenTable, counts: np.ndarray, singles: np.ndarray, pairs: np.ndarray
+) -> tuple[list[int], dict[bytes, list[int]], list[int]]:
+    """The unused ordinary ids whose bytes occur inside a used token; the others' ids by
+    their bytes, those that might occur in the text; and the ids of those that cannot."""
+    row_counts = np.zeros(len(table.ids), dtype=np.int64)
+    known = table.ids < len(counts)
+    row_counts[known] = counts[table.ids[known]]
+    used = [table.tokens[r] for r in np.flatnonzero(row_counts > 0).tolist()]
+    by_bytes: dict[bytes, list[int]] = {}
+    empty: list[int] = []
+    for r in np.flatnonzero(~table.special & (row_counts == 0)).tolist():
+        token = table.tokens[r]
+        if token:
+            by_bytes.setdefault(token, []).append(int(table.ids[r]))
+        else:
+            empty.append(int(table.ids[r]))  # an empty entry occurs nowhere
+    within = inside_emitted(list(by_bytes), used)
+    inside = sorted(i for b in within for i in by_bytes[b])
+    rest = [b for b in by_bytes if b not in within]
+    possible = might_occur(rest, singles, pairs)
+    maybe = {b: by_bytes[b] for b, ok in zip(rest, possible.tolist()) if ok}
+    ruled_out = [i for b, ok in zip(rest, possible.tolist()) if not ok for i in by_bytes[b]]
+    return inside, maybe, sorted(empty + ruled_out)

@@ -1,0 +1,41 @@
+"""How the app words a failure: one readable line, naming the file or value where one is known.
+
+What it does: :func:`describe_error` turns an error from the core into a sentence (an
+``OSError`` as "PATH: reason"; any other error's message, capitalised unless it starts with a
+name); :func:`describe_job_error` words a background job's failure: the core's one line for bad
+input (``OSError``, ``ValueError``), else the error's class too, since an unexpected failure
+should say what kind it was. Every part of the app that shows a failure asks here.
+What it leaves out: where the line is shown (a dialog, a status line, a note).
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def describe_error(error: BaseException) -> str:
+    """One readable sentence for an error from the core; it names the file where one is known.
+
+    >>> describe_error(FileNotFoundError(2, "No such file or directory", "/tmp/x.txt"))
+    '/tmp/x.txt: No such file or directory'
+    >>> describe_error(ValueError("vocabulary size 3 is too small"))
+    'Vocabulary size 3 is too small'
+    """
+    if isinstance(error, OSError) and error.filename and error.strerror:
+        return f"{os.fspath(error.filename)}: {error.strerror}"
+    text = str(error) or type(error).__name__
+    # A sentence starts with a capital; a name (a Hub model "acme/model: ...") keeps its own.
+    first = text.split(" ", 1)[0]
+    return text[0].upper() + text[1:] if first.isalpha() else text
+
+
+def describe_job_error(error: BaseException) -> str:
+    """A background job's failure: the core's one line for bad input (OSError, ValueError:
+    they name their file or value), else the error's class too.
+
+    >>> describe_job_error(KeyError("merges"))
+    "KeyError: 'merges'"
+    """
+    if isinstance(error, (OSError, ValueError)):
+        return describe_error(error)
+    return f"{type(error).__name__}: {error}"

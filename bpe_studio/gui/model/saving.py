@@ -1,0 +1,55 @@
+"""What Save can write, and what closing or training again would lose: one rule for each.
+
+What it does: :func:`saveable_merges` says how many merges Save would write now (a loaded
+tokenizer's, a finished or stopped run's, a paused run's so far; 0: nothing to save, Save is
+off); :func:`data_to_save` builds those files' contents; :func:`unsaved_merges` says how many
+merges of the run on screen no file holds yet (Train, Load, a new corpus and closing the
+window ask before dropping them). Every part of the app asks here.
+What it leaves out: writing the files (``core.formats.files.save_data``), asking the user
+(the controller and the window).
+"""
+
+from __future__ import annotations
+
+from ...core.formats.data import TokenizerData
+from ...core.train.vocab import BYTE_TOKENS
+from .run_tokenizer import run_data_at
+from .state import Phase, RunState
+
+
+def saveable_merges(state: RunState) -> int:
+    """How many merges Save would write now; 0 when it has nothing to write (no tokenizer,
+    no merge learned, a run still going and not paused, a load or a stop under way)."""
+    if state.loading is not None or state.stopping:
+        return 0
+    if state.loaded is not None:
+        return max(len(state.loaded.merge_rows), 1)  # a file with no merge is still a tokenizer
+    if state.phase is Phase.PAUSED:
+        return state.merges_done
+    if state.phase in (Phase.FINISHED, Phase.STOPPED) and state.result is not None:
+        return len(state.result.merges)
+    return 0
+
+
+def data_to_save(state: RunState) -> TokenizerData | None:
+    """The contents of the files Save writes now, or None (see :func:`saveable_merges`)."""
+    n = saveable_merges(state)
+    if n == 0:
+        return None
+    result = state.result
+    if state.loaded is None and result is not None and state.phase is not Phase.PAUSED:
+        ids = {tok: BYTE_TOKENS + i for i, tok in enumerate(result.special_tokens)}
+        return TokenizerData(dict(result.vocab), list(result.merges), ids, result.pattern)
+    return run_data_at(state, n)
+
+
+def unsaved_merges(state: RunState) -> int:
+    """How many merges of the run on screen are in no file: those learned (so far, while it
+    trains) past the ones a Save wrote. A loaded tokenizer came from files: none."""
+    if state.loaded is not None or state.phase in (Phase.IDLE, Phase.LOADED, Phase.FAILED):
+        return 0
+    if state.result is not None and not state.phase.training:
+        learned = len(state.result.merges)
+    else:
+        learned = state.merges_done
+    return max(0, learned - state.saved_merges)

@@ -1,0 +1,145 @@
+"""The words of the status line: a run's progress, its outcome, what was loaded.
+
+What it does: :func:`status_text` writes the line from the :class:`~.state.RunState` (phase,
+amounts, times, the estimated time left, the outcome), :func:`nothing_learned` says why a run
+that ended without a merge learned nothing, and :func:`format_duration` / :func:`format_bytes`
+write amounts the way every view shows them. Plain Python: the panel shows the line, the
+controller words its notices with the same functions, tests read them without a window.
+What it leaves out: showing the line (``views.controls``) and messages that last until the next
+action (``app_model.notice``).
+"""
+
+from __future__ import annotations
+
+from .state import Phase, RunState
+
+COMPILING_TEXT = "Compiling the merge engine (first run only)…"
+
+
+def format_duration(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(seconds + 0.5), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def format_bytes(n: int) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def _times(state: RunState, merge_seconds: float | None = None) -> str:
+    """The run's time so far (pauses left out) and, once merging has begun, how much of it
+    was merging: "0:25 elapsed, 0:14 of it merging"."""
+    text = f"{format_duration(state.elapsed)} elapsed"
+    if merge_seconds is None and state.merge_start is not None:
+        merge_seconds = state.elapsed - state.merge_start
+    if merge_seconds is not None:
+        text += f", {format_duration(merge_seconds)} of it merging"
+    return text
+
+
+def compiling_shown(state: RunState) -> bool:
+    """The merge engine's first compile holds the run up now: the status and the bar show
+    it as a phase of its own (it may outlast the counting)."""
+    running = (state.resume_to or Phase.MERGING) if state.phase is Phase.PAUSED else state.phase
+    return running is Phase.PRE_TOKENIZING and state.compiling
+
+
+def _running_text(state: RunState, phase: Phase) -> str:
+    head = "Paused · " if state.phase is Phase.PAUSED else ""
+    if compiling_shown(state):
+        return f"{head}{COMPILING_TEXT} · {_times(state)}"
+    if phase is Phase.PRE_TOKENIZING:
+        if state.bytes_total <= 0:  # the size is not known yet
+            return f"{head}Pre-tokenizing… · {_times(state)}"
+        if state.bytes_done >= state.bytes_total:
+            size = format_bytes(state.bytes_total)
+            return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
+        # On a cluster, where it counts comes last: the amounts are what a narrow window keeps.
+        where = (state.counting_on or "").removeprefix("pre-tokenizing ")
+        return (
+            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
+            f"{format_bytes(state.bytes_total)} · {_times(state)}"
+            + (f" · {where}" if where else "")
+        )
+    done, target, rate = state.published, state.target_merges, state.rate
+    text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"
+    if state.remaining is not None and target > done:
+        text += f" · ~{format_duration(state.remaining)} left"
+    return text
+
+
+def nothing_learned(state: RunState) -> str:
+    """Why a run that ended without a merge learned nothing, in words."""
+    result = state.result
+    assert result is not None
+    if result.stopped:
+        return "Stopped before the first merge: nothing was learned, so there is nothing to save"
+    name = state.corpus_source.name if state.corpus_source else "the corpus"
+    try:
+        empty = state.corpus is not None and state.corpus.stat().st_size == 0
+    except OSError:
+        empty = False
+    why = (
+        f"{name} is empty"
+        if empty
+        else f"{name} has no two adjacent bytes within a pre-token to merge"
+    )
+    return f"Nothing was learned: {why}"
+
+
+def status_text(state: RunState, new_corpus: bool = False) -> str:
+    """The status line for the state: the run's progress, its outcome, or what was loaded.
+    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news)."""
+    phase = state.phase
+    if state.loading is not None:
+        vocab_file, merges_file = state.loading
+        if vocab_file == merges_file:
+            return f"Loading {vocab_file.name}…"
+        return f"Loading {vocab_file.name} and {merges_file.name}…"
+    if new_corpus and state.corpus_source is not None:
+        return f"Ready to train on {state.corpus_source.name}"
+    if state.load_error is not None:
+        return f"Loading failed: {state.load_error.splitlines()[0]}"
+    if phase.training:
+        if state.stopping:
+            return "Stopping…"
+        running = (state.resume_to or Phase.MERGING) if phase is Phase.PAUSED else phase
+        return _running_text(state, running)
+    result = state.result
+    if phase is Phase.FAILED or (phase in (Phase.FINISHED, Phase.STOPPED) and result is None):
+        return "Training failed"
+    if result is not None and phase in (Phase.FINISHED, Phase.STOPPED):
+        n = len(result.merges)
+        if n == 0:
+            return nothing_learned(state)
+        rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
+        took = f"{_times(state, result.merge_seconds)}, {rate:,.0f} merges/s"
+        if result.stopped:
+            return (
+                f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); Save keeps them"
+            )
+        if result.exhausted:
+            size = state.settings.vocab_size if state.settings else len(result.vocab)
+            return (
+                f"Pairs ran out after {n:,} merges ({took}): vocabulary "
+                f"{len(result.vocab):,} of {size:,}"
+            )
+        return f"Done: {n:,} merges ({took})"
+    if phase is Phase.IDLE and state.corpus_source is not None:
+        return f"Ready to train on {state.corpus_source.name}"
+    if phase is Phase.LOADED and state.loaded is not None:
+        loaded, tok = state.loaded, state.loaded.tokenizer
+        specials = loaded.special_tokens
+        special = f", special tokens {', '.join(specials)}" if specials else ""
+        pattern = tok.pattern_name or "custom"
+        return (
+            f"Loaded {loaded.vocab_file.name}: {len(tok.vocab):,} tokens, "
+            f"{len(tok.merges):,} merges, {pattern} pattern{special}"
+        )
+    return "Ready"

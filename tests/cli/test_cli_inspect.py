@@ -1,0 +1,149 @@
+"""``bpe-studio inspect``: its JSON against tiktoken's own encodings (the vocabulary, a corpus
+encoded and counted, two vocabularies' bytes compared), the readable summary, standard input
+as the corpus, one-line errors and Ctrl-C."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+from cli_run import cli, cli_bytes, error_line, ok
+from core_helpers import EOT, slice_head, write_text
+from test_cli_interrupt import assert_one_quiet_line, generated_corpus, interrupt_when_under_way
+from test_formats_tiktoken import _cached
+
+KEYS = ("tokens", "special_tokens", "length_histogram", "categories", "unreachable")
+
+
+def _ordinary(enc) -> dict[int, bytes]:
+    return {i: enc.decode_single_token_bytes(i) for i in enc._mergeable_ranks.values()}
+
+
+@pytest.fixture(scope="module")
+def corpus_text() -> str:
+    return slice_head("english", 40_000) + EOT + slice_head("chinese", 20_000)
+
+
+def test_json_against_tiktoken(tmp_path, corpus_text):
+    corpus = write_text(tmp_path / "corpus.txt", corpus_text)
+    result = cli(
+        tmp_path, "inspect", "cl100k_base", "--corpus", corpus, "--against", "o200k_base", "--json"
+    )
+    ok(result)
+    report = json.loads(result.stdout)
+    assert all(key in report for key in KEYS)
+    enc, other = _cached("cl100k_base").tiktoken, _cached("o200k_base").tiktoken
+    ordinary = _ordinary(enc)
+    specials = enc._special_tokens
+
+    assert len(report["tokens"]) == len(ordinary) + len(specials) == report["counts"]["tokens"]
+    assert {(s["id"], s["token"]) for s in report["special_tokens"]} == {
+        (i, s) for s, i in specials.items()
+    }
+    lengths = Counter(map(len, ordinary.values()))
+    assert report["length_histogram"] == {str(n): c for n, c in sorted(lengths.items())}
+    assert sum(c["tokens"] for c in report["categories"].values()) == len(ordinary)
+    unreachable = [i for i, t in ordinary.items() if enc._encode_single_piece(t) != [i]]
+    assert report["unreachable"] == len(unreachable)
+    for entry in report["tokens"]:
+        token = bytes.fromhex(entry["bytes"])
+        if entry["special"]:
+            assert specials[token.decode()] == entry["id"]
+        else:
+            assert ordinary[entry["id"]] == token and entry["length"] == len(token)
+
+    ids = enc.encode(corpus_text, allowed_special="all")
+    counts = Counter(ids)
+    got = {e["id"]: e["count"] for e in report["tokens"] if e["count"]}
+    assert got == dict(counts)
+    c = report["corpus"]
+    assert c["tokens"] == len(ids) and c["bytes"] == len(corpus_text.encode())
+    used = {i for i in counts if i in ordinary}
+    assert c["used"] == len(used) and c["unused"] == len(ordinary) - len(used)
+    assert c["special_tokens"][EOT] == counts[specials[EOT]]
+    assert dict(c["ranked"]) == {i: counts[i] for i in used}
+    assert sum(map(len, c["unused_ids"].values())) == c["unused"]
+    under = c["undertrained"]
+    assert len(under["inside"]) + len(under["across"]) + len(under["absent"]) == c["unused"]
+
+    mine, theirs = set(ordinary.values()), set(_ordinary(other).values())
+    a = report["against"]
+    assert (a["shared"], a["only_this"], a["only_other"]) == (
+        len(mine & theirs),
+        len(mine - theirs),
+        len(theirs - mine),
+    )
+    assert sum(v["shared"] for v in a["categories"].values()) == a["shared"]
+
+
+def test_readable_summary(tmp_path, corpus_text):
+    corpus = write_text(tmp_path / "corpus.txt", corpus_text)
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", corpus, "--against", "cl100k_base")
+    ok(result)
+    out = result.stdout
+    assert out.startswith("gpt2: byte-level BPE, 50,257 tokens")
+    for heading in (
+        "Byte lengths of the 50,256 ordinary tokens",
+        "Categories",
+        "Corpus ",
+        "Against cl100k_base",
+    ):
+        assert heading in out
+    assert "Latin letters" in out and "under-trained candidates" in out
+    assert "encoding" in result.stderr  # progress on stderr, never stdout
+    assert "100.0%" not in out and "100.0%" in result.stderr
+
+
+def test_standard_input_is_a_corpus(tmp_path):
+    text = "hello world hello"
+    result = cli_bytes(tmp_path, "inspect", "gpt2", "--corpus", "-", "--json", stdin=text.encode())
+    assert result.returncode == 0, result.stderr
+    corpus = json.loads(result.stdout)["corpus"]
+    assert corpus["files"] == ["-"] and corpus["tokens"] == 3
+    ids = _cached_gpt2_ids(text)
+    assert np.array_equal(sorted(i for i, _ in corpus["ranked"]), sorted(set(ids)))
+
+
+def _cached_gpt2_ids(text: str) -> list[int]:
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    return open_tokenizer("gpt2").encode(text)
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (("no_such_tokenizer",), "no_such_tokenizer"),
+        (("gpt2", "--corpus", "missing.txt"), "missing.txt"),
+        (("gpt2", "--against", "other_missing"), "other_missing"),
+    ],
+)
+def test_bad_sources_are_one_line(tmp_path, args, named):
+    line = error_line(cli(tmp_path, "inspect", *args))
+    assert named in line
+
+
+def test_a_corpus_that_is_not_utf8_is_one_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xff")
+    line = error_line(cli(tmp_path, "inspect", "gpt2", "--corpus", bad))
+    assert "bad.txt" in line and "UTF-8" in line
+
+
+def test_ctrl_c(tmp_path):
+    big = generated_corpus(tmp_path / "big.txt", 2**18, 5 * 2**20)
+    code, lines = interrupt_when_under_way(
+        tmp_path, "encoding", "inspect", "gpt2", "--corpus", big, "--workers", 24
+    )
+    assert_one_quiet_line(code, lines)
+
+
+def test_no_scan_leaves_the_split_out(tmp_path):
+    corpus = write_text(tmp_path / "c.txt", "hello world, hello")
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", corpus, "--json", "--no-scan")
+    ok(result)
+    under = json.loads(result.stdout)["corpus"]["undertrained"]
+    assert under["across"] is None and under["absent"] is None and under["inside"]
+    assert "scanning" not in result.stderr

@@ -1,0 +1,205 @@
+"""A corpus's use of a vocabulary (``explain.usage``) against independent computations: the
+ids tiktoken (GPT-2, cl100k, o200k) and ``tokenizers`` (Llama-3- and Qwen-shaped files, a
+SentencePiece-style one) give the text, counted; the under-trained split against a brute
+force search of the text and the tokens emitted."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+
+import numpy as np
+import pytest
+from core_helpers import EOT, read_fixture, slice_head
+from foreign_files import llama3_style, own_ids, qwen2_style, sentencepiece_bpe
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_formats_tiktoken import _cached
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.corpus.sources import CorpusError, resolve_corpus
+from bpe_studio.core.corpus.tasks import CountTask
+from bpe_studio.core.encode.foreign import open_tokenizer
+from bpe_studio.core.explain.corpus_pass import count_task, scan_task, write_patterns
+from bpe_studio.core.explain.undertrained import _by_automaton, _by_substrings, inside_emitted
+from bpe_studio.core.explain.usage import corpus_usage
+from bpe_studio.core.explain.vocabulary import token_table
+from bpe_studio.core.explain.work import Cancelled
+
+
+@pytest.fixture(scope="module")
+def big_text() -> str:
+    """English, Chinese, code and web text, over a megabyte: counted in worker processes."""
+    parts = [read_fixture(n) for n in ("english_books_slice.txt", "chinese_slice.txt")]
+    parts += [read_fixture(n) for n in ("code_slice.txt", "mixed_web_slice.txt")]
+    return "".join(parts)
+
+
+def _counts(ids: list[int], size: int) -> np.ndarray:
+    return np.bincount(np.asarray(ids, dtype=np.int64), minlength=size)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_counts_equal_tiktokens(name, workers, big_text, tmp_path, tiktoken_gpt2):
+    enc = tiktoken_gpt2 if name == "gpt2" else _cached(name).tiktoken
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(big_text.encode("utf-8"))
+    tok = open_tokenizer(name)
+    usage = corpus_usage(tok, path, workers=workers, scan=False)
+    ids = enc.encode(big_text, allowed_special="all")
+    expected = _counts(ids, len(usage.counts))
+    assert np.array_equal(usage.counts, expected)
+    assert usage.tokens == len(ids) and usage.bytes == len(big_text.encode("utf-8"))
+    table = token_table(tok)
+    special = set(enc._special_tokens.values())
+    used = {i for i in ids if i not in special}
+    assert usage.used(table) == len(used)
+    ranked_ids, ranked_counts = usage.ranked(table)
+    assert set(ranked_ids.tolist()) == used
+    assert list(ranked_counts) == sorted(ranked_counts, reverse=True)
+    unused = usage.unused_by_category(table)
+    assert sum(map(len, unused.values())) == table.makeup().ordinary_tokens - len(used)
+    assert sorted(i for ids_ in unused.values() for i in ids_) == usage.unused_ids(table)
+    assert usage.special_counts(table)[EOT] == ids.count(enc._special_tokens[EOT])
+
+
+@pytest.mark.parametrize("shape", [llama3_style, qwen2_style, sentencepiece_bpe])
+def test_counts_equal_tokenizers_own(shape, tmp_path):
+    text = slice_head("english", 60_000) + slice_head("chinese", 30_000) + "Ünïcödé café\n"
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    file = shape(tmp_path / "tok")
+    tok = open_tokenizer(file)
+    usage = corpus_usage(tok, path, workers=1)
+    assert np.array_equal(usage.counts, _counts(own_ids(file, text), len(usage.counts)))
+
+
+def _brute_force(tok, text: bytes, counts: np.ndarray, every: int) -> dict[int, str]:
+    """Every ``every``-th unused ordinary token: whether its bytes are inside an emitted
+    token, only across tokens, or nowhere in the text, by searching the bytes themselves."""
+    vocab = tok.vocab
+    special = {tok.special_id(s) for s in tok.special_tokens}
+    emitted = [vocab[i] for i in np.flatnonzero(counts).tolist()]
+    unused = [i for i in sorted(vocab) if i not in special and not counts[i]]
+    where = {}
+    for i in unused[::every]:
+        token = vocab[i]
+        if any(token in e for e in emitted):
+            where[i] = "inside"
+        elif token in text:
+            where[i] = "across"
+        else:
+            where[i] = "absent"
+    return where
+
+
+def test_undertrained_split_equals_a_brute_force_search(tmp_path, gpt2_tokenizer):
+    text = slice_head("english", 8_000) + slice_head("chinese", 3_000) + slice_head("code", 3_000)
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    usage = corpus_usage(gpt2_tokenizer, path, workers=1)
+    expected = _brute_force(gpt2_tokenizer, path.read_bytes(), usage.counts, every=3)
+    for name in ("inside", "across", "absent"):
+        got = {i for i in getattr(usage, name) if i in expected}
+        assert got == {i for i, w in expected.items() if w == name}, name
+    assert "across" in expected.values(), "the text should hold some token only across tokens"
+    table = token_table(gpt2_tokenizer)
+    assert len(usage.inside) + len(usage.across) + len(usage.absent) == len(usage.unused_ids(table))
+
+
+def _tiny() -> Tokenizer:
+    """Bytes, then " b", "a b" (which pre-tokenization never lets "a b" become) and "qz"."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    vocab.update({256: b" b", 257: b"a b", 258: b"qz"})
+    return Tokenizer(vocab, [(b" ", b"b"), (b"a", b" b"), (b"q", b"z")])
+
+
+def test_bytes_across_documents_do_not_occur(tmp_path):
+    tok = _tiny()
+    records = tmp_path / "docs.jsonl"
+    records.write_text(
+        "\n".join(json.dumps({"text": t}) for t in ["xq", "zx a b"]) + "\n", encoding="utf-8"
+    )
+    usage = corpus_usage(tok, records, workers=1)
+    assert usage.count(258) == 0 and 258 in usage.absent  # "q" and "z" are two documents
+    assert 257 in usage.across  # "a b" is in the text, as "a" " b"
+    plain = tmp_path / "docs.txt"
+    plain.write_text("xqzx a b", encoding="utf-8")
+    assert corpus_usage(tok, plain, workers=1).count(258) == 1
+
+
+def test_records_and_compressed_files_count_as_their_texts(tmp_path, gpt2_tokenizer):
+    docs = [slice_head("english", 5_000), slice_head("chinese", 2_000), "tail " + EOT + " x"]
+    jsonl = tmp_path / "docs.jsonl.gz"
+    with gzip.open(jsonl, "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps({"content": d}) + "\n" for d in docs)
+    text = tmp_path / "all.txt.gz"
+    with gzip.open(text, "wt", encoding="utf-8", newline="") as f:
+        f.write("".join(docs))
+    by_doc = corpus_usage(gpt2_tokenizer, [jsonl], text_field="content", workers=1)
+    expected = sum(_counts(gpt2_tokenizer.encode(d), len(by_doc.counts)) for d in docs)
+    assert np.array_equal(by_doc.counts, expected)
+    whole = corpus_usage(gpt2_tokenizer, text, workers=1)
+    expected = _counts(gpt2_tokenizer.encode("".join(docs)), len(whole.counts))
+    assert np.array_equal(whole.counts, expected)
+    assert whole.bytes == len("".join(docs).encode())
+
+
+def test_a_match_or_a_pair_across_two_ranges_is_seen(tmp_path):
+    path = tmp_path / "seam.txt"
+    path.write_bytes(b"xxxxABxxxx")
+    (f,) = resolve_corpus(str(path))
+    first, second = CountTask(f, 0, 5, nbytes=5), CountTask(f, 5, 10, nbytes=5)
+    tok = _tiny()
+    kept = str(tmp_path / "patterns")
+    write_patterns([b"AB", b"BA"], kept)
+    assert scan_task(tok, first, kept) == ([0], 5)
+    assert scan_task(tok, second, kept) == ([], 5)
+    pairs = np.unpackbits(count_task(tok, first).pairs).astype(bool)
+    assert pairs[ord("A") << 8 | ord("B")]
+
+
+def test_errors_name_the_file(tmp_path, gpt2_tokenizer):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine text\n\xff\xfe")
+    with pytest.raises(CorpusError, match=r"bad\.txt: not valid UTF-8 at byte offset 10"):
+        corpus_usage(gpt2_tokenizer, bad, workers=1)
+    records = tmp_path / "r.jsonl"
+    records.write_text('{"body": "x"}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"r\.jsonl: line 1: no field 'text'"):
+        corpus_usage(gpt2_tokenizer, records, workers=1)
+    with pytest.raises(FileNotFoundError):
+        corpus_usage(gpt2_tokenizer, tmp_path / "missing.txt", workers=1)
+
+
+def test_progress_and_cancel(tmp_path, big_text, gpt2_tokenizer):
+    path = tmp_path / "corpus.txt"
+    path.write_text(big_text, encoding="utf-8", newline="")
+    phases: dict[str, list[tuple[int, int]]] = {}
+    corpus_usage(
+        gpt2_tokenizer,
+        path,
+        workers=2,
+        progress=lambda p, d, t: phases.setdefault(p, []).append((d, t)),
+    )
+    assert list(phases) == ["encoding", "scanning"]
+    for seen in phases.values():
+        assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] == path.stat().st_size
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(Cancelled):
+        corpus_usage(gpt2_tokenizer, path, workers=2, cancel=stop)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=30, unique=True),
+    st.lists(st.binary(min_size=1, max_size=12), min_size=1, max_size=30),
+)
+def test_both_ways_of_finding_tokens_inside_others_agree(unused, emitted):
+    naive = {u for u in unused if any(u in e for e in emitted)}
+    assert _by_substrings(unused, emitted) == naive
+    assert _by_automaton(unused, emitted) == naive
+    assert inside_emitted(unused, emitted) == naive

@@ -1,0 +1,108 @@
+"""Closing the window with merges no file holds asks Save / Discard / Cancel (issue 33, defect
+1): a finished run, a paused one, one still training (paused while asked, and stopped cleanly
+once closed), the demo's. Save writes the merges asked about and then closes; Cancel (or a
+Save that did not happen) keeps the window and the run as they were."""
+
+from __future__ import annotations
+
+from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.training.session import live_training_threads
+
+TINY = FIXTURES / "tinystories_sample.txt"
+SLICE = FIXTURES / "tinystories_slice.txt"
+
+
+def asking(window, answer: str) -> list[str]:
+    """Answer the close question with ``answer``; the questions asked."""
+    asked: list[str] = []
+
+    def ask(title: str, question: str) -> str:
+        asked.append(question)
+        return answer
+
+    window.ask_close = ask
+    return asked
+
+
+def test_closing_a_finished_run_nobody_saved_asks_and_cancel_keeps_it(qtbot, window):
+    result = train_in_window(qtbot, window, TINY, 400)
+    asked = asking(window, "cancel")
+    window.close()
+    assert len(asked) == 1 and f"{len(result.merges):,} merges" in asked[0]
+    assert window.isVisible() and window.state.result is result  # nothing was lost
+
+
+def test_save_from_the_close_question_writes_the_run_then_closes(qtbot, window, tmp_path):
+    result = train_in_window(qtbot, window, TINY, 400)
+    asking(window, "save")
+    window.choose_save_target = lambda: (str(tmp_path / "out"), "gpt2")
+    window.close()
+    assert not window.isVisible()
+    saved = Tokenizer.load(tmp_path / "out")
+    assert saved.merges == result.merges
+
+
+def test_a_save_that_does_not_happen_keeps_the_window(qtbot, window):
+    train_in_window(qtbot, window, TINY, 400)
+    asking(window, "save")
+    window.choose_save_target = lambda: None  # the folder dialog was cancelled
+    window.close()
+    assert window.isVisible()
+
+
+def test_a_saved_run_closes_without_a_question(qtbot, window, tmp_path):
+    train_in_window(qtbot, window, TINY, 400)
+    assert window.save_tokenizer(tmp_path, "gpt2")
+    asked = asking(window, "cancel")
+    window.close()
+    assert asked == [] and not window.isVisible()
+
+
+def test_closing_while_training_pauses_asks_and_saves_the_merges_it_asked_about(
+    qtbot, window, tmp_path
+):
+    full = train_bpe(SLICE, 3000, [EOT])[1]
+    assert window.open_corpus(SLICE)
+    window.panel.vocab_spin.setValue(3000)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    session.pause_after(2000)  # it cannot end before the close comes
+    qtbot.waitUntil(lambda: window.state.published >= 50, timeout=60_000)
+    seen: dict[str, object] = {}
+
+    def ask(title: str, question: str) -> str:
+        seen["phase"] = window.state.phase  # the run holds still while the user reads
+        seen["merges"] = window.state.merges_done
+        return "save"
+
+    window.ask_close = ask
+    window.choose_save_target = lambda: (str(tmp_path / "out"), "hf")
+    window.close()
+    assert seen["phase"] is Phase.PAUSED and not window.isVisible()
+    qtbot.waitUntil(lambda: live_training_threads() == 0, timeout=30_000)  # stopped cleanly
+    saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
+    n = len(saved.merges)
+    assert n == seen["merges"] and saved.merges == full[:n]
+
+
+def test_closing_a_paused_run_and_discarding_it_closes(qtbot, window):
+    paused_in_window(qtbot, window, SLICE, 3000, 300, workers=1)
+    asked = asking(window, "discard")
+    window.close()
+    assert "301 merges" in asked[0] and not window.isVisible()
+
+
+def test_closing_the_demo_asks_too(qtbot, window):
+    from bpe_studio.gui.app import start_demo
+
+    assert start_demo(window)
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000):
+        pass
+    asked = asking(window, "cancel")
+    window.close()
+    assert asked and window.isVisible()
+    window.timeline.replay.skip()

@@ -1,0 +1,105 @@
+"""A pick whose tokenizer cannot be had puts the choice before back, everywhere (issue 33,
+defect 2): a Hub model offline in Compare, in the Report and in the editor; a broken file.
+The pane goes on showing the tokenizer it showed, labelled as such, the user hears why once,
+and the failing download is not tried again by the next edit. The Hub is a local cache in
+offline mode (``tests/core/hub_snapshot.py``), never the network."""
+
+from __future__ import annotations
+
+import pytest
+from hub_snapshot import offline_hub
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.gui.views.picker import hub_key, preset_key
+
+QWEN = "Qwen/Qwen2.5-7B"  # listed in every menu; nothing of it is in the offline cache
+
+
+@pytest.fixture
+def offline(monkeypatch, tmp_path):
+    return offline_hub(monkeypatch, tmp_path)
+
+
+def errors_of(window) -> list[tuple[str, str]]:
+    shown: list[tuple[str, str]] = []
+    window.show_error = lambda title, message: shown.append((title, message))
+    for page in (window.compare, window.report):
+        page.error.disconnect()
+        page.error.connect(lambda title, message: shown.append((title, message)))
+    return shown
+
+
+def test_a_hub_model_that_fails_offline_leaves_compare_as_it_was(qtbot, window, offline):
+    compare = window.compare
+    errors = errors_of(window)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        window.tabs.setCurrentWidget(compare)
+    left, right = compare.choices
+    before = compare.comparison
+    left.pick(hub_key(QWEN))
+    qtbot.waitUntil(lambda: not compare.busy and left.key != hub_key(QWEN), timeout=60_000)
+    # The pane's picker, its label and its counts are GPT-2's again, all three.
+    assert left.key == preset_key("gpt2") and window.hub.pane(left.pane).key == left.key
+    assert compare.comparison.a.label == left.label_of(left.key) == before.a.label
+    assert compare.stats[0].text().startswith(f"{before.a.label}: ")
+    assert len(errors) == 1 and QWEN in errors[0][1]
+    # The next pick for the other pane shows what it picked, and no "Could not compare" stays.
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        right.pick(preset_key("cl100k_base"))
+    assert compare.comparison.b.label == right.label_of(preset_key("cl100k_base"))
+    assert not compare.status.text().startswith("Could not")
+    # Editing the text does not fetch the model that failed again.
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        compare.set_text("a new text")
+    assert len(errors) == 1
+
+
+def test_a_hub_model_that_fails_offline_leaves_the_editor_as_it_was(qtbot, window, offline):
+    picker = window.picker
+    picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: window.state.picked is not None and not window.editor.busy)
+    gpt2 = window.state.picked
+    picker.pick(hub_key("Qwen/Qwen3-8B"))
+    qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.editor.busy, timeout=30_000)
+    assert picker.key == preset_key("gpt2") and window.state.picked is gpt2
+    ids = window.editor.spans.ids.tolist()
+    assert ids == Tokenizer.preset("gpt2").encode(window.editor.text())
+    note = window.editor_tokenizer.note
+    assert "Could not load Qwen/Qwen3-8B" in note.text() and "Qwen/Qwen3-8B" in note.toolTip()
+
+
+def test_a_broken_file_picked_in_the_report_leaves_its_column(qtbot, window, tmp_path):
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text("{not json", encoding="utf-8")
+    report = window.report
+    errors = errors_of(window)
+    with qtbot.waitSignal(report.computed, timeout=120_000):
+        window.tabs.setCurrentWidget(report)
+    first = report.report.tokenizers
+    slot = report.choices[1]
+    before = slot.key
+    slot.add_file(broken)
+    qtbot.waitUntil(lambda: not report.busy and slot.key == before, timeout=120_000)
+    assert report.report.tokenizers == first
+    assert errors and str(broken.name) in errors[-1][1]
+
+
+def test_a_pane_whose_shown_choice_goes_away_says_so_and_stops(qtbot, window):
+    """The run's tokenizer in Compare, then the run discarded: the pane's choice itself can no
+    longer be built. The page says why on its status line, once, and computes nothing more
+    (undoing a pick would have nothing to go back to)."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 400)
+    compare = window.compare
+    errors = errors_of(window)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        window.tabs.setCurrentWidget(compare)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        compare.choices[1].pick("run")
+    assert window.open_corpus(FIXTURES / "german.txt")  # discards the unsaved run
+    qtbot.waitUntil(lambda: not compare.busy, timeout=30_000)
+    qtbot.wait(300)  # long enough for a loop of requests to show itself
+    assert not compare.busy and compare.status.text().startswith("Could not compare")
+    assert errors == []  # no dialog: nothing the user picked failed
