@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .packed import RankTable
-from .piece_table import PieceTable, readonly
+from .piece_table import PieceTable, pow2_at_least, readonly
 
 # (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
 Items = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -31,10 +31,6 @@ Items = tuple[np.ndarray, np.ndarray, np.ndarray]
 _EVERY_RANK = (1 << 63) - 1
 # The memo of pairs of tokens (``encode_kernel._no_cross``): its slots, a power of two.
 TOKEN_PAIRS = 1 << 18
-
-
-def _pow2_at_least(n: int) -> int:
-    return 1 << max(4, (int(n) - 1).bit_length())
 
 
 class RankArrays(NamedTuple):
@@ -83,7 +79,7 @@ class RankArrays(NamedTuple):
         byte_ids: np.ndarray,
         tree: tuple[np.ndarray, np.ndarray, np.ndarray, bool],
     ) -> RankArrays:
-        cap = 2 * _pow2_at_least(max(len(pairs), 1))
+        cap = 2 * pow2_at_least(max(len(pairs), 1))
         table, by_bytes = kernels.rank_table(pairs, packed, cap, np.asarray(byte_ids, np.int64))
         return cls(table, by_bytes, tree)
 

@@ -37,7 +37,8 @@ def readonly(points: np.ndarray) -> np.ndarray:
     return points
 
 
-def _pow2_at_least(n: int) -> int:
+def pow2_at_least(n: int) -> int:
+    """The least power of two, 16 or more, that is at least ``n``."""
     return 1 << max(4, (int(n) - 1).bit_length())
 
 
@@ -45,7 +46,7 @@ class PieceTable:
     """One piece table's arrays (see ``encode_kernel``); ``arrays`` is what the kernels take."""
 
     def __init__(self, entries: int, keys: int, vals: int, slots: int | None = None) -> None:
-        self.slots = np.full(2 * (slots or 2 * _pow2_at_least(entries)), -1, np.int64)
+        self.slots = np.full(2 * (slots or 2 * pow2_at_least(entries)), -1, np.int64)
         self.ents = np.zeros(4 * entries, np.int64)
         self.keys = np.zeros(keys, np.uint32)
         self.vals = np.zeros(vals, np.uint32)
@@ -119,7 +120,7 @@ class PieceTable:
         out.vals = _doubled(self.vals) if vals else self.vals
         out.meta = self.meta.copy()
         if entries:
-            out.slots = np.full(2 * 2 * _pow2_at_least(len(out.ents) // 4), -1, np.int64)
+            out.slots = np.full(2 * 2 * pow2_at_least(len(out.ents) // 4), -1, np.int64)
             kernels.rehash(out.arrays, out.slots)
         else:
             out.slots = self.slots
