@@ -456,3 +456,19 @@ def test_a_worker_process_loads_the_kernels_before_encoding_a_file():
     assert kernel_start.kernels() is not None and tok.merger._compiled is not None
     text = read_fixture(SLICES["english"])[:50_000]
     assert tok._encoder.compiled_array(text, tok.specials) is not None
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize(
+    "corpus", ["english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]
+)
+def test_open_model_shapes_equal_tokenizers_on_the_shared_corpora(tmp_path_factory, shape, corpus):
+    # The fixture mix above is 20,000 characters; real text of every kind, at a size where the
+    # cache fills with thousands of pieces, is where a shape's scanner or NFC step would slip.
+    with open(full_corpus(corpus), "rb") as f:
+        f.seek(5_000_000)
+        f.readline()
+        text = f.read(300_000).decode("utf-8", errors="ignore")
+    ours, hf = _built_shape(tmp_path_factory, shape)
+    assert ours._encoder.scanner is not None
+    assert compiled_ids(ours, text) == hf.encode(text, add_special_tokens=False).ids
