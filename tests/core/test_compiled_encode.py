@@ -472,3 +472,40 @@ def test_open_model_shapes_equal_tokenizers_on_the_shared_corpora(tmp_path_facto
     ours, hf = _built_shape(tmp_path_factory, shape)
     assert ours._encoder.scanner is not None
     assert compiled_ids(ours, text) == hf.encode(text, add_special_tokens=False).ids
+
+
+# A fresh process with its own numba cache dir: the first preparation compiles the scanners
+# and the encoder and says so (once each), the second loads both from the cache silently.
+COMPILE_RUN = """
+from bpe_studio.core.encode import kernel_start
+said = []
+ready = kernel_start.prepare(said.append)
+print(repr(said), ready)
+"""
+
+
+def test_first_use_compiles_the_encoder_and_says_so_then_loads_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from core_helpers import REPO_ROOT
+
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env.pop("BPE_STUDIO_ENCODER", None)
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", COMPILE_RUN],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=900,
+        ).stdout.strip()
+
+    assert run() == (
+        "['compiling the pre-tokenizer (first run only)', "
+        "'compiling the encoder (first run only)'] True"
+    )
+    assert run() == "[] True"
