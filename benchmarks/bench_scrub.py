@@ -11,6 +11,8 @@ sent at the same moment). Three ways of moving:
 - drag: a slider drag, one position every 16 ms (a 60 Hz mouse), measured from the last
   position to its colours; earlier positions may be skipped (latest wins).
 The figures are the median and 95th percentile per kind, for positions up to 32,000 and all.
+The compiled encoder's kernels are loaded first, where this code has them (the app's window
+loads them in the background at start): what the editor works with once the app is up.
 
     QT_QPA_PLATFORM=offscreen python benchmarks/bench_scrub.py [--positions 40] [--json out.json]
 """
@@ -18,6 +20,7 @@ The figures are the median and 95th percentile per kind, for positions up to 32,
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
@@ -61,6 +64,13 @@ def run(positions: int, seed: int) -> dict:
     from bpe_studio.gui.views.token_editor import TokenEditor
 
     app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots
+    try:
+        from bpe_studio.core.encode import kernel_start
+    except ImportError:  # code from before the compiled encoder
+        pass
+    else:
+        kernel_start.prepare()
+        gc.freeze()  # as the window does once they are loaded (keep_out_of_collections)
     tok = Tokenizer.from_files(
         FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
     )

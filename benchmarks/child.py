@@ -114,8 +114,11 @@ class ChildRun:
     result: dict = field(default_factory=dict)  # the runner's RESULT line, if any
 
 
-def run_child(argv: list[str], timeout: float = 1800) -> ChildRun:
-    """Run ``argv`` with :func:`child_env`; record wall time and peak memory of the tree."""
+def run_child(
+    argv: list[str], timeout: float = 1800, extra_env: dict[str, str] | None = None
+) -> ChildRun:
+    """Run ``argv`` with :func:`child_env` (and ``extra_env``); record wall time and peak
+    memory of the tree."""
     quiet.wait_within_budget()
     busy0, self0 = quiet.busy_cpu_s(), quiet.self_cpu_s()
     start = time.perf_counter()
@@ -123,7 +126,7 @@ def run_child(argv: list[str], timeout: float = 1800) -> ChildRun:
         argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=child_env(),
+        env={**child_env(), **(extra_env or {})},
         cwd=REPO_ROOT,
         text=True,
     )
@@ -181,9 +184,9 @@ def run_child(argv: list[str], timeout: float = 1800) -> ChildRun:
     return run
 
 
-def run_workload(name: str, **params) -> ChildRun:
+def run_workload(name: str, extra_env: dict[str, str] | None = None, **params) -> ChildRun:
     """Run ``runner.py NAME PARAMS_JSON`` in a fresh interpreter; raise on failure."""
-    run = run_child([sys.executable, str(RUNNER), name, json.dumps(params)])
+    run = run_child([sys.executable, str(RUNNER), name, json.dumps(params)], extra_env=extra_env)
     if run.returncode != 0 or not run.result:
         raise RuntimeError(f"workload {name} failed (exit {run.returncode}):\n{run.stderr[-3000:]}")
     return run

@@ -1,6 +1,8 @@
 """All BPE Studio benchmarks in one run: training (bench_train), encoding with GPT-2
-(bench_encode) and with the cl100k_base and o200k_base presets (bench_encode_presets), side by
-side with Hugging Face ``tokenizers`` and tiktoken. Prints one Markdown table with a
+(bench_encode), with the GPT-2, cl100k_base and o200k_base presets (bench_encode_presets), with
+the open models' ``tokenizer.json`` shapes (bench_hf_json) and a 100 MB file in one and two
+worker processes (bench_encode_workers), side by side with Hugging Face ``tokenizers``,
+``fastokens`` and tiktoken. Prints one Markdown table with a
 PASS/MISS per target, then peak memory, and writes it with a description of this machine to
 ``benchmarks/RESULTS.md`` (``--out`` to write elsewhere, ``--no-write`` to only print).
 
@@ -25,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_encode  # noqa: E402
 import bench_encode_presets  # noqa: E402
+import bench_encode_workers  # noqa: E402
+import bench_hf_json  # noqa: E402
 import bench_train  # noqa: E402
 import corpora  # noqa: E402
 import machine  # noqa: E402
@@ -111,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     sec.extend(bench_encode.run(log=log))
     log("encoding with the presets ...")
     sec.extend(bench_encode_presets.run(log=log))
+    log("encoding with tokenizer.json files ...")
+    sec.extend(bench_hf_json.run(log=log))
+    log("encoding a 100 MB file with one and two workers ...")
+    sec.extend(bench_encode_workers.run(log=log))
     elapsed = time.perf_counter() - start
 
     text = render(sec, info, elapsed, "python benchmarks/run_all.py")

@@ -31,7 +31,8 @@ import numpy as np
 from ..core.corpus.counting import ignore_interrupts, mp_context, resolve_workers
 from ..core.corpus.records import file_documents
 from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, Kind
-from ..core.encode.encode_file import EncodeStats, encode_file, ids_dtype
+from ..core.encode import kernel_start
+from ..core.encode.encode_file import PREPARE_MIN_BYTES, EncodeStats, encode_file, ids_dtype
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.tokenizer import Tokenizer
 from ..core.io.atomic import atomic_open
@@ -57,17 +58,23 @@ def encode_inputs(
     text_field: str | None = None,
     template: Callable[[AnyTokenizer], tuple[tuple[int, ...], tuple[int, ...]] | None]
     | None = None,
+    status: Callable[[str], None] | None = None,
 ) -> tuple[EncodeStats, bool]:
     """Encode ``files`` into the ``.npy`` at ``out``; the stats, and whether ``template``'s
     tokens (``template(tokenizer)``: before and after, or None) were put around each
-    document (never on the fast path, where the caller puts them around the file's ids)."""
+    document (never on the fast path, where the caller puts them around the file's ids).
+    ``status(message)`` hears of a phase such as the encoder's first compile."""
     if is_fast_path(files):
         # Named as the user named it (messages say that name), a path from here.
         path = files[0].name
-        return encode_file(load, path, out, workers=workers, progress=progress), False
+        stats = encode_file(load, path, out, workers=workers, progress=progress, status=status)
+        return stats, False
     start = time.perf_counter()
     tok = load if isinstance(load, ForeignTokenizer) else load()
     load_seconds = time.perf_counter() - start
+    if sum(f.size for f in files) >= PREPARE_MIN_BYTES:
+        # As encode_file does: the first compile is announced, not a silent stall.
+        kernel_start.prepare(status)
     around = template(tok) if template is not None else None
     job = _Job(tok, text_field or DEFAULT_TEXT_FIELD, *(around or ((), ())))
     total = sum(f.size for f in files)

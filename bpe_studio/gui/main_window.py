@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Slot
+from PySide6.QtCore import QSize, Qt, Signal, SignalInstance, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import PATTERNS
+from ..core.encode import kernel_start
 from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,
@@ -39,7 +40,7 @@ from .jobs.loader import (
 from .model.app_model import AppModel
 from .model.corpus_source import CORPUS_FILTERS
 from .model.state import RunState
-from .responsiveness.collector import collect_on_gui_thread
+from .responsiveness.collector import collect_on_gui_thread, keep_out_of_collections
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .training.controller import CANCEL, DISCARD, SAVE, Controller
 from .views.compare import CompareView
@@ -67,7 +68,18 @@ SAMPLE_TEXT = (
 )
 
 
+ENCODER_COMPILING = (
+    "Compiling the encoder (first run only); the editor tokenizes with the slower one meanwhile"
+)
+ENCODER_COMPILED = "The encoder is compiled"
+
+
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
+    # From the thread that loads the compiled encoder (``_load_encoder``): news for the status
+    # bar, and that the encoder is ready.
+    encoder_news = Signal(str)
+    encoder_ready = Signal()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
@@ -170,6 +182,35 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.lab.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
+        self._load_encoder()
+
+    def _load_encoder(self) -> None:
+        """Load the compiled encoder in a background thread (the first time on a machine it
+        compiles, in a child process, and the status bar says so); the editor's spans take
+        the Python path until it is ready. Never on the GUI thread."""
+        self.encoder_news.connect(self.show_notice)
+        # numba's modules and the kernels are hundreds of thousands of objects alive for
+        # good: no full collector pass on the GUI thread should walk them again.
+        self.encoder_ready.connect(keep_out_of_collections)
+        compiling: list[str] = []
+
+        def emitted(signal: SignalInstance, *args: object) -> None:  # in the loading thread
+            try:
+                signal.emit(*args)
+            except RuntimeError:  # the window is gone
+                pass
+
+        def status(message: str) -> None:
+            compiling.append(message)
+            emitted(self.encoder_news, ENCODER_COMPILING)
+
+        def done(ready: bool) -> None:
+            if ready:
+                emitted(self.encoder_ready)
+            if compiling and ready:
+                emitted(self.encoder_news, ENCODER_COMPILED)
+
+        kernel_start.prepare_in_background(status, done)
 
     def _connect_inspector(self) -> None:
         # The piece under the editor's cursor feeds the step-through; the editor's counts

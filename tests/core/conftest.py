@@ -58,3 +58,45 @@ def span_tokenizer(tmp_path_factory):
     )
     vocab, merges = train_bpe(corpus, 257 + 700, [EOT], workers=1)
     return Tokenizer(vocab, merges, [EOT])
+
+
+# ------------------------------------------------------------------ the compiled encoder
+# Which path a text takes depends on whether the compiled encoder's kernels are loaded in the
+# process (``encode.kernel_start``): every test starts as a fresh process would, with them
+# not loaded, so a test's path does not depend on the tests that ran before it (a test that
+# wants the compiled path loads them, as a long text or ``encode_file`` does).
+# ``BPE_STUDIO_ENCODER=compiled`` runs every test on the compiled path instead; the tests of
+# the Python path's own tables (its batch merger, its cache, its lookups) are left out then.
+PYTHON_PATH_TESTS = (
+    "test_batch_bpe.py::test_non_monotone_merges_fall_back_to_one_at_a_time",
+    "test_batch_bpe.py::test_fresh_tokenizer_uses_the_batch_and_matches_tiktoken",
+    "test_batch_bpe.py::test_batch_of_only_long_pretokens",
+    "test_batch_bpe.py::test_short_long_and_very_long_pretokens_together",
+    "test_batch_bpe.py::test_many_short_documents_get_the_batch_and_the_fast_split",
+    "test_encode_cache.py::test_cache_values_are_untracked_and_hold_each_pre_tokens_ids",
+    "test_explain.py::test_truncated_does_not_take_over_a_built_batch_merger",
+    "test_explain.py::test_truncated_batch_merger_is_built_from_the_first_k_merges",
+    "test_whole_tokens.py::test_whole_token_pieces_skip_merging_and_equal_tiktoken",
+)
+
+
+@pytest.fixture(autouse=True)
+def _compiled_encoder_as_in_a_fresh_process():
+    from bpe_studio.core.encode import kernel_start
+
+    yield
+    kernel_start.forget()
+
+
+def pytest_collection_modifyitems(config, items):
+    from bpe_studio.core.encode import kernel_start
+
+    if not kernel_start.eager():
+        return
+    keep, skip = [], []
+    for item in items:
+        where = item.nodeid.split("tests/core/", 1)[-1].split("[", 1)[0]
+        (skip if where in PYTHON_PATH_TESTS else keep).append(item)
+    if skip:
+        config.hook.pytest_deselected(items=skip)
+        items[:] = keep

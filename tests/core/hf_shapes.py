@@ -1,8 +1,9 @@
 """``tokenizer.json`` components shaped like the open models', built with ``tokenizers``.
 
-The patterns are the ones those models' files carry (Llama 3, DeepSeek-V3, BLOOM), and
-tiktoken's own cl100k pattern as a file would carry it verbatim. :func:`unbyte` turns
-``tokenizers``' byte-level pieces back into text, so its pre-tokens compare with ours.
+The patterns are the ones those models' files carry (Llama 3, DeepSeek-V3, BLOOM, gpt-oss's
+o200k pattern), and tiktoken's own cl100k pattern as a file would carry it verbatim.
+:func:`unbyte` turns ``tokenizers``' byte-level pieces back into text, so its pre-tokens
+compare with ours.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from gpt2_bytes import token_from_gpt2
 from tokenizers import Regex, Tokenizer, models
 from tokenizers import normalizers as nz
 from tokenizers import pre_tokenizers as pt
+
+from bpe_studio.core.pretokenization.names import PATTERNS
 
 LLAMA3 = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
@@ -50,6 +53,8 @@ FAMILIES = {
     "bloom": (None, splits_then_bytes(BLOOM)),
     "cl100k_in_json": (None, splits_then_bytes(CL100K_TIKTOKEN)),
 }
+# gpt-oss's file: o200k's pattern in one Isolated Split, then ByteLevel without its regex.
+GPT_OSS = (None, splits_then_bytes(PATTERNS["o200k"]))
 
 
 def components(normalizer, pre_tokenizer) -> dict:

@@ -155,7 +155,7 @@ OWN = {
     ForeignTokenizer: {
         "from_file", "backend", "mark_special", "token_text", "token_decoder",
         # what the app's views ask of tokenizers' offsets, and its labels
-        "packed_spans", "cuts", "not_explained", "pattern", "pattern_name",
+        "cuts", "not_explained", "pattern", "pattern_name",
     },
 }  # fmt: skip
 

@@ -40,6 +40,7 @@ from ..corpus.sources import check_corpus_path
 from ..io.atomic import atomic_open
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
+from . import kernel_start
 from .foreign import ForeignTokenizer
 from .id_arrays import ids_dtype as smallest_dtype
 from .tokenizer import Tokenizer
@@ -192,6 +193,7 @@ def encode_file(
     *,
     workers: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    status: Callable[[str], None] | None = None,
 ) -> EncodeStats:
     """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids), in
     ``workers`` processes (None: every core; see ``corpus.resolve_workers``).
@@ -204,6 +206,10 @@ def encode_file(
     The ids equal ``tokenizer.encode`` of the file's text. A UTF-8 file cannot hold a lone
     surrogate (its three-byte form is invalid UTF-8): such a file raises ``CorpusError``
     naming the byte offset, like any other invalid UTF-8.
+
+    For a file of ``PREPARE_MIN_BYTES`` or more, the compiled encoder's kernels are loaded
+    here before any worker starts (forked workers inherit them); the first time on a machine
+    they are compiled, and ``status`` is told so first (``kernel_start.COMPILING``).
 
     A :class:`~.foreign.ForeignTokenizer` (given built) encodes the whole text in one call:
     where its text may be cut without changing the ids is its own affair."""
@@ -218,6 +224,8 @@ def encode_file(
     out.parent.mkdir(parents=True, exist_ok=True)
     parallel = workers > 1 and size >= PARALLEL_MIN_BYTES
     context = mp_context()
+    if size >= PREPARE_MIN_BYTES:
+        kernel_start.prepare(status)
     with ExitStack() as stack:
         pool = tok = None
         if (
@@ -242,9 +250,9 @@ def encode_file(
         chunks = _in_order(pool, tok, jobs)
         total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress))
         seconds = time.perf_counter() - start
-        if pool is not None:
-            # The ids are written: the workers exit on their own, not waited for here.
-            pool.shutdown(wait=False)
+        # subtle: the pool is shut down waiting for its workers (the stack's exit): not
+        # waiting let the interpreter's exit race the pool's manager thread, which then wrote
+        # "Bad file descriptor" tracebacks after the ids were written.
     return EncodeStats(size, total, seconds, plan.dtype, plan.setup_seconds, plan.load_seconds)
 
 
@@ -306,8 +314,12 @@ def _built(tokenizer: Tokenizer | Callable[[], Tokenizer]) -> tuple[Tokenizer, f
 
 
 def _prepare(tok: Tokenizer, size: int) -> None:
-    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now."""
+    """For a file of ``size`` bytes worth it, build ``tok``'s bulk tables now: the compiled
+    merger's, its kernels loaded first (at once where this process inherited them, a forked
+    worker; ``encode_file`` loads them before starting any, so a compile happens there, once,
+    and is announced), else the Python path's."""
     if size >= PREPARE_MIN_BYTES:
+        kernel_start.prepare()
         tok.prepare_bulk()
 
 

@@ -183,6 +183,11 @@ class TokenizerLike(Protocol):
 
     def spans(self, text: str) -> list[TokenSpan]: ...
 
+    def packed_spans(self, text: str) -> numpy.ndarray:
+        """:meth:`spans` as an ``(n, 4)`` int64 array (id, start, end, partial): what the
+        editor, Compare and Report read, without a Python object per token."""
+        ...
+
     # -------------------------------------------------------------- decoding
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str: ...
 

@@ -19,6 +19,7 @@ import operator
 from collections.abc import Collection, Iterator, Sequence
 from functools import cached_property
 from itertools import compress, repeat
+from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
 from .packed import (
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from .batch_bpe import BatchBpe
     from .char_bpe import CharBpe
     from .char_cuts import CharCuts
+    from .compiled import CompiledMerger, RankArrays
+    from .piece_table import PieceTable
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
 # an endless corpus cannot grow it without bound.
@@ -106,6 +109,18 @@ class Merger:
         self._batch_state = "unbuilt"  # then "built", or "unusable" (merges not monotone)
         self._char: CharBpe | None = None  # built with the batch merger, on first use
         self._cuts: CharCuts | None = None  # built on first use
+        # The compiled path's merger (``compiled``), built on first use once the kernels are
+        # loaded; its rank table is shared with every truncation.
+        self._compiled: CompiledMerger | None = None
+        self._rank_arrays: RankArrays | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        # subtle: the compiled merger holds a lock (not picklable) and a cache; a worker
+        # process builds its own.
+        state = dict(self.__dict__)
+        state["_compiled"] = None
+        state["_rank_arrays"] = None
+        return state
 
     # ---------------------------------------------------------------- queries
     def pair_rank(self, left: int, right: int) -> tuple[int, int] | None:
@@ -134,6 +149,70 @@ class Merger:
     def truncated(self, k: int) -> Merger:
         """The merger of the first ``k`` merges (see ``Tokenizer.truncated``)."""
         return _Truncated.of(self, k)
+
+    # ---------------------------------------------------------------- compiled
+    def compiled(self) -> CompiledMerger | None:
+        """The compiled merger of these merges (``compiled``), or None while the kernels are
+        not loaded (``kernel_start``)."""
+        from . import kernel_start
+
+        kernels = kernel_start.kernels()
+        if kernels is None:
+            return None
+        if self._compiled is None:
+            import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
+
+            from .compiled import CompiledMerger
+
+            self._compiled = CompiledMerger(
+                kernels,
+                self._compiled_ranks(kernels),
+                np.array(self.byte_ids, np.int64),
+                limit=self._compiled_limit(),
+                whole=self._compiled_whole(kernels),
+                whole_all=self._lookup_all,
+            )
+        return self._compiled
+
+    def _compiled_ranks(self, kernels: ModuleType) -> RankArrays:
+        if self._rank_arrays is None:
+            import numpy as np
+
+            from .compiled import RankArrays
+
+            byte_ids = np.array(self.byte_ids, np.int64)
+            if self._merge_lists is not None:
+                lefts, rights, made_ids = map(np.array, self._merge_lists)
+                rank = RankArrays.of_lists(kernels, lefts, rights, made_ids, byte_ids)
+            else:
+                rank = RankArrays.of_table(kernels, self._ranks, byte_ids)
+            self._rank_arrays = rank
+        return self._rank_arrays
+
+    def _compiled_limit(self) -> int | None:
+        return None
+
+    def token_sizes(self) -> numpy.ndarray:
+        """The byte count of each id's token (0 for ids not in the vocabulary), built once."""
+        sizes = self.__dict__.get("_token_sizes")
+        if sizes is None:
+            import numpy as np
+
+            vocab = self.vocab
+            sizes = np.zeros(max(vocab) + 1, dtype=np.int64)
+            ids = np.fromiter(vocab.keys(), dtype=np.int64, count=len(vocab))
+            sizes[ids] = np.fromiter(map(len, vocab.values()), dtype=np.int64, count=len(vocab))
+            self.__dict__["_token_sizes"] = sizes
+        return sizes
+
+    def _compiled_whole(self, kernels: ModuleType) -> PieceTable | None:
+        """The whole tokens a new piece is looked up as before it is merged (``whole``), as
+        the Python path looks a piece up."""
+        if self._whole is None:
+            return None
+        from .piece_table import PieceTable
+
+        return PieceTable.of_tokens(kernels, self._whole, ascii_only=not self._lookup_all)
 
     # ---------------------------------------------------------------- merging
     def ids(self, pieces: list[str]) -> list[int]:
@@ -464,7 +543,7 @@ class _Truncated(Merger):
         # except those that depend on the merges, and the caches, which must be fresh: a cache
         # shared with the full merger would hand out its pre-tokens' ids under more merges.
         out.__dict__.update(full.__dict__)
-        for lazy in ("vocab", "_ranks", "_rank_of_id"):
+        for lazy in ("vocab", "_ranks", "_rank_of_id", "_token_sizes"):
             out.__dict__.pop(lazy, None)
         out._full, out._k = full, k
         if full._merge_lists is not None:
@@ -475,9 +554,23 @@ class _Truncated(Merger):
         out._batch = None
         out._batch_state = "unbuilt"
         out._char = None
+        # The compiled merger: the full one's rank table, with the first k merges' limit.
+        out._compiled = None
+        out._rank_arrays = None
         # subtle: ``_cuts`` is kept: the cuts it allows were found over the full vocabulary, a
         # superset of the truncated one's, so no merge of fewer crosses them either.
         return out
+
+    def _compiled_ranks(self, kernels: ModuleType) -> RankArrays:
+        return self._full._compiled_ranks(kernels)
+
+    def _compiled_limit(self) -> int | None:
+        return self._k
+
+    def token_sizes(self) -> numpy.ndarray:
+        # subtle: an id keeps its bytes in every truncation; the full vocabulary's sizes
+        # serve them all (building the truncated vocabulary would cost far more).
+        return self._full.token_sizes()
 
     @cached_property
     def _ranks(self) -> RankTable:  # type: ignore[override]

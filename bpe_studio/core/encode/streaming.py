@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..io.surrogates import replace_surrogates
+from .encoder import STRETCH, codepoints
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from .compiled import CompiledMerger
+    from .encoder import Encoder
 
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
@@ -28,57 +32,113 @@ def _replace_all_but_last_high(buf: str) -> str:
     return replace_surrogates(buf)
 
 
-def encode_decided(tok: Tokenizer, buf: str, out: list[int]) -> int:
+def encode_decided(enc: Encoder, buf: str, out: list[int]) -> int:
     """Append to ``out`` the ids of the part of ``buf`` that more text cannot change; return
-    its length.
+    its length. The compiled path is taken when its kernels are loaded already: a stream
+    never loads them (``Tokenizer.prepare_bulk`` does), so it holds only its bounded text.
 
     A special token starting at ``p`` is decided once ``p + longest special`` characters are
     in; a pre-token is decided once the characters the pattern looks at past its end are in,
     and none of them could still turn out to begin a special token (the limit
     ``cut_rules.stream_limit`` gives).
     """
-    if tok.hf_pipeline is not None:
-        return _encode_decided_pipeline(tok, buf, out)
+    if enc.pipeline is not None:
+        return _encode_decided_pipeline(enc, buf, out)
+    merger = enc.compiled(len(buf))
+    if merger is not None:
+        with merger.try_lock() as mine:
+            if mine:
+                return _encode_decided_compiled(enc, merger, buf, out)
     n = len(buf)
-    specials = tok.specials
+    specials = enc.specials
     longest = specials.longest
-    merger = tok.merger
     pos = 0
     for a, b, special in specials.segments(buf):
         if special is None or b + longest > n:
             break
-        out += merger.ids(tok._findall(buf[a:b]))
-        out.append(tok.special_id(special))
+        out += enc.merger.ids(enc.findall(buf[a:b]))
+        out.append(enc.special_id(special))
         pos = b + len(special)
-    limit = tok.cut_rules.stream_limit(buf, specials)
+    limit = enc.cut_rules.stream_limit(buf, specials)
     done = pos
     if limit > pos:
         # subtle: encode the decided matches themselves. Pre-tokenizing buf[pos:done]
         # afresh would be wrong: "\n\nWord" gives "\n", "\n", but "\n\n" alone is one.
         pieces = []
-        for m in tok.pre_tokenizer.compiled.finditer(buf, pos):
+        for m in enc.pre.compiled.finditer(buf, pos):
             if m.end() > limit:
                 break
             pieces.append(m.group())
             done = m.end()
-        out += merger.ids(pieces)
+        out += enc.merger.ids(pieces)
     return done
 
 
-def _encode_decided_pipeline(tok: Tokenizer, buf: str, out: list[int]) -> int:
+def _encode_decided_compiled(enc: Encoder, merger: CompiledMerger, buf: str, out: list[int]) -> int:
+    """:func:`encode_decided` on the compiled path (the caller holds the merger's lock)."""
+    cp = _points_but_last_high(buf)
+    n = len(buf)
+    specials = enc.specials
+    stretches: list[tuple[int, int, int]] = []
+    pos = 0
+    for a, b, special in specials.segments(buf):
+        if special is None or b + specials.longest > n:
+            break
+        if b > a:
+            stretches.append((a, b, STRETCH))
+        stretches.append((b, b + len(special), enc.special_id(special)))
+        pos = b + len(special)
+    starts, ends, kinds = enc.scanned(cp, stretches)
+    limit = enc.cut_rules.stream_limit(buf, specials)
+    done = pos
+    if limit > pos:
+        # subtle: the pieces of the rest as the whole buffer cuts it, those ending by the
+        # limit kept (see the Python path above).
+        assert enc.scanner is not None
+        tail = enc.scanner.ends(cp, pos, n)
+        tail = tail[tail <= limit]
+        if len(tail):
+            done = int(tail[-1])
+            starts = np.concatenate([starts, [pos], tail[:-1]])
+            ends = np.concatenate([ends, tail])
+            kinds = np.concatenate([kinds, np.full(len(tail), -1, np.int64)])
+    out += merger.encode(cp, (starts, ends, kinds))[0].tolist()
+    return done
+
+
+def _points_but_last_high(buf: str) -> np.ndarray:
+    """``codepoints(buf)``, except that a high surrogate at the very end is let through (the
+    Python path never encodes it either: the piece holding the last character is never
+    decided); any other surrogate raises UnicodeEncodeError, for the caller to replace."""
+    if buf and "\ud800" <= buf[-1] <= "\udbff":
+        codepoints(buf[:-1])  # raises for any other surrogate
+        return np.frombuffer(buf.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return codepoints(buf)
+
+
+def _encode_decided_pipeline(enc: Encoder, buf: str, out: list[int]) -> int:
     """:func:`encode_decided` for a tokenizer.json's pipeline: only what comes before an added
-    token that always splits the text there (``Tokenizer.cut_specials``) is decided."""
-    cuts, pos = tok.cut_specials, 0
+    token that always splits the text there (``Encoder.cut_specials``) is decided."""
+    cuts, pos = enc.cut_specials, 0
     for _, b, special in cuts.segments(buf):
         if special is None or b + cuts.longest > len(buf):
             break
         pos = b
     if pos:
-        out += tok.encode(buf[:pos])
+        out += encode_text(enc, buf[:pos])
     return pos
 
 
-def encode_iterable(tok: Tokenizer, iterable: Iterable[str]) -> Iterator[int]:
+def encode_text(enc: Encoder, text: str) -> list[int]:
+    """The ids of ``text``, every special token of the tokenizer encoded as one (as
+    ``Tokenizer.encode(text)``), surrogates as ``encode`` encodes them."""
+    try:
+        return enc.array(text, enc.specials).tolist()
+    except UnicodeEncodeError:
+        return enc.array(replace_surrogates(text), enc.specials).tolist()
+
+
+def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text
     (see ``Tokenizer.encode_iterable``)."""
     pending: list[str] = []
@@ -96,14 +156,14 @@ def encode_iterable(tok: Tokenizer, iterable: Iterable[str]) -> Iterator[int]:
             pending_len = 0
             out: list[int] = []
             try:
-                done = encode_decided(tok, buf, out)
+                done = encode_decided(enc, buf, out)
             except UnicodeEncodeError:
                 buf = _replace_all_but_last_high(buf)
                 out = []
-                done = encode_decided(tok, buf, out)
+                done = encode_decided(enc, buf, out)
             tail = buf[done:]
             yield from out
             # subtle: a pre-token longer than a block (a huge run of spaces) stays in the
             # tail; growing the block keeps re-scanning it from turning quadratic.
             block = max(STREAM_BLOCK, 2 * len(tail))
-    yield from tok.encode(tail + "".join(pending))
+    yield from encode_text(enc, tail + "".join(pending))

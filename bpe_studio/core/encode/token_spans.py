@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
+
 from ..io.surrogates import original_offsets, replace_surrogates
+from .encoder import codepoints
 
 if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
+    from .encoder import Encoder
 
 
 class TokenSpan(NamedTuple):
@@ -27,47 +30,72 @@ class TokenSpan(NamedTuple):
     partial: bool
 
 
-def spans(tok: Tokenizer, text: str) -> list[TokenSpan]:
+def spans(enc: Encoder, text: str) -> list[TokenSpan]:
     """Each token of ``text`` with the characters that hold it. Surrogates are encoded as
     ``encode`` does; the span of a surrogate pair's character covers both of its surrogates
     in ``text``."""
+    packed = packed_spans(enc, text)
+    return list(
+        map(TokenSpan, packed[:, 0].tolist(), packed[:, 1].tolist(), packed[:, 2].tolist(),
+            packed[:, 3].astype(bool).tolist())
+    )  # fmt: skip
+
+
+def packed_spans(enc: Encoder, text: str) -> np.ndarray:
+    """:func:`spans` as an ``(n, 4)`` int64 array: id, start, end, partial (0 or 1)."""
     try:
-        return _spans(tok, text)
+        return _packed(enc, text)
     except UnicodeEncodeError:
         fixed = replace_surrogates(text)
-        found = _spans(tok, fixed)
+        found = _packed(enc, fixed)
         if len(fixed) == len(text):
             return found
-        where = original_offsets(text)
-        return [TokenSpan(i, where[a], where[b], p) for i, a, b, p in found]
+        where = np.array(original_offsets(text), dtype=np.int64)
+        found[:, 1] = where[found[:, 1]]
+        found[:, 2] = where[found[:, 2]]
+        return found
 
 
-def _spans(tok: Tokenizer, text: str) -> list[TokenSpan]:
-    pipeline = tok.hf_pipeline
+def _packed(enc: Encoder, text: str) -> np.ndarray:
+    if enc.pipeline is None:
+        merger = enc.compiled(len(text))
+        if merger is not None:
+            with merger.try_lock() as mine:
+                if mine:
+                    cp = codepoints(text)
+                    items = enc.items(cp, text, enc.specials)
+                    ids, starts, ends, partial = merger.spans(cp, items, enc.merger.token_sizes())
+                    return np.stack([ids.astype(np.int64), starts, ends, partial], axis=1)
+    found = _spans_python(enc, text)
+    return np.array(found, dtype=np.int64).reshape(-1, 4)
+
+
+def _spans_python(enc: Encoder, text: str) -> list[tuple[int, int, int, bool]]:
+    pipeline = enc.pipeline
+    vocab = enc.merger.vocab
     if pipeline is not None:
-        added = {t: tok.special_id(t) for t in tok.special_tokens}
-        found = pipeline.spans(text, tok.specials.tokens, tok.merger.piece_ids, tok.vocab, added)
-        return list(map(TokenSpan._make, found))
-    result: list[TokenSpan] = []
-    for a, b, special in tok.specials.segments(text):
-        _spans_ordinary(tok, text, a, b, result)
+        added = {t: enc.special_id(t) for t in enc.specials.tokens}
+        return pipeline.spans(text, enc.specials.tokens, enc.merger.piece_ids, vocab, added)
+    result: list[tuple[int, int, int, bool]] = []
+    for a, b, special in enc.specials.segments(text):
+        _spans_ordinary(enc, text, a, b, result)
         if special is not None:
-            result.append(TokenSpan(tok.special_id(special), b, b + len(special), False))
+            result.append((enc.special_id(special), b, b + len(special), False))
     return result
 
 
 def _spans_ordinary(
-    tok: Tokenizer, text: str, start: int, end: int, result: list[TokenSpan]
+    enc: Encoder, text: str, start: int, end: int, result: list[tuple[int, int, int, bool]]
 ) -> None:
-    piece_ids, vocab = tok.merger.piece_ids, tok.vocab
-    for m in tok.pre_tokenizer.compiled.finditer(text, start, end):
+    piece_ids, vocab = enc.merger.piece_ids, enc.merger.vocab
+    for m in enc.pre.compiled.finditer(text, start, end):
         piece = m.group()
         ids = piece_ids(piece)
         base = m.start()
         if piece.isascii():
             for tid in ids:
                 n = len(vocab[tid])
-                result.append(TokenSpan(tid, base, base + n, False))
+                result.append((tid, base, base + n, False))
                 base += n
             continue
         # Map each byte of the piece to the character holding it.
@@ -81,7 +109,5 @@ def _spans_ordinary(
         for tid in ids:
             e = b + len(vocab[tid])
             partial = b not in starts or e not in starts
-            result.append(
-                TokenSpan(tid, base + char_of_byte[b], base + char_of_byte[e - 1] + 1, partial)
-            )
+            result.append((tid, base + char_of_byte[b], base + char_of_byte[e - 1] + 1, partial))
             b = e

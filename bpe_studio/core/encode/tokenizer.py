@@ -26,12 +26,13 @@ from ..formats import gpt2
 from ..io.surrogates import replace_surrogates
 from ..pretokenization import re_split
 from ..pretokenization.boundaries import CutRules, cut_rules
-from ..pretokenization.pretokenizer import Pretokenizer, findall_for, pretokenizer
+from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
 from ..pretokenization.specials import Specials, refuse_single_bytes, tiktoken_allowed
-from . import building, decoding, streaming, token_spans
+from . import building, decoding, kernel_start, streaming, token_spans
+from .encoder import BULK_TEXT, Encoder
 from .interface import TokenNotFound, check_batch, check_text, end_of_text
 from .merger import Merger
-from .packed import NUMPY_DTYPE, rank_table, rank_table_of_ids, unpack
+from .packed import rank_table, rank_table_of_ids
 from .token_spans import TokenSpan
 
 if TYPE_CHECKING:
@@ -43,13 +44,6 @@ if TYPE_CHECKING:
     from ..formats.data import TokenizerData
     from ..formats.hf.pipeline import HfPipeline
     from ..formats.hf.template import Template
-
-# Encoding a text this long (in characters) builds the fast split patterns first, however
-# short the stretches between its special tokens.
-BULK_TEXT = 200_000
-# A shorter text of several stretches between special tokens (a file chunk of many documents)
-# is split with a pattern chosen once for the whole text from this many characters on.
-SPLIT_WHOLE_MIN = 1 << 14
 
 
 @contextmanager
@@ -126,8 +120,6 @@ class Tokenizer:
             self._pre = pretokenizer(pattern)
         else:
             self._pre = self._pipeline.pretokenizer()
-        # pre.findall, on the standard library's `re` for cl100k and o200k (``re_split``).
-        self._findall = findall_for(self._pre)
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
         self.cut_rules: CutRules = cut_rules(self._pre.pattern)
         self.vocab: dict[int, bytes] = dict(vocab)
@@ -179,6 +171,18 @@ class Tokenizer:
             whole,
             lookup_all=self._lookup_all,
         )
+        # What turns text into ids, on the compiled path or the Python one (``encoder``).
+        self._encoder = Encoder(
+            self._pre,
+            self._pipeline,
+            self.specials,
+            self._special_ids,
+            self.merger,
+            self.cut_rules,
+            self.cut_specials,
+        )
+        # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
+        self._findall = self._encoder.findall
         # The special tokens matched for each set that ``encode(allowed_special=...)`` allows.
         self._allowed: dict[frozenset[str], Specials] = {}
         # What the tokenizer was loaded from (a preset's name, a file), for ``repr``.
@@ -262,8 +266,9 @@ class Tokenizer:
         data = preset_data(name)
         tok = cls.from_data(data)._named(preset_name(name) or name)
         # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
-        # at once when it is loaded rather than at its first long text.
-        tok.merger.prepare()
+        # at once when it is loaded rather than at its first long text (the compiled
+        # merger's when its kernels are loaded, else the Python path's).
+        tok.prepare_bulk()
         return tok
 
     @classmethod
@@ -417,9 +422,14 @@ class Tokenizer:
 
     # -------------------------------------------------------------- encoding
     def prepare_bulk(self) -> None:
-        """Build now what encoding a lot of text builds on first use (the fast pre-tokenizer
-        pattern, the merger's tables for many pre-tokens at once), so that worker processes
-        forked afterwards start with them."""
+        """Build now what encoding a lot of text builds on first use, so that worker processes
+        forked afterwards start with it: where this tokenizer takes the compiled path and its
+        kernels are loaded (``kernel_start.prepare``, which ``encode_file`` calls first), the
+        compiled merger's tables; else the Python path's (the fast pre-tokenizer pattern, the
+        merger's tables for many pre-tokens at once)."""
+        if self._encoder.scanner is not None and kernel_start.kernels() is not None:
+            self.merger.compiled()
+            return
         re_split.prepare(self._pre.name)
         self.merger.prepare()
 
@@ -487,44 +497,13 @@ class Tokenizer:
 
     def _encode_checked(self, text: str, specials: Specials) -> list[int]:
         try:
-            return self._encode(text, specials)
+            return self._encoder.array(text, specials).tolist()
         except UnicodeEncodeError:
-            return self._encode(replace_surrogates(text), specials)
-
-    def _segments(self, text: str, specials: Specials) -> list[tuple[list[str], str | None]]:
-        """The pre-tokens of each stretch of ``text`` between the special tokens ``specials``
-        matches, each with the special token after it (None at the end)."""
-        if self._pipeline is not None:
-            return self._pipeline.segments(text, specials.tokens)
-        findall = self._findall
-        stretches = list(specials.segments(text))
-        bulk = len(text) >= BULK_TEXT
-        if bulk and self._pre.name == "gpt2":
-            # subtle: the fast split patterns are otherwise built only for one long stretch;
-            # a text of many short documents between special tokens needs them as much.
-            re_split.prepare("gpt2")
-        if bulk or (len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN):
-            # One look at the whole text's characters rather than one per stretch.
-            findall = re_split.splitter(self._pre.name, text) or findall
-        return [(findall(text[a:b]), special) for a, b, special in stretches]
-
-    def _encode(self, text: str, specials: Specials) -> list[int]:
-        return unpack(self._encode_packed(text, specials))
-
-    def _encode_packed(self, text: str, specials: Specials) -> bytes:
-        """The ids of ``text``, packed (``packed``), the special tokens ``specials`` matches
-        encoded as such."""
-        special_ids = self._special_ids
-        segments = [
-            (pieces, None if special is None else special_ids[special])
-            for pieces, special in self._segments(text, specials)
-        ]
-        return self.merger.packed(segments)
+            return self._encoder.array(replace_surrogates(text), specials).tolist()
 
     def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> numpy.ndarray:
-        """``encode(text)`` as a NumPy array of ``dtype``, built without a Python list of ids:
-        the pre-tokens' cached ids (packed bytes) are joined. Surrogates are encoded as
-        ``encode`` does.
+        """``encode(text)`` as a NumPy array of ``dtype``, built without a Python list of ids.
+        Surrogates are encoded as ``encode`` does.
 
         ``dtype``: any integer dtype that holds this tokenizer's largest id (``"uint32"``,
         ``"int64"``, ``"uint16"`` for a vocabulary below 65,536 ids); one that does not raises
@@ -544,8 +523,8 @@ class Tokenizer:
     def _encode_array(self, text: str, dtype: numpy.dtype) -> numpy.ndarray:
         import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
-        ids = np.frombuffer(self._encode_packed(text, self.specials), dtype=NUMPY_DTYPE)
-        return ids if dtype == ids.dtype else ids.astype(dtype)
+        ids = self._encoder.array(text, self.specials)
+        return ids if np.dtype(dtype) == ids.dtype else ids.astype(dtype)
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text.
@@ -553,7 +532,7 @@ class Tokenizer:
         The result equals ``encode("".join(iterable))`` however the text is cut into chunks
         (a special token, a run of spaces or a surrogate pair split across chunks included).
         """
-        return streaming.encode_iterable(self, iterable)
+        return streaming.encode_iterable(self._encoder, iterable)
 
     def spans(self, text: str) -> list[TokenSpan]:
         """Each token of ``text`` with the characters that hold it (see :class:`TokenSpan`).
@@ -561,7 +540,14 @@ class Tokenizer:
         Surrogates are encoded as ``encode`` does; the span of a surrogate pair's character
         covers both of its surrogates in ``text``."""
         check_text(text, "spans")
-        return token_spans.spans(self, text)
+        return token_spans.spans(self._encoder, text)
+
+    def packed_spans(self, text: str) -> numpy.ndarray:
+        """:meth:`spans` as an ``(n, 4)`` int64 array: id, start, end, partial (0 or 1), as
+        ``ForeignTokenizer.packed_spans`` gives them; built without a Python object per
+        token on the compiled path."""
+        check_text(text, "packed_spans")
+        return token_spans.packed_spans(self._encoder, text)
 
     # -------------------------------------------------------------- decoding
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
@@ -680,6 +666,7 @@ class _Truncation(Tokenizer):
         out.special_tokens = list(tokenizer.special_tokens)
         out._special_ids = dict(tokenizer._special_ids)
         out.merger = tokenizer.merger.truncated(k)
+        out._encoder = tokenizer._encoder.with_merger(out.merger)
         return out
 
     @cached_property

@@ -180,9 +180,8 @@ def compute_spans(
         for a, b in zip(cuts, cuts[1:]):
             if is_stale():
                 return None
-            spans = tokenizer.spans(text[a:b])
-            if spans:
-                arr = np.array(spans, dtype=np.int64).reshape(-1, 4)
+            arr = tokenizer.packed_spans(text[a:b])
+            if len(arr):
                 arr[:, 1:3] += a
                 parts.append(arr)
     if is_stale():

@@ -1,0 +1,174 @@
+"""The compiled merger: a text's pieces to ids in compiled code, with a bounded piece cache.
+
+What it does: :class:`RankArrays` is the rank table as the kernels read it (built once per
+tokenizer and shared by all its truncations, which pass their own rank limit).
+:class:`CompiledMerger` holds one tokenizer's side of it: the rank table and limit, the byte
+tokens' ids, its piece cache (``piece_table``; kept across calls, bounded) and, for
+``ignore_merges``, the whole tokens; :meth:`CompiledMerger.encode` gives the ids of a text's
+pieces and special tokens, :meth:`CompiledMerger.spans` each token's characters. A lock
+guards the cache: a second thread that finds it taken uses the Python path
+(:meth:`CompiledMerger.try_lock`), so a short encode on one thread never waits for a long one
+on another. What it leaves out: finding the pieces (``encoder``), the kernels
+(``encode_kernel``), loading them (``kernel_start``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import NamedTuple
+
+import numpy as np
+
+from .packed import RankTable
+from .piece_table import PieceTable, pow2_at_least, readonly
+
+# (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
+Items = tuple[np.ndarray, np.ndarray, np.ndarray]
+# A limit that keeps every merge.
+_EVERY_RANK = (1 << 63) - 1
+# The memo of pairs of tokens (``encode_kernel._no_cross``): its slots, a power of two.
+TOKEN_PAIRS = 1 << 18
+
+
+class RankArrays(NamedTuple):
+    """The rank table in open addressing, the pairs of bytes' ranks and the merge tree
+    (``encode_kernel``'s layout; ``tree`` without a monotone flag set when the merges'
+    tokens are not known in rank order: merging from characters is then off)."""
+
+    table: np.ndarray
+    by_bytes: np.ndarray
+    tree: tuple[np.ndarray, np.ndarray, np.ndarray, bool]
+
+    @classmethod
+    def of_lists(
+        cls,
+        kernels: ModuleType,
+        lefts: np.ndarray,
+        rights: np.ndarray,
+        made: np.ndarray,
+        byte_ids: np.ndarray,
+    ) -> RankArrays:
+        """The table of the merges' ids in rank order (a repeated pair keeps its first rank)."""
+        lefts, rights = np.asarray(lefts, np.int64), np.asarray(rights, np.int64)
+        made = np.asarray(made, np.int64)
+        pairs = (lefts << 32) | rights
+        packed = (np.arange(len(pairs), dtype=np.int64) << 32) | made
+        bound = int(max(made.max(initial=0), byte_ids.max(initial=0))) + 1
+        tree = kernels.merge_tree(lefts, rights, made, bound)
+        return cls._built(kernels, pairs, packed, byte_ids, tree)
+
+    @classmethod
+    def of_table(cls, kernels: ModuleType, ranks: RankTable, byte_ids: np.ndarray) -> RankArrays:
+        """The table of a Python rank table (``packed.rank_table``: pair -> packed rank)."""
+        pairs = np.array(list(ranks), dtype=np.int64).reshape(-1, 2)
+        packed = np.fromiter(ranks.values(), dtype=np.int64, count=len(ranks))
+        empty = np.zeros(0, np.int64)
+        tree = kernels.merge_tree(empty, empty, empty, 1)
+        no_tree = (*tree[:3], False)
+        return cls._built(kernels, (pairs[:, 0] << 32) | pairs[:, 1], packed, byte_ids, no_tree)
+
+    @classmethod
+    def _built(
+        cls,
+        kernels: ModuleType,
+        pairs: np.ndarray,
+        packed: np.ndarray,
+        byte_ids: np.ndarray,
+        tree: tuple[np.ndarray, np.ndarray, np.ndarray, bool],
+    ) -> RankArrays:
+        cap = 2 * pow2_at_least(max(len(pairs), 1))
+        table, by_bytes = kernels.rank_table(pairs, packed, cap, np.asarray(byte_ids, np.int64))
+        return cls(table, by_bytes, tree)
+
+
+class CompiledMerger:
+    """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
+    rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens to look
+    a piece up as first, or None; ``whole_all``: every piece, not only ASCII ones
+    (``ignore_merges``)."""
+
+    def __init__(
+        self,
+        kernels: ModuleType,
+        rank: RankArrays,
+        byte_ids: np.ndarray,
+        *,
+        limit: int | None = None,
+        whole: PieceTable | None = None,
+        whole_all: bool = False,
+    ) -> None:
+        self._kernels = kernels
+        self.rank = rank
+        self.limit = _EVERY_RANK if limit is None else limit << 32
+        self.byte_ids = np.asarray(byte_ids, np.int64)
+        self.whole = whole if whole is not None else PieceTable.empty()
+        self.whole_all = whole_all
+        self.cache = PieceTable.new_cache()
+        # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
+        # BMP code point and a memo of pairs of characters. numpy.zeros leaves the pages
+        # untouched until a character is first met.
+        self.chars = (
+            np.zeros(4 << 16, np.int64),
+            np.zeros(len(rank.tree[0]), np.int8),
+            np.zeros(TOKEN_PAIRS, np.int64),
+            np.zeros(TOKEN_PAIRS, np.int8),
+        )
+        self._lock = threading.Lock()
+
+    @contextmanager
+    def try_lock(self) -> Iterator[bool]:
+        """Whether this thread holds the cache for the block (False: another thread has it)."""
+        got = self._lock.acquire(blocking=False)
+        try:
+            yield got
+        finally:
+            if got:
+                self._lock.release()
+
+    def encode(
+        self, cp: np.ndarray, items: Items, record: bool = False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The ids (uint32) of ``items`` over the code points ``cp``, and with ``record`` where
+        each item's ids end. The caller holds :meth:`try_lock`."""
+        kernels = self._kernels
+        cp = readonly(cp)
+        starts = items[0]
+        out = np.empty(_id_bound(cp, items), np.uint32)
+        item_end = np.empty(len(starts) if record else 0, np.int64)
+        k = o = 0
+        while True:
+            k, o = kernels.encode(
+                cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
+                self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
+                self.rank.tree,
+            )  # fmt: skip
+            if k >= len(starts):
+                break
+            # The cache had no room for item k: grow it (or start afresh) and go on there.
+            n_cp = int(items[1][k] - items[0][k])
+            self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
+        return out[:o], (item_end if record else None)
+
+    def spans(
+        self, cp: np.ndarray, items: Items, token_size: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(ids, starts, ends, partial) of every token of ``items``: its characters in
+        ``cp``'s text (``token_size``: each id's byte count). The caller holds the lock."""
+        ids, item_end = self.encode(cp, items, record=True)
+        assert item_end is not None
+        spans = self._kernels.spans(readonly(cp), items, item_end, ids, token_size)
+        starts, ends, partial = spans
+        return ids, starts, ends, partial
+
+
+def _id_bound(cp: np.ndarray, items: Items) -> int:
+    """At most as many ids as the pieces' UTF-8 bytes, one per special token."""
+    specials = int(np.count_nonzero(items[2] >= 0))
+    n = len(cp)
+    if n and int(cp.max()) >= 0x80:
+        n += int(np.count_nonzero(cp >= 0x80)) + int(np.count_nonzero(cp >= 0x800))
+        n += int(np.count_nonzero(cp >= 0x10000))
+    return n + specials

@@ -1,0 +1,684 @@
+"""Compiled kernels of encoding: pieces of code points to ids, through a cache and merges.
+
+What it does: numba functions over flat NumPy arrays that take a text's code points and its
+pieces (their start and end offsets, from a pre-tokenizer) and write the ids of every piece in
+order: a piece seen before is looked up in the piece cache; a new one is encoded to UTF-8,
+mapped to its bytes' ids and merged by rank (the adjacent pair with the lowest rank, leftmost
+first, until none is left), then entered in the cache. Also each token's characters
+(:func:`spans`), and building the hash tables. ``compiled`` owns the arrays and calls these;
+nothing else should. What it leaves out: finding the pieces (``pretokenization``), special
+tokens' matching (the caller puts their ids between the pieces), growing the cache (the
+kernel stops when it is full; the caller grows or empties it and calls again).
+
+Layout:
+- The rank table ``rank = (table, by_bytes)``: open addressing over ``left << 32 | right``
+  (-1 = empty slot; a key at ``table[2 * slot]``, its value after it) -> ``rank << 32 |
+  merged id``, the first (lowest) rank of a pair kept; ``by_bytes[a << 8 | b]`` the value
+  of the pair of the bytes ``a``, ``b``'s tokens. A call passes ``limit``: values at or
+  above it count as absent, so the tokenizer of the first ``k`` merges (``k << 32``)
+  shares the whole tokenizer's table.
+- A piece table (the cache, and the vocabulary's whole tokens) is ``(slots, ents, keys,
+  vals, meta)``: ``slots`` open addressing, slot ``i`` a hash at ``slots[2 * i]`` and its
+  entry ``j`` after it (-1 = empty), so a probe that finds another hash reads no entry;
+  entry ``j`` is ``ents[4 * j:4 * j + 4]`` (one cache line): the hash of its code points,
+  where they are in ``keys`` and its ids in ``vals``, and their counts (``code points << 32
+  | ids``); ``meta`` = [entries, keys used, vals used].
+- Items: piece ``k`` is ``cp[starts[k]:ends[k]]`` when ``special[k] < 0``, else the special
+  token of id ``special[k]`` (``starts[k]:ends[k]`` its characters).
+- ``tree = (birth, left, right, monotone)``: the merge tree of every token (``merge_tree``).
+  ``chars = (info, alone, memo_keys, memo_vals)``: what ``_from_chars`` has learnt, kept
+  across calls: per BMP code point ``c`` its tokens at ``info[4 * c:4 * c + 4]`` (count
+  first; 0: not yet), per token whether it is valid alone (0: not yet, 1, 2: not), per pair
+  of tokens whether no merge crosses it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..io.numba_cache import cache_in_user_dir
+
+NO_MERGE = np.int64(0x7FFFFFFFFFFFFFFF)
+EVERY_RANK = NO_MERGE  # a ``limit`` that keeps every merge
+_ID_MASK = np.int64(0xFFFFFFFF)
+_MIX = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, as a signed 64-bit integer
+_FNV = np.int64(0x100000001B3)
+# Pieces of more bytes than this are merged with a heap (O(n log n)) instead of scans of the
+# pair ranks (O(n^2), faster for the short pieces that are nearly all of them).
+LONG_PIECE = 128
+# Pieces of more code points than this are never cached (a run of 100,000 spaces).
+CACHED_MAX = 256
+ENTRIES, KEYS_USED, VALS_USED = 0, 1, 2
+
+
+# ----------------------------------------------------------------- the rank table
+@njit(nogil=True)
+def _pair_slot(table, key):  # type: ignore[no-untyped-def]
+    """The slot of ``key`` in ``table`` (its key at ``2 * slot``, its value next to it: one
+    cache line for a lookup), or the empty slot where it would go."""
+    mask = (table.size >> 1) - 1
+    i = ((key * _MIX) >> np.int64(29)) & mask
+    while table[2 * i] != key and table[2 * i] != -1:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(nogil=True)
+def rank_table(pairs, packed, cap, byte_ids):  # type: ignore[no-untyped-def]
+    """The rank table (``cap`` slots, a power of two) of the pairs ``left << 32 | right``
+    and their ``rank << 32 | merged id``, in rank order; and the rank of every pair of
+    bytes, directly (``bytes[a << 8 | b]``: most lookups are of the first pairs)."""
+    table = np.full(2 * cap, -1, np.int64)
+    for i in range(pairs.size):
+        s = _pair_slot(table, pairs[i])
+        if table[2 * s] != pairs[i]:  # subtle: a repeated pair keeps its first (lowest) rank
+            table[2 * s] = pairs[i]
+            table[2 * s + 1] = packed[i]
+    by_bytes = np.empty(1 << 16, np.int64)
+    for a in range(256):
+        for b in range(256):
+            by_bytes[(a << 8) | b] = _rank(table, byte_ids[a], byte_ids[b], NO_MERGE)
+    return table, by_bytes
+
+
+@njit(nogil=True)
+def _rank(table, a, b, limit):  # type: ignore[no-untyped-def]
+    key = (np.int64(a) << np.int64(32)) | np.int64(b)
+    s = _pair_slot(table, key)
+    if table[2 * s] != key:
+        return NO_MERGE
+    v = table[2 * s + 1]
+    return v if v < limit else NO_MERGE
+
+
+# ------------------------------------------------------------------- merging a piece
+@njit(nogil=True)
+def _first_ranks(raw, n, ranks, by_bytes, limit):  # type: ignore[no-untyped-def]
+    """``ranks[i]``: the rank of the pair of bytes ``raw[i], raw[i + 1]`` (a piece's pairs
+    before any merge), from the direct table of byte pairs."""
+    for i in range(n - 1):
+        r = by_bytes[(np.int64(raw[i]) << np.int64(8)) | np.int64(raw[i + 1])]
+        ranks[i] = r if r < limit else NO_MERGE
+
+
+@njit(nogil=True)
+def _pair_ranks(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """``ranks[i]``: the rank of the pair ``ids[i], ids[i + 1]``."""
+    for i in range(n - 1):
+        ranks[i] = _rank(table, ids[i], ids[i + 1], limit)
+
+
+@njit(nogil=True)
+def _merge_short(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """Merge ``ids[:n]`` in place; return the new length. ``ranks[i]`` is (given filled in)
+    the packed rank of the pair ``ids[i], ids[i + 1]``; after a merge only its two
+    neighbours change."""
+    while n > 1:
+        best = NO_MERGE
+        at = -1
+        for i in range(n - 1):
+            if ranks[i] < best:  # subtle: strictly less, so the leftmost lowest rank wins
+                best = ranks[i]
+                at = i
+        if at < 0:
+            break
+        ids[at] = best & _ID_MASK
+        for j in range(at + 1, n - 1):
+            ids[j] = ids[j + 1]
+        for j in range(at + 1, n - 2):
+            ranks[j] = ranks[j + 1]
+        n -= 1
+        if at > 0:
+            ranks[at - 1] = _rank(table, ids[at - 1], ids[at], limit)
+        if at < n - 1:
+            ranks[at] = _rank(table, ids[at], ids[at + 1], limit)
+    return n
+
+
+@njit(nogil=True)
+def _merged(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """``ids[:n]`` merged (``ranks`` filled in), by scans or, for a long piece, a heap."""
+    if n > LONG_PIECE:
+        return _merge_long(ids, n, ranks, table, limit)
+    return _merge_short(ids, n, ranks, table, limit)
+
+
+@njit(nogil=True)
+def _heap_push(heap, size, item):  # type: ignore[no-untyped-def]
+    i = size
+    heap[i] = item
+    while i > 0:
+        parent = (i - 1) >> 1
+        if heap[parent] <= item:
+            break
+        heap[i] = heap[parent]
+        i = parent
+    heap[i] = item
+    return size + 1
+
+
+@njit(nogil=True)
+def _heap_pop(heap, size):  # type: ignore[no-untyped-def]
+    top = heap[0]
+    size -= 1
+    last = heap[size]
+    i = 0
+    while True:
+        child = 2 * i + 1
+        if child >= size:
+            break
+        if child + 1 < size and heap[child + 1] < heap[child]:
+            child += 1
+        if heap[child] >= last:
+            break
+        heap[i] = heap[child]
+        i = child
+    if size > 0:
+        heap[i] = last
+    return top, size
+
+
+@njit(nogil=True)
+def _merge_long(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
+    """``_merge_short`` in O(n log n) for long pieces: a linked list of tokens and a heap of
+    ``rank << 32 | position`` (the leftmost first among equal ranks), stale entries skipped."""
+    nxt = np.empty(n, np.int64)
+    prv = np.empty(n, np.int64)
+    alive = np.ones(n, np.bool_)
+    heap = np.empty(3 * n, np.int64)
+    size = 0
+    for i in range(n):
+        nxt[i] = i + 1
+        prv[i] = i - 1
+    for i in range(n - 1):
+        if ranks[i] != NO_MERGE:
+            size = _heap_push(heap, size, ((ranks[i] >> np.int64(32)) << np.int64(32)) | i)
+    while size > 0:
+        item, size = _heap_pop(heap, size)
+        i = item & _ID_MASK
+        rank = item >> np.int64(32)
+        if not alive[i]:
+            continue
+        j = nxt[i]
+        if j >= n:
+            continue
+        r = _rank(table, ids[i], ids[j], limit)
+        # Stale unless ``i`` and its right neighbour still form the pair this entry was for
+        # (a rank names one pair).
+        if r == NO_MERGE or (r >> np.int64(32)) != rank:
+            continue
+        ids[i] = r & _ID_MASK
+        alive[j] = False
+        k = nxt[j]
+        nxt[i] = k
+        if k < n:
+            prv[k] = i
+            r = _rank(table, ids[i], ids[k], limit)
+            if r != NO_MERGE:
+                size = _heap_push(heap, size, ((r >> np.int64(32)) << np.int64(32)) | i)
+        h = prv[i]
+        if h >= 0:
+            r = _rank(table, ids[h], ids[i], limit)
+            if r != NO_MERGE:
+                size = _heap_push(heap, size, ((r >> np.int64(32)) << np.int64(32)) | h)
+    m = 0
+    for i in range(n):
+        if alive[i]:
+            ids[m] = ids[i]
+            m += 1
+    return m
+
+
+@njit(nogil=True)
+def _put(raw, ids, n, byte, byte_ids):  # type: ignore[no-untyped-def]
+    raw[n] = byte
+    ids[n] = byte_ids[byte]
+
+
+@njit(nogil=True)
+def _bytes_of(cp, s, e, byte_ids, raw, ids):  # type: ignore[no-untyped-def]
+    """The UTF-8 bytes of ``cp[s:e]`` written to ``raw``, their ids to ``ids``; their count."""
+    n = 0
+    for i in range(s, e):
+        c = np.int64(cp[i])
+        if c < 0x80:
+            _put(raw, ids, n, c, byte_ids)
+            n += 1
+        elif c < 0x800:
+            _put(raw, ids, n, 0xC0 | (c >> 6), byte_ids)
+            _put(raw, ids, n + 1, 0x80 | (c & 0x3F), byte_ids)
+            n += 2
+        elif c < 0x10000:
+            _put(raw, ids, n, 0xE0 | (c >> 12), byte_ids)
+            _put(raw, ids, n + 1, 0x80 | ((c >> 6) & 0x3F), byte_ids)
+            _put(raw, ids, n + 2, 0x80 | (c & 0x3F), byte_ids)
+            n += 3
+        else:
+            _put(raw, ids, n, 0xF0 | (c >> 18), byte_ids)
+            _put(raw, ids, n + 1, 0x80 | ((c >> 12) & 0x3F), byte_ids)
+            _put(raw, ids, n + 2, 0x80 | ((c >> 6) & 0x3F), byte_ids)
+            _put(raw, ids, n + 3, 0x80 | (c & 0x3F), byte_ids)
+            n += 4
+    return n
+
+
+# -------------------------------------------------------------------- piece tables
+@njit(nogil=True)
+def _hash(cp, s, e):  # type: ignore[no-untyped-def]
+    lo, hi = np.int64(s), np.int64(e)
+    h = (hi - lo) * _MIX
+    for i in range(lo, hi):
+        h = (h ^ np.int64(cp[i])) * _FNV
+    return h ^ ((h >> np.int64(31)) & np.int64(0x1FFFFFFFF))
+
+
+@njit(nogil=True)
+def _find(table, cp, s, e, h):  # type: ignore[no-untyped-def]
+    """(entry, slot): the entry holding ``cp[s:e]`` (-1 if none) and the slot where it is
+    (or would go)."""
+    slots, ents, keys, _, _ = table
+    mask = (slots.size >> 1) - 1
+    i = h & mask
+    n = e - s
+    while True:
+        j = slots[2 * i + 1]
+        if j < 0:
+            return np.int64(-1), i
+        if slots[2 * i] == h and (ents[4 * j + 3] >> np.int64(32)) == n:
+            at = ents[4 * j + 1]
+            same = True
+            for t in range(n):
+                if keys[at + t] != cp[s + t]:
+                    same = False
+                    break
+            if same:
+                return j, i
+        i = (i + 1) & mask
+
+
+@njit(nogil=True)
+def _has_room(table, n_cp, n_ids):  # type: ignore[no-untyped-def]
+    slots, ents, keys, vals, meta = table
+    return (
+        meta[ENTRIES] < (ents.size >> 2)
+        and 2 * (meta[ENTRIES] + 1) <= (slots.size >> 1)
+        and meta[KEYS_USED] + n_cp <= keys.size
+        and meta[VALS_USED] + n_ids <= vals.size
+    )
+
+
+@njit(nogil=True)
+def _insert(table, slot, h, cp, s, e, ids, o, m):  # type: ignore[no-untyped-def]
+    """Enter ``cp[s:e]`` -> ``ids[o:o + m]`` at the empty ``slot`` (room checked)."""
+    slots, ents, keys, vals, meta = table
+    j = meta[ENTRIES]
+    ka = meta[KEYS_USED]
+    va = meta[VALS_USED]
+    for t in range(e - s):
+        keys[ka + t] = cp[s + t]
+    for t in range(m):
+        vals[va + t] = ids[o + t]
+    ents[4 * j] = h
+    ents[4 * j + 1] = ka
+    ents[4 * j + 2] = va
+    ents[4 * j + 3] = (np.int64(e - s) << np.int64(32)) | np.int64(m)
+    slots[2 * slot] = h
+    slots[2 * slot + 1] = j
+    meta[ENTRIES] = j + 1
+    meta[KEYS_USED] = ka + (e - s)
+    meta[VALS_USED] = va + m
+
+
+@njit(nogil=True)
+def _utf8_decoded(data, s, e, out):  # type: ignore[no-untyped-def]
+    """The code points of the strict UTF-8 ``data[s:e]`` (no overlong forms, surrogates or
+    code points past U+10FFFF, as Python's decoder) written to ``out``: their count, or -1
+    when the bytes are not such UTF-8."""
+    n = 0
+    i = s
+    while i < e:
+        b0 = np.int64(data[i])
+        if b0 < 0x80:
+            out[n] = b0
+            i += 1
+        else:
+            if 0xC2 <= b0 <= 0xDF:
+                size, lo, hi, c = 2, 0x80, 0xBF, b0 & 0x1F
+            elif 0xE0 <= b0 <= 0xEF:
+                size, c = 3, b0 & 0x0F
+                lo = 0xA0 if b0 == 0xE0 else 0x80
+                hi = 0x9F if b0 == 0xED else 0xBF
+            elif 0xF0 <= b0 <= 0xF4:
+                size, c = 4, b0 & 0x07
+                lo = 0x90 if b0 == 0xF0 else 0x80
+                hi = 0x8F if b0 == 0xF4 else 0xBF
+            else:
+                return -1
+            if i + size > e:
+                return -1
+            for t in range(1, size):
+                bt = np.int64(data[i + t])
+                # subtle: only the second byte has the narrower range (overlong forms,
+                # surrogates, past U+10FFFF); the others are any continuation byte.
+                if bt < (lo if t == 1 else 0x80) or bt > (hi if t == 1 else 0xBF):
+                    return -1
+                c = (c << 6) | (bt & 0x3F)
+            out[n] = c
+            i += size
+        n += 1
+    return n
+
+
+@njit(nogil=True)
+def fill_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyped-def]
+    """Enter each token ``data[offsets[i]:offsets[i + 1]]`` (bytes) -> ``ids[i]`` as the
+    piece of its code points, if it is UTF-8 (no text is made of the others), and ASCII when
+    ``ascii_only``; a piece already present keeps its first id. The table is sized for all."""
+    longest = 1
+    for i in range(ids.size):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    cp = np.empty(longest, np.uint32)
+    one = np.empty(1, np.int64)
+    # subtle: no literal integer arguments below. numba types a literal as a constant of its
+    # own, and arithmetic mixing one with int64 came out as float64 here: every hash the
+    # same, and filling the table quadratic.
+    zero, single = np.int64(0), np.int64(1)
+    for i in range(ids.size):
+        n = np.int64(_utf8_decoded(data, offsets[i], offsets[i + 1], cp))
+        if n <= 0 or (ascii_only and n != offsets[i + 1] - offsets[i]):
+            continue
+        h = _hash(cp, zero, n)
+        j, slot = _find(table, cp, zero, n, h)
+        if j < 0:
+            one[0] = ids[i]
+            _insert(table, slot, h, cp, zero, n, one, zero, single)
+    return table[4][ENTRIES]
+
+
+@njit(nogil=True)
+def rehash(table, slots):  # type: ignore[no-untyped-def]
+    """Enter every entry of ``table`` in the empty ``slots`` (twice a larger power of two)."""
+    ents = table[1]
+    mask = (slots.size >> 1) - 1
+    for j in range(table[4][ENTRIES]):
+        h = ents[4 * j]
+        i = h & mask
+        while slots[2 * i + 1] >= 0:
+            i = (i + 1) & mask
+        slots[2 * i] = h
+        slots[2 * i + 1] = j
+
+
+# ------------------------------------------------------------- from characters
+@njit(nogil=True)
+def merge_tree(lefts, rights, made, bound):  # type: ignore[no-untyped-def]
+    """Per token id: the rank of the merge that makes it and its two parts (-1: a byte or a
+    special token), or the rank -2 when several merges make it (no single tree); and whether
+    the merges are monotone (each ranks after every merge that makes one of its parts),
+    which ``_from_chars`` needs."""
+    birth = np.full(bound, -1, np.int64)
+    left = np.full(bound, -1, np.int64)
+    right = np.full(bound, -1, np.int64)
+    for r in range(made.size):
+        t = made[r]
+        # subtle: the last merge that makes a token is the one the monotone check needs.
+        birth[t] = -2 if birth[t] != -1 else r
+        left[t], right[t] = lefts[r], rights[r]
+    last = np.full(bound, -1, np.int64)
+    for r in range(made.size):
+        last[made[r]] = r
+    monotone = True
+    for r in range(made.size):
+        if last[lefts[r]] >= r or last[rights[r]] >= r:
+            monotone = False
+            break
+    return birth, left, right, monotone
+
+
+@njit(nogil=True)
+def _char_tokens(c, info, table, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """The tokens of the BMP character ``c`` merged alone, at ``info[4 * c:]`` (count, ids)."""
+    toks = np.empty(4, np.int64)
+    raw = np.empty(4, np.int64)
+    ranks = np.empty(4, np.int64)
+    n = _bytes_of(np.array([c], np.uint32), np.int64(0), np.int64(1), byte_ids, raw, toks)
+    _pair_ranks(toks, n, ranks, table, limit)
+    n = _merge_short(toks, n, ranks, table, limit)
+    for t in range(n):
+        info[4 * c + 1 + t] = toks[t]
+    info[4 * c] = n
+
+
+@njit(nogil=True)
+def _valid_alone(t, chars, tree, table, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """Whether merging the bytes of token ``t`` gives ``t`` back (remembered per token)."""
+    alone = chars[1]
+    if alone[t] == 0:
+        birth, left, right, _ = tree
+        if birth[t] == -1:
+            alone[t] = 1  # a byte: nothing to merge
+        elif birth[t] < 0:
+            alone[t] = 2  # several merges make it: no single tree to reason with
+        else:
+            # Its bytes' ids, left to right, by walking its tree.
+            ids = np.empty(64, np.int64)
+            stack = np.empty(64, np.int64)
+            n, top = 0, 1
+            stack[0] = t
+            while top > 0 and n < 64:
+                top -= 1
+                u = stack[top]
+                if left[u] < 0:
+                    ids[n] = u
+                    n += 1
+                elif top + 2 <= 64:
+                    stack[top] = right[u]
+                    stack[top + 1] = left[u]
+                    top += 2
+                else:
+                    n = 64
+            if n >= 64 or top > 0:
+                alone[t] = 2  # too long to check here: treated as not valid (safe)
+            else:
+                ranks = np.empty(64, np.int64)
+                _pair_ranks(ids, n, ranks, table, limit)
+                m = _merge_short(ids, n, ranks, table, limit)
+                alone[t] = 1 if m == 1 and ids[0] == t else 2
+    return alone[t] == 1
+
+
+@njit(nogil=True)
+def _no_cross(a, b, chars, tree, table, limit):  # type: ignore[no-untyped-def]
+    """Whether no merge can join a token at the right edge of ``a`` with one at the left edge
+    of ``b`` while both live, each merging alone (``char_bpe``'s check, which says why that
+    makes the pair's boundary final); remembered per pair."""
+    memo_keys, memo_vals = chars[2], chars[3]
+    key = ((np.int64(a) << np.int64(32)) | np.int64(b)) + 1
+    at = ((key * _MIX) >> np.int64(40)) & np.int64(memo_keys.size - 1)
+    if memo_keys[at] == key:
+        return memo_vals[at] == 1
+    birth, left, right, _ = tree
+    ok = True
+    x, end_x = np.int64(a), NO_MERGE
+    while ok and x >= 0:
+        y, end_y = np.int64(b), NO_MERGE
+        while y >= 0:
+            if birth[x] == -2 or birth[y] == -2:
+                ok = False  # an edge token several merges make: no single tree
+                break
+            # subtle: a merge of x and y ranks after both were made (the merges are
+            # monotone), so only one ranked before both end can cross; none can when they
+            # end before the later of them is made.
+            if min(end_x, end_y) > max(birth[x], birth[y]):
+                r = _rank(table, x, y, limit)
+                if r != NO_MERGE and (r >> np.int64(32)) <= min(end_x, end_y):
+                    ok = False
+                    break
+            end_y = birth[y]
+            y = left[y]
+        end_x = birth[x]
+        x = right[x]
+    memo_keys[at] = key
+    memo_vals[at] = 1 if ok else 2
+    return ok
+
+
+@njit(nogil=True)
+def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """``cp[s:e]`` merged from its characters' tokens (each character merged alone first),
+    or -1 when the result is not checked to be what merging its bytes gives. The check
+    (``char_bpe``'s, exact for monotone merges): a sequence of tokens is the merge result
+    of its bytes when each token is valid alone (``_valid_alone``) and no merge can cross
+    the boundary of two neighbours (``_no_cross``). BMP characters only."""
+    info = chars[0]
+    n = np.int64(0)
+    size = np.int64(0)
+    for i in range(s, e):
+        c = np.int64(cp[i])
+        if c >= 0x10000:
+            return np.int64(-1)
+        if info[4 * c] == 0:
+            _char_tokens(c, info, table, byte_ids, limit)
+        for t in range(info[4 * c]):
+            ids[n] = info[4 * c + 1 + t]
+            n += 1
+        size += _utf8_size(c)
+    if 2 * n > size:
+        # subtle: the characters merged alone saved less than half the merges (GPT-2 makes
+        # most Han characters two tokens): merging from bytes costs less than the check.
+        return np.int64(-1)
+    _pair_ranks(ids, n, ranks, table, limit)
+    m = _merged(ids, n, ranks, table, limit)
+    for i in range(m):
+        if not _valid_alone(ids[i], chars, tree, table, byte_ids, limit):
+            return np.int64(-1)
+        if i > 0 and not _no_cross(ids[i - 1], ids[i], chars, tree, table, limit):
+            return np.int64(-1)
+    return m
+
+
+# --------------------------------------------------------------------- the text
+@njit(nogil=True)
+def encode(  # type: ignore[no-untyped-def]
+    cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all, chars, tree
+):
+    """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
+    ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
+    in ``out``. Stops before a new piece the cache has no room for. Returns the next item and
+    the next free place of ``out``. ``whole``: the whole tokens a piece is looked up as before
+    it is merged, or a table without entries: ASCII pieces only, unless ``whole_all``
+    (``ignore_merges``: a run of Han characters is seldom one token, and a failed lookup
+    costs a miss in a large table, as the Python path found)."""
+    starts, ends, special = items
+    table, by_bytes = rank
+    record = item_end.size > 0
+    longest = 1
+    for t in range(k, starts.size):
+        if special[t] < 0 and ends[t] - starts[t] > longest:
+            longest = ends[t] - starts[t]
+    ids = np.empty(4 * longest, np.int64)
+    raw = np.empty(4 * longest, np.int64)
+    ranks = np.empty(4 * longest, np.int64)
+    look_whole = whole[4][ENTRIES] > 0
+    cache_ents, cache_vals = cache[1], cache[3]
+    while k < starts.size:
+        if special[k] >= 0:
+            out[o] = special[k]
+            o += 1
+        else:
+            s, e = starts[k], ends[k]
+            h = _hash(cp, s, e)
+            j, slot = _find(cache, cp, s, e, h)
+            if j >= 0:
+                at = cache_ents[4 * j + 2]
+                for t in range(cache_ents[4 * j + 3] & _ID_MASK):
+                    out[o] = cache_vals[at + t]
+                    o += 1
+            else:
+                m = -1
+                if look_whole and (whole_all or _ascii(cp, s, e)):
+                    w, _ = _find(whole, cp, s, e, h)
+                    if w >= 0:
+                        ids[0] = whole[3][whole[1][4 * w + 2]]
+                        m = 1
+                if m < 0 and tree[3] and not _ascii(cp, s, e):
+                    m = _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit)
+                if m < 0:
+                    n = _bytes_of(cp, s, e, byte_ids, raw, ids)
+                    _first_ranks(raw, n, ranks, by_bytes, limit)
+                    m = _merged(ids, n, ranks, table, limit)
+                if e - s <= CACHED_MAX:
+                    if not _has_room(cache, e - s, m):
+                        return k, o
+                    _insert(cache, slot, h, cp, s, e, ids, np.int64(0), m)
+                for t in range(m):
+                    out[o + t] = ids[t]
+                o += m
+        if record:
+            item_end[k] = o
+        k += 1
+    return k, o
+
+
+@njit(nogil=True)
+def _ascii(cp, s, e):  # type: ignore[no-untyped-def]
+    for i in range(s, e):
+        if cp[i] >= 0x80:
+            return False
+    return True
+
+
+@njit(nogil=True)
+def spans(cp, items, item_end, out, token_size):  # type: ignore[no-untyped-def]
+    """Each token's characters: ``(starts, ends, partial)`` of the ids ``out`` that
+    :func:`encode` wrote for ``items`` (``item_end`` recorded). A token that starts or ends
+    inside a character covers that whole character and is ``partial``."""
+    starts, ends, special = items
+    n_tok = out.size
+    t_start = np.empty(n_tok, np.int64)
+    t_end = np.empty(n_tok, np.int64)
+    partial = np.zeros(n_tok, np.bool_)
+    o = 0
+    for k in range(starts.size):
+        stop = item_end[k]
+        if special[k] >= 0:
+            t_start[o], t_end[o] = starts[k], ends[k]
+            o += 1
+            continue
+        # (c, c0, cn): the character c of the piece, its first byte c0 and its byte count cn.
+        c = starts[k]
+        c0 = 0
+        cn = _utf8_size(cp[c]) if c < ends[k] else 1
+        b = 0
+        while o < stop:
+            b1 = b + token_size[out[o]]
+            while c0 + cn <= b:
+                c0 += cn
+                c += 1
+                cn = _utf8_size(cp[c])
+            first, at_start = c, c0 == b
+            while c0 + cn < b1:
+                c0 += cn
+                c += 1
+                cn = _utf8_size(cp[c])
+            t_start[o], t_end[o] = first, c + 1
+            partial[o] = not at_start or c0 + cn != b1
+            b = b1
+            o += 1
+    return t_start, t_end, partial
+
+
+@njit(nogil=True)
+def _utf8_size(c):  # type: ignore[no-untyped-def]
+    if c < 0x80:
+        return 1
+    if c < 0x800:
+        return 2
+    if c < 0x10000:
+        return 3
+    return 4
+
+
+KERNELS = (rank_table, merge_tree, fill_tokens, rehash, encode, spans)
+cache_in_user_dir(*KERNELS)

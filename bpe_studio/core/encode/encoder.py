@@ -1,0 +1,240 @@
+"""The encoding engine under ``Tokenizer``: text to ids, on the compiled path or the Python one.
+
+What it does: :class:`Encoder` holds what turns one tokenizer's text into ids: its
+pre-tokenizer (and a ``tokenizer.json``'s pipeline), special tokens, the merger, and, where
+one exists, a compiled scanner (``pretokenization.scanner``). A text takes the compiled path
+when there is a scanner for its pre-tokenizer (``pipeline_scan`` for a pipeline), the kernels
+are loaded (``kernel_start``; a text of ``PREPARE_CHARS`` or more loads them) and no other
+thread holds the cache: its code points are cut into pieces by the scanner, between the
+special tokens, and the pieces merged in compiled code (``compiled``) without a Python object
+per piece. Otherwise it takes the Python path, the pre-tokenizer's ``findall`` and the
+:class:`~.merger.Merger`. Both give the same ids (``tests/core/test_compiled_encode.py``).
+``streaming`` and ``token_spans`` work through this object, never through the tokenizer.
+What it leaves out: the tokenizer's public methods and checks (``tokenizer``), the kernels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..pretokenization import re_split
+from ..pretokenization.pretokenizer import Pretokenizer, findall_for
+from . import kernel_start
+from .compiled import CompiledMerger, Items
+from .merger import Merger
+from .packed import NUMPY_DTYPE
+
+if TYPE_CHECKING:
+    from ..formats.hf.pipeline import HfPipeline
+    from ..pretokenization.boundaries import CutRules
+    from ..pretokenization.scanner import Scanner
+    from ..pretokenization.specials import Specials
+
+# Encoding a text this long (in characters) builds the fast split patterns first, however
+# short the stretches between its special tokens.
+BULK_TEXT = 200_000
+# A shorter text of several stretches between special tokens (a file chunk of many documents)
+# is split with a pattern chosen once for the whole text from this many characters on.
+SPLIT_WHOLE_MIN = 1 << 14
+# A text of this many characters loads the compiled kernels if they are not loaded yet (about
+# half a second from numba's cache, the first time on a machine a compile of a minute or so):
+# shorter ones take the Python path meanwhile (docs/encoding.md, "When the compiled path runs").
+PREPARE_CHARS = 1 << 21
+
+_NO_ITEMS: Items = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
+STRETCH = -1  # in a list of stretches: text to cut into pieces (else a special token's id)
+
+
+def codepoints(text: str) -> np.ndarray:
+    """``text`` as code points (a read-only array: numba compiles one version of a kernel per
+    array type, and the scanners' are read-only); UnicodeEncodeError for a surrogate (the
+    caller encodes the text with its surrogates replaced, as the Python path does)."""
+    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+
+
+class Encoder:
+    """Text to ids for one tokenizer (see the module docstring). ``special_ids``: each special
+    token's id; ``cut_specials``: those before which text may be cut."""
+
+    def __init__(
+        self,
+        pre: Pretokenizer,
+        pipeline: HfPipeline | None,
+        specials: Specials,
+        special_ids: Mapping[str, int],
+        merger: Merger,
+        cut_rules: CutRules,
+        cut_specials: Specials,
+    ) -> None:
+        self.pre = pre
+        self.pipeline = pipeline
+        self.specials = specials
+        self.special_ids = special_ids
+        self.merger = merger
+        self.cut_rules = cut_rules
+        self.cut_specials = cut_specials
+        # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
+        self.findall = findall_for(pre)
+
+    def with_merger(self, merger: Merger) -> Encoder:
+        """This encoder with another merger (a truncation's), sharing the rest."""
+        out = object.__new__(Encoder)
+        out.__dict__.update(self.__dict__)
+        out.merger = merger
+        return out
+
+    def special_id(self, token: str) -> int:
+        return self.special_ids[token]
+
+    # ------------------------------------------------------------ the Python path
+    def segments(self, text: str, specials: Specials) -> list[tuple[list[str], str | None]]:
+        """The pre-tokens of each stretch of ``text`` between the special tokens ``specials``
+        matches, each with the special token after it (None at the end)."""
+        if self.pipeline is not None:
+            return self.pipeline.segments(text, specials.tokens)
+        findall = self.findall
+        stretches = list(specials.segments(text))
+        bulk = len(text) >= BULK_TEXT
+        if bulk and self.pre.name == "gpt2":
+            # subtle: the fast split patterns are otherwise built only for one long stretch;
+            # a text of many short documents between special tokens needs them as much.
+            re_split.prepare("gpt2")
+        if bulk or (len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN):
+            # One look at the whole text's characters rather than one per stretch.
+            findall = re_split.splitter(self.pre.name, text) or findall
+        return [(findall(text[a:b]), special) for a, b, special in stretches]
+
+    def packed(self, text: str, specials: Specials) -> bytes:
+        """The ids of ``text`` on the Python path, packed (``packed``)."""
+        special_ids = self.special_ids
+        segments = [
+            (pieces, None if special is None else special_ids[special])
+            for pieces, special in self.segments(text, specials)
+        ]
+        return self.merger.packed(segments)
+
+    # ---------------------------------------------------------- the compiled path
+    @cached_property
+    def scanner(self) -> Scanner | None:
+        """The compiled scanner that cuts this tokenizer's text as its pre-tokenizer does, or
+        None (the Python path only)."""
+        from ..pretokenization.scanner import compiled_scanner
+
+        if self.pipeline is not None:
+            from .pipeline_scan import pipeline_scanner
+
+            return pipeline_scanner(self.pipeline)
+        return compiled_scanner(self.pre.name or self.pre.pattern)
+
+    def compiled(self, n_chars: int) -> CompiledMerger | None:
+        """The compiled merger if a text of ``n_chars`` characters takes the compiled path
+        (see the module docstring), else None."""
+        if self.scanner is None or not kernel_start.enabled():
+            return None
+        if kernel_start.kernels() is None:
+            wanted = n_chars >= PREPARE_CHARS or kernel_start.eager()
+            if not wanted or not kernel_start.prepare():
+                return None
+        return self.merger.compiled()
+
+    def items(
+        self, cp: np.ndarray, text: str, specials: Specials, start: int = 0, stop: int | None = None
+    ) -> Items:
+        """The pieces and special tokens of ``text[start:stop]`` (its code points ``cp``) as
+        the kernels take them. Not for a pipeline (see :meth:`pipeline_input`)."""
+        stretches: list[tuple[int, int, int]] = []
+        for a, b, special in specials.segments(text, start, len(text) if stop is None else stop):
+            if b > a:
+                stretches.append((a, b, STRETCH))
+            if special is not None:
+                stretches.append((b, b + len(special), self.special_ids[special]))
+        return self.scanned(cp, stretches)
+
+    def pipeline_input(self, text: str, specials: Specials) -> tuple[np.ndarray, Items]:
+        """A pipeline's text as the kernels take it: each stretch between special tokens
+        normalized (``pipeline_scan`` vouches that its added tokens are found so), the
+        stretches and special tokens joined, and the items over the joined code points."""
+        from ..formats.hf.normalizers import normalize
+
+        assert self.pipeline is not None
+        normalizers = self.pipeline.normalizers
+        parts: list[str] = []
+        stretches: list[tuple[int, int, int]] = []
+        at = 0
+        for a, b, special in specials.segments(text):
+            part = normalize(normalizers, text[a:b])
+            if part:
+                parts.append(part)
+                stretches.append((at, at + len(part), STRETCH))
+                at += len(part)
+            if special is not None:
+                # subtle: the special token's characters stay in the joined text, so the
+                # offsets simply add up; its item is the special token, never scanned.
+                parts.append(special)
+                stretches.append((at, at + len(special), self.special_ids[special]))
+                at += len(special)
+        cp = codepoints("".join(parts))
+        return cp, self.scanned(cp, stretches)
+
+    def scanned(self, cp: np.ndarray, stretches: list[tuple[int, int, int]]) -> Items:
+        """The items of ``stretches`` ``(start, end, kind)``, in order: a special token's id,
+        or ``STRETCH`` for text, which the scanner cuts into pieces (all of them in one
+        call)."""
+        scanner = self.scanner
+        assert scanner is not None
+        if not stretches:
+            return _NO_ITEMS
+        bounds = np.array(stretches, dtype=np.int64).reshape(-1, 3)
+        text = bounds[:, 2] == STRETCH
+        ends = scanner.stretch_ends(cp, bounds[text, 0], bounds[text, 1])
+        # Pieces per text stretch: its last piece ends at its stop.
+        last = np.searchsorted(ends, bounds[text, 1], side="left")
+        per_text = np.diff(np.concatenate([[-1], last]))
+        counts = np.ones(len(bounds), dtype=np.int64)
+        counts[text] = per_text
+        first_item = np.cumsum(counts) - counts  # where each stretch's items begin
+        # The item of each piece: its stretch's first item plus its place in the stretch.
+        first_piece = np.cumsum(per_text) - per_text
+        at = np.arange(len(ends)) + np.repeat(first_item[text] - first_piece, per_text)
+        n = int(counts.sum())
+        starts = np.empty(n, np.int64)
+        stops = np.empty(n, np.int64)
+        kinds = np.full(n, -1, np.int64)
+        piece_starts = np.empty_like(ends)
+        piece_starts[1:] = ends[:-1]
+        piece_starts[first_piece] = bounds[text, 0]
+        starts[at], stops[at] = piece_starts, ends
+        special = first_item[~text]
+        starts[special], stops[special] = bounds[~text, 0], bounds[~text, 1]
+        kinds[special] = bounds[~text, 2]
+        return starts, stops, kinds
+
+    def compiled_array(self, text: str, specials: Specials) -> np.ndarray | None:
+        """The ids of ``text`` (uint32) on the compiled path, or None when it does not take
+        it (see :meth:`compiled`). UnicodeEncodeError for a surrogate."""
+        merger = self.compiled(len(text))
+        if merger is None:
+            return None
+        with merger.try_lock() as mine:
+            if not mine:
+                return None
+            if self.pipeline is not None:
+                cp, items = self.pipeline_input(text, specials)
+            else:
+                cp = codepoints(text)
+                items = self.items(cp, text, specials)
+            return merger.encode(cp, items)[0]
+
+    # ------------------------------------------------------------------ either path
+    def array(self, text: str, specials: Specials) -> np.ndarray:
+        """The ids of ``text``, the special tokens ``specials`` matches encoded as such: a
+        native uint32 array (see ``packed.NUMPY_DTYPE``). UnicodeEncodeError for a
+        surrogate."""
+        ids = self.compiled_array(text, specials)
+        if ids is not None:
+            return ids
+        return np.frombuffer(self.packed(text, specials), dtype=NUMPY_DTYPE)

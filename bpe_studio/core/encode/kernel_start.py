@@ -1,0 +1,193 @@
+"""Loading the compiled encoder's kernels: once per process, compiled once per machine.
+
+What it does: :func:`prepare` imports numba and the kernels (``encode_kernel``) and makes them
+ready to run, with the compiled scanners' (``pretokenization.scan_load``): loaded from
+numba's on-disk cache (``io.numba_cache``: the user's cache folder), or on the first run
+compiled in a child process, after ``status(COMPILING)``, so that numba's compiler (largely
+Python, holding the GIL for seconds) never stalls a thread of this process that draws a
+window. :func:`prepare_in_background` does it in a daemon thread;
+:func:`kernels` gives the module once it is ready (never loading it), so a caller that must not
+wait (the app's GUI thread, a short text) takes the Python path meanwhile. Where numba is
+missing or fails to import, :func:`prepare` returns False and every text takes the Python
+path (``BPE_STUDIO_ENCODER=python`` asks for that too; ``=compiled`` loads the kernels at the
+first text of any length: :func:`eager`). What it leaves out: when to prepare
+(``encoder``, ``encode_file``) and the kernels themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from types import ModuleType
+
+StatusFn = Callable[[str], None]
+COMPILING = "compiling the encoder (first run only)"
+# The environment variable that turns the compiled encoder off ("python") or loads it for
+# the first text whatever its length ("compiled").
+ENV = "BPE_STUDIO_ENCODER"
+
+_log = logging.getLogger(__name__)
+# _lock guards the import and the state; _prepare_lock the warm-up (maybe a compile).
+_lock = threading.Lock()
+_prepare_lock = threading.Lock()
+_module: ModuleType | None = None
+_failure: str | None = None
+_ready = False
+_compiling = False
+_background: threading.Thread | None = None
+
+
+def _mode() -> str:
+    return os.environ.get(ENV, "").strip().lower()
+
+
+def enabled() -> bool:
+    """Whether the compiled encoder may be used at all (not turned off, numba importable as
+    far as is known)."""
+    return _mode() != "python" and _failure is None
+
+
+def eager() -> bool:
+    """Whether the kernels are loaded for the first text whatever its length."""
+    return _mode() == "compiled"
+
+
+def kernels() -> ModuleType | None:
+    """The kernel module if it is ready to run now (the scanners' too), else None (nothing
+    is loaded here)."""
+    return _module if _ready and enabled() else None
+
+
+def compiling() -> bool:
+    """Whether a :func:`prepare` is compiling the kernels (or the scanners') right now, in
+    any thread."""
+    from ..pretokenization import scan_load
+
+    return _compiling or scan_load.compiling()
+
+
+def failure() -> str | None:
+    """Why the kernels could not be imported, if they could not."""
+    return _failure
+
+
+def _import() -> ModuleType | None:
+    global _module, _failure
+    with _lock:
+        if _module is None and _failure is None:
+            try:
+                from . import encode_kernel
+            except Exception as exc:  # numba missing, a broken install, an unsupported CPU
+                _failure = f"{type(exc).__name__}: {exc}"
+                _log.info("the compiled encoder is unavailable (%s)", _failure)
+            else:
+                _module = encode_kernel
+        return _module
+
+
+def prepare(status: StatusFn | None = None) -> bool:
+    """Make the kernels ready, the scanners' first (see the module docstring); whether they
+    are. Thread-safe: a second call waits for the first."""
+    global _ready, _compiling, _failure
+    if _ready or not enabled():
+        return _ready and enabled()
+    module = _import()
+    if module is None or not _scanners_ready(status):
+        return False
+    from ..io.numba_cache import compile_in_child, is_cached
+
+    # subtle: asked before taking the lock, so that a call which then waits for another
+    # thread's compile says so too.
+    if not is_cached(*module.KERNELS):
+        if status is not None:
+            status(COMPILING)
+        _compiling = True
+    with _prepare_lock:
+        if _ready:
+            return True
+        _compiling = not is_cached(*module.KERNELS)
+        try:
+            if _compiling:
+                _log.info(COMPILING)
+                compile_in_child(_CHILD)
+            warm_up(module)
+        except Exception as exc:  # a kernel that does not compile here: the Python path
+            _failure = f"{type(exc).__name__}: {exc}"
+            _log.warning("the compiled encoder failed to compile (%s)", _failure)
+            return False
+        finally:
+            _compiling = False
+        _ready = True
+    return True
+
+
+def _scanners_ready(status: StatusFn | None) -> bool:
+    """Prepare the compiled scanners (``scan_load``); whether they could be."""
+    global _failure
+    from ..pretokenization import scan_load
+
+    try:
+        scan_load.prepare(status)
+    except ImportError as exc:  # scan_load.ScannerUnavailable: numba missing or broken
+        _failure = str(exc)
+        return False
+    return True
+
+
+def forget() -> None:
+    """Take the compiled path out of use as if the kernels were not loaded yet; the next
+    :func:`prepare` makes them ready again at once (numba keeps what it loaded). For tests,
+    which each start as a fresh process would."""
+    global _ready
+    with _prepare_lock:
+        _ready = False
+
+
+def prepare_in_background(
+    status: StatusFn | None = None, done: Callable[[bool], None] | None = None
+) -> threading.Thread:
+    """:func:`prepare` in a daemon thread, then ``done(ready)``; one thread per process (a
+    second call gets the first's, and its callbacks are not called)."""
+    global _background
+
+    def run() -> None:
+        ready = prepare(status)
+        if done is not None:
+            done(ready)
+
+    with _lock:
+        if _background is None:
+            _background = threading.Thread(target=run, name="bpe-studio-encoder", daemon=True)
+            _background.start()
+        return _background
+
+
+# What a child process runs to compile the kernels into numba's cache (``compile_in_child``).
+_CHILD = "from bpe_studio.core.encode import kernel_start as k, encode_kernel as m; k.warm_up(m)"
+
+
+def warm_up(module: ModuleType) -> None:
+    """Call every kernel once with the argument types encoding uses: numba loads (or
+    compiles) a kernel on its first call."""
+    import numpy as np
+
+    from .compiled import CompiledMerger, RankArrays
+    from .encoder import codepoints
+    from .piece_table import PieceTable
+
+    lefts = np.array([97], np.int64)
+    rights = np.array([98], np.int64)
+    made = np.array([256], np.int64)
+    byte_ids = np.arange(256, dtype=np.int64)
+    rank = RankArrays.of_lists(module, lefts, rights, made, byte_ids)
+    cp = codepoints("ab")
+    whole = PieceTable.of_tokens(module, {b"ab": 256, b"\xc3\xa9": 257}, ascii_only=False)
+    merger = CompiledMerger(module, rank, byte_ids, whole=whole)
+    merger.encode(cp, (np.array([0]), np.array([2]), np.array([-1])), record=True)
+    sizes = np.ones(257, np.int64)
+    sizes[256] = 2
+    merger.spans(cp, (np.array([0]), np.array([2]), np.array([-1])), sizes)
+    bigger = merger.cache.grown(module, entries=True)
+    assert bigger.entries == merger.cache.entries

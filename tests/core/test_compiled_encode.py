@@ -1,0 +1,513 @@
+"""The compiled encoder (``encode.encoder``, ``compiled``, ``encode_kernel``) gives the ids of
+the Python path and of the peers: on the fixture slices and the shared corpora, on generated
+text, for truncations, long pieces, a bounded cache, ``ignore_merges`` and the pipelines of
+open models' files; and the choice of path is right (what takes the compiled path, what keeps
+the Python one).
+
+Oracles: the Python path of the same tokenizer (``Encoder.packed``, itself checked against
+tiktoken and ``tokenizers`` elsewhere), tiktoken built offline from the shipped rank files,
+and ``tokenizers`` on files it builds here.
+"""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+import tokenizers
+from core_helpers import EOT, FIXTURES, SLICES, full_corpus, read_fixture
+from gpt2_bytes import token_to_gpt2
+from hf_shapes import FAMILIES as HF_FAMILIES
+from hf_shapes import GPT_OSS, LLAMA3
+from hypothesis import given
+from hypothesis import strategies as st
+from reference_encoder import ASSIGNED_TEXTS, shipped_tiktoken
+from text_strategies import HYPO, TEXTS
+from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode import kernel_start, piece_table, token_spans
+from bpe_studio.core.encode.packed import NUMPY_DTYPE
+from bpe_studio.core.io.surrogates import replace_surrogates
+
+PRESETS = ("gpt2", "cl100k_base", "o200k_base")
+FAMILIES = {**HF_FAMILIES, "gpt_oss": GPT_OSS}
+
+
+@pytest.fixture(autouse=True)
+def kernels():
+    if not kernel_start.prepare():
+        pytest.skip(f"the compiled encoder is unavailable here: {kernel_start.failure()}")
+
+
+@pytest.fixture(scope="module", params=PRESETS)
+def preset(request):
+    return Tokenizer.preset(request.param)
+
+
+def python_ids(tok: Tokenizer, text: str, specials=None) -> list[int]:
+    enc = tok._encoder
+    packed = enc.packed(text, enc.specials if specials is None else specials)
+    return np.frombuffer(packed, dtype=NUMPY_DTYPE).tolist()
+
+
+def compiled_ids(tok: Tokenizer, text: str, specials=None) -> list[int]:
+    enc = tok._encoder
+    ids = enc.compiled_array(text, enc.specials if specials is None else specials)
+    assert ids is not None, "the compiled path was not taken"
+    return ids.tolist()
+
+
+def assert_same(tok: Tokenizer, text: str) -> None:
+    assert compiled_ids(tok, text) == python_ids(tok, text), repr(text[:80])
+
+
+# ------------------------------------------------------------------- presets
+@pytest.mark.parametrize("corpus", list(SLICES))
+def test_presets_compiled_equals_python_on_fixture_slices(preset, corpus):
+    text = read_fixture(SLICES[corpus])
+    assert_same(preset, text)
+    assert_same(preset, text[:5000] + EOT + text[5000:9000] + EOT + EOT)
+
+
+@pytest.mark.parametrize(
+    "corpus", ["english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]
+)
+def test_presets_compiled_equals_tiktoken_on_the_shared_corpora(preset, corpus):
+    with open(full_corpus(corpus), "rb") as f:
+        f.seek(3_000_000)
+        f.readline()
+        text = f.read(1_500_000).decode("utf-8", errors="ignore")
+    if preset.name == "gpt2":
+        import tiktoken
+        from reference_encoder import published
+
+        ranks = {t: i for i, t in preset.vocab.items() if t != EOT.encode()}
+        peer = tiktoken.Encoding("gpt2_ref", pat_str=published("r50k_base")["pat_str"],
+                                 mergeable_ranks=ranks, special_tokens={EOT: 50256})  # fmt: skip
+    else:
+        peer = shipped_tiktoken(preset.name)
+    got = compiled_ids(preset, text)
+    assert got == peer.encode(text, allowed_special="all")
+    assert got == python_ids(preset, text)
+
+
+@HYPO
+@given(text=TEXTS)
+def test_presets_compiled_equals_python_on_generated_text(preset, text):
+    assert_same(preset, text)
+
+
+@HYPO
+@given(text=ASSIGNED_TEXTS)
+def test_presets_compiled_equals_python_on_assigned_characters(preset, text):
+    assert_same(preset, text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " " * 5000 + "x",
+        "a" * 3000,
+        "1234567890" * 300,
+        "中文" * 800,
+        "😀" * 500,
+        "\n" * 700 + " \t" * 300,
+        "ab" * 2000 + EOT + "ab" * 2000,
+    ],
+    ids=["spaces", "letters", "digits", "han", "emoji", "breaks", "special-between"],
+)
+def test_long_pieces_merge_as_the_python_path(preset, text):
+    assert_same(preset, text)
+
+
+def test_surrogates_are_encoded_as_the_python_path(preset):
+    text = "a\ud83d\ude00b \ud800 x\udfff" + EOT + "\ud83d"
+    with pytest.raises(UnicodeEncodeError):
+        compiled_ids(preset, text)  # the caller replaces them first, on either path
+    assert preset.encode(text) == python_ids(preset, replace_surrogates(text))
+    assert preset.encode_array(text).tolist() == python_ids(preset, replace_surrogates(text))
+
+
+# --------------------------------------------------------------- truncations
+@pytest.mark.parametrize("k", [0, 1, 257, 5000, 49_999])
+def test_truncations_compiled_equal_python(k):
+    full = Tokenizer.preset("gpt2")
+    tok = full.truncated(k)
+    text = read_fixture(SLICES["english"])[:20_000] + read_fixture(SLICES["chinese"])[:3000]
+    assert_same(tok, text)
+
+
+def test_truncations_share_the_full_rank_table_and_keep_their_own_cache():
+    full = Tokenizer.preset("gpt2")
+    text = read_fixture(SLICES["tinystories"])[:5000]
+    full.encode_array(text)
+    short = full.truncated(300)
+    assert compiled_ids(short, text) == python_ids(short, text)
+    assert short.merger.compiled().rank is full.merger.compiled().rank
+    assert short.merger.compiled().cache is not full.merger.compiled().cache
+    # Every cached piece of the truncation has its ids under 300 merges.
+    assert compiled_ids(short, text) != compiled_ids(full, text)
+
+
+# ---------------------------------------------------------------- the cache
+def test_the_cache_persists_across_calls_and_serves_the_same_ids():
+    tok = Tokenizer.preset("cl100k_base")
+    text = read_fixture(SLICES["mixed_web"])[:30_000]
+    first = compiled_ids(tok, text)
+    entries = tok.merger.compiled().cache.entries
+    assert entries > 1000
+    assert compiled_ids(tok, text) == first
+    assert tok.merger.compiled().cache.entries == entries
+
+
+def test_the_cache_stays_bounded_and_starts_afresh(monkeypatch):
+    for name, value in [("START_ENTRIES", 16), ("START_KEYS", 512), ("START_VALS", 1024),
+                        ("MAX_ENTRIES", 64), ("MAX_KEYS", 2048), ("MAX_VALS", 4096)]:  # fmt: skip
+        monkeypatch.setattr(piece_table, name, value)
+    tok = Tokenizer.preset("gpt2")
+    text = read_fixture(SLICES["english"])[:40_000]
+    assert compiled_ids(tok, text) == python_ids(tok, text)
+    cache = tok.merger.compiled().cache
+    assert 0 < cache.entries <= 64
+    assert len(cache.keys) <= 2048 and len(cache.vals) <= 4096
+
+
+# ----------------------------------------------------------- tokenizer.json
+def _gpt2_file(tmp_path, normalizer, pre_tokenizer, *, ignore_merges=False, added=()):
+    vocab = {token_to_gpt2(t): i for i, t in Tokenizer.preset("gpt2").vocab.items()}
+    lines = (FIXTURES / "gpt2_merges.txt").read_text(encoding="utf-8").splitlines()
+    merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#")]
+    tok = tokenizers.Tokenizer(models.BPE(vocab, merges, ignore_merges=ignore_merges))
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken(EOT, special=True), *added])
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    return path
+
+
+SHAPES = ["gpt2", "llama3", "qwen2", "deepseek_v3", "starcoder", "gpt_oss"]
+TEXT_MIX = (
+    read_fixture(SLICES["english"])[:6000] + EOT + read_fixture(SLICES["chinese"])[:2000]
+    + read_fixture(SLICES["code"])[:6000] + EOT + read_fixture(SLICES["mixed_web"])[:6000]
+    + "e\u0301\u0323a ﬁ Ａ１ ㌀ Ⅻ 我们在2024年 12345 don't\r\n\r\n"
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_open_model_shapes_take_the_compiled_path_with_tokenizers_ids(tmp_path, shape):
+    path = _gpt2_file(tmp_path, *FAMILIES[shape])
+    ours = Tokenizer.from_hf(path)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert ours._encoder.scanner is not None
+    assert compiled_ids(ours, TEXT_MIX) == hf.encode(TEXT_MIX, add_special_tokens=False).ids
+    assert compiled_ids(ours, TEXT_MIX) == python_ids(ours, TEXT_MIX)
+
+
+@HYPO
+@given(data=st.data())
+def test_pipelines_compiled_equal_tokenizers_on_generated_text(tmp_path_factory, data):
+    shape = data.draw(st.sampled_from(["qwen2", "deepseek_v3", "starcoder"]))
+    ours, hf = _built_shape(tmp_path_factory, shape)
+    text = "".join(data.draw(st.lists(st.one_of(ASSIGNED_TEXTS, st.just(EOT)), max_size=4)))
+    assert compiled_ids(ours, text) == hf.encode(text, add_special_tokens=False).ids
+
+
+_BUILT: dict[str, tuple[Tokenizer, tokenizers.Tokenizer]] = {}
+
+
+def _built_shape(factory, shape):
+    if shape not in _BUILT:
+        path = _gpt2_file(factory.mktemp(shape), *FAMILIES[shape])
+        _BUILT[shape] = Tokenizer.from_hf(path), tokenizers.Tokenizer.from_file(str(path))
+    return _BUILT[shape]
+
+
+def test_ignore_merges_looks_whole_tokens_up_on_the_compiled_path(tmp_path):
+    vocab = {token_to_gpt2(bytes([b])): b for b in range(256)}
+    vocab |= {"bc": 256, "abc": 257, "ab": 258, "Ġabc": 259}
+    hf = tokenizers.Tokenizer(models.BPE(vocab, [("b", "c"), ("a", "b")], ignore_merges=True))
+    hf.pre_tokenizer = pre_tokenizers.Sequence(
+        [pre_tokenizers.Split(Regex(LLAMA3), "isolated"),
+         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+    )  # fmt: skip
+    hf.decoder = decoders.ByteLevel()
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    ours = Tokenizer.from_hf(path)
+    text = " ".join(["abc", "abcd", "xabc", "ab"] * 50)
+    assert compiled_ids(ours, text) == hf.encode(text).ids
+    assert compiled_ids(ours, "abc") == [257]
+
+
+# -------------------------------------------------------- which path is taken
+def _scanner_of(tmp_path, normalizer, pre_tokenizer, added=()):
+    return Tokenizer.from_hf(_gpt2_file(tmp_path, normalizer, pre_tokenizer, added=added))
+
+
+def test_what_keeps_the_python_path(tmp_path):
+    custom = Tokenizer(Tokenizer.preset("gpt2").vocab, Tokenizer.preset("gpt2").merges,
+                       pattern=r"\w+|\s+|[^\w\s]+")  # fmt: skip
+    assert custom._encoder.scanner is None
+    assert custom._encoder.compiled_array("a b", custom.specials) is None
+    for shape in ("bloom", "cl100k_in_json"):  # patterns without a compiled scanner
+        other = _scanner_of(tmp_path / shape, *FAMILIES[shape])
+        assert other._encoder.scanner is None
+    prefix = _scanner_of(tmp_path / "prefix", None, pre_tokenizers.ByteLevel(add_prefix_space=True))
+    assert prefix._encoder.scanner is None
+    flagged = AddedToken("<|x|>", special=True, lstrip=True)
+    byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    lstrip = _scanner_of(tmp_path / "lstrip", None, byte_level, added=[flagged])
+    assert lstrip._encoder.pipeline is not None and lstrip._encoder.scanner is None
+    text = "a <|x|> b"
+    assert lstrip.encode(text) == tokenizers.Tokenizer.from_file(
+        str(tmp_path / "lstrip" / "tokenizer.json")).encode(text).ids  # fmt: skip
+
+
+def test_what_takes_the_compiled_path(tmp_path):
+    for name in PRESETS:
+        assert Tokenizer.preset(name)._encoder.scanner is not None
+    digits = Tokenizer.from_hf(_gpt2_file(tmp_path, *FAMILIES["starcoder"]))
+    assert digits._encoder.scanner is not None and digits._encoder.scanner.label == "starcoder"
+    nfc = _scanner_of(tmp_path / "nfc", normalizers.NFC(), FAMILIES["qwen2"][1])
+    assert nfc._encoder.pipeline is not None and nfc._encoder.scanner is not None
+    deepseek = _scanner_of(tmp_path / "ds", None, FAMILIES["deepseek_v3"][1])
+    assert deepseek._encoder.scanner.label == "deepseek_v3"
+    llama = _scanner_of(tmp_path / "llama", None, FAMILIES["llama3"][1])
+    assert llama._encoder.pipeline is None and llama._encoder.scanner is not None
+
+
+def test_turned_off_it_takes_the_python_path_with_the_same_ids(monkeypatch):
+    tok = Tokenizer.preset("o200k_base")
+    text = read_fixture(SLICES["chinese"])[:5000]
+    expected = tok.encode(text)
+    monkeypatch.setenv(kernel_start.ENV, "python")
+    assert tok._encoder.compiled_array(text, tok.specials) is None
+    assert tok.encode(text) == expected
+
+
+def test_a_busy_cache_sends_another_caller_to_the_python_path():
+    tok = Tokenizer.preset("gpt2")
+    text = read_fixture(SLICES["english"])[:8000]
+    expected = tok.encode(text)
+    merger = tok.merger.compiled()
+    entries = merger.cache.entries
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with merger.try_lock():
+            held.set()
+            release.wait()
+
+    worker = threading.Thread(target=hold)
+    worker.start()
+    held.wait()
+    try:
+        assert tok._encoder.compiled_array(text + " more", tok.specials) is None
+        assert tok.encode(text + " more") == python_ids(tok, text + " more")
+        assert merger.cache.entries == entries  # the held cache was not touched
+    finally:
+        release.set()
+        worker.join()
+    assert tok.encode(text) == expected
+
+
+def test_a_pickled_tokenizer_encodes_alike_and_builds_its_own_cache():
+    tok = Tokenizer.preset("cl100k_base")
+    text = read_fixture(SLICES["code"])[:10_000]
+    expected = compiled_ids(tok, text)
+    copy = pickle.loads(pickle.dumps(tok))
+    assert copy.merger._compiled is None
+    assert compiled_ids(copy, text) == expected
+
+
+# ------------------------------------------------------------ spans, streams
+def _python_spans(tok: Tokenizer, text: str) -> list[tuple[int, int, int, bool]]:
+    return [tuple(s) for s in token_spans._spans_python(tok._encoder, text)]
+
+
+@pytest.mark.parametrize("corpus", ["english", "chinese", "mixed_web"])
+def test_compiled_spans_equal_the_python_spans(preset, corpus):
+    text = read_fixture(SLICES[corpus])[:20_000] + EOT + "😀 e\u0301 中"
+    packed = token_spans._packed(preset._encoder, text)
+    assert [tuple(row) for row in packed.tolist()] == [
+        (i, s, e, int(p)) for i, s, e, p in _python_spans(preset, text)
+    ]
+
+
+@HYPO
+@given(text=TEXTS)
+def test_compiled_spans_equal_the_python_spans_on_generated_text(preset, text):
+    assert [tuple(s) for s in preset.spans(text)] == _python_spans(preset, text)
+
+
+@HYPO
+@given(text=TEXTS, cuts=st.lists(st.integers(0, 400), max_size=6))
+def test_a_compiled_stream_gives_the_ids_of_the_whole_text(preset, text, cuts):
+    from bpe_studio.core.encode import streaming
+
+    text = text * 20
+    bounds = sorted({min(c * 7, len(text)) for c in cuts} | {0, len(text)})
+    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    monkey = streaming.STREAM_BLOCK
+    streaming.STREAM_BLOCK = 64  # several blocks, each decided on the compiled path
+    try:
+        assert list(preset.encode_iterable(chunks)) == python_ids(preset, text)
+    finally:
+        streaming.STREAM_BLOCK = monkey
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_whole_token_is_found_by_the_compiled_lookup(name):
+    """The whole-token table (built in compiled code from the tokens' bytes) finds each
+    UTF-8 token of a real vocabulary: pieces that are tokens, with no merges to fall back on,
+    come out as their own ids."""
+    from bpe_studio.core.encode.compiled import CompiledMerger, RankArrays
+    from bpe_studio.core.encode.encoder import codepoints
+    from bpe_studio.core.encode.piece_table import PieceTable
+
+    kernels = kernel_start.kernels()
+    vocab = Tokenizer.preset(name).vocab
+    whole = {t: i for i, t in vocab.items()}
+    texts, ids = [], []
+    for token, idx in whole.items():
+        try:
+            texts.append(token.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        ids.append(idx)
+    no_merges = np.zeros(0, np.int64)
+    byte_ids = np.array([whole[bytes([b])] for b in range(256)], np.int64)
+    rank = RankArrays.of_lists(kernels, no_merges, no_merges, no_merges, byte_ids)
+    for ascii_only in (False, True):
+        table = PieceTable.of_tokens(kernels, whole, ascii_only=ascii_only)
+        merger = CompiledMerger(kernels, rank, byte_ids, whole=table, whole_all=True)
+        ends = np.cumsum([len(t) for t in texts])
+        starts = ends - np.array([len(t) for t in texts])
+        items = (starts, ends, np.full(len(texts), -1, np.int64))
+        got, item_end = merger.encode(codepoints("".join(texts)), items, record=True)
+        per_piece = np.split(got, item_end[:-1])
+        looked_up = [(t, i) for t, i in zip(texts, ids) if t.isascii() or not ascii_only]
+        assert len(looked_up) > len(texts) // 2
+        assert [
+            piece.tolist() for piece, t in zip(per_piece, texts) if t.isascii() or not ascii_only
+        ] == [[i] for _, i in looked_up]
+
+
+# Characters of several scripts whose UTF-8 bytes the presets merge in many ways: runs of them
+# are merged from their characters' tokens first (``encode_kernel._from_chars``), each result
+# checked, the rest from bytes.
+MULTIBYTE = (
+    "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着"
+    "去之过家学对可里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行"
+    "方又如前所本见经头面公同三已老从动两长知民样现分将外但身些与高意进把法此实回二理"
+    "美点月明其种声全工己话儿者向情部正名定女问力机给等几很业最间新什打便位因重被走电"
+    "四第门相次东政海口使教西再平真听世气信北少关并内加化由却代军产入先山五太水万市眼"
+    "体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表原车白应路期叫死常提感"
+    "金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风战干接它许"
+    "八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管"
+    "夫连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完"
+    "革深区即求品士转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取"
+    "设始版双历越史商千片容研像找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专"
+    "石若兵弟谁校读志飞观争究包组造落视济喜离虽坐集编宝谈府拉黑且随格尽剑讲布杀微怕母"
+    "调局根曾准团段终乐切级克精哪官示冷域读ひらがなカタカナàéîõüßœñçЖДФЫ"
+    "Я"
+)
+
+
+@HYPO
+@given(text=st.text(st.sampled_from(MULTIBYTE + " ,.。，1"), max_size=200))
+def test_multibyte_runs_compiled_equal_python(preset, text):
+    assert_same(preset, text)
+
+
+@pytest.mark.parametrize("k", [300, 3000, 20_000])
+def test_multibyte_runs_of_truncations_compiled_equal_python(k):
+    tok = Tokenizer.preset("o200k_base").truncated(k)
+    text = read_fixture(SLICES["chinese"])[:20_000] + MULTIBYTE * 3
+    assert_same(tok, text)
+
+
+def test_packed_spans_are_the_spans_as_an_array(preset):
+    text = read_fixture(SLICES["mixed_web"])[:5000] + EOT + "😀 e\u0301 中 \ud83d x"
+    spans = preset.spans(text)
+    packed = preset.packed_spans(text)
+    assert packed.dtype == np.int64 and packed.shape == (len(spans), 4)
+    assert packed.tolist() == [[i, s, e, int(p)] for i, s, e, p in spans]
+
+
+def test_a_worker_process_loads_the_kernels_before_encoding_a_file():
+    """A worker started clean (spawn) holds no kernels: encode_file's preparation of a
+    worker's tokenizer loads them, so its chunks (under PREPARE_CHARS each) take the
+    compiled path too."""
+    from bpe_studio.core.encode import encode_file
+
+    kernel_start.forget()
+    tok = Tokenizer.preset("gpt2")
+    assert tok.merger._compiled is None and kernel_start.kernels() is None
+    encode_file._prepare(tok, encode_file.PREPARE_MIN_BYTES)
+    assert kernel_start.kernels() is not None and tok.merger._compiled is not None
+    text = read_fixture(SLICES["english"])[:50_000]
+    assert tok._encoder.compiled_array(text, tok.specials) is not None
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize(
+    "corpus", ["english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]
+)
+def test_open_model_shapes_equal_tokenizers_on_the_shared_corpora(tmp_path_factory, shape, corpus):
+    # The fixture mix above is 20,000 characters; real text of every kind, at a size where the
+    # cache fills with thousands of pieces, is where a shape's scanner or NFC step would slip.
+    # test_hf_families reads 4M characters through encode(), whichever path it takes; this
+    # holds the compiled path to it, gpt-oss's shape included.
+    with open(full_corpus(corpus), "rb") as f:
+        f.seek(5_000_000)
+        f.readline()
+        text = f.read(300_000).decode("utf-8", errors="ignore")
+    ours, hf = _built_shape(tmp_path_factory, shape)
+    assert ours._encoder.scanner is not None
+    assert compiled_ids(ours, text) == hf.encode(text, add_special_tokens=False).ids
+
+
+# A fresh process with its own numba cache dir: the first preparation compiles the scanners
+# and the encoder and says so (once each), the second loads both from the cache silently.
+COMPILE_RUN = """
+from bpe_studio.core.encode import kernel_start
+said = []
+ready = kernel_start.prepare(said.append)
+print(repr(said), ready)
+"""
+
+
+def test_first_use_compiles_the_encoder_and_says_so_then_loads_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from core_helpers import REPO_ROOT
+
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
+    env.pop("BPE_STUDIO_ENCODER", None)
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", COMPILE_RUN],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=900,
+        ).stdout.strip()
+
+    assert run() == (
+        "['compiling the pre-tokenizer (first run only)', "
+        "'compiling the encoder (first run only)'] True"
+    )
+    assert run() == "[] True"
