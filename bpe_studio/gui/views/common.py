@@ -1,5 +1,5 @@
 """Small pieces the views share: fonts, table defaults, section titles, labels that update
-often, the colour palette."""
+often. The colours are the scheme's (``theme.colours()``)."""
 
 from __future__ import annotations
 
@@ -19,16 +19,6 @@ from PySide6.QtWidgets import (
     QToolTip,
     QWidget,
 )
-
-# One palette for the whole app (light theme).
-ACCENT = "#e8590c"  # the pair about to be merged; selection highlights
-BAR = "#4c6ef5"
-CURVE = "#364fc7"
-MUTED = "#6b7280"
-TOKEN_COLOURS = ("#d0e2ff", "#ffe3bf")  # alternate token backgrounds in the editor
-SPLIT_COLOUR = "#ffc9de"  # tokens holding part of a multi-byte character
-SPLIT_UNDERLINE = "#c2255c"
-SPECIAL_COLOUR = "#c3f0ca"  # special tokens such as <|endoftext|>
 
 
 def counted(n: int, noun: str) -> str:
@@ -172,6 +162,15 @@ def configure_table(table: QTableView, font: QFont | None = None) -> None:
     rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setHighlightSections(False)
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+
+
+def table_width(table: QTableView) -> int:
+    """The width that shows every column of ``table`` whole: its columns, its vertical scroll
+    bar and its frame (what a splitter gives it at first)."""
+    header = table.horizontalHeader()
+    columns = sum(header.sectionSize(i) for i in range(header.count()))
+    bar = table.style().pixelMetric(table.style().PixelMetric.PM_ScrollBarExtent)
+    return columns + bar + 2 * table.frameWidth() + 2
 
 
 def lay_out_rows_now(table: QTableView) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
@@ -39,6 +39,7 @@ from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
+from .file_dialogs import TOKENIZER, open_file
 
 RUN = "run"  # the run's tokenizer (trained or loaded)
 NONE = "none"  # no tokenizer (an optional slot)
@@ -61,13 +62,12 @@ ENCODE_LOCK = threading.Lock()
 
 def ask_for_tokenizer_file(parent: QWidget) -> str:
     """Ask for a tokenizer file (modal); its path, or "" when cancelled."""
-    path, _ = QFileDialog.getOpenFileName(
+    return open_file(
         parent,
+        TOKENIZER,
         "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
-        "",
         TOKENIZER_FILTER,
     )
-    return path
 
 
 def preset_key(name: str) -> str:

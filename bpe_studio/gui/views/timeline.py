@@ -115,16 +115,29 @@ class TimelineBar(QWidget):
         self.skip_button.clicked.connect(self.replay.skip)
         self.pace_combo.currentIndexChanged.connect(self._pace_chosen)
         self.replay.running_changed.connect(self._show_replay)
-        for keys, slot in (
-            ("Alt+Left", lambda: self._user_step(hub.state.step - 1)),
-            ("Alt+Right", lambda: self._user_step(hub.state.step + 1)),
-            ("Alt+Shift+Left", lambda: self._user_step(hub.state.step - BIG_STEP)),
-            ("Alt+Shift+Right", lambda: self._user_step(hub.state.step + BIG_STEP)),
-            ("Alt+L", self._go_live),
-            ("Alt+P", self.toggle_replay),
+        for keys, slot, what in (
+            ("Alt+Left", lambda: self._user_step(hub.state.step - 1), "Timeline: one merge back"),
+            (
+                "Alt+Right",
+                lambda: self._user_step(hub.state.step + 1),
+                "Timeline: one merge forward",
+            ),
+            (
+                "Alt+Shift+Left",
+                lambda: self._user_step(hub.state.step - BIG_STEP),
+                f"Timeline: {BIG_STEP} merges back",
+            ),
+            (
+                "Alt+Shift+Right",
+                lambda: self._user_step(hub.state.step + BIG_STEP),
+                f"Timeline: {BIG_STEP} merges forward",
+            ),
+            ("Alt+L", self._go_live, "Timeline: follow the newest merge (Live)"),
+            ("Alt+P", self.toggle_replay, "Replay the run, or pause the replay"),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.setWhatsThis(what)  # listed in Help > Keyboard shortcuts
             shortcut.activated.connect(slot)
 
         hub.reset.connect(self.refresh)
