@@ -183,8 +183,11 @@ class TrainingPanel(QWidget):
             if i:
                 settings_row.addSpacing(10)
             settings_row.addWidget(label)
-            settings_row.addWidget(widget)
-        settings_row.addStretch(1)  # a custom regex or an address grows into it (reveal)
+            # A choice with its edit open (a custom regex, a scheduler's address) grows into
+            # the room the row has to spare; closed, it keeps its own width (reveal).
+            grows = widget in (self.pattern_choice, self.cluster_choice)
+            settings_row.addWidget(widget, 2 if grows else 0)
+        settings_row.addStretch(1)
         self.vocab_spin.setMinimumWidth(100)
         run_row = QHBoxLayout()
         for button in (self.train_button, self.pause_button, self.stop_button):
@@ -202,7 +205,7 @@ class TrainingPanel(QWidget):
         edit_and_ids.addWidget(self.specials_edit)
         edit_and_ids.addWidget(self.specials_ids, 0, Qt.AlignmentFlag.AlignTop)
         specials.addLayout(edit_and_ids)
-        self.specials_edit.setFixedWidth(200)
+        self.specials_edit.setFixedWidth(180)
         # The ids line up with the lines of the edit: same font, same top inset.
         self.specials_ids.setFont(self.specials_edit.font())
         inset = self.specials_edit.frameWidth() + int(

@@ -89,7 +89,7 @@ class PatternChoice(QWidget):
             self.combo.addItem(label, name)
         self.combo.setToolTip("How the corpus is split into pre-tokens before merging")
         self.regex_edit = edit_beside(
-            self, self.combo, r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+", 160
+            self, self.combo, r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+", 110
         )
         self.combo.currentIndexChanged.connect(self._on_choice)
         self.regex_edit.textChanged.connect(self._on_regex)
@@ -138,6 +138,7 @@ def edit_beside(owner: QWidget, combo: QComboBox, placeholder: str, width: int) 
     edit.setPlaceholderText(placeholder)
     edit.setMinimumWidth(width)
     edit.setVisible(False)
+    owner.setSizePolicy(QSizePolicy.Policy.Maximum, owner.sizePolicy().verticalPolicy())
     layout = QHBoxLayout(owner)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(4)
@@ -152,7 +153,7 @@ def reveal(edit: QLineEdit, shown: bool) -> None:
     edit.setVisible(shown)
     owner = edit.parentWidget()
     if owner is not None:
-        grow = QSizePolicy.Policy.Expanding if shown else QSizePolicy.Policy.Preferred
+        grow = QSizePolicy.Policy.Expanding if shown else QSizePolicy.Policy.Maximum
         owner.setSizePolicy(grow, owner.sizePolicy().verticalPolicy())
     if shown:
         edit.setFocus()
