@@ -94,6 +94,14 @@ EMPTY_HINT = (
     "Train, or load a tokenizer: bytes per token on the corpus and on held-out text, "
     "merge by merge, appear here"
 )
+PRETOKENIZING_HINT = "The curves start with the first merge: the corpus is being pre-tokenized"
+RECORD_OFF_HINT = "Record is off: tick it to draw bytes per token as the run learns"
+FAILED_HINT = "The run failed before its first merge: no curve to draw"
+
+
+def counting_hint(names: list[str]) -> str:
+    """What the plot waits for once there are merges: the counts of its texts."""
+    return f"Counting bytes per token on the {' and the '.join(names)} text…"
 
 
 class CompressionPlot(QWidget):
@@ -173,6 +181,7 @@ class CompressionPlot(QWidget):
         self._last_draw = 0.0  # time.perf_counter() of the last redraw
         self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
         hub.corpus_changed.connect(self._on_corpus)
+        hub.phase_changed.connect(self._show_hint)
         hub.editor_series_changed.connect(self._show_editor_points)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
 
@@ -343,14 +352,33 @@ class CompressionPlot(QWidget):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
         self.plot.vb.prepareForPaint()
 
-    def _show_hint(self) -> None:
-        """The hint instead of axes, cursor and legend while nothing is plotted."""
+    def hint_text(self) -> str:
+        """What the empty plot waits for, in words."""
+        state = self.hub.state
+        phase = state.resume_to if state.phase is Phase.PAUSED else state.phase
+        if state.phase is Phase.IDLE and state.loaded is None:
+            return EMPTY_HINT
+        if not self.recording:
+            return RECORD_OFF_HINT
+        if phase is Phase.PRE_TOKENIZING:
+            return PRETOKENIZING_HINT
+        if state.phase is Phase.FAILED and not state.published:
+            return FAILED_HINT
+        return counting_hint(list(self._texts()))
+
+    @Slot()
+    def _show_hint(self, *_: object) -> None:
+        """The hint instead of axes, cursor and legend while nothing is plotted, saying what
+        the plot waits for."""
         empty = not self._editor_points and all(
             line.xData is None or len(line.xData) == 0 for line in self.lines.values()
         )
         was_empty = self.hint.isVisible()
         self.hint.setVisible(empty)
         if empty:
+            text = self.hint_text()
+            if self.hint.toPlainText() != text:
+                self.hint.setText(text)
             self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # the hint's frame
             self.hint.setPos(0.5, 0.5)
         elif was_empty:
