@@ -93,10 +93,21 @@ def nothing_learned(state: RunState) -> str:
     return f"Nothing was learned: {why}"
 
 
+def replay_text(state: RunState) -> str:
+    """What the status line says while a replay animates the run."""
+    return (
+        f"Replaying the run: step {state.step:,} of {state.published:,} · Skip jumps to the "
+        "end, Pause stops it"
+    )
+
+
 def status_text(state: RunState, new_corpus: bool = False) -> str:
     """The status line for the state: the run's progress, its outcome, or what was loaded.
-    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news)."""
+    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news).
+    While a replay animates an ended run, the line says so (the outcome comes back after)."""
     phase = state.phase
+    if state.replaying and not phase.training and not new_corpus:
+        return replay_text(state)
     if state.loading is not None:
         vocab_file, merges_file = state.loading
         if vocab_file == merges_file:

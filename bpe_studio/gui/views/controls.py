@@ -302,6 +302,9 @@ class TrainingPanel(QWidget):
         hub.corpus_changed.connect(self._show_corpus)
         hub.reset.connect(self._on_reset)
         hub.updated.connect(self._show_run)
+        # A replay moves the step without frames: the status line says where it is.
+        hub.replay_changed.connect(self._show_run)
+        hub.step_changed.connect(self._show_replay_step)
         self._on_reset()
         self._show_corpus()
         self._show_run()
@@ -326,8 +329,13 @@ class TrainingPanel(QWidget):
         self.text_field_edit.setVisible(records)
         self.corpus_label.show_corpus(*corpus_words(source))
 
+    @Slot(int)
+    def _show_replay_step(self, _step: int) -> None:
+        if self._bound_hub().state.replaying:
+            self.status.setText(status_text(self._bound_hub().state, self.new_corpus))
+
     @Slot()
-    def _show_run(self) -> None:
+    def _show_run(self, *_: object) -> None:
         state = self._bound_hub().state
         phase = state.phase
         busy = phase.training or state.loading is not None

@@ -164,8 +164,8 @@ class PairChart(QWidget):
         self.setMinimumWidth(MIN_WIDTH)
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
-        # What the bars show: (history, step, live), or ("pending", step) while the step's row
-        # is not recorded yet.
+        # What the bars show: (history, step, live, ended), or ("pending", step) while the
+        # step's row is not recorded yet.
         self._drawn: tuple | None = None
         # The decay curve's points, a plotting cache of the state's record (grown, not copied).
         self._ranks = np.zeros(1024, dtype=np.float64)
@@ -180,6 +180,7 @@ class PairChart(QWidget):
         title_font.setPointSizeF(float(TITLE_SIZE.removesuffix("pt")))
         self._title_metrics = QFontMetrics(title_font)
         self._all_pairs: list[tuple[bytes, bytes, int]] = []  # the step's pairs, drawn or not
+        self._next_marked = True  # the first bar is the pair merged next
 
         self.pairs_widget = pg.PlotWidget()
         self.pairs_plot = self.pairs_widget.getPlotItem()
@@ -411,7 +412,10 @@ class PairChart(QWidget):
         state = self.hub.state
         history, k, live = state.pair_history, state.step, self._live()
         assert history is not None  # phase_note said so
-        key = (history, k, live)
+        # subtle: the trainer records the pairs before every merge, also after its last one;
+        # a run that has ended makes none of them: no bar is "next".
+        ended = state.phase in (Phase.FINISHED, Phase.STOPPED) and k >= state.published
+        key = (history, k, live, ended)
         if key == self._drawn:
             return
         if k >= len(history):
@@ -424,7 +428,14 @@ class PairChart(QWidget):
             return
         self._drawn = key
         pairs = history.top_pairs(k, self.top_k)
-        self._draw_pairs(pairs)
+        self._draw_pairs(pairs, next_marked=not ended)
+        if ended and pairs:
+            self._set_title(
+                self.pairs_plot,
+                f"Pairs left after the last merge ({k:,}): none merged",
+                "Pairs left, none merged",
+            )
+            return
         if live:
             titled = self._title_next(
                 pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})", "Next: "
@@ -450,16 +461,18 @@ class PairChart(QWidget):
         line = QFontMetrics(self._axis_font).height()
         return max(1, min(self.top_k, int(height // line)))
 
-    def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
+    def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]], next_marked: bool = True) -> None:
         # Only the bars that can each carry their label are drawn: an unlabelled bar tells
         # nothing about which pair it is.
         self._all_pairs = pairs
+        self._next_marked = next_marked
         self._pairs = pairs[: self._bars_that_fit()]
         n = len(self._pairs)
         counts = np.array([c for _, _, c in self._pairs], dtype=np.float64)
         ys = np.arange(n, dtype=np.float64)
         c = colours()
-        brushes = [pg.mkBrush(c.accent if i == 0 else c.bar) for i in range(n)] or None
+        marked = 0 if next_marked else -1  # the pair merged next, in the accent colour
+        brushes = [pg.mkBrush(c.accent if i == marked else c.bar) for i in range(n)] or None
         self._bars.setOpts(x0=np.zeros(n), y=ys, width=counts, height=0.72, brushes=brushes)
         # Counts go into the axis labels: one axis repaint is far cheaper than a text item per
         # bar, each of which runs Python on every view change. Axis labels are plain text.
@@ -485,7 +498,7 @@ class PairChart(QWidget):
         self._fit_title(self.pairs_plot)
         fit = self._bars_that_fit()
         if len(self._pairs) != min(fit, len(self._all_pairs)):
-            self._draw_pairs(self._all_pairs)
+            self._draw_pairs(self._all_pairs, self._next_marked)
         else:
             self._label_ticks()
 

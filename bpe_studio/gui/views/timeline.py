@@ -197,7 +197,8 @@ class TimelineBar(QWidget):
             widget.blockSignals(False)
         rows = state.merge_rows
         row = rows[k - 1] if 0 < k <= len(rows) else None
-        self.label.setText(describe_step(k, n, row))
+        described = describe_step(k, n, row)
+        self.label.setText(f"Replaying · {described}" if state.replaying else described)
         if self.live_button.isChecked() != state.live:
             self.live_button.setChecked(state.live)
         self.back_button.setEnabled(k > 0)
@@ -211,6 +212,7 @@ class TimelineBar(QWidget):
             "Pause" if running else "Resume" if self.replay.paused else "Replay"
         )
         self.skip_button.setEnabled(self.hub.state.replaying)
+        self.refresh()  # the label says whether it replays
 
     def shutdown(self) -> None:
         """Stop the replay's timer (the window is closing)."""
