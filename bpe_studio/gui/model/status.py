@@ -12,6 +12,7 @@ action (``app_model.notice``).
 from __future__ import annotations
 
 from ...core.corpus.cluster import LOCAL
+from .file_names import named_file, tokenizer_name
 from .state import Phase, RunState
 
 COMPILING_TEXT = "Compiling the merge engine (first run only)…"
@@ -125,6 +126,14 @@ def replay_text(state: RunState) -> str:
     )
 
 
+def _loaded_file(state: RunState) -> str:
+    """The loaded file by its model's name (and its own, where they differ)."""
+    assert state.loaded is not None
+    own = state.loaded.vocab_file.name
+    name = state.loaded_name or tokenizer_name(state.loaded.vocab_file)
+    return name if name == own else f"{name} ({own})"
+
+
 def status_text(state: RunState, new_corpus: bool = False) -> str:
     """The status line for the state: the run's progress, its outcome, or what was loaded.
     ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news).
@@ -135,8 +144,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
     if state.loading is not None:
         vocab_file, merges_file = state.loading
         if vocab_file == merges_file:
-            return f"Loading {vocab_file.name}…"
-        return f"Loading {vocab_file.name} and {merges_file.name}…"
+            return f"Loading {named_file(vocab_file)}…"
+        return f"Loading {named_file(vocab_file)} and {merges_file.name}…"
     if new_corpus and state.corpus_source is not None:
         return f"Ready to train on {state.corpus_source.name}"
     if state.load_error is not None:
@@ -174,7 +183,7 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         special = f", special tokens {', '.join(specials)}" if specials else ""
         pattern = tok.pattern_name or "custom"
         return (
-            f"Loaded {loaded.vocab_file.name}: {len(tok.vocab):,} tokens, "
+            f"Loaded {_loaded_file(state)}: {len(tok.vocab):,} tokens, "
             f"{len(tok.merges):,} merges, {pattern} pattern{special}"
         )
     return "Ready"

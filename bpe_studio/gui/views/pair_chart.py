@@ -32,6 +32,7 @@ from ...core import MergeStep
 from ...core.formats.files import TIKTOKEN_SUFFIXES
 from ...core.io.display import readable_token
 from ..model.app_model import AppModel
+from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
 from .common import monospace_font, title_label
 from .theme import colours, themed
@@ -54,12 +55,13 @@ _RANK, _COUNT = attrgetter("rank"), attrgetter("count")
 def loaded_note(loaded: LoadedTokenizer) -> str:
     """Why a loaded tokenizer shows no pairs, naming its files and their format."""
     vocab, merges = loaded.vocab_file, loaded.merges_file
+    name = named_file(vocab)
     if merges != vocab:
-        files = f"{vocab.name} and {merges.name} (GPT-2 files) hold"
+        files = f"{name} and {merges.name} (GPT-2 files) hold"
     elif vocab.name.lower().endswith(TIKTOKEN_SUFFIXES):
-        files = f"{vocab.name} (a tiktoken rank file) holds"
+        files = f"{name} (a tiktoken rank file) holds"
     else:
-        files = f"{vocab.name} (a Hugging Face tokenizer) holds"
+        files = f"{name} (a Hugging Face tokenizer) holds"
     return f"{files} merge ranks, no pair counts: train a tokenizer to see them"
 
 

@@ -37,6 +37,7 @@ from ...core.io.hf_hub import HubModel, parse_repo
 from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
 from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
+from ..model.file_names import tokenizer_source
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
 from .file_dialogs import TOKENIZER, open_file
@@ -120,14 +121,6 @@ class FailedPick:
 
 def _no_run() -> AnyTokenizer:
     raise ValueError("there is no run's tokenizer yet: train one or load one first")
-
-
-def tokenizer_source(path: Path) -> Path:
-    """What ``Tokenizer.load`` reads for a chosen file: a GPT-2 ``vocab.json`` (or GPT-2's
-    ``gpt2_vocab.json``) stands for its directory, any other file for itself."""
-    if path.suffix.lower() == ".json" and path.name != "tokenizer.json" and "vocab" in path.name:
-        return path.parent
-    return path
 
 
 class TokenizerPicker(QComboBox):
@@ -280,7 +273,9 @@ class TokenizerPicker(QComboBox):
         if index < 0:
             index = self._files_end
             self._files_end += 1
-            self.insertItem(index, f"{source.name}/" if source.is_dir() else source.name, key)
+            # Named by its model ("meta-llama/Llama-3.1-8B", the folder), never two entries
+            # alike: a file named like another gets the folders that tell them apart.
+            self.insertItem(index, self.hub.file_names.name(source), key)
             self.setItemData(index, str(source), Qt.ItemDataRole.ToolTipRole)
         if choose:
             self.setCurrentIndex(index)
