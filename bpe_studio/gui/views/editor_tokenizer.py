@@ -138,6 +138,9 @@ class EditorTokenizer(QWidget):
         if not self.hub.pick_failed_for(EDITOR, failed.key, failed.message):
             return  # another pick came meanwhile
         shown = self.hub.pane(EDITOR).label
+        if failed.cancelled:
+            self._set_note(f"{failed.label}: download cancelled · showing {shown}")
+            return
         first = failed.what.splitlines()[0]
         self._set_note(
             f"Could not load {first} · showing {shown}",

@@ -46,6 +46,7 @@ RUN = "run"  # the run's tokenizer (trained or loaded)
 NONE = "none"  # no tokenizer (an optional slot)
 LOAD_FILE = "load-file"
 ASK_HUB = "ask-hub"
+CANCELLED = "its download was cancelled"  # a pick the user stopped (Cancel)
 # The actions a picker may offer below its choices, by key: the menu label. Choosing one runs
 # it (TokenizerPicker._actions) and goes back to the choice before.
 ACTIONS: dict[str, str] = {LOAD_FILE: "Load tokenizer file…", ASK_HUB: hub_models.HUB_ACTION}
@@ -98,6 +99,8 @@ class Choice:
         to the GUI thread, which undoes the pick (``AppModel.pick_failed_for``)."""
         try:
             return self.get()
+        except hub_models.DownloadCancelled:
+            return FailedPick(self.pane, self.key, self.label, CANCELLED, cancelled=True)
         except Exception as error:  # any failure of a pick is the user's to hear, not a crash
             return FailedPick(self.pane, self.key, self.label, describe_job_error(error))
 
@@ -110,6 +113,7 @@ class FailedPick:
     key: str
     label: str
     message: str
+    cancelled: bool = False  # the user cancelled its download: nothing to report
 
     @property
     def what(self) -> str:
@@ -237,12 +241,12 @@ class TokenizerPicker(QComboBox):
         return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)), self.pane)
 
     def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
-        cache, ended = self.cache, self._hub_ended
-        progress = self.progress.callback(model.name)
+        cache, ended, progress = self.cache, self._hub_ended, self.progress
 
         def get() -> AnyTokenizer:  # in the caller's job thread
             try:
-                tok = cache.get(key, lambda: open_hub(model, progress))
+                # The dialog (and its Cancel) only for a fetch: a built tokenizer is at hand.
+                tok = cache.get(key, lambda: open_hub(model, progress.callback(model.name)))
             except BaseException:
                 ended.emit(model.name, False)
                 raise
