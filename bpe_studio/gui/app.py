@@ -145,7 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAULTY_QT
 
     from .main_window import MainWindow
+    from .views import font_messages
 
+    font_messages.install()  # before any text is laid out: Qt's font messages as one line
     app = application()
     window = MainWindow()
     window.resize(window.sizeHint())
