@@ -156,3 +156,24 @@ def test_the_step_label_keeps_its_height_across_scripts(qtbot, app_style, window
         heights.add(label.height())
         tops.add(body.mapTo(window, body.rect().topLeft()).y())
     assert len(heights) == 1 and len(tops) == 1, (heights, tops)
+
+
+def test_the_pair_chart_shrinks_with_the_window(qtbot, app_style, window):
+    """Made narrower after a wide title (1600 -> 1280 px), the pair chart's plots fit their
+    widgets again: pyqtgraph had kept the plot as wide as its earlier, longer title, cutting
+    off the title's pair and the bars' right side."""
+    at_size(qtbot, window, 1600, 1000)
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    window.timeline.select_step(1_000)
+    chart = window.chart
+    qtbot.waitUntil(lambda: not chart.pending, timeout=30_000)
+    qtbot.wait(50)
+    at_size(qtbot, window, 1280, 800)
+    for plot, widget in (
+        (chart.pairs_plot, chart.pairs_widget),
+        (chart.decay_plot, chart.decay_widget),
+    ):
+        qtbot.waitUntil(
+            lambda plot=plot, widget=widget: plot.geometry().width() <= widget.viewport().width(),
+            timeout=5_000,
+        )

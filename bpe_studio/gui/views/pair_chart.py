@@ -323,6 +323,12 @@ class PairChart(QWidget):
                 chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
         if chosen != plot.titleLabel.text:
             plot.setTitle(chosen, color=colours().plot_text, size=TITLE_SIZE)
+            # subtle: the view laid the plot out at least as wide as the title it had (its
+            # minimum width), and lays it out again only when the view is resized: with a
+            # shorter title the plot must be fitted to the view again, or it stays wider
+            # than the widget, which cuts off the title's pair and the bars' right side.
+            if widget.centralWidget is not None:
+                widget.centralWidget.setGeometry(widget.range)  # the view's own rectangle
 
     # ------------------------------------------------------------- state
     @Slot()
