@@ -165,7 +165,7 @@ def test_a_download_has_a_dialog_with_cancel_from_its_start(qtbot, window, monke
         return str(snapshots["uni"])
 
     monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
-    errors = errors_of(window)
+    shown = errors_of(window)
     picker = window.picker
     picker.pick(preset_key("gpt2"))
     qtbot.waitUntil(lambda: window.state.picked is not None and not window.editor.busy)
@@ -187,5 +187,39 @@ def test_a_download_has_a_dialog_with_cancel_from_its_start(qtbot, window, monke
     qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=30_000)
     assert picker.key == preset_key("gpt2") and window.state.picked is gpt2
     assert "download cancelled" in window.editor_tokenizer.note.text()
-    assert errors == []
+    assert shown == []
     assert "acme/slow" not in recent_models()
+
+
+def test_cancel_while_the_hub_is_asked_leaves_compare_quietly(
+    qtbot, window, monkeypatch, snapshots
+):
+    """Cancelled before any byte came: however the fetch then ends (here the Hub's own
+    'not in the cache' error, as offline), the pick is undone with no error dialog."""
+    import threading
+
+    from PySide6.QtCore import Qt
+    from test_failed_picks import errors_of
+
+    asked = threading.Event()
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        asked.wait(30)
+        raise hub_error(errors.LocalEntryNotFoundError)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    compare = window.compare
+    shown = errors_of(window)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        window.tabs.setCurrentWidget(compare)
+    left = compare.choices[0]
+    before = left.key
+    left.add_hub_model(HubModel("acme/away"))
+    dialog = lambda: left.progress.dialog  # noqa: E731
+    qtbot.waitUntil(lambda: dialog() is not None and dialog().isVisible(), timeout=10_000)
+    qtbot.keyClick(dialog(), Qt.Key.Key_Escape)  # Esc cancels as the button does
+    asked.set()
+    qtbot.waitUntil(lambda: not compare.busy and left.key == before, timeout=30_000)
+    assert window.hub.pane(left.pane).key == before
+    assert not dialog().isVisible()
+    assert shown == []

@@ -14,9 +14,8 @@ asks for ``ORG/NAME[@REVISION]``. What it leaves out: fetching and reading (``co
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo
@@ -99,6 +98,20 @@ class DownloadCancelled(Exception):
     bytes come)."""
 
 
+class Fetch:
+    """One fetch's progress callback, and whether the user cancelled it."""
+
+    def __init__(self, name: str, reported: SignalInstance) -> None:
+        self.name = name
+        self.cancelled = threading.Event()
+        self._reported = reported
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self.cancelled.is_set():
+            raise DownloadCancelled(f"{self.name}: the download was cancelled")
+        self._reported.emit(self.name, done, -1 if total is None else total)
+
+
 class DownloadProgress(QObject):
     """A Hub model's fetch, told from the job thread that runs it, shown in a dialog over
     ``parent`` with a busy bar while the Hub is asked, the bytes as they come, and Cancel.
@@ -125,18 +138,14 @@ class DownloadProgress(QObject):
         self.began.connect(self._on_began, Qt.ConnectionType.QueuedConnection)
         self.reported.connect(self._on_reported, Qt.ConnectionType.QueuedConnection)
 
-    def callback(self, name: str) -> Callable[[int, int | None], None]:
-        """``progress(done, total)`` for ``hf_hub.fetch_tokenizer``, to call in the job that
-        fetches: it raises DownloadCancelled once the user cancelled this fetch."""
-        cancelled = self._cancelled = threading.Event()
+    def callback(self, name: str) -> Fetch:
+        """``progress(done, total)`` for ``hf_hub.fetch_tokenizer``, made in the job that
+        fetches (it opens the dialog): it raises DownloadCancelled once the user cancelled
+        this fetch (``cancelled``)."""
+        fetch = Fetch(name, self.reported)
+        self._cancelled = fetch.cancelled
         self.began.emit(name)
-
-        def progress(done: int, total: int | None) -> None:
-            if cancelled.is_set():
-                raise DownloadCancelled(f"{name}: the download was cancelled")
-            self.reported.emit(name, done, -1 if total is None else total)
-
-        return progress
+        return fetch
 
     def _ensure_dialog(self) -> QProgressDialog:
         dialog = self.dialog
@@ -150,7 +159,8 @@ class DownloadProgress(QObject):
             # subtle: QProgressDialog shows itself after minimumDuration once it has a value;
             # this class decides when (SHOW_AFTER_MS), so a cached model flashes nothing.
             dialog.setMinimumDuration(24 * 3600 * 1000)
-            dialog.canceled.connect(self.cancel)
+            dialog.canceled.connect(self.cancel)  # the button, closing the dialog
+            dialog.rejected.connect(self.cancel)  # Esc
             dialog.hide()
         return dialog
 

@@ -243,10 +243,18 @@ class TokenizerPicker(QComboBox):
     def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
         cache, ended, progress = self.cache, self._hub_ended, self.progress
 
+        def fetch() -> AnyTokenizer:  # only when not built yet: then the dialog opens
+            told = progress.callback(model.name)
+            try:
+                return open_hub(model, told)
+            except Exception:
+                if told.cancelled.is_set():  # however it ended, the user had cancelled it
+                    raise hub_models.DownloadCancelled(f"{model.name}: cancelled") from None
+                raise
+
         def get() -> AnyTokenizer:  # in the caller's job thread
             try:
-                # The dialog (and its Cancel) only for a fetch: a built tokenizer is at hand.
-                tok = cache.get(key, lambda: open_hub(model, progress.callback(model.name)))
+                tok = cache.get(key, fetch)
             except BaseException:
                 ended.emit(model.name, False)
                 raise
