@@ -327,8 +327,9 @@ class PairChart(QWidget):
             # minimum width), and lays it out again only when the view is resized: with a
             # shorter title the plot must be fitted to the view again, or it stays wider
             # than the widget, which cuts off the title's pair and the bars' right side.
-            if widget.centralWidget is not None:
-                widget.centralWidget.setGeometry(widget.range)  # the view's own rectangle
+            central = widget.centralWidget
+            if central is not None and central.geometry().width() > widget.range.width():
+                central.setGeometry(widget.range)  # the view's own rectangle
 
     # ------------------------------------------------------------- state
     @Slot()
