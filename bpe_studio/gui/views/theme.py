@@ -286,24 +286,25 @@ class _Theme(QObject):
         super().__init__()
         self.choice = SYSTEM
         self.colours = colours_for(QGuiApplication.palette())
-        # (owner, restyle): restyle(owner) after each change while the owner lives.
-        self._views: list[tuple[weakref.ref[QObject], Callable[[Any], object]]] = []
+        # id(owner) -> (owner, restyle): restyle(owner) after each change while the owner
+        # lives (an owner leaves when Qt destroys it: its Python wrapper may outlive it).
+        self._views: dict[int, tuple[weakref.ref[QObject], Callable[[Any], object]]] = {}
         self._setting = False  # our own setPalette: its palette-change event is ours
         self.following: QApplication | None = None  # the app whose changes are followed
 
     def restyle_all(self) -> None:
-        live = []
-        for ref, restyle in self._views:
+        for key, (ref, restyle) in list(self._views.items()):
             owner = ref()
-            if owner is None or not _alive(owner):
+            if owner is None:
+                self._views.pop(key, None)
                 continue
-            live.append((ref, restyle))
             restyle(owner)
-        self._views = live
         self.changed.emit()
 
     def add(self, owner: QObject, restyle: Callable[[Any], object]) -> None:
-        self._views.append((weakref.ref(owner), restyle))
+        key = id(owner)
+        self._views[key] = (weakref.ref(owner), restyle)
+        owner.destroyed.connect(lambda *_: self._views.pop(key, None))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         # The platform changed the palette (a desktop switching schemes): follow it.
@@ -312,12 +313,6 @@ class _Theme(QObject):
                 self.colours = colours_for(QGuiApplication.palette())
                 self.restyle_all()
         return False
-
-
-def _alive(obj: QObject) -> bool:
-    from shiboken6 import isValid
-
-    return bool(isValid(obj))
 
 
 _THEME: list[_Theme] = []
