@@ -3,8 +3,10 @@
 
 What it does: parses those arguments, refuses politely (one line, exit code 2) when there is no
 display and (one line, exit code 3) when the installed PySide6 is a build known to crash
-(:mod:`.qt_check`), creates the ``QApplication`` (or reuses one), applies the style sheet and
-the icon from the package ``bpe_studio.resources`` (read with ``importlib.resources``), shows
+(:mod:`.qt_check`), creates the ``QApplication`` (or reuses one), puts on the colour scheme
+(the system's, light or dark, unless the user chose one: ``views.theme``) with the style
+sheet and the icon from the package ``bpe_studio.resources`` (read with
+``importlib.resources``), shows
 the main window and, for ``--demo``, starts training on the bundled TinyStories sample
 (:data:`DEMO_CORPUS`) and, once it is trained, replays the run over about 20 seconds (with
 Skip to jump to the end) so a first-time user watches it learn.
@@ -37,7 +39,6 @@ if TYPE_CHECKING:  # Qt is imported only once a display is known
 RESOURCES: Traversable = files("bpe_studio.resources")
 # A real file: training reads it by path (in worker processes too).
 DEMO_CORPUS = Path(str(RESOURCES / "sample" / "tinystories_sample.txt"))
-STYLE_SHEET = RESOURCES / "style.qss"
 ICON = RESOURCES / "icon.svg"
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256)
 DEMO_VOCAB_SIZE = 10_000
@@ -70,17 +71,22 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def application() -> QApplication:
-    """The ``QApplication`` (created if there is none yet), styled for the app."""
+def application(scheme: str | None = None) -> QApplication:
+    """The ``QApplication`` (created if there is none yet), styled for the app in the colour
+    scheme ``scheme`` (``views.theme``: "system", "light" or "dark"; by default the one the
+    user chose last, else the system's)."""
     import pyqtgraph as pg
     from PySide6.QtWidgets import QApplication
+
+    from .views import theme
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "bpe-studio"])
     assert isinstance(app, QApplication)
     app.setApplicationName("BPE Studio")
     app.setStyle("Fusion")
-    pg.setConfigOptions(antialias=True, background="w", foreground="#374151")
-    app.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))
+    pg.setConfigOptions(antialias=True)
+    theme.apply_scheme(app, scheme or theme.saved_choice())
+    theme.follow_system(app)
     app.setWindowIcon(app_icon())
     app.setDesktopFileName("bpe-studio")  # resources/bpe-studio.desktop
     return app
@@ -140,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_FAULTY_QT
 
     from .main_window import MainWindow
+    from .views import font_messages
 
+    font_messages.install()  # before any text is laid out: Qt's font messages as one line
     app = application()
     window = MainWindow()
     window.resize(window.sizeHint())

@@ -3,10 +3,12 @@
 What it does: creates the :class:`~.model.app_model.AppModel` (the one owner of what every
 view shows; views call it ``hub``) and the :class:`~.training.controller.Controller` (which
 trains, saves and loads through it), binds each view to the model, and connects the buttons,
-file dialogs and drag-and-drop to the controller. Errors go to a window-modal dialog in plain
-text; the app carries on. The status bar shows the model's status message. Closing the window
-asks Save / Discard / Cancel while merges no file holds would be lost (a run still training is
-paused meanwhile), then stops training and loading and waits for their threads.
+file dialogs, the menu bar (``views.menu_bar``: File, View, Help and their shortcuts) and
+drag-and-drop to the controller. File dialogs open in the user's last folder or home
+(``views.file_dialogs``). Errors go to a window-modal dialog in plain text; the app carries
+on. The status bar shows the model's status message. Closing the window (or Quit) asks Save /
+Discard / Cancel while merges no file holds would be lost (a run still training is paused
+meanwhile), then stops training and loading and waits for their threads.
 What it leaves out: what the views show (``model``), the train/load/save flow
 (``training.controller``), how each view draws (``views``).
 """
@@ -19,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QSize, Qt, Signal, SignalInstance, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
-    QFileDialog,
+    QApplication,
     QInputDialog,
     QMainWindow,
     QMessageBox,
@@ -43,12 +45,16 @@ from .model.state import RunState
 from .responsiveness.collector import collect_on_gui_thread, keep_out_of_collections
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .training.controller import CANCEL, DISCARD, SAVE, Controller
+from .views import file_dialogs, theme
+from .views.common import table_width
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
 from .views.controls import SAVE_FORMATS, TrainingPanel
 from .views.editor_tokenizer import EditorTokenizer
+from .views.help_dialogs import ShortcutsDialog, show_about
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
+from .views.menu_bar import AppMenus, MenuHandlers
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import ask_for_tokenizer_file
@@ -99,11 +105,15 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.timeline = TimelineBar(self.hub)
         self.curve = CompressionPlot(self.hub)
 
+        # The tables start wide enough for every column (they keep that width as the window
+        # grows or shrinks: stretch 0); the charts, the editor and the inspector share the rest.
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.merge_list)
         top.addWidget(self.chart)
         top.addWidget(self.curve)
-        top.setSizes([400, 620, 380])
+        top.setSizes([table_width(self.merge_list.table), 620, 420])
+        for i, stretch in enumerate((0, 3, 2)):
+            top.setStretchFactor(i, stretch)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.addWidget(self.vocab_table)
         editor_split = QSplitter(Qt.Orientation.Vertical)  # the ids panel under the editor
@@ -118,7 +128,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor_layout.addWidget(editor_split, 1)
         bottom.addWidget(editor_column)
         bottom.addWidget(self.inspector)
-        bottom.setSizes([430, 520, 490])
+        bottom.setSizes([table_width(self.vocab_table.table), 520, 440])
+        for i, stretch in enumerate((0, 3, 2)):
+            bottom.setStretchFactor(i, stretch)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(top)
         body.addWidget(bottom)
@@ -164,7 +176,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.train_button.clicked.connect(self.start_training)
         p.pause_button.clicked.connect(c.toggle_pause)
         p.stop_button.clicked.connect(c.stop_training)
-        p.save_requested.connect(self._choose_save_directory)
+        p.save_requested.connect(self._save_as)
         c.confirm = lambda title, question: self.ask(title, question)
         c.ask_close = lambda title, question: self.ask_close(title, question)
         c.choose_save = lambda: self.choose_save_target()
@@ -182,6 +194,26 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.lab.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
+        self.menus: AppMenus = AppMenus(
+            self,
+            MenuHandlers(
+                open_corpus=self._choose_corpus,
+                open_glob=self._ask_glob,
+                open_heldout=self._choose_heldout,
+                load_tokenizer=self._choose_tokenizer,
+                save_tokenizer=self._choose_save_directory,
+                save_formats=SAVE_FORMATS,
+                quit=self.close,
+                set_scheme=self.set_scheme,
+                scheme=lambda: theme.notifier().choice,
+                shortcuts=self.show_shortcuts,
+                about=lambda: show_about(self),
+                tabs=self.tabs,
+                open_button=p.open_button,
+                load_button=p.load_button,
+                save_button=p.save_button,
+            ),
+        )
         self._load_encoder()
 
     def _load_encoder(self) -> None:
@@ -266,7 +298,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         label, ok = QInputDialog.getItem(self, "Save tokenizer", "Format:", labels, 0, False)
         if not ok:
             return None
-        directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
+        directory = file_dialogs.existing_folder(
+            self, file_dialogs.SAVE, "Save tokenizer into folder"
+        )
         if not directory:
             return None
         return directory, SAVE_FORMATS[labels.index(label)][1]
@@ -282,6 +316,25 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             self.statusBar().clearMessage()
         else:
             self.statusBar().showMessage(notice)
+
+    @Slot(str)
+    def _save_as(self, fmt: str) -> None:
+        """The Save button's menu: save in ``fmt`` (File > Save tokenizer saves in it next)."""
+        self.menus.save(fmt)
+
+    def show_shortcuts(self) -> ShortcutsDialog:
+        """Help > Keyboard shortcuts (F1): every shortcut of the window (not modal)."""
+        dialog = ShortcutsDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
+
+    def set_scheme(self, scheme: str) -> None:
+        """View > Appearance: the system's colour scheme, light or dark (remembered)."""
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            theme.apply_scheme(app, scheme)
+            theme.remember_choice(scheme)
 
     @Slot(str, str)
     def show_error(self, title: str, message: str) -> None:
@@ -355,11 +408,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     # ------------------------------------------------------------ dialogs
     @Slot()
     def _choose_corpus(self) -> None:
-        corpus = self.state.corpus
-        paths, _ = QFileDialog.getOpenFileNames(
+        paths = file_dialogs.open_files(
             self,
+            file_dialogs.CORPUS,
             "Open corpus (several files are one corpus)",
-            str(corpus.parent) if corpus else "",
             CORPUS_FILTERS,
         )
         if paths:
@@ -381,10 +433,10 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     @Slot()
     def _choose_heldout(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
+        path = file_dialogs.open_file(
             self,
+            file_dialogs.HELDOUT,
             "Open held-out text",
-            str(self.curve.heldout.parent),
             "Text files (*.txt *.text *.md);;All files (*)",
         )
         if path:
@@ -392,7 +444,11 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     @Slot(str)
     def _choose_save_directory(self, format: str) -> None:
-        directory = QFileDialog.getExistingDirectory(self, "Save tokenizer into folder")
+        if not self.panel.save_button.isEnabled():
+            return  # nothing to save (the menu's entry is disabled with the button)
+        directory = file_dialogs.existing_folder(
+            self, file_dialogs.SAVE, "Save tokenizer into folder"
+        )
         if directory:
             self.save_tokenizer(directory, format)
 
@@ -403,8 +459,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             return
         merges: str | None = None
         if "vocab" in Path(vocab).name and not merges_beside(Path(vocab)).exists():
-            merges, _ = QFileDialog.getOpenFileName(
-                self, "…and its merges.txt", str(Path(vocab).parent), "Merges (*.txt);;All (*)"
+            merges = file_dialogs.open_file(
+                self, file_dialogs.TOKENIZER, "…and its merges.txt", "Merges (*.txt);;All (*)"
             )
             if not merges:
                 return

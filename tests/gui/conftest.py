@@ -78,3 +78,24 @@ def window(qtbot):
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def app_style(qapp):
+    """Style the test's application as the app does (``application(scheme)``: the style sheet
+    and a colour scheme), light from the start (list this fixture before ``window``);
+    ``app_style(theme.DARK)`` switches. The application is left unstyled again afterwards, as
+    the other tests know it."""
+    from PySide6.QtGui import QPalette
+
+    from bpe_studio.gui.app import application
+    from bpe_studio.gui.views import theme
+
+    def style(scheme: str = theme.LIGHT) -> None:
+        application(scheme)
+
+    style()  # before a window the test asks for after this fixture is built
+    yield style
+    theme.apply_scheme(qapp, theme.SYSTEM)
+    qapp.setStyleSheet("")
+    qapp.setPalette(QPalette())

@@ -40,7 +40,7 @@ def test_loaded_file_is_offered_to_the_editor_not_the_run(qtbot, window, files, 
     assert blocker.args == [True], window.last_error
     assert window.state.phase is Phase.IDLE and window.state.loaded is None
     assert window.picker.key == file_key(path)
-    assert window.picker.currentText() == "tokenizer.json"
+    assert window.picker.currentText() == path.parent.name  # by its folder (issue 33, 5)
     assert "run by tokenizers" in window.editor_tokenizer.note.text()
     assert editor_ids(qtbot, window) == own_ids(path, TEXT)
     # Compare and Report list it too.

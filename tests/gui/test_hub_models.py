@@ -139,3 +139,87 @@ def test_a_download_shows_its_progress_without_blocking(qtbot, window, monkeypat
     qtbot.waitUntil(lambda: not bar.busy and window.state.picked is not None, timeout=30_000)
     assert not picker.progress.dialog.isVisible()
     assert recent_models()[0] == "acme/new"
+
+
+def test_a_download_has_a_dialog_with_cancel_from_its_start(qtbot, window, monkeypatch, snapshots):
+    """Issue 33, defect 8: the dialog shows while the Hub is still being asked (before any
+    byte), has Cancel, and Cancel stops the download: the editor keeps the tokenizer it showed,
+    says the download was cancelled, and no error is reported."""
+    import threading
+
+    from PySide6.QtWidgets import QPushButton
+    from test_failed_picks import errors_of
+
+    asked, stopped = threading.Event(), threading.Event()
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        asked.wait(30)  # the Hub has not answered yet
+        bar = tqdm_class(total=4_000_000, unit="B")
+        try:
+            for _ in range(3000):  # the bytes come until the download is stopped
+                bar.update(1_000)
+                threading.Event().wait(0.01)
+        except BaseException:
+            stopped.set()
+            raise
+        return str(snapshots["uni"])
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    shown = errors_of(window)
+    picker = window.picker
+    picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: window.state.picked is not None and not window.editor.busy)
+    gpt2 = window.state.picked
+    picker.add_hub_model(HubModel("acme/slow"))
+    progress = picker.progress
+    qtbot.waitUntil(
+        lambda: progress.dialog is not None and progress.dialog.isVisible(), timeout=10_000
+    )
+    assert "Asking the Hugging Face Hub" in progress.dialog.labelText()
+    assert "acme/slow" in progress.dialog.labelText()
+    cancel = [b for b in progress.dialog.findChildren(QPushButton) if b.text() == "Cancel"]
+    assert cancel and cancel[0].isVisible()
+    asked.set()
+    qtbot.waitUntil(lambda: "Downloading" in progress.dialog.labelText(), timeout=10_000)
+    cancel[0].click()
+    assert not progress.dialog.isVisible()
+    qtbot.waitUntil(stopped.is_set, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=30_000)
+    assert picker.key == preset_key("gpt2") and window.state.picked is gpt2
+    assert "download cancelled" in window.editor_tokenizer.note.text()
+    assert shown == []
+    assert "acme/slow" not in recent_models()
+
+
+def test_cancel_while_the_hub_is_asked_leaves_compare_quietly(
+    qtbot, window, monkeypatch, snapshots
+):
+    """Cancelled before any byte came: however the fetch then ends (here the Hub's own
+    'not in the cache' error, as offline), the pick is undone with no error dialog."""
+    import threading
+
+    from PySide6.QtCore import Qt
+    from test_failed_picks import errors_of
+
+    asked = threading.Event()
+
+    def download(repo_id, filename, *, revision=None, tqdm_class=None, **kwargs):
+        asked.wait(30)
+        raise hub_error(errors.LocalEntryNotFoundError)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    compare = window.compare
+    shown = errors_of(window)
+    with qtbot.waitSignal(compare.compared, timeout=60_000):
+        window.tabs.setCurrentWidget(compare)
+    left = compare.choices[0]
+    before = left.key
+    left.add_hub_model(HubModel("acme/away"))
+    dialog = lambda: left.progress.dialog  # noqa: E731
+    qtbot.waitUntil(lambda: dialog() is not None and dialog().isVisible(), timeout=10_000)
+    qtbot.keyClick(dialog(), Qt.Key.Key_Escape)  # Esc cancels as the button does
+    asked.set()
+    qtbot.waitUntil(lambda: not compare.busy and left.key == before, timeout=30_000)
+    assert window.hub.pane(left.pane).key == before
+    assert not dialog().isVisible()
+    assert shown == []

@@ -108,7 +108,8 @@ def test_load_hf_tokenizer_json(qtbot, window, tmp_path, small_tokenizer):
     # The tables show its merges and tokens.
     assert window.merge_list.model.rowCount() == len(small_tokenizer.merges)
     assert window.vocab_table.model.rowCount() == len(small_tokenizer.vocab)
-    assert "tokenizer.json" in window.panel.status.text()
+    # Named by its folder (issue 33, defect 5), the file's own name after it.
+    assert f"{tmp_path.name} (tokenizer.json)" in window.panel.status.text()
     # The editor shows it: ids as Hugging Face's own library gives them.
     window.editor.set_text(TEXT)
     assert editor_ids(qtbot, window) == HfTokenizer.from_file(str(path)).encode(TEXT).ids
@@ -235,7 +236,7 @@ def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypat
     answer[0] = str(path)
     picker.activated.emit(picker.findData(LOAD_FILE))
     assert picker.key == file_key(path) and changes == [file_key(path)]
-    assert picker.currentText() == "tokenizer.json"
+    assert picker.currentText() == tmp_path.name  # by its folder, not "tokenizer.json"
     # Files come after the presets, before the separator and the action.
     keys = picker.keys()
     assert keys.index(file_key(path)) == keys.index(preset_key(PRESETS[-1])) + 1

@@ -23,7 +23,6 @@ from bpe_studio.gui.jobs.loader import prepare
 from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import LoadedTokenizer, MergeRow, Phase, RunSettings, vocab_rows
 from bpe_studio.gui.model.vocab_index import ViewSpec
-from bpe_studio.gui.views.common import ACCENT
 from bpe_studio.gui.views.pair_chart import (
     FAILED_NOTE,
     IDLE_NOTE,
@@ -34,6 +33,7 @@ from bpe_studio.gui.views.pair_chart import (
     log_ticks,
     pair_label,
 )
+from bpe_studio.gui.views.theme import colours
 from bpe_studio.gui.views.vocab_table import VocabTableView
 
 GPT2 = (FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
@@ -412,7 +412,7 @@ def test_pair_chart_title_keeps_the_rank_and_elides_a_long_pair(qtbot):
         if shown != label:  # cut to fit: its start is the pair's, ending in "…"
             elided += 1
             assert shown.endswith("…") and label.startswith(shown[:-1]), (k, shown, label)
-        assert ACCENT in title  # the pair in the accent colour
+        assert colours().accent_text in title  # the pair in the accent colour
     assert elided  # the narrow chart did need to cut some pair's text
 
 
@@ -472,7 +472,7 @@ def test_chart_at_1024x640_has_no_overlapping_labels(qtbot, window):
 
 
 def test_sort_indicator_leaves_count_readable(qtbot, gpt2):
-    from bpe_studio.gui.app import STYLE_SHEET
+    from bpe_studio.gui.views.theme import STYLE_SHEET
 
     hub = AppModel()
     hub.show_loaded(gpt2)

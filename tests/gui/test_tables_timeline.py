@@ -12,12 +12,14 @@ from __future__ import annotations
 import pytest
 from gui_helpers import EOT, train_in_window
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from reference_bpe import top_pairs_after
 
 from bpe_studio.core import count_file
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.views.pair_chart import pair_label
-from bpe_studio.gui.views.table_models import LATER, TOKEN_ID_ROLE
+from bpe_studio.gui.views.table_models import TOKEN_ID_ROLE
+from bpe_studio.gui.views.theme import colours
 
 VOCAB = 600
 
@@ -80,7 +82,7 @@ def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained):
     model = view.model
     fg = Qt.ItemDataRole.ForegroundRole
     assert model.data(model.index(24, 1), fg) is None
-    assert model.data(model.index(25, 1), fg) == LATER
+    assert model.data(model.index(25, 1), fg) == QColor(colours().later)
     # A click on a merge selects the token it made; a double-click shows the step after it.
     row = 40
     rect = view.table.visualRect(model.index(row, 1))
@@ -100,7 +102,7 @@ def test_vocabulary_greys_and_hides_tokens_after_step(qtbot, trained):
     model, fg = view.model, Qt.ItemDataRole.ForegroundRole
     for s in (steps[0], steps[k - 1], steps[k], steps[-1]):
         row = model.row_of_id(s.new_id)
-        expected = LATER if s.rank >= k else None
+        expected = QColor(colours().later) if s.rank >= k else None
         assert model.data(model.index(row, 1), fg) == expected
     view.hide_box.setChecked(True)
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)

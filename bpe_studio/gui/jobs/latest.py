@@ -128,6 +128,12 @@ class LatestJob(QObject):
         """A result is awaited, or a (maybe stale) job still occupies the thread."""
         return self._waiting or self.active_threads() > 0
 
+    @property
+    def awaiting(self) -> bool:
+        """The latest request's result has not arrived yet (what a view says is under way;
+        the thread may still be winding down after delivering it)."""
+        return self._waiting or self._held is not None
+
     def active_threads(self) -> int:
         try:
             return self._pool.activeThreadCount()

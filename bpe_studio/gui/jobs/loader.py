@@ -23,6 +23,7 @@ from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ...core.encode.foreign import ForeignTokenizer
 from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
 from ...core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
+from ..model.file_names import tokenizer_name
 from ..model.state import LoadedTokenizer, MergeRow, vocab_rows
 from .latest import LatestJob
 
@@ -124,7 +125,7 @@ def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | Of
     foreign = foreign_file(path)
     if foreign is not None:
         tok = ForeignTokenizer.from_file(foreign.path, foreign.kind)
-        return OfferedTokenizer(f"{path.name} ({foreign.kind})", tok, str(path))
+        return OfferedTokenizer(f"{tokenizer_name(path)} ({foreign.kind})", tok, str(path))
     if is_gpt2_vocab(path):
         return prepare(path, merges_beside(path))
     return _loaded(Tokenizer.load(path, pattern or pattern_from_name(path)), path, path)

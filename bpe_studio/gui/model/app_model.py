@@ -34,6 +34,7 @@ from ...core.train.pair_history import PairHistory
 from .corpus_source import CorpusSource
 from .curves import DEFAULT_HELDOUT
 from .editor_series import EditorSeries
+from .file_names import FileNames
 from .panes import PaneChoice, PaneChoices
 from .saving import unsaved_merges
 from .state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
@@ -72,6 +73,8 @@ class AppModel:
         self.editor_text = ""
         self.heldout: Path = DEFAULT_HELDOUT
         self._editor_series = EditorSeries()
+        # What every view calls each tokenizer file: its model's name, distinct (file_names).
+        self.file_names = FileNames()
         # The status message, and whether it is "Saved ..." (it ends when the run that was
         # saved learns more merges: it would claim what is no longer true).
         self.notice: str | None = None
@@ -236,12 +239,13 @@ class AppModel:
         """A tokenizer read from files becomes the run on screen (saved: it is in files)."""
         old, s = self._start_over(), self.state
         s.loaded = loaded
+        s.loaded_name = self.file_names.name(loaded.vocab_file)
         s.phase = Phase.LOADED
         s.published = s.saved_merges = len(loaded.merge_rows)
         s.step = s.published
         tok = loaded.tokenizer
         s.shown = TokenizerSource(
-            f"Tokenizer: {loaded.vocab_file.name}, {len(tok.merges):,} merges",
+            f"Tokenizer: {s.loaded_name}, {len(tok.merges):,} merges",
             tokenizer=tok,
             run_id=s.run_id,
         )

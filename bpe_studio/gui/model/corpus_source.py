@@ -2,9 +2,10 @@
 
 What it does: :class:`CorpusSource` is the corpus the user opened: paths, a glob or URLs
 (``core.corpus.sources`` resolves them: compressed files, JSON Lines and Parquet records),
-with a name for the panel, the stored size and whether it holds records (then a text field
-is asked for). ``plain`` is the one plain local text file the sample-reading views (the
-compression curve's in-sample text, the report) can read, or None.
+with a name for the panel, the stored size, how many of its files are compressed (progress
+counts stored bytes, so the panel says when they are compressed ones) and whether it holds
+records (then a text field is asked for). ``plain`` is the one plain local text file the
+sample-reading views (the compression curve's in-sample text, the report) can read, or None.
 What it leaves out: where the counting runs (``gui.cluster_choice``), training (``worker``).
 """
 
@@ -34,6 +35,15 @@ class CorpusSource:
     files: int
     records: bool  # JSON Lines or Parquet records: a text field is needed
     plain: Path | None  # the one plain local text file it is, else None
+    compressed: int = 0  # files stored compressed (.gz, .bz2, .xz, .zst)
+
+    @property
+    def stored_bytes(self) -> str:
+        """What a count of stored bytes is of this corpus: "" for plain files, else
+        "compressed" (every file) or "as stored" (some)."""
+        if not self.compressed:
+            return ""
+        return "compressed" if self.compressed == self.files else "as stored"
 
 
 def corpus_source(paths: list[str]) -> CorpusSource:
@@ -55,4 +65,5 @@ def corpus_source(paths: list[str]) -> CorpusSource:
         len(files),
         any(f.kind is not Kind.TEXT for f in files),
         plain,
+        sum(f.compression is not None for f in files),
     )

@@ -176,6 +176,7 @@ class RunState:
     base_vocab: dict[int, bytes] = field(default_factory=dict)  # bytes and specials
     published: int = 0  # rows of merge_rows the views show (the record may be ahead)
     loaded: LoadedTokenizer | None = None
+    loaded_name: str = ""  # what every view calls the loaded file (AppModel.file_names)
     shown: TokenizerSource | None = None  # the run's tokenizer (trained or loaded), and its label
     # A tokenizer the user picked for the editor instead of the run's (a preset, a loaded file);
     # None: the editor shows the run's tokenizer at ``step``.

@@ -11,6 +11,8 @@ action (``app_model.notice``).
 
 from __future__ import annotations
 
+from ...core.corpus.cluster import LOCAL
+from .file_names import named_file, tokenizer_name
 from .state import Phase, RunState
 
 COMPILING_TEXT = "Compiling the merge engine (first run only)…"
@@ -43,6 +45,25 @@ def _times(state: RunState, merge_seconds: float | None = None) -> str:
     return text
 
 
+def cluster_start_text(cluster: str) -> str:
+    """What the run waits for before a cluster counts (a local one starting, a scheduler
+    being reached): seconds in which nothing else moves."""
+    if cluster == LOCAL or cluster.startswith(LOCAL + ":"):
+        workers = cluster.partition(":")[2]
+        of = f" of {workers} worker{'s' if workers != '1' else ''}" if workers else ""
+        return f"Starting a local Dask cluster{of}…"
+    return f"Connecting to the Dask scheduler {cluster}…"
+
+
+def stored_amounts(state: RunState) -> str:
+    """Bytes counted so far of the corpus's total, as stored: "1.2 MB / 4.4 MB", with
+    "compressed" when the files are (the count is of their compressed bytes)."""
+    amounts = f"{format_bytes(state.bytes_done)} / {format_bytes(state.bytes_total)}"
+    source = state.corpus_source
+    stored = source.stored_bytes if source is not None else ""
+    return f"{amounts} {stored}" if stored else amounts
+
+
 def compiling_shown(state: RunState) -> bool:
     """The merge engine's first compile holds the run up now: the status and the bar show
     it as a phase of its own (it may outlast the counting)."""
@@ -55,17 +76,21 @@ def _running_text(state: RunState, phase: Phase) -> str:
     if compiling_shown(state):
         return f"{head}{COMPILING_TEXT} · {_times(state)}"
     if phase is Phase.PRE_TOKENIZING:
+        cluster = state.settings.cluster if state.settings is not None else None
+        if cluster and state.counting_on is None:  # the cluster is not counting yet
+            return f"{head}{cluster_start_text(cluster)} · {_times(state)}"
         if state.bytes_total <= 0:  # the size is not known yet
             return f"{head}Pre-tokenizing… · {_times(state)}"
         if state.bytes_done >= state.bytes_total:
             size = format_bytes(state.bytes_total)
+            source = state.corpus_source
+            if source is not None and source.stored_bytes:
+                size += f" {source.stored_bytes}"
             return f"{head}Pre-tokenized {size}: counting pairs… · {_times(state)}"
         # On a cluster, where it counts comes last: the amounts are what a narrow window keeps.
         where = (state.counting_on or "").removeprefix("pre-tokenizing ")
-        return (
-            f"{head}Pre-tokenizing: {format_bytes(state.bytes_done)} / "
-            f"{format_bytes(state.bytes_total)} · {_times(state)}"
-            + (f" · {where}" if where else "")
+        return f"{head}Pre-tokenizing: {stored_amounts(state)} · {_times(state)}" + (
+            f" · {where}" if where else ""
         )
     done, target, rate = state.published, state.target_merges, state.rate
     text = f"{head}Merging: {done:,} / {target:,} · {rate:,.0f} merges/s · {_times(state)}"
@@ -93,15 +118,34 @@ def nothing_learned(state: RunState) -> str:
     return f"Nothing was learned: {why}"
 
 
+def replay_text(state: RunState) -> str:
+    """What the status line says while a replay animates the run."""
+    return (
+        f"Replaying the run: step {state.step:,} of {state.published:,} · Skip jumps to the "
+        "end, Pause stops it"
+    )
+
+
+def _loaded_file(state: RunState) -> str:
+    """The loaded file by its model's name (and its own, where they differ)."""
+    assert state.loaded is not None
+    own = state.loaded.vocab_file.name
+    name = state.loaded_name or tokenizer_name(state.loaded.vocab_file)
+    return name if name == own else f"{name} ({own})"
+
+
 def status_text(state: RunState, new_corpus: bool = False) -> str:
     """The status line for the state: the run's progress, its outcome, or what was loaded.
-    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news)."""
+    ``new_corpus``: a corpus was opened after the run ended (its outcome is no longer news).
+    While a replay animates an ended run, the line says so (the outcome comes back after)."""
     phase = state.phase
+    if state.replaying and not phase.training and not new_corpus:
+        return replay_text(state)
     if state.loading is not None:
         vocab_file, merges_file = state.loading
         if vocab_file == merges_file:
-            return f"Loading {vocab_file.name}…"
-        return f"Loading {vocab_file.name} and {merges_file.name}…"
+            return f"Loading {named_file(vocab_file)}…"
+        return f"Loading {named_file(vocab_file)} and {merges_file.name}…"
     if new_corpus and state.corpus_source is not None:
         return f"Ready to train on {state.corpus_source.name}"
     if state.load_error is not None:
@@ -139,7 +183,7 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         special = f", special tokens {', '.join(specials)}" if specials else ""
         pattern = tok.pattern_name or "custom"
         return (
-            f"Loaded {loaded.vocab_file.name}: {len(tok.vocab):,} tokens, "
+            f"Loaded {_loaded_file(state)}: {len(tok.vocab):,} tokens, "
             f"{len(tok.merges):,} merges, {pattern} pattern{special}"
         )
     return "Ready"

@@ -18,12 +18,8 @@ from PySide6.QtWidgets import QWidget
 
 from ...core.explain.steps import EncodeStep
 from ...core.io.display import readable_token
-from .common import ACCENT, BAR, MUTED, SPECIAL_COLOUR, monospace_font
-
-_CHIP = ("#edf2ff", BAR)
-_CHOSEN = ("#fff4e6", ACCENT)
-_MADE = ("#d3f9d8", "#2f9e44")
-_SPECIAL = (SPECIAL_COLOUR, "#2f9e44")
+from .common import monospace_font
+from .theme import colours
 
 
 class ChipStrip(QWidget):
@@ -98,23 +94,24 @@ class ChipStrip(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         tm = QFontMetricsF(self.token_font)
         chosen = {self.chosen, self.chosen + 1} if self.chosen is not None else set()
+        c = colours()
         for i, (box, text) in enumerate(zip(self._boxes, self.texts)):
             if i in chosen:
-                fill, border = _CHOSEN
+                fill, border = c.chip_chosen
             elif i == self.made:
-                fill, border = _MADE
+                fill, border = c.chip_made
             elif self.tokens[i] in self.special_ids:
-                fill, border = _SPECIAL
+                fill, border = c.chip_special
             else:
-                fill, border = _CHIP
+                fill, border = c.chip
             painter.setPen(QPen(QColor(border), 2.2 if i in chosen or i == self.made else 1.2))
             painter.setBrush(QColor(fill))
             painter.drawRoundedRect(box, 6, 6)
-            painter.setPen(QColor("#111827"))
+            painter.setPen(QColor(c.token_text))
             painter.setFont(self.token_font)
             top = QRectF(box.left(), box.top() + self.PAD / 2, box.width(), tm.height())
             painter.drawText(top, Qt.AlignmentFlag.AlignCenter, text)
-            painter.setPen(QColor(MUTED))
+            painter.setPen(QColor(c.muted))
             painter.setFont(self.small)
             low = QRectF(box.left(), top.bottom(), box.width(), box.bottom() - top.bottom())
             painter.drawText(low, Qt.AlignmentFlag.AlignCenter, f"{self.tokens[i]:,}")
@@ -128,14 +125,14 @@ class ChipStrip(QWidget):
             w = sm.horizontalAdvance(text) + 10
             badge = QRectF(cx - w / 2, a.bottom() + self.LINK, w, self.BADGE_H)
             is_chosen = pos == self.chosen
-            colour = QColor(ACCENT if is_chosen else "#adb5bd")
+            colour = QColor(c.accent if is_chosen else c.edge)
             painter.setPen(QPen(colour, 1.4))
             # Whole pixels, as PySide6 draws a line given four numbers (truncated).
             badge_top = int(badge.top())
             painter.drawLine(int(a.center().x()), int(a.bottom()), int(cx), badge_top)
             painter.drawLine(int(b.center().x()), int(b.bottom()), int(cx), badge_top)
-            painter.setBrush(colour if is_chosen else QColor("white"))
+            painter.setBrush(colour if is_chosen else QColor(c.plot_background))
             painter.drawRoundedRect(badge, self.BADGE_H / 2, self.BADGE_H / 2)
-            painter.setPen(QColor("white" if is_chosen else "#374151"))
+            painter.setPen(QColor("#111827" if is_chosen else c.plot_text))
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, text)
         painter.end()

@@ -34,7 +34,7 @@ class ClusterChoice(QWidget):
             "(its workers must reach the corpus by the same path or URL). The merges are the "
             "same; the merging runs here"
         )
-        self.address_edit = edit_beside(self, self.combo, "tcp://host:8786", 140)
+        self.address_edit = edit_beside(self, self.combo, "tcp://host:8786", 110)
         self.combo.currentIndexChanged.connect(self._on_choice)
         self.address_edit.textChanged.connect(self._on_address)
 

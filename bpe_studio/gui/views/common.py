@@ -1,5 +1,5 @@
 """Small pieces the views share: fonts, table defaults, section titles, labels that update
-often, the colour palette."""
+often. The colours are the scheme's (``theme.colours()``)."""
 
 from __future__ import annotations
 
@@ -19,16 +19,6 @@ from PySide6.QtWidgets import (
     QToolTip,
     QWidget,
 )
-
-# One palette for the whole app (light theme).
-ACCENT = "#e8590c"  # the pair about to be merged; selection highlights
-BAR = "#4c6ef5"
-CURVE = "#364fc7"
-MUTED = "#6b7280"
-TOKEN_COLOURS = ("#d0e2ff", "#ffe3bf")  # alternate token backgrounds in the editor
-SPLIT_COLOUR = "#ffc9de"  # tokens holding part of a multi-byte character
-SPLIT_UNDERLINE = "#c2255c"
-SPECIAL_COLOUR = "#c3f0ca"  # special tokens such as <|endoftext|>
 
 
 def counted(n: int, noun: str) -> str:
@@ -66,7 +56,12 @@ class SteadyLabel(QWidget):
 
     Text wider than the label never just stops mid-word: plain text is cut with "…" and
     shown whole in the tooltip; rich text, which cannot be cut so, wraps onto more lines
-    (the label then asks for the height it needs)."""
+    (the label then asks for the height it needs).
+
+    One line of plain text has one height whatever its script: a line of Chinese is laid
+    out in a fallback font whose lines are taller, and a label asking for that room moved
+    everything under it by a few pixels each time its text switched scripts. The height is
+    that of a line holding the tallest usual scripts at once (:data:`TALL_LINE`)."""
 
     def __init__(self, label: QLabel, longest: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -74,7 +69,8 @@ class SteadyLabel(QWidget):
         label.setParent(self)
         label.ensurePolished()  # the style sheet's font, before measuring
         width = label.fontMetrics().horizontalAdvance(longest) + 12 if longest else 40
-        self._hint = QSize(width, label.sizeHint().height())
+        self._line_height = _line_height(label)
+        self._hint = QSize(width, max(label.sizeHint().height(), self._line_height))
         self._text = label.text()  # in full; the label may show it cut
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(width)
@@ -128,11 +124,12 @@ class SteadyLabel(QWidget):
         # posts as one more repaint of the window), and tells whether the text's height
         # changed (a heading in a bigger font, a wrapped line): only then does the layout
         # hear of it.
-        height = (
-            label.heightForWidth(self.width())
-            if label.wordWrap() and self.width() > 0
-            else label.sizeHint().height()
-        )
+        if label.wordWrap() and self.width() > 0:
+            height = label.heightForWidth(self.width())
+        elif self._plain() and "\n" not in text:
+            height = self._line_height  # one line, whatever its script
+        else:
+            height = max(label.sizeHint().height(), self._line_height)
         if height != self._hint.height():
             self._hint = QSize(self._hint.width(), height)
             self.updateGeometry()
@@ -149,6 +146,24 @@ class SteadyLabel(QWidget):
 
     def setTextInteractionFlags(self, flags: Qt.TextInteractionFlag) -> None:  # noqa: N802
         self.label.setTextInteractionFlags(flags)
+
+
+# Latin with an accent above and a descender, a CJK character and an emoji: a line holding
+# them is as tall as a line of the app's usual scripts gets (their fallback fonts' lines are
+# the tallest). No script that needs shaping (Devanagari, Thai): a system without a font for
+# one would walk every fallback font for it (views/glyph_warmup.py).
+TALL_LINE = "Ág中😀"
+
+
+def _line_height(label: QLabel) -> int:
+    """The height ``label`` asks for to show one line of :data:`TALL_LINE`."""
+    text, fmt = label.text(), label.textFormat()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setText(TALL_LINE)
+    height = label.sizeHint().height()
+    label.setTextFormat(fmt)
+    label.setText(text)
+    return int(height)
 
 
 def steady_label(label: QLabel, longest: str = "") -> SteadyLabel:
@@ -172,6 +187,15 @@ def configure_table(table: QTableView, font: QFont | None = None) -> None:
     rows.setDefaultSectionSize(table.fontMetrics().height() + 8)
     table.horizontalHeader().setHighlightSections(False)
     table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+
+
+def table_width(table: QTableView) -> int:
+    """The width that shows every column of ``table`` whole: its columns, its vertical scroll
+    bar and its frame (what a splitter gives it at first)."""
+    header = table.horizontalHeader()
+    columns = sum(header.sectionSize(i) for i in range(header.count()))
+    bar = table.style().pixelMetric(table.style().PixelMetric.PM_ScrollBarExtent)
+    return columns + bar + 2 * table.frameWidth() + 2
 
 
 def lay_out_rows_now(table: QTableView) -> None:

@@ -43,9 +43,6 @@ from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
 from .common import (
-    MUTED,
-    SPECIAL_COLOUR,
-    TOKEN_COLOURS,
     answer_token_tooltip,
     monospace_font,
     steady_label,
@@ -54,9 +51,8 @@ from .common import (
 from .hit_test import char_at
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
+from .theme import colours, muted, themed
 
-SHARED_COLOURS = ("#eceff3", "#dde2e8")  # tokens both tokenizers cut the same way
-DIFF_MARK = "#c92a2a"  # the character after a boundary only one tokenizer has
 MARK_PROPERTY = QTextFormat.Property.UserProperty + 1  # tags the boundary marks (tests read it)
 MAX_SELECTIONS = 6000
 
@@ -150,8 +146,10 @@ def compare(
 
 
 def _format(background: str) -> QTextCharFormat:
+    """A token's background, and the text colour that reads on it in this scheme."""
     fmt = QTextCharFormat()
     fmt.setBackground(QColor(background))
+    fmt.setForeground(QColor(colours().token_text))
     return fmt
 
 
@@ -166,17 +164,23 @@ class ComparePane(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.comparison: Comparison | None = None
         self.side: Side | None = None
-        self._shared = [_format(c) for c in SHARED_COLOURS]
-        self._differ = [_format(c) for c in TOKEN_COLOURS]
-        self._special = _format(SPECIAL_COLOUR)
+        self._repaint = single_shot(self, 0, self.paint_visible)
+        themed(self, ComparePane._restyle)
+        self.verticalScrollBar().valueChanged.connect(self._schedule)
+
+    def _restyle(self) -> None:
+        """The token and mark formats in the scheme's colours (and a repaint with them)."""
+        c = colours()
+        self._shared = [_format(colour) for colour in c.shared]
+        self._differ = [_format(colour) for colour in c.tokens]
+        self._special = _format(c.special[0])
         self._mark = QTextCharFormat()
-        self._mark.setForeground(QColor(DIFF_MARK))
+        self._mark.setForeground(QColor(c.diff_mark))
         self._mark.setFontWeight(700)
         self._mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-        self._mark.setUnderlineColor(QColor(DIFF_MARK))
+        self._mark.setUnderlineColor(QColor(c.diff_mark))
         self._mark.setProperty(MARK_PROPERTY, True)
-        self._repaint = single_shot(self, 0, self.paint_visible)
-        self.verticalScrollBar().valueChanged.connect(self._schedule)
+        self._schedule()
 
     def show_side(self, comparison: Comparison, side: Side) -> None:
         if self.comparison is None or self.comparison.text != comparison.text:
@@ -286,13 +290,23 @@ class ComparePane(QPlainTextEdit):
         )
 
 
-def _legend_chip(colour: str, text: str, underline: bool = False) -> QLabel:
-    style = f"background:{colour}; padding:1px 6px; border-radius:3px;"
-    if underline:
-        style = f"color:{DIFF_MARK}; font-weight:bold; text-decoration:underline;"
-    label = QLabel(text)
-    label.setStyleSheet(style)
-    return label
+def _legend_chip(kind: str, text: str) -> QLabel:
+    """A legend entry drawn as the panes draw ``kind``: "shared" and "differ" tokens, or the
+    "mark" of a boundary only one tokenizer has."""
+
+    def restyle(label: QLabel) -> None:
+        c = colours()
+        if kind == "mark":
+            style = f"color:{c.diff_mark}; font-weight:bold; text-decoration:underline;"
+        else:
+            background = c.shared[0] if kind == "shared" else c.tokens[0]
+            style = (
+                f"background:{background}; color:{c.token_text}; padding:1px 6px; "
+                "border-radius:3px;"
+            )
+        label.setStyleSheet(style)
+
+    return themed(QLabel(text), restyle)
 
 
 class CompareView(LazyPage):
@@ -315,9 +329,12 @@ class CompareView(LazyPage):
             TokenizerPicker(hub, pane=COMPARE_RIGHT, default=preset_key("o200k_base")),
         )
         self.panes = (ComparePane(), ComparePane())
-        self.stats = (steady_label(QLabel(" "), "0" * 60), steady_label(QLabel(" "), "0" * 60))
-        self.status = steady_label(QLabel(" "), "0" * 50)
-        self.status.setStyleSheet(f"color: {MUTED};")
+        # The counts take what their row has left (cut with "…", whole in the tooltip), so
+        # that the page fits a 1280-pixel window.
+        self.stats = (steady_label(QLabel(" "), "0" * 24), steady_label(QLabel(" "), "0" * 24))
+        for stats in self.stats:
+            stats.setTextFormat(Qt.TextFormat.PlainText)  # tokenizer names may hold "<"
+        self.status = muted(steady_label(QLabel(" "), "0" * 50))
 
         sides = QSplitter(Qt.Orientation.Horizontal)
         for choice, stats, pane in zip(self.choices, self.stats, self.panes):
@@ -344,9 +361,9 @@ class CompareView(LazyPage):
         header.addWidget(title_label("Compare tokenizers"))
         header.addWidget(self.status, 1)
         legend = QHBoxLayout()
-        legend.addWidget(_legend_chip(SHARED_COLOURS[0], "same tokens in both"))
-        legend.addWidget(_legend_chip(TOKEN_COLOURS[0], "tokens that differ"))
-        legend.addWidget(_legend_chip("", "x", underline=True))
+        legend.addWidget(_legend_chip("shared", "same tokens in both"))
+        legend.addWidget(_legend_chip("differ", "tokens that differ"))
+        legend.addWidget(_legend_chip("mark", "x"))
         legend.addWidget(QLabel("first character after a boundary only one of them has"))
         legend.addStretch(1)
         layout = QVBoxLayout(self)

@@ -40,13 +40,16 @@ from ..model.curves import (
 from ..model.heldout import english_like, heldout_label
 from ..model.state import Phase
 from ..responsiveness.busy import wait_while_gui_busy
-from .common import ACCENT, CURVE, MUTED, steady_label, title_label
+from .common import steady_label, title_label
 from .layouts import column
+from .theme import Colours, colours, muted, themed
 
 POLL_MS = 200  # how often the view looks at the feeder's progress while it works
 DRAW_EVERY = 0.5  # s: the least time between two redraws while the curves grow
-COLOURS = {IN_SAMPLE: CURVE, HELD_OUT: ACCENT}
-EDITOR_DOT = "#2f9e44"
+
+
+def curve_colour(name: str, c: Colours) -> str:
+    return c.curve if name == IN_SAMPLE else c.held_out
 
 
 def bytes_per_token(series: CurveSeries, k: int) -> float | None:
@@ -91,6 +94,14 @@ EMPTY_HINT = (
     "Train, or load a tokenizer: bytes per token on the corpus and on held-out text, "
     "merge by merge, appear here"
 )
+PRETOKENIZING_HINT = "The curves start with the first merge: the corpus is being pre-tokenized"
+RECORD_OFF_HINT = "Record is off: tick it to draw bytes per token as the run learns"
+FAILED_HINT = "The run failed before its first merge: no curve to draw"
+
+
+def counting_hint(names: list[str]) -> str:
+    """What the plot waits for once there are merges: the counts of its texts."""
+    return f"Counting bytes per token on the {' and the '.join(names)} text…"
 
 
 class CompressionPlot(QWidget):
@@ -114,9 +125,10 @@ class CompressionPlot(QWidget):
         self.record_box.setToolTip("Compute the curves while training (in a background thread)")
         self.open_button = QPushButton("Open held-out…")
         self.open_button.setToolTip("Measure another held-out text file (UTF-8)")
-        self.value_label = steady_label(QLabel(), "step 00,000: in-sample 0.00 · held-out 0.00")
-        self.value_label.setStyleSheet(f"color: {MUTED}")
-        self.plot_widget = pg.PlotWidget(background="w", axisItems={"bottom": MergeAxis("bottom")})
+        self.value_label = muted(
+            steady_label(QLabel(), "step 00,000: in-sample 0.00 · held-out 0.00")
+        )
+        self.plot_widget = pg.PlotWidget(axisItems={"bottom": MergeAxis("bottom")})
         plot = self.plot = self.plot_widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()
@@ -134,21 +146,20 @@ class CompressionPlot(QWidget):
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
-        self.legend.setStyleSheet(f"color: {MUTED}; font-size: 8pt")
+        themed(self.legend, lambda w: w.setStyleSheet(f"color: {colours().muted}; font-size: 8pt"))
         self.lines: dict[str, pg.PlotDataItem] = {}
         for name in (IN_SAMPLE, HELD_OUT):
-            self.lines[name] = plot.plot([], [], pen=pg.mkPen(COLOURS[name], width=2), name=name)
+            self.lines[name] = plot.plot([], [], name=name)
         # Listed in the legend once the editor reports a count (TokenEditor.encoded).
-        self.editor_dots = pg.ScatterPlotItem(
-            size=7, brush=pg.mkBrush(EDITOR_DOT), pen=pg.mkPen("#2b8a3e")
-        )
+        self.editor_dots = pg.ScatterPlotItem(size=7)
         plot.addItem(self.editor_dots)
-        self.cursor = pg.InfiniteLine(pos=0, angle=90, pen=pg.mkPen(MUTED, width=1, dash=[4, 3]))
+        self.cursor = pg.InfiniteLine(pos=0, angle=90)
         plot.addItem(self.cursor, ignoreBounds=True)
         # Before any curve: a hint in place of empty axes.
-        self.hint = pg.TextItem(EMPTY_HINT, color=MUTED, anchor=(0.5, 0.5))
+        self.hint = pg.TextItem(EMPTY_HINT, anchor=(0.5, 0.5))
         self.hint.setTextWidth(240)
         plot.addItem(self.hint, ignoreBounds=True)
+        themed(self, CompressionPlot._restyle)
         self._show_hint()
 
         top = QHBoxLayout()
@@ -170,8 +181,27 @@ class CompressionPlot(QWidget):
         self._last_draw = 0.0  # time.perf_counter() of the last redraw
         self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
         hub.corpus_changed.connect(self._on_corpus)
+        hub.phase_changed.connect(self._show_hint)
         hub.editor_series_changed.connect(self._show_editor_points)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
+
+    def _restyle(self) -> None:
+        """The plot in the scheme's colours."""
+        c = colours()
+        self.plot_widget.setBackground(c.plot_background)
+        for name in ("left", "bottom"):
+            axis = self.plot.getAxis(name)
+            axis.setPen(pg.mkPen(c.plot_axis))
+            axis.setTextPen(pg.mkPen(c.plot_text))
+        for name, line in self.lines.items():
+            line.setPen(pg.mkPen(curve_colour(name, c), width=2))
+        self.editor_dots.setBrush(pg.mkBrush(c.editor_dot))
+        self.editor_dots.setPen(pg.mkPen(c.editor_dot))
+        self.cursor.setPen(pg.mkPen(c.plot_muted, width=1, dash=[4, 3]))
+        self.hint.setColor(c.plot_muted)
+        if hasattr(self, "_legend_for"):
+            self._legend_for = {}
+            self._label_legend(self.feeder.series)
 
     # ------------------------------------------------------------ inputs
     @property
@@ -322,14 +352,33 @@ class CompressionPlot(QWidget):
         QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest.value)
         self.plot.vb.prepareForPaint()
 
-    def _show_hint(self) -> None:
-        """The hint instead of axes, cursor and legend while nothing is plotted."""
+    def hint_text(self) -> str:
+        """What the empty plot waits for, in words."""
+        state = self.hub.state
+        phase = state.resume_to if state.phase is Phase.PAUSED else state.phase
+        if state.phase is Phase.IDLE and state.loaded is None:
+            return EMPTY_HINT
+        if not self.recording:
+            return RECORD_OFF_HINT
+        if phase is Phase.PRE_TOKENIZING:
+            return PRETOKENIZING_HINT
+        if state.phase is Phase.FAILED and not state.published:
+            return FAILED_HINT
+        return counting_hint(list(self._texts()))
+
+    @Slot()
+    def _show_hint(self, *_: object) -> None:
+        """The hint instead of axes, cursor and legend while nothing is plotted, saying what
+        the plot waits for."""
         empty = not self._editor_points and all(
             line.xData is None or len(line.xData) == 0 for line in self.lines.values()
         )
         was_empty = self.hint.isVisible()
         self.hint.setVisible(empty)
         if empty:
+            text = self.hint_text()
+            if self.hint.toPlainText() != text:
+                self.hint.setText(text)
             self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # the hint's frame
             self.hint.setPos(0.5, 0.5)
         elif was_empty:
@@ -391,12 +440,13 @@ class CompressionPlot(QWidget):
             if name == HELD_OUT and not self._corpus_english and self.heldout == DEFAULT_HELDOUT:
                 note += "; the corpus is not English: Open held-out…"
             text = html.escape(f"{name}: {source}, {s.bytes:,} bytes{note}")
-            entries.append(f"<span style='color:{COLOURS[name]}'>━━</span> {text}")
+            colour = curve_colour(name, colours())
+            entries.append(f"<span style='color:{colour}'>━━</span> {text}")
         order = self._order
         if entries and order is not None and (order.moved or order.unmade):
             entries.append(html.escape(order_note(order)))
         if self._editor_points:
-            entries.append(f"<span style='color:{EDITOR_DOT}'>●</span> editor text")
+            entries.append(f"<span style='color:{colours().editor_dot}'>●</span> editor text")
         self.legend.setText(" &nbsp; ".join(entries))
 
     @Slot()

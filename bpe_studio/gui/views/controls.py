@@ -13,7 +13,7 @@ What it leaves out: what the buttons do (the main window connects them).
 
 from __future__ import annotations
 
-import html
+import os
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -40,11 +39,13 @@ from ..model.saving import saveable_merges
 from ..model.state import Phase, RunSettings, RunState
 from ..model.status import compiling_shown, format_bytes, status_text
 from .cluster_choice import ClusterChoice
-from .common import MUTED, steady_label
+from .common import steady_label
+from .corpus_label import SEPARATOR, CorpusLabel
+from .theme import error_text, muted
 from .training_inputs import (
-    PROBLEM_STYLE,
     PatternChoice,
     SpecialTokensEdit,
+    problem_style,
     special_ids_text,
 )
 
@@ -56,6 +57,30 @@ SAVE_FORMATS: tuple[tuple[str, str], ...] = (
     ("Hugging Face tokenizer.json…", "hf"),
     ("tiktoken (tokenizer.tiktoken + tokenizer.tiktoken.json)…", "tiktoken"),
 )
+
+
+def corpus_words(source: CorpusSource | None) -> tuple[str, str, str]:
+    """What the panel says of the corpus: a name, a detail after it, and a tooltip naming
+    every file ("2 files", "text · 4.4 MB · a.txt, b.txt")."""
+    if source is None:
+        return "", "No corpus: open one or drop a file on the window", ""
+    path = source.plain
+    if path is not None and len(source.paths) == 1:
+        try:
+            size = format_bytes(path.stat().st_size)
+        except OSError:
+            size = "unreadable"
+        return path.name, f"{size}{SEPARATOR}{path.parent}", str(path)
+    what = "records" if source.records else "text"
+    size = f"{format_bytes(source.size)} {source.stored_bytes or 'stored'}"
+    named = [os.path.basename(p.rstrip("/")) or p for p in source.paths]
+    if source.files == 1:
+        return source.name, f"{what}{SEPARATOR}{size}", "\n".join(source.paths)
+    listed = ", ".join(named)
+    tip = "\n".join(source.paths)
+    if len(source.paths) != source.files:  # a glob or a folder names more files than paths
+        tip += f"\n({source.files:,} files)"
+    return f"{source.files:,} files", f"{what}{SEPARATOR}{size}{SEPARATOR}{listed}", tip
 
 
 class TrainingPanel(QWidget):
@@ -83,12 +108,7 @@ class TrainingPanel(QWidget):
         self.text_field_label = QLabel("Text field")
         self.text_field_label.setBuddy(self.text_field_edit)
         self.cluster_choice = ClusterChoice()
-        self.corpus_label = QLabel("No corpus: open one or drop a file on the window")
-        self.corpus_label.setStyleSheet(f"color: {MUTED}")
-        self.corpus_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        # A long path is cut rather than widening the window (the tooltip has all of it).
-        self.corpus_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.corpus_label.setMinimumWidth(120)
+        self.corpus_label = CorpusLabel()
         self.vocab_spin = QSpinBox()
         # subtle: the box takes any number it can hold and the range is checked in words
         # (input_problem); a QSpinBox range would silently revert what the user typed.
@@ -98,8 +118,7 @@ class TrainingPanel(QWidget):
         self.vocab_spin.setToolTip("Vocabulary size: 256 bytes + special tokens + merges")
         self.pattern_choice = PatternChoice()
         self.specials_edit = SpecialTokensEdit(DEFAULT_SPECIALS)
-        self.specials_ids = QLabel()
-        self.specials_ids.setStyleSheet(f"color: {MUTED}")
+        self.specials_ids = muted(QLabel())
         self.specials_ids.setTextFormat(Qt.TextFormat.PlainText)  # tokens hold "<"
         self.workers_spin = QSpinBox()
         # The default is the core's "every core" (``resolve_workers(None)``).
@@ -129,44 +148,53 @@ class TrainingPanel(QWidget):
         self.status = steady_label(QLabel("Ready"))
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # it names files
         self.status.setMinimumWidth(200)
-        self.problem_label = QLabel()
+        self.problem_label = error_text(steady_label(QLabel()))
         self.problem_label.setTextFormat(Qt.TextFormat.PlainText)  # it quotes regexes
-        self.problem_label.setStyleSheet("color: #d0342c")
         self.problem_label.setVisible(False)
 
         grid = QGridLayout(self)
-        grid.setContentsMargins(10, 8, 10, 8)
+        grid.setContentsMargins(10, 6, 10, 6)
         grid.setHorizontalSpacing(12)
-        grid.setVerticalSpacing(6)
-        row1 = QHBoxLayout()
-        row1.addWidget(self.open_button)
-        row1.addWidget(self.glob_button)
-        row1.addSpacing(6)
-        row1.addWidget(self.corpus_label, 1)
-        row1.addWidget(self.text_field_label)
-        row1.addWidget(self.text_field_edit)
-        for text, widget in (
-            ("Vocabulary size", self.vocab_spin),
-            ("Pattern", self.pattern_choice),
-            ("Workers", self.workers_spin),
-            # Where the workers count sits beside their number; the second row's status line
-            # needs its width for the run's amounts.
-            ("Count on", self.cluster_choice),
+        grid.setVerticalSpacing(4)
+        # Three rows, each with room to spare at 1280 px: the files (the corpus, the
+        # tokenizer's); the settings (a custom regex and a scheduler's address open beside
+        # their choices); the run, whose status line gets the width its amounts need.
+        corpus_row = QHBoxLayout()
+        corpus_row.addWidget(self.open_button)
+        corpus_row.addWidget(self.glob_button)
+        corpus_row.addSpacing(6)
+        corpus_row.addWidget(self.corpus_label, 1)
+        corpus_row.addWidget(self.text_field_label)
+        corpus_row.addWidget(self.text_field_edit)
+        corpus_row.addSpacing(12)
+        corpus_row.addWidget(self.load_button)
+        corpus_row.addWidget(self.save_button)
+        settings_row = QHBoxLayout()
+        for i, (text, widget) in enumerate(
+            (
+                ("Vocabulary size", self.vocab_spin),
+                ("Pattern", self.pattern_choice),
+                ("Workers", self.workers_spin),
+                ("Count on", self.cluster_choice),
+            )
         ):
             label = QLabel(text)
             label.setBuddy(widget)
-            row1.addSpacing(10)
-            row1.addWidget(label)
-            row1.addWidget(widget)
+            if i:
+                settings_row.addSpacing(10)
+            settings_row.addWidget(label)
+            # A choice with its edit open (a custom regex, a scheduler's address) grows into
+            # the room the row has to spare; closed, it keeps its own width (reveal).
+            grows = widget in (self.pattern_choice, self.cluster_choice)
+            settings_row.addWidget(widget, 2 if grows else 0)
+        settings_row.addStretch(1)
         self.vocab_spin.setMinimumWidth(100)
-        row2 = QHBoxLayout()
+        run_row = QHBoxLayout()
         for button in (self.train_button, self.pause_button, self.stop_button):
-            row2.addWidget(button)
-        row2.addSpacing(12)
-        row2.addWidget(self.progress)
-        row2.addWidget(self.status, 1)
-        row2.addWidget(self.save_button)
-        row2.addWidget(self.load_button)
+            run_row.addWidget(button)
+        run_row.addSpacing(12)
+        run_row.addWidget(self.progress)
+        run_row.addWidget(self.status, 1)
         specials = QVBoxLayout()
         specials.setSpacing(2)
         specials_title = QLabel("Special tokens, one per line")
@@ -177,7 +205,7 @@ class TrainingPanel(QWidget):
         edit_and_ids.addWidget(self.specials_edit)
         edit_and_ids.addWidget(self.specials_ids, 0, Qt.AlignmentFlag.AlignTop)
         specials.addLayout(edit_and_ids)
-        self.specials_edit.setFixedWidth(200)
+        self.specials_edit.setFixedWidth(180)
         # The ids line up with the lines of the edit: same font, same top inset.
         self.specials_ids.setFont(self.specials_edit.font())
         inset = self.specials_edit.frameWidth() + int(
@@ -185,10 +213,11 @@ class TrainingPanel(QWidget):
         )
         self.specials_ids.setContentsMargins(0, inset, 0, 0)
         self.specials_ids.setMinimumWidth(self.fontMetrics().horizontalAdvance("→ 000,000") + 6)
-        grid.addLayout(row1, 0, 0)
-        grid.addLayout(row2, 1, 0)
-        grid.addWidget(self.problem_label, 2, 0)
-        grid.addLayout(specials, 0, 1, 3, 1)
+        grid.addLayout(corpus_row, 0, 0)
+        grid.addLayout(settings_row, 1, 0)
+        grid.addLayout(run_row, 2, 0)
+        grid.addWidget(self.problem_label, 3, 0)
+        grid.addLayout(specials, 0, 1, 4, 1, Qt.AlignmentFlag.AlignTop)
         grid.setColumnStretch(0, 1)
         self._hub: AppModel | None = None
         # The corpus of the run on screen; another one opened since: its outcome is old news.
@@ -264,7 +293,7 @@ class TrainingPanel(QWidget):
         self.specials_ids.setToolTip(ids)
         self.specials_edit.setToolTip(f"{self.specials_edit.HELP}\n\n{ids}")
         size_problem = RunSettings(self.vocab_spin.value(), specials).vocab_problem()
-        self.vocab_spin.setStyleSheet(PROBLEM_STYLE if size_problem else "")
+        self.vocab_spin.setStyleSheet(problem_style() if size_problem else "")
         problem = self.input_problem()
         self.problem_label.setText(problem or "")
         self.problem_label.setVisible(problem is not None)
@@ -277,6 +306,9 @@ class TrainingPanel(QWidget):
         hub.corpus_changed.connect(self._show_corpus)
         hub.reset.connect(self._on_reset)
         hub.updated.connect(self._show_run)
+        # A replay moves the step without frames: the status line says where it is.
+        hub.replay_changed.connect(self._show_run)
+        hub.step_changed.connect(self._show_replay_step)
         self._on_reset()
         self._show_corpus()
         self._show_run()
@@ -299,35 +331,15 @@ class TrainingPanel(QWidget):
         records = source is not None and source.records
         self.text_field_label.setVisible(records)
         self.text_field_edit.setVisible(records)
-        path = state.corpus
-        if source is None:
-            self.corpus_label.setText("No corpus: open one or drop a file on the window")
-            self.corpus_label.setToolTip("")
-            return
-        if path is None:
-            files = f"{source.files:,} files · " if source.files != 1 else ""
-            what = "records" if source.records else "text"
-            self.corpus_label.setText(
-                f"<b>{html.escape(source.name)}</b> <span style='color:{MUTED}'>· {what} · "
-                f"{files}{format_bytes(source.size)} stored</span>"
-            )
-            self.corpus_label.setToolTip(
-                "<p>" + "<br>".join(html.escape(p) for p in source.paths) + "</p>"
-            )
-            return
-        try:
-            size = format_bytes(path.stat().st_size)
-        except OSError:
-            size = "unreadable"
-        # File names may hold markup ("<b>x.txt"): escaped, they show as typed.
-        self.corpus_label.setText(
-            f"<b>{html.escape(path.name)}</b> <span style='color:{MUTED}'>· {size} · "
-            f"{html.escape(str(path.parent))}</span>"
-        )
-        self.corpus_label.setToolTip(f"<p>{html.escape(str(path))}</p>")
+        self.corpus_label.show_corpus(*corpus_words(source))
+
+    @Slot(int)
+    def _show_replay_step(self, _step: int) -> None:
+        if self._bound_hub().state.replaying:
+            self.status.setText(status_text(self._bound_hub().state, self.new_corpus))
 
     @Slot()
-    def _show_run(self) -> None:
+    def _show_run(self, *_: object) -> None:
         state = self._bound_hub().state
         phase = state.phase
         busy = phase.training or state.loading is not None

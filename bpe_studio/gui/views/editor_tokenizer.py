@@ -28,8 +28,9 @@ from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.collector import keep_out_of_collections
-from .common import MUTED, steady_label
+from .common import steady_label
 from .picker import ASK_HUB, RUN, FailedPick, TokenizerPicker
+from .theme import muted
 
 
 class EditorTokenizer(QWidget):
@@ -46,9 +47,8 @@ class EditorTokenizer(QWidget):
             "any tokenizer file loaded this session"
         )
         self.picker.setMinimumContentsLength(22)
-        self.note = steady_label(QLabel(""))
+        self.note = muted(steady_label(QLabel("")))
         self.note.setTextFormat(Qt.TextFormat.PlainText)  # it names files
-        self.note.setStyleSheet(f"color: {MUTED}")
         title = QLabel("Editor tokenizer")
         title.setBuddy(self.picker)
         layout = QHBoxLayout(self)
@@ -138,6 +138,9 @@ class EditorTokenizer(QWidget):
         if not self.hub.pick_failed_for(EDITOR, failed.key, failed.message):
             return  # another pick came meanwhile
         shown = self.hub.pane(EDITOR).label
+        if failed.cancelled:
+            self._set_note(f"{failed.label}: download cancelled · showing {shown}")
+            return
         first = failed.what.splitlines()[0]
         self._set_note(
             f"Could not load {first} · showing {shown}",

@@ -4,17 +4,18 @@ for another, and a download's progress.
 What it does: :func:`hub_entries` lists the open models the menus offer (``core.io.hf_hub.
 POPULAR``) and the ones opened lately (:func:`remember_model`, kept with ``QSettings``; every
 menu hears of one at once, :func:`recent_signal`).
-:class:`DownloadProgress` carries a download's bytes from the job thread that fetches them to
-a progress dialog on the GUI thread (which never waits for the download). :func:`ask_model`
+:class:`DownloadProgress` carries a fetch from the job thread that runs it to a progress
+dialog on the GUI thread (which never waits for the download), with Cancel
+(:class:`DownloadCancelled`). :func:`ask_model`
 asks for ``ORG/NAME[@REVISION]``. What it leaves out: fetching and reading (``core.io.hf_hub``,
 ``core.encode.foreign``), the menus themselves (``picker``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo
@@ -92,45 +93,112 @@ def ask_model(parent: QWidget) -> HubModel | None:
             QMessageBox.warning(parent, "Open from Hugging Face Hub", str(error))
 
 
-class DownloadProgress(QObject):
-    """A download's progress, told from any thread, shown in a dialog over ``parent``."""
+class DownloadCancelled(Exception):
+    """The user cancelled a Hub model's download (raised in the job fetching it, as its
+    bytes come)."""
 
+
+class Fetch:
+    """One fetch's progress callback, and whether the user cancelled it."""
+
+    def __init__(self, name: str, reported: SignalInstance) -> None:
+        self.name = name
+        self.cancelled = threading.Event()
+        self._reported = reported
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if self.cancelled.is_set():
+            raise DownloadCancelled(f"{self.name}: the download was cancelled")
+        self._reported.emit(self.name, done, -1 if total is None else total)
+
+
+class DownloadProgress(QObject):
+    """A Hub model's fetch, told from the job thread that runs it, shown in a dialog over
+    ``parent`` with a busy bar while the Hub is asked, the bytes as they come, and Cancel.
+
+    The dialog shows only for a fetch that takes a moment (a model in the cache is read at
+    once, no dialog flashes). Cancel (or Esc) stops the download at its next bytes
+    (:class:`DownloadCancelled`, which the pick turns into "cancelled": the pane keeps the
+    tokenizer it showed)."""
+
+    began = Signal(str)  # model name: a fetch started (job thread -> GUI thread)
     reported = Signal(str, int, int)  # model name, bytes done, total (-1: unknown)
+    SHOW_AFTER_MS = 300
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
         self._parent = parent
         self.dialog: QProgressDialog | None = None
+        # The fetch under way's "cancelled" flag; a new fetch gets a new one.
+        self._cancelled = threading.Event()
+        self._active = False
+        self._show_timer = QTimer(self)
+        self._show_timer.setSingleShot(True)
+        self._show_timer.timeout.connect(self._show)
+        self.began.connect(self._on_began, Qt.ConnectionType.QueuedConnection)
         self.reported.connect(self._on_reported, Qt.ConnectionType.QueuedConnection)
 
-    def callback(self, name: str) -> Callable[[int, int | None], None]:
-        """``progress(done, total)`` for ``hf_hub.fetch_tokenizer``, callable in a job."""
+    def callback(self, name: str) -> Fetch:
+        """``progress(done, total)`` for ``hf_hub.fetch_tokenizer``, made in the job that
+        fetches (it opens the dialog): it raises DownloadCancelled once the user cancelled
+        this fetch (``cancelled``)."""
+        fetch = Fetch(name, self.reported)
+        self._cancelled = fetch.cancelled
+        self.began.emit(name)
+        return fetch
 
-        def progress(done: int, total: int | None) -> None:
-            self.reported.emit(name, done, -1 if total is None else total)
-
-        return progress
-
-    @Slot(str, int, int)
-    def _on_reported(self, name: str, done: int, total: int) -> None:
+    def _ensure_dialog(self) -> QProgressDialog:
         dialog = self.dialog
         if dialog is None:
             dialog = self.dialog = QProgressDialog(self._parent)
             dialog.setWindowTitle("Hugging Face Hub")
-            dialog.setCancelButton(None)  # the download ends by itself; the app goes on
-            dialog.setWindowModality(Qt.WindowModality.NonModal)
-            dialog.setMinimumDuration(300)
-            dialog.setAutoClose(True)
+            dialog.setCancelButtonText("Cancel")
+            dialog.setWindowModality(Qt.WindowModality.NonModal)  # the app goes on meanwhile
+            dialog.setAutoReset(False)
+            dialog.setAutoClose(False)
+            # subtle: QProgressDialog shows itself after minimumDuration once it has a value;
+            # this class decides when (SHOW_AFTER_MS), so a cached model flashes nothing.
+            dialog.setMinimumDuration(24 * 3600 * 1000)
+            dialog.canceled.connect(self.cancel)  # the button, closing the dialog
+            dialog.rejected.connect(self.cancel)  # Esc
+            dialog.hide()
+        return dialog
+
+    @Slot(str)
+    def _on_began(self, name: str) -> None:
+        dialog = self._ensure_dialog()
+        self._active = True
+        dialog.setLabelText(f"Asking the Hugging Face Hub for the tokenizer of {name}…")
+        dialog.setRange(0, 0)  # a busy bar until the size is known
+        self._show_timer.start(self.SHOW_AFTER_MS)
+
+    @Slot()
+    def _show(self) -> None:
+        if self._active and self.dialog is not None:
+            self.dialog.show()
+
+    @Slot(str, int, int)
+    def _on_reported(self, name: str, done: int, total: int) -> None:
+        if not self._active:
+            return  # cancelled or finished: a late report from the job
+        dialog = self._ensure_dialog()
         size = f"{done / MB:,.1f} of {total / MB:,.1f} MB" if total > 0 else f"{done / MB:.1f} MB"
         dialog.setLabelText(f"Downloading the tokenizer of {name}: {size}")
         if total > 0:
-            dialog.setMaximum(max(total, 1))
+            dialog.setRange(0, max(total, 1))
             dialog.setValue(min(done, total))
         else:
-            dialog.setMaximum(0)  # a busy bar: the size is unknown
+            dialog.setRange(0, 0)  # a busy bar: the size is unknown
+
+    @Slot()
+    def cancel(self) -> None:
+        """Stop the fetch under way (at its next bytes) and close the dialog."""
+        self._cancelled.set()
+        self.finish()
 
     def finish(self) -> None:
-        """The download is over (or was never needed): no dialog."""
+        """The fetch is over (or was never needed): no dialog."""
+        self._active = False
+        self._show_timer.stop()
         if self.dialog is not None:
-            self.dialog.reset()
             self.dialog.hide()

@@ -23,7 +23,6 @@ import regex
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -36,14 +35,16 @@ from ...core.encode.foreign import AnyTokenizer
 from ...core.explain.spans import SpanArrays, decoded_spans
 from ..jobs.latest import LatestJob
 from ..responsiveness.debounce import single_shot
-from .common import MUTED, counted, monospace_font, steady_label, title_label
+from .common import counted, monospace_font, steady_label, title_label
+from .file_dialogs import IDS, open_file
 from .layouts import column
+from .theme import colours, muted, themed
 from .token_editor import TokenEditor, TokenTextEdit
 
 DISPLAY_IDS = 20_000  # ids shown in the list; Copy copies them all
 DECODE_DEBOUNCE_MS = 200
 _SEPARATORS = regex.compile(r"[\s,;]+")
-_ERROR = "#c92a2a"
+ERROR, WAITING = "error", "waiting"  # how the line under the decode box reads
 
 
 def format_id_list(ids: np.ndarray) -> str:
@@ -101,8 +102,7 @@ class IdsPanel(QWidget):
     def __init__(self, editor: TokenEditor | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title_label("Ids")
-        self.count_label = steady_label(QLabel("No tokens yet"))
-        self.count_label.setStyleSheet(f"color: {MUTED}")
+        self.count_label = muted(steady_label(QLabel("No tokens yet")))
         self.copy_button = QPushButton("Copy ids")
         self.copy_button.setToolTip("Copy every id of the editor's text, comma separated")
         self.copy_button.clicked.connect(self.copy_ids)
@@ -118,7 +118,8 @@ class IdsPanel(QWidget):
         self.open_button = QPushButton("Open .npy…")
         self.open_button.clicked.connect(self._choose_npy)
         self.error_label = steady_label(QLabel(""))
-        self.error_label.setStyleSheet(f"color: {_ERROR}")
+        self._error_kind = ERROR
+        themed(self.error_label, self._restyle_error)
         # Rich text, escaped (it quotes what was pasted), so that a long reason wraps onto a
         # second line rather than being cut (common.SteadyLabel).
         self.error_label.setTextFormat(Qt.TextFormat.RichText)
@@ -241,7 +242,7 @@ class IdsPanel(QWidget):
 
     @Slot()
     def _choose_npy(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open token ids", "", "NumPy ids (*.npy)")
+        path = open_file(self, IDS, "Open token ids", "NumPy ids (*.npy)")
         if path:
             self.open_npy(path)
 
@@ -273,7 +274,7 @@ class IdsPanel(QWidget):
                 self._show_error("No tokenizer yet to decode with: train one or load one")
             else:  # decoded when it is ready (show_spans)
                 name = source.label.removeprefix("Tokenizer: ")
-                self._show_error(f"Loading the editor's tokenizer ({name}) to decode…", MUTED)
+                self._show_error(f"Loading the editor's tokenizer ({name}) to decode…", WAITING)
             return
         self._decoded_with = tok
 
@@ -305,16 +306,21 @@ class IdsPanel(QWidget):
         self.decoded_view.set_text("")
         self.decoded_view.hide()
 
-    def _show_error(self, message: str, colour: str = _ERROR) -> None:
-        """The first line of ``message`` under the box: why it cannot decode (red), or, in
-        ``MUTED``, what it waits for."""
+    def _show_error(self, message: str, kind: str = ERROR) -> None:
+        """The first line of ``message`` under the box: why it cannot decode (``ERROR``, in
+        the error colour), or what it waits for (``WAITING``, muted)."""
         line = message.splitlines()[0] if message else ""
-        if colour == _ERROR and line:
+        if kind == ERROR and line:
             line = f"Cannot decode: {line}"
-        style = f"color: {colour}"
-        if self.error_label.styleSheet() != style:
-            self.error_label.setStyleSheet(style)
+        if kind != self._error_kind:
+            self._error_kind = kind
+            self._restyle_error(self.error_label)
         self.error_label.setText(html.escape(line, quote=False))
+
+    def _restyle_error(self, label: QWidget) -> None:
+        c = colours()
+        colour = c.error if self._error_kind == ERROR else c.muted
+        label.setStyleSheet(f"color: {colour}")
 
     @property
     def error(self) -> str:

@@ -25,8 +25,9 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 from ...core.explain.categories import label
 from ...core.explain.vocabulary import Makeup
 from ..model.lab_records import OverlapResult, UsageResult
-from .common import BAR, CURVE, MUTED, monospace_font
+from .common import monospace_font
 from .pair_chart import linear_ticks, log_ticks, spaced_ticks
+from .theme import colours
 
 TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
 LEADING = "#364fc7"  # the part of a category's bar with a leading space
@@ -51,7 +52,7 @@ def style_plot(plot: pg.PlotItem) -> None:
 
 
 def _note(plot: pg.PlotItem) -> pg.TextItem:
-    note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+    note = pg.TextItem("", color=colours().plot_muted, anchor=(0.5, 0.5))
     note.setTextWidth(260)
     plot.addItem(note, ignoreBounds=True)
     return note
@@ -99,7 +100,7 @@ class LabCharts(QWidget):
         c.invertY(True)
         c.showGrid(x=True, y=False, alpha=0.15)
         c.setLabel("bottom", "ordinary tokens")
-        self._cat_bars, self._cat_lead = _bars(BAR), _bars(LEADING)
+        self._cat_bars, self._cat_lead = _bars(colours().bar), _bars(LEADING)
         c.addItem(self._cat_bars)
         c.addItem(self._cat_lead)
         c.getAxis("left").setStyle(tickFont=self._axis_font)
@@ -119,7 +120,7 @@ class LabCharts(QWidget):
         n.setLabel("left", "tokens")
         self._len_bars = pg.BarGraphItem(
             x=np.zeros(0), height=np.zeros(0), width=0.8, pen=pg.mkPen(None),
-            brush=pg.mkBrush(BAR),
+            brush=pg.mkBrush(colours().bar),
         )  # fmt: skip
         n.addItem(self._len_bars)
         self._len_note = _note(n)
@@ -129,7 +130,7 @@ class LabCharts(QWidget):
         u.showGrid(x=True, y=True, alpha=0.15)
         u.setLabel("bottom", "rank (ordinary tokens by count)")
         u.setLabel("left", "count (log)")
-        self._curve = u.plot([], [], pen=pg.mkPen(CURVE, width=2))
+        self._curve = u.plot([], [], pen=pg.mkPen(colours().curve, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
         self._curve.setClipToView(True)
         self._tail = pg.LinearRegionItem(

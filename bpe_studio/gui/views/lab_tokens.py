@@ -40,8 +40,9 @@ from PySide6.QtWidgets import (
 from ...core.explain.categories import CATEGORIES, label
 from ...core.io.display import readable_token
 from ..model.lab_lists import SPECIAL, Show, TokenRows
-from .common import MUTED, configure_table, monospace_font, steady_label
-from .table_models import UNREACHABLE, token_tooltip
+from .common import configure_table, monospace_font, steady_label
+from .table_models import token_tooltip
+from .theme import colours, muted
 
 Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -120,9 +121,9 @@ class LabTokenModel(QAbstractTableModel):
             return token_tooltip(t.tokens[r])
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == REACH and t.reachable is not None and not t.reachable[r]:
-                return UNREACHABLE
+                return QColor(colours().unreachable)
             if col == CATEGORY and special:
-                return QColor(MUTED)
+                return QColor(colours().muted)
         return None
 
     def _text(self, listed: TokenRows, r: int, col: int, special: bool) -> str:
@@ -196,7 +197,7 @@ class LabTokenList(QWidget):
         self.category_box = QComboBox()
         self.category_box.setMinimumContentsLength(14)
         self.count = steady_label(QLabel(" "), "0" * 24)
-        self.count.setStyleSheet(f"color: {MUTED}")
+        muted(self.count)
         self.model = LabTokenModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)

@@ -99,9 +99,10 @@ class LazyPage(QWidget):
             self._on_failed(failed.what)
             return
         shown = self.hub.pane(failed.pane).label
-        self.error.emit(
-            self.failure[1], f"Could not load {failed.what}\n\n{shown} is shown instead."
-        )
+        if not failed.cancelled:  # a download the user cancelled is no error to report
+            self.error.emit(
+                self.failure[1], f"Could not load {failed.what}\n\n{shown} is shown instead."
+            )
         self.request()
 
     @Slot()

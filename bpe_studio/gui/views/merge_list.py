@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ..model.app_model import AppModel
 from .common import configure_table, lay_out_rows_now, monospace_font, steady_label, title_label
 from .table_models import TOKEN_ID_ROLE, MergeTableModel
+from .theme import colours, notifier
 
 
 class MergeListView(QWidget):
@@ -37,11 +38,13 @@ class MergeListView(QWidget):
         configure_table(self.table, monospace_font())
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         header = self.table.horizontalHeader()
-        widths = {0: "000000", 1: "W" * 9, 2: "W" * 9, 3: "W" * 12, 4: "0,000,000"}
+        # Each column fits its widest usual cell (longer tokens are cut, the tooltip has them),
+        # so that all five fit the width the window gives the list at 1280 pixels.
+        widths = {0: "000,000", 1: "W" * 8, 2: "W" * 8, 3: "W" * 11, 4: "0,000,000"}
         metrics = self.table.fontMetrics()
         for col, sample in widths.items():
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(col, metrics.horizontalAdvance(sample) + 18)
+            header.resizeSection(col, metrics.horizontalAdvance(sample) + 16)
         header.setStretchLastSection(True)
 
         layout = QVBoxLayout(self)
@@ -59,6 +62,7 @@ class MergeListView(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.doubleClicked.connect(self._on_double_click)
         hub.step_changed.connect(self._on_step)
+        notifier().changed.connect(self._update_title)
         self._update_title()
 
     @property
@@ -92,7 +96,7 @@ class MergeListView(QWidget):
 
     def _update_title(self) -> None:
         n = self.model.rowCount()
-        self.title.setText(f"Merges  <span style='color:#6b7280'>{n:,}</span>")
+        self.title.setText(f"Merges  <span style='color:{colours().muted}'>{n:,}</span>")
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
     QGraphicsScene,
+    QGraphicsTextItem,
     QGraphicsView,
     QStyleOptionGraphicsItem,
     QWidget,
@@ -39,22 +40,24 @@ from PySide6.QtWidgets import (
 
 from ...core.explain.steps import MergeNode
 from ...core.io.display import readable_token
-from .common import ACCENT, BAR, MUTED, SPECIAL_COLOUR, monospace_font
+from .common import monospace_font
+from .theme import Colours, colours, themed
 
 MAX_NODES = 1500  # nodes drawn for one tree; deeper ones are folded
 MAX_LABEL = 22  # characters of a token shown in a node (the tooltip has all of it)
 H_GAP, V_GAP, PAD = 10.0, 14.0, 4.0
 MIN_ZOOM, MAX_ZOOM, FIT_FLOOR = 0.15, 3.0, 0.65
 
-# Node fill and border by kind.
-_STYLE = {
-    "root": ("#fff4e6", ACCENT),
-    "merge": ("#edf2ff", BAR),
-    "byte": ("#f3f4f6", "#9ca3af"),
-    "special": (SPECIAL_COLOUR, "#2f9e44"),
-    "folded": ("#edf2ff", BAR),
-}
-_EDGE = "#adb5bd"
+
+def node_style(kind: str, c: Colours) -> tuple[str, str]:
+    """A node's fill and border by its kind, in the scheme's colours."""
+    return {
+        "root": c.chip_chosen,
+        "merge": c.chip,
+        "byte": c.node_byte,
+        "special": c.chip_special,
+        "folded": c.chip,
+    }[kind]
 
 
 def short(text: str, limit: int = MAX_LABEL) -> str:
@@ -104,7 +107,8 @@ class NodeItem(QGraphicsItem):
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
-        fill, border = _STYLE[self.kind]
+        c = colours()
+        fill, border = node_style(self.kind, c)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(QColor(border), 2.2 if self.is_root or self._hover else 1.2)
         if self.kind == "folded":
@@ -118,7 +122,7 @@ class NodeItem(QGraphicsItem):
             font = token_font if i == 0 else meta_font
             metrics = QFontMetricsF(font)
             painter.setFont(font)
-            painter.setPen(QColor("#111827" if i == 0 else MUTED))
+            painter.setPen(QColor(c.token_text if i == 0 else c.muted))
             rect = QRectF(-self._w / 2, y, self._w, metrics.height())
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, line)
             y += metrics.height() + (3 if i == 0 else 0)
@@ -175,7 +179,7 @@ class MergeTreeView(QGraphicsView):
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        self.setBackgroundBrush(QColor("white"))
+        themed(self, _restyle)
         self.root: NodeItem | None = None
         self.folded = 0  # nodes not drawn (their parents are folded)
         self._auto_fit = True  # until the user zooms
@@ -186,7 +190,7 @@ class MergeTreeView(QGraphicsView):
         scene.clear()
         self.root = None
         item = scene.addText(text)
-        item.setDefaultTextColor(QColor(MUTED))
+        item.setDefaultTextColor(QColor(colours().plot_muted))
         item.setTextWidth(320)
         self.resetTransform()
         scene.setSceneRect(item.boundingRect())
@@ -372,6 +376,18 @@ def _place(items: list[NodeItem], height: float) -> None:
             x += band[id(child)] + H_GAP
 
 
+def _restyle(view: QGraphicsView) -> None:
+    """The scheme's colours on the view's background, edges and message (nodes read them as
+    they paint)."""
+    c = colours()
+    view.setBackgroundBrush(QColor(c.plot_background))
+    for item in view.scene().items():
+        if isinstance(item, QGraphicsPathItem):
+            item.setPen(QPen(QColor(c.edge), 1.4))
+        elif isinstance(item, QGraphicsTextItem):
+            item.setDefaultTextColor(QColor(c.plot_muted))
+
+
 def _edge(parent: NodeItem, child: NodeItem, height: float) -> QGraphicsPathItem:
     """A curve from the bottom centre of ``parent`` to the top centre of ``child``."""
     sx, sy = parent.pos().x(), parent.pos().y() + height
@@ -381,6 +397,6 @@ def _edge(parent: NodeItem, child: NodeItem, height: float) -> QGraphicsPathItem
     mid = (sy + ey) / 2
     path.cubicTo(sx, mid, ex, mid, ex, ey)
     item = QGraphicsPathItem(path)
-    item.setPen(QPen(QColor(_EDGE), 1.4))
+    item.setPen(QPen(QColor(colours().edge), 1.4))
     item.setZValue(-1)
     return item

@@ -32,8 +32,10 @@ from ...core import MergeStep
 from ...core.formats.files import TIKTOKEN_SUFFIXES
 from ...core.io.display import readable_token
 from ..model.app_model import AppModel
+from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
-from .common import ACCENT, BAR, CURVE, MUTED, monospace_font, title_label
+from .common import monospace_font, title_label
+from .theme import colours, themed
 
 TOP_K = 20
 LOADED_DECAY_NOTE = "Only a trained run knows the count of each merge's pair"
@@ -42,23 +44,24 @@ IDLE_DECAY_NOTE = "Each merge's pair count against its rank appears here while t
 PRETOKENIZING_NOTE = "Pre-tokenizing the corpus: pairs are counted when merging starts"
 FAILED_NOTE = "The run failed before merging: no pairs to show"
 NO_COUNTS_NOTE = "This run kept no pre-token counts: no pairs to show for this step"
-MIN_WIDTH = 560  # px: below this the two plots' titles and axes are cut
+MIN_WIDTH = 540  # px: below this the two plots' titles and axes are cut
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
 AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
 DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
-_TITLE = {"color": "#111827", "size": "10pt"}
+TITLE_SIZE = "10pt"
 _RANK, _COUNT = attrgetter("rank"), attrgetter("count")
 
 
 def loaded_note(loaded: LoadedTokenizer) -> str:
     """Why a loaded tokenizer shows no pairs, naming its files and their format."""
     vocab, merges = loaded.vocab_file, loaded.merges_file
+    name = named_file(vocab)
     if merges != vocab:
-        files = f"{vocab.name} and {merges.name} (GPT-2 files) hold"
+        files = f"{name} and {merges.name} (GPT-2 files) hold"
     elif vocab.name.lower().endswith(TIKTOKEN_SUFFIXES):
-        files = f"{vocab.name} (a tiktoken rank file) holds"
+        files = f"{name} (a tiktoken rank file) holds"
     else:
-        files = f"{vocab.name} (a Hugging Face tokenizer) holds"
+        files = f"{name} (a Hugging Face tokenizer) holds"
     return f"{files} merge ranks, no pair counts: train a tokenizer to see them"
 
 
@@ -69,7 +72,7 @@ def _plain(rich: str) -> str:
 
 def _accent(text: str) -> str:
     """``text`` in bold and the accent colour, for a rich-text title."""
-    return f"<b style='color:{ACCENT}'>{html.escape(text)}</b>"
+    return f"<b style='color:{colours().accent_text}'>{html.escape(text)}</b>"
 
 
 def pair_label(left: bytes, right: bytes) -> str:
@@ -134,14 +137,21 @@ def spaced_ticks(
     return kept
 
 
+def _colour_plot(plot: pg.PlotItem) -> None:
+    """The plot's axes in the scheme's colours."""
+    c = colours()
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen(c.plot_axis))
+        axis.setTextPen(pg.mkPen(c.plot_text))
+
+
 def _style_plot(plot: pg.PlotItem) -> None:
     plot.setMenuEnabled(False)
     plot.hideButtons()
     plot.showGrid(x=True, y=True, alpha=0.15)
     for name in ("left", "bottom"):
         axis = plot.getAxis(name)
-        axis.setPen(pg.mkPen("#9ca3af"))
-        axis.setTextPen(pg.mkPen("#374151"))
         # subtle: by default an axis resizes itself to its tick labels while it paints, which
         # relays out the plot and paints it again: four extra repaints per live update.
         axis.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
@@ -156,8 +166,8 @@ class PairChart(QWidget):
         self.setMinimumWidth(MIN_WIDTH)
         self.title = title_label("Pair counts")
         self._pairs: list[tuple[bytes, bytes, int]] = []
-        # What the bars show: (history, step, live), or ("pending", step) while the step's row
-        # is not recorded yet.
+        # What the bars show: (history, step, live, ended), or ("pending", step) while the
+        # step's row is not recorded yet.
         self._drawn: tuple | None = None
         # The decay curve's points, a plotting cache of the state's record (grown, not copied).
         self._ranks = np.zeros(1024, dtype=np.float64)
@@ -169,11 +179,12 @@ class PairChart(QWidget):
         # variant fits, the pair's text is elided, never the prefix (the rank it names).
         self._elidable: dict[int, tuple[str, str]] = {}
         title_font = QFont()
-        title_font.setPointSizeF(float(_TITLE["size"].removesuffix("pt")))
+        title_font.setPointSizeF(float(TITLE_SIZE.removesuffix("pt")))
         self._title_metrics = QFontMetrics(title_font)
         self._all_pairs: list[tuple[bytes, bytes, int]] = []  # the step's pairs, drawn or not
+        self._next_marked = True  # the first bar is the pair merged next
 
-        self.pairs_widget = pg.PlotWidget(background="w")
+        self.pairs_widget = pg.PlotWidget()
         self.pairs_plot = self.pairs_widget.getPlotItem()
         _style_plot(self.pairs_plot)
         self.pairs_plot.invertY(True)
@@ -186,7 +197,7 @@ class PairChart(QWidget):
             width=np.zeros(0),
             height=0.72,
             pen=pg.mkPen(None),
-            brush=pg.mkBrush(BAR),
+            brush=pg.mkBrush(colours().bar),
         )
         self.pairs_plot.addItem(self._bars)
         self._axis_font = monospace_font()
@@ -195,7 +206,7 @@ class PairChart(QWidget):
         self._pairs_note = self._note_item(self.pairs_plot)
         self.pairs_plot.vb.sigResized.connect(self._on_pairs_resized)
 
-        self.decay_widget = pg.PlotWidget(background="w")
+        self.decay_widget = pg.PlotWidget()
         self.decay_widget.setMinimumWidth(200)
         self.pairs_widget.setMinimumWidth(MIN_WIDTH - 200 - 6)
         self.decay_plot = self.decay_widget.getPlotItem()
@@ -207,10 +218,10 @@ class PairChart(QWidget):
         self.decay_plot.vb.sigResized.connect(self._space_decay_ticks)
         self.decay_plot.vb.sigResized.connect(lambda *_: self._fit_title(self.decay_plot))
         self.decay_plot.setMouseEnabled(x=False, y=False)
-        self._curve = self.decay_plot.plot([], [], pen=pg.mkPen(CURVE, width=2))
+        self._curve = self.decay_plot.plot([], [])
         self._curve.setDownsampling(auto=True, method="peak")
         self._curve.setClipToView(True)
-        self._cursor = pg.InfiniteLine(0, angle=90, pen=pg.mkPen(ACCENT, width=1))
+        self._cursor = pg.InfiniteLine(0, angle=90)
         self.decay_plot.addItem(self._cursor, ignoreBounds=True)
         self._cursor.setVisible(False)
         self._note = self._note_item(self.decay_plot)
@@ -227,11 +238,32 @@ class PairChart(QWidget):
         hub.reset.connect(self._on_reset)
         hub.updated.connect(self.redraw)
         hub.step_changed.connect(self._on_step)
+        themed(self, PairChart._restyle)
         self._on_reset()
+
+    def _restyle(self) -> None:
+        """Both plots in the scheme's colours, the bars and titles drawn again with them."""
+        c = colours()
+        for widget, plot in (
+            (self.pairs_widget, self.pairs_plot),
+            (self.decay_widget, self.decay_plot),
+        ):
+            widget.setBackground(c.plot_background)
+            _colour_plot(plot)
+        self._curve.setPen(pg.mkPen(c.curve, width=2))
+        self._cursor.setPen(pg.mkPen(c.accent, width=1))
+        for note in (self._pairs_note, self._note):
+            note.setColor(c.plot_muted)
+        if self._titles:  # built: the bars and titles are drawn anew in these colours
+            for plot in (self.pairs_plot, self.decay_plot):
+                plot.titleLabel.text = ""  # so that the same title is set again
+            self._drawn = None
+            self._decay_title = ""
+            self.redraw(force=True)
 
     @staticmethod
     def _note_item(plot: pg.PlotItem) -> pg.TextItem:
-        note = pg.TextItem("", color=MUTED, anchor=(0.5, 0.5))
+        note = pg.TextItem("", anchor=(0.5, 0.5))
         note.setTextWidth(220)
         plot.addItem(note, ignoreBounds=True)
         note.setVisible(False)
@@ -290,7 +322,14 @@ class PairChart(QWidget):
             else:
                 chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
         if chosen != plot.titleLabel.text:
-            plot.setTitle(chosen, **_TITLE)
+            plot.setTitle(chosen, color=colours().plot_text, size=TITLE_SIZE)
+            # subtle: the view laid the plot out at least as wide as the title it had (its
+            # minimum width), and lays it out again only when the view is resized: with a
+            # shorter title the plot must be fitted to the view again, or it stays wider
+            # than the widget, which cuts off the title's pair and the bars' right side.
+            central = widget.centralWidget
+            if central is not None and central.geometry().width() > widget.range.width():
+                central.setGeometry(widget.range)  # the view's own rectangle
 
     # ------------------------------------------------------------- state
     @Slot()
@@ -382,7 +421,10 @@ class PairChart(QWidget):
         state = self.hub.state
         history, k, live = state.pair_history, state.step, self._live()
         assert history is not None  # phase_note said so
-        key = (history, k, live)
+        # subtle: the trainer records the pairs before every merge, also after its last one;
+        # a run that has ended makes none of them: no bar is "next".
+        ended = state.phase in (Phase.FINISHED, Phase.STOPPED) and k >= state.published
+        key = (history, k, live, ended)
         if key == self._drawn:
             return
         if k >= len(history):
@@ -390,12 +432,19 @@ class PairChart(QWidget):
             # so a published step is always recorded; this only guards a step set by hand.
             if self._drawn != ("pending", k):
                 self._drawn = ("pending", k)
-                self._bars.setOpts(brushes=None, brush=pg.mkBrush("#d1d5db"))
+                self._bars.setOpts(brushes=None, brush=pg.mkBrush(colours().grey_bar))
                 self._set_title(self.pairs_plot, "Counting pairs…")
             return
         self._drawn = key
         pairs = history.top_pairs(k, self.top_k)
-        self._draw_pairs(pairs)
+        self._draw_pairs(pairs, next_marked=not ended)
+        if ended and pairs:
+            self._set_title(
+                self.pairs_plot,
+                f"Pairs left after the last merge ({k:,}): none merged",
+                "Pairs left, none merged",
+            )
+            return
         if live:
             titled = self._title_next(
                 pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})", "Next: "
@@ -421,15 +470,18 @@ class PairChart(QWidget):
         line = QFontMetrics(self._axis_font).height()
         return max(1, min(self.top_k, int(height // line)))
 
-    def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]]) -> None:
+    def _draw_pairs(self, pairs: list[tuple[bytes, bytes, int]], next_marked: bool = True) -> None:
         # Only the bars that can each carry their label are drawn: an unlabelled bar tells
         # nothing about which pair it is.
         self._all_pairs = pairs
+        self._next_marked = next_marked
         self._pairs = pairs[: self._bars_that_fit()]
         n = len(self._pairs)
         counts = np.array([c for _, _, c in self._pairs], dtype=np.float64)
         ys = np.arange(n, dtype=np.float64)
-        brushes = [pg.mkBrush(ACCENT if i == 0 else BAR) for i in range(n)] or None
+        c = colours()
+        marked = 0 if next_marked else -1  # the pair merged next, in the accent colour
+        brushes = [pg.mkBrush(c.accent if i == marked else c.bar) for i in range(n)] or None
         self._bars.setOpts(x0=np.zeros(n), y=ys, width=counts, height=0.72, brushes=brushes)
         # Counts go into the axis labels: one axis repaint is far cheaper than a text item per
         # bar, each of which runs Python on every view change. Axis labels are plain text.
@@ -455,7 +507,7 @@ class PairChart(QWidget):
         self._fit_title(self.pairs_plot)
         fit = self._bars_that_fit()
         if len(self._pairs) != min(fit, len(self._all_pairs)):
-            self._draw_pairs(self._all_pairs)
+            self._draw_pairs(self._all_pairs, self._next_marked)
         else:
             self._label_ticks()
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QFileDialog, QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
@@ -37,13 +37,16 @@ from ...core.io.hf_hub import HubModel, parse_repo
 from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
 from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
+from ..model.file_names import tokenizer_source
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
+from .file_dialogs import TOKENIZER, open_file
 
 RUN = "run"  # the run's tokenizer (trained or loaded)
 NONE = "none"  # no tokenizer (an optional slot)
 LOAD_FILE = "load-file"
 ASK_HUB = "ask-hub"
+CANCELLED = "its download was cancelled"  # a pick the user stopped (Cancel)
 # The actions a picker may offer below its choices, by key: the menu label. Choosing one runs
 # it (TokenizerPicker._actions) and goes back to the choice before.
 ACTIONS: dict[str, str] = {LOAD_FILE: "Load tokenizer file…", ASK_HUB: hub_models.HUB_ACTION}
@@ -61,13 +64,12 @@ ENCODE_LOCK = threading.Lock()
 
 def ask_for_tokenizer_file(parent: QWidget) -> str:
     """Ask for a tokenizer file (modal); its path, or "" when cancelled."""
-    path, _ = QFileDialog.getOpenFileName(
+    return open_file(
         parent,
+        TOKENIZER,
         "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
-        "",
         TOKENIZER_FILTER,
     )
-    return path
 
 
 def preset_key(name: str) -> str:
@@ -97,6 +99,8 @@ class Choice:
         to the GUI thread, which undoes the pick (``AppModel.pick_failed_for``)."""
         try:
             return self.get()
+        except hub_models.DownloadCancelled:
+            return FailedPick(self.pane, self.key, self.label, CANCELLED, cancelled=True)
         except Exception as error:  # any failure of a pick is the user's to hear, not a crash
             return FailedPick(self.pane, self.key, self.label, describe_job_error(error))
 
@@ -109,6 +113,7 @@ class FailedPick:
     key: str
     label: str
     message: str
+    cancelled: bool = False  # the user cancelled its download: nothing to report
 
     @property
     def what(self) -> str:
@@ -120,14 +125,6 @@ class FailedPick:
 
 def _no_run() -> AnyTokenizer:
     raise ValueError("there is no run's tokenizer yet: train one or load one first")
-
-
-def tokenizer_source(path: Path) -> Path:
-    """What ``Tokenizer.load`` reads for a chosen file: a GPT-2 ``vocab.json`` (or GPT-2's
-    ``gpt2_vocab.json``) stands for its directory, any other file for itself."""
-    if path.suffix.lower() == ".json" and path.name != "tokenizer.json" and "vocab" in path.name:
-        return path.parent
-    return path
 
 
 class TokenizerPicker(QComboBox):
@@ -244,12 +241,20 @@ class TokenizerPicker(QComboBox):
         return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)), self.pane)
 
     def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
-        cache, ended = self.cache, self._hub_ended
-        progress = self.progress.callback(model.name)
+        cache, ended, progress = self.cache, self._hub_ended, self.progress
+
+        def fetch() -> AnyTokenizer:  # only when not built yet: then the dialog opens
+            told = progress.callback(model.name)
+            try:
+                return open_hub(model, told)
+            except Exception:
+                if told.cancelled.is_set():  # however it ended, the user had cancelled it
+                    raise hub_models.DownloadCancelled(f"{model.name}: cancelled") from None
+                raise
 
         def get() -> AnyTokenizer:  # in the caller's job thread
             try:
-                tok = cache.get(key, lambda: open_hub(model, progress))
+                tok = cache.get(key, fetch)
             except BaseException:
                 ended.emit(model.name, False)
                 raise
@@ -280,7 +285,9 @@ class TokenizerPicker(QComboBox):
         if index < 0:
             index = self._files_end
             self._files_end += 1
-            self.insertItem(index, f"{source.name}/" if source.is_dir() else source.name, key)
+            # Named by its model ("meta-llama/Llama-3.1-8B", the folder), never two entries
+            # alike: a file named like another gets the folders that tell them apart.
+            self.insertItem(index, self.hub.file_names.name(source), key)
             self.setItemData(index, str(source), Qt.ItemDataRole.ToolTipRole)
         if choose:
             self.setCurrentIndex(index)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, Signal, Slot
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
@@ -42,12 +42,14 @@ from ...core.explain.report import (
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..model.app_model import AppModel
 from ..model.panes import report_pane
-from .common import MUTED, steady_label, title_label
+from .common import steady_label, title_label
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, NONE, RUN, Choice, FailedPick, TokenizerPicker, preset_key
 from .save_chooser import choose_and_save
+from .theme import colours, muted, themed
 
-SERIES_COLOURS = ("#4c6ef5", "#e8590c", "#2b8a3e", "#ae3ec9")  # one per tokenizer slot
+CHART_TITLE = "Bytes per token (higher: fewer tokens for the same text)"
+WAITING_HINT = "The chart appears once the samples are encoded"
 DEFAULTS = (preset_key("gpt2"), preset_key("cl100k_base"), preset_key("o200k_base"), NONE)
 GROUP_WIDTH = 0.8  # of the unit between two samples' groups of bars
 
@@ -111,8 +113,7 @@ class ReportView(LazyPage):
             button.setEnabled(False)
         self.csv_button.clicked.connect(self._choose_csv)
         self.png_button.clicked.connect(self._choose_png)
-        self.status = steady_label(QLabel(" "), "0" * 50)
-        self.status.setStyleSheet(f"color: {MUTED};")
+        self.status = muted(steady_label(QLabel(" "), "0" * 50))
 
         self.table = QTableWidget(0, 0)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -120,40 +121,33 @@ class ReportView(LazyPage):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
 
-        self.chart = pg.PlotWidget(background="w")
+        self.chart = pg.PlotWidget()
         plot = self.chart.getPlotItem()
-        plot.setTitle("Bytes per token (higher: fewer tokens for the same text)", color="#111827")
         plot.setLabel("left", "bytes per token")
         plot.setMouseEnabled(x=False, y=False)
         plot.hideButtons()
         plot.showGrid(x=False, y=True, alpha=0.2)
-        for axis in ("left", "bottom"):
-            plot.getAxis(axis).setPen(pg.mkPen("#6b7280"))
-            plot.getAxis(axis).setTextPen(pg.mkPen("#111827"))
         self._value_font = QFont()
         self._value_font.setPointSize(8)
-        self.legend = plot.addLegend(offset=(10, 4), labelTextColor="#111827", colCount=4)
-        self.legend.setBrush(pg.mkBrush(255, 255, 255, 220))
-        self.legend.setPen(pg.mkPen("#d1d5db"))
+        self.legend = plot.addLegend(offset=(10, 4), colCount=4)
         self.bars: list[pg.BarGraphItem] = []
         self.values: list[pg.TextItem] = []  # the number above each bar
-        for colour in SERIES_COLOURS:
-            bars = pg.BarGraphItem(
-                x=np.zeros(0),
-                height=np.zeros(0),
-                width=0.2,
-                brush=pg.mkBrush(colour),
-                pen=pg.mkPen(None),
-            )
+        for _slot in self.choices:
+            bars = pg.BarGraphItem(x=np.zeros(0), height=np.zeros(0), width=0.2, pen=pg.mkPen(None))
             plot.addItem(bars)
             self.bars.append(bars)
+        # Until a report is drawn: what the chart waits for, in place of empty axes.
+        self.hint = pg.TextItem(WAITING_HINT, anchor=(0.5, 0.5))
+        self.hint.setTextWidth(360)
+        plot.addItem(self.hint, ignoreBounds=True)
+        self._swatches: list[QLabel] = []
 
         top = QHBoxLayout()
         top.addWidget(title_label("Report"))
-        for i, choice in enumerate(self.choices):
+        for choice in self.choices:
             swatch = QLabel()
             swatch.setFixedSize(12, 12)
-            swatch.setStyleSheet(f"background:{SERIES_COLOURS[i]}; border-radius:2px;")
+            self._swatches.append(swatch)
             top.addWidget(swatch)
             top.addWidget(choice)
             choice.choice_changed.connect(self._on_choice_changed)
@@ -171,6 +165,51 @@ class ReportView(LazyPage):
         layout.addLayout(top)
         layout.addWidget(self.status)
         layout.addWidget(body, 1)
+        themed(self, ReportView._restyle)
+        self._show_empty(WAITING_HINT)
+
+    def _restyle(self) -> None:
+        """The chart, its legend and the swatches in the scheme's colours."""
+        c = colours()
+        self.chart.setBackground(c.plot_background)
+        plot = self.chart.getPlotItem()
+        plot.setTitle(CHART_TITLE, color=c.plot_text)
+        for axis in ("left", "bottom"):
+            plot.getAxis(axis).setPen(pg.mkPen(c.plot_axis))
+            plot.getAxis(axis).setTextPen(pg.mkPen(c.plot_text))
+        self.legend.setLabelTextColor(c.plot_text)
+        back = QColor(c.plot_background)
+        back.setAlpha(220)
+        self.legend.setBrush(pg.mkBrush(back))
+        self.legend.setPen(pg.mkPen(c.border))
+        for bars, swatch, colour in zip(self.bars, self._swatches, c.series):
+            bars.setOpts(brush=pg.mkBrush(colour))
+            swatch.setStyleSheet(f"background:{colour}; border-radius:2px;")
+        self.hint.setColor(c.plot_muted)
+        if self.report is not None:
+            self._draw(self.report)  # the legend's entries and the values in these colours
+
+    def _show_empty(self, hint: str) -> None:
+        """No report drawn: ``hint`` says what the chart waits for, with no axes or legend."""
+        plot = self.chart.getPlotItem()
+        for bars in self.bars:
+            bars.setOpts(x=np.zeros(0), height=np.zeros(0))
+        for item in self.values:
+            plot.removeItem(item)
+        self.values = []
+        self.legend.clear()
+        self.legend.setVisible(False)
+        for axis in ("left", "bottom"):
+            plot.showAxis(axis, False)
+        plot.setXRange(0, 1, padding=0)
+        plot.setYRange(0, 1, padding=0)
+        self.hint.setText(hint)
+        self.hint.setPos(0.5, 0.5)
+        self.hint.setVisible(True)
+
+    @property
+    def showing_hint(self) -> bool:
+        return bool(self.hint.isVisible())
 
     def bind(self, hub: AppModel) -> None:
         hub.corpus_changed.connect(self.request)
@@ -201,8 +240,17 @@ class ReportView(LazyPage):
         self._computing = chosen
         self._dirty = False
         corpus = self.hub.state.corpus
-        self.status.setText(f"Encoding the samples with {', '.join(c.label for c in chosen)}…")
+        encoding = f"Encoding the samples with {', '.join(c.label for c in chosen)}…"
+        self.status.setText(encoding)
+        if self.report is None:  # the chart says what it waits for (else it keeps its report)
+            self._show_empty(encoding)
         self._job.submit(lambda is_stale: build_report(chosen, corpus, is_stale))
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        super()._on_failed(message)
+        if self.report is None:  # nothing to show instead: the chart says why
+            self._show_empty(self.status.text())
 
     # ------------------------------------------------------------- results
     @Slot(object)
@@ -255,7 +303,12 @@ class ReportView(LazyPage):
         width = GROUP_WIDTH / max(n, 1)
         xs = np.arange(len(report.samples), dtype=float)
         self.legend.clear()
+        self.legend.setVisible(True)
+        self.hint.setVisible(False)
         plot = self.chart.getPlotItem()
+        for axis in ("left", "bottom"):
+            plot.showAxis(axis, True)
+        value_colour = colours().plot_text
         for item in self.values:
             plot.removeItem(item)
         self.values = []
@@ -269,7 +322,7 @@ class ReportView(LazyPage):
             bars.setOpts(x=xs + offset, height=heights, width=width * 0.92)
             self.legend.addItem(bars, name)
             for x, h in zip((xs + offset).tolist(), heights.tolist()):
-                value = pg.TextItem(f"{h:.2f}", color="#374151", anchor=(0.5, 1.0))
+                value = pg.TextItem(f"{h:.2f}", color=value_colour, anchor=(0.5, 1.0))
                 value.setFont(self._value_font)
                 value.setPos(x, h)
                 plot.addItem(value)

@@ -40,8 +40,9 @@ from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import step_recipe
 from ..responsiveness.debounce import single_shot
 from .chips import ChipStrip
-from .common import MUTED, counted, monospace_font
+from .common import counted, monospace_font
 from .layouts import column, vertical_split
+from .theme import colours, muted, themed
 
 MAX_PIECE_BYTES = 1024  # steps cost the square of the length; longer pieces are not replayed
 PLAY_MS = 700  # one step per tick while playing
@@ -115,8 +116,7 @@ class StepThroughPanel(QWidget):
         self.piece_menu.setFont(monospace_font())
         self.piece_menu.activated.connect(self._on_piece_picked)
         self.piece_menu.hide()
-        self.origin = QLabel("")
-        self.origin.setStyleSheet(f"color: {MUTED}")
+        self.origin = muted(QLabel(""))
 
         self.strip = ChipStrip()
         self.strip_scroll = QScrollArea()
@@ -124,8 +124,7 @@ class StepThroughPanel(QWidget):
         self.strip_scroll.setWidgetResizable(True)
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        self.strip_scroll.setStyleSheet("QScrollArea { background: white; }")
-        self.strip.setStyleSheet("background: white;")
+        themed(self, StepThroughPanel._restyle)
         self.strip_scroll.setMinimumHeight(120)
         self.message = QLabel("")
         self.message.setTextFormat(Qt.TextFormat.RichText)
@@ -165,7 +164,7 @@ class StepThroughPanel(QWidget):
             "the green token was just made."
         )
         legend.setWordWrap(True)
-        legend.setStyleSheet(f"color: {MUTED}")
+        muted(legend)
         split = vertical_split(upper, self.merges_list, (3, 1), (300, 100))
         column(self, entry, self.origin, (split, 1), legend, margins=(4, 4, 4, 0))
 
@@ -176,6 +175,13 @@ class StepThroughPanel(QWidget):
 
     # ------------------------------------------------------------ inputs
     @Slot(str)
+    def _restyle(self) -> None:
+        """The strip's background in the scheme's colours (the chips read theirs as they
+        paint)."""
+        background = colours().plot_background
+        self.strip_scroll.setStyleSheet(f"QScrollArea {{ background: {background}; }}")
+        self.strip.setStyleSheet(f"background: {background};")
+
     def show_piece(self, piece: str) -> None:
         """Replay the pre-token under the editor cursor."""
         self.piece_edit.setText(piece)
@@ -392,7 +398,7 @@ class StepThroughPanel(QWidget):
         self.strip.set_step(None, None, {}, frozenset())
         self.merges_list.clear()
         self.counter.setText("")
-        self.message.setText(f"<span style='color:{MUTED}'>{message}</span>")
+        self.message.setText(f"<span style='color:{colours().muted}'>{message}</span>")
         for widget in (self.back_button, self.forward_button, self.play_button, self.slider):
             widget.setEnabled(False)
 

@@ -39,6 +39,7 @@ from ...core.io.display import readable_token
 from ..model.app_model import AppModel
 from ..model.state import MergeRow, VocabRow, vocab_rows
 from ..model.vocab_index import COL_REACH, ViewSpec, VocabIndex
+from .theme import Colours, colours
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1  # raw value to sort by (int or readable text)
 TOKEN_ID_ROLE = Qt.ItemDataRole.UserRole + 2  # the token id a row stands for
@@ -47,8 +48,17 @@ _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _NO_COUNT = "—"
-LATER = QColor("#b0b4bb")  # rows made after the step shown
-UNREACHABLE = QColor("#c2255c")
+# The scheme's colours as QColor objects, made once per scheme (``data`` asks for them for
+# every visible cell): rows made after the step shown, unreachable tokens.
+_FOREGROUNDS: list[tuple[Colours, QColor, QColor]] = []
+
+
+def _foregrounds() -> tuple[QColor, QColor]:
+    c = colours()
+    if not _FOREGROUNDS or _FOREGROUNDS[0][0] is not c:
+        _FOREGROUNDS[:] = [(c, QColor(c.later), QColor(c.unreachable))]
+    return _FOREGROUNDS[0][1], _FOREGROUNDS[0][2]
+
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -176,7 +186,7 @@ class MergeTableModel(_Table):
         if role == TOKEN_ID_ROLE:
             return step.new_id
         if role == Qt.ItemDataRole.ForegroundRole and r >= self._hub.state.step:
-            return LATER  # not yet merged at the step shown
+            return _foregrounds()[0]  # not yet merged at the step shown
         return None
 
 
@@ -358,9 +368,9 @@ class VocabTableModel(_Table):
             return int(_RIGHT if col in self.NUMERIC else _LEFT)
         if role == Qt.ItemDataRole.ForegroundRole:
             if row.rank is not None and row.rank >= self._hub.state.step:
-                return LATER  # made by a merge after the step shown
+                return _foregrounds()[0]  # made by a merge after the step shown
             if col == COL_REACH and self.unreachable and row.token_id in self.unreachable:
-                return UNREACHABLE
+                return _foregrounds()[1]
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == 1:

@@ -115,16 +115,29 @@ class TimelineBar(QWidget):
         self.skip_button.clicked.connect(self.replay.skip)
         self.pace_combo.currentIndexChanged.connect(self._pace_chosen)
         self.replay.running_changed.connect(self._show_replay)
-        for keys, slot in (
-            ("Alt+Left", lambda: self._user_step(hub.state.step - 1)),
-            ("Alt+Right", lambda: self._user_step(hub.state.step + 1)),
-            ("Alt+Shift+Left", lambda: self._user_step(hub.state.step - BIG_STEP)),
-            ("Alt+Shift+Right", lambda: self._user_step(hub.state.step + BIG_STEP)),
-            ("Alt+L", self._go_live),
-            ("Alt+P", self.toggle_replay),
+        for keys, slot, what in (
+            ("Alt+Left", lambda: self._user_step(hub.state.step - 1), "Timeline: one merge back"),
+            (
+                "Alt+Right",
+                lambda: self._user_step(hub.state.step + 1),
+                "Timeline: one merge forward",
+            ),
+            (
+                "Alt+Shift+Left",
+                lambda: self._user_step(hub.state.step - BIG_STEP),
+                f"Timeline: {BIG_STEP} merges back",
+            ),
+            (
+                "Alt+Shift+Right",
+                lambda: self._user_step(hub.state.step + BIG_STEP),
+                f"Timeline: {BIG_STEP} merges forward",
+            ),
+            ("Alt+L", self._go_live, "Timeline: follow the newest merge (Live)"),
+            ("Alt+P", self.toggle_replay, "Replay the run, or pause the replay"),
         ):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.setWhatsThis(what)  # listed in Help > Keyboard shortcuts
             shortcut.activated.connect(slot)
 
         hub.reset.connect(self.refresh)
@@ -184,7 +197,8 @@ class TimelineBar(QWidget):
             widget.blockSignals(False)
         rows = state.merge_rows
         row = rows[k - 1] if 0 < k <= len(rows) else None
-        self.label.setText(describe_step(k, n, row))
+        described = describe_step(k, n, row)
+        self.label.setText(f"Replaying · {described}" if state.replaying else described)
         if self.live_button.isChecked() != state.live:
             self.live_button.setChecked(state.live)
         self.back_button.setEnabled(k > 0)
@@ -198,6 +212,7 @@ class TimelineBar(QWidget):
             "Pause" if running else "Resume" if self.replay.paused else "Replay"
         )
         self.skip_button.setEnabled(self.hub.state.replaying)
+        self.refresh()  # the label says whether it replays
 
     def shutdown(self) -> None:
         """Stop the replay's timer (the window is closing)."""

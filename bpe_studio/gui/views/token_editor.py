@@ -62,40 +62,37 @@ from ..model.state import RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
 from .common import (
-    ACCENT,
-    MUTED,
-    SPECIAL_COLOUR,
-    SPLIT_COLOUR,
-    SPLIT_UNDERLINE,
-    TOKEN_COLOURS,
     answer_token_tooltip,
     counted,
     monospace_font,
     steady_label,
     title_label,
 )
+from .editor_legend import EditorLegend
 from .hit_test import char_at
 from .layouts import column
+from .theme import colours, muted, themed
 
 MAX_SELECTIONS = 6000  # a safety cap for a screenful of very short tokens
-_SPLIT_SHADE = "#f5a8c8"  # every other block of split characters
-_SPECIAL_SHADE = "#9fdfaa"  # every other special token, so that adjacent ones show a boundary
 _BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep as "\n"
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
 _LINE_BREAK = regex.compile("[\n\r\u2029]")
 PIECE_DEBOUNCE_MS = 150
 
 
-def _background(colour: str) -> QTextCharFormat:
+def token_format(background: str) -> QTextCharFormat:
+    """A token's background, and the scheme's text colour that reads on it."""
     fmt = QTextCharFormat()
-    fmt.setBackground(QColor(colour))
+    fmt.setBackground(QColor(background))
+    fmt.setForeground(QColor(colours().token_text))
     return fmt
 
 
-def _split_format(colour: str) -> QTextCharFormat:
-    fmt = _background(colour)
+def split_format(background: str) -> QTextCharFormat:
+    """Tokens sharing a multi-byte character: one block with a wavy underline."""
+    fmt = token_format(background)
     fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-    fmt.setUnderlineColor(QColor(SPLIT_UNDERLINE))
+    fmt.setUnderlineColor(QColor(colours().split_underline))
     return fmt
 
 
@@ -128,9 +125,6 @@ class TokenTextEdit(QPlainTextEdit):
         self._spans: SpanArrays | None = None
         self._special_ids: frozenset[int] = frozenset()
         self._stale = True
-        self._token_formats = [_background(c) for c in TOKEN_COLOURS]
-        self._split_formats = [_split_format(SPLIT_COLOUR), _split_format(_SPLIT_SHADE)]
-        self._special_formats = [_background(SPECIAL_COLOUR), _background(_SPECIAL_SHADE)]
         self._highlight: int | None = None
         # Painted over the text: (document offset of a line break, its token's colour), and
         # the (start, end) document offsets of the highlighted token's visible occurrences.
@@ -146,6 +140,16 @@ class TokenTextEdit(QPlainTextEdit):
         self.horizontalScrollBar().valueChanged.connect(self._schedule)
         self.updateRequest.connect(self._on_update_request)
         self.document().contentsChange.connect(self._on_contents_change)
+        themed(self, TokenTextEdit._restyle)
+
+    def _restyle(self) -> None:
+        """The token formats in the scheme's colours: alternate tokens, split characters and
+        special tokens (every other one a shade darker, so adjacent ones show a boundary)."""
+        c = colours()
+        self._token_formats = [token_format(colour) for colour in c.tokens]
+        self._split_formats = [split_format(colour) for colour in c.split]
+        self._special_formats = [token_format(colour) for colour in c.special]
+        self._schedule()
 
     # -------------------------------------------------------------- text
     def set_text(self, text: str) -> None:
@@ -351,9 +355,9 @@ class TokenTextEdit(QPlainTextEdit):
             r = self._rect_at(unit)
             box = QRect(r.left() + 1, r.top(), width, r.height())
             painter.fillRect(box, colour)
-            painter.setPen(QColor(MUTED))
+            painter.setPen(QColor(colours().token_text))
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "↵")
-        pen = QPen(QColor(ACCENT))
+        pen = QPen(QColor(colours().accent))
         pen.setWidth(2)
         painter.setPen(pen)
         right = self.viewport().width() - 2
@@ -444,16 +448,15 @@ class TokenEditor(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = title_label("Editor")
-        self.source_label = steady_label(QLabel(""))
+        self.source_label = muted(steady_label(QLabel("")))
         self.source_label.setTextFormat(Qt.TextFormat.PlainText)  # it names files
-        self.source_label.setStyleSheet(f"color: {MUTED}")
         self.whitespace = QCheckBox("Show whitespace")
         self.whitespace.toggled.connect(self.set_whitespace_visible)
         self.edit = TokenTextEdit(self)
         self.edit.setPlaceholderText("Type or paste text to see how it is tokenized")
-        self.status = steady_label(QLabel("No tokenizer yet: train one or load one"))
+        self.status = muted(steady_label(QLabel("No tokenizer yet: train one or load one")))
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes error messages
-        self.status.setStyleSheet(f"color: {MUTED}")
+        self.legend = EditorLegend()
         self.service = SpanService(self)
         self.service.ready.connect(self._on_ready)
         self.service.failed.connect(self._on_failed)
@@ -474,7 +477,7 @@ class TokenEditor(QWidget):
         top.addWidget(self.title)
         top.addWidget(self.source_label, 1)
         top.addWidget(self.whitespace)
-        column(self, top, (self.edit, 1), self.status)
+        column(self, top, (self.edit, 1), self.status, self.legend)
 
     # ------------------------------------------------------------ the hub
     def bind(self, hub: AppModel) -> None:

@@ -12,12 +12,19 @@ What it leaves out: the panel's layout and the buttons (``controls``).
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPlainTextEdit,
+    QSizePolicy,
+    QWidget,
+)
 
 from ...core import pretokenizer
 from ...core.train.vocab import BYTE_TOKENS
+from .theme import colours
 
-PROBLEM_STYLE = "border: 1px solid #d0342c; border-radius: 3px"
 # The choices: label, pattern name (None: the custom regex typed beside it).
 PATTERN_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("GPT-2", "gpt2"),
@@ -25,6 +32,11 @@ PATTERN_CHOICES: tuple[tuple[str, str | None], ...] = (
     ("GPT-4o (o200k)", "o200k"),
     ("Custom regex…", None),
 )
+
+
+def problem_style() -> str:
+    """The red border of an input that cannot be trained, in the scheme's error colour."""
+    return f"border: 1px solid {colours().error}; border-radius: 3px"
 
 
 def special_ids_text(special_tokens: tuple[str, ...]) -> str:
@@ -77,7 +89,7 @@ class PatternChoice(QWidget):
             self.combo.addItem(label, name)
         self.combo.setToolTip("How the corpus is split into pre-tokens before merging")
         self.regex_edit = edit_beside(
-            self, self.combo, r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+", 160
+            self, self.combo, r"a regex, e.g. \p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+", 110
         )
         self.combo.currentIndexChanged.connect(self._on_choice)
         self.regex_edit.textChanged.connect(self._on_regex)
@@ -126,6 +138,7 @@ def edit_beside(owner: QWidget, combo: QComboBox, placeholder: str, width: int) 
     edit.setPlaceholderText(placeholder)
     edit.setMinimumWidth(width)
     edit.setVisible(False)
+    owner.setSizePolicy(QSizePolicy.Policy.Maximum, owner.sizePolicy().verticalPolicy())
     layout = QHBoxLayout(owner)
     layout.setContentsMargins(0, 0, 0, 0)
     layout.setSpacing(4)
@@ -135,13 +148,18 @@ def edit_beside(owner: QWidget, combo: QComboBox, placeholder: str, width: int) 
 
 
 def reveal(edit: QLineEdit, shown: bool) -> None:
-    """Show the edit a choice needs (and put the cursor in it), or hide it."""
+    """Show the edit a choice needs (and put the cursor in it), or hide it. Shown, it grows
+    into the room its row has to spare; hidden, the choice keeps its own width."""
     edit.setVisible(shown)
+    owner = edit.parentWidget()
+    if owner is not None:
+        grow = QSizePolicy.Policy.Expanding if shown else QSizePolicy.Policy.Maximum
+        owner.setSizePolicy(grow, owner.sizePolicy().verticalPolicy())
     if shown:
         edit.setFocus()
 
 
 def mark_problem(edit: QLineEdit, problem: str | None) -> None:
     """A red border and the problem as the tooltip while there is one."""
-    edit.setStyleSheet(PROBLEM_STYLE if problem else "")
+    edit.setStyleSheet(problem_style() if problem else "")
     edit.setToolTip(problem or "")

@@ -53,7 +53,7 @@ from ..model.tokenizer_source import TokenizerSource
 from ..model.vocab_lab import LAB, LAB_AGAINST, CorpusKind, LabCorpus, VocabLab
 from ..responsiveness.busy import wait_while_gui_busy
 from ..responsiveness.debounce import single_shot
-from .common import MUTED, counted, steady_label, title_label
+from .common import counted, steady_label, title_label
 from .glyph_warmup import GlyphWarmer, script_samples
 from .hub_models import remember_model
 from .lab_charts import LabCharts
@@ -61,6 +61,7 @@ from .lab_tokens import LabTokenList
 from .layouts import column, vertical_split
 from .picker import NONE, TokenizerPicker, preset_key
 from .save_chooser import choose_and_save
+from .theme import muted
 from .why_token import WhyTokenPanel
 
 REQUEST_MS = 150  # a change of choice is computed after this pause
@@ -145,7 +146,7 @@ class VocabLabPage(QWidget):
         self.png_button = QPushButton("Export PNG…")
         self.png_button.clicked.connect(self._choose_png)
         self.status = steady_label(QLabel(" "), "0" * 60)
-        self.status.setStyleSheet(f"color: {MUTED}")
+        muted(self.status)
 
         self.step_label = QLabel(" ")
         self.step_label.setMinimumWidth(self.step_label.fontMetrics().horizontalAdvance("0" * 34))

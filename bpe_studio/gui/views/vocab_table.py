@@ -28,12 +28,13 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QFont, QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
     QHeaderView,
+    QLabel,
     QLineEdit,
     QTableView,
     QVBoxLayout,
@@ -50,7 +51,6 @@ from ..responsiveness.after_paint import AfterPaint
 from ..responsiveness.busy import wait_while_gui_busy
 from ..responsiveness.debounce import single_shot
 from .common import (
-    MUTED,
     configure_table,
     counted,
     lay_out_rows_now,
@@ -60,6 +60,7 @@ from .common import (
 )
 from .glyph_warmup import GlyphWarmer, script_samples
 from .table_models import VocabFilterProxy, VocabTableModel
+from .theme import muted
 
 FILTER_DEBOUNCE_MS = 150  # typing: one order per pause, not per keystroke
 # While merging, new rows that would land below the rows in view are added at most this long
@@ -128,7 +129,11 @@ class VocabTableView(QWidget):
         self._glyphs.done.connect(self._on_samples)
         self._timer = single_shot(self, 0, self._request_now)  # started with its delay
 
-        self.title = steady_label(title_label("Vocabulary"), "Vocabulary  000,000 tokens")
+        # The counts beside the heading: one line, cut with "…" where the column is narrow
+        # (the tooltip has them all), so that a longer count never moves the filter row.
+        self.heading = title_label("Vocabulary")
+        self.title = muted(steady_label(QLabel(""), "000,000 tokens"))
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Filter: token or id (space = ␣)")
         self.filter_edit.setMinimumWidth(120)
@@ -156,13 +161,17 @@ class VocabTableView(QWidget):
         header.setSortIndicatorShown(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         header.sortIndicatorChanged.connect(self._request_soon)
-        cells, titles = self.table.fontMetrics(), header.fontMetrics()
+        cells = self.table.fontMetrics()
         # Each width fits its widest cell, and its title beside the sort indicator.
         arrow = header.style().pixelMetric(header.style().PixelMetric.PM_HeaderMarkSize)
-        widths = {0: "000,000", 1: "W" * 14, 2: "000", 3: "special", 4: "0,000,000", 5: "yes"}
+        # (The titles are measured in the header's bold font: the style sheet's.)
+        bold = QFont(header.font())
+        bold.setBold(True)
+        titles = QFontMetrics(bold)
+        widths = {0: "000,000", 1: "W" * 12, 2: "000", 3: "special", 4: "0,000,000", 5: "yes"}
         for col, sample in widths.items():
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
-            title = titles.horizontalAdvance(model.HEADERS[col]) + arrow + 20
+            title = titles.horizontalAdvance(model.HEADERS[col]) + arrow + 16
             header.resizeSection(col, max(cells.horizontalAdvance(sample) + 16, title))
         # The token column keeps its width in a narrow window (the last columns scroll).
         header.setStretchLastSection(True)
@@ -175,7 +184,11 @@ class VocabTableView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addWidget(self.title)
+        title_row = QHBoxLayout()
+        title_row.setSpacing(8)
+        title_row.addWidget(self.heading)
+        title_row.addWidget(self.title, 1)
+        layout.addLayout(title_row)
         layout.addLayout(controls)
         layout.addWidget(self.table)
 
@@ -409,15 +422,21 @@ class VocabTableView(QWidget):
         unreachable = self.model.unreachable
         if unreachable is not None:
             parts.append(f"{len(unreachable):,} unreachable")
-        elif self._reach.busy or self._jobs_after_paint.pending:
+        elif self._reach.awaiting or self._jobs_after_paint.pending:
             parts.append("checking reachability…")
-        if self.busy:
+        if self.ordering:
             parts.append("sorting…" if self.spec().sort_column >= 0 else "filtering…")
         return " · ".join(parts)
 
+    @property
+    def ordering(self) -> bool:
+        """An order is asked for and its result has not arrived: what "filtering…" says.
+        (``busy`` also counts a job thread still winding down after delivering.)"""
+        return self._orders.awaiting or self._timer.isActive()
+
     @Slot()
     def _update_title(self, *args: object) -> None:
-        self.title.setText(f"Vocabulary  <span style='color:{MUTED}'>{self.status_text()}</span>")
+        self.title.setText(self.status_text())
 
     # --------------------------------------------------------- selection
     @Slot(int)

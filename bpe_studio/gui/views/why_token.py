@@ -48,9 +48,10 @@ from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import selection_recipe
 from ..responsiveness.debounce import single_shot
-from .common import MUTED, configure_table, counted, monospace_font, steady_label
+from .common import configure_table, counted, monospace_font, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short
+from .theme import colours, muted
 
 HEADING_CHARS = 24  # of a token in the heading (the tree's tooltips have all of it)
 TRAINING_REFRESH_MS = 1000  # a live run's new merges reach the panel at most this often
@@ -149,7 +150,7 @@ class UsesModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and self.step is not None:
             if row.rank >= self.step:
-                return QColor(MUTED)
+                return QColor(colours().later)
         if role == Qt.ItemDataRole.ToolTipRole:
             later = self.step is not None and row.rank >= self.step
             return f"merge rank {row.rank:,}" + (" (after the timeline's step)" if later else "")
@@ -178,7 +179,7 @@ class WhyTokenPanel(QWidget):
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.detail = steady_label(QLabel())
         self.detail.setTextFormat(Qt.TextFormat.RichText)
-        self.detail.setStyleSheet(f"color: {MUTED}")
+        muted(self.detail)
         self.tree = MergeTreeView(self)
         self.tree.setFrameShape(QFrame.Shape.NoFrame)
         self.tree.node_clicked.connect(self._select)
@@ -337,7 +338,7 @@ class WhyTokenPanel(QWidget):
         token = html.escape(short(readable_token(root.token), HEADING_CHARS))
         self.heading.setText(
             f"<span style='font-size:15pt; font-family:monospace; font-weight:600'>{token}</span>"
-            f"&nbsp;&nbsp;<span style='color:{MUTED}'>id {root.id:,} · "
+            f"&nbsp;&nbsp;<span style='color:{colours().muted}'>id {root.id:,} · "
             f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
         )
         if root.rank is None:

@@ -1,0 +1,114 @@
+"""The app's file dialogs, and the folder each opens in.
+
+What it does: every open, save and folder dialog opens in the folder the user last chose for
+that kind of file (:data:`CORPUS`, :data:`TOKENIZER`, :data:`SAVE`, :data:`HELDOUT`,
+:data:`IDS`, :data:`EXPORT`), else the last folder chosen for any kind, else the user's home;
+never a folder inside the installed package (where the bundled sample and held-out text
+live: nothing of the user's is there, and nothing should be written there). The folders
+are kept with ``QSettings``. :func:`open_file`, :func:`open_files`, :func:`save_file` and
+:func:`existing_folder` ask (modal) and remember where the answer was.
+What it leaves out: what is done with the files (the callers).
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+CORPUS, TOKENIZER, SAVE, HELDOUT, IDS, EXPORT = (
+    "corpus",
+    "tokenizer",
+    "save",
+    "heldout",
+    "ids",
+    "export",
+)
+_KEY = "dialogs/{}"
+_ANY = "dialogs/last"
+# The installed package: the app's code (bpe_studio/) and its resources (bpe_studio.resources,
+# which an editable install maps to the repository's resources/).
+_PACKAGE_FOLDERS = (
+    Path(__file__).resolve().parents[2],
+    Path(str(files("bpe_studio.resources"))).resolve(),
+)
+
+
+def _settings() -> QSettings:
+    return QSettings("bpe-studio", "bpe-studio")
+
+
+def inside_package(folder: Path) -> bool:
+    """Whether ``folder`` is in the installed package (or its resources)."""
+    try:
+        resolved = folder.resolve()
+    except OSError:
+        return False
+    return any(resolved == p or p in resolved.parents for p in _PACKAGE_FOLDERS)
+
+
+def _usable(value: object) -> Path | None:
+    if not isinstance(value, str) or not value:
+        return None
+    folder = Path(value)
+    if not folder.is_dir() or inside_package(folder):
+        return None
+    return folder
+
+
+def start_folder(kind: str) -> str:
+    """Where a dialog for ``kind`` opens: its last folder, the last folder of any dialog, or
+    home; never inside the installed package."""
+    settings = _settings()
+    for key in (_KEY.format(kind), _ANY):
+        folder = _usable(settings.value(key, ""))
+        if folder is not None:
+            return str(folder)
+    return str(Path.home())
+
+
+def remember(kind: str, chosen: str | Path) -> None:
+    """The folder of ``chosen`` (a file, or a folder for a folder dialog) is where the next
+    dialog of ``kind`` opens (unless it is inside the installed package)."""
+    path = Path(chosen)
+    folder = path if path.is_dir() else path.parent
+    if inside_package(folder) or not str(folder):
+        return
+    settings = _settings()
+    settings.setValue(_KEY.format(kind), str(folder))
+    settings.setValue(_ANY, str(folder))
+
+
+def open_file(parent: QWidget | None, kind: str, caption: str, file_filter: str) -> str:
+    """One file to open; "" when cancelled."""
+    path, _ = QFileDialog.getOpenFileName(parent, caption, start_folder(kind), file_filter)
+    if path:
+        remember(kind, path)
+    return path
+
+
+def open_files(parent: QWidget | None, kind: str, caption: str, file_filter: str) -> list[str]:
+    """Files to open (one or several); [] when cancelled."""
+    paths, _ = QFileDialog.getOpenFileNames(parent, caption, start_folder(kind), file_filter)
+    if paths:
+        remember(kind, paths[0])
+    return list(paths)
+
+
+def save_file(parent: QWidget | None, kind: str, caption: str, name: str, file_filter: str) -> str:
+    """Where to save a file proposed as ``name``; "" when cancelled."""
+    proposed = str(Path(start_folder(kind)) / name)
+    path, _ = QFileDialog.getSaveFileName(parent, caption, proposed, file_filter)
+    if path:
+        remember(kind, path)
+    return path
+
+
+def existing_folder(parent: QWidget | None, kind: str, caption: str) -> str:
+    """A folder to save into; "" when cancelled."""
+    folder = QFileDialog.getExistingDirectory(parent, caption, start_folder(kind))
+    if folder:
+        remember(kind, folder)
+    return folder

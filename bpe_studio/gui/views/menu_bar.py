@@ -1,0 +1,187 @@
+"""The window's menu bar: File, View and Help, with the shortcuts people expect.
+
+What it does: :func:`install_menus` fills a window's menu bar. File: Open corpus… (Ctrl+O),
+Open corpus by glob or URL…, Open held-out text…, Load tokenizer… (Ctrl+L), Save tokenizer
+(Ctrl+S, in the format saved last, which the entry names) and Save tokenizer as (each format),
+Quit (Ctrl+Q, which asks before losing an unsaved run, as closing does). View: each tab
+(Ctrl+1, Ctrl+2, …) and the colour scheme (System, Light, Dark). Help: Keyboard shortcuts (F1)
+and About. An entry that does what a button of the panel does is enabled exactly when that
+button is (:func:`mirror_enabled`), so a shortcut never does what the button would refuse.
+What it leaves out: what the entries do (the window hands :class:`MenuHandlers` in) and the
+dialogs of Help (``help_dialogs``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject, QSettings, Slot
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
+
+from .theme import DARK, LIGHT, SYSTEM, notifier
+
+SAVE_FORMAT_KEY = "save/format"
+SCHEME_LABELS = ((SYSTEM, "Follow the system"), (LIGHT, "Light"), (DARK, "Dark"))
+
+
+@dataclass(frozen=True)
+class MenuHandlers:
+    """What the entries do, and the buttons whose state they share."""
+
+    open_corpus: Callable[[], None]
+    open_glob: Callable[[], None]
+    open_heldout: Callable[[], None]
+    load_tokenizer: Callable[[], None]
+    save_tokenizer: Callable[[str], None]  # a format of ``save_formats``
+    save_formats: Sequence[tuple[str, str]]  # (menu text, format)
+    quit: Callable[[], object]
+    set_scheme: Callable[[str], None]
+    scheme: Callable[[], str]
+    shortcuts: Callable[[], object]
+    about: Callable[[], None]
+    tabs: QTabWidget
+    open_button: QWidget
+    load_button: QWidget
+    save_button: QWidget
+
+
+class _EnabledMirror(QObject):
+    """Keeps an action enabled exactly when a widget is."""
+
+    def __init__(self, action: QAction, widget: QWidget) -> None:
+        super().__init__(action)
+        self._action = action
+        action.setEnabled(widget.isEnabled())
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.EnabledChange and isinstance(watched, QWidget):
+            self._action.setEnabled(watched.isEnabled())
+        return False
+
+
+def mirror_enabled(action: QAction, widget: QWidget) -> None:
+    """``action`` is enabled exactly when ``widget`` is, from now on."""
+    _EnabledMirror(action, widget)
+
+
+def last_save_format(formats: Sequence[tuple[str, str]]) -> str:
+    """The format saved last (the first of ``formats`` before any save)."""
+    names = [fmt for _, fmt in formats]
+    value = QSettings("bpe-studio", "bpe-studio").value(SAVE_FORMAT_KEY, names[0])
+    return value if value in names else names[0]
+
+
+def remember_save_format(fmt: str) -> None:
+    QSettings("bpe-studio", "bpe-studio").setValue(SAVE_FORMAT_KEY, fmt)
+
+
+def _format_text(formats: Sequence[tuple[str, str]], fmt: str) -> str:
+    return next(text for text, name in formats if name == fmt).removesuffix("…")
+
+
+def _call(slot: Callable[[str], None], value: str) -> Callable[[], None]:
+    return lambda: slot(value)
+
+
+class AppMenus(QObject):
+    """The menus of one window (kept by it: their entries follow the run and the tabs)."""
+
+    def __init__(self, window: QMainWindow, handlers: MenuHandlers) -> None:
+        super().__init__(window)
+        self.handlers = h = handlers
+        bar = window.menuBar()
+        file = self.file_menu = bar.addMenu("&File")
+        self.open_action = self._add(file, "&Open corpus…", h.open_corpus, "Ctrl+O")
+        mirror_enabled(self.open_action, h.open_button)
+        glob = self._add(file, "Open corpus by &glob or URL…", h.open_glob)
+        mirror_enabled(glob, h.open_button)
+        self._add(file, "Open &held-out text…", h.open_heldout)
+        file.addSeparator()
+        self.load_action = self._add(file, "&Load tokenizer…", h.load_tokenizer, "Ctrl+L")
+        mirror_enabled(self.load_action, h.load_button)
+        self.save_action = self._add(file, "&Save tokenizer", self._save_last, "Ctrl+S")
+        mirror_enabled(self.save_action, h.save_button)
+        save_as = self.save_as_menu = file.addMenu("Save tokenizer &as")
+        for text, fmt in h.save_formats:
+            action = self._add(save_as, text, self._saver(fmt))
+            mirror_enabled(action, h.save_button)
+        self._name_save_action()
+        file.addSeparator()
+        self.quit_action = self._add(file, "&Quit", h.quit, "Ctrl+Q")
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+
+        view = self.view_menu = bar.addMenu("&View")
+        self.tab_actions: list[QAction] = []
+        self._tabs_end = view.addSeparator()  # the tabs are listed above it
+        view.aboutToShow.connect(self._list_tabs)
+        self._list_tabs()
+        scheme_menu = view.addMenu("&Appearance")
+        group = QActionGroup(self)
+        self.scheme_actions: dict[str, QAction] = {}
+        for scheme, text in SCHEME_LABELS:
+            action = self._add(scheme_menu, text, _call(h.set_scheme, scheme))
+            action.setCheckable(True)
+            group.addAction(action)
+            self.scheme_actions[scheme] = action
+        self._check_scheme()
+        notifier().changed.connect(self._check_scheme)
+
+        help_menu = self.help_menu = bar.addMenu("&Help")
+        shortcuts = self._add(help_menu, "&Keyboard shortcuts", h.shortcuts, "F1")
+        shortcuts.setMenuRole(QAction.MenuRole.NoRole)
+        about = self._add(help_menu, "&About BPE Studio", h.about)
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+
+    def _add(
+        self, menu: QMenu, text: str, slot: Callable[[], object], keys: str | None = None
+    ) -> QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(lambda _checked=False: slot())
+        if keys is not None:
+            action.setShortcut(QKeySequence(keys))
+        return action
+
+    def _saver(self, fmt: str) -> Callable[[], None]:
+        return lambda: self.save(fmt)
+
+    def save(self, fmt: str) -> None:
+        """Save in ``fmt`` (remembered: Ctrl+S saves in it next time)."""
+        remember_save_format(fmt)
+        self._name_save_action()
+        self.handlers.save_tokenizer(fmt)
+
+    def _save_last(self) -> None:
+        self.save(last_save_format(self.handlers.save_formats))
+
+    def _name_save_action(self) -> None:
+        formats = self.handlers.save_formats
+        fmt = last_save_format(formats)
+        self.save_action.setText(f"&Save tokenizer ({_format_text(formats, fmt)})…")
+
+    @Slot()
+    def _list_tabs(self) -> None:
+        """One entry per tab, in order (a tab added since is listed too): Ctrl+1, Ctrl+2, …"""
+        tabs, view = self.handlers.tabs, self.view_menu
+        texts = [tabs.tabText(i) for i in range(tabs.count())]  # "&&": an "&" in both
+        if texts == [action.text() for action in self.tab_actions]:
+            return
+        for action in self.tab_actions:
+            view.removeAction(action)
+            action.deleteLater()
+        self.tab_actions = []
+        for i, text in enumerate(texts):
+            action = QAction(text, view)
+            action.triggered.connect(lambda _checked=False, i=i: tabs.setCurrentIndex(i))
+            if i < 9:
+                action.setShortcut(QKeySequence(f"Ctrl+{i + 1}"))
+            view.insertAction(self._tabs_end, action)
+            self.tab_actions.append(action)
+
+    @Slot()
+    def _check_scheme(self) -> None:
+        action = self.scheme_actions.get(self.handlers.scheme())
+        if action is not None:
+            action.setChecked(True)

@@ -1,0 +1,97 @@
+"""Hugging Face files are named by their model, never all "tokenizer.json" (issue 33, defect
+5): by the Hub name of a file in the Hugging Face cache, the name the model's config gives, or
+the folder holding it; no two picker entries alike; the same names in Compare, the Report and
+its CSV, the status line and the editor's header."""
+
+from __future__ import annotations
+
+import json
+
+from foreign_files import llama3_style, sentencepiece_bpe
+from gui_helpers import wait_for_spans
+from hub_snapshot import add_snapshot, offline_hub
+
+from bpe_studio.core.explain.report import report_csv
+from bpe_studio.gui.model.file_names import distinct_name, tokenizer_name
+from bpe_studio.gui.views.picker import NONE, file_key, preset_key
+
+
+def entries(picker) -> list[str]:
+    return [picker.itemText(i) for i in range(picker.count())]
+
+
+def test_files_are_named_by_their_model(tmp_path, monkeypatch):
+    llama = llama3_style(tmp_path / "Llama-3.1-8B", full=False)
+    assert llama.name == "tokenizer.json"
+    assert tokenizer_name(llama) == "Llama-3.1-8B"
+    # A config that names the model wins over the folder's name.
+    named = llama3_style(tmp_path / "checkpoint-500", full=False)
+    config = {"name_or_path": "acme/stories-8k", "model_max_length": 2048}
+    (named.parent / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert tokenizer_name(named) == "acme/stories-8k"
+    # A config naming a folder it was saved from is no name.
+    local = llama3_style(tmp_path / "run-7", full=False)
+    (local.parent / "config.json").write_text('{"_name_or_path": "./out"}', encoding="utf-8")
+    assert tokenizer_name(local) == "run-7"
+    # In the Hugging Face cache: the Hub's name, not the snapshot's commit folder.
+    cache = offline_hub(monkeypatch, tmp_path)
+    snapshot = add_snapshot(cache, "meta-llama/Llama-3.1-8B", {"tokenizer.json": llama})
+    assert tokenizer_name(snapshot / "tokenizer.json") == "meta-llama/Llama-3.1-8B"
+    # A file whose own name says what it is keeps it.
+    rank = tmp_path / "o200k_base.tiktoken"
+    rank.write_text("", encoding="utf-8")
+    assert tokenizer_name(rank) == "o200k_base.tiktoken"
+    # Two folders of one name: the folders above tell them apart.
+    assert distinct_name("Llama", tmp_path / "b" / "Llama" / "tokenizer.json", {"Llama"}) == (
+        "b/Llama"
+    )
+
+
+def test_no_two_picker_entries_are_alike_and_every_view_names_the_model(qtbot, window, tmp_path):
+    llama = llama3_style(tmp_path / "Llama-3.1-8B", full=False)
+    gemma = sentencepiece_bpe(tmp_path / "gemma-2-2b")
+    twin = llama3_style(tmp_path / "other" / "Llama-3.1-8B", full=False)
+    picker = window.picker
+    for path in (llama, gemma, twin):
+        picker.add_file(path, choose=False)
+    listed = entries(picker)
+    assert "Llama-3.1-8B" in listed and "gemma-2-2b" in listed
+    assert "other/Llama-3.1-8B" in listed and "tokenizer.json" not in listed
+    assert len(listed) == len(set(listed))
+    # The editor's header and note name the model too.
+    window.editor.set_text("Hello there")
+    picker.pick(file_key(llama))
+    qtbot.waitUntil(lambda: window.state.picked is not None, timeout=30_000)
+    wait_for_spans(qtbot, window.editor)
+    assert window.editor.source_label.text() == "Llama-3.1-8B"
+
+    # Compare's side and the Report's column (and its CSV) by the model's name.
+    compare = window.compare
+    compare.choices[0].pick(preset_key("gpt2"))
+    compare.choices[1].add_file(gemma)
+    with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
+        window.tabs.setCurrentWidget(compare)
+    assert blocker.args[0].b.label == "gemma-2-2b"
+    assert compare.stats[1].text().startswith("gemma-2-2b: ")
+    report = window.report
+    report.choices[0].pick(preset_key("gpt2"))
+    report.choices[1].add_file(llama)
+    report.choices[2].add_file(twin)
+    report.choices[3].pick(NONE)
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        window.tabs.setCurrentWidget(report)
+    result = blocker.args[0]
+    assert result.tokenizers[1:] == ("Llama-3.1-8B", "other/Llama-3.1-8B")
+    rows = report_csv(result).splitlines()
+    named = {line.split(",")[1] for line in rows[1:]}
+    assert {"Llama-3.1-8B", "other/Llama-3.1-8B"} <= named
+    assert not any("tokenizer.json" in line for line in rows)
+
+
+def test_a_loaded_file_is_named_by_its_model_in_the_status_line(qtbot, window, tmp_path):
+    llama = llama3_style(tmp_path / "Llama-3.1-8B", full=False)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        assert window.load_tokenizer(llama)
+    assert window.panel.status.text().startswith("Loaded Llama-3.1-8B (tokenizer.json): ")
+    assert "Llama-3.1-8B" in entries(window.picker)
+    assert window.state.shown.label.startswith("Tokenizer: Llama-3.1-8B, ")

@@ -1,0 +1,179 @@
+"""The window's text fits it (issue 33, defects 7, 14 and 16), styled as the app styles it:
+at 1280x800 no label, button or box is cut or overlaps another (the Compare and Report tabs
+too); a Dask scheduler's address and a custom regex open without crowding the settings; the
+tables' columns fit their default width; the vocabulary's counts never push its filter row
+down, and "filtering…" ends when filtering does; the step label keeps its height when its
+text switches between Chinese and Latin."""
+
+from __future__ import annotations
+
+import threading
+
+from fits import cut_texts, overlapping
+from gui_helpers import FIXTURES, train_in_window
+from PySide6.QtGui import QFont, QFontMetrics
+
+from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.jobs import latest
+from bpe_studio.gui.model.state import Phase
+
+
+def at_size(qtbot, window, width: int, height: int) -> None:
+    window.resize(width, height)
+    qtbot.waitUntil(lambda: window.width() == width and window.height() == height, timeout=5_000)
+    qtbot.wait(30)  # the layouts' last pass
+
+
+def test_nothing_is_cut_or_overlaps_at_1280_by_800(qtbot, app_style, window):
+    assert window.minimumSizeHint().width() <= 1280  # the window can be that narrow at all
+    at_size(qtbot, window, 1280, 800)
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    window.timeline.select_step(1_000)
+    qtbot.waitUntil(lambda: not window.editor.busy and window.editor.spans is not None)
+    qtbot.wait(50)
+    for tab in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(tab)
+        qtbot.wait(50)
+        assert cut_texts(window) == [], window.tabs.tabText(tab)
+        assert overlapping(window) == [], window.tabs.tabText(tab)
+
+
+def test_a_scheduler_and_a_custom_regex_leave_the_settings_room(qtbot, app_style, window):
+    panel = window.panel
+    panel.cluster_choice.combo.setCurrentIndex(2)  # Dask scheduler
+    panel.cluster_choice.address_edit.setText("tcp://scheduler.example.org:8786")
+    panel.pattern_choice.combo.setCurrentIndex(panel.pattern_choice.combo.count() - 1)
+    panel.pattern_choice.regex_edit.setText(r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]+")
+    for width, height in ((1600, 1000), (1280, 800)):
+        at_size(qtbot, window, width, height)
+        assert cut_texts(panel) == [] and overlapping(panel) == [], width
+        for edit in (panel.cluster_choice.address_edit, panel.pattern_choice.regex_edit):
+            # Each edit shows a good part of what it holds, not a sliver of it.
+            chars = 24 if width >= 1600 else 12
+            needed = edit.fontMetrics().horizontalAdvance(edit.text()[:chars]) + 8
+            assert edit.isVisible() and edit.width() >= needed, (width, edit.text())
+        # The run's row keeps its status line's room: nothing of the settings spills there.
+        assert panel.status.width() >= 300
+
+
+def test_the_tables_columns_fit_their_default_width(qtbot, app_style, window):
+    for width, height in ((1280, 800), (1600, 1000)):
+        at_size(qtbot, window, width, height)
+        for view in (window.vocab_table, window.merge_list):
+            table, header = view.table, view.table.horizontalHeader()
+            bold = QFont(header.font())
+            bold.setBold(True)
+            titles = QFontMetrics(bold)
+            for col in range(header.count()):
+                title = table.model().headerData(col, header.orientation())
+                # The title and the sort indicator's room beside it.
+                assert header.sectionSize(col) >= titles.horizontalAdvance(title) + 12, title
+            assert header.length() <= table.viewport().width() + 1, (width, type(view))
+            assert not table.horizontalScrollBar().isVisible()
+    numbers = QFontMetrics(window.vocab_table.table.font()).horizontalAdvance("0,000,000")
+    header = window.vocab_table.table.horizontalHeader()
+    assert header.sectionSize(4) >= numbers  # Count
+    assert window.vocab_table.model.HEADERS[5] == "Reach"
+
+
+def test_the_vocabulary_counts_keep_the_filter_row_in_place(qtbot, app_style, window):
+    at_size(qtbot, window, 1600, 1000)
+    train_in_window(qtbot, window, DEMO_CORPUS, 3_000)
+    view = window.vocab_table
+    # A narrow vocabulary column, as at 1280 px or after moving the splitter.
+    narrow = view.minimumSizeHint().width()
+    splitter = view.parentWidget()
+    sizes = splitter.sizes()
+    splitter.setSizes([narrow, sizes[1] + sizes[0] - narrow, *sizes[2:]])
+    qtbot.waitUntil(lambda: view.width() <= narrow + 4, timeout=5_000)
+    assert narrow <= 440
+    qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
+    top = view.filter_edit.geometry().top()
+    # A filter that hides rows adds "N shown" and "filtering…": more than the column holds.
+    view.filter_edit.setText("e")
+    qtbot.waitUntil(lambda: "filtering…" in view.title.text(), timeout=5_000)
+    assert view.filter_edit.geometry().top() == top
+    qtbot.waitUntil(lambda: view.proxy.spec.text == "e", timeout=30_000)
+    qtbot.wait(20)
+    assert view.filter_edit.geometry().top() == top
+    assert " shown" in view.title.text()
+
+
+def test_filtering_ends_when_its_result_arrives(qtbot, window, monkeypatch):
+    """A loaded machine: the job's thread is still winding down when its result is shown;
+    the title says "filtering…" only while the result is awaited."""
+    wound_down = threading.Event()
+    report = latest._Run._report
+
+    def report_then_linger(run, number, ok, result):
+        report(run, number, ok, result)
+        wound_down.wait(10)  # the thread goes on a while after handing its result over
+
+    monkeypatch.setattr(latest._Run, "_report", report_then_linger)
+    try:
+        train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 400)
+        view = window.vocab_table
+        view.filter_edit.setText("the")
+        qtbot.waitUntil(lambda: view.proxy.spec.text == "the", timeout=30_000)
+        assert view._orders.busy  # the thread lingers…
+        assert "filtering…" not in view.title.text()  # …but the filter is done
+        assert view.status_text() == view.title.text()
+    finally:
+        wound_down.set()
+
+
+def test_the_step_label_keeps_its_height_across_scripts(qtbot, app_style, window, tmp_path):
+    at_size(qtbot, window, 1600, 1000)
+    chinese = (FIXTURES / "chinese_slice.txt").read_text(encoding="utf-8")[:6_000]
+    english = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:6_000]
+    corpus = tmp_path / "mixed.txt"
+    corpus.write_text(chinese + "\n" + english, encoding="utf-8")
+    train_in_window(qtbot, window, corpus, 700)
+    assert window.state.phase is Phase.FINISHED
+    rows = window.state.merge_rows
+
+    def step_of(cjk: bool) -> int:
+        for k, row in enumerate(rows, start=1):
+            made = (row.left + row.right).decode("utf-8", "ignore")
+            if (
+                made
+                and any("\u4e00" <= ch <= "\u9fff" for ch in made) == cjk
+                and (cjk or made.strip().isascii() and made.strip().isalpha())
+            ):
+                return k
+        raise AssertionError("no such merge")
+
+    latin, han = step_of(False), step_of(True)
+    label, body = window.timeline.label, window.merge_list
+    window.timeline.select_step(han)
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in label.text())
+    window.timeline.select_step(latin)
+    qtbot.wait(30)
+    heights, tops = {label.height()}, {body.mapTo(window, body.rect().topLeft()).y()}
+    for k in (han, latin, han):
+        window.timeline.select_step(k)
+        qtbot.wait(30)
+        heights.add(label.height())
+        tops.add(body.mapTo(window, body.rect().topLeft()).y())
+    assert len(heights) == 1 and len(tops) == 1, (heights, tops)
+
+
+def test_the_pair_chart_shrinks_with_the_window(qtbot, app_style, window):
+    """Made narrower after a wide title (1600 -> 1280 px), the pair chart's plots fit their
+    widgets again: pyqtgraph had kept the plot as wide as its earlier, longer title, cutting
+    off the title's pair and the bars' right side."""
+    at_size(qtbot, window, 1600, 1000)
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    window.timeline.select_step(1_000)
+    chart = window.chart
+    qtbot.waitUntil(lambda: not chart.pending, timeout=30_000)
+    qtbot.wait(50)
+    at_size(qtbot, window, 1280, 800)
+    for plot, widget in (
+        (chart.pairs_plot, chart.pairs_widget),
+        (chart.decay_plot, chart.decay_widget),
+    ):
+        qtbot.waitUntil(
+            lambda plot=plot, widget=widget: plot.geometry().width() <= widget.viewport().width(),
+            timeout=5_000,
+        )

@@ -1,0 +1,122 @@
+"""The menu bar and its shortcuts (issue 33, defect 12): File (Open corpus, Load tokenizer,
+Save tokenizer, Quit), View, Help (Keyboard shortcuts on F1, About); Ctrl+O, Ctrl+S, Ctrl+Q
+answer from the keyboard; the file dialogs open in the user's last folder, else home, never
+inside the installed package (where the bundled sample lives)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gui_helpers import FIXTURES, train_in_window
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QApplication, QFileDialog, QTableWidget
+
+from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.views.help_dialogs import ShortcutsDialog
+
+
+def menu_texts(menu) -> dict[str, str]:
+    """Each entry's text (without its '&') and its shortcut."""
+    return {
+        action.text().replace("&", ""): action.shortcut().toString()
+        for action in menu.actions()
+        if not action.isSeparator()
+    }
+
+
+@pytest.fixture
+def asked(monkeypatch, tmp_path):
+    """The folder each file dialog opened in; the dialogs answer from ``answers``."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    seen: list[str] = []
+    answers: list[object] = []
+
+    def ask(kind):
+        def dialog(parent, caption, folder, *rest, **kwargs):
+            seen.append(str(folder))
+            answer = answers.pop(0) if answers else ""
+            if kind == "files":
+                return ([answer] if answer else []), ""
+            if kind == "folder":
+                return answer
+            return answer, ""
+
+        return dialog
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", ask("files"))
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", ask("file"))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", ask("file"))
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", ask("folder"))
+    return home, seen, answers
+
+
+def press(qtbot, window, keys: str) -> None:
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window, timeout=5_000)
+    sequence = QKeySequence(keys)[0]
+    qtbot.keyClick(window, sequence.key(), sequence.keyboardModifiers())
+
+
+def test_the_menus_hold_what_a_user_looks_for(window):
+    bar = window.menuBar()
+    titles = [a.text().replace("&", "") for a in bar.actions()]
+    assert titles == ["File", "View", "Help"]
+    file = menu_texts(window.menus.file_menu)
+    assert file["Open corpus…"] == "Ctrl+O"
+    assert file["Load tokenizer…"] == "Ctrl+L"
+    assert window.menus.save_action.text().replace("&", "").startswith("Save tokenizer")
+    assert window.menus.save_action.shortcut().toString() == "Ctrl+S"
+    assert file["Quit"] == "Ctrl+Q"
+    help_ = menu_texts(window.menus.help_menu)
+    assert help_["Keyboard shortcuts"] == "F1" and "About BPE Studio" in help_
+    view = menu_texts(window.menus.view_menu)
+    assert "Appearance" in view
+
+
+def test_f1_lists_the_shortcuts_and_ctrl_q_quits(qtbot, window):
+    press(qtbot, window, "F1")
+    qtbot.waitUntil(lambda: bool(window.findChildren(ShortcutsDialog)), timeout=5_000)
+    dialog = window.findChildren(ShortcutsDialog)[0]
+    qtbot.waitUntil(dialog.isVisible, timeout=5_000)
+    grid = dialog.findChild(QTableWidget)
+    keys = {grid.item(row, 0).text() for row in range(grid.rowCount())}
+    assert {"Ctrl+O", "Ctrl+S", "Ctrl+Q", "F1"} <= keys
+    dialog.close()
+    press(qtbot, window, "Ctrl+Q")
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)
+
+
+def test_dialogs_open_at_home_then_in_the_last_folder_never_in_the_package(
+    qtbot, window, asked, tmp_path
+):
+    home, seen, answers = asked
+    # Ctrl+O: the first dialog opens at home.
+    press(qtbot, window, "Ctrl+O")
+    assert seen == [str(home)]
+    # The bundled sample chosen: the next dialog does not open inside the package.
+    answers.append(str(DEMO_CORPUS))
+    window.menus.open_action.trigger()
+    assert window.state.corpus == DEMO_CORPUS.resolve()
+    press(qtbot, window, "Ctrl+L")
+    assert seen[-1] == str(home) and "resources" not in seen[-1]
+    # A corpus of the user's: the next dialogs open in its folder.
+    mine = tmp_path / "texts" / "mine.txt"
+    mine.parent.mkdir()
+    mine.write_text((FIXTURES / "tinystories_sample.txt").read_text(encoding="utf-8")[:20_000])
+    answers.append(str(mine))
+    press(qtbot, window, "Ctrl+O")
+    assert window.state.corpus == mine.resolve()
+    press(qtbot, window, "Ctrl+L")
+    assert Path(seen[-1]) == mine.parent
+    # Ctrl+S saves the trained run, asking for a folder where the last one was.
+    train_in_window(qtbot, window, mine, 300)
+    assert window.menus.save_action.isEnabled()
+    out = tmp_path / "out"
+    out.mkdir()
+    answers.append(str(out))
+    press(qtbot, window, "Ctrl+S")
+    assert Path(seen[-1]) == mine.parent
+    qtbot.waitUntil(lambda: any(out.iterdir()), timeout=30_000)
