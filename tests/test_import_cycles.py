@@ -16,9 +16,7 @@ grimp = pytest.importorskip("grimp")
 # Cycles known today, each with the reason it is still there. An entry whose cycle has gone
 # fails the test below: delete it then.
 KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset(
-        {"bpe_studio.core.formats.hf.components", "bpe_studio.core.formats.hf.pipeline"}
-    ): (
+    frozenset({"bpe_studio.core.formats.hf.components", "bpe_studio.core.formats.hf.pipeline"}): (
         "HfPipeline.__reduce__ imports components.pipeline_from_spec inside the function, so "
         "that a worker process rebuilds the pipeline from its JSON; formats/hf/ is being "
         "reworked with the compiled engine (issue 34), which takes this import out"
@@ -129,6 +127,4 @@ def test_no_package_import_cycle(graph):
     for target in set().union(*edges.values()) - set(edges):
         edges[target] = set()
     cycles = strongly_connected(sorted(edges), edges)
-    assert not cycles, "package import cycles: " + " | ".join(
-        describe(c, edges) for c in cycles
-    )
+    assert not cycles, "package import cycles: " + " | ".join(describe(c, edges) for c in cycles)

@@ -1,13 +1,13 @@
 """``bpe-studio encode`` (text -> ids ``.npy``) and ``bpe-studio decode`` (ids ``.npy`` -> text).
 
 What it does: ``encode`` reads a file, or standard input or a pipe (copied to a temporary file
-first, ``inputs``), encodes it in parallel (``core.encode_file``) and writes a 1-D ``.npy`` of
-ids to a file or, for ``--out -``, the same ``.npy`` bytes to standard output; ``decode``
-reads such an array (a file or ``-``) and writes the exact bytes the ids stand for to a file
-or standard output (``-``, the default). So ``encode x --out - | decode - --out -`` gives x
-back. Outputs follow the rule in ``output``. Progress and the summary go to stderr, so stdout
-carries only data. What it leaves out: loading ``--tokenizer`` (``sources``), the encoding
-itself (core).
+first, ``inputs``), encodes it in parallel (``encode_file.encode_file``) and writes a 1-D
+``.npy`` of ids to a file or, for ``--out -``, the same ``.npy`` bytes to standard output;
+``decode`` reads such an array (a file or ``-``) and writes the exact bytes the ids stand for
+to a file or standard output (``-``, the default). So ``encode x --out - | decode - --out -``
+gives x back. Outputs follow the rule in ``output``. Progress and the summary go to stderr,
+so stdout carries only data. What it leaves out: loading ``--tokenizer`` (``sources``), the
+encoding itself (core).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def load_source(
     source: str, pattern: str | None = None, extra_specials: Sequence[str] | None = None
 ) -> TokenizerData:
     """The tokenizer data ``source`` names (see :data:`SOURCE_HELP`, and
-    ``core.tokenizer_files.load_data``, which reads every kind); ``pattern`` for the formats
+    ``core.formats.files.load_data``, which reads every kind); ``pattern`` for the formats
     without one of their own; ``extra_specials`` more special tokens, each a vocabulary
     entry. One-line errors name the source, or the file beside it that holds what is wrong."""
     return load_data(source, pattern, extra_specials)

@@ -8,7 +8,7 @@ a pipe to a temporary file (``inputs``); pre-tokenizes the corpus files as one c
 merges, with progress bars on stderr, refuses to write
 anything when nothing was learned (an empty corpus, one without pairs, an interrupt before the
 first merge), and ends with a summary on stderr. Ctrl-C during merging keeps the merges made
-so far and writes them (exit 130). What it leaves out: the training itself (``core.trainer``).
+so far and writes them (exit 130). What it leaves out: the training itself (``core.train.trainer``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ pattern)`` splits text with it; ``count_text``/``count_file`` count pre-tokens; 
 satisfy ``TokenizerLike``, the one interface (``TokenNotFound``: no such token);
 ``initial_vocab`` and ``merge_budget`` tell the id layout of a trained vocabulary. Modules:
 ``corpus`` (corpus files), ``specials`` (special tokens), ``boundaries`` (where text may be
-cut), ``spans`` (packed spans for viewers; imports NumPy), ``encode_file``, ``gpt2_format``.
+cut), ``spans`` (packed spans for viewers; imports NumPy), ``encode_file``, ``gpt2``.
 """
 
 from __future__ import annotations

@@ -254,7 +254,8 @@ class Tokenizer:
     @classmethod
     def preset(cls, name: str) -> Tokenizer:
         """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
-        (``presets.PRESETS``; also named as ``presets.preset_name`` reads names: "GPT-4o"),
+        (``preset_table.PRESETS``; also named as ``preset_table.preset_name`` reads names:
+        "GPT-4o"),
         with its real special tokens. Unknown names: ValueError."""
         from ..formats.preset_table import preset_name
         from ..formats.presets import preset_data

@@ -7,7 +7,7 @@ directory holding one; a directory holding two tokenizers is an error) and reads
 :func:`save_data` writes one in a named format. ``Tokenizer.load`` / ``Tokenizer.save`` (and
 through them the command line and the app) use these, so every caller accepts the same
 sources and gives the same one-line errors. What it leaves out: the formats' details
-(``gpt2_format``, ``formats``) and building the tokenizer (``tokenizer``).
+(``gpt2``, ``formats``) and building the tokenizer (``tokenizer``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ What it does: the vocabulary before any merge, the merge budget a vocabulary siz
 check of a requested vocabulary size, and what to say of an id a vocabulary lacks. Every caller
 (trainer, tokenizer, command line, app) asks here, so the layout is written once. What it
 leaves out: the merges themselves (``trainer``) and vocabularies loaded from files, which keep
-their own ids (``gpt2_format``).
+their own ids (``gpt2``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ What it does: :class:`CorpusSource` is the corpus the user opened: paths, a glob
 with a name for the panel, the stored size and whether it holds records (then a text field
 is asked for). ``plain`` is the one plain local text file the sample-reading views (the
 compression curve's in-sample text, the report) can read, or None.
-What it leaves out: where the counting runs (``gui.cluster_choice``), training (``worker``).
+What it leaves out: where the counting runs (``gui.views.cluster_choice``), training (``worker``).
 """
 
 from __future__ import annotations

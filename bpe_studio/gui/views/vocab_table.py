@@ -2,8 +2,8 @@
 whether encoding can produce it.
 
 What it does: a filter box, two toggles ("Unreachable only", "Hide tokens after step") and a
-table of :class:`~bpe_studio.gui.models.VocabTableModel` through a
-:class:`~bpe_studio.gui.models.VocabFilterProxy`. Rows arrive in id order; tokens made after
+table of :class:`~.table_models.VocabTableModel` through a
+:class:`~.table_models.VocabFilterProxy`. Rows arrive in id order; tokens made after
 the step the timeline shows (``state.step``) are greyed, or hidden with the toggle. While a run
 merges, a frame's new rows that would land below the rows in view wait up to ``CATCH_UP_MS``
 (adding rows repaints the whole table); the title counts them meanwhile. Filtering
