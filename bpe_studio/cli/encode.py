@@ -13,7 +13,6 @@ encoding itself (core).
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import os
 import sys
@@ -30,6 +29,8 @@ from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
+from ..core.io.display import plural
+from ..core.io.gc_pause import gc_paused
 from ..progress import ProgressBar
 from .inputs import STDIN, check_input, input_files, input_name
 from .output import (
@@ -41,7 +42,6 @@ from .output import (
     is_stream,
     os_error_line,
     os_error_message,
-    plural,
     stream_name,
     write_stream,
 )
@@ -136,15 +136,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     # sixth of o200k's load): it is off for the command and the workers it forks. It comes
     # back on after, unless the process then ends (``args.exiting``): turned on, it would
     # walk them all at once, and the collection at exit too; frozen, they are left out.
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused(freeze=args.exiting):
         return _encode(args)
-    finally:
-        if args.exiting:
-            gc.freeze()
-        elif was_on:
-            gc.enable()
 
 
 def _encode(args: argparse.Namespace) -> int:

@@ -52,11 +52,6 @@ class CliError(Exception):
         self.code = code
 
 
-def plural(n: int, noun: str) -> str:
-    """``n`` and ``noun`` in the number it takes: "1 merge", "2,000 merges"."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
 def fail(message: str, code: int = EXIT_ERROR) -> int:
     """Print ``bpe-studio: error: MESSAGE`` on stderr (on a terminal, over any progress bar
     still drawn there) and return ``code``."""

@@ -25,7 +25,7 @@ from ..core.corpus.records import DEFAULT_TEXT_FIELD
 from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
-from ..core.io.display import readable_token
+from ..core.io.display import plural, readable_token
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
     refuse_single_bytes,
@@ -35,7 +35,7 @@ from ..core.train.vocab import BYTE_TOKENS, first_merge_id
 from ..progress import ProgressBar
 from .convert import check_tokenizer_out, pattern_note, save
 from .inputs import STDIN, check_input, input_files, input_name, is_regular, is_stream
-from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, plural
+from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError
 
 
 def peak_memory_mb() -> float | None:

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.io.display import plural
+
 # One palette for the whole app (light theme).
 ACCENT = "#e8590c"  # the pair about to be merged; selection highlights
 BAR = "#4c6ef5"
@@ -31,9 +33,8 @@ SPLIT_UNDERLINE = "#c2255c"
 SPECIAL_COLOUR = "#c3f0ca"  # special tokens such as <|endoftext|>
 
 
-def counted(n: int, noun: str) -> str:
-    """``n`` and the noun, singular for one: "1 token", "2,048 tokens"."""
-    return f"{n:,} {noun}{'s' * (n != 1)}"
+# "1 token", "2,048 tokens": the command line's helper, under the name the views use.
+counted = plural
 
 
 def monospace_font(point_size: int | None = None) -> QFont:

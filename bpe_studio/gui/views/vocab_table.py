@@ -23,7 +23,6 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 from __future__ import annotations
 
 import dataclasses
-import gc
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -41,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer, unreachable_tokens
+from ...core.io.gc_pause import gc_paused
 from ..jobs.latest import Job, LatestJob
 from ..model.app_model import AppModel
 from ..model.run_tokenizer import run_tokenizer_at
@@ -94,13 +94,8 @@ def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]) -> Job:
         # subtle: the check allocates a few lists of every token; a full pass of the cyclic
         # collector they would trigger walks all of o200k's tables holding the GIL, which
         # freezes the GUI thread. They hold no cycles.
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return key, frozenset(unreachable_tokens(tok, wait_while_gui_busy))
-        finally:
-            if gc_was_on:
-                gc.enable()
 
     return job
 
