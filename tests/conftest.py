@@ -127,7 +127,8 @@ def tiktoken_gpt2():
     """tiktoken's GPT-2, built offline from the fixture vocabulary."""
     import tiktoken
     from gpt2_bytes import read_gpt2_vocab
-    from reference_bpe import GPT2_SPLIT_PATTERN
+
+    from bpe_studio.core.reference import GPT2_SPLIT_PATTERN
 
     vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
     ranks = {tok: idx for idx, tok in vocab.items() if tok != EOT.encode()}

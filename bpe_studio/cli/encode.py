@@ -31,7 +31,6 @@ from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
 from ..core.io.display import plural
 from ..core.io.gc_pause import gc_paused
-from ..progress import ProgressBar
 from .inputs import STDIN, check_input, input_files, input_name
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -45,6 +44,7 @@ from .output import (
     stream_name,
     write_stream,
 )
+from .progress import ProgressBar
 from .sources import fetch_hub, load_tokenizer, source_files
 
 NPY_MAGIC = b"\x93NUMPY"

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core.corpus.sources import is_glob_or_url
-from ..progress import ProgressBar
 from .output import CliError
+from .progress import ProgressBar
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

@@ -26,7 +26,6 @@ from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
 from ..core.io.display import plural, readable_token
 from ..core.io.gc_pause import gc_paused
-from ..progress import ProgressBar
 from .inputs import check_input, input_files
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -36,6 +35,7 @@ from .output import (
     os_error_line,
     write_stream,
 )
+from .progress import ProgressBar
 from .sources import fetch_hub, load_tokenizer
 
 

@@ -20,8 +20,8 @@ from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
 from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_beside
 from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
-from ..progress import ProgressBar
 from .output import CliError, tokenizer_files_in
+from .progress import ProgressBar
 
 SOURCE_HELP = (
     f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "

@@ -32,10 +32,10 @@ from ..core.pretokenization.specials import (  # the app's default too
 )
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id
-from ..progress import ProgressBar
 from .convert import check_tokenizer_out, pattern_note, save
 from .inputs import STDIN, check_input, input_files, input_name, is_regular, is_stream
 from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError
+from .progress import ProgressBar
 
 
 def peak_memory_mb() -> float | None:

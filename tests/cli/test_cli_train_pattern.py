@@ -12,8 +12,9 @@ import pytest
 from cli_run import cli, encode_ids, error_line, ok
 from core_helpers import EOT, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab, token_from_gpt2
-from reference_bpe import reference_train
 from reference_encoder import ReferenceEncoder, published
+
+from bpe_studio.core.reference import reference_train
 
 VOCAB_SIZE = 420
 

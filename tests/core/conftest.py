@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-# Helper modules (core_helpers, reference_bpe, gpt2_bytes, ...) sit next to the tests; make
+# Helper modules (core_helpers, reference_encoder, gpt2_bytes, ...) sit next to the tests; make
 # them importable whatever pytest import mode is in use.
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))

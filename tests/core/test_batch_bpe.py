@@ -9,7 +9,6 @@ import regex
 from core_helpers import EOT, FIXTURES, SLICES, slice_head
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN, reference_encode_piece
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer
@@ -20,6 +19,7 @@ from bpe_studio.core.encode.merger import (
     BATCH_LONG_MIN,
     LONG_PIECE,
 )
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, reference_encode_piece
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 

@@ -1,6 +1,6 @@
 """Tokenizer.truncated, merge_tree, encode_steps and unreachable_tokens against slow references
 written here: rank-based BPE one pair at a time over the merge list as bytes, GPT-2's published
-pattern, special tokens cut out leftmost-longest (``reference_bpe``, which imports nothing from
+pattern, special tokens cut out leftmost-longest (``core.reference``, which imports nothing from
 bpe_studio)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import regex
 from core_helpers import EOT, slice_head, write_text
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN, reference_encode_piece, split_on_specials
 from text_strategies import HYPO
 
 from bpe_studio.core import (
@@ -27,6 +26,7 @@ from bpe_studio.core import (
     unreachable_tokens,
 )
 from bpe_studio.core.explain import steps as explain
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, reference_encode_piece, split_on_specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 DOUBLE = EOT + EOT

@@ -16,12 +16,12 @@ import regex
 from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, read_fixture, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges
 from hypothesis import given
-from reference_bpe import pretoken_counts, reference_steps, split_on_specials
 from reference_encoder import ASSIGNED_TEXTS, published
 from text_strategies import HYPO
 
 import bpe_studio.core.train
 from bpe_studio.core import BpeTrainer, count_text, train_bpe
+from bpe_studio.core.reference import pretoken_counts, reference_steps, split_on_specials
 from bpe_studio.core.train import merge_engine, trainer
 from bpe_studio.core.train.merge_engine import CompiledEngineUnavailable
 

@@ -3,7 +3,7 @@ run's record of the pairs before each merge that the chart reads.
 
 References are computed here, independently: the pre-token counts with ``count_file``, the pairs
 before merge k by applying merges one after another in plain Python
-(``reference_bpe.top_pairs_after``), the marks at k from the
+(``core.reference.top_pairs_after``), the marks at k from the
 trainer's own merge records.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from gui_helpers import EOT, train_in_window
 from PySide6.QtCore import Qt
-from reference_bpe import top_pairs_after
 
 from bpe_studio.core import count_file
+from bpe_studio.core.reference import top_pairs_after
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.views.pair_chart import pair_label
 from bpe_studio.gui.views.table_models import LATER, TOKEN_ID_ROLE
