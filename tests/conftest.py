@@ -70,22 +70,35 @@ def pytest_configure(config):
     )
 
 
+GUI_TESTS = Path(__file__).resolve().parent / "gui"
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    # subtle: a Dask client leaves process-wide threads behind (distributed's IO loop and its
-    # offload pool live as long as the process). Where threads run, ``mp_context`` rightly
-    # stops forking, so tests that check the forked paths (tests/core/test_encode_file.py)
-    # would see another process than a user's. Tests that start a client form one xdist group
-    # (``--dist loadgroup`` sends a group to one worker) and go last: the scheduler hands out
-    # work in collection order, so on their worker they run after everything else it got.
-    # Slow tests go first, so that no worker is left with a long test at the end of the run.
+    # The order of the run, which xdist keeps: its scheduler hands work out in collection
+    # order and each worker runs what it got in that order, so a worker runs a test of a later
+    # class only after every test of the earlier classes it was given.
+    # subtle: the app's tests leave the process as the app does: Qt imported, the cyclic
+    # collector off (the app collects on its own timer), threads Qt started that ran Python
+    # code. Where other threads run, ``mp_context`` rightly stops forking, so the tests of the
+    # forked paths (tests/core/test_encode_file.py) run before any GUI test on their worker.
+    # A Dask client leaves process-wide threads too (distributed's IO loop and its offload
+    # pool live as long as the process): the tests that start one form one xdist group
+    # (``--dist loadgroup`` sends a group to one worker) and go last.
+    # Within each class the slow tests go first, so that no worker is left with a long test
+    # at the end of the run.
     for item in items:
         if item.get_closest_marker("dask_in_process") is not None:
             item.add_marker(pytest.mark.xdist_group("dask"))
 
     def place(item):
         if item.get_closest_marker("dask_in_process") is not None:
-            return 2
-        return 0 if item.get_closest_marker("slow") is not None else 1
+            kind = 2
+        elif GUI_TESTS in item.path.parents:
+            kind = 1
+        else:
+            kind = 0
+        return kind, item.get_closest_marker("slow") is None
 
     items.sort(key=place)
 
