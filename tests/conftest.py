@@ -87,9 +87,10 @@ def pytest_collection_modifyitems(config, items):
     # (``--dist loadgroup`` sends a group to one worker) and go last.
     # Within each class the slow tests go first, so that no worker is left with a long test
     # at the end of the run.
-    for item in items:
-        if item.get_closest_marker("dask_in_process") is not None:
-            item.add_marker(pytest.mark.xdist_group("dask"))
+    if config.pluginmanager.hasplugin("xdist"):  # absent with -p no:xdist
+        for item in items:
+            if item.get_closest_marker("dask_in_process") is not None:
+                item.add_marker(pytest.mark.xdist_group("dask"))
 
     def place(item):
         if item.get_closest_marker("dask_in_process") is not None:
