@@ -105,6 +105,7 @@ def test_empty_files_learn_nothing(tmp_path):
     assert not (tmp_path / "o" / "vocab.json").exists()
 
 
+@pytest.mark.slow
 def test_misspelt_names_are_refused_and_common_spellings_accepted(tmp_path, corpora):
     for bad in ("GPT3", "o200", "cl100kbas"):
         result = cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", bad,

@@ -50,6 +50,7 @@ def _check_every_step(counts: dict[bytes, int], merges: int, width: int, engine:
     assert history.top_pairs(len(steps)) == after
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", SLICES)
 def test_every_step_of_real_corpora_equals_slow_reference(name, engine):

@@ -84,6 +84,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "nbytes", "vocab_size", "specials"), CASES)
 def test_fast_trainer_equals_reference(tmp_path, key, nbytes, vocab_size, specials):
     text = slice_head(key, nbytes)

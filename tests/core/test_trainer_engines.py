@@ -197,6 +197,7 @@ print(repr(said), len(merges))
 """
 
 
+@pytest.mark.slow
 def test_first_run_compiles_and_says_so_then_loads_from_the_cache(tmp_path):
     corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
     cache = tmp_path / "numba-cache"

@@ -349,6 +349,7 @@ class AppMachine(RuleBasedStateMachine):
             assert s.shown is None and "trained on" not in win.editor.source_label.text()
 
 
+@pytest.mark.slow
 def test_the_app_tells_the_truth_after_any_sequence_of_actions(qtbot, tmp_path, monkeypatch):
     offline_hub(monkeypatch, tmp_path)
     files = {
