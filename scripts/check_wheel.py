@@ -6,7 +6,8 @@ Run: ``python scripts/check_wheel.py`` (CI runs it; about 15 s, most of it pip a
    ``python -m build`` makes the sdist there and the wheel from the sdist, so the build never
    writes into the working tree and sees neither ``__pycache__`` nor the ``bpe_studio/resources``
    symlink of the dev worktrees. Any warning in the build log fails the check.
-2. The wheel must hold exactly: every ``bpe_studio/**/*.py`` and ``py.typed`` of the checkout,
+2. The wheel must hold exactly: every ``bpe_studio/**/*.py``, ``*.pyi`` (the core facade's
+   stub, read at run time) and ``py.typed`` of the checkout,
    every file under ``resources/`` as ``bpe_studio/resources/...`` (so files added there later are
    checked without editing this script), and its ``.dist-info`` with LICENSE, the version of
    ``bpe_studio.__version__``, ``License-Expression: MIT`` and the ``bpe-studio`` command.
@@ -97,7 +98,9 @@ def expected_wheel_files(files: list[str]) -> set[str]:
     """The package's files in the wheel, as the checkout says they should be."""
     want = set()
     for p in files:
-        if p.startswith("bpe_studio/") and (p.endswith(".py") or p == "bpe_studio/py.typed"):
+        if p.startswith("bpe_studio/") and (
+            p.endswith((".py", ".pyi")) or p == "bpe_studio/py.typed"
+        ):
             want.add(p)
         elif p.startswith("resources/"):
             want.add("bpe_studio/" + p)

@@ -1,5 +1,7 @@
-"""Shared test setup: Qt renders offscreen unless told otherwise (no display needed), and
-hypothesis keeps its files outside the working tree.
+"""Shared test setup: Qt renders offscreen unless told otherwise (no display needed),
+hypothesis keeps its files outside the working tree, the markers and the order of the run, and
+the fixtures every folder uses (GPT-2's tokenizer, a tokenizer trained on Chinese), each built
+once per run however many xdist workers run the tests.
 
 Hypothesis stores its example database and caches (e.g. Unicode tables) under
 ``$HYPOTHESIS_STORAGE_DIRECTORY``, by default ``.hypothesis/`` in the current directory, i.e.
@@ -11,8 +13,14 @@ and a failure prints the ``@reproduce_failure`` blob needed to replay it anywher
 """
 
 import os
+import pickle
+import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -40,17 +48,142 @@ settings.register_profile(
 )
 settings.load_profile("bpe_studio")
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# The independent helpers (reference trainer and encoder, GPT-2 byte tables) live in
+# tests/core; every folder's tests use them.
+CORE_TESTS = Path(__file__).resolve().parent / "core"
+if str(CORE_TESTS) not in sys.path:
+    sys.path.insert(0, str(CORE_TESTS))
+EOT = "<|endoftext|>"
+
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers",
-        "dask_in_process: starts a Dask client in the test process; such tests run last",
+        "dask_in_process: starts a Dask client in the test process; such tests run last, "
+        "on one xdist worker",
+    )
+    config.addinivalue_line(
+        "markers",
+        "slow: among the slowest tests (CI runs them; `-m 'not slow'` leaves them out of a "
+        "quick local run)",
     )
 
 
+GUI_TESTS = Path(__file__).resolve().parent / "gui"
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    # subtle: a Dask client leaves process-wide threads behind (distributed's IO loop and its
-    # offload pool live as long as the process). Where threads run, ``mp_context`` rightly
-    # stops forking, so tests that check the forked paths (tests/core/test_encode_file.py)
-    # would see another process than a user's. Tests that start a client go last.
-    items.sort(key=lambda item: item.get_closest_marker("dask_in_process") is not None)
+    # The order of the run, which xdist keeps: its scheduler hands work out in collection
+    # order and each worker runs what it got in that order, so a worker runs a test of a later
+    # class only after every test of the earlier classes it was given.
+    # subtle: the app's tests leave the process as the app does: Qt imported, the cyclic
+    # collector off (the app collects on its own timer), threads Qt started that ran Python
+    # code. Where other threads run, ``mp_context`` rightly stops forking, so the tests of the
+    # forked paths (tests/core/test_encode_file.py) run before any GUI test on their worker.
+    # A Dask client leaves process-wide threads too (distributed's IO loop and its offload
+    # pool live as long as the process): the tests that start one form one xdist group
+    # (``--dist loadgroup`` sends a group to one worker) and go last.
+    # Within each class the slow tests go first, so that no worker is left with a long test
+    # at the end of the run.
+    if config.pluginmanager.hasplugin("xdist"):  # absent with -p no:xdist
+        for item in items:
+            if item.get_closest_marker("dask_in_process") is not None:
+                item.add_marker(pytest.mark.xdist_group("dask"))
+
+    def place(item):
+        if item.get_closest_marker("dask_in_process") is not None:
+            kind = 2
+        elif GUI_TESTS in item.path.parents:
+            kind = 1
+        else:
+            kind = 0
+        return kind, item.get_closest_marker("slow") is None
+
+    items.sort(key=place)
+
+
+T = TypeVar("T")
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[], T]) -> T:
+    """``build()``'s result, built once per test run: under xdist the first worker to get here
+    builds it and pickles it into the run's shared temporary folder, under a file lock, and the
+    other workers read it (xdist's recipe for session fixtures)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build()
+    from filelock import FileLock
+
+    # getbasetemp() is this worker's folder inside the run's; the run's is shared.
+    shared = tmp_path_factory.getbasetemp().parent / f"built_once_{name}.pickle"
+    with FileLock(str(shared) + ".lock"):
+        if shared.exists():
+            return pickle.loads(shared.read_bytes())
+        value = build()
+        shared.write_bytes(pickle.dumps(value))
+        return value
+
+
+@pytest.fixture(scope="session")
+def gpt2_tokenizer():
+    """GPT-2's tokenizer, from the fixture files (tests/fixtures/gpt2_vocab.json and
+    gpt2_merges.txt), with its end-of-text token."""
+    from bpe_studio.core import Tokenizer
+
+    return Tokenizer.from_files(
+        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
+    )
+
+
+@pytest.fixture(scope="session")
+def tiktoken_gpt2():
+    """tiktoken's GPT-2, built offline from the fixture vocabulary."""
+    import tiktoken
+    from gpt2_bytes import read_gpt2_vocab
+
+    from bpe_studio.core.reference import GPT2_SPLIT_PATTERN
+
+    vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+    ranks = {tok: idx for idx, tok in vocab.items() if tok != EOT.encode()}
+    assert len(ranks) == 50256
+    return tiktoken.Encoding(
+        name="gpt2_local",
+        pat_str=GPT2_SPLIT_PATTERN,
+        mergeable_ranks=ranks,
+        special_tokens={EOT: 50256},
+    )
+
+
+@pytest.fixture(scope="session")
+def chinese_tokenizer(tmp_path_factory):
+    """A tokenizer trained on 100 KB of Chinese (800 tokens, with the end-of-text token): many
+    of its merged tokens hold only part of a character, so characters are split across
+    tokens."""
+    from core_helpers import slice_head, write_text
+
+    from bpe_studio.core import Tokenizer, train_bpe
+
+    def train():
+        folder = tmp_path_factory.mktemp("zh")
+        return train_bpe(write_text(folder / "zh.txt", slice_head("chinese", 100_000)), 800, [EOT])
+
+    vocab, merges = built_once(tmp_path_factory, "chinese_tokenizer", train)
+    return Tokenizer(vocab, merges, [EOT])
+
+
+@pytest.fixture(scope="session")
+def chinese_code_tokenizer(tmp_path_factory):
+    """A tokenizer trained on 60 KB of Chinese and 60 KB of code (3,000 tokens, with the
+    end-of-text token): enough merges for the batch merger to be built."""
+    from core_helpers import slice_head, write_text
+
+    from bpe_studio.core import Tokenizer, train_bpe
+
+    def train():
+        text = slice_head("chinese", 60_000) + slice_head("code", 60_000)
+        path = write_text(tmp_path_factory.mktemp("zh_code") / "zh_code.txt", text)
+        return train_bpe(path, 3_000, [EOT])
+
+    vocab, merges = built_once(tmp_path_factory, "chinese_code_tokenizer", train)
+    return Tokenizer(vocab, merges, [EOT])

@@ -108,5 +108,19 @@ def test_hypothesis_stores_outside_the_tree():
     assert REPO != home and REPO not in home.parents, home
 
 
-def test_pytest_keeps_no_cache_in_the_tree(pytestconfig):
-    assert not pytestconfig.pluginmanager.has_plugin("cacheprovider")
+def test_pytest_keeps_its_cache_where_git_ignores_it(pytestconfig):
+    """The cache is kept (``--lf`` and ``--ff`` work), in a folder outside the tree or one
+    that git ignores: a test run leaves ``git status`` clean."""
+    import shutil
+    import subprocess
+
+    assert pytestconfig.pluginmanager.has_plugin("cacheprovider")
+    folder = pytestconfig.cache._cachedir.resolve()
+    if REPO not in folder.parents:
+        return
+    if shutil.which("git") is None or not (REPO / ".git").exists():
+        pytest.skip("no git checkout to ask")
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", str(folder / "v")], cwd=REPO, check=False
+    )
+    assert ignored.returncode == 0, f"{folder} is in the tree and not git-ignored"

@@ -24,6 +24,7 @@ from ..core import Tokenizer
 from ..core.formats.files import DEFAULT_NAME
 from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_name
+from ..core.io.display import plural
 from ..core.pretokenization.names import shown_pattern
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -32,7 +33,6 @@ from .output import (
     check_out_dir,
     is_stream,
     os_error_message,
-    plural,
     stream_name,
     write_stream,
 )

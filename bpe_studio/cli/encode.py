@@ -3,7 +3,7 @@
 What it does: ``encode`` reads what ``train`` reads: files, globs, compressed files, URLs,
 records (``encode_inputs``: each document alone), standard input or a pipe (copied to a
 temporary file first, ``inputs``); one plain text file is encoded in parallel
-(``core.encode_file``). It writes a 1-D ``.npy`` of ids to a file or, for ``--out -``, the
+(``encode_file.encode_file``). It writes a 1-D ``.npy`` of ids to a file or, for ``--out -``, the
 same ``.npy`` bytes to standard output; ``decode``
 reads such an array (a file or ``-``) and writes the exact bytes the ids stand for to a file
 or standard output (``-``, the default). So ``encode x --out - | decode - --out -`` gives x
@@ -15,7 +15,6 @@ itself (core).
 from __future__ import annotations
 
 import argparse
-import gc
 import io
 import os
 import sys
@@ -33,7 +32,8 @@ from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
-from ..progress import ProgressBar
+from ..core.io.display import plural
+from ..core.io.gc_pause import gc_paused
 from .encode_inputs import encode_inputs
 from .inputs import STDIN, check_input, check_not_records, input_files, input_name, records
 from .output import (
@@ -45,10 +45,10 @@ from .output import (
     is_stream,
     os_error_line,
     os_error_message,
-    plural,
     stream_name,
     write_stream,
 )
+from .progress import ProgressBar
 from .sources import fetch_hub, load_tokenizer, source_files
 
 NPY_MAGIC = b"\x93NUMPY"
@@ -141,15 +141,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
     # sixth of o200k's load): it is off for the command and the workers it forks. It comes
     # back on after, unless the process then ends (``args.exiting``): turned on, it would
     # walk them all at once, and the collection at exit too; frozen, they are left out.
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused(freeze=args.exiting):
         return _encode(args)
-    finally:
-        if args.exiting:
-            gc.freeze()
-        elif was_on:
-            gc.enable()
 
 
 def _template(tok: AnyTokenizer) -> tuple[tuple[int, ...], tuple[int, ...]] | None:

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
-from ..progress import ProgressBar
 from .output import CliError
+from .progress import ProgressBar
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

@@ -14,7 +14,6 @@ What it leaves out: the analysis itself (core).
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import sys
 from contextlib import ExitStack
@@ -25,8 +24,8 @@ from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
 from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
-from ..core.io.display import readable_token
-from ..progress import ProgressBar
+from ..core.io.display import plural, readable_token
+from ..core.io.gc_pause import gc_paused
 from .inputs import check_input, input_files
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -34,24 +33,17 @@ from .output import (
     STDOUT_NAME,
     CliError,
     os_error_line,
-    plural,
     write_stream,
 )
+from .progress import ProgressBar
 from .sources import fetch_hub, load_tokenizer
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     # subtle: as for encode, the cyclic collector would only walk the millions of objects
     # loading a tokenizer makes (none in a cycle).
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused(freeze=args.exiting):
         return _inspect(args)
-    finally:
-        if args.exiting:
-            gc.freeze()
-        elif was_on:
-            gc.enable()
 
 
 def _load(source: str, pattern: str | None) -> AnyTokenizer:

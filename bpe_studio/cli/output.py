@@ -13,7 +13,7 @@ The rule (train, encode, decode, convert; the README's "Outputs" says the same):
    ``--force``.
 4. A place that cannot be written fails before any work: :func:`check_out_dir` and
    :func:`check_out_file` create what is missing, write a probe file and remove both again.
-Files are written beside their final name and renamed into place (``core.atomic``), so an
+Files are written beside their final name and renamed into place (``core.io.atomic``), so an
 error or Ctrl-C never leaves half a file under it.
 
 What it does besides: :class:`CliError` is a one-line message for the user;
@@ -58,11 +58,6 @@ def in_cli_words(message: str) -> str:
     message = re.sub(r"engine='(\w+)'", r"--engine \1", message)
     message = re.sub(r"records='(\w+)' or '(\w+)'", r"--records \1 or \2", message)
     return re.sub(r"text field '([^']*)'", r"--text-field \1", message)
-
-
-def plural(n: int, noun: str) -> str:
-    """``n`` and ``noun`` in the number it takes: "1 merge", "2,000 merges"."""
-    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> int:
@@ -147,7 +142,7 @@ def _not_an_input(target: Path, user_path: str, inputs: Iterable[str | os.PathLi
 
 
 def tokenizer_files_in(folder: Path) -> list[str]:
-    """The names of the tokenizer files in ``folder`` (``core.tokenizer_files.tokenizers_in``:
+    """The names of the tokenizer files in ``folder`` (``core.formats.files.tokenizers_in``:
     GPT-2 vocabularies, rank files, a ``tokenizer.json`` that is no rank file's sidecar)."""
     from ..core.formats.files import tokenizers_in
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import __version__
+from ..commands import COMMANDS
 
 STREAMS = (
     "Progress bars and summaries go to stderr; stdout carries only data (--out -). Errors "
@@ -114,36 +115,6 @@ def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
 
 
 # Each subcommand's one-line help and its description (which ends with STREAMS).
-_COMMANDS: dict[str, tuple[str, str]] = {
-    "train": (
-        "train a tokenizer headless",
-        "Train a byte-level BPE tokenizer on CORPUS (several files count as one corpus) and "
-        "write it into DIR: vocab.json + merges.txt by default.",
-    ),
-    "encode": (
-        "encode a text file to a NumPy array of ids",
-        "Encode UTF-8 text to a 1-D .npy array of token ids (uint16 when every id fits, "
-        "else uint32).",
-    ),
-    "decode": (
-        "decode a NumPy array of ids back to text",
-        "Write the exact bytes a 1-D .npy array of ids stands for.",
-    ),
-    "inspect": (
-        "what a tokenizer's vocabulary is made of, how a corpus uses it",
-        "Report what the vocabulary of SRC is made of (its tokens by byte length and by "
-        "category: partial UTF-8, whitespace, digits, punctuation/symbols, letters by Unicode "
-        "script, mixed; its unreachable tokens); with --corpus, how a corpus uses it (each "
-        "token's count, the tokens it never uses, under-trained candidates); with --against, "
-        "how many tokens another tokenizer shares with it. A readable summary on stdout, or "
-        "one JSON object with --json.",
-    ),
-    "convert": (
-        "convert a tokenizer between GPT-2, Hugging Face and tiktoken files",
-        "Write the tokenizer SOURCE names in another format, with the same ids for every "
-        "text. DIR is checked before anything is read; the files written are named on stderr.",
-    ),
-}
 
 
 Options = Callable[[argparse.ArgumentParser], None]
@@ -177,18 +148,12 @@ class Command(argparse.ArgumentParser):
         return super(Command, self.declare()).format_usage()
 
 
-def headless_commands() -> str:
-    """The commands that need no display, as the no-display message lists them."""
-    names = [f"`bpe-studio {name}`" for name in _COMMANDS]
-    return ", ".join(names[:-1]) + f" and {names[-1]}"
-
-
 def _add_command(
     sub: argparse._SubParsersAction, name: str, options: Options | None = None
 ) -> argparse.ArgumentParser:
-    """The subcommand ``name`` with its help and description (``_COMMANDS``), and the
+    """The subcommand ``name`` with its help and description (``COMMANDS``), and the
     ``options`` that declare its arguments when it is used."""
-    help_text, description = _COMMANDS[name]
+    help_text, description = COMMANDS[name]
     return sub.add_parser(
         name, help=help_text, description=f"{description} {STREAMS}", options=options
     )

@@ -19,8 +19,8 @@ from ..core.formats.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
 from ..core.formats.tiktoken_file import sidecar_beside
 from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
-from ..progress import ProgressBar
 from .output import CliError, tokenizer_files_in
+from .progress import ProgressBar
 
 
 def source_files(source: str) -> list[Path]:
@@ -74,7 +74,7 @@ def load_source(
     source: str, pattern: str | None = None, extra_specials: Sequence[str] | None = None
 ) -> TokenizerData:
     """The tokenizer data ``source`` names (see ``parser``'s help for SRC, and
-    ``core.tokenizer_files.load_data``, which reads every kind); ``pattern`` for the formats
+    ``core.formats.files.load_data``, which reads every kind); ``pattern`` for the formats
     without one of their own; ``extra_specials`` more special tokens, each a vocabulary
     entry. One-line errors name the source, or the file beside it that holds what is wrong."""
     return load_data(source, pattern, extra_specials)

@@ -8,7 +8,7 @@ a pipe to a temporary file (``inputs``); pre-tokenizes the corpus files as one c
 merges, with progress bars on stderr, refuses to write
 anything when nothing was learned (an empty corpus, one without pairs, an interrupt before the
 first merge), and ends with a summary on stderr. Ctrl-C during merging keeps the merges made
-so far and writes them (exit 130). What it leaves out: the training itself (``core.trainer``).
+so far and writes them (exit 130). What it leaves out: the training itself (``core.train.trainer``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..core.corpus.cluster_address import ClusterError
 from ..core.corpus.sources import CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
-from ..core.io.display import readable_token
+from ..core.io.display import plural, readable_token
 from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
@@ -31,7 +31,6 @@ from ..core.pretokenization.specials import (  # the app's default too
 )
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
-from ..progress import ProgressBar
 from .convert import check_tokenizer_out, pattern_note, save
 from .inputs import (
     STDIN,
@@ -43,7 +42,8 @@ from .inputs import (
     is_stream,
     records,
 )
-from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, plural
+from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words
+from .progress import ProgressBar
 
 
 def peak_memory_mb() -> float | None:

@@ -27,7 +27,7 @@ if sys.version_info >= (3, 11):
 else:  # importlib.resources.abc is new in 3.11
     from importlib.abc import Traversable
 
-from ..cli.parser import headless_commands
+from ..commands import headless_commands
 from .qt_check import faulty_build, missing_xcb_library
 
 if TYPE_CHECKING:  # Qt is imported only once a display is known

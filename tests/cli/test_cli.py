@@ -249,9 +249,17 @@ def test_encode_in_process_leaves_the_collector_as_it_was(tmp_path, corpus, trai
     from bpe_studio.cli import main
 
     out = tmp_path / "ids.npy"
-    assert gc.isenabled()
-    assert main(["encode", str(corpus), "--tokenizer", str(trained_dir), "--out", str(out)]) == 0
-    assert gc.isenabled() and gc.get_freeze_count() == 0
+    # subtle: the collector's state is the process's; a GUI test run earlier in this xdist
+    # worker leaves it off (the app collects on its own timer), so the test sets it first.
+    was_on = gc.isenabled()
+    gc.enable()
+    try:
+        code = main(["encode", str(corpus), "--tokenizer", str(trained_dir), "--out", str(out)])
+        assert code == 0
+        assert gc.isenabled() and gc.get_freeze_count() == 0
+    finally:
+        if not was_on:
+            gc.disable()
     expected = load_dir(trained_dir, [EOT]).encode(corpus.read_text(encoding="utf-8"))
     assert load_ids(out).tolist() == expected
 

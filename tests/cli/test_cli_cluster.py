@@ -43,6 +43,7 @@ def live_in_session(sid: int) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_cluster_training_writes_what_local_training_writes(tmp_path):
     for i, key in enumerate(("english", "code")):
         text = read_fixture(SLICES[key])[:100_000]
@@ -58,6 +59,7 @@ def test_cluster_training_writes_what_local_training_writes(tmp_path):
         assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_the_cluster_counts(tmp_path):
     corpus = generated_corpus(tmp_path / "big.txt", 2**20, 12 * 2**20)
     out = tmp_path / "out"

@@ -26,6 +26,7 @@ def hub(monkeypatch, tmp_path):
     return files, text
 
 
+@pytest.mark.slow
 def test_encode_and_decode_a_cached_model_offline(tmp_path, hub):
     files, text = hub
     assert encode_ids(tmp_path, text, "hf:acme/uni") == own_ids(files["uni"], TEXT)

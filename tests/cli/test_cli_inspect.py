@@ -26,6 +26,7 @@ def corpus_text() -> str:
     return slice_head("english", 40_000) + EOT + slice_head("chinese", 20_000)
 
 
+@pytest.mark.slow
 def test_json_against_tiktoken(tmp_path, corpus_text):
     corpus = write_text(tmp_path / "corpus.txt", corpus_text)
     result = cli(

@@ -82,6 +82,7 @@ def assert_one_quiet_line(code: int, lines: list[str]) -> None:
     assert "interrupted" in others[0] and "Traceback" not in "\n".join(lines)
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_parallel_pre_tokenization(tmp_path):
     # 1 MB chunks (the least count_file makes), fewer than the workers: some wait idle for
     # work that never comes, as at the end of any parallel count.

@@ -41,7 +41,7 @@ def corpus(tmp_path_factory, text) -> Path:
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory, corpus) -> Path:
+def trained_dir(tmp_path_factory, corpus) -> Path:
     """Trained with the default special token and one more, <pad>."""
     out = tmp_path_factory.mktemp("tok")
     result = cli_bytes(out, "train", corpus, "--vocab-size", 400,
@@ -57,25 +57,25 @@ def vocab_of(directory: Path) -> dict[str, int]:
 # --- item 1: encode --special-token ------------------------------------------------------
 
 
-def test_1_special_token_absent_from_vocab_is_refused(tmp_path, corpus, trained):
+def test_1_special_token_absent_from_vocab_is_refused(tmp_path, corpus, trained_dir):
     out = tmp_path / "ids.npy"
-    result = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained,
+    result = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained_dir,
                  "--special-token", "<|fim|>", "--out", out)  # fmt: skip
     line = error_line(result)
     assert "<|fim|>" in line and "vocab.json" in line
     assert not out.exists()
 
 
-def test_1_naming_a_special_token_keeps_the_vocabularys_own(tmp_path, trained, text):
+def test_1_naming_a_special_token_keeps_the_vocabularys_own(tmp_path, trained_dir, text):
     """--special-token <pad> adds <pad>; <|endoftext|> stays one special token."""
     sample = f"a cat{EOT}<pad> sat{EOT}"
     src = write_text(tmp_path / "in.txt", sample)
     out = tmp_path / "ids.npy"
-    result = cli_bytes(tmp_path, "encode", src, "--tokenizer", trained,
+    result = cli_bytes(tmp_path, "encode", src, "--tokenizer", trained_dir,
                  "--special-token", "<pad>", "--out", out)  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     ids = np.load(out).tolist()
-    vocab = vocab_of(trained)
+    vocab = vocab_of(trained_dir)
     assert ids.count(vocab[EOT]) == 2 and ids.count(vocab["<pad>"]) == 1
 
 
@@ -154,18 +154,20 @@ def test_14_nothing_learned_is_an_error_and_writes_nothing(tmp_path, content, wh
 # --- item 15: errors name the user's path and the real reason ----------------------------
 
 
-def test_15_encode_out_is_a_directory(tmp_path, corpus, trained):
+def test_15_encode_out_is_a_directory(tmp_path, corpus, trained_dir):
     target = tmp_path / "ids_dir"
     target.mkdir()
     line = error_line(
-        cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", target)
+        cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained_dir, "--out", target)
     )
     assert str(target) in line and "is a directory" in line and ".tmp" not in line
 
 
 @pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc")
-def test_15_encode_out_under_proc(tmp_path, corpus, trained):
-    result = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", "/proc/x.npy")
+def test_15_encode_out_under_proc(tmp_path, corpus, trained_dir):
+    result = cli_bytes(
+        tmp_path, "encode", corpus, "--tokenizer", trained_dir, "--out", "/proc/x.npy"
+    )
     line = error_line(result)
     assert "/proc/x.npy" in line and "does not accept new files" in line and "tmp" not in line
 
@@ -173,12 +175,12 @@ def test_15_encode_out_under_proc(tmp_path, corpus, trained):
 # --- item 16: a merges line whose tokens vocab.json lacks --------------------------------
 
 
-def test_16_merge_with_a_token_missing_from_vocab(tmp_path, corpus, trained):
+def test_16_merge_with_a_token_missing_from_vocab(tmp_path, corpus, trained_dir):
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "vocab.json").write_bytes((trained / "vocab.json").read_bytes())
-    lines = (trained / "merges.txt").read_text(encoding="utf-8").splitlines()
-    assert "zq" not in vocab_of(trained) and "xj" not in vocab_of(trained)
+    (bad / "vocab.json").write_bytes((trained_dir / "vocab.json").read_bytes())
+    lines = (trained_dir / "merges.txt").read_text(encoding="utf-8").splitlines()
+    assert "zq" not in vocab_of(trained_dir) and "xj" not in vocab_of(trained_dir)
     lines.insert(4, "zq xj")  # line 5 of the file
     (bad / "merges.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = cli_bytes(
@@ -215,25 +217,25 @@ def test_18_default_special_token_is_the_apps(tmp_path, corpus):
     assert EOT not in vocab_of(tmp_path / "b") and len(vocab_of(tmp_path / "b")) == 300
 
 
-def test_18_encode_stdin_and_decode_stdout_round_trip(tmp_path, trained, text):
+def test_18_encode_stdin_and_decode_stdout_round_trip(tmp_path, trained_dir, text):
     data = text.encode("utf-8")
     from_file = cli_bytes(tmp_path, "encode", write_text(tmp_path / "t.txt", text),
-                    "--tokenizer", trained, "--out", "file.npy")  # fmt: skip
-    from_stdin = cli_bytes(tmp_path, "encode", "-", "--tokenizer", trained, "--out", "stdin.npy",
-                     stdin=data)  # fmt: skip
+                    "--tokenizer", trained_dir, "--out", "file.npy")  # fmt: skip
+    from_stdin = cli_bytes(tmp_path, "encode", "-", "--tokenizer", trained_dir,
+                           "--out", "stdin.npy", stdin=data)  # fmt: skip
     assert from_file.returncode == 0 and from_stdin.returncode == 0, from_stdin.stderr.decode()
     assert np.load(tmp_path / "stdin.npy").tolist() == np.load(tmp_path / "file.npy").tolist()
-    decoded = cli_bytes(tmp_path, "decode", "stdin.npy", "--tokenizer", trained)
+    decoded = cli_bytes(tmp_path, "decode", "stdin.npy", "--tokenizer", trained_dir)
     assert decoded.returncode == 0, decoded.stderr.decode()
     assert decoded.stdout == data
-    to_file = cli_bytes(tmp_path, "decode", "-", "--tokenizer", trained, "--out", "back.txt",
+    to_file = cli_bytes(tmp_path, "decode", "-", "--tokenizer", trained_dir, "--out", "back.txt",
                   stdin=(tmp_path / "file.npy").read_bytes())  # fmt: skip
     assert to_file.returncode == 0 and (tmp_path / "back.txt").read_bytes() == data
 
 
-def test_18_decode_unknown_id(tmp_path, trained):
+def test_18_decode_unknown_id(tmp_path, trained_dir):
     np.save(tmp_path / "ids.npy", np.array([1, 2, 70_000], dtype=np.uint32))
-    line = error_line(cli_bytes(tmp_path, "decode", "ids.npy", "--tokenizer", trained))
+    line = error_line(cli_bytes(tmp_path, "decode", "ids.npy", "--tokenizer", trained_dir))
     assert "ids.npy" in line and "70000" in line
 
 
@@ -259,9 +261,9 @@ def test_18_gui_demo_is_accepted(tmp_path):
     assert "no display" in stderr and "unrecognized" not in stderr
 
 
-def test_18_summaries_go_to_stderr_and_stdout_stays_empty(tmp_path, corpus, trained):
+def test_18_summaries_go_to_stderr_and_stdout_stays_empty(tmp_path, corpus, trained_dir):
     train = cli_bytes(tmp_path, "train", corpus, "--vocab-size", 300, "--out", "t")
-    enc = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained, "--out", "ids.npy")
+    enc = cli_bytes(tmp_path, "encode", corpus, "--tokenizer", trained_dir, "--out", "ids.npy")
     for result, word in ((train, "wrote"), (enc, "wrote")):
         assert result.returncode == 0
         assert result.stdout == b""

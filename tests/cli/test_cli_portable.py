@@ -81,6 +81,7 @@ def test_the_blocker_blocks(tmp_path, blocker):
     assert result.stdout.strip() == "False", result.stderr
 
 
+@pytest.mark.slow
 def test_train_and_encode_without_posix_modules(tmp_path, blocker):
     text = (slice_head("english", 200_000) + EOT + slice_head("chinese", 200_000)) * 2
     corpus = write_text(tmp_path / "corpus.txt", text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from bpe_studio.progress import ProgressBar
+from bpe_studio.cli.progress import ProgressBar
 
 
 class LogStream(io.StringIO):

@@ -12,8 +12,9 @@ import pytest
 from cli_run import cli, encode_ids, error_line, ok
 from core_helpers import EOT, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab, token_from_gpt2
-from reference_bpe import reference_train
 from reference_encoder import ReferenceEncoder, published
+
+from bpe_studio.core.reference import reference_train
 
 VOCAB_SIZE = 420
 
@@ -104,6 +105,7 @@ def test_empty_files_learn_nothing(tmp_path):
     assert not (tmp_path / "o" / "vocab.json").exists()
 
 
+@pytest.mark.slow
 def test_misspelt_names_are_refused_and_common_spellings_accepted(tmp_path, corpora):
     for bad in ("GPT3", "o200", "cl100kbas"):
         result = cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", bad,

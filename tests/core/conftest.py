@@ -1,5 +1,6 @@
 """Fixtures for the core tests (no Qt anywhere in tests/core); helpers live in
-``core_helpers.py`` so that test modules never import a ``conftest``."""
+``core_helpers.py`` so that test modules never import a ``conftest``. The fixtures every folder
+uses (GPT-2's tokenizer, the Chinese one) are in ``tests/conftest.py``."""
 
 from __future__ import annotations
 
@@ -9,39 +10,12 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-# Helper modules (core_helpers, reference_bpe, gpt2_bytes, ...) sit next to the tests; make
+# Helper modules (core_helpers, reference_encoder, gpt2_bytes, ...) sit next to the tests; make
 # them importable whatever pytest import mode is in use.
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from core_helpers import EOT, FIXTURES  # noqa: E402
-from gpt2_bytes import read_gpt2_vocab  # noqa: E402
-
-
-@pytest.fixture(scope="session")
-def gpt2_tokenizer():
-    from bpe_studio.core import Tokenizer
-
-    return Tokenizer.from_files(
-        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
-    )
-
-
-@pytest.fixture(scope="session")
-def tiktoken_gpt2():
-    """tiktoken's GPT-2, built offline from the fixture vocabulary."""
-    import tiktoken
-    from reference_bpe import GPT2_SPLIT_PATTERN
-
-    vocab = read_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
-    ranks = {tok: idx for idx, tok in vocab.items() if tok != EOT.encode()}
-    assert len(ranks) == 50256
-    return tiktoken.Encoding(
-        name="gpt2_local",
-        pat_str=GPT2_SPLIT_PATTERN,
-        mergeable_ranks=ranks,
-        special_tokens={EOT: 50256},
-    )
 
 
 @pytest.fixture(scope="session")

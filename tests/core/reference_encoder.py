@@ -19,10 +19,10 @@ from pathlib import Path
 import regex
 from core_helpers import REPO_ROOT
 from hypothesis import strategies as st
-from reference_bpe import reference_steps
 from text_strategies import PIECES
 
 from bpe_studio.core.formats import PATTERNS, TokenizerData
+from bpe_studio.core.reference import reference_steps
 
 # Generated text from characters assigned in this Python's Unicode database only: the regex
 # engines compared (the regex module, tiktoken's, Oniguruma in tokenizers) ship different

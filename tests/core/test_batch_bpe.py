@@ -9,10 +9,9 @@ import regex
 from core_helpers import EOT, FIXTURES, SLICES, slice_head
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN, reference_encode_piece
 from text_strategies import HYPO
 
-from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.batch_bpe import SCALAR_TAIL, BatchBpe
 from bpe_studio.core.encode.merger import (
     BATCH_BUILD_MIN,
@@ -20,6 +19,7 @@ from bpe_studio.core.encode.merger import (
     BATCH_LONG_MIN,
     LONG_PIECE,
 )
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, reference_encode_piece
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 
@@ -47,14 +47,6 @@ def unique_pieces(text: str) -> list[bytes]:
     return sorted(p for p in found if len(p) <= LONG_PIECE)
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory) -> Tokenizer:
-    text = slice_head("chinese", 60_000) + slice_head("code", 60_000)
-    path = tmp_path_factory.mktemp("trained") / "c.txt"
-    path.write_bytes(text.encode())
-    return Tokenizer(*train_bpe(path, 3_000, [EOT]), [EOT])
-
-
 # Merges of "a" and "b" whose pairs overlap in runs ("aaaa", "abab"); monotone by design.
 RUN_MERGES = [
     (b"a", b"a"), (b"a", b"b"), (b"aa", b"aa"), (b"aa", b"a"), (b"b", b"b"),
@@ -77,9 +69,9 @@ def test_gpt2_batch_equals_reference_on_corpus_pieces(gpt2_tokenizer, name):
 
 
 @pytest.mark.parametrize("name", ["chinese", "code", "english"])
-def test_trained_batch_equals_reference_on_corpus_pieces(trained, name):
+def test_trained_batch_equals_reference_on_corpus_pieces(chinese_code_tokenizer, name):
     pieces = unique_pieces(slice_head(name, 60_000))
-    assert run_batch(trained, pieces) == reference(trained, pieces)
+    assert run_batch(chinese_code_tokenizer, pieces) == reference(chinese_code_tokenizer, pieces)
 
 
 @HYPO

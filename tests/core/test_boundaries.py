@@ -3,7 +3,7 @@ pre-tokenization: cutting at every cut a rule reports and pre-tokenizing the pie
 own gives exactly the pre-tokens (and special tokens, and ids) of the whole text.
 
 The oracle is GPT-2's pattern in its published form, applied by ``regex`` after special tokens
-are cut out leftmost-longest (``reference_bpe``); nothing of it comes from ``bpe_studio``.
+are cut out leftmost-longest (``core.reference``, which imports nothing else of ``bpe_studio``).
 Texts: slices of the fixture corpora and hypothesis-generated text.
 """
 
@@ -18,7 +18,6 @@ import regex
 from core_helpers import EOT, SLICES, read_fixture, write_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN
 from reference_encoder import published
 from text_strategies import HYPO, TEXTS
 
@@ -40,6 +39,7 @@ from bpe_studio.core.pretokenization.boundaries import (
 )
 from bpe_studio.core.pretokenization.names import GPT2_PATTERN
 from bpe_studio.core.pretokenization.specials import Specials
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 DOUBLE = EOT + EOT

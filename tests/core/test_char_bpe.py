@@ -118,6 +118,7 @@ def test_long_han_runs_and_mixed_scripts_equal_tiktoken(name):
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ENCODINGS))
 def test_whole_fixture_corpora_equal_tiktoken(name):
     """The Chinese fixture whole (long Han runs in numbers) and every other fixture."""

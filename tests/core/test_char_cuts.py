@@ -86,6 +86,7 @@ def _trained(text: str) -> tuple[dict[int, bytes], list[tuple[bytes, bytes]]]:
         return train_bpe(path, 1_500, [EOT], pattern="o200k")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_safe_cuts_of_the_presets_match_the_slow_definition(name):
     tok = Tokenizer.preset(name)
@@ -95,6 +96,7 @@ def test_safe_cuts_of_the_presets_match_the_slow_definition(name):
     assert safe > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
 def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
     """Long Han runs, runs with other scripts in them, a run repeated with one character

@@ -32,6 +32,7 @@ from bpe_studio.core.corpus.sources import resolve_corpus
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "kill"), reason="worker processes are killed"),
     pytest.mark.dask_in_process,
+    pytest.mark.slow,  # each module starts a local cluster of worker processes
 ]
 
 

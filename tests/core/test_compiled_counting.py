@@ -19,7 +19,6 @@ import pytest
 from core_helpers import CS336_TEXTS, EOT, FIXTURES, SLICES, read_fixture, write_text
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN, pretoken_counts
 from reference_encoder import published
 from text_strategies import HYPO
 
@@ -27,6 +26,7 @@ from bpe_studio.core import count_file, train_bpe
 from bpe_studio.core.corpus import counting, tasks
 from bpe_studio.core.corpus.tally import Tally
 from bpe_studio.core.pretokenization.scan_patterns import LLAMA3_PATTERN, QWEN2_PATTERN
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, pretoken_counts
 from bpe_studio.core.train.trainer import count_positions
 
 pytest.importorskip("numba")

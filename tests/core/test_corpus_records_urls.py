@@ -20,12 +20,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from core_helpers import EOT, SLICES, read_fixture
-from reference_bpe import pretoken_counts
 from reference_encoder import published
 from test_corpus_sources import COMPRESS
 
 from bpe_studio.core import CorpusError, count_file, train_bpe
 from bpe_studio.core.corpus.sources import resolve_corpus
+from bpe_studio.core.reference import pretoken_counts
 
 GPT2 = published("r50k_base")["pat_str"]
 

@@ -2,7 +2,7 @@
 (JSON Lines, Parquet): the counts equal the reference's, each file and each record counted
 alone; errors name the field, the file and the line or row group (#28).
 
-The expected counts come from ``reference_bpe.pretoken_counts`` (the slow reference) added up
+The expected counts come from ``core.reference.pretoken_counts`` (the slow reference) added up
 over the files or records; the text is the fixture slices (real text, tests/fixtures)."""
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import pyarrow.parquet as pq
 import pytest
 import zstandard
 from core_helpers import EOT, SLICES, read_fixture, write_text
-from reference_bpe import pretoken_counts
 from reference_encoder import published
 
 from bpe_studio.core import CorpusError, count_file
 from bpe_studio.core.corpus import counting, tasks
 from bpe_studio.core.corpus.sources import resolve_corpus
+from bpe_studio.core.reference import pretoken_counts
 
 COMPRESS = {
     "gz": gzip.compress,

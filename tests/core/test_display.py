@@ -19,7 +19,7 @@ import bpe_studio.core.formats.tiktoken_file
 import bpe_studio.core.io.display
 import bpe_studio.core.pretokenization.specials
 import bpe_studio.core.train.vocab
-from bpe_studio.core.io.display import readable_token
+from bpe_studio.core.io.display import plural, readable_token
 
 
 @pytest.mark.parametrize("ch", [" ", "\n", "\t", "\r"])
@@ -102,3 +102,16 @@ def test_doctests():
     results = [doctest.testmod(m) for m in modules]
     assert sum(r.attempted for r in results) > 0
     assert [r.failed for r in results] == [0] * len(modules)
+
+
+@pytest.mark.parametrize(
+    ("n", "noun", "expected"),
+    [
+        (0, "token", "0 tokens"),
+        (1, "token", "1 token"),
+        (2, "special token", "2 special tokens"),
+        (50_257, "merge", "50,257 merges"),
+    ],
+)
+def test_plural_counts_with_the_noun(n, noun, expected):
+    assert plural(n, noun) == expected

@@ -319,13 +319,13 @@ def test_a_file_without_line_breaks_is_cut_and_encoded_in_parallel(tmp_path, nam
 
 @pytest.mark.parametrize("pattern", ["gpt2", "cl100k", "o200k"])
 def test_counts_of_a_file_without_line_breaks_are_the_whole_texts(tmp_path, pattern, monkeypatch):
-    from reference_bpe import pretoken_counts
     from reference_encoder import published
 
     from bpe_studio.core import count_file
     from bpe_studio.core.corpus import counting as corpus_module
     from bpe_studio.core.pretokenization.boundaries import chunk_boundaries, cut_rules
     from bpe_studio.core.pretokenization.specials import Specials
+    from bpe_studio.core.reference import pretoken_counts
 
     text = one_line(read_fixture(SLICES["english"]) + EOT + read_fixture(SLICES["chinese"]))
     path = write_text(tmp_path / "one_line.txt", text)

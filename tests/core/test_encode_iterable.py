@@ -83,6 +83,7 @@ def test_chunks_that_split_runs_of_whitespace(gpt2_tokenizer):
     assert stream(gpt2_tokenizer, cut(text, inside)) == expected
 
 
+@pytest.mark.slow
 def test_block_ending_just_after_a_blank_line(gpt2_tokenizer):
     """The first chunk ends (past one 64K block) a few characters into a word that follows a
     blank line, so the streaming buffer ends there. "\n\nWord" pre-tokenizes as "\n", "\n",
@@ -220,6 +221,7 @@ def test_endless_iterable(gpt2_tokenizer):
 STREAM_BYTES = 10_000_000
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer):
     """Stream ~10 MB (a TinyStories slice's lines, repeated by a generator that never holds
     the whole text) and check traced peak memory.

@@ -1,6 +1,6 @@
 """Tokenizer.truncated, merge_tree, encode_steps and unreachable_tokens against slow references
 written here: rank-based BPE one pair at a time over the merge list as bytes, GPT-2's published
-pattern, special tokens cut out leftmost-longest (``reference_bpe``, which imports nothing from
+pattern, special tokens cut out leftmost-longest (``core.reference``, which imports nothing from
 bpe_studio)."""
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import regex
 from core_helpers import EOT, slice_head, write_text
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN, reference_encode_piece, split_on_specials
 from text_strategies import HYPO
 
 from bpe_studio.core import (
@@ -27,6 +26,7 @@ from bpe_studio.core import (
     unreachable_tokens,
 )
 from bpe_studio.core.explain import steps as explain
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, reference_encode_piece, split_on_specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 DOUBLE = EOT + EOT
@@ -110,13 +110,6 @@ def trained_run(request, tmp_path_factory):
     return tmp, text, specials, tok
 
 
-@pytest.fixture(scope="module")
-def zh_tokenizer(tmp_path_factory):
-    """Trained on Chinese and code: enough merges for the batch merger to be built."""
-    text = slice_head("chinese", 80_000) + slice_head("code", 40_000)
-    return train(tmp_path_factory.mktemp("zh"), text, 3000, [EOT])
-
-
 GPT2_SAMPLE = (
     "Hello world! It's 2024; we'll see. 中文分词测试，日本語のテキスト。 👩‍👩‍👧 👍🏽 🇫🇷 emoji\n\n"
     f"  indented\tcode = x[1:3]{EOT}naïve café   \u3000 end{EOT}{EOT}"
@@ -186,9 +179,9 @@ def test_truncated_shares_no_cache_with_its_parent(gpt2_tokenizer):
     assert len(full) < len(expected)
 
 
-def test_truncated_does_not_take_over_a_built_batch_merger(zh_tokenizer):
+def test_truncated_does_not_take_over_a_built_batch_merger(chinese_code_tokenizer):
     text = slice_head("chinese", 120_000).replace(EOT, "")
-    parent = Tokenizer(zh_tokenizer.vocab, zh_tokenizer.merges, [EOT])
+    parent = Tokenizer(chinese_code_tokenizer.vocab, chinese_code_tokenizer.merges, [EOT])
     parent.prepare_bulk()
     assert parent.merger._batch_state == "built"
     short = parent.truncated(200)
@@ -196,11 +189,11 @@ def test_truncated_does_not_take_over_a_built_batch_merger(zh_tokenizer):
     assert short.merger._batch is not None and short.merger._batch is not parent.merger._batch
 
 
-def test_truncated_batch_merger_is_built_from_the_first_k_merges(zh_tokenizer):
+def test_truncated_batch_merger_is_built_from_the_first_k_merges(chinese_code_tokenizer):
     text = slice_head("chinese", 120_000).replace(EOT, "")
     assert len(set(SPLIT.findall(text))) > 2000  # the batch merger gets built
     for k in (100, 1500):
-        short = zh_tokenizer.truncated(k)
+        short = chinese_code_tokenizer.truncated(k)
         got = short.encode(text)
         assert short.merger._batch_state == "built"
         sample = text[:4000]
@@ -407,8 +400,8 @@ def test_unreachable_small_hand_made():
     assert unreachable_tokens(tok) == ref_unreachable(tok) == [258, 259, 260]
 
 
-def test_unreachable_trained(trained_run, zh_tokenizer):
-    for tok in (trained_run[3], zh_tokenizer):
+def test_unreachable_trained(trained_run, chinese_code_tokenizer):
+    for tok in (trained_run[3], chinese_code_tokenizer):
         assert unreachable_tokens(tok) == ref_unreachable(tok)
 
 

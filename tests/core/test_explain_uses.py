@@ -1,6 +1,6 @@
 """merges_using and pretokens against slow references written here: the merge list walked as
 bytes (first occurrence of each pair) for what a token grew into, GPT-2's published pattern
-after special tokens are cut out leftmost-longest for the pieces (``reference_bpe``)."""
+after special tokens are cut out leftmost-longest for the pieces (``core.reference``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import random
 import pytest
 import regex
 from core_helpers import EOT, write_text
-from reference_bpe import GPT2_SPLIT_PATTERN, split_on_specials
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.explain.steps import MergeUse, merges_using, pretokens
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, split_on_specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 WORDS = ["the", " cat", " sat", " on", " mat", " 中文", "你好", " 😀", "👍🏽", " naïve", "!", "\n"]

@@ -264,6 +264,7 @@ def _preset_in_hf(name: str, tmp_path_factory) -> tuple[TokenizerData, tokenizer
     return _HF_CACHE[name]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 def test_written_presets_encode_the_same_in_tokenizers(tmp_path_factory, name):
     data, hf = _preset_in_hf(name, tmp_path_factory)

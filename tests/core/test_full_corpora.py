@@ -11,6 +11,8 @@ from bpe_studio.core import count_file, count_text, train_bpe
 
 BIG = ["tinystories.txt", "english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]
 
+pytestmark = pytest.mark.slow  # every test reads or counts tens of MB
+
 
 def read(path):
     with open(path, encoding="utf-8", newline="") as f:

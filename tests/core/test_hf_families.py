@@ -174,6 +174,7 @@ def test_family_spans_point_into_the_text(family):
 CORPORA = ["english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_full_corpora_encode_as_tokenizers(family, corpus):
     name, hf, ours = family

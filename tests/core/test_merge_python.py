@@ -1,13 +1,13 @@
 """The Python merge engine on its own: token ids are characters there, so ids in the surrogate
 range and above U+FFFF must merge like any other, and a vocabulary beyond the code points is
-refused. Checked merge by merge against the slow reference in ``reference_bpe``."""
+refused. Checked merge by merge against the slow reference in ``core.reference``."""
 
 from __future__ import annotations
 
 import pytest
 from core_helpers import slice_head
-from reference_bpe import pretoken_counts, reference_steps
 
+from bpe_studio.core.reference import pretoken_counts, reference_steps
 from bpe_studio.core.train.engine_start import EngineStart
 from bpe_studio.core.train.merge_python import MAX_TOKENS, PythonMergeEngine
 

@@ -1,15 +1,15 @@
 """The merger's interface (what ``explain`` and the tokenizer ask of it) against the merge list
-read the slow way: ``reference_bpe.reference_encode_piece`` for merging, the merge list itself
+read the slow way: ``core.reference.reference_encode_piece`` for merging, the merge list itself
 (first occurrence of each pair) for ranks."""
 
 from __future__ import annotations
 
 import pytest
 from core_helpers import SLICES, read_fixture
-from reference_bpe import reference_encode_piece
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.merger import BATCH_MIN
+from bpe_studio.core.reference import reference_encode_piece
 
 
 def first_ranks(merges):

@@ -1,7 +1,7 @@
 """core.pair_history: the pairs a run recorded before every merge, against a slow reference.
 
 For every step of runs on slices of five real corpora and on tie-heavy random text, with each
-merge engine, the recorded best pairs equal those of ``reference_bpe.reference_steps`` (its own
+merge engine, the recorded best pairs equal those of ``core.reference.reference_steps`` (its own
 training: every pair recounted from scratch before each merge, sorted by count and then by the
 greater pair of bytes), and the row after the last merge equals ``top_pairs_after``.
 """
@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from reference_bpe import reference_steps, top_pairs_after
 
 from bpe_studio.core import BpeTrainer, count_text
+from bpe_studio.core.reference import reference_steps, top_pairs_after
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 SPECIALS = ["<|endoftext|>"]
@@ -50,6 +50,7 @@ def _check_every_step(counts: dict[bytes, int], merges: int, width: int, engine:
     assert history.top_pairs(len(steps)) == after
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("name", SLICES)
 def test_every_step_of_real_corpora_equals_slow_reference(name, engine):

@@ -2,7 +2,7 @@
 
 Oracles: the patterns tiktoken publishes (``reference_encoder.published``), tiktoken itself
 built offline from the shipped rank files, GPT-2's pattern in its original form and the slow
-reference trainer (``reference_bpe``), all independent of ``bpe_studio``.
+reference trainer (``core.reference``), all independent of ``bpe_studio``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import regex
 import tiktoken
 from core_helpers import EOT, SLICES, read_fixture, write_text
 from hypothesis import given
-from reference_bpe import GPT2_SPLIT_PATTERN, pretoken_counts, reference_train
 from reference_encoder import ASSIGNED_TEXTS, published, shipped_tiktoken
 from text_strategies import HYPO
 
@@ -25,6 +24,7 @@ from bpe_studio.core.corpus import counting as corpus_module
 from bpe_studio.core.encode.encode_file import encode_file
 from bpe_studio.core.explain.spans import compute_spans
 from bpe_studio.core.pretokenization.pretokenizer import pretokenize, pretokenizer
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, pretoken_counts, reference_train
 
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 SLICE = 12_000

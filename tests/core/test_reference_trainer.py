@@ -1,4 +1,4 @@
-"""The fast incremental trainer against the slow reference (tests/core/reference_bpe.py):
+"""The fast incremental trainer against the slow reference (bpe_studio/core/reference.py):
 same merges in the same order and the same vocabulary, on real text, with and without special
 tokens, and where most late merges are decided by the tie rule."""
 
@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import pytest
 from core_helpers import EOT, slice_head, write_text
-from reference_bpe import (
+
+from bpe_studio.core import count_text, train_bpe
+from bpe_studio.core.reference import (
     merge_word,
     pretoken_counts,
     reference_steps,
     reference_train,
     split_on_specials,
 )
-
-from bpe_studio.core import count_text, train_bpe
 
 
 def train_file(tmp_path, text, vocab_size, specials):
@@ -84,6 +84,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("key", "nbytes", "vocab_size", "specials"), CASES)
 def test_fast_trainer_equals_reference(tmp_path, key, nbytes, vocab_size, specials):
     text = slice_head(key, nbytes)
@@ -140,3 +141,24 @@ def test_ties_between_tokens_where_one_is_a_prefix(tmp_path, text, expected):
     vocab, merges = train_file(tmp_path, text, 300, [])
     assert merges == expected
     assert [vocab[256], vocab[257], vocab[258]] == [a + b for a, b in expected]
+
+
+def test_the_reference_imports_nothing_else_of_the_package():
+    """An oracle that shared code with what it checks would share its mistakes."""
+    import ast
+
+    import bpe_studio.core.reference as reference
+
+    tree = ast.parse(open(reference.__file__, encoding="utf-8").read())
+    imported = {
+        node.module if isinstance(node, ast.ImportFrom) and node.level == 0 else "."
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom)
+    } | {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    assert not {m for m in imported if m == "." or m.split(".")[0] == "bpe_studio"}, imported
+    assert imported <= {"__future__", "collections", "collections.abc", "dataclasses", "regex"}

@@ -12,8 +12,8 @@ import random
 
 import pytest
 
+from bpe_studio.cli.progress import MIN_FRACTION, MIN_SECONDS
 from bpe_studio.core.train.remaining import CREDIBLE_FRACTION, CREDIBLE_SECONDS, TimeLeft
-from bpe_studio.progress import MIN_FRACTION, MIN_SECONDS
 
 TARGET = 10_000
 
@@ -100,7 +100,7 @@ def run_of(costs: list[float], start_delay: float = 0.0) -> list[tuple[float, in
 
 
 class BarFeed:
-    """An estimate fed as ``bpe_studio.progress.ProgressBar`` feeds it: its clock starts at
+    """An estimate fed as ``bpe_studio.cli.progress.ProgressBar`` feeds it: its clock starts at
     the first progress, with the bar's thresholds."""
 
     def __init__(self, total: int) -> None:

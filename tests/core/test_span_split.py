@@ -30,6 +30,7 @@ def _same(a, b, where) -> None:
         assert np.array_equal(getattr(a, name), getattr(b, name)), (where, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", SPAN_TEXTS, ids=SPAN_TEXT_IDS)
 def test_every_step_split_back_from_the_whole_tokenizer_equals_a_fresh_encode(tokenizer, text):
     merges = MergeIds.of(tokenizer)

@@ -5,12 +5,12 @@ own UTF-16 encoding. (Moved here from the GUI tests: the computation has no Qt.)
 from __future__ import annotations
 
 import pytest
-from core_helpers import EOT, SLICES, read_fixture, slice_head, write_text
+from core_helpers import EOT, SLICES, read_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
-from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.explain.spans import compute_spans
 from bpe_studio.core.pretokenization.boundaries import SPECIALS_ONLY
 
@@ -18,14 +18,6 @@ MIXED = (
     "Once upon a time, a cat sat.<|endoftext|>\n中文分词：你好，世界！\n"
     "Emoji 😀😊 and café\t tabs  spaces\n\n" * 3
 )
-
-
-@pytest.fixture(scope="module")
-def chinese_tokenizer(tmp_path_factory):
-    """Trained on Chinese, so Chinese characters are split across tokens."""
-    path = write_text(tmp_path_factory.mktemp("zh") / "zh.txt", slice_head("chinese", 100_000))
-    vocab, merges = train_bpe(path, 700, [EOT])
-    return Tokenizer(vocab, merges, [EOT])
 
 
 @pytest.fixture(scope="module")

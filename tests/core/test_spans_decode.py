@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from core_helpers import EOT, SLICES, is_utf8, read_fixture, slice_head, write_text
+from core_helpers import EOT, SLICES, is_utf8, read_fixture, slice_head
 from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
-from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core import Tokenizer
 
 SAMPLES = {
     "ascii": "Hello, world! It's 2024:\n\tdon't   panic.  \n\n",
@@ -54,14 +54,6 @@ def check_spans(tok, text):
             assert text[s.start : s.end].encode("utf-8") == tok.vocab[s.id]
     assert pos == len(text)
     return spans
-
-
-@pytest.fixture(scope="module")
-def chinese_tokenizer(tmp_path_factory):
-    """Trained on Chinese: many merged tokens hold only part of a character."""
-    path = write_text(tmp_path_factory.mktemp("zh") / "zh.txt", slice_head("chinese", 100_000))
-    vocab, merges = train_bpe(path, 800, [EOT])
-    return Tokenizer(vocab, merges, [EOT])
 
 
 @pytest.mark.parametrize("kind", list(SAMPLES))

@@ -10,8 +10,9 @@ import pytest
 from core_helpers import CS336_TEXTS, EOT, SLICES, read_fixture, slice_head
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_bpe import GPT2_SPLIT_PATTERN
 from text_strategies import DISAGREE, HYPO, PIECES, TEXTS, WIDE_CHARS
+
+from bpe_studio.core.reference import GPT2_SPLIT_PATTERN
 
 
 def check_same(tokenizer, enc, text):

@@ -23,13 +23,8 @@ from bpe_studio.core.formats.files import load_data
 TEXT = "".join(read_fixture(SLICES[k])[:4000] for k in SLICES) + EOT + " tail 'll\r\n  x"
 
 
-@pytest.fixture(scope="module")
-def gpt2() -> Tokenizer:
-    return Tokenizer.from_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT])
-
-
-def test_gpt2_names_and_preset(tmp_path, gpt2):
-    ids = gpt2.encode(TEXT)
+def test_gpt2_names_and_preset(tmp_path, gpt2_tokenizer):
+    ids = gpt2_tokenizer.encode(TEXT)
     # GPT-2's own file names in a directory, as the fixtures hold them.
     folder = tmp_path / "g"
     folder.mkdir()
@@ -41,9 +36,9 @@ def test_gpt2_names_and_preset(tmp_path, gpt2):
     assert Tokenizer.preset("gpt2").encode(TEXT) == ids
 
 
-def test_conversions_keep_the_ids(tmp_path, gpt2):
-    ids = gpt2.encode(TEXT)
-    gpt2.save(tmp_path / "hf", format="hf")
+def test_conversions_keep_the_ids(tmp_path, gpt2_tokenizer):
+    ids = gpt2_tokenizer.encode(TEXT)
+    gpt2_tokenizer.save(tmp_path / "hf", format="hf")
     via_hf = Tokenizer.load(tmp_path / "hf" / "tokenizer.json")
     assert via_hf.encode(TEXT) == ids
     assert Tokenizer.load(tmp_path / "hf").encode(TEXT) == ids  # a directory with one
@@ -54,7 +49,7 @@ def test_conversions_keep_the_ids(tmp_path, gpt2):
     via_tt.save(tmp_path / "back")
     back = Tokenizer.load(tmp_path / "back")
     assert back.encode(TEXT) == ids
-    assert back.vocab == gpt2.vocab  # the merge list is the one derived from the ranks
+    assert back.vocab == gpt2_tokenizer.vocab  # the merge list is the one derived from the ranks
 
 
 @pytest.mark.parametrize("name", ["cl100k_base", "o200k_base"])
@@ -159,15 +154,15 @@ def gpt2_tiktoken_ids() -> list[int]:
     return enc.encode(TEXT, allowed_special="all")
 
 
-def _sources(tmp_path, gpt2) -> dict[str, object]:
+def _sources(tmp_path, gpt2_tokenizer) -> dict[str, object]:
     """One GPT-2 tokenizer written as every kind of source ``load_data`` reads."""
     copies = tmp_path / "gpt2_names"
     copies.mkdir()
     for name in ("gpt2_vocab.json", "gpt2_merges.txt"):
         (copies / name).write_bytes((FIXTURES / name).read_bytes())
-    gpt2.save(tmp_path / "ours")
-    gpt2.save(tmp_path / "hf", format="hf")
-    gpt2.save(tmp_path / "tt", format="tiktoken")  # tokenizer.tiktoken + its sidecar
+    gpt2_tokenizer.save(tmp_path / "ours")
+    gpt2_tokenizer.save(tmp_path / "hf", format="hf")
+    gpt2_tokenizer.save(tmp_path / "tt", format="tiktoken")  # tokenizer.tiktoken + its sidecar
     rank_bytes = (tmp_path / "tt" / "tokenizer.tiktoken").read_bytes()
     sidecar = (tmp_path / "tt" / "tokenizer.tiktoken.json").read_bytes()
     gz = tmp_path / "gz"
@@ -196,9 +191,9 @@ def _sources(tmp_path, gpt2) -> dict[str, object]:
     }
 
 
-def test_load_data_reads_every_source_kind(tmp_path, gpt2, gpt2_tiktoken_ids):
+def test_load_data_reads_every_source_kind(tmp_path, gpt2_tokenizer, gpt2_tiktoken_ids):
     """The app's Load (``load_data``) takes every source the command line takes."""
-    for kind, source in _sources(tmp_path, gpt2).items():
+    for kind, source in _sources(tmp_path, gpt2_tokenizer).items():
         data = load_data(source)
         tok = Tokenizer.from_data(data)
         assert tok.encode(TEXT) == gpt2_tiktoken_ids, kind
@@ -206,15 +201,15 @@ def test_load_data_reads_every_source_kind(tmp_path, gpt2, gpt2_tiktoken_ids):
         assert tok.pattern_name == "gpt2", kind
 
 
-def test_load_data_source_errors(tmp_path, gpt2):
-    gpt2.save(tmp_path / "ours")
+def test_load_data_source_errors(tmp_path, gpt2_tokenizer):
+    gpt2_tokenizer.save(tmp_path / "ours")
     (tmp_path / "ours" / "merges.txt").rename(tmp_path / "ours" / "other.txt")
     with pytest.raises(ValueError, match=r"vocab.json: a GPT-2 vocabulary needs .*merges.txt"):
         load_data(tmp_path / "ours" / "vocab.json")
     with pytest.raises(ValueError, match="a directory without .*NAME.tiktoken"):
         load_data(tmp_path / "ours")
     # A rank file's directory whose sidecar is gone: the rank file still decides the kind.
-    gpt2.save(tmp_path / "tt", format="tiktoken")
+    gpt2_tokenizer.save(tmp_path / "tt", format="tiktoken")
     (tmp_path / "tt" / "tokenizer.tiktoken.json").unlink()
     with pytest.raises(ValueError, match="a rank file holds no"):
         load_data(tmp_path / "tt")

@@ -73,7 +73,16 @@ def test_sizes(tmp_path, tok, enc):
     assert len(tok) == hf.get_vocab_size(with_added_tokens=True)
 
 
-@pytest.mark.parametrize("keywords", KEYWORDS, ids=repr)
+def keywords_id(keywords: dict) -> str:
+    # Sets are written sorted: a set's repr follows string hashing, which differs between
+    # processes, and every xdist worker must collect the same test ids.
+    def spell(value):
+        return repr(sorted(value)) if isinstance(value, set | frozenset) else repr(value)
+
+    return ", ".join(f"{key}={spell(value)}" for key, value in keywords.items())
+
+
+@pytest.mark.parametrize("keywords", KEYWORDS, ids=keywords_id)
 def test_encode_keywords_mean_what_they_mean_in_tiktoken(tok, enc, keywords):
     for text in TEXTS:
         ours = _outcome(lambda: tok.encode(text, **keywords))  # noqa: B023

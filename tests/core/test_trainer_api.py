@@ -9,7 +9,6 @@ import threading
 import pytest
 from core_helpers import EOT, SLICES, read_fixture, slice_head, write_text
 from engines import each_engine  # noqa: F401  (every test, both engines)
-from reference_bpe import pretoken_counts, reference_steps
 
 from bpe_studio.core import (
     BpeTrainer,
@@ -20,6 +19,7 @@ from bpe_studio.core import (
     train_bpe,
     trainer_from_file,
 )
+from bpe_studio.core.reference import pretoken_counts, reference_steps
 
 K = 8
 

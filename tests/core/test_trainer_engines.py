@@ -16,13 +16,13 @@ import regex
 from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, read_fixture, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges
 from hypothesis import given
-from reference_bpe import pretoken_counts, reference_steps, split_on_specials
 from reference_encoder import ASSIGNED_TEXTS, published
 from text_strategies import HYPO
 
 import bpe_studio.core.io
 import bpe_studio.core.train
 from bpe_studio.core import BpeTrainer, count_text, train_bpe
+from bpe_studio.core.reference import pretoken_counts, reference_steps, split_on_specials
 from bpe_studio.core.train import merge_engine, trainer
 from bpe_studio.core.train.merge_engine import CompiledEngineUnavailable
 
@@ -198,6 +198,7 @@ print(repr(said), len(merges))
 """
 
 
+@pytest.mark.slow
 def test_first_run_compiles_and_says_so_then_loads_from_the_cache(tmp_path):
     corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
     cache = tmp_path / "numba-cache"

@@ -1,5 +1,5 @@
 """The trainer on long pre-tokens (runs of Han characters, code, repeated characters) and on
-tie-heavy counts, checked merge by merge against the slow reference in ``reference_bpe``.
+tie-heavy counts, checked merge by merge against the slow reference in ``core.reference``.
 
 The merge engine indexes pair occurrences by position inside each word, so what matters here
 is words where a pair occurs many times, overlapping ("a a a"), next to itself ("a b a b"),
@@ -12,10 +12,10 @@ from core_helpers import EOT, slice_head
 from engines import each_engine  # noqa: F401  (every test, both engines)
 from hypothesis import given
 from hypothesis import strategies as st
-from reference_bpe import pretoken_counts, reference_steps
 from text_strategies import HYPO
 
 from bpe_studio.core import BpeTrainer
+from bpe_studio.core.reference import pretoken_counts, reference_steps
 
 K = 6
 

@@ -20,7 +20,7 @@ CORPORA = ("tinystories_slice.txt", "chinese_slice.txt", "code_slice.txt")
 
 
 @pytest.fixture(scope="module", params=CORPORA)
-def trained(request, tmp_path_factory):
+def tokenizer_and_text(request, tmp_path_factory):
     text = (FIXTURES / request.param).read_text(encoding="utf-8")[:30_000]
     corpus = tmp_path_factory.mktemp("corpus") / request.param
     corpus.write_text(text, encoding="utf-8")
@@ -33,8 +33,8 @@ def _steps(n: int) -> list[int]:
     return sorted({0, 1, n - 1, n} | {rng.randrange(n + 1) for _ in range(10)})
 
 
-def test_truncations_encode_as_the_reference_and_hold_its_tables(trained):
-    tok, text = trained
+def test_truncations_encode_as_the_reference_and_hold_its_tables(tokenizer_and_text):
+    tok, text = tokenizer_and_text
     sample = text[-4_000:] + EOT + text[:500]
     for k in _steps(len(tok.merges)):
         merges = tok.merges[:k]
@@ -56,8 +56,8 @@ def test_truncations_encode_as_the_reference_and_hold_its_tables(trained):
 
 @settings(max_examples=60, deadline=None)
 @given(text=ASSIGNED_TEXTS)
-def test_truncations_encode_generated_text_as_the_reference(trained, text):
-    tok, _ = trained
+def test_truncations_encode_generated_text_as_the_reference(tokenizer_and_text, text):
+    tok, _ = tokenizer_and_text
     for k in (0, 37, len(tok.merges) // 2):
         merges = tok.merges[:k]
         made = {a + b for a, b in merges}

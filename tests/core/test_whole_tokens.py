@@ -9,7 +9,6 @@ import gzip
 import pytest
 from core_helpers import REPO_ROOT, SLICES, read_fixture
 from hypothesis import given
-from reference_bpe import reference_encode_piece
 from reference_encoder import shipped_tiktoken
 from text_strategies import HYPO, TEXTS
 
@@ -19,6 +18,7 @@ from bpe_studio.core.encode.merger import Merger
 from bpe_studio.core.formats import TokenizerData, read_tiktoken
 from bpe_studio.core.formats.preset_table import PRESETS
 from bpe_studio.core.formats.presets import preset_data
+from bpe_studio.core.reference import reference_encode_piece
 
 
 def merge_ranks(merges):

@@ -4,8 +4,8 @@ Every test is checked afterwards for threads left behind: all windows are closed
 training and waits for its thread), and then no training thread and no background-job
 thread (tokenizer loading, span computing) may still be running.
 
-The core tests' independent references (``reference_bpe``) live in ``tests/core``, which is put
-on the path here, as the command-line tests' conftest does.
+The core tests' helpers (``core_helpers``, ``reference_encoder``) live in ``tests/core``,
+which is put on the path here, as the command-line tests' conftest does.
 """
 
 from __future__ import annotations

@@ -426,6 +426,7 @@ def _categories(tok) -> dict:
     return {name: (c.tokens, c.leading_space) for name, c in m.categories.items()}
 
 
+@pytest.mark.slow
 def test_the_app_tells_the_truth_after_any_sequence_of_actions(qtbot, tmp_path, monkeypatch):
     offline_hub(monkeypatch, tmp_path)
     files = {

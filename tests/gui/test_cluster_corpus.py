@@ -18,7 +18,7 @@ from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.model.status import status_text
 
 # Trains on a LocalCluster in this process (see tests/conftest.py).
-pytestmark = pytest.mark.dask_in_process
+pytestmark = [pytest.mark.dask_in_process, pytest.mark.slow]  # a local cluster of processes
 
 FIXTURES_TEXT = ("english_books_slice.txt", "code_slice.txt")
 

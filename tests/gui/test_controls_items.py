@@ -9,10 +9,10 @@ import json
 
 import pytest
 from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window, wait_for_spans
-from reference_bpe import reference_train
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
+from bpe_studio.core.reference import reference_train
 from bpe_studio.core.train.vocab import check_vocab_size
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.model.state import Phase

@@ -10,7 +10,7 @@ from gui_helpers import EOT, FIXTURES, shown, wait_for_spans
 from PySide6.QtGui import QTextOption
 
 import bpe_studio.gui.jobs.spans as spans_module
-from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor
 
@@ -18,13 +18,6 @@ MIXED = (
     "Once upon a time, a cat sat.<|endoftext|>\n中文分词：你好，世界！\n"
     "Emoji 😀😊 and café\t tabs  spaces\n\n" * 3
 )
-
-
-@pytest.fixture(scope="module")
-def chinese_tokenizer():
-    """Trained on Chinese and English, so Chinese characters are split across tokens."""
-    vocab, merges = train_bpe(FIXTURES / "chinese_slice.txt", 700, [EOT])
-    return Tokenizer(vocab, merges, [EOT])
 
 
 @pytest.fixture

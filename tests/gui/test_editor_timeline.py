@@ -21,13 +21,6 @@ ENGLISH = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[:30
 DEMO_CORPUS = FIXTURES.parent.parent / "resources" / "sample" / "tinystories_sample.txt"
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return Tokenizer.from_files(
-        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
-    )
-
-
 def first_merges(tok: Tokenizer, k: int) -> Tokenizer:
     """The tokenizer of the first k merges, built from scratch: bytes, specials, and the
     tokens those merges make (ids kept)."""
@@ -60,25 +53,25 @@ def ids_of(editor) -> list[int]:
     return [int(i) for i in editor.spans.ids]
 
 
-def test_editor_tokens_follow_the_step(qtbot, editor, gpt2):
-    hub = loaded_hub(gpt2)
+def test_editor_tokens_follow_the_step(qtbot, editor, gpt2_tokenizer):
+    hub = loaded_hub(gpt2_tokenizer)
     editor.bind(hub)
     editor.set_text(ENGLISH)
     wait_for_spans(qtbot, editor)
-    assert ids_of(editor) == gpt2.encode(ENGLISH)
-    n = len(gpt2.merges)
+    assert ids_of(editor) == gpt2_tokenizer.encode(ENGLISH)
+    n = len(gpt2_tokenizer.merges)
     for k in (0, 1, 250, 5000, n - 1, n, 32_000):
         hub.select_step(k)
         wait_for_spans(qtbot, editor)
-        assert ids_of(editor) == first_merges(gpt2, k).encode(ENGLISH), k
+        assert ids_of(editor) == first_merges(gpt2_tokenizer, k).encode(ENGLISH), k
         assert editor.tokenizer is not None and len(editor.tokenizer.merges) == k
     hub.select_step(10)
     wait_for_spans(qtbot, editor)
     assert editor.source_label.text().startswith("at step 10 · ")
 
 
-def test_scrubbing_latest_position_wins(qtbot, editor, gpt2):
-    hub = loaded_hub(gpt2)
+def test_scrubbing_latest_position_wins(qtbot, editor, gpt2_tokenizer):
+    hub = loaded_hub(gpt2_tokenizer)
     editor.bind(hub)
     editor.set_text(ENGLISH)
     wait_for_spans(qtbot, editor)
@@ -88,16 +81,16 @@ def test_scrubbing_latest_position_wins(qtbot, editor, gpt2):
         hub.select_step(k)
     wait_for_spans(qtbot, editor)
     assert seen[-1] == hub.state.step
-    assert ids_of(editor) == first_merges(gpt2, hub.state.step).encode(ENGLISH)
+    assert ids_of(editor) == first_merges(gpt2_tokenizer, hub.state.step).encode(ENGLISH)
 
 
-def test_picked_tokenizer_ignores_the_step(qtbot, editor, gpt2):
-    hub = loaded_hub(gpt2)
+def test_picked_tokenizer_ignores_the_step(qtbot, editor, gpt2_tokenizer):
+    hub = loaded_hub(gpt2_tokenizer)
     editor.bind(hub)
     editor.set_text(ENGLISH)
     hub.select_step(100)
     wait_for_spans(qtbot, editor)
-    other = first_merges(gpt2, 700)
+    other = first_merges(gpt2_tokenizer, 700)
     hub.pick_tokenizer(TokenizerSource("picked", tokenizer=other))
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == other.encode(ENGLISH)
@@ -106,7 +99,7 @@ def test_picked_tokenizer_ignores_the_step(qtbot, editor, gpt2):
     assert ids_of(editor) == other.encode(ENGLISH)
     hub.pick_tokenizer(None)
     wait_for_spans(qtbot, editor)
-    assert ids_of(editor) == first_merges(gpt2, 5).encode(ENGLISH)
+    assert ids_of(editor) == first_merges(gpt2_tokenizer, 5).encode(ENGLISH)
 
 
 @pytest.mark.parametrize(
@@ -117,14 +110,17 @@ def test_picked_tokenizer_ignores_the_step(qtbot, editor, gpt2):
         "old mac\rline\r\rbreaks\n\r mixed\u2029para",
     ],
 )
-def test_the_text_given_is_tokenized_exactly(qtbot, editor, gpt2, text):
-    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+def test_the_text_given_is_tokenized_exactly(qtbot, editor, gpt2_tokenizer, text):
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
     editor.set_text(text)
     spans = wait_for_spans(qtbot, editor)
     assert editor.text() == text
-    assert ids_of(editor) == gpt2.encode(text)
+    assert ids_of(editor) == gpt2_tokenizer.encode(text)
     assert spans.text_length == len(text)
-    assert f"{len(gpt2.encode(text)):,} tokens · {len(text):,} characters" in editor.status.text()
+    assert (
+        f"{len(gpt2_tokenizer.encode(text)):,} tokens · {len(text):,} characters"
+        in editor.status.text()
+    )
     # Every span maps to document positions holding the same characters.
     doc = editor.edit.document().toRawText()
     doc_chars = doc.encode("utf-16-le", "surrogatepass")
@@ -137,14 +133,14 @@ def test_the_text_given_is_tokenized_exactly(qtbot, editor, gpt2, text):
         assert shown == want
 
 
-def test_crlf_file_counts_equal_encode_after_edits(qtbot, editor, gpt2, tmp_path):
+def test_crlf_file_counts_equal_encode_after_edits(qtbot, editor, gpt2_tokenizer, tmp_path):
     path = tmp_path / "crlf.txt"
     path.write_bytes(b"first line\r\nsecond line\r\nthird\r\n")
     text = path.read_bytes().decode("utf-8")
-    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
     editor.set_text(text)
     wait_for_spans(qtbot, editor)
-    assert len(editor.spans) == len(gpt2.encode(text))
+    assert len(editor.spans) == len(gpt2_tokenizer.encode(text))
     assert editor.spans.text_length == len(text)
     # Typing keeps the other line ends as they came; a typed line break is "\n".
     cursor = editor.edit.textCursor()
@@ -155,16 +151,16 @@ def test_crlf_file_counts_equal_encode_after_edits(qtbot, editor, gpt2, tmp_path
     expected = "first line\r\nsecond X\n line\r\nthird\r\n"
     assert editor.text() == expected
     wait_for_spans(qtbot, editor)
-    assert ids_of(editor) == gpt2.encode(expected)
+    assert ids_of(editor) == gpt2_tokenizer.encode(expected)
     # Deleting a line break drops what it was.
     cursor.setPosition(len("first line"))
     cursor.deleteChar()
     assert editor.text() == "first linesecond X\n line\r\nthird\r\n"
 
 
-def test_a_long_line_is_coloured_where_the_viewport_is(qtbot, editor, gpt2):
+def test_a_long_line_is_coloured_where_the_viewport_is(qtbot, editor, gpt2_tokenizer):
     line = ("a quick brown fox jumps over the lazy dog " * 30_000)[:1_000_000]
-    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
     text = line + "\nthe end"
     editor.set_text(text)
     spans = wait_for_spans(qtbot, editor, timeout=120_000)
@@ -188,9 +184,9 @@ def test_a_long_line_is_coloured_where_the_viewport_is(qtbot, editor, gpt2):
     del spans
 
 
-def test_newlines_and_adjacent_specials_are_marked(qtbot, editor, gpt2):
+def test_newlines_and_adjacent_specials_are_marked(qtbot, editor, gpt2_tokenizer):
     text = f"line one\n\nline two{EOT}{EOT}\n"
-    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
     editor.set_text(text)
     wait_for_spans(qtbot, editor)
     editor.edit.paint_visible_tokens()
@@ -198,7 +194,7 @@ def test_newlines_and_adjacent_specials_are_marked(qtbot, editor, gpt2):
     breaks = [i for i, ch in enumerate(text) if ch == "\n"]
     assert [unit for unit, _ in editor.edit._markers] == breaks
     # The two adjacent special tokens get different backgrounds.
-    eot = gpt2.special_id(EOT)
+    eot = gpt2_tokenizer.special_id(EOT)
     colours = [
         s.format.background().color().name()
         for s in editor.edit.extraSelections()
@@ -209,15 +205,15 @@ def test_newlines_and_adjacent_specials_are_marked(qtbot, editor, gpt2):
     assert f"id {eot:,}" in tip and "50,256" in tip
 
 
-def test_signals_and_highlight(qtbot, editor, gpt2):
-    hub = loaded_hub(gpt2)
+def test_signals_and_highlight(qtbot, editor, gpt2_tokenizer):
+    hub = loaded_hub(gpt2_tokenizer)
     editor.bind(hub)
     text = "the cat and the dog and the bird"
     with qtbot.waitSignal(editor.encoded, timeout=30_000) as encoded:
         editor.set_text(text)
-    ids = gpt2.encode(text)
+    ids = gpt2_tokenizer.encode(text)
     assert encoded.args == [len(ids), len(text.encode())]
-    the = gpt2.encode(" the")[0]
+    the = gpt2_tokenizer.encode(" the")[0]
     assert editor.occurrences(the) == ids.count(the) == 2
     # A click on a token: token_clicked and the hub's selection; the hub's selection outlines.
     with qtbot.waitSignal(editor.token_clicked) as clicked:
@@ -226,7 +222,7 @@ def test_signals_and_highlight(qtbot, editor, gpt2):
             cursor.setPosition(text.index(" dog") + 2)
             rect = editor.edit.cursorRect(cursor)
             qtbot.mouseClick(editor.edit.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    assert clicked.args == [gpt2.encode(" dog")[0]]
+    assert clicked.args == [gpt2_tokenizer.encode(" dog")[0]]
     hub.select_token(the)
     editor.edit.paint_visible_tokens()
     starts = [i for i in range(len(text)) if text.startswith(" the", i)]
@@ -242,9 +238,9 @@ def test_signals_and_highlight(qtbot, editor, gpt2):
     assert piece.args == [" bird"]
 
 
-def test_piece_at_cursor_inside_a_special_token(qtbot, editor, gpt2):
+def test_piece_at_cursor_inside_a_special_token(qtbot, editor, gpt2_tokenizer):
     text = f"hello{EOT}world"
-    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
     editor.set_text(text)
     spans = wait_for_spans(qtbot, editor)
     assert spans.piece_at(text.index(EOT) + 3) == ""
@@ -307,11 +303,14 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     assert editor.source_label.text() == "at step 100 · training, 399 merges so far"
 
 
-def test_truncations_are_kept_for_scrubbing_back(gpt2):
+def test_truncations_are_kept_for_scrubbing_back(gpt2_tokenizer):
     from bpe_studio.gui.model import tokenizer_source as source_module
 
-    source = TokenizerSource("gpt2", tokenizer=gpt2)
-    assert source.at(None) is gpt2 and source.at(len(gpt2.merges)) is gpt2
+    source = TokenizerSource("gpt2", tokenizer=gpt2_tokenizer)
+    assert (
+        source.at(None) is gpt2_tokenizer
+        and source.at(len(gpt2_tokenizer.merges)) is gpt2_tokenizer
+    )
     first = source.at(100)
     assert len(first.merges) == 100 and source.at(100) is first
     for k in range(200, 200 + source_module.TRUNCATED_KEPT):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from gui_helpers import EOT, FIXTURES, wait_for_spans
+from gui_helpers import wait_for_spans
 from PySide6.QtGui import QGuiApplication
 
 from bpe_studio.core import Tokenizer
@@ -18,20 +18,13 @@ from bpe_studio.gui.views.token_editor import TokenEditor
 TEXT = "Hello, world! 中文 😀 and <|endoftext|> done.\r\nNext line"
 
 
-@pytest.fixture(scope="module")
-def gpt2():
-    return Tokenizer.from_files(
-        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", special_tokens=[EOT]
-    )
-
-
 @pytest.fixture
-def panel(qtbot, gpt2):
+def panel(qtbot, gpt2_tokenizer):
     editor = TokenEditor()
     qtbot.addWidget(editor)
     ids = IdsPanel(editor)
     qtbot.addWidget(ids)
-    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2))
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
     editor.set_text(TEXT)
     wait_for_spans(qtbot, editor)
     qtbot.waitUntil(lambda: not ids.busy and ids.ids_text() != "")
@@ -40,21 +33,21 @@ def panel(qtbot, gpt2):
     editor.shutdown()
 
 
-def test_ids_list_equals_encode(qtbot, panel, gpt2):
-    expected = gpt2.encode(TEXT)
+def test_ids_list_equals_encode(qtbot, panel, gpt2_tokenizer):
+    expected = gpt2_tokenizer.encode(TEXT)
     assert [int(x) for x in panel.ids_text().split(", ")] == expected
     assert panel.count_label.text() == f"{len(expected):,} tokens"
     panel.copy_ids()
     assert QGuiApplication.clipboard().text() == panel.ids_text()
 
 
-def test_a_long_list_is_shown_in_part_and_copied_whole(qtbot, panel, gpt2, monkeypatch):
+def test_a_long_list_is_shown_in_part_and_copied_whole(qtbot, panel, gpt2_tokenizer, monkeypatch):
     monkeypatch.setattr(ids_module, "DISPLAY_IDS", 5)
     editor = panel._editor
     editor.set_text(TEXT * 3)
     wait_for_spans(qtbot, editor)
     qtbot.waitUntil(lambda: not panel.busy and len(panel.ids_text().split(", ")) == 5)
-    expected = gpt2.encode(TEXT * 3)
+    expected = gpt2_tokenizer.encode(TEXT * 3)
     assert "first 5 shown" in panel.count_label.text()
     QGuiApplication.clipboard().setText("")
     panel.copy_ids()
@@ -65,8 +58,8 @@ def test_a_long_list_is_shown_in_part_and_copied_whole(qtbot, panel, gpt2, monke
 @pytest.mark.parametrize(
     "pasted", ["{}", "[{}]", "{}\n", "  ({})  "], ids=["plain", "brackets", "newline", "parens"]
 )
-def test_pasted_ids_decode_with_colours(qtbot, panel, gpt2, pasted):
-    ids = gpt2.encode("café 😀 ok")
+def test_pasted_ids_decode_with_colours(qtbot, panel, gpt2_tokenizer, pasted):
+    ids = gpt2_tokenizer.encode("café 😀 ok")
     with qtbot.waitSignal(panel.decoded, timeout=10_000) as decoded:
         panel.decode_input.setText(pasted.format(" ".join(map(str, ids))))
     spans = decoded.args[0]
@@ -91,8 +84,8 @@ def test_unknown_id_and_bad_items_are_named(qtbot, panel):
     assert panel.error == ""
 
 
-def test_npy_file_decodes(qtbot, panel, gpt2, tmp_path):
-    ids = gpt2.encode("from a file\n")
+def test_npy_file_decodes(qtbot, panel, gpt2_tokenizer, tmp_path):
+    ids = gpt2_tokenizer.encode("from a file\n")
     path = tmp_path / "ids.npy"
     np.save(path, np.array(ids, dtype=np.uint16))
     with qtbot.waitSignal(panel.decoded, timeout=10_000):
@@ -115,13 +108,13 @@ def test_parse_ids():
         parse_ids("1 -3")
 
 
-def test_ids_are_decoded_with_the_tokenizer_the_editor_shows(qtbot, panel, gpt2):
+def test_ids_are_decoded_with_the_tokenizer_the_editor_shows(qtbot, panel, gpt2_tokenizer):
     # Issue 23, item 12: never with the one the editor showed before, while the new one loads.
     ids = [72, 101]  # GPT-2 decodes them to "i" and half a character; bytes only, to "He"
     panel.decode_input.setText("72, 101")
     panel.decode_now()
     qtbot.waitUntil(lambda: not panel.busy and panel.decoded_text() != "", timeout=10_000)
-    assert panel.decoded_text() == gpt2.decode(ids)
+    assert panel.decoded_text() == gpt2_tokenizer.decode(ids)
     raw = Tokenizer({i: bytes([i]) for i in range(256)}, [])
     used: list[Tokenizer] = []
     panel.decoded.connect(lambda spans: used.append(spans.tokenizer))

@@ -78,7 +78,7 @@ def loaded_hub(tokenizer: Tokenizer, name: str = "vocab.json") -> AppModel:
 
 
 @pytest.fixture(scope="module")
-def gpt2() -> LoadedTokenizer:
+def gpt2_loaded() -> LoadedTokenizer:
     return prepare(*GPT2)
 
 
@@ -131,17 +131,17 @@ def test_reachability_column_filter_and_count(qtbot):
     assert shown_ids(view) == [259, 260]
 
 
-def test_reachability_of_gpt2_equals_slow_reference(qtbot, gpt2):
+def test_reachability_of_gpt2_equals_slow_reference(qtbot, gpt2_loaded):
     hub = AppModel()
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     view = table_for(qtbot, hub)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
-    tok = gpt2.tokenizer
+    tok = gpt2_loaded.tokenizer
     specials = {tok.special_id(s) for s in tok.special_tokens}
     assert view.model.unreachable == slow_unreachable(tok.vocab, tok.merges, specials)
 
 
-def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
+def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2_loaded):
     import bpe_studio.gui.views.vocab_table as vt
 
     threads: list[threading.Thread] = []
@@ -154,12 +154,12 @@ def test_reachability_is_computed_off_the_gui_thread(qtbot, monkeypatch, gpt2):
     monkeypatch.setattr(vt, "unreachable_tokens", spy)
     hub = AppModel()
     view = table_for(qtbot, hub)
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
     assert threads and threading.main_thread() not in threads
 
 
-def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch, gpt2):
+def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch, gpt2_loaded):
     """Showing a tokenizer repaints the table first, then starts the reachability and glyph
     jobs (responsiveness.after_paint.AfterPaint): their GIL stretches never fall inside that
     repaint."""
@@ -183,7 +183,7 @@ def test_background_jobs_start_after_the_table_has_repainted(qtbot, monkeypatch,
         )
     log = PaintLog()
     view.table.viewport().installEventFilter(log)
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     assert "_reach" not in events and view.warming  # deferred, and said to be under way
     qtbot.waitUntil(lambda: view.model.unreachable is not None and not view.warming, timeout=60_000)
     view.table.viewport().removeEventFilter(log)
@@ -214,10 +214,10 @@ def test_a_finished_runs_reachability_is_built_off_the_gui_thread(qtbot, monkeyp
 
 
 # --------------------------------------------------------- #11 item 9: 200k-ready tables
-def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
+def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2_loaded):
     hub = AppModel()
     view = table_for(qtbot, hub)
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     calls: list[threading.Thread] = []
     real = view.proxy.index_cache.order
 
@@ -229,20 +229,22 @@ def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2):
     view.filter_edit.setFocus()
     qtbot.keyClicks(view.filter_edit, " the")
     # Typing computed nothing on the GUI thread: the order comes later, once.
-    assert calls == [] and view.proxy.rowCount() == len(gpt2.vocab_rows)
+    assert calls == [] and view.proxy.rowCount() == len(gpt2_loaded.vocab_rows)
     qtbot.waitUntil(lambda: not view.busy and view.proxy.spec.text == " the", timeout=60_000)
     assert calls and threading.main_thread() not in calls
     assert len(calls) < 4
     needle = readable_token(b" the").lower()
-    expected = [r.token_id for r in gpt2.vocab_rows if needle in readable_token(r.token).lower()]
+    expected = [
+        r.token_id for r in gpt2_loaded.vocab_rows if needle in readable_token(r.token).lower()
+    ]
     assert shown_ids(view) == expected and expected
 
 
-def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2):
+def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2_loaded):
     # Issue 23, item 13: not the rows that happen to sit at the old scroll offset.
     hub = AppModel()
     view = table_for(qtbot, hub)
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
     bar, header = view.table.verticalScrollBar(), view.table.horizontalHeader()
     qtbot.waitUntil(lambda: bar.maximum() > 2000, timeout=10_000)
@@ -282,13 +284,13 @@ def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2):
 
 
 @pytest.mark.parametrize("column", range(6))
-def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
+def test_sorting_each_column_equals_python_sorted(qtbot, gpt2_loaded, column):
     hub = AppModel()
     view = table_for(qtbot, hub)
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     qtbot.waitUntil(lambda: view.model.unreachable is not None, timeout=60_000)
     unreachable = view.model.unreachable
-    rows = gpt2.vocab_rows
+    rows = gpt2_loaded.vocab_rows
 
     def key(r):
         return (
@@ -308,9 +310,9 @@ def test_sorting_each_column_equals_python_sorted(qtbot, gpt2, column):
         assert shown_ids(view) == expected, (column, order)
 
 
-def test_filter_by_typed_id_with_commas(gpt2):
+def test_filter_by_typed_id_with_commas(gpt2_loaded):
     hub = AppModel()
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     from bpe_studio.gui.views.table_models import VocabFilterProxy, VocabTableModel
 
     model = VocabTableModel(hub)
@@ -347,7 +349,7 @@ def test_pair_chart_title_shows_byte_tokens(qtbot):
 
 
 # ------------------------------------------------------------ #11 item 12: phases, next
-def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
+def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2_loaded):
     hub = AppModel()
     chart = PairChart(hub)
     qtbot.addWidget(chart)
@@ -362,9 +364,11 @@ def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2):
     assert "No pairs left" not in chart.pairs_plot.titleLabel.item.toPlainText()
     hub.finish(None, "the corpus is not UTF-8")
     assert hub.state.phase is Phase.FAILED and note() == FAILED_NOTE
-    hub.show_loaded(gpt2)
-    assert note() == loaded_note(gpt2)
-    assert note().startswith(f"{gpt2.vocab_file.name} and {gpt2.merges_file.name} (GPT-2")
+    hub.show_loaded(gpt2_loaded)
+    assert note() == loaded_note(gpt2_loaded)
+    assert note().startswith(
+        f"{gpt2_loaded.vocab_file.name} and {gpt2_loaded.merges_file.name} (GPT-2"
+    )
 
 
 def test_pair_chart_live_shows_the_pairs_before_the_next_merge(qtbot):
@@ -471,11 +475,11 @@ def test_chart_at_1024x640_has_no_overlapping_labels(qtbot, window):
     assert_apart(text_rects(chart.pairs_plot.getAxis("left")))
 
 
-def test_sort_indicator_leaves_count_readable(qtbot, gpt2):
+def test_sort_indicator_leaves_count_readable(qtbot, gpt2_loaded):
     from bpe_studio.gui.views.theme import STYLE_SHEET
 
     hub = AppModel()
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     view = table_for(qtbot, hub)
     view.setStyleSheet(STYLE_SHEET.read_text(encoding="utf-8"))  # as the app draws it
     header, model = view.table.horizontalHeader(), view.model
@@ -506,13 +510,13 @@ def test_sort_indicator_leaves_count_readable(qtbot, gpt2):
         model.HEADERS = titles
 
 
-def test_ids_are_formatted_with_separators(qtbot, gpt2):
+def test_ids_are_formatted_with_separators(qtbot, gpt2_loaded):
     hub = AppModel()
-    hub.show_loaded(gpt2)
+    hub.show_loaded(gpt2_loaded)
     view = table_for(qtbot, hub)
     model = view.model
     assert model.data(model.index(model.row_of_id(50256), 0)) == "50,256"
-    row = model.row_of_id(gpt2.merge_rows[1234].new_id)
+    row = model.row_of_id(gpt2_loaded.merge_rows[1234].new_id)
     assert model.data(model.index(row, 3)) == "1,234"
     from bpe_studio.gui.views.merge_list import MergeListView
 

@@ -3,7 +3,7 @@ run's record of the pairs before each merge that the chart reads.
 
 References are computed here, independently: the pre-token counts with ``count_file``, the pairs
 before merge k by applying merges one after another in plain Python
-(``reference_bpe.top_pairs_after``), the marks at k from the
+(``core.reference.top_pairs_after``), the marks at k from the
 trainer's own merge records.
 """
 
@@ -13,9 +13,9 @@ import pytest
 from gui_helpers import EOT, train_in_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from reference_bpe import top_pairs_after
 
 from bpe_studio.core import count_file
+from bpe_studio.core.reference import top_pairs_after
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.views.pair_chart import pair_label
 from bpe_studio.gui.views.table_models import TOKEN_ID_ROLE
@@ -25,7 +25,7 @@ VOCAB = 600
 
 
 @pytest.fixture
-def trained(qtbot, window):
+def trained_window(qtbot, window):
     train_in_window(qtbot, window, DEMO_CORPUS, VOCAB)
     qtbot.waitUntil(lambda: not window.chart.pending, timeout=30_000)
     return window
@@ -36,26 +36,26 @@ def at_step(qtbot, window, k):
     qtbot.waitUntil(lambda: not window.chart.pending, timeout=30_000)
 
 
-def test_the_run_keeps_the_pairs_before_every_merge(trained):
-    state = trained.hub.state
+def test_the_run_keeps_the_pairs_before_every_merge(trained_window):
+    state = trained_window.hub.state
     history = state.pair_history
     assert history is not None and len(history) == state.published + 1
     for s in state.record:
         assert history.top_pairs(s.rank, 1) == [(s.left, s.right, s.count)]
 
 
-def test_pair_chart_shows_the_pairs_before_merge_k(qtbot, trained):
-    state, chart = trained.hub.state, trained.chart
+def test_pair_chart_shows_the_pairs_before_merge_k(qtbot, trained_window):
+    state, chart = trained_window.hub.state, trained_window.chart
     steps = list(state.record)
     counts = dict(count_file(DEMO_CORPUS, [EOT]))
     for k in (0, 1, 9, 30):
-        at_step(qtbot, trained, k)
+        at_step(qtbot, trained_window, k)
         merges = [(s.left, s.right) for s in steps[:k]]
         shown = chart.shown_pairs()  # as many as the chart has room to label
         assert len(shown) >= 5
         assert shown == top_pairs_after(counts, merges, chart.top_k)[: len(shown)], f"k={k}"
     for k in (0, 57, 200, len(steps) - 1):
-        at_step(qtbot, trained, k)
+        at_step(qtbot, trained_window, k)
         s = steps[k]
         # Independent of any recount: the pair the trainer merged next, with its count.
         assert chart.shown_pairs()[0] == (s.left, s.right, s.count)
@@ -63,20 +63,20 @@ def test_pair_chart_shows_the_pairs_before_merge_k(qtbot, trained):
         assert chart.cursor_step() == k
 
 
-def test_pair_chart_step_requests_latest_wins(qtbot, trained):
+def test_pair_chart_step_requests_latest_wins(qtbot, trained_window):
     # Many steps asked for at once: the chart ends on the last one asked.
     for k in range(100, 140):
-        trained.hub.select_step(k)
-    qtbot.waitUntil(lambda: not trained.chart.pending, timeout=30_000)
-    s = trained.hub.state.record[139]
-    assert trained.chart.shown_pairs()[0] == (s.left, s.right, s.count)
+        trained_window.hub.select_step(k)
+    qtbot.waitUntil(lambda: not trained_window.chart.pending, timeout=30_000)
+    s = trained_window.hub.state.record[139]
+    assert trained_window.chart.shown_pairs()[0] == (s.left, s.right, s.count)
 
 
-def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained):
-    view, hub = trained.merge_list, trained.hub
+def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained_window):
+    view, hub = trained_window.merge_list, trained_window.hub
     picked: list[int] = []
     hub.token_selected.connect(lambda value: picked.append(value))
-    at_step(qtbot, trained, 25)
+    at_step(qtbot, trained_window, 25)
     assert view.selected_rank() == 24
     assert picked == []  # following the step selects no token
     model = view.model
@@ -94,11 +94,11 @@ def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained):
     assert hub.state.step == row + 1 and not hub.state.live
 
 
-def test_vocabulary_greys_and_hides_tokens_after_step(qtbot, trained):
-    view, hub = trained.vocab_table, trained.hub
+def test_vocabulary_greys_and_hides_tokens_after_step(qtbot, trained_window):
+    view, hub = trained_window.vocab_table, trained_window.hub
     steps = list(hub.state.record)
     k = 50
-    at_step(qtbot, trained, k)
+    at_step(qtbot, trained_window, k)
     model, fg = view.model, Qt.ItemDataRole.ForegroundRole
     for s in (steps[0], steps[k - 1], steps[k], steps[-1]):
         row = model.row_of_id(s.new_id)
@@ -111,7 +111,7 @@ def test_vocabulary_greys_and_hides_tokens_after_step(qtbot, trained):
     }
     assert shown == set(range(257)) | {s.new_id for s in steps[:k]}
     # The timeline moves: the hidden set follows.
-    at_step(qtbot, trained, 10)
+    at_step(qtbot, trained_window, 10)
     qtbot.waitUntil(lambda: not view.busy and view.proxy.rowCount() == 267, timeout=30_000)
     view.hide_box.setChecked(False)
     qtbot.waitUntil(lambda: not view.busy, timeout=30_000)

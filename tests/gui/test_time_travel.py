@@ -21,10 +21,10 @@ import threading
 
 import pytest
 from gui_helpers import EOT, FIXTURES, wait_for_spans
-from reference_bpe import top_pairs_after
 
 from bpe_studio.core import BpeTrainer, count_text
 from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.reference import top_pairs_after
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.jobs import spans as spans_module
 from bpe_studio.gui.jobs.latest import LatestJob

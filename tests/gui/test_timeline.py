@@ -23,7 +23,7 @@ SLOW = Pace(per_second=1)
 
 
 @pytest.fixture
-def trained(qtbot, window):
+def trained_window_and_result(qtbot, window):
     result = train_in_window(qtbot, window, CORPUS, VOCAB)
     assert result is not None and not result.stopped
     return window, result
@@ -43,8 +43,8 @@ def wait_curves(qtbot, window):
     qtbot.waitUntil(lambda: window.curve.feeder.version == window.curve._drawn, timeout=10_000)
 
 
-def test_slider_spin_buttons_and_keys_drive_the_step(qtbot, trained):
-    window, result = trained
+def test_slider_spin_buttons_and_keys_drive_the_step(qtbot, trained_window_and_result):
+    window, result = trained_window_and_result
     bar, state = window.timeline, window.state
     n = len(result.merges)
     assert state.published == n and state.step == n and state.live
@@ -83,8 +83,8 @@ def test_slider_spin_buttons_and_keys_drive_the_step(qtbot, trained):
     assert state.live and state.step == n and bar.slider.value() == n
 
 
-def test_replay_reaches_the_end_through_every_frame(qtbot, trained):
-    window, result = trained
+def test_replay_reaches_the_end_through_every_frame(qtbot, trained_window_and_result):
+    window, result = trained_window_and_result
     bar, state = window.timeline, window.state
     n = len(result.merges)
     seen: list[int] = []
@@ -99,8 +99,8 @@ def test_replay_reaches_the_end_through_every_frame(qtbot, trained):
     assert bar.replay_button.text() == "Replay" and not bar.skip_button.isEnabled()
 
 
-def test_replay_pauses_resumes_and_skips(qtbot, trained):
-    window, result = trained
+def test_replay_pauses_resumes_and_skips(qtbot, trained_window_and_result):
+    window, result = trained_window_and_result
     bar, state = window.timeline, window.state
     n = len(result.merges)
     bar.replay.start(SLOW)
@@ -114,9 +114,9 @@ def test_replay_pauses_resumes_and_skips(qtbot, trained):
     assert state.step == n and state.live and not state.replaying and not bar.replay.running
 
 
-def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained):
+def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained_window_and_result):
     # Issue 23, item 8: the list's selected row is the timeline's step, wherever it jumps.
-    window, result = trained
+    window, result = trained_window_and_result
     bar, state, merges = window.timeline, window.state, window.merge_list
     n = len(result.merges)
     bar.replay.start(SLOW)
@@ -136,8 +136,8 @@ def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained):
     assert merges.selected_rank() == 3
 
 
-def test_closing_during_replay_leaves_nothing_running(qtbot, trained):
-    window, _ = trained
+def test_closing_during_replay_leaves_nothing_running(qtbot, trained_window_and_result):
+    window, _ = trained_window_and_result
     window.timeline.replay.start(SLOW)
     assert window.timeline.replay.running and live_curve_threads() == 1
     window.close()
@@ -224,8 +224,8 @@ def test_recording_off_computes_nothing(qtbot, window):
     assert len(window.curve.feeder.series[IN_SAMPLE].tokens) == window.state.published + 1
 
 
-def test_editor_counts_are_points_at_the_step(qtbot, trained):
-    window, _ = trained
+def test_editor_counts_are_points_at_the_step(qtbot, trained_window_and_result):
+    window, _ = trained_window_and_result
     hub, curve, editor = window.hub, window.curve, window.editor
     window.timeline.select_step(40)
     qtbot.waitUntil(lambda: not editor.busy and len(editor.tokenizer.merges) == 40)
@@ -297,8 +297,8 @@ def test_the_legend_names_the_heldout_text_and_warns_when_the_corpus_is_unlike_i
     assert "corpus is not" not in curve.open_button.toolTip()
 
 
-def test_an_english_corpus_gets_no_warning(qtbot, trained):
-    window, _ = trained
+def test_an_english_corpus_gets_no_warning(qtbot, trained_window_and_result):
+    window, _ = trained_window_and_result
     wait_curves(qtbot, window)
     legend = window.curve.legend.text()
     assert "held-out: TinyStories validation (English, bundled)" in legend

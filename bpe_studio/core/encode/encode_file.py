@@ -5,7 +5,7 @@ or after a safe line break: see ``boundaries.chunk_boundaries``), encodes the ch
 process or in a pool of worker processes (``concurrent.futures.ProcessPoolExecutor``), and
 streams their ids into the output in order, so neither the text nor all the ids are ever held
 at once. Given a function that builds the tokenizer where this process may fork
-(``corpus.mp_context``), the workers are forked first and each builds its own (the pool's
+(``counting.mp_context``), the workers are forked first and each builds its own (the pool's
 initializer); one of them makes the plan, and this process builds none. Otherwise the
 tokenizer is built here, and forked workers inherit it while clean-started ones are sent it.
 The output is written beside its final name and renamed into place (``atomic``). What it
@@ -196,7 +196,7 @@ def encode_file(
     status: Callable[[str], None] | None = None,
 ) -> EncodeStats:
     """Encode ``input_path`` (UTF-8) into ``output_path`` (a 1-D ``.npy`` of ids), in
-    ``workers`` processes (None: every core; see ``corpus.resolve_workers``).
+    ``workers`` processes (None: every core; see ``counting.resolve_workers``).
 
     ``tokenizer`` is a tokenizer or a function that builds one (its time is
     ``load_seconds``). Given that, where workers are forked, they are forked first and each

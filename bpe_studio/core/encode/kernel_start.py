@@ -174,7 +174,6 @@ def warm_up(module: ModuleType) -> None:
     import numpy as np
 
     from .compiled import CompiledMerger, RankArrays
-    from .encoder import codepoints
     from .piece_table import PieceTable
 
     lefts = np.array([97], np.int64)
@@ -182,7 +181,9 @@ def warm_up(module: ModuleType) -> None:
     made = np.array([256], np.int64)
     byte_ids = np.arange(256, dtype=np.int64)
     rank = RankArrays.of_lists(module, lefts, rights, made, byte_ids)
-    cp = codepoints("ab")
+    # As encoder.codepoints makes them (a read-only array: numba compiles a kernel per array
+    # type), written out so that this module, which the encoder imports, imports nothing back.
+    cp = np.frombuffer("ab".encode("utf-32-le"), dtype=np.uint32)
     whole = PieceTable.of_tokens(module, {b"ab": 256, b"\xc3\xa9": 257}, ascii_only=False)
     merger = CompiledMerger(module, rank, byte_ids, whole=whole)
     merger.encode(cp, (np.array([0]), np.array([2]), np.array([-1])), record=True)

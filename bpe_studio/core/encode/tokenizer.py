@@ -13,16 +13,15 @@ writing files (``formats``) and where text may be cut (``boundaries``, which str
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from contextlib import contextmanager
 from functools import cached_property
 from numbers import Integral
 from typing import TYPE_CHECKING, Literal
 
 from ..formats import gpt2
+from ..io.gc_pause import gc_paused
 from ..io.surrogates import replace_surrogates
 from ..pretokenization import re_split
 from ..pretokenization.boundaries import CutRules, cut_rules
@@ -44,20 +43,6 @@ if TYPE_CHECKING:
     from ..formats.data import TokenizerData
     from ..formats.hf.pipeline import HfPipeline
     from ..formats.hf.template import Template
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block (and back on after, if it was on).
-    For blocks that make hundreds of thousands of tuples and no reference cycles: the
-    collector, set off again and again by those allocations, would walk every one of them."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 class Tokenizer:
@@ -91,7 +76,7 @@ class Tokenizer:
         # subtle: construction makes a few hundred thousand tuples and no reference cycles;
         # the cyclic collector, triggered again and again by those allocations, would walk
         # every one of them (a third of the time for o200k's 200,000 merges).
-        with _cyclic_gc_paused():
+        with gc_paused():
             self._build(vocab, merges, special_tokens, pattern)
 
     def _build(
@@ -224,7 +209,7 @@ class Tokenizer:
         tok = cls.__new__(cls)
         specials = data.special_tokens if special_tokens is None else special_tokens
         whole_except = data.special_tokens.values() if data.whole_tokens else None
-        with _cyclic_gc_paused():  # as in __init__
+        with gc_paused():  # as in __init__
             tok._build(
                 data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except, data
             )
@@ -258,7 +243,8 @@ class Tokenizer:
     @classmethod
     def preset(cls, name: str) -> Tokenizer:
         """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
-        (``presets.PRESETS``; also named as ``presets.preset_name`` reads names: "GPT-4o"),
+        (``preset_table.PRESETS``; also named as ``preset_table.preset_name`` reads names:
+        "GPT-4o"),
         with its real special tokens. Unknown names: ValueError."""
         from ..formats.preset_table import preset_name
         from ..formats.presets import preset_data
@@ -489,7 +475,7 @@ class Tokenizer:
         else:
             # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
             # allocations would set the collector off again and again over the new objects.
-            with _cyclic_gc_paused():
+            with gc_paused():
                 ids = self._encode_checked(text, specials)
         if add_special_tokens and self.template is not None:
             return self.template.apply(ids)
@@ -514,7 +500,7 @@ class Tokenizer:
         from .id_arrays import array_dtype  # subtle: lazily, as NumPy (see _encode_array)
 
         chosen = array_dtype(dtype, self.max_token_value)
-        with _cyclic_gc_paused():  # as in encode
+        with gc_paused():  # as in encode
             try:
                 return self._encode_array(text, chosen)
             except UnicodeEncodeError:

@@ -11,7 +11,7 @@ once) into its spans at any earlier step in a few vectorised passes (one per lev
 merge trees it splits), however far back: no encode, no truncated tokenizer's tables.
 :class:`MergeTree` holds, per token id, the merge that made it and the two tokens it joined.
 What it leaves out: moving spans forward (``span_steps``), threads (the app's
-``gui/spans.py``).
+``gui/jobs/spans.py``).
 """
 
 from __future__ import annotations

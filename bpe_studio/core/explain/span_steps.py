@@ -11,7 +11,7 @@ encode. :class:`MergeIds` holds a tokenizer's merges as ids; :func:`pretoken_sta
 text's pre-tokens (and special tokens) begin. :class:`SpanLadder` keeps a text's spans at every
 ``every``-th step as they are passed ("rungs"), so that any step, backward too, is reached by
 moving forward at most ``every`` merges from a rung once that rung is known.
-What it leaves out: threads (the app's ``gui/spans.py``).
+What it leaves out: threads (the app's ``gui/jobs/spans.py``).
 """
 
 from __future__ import annotations

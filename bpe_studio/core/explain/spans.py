@@ -10,7 +10,7 @@ given ids (the text they decode to, each token's characters). :class:`SpanArrays
 questions a viewer asks: which spans cover these characters, how often an id occurs, the
 pre-token holding a character, and the offsets of a character in a plain-text document that
 holds the text (``to_utf16``: UTF-16 units, without the characters such a document drops).
-What it leaves out: threads, debouncing and painting (the app's ``gui/spans.py`` and views).
+What it leaves out: threads, debouncing and painting (the app's ``gui/jobs/spans.py`` and views).
 """
 
 from __future__ import annotations

@@ -10,10 +10,10 @@ What it leaves out: the reports themselves (``vocabulary``, ``usage``, ``overlap
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Protocol
+
+from ..io.gc_pause import gc_paused as gc_paused  # the reports pause the collector with it
 
 Progress = Callable[[int, int], None]
 
@@ -30,18 +30,3 @@ def checkpoint(cancel: CancelEvent | None) -> None:
     """Raise :class:`Cancelled` if ``cancel`` is set."""
     if cancel is not None and cancel.is_set():
         raise Cancelled("cancelled")
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for the block (back on after, if it was on). A report
-    makes hundreds of thousands of objects and no reference cycles, beside a tokenizer of
-    millions of objects: the collector, set off again and again by the allocations, would
-    walk all of them (a third of the time of a 100 MB usage with o200k)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()

@@ -2,7 +2,7 @@
 ``tokenizer.json``, read into and written from one plain record, :class:`TokenizerData`.
 
 What it leaves out: encoding (``Tokenizer``) and GPT-2's ``vocab.json``/``merges.txt``
-(``gpt2_format``).
+(``gpt2``).
 """
 
 from __future__ import annotations

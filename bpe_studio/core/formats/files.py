@@ -4,12 +4,12 @@ What it does: :func:`load_data` tells what a source is (a preset name, a GPT-2 d
 a GPT-2 ``vocab.json`` named directly, a ``tokenizer.json``, a ``.tiktoken`` rank file or the
 directory holding one, a Hub model ``hf:ORG/NAME[@REVISION]`` fetched into the Hub's cache;
 a directory holding two tokenizers is an error) and reads it into a ``TokenizerData``. A
-tiktoken encoding that is no bundled preset (``p50k_base``) and a model's settings file
+tiktoken encoding that is no bundled preset (such as p50k_base) and a model's settings file
 named instead of its tokenizer (``tokenizer_config.json``) are each refused saying so;
 :func:`save_data` writes one in a named format. ``Tokenizer.load`` / ``Tokenizer.save`` (and
 through them the command line and the app) use these, so every caller accepts the same
 sources and gives the same one-line errors. What it leaves out: the formats' details
-(``gpt2_format``, ``formats``) and building the tokenizer (``tokenizer``).
+(``gpt2``, ``formats``) and building the tokenizer (``tokenizer``).
 """
 
 from __future__ import annotations

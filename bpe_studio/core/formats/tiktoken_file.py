@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gc
 import gzip
 import hashlib
 import json
@@ -32,6 +31,7 @@ from itertools import repeat
 from pathlib import Path
 
 from ..io.atomic import atomic_write_bytes, output_dir
+from ..io.gc_pause import gc_paused
 from ..pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
 from ..pretokenization.pretokenizer import pretokenizer
 from . import rank_cache
@@ -399,13 +399,8 @@ def read_tiktoken(
     # subtle: reading makes hundreds of thousands of tuples and bytes and no reference
     # cycles; the cyclic collector, set off again and again by those allocations, would walk
     # them all (as in ``Tokenizer.__init__``).
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         vocab, inverse, merges, merge_ids = _derived(raw, sha256, name)
-    finally:
-        if gc_was_on:
-            gc.enable()
     if special_tokens is not None and not isinstance(special_tokens, Mapping):
         raise TypeError(
             "a rank file's special tokens map each token to its id, e.g. "

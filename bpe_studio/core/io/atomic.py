@@ -3,7 +3,7 @@
 What it does: :func:`atomic_open` gives a file object whose contents replace ``path`` only when
 the ``with`` block ends without an error, so a crash or a full disk never leaves a half-written
 tokenizer or id file under the final name; the new file gets the permissions a plain ``open``
-would give it. What it leaves out: what is written (``gpt2_format``, ``encode_file``).
+would give it. What it leaves out: what is written (``gpt2``, ``encode_file``).
 """
 
 from __future__ import annotations

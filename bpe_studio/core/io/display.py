@@ -1,4 +1,5 @@
-"""Readable renderings of token bytes for tables, tooltips and the command line.
+"""Readable renderings of token bytes for tables, tooltips and the command line, and counts
+with their nouns (``plural``).
 
 Spaces, line breaks and tabs become visible symbols, other control characters and bytes that
 are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as itself.
@@ -43,3 +44,13 @@ def readable_token(token: bytes) -> str:
             parts.append(f"<{token[i]:02x}>")
             i += 1
     return "".join(parts)
+
+
+def plural(n: int, noun: str) -> str:
+    """``n`` (with thousands separators) and ``noun`` in the number it takes, for the command
+    line's messages and the app's labels.
+
+    >>> plural(1, "merge"), plural(2_000, "merge"), plural(0, "special token")
+    ('1 merge', '2,000 merges', '0 special tokens')
+    """
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -15,7 +15,7 @@ bytes come, stops it with :class:`HubCancelled`. Offline, gated (needs a token),
 revision not found, a model without a ``tokenizer.json``: each is a :class:`HubError` of one
 line saying what to do.
 :data:`POPULAR` is the curated list of open models the app offers.
-What it leaves out: reading the files (``tokenizer_files``, ``foreign``), log-in (the ``hf``
+What it leaves out: reading the files (``files``, ``foreign``), log-in (the ``hf``
 command, ``HF_TOKEN``), the app's and the command line's progress display.
 """
 

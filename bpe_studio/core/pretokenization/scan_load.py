@@ -129,11 +129,12 @@ def warm_up() -> None:
     import numpy as np
 
     from .scan_tables import class_table
-    from .scanner import codepoints
 
     scanning, counting = load_kernels(), counting_kernels()
     table = class_table()
-    points = codepoints("Hello world's 123\n")
+    # As scanner.codepoints makes them (a read-only array: numba compiles a kernel per array
+    # type), written out so that this module, which scanner imports, imports nothing back.
+    points = np.frombuffer("Hello world's 123\n".encode("utf-32-le"), dtype=np.uint32)
     kinds = np.arange(1, dtype=np.int64)
     bounds = np.array([0], np.int64), np.array([len(points)], np.int64)
     ends = scanning.scan(kinds, points, table, *bounds)

@@ -9,7 +9,7 @@ exact text, in each spelling the core meets: as published (tiktoken's, the model
 (:func:`isolated`; ``formats.hf`` writes one so). A pattern that leaves some characters to
 the gaps (DeepSeek's, the digit splits) is recognised only so wrapped: alone, the regex path
 raises its "does not match" error, which a scanner would not. Anything else keeps the regex
-path. ``tests/core/test_scan_patterns.py`` checks that the published patterns, translated,
+path. ``tests/core/test_scanners.py`` checks that the published patterns, translated,
 are spellings listed here, and every scanner against every spelling of its pattern.
 What it leaves out: the kernels (``scan_kernels``), the Scanner API (``scanner``).
 """

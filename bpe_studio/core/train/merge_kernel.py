@@ -2,8 +2,8 @@
 
 What it does: numba functions over flat NumPy arrays that build the pair counts of a corpus's
 unique pre-tokens ("words"), pop the best pair and replace its occurrences, touching only the
-positions where it occurs. :class:`~bpe_studio.core.train.merge_engine.MergeEngine` owns the arrays
-and calls these; nothing else should. What it leaves out: token bytes as Python objects, the
+positions where it occurs. :class:`~.merge_engine.CompiledMergeEngine` owns the arrays and
+calls these; nothing else should. What it leaves out: token bytes as Python objects, the
 vocabulary, growing arrays (the engine sizes them before each call).
 
 Layout (all words concatenated, one slot per byte):

@@ -4,7 +4,7 @@ What it does: :class:`TimeLeft` is told, now and then, how much was done after h
 seconds of work (:meth:`~TimeLeft.record`) and answers the seconds left until ``total``
 (:meth:`~TimeLeft.remaining`), or None while no estimate is credible. The app's status line
 estimates a run's merging with it (``gui.training.session``), the command line's progress bars
-their merging, pre-tokenizing and encoding (``bpe_studio.progress``).
+their merging, pre-tokenizing and encoding (``bpe_studio.cli.progress``).
 
 Merges get cheaper as the run goes: each one touches the places its pair occurs, and the
 counts of the pairs merged fall by orders of magnitude over a run. So the merges left are not

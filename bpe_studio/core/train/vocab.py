@@ -6,7 +6,7 @@ from 256 + the special tokens, which trains no merge and gives a byte-level toke
 :data:`MAX_VOCAB_SIZE`), and what to say of an id a vocabulary lacks. Every caller (trainer,
 tokenizer, command line, app) asks here, so the layout is written once. What it
 leaves out: the merges themselves (``trainer``) and vocabularies loaded from files, which keep
-their own ids (``gpt2_format``).
+their own ids (``gpt2``).
 """
 
 from __future__ import annotations

@@ -1,19 +1,19 @@
 """Token spans for the editor, computed off the GUI thread.
 
-What it does: :class:`SpanService` runs ``core.spans.compute_spans`` (Qt-free: the text piece
-by piece, packed into NumPy arrays) on a :class:`~.latest.LatestJob`
+What it does: :class:`SpanService` runs ``core.explain.spans.compute_spans`` (Qt-free: the
+text piece by piece, packed into NumPy arrays) on a :class:`~.latest.LatestJob`
 after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
 little longer than timeline moves, which must re-colour at once. A timeline move does not stop
 the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
 step keeps moving, each result shown is the newest step that could be finished. A step move
 (the text unchanged) is served from the text's spans under the whole tokenizer, split back to
-the step (``core.span_split``: a few vectorised passes, any step, backward too): on the GUI
+the step (``core.explain.span_split``: a few vectorised passes, any step, backward too): on the GUI
 thread itself once those spans are known (:meth:`SpanService.advance`), so the editor shows
 the timeline's step in the frame that moves it. Where tokens cannot be split back (two merges
 make one token) or the text is too long for the GUI thread, a step a little ahead of the spans
-shown is reached by applying the merges in between to them (``core.span_steps``), on the GUI
+shown is reached by applying the merges in between to them (``core.explain.span_steps``), on the GUI
 thread when that is little work, otherwise in the thread, from the nearest spans known below
-the step (``core.span_steps.SpanLadder``'s rungs, kept for the text shown). The
+the step (``core.explain.span_steps.SpanLadder``'s rungs, kept for the text shown). The
 tokenizer comes from a :class:`~.model.tokenizer_source.TokenizerSource`, built lazily in that
 same thread.
 What it leaves out: painting (``views/token_editor``) and the tokenizer sources themselves.
@@ -51,7 +51,7 @@ RUNG_TOKENS = 2_000_000  # tokens kept in all the rungs of a text (their memory'
 GUI_FORWARD_WORK = 1_000_000
 # Characters tokenized between two checks for a newer request: during a drag, a superseded
 # job stops within one piece instead of finishing the whole text. Also the longest the job
-# keeps the GIL in one call: core.spans packs each piece's spans with one NumPy call that
+# keeps the GIL in one call: core.explain.spans packs each piece's spans with one NumPy call that
 # never lets go of it (docs/responsiveness.md).
 SPAN_PIECE_CHARS = 1024
 # Tokens of the whole tokenizer's spans the GUI thread may split back to any step by itself
@@ -64,7 +64,7 @@ class SpanResult:
     """A result of the span service, with the key of what it was computed for: the spans of
     ``source`` at ``step`` (its merges used; ``asked``: the step requested, None for all) of
     the text ``spans.text``; the pre-token starts of that text once a forward step has needed
-    them, and the text's splitter (``core.span_split``: any step from the whole tokenizer's
+    them, and the text's splitter (``core.explain.span_split``: any step from the whole tokenizer's
     spans) where it has one."""
 
     source: TokenizerSource

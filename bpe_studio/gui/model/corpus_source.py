@@ -6,7 +6,7 @@ with a name for the panel, the stored size, how many of its files are compressed
 counts stored bytes, so the panel says when they are compressed ones) and whether it holds
 records (then a text field is asked for). ``plain`` is the one plain local text file the
 sample-reading views (the compression curve's in-sample text, the report) can read, or None.
-What it leaves out: where the counting runs (``gui.cluster_choice``), training (``worker``).
+What it leaves out: where the counting runs (``gui.views.cluster_choice``), training (``worker``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ default by what it is, TinyStories' validation split in English; another file by
 like that default: nearly all its letters ASCII, and nearly all its characters letters,
 spaces or prose punctuation. A corpus that is not (Chinese, source code) measured against
 English prose gives a held-out curve that says little about the tokenizer; the plot says so.
-What it leaves out: measuring (``curves``, ``core.compression``) and drawing (the plot).
+What it leaves out: measuring (``curves``, ``core.explain.compression``) and drawing (the plot).
 
 The bundled Report samples are not offered as held-out texts: they are slices of the same
 shared corpora a user is likely to train on, so they would not be held out.

@@ -10,9 +10,11 @@ What it leaves out: what the keys mean and how each tokenizer is built (the call
 
 from __future__ import annotations
 
+import math
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+from cachetools import LRUCache
 
 from ...core.encode.foreign import AnyTokenizer
 
@@ -22,9 +24,8 @@ class TokenizerCache:
     Safe to call from several threads."""
 
     def __init__(self, size: int | None = None) -> None:
-        self._size = size
         self._lock = threading.Lock()  # guards the two dicts, never held during a build
-        self._built: OrderedDict[Hashable, AnyTokenizer] = OrderedDict()
+        self._built: LRUCache[Hashable, AnyTokenizer] = LRUCache(math.inf if size is None else size)
         self._building: dict[Hashable, threading.Lock] = {}  # one lock per key being built
 
     def get(self, key: Hashable, build: Callable[[], AnyTokenizer]) -> AnyTokenizer:
@@ -61,13 +62,7 @@ class TokenizerCache:
             self._keep(key, tok)
 
     def _keep(self, key: Hashable, tok: AnyTokenizer) -> None:
-        self._built[key] = tok
-        self._built.move_to_end(key)
-        while self._size is not None and len(self._built) > self._size:
-            self._built.popitem(last=False)
+        self._built[key] = tok  # the least recently used goes when there are too many
 
     def _take(self, key: Hashable) -> AnyTokenizer | None:
-        tok = self._built.get(key)
-        if tok is not None:
-            self._built.move_to_end(key)
-        return tok
+        return self._built.get(key)  # a hit counts as a use

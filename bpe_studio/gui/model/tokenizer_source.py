@@ -10,9 +10,10 @@ What it leaves out: computing spans (``jobs.spans``) and choosing the tokenizer 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+
+from cachetools import LRUCache
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
@@ -55,7 +56,7 @@ class TokenizerSource:
         given = 0 if foreign or tokenizer is None else len(tokenizer.merges)
         self._merge_count = given if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
-        self._truncated: OrderedDict[int, AnyTokenizer] = OrderedDict()
+        self._truncated: LRUCache[int, AnyTokenizer] = LRUCache(TRUNCATED_KEPT)
         # The merges as ids (core.span_steps), once asked for; None inside: not plain steps.
         self._merge_ids: tuple[MergeIds | None] | None = None
 
@@ -118,14 +119,9 @@ class TokenizerSource:
         if k is None or isinstance(full, ForeignTokenizer) or k >= len(full.merges):
             return full
         k = max(k, 0)
-        cache = self._truncated
-        tok = cache.get(k)
+        tok = self._truncated.get(k)  # a hit counts as a use
         if tok is None:
-            tok = cache[k] = full.truncated(k)
-            while len(cache) > TRUNCATED_KEPT:
-                cache.popitem(last=False)
-        else:
-            cache.move_to_end(k)
+            tok = self._truncated[k] = full.truncated(k)  # the least recently used goes
         return tok
 
     def merge_ids(self) -> MergeIds | None:

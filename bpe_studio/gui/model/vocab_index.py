@@ -12,7 +12,6 @@ What it leaves out: Qt (the proxy model in ``models`` applies the order), thread
 
 from __future__ import annotations
 
-import gc
 import heapq
 import threading
 from collections.abc import Callable, Collection
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.io.display import readable_token
+from ...core.io.gc_pause import gc_paused
 from .state import VocabRow
 
 _SLICE = 8192  # texts sorted, ints converted per C call (a few milliseconds holding the GIL)
@@ -130,20 +130,14 @@ class VocabIndex:
         # the cyclic collector, whose full passes walk every object of the app (o200k's
         # tables) holding the GIL for half a second: the GUI thread would freeze meanwhile.
         # Nothing made here forms a cycle.
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
-            with self._lock:
-                if not _same(key, self._key) or n < self.size:
-                    self._key = key
-                    self._clear()
-                self._extend(rows, n, is_stale)
-                if is_stale():
-                    return np.empty(0, dtype=np.int64)
-                return self._order(n, spec, unreachable)
-        finally:
-            if gc_was_on:
-                gc.enable()
+        with gc_paused(), self._lock:
+            if not _same(key, self._key) or n < self.size:
+                self._key = key
+                self._clear()
+            self._extend(rows, n, is_stale)
+            if is_stale():
+                return np.empty(0, dtype=np.int64)
+            return self._order(n, spec, unreachable)
 
     def _extend(
         self, rows: Callable[[int], VocabRow], n: int, is_stale: Callable[[], bool]

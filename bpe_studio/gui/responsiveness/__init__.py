@@ -17,7 +17,7 @@ module holds one of the measures, all described once, with the figures that just
 - :mod:`.after_paint`: a run, or a view's background jobs, start once the window has repainted
   what was reset for them.
 
-What it leaves out: the job runner (``gui.jobs``), the glyph warm-up (``gui.glyph_warmup``),
+What it leaves out: the job runner (``gui.jobs``), the glyph warm-up (``gui.views.glyph_warmup``),
 freeing the trainer's state in slices (the core's ``BpeTrainer.close``) and the merge
 hand-over without one event per merge (``worker.MergeBuffer``).
 """

@@ -6,7 +6,7 @@ also a frame (all views update and the window repaints once) when :class:`FrameB
 one. A frame holds the trainer (``trainer_hold``), so frames are spaced by what the last one
 cost. The editor re-tokenizes with the merges so far at most every ``EDITOR_REFRESH_MERGES``
 merges and ``EDITOR_REFRESH_SECONDS`` (each rebuild is a third thread contending for the GIL).
-What it leaves out: draining and publishing (``session``, ``hub``), the rebuild itself
+What it leaves out: draining and publishing (``session``, ``app_model``), the rebuild itself
 (``controller``).
 """
 

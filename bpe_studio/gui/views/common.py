@@ -20,10 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.io.display import plural
 
-def counted(n: int, noun: str) -> str:
-    """``n`` and the noun, singular for one: "1 token", "2,048 tokens"."""
-    return f"{n:,} {noun}{'s' * (n != 1)}"
+# "1 token", "2,048 tokens": the command line's helper, under the name the views use.
+counted = plural
 
 
 def monospace_font(point_size: int | None = None) -> QFont:

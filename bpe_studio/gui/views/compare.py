@@ -4,7 +4,7 @@ What it does: one editable text box feeds two read-only panes, each tokenized by
 (a preset, the run's tokenizer or a loaded file: :class:`~.picker.TokenizerPicker`). Above each
 pane: token count, bytes per token and characters per token. In the panes, tokens that both
 tokenizers cut the same way are grey, the others blue and orange, and the first character after
-every boundary only one of them has (``core.report.boundary_diff``) is underlined in red on both
+every boundary only one of them has (``report.boundary_diff``) is underlined in red on both
 sides. The panes scroll together. Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob`
 (latest request wins), and only while the page is shown; panes paint only their visible part.
 Hovering a pane shows the token(s) under the pointer (id and bytes).

@@ -10,7 +10,8 @@ gives each value at that step. The counts are computed by a
 :class:`~bpe_studio.gui.model.curves.CurveFeeder` (its own process) fed the merges as they are
 published (for a loaded tokenizer: all its merges at once); this view polls it a few
 times a second while it works and redraws in place (``setData``). "Record" turns it off.
-What it leaves out: the counting (``core.compression``), its thread and process (``curves``).
+What it leaves out: the counting (``core.explain.compression``), its thread and process
+(``curves``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The merge list: every merge in order, following the newest one while training.
 
-What it does: a table over :class:`~bpe_studio.gui.models.MergeTableModel` (rank, left, right,
-merged token, pair count at merge time). When rows arrive and the view was scrolled to the
+What it does: a table over :class:`~.table_models.MergeTableModel` (rank, left, right, merged
+token, pair count at merge time). When rows arrive and the view was scrolled to the
 bottom, it scrolls to the new bottom; once the user scrolls up it stays put until they scroll
 back down. Clicking a merge (or moving to it with the keys) selects the token it made, for every
 view (``AppModel.select_token``); double-clicking it shows the step after that merge everywhere

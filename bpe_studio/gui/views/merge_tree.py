@@ -1,6 +1,6 @@
 """A token's merge tree, drawn: :class:`MergeTreeView`.
 
-What it does: draws a ``core.explain.MergeNode`` tree with the root on top and bytes and
+What it does: draws a ``core.explain.steps.MergeNode`` tree with the root on top and bytes and
 special tokens as leaves; each node shows its readable token, id, rank and the pair count when
 it was merged (a tooltip has its bytes and parts). A tidy layout gives every subtree its own
 band, so wide labels never overlap. Deep trees scroll (drag) and zoom (Ctrl+wheel,

@@ -11,7 +11,7 @@ failed, a loaded tokenizer without counts); an empty plot shows a short hint ins
 Drawn once per published frame, updated in place (``BarGraphItem.setOpts``,
 ``PlotDataItem.setData``), never rebuilt. Every text that goes into the plots' rich-text titles
 is escaped: byte tokens read ``<e6>``.
-What it leaves out: where the pairs come from (the trainer's record, ``core.pair_history``).
+What it leaves out: where the pairs come from (the trainer's record, ``core.train.pair_history``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
 the one place that lists them): nothing, where asked for; the run's tokenizer
-(``hub.state.shown``); the presets the core ships (``core.presets``: GPT-2, GPT-4's
+(``hub.state.shown``); the presets the core ships (``core.formats.presets``: GPT-2, GPT-4's
 cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session (files of
 another kind than byte-level BPE the app loaded too: ``hub.tokenizer_offered``); the Hugging
 Face Hub's popular open models and the ones opened lately (``hub_models``); then, below a

@@ -3,11 +3,11 @@
 What it does: four :class:`~.picker.TokenizerPicker` boxes (the last two may be empty) pick the
 tokenizers; the samples shipped in ``resources/samples`` (English prose, Chinese, Python code,
 web text, emoji-heavy text) plus the first megabyte of the loaded corpus are encoded with each
-(``core.report.compute_report``, on a :class:`~..jobs.latest.LatestJob`, only while the page is
+(``report.compute_report``, on a :class:`~..jobs.latest.LatestJob`, only while the page is
 shown) and shown as a table and a grouped bar chart (one ``BarGraphItem`` per tokenizer, updated
 in place). Export CSV and Export PNG write atomically; a failure goes to the window's error
 dialog through :attr:`ReportView.error`.
-What it leaves out: the numbers themselves (``core.report``), choosing files of samples.
+What it leaves out: the numbers themselves (``core.explain.report``), choosing files of samples.
 """
 
 from __future__ import annotations

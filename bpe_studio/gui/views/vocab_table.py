@@ -2,8 +2,8 @@
 whether encoding can produce it.
 
 What it does: a filter box, two toggles ("Unreachable only", "Hide tokens after step") and a
-table of :class:`~bpe_studio.gui.models.VocabTableModel` through a
-:class:`~bpe_studio.gui.models.VocabFilterProxy`. Rows arrive in id order; tokens made after
+table of :class:`~.table_models.VocabTableModel` through a
+:class:`~.table_models.VocabFilterProxy`. Rows arrive in id order; tokens made after
 the step the timeline shows (``state.step``) are greyed, or hidden with the toggle. While a run
 merges, a frame's new rows that would land below the rows in view wait up to ``CATCH_UP_MS``
 (adding rows repaints the whole table); the title counts them meanwhile. Filtering
@@ -23,7 +23,6 @@ What it leaves out: the data (the model over the state) and the order's arithmet
 from __future__ import annotations
 
 import dataclasses
-import gc
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -42,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer, unreachable_tokens
+from ...core.io.gc_pause import gc_paused
 from ..jobs.latest import Job, LatestJob
 from ..model.app_model import AppModel
 from ..model.run_tokenizer import run_tokenizer_at
@@ -95,13 +95,8 @@ def _reach_job(key: object, make_tokenizer: Callable[[], Tokenizer]) -> Job:
         # subtle: the check allocates a few lists of every token; a full pass of the cyclic
         # collector they would trigger walks all of o200k's tables holding the GIL, which
         # freezes the GUI thread. They hold no cycles.
-        gc_was_on = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             return key, frozenset(unreachable_tokens(tok, wait_while_gui_busy))
-        finally:
-            if gc_was_on:
-                gc.enable()
 
     return job
 

@@ -1,7 +1,7 @@
 """ "Why this token": the selected token's merge tree, what it grew into, how often it occurs.
 
 What it does: on ``AppModel.token_selected`` a job thread (:func:`explain`) finds the token's
-tree (``core.explain.merge_tree``) and the merges that use it (``merges_using``) in the
+tree (``core.explain.steps.merge_tree``) and the merges that use it (``merges_using``) in the
 tokenizer the token belongs to (``tokenizer_recipes.selection_recipe``: the run's, or the
 editor's picked one it was clicked in, which the heading then names).
 Back on the GUI thread the tree is drawn (:class:`~.merge_tree.MergeTreeView`) and the merges

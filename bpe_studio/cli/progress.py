@@ -20,7 +20,7 @@ from typing import TextIO
 
 from tqdm import tqdm
 
-from .core.train.remaining import TimeLeft
+from ..core.train.remaining import TimeLeft
 
 # No estimate before this much time has passed since the first progress, nor before this share
 # of the work is done: the first seconds and items say little of the rest.

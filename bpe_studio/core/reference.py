@@ -1,15 +1,21 @@
-"""A slow, obviously correct byte-level BPE trainer, the oracle for the fast one.
+"""Byte-level BPE, the slow and obviously correct way: the spec to read first, and the oracle
+the tests hold the fast trainer and tokenizer to (minbpe's ``basic.py`` is the model).
 
-Nothing here is imported from ``bpe_studio``. Pre-tokens are found with GPT-2's pattern (written
-below in its original form), or any regex string given as ``pattern``, after special tokens are
-cut out, leftmost and longest first. Each
-pre-token is a tuple of one-byte ``bytes`` tokens with its count. Every merge then
+What it does: :func:`reference_train` is CS336's ``train_bpe`` on a string;
+:func:`reference_steps` the merges one by one (with the best pairs before each);
+:func:`reference_encode_piece` rank-based BPE of one pre-token. It imports nothing else of
+``bpe_studio`` (``tests/core/test_reference_trainer.py`` checks), so a test that compares the
+package with it compares two independent implementations. Pre-tokens are found with GPT-2's
+pattern (written below in its original form), or any regex string given as ``pattern``, after
+special tokens are cut out, leftmost and longest first. Each pre-token is a tuple of one-byte
+``bytes`` tokens with its count. Every merge then
 
 1. counts ALL adjacent pairs from scratch, weighting each word by its count,
 2. picks the pair with the largest ``(count, (left_bytes, right_bytes))``,
 3. rewrites every word, replacing the pair left to right without overlaps.
 
 No incremental bookkeeping, no heaps, no caches: each step is a few lines to check by eye.
+What it leaves out: speed (``train.trainer``, ``encode.tokenizer``), files and corpora.
 """
 
 from __future__ import annotations
