@@ -14,6 +14,7 @@ and a failure prints the ``@reproduce_failure`` blob needed to replay it anywher
 
 import os
 import pickle
+import signal
 import sys
 import tempfile
 from collections.abc import Callable
@@ -58,6 +59,12 @@ EOT = "<|endoftext|>"
 
 
 def pytest_configure(config):
+    # subtle: xdist's workers start with SIGINT ignored (execnet sets that so that a Ctrl-C
+    # reaches only the controller), and an ignored signal stays ignored in every process a
+    # worker starts: the tests of what Ctrl-C does, in this process and in the command line
+    # they run, would see nothing. Python's own default is put back in each worker.
+    if os.environ.get("PYTEST_XDIST_WORKER") and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line(
         "markers",
         "dask_in_process: starts a Dask client in the test process; such tests run last, "

@@ -45,6 +45,6 @@ def test_a_vocabulary_beyond_the_code_points_is_refused():
     # The engine is sized by the merges its corpus allows (EngineStart.of); a start that
     # could need more ids than there are code points is refused.
     tokens = [bytes([i]) for i in range(256)]
-    PythonMergeEngine(EngineStart([b"ab"], [1], tokens, MAX_TOKENS))
+    PythonMergeEngine(EngineStart(tokens, MAX_TOKENS, words=[b"ab"], freqs=[1]))
     with pytest.raises(ValueError, match="at most 1,114,112 tokens.*engine='compiled'"):
-        PythonMergeEngine(EngineStart([b"ab"], [1], tokens, MAX_TOKENS + 1))
+        PythonMergeEngine(EngineStart(tokens, MAX_TOKENS + 1, words=[b"ab"], freqs=[1]))
