@@ -37,7 +37,7 @@ from ..train.vocab import missing_id
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
-from .interface import TokenNotFound, check_batch, check_text, end_of_text
+from .interface import check_batch, check_text, end_of_text, single_token
 from .token_spans import TokenSpan
 from .tokenizer import Tokenizer
 
@@ -395,20 +395,7 @@ class ForeignTokenizer:
             idx = self._backend.token_to_id(text_or_bytes)
             if idx is not None and idx not in self._dropped:
                 return idx
-            key = text_or_bytes.encode("utf-8", "surrogatepass")
-        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
-            key = bytes(text_or_bytes)
-        else:
-            raise TypeError(
-                f"encode_single_token takes a str or bytes, not {type(text_or_bytes).__name__}"
-            )
-        found = self._inverse.get(key)
-        if found is None:
-            raise TokenNotFound(
-                f"{text_or_bytes!r} is not a single token of {self.name or 'this tokenizer'} "
-                "(encode() gives the tokens of any text)"
-            )
-        return found
+        return single_token(self._inverse, text_or_bytes, self.name)
 
     @cached_property
     def _inverse(self) -> dict[bytes, int]:

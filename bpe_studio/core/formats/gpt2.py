@@ -210,3 +210,17 @@ def infer_special_tokens(
             "form must be named: special_tokens=[...], or --special-token)"
         )
     return found
+
+
+def special_tokens_of(
+    vocab: Mapping[int, bytes],
+    merges: Iterable[tuple[bytes, bytes]],
+    given: Iterable[str] | Mapping[str, int] | None,
+    files: tuple[str | os.PathLike, str | os.PathLike],
+) -> Iterable[str] | Mapping[str, int]:
+    """The special tokens of GPT-2-format files: ``given`` (a list, or a dict of ids), or when
+    None those :func:`infer_special_tokens` finds; either way the vocabulary is checked by it
+    (an entry no merge makes, neither given nor looking special, is an error naming ``files``)."""
+    named = list(given) if isinstance(given, Mapping) else given
+    inferred = infer_special_tokens(vocab, merges, also=named or (), files=files)
+    return inferred if given is None else given
