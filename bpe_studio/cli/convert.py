@@ -24,8 +24,8 @@ from ..core import Tokenizer
 from ..core.formats.files import DEFAULT_NAME
 from ..core.formats.preset_table import PRESETS
 from ..core.formats.tiktoken_file import sidecar_name
-from ..core.io.display import plural
 from ..core.pretokenization.names import shown_pattern
+from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,

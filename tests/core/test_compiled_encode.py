@@ -30,7 +30,7 @@ from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tok
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode import kernel_start, piece_table, token_spans
 from bpe_studio.core.encode.packed import NUMPY_DTYPE
-from bpe_studio.core.io.surrogates import replace_surrogates
+from bpe_studio.core.text.surrogates import replace_surrogates
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
 FAMILIES = {**HF_FAMILIES, "gpt_oss": GPT_OSS}

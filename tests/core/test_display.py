@@ -16,10 +16,10 @@ import bpe_studio.core.formats.gpt2
 import bpe_studio.core.formats.preset_table
 import bpe_studio.core.formats.presets
 import bpe_studio.core.formats.tiktoken_file
-import bpe_studio.core.io.display
 import bpe_studio.core.pretokenization.specials
+import bpe_studio.core.text.display
 import bpe_studio.core.train.vocab
-from bpe_studio.core.io.display import plural, readable_token
+from bpe_studio.core.text.display import plural, readable_token
 
 
 @pytest.mark.parametrize("ch", [" ", "\n", "\t", "\r"])
@@ -88,7 +88,7 @@ def test_any_bytes_give_printable_text(data):
 
 def test_doctests():
     modules = [
-        bpe_studio.core.io.display,
+        bpe_studio.core.text.display,
         bpe_studio.core.formats.gpt2,
         bpe_studio.core.encode.tokenizer,
         bpe_studio.core.encode.interface,

@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ..io.gc_pause import gc_paused
-from ..io.surrogates import replace_surrogates
 from ..pretokenization import re_split
 from ..pretokenization.pretokenizer import Pretokenizer, findall_for
 from ..pretokenization.specials import Specials, tiktoken_allowed
+from ..text.surrogates import replace_surrogates
 from . import kernel_start
 from .compiled import CompiledMerger, Items
 from .merger import Merger

@@ -30,9 +30,9 @@ from ..formats.hf.template import Template, read_template
 from ..formats.hf_kind import ForeignTokenizerFile
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
-from ..io.surrogates import original_offsets, replace_surrogates
 from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed
+from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe

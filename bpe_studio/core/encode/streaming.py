@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..io.surrogates import replace_surrogates
+from ..text.surrogates import replace_surrogates
 from .encoder import STRETCH, codepoints
 
 if TYPE_CHECKING:
