@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core import Tokenizer
+from ..core.formats.base.preset_table import PRESETS
 from ..core.formats.files import DEFAULT_NAME
-from ..core.formats.preset_table import PRESETS
-from ..core.formats.tiktoken_file import sidecar_name
+from ..core.formats.tiktoken import sidecar_name
 from ..core.pretokenization.names import shown_pattern
 from ..core.text.display import plural
 from .output import (

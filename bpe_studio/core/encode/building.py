@@ -22,7 +22,7 @@ from .merger import Merger
 from .packed import rank_table, rank_table_of_ids
 
 if TYPE_CHECKING:
-    from ..formats.data import TokenizerData
+    from ..formats.base.data import TokenizerData
     from ..formats.hf.pipeline import HfPipeline
     from ..formats.hf.template import Template
 

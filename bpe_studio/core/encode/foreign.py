@@ -10,7 +10,7 @@ tokens as ``tokenizers`` does; ``decode_bytes`` gives byte-fallback tokens as th
 WordPiece or Unigram model refuses them, saying why; ``save`` writes its ``tokenizer.json``.
 :func:`open_tokenizer` reads any source the project reads and gives this class for such a
 file, the exact ``Tokenizer`` for everything else.
-What it leaves out: deciding what a file holds (``formats.files``, ``formats.hf_kind``).
+What it leaves out: deciding what a file holds (``formats.files``, ``formats.hf.kind``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..formats.files import load_data
+from ..formats.hf.kind import ForeignTokenizerFile
 from ..formats.hf.template import Template, read_template
-from ..formats.hf_kind import ForeignTokenizerFile
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
 from ..pretokenization.names import shown_pattern
@@ -133,7 +133,7 @@ class ForeignTokenizer:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], kind: str, **options: Any) -> ForeignTokenizer:
-        """Read a ``tokenizer.json`` (``kind`` as ``formats.hf_kind`` names it); one line
+        """Read a ``tokenizer.json`` (``kind`` as ``formats.hf.kind`` names it); one line
         naming the file if ``tokenizers`` cannot read it."""
         import tokenizers
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import numpy
     from numpy.typing import DTypeLike
 
-    from ..formats.data import TokenizerData
+    from ..formats.base.data import TokenizerData
     from ..formats.hf.pipeline import HfPipeline
     from ..formats.hf.template import Template
 
@@ -178,7 +178,7 @@ class Tokenizer(TiktokenNames):
         """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
         (``preset_table.PRESETS``; also named as ``preset_table.preset_name`` reads names:
         "GPT-4o"), with its real special tokens. Unknown names: ValueError."""
-        from ..formats.preset_table import preset_name
+        from ..formats.base.preset_table import preset_name
         from ..formats.presets import preset_data
 
         data = preset_data(name)
@@ -215,7 +215,7 @@ class Tokenizer(TiktokenNames):
 
     def to_data(self) -> TokenizerData:
         """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
-        from ..formats.data import TokenizerData
+        from ..formats.base.data import TokenizerData
 
         name = self.pattern_name
         return TokenizerData(

@@ -1,0 +1,28 @@
+"""tiktoken's rank files (``<base64 token> <rank>`` per line, plain or gzip) and the merges
+behind them, one job a module: parsing (``ranks``), deriving the merges (``merges``), the
+merges shipped for OpenAI's files (``shipped``), recognising those files (``openai``), the
+sidecar with pattern and special tokens (``sidecar``), reading a tokenizer (``reading``),
+writing one (``writing``), and the user's cache of read rank files (``rank_cache``).
+What it leaves out: encoding, and the presets' choice of pattern and special tokens
+(``presets``).
+"""
+
+from __future__ import annotations
+
+from .merges import derive_merges
+from .openai import openai_encoding_of
+from .ranks import read_ranks
+from .reading import read_tiktoken
+from .sidecar import SIDECAR_SUFFIX, sidecar_beside, sidecar_name
+from .writing import write_tiktoken
+
+__all__ = [
+    "SIDECAR_SUFFIX",
+    "derive_merges",
+    "openai_encoding_of",
+    "read_ranks",
+    "read_tiktoken",
+    "sidecar_beside",
+    "sidecar_name",
+    "write_tiktoken",
+]
