@@ -18,8 +18,8 @@ from ..pretokenization.boundaries import CutRules, cut_rules
 from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
 from ..pretokenization.specials import Specials, refuse_single_bytes
 from .encoder import Encoder
-from .merger import Merger
-from .packed import rank_table, rank_table_of_ids
+from .merging.merger import Merger
+from .merging.packed import rank_table, rank_table_of_ids
 
 if TYPE_CHECKING:
     from ..formats.base.data import TokenizerData

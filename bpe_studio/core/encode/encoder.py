@@ -28,10 +28,10 @@ from ..pretokenization import re_split
 from ..pretokenization.pretokenizer import Pretokenizer, findall_for
 from ..pretokenization.specials import Specials, tiktoken_allowed
 from ..text.surrogates import replace_surrogates
-from . import kernel_start
-from .compiled import CompiledMerger, Items
-from .merger import Merger
-from .packed import NUMPY_DTYPE
+from .merging import kernel_start
+from .merging.compiled import CompiledMerger, Items
+from .merging.merger import Merger
+from .merging.packed import NUMPY_DTYPE
 
 if TYPE_CHECKING:
     from ..formats.hf.pipeline import HfPipeline
@@ -162,7 +162,7 @@ class Encoder:
         from ..pretokenization.scanner import compiled_scanner
 
         if self.pipeline is not None:
-            from .pipeline_scan import pipeline_scanner
+            from .merging.pipeline_scan import pipeline_scanner
 
             return pipeline_scanner(self.pipeline)
         return compiled_scanner(self.pre.name or self.pre.pattern)

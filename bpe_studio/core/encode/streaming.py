@@ -17,8 +17,8 @@ from ..text.surrogates import replace_surrogates
 from .encoder import STRETCH, codepoints
 
 if TYPE_CHECKING:
-    from .compiled import CompiledMerger
     from .encoder import Encoder
+    from .merging.compiled import CompiledMerger
 
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16
