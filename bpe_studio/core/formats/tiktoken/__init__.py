@@ -9,20 +9,12 @@ What it leaves out: encoding, and the presets' choice of pattern and special tok
 
 from __future__ import annotations
 
-from .merges import derive_merges
-from .openai import openai_encoding_of
-from .ranks import read_ranks
-from .reading import read_tiktoken
-from .sidecar import SIDECAR_SUFFIX, sidecar_beside, sidecar_name
-from .writing import write_tiktoken
-
-__all__ = [
-    "SIDECAR_SUFFIX",
-    "derive_merges",
-    "openai_encoding_of",
-    "read_ranks",
-    "read_tiktoken",
-    "sidecar_beside",
-    "sidecar_name",
-    "write_tiktoken",
-]
+# What callers use, re-exported (no __all__: the public names are formats'; see its __init__).
+from .merges import derive_merges as derive_merges
+from .openai import openai_encoding_of as openai_encoding_of
+from .ranks import read_ranks as read_ranks
+from .reading import read_tiktoken as read_tiktoken
+from .sidecar import SIDECAR_SUFFIX as SIDECAR_SUFFIX
+from .sidecar import sidecar_beside as sidecar_beside
+from .sidecar import sidecar_name as sidecar_name
+from .writing import write_tiktoken as write_tiktoken
