@@ -178,7 +178,7 @@ def run(log=print, reps: int = REPS) -> Section:
     except Skip as e:
         return Section(rows=[Row("H1", "H1-H2. tokenizer.json files", "-", "-", "-", "-",
                                  f"SKIP: {e}")])  # fmt: skip
-    from bpe_studio.core.encode import kernel_start
+    from bpe_studio.core.encode.merging import kernel_start
 
     sec = Section()
     kernels_start = time.perf_counter()

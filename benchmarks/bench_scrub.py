@@ -65,7 +65,7 @@ def run(positions: int, seed: int) -> dict:
 
     app = application()  # styled as the app is: Fusion, its style sheet, antialiased plots
     try:
-        from bpe_studio.core.encode import kernel_start
+        from bpe_studio.core.encode.merging import kernel_start
     except ImportError:  # code from before the compiled encoder
         pass
     else:

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from bpe_studio.core.explain.spans import compute_spans
 
     try:
-        from bpe_studio.core.encode import kernel_start
+        from bpe_studio.core.encode.merging import kernel_start
     except ImportError:  # code from before the compiled encoder
         kernel_start = None
     if kernel_start is not None:

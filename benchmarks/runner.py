@@ -96,7 +96,7 @@ def _kernels_seconds(impl: str) -> float:
     """For ours: make the compiled encoder's kernels ready (timed); 0 for the peers."""
     if impl != "ours":
         return 0.0
-    from bpe_studio.core.encode import kernel_start
+    from bpe_studio.core.encode.merging import kernel_start
 
     t0 = time.perf_counter()
     if not kernel_start.prepare():
@@ -195,7 +195,7 @@ def load_preset(impl: str, preset: str) -> dict:
 
 def load_kernels() -> dict:
     import bpe_studio.core.encode.tokenizer  # noqa: F401  (imports are not part of loading)
-    from bpe_studio.core.encode import kernel_start
+    from bpe_studio.core.encode.merging import kernel_start
 
     compiling: list[str] = []
     cpu0, t0 = _cpu_s(), time.perf_counter()

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bpe_studio.core.formats.tiktoken_file import splits_file_for  # noqa: E402
+from bpe_studio.core.formats.tiktoken.shipped import splits_file_for  # noqa: E402
 
 FOLDER = ROOT / "resources" / "tokenizers"
 

@@ -35,8 +35,8 @@ HYPOTHESIS_HOME = Path(
     )
 )
 
-# The rank-file cache (``core.formats.rank_cache``) of a test run is kept in the temp dir too,
-# not in the user's own cache folder.
+# The rank-file cache (``core.formats.tiktoken.rank_cache``) of a test run is kept in the temp
+# dir too, not in the user's own cache folder.
 os.environ.setdefault(
     "BPE_STUDIO_CACHE_DIR", str(Path(tempfile.gettempdir()) / f"bpe_studio_rank_cache_{_user}")
 )

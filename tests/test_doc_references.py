@@ -271,14 +271,14 @@ def stale_references() -> list[str]:
 def test_finds_references_of_each_kind():
     text = (
         "``core.encode.tokenizer.Tokenizer`` and `state.step`, bpe_studio.core.train; "
-        "core/encode/merger.py, formats/hf/, DIR/vocab.json, ``tokenizer.json``, "
+        "core/encode/merging/merger.py, formats/hf/, DIR/vocab.json, ``tokenizer.json``, "
         "tests/conftest.py and architecture.md, str.replace"
     )
     assert references(text) == {
         ("name", "core.encode.tokenizer.Tokenizer"),
         ("name", "state.step"),
         ("name", "bpe_studio.core.train"),
-        ("path", "core/encode/merger.py"),
+        ("path", "core/encode/merging/merger.py"),
         ("path", "formats/hf/"),
         ("file", "architecture.md"),
         ("path", "tests/conftest.py"),
@@ -316,7 +316,7 @@ def test_relative_names_are_read_from_their_module():
 
 
 def test_paths_resolve_or_not():
-    assert path_resolves("core/encode/merger.py") and path_resolves("formats/hf/")
+    assert path_resolves("core/encode/merging/merger.py") and path_resolves("formats/hf/")
     assert path_resolves("tests/conftest.py") and path_resolves("docs/architecture.md")
     assert not path_resolves("core/pattern.py") and not path_resolves("gui/spans.py")
 

@@ -97,8 +97,8 @@ def test_strongly_connected_finds_cycles_and_only_them():
 def test_function_level_imports_are_in_the_graph(graph):
     # merger.py imports kernel_start only inside a method (the compiled path, on first use).
     details = graph.get_import_details(
-        importer="bpe_studio.core.encode.merger",
-        imported="bpe_studio.core.encode.kernel_start",
+        importer="bpe_studio.core.encode.merging.merger",
+        imported="bpe_studio.core.encode.merging.kernel_start",
     )
     assert details and all(d["line_contents"] == "from . import kernel_start" for d in details)
 

@@ -21,11 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core import Tokenizer
+from ..core.formats.base.preset_table import PRESETS
 from ..core.formats.files import DEFAULT_NAME
-from ..core.formats.preset_table import PRESETS
-from ..core.formats.tiktoken_file import sidecar_name
-from ..core.io.display import plural
+from ..core.formats.tiktoken import sidecar_name
 from ..core.pretokenization.names import shown_pattern
+from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,

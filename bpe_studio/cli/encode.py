@@ -32,8 +32,8 @@ from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
-from ..core.io.display import plural
 from ..core.io.gc_pause import gc_paused
+from ..core.text.display import plural
 from .encode_inputs import encode_inputs
 from .inputs import STDIN, check_input, check_not_records, input_files, input_name, records
 from .output import (

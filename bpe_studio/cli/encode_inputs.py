@@ -31,9 +31,9 @@ import numpy as np
 from ..core.corpus.counting import ignore_interrupts, mp_context, resolve_workers
 from ..core.corpus.records import file_documents
 from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, Kind
-from ..core.encode import kernel_start
 from ..core.encode.encode_file import PREPARE_MIN_BYTES, EncodeStats, encode_file, ids_dtype
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.encode.merging import kernel_start
 from ..core.encode.tokenizer import Tokenizer
 from ..core.io.atomic import atomic_open
 

@@ -24,8 +24,8 @@ from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
 from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
-from ..core.io.display import plural, readable_token
 from ..core.io.gc_pause import gc_paused
+from ..core.text.display import plural, readable_token
 from .inputs import check_input, input_files
 from .output import (
     EXIT_CLOSED_PIPE,

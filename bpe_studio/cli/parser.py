@@ -160,7 +160,7 @@ def _add_command(
 
 
 def _source_help() -> str:
-    from ..core.formats.preset_table import PRESETS
+    from ..core.formats.base.preset_table import PRESETS
 
     return (
         f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.encode.foreign import AnyTokenizer, open_tokenizer
-from ..core.formats.data import TokenizerData
+from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
-from ..core.formats.tiktoken_file import sidecar_beside
+from ..core.formats.tiktoken import sidecar_beside
 from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
 from .output import CliError, tokenizer_files_in
 from .progress import ProgressBar

@@ -23,12 +23,12 @@ from ..core.corpus.cluster_address import ClusterError
 from ..core.corpus.sources import CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
-from ..core.io.display import plural, readable_token
 from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
     refuse_single_bytes,
 )
+from ..core.text.display import plural, readable_token
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
 from .convert import check_tokenizer_out, pattern_note, save

@@ -11,8 +11,8 @@ pattern)`` splits text with it; ``count_text``/``count_file`` count pre-tokens; 
 satisfy ``TokenizerLike``, the one interface (``TokenNotFound``: no such token);
 ``initial_vocab`` and ``merge_budget`` tell the id layout of a trained vocabulary. The stages
 are packages (``corpus``, ``pretokenization``, ``train``, ``encode``, ``formats``, ``io``,
-``explain``: docs/architecture.md); ``reference`` is the slow, readable trainer the tests hold
-the fast one to.
+``text``, ``explain``: docs/architecture.md); ``reference`` is the slow, readable trainer the
+tests hold the fast one to.
 
 The names are listed once, in ``__init__.pyi``, and imported on first use (``lazy_loader``,
 PEP 562).

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import PATTERNS
-from ..core.encode import kernel_start
+from ..core.encode.merging import kernel_start
 from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,

@@ -36,7 +36,7 @@ def span_tokenizer(tmp_path_factory):
 
 # ------------------------------------------------------------------ the compiled encoder
 # Which path a text takes depends on whether the compiled encoder's kernels are loaded in the
-# process (``encode.kernel_start``): every test starts as a fresh process would, with them
+# process (``encode.merging.kernel_start``): every test starts as a fresh process would, with them
 # not loaded, so a test's path does not depend on the tests that ran before it (a test that
 # wants the compiled path loads them, as a long text or ``encode_file`` does).
 # ``BPE_STUDIO_ENCODER=compiled`` runs every test on the compiled path instead; the tests of
@@ -56,14 +56,14 @@ PYTHON_PATH_TESTS = (
 
 @pytest.fixture(autouse=True)
 def _compiled_encoder_as_in_a_fresh_process():
-    from bpe_studio.core.encode import kernel_start
+    from bpe_studio.core.encode.merging import kernel_start
 
     yield
     kernel_start.forget()
 
 
 def pytest_collection_modifyitems(config, items):
-    from bpe_studio.core.encode import kernel_start
+    from bpe_studio.core.encode.merging import kernel_start
 
     if not kernel_start.eager():
         return

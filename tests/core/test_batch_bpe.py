@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.batch_bpe import SCALAR_TAIL, BatchBpe
-from bpe_studio.core.encode.merger import (
+from bpe_studio.core.encode.merging.batch_bpe import SCALAR_TAIL, BatchBpe
+from bpe_studio.core.encode.merging.merger import (
     BATCH_BUILD_MIN,
     BATCH_LONG_MAX,
     BATCH_LONG_MIN,

@@ -16,8 +16,8 @@ from reference_encoder import ReferenceEncoder, shipped_tiktoken
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.encode.char_bpe import CharBpe
-from bpe_studio.core.encode.merger import CHAR_MIN_BYTES
+from bpe_studio.core.encode.merging.char_bpe import CharBpe
+from bpe_studio.core.encode.merging.merger import CHAR_MIN_BYTES
 
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
 _LOADED: dict[str, tuple[Tokenizer, tiktoken.Encoding, ReferenceEncoder]] = {}
@@ -104,9 +104,9 @@ def test_long_han_runs_and_mixed_scripts_equal_tiktoken(name):
     def check(text):
         fresh.merger._cache.clear()
         with (
-            mock.patch("bpe_studio.core.encode.merger.BATCH_MIN", 1),
-            mock.patch("bpe_studio.core.encode.merger.BATCH_BUILD_MIN", 1),
-            mock.patch("bpe_studio.core.encode.merger.BATCH_LONG_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.BATCH_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.BATCH_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.BATCH_LONG_MIN", 1),
         ):
             ids = fresh.encode(text)
             fresh.merger._cache.clear()

@@ -17,8 +17,8 @@ from test_char_bpe import RUNS
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.encode.char_cuts import CharCuts
 from bpe_studio.core.encode.encode_file import encode_file
+from bpe_studio.core.encode.merging.char_cuts import CharCuts
 
 
 def straddles(tokens: list[bytes]) -> list[tuple[bytes, bytes]]:
@@ -102,7 +102,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
     """Long Han runs, runs with other scripts in them, a run repeated with one character
     changed (its parts come from the cache), and the same text as a file encoded by two
     workers in small chunks (cuts at chunk edges)."""
-    monkeypatch.setattr("bpe_studio.core.encode.merger.CUTS_BUILD_MIN", 1)
+    monkeypatch.setattr("bpe_studio.core.encode.merging.merger.CUTS_BUILD_MIN", 1)
     enc = shipped_tiktoken(name)
     han = read_fixture("chinese_slice.txt")
     run = "".join(c for c in han[:4000] if three_byte(c))
@@ -129,7 +129,7 @@ def test_runs_cut_into_parts_equal_tiktoken(name, tmp_path, monkeypatch):
 def test_a_slow_reference_agrees_on_a_trained_tokenizer(monkeypatch):
     """Every batch path forced on (no minimum counts), so that the text takes the cuts."""
     for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
-        monkeypatch.setattr(f"bpe_studio.core.encode.merger.{name}", 1)
+        monkeypatch.setattr(f"bpe_studio.core.encode.merging.merger.{name}", 1)
     text = slice_head("chinese", 60_000)
     vocab, merges = _trained(text)
     tok = Tokenizer(vocab, merges, [EOT], pattern="o200k")
@@ -151,10 +151,10 @@ def test_generated_runs_cut_into_parts_equal_tiktoken(name):
     def check(text):
         fresh.merger._cache.clear()
         with (
-            mock.patch("bpe_studio.core.encode.merger.BATCH_MIN", 1),
-            mock.patch("bpe_studio.core.encode.merger.BATCH_BUILD_MIN", 1),
-            mock.patch("bpe_studio.core.encode.merger.BATCH_LONG_MIN", 1),
-            mock.patch("bpe_studio.core.encode.merger.CUTS_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.BATCH_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.BATCH_BUILD_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.BATCH_LONG_MIN", 1),
+            mock.patch("bpe_studio.core.encode.merging.merger.CUTS_BUILD_MIN", 1),
         ):
             ids = fresh.encode(text)
             fresh.merger._cache.clear()
@@ -170,7 +170,7 @@ def test_a_truncated_preset_keeps_its_cuts_and_stays_exact(monkeypatch):
     """``truncated(k)`` shares the full vocabulary's cut tables (fewer merges cross fewer
     boundaries); its ids equal a slow reference with only the first k merges."""
     for name in ("BATCH_MIN", "BATCH_BUILD_MIN", "BATCH_LONG_MIN", "CUTS_BUILD_MIN"):
-        monkeypatch.setattr(f"bpe_studio.core.encode.merger.{name}", 1)
+        monkeypatch.setattr(f"bpe_studio.core.encode.merging.merger.{name}", 1)
     tok = Tokenizer.preset("o200k_base")
     short = tok.truncated(60_000)
     assert short.merger._cuts is tok.merger._cuts

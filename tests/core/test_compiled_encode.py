@@ -28,9 +28,10 @@ from text_strategies import HYPO, TEXTS
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode import kernel_start, piece_table, token_spans
-from bpe_studio.core.encode.packed import NUMPY_DTYPE
-from bpe_studio.core.io.surrogates import replace_surrogates
+from bpe_studio.core.encode import token_spans
+from bpe_studio.core.encode.merging import kernel_start, piece_table
+from bpe_studio.core.encode.merging.packed import NUMPY_DTYPE
+from bpe_studio.core.text.surrogates import replace_surrogates
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
 FAMILIES = {**HF_FAMILIES, "gpt_oss": GPT_OSS}
@@ -369,9 +370,9 @@ def test_every_whole_token_is_found_by_the_compiled_lookup(name):
     """The whole-token table (built in compiled code from the tokens' bytes) finds each
     UTF-8 token of a real vocabulary: pieces that are tokens, with no merges to fall back on,
     come out as their own ids."""
-    from bpe_studio.core.encode.compiled import CompiledMerger, RankArrays
     from bpe_studio.core.encode.encoder import codepoints
-    from bpe_studio.core.encode.piece_table import PieceTable
+    from bpe_studio.core.encode.merging.compiled import CompiledMerger, RankArrays
+    from bpe_studio.core.encode.merging.piece_table import PieceTable
 
     kernels = kernel_start.kernels()
     vocab = Tokenizer.preset(name).vocab
@@ -479,7 +480,7 @@ def test_open_model_shapes_equal_tokenizers_on_the_shared_corpora(tmp_path_facto
 # A fresh process with its own numba cache dir: the first preparation compiles the scanners
 # and the encoder and says so (once each), the second loads both from the cache silently.
 COMPILE_RUN = """
-from bpe_studio.core.encode import kernel_start
+from bpe_studio.core.encode.merging import kernel_start
 said = []
 ready = kernel_start.prepare(said.append)
 print(repr(said), ready)

@@ -12,14 +12,14 @@ from text_strategies import HYPO
 import bpe_studio.core.encode.id_arrays
 import bpe_studio.core.encode.interface
 import bpe_studio.core.encode.tokenizer
+import bpe_studio.core.formats.base.preset_table
 import bpe_studio.core.formats.gpt2
-import bpe_studio.core.formats.preset_table
 import bpe_studio.core.formats.presets
-import bpe_studio.core.formats.tiktoken_file
-import bpe_studio.core.io.display
+import bpe_studio.core.formats.tiktoken.merges
 import bpe_studio.core.pretokenization.specials
+import bpe_studio.core.text.display
 import bpe_studio.core.train.vocab
-from bpe_studio.core.io.display import plural, readable_token
+from bpe_studio.core.text.display import plural, readable_token
 
 
 @pytest.mark.parametrize("ch", [" ", "\n", "\t", "\r"])
@@ -88,7 +88,7 @@ def test_any_bytes_give_printable_text(data):
 
 def test_doctests():
     modules = [
-        bpe_studio.core.io.display,
+        bpe_studio.core.text.display,
         bpe_studio.core.formats.gpt2,
         bpe_studio.core.encode.tokenizer,
         bpe_studio.core.encode.interface,
@@ -96,8 +96,8 @@ def test_doctests():
         bpe_studio.core.pretokenization.specials,
         bpe_studio.core.train.vocab,
         bpe_studio.core.formats.presets,
-        bpe_studio.core.formats.preset_table,
-        bpe_studio.core.formats.tiktoken_file,
+        bpe_studio.core.formats.base.preset_table,
+        bpe_studio.core.formats.tiktoken.merges,
     ]
     results = [doctest.testmod(m) for m in modules]
     assert sum(r.attempted for r in results) > 0

@@ -24,7 +24,7 @@ def test_cache_values_are_untracked_and_hold_each_pre_tokens_ids(gpt2_tokenizer,
     text = read_fixture(fixture)[:20_000]
     tok = gpt2_tokenizer.truncated(len(gpt2_tokenizer.merges))  # a fresh, empty cache
     if batch:
-        with mock.patch.multiple("bpe_studio.core.encode.merger", **BATCH_PATHS):
+        with mock.patch.multiple("bpe_studio.core.encode.merging.merger", **BATCH_PATHS):
             tok.encode(text)
     else:
         tok.encode(text)

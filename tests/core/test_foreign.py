@@ -16,7 +16,7 @@ from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
-from bpe_studio.core.formats.hf_kind import ForeignTokenizerFile
+from bpe_studio.core.formats.hf.kind import ForeignTokenizerFile
 
 KINDS = {
     "wordpiece": (wordpiece, "WordPiece"),
@@ -201,6 +201,6 @@ def test_surrogates_are_taken_as_encode_takes_them(loaded):
     ],
 )  # fmt: skip
 def test_kinds_of_files(obj, kind):
-    from bpe_studio.core.formats.hf_kind import kind_of
+    from bpe_studio.core.formats.hf.kind import kind_of
 
     assert kind_of(obj) == kind

@@ -8,7 +8,7 @@ import pytest
 from core_helpers import SLICES, read_fixture
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.merger import BATCH_MIN
+from bpe_studio.core.encode.merging.merger import BATCH_MIN
 from bpe_studio.core.reference import reference_encode_piece
 
 

@@ -12,7 +12,7 @@ from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
 from reference_encoder import ReferenceEncoder, published
 
 from bpe_studio.core.formats import PATTERNS
-from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.core.formats.base.preset_table import PRESETS
 from bpe_studio.core.formats.presets import preset_data
 
 

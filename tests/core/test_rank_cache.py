@@ -1,6 +1,6 @@
-"""The per-user cache of what reading a rank file derives (``formats.rank_cache``): a second
-read of the same file comes from the cache and gives the same record (ids included), a changed
-file gets its own entry, an unreadable entry is ignored and written afresh, and an empty
+"""The per-user cache of what reading a rank file derives (``formats.tiktoken.rank_cache``): a
+second read of the same file comes from the cache and gives the same record (ids included), a
+changed file gets its own entry, an unreadable entry is ignored and written afresh, and an empty
 ``$BPE_STUDIO_CACHE_DIR`` turns the cache off."""
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from unittest import mock
 from core_helpers import EOT
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.formats import rank_cache, tiktoken_file
 from bpe_studio.core.formats.presets import preset_data
-from bpe_studio.core.formats.tiktoken_file import read_tiktoken
+from bpe_studio.core.formats.tiktoken import rank_cache, read_tiktoken, reading
 
 SMALL_RANKS = 3000
 
@@ -36,7 +35,7 @@ def test_second_read_comes_from_the_cache_and_equals_the_first(tmp_path, monkeyp
     monkeypatch.setenv(rank_cache.CACHE_ENV, str(tmp_path / "cache"))
     first = read_tiktoken(path, "cl100k", {EOT: SMALL_RANKS})
     assert len(list((tmp_path / "cache").iterdir())) == 1
-    with mock.patch.object(tiktoken_file, "_parse", side_effect=AssertionError("parsed")):
+    with mock.patch.object(reading, "parse", side_effect=AssertionError("parsed")):
         second = read_tiktoken(path, "cl100k", {EOT: SMALL_RANKS})
     assert second == first and second.merge_ids == first.merge_ids
     assert second.vocab == {rank: tok for tok, rank in small.items()} | {

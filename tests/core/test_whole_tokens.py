@@ -13,10 +13,10 @@ from reference_encoder import shipped_tiktoken
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.batch_bpe import BatchBpe
-from bpe_studio.core.encode.merger import Merger
+from bpe_studio.core.encode.merging.batch_bpe import BatchBpe
+from bpe_studio.core.encode.merging.merger import Merger
 from bpe_studio.core.formats import TokenizerData, read_tiktoken
-from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.core.formats.base.preset_table import PRESETS
 from bpe_studio.core.formats.presets import preset_data
 from bpe_studio.core.reference import reference_encode_piece
 

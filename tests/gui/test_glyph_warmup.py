@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QWidget
 from test_tables_items import close_tables, loaded_hub, table_for  # noqa: F401
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.io.display import readable_token
+from bpe_studio.core.text.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.views.glyph_warmup import script_samples
 

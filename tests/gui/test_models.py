@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer, trainer_from_file
-from bpe_studio.core.io.display import readable_token
+from bpe_studio.core.text.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.model.app_model import AppModel

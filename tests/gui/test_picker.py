@@ -16,7 +16,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtWidgets import QFileDialog
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.formats.preset_table import PRESETS
+from bpe_studio.core.formats.base.preset_table import PRESETS
 from bpe_studio.core.io.hf_hub import POPULAR
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views.picker import (

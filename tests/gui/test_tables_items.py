@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPainter
 
 from bpe_studio.core import BpeTrainer, Tokenizer
-from bpe_studio.core.io.display import readable_token
+from bpe_studio.core.text.display import readable_token
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.jobs.loader import prepare
 from bpe_studio.gui.model.app_model import AppModel

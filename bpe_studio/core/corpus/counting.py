@@ -25,7 +25,6 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from ..io.surrogates import replace_surrogates
 from ..pretokenization import scan_load
 from ..pretokenization.boundaries import cut_rules, text_cuts
 from ..pretokenization.pretokenizer import (
@@ -36,6 +35,7 @@ from ..pretokenization.pretokenizer import (
 )
 from ..pretokenization.scanner import Scanner, compiled_scanner
 from ..pretokenization.specials import Specials
+from ..text.surrogates import replace_surrogates
 from .sources import CorpusError
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.

@@ -25,11 +25,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
-from ..io.surrogates import replace_surrogates
 from ..pretokenization.boundaries import CutRules, chunk_boundaries, cut_rules, text_cuts
 from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
 from ..pretokenization.scanner import compiled_scanner
 from ..pretokenization.specials import Specials, validate_special_tokens
+from ..text.surrogates import replace_surrogates
 from . import counting
 from .counting import (
     ChunkResult,

@@ -1,16 +1,133 @@
 """From a vocabulary, merges and special tokens to the tables a ``Tokenizer`` encodes with.
 
-What it does: checks the merges' form (:func:`merge_list`) and the byte tokens
-(:func:`byte_ids`), gives special tokens their ids (:func:`append_specials`,
-:func:`place_specials`), and finds the whole tokens a pre-token may be looked up as
-(:func:`whole_tokens`). What it leaves out: the rank table (``packed``) and reading files
-(``formats``).
+What it does: :func:`build` makes all of them (:class:`Tables`): it checks the merges' form
+(:func:`merge_list`) and the byte tokens (:func:`byte_ids`), gives special tokens their ids
+(:func:`append_specials`, :func:`place_specials`), finds the whole tokens a pre-token may be
+looked up as (:func:`whole_tokens`), and makes the merger and the encoder. What it leaves out:
+the rank table (``packed``) and reading files (``formats``).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..pretokenization.boundaries import CutRules, cut_rules
+from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
+from ..pretokenization.specials import Specials, refuse_single_bytes
+from .encoder import Encoder
+from .merging.merger import Merger
+from .merging.packed import rank_table, rank_table_of_ids
+
+if TYPE_CHECKING:
+    from ..formats.base.data import TokenizerData
+    from ..formats.hf.pipeline import HfPipeline
+    from ..formats.hf.template import Template
+
+
+@dataclass(frozen=True)
+class Tables:
+    """What :func:`build` makes; ``Tokenizer`` keeps each under the same name."""
+
+    hf_pipeline: HfPipeline | None
+    pipeline: HfPipeline | None
+    pre: Pretokenizer
+    cut_rules: CutRules
+    vocab: dict[int, bytes]
+    merges: list[tuple[bytes, bytes]]
+    specials: Specials
+    special_tokens: list[str]
+    cut_specials: Specials
+    special_ids: dict[str, int]
+    lookup_all: bool
+    merger: Merger
+    encoder: Encoder
+    template: Template | None
+
+
+def build(
+    vocab: Mapping[int, bytes],
+    merges: Sequence[tuple[bytes, bytes]],
+    special_tokens: Iterable[str] | Mapping[str, int] | None,
+    pattern: str,
+    merge_ids: tuple[list[int], list[int], list[int]] | None = None,
+    whole_except: Iterable[int] | None = None,
+    data: TokenizerData | None = None,
+) -> Tables:
+    """The tables of a tokenizer (``Tokenizer``'s arguments, and what a record adds).
+
+    ``merge_ids``: the merges' (left, right, made) ids when the caller knows them
+    (``TokenizerData.merge_ids``); they spare looking every merge's tokens up.
+    ``whole_except``: given when the caller knows that every vocabulary token's bytes merge
+    into that one token, except the tokens of these ids (``TokenizerData.whole_tokens``); see
+    :func:`whole_tokens`. ``data``: the record, for what a ``tokenizer.json`` adds (its
+    pipeline, template, ``ignore_merges``: ``formats.hf``)."""
+    # What a tokenizer.json does to text (formats.hf.pipeline), kept to write it back;
+    # pipeline: the same when the tokenizer must pre-tokenize with it, else None.
+    hf_pipeline = data.pipeline if data is not None else None
+    pipeline = hf_pipeline if hf_pipeline is not None and hf_pipeline.needed else None
+    pre = pretokenizer(pattern) if pipeline is None else pipeline.pretokenizer()
+    # Where text may be cut without changing its tokens (streaming, file chunks, spans).
+    rules = cut_rules(pre.pattern)
+    own_vocab = dict(vocab)
+    lefts: Sequence[bytes]
+    rights: Sequence[bytes]
+    known = merge_ids is not None and all(len(part) == len(merges) for part in merge_ids)
+    if known:
+        merge_tuples, lefts, rights = list(merges), (), ()
+    else:
+        merge_tuples, lefts, rights = merge_list(merges)
+    explicit = special_tokens if isinstance(special_tokens, Mapping) else None
+    specials = Specials.of(special_tokens if explicit is None else list(explicit))
+    tokens = list(specials.tokens)
+    if explicit is None:
+        refuse_single_bytes(tokens)
+    # The special tokens before which text may be cut (file chunks, long texts' spans): a
+    # tokenizer.json's added tokens with flags or normalization may match elsewhere.
+    cut_specials = specials if pipeline is None else Specials.of(pipeline.cut_tokens())
+
+    inv = inverse(own_vocab)
+    bytes_ids = byte_ids(inv)
+    if explicit is None:
+        special_ids = append_specials(own_vocab, tokens, inv)
+    else:
+        special_ids = place_specials(own_vocab, tokens, explicit, inv)
+    if known:
+        assert merge_ids is not None
+        ranks, lists = rank_table_of_ids(*merge_ids)
+    else:
+        ranks, lists = rank_table(inv, merge_tuples, lefts, rights)
+    # ignore_merges: every pre-token is looked up whole first, not only ASCII ones, since
+    # tokens merging cannot reach are found so too.
+    lookup_all = data is not None and data.ignore_merges
+    if lookup_all and whole_except is None:
+        whole_except = ()
+    whole = whole_tokens(own_vocab, inv, whole_except, special_ids.values())
+    # The merge strategies, the rank table and the per-pre-token cache.
+    merger = Merger(
+        own_vocab, bytes_ids, special_ids.values(), ranks, lists, whole, lookup_all=lookup_all
+    )
+    # What turns text into ids, on the compiled path or the Python one (``encoder``).
+    encoder = Encoder(pre, pipeline, specials, special_ids, merger, rules, cut_specials)
+    template = data.template if data is not None else None
+    return Tables(
+        hf_pipeline,
+        pipeline,
+        pre,
+        rules,
+        own_vocab,
+        merge_tuples,
+        specials,
+        tokens,
+        cut_specials,
+        special_ids,
+        lookup_all,
+        merger,
+        encoder,
+        template,
+    )
 
 
 def inverse(vocab: Mapping[int, bytes]) -> dict[bytes, int]:

@@ -40,9 +40,9 @@ from ..corpus.sources import check_corpus_path
 from ..io.atomic import atomic_open
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
-from . import kernel_start
 from .foreign import ForeignTokenizer
 from .id_arrays import ids_dtype as smallest_dtype
+from .merging import kernel_start
 from .tokenizer import Tokenizer
 
 # Chunks are at most this large (bounding each worker's memory). Below that, each chunk is

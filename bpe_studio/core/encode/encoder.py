@@ -15,24 +15,28 @@ What it leaves out: the tokenizer's public methods and checks (``tokenizer``), t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
+from collections.abc import Set as AbstractSet
+from contextlib import nullcontext
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from ..io.gc_pause import gc_paused
 from ..pretokenization import re_split
 from ..pretokenization.pretokenizer import Pretokenizer, findall_for
-from . import kernel_start
-from .compiled import CompiledMerger, Items
-from .merger import Merger
-from .packed import NUMPY_DTYPE
+from ..pretokenization.specials import Specials, tiktoken_allowed
+from ..text.surrogates import replace_surrogates
+from .merging import kernel_start
+from .merging.compiled import CompiledMerger, Items
+from .merging.merger import Merger
+from .merging.packed import NUMPY_DTYPE
 
 if TYPE_CHECKING:
     from ..formats.hf.pipeline import HfPipeline
     from ..pretokenization.boundaries import CutRules
     from ..pretokenization.scanner import Scanner
-    from ..pretokenization.specials import Specials
 
 # Encoding a text this long (in characters) builds the fast split patterns first, however
 # short the stretches between its special tokens.
@@ -79,6 +83,8 @@ class Encoder:
         self.cut_specials = cut_specials
         # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
         self.findall = findall_for(pre)
+        # The special tokens matched for each set that ``encode(allowed_special=...)`` allows.
+        self.allowed: dict[frozenset[str], Specials] = {}
 
     def with_merger(self, merger: Merger) -> Encoder:
         """This encoder with another merger (a truncation's), sharing the rest."""
@@ -89,6 +95,37 @@ class Encoder:
 
     def special_id(self, token: str) -> int:
         return self.special_ids[token]
+
+    def specials_for(
+        self,
+        text: str,
+        allowed_special: AbstractSet[str] | Literal["all"] | None,
+        disallowed_special: Collection[str] | Literal["all"] | None,
+    ) -> Specials:
+        """The special tokens ``Tokenizer.encode`` matches in ``text``: all of this tokenizer's
+        when neither argument is given. Else tiktoken's rules: those in ``allowed_special``
+        ("all", or a set; default none; others than this tokenizer's are ignored, as tiktoken
+        does); and a string of ``disallowed_special`` ("all", the default: every special token
+        not allowed; or a collection of strings) found in ``text`` raises ValueError naming it."""
+        ours = self.specials.tokens
+        key = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
+        if key is None:
+            return self.specials
+        specials = self.allowed.get(key)
+        if specials is None:
+            specials = self.allowed[key] = Specials.of([t for t in ours if t in key])
+        return specials
+
+    def prepare_bulk(self) -> None:
+        """Build now what encoding a lot of text builds on first use (``Tokenizer.prepare_bulk``):
+        where the compiled path runs (a scanner, the kernels loaded), the compiled merger's
+        tables; else the Python path's (the fast pre-tokenizer pattern, the merger's tables for
+        many pre-tokens at once)."""
+        if self.scanner is not None and kernel_start.kernels() is not None:
+            self.merger.compiled()
+            return
+        re_split.prepare(self.pre.name)
+        self.merger.prepare()
 
     # ------------------------------------------------------------ the Python path
     def segments(self, text: str, specials: Specials) -> list[tuple[list[str], str | None]]:
@@ -125,7 +162,7 @@ class Encoder:
         from ..pretokenization.scanner import compiled_scanner
 
         if self.pipeline is not None:
-            from .pipeline_scan import pipeline_scanner
+            from .merging.pipeline_scan import pipeline_scanner
 
             return pipeline_scanner(self.pipeline)
         return compiled_scanner(self.pre.name or self.pre.pattern)
@@ -238,3 +275,16 @@ class Encoder:
         if ids is not None:
             return ids
         return np.frombuffer(self.packed(text, specials), dtype=NUMPY_DTYPE)
+
+    def any_array(self, text: str, specials: Specials, pause_gc: bool) -> np.ndarray:
+        """:meth:`array` of any text: surrogates are encoded as tiktoken encodes them (a pair
+        as the character it stands for, a lone one as U+FFFD: ``surrogates``). ``pause_gc``:
+        with the cyclic collector paused (a long text's merging makes many lists, of
+        pre-tokens, of ids, whose allocations would set it off again and again)."""
+        with gc_paused() if pause_gc else nullcontext():
+            # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is
+            # first keeps ordinary text free of a scan for them.
+            try:
+                return self.array(text, specials)
+            except UnicodeEncodeError:
+                return self.array(replace_surrogates(text), specials)

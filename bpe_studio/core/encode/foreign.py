@@ -10,7 +10,7 @@ tokens as ``tokenizers`` does; ``decode_bytes`` gives byte-fallback tokens as th
 WordPiece or Unigram model refuses them, saying why; ``save`` writes its ``tokenizer.json``.
 :func:`open_tokenizer` reads any source the project reads and gives this class for such a
 file, the exact ``Tokenizer`` for everything else.
-What it leaves out: deciding what a file holds (``formats.files``, ``formats.hf_kind``).
+What it leaves out: deciding what a file holds (``formats.files``, ``formats.hf.kind``).
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..formats.files import load_data
+from ..formats.hf.kind import ForeignTokenizerFile
 from ..formats.hf.template import Template, read_template
-from ..formats.hf_kind import ForeignTokenizerFile
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
-from ..io.surrogates import original_offsets, replace_surrogates
 from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed
+from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
-from .interface import TokenNotFound, check_batch, check_text, end_of_text
+from .interface import check_batch, check_text, end_of_text, single_token
 from .token_spans import TokenSpan
 from .tokenizer import Tokenizer
 
@@ -133,7 +133,7 @@ class ForeignTokenizer:
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str], kind: str, **options: Any) -> ForeignTokenizer:
-        """Read a ``tokenizer.json`` (``kind`` as ``formats.hf_kind`` names it); one line
+        """Read a ``tokenizer.json`` (``kind`` as ``formats.hf.kind`` names it); one line
         naming the file if ``tokenizers`` cannot read it."""
         import tokenizers
 
@@ -395,20 +395,7 @@ class ForeignTokenizer:
             idx = self._backend.token_to_id(text_or_bytes)
             if idx is not None and idx not in self._dropped:
                 return idx
-            key = text_or_bytes.encode("utf-8", "surrogatepass")
-        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
-            key = bytes(text_or_bytes)
-        else:
-            raise TypeError(
-                f"encode_single_token takes a str or bytes, not {type(text_or_bytes).__name__}"
-            )
-        found = self._inverse.get(key)
-        if found is None:
-            raise TokenNotFound(
-                f"{text_or_bytes!r} is not a single token of {self.name or 'this tokenizer'} "
-                "(encode() gives the tokens of any text)"
-            )
-        return found
+        return single_token(self._inverse, text_or_bytes, self.name)
 
     @cached_property
     def _inverse(self) -> dict[bytes, int]:

@@ -68,6 +68,27 @@ def end_of_text(special_ids: Mapping[str, int], name: str | None) -> int:
     )
 
 
+def single_token(inverse: Mapping[bytes, int], text_or_bytes: object, name: str | None) -> int:
+    """The id ``inverse`` gives the bytes of ``text_or_bytes`` (a str is taken as its UTF-8
+    bytes): ``encode_single_token``'s rule. TypeError for another type;
+    :class:`TokenNotFound` naming the tokenizer when no token holds them."""
+    if isinstance(text_or_bytes, str):
+        key = text_or_bytes.encode("utf-8", "surrogatepass")
+    elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
+        key = bytes(text_or_bytes)
+    else:
+        raise TypeError(
+            f"encode_single_token takes a str or bytes, not {type(text_or_bytes).__name__}"
+        )
+    found = inverse.get(key)
+    if found is None:
+        raise TokenNotFound(
+            f"{text_or_bytes!r} is not a single token of {name or 'this tokenizer'} "
+            "(encode() gives the tokens of any text)"
+        )
+    return found
+
+
 def check_text(text: object, where: str) -> None:
     """TypeError unless ``text`` is a str (bytes are not decoded on a guess)."""
     if not isinstance(text, str):

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..io.surrogates import replace_surrogates
+from ..text.surrogates import replace_surrogates
 from .encoder import STRETCH, codepoints
 
 if TYPE_CHECKING:
-    from .compiled import CompiledMerger
     from .encoder import Encoder
+    from .merging.compiled import CompiledMerger
 
 # encode_iterable works on buffers of at least this many characters.
 STREAM_BLOCK = 1 << 16

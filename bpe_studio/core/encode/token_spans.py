@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from ..io.surrogates import original_offsets, replace_surrogates
+from ..text.surrogates import original_offsets, replace_surrogates
 from .encoder import codepoints
 
 if TYPE_CHECKING:

@@ -5,10 +5,12 @@ with the tokenizer's pre-tokenizer (GPT-2's pattern unless told otherwise, ``pre
 and hands the pre-tokens to its :class:`~.merger.Merger`, which merges within each one the
 adjacent pair with the lowest merge rank (results cached per pre-token). With GPT-2's own
 files, or cl100k_base's and o200k_base's rank files, the ids equal tiktoken's, also for text
-holding surrogates (``surrogates``). What it leaves out: the merge strategies and their caches
-(``merger``), building the tables (``building``, ``packed``), streaming (``streaming``),
-character spans (``token_spans``), decoding (``decoding``), training (``train``), reading and
-writing files (``formats``) and where text may be cut (``boundaries``, which streaming asks).
+holding surrogates (``surrogates``). What it leaves out: the encoding engine (``encoder``), the
+merge strategies and their caches (``merger``), building the tables (``building``,
+``packed``), tiktoken's names over encode and decode (``tiktoken_names``), streaming
+(``streaming``), character spans (``token_spans``), decoding (``decoding``), training
+(``train``), reading and writing files (``formats``) and where text may be cut
+(``boundaries``, which streaming asks).
 """
 
 from __future__ import annotations
@@ -22,16 +24,12 @@ from typing import TYPE_CHECKING, Literal
 
 from ..formats import gpt2
 from ..io.gc_pause import gc_paused
-from ..io.surrogates import replace_surrogates
-from ..pretokenization import re_split
-from ..pretokenization.boundaries import CutRules, cut_rules
-from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
-from ..pretokenization.specials import Specials, refuse_single_bytes, tiktoken_allowed
-from . import building, decoding, kernel_start, streaming, token_spans
-from .encoder import BULK_TEXT, Encoder
-from .interface import TokenNotFound, check_batch, check_text, end_of_text
-from .merger import Merger
-from .packed import rank_table, rank_table_of_ids
+from ..pretokenization.boundaries import CutRules
+from ..pretokenization.pretokenizer import Pretokenizer
+from . import building, decoding, streaming, token_spans
+from .encoder import BULK_TEXT
+from .interface import check_text, end_of_text, single_token
+from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
 
 if TYPE_CHECKING:
@@ -40,12 +38,12 @@ if TYPE_CHECKING:
     import numpy
     from numpy.typing import DTypeLike
 
-    from ..formats.data import TokenizerData
+    from ..formats.base.data import TokenizerData
     from ..formats.hf.pipeline import HfPipeline
     from ..formats.hf.template import Template
 
 
-class Tokenizer:
+class Tokenizer(TiktokenNames):
     """Byte-level BPE tokenizer.
 
     ``special_tokens`` is either a list of strings (each takes the id of its bytes in the
@@ -73,11 +71,7 @@ class Tokenizer:
         special_tokens: Iterable[str] | Mapping[str, int] | None = None,
         pattern: str = "gpt2",
     ) -> None:
-        # subtle: construction makes a few hundred thousand tuples and no reference cycles;
-        # the cyclic collector, triggered again and again by those allocations, would walk
-        # every one of them (a third of the time for o200k's 200,000 merges).
-        with gc_paused():
-            self._build(vocab, merges, special_tokens, pattern)
+        self._build(vocab, merges, special_tokens, pattern)
 
     def _build(
         self,
@@ -89,92 +83,36 @@ class Tokenizer:
         whole_except: Iterable[int] | None = None,
         data: TokenizerData | None = None,
     ) -> None:
-        """``merge_ids``: the merges' (left, right, made) ids when the caller knows them
-        (``TokenizerData.merge_ids``); they spare looking every merge's tokens up.
-        ``whole_except``: given when the caller knows that every vocabulary token's bytes
-        merge into that one token, except the tokens of these ids (``TokenizerData.
-        whole_tokens``); see ``building.whole_tokens``. ``data``: the record, for what a
-        ``tokenizer.json`` adds (its pipeline, template, ``ignore_merges``: ``formats.hf``)."""
+        """Make the tables (``building.build``, which says what the arguments are)."""
+        # subtle: construction makes a few hundred thousand tuples and no reference cycles;
+        # the cyclic collector, triggered again and again by those allocations, would walk
+        # every one of them (a third of the time for o200k's 200,000 merges).
+        with gc_paused():
+            t = building.build(
+                vocab, merges, special_tokens, pattern, merge_ids, whole_except, data
+            )
         # What a tokenizer.json does to text (formats.hf.pipeline), kept to write it back;
         # _pipeline: the same when the tokenizer must pre-tokenize with it, else None.
-        self._hf_pipeline = data.pipeline if data is not None else None
-        needed = self._hf_pipeline is not None and self._hf_pipeline.needed
-        self._pipeline = self._hf_pipeline if needed else None
-        self._pre: Pretokenizer
-        if self._pipeline is None:
-            self._pre = pretokenizer(pattern)
-        else:
-            self._pre = self._pipeline.pretokenizer()
+        self._hf_pipeline, self._pipeline, self._pre = t.hf_pipeline, t.pipeline, t.pre
         # Where text may be cut without changing its tokens (streaming, file chunks, spans).
-        self.cut_rules: CutRules = cut_rules(self._pre.pattern)
-        self.vocab: dict[int, bytes] = dict(vocab)
-        self.merges: list[tuple[bytes, bytes]]
-        lefts: Sequence[bytes]
-        rights: Sequence[bytes]
-        known = merge_ids is not None and all(len(part) == len(merges) for part in merge_ids)
-        if known:
-            self.merges, lefts, rights = list(merges), (), ()
-        else:
-            self.merges, lefts, rights = building.merge_list(merges)
-        explicit = special_tokens if isinstance(special_tokens, Mapping) else None
-        self.specials = Specials.of(special_tokens if explicit is None else list(explicit))
-        self.special_tokens: list[str] = list(self.specials.tokens)
-        if explicit is None:
-            refuse_single_bytes(self.special_tokens)
-        # The special tokens before which text may be cut (file chunks, long texts' spans): a
-        # tokenizer.json's added tokens with flags or normalization may match elsewhere.
-        self.cut_specials = self.specials
-        if self._pipeline is not None:
-            self.cut_specials = Specials.of(self._pipeline.cut_tokens())
-
-        inverse = building.inverse(self.vocab)
-        byte_ids = building.byte_ids(inverse)
-        if explicit is None:
-            self._special_ids = building.append_specials(self.vocab, self.special_tokens, inverse)
-        else:
-            self._special_ids = building.place_specials(
-                self.vocab, self.special_tokens, explicit, inverse
-            )
-        if known:
-            assert merge_ids is not None
-            ranks, lists = rank_table_of_ids(*merge_ids)
-        else:
-            ranks, lists = rank_table(inverse, self.merges, lefts, rights)
-        # ignore_merges: every pre-token is looked up whole first, not only ASCII ones, since
-        # tokens merging cannot reach are found so too.
-        self._lookup_all = data is not None and data.ignore_merges
-        if self._lookup_all and whole_except is None:
-            whole_except = ()
-        whole = building.whole_tokens(self.vocab, inverse, whole_except, self._special_ids.values())
-        # The merge strategies, the rank table and the per-pre-token cache.
-        self.merger = Merger(
-            self.vocab,
-            byte_ids,
-            self._special_ids.values(),
-            ranks,
-            lists,
-            whole,
-            lookup_all=self._lookup_all,
-        )
-        # What turns text into ids, on the compiled path or the Python one (``encoder``).
-        self._encoder = Encoder(
-            self._pre,
-            self._pipeline,
-            self.specials,
-            self._special_ids,
-            self.merger,
-            self.cut_rules,
-            self.cut_specials,
-        )
+        self.cut_rules: CutRules = t.cut_rules
+        self.vocab: dict[int, bytes] = t.vocab
+        self.merges: list[tuple[bytes, bytes]] = t.merges
+        self.specials, self.special_tokens = t.specials, t.special_tokens
+        self._special_ids = t.special_ids
+        # The special tokens before which text may be cut (``building.build`` says which).
+        self.cut_specials = t.cut_specials
+        self._lookup_all = t.lookup_all  # ignore_merges: every pre-token looked up whole
+        # The merge strategies, the rank table and the per-pre-token cache; what turns text
+        # into ids, on the compiled path or the Python one (``encoder``).
+        self.merger, self._encoder = t.merger, t.encoder
         # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
         self._findall = self._encoder.findall
-        # The special tokens matched for each set that ``encode(allowed_special=...)`` allows.
-        self._allowed: dict[frozenset[str], Specials] = {}
         # What the tokenizer was loaded from (a preset's name, a file), for ``repr``.
         self.name: str | None = None
         # The ids a tokenizer.json's post-processor puts around every text
         # (``encode(text, add_special_tokens=True)``), or None: a view offers that option.
-        self.template: Template | None = data.template if data is not None else None
+        self.template: Template | None = t.template
 
     # ----------------------------------------------------------------- files
     @classmethod
@@ -193,11 +131,7 @@ class Tokenizer:
         given nor of that form is an error naming both files (a merges file cut short).
         """
         vocab, merges = gpt2.load_files(vocab_path, merges_path)
-        given = list(special_tokens) if isinstance(special_tokens, Mapping) else special_tokens
-        inferred = gpt2.infer_special_tokens(
-            vocab, merges, also=given or (), files=(vocab_path, merges_path)
-        )
-        specials = inferred if special_tokens is None else special_tokens
+        specials = gpt2.special_tokens_of(vocab, merges, special_tokens, (vocab_path, merges_path))
         return cls(vocab, merges, specials, pattern)._named(vocab_path)
 
     @classmethod
@@ -209,10 +143,9 @@ class Tokenizer:
         tok = cls.__new__(cls)
         specials = data.special_tokens if special_tokens is None else special_tokens
         whole_except = data.special_tokens.values() if data.whole_tokens else None
-        with gc_paused():  # as in __init__
-            tok._build(
-                data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except, data
-            )
+        tok._build(
+            data.vocab, data.merges, specials, data.pattern, data.merge_ids, whole_except, data
+        )
         return tok
 
     @classmethod
@@ -244,9 +177,8 @@ class Tokenizer:
     def preset(cls, name: str) -> Tokenizer:
         """A tokenizer shipped with the package: "gpt2", "cl100k_base" or "o200k_base"
         (``preset_table.PRESETS``; also named as ``preset_table.preset_name`` reads names:
-        "GPT-4o"),
-        with its real special tokens. Unknown names: ValueError."""
-        from ..formats.preset_table import preset_name
+        "GPT-4o"), with its real special tokens. Unknown names: ValueError."""
+        from ..formats.base.preset_table import preset_name
         from ..formats.presets import preset_data
 
         data = preset_data(name)
@@ -283,7 +215,7 @@ class Tokenizer:
 
     def to_data(self) -> TokenizerData:
         """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
-        from ..formats.data import TokenizerData
+        from ..formats.base.data import TokenizerData
 
         name = self.pattern_name
         return TokenizerData(
@@ -353,14 +285,6 @@ class Tokenizer:
         >>> tok.truncated(1).encode("abc"), tok.encode("abc")
         ([256, 99], [257])
         """
-        if isinstance(k, bool) or not isinstance(k, Integral):
-            raise TypeError(f"truncated(k): k must be an int, got {k!r}")
-        k = int(k)
-        if not 0 <= k <= len(self.merges):
-            raise ValueError(
-                f"truncated(k): k = {k} is out of range; this tokenizer has "
-                f"{len(self.merges)} merges, so 0 <= k <= {len(self.merges)}"
-            )
         return _Truncation.of(self, k)
 
     def special_id(self, token: str) -> int:
@@ -385,21 +309,7 @@ class Tokenizer:
         ...           ).encode_single_token("ab")
         256
         """
-        if isinstance(text_or_bytes, str):
-            key = text_or_bytes.encode("utf-8", "surrogatepass")
-        elif isinstance(text_or_bytes, (bytes, bytearray, memoryview)):
-            key = bytes(text_or_bytes)
-        else:
-            raise TypeError(
-                f"encode_single_token takes a str or bytes, not {type(text_or_bytes).__name__}"
-            )
-        found = self._inverse.get(key)
-        if found is None:
-            raise TokenNotFound(
-                f"{text_or_bytes!r} is not a single token of {self.name or 'this tokenizer'} "
-                "(encode() gives the tokens of any text)"
-            )
-        return found
+        return single_token(self._inverse, text_or_bytes, self.name)
 
     @cached_property
     def _inverse(self) -> dict[bytes, int]:
@@ -413,31 +323,7 @@ class Tokenizer:
         kernels are loaded (``kernel_start.prepare``, which ``encode_file`` calls first), the
         compiled merger's tables; else the Python path's (the fast pre-tokenizer pattern, the
         merger's tables for many pre-tokens at once)."""
-        if self._encoder.scanner is not None and kernel_start.kernels() is not None:
-            self.merger.compiled()
-            return
-        re_split.prepare(self._pre.name)
-        self.merger.prepare()
-
-    def _specials_for(
-        self,
-        text: str,
-        allowed_special: AbstractSet[str] | Literal["all"] | None,
-        disallowed_special: Collection[str] | Literal["all"] | None,
-    ) -> Specials:
-        """The special tokens ``encode`` matches in ``text``: all of this tokenizer's when
-        neither argument is given. Else tiktoken's rules: those in ``allowed_special`` ("all",
-        or a set; default none; others than this tokenizer's are ignored, as tiktoken does);
-        and a string of ``disallowed_special`` ("all", the default: every special token not
-        allowed; or a collection of strings) found in ``text`` raises ValueError naming it."""
-        ours = self.specials.tokens
-        key = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
-        if key is None:
-            return self.specials
-        specials = self._allowed.get(key)
-        if specials is None:
-            specials = self._allowed[key] = Specials.of([t for t in ours if t in key])
-        return specials
+        self._encoder.prepare_bulk()
 
     def encode(
         self,
@@ -456,7 +342,7 @@ class Tokenizer:
 
         With neither keyword, every special token of this tokenizer found in ``text`` is
         encoded as that special token (CS336's ``encode``). Given either, ``encode`` follows
-        tiktoken's ``Encoding.encode`` (see ``_specials_for``): only ``allowed_special`` are
+        tiktoken's ``Encoding.encode`` (see ``Encoder.specials_for``): only ``allowed_special`` are
         encoded as special tokens, and one of ``disallowed_special`` in the text (by default
         every special token not allowed) raises ValueError.
 
@@ -467,25 +353,11 @@ class Tokenizer:
         Surrogates are encoded as tiktoken encodes them: a surrogate pair as the character
         it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
         check_text(text, "encode")
-        specials = self._specials_for(text, allowed_special, disallowed_special)
-        # subtle: only surrogates make UTF-8 encoding fail; trying the text as it is first
-        # keeps ordinary text free of a scan for them.
-        if len(text) < BULK_TEXT:
-            ids = self._encode_checked(text, specials)
-        else:
-            # subtle: a long text's merging makes many lists (of pre-tokens, of ids) whose
-            # allocations would set the collector off again and again over the new objects.
-            with gc_paused():
-                ids = self._encode_checked(text, specials)
+        specials = self._encoder.specials_for(text, allowed_special, disallowed_special)
+        ids = self._encoder.any_array(text, specials, len(text) >= BULK_TEXT).tolist()
         if add_special_tokens and self.template is not None:
             return self.template.apply(ids)
         return ids
-
-    def _encode_checked(self, text: str, specials: Specials) -> list[int]:
-        try:
-            return self._encoder.array(text, specials).tolist()
-        except UnicodeEncodeError:
-            return self._encoder.array(replace_surrogates(text), specials).tolist()
 
     def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> numpy.ndarray:
         """``encode(text)`` as a NumPy array of ``dtype``, built without a Python list of ids.
@@ -497,20 +369,13 @@ class Tokenizer:
         (ids never wrap around). None or ``"auto"``: the smallest that holds them all, as
         ``encode_file`` and ``bpe-studio encode`` choose (``id_arrays.ids_dtype``)."""
         check_text(text, "encode_array")
-        from .id_arrays import array_dtype  # subtle: lazily, as NumPy (see _encode_array)
-
-        chosen = array_dtype(dtype, self.max_token_value)
-        with gc_paused():  # as in encode
-            try:
-                return self._encode_array(text, chosen)
-            except UnicodeEncodeError:
-                return self._encode_array(replace_surrogates(text), chosen)
-
-    def _encode_array(self, text: str, dtype: numpy.dtype) -> numpy.ndarray:
         import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
-        ids = self._encoder.array(text, self.specials)
-        return ids if np.dtype(dtype) == ids.dtype else ids.astype(dtype)
+        from .id_arrays import array_dtype  # subtle: lazily, as NumPy
+
+        chosen = array_dtype(dtype, self.max_token_value)
+        ids = self._encoder.any_array(text, self.specials, pause_gc=True)
+        return ids if np.dtype(chosen) == ids.dtype else ids.astype(chosen)
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text.
@@ -547,16 +412,8 @@ class Tokenizer:
         valid UTF-8 U+FFFD, "strict" raises UnicodeDecodeError."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
-    # ------------------------------------------ tiktoken's and Hugging Face's names
-    # For code written against tiktoken's Encoding or a Hugging Face tokenizer: thin names
-    # over encode and decode. subtle: ``encode(text)`` alone keeps CS336's meaning (every
-    # special token of the tokenizer is one); tiktoken's needs a keyword (see ``encode``).
-    @property
-    def n_vocab(self) -> int:
-        """The largest id + 1, as tiktoken's ``n_vocab`` (cl100k_base: 100277, though ids
-        100256 and 100261..100275 hold no token; ``len(tok)`` counts tokens)."""
-        return self.max_token_value + 1
-
+    # ------------------------------------------------- tiktoken's other names
+    # (the rest, over encode and decode, come from ``tiktoken_names``)
     @property
     def max_token_value(self) -> int:
         """The largest id (tiktoken's ``max_token_value``)."""
@@ -566,15 +423,6 @@ class Tokenizer:
     def _largest_id(self) -> int:
         # subtle: cached (encode_array asks it for every text); a truncation drops it.
         return max(self.vocab)
-
-    @property
-    def special_tokens_set(self) -> set[str]:
-        """The special tokens as a set (tiktoken's ``special_tokens_set``)."""
-        return set(self.special_tokens)
-
-    def __len__(self) -> int:
-        """The number of tokens, special tokens included (Hugging Face's ``len(tokenizer)``)."""
-        return len(self.vocab)
 
     def __repr__(self) -> str:
         specials = self.special_tokens
@@ -587,50 +435,6 @@ class Tokenizer:
             f"pattern {self.pattern_name or 'custom'}, special tokens [{shown}]>"
         )
 
-    def encode_ordinary(self, text: str) -> list[int]:
-        """The ids of ``text`` with any special token in it encoded as ordinary text
-        (tiktoken's ``encode_ordinary``)."""
-        return self.encode(text, disallowed_special=())
-
-    def encode_batch(
-        self,
-        texts: Sequence[str],
-        *,
-        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
-        disallowed_special: Collection[str] | Literal["all"] | None = None,
-        add_special_tokens: bool = False,
-    ) -> list[list[int]]:
-        """``encode`` of each text with the same keywords, in this thread (tiktoken's
-        ``encode_batch``; ``add_special_tokens`` as ``encode`` takes it)."""
-        check_batch(texts, "encode_batch")
-        return [
-            self.encode(
-                t,
-                allowed_special=allowed_special,
-                disallowed_special=disallowed_special,
-                add_special_tokens=add_special_tokens,
-            )
-            for t in texts
-        ]
-
-    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``)."""
-        check_batch(texts, "encode_ordinary_batch")
-        return [self.encode_ordinary(t) for t in texts]
-
-    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace") -> list[str]:
-        """``decode`` of each list of ids (tiktoken's ``decode_batch``)."""
-        return [self.decode(ids, errors) for ids in batch]
-
-    def decode_single_token_bytes(self, token: int) -> bytes:
-        """The bytes of one token (tiktoken's ``decode_single_token_bytes``; an unknown id
-        raises ValueError, as ``decode`` does, where tiktoken raises KeyError)."""
-        return self.decode_bytes([token])
-
-    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
-        """The bytes of each token (tiktoken's ``decode_tokens_bytes``)."""
-        return [self.decode_single_token_bytes(t) for t in tokens]
-
 
 class _Truncation(Tokenizer):
     """What :meth:`Tokenizer.truncated` returns: the first ``k`` merges of a full tokenizer.
@@ -642,6 +446,14 @@ class _Truncation(Tokenizer):
 
     @classmethod
     def of(cls, tokenizer: Tokenizer, k: int) -> Tokenizer:
+        if isinstance(k, bool) or not isinstance(k, Integral):
+            raise TypeError(f"truncated(k): k must be an int, got {k!r}")
+        k = int(k)
+        if not 0 <= k <= len(tokenizer.merges):
+            raise ValueError(
+                f"truncated(k): k = {k} is out of range; this tokenizer has "
+                f"{len(tokenizer.merges)} merges, so 0 <= k <= {len(tokenizer.merges)}"
+            )
         out = object.__new__(cls)
         # subtle: every attribute is taken over as it is (pattern, special-token tables: all
         # read-only after construction) except those that depend on the merges.

@@ -23,8 +23,8 @@ from array import array
 from collections.abc import Iterable
 
 from ..corpus.counting import count_text
-from ..io.surrogates import replace_surrogates
 from ..pretokenization.specials import Specials
+from ..text.surrogates import replace_surrogates
 from ..train.trainer import MergeStep
 
 

@@ -38,7 +38,7 @@ from ..corpus.sources import CorpusFile, Kind
 from ..corpus.tasks import CountTask, make_tasks
 from ..encode.encode_file import encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
-from ..io.surrogates import replace_surrogates
+from ..text.surrogates import replace_surrogates
 from .work import CancelEvent, checkpoint
 
 # Tasks hold about this many bytes (fewer for a small corpus, so every worker gets some).

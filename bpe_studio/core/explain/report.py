@@ -25,7 +25,7 @@ import numpy as np
 
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.tokenizer import Tokenizer
-from ..io.surrogates import original_offsets, replace_surrogates
+from ..text.surrogates import original_offsets, replace_surrogates
 
 # The samples shipped in resources/samples, in the order the report shows them.
 SAMPLE_FILES: tuple[tuple[str, str], ...] = (

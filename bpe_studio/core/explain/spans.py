@@ -25,9 +25,9 @@ import regex
 
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.token_spans import TokenSpan
-from ..io.surrogates import replace_surrogates
 from ..pretokenization.boundaries import text_cuts
 from ..pretokenization.pretokenizer import pretokenizer
+from ..text.surrogates import replace_surrogates
 from ..train.vocab import missing_id
 
 PIECE_CHARS = 1 << 15

@@ -7,9 +7,9 @@ What it leaves out: encoding (``Tokenizer``) and GPT-2's ``vocab.json``/``merges
 
 from __future__ import annotations
 
-from .data import PATTERNS, TokenizerData, pattern_name, pattern_regex
-from .hf_json import read_hf, write_hf
-from .tiktoken_file import derive_merges, read_ranks, read_tiktoken, write_tiktoken
+from .base.data import PATTERNS, TokenizerData, pattern_name, pattern_regex
+from .hf.tokenizer_json import read_hf, write_hf
+from .tiktoken import derive_merges, read_ranks, read_tiktoken, write_tiktoken
 
 __all__ = [
     "PATTERNS",

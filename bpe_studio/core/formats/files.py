@@ -24,11 +24,11 @@ from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_patt
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
-from .data import TokenizerData
-from .hf_kind import ForeignTokenizerFile, foreign_kind
-from .preset_table import PRESETS, preset_name
+from .base.data import TokenizerData
+from .base.preset_table import PRESETS, preset_name
+from .hf.kind import ForeignTokenizerFile, foreign_kind
 from .presets import preset_data
-from .tiktoken_file import SIDECAR_SUFFIX, sidecar_beside
+from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
 
 FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
 DEFAULT_NAME = "tokenizer"

@@ -1,8 +1,8 @@
 """GPT-2's tokenizer exchange format: ``vocab.json`` and ``merges.txt``.
 
-What it does: the byte-to-unicode alphabet (each of the 256 bytes drawn as one printable
-character), reading both files with errors that name the file and line, writing them atomically,
-and telling which vocabulary entries are special tokens. What it leaves out: encoding.
+What it does: reading both files (tokens in GPT-2's byte-to-unicode alphabet:
+``base.byte_chars``) with errors that name the file and line, writing them atomically, and
+telling which vocabulary entries are special tokens. What it leaves out: encoding.
 """
 
 from __future__ import annotations
@@ -10,69 +10,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from ..io.atomic import atomic_write_text, output_dir
 from ..pretokenization.specials import looks_special, validate_special_tokens
+from .base.byte_chars import TokenizerFileError as TokenizerFileError
+from .base.byte_chars import bytes_to_unicode as bytes_to_unicode
+from .base.byte_chars import decode_token as decode_token
+from .base.byte_chars import encode_token as encode_token
+from .base.byte_chars import unicode_to_bytes as unicode_to_bytes
 
 MERGES_HEADER = "#version: 0.2"
-
-
-class TokenizerFileError(ValueError):
-    """A vocab.json or merges.txt that cannot be read; the message names the file and line."""
-
-
-@lru_cache(maxsize=1)
-def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's alphabet: printable Latin-1 bytes stand for themselves; every other byte is
-    drawn as the next unused code point from U+0100 up, so no byte becomes whitespace or a
-    control character in the files.
-
-    >>> bytes_to_unicode()[ord("a")], bytes_to_unicode()[ord(" ")]
-    ('a', 'Ġ')
-    """
-    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    table = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(0x100 + extra)
-            extra += 1
-    return table
-
-
-@lru_cache(maxsize=1)
-def unicode_to_bytes() -> dict[str, int]:
-    return {c: b for b, c in bytes_to_unicode().items()}
-
-
-def encode_token(token: bytes) -> str:
-    """Token bytes -> the string GPT-2's files use for it."""
-    table = bytes_to_unicode()
-    return "".join(table[b] for b in token)
-
-
-@lru_cache(maxsize=1)
-def _to_latin1() -> dict[int, int]:
-    """str.translate table: each alphabet character -> the character whose code is its byte.
-    Latin-1 characters outside the alphabet (space, controls) map to U+FFFF, which then fails
-    to encode, so they are rejected like any other stranger."""
-    table = {c: 0xFFFF for c in range(256)}
-    table.update({ord(c): b for c, b in unicode_to_bytes().items()})
-    return table
-
-
-def decode_token(text: str, where: str) -> bytes:
-    """The string GPT-2's files use for a token -> its bytes; ``where`` names file and line."""
-    try:
-        return text.translate(_to_latin1()).encode("latin-1")
-    except UnicodeEncodeError as e:
-        bad = text[e.start]
-        raise TokenizerFileError(
-            f"{where}: character {bad!r} (U+{ord(bad):04X}) is not in GPT-2's "
-            "byte-to-unicode alphabet"
-        ) from None
 
 
 def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
@@ -210,3 +158,17 @@ def infer_special_tokens(
             "form must be named: special_tokens=[...], or --special-token)"
         )
     return found
+
+
+def special_tokens_of(
+    vocab: Mapping[int, bytes],
+    merges: Iterable[tuple[bytes, bytes]],
+    given: Iterable[str] | Mapping[str, int] | None,
+    files: tuple[str | os.PathLike, str | os.PathLike],
+) -> Iterable[str] | Mapping[str, int]:
+    """The special tokens of GPT-2-format files: ``given`` (a list, or a dict of ids), or when
+    None those :func:`infer_special_tokens` finds; either way the vocabulary is checked by it
+    (an entry no merge makes, neither given nor looking special, is an error naming ``files``)."""
+    named = list(given) if isinstance(given, Mapping) else given
+    inferred = infer_special_tokens(vocab, merges, also=named or (), files=files)
+    return inferred if given is None else given

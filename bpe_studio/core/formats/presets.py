@@ -3,7 +3,7 @@
 What it does: :func:`preset_data` reads a preset's files from ``resources/tokenizers`` (through
 ``importlib.resources``) and pairs them with the pattern and special tokens tiktoken publishes
 for that encoding (``preset_table``). What it leaves out: building a ``Tokenizer`` from the
-data, and the file formats themselves (``gpt2``, ``tiktoken_file``).
+data, and the file formats themselves (``gpt2``, ``tiktoken``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from dataclasses import replace
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from .data import TokenizerData
-from .gpt2 import decode_token
-from .preset_table import checked_preset_name, preset_settings
-from .tiktoken_file import read_tiktoken
+from .base.byte_chars import decode_token
+from .base.data import TokenizerData
+from .base.preset_table import checked_preset_name, preset_settings
+from .tiktoken import read_tiktoken
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):

@@ -4,7 +4,7 @@ What it does: :func:`user_cache_dir` names ``bpe-studio/<part>`` under the platf
 directory as ``platformdirs`` finds it (``%LOCALAPPDATA%`` on Windows, ``~/Library/Caches`` on
 macOS, ``$XDG_CACHE_HOME`` or ``~/.cache`` elsewhere), never a folder inside an installed package
 or a checkout. What it leaves out: creating the folder, and what goes in it (``numba_cache``,
-``formats.rank_cache``).
+``formats.tiktoken.rank_cache``).
 """
 
 from __future__ import annotations

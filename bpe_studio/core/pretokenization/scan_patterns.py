@@ -61,7 +61,7 @@ DEEPSEEK_V3_PATTERNS = (
     r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 )
 DIGIT_PATTERN = r"\p{N}"
-# cl100k's pattern as ``formats.hf_json`` writes it for Oniguruma (\p{N}{1,3} and \z).
+# cl100k's pattern as ``formats.hf.tokenizer_json`` writes it for Oniguruma (\p{N}{1,3} and \z).
 CL100K_HF_PATTERN = PATTERNS["cl100k"].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}").replace("$", r"\z")
 
 _N3 = r"\p{N}{1,3}"

@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ...core.encode.foreign import ForeignTokenizer
 from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
-from ...core.formats.tiktoken_file import openai_encoding_of, sidecar_beside
+from ...core.formats.tiktoken import openai_encoding_of, sidecar_beside
 from ..model.file_names import tokenizer_name
 from ..model.state import LoadedTokenizer, MergeRow, vocab_rows
 from .latest import LatestJob

@@ -17,7 +17,7 @@ import csv
 import io
 
 from ...core.explain.categories import CATEGORIES
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from .lab_lists import SPECIAL, TokenRows
 from .vocab_lab import VocabLab
 

@@ -35,7 +35,7 @@ from ...core.explain.overlap import Overlap, overlap
 from ...core.explain.usage import CorpusUsage, corpus_usage
 from ...core.explain.vocabulary import TokenTable, token_table
 from ...core.explain.work import Cancelled
-from ...core.formats.data import TokenizerData
+from ...core.formats.base.data import TokenizerData
 from .errors import describe_job_error
 from .lab_records import (
     CorpusRef,

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...core import Tokenizer
-from ...core.formats.data import TokenizerData
+from ...core.formats.base.data import TokenizerData
 from ...core.train.vocab import BYTE_TOKENS
 from .state import RunState
 

@@ -11,7 +11,7 @@ What it leaves out: writing the files (``core.formats.files.save_data``), asking
 
 from __future__ import annotations
 
-from ...core.formats.data import TokenizerData
+from ...core.formats.base.data import TokenizerData
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState

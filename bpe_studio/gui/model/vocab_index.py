@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.io.display import readable_token
 from ...core.io.gc_pause import gc_paused
+from ...core.text.display import readable_token
 from .state import VocabRow
 
 _SLICE = 8192  # texts sorted, ints converted per C call (a few milliseconds holding the GIL)

@@ -29,9 +29,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ...core.corpus.sources import is_glob_or_url
-from ...core.formats.data import TokenizerData
+from ...core.formats.base.data import TokenizerData
 from ...core.formats.files import DEFAULT_NAME, save_data
-from ...core.formats.tiktoken_file import sidecar_name
+from ...core.formats.tiktoken import sidecar_name
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel

@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, Q
 from PySide6.QtWidgets import QWidget
 
 from ...core.explain.steps import EncodeStep
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from .common import monospace_font
 from .theme import colours
 

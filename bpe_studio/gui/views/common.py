@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.io.display import plural
+from ...core.text.display import plural
 
 # "1 token", "2,048 tokens": the command line's helper, under the name the views use.
 counted = plural

@@ -38,17 +38,17 @@ from PySide6.QtWidgets import (
 from ...core.encode.foreign import ForeignTokenizer
 from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
 from ...core.explain.spans import SpanArrays, compute_spans
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
+from .char_under_point import char_at
 from .common import (
     answer_token_tooltip,
     monospace_font,
     steady_label,
     title_label,
 )
-from .hit_test import char_at
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 from .theme import colours, muted, themed

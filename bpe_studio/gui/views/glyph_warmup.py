@@ -23,7 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QWidget
 
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 
 TURN_BUDGET_S = (
     0.005  # layouts per turn stop after this long (one new script's walk may overrun it)

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.explain.categories import CATEGORIES, label
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..model.lab_lists import SPECIAL, Show, TokenRows
 from .common import configure_table, monospace_font, steady_label
 from .table_models import token_tooltip

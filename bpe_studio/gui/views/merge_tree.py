@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.explain.steps import MergeNode
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from .common import monospace_font
 from .theme import Colours, colours, themed
 

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
 from ...core.formats.files import TIKTOKEN_SUFFIXES
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase

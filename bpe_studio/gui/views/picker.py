@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
-from ...core.formats.preset_table import PRESETS, preset_label
+from ...core.formats.base.preset_table import PRESETS, preset_label
 from ...core.io.hf_hub import HubModel, parse_repo
 from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
 from ..model.app_model import AppModel

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.steps import EncodeStep, encode_steps, pretokens
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache

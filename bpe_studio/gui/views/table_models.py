@@ -4,7 +4,7 @@ What it does: :class:`MergeTableModel` shows one row per merge (rank, left, righ
 pair count at merge time); :class:`VocabTableModel` one row per token (id, token, byte length,
 the merge that made it, its count, whether encoding can produce it). Both read
 ``AppModel.state`` (they keep no copy of the run), grow with one ``beginInsertRows`` per
-published frame and render token bytes with :func:`~bpe_studio.core.io.display.readable_token`
+published frame and render token bytes with :func:`~bpe_studio.core.text.display.readable_token`
 only when a cell is shown, so a batch of merges costs the GUI thread almost nothing until it is
 scrolled into view. Both answer all the roles of a cell in one ``multiData`` call, grey the
 rows made after the step every view shows (``state.step``) and write numbers as "50,256".
@@ -35,7 +35,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor
 
 from ...core import MergeStep
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.state import MergeRow, VocabRow, vocab_rows
 from ..model.vocab_index import COL_REACH, ViewSpec, VocabIndex

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..training.replay import PACES, Pace, Replay
 from .common import steady_label, title_label

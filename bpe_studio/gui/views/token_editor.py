@@ -54,13 +54,14 @@ from PySide6.QtWidgets import (
 from ...core import TokenSpan
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ...core.explain.spans import SpanArrays
-from ...core.io.display import readable_token
+from ...core.text.display import readable_token
 from ..jobs.spans import STEP_DEBOUNCE_MS, SpanResult, SpanService
 from ..model.app_model import AppModel
 from ..model.run_tokenizer import run_tokenizer_at
 from ..model.state import RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
+from .char_under_point import char_at
 from .common import (
     answer_token_tooltip,
     counted,
@@ -69,7 +70,6 @@ from .common import (
     title_label,
 )
 from .editor_legend import EditorLegend
-from .hit_test import char_at
 from .layouts import column
 from .theme import colours, muted, themed
 

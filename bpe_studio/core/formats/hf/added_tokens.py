@@ -7,7 +7,7 @@ leftmost-longest matches, a ``single_word`` token dropped (not retried) where a 
 touches it, ``lstrip``/``rstrip`` taking the whitespace beside the match into the token.
 :func:`read_added` reads the ``added_tokens`` list. What it leaves out: normalizing
 (``normalizers``; the pipeline matches ``normalized`` tokens in normalized text) and reading
-the rest of the JSON (``components``, ``hf_json``).
+the rest of the JSON (``components``, ``tokenizer_json``).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ What it does: :func:`read_components` reads the ``normalizer``, ``pre_tokenizer`
 text with one regex (or ByteLevel's own) and has plain added tokens, the result is a pattern
 for the tokenizer's usual pre-tokenizer (its fast paths included); otherwise an
 :class:`~.pipeline.HfPipeline` as well. Either way the text is cut exactly as ``tokenizers``
-cuts it. What it leaves out: the model (vocabulary, merges: ``hf_json``).
+cuts it. What it leaves out: the model (vocabulary, merges: ``tokenizer_json``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ entry is ``marshal`` data) and this format's version. The folder is ``$BPE_STUDI
 if set (an empty value turns the cache off), else ``bpe-studio/tiktoken`` in the user's cache
 directory (``user_cache``). Entries are written atomically and only after a rank file was read
 and checked whole; an entry that cannot be read is ignored (and written afresh). What it
-leaves out: reading rank files (``tiktoken_file``); removing old entries.
+leaves out: reading rank files (``tiktoken``); removing old entries.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..io.atomic import atomic_write_bytes
-from ..io.user_cache import user_cache_dir
+from ...io.atomic import atomic_write_bytes
+from ...io.user_cache import user_cache_dir
 
 CACHE_ENV = "BPE_STUDIO_CACHE_DIR"
 _VERSION = 1

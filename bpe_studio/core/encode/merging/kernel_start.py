@@ -63,7 +63,7 @@ def kernels() -> ModuleType | None:
 def compiling() -> bool:
     """Whether a :func:`prepare` is compiling the kernels (or the scanners') right now, in
     any thread."""
-    from ..pretokenization import scan_load
+    from ...pretokenization import scan_load
 
     return _compiling or scan_load.compiling()
 
@@ -96,7 +96,7 @@ def prepare(status: StatusFn | None = None) -> bool:
     module = _import()
     if module is None or not _scanners_ready(status):
         return False
-    from ..io.numba_cache import compile_in_child, is_cached
+    from ...io.numba_cache import compile_in_child, is_cached
 
     # subtle: asked before taking the lock, so that a call which then waits for another
     # thread's compile says so too.
@@ -126,7 +126,7 @@ def prepare(status: StatusFn | None = None) -> bool:
 def _scanners_ready(status: StatusFn | None) -> bool:
     """Prepare the compiled scanners (``scan_load``); whether they could be."""
     global _failure
-    from ..pretokenization import scan_load
+    from ...pretokenization import scan_load
 
     try:
         scan_load.prepare(status)
@@ -165,7 +165,9 @@ def prepare_in_background(
 
 
 # What a child process runs to compile the kernels into numba's cache (``compile_in_child``).
-_CHILD = "from bpe_studio.core.encode import kernel_start as k, encode_kernel as m; k.warm_up(m)"
+_CHILD = (
+    "from bpe_studio.core.encode.merging import kernel_start as k, encode_kernel as m; k.warm_up(m)"
+)
 
 
 def warm_up(module: ModuleType) -> None:

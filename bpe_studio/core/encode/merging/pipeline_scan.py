@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..formats.hf.onig import translate
-from ..pretokenization.scan_patterns import DIGIT_PATTERN, isolated
-from ..pretokenization.scanner import compiled_steps
+from ...formats.hf.onig import translate
+from ...pretokenization.scan_patterns import DIGIT_PATTERN, isolated
+from ...pretokenization.scanner import compiled_steps
 
 if TYPE_CHECKING:
-    from ..formats.hf.pipeline import HfPipeline
-    from ..pretokenization.scanner import Scanner
+    from ...formats.hf.pipeline import HfPipeline
+    from ...pretokenization.scanner import Scanner
 
 
 def step_patterns(pre_tokenizer: Any) -> list[str] | None:

@@ -2,10 +2,10 @@
 
 What it does: :func:`foreign_kind` reads the file's model, pre-tokenizer and decoder and says
 whether it is byte-level BPE (None: the project's own ``Tokenizer`` reads it, exactly, through
-``hf_json``) or another kind, named for people ("WordPiece", "Unigram", "BPE
+``tokenizer_json``) or another kind, named for people ("WordPiece", "Unigram", "BPE
 (SentencePiece-style, byte fallback)"), which ``foreign`` runs through the ``tokenizers``
 library. :class:`ForeignTokenizerFile` is the error ``formats.files`` raises for such a file
-where only byte-level BPE will do. What it leaves out: reading either kind (``hf_json``,
+where only byte-level BPE will do. What it leaves out: reading either kind (``tokenizer_json``,
 ``foreign``).
 
 Byte-level BPE is a BPE model over the 256 byte symbols: the ``ByteLevel`` pre-tokenizer maps
@@ -68,7 +68,7 @@ def kind_of(obj: Any) -> str | None:
 
 def foreign_kind(path: str | os.PathLike[str]) -> str | None:
     """:func:`kind_of` the ``tokenizer.json`` at ``path``; None too for a file that is no
-    readable JSON (``hf_json`` then says what is wrong with it, naming the file)."""
+    readable JSON (``tokenizer_json`` then says what is wrong with it, naming the file)."""
     try:
         obj = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):

@@ -12,13 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..pretokenization.names import PATTERNS as PATTERNS
-from ..pretokenization.names import pattern_name as pattern_name
-from ..pretokenization.names import pattern_regex as pattern_regex
+from ...pretokenization.names import PATTERNS as PATTERNS
+from ...pretokenization.names import pattern_name as pattern_name
+from ...pretokenization.names import pattern_regex as pattern_regex
 
 if TYPE_CHECKING:
-    from .hf.pipeline import HfPipeline
-    from .hf.template import Template
+    from ..hf.pipeline import HfPipeline
+    from ..hf.template import Template
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ What it leaves out: the presets' files (``presets`` reads them).
 
 from __future__ import annotations
 
-from ..pretokenization.names import ALIASES, alias_key
+from ...pretokenization.names import ALIASES, alias_key
 
 EOT = "<|endoftext|>"
 # Each preset's model (the first OpenAI model published with it, as people name it), and its

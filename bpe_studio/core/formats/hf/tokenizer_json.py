@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..io.atomic import atomic_write_bytes, output_dir
-from .data import PATTERNS, TokenizerData, pattern_name
-from .gpt2 import decode_token, encode_token
+from ...io.atomic import atomic_write_bytes, output_dir
+from ..base.byte_chars import decode_token, encode_token
+from ..base.data import PATTERNS, TokenizerData, pattern_name
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
 # PATTERNS (gpt2 is ByteLevel's own regex, so it needs none). cl100k: "\p{N}{1,3}+" loses its
@@ -152,7 +152,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
             raise r.fail(key, f"{obj[key].get('type', obj[key])!r} changes the ids (null only)")
     model = r.check_model(obj.get("model"))
     # subtle: imported here, so that loading a preset or a rank file does not import it.
-    from .hf.components import read_components
+    from .components import read_components
 
     parts = read_components(obj, name, _HF_NAMES)
     decoder = obj.get("decoder")

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..io.numba_cache import cache_in_user_dir
+from ...io.numba_cache import cache_in_user_dir
 
 NO_MERGE = np.int64(0x7FFFFFFFFFFFFFFF)
 EVERY_RANK = NO_MERGE  # a ``limit`` that keeps every merge

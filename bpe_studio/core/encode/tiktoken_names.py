@@ -1,0 +1,102 @@
+"""tiktoken's and Hugging Face's names for what ``Tokenizer`` does, as thin methods over it.
+
+What it does: :class:`TiktokenNames` gives a class that has ``encode``, ``decode``,
+``decode_bytes``, ``vocab``, ``special_tokens`` and ``max_token_value`` the rest of tiktoken's
+``Encoding`` names (``encode_ordinary``, ``encode_batch``, ``decode_single_token_bytes``,
+``n_vocab``, ...) and Hugging Face's ``len(tokenizer)``, for code written against either.
+``Tokenizer`` takes them from it, so that its own class holds what it does and reads in one
+sitting. subtle: ``encode(text)`` alone keeps CS336's meaning (every special token of the
+tokenizer is one); tiktoken's needs a keyword (see ``Tokenizer.encode``). What it leaves out:
+``ForeignTokenizer``'s, which are its own (``tokenizers``' batch, byte-fallback tokens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Literal
+
+from .interface import check_batch
+
+
+class TiktokenNames:
+    """The names over ``encode`` and ``decode`` (see the module docstring)."""
+
+    if TYPE_CHECKING:
+        vocab: Mapping[int, bytes]
+        special_tokens: list[str]
+
+        @property
+        def max_token_value(self) -> int: ...
+
+        def encode(
+            self,
+            text: str,
+            *,
+            allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+            disallowed_special: Collection[str] | Literal["all"] | None = None,
+            add_special_tokens: bool = False,
+        ) -> list[int]: ...
+
+        def decode(self, ids: Iterable[int], errors: str = "replace") -> str: ...
+
+        def decode_bytes(self, ids: Iterable[int]) -> bytes: ...
+
+    @property
+    def n_vocab(self) -> int:
+        """The largest id + 1, as tiktoken's ``n_vocab`` (cl100k_base: 100277, though ids
+        100256 and 100261..100275 hold no token; ``len(tok)`` counts tokens)."""
+        return self.max_token_value + 1
+
+    @property
+    def special_tokens_set(self) -> set[str]:
+        """The special tokens as a set (tiktoken's ``special_tokens_set``)."""
+        return set(self.special_tokens)
+
+    def __len__(self) -> int:
+        """The number of tokens, special tokens included (Hugging Face's ``len(tokenizer)``)."""
+        return len(self.vocab)
+
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The ids of ``text`` with any special token in it encoded as ordinary text
+        (tiktoken's ``encode_ordinary``)."""
+        return self.encode(text, disallowed_special=())
+
+    def encode_batch(
+        self,
+        texts: Sequence[str],
+        *,
+        allowed_special: AbstractSet[str] | Literal["all"] | None = None,
+        disallowed_special: Collection[str] | Literal["all"] | None = None,
+        add_special_tokens: bool = False,
+    ) -> list[list[int]]:
+        """``encode`` of each text with the same keywords, in this thread (tiktoken's
+        ``encode_batch``; ``add_special_tokens`` as ``encode`` takes it)."""
+        check_batch(texts, "encode_batch")
+        return [
+            self.encode(
+                t,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                add_special_tokens=add_special_tokens,
+            )
+            for t in texts
+        ]
+
+    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``)."""
+        check_batch(texts, "encode_ordinary_batch")
+        return [self.encode_ordinary(t) for t in texts]
+
+    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace") -> list[str]:
+        """``decode`` of each list of ids (tiktoken's ``decode_batch``)."""
+        return [self.decode(ids, errors) for ids in batch]
+
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of one token (tiktoken's ``decode_single_token_bytes``; an unknown id
+        raises ValueError, as ``decode`` does, where tiktoken raises KeyError)."""
+        return self.decode_bytes([token])
+
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """The bytes of each token (tiktoken's ``decode_tokens_bytes``)."""
+        return [self.decode_single_token_bytes(t) for t in tokens]

@@ -1,0 +1,89 @@
+"""Writing a tokenizer for tiktoken: ``NAME.tiktoken`` (ranks = ids) and its sidecar
+``NAME.tiktoken.json`` (:func:`write_tiktoken`), refusing what tiktoken would encode otherwise.
+What it leaves out: reading them back (``reading``).
+"""
+
+from __future__ import annotations
+
+import binascii
+import json
+import os
+from pathlib import Path
+
+from ...io.atomic import atomic_write_bytes, output_dir
+from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
+from ..base.data import TokenizerData
+from .merges import derive_merges
+from .sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, sidecar_name
+
+
+def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
+    """token bytes -> rank for tiktoken: our ids, special tokens left out (tiktoken keeps them
+    apart). Raises ValueError when tiktoken could not encode exactly as ``data`` does."""
+    special_ids = set(data.special_tokens.values())
+    for s, idx in data.special_tokens.items():
+        if idx in data.vocab and data.vocab[idx] != s.encode("utf-8"):
+            raise ValueError(f"special token {s!r}: id {idx} holds {data.vocab[idx]!r}")
+    ranks: dict[bytes, int] = {}
+    for idx, tok in sorted(data.vocab.items()):
+        if idx in special_ids:
+            continue
+        if tok in ranks:
+            raise ValueError(f"ids {ranks[tok]} and {idx} hold the same token {tok!r}")
+        ranks[tok] = idx
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"no id for byte 0x{missing[0]:02x}: tiktoken needs all 256 bytes")
+    derived = derive_merges(ranks, lambda r: f"id {r}")
+    if derived != list(data.merges):
+        at = next(
+            (i for i, (a, b) in enumerate(zip(derived, data.merges)) if a != tuple(b)),
+            min(len(derived), len(data.merges)),
+        )
+        ours = data.merges[at] if at < len(data.merges) else "nothing"
+        theirs = derived[at] if at < len(derived) else "nothing"
+        raise ValueError(
+            f"tiktoken ranks tokens by id and joins parts by the rank of the result, which would "
+            f"make merge {at} {theirs!r} where this tokenizer has {ours!r}: its ids must grow with "
+            "merge order and every multi-byte token must come from exactly the merge tiktoken finds"
+        )
+    return ranks
+
+
+def write_tiktoken(
+    directory: str | os.PathLike, name: str, data: TokenizerData
+) -> tuple[Path, Path]:
+    """Write ``directory/NAME.tiktoken`` (ranks = ids, special tokens left out) and
+    ``directory/NAME.tiktoken.json`` (``pat_str``, ``special_tokens``, format and version), each
+    atomically. ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=<the file's ranks>,
+    special_tokens=...)`` then gives this tokenizer's ids. Returns both paths.
+
+    Raises ValueError when tiktoken cannot represent the tokenizer with the same ids (see
+    ``_ranks_for_tiktoken``) or ``name`` is not a plain file name.
+    """
+    if not name or name != Path(name).name or name.startswith("."):
+        raise ValueError(f"tiktoken name {name!r}: must be a plain file name")
+    where = os.fspath(Path(directory) / f"{name}.tiktoken")
+    try:
+        ranks = _ranks_for_tiktoken(data)
+    except ValueError as e:
+        raise ValueError(f"{where}: cannot write this tokenizer for tiktoken: {e}") from None
+    out = output_dir(directory)
+    rank_path, sidecar_path = out / f"{name}.tiktoken", out / sidecar_name(name)
+    lines = [
+        b"%s %d\n" % (binascii.b2a_base64(tok, newline=False), rank)
+        for tok, rank in sorted(ranks.items(), key=lambda item: item[1])
+    ]
+    name_of = pattern_name(data.pattern)
+    sidecar = {
+        "format": SIDECAR_FORMAT,
+        "version": SIDECAR_VERSION,
+        "name": name,
+        # tiktoken's own spelling of GPT-2's pattern (the same splits; see ``pattern``).
+        "pat_str": R50K_PATTERN if name_of == "gpt2" else pattern_regex(data.pattern),
+        "special_tokens": dict(sorted(data.special_tokens.items(), key=lambda item: item[1])),
+    }
+    atomic_write_bytes(rank_path, b"".join(lines))
+    text = json.dumps(sidecar, ensure_ascii=False, indent=2) + "\n"
+    atomic_write_bytes(sidecar_path, text.encode("utf-8"))
+    return rank_path, sidecar_path
