@@ -32,6 +32,27 @@ def offline_hub(monkeypatch, tmp_path: Path) -> Path:
     return cache
 
 
+def hub_at_a_closed_port(monkeypatch) -> str:
+    """Point huggingface_hub, for this test, at a port of this machine nothing listens on (what
+    a dropped connection looks like, answered at once and never by the real Hub), online
+    mode; the address. Both the endpoint and the URL template built from it at import are
+    set: ``hf_hub_url`` formats the template."""
+    import socket
+
+    from huggingface_hub import constants
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}"
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
+    return endpoint
+
+
 def add_snapshot(
     cache: Path, repo_id: str, files: dict[str, Path], revision: str = "main", commit=COMMIT
 ) -> Path:

@@ -13,7 +13,7 @@ import huggingface_hub
 import pytest
 import tokenizers
 from foreign_files import llama3_style, unigram
-from hub_snapshot import add_snapshot, hub_error, offline_hub
+from hub_snapshot import add_snapshot, hub_at_a_closed_port, hub_error, offline_hub
 from huggingface_hub import errors
 
 from bpe_studio.core import Tokenizer
@@ -190,17 +190,10 @@ def test_load_and_open_tokenizer_take_hub_sources(monkeypatch, tmp_path):
 def test_offline_and_not_cached_is_one_line_without_retries(monkeypatch, tmp_path, caplog):
     """The Hub at a closed port of this machine, nothing cached: huggingface_hub used to retry
     five times (11 log lines over ~24 s); the one request is made and the cache asked."""
-    import socket
-
-    from huggingface_hub import constants
     from huggingface_hub.utils import _http
 
     offline_hub(monkeypatch, tmp_path)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{port}")
+    hub_at_a_closed_port(monkeypatch)
     monkeypatch.setattr(hf_hub, "hub_reachable", _REAL_REACHABLE)
     sleeps: list[float] = []
     monkeypatch.setattr(_http.time, "sleep", sleeps.append)  # a retry waits first

@@ -106,3 +106,23 @@ def test_a_field_typed_for_records_is_not_sent_with_plain_text(
     assert window.start_training()
     qtbot.waitUntil(lambda: window.state.phase is Phase.FINISHED, timeout=120_000)
     assert window.state.result.merges == train_bpe(text, 300, [EOT])[1]
+
+
+def test_a_workers_error_is_the_dialog_alone_not_stderr(qtbot, window, tmp_path, capfd):
+    """Issue 33, defect 17: a wrong text field, found on a Dask worker, is the one line of the
+    error dialog; the workers' and the scheduler's logs (their ERROR lines and tracebacks, in
+    processes that write to this process's stderr) say nothing about it."""
+    path = tmp_path / "docs.jsonl"
+    path.write_text("".join(json.dumps({"title": f"t{i}"}) + "\n" for i in range(50)), "utf-8")
+    panel = window.panel
+    assert window.open_corpus(str(path))
+    panel.text_field_edit.setText("body")
+    panel.workers_spin.setValue(2)
+    panel.cluster_choice.combo.setCurrentIndex(1)  # Local Dask cluster
+    capfd.readouterr()  # what came before the run is not the run's
+    assert window.start_training()
+    qtbot.waitUntil(lambda: window.error_box is not None, timeout=120_000)
+    assert "docs.jsonl: line 1: no field 'body'" in window.error_box.text()
+    qtbot.waitUntil(lambda: not dask_workers(), timeout=30_000)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ERROR" not in err and "distributed" not in err, err

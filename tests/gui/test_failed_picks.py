@@ -7,7 +7,7 @@ offline mode (``tests/core/hub_snapshot.py``), never the network."""
 from __future__ import annotations
 
 import pytest
-from hub_snapshot import offline_hub
+from hub_snapshot import hub_at_a_closed_port, offline_hub
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.views.picker import hub_key, preset_key
@@ -103,3 +103,25 @@ def test_a_pane_whose_shown_choice_goes_away_says_so_and_stops(qtbot, window):
     qtbot.wait(300)  # long enough for a loop of requests to show itself
     assert not compare.busy and compare.status.text().startswith("Could not compare")
     assert errors == []  # no dialog: nothing the user picked failed
+
+
+def test_an_unreachable_hub_in_the_editor_is_the_note_alone_not_stderr(
+    qtbot, window, offline, monkeypatch, capfd
+):
+    """Issue 33, defect 17: the Hub at a closed port of this machine (not offline mode: what a
+    dropped connection looks like), nothing cached. The editor says why in its note; stderr
+    gets none of huggingface_hub's retry warnings (it retried five times, 11 lines)."""
+    from huggingface_hub.utils import _http
+
+    hub_at_a_closed_port(monkeypatch)
+    monkeypatch.setattr(_http.time, "sleep", lambda seconds: None)  # a retry would wait first
+    picker = window.picker
+    picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: window.state.picked is not None and not window.editor.busy)
+    capfd.readouterr()
+    picker.pick(hub_key("Qwen/Qwen3-8B"))
+    note = window.editor_tokenizer.note
+    qtbot.waitUntil(lambda: "Could not load Qwen/Qwen3-8B" in note.text(), timeout=60_000)
+    assert "the Hub cannot be reached" in note.toolTip()
+    err = capfd.readouterr().err
+    assert "Retry" not in err and "huggingface" not in err.lower() and not err.strip(), err
