@@ -7,6 +7,8 @@ from core_helpers import EOT, SLICES, read_fixture, write_text
 
 from bpe_studio.core import count_file, count_text
 from bpe_studio.core.corpus import counting as corpus
+from bpe_studio.core.corpus.sources import resolve_corpus
+from bpe_studio.core.corpus.tasks import CountTask, count_task
 
 
 def test_a_long_corpus_counts_gpt2_on_re_with_the_same_counts(tmp_path, monkeypatch):
@@ -24,11 +26,12 @@ def test_a_long_corpus_counts_gpt2_on_re_with_the_same_counts(tmp_path, monkeypa
     counts = count_file(path, [EOT], workers=1)
     assert re_split._bmp_regex.cache_info().currsize == 1
     assert counts == count_text(text * 3, [EOT])
-    # A worker that starts clean (spawn) builds them for a chunk that long.
-    re_split._bmp_regex.cache_clear()
-    corpus._count_chunk((str(path), 0, len(text.encode()), [EOT], "gpt2"))
-    assert re_split._bmp_regex.cache_info().currsize == 1
-    monkeypatch.setattr(corpus, "FAST_PATTERNS_FROM", len(text) + 1)
-    re_split._bmp_regex.cache_clear()
-    corpus._count_chunk((str(path), 0, len(text.encode()), [EOT], "gpt2"))
-    assert re_split._bmp_regex.cache_info().currsize == 0
+    # A worker that starts clean (spawn) builds them for a task that long, of any kind.
+    f = resolve_corpus(path)[0]
+    nbytes = len(text.encode())
+    for task in [CountTask(f, 0, nbytes, nbytes=nbytes), CountTask(f, nbytes=nbytes)]:
+        for at_least, built in [(nbytes, 1), (nbytes + 1, 0)]:
+            monkeypatch.setattr(corpus, "FAST_PATTERNS_FROM", at_least)
+            re_split._bmp_regex.cache_clear()
+            count_task(task, [EOT], "gpt2")
+            assert re_split._bmp_regex.cache_info().currsize == built

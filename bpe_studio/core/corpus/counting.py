@@ -269,9 +269,7 @@ def _count_chunk(args: _Job) -> ChunkResult:
     specials = Specials.of(special_tokens)
     cuts = text_cuts(text, specials, cut_rules(pattern), WORKER_PIECE)
     scanner = compiled_scanner(pattern) if compiled else None
-    if scanner is None:
-        prepare_patterns(pattern, len(text))  # a spawned worker's own; forked ones have them
-    else:
+    if scanner is not None:
         from .tally import count_packed
 
         # subtle: a decoded file holds no surrogate, so the counts always pack.

@@ -130,6 +130,9 @@ def count_task(
 ) -> ChunkResult:
     """Count one task's pre-tokens (in any process) and pack them (``counting.ChunkResult``);
     ``compiled``: with the pattern's compiled scanner (``counting.counting_scanner``)."""
+    if not compiled:
+        # A worker started clean builds its own; forked ones have count_corpus's.
+        counting.prepare_patterns(pattern, task.nbytes)
     f = task.file
     if f.kind is Kind.TEXT:
         if task.end is not None:
