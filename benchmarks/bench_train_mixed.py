@@ -33,30 +33,19 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import train_corpora
+from child import cpu_seconds, run_json_child
 
 REPO = Path(__file__).resolve().parent.parent
 SPECIAL = "<|endoftext|>"
 
 
 # ------------------------------------------------------------------------- in the child
-def _cpu_s() -> float:
-    """CPU seconds of this process (all threads) and its reaped children (pool workers)."""
-    import resource
-
-    return sum(
-        r.ru_utime + r.ru_stime
-        for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    )
-
-
 def _train_ours(path: str, vocab_size: int, engine: str = "auto") -> dict:
     from bpe_studio.core.train.trainer import train_bpe
 
@@ -66,7 +55,7 @@ def _train_ours(path: str, vocab_size: int, engine: str = "auto") -> dict:
         if done >= total and "pretok" not in marks:
             marks["pretok"] = time.perf_counter()
 
-    c0, t0 = _cpu_s(), time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     vocab, _ = train_bpe(path, vocab_size, [SPECIAL], progress=progress, engine=engine)
     t1 = time.perf_counter()
     pre = marks.get("pretok", t0) - t0
@@ -76,7 +65,7 @@ def _train_ours(path: str, vocab_size: int, engine: str = "auto") -> dict:
     positions_from = trainer.COMPILED_FROM
     return {
         "seconds": t1 - t0,
-        "cpu": _cpu_s() - c0,
+        "cpu": cpu_seconds() - c0,
         "pretok": pre,
         "vocab": len(vocab),
         "engine": f"{used} (from {positions_from:,})",
@@ -106,9 +95,9 @@ def _train_peer(name: str, path: str, vocab_size: int) -> dict:
     import peers
 
     train = {"rustbpe": peers.train_rustbpe, "ffbpe": peers.train_ffbpe}[name]
-    c0, t0 = _cpu_s(), time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     size = train(Path(path), vocab_size)
-    return {"seconds": time.perf_counter() - t0, "cpu": _cpu_s() - c0, "vocab": size}
+    return {"seconds": time.perf_counter() - t0, "cpu": cpu_seconds() - c0, "vocab": size}
 
 
 def _train_hf(path: str, vocab_size: int) -> dict:
@@ -122,56 +111,18 @@ def _train_hf(path: str, vocab_size: int) -> dict:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    c0, t0 = _cpu_s(), time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     tok.train([path], trainer)
     t1 = time.perf_counter()
-    return {"seconds": t1 - t0, "cpu": _cpu_s() - c0, "vocab": tok.get_vocab_size()}
+    return {"seconds": t1 - t0, "cpu": cpu_seconds() - c0, "vocab": tok.get_vocab_size()}
 
 
 # ------------------------------------------------------------------------ in the parent
-def _tree_pss_mib(proc) -> float:
-    import psutil
-
-    total = 0
-    for p in [proc, *proc.children(recursive=True)]:
-        try:
-            total += p.memory_full_info().pss
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
-    return total / 2**20
-
-
 def run_child(impl: str, path: Path, vocab_size: int, env: dict | None = None) -> dict:
-    import psutil
-
-    child_env = dict(os.environ, PYTHONPATH=str(REPO), **(env or {}))
-    child_env.pop("RAYON_NUM_THREADS", None)
-    child_env["TOKENIZERS_PARALLELISM"] = "true"
+    """One training run of ``impl`` in a fresh child process (``child.run_json_child``): its
+    timings, ``peak_mib`` and ``process_s``."""
     argv = [sys.executable, __file__, "--child", impl, str(path), str(vocab_size)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=child_env)
-    ps = psutil.Process(proc.pid)
-    peak = 0.0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            try:
-                peak = max(peak, _tree_pss_mib(ps))
-            except Exception:  # the child is exiting
-                pass
-            time.sleep(0.02)
-
-    th = threading.Thread(target=sample, daemon=True)
-    th.start()
-    out, _ = proc.communicate()
-    done.set()
-    th.join()
-    if proc.returncode:
-        raise RuntimeError(f"{impl} child failed on {path} (exit {proc.returncode})")
-    result = json.loads(out.strip().splitlines()[-1])
-    result["peak_mib"] = peak
-    return result
+    return run_json_child(argv, env)
 
 
 PRETOK: dict[str, tuple[Path, float]] = {}

@@ -31,15 +31,14 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import train_corpora
-from bench_train_mixed import _cpu_s, _train_hf, _train_peer, _tree_pss_mib
+from bench_train_mixed import _train_hf, _train_peer
+from child import cpu_seconds, run_json_child
 
 SPECIAL = "<|endoftext|>"
 VOCAB = 10_000
@@ -60,14 +59,14 @@ def _train_ours(path: str, vocab_size: int, before: bool, forced: bool = False) 
         if done >= total and "pretok" not in marks:
             marks["pretok"] = time.perf_counter()
 
-    c0, t0 = _cpu_s(), time.perf_counter()
+    c0, t0 = cpu_seconds(), time.perf_counter()
     trainer = trainer_from_file(path, vocab_size, [SPECIAL], progress=progress, status=said.append)
     for _ in trainer:
         pass
     t1 = time.perf_counter()
     return {
         "seconds": t1 - t0,
-        "cpu": _cpu_s() - c0,
+        "cpu": cpu_seconds() - c0,
         "pretok": marks.get("pretok", t0) - t0,
         "vocab": len(trainer.vocab),
         "engine": trainer.engine_used,
@@ -76,41 +75,10 @@ def _train_ours(path: str, vocab_size: int, before: bool, forced: bool = False) 
 
 
 def run_child(impl: str, path: Path, vocab_size: int, env: dict | None = None) -> dict:
-    import psutil
-
-    child_env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
-    child_env.update(env or {})
-    child_env.pop("RAYON_NUM_THREADS", None)
-    # A user's install has its modules' bytecode (pip compiles it); a session that sets
-    # PYTHONDONTWRITEBYTECODE would make every child compile numba's ~370 modules again
-    # (0.55 s of CPU of the 0.78 its import takes here).
-    child_env.pop("PYTHONDONTWRITEBYTECODE", None)
-    child_env["TOKENIZERS_PARALLELISM"] = "true"
+    """One training run of ``impl`` in a fresh child process (``child.run_json_child``): its
+    timings, ``peak_mib`` and ``process_s``."""
     argv = [sys.executable, __file__, "--child", impl, str(path), str(vocab_size)]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=child_env)
-    ps = psutil.Process(proc.pid)
-    peak = 0.0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            try:
-                peak = max(peak, _tree_pss_mib(ps))
-            except Exception:  # the child is exiting
-                pass
-            time.sleep(0.02)
-
-    th = threading.Thread(target=sample, daemon=True)
-    th.start()
-    out, _ = proc.communicate()
-    done.set()
-    th.join()
-    if proc.returncode:
-        raise RuntimeError(f"{impl} child failed on {path} (exit {proc.returncode})")
-    result = json.loads(out.strip().splitlines()[-1])
-    result["peak_mib"] = peak
-    return result
+    return run_json_child(argv, env)
 
 
 def _impls(hf: bool) -> list[str]:
@@ -194,7 +162,10 @@ def pair(name: str, path: Path, reps: int) -> str:
         f"{med('ours', 'cpu'):.1f} CPU s, {med('ours', 'peak_mib'):.0f} MiB; ffbpe "
         f"{med('ffbpe', 'seconds'):.2f} s, {med('ffbpe', 'cpu'):.1f} CPU s, "
         f"{med('ffbpe', 'peak_mib'):.0f} MiB; ours / ffbpe time "
-        f"{med('ours', 'seconds') / med('ffbpe', 'seconds'):.2f}x (pairwise {pairwise})"
+        f"{med('ours', 'seconds') / med('ffbpe', 'seconds'):.2f}x (pairwise {pairwise}); "
+        f"whole processes (interpreter start and imports included) ours "
+        f"{med('ours', 'process_s'):.2f} s, ffbpe {med('ffbpe', 'process_s'):.2f} s, "
+        f"{med('ours', 'process_s') / med('ffbpe', 'process_s'):.2f}x"
     )
 
 

@@ -32,8 +32,25 @@ def child_env() -> dict[str, str]:
         env.pop(var, None)
     env["TOKENIZERS_PARALLELISM"] = "true"
     env["PYTHONUNBUFFERED"] = "1"
+    # A user's install has its modules' bytecode (pip compiles it); a session that sets
+    # PYTHONDONTWRITEBYTECODE would make every child compile numba's ~370 modules again
+    # (0.55 s of CPU of the 0.78 its import took here).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
     return env
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process (all threads) and its reaped children (pool workers): what
+    a child reports beside its wall time, steadier than it on a shared machine."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return time.process_time()
+    return sum(
+        r.ru_utime + r.ru_stime
+        for r in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    )
 
 
 def _maxrss_mib(ru_maxrss: int) -> float:
@@ -115,11 +132,16 @@ class ChildRun:
 
 
 def run_child(
-    argv: list[str], timeout: float = 1800, extra_env: dict[str, str] | None = None
+    argv: list[str],
+    timeout: float = 1800,
+    extra_env: dict[str, str] | None = None,
+    wait_quiet: bool = True,
 ) -> ChildRun:
     """Run ``argv`` with :func:`child_env` (and ``extra_env``); record wall time and peak
-    memory of the tree."""
-    quiet.wait_within_budget()
+    memory of the tree. ``wait_quiet``: first wait (bounded) for the machine to be quiet
+    (``quiet.wait_within_budget``)."""
+    if wait_quiet:
+        quiet.wait_within_budget()
     busy0, self0 = quiet.busy_cpu_s(), quiet.self_cpu_s()
     start = time.perf_counter()
     proc = subprocess.Popen(
@@ -190,3 +212,22 @@ def run_workload(name: str, extra_env: dict[str, str] | None = None, **params) -
     if run.returncode != 0 or not run.result:
         raise RuntimeError(f"workload {name} failed (exit {run.returncode}):\n{run.stderr[-3000:]}")
     return run
+
+
+def run_json_child(argv: list[str], extra_env: dict[str, str] | None = None) -> dict:
+    """Run ``argv`` (a script whose last line of output is one JSON object of its own
+    timings, as the training benchmarks' ``--child`` modes print) as :func:`run_child` does,
+    without waiting for quiet (those benchmarks alternate their runs instead); return that
+    object with ``peak_mib`` (the sampled peak of the process tree) and ``process_s`` (the
+    child's whole wall time, interpreter start-up and imports included). Raises
+    RuntimeError, with the end of its stderr, when the child fails."""
+    run = run_child(argv, extra_env=extra_env, wait_quiet=False)
+    lines = run.stdout.strip().splitlines()
+    if run.returncode or not lines:
+        raise RuntimeError(
+            f"{' '.join(argv[1:])} failed (exit {run.returncode}):\n{run.stderr[-3000:]}"
+        )
+    result = json.loads(lines[-1])
+    result["peak_mib"] = run.tree_peak_mib or 0.0
+    result["process_s"] = run.wall_s
+    return result

@@ -34,22 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 import peers  # noqa: E402
-
-try:
-    import resource
-except ImportError:  # pragma: no cover
-    resource = None  # type: ignore[assignment]
-
-
-def _cpu_s() -> float:
-    """CPU seconds of this process (all threads) and its reaped children."""
-    if resource is None:  # pragma: no cover
-        return time.process_time()
-    total = 0.0
-    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
-        ru = resource.getrusage(who)
-        total += ru.ru_utime + ru.ru_stime
-    return total
+from child import cpu_seconds  # noqa: E402
 
 
 def train_ours(path: str, vocab_size: int) -> dict:
@@ -61,9 +46,9 @@ def train_ours(path: str, vocab_size: int) -> dict:
         if done >= total and "pretok_end" not in marks:
             marks["pretok_end"] = time.perf_counter()
 
-    cpu0, t0 = _cpu_s(), time.perf_counter()
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
     vocab, merges = train_bpe(path, vocab_size, [peers.SPECIAL], progress=progress)
-    t1, cpu1 = time.perf_counter(), _cpu_s()
+    t1, cpu1 = time.perf_counter(), cpu_seconds()
     pretok = marks.get("pretok_end", t0) - t0
     return {
         "seconds": t1 - t0,
@@ -86,9 +71,9 @@ def train_hf(path: str, vocab_size: int) -> dict:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    cpu0, t0 = _cpu_s(), time.perf_counter()
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
     tok.train([path], trainer)
-    t1, cpu1 = time.perf_counter(), _cpu_s()
+    t1, cpu1 = time.perf_counter(), cpu_seconds()
     return {"seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0, "vocab_size": tok.get_vocab_size()}
 
 
@@ -126,9 +111,9 @@ def _timed_encode(
 ) -> dict:
     """Encode ``text`` once with ``fn``: wall and CPU time, speed, and the ids' count and digest."""
     nbytes = len(text.encode("utf-8"))
-    cpu0, t0 = _cpu_s(), time.perf_counter()
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
     ids = fn(text)
-    t1, cpu1 = time.perf_counter(), _cpu_s()
+    t1, cpu1 = time.perf_counter(), cpu_seconds()
     count, digest = peers.ids_digest(ids)
     return {
         "seconds": t1 - t0,
@@ -187,9 +172,9 @@ def load_preset(impl: str, preset: str) -> dict:
         import bpe_studio.core.encode.tokenizer  # noqa: F401  (imports are not part of loading)
     else:
         import tiktoken  # noqa: F401
-    cpu0, t0 = _cpu_s(), time.perf_counter()
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
     _preset_encoder(impl, preset)
-    t1, cpu1 = time.perf_counter(), _cpu_s()
+    t1, cpu1 = time.perf_counter(), cpu_seconds()
     return {"seconds": t1 - t0, "cpu_seconds": cpu1 - cpu0}
 
 
@@ -198,9 +183,9 @@ def load_kernels() -> dict:
     from bpe_studio.core.encode.merging import kernel_start
 
     compiling: list[str] = []
-    cpu0, t0 = _cpu_s(), time.perf_counter()
+    cpu0, t0 = cpu_seconds(), time.perf_counter()
     ok = kernel_start.prepare(compiling.append)
-    t1, cpu1 = time.perf_counter(), _cpu_s()
+    t1, cpu1 = time.perf_counter(), cpu_seconds()
     if not ok:
         raise RuntimeError(f"the compiled encoder is unavailable: {kernel_start.failure()}")
     # CPU time of this process only: a compile runs in a child process (its own CPU time).

@@ -180,9 +180,9 @@ def test_without_numba_the_regex_path_counts(tmp_path, monkeypatch, how):
         assert not scanner.kernels_available()
         assert scanner.compiled_scanner("gpt2") is None
     else:
-        monkeypatch.setattr(scan_load, "_ready", False)
-        monkeypatch.setattr(scan_load, "_kernels", None)
-        monkeypatch.setattr(scan_load, "_failure", "ImportError: a broken install")
+        monkeypatch.setattr(scan_load.LOADER, "_ready", False)
+        monkeypatch.setattr(scan_load.LOADER, "_module", None)
+        monkeypatch.setattr(scan_load.LOADER, "_failure", "ImportError: a broken install")
     text = _corpus_text()[:100_000]
     path = write_text(tmp_path / "c.txt", text)
     monkeypatch.setattr(counting, "prepare_counting", _plain_prepare)  # no "compiled" check

@@ -118,9 +118,9 @@ def no_numba(monkeypatch):
     monkeypatch.delitem(sys.modules, "bpe_studio.core.io.numba_cache", raising=False)
     monkeypatch.delattr(bpe_studio.core.train, "merge_kernel", raising=False)
     monkeypatch.delattr(bpe_studio.core.io, "numba_cache", raising=False)
-    monkeypatch.setattr(merge_engine, "_kernels", None)
-    monkeypatch.setattr(merge_engine, "_failure", None)
-    monkeypatch.setattr(merge_engine, "_ready", False)
+    monkeypatch.setattr(merge_engine.LOADER, "_module", None)
+    monkeypatch.setattr(merge_engine.LOADER, "_failure", None)
+    monkeypatch.setattr(merge_engine.LOADER, "_ready", False)
     monkeypatch.setattr(trainer, "_fallback_said", False)
 
 

@@ -130,6 +130,9 @@ def count_task(
 ) -> ChunkResult:
     """Count one task's pre-tokens (in any process) and pack them (``counting.ChunkResult``);
     ``compiled``: with the pattern's compiled scanner (``counting.counting_scanner``)."""
+    if not compiled:
+        # A worker started clean builds its own; forked ones have count_corpus's.
+        counting.prepare_patterns(pattern, task.nbytes)
     f = task.file
     if f.kind is Kind.TEXT:
         if task.end is not None:
@@ -374,8 +377,11 @@ def count_corpus(
     pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work
     size = sum(f.size for f in files)
     workers = resolve_workers(workers)
-    # subtle: prepared here, before any worker is forked, so that each starts with the kernels.
+    # subtle: prepared here, before any worker is forked, so that each starts with the kernels
+    # (or, on the regex path, with the fast patterns).
     compiled = prepare_counting(counting_scanner(pattern, size), status)
+    if not compiled:
+        counting.prepare_patterns(pattern, size)
     if size <= counting.IN_PROCESS_LIMIT or workers == 1 and size <= 4 * counting.IN_PROCESS_LIMIT:
         tasks = make_tasks(files, counting.IN_PROCESS_CHUNK, specials, pattern, text_field)
         total = sum(t.nbytes for t in tasks)

@@ -6,7 +6,8 @@ What it does: :func:`load_kernels` imports ``scan_kernels`` (and so numba) once;
 saying ``status(COMPILING)`` before; seconds, the first time only); :func:`ready` tells whether
 that is done, so that code on a GUI thread can use the kernels only when it costs nothing
 (it never loads or compiles them itself); :func:`prepare_in_background` does it in a thread.
-The class table (``scan_tables``) is loaded by :func:`prepare` too.
+The class table (``scan_tables``) is loaded by :func:`prepare` too. The loading itself is
+``io.kernel_loader``'s (:data:`LOADER`), as for the merge engine's and the encoder's kernels.
 What it leaves out: the kernels (``scan_kernels``) and their Python API (``scanner``).
 """
 
@@ -17,6 +18,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from ..io.kernel_loader import KernelLoader
+
 StatusFn = Callable[[str], None]
 COMPILING = "compiling the pre-tokenizer (first run only)"
 
@@ -25,105 +28,61 @@ class ScannerUnavailable(ImportError):
     """The compiled scanners cannot run here: numba (or the kernels) failed to import."""
 
 
-# _lock guards the import; _prepare_lock the warm-up, which may take seconds (a compile).
-_lock = threading.Lock()
-_prepare_lock = threading.Lock()
-_kernels: ModuleType | None = None
-_counting: ModuleType | None = None
-_failure: str | None = None
-_ready = False
-_compiling = False
+def _import() -> ModuleType:
+    from . import count_kernels, scan_kernels
+
+    del count_kernels  # imported with the scanning kernels; counting_kernels() gives it
+    return scan_kernels
+
+
+def _kernels_of(scanning: ModuleType) -> tuple[Any, ...]:
+    from . import count_kernels
+
+    return (*scanning.KERNELS, *count_kernels.KERNELS)
 
 
 def load_kernels() -> ModuleType:
     """The scanning kernels' module (``scan_kernels``), imported once with the counting ones
     (and numba). Raises :class:`ScannerUnavailable` naming the import failure, every time it
     is asked after one."""
-    global _kernels, _counting, _failure
-    with _lock:
-        if _kernels is None and _failure is None:
-            try:
-                from . import count_kernels, scan_kernels
-            except Exception as exc:  # numba missing, a broken install, an unsupported CPU
-                _failure = f"{type(exc).__name__}: {exc}"
-            else:
-                _kernels, _counting = scan_kernels, count_kernels
-        if _kernels is None:
-            raise ScannerUnavailable(
-                f"the compiled pre-tokenizer needs numba, which failed to import ({_failure})"
-            )
-        return _kernels
+    return LOADER.load()
 
 
 def counting_kernels() -> ModuleType:
     """The counting kernels' module (``count_kernels``); see :func:`load_kernels`."""
     load_kernels()
-    assert _counting is not None
-    return _counting
+    from . import count_kernels
 
-
-def _all_kernels() -> tuple[Any, ...]:
-    return (*load_kernels().KERNELS, *counting_kernels().KERNELS)
+    return count_kernels
 
 
 def ready() -> bool:
     """Whether the kernels are loaded and compiled: calling them now costs no start-up."""
-    return _ready
+    return LOADER.ready()
 
 
 def compiling() -> bool:
     """Whether a :func:`prepare` is compiling the kernels right now (in any thread)."""
-    return _compiling
+    return LOADER.compiling()
 
 
 def prepare(status: StatusFn | None = None) -> None:
     """Load the kernels and the class table and make each kernel ready to run: from numba's
     cache, or compiled on the first run (seconds, in a child process), in which case
     ``status(COMPILING)`` is called first. Thread-safe; a second call waits for the first."""
-    global _ready, _compiling
-    if _ready:
-        return
-    kernels = _all_kernels()
-    from ..io.numba_cache import compile_in_child, is_cached
-
-    # subtle: asked before taking the lock, so that a call which then waits for another
-    # thread's compile says so too.
-    if not is_cached(*kernels):
-        if status is not None:
-            status(COMPILING)
-        _compiling = True
-    with _prepare_lock:
-        if _ready:
-            return
-        _compiling = not is_cached(*kernels)
-        try:
-            if _compiling:
-                compile_in_child(_CHILD)
-            warm_up()
-        finally:
-            _compiling = False
-        _ready = True
+    LOADER.prepare(status)
 
 
 def prepare_in_background(status: StatusFn | None = None) -> threading.Thread:
     """:func:`prepare` in a daemon thread; an import failure is left for the user of the
     kernels to meet and report."""
-
-    def run() -> None:
-        try:
-            prepare(status)
-        except ScannerUnavailable:
-            pass
-
-    thread = threading.Thread(target=run, name="bpe-studio-scanners", daemon=True)
-    thread.start()
-    return thread
+    return LOADER.prepare_in_background(status)
 
 
 _CHILD = "from bpe_studio.core.pretokenization import scan_load; scan_load.warm_up()"
 
 
-def warm_up() -> None:
+def warm_up(_module: ModuleType | None = None) -> None:
     """Call every kernel once with the argument types the scanners and the tally use (numba
     loads, or compiles, a kernel for each set of argument types on its first call)."""
     import numpy as np
@@ -159,3 +118,17 @@ def empty_tally() -> tuple[Any, ...]:
         np.full(2 * keys, -1, np.int32),
         0,
     )
+
+
+LOADER = KernelLoader(
+    name="scanners",
+    importer=_import,
+    kernels_of=_kernels_of,
+    warm_up=warm_up,
+    child_code=_CHILD,
+    compiling_message=COMPILING,
+    unavailable=ScannerUnavailable,
+    explain=lambda reason: (
+        f"the compiled pre-tokenizer needs numba, which failed to import ({reason})"
+    ),
+)

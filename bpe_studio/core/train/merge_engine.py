@@ -7,8 +7,9 @@ pair into that new id", with the same small interface as ``merge_python.PythonMe
 merge costs in proportion to the places the pair occurs, not to the length of the words holding
 it. Also loading the kernels: :func:`load_kernels` (numba is imported then, never with the
 package), :func:`prepare` (load, or compile on the first run, saying so) and
-:func:`prepare_in_background`. What it leaves out: the vocabulary's bytes beyond tie-breaking,
-MergeStep records, cancelling, choosing an engine (``trainer`` does those).
+:func:`prepare_in_background` (``io.kernel_loader`` does the loading). What it leaves out:
+the vocabulary's bytes beyond tie-breaking, MergeStep records, cancelling, choosing an engine
+(``trainer`` does those).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
+from ..io.kernel_loader import KernelLoader
 from .engine_start import EngineStart
 
 # Byte pairs: at most 256 * 256 distinct pairs before any merge.
@@ -31,79 +33,29 @@ class CompiledEngineUnavailable(ImportError):
     """The compiled engine cannot be used here: numba (or its kernels) failed to import."""
 
 
-# _lock guards the import; _prepare_lock the warm-up, which may take seconds (a compile).
-_lock = threading.Lock()
-_prepare_lock = threading.Lock()
-_kernels: ModuleType | None = None
-_failure: str | None = None
-_ready = False
-_compiling = False
+def _import() -> ModuleType:
+    from . import merge_kernel
+
+    return merge_kernel
 
 
 def compiling() -> bool:
     """Whether a :func:`prepare` is compiling the kernels right now (in any thread)."""
-    return _compiling
+    return LOADER.compiling()
 
 
 def load_kernels() -> ModuleType:
     """The kernel module, imported once (with numba). Raises :class:`CompiledEngineUnavailable`
     naming the import failure, every time it is asked after one."""
-    global _kernels, _failure
-    with _lock:
-        if _kernels is None and _failure is None:
-            try:
-                from . import merge_kernel
-            except Exception as exc:  # numba missing, a broken install, an unsupported CPU
-                _failure = f"{type(exc).__name__}: {exc}"
-            else:
-                _kernels = merge_kernel
-        if _kernels is None:
-            raise CompiledEngineUnavailable(
-                f"the compiled merge engine needs numba, which failed to import ({_failure}); "
-                "install numba, or train with engine='python'"
-            )
-        return _kernels
+    return LOADER.load()
 
 
 def prepare(status: StatusFn | None = None) -> None:
     """Load the kernels and make each one ready to run: from numba's cache, or compiled on the
-    first run (seconds), in which case ``status(COMPILING)`` is called first. Runs the kernels
-    once on a tiny corpus, which is what makes numba load or compile them. Thread-safe; a second
-    call waits for the first and returns."""
-    global _ready, _compiling
-    kernels = load_kernels()
-    if _ready:
-        return
-    from ..io.numba_cache import is_cached
-
-    # subtle: asked before taking the lock, so that a call which then waits for another
-    # thread's compile says so too (numba writes the index of the last kernel only at the end).
-    if not is_cached(*kernels.KERNELS):
-        if status is not None:
-            status(COMPILING)
-        _compiling = True
-    with _prepare_lock:
-        if _ready:
-            return
-        _compiling = not is_cached(*kernels.KERNELS)
-        try:
-            if _compiling:
-                _compile_in_a_child()
-            _warm_up(kernels)
-        finally:
-            _compiling = False
-        _ready = True
-
-
-# A child process that compiles the kernels into numba's cache, in-process, and exits.
-_CHILD = "from bpe_studio.core import merge_engine as m; m._warm_up(m.load_kernels())"
-
-
-def _compile_in_a_child() -> None:
-    """Compile the kernels in a child process (``io.numba_cache.compile_in_child``)."""
-    from ..io.numba_cache import compile_in_child
-
-    compile_in_child(_CHILD)
+    first run (seconds, in a child process), in which case ``status(COMPILING)`` is called
+    first. Runs the kernels once on a tiny corpus, which is what makes numba load them.
+    Thread-safe; a second call waits for the first and returns."""
+    LOADER.prepare(status)
 
 
 def _warm_up(kernels: ModuleType) -> None:
@@ -123,16 +75,23 @@ def prepare_in_background(status: StatusFn | None = None) -> threading.Thread:
     """:func:`prepare` in a daemon thread (the kernels release the GIL, but numba's compiler
     is partly Python, so the caller's thread still runs between its steps). A failure to import
     is left for the engine's user to meet and report."""
+    return LOADER.prepare_in_background(status)
 
-    def run() -> None:
-        try:
-            prepare(status)
-        except CompiledEngineUnavailable:
-            pass
 
-    thread = threading.Thread(target=run, name="bpe-studio-merge-engine", daemon=True)
-    thread.start()
-    return thread
+LOADER = KernelLoader(
+    name="merge-engine",
+    importer=_import,
+    kernels_of=lambda module: module.KERNELS,
+    warm_up=_warm_up,
+    # A child process that compiles the kernels into numba's cache, in-process, and exits.
+    child_code="from bpe_studio.core.train import merge_engine as m; m._warm_up(m.load_kernels())",
+    compiling_message=COMPILING,
+    unavailable=CompiledEngineUnavailable,
+    explain=lambda reason: (
+        f"the compiled merge engine needs numba, which failed to import ({reason}); "
+        "install numba, or train with engine='python'"
+    ),
+)
 
 
 def _pow2_at_least(n: int) -> int:

@@ -10,8 +10,9 @@ window. :func:`prepare_in_background` does it in a daemon thread;
 wait (the app's GUI thread, a short text) takes the Python path meanwhile. Where numba is
 missing or fails to import, :func:`prepare` returns False and every text takes the Python
 path (``BPE_STUDIO_ENCODER=python`` asks for that too; ``=compiled`` loads the kernels at the
-first text of any length: :func:`eager`). What it leaves out: when to prepare
-(``encoder``, ``encode_file``) and the kernels themselves.
+first text of any length: :func:`eager`). The loading itself is ``io.kernel_loader``'s
+(:data:`LOADER`), as for the scanners' and the merge engine's kernels. What it leaves out:
+when to prepare (``encoder``, ``encode_file``) and the kernels themselves.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import threading
 from collections.abc import Callable
 from types import ModuleType
 
+from ...io.kernel_loader import KernelLoader
+
 StatusFn = Callable[[str], None]
 COMPILING = "compiling the encoder (first run only)"
 # The environment variable that turns the compiled encoder off ("python") or loads it for
@@ -29,14 +32,12 @@ COMPILING = "compiling the encoder (first run only)"
 ENV = "BPE_STUDIO_ENCODER"
 
 _log = logging.getLogger(__name__)
-# _lock guards the import and the state; _prepare_lock the warm-up (maybe a compile).
+# _lock guards the one background thread; the loading itself is LOADER's (below).
 _lock = threading.Lock()
-_prepare_lock = threading.Lock()
-_module: ModuleType | None = None
-_failure: str | None = None
-_ready = False
-_compiling = False
 _background: threading.Thread | None = None
+# Why the kernels cannot be used although they imported: the scanners' import failed, or a
+# kernel does not compile here.
+_failure: str | None = None
 
 
 def _mode() -> str:
@@ -46,7 +47,7 @@ def _mode() -> str:
 def enabled() -> bool:
     """Whether the compiled encoder may be used at all (not turned off, numba importable as
     far as is known)."""
-    return _mode() != "python" and _failure is None
+    return _mode() != "python" and failure() is None
 
 
 def eager() -> bool:
@@ -57,7 +58,7 @@ def eager() -> bool:
 def kernels() -> ModuleType | None:
     """The kernel module if it is ready to run now (the scanners' too), else None (nothing
     is loaded here)."""
-    return _module if _ready and enabled() else None
+    return LOADER.imported() if LOADER.ready() and enabled() else None
 
 
 def compiling() -> bool:
@@ -65,61 +66,43 @@ def compiling() -> bool:
     any thread."""
     from ...pretokenization import scan_load
 
-    return _compiling or scan_load.compiling()
+    return LOADER.compiling() or scan_load.compiling()
 
 
 def failure() -> str | None:
-    """Why the kernels could not be imported, if they could not."""
-    return _failure
+    """Why the kernels could not be imported or made ready, if they could not."""
+    return _failure or LOADER.failure
 
 
-def _import() -> ModuleType | None:
-    global _module, _failure
-    with _lock:
-        if _module is None and _failure is None:
-            try:
-                from . import encode_kernel
-            except Exception as exc:  # numba missing, a broken install, an unsupported CPU
-                _failure = f"{type(exc).__name__}: {exc}"
-                _log.info("the compiled encoder is unavailable (%s)", _failure)
-            else:
-                _module = encode_kernel
-        return _module
+def _import() -> ModuleType:
+    from . import encode_kernel
+
+    return encode_kernel
 
 
 def prepare(status: StatusFn | None = None) -> bool:
     """Make the kernels ready, the scanners' first (see the module docstring); whether they
     are. Thread-safe: a second call waits for the first."""
-    global _ready, _compiling, _failure
-    if _ready or not enabled():
-        return _ready and enabled()
-    module = _import()
-    if module is None or not _scanners_ready(status):
+    global _failure
+    if LOADER.ready() or not enabled():
+        return LOADER.ready() and enabled()
+    if LOADER.imported() is None:
+        _log.info("the compiled encoder is unavailable (%s)", LOADER.failure)
         return False
-    from ...io.numba_cache import compile_in_child, is_cached
+    if not _scanners_ready(status):
+        return False
 
-    # subtle: asked before taking the lock, so that a call which then waits for another
-    # thread's compile says so too.
-    if not is_cached(*module.KERNELS):
+    def announce(message: str) -> None:
+        _log.info(message)
         if status is not None:
-            status(COMPILING)
-        _compiling = True
-    with _prepare_lock:
-        if _ready:
-            return True
-        _compiling = not is_cached(*module.KERNELS)
-        try:
-            if _compiling:
-                _log.info(COMPILING)
-                compile_in_child(_CHILD)
-            warm_up(module)
-        except Exception as exc:  # a kernel that does not compile here: the Python path
-            _failure = f"{type(exc).__name__}: {exc}"
-            _log.warning("the compiled encoder failed to compile (%s)", _failure)
-            return False
-        finally:
-            _compiling = False
-        _ready = True
+            status(message)
+
+    try:
+        LOADER.prepare(announce)
+    except Exception as exc:  # a kernel that does not compile here: the Python path
+        _failure = f"{type(exc).__name__}: {exc}"
+        _log.warning("the compiled encoder failed to compile (%s)", _failure)
+        return False
     return True
 
 
@@ -140,9 +123,7 @@ def forget() -> None:
     """Take the compiled path out of use as if the kernels were not loaded yet; the next
     :func:`prepare` makes them ready again at once (numba keeps what it loaded). For tests,
     which each start as a fresh process would."""
-    global _ready
-    with _prepare_lock:
-        _ready = False
+    LOADER.forget()
 
 
 def prepare_in_background(
@@ -194,3 +175,19 @@ def warm_up(module: ModuleType) -> None:
     merger.spans(cp, (np.array([0]), np.array([2]), np.array([-1])), sizes)
     bigger = merger.cache.grown(module, entries=True)
     assert bigger.entries == merger.cache.entries
+
+
+class EncoderUnavailable(ImportError):
+    """The compiled encoder's kernels failed to import (``prepare`` then returns False)."""
+
+
+LOADER = KernelLoader(
+    name="encoder",
+    importer=_import,
+    kernels_of=lambda module: module.KERNELS,
+    warm_up=warm_up,
+    child_code=_CHILD,
+    compiling_message=COMPILING,
+    unavailable=EncoderUnavailable,
+    explain=lambda reason: f"the compiled encoder needs numba, which failed to import ({reason})",
+)

@@ -1,0 +1,152 @@
+"""Loading one group of numba kernels: imported once per process, read from numba's cache, or
+compiled once per machine (announced first, and in a child process).
+
+What it does: a :class:`KernelLoader` holds what the merge engine's, the scanners' and the
+encoder's kernels each need around their own module: the import, done once and remembered
+when it fails (numba missing, a broken install); :meth:`~KernelLoader.prepare`, which makes
+every kernel ready to run, asking numba's cache index first (``numba_cache.is_cached``) so
+that a first compile is announced (``status(message)``) before it starts, compiling it in a
+child Python (``numba_cache.compile_in_child``: numba's compiler holds the GIL for seconds,
+which would freeze a window another thread draws), then calling the kernels once (loading
+them from the cache); :meth:`~KernelLoader.ready` and :meth:`~KernelLoader.compiling` for
+callers that must not wait (a GUI thread) and for progress lines; and
+:meth:`~KernelLoader.prepare_in_background`, the same in a daemon thread. Importing this
+module imports no numba (``numba_cache`` does, and is imported only by ``prepare``).
+What it leaves out: the kernels, their warm-up calls and their messages (each group's module
+gives them), when to prepare (the callers).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+StatusFn = Callable[[str], None]
+
+
+class KernelLoader:
+    """One group of kernels (see the module docstring).
+
+    ``importer()`` imports and returns the kernels' module (importing numba);
+    ``kernels_of(module)`` lists its jitted functions (whose cache entries decide whether a
+    compile is announced); ``warm_up(module)`` calls each once with the argument types its
+    users pass; ``child_code`` is the Python a child process runs to compile them into the
+    cache; ``compiling_message`` is what ``status`` hears before a compile; a failed import
+    raises ``unavailable(explain(reason))`` from :meth:`load`.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        importer: Callable[[], ModuleType],
+        kernels_of: Callable[[ModuleType], tuple[Any, ...]],
+        warm_up: Callable[[ModuleType], None],
+        child_code: str,
+        compiling_message: str,
+        unavailable: type[ImportError],
+        explain: Callable[[str], str],
+    ) -> None:
+        self.name = name
+        self.compiling_message = compiling_message
+        self._importer, self._kernels_of, self._warm_up = importer, kernels_of, warm_up
+        self._child_code = child_code
+        self._unavailable, self._explain = unavailable, explain
+        # _lock guards the import; _prepare_lock the warm-up, which may take seconds (a compile).
+        self._lock = threading.Lock()
+        self._prepare_lock = threading.Lock()
+        self._module: ModuleType | None = None
+        self._failure: str | None = None
+        self._ready = False
+        self._compiling = False
+
+    @property
+    def failure(self) -> str | None:
+        """Why the import failed (``"ImportError: ..."``), if it did."""
+        return self._failure
+
+    def imported(self) -> ModuleType | None:
+        """The kernels' module, imported once; None when the import failed (then and every
+        later time)."""
+        with self._lock:
+            if self._module is None and self._failure is None:
+                try:
+                    self._module = self._importer()
+                except Exception as exc:  # numba missing, a broken install, an unsupported CPU
+                    self._failure = f"{type(exc).__name__}: {exc}"
+            return self._module
+
+    def load(self) -> ModuleType:
+        """The kernels' module (see :meth:`imported`); raises ``unavailable`` naming the
+        import failure, every time it is asked after one."""
+        module = self.imported()
+        if module is None:
+            raise self._unavailable(self._explain(self._failure or "unknown"))
+        return module
+
+    def ready(self) -> bool:
+        """Whether the kernels are loaded and warmed up: calling them now costs no start-up."""
+        return self._ready
+
+    def compiling(self) -> bool:
+        """Whether a :meth:`prepare` is compiling the kernels right now (in any thread)."""
+        return self._compiling
+
+    def prepare(self, status: StatusFn | None = None) -> ModuleType:
+        """Make every kernel ready to run (see the module docstring) and return the module:
+        from numba's cache, or compiled first on the first run on a machine, in which case
+        ``status(compiling_message)`` is called before. Thread-safe: a second call waits for
+        the first. Raises ``unavailable`` when the import fails; a warm-up's own error (a
+        kernel that does not compile here) propagates, and the loader stays unready."""
+        module = self.load()
+        if self._ready:
+            return module
+        from .numba_cache import compile_in_child, is_cached
+
+        kernels = self._kernels_of(module)
+        # subtle: asked before taking the lock, so that a call which then waits for another
+        # thread's compile says so too (numba writes the index of the last kernel only at the
+        # end of a compile).
+        if not is_cached(*kernels):
+            if status is not None:
+                status(self.compiling_message)
+            self._compiling = True
+        with self._prepare_lock:
+            if self._ready:
+                return module
+            self._compiling = not is_cached(*kernels)
+            try:
+                if self._compiling:
+                    compile_in_child(self._child_code)
+                self._warm_up(module)
+            finally:
+                self._compiling = False
+            self._ready = True
+        return module
+
+    def prepare_in_background(
+        self, status: StatusFn | None = None, done: Callable[[bool], None] | None = None
+    ) -> threading.Thread:
+        """:meth:`prepare` in a daemon thread, then ``done(ready)``; a failure to import is
+        left for the kernels' user to meet and report (``done(False)``)."""
+
+        def run() -> None:
+            try:
+                self.prepare(status)
+            except ImportError:
+                pass
+            if done is not None:
+                done(self._ready)
+
+        thread = threading.Thread(target=run, name=f"bpe-studio-{self.name}", daemon=True)
+        thread.start()
+        return thread
+
+    def forget(self) -> None:
+        """Take the kernels out of use as if they were not warmed up yet; the next
+        :meth:`prepare` makes them ready again at once (numba keeps what it loaded). For tests,
+        which each start as a fresh process would."""
+        with self._prepare_lock:
+            self._ready = False
