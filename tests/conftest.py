@@ -67,8 +67,8 @@ def pytest_configure(config):
         signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line(
         "markers",
-        "dask_in_process: starts a Dask client in the test process; such tests run last, "
-        "on one xdist worker",
+        "dask_in_process: starts a Dask client in the test process; such tests run after the "
+        "other core tests and before the app's, on one xdist worker",
     )
     config.addinivalue_line(
         "markers",
@@ -91,7 +91,11 @@ def pytest_collection_modifyitems(config, items):
     # forked paths (tests/core/test_encode_file.py) run before any GUI test on their worker.
     # A Dask client leaves process-wide threads too (distributed's IO loop and its offload
     # pool live as long as the process): the tests that start one form one xdist group
-    # (``--dist loadgroup`` sends a group to one worker) and go last.
+    # (``--dist loadgroup`` sends a group to one worker) and go after the other core tests,
+    # before the app's: one worker runs the group while the other starts on the app's tests,
+    # so that no worker waits for the group at the end of the run. (xdist would send the
+    # largest group first, before the forked paths; pyproject.toml's addopts turn that off
+    # with ``--no-loadscope-reorder``.)
     # Within each class the slow tests go first, so that no worker is left with a long test
     # at the end of the run.
     if config.pluginmanager.hasplugin("xdist"):  # absent with -p no:xdist
@@ -101,9 +105,9 @@ def pytest_collection_modifyitems(config, items):
 
     def place(item):
         if item.get_closest_marker("dask_in_process") is not None:
-            kind = 2
-        elif GUI_TESTS in item.path.parents:
             kind = 1
+        elif GUI_TESTS in item.path.parents:
+            kind = 2
         else:
             kind = 0
         return kind, item.get_closest_marker("slow") is None
@@ -130,6 +134,53 @@ def built_once(tmp_path_factory, name: str, build: Callable[[], T]) -> T:
         value = build()
         shared.write_bytes(pickle.dumps(value))
         return value
+
+
+def kernel_groups() -> dict[str, str]:
+    """What a child process runs to compile each group of numba kernels into numba's cache
+    (the user's cache folder, ``core.io.numba_cache``): the package's own first-run code, each
+    loader's (``io.kernel_loader``; tests/core/test_kernel_loader.py checks that it runs). The
+    two groups take about the same time to compile (some 20 s of CPU each)."""
+    from bpe_studio.core.encode.merging import kernel_start
+    from bpe_studio.core.pretokenization import scan_load
+    from bpe_studio.core.train import merge_engine
+
+    def child(module) -> str:
+        return module.LOADER._child_code
+
+    return {
+        "scanners": child(scan_load),
+        "encoder_and_merge_engine": f"{child(kernel_start)}\n{child(merge_engine)}",
+    }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def numba_kernels_compiled_once(tmp_path_factory):
+    """Under xdist, numba's cache holds every kernel before a worker's first test, each group
+    compiled once per run. On a fresh checkout (CI) the cache is stale (numba keys it on the
+    source files' paths and times), and each worker, and each command-line process a test
+    starts, would compile the same kernels again on first use. The workers start on
+    different groups, so they compile them side by side; each then waits for the other's.
+    The compiles run in child processes, as the package's own do: a worker's kernels stay
+    unloaded, each test still starting as a fresh process would. Without xdist nothing is
+    done here: a single process compiles each kernel once anyway."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker is None:
+        return
+    from filelock import FileLock
+
+    from bpe_studio.core.io.numba_cache import compile_in_child
+
+    shared = tmp_path_factory.getbasetemp().parent
+    groups = kernel_groups()
+    names = list(groups)
+    start = int("".join(filter(str.isdigit, worker)) or 0) % len(names)
+    for name in names[start:] + names[:start]:
+        done = shared / f"numba_{name}.done"
+        with FileLock(str(shared / f"numba_{name}.lock")):
+            if not done.exists():
+                compile_in_child(groups[name])
+                done.touch()
 
 
 @pytest.fixture(scope="session")
