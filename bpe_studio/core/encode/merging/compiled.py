@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .char_cuts import CutTables
 from .packed import RankTable
 from .piece_table import PieceTable, pow2_at_least, readonly
 
@@ -88,7 +89,8 @@ class CompiledMerger:
     """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
     rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens to look
     a piece up as first, or None; ``whole_all``: every piece, not only ASCII ones
-    (``ignore_merges``)."""
+    (``ignore_merges``); ``cuts``: where new pieces may be cut into parts, merged and cached
+    each (``char_cuts``), or None (nowhere)."""
 
     def __init__(
         self,
@@ -99,6 +101,7 @@ class CompiledMerger:
         limit: int | None = None,
         whole: PieceTable | None = None,
         whole_all: bool = False,
+        cuts: CutTables | None = None,
     ) -> None:
         self._kernels = kernels
         self.rank = rank
@@ -106,6 +109,7 @@ class CompiledMerger:
         self.byte_ids = np.asarray(byte_ids, np.int64)
         self.whole = whole if whole is not None else PieceTable.empty()
         self.whole_all = whole_all
+        self.cuts = cuts if cuts is not None else CutTables.none()
         self.cache = PieceTable.new_cache()
         # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
         # BMP code point and a memo of pairs of characters. numpy.zeros leaves the pages
@@ -143,7 +147,7 @@ class CompiledMerger:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
                 self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
-                self.rank.tree,
+                self.rank.tree, self.cuts,
             )  # fmt: skip
             if k >= len(starts):
                 break
