@@ -39,6 +39,9 @@ _KERNEL_MIX = np.int64(-7046029254386353131)  # the same constant as a signed in
 # Flags of a character in ``CutTables.per_char`` (above its 16 bits of lead bytes): two per
 # partial table from TABLE_LEFT on, two for the pairs of whole characters at WHOLE_LEFT.
 TABLE_LEFT, WHOLE_LEFT = 16, 24
+# Bits of ``CutTables.clean``: the character has no straddle as x (or as y) at all, no
+# lead-byte mask, no last-byte mask.
+CLEAN_LEFT, CLEAN_RIGHT, NO_LEAD_MASK, NO_LAST_MASK = 1, 2, 4, 8
 
 
 def filter_slot(keys: np.ndarray, bits: int) -> np.ndarray:
@@ -184,7 +187,21 @@ class CharCuts:
         per_char[1::2] = flags
         seen = np.zeros(1 << filter_bits, dtype=bool)
         seen[filter_slot(whole, filter_bits)] = True
-        return CutTables(params, bits, per_char, whole, np.packbits(seen, bitorder="little"))
+        # One byte per character for the common case (a few pages, where ``per_char`` is a
+        # megabyte): no lead-byte mask, no left flag, no last-byte mask, no right flag.
+        lefts = sum(1 << (TABLE_LEFT + 2 * t) for t in range(len(self._partial)))
+        lefts |= 1 << WHOLE_LEFT
+        no_mask_x = (flags & 0xFFFF) == 0
+        no_mask_y = per_char[0::2] == 0
+        clean = (
+            (no_mask_x & ((flags & lefts) == 0)).astype(np.uint8) * CLEAN_LEFT
+            | (no_mask_y & ((flags & (lefts << 1)) == 0)).astype(np.uint8) * CLEAN_RIGHT
+            | no_mask_x.astype(np.uint8) * NO_LEAD_MASK
+            | no_mask_y.astype(np.uint8) * NO_LAST_MASK
+        )
+        return CutTables(
+            params, bits, per_char, whole, np.packbits(seen, bitorder="little"), clean
+        )
 
     def parts(self, pieces: Sequence[str]) -> Parts:
         """``pieces`` cut at every safe boundary (see :class:`Parts`)."""
@@ -220,6 +237,7 @@ class CutTables(NamedTuple):
     per_char: np.ndarray
     whole: np.ndarray
     seen: np.ndarray
+    clean: np.ndarray
 
     @classmethod
     def none(cls) -> CutTables:
@@ -229,5 +247,6 @@ class CutTables(NamedTuple):
             np.zeros(0, np.uint8),
             np.zeros(0, np.int64),
             np.zeros(0, np.int64),
+            np.zeros(0, np.uint8),
             np.zeros(0, np.uint8),
         )

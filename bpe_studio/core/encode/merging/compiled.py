@@ -32,6 +32,9 @@ Items = tuple[np.ndarray, np.ndarray, np.ndarray]
 _EVERY_RANK = (1 << 63) - 1
 # The memo of pairs of tokens (``encode_kernel._no_cross``): its slots, a power of two.
 TOKEN_PAIRS = 1 << 18
+# The bits of the pieces cut into parts seen once (``encode_kernel._seen_before``): a power of
+# two, 128 KB.
+SEEN_BITS = 1 << 20
 
 
 class RankArrays(NamedTuple):
@@ -111,14 +114,19 @@ class CompiledMerger:
         self.whole_all = whole_all
         self.cuts = cuts if cuts is not None else CutTables.none()
         self.cache = PieceTable.new_cache()
+        # The parts of pieces cut by ``cuts`` (short runs of characters, a few thousand in a
+        # Chinese text): a table of their own stays small enough for the processor's caches,
+        # where the pieces' would not.
+        self.part_cache = PieceTable.new_cache()
         # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
-        # BMP code point and a memo of pairs of characters. numpy.zeros leaves the pages
-        # untouched until a character is first met.
+        # BMP code point and a memo of pairs of characters; and the bits of pieces cut into
+        # parts seen once. numpy.zeros leaves the pages untouched until first written.
         self.chars = (
             np.zeros(4 << 16, np.int64),
             np.zeros(len(rank.tree[0]), np.int8),
             np.zeros(TOKEN_PAIRS, np.int64),
             np.zeros(TOKEN_PAIRS, np.int8),
+            np.zeros(SEEN_BITS // 8, np.uint8),
         )
         self._lock = threading.Lock()
 
@@ -147,13 +155,17 @@ class CompiledMerger:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
                 self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
-                self.rank.tree, self.cuts,
+                self.rank.tree, self.cuts, self.part_cache.arrays,
             )  # fmt: skip
             if k >= len(starts):
                 break
-            # The cache had no room for item k: grow it (or start afresh) and go on there.
+            # A cache had no room for item k (or a part of it): grow it (or start afresh) and
+            # go on there.
             n_cp = int(items[1][k] - items[0][k])
-            self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
+            if self.cache.short_of(n_cp, 4 * n_cp):
+                self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
+            if self.part_cache.short_of(n_cp, 4 * n_cp):
+                self.part_cache = self.part_cache.made_room(kernels, n_cp, 4 * n_cp)
         return out[:o], (item_end if record else None)
 
     def spans(

@@ -26,10 +26,12 @@ Layout:
 - Items: piece ``k`` is ``cp[starts[k]:ends[k]]`` when ``special[k] < 0``, else the special
   token of id ``special[k]`` (``starts[k]:ends[k]`` its characters).
 - ``tree = (birth, left, right, monotone)``: the merge tree of every token (``merge_tree``).
-  ``chars = (info, alone, memo_keys, memo_vals)``: what ``_from_chars`` has learnt, kept
-  across calls: per BMP code point ``c`` its tokens at ``info[4 * c:4 * c + 4]`` (count
+  ``chars = (info, alone, memo_keys, memo_vals, seen)``: what ``_from_chars`` has learnt,
+  kept across calls: per BMP code point ``c`` its tokens at ``info[4 * c:4 * c + 4]`` (count
   first; 0: not yet), per token whether it is valid alone (0: not yet, 1, 2: not), per pair
-  of tokens whether no merge crosses it.
+  of tokens whether no merge crosses it; and bits of the pieces cut into parts once seen.
+- ``cuts``: ``char_cuts``' tables (``CutTables``), where a new piece may be cut into parts
+  (each merged alone and kept in ``part_cache``, a piece table of its own).
 """
 
 from __future__ import annotations
@@ -564,6 +566,7 @@ _NO_ROOM = np.int64(-2)
 # whole characters at bit 24 (each a left flag, then a right one).
 _TABLE_LEFT, _WHOLE_LEFT = np.int64(16), np.int64(24)
 _MEET_MASK = np.int64(0x1550000)  # the left flags: bits 16, 18, 20, 22 and 24
+_CLEAN_LEFT, _CLEAN_RIGHT, _NO_LEAD_MASK, _NO_LAST_MASK = np.int64(1), np.int64(2), np.int64(4), np.int64(8)
 CUT_FILTER_BITS = 22  # the filter of the pairs of whole characters some token holds
 
 
@@ -579,9 +582,13 @@ def _cut_between(x, y, cuts):  # type: ignore[no-untyped-def]
     three UTF-8 bytes, and none of the vocabulary's straddles between them), so a piece may
     be cut between them. Reads the two characters' entries (``CharCuts.kernel_tables``), and
     a larger table only where both characters' flags meet (seldom)."""
-    params, bits, per_char, whole, seen = cuts
+    params, bits, per_char, whole, seen, clean = cuts
     if x < 0x800 or x >= 0x10000 or y < 0x800 or y >= 0x10000:
         return False
+    # Most characters hold no straddle on one side: one byte each says so.
+    cx, cy = np.int64(clean[x]), np.int64(clean[y])
+    if (cx & _CLEAN_LEFT and cy & _NO_LAST_MASK) or (cx & _NO_LEAD_MASK and cy & _CLEAN_RIGHT):
+        return True
     x_flags = per_char[2 * x + 1]
     y_flags = per_char[2 * y + 1]
     if (per_char[2 * y] >> (x & np.int64(0x3F))) & np.int64(1):
@@ -621,21 +628,33 @@ def _from_parts(cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, 
     ``_NO_ROOM`` when the cache had no room for a new part (the parts entered so far stay).
     A part of one character has that character's tokens (``_char_tokens``, kept per
     character); a longer one is looked up in the cache, else merged and entered."""
-    last = e - 1
-    first_cut = -1
-    for i in range(s, last):
-        if _cut_between(np.int64(cp[i]), np.int64(cp[i + 1]), cuts):
-            first_cut = i + 1
-            break
-    if first_cut < 0:
+    part_ids, raw, ranks, stops = parts
+    clean = cuts[5]
+    n_parts = 0
+    for i in range(s, e - 1):
+        x, y = np.int64(cp[i]), np.int64(cp[i + 1])
+        if x < 0x800 or x >= 0x10000 or y < 0x800 or y >= 0x10000:
+            continue
+        # subtle: ``_cut_between``'s first test written out here: a call passing the tables
+        # cost more than the test itself, and nearly every pair is settled by it.
+        cx, cy = np.int64(clean[x]), np.int64(clean[y])
+        if (
+            (cx & _CLEAN_LEFT and cy & _NO_LAST_MASK)
+            or (cx & _NO_LEAD_MASK and cy & _CLEAN_RIGHT)
+            or _cut_between(x, y, cuts)
+        ):
+            stops[n_parts] = i + 1
+            n_parts += 1
+    if n_parts == 0:
         return np.int64(-1)
+    stops[n_parts] = e
     info = chars[0]
-    part_ids, raw, ranks = parts
     table = rank[0]
     cache_ents, cache_vals = cache[1], cache[3]
     m = np.int64(0)
-    a, b = np.int64(s), np.int64(first_cut)
-    while a < e:
+    a = np.int64(s)
+    for p in range(n_parts + 1):
+        b = stops[p]
         if b - a == 1:
             c = np.int64(cp[a])
             if info[4 * c] == 0:
@@ -661,10 +680,18 @@ def _from_parts(cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, 
                     ids[m] = part_ids[t]
                     m += 1
         a = b
-        b = a + 1
-        while b < e and not _cut_between(np.int64(cp[b - 1]), np.int64(cp[b]), cuts):
-            b += 1
     return m
+
+
+@njit(nogil=True)
+def _seen_before(seen, h):  # type: ignore[no-untyped-def]
+    """Whether the bit of hash ``h`` in the bits ``seen`` was set; it is now."""
+    at = (h >> np.int64(32)) & np.int64(8 * seen.size - 1)
+    byte, bit = at >> np.int64(3), np.int64(1) << (at & np.int64(7))
+    if np.int64(seen[byte]) & bit:
+        return True
+    seen[byte] = np.int64(seen[byte]) | bit
+    return False
 
 
 @njit(nogil=True)
@@ -686,7 +713,7 @@ def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  
 @njit(nogil=True)
 def encode(  # type: ignore[no-untyped-def]
     cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all, chars, tree,
-    cuts,
+    cuts, part_cache,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
@@ -705,11 +732,12 @@ def encode(  # type: ignore[no-untyped-def]
     ids = np.empty(4 * longest, np.int64)
     raw = np.empty(4 * longest, np.int64)
     ranks = np.empty(4 * longest, np.int64)
-    # Scratch of ``_from_parts``: a part's ids, bytes and pair ranks.
+    # Scratch of ``_from_parts``: a part's ids, bytes and pair ranks, where the parts end.
     parts = (
         np.empty(4 * longest, np.int64),
         np.empty(4 * longest, np.int64),
         np.empty(4 * longest, np.int64),
+        np.empty(longest + 1, np.int64),
     )
     look_whole = whole[4][ENTRIES] > 0
     # subtle: not with ``whole_all``: a part is merged, never looked up whole, and the cache
@@ -731,6 +759,7 @@ def encode(  # type: ignore[no-untyped-def]
                     o += 1
             else:
                 m = -1
+                keep = e - s <= CACHED_MAX
                 if look_whole and (whole_all or _ascii(cp, s, e)):
                     w, _ = _find(whole, cp, s, e, h)
                     if w >= 0:
@@ -738,16 +767,18 @@ def encode(  # type: ignore[no-untyped-def]
                         m = 1
                 if m < 0 and cutting:
                     m = _from_parts(
-                        cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, limit
+                        cp, s, e, ids, cuts, part_cache, parts, chars, tree, rank, byte_ids, limit
                     )
                     if m == _NO_ROOM:
                         return k, o
-                    if m >= 0:
-                        # subtle: a part entered may have taken the slot found for the piece.
-                        _, slot = _find(cache, cp, s, e, h)
+                    if m >= 0 and keep:
+                        # subtle: a piece cut into parts is cached whole from its second
+                        # sighting on: most of a Chinese text's pieces occur once, and
+                        # entering them all cost more than cutting them (docs/encoding.md).
+                        keep = _seen_before(chars[4], h)
                 if m < 0:
                     m = _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree)
-                if e - s <= CACHED_MAX:
+                if keep:
                     if not _has_room(cache, e - s, m):
                         return k, o
                     _insert(cache, slot, h, cp, s, e, ids, np.int64(0), m)

@@ -90,6 +90,17 @@ class PieceTable:
     def nbytes(self) -> int:
         return sum(a.nbytes for a in self.arrays)
 
+    def short_of(self, key_room: int, val_room: int) -> bool:
+        """Whether one more entry of ``key_room`` code points and ``val_room`` ids may not fit
+        (the kernels' own test, ``encode_kernel._has_room``)."""
+        used = self.meta
+        return bool(
+            used[ENTRIES] + 1 > len(self.ents) // 4
+            or 2 * (used[ENTRIES] + 1) > len(self.slots) // 2
+            or used[KEYS_USED] + key_room > len(self.keys)
+            or used[VALS_USED] + val_room > len(self.vals)
+        )
+
     def made_room(self, kernels: ModuleType, key_room: int, val_room: int) -> PieceTable:
         """This table with room for one more entry of ``key_room`` code points and
         ``val_room`` ids: grown (each array that is short, doubled), or, past the bounds, a
