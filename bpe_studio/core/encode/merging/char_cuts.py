@@ -172,9 +172,10 @@ class CharCuts:
             params[t] = (x_mask, y_bits, y_shift, at)
             at += len(table)
             grid = table.reshape(x_mask + 1, 1 << y_bits)
-            flags |= grid.any(axis=1)[chars & x_mask].astype(np.int64) << (TABLE_LEFT + 2 * t)
-            right = grid.any(axis=0)[chars >> y_shift].astype(np.int64)
-            flags |= right << (TABLE_LEFT + 2 * t + 1)
+            lefts: np.ndarray = np.any(grid, axis=1)
+            rights: np.ndarray = np.any(grid, axis=0)
+            flags |= lefts[chars & x_mask].astype(np.int64) << (TABLE_LEFT + 2 * t)
+            flags |= rights[chars >> y_shift].astype(np.int64) << (TABLE_LEFT + 2 * t + 1)
         bits = np.packbits(np.concatenate([t[3] for t in self._partial]), bitorder="little")
         whole = self._whole.astype(np.int64)
         left = np.zeros(_BMP, dtype=np.int64)
@@ -189,19 +190,18 @@ class CharCuts:
         seen[filter_slot(whole, filter_bits)] = True
         # One byte per character for the common case (a few pages, where ``per_char`` is a
         # megabyte): no lead-byte mask, no left flag, no last-byte mask, no right flag.
-        lefts = sum(1 << (TABLE_LEFT + 2 * t) for t in range(len(self._partial)))
-        lefts |= 1 << WHOLE_LEFT
+        left_flags = 1 << WHOLE_LEFT
+        for t in range(len(self._partial)):
+            left_flags |= 1 << (TABLE_LEFT + 2 * t)
         no_mask_x = (flags & 0xFFFF) == 0
         no_mask_y = per_char[0::2] == 0
         clean = (
-            (no_mask_x & ((flags & lefts) == 0)).astype(np.uint8) * CLEAN_LEFT
-            | (no_mask_y & ((flags & (lefts << 1)) == 0)).astype(np.uint8) * CLEAN_RIGHT
+            (no_mask_x & ((flags & left_flags) == 0)).astype(np.uint8) * CLEAN_LEFT
+            | (no_mask_y & ((flags & (left_flags << 1)) == 0)).astype(np.uint8) * CLEAN_RIGHT
             | no_mask_x.astype(np.uint8) * NO_LEAD_MASK
             | no_mask_y.astype(np.uint8) * NO_LAST_MASK
         )
-        return CutTables(
-            params, bits, per_char, whole, np.packbits(seen, bitorder="little"), clean
-        )
+        return CutTables(params, bits, per_char, whole, np.packbits(seen, bitorder="little"), clean)
 
     def parts(self, pieces: Sequence[str]) -> Parts:
         """``pieces`` cut at every safe boundary (see :class:`Parts`)."""

@@ -566,7 +566,8 @@ _NO_ROOM = np.int64(-2)
 # whole characters at bit 24 (each a left flag, then a right one).
 _TABLE_LEFT, _WHOLE_LEFT = np.int64(16), np.int64(24)
 _MEET_MASK = np.int64(0x1550000)  # the left flags: bits 16, 18, 20, 22 and 24
-_CLEAN_LEFT, _CLEAN_RIGHT, _NO_LEAD_MASK, _NO_LAST_MASK = np.int64(1), np.int64(2), np.int64(4), np.int64(8)
+_CLEAN_LEFT, _CLEAN_RIGHT = np.int64(1), np.int64(2)
+_NO_LEAD_MASK, _NO_LAST_MASK = np.int64(4), np.int64(8)
 CUT_FILTER_BITS = 22  # the filter of the pairs of whole characters some token holds
 
 
@@ -712,8 +713,22 @@ def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
 def encode(  # type: ignore[no-untyped-def]
-    cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all, chars, tree,
-    cuts, part_cache,
+    cp,
+    items,
+    k,
+    o,
+    out,
+    item_end,
+    byte_ids,
+    rank,
+    limit,
+    cache,
+    whole,
+    whole_all,
+    chars,
+    tree,
+    cuts,
+    part_cache,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
