@@ -75,6 +75,12 @@ class PieceTable:
         np.cumsum(sizes, out=offsets[1:])
         ids = np.fromiter(tokens.values(), dtype=np.int64, count=len(tokens))
         n = max(len(tokens), 1)
+        if ascii_only:
+            # Sized for the ASCII tokens only (a third of o200k's): a smaller table is a
+            # lookup that more often stays in the processor's caches.
+            high = np.zeros(len(data) + 1, dtype=np.int64)
+            np.cumsum(data >= 0x80, out=high[1:])
+            n = max(int(np.count_nonzero(high[offsets[1:]] == high[offsets[:-1]])), 1)
         table = cls(n, max(len(data), 1), n)
         kernels.fill_tokens(table.arrays, data, offsets, ids, ascii_only)
         return table
