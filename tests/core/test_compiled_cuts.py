@@ -21,7 +21,7 @@ from core_helpers import EOT, SLICES, read_fixture
 from reference_encoder import published, shipped_tiktoken
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.merging import encode_kernel, kernel_start, piece_table
+from bpe_studio.core.encode.merging import compiled, encode_kernel, kernel_start, piece_table
 from bpe_studio.core.encode.merging.packed import NUMPY_DTYPE
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
@@ -104,16 +104,22 @@ def _runs(seed: int, n: int) -> str:
     return "".join(out)
 
 
+@pytest.mark.parametrize("thrifty", [False, True])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_cut_pieces_equal_tiktoken_cold_second_and_third_time(preset, seed):
+def test_cut_pieces_equal_tiktoken_cold_second_and_third_time(preset, seed, thrifty, monkeypatch):
+    # Thrifty (a long text's rule): a cut piece is entered whole from its second sighting.
+    monkeypatch.setattr(compiled, "THRIFTY_CHARS", 0 if thrifty else 1 << 40)
     tok = Tokenizer.preset(preset.name)  # a fresh cache
     text = _runs(seed, 3000)
     expected = _peer(tok).encode(text, allowed_special="all")
     assert _python_ids(tok, text) == expected
+    entries = []
     for _ in range(3):
         assert _compiled_ids(tok, text) == expected
-    compiled = tok.merger.compiled()
-    assert compiled.part_cache.entries > 0, "no piece was cut"
+        entries.append(tok.merger.compiled().cache.entries)
+    assert tok.merger.compiled().part_cache.entries > 0, "no piece was cut"
+    # Thrifty, the second encode enters the pieces the first saw once; else none is new.
+    assert (entries[1] > entries[0]) == thrifty and entries[2] == entries[1]
 
 
 @pytest.mark.parametrize("k", [500, 5000])
@@ -123,7 +129,9 @@ def test_cut_pieces_of_truncations_equal_python(k):
     assert _compiled_ids(tok, text) == _python_ids(tok, text)
 
 
-def test_both_caches_grow_and_stay_bounded(monkeypatch):
+@pytest.mark.parametrize("thrifty", [False, True])
+def test_both_caches_grow_and_stay_bounded(monkeypatch, thrifty):
+    monkeypatch.setattr(compiled, "THRIFTY_CHARS", 0 if thrifty else 1 << 40)
     for name, value in [("START_ENTRIES", 16), ("START_KEYS", 64), ("START_VALS", 64),
                         ("MAX_ENTRIES", 128), ("MAX_KEYS", 1024), ("MAX_VALS", 2048)]:  # fmt: skip
         monkeypatch.setattr(piece_table, name, value)
@@ -132,7 +140,7 @@ def test_both_caches_grow_and_stay_bounded(monkeypatch):
     expected = _peer(tok).encode(text, allowed_special="all")
     assert _compiled_ids(tok, text) == expected
     assert _compiled_ids(tok, text) == expected
-    compiled = tok.merger.compiled()
-    for cache in (compiled.cache, compiled.part_cache):
+    merger = tok.merger.compiled()
+    for cache in (merger.cache, merger.part_cache):
         assert 0 < cache.entries <= 128
         assert len(cache.keys) <= 1024 and len(cache.vals) <= 2048

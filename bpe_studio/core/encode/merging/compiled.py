@@ -35,6 +35,8 @@ TOKEN_PAIRS = 1 << 18
 # The bits of the pieces cut into parts seen once (``encode_kernel._seen_before``): a power of
 # two, 128 KB.
 SEEN_BITS = 1 << 20
+# Texts of this many characters or more are encoded thriftily (``CompiledMerger.encode``).
+THRIFTY_CHARS = 1 << 18
 
 
 class RankArrays(NamedTuple):
@@ -151,11 +153,15 @@ class CompiledMerger:
         out = np.empty(_id_bound(cp, items), np.uint32)
         item_end = np.empty(len(starts) if record else 0, np.int64)
         k = o = 0
+        # A long text (a file, a corpus) enters a piece cut into parts whole only from its
+        # second sighting (most of a Chinese text's pieces occur once); a short one (what
+        # the editor re-tokenizes after each edit) enters every piece.
+        thrifty = len(cp) >= THRIFTY_CHARS
         while True:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
                 self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
-                self.rank.tree, self.cuts, self.part_cache.arrays,
+                self.rank.tree, self.cuts, self.part_cache.arrays, thrifty,
             )  # fmt: skip
             if k >= len(starts):
                 break

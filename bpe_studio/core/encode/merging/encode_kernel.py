@@ -729,6 +729,7 @@ def encode(  # type: ignore[no-untyped-def]
     tree,
     cuts,
     part_cache,
+    thrifty,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
@@ -736,7 +737,8 @@ def encode(  # type: ignore[no-untyped-def]
     the next free place of ``out``. ``whole``: the whole tokens a piece is looked up as before
     it is merged, or a table without entries: ASCII pieces only, unless ``whole_all``
     (``ignore_merges``: a run of Han characters is seldom one token, and a failed lookup
-    costs a miss in a large table, as the Python path found)."""
+    costs a miss in a large table, as the Python path found). ``thrifty``: a piece cut into
+    parts is entered whole only when seen before (else always)."""
     starts, ends, special = items
     table, by_bytes = rank
     record = item_end.size > 0
@@ -786,7 +788,7 @@ def encode(  # type: ignore[no-untyped-def]
                     )
                     if m == _NO_ROOM:
                         return k, o
-                    if m >= 0 and keep:
+                    if m >= 0 and keep and thrifty:
                         # subtle: a piece cut into parts is cached whole from its second
                         # sighting on: most of a Chinese text's pieces occur once, and
                         # entering them all cost more than cutting them (docs/encoding.md).
