@@ -38,7 +38,8 @@ _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
 _KERNEL_MIX = np.int64(-7046029254386353131)  # the same constant as a signed integer
 # Flags of a character in ``CutTables.per_char`` (above its 16 bits of lead bytes): two per
 # partial table from TABLE_LEFT on, two for the pairs of whole characters at WHOLE_LEFT.
-TABLE_LEFT, WHOLE_LEFT = 16, 24
+TABLE_LEFT = 16
+WHOLE_LEFT = 24
 # Bits of ``CutTables.clean``: the character has no straddle as x (or as y) at all, no
 # lead-byte mask, no last-byte mask.
 CLEAN_LEFT, CLEAN_RIGHT, NO_LEAD_MASK, NO_LAST_MASK = 1, 2, 4, 8
