@@ -26,7 +26,8 @@ P4. The compiled encoder's kernels (and the scanners') made ready in a fresh pro
 P5. The same with an empty numba cache (``NUMBA_CACHE_DIR`` a new folder): the first run on a
     machine, which compiles (in a child process) and says so. One run.
 
-Run: ``python benchmarks/bench_encode_presets.py [--reps N] [--wait-quiet S]``.
+Run: ``python benchmarks/bench_encode_presets.py [--reps N] [--wait-quiet S] [--no-cli]
+[--presets gpt2,o200k_base] [--texts Chinese,web] [--no-loading]``.
 """
 
 from __future__ import annotations
@@ -186,10 +187,18 @@ def _kernels(reps: int, log) -> list[Row]:
     return rows
 
 
-def run(log=print, reps: int = REPS, cli: bool = True) -> Section:
+def run(
+    log=print,
+    reps: int = REPS,
+    cli: bool = True,
+    presets: tuple[str, ...] = PRESETS,
+    labels: tuple[str, ...] = tuple(TEXTS),
+    loading: bool = True,
+) -> Section:
     try:
         corpora.require("tiktoken", "numpy")
-        paths = dict(zip(TEXTS, corpora.corpus(*TEXTS.values())))
+        names = {k: TEXTS[k] for k in labels}
+        paths = dict(zip(names, corpora.corpus(*names.values())))
         slices = {k: corpora.line_slice(p, SLICE_AT, SLICE_BYTES) for k, p in paths.items()}
     except Skip as e:
         return Section(rows=[Row("P1", "P1-P3. presets against tiktoken", "-", "-", "-", "-",
@@ -198,14 +207,16 @@ def run(log=print, reps: int = REPS, cli: bool = True) -> Section:
     with corpora.scratch_dir() as tmp_name:
         tmp = Path(tmp_name)
         texts = {k: corpora.write_temp(v, f"{k}.txt", tmp) for k, v in slices.items()}
-        for preset in PRESETS:
+        for preset in presets:
             for label, text in texts.items():
                 row, peer, reference = _in_process(preset, label, text, reps, log)
                 sec.rows.append(row)
                 if cli:
                     sec.rows.append(_cli(preset, label, text, tmp, peer, reference, reps, log))
-            sec.rows.append(_loading(preset, reps, log))
-        sec.rows += _kernels(reps, log)
+            if loading:
+                sec.rows.append(_loading(preset, reps, log))
+        if loading:
+            sec.rows += _kernels(reps, log)
     sec.notes.append(
         f"[P1-P3] 2 MB slices from byte 5,000,000 of each corpus; medians of {reps} "
         "fresh processes per figure, ours and tiktoken alternating. P1 is cold: the first "
@@ -226,13 +237,32 @@ def main(argv: list[str] | None = None) -> int:
         metavar="S",
         help="before each run wait up to S seconds for the machine to be quiet (0: never)",
     )
+    ap.add_argument(
+        "--presets", default=",".join(PRESETS), help="comma-separated presets (default: all)"
+    )
+    ap.add_argument(
+        "--texts", default=",".join(TEXTS), help=f"comma-separated, of {', '.join(TEXTS)}"
+    )
+    ap.add_argument("--no-loading", action="store_true", help="skip P3-P5 (loading)")
     args = ap.parse_args(argv)
     quiet.QUIET_MAX_WAIT_S = args.wait_quiet
+    presets = tuple(args.presets.split(","))
+    labels = tuple(args.texts.split(","))
+    unknown = [p for p in presets if p not in PRESETS] + [t for t in labels if t not in TEXTS]
+    if unknown:
+        ap.error(f"unknown preset or text: {', '.join(unknown)}")
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr, flush=True)
 
-    sec = run(log=log, reps=args.reps, cli=not args.no_cli)
+    sec = run(
+        log=log,
+        reps=args.reps,
+        cli=not args.no_cli,
+        presets=presets,
+        labels=labels,
+        loading=not args.no_loading,
+    )
     print(results.section_markdown(sec))
     return 1 if any(r.status.startswith("FAIL") for r in sec.rows) else 0
 

@@ -35,6 +35,22 @@ _THREE_BYTE_MIN = 0x800  # the first code point UTF-8 writes in three bytes
 _BMP = 0x10000
 _HASH_BITS = 22
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing
+_KERNEL_MIX = np.int64(-7046029254386353131)  # the same constant as a signed integer
+# Flags of a character in ``CutTables.per_char`` (above its 16 bits of lead bytes): two per
+# partial table from TABLE_LEFT on, two for the pairs of whole characters at WHOLE_LEFT.
+TABLE_LEFT = 16
+WHOLE_LEFT = 24
+# Bits of ``CutTables.clean``: the character has no straddle as x (or as y) at all, no
+# lead-byte mask, no last-byte mask.
+CLEAN_LEFT, CLEAN_RIGHT, NO_LEAD_MASK, NO_LAST_MASK = 1, 2, 4, 8
+
+
+def filter_slot(keys: np.ndarray, bits: int) -> np.ndarray:
+    """The bit of each key (int64) in a filter of ``2 ** bits``: its top ``bits`` bits times
+    ``_KERNEL_MIX`` (wrapping), as ``encode_kernel.whole_pair_slot`` computes it."""
+    with np.errstate(over="ignore"):
+        mixed = keys.astype(np.int64) * _KERNEL_MIX
+    return (mixed >> np.int64(64 - bits)) & np.int64((1 << bits) - 1)
 
 
 def _hash(keys: np.ndarray) -> np.ndarray:
@@ -135,6 +151,59 @@ class CharCuts:
             bad[check[self._whole[at] == keys]] = True
         return ok & ~bad
 
+    def kernel_tables(self, filter_bits: int) -> CutTables:
+        """These tables as the compiled encoder reads them (``encode_kernel._cut_between``),
+        laid out so that a test nearly always reads only its two characters' entries (the
+        vocabulary's straddles are few: o200k's partial tables hold 6 of 4.3 million): per
+        BMP character ``c``, ``per_char[2 * c]`` its mask of last bytes (whole ``c`` after
+        a partial ``x``), ``per_char[2 * c + 1]`` its mask of lead bytes (a partial ``y``
+        after whole ``c``, bits 0-15) and flags: for partial table ``t``, whether ``c``'s key
+        in it (as ``x``) starts some straddle of it (bit ``TABLE_LEFT + 2 * t``) and whether
+        its key (as ``y``) ends one (the next bit); whether ``c`` is the left
+        (``WHOLE_LEFT``) or the right (the next bit) character of some pair of whole
+        characters. A table is read only when both characters' flags meet. The partial
+        tables as bits one after the other, per table (mask of x, bits of y, shift of y,
+        where its bits start); the pairs of whole characters sorted, and a filter of ``2 **
+        filter_bits`` bits set at :func:`filter_slot` of each."""
+        params = np.zeros((len(self._partial), 4), dtype=np.int64)
+        chars = np.arange(_BMP, dtype=np.int64)
+        flags = self._starts_after.astype(np.int64)
+        at = 0
+        for t, (x_mask, y_bits, y_shift, table) in enumerate(self._partial):
+            params[t] = (x_mask, y_bits, y_shift, at)
+            at += len(table)
+            grid = table.reshape(x_mask + 1, 1 << y_bits)
+            lefts: np.ndarray = np.any(grid, axis=1)
+            rights: np.ndarray = np.any(grid, axis=0)
+            flags |= lefts[chars & x_mask].astype(np.int64) << (TABLE_LEFT + 2 * t)
+            flags |= rights[chars >> y_shift].astype(np.int64) << (TABLE_LEFT + 2 * t + 1)
+        bits = np.packbits(np.concatenate([t[3] for t in self._partial]), bitorder="little")
+        whole = self._whole.astype(np.int64)
+        left = np.zeros(_BMP, dtype=np.int64)
+        left[whole >> 16] = 1
+        right = np.zeros(_BMP, dtype=np.int64)
+        right[whole & 0xFFFF] = 1
+        flags |= left << WHOLE_LEFT | right << (WHOLE_LEFT + 1)
+        per_char = np.empty(2 * _BMP, dtype=np.int64)
+        per_char[0::2] = self._ends_before.view(np.int64)
+        per_char[1::2] = flags
+        seen = np.zeros(1 << filter_bits, dtype=bool)
+        seen[filter_slot(whole, filter_bits)] = True
+        # One byte per character for the common case (a few pages, where ``per_char`` is a
+        # megabyte): no lead-byte mask, no left flag, no last-byte mask, no right flag.
+        left_flags = 1 << WHOLE_LEFT
+        for t in range(len(self._partial)):
+            left_flags |= 1 << (TABLE_LEFT + 2 * t)
+        no_mask_x = (flags & 0xFFFF) == 0
+        no_mask_y = per_char[0::2] == 0
+        clean = (
+            (no_mask_x & ((flags & left_flags) == 0)).astype(np.uint8) * CLEAN_LEFT
+            | (no_mask_y & ((flags & (left_flags << 1)) == 0)).astype(np.uint8) * CLEAN_RIGHT
+            | no_mask_x.astype(np.uint8) * NO_LEAD_MASK
+            | no_mask_y.astype(np.uint8) * NO_LAST_MASK
+        )
+        return CutTables(params, bits, per_char, whole, np.packbits(seen, bitorder="little"), clean)
+
     def parts(self, pieces: Sequence[str]) -> Parts:
         """``pieces`` cut at every safe boundary (see :class:`Parts`)."""
         text = "".join(pieces)
@@ -159,3 +228,26 @@ class Parts(NamedTuple):
     starts: np.ndarray
     stops: np.ndarray
     per_piece: np.ndarray
+
+
+class CutTables(NamedTuple):
+    """:meth:`CharCuts.kernel_tables`: what the compiled test of a boundary reads."""
+
+    params: np.ndarray
+    bits: np.ndarray
+    per_char: np.ndarray
+    whole: np.ndarray
+    seen: np.ndarray
+    clean: np.ndarray
+
+    @classmethod
+    def none(cls) -> CutTables:
+        """No tables (no cut anywhere), of the same types: numba compiles one kernel."""
+        return cls(
+            np.zeros((0, 4), np.int64),
+            np.zeros(0, np.uint8),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.uint8),
+            np.zeros(0, np.uint8),
+        )

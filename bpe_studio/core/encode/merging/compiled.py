@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .char_cuts import CutTables
 from .packed import RankTable
 from .piece_table import PieceTable, pow2_at_least, readonly
 
@@ -31,6 +32,11 @@ Items = tuple[np.ndarray, np.ndarray, np.ndarray]
 _EVERY_RANK = (1 << 63) - 1
 # The memo of pairs of tokens (``encode_kernel._no_cross``): its slots, a power of two.
 TOKEN_PAIRS = 1 << 18
+# The bits of the pieces cut into parts seen once (``encode_kernel._seen_before``): a power of
+# two, 128 KB.
+SEEN_BITS = 1 << 20
+# Texts of this many characters or more are encoded thriftily (``CompiledMerger.encode``).
+THRIFTY_CHARS = 1 << 18
 
 
 class RankArrays(NamedTuple):
@@ -88,7 +94,8 @@ class CompiledMerger:
     """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
     rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens to look
     a piece up as first, or None; ``whole_all``: every piece, not only ASCII ones
-    (``ignore_merges``)."""
+    (``ignore_merges``); ``cuts``: where new pieces may be cut into parts, merged and cached
+    each (``char_cuts``), or None (nowhere)."""
 
     def __init__(
         self,
@@ -99,6 +106,7 @@ class CompiledMerger:
         limit: int | None = None,
         whole: PieceTable | None = None,
         whole_all: bool = False,
+        cuts: CutTables | None = None,
     ) -> None:
         self._kernels = kernels
         self.rank = rank
@@ -106,15 +114,21 @@ class CompiledMerger:
         self.byte_ids = np.asarray(byte_ids, np.int64)
         self.whole = whole if whole is not None else PieceTable.empty()
         self.whole_all = whole_all
+        self.cuts = cuts if cuts is not None else CutTables.none()
         self.cache = PieceTable.new_cache()
+        # The parts of pieces cut by ``cuts`` (short runs of characters, a few thousand in a
+        # Chinese text): a table of their own stays small enough for the processor's caches,
+        # where the pieces' would not.
+        self.part_cache = PieceTable.new_cache()
         # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
-        # BMP code point and a memo of pairs of characters. numpy.zeros leaves the pages
-        # untouched until a character is first met.
+        # BMP code point and a memo of pairs of characters; and the bits of pieces cut into
+        # parts seen once. numpy.zeros leaves the pages untouched until first written.
         self.chars = (
             np.zeros(4 << 16, np.int64),
             np.zeros(len(rank.tree[0]), np.int8),
             np.zeros(TOKEN_PAIRS, np.int64),
             np.zeros(TOKEN_PAIRS, np.int8),
+            np.zeros(SEEN_BITS // 8, np.uint8),
         )
         self._lock = threading.Lock()
 
@@ -139,17 +153,25 @@ class CompiledMerger:
         out = np.empty(_id_bound(cp, items), np.uint32)
         item_end = np.empty(len(starts) if record else 0, np.int64)
         k = o = 0
+        # A long text (a file, a corpus) enters a piece cut into parts whole only from its
+        # second sighting (most of a Chinese text's pieces occur once); a short one (what
+        # the editor re-tokenizes after each edit) enters every piece.
+        thrifty = len(cp) >= THRIFTY_CHARS
         while True:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
                 self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
-                self.rank.tree,
+                self.rank.tree, self.cuts, self.part_cache.arrays, thrifty,
             )  # fmt: skip
             if k >= len(starts):
                 break
-            # The cache had no room for item k: grow it (or start afresh) and go on there.
+            # A cache had no room for item k (or a part of it): grow it (or start afresh) and
+            # go on there.
             n_cp = int(items[1][k] - items[0][k])
-            self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
+            if self.cache.short_of(n_cp, 4 * n_cp):
+                self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
+            if self.part_cache.short_of(n_cp, 4 * n_cp):
+                self.part_cache = self.part_cache.made_room(kernels, n_cp, 4 * n_cp)
         return out[:o], (item_end if record else None)
 
     def spans(

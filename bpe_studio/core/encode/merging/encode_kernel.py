@@ -26,10 +26,12 @@ Layout:
 - Items: piece ``k`` is ``cp[starts[k]:ends[k]]`` when ``special[k] < 0``, else the special
   token of id ``special[k]`` (``starts[k]:ends[k]`` its characters).
 - ``tree = (birth, left, right, monotone)``: the merge tree of every token (``merge_tree``).
-  ``chars = (info, alone, memo_keys, memo_vals)``: what ``_from_chars`` has learnt, kept
-  across calls: per BMP code point ``c`` its tokens at ``info[4 * c:4 * c + 4]`` (count
+  ``chars = (info, alone, memo_keys, memo_vals, seen)``: what ``_from_chars`` has learnt,
+  kept across calls: per BMP code point ``c`` its tokens at ``info[4 * c:4 * c + 4]`` (count
   first; 0: not yet), per token whether it is valid alone (0: not yet, 1, 2: not), per pair
-  of tokens whether no merge crosses it.
+  of tokens whether no merge crosses it; and bits of the pieces cut into parts once seen.
+- ``cuts``: ``char_cuts``' tables (``CutTables``), where a new piece may be cut into parts
+  (each merged alone and kept in ``part_cache``, a piece table of its own).
 """
 
 from __future__ import annotations
@@ -558,10 +560,176 @@ def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # t
     return m
 
 
+# ------------------------------------------------------------ cut into parts
+_NO_ROOM = np.int64(-2)
+# ``char_cuts``' flags of a character: two per partial table from bit 16, two for the pairs of
+# whole characters at bit 24 (each a left flag, then a right one).
+_TABLE_LEFT, _WHOLE_LEFT = np.int64(16), np.int64(24)
+_MEET_MASK = np.int64(0x1550000)  # the left flags: bits 16, 18, 20, 22 and 24
+_CLEAN_LEFT, _CLEAN_RIGHT = np.int64(1), np.int64(2)
+_NO_LEAD_MASK, _NO_LAST_MASK = np.int64(4), np.int64(8)
+CUT_FILTER_BITS = 22  # the filter of the pairs of whole characters some token holds
+
+
+@njit(nogil=True)
+def whole_pair_slot(key):  # type: ignore[no-untyped-def]
+    """The filter bit of a pair of whole characters ``x << 16 | y`` (``char_cuts``)."""
+    return ((key * _MIX) >> np.int64(64 - CUT_FILTER_BITS)) & np.int64((1 << CUT_FILTER_BITS) - 1)
+
+
+@njit(nogil=True)
+def _cut_between(x, y, cuts):  # type: ignore[no-untyped-def]
+    """Whether no token straddles the characters ``x``, ``y`` (``char_cuts``' test: both of
+    three UTF-8 bytes, and none of the vocabulary's straddles between them), so a piece may
+    be cut between them. Reads the two characters' entries (``CharCuts.kernel_tables``), and
+    a larger table only where both characters' flags meet (seldom)."""
+    params, bits, per_char, whole, seen, clean = cuts
+    if x < 0x800 or x >= 0x10000 or y < 0x800 or y >= 0x10000:
+        return False
+    # Most characters hold no straddle on one side: one byte each says so.
+    cx, cy = np.int64(clean[x]), np.int64(clean[y])
+    if (cx & _CLEAN_LEFT and cy & _NO_LAST_MASK) or (cx & _NO_LEAD_MASK and cy & _CLEAN_RIGHT):
+        return True
+    x_flags = per_char[2 * x + 1]
+    y_flags = per_char[2 * y + 1]
+    if (per_char[2 * y] >> (x & np.int64(0x3F))) & np.int64(1):
+        return False  # the end of x, then y whole
+    if (x_flags >> ((y >> np.int64(12)) & np.int64(0xF))) & np.int64(1):
+        return False  # x whole, then the start of y
+    # subtle: each table's (or the whole pairs') left flag of x is one bit below its right
+    # flag of y, so one AND finds every table both may meet in.
+    meet = x_flags & (y_flags >> np.int64(1)) & _MEET_MASK
+    if meet == 0:
+        return True
+    for t in range(params.shape[0]):
+        if (meet >> (_TABLE_LEFT + 2 * t)) & np.int64(1):
+            at = params[t, 3] + (((x & params[t, 0]) << params[t, 1]) | (y >> params[t, 2]))
+            if (np.int64(bits[at >> np.int64(3)]) >> (at & np.int64(7))) & np.int64(1):
+                return False
+    if (meet >> _WHOLE_LEFT) & np.int64(1):
+        key = (x << np.int64(16)) | y
+        at = whole_pair_slot(key)
+        if (np.int64(seen[at >> np.int64(3)]) >> (at & np.int64(7))) & np.int64(1):
+            lo, hi = np.int64(0), np.int64(whole.size)
+            while lo < hi:
+                mid = (lo + hi) >> np.int64(1)
+                if whole[mid] < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < whole.size and whole[lo] == key:
+                return False
+    return True
+
+
+@njit(nogil=True)
+def _from_parts(cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, limit):  # type: ignore[no-untyped-def]
+    """The ids of ``cp[s:e]`` written to ``ids`` from its parts between the places no merge
+    can cross (``_cut_between``): their count, or -1 when it has no such place, or
+    ``_NO_ROOM`` when the cache had no room for a new part (the parts entered so far stay).
+    A part of one character has that character's tokens (``_char_tokens``, kept per
+    character); a longer one is looked up in the cache, else merged and entered."""
+    part_ids, raw, ranks, stops = parts
+    clean = cuts[5]
+    n_parts = 0
+    for i in range(s, e - 1):
+        x, y = np.int64(cp[i]), np.int64(cp[i + 1])
+        if x < 0x800 or x >= 0x10000 or y < 0x800 or y >= 0x10000:
+            continue
+        # subtle: ``_cut_between``'s first test written out here: a call passing the tables
+        # cost more than the test itself, and nearly every pair is settled by it.
+        cx, cy = np.int64(clean[x]), np.int64(clean[y])
+        if (
+            (cx & _CLEAN_LEFT and cy & _NO_LAST_MASK)
+            or (cx & _NO_LEAD_MASK and cy & _CLEAN_RIGHT)
+            or _cut_between(x, y, cuts)
+        ):
+            stops[n_parts] = i + 1
+            n_parts += 1
+    if n_parts == 0:
+        return np.int64(-1)
+    stops[n_parts] = e
+    info = chars[0]
+    table = rank[0]
+    cache_ents, cache_vals = cache[1], cache[3]
+    m = np.int64(0)
+    a = np.int64(s)
+    for p in range(n_parts + 1):
+        b = stops[p]
+        if b - a == 1:
+            c = np.int64(cp[a])
+            if info[4 * c] == 0:
+                _char_tokens(c, info, table, byte_ids, limit)
+            for t in range(info[4 * c]):
+                ids[m] = info[4 * c + 1 + t]
+                m += 1
+        else:
+            h = _hash(cp, a, b)
+            j, slot = _find(cache, cp, a, b, h)
+            if j >= 0:
+                at = cache_ents[4 * j + 2]
+                for t in range(cache_ents[4 * j + 3] & _ID_MASK):
+                    ids[m] = cache_vals[at + t]
+                    m += 1
+            else:
+                n = _new_piece(cp, a, b, part_ids, raw, ranks, rank, byte_ids, limit, chars, tree)
+                if b - a <= CACHED_MAX:
+                    if not _has_room(cache, b - a, n):
+                        return _NO_ROOM
+                    _insert(cache, slot, h, cp, a, b, part_ids, np.int64(0), n)
+                for t in range(n):
+                    ids[m] = part_ids[t]
+                    m += 1
+        a = b
+    return m
+
+
+@njit(nogil=True)
+def _seen_before(seen, h):  # type: ignore[no-untyped-def]
+    """Whether the bit of hash ``h`` in the bits ``seen`` was set; it is now."""
+    at = (h >> np.int64(32)) & np.int64(8 * seen.size - 1)
+    byte, bit = at >> np.int64(3), np.int64(1) << (at & np.int64(7))
+    if np.int64(seen[byte]) & bit:
+        return True
+    seen[byte] = np.int64(seen[byte]) | bit
+    return False
+
+
+@njit(nogil=True)
+def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  # type: ignore[no-untyped-def]
+    """The ids of ``cp[s:e]`` merged by rank, written to ``ids``: from its characters'
+    tokens where that is checked to be exact, else from its bytes. Their count."""
+    table, by_bytes = rank
+    m = np.int64(-1)
+    if tree[3] and not _ascii(cp, s, e):
+        m = _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit)
+    if m < 0:
+        n = _bytes_of(cp, s, e, byte_ids, raw, ids)
+        _first_ranks(raw, n, ranks, by_bytes, limit)
+        m = _merged(ids, n, ranks, table, limit)
+    return m
+
+
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
 def encode(  # type: ignore[no-untyped-def]
-    cp, items, k, o, out, item_end, byte_ids, rank, limit, cache, whole, whole_all, chars, tree
+    cp,
+    items,
+    k,
+    o,
+    out,
+    item_end,
+    byte_ids,
+    rank,
+    limit,
+    cache,
+    whole,
+    whole_all,
+    chars,
+    tree,
+    cuts,
+    part_cache,
+    thrifty,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
@@ -569,7 +737,8 @@ def encode(  # type: ignore[no-untyped-def]
     the next free place of ``out``. ``whole``: the whole tokens a piece is looked up as before
     it is merged, or a table without entries: ASCII pieces only, unless ``whole_all``
     (``ignore_merges``: a run of Han characters is seldom one token, and a failed lookup
-    costs a miss in a large table, as the Python path found)."""
+    costs a miss in a large table, as the Python path found). ``thrifty``: a piece cut into
+    parts is entered whole only when seen before (else always)."""
     starts, ends, special = items
     table, by_bytes = rank
     record = item_end.size > 0
@@ -580,7 +749,17 @@ def encode(  # type: ignore[no-untyped-def]
     ids = np.empty(4 * longest, np.int64)
     raw = np.empty(4 * longest, np.int64)
     ranks = np.empty(4 * longest, np.int64)
+    # Scratch of ``_from_parts``: a part's ids, bytes and pair ranks, where the parts end.
+    parts = (
+        np.empty(4 * longest, np.int64),
+        np.empty(4 * longest, np.int64),
+        np.empty(4 * longest, np.int64),
+        np.empty(longest + 1, np.int64),
+    )
     look_whole = whole[4][ENTRIES] > 0
+    # subtle: not with ``whole_all``: a part is merged, never looked up whole, and the cache
+    # it shares with the pieces would then hold a string under two meanings.
+    cutting = cuts[1].size > 0 and not whole_all
     cache_ents, cache_vals = cache[1], cache[3]
     while k < starts.size:
         if special[k] >= 0:
@@ -597,18 +776,26 @@ def encode(  # type: ignore[no-untyped-def]
                     o += 1
             else:
                 m = -1
+                keep = e - s <= CACHED_MAX
                 if look_whole and (whole_all or _ascii(cp, s, e)):
                     w, _ = _find(whole, cp, s, e, h)
                     if w >= 0:
                         ids[0] = whole[3][whole[1][4 * w + 2]]
                         m = 1
-                if m < 0 and tree[3] and not _ascii(cp, s, e):
-                    m = _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit)
+                if m < 0 and cutting:
+                    m = _from_parts(
+                        cp, s, e, ids, cuts, part_cache, parts, chars, tree, rank, byte_ids, limit
+                    )
+                    if m == _NO_ROOM:
+                        return k, o
+                    if m >= 0 and keep and thrifty:
+                        # subtle: a piece cut into parts is cached whole from its second
+                        # sighting on: most of a Chinese text's pieces occur once, and
+                        # entering them all cost more than cutting them (docs/encoding.md).
+                        keep = _seen_before(chars[4], h)
                 if m < 0:
-                    n = _bytes_of(cp, s, e, byte_ids, raw, ids)
-                    _first_ranks(raw, n, ranks, by_bytes, limit)
-                    m = _merged(ids, n, ranks, table, limit)
-                if e - s <= CACHED_MAX:
+                    m = _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree)
+                if keep:
                     if not _has_room(cache, e - s, m):
                         return k, o
                     _insert(cache, slot, h, cp, s, e, ids, np.int64(0), m)

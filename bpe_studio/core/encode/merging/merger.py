@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from .batch_bpe import BatchBpe
     from .char_bpe import CharBpe
-    from .char_cuts import CharCuts
+    from .char_cuts import CharCuts, CutTables
     from .compiled import CompiledMerger, RankArrays
     from .piece_table import PieceTable
 
@@ -113,6 +113,7 @@ class Merger:
         # loaded; its rank table is shared with every truncation.
         self._compiled: CompiledMerger | None = None
         self._rank_arrays: RankArrays | None = None
+        self._cut_tables: CutTables | None = None
 
     def __getstate__(self) -> dict[str, object]:
         # subtle: the compiled merger holds a lock (not picklable) and a cache; a worker
@@ -120,6 +121,7 @@ class Merger:
         state = dict(self.__dict__)
         state["_compiled"] = None
         state["_rank_arrays"] = None
+        state["_cut_tables"] = None
         return state
 
     # ---------------------------------------------------------------- queries
@@ -171,6 +173,7 @@ class Merger:
                 limit=self._compiled_limit(),
                 whole=self._compiled_whole(kernels),
                 whole_all=self._lookup_all,
+                cuts=None if self._lookup_all else self._compiled_cuts(kernels),
             )
         return self._compiled
 
@@ -191,6 +194,13 @@ class Merger:
 
     def _compiled_limit(self) -> int | None:
         return None
+
+    def _compiled_cuts(self, kernels: ModuleType) -> CutTables:
+        """``char_cuts``' tables as the kernels read them (built once, shared with every
+        truncation)."""
+        if self._cut_tables is None:
+            self._cut_tables = self._char_cuts().kernel_tables(kernels.CUT_FILTER_BITS)
+        return self._cut_tables
 
     def token_sizes(self) -> numpy.ndarray:
         """The byte count of each id's token (0 for ids not in the vocabulary), built once."""
@@ -557,6 +567,7 @@ class _Truncated(Merger):
         # The compiled merger: the full one's rank table, with the first k merges' limit.
         out._compiled = None
         out._rank_arrays = None
+        out._cut_tables = None
         # subtle: ``_cuts`` is kept: the cuts it allows were found over the full vocabulary, a
         # superset of the truncated one's, so no merge of fewer crosses them either.
         return out
@@ -566,6 +577,9 @@ class _Truncated(Merger):
 
     def _compiled_limit(self) -> int | None:
         return self._k
+
+    def _compiled_cuts(self, kernels: ModuleType) -> CutTables:
+        return self._full._compiled_cuts(kernels)
 
     def token_sizes(self) -> numpy.ndarray:
         # subtle: an id keeps its bytes in every truncation; the full vocabulary's sizes
