@@ -454,3 +454,31 @@ def test_the_charts_follow_the_colour_scheme_live(qtbot, app_style, window, lab)
         assert _contrast(charts._curve.opts["pen"].color(), painted) >= 3.0
         assert charts.drawn_tail is not None
         assert _contrast(charts._tail_label.color, painted) >= 4.5
+
+
+def test_a_result_redraws_only_its_own_chart(qtbot, window, lab, monkeypatch):
+    """A corpus's usage arriving, and its job's end, redraw the usage chart alone: the make-up
+    and overlap charts, unchanged, are not drawn again (each redraw of all four held the GUI
+    thread over 100 ms); the list is filled once the charts are drawn."""
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    drawn: list[str] = []
+    for name in ("show_makeup", "show_usage", "show_overlap"):
+        original = getattr(lab.charts, name)
+
+        def spy(*args, name=name, original=original, **kwargs):
+            drawn.append(name)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(lab.charts, name, spy)
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    assert "show_makeup" not in drawn and "show_overlap" not in drawn
+    # The note "being worked out", then the usage itself: no more.
+    assert 1 <= drawn.count("show_usage") <= 2
+    assert lab.charts.drawn_usage[1].size
+    listed = lab.tokens.model
+    assert listed.rowCount() == lab.lab.makeup.table.makeup().tokens
+    drawn.clear()
+    lab._show_results()  # nothing changed: nothing drawn
+    assert drawn == []
