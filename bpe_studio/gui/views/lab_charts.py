@@ -8,7 +8,9 @@ scale) with the never-used tail marked as a shaded band to the vocabulary's end;
 overlap with a second tokenizer per category as stacked bars (only in the first, shared,
 only in the second). Bars are updated in place (``BarGraphItem.setOpts``); counts go into axis
 labels, not text items (as the pair chart does). What each chart draws is kept
-(``drawn_*``) for the tests and the CSV. :meth:`LabCharts.png` renders the grid.
+(``drawn_*``) for the tests and the CSV. :meth:`LabCharts.png` renders the grid. The charts
+take the colour scheme's plot colours and :func:`lab_colours`' bars, and restyle when the
+scheme changes (``theme.themed``).
 What it leaves out: where the numbers come from (``model.vocab_lab``).
 """
 
