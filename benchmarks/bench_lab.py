@@ -17,7 +17,7 @@ machine is shared, so the load average is printed with them and only same-run co
 mean much.
 
     QT_QPA_PLATFORM=offscreen BPE_STUDIO_CORPORA=... python benchmarks/bench_lab.py
-        [--reps 3] [--mb 20] [--json out.json]
+        [--reps 3] [--mb 20] [--ways process,thread] [--json out.json]
 """
 
 from __future__ import annotations
@@ -124,7 +124,11 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--mb", type=float, default=20)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--ways", default="process,thread", help="which of process,thread to run (both)"
+    )
     args = parser.parse_args()
+    ways = tuple(w for w in ("process", "thread") if w in args.ways.split(","))
 
     from bpe_studio.gui.app import application
     from bpe_studio.gui.responsiveness.collector import collect_on_gui_thread
@@ -143,12 +147,12 @@ def main() -> None:
         noise, _ = heart.stop()
         print(f"idle heartbeat (the machine's own noise): {noise:.0f} ms", flush=True)
         for rep in range(args.reps):
-            for way in ("process", "thread") if rep % 2 == 0 else ("thread", "process"):
+            for way in ways if rep % 2 == 0 else ways[::-1]:
                 row = one_run(app, way, sliced)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
     summary = {}
-    for way in ("process", "thread"):
+    for way in ways:
         runs = [r for r in rows if r["way"] == way]
         summary[way] = {
             "median_max_gap_ms": statistics.median(r["max_gap_ms"] for r in runs),

@@ -6,7 +6,9 @@
 Writes
 - ``lab-english.png``: GPT-4o (o200k_base) against a Llama-3-style file, on English books;
 - ``lab-chinese.png``: GPT-4o against a Qwen-style file, on the Chinese corpus, a never-used
-  token clicked ("Why this token").
+  token clicked ("Why this token");
+- ``lab-english-dark.png``, ``lab-chinese-dark.png``: the same windows after switching to the
+  dark scheme (the charts restyled live, nothing computed again).
 
 The two files are built here, offline, with Hugging Face ``tokenizers``: byte-level BPE
 trained with Llama 3's pre-tokenizer regex on English books and Python code (``ignore_merges``,
@@ -98,8 +100,9 @@ def main() -> int:
     from bpe_studio.gui.app import application
     from bpe_studio.gui.model.lab_lists import Show
     from bpe_studio.gui.views.picker import preset_key
+    from bpe_studio.gui.views.theme import DARK, LIGHT, apply_scheme
 
-    app = application()
+    app = application(LIGHT)
     for name, other, corpus in (
         ("lab-english.png", llama, books),
         ("lab-chinese.png", qwen, chinese),
@@ -130,6 +133,12 @@ def main() -> int:
         settle(app, window, 1.0)
         window.grab().save(str(out / name))
         print(out / name)
+        apply_scheme(app, DARK)
+        settle(app, window, 1.0)
+        dark = name.replace(".png", "-dark.png")
+        window.grab().save(str(out / dark))
+        print(out / dark)
+        apply_scheme(app, LIGHT)
         window.close_without_asking()
         app.processEvents()
     return 0

@@ -18,9 +18,11 @@ import io
 import json
 import os
 
+import numpy as np
 import pytest
 from gui_helpers import FIXTURES, paused_in_window
 from hub_snapshot import two_models
+from PySide6.QtGui import QColor, QImage, QPalette
 
 from bpe_studio.cli.inspect import report
 from bpe_studio.core import Tokenizer
@@ -34,6 +36,7 @@ from bpe_studio.gui.model.lab_process import live_lab_processes
 from bpe_studio.gui.model.lab_records import MakeupResult
 from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.views import theme
 from bpe_studio.gui.views.picker import RUN, hub_key, preset_key
 
 CORPUS = FIXTURES / "tinystories_sample.txt"
@@ -382,3 +385,100 @@ def test_closing_while_a_usage_runs_leaves_no_worker_process(
     monkeypatch.setattr(lab_process, "SHUTDOWN_WAIT", 0.0)
     window.close_without_asking()
     qtbot.waitUntil(lambda: not any(_running(p) for p in workers | {child}), timeout=30_000)
+
+
+def _contrast(a, b) -> float:
+    """WCAG's contrast ratio, computed here from its definition (not the theme's)."""
+
+    def lum(colour) -> float:
+        colour = QColor(colour)
+        out = 0.0
+        for weight, value in (
+            (0.2126, colour.red()),
+            (0.7152, colour.green()),
+            (0.0722, colour.blue()),
+        ):
+            c = value / 255
+            out += weight * (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
+        return out
+
+    high, low = sorted((lum(a), lum(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _painted_background(widget) -> QColor:
+    """The commonest colour of the widget as rendered: what the chart is painted on."""
+    image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB32)
+    width, height, row = image.width(), image.height(), image.bytesPerLine() // 4
+    data = np.frombuffer(image.constBits(), dtype=np.uint32, count=height * row)
+    values, counts = np.unique(data.reshape(height, row)[:, :width], return_counts=True)
+    rgb = int(values[np.argmax(counts)])
+    return QColor((rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255)
+
+
+def test_the_charts_follow_the_colour_scheme_live(qtbot, app_style, window, lab):
+    """Drawn, then switched to dark and back: every chart is painted on a background of the
+    scheme, its axes, titles, legends and notes read on it, and its bars stand out from it."""
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    lab.against.pick(preset_key("cl100k_base"))
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None and lab.lab.usage is not None)
+    charts = lab.charts
+    for scheme in (theme.DARK, theme.LIGHT, theme.DARK):
+        app_style(scheme)
+        dark = scheme == theme.DARK
+        window_colour = window.palette().color(QPalette.ColorRole.Window)
+        assert (window_colour.lightness() < 128) == dark
+        for widget in charts.widgets:
+            painted = _painted_background(widget)
+            assert (painted.lightness() < 128) == dark, (scheme, painted.name())
+            plot = widget.getPlotItem()
+            for side in ("left", "bottom"):
+                axis = plot.getAxis(side)
+                assert _contrast(axis.textPen().color(), painted) >= 4.5
+                assert _contrast(axis.pen().color(), painted) >= 1.8  # lines, not text
+            title = plot.titleLabel
+            if title.text:
+                assert _contrast(title.opts["color"], painted) >= 4.5, title.text
+        for legend in (charts._cat_legend, charts._ov_legend):
+            assert legend.items
+            for _, text in legend.items:
+                assert _contrast(text.opts["color"], painted) >= 4.5, text.text
+        painted = _painted_background(charts.widgets[0])
+        bars = [charts._cat_bars, charts._cat_lead, *charts._ov_bars]
+        fills = [b.opts["brush"].color() for b in bars]
+        for fill in fills:  # WCAG's least for graphics
+            assert _contrast(fill, painted) >= 3.0, fill.name()
+        assert _contrast(fills[0], fills[1]) >= 1.5  # the leading-space part stands apart
+        assert len({f.name() for f in fills[2:]}) == 3  # only A, shared, only B
+        assert _contrast(charts._curve.opts["pen"].color(), painted) >= 3.0
+        assert charts.drawn_tail is not None
+        assert _contrast(charts._tail_label.color, painted) >= 4.5
+
+
+def test_a_result_redraws_only_its_own_chart(qtbot, window, lab, monkeypatch):
+    """A corpus's usage arriving, and its job's end, redraw the usage chart alone: the make-up
+    and overlap charts, unchanged, are not drawn again (each redraw of all four held the GUI
+    thread over 100 ms); the list is filled once the charts are drawn."""
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    drawn: list[str] = []
+    for name in ("show_makeup", "show_usage", "show_overlap"):
+        original = getattr(lab.charts, name)
+
+        def spy(*args, name=name, original=original, **kwargs):
+            drawn.append(name)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(lab.charts, name, spy)
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None)
+    assert "show_makeup" not in drawn and "show_overlap" not in drawn
+    # The note "being worked out", then the usage itself: no more.
+    assert 1 <= drawn.count("show_usage") <= 2
+    assert lab.charts.drawn_usage[1].size
+    listed = lab.tokens.model
+    assert listed.rowCount() == lab.lab.makeup.table.makeup().tokens
+    drawn.clear()
+    lab._show_results()  # nothing changed: nothing drawn
+    assert drawn == []

@@ -8,18 +8,21 @@ scale) with the never-used tail marked as a shaded band to the vocabulary's end;
 overlap with a second tokenizer per category as stacked bars (only in the first, shared,
 only in the second). Bars are updated in place (``BarGraphItem.setOpts``); counts go into axis
 labels, not text items (as the pair chart does). What each chart draws is kept
-(``drawn_*``) for the tests and the CSV. :meth:`LabCharts.png` renders the grid.
+(``drawn_*``) for the tests and the CSV. :meth:`LabCharts.png` renders the grid. The charts
+take the colour scheme's plot colours and :func:`lab_colours`' bars, and restyle when the
+scheme changes (``theme.themed``).
 What it leaves out: where the numbers come from (``model.vocab_lab``).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, Qt, Signal, Slot
-from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ...core.explain.categories import label
@@ -27,15 +30,40 @@ from ...core.explain.vocabulary import Makeup
 from ..model.lab_records import OverlapResult, UsageResult
 from .common import monospace_font
 from .pair_chart import linear_ticks, log_ticks, spaced_ticks
-from .theme import colours
+from .theme import Colours, colours, themed
 
 TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
-LEADING = "#364fc7"  # the part of a category's bar with a leading space
-ONLY_A, SHARED, ONLY_B = "#4c6ef5", "#adb5bd", "#e8590c"
-TAIL = (232, 89, 12, 40)  # the never-used band
-_TITLE = {"color": "#111827", "size": "10pt"}
+TITLE_SIZE = "10pt"
+TAIL_ALPHA = 48  # the never-used band: its colour (the "only B" one) this opaque
 BAR_PIXELS = 15  # the least height a labelled bar needs
 MORE = "more categories"
+
+
+@dataclass(frozen=True)
+class LabColours:
+    """The lab's own chart colours in one scheme: the category bars (``bar``; the part with a
+    leading space ``leading``), the overlap's three parts, and the never-used band."""
+
+    bar: str
+    leading: str
+    only_a: str
+    shared: str
+    only_b: str
+    tail_text: str  # the band's label, text on the plot's background
+
+
+def lab_colours(c: Colours) -> LabColours:
+    """The lab's colours for the scheme ``c``. Every bar reads at 3:1 or more on the plot's
+    background (WCAG's least for graphics), and the leading-space part stands apart from
+    the rest of its bar: darker in the light scheme, lighter in the dark one."""
+    return LabColours(
+        bar=c.bar,
+        leading="#b4c3ff" if c.dark else "#2c3e9e",
+        only_a=c.bar,
+        shared="#868e96",
+        only_b=c.accent,
+        tail_text=c.accent_text,
+    )
 
 
 def style_plot(plot: pg.PlotItem) -> None:
@@ -44,11 +72,29 @@ def style_plot(plot: pg.PlotItem) -> None:
     plot.setMouseEnabled(x=False, y=False)
     for name in ("left", "bottom"):
         axis = plot.getAxis(name)
-        axis.setPen(pg.mkPen("#9ca3af"))
-        axis.setTextPen(pg.mkPen("#374151"))
         # subtle: an axis that resizes to its labels while painting paints the plot twice.
         axis.setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
     plot.getAxis("bottom").setHeight(40)
+
+
+def _colour_plot(widget: pg.PlotWidget, c: Colours) -> None:
+    """A plot's background, axes and axis labels in the scheme's colours."""
+    widget.setBackground(c.plot_background)
+    plot = widget.getPlotItem()
+    for name in ("left", "bottom"):
+        axis = plot.getAxis(name)
+        axis.setPen(pg.mkPen(c.plot_axis))
+        axis.setTextPen(pg.mkPen(c.plot_text))  # its label's colour too
+
+
+def _colour_legend(legend: pg.LegendItem, c: Colours) -> None:
+    legend.setLabelTextColor(c.plot_text)
+    back = QColor(c.plot_background)
+    back.setAlpha(200)
+    legend.setBrush(pg.mkBrush(back))
+    for sample, text in legend.items:
+        text.setText(text.text)  # rendered anew in the colour just set
+        sample.update()
 
 
 def _note(plot: pg.PlotItem) -> pg.TextItem:
@@ -83,7 +129,7 @@ class LabCharts(QWidget):
         title_font.setPointSizeF(10.0)
         self._title_metrics = QFontMetrics(title_font)
         self._titles: dict[int, str] = {}
-        self.widgets = [pg.PlotWidget(background="w") for _ in range(4)]
+        self.widgets = [pg.PlotWidget(background=colours().plot_background) for _ in range(4)]
         plots = [w.getPlotItem() for w in self.widgets]
         self.categories_plot, self.lengths_plot, self.usage_plot, self.overlap_plot = plots
         self._plots = plots
@@ -100,12 +146,13 @@ class LabCharts(QWidget):
         c.invertY(True)
         c.showGrid(x=True, y=False, alpha=0.15)
         c.setLabel("bottom", "ordinary tokens")
-        self._cat_bars, self._cat_lead = _bars(colours().bar), _bars(LEADING)
+        lab = lab_colours(colours())
+        self._cat_bars, self._cat_lead = _bars(lab.bar), _bars(lab.leading)
         c.addItem(self._cat_bars)
         c.addItem(self._cat_lead)
         c.getAxis("left").setStyle(tickFont=self._axis_font)
         # Bottom right, beside the smallest categories' bars (the largest are on top).
-        self._cat_legend = c.addLegend(offset=(-6, -6), labelTextColor="#111827")
+        self._cat_legend = c.addLegend(offset=(-6, -6))
         self._cat_legend.addItem(self._cat_lead, "with a leading space")
         self._cat_legend.addItem(self._cat_bars, "without")
         self._cat_note = _note(c)
@@ -133,11 +180,9 @@ class LabCharts(QWidget):
         self._curve = u.plot([], [], pen=pg.mkPen(colours().curve, width=2))
         self._curve.setDownsampling(auto=True, method="peak")
         self._curve.setClipToView(True)
-        self._tail = pg.LinearRegionItem(
-            (0, 1), movable=False, brush=pg.mkBrush(*TAIL), pen=pg.mkPen(ONLY_B, width=1)
-        )
+        self._tail = pg.LinearRegionItem((0, 1), movable=False)
         u.addItem(self._tail, ignoreBounds=True)
-        self._tail_label = pg.TextItem("", color=ONLY_B, anchor=(0.5, 0.0))
+        self._tail_label = pg.TextItem("", anchor=(0.5, 0.0))
         u.addItem(self._tail_label, ignoreBounds=True)
         self._usage_note = _note(u)
         u.vb.sigResized.connect(self._space_usage_ticks)
@@ -147,12 +192,12 @@ class LabCharts(QWidget):
         o.invertY(True)
         o.showGrid(x=True, y=False, alpha=0.15)
         o.setLabel("bottom", "distinct ordinary tokens (by their bytes)")
-        self._ov_bars = [_bars(ONLY_A), _bars(SHARED), _bars(ONLY_B)]
+        self._ov_bars = [_bars(lab.only_a), _bars(lab.shared), _bars(lab.only_b)]
         for bars in self._ov_bars:
             o.addItem(bars)
         o.getAxis("left").setStyle(tickFont=self._axis_font)
         # Bottom right: the largest bars are on top (the smallest categories leave room below).
-        self._ov_legend = o.addLegend(offset=(-6, -6), labelTextColor="#111827")
+        self._ov_legend = o.addLegend(offset=(-6, -6))
         self._ov_note = _note(o)
         o.vb.sigResized.connect(self._redraw_overlap)
         self._ov_rows: list[tuple[str, int, int, int]] = []
@@ -167,6 +212,36 @@ class LabCharts(QWidget):
         self.show_makeup(None, "Categories", "Pick a tokenizer to see what it is made of")
         self.show_usage(None, 0, "Usage", "Choose a corpus to see how it uses the vocabulary")
         self.show_overlap(None, "Overlap", "Choose a second tokenizer to compare vocabularies")
+        themed(self, LabCharts._restyle)
+
+    def _restyle(self) -> None:
+        """Every chart in the scheme's colours: backgrounds, axes, titles, legends, notes,
+        bars, the curve and the never-used band."""
+        c = colours()
+        lab = lab_colours(c)
+        for widget in self.widgets:
+            _colour_plot(widget, c)
+        for legend in (self._cat_legend, self._ov_legend):
+            _colour_legend(legend, c)
+        for bars, colour in (
+            (self._cat_bars, lab.bar),
+            (self._cat_lead, lab.leading),
+            *zip(self._ov_bars, (lab.only_a, lab.shared, lab.only_b)),
+        ):
+            bars.setOpts(brush=pg.mkBrush(colour))
+        self._curve.setPen(pg.mkPen(c.curve, width=2))
+        band = QColor(lab.only_b)
+        band.setAlpha(TAIL_ALPHA)
+        self._tail.setBrush(pg.mkBrush(band))
+        for line in self._tail.lines:
+            line.setPen(pg.mkPen(lab.only_b, width=1))
+        self._tail.update()
+        self._tail_label.setColor(lab.tail_text)
+        for note in (self._cat_note, self._len_note, self._usage_note, self._ov_note):
+            note.setColor(c.plot_muted)
+        for plot in self._plots:
+            plot.titleLabel.text = ""  # so that the same title is set again, in this colour
+            self._fit_title(plot)
 
     # ---------------------------------------------------------- make-up
     def show_makeup(self, makeup: Makeup | None, heading: str, note: str = "") -> None:
@@ -390,7 +465,7 @@ class LabCharts(QWidget):
         if room > 40:
             text = self._title_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
         if text != plot.titleLabel.text:
-            plot.setTitle(text, **_TITLE)
+            plot.setTitle(text, color=colours().plot_text, size=TITLE_SIZE)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)

@@ -102,6 +102,13 @@ class VocabLabPage(QWidget):
         self._request = single_shot(self, REQUEST_MS, self._submit)
         self._live = single_shot(self, LIVE_MS, self._submit)
         self._redraw_timer = single_shot(self, 0, self._redraw_step)
+        # The token list is filled on the event loop's next turn after the charts are drawn:
+        # both at once held the GUI thread over 100 ms on a loaded machine.
+        self._list_timer = single_shot(self, 0, self._fill_list)
+        # What each chart shows now (see _show_results), and the results it was drawn from,
+        # held so that their ids are not reused.
+        self._drawn_keys: tuple[object, object, object] | None = None
+        self._drawn_from: tuple[object, object, object] = (None, None, None)
 
         self.picker = TokenizerPicker(hub, pane=LAB, default=preset_key("o200k_base"))
         self.against = TokenizerPicker(hub, pane=LAB_AGAINST, default=NONE, allow_none=True)
@@ -235,7 +242,12 @@ class VocabLabPage(QWidget):
     @property
     def busy(self) -> bool:
         """Work is asked for or under way (the tests wait for it to settle)."""
-        return self._request.isActive() or self._live.isActive() or self.runner.busy
+        return (
+            self._request.isActive()
+            or self._live.isActive()
+            or self._list_timer.isActive()
+            or self.runner.busy
+        )
 
     @Slot()
     def request(self) -> None:
@@ -347,47 +359,70 @@ class VocabLabPage(QWidget):
     # ------------------------------------------------------------- results
     @Slot()
     def _show_results(self) -> None:
+        """Draw what changed since the last call: a chart whose result and note are the same
+        is left as it is (a job's result, then its end, each call this; redrawing all four
+        charts and the list each time held the GUI thread over 100 ms), and the list is
+        filled on the next turn of the event loop."""
         lab = self.lab
         shown = lab.shown_makeup()
         makeup, usage, overlap = lab.makeup, lab.usage, lab.overlap
-        if makeup is None or shown is None:
-            note = lab.missing or ("Working out the make-up…" if lab.running else "")
-            self.charts.show_makeup(None, "Categories", note)
-            self.makeup_line.setText(lab.missing or " ")
-        else:
-            self._draw_makeup()
         ordinary = shown[0].ordinary_tokens if shown is not None else 0
+        if makeup is None or shown is None:
+            makeup_note = lab.missing or ("Working out the make-up…" if lab.running else "")
+            makeup_key: object = ("none", makeup_note, lab.missing)
+        else:
+            makeup_key = ("makeup", id(makeup), shown[1], lab.behind())
         if usage is None:
-            note = self._waiting_note(
+            usage_note = self._waiting_note(
                 lab.wanted_corpus() is None, "Choose a corpus to see how it uses the vocabulary"
             )
-            self.charts.show_usage(None, 0, "Usage", note)
-            self.usage_line.setText(" ")
+            usage_key: object = ("none", usage_note)
         else:
-            used_of = self._usage_ordinary(usage.ref)
-            self.charts.show_usage(usage, used_of or ordinary, "Usage by rank of count")
-            self.usage_line.setText(self._usage_text())
+            used_of = self._usage_ordinary(usage.ref) or ordinary
+            usage_key = ("usage", id(usage), used_of)
         if overlap is None:
-            note = self._waiting_note(
+            overlap_note = self._waiting_note(
                 lab.wanted_b() is None, "Choose a second tokenizer to compare vocabularies"
             )
-            self.charts.show_overlap(None, "Overlap", note)
-            self.overlap_line.setText(" ")
+            overlap_key: object = ("none", overlap_note)
         else:
-            t = overlap.overlap.total
-            a, b = overlap.ref.name, overlap.other.label
-            self.charts.show_overlap(
-                overlap,
-                f"Overlap: {t.shared:,} shared",
-                names=(_short(a), _short(b)),
-            )
-            self.overlap_line.setText(
-                f"Against {b} (ordinary tokens by their bytes): shared {t.shared:,} · "
-                f"only in {a} {t.only_this:,} · only in {b} {t.only_other:,}"
-            )
+            overlap_key = ("overlap", id(overlap))
+        drawn = self._drawn_keys or (None, None, None)
+        self._drawn_keys = (makeup_key, usage_key, overlap_key)
+        self._drawn_from = (makeup, usage, overlap)
+        if makeup_key != drawn[0]:
+            if makeup is None or shown is None:
+                self.charts.show_makeup(None, "Categories", makeup_note)
+                self.makeup_line.setText(lab.missing or " ")
+            else:
+                self._draw_makeup()
+        if usage_key != drawn[1]:
+            if usage is None:
+                self.charts.show_usage(None, 0, "Usage", usage_note)
+                self.usage_line.setText(" ")
+            else:
+                self.charts.show_usage(usage, used_of, "Usage by rank of count")
+                self.usage_line.setText(self._usage_text())
+        if overlap_key != drawn[2]:
+            if overlap is None:
+                self.charts.show_overlap(None, "Overlap", overlap_note)
+                self.overlap_line.setText(" ")
+            else:
+                t = overlap.overlap.total
+                a, b = overlap.ref.name, overlap.other.label
+                self.charts.show_overlap(
+                    overlap,
+                    f"Overlap: {t.shared:,} shared",
+                    names=(_short(a), _short(b)),
+                )
+                self.overlap_line.setText(
+                    f"Against {b} (ordinary tokens by their bytes): shared {t.shared:,} · "
+                    f"only in {a} {t.only_this:,} · only in {b} {t.only_other:,}"
+                )
         for button in (self.csv_button, self.png_button):
             button.setEnabled(makeup is not None)
-        self._fill_list()
+        if self._drawn_keys != drawn:
+            self._list_timer.start()
         self._show_step_row()
         self._warm_glyphs()
 
@@ -461,6 +496,7 @@ class VocabLabPage(QWidget):
     def _redraw_step(self) -> None:
         if self.lab.makeup is not None:
             self._draw_makeup()
+            self._drawn_keys = None  # the make-up drawn is of another step now
             self._fill_list()
 
     def _show_step_row(self) -> None:
@@ -636,6 +672,7 @@ class VocabLabPage(QWidget):
         self._request.stop()
         self._live.stop()
         self._redraw_timer.stop()
+        self._list_timer.stop()
         self.warmer.stop()
         self.runner.shutdown()
         self._glyphs.shutdown()
