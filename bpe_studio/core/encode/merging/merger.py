@@ -353,8 +353,11 @@ class Merger:
         if self._whole is not None:
             looked = nbytes > 0 if self._lookup_all else nbytes == nchars
             rest = ~self._cache_whole(pieces, encoded, looked)
-        # subtle: more bytes than characters means some character takes several bytes.
+        # subtle: more bytes than characters means some character takes several bytes. A
+        # pre-token found whole (``rest`` false) keeps its one id: under ``lookup_all`` it may
+        # be a token its own bytes do not merge into.
         char_mask = (nbytes >= CHAR_MIN_BYTES) & (nbytes <= BATCH_LONG_MAX) & (nbytes > nchars)
+        char_mask &= rest
         short_mask = ~char_mask & (nbytes <= LONG_PIECE) & rest
         long_mask = ~char_mask & (nbytes > LONG_PIECE) & (nbytes <= BATCH_LONG_MAX) & rest
         by_char = list(compress(pieces, char_mask.tolist()))
@@ -395,7 +398,11 @@ class Merger:
         import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
 
         char = self._char_bpe(batch)
-        if self._cuts is None and len(pieces) < CUTS_BUILD_MIN:
+        # subtle: parts share the cache with whole pre-tokens, and under ``lookup_all`` a
+        # pre-token that is a token its bytes do not merge into is that one token whole but
+        # not as a part: the two meanings would meet in one entry, so no cuts then (the
+        # compiled merger keeps parts apart; it cuts nothing under ``lookup_all`` either).
+        if self._lookup_all or (self._cuts is None and len(pieces) < CUTS_BUILD_MIN):
             flat, ends, ok = char.merge(pieces, self._merge_ids)
             good = ok.tolist()
             self._cache.update(compress(zip(pieces, split_ids(flat, ends)), good))

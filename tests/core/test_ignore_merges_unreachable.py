@@ -1,0 +1,88 @@
+"""A ``tokenizer.json`` with ``ignore_merges`` (Llama 3's shape) whose vocabulary holds runs of
+Han characters that no merge makes: such a token is the whole pre-token's one id when the
+pre-token is exactly it, and never appears inside a longer pre-token, which merges by rank.
+The Python path once cached the parts it cut long pre-tokens into in the same cache as whole
+pre-tokens, so a part equal to such a token took the whole token's id (and a long one found
+whole was merged again from its characters). Both encoders, against ``tokenizers`` itself."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+import regex
+from core_helpers import SLICES, read_fixture
+from foreign_files import LLAMA3_REGEX
+from tokenizers import Regex, Tokenizer, decoders, pre_tokenizers, trainers
+from tokenizers import models as hf_models
+
+from bpe_studio.core.encode.foreign import open_tokenizer
+from bpe_studio.core.encode.merging import kernel_start
+from bpe_studio.core.encode.merging.merger import CUTS_BUILD_MIN
+
+
+def _hf_token(text: str) -> str:
+    """``text`` as a byte-level vocabulary spells it (ByteLevel's own mapping of its bytes)."""
+    [(spelled, _)] = pre_tokenizers.ByteLevel(add_prefix_space=False).pre_tokenize_str(text)
+    return spelled
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """The file, the text and the added tokens (3 and 4 Han characters: 9 and 12 bytes)."""
+    corpus = read_fixture(SLICES["chinese"])
+    tok = Tokenizer(hf_models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(LLAMA3_REGEX), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    trainer = trainers.BpeTrainer(vocab_size=3000, initial_alphabet=alphabet, show_progress=False)
+    tok.train_from_iterator([corpus], trainer)
+    common = [c for c, _ in Counter(regex.findall(r"\p{Han}", corpus)).most_common(300)]
+    rng = random.Random(20261128)
+    added: list[str] = []
+    for size in (3, 4):
+        while True:
+            run = "".join(rng.choice(common[:40]) for _ in range(size))
+            if len(tok.encode(run).ids) >= 2:  # its bytes do not merge into one token
+                added.append(run)
+                break
+    data = json.loads(tok.to_str())
+    vocab = data["model"]["vocab"]
+    for run in added:
+        vocab[_hf_token(run)] = len(vocab)
+    data["model"]["ignore_merges"] = True
+    path = tmp_path_factory.mktemp("unreachable") / "tokenizer.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    # Enough distinct long pre-tokens for the cuts' tables (CUTS_BUILD_MIN), each holding an
+    # added run inside, then each run alone (a line of its own is a pre-token of its own).
+    pieces: set[str] = set()
+    while len(pieces) < 3 * CUTS_BUILD_MIN:
+        run = rng.choice(added)
+        before = "".join(rng.choice(common) for _ in range(rng.randint(1, 4)))
+        after = "".join(rng.choice(common) for _ in range(rng.randint(1, 4)))
+        pieces.add(before + run + after)
+    lines = sorted(pieces)
+    rng.shuffle(lines)
+    text = "\n".join(lines[:100] + added * 3 + lines[100:] + added * 3) + "\n"
+    return path, text, added
+
+
+@pytest.mark.parametrize("encoder", ["python", "compiled"])
+def test_an_unreachable_token_only_whole(files, encoder, monkeypatch):
+    path, text, added = files
+    monkeypatch.setenv(kernel_start.ENV, encoder)
+    if encoder == "compiled" and not kernel_start.prepare():
+        pytest.skip(f"the compiled encoder is unavailable here: {kernel_start.failure()}")
+    oracle = Tokenizer.from_file(str(path))
+    added_ids = {oracle.token_to_id(_hf_token(run)) for run in added}
+    expected = oracle.encode(text, add_special_tokens=False).ids
+    # The text uses each added token only where a line is the run alone (6 times each).
+    assert Counter(i for i in expected if i in added_ids) == dict.fromkeys(added_ids, 6)
+    assert open_tokenizer(str(path)).encode(text) == expected
