@@ -441,7 +441,7 @@ class _Truncation(Tokenizer):
     The merge list is cut at once; the tables that depend on the merges (the vocabulary, the
     rank table, the rank of each id) are the merger's, cut from the full one's on first use
     (``Merger.truncated``). So a view that only shows a step's tokens (ids moved forward by
-    ``span_steps``) costs a list slice, and the tables are built where they are needed
+    ``spans_at_step``) costs a list slice, and the tables are built where they are needed
     (encoding, a tooltip)."""
 
     @classmethod

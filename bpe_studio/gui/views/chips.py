@@ -16,7 +16,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.explain.steps import EncodeStep
+from ...core.explain.encode_steps import EncodeStep
 from ...core.text.display import readable_token
 from .common import monospace_font
 from .theme import colours

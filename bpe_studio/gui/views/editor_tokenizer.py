@@ -9,7 +9,7 @@ editor (``hub.pick_tokenizer``, None for the run's). Every tokenizer file loaded
 this session is offered too, so it stays at hand after the next Train.
 What it leaves out: the choices themselves (``picker``), reading files (``loader``: the
 controller loads them and this row lists what the state shows) and tokenizing the text
-(``spans``).
+(``span_service``).
 """
 
 from __future__ import annotations

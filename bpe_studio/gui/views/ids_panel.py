@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer
-from ...core.explain.spans import SpanArrays, decoded_spans
+from ...core.explain.span_arrays import SpanArrays, decoded_spans
 from ..jobs.latest import LatestJob
 from ..responsiveness.debounce import single_shot
 from .common import counted, monospace_font, steady_label, title_label
