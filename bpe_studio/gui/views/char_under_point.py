@@ -2,7 +2,6 @@
 
 What it does: :func:`char_at` maps a viewport point of a ``QPlainTextEdit`` showing the text
 of a :class:`~bpe_studio.core.explain.span_arrays.SpanArrays` to the code point offset there.
-What it leaves out: which token that character belongs to, and tooltips.
 """
 
 from __future__ import annotations

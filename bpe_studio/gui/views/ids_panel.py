@@ -8,7 +8,7 @@ The decode box turns pasted ids (separated by commas or spaces, brackets allowed
 of a ``.npy`` file into text, each token coloured as the editor colours them, with the
 tokenizer the editor shows (at the timeline's step); a bad item or an unknown id is named in a
 one-line error.
-What it leaves out: encoding (the editor's spans) and which tokenizer that is (the hub).
+What it leaves out: encoding (the editor's spans) and which tokenizer that is (``AppModel``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ screenful of selections.
 It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
 U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
 what each break was (following edits) and puts it back in :meth:`TokenTextEdit.text`.
-What it leaves out: which tokenizer and step to show (the hub's state), the ids list
+What it leaves out: which tokenizer and step to show (the ``AppModel``'s state), the ids list
 (``ids_panel``).
 """
 
