@@ -1,5 +1,5 @@
-"""The editor's re-tokenization: ``explain.spans.compute_spans`` of 100,000 characters (what the
-app's span thread runs for the text on screen), in this process, one thread.
+"""The editor's re-tokenization: ``explain.span_arrays.compute_spans`` of 100,000 characters
+(what the app's span thread runs for the text on screen), in this process, one thread.
 
 Text: the first 100,000 characters from byte 5,000,000 of ``english_books.txt``,
 ``chinese.txt`` and ``code.txt`` (shared corpora). Tokenizers: the presets GPT-2 and o200k_base.
@@ -44,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import bpe_studio
     from bpe_studio.core import Tokenizer
-    from bpe_studio.core.explain.spans import compute_spans
+
+    try:
+        from bpe_studio.core.explain.span_arrays import compute_spans
+    except ImportError:  # code from before the spans modules were renamed
+        from bpe_studio.core.explain.spans import compute_spans  # type: ignore[no-redef]
 
     try:
         from bpe_studio.core.encode.merging import kernel_start

@@ -6,7 +6,7 @@ refuses new files; ``-`` for a one-file format), then reads SOURCE (``sources``)
 with ``Tokenizer.save`` and names each file written on stderr. It also knows which files each
 format writes (:func:`files_for`) and writes a tokenizer to DIR or standard output
 (:func:`check_tokenizer_out`, :func:`save`), which ``train`` uses too.
-What it leaves out: the formats themselves (core ``tokenizer_files``, ``formats``).
+What it leaves out: the formats themselves (``core.formats``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,6 @@ that the inputs hold records (:func:`records`); without it, a stream or a ``.jso
 whose first line is a JSON object is refused with one line saying so
 (:func:`check_not_records`), rather than trained on its JSON syntax.
 :func:`check_input` finds a missing path or a directory before any work.
-What it leaves out: what is done with the files (the commands).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ vocabulary and the under-trained candidates (``core.explain.usage``); with ``--a
 compares the two vocabularies by their tokens' bytes (``core.explain.overlap``). A readable
 summary goes to stdout, or with ``--json`` one JSON object (the README's "inspect --json"
 lists every key); progress bars go to stderr.
-What it leaves out: the analysis itself (core).
+What it leaves out: the analysis itself (``core.explain``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ What it does besides: :class:`CliError` is a one-line message for the user;
 :func:`os_error_message` words an ``OSError`` with the path the user gave, never a temporary
 file; :func:`write_stream` writes data to standard output (or a device or pipe) and says
 truthfully what happened when it is closed early (``| head``) or full.
-What it leaves out: the commands themselves.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ few seconds, so logs stay short and each line can be read as it comes. The time 
 core's estimate (``core.train.remaining.TimeLeft``, the app's too), not tqdm's average rate:
 merges get cheaper as a run goes on. A stream that cannot be written (closed, or its reader
 gone) silences the bar; it never raises, so losing stderr never costs the work it reports on
-(``cli.streams`` guards the command's stderr as a whole). What it leaves out: what is being
-measured (``cli``).
+(``cli.streams`` guards the command's stderr as a whole).
 """
 
 from __future__ import annotations

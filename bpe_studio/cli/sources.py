@@ -6,7 +6,7 @@ What it does: :func:`load_tokenizer` reads every source the core reads (``Tokeni
 with an optional ``--pattern`` for formats that carry none. It then applies the user's
 special tokens: the source's own, plus any named, each of which must be in the vocabulary
 (``load_data`` checks it), or none at all.
-What it leaves out: the commands, and the file formats themselves (core).
+What it leaves out: the file formats themselves (``core.formats``).
 """
 
 from __future__ import annotations

@@ -10,13 +10,9 @@ from .encode.interface import TokenizerLike as TokenizerLike, TokenNotFound as T
 from .encode.token_spans import TokenSpan as TokenSpan
 from .encode.tokenizer import Tokenizer as Tokenizer
 from .explain.compression import CompressionCurve as CompressionCurve
-from .explain.steps import (
-    EncodeStep as EncodeStep,
-    MergeNode as MergeNode,
-    encode_steps as encode_steps,
-    merge_tree as merge_tree,
-    unreachable_tokens as unreachable_tokens,
-)
+from .explain.encode_steps import EncodeStep as EncodeStep, encode_steps as encode_steps
+from .explain.merge_tree import MergeNode as MergeNode, merge_tree as merge_tree
+from .explain.reach import unreachable_tokens as unreachable_tokens
 from .formats.gpt2 import (
     TokenizerFileError as TokenizerFileError,
     infer_special_tokens as infer_special_tokens,

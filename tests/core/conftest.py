@@ -21,7 +21,7 @@ from core_helpers import EOT, FIXTURES  # noqa: E402
 @pytest.fixture(scope="session")
 def span_tokenizer(tmp_path_factory):
     """A small tokenizer trained on English, Chinese, emoji and runs of one letter, for the
-    tests that move a text's spans between steps (``span_steps``, ``span_split``)."""
+    tests that move a text's spans between steps (``spans_at_step``)."""
     from bpe_studio.core import Tokenizer, train_bpe
 
     english = (FIXTURES / "tinystories_slice.txt").read_text(encoding="utf-8")[:20_000]

@@ -79,7 +79,7 @@ def full_corpus(name: str) -> Path:
     return path
 
 
-# Texts whose spans the span_steps and span_split tests move between steps: English, Chinese
+# Texts whose spans the spans_at_step tests move between steps: English, Chinese
 # split into bytes, and runs of one letter, emoji and special tokens.
 SPAN_TEXTS = (
     (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[5_000:8_000],

@@ -25,7 +25,7 @@ from bpe_studio.core import (
     train_bpe,
     unreachable_tokens,
 )
-from bpe_studio.core.explain import steps as explain
+from bpe_studio.core.explain import reach
 from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, reference_encode_piece, split_on_specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
@@ -450,4 +450,4 @@ def test_unreachable_tokens_calls_back_between_slices_and_finds_the_same(gpt2_to
     assert found == unreachable_tokens(gpt2_tokenizer)
     special_ids = {gpt2_tokenizer.special_id(s) for s in gpt2_tokenizer.special_tokens}
     ordinary = sum(1 for i, t in gpt2_tokenizer.vocab.items() if t and i not in special_ids)
-    assert len(calls) == -(-ordinary // explain._REACH_SLICE) > 1
+    assert len(calls) == -(-ordinary // reach._REACH_SLICE) > 1

@@ -11,7 +11,8 @@ import regex
 from core_helpers import EOT, write_text
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.explain.steps import MergeUse, merges_using, pretokens
+from bpe_studio.core.explain.encode_steps import pretokens
+from bpe_studio.core.explain.merge_tree import MergeUse, merges_using
 from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, split_on_specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)

@@ -27,7 +27,7 @@ from tokenizers import decoders, models, pre_tokenizers, processors, trainers
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.encode_file import encode_file
-from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.explain.span_arrays import compute_spans
 
 BOS, EOS = "<|begin_of_text|>", "<|end_of_text|>"
 SPECIALS = {

@@ -22,7 +22,7 @@ from text_strategies import HYPO
 from bpe_studio.core import Tokenizer, count_file, count_text, train_bpe
 from bpe_studio.core.corpus import counting as corpus_module
 from bpe_studio.core.encode.encode_file import encode_file
-from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.explain.span_arrays import compute_spans
 from bpe_studio.core.pretokenization.pretokenizer import pretokenize, pretokenizer
 from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, pretoken_counts, reference_train
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.explain.span_arrays import compute_spans
 from bpe_studio.core.pretokenization.boundaries import SPECIALS_ONLY
 
 MIXED = (

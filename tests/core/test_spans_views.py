@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
-from bpe_studio.core.explain.spans import compute_spans, decoded_spans, document_hidden
+from bpe_studio.core.explain.span_arrays import compute_spans, decoded_spans, document_hidden
 from bpe_studio.core.pretokenization.pretokenizer import pretokenize
 
 BREAKS = st.lists(

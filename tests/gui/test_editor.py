@@ -9,7 +9,7 @@ import pytest
 from gui_helpers import EOT, FIXTURES, shown, wait_for_spans
 from PySide6.QtGui import QTextOption
 
-import bpe_studio.gui.jobs.spans as spans_module
+import bpe_studio.gui.jobs.span_service as spans_module
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.token_editor import TokenEditor

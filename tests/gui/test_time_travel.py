@@ -23,10 +23,10 @@ import pytest
 from gui_helpers import EOT, FIXTURES, wait_for_spans
 
 from bpe_studio.core import BpeTrainer, count_text
-from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.explain.span_arrays import compute_spans
 from bpe_studio.core.reference import top_pairs_after
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui.jobs import spans as spans_module
+from bpe_studio.gui.jobs import span_service as spans_module
 from bpe_studio.gui.jobs.latest import LatestJob
 from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase, RunSettings, TrainingResult

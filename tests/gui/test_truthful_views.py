@@ -15,7 +15,7 @@ from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window, wait_f
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats.gpt2 import bytes_to_unicode
-from bpe_studio.gui.jobs import spans as spans_module
+from bpe_studio.gui.jobs import span_service as spans_module
 from bpe_studio.gui.model.curves import HELD_OUT
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource

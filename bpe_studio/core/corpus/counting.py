@@ -10,8 +10,7 @@ packed (:func:`pack_counts`) and are added up as they arrive (``_collect``). Fro
 instead (:func:`counting_scanner`, :func:`prepare_counting`; ``tally``), with the same counts.
 Also the sizes that decide how a corpus is cut, the one rule for a ``workers`` argument
 (:func:`resolve_workers`) and the choice of how worker processes start. What it leaves out:
-which files and tasks (``sources``, ``tasks``), the patterns themselves (``pretokenization``),
-merging (``train``), encoding (``encode``).
+which files and tasks (``sources``, ``tasks``), merging (``train``).
 """
 
 from __future__ import annotations

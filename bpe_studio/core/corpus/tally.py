@@ -9,8 +9,7 @@ or as :class:`PieceCounts`, a read-only mapping over arrays that hands the merge
 their words without a Python object per pre-token (``train.engine_start``).
 :class:`CompiledCounter` counts the pre-tokens of texts with a compiled scanner into a tally
 (what a worker runs for a pattern that has one). What it leaves out:
-which tasks and when counting is compiled (``counting``, ``tasks``), the regex path
-(``counting``).
+which tasks, when counting is compiled, and the regex path (``tasks``, ``counting``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ not valid UTF-8 gives those very bytes. ``tokenizers``' ByteFallback decoder tur
 into one U+FFFD per byte, so the bytes are lost; here the run is handed to the decoder as
 stand-in characters, one per byte (plane 16 private use, which no decoder step touches), and
 they are turned back into the bytes afterwards. A run that is valid UTF-8 is the decoder's, as
-is everything else. What it leaves out: checking the ids (``foreign``) and display bytes.
+is everything else. What it leaves out: checking the ids (``foreign``).
 """
 
 from __future__ import annotations

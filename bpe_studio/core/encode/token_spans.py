@@ -2,8 +2,8 @@
 
 What it does: :func:`spans` encodes a text pre-token by pre-token and maps each token's bytes
 back to character offsets; a token that starts or ends inside a multi-byte character is marked
-``partial`` and covers the whole character. What it leaves out: the editor's colouring and
-steps (``explain.spans``, ``explain.span_steps``).
+``partial`` and covers the whole character. A long text's spans, packed in arrays for the
+editor, are ``explain.span_arrays``'.
 """
 
 from __future__ import annotations

@@ -5,12 +5,10 @@ with the tokenizer's pre-tokenizer (GPT-2's pattern unless told otherwise, ``pre
 and hands the pre-tokens to its :class:`~.merger.Merger`, which merges within each one the
 adjacent pair with the lowest merge rank (results cached per pre-token). With GPT-2's own
 files, or cl100k_base's and o200k_base's rank files, the ids equal tiktoken's, also for text
-holding surrogates (``surrogates``). What it leaves out: the encoding engine (``encoder``), the
-merge strategies and their caches (``merger``), building the tables (``building``,
-``packed``), tiktoken's names over encode and decode (``tiktoken_names``), streaming
-(``streaming``), character spans (``token_spans``), decoding (``decoding``), training
-(``train``), reading and writing files (``formats``) and where text may be cut
-(``boundaries``, which streaming asks).
+holding surrogates (``surrogates``). What it leaves out: the
+engine (``encoder``, ``merging``) and building its tables (``building``); the methods it hands
+on are ``streaming``'s, ``token_spans``', ``decoding``'s and ``tiktoken_names``'; training
+(``train``) and files (``formats``).
 """
 
 from __future__ import annotations
@@ -441,7 +439,7 @@ class _Truncation(Tokenizer):
     The merge list is cut at once; the tables that depend on the merges (the vocabulary, the
     rank table, the rank of each id) are the merger's, cut from the full one's on first use
     (``Merger.truncated``). So a view that only shows a step's tokens (ids moved forward by
-    ``span_steps``) costs a list slice, and the tables are built where they are needed
+    ``spans_at_step``) costs a list slice, and the tables are built where they are needed
     (encoding, a tooltip)."""
 
     @classmethod

@@ -4,7 +4,7 @@ What it does: :func:`token_table` reads any tokenizer ``open_tokenizer`` gives (
 BPE: a trained run, a preset, GPT-2 / tiktoken / ``tokenizer.json`` files; or a
 :class:`~..encode.foreign.ForeignTokenizer`) into a :class:`TokenTable`: each entry's bytes,
 byte length, category and leading-space flag (``categories``), whether it is special,
-whether encoding its own bytes gives it back (the Reach rule, ``steps.unreachable_among``;
+whether encoding its own bytes gives it back (the Reach rule, ``reach.unreachable_among``;
 byte-level BPE only), and, asked for (``steps=True``), the rank of the merge that made it.
 Rows are in the order of the ids. The vocabulary as it stood after ``k`` merges is the rows
 whose rank is below ``k``, and :meth:`TokenTable.makeup` of a step counts those (a
@@ -27,7 +27,7 @@ import numpy as np
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.tokenizer import Tokenizer
 from .categories import CATEGORIES, classify
-from .steps import unreachable_among
+from .reach import unreachable_among
 from .work import CancelEvent, Progress, checkpoint, gc_paused
 
 # Tokens classified per slice (progress and cancelling are looked at between slices).

@@ -2,7 +2,7 @@
 
 What it does: reading both files (tokens in GPT-2's byte-to-unicode alphabet:
 ``base.byte_chars``) with errors that name the file and line, writing them atomically, and
-telling which vocabulary entries are special tokens. What it leaves out: encoding.
+telling which vocabulary entries are special tokens.
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ The rules (each checked per pattern against whole-text pre-tokenization by
   once the run has ended, and nothing in a run still open at the end of the known text is
   final (*open run*).
 Special tokens come first everywhere (see ``specials``): no cut falls inside one.
-What it leaves out: the patterns themselves (``pattern``), matching special tokens (``specials``).
+What it leaves out: the patterns themselves (``names``), matching special tokens (``specials``).
 """
 
 from __future__ import annotations

@@ -13,9 +13,8 @@ are cut. The kernels load (numba imported, the cached machine code read) on a sc
 call, or are compiled the first time on a machine; ``scan_load.prepare(status)`` does that
 ahead (and says when it compiles), ``scan_load.ready()`` tells whether a call costs nothing
 more (what code on a GUI thread must check first). Constructing a scanner loads nothing.
-What it leaves out: which spellings are which pattern (``scan_patterns``), the Unicode class
-tables (``scan_tables``), the kernels (``scan_kernels``), special tokens (split out first,
-``specials``), counting (``corpus``).
+What it leaves out: which spellings are which pattern (``scan_patterns``), the tables and
+kernels (``scan_tables``, ``scan_kernels``), special tokens (split out first, ``specials``).
 
 >>> s = compiled_scanner("gpt2")
 >>> s.findall("Hello world's end")

@@ -6,7 +6,7 @@ matched wherever it occurs, scanning left to right; where several begin at the s
 longest wins (with ``<|endoftext|>`` and ``<|endoftext|><|endoftext|>`` both special, the
 double one is one token). :func:`first_free_start` tells where in raw file bytes a chunk may
 end just before a special token. What it leaves out: pre-tokenizing the text between special
-tokens (``pattern``), and the pattern's own cut rules (``boundaries``).
+tokens (``pretokenizer``), and the pattern's own cut rules (``boundaries``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ What it does: :class:`TokenizerSource` holds a label and either a tokenizer or h
 one; the span thread builds it on first use and keeps the few truncations (``at(k)``: the first
 ``k`` merges) asked for last, so scrubbing back is cheap. The state (``RunState.shown``,
 ``picked``, ``selected_in``) holds these.
-What it leaves out: computing spans (``jobs.spans``) and choosing the tokenizer (the picker).
+What it leaves out: computing spans (``jobs.span_service``) and choosing the tokenizer (the picker).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from cachetools import LRUCache
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.explain.span_steps import MergeIds
+from ...core.explain.spans_at_step import MergeIds
 
 TRUNCATED_KEPT = 4  # each is about a tokenizer's rank table
 
@@ -57,7 +57,8 @@ class TokenizerSource:
         self._merge_count = given if tokenizer is not None else len(merges)
         self._lock = threading.Lock()
         self._truncated: LRUCache[int, AnyTokenizer] = LRUCache(TRUNCATED_KEPT)
-        # The merges as ids (core.span_steps), once asked for; None inside: not plain steps.
+        # The merges as ids (core.explain.spans_at_step.MergeIds), once asked for; None
+        # inside: not plain steps.
         self._merge_ids: tuple[MergeIds | None] | None = None
 
     @classmethod

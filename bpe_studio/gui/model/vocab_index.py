@@ -7,7 +7,8 @@ grown as rows arrive and rebuilt when the rows are replaced. :meth:`VocabIndex.o
 after step") into the source rows to show, in order, with one ``argsort`` and boolean masks:
 no Python comparison per pair of rows. For 200,000 tokens the first call renders every token
 (about a second), so the table runs it off the GUI thread; later calls reuse it.
-What it leaves out: Qt (the proxy model in ``models`` applies the order), threads (``jobs``).
+What it leaves out: Qt (the proxy model in ``table_models`` applies the order), threads
+(``jobs``).
 """
 
 from __future__ import annotations

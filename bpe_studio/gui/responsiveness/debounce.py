@@ -2,7 +2,7 @@
 
 What it does: :func:`single_shot` makes a ``QTimer`` that fires ``slot`` once, ``interval_ms``
 after its latest ``start()`` (each ``start()`` while it waits starts the wait over), owned by
-``parent``. What it leaves out: what is debounced and when it is started.
+``parent``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Which character of a tokenized text view lies under a point of its viewport.
 
 What it does: :func:`char_at` maps a viewport point of a ``QPlainTextEdit`` showing the text
-of a :class:`~bpe_studio.core.explain.spans.SpanArrays` to the code point offset there.
-What it leaves out: which token that character belongs to, and tooltips.
+of a :class:`~bpe_studio.core.explain.span_arrays.SpanArrays` to the code point offset there.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QPlainTextEdit
 
-from ...core.explain.spans import SpanArrays
+from ...core.explain.span_arrays import SpanArrays
 
 
 def char_at(edit: QPlainTextEdit, spans: SpanArrays, pos: QPoint) -> int | None:

@@ -4,7 +4,7 @@ What it does: the tokens of a pre-token as chips (readable token over its id), w
 widget's width; under each adjacent pair that has a merge, a badge with its rank, the lowest
 one (merged next) in orange with its two chips; the token the previous step made in green;
 special tokens in the editor's special colour.
-What it leaves out: which step (``step_through``), the encoder (``core.explain``).
+What it leaves out: which step (``step_through``), the encoder (``core.explain.encode_steps``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.explain.steps import EncodeStep
+from ...core.explain.encode_steps import EncodeStep
 from ...core.text.display import readable_token
 from .common import monospace_font
 from .theme import colours

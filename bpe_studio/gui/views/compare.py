@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from ...core.encode.foreign import ForeignTokenizer
 from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
-from ...core.explain.spans import SpanArrays, compute_spans
+from ...core.explain.span_arrays import SpanArrays, compute_spans
 from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT

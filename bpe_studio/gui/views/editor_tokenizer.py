@@ -5,11 +5,11 @@ and a note. "The run's tokenizer" (the default) leaves the editor on what the ru
 training run at the timeline's step, or the file Load tokenizer… opened); a preset or a file
 is built on first use in a :class:`~..jobs.latest.LatestJob` thread, then kept in the picker's own
 cache; a newer choice supersedes a build under way, and only the latest choice reaches the
-editor (``hub.pick_tokenizer``, None for the run's). Every tokenizer file loaded as the run
+editor (``AppModel.pick_tokenizer``, None for the run's). Every tokenizer file loaded as the run
 this session is offered too, so it stays at hand after the next Train.
 What it leaves out: the choices themselves (``picker``), reading files (``loader``: the
 controller loads them and this row lists what the state shows) and tokenizing the text
-(``spans``).
+(``span_service``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ never a folder inside the installed package (where the bundled sample and held-o
 live: nothing of the user's is there, and nothing should be written there). The folders
 are kept with ``QSettings``. :func:`open_file`, :func:`open_files`, :func:`save_file` and
 :func:`existing_folder` ask (modal) and remember where the answer was.
-What it leaves out: what is done with the files (the callers).
 """
 
 from __future__ import annotations

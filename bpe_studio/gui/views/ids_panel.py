@@ -8,7 +8,7 @@ The decode box turns pasted ids (separated by commas or spaces, brackets allowed
 of a ``.npy`` file into text, each token coloured as the editor colours them, with the
 tokenizer the editor shows (at the timeline's step); a bad item or an unknown id is named in a
 one-line error.
-What it leaves out: encoding (the editor's spans) and which tokenizer that is (the hub).
+What it leaves out: encoding (the editor's spans) and which tokenizer that is (``AppModel``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer
-from ...core.explain.spans import SpanArrays, decoded_spans
+from ...core.explain.span_arrays import SpanArrays, decoded_spans
 from ..jobs.latest import LatestJob
 from ..responsiveness.debounce import single_shot
 from .common import counted, monospace_font, steady_label, title_label

@@ -7,7 +7,7 @@ back down. Clicking a merge (or moving to it with the keys) selects the token it
 view (``AppModel.select_token``); double-clicking it shows the step after that merge everywhere
 (``AppModel.select_step``). When the timeline shows step k, merge k (row k - 1) is selected and
 scrolled to, and the merges after it are greyed (the model).
-What it leaves out: the data (the model over the state).
+What it leaves out: the data (``table_models``, over the state).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A token's merge tree, drawn: :class:`MergeTreeView`.
 
-What it does: draws a ``core.explain.steps.MergeNode`` tree with the root on top and bytes and
+What it does: draws a ``core.explain.merge_tree.MergeNode`` tree with the root on top and bytes and
 special tokens as leaves; each node shows its readable token, id, rank and the pair count when
 it was merged (a tooltip has its bytes and parts). A tidy layout gives every subtree its own
 band, so wide labels never overlap. Deep trees scroll (drag) and zoom (Ctrl+wheel,
@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.explain.steps import MergeNode
+from ...core.explain.merge_tree import MergeNode
 from ...core.text.display import readable_token
 from .common import monospace_font
 from .theme import Colours, colours, themed

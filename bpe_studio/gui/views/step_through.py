@@ -1,14 +1,14 @@
 """Step-through encoding: how the rank-based encoder turns one pre-token into ids.
 
-What it does: for the pre-token under the editor cursor (:meth:`StepThroughPanel.show_piece`)
-or text typed into the panel (cut into pre-tokens; a menu picks one when there are several),
-a job thread replays the encoder (``core.explain.steps.encode_steps``) with the inspector's step
+What it does: for the pre-token under the editor cursor (:meth:`StepThroughPanel.show_piece`) or
+text typed into the panel (cut into pre-tokens; a menu picks one when there are several), a job
+thread replays the encoder (``core.explain.encode_steps.encode_steps``) with the inspector's step
 tokenizer (``tokenizer_recipes.step_recipe``: the picked tokenizer, else the run's cut to the
-timeline's step, which is the editor's). A :class:`~.chips.ChipStrip` draws one step.
-Back, Forward, a slider and Play (a timer) move through the steps; a list names every merge
-applied. The last step is the encoder's output for the piece.
+timeline's step, which is the editor's). A :class:`~.chips.ChipStrip` draws one step. Back, Forward,
+a slider and Play (a timer) move through the steps; a list names every merge applied. The last step
+is the encoder's output for the piece.
 What it leaves out: finding the pre-token under the cursor (the editor's ``piece_at_cursor``),
-pre-tokenization rules (``core.explain.steps.pretokens``), drawing a step (``chips``).
+pre-tokenization rules (``core.explain.encode_steps.pretokens``), drawing a step (``chips``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.explain.steps import EncodeStep, encode_steps, pretokens
+from ...core.explain.encode_steps import EncodeStep, encode_steps, pretokens
 from ...core.text.display import readable_token
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel

@@ -232,7 +232,7 @@ class VocabTableModel(_Table):
         self._base: list[VocabRow] = []  # the rows before the first merge (or all, loaded)
         self._base_ids: np.ndarray | None = None  # the base rows' ids (ascending: id order)
         self._n = 0
-        # Ids that encoding never produces (``core.explain.unreachable_tokens``), once known.
+        # Ids that encoding never produces (``core.explain.reach.unreachable_tokens``), once known.
         self.unreachable: frozenset[int] | None = None
         # Asked at each frame's new rows: True lets them wait for :meth:`catch_up` (the view
         # says they would land out of sight; ``VocabTableView._hold_appends``).

@@ -12,15 +12,15 @@ outlined. A status line gives tokens, characters and bytes per token.
 Bound to the ``AppModel``, it follows the timeline: it tokenizes with the tokenizer the user
 picked (``state.picked``, in full) or else with the run's tokenizer (``state.shown``) cut to the
 first ``state.step`` merges. Tokenizing runs in
-:class:`~bpe_studio.gui.jobs.spans.SpanService`'s thread, never here, latest request winning,
-and only the visible characters are painted (as ``ExtraSelections``, rebuilt on scroll), so a 1
-MB paste, even on one line, costs the GUI thread one copy of the text and a screenful of
-selections.
+:class:`~bpe_studio.gui.jobs.span_service.SpanService`'s thread, never here, latest request
+winning, and only the visible characters are painted (as ``ExtraSelections``, rebuilt on
+scroll), so a 1 MB paste, even on one line, costs the GUI thread one copy of the text and a
+screenful of selections.
 
 It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
 U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
 what each break was (following edits) and puts it back in :meth:`TokenTextEdit.text`.
-What it leaves out: which tokenizer and step to show (the hub's state), the ids list
+What it leaves out: which tokenizer and step to show (the ``AppModel``'s state), the ids list
 (``ids_panel``).
 """
 
@@ -53,9 +53,9 @@ from PySide6.QtWidgets import (
 
 from ...core import TokenSpan
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.explain.spans import SpanArrays
+from ...core.explain.span_arrays import SpanArrays
 from ...core.text.display import readable_token
-from ..jobs.spans import STEP_DEBOUNCE_MS, SpanResult, SpanService
+from ..jobs.span_service import STEP_DEBOUNCE_MS, SpanResult, SpanService
 from ..model.app_model import AppModel
 from ..model.run_tokenizer import run_tokenizer_at
 from ..model.state import RunState

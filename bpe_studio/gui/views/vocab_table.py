@@ -16,7 +16,7 @@ moment the fonts of the scripts its tokens hold are loaded between events (``gly
 so no sort or scroll pays for them inside its first repaint. The token
 selected in any view (``AppModel.token_selected``) is selected and shown here, clearing a
 filter that hides it.
-What it leaves out: the data (the model over the state) and the order's arithmetic
+What it leaves out: the data (``table_models``, over the state) and the order's arithmetic
 (``vocab_index``).
 """
 

@@ -1,8 +1,8 @@
 """ "Why this token": the selected token's merge tree, what it grew into, how often it occurs.
 
 What it does: on ``AppModel.token_selected`` a job thread (:func:`explain`) finds the token's
-tree (``core.explain.steps.merge_tree``) and the merges that use it (``merges_using``) in the
-tokenizer the token belongs to (``tokenizer_recipes.selection_recipe``: the run's, or the
+tree (``core.explain.merge_tree.merge_tree``) and the merges that use it (``merges_using``)
+in the tokenizer the token belongs to (``tokenizer_recipes.selection_recipe``: the run's, or the
 editor's picked one it was clicked in, which the heading then names).
 Back on the GUI thread the tree is drawn (:class:`~.merge_tree.MergeTreeView`) and the merges
 it grew into are listed (:class:`UsesModel`), each with the pair count from the run's record
@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.explain.steps import MergeNode, merge_tree, merges_using
+from ...core.explain.merge_tree import MergeNode, merge_tree, merges_using
 from ...core.text.display import readable_token
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel

@@ -3,8 +3,8 @@
 What it does: :class:`TokenizerData` holds a byte-level BPE tokenizer as plain data (ids kept
 as the file gave them); :data:`PATTERNS` holds the named pre-tokenization patterns (GPT-2's,
 and the regexes tiktoken publishes for cl100k and o200k; re-exported from ``pattern``, their
-one home). What it leaves out: compiling or applying patterns (``pattern``), and checking
-that a record is consistent (each writer checks what it needs).
+one home). What it leaves out: compiling or applying patterns (``pretokenization``), and
+checking that a record is consistent (each writer checks what it needs).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 its merges derived (or shipped, or cached), its pattern and special tokens given, from its
 sidecar, or for OpenAI's own files tiktoken's.
 
-What it does: :func:`read_tiktoken`. What it leaves out: parsing (``ranks``), the merges
-(``merges``, ``shipped``, ``rank_cache``), the sidecar (``sidecar``), recognising OpenAI's
-files (``openai``), and the presets' choice of pattern and special tokens (``presets``).
+What it does: :func:`read_tiktoken`, over the modules beside it (``ranks``, ``merges``,
+``shipped``, ``rank_cache``, ``sidecar``, ``openai``). What it leaves out: the presets' choice
+of pattern and special tokens (``presets``).
 """
 
 from __future__ import annotations

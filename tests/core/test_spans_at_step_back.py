@@ -1,9 +1,9 @@
-"""core.span_split: a text's spans at step ``k`` split back from its spans at a later step
-equal a fresh encode with the truncated tokenizer (``compute_spans(tokenizer.truncated(k),
-text)``), span for span (ids, characters, partial flags), at every step of a small run and at
-random steps from random later ones; on English, Chinese split into bytes, emoji, runs of one
-letter and special tokens. Merges that make one token twice, and texts that are not valid
-UTF-8, get no splitter."""
+"""core.explain.spans_at_step, backward: a text's spans at step ``k`` split back from its spans at a
+later step equal a fresh encode with the truncated tokenizer
+(``compute_spans(tokenizer.truncated(k), text)``), span for span (ids, characters, partial flags),
+at every step of a small run and at random steps from random later ones; on English, Chinese split
+into bytes, emoji, runs of one letter and special tokens. Merges that make one token twice, and
+texts that are not valid UTF-8, get no splitter."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 from core_helpers import SPAN_TEXT_IDS, SPAN_TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.explain.span_split import MergeTree, SpanSplitter, split_back, token_sizes
-from bpe_studio.core.explain.span_steps import MergeIds
-from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.explain.merge_tree import MergeTree
+from bpe_studio.core.explain.span_arrays import compute_spans
+from bpe_studio.core.explain.spans_at_step import SpanSplitter, split_back, token_sizes
 
 
 @pytest.fixture
@@ -33,13 +33,10 @@ def _same(a, b, where) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("text", SPAN_TEXTS, ids=SPAN_TEXT_IDS)
 def test_every_step_split_back_from_the_whole_tokenizer_equals_a_fresh_encode(tokenizer, text):
-    merges = MergeIds.of(tokenizer)
-    assert merges is not None
-    tree = MergeTree.of(merges)
-    assert tree is not None
+    assert MergeTree.of(tokenizer).one_way
     n = len(tokenizer.merges)
     top = compute_spans(tokenizer, text)
-    splitter = SpanSplitter.of(tree, tokenizer, top, n)
+    splitter = SpanSplitter.of(tokenizer, top, n)
     assert splitter is not None
     for k in range(n + 1):
         truncated = tokenizer.truncated(k)
@@ -51,8 +48,7 @@ def test_every_step_split_back_from_the_whole_tokenizer_equals_a_fresh_encode(to
 
 @pytest.mark.parametrize("text", SPAN_TEXTS, ids=SPAN_TEXT_IDS)
 def test_split_back_from_any_later_step(tokenizer, text):
-    merges = MergeIds.of(tokenizer)
-    tree = MergeTree.of(merges)
+    tree = MergeTree.of(tokenizer)
     sizes = token_sizes(tokenizer)
     rng = random.Random(len(text))
     n = len(tokenizer.merges)
@@ -68,21 +64,17 @@ def test_merges_making_one_token_twice_or_text_not_utf8_get_no_splitter(tokenize
     vocab.update({256: b"ab", 257: b"bc", 258: b"abc"})
     # "abc" is made by (ab, c) and by (a, bc): in an encoding it could be either's.
     twice = Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c"), (b"a", b"bc")])
-    merges = MergeIds.of(twice)
-    assert merges is not None
-    assert MergeTree.of(merges) is None
-    tree = MergeTree.of(MergeIds.of(tokenizer))
+    assert not MergeTree.of(twice).one_way
+    assert SpanSplitter.of(twice, compute_spans(twice, "abc"), 4) is None
     lone = compute_spans(tokenizer, "a\ud800b")
-    assert SpanSplitter.of(tree, tokenizer, lone, len(tokenizer.merges)) is None
-    splitter = SpanSplitter.of(
-        tree, tokenizer, compute_spans(tokenizer, "abc"), len(tokenizer.merges)
-    )
+    assert SpanSplitter.of(tokenizer, lone, len(tokenizer.merges)) is None
+    splitter = SpanSplitter.of(tokenizer, compute_spans(tokenizer, "abc"), len(tokenizer.merges))
     with pytest.raises(ValueError, match="k = -1"):
         splitter.at(-1, tokenizer)
 
 
 def test_spans_of_another_text_are_refused(tokenizer):
-    tree = MergeTree.of(MergeIds.of(tokenizer))
+    tree = MergeTree.of(tokenizer)
     spans = compute_spans(tokenizer, "hello there")
     wrong = compute_spans(tokenizer, "hello there, and more")
     # The tokens of one text with the other's characters: caught, not mapped wrongly.

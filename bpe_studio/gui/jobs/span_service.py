@@ -1,22 +1,22 @@
 """Token spans for the editor, computed off the GUI thread.
 
-What it does: :class:`SpanService` runs ``core.explain.spans.compute_spans`` (Qt-free: the
-text piece by piece, packed into NumPy arrays) on a :class:`~.latest.LatestJob`
-after a debounce (latest request wins; a superseded job stops between pieces). Edits wait a
-little longer than timeline moves, which must re-colour at once. A timeline move does not stop
-the computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the
-step keeps moving, each result shown is the newest step that could be finished. A step move
-(the text unchanged) is served from the text's spans under the whole tokenizer, split back to
-the step (``core.explain.span_split``: a few vectorised passes, any step, backward too): on the GUI
-thread itself once those spans are known (:meth:`SpanService.advance`), so the editor shows
-the timeline's step in the frame that moves it. Where tokens cannot be split back (two merges
-make one token) or the text is too long for the GUI thread, a step a little ahead of the spans
-shown is reached by applying the merges in between to them (``core.explain.span_steps``), on the GUI
-thread when that is little work, otherwise in the thread, from the nearest spans known below
-the step (``core.explain.span_steps.SpanLadder``'s rungs, kept for the text shown). The
-tokenizer comes from a :class:`~.model.tokenizer_source.TokenizerSource`, built lazily in that
-same thread.
-What it leaves out: painting (``views/token_editor``) and the tokenizer sources themselves.
+What it does: :class:`SpanService` runs ``core.explain.span_arrays.compute_spans`` (Qt-free:
+the text piece by piece, packed into NumPy arrays) on a :class:`~.latest.LatestJob` after a
+debounce (latest request wins; a superseded job stops between pieces). Edits wait a little
+longer than timeline moves, which must re-colour at once. A timeline move does not stop the
+computation under way (it is throttled, ``LatestJob.submit(throttle=True)``): while the step
+keeps moving, each result shown is the newest step that could be finished. A step move (the
+text unchanged) is served from the text's spans under the whole tokenizer, split back to the
+step (``core.explain.spans_at_step.SpanSplitter``: a few vectorised passes, any step,
+backward too): on the GUI thread itself once those spans are known
+(:meth:`SpanService.advance`), so the editor shows the timeline's step in the frame that moves
+it. Where tokens cannot be split back (two merges make one token) or the text is too long for
+the GUI thread, a step a little ahead of the spans shown is reached by applying the merges in
+between to them (``core.explain.spans_at_step.step_forward``), on the GUI thread when that is
+little work, otherwise in the thread, from the nearest spans known below the step
+(``core.explain.spans_at_step.SpanLadder``'s rungs, kept for the text shown). The tokenizer
+comes from a :class:`~.model.tokenizer_source.TokenizerSource`, built lazily in that same
+thread. Painting is the editor's (``views/token_editor``).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ...core import Tokenizer
 from ...core.encode.foreign import ForeignTokenizer
-from ...core.explain.span_split import MergeTree, SpanSplitter
-from ...core.explain.span_steps import SpanLadder, pretoken_starts, step_forward
-from ...core.explain.spans import SpanArrays, compute_spans
+from ...core.explain.merge_tree import MergeTree
+from ...core.explain.span_arrays import SpanArrays, compute_spans
+from ...core.explain.spans_at_step import SpanLadder, SpanSplitter, pretoken_starts, step_forward
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
 from .latest import LatestJob
@@ -51,8 +51,8 @@ RUNG_TOKENS = 2_000_000  # tokens kept in all the rungs of a text (their memory'
 GUI_FORWARD_WORK = 1_000_000
 # Characters tokenized between two checks for a newer request: during a drag, a superseded
 # job stops within one piece instead of finishing the whole text. Also the longest the job
-# keeps the GIL in one call: core.explain.spans packs each piece's spans with one NumPy call that
-# never lets go of it (docs/responsiveness.md).
+# keeps the GIL in one call: core.explain.span_arrays packs each piece's spans with one NumPy
+# call that never lets go of it (docs/responsiveness.md).
 SPAN_PIECE_CHARS = 1024
 # Tokens of the whole tokenizer's spans the GUI thread may split back to any step by itself
 # (a few vectorised passes over them per level of the merge trees split).
@@ -64,8 +64,8 @@ class SpanResult:
     """A result of the span service, with the key of what it was computed for: the spans of
     ``source`` at ``step`` (its merges used; ``asked``: the step requested, None for all) of
     the text ``spans.text``; the pre-token starts of that text once a forward step has needed
-    them, and the text's splitter (``core.explain.span_split``: any step from the whole tokenizer's
-    spans) where it has one."""
+    them, and the text's splitter (``core.explain.spans_at_step.SpanSplitter``: any step from
+    the whole tokenizer's spans) where it has one."""
 
     source: TokenizerSource
     step: int
@@ -182,18 +182,16 @@ class SpanService(QObject):
             return kept[2]
         self._splitter = None
         merges = source.merge_ids()
-        tree = None if merges is None else MergeTree.of(merges)
-        if merges is None or tree is None:
+        whole = source.get()
+        # Another kind than byte-level BPE has no merges to split back; neither do merges
+        # that are not plain steps, or that make a token twice.
+        if merges is None or not isinstance(whole, Tokenizer) or not MergeTree.of(whole).one_way:
             self._splitter = (source, text, None)
             return None
-        whole = source.get()
-        if not isinstance(whole, Tokenizer):
-            self._splitter = (source, text, None)
-            return None  # another kind than byte-level BPE: no merges to split back
         top = compute_spans(whole, text, self._is_stale, piece=SPAN_PIECE_CHARS)
         if top is None:
             return None  # stale: nothing to keep
-        splitter = SpanSplitter.of(tree, whole, top, len(merges.left))
+        splitter = SpanSplitter.of(whole, top, len(merges.left))
         self._splitter = (source, text, splitter)
         return splitter
 

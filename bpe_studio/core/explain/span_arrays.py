@@ -1,4 +1,5 @@
-"""Token spans of a long text, computed piece by piece and packed into NumPy arrays.
+"""A long text's token spans (``Tokenizer.spans``), computed piece by piece and packed into
+NumPy arrays: what the editor colours.
 
 What it does: :func:`compute_spans` runs :meth:`Tokenizer.spans` over the text in pieces of
 about ``PIECE_CHARS`` characters, cut only where a cut cannot change any token
@@ -10,7 +11,8 @@ given ids (the text they decode to, each token's characters). :class:`SpanArrays
 questions a viewer asks: which spans cover these characters, how often an id occurs, the
 pre-token holding a character, and the offsets of a character in a plain-text document that
 holds the text (``to_utf16``: UTF-16 units, without the characters such a document drops).
-What it leaves out: threads, debouncing and painting (the app's ``gui/jobs/spans.py`` and views).
+The spans of one text at another step are ``spans_at_step``'s; threads and painting the app's
+(``gui/jobs/span_service.py``, the editor).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""core.span_steps: spans moved forward by merges equal a fresh encode with the truncated
-tokenizer (``compute_spans(tokenizer.truncated(k1), text)``), span for span: ids, characters
-and partial flags, on English, Chinese split into bytes, emoji, runs of one letter (overlapping
-places of an ``(a, a)`` merge) and special tokens."""
+"""core.explain.spans_at_step, forward: spans moved forward by merges equal a fresh encode with the
+truncated tokenizer (``compute_spans(tokenizer.truncated(k1), text)``), span for span: ids,
+characters and partial flags, on English, Chinese split into bytes, emoji, runs of one letter
+(overlapping places of an ``(a, a)`` merge) and special tokens."""
 
 from __future__ import annotations
 
@@ -12,8 +12,13 @@ import pytest
 from core_helpers import SPAN_TEXT_IDS, SPAN_TEXTS
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.explain.span_steps import MergeIds, SpanLadder, pretoken_starts, step_forward
-from bpe_studio.core.explain.spans import compute_spans
+from bpe_studio.core.explain.span_arrays import compute_spans
+from bpe_studio.core.explain.spans_at_step import (
+    MergeIds,
+    SpanLadder,
+    pretoken_starts,
+    step_forward,
+)
 
 
 @pytest.fixture

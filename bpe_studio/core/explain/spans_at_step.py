@@ -1,17 +1,19 @@
-"""A text's spans moved forward by a few merges, without encoding the text again.
+"""A text's spans at any step of a tokenizer's merges, from its spans at another step, without
+encoding the text again: the editor's time travel.
 
 What it does: BPE with the first ``k1`` merges equals BPE with the first ``k0`` followed by
 merges ``k0..k1-1``, each applied everywhere, left to right, inside each pre-token (the
-tokenizer's rank-based merging and training's merge-by-merge one agree). So the spans of a text
-at step ``k1`` follow from its spans at ``k0`` (``SpanArrays``) by replacing adjacent ids
-``(left, right)`` of merge ``r`` with its token, one merge after another, never across a
-pre-token's edge: :func:`step_forward`. A replay or a drag moves by a few dozen merges a frame,
-which costs a few vectorised passes over the ids instead of a truncated tokenizer's fresh
-encode. :class:`MergeIds` holds a tokenizer's merges as ids; :func:`pretoken_starts` where the
-text's pre-tokens (and special tokens) begin. :class:`SpanLadder` keeps a text's spans at every
-``every``-th step as they are passed ("rungs"), so that any step, backward too, is reached by
-moving forward at most ``every`` merges from a rung once that rung is known.
-What it leaves out: threads (the app's ``gui/jobs/spans.py``).
+tokenizer's rank-based merging and training's merge-by-merge one agree). Forward,
+:func:`step_forward` replaces adjacent ids ``(left, right)`` of merge ``r`` with its token, one
+merge after another, never across a pre-token's edge (:func:`pretoken_starts`); :class:`MergeIds`
+holds the merges as ids by rank. :class:`SpanLadder` keeps a text's spans at every ``every``-th
+step as they are passed, so that any step, backward too, is at most ``every`` merges forward
+from a rung once that rung is known. Back, when no token is made by two merges
+(``MergeTree.one_way``): the encoding after the first ``k`` merges is the later one with every
+token made by merge ``k`` or later split into the two tokens that merge joined, again and
+again (merges only ever join neighbours), so :func:`split_back` turns the spans of a text under
+the whole tokenizer, computed once, into its spans at any earlier step in a few vectorised
+passes (:class:`SpanSplitter`). Threads are the app's (``gui/jobs/span_service.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import numpy as np
 
 from ..encode.tokenizer import Tokenizer
 from ..pretokenization.pretokenizer import pretokenizer
-from .spans import SpanArrays
+from .merge_tree import MergeTree
+from .span_arrays import SpanArrays
 
 
 @dataclass(frozen=True)
@@ -184,3 +187,68 @@ def _left_to_right(at: np.ndarray) -> np.ndarray:
     run_start[1:] = at[1:] != at[:-1] + 1
     first = np.maximum.accumulate(np.where(run_start, np.arange(len(at)), 0))
     return at[(np.arange(len(at)) - first) % 2 == 0]
+
+
+def split_back(
+    spans: SpanArrays, tree: MergeTree, k: int, tokenizer: Tokenizer, sizes: np.ndarray
+) -> SpanArrays:
+    """The spans of the same text at step ``k`` (``spans`` are those of a later step; every
+    token of theirs made by a merge ``>= k`` is split), with ``tokenizer`` (the one with
+    ``k`` merges) as theirs. ``sizes[i]`` is the byte length of token ``i``; the text must be
+    valid UTF-8 (its tokens' bytes are then the text's, in order)."""
+    ids = tree.split(spans.ids, k)
+    data = np.frombuffer(spans.text.encode("utf-8"), dtype=np.uint8)
+    lead = (data & 0xC0) != 0x80  # the bytes that begin a character
+    char_of_byte = np.cumsum(lead) - 1
+    ends_b = np.cumsum(sizes[ids])
+    starts_b = ends_b - sizes[ids]
+    if len(ids) and int(ends_b[-1]) != len(data):
+        raise ValueError("split_back: the tokens' bytes are not the text's")
+    boundary = np.append(lead, True)  # a token may end at the text's end
+    return dataclasses.replace(
+        spans,
+        ids=ids,
+        starts=char_of_byte[starts_b].astype(np.int32),
+        ends=(char_of_byte[ends_b - 1] + 1).astype(np.int32),
+        partial=~(boundary[starts_b] & boundary[ends_b]),
+        tokenizer=tokenizer,
+    )
+
+
+def token_sizes(tokenizer: Tokenizer) -> np.ndarray:
+    """The byte length of each token id of ``tokenizer`` (0 for ids it lacks)."""
+    vocab = tokenizer.vocab
+    sizes = np.zeros(max(vocab) + 1, dtype=np.int64)
+    sizes[np.fromiter(vocab.keys(), dtype=np.int64, count=len(vocab))] = np.fromiter(
+        map(len, vocab.values()), dtype=np.int64, count=len(vocab)
+    )
+    return sizes
+
+
+class SpanSplitter:
+    """The spans of one text at any step of one tokenizer: its spans under the whole
+    tokenizer (``top``, at step ``steps``), split back (:func:`split_back`)."""
+
+    def __init__(self, top: SpanArrays, tree: MergeTree, sizes: np.ndarray, steps: int) -> None:
+        self.top, self.tree, self.sizes, self.steps = top, tree, sizes, steps
+
+    @classmethod
+    def of(cls, whole: Tokenizer, top: SpanArrays, steps: int) -> SpanSplitter | None:
+        """A splitter over ``top``, the spans of a text under ``whole`` (``steps`` merges);
+        None when a token of ``whole`` is made by two merges (its parts in an encoding could
+        be either merge's) or the text is not valid UTF-8 (its spans are mapped back from a
+        repaired text)."""
+        tree = MergeTree.of(whole)
+        if not tree.one_way:
+            return None
+        try:
+            top.text.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        return cls(top, tree, token_sizes(whole), steps)
+
+    def at(self, k: int, tokenizer: Tokenizer) -> SpanArrays:
+        """The spans at step ``k``, with ``tokenizer`` (the one with ``k`` merges) as theirs."""
+        if not 0 <= k <= self.steps:
+            raise ValueError(f"SpanSplitter.at: need 0 <= k = {k} <= {self.steps}")
+        return split_back(self.top, self.tree, k, tokenizer, self.sizes)

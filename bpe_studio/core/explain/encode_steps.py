@@ -1,0 +1,81 @@
+"""How the rank-based encoder encodes one pre-token, step by step, and the pieces it encodes.
+
+What it does: :func:`pretokens` cuts a text into the pieces the encoder works on one at a
+time (its pre-tokens, each special token whole); :func:`encode_steps` replays the encoder on
+one piece, with every candidate pair it looked at in each step (the app's step-through). Both
+read the tokenizer's own tables (its pre-tokenizer, special tokens and its merger's pair
+ranks), so they cannot disagree with its encoder, which is the fast way to the same ids.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..encode.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True, slots=True)
+class EncodeStep:
+    """One step of encoding a pre-token: the token ids before it, every adjacent pair that has
+    a merge as ``(position, rank)`` (position ``i`` is the pair ``tokens[i], tokens[i + 1]``),
+    and the position merged in this step (None on the last step, where nothing is left)."""
+
+    tokens: tuple[int, ...]
+    candidates: tuple[tuple[int, int], ...]
+    chosen: int | None
+
+
+def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
+    """The pieces the tokenizer encodes ``text`` in, in order: its pre-tokens, and each special
+    token as one piece. Encoding each piece and joining the ids gives ``encode(text)``.
+
+    >>> tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], ["<|endoftext|>"])
+    >>> pretokens(tok, "Hi there<|endoftext|>!")
+    ['Hi', ' there', '<|endoftext|>', '!']
+    """
+    pieces: list[str] = []
+    findall = tokenizer.pre_tokenizer.findall
+    for a, b, special in tokenizer.specials.segments(text):
+        pieces += findall(text[a:b])
+        if special is not None:
+            pieces.append(special)
+    return pieces
+
+
+def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
+    """Each step of the rank-based encoder on one pre-token: start from its bytes, merge the
+    adjacent pair with the lowest rank (the leftmost of equals) until no pair has a merge.
+
+    The last step's ``tokens`` are what the tokenizer encodes ``piece`` to (a ``str`` piece
+    that is one pre-token, or one special token). The piece is not pre-tokenized: it is taken
+    as one unit. Time and memory grow with the square of its length.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab.update({256: b"ab", 257: b"abc"})
+    >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")])
+    >>> [(s.tokens, s.candidates, s.chosen) for s in encode_steps(tok, "abc")]
+    [((97, 98, 99), ((0, 0),), 0), ((256, 99), ((0, 1),), 0), ((257,), (), None)]
+    """
+    if isinstance(piece, str):
+        if piece in tokenizer.special_tokens:
+            return [EncodeStep((tokenizer.special_id(piece),), (), None)]
+        data = piece.encode("utf-8")
+    elif isinstance(piece, (bytes, bytearray, memoryview)):
+        data = bytes(piece)
+    else:
+        raise TypeError(f"encode_steps: piece must be str or bytes, got {type(piece).__name__}")
+    pair_rank = tokenizer.merger.pair_rank
+    byte_ids = tokenizer.merger.byte_ids
+    ids = [byte_ids[b] for b in data]
+    steps: list[EncodeStep] = []
+    while True:
+        found = [(i, pair_rank(a, b)) for i, (a, b) in enumerate(zip(ids, ids[1:]))]
+        merges = [(i, rank, made) for i, m in found if m is not None for rank, made in (m,)]
+        candidates = tuple((i, rank) for i, rank, _ in merges)
+        if not merges:
+            steps.append(EncodeStep(tuple(ids), (), None))
+            return steps
+        # Lowest rank first, then leftmost: the encoder's choice.
+        i, _, made = min(merges, key=lambda c: (c[1], c[0]))
+        steps.append(EncodeStep(tuple(ids), candidates, i))
+        ids[i : i + 2] = [made]

@@ -1,0 +1,71 @@
+"""Which tokens the encoder can produce: a token is reachable when encoding its own bytes gives
+it back as that one id.
+
+What it does: :func:`unreachable_tokens` lists the tokens of a vocabulary that encoding never
+produces (a merge that an earlier merge always pre-empts, an entry no merge makes); its part
+:func:`unreachable_among` checks some ids only (what a view growing with a run asks for its
+newest tokens). The tokens are merged together a slice at a time through the tokenizer's own
+merger, so the answer is its encoder's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from ..encode.tokenizer import Tokenizer
+
+_REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
+
+
+def unreachable_tokens(
+    tokenizer: Tokenizer, between_slices: Callable[[], object] | None = None
+) -> list[int]:
+    """Ids (ascending) of the tokens that encoding their own bytes does not give back as that
+    one id: the encoder never produces them. Special tokens are reachable by definition.
+    ``between_slices`` is called between two slices of the work (a caller in a background
+    thread may wait there while another thread needs the interpreter).
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> vocab.update({256: b"ab", 257: b"bc", 258: b"abc"})
+    >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")])
+    >>> unreachable_tokens(tok)  # "abc" always becomes "ab" "c" first
+    [258]
+    """
+    return unreachable_among(tokenizer, tokenizer.vocab, between_slices)
+
+
+def unreachable_among(
+    tokenizer: Tokenizer,
+    ids: Iterable[int],
+    between_slices: Callable[[], object] | None = None,
+) -> list[int]:
+    """:func:`unreachable_tokens` of the vocabulary entries ``ids`` only (ascending; ids not
+    in the vocabulary and special tokens are left out): what a view growing with a run
+    computes for its newest tokens."""
+    special = tokenizer.merger.special_ids
+    vocab = tokenizer.vocab
+    ids = [i for i in ids if i in vocab and i not in special]
+    # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
+    empty = [i for i in ids if not vocab[i]]
+    ids = [i for i in ids if vocab[i]]
+    pieces = [vocab[i] for i in ids]
+    merger = tokenizer.merger
+    if not merger.merges_together(len(pieces)):
+        bpe = merger.bpe
+        return sorted(empty + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])
+    import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
+
+    # The tokens' bytes merged together, a slice at a time; a token is reachable when its piece
+    # ends up as one id and that id is its own. subtle: slices keep each NumPy call short, and
+    # a NumPy call holds the interpreter lock throughout: a viewer's GUI thread runs this in
+    # the background and must get the lock back within milliseconds.
+    unreachable = list(empty)
+    for start in range(0, len(pieces), _REACH_SLICE):
+        if between_slices is not None:
+            between_slices()
+        flat, ends = merger.merge_many(pieces[start : start + _REACH_SLICE])
+        end = np.asarray(ends, dtype=np.int64)
+        own = np.asarray(ids[start : start + _REACH_SLICE], dtype=np.int64)
+        reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)
+        unreachable += own[~reachable].tolist()
+    return sorted(unreachable)
