@@ -89,6 +89,39 @@ def test_closing_while_training_pauses_asks_and_saves_the_merges_it_asked_about(
     assert n == seen["merges"] and saved.merges == full[:n]
 
 
+def test_closing_right_after_the_worker_paused_itself_asks_in_the_paused_state(
+    qtbot, window, tmp_path
+):
+    """The worker reached its pause point (``pause_after``) and its report has not reached
+    the GUI when the window closes (here it never does: the report's connection is cut): the
+    question is asked in the paused state, and the merges saved are those asked about."""
+    full = train_bpe(SLICE, 3000, [EOT])[1]
+    assert window.open_corpus(SLICE)
+    window.panel.vocab_spin.setValue(3000)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    session.pause_after(2000)
+    session._worker.paused.disconnect(session._on_worker_paused)
+    qtbot.waitUntil(lambda: session.control.paused and window.state.published >= 50, timeout=60_000)
+    assert window.state.phase is Phase.MERGING  # what the GUI knows
+    seen: dict[str, object] = {}
+
+    def ask(title: str, question: str) -> str:
+        seen["phase"] = window.state.phase
+        seen["merges"] = window.state.merges_done
+        return "save"
+
+    window.ask_close = ask
+    window.choose_save_target = lambda: (str(tmp_path / "out"), "hf")
+    window.close()
+    assert seen["phase"] is Phase.PAUSED and not window.isVisible()
+    qtbot.waitUntil(lambda: live_training_threads() == 0, timeout=30_000)
+    saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
+    n = len(saved.merges)
+    assert n == seen["merges"] and saved.merges == full[:n]
+
+
 def test_closing_a_paused_run_and_discarding_it_closes(qtbot, window):
     paused_in_window(qtbot, window, SLICE, 3000, 300, workers=1)
     asked = asking(window, "discard")

@@ -351,9 +351,12 @@ class Controller(QObject):
             return True
         session = self.session
         paused_here = False
-        if session is not None and self.training and not session.paused:
-            session.pause()  # the merges asked about stay the merges saved
-            paused_here = True
+        if session is not None and self.training and self.hub.state.phase is not Phase.PAUSED:
+            # subtle: the merges asked about stay the merges saved. A worker may have paused
+            # itself (pause_after) with its report not yet here: pausing then only brings the
+            # state up to it, and Cancel leaves it paused, as it was.
+            paused_here = not session.paused
+            session.pause()
         n = self.hub.unsaved
         answer = self.ask_close(
             "Save the trained tokenizer?",

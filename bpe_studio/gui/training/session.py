@@ -171,11 +171,18 @@ class TrainingSession(QObject):
             self._thread.start()
 
     def pause(self) -> None:
-        if self.is_running and not self.control.paused and not self.control.stopped:
+        """Pause the run; the state says so at once. A worker that paused itself
+        (:meth:`pause_after`) and whose report is still on its way is paused already: the
+        state is brought up to it now, with every merge it pushed."""
+        if not self.is_running or self.control.stopped:
+            return
+        if not self.control.paused:
             self.control.pause()
-            self.clock.pause()
-            self._flush_now()
-            self.hub.set_paused(True)
+        elif self.hub.state.phase is Phase.PAUSED:
+            return
+        self.clock.pause()
+        self._flush_now()
+        self.hub.set_paused(True)
 
     def pause_after(self, rank: int) -> None:
         """Pause right after the merge of ``rank`` (0-based), wherever the GUI is then: the
