@@ -183,11 +183,8 @@ def main(argv: list[str]) -> int:
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     if "--no-peers" not in argv:
         IMPLS[2:] = available_peers()
-    corpora = Path(os.environ.get("BPE_STUDIO_CORPORA", "/work/shared/corpora"))
-    books20 = train_corpora.cache_dir() / "english_books_20MB.txt"
-    if not books20.exists():
-        data = (corpora / "english_books.txt").read_bytes()[: 20 * train_corpora.MB]
-        books20.write_bytes(data[: data.rfind(b"\n") + 1])
+    corpora = train_corpora.corpora_dir()
+    books20 = train_corpora.english_books_20mb()
     mixed = train_corpora.mixed()
     cases = [
         ("corpus.en", corpora / "cs336" / "corpus.en", 500, max(reps, 5), 1.5),

@@ -186,11 +186,7 @@ def main(argv: list[str]) -> int:
     reps = int(argv[argv.index("--reps") + 1]) if "--reps" in argv else 3
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     impls = _impls("--hf" in argv)
-    corpora = train_corpora.corpora_dir()
-    books20 = train_corpora.cache_dir() / "english_books_20MB.txt"
-    if not books20.exists():
-        data = (corpora / "english_books.txt").read_bytes()[: 20 * train_corpora.MB]
-        books20.write_bytes(data[: data.rfind(b"\n") + 1])
+    books20 = train_corpora.english_books_20mb()
     cases = [
         ("first 20 MB of english_books.txt", books20, reps),
         ("scaled 200 MB", train_corpora.scaled(200 * train_corpora.MB), reps),

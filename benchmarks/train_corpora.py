@@ -35,6 +35,21 @@ def cache_dir() -> Path:
     return d
 
 
+def english_books_20mb() -> Path:
+    """The first 20 MB of ``english_books.txt``, cut at a line break (the small training case)."""
+    path = cache_dir() / "english_books_20MB.txt"
+    if not path.exists():
+        data = (corpora_dir() / "english_books.txt").read_bytes()[: 20 * MB]
+        _write_bytes(path, data[: data.rfind(b"\n") + 1])
+    return path
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_suffix(".part")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
 def documents() -> list[str]:
     """Every document of every source, shuffled with a fixed seed."""
     docs: list[str] = []
