@@ -43,6 +43,7 @@ from .output import (
     CliError,
     check_out_file,
     is_stream,
+    numba_interrupts,
     os_error_line,
     os_error_message,
     stream_name,
@@ -188,9 +189,10 @@ def _encode(args: argparse.Namespace) -> int:
             out = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "ids.npy")
         around = _template if args.add_special_tokens else None
         try:
-            stats, each = encode_inputs(load, files, out, workers=args.workers,
-                                        progress=progress, text_field=args.text_field,
-                                        template=around, status=_say)  # fmt: skip
+            with numba_interrupts():
+                stats, each = encode_inputs(load, files, out, workers=args.workers,
+                                            progress=progress, text_field=args.text_field,
+                                            template=around, status=_say)  # fmt: skip
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
         except KeyboardInterrupt:

@@ -30,7 +30,8 @@ import re
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -48,6 +49,22 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
         super().__init__(message)
         self.code = code
+
+
+@contextmanager
+def numba_interrupts() -> Iterator[None]:
+    """Ctrl-C as the KeyboardInterrupt it is. One that lands while a compiled kernel calls
+    back into Python comes out of numba as a SystemError ("returned a result with an
+    exception set") whose causes hold the KeyboardInterrupt."""
+    try:
+        yield
+    except SystemError as error:
+        seen: BaseException | None = error
+        while seen is not None:
+            if isinstance(seen, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            seen = seen.__cause__ or seen.__context__
+        raise
 
 
 def in_cli_words(message: str) -> str:

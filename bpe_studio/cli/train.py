@@ -42,7 +42,7 @@ from .inputs import (
     is_stream,
     records,
 )
-from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words
+from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, numba_interrupts
 from .progress import ProgressBar
 
 
@@ -146,8 +146,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if wanted:
         merging = ProgressBar("merging", trainer.target_merges)
         try:
-            for step in trainer:
-                merging.update(step.rank + 1)
+            with numba_interrupts():
+                for step in trainer:
+                    merging.update(step.rank + 1)
         except KeyboardInterrupt:
             interrupted = True
         merging.close()
@@ -200,18 +201,19 @@ def _count(
     it moves as each task ends)."""
     bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
     try:
-        trainer = trainer_from_file(
-            files,
-            args.vocab_size,
-            specials,
-            workers=args.workers,
-            progress=bar.update,
-            pattern=args.pattern,
-            engine=args.engine,
-            status=_status,
-            cluster=args.cluster,
-            text_field=args.text_field,
-        )
+        with numba_interrupts():
+            trainer = trainer_from_file(
+                files,
+                args.vocab_size,
+                specials,
+                workers=args.workers,
+                progress=bar.update,
+                pattern=args.pattern,
+                engine=args.engine,
+                status=_status,
+                cluster=args.cluster,
+                text_field=args.text_field,
+            )
     except KeyboardInterrupt:
         raise _nothing_learned(
             named, "interrupted during pre-tokenization", EXIT_INTERRUPTED
