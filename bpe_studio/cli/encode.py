@@ -46,6 +46,7 @@ from .output import (
     numba_interrupts,
     os_error_line,
     os_error_message,
+    say,
     stream_name,
     write_stream,
 )
@@ -152,12 +153,6 @@ def _template(tok: AnyTokenizer) -> tuple[tuple[int, ...], tuple[int, ...]] | No
     return None if template is None else (template.before, template.after)
 
 
-def _say(message: str) -> None:
-    """A phase the command is in (the encoder's first compile), on its own line of stderr."""
-    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
-    sys.stderr.flush()
-
-
 def _encode(args: argparse.Namespace) -> int:
     given: list[str] = list(args.input)
     for name in given:
@@ -192,7 +187,7 @@ def _encode(args: argparse.Namespace) -> int:
             with numba_interrupts():
                 stats, each = encode_inputs(load, files, out, workers=args.workers,
                                             progress=progress, text_field=args.text_field,
-                                            template=around, status=_say)  # fmt: skip
+                                            template=around, status=say)  # fmt: skip
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
         except KeyboardInterrupt:

@@ -32,7 +32,9 @@ from .output import (
     STDOUT,
     STDOUT_NAME,
     CliError,
+    numba_interrupts,
     os_error_line,
+    say,
     write_stream,
 )
 from .progress import ProgressBar
@@ -78,15 +80,18 @@ def _inspect(args: argparse.Namespace) -> int:
                 bars[phase].update(done, total)
 
             try:
-                usage = corpus_usage(
-                    tok,
-                    paths,
-                    table=table,
-                    workers=args.workers,
-                    text_field=args.text_field,
-                    scan=not args.no_scan,
-                    progress=progress,
-                )
+                # A small corpus is encoded here, in compiled kernels: Ctrl-C is Ctrl-C.
+                with numba_interrupts():
+                    usage = corpus_usage(
+                        tok,
+                        paths,
+                        table=table,
+                        workers=args.workers,
+                        text_field=args.text_field,
+                        scan=not args.no_scan,
+                        progress=progress,
+                        status=say,
+                    )
             finally:
                 for bar in bars.values():
                     bar.close()

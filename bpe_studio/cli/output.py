@@ -84,6 +84,13 @@ def fail(message: str, code: int = EXIT_ERROR) -> int:
     return code
 
 
+def say(message: str) -> None:
+    """A phase the command is in (such as the encoder's first compile) on a line of its own
+    on stderr, even while a progress bar is drawn on the terminal's current line."""
+    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
+    sys.stderr.flush()
+
+
 def os_error_line(error: OSError) -> str:
     """An error reading an input, as one line: ``FILE: reason`` when it names its file."""
     return f"{error.filename}: {error.strerror}" if error.filename else str(error)

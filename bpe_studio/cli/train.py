@@ -42,7 +42,7 @@ from .inputs import (
     is_stream,
     records,
 )
-from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, numba_interrupts
+from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, numba_interrupts, say
 from .progress import ProgressBar
 
 
@@ -98,11 +98,6 @@ def _check_files(files: list[CorpusFile]) -> None:
         if f.url in seen:
             raise CliError(f"{f.name}: named twice as a corpus file (it would be counted twice)")
         seen.add(f.url)
-
-
-def _status(message: str) -> None:
-    """A line of its own, even while a progress bar is drawn on the terminal's current line."""
-    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
 
 
 def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
@@ -210,7 +205,7 @@ def _count(
                 progress=bar.update,
                 pattern=args.pattern,
                 engine=args.engine,
-                status=_status,
+                status=say,
                 cluster=args.cluster,
                 text_field=args.text_field,
             )

@@ -53,3 +53,14 @@ def test_other_system_errors_are_not_taken_for_ctrl_c(tmp_path, monkeypatch):
         assert str(error) == "a kernel failed"
     else:
         raise AssertionError("the SystemError was swallowed")
+
+
+def test_a_usage_pass_interrupted_inside_a_kernel(tmp_path, monkeypatch, capsys):
+    from bpe_studio.cli import inspect as cli_inspect
+
+    corpus = write_text(tmp_path / "c.txt", read_fixture(SLICES["tinystories"])[:20_000])
+    monkeypatch.setattr(cli_inspect, "corpus_usage", kernel_interrupted)
+    code = main(["inspect", "gpt2", "--corpus", str(corpus), "--json"])
+    captured = capsys.readouterr()
+    assert code == 130 and "interrupted" in captured.err and "Traceback" not in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and captured.out == ""

@@ -38,6 +38,7 @@ from ..corpus.sources import CorpusFile, Kind
 from ..corpus.tasks import CountTask, make_tasks
 from ..encode.encode_file import encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..encode.merging import kernel_start
 from ..text.surrogates import replace_surrogates
 from .work import CancelEvent, checkpoint
 
@@ -316,27 +317,56 @@ def scan_task(tok: AnyTokenizer, task: CountTask, patterns: str) -> tuple[list[i
 
 
 # --------------------------------------------------------------------- pool
-def _init_worker(tokenizer: AnyTokenizer) -> None:
+def prepare_encoder(tokenizer: AnyTokenizer, status: Callable[[str], None] | None = None) -> None:
+    """Make ``tokenizer`` ready to encode a lot of text, as ``encode_file`` does: the compiled
+    encoder's kernels loaded (compiled the first time on a machine, ``status`` told first)
+    and its bulk tables built. Without this, a text shorter than ``encoder.PREPARE_CHARS``
+    characters (a 2 MB task of Chinese or code) would take the Python path."""
+    if isinstance(tokenizer, ForeignTokenizer):
+        return
+    kernel_start.prepare(status)
+    tokenizer.prepare_bulk()
+
+
+def _init_worker(tokenizer: AnyTokenizer, prepare: bool) -> None:
     global _worker_tokenizer, _automaton
     _worker_tokenizer, _automaton = tokenizer, None
     ignore_interrupts()
     # Encoding makes no reference cycles; the cyclic collector would only walk its caches.
     gc.disable()
+    if prepare:
+        # A forked worker inherits all of it (this costs nothing); a clean-started one loads
+        # the kernels from the cache this process's prepare_encoder filled, and builds the
+        # tables.
+        prepare_encoder(tokenizer)
 
 
 class Passes:
     """Runs tasks in this process or, for a corpus of ``PARALLEL_MIN_BYTES`` or more and
     more than one worker, in a pool of ``workers`` processes holding ``tokenizer`` (forked
-    where that is safe: they share its tables; else it is sent to each). Use it as a context
-    manager; the pool is started on first use and stopped at the end."""
+    where that is safe: they share its tables; else it is sent to each). For a corpus of
+    ``PREPARE_MIN_BYTES`` or more the tokenizer is made ready to encode in bulk first
+    (:func:`prepare_encoder`, ``status`` told of a first compile), here and in each worker.
+    Use it as a context manager; the pool is started on first use and stopped at the end."""
 
-    def __init__(self, tokenizer: AnyTokenizer, workers: int, size: int) -> None:
+    def __init__(
+        self,
+        tokenizer: AnyTokenizer,
+        workers: int,
+        size: int,
+        status: Callable[[str], None] | None = None,
+    ) -> None:
         self.tokenizer = tokenizer
         self.parallel = workers > 1 and size >= PARALLEL_MIN_BYTES
         self.workers = workers
+        self.prepare = size >= PREPARE_MIN_BYTES
+        self._status = status
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Passes:
+        if self.prepare:
+            # Before any worker forks: they inherit the kernels and share the tables.
+            prepare_encoder(self.tokenizer, self._status)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -366,7 +396,7 @@ class Passes:
                 self.workers,
                 mp_context=mp_context(),
                 initializer=_init_worker,
-                initargs=(self.tokenizer,),
+                initargs=(self.tokenizer, self.prepare),
             )
         futures: list[Future[T]] = [self._pool.submit(_call, job, task, *args) for task in tasks]
         for future in as_completed(futures):

@@ -25,21 +25,50 @@ import numpy as np
 def inside_emitted(unused: Sequence[bytes], emitted: Sequence[bytes]) -> set[bytes]:
     """The byte strings of ``unused`` (none empty) that occur inside one of ``emitted``.
 
-    Whichever is cheaper: every substring of the emitted tokens looked up (it grows with
-    their lengths squared: a small corpus emits few tokens), or an automaton of the unused
-    ones run over the emitted ones (it grows with the unused tokens' bytes).
+    Those whose bytes and byte pairs do not all occur inside the emitted tokens are ruled
+    out first (:func:`might_occur` over the emitted tokens' own masks: on a 100 MB corpus
+    that leaves about half); the rest are looked up whichever way is cheaper: every substring
+    of the emitted tokens (it grows with their lengths squared: a small corpus emits few
+    tokens), or an automaton of the unused ones run over the emitted ones (it grows with the
+    unused tokens' bytes).
 
     >>> sorted(inside_emitted([b"agik", b"karp", b"zz", b"p M"], [b" Magikarp", b" Mag"]))
     [b'agik', b'karp']
     """
     if not unused or not emitted:
         return set()
+    singles, pairs = byte_masks(emitted)
+    unused = [u for u, ok in zip(unused, might_occur(unused, singles, pairs).tolist()) if ok]
+    if not unused:
+        return set()
     longest = max(map(len, unused))
     substrings = sum(min(len(t), longest) * len(t) for t in emitted) // 2
-    # A substring costs about a quarter of what a byte of the automaton does (measured).
-    if substrings <= 4 * sum(map(len, unused)):
+    # A substring looked up costs about twice what a byte of the automaton does (measured
+    # with o200k's 63,000 candidates against 83,000 emitted tokens: 230 ns and 130 ns).
+    if 2 * substrings <= sum(map(len, unused)):
         return _by_substrings(unused, emitted)
     return _by_automaton(unused, emitted)
+
+
+def byte_masks(tokens: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes (256 entries) and the pairs of adjacent bytes (``first << 8 | second``)
+    that occur inside one of ``tokens``.
+
+    >>> singles, pairs = byte_masks([b"ab", b"c"])
+    >>> bytes(np.flatnonzero(singles).tolist()), np.flatnonzero(pairs).tolist() == [0x6162]
+    (b'abc', True)
+    """
+    singles = np.zeros(256, dtype=bool)
+    pairs = np.zeros(1 << 16, dtype=bool)
+    flat = np.frombuffer(b"".join(tokens), dtype=np.uint8).astype(np.int64)
+    singles[flat] = True
+    if len(flat) > 1:
+        # A pair counts where its second byte is not the first of the next token.
+        inside = np.ones(len(flat) - 1, dtype=bool)
+        ends = np.cumsum(np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens)))
+        inside[ends[ends < len(flat)] - 1] = False
+        pairs[(flat[:-1] << 8 | flat[1:])[inside]] = True
+    return singles, pairs
 
 
 def _by_substrings(unused: Sequence[bytes], emitted: Sequence[bytes]) -> set[bytes]:

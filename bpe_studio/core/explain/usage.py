@@ -27,7 +27,6 @@ from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from .categories import CATEGORIES
 from .corpus_pass import (
-    PREPARE_MIN_BYTES,
     Passes,
     TaskCounts,
     count_task,
@@ -114,13 +113,16 @@ def corpus_usage(
     scan: bool = True,
     progress: UsageProgress | None = None,
     cancel: CancelEvent | None = None,
+    status: Callable[[str], None] | None = None,
 ) -> CorpusUsage:
     """Encode ``corpus`` (paths, globs, URLs; plain, compressed, JSONL or Parquet records,
     each record's ``text_field`` a document) with ``tokenizer`` in ``workers`` processes
     (None: every core) and count each id; see :class:`CorpusUsage`. ``table`` is
     ``tokenizer``'s (built if not given). ``scan=False`` leaves the text unscanned (no
     ``across``/``absent``). ``progress(phase, done, total)`` in stored bytes; ``cancel`` is
-    looked at as each task ends (``work.Cancelled``). Errors name the file."""
+    looked at as each task ends (``work.Cancelled``); ``status(message)`` hears of the
+    encoder's first compile on this machine (``kernel_start.COMPILING``) before it starts.
+    Errors name the file."""
     with gc_paused():
         return _corpus_usage(
             tokenizer,
@@ -131,6 +133,7 @@ def corpus_usage(
             scan=scan,
             progress=progress,
             cancel=cancel,
+            status=status,
         )
 
 
@@ -144,6 +147,7 @@ def _corpus_usage(
     scan: bool = True,
     progress: UsageProgress | None = None,
     cancel: CancelEvent | None = None,
+    status: Callable[[str], None] | None = None,
 ) -> CorpusUsage:
     start = time.perf_counter()
     files = corpus_files(corpus)
@@ -157,10 +161,7 @@ def _corpus_usage(
     pairs = np.zeros(1 << 16, dtype=bool)
     text_bytes = tokens = 0
     size = sum(f.size for f in files)
-    with Passes(tokenizer, workers, size) as passes:
-        prepare = getattr(tokenizer, "prepare_bulk", None)
-        if prepare is not None and size >= PREPARE_MIN_BYTES:
-            prepare()  # before any worker forks: they share the tables
+    with Passes(tokenizer, workers, size, status) as passes:
         done = 0
         if progress:
             progress("encoding", 0, total)

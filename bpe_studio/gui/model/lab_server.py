@@ -239,6 +239,8 @@ class _Server:
             text_field=corpus.text_field,
             progress=progress,
             cancel=cancel,
+            # The encoder's first compile on this machine: said, not a silent stall.
+            status=lambda message: self.progress(job.number, message, 0, 0),
         )
         return usage_result(job.a.ref, corpus, usage, table)
 
