@@ -7,7 +7,7 @@ import doctest
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from text_strategies import HYPO
+from text_strategies import HYPO, WIDE_CHARS
 
 import bpe_studio.core.encode.id_arrays
 import bpe_studio.core.encode.interface
@@ -115,3 +115,39 @@ def test_doctests():
 )
 def test_plural_counts_with_the_noun(n, noun, expected):
     assert plural(n, noun) == expected
+
+
+def _one_character_at_a_time(token: bytes) -> str:
+    """readable_token's rule written out independently: at each position the longest whole
+    UTF-8 character (shown by its own rule), else the byte as hex."""
+    shown, i = [], 0
+    while i < len(token):
+        for width in (4, 3, 2, 1):
+            try:
+                ch = token[i : i + width].decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            if len(ch) == 1:
+                break
+        else:
+            shown.append(f"<{token[i]:02x}>")
+            i += 1
+            continue
+        visible = {" ": "␣", "\n": "↵", "\t": "⇥"}
+        if ch in visible:
+            shown.append(visible[ch])
+        elif not ch.isprintable() or ch in "\u00a0\u200b\ufeff":
+            shown.append(f"<{ord(ch):02x}>" if ord(ch) < 0x80 else f"<U+{ord(ch):04X}>")
+        else:
+            shown.append(ch)
+        i += width
+    return "".join(shown)
+
+
+WHOLE = st.text(WIDE_CHARS | st.sampled_from(" \n\t\r\u00a0\u200b\ufeff"), max_size=8)
+
+
+@HYPO
+@given(st.one_of(st.binary(max_size=12), WHOLE.map(str.encode)))
+def test_whole_token_fast_path_shows_what_one_character_at_a_time_does(token):
+    assert readable_token(token) == _one_character_at_a_time(token)
