@@ -47,7 +47,8 @@ def main(path, start_method):
     with corpus_pass.Passes(tok, 2, size) as passes:
         assert passes.parallel
         results = list(passes.run(compiled_here, tasks))
-    print(kernel_start.kernels() is not None, sorted({c for c, _ in results}), sum(n for _, n in results))
+    compiled = sorted({c for c, _ in results})
+    print(kernel_start.kernels() is not None, compiled, sum(n for _, n in results))
 
 
 if __name__ == "__main__":

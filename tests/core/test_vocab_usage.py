@@ -203,3 +203,22 @@ def test_both_ways_of_finding_tokens_inside_others_agree(unused, emitted):
     assert _by_substrings(unused, emitted) == naive
     assert _by_automaton(unused, emitted) == naive
     assert inside_emitted(unused, emitted) == naive
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(max_size=9), max_size=6), st.binary(max_size=1))
+def test_a_tasks_byte_and_pair_masks_are_those_of_its_text(blocks, after):
+    from bpe_studio.core.explain.corpus_pass import _Tally
+
+    tally = _Tally(1)
+    for i, block in enumerate(blocks):
+        tally.text(block, after if i == len(blocks) - 1 else b"")
+    text = b"".join(blocks) + (after if blocks else b"")
+    result = tally.result(0)
+    singles = np.flatnonzero(np.unpackbits(result.singles)).tolist()
+    pairs = np.flatnonzero(np.unpackbits(result.pairs)).tolist()
+    # The byte after the task (read where another task reads on) is in the corpus too: it
+    # may be counted, as it is in the next task's.
+    assert set(b"".join(blocks)) <= set(singles) <= set(text)
+    assert pairs == sorted({text[i] << 8 | text[i + 1] for i in range(len(text) - 1)})
+    assert result.text_bytes == sum(map(len, blocks))

@@ -184,12 +184,21 @@ class _Tally:
         """``data`` came next in the text; ``after``, the byte that follows it where
         another task reads on (the pair across the seam is this task's too)."""
         self.text_bytes += len(data)
-        self.singles[np.frombuffer(data, dtype=np.uint8)] = True
+        if len(data) == 1:
+            self.singles[data[0]] = True  # every other byte is in a pair
         joined = self._last + data + after
         if len(joined) > 1:
-            b = np.frombuffer(joined, dtype=np.uint8)
-            self.pairs[(b[:-1].astype(np.uint16) << 8) | b[1:]] = True
+            # The pairs at even offsets and at odd ones, read as big-endian 16-bit numbers
+            # (first << 8 | second) in place: no array is made (on 100 MB, 0.2 s of CPU).
+            even = len(joined) // 2 * 2
+            self.pairs[np.frombuffer(joined, ">u2", count=even // 2)] = True
+            self.pairs[np.frombuffer(joined, ">u2", count=(len(joined) - 1) // 2, offset=1)] = True
         self._last = data[-1:] or self._last
+
+    def _singles(self) -> np.ndarray:
+        """The bytes that occur: those of a pair, and that of a one-byte text."""
+        grid = self.pairs.reshape(256, 256)
+        return self.singles | grid.any(axis=1) | grid.any(axis=0)
 
     def result(self, nbytes: int) -> TaskCounts:
         used = np.flatnonzero(self.counts)
@@ -198,7 +207,7 @@ class _Tally:
             self.counts[used],
             self.text_bytes,
             self.tokens,
-            np.packbits(self.singles),
+            np.packbits(self._singles()),
             np.packbits(self.pairs),
             nbytes,
         )
