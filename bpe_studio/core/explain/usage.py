@@ -167,7 +167,7 @@ def _corpus_usage(
             progress("encoding", 0, total)
         part: TaskCounts
         for part in passes.run(count_task, tasks, cancel=cancel):
-            np.add.at(counts, part.ids.astype(np.int64), part.counts)
+            counts[part.ids] += part.counts  # a task's ids are distinct (np.flatnonzero)
             singles |= np.unpackbits(part.singles).astype(bool)
             pairs |= np.unpackbits(part.pairs).astype(bool)
             text_bytes += part.text_bytes
