@@ -52,6 +52,11 @@ LONG_PIECE = 128
 # Pieces of more code points than this are never cached (a run of 100,000 spaces).
 CACHED_MAX = 256
 ENTRIES, KEYS_USED, VALS_USED = 0, 1, 2
+# Short pieces (``_short_key``): this many code points at most; their table's values hold
+# this many ids of this many bits each (a vocabulary of more ids has no short table).
+SHORT_MAX = 8
+SHORT_IDS = 3
+SHORT_ID_BITS = 21
 
 
 # ----------------------------------------------------------------- the rank table
@@ -724,6 +729,91 @@ def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  
     return m
 
 
+# ------------------------------------------------------------- short pieces
+@njit(nogil=True)
+def _short_key(cp, s, e):  # type: ignore[no-untyped-def]
+    """``cp[s:e]`` packed in one integer when it is a short piece (``SHORT_MAX`` code points
+    or fewer, each below 0xFF): byte ``i`` holds code point ``i`` plus one, so no two pieces
+    share a key and none is 0 (an empty slot). Else 0. With the bits of its code points ORed
+    (``_hash_top``'s)."""
+    key = np.int64(0)
+    top = np.int64(0)
+    if e - s > SHORT_MAX:
+        return key, top
+    shift = np.int64(0)
+    for i in range(s, e):
+        c = np.int64(cp[i])
+        if c >= 0xFF:
+            return np.int64(0), top
+        key |= (c + np.int64(1)) << shift
+        top |= c
+        shift += np.int64(8)
+    return key, top
+
+
+@njit(nogil=True)
+def _short_slot(slots, key):  # type: ignore[no-untyped-def]
+    """The slot of ``key`` in a short table (its key at ``2 * slot``, its value next to it),
+    or the empty one where it would go."""
+    mask = (slots.size >> 1) - 1
+    # subtle: the product's top bits, which every bit of the key reaches (its low bits see
+    # only the key's low bytes, the pieces' first characters).
+    i = ((key * _MIX) >> np.int64(40)) & mask
+    while slots[2 * i] != key and slots[2 * i] != 0:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(nogil=True)
+def _short_ids(ids, m):  # type: ignore[no-untyped-def]
+    """``ids[:m]`` packed as a short table's value (each id plus one in ``SHORT_ID_BITS``
+    bits, the first lowest), or -1 when there are more than ``SHORT_IDS``."""
+    if m > SHORT_IDS:
+        return np.int64(-1)
+    packed = np.int64(0)
+    for t in range(m):
+        packed |= (np.int64(ids[t]) + np.int64(1)) << (np.int64(SHORT_ID_BITS) * t)
+    return packed
+
+
+@njit(nogil=True)
+def rehash_short(table, slots):  # type: ignore[no-untyped-def]
+    """Enter every entry of the short table ``table`` in the empty (larger) ``slots``."""
+    old = table[0]
+    for i in range(old.size >> 1):
+        key = old[2 * i]
+        if key != 0:
+            at = _short_slot(slots, key)
+            slots[2 * at] = key
+            slots[2 * at + 1] = old[2 * i + 1]
+
+
+@njit(nogil=True)
+def fill_short_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyped-def]
+    """Enter the tokens ``data[offsets[i]:offsets[i + 1]]`` -> ``ids[i]`` that are short
+    pieces (``_short_key``) when decoded from UTF-8 (of ASCII only when ``ascii_only``) in the
+    empty short table ``table``; the count entered."""
+    slots, meta = table
+    longest = 1
+    for i in range(ids.size):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    cp = np.empty(longest, np.uint32)
+    zero = np.int64(0)
+    for i in range(ids.size):
+        n = np.int64(_utf8_decoded(data, offsets[i], offsets[i + 1], cp))
+        if n <= 0 or (ascii_only and n != offsets[i + 1] - offsets[i]):
+            continue
+        key, _ = _short_key(cp, zero, n)
+        if key == 0:
+            continue
+        at = _short_slot(slots, key)
+        if slots[2 * at] != key:
+            slots[2 * at] = key
+            slots[2 * at + 1] = ids[i]
+            meta[0] += 1
+    return meta[0]
+
+
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
 def encode(  # type: ignore[no-untyped-def]
@@ -744,6 +834,8 @@ def encode(  # type: ignore[no-untyped-def]
     cuts,
     part_cache,
     thrifty,
+    short,
+    short_whole,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
@@ -752,7 +844,10 @@ def encode(  # type: ignore[no-untyped-def]
     it is merged, or a table without entries: ASCII pieces only, unless ``whole_all``
     (``ignore_merges``: a run of Han characters is seldom one token, and a failed lookup
     costs a miss in a large table, as the Python path found). ``thrifty``: a piece cut into
-    parts is entered whole only when seen before (else always)."""
+    parts is entered whole only when seen before (else always). ``short``: the cache of short
+    pieces (``_short_key``: one cache line a lookup), ``(slots, [entries])``, or a table of
+    no slots (every piece in ``cache``); ``short_whole``: the whole tokens that are short
+    pieces, in the same layout (a short piece is looked up there, never in ``whole``)."""
     starts, ends, special = items
     table, by_bytes = rank
     record = item_end.size > 0
@@ -775,11 +870,50 @@ def encode(  # type: ignore[no-untyped-def]
     # it shares with the pieces would then hold a string under two meanings.
     cutting = cuts[1].size > 0 and not whole_all
     cache_ents, cache_vals = cache[1], cache[3]
+    short_slots, short_meta = short
+    use_short = short_slots.size > 0
+    whole_slots = short_whole[0]
+    look_short_whole = short_whole[1][0] > 0
+    id_mask = np.int64((1 << SHORT_ID_BITS) - 1)
     while k < starts.size:
+        key = np.int64(0)
+        top = np.int64(0)
         if special[k] >= 0:
             out[o] = special[k]
             o += 1
-        else:
+        elif use_short:
+            key, top = _short_key(cp, starts[k], ends[k])
+        if key != 0:
+            i = _short_slot(short_slots, key)
+            packed = short_slots[2 * i + 1]
+            if short_slots[2 * i] == key:
+                while packed != 0:
+                    out[o] = (packed & id_mask) - 1
+                    o += 1
+                    packed >>= np.int64(SHORT_ID_BITS)
+            else:
+                if 2 * (short_meta[0] + 1) > (short_slots.size >> 1):
+                    return k, o  # no room: the caller grows the table
+                s, e = starts[k], ends[k]
+                m = -1
+                if look_short_whole and (whole_all or top < 0x80):
+                    w = _short_slot(whole_slots, key)
+                    if whole_slots[2 * w] == key:
+                        ids[0] = whole_slots[2 * w + 1]
+                        m = 1
+                if m < 0:
+                    m = _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree)
+                packed = _short_ids(ids, m)
+                # subtle: a short piece of more ids than a value holds is merged again at each
+                # sighting (seldom: a short piece is nearly always one to three tokens).
+                if packed >= 0:
+                    short_slots[2 * i] = key
+                    short_slots[2 * i + 1] = packed
+                    short_meta[0] += 1
+                for t in range(m):
+                    out[o + t] = ids[t]
+                o += m
+        elif special[k] < 0:
             s, e = starts[k], ends[k]
             h, top = _hash_top(cp, s, e)
             j, slot = _find(cache, cp, s, e, h)
@@ -883,5 +1017,14 @@ def _utf8_size(c):  # type: ignore[no-untyped-def]
     return 4
 
 
-KERNELS = (rank_table, merge_tree, fill_tokens, rehash, encode, spans)
+KERNELS = (
+    rank_table,
+    merge_tree,
+    fill_tokens,
+    rehash,
+    encode,
+    spans,
+    rehash_short,
+    fill_short_tokens,
+)
 cache_in_user_dir(*KERNELS)
