@@ -122,7 +122,9 @@ class CompiledMerger:
         self.whole, self.short_whole = PieceTable.empty(), ShortTable.empty()
         if whole is not None:
             # The whole tokens are looked up for ASCII pieces only, unless ``whole_all``.
-            self.whole = PieceTable.of_tokens(kernels, whole, ascii_only=not whole_all)
+            self.whole = PieceTable.of_tokens(
+                kernels, whole, ascii_only=not whole_all, skip_short=fits
+            )
             if fits:
                 self.short_whole = ShortTable.of_tokens(kernels, whole, ascii_only=not whole_all)
         # The parts of pieces cut by ``cuts`` (short runs of characters, a few thousand in a

@@ -392,7 +392,7 @@ def _utf8_decoded(data, s, e, out):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def fill_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyped-def]
+def fill_tokens(table, data, offsets, ids, ascii_only, skip_short):  # type: ignore[no-untyped-def]
     """Enter each token ``data[offsets[i]:offsets[i + 1]]`` (bytes) -> ``ids[i]`` as the
     piece of its code points, if it is UTF-8 (no text is made of the others), and ASCII when
     ``ascii_only``; a piece already present keeps its first id. The table is sized for all."""
@@ -409,6 +409,8 @@ def fill_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyp
         n = np.int64(_utf8_decoded(data, offsets[i], offsets[i + 1], cp))
         if n <= 0 or (ascii_only and n != offsets[i + 1] - offsets[i]):
             continue
+        if skip_short and _short_key(cp, zero, n)[0] != 0:
+            continue  # in the short pieces' table instead
         h = _hash(cp, zero, n)
         j, slot = _find(table, cp, zero, n, h)
         if j < 0:

@@ -69,26 +69,34 @@ class PieceTable:
 
     @classmethod
     def of_tokens(
-        cls, kernels: ModuleType, tokens: Mapping[bytes, int], ascii_only: bool
+        cls,
+        kernels: ModuleType,
+        tokens: Mapping[bytes, int],
+        ascii_only: bool,
+        skip_short: bool = False,
     ) -> PieceTable:
         """The table of the tokens (bytes -> id) as pieces of code points: those that are
         UTF-8 (no piece of text is made of the others), of ASCII only when ``ascii_only``
-        (all that is looked up then). Built in compiled code from the tokens' bytes joined:
+        (all that is looked up then), and none that is a short piece when ``skip_short``
+        (those are in a :class:`ShortTable`). Built in compiled code from the tokens' bytes joined:
         a Python loop over o200k's 200,000 tokens took longer than encoding a megabyte."""
         data = np.frombuffer(b"".join(tokens), dtype=np.uint8)
         sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
         offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
         np.cumsum(sizes, out=offsets[1:])
         ids = np.fromiter(tokens.values(), dtype=np.int64, count=len(tokens))
-        n = max(len(tokens), 1)
-        if ascii_only:
-            # Sized for the ASCII tokens only (a third of o200k's): a smaller table is a
-            # lookup that more often stays in the processor's caches.
-            high = np.zeros(len(data) + 1, dtype=np.int64)
-            np.cumsum(data >= 0x80, out=high[1:])
-            n = max(int(np.count_nonzero(high[offsets[1:]] == high[offsets[:-1]])), 1)
-        table = cls(n, max(len(data), 1), n)
-        kernels.fill_tokens(table.arrays, data, offsets, ids, ascii_only)
+        high = np.zeros(len(data) + 1, dtype=np.int64)
+        np.cumsum(data >= 0x80, out=high[1:])
+        ascii = high[offsets[1:]] == high[offsets[:-1]]
+        # Sized for the tokens it may hold: ASCII only (a third of o200k's), and without the
+        # short ones (four fifths of those): a smaller table is a lookup that more often
+        # stays in the processor's caches.
+        wanted = ascii if ascii_only else np.ones(len(tokens), dtype=bool)
+        if skip_short:
+            wanted &= ~(ascii & (sizes <= 8))
+        n = max(int(np.count_nonzero(wanted)), 1)
+        table = cls(n, max(int(sizes[wanted].sum()), 1), n)
+        kernels.fill_tokens(table.arrays, data, offsets, ids, ascii_only, skip_short)
         return table
 
     @property
