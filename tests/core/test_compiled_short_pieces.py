@@ -134,8 +134,14 @@ def test_short_pieces_of_more_ids_than_a_value_holds(name):
         assert _compiled_ids(tok, text) == expected
 
 
-def test_a_vocabulary_of_ids_past_the_short_values_keeps_every_piece_in_the_piece_table():
+def test_a_vocabulary_of_ids_past_the_short_values_keeps_every_piece_in_the_piece_table(
+    monkeypatch,
+):
     from bpe_studio.core.encode.merging.compiled import CompiledMerger, RankArrays
+
+    # The piece table starts tiny, so it must grow (the short table, of no slots, never).
+    monkeypatch.setattr(piece_table, "START_ENTRIES", 4)
+    assert not piece_table.ShortTable.empty().full()
 
     kernels = kernel_start.kernels()
     byte_ids = np.arange(256, dtype=np.int64)
@@ -152,3 +158,14 @@ def test_a_vocabulary_of_ids_past_the_short_values_keeps_every_piece_in_the_piec
         got[made] = (len(merger.short.slots), merger.cache.entries)
     assert got[300][0] > 0 and got[300][1] == 0  # every piece short
     assert got[max(got)] == (0, 3)  # no short table: "ab", " " and "x" in the piece table
+    # Many distinct pieces: the piece table grows from 4 entries, the short one stays empty.
+    words = [f"w{i}" for i in range(40)]
+    text = " ".join(words)
+    cp = codepoints(text)
+    ends = np.cumsum([len(w) + (i > 0) for i, w in enumerate(words)])
+    items = (ends - np.array([len(w) + (i > 0) for i, w in enumerate(words)]), ends,
+             np.full(len(words), -1))  # fmt: skip
+    expected = [list(((" " if i else "") + w).encode()) for i, w in enumerate(words)]
+    ids = merger.encode(cp, items)[0].tolist()
+    assert ids == [b for piece in expected for b in piece]
+    assert merger.cache.entries == 3 + 40 and len(merger.short.slots) == 0

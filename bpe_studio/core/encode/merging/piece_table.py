@@ -211,8 +211,9 @@ class ShortTable:
         return self.slots.nbytes + self.meta.nbytes
 
     def full(self) -> bool:
-        """Whether one more entry would fill more than half the slots (the kernel's test)."""
-        return 2 * (self.entries + 1) > len(self.slots) // 2
+        """Whether one more entry would fill more than half the slots (the kernel's test);
+        never for a table of no slots (the kernels do not use it)."""
+        return len(self.slots) > 0 and 2 * (self.entries + 1) > len(self.slots) // 2
 
     def made_room(self, kernels: ModuleType) -> ShortTable:
         """This table with twice the slots and the same entries, or, past its bound, a new
