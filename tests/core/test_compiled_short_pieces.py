@@ -169,3 +169,22 @@ def test_a_vocabulary_of_ids_past_the_short_values_keeps_every_piece_in_the_piec
     ids = merger.encode(cp, items)[0].tolist()
     assert ids == [b for piece in expected for b in piece]
     assert merger.cache.entries == 3 + 40 and len(merger.short.slots) == 0
+
+
+def test_a_whole_token_of_an_id_past_the_short_values_turns_the_short_cache_off():
+    """Under ``ignore_merges`` a token no merge makes is still looked up whole: its id counts
+    when deciding whether the short table's values can hold every id."""
+    from bpe_studio.core.encode.merging.compiled import CompiledMerger, RankArrays
+
+    kernels = kernel_start.kernels()
+    byte_ids = np.arange(256, dtype=np.int64)
+    big = (1 << encode_kernel.SHORT_ID_BITS) + 7
+    merges = [np.array([v], np.int64) for v in (97, 98, 300)]
+    rank = RankArrays.of_lists(kernels, *merges, byte_ids)
+    merger = CompiledMerger(kernels, rank, byte_ids, whole={b"ab": 300, b"zz": big},
+                            whole_all=True)  # fmt: skip
+    assert len(merger.short.slots) == 0
+    text = "zz ab zz"
+    items = (np.array([0, 2, 3, 5, 6]), np.array([2, 3, 5, 6, 8]), np.full(5, -1))
+    for _ in range(2):  # new pieces, then cached ones
+        assert merger.encode(codepoints(text), items)[0].tolist() == [big, 32, 300, 32, big]

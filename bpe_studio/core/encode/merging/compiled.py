@@ -117,7 +117,10 @@ class CompiledMerger:
         self.cache = PieceTable.new_cache()
         # Short pieces have a cache of their own when every id fits its values, and so do the
         # whole tokens that are short pieces (a short piece is looked up there only).
-        fits = len(rank.tree[0]) < (1 << kernels.SHORT_ID_BITS) - 1
+        # subtle: a whole token may be no merge's (``ignore_merges`` looks up every token), so
+        # its id counts too.
+        top_id = max(len(rank.tree[0]) - 1, max(whole.values(), default=0) if whole else 0)
+        fits = top_id < (1 << kernels.SHORT_ID_BITS) - 1
         self.short = ShortTable.new_cache() if fits else ShortTable.empty()
         self.whole, self.short_whole = PieceTable.empty(), ShortTable.empty()
         if whole is not None:
