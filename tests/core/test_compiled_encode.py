@@ -158,15 +158,17 @@ def test_the_cache_persists_across_calls_and_serves_the_same_ids():
     tok = Tokenizer.preset("cl100k_base")
     text = read_fixture(SLICES["mixed_web"])[:30_000]
     first = compiled_ids(tok, text)
-    entries = tok.merger.compiled().cache.entries
-    assert entries > 1000
+    merger = tok.merger.compiled()
+    entries = (merger.cache.entries, merger.short.entries)
+    assert min(entries) > 500
     assert compiled_ids(tok, text) == first
-    assert tok.merger.compiled().cache.entries == entries
+    assert (merger.cache.entries, merger.short.entries) == entries
 
 
 def test_the_cache_stays_bounded_and_starts_afresh(monkeypatch):
     for name, value in [("START_ENTRIES", 16), ("START_KEYS", 512), ("START_VALS", 1024),
-                        ("MAX_ENTRIES", 64), ("MAX_KEYS", 2048), ("MAX_VALS", 4096)]:  # fmt: skip
+                        ("MAX_ENTRIES", 64), ("MAX_KEYS", 2048), ("MAX_VALS", 4096),
+                        ("START_SHORT_SLOTS", 16), ("MAX_SHORT_SLOTS", 128)]:  # fmt: skip
         monkeypatch.setattr(piece_table, name, value)
     tok = Tokenizer.preset("gpt2")
     text = read_fixture(SLICES["english"])[:40_000]
@@ -174,6 +176,8 @@ def test_the_cache_stays_bounded_and_starts_afresh(monkeypatch):
     cache = tok.merger.compiled().cache
     assert 0 < cache.entries <= 64
     assert len(cache.keys) <= 2048 and len(cache.vals) <= 4096
+    short = tok.merger.compiled().short
+    assert 0 < short.entries <= 64 and len(short.slots) <= 2 * 128
 
 
 # ----------------------------------------------------------- tokenizer.json
@@ -367,12 +371,11 @@ def test_a_compiled_stream_gives_the_ids_of_the_whole_text(preset, text, cuts):
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_every_whole_token_is_found_by_the_compiled_lookup(name):
-    """The whole-token table (built in compiled code from the tokens' bytes) finds each
-    UTF-8 token of a real vocabulary: pieces that are tokens, with no merges to fall back on,
-    come out as their own ids."""
+    """The whole-token tables (built in compiled code from the tokens' bytes: the short
+    pieces' and the others') find each UTF-8 token of a real vocabulary: pieces that are
+    tokens, with no merges to fall back on, come out as their own ids."""
     from bpe_studio.core.encode.encoder import codepoints
     from bpe_studio.core.encode.merging.compiled import CompiledMerger, RankArrays
-    from bpe_studio.core.encode.merging.piece_table import PieceTable
 
     kernels = kernel_start.kernels()
     vocab = Tokenizer.preset(name).vocab
@@ -388,8 +391,8 @@ def test_every_whole_token_is_found_by_the_compiled_lookup(name):
     byte_ids = np.array([whole[bytes([b])] for b in range(256)], np.int64)
     rank = RankArrays.of_lists(kernels, no_merges, no_merges, no_merges, byte_ids)
     for ascii_only in (False, True):
-        table = PieceTable.of_tokens(kernels, whole, ascii_only=ascii_only)
-        merger = CompiledMerger(kernels, rank, byte_ids, whole=table, whole_all=True)
+        merger = CompiledMerger(kernels, rank, byte_ids, whole=whole, whole_all=not ascii_only)
+        assert merger.short_whole.entries > 1000
         ends = np.cumsum([len(t) for t in texts])
         starts = ends - np.array([len(t) for t in texts])
         items = (starts, ends, np.full(len(texts), -1, np.int64))

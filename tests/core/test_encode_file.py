@@ -53,6 +53,23 @@ def test_serial_encode_equals_encode(tmp_path, gpt2_tokenizer):
     assert ids.tolist() == gpt2_tokenizer.encode(text)
 
 
+@pytest.mark.parametrize("text", ["", "a", "Hello world" * 3000])
+def test_the_ids_are_written_in_place_as_a_standard_npy(tmp_path, gpt2_tokenizer, text):
+    """The ids go straight after a header of fixed size that is written again with their
+    count: numpy reads the file (memory-mapped too, its data aligned as numpy aligns its
+    own), whatever the count's digits, and nothing is left beside it."""
+    path = write_text(tmp_path / "t.txt", text)
+    out = tmp_path / "out" / "ids.npy"
+    stats = encode_file(gpt2_tokenizer, path, out, workers=1)
+    with open(out, "rb") as f:
+        assert np.lib.format.read_magic(f) == (1, 0)
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+        assert f.tell() % 64 == 0
+    assert shape == (stats.tokens,) and dtype == np.uint16
+    assert np.load(out, mmap_mode="r").tolist() == gpt2_tokenizer.encode(text)
+    assert os.listdir(out.parent) == ["ids.npy"]
+
+
 def test_large_ids_are_uint32(tmp_path, gpt2_tokenizer):
     vocab = dict(gpt2_tokenizer.vocab)
     vocab[70_000] = b"<|big|>"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 import os
-import tempfile
+import struct
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -56,6 +56,8 @@ MIN_CHUNK_BYTES = 128 * 1024
 PARALLEL_MIN_BYTES = 1024 * 1024
 # From this size on, the tokenizer's bulk tables are built before encoding starts.
 PREPARE_MIN_BYTES = 256 * 1024
+# The .npy header written before the ids (``_npy_header``): room for any count.
+NPY_HEADER_BYTES = 128
 
 # A pool worker's tokenizer (``_init_worker``).
 _worker_tokenizer: Tokenizer | None = None
@@ -344,15 +346,25 @@ def _write(
     advance: Callable[[int], None],
 ) -> int:
     """Write the chunks' ids in order to ``out`` as one ``.npy`` (all or nothing); return
-    their count."""
+    their count. The ids go straight to their place after a header of fixed size, which is
+    written again with their count at the end: no copy of them from a temporary file (the
+    last chunk's ids are out as soon as they arrive, the rest of the run waits for nothing)."""
     total = 0
-    # Ids go to a raw temporary file first: the .npy header needs the final length.
-    with tempfile.TemporaryFile(dir=out.parent) as raw:
+    with atomic_open(out, "wb") as f:
+        f.write(_npy_header(dtype, 0))
         for arr, nbytes in chunks:
-            raw.write(arr.tobytes())
+            f.write(np.ascontiguousarray(arr).data)
             total += len(arr)
             advance(nbytes)
-        raw.seek(0)
-        with atomic_open(out, "wb") as f:
-            _write_npy(f, dtype, total, iter(lambda: raw.read(1 << 20), b""))
+        f.seek(0)
+        f.write(_npy_header(dtype, total))
     return total
+
+
+def _npy_header(dtype: np.dtype, count: int) -> bytes:
+    """The ``.npy`` (format 1.0) header of a 1-D array of ``count`` items of ``dtype``, padded
+    to NPY_HEADER_BYTES whatever the count (so the final one replaces a first one in place;
+    a multiple of 64, as numpy aligns its own)."""
+    text = f"{{'descr': {dtype.str!r}, 'fortran_order': False, 'shape': ({count},), }}"
+    prefix = np.lib.format.magic(1, 0) + struct.pack("<H", NPY_HEADER_BYTES - 10)
+    return prefix + text.ljust(NPY_HEADER_BYTES - 11).encode("latin1") + b"\n"

@@ -15,7 +15,7 @@ on another. What it leaves out: finding the pieces (``encoder``), the kernels
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import ModuleType
 from typing import NamedTuple
@@ -24,7 +24,7 @@ import numpy as np
 
 from .char_cuts import CutTables
 from .packed import RankTable
-from .piece_table import PieceTable, pow2_at_least, readonly
+from .piece_table import PieceTable, ShortTable, pow2_at_least, readonly
 
 # (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
 Items = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -92,8 +92,8 @@ class RankArrays(NamedTuple):
 
 class CompiledMerger:
     """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
-    rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens to look
-    a piece up as first, or None; ``whole_all``: every piece, not only ASCII ones
+    rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens (bytes ->
+    id) to look a piece up as first, or None; ``whole_all``: every piece, not only ASCII ones
     (``ignore_merges``); ``cuts``: where new pieces may be cut into parts, merged and cached
     each (``char_cuts``), or None (nowhere)."""
 
@@ -104,7 +104,7 @@ class CompiledMerger:
         byte_ids: np.ndarray,
         *,
         limit: int | None = None,
-        whole: PieceTable | None = None,
+        whole: Mapping[bytes, int] | None = None,
         whole_all: bool = False,
         cuts: CutTables | None = None,
     ) -> None:
@@ -112,10 +112,24 @@ class CompiledMerger:
         self.rank = rank
         self.limit = _EVERY_RANK if limit is None else limit << 32
         self.byte_ids = np.asarray(byte_ids, np.int64)
-        self.whole = whole if whole is not None else PieceTable.empty()
         self.whole_all = whole_all
         self.cuts = cuts if cuts is not None else CutTables.none()
         self.cache = PieceTable.new_cache()
+        # Short pieces have a cache of their own when every id fits its values, and so do the
+        # whole tokens that are short pieces (a short piece is looked up there only).
+        # subtle: a whole token may be no merge's (``ignore_merges`` looks up every token), so
+        # its id counts too.
+        top_id = max(len(rank.tree[0]) - 1, max(whole.values(), default=0) if whole else 0)
+        fits = top_id < (1 << kernels.SHORT_ID_BITS) - 1
+        self.short = ShortTable.new_cache() if fits else ShortTable.empty()
+        self.whole, self.short_whole = PieceTable.empty(), ShortTable.empty()
+        if whole is not None:
+            # The whole tokens are looked up for ASCII pieces only, unless ``whole_all``.
+            self.whole = PieceTable.of_tokens(
+                kernels, whole, ascii_only=not whole_all, skip_short=fits
+            )
+            if fits:
+                self.short_whole = ShortTable.of_tokens(kernels, whole, ascii_only=not whole_all)
         # The parts of pieces cut by ``cuts`` (short runs of characters, a few thousand in a
         # Chinese text): a table of their own stays small enough for the processor's caches,
         # where the pieces' would not.
@@ -162,11 +176,18 @@ class CompiledMerger:
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
                 self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
                 self.rank.tree, self.cuts, self.part_cache.arrays, thrifty,
+                self.short.arrays, self.short_whole.arrays,
             )  # fmt: skip
             if k >= len(starts):
                 break
             # A cache had no room for item k (or a part of it): grow it (or start afresh) and
             # go on there.
+            if self.short.full():
+                # subtle: then the short table stopped it (or will at its next new piece);
+                # the piece caches are looked at when the kernel stops again, so that a short
+                # piece never empties one that is merely full.
+                self.short = self.short.made_room(kernels)
+                continue
             n_cp = int(items[1][k] - items[0][k])
             if self.cache.short_of(n_cp, 4 * n_cp):
                 self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)

@@ -52,6 +52,11 @@ LONG_PIECE = 128
 # Pieces of more code points than this are never cached (a run of 100,000 spaces).
 CACHED_MAX = 256
 ENTRIES, KEYS_USED, VALS_USED = 0, 1, 2
+# Short pieces (``_short_key``): this many code points at most; their table's values hold
+# this many ids of this many bits each (a vocabulary of more ids has no short table).
+SHORT_MAX = 8
+SHORT_IDS = 3
+SHORT_ID_BITS = 21
 
 
 # ----------------------------------------------------------------- the rank table
@@ -276,6 +281,20 @@ def _hash(cp, s, e):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
+def _hash_top(cp, s, e):  # type: ignore[no-untyped-def]
+    """``_hash(cp, s, e)`` and the bits of all its code points ORed (below 0x80: ASCII;
+    below 0x800: no character ``char_cuts`` may cut beside), in one pass."""
+    lo, hi = np.int64(s), np.int64(e)
+    h = (hi - lo) * _MIX
+    top = np.int64(0)
+    for i in range(lo, hi):
+        c = np.int64(cp[i])
+        h = (h ^ c) * _FNV
+        top |= c
+    return h ^ ((h >> np.int64(31)) & np.int64(0x1FFFFFFFF)), top
+
+
+@njit(nogil=True)
 def _find(table, cp, s, e, h):  # type: ignore[no-untyped-def]
     """(entry, slot): the entry holding ``cp[s:e]`` (-1 if none) and the slot where it is
     (or would go)."""
@@ -373,7 +392,7 @@ def _utf8_decoded(data, s, e, out):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def fill_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyped-def]
+def fill_tokens(table, data, offsets, ids, ascii_only, skip_short):  # type: ignore[no-untyped-def]
     """Enter each token ``data[offsets[i]:offsets[i + 1]]`` (bytes) -> ``ids[i]`` as the
     piece of its code points, if it is UTF-8 (no text is made of the others), and ASCII when
     ``ascii_only``; a piece already present keeps its first id. The table is sized for all."""
@@ -390,6 +409,8 @@ def fill_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyp
         n = np.int64(_utf8_decoded(data, offsets[i], offsets[i + 1], cp))
         if n <= 0 or (ascii_only and n != offsets[i + 1] - offsets[i]):
             continue
+        if skip_short and _short_key(cp, zero, n)[0] != 0:
+            continue  # in the short pieces' table instead
         h = _hash(cp, zero, n)
         j, slot = _find(table, cp, zero, n, h)
         if j < 0:
@@ -582,25 +603,39 @@ def _cut_between(x, y, cuts):  # type: ignore[no-untyped-def]
     """Whether no token straddles the characters ``x``, ``y`` (``char_cuts``' test: both of
     three UTF-8 bytes, and none of the vocabulary's straddles between them), so a piece may
     be cut between them. Reads the two characters' entries (``CharCuts.kernel_tables``), and
-    a larger table only where both characters' flags meet (seldom)."""
-    params, bits, per_char, whole, seen, clean = cuts
+    a larger table only where both characters' flags meet (seldom). ``_from_parts`` writes
+    out its first two steps (``_meet``'s and before)."""
+    per_char, clean = cuts[2], cuts[5]
     if x < 0x800 or x >= 0x10000 or y < 0x800 or y >= 0x10000:
         return False
     # Most characters hold no straddle on one side: one byte each says so.
     cx, cy = np.int64(clean[x]), np.int64(clean[y])
     if (cx & _CLEAN_LEFT and cy & _NO_LAST_MASK) or (cx & _NO_LEAD_MASK and cy & _CLEAN_RIGHT):
         return True
+    meet = _meet(x, y, per_char)
+    return meet == 0 or (meet > 0 and _cut_in_tables(x, y, meet, cuts))
+
+
+@njit(nogil=True)
+def _meet(x, y, per_char):  # type: ignore[no-untyped-def]
+    """-1 when a token holds the end of ``x`` and ``y`` whole, or ``x`` whole and the start
+    of ``y`` (no cut); else the flags of the tables both characters appear in (0: none, a
+    cut; else ``_cut_in_tables`` decides)."""
     x_flags = per_char[2 * x + 1]
     y_flags = per_char[2 * y + 1]
     if (per_char[2 * y] >> (x & np.int64(0x3F))) & np.int64(1):
-        return False  # the end of x, then y whole
+        return np.int64(-1)  # the end of x, then y whole
     if (x_flags >> ((y >> np.int64(12)) & np.int64(0xF))) & np.int64(1):
-        return False  # x whole, then the start of y
+        return np.int64(-1)  # x whole, then the start of y
     # subtle: each table's (or the whole pairs') left flag of x is one bit below its right
     # flag of y, so one AND finds every table both may meet in.
-    meet = x_flags & (y_flags >> np.int64(1)) & _MEET_MASK
-    if meet == 0:
-        return True
+    return x_flags & (y_flags >> np.int64(1)) & _MEET_MASK
+
+
+@njit(nogil=True)
+def _cut_in_tables(x, y, meet, cuts):  # type: ignore[no-untyped-def]
+    """Whether no straddle of the tables ``meet`` names lies between ``x`` and ``y``."""
+    params, bits, _, whole, seen, _ = cuts
     for t in range(params.shape[0]):
         if (meet >> (_TABLE_LEFT + 2 * t)) & np.int64(1):
             at = params[t, 3] + (((x & params[t, 0]) << params[t, 1]) | (y >> params[t, 2]))
@@ -630,20 +665,23 @@ def _from_parts(cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, 
     A part of one character has that character's tokens (``_char_tokens``, kept per
     character); a longer one is looked up in the cache, else merged and entered."""
     part_ids, raw, ranks, stops = parts
-    clean = cuts[5]
+    per_char, clean = cuts[2], cuts[5]
     n_parts = 0
     for i in range(s, e - 1):
         x, y = np.int64(cp[i]), np.int64(cp[i + 1])
         if x < 0x800 or x >= 0x10000 or y < 0x800 or y >= 0x10000:
             continue
-        # subtle: ``_cut_between``'s first test written out here: a call passing the tables
-        # cost more than the test itself, and nearly every pair is settled by it.
+        # subtle: ``_cut_between`` written out here up to its tables: a call passing the
+        # tables cost more than the test itself (0.05 us a pair, 35 ms in 2 MB of Chinese
+        # under o200k), and nearly every pair is settled before them.
         cx, cy = np.int64(clean[x]), np.int64(clean[y])
-        if (
-            (cx & _CLEAN_LEFT and cy & _NO_LAST_MASK)
-            or (cx & _NO_LEAD_MASK and cy & _CLEAN_RIGHT)
-            or _cut_between(x, y, cuts)
-        ):
+        cut = ((cx & _CLEAN_LEFT) != 0 and (cy & _NO_LAST_MASK) != 0) or (
+            (cx & _NO_LEAD_MASK) != 0 and (cy & _CLEAN_RIGHT) != 0
+        )
+        if not cut:
+            meet = _meet(x, y, per_char)
+            cut = meet == 0 or (meet > 0 and _cut_in_tables(x, y, meet, cuts))
+        if cut:
             stops[n_parts] = i + 1
             n_parts += 1
     if n_parts == 0:
@@ -710,6 +748,91 @@ def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  
     return m
 
 
+# ------------------------------------------------------------- short pieces
+@njit(nogil=True)
+def _short_key(cp, s, e):  # type: ignore[no-untyped-def]
+    """``cp[s:e]`` packed in one integer when it is a short piece (``SHORT_MAX`` code points
+    or fewer, each below 0xFF): byte ``i`` holds code point ``i`` plus one, so no two pieces
+    share a key and none is 0 (an empty slot). Else 0. With the bits of its code points ORed
+    (``_hash_top``'s)."""
+    key = np.int64(0)
+    top = np.int64(0)
+    if e - s > SHORT_MAX:
+        return key, top
+    shift = np.int64(0)
+    for i in range(s, e):
+        c = np.int64(cp[i])
+        if c >= 0xFF:
+            return np.int64(0), top
+        key |= (c + np.int64(1)) << shift
+        top |= c
+        shift += np.int64(8)
+    return key, top
+
+
+@njit(nogil=True)
+def _short_slot(slots, key):  # type: ignore[no-untyped-def]
+    """The slot of ``key`` in a short table (its key at ``2 * slot``, its value next to it),
+    or the empty one where it would go."""
+    mask = (slots.size >> 1) - 1
+    # subtle: the product's top bits, which every bit of the key reaches (its low bits see
+    # only the key's low bytes, the pieces' first characters).
+    i = ((key * _MIX) >> np.int64(40)) & mask
+    while slots[2 * i] != key and slots[2 * i] != 0:
+        i = (i + 1) & mask
+    return i
+
+
+@njit(nogil=True)
+def _short_ids(ids, m):  # type: ignore[no-untyped-def]
+    """``ids[:m]`` packed as a short table's value (each id plus one in ``SHORT_ID_BITS``
+    bits, the first lowest), or -1 when there are more than ``SHORT_IDS``."""
+    if m > SHORT_IDS:
+        return np.int64(-1)
+    packed = np.int64(0)
+    for t in range(m):
+        packed |= (np.int64(ids[t]) + np.int64(1)) << (np.int64(SHORT_ID_BITS) * t)
+    return packed
+
+
+@njit(nogil=True)
+def rehash_short(table, slots):  # type: ignore[no-untyped-def]
+    """Enter every entry of the short table ``table`` in the empty (larger) ``slots``."""
+    old = table[0]
+    for i in range(old.size >> 1):
+        key = old[2 * i]
+        if key != 0:
+            at = _short_slot(slots, key)
+            slots[2 * at] = key
+            slots[2 * at + 1] = old[2 * i + 1]
+
+
+@njit(nogil=True)
+def fill_short_tokens(table, data, offsets, ids, ascii_only):  # type: ignore[no-untyped-def]
+    """Enter the tokens ``data[offsets[i]:offsets[i + 1]]`` -> ``ids[i]`` that are short
+    pieces (``_short_key``) when decoded from UTF-8 (of ASCII only when ``ascii_only``) in the
+    empty short table ``table``; the count entered."""
+    slots, meta = table
+    longest = 1
+    for i in range(ids.size):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    cp = np.empty(longest, np.uint32)
+    zero = np.int64(0)
+    for i in range(ids.size):
+        n = np.int64(_utf8_decoded(data, offsets[i], offsets[i + 1], cp))
+        if n <= 0 or (ascii_only and n != offsets[i + 1] - offsets[i]):
+            continue
+        key, _ = _short_key(cp, zero, n)
+        if key == 0:
+            continue
+        at = _short_slot(slots, key)
+        if slots[2 * at] != key:
+            slots[2 * at] = key
+            slots[2 * at + 1] = ids[i]
+            meta[0] += 1
+    return meta[0]
+
+
 # --------------------------------------------------------------------- the text
 @njit(nogil=True)
 def encode(  # type: ignore[no-untyped-def]
@@ -730,6 +853,8 @@ def encode(  # type: ignore[no-untyped-def]
     cuts,
     part_cache,
     thrifty,
+    short,
+    short_whole,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
@@ -738,7 +863,10 @@ def encode(  # type: ignore[no-untyped-def]
     it is merged, or a table without entries: ASCII pieces only, unless ``whole_all``
     (``ignore_merges``: a run of Han characters is seldom one token, and a failed lookup
     costs a miss in a large table, as the Python path found). ``thrifty``: a piece cut into
-    parts is entered whole only when seen before (else always)."""
+    parts is entered whole only when seen before (else always). ``short``: the cache of short
+    pieces (``_short_key``: one cache line a lookup), ``(slots, [entries])``, or a table of
+    no slots (every piece in ``cache``); ``short_whole``: the whole tokens that are short
+    pieces, in the same layout (a short piece is looked up there, never in ``whole``)."""
     starts, ends, special = items
     table, by_bytes = rank
     record = item_end.size > 0
@@ -761,13 +889,52 @@ def encode(  # type: ignore[no-untyped-def]
     # it shares with the pieces would then hold a string under two meanings.
     cutting = cuts[1].size > 0 and not whole_all
     cache_ents, cache_vals = cache[1], cache[3]
+    short_slots, short_meta = short
+    use_short = short_slots.size > 0
+    whole_slots = short_whole[0]
+    look_short_whole = short_whole[1][0] > 0
+    id_mask = np.int64((1 << SHORT_ID_BITS) - 1)
     while k < starts.size:
+        key = np.int64(0)
+        top = np.int64(0)
         if special[k] >= 0:
             out[o] = special[k]
             o += 1
-        else:
+        elif use_short:
+            key, top = _short_key(cp, starts[k], ends[k])
+        if key != 0:
+            i = _short_slot(short_slots, key)
+            packed = short_slots[2 * i + 1]
+            if short_slots[2 * i] == key:
+                while packed != 0:
+                    out[o] = (packed & id_mask) - 1
+                    o += 1
+                    packed >>= np.int64(SHORT_ID_BITS)
+            else:
+                if 2 * (short_meta[0] + 1) > (short_slots.size >> 1):
+                    return k, o  # no room: the caller grows the table
+                s, e = starts[k], ends[k]
+                m = -1
+                if look_short_whole and (whole_all or top < 0x80):
+                    w = _short_slot(whole_slots, key)
+                    if whole_slots[2 * w] == key:
+                        ids[0] = whole_slots[2 * w + 1]
+                        m = 1
+                if m < 0:
+                    m = _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree)
+                packed = _short_ids(ids, m)
+                # subtle: a short piece of more ids than a value holds is merged again at each
+                # sighting (seldom: a short piece is nearly always one to three tokens).
+                if packed >= 0:
+                    short_slots[2 * i] = key
+                    short_slots[2 * i + 1] = packed
+                    short_meta[0] += 1
+                for t in range(m):
+                    out[o + t] = ids[t]
+                o += m
+        elif special[k] < 0:
             s, e = starts[k], ends[k]
-            h = _hash(cp, s, e)
+            h, top = _hash_top(cp, s, e)
             j, slot = _find(cache, cp, s, e, h)
             if j >= 0:
                 at = cache_ents[4 * j + 2]
@@ -777,12 +944,14 @@ def encode(  # type: ignore[no-untyped-def]
             else:
                 m = -1
                 keep = e - s <= CACHED_MAX
-                if look_whole and (whole_all or _ascii(cp, s, e)):
+                if look_whole and (whole_all or top < 0x80):
                     w, _ = _find(whole, cp, s, e, h)
                     if w >= 0:
                         ids[0] = whole[3][whole[1][4 * w + 2]]
                         m = 1
-                if m < 0 and cutting:
+                # subtle: only a piece with a character of three UTF-8 bytes may be cut; the
+                # call alone (its many tables passed) cost 0.3 us a new piece of English.
+                if m < 0 and cutting and top >= 0x800:
                     m = _from_parts(
                         cp, s, e, ids, cuts, part_cache, parts, chars, tree, rank, byte_ids, limit
                     )
@@ -867,5 +1036,14 @@ def _utf8_size(c):  # type: ignore[no-untyped-def]
     return 4
 
 
-KERNELS = (rank_table, merge_tree, fill_tokens, rehash, encode, spans)
+KERNELS = (
+    rank_table,
+    merge_tree,
+    fill_tokens,
+    rehash,
+    encode,
+    spans,
+    rehash_short,
+    fill_short_tokens,
+)
 cache_in_user_dir(*KERNELS)

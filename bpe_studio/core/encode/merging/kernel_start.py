@@ -157,7 +157,6 @@ def warm_up(module: ModuleType) -> None:
     import numpy as np
 
     from .compiled import CompiledMerger, RankArrays
-    from .piece_table import PieceTable
 
     lefts = np.array([97], np.int64)
     rights = np.array([98], np.int64)
@@ -167,14 +166,14 @@ def warm_up(module: ModuleType) -> None:
     # As encoder.codepoints makes them (a read-only array: numba compiles a kernel per array
     # type), written out so that this module, which the encoder imports, imports nothing back.
     cp = np.frombuffer("ab".encode("utf-32-le"), dtype=np.uint32)
-    whole = PieceTable.of_tokens(module, {b"ab": 256, b"\xc3\xa9": 257}, ascii_only=False)
-    merger = CompiledMerger(module, rank, byte_ids, whole=whole)
+    merger = CompiledMerger(module, rank, byte_ids, whole={b"ab": 256, b"\xc3\xa9": 257})
     merger.encode(cp, (np.array([0]), np.array([2]), np.array([-1])), record=True)
     sizes = np.ones(257, np.int64)
     sizes[256] = 2
     merger.spans(cp, (np.array([0]), np.array([2]), np.array([-1])), sizes)
     bigger = merger.cache.grown(module, entries=True)
     assert bigger.entries == merger.cache.entries
+    assert merger.short.made_room(module).entries == merger.short.entries
 
 
 class EncoderUnavailable(ImportError):

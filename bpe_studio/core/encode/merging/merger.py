@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from .char_bpe import CharBpe
     from .char_cuts import CharCuts, CutTables
     from .compiled import CompiledMerger, RankArrays
-    from .piece_table import PieceTable
 
 # Pre-token results are cached; past this many entries the cache starts afresh, so streaming
 # an endless corpus cannot grow it without bound.
@@ -171,7 +170,7 @@ class Merger:
                 self._compiled_ranks(kernels),
                 np.array(self.byte_ids, np.int64),
                 limit=self._compiled_limit(),
-                whole=self._compiled_whole(kernels),
+                whole=self._whole,
                 whole_all=self._lookup_all,
                 cuts=None if self._lookup_all else self._compiled_cuts(kernels),
             )
@@ -214,15 +213,6 @@ class Merger:
             sizes[ids] = np.fromiter(map(len, vocab.values()), dtype=np.int64, count=len(vocab))
             self.__dict__["_token_sizes"] = sizes
         return sizes
-
-    def _compiled_whole(self, kernels: ModuleType) -> PieceTable | None:
-        """The whole tokens a new piece is looked up as before it is merged (``whole``), as
-        the Python path looks a piece up."""
-        if self._whole is None:
-            return None
-        from .piece_table import PieceTable
-
-        return PieceTable.of_tokens(kernels, self._whole, ascii_only=not self._lookup_all)
 
     # ---------------------------------------------------------------- merging
     def ids(self, pieces: list[str]) -> list[int]:
