@@ -12,7 +12,7 @@ GPT-2's included), a merge of rank ``r`` only creates pairs that rank after ``r`
 lowest pair is ``r`` again at its next occurrence, until none is left: exactly what one round
 does. :meth:`BatchBpe.build` returns None for a merge list that is not monotone.
 
-What it leaves out: pre-tokenization and caching (``tokenizer``).
+What it leaves out: pre-tokenization (``pretokenization``) and caching pieces (``merger``).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class _PairTable:
         return out
 
 
-class MergeTree(NamedTuple):
+class MergeParts(NamedTuple):
     """How each token is made, indexed by id: its two parts (-1 for a byte or special token)
     and the rank of the merge that makes it (-1 likewise). ``ambiguous`` marks tokens that
     more than one merge makes: their history within a text is not one fixed tree."""
@@ -122,7 +122,7 @@ class BatchBpe:
         right = np.tile(self._byte_ids, 256)
         self._byte_pairs = table.lookup(left, right)
         self._merges = merges  # (left, right, made, rank), for the merge tree on demand
-        self._tree: MergeTree | None = None
+        self._tree: MergeParts | None = None
 
     @property
     def id_bound(self) -> int:
@@ -134,8 +134,9 @@ class BatchBpe:
         ``NO_MERGE`` where there is none."""
         return self._table.lookup(left, right)
 
-    def tree(self) -> MergeTree:
-        """The merge tree of every token (built on first use)."""
+    def tree(self) -> MergeParts:
+        """Each token's two parts and the rank of the merge that makes it (built on first
+        use; ``explain.merge_tree.MergeTree`` is the one a reader of a token's history uses)."""
         if self._tree is None:
             left, right, made, rank = self._merges
             bound = self.id_bound
@@ -144,7 +145,7 @@ class BatchBpe:
             made_rank = np.full(bound, -1, dtype=np.int64)
             parts_left[made], parts_right[made], made_rank[made] = left, right, rank
             ambiguous = np.bincount(made, minlength=bound) > 1
-            self._tree = MergeTree(parts_left, parts_right, made_rank, ambiguous)
+            self._tree = MergeParts(parts_left, parts_right, made_rank, ambiguous)
         return self._tree
 
     @classmethod

@@ -24,7 +24,7 @@ than both of their ends (counting "at their end" as crossing keeps the check saf
 wrong). A token is valid alone iff merging its bytes gives it, which is checked by merging them
 (cached per token). Tokens more than one merge makes have no single tree: their pairs fail.
 
-What it leaves out: pre-tokenization, caching of pieces (``tokenizer``), merging from bytes
+What it leaves out: pre-tokenization, caching of pieces (``merger``), merging from bytes
 (``batch_bpe``), characters above U+FFFF (their pieces are reported back).
 """
 

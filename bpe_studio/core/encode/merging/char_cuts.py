@@ -21,7 +21,7 @@ mask per character, widened to "any such straddle with this byte": never less sa
 whole both sides (a sorted key array).
 
 What it leaves out: boundaries next to a character of another width (ASCII, two- or four-byte
-characters): never reported safe. Merging the parts (``tokenizer``, ``char_bpe``).
+characters): never reported safe. Merging the parts (``merger``, ``char_bpe``).
 """
 
 from __future__ import annotations

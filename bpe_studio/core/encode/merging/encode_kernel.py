@@ -1027,6 +1027,9 @@ def spans(cp, items, item_end, out, token_size):  # type: ignore[no-untyped-def]
 
 @njit(nogil=True)
 def _utf8_size(c):  # type: ignore[no-untyped-def]
+    # subtle: count_kernels has the same four lines; numba's cache checks only the file of
+    # the function it compiled, so a kernel calling another module's function would keep
+    # running that function's old code after it changed. Each kernel module keeps its own.
     if c < 0x80:
         return 1
     if c < 0x800:
