@@ -59,6 +59,22 @@ def no_dangling_threads(qapp, qtbot):
     assert live_training_threads() == 0, "a training QThread was left running"
     assert busy_job_threads() == 0, "a background-job thread was left running"
     assert live_curve_threads() == 0, "a compression-curve thread or process was left running"
+    delete_windows(qapp)
+
+
+def delete_windows(qapp) -> None:
+    """Destroy every window the test left (closed above), with all its widgets.
+
+    subtle: a closed window is only hidden, and the ``deleteLater`` pytest-qt gives the
+    windows it closes waits for an event loop that never returns to its level (tests run
+    nested loops): without this the windows of every earlier test stay alive, about a hundred
+    widgets each, and a test that restyles the application (a colour scheme, a palette)
+    restyles all of them, minutes late in a full run."""
+    from PySide6.QtCore import QCoreApplication, QEvent
+
+    for widget in qapp.topLevelWidgets():
+        widget.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
 @pytest.fixture
