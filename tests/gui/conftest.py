@@ -40,6 +40,8 @@ def no_dangling_threads(qapp, qtbot):
     from bpe_studio.gui.responsiveness.collector import collect_on_gui_thread
 
     collect_on_gui_thread()  # as the app does: the collector never runs on a worker thread
+    left = [type(w).__name__ for w in qapp.topLevelWidgets()]
+    assert left == [], f"windows of an earlier test are still alive: {left[:5]}"
     yield
     from bpe_studio.gui.jobs.latest import busy_job_threads
     from bpe_studio.gui.model.curves import live_curve_threads
