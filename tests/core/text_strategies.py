@@ -9,7 +9,13 @@ differs between ``regex`` and ``unicodedata`` are left out too.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import sys
+import tempfile
 import unicodedata
+from pathlib import Path
 
 import regex
 from hypothesis import HealthCheck, settings
@@ -53,7 +59,30 @@ def _classes_disagree() -> list[str]:
     ]
 
 
-DISAGREE = _classes_disagree()
+def _classes_disagree_cached() -> list[str]:
+    """``_classes_disagree()``, kept in the temp dir between runs: the scan of every code point
+    takes about a second, which each xdist worker would spend collecting. The file is named for
+    what decides its content (Python's Unicode data, ``regex``'s version and its Unicode
+    data), so another version computes and keeps its own."""
+    key = f"{unicodedata.unidata_version}-{regex.__version__}-{sys.version_info[:2]}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    path = Path(tempfile.gettempdir()) / f"bpe_studio_test_classes_disagree_{digest}.json"
+    try:
+        return list(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pass
+    found = _classes_disagree()
+    # Written whole or not at all: another worker may read it meanwhile.
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        partial.write_text(json.dumps(found), encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        pass
+    return found
+
+
+DISAGREE = _classes_disagree_cached()
 # Assigned characters that UTF-8 can encode (no surrogates).
 WIDE_CHARS = st.characters(exclude_categories=("Cs", "Cn"), exclude_characters=DISAGREE)
 TEXTS = st.lists(
