@@ -17,12 +17,11 @@ import unicodedata
 
 import numpy as np
 import pytest
-from core_helpers import EOT, SLICES, read_fixture
-from reference_encoder import published, shipped_tiktoken
+from core_helpers import SLICES, read_fixture
+from encode_paths import compiled_ids, python_ids, tiktoken_peer
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.merging import compiled, encode_kernel, kernel_start, piece_table
-from bpe_studio.core.encode.merging.packed import NUMPY_DTYPE
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
 # Blocks of three-byte characters: CJK punctuation, kana, Han, Hangul, fullwidth forms.
@@ -40,28 +39,6 @@ def kernels():
 @pytest.fixture(scope="module", params=PRESETS)
 def preset(request):
     return Tokenizer.preset(request.param)
-
-
-def _peer(tok: Tokenizer):
-    if tok.name != "gpt2":
-        return shipped_tiktoken(tok.name)
-    import tiktoken
-
-    ranks = {t: i for i, t in tok.vocab.items() if t != EOT.encode()}
-    return tiktoken.Encoding("gpt2_ref", pat_str=published("r50k_base")["pat_str"],
-                             mergeable_ranks=ranks, special_tokens={EOT: 50256})  # fmt: skip
-
-
-def _python_ids(tok: Tokenizer, text: str) -> list[int]:
-    enc = tok._encoder
-    return np.frombuffer(enc.packed(text, enc.specials), dtype=NUMPY_DTYPE).tolist()
-
-
-def _compiled_ids(tok: Tokenizer, text: str) -> list[int]:
-    enc = tok._encoder
-    ids = enc.compiled_array(text, enc.specials)
-    assert ids is not None, "the compiled path was not taken"
-    return ids.tolist()
 
 
 def _straddle_pairs(tables) -> list[tuple[int, int]]:
@@ -111,11 +88,11 @@ def test_cut_pieces_equal_tiktoken_cold_second_and_third_time(preset, seed, thri
     monkeypatch.setattr(compiled, "THRIFTY_CHARS", 0 if thrifty else 1 << 40)
     tok = Tokenizer.preset(preset.name)  # a fresh cache
     text = _runs(seed, 3000)
-    expected = _peer(tok).encode(text, allowed_special="all")
-    assert _python_ids(tok, text) == expected
+    expected = tiktoken_peer(tok).encode(text, allowed_special="all")
+    assert python_ids(tok, text) == expected
     entries = []
     for _ in range(3):
-        assert _compiled_ids(tok, text) == expected
+        assert compiled_ids(tok, text) == expected
         entries.append(tok.merger.compiled().cache.entries)
     assert tok.merger.compiled().part_cache.entries > 0, "no piece was cut"
     # Thrifty, the second encode enters the pieces the first saw once; else none is new.
@@ -126,7 +103,7 @@ def test_cut_pieces_equal_tiktoken_cold_second_and_third_time(preset, seed, thri
 def test_cut_pieces_of_truncations_equal_python(k):
     tok = Tokenizer.preset("o200k_base").truncated(k)
     text = _runs(3, 1000) + read_fixture(SLICES["chinese"])[:5000]
-    assert _compiled_ids(tok, text) == _python_ids(tok, text)
+    assert compiled_ids(tok, text) == python_ids(tok, text)
 
 
 @pytest.mark.parametrize("thrifty", [False, True])
@@ -137,9 +114,9 @@ def test_both_caches_grow_and_stay_bounded(monkeypatch, thrifty):
         monkeypatch.setattr(piece_table, name, value)
     tok = Tokenizer.preset("cl100k_base")
     text = read_fixture(SLICES["chinese"])[:30_000] + _runs(4, 2000)
-    expected = _peer(tok).encode(text, allowed_special="all")
-    assert _compiled_ids(tok, text) == expected
-    assert _compiled_ids(tok, text) == expected
+    expected = tiktoken_peer(tok).encode(text, allowed_special="all")
+    assert compiled_ids(tok, text) == expected
+    assert compiled_ids(tok, text) == expected
     merger = tok.merger.compiled()
     for cache in (merger.cache, merger.part_cache):
         assert 0 < cache.entries <= 128

@@ -19,13 +19,11 @@ import unicodedata
 
 import numpy as np
 import pytest
-from core_helpers import EOT
-from reference_encoder import published, shipped_tiktoken
+from encode_paths import compiled_ids, python_ids, tiktoken_peer
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.encoder import codepoints
 from bpe_studio.core.encode.merging import encode_kernel, kernel_start, piece_table
-from bpe_studio.core.encode.merging.packed import NUMPY_DTYPE
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
 # What short pieces are made of: ASCII (controls too) and Latin-1's letters and signs.
@@ -41,28 +39,6 @@ SEPARATORS = [" ", "", "\n", ", ", "  ", "\t", ". "]
 def kernels():
     if not kernel_start.prepare():
         pytest.skip(f"the compiled encoder is unavailable here: {kernel_start.failure()}")
-
-
-def _peer(tok: Tokenizer):
-    if tok.name != "gpt2":
-        return shipped_tiktoken(tok.name)
-    import tiktoken
-
-    ranks = {t: i for i, t in tok.vocab.items() if t != EOT.encode()}
-    return tiktoken.Encoding("gpt2_ref", pat_str=published("r50k_base")["pat_str"],
-                             mergeable_ranks=ranks, special_tokens={EOT: 50256})  # fmt: skip
-
-
-def _python_ids(tok: Tokenizer, text: str) -> list[int]:
-    enc = tok._encoder
-    return np.frombuffer(enc.packed(text, enc.specials), dtype=NUMPY_DTYPE).tolist()
-
-
-def _compiled_ids(tok: Tokenizer, text: str) -> list[int]:
-    enc = tok._encoder
-    ids = enc.compiled_array(text, enc.specials)
-    assert ids is not None, "the compiled path was not taken"
-    return ids.tolist()
 
 
 def _words(seed: int, n: int) -> str:
@@ -108,11 +84,11 @@ def test_short_pieces_equal_tiktoken_new_then_cached_with_the_table_grown_and_re
     monkeypatch.setattr(piece_table, "MAX_SHORT_SLOTS", 1024)
     tok = Tokenizer.preset(name)  # a fresh cache
     text = _words(seed, 4000)
-    expected = _peer(tok).encode(text, allowed_special="all")
-    assert _python_ids(tok, text) == expected
+    expected = tiktoken_peer(tok).encode(text, allowed_special="all")
+    assert python_ids(tok, text) == expected
     sizes = set()
     for _ in range(3):
-        assert _compiled_ids(tok, text) == expected
+        assert compiled_ids(tok, text) == expected
         short = tok.merger.compiled().short
         sizes.add(len(short.slots) // 2)
         assert 0 < short.entries <= 1024 // 2
@@ -123,7 +99,7 @@ def test_short_pieces_equal_tiktoken_new_then_cached_with_the_table_grown_and_re
 @pytest.mark.parametrize("name", PRESETS)
 def test_short_pieces_of_more_ids_than_a_value_holds(name):
     tok = Tokenizer.preset(name)
-    peer = _peer(tok)
+    peer = tiktoken_peer(tok)
     many = [w for w in ("\u00a4\u00a6\u00a8\u00aa\u00ac", "\u00b5\u00b6\u00b8\u00bb\u00be\u00f7",
                         "\x00\x01\x7f\x00\x01\x7f\x00", "\u00d0\u00de\u00f0\u00fe\u00a7\u00a9")
             if len(peer.encode_ordinary(w)) > encode_kernel.SHORT_IDS]  # fmt: skip
@@ -131,7 +107,7 @@ def test_short_pieces_of_more_ids_than_a_value_holds(name):
     text = " ".join(many * 3) + " " + _words(3, 300)
     expected = peer.encode(text, allowed_special="all")
     for _ in range(2):
-        assert _compiled_ids(tok, text) == expected
+        assert compiled_ids(tok, text) == expected
 
 
 def test_a_vocabulary_of_ids_past_the_short_values_keeps_every_piece_in_the_piece_table(
