@@ -24,6 +24,18 @@ for folder in (HERE, HERE.parent / "core"):
 from gui_helpers import FIXTURES  # noqa: E402
 
 
+@pytest.fixture(autouse=True, scope="session")
+def short_debounces():
+    """Every debounce waits a tenth of what it waits for a person: the tests act as soon as
+    the app has settled, and waiting at a person's pace (150-200 ms) was an eighth of the app's
+    tests' wall time. What a debounce does (the latest request wins) is unchanged."""
+    from bpe_studio.gui.responsiveness import debounce
+
+    before, debounce.time_scale = debounce.time_scale, 0.1
+    yield
+    debounce.time_scale = before
+
+
 @pytest.fixture(autouse=True)
 def settings_in_tmp(tmp_path_factory):
     """The app's QSettings (recent Hub models) go to a fresh temporary folder for each test,
