@@ -193,47 +193,6 @@ def test_without_numba_the_regex_path_counts(tmp_path, monkeypatch, how):
 _plain_prepare = counting.prepare_counting
 
 
-# A fresh process with its own numba cache dir: the first training compiles the scanners
-# and the merge engine and says so (once each), the second loads both silently.
-COMPILE_RUN = """
-import sys
-from bpe_studio.core.corpus import counting
-from bpe_studio.core.train.trainer import trainer_from_file
-counting.COMPILED_COUNT_FROM = 0
-said = []
-t = trainer_from_file(sys.argv[1], 300, ["<|endoftext|>"], status=said.append)
-merges = [(s.left, s.right) for s in t]
-print(repr(said), t.engine_used, len(merges))
-"""
-
-
-def test_first_run_compiles_the_scanners_and_says_so_then_loads_them(tmp_path):
-    import os
-    import subprocess
-
-    from core_helpers import REPO_ROOT
-
-    corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
-    cache = tmp_path / "numba-cache"
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(cache))
-
-    def run() -> str:
-        return subprocess.run(
-            [sys.executable, "-c", COMPILE_RUN, str(corpus)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=900,
-        ).stdout.strip()
-
-    first = run()
-    assert first.startswith("['compiling the pre-tokenizer (first run only)', ")
-    assert "'compiling the merge engine (first run only)']" in first
-    assert first.endswith("compiled 43")
-    assert run() == "[] compiled 43"
-
-
 def test_a_small_corpus_trains_without_loading_numpy_or_numba():
     """Below COMPILED_COUNT_FROM the regex path counts and the Python engine merges: neither
     NumPy nor numba is imported (their memory stays out of a small run)."""

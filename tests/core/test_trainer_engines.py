@@ -6,14 +6,12 @@ message and where numba's cache goes."""
 from __future__ import annotations
 
 import logging
-import os
-import subprocess
 import sys
 from collections import Counter
 
 import pytest
 import regex
-from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, read_fixture, slice_head, write_text
+from core_helpers import EOT, FIXTURES, REPO_ROOT, SLICES, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges
 from hypothesis import given
 from reference_encoder import ASSIGNED_TEXTS, published
@@ -184,41 +182,6 @@ def test_an_unknown_engine_is_refused(tmp_path):
     path = write_text(tmp_path / "c.txt", "hello world")
     with pytest.raises(ValueError, match="'fast'"):
         train_bpe(path, 266, engine="fast")  # type: ignore[arg-type]
-
-
-# A fresh process with its own numba cache dir: the first training compiles and says so, the
-# second loads from the cache silently; the cache lands in that dir and never in the tree.
-COMPILE_RUN = """
-import sys
-from bpe_studio.core import trainer_from_file
-said = []
-t = trainer_from_file(sys.argv[1], 300, ["<|endoftext|>"], engine="compiled", status=said.append)
-merges = [(s.left, s.right) for s in t]
-print(repr(said), len(merges))
-"""
-
-
-@pytest.mark.slow
-def test_first_run_compiles_and_says_so_then_loads_from_the_cache(tmp_path):
-    corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
-    cache = tmp_path / "numba-cache"
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(cache))
-    tree_before = set(REPO_ROOT.rglob("*.nbi"))
-
-    def run() -> str:
-        return subprocess.run(
-            [sys.executable, "-c", COMPILE_RUN, str(corpus)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=300,
-        ).stdout.strip()
-
-    assert run() == "['compiling the merge engine (first run only)'] 43"
-    assert any(cache.rglob("*.nbi")), "numba's index files go to the user's cache dir"
-    assert run() == "[] 43"
-    assert set(REPO_ROOT.rglob("*.nbi")) == tree_before, "nothing cached inside the tree"
 
 
 def test_user_cache_dir_is_outside_the_package(monkeypatch, tmp_path):
