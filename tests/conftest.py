@@ -68,7 +68,7 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "dask_in_process: starts a Dask client in the test process; such tests run after the "
-        "other core tests and before the app's, on one xdist worker",
+        "other core tests and before the app's, on each xdist worker",
     )
     config.addinivalue_line(
         "markers",
@@ -90,19 +90,11 @@ def pytest_collection_modifyitems(config, items):
     # code. Where other threads run, ``mp_context`` rightly stops forking, so the tests of the
     # forked paths (tests/core/test_encode_file.py) run before any GUI test on their worker.
     # A Dask client leaves process-wide threads too (distributed's IO loop and its offload
-    # pool live as long as the process): the tests that start one form one xdist group
-    # (``--dist loadgroup`` sends a group to one worker) and go after the other core tests,
-    # before the app's: one worker runs the group while the other starts on the app's tests,
-    # so that no worker waits for the group at the end of the run. (xdist would send the
-    # largest group first, before the forked paths; pyproject.toml's addopts turn that off
-    # with ``--no-loadscope-reorder``.)
+    # pool live as long as the process): the tests that start one go after the other core
+    # tests, before the app's. (They are not an xdist group: ``--dist loadgroup`` groups
+    # nothing with pytest 9.2, pytest-xdist#1386, and the order alone keeps them apart.)
     # Within each class the slow tests go first, so that no worker is left with a long test
     # at the end of the run.
-    if config.pluginmanager.hasplugin("xdist"):  # absent with -p no:xdist
-        for item in items:
-            if item.get_closest_marker("dask_in_process") is not None:
-                item.add_marker(pytest.mark.xdist_group("dask"))
-
     def place(item):
         if item.get_closest_marker("dask_in_process") is not None:
             kind = 1
