@@ -253,10 +253,12 @@ def test_encode_in_process_leaves_the_collector_as_it_was(tmp_path, corpus, trai
     # worker leaves it off (the app collects on its own timer), so the test sets it first.
     was_on = gc.isenabled()
     gc.enable()
+    # tests/conftest.py freezes what outlives each module; some of it may be freed meanwhile.
+    frozen = gc.get_freeze_count()
     try:
         code = main(["encode", str(corpus), "--tokenizer", str(trained_dir), "--out", str(out)])
         assert code == 0
-        assert gc.isenabled() and gc.get_freeze_count() == 0
+        assert gc.isenabled() and gc.get_freeze_count() <= frozen  # none more
     finally:
         if not was_on:
             gc.disable()

@@ -23,10 +23,12 @@ def collector_state():
 @pytest.mark.parametrize("on_before", [True, False])
 def test_off_inside_and_as_it_was_after(collector_state, on_before):
     (gc.enable if on_before else gc.disable)()
+    # tests/conftest.py freezes what outlives each module; some of it may be freed meanwhile.
+    frozen = gc.get_freeze_count()
     with gc_paused():
         assert not gc.isenabled()
     assert gc.isenabled() is on_before
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() <= frozen  # none more
 
 
 def test_an_error_inside_still_restores_it(collector_state):
