@@ -469,7 +469,7 @@ def test_a_worker_process_loads_the_kernels_before_encoding_a_file():
 def test_open_model_shapes_equal_tokenizers_on_the_shared_corpora(tmp_path_factory, shape, corpus):
     # The fixture mix above is 20,000 characters; real text of every kind, at a size where the
     # cache fills with thousands of pieces, is where a shape's scanner or NFC step would slip.
-    # test_hf_families reads 4M characters through encode(), whichever path it takes; this
+    # test_hf_families reads 2M characters through encode(), whichever path it takes; this
     # holds the compiled path to it, gpt-oss's shape included.
     with open(full_corpus(corpus), "rb") as f:
         f.seek(5_000_000)

@@ -121,7 +121,7 @@ def family(request, tmp_path_factory):
 
 def _same(hf: tokenizers.Tokenizer, ours: Tokenizer, text: str) -> None:
     # encode_batch_fast: tokenizers' own encoding without the offsets, whose bookkeeping is
-    # half of its time on the 4 MB corpora (test_hf_offsets_are_left_out_not_the_ids checks
+    # half of its time on the shared corpora (test_hf_offsets_are_left_out_not_the_ids checks
     # that the ids are encode's).
     expected = hf.encode_batch_fast([text], add_special_tokens=False)[0].ids
     assert ours.encode(text) == expected, repr(text[:80])
@@ -189,9 +189,12 @@ CORPORA = ["english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]
 @pytest.mark.slow
 @pytest.mark.parametrize("corpus", CORPORA)
 def test_full_corpora_encode_as_tokenizers(family, corpus):
+    # Two million characters of each corpus: 16,000 to 157,000 distinct pieces (GPT-2's
+    # pattern). The oracle is most of the time (tokenizers: 1-2.5 MB/s of CPU; at 4M
+    # characters it took 53 of the suite's CPU seconds).
     name, hf, ours = family
     with open(full_corpus(corpus), encoding="utf-8", newline="") as f:
-        text = f.read(4_000_000)
+        text = f.read(2_000_000)
     _same(hf, ours, text)
 
 
