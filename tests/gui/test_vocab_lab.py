@@ -426,25 +426,12 @@ def test_the_charts_follow_the_colour_scheme_live(qtbot, app_style, window, lab)
     charts = lab.charts
     for scheme in (theme.DARK, theme.LIGHT, theme.DARK):
         app_style(scheme)
-        dark = scheme == theme.DARK
-        window_colour = window.palette().color(QPalette.ColorRole.Window)
-        assert (window_colour.lightness() < 128) == dark
-        for widget in charts.widgets:
-            painted = _painted_background(widget)
-            assert (painted.lightness() < 128) == dark, (scheme, painted.name())
-            plot = widget.getPlotItem()
-            for side in ("left", "bottom"):
-                axis = plot.getAxis(side)
-                assert _contrast(axis.textPen().color(), painted) >= 4.5
-                assert _contrast(axis.pen().color(), painted) >= 1.8  # lines, not text
-            title = plot.titleLabel
-            if title.text:
-                assert _contrast(title.opts["color"], painted) >= 4.5, title.text
+        _charts_read_in(window, charts, dark=scheme == theme.DARK)
+        painted = _painted_background(charts.widgets[0])
         for legend in (charts._cat_legend, charts._ov_legend):
             assert legend.items
             for _, text in legend.items:
                 assert _contrast(text.opts["color"], painted) >= 4.5, text.text
-        painted = _painted_background(charts.widgets[0])
         bars = [charts._cat_bars, charts._cat_lead, *charts._ov_bars]
         fills = [b.opts["brush"].color() for b in bars]
         for fill in fills:  # WCAG's least for graphics
@@ -454,6 +441,44 @@ def test_the_charts_follow_the_colour_scheme_live(qtbot, app_style, window, lab)
         assert _contrast(charts._curve.opts["pen"].color(), painted) >= 3.0
         assert charts.drawn_tail is not None
         assert _contrast(charts._tail_label.color, painted) >= 4.5
+
+
+def _charts_read_in(window, charts, dark: bool) -> None:
+    """Every chart is painted on a background of the scheme (``dark`` or not), and its axes
+    and title read on it."""
+    window_colour = window.palette().color(QPalette.ColorRole.Window)
+    assert (window_colour.lightness() < 128) == dark
+    assert len(charts.widgets) == 4
+    for widget in charts.widgets:
+        painted = _painted_background(widget)
+        assert (painted.lightness() < 128) == dark, painted.name()
+        plot = widget.getPlotItem()
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            assert _contrast(axis.textPen().color(), painted) >= 4.5
+            assert _contrast(axis.pen().color(), painted) >= 1.8  # lines, not text
+        title = plot.titleLabel
+        if title.text:
+            assert _contrast(title.opts["color"], painted) >= 4.5, title.text
+
+
+@pytest.mark.parametrize("scheme", [theme.DARK, theme.LIGHT])
+def test_charts_first_shown_after_a_change_of_scheme_are_in_it(qtbot, app_style, window, scheme):
+    """The charts are built when the tab is first shown (not with the window), in the scheme
+    of that moment (changed once before it, or twice), and draw what was worked out."""
+    charts = window.lab.charts
+    assert charts.widgets == []
+    app_style(theme.DARK)
+    app_style(scheme)
+    window.tabs.setCurrentWidget(window.lab)
+    settled(qtbot, window.lab, lambda: window.lab.lab.makeup is not None)
+    _charts_read_in(window, charts, dark=scheme == theme.DARK)
+    painted = _painted_background(charts.widgets[0])
+    assert _contrast(charts._cat_bars.opts["brush"].color(), painted) >= 3.0
+    for _, text in charts._cat_legend.items:
+        assert _contrast(text.opts["color"], painted) >= 4.5, text.text
+    ticks = charts.categories_plot.getAxis("left")._tickLevels[0]
+    assert len(ticks) > 3 and ticks[0][1].startswith("Latin letters")
 
 
 def test_a_result_redraws_only_its_own_chart(qtbot, window, lab, monkeypatch):

@@ -6,11 +6,12 @@ category's count in its label (clicking a bar emits ``category_clicked``); the b
 histogram; the usage curve (the ordinary tokens a corpus used, by rank of count, on a log
 scale) with the never-used tail marked as a shaded band to the vocabulary's end; and the
 overlap with a second tokenizer per category as stacked bars (only in the first, shared,
-only in the second). Bars are updated in place (``BarGraphItem.setOpts``); counts go into axis
-labels, not text items (as the pair chart does). What each chart draws is kept
-(``drawn_*``) for the tests and the CSV. :meth:`LabCharts.png` renders the grid. The charts
-take the colour scheme's plot colours and :func:`lab_colours`' bars, and restyle when the
-scheme changes (``theme.themed``).
+only in the second). The plots are built when the charts are first shown (or rendered to a
+PNG); until then each ``show_*`` only keeps what to draw. Bars are updated in place
+(``BarGraphItem.setOpts``); counts go into axis labels, not text items (as the pair chart
+does). What each chart draws is kept (``drawn_*``) for the tests and the CSV.
+:meth:`LabCharts.png` renders the grid. The charts take the colour scheme's plot colours and
+:func:`lab_colours`' bars, and restyle when the scheme changes (``theme.themed``).
 What it leaves out: where the numbers come from (``model.vocab_lab``).
 """
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ...core.explain.categories import label
@@ -129,18 +130,52 @@ class LabCharts(QWidget):
         title_font.setPointSizeF(10.0)
         self._title_metrics = QFontMetrics(title_font)
         self._titles: dict[int, str] = {}
+        # The plots are built when the charts are first shown (or rendered): four pyqtgraph
+        # plots were a quarter of building the app's window, for a tab many never open.
+        self.widgets: list[pg.PlotWidget] = []
+        self._plots: list[pg.PlotItem] = []
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSpacing(6)
+        self.setMinimumSize(2 * 260 + 6, 2 * 200 + 6)  # the plots' least sizes, in their grid
+
+        #: What the charts draw now (the tests and the CSV read these).
+        self.drawn_categories: dict[str, tuple[int, int]] = {}
+        self.drawn_lengths: dict[int, int] = {}
+        self.drawn_usage: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
+        self.drawn_tail: tuple[int, int] | None = None
+        self.drawn_overlap: dict[str, tuple[int, int, int]] = {}
+        self._cat_rows: list[tuple[str, int, int]] = []  # name, tokens, with leading space
+        self._cat_heading = "Categories"
+        self._cat_note_text = "Pick a tokenizer to see what it is made of"
+        self._makeup_shown = False  # whether a make-up (not a note) is shown
+        self._usage: tuple[UsageResult | None, int, str, str] = (
+            None, 0, "Usage", "Choose a corpus to see how it uses the vocabulary"
+        )  # fmt: skip
+        self._ov_rows: list[tuple[str, int, int, int]] = []
+        self._ov_heading = "Overlap"
+        self._ov_note_text = "Choose a second tokenizer to compare vocabularies"
+        self._ov_names = ("", "")
+        self._ov_shown = False  # whether an overlap (not a note) is shown
+        themed(self, LabCharts._restyle)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        self._build()
+        super().showEvent(event)
+
+    def _build(self) -> None:
+        """The four plots, drawing what the charts hold (once)."""
+        if self.widgets:
+            return
         self.widgets = [pg.PlotWidget(background=colours().plot_background) for _ in range(4)]
         plots = [w.getPlotItem() for w in self.widgets]
         self.categories_plot, self.lengths_plot, self.usage_plot, self.overlap_plot = plots
         self._plots = plots
         for plot in plots:
             style_plot(plot)
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setSpacing(6)
         for i, widget in enumerate(self.widgets):
             widget.setMinimumSize(260, 200)
-            grid.addWidget(widget, i // 2, i % 2)
+            self._grid.addWidget(widget, i // 2, i % 2)
 
         c = self.categories_plot
         c.invertY(True)
@@ -158,8 +193,6 @@ class LabCharts(QWidget):
         self._cat_note = _note(c)
         c.vb.sigResized.connect(self._redraw_categories)
         c.scene().sigMouseClicked.connect(self._on_click)
-        self._cat_rows: list[tuple[str, int, int]] = []  # name, tokens, with leading space
-        self._cat_heading = ""
 
         n = self.lengths_plot
         n.showGrid(x=False, y=True, alpha=0.15)
@@ -200,23 +233,16 @@ class LabCharts(QWidget):
         self._ov_legend = o.addLegend(offset=(-6, -6))
         self._ov_note = _note(o)
         o.vb.sigResized.connect(self._redraw_overlap)
-        self._ov_rows: list[tuple[str, int, int, int]] = []
-        self._ov_names = ("", "")
-
-        #: What the charts draw now (the tests and the CSV read these).
-        self.drawn_categories: dict[str, tuple[int, int]] = {}
-        self.drawn_lengths: dict[int, int] = {}
-        self.drawn_usage: tuple[np.ndarray, np.ndarray] = (np.zeros(0), np.zeros(0))
-        self.drawn_tail: tuple[int, int] | None = None
-        self.drawn_overlap: dict[str, tuple[int, int, int]] = {}
-        self.show_makeup(None, "Categories", "Pick a tokenizer to see what it is made of")
-        self.show_usage(None, 0, "Usage", "Choose a corpus to see how it uses the vocabulary")
-        self.show_overlap(None, "Overlap", "Choose a second tokenizer to compare vocabularies")
-        themed(self, LabCharts._restyle)
+        self._restyle()
+        self._draw_makeup()
+        self._draw_usage()
+        self._draw_overlap()
 
     def _restyle(self) -> None:
         """Every chart in the scheme's colours: backgrounds, axes, titles, legends, notes,
-        bars, the curve and the never-used band."""
+        bars, the curve and the never-used band (plots not built yet: when they are built)."""
+        if not self.widgets:
+            return
         c = colours()
         lab = lab_colours(c)
         for widget in self.widgets:
@@ -254,11 +280,18 @@ class LabCharts(QWidget):
             self._cat_rows = [(k, c.tokens, c.leading_space) for k, c in makeup.categories.items()]
             self.drawn_categories = {k: (t, s) for k, t, s in self._cat_rows}
             self.drawn_lengths = dict(sorted(makeup.length_histogram.items()))
-        self._cat_note.setText(note if makeup is None else "")
-        _values_shown(self.categories_plot, makeup is not None)
-        _values_shown(self.lengths_plot, makeup is not None)
+        self._cat_note_text = note if makeup is None else ""
+        self._makeup_shown = makeup is not None
+        self._draw_makeup()
+
+    def _draw_makeup(self) -> None:
+        if not self.widgets:
+            return
+        self._cat_note.setText(self._cat_note_text)
+        _values_shown(self.categories_plot, self._makeup_shown)
+        _values_shown(self.lengths_plot, self._makeup_shown)
         self._redraw_categories()
-        self._draw_lengths(note if makeup is None else "")
+        self._draw_lengths(self._cat_note_text)
 
     def _fitting(self, plot: pg.PlotItem, rows: int) -> int:
         height = plot.vb.height()
@@ -266,6 +299,8 @@ class LabCharts(QWidget):
 
     @Slot()
     def _redraw_categories(self, *args: object) -> None:
+        if not self.widgets:
+            return
         rows = self._cat_rows
         plot = self.categories_plot
         total = sum(t for _, t, _ in rows)
@@ -335,23 +370,33 @@ class LabCharts(QWidget):
         self, usage: UsageResult | None, ordinary: int, heading: str, note: str = ""
     ) -> None:
         """``usage``'s ranked counts and its never-used tail to ``ordinary`` tokens."""
+        self._usage = (usage, ordinary, heading, note)
+        if usage is None or not ordinary:
+            self.drawn_usage, self.drawn_tail = (np.zeros(0), np.zeros(0)), None
+        else:
+            counts = usage.ranked_counts.astype(float)
+            self.drawn_usage = (np.arange(1, len(counts) + 1, dtype=float), counts)
+            used = len(counts)
+            self.drawn_tail = (used, ordinary) if ordinary > used else None
+        self._draw_usage()
+
+    def _draw_usage(self) -> None:
+        if not self.widgets:
+            return
+        usage, ordinary, heading, note = self._usage
         plot = self.usage_plot
         _values_shown(plot, usage is not None and bool(ordinary))
         if usage is None or not ordinary:
             self._curve.setData([], [])
-            self.drawn_usage, self.drawn_tail = (np.zeros(0), np.zeros(0)), None
             self._tail.setVisible(False)
             self._tail_label.setText("")
             self._title(plot, heading)
             self._usage_note.setText(note)
             self._centre(self._usage_note, plot)
             return
-        counts = usage.ranked_counts.astype(float)
-        ranks = np.arange(1, len(counts) + 1, dtype=float)
-        self.drawn_usage = (ranks, counts)
+        ranks, counts = self.drawn_usage
         self._curve.setData(ranks, counts)
         used = len(counts)
-        self.drawn_tail = (used, ordinary) if ordinary > used else None
         self._tail.setVisible(self.drawn_tail is not None)
         top = math.log10(float(counts.max())) if used else 1.0
         top = max(top, 1.0)
@@ -379,6 +424,8 @@ class LabCharts(QWidget):
 
     @Slot()
     def _space_usage_ticks(self, *args: object) -> None:
+        if not self.widgets:
+            return
         low, high = self._usage_range
         height = self.usage_plot.vb.height()
         per_unit = height / ((high - low) * 1.08) if height > 0 and high > low else 1e9
@@ -407,10 +454,18 @@ class LabCharts(QWidget):
             ]
             self.drawn_overlap = {k: (sh, a, b) for k, a, sh, b in self._ov_rows}
         self._ov_heading = heading
-        self._ov_note.setText(note if overlap is None else "")
-        _values_shown(self.overlap_plot, overlap is not None)
+        self._ov_note_text = note if overlap is None else ""
+        self._ov_shown = overlap is not None
+        self._draw_overlap()
+
+    def _draw_overlap(self) -> None:
+        if not self.widgets:
+            return
+        names = self._ov_names
+        self._ov_note.setText(self._ov_note_text)
+        _values_shown(self.overlap_plot, self._ov_shown)
         self._ov_legend.clear()
-        if overlap is not None:
+        if self._ov_shown:
             for bars, text in zip(
                 self._ov_bars, (f"only {names[0]}", "shared", f"only {names[1]}")
             ):
@@ -419,6 +474,8 @@ class LabCharts(QWidget):
 
     @Slot()
     def _redraw_overlap(self, *args: object) -> None:
+        if not self.widgets:
+            return
         rows, plot = self._ov_rows, self.overlap_plot
         fit = self._fitting(plot, len(rows))
         shown = list(rows[:fit])
@@ -469,7 +526,7 @@ class LabCharts(QWidget):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        for plot in (self.categories_plot, self.lengths_plot, self.usage_plot, self.overlap_plot):
+        for plot in self._plots:
             self._fit_title(plot)
 
     @staticmethod
@@ -493,6 +550,7 @@ class LabCharts(QWidget):
 
     def png(self) -> bytes | None:
         """The four charts as one PNG image (None if it could not be rendered)."""
+        self._build()
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
