@@ -142,22 +142,7 @@ def built_once(tmp_path_factory, name: str, build: Callable[[], T]) -> T:
         return value
 
 
-def kernel_groups() -> dict[str, str]:
-    """What a child process runs to compile each group of numba kernels into numba's cache
-    (the user's cache folder, ``core.io.numba_cache``): the package's own first-run code, each
-    loader's (``io.kernel_loader``; tests/core/test_kernel_loader.py checks that it runs). The
-    two groups take about the same time to compile (some 20 s of CPU each)."""
-    from bpe_studio.core.encode.merging import kernel_start
-    from bpe_studio.core.pretokenization import scan_load
-    from bpe_studio.core.train import merge_engine
-
-    def child(module) -> str:
-        return module.LOADER._child_code
-
-    return {
-        "scanners": child(scan_load),
-        "encoder_and_merge_engine": f"{child(kernel_start)}\n{child(merge_engine)}",
-    }
+FIRST_RUNS = "first_runs"  # the run's folder (shared by the workers) of what they said
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -165,28 +150,41 @@ def numba_kernels_compiled_once(tmp_path_factory):
     """Under xdist, numba's cache holds every kernel before a worker's first test, each group
     compiled once per run. On a fresh checkout (CI) the cache is stale (numba keys it on the
     source files' paths and times), and each worker, and each command-line process a test
-    starts, would compile the same kernels again on first use. The workers start on
-    different groups, so they compile them side by side; each then waits for the other's.
-    The compiles run in child processes, as the package's own do: a worker's kernels stay
-    unloaded, each test still starting as a fresh process would. Without xdist nothing is
-    done here: a single process compiles each kernel once anyway."""
+    starts, would compile the same kernels again on first use.
+
+    The compiles are a new user's first runs (``first_runs``: a training, a counting
+    training, the encoder's preparation, each a fresh process whose loader compiles in a
+    child of its own). Two workers start on the first two, side by side; the encoder's needs
+    the scanners' and comes after; each worker waits until all three are done. What each
+    said is kept in the run's folder (``FIRST_RUNS``), with when the worker began, for
+    tests/core/test_first_compile.py: on a cold cache these are the first runs it checks,
+    not compiled a second time. A worker's own kernels stay unloaded, each test still
+    starting as a fresh process would. Without xdist nothing is done here: a single process
+    compiles each kernel once anyway."""
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker is None:
         return
+    import subprocess
+    import time
+
     from filelock import FileLock
+    from first_runs import FIRST_ARGS, first_run_corpus, order_from, run_program
 
-    from bpe_studio.core.io.numba_cache import compile_in_child
-
-    shared = tmp_path_factory.getbasetemp().parent
-    groups = kernel_groups()
-    names = list(groups)
-    start = int("".join(filter(str.isdigit, worker)) or 0) % len(names)
-    for name in names[start:] + names[:start]:
-        done = shared / f"numba_{name}.done"
-        with FileLock(str(shared / f"numba_{name}.lock")):
-            if not done.exists():
-                compile_in_child(groups[name])
-                done.touch()
+    shared = tmp_path_factory.getbasetemp().parent / FIRST_RUNS
+    shared.mkdir(exist_ok=True)
+    (shared / f"began_{worker}").write_text(repr(time.time()))
+    corpus = first_run_corpus(tmp_path_factory.mktemp("first_run"))
+    for name in order_from(int("".join(filter(str.isdigit, worker)) or 0)):
+        said = shared / f"{name}.said"
+        with FileLock(str(shared / f"{name}.lock")):
+            if said.exists():
+                continue
+            try:
+                said.write_text(run_program(name, corpus, *FIRST_ARGS.get(name, ())))
+            except subprocess.SubprocessError as exc:
+                # The first-compile test sees this and runs the programs itself; every other
+                # test compiles what it needs on first use.
+                said.write_text(f"failed: {exc}: {getattr(exc, 'stderr', '')}")
 
 
 @pytest.fixture(scope="session")

@@ -1,83 +1,77 @@
 """The first run on a machine compiles what it needs, says so once for each kernel, caches it
 outside the tree; every later run loads it silently.
 
-One numba cache dir, new to the test, is shared by the runs below in this order, each a
-fresh process as a user's command is: a small training with the compiled merge engine (the
-regex path counts), a training that counts with the compiled scanners, the encoder's
-preparation; then each of them again. Each kernel is compiled once (about twenty CPU seconds
-each for the scanners and the encoder): a run says so only for what no earlier run compiled.
+The runs are the three programs of ``first_runs`` (a small training with the compiled merge
+engine, a training that counts with the compiled scanners, the encoder's preparation), each a
+fresh process as a user's command is, sharing one numba cache: each says only what it
+compiles (about ten to twenty CPU seconds each). Then each again, the counting training now
+with the compiled merge engine too: silently.
+
+The first runs are the run's own, when there was one: on a cold cache (a fresh clone, as in
+CI) under xdist, ``numba_kernels_compiled_once`` (tests/conftest.py) compiles every kernel by
+running exactly these programs and keeps what each said. Compiling them again into a cache of
+this test's own cost some forty CPU seconds a run. When the run's cache was warm (what they
+said is not a first run's), or without xdist, this test makes the first runs itself in a new
+cache.
 """
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
-from core_helpers import REPO_ROOT, read_fixture, write_text
+from core_helpers import REPO_ROOT
+from first_runs import FIRST_ARGS, FIRST_SAID, ORDER, first_run_corpus, run_program
 
 pytest.importorskip("numba")
 pytestmark = pytest.mark.slow
 
-TRAIN_SMALL = """
-import sys
-from bpe_studio.core import trainer_from_file
-said = []
-t = trainer_from_file(sys.argv[1], 300, ["<|endoftext|>"], engine="compiled", status=said.append)
-merges = [(s.left, s.right) for s in t]
-print(repr(said), len(merges))
-"""
-TRAIN_COUNTING = """
-import sys
-from bpe_studio.core.corpus import counting
-from bpe_studio.core.train.trainer import trainer_from_file
-counting.COMPILED_COUNT_FROM = 0
-said = []
-t = trainer_from_file(sys.argv[1], 300, ["<|endoftext|>"], status=said.append)
-merges = [(s.left, s.right) for s in t]
-print(repr(said), t.engine_used, len(merges))
-"""
-PREPARE_ENCODER = """
-from bpe_studio.core.encode.merging import kernel_start
-said = []
-ready = kernel_start.prepare(said.append)
-print(repr(said), ready)
-"""
-PROGRAMS = {
-    "train_small": TRAIN_SMALL,
-    "train_counting": TRAIN_COUNTING,
-    "encoder": PREPARE_ENCODER,
-}
+
+def runs_first_made_by_the_session(tmp_path_factory) -> tuple[Path | None, float] | None:
+    """The cache the run's first runs compiled into and when they began, if what each said is
+    what a first run says; else None."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return None
+    shared = tmp_path_factory.getbasetemp().parent / "first_runs"  # conftest's FIRST_RUNS
+    said = {name: shared / f"{name}.said" for name in FIRST_SAID}
+    if not all(path.exists() for path in said.values()):
+        return None
+    if {name: path.read_text() for name, path in said.items()} != FIRST_SAID:
+        return None
+    from bpe_studio.core.io.numba_cache import kernel_cache_dir
+
+    began = min(float(p.read_text()) for p in shared.glob("began_*"))
+    return kernel_cache_dir(), began
 
 
-def test_each_kernel_compiles_once_says_so_then_loads(tmp_path):
-    corpus = write_text(tmp_path / "c.txt", read_fixture("corpus.en")[:20_000])
-    cache = tmp_path / "numba-cache"
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), NUMBA_CACHE_DIR=str(cache))
-    env.pop("BPE_STUDIO_ENCODER", None)
-    tree_before = set(REPO_ROOT.rglob("*.nbi"))
+def tree_index_files() -> dict[Path, float]:
+    return {p: p.stat().st_mtime for p in REPO_ROOT.rglob("*.nbi")}
 
-    def run(name: str) -> str:
-        return subprocess.run(
-            [sys.executable, "-c", PROGRAMS[name], str(corpus)],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=900,
-        ).stdout.strip()
 
-    # The merge engine, first.
-    assert run("train_small") == "['compiling the merge engine (first run only)'] 43"
-    assert any(cache.rglob("*.nbi")), "numba's index files go to the user's cache dir"
-    # The merge engine is loaded: only the scanners are new.
-    said = "['compiling the pre-tokenizer (first run only)']"
-    assert run("train_counting") == f"{said} compiled 43"
-    # The scanners are loaded: only the encoder is new.
-    assert run("encoder") == "['compiling the encoder (first run only)'] True"
-    # Everything is loaded, silently.
-    assert run("train_small") == "[] 43"
-    assert run("train_counting") == "[] compiled 43"
-    assert run("encoder") == "[] True"
-    assert set(REPO_ROOT.rglob("*.nbi")) == tree_before, "nothing cached inside the tree"
+def test_each_kernel_compiles_once_says_so_then_loads(tmp_path, tmp_path_factory):
+    corpus = first_run_corpus(tmp_path)
+    made = runs_first_made_by_the_session(tmp_path_factory)
+    if made is None:
+        cache: Path | None = tmp_path / "numba-cache"
+        tree_before = tree_index_files()
+        # The merge engine first, then the scanners (a training that needs no other kernel),
+        # then the encoder: each says it compiles its own, and only that.
+        for name in ORDER:
+            said = run_program(name, corpus, *FIRST_ARGS.get(name, ()), cache=cache)
+            assert said == FIRST_SAID[name], name
+        index_dir = cache
+        written_since = [p for p, t in tree_index_files().items() if tree_before.get(p) != t]
+    else:
+        cache = None  # the run's own, where the first runs compiled
+        index_dir, began = made
+        written_since = [p for p, t in tree_index_files().items() if t >= began]
+    assert index_dir is not None and any(index_dir.rglob("*.nbi")), (
+        "numba's index files go to the user's cache dir"
+    )
+    assert written_since == [], "nothing cached inside the tree"
+    # Everything is loaded, silently; the counting training now with the compiled merge
+    # engine, which the first training compiled.
+    assert run_program("train_small", corpus, cache=cache) == "[] 43"
+    assert run_program("train_counting", corpus, "compiled", cache=cache) == "[] compiled 43"
+    assert run_program("encoder", corpus, cache=cache) == "[] True"
