@@ -152,11 +152,11 @@ def numba_kernels_compiled_once(tmp_path_factory):
     source files' paths and times), and each worker, and each command-line process a test
     starts, would compile the same kernels again on first use.
 
-    The compiles are a new user's first runs (``first_runs``: a training, a counting
-    training, the encoder's preparation, each a fresh process whose loader compiles in a
-    child of its own). Two workers start on the first two, side by side; the encoder's needs
-    the scanners' and comes after; each worker waits until all three are done. What each
-    said is kept in the run's folder (``FIRST_RUNS``), with when the worker began, for
+    The compiles are a new user's first runs where they can be (``first_runs``: a training,
+    a counting training, each a fresh process whose loader compiles in a child of its own),
+    and the encoder's kernels by its loader's child; two workers start on different lanes of
+    these, side by side, and each waits until all are done. What each first run said is
+    kept in the run's folder (``FIRST_RUNS``), with when the worker began, for
     tests/core/test_first_compile.py: on a cold cache these are the first runs it checks,
     not compiled a second time. A worker's own kernels stay unloaded, each test still
     starting as a fresh process would. Without xdist nothing is done here: a single process
@@ -168,19 +168,30 @@ def numba_kernels_compiled_once(tmp_path_factory):
     import time
 
     from filelock import FileLock
-    from first_runs import FIRST_ARGS, first_run_corpus, order_from, run_program
+    from first_runs import (
+        ENCODER_KERNELS,
+        FIRST_ARGS,
+        compile_encoder_kernels,
+        first_run_corpus,
+        lanes_from,
+        run_program,
+    )
 
     shared = tmp_path_factory.getbasetemp().parent / FIRST_RUNS
     shared.mkdir(exist_ok=True)
     (shared / f"began_{worker}").write_text(repr(time.time()))
     corpus = first_run_corpus(tmp_path_factory.mktemp("first_run"))
-    for name in order_from(int("".join(filter(str.isdigit, worker)) or 0)):
-        said = shared / f"{name}.said"
-        with FileLock(str(shared / f"{name}.lock")):
+    for step in lanes_from(int("".join(filter(str.isdigit, worker)) or 0)):
+        said = shared / f"{step}.said"
+        with FileLock(str(shared / f"{step}.lock")):
             if said.exists():
                 continue
+            if step == ENCODER_KERNELS:
+                compile_encoder_kernels()
+                said.touch()
+                continue
             try:
-                said.write_text(run_program(name, corpus, *FIRST_ARGS.get(name, ())))
+                said.write_text(run_program(step, corpus, *FIRST_ARGS.get(step, ())))
             except subprocess.SubprocessError as exc:
                 # The first-compile test sees this and runs the programs itself; every other
                 # test compiles what it needs on first use.

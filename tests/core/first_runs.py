@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 from core_helpers import REPO_ROOT, read_fixture, write_text
@@ -56,17 +57,32 @@ FIRST_SAID = {
     "encoder": "['compiling the encoder (first run only)'] True",
 }
 # The order of the first runs: the merge engine's, the scanners', the encoder's (which
-# pre-tokenizes with the scanners, so its first run after theirs says only its own). The first
-# two need nothing from each other: two xdist workers start one each, side by side.
+# pre-tokenizes with the scanners, so its first run after theirs says only its own).
 ORDER = ("train_small", "train_counting", "encoder")
-INDEPENDENT = 2
+# What the run's own compile does (``numba_kernels_compiled_once``), in two lanes that need
+# nothing from each other, one an xdist worker: the first two first runs, kept, and the
+# encoder's kernels alone (``ENCODER_KERNELS``: its loader's child, which needs no scanner).
+# The encoder's first run is then made by the first-compile test, in a copy of the run's
+# cache without the encoder's files (``ENCODER_FILES``): waiting for the scanners to make it
+# here kept both workers idle for ten seconds.
+ENCODER_KERNELS = "encoder_kernels"
+LANES = (("train_small", ENCODER_KERNELS), ("train_counting",))
+# numba names a kernel's cache files after its module.
+ENCODER_FILES = Path(find_spec("bpe_studio.core.encode.merging.encode_kernel").origin).stem + ".*"
 
 
-def order_from(start: int) -> list[str]:
-    """The first runs in an order that keeps each after what it needs, beginning with the
-    ``start``-th of the independent ones."""
-    first = ORDER[start % INDEPENDENT]
-    return [first, *(name for name in ORDER if name != first)]
+def lanes_from(start: int) -> list[str]:
+    """The run's compile steps, beginning with the ``start``-th lane."""
+    start %= len(LANES)
+    return [step for lane in LANES[start:] + LANES[:start] for step in lane]
+
+
+def compile_encoder_kernels() -> None:
+    """The encoder's kernels compiled into the run's cache, by its loader's own child."""
+    from bpe_studio.core.encode.merging import kernel_start
+    from bpe_studio.core.io.numba_cache import compile_in_child
+
+    compile_in_child(kernel_start.LOADER._child_code)
 
 
 def first_run_corpus(folder: Path) -> Path:
