@@ -1,6 +1,7 @@
 """The three programs a new user's first runs amount to, for the first-compile test
 (tests/core/test_first_compile.py) and for the run's own compile of every kernel
-(``numba_kernels_compiled_once`` in tests/conftest.py), which records what each program said.
+(``numba_kernels_compiled_once`` in tests/conftest.py), which runs the first two (``LANES``)
+and records what each said.
 
 Each program is a fresh process, as a user's command is, and prints what it was told
 (``status``) and a short result: a small training with the compiled merge engine (the regex
