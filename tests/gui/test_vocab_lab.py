@@ -468,8 +468,10 @@ def test_charts_first_shown_after_a_change_of_scheme_are_in_it(qtbot, app_style,
     of that moment (changed once before it, or twice), and draw what was worked out."""
     charts = window.lab.charts
     assert charts.widgets == []
+    window.lab.picker.pick(preset_key("gpt2"))  # worked out when the tab is shown
     app_style(theme.DARK)
     app_style(scheme)
+    assert charts.widgets == []
     window.tabs.setCurrentWidget(window.lab)
     settled(qtbot, window.lab, lambda: window.lab.lab.makeup is not None)
     _charts_read_in(window, charts, dark=scheme == theme.DARK)
