@@ -142,9 +142,6 @@ def built_once(tmp_path_factory, name: str, build: Callable[[], T]) -> T:
         return value
 
 
-FIRST_RUNS = "first_runs"  # the run's folder (shared by the workers) of what they said
-
-
 @pytest.fixture(scope="session", autouse=True)
 def numba_kernels_compiled_once(tmp_path_factory):
     """Under xdist, numba's cache holds every kernel before a worker's first test, each group
@@ -171,6 +168,7 @@ def numba_kernels_compiled_once(tmp_path_factory):
     from first_runs import (
         ENCODER_KERNELS,
         FIRST_ARGS,
+        FIRST_RUNS,
         compile_encoder_kernels,
         first_run_corpus,
         lanes_from,

@@ -86,6 +86,11 @@ def compile_encoder_kernels() -> None:
     compile_in_child(kernel_start.LOADER._child_code)
 
 
+# The run's shared folder (under its basetemp) where the run's compile keeps what each
+# first run said (``<name>.said``) and when each worker began (``began_<worker>``).
+FIRST_RUNS = "first_runs"
+
+
 def first_run_corpus(folder: Path) -> Path:
     return write_text(folder / "first_run_corpus.txt", read_fixture("corpus.en")[:20_000])
 

@@ -27,6 +27,7 @@ from core_helpers import REPO_ROOT
 from first_runs import (
     ENCODER_FILES,
     FIRST_ARGS,
+    FIRST_RUNS,
     FIRST_SAID,
     ORDER,
     first_run_corpus,
@@ -42,7 +43,7 @@ def runs_first_made_by_the_session(tmp_path_factory) -> tuple[Path, float] | Non
     what a first run says; else None."""
     if os.environ.get("PYTEST_XDIST_WORKER") is None:
         return None
-    shared = tmp_path_factory.getbasetemp().parent / "first_runs"  # conftest's FIRST_RUNS
+    shared = tmp_path_factory.getbasetemp().parent / FIRST_RUNS
     made = [name for name in ORDER if name != "encoder"]
     said = {name: shared / f"{name}.said" for name in made}
     if not all(path.exists() for path in said.values()):

@@ -38,6 +38,8 @@ TITLE_SIZE = "10pt"
 TAIL_ALPHA = 48  # the never-used band: its colour (the "only B" one) this opaque
 BAR_PIXELS = 15  # the least height a labelled bar needs
 MORE = "more categories"
+PLOT_MIN = (260, 200)  # each plot's least width and height
+SPACING = 6  # between the plots of the grid
 
 
 @dataclass(frozen=True)
@@ -136,8 +138,9 @@ class LabCharts(QWidget):
         self._plots: list[pg.PlotItem] = []
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
-        self._grid.setSpacing(6)
-        self.setMinimumSize(2 * 260 + 6, 2 * 200 + 6)  # the plots' least sizes, in their grid
+        self._grid.setSpacing(SPACING)
+        # The grid's least size before its plots are there, as they will make it.
+        self.setMinimumSize(2 * PLOT_MIN[0] + SPACING, 2 * PLOT_MIN[1] + SPACING)
 
         #: What the charts draw now (the tests and the CSV read these).
         self.drawn_categories: dict[str, tuple[int, int]] = {}
@@ -174,7 +177,7 @@ class LabCharts(QWidget):
         for plot in plots:
             style_plot(plot)
         for i, widget in enumerate(self.widgets):
-            widget.setMinimumSize(260, 200)
+            widget.setMinimumSize(*PLOT_MIN)
             self._grid.addWidget(widget, i // 2, i % 2)
 
         c = self.categories_plot
