@@ -40,6 +40,8 @@ def test_parallel_encode_equals_encode(tmp_path, gpt2_tokenizer, big_text, speci
     ids, calls = run(tok, path, tmp_path)
     assert ids.dtype == np.uint16
     assert ids.tolist() == tok.encode(big_text)
+    # The workers' chunk files, written beside the output, are gone with their folder.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.txt", "ids.npy"]
     size = path.stat().st_size
     done = [d for d, _ in calls]
     assert len(calls) > 2 and done == sorted(done) and done[-1] == size

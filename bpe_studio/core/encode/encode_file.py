@@ -8,16 +8,20 @@ at once. Given a function that builds the tokenizer where this process may fork
 (``counting.mp_context``), the workers are forked first and each builds its own (the pool's
 initializer); one of them makes the plan, and this process builds none. Otherwise the
 tokenizer is built here, and forked workers inherit it while clean-started ones are sent it.
-The output is written beside its final name and renamed into place (``atomic``). What it
-leaves out: the command line and standard input (``bpe_studio.cli``, which copies a stream to
-a file first).
+A worker writes each chunk's ids to a file of its own in a folder beside the output and sends
+back only its name: sent through the pool's pipe, a chunk's megabytes of ids kept the worker
+waiting for this process to read them, 64 KB at a time. The output is written beside its
+final name and renamed into place (``atomic``). What it leaves out: the command line and
+standard input (``bpe_studio.cli``, which copies a stream to a file first).
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import shutil
 import struct
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -65,7 +69,8 @@ _worker_tokenizer: Tokenizer | None = None
 _worker_failure: Exception | None = None
 # The seconds a worker took to build its tokenizer and its bulk tables.
 _worker_seconds = (0.0, 0.0)
-Job = tuple[str, int, int, str]  # path, byte range, ids' dtype name
+# path, byte range, ids' dtype name, the folder a worker writes the ids to (``_Spilled``)
+Job = tuple[str, int, int, str, str]
 
 
 @dataclass(frozen=True)
@@ -137,14 +142,26 @@ def _plan_job(path: str, size: int, workers: int) -> _Plan:
     return _plan(_tokenizer_here(), path, size, workers, *_worker_seconds)
 
 
-def _encode_job(job: Job) -> tuple[np.ndarray, int]:
-    """In a worker: the ids of one chunk of the file, and its length."""
-    return _encode_chunk(_tokenizer_here(), job)
+class _Spilled(NamedTuple):
+    """A chunk's ids, written by a worker to ``path``: ``tokens`` of them."""
+
+    path: str
+    tokens: int
+
+
+def _encode_job(job: Job) -> tuple[_Spilled, int]:
+    """In a worker: one chunk of the file encoded, its ids written to a file in the job's
+    folder (named for where the chunk starts); that file and the chunk's length."""
+    ids, nbytes = _encode_chunk(_tokenizer_here(), job)
+    path = os.path.join(job[4], str(job[1]))
+    with open(path, "wb") as f:
+        f.write(np.ascontiguousarray(ids).data)
+    return _Spilled(path, len(ids)), nbytes
 
 
 def _encode_chunk(tokenizer: Tokenizer, job: Job) -> tuple[np.ndarray, int]:
     """The ids of one chunk of the file, and its length."""
-    path, start, end, dtype = job
+    path, start, end, dtype, _ = job
     return encode_range(tokenizer, path, start, end, dtype), end - start
 
 
@@ -230,6 +247,14 @@ def encode_file(
         kernel_start.prepare(status)
     with ExitStack() as stack:
         pool = tok = None
+        folder = ""
+        if parallel:
+            # Entered before any pool, so removed after the pool's exit has waited for its
+            # workers: none writes into it once it is gone.
+            chunks_dir = tempfile.TemporaryDirectory(
+                prefix=f".{out.name}.", suffix=".chunks", dir=out.parent
+            )
+            folder = stack.enter_context(chunks_dir)
         if (
             parallel
             and not isinstance(tokenizer, Tokenizer)
@@ -248,7 +273,7 @@ def encode_file(
                 # they are sent it.
                 pool = stack.enter_context(_pool(workers, context, tok, size))
         start = time.perf_counter()
-        jobs = [(path, a, b, plan.dtype) for a, b in plan.ranges]
+        jobs = [(path, a, b, plan.dtype, folder) for a, b in plan.ranges]
         chunks = _in_order(pool, tok, jobs)
         total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress))
         seconds = time.perf_counter() - start
@@ -290,7 +315,7 @@ def _encode_whole(
 
 def _in_order(
     pool: Executor | None, tokenizer: Tokenizer | None, jobs: list[Job]
-) -> Iterator[tuple[np.ndarray, int]]:
+) -> Iterator[tuple[np.ndarray | _Spilled, int]]:
     """Each job's ids and length, in order: in ``pool``, or in this process with
     ``tokenizer`` (no pool)."""
     if pool is None:
@@ -340,25 +365,38 @@ class _Progress:
 
 
 def _write(
-    chunks: Iterable[tuple[np.ndarray, int]],
+    chunks: Iterable[tuple[np.ndarray | _Spilled, int]],
     dtype: np.dtype,
     out: Path,
     advance: Callable[[int], None],
 ) -> int:
     """Write the chunks' ids in order to ``out`` as one ``.npy`` (all or nothing); return
-    their count. The ids go straight to their place after a header of fixed size, which is
-    written again with their count at the end: no copy of them from a temporary file (the
-    last chunk's ids are out as soon as they arrive, the rest of the run waits for nothing)."""
+    their count: each chunk's ids (an array, or a worker's file of them) as soon as they are
+    next in order. They go to their place after a header of fixed size, which is written
+    again with their count at the end: no copy of the whole from a temporary file (once the
+    last chunk's ids are in, the rest of the run waits for nothing)."""
     total = 0
     with atomic_open(out, "wb") as f:
         f.write(_npy_header(dtype, 0))
-        for arr, nbytes in chunks:
-            f.write(np.ascontiguousarray(arr).data)
-            total += len(arr)
+        for ids, nbytes in chunks:
+            if isinstance(ids, _Spilled):
+                _append(f, ids.path)
+                total += ids.tokens
+            else:
+                f.write(np.ascontiguousarray(ids).data)
+                total += len(ids)
             advance(nbytes)
         f.seek(0)
         f.write(_npy_header(dtype, total))
     return total
+
+
+def _append(f: IO[bytes], path: str) -> None:
+    """Copy the file ``path`` to the end of ``f``, then remove it (so the chunks on disk are
+    only those not yet copied)."""
+    with open(path, "rb") as src:
+        shutil.copyfileobj(src, f)
+    os.remove(path)
 
 
 def _npy_header(dtype: np.dtype, count: int) -> bytes:
