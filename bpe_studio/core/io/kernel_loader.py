@@ -11,7 +11,8 @@ which would freeze a window another thread draws), then calling the kernels once
 them from the cache); :meth:`~KernelLoader.ready` and :meth:`~KernelLoader.compiling` for
 callers that must not wait (a GUI thread) and for progress lines; and
 :meth:`~KernelLoader.prepare_in_background`, the same in a daemon thread. Importing this
-module imports no numba (``numba_cache`` does, and is imported only by ``prepare``).
+module imports no numba (``numba_cache`` does, and is imported only by ``prepare``). Once a
+group is imported, NumPy's huge-page advice is set for the machine (``huge_pages``).
 What it leaves out: the kernels, their warm-up calls and their messages (each group's module
 gives them), when to prepare (the callers).
 """
@@ -22,6 +23,8 @@ import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
+
+from . import huge_pages
 
 StatusFn = Callable[[str], None]
 
@@ -76,6 +79,9 @@ class KernelLoader:
                     self._module = self._importer()
                 except Exception as exc:  # numba missing, a broken install, an unsupported CPU
                     self._failure = f"{type(exc).__name__}: {exc}"
+                else:
+                    # Before the kernels' users allocate their large arrays.
+                    huge_pages.follow_machine()
             return self._module
 
     def load(self) -> ModuleType:
