@@ -2,10 +2,11 @@
 
 What it does: NumPy advises Linux to back each array of 4 MB or more with 2 MB pages
 (``madvise(MADV_HUGEPAGE)``). On a virtual machine whose balloon device takes freed memory
-back (virtio's free page reporting, which Firecracker's VMs use), the large free blocks such
-pages are cut from have been handed back to the host. The first touch of each then waits for
-the host: the merge engine took 2.4 s instead of 1.0 s to build its arrays for 200 MB of text,
-with the system's CPU time tripled (docs/training.md, "Huge pages on a ballooned VM").
+back (virtio's free page reporting: the Firecracker VM our figures come from has it), the
+large free blocks such pages are cut from have been handed back to the host. The first
+touch of each then waits for the host: the merge engine took 2.4 s instead of 1.0 s to
+build its arrays for 200 MB of text, with the system's CPU time tripled (docs/training.md,
+"Huge pages on a ballooned VM").
 :func:`follow_machine` turns the advice off for this process there (forked workers inherit
 the setting), once, the first time kernels are imported (``kernel_loader``). Elsewhere, or
 when the user set NumPy's own ``NUMPY_MADVISE_HUGEPAGE``, NumPy's choice stands.
