@@ -131,6 +131,26 @@ def test_table_is_regex_own():
     assert (table[0x17F] >> 8) == 1 and (table[ord("S")] >> 8) == 1  # "ſ" and "S" fold to s
 
 
+def test_kernel_table_is_the_table_padded_and_values_past_unicode_are_in_no_class():
+    """The kernels index their table with a mask (no bounds check): it must be the class
+    table padded with zeros to a power of two, so that a value no str holds (an array of
+    another origin) stays in bounds and in no class, like a private-use character."""
+    from bpe_studio.core.pretokenization.scan_tables import TABLE_SIZE, kernel_table
+
+    table = kernel_table()
+    assert len(table) == TABLE_SIZE and TABLE_SIZE & (TABLE_SIZE - 1) == 0
+    assert np.array_equal(table[:0x110000], build_table())
+    assert not table[0x110000:].any()
+    text = "ab\ue000cd \ue000\ue000x 1\ue000"
+    for name in ("gpt2", "cl100k", "o200k"):
+        ends = list(itertools.accumulate(map(len, regex.findall(PATTERNS[name], text))))
+        scanner = compiled_scanner(name)
+        like = codepoints(text)
+        for past in (0x110000, TABLE_SIZE - 1):
+            points = np.where(like == 0xE000, past, like).astype(np.uint32)
+            assert scanner.ends(points).tolist() == ends, (name, hex(past))
+
+
 @pytest.mark.parametrize(("kind", "spelling"), PUBLISHED, ids=[k.name for k, _ in PUBLISHED])
 def test_every_class_combination_up_to_three(kind, spelling):
     texts = ["".join(t) for n in (1, 2, 3) for t in itertools.product(ALPHABET, repeat=n)]

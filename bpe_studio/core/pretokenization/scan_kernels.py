@@ -6,8 +6,9 @@ each return where the pattern's match starting at position ``i`` of ``p[:n]`` en
 when it does not match there), taking the alternatives in the regex's order and backtracking
 where the regex would (the comments say where it matters); the ``_*_piece`` functions of the
 patterns that leave gaps return the end of the match or of the gap before the next one.
-``p`` holds code points (``numpy.uint32``), ``t`` the class table of ``scan_tables`` (one
-entry per code point: bits L, N, S, ... below, and the case-folded contraction letter).
+``p`` holds code points (``numpy.uint32``), ``t`` the class table of ``scan_tables``
+(``kernel_table``: one entry per code point, padded with zeros; bits L, N, S, ... below,
+and the case-folded contraction letter).
 :func:`scan_into` runs a pattern, or one of the Sequences (DeepSeek-V3's three Splits,
 StarCoder's two), as Isolated Splits do (each step splits every piece of the one before into
 its matches and the gaps between them), writing the pieces' ends; :func:`scan` does so for
@@ -23,25 +24,29 @@ import numpy as np
 from numba import njit
 
 from ..io.numba_cache import cache_in_user_dir
+from .scan_tables import TABLE_SIZE
 
 # Class bits (scan_tables.CLASSES in order).
 L, N, S, UP, LO, M, P, SY = 1, 2, 4, 8, 16, 32, 64, 128
 # Case-folded contraction letters (bits 8-11: scan_tables.FOLDED "sdmtlver", from 1).
 F_S, F_D, F_M, F_T, F_L, F_V, F_E, F_R = 1, 2, 3, 4, 5, 6, 7, 8
-_LIMIT = 0x110000
+_MASK = np.uint32(TABLE_SIZE - 1)
 _NL, _CR, _SPACE, _QUOTE, _SLASH = 10, 13, 32, 39, 47
 # The kinds (scan_patterns.Kind), and the Sequences of several (scan_patterns.SEQUENCES).
 GPT2, CL100K, O200K, LLAMA3, QWEN2, DIGITS3, CJK, DEEPSEEK, DIGIT = range(9)
 SEQUENCES = ((DIGITS3, CJK, DEEPSEEK), (DIGIT, GPT2))
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _cls(t, c):  # type: ignore[no-untyped-def]
-    # A value past the last code point (not from a str) is in no class.
-    return t[c] if c < _LIMIT else 0
+    # subtle: ``t`` has TABLE_SIZE entries, zero past the last code point (kernel_table), so
+    # a mask keeps any uint32 in bounds without a branch (a value no str holds is in no class;
+    # past TABLE_SIZE, another's). A comparison with the limit instead kept LLVM from
+    # tightening the loops: GPT-2's ran at half the speed.
+    return t[c & _MASK]
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _fold(t, c):  # type: ignore[no-untyped-def]
     return (_cls(t, c) >> 8) & 15
 
@@ -115,7 +120,7 @@ def _space_run(p, t, i, n, to_end):  # type: ignore[no-untyped-def]
     return j - 1
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _gpt2(p, t, i, n):  # type: ignore[no-untyped-def]
     # '(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
     c = p[i]
@@ -145,7 +150,7 @@ def _gpt2(p, t, i, n):  # type: ignore[no-untyped-def]
     return j - 1
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _cl100k_like(p, t, i, n, digits, to_end):  # type: ignore[no-untyped-def]
     """cl100k (``to_end``, digits 3), Llama 3 (digits 3) and Qwen2 (digits 1):
     contraction | [^\\r\\n\\p{L}\\p{N}]?\\p{L}+ | \\p{N}{1,digits} |
@@ -172,7 +177,7 @@ def _cl100k_like(p, t, i, n, digits, to_end):  # type: ignore[no-untyped-def]
     return _space_run(p, t, i, n, to_end)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _o200k_word(p, t, s, n):  # type: ignore[no-untyped-def]
     """[UP]*[LO]+ at ``s`` (UP: Lu Lt Lm Lo M; LO: Ll Lm Lo M): its end, or -1. subtle: the
     capitals give back, from the longest run down, until a lower-case-class character
@@ -188,7 +193,7 @@ def _o200k_word(p, t, s, n):  # type: ignore[no-untyped-def]
     return -1
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _o200k(p, t, i, n):  # type: ignore[no-untyped-def]
     """o200k: two word forms, each [^\\r\\n\\p{L}\\p{N}]? then [UP]*[LO]+ or [UP]+[LO]*, then
     an optional contraction | \\p{N}{1,3} | ' ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*' | \\s*[\\r\\n]+ |
@@ -254,17 +259,17 @@ def _deepseek(p, t, i, n):  # type: ignore[no-untyped-def]
     return i
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _cl100k(p, t, i, n):  # type: ignore[no-untyped-def]
     return _cl100k_like(p, t, i, n, 3, True)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _llama3(p, t, i, n):  # type: ignore[no-untyped-def]
     return _cl100k_like(p, t, i, n, 3, False)
 
 
-@njit(nogil=True)
+@njit(nogil=True, inline="always")
 def _qwen2(p, t, i, n):  # type: ignore[no-untyped-def]
     return _cl100k_like(p, t, i, n, 1, False)
 
@@ -322,9 +327,10 @@ def _deepseek_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     return e
 
 
-# subtle: one loop per pattern, each calling its match function by name, so that the call is
-# direct (LLVM inlines it); a kind looked up per piece, or a match function passed as an
-# argument, costs a call per piece that is not inlined, several times the work of matching.
+# subtle: one loop per pattern, each calling its match function by name, and every helper
+# inlined by numba (inline="always"), so that a piece costs no call: a kind looked up per
+# piece, or a match function passed as an argument, costs a call per piece, several times
+# the work of matching; helpers left for LLVM to inline made GPT-2's loop twice as slow.
 
 
 @njit(nogil=True)

@@ -87,10 +87,10 @@ def warm_up(_module: ModuleType | None = None) -> None:
     loads, or compiles, a kernel for each set of argument types on its first call)."""
     import numpy as np
 
-    from .scan_tables import class_table
+    from .scan_tables import kernel_table
 
     scanning, counting = load_kernels(), counting_kernels()
-    table = class_table()
+    table = kernel_table()
     # As scanner.codepoints makes them (a read-only array: numba compiles a kernel per array
     # type), written out so that this module, which scanner imports, imports nothing back.
     points = np.frombuffer("Hello world's 123\n".encode("utf-32-le"), dtype=np.uint32)

@@ -1,11 +1,12 @@
 """The Unicode class table the compiled scanners read: one entry per code point, derived from
 the installed ``regex`` module, so the scanners agree with it by construction.
 
-What it does: :func:`class_table` gives a ``numpy.uint16`` array of 0x110000 entries. Bits
-0-7 say which of the classes the patterns use hold the code point (:data:`CLASSES`, tested
-with ``regex`` itself over every code point, lone surrogates included); bits 8-11 say which
-letter of the case-insensitive contractions (``(?i:'s|'t|'re|'ve|'m|'ll|'d)``) it matches
-under ``regex``'s case folding (1 for s ... 8 for r: :data:`FOLDED`; "ſ", U+017F, is an s).
+What it does: :func:`class_table` gives a ``numpy.uint16`` array of 0x110000 entries
+(:func:`kernel_table`, the same padded for the kernels). Bits 0-7 say which of the classes
+the patterns use hold the code point (:data:`CLASSES`, tested with ``regex`` itself over
+every code point, lone surrogates included); bits 8-11 say which letter of the
+case-insensitive contractions (``(?i:'s|'t|'re|'ve|'m|'ll|'d)``) it matches under
+``regex``'s case folding (1 for s ... 8 for r: :data:`FOLDED`; "ſ", U+017F, is an s).
 The table is built once per user and ``regex`` version (a fraction of a second) and kept in
 the user's cache folder (``user_cache``), then read back (a few milliseconds).
 What it leaves out: the patterns (``scan_kernels``), which spellings they are
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     Table = npt.NDArray[np.uint16]
 
 CODE_POINTS = 0x110000
+# The kernels' table (kernel_table) has this many entries, a power of two past the last code
+# point, so that they index it with a mask and no bounds check (scan_kernels._cls).
+TABLE_SIZE = 1 << 21
 # The classes, as ``regex`` spells them, in bit order (the kernels' L, N, S, ... constants).
 CLASSES = (
     r"\p{L}",
@@ -46,6 +50,7 @@ _FORMAT = 1  # bump when the layout above changes: the cached file name carries 
 
 _lock = threading.Lock()
 _table: Table | None = None
+_padded: Table | None = None
 
 
 def build_table() -> Table:
@@ -97,3 +102,19 @@ def class_table() -> Table:
                 pass
         _table = table
         return table
+
+
+def kernel_table() -> Table:
+    """:func:`class_table` padded with zeros (no class) to :data:`TABLE_SIZE` entries, as the
+    kernels read it: what they look up for a value past the last code point (from no str)
+    stays in bounds and in no class."""
+    global _padded
+    import numpy as np
+
+    table = class_table()
+    with _lock:
+        if _padded is None:
+            padded = np.zeros(TABLE_SIZE, np.uint16)
+            padded[: len(table)] = table
+            _padded = padded
+        return _padded

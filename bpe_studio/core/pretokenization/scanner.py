@@ -35,7 +35,7 @@ from . import scan_load
 from .boundaries import SPECIALS_ONLY, CutRules, cut_rules
 from .names import PATTERNS
 from .scan_patterns import SEQUENCES, Kind, kind_of
-from .scan_tables import class_table
+from .scan_tables import kernel_table
 
 if TYPE_CHECKING:
     import numpy as np
@@ -197,7 +197,7 @@ def _loaded() -> tuple[Any, Table]:
     """The kernel module and the class table, prepared on first use."""
     if not scan_load.ready():
         scan_load.prepare()
-    return scan_load.load_kernels(), class_table()
+    return scan_load.load_kernels(), kernel_table()
 
 
 def _rebuilt(patterns: tuple[str, ...]) -> Scanner:
