@@ -132,6 +132,40 @@ def test_tally_adds_up_as_counters_do(parts):
     assert again.counter() == total
 
 
+long_packed_counts = st.dictionaries(
+    # Around the length the tally's index holds in its slots (15 bytes), NULs included.
+    st.one_of(
+        st.binary(max_size=40),
+        st.builds(lambda n, b: b"\x00" * n + b, st.integers(0, 20), st.binary(max_size=2)),
+    ).filter(lambda b: b"\xff" not in b),
+    st.integers(1, 1 << 40),
+    max_size=40,
+)
+
+
+@HYPO
+@given(st.lists(long_packed_counts, max_size=6))
+def test_tally_adds_up_strings_of_every_length(parts):
+    tally = Tally()
+    for part in parts:
+        tally.add(*counting.pack_counts(part))
+    total: Counter[bytes] = Counter()
+    for part in parts:
+        total.update(part)
+    assert tally.counter() == total
+    assert tally.positions == count_positions(total)
+
+
+def test_tally_tells_apart_strings_that_share_their_first_fifteen_bytes():
+    head = bytes(range(1, 16))
+    part = {head: 1, head + b"a": 2, head + b"b": 3, head[:-1]: 4, head + b"ab" * 20: 5}
+    tally = Tally()
+    for _ in range(3):
+        tally.add(*counting.pack_counts(part))
+    assert tally.counter() == Counter({k: 3 * v for k, v in part.items()})
+    assert list(tally.piece_counts()) == list(part)  # in order of first addition
+
+
 def test_tally_grows_past_its_first_arrays():
     parts = [{f"{i}-{j}".encode(): i + 1 for i in range(3_000)} for j in range(4)]
     tally = Tally()

@@ -50,9 +50,9 @@ class Tally:
 
     def packed(self) -> tuple[bytes, bytes]:
         """The counts packed (``counting.pack_counts``' form), in order of first addition."""
-        arena, offs, counts = self._arrays[:3]
+        arena, offs, slots = self._arrays
         joined = self._kernels.tally_packed(arena, offs, self._size)
-        return joined.tobytes(), counts[: self._size].tobytes()
+        return joined.tobytes(), self._kernels.tally_counts(slots, self._size).tobytes()
 
     def counter(self) -> Counter[bytes]:
         """The counts as a ``Counter`` (one bytes object per distinct string, made here)."""
@@ -60,12 +60,11 @@ class Tally:
 
     def piece_counts(self) -> PieceCounts:
         """The counts as :class:`PieceCounts` (copies of the arrays, trimmed)."""
-        arena, offs, counts = self._arrays[:3]
+        arena, offs, slots = self._arrays
         size = self._size
         used = int(offs[size])
-        return PieceCounts(
-            arena[:used].copy(), offs[: size + 1].copy(), counts[:size].copy(), self.positions
-        )
+        counts = self._kernels.tally_counts(slots, size)
+        return PieceCounts(arena[:used].copy(), offs[: size + 1].copy(), counts, self.positions)
 
 
 class PieceCounts(Mapping[bytes, int]):

@@ -6,7 +6,8 @@ each distinct piece in an open-addressing hash table keyed by the piece's code p
 it first occurs, its length), and :func:`packed_counts` writes the distinct pieces as UTF-8
 joined by 0xFF, a byte UTF-8 never holds (the packed form ``corpus.counting`` sends between
 processes). :func:`tally_add` adds such packed counts into a table of byte strings held in
-flat arrays (``corpus.tally`` keeps them), :func:`tally_packed` writes that table out packed.
+flat arrays (``corpus.tally`` keeps them), :func:`tally_counts` gives its counts and
+:func:`tally_packed` writes it out packed.
 Every kernel is compiled with nogil=True and cached in the user's cache folder.
 What it leaves out: the patterns (``scan_kernels``), when counting is compiled
 (``corpus.counting``).
@@ -240,54 +241,112 @@ def _same_bytes(arena, a, tokens, c, length):  # type: ignore[no-untyped-def]
     return True
 
 
+# A tally's index: four int64 per slot, the key in two (a string of up to _INLINE bytes held
+# in them, its length + 1 in the top byte of the second; a longer one as its hash and _LONG),
+# the string's number and its count. A second word of 0 marks a free slot.
+_INLINE = 15
+_LONG = np.int64(0xFF) << np.int64(56)
+
+
 @njit(nogil=True)
-def tally_add(arena, offs, counts, hashes, slots, size, tokens, freqs):  # type: ignore[no-untyped-def]
+def _inline_key(tokens, c, e):  # type: ignore[no-untyped-def]
+    """``tokens[c:e]`` (at most _INLINE bytes) as the two words of its key."""
+    a = np.int64(0)
+    b = np.int64(e - c + 1) << np.int64(56)
+    for j in range(c, min(e, c + 8)):
+        a |= np.int64(tokens[j]) << np.int64(8 * (j - c))
+    for j in range(c + 8, e):
+        b |= np.int64(tokens[j]) << np.int64(8 * (j - c - 8))
+    return a, b
+
+
+@njit(nogil=True)
+def _home(a, b, mask):  # type: ignore[no-untyped-def]
+    """The first slot to probe for the key ``(a, b)``."""
+    h = np.uint64(a) * _GOLDEN ^ np.uint64(b) * _FNV_PRIME
+    return np.int64((h ^ (h >> np.uint64(31))) & np.uint64(mask))
+
+
+@njit(nogil=True)
+def _grow_index(slots):  # type: ignore[no-untyped-def]
+    """The tally's index at twice the size."""
+    bigger = np.zeros(2 * slots.size, np.int64)
+    mask = bigger.size // 4 - 1
+    for s in range(0, slots.size, 4):
+        if slots[s + 1]:
+            r = _home(slots[s], slots[s + 1], mask)
+            while bigger[4 * r + 1]:
+                r = (r + 1) & mask
+            bigger[4 * r : 4 * r + 4] = slots[s : s + 4]
+    return bigger
+
+
+@njit(nogil=True)
+def tally_add(arena, offs, slots, size, tokens, freqs):  # type: ignore[no-untyped-def]
     """Add packed counts (``tokens``: byte strings joined by 0xFF, ``freqs`` their counts)
     into the table: ``arena`` holds the distinct strings back to back, string ``u`` being
-    ``arena[offs[u]:offs[u + 1]]``, counted ``counts[u]`` times, hashed ``hashes[u]``;
-    ``slots`` is the open-addressing index (-1: free), ``size`` the strings held. Returns the
-    arrays (new ones where they grew), the new size and the positions added (the bytes of the
-    new strings of two bytes or more: what the merge engines' size is counted in)."""
+    ``arena[offs[u]:offs[u + 1]]``; ``slots`` is the open-addressing index (four words a
+    slot: the key, the string's number, its count; see _INLINE), ``size`` the strings held.
+    Returns the arrays (new ones where they grew), the new size and the positions added (the
+    bytes of the new strings of two bytes or more: what the merge engines' size is counted
+    in). :func:`tally_counts` gives the counts in the strings' order.
+
+    subtle: on a large corpus the table outgrows the caches and a lookup costs its memory
+    reads: a string of up to _INLINE bytes (four in five of those a chunk sends) is found,
+    compared and counted in its slot alone; a longer one reads its bytes in the arena too."""
     positions = 0
     c = 0
+    mask = slots.size // 4 - 1
     for q in range(freqs.size):
         e = c
         while e < tokens.size and tokens[e] != _SEPARATOR:
             e += 1
         length = e - c
-        h = _hash(tokens, c, e)
-        mask = np.uint64(slots.size - 1)
-        s = h & mask
+        inline = length <= _INLINE
+        if inline:
+            a, b = _inline_key(tokens, c, e)
+        else:
+            a, b = np.int64(_hash(tokens, c, e)), _LONG
+        r = _home(a, b, mask)
         while True:
-            u = slots[s]
-            if u < 0:
-                if size + 1 >= counts.size:
-                    counts = _resized(counts, 2 * counts.size)
-                    hashes = _resized(hashes, 2 * hashes.size)
+            w = 4 * r
+            if slots[w + 1] == 0:
+                if size + 2 > offs.size:
                     offs = _resized(offs, 2 * offs.size)
                 start = offs[size]
                 if start + length > arena.size:
                     arena = _resized(arena, max(2 * arena.size, start + length))
                 arena[start : start + length] = tokens[c:e]
                 offs[size + 1] = start + length
-                counts[size], hashes[size] = freqs[q], h
-                slots[s] = size
+                slots[w], slots[w + 1], slots[w + 2], slots[w + 3] = a, b, size, freqs[q]
                 size += 1
                 if length > 1:
                     positions += length
-                if 2 * size > slots.size:
-                    slots = _grow(slots, size, hashes)
+                if 2 * size > mask + 1:
+                    slots = _grow_index(slots)
+                    mask = slots.size // 4 - 1
                 break
-            if (
-                hashes[u] == h
-                and offs[u + 1] - offs[u] == length
-                and _same_bytes(arena, offs[u], tokens, c, length)
-            ):
-                counts[u] += freqs[q]
-                break
-            s = (s + np.uint64(1)) & mask
+            if slots[w] == a and slots[w + 1] == b:
+                u = slots[w + 2]
+                a0 = offs[u]
+                if inline or (
+                    offs[u + 1] - a0 == length and _same_bytes(arena, a0, tokens, c, length)
+                ):
+                    slots[w + 3] += freqs[q]
+                    break
+            r = (r + 1) & mask
         c = e + 1
-    return arena, offs, counts, hashes, slots, size, positions
+    return arena, offs, slots, size, positions
+
+
+@njit(nogil=True)
+def tally_counts(slots, size):  # type: ignore[no-untyped-def]
+    """The counts of a tally's strings (``tally_add``), in the strings' order."""
+    counts = np.zeros(size, np.int64)
+    for s in range(0, slots.size, 4):
+        if slots[s + 1]:
+            counts[slots[s + 2]] = slots[s + 3]
+    return counts
 
 
 @njit(nogil=True)
@@ -307,5 +366,5 @@ def tally_packed(arena, offs, size):  # type: ignore[no-untyped-def]
 
 
 # Compiled code is cached outside the source tree (see io.numba_cache); the first run compiles.
-KERNELS = (count_pieces, packed_counts, tally_add, tally_packed)
+KERNELS = (count_pieces, packed_counts, tally_add, tally_counts, tally_packed)
 cache_in_user_dir(*KERNELS)

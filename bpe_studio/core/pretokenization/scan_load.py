@@ -101,21 +101,21 @@ def warm_up(_module: ModuleType | None = None) -> None:
     first, lens, counts = counting.count_pieces(kinds, points, table, *bounds)
     tokens, _ = counting.packed_counts(points, first, lens)
     state = empty_tally()
-    arena, offs, _, _, _, size, _ = counting.tally_add(*state, tokens, counts)
+    arena, offs, slots, size, _ = counting.tally_add(*state, tokens, counts)
+    counting.tally_counts(slots, size)
     counting.tally_packed(arena, offs, size)
 
 
 def empty_tally() -> tuple[Any, ...]:
-    """The arrays of an empty tally (``count_kernels.tally_add``) and its size, 0."""
+    """The arrays of an empty tally (``count_kernels.tally_add``: its arena, where its
+    strings start, its index) and its size, 0."""
     import numpy as np
 
     keys = 1024
     return (
         np.empty(16 * keys, np.uint8),
         np.zeros(keys + 1, np.int64),
-        np.empty(keys, np.int64),
-        np.empty(keys, np.uint64),
-        np.full(2 * keys, -1, np.int32),
+        np.zeros(8 * keys, np.int64),
         0,
     )
 
