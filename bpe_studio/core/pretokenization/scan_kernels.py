@@ -1,7 +1,7 @@
 """The compiled scanners' kernels (numba): each pattern's match at one position, written out
 from the regex, and the loops that split stretches of code points into pieces.
 
-What it does: ``_gpt2``, ``_cl100k``, ``_o200k``, ``_llama3``, ``_qwen2`` and ``_deepseek``
+What it does: ``_gpt2``, ``_cl100k_like`` (cl100k, Llama 3, Qwen2), ``_o200k`` and ``_deepseek``
 each return where the pattern's match starting at position ``i`` of ``p[:n]`` ends (``i``
 when it does not match there), taking the alternatives in the regex's order and backtracking
 where the regex would (the comments say where it matters); the ``_*_piece`` functions of the
@@ -259,21 +259,6 @@ def _deepseek(p, t, i, n):  # type: ignore[no-untyped-def]
     return i
 
 
-@njit(nogil=True, inline="always")
-def _cl100k(p, t, i, n):  # type: ignore[no-untyped-def]
-    return _cl100k_like(p, t, i, n, 3, True)
-
-
-@njit(nogil=True, inline="always")
-def _llama3(p, t, i, n):  # type: ignore[no-untyped-def]
-    return _cl100k_like(p, t, i, n, 3, False)
-
-
-@njit(nogil=True, inline="always")
-def _qwen2(p, t, i, n):  # type: ignore[no-untyped-def]
-    return _cl100k_like(p, t, i, n, 1, False)
-
-
 @njit(nogil=True)
 def _in_cjk(c):  # type: ignore[no-untyped-def]
     """In [一-龥\\u3040-ゟ゠-ヿ]: U+4E00-U+9FA5 and U+3040-U+30FF."""
@@ -345,10 +330,12 @@ def _loop_gpt2(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
-def _loop_cl100k(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
+def _loop_cl100k_like(p, t, a, b, out, m, digits, to_end):  # type: ignore[no-untyped-def]
+    # One loop for cl100k, Llama 3 and Qwen2 (their match inlined once, not three times: a
+    # second of the first compile each).
     i = a
     while i < b:
-        i = _cl100k(p, t, i, b)
+        i = _cl100k_like(p, t, i, b, digits, to_end)
         out[m] = i
         m += 1
     return m
@@ -359,26 +346,6 @@ def _loop_o200k(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
         i = _o200k(p, t, i, b)
-        out[m] = i
-        m += 1
-    return m
-
-
-@njit(nogil=True)
-def _loop_llama3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
-    i = a
-    while i < b:
-        i = _llama3(p, t, i, b)
-        out[m] = i
-        m += 1
-    return m
-
-
-@njit(nogil=True)
-def _loop_qwen2(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
-    i = a
-    while i < b:
-        i = _qwen2(p, t, i, b)
         out[m] = i
         m += 1
     return m
@@ -469,13 +436,13 @@ def scan_into(kinds, p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     if k == GPT2:
         return _loop_gpt2(p, t, a, b, out, m)
     if k == CL100K:
-        return _loop_cl100k(p, t, a, b, out, m)
+        return _loop_cl100k_like(p, t, a, b, out, m, 3, True)
     if k == O200K:
         return _loop_o200k(p, t, a, b, out, m)
     if k == LLAMA3:
-        return _loop_llama3(p, t, a, b, out, m)
+        return _loop_cl100k_like(p, t, a, b, out, m, 3, False)
     if k == QWEN2:
-        return _loop_qwen2(p, t, a, b, out, m)
+        return _loop_cl100k_like(p, t, a, b, out, m, 1, False)
     if k == DIGITS3:
         return _loop_digits3(p, t, a, b, out, m)
     if k == CJK:
