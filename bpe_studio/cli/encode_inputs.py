@@ -28,7 +28,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from ..core.corpus.counting import ignore_interrupts, mp_context, resolve_workers
+from ..core.corpus.counting import mp_context, resolve_workers, start_worker
 from ..core.corpus.records import file_documents
 from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, Kind
 from ..core.encode.encode_file import PREPARE_MIN_BYTES, EncodeStats, encode_file, ids_dtype
@@ -165,7 +165,7 @@ def _records_in_processes(
         with ProcessPoolExecutor(
             min(resolve_workers(workers), len(records)),
             mp_context=context,
-            initializer=ignore_interrupts,
+            initializer=start_worker,
         ) as pool:
             try:
                 jobs = [pool.submit(_record_file, (files[i], parts[i])) for i in records]

@@ -24,6 +24,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from ..io.worker_memory import keep_freed_memory
 from ..pretokenization import re_split, scan_load
 from ..pretokenization.boundaries import cut_rules, text_cuts
 from ..pretokenization.pretokenizer import (
@@ -354,6 +355,14 @@ def ignore_interrupts() -> None:
     process group; the parent alone handles it (it stops the pool and reports once), so no
     worker prints a traceback of its own."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start_worker() -> None:
+    """Pool initializer of the workers that count or encode chunks: SIGINT ignored
+    (:func:`ignore_interrupts`) and freed memory kept for the next chunk
+    (``worker_memory.keep_freed_memory``)."""
+    ignore_interrupts()
+    keep_freed_memory()
 
 
 def mp_context() -> multiprocessing.context.BaseContext:

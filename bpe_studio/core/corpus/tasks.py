@@ -41,12 +41,12 @@ from .counting import (
     _encoded,
     _line_of,
     counting_scanner,
-    ignore_interrupts,
     mp_context,
     not_utf8,
     pack_counts,
     prepare_counting,
     resolve_workers,
+    start_worker,
     uncovered_error,
 )
 from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
@@ -401,7 +401,7 @@ def count_corpus(
         progress(0, total)
     run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=mp_context(), initializer=ignore_interrupts
+        max_workers=workers, mp_context=mp_context(), initializer=start_worker
     ) as pool:
         try:
             # subtle: map submits every job at once, which starts all the workers.

@@ -35,9 +35,9 @@ import numpy as np
 
 from ..corpus.counting import (
     decode_chunk,
-    ignore_interrupts,
     mp_context,
     resolve_workers,
+    start_worker,
     uncovered_in_file,
 )
 from ..corpus.sources import check_corpus_path
@@ -114,7 +114,7 @@ def _init_worker(tokenizer: Tokenizer | Callable[[], Tokenizer], size: int) -> N
     global _worker_tokenizer, _worker_failure, _worker_seconds
     # subtle: a forked worker starts with its parent's globals; none of them is its own.
     _worker_tokenizer, _worker_failure = None, None
-    ignore_interrupts()
+    start_worker()
     # A worker makes no reference cycles (strings, bytes, dicts of them): the cyclic collector
     # would only spend time walking its caches.
     gc.disable()

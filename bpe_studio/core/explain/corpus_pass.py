@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..corpus.counting import decode_chunk, ignore_interrupts, mp_context, not_utf8
+from ..corpus.counting import decode_chunk, mp_context, not_utf8, start_worker
 from ..corpus.records import jsonl_documents, parquet_documents
 from ..corpus.sources import CorpusFile, Kind
 from ..corpus.tasks import CountTask, make_tasks
@@ -340,7 +340,7 @@ def prepare_encoder(tokenizer: AnyTokenizer, status: Callable[[str], None] | Non
 def _init_worker(tokenizer: AnyTokenizer, prepare: bool) -> None:
     global _worker_tokenizer, _automaton
     _worker_tokenizer, _automaton = tokenizer, None
-    ignore_interrupts()
+    start_worker()
     # Encoding makes no reference cycles; the cyclic collector would only walk its caches.
     gc.disable()
     if prepare:

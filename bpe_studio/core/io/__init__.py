@@ -1,5 +1,6 @@
 """What every stage shares for files and processes: atomic file writes (``atomic``), the
 per-user cache folder (``user_cache``), tokenizer files fetched from the Hugging Face Hub into
 its cache (``hf_hub``), the cyclic collector paused for a block (``gc_pause``), where numba
-caches compiled kernels (``numba_cache``, imported only with numba), and NumPy's huge-page
-advice set for the machine (``huge_pages``). Imports nothing else of the core."""
+caches compiled kernels (``numba_cache``, imported only with numba), NumPy's huge-page
+advice set for the machine (``huge_pages``), and a pool worker's freed memory kept for its
+next chunk (``worker_memory``). Imports nothing else of the core."""
