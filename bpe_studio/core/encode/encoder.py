@@ -225,6 +225,16 @@ class Encoder:
         assert scanner is not None
         if not stretches:
             return _NO_ITEMS
+        if len(stretches) == 1 and stretches[0][2] == STRETCH:
+            # subtle: most texts hold no special token: their pieces follow one another, so
+            # each starts where the one before ends. The general way below (an index per
+            # piece, scattered) took 5-6 ms of a 75 ms encode of 2 MB under o200k.
+            a, b, _ = stretches[0]
+            ends = scanner.stretch_ends(cp, np.array([a], np.int64), np.array([b], np.int64))
+            firsts = np.empty_like(ends)
+            firsts[:1] = a
+            firsts[1:] = ends[:-1]
+            return firsts, ends, np.full(len(ends), -1, np.int64)
         bounds = np.array(stretches, dtype=np.int64).reshape(-1, 3)
         text = bounds[:, 2] == STRETCH
         ends = scanner.stretch_ends(cp, bounds[text, 0], bounds[text, 1])
