@@ -6,9 +6,10 @@ blocks went back to the system (unmapped, or trimmed from the top of the heap), 
 chunk faulted fresh zeroed pages in again: on a virtual machine that hands freed pages back to
 its host (see ``huge_pages``) each such fault waits for the host. :func:`keep_freed_memory`
 sets glibc's thresholds so that blocks up to ``MMAP_THRESHOLD`` come from the heap and freed
-memory stays in it (up to ``TRIM_THRESHOLD`` at its top): two workers encoding 100 MB faulted
-68,000 pages instead of 32,000, the system CPU time of their chunks halved (docs/encoding.md,
-"Two workers"). The peak is the same: the memory is reused, not added to.
+memory stays in it (up to ``TRIM_THRESHOLD`` at its top): two workers encoding 100 MB fault
+33,000-36,000 pages in instead of 88,000-104,000, and the system CPU time of their chunks
+halves (docs/encoding.md, "Freed memory kept in the workers"). The peak is the same: the
+memory is reused, not added to.
 What it leaves out: the app's and the command's own process (their memory goes back as it
 always did), and other C libraries (macOS, Windows, musl): nothing changes there.
 """
