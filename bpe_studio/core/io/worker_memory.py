@@ -23,7 +23,7 @@ import sys
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
 # glibc's largest mmap threshold on a 64-bit system (DEFAULT_MMAP_THRESHOLD_MAX): a chunk's
-# largest arrays (2 MB of text's code points or ids, 8 MB) are well below it.
+# largest arrays are below it (the code points of training's 4 MB chunks: 16 MB at most).
 MMAP_THRESHOLD = 32 * 1024 * 1024
 TRIM_THRESHOLD = 256 * 1024 * 1024
 
