@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from core_helpers import EOT, read_fixture, slice_head
 from foreign_files import llama3_style, own_ids, qwen2_style, sentencepiece_bpe
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_formats_tiktoken import _cached
 
@@ -196,8 +196,10 @@ def test_progress_and_cancel(tmp_path, big_text, gpt2_tokenizer):
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=30, unique=True),
-    st.lists(st.binary(min_size=1, max_size=12), min_size=1, max_size=30),
+    # Empty emitted tokens too: one listed first once hid the last pair of the others.
+    st.lists(st.binary(max_size=12), min_size=1, max_size=30),
 )
+@example(unused=[b"ab"], emitted=[b"", b"ab"])
 def test_both_ways_of_finding_tokens_inside_others_agree(unused, emitted):
     naive = {u for u in unused if any(u in e for e in emitted)}
     assert _by_substrings(unused, emitted) == naive

@@ -66,7 +66,9 @@ def byte_masks(tokens: Sequence[bytes]) -> tuple[np.ndarray, np.ndarray]:
         # A pair counts where its second byte is not the first of the next token.
         inside = np.ones(len(flat) - 1, dtype=bool)
         ends = np.cumsum(np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens)))
-        inside[ends[ends < len(flat)] - 1] = False
+        # subtle: an empty token first in the list ends at 0, which would mark position -1
+        # (the last pair) as a boundary.
+        inside[ends[(ends > 0) & (ends < len(flat))] - 1] = False
         pairs[(flat[:-1] << 8 | flat[1:])[inside]] = True
     return singles, pairs
 
