@@ -224,3 +224,50 @@ def test_a_tasks_byte_and_pair_masks_are_those_of_its_text(blocks, after):
     assert set(b"".join(blocks)) <= set(singles) <= set(text)
     assert pairs == sorted({text[i] << 8 | text[i + 1] for i in range(len(text) - 1)})
     assert result.text_bytes == sum(map(len, blocks))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.binary(max_size=4), min_size=1, max_size=25),
+    st.lists(st.booleans(), min_size=25, max_size=25),
+    st.lists(st.booleans(), min_size=25, max_size=25),
+    st.binary(max_size=30),
+)
+def test_the_unused_ids_split_as_a_brute_force_splits_them(tokens, used_flags, special, text):
+    """Every unused ordinary id lands in exactly one of inside / maybe / absent, as a brute
+    force over the used tokens and the text's bytes and byte pairs decides; tokens that share
+    their bytes (listed twice) and empty ones included."""
+    from types import SimpleNamespace
+
+    from bpe_studio.core.explain.usage import _unused_split
+
+    n = len(tokens)
+    ids = np.arange(100, 100 + n, dtype=np.int64)
+    table = SimpleNamespace(ids=ids, tokens=tokens, special=np.array(special[:n], dtype=bool))
+    counts = np.zeros(100 + n, dtype=np.int64)
+    counts[ids[np.array(used_flags[:n], dtype=bool)]] = 3
+    singles = np.zeros(256, dtype=bool)
+    singles[list(text)] = True
+    pairs = np.zeros(1 << 16, dtype=bool)
+    pairs[[text[i] << 8 | text[i + 1] for i in range(len(text) - 1)]] = True
+
+    inside, maybe, absent = _unused_split(table, counts, singles, pairs)
+
+    used = [t for t, u in zip(tokens, used_flags) if u]
+    want_inside, want_maybe, want_absent = [], {}, []
+    for i, (t, u, s) in enumerate(zip(tokens, used_flags, special)):
+        if u or s:
+            continue
+        if t and any(t in e for e in used):
+            want_inside.append(100 + i)
+        elif (
+            t
+            and all(singles[c] for c in t)
+            and all(t[k : k + 2] in text for k in range(len(t) - 1))
+        ):
+            want_maybe.setdefault(t, []).append(100 + i)
+        else:
+            want_absent.append(100 + i)
+    assert inside == sorted(want_inside)
+    assert maybe == want_maybe
+    assert absent == sorted(want_absent)

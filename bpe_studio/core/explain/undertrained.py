@@ -42,7 +42,8 @@ def inside_emitted(unused: Sequence[bytes], emitted: Sequence[bytes]) -> set[byt
     if not unused:
         return set()
     longest = max(map(len, unused))
-    substrings = sum(min(len(t), longest) * len(t) for t in emitted) // 2
+    lengths = np.fromiter(map(len, emitted), dtype=np.int64, count=len(emitted))
+    substrings = int((np.minimum(lengths, longest) * lengths).sum()) // 2
     # A substring looked up costs about twice what a byte of the automaton does (measured
     # with o200k's 63,000 candidates against 83,000 emitted tokens: 230 ns and 130 ns).
     if 2 * substrings <= sum(map(len, unused)):

@@ -216,19 +216,28 @@ def _unused_split(
     row_counts = np.zeros(len(table.ids), dtype=np.int64)
     known = table.ids < len(counts)
     row_counts[known] = counts[table.ids[known]]
-    used = [table.tokens[r] for r in np.flatnonzero(row_counts > 0).tolist()]
-    by_bytes: dict[bytes, list[int]] = {}
-    empty: list[int] = []
-    for r in np.flatnonzero(~table.special & (row_counts == 0)).tolist():
-        token = table.tokens[r]
-        if token:
-            by_bytes.setdefault(token, []).append(int(table.ids[r]))
-        else:
-            empty.append(int(table.ids[r]))  # an empty entry occurs nowhere
+    tokens = table.tokens
+    used = [tokens[r] for r in np.flatnonzero(row_counts > 0).tolist()]
+    rows = np.flatnonzero(~table.special & (row_counts == 0))
+    unused = [tokens[r] for r in rows.tolist()]
+    ids = table.ids[rows].tolist()
+    # subtle: the runs of this loop are the parent's alone (the workers wait for the scan it
+    # prepares), so the common case, every unused token's bytes its own, is a comprehension;
+    # tokens that share their bytes (a vocabulary may list a string twice) join afterwards.
+    by_bytes = {t: [i] for t, i in zip(unused, ids)}
+    if len(by_bytes) < len(unused):
+        by_bytes = {}
+        for t, i in zip(unused, ids):
+            by_bytes.setdefault(t, []).append(i)
+    empty = by_bytes.pop(b"", [])  # an empty entry occurs nowhere
     within = inside_emitted(list(by_bytes), used)
     inside = sorted(i for b in within for i in by_bytes[b])
     rest = [b for b in by_bytes if b not in within]
-    possible = might_occur(rest, singles, pairs)
-    maybe = {b: by_bytes[b] for b, ok in zip(rest, possible.tolist()) if ok}
-    ruled_out = [i for b, ok in zip(rest, possible.tolist()) if not ok for i in by_bytes[b]]
+    maybe: dict[bytes, list[int]] = {}
+    ruled_out: list[int] = []
+    for b, ok in zip(rest, might_occur(rest, singles, pairs).tolist()):
+        if ok:
+            maybe[b] = by_bytes[b]
+        else:
+            ruled_out += by_bytes[b]
     return inside, maybe, sorted(empty + ruled_out)
