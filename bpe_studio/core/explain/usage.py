@@ -221,9 +221,9 @@ def _unused_split(
     rows = np.flatnonzero(~table.special & (row_counts == 0))
     unused = [tokens[r] for r in rows.tolist()]
     ids = table.ids[rows].tolist()
-    # subtle: the runs of this loop are the parent's alone (the workers wait for the scan it
-    # prepares), so the common case, every unused token's bytes its own, is a comprehension;
-    # tokens that share their bytes (a vocabulary may list a string twice) join afterwards.
+    # subtle: the parent runs this alone while the workers wait for the scan it prepares, so
+    # the common case (no two unused tokens with the same bytes) is one comprehension; a
+    # vocabulary that lists a string twice takes the loop.
     by_bytes = {t: [i] for t, i in zip(unused, ids)}
     if len(by_bytes) < len(unused):
         by_bytes = {}
