@@ -25,6 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
+from ..io.interrupts import checked, held_interrupts
 from ..pretokenization.boundaries import CutRules, chunk_boundaries, cut_rules, text_cuts
 from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
 from ..pretokenization.scanner import compiled_scanner
@@ -400,12 +401,16 @@ def count_corpus(
     if progress:
         progress(0, total)
     run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=mp_context(), initializer=start_worker
-    ) as pool:
+    # Ctrl-C is held while the pool runs and raised between two results (held_interrupts).
+    with (
+        held_interrupts() as check,
+        ProcessPoolExecutor(
+            max_workers=workers, mp_context=mp_context(), initializer=start_worker
+        ) as pool,
+    ):
         try:
             # subtle: map submits every job at once, which starts all the workers.
-            results = pool.map(run, tasks)
+            results = checked(pool.map(run, tasks), check)
             if started:
                 started()
             return _collect(results, total, progress, should_stop, measured, compiled)

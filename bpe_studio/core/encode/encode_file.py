@@ -42,6 +42,7 @@ from ..corpus.counting import (
 )
 from ..corpus.sources import check_corpus_path
 from ..io.atomic import atomic_open
+from ..io.interrupts import checked, held_interrupts, no_check
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
 from .foreign import ForeignTokenizer
@@ -248,7 +249,10 @@ def encode_file(
     with ExitStack() as stack:
         pool = tok = None
         folder = ""
+        check = no_check
         if parallel:
+            # Entered first, left last: Ctrl-C is raised once the pool is shut down.
+            check = stack.enter_context(held_interrupts())
             # Entered before any pool, so removed after the pool's exit has waited for its
             # workers: none writes into it once it is gone.
             chunks_dir = tempfile.TemporaryDirectory(
@@ -262,6 +266,7 @@ def encode_file(
         ):
             pool = stack.enter_context(_pool(workers, context, tokenizer, size))
             plan = pool.submit(_plan_job, path, size, workers).result()
+            check()
         else:
             tok, load_seconds = _built(tokenizer)
             setup_start = time.perf_counter()
@@ -274,7 +279,7 @@ def encode_file(
                 pool = stack.enter_context(_pool(workers, context, tok, size))
         start = time.perf_counter()
         jobs = [(path, a, b, plan.dtype, folder) for a, b in plan.ranges]
-        chunks = _in_order(pool, tok, jobs)
+        chunks = _in_order(pool, tok, jobs, check)
         total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress))
         seconds = time.perf_counter() - start
         # subtle: the pool is shut down waiting for its workers (the stack's exit): not
@@ -314,10 +319,13 @@ def _encode_whole(
 
 
 def _in_order(
-    pool: Executor | None, tokenizer: Tokenizer | None, jobs: list[Job]
+    pool: Executor | None,
+    tokenizer: Tokenizer | None,
+    jobs: list[Job],
+    check: Callable[[], None],
 ) -> Iterator[tuple[np.ndarray | _Spilled, int]]:
-    """Each job's ids and length, in order: in ``pool``, or in this process with
-    ``tokenizer`` (no pool)."""
+    """Each job's ids and length, in order: in ``pool`` (``check`` raising a Ctrl-C held
+    meanwhile, ``held_interrupts``), or in this process with ``tokenizer`` (no pool)."""
     if pool is None:
         assert tokenizer is not None
         yield from (_encode_chunk(tokenizer, job) for job in jobs)
@@ -325,7 +333,7 @@ def _in_order(
     # subtle: map() submits every job up front but results come back in order; each is a few
     # MB, and chunks are written as soon as they arrive.
     try:
-        yield from pool.map(_encode_job, jobs)
+        yield from checked(pool.map(_encode_job, jobs), check)
     except BaseException:
         # Interrupted or failed: drop the queued chunks instead of encoding them all.
         pool.shutdown(wait=True, cancel_futures=True)

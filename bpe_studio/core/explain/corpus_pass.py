@@ -26,6 +26,7 @@ import gc
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any, TypeVar
@@ -39,6 +40,7 @@ from ..corpus.tasks import CountTask, make_tasks
 from ..encode.encode_file import encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.merging import kernel_start
+from ..io.interrupts import held_interrupts, no_check
 from ..text.surrogates import replace_surrogates
 from .work import CancelEvent, checkpoint
 
@@ -371,20 +373,27 @@ class Passes:
         self.prepare = size >= PREPARE_MIN_BYTES
         self._status = status
         self._pool: ProcessPoolExecutor | None = None
+        self._held = ExitStack()
+        self._check: Callable[[], None] = no_check
 
     def __enter__(self) -> Passes:
         if self.prepare:
             # Before any worker forks: they inherit the kernels and share the tables.
             prepare_encoder(self.tokenizer, self._status)
+        if self.parallel:
+            # Ctrl-C held while the pool may run, raised between two results (and, if it
+            # came after the last, once the pool is shut down).
+            self._check = self._held.enter_context(held_interrupts())
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         if self._pool is not None:
             # Queued tasks (cancelled, failed) are dropped, and the workers are waited for:
             # the pool's threads end with them, so this process may fork again (a process
             # running threads does not: ``mp_context``).
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+        self._held.__exit__(*exc)
 
     def run(
         self,
@@ -410,6 +419,7 @@ class Passes:
         futures: list[Future[T]] = [self._pool.submit(_call, job, task, *args) for task in tasks]
         for future in as_completed(futures):
             checkpoint(cancel)
+            self._check()
             yield future.result()
 
 

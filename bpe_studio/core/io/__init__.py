@@ -2,5 +2,6 @@
 per-user cache folder (``user_cache``), tokenizer files fetched from the Hugging Face Hub into
 its cache (``hf_hub``), the cyclic collector paused for a block (``gc_pause``), where numba
 caches compiled kernels (``numba_cache``, imported only with numba), NumPy's huge-page
-advice set for the machine (``huge_pages``), and a pool worker's freed memory kept for its
-next chunk (``worker_memory``). Imports nothing else of the core."""
+advice set for the machine (``huge_pages``), a pool worker's freed memory kept for its
+next chunk (``worker_memory``), and Ctrl-C held while a pool runs (``interrupts``). Imports
+nothing else of the core."""
