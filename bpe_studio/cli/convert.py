@@ -12,18 +12,16 @@ What it leaves out: the formats themselves (``core.formats``).
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import tempfile
-import threading
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.base.preset_table import PRESETS
 from ..core.formats.files import DEFAULT_NAME
 from ..core.formats.tiktoken import sidecar_name
+from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
 from ..core.text.display import plural
 from .output import (
@@ -75,21 +73,6 @@ def check_tokenizer_out(
         )
 
 
-@contextmanager
-def _ctrl_c_after() -> Iterator[list[int]]:
-    """Ctrl-C held back until the block ends (the list says whether it came): a tokenizer is
-    several files, and one written without the others would load as another tokenizer."""
-    came: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield came  # only the main thread receives signals
-        return
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
-    try:
-        yield came
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
     """``tok.save`` into ``out`` (or to standard output for ``-``) with its errors as one line
     naming ``out``; the summary's line saying what was written, and the exit status. Ctrl-C
@@ -97,12 +80,18 @@ def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
     stem = name if fmt == "tiktoken" else None
     try:
         if not is_stream(out):
-            with _ctrl_c_after() as came:
-                wrote = f"wrote {' and '.join(map(str, tok.save(out, fmt, stem)))}"
-            if came:
+            # A tokenizer is several files, and one written without the others would load as
+            # another tokenizer: Ctrl-C is held until they all are.
+            wrote = None
+            try:
+                with held_interrupts():
+                    wrote = f"wrote {' and '.join(map(str, tok.save(out, fmt, stem)))}"
+            except KeyboardInterrupt:
+                if wrote is None:
+                    raise
                 raise CliError(
                     f"interrupted; {wrote} (whole: Ctrl-C came while writing)", EXIT_INTERRUPTED
-                )
+                ) from None
             return wrote, 0
         with tempfile.TemporaryDirectory() as folder:
             (path,) = tok.save(folder, fmt, stem)
