@@ -180,6 +180,24 @@ def test_the_cache_stays_bounded_and_starts_afresh(monkeypatch):
     assert 0 < short.entries <= 64 and len(short.slots) <= 2 * 128
 
 
+@pytest.mark.parametrize("where", ["first", "last", "both"])
+def test_long_pieces_around_the_stops_where_the_caches_grow(monkeypatch, where):
+    # The kernel stops and starts again each time a tiny cache grows; its scratch arrays are
+    # sized once for the whole call, so the longest piece may come before or after any stop.
+    for name, value in [("START_ENTRIES", 16), ("START_KEYS", 64), ("START_VALS", 64),
+                        ("START_SHORT_SLOTS", 16)]:  # fmt: skip
+        monkeypatch.setattr(piece_table, name, value)
+    tok = Tokenizer.preset("gpt2")
+    words = " ".join(f"w{chr(0x3B1 + i % 20)}{i}x{chr(0x430 + i % 30)}" for i in range(3000))
+    long_word = " " + "".join(chr(0x61 + i % 26) for i in range(700))
+    spaces = " " * 1500
+    head = long_word + spaces + "\n" if where in ("first", "both") else ""
+    tail = "\n" + spaces + long_word if where in ("last", "both") else ""
+    text = head + words + EOT + words[:100] + tail
+    assert compiled_ids(tok, text) == python_ids(tok, text)
+    assert tok.merger.compiled().cache.entries > 16  # it grew: the kernel stopped
+
+
 # ----------------------------------------------------------- tokenizer.json
 def _gpt2_file(tmp_path, normalizer, pre_tokenizer, *, ignore_merges=False, added=()):
     vocab = {token_to_gpt2(t): i for i, t in Tokenizer.preset("gpt2").vocab.items()}

@@ -171,12 +171,16 @@ class CompiledMerger:
         # second sighting (most of a Chinese text's pieces occur once); a short one (what
         # the editor re-tokenizes after each edit) enters every piece.
         thrifty = len(cp) >= THRIFTY_CHARS
+        # subtle: measured once here, not by the kernel each time it starts again after a
+        # cache grew: reading every remaining item again cost more than the new pieces'
+        # merges in a long text's first encode (docs/encoding.md, "Growing the caches").
+        longest = kernels.longest_piece(items)
         while True:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
                 self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
                 self.rank.tree, self.cuts, self.part_cache.arrays, thrifty,
-                self.short.arrays, self.short_whole.arrays,
+                self.short.arrays, self.short_whole.arrays, longest,
             )  # fmt: skip
             if k >= len(starts):
                 break

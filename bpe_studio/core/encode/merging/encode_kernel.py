@@ -855,6 +855,7 @@ def encode(  # type: ignore[no-untyped-def]
     thrifty,
     short,
     short_whole,
+    longest,
 ):
     """Write the ids of items ``k``, ``k + 1``, ... (see the module docstring) to ``out`` from
     ``out[o]`` on; ``item_end[k]`` (when ``item_end`` is not empty) the end of item ``k``'s ids
@@ -866,14 +867,12 @@ def encode(  # type: ignore[no-untyped-def]
     parts is entered whole only when seen before (else always). ``short``: the cache of short
     pieces (``_short_key``: one cache line a lookup), ``(slots, [entries])``, or a table of
     no slots (every piece in ``cache``); ``short_whole``: the whole tokens that are short
-    pieces, in the same layout (a short piece is looked up there, never in ``whole``)."""
+    pieces, in the same layout (a short piece is looked up there, never in ``whole``).
+    ``longest``: at least the code points of the longest piece (``longest_piece``), what the
+    scratch arrays are sized for."""
     starts, ends, special = items
     table, by_bytes = rank
     record = item_end.size > 0
-    longest = 1
-    for t in range(k, starts.size):
-        if special[t] < 0 and ends[t] - starts[t] > longest:
-            longest = ends[t] - starts[t]
     ids = np.empty(4 * longest, np.int64)
     raw = np.empty(4 * longest, np.int64)
     ranks = np.empty(4 * longest, np.int64)
@@ -978,6 +977,18 @@ def encode(  # type: ignore[no-untyped-def]
 
 
 @njit(nogil=True)
+def longest_piece(items):  # type: ignore[no-untyped-def]
+    """The code points of the longest piece of ``items`` (special tokens left out), 1 at
+    least."""
+    starts, ends, special = items
+    longest = 1
+    for t in range(starts.size):
+        if special[t] < 0 and ends[t] - starts[t] > longest:
+            longest = ends[t] - starts[t]
+    return longest
+
+
+@njit(nogil=True)
 def _ascii(cp, s, e):  # type: ignore[no-untyped-def]
     for i in range(s, e):
         if cp[i] >= 0x80:
@@ -1045,6 +1056,7 @@ KERNELS = (
     fill_tokens,
     rehash,
     encode,
+    longest_piece,
     spans,
     rehash_short,
     fill_short_tokens,
