@@ -1,7 +1,8 @@
 """What every stage shares for files and processes: atomic file writes (``atomic``), the
 per-user cache folder (``user_cache``), tokenizer files fetched from the Hugging Face Hub into
 its cache (``hf_hub``), the cyclic collector paused for a block (``gc_pause``), where numba
-caches compiled kernels (``numba_cache``, imported only with numba), NumPy's huge-page
+caches compiled kernels (``numba_cache``) and how their helpers are compiled
+(``kernel_options``), both imported only with numba, NumPy's huge-page
 advice set for the machine (``huge_pages``), a pool worker's freed memory kept for its
 next chunk (``worker_memory``), and Ctrl-C held while a pool runs (``interrupts``). Imports
 nothing else of the core."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..io.kernel_options import helper
 from ..io.numba_cache import cache_in_user_dir
 from .scan_kernels import scan_into
 
@@ -28,14 +29,7 @@ _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 
 
-# subtle: the helpers called once per piece make no array of their own and are compiled
-# without numba's reference counting (``_nrt=False``): with it, each call increfs and decrefs
-# every array it is passed, atomically (docs/encoding.md, "Reference counts in the helpers'
-# calls"; ``scan_kernels`` does the same).
-_plain = njit(nogil=True, _nrt=False)
-
-
-@_plain
+@helper
 def _hash(p, a, b):  # type: ignore[no-untyped-def]
     """FNV-1a over ``p[a:b]`` (code points or bytes), its high bits folded in (the table
     takes the low ones); never 0."""
@@ -45,7 +39,7 @@ def _hash(p, a, b):  # type: ignore[no-untyped-def]
     return (h ^ (h >> np.uint64(29))) | np.uint64(1)
 
 
-@_plain
+@helper
 def _same(p, a, b, c):  # type: ignore[no-untyped-def]
     """Whether ``p[a:b]`` equals ``p[c:c + b - a]``."""
     for j in range(b - a):
@@ -72,7 +66,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _SHORT = 7  # code points of a short piece: each under 256, packed with the length in 64 bits
 
 
-@_plain
+@helper
 def _short_key(p, a, b):  # type: ignore[no-untyped-def]
     """``p[a:b]`` packed in 64 bits (a byte per code point, the length in the top byte), or 0
     when it does not fit (longer than :data:`_SHORT`, or a code point of 256 or more)."""
@@ -189,7 +183,7 @@ def _resized(array, size):  # type: ignore[no-untyped-def]
     return bigger
 
 
-@_plain
+@helper
 def _utf8_len(c):  # type: ignore[no-untyped-def]
     if c < 0x80:
         return 1
@@ -240,7 +234,7 @@ def packed_counts(p, first, lens):  # type: ignore[no-untyped-def]
     return out, True
 
 
-@_plain
+@helper
 def _same_bytes(arena, a, tokens, c, length):  # type: ignore[no-untyped-def]
     for j in range(length):
         if arena[a + j] != tokens[c + j]:
@@ -255,7 +249,7 @@ _INLINE = 15
 _LONG = np.int64(0xFF) << np.int64(56)
 
 
-@_plain
+@helper
 def _inline_key(tokens, c, e):  # type: ignore[no-untyped-def]
     """``tokens[c:e]`` (at most _INLINE bytes) as the two words of its key."""
     a = np.int64(0)
@@ -267,7 +261,7 @@ def _inline_key(tokens, c, e):  # type: ignore[no-untyped-def]
     return a, b
 
 
-@_plain
+@helper
 def _home(a, b, mask):  # type: ignore[no-untyped-def]
     """The first slot to probe for the key ``(a, b)``."""
     h = np.uint64(a) * _GOLDEN ^ np.uint64(b) * _FNV_PRIME

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..io.kernel_options import helper
 from ..io.numba_cache import cache_in_user_dir
 from .scan_tables import TABLE_SIZE
 
@@ -35,13 +36,6 @@ _NL, _CR, _SPACE, _QUOTE, _SLASH = 10, 13, 32, 39, 47
 # The kinds (scan_patterns.Kind), and the Sequences of several (scan_patterns.SEQUENCES).
 GPT2, CL100K, O200K, LLAMA3, QWEN2, DIGITS3, CJK, DEEPSEEK, DIGIT = range(9)
 SEQUENCES = ((DIGITS3, CJK, DEEPSEEK), (DIGIT, GPT2))
-
-
-# subtle: the scanners' helpers make no array of their own and are compiled without numba's
-# reference counting (``_nrt=False``): with it, each call increfs and decrefs every array it
-# is passed, atomically, once per piece (docs/encoding.md, "Reference counts in the helpers'
-# calls"). Those inlined into them (``inline="always"``) take their setting.
-_plain = njit(nogil=True, _nrt=False)
 
 
 @njit(nogil=True, inline="always")
@@ -58,7 +52,7 @@ def _fold(t, c):  # type: ignore[no-untyped-def]
     return (_cls(t, c) >> 8) & 15
 
 
-@_plain
+@helper
 def _run(p, t, j, n, mask):  # type: ignore[no-untyped-def]
     """The first index from ``j`` whose code point is in none of the classes of ``mask``."""
     while j < n and _cls(t, p[j]) & mask:
@@ -66,7 +60,7 @@ def _run(p, t, j, n, mask):  # type: ignore[no-untyped-def]
     return j
 
 
-@_plain
+@helper
 def _run_other(p, t, j, n):  # type: ignore[no-untyped-def]
     """The end of a run of [^\\s\\p{L}\\p{N}] from ``j``."""
     while j < n and not _cls(t, p[j]) & (L | N | S):
@@ -74,7 +68,7 @@ def _run_other(p, t, j, n):  # type: ignore[no-untyped-def]
     return j
 
 
-@_plain
+@helper
 def _newlines(p, j, n, slash):  # type: ignore[no-untyped-def]
     """The end of a run of [\\r\\n]* (with ``slash``: [\\r\\n/]*) from ``j``."""
     while j < n and (p[j] == _NL or p[j] == _CR or (slash and p[j] == _SLASH)):
@@ -82,7 +76,7 @@ def _newlines(p, j, n, slash):  # type: ignore[no-untyped-def]
     return j
 
 
-@_plain
+@helper
 def _contraction(p, t, i, n):  # type: ignore[no-untyped-def]
     """'(?i:[sdmt]|ll|ve|re) at ``i`` (the same set as (?i:'s|'t|'re|'ve|'m|'ll|'d), whose
     alternatives differ in their first letter): its end, else ``i``."""
@@ -106,7 +100,7 @@ def _after_word(p, t, e, n):  # type: ignore[no-untyped-def]
     return e
 
 
-@_plain
+@helper
 def _space_run(p, t, i, n, to_end):  # type: ignore[no-untyped-def]
     """The whitespace alternatives at ``i`` (a whitespace character). ``to_end`` (cl100k):
     ``\\s++$|\\s*[\\r\\n]|\\s+(?!\\S)|\\s``; else ``\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+``. Both
@@ -229,17 +223,17 @@ def _o200k(p, t, i, n):  # type: ignore[no-untyped-def]
     return _space_run(p, t, i, n, False)
 
 
-@_plain
+@helper
 def _ascii_punct(c):  # type: ignore[no-untyped-def]
     return 33 <= c <= 47 or 58 <= c <= 64 or 91 <= c <= 96 or 123 <= c <= 126
 
 
-@_plain
+@helper
 def _ascii_letter(c):  # type: ignore[no-untyped-def]
     return 65 <= c <= 90 or 97 <= c <= 122
 
 
-@_plain
+@helper
 def _deepseek(p, t, i, n):  # type: ignore[no-untyped-def]
     """DeepSeek-V3's third Split: [ASCII punctuation][A-Za-z]+ |
     [^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+ | ' ?[\\p{P}\\p{S}]+[\\r\\n]*' | \\s*[\\r\\n]+ |
@@ -266,7 +260,7 @@ def _deepseek(p, t, i, n):  # type: ignore[no-untyped-def]
     return i
 
 
-@_plain
+@helper
 def _in_cjk(c):  # type: ignore[no-untyped-def]
     """In [一-龥\\u3040-ゟ゠-ヿ]: U+4E00-U+9FA5 and U+3040-U+30FF."""
     return 0x4E00 <= c <= 0x9FA5 or 0x3040 <= c <= 0x30FF
@@ -276,7 +270,7 @@ def _in_cjk(c):  # type: ignore[no-untyped-def]
 # (``(?:(?!X)(?s:.))+``: how an Isolated Split keeps the text between matches).
 
 
-@_plain
+@helper
 def _digits3_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     """\\p{N}{1,3}, or the gap up to the next number."""
     if _cls(t, p[i]) & N:
@@ -287,7 +281,7 @@ def _digits3_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     return j
 
 
-@_plain
+@helper
 def _digit_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     """\\p{N}, or the gap up to the next number."""
     if _cls(t, p[i]) & N:
@@ -298,7 +292,7 @@ def _digit_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     return j
 
 
-@_plain
+@helper
 def _cjk_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     """[一-龥\\u3040-ゟ゠-ヿ]+, or the gap up to the next such character."""
     inside = _in_cjk(p[i])
@@ -308,7 +302,7 @@ def _cjk_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     return j
 
 
-@_plain
+@helper
 def _deepseek_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     e = _deepseek(p, t, i, n)
     if e > i:
@@ -326,7 +320,7 @@ def _deepseek_piece(p, t, i, n):  # type: ignore[no-untyped-def]
 # LLVM: inlining them too gained o200k a tenth and made the first compile five times longer.
 
 
-@_plain
+@helper
 def _loop_gpt2(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
@@ -336,7 +330,7 @@ def _loop_gpt2(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_cl100k_like(p, t, a, b, out, m, digits, to_end):  # type: ignore[no-untyped-def]
     # One loop for cl100k, Llama 3 and Qwen2 (their match inlined once, not three times: a
     # second of the first compile each).
@@ -348,7 +342,7 @@ def _loop_cl100k_like(p, t, a, b, out, m, digits, to_end):  # type: ignore[no-un
     return m
 
 
-@_plain
+@helper
 def _loop_o200k(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
@@ -358,7 +352,7 @@ def _loop_o200k(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_digits3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
@@ -368,7 +362,7 @@ def _loop_digits3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_cjk(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
@@ -378,7 +372,7 @@ def _loop_cjk(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_deepseek(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
@@ -388,7 +382,7 @@ def _loop_deepseek(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_digit(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i = a
     while i < b:
@@ -398,7 +392,7 @@ def _loop_digit(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_deepseek_v3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i0 = a
     while i0 < b:
@@ -416,7 +410,7 @@ def _loop_deepseek_v3(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _loop_starcoder(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     i0 = a
     while i0 < b:
@@ -430,7 +424,7 @@ def _loop_starcoder(p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def scan_into(kinds, p, t, a, b, out, m):  # type: ignore[no-untyped-def]
     """Write the ends of the pieces of ``p[a:b]`` into ``out`` from index ``m``, under the
     steps ``kinds`` (one kind, or one of the Sequences of :data:`SEQUENCES`: each step splits

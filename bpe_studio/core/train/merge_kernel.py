@@ -40,20 +40,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..io.kernel_options import helper
 from ..io.numba_cache import cache_in_user_dir
 
 # Every kernel is compiled with nogil=True: the merge loop may run in a worker thread while a
 # GUI thread draws.
-# subtle: the helpers called once per merge site make no array of their own and are compiled
-# without numba's reference counting (``_nrt=False``): with it, each call increfs and
-# decrefs every array it is passed, atomically (``_pair_id`` takes eight), which perf showed
-# taking a sixth of the merge loop (docs/training.md, "Reference counts").
-_plain = njit(nogil=True, _nrt=False)
 NPAIRS, NOCC, HSIZE = 0, 1, 2
 NCAND, BCOUNT, BPAIR, ROWS, CAND = 0, 1, 2, 3, 4
 
 
-@_plain
+@helper
 def _slot(hkeys: np.ndarray, key: np.int64) -> np.int64:
     """The slot holding ``key``, or the empty slot where it would go."""
     mask = hkeys.size - 1
@@ -77,7 +73,7 @@ def rehash(hkeys: np.ndarray, hvals: np.ndarray, new_cap: int) -> tuple[np.ndarr
     return keys, vals
 
 
-@_plain
+@helper
 def _above(c1, p1, c2, p2, pa, pb, tbuf, toff) -> bool:  # type: ignore[no-untyped-def]
     """Whether queue entry (c1, p1) comes out before (c2, p2): the greater count, then the
     lexicographically greater (left bytes, right bytes)."""
@@ -101,7 +97,7 @@ def _above(c1, p1, c2, p2, pa, pb, tbuf, toff) -> bool:  # type: ignore[no-untyp
     return False
 
 
-@_plain
+@helper
 def _sift_up(hc, hp, i, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     c, p = hc[i], hp[i]
     while i > 0:
@@ -113,7 +109,7 @@ def _sift_up(hc, hp, i, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     hc[i], hp[i] = c, p
 
 
-@_plain
+@helper
 def _sift_down(hc, hp, i, n, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     c, p = hc[i], hp[i]
     while True:
@@ -131,7 +127,7 @@ def _sift_down(hc, hp, i, n, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def
     hc[i], hp[i] = c, p
 
 
-@_plain
+@helper
 def _push(hc, hp, meta, c, p, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     n = meta[HSIZE]
     hc[n], hp[n] = c, p
@@ -139,7 +135,7 @@ def _push(hc, hp, meta, c, p, pa, pb, tbuf, toff):  # type: ignore[no-untyped-de
     _sift_up(hc, hp, n, pa, pb, tbuf, toff)
 
 
-@_plain
+@helper
 def _pop(hc, hp, meta, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     c, p = hc[0], hp[0]
     n = meta[HSIZE] - 1
@@ -150,7 +146,7 @@ def _pop(hc, hp, meta, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     return c, p
 
 
-@_plain
+@helper
 def _pop_valid(hc, hp, meta, pcount, pa, pb, tbuf, toff):  # type: ignore[no-untyped-def]
     """Pop entries until one whose count is the pair's live count; (-1, 0) if none is left.
     An entry above its pair's live count is pushed back at the live count."""
@@ -206,7 +202,7 @@ def _top_into(pairs, queue, ids):  # type: ignore[no-untyped-def]
     return n
 
 
-@_plain
+@helper
 def _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, a, b):  # type: ignore[no-untyped-def]
     key = (np.int64(a) << np.int64(32)) | np.int64(b)
     s = _slot(hkeys, key)
@@ -220,7 +216,7 @@ def _pair_id(hkeys, hvals, meta, pa, pb, pcount, phead, plen, a, b):  # type: ig
     return np.int32(i)
 
 
-@_plain
+@helper
 def _add_occurrence(opos, onext, meta, phead, plen, pid, pos):  # type: ignore[no-untyped-def]
     o = meta[NOCC]
     meta[NOCC] = o + 1

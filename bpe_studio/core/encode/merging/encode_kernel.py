@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...io.kernel_options import allocating, helper
 from ...io.numba_cache import cache_in_user_dir
 
 NO_MERGE = np.int64(0x7FFFFFFFFFFFFFFF)
@@ -46,15 +47,6 @@ EVERY_RANK = NO_MERGE  # a ``limit`` that keeps every merge
 _ID_MASK = np.int64(0xFFFFFFFF)
 _MIX = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, as a signed 64-bit integer
 _FNV = np.int64(0x100000001B3)
-# subtle: the helpers that make no array of their own are compiled without numba's reference
-# counting (``_nrt=False``). With it, a call increfs each array it is passed (a tuple: each
-# of its arrays) on the way in and decrefs it on the way out, atomically: perf showed
-# NRT_incref and NRT_decref taking a quarter of a first encode of Chinese (tens of arrays in
-# each call of ``_from_parts``). The few helpers that do make arrays keep it (``_nrt=True``,
-# which a helper called from one without it would otherwise not get); the kernels Python
-# calls keep numba's default.
-_plain = njit(nogil=True, _nrt=False)
-_counted = njit(nogil=True, _nrt=True)
 # Pieces of more bytes than this are merged with a heap (O(n log n)) instead of scans of the
 # pair ranks (O(n^2), faster for the short pieces that are nearly all of them).
 LONG_PIECE = 128
@@ -69,7 +61,7 @@ SHORT_ID_BITS = 21
 
 
 # ----------------------------------------------------------------- the rank table
-@_plain
+@helper
 def _pair_slot(table, key):  # type: ignore[no-untyped-def]
     """The slot of ``key`` in ``table`` (its key at ``2 * slot``, its value next to it: one
     cache line for a lookup), or the empty slot where it would go."""
@@ -98,7 +90,7 @@ def rank_table(pairs, packed, cap, byte_ids):  # type: ignore[no-untyped-def]
     return table, by_bytes
 
 
-@_plain
+@helper
 def _rank(table, a, b, limit):  # type: ignore[no-untyped-def]
     key = (np.int64(a) << np.int64(32)) | np.int64(b)
     s = _pair_slot(table, key)
@@ -109,7 +101,7 @@ def _rank(table, a, b, limit):  # type: ignore[no-untyped-def]
 
 
 # ------------------------------------------------------------------- merging a piece
-@_plain
+@helper
 def _first_ranks(raw, n, ranks, by_bytes, limit):  # type: ignore[no-untyped-def]
     """``ranks[i]``: the rank of the pair of bytes ``raw[i], raw[i + 1]`` (a piece's pairs
     before any merge), from the direct table of byte pairs."""
@@ -118,14 +110,14 @@ def _first_ranks(raw, n, ranks, by_bytes, limit):  # type: ignore[no-untyped-def
         ranks[i] = r if r < limit else NO_MERGE
 
 
-@_plain
+@helper
 def _pair_ranks(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     """``ranks[i]``: the rank of the pair ``ids[i], ids[i + 1]``."""
     for i in range(n - 1):
         ranks[i] = _rank(table, ids[i], ids[i + 1], limit)
 
 
-@_plain
+@helper
 def _merge_short(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     """Merge ``ids[:n]`` in place; return the new length. ``ranks[i]`` is (given filled in)
     the packed rank of the pair ``ids[i], ids[i + 1]``; after a merge only its two
@@ -152,7 +144,7 @@ def _merge_short(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     return n
 
 
-@_plain
+@helper
 def _merged(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     """``ids[:n]`` merged (``ranks`` filled in), by scans or, for a long piece, a heap."""
     if n > LONG_PIECE:
@@ -160,7 +152,7 @@ def _merged(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     return _merge_short(ids, n, ranks, table, limit)
 
 
-@_plain
+@helper
 def _heap_push(heap, size, item):  # type: ignore[no-untyped-def]
     i = size
     heap[i] = item
@@ -174,7 +166,7 @@ def _heap_push(heap, size, item):  # type: ignore[no-untyped-def]
     return size + 1
 
 
-@_plain
+@helper
 def _heap_pop(heap, size):  # type: ignore[no-untyped-def]
     top = heap[0]
     size -= 1
@@ -195,7 +187,7 @@ def _heap_pop(heap, size):  # type: ignore[no-untyped-def]
     return top, size
 
 
-@_counted
+@allocating
 def _merge_long(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     """``_merge_short`` in O(n log n) for long pieces: a linked list of tokens and a heap of
     ``rank << 32 | position`` (the leftmost first among equal ranks), stale entries skipped."""
@@ -246,13 +238,13 @@ def _merge_long(ids, n, ranks, table, limit):  # type: ignore[no-untyped-def]
     return m
 
 
-@_plain
+@helper
 def _put(raw, ids, n, byte, byte_ids):  # type: ignore[no-untyped-def]
     raw[n] = byte
     ids[n] = byte_ids[byte]
 
 
-@_plain
+@helper
 def _bytes_of(cp, s, e, byte_ids, raw, ids):  # type: ignore[no-untyped-def]
     """The UTF-8 bytes of ``cp[s:e]`` written to ``raw``, their ids to ``ids``; their count."""
     n = 0
@@ -280,7 +272,7 @@ def _bytes_of(cp, s, e, byte_ids, raw, ids):  # type: ignore[no-untyped-def]
 
 
 # -------------------------------------------------------------------- piece tables
-@_plain
+@helper
 def _hash(cp, s, e):  # type: ignore[no-untyped-def]
     lo, hi = np.int64(s), np.int64(e)
     h = (hi - lo) * _MIX
@@ -289,7 +281,7 @@ def _hash(cp, s, e):  # type: ignore[no-untyped-def]
     return h ^ ((h >> np.int64(31)) & np.int64(0x1FFFFFFFF))
 
 
-@_plain
+@helper
 def _hash_top(cp, s, e):  # type: ignore[no-untyped-def]
     """``_hash(cp, s, e)`` and the bits of all its code points ORed (below 0x80: ASCII;
     below 0x800: no character ``char_cuts`` may cut beside), in one pass."""
@@ -303,7 +295,7 @@ def _hash_top(cp, s, e):  # type: ignore[no-untyped-def]
     return h ^ ((h >> np.int64(31)) & np.int64(0x1FFFFFFFF)), top
 
 
-@_plain
+@helper
 def _find(table, cp, s, e, h):  # type: ignore[no-untyped-def]
     """(entry, slot): the entry holding ``cp[s:e]`` (-1 if none) and the slot where it is
     (or would go)."""
@@ -327,7 +319,7 @@ def _find(table, cp, s, e, h):  # type: ignore[no-untyped-def]
         i = (i + 1) & mask
 
 
-@_plain
+@helper
 def _has_room(table, n_cp, n_ids):  # type: ignore[no-untyped-def]
     slots, ents, keys, vals, meta = table
     return (
@@ -338,7 +330,7 @@ def _has_room(table, n_cp, n_ids):  # type: ignore[no-untyped-def]
     )
 
 
-@_plain
+@helper
 def _insert(table, slot, h, cp, s, e, ids, o, m):  # type: ignore[no-untyped-def]
     """Enter ``cp[s:e]`` -> ``ids[o:o + m]`` at the empty ``slot`` (room checked)."""
     slots, ents, keys, vals, meta = table
@@ -360,7 +352,7 @@ def _insert(table, slot, h, cp, s, e, ids, o, m):  # type: ignore[no-untyped-def
     meta[VALS_USED] = va + m
 
 
-@_plain
+@helper
 def _utf8_decoded(data, s, e, out):  # type: ignore[no-untyped-def]
     """The code points of the strict UTF-8 ``data[s:e]`` (no overlong forms, surrogates or
     code points past U+10FFFF, as Python's decoder) written to ``out``: their count, or -1
@@ -468,7 +460,7 @@ def merge_tree(lefts, rights, made, bound):  # type: ignore[no-untyped-def]
     return birth, left, right, monotone
 
 
-@_counted
+@allocating
 def _char_tokens(c, info, table, byte_ids, limit):  # type: ignore[no-untyped-def]
     """The tokens of the BMP character ``c`` merged alone, at ``info[4 * c:]`` (count, ids)."""
     toks = np.empty(4, np.int64)
@@ -482,7 +474,7 @@ def _char_tokens(c, info, table, byte_ids, limit):  # type: ignore[no-untyped-de
     info[4 * c] = n
 
 
-@_counted
+@allocating
 def _valid_alone(t, chars, tree, table, byte_ids, limit):  # type: ignore[no-untyped-def]
     """Whether merging the bytes of token ``t`` gives ``t`` back (remembered per token)."""
     alone = chars[1]
@@ -520,7 +512,7 @@ def _valid_alone(t, chars, tree, table, byte_ids, limit):  # type: ignore[no-unt
     return alone[t] == 1
 
 
-@_plain
+@helper
 def _no_cross(a, b, chars, tree, table, limit):  # type: ignore[no-untyped-def]
     """Whether no merge can join a token at the right edge of ``a`` with one at the left edge
     of ``b`` while both live, each merging alone (``char_bpe``'s check, which says why that
@@ -556,7 +548,7 @@ def _no_cross(a, b, chars, tree, table, limit):  # type: ignore[no-untyped-def]
     return ok
 
 
-@_plain
+@helper
 def _from_chars(cp, s, e, chars, tree, ids, ranks, table, byte_ids, limit):  # type: ignore[no-untyped-def]
     """``cp[s:e]`` merged from its characters' tokens (each character merged alone first),
     or -1 when the result is not checked to be what merging its bytes gives. The check
@@ -601,13 +593,13 @@ _NO_LEAD_MASK, _NO_LAST_MASK = np.int64(4), np.int64(8)
 CUT_FILTER_BITS = 22  # the filter of the pairs of whole characters some token holds
 
 
-@_plain
+@helper
 def whole_pair_slot(key):  # type: ignore[no-untyped-def]
     """The filter bit of a pair of whole characters ``x << 16 | y`` (``char_cuts``)."""
     return ((key * _MIX) >> np.int64(64 - CUT_FILTER_BITS)) & np.int64((1 << CUT_FILTER_BITS) - 1)
 
 
-@_plain
+@helper
 def _cut_between(x, y, cuts):  # type: ignore[no-untyped-def]
     """Whether no token straddles the characters ``x``, ``y`` (``char_cuts``' test: both of
     three UTF-8 bytes, and none of the vocabulary's straddles between them), so a piece may
@@ -625,7 +617,7 @@ def _cut_between(x, y, cuts):  # type: ignore[no-untyped-def]
     return meet == 0 or (meet > 0 and _cut_in_tables(x, y, meet, cuts))
 
 
-@_plain
+@helper
 def _meet(x, y, per_char):  # type: ignore[no-untyped-def]
     """-1 when a token holds the end of ``x`` and ``y`` whole, or ``x`` whole and the start
     of ``y`` (no cut); else the flags of the tables both characters appear in (0: none, a
@@ -641,7 +633,7 @@ def _meet(x, y, per_char):  # type: ignore[no-untyped-def]
     return x_flags & (y_flags >> np.int64(1)) & _MEET_MASK
 
 
-@_plain
+@helper
 def _cut_in_tables(x, y, meet, cuts):  # type: ignore[no-untyped-def]
     """Whether no straddle of the tables ``meet`` names lies between ``x`` and ``y``."""
     params, bits, _, whole, seen, _ = cuts
@@ -666,7 +658,7 @@ def _cut_in_tables(x, y, meet, cuts):  # type: ignore[no-untyped-def]
     return True
 
 
-@_plain
+@helper
 def _from_parts(cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, limit):  # type: ignore[no-untyped-def]
     """The ids of ``cp[s:e]`` written to ``ids`` from its parts between the places no merge
     can cross (``_cut_between``): their count, or -1 when it has no such place, or
@@ -731,7 +723,7 @@ def _from_parts(cp, s, e, ids, cuts, cache, parts, chars, tree, rank, byte_ids, 
     return m
 
 
-@_plain
+@helper
 def _seen_before(seen, h):  # type: ignore[no-untyped-def]
     """Whether the bit of hash ``h`` in the bits ``seen`` was set; it is now."""
     at = (h >> np.int64(32)) & np.int64(8 * seen.size - 1)
@@ -742,7 +734,7 @@ def _seen_before(seen, h):  # type: ignore[no-untyped-def]
     return False
 
 
-@_plain
+@helper
 def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  # type: ignore[no-untyped-def]
     """The ids of ``cp[s:e]`` merged by rank, written to ``ids``: from its characters'
     tokens where that is checked to be exact, else from its bytes. Their count."""
@@ -758,7 +750,7 @@ def _new_piece(cp, s, e, ids, raw, ranks, rank, byte_ids, limit, chars, tree):  
 
 
 # ------------------------------------------------------------- short pieces
-@_plain
+@helper
 def _short_key(cp, s, e):  # type: ignore[no-untyped-def]
     """``cp[s:e]`` packed in one integer when it is a short piece (``SHORT_MAX`` code points
     or fewer, each below 0xFF): byte ``i`` holds code point ``i`` plus one, so no two pieces
@@ -779,7 +771,7 @@ def _short_key(cp, s, e):  # type: ignore[no-untyped-def]
     return key, top
 
 
-@_plain
+@helper
 def _short_slot(slots, key):  # type: ignore[no-untyped-def]
     """The slot of ``key`` in a short table (its key at ``2 * slot``, its value next to it),
     or the empty one where it would go."""
@@ -792,7 +784,7 @@ def _short_slot(slots, key):  # type: ignore[no-untyped-def]
     return i
 
 
-@_plain
+@helper
 def _short_ids(ids, m):  # type: ignore[no-untyped-def]
     """``ids[:m]`` packed as a short table's value (each id plus one in ``SHORT_ID_BITS``
     bits, the first lowest), or -1 when there are more than ``SHORT_IDS``."""
@@ -997,7 +989,7 @@ def longest_piece(items):  # type: ignore[no-untyped-def]
     return longest
 
 
-@_plain
+@helper
 def _ascii(cp, s, e):  # type: ignore[no-untyped-def]
     for i in range(s, e):
         if cp[i] >= 0x80:
@@ -1045,7 +1037,7 @@ def spans(cp, items, item_end, out, token_size):  # type: ignore[no-untyped-def]
     return t_start, t_end, partial
 
 
-@_plain
+@helper
 def _utf8_size(c):  # type: ignore[no-untyped-def]
     # subtle: count_kernels has the same four lines; numba's cache checks only the file of
     # the function it compiled, so a kernel calling another module's function would keep
