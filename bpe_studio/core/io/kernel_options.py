@@ -15,7 +15,18 @@ return arrays), and where they are cached (``numba_cache``). Imported only with 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Protocol, cast
+
 from numba import njit
 
-helper = njit(nogil=True, _nrt=False)
-allocating = njit(nogil=True, _nrt=True)
+
+class _Decorator(Protocol):
+    """What ``njit(...)`` is: it makes a numba dispatcher of a function."""
+
+    def __call__(self, function: Callable[..., Any], /) -> Any: ...
+
+
+# numba's type stubs list only its public options; it takes ``_nrt`` all the same.
+helper = cast(_Decorator, njit(nogil=True, **cast(dict[str, Any], {"_nrt": False})))
+allocating = cast(_Decorator, njit(nogil=True, **cast(dict[str, Any], {"_nrt": True})))
