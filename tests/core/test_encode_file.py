@@ -367,3 +367,32 @@ def test_no_cut_falls_inside_a_special_token_that_began_before_the_scan(tmp_path
     for target in range(95, 100 + len(EOT)):
         bounds = chunk_boundaries(path, target, Specials.of([EOT]), cut_rules("gpt2"))
         assert not any(100 < b < 100 + len(EOT) for b in bounds), (target, bounds)
+
+
+@pytest.mark.parametrize("kernel", ["copies", "refuses", "absent"])
+def test_appending_a_workers_ids(tmp_path, monkeypatch, kernel):
+    # The parent appends each worker's file of ids in the kernel where it can, and through
+    # Python's buffers where the system has no such copy or refuses it; the output is the
+    # same, positioned for what comes next, and the worker's file is gone.
+    if kernel == "copies" and not hasattr(os, "copy_file_range"):
+        pytest.skip("this system has no os.copy_file_range")
+    if kernel == "refuses":
+
+        def refuse(*args):
+            raise OSError(38, "Function not implemented")
+
+        monkeypatch.setattr(os, "copy_file_range", refuse, raising=False)
+    if kernel == "absent":
+        monkeypatch.delattr(os, "copy_file_range", raising=False)
+    parts = [bytes(range(256)) * 300, b"", b"\x00\x01" * 70_001]
+    out = tmp_path / "out.bin"
+    with open(out, "wb") as f:
+        f.write(b"head")
+        for i, data in enumerate(parts):
+            spill = tmp_path / f"chunk{i}"
+            spill.write_bytes(data)
+            encode_file_module._append(f, str(spill))
+            assert not spill.exists()
+            assert f.tell() == 4 + sum(map(len, parts[: i + 1]))
+        f.write(b"tail")
+    assert out.read_bytes() == b"head" + b"".join(parts) + b"tail"
