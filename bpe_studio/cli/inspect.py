@@ -124,22 +124,38 @@ def _named(usage: CorpusUsage, names: list[str]) -> CorpusUsage:
 
 
 # --------------------------------------------------------------------- JSON
-def _entry(table: TokenTable, row: int, usage: CorpusUsage | None) -> dict[str, Any]:
-    token = table.tokens[row]
-    special = bool(table.special[row])
-    entry: dict[str, Any] = {
-        "id": int(table.ids[row]),
-        "token": token.decode("utf-8", "replace") if special else readable_token(token),
-        "bytes": token.hex(),
-        "special": special,
-        "length": len(token),
-        "category": None if special else CATEGORIES[table.category[row]],
-        "leading_space": bool(table.leading_space[row]),
-        "reachable": None if table.reachable is None else bool(table.reachable[row]),
-    }
-    if usage is not None:
-        entry["count"] = usage.count(int(table.ids[row]))
-    return entry
+def _entries(table: TokenTable, usage: CorpusUsage | None) -> list[dict[str, Any]]:
+    """The ``tokens`` key: one object per entry, in row order."""
+    # subtle: built from whole columns (lists), not row by row: reading 200,000 rows' numpy
+    # scalars one at a time was a third of what o200k's report took to build.
+    n = len(table)
+    special = table.special.tolist()
+    reachable = [None] * n if table.reachable is None else table.reachable.tolist()
+    counts = [None] * n if usage is None else usage.row_counts(table).tolist()
+    entries = []
+    for token, token_id, is_special, category, space, reach, count in zip(
+        table.tokens,
+        table.ids.tolist(),
+        special,
+        table.category.tolist(),
+        table.leading_space.tolist(),
+        reachable,
+        counts,
+    ):
+        entry: dict[str, Any] = {
+            "id": token_id,
+            "token": token.decode("utf-8", "replace") if is_special else readable_token(token),
+            "bytes": token.hex(),
+            "special": is_special,
+            "length": len(token),
+            "category": None if is_special else CATEGORIES[category],
+            "leading_space": space,
+            "reachable": reach,
+        }
+        if usage is not None:
+            entry["count"] = count
+        entries.append(entry)
+    return entries
 
 
 def _makeup_json(makeup: Makeup) -> dict[str, Any]:
@@ -163,7 +179,7 @@ def report(table: TokenTable, usage: CorpusUsage | None, shares: Overlap | None)
             "ordinary_tokens": makeup.ordinary_tokens,
             "unreachable": makeup.unreachable,
         },
-        "tokens": [_entry(table, r, usage) for r in range(len(table))],
+        "tokens": _entries(table, usage),
         "special_tokens": [
             {"id": int(table.ids[r]), "token": table.tokens[r].decode("utf-8", "replace")}
             for r in range(len(table))
