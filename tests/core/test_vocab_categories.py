@@ -13,7 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_formats_tiktoken import _cached
 
-from bpe_studio.core.explain import categories, overlap, scripts, undertrained, vocabulary
+from bpe_studio.core.explain import (
+    categories,
+    corpus_pass,
+    overlap,
+    scripts,
+    undertrained,
+    vocabulary,
+)
 from bpe_studio.core.explain.categories import CATEGORIES, classify
 
 # PropList.txt, White_Space.
@@ -172,7 +179,7 @@ def test_scripts_know_the_common_ones():
 
 
 def test_doctests():
-    modules = [categories, scripts, undertrained, vocabulary, overlap]
+    modules = [categories, scripts, undertrained, vocabulary, overlap, corpus_pass]
     results = [doctest.testmod(m) for m in modules]
-    assert sum(r.attempted for r in results) >= 6
+    assert sum(r.attempted for r in results) >= 7
     assert sum(r.failed for r in results) == 0

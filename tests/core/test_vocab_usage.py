@@ -95,11 +95,17 @@ def _brute_force(tok, text: bytes, counts: np.ndarray, every: int) -> dict[int, 
     return where
 
 
-def test_undertrained_split_equals_a_brute_force_search(tmp_path, gpt2_tokenizer):
+@pytest.mark.parametrize("dfa", [False, True], ids=["nfa", "dfa"])
+def test_undertrained_split_equals_a_brute_force_search(tmp_path, gpt2_tokenizer, monkeypatch, dfa):
+    from bpe_studio.core.explain import corpus_pass
+
+    if dfa:  # a corpus this small is otherwise searched with the NFA
+        monkeypatch.setattr(corpus_pass, "DFA_BYTES_PER_PATTERN", 0)
     text = slice_head("english", 8_000) + slice_head("chinese", 3_000) + slice_head("code", 3_000)
     path = tmp_path / "corpus.txt"
     path.write_text(text, encoding="utf-8", newline="")
     usage = corpus_usage(gpt2_tokenizer, path, workers=1)
+    assert corpus_pass._automaton is not None and corpus_pass._automaton[1] is dfa
     expected = _brute_force(gpt2_tokenizer, path.read_bytes(), usage.counts, every=3)
     for name in ("inside", "across", "absent"):
         got = {i for i in getattr(usage, name) if i in expected}
@@ -147,7 +153,8 @@ def test_records_and_compressed_files_count_as_their_texts(tmp_path, gpt2_tokeni
     assert whole.bytes == len("".join(docs).encode())
 
 
-def test_a_match_or_a_pair_across_two_ranges_is_seen(tmp_path):
+@pytest.mark.parametrize("dfa", [False, True], ids=["nfa", "dfa"])
+def test_a_match_or_a_pair_across_two_ranges_is_seen(tmp_path, dfa):
     path = tmp_path / "seam.txt"
     path.write_bytes(b"xxxxABxxxx")
     (f,) = resolve_corpus(str(path))
@@ -155,8 +162,8 @@ def test_a_match_or_a_pair_across_two_ranges_is_seen(tmp_path):
     tok = _tiny()
     kept = str(tmp_path / "patterns")
     write_patterns([b"AB", b"BA"], kept)
-    assert scan_task(tok, first, kept) == ([0], 5)
-    assert scan_task(tok, second, kept) == ([], 5)
+    assert scan_task(tok, first, kept, dfa) == ([0], 5)
+    assert scan_task(tok, second, kept, dfa) == ([], 5)
     pairs = np.unpackbits(count_task(tok, first).pairs).astype(bool)
     assert pairs[ord("A") << 8 | ord("B")]
 

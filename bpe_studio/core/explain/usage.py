@@ -30,6 +30,7 @@ from .corpus_pass import (
     Passes,
     TaskCounts,
     count_task,
+    dfa_pays,
     scan_task,
     usage_tasks,
     write_patterns,
@@ -185,10 +186,12 @@ def _corpus_usage(
                 with tempfile.TemporaryDirectory(prefix="bpe-studio-") as folder:
                     kept = os.path.join(folder, "patterns.pickle")
                     write_patterns(patterns, kept)
+                    per_process = total // (passes.workers if passes.parallel else 1)
+                    dfa = dfa_pays(per_process, len(patterns))
                     done = 0
                     if progress:
                         progress("scanning", 0, total)
-                    for hits, nbytes in passes.run(scan_task, tasks, kept, cancel=cancel):
+                    for hits, nbytes in passes.run(scan_task, tasks, kept, dfa, cancel=cancel):
                         found.update(patterns[i] for i in hits)
                         done += nbytes
                         if progress:
