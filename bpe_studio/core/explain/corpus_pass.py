@@ -275,13 +275,10 @@ def dfa_pays(bytes_per_process: int, patterns: int) -> bool:
     """Whether a scan in which each process searches ``bytes_per_process`` bytes for
     ``patterns`` strings should build a DFA rather than a contiguous NFA.
 
-    Measured with o200k's 60,576 candidates on the 100 MB benchmark corpus (benchmarks/
-    RESULTS.md, "The usage scan on a new machine"): the DFA searches 1.3-2.2 times faster
-    (English 117 against 92 MB/s, web text 132 against 94, code 208 against 94, Chinese 271
-    against 126), but takes 0.29 s and about 150 MB more to build, in every process that
-    scans, against 0.05 s and 19 MB. On English, where it gains least (2.3 ms a MB), it
-    pays from about 2 KB of text per pattern: 120 MB a process at 60,000 patterns. A 1 GB
-    corpus scanned by two workers took 3.5-3.9 s with it against 4.85 s.
+    The DFA searches faster on every kind of text (least on English, most on Chinese and
+    code) but takes several times longer and about eight times the memory to build, in
+    every process that scans; on English it pays from about 2 KB of text per pattern
+    (benchmarks/RESULTS.md, "The usage scan on a new machine: what was tried").
 
     >>> dfa_pays(500_000_000, 60_000), dfa_pays(50_000_000, 60_000)
     (True, False)
