@@ -15,6 +15,9 @@ I2. Usage of a 100 MB corpus (english_books, code, chinese and mixed_web, repeat
     (``bpe-studio inspect o200k_base --corpus F --json`` against ``bpe-studio encode F
     --tokenizer o200k_base --out ids.npy``). Target: usage at the speed of encode (ratio of
     times <= 1.1).
+I2b. The same usage without the scan (``scan=False``, ``--no-scan``: the counts, the used and
+    unused tokens, those inside used ones; no across/absent split) against ``encode_file``
+    again, alternating. No target of its own: it says what the scan costs.
 
 Medians of ``--reps`` runs; the machine is shared, so only same-run ratios mean anything
 (the load average is printed with them).
@@ -140,10 +143,10 @@ from bpe_studio.core.explain.usage import corpus_usage
 from bpe_studio.core.explain.vocabulary import token_table
 mode, path, out, workers = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 tok = open_tokenizer("o200k_base")
-if mode == "usage":
+if mode in ("usage", "bare"):
     table = token_table(tok)
     start = time.perf_counter()
-    corpus_usage(tok, path, table=table, workers=workers)
+    corpus_usage(tok, path, table=table, workers=workers, scan=mode == "usage")
 else:
     start = time.perf_counter()
     encode_file(tok, path, out, workers=workers)
@@ -168,6 +171,11 @@ def bench_usage(reps: int, workers: int, mb: int) -> None:
             f"corpus_usage {ours:.1f} s ({size / ours:.1f} MB/s); encode_file {theirs:.1f} s "
             f"({size / theirs:.1f} MB/s); ratio {ours / theirs:.2f}x time; target <= 1.1x: "
             f"{'PASS' if ours <= 1.1 * theirs else 'FAIL'}  [load {_load()}]"
+        )
+        bare, theirs = _alternate(reps, lambda: child("bare"), lambda: child("encode"))
+        print(
+            f"I2b the same without the scan (scan=False, --no-scan): corpus_usage {bare:.2f} s; "
+            f"encode_file {theirs:.2f} s; ratio {bare / theirs:.2f}x time  [load {_load()}]"
         )
         w = str(workers)
         inspect = ["inspect", "o200k_base", "--corpus", str(path), "--workers", w, "--json"]

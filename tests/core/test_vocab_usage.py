@@ -115,6 +115,25 @@ def test_undertrained_split_equals_a_brute_force_search(tmp_path, gpt2_tokenizer
     assert len(usage.inside) + len(usage.across) + len(usage.absent) == len(usage.unused_ids(table))
 
 
+def test_without_the_scan_no_masks_are_made_and_the_rest_is_the_same(tmp_path, gpt2_tokenizer):
+    text = slice_head("english", 8_000) + slice_head("code", 3_000) + slice_head("chinese", 2_000)
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    full = corpus_usage(gpt2_tokenizer, path, workers=1)
+    bare = corpus_usage(gpt2_tokenizer, path, workers=1, scan=False)
+    assert np.array_equal(bare.counts, full.counts)
+    assert (bare.bytes, bare.tokens, bare.inside) == (full.bytes, full.tokens, full.inside)
+    assert bare.across is None and bare.absent is None and full.across and full.absent
+    (f,) = resolve_corpus(str(path))
+    task = CountTask(f, 0, f.size, nbytes=f.size)
+    with_masks, without = count_task(gpt2_tokenizer, task), count_task(gpt2_tokenizer, task, False)
+    assert np.unpackbits(with_masks.pairs).sum() > 1000
+    assert not np.unpackbits(without.pairs).any() and not np.unpackbits(without.singles).any()
+    assert np.array_equal(with_masks.ids, without.ids)
+    assert np.array_equal(with_masks.counts, without.counts)
+    assert with_masks.text_bytes == without.text_bytes == len(text.encode("utf-8"))
+
+
 def _tiny() -> Tokenizer:
     """Bytes, then " b", "a b" (which pre-tokenization never lets "a b" become) and "qz"."""
     vocab = {i: bytes([i]) for i in range(256)}
@@ -258,7 +277,8 @@ def test_the_unused_ids_split_as_a_brute_force_splits_them(tokens, used_flags, s
     pairs = np.zeros(1 << 16, dtype=bool)
     pairs[[text[i] << 8 | text[i + 1] for i in range(len(text) - 1)]] = True
 
-    inside, maybe, absent = _unused_split(table, counts, singles, pairs)
+    inside, maybe, absent = _unused_split(table, counts, (singles, pairs))
+    assert _unused_split(table, counts, None) == (inside, {}, [])
 
     used = [t for t, u in zip(tokens, used_flags) if u]
     want_inside, want_maybe, want_absent = [], {}, []

@@ -9,7 +9,7 @@ things are done with a task, in this process or in a pool of worker processes
 (:class:`Passes`):
 
 - :func:`count_task` encodes its text and counts each id (a sparse array back), the text's
-  bytes, and which byte pairs occur in it (a filter for the scan);
+  bytes, and, when a scan follows, which byte pairs occur in it (a filter for the scan);
 - :func:`scan_task` finds which of a list of byte strings occur in its text (Aho-Corasick,
   ``ahocorasick_rs``; a DFA where the text a process scans is long enough to pay for building
   one, :func:`dfa_pays`), none across two documents.
@@ -72,7 +72,8 @@ T = TypeVar("T")
 class TaskCounts:
     """What :func:`count_task` found in one task: the ids it used (ascending) and how often,
     the text's bytes (UTF-8) and ids, and the bytes and byte pairs of its text (masks of 256
-    and of 65,536 entries, ``first << 8 | second``, packed into bits)."""
+    and of 65,536 entries, ``first << 8 | second``, packed into bits; all False when not
+    asked for)."""
 
     ids: np.ndarray  # uint32
     counts: np.ndarray  # int64
@@ -173,9 +174,11 @@ def _stream_text(stream: Any, name: str, seen: Callable[[bytes], None]) -> Itera
 
 # ----------------------------------------------------------------- counting
 class _Tally:
-    """Ids and text bytes seen so far in one task."""
+    """Ids and text bytes seen so far in one task; with ``masks``, the bytes and byte pairs
+    of its text too."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, masks: bool = True) -> None:
+        self.masks = masks
         self.counts = np.zeros(size, dtype=np.int64)
         self.singles = np.zeros(256, dtype=bool)
         self.pairs = np.zeros(1 << 16, dtype=bool)
@@ -192,6 +195,8 @@ class _Tally:
         """``data`` came next in the text; ``after``, the byte that follows it where
         another task reads on (the pair across the seam is this task's too)."""
         self.text_bytes += len(data)
+        if not self.masks:
+            return
         if len(data) == 1:
             self.singles[data[0]] = True  # every other byte is in a pair
         joined = self._last + data + after
@@ -221,10 +226,12 @@ class _Tally:
         )
 
 
-def count_task(tok: AnyTokenizer, task: CountTask) -> TaskCounts:
-    """Encode one task's text with ``tok`` and count its ids. Errors name the file: invalid
-    UTF-8, a record without its text field, text a custom pattern leaves unmatched."""
-    tally = _Tally(tok.n_vocab)
+def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCounts:
+    """Encode one task's text with ``tok`` and count its ids; with ``masks``, note which bytes
+    and byte pairs its text holds (only the scan needs them: without, they are all False).
+    Errors name the file: invalid UTF-8, a record without its text field, text a custom
+    pattern leaves unmatched."""
+    tally = _Tally(tok.n_vocab, masks)
     f = task.file
     if f.kind is not Kind.TEXT:
         docs: list[np.ndarray] = []
@@ -241,11 +248,14 @@ def count_task(tok: AnyTokenizer, task: CountTask) -> TaskCounts:
         tally.text(bytes(gathered))
     elif task.end is not None and not isinstance(tok, ForeignTokenizer):
         tally.ids(encode_range(tok, f.url, task.start, task.end, "uint32"))
-        with open(f.url, "rb") as stream:
-            stream.seek(task.start)
-            data = stream.read(task.end - task.start + 1)
         size = task.end - task.start
-        tally.text(data[:size], data[size:])
+        if masks:
+            with open(f.url, "rb") as stream:
+                stream.seek(task.start)
+                data = stream.read(size + 1)
+            tally.text(data[:size], data[size:])
+        else:
+            tally.text_bytes += size
     else:
         with f.open() as stream:
             if isinstance(tok, ForeignTokenizer):

@@ -167,7 +167,7 @@ def _corpus_usage(
         if progress:
             progress("encoding", 0, total)
         part: TaskCounts
-        for part in passes.run(count_task, tasks, cancel=cancel):
+        for part in passes.run(count_task, tasks, scan, cancel=cancel):
             counts[part.ids] += part.counts  # a task's ids are distinct (np.flatnonzero)
             singles |= np.unpackbits(part.singles).astype(bool)
             pairs |= np.unpackbits(part.pairs).astype(bool)
@@ -177,7 +177,7 @@ def _corpus_usage(
             if progress:
                 progress("encoding", done, total)
 
-        inside, maybe, absent = _unused_split(table, counts, singles, pairs)
+        inside, maybe, absent = _unused_split(table, counts, (singles, pairs) if scan else None)
         across: list[int] | None = None
         if scan:
             found: set[bytes] = set()
@@ -212,10 +212,12 @@ def _corpus_usage(
 
 
 def _unused_split(
-    table: TokenTable, counts: np.ndarray, singles: np.ndarray, pairs: np.ndarray
+    table: TokenTable, counts: np.ndarray, masks: tuple[np.ndarray, np.ndarray] | None
 ) -> tuple[list[int], dict[bytes, list[int]], list[int]]:
     """The unused ordinary ids whose bytes occur inside a used token; the others' ids by
-    their bytes, those that might occur in the text; and the ids of those that cannot."""
+    their bytes, those that might occur in the text (its bytes and byte pairs: ``masks``);
+    and the ids of those that cannot. Without ``masks`` (no scan follows), the first only:
+    the other two come back empty."""
     row_counts = np.zeros(len(table.ids), dtype=np.int64)
     known = table.ids < len(counts)
     row_counts[known] = counts[table.ids[known]]
@@ -235,6 +237,9 @@ def _unused_split(
     empty = by_bytes.pop(b"", [])  # an empty entry occurs nowhere
     within = inside_emitted(list(by_bytes), used)
     inside = sorted(i for b in within for i in by_bytes[b])
+    if masks is None:
+        return inside, {}, []
+    singles, pairs = masks
     rest = [b for b in by_bytes if b not in within]
     maybe: dict[bytes, list[int]] = {}
     ruled_out: list[int] = []
