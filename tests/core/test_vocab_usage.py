@@ -134,6 +134,22 @@ def test_without_the_scan_no_masks_are_made_and_the_rest_is_the_same(tmp_path, g
     assert with_masks.text_bytes == without.text_bytes == len(text.encode("utf-8"))
 
 
+def test_the_usage_is_heard_once_as_the_encoding_left_it_before_the_scan(tmp_path, gpt2_tokenizer):
+    text = slice_head("english", 6_000) + slice_head("code", 2_000)
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    heard: list = []
+    full = corpus_usage(gpt2_tokenizer, path, workers=1, encoded=heard.append)
+    (first,) = heard
+    assert first.across is None and first.absent is None
+    assert full.across is not None and full.absent is not None
+    assert np.array_equal(first.counts, full.counts)
+    assert (first.bytes, first.tokens, first.inside) == (full.bytes, full.tokens, full.inside)
+    heard.clear()
+    corpus_usage(gpt2_tokenizer, path, workers=1, scan=False, encoded=heard.append)
+    assert heard == []  # nothing comes after it: the usage itself says it all
+
+
 def _tiny() -> Tokenizer:
     """Bytes, then " b", "a b" (which pre-tokenization never lets "a b" become) and "qz"."""
     vocab = {i: bytes([i]) for i in range(256)}

@@ -31,9 +31,9 @@ from bpe_studio.core.explain.usage import corpus_usage
 from bpe_studio.core.explain.vocabulary import token_table
 from bpe_studio.core.io.hf_hub import HubModel
 from bpe_studio.gui.model import lab_process
-from bpe_studio.gui.model.lab_lists import Show
+from bpe_studio.gui.model.lab_lists import Show, shows
 from bpe_studio.gui.model.lab_process import live_lab_processes
-from bpe_studio.gui.model.lab_records import MakeupResult
+from bpe_studio.gui.model.lab_records import Ended, MakeupResult, Outcome, UsageResult
 from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views import theme
@@ -257,6 +257,59 @@ def test_a_result_for_a_choice_no_longer_shown_is_never_drawn(qtbot, window, lab
     assert drawn and all(bars != gpt2_bars for bars in drawn)
     assert lab.lab.makeup.ref.key == preset_key("cl100k_base")
     assert lab.makeup_line.text().startswith("GPT-4 (cl100k_base), byte-level BPE: 100,261")
+
+
+def test_the_usage_is_shown_before_the_scan_and_completed_after(qtbot, window, lab):
+    held: list = []
+    process = lab.runner.process
+    process._deliver = held.append  # the process's news, held back (its thread appends)
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+
+    def usage_done() -> bool:
+        done = [m for m in held if isinstance(m, UsageResult) and m.complete]
+        return bool(done) and any(isinstance(m, Ended) for m in held[held.index(done[-1]) :])
+
+    qtbot.waitUntil(usage_done, timeout=WAIT)
+    process._deliver = lab.runner._deliver
+    seen: list[tuple[bool, str, bool]] = []
+    for message in held:  # in the order it came, each drawn as it is taken
+        lab.lab.receive(message)
+        if isinstance(message, UsageResult) and lab.lab.usage is message:
+            listed = Show.ACROSS in shows(lab.lab)
+            seen.append((message.complete, lab.usage_line.text(), listed))
+    assert [(complete, listed) for complete, _, listed in seen] == [(False, False), (True, True)]
+    first, last = seen[0][1], seen[1][1]
+    assert "inside used tokens; the text is being searched for the others' bytes" in first
+    assert "only across tokens" in last and "searched" not in last
+    settled(qtbot, lab)
+    assert lab.usage_line.text() == last and not window.errors
+
+
+def test_a_scan_cancelled_leaves_the_usage_shown_and_says_so(qtbot, window, lab):
+    held: list = []
+    process = lab.runner.process
+    process._deliver = held.append
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    first = lambda: next(  # noqa: E731
+        (m for m in held if isinstance(m, UsageResult) and not m.complete), None
+    )
+    qtbot.waitUntil(lambda: first() is not None, timeout=WAIT)
+    job = lab.lab.running
+    for message in held[: held.index(first()) + 1]:  # the news up to the first part only
+        lab.lab.receive(message)
+    assert "being searched" in lab.usage_line.text()
+    lab.runner.cancel()  # the user's Cancel during the scan
+    lab.lab.receive(Ended(job.number, Outcome.CANCELLED))
+    process._deliver = lab.runner._deliver
+    assert lab.lab.running is None and lab.lab.usage is first()
+    assert lab.usage_line.text().endswith("; the text was not searched for the others' bytes")
+    assert lab.status.text().startswith("Cancelled: ") and "the usage of" in lab.status.text()
+    assert not lab.compute_button.isHidden()
+    lab.compute_button.click()  # asked again: computed whole
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert "only across tokens" in lab.usage_line.text() and not window.errors
 
 
 def test_exports(qtbot, window, lab, tmp_path):
@@ -501,8 +554,9 @@ def test_a_result_redraws_only_its_own_chart(qtbot, window, lab, monkeypatch):
     lab.choose_corpus(str(CORPUS))
     settled(qtbot, lab, lambda: lab.lab.usage is not None)
     assert "show_makeup" not in drawn and "show_overlap" not in drawn
-    # The note "being worked out", then the usage itself: no more.
-    assert 1 <= drawn.count("show_usage") <= 2
+    # The note "being worked out", then the usage as the encoding left it, then completed
+    # by the scan: no more.
+    assert 1 <= drawn.count("show_usage") <= 3
     assert lab.charts.drawn_usage[1].size
     listed = lab.tokens.model
     assert listed.rowCount() == lab.lab.makeup.table.makeup().tokens

@@ -147,6 +147,35 @@ def test_the_second_tokenizer_alone_lets_a_usage_under_way_finish(tables):
     assert not lab.running_still_wanted()
 
 
+def test_a_usage_before_its_scan_is_shown_and_still_due_until_complete(tables):
+    hub = lab_model()
+    lab = hub.lab
+    gpt2 = TokenizerRef(GPT2, "GPT-2")
+    tok, table = tables[GPT2]
+    lab.receive(MakeupResult(gpt2, table))
+    corpus = corpus_ref()
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, corpus.paths))
+    job = lab.next_job()
+    lab.job_started(job)
+    heard: list = []
+    usage = corpus_usage(tok, list(corpus.paths), table=table, workers=1, encoded=heard.append)
+    first = lab_usage_result(gpt2, corpus, heard[0], table, complete=False)
+    assert lab.receive(first) and lab.usage is first
+    assert lab.due().usage and lab.running_still_wanted()  # the job under way completes it
+    # Cancelled after its first part: shown as it is, not computed again until asked.
+    lab.cancel()
+    lab.receive(Ended(job.number, Outcome.CANCELLED))
+    assert lab.usage is first and lab.next_job() is None
+    lab.compute_again()
+    job = lab.next_job()
+    assert job.corpus == corpus
+    lab.job_started(job)
+    final = lab_usage_result(gpt2, corpus, usage, table)
+    assert lab.receive(final) and lab.usage is final
+    lab.receive(Ended(job.number, Outcome.DONE))
+    assert not lab.due().usage and lab.next_job() is None
+
+
 # ------------------------------------------------------------------ the run
 def test_the_runs_makeup_follows_the_timelines_step(run):
     hub = trained(run)

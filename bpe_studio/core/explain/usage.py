@@ -115,6 +115,7 @@ def corpus_usage(
     progress: UsageProgress | None = None,
     cancel: CancelEvent | None = None,
     status: Callable[[str], None] | None = None,
+    encoded: Callable[[CorpusUsage], None] | None = None,
 ) -> CorpusUsage:
     """Encode ``corpus`` (paths, globs, URLs; plain, compressed, JSONL or Parquet records,
     each record's ``text_field`` a document) with ``tokenizer`` in ``workers`` processes
@@ -122,8 +123,10 @@ def corpus_usage(
     ``tokenizer``'s (built if not given). ``scan=False`` leaves the text unscanned (no
     ``across``/``absent``). ``progress(phase, done, total)`` in stored bytes; ``cancel`` is
     looked at as each task ends (``work.Cancelled``); ``status(message)`` hears of the
-    encoder's first compile on this machine (``kernel_start.COMPILING``) before it starts.
-    Errors name the file."""
+    encoder's first compile on this machine (``kernel_start.COMPILING``) before it starts;
+    ``encoded(usage)``, where the text is to be scanned, hears the usage as the encoding pass
+    left it (``across`` and ``absent`` None) before the scan starts, for a view to show it at
+    once. Errors name the file."""
     with gc_paused():
         return _corpus_usage(
             tokenizer,
@@ -135,6 +138,7 @@ def corpus_usage(
             progress=progress,
             cancel=cancel,
             status=status,
+            encoded=encoded,
         )
 
 
@@ -149,6 +153,7 @@ def _corpus_usage(
     progress: UsageProgress | None = None,
     cancel: CancelEvent | None = None,
     status: Callable[[str], None] | None = None,
+    encoded: Callable[[CorpusUsage], None] | None = None,
 ) -> CorpusUsage:
     start = time.perf_counter()
     files = corpus_files(corpus)
@@ -178,7 +183,23 @@ def _corpus_usage(
                 progress("encoding", done, total)
 
         inside, maybe, absent = _unused_split(table, counts, (singles, pairs) if scan else None)
+
+        def result(across: list[int] | None, absent: list[int] | None) -> CorpusUsage:
+            return CorpusUsage(
+                files=tuple(f.name for f in files),
+                bytes=text_bytes,
+                tokens=tokens,
+                counts=counts,
+                inside=tuple(inside),
+                across=None if across is None else tuple(across),
+                absent=None if absent is None else tuple(absent),
+                seconds=time.perf_counter() - start,
+            )
+
         across: list[int] | None = None
+        if scan and encoded is not None:
+            checkpoint(cancel)
+            encoded(result(None, None))
         if scan:
             found: set[bytes] = set()
             if maybe:
@@ -199,16 +220,7 @@ def _corpus_usage(
             across = sorted(i for b in found for i in maybe[b])
             absent = sorted(absent + [i for b, ids in maybe.items() if b not in found for i in ids])
     checkpoint(cancel)
-    return CorpusUsage(
-        files=tuple(f.name for f in files),
-        bytes=text_bytes,
-        tokens=tokens,
-        counts=counts,
-        inside=tuple(inside),
-        across=None if across is None else tuple(across),
-        absent=tuple(absent) if scan else None,
-        seconds=time.perf_counter() - start,
-    )
+    return result(across, absent if scan else None)
 
 
 def _unused_split(

@@ -139,7 +139,10 @@ class MakeupResult:
 class UsageResult:
     """How ``corpus`` uses the tokenizer ``ref`` (``core.explain.usage``), with what the tab
     draws worked out in the process: the ordinary tokens used, most used first (ids and
-    counts), and per category how many ordinary tokens were used and never used."""
+    counts), and per category how many ordinary tokens were used and never used. A job sends
+    two for a corpus: the first as soon as the encoding ends, before the text is scanned for
+    the unused tokens' bytes (not ``complete``: ``usage.across`` and ``usage.absent`` are
+    None), then the whole."""
 
     ref: TokenizerRef
     corpus: CorpusRef
@@ -148,6 +151,7 @@ class UsageResult:
     ranked_counts: np.ndarray
     used: dict[str, int]
     unused: dict[str, int]
+    complete: bool = True
 
     @property
     def used_total(self) -> int:

@@ -311,7 +311,10 @@ class VocabLab:
             makeup = False
         usage = corpus is not None and not training
         if usage and self.usage is not None:
-            usage = (self.usage.ref, self.usage.corpus) != (a, corpus)
+            # A usage whose scan has not completed (a job cancelled or failed after sending
+            # its first part) is still due.
+            shown = (self.usage.ref, self.usage.corpus) == (a, corpus)
+            usage = not (shown and self.usage.complete)
         if ("usage", a.key, a.run_id, corpus) in self._gave_up:
             usage = False
         overlap = b is not None and not training

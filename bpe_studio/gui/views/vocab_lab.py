@@ -402,7 +402,10 @@ class VocabLabPage(QWidget):
                 self.usage_line.setText(" ")
             else:
                 self.charts.show_usage(usage, used_of, "Usage by rank of count")
-                self.usage_line.setText(self._usage_text())
+        if usage is not None:
+            # subtle: set whenever results or the job's state change, not only with the chart:
+            # a usage not yet complete says whether its scan is under way.
+            self.usage_line.setText(self._usage_text())
         if overlap_key != drawn[2]:
             if overlap is None:
                 self.charts.show_overlap(None, "Overlap", overlap_note)
@@ -484,6 +487,10 @@ class VocabLabPage(QWidget):
         )
         if u.across is not None and u.absent is not None:
             line += f", {len(u.across):,} only across tokens, {len(u.absent):,} not in the text"
+        elif self.lab.running is not None:
+            line += "; the text is being searched for the others' bytes"
+        else:
+            line += "; the text was not searched for the others' bytes"
         return line
 
     @Slot(int)
