@@ -14,6 +14,8 @@ import bpe_studio.core.encode.interface
 import bpe_studio.core.encode.tokenizer
 import bpe_studio.core.formats.base.preset_table
 import bpe_studio.core.formats.gpt2
+import bpe_studio.core.formats.hf.normalizers
+import bpe_studio.core.formats.hf.unicode_tables
 import bpe_studio.core.formats.presets
 import bpe_studio.core.formats.tiktoken.merges
 import bpe_studio.core.pretokenization.specials
@@ -90,6 +92,8 @@ def test_doctests():
     modules = [
         bpe_studio.core.text.display,
         bpe_studio.core.formats.gpt2,
+        bpe_studio.core.formats.hf.normalizers,
+        bpe_studio.core.formats.hf.unicode_tables,
         bpe_studio.core.encode.tokenizer,
         bpe_studio.core.encode.interface,
         bpe_studio.core.encode.id_arrays,

@@ -51,6 +51,8 @@ SPECIMENS = [
     "(x|y) [a] «b» 1.5, 2!? …。，、।۔، 我们在2024年",
     f"a{EOT}b {BOS}x{EOS} <|im_start|>user\nhi<|im_end|>",
     "    def f(x):\n\treturn x**2  # 123456789\n",
+    # Marks and a composition newer than tokenizers' Unicode tables (which Qwen2's NFC uses).
+    "\u1df7\u0f74 x\u0301\u1df7 x\u1df7\u0316 a\u0898\u0316 \U00011935\U00011930 \u0c3c\u0301",
 ]
 
 

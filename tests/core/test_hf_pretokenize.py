@@ -20,7 +20,7 @@ from tokenizers import normalizers as nz
 from tokenizers import pre_tokenizers as pt
 
 from bpe_studio.core.formats.hf.components import read_components
-from bpe_studio.core.formats.hf.normalizers import OLD_TABLES_LACK, Normalized, normalizer_steps
+from bpe_studio.core.formats.hf.normalizers import Normalized, normalizer_steps
 from bpe_studio.core.formats.hf.onig import translate
 from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
 
@@ -218,32 +218,69 @@ def test_other_components_are_refused_naming_them(case):
     assert str(info.value).startswith("dir/tokenizer.json: ") and expected in str(info.value)
 
 
-def test_old_unicode_tables_list_is_what_tokenizers_lacks():
-    # The characters whose normalization tokenizers' tables (an older Unicode) do not know.
-    found = set()
-    nfd, nfkd = nz.NFD(), nz.NFKD()
+# Marks of combining classes 1, 10, 129, 202, 220, 230 and 240, in every Unicode version.
+BESIDE = ("\u0334", "\u05b0", "\u0f71", "\u0327", "\u0323", "\u0308", "\u0345")
+
+
+def _with_a_part(ch: str) -> bool:
+    """Whether this Python gives ``ch`` a part in normalization: a decomposition, a combining
+    class, or a place in a two-character canonical decomposition."""
+    return bool(unicodedata.decomposition(ch) or unicodedata.combining(ch))
+
+
+def _parts_of_compositions() -> tuple[set[str], list[str]]:
+    parts, pairs = set(), []
     for c in range(0x110000):
-        ch = chr(c)
-        if 0xD800 <= c <= 0xDFFF or unicodedata.category(ch) == "Cn":
-            continue
-        if nfkd.normalize_str(ch) != unicodedata.normalize("NFKD", ch) or nfd.normalize_str(
-            ch
-        ) != unicodedata.normalize("NFD", ch):
-            found.add(c)
-        elif unicodedata.combining(ch) and nfd.normalize_str(
-            "a\u0316" + ch
-        ) != unicodedata.normalize("NFD", "a\u0316" + ch):
-            found.add(c)
-    assert found == {c for a, b in OLD_TABLES_LACK for c in range(a, b + 1)}
+        mapping = unicodedata.decomposition(chr(c)) if not 0xD800 <= c <= 0xDFFF else ""
+        if mapping and not mapping.startswith("<") and len(mapping.split()) == 2:
+            pair = "".join(chr(int(x, 16)) for x in mapping.split())
+            parts.update(pair)
+            pairs.append(pair)
+    return parts, pairs
 
 
 @pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
-def test_unicode_forms_around_characters_the_old_tables_lack(form):
-    normalizer = getattr(nz, form)()
+def test_every_character_normalizes_as_tokenizers_does(form):
+    # Each character this Python gives a part in normalization: alone, on either side of
+    # marks of seven combining classes, and each canonical pair with a mark after it, as
+    # tokenizers normalizes them (its tables are an older Unicode's: characters it does not
+    # know must stay where they are, and compose with nothing).
+    parts, pairs = _parts_of_compositions()
+    chars = [
+        chr(c)
+        for c in range(0x110000)
+        if not 0xD800 <= c <= 0xDFFF and (_with_a_part(chr(c)) or chr(c) in parts)
+    ]
+    probes = [f"a{ch}" for ch in chars]
+    probes += [f"a{ch}{m}" for ch in chars for m in BESIDE]
+    probes += [f"a{m}{ch}" for ch in chars for m in BESIDE]
+    probes += pairs + [f"{pair}\u0301" for pair in pairs] + [f"{pair}\u0323" for pair in pairs]
+    text = "\n".join(probes)
+    theirs = getattr(nz, form)().normalize_str(text).split("\n")
+    ours = Normalized(text).apply(normalizer_steps({"type": form})).text.split("\n")
+    assert len(ours) == len(theirs) == len(probes)
+    wrong = [(p, o, t) for p, o, t in zip(probes, ours, theirs) if o != t]
+    assert not wrong, [tuple(" ".join(f"{ord(c):04X}" for c in x) for x in w) for w in wrong[:5]]
+
+
+@pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u1df7\u0f74",  # a mark of class 228 here (Unicode 10), unknown there, and one of 132
+        "x\u0301\u1df7",
+        "x\u1df7\u0316",
+        "a\u0898\u0316",  # class 230 here (Unicode 14)
+        "\U00011935\U00011930",  # composed into U+11938 here (Unicode 13), not there
+        *(
+            f"e\u0301{c}\u0301a\u0308 \ufb01{c}"
+            for c in ("\u0c3c", "\U00010781", "\u32ff", "\U0001fbf0")
+        ),
+    ],
+)
+def test_unicode_forms_around_characters_the_old_tables_lack(text, form):
     steps = normalizer_steps({"type": form})
-    for lacked in ("\u0c3c", "\U00010781", "\u32ff", "\U0001fbf0"):
-        text = f"e\u0301{lacked}\u0301a\u0308 ﬁ{lacked}"
-        assert Normalized(text).apply(steps).text == normalizer.normalize_str(text)
+    assert Normalized(text).apply(steps).text == getattr(nz, form)().normalize_str(text)
 
 
 def test_normalized_characters_point_into_the_original_text():

@@ -22,27 +22,13 @@ from typing import Any, Literal, cast
 
 import regex
 
+from . import unicode_tables
 from .onig import find_spans, translate
 
 Edit = tuple[int, int, str]
 Form = Literal["NFC", "NFD", "NFKC", "NFKD"]
 EditsOf = Callable[[str], list[Edit]]
 
-# Characters that tokenizers' Unicode normalization tables (the unicode-normalization-
-# alignments crate, older than Unicode 12) do not know, though this Python's do: each has a
-# decomposition or a combining class here. There each is a starter that never decomposes or
-# composes, so normalization is done around them. Code point ranges, inclusive; derived by
-# running tokenizers' NFD/NFKD on every character (tests/core/test_hf_normalizers.py checks
-# the list against the installed tokenizers).
-OLD_TABLES_LACK: tuple[tuple[int, int], ...] = (
-    (0x0C3C, 0x0C3C), (0x0D3B, 0x0D3C), (0x0EBA, 0x0EBA), (0x1715, 0x1715), (0x1DFA, 0x1DFA),
-    (0x32FF, 0x32FF), (0xA7F2, 0xA7F4), (0xA82C, 0xA82C), (0xAB69, 0xAB69), (0x10781, 0x10785),
-    (0x10787, 0x107B0), (0x107B2, 0x107BA), (0x11070, 0x11070), (0x1133B, 0x1133B),
-    (0x11839, 0x1183A), (0x11938, 0x11938), (0x1193D, 0x1193E), (0x11943, 0x11943),
-    (0x119E0, 0x119E0), (0x11A34, 0x11A34), (0x11A47, 0x11A47), (0x11A99, 0x11A99),
-    (0x11D42, 0x11D42), (0x11D44, 0x11D45), (0x11D97, 0x11D97), (0x16FF0, 0x16FF1),
-    (0x1F16C, 0x1F16C), (0x1FBF0, 0x1FBF9),
-)  # fmt: skip
 _LEADING = regex.compile(r"\A\s+")
 _TRAILING = regex.compile(r"\s+\Z")
 
@@ -51,7 +37,8 @@ _TRAILING = regex.compile(r"\s+\Z")
 def _unstable(form: Form) -> regex.Pattern[str]:
     """Runs of characters before which a text cannot be cut and normalized in two parts:
     those that are not normalized alone, have a combining class, or compose with what
-    precedes them; the characters of ``OLD_TABLES_LACK`` are cuts (see there)."""
+    precedes them; the characters tokenizers' tables lack (``unicode_tables.lacked``) are
+    cuts: there each is a starter that never decomposes or composes."""
     seconds = {0x1161 + i for i in range(21)} | {0x11A8 + i for i in range(27)}
     bad: list[int] = []
     for c in range(0x110000):
@@ -65,19 +52,14 @@ def _unstable(form: Form) -> regex.Pattern[str]:
                 seconds.add(int(parts[1], 16))
         if unicodedata.combining(ch) or not unicodedata.is_normalized(form, ch):
             bad.append(c)
-    lacked = {c for a, b in OLD_TABLES_LACK for c in range(a, b + 1)}
-    bad = [c for c in {*bad, *seconds} if c not in lacked]
-    runs: list[list[int]] = []
-    for c in sorted(bad):
-        if runs and runs[-1][1] == c - 1:
-            runs[-1][1] = c
-        else:
-            runs.append([c, c])
-    ranges = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs)
-    old = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in OLD_TABLES_LACK)
+    lacked = unicode_tables.lacked()
+    runs = unicode_tables.ranges(c for c in {*bad, *seconds} if c not in lacked)
+    spans = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs)
+    old = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in unicode_tables.ranges(lacked))
     # subtle: each run of such characters is normalized with the character before it, unless
     # that is one the old tables lack (it must stay as it is).
-    return regex.compile(f"[^{old}]?[{ranges}]+")
+    before = f"[^{old}]?" if old else "(?s:.)?"
+    return regex.compile(f"{before}[{spans}]+")
 
 
 def _parts(form: Form, chunk: str) -> list[tuple[int, int, str]]:
