@@ -20,6 +20,7 @@ from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, trained_data
 from text_strategies import HYPO
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats import PATTERNS, TokenizerData, read_hf, write_hf
 from bpe_studio.core.formats.presets import preset_data
 
@@ -250,6 +251,55 @@ def test_allowed_post_processors_and_added_tokens(tmp_path):
     _added()(obj)
     data = read_hf(_write(tmp_path, obj))
     assert data.special_tokens == {"<s>": 257} and data.vocab[257] == b"<s>"
+
+
+def _token(content: str, idx: int) -> dict:
+    return {"id": idx, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": True}  # fmt: skip
+
+
+ADDED_IDS = {
+    # The ids as the file writes them (a vocabulary with a gap: "ab" at 300), which
+    # tokenizers does not read: it counts the model's entries (257), then goes on from there.
+    "after_a_gap": ({"ab": 300}, [("<|x|>", 301), ("<|y|>", 302)]),
+    # One in the model's vocabulary keeps its id there; the next goes on from the largest.
+    "held_by_the_model": ({"ab": 256, "<|a|>": 400}, [("<|a|>", 400), ("<|b|>", 999)]),
+    # Ids written out of order, and below the model's: given in the file's order.
+    "out_of_order": ({"ab": 256}, [("<|p|>", 5), ("<|q|>", 3), ("<|r|>", 260)]),
+}
+
+
+@pytest.mark.parametrize("case", list(ADDED_IDS))
+def test_added_tokens_get_the_ids_tokenizers_gives_them(tmp_path, case):
+    model_tokens, added = ADDED_IDS[case]
+    obj = _base()
+    vocab = obj["model"]["vocab"]
+    del vocab[token_to_gpt2(b"ab")]
+    for text, idx in model_tokens.items():
+        vocab[text if text.startswith("<|") else token_to_gpt2(text.encode())] = idx
+    obj["added_tokens"] = [_token(c, i) for c, i in added]
+    path = _write(tmp_path, obj)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    data = read_hf(path)
+    assert data.special_tokens == {c: hf.token_to_id(c) for c, _ in added}
+    text = "ab " + " ab".join(c for c, _ in added) + "abc"
+    ours = Tokenizer.from_hf(path)
+    assert ours.encode(text) == hf.encode(text, add_special_tokens=False).ids
+    assert ours.decode(ours.encode(text)) == text
+
+
+def test_added_token_ids_before_tokenizers_0_23(tmp_path, monkeypatch):
+    # Before 0.23 each new added token got one past the largest added id so far, those the
+    # model holds included: the ids tokenizers 0.21.0 gave this file (run once by hand).
+    from bpe_studio.core.formats.hf import tokenizer_json
+
+    monkeypatch.setattr(tokenizer_json, "_ids_counted_once", lambda: False)
+    obj = _base()
+    obj["model"]["vocab"]["<|a|>"] = 400
+    obj["added_tokens"] = [_token("<|a|>", 400), _token("<|b|>", 999), _token("<|c|>", 3)]
+    assert read_hf(_write(tmp_path, obj)).special_tokens == {
+        "<|a|>": 400, "<|b|>": 401, "<|c|>": 402,
+    }  # fmt: skip
 
 
 # ----------------------------------------------------------------- writing

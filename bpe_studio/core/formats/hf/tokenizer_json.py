@@ -19,13 +19,18 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_dir
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, pattern_name
+
+if TYPE_CHECKING:
+    from .added_tokens import AddedToken
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
 # PATTERNS (gpt2 is ByteLevel's own regex, so it needs none). cl100k: "\p{N}{1,3}+" loses its
@@ -130,6 +135,45 @@ class _Reader:
         return merges
 
 
+@cache
+def _ids_counted_once() -> bool:
+    """Whether the installed tokenizers (0.23 on) gives the added tokens the model does not
+    hold the ids from one count, started at the model's size; before, each new one got one
+    past the largest added id so far (those the model holds included)."""
+    try:
+        major, minor = (int(x) for x in metadata.version("tokenizers").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return True
+    return (major, minor) >= (0, 23)
+
+
+def _added_ids(added: Sequence[AddedToken], vocab: dict[str, Any], r: _Reader) -> dict[str, int]:
+    """Each added token's id as the installed tokenizers gives it when it loads the file
+    (``serialization.rs``, then ``AddedVocabulary::add_tokens``), in the file's order: the
+    model's own for a token its vocabulary holds; else the next of a count that starts at the
+    number of entries of that vocabulary (``_ids_counted_once``).
+
+    subtle: the id written beside each added token is not read: tokenizers only warns where
+    it differs (a vocabulary with gaps in its ids, a file edited by hand), and its id is the
+    one a model sees."""
+    size = len(vocab)
+    ids: dict[str, int] = {}
+    count = size
+    for i, token in enumerate(added):
+        if token.content in ids:
+            raise r.fail(f"added_tokens[{i}]", f"{token.content!r} is given twice")
+        own = vocab.get(token.content)
+        if isinstance(own, int) and not isinstance(own, bool):
+            ids[token.content] = own
+        elif _ids_counted_once():
+            ids[token.content], count = count, count + 1
+        else:
+            top = max(ids.values(), default=None)
+            grows = top is not None and (top >= size or size == 0)
+            ids[token.content] = top + 1 if grows and top is not None else size
+    return ids
+
+
 def read_hf(path: str | os.PathLike) -> TokenizerData:
     """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; added tokens
     become special tokens with their ids.
@@ -159,15 +203,10 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     if not isinstance(decoder, dict) or decoder.get("type") != "ByteLevel":
         raise r.fail("decoder", f"{decoder!r} is not supported (ByteLevel only)")
 
-    specials: dict[str, int] = {}
-    for i, added in enumerate(parts.added):
-        if added.content in specials or added.id in specials.values():
-            raise r.fail(f"added_tokens[{i}]", f"{added.content!r} (id {added.id}) is given twice")
-        specials[added.content] = added.id
-
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
+    specials = _added_ids(parts.added, raw_vocab, r)
     vocab: dict[int, bytes] = {}
     known: dict[str, bytes] = {}
     for text, idx in raw_vocab.items():
