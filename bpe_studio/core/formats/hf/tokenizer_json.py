@@ -169,8 +169,7 @@ def _added_ids(added: Sequence[AddedToken], vocab: dict[str, Any], r: _Reader) -
             ids[token.content], count = count, count + 1
         else:
             top = max(ids.values(), default=None)
-            grows = top is not None and (top >= size or size == 0)
-            ids[token.content] = top + 1 if grows and top is not None else size
+            ids[token.content] = size if top is None or (top < size and size) else top + 1
     return ids
 
 
