@@ -43,6 +43,9 @@ from bpe_studio.core.reference import GPT2_SPLIT_PATTERN
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
 DOUBLE = EOT + EOT
+# Special tokens that overlap in a chain: "<|a|><|b|><|a|><|b|>" holds "|><|" between the two,
+# so matched from a point inside the run they line up otherwise than from its start.
+CHAIN = ("<|a|><|b|>", "|><|")
 RULES = [GPT2_CUTS, SPECIALS_ONLY]
 
 
@@ -295,7 +298,7 @@ def test_text_cuts_never_fall_inside_a_special_token():
 
 CUT_PIECES = st.sampled_from(
     ["a", "bc", " ", "  ", "\n", "\n\n", " \n", "\t", "\u00a0", "\u3000", "中", "😀", "1",
-     ".", "'ll", "'", "\x1c", EOT, EOT + EOT, "<|", "|>"]
+     ".", "'ll", "'", "\x1c", EOT, EOT + EOT, "<|", "|>", "<|a|>", "<|b|>", "|><|"]
 )  # fmt: skip
 
 
@@ -310,6 +313,7 @@ def overlapping_gpt2(gpt2_tokenizer):
         (): Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges),
         (EOT,): gpt2_tokenizer,
         (EOT, DOUBLE): Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, [EOT, DOUBLE]),
+        CHAIN: Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, list(CHAIN)),
     }
 
 
@@ -318,7 +322,7 @@ def overlapping_gpt2(gpt2_tokenizer):
     st.lists(CUT_PIECES, max_size=40).map("".join),
     st.integers(1, 40),
     st.sampled_from([2, 5, 16, 1 << 16]),
-    st.sampled_from([(), (EOT,), (EOT, DOUBLE)]),
+    st.sampled_from([(), (EOT,), (EOT, DOUBLE), CHAIN]),
     st.sampled_from(RULES),
 )
 def test_chunks_count_and_encode_like_the_whole(
@@ -337,6 +341,24 @@ def test_chunks_count_and_encode_like_the_whole(
     assert total == count_text(text, list(specials))
     assert [it for c in chunks for it in items(c, specials)] == items(text, specials)
     tok = overlapping_gpt2[specials]
+    assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)
+
+
+@pytest.mark.parametrize("scan_step", [3, 7, 64])
+@pytest.mark.parametrize("rules", RULES, ids=lambda r: r.name)
+def test_special_tokens_overlapping_in_a_chain_are_never_cut(
+    scratch, overlapping_gpt2, scan_step, rules
+):
+    # A file that is all chained special tokens holds no cut but between its runs; fuzzing
+    # found a letter cut inside one ("...<|a|><|b" | "|>..."), taken where the window's
+    # own matching, begun inside the run, put "|><|" across it instead.
+    text = "<|a|><|b|>" * 120 + "x y" + "<|a|><|b|>" * 40
+    write_text(scratch, text)
+    with mock.patch.object(boundaries_module, "_SCAN_STEP", scan_step):
+        bounds = chunk_boundaries(scratch, 16, Specials.of(CHAIN), rules)
+    chunks = [text[a:b] for a, b in zip(bounds, bounds[1:])]  # ASCII: bytes are characters
+    assert [it for c in chunks for it in items(c, CHAIN)] == items(text, CHAIN)
+    tok = overlapping_gpt2[CHAIN]
     assert [i for c in chunks for i in tok.encode(c)] == tok.encode(text)
 
 

@@ -126,6 +126,17 @@ def test_fast_trainer_equals_reference_until_pairs_run_out(tmp_path):
     assert vocab == ref_vocab
 
 
+def test_special_tokens_overlapping_in_a_chain(tmp_path):
+    # Found by fuzzing: a file over the in-process chunk size made of special tokens that
+    # overlap in a chain was cut inside one, and "|>" + "<|" were learned from its halves.
+    specials = ["<|a|><|b|>", "|><|"]
+    text = "<|a|><|b|>" * 26_300 + " ab ab abc"
+    ref_vocab, ref_merges = reference_train(text, 300, specials)
+    # " ab" twice and " abc" once; (" ", "a") and ("a", "b") tie at 3, b"a" > b" ".
+    assert ref_merges == [(b"a", b"b"), (b" ", b"ab"), (b" ab", b"c")]
+    assert train_file(tmp_path, text, 300, specials) == (ref_vocab, ref_merges)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

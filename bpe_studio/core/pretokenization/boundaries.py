@@ -172,10 +172,16 @@ def cut_rules(pattern: str) -> CutRules:
 
 def _letter_cut(window: bytes, start: int, end: int, specials: Specials, rules: CutRules) -> int:
     """Index in the raw UTF-8 ``window`` of the first letter cut at an index in ``(start,
-    end]`` that no special token covers, or -1. ``window[:start]`` is what comes before
-    (at least the longest special token's length, so one that covers ``start`` is seen).
-    The window may begin and end inside a character; a cut is taken only where the window
-    holds the characters after it that the pattern may look at, so it is a cut in the file."""
+    end]`` that no occurrence of a special token runs across, or -1. ``window[:start]`` is
+    what comes before (at least the longest special token's length, so one that covers
+    ``start`` is seen), and the window runs that far past ``end``. The window may begin and
+    end inside a character; a cut is taken only where the window holds the characters after
+    it that the pattern may look at, so it is a cut in the file.
+
+    subtle: every occurrence, not the matches: matched from the window's start, special
+    tokens that overlap in a chain ("<|a|><|b|>" and "|><|" in "<|a|><|b|><|a|><|b|>") line
+    up otherwise than matched from the file's, so a cut outside this window's matches could
+    fall inside one of the file's."""
     lo = 0
     while lo < min(len(window), 3) and window[lo] & 0xC0 == 0x80:
         lo += 1  # subtle: continuation bytes of a character that began before the window
@@ -183,13 +189,15 @@ def _letter_cut(window: bytes, start: int, end: int, specials: Specials, rules: 
     # surrogate (never a letter) and back, so offsets in the text give exact byte offsets.
     text = window[lo:].decode("utf-8", "surrogateescape")
     limit = len(text) - 4 - (rules.lookahead or 0)
-    covered = specials.spans(text)
+    tokens = specials.tokens
     pos = 0
     while (cut := rules.next_letter_cut(text, pos)) >= 0 and cut < limit:
         at = lo + len(text[:cut].encode("utf-8", "surrogateescape"))
         if at > end:
             return -1
-        if at > start and not any(a < cut < b for a, b in covered):
+        if at > start and not any(
+            0 <= text.find(t, max(cut - len(t) + 1, 0), cut + len(t) - 1) < cut for t in tokens
+        ):
             return at
         pos = cut
     return -1
