@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from core_helpers import EOT, slice_head, write_text
 
@@ -52,6 +53,16 @@ def test_vocab_size_too_small(size):
 def test_vocab_size_not_an_int(size):
     with pytest.raises(TypeError, match="vocab_size must be an int"):
         check_vocab_size(size, [])
+
+
+def test_vocab_size_from_numpy_is_an_int(tmp_path):
+    size = check_vocab_size(np.int64(300), [])
+    assert size == 300 and type(size) is int
+    with pytest.raises(TypeError, match="vocab_size must be an int"):
+        check_vocab_size(np.float64(300), [])
+    path = tmp_path / "c.txt"
+    path.write_text("low lower lowest " * 50, encoding="utf-8")
+    assert train_bpe(path, np.int32(270), []) == train_bpe(path, 270, [])
 
 
 # --- atomic ----------------------------------------------------------------------------------

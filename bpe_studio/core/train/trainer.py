@@ -149,8 +149,7 @@ class BpeTrainer:
             raise ValueError(f"record_pairs = {record_pairs} must not be negative")
         self.special_tokens = validate_special_tokens(special_tokens)
         refuse_single_bytes(self.special_tokens)
-        check_vocab_size(vocab_size, self.special_tokens)
-        self.vocab_size = vocab_size
+        self.vocab_size = check_vocab_size(vocab_size, self.special_tokens)
         # The counts it was built from (the caller's mapping, not a copy), e.g. for a viewer
         # that recounts the pairs of any step.
         self.pretoken_counts = pretoken_counts
@@ -250,7 +249,7 @@ def trainer_from_file(
     """
     specials = validate_special_tokens(special_tokens)
     refuse_single_bytes(specials)
-    check_vocab_size(vocab_size, specials)
+    vocab_size = check_vocab_size(vocab_size, specials)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     event = cancel_event or threading.Event()

@@ -11,6 +11,8 @@ their own ids (``gpt2``).
 
 from __future__ import annotations
 
+import numbers
+import operator
 from collections.abc import Iterable, Sequence
 
 BYTE_TOKENS = 256
@@ -75,15 +77,18 @@ def vocab_size_problem(vocab_size: int, special_tokens: Sequence[str]) -> str | 
     return None
 
 
-def check_vocab_size(vocab_size: int, special_tokens: Sequence[str]) -> None:
-    """Raise a one-line error unless ``vocab_size`` is a whole number in
-    :func:`vocab_size_range` (TypeError for what is not an int, ValueError naming the size and
-    the limit otherwise)."""
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+def check_vocab_size(vocab_size: int, special_tokens: Sequence[str]) -> int:
+    """``vocab_size`` as an int, if it is a whole number in :func:`vocab_size_range`; else a
+    one-line error (TypeError for what is not an integer, ValueError naming the size and the
+    limit otherwise). NumPy's integers are integers (a size read from an array or a config);
+    a bool, a float or a string is not."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral):
         raise TypeError(f"vocab_size must be an int, got {vocab_size!r}")
-    problem = vocab_size_problem(vocab_size, special_tokens)
+    size = operator.index(vocab_size)
+    problem = vocab_size_problem(size, special_tokens)
     if problem is not None:
-        raise ValueError(f"vocabulary size {vocab_size:,} {problem}")
+        raise ValueError(f"vocabulary size {size:,} {problem}")
+    return size
 
 
 def missing_id(token_id: int, ids: Iterable[int]) -> str:
