@@ -319,6 +319,16 @@ def test_special_token_with_other_bytes_is_refused(tmp_path):
         write_tiktoken(tmp_path, "x", bad)
 
 
+def test_special_token_beginning_another_is_refused(tmp_path):
+    # Found by fuzzing: tiktoken tries special tokens in its hash map's order, so of "<|a|>"
+    # and "<|a|><|b|>" it took the shorter; this tokenizer takes the longer.
+    data = trained_data("hello hello", PATTERNS["gpt2"], ["<|a|>", "<|a|><|b|>"], 2)
+    with pytest.raises(ValueError, match="'<\\|a\\|>' begins '<\\|a\\|><\\|b\\|>'"):
+        write_tiktoken(tmp_path, "x", data)
+    chained = trained_data("hello hello", PATTERNS["gpt2"], ["<|a|><|b|>", "|><|"], 2)
+    write_tiktoken(tmp_path, "y", chained)  # overlapping, but never at the same start
+
+
 def test_name_must_be_a_plain_file_name(tmp_path):
     data = trained_data("hello hello", PATTERNS["gpt2"], [], 2)
     with pytest.raises(ValueError, match="plain file name"):

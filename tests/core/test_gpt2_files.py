@@ -121,6 +121,17 @@ def test_bad_merges_through_from_files(tmp_path):
         Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
 
 
+def test_repeated_merge_is_refused_naming_both_lines(tmp_path):
+    # Found by fuzzing: tokenizers' BPE ranks the last copy of a repeated merge, this
+    # project's encoder the first ("abc": [258] here, [257, 99] there).
+    vocab = {token_to_gpt2(bytes([i])): i for i in range(256)}
+    vocab |= {"bc": 256, "ab": 257, "abc": 258}
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\nb c\na b\na bc\nb c\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="line 5: merge 'b' \\+ 'c' repeats line 2"):
+        Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt")
+
+
 # --- bad vocab.json --------------------------------------------------------------------------
 
 

@@ -87,7 +87,15 @@ def load_files(
     vocab = load_vocab(vocab_path)
     rows = _read_merges(merges_path)
     held = set(vocab.values())
+    first: dict[tuple[bytes, bytes], int] = {}
     for lineno, a, b in rows:
+        # subtle: which copy of a repeated merge ranks is not agreed on (tokenizers' BPE keeps
+        # the last, this project's encoder the first), so a file holding one is refused.
+        if first.setdefault((a, b), lineno) != lineno:
+            raise TokenizerFileError(
+                f"{os.fspath(merges_path)}: line {lineno}: merge {encode_token(a)!r} + "
+                f"{encode_token(b)!r} repeats line {first[(a, b)]}"
+            )
         for token in (a, b, a + b):
             if token not in held:
                 made = " (the token this merge makes)" if token == a + b else ""

@@ -43,6 +43,10 @@ _HF_PATTERNS: dict[str, str] = {
 _HF_NAMES = {regex: name for name, regex in _HF_PATTERNS.items()}
 _ESCAPES_WITH_BRACES = set("pPNxgkuU")
 _ANCHOR_ESCAPES = set("ZzGhHRXK")
+# Escapes whose characters or meaning differ (onig.py: Oniguruma's \w also takes ² ³ ¹ ¼ ½
+# ¾ and not U+200C/U+200D; \b and \B follow that \w; \y, \Y, \O, \N, \g and \k are
+# Oniguruma's own), inside a class or out.
+_WORD_ESCAPES = set("wWbByYONgk")
 _QUANTIFIER = re.compile(r"\{\d*,?\d*\}")
 
 
@@ -54,7 +58,7 @@ def engine_trap(pattern: str) -> str | None:
         c = pattern[i]
         if c == "\\":
             nxt = pattern[i + 1 : i + 2]
-            if nxt in _ANCHOR_ESCAPES:
+            if nxt in _ANCHOR_ESCAPES or nxt in _WORD_ESCAPES:
                 return "\\" + nxt
             if nxt in _ESCAPES_WITH_BRACES and pattern[i + 2 : i + 3] == "{":
                 i = pattern.find("}", i) + 1 or n
@@ -68,6 +72,10 @@ def engine_trap(pattern: str) -> str | None:
             if pattern[j : j + 1] == "]":
                 j += 1
             while j < n and pattern[j] != "]":
+                if pattern[j] == "\\" and pattern[j + 1 : j + 2] in _WORD_ESCAPES | {"h", "H"}:
+                    return pattern[j : j + 2]
+                if pattern.startswith("[:", j):
+                    return "[:"  # a POSIX bracket: some of their sets differ (onig.py)
                 j += 2 if pattern[j] == "\\" else 1
             i = j + 1
         elif c in "^$":
@@ -297,6 +305,7 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
 
 def _hf_object(data: TokenizerData) -> dict[str, Any]:
     special_ids = set(data.special_tokens.values())
+    special_of = {idx: s for s, idx in data.special_tokens.items()}
     vocab: dict[str, int] = {}
     inverse: dict[bytes, int] = {}
     text_of: dict[bytes, str] = {}
@@ -304,7 +313,17 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
         if tok in inverse:
             raise ValueError(f"ids {inverse[tok]} and {idx} hold the same token {tok!r}")
         inverse[tok] = idx
-        text_of[tok] = text = encode_token(tok)
+        text_of[tok] = encode_token(tok)
+        # subtle: a special token is in the model's vocabulary as its own text, which
+        # tokenizers looks up to give it its id; its byte-level spelling ("<|endĠofĠtext|>"
+        # for one with spaces) is found by no one.
+        text = special_of.get(idx, text_of[tok])
+        if text in vocab:
+            raise ValueError(
+                f"ids {vocab[text]} and {idx} would both be written as {text!r} (a special token "
+                "as its own text, the other token's bytes in byte-level spelling): tokenizers "
+                "would read them as one token"
+            )
         vocab[text] = idx
     for s, idx in data.special_tokens.items():
         if data.vocab.get(idx) != s.encode("utf-8"):

@@ -24,6 +24,15 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
     for s, idx in data.special_tokens.items():
         if idx in data.vocab and data.vocab[idx] != s.encode("utf-8"):
             raise ValueError(f"special token {s!r}: id {idx} holds {data.vocab[idx]!r}")
+    for s in data.special_tokens:
+        longer = next((t for t in data.special_tokens if t != s and t.startswith(s)), None)
+        if longer is not None:
+            # subtle: tiktoken tries its special tokens in the order of its own hash map,
+            # not the longest first, so where both begin it may take either.
+            raise ValueError(
+                f"special token {s!r} begins {longer!r}: this tokenizer takes the longer where "
+                "both begin, tiktoken the one its hash map lists first"
+            )
     ranks: dict[bytes, int] = {}
     for idx, tok in sorted(data.vocab.items()):
         if idx in special_ids:
