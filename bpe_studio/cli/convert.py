@@ -123,7 +123,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     name = tiktoken_name(args.source, args.name)
     inputs = source_files(args.source)
     check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=inputs)
-    data = load_source(fetch_hub(args.source), args.pattern)
+    data = load_source(fetch_hub(args.source), args.pattern, args.special_token)
     tok = Tokenizer.from_data(data)
     written, code = save(tok, args.out, args.to, name)
     lines = [

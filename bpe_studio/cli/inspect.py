@@ -48,9 +48,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return _inspect(args)
 
 
-def _load(source: str, pattern: str | None) -> AnyTokenizer:
+def _load(source: str, pattern: str | None, specials: list[str] | None = None) -> AnyTokenizer:
     try:
-        tok = load_tokenizer(fetch_hub(source), None, pattern=pattern)
+        tok = load_tokenizer(fetch_hub(source), specials, pattern=pattern)
     except OSError as e:
         raise CliError(os_error_line(e)) from None
     tok.name = source
@@ -61,7 +61,7 @@ def _inspect(args: argparse.Namespace) -> int:
     corpora: list[str] = args.corpus or []
     for path in corpora:
         check_input(path, "corpus", globs=True)
-    tok = _load(args.source, args.pattern)
+    tok = _load(args.source, args.pattern, args.special_token)
     table = token_table(tok)
     other = None
     if args.against is not None:

@@ -359,6 +359,17 @@ def _decode_options(dec: argparse.ArgumentParser) -> None:
     dec.add_argument("--force", action="store_true", help=FORCE_FILE)
 
 
+def _add_source_specials(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--special-token",
+        action="append",
+        default=None,
+        metavar="TOK",
+        help="a vocabulary entry of SOURCE to take as a special token (repeatable): GPT-2 "
+        "files mark none, and entries that do not look like <...> or [...] must be named",
+    )
+
+
 def _add_convert(sub: argparse._SubParsersAction) -> None:
     _add_command(sub, "convert", _convert_options)
 
@@ -387,6 +398,7 @@ def _convert_options(conv: argparse.ArgumentParser) -> None:
         help="file name stem for --to tiktoken (default: the preset's name, else tokenizer)",
     )
     _add_pattern(conv, _source_pattern_help(), None)
+    _add_source_specials(conv)
     conv.add_argument("--force", action="store_true", help=FORCE_DIR)
 
 
@@ -432,6 +444,7 @@ def _inspect_options(ins: argparse.ArgumentParser) -> None:
         help="tokens shown as examples in the summary (default: 10)",
     )
     _add_pattern(ins, _source_pattern_help(), None)
+    _add_source_specials(ins)
     _add_workers(ins, "encoding")
 
 

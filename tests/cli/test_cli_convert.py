@@ -90,6 +90,22 @@ def test_gpt2_files_of_another_pattern_say_how_to_load_them(tmp_path):
     assert "--pattern o200k" in stderr
 
 
+def test_gpt2_files_with_special_tokens_of_other_forms_convert_when_named(tmp_path):
+    # Found by fuzzing: the error asked for --special-token, which convert did not have.
+    from tokenizers import Tokenizer as HfTokenizer
+
+    from bpe_studio.core import Tokenizer
+
+    special = "<|end of text|>"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: special.encode(), 257: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], [special]).save(tmp_path / "g", format="gpt2")
+    line = error_line(cli(tmp_path, "convert", "g", "--to", "hf", "--out", "h"))
+    assert "--special-token" in line
+    ok(cli(tmp_path, "convert", "g", "--to", "hf", "--out", "h", "--special-token", special))
+    hf = HfTokenizer.from_file(str(tmp_path / "h" / "tokenizer.json"))
+    assert hf.encode(f"ab{special}ab", add_special_tokens=False).ids == [257, 256, 257]
+
+
 def test_existing_files_are_not_replaced_without_force(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
