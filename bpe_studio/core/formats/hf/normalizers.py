@@ -40,18 +40,19 @@ def _unstable(form: Form) -> regex.Pattern[str]:
     precedes them; the characters tokenizers' tables lack (``unicode_tables.lacked``) are
     cuts: there each is a starter that never decomposes or composes."""
     seconds = {0x1161 + i for i in range(21)} | {0x11A8 + i for i in range(27)}
-    bad: list[int] = []
-    for c in range(0x110000):
-        ch = chr(c)
-        if 0xD800 <= c <= 0xDFFF:
-            continue
+    decomposed, marks, _ = unicode_tables.characters()
+    for ch in decomposed:
         decomposition = unicodedata.decomposition(ch)
-        if decomposition and not decomposition.startswith("<"):
+        if not decomposition.startswith("<"):
             parts = decomposition.split()
             if len(parts) == 2:
                 seconds.add(int(parts[1], 16))
-        if unicodedata.combining(ch) or not unicodedata.is_normalized(form, ch):
-            bad.append(c)
+    # subtle: a character not normalized alone has a decomposition, given or, for the Hangul
+    # syllables, computed (unicodedata.decomposition gives theirs as ""; NFD splits them).
+    bad = [ord(ch) for ch in marks]
+    bad += [ord(ch) for ch in decomposed if not unicodedata.is_normalized(form, ch)]
+    if form in ("NFD", "NFKD"):
+        bad += range(0xAC00, 0xD7A4)
     lacked = unicode_tables.lacked()
     runs = unicode_tables.ranges(c for c in {*bad, *seconds} if c not in lacked)
     spans = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs)

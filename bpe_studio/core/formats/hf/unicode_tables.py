@@ -33,9 +33,11 @@ def _apart(normalizer: Any, probes: list[str]) -> list[str]:
     return out
 
 
-def _characters() -> tuple[list[str], list[str], list[str]]:
+@cache
+def characters() -> tuple[list[str], list[str], list[str]]:
     """This Python's characters with a decomposition, those with a combining class, and the
-    two-character sequences NFC composes into one (a primary composite's decomposition)."""
+    two-character sequences NFC composes into one (a primary composite's decomposition): the
+    only characters normalization changes, or that change what is beside them."""
     decomposed: list[str] = []
     marks: list[str] = []
     pairs: list[str] = []
@@ -72,7 +74,7 @@ def lacked() -> frozenset[int]:
     parts that take part in none it makes and have no class there)."""
     import tokenizers.normalizers as nz
 
-    decomposed, marks, pairs = _characters()
+    decomposed, marks, pairs = characters()
     unknown: set[str] = set()  # a decomposition tokenizers does not know
     for normalizer, form in ((nz.NFD(), "NFD"), (nz.NFKD(), "NFKD")):
         unknown.update(decomposed[i] for i in _differ(normalizer, form, decomposed))
