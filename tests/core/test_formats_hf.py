@@ -12,11 +12,12 @@ import json
 from dataclasses import replace
 
 import pytest
+import tiktoken
 import tokenizers
 from core_helpers import EOT, SLICES, read_fixture
 from gpt2_bytes import token_to_gpt2
 from hypothesis import given, settings
-from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, trained_data
+from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, read_rank_file, trained_data
 from text_strategies import HYPO
 from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
@@ -351,7 +352,20 @@ def test_written_trained_tokenizer_encodes_the_same(tmp_path, pattern):
     hf = tokenizers.Tokenizer.from_file(str(path))
     texts = [_sample("english"), _sample("code"), "Ünïcödé 123 + x" + SPACES, f"a{EOT}<|pad|>"]
     _assert_same_ids(hf, data, texts)
-    assert read_hf(path) == data
+    again = read_hf(path)
+    assert again == data
+    # The file it reads back converts to tiktoken's format, and tiktoken itself encodes that
+    # as tokenizers does the file (found by fuzzing: a custom pattern's could not convert).
+    rank_path, sidecar = Tokenizer.from_data(again).save(tmp_path / "tt", format="tiktoken")
+    settings = json.loads(sidecar.read_text(encoding="utf-8"))
+    encoding = tiktoken.Encoding(
+        "written",
+        pat_str=settings["pat_str"],
+        mergeable_ranks=read_rank_file(rank_path),
+        special_tokens=settings["special_tokens"],
+    )
+    for text in texts:
+        assert encoding.encode(text, allowed_special="all") == hf.encode(text).ids
 
 
 def test_special_tokens_not_in_printable_ascii_are_written_as_themselves(tmp_path):

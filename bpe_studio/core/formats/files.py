@@ -26,6 +26,7 @@ from ..pretokenization.specials import refuse_single_bytes, validate_special_tok
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.preset_table import PRESETS, preset_name
+from .hf.components import keeps_matches_only
 from .hf.kind import ForeignTokenizerFile, foreign_kind
 from .presets import preset_data
 from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
@@ -342,7 +343,12 @@ def save_data(
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
-    if format != "hf" and data.pipeline is not None and data.pipeline.needed:
+    if (
+        format != "hf"
+        and data.pipeline is not None
+        and data.pipeline.needed
+        and not keeps_matches_only(data.pipeline)
+    ):
         raise ValueError(
             f"format {format!r} cannot hold this tokenizer: its tokenizer.json normalizes or "
             "splits text in ways only a tokenizer.json says (save it as 'hf')"

@@ -42,6 +42,26 @@ def _byte_level_plain(obj: Any, use_regex: bool) -> bool:
     )
 
 
+def _split_then_bytes(pre: Any) -> tuple[str, tuple[Any, bool]] | None:
+    """The regex and (behavior, invert) of a pre-tokenizer that is one regex Split then
+    ByteLevel without its regex; None for any other."""
+    steps = (
+        pre.get("pretokenizers")
+        if isinstance(pre, dict) and pre.get("type") == "Sequence"
+        else None
+    )
+    if not isinstance(steps, list) or len(steps) != 2 or not _byte_level_plain(steps[1], False):
+        return None
+    split = steps[0]
+    if not isinstance(split, dict) or split.get("type") != "Split":
+        return None
+    pattern = split.get("pattern")
+    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
+    if not isinstance(regex, str):
+        return None
+    return regex, (split.get("behavior"), bool(split.get("invert")))
+
+
 def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
     """The pattern that splits text as ``pre`` does, when one regex does: ByteLevel's own
     ("gpt2"), or one Isolated Split then ByteLevel without its regex (``named`` maps
@@ -53,19 +73,12 @@ def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
         if isinstance(pre, dict) and pre.get("type") == "Sequence"
         else None
     )
-    if not isinstance(steps, list):
-        return None
-    if len(steps) == 1 and _byte_level_plain(steps[0], True):
+    if isinstance(steps, list) and len(steps) == 1 and _byte_level_plain(steps[0], True):
         return "gpt2"
-    if len(steps) != 2 or not _byte_level_plain(steps[1], False):
+    split = _split_then_bytes(pre)
+    if split is None or split[1] != ("Isolated", False):
         return None
-    split = steps[0]
-    if not isinstance(split, dict) or split.get("type") != "Split":
-        return None
-    pattern, kind = split.get("pattern"), (split.get("behavior"), bool(split.get("invert")))
-    regex = pattern.get("Regex") if isinstance(pattern, dict) else None
-    if not isinstance(regex, str) or kind != ("Isolated", False):
-        return None
+    regex = split[0]
     if regex in named:
         return named[regex]
     translated = translate(regex)
@@ -74,6 +87,26 @@ def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
     # Isolated also keeps the text between matches, one piece per gap: the second alternative
     # consumes such a gap, up to where the pattern matches again.
     return rf"(?:{translated.pattern})|(?:(?!(?:{translated.pattern}))(?s:.))+"
+
+
+def keeps_matches_only(pipeline: HfPipeline) -> bool:
+    """Whether ``pipeline`` cuts text into one regex's matches and drops the rest, as
+    tiktoken's ``findall`` does: no normalizer, plain added tokens, and one Split that keeps
+    its matches only (Removed and inverted; how ``write_hf`` spells a custom pattern) of a
+    regex that never matches "" (Oniguruma and Python step past an empty match
+    differently), then ByteLevel without its regex. Such a file's pattern
+    (``pipeline.pretokenizer().pattern``) says all a tiktoken file needs to; the pipeline
+    stays only for encoding here, where that regex would refuse the text it drops."""
+    normalizer, pre, _ = json.loads(pipeline.spec)
+    split = _split_then_bytes(pre)
+    return (
+        not pipeline.normalizers
+        and all(t.plain for t in pipeline.added)
+        and len({t.normalized for t in pipeline.added}) <= 1
+        and split is not None
+        and split[1] == ("Removed", True)
+        and not translate(split[0]).nullable
+    )
 
 
 def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Components:
