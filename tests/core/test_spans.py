@@ -4,14 +4,19 @@ own UTF-16 encoding. (Moved here from the GUI tests: the computation has no Qt.)
 
 from __future__ import annotations
 
+import random
+
 import pytest
+import regex
 from core_helpers import EOT, SLICES, read_fixture
 from hypothesis import given
 from hypothesis import strategies as st
+from reference_encoder import ReferenceEncoder
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.explain.span_arrays import compute_spans
+from bpe_studio.core.explain.spans_at_step import pretoken_starts
 from bpe_studio.core.pretokenization.boundaries import SPECIALS_ONLY
 
 MIXED = (
@@ -78,3 +83,38 @@ def test_queries(chinese_tokenizer):
         unit = len(MIXED[:char].encode("utf-16-le")) // 2
         assert packed.to_utf16(char) == unit
         assert packed.from_utf16(unit) == char
+
+
+# Patterns whose matches depend on what is around them. Found by fuzzing: the spans matched
+# each stretch between special tokens inside the whole text, where a lookbehind or \b saw the
+# special token before it and ^ did not match after it; encoding matches the stretch alone.
+LOOKING_AROUND = [r"(?<=>)\d|\d+|\D", r"^\d|\d+|\D", r"\b\d|\d+|\D", r"(?<![a>])\d+|\d|\D"]
+
+
+@pytest.mark.parametrize("pattern", LOOKING_AROUND)
+def test_spans_of_a_pattern_that_looks_around_equal_encoding(pattern):
+    vocab = {i: bytes([i]) for i in range(256)} | {256: EOT.encode(), 257: b"12", 258: b"123"}
+    merges = [(b"1", b"2"), (b"12", b"3")]
+    tok = Tokenizer(vocab, merges, [EOT], pattern)
+    reference = ReferenceEncoder(vocab, merges, {EOT: 256}, pattern)
+    splitter = regex.compile(pattern)
+    rng = random.Random(pattern)
+    for _ in range(200):
+        text = "".join(rng.choice(["123", "1", "a", "b>", " ", EOT]) for _ in range(12))
+        expected = reference.encode(text)
+        assert [s.id for s in tok.spans(text)] == expected, text
+        packed = compute_spans(tok, text, piece=7)
+        assert packed is not None and packed.ids.tolist() == expected, text
+        # Where each pre-token starts, found independently: each stretch matched alone.
+        starts, pieces, at = [], {}, 0
+        for stretch in text.split(EOT):
+            for m in splitter.finditer(stretch):
+                starts.append(at + m.start())
+                pieces.update((at + c, m.group()) for c in range(m.start(), m.end()))
+            at += len(stretch) + len(EOT)
+            if at <= len(text):
+                starts += [at - len(EOT), at]
+        assert pretoken_starts(tok, text).tolist() == starts, text
+        assert [packed.piece_at(c) for c in range(len(text))] == [
+            pieces.get(c, "") for c in range(len(text))
+        ], text

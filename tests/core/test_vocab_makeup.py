@@ -119,6 +119,16 @@ def test_makeup_needs_steps_to_answer_for_a_step(run):
         token_table(run).makeup(3)
 
 
+@pytest.mark.parametrize("step", [-1, 601, True])
+def test_a_step_outside_the_run_is_refused_naming_it(run, step):
+    # Found by fuzzing: -1 gave no tokens at all, 601 the whole vocabulary as step 601.
+    table = token_table(run, steps=True)
+    with pytest.raises(ValueError, match=rf"step {step!r} is out of range.* <= 600"):
+        table.makeup(step)
+    with pytest.raises(ValueError, match="out of range"):
+        table.unreachable_ids(step)
+
+
 def test_progress_and_cancel(run):
     seen = []
     token_table(run, progress=lambda done, total: seen.append((done, total)))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..pretokenization.pretokenizer import matches_in
 from ..text.surrogates import original_offsets, replace_surrogates
 from .encoder import codepoints
 
@@ -88,10 +89,9 @@ def _spans_ordinary(
     enc: Encoder, text: str, start: int, end: int, result: list[tuple[int, int, int, bool]]
 ) -> None:
     piece_ids, vocab = enc.merger.piece_ids, enc.merger.vocab
-    for m in enc.pre.compiled.finditer(text, start, end):
-        piece = m.group()
+    for base, stop in matches_in(enc.pre.compiled, text, start, end):
+        piece = text[base:stop]
         ids = piece_ids(piece)
-        base = m.start()
         if piece.isascii():
             for tid in ids:
                 n = len(vocab[tid])

@@ -28,7 +28,7 @@ import regex
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.token_spans import TokenSpan
 from ..pretokenization.boundaries import text_cuts
-from ..pretokenization.pretokenizer import pretokenizer
+from ..pretokenization.pretokenizer import matches_in, pretokenizer
 from ..text.surrogates import replace_surrogates
 from ..train.vocab import missing_id
 
@@ -145,9 +145,9 @@ class SpanArrays:
         compiled = pretokenizer(tok.pattern).compiled
         for seg_start, seg_end, special in tok.specials.segments(text, a, b):
             if char < seg_end:
-                for m in compiled.finditer(text, seg_start, seg_end):
-                    if m.start() <= char < m.end():
-                        return m.group()
+                for s, e in matches_in(compiled, text, seg_start, seg_end):
+                    if s <= char < e:
+                        return text[s:e]
                 return ""
             if special is not None and char < seg_end + len(special):
                 return ""

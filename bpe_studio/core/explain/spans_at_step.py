@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..encode.tokenizer import Tokenizer
-from ..pretokenization.pretokenizer import pretokenizer
+from ..pretokenization.pretokenizer import matches_in, pretokenizer
 from .merge_tree import MergeTree
 from .span_arrays import SpanArrays
 
@@ -71,7 +71,7 @@ def pretoken_starts(tokenizer: Tokenizer, text: str) -> np.ndarray | None:
     compiled = pretokenizer(tokenizer.pattern).compiled
     starts: list[int] = []
     for a, b, special in tokenizer.specials.segments(text):
-        starts.extend(m.start() for m in compiled.finditer(text, a, b))
+        starts.extend(s for s, _ in matches_in(compiled, text, a, b))
         if special is not None:
             starts += [b, b + len(special)]
     return np.array(starts, dtype=np.int64)

@@ -107,6 +107,11 @@ class TokenTable:
             return np.ones(len(self.ids), dtype=bool)
         if self.rank is None:
             raise ValueError("this vocabulary table was built without steps (steps=True)")
+        if isinstance(step, bool) or not 0 <= step <= self.merges:
+            raise ValueError(
+                f"step {step!r} is out of range; this vocabulary has {self.merges} merges, "
+                f"so 0 <= step <= {self.merges}"
+            )
         return self.rank < step
 
     def category_name(self, token_id: int) -> str:

@@ -14,7 +14,7 @@ special tokens (``specials``) and where each pattern may be cut (``boundaries``)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -46,14 +46,27 @@ class UncoveredText(ValueError):
     where it is. Encoding or counting the rest would lose it."""
 
 
+def matches_in(
+    compiled: regex.Pattern[str], text: str, start: int, end: int
+) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` in ``text`` of each match of ``compiled`` in ``text[start:end]``,
+    matched as a string of its own, as encoding and training pre-tokenize each stretch
+    between special tokens. (``finditer(text, start, end)`` differs for a custom pattern
+    that looks around: a lookbehind or ``\b`` would see the special token before ``start``,
+    and ``^`` would not match there.)"""
+    stretch = text[start:end] if start or end < len(text) else text
+    for m in compiled.finditer(stretch):
+        yield start + m.start(), start + m.end()
+
+
 def first_uncovered(compiled: regex.Pattern[str], text: str, start: int, end: int) -> int:
     """The offset of the first character of ``text[start:end]`` that no match of
     ``compiled`` covers, or -1."""
     pos = start
-    for m in compiled.finditer(text, start, end):
-        if m.start() > pos:
+    for s, e in matches_in(compiled, text, start, end):
+        if s > pos:
             return pos
-        pos = m.end()
+        pos = e
     return pos if pos < end else -1
 
 

@@ -104,7 +104,7 @@ def _step_mask(table: TokenTable, merges: int | None) -> np.ndarray:
     """The rows present after ``merges`` merges (all when None or the table has no steps)."""
     if merges is None or table.rank is None:
         return np.ones(len(table), dtype=bool)
-    return table.present(merges)
+    return table.present(min(merges, table.merges))
 
 
 def _ids_mask(table: TokenTable, ids: tuple[int, ...] | None) -> np.ndarray:

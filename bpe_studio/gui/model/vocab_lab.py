@@ -285,7 +285,7 @@ class VocabLab:
         table = result.table
         if not result.ref.is_run or table.rank is None:
             return table.makeup(), None
-        step = self.hub.state.step
+        step = min(self.hub.state.step, table.merges)
         if result.ref.merges is not None:
             step = min(step, result.ref.merges)
         return table.makeup(step), step
