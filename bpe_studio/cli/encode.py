@@ -26,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.corpus.sources import check_text_field
+from ..core.corpus.sources import CorpusFile, check_text_field
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
@@ -137,6 +137,19 @@ def _wrote(where: str, closed_after: int | None, size: int) -> tuple[str, int]:
     )
 
 
+def _os_error_line(
+    error: OSError, out: str, files: list[CorpusFile], copies: dict[str, str]
+) -> str:
+    """An OS error while encoding as one line: reading an input names the input; anything
+    else is the output's (the ids and their spill files are written beside it)."""
+    culprit = os.fspath(error.filename) if error.filename is not None else None
+    for f in files:
+        if culprit in (f.url, f.name):
+            name = copies.get(f.url, f.name)
+            return f"{name}: cannot read it: {error.strerror or error}"
+    return os_error_message(out, error)
+
+
 def cmd_encode(args: argparse.Namespace) -> int:
     # subtle: building a tokenizer and encoding make millions of objects and no reference
     # cycles, so the cyclic collector, set off again and again by them, only walks them (a
@@ -189,7 +202,7 @@ def _encode(args: argparse.Namespace) -> int:
                                             progress=progress, text_field=args.text_field,
                                             template=around, status=say)  # fmt: skip
         except OSError as e:
-            raise CliError(os_error_message(args.out, e)) from None
+            raise CliError(_os_error_line(e, args.out, files, paths.copies)) from None
         except KeyboardInterrupt:
             where = stream_name(args.out)
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None

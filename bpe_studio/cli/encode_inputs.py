@@ -205,7 +205,14 @@ def _text_file(
         told[0] = stored
 
     ids_path = os.path.join(folder, "text.npy")
-    encode_file(job.tok, path, ids_path, workers=workers, progress=progress)
+    try:
+        encode_file(job.tok, path, ids_path, workers=workers, progress=progress)
+    except ValueError as e:
+        if path == f.name:
+            raise
+        # The decompressed copy's errors (invalid UTF-8 at an offset of the text) are the
+        # file's the user named.
+        raise ValueError(str(e).replace(path, f"{f.name} (decompressed)")) from None
     counted(f.size - told[0])
     if not f.plain_local:
         os.unlink(path)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -42,12 +43,15 @@ _MAGIC = (
 )
 # Where a JSON Lines record is looked for: the first line, within this many bytes.
 _SNIFF_BYTES = 1 << 16
+# A JSON object's first key, for a first line longer than the bytes looked at.
+_OBJECT_START = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:')
 _JSON_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".json.xz", ".json.zst")
 
 
 def records(choice: str | None) -> str | None:
-    """The core's ``records`` for a ``--records`` value (None for "none" or none given)."""
-    return None if choice in (None, "none") else choice
+    """The core's ``records`` for a ``--records`` value: "text" for "none" (plain text,
+    whatever the names say), None when none was given (each name says)."""
+    return "text" if choice == "none" else choice
 
 
 def _suffix(head: bytes) -> str:
@@ -55,6 +59,9 @@ def _suffix(head: bytes) -> str:
     for magic, suffix in _MAGIC:
         if head.startswith(magic):
             return suffix
+    # zstd's skippable frames (pzstd begins with one): magic numbers 0x184D2A50-5F.
+    if len(head) >= 4 and int.from_bytes(head[:4], "little") & 0xFFFFFFF0 == 0x184D2A50:
+        return ".zst"
     # bzip2: "BZh", the block size, then a block's or the end's signature (never UTF-8 text).
     if (
         head[:3] == b"BZh"
@@ -70,19 +77,24 @@ def _suffix(head: bytes) -> str:
 
 
 def _first_line_is_a_record(f: CorpusFile) -> bool:
-    """Whether the first non-blank line of ``f`` (decompressed) is a JSON object."""
+    """Whether the first non-blank line of ``f`` (decompressed) is a JSON object: parsed
+    when it ends within the bytes looked at, else begun as one (``{"key":``)."""
     try:
         with f.open() as stream:
             head = stream.read(_SNIFF_BYTES)
     except (OSError, ValueError, EOFError):
         return False  # counting will say what is wrong with it, naming it
-    for line in head.splitlines():
-        if line.strip():
-            try:
-                return line.lstrip().startswith(b"{") and isinstance(json.loads(line), dict)
-            except ValueError:
-                return False
-    return False
+    text = head.lstrip()
+    end = text.find(b"\n")
+    line = text if end < 0 else text[:end]
+    if not line.startswith(b"{"):
+        return False
+    if end < 0 and len(head) == _SNIFF_BYTES:
+        return _OBJECT_START.match(line) is not None
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
 
 
 def check_not_records(
@@ -199,6 +211,10 @@ def input_files(user_paths: Sequence[str], choice: str | None = None) -> Iterato
                         _copy(source, target, name, folder)
             with open(copy, "rb") as f:
                 suffix = _suffix(f.read(16))
+                if suffix == ".parquet":
+                    # Parquet also ends in "PAR1": text that merely begins so stays text.
+                    f.seek(max(os.path.getsize(copy) - 4, 0))
+                    suffix = suffix if f.read(4) == b"PAR1" else ""
             if suffix == ".parquet" and choice == "jsonl":
                 raise CliError(f"{name}: holds a Parquet file, not JSON Lines (--records jsonl)")
             if suffix:

@@ -19,6 +19,8 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
+from ..core.corpus.sources import DEFAULT_TEXT_FIELD, check_text_field
+from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer
 from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
@@ -26,7 +28,7 @@ from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural, readable_token
-from .inputs import check_input, input_files
+from .inputs import check_input, check_not_records, input_files, records
 from .output import (
     EXIT_CLOSED_PIPE,
     STDOUT,
@@ -69,7 +71,10 @@ def _inspect(args: argparse.Namespace) -> int:
     usage = None
     if corpora:
         with ExitStack() as stack:
-            paths = stack.enter_context(input_files(corpora))
+            paths = stack.enter_context(input_files(corpora, args.records))
+            files = corpus_files(paths, records(args.records))
+            check_not_records(files, args.records, paths.copies)
+            check_text_field(files, args.text_field)
             bars: dict[str, ProgressBar] = {}
 
             def progress(phase: str, done: int, total: int) -> None:
@@ -85,9 +90,10 @@ def _inspect(args: argparse.Namespace) -> int:
                     usage = corpus_usage(
                         tok,
                         paths,
+                        records=records(args.records),
                         table=table,
                         workers=args.workers,
-                        text_field=args.text_field,
+                        text_field=args.text_field or DEFAULT_TEXT_FIELD,
                         scan=not args.no_scan,
                         progress=progress,
                         status=say,

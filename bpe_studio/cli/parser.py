@@ -417,12 +417,7 @@ def _inspect_options(ins: argparse.ArgumentParser) -> None:
         "files and URLs, .jsonl and .parquet records (each record's text field one "
         "document), as train reads them",
     )
-    ins.add_argument(
-        "--text-field",
-        metavar="NAME",
-        default="text",
-        help="the field of .jsonl and .parquet records that holds their text (default: text)",
-    )
+    _add_records(ins)
     ins.add_argument(
         "--no-scan",
         action="store_true",

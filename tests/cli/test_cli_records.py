@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import zstandard
 from cli_run import _env, cli, error_line, ok
@@ -108,4 +109,97 @@ def test_memory_urls_are_for_python(tmp_path, command):
     assert line == (
         "bpe-studio: error: memory://x.txt: memory:// files live inside one Python process, and "
         "a command starts with none; name a file (from Python, train_bpe reads memory:// URLs)"
+    )
+
+
+# Found by fuzzing the corpus inputs (each failed before): a first record longer than the bytes
+# looked at was trained on as text; text that happens to begin "PAR1" was refused as Parquet;
+# zstd that begins with a skippable frame (pzstd's) was read as text; inspect read records on
+# standard input as text and had no --records; --records none did not override a .jsonl name;
+# encode named its temporary copy of a .gz; an empty --text-field read the field "text".
+
+
+def test_a_first_record_longer_than_the_look_ahead_is_still_a_record(tmp_path):
+    data = json.dumps({"content": "long " * 30_000}).encode() + b"\n" + records()
+    result = piped(tmp_path, data, "train", "-", "--vocab-size", VOCAB, "--out", "o")
+    assert "its first line is a JSON object" in error_line(result)
+    (tmp_path / "long.json").write_bytes(data)
+    result = cli(tmp_path, "encode", "long.json", "--tokenizer", "gpt2", "--out", "ids.npy")
+    assert "long.json: its first line is a JSON object" in error_line(result)
+
+
+def test_text_beginning_like_parquet_is_text(tmp_path):
+    text = b"PAR1 is the name of a gene. " + read_fixture(SLICES["english"])[:20_000].encode()
+    (tmp_path / "par.txt").write_bytes(text)
+    ok(cli(tmp_path, "encode", "par.txt", "--tokenizer", "gpt2", "--out", "file.npy"))
+    result = piped(tmp_path, text, "encode", "-", "--tokenizer", "gpt2", "--out", "piped.npy")
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "piped.npy").tolist() == np.load(tmp_path / "file.npy").tolist()
+
+
+def test_zstd_beginning_with_a_skippable_frame_on_standard_input(tmp_path):
+    text = read_fixture(SLICES["english"])[:20_000].encode()
+    skippable = (0x184D2A50).to_bytes(4, "little") + (4).to_bytes(4, "little") + b"meta"
+    (tmp_path / "t.txt").write_bytes(text)
+    ok(cli(tmp_path, "encode", "t.txt", "--tokenizer", "gpt2", "--out", "file.npy"))
+    data = skippable + zstandard.compress(text)
+    result = piped(tmp_path, data, "encode", "-", "--tokenizer", "gpt2", "--out", "piped.npy")
+    assert result.returncode == 0, result.stderr
+    assert np.load(tmp_path / "piped.npy").tolist() == np.load(tmp_path / "file.npy").tolist()
+
+
+def _corpus_counts(result: subprocess.CompletedProcess[str]) -> tuple[int, int]:
+    assert result.returncode == 0, result.stderr
+    corpus = json.loads(result.stdout)["corpus"]
+    return corpus["bytes"], corpus["tokens"]
+
+
+def test_inspect_reads_records_as_train_does(tmp_path):
+    (tmp_path / "d.jsonl").write_bytes(records())
+    named = _corpus_counts(cli(tmp_path, "inspect", "gpt2", "--corpus", "d.jsonl",
+                               "--text-field", "content", "--json"))  # fmt: skip
+    texts = [json.loads(line)["content"] for line in records().decode().splitlines()]
+    assert named[0] == sum(len(t.encode()) for t in texts)
+    piped_in = piped(tmp_path, records(), "inspect", "gpt2", "--corpus", "-", "--json")
+    assert "its first line is a JSON object" in error_line(piped_in)
+    piped_in = piped(tmp_path, records(), "inspect", "gpt2", "--corpus", "-", "--records",
+                     "jsonl", "--text-field", "content", "--json")  # fmt: skip
+    assert _corpus_counts(piped_in) == named
+    # --records none: the same bytes counted as text, JSON syntax included.
+    (tmp_path / "d.txt").write_bytes(records())
+    as_text = _corpus_counts(cli(tmp_path, "inspect", "gpt2", "--corpus", "d.txt", "--json"))
+    none = cli(tmp_path, "inspect", "gpt2", "--corpus", "d.jsonl", "--records", "none", "--json")
+    assert _corpus_counts(none) == as_text
+    assert as_text[0] == len(records())
+
+
+def test_records_none_reads_a_jsonl_name_as_text(tmp_path):
+    (tmp_path / "d.jsonl").write_bytes(records())
+    (tmp_path / "d.txt").write_bytes(records())
+    ok(cli(tmp_path, "encode", "d.txt", "--tokenizer", "gpt2", "--out", "text.npy"))
+    ok(cli(tmp_path, "encode", "d.jsonl", "--records", "none", "--tokenizer", "gpt2",
+           "--out", "none.npy"))  # fmt: skip
+    assert np.load(tmp_path / "none.npy").tolist() == np.load(tmp_path / "text.npy").tolist()
+
+
+def test_encode_names_the_compressed_file_not_its_copy(tmp_path):
+    (tmp_path / "bad.txt.gz").write_bytes(gzip.compress(b"valid text, then \xff and more"))
+    line = error_line(cli(tmp_path, "encode", "bad.txt.gz", "--tokenizer", "gpt2", "--out",
+                          "ids.npy"))  # fmt: skip
+    assert line.startswith("bpe-studio: error: bad.txt.gz (decompressed): not valid UTF-8 at")
+    assert not (tmp_path / "ids.npy").exists()
+
+
+@pytest.mark.parametrize("command", ["train", "encode", "inspect"])
+def test_an_empty_text_field_is_one_line(tmp_path, command):
+    (tmp_path / "d.jsonl").write_bytes(records())
+    args = {
+        "train": ["train", "d.jsonl", "--vocab-size", VOCAB, "--out", "o"],
+        "encode": ["encode", "d.jsonl", "--tokenizer", "gpt2", "--out", "o.npy"],
+        "inspect": ["inspect", "gpt2", "--corpus", "d.jsonl"],
+    }[command]
+    line = error_line(cli(tmp_path, *args, "--text-field", ""))
+    assert (
+        line == "bpe-studio: error: the text field given is empty: name the records' field "
+        "that holds text"
     )

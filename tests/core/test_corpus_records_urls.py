@@ -70,7 +70,7 @@ def test_records_say_what_a_file_holds_whatever_its_name(tmp_path):
     # By name alone, the same files are plain text: their JSON syntax is counted.
     as_text = count_file(files, [EOT], workers=1)
     assert as_text[b'{"'] == len(texts) + 5 and as_text[b"body"] == len(texts) + 5
-    with pytest.raises(ValueError, match=r"records='csv': give 'jsonl' or 'parquet'"):
+    with pytest.raises(ValueError, match=r"records='csv': give 'jsonl', 'parquet' or 'text'"):
         resolve_corpus(files, records="csv")
 
 

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .sources import CLUSTER_EXTRA, CorpusError, CorpusFile, Kind
+from .sources import CLUSTER_EXTRA, CorpusError, CorpusFile, Kind, failure
 from .sources import DEFAULT_TEXT_FIELD as DEFAULT_TEXT_FIELD  # where callers have found it
 
 if TYPE_CHECKING:
@@ -41,10 +41,16 @@ def jsonl_documents(
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            # Decoded here (a byte order mark let through, as json.loads does): json.loads
+            # would also take UTF-16 and UTF-32 bytes, and UTF-8 encoding surrogates.
+            record = json.loads(line.decode("utf-8-sig"))
         except UnicodeDecodeError as e:
             raise CorpusError(f"{name}: line {line_of(i)}: not valid UTF-8 ({e.reason})") from None
         except ValueError as e:
+            if b"\x00" in line:
+                raise CorpusError(
+                    f"{name}: line {line_of(i)}: not UTF-8 text (it holds NUL bytes: UTF-16?)"
+                ) from None
             raise CorpusError(f"{name}: line {line_of(i)}: not a JSON record ({e})") from None
         if not isinstance(record, dict):
             raise CorpusError(
@@ -110,12 +116,26 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
     if not _is_text(pa, kind):
         raise CorpusError(f"{where}: field {field!r} holds {kind}, not text")
     row = 0
-    for batch in pf.iter_batches(PARQUET_BATCH, row_groups=[group], columns=[field]):
+    for batch in _batches(pf, group, field, where):
         for text in batch.column(0).to_pylist():
             if text is None:
                 raise CorpusError(f"{where}, row {row}: field {field!r} is null, not text")
             row += 1
             yield text
+
+
+def _batches(pf: pq.ParquetFile, group: int, field: str, where: str) -> Iterator[Any]:
+    """The batches of ``field`` in row group ``group``; a page pyarrow cannot read (damaged
+    data, a codec it lacks) is an error naming the file and the row group."""
+    batches = pf.iter_batches(PARQUET_BATCH, row_groups=[group], columns=[field])
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except Exception as e:  # pyarrow's ArrowInvalid, OSError and kin
+            raise CorpusError(f"{where}: cannot read it ({failure(e)})") from None
+        yield batch
 
 
 def file_documents(

@@ -27,6 +27,9 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
+from .compressed import decompressed
+from .errors import CorpusError as CorpusError  # where callers have found it
+
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
@@ -43,10 +46,6 @@ _COMPRESSIONS = {"gz": "gzip", "bz2": "bz2", "xz": "xz", "zst": "zstd"}
 PROCESS_LOCAL = frozenset({"memory"})
 
 
-class CorpusError(ValueError):
-    """A corpus that cannot be used for training; the message names the file and the reason."""
-
-
 class Kind(Enum):
     """What a corpus file holds: plain text, or records whose text field is one document."""
 
@@ -56,19 +55,21 @@ class Kind(Enum):
 
 
 _KINDS = {".jsonl": Kind.JSONL, ".ndjson": Kind.JSONL, ".parquet": Kind.PARQUET}
-# What ``records=`` takes, by name.
-RECORDS = {"jsonl": Kind.JSONL, "parquet": Kind.PARQUET}
+# What ``records=`` takes, by name ("text": plain text, whatever the names say).
+RECORDS = {"jsonl": Kind.JSONL, "parquet": Kind.PARQUET, "text": Kind.TEXT}
 # Read from compressed or remote streams this many bytes at a time.
 _BUFFER = 1 << 20
 
 
 def records_kind(records: str | Kind | None) -> Kind | None:
-    """The kind ``records`` names ("jsonl", "parquet", a :class:`Kind` of records, or None)."""
-    if records is None or isinstance(records, Kind) and records is not Kind.TEXT:
+    """The kind ``records`` names ("jsonl", "parquet", "text", a :class:`Kind`, or None)."""
+    if records is None or isinstance(records, Kind):
         return records
     if isinstance(records, str) and records.lower() in RECORDS:
         return RECORDS[records.lower()]
-    raise ValueError(f"records={records!r}: give 'jsonl' or 'parquet' (or None: by file name)")
+    raise ValueError(
+        f"records={records!r}: give 'jsonl', 'parquet' or 'text' (or None: by file name)"
+    )
 
 
 def failure(error: BaseException) -> str:
@@ -123,7 +124,6 @@ class CorpusFile:
                 yield f
             return
         import fsspec
-        from fsspec.compression import compr
 
         if self.data is not None:
             raw: BinaryIO = io.BytesIO(self.data)
@@ -139,7 +139,7 @@ class CorpusFile:
             if self.compression is None:
                 yield _buffered(stored)
                 return
-            with compr[self.compression](stored, mode="r") as f:
+            with decompressed(stored, self.compression, self.name) as f:
                 yield _buffered(f)
 
 
@@ -238,6 +238,8 @@ def _kind_of(name: str, records: Kind | None) -> tuple[Kind, str | None]:
     kind, compression = _split_name(name)
     if records is None:
         return kind, compression
+    if records is Kind.TEXT:
+        return records, compression  # a .jsonl read as the text it is, as asked
     if kind is not Kind.TEXT and kind is not records:
         raise CorpusError(
             f"{name}: its name says {kind.value} records, not {records.value} as asked"
@@ -307,7 +309,8 @@ def resolve_corpus(paths: CorpusPaths, records: str | Kind | None = None) -> lis
     """The files ``paths`` names, in order (a glob's matches sorted); an empty sequence, a
     missing file, a glob that matches nothing and a directory are errors naming the path.
     ``records`` ("jsonl" or "parquet"): every file holds such records, whatever its name
-    says (a compression suffix still counts); None: each file's name says what it holds."""
+    says (a compression suffix still counts); "text": every file is plain text, a ``.jsonl``
+    too; None: each file's name says what it holds."""
     kind = records_kind(records)
     given = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     if not given:
@@ -338,6 +341,8 @@ def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> Non
     """The one rule for a text field: it names the field of records, so naming one other
     than the default for a corpus without records is an error naming its files (the
     default is what callers pass when nothing was chosen, as the app does)."""
+    if text_field == "":
+        raise CorpusError("the text field given is empty: name the records' field that holds text")
     if text_field is None or text_field == DEFAULT_TEXT_FIELD:
         return
     if files and all(f.kind is Kind.TEXT for f in files):

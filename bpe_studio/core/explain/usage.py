@@ -23,6 +23,7 @@ import numpy as np
 
 from ..corpus.counting import resolve_workers
 from ..corpus.records import DEFAULT_TEXT_FIELD
+from ..corpus.sources import check_text_field
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from .categories import CATEGORIES
@@ -112,6 +113,7 @@ def corpus_usage(
     workers: int | None = None,
     text_field: str = DEFAULT_TEXT_FIELD,
     scan: bool = True,
+    records: str | None = None,
     progress: UsageProgress | None = None,
     cancel: CancelEvent | None = None,
     status: Callable[[str], None] | None = None,
@@ -121,9 +123,11 @@ def corpus_usage(
     each record's ``text_field`` a document) with ``tokenizer`` in ``workers`` processes
     (None: every core) and count each id; see :class:`CorpusUsage`. ``table`` is
     ``tokenizer``'s (built if not given). ``scan=False`` leaves the text unscanned (no
-    ``across``/``absent``). ``progress(phase, done, total)`` in stored bytes; ``cancel`` is
-    looked at as each task ends (``work.Cancelled``); ``status(message)`` hears of the
-    encoder's first compile on this machine (``kernel_start.COMPILING``) before it starts;
+    ``across``/``absent``). ``records`` as for ``train_bpe``: "jsonl" or "parquet" (every
+    file holds records), "text" (none does), None (each name says).
+    ``progress(phase, done, total)`` in stored bytes; ``cancel`` is looked at as each task
+    ends (``work.Cancelled``); ``status(message)`` hears of the encoder's first compile
+    on this machine (``kernel_start.COMPILING``) before it starts;
     ``encoded(usage)``, where the text is to be scanned, hears the usage as the encoding pass
     left it (``across`` and ``absent`` None) before the scan starts, for a view to show it at
     once. Errors name the file."""
@@ -135,6 +139,7 @@ def corpus_usage(
             workers=workers,
             text_field=text_field,
             scan=scan,
+            records=records,
             progress=progress,
             cancel=cancel,
             status=status,
@@ -150,13 +155,15 @@ def _corpus_usage(
     workers: int | None = None,
     text_field: str = DEFAULT_TEXT_FIELD,
     scan: bool = True,
+    records: str | None = None,
     progress: UsageProgress | None = None,
     cancel: CancelEvent | None = None,
     status: Callable[[str], None] | None = None,
     encoded: Callable[[CorpusUsage], None] | None = None,
 ) -> CorpusUsage:
     start = time.perf_counter()
-    files = corpus_files(corpus)
+    files = corpus_files(corpus, records)
+    check_text_field(files, text_field)
     workers = resolve_workers(workers)
     if table is None:
         table = token_table(tokenizer, cancel=cancel)
