@@ -12,6 +12,7 @@ What it leaves out: the formats themselves (``core.formats``).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -23,6 +24,7 @@ from ..core.formats.files import DEFAULT_NAME
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
+from ..core.pretokenization.specials import looks_special
 from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -108,15 +110,26 @@ def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
         raise CliError(os_error_message(out, e)) from None
 
 
-def pattern_note(tok: Tokenizer, fmt: str) -> str | None:
-    """What to tell the user when GPT-2 files drop a pattern other than gpt2."""
-    if fmt != "gpt2" or tok.pattern_name == "gpt2":
-        return None
-    how = shown_pattern(tok.pattern)
-    return (
-        "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
-        f"{how} to split text as this tokenizer does"
-    )
+def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
+    """What to tell the user when GPT-2 files drop what loading them back needs told: a
+    pattern other than gpt2, special tokens not written like ``<...>`` or ``[...]`` (the
+    files mark none; the loader takes only such entries made by no merge for them)."""
+    if fmt != "gpt2":
+        return []
+    notes = []
+    if tok.pattern_name != "gpt2":
+        notes.append(
+            "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
+            f"{shown_pattern(tok.pattern)} to split text as this tokenizer does"
+        )
+    unusual = [s for s in tok.special_tokens if not looks_special(s)]
+    if unusual:
+        named = " ".join(f"--special-token {shlex.quote(s)}" for s in unusual)
+        notes.append(
+            "note: vocab.json + merges.txt mark no special token, and loading takes only "
+            f"those written like <...> or [...] for them; load these files with {named}"
+        )
+    return notes
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -132,8 +145,6 @@ def cmd_convert(args: argparse.Namespace) -> int:
         f", pattern {tok.pattern_name or 'custom'}",
         written,
     ]
-    note = pattern_note(tok, args.to)
-    if note:
-        lines.append(note)
+    lines += gpt2_notes(tok, args.to)
     print("\n".join(lines), file=sys.stderr)
     return code

@@ -31,7 +31,7 @@ from ..core.pretokenization.specials import (  # the app's default too
 from ..core.text.display import plural, readable_token
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
-from .convert import check_tokenizer_out, pattern_note, save
+from .convert import check_tokenizer_out, gpt2_notes, save
 from .inputs import (
     STDIN,
     check_input,
@@ -173,9 +173,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"pattern: {shown_pattern(tok.pattern)}",
         written,
     ]
-    note = pattern_note(tok, args.format)
-    if note:
-        lines.append(note)
+    lines += gpt2_notes(tok, args.format)
     if len(trainer.merges) < trainer.target_merges and not interrupted:
         note = f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}"
         lines.insert(1, note)

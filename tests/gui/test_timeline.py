@@ -198,6 +198,23 @@ def test_bad_heldout_file_is_reported(qtbot, window, tmp_path):
     assert window.curve.feeder.series[HELD_OUT] is before  # the last good curve stays
 
 
+def test_bad_heldout_file_is_reported_before_any_run(qtbot, window, tmp_path):
+    # Found by fuzzing the app: with no run on screen a bad file was accepted silently (the
+    # dialog came at the next Train), and an empty one drew a held-out curve flat at 0.
+    before = window.hub.heldout
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    for path, reason in [(tmp_path / "missing.txt", "No such file"), (empty, "empty"),
+                         (latin1, "not UTF-8")]:  # fmt: skip
+        window.last_error = None
+        assert window.curve.open_heldout(path) is False
+        assert window.last_error is not None
+        assert str(path) in window.last_error and reason in window.last_error
+        assert window.hub.heldout == before
+
+
 def test_loaded_tokenizer_gets_a_heldout_curve(qtbot, window, tmp_path):
     heldout = heldout_file(tmp_path)
     window.curve.open_heldout(heldout)

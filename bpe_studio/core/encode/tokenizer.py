@@ -233,7 +233,10 @@ class Tokenizer(TiktokenNames):
         ``format="gpt2"`` (or None, the default): ``vocab.json`` + ``merges.txt``; ``"hf"``:
         ``tokenizer.json``; ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json``
         (``name`` defaults to "tokenizer"). Returns the paths written. A format that cannot
-        hold this tokenizer exactly raises ValueError naming the file."""
+        hold this tokenizer exactly raises ValueError naming the file. GPT-2 files hold no
+        pattern and mark no special token: loading them back needs ``pattern=`` for a pattern
+        other than gpt2, and ``special_tokens=`` for special tokens not written like
+        ``<...>`` or ``[...]`` (the other formats hold both)."""
         from ..formats.files import save_data
 
         return save_data(directory, self.to_data(), format or "gpt2", name)

@@ -338,7 +338,8 @@ def save_data(
     ``NAME.tiktoken.json``,
     ``name`` defaulting to "tokenizer"), each file atomically; returns the paths written.
     Only the tiktoken format has a ``name``; only gpt2 files lose the pattern and the special
-    tokens' marks (they are what the loader infers again, and "gpt2" by default)."""
+    tokens' marks: the loader takes "gpt2" unless told another pattern, and for special
+    tokens the entries no merge makes that look like ``<...>`` or ``[...]``, unless told."""
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":

@@ -2,6 +2,8 @@
 
 What it does: :func:`heldout_label` names a held-out text for the plot's legend (the bundled
 default by what it is, TinyStories' validation split in English; another file by its name);
+:func:`heldout_problem` says at once why a file chosen as held-out text cannot be measured
+(missing, unreadable, empty, not UTF-8 at its start), before any curve is drawn;
 :func:`english_like` tells, from the first 64 KiB of a corpus, whether it is English prose
 like that default: nearly all its letters ASCII, and nearly all its characters letters,
 spaces or prose punctuation. A corpus that is not (Chinese, source code) measured against
@@ -32,6 +34,26 @@ def heldout_label(path: str | os.PathLike) -> str:
     if Path(path) == DEFAULT_HELDOUT:
         return "TinyStories validation (English, bundled)"
     return Path(path).name
+
+
+def heldout_problem(path: str | os.PathLike) -> str | None:
+    """Why the file at ``path`` cannot be measured as held-out text, naming it, or None. Only
+    its start is read here (the GUI thread opens it); the measuring reads the rest, and a
+    fault further on is reported from there."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(PROBE_BYTES + 1)
+    except OSError as error:
+        return f"{path}: {error.strerror or error}"
+    if not head:
+        return f"{path}: the file is empty: there is no text to measure"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        # The probe may end inside a character; only that tail is forgiven.
+        if not (len(head) > PROBE_BYTES and error.start >= len(head) - 3):
+            return f"{path}: not UTF-8 text (byte {error.start:,}: {error.reason})"
+    return None
 
 
 def english_like(path: str | os.PathLike) -> bool:

@@ -2,7 +2,8 @@
 
 What it does: :func:`saveable_merges` says how many merges Save would write now (a loaded
 tokenizer's, a finished or stopped run's, a paused run's so far; 0: nothing to save, Save is
-off); :func:`data_to_save` builds those files' contents; :func:`unsaved_merges` says how many
+off); :func:`data_to_save` builds those files' contents; :func:`gpt2_problem` says why
+GPT-2 files would not bring a tokenizer back; :func:`unsaved_merges` says how many
 merges of the run on screen no file holds yet (Train, Load, a new corpus and closing the
 window ask before dropping them). Every part of the app asks here.
 What it leaves out: writing the files (``core.formats.files.save_data``), asking the user
@@ -12,6 +13,8 @@ What it leaves out: writing the files (``core.formats.files.save_data``), asking
 from __future__ import annotations
 
 from ...core.formats.base.data import TokenizerData
+from ...core.pretokenization.names import pattern_name, shown_pattern
+from ...core.pretokenization.specials import looks_special
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState
@@ -41,6 +44,30 @@ def data_to_save(state: RunState) -> TokenizerData | None:
         ids = {tok: BYTE_TOKENS + i for i, tok in enumerate(result.special_tokens)}
         return TokenizerData(dict(result.vocab), list(result.merges), ids, result.pattern)
     return run_data_at(state, n)
+
+
+def gpt2_problem(data: TokenizerData) -> str | None:
+    """Why ``vocab.json`` + ``merges.txt`` would not bring ``data`` back as it is, or None.
+    They hold no pattern and mark no special token; the app loads them with GPT-2's pattern
+    and takes for special tokens the entries no merge makes that look like ``<...>`` or
+    ``[...]``, with no way to say otherwise (the command line's ``--pattern`` and
+    ``--special-token``)."""
+    why = []
+    if pattern_name(data.pattern) != "gpt2":
+        why.append(
+            f"they hold no pattern (this tokenizer splits text with {shown_pattern(data.pattern)})"
+        )
+    unusual = [s for s in data.special_tokens if not looks_special(s)]
+    if unusual:
+        names = ", ".join(repr(s) for s in unusual[:3])
+        why.append(f"they mark no special token, and {names} would not be taken for one")
+    if not why:
+        return None
+    return (
+        f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: {'; '.join(why)}. "
+        "Loaded again, it would encode text differently.\n\nSave it as tokenizer.json or "
+        "tiktoken files, which hold both."
+    )
 
 
 def unsaved_merges(state: RunState) -> int:

@@ -38,7 +38,7 @@ from ..model.app_model import AppModel
 from ..model.corpus_source import CorpusSource, corpus_source
 from ..model.errors import describe_error
 from ..model.run_tokenizer import run_tokenizer_at
-from ..model.saving import data_to_save, saveable_merges
+from ..model.saving import data_to_save, gpt2_problem, saveable_merges
 from ..model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from ..model.status import nothing_learned
 from ..model.tokenizer_source import TokenizerSource
@@ -154,6 +154,8 @@ class Controller(QObject):
     def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:
         """Open a corpus: a text file, or several files, a glob or URLs counted as one
         (compressed files, JSON Lines and Parquet records too)."""
+        if self.training:
+            return False  # Open is off while a run trains or is paused (its corpus is in use)
         given = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else path
         paths = [p if is_glob_or_url(p) else os.path.abspath(os.path.expanduser(p)) for p in given]
         source, problem = self._corpus_problem(paths)
@@ -189,7 +191,7 @@ class Controller(QObject):
         # subtle: a shallow copy is enough: begin_run starts a new RunState rather than
         # changing this one. A run the user discarded to train is not kept: it never comes
         # back, whatever becomes of this Train.
-        keep = state.phase is not Phase.IDLE and not discarded
+        keep = state.phase not in (Phase.IDLE, Phase.FAILED) and not discarded
         self._before_run = copy.copy(state) if keep else None
         if self.session is not None:
             self.session.shutdown()  # its thread has ended; make sure it is released
@@ -246,7 +248,12 @@ class Controller(QObject):
         # here, on the GUI thread while the trainer runs, would make the largest gaps of a run
         # (docs/responsiveness.md). After a reset or a load meanwhile this source is no longer
         # shown and its result is dropped.
-        label = f"Tokenizer: training, {n:,} merges so far"
+        made = state.merges_done
+        label = (
+            f"Tokenizer: training, {n:,} merges so far"
+            if n >= made
+            else f"Tokenizer: training, at step {n:,} of {made:,} so far"
+        )
         build = run_tokenizer_at(state, n)
         self.hub.show_tokenizer(TokenizerSource.deferred(label, build, n, state.run_id))
 
@@ -290,6 +297,10 @@ class Controller(QObject):
             self.error.emit(
                 "Nothing to save", "Train or load a tokenizer first: no merge has been learned."
             )
+            return False
+        problem = gpt2_problem(data) if format == "gpt2" else None
+        if problem is not None:
+            self.error.emit("Cannot save as GPT-2 files", problem)
             return False
         n = saveable_merges(self.hub.state)
         target = Path(directory)

@@ -22,8 +22,9 @@ FRAMES_PER_SECOND = 30
 
 @dataclass(frozen=True, slots=True)
 class Pace:
-    """How fast a replay goes: ``per_second`` merges a second, or the whole run (the merges
-    published when the replay starts) in ``whole_run_seconds``."""
+    """How fast a replay goes: ``per_second`` merges a second, or the whole run in
+    ``whole_run_seconds`` (the merges published so far: while the run trains, the rate
+    grows with it)."""
 
     per_second: float | None = None
     whole_run_seconds: float | None = None
@@ -136,12 +137,15 @@ class Replay(QObject):
     @Slot()
     def _tick(self) -> None:
         now = time.perf_counter()
+        hub = self.hub
+        end = hub.published
+        if self.pace.whole_run_seconds is not None:
+            # A replay started while the run trains keeps its promise as merges arrive.
+            self._rate = self.pace.rate(end)
         # subtle: a frame that comes late (the GUI was busy) moves further, so the replay's
         # length follows the pace, not the frame rate.
         self._position += self._rate * (now - self._last)
         self._last = now
-        hub = self.hub
-        end = hub.published
         k = min(int(self._position), end)
         hub.select_step(k)
         if k >= end:

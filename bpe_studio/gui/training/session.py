@@ -101,6 +101,7 @@ class TrainingSession(QObject):
         self.worker_waiting = False  # the worker sits at its pause point
         self._started = False
         self._ended = False
+        self._let_go = False  # shut down: its outcome no longer goes to the hub
         self._buffer = MergeBuffer()
         self._pending_progress: tuple[int, int] | None = None
         self._pending_merging: int | None = None  # merges to make, once the phase starts
@@ -215,7 +216,10 @@ class TrainingSession(QObject):
         return self.control.paused
 
     def shutdown(self) -> None:
-        """Stop and wait for the thread to end (closing the window mid-training)."""
+        """Stop and wait for the thread to end (closing the window mid-training). A session
+        shut down is let go: its run's outcome, if still on its way, no longer reaches the
+        hub, which may show another run by then."""
+        self._let_go = True
         self.control.stop()
         if self._thread is not None:
             self._thread.wait()  # returns at once if the thread never started
@@ -294,6 +298,10 @@ class TrainingSession(QObject):
     def _on_finished(self, result: TrainingResult | None) -> None:
         # Every merge was pushed (directly, in the worker thread) before finished was emitted.
         self._ended = True
+        if self._let_go:
+            self._timer.stop()
+            self.turn.release()
+            return
         self._timer.stop()
         with self.turn.hold():
             self._drain(in_frame=True)

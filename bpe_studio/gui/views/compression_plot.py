@@ -38,7 +38,7 @@ from ..model.curves import (
     TextSpec,
     build_order,
 )
-from ..model.heldout import english_like, heldout_label
+from ..model.heldout import english_like, heldout_label, heldout_problem
 from ..model.state import Phase
 from ..responsiveness.busy import wait_while_gui_busy
 from .common import steady_label, title_label
@@ -268,15 +268,21 @@ class CompressionPlot(QWidget):
             self.feeder.cancel()
             self._work_started()
 
-    def open_heldout(self, path: str | Path) -> None:
-        """Measure ``path`` as the held-out text (read in the background; a failure arrives
-        as ``error``)."""
+    def open_heldout(self, path: str | Path) -> bool:
+        """Measure ``path`` as the held-out text (read in the background); False, with
+        ``error`` and the held-out text unchanged, for a file that cannot be (missing,
+        empty, not UTF-8), whether or not a run is on screen to measure."""
+        problem = heldout_problem(path)
+        if problem is not None:
+            self.error.emit("Cannot measure compression", problem)
+            return False
         self.hub.set_heldout(Path(path))
         self._show_heldout_advice()
         state = self.hub.state
         if self.recording and state.phase is not Phase.IDLE:
             self.feeder.add_text(HELD_OUT, TextSpec(self.heldout, HELD_OUT_BYTES))
             self._work_started()
+        return True
 
     @Slot()
     def _show_editor_points(self) -> None:

@@ -1,0 +1,124 @@
+"""What users (and scripts) do in the wrong order, found by fuzzing the app with random action
+sequences: each test failed before its fix. A paused run's corpus cannot be swapped; a run let
+go while paused never comes back as the next run's result; a second failed Train does not
+claim an earlier tokenizer is shown; a paused run's editor says which step it shows; a
+replay at "whole run in N s" keeps that promise while the run still trains; Save refuses
+GPT-2 files that would not load back as the tokenizer shown."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+from gui_helpers import FIXTURES, paused_in_window
+
+from bpe_studio.gui.model.saving import gpt2_problem
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.training.replay import Pace, Replay
+
+CORPUS = FIXTURES / "tinystories_sample.txt"
+
+
+def test_opening_a_corpus_leaves_a_paused_run_alone(qtbot, window, tmp_path):
+    paused_in_window(qtbot, window, CORPUS, 600, after=20, workers=1)
+    merges = list(window.state.record)
+    other = tmp_path / "other.txt"
+    other.write_text("another corpus entirely " * 50, encoding="utf-8")
+    assert window.open_corpus(other) is False
+    assert window.state.phase is Phase.PAUSED and list(window.state.record) == merges
+    assert window.state.corpus_source.paths == (str(CORPUS),)
+
+
+def test_a_run_let_go_while_paused_never_becomes_the_next_runs_result(qtbot, window):
+    paused_in_window(qtbot, window, FIXTURES / "code_slice.txt", 900, after=20, workers=1)
+    qtbot.wait(100)
+    discarded = [(m.left, m.right) for m in window.state.record]
+    window.hub.discard_run()  # what the app does once the user says "discard"
+    assert window.open_corpus(FIXTURES / "mixed_web_slice.txt")
+    window.panel.vocab_spin.setValue(300)
+    assert window.start_training()
+    qtbot.wait(150)  # the run let go ends meanwhile; the new one pre-tokenizes or merges
+
+    def own_result() -> bool:
+        state = window.state
+        made = [(m.left, m.right) for m in state.record]
+        return state.result is None or list(state.result.merges) == made != discarded
+
+    assert own_result()  # before: the run let go ended the new one, with its own 21 merges
+    window.stop_training()
+    qtbot.waitUntil(lambda: not window.state.phase.training, timeout=60_000)
+    qtbot.wait(300)  # anything still queued from the run let go is delivered by now
+    assert window.state.result is not None and own_result()
+
+
+def test_a_second_failed_train_does_not_claim_a_tokenizer_is_shown(qtbot, window, tmp_path):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9 na\xefve ".encode("latin-1") * 500)
+    messages: list[str] = []
+    window.controller.error.connect(lambda title, message: messages.append(message))
+    assert window.open_corpus(bad)
+    window.panel.workers_spin.setValue(1)
+    for _ in range(2):
+        assert window.start_training()
+        qtbot.waitUntil(lambda: window.state.phase is Phase.FAILED, timeout=30_000)
+        qtbot.waitUntil(lambda: len(messages) > 0, timeout=10_000)
+        assert "not valid UTF-8" in messages[-1]
+        assert "still shown" not in messages[-1]
+        messages.clear()
+
+
+def test_a_paused_run_moved_back_says_which_step_the_editor_shows(qtbot, window):
+    paused_in_window(qtbot, window, CORPUS, 600, after=29, workers=1)
+    window.timeline.select_step(5)
+    qtbot.waitUntil(lambda: "of 30" in window.editor.source_label.text(), timeout=30_000)
+    assert window.editor.source_label.text().endswith("training, at step 5 of 30 so far")
+
+
+class _Hub:
+    """What a replay reads and calls of the app model, for a run that goes on training."""
+
+    def __init__(self, published: int) -> None:
+        self.published = published
+        self.state = SimpleNamespace(step=0, replaying=False)
+        self.reset = SimpleNamespace(connect=lambda slot: None)
+
+    def select_step(self, k: int) -> None:
+        self.state.step = k
+
+    def set_replaying(self, on: bool) -> None:
+        self.state.replaying = on
+
+    def follow_live(self) -> None:
+        self.state.step = self.published
+
+
+def test_a_whole_run_pace_follows_a_run_that_still_trains(qtbot):
+    hub = _Hub(published=100)
+    replay = Replay(hub)  # type: ignore[arg-type]
+    replay.start(Pace(whole_run_seconds=20))
+    replay.pause()
+    hub.published = 1000  # the run trained on meanwhile
+    replay._last -= 1.0  # a frame one second after the last
+    replay._tick()
+    # 1,000 merges in 20 s is 50 a second (at the first 100 merges' pace it was 5); a
+    # slow machine may add a few hundredths of a second to the frame.
+    assert 50 <= hub.state.step < 60
+
+
+def test_save_refuses_gpt2_files_that_would_not_load_back(qtbot, window, tmp_path):
+    window.panel.pattern_choice.set_pattern("cl100k")
+    paused_in_window(qtbot, window, CORPUS, 400, after=10, workers=1)
+    window.stop_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
+    messages: list[tuple[str, str]] = []
+    window.controller.error.connect(lambda title, message: messages.append((title, message)))
+    assert not window.save_tokenizer(tmp_path / "gpt2", "gpt2")
+    assert not (tmp_path / "gpt2").exists()
+    assert messages[-1][0] == "Cannot save as GPT-2 files"
+    assert "they hold no pattern (this tokenizer splits text with cl100k)" in messages[-1][1]
+    assert window.save_tokenizer(tmp_path / "hf", "hf")  # which holds the pattern
+    data = window.controller.saveable_data()
+    assert data is not None
+    unusual = replace(data, pattern="gpt2", special_tokens={"my special": 256})
+    assert "'my special' would not be taken for one" in (gpt2_problem(unusual) or "")
+    assert gpt2_problem(replace(data, pattern="gpt2")) is None
