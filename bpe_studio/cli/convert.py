@@ -15,12 +15,13 @@ import argparse
 import shlex
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.base.preset_table import PRESETS
-from ..core.formats.files import DEFAULT_NAME
+from ..core.formats.files import DEFAULT_NAME, LossyFormatWarning
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
@@ -80,6 +81,13 @@ def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
     naming ``out``; the summary's line saying what was written, and the exit status. Ctrl-C
     while files are written takes effect once they all are."""
     stem = name if fmt == "tiktoken" else None
+    with warnings.catch_warnings():
+        # What GPT-2 files leave out is said in the summary's notes (gpt2_notes), in flags.
+        warnings.simplefilter("ignore", LossyFormatWarning)
+        return _save(tok, out, fmt, stem)
+
+
+def _save(tok: Tokenizer, out: str, fmt: str, stem: str | None) -> tuple[str, int]:
     try:
         if not is_stream(out):
             # A tokenizer is several files, and one written without the others would load as

@@ -337,7 +337,7 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
     if unused:
         lines.append("  never used, by category:")
         for name, group in unused.items():
-            lines.append(f"    {label(name):<28} {len(group):>9,}  {_examples(table, group, 5)}")
+            lines.append(f"    {label(name):<28} {len(group):>9,}  {_examples(table, group, top)}")
     lines.append("  under-trained candidates (never used):")
     lines.append(
         f"    bytes inside tokens it used: {len(usage.inside):,}"

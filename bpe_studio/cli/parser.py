@@ -23,6 +23,11 @@ STREAMS = (
     "are one line on stderr and a non-zero exit (130 after Ctrl-C). An --out never replaces "
     "an input, and replaces an existing file only with --force."
 )
+# inspect writes only to stdout: it has no --out and no --force.
+STREAMS_STDOUT = (
+    "Progress bars go to stderr; stdout carries only the report. Errors are one line on "
+    "stderr and a non-zero exit (130 after Ctrl-C)."
+)
 FORCE_FILE = "replace the --out file if it exists (never an input)"
 FORCE_DIR = (
     "replace files of the same names already in DIR, or write beside another tokenizer "
@@ -154,8 +159,9 @@ def _add_command(
     """The subcommand ``name`` with its help and description (``COMMANDS``), and the
     ``options`` that declare its arguments when it is used."""
     help_text, description = COMMANDS[name]
+    streams = STREAMS_STDOUT if name == "inspect" else STREAMS
     return sub.add_parser(
-        name, help=help_text, description=f"{description} {STREAMS}", options=options
+        name, help=help_text, description=f"{description} {streams}", options=options
     )
 
 
@@ -349,8 +355,8 @@ def _decode_options(dec: argparse.ArgumentParser) -> None:
     _add_tokenizer(dec)
     _add_pattern(
         dec,
-        "pattern for a .tiktoken file without its NAME.tiktoken.json; decoding does not use it, so "
-        "any name will do",
+        "pattern for a .tiktoken file without its NAME.tiktoken.json (decoding does not use "
+        "it, but a file that names its own pattern must agree)",
         None,
     )
     dec.add_argument(

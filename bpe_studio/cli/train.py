@@ -23,6 +23,7 @@ from ..core.corpus.cluster_address import ClusterError
 from ..core.corpus.sources import CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME
+from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
@@ -63,11 +64,13 @@ def special_tokens(args: argparse.Namespace) -> list[str]:
     if args.no_special_tokens:
         return []
     if "" in args.special_token:
-        raise CliError("--special-token '' is empty; for no special token use --no-special-tokens")
+        raise CliError(
+            "--special-token '' is empty; for no special token use --no-special-tokens", EXIT_USAGE
+        )
     try:
         refuse_single_bytes(args.special_token)
     except ValueError as e:
-        raise CliError(f"--special-token: {e}") from None
+        raise CliError(f"--special-token: {e}", EXIT_USAGE) from None
     return list(args.special_token) if args.special_token else [DEFAULT_SPECIAL_TOKEN]
 
 
@@ -146,16 +149,25 @@ def cmd_train(args: argparse.Namespace) -> int:
                     merging.update(step.rank + 1)
         except KeyboardInterrupt:
             interrupted = True
-        merging.close()
-    if wanted and not trainer.merges:
-        raise _nothing_learned(named, "interrupted before the first merge", EXIT_INTERRUPTED)
-    tok = Tokenizer(
-        trainer.vocab,
-        trainer.merges,
-        {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
-        args.pattern,
-    )
-    written, code = save(tok, args.out, args.format, DEFAULT_NAME)
+    try:
+        # subtle: from the last merge until the files are written, Ctrl-C is held: it keeps
+        # the merges made, as it does while merging (exit 130 once they are written).
+        with held_interrupts():
+            if wanted:
+                merging.close()
+            if wanted and not trainer.merges:
+                raise _nothing_learned(
+                    named, "interrupted before the first merge", EXIT_INTERRUPTED
+                )
+            tok = Tokenizer(
+                trainer.vocab,
+                trainer.merges,
+                {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
+                args.pattern,
+            )
+            written, code = save(tok, args.out, args.format, DEFAULT_NAME)
+    except KeyboardInterrupt:
+        interrupted = True
     elapsed = time.perf_counter() - start
     first_learned = first_merge_id(trainer.special_tokens)
     learned = [tok for i, tok in trainer.vocab.items() if i >= first_learned]

@@ -106,6 +106,30 @@ def test_gpt2_files_with_special_tokens_of_other_forms_convert_when_named(tmp_pa
     assert hf.encode(f"ab{special}ab", add_special_tokens=False).ids == [257, 256, 257]
 
 
+def test_gpt2_notes_name_every_flag_loading_needs(tmp_path, text):
+    # Found by fuzzing the app: GPT-2 files of special tokens not written like <...> loaded
+    # back only when named, and nothing said so.
+    import warnings
+
+    from bpe_studio.core import Tokenizer
+    from bpe_studio.core.formats.files import LossyFormatWarning
+
+    special = "my special"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: special.encode(), 257: b" a"}
+    tok = Tokenizer(vocab, [(b" ", b"a")], [special], pattern="cl100k")
+    with pytest.warns(LossyFormatWarning, match=r"hold no pattern .*'my special' would not"):
+        tok.save(tmp_path / "lib", format="gpt2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok.save(tmp_path / "h", format="hf")  # it holds both
+    stderr = ok(cli(tmp_path, "convert", "h", "--to", "gpt2", "--out", "g"))
+    assert "load them with --pattern cl100k to split text" in stderr
+    assert "load these files with --special-token 'my special'" in stderr
+    path = write_text(tmp_path / "t.txt", text + special + " a")
+    named = ["--pattern", "cl100k", "--special-token", special]
+    assert encode_ids(tmp_path, path, "g", *named) == encode_ids(tmp_path, path, "h")
+
+
 def test_existing_files_are_not_replaced_without_force(tmp_path):
     out = tmp_path / "out"
     out.mkdir()

@@ -121,6 +121,27 @@ def test_ordinary_batch_and_bytes_forms(tok, enc):
     ]
 
 
+def test_batch_forms_take_tiktoken_num_threads(tok, enc):
+    # Found by fuzzing against tiktoken: code passing num_threads raised TypeError here.
+    batch = enc.encode_batch(TEXTS, allowed_special="all", num_threads=2)
+    assert tok.encode_batch(TEXTS, allowed_special="all", num_threads=2) == batch
+    assert tok.encode_ordinary_batch(TEXTS, num_threads=2) == enc.encode_ordinary_batch(
+        TEXTS, num_threads=2
+    )
+    assert tok.decode_batch(batch, num_threads=2) == enc.decode_batch(batch, num_threads=2)
+
+
+def test_ids_without_an_order_are_refused_as_tiktoken_refuses_them(tok, enc):
+    # Found by fuzzing: a set or a dict of ids was decoded in its iteration order.
+    for ids in ({40, 6}, {40: "a", 6: "b"}):
+        with pytest.raises(TypeError):
+            enc.decode(ids)
+        with pytest.raises(TypeError, match="in order"):
+            tok.decode(ids)
+        with pytest.raises(TypeError, match="in order"):
+            tok.decode_bytes(ids)
+
+
 def test_what_is_not_text_or_ids_is_a_type_error(tok):
     for bad, shown in ((1.0, "1.0 (float)"), ("7", "'7' (str)"), (True, "True (bool)")):
         with pytest.raises(TypeError, match=re.escape(f"token ids must be ints, got {shown}")):

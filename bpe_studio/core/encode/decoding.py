@@ -8,6 +8,7 @@ decoding with replacement is ``Tokenizer.decode``) and character offsets (``toke
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from numbers import Integral
 
 from ..train.vocab import missing_id
@@ -24,9 +25,19 @@ def _check_ids(ids: Iterable[object], types: set[type]) -> None:
         raise TypeError(f"token ids must be ints, got {bad!r} ({type(bad).__name__})")
 
 
+def refuse_unordered(ids: object) -> None:
+    """TypeError for a set or a mapping of ids: it has no order to decode in."""
+    if isinstance(ids, (AbstractSet, Mapping)):
+        raise TypeError(
+            f"ids must be in order (a list, tuple or array), not a {type(ids).__name__}"
+        )
+
+
 def decode_bytes(vocab: Mapping[int, bytes], ids: Iterable[int]) -> bytes:
     """The bytes of ``ids``, concatenated. An id that is not an int (``1.0``, ``"7"``) raises
-    TypeError, one not in ``vocab`` ValueError naming the ids it has."""
+    TypeError, one not in ``vocab`` ValueError naming the ids it has; so does a set or a
+    mapping of ids, which has no order to decode in (tiktoken raises too)."""
+    refuse_unordered(ids)
     if not isinstance(ids, (list, tuple)):
         # A NumPy array's tolist() gives Python ints (or floats, refused below).
         tolist = getattr(ids, "tolist", None)

@@ -97,16 +97,21 @@ def ids_dtype(tokenizer: Tokenizer | ForeignTokenizer) -> np.dtype:
     return smallest_dtype(tokenizer.max_token_value)
 
 
-def encode_range(tokenizer: Tokenizer, path: str, start: int, end: int, dtype: str) -> np.ndarray:
-    """The ids of bytes ``start:end`` of ``path``. Errors name the file: invalid UTF-8, or
-    text the tokenizer's pattern does not cover."""
+def encode_range(
+    tokenizer: Tokenizer, path: str, start: int, end: int, dtype: str, name: str | None = None
+) -> np.ndarray:
+    """The ids of bytes ``start:end`` of ``path``. Errors name the file (as ``name``, when
+    given: how the user named it): invalid UTF-8, or text the tokenizer's pattern does not
+    cover."""
+    shown = name or path
     with open(path, "rb") as f:
         f.seek(start)
-        text = decode_chunk(f.read(end - start), path, start)
+        text = decode_chunk(f.read(end - start), shown, start)
     try:
         return tokenizer.encode_array(text, dtype)
     except UncoveredText:
-        raise uncovered_in_file(path, start, text, tokenizer.specials, tokenizer.pattern) from None
+        error = uncovered_in_file(path, start, text, tokenizer.specials, tokenizer.pattern)
+        raise UncoveredText(str(error).replace(path, shown, 1)) from None
 
 
 def _init_worker(tokenizer: Tokenizer | Callable[[], Tokenizer], size: int) -> None:

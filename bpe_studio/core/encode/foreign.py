@@ -34,6 +34,7 @@ from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed
 from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
+from .decoding import refuse_unordered
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
@@ -349,8 +350,10 @@ class ForeignTokenizer:
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
         add_special_tokens: bool = False,
+        num_threads: int | None = None,
     ) -> list[list[int]]:
-        """``encode`` of each text with the same keywords (``tokenizers``' own batch)."""
+        """``encode`` of each text with the same keywords (``tokenizers``' own batch, on its
+        threads; ``num_threads`` is taken for tiktoken's signature and not used)."""
         check_batch(texts, "encode_batch")
         texts = list(texts)
         for text in texts:
@@ -367,8 +370,10 @@ class ForeignTokenizer:
             found = backend.encode_batch(fixed, add_special_tokens=add_special_tokens)
         return [list(e.ids) for e in found]
 
-    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        """``encode_ordinary`` of each text."""
+    def encode_ordinary_batch(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ) -> list[list[int]]:
+        """``encode_ordinary`` of each text (``num_threads`` as for ``encode_batch``)."""
         return self.encode_batch(texts, disallowed_special=())
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
@@ -456,6 +461,7 @@ class ForeignTokenizer:
 
     # -------------------------------------------------------------- decoding
     def _check_ids(self, ids: Iterable[int]) -> list[int]:
+        refuse_unordered(ids)
         tolist = getattr(ids, "tolist", None)
         listed = tolist() if callable(tolist) else list(ids)
         vocab = self.vocab
@@ -481,8 +487,14 @@ class ForeignTokenizer:
         valid UTF-8, where "replace" follows Python's rule, as ``Tokenizer.decode`` does."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
 
-    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace") -> list[str]:
-        """``decode`` of each list of ids."""
+    def decode_batch(
+        self,
+        batch: Iterable[Iterable[int]],
+        *,
+        errors: str = "replace",
+        num_threads: int | None = None,
+    ) -> list[str]:
+        """``decode`` of each list of ids (``num_threads`` as for ``encode_batch``)."""
         return [self.decode(ids, errors) for ids in batch]
 
     def decode_single_token_bytes(self, token: int) -> bytes:

@@ -192,9 +192,12 @@ class TokenizerLike(Protocol):
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
         add_special_tokens: bool = False,
+        num_threads: int | None = None,
     ) -> list[list[int]]: ...
 
-    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]: ...
+    def encode_ordinary_batch(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ) -> list[list[int]]: ...
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]: ...
 
@@ -215,7 +218,11 @@ class TokenizerLike(Protocol):
     def decode_bytes(self, ids: Iterable[int]) -> bytes: ...
 
     def decode_batch(
-        self, batch: Iterable[Iterable[int]], *, errors: str = "replace"
+        self,
+        batch: Iterable[Iterable[int]],
+        *,
+        errors: str = "replace",
+        num_threads: int | None = None,
     ) -> list[str]: ...
 
     def decode_single_token_bytes(self, token: int) -> bytes: ...

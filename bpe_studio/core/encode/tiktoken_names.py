@@ -1,9 +1,13 @@
 """tiktoken's and Hugging Face's names for what ``Tokenizer`` does, as thin methods over it.
 
 What it does: :class:`TiktokenNames` gives a class that has ``encode``, ``decode``,
-``decode_bytes``, ``vocab``, ``special_tokens`` and ``max_token_value`` the rest of tiktoken's
-``Encoding`` names (``encode_ordinary``, ``encode_batch``, ``decode_single_token_bytes``,
-``n_vocab``, ...) and Hugging Face's ``len(tokenizer)``, for code written against either.
+``decode_bytes``, ``vocab``, ``special_tokens`` and ``max_token_value`` tiktoken's
+``Encoding`` names for encoding and decoding lists of ids (``encode_ordinary``, the batch
+forms, ``decode_single_token_bytes``, ``decode_tokens_bytes``, ``n_vocab``, ...) and Hugging
+Face's ``len(tokenizer)``, for code written against either. Not here: tiktoken's
+``encode_to_numpy`` (``encode_array`` is its counterpart), ``decode_with_offsets``
+(``Tokenizer.spans`` gives each token's characters), ``encode_with_unstable`` and
+``token_byte_values``.
 ``Tokenizer`` takes them from it, so that its own class holds what it does and reads in one
 sitting. subtle: ``encode(text)`` alone keeps CS336's meaning (every special token of the
 tokenizer is one); tiktoken's needs a keyword (see ``Tokenizer.encode``). What it leaves out:
@@ -69,9 +73,11 @@ class TiktokenNames:
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
         add_special_tokens: bool = False,
+        num_threads: int | None = None,
     ) -> list[list[int]]:
         """``encode`` of each text with the same keywords, in this thread (tiktoken's
-        ``encode_batch``; ``add_special_tokens`` as ``encode`` takes it)."""
+        ``encode_batch``; ``add_special_tokens`` as ``encode`` takes it; ``num_threads`` is
+        taken for tiktoken's signature and not used)."""
         check_batch(texts, "encode_batch")
         return [
             self.encode(
@@ -83,13 +89,23 @@ class TiktokenNames:
             for t in texts
         ]
 
-    def encode_ordinary_batch(self, texts: Sequence[str]) -> list[list[int]]:
-        """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``)."""
+    def encode_ordinary_batch(
+        self, texts: Sequence[str], *, num_threads: int | None = None
+    ) -> list[list[int]]:
+        """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``;
+        ``num_threads`` as for ``encode_batch``)."""
         check_batch(texts, "encode_ordinary_batch")
         return [self.encode_ordinary(t) for t in texts]
 
-    def decode_batch(self, batch: Iterable[Iterable[int]], *, errors: str = "replace") -> list[str]:
-        """``decode`` of each list of ids (tiktoken's ``decode_batch``)."""
+    def decode_batch(
+        self,
+        batch: Iterable[Iterable[int]],
+        *,
+        errors: str = "replace",
+        num_threads: int | None = None,
+    ) -> list[str]:
+        """``decode`` of each list of ids (tiktoken's ``decode_batch``; ``num_threads`` as
+        for ``encode_batch``)."""
         return [self.decode(ids, errors) for ids in batch]
 
     def decode_single_token_bytes(self, token: int) -> bytes:

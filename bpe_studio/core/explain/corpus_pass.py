@@ -247,7 +247,7 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
             tally.ids(np.concatenate(docs))
         tally.text(bytes(gathered))
     elif task.end is not None and not isinstance(tok, ForeignTokenizer):
-        tally.ids(encode_range(tok, f.url, task.start, task.end, "uint32"))
+        tally.ids(encode_range(tok, f.url, task.start, task.end, "uint32", f.name))
         size = task.end - task.start
         if masks:
             with open(f.url, "rb") as stream:

@@ -15,6 +15,7 @@ sources and gives the same one-line errors. What it leaves out: the formats' det
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -22,7 +23,11 @@ from pathlib import Path
 from ..io.hf_hub import fetch_tokenizer, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
-from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
+from ..pretokenization.specials import (
+    looks_special,
+    refuse_single_bytes,
+    validate_special_tokens,
+)
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.preset_table import PRESETS, preset_name
@@ -327,6 +332,28 @@ def _vocabulary_file(path: Path) -> str:
     return os.fspath(files[0]) if files else os.fspath(path)
 
 
+class LossyFormatWarning(UserWarning):
+    """Files were written that do not bring the tokenizer back by themselves (GPT-2 files of
+    a tokenizer with another pattern, or with special tokens not written like ``<...>``)."""
+
+
+def gpt2_losses(data: TokenizerData) -> list[str]:
+    """What GPT-2 files of ``data`` leave for whoever loads them to say, in words ("hold no
+    pattern (...)", ...): they hold no pattern (the loader takes gpt2's) and mark no special
+    token (the loader takes the entries no merge makes that look like ``<...>`` or
+    ``[...]``). Empty when they bring ``data`` back as it is."""
+    lost = []
+    if pattern_name(data.pattern) != "gpt2":
+        shown = shown_pattern(data.pattern)
+        shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
+        lost.append(f"hold no pattern (this tokenizer splits text with {shown})")
+    unusual = [s for s in data.special_tokens if not looks_special(s)]
+    if unusual:
+        names = ", ".join(repr(s) for s in unusual[:3])
+        lost.append(f"mark no special token, and {names} would not be taken for one")
+    return lost
+
+
 def save_data(
     directory: str | os.PathLike[str],
     data: TokenizerData,
@@ -355,6 +382,15 @@ def save_data(
             "splits text in ways only a tokenizer.json says (save it as 'hf')"
         )
     if format == "gpt2":
+        lost = gpt2_losses(data)
+        if lost:
+            warnings.warn(
+                f"{os.fspath(directory)}: GPT-2 files (vocab.json + merges.txt) "
+                f"{'; '.join(lost)}: loading them back needs them named (pattern=, "
+                "special_tokens=), or save as 'hf' or 'tiktoken', which hold both",
+                LossyFormatWarning,
+                stacklevel=3,
+            )
         if data.ignore_merges:
             raise ValueError(
                 "format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens up in "

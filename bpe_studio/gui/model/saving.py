@@ -13,8 +13,7 @@ What it leaves out: writing the files (``core.formats.files.save_data``), asking
 from __future__ import annotations
 
 from ...core.formats.base.data import TokenizerData
-from ...core.pretokenization.names import pattern_name, shown_pattern
-from ...core.pretokenization.specials import looks_special
+from ...core.formats.files import gpt2_losses
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState
@@ -48,25 +47,16 @@ def data_to_save(state: RunState) -> TokenizerData | None:
 
 def gpt2_problem(data: TokenizerData) -> str | None:
     """Why ``vocab.json`` + ``merges.txt`` would not bring ``data`` back as it is, or None.
-    They hold no pattern and mark no special token; the app loads them with GPT-2's pattern
-    and takes for special tokens the entries no merge makes that look like ``<...>`` or
-    ``[...]``, with no way to say otherwise (the command line's ``--pattern`` and
-    ``--special-token``)."""
-    why = []
-    if pattern_name(data.pattern) != "gpt2":
-        why.append(
-            f"they hold no pattern (this tokenizer splits text with {shown_pattern(data.pattern)})"
-        )
-    unusual = [s for s in data.special_tokens if not looks_special(s)]
-    if unusual:
-        names = ", ".join(repr(s) for s in unusual[:3])
-        why.append(f"they mark no special token, and {names} would not be taken for one")
-    if not why:
+    The app loads them with GPT-2's pattern and takes for special tokens the entries no merge
+    makes that look like ``<...>`` or ``[...]``, with no way to say otherwise (the command
+    line's ``--pattern`` and ``--special-token``)."""
+    lost = gpt2_losses(data)
+    if not lost:
         return None
     return (
-        f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: {'; '.join(why)}. "
-        "Loaded again, it would encode text differently.\n\nSave it as tokenizer.json or "
-        "tiktoken files, which hold both."
+        f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: they "
+        f"{'; they '.join(lost)}. Loaded again, it would encode text differently.\n\nSave it "
+        "as tokenizer.json or tiktoken files, which hold both."
     )
 
 

@@ -30,7 +30,8 @@ class ForeignTokenizerFile(ValueError):
         self.kind = kind
         super().__init__(
             f"{os.fspath(path)}: a {kind} tokenizer, not byte-level BPE: it is run by the "
-            "tokenizers library, and only the editor, Compare, Report, encode and decode take it"
+            "tokenizers library, and only the editor, Compare, Report, encode, decode and inspect "
+            "take it"
         )
 
 
