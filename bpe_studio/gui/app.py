@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from importlib.resources import files
 from pathlib import Path
@@ -31,8 +32,9 @@ from ..commands import headless_commands
 from .qt_check import faulty_build, missing_xcb_library
 
 if TYPE_CHECKING:  # Qt is imported only once a display is known
+    from PySide6.QtCore import QTimer
     from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from .main_window import MainWindow
 
@@ -158,6 +160,22 @@ def main(argv: list[str] | None = None) -> int:
         start_demo(window)
     elif args.corpus:
         window.open_corpus(args.corpus)
+    interrupts = close_on_interrupt(window)
     code = app.exec()
+    interrupts.stop()
     window.close_without_asking()
     return code
+
+
+def close_on_interrupt(window: QWidget) -> QTimer:
+    """Ctrl-C in the terminal that started the app closes its window as its close button does
+    (asking first about merges no file holds; the app ends with its last window). Python
+    handles a signal only when it runs, so a timer gives it a turn every 200 ms; the timer
+    is returned, to stop when the app ends."""
+    from PySide6.QtCore import QTimer
+
+    signal.signal(signal.SIGINT, lambda signum, frame: QTimer.singleShot(0, window.close))
+    timer = QTimer(window)
+    timer.timeout.connect(lambda: None)
+    timer.start(200)
+    return timer

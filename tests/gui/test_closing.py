@@ -139,3 +139,50 @@ def test_closing_the_demo_asks_too(qtbot, window):
     window.close()
     assert asked and window.isVisible()
     window.timeline.replay.skip()
+
+
+INTERRUPTED = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from bpe_studio.gui.app import main
+app = QApplication([])
+
+def shown():
+    if any(type(w).__name__ == "MainWindow" and w.isVisible() for w in app.topLevelWidgets()):
+        print("shown", flush=True)
+    else:
+        QTimer.singleShot(20, shown)
+
+QTimer.singleShot(50, shown)
+sys.exit(main([]))
+"""
+
+
+def test_ctrl_c_in_the_terminal_closes_the_app_as_its_close_button_does():
+    # Found by fuzzing the app: Ctrl-C printed tracebacks (the window's event filter, the
+    # curve process) and the app ran on. Now it closes the window, which ends the app.
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,  # a group of its own, as a terminal gives a command
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "shown"
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C sends: the whole group
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...core import CompressionCurve
+from ...core.corpus.counting import ignore_interrupts
 
 IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
 HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
@@ -137,6 +138,7 @@ def _follow(
 
 def serve(conn: Connection) -> None:
     """The child process's loop; every command is answered with replies, then ``("done",)``."""
+    ignore_interrupts()  # Ctrl-C in the app's terminal is the app's to handle, not this loop's
     state = _Curves()
     reply = conn.send
     while True:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...core import Tokenizer
+from ...core.corpus.counting import ignore_interrupts
 from ...core.encode.foreign import AnyTokenizer, open_tokenizer
 from ...core.explain.categories import CATEGORIES
 from ...core.explain.overlap import Overlap, overlap
@@ -291,6 +292,7 @@ def serve(conn: Connection, cancelled_upto: Any) -> None:
     import os
 
     gc.disable()
+    ignore_interrupts()  # Ctrl-C in the app's terminal is the app's to handle
     if hasattr(os, "setpgrp"):
         # subtle: a group of its own, which its usage's worker processes (forked from it)
         # join: the app ends the whole group when this process does not stop in time
