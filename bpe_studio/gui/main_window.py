@@ -41,6 +41,7 @@ from .jobs.loader import (
 )
 from .model.app_model import AppModel
 from .model.corpus_source import CORPUS_FILTERS
+from .model.saving import gpt2_problem
 from .model.state import RunState
 from .responsiveness.collector import collect_on_gui_thread, keep_out_of_collections
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
@@ -446,6 +447,11 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def _choose_save_directory(self, format: str) -> None:
         if not self.panel.save_button.isEnabled():
             return  # nothing to save (the menu's entry is disabled with the button)
+        data = self.controller.saveable_data() if format == "gpt2" else None
+        problem = gpt2_problem(data) if data is not None else None
+        if problem is not None:  # said before a folder is asked for, not after
+            self.show_error("Cannot save as GPT-2 files", problem)
+            return
         directory = file_dialogs.existing_folder(
             self, file_dialogs.SAVE, "Save tokenizer into folder"
         )

@@ -311,7 +311,7 @@ def test_a_failed_train_keeps_the_trained_tokenizer_and_its_pattern(qtbot, windo
     window.panel.pattern_choice.set_pattern("cl100k")
     first = train_in_window(qtbot, window, DEMO_CORPUS, 300)
     # Saved, so opening another corpus keeps it on screen (unsaved, it would be discarded).
-    assert window.save_tokenizer(tmp_path / "first")
+    assert window.save_tokenizer(tmp_path / "first", "hf")  # GPT-2 files hold no pattern
     window.panel.pattern_choice.set_pattern("gpt2")
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\x00\xff\xfe" * 100)
