@@ -189,7 +189,7 @@ def test_a_missing_field_names_the_field_the_file_and_the_line(tmp_path, monkeyp
 
 def test_bad_records_name_the_line(tmp_path):
     cases = {
-        '{"text": 3}': "line 2: field 'text' is a int, not text",
+        '{"text": 3}': "line 2: field 'text' is an int, not text",
         '{"text": null}': "line 2: field 'text' is null, not text",
         "[1, 2]": "line 2: a JSON list, not a record",
         '{"text": "unterminated': "line 2: not a JSON record",

@@ -67,7 +67,8 @@ def _field_problem(field: str, record: dict[str, Any]) -> str:
     if field not in record:
         return f"no field {field!r} (the record's fields: {_fields(record)})"
     value = record[field]
-    what = "null" if value is None else f"a {type(value).__name__}"
+    name = type(value).__name__
+    what = "null" if value is None else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
     return f"field {field!r} is {what}, not text"
 
 

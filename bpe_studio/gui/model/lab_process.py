@@ -48,6 +48,7 @@ from .lab_server import serve
 
 SLICE = 8192  # vocabulary entries or merges per message: each one's pickling is short
 SHUTDOWN_WAIT = 2.0  # s: how long closing waits for the process before ending it
+BUSY_SHUTDOWN_WAIT = 0.1  # s: the same, when a job was under way (cancelled by the close)
 
 _LIVE: set[LabProcess] = set()
 
@@ -155,15 +156,20 @@ class LabProcess:
         with self._lock:
             self._closed = True
             self._waiting = None
+            busy = self._running != 0
             self._cancel_running()
             self._lock.notify_all()
         _LIVE.discard(self)
+        # subtle: a job under way sees its cancel only at its next checkpoint, seconds away
+        # in a large table or corpus, while the window that closes waits here: its process is
+        # ended at once instead (it writes nothing the app keeps).
+        wait = BUSY_SHUTDOWN_WAIT if busy else SHUTDOWN_WAIT
         thread, self._thread = self._thread, None
         if thread is not None:
-            thread.join(SHUTDOWN_WAIT)
+            thread.join(wait)
         process = self._process
         if process is not None:
-            process.join(SHUTDOWN_WAIT)
+            process.join(wait)
             if process.is_alive():
                 _end(process, signal.SIGTERM)
                 process.join(SHUTDOWN_WAIT)
