@@ -131,6 +131,16 @@ def test_batch_forms_take_tiktoken_num_threads(tok, enc):
     assert tok.decode_batch(batch, num_threads=2) == enc.decode_batch(batch, num_threads=2)
 
 
+def test_an_empty_string_among_the_allowed_is_ignored_as_tiktoken_ignores_it(tok, enc):
+    # Found by fuzzing: it raised "a special token must not be empty".
+    text = TEXTS[1]
+    allowed = {"", EOT}
+    kept = {"disallowed_special": ()}
+    assert tok.encode(text, allowed_special=allowed, **kept) == enc.encode(
+        text, allowed_special=allowed, **kept
+    )
+
+
 def test_ids_without_an_order_are_refused_as_tiktoken_refuses_them(tok, enc):
     # Found by fuzzing: a set or a dict of ids was decoded in its iteration order.
     for ids in ({40, 6}, {40: "a", 6: "b"}):

@@ -109,7 +109,13 @@ def tiktoken_allowed(
     ``text`` raises ValueError naming it and where."""
     if allowed_special is None and disallowed_special is None:
         return None
-    allowed = set(ours if allowed_special == "all" else validate_special_tokens(allowed_special))
+    if allowed_special == "all":
+        allowed = set(ours)
+    elif isinstance(allowed_special, (str, bytes, bytearray)):
+        allowed = set(validate_special_tokens(allowed_special))  # refused: a bare string
+    else:
+        # "" is one more string that is none of ours, which tiktoken ignores.
+        allowed = set(validate_special_tokens([t for t in allowed_special or () if t != ""]))
     if disallowed_special is None or disallowed_special == "all":
         disallowed = [t for t in ours if t not in allowed]
     else:
