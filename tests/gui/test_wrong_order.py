@@ -71,7 +71,7 @@ def test_a_paused_run_moved_back_says_which_step_the_editor_shows(qtbot, window)
     paused_in_window(qtbot, window, CORPUS, 600, after=29, workers=1)
     window.timeline.select_step(5)
     qtbot.waitUntil(lambda: "of 30" in window.editor.source_label.text(), timeout=30_000)
-    assert window.editor.source_label.text().endswith("training, at step 5 of 30 so far")
+    assert window.editor.source_label.text().endswith("training, 5 of 30 merges so far")
 
 
 class _Hub:

@@ -24,6 +24,14 @@ from ...core.train.vocab import BYTE_TOKENS
 from .state import RunState
 
 
+def training_label(k: int, made: int) -> str:
+    """What the editor calls the run's tokenizer at step ``k`` while ``made`` merges are made
+    (one wording for the controller's live rebuilds and the editor's steps back)."""
+    if k >= made:
+        return f"Tokenizer: training, {k:,} merges so far"
+    return f"Tokenizer: training, {k:,} of {made:,} merges so far"
+
+
 def run_tokenizer_at(state: RunState, k: int) -> Callable[[], Tokenizer]:
     """How to build the run's tokenizer after its first ``k`` merges (clamped to the merges
     recorded); call the result off the GUI thread."""

@@ -37,7 +37,7 @@ from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
 from ..model.corpus_source import CorpusSource, corpus_source
 from ..model.errors import describe_error
-from ..model.run_tokenizer import run_tokenizer_at
+from ..model.run_tokenizer import run_tokenizer_at, training_label
 from ..model.saving import data_to_save, gpt2_problem, saveable_merges
 from ..model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from ..model.status import nothing_learned
@@ -248,12 +248,7 @@ class Controller(QObject):
         # here, on the GUI thread while the trainer runs, would make the largest gaps of a run
         # (docs/responsiveness.md). After a reset or a load meanwhile this source is no longer
         # shown and its result is dropped.
-        made = state.merges_done
-        label = (
-            f"Tokenizer: training, {n:,} merges so far"
-            if n >= made
-            else f"Tokenizer: training, at step {n:,} of {made:,} so far"
-        )
+        label = training_label(n, state.merges_done)
         build = run_tokenizer_at(state, n)
         self.hub.show_tokenizer(TokenizerSource.deferred(label, build, n, state.run_id))
 

@@ -57,7 +57,7 @@ from ...core.explain.span_arrays import SpanArrays
 from ...core.text.display import readable_token
 from ..jobs.span_service import STEP_DEBOUNCE_MS, SpanResult, SpanService
 from ..model.app_model import AppModel
-from ..model.run_tokenizer import run_tokenizer_at
+from ..model.run_tokenizer import run_tokenizer_at, training_label
 from ..model.state import RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
@@ -558,7 +558,7 @@ class TokenEditor(QWidget):
 
     def _record_at(self, state: RunState, k: int) -> TokenizerSource:
         if self._record_source is None or self._record_source[0] != k:
-            label = f"Tokenizer: training, {k:,} merges so far"
+            label = training_label(k, state.merges_done)
             build = run_tokenizer_at(state, k)  # built in the span thread, on first use
             source = TokenizerSource.deferred(label, build, k, state.run_id)
             self._record_source = (k, source)
