@@ -35,7 +35,15 @@ from ..core.io.atomic import atomic_write_bytes
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural
 from .encode_inputs import encode_inputs
-from .inputs import STDIN, check_input, check_not_records, input_files, input_name, records
+from .inputs import (
+    STDIN,
+    check_input,
+    check_not_records,
+    input_files,
+    input_name,
+    records,
+    stdin_input,
+)
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -115,6 +123,7 @@ def _check_out(args: argparse.Namespace, given: str | list[str], *, binary: bool
     named = [given] if isinstance(given, str) else given
     inputs: list[str | os.PathLike[str]] = [
         *(p for p in named if p != STDIN),
+        *stdin_input(named),
         *source_files(args.tokenizer),
     ]
     check_out_file(args.out, force=args.force, inputs=inputs)

@@ -117,6 +117,21 @@ def check_not_records(
             )
 
 
+STDIN_FILE = "/dev/stdin"
+
+
+def stdin_input(user_paths: Sequence[str]) -> list[str]:
+    """``[STDIN_FILE]`` when ``-`` is among the inputs and standard input is a regular file
+    (``< c.txt``), so that the output rule sees that file as an input too; else none."""
+    if STDIN not in user_paths or not os.path.exists(STDIN_FILE):
+        return []
+    try:
+        regular = stat.S_ISREG(os.fstat(0).st_mode)
+    except OSError:
+        return []
+    return [STDIN_FILE] if regular else []
+
+
 def input_name(user_path: str) -> str:
     """What messages call an input: ``<stdin>`` for ``-``, else the path as given."""
     return STDIN_NAME if user_path == STDIN else user_path

@@ -155,7 +155,9 @@ def _not_an_input(target: Path, user_path: str, inputs: Iterable[str | os.PathLi
     for given in inputs:
         if not _same_file(target, Path(given)):
             continue
-        if target != Path(user_path):
+        if os.fspath(given) == "/dev/stdin":
+            what = f"{user_path}: is the file standard input reads (the input -)"
+        elif target != Path(user_path):
             what = f"{user_path}: writing {target.name} there would replace the input {given}"
         elif os.fspath(given) == user_path:
             what = f"{user_path}: is an input of this command"

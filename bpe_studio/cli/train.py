@@ -42,6 +42,7 @@ from .inputs import (
     is_regular,
     is_stream,
     records,
+    stdin_input,
 )
 from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, numba_interrupts, say
 from .progress import ProgressBar
@@ -116,6 +117,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     _check_corpora(corpora)
     _check_vocab_size(args.vocab_size, specials)
     regular = [p for p in corpora if not is_glob_or_url(p) and is_regular(p)]
+    regular += stdin_input(corpora)
     check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=regular)
     # The corpus named in messages: the file, or all of them when there are several.
     first = input_name(corpora[0])
@@ -159,8 +161,11 @@ def cmd_train(args: argparse.Namespace) -> int:
                 raise _nothing_learned(
                     named, "interrupted before the first merge", EXIT_INTERRUPTED
                 )
+            # subtle: Ctrl-C can land between a step's new token and its merge: the
+            # vocabulary is cut to the merges made, which is what loads back.
+            made = first_merge_id(trainer.special_tokens) + len(trainer.merges)
             tok = Tokenizer(
-                trainer.vocab,
+                {i: t for i, t in trainer.vocab.items() if i < made},
                 trainer.merges,
                 {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
                 args.pattern,
@@ -170,13 +175,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         interrupted = True
     elapsed = time.perf_counter() - start
     first_learned = first_merge_id(trainer.special_tokens)
-    learned = [tok for i, tok in trainer.vocab.items() if i >= first_learned]
+    learned = [t for i, t in tok.vocab.items() if i >= first_learned]
     longest = max(learned, key=len, default=b"")
     peak = peak_memory_mb()
     shown = ", ".join(f"{t} (id {BYTE_TOKENS + i})" for i, t in enumerate(trainer.special_tokens))
     lines = [
         f"{'stopped after' if interrupted else 'trained'} {plural(len(trainer.merges), 'merge')} "
-        f"(vocabulary {len(trainer.vocab):,}) in {elapsed:.2f} s",
+        f"(vocabulary {len(tok.vocab):,}) in {elapsed:.2f} s",
         f"special tokens: {shown or 'none'}",
         f"peak memory: {peak:,.0f} MB" if peak is not None else "peak memory: unknown",
         f"longest token: {readable_token(longest)} ({len(longest)} bytes)"

@@ -115,3 +115,28 @@ def test_ctrl_c_during_parallel_encoding(tmp_path):
     assert_one_quiet_line(code, lines)
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_ctrl_c_inside_a_merge_step_writes_files_that_load_back(tmp_path, monkeypatch, engine):
+    # Found by fuzzing the command line: Ctrl-C between a step's new token and its merge wrote
+    # a vocab.json one token ahead of merges.txt, which no loader takes back.
+    from bpe_studio.cli import main
+    from bpe_studio.core import Tokenizer
+    from bpe_studio.core.train import merge_engine, merge_python
+
+    for cls in (merge_engine.CompiledMergeEngine, merge_python.PythonMergeEngine):
+        real = cls.add_token
+
+        def add_token(self, token_id, token, _real=real):
+            _real(self, token_id, token)
+            if token_id == 257 + 99:
+                raise KeyboardInterrupt  # Ctrl-C typed at this moment
+
+        monkeypatch.setattr(cls, "add_token", add_token)
+    corpus = write_text(tmp_path / "t.txt", slice_head("english", 200_000))
+    out = tmp_path / "tok"
+    assert main(["train", str(corpus), "--vocab-size", "2000", "--engine", engine,
+                 "--out", str(out)]) == 130  # fmt: skip
+    tok = Tokenizer.load(out)
+    assert len(tok.merges) == 99 and len(tok.vocab) == 257 + 99

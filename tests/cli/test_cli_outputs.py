@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_run import cli, error_line, ok
+from cli_run import _env, cli, error_line, ok
 from core_helpers import EOT, REPO_ROOT, slice_head, write_text
 
 from bpe_studio.core import Tokenizer
@@ -95,6 +95,25 @@ def test_an_output_never_replaces_its_input(workdir, command):
             assert str(out) in line and "never replaces an input" in line, line
     finally:
         (workdir / "link").unlink()
+    assert (workdir / src).read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["encode", "decode"])
+def test_an_output_never_replaces_the_file_standard_input_reads(workdir, command):
+    # Found by fuzzing the command line: `encode - --out c.txt --force < c.txt` replaced the
+    # text with its ids.
+    src = input_of(workdir, command)
+    before = (workdir / src).read_bytes()
+    with open(workdir / src, "rb") as stdin:
+        result = subprocess.run(
+            [sys.executable, "-m", "bpe_studio", command, "-", "--tokenizer", "tok",
+             "--out", src, "--force"],
+            stdin=stdin, capture_output=True, text=True, cwd=workdir, env=_env(), timeout=600,
+        )  # fmt: skip
+    assert error_line(result) == (
+        f"bpe-studio: error: {src}: is the file standard input reads (the input -); an output "
+        "never replaces an input, even with --force"
+    )
     assert (workdir / src).read_bytes() == before
 
 
