@@ -32,6 +32,7 @@ from .output import (
     EXIT_INTERRUPTED,
     CliError,
     check_out_dir,
+    check_stdout_open,
     is_stream,
     os_error_message,
     stream_name,
@@ -66,6 +67,7 @@ def check_tokenizer_out(
     """``--out`` for a tokenizer in ``fmt``, by the output rule (``output``): a directory,
     or ``-`` for a format of one file."""
     files = files_for(fmt, name)
+    check_stdout_open(out)
     if not is_stream(out):
         check_out_dir(out, files, force=force, inputs=inputs)
     elif len(files) > 1:

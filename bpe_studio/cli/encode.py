@@ -50,6 +50,7 @@ from .output import (
     STDOUT,
     CliError,
     check_out_file,
+    check_stdout_open,
     is_stream,
     numba_interrupts,
     os_error_line,
@@ -127,7 +128,8 @@ def _check_out(args: argparse.Namespace, given: str | list[str], *, binary: bool
         *source_files(args.tokenizer),
     ]
     check_out_file(args.out, force=args.force, inputs=inputs)
-    if binary and args.out == STDOUT and sys.stdout.isatty():
+    check_stdout_open(args.out)
+    if binary and args.out == STDOUT and sys.stdout is not None and sys.stdout.isatty():
         raise CliError(
             "--out -: standard output is a terminal, and the ids are binary (.npy bytes); "
             "redirect it (> ids.npy, | bpe-studio decode - ...) or name a file"

@@ -34,6 +34,7 @@ from .output import (
     STDOUT,
     STDOUT_NAME,
     CliError,
+    check_stdout_open,
     numba_interrupts,
     os_error_line,
     say,
@@ -60,6 +61,7 @@ def _load(source: str, pattern: str | None, specials: list[str] | None = None) -
 
 
 def _inspect(args: argparse.Namespace) -> int:
+    check_stdout_open(STDOUT)  # the report goes there: said before any work
     corpora: list[str] = args.corpus or []
     for path in corpora:
         check_input(path, "corpus", globs=True)

@@ -242,11 +242,20 @@ def stream_name(user_path: str) -> str:
     return STDOUT_NAME if user_path == STDOUT else user_path
 
 
+def check_stdout_open(user_path: str) -> None:
+    """:class:`CliError` before any work when ``user_path`` is standard output and it was
+    closed before the program started (``>&-``)."""
+    if user_path == STDOUT and sys.stdout is None:
+        raise CliError(f"{STDOUT_NAME}: it is closed (>&-); nothing was written")
+
+
 def write_stream(user_path: str, source: bytes | BinaryIO) -> int | None:
     """Write ``source`` (bytes, or a binary file read to its end) to the stream ``user_path``
     (:func:`is_stream`); return the bytes written when its reader closed it early
     (``| head``), else None. A full or failing stream raises :class:`CliError` naming it."""
     if user_path == STDOUT:
+        check_stdout_open(user_path)  # Python makes a closed one None
+        assert sys.stdout is not None
         sys.stdout.flush()
         fd = sys.stdout.fileno()
     else:

@@ -117,6 +117,26 @@ def test_an_output_never_replaces_the_file_standard_input_reads(workdir, command
     assert (workdir / src).read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["encode", "corpus.txt", "--tokenizer", "tok", "--out", "-"],
+        ["inspect", "tok", "--json"],
+        ["convert", "tok", "--to", "hf", "--out", "-"],
+    ],
+)
+def test_a_closed_standard_output_is_one_line_before_any_work(workdir, args):
+    # Found by fuzzing the command line: `>&-` gave a 20-line AttributeError traceback.
+    result = subprocess.run(
+        [sys.executable, "-m", "bpe_studio", *args],
+        stderr=subprocess.PIPE, text=True, cwd=workdir, env=_env(), timeout=600,
+        preexec_fn=lambda: os.close(1),  # noqa: PLW1509 - the child's stdout closed, as >&- does
+    )  # fmt: skip
+    assert error_line(result) == (
+        "bpe-studio: error: standard output: it is closed (>&-); nothing was written"
+    )
+
+
 def test_a_device_or_named_pipe_is_written_as_a_stream(workdir, tmp_path, text):
     """/dev/null and a FIFO are written to, not replaced (no --force, no temporary file)."""
     ok(cli(workdir, "decode", input_of(workdir, "decode"), "--tokenizer", "tok",
