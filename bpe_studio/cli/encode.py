@@ -33,6 +33,7 @@ from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.io.atomic import atomic_write_bytes
 from ..core.io.gc_pause import gc_paused
+from ..core.io.interrupts import held_interrupts
 from ..core.text.display import plural
 from .encode_inputs import encode_inputs
 from .inputs import (
@@ -171,6 +172,15 @@ def cmd_encode(args: argparse.Namespace) -> int:
         return _encode(args)
 
 
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """What tells whether the file at ``path`` was replaced: device, inode, modification."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
+
+
 def _template(tok: AnyTokenizer) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """The ids a tokenizer's template puts before and after a text, or None."""
     template = tok.template
@@ -204,9 +214,16 @@ def _encode(args: argparse.Namespace) -> int:
         _check_out(args, [f.url for f in files if f.local and f.url not in paths.copies],
                    binary=True)  # fmt: skip
         out, streamed = args.out, is_stream(args.out)
-        if streamed:
-            out = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "ids.npy")
+        # subtle: with the template to add afterwards, the ids go to a folder beside --out and
+        # are moved into place once whole, so that neither Ctrl-C nor an error leaves ids
+        # without it where --out names.
+        staged = args.add_special_tokens and not streamed
+        if streamed or staged:
+            beside = os.path.dirname(os.path.abspath(args.out)) if staged else None
+            folder = tempfile.TemporaryDirectory(prefix=".bpe-studio-", dir=beside)
+            out = os.path.join(stack.enter_context(folder), "ids.npy")
         around = _template if args.add_special_tokens else None
+        before = _identity(args.out)
         try:
             with numba_interrupts():
                 stats, each = encode_inputs(load, files, out, workers=args.workers,
@@ -216,9 +233,16 @@ def _encode(args: argparse.Namespace) -> int:
             raise CliError(_os_error_line(e, args.out, files, paths.copies)) from None
         except KeyboardInterrupt:
             where = stream_name(args.out)
+            if not streamed and _identity(args.out) != before:
+                # Ctrl-C came as the whole file was put in place.
+                raise CliError(
+                    f"interrupted; {where} was written whole", EXIT_INTERRUPTED
+                ) from None
             raise CliError(f"interrupted; {where} not written", EXIT_INTERRUPTED) from None
         for bar in bars:
             bar.close()
+        if args.add_special_tokens and not built and not isinstance(load, ForeignTokenizer):
+            load()  # built only in the workers: the template is read from one built here
         template = built[-1].template if built else None
         added = ""
         if args.add_special_tokens:
@@ -230,6 +254,10 @@ def _encode(args: argparse.Namespace) -> int:
                 tokens = _add_template(out, template.before, template.after)
                 added = f"added the template's special tokens: {template.text}"
                 stats = replace(stats, tokens=tokens)
+        if staged:
+            with held_interrupts():
+                os.replace(out, args.out)
+            out = args.out
         if streamed:
             with open(out, "rb") as f:
                 closed_after = write_stream(args.out, f)

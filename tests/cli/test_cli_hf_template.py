@@ -59,6 +59,23 @@ def test_encode_adds_the_template_only_when_asked(tmp_path):
     assert f"added the template's special tokens: {BOS} $A" in result.stderr
 
 
+def test_encode_adds_the_template_on_the_parallel_path_too(tmp_path):
+    # Found by fuzzing the command line: a file of 1 MB or more encoded by two workers built
+    # the tokenizer only in them, so the template was never seen: exit 0, no template.
+    path, hf = _llama_like(tmp_path, template=True)
+    text_path = tmp_path / "text.txt"
+    text = read_fixture(SLICES["english"])[:300_000] * 5  # past PARALLEL_MIN_BYTES
+    text_path.write_text(text, encoding="utf-8", newline="")
+    out = tmp_path / "ids.npy"
+    result = cli(tmp_path, "encode", "--tokenizer", path, text_path, "--out", out,
+                 "--add-special-tokens", "--workers", 2)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    ids = np.load(out)
+    assert ids[0] == hf.token_to_id(BOS) and len(ids) == len(hf.encode(text).ids)
+    assert ids[1:].tolist() == hf.encode(text, add_special_tokens=False).ids
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".bpe-studio-")]
+
+
 def test_encode_says_when_the_tokenizer_has_no_template(tmp_path):
     path, hf = _llama_like(tmp_path, template=False)
     text_path = tmp_path / "text.txt"
