@@ -145,3 +145,20 @@ def test_an_empty_text_field_is_refused(tmp_path):
     path.write_text(json.dumps({"text": "x", "": "y"}) + "\n", encoding="utf-8")
     with pytest.raises(CorpusError, match="text field given is empty"):
         count_file(path, text_field="")
+
+
+def test_zstd_without_zstandard_says_what_to_install_even_where_fsspec_reads_zstd(
+    tmp_path, monkeypatch
+):
+    # compressed.py reads zstd with zstandard; fsspec may register zstd without it (Python
+    # 3.14's compression.zstd), which would have ended in an ImportError traceback.
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "zstandard" else real(name, *a)
+    )
+    path = tmp_path / "a.txt.zst"
+    path.write_bytes(zst(b"hello"))
+    with pytest.raises(CorpusError, match=r"a\.txt\.zst: reading it needs the zstandard package"):
+        count_file(path)

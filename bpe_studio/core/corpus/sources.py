@@ -186,7 +186,10 @@ def _check_packages(name: str, kind: Kind, compression: str | None) -> None:
     if compression is not None and compression != "gzip":
         from fsspec.compression import compr
 
-        if compression not in compr:
+        # compressed.py reads zstd with zstandard itself, which fsspec may do without (it
+        # takes Python 3.14's compression.zstd where there is one).
+        no_zstandard = compression == "zstd" and importlib.util.find_spec("zstandard") is None
+        if compression not in compr or no_zstandard:
             package = "zstandard" if compression == "zstd" else compression
             raise CorpusError(f"{name}: reading it needs the {package} package: {CLUSTER_EXTRA}")
 
