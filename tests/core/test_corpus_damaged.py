@@ -155,9 +155,11 @@ def test_zstd_without_zstandard_says_what_to_install_even_where_fsspec_reads_zst
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "zstandard" else real(name, *a)
-    )
+
+    def find_spec(name, *args):
+        return None if name == "zstandard" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     path = tmp_path / "a.txt.zst"
     path.write_bytes(zst(b"hello"))
     with pytest.raises(CorpusError, match=r"a\.txt\.zst: reading it needs the zstandard package"):
