@@ -21,11 +21,10 @@ from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.base.preset_table import PRESETS
-from ..core.formats.files import DEFAULT_NAME, LossyFormatWarning
+from ..core.formats.files import DEFAULT_NAME, LossyFormatWarning, unmarked_specials
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
-from ..core.pretokenization.specials import looks_special
 from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -132,7 +131,7 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
             "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
             f"{shown_pattern(tok.pattern)} to split text as this tokenizer does"
         )
-    unusual = [s for s in tok.special_tokens if not looks_special(s)]
+    unusual = unmarked_specials(tok.special_tokens)
     if unusual:
         named = " ".join(f"--special-token {shlex.quote(s)}" for s in unusual)
         notes.append(

@@ -337,6 +337,12 @@ class LossyFormatWarning(UserWarning):
     a tokenizer with another pattern, or with special tokens not written like ``<...>``)."""
 
 
+def unmarked_specials(special_tokens: Iterable[str]) -> list[str]:
+    """The special tokens that GPT-2 files loaded back would not take for special ones
+    unless named: those not written like ``<...>`` or ``[...]``."""
+    return [s for s in special_tokens if not looks_special(s)]
+
+
 def gpt2_losses(data: TokenizerData) -> list[str]:
     """What GPT-2 files of ``data`` leave for whoever loads them to say, in words ("hold no
     pattern (...)", ...): they hold no pattern (the loader takes gpt2's) and mark no special
@@ -347,7 +353,7 @@ def gpt2_losses(data: TokenizerData) -> list[str]:
         shown = shown_pattern(data.pattern)
         shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
         lost.append(f"hold no pattern (this tokenizer splits text with {shown})")
-    unusual = [s for s in data.special_tokens if not looks_special(s)]
+    unusual = unmarked_specials(data.special_tokens)
     if unusual:
         names = ", ".join(repr(s) for s in unusual[:3])
         lost.append(f"mark no special token, and {names} would not be taken for one")

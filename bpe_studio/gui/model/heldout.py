@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .curve_server import read_slice
 from .curves import DEFAULT_HELDOUT
 
 PROBE_BYTES = 64 * 1024
@@ -38,21 +39,16 @@ def heldout_label(path: str | os.PathLike) -> str:
 
 def heldout_problem(path: str | os.PathLike) -> str | None:
     """Why the file at ``path`` cannot be measured as held-out text, naming it, or None. Only
-    its start is read here (the GUI thread opens it); the measuring reads the rest, and a
-    fault further on is reported from there."""
+    its start is read here (the GUI thread opens it), as the measuring reads it
+    (``curve_server.read_slice``); a fault further on is reported from there."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(PROBE_BYTES + 1)
+        head = read_slice(Path(path), PROBE_BYTES)
     except OSError as error:
         return f"{path}: {error.strerror or error}"
+    except ValueError as error:  # names the file and the byte
+        return str(error)
     if not head:
         return f"{path}: the file is empty: there is no text to measure"
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as error:
-        # The probe may end inside a character; only that tail is forgiven.
-        if not (len(head) > PROBE_BYTES and error.start >= len(head) - 3):
-            return f"{path}: not UTF-8 text (byte {error.start:,}: {error.reason})"
     return None
 
 
