@@ -480,6 +480,28 @@ def test_a_worker_process_loads_the_kernels_before_encoding_a_file():
     assert tok._encoder.compiled_array(text, tok.specials) is not None
 
 
+@pytest.mark.parametrize("piece", ["a", "7", "中", "=", "\U0001f44d\U0001f3fd", " "])
+def test_a_text_with_a_long_pre_token_loads_the_kernels(tiktoken_gpt2, piece):
+    """Under PREPARE_CHARS a text took the Python path however long its pre-tokens: 2M
+    characters of "a" took 8.4 s there, and one character more 0.68 s, loading included
+    (tiktoken: 0.4 s). A pre-token of PREPARE_PIECE_CHARS or more loads the kernels."""
+    from bpe_studio.core.encode.encoder import PREPARE_PIECE_CHARS
+
+    kernel_start.forget()
+    tok = Tokenizer.preset("gpt2")
+    text = "Hello" + piece * (PREPARE_PIECE_CHARS // len(piece) + 2) + "x world"
+    assert tok.encode(text) == tiktoken_gpt2.encode(text)
+    assert kernel_start.kernels() is not None
+
+
+def test_a_text_of_short_pre_tokens_under_prepare_chars_keeps_the_python_path(tiktoken_gpt2):
+    kernel_start.forget()
+    tok = Tokenizer.preset("gpt2")
+    text = read_fixture(SLICES["english"])[:200_000]
+    assert tok.encode(text) == tiktoken_gpt2.encode(text)
+    assert kernel_start.kernels() is None
+
+
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize(
     "corpus", ["english_books.txt", "chinese.txt", "code.txt", "mixed_web.txt"]

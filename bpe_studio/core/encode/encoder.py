@@ -48,6 +48,10 @@ SPLIT_WHOLE_MIN = 1 << 14
 # half a second from numba's cache, the first time on a machine a compile of a minute or so):
 # shorter ones take the Python path meanwhile (docs/encoding.md, "When the compiled path runs").
 PREPARE_CHARS = 1 << 21
+# So does a shorter one with a pre-token this long (a run of one letter, digits, an emoji
+# sequence): the Python path merges it at a few microseconds a character, which costs more
+# than loading the kernels (docs/encoding.md, "When the compiled path runs").
+PREPARE_PIECE_CHARS = 1 << 17
 
 _NO_ITEMS: Items = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 STRETCH = -1  # in a list of stretches: text to cut into pieces (else a special token's id)
@@ -147,12 +151,13 @@ class Encoder:
 
     def packed(self, text: str, specials: Specials) -> bytes:
         """The ids of ``text`` on the Python path, packed (``packed``)."""
+        return self._packed(self.segments(text, specials))
+
+    def _packed(self, segments: list[tuple[list[str], str | None]]) -> bytes:
         special_ids = self.special_ids
-        segments = [
-            (pieces, None if special is None else special_ids[special])
-            for pieces, special in self.segments(text, specials)
-        ]
-        return self.merger.packed(segments)
+        return self.merger.packed(
+            [(pieces, None if s is None else special_ids[s]) for pieces, s in segments]
+        )
 
     # ---------------------------------------------------------- the compiled path
     @cached_property
@@ -167,13 +172,17 @@ class Encoder:
             return pipeline_scanner(self.pipeline)
         return compiled_scanner(self.pre.name or self.pre.pattern)
 
-    def compiled(self, n_chars: int) -> CompiledMerger | None:
-        """The compiled merger if a text of ``n_chars`` characters takes the compiled path
-        (see the module docstring), else None."""
+    def compiled(self, n_chars: int, long_piece: bool = False) -> CompiledMerger | None:
+        """The compiled merger if a text of ``n_chars`` characters (holding a pre-token of
+        ``PREPARE_PIECE_CHARS`` or more: ``long_piece``) takes the compiled path (see the
+        module docstring), else None."""
         if self.scanner is None or not kernel_start.enabled():
             return None
         if kernel_start.kernels() is None:
             wanted = n_chars >= PREPARE_CHARS or kernel_start.eager()
+            # subtle: for a long piece only where no other thread is loading them (the app's
+            # start): a caller would otherwise wait for that, maybe a first compile.
+            wanted = wanted or (long_piece and not kernel_start.compiling())
             if not wanted or not kernel_start.prepare():
                 return None
         return self.merger.compiled()
@@ -260,10 +269,12 @@ class Encoder:
         kinds[special] = bounds[~text, 2]
         return starts, stops, kinds
 
-    def compiled_array(self, text: str, specials: Specials) -> np.ndarray | None:
+    def compiled_array(
+        self, text: str, specials: Specials, long_piece: bool = False
+    ) -> np.ndarray | None:
         """The ids of ``text`` (uint32) on the compiled path, or None when it does not take
         it (see :meth:`compiled`). UnicodeEncodeError for a surrogate."""
-        merger = self.compiled(len(text))
+        merger = self.compiled(len(text), long_piece)
         if merger is None:
             return None
         with merger.try_lock() as mine:
@@ -284,7 +295,14 @@ class Encoder:
         ids = self.compiled_array(text, specials)
         if ids is not None:
             return ids
-        return np.frombuffer(self.packed(text, specials), dtype=NUMPY_DTYPE)
+        segments = self.segments(text, specials)
+        if kernel_start.kernels() is None and len(text) >= PREPARE_PIECE_CHARS:
+            longest = max((max(map(len, pieces)) for pieces, _ in segments if pieces), default=0)
+            if longest >= PREPARE_PIECE_CHARS:
+                ids = self.compiled_array(text, specials, long_piece=True)
+                if ids is not None:
+                    return ids
+        return np.frombuffer(self._packed(segments), dtype=NUMPY_DTYPE)
 
     def any_array(self, text: str, specials: Specials, pause_gc: bool) -> np.ndarray:
         """:meth:`array` of any text: surrogates are encoded as tiktoken encodes them (a pair

@@ -104,23 +104,29 @@ class CompressionCurve:
         pair = a + b
         words, freqs, where = self._words, self._freqs, self._where
         saved = 0
-        for w in where.pop(pair, ()):
+        # subtle: each word once, however often it is listed: a replace costs the word's
+        # length, and one long pre-token listed once per occurrence made this quadratic.
+        for w in dict.fromkeys(where.pop(pair, ())):
             word = words[w]
             out = word.replace(pair, new)
             if len(out) == len(word):
-                continue  # subtle: listed twice, or the pair left this word earlier
+                continue  # subtle: the pair left this word earlier
             words[w] = out
             saved += freqs[w] * (len(word) - len(out))
-            # Index the pairs the new token is part of; pairs that went away stay indexed
-            # (such an entry costs one replace later, never a wrong count).
+            # Index the pairs the new token is part of, each once for this word; pairs that
+            # went away stay indexed (such an entry costs one replace later, never a wrong
+            # count).
             last = len(out) - 1
+            fresh = set()
             j = out.find(new)
             while j >= 0:
                 if j > 0:
-                    self._index(out[j - 1 : j + 1], w)
+                    fresh.add(out[j - 1 : j + 1])
                 if j < last:
-                    self._index(out[j : j + 2], w)
+                    fresh.add(out[j : j + 2])
                 j = out.find(new, j + 1)
+            for made in fresh:
+                self._index(made, w)
         self.tokens -= saved
         self.applied += 1
         return self.tokens

@@ -170,7 +170,7 @@ def _cl100k_like(p, t, i, n, digits, to_end):  # type: ignore[no-untyped-def]
     if c != _NL and c != _CR and not k & N and i + 1 < n and _cls(t, p[i + 1]) & L:
         return _run(p, t, i + 2, n, L)
     if k & N:
-        return min(_run(p, t, i + 1, n, N), i + digits)
+        return _run(p, t, i + 1, min(n, i + digits), N)
     if not k & S:
         return _newlines(p, _run_other(p, t, i + 1, n), n, False)
     if c == _SPACE and i + 1 < n and not _cls(t, p[i + 1]) & (L | N | S):
@@ -215,7 +215,7 @@ def _o200k(p, t, i, n):  # type: ignore[no-untyped-def]
     if k & UP:
         return _after_word(p, t, _run(p, t, _run(p, t, i + 1, n, UP), n, LO), n)
     if k & N:
-        return min(_run(p, t, i + 1, n, N), i + 3)
+        return _run(p, t, i + 1, min(n, i + 3), N)
     if not k & S:
         return _newlines(p, _run_other(p, t, i + 1, n), n, True)
     if c == _SPACE and i + 1 < n and not _cls(t, p[i + 1]) & (L | N | S):
@@ -274,7 +274,7 @@ def _in_cjk(c):  # type: ignore[no-untyped-def]
 def _digits3_piece(p, t, i, n):  # type: ignore[no-untyped-def]
     """\\p{N}{1,3}, or the gap up to the next number."""
     if _cls(t, p[i]) & N:
-        return min(_run(p, t, i + 1, n, N), i + 3)
+        return _run(p, t, i + 1, min(n, i + 3), N)
     j = i + 1
     while j < n and not _cls(t, p[j]) & N:
         j += 1
