@@ -113,6 +113,52 @@ def test_cancel_from_another_thread(small_text):
     assert trainer.merges == [(s.left, s.right) for s in steps]
 
 
+def test_top_pairs_from_another_thread_changes_no_merge(small_text, reference):
+    """A progress monitor asking for the best pairs while the trainer merges: the engines'
+    top() pops and pushes their queue, and inside a merge that gave other merges (the
+    Python engine's third already differed)."""
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    done = threading.Event()
+    seen = []
+
+    def monitor() -> None:
+        while not done.is_set():
+            seen.append(trainer.top_pairs(5))
+
+    thread = threading.Thread(target=monitor)
+    thread.start()
+    try:
+        merges = [(step.left, step.right) for step in trainer]
+    finally:
+        done.set()
+        thread.join()
+    assert merges == [(ref.left, ref.right) for ref in reference]
+    assert seen  # the monitor did ask
+
+
+def test_close_from_another_thread_ends_the_iteration_cleanly(small_text, reference):
+    """close() while another thread iterates: the iteration ends with the merges made so far
+    (before, the Python engine raised KeyError or IndexError from inside a merge)."""
+    trainer = BpeTrainer(count_text(small_text, [EOT]), 500, [EOT])
+    at_ten = threading.Event()
+    closer = threading.Thread(target=lambda: (at_ten.wait(), trainer.close()))
+    closer.start()
+    steps = []
+    try:
+        for step in trainer:
+            steps.append(step)
+            if step.rank == 10:
+                at_ten.set()
+    finally:
+        at_ten.set()
+        closer.join()
+    assert len(steps) >= 11
+    assert [(s.left, s.right) for s in steps] == [
+        (ref.left, ref.right) for ref in reference[: len(steps)]
+    ]
+    assert trainer.merges == [(s.left, s.right) for s in steps]
+
+
 def test_cancel_during_pretokenization(tmp_path, small_text):
     path = write_text(tmp_path / "c.txt", small_text)
     event = threading.Event()

@@ -126,7 +126,9 @@ class BpeTrainer:
     """Iterate to train: ``for step in BpeTrainer(counts, 1000, ["<|endoftext|>"]): ...``.
 
     ``vocab`` and ``merges`` grow as the iteration goes; ``top_pairs(k)`` tells the pairs that
-    would be merged next; ``cancel()`` (thread-safe) ends the iteration before the next merge.
+    would be merged next; ``cancel()`` ends the iteration before the next merge. ``top_pairs``,
+    ``cancel`` and ``close`` may be called from any thread while another iterates (a
+    progress monitor's): each waits for the merge under way, never runs inside it.
     ``engine``: ``"auto"`` (by corpus size), ``"python"`` or ``"compiled"`` (see
     :func:`choose_engine`); the merges are the same. ``engine_used`` says which one runs.
     ``status(message)`` is told when the compiled engine is compiling (the first run only).
@@ -156,6 +158,9 @@ class BpeTrainer:
         self.vocab = initial_vocab(self.special_tokens)
         self.merges: list[tuple[bytes, bytes]] = []
         self._cancel = cancel_event or threading.Event()
+        # subtle: the engines' top() pops and pushes their queue, and close() empties their
+        # arrays: either inside another thread's merge gave other merges (or an IndexError).
+        self._lock = threading.Lock()
         self.engine_used = choose_engine(engine, count_positions(pretoken_counts))
         tokens = list(self.vocab.values())
         self._engine: _Engine
@@ -183,7 +188,8 @@ class BpeTrainer:
         """End training and free its working state (pre-tokens, pair index, queue) without a
         long pause of other threads (a GUI's); ``vocab`` and ``merges`` stay. Iterating after
         it makes no more merges."""
-        self._engine.close()
+        with self._lock:
+            self._engine.close()
 
     @property
     def cancelled(self) -> bool:
@@ -192,21 +198,23 @@ class BpeTrainer:
     def top_pairs(self, k: int) -> list[tuple[bytes, bytes, int]]:
         """The ``k`` pairs that would be merged next, best first, with their counts."""
         vocab = self.vocab
-        return [(vocab[a], vocab[b], c) for a, b, c in self._engine.top(k)]
+        with self._lock:
+            return [(vocab[a], vocab[b], c) for a, b, c in self._engine.top(k)]
 
     def __iter__(self) -> Iterator[MergeStep]:
-        engine, vocab = self._engine, self.vocab
+        engine, vocab, lock = self._engine, self.vocab, self._lock
         while len(vocab) < self.vocab_size and not self._cancel.is_set():
-            best = engine.best()
-            if best is None:
-                return
-            a, b, count = best
-            new_id = len(vocab)
-            left, right = vocab[a], vocab[b]
-            vocab[new_id] = left + right
-            engine.add_token(new_id, left + right)
-            self.merges.append((left, right))
-            engine.merge(new_id)
+            with lock:
+                best = engine.best()
+                if best is None:
+                    return
+                a, b, count = best
+                new_id = len(vocab)
+                left, right = vocab[a], vocab[b]
+                vocab[new_id] = left + right
+                engine.add_token(new_id, left + right)
+                self.merges.append((left, right))
+                engine.merge(new_id)
             yield MergeStep(len(self.merges) - 1, left, right, new_id, count)
 
 

@@ -217,16 +217,14 @@ class Merger:
     # ---------------------------------------------------------------- merging
     def ids(self, pieces: list[str]) -> list[int]:
         """The ids of these pre-tokens, in order."""
-        cache = self._cache
-        self._ensure_cached(set(pieces))
+        cache = self._ensure_cached(set(pieces))
         return unpack(b"".join(map(cache.__getitem__, pieces)))
 
     def packed(self, segments: Sequence[tuple[list[str], int | None]]) -> bytes:
         """The ids, packed, of each segment's pre-tokens followed by its special id (if any).
         The pre-tokens of every segment are merged together: a corpus of short documents
         between special tokens then still gets the batch merger (``BATCH_BUILD_MIN``)."""
-        self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
-        cache = self._cache
+        cache = self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         if len(segments) == 1 and segments[0][1] is None:
             return b"".join(map(cache.__getitem__, segments[0][0]))
         parts: list[bytes] = []
@@ -238,9 +236,10 @@ class Merger:
 
     def piece_ids(self, piece: str) -> list[int]:
         """The ids of one pre-token (cached)."""
-        packed = self._cache.get(piece)
+        cache = self._cache
+        packed = cache.get(piece)
         if packed is None:
-            packed = self._cache[piece] = self._piece_ids(piece)
+            packed = cache[piece] = self._piece_ids(piece)
         return unpack(packed)
 
     def merges_together(self, count: int) -> bool:
@@ -287,23 +286,33 @@ class Merger:
             return ONE_ID.pack(idx)
         return pack(self.bpe(data))
 
-    def _ensure_cached(self, pieces: set[str]) -> None:
-        """Make sure the cache holds the ids of each of these pre-tokens."""
+    def _ensure_cached(self, pieces: set[str]) -> dict[str, bytes]:
+        """The cache, holding the ids of each of these pre-tokens.
+
+        subtle: a full cache is replaced by a new one, never cleared, and the one this call
+        fills is handed down to every helper and back: another thread (sharing the
+        tokenizer, as tiktoken's users do) may start a new one meanwhile, but no entry of
+        the one this thread reads from ever goes away (a clear() here raised KeyError there)."""
         cache = self._cache
         if len(cache) > CACHE_LIMIT:
-            cache.clear()
+            cache = self._cache = {}
         missing = list(pieces.difference(cache))
-        merged = self._merge_batch(missing)
+        merged = self._merge_batch(missing, cache)
         if merged is None:
             piece_ids = self._piece_ids
             for piece in missing:
                 cache[piece] = piece_ids(piece)
-            return
+            return cache
         short, flat, ends = merged
         cache.update(zip(short, split_ids(flat, ends)))
+        return cache
 
     def _cache_whole(
-        self, pieces: list[str], encoded: list[bytes], looked_up: numpy.ndarray
+        self,
+        pieces: list[str],
+        encoded: list[bytes],
+        looked_up: numpy.ndarray,
+        cache: dict[str, bytes],
     ) -> numpy.ndarray:
         """Cache the ids of the ``pieces`` (where ``looked_up``) that are whole vocabulary
         tokens (see ``whole``); return where those are. Only ASCII ones are looked up unless
@@ -316,14 +325,16 @@ class Merger:
         ids = list(map(self._whole.get, map(encoded.__getitem__, looked.tolist())))
         found = list(map(operator.is_not, ids, repeat(None)))
         hits = looked[np.array(found, dtype=bool)]
-        self._cache.update(
+        cache.update(
             zip(map(pieces.__getitem__, hits.tolist()), map(ONE_ID.pack, compress(ids, found)))
         )
         whole = np.zeros(len(pieces), dtype=bool)
         whole[hits] = True
         return whole
 
-    def _merge_batch(self, pieces: list[str]) -> tuple[list[str], numpy.ndarray, list[int]] | None:
+    def _merge_batch(
+        self, pieces: list[str], cache: dict[str, bytes]
+    ) -> tuple[list[str], numpy.ndarray, list[int]] | None:
         """Merge many distinct pre-tokens together, if there are enough of them; None when
         one by one is faster. Pre-tokens that are whole tokens (where ``whole`` knows) and
         those longer than ``LONG_PIECE`` bytes go straight into the cache (the latter merged
@@ -334,7 +345,6 @@ class Merger:
             return None
         import numpy as np  # subtle: lazily (loaded already: the batch merger uses it)
 
-        cache = self._cache
         encoded = list(map(str.encode, pieces))
         count = len(pieces)
         nbytes = np.fromiter(map(len, encoded), dtype=np.int64, count=count)
@@ -342,7 +352,7 @@ class Merger:
         rest = np.ones(count, dtype=bool)
         if self._whole is not None:
             looked = nbytes > 0 if self._lookup_all else nbytes == nchars
-            rest = ~self._cache_whole(pieces, encoded, looked)
+            rest = ~self._cache_whole(pieces, encoded, looked, cache)
         # subtle: more bytes than characters means some character takes several bytes. A
         # pre-token found whole (``rest`` false) keeps its one id: under ``lookup_all`` it may
         # be a token its own bytes do not merge into.
@@ -360,7 +370,7 @@ class Merger:
         for piece, data in compress(zip(pieces, encoded), huge):
             cache[piece] = pack(self.bpe(data))
         if len(by_char) >= BATCH_LONG_MIN:
-            by_char = self._merge_by_char(batch, by_char)
+            by_char = self._merge_by_char(batch, by_char, cache)
         for piece in by_char:
             data = piece.encode("utf-8")
             if len(data) <= LONG_PIECE:
@@ -377,7 +387,9 @@ class Merger:
         flat, ends = batch.merge(short_bytes, self._merge_ids)
         return short, flat, ends
 
-    def _merge_by_char(self, batch: BatchBpe, pieces: list[str]) -> list[str]:
+    def _merge_by_char(
+        self, batch: BatchBpe, pieces: list[str], cache: dict[str, bytes]
+    ) -> list[str]:
         """Cache the ids of ``pieces``, merged from their characters' tokens (``char_bpe``);
         return those to be merged from their bytes instead. With the tables of ``char_cuts``
         (built for ``CUTS_BUILD_MIN`` pieces at once) each piece is first cut where no merge
@@ -395,16 +407,16 @@ class Merger:
         if self._lookup_all or (self._cuts is None and len(pieces) < CUTS_BUILD_MIN):
             flat, ends, ok = char.merge(pieces, self._merge_ids)
             good = ok.tolist()
-            self._cache.update(compress(zip(pieces, split_ids(flat, ends)), good))
+            cache.update(compress(zip(pieces, split_ids(flat, ends)), good))
             return list(compress(pieces, map(operator.not_, good)))
         cut = self._char_cuts().parts(pieces)
         # Parts of one character (a BMP one: the per-character tables hold no others).
         single = (cut.stops - cut.starts == 1) & (cut.points[cut.starts] < 0x10000)
         multi = ~single
-        text, cache = cut.text, self._cache
+        text = cut.text
         parts = list(map(text.__getitem__, map(slice, cut.starts[multi].tolist(),
                                                  cut.stops[multi].tolist())))  # fmt: skip
-        self._cache_parts(batch, char, list(set(parts).difference(cache)))
+        self._cache_parts(batch, char, list(set(parts).difference(cache)), cache)
         held = list(map(cache.__getitem__, parts))
         single_counts, single_ids = char.char_tokens(
             cut.points[cut.starts[single]], self._merge_ids
@@ -421,9 +433,10 @@ class Merger:
         cache.update(zip(pieces, split_ids(flat, ends)))
         return []
 
-    def _cache_parts(self, batch: BatchBpe, char: CharBpe, parts: list[str]) -> None:
-        """Cache the ids of ``parts`` (see ``_merge_by_char``)."""
-        cache = self._cache
+    def _cache_parts(
+        self, batch: BatchBpe, char: CharBpe, parts: list[str], cache: dict[str, bytes]
+    ) -> None:
+        """Cache the ids of ``parts`` in ``cache`` (see ``_merge_by_char``)."""
         encoded = list(map(str.encode, parts))
         long_flags = [len(data) >= CHAR_MIN_BYTES for data in encoded]
         short_flags = list(map(operator.not_, long_flags))
