@@ -40,6 +40,7 @@ from .inputs import (
     STDIN,
     check_input,
     check_not_records,
+    check_stdin_once,
     input_files,
     input_name,
     records,
@@ -191,6 +192,7 @@ def _encode(args: argparse.Namespace) -> int:
     given: list[str] = list(args.input)
     for name in given:
         check_input(name, globs=True)
+    check_stdin_once(given)
     _check_out(args, given, binary=True)
     args.tokenizer = fetch_hub(args.tokenizer)
     built: list[AnyTokenizer] = []

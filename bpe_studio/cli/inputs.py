@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
+from ..core.corpus.stamps import reports_empty_but_is_not
 from .output import CliError
 from .progress import ProgressBar
 
@@ -132,6 +133,25 @@ def stdin_input(user_paths: Sequence[str]) -> list[str]:
     return [STDIN_FILE] if regular else []
 
 
+def check_stdin_once(user_paths: Sequence[str], what: str = "input") -> None:
+    """:class:`CliError` when standard input is named twice (``-`` twice, or ``-`` and
+    ``/dev/stdin``): it can be read once, and the second would read nothing."""
+
+    def is_stdin(path: str) -> bool:
+        if path == STDIN:
+            return True
+        try:
+            return os.path.realpath(path) == os.path.realpath(STDIN_FILE)
+        except OSError:
+            return False
+
+    if sum(map(is_stdin, user_paths)) > 1:
+        raise CliError(
+            f"{STDIN_NAME}: given twice as {what} (standard input is read once; the second "
+            "would be empty)"
+        )
+
+
 def input_name(user_path: str) -> str:
     """What messages call an input: ``<stdin>`` for ``-``, else the path as given."""
     return STDIN_NAME if user_path == STDIN else user_path
@@ -145,7 +165,11 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
             f"{user_path}: memory:// files live inside one Python process, and a command "
             "starts with none; name a file (from Python, train_bpe reads memory:// URLs)"
         )
-    if user_path == STDIN or (globs and is_glob_or_url(user_path)):
+    if user_path == STDIN:
+        if sys.stdin is None:  # Python makes a closed one None
+            raise CliError(f"{STDIN_NAME}: it is closed (<&-); name a file, or pipe the text in")
+        return
+    if globs and is_glob_or_url(user_path):
         return
     p = Path(user_path)
     if not p.exists():
@@ -155,7 +179,11 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
 
 
 def is_regular(user_path: str) -> bool:
-    return user_path != STDIN and stat.S_ISREG(os.stat(user_path).st_mode)
+    """A regular file read by its size: not one that reports 0 bytes but holds some
+    (``/proc/cpuinfo``), which is read to its end as a stream is."""
+    if user_path == STDIN or not stat.S_ISREG(os.stat(user_path).st_mode):
+        return False
+    return not reports_empty_but_is_not(user_path)
 
 
 def is_stream(user_path: str) -> bool:

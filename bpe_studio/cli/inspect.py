@@ -28,7 +28,7 @@ from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural, readable_token
-from .inputs import check_input, check_not_records, input_files, records
+from .inputs import check_input, check_not_records, check_stdin_once, input_files, records
 from .output import (
     EXIT_CLOSED_PIPE,
     STDOUT,
@@ -65,6 +65,7 @@ def _inspect(args: argparse.Namespace) -> int:
     corpora: list[str] = args.corpus or []
     for path in corpora:
         check_input(path, "corpus", globs=True)
+    check_stdin_once(corpora, "a corpus")
     tok = _load(args.source, args.pattern, args.special_token)
     table = token_table(tok)
     other = None

@@ -101,11 +101,13 @@ def os_error_message(user_path: str, error: OSError) -> str:
     reason = error.strerror or str(error)
     if user_path == STDOUT:
         user_path = STDOUT_NAME
-    elif error.errno == errno.ENOENT and Path(user_path).parent.is_dir():
+    elif error.errno == errno.ENOENT and (
+        (folder := Path(os.fsdecode(error.filename or user_path)).parent).is_dir()
+    ):
         # subtle: /proc and /sys exist but refuse new entries with ENOENT, which would read
-        # as if the user's directory were missing.
-        parent = os.fspath(Path(user_path).parent) or "."
-        reason = f"{parent} does not accept new files ({reason})"
+        # as if the user's directory were missing. The folder is the refused file's (for
+        # train, --out is the folder itself).
+        reason = f"{os.fspath(folder) or '.'} does not accept new files ({reason})"
     return f"{user_path}: cannot write there: {reason}"
 
 
@@ -126,7 +128,12 @@ def _probe_directory(directory: Path, user_path: str) -> None:
         missing = [directory, *directory.parents]
         missing = missing[: missing.index(ancestor)] if ancestor in missing else []
         for d in reversed(missing):
-            d.mkdir()
+            try:
+                d.mkdir()
+            except FileExistsError:
+                if not d.is_dir():
+                    raise
+                continue  # made meanwhile by another run writing there: not ours to remove
             created.append(d)
         fd, probe = tempfile.mkstemp(dir=directory, prefix=".bpe-studio-probe-")
         os.close(fd)
@@ -142,11 +149,11 @@ def _probe_directory(directory: Path, user_path: str) -> None:
 
 
 def _same_file(a: Path, b: Path) -> bool:
-    if a.resolve() == b.resolve():
-        return True
     try:
+        if a.resolve() == b.resolve():
+            return True
         return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
+    except (OSError, RuntimeError):  # a symbolic link loop: writing there fails, named
         return False
 
 
@@ -220,7 +227,7 @@ def check_out_file(
     _not_an_input(out, user_path, inputs)
     if is_stream(user_path):
         return
-    if out.exists() and not force:
+    if (out.exists() or out.is_symlink()) and not force:  # a dangling link is there too
         raise CliError(f"{user_path}: exists; pass --force to replace it, or choose another --out")
     _probe_directory(out.parent, user_path)
 

@@ -417,6 +417,7 @@ def _inspect_options(ins: argparse.ArgumentParser) -> None:
     ins.add_argument(
         "--corpus",
         nargs="+",
+        action="extend",
         metavar="FILE",
         default=None,
         help="a corpus to encode and count: files, - for standard input, globs, compressed "

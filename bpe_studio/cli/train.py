@@ -37,6 +37,7 @@ from .inputs import (
     STDIN,
     check_input,
     check_not_records,
+    check_stdin_once,
     input_files,
     input_name,
     is_regular,
@@ -82,6 +83,7 @@ def _nothing_learned(corpus: str, why: str, code: int = 1) -> CliError:
 def _check_corpora(paths: list[str]) -> None:
     """Each corpus file exists and is a file; several name the same file (or standard
     input) at most once."""
+    check_stdin_once(paths, "a corpus file")
     seen: dict[Path, str] = {}
     for path in paths:
         if is_glob_or_url(path):

@@ -254,3 +254,32 @@ def test_special_tokens_of_other_forms_must_be_named(tmp_path):
     assert tok.encode("abEND</s>") == [259, 256, 258]
     named = Tokenizer.from_files(tmp_path / "vocab.json", tmp_path / "merges.txt", ["END"])
     assert named.special_tokens == ["END"]
+
+
+def test_a_disk_full_at_the_second_file_leaves_the_first_as_it_was(tmp_path, monkeypatch):
+    """vocab.json and merges.txt were renamed into place one after the other: a full disk at
+    merges.txt left a new vocab.json beside the old (or no) merges.txt, which then loads as
+    another tokenizer or not at all. Both now go into place only once both are written."""
+    import errno
+
+    from bpe_studio.core.formats.gpt2 import save_files
+    from bpe_studio.core.io import atomic
+
+    old_vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    save_files(tmp_path, old_vocab, [(b"a", b"b")])
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real = atomic._temp_file
+    calls = []
+
+    def full_at_the_second(target):
+        calls.append(target.name)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target)
+
+    monkeypatch.setattr(atomic, "_temp_file", full_at_the_second)
+    new_vocab = old_vocab | {257: b"abc"}
+    with pytest.raises(OSError, match="No space left"):
+        save_files(tmp_path, new_vocab, [(b"a", b"b"), (b"ab", b"c")])
+    assert calls == ["vocab.json", "merges.txt"]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before

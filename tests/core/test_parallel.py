@@ -77,3 +77,57 @@ def test_in_process_count_goes_chunk_by_chunk_and_equals_the_whole(tmp_path, spe
     counts = count_file(path, specials, workers=2, progress=lambda d, t: calls.append(d))
     assert counts == count_text(text, specials)
     assert len(calls) > 3 and calls == sorted(calls) and calls[-1] == size
+
+
+def _resolve_in_pool_worker(workers):
+    try:
+        return corpus.resolve_workers(workers)
+    except ValueError as e:
+        return str(e)
+
+
+def test_a_pool_worker_counts_in_its_own_process():
+    """Inside a multiprocessing pool's worker (a daemonic process, which may start none of
+    its own), workers=None was every core and failed with a bare AssertionError."""
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_resolve_in_pool_worker, (None,)) == 1
+        message = pool.apply(_resolve_in_pool_worker, (2,))
+    assert "workers=2: this process is a worker of a multiprocessing pool" in message
+    assert "pass workers=1" in message
+
+
+_UNGUARDED = """
+import concurrent.futures as cf
+from bpe_studio.core import train_bpe
+from bpe_studio.core.corpus import counting
+counting.IN_PROCESS_LIMIT = 0  # counted by worker processes however small
+with cf.ThreadPoolExecutor(1) as ex:
+    ex.submit(train_bpe, {path!r}, 300, workers=2).result()
+"""
+
+
+def test_workers_started_from_a_thread_of_an_unguarded_script_say_what_to_do(tmp_path):
+    """Off the main thread, workers are not forked (``mp_context``): each imports the script
+    again, and one with no ``__main__`` guard breaks the pool. That said only "terminated
+    abruptly"; it now says why and what to do."""
+    import os
+    import subprocess
+    import sys
+
+    from core_helpers import REPO_ROOT
+
+    corpus_path = write_text(tmp_path / "c.txt", read_fixture(SLICES["english"])[:50_000])
+    script = tmp_path / "unguarded.py"
+    script.write_text(_UNGUARDED.format(path=str(corpus_path)))
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 1
+    said = [line for line in done.stderr.splitlines() if line.startswith("RuntimeError: the")]
+    assert len(said) == 1, done.stderr
+    assert "RuntimeError: the worker processes stopped as they started" in said[0]
+    assert f"imports the script {script} again" in said[0]
+    assert 'if __name__ == "__main__":' in said[0]

@@ -36,7 +36,7 @@ from .counting import (
     pack_counts,
     unpack_counts,
 )
-from .sources import DEFAULT_TEXT_FIELD, CorpusFile, check_text_field
+from .sources import DEFAULT_TEXT_FIELD, CorpusFile, check_text_field, check_unchanged_files
 from .tasks import CountTask, count_task, make_tasks
 
 if TYPE_CHECKING:
@@ -160,7 +160,11 @@ def count_on_cluster(
         tasks = make_tasks(files, target, specials, pattern, field)
         client = starting.client()
         _say_where(client, cluster, len(tasks), starting.note, status)
-        return _count(client, tasks, specials, pattern, progress, should_stop, started, measured)
+        counted = _count(client, tasks, specials, pattern, progress, should_stop, started, measured)
+        # On a remote cluster the workers read their own copies of a path; this machine's
+        # file is checked, which is the one a local cluster read.
+        check_unchanged_files(files)
+        return counted
     finally:
         starting.close()
 

@@ -22,7 +22,9 @@ import sys
 import threading
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 
 from ..io.worker_memory import keep_freed_memory
 from ..pretokenization import re_split, scan_load
@@ -37,6 +39,7 @@ from ..pretokenization.scanner import Scanner, compiled_scanner
 from ..pretokenization.specials import Specials
 from ..text.surrogates import replace_surrogates
 from .sources import CorpusError
+from .stamps import read_range
 
 # A file smaller than this is counted in-process: starting workers would cost more than it saves.
 IN_PROCESS_LIMIT = 4 * 1024 * 1024
@@ -163,12 +166,19 @@ def resolve_workers(workers: int | None) -> int:
     """The number of processes a ``workers`` argument asks for: None means every core this
     process may run on (``available_cores``); otherwise a whole number of at least 1 (0 and
     negatives are errors, not "all")."""
+    # A pool's worker (multiprocessing's daemonic processes) may start no process of its own.
+    daemonic = multiprocessing.current_process().daemon
     if workers is None:
-        return available_cores()
+        return 1 if daemonic else available_cores()
     if isinstance(workers, bool) or not isinstance(workers, int):
         raise TypeError(f"workers must be a whole number or None, got {workers!r}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1 (or None for every core), got {workers}")
+    if workers > 1 and daemonic:
+        raise ValueError(
+            f"workers={workers}: this process is a worker of a multiprocessing pool, which "
+            "may start no processes of its own; pass workers=1 (or None)"
+        )
     return workers
 
 
@@ -262,8 +272,7 @@ def _count_chunk(args: _Job) -> ChunkResult:
     path, start, end, special_tokens, pattern = args[:5]
     compiled = len(args) > 5 and bool(args[5])
     with open(path, "rb") as f:
-        f.seek(start)
-        data = f.read(end - start)
+        data = read_range(f, start, end, path)
     text = decode_chunk(data, path, start)
     del data
     specials = Specials.of(special_tokens)
@@ -363,6 +372,29 @@ def start_worker() -> None:
     (``worker_memory.keep_freed_memory``)."""
     ignore_interrupts()
     keep_freed_memory()
+
+
+@contextmanager
+def pool_start_explained(context: multiprocessing.context.BaseContext) -> Iterator[None]:
+    """Turn a pool broken at its start under forkserver or spawn into what to do about it.
+
+    subtle: ``mp_context`` leaves fork for a process that runs other threads; a worker
+    started otherwise imports the user's script again first, and one with no ``__main__``
+    guard starts training again there, which multiprocessing refuses: the pool broke with
+    "terminated abruptly", which says none of this."""
+    try:
+        yield
+    except BrokenProcessPool as e:
+        script = getattr(sys.modules.get("__main__"), "__file__", None)
+        method = context.get_start_method()
+        if method == "fork" or not script:
+            raise
+        raise RuntimeError(
+            f"the worker processes stopped as they started. They were started with {method}, "
+            "not fork, because this process runs other threads (forking it could deadlock), "
+            f"so each first imports the script {script} again and runs its top level. Put the "
+            'call under `if __name__ == "__main__":`, or pass workers=1'
+        ) from e
 
 
 def mp_context() -> multiprocessing.context.BaseContext:

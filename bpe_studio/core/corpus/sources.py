@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .compressed import decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
+from .stamps import Stamp, check_sized, check_unchanged, stamp
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -95,6 +96,8 @@ class CorpusFile:
     local: bool  # on this machine's file system
     # The stored bytes, carried along when the file exists only in this process (memory://).
     data: bytes | None = None
+    # A local file's size and modification time when it was found (``check_unchanged``).
+    stamp: Stamp | None = None
 
     @property
     def plain_local(self) -> bool:
@@ -232,6 +235,7 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
         raise CorpusError(f"{os.fspath(path)}: is a directory, not a text file")
     if not os.access(p, os.R_OK):
         raise CorpusError(f"{os.fspath(path)}: permission denied")
+    check_sized(p, os.fspath(path))
     return p
 
 
@@ -254,7 +258,8 @@ def _local_file(name: str, records: Kind | None = None) -> CorpusFile:
     p = check_corpus_path(name)
     kind, compression = _kind_of(name, records)
     _check_packages(name, kind, compression)
-    return CorpusFile(os.path.abspath(p), name, kind, compression, p.stat().st_size, True)
+    taken = stamp(p)
+    return CorpusFile(os.path.abspath(p), name, kind, compression, taken.size, True, stamp=taken)
 
 
 def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
@@ -354,3 +359,11 @@ def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> Non
             "text, not records (a .jsonl, .ndjson or .parquet name says a file holds "
             "records; for standard input or other names, say records='jsonl' or 'parquet')"
         )
+
+
+def check_unchanged_files(files: Sequence[CorpusFile]) -> None:
+    """Raise :class:`CorpusError` naming the first local file whose size or modification
+    time moved since it was found (``stamps``): what was read of it is no version of it."""
+    for f in files:
+        if f.stamp is not None:
+            check_unchanged(f.url, f.stamp, f.name)

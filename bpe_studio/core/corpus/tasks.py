@@ -45,6 +45,7 @@ from .counting import (
     mp_context,
     not_utf8,
     pack_counts,
+    pool_start_explained,
     prepare_counting,
     resolve_workers,
     start_worker,
@@ -57,6 +58,7 @@ from .sources import (
     CorpusPaths,
     Kind,
     check_text_field,
+    check_unchanged_files,
     resolve_corpus,
 )
 from .tally import CompiledCounter, PieceCounts
@@ -391,7 +393,9 @@ def count_corpus(
         if started:
             started()
         run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
-        return _collect(map(run, tasks), total, progress, should_stop, measured, compiled)
+        counted = _collect(map(run, tasks), total, progress, should_stop, measured, compiled)
+        check_unchanged_files(files)
+        return counted
 
     target = min(counting.CHUNK_BYTES, max(size // (workers * 4), 1 << 20))
     # A file that exists only in this process goes to the workers with its bytes.
@@ -402,18 +406,20 @@ def count_corpus(
         progress(0, total)
     run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
     # Ctrl-C is held while the pool runs and raised between two results (held_interrupts).
+    context = mp_context()
     with (
+        pool_start_explained(context),
         held_interrupts() as check,
-        ProcessPoolExecutor(
-            max_workers=workers, mp_context=mp_context(), initializer=start_worker
-        ) as pool,
+        ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker) as pool,
     ):
         try:
             # subtle: map submits every job at once, which starts all the workers.
             results = checked(pool.map(run, tasks), check)
             if started:
                 started()
-            return _collect(results, total, progress, should_stop, measured, compiled)
+            counted = _collect(results, total, progress, should_stop, measured, compiled)
+            check_unchanged_files(files)
+            return counted
         except BaseException:
             pool.shutdown(wait=True, cancel_futures=True)
             raise

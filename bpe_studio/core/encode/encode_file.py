@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -36,12 +37,14 @@ import numpy as np
 from ..corpus.counting import (
     decode_chunk,
     mp_context,
+    pool_start_explained,
     resolve_workers,
     start_worker,
     uncovered_in_file,
 )
 from ..corpus.sources import check_corpus_path
-from ..io.atomic import atomic_open
+from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
+from ..io.atomic import atomic_open, folder_for
 from ..io.interrupts import checked, held_interrupts, no_check
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
@@ -105,8 +108,7 @@ def encode_range(
     cover."""
     shown = name or path
     with open(path, "rb") as f:
-        f.seek(start)
-        text = decode_chunk(f.read(end - start), shown, start)
+        text = decode_chunk(read_range(f, start, end, shown), shown, start)
     try:
         return tokenizer.encode_array(text, dtype)
     except UncoveredText:
@@ -241,17 +243,19 @@ def encode_file(
     src = check_corpus_path(input_path)
     out = Path(output_path)
     if isinstance(tokenizer, ForeignTokenizer):
-        out.parent.mkdir(parents=True, exist_ok=True)
-        return _encode_whole(tokenizer, os.fspath(src), out, progress)
+        with folder_for(out):
+            return _encode_whole(tokenizer, os.fspath(src), stamp(src), out, progress)
     workers = resolve_workers(workers)
-    size = src.stat().st_size
+    taken = stamp(src)
+    size = taken.size
     path = os.fspath(src)
-    out.parent.mkdir(parents=True, exist_ok=True)
     parallel = workers > 1 and size >= PARALLEL_MIN_BYTES
     context = mp_context()
     if size >= PREPARE_MIN_BYTES:
         kernel_start.prepare(status)
     with ExitStack() as stack:
+        stack.enter_context(folder_for(out))
+        stack.enter_context(pool_start_explained(context))
         pool = tok = None
         folder = ""
         check = no_check
@@ -285,7 +289,8 @@ def encode_file(
         start = time.perf_counter()
         jobs = [(path, a, b, plan.dtype, folder) for a, b in plan.ranges]
         chunks = _in_order(pool, tok, jobs, check)
-        total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress))
+        unchanged = partial(check_unchanged, path, taken, os.fspath(input_path))
+        total = _write(chunks, np.dtype(plan.dtype), out, _Progress(size, progress), unchanged)
         seconds = time.perf_counter() - start
         # subtle: the pool is shut down waiting for its workers (the stack's exit): not
         # waiting let the interpreter's exit race the pool's manager thread, which then wrote
@@ -308,6 +313,7 @@ def _pool(
 def _encode_whole(
     tokenizer: ForeignTokenizer,
     path: str,
+    taken: Stamp,
     out: Path,
     progress: Callable[[int, int], None] | None,
 ) -> EncodeStats:
@@ -319,6 +325,7 @@ def _encode_whole(
     ids = tokenizer.encode_array(decode_chunk(data, path, 0), ids_dtype(tokenizer).name)
     with atomic_open(out, "wb") as f:
         _write_npy(f, ids.dtype, len(ids), [ids.tobytes()])
+        check_unchanged(path, taken, path)
     advance(len(data))
     return EncodeStats(len(data), len(ids), time.perf_counter() - start, ids.dtype.name)
 
@@ -382,12 +389,14 @@ def _write(
     dtype: np.dtype,
     out: Path,
     advance: Callable[[int], None],
+    finish: Callable[[], None] = no_check,
 ) -> int:
     """Write the chunks' ids in order to ``out`` as one ``.npy`` (all or nothing); return
     their count: each chunk's ids (an array, or a worker's file of them) as soon as they are
     next in order. They go to their place after a header of fixed size, which is written
     again with their count at the end: no copy of the whole from a temporary file (once the
-    last chunk's ids are in, the rest of the run waits for nothing)."""
+    last chunk's ids are in, the rest of the run waits for nothing). ``finish()`` runs last,
+    before ``out`` is put in place: what it raises leaves nothing written."""
     total = 0
     with atomic_open(out, "wb") as f:
         f.write(_npy_header(dtype, 0))
@@ -401,6 +410,7 @@ def _write(
             advance(nbytes)
         f.seek(0)
         f.write(_npy_header(dtype, total))
+        finish()
     return total
 
 

@@ -26,7 +26,7 @@ import codecs
 import gc
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
@@ -34,9 +34,16 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..corpus.counting import decode_chunk, mp_context, not_utf8, start_worker
+from ..corpus.counting import (
+    decode_chunk,
+    mp_context,
+    not_utf8,
+    pool_start_explained,
+    start_worker,
+)
 from ..corpus.records import jsonl_documents, parquet_documents
 from ..corpus.sources import CorpusFile, Kind
+from ..corpus.stamps import read_range
 from ..corpus.tasks import CountTask, make_tasks
 from ..encode.encode_file import encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
@@ -251,8 +258,7 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
         size = task.end - task.start
         if masks:
             with open(f.url, "rb") as stream:
-                stream.seek(task.start)
-                data = stream.read(size + 1)
+                data = read_range(stream, task.start, task.end, f.name, extra=1)
             tally.text(data[:size], data[size:])
         else:
             tally.text_bytes += size
@@ -331,8 +337,7 @@ def _text_blocks(task: CountTask, overlap: int) -> Iterator[tuple[bytes, list[in
         yield bytes(gathered), ends
     elif task.end is not None:
         with open(f.url, "rb") as stream:
-            stream.seek(task.start)
-            yield stream.read(task.end - task.start + overlap), []
+            yield read_range(stream, task.start, task.end, f.name, extra=overlap), []
     else:
         with f.open() as stream:
             carry = b""
@@ -443,18 +448,20 @@ class Passes:
                 checkpoint(cancel)
                 yield job(self.tokenizer, task, *args)
             return
+        context = mp_context()
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
                 self.workers,
-                mp_context=mp_context(),
+                mp_context=context,
                 initializer=_init_worker,
                 initargs=(self.tokenizer, self.prepare),
             )
-        futures: list[Future[T]] = [self._pool.submit(_call, job, task, *args) for task in tasks]
-        for future in as_completed(futures):
-            checkpoint(cancel)
-            self._check()
-            yield future.result()
+        with pool_start_explained(context):
+            futures = [self._pool.submit(_call, job, task, *args) for task in tasks]
+            for future in as_completed(futures):
+                checkpoint(cancel)
+                self._check()
+                yield future.result()
 
 
 def _call(job: Callable[..., T], task: CountTask, *args: Any) -> T:

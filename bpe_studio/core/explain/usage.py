@@ -23,7 +23,7 @@ import numpy as np
 
 from ..corpus.counting import resolve_workers
 from ..corpus.records import DEFAULT_TEXT_FIELD
-from ..corpus.sources import check_text_field
+from ..corpus.sources import check_text_field, check_unchanged_files
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from .categories import CATEGORIES
@@ -204,6 +204,7 @@ def _corpus_usage(
             )
 
         across: list[int] | None = None
+        check_unchanged_files(files)
         if scan and encoded is not None:
             checkpoint(cancel)
             encoded(result(None, None))
@@ -227,6 +228,7 @@ def _corpus_usage(
             across = sorted(i for b in found for i in maybe[b])
             absent = sorted(absent + [i for b, ids in maybe.items() if b not in found for i in ids])
     checkpoint(cancel)
+    check_unchanged_files(files)
     return result(across, absent if scan else None)
 
 

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..io.atomic import atomic_write_text, output_dir
+from ..io.atomic import atomic_write_all, output_dir
 from ..pretokenization.specials import looks_special, validate_special_tokens
 from .base.byte_chars import TokenizerFileError as TokenizerFileError
 from .base.byte_chars import bytes_to_unicode as bytes_to_unicode
@@ -112,16 +112,20 @@ def save_files(
     vocab: Mapping[int, bytes],
     merges: Sequence[tuple[bytes, bytes]],
 ) -> tuple[Path, Path]:
-    """Write ``directory/vocab.json`` and ``directory/merges.txt`` (each written to a temporary
-    file, then renamed into place). Returns both paths."""
+    """Write ``directory/vocab.json`` and ``directory/merges.txt`` (both written to temporary
+    files, then renamed into place: both or, when one cannot be written, neither). Returns
+    both paths."""
     out = output_dir(directory)
     vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
     obj = {encode_token(tok): idx for idx, tok in sorted(vocab.items())}
     if len(obj) != len(vocab):
         raise ValueError("the vocabulary holds the same token bytes under two ids")
-    atomic_write_text(vocab_path, json.dumps(obj, ensure_ascii=False, indent=0) + "\n")
+    vocab_text = json.dumps(obj, ensure_ascii=False, indent=0) + "\n"
     lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
-    atomic_write_text(merges_path, "\n".join(lines) + "\n")
+    merges_text = "\n".join(lines) + "\n"
+    atomic_write_all(
+        [(vocab_path, vocab_text.encode("utf-8")), (merges_path, merges_text.encode("utf-8"))]
+    )
     return vocab_path, merges_path
 
 

@@ -3,14 +3,17 @@
 What it does: :func:`atomic_open` gives a file object whose contents replace ``path`` only when
 the ``with`` block ends without an error, so a crash or a full disk never leaves a half-written
 tokenizer or id file under the final name; the new file gets the permissions a plain ``open``
-would give it. What it leaves out: what is written (``gpt2``, ``encode_file``).
+would give it. A symbolic link at ``path`` is written through, as the shell's ``>`` writes:
+the file it names is replaced and the link stays. :func:`atomic_write_all` writes files that
+belong together (a vocabulary and its merges): all of them, or, when one cannot be written
+(a full disk), none. What it leaves out: what is written (``gpt2``, ``encode_file``).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -22,19 +25,52 @@ def _umask() -> int:
     return mask
 
 
+# The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes).
+_NAME_MAX = 255
+# What mkstemp adds to the prefix: eight random characters and ".tmp".
+_TEMP_EXTRA = len("12345678.tmp")
+
+
+def _target(path: str | os.PathLike[str]) -> Path:
+    """Where ``path``'s new contents go: the file a symbolic link names (the link stays),
+    else ``path``. A link loop stays as it is: writing there fails, naming it."""
+    target = Path(path)
+    return Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def _temp_prefix(name: str) -> str:
+    """``.NAME.``, cut so that the temporary file's name fits where ``name`` fits."""
+    encoded = os.fsencode(name)
+    room = _NAME_MAX - _TEMP_EXTRA - 2
+    if len(encoded) > room:
+        name = os.fsdecode(encoded[:room])
+    return f".{name}."
+
+
+def _temp_file(target: Path) -> tuple[int, str]:
+    """A new temporary file beside ``target``, with the permissions ``open`` would give it."""
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_temp_prefix(target.name), suffix=".tmp")
+    if hasattr(os, "fchmod"):
+        try:
+            # subtle: mkstemp makes the file 0600; a file saved for others to read should
+            # get the usual permissions, as open() would give it.
+            os.fchmod(fd, 0o666 & ~_umask())
+        except BaseException:
+            os.close(fd)
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    return fd, tmp
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing (``mode`` "w" or "wb"; ``kwargs``
     as for ``open``); on a clean exit it replaces ``path``, on an error it is removed."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files: mode must be 'w' or 'wb', not {mode!r}")
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    target = _target(path)
+    fd, tmp = _temp_file(target)
     try:
-        if hasattr(os, "fchmod"):
-            # subtle: mkstemp makes the file 0600; a file saved for others to read should get
-            # the usual permissions, as open() would give it.
-            os.fchmod(fd, 0o666 & ~_umask())
         f = os.fdopen(fd, mode, **kwargs)
     except BaseException:
         os.close(fd)
@@ -61,6 +97,26 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         f.write(data)
 
 
+def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> None:
+    """Write each ``(path, data)``: every file is written whole to its temporary file first,
+    and only then are they renamed into place, so a failure (a full disk) leaves every path
+    as it was, never one new file beside an old or missing partner."""
+    written: list[tuple[str, Path]] = []
+    try:
+        for path, data in files:
+            target = _target(path)
+            fd, tmp = _temp_file(target)
+            written.append((tmp, target))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        for tmp, target in written:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in written:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def output_dir(directory: str | os.PathLike[str]) -> Path:
     """``directory`` as a Path, created if missing; an existing non-directory is an error
     naming it."""
@@ -69,3 +125,20 @@ def output_dir(directory: str | os.PathLike[str]) -> Path:
         raise ValueError(f"{os.fspath(directory)}: exists and is not a directory")
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+@contextmanager
+def folder_for(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Create ``path``'s folder (and its missing parents) for the block; if the block fails,
+    remove those it created that are still empty, so a failed write leaves no trace."""
+    created = [p for p in (Path(path).parent, *Path(path).parent.parents) if not p.exists()]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        yield
+    except BaseException:
+        for folder in created:  # deepest first
+            try:
+                folder.rmdir()
+            except OSError:
+                break  # not empty (or not ours to remove): its parents are not empty either
+        raise

@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from ...io.atomic import atomic_write_bytes, output_dir
+from ...io.atomic import atomic_write_all, output_dir
 from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
 from ..base.data import TokenizerData
 from .merges import derive_merges
@@ -72,6 +72,12 @@ def write_tiktoken(
     """
     if not name or name != Path(name).name or name.startswith("."):
         raise ValueError(f"tiktoken name {name!r}: must be a plain file name")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes no character spells (a name from a C locale)
+        raise ValueError(
+            f"tiktoken name {name!r}: is not valid UTF-8, which the sidecar's JSON holds"
+        ) from None
     where = os.fspath(Path(directory) / f"{name}.tiktoken")
     try:
         ranks = _ranks_for_tiktoken(data)
@@ -92,7 +98,6 @@ def write_tiktoken(
         "pat_str": R50K_PATTERN if name_of == "gpt2" else pattern_regex(data.pattern),
         "special_tokens": dict(sorted(data.special_tokens.items(), key=lambda item: item[1])),
     }
-    atomic_write_bytes(rank_path, b"".join(lines))
     text = json.dumps(sidecar, ensure_ascii=False, indent=2) + "\n"
-    atomic_write_bytes(sidecar_path, text.encode("utf-8"))
+    atomic_write_all([(rank_path, b"".join(lines)), (sidecar_path, text.encode("utf-8"))])
     return rank_path, sidecar_path

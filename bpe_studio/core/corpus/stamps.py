@@ -1,0 +1,95 @@
+"""Whether a local corpus file is what it seemed: a file whose size the system reports as 0
+but which holds text (``/proc`` and ``/sys`` files), and a file that changed while it was read.
+
+What it does: :func:`check_sized` refuses, naming the file, a regular file that reports 0
+bytes yet has some: byte ranges planned from its size would read none of it, and the run
+would end "successfully" on an empty corpus. :func:`stamp` takes a file's size and
+modification time before reading; :func:`check_unchanged` compares them after, as ``tar``
+does ("file changed as we read it"): ids or merges of a file cut short, grown or rewritten
+under the reader belong to no version of it. :func:`read_range` reads one planned byte range
+and refuses a short one at once, so the message is this one rather than "invalid UTF-8" at
+wherever the cut fell.
+What it leaves out: files read through fsspec (a URL, a compressed file's stream: their
+reader ends where the stream does).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import BinaryIO, NamedTuple
+
+from .errors import CorpusError
+
+
+class Stamp(NamedTuple):
+    """A file's size and modification time (nanoseconds), taken before reading it."""
+
+    size: int
+    mtime_ns: int
+
+
+def stamp(path: str | os.PathLike[str]) -> Stamp:
+    st = os.stat(path)
+    return Stamp(st.st_size, st.st_mtime_ns)
+
+
+def reports_empty_but_is_not(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file whose reported size is 0 but which holds bytes
+    (``/proc/cpuinfo``): it must be read as a stream, to its end, not by its size."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode) or st.st_size:
+        return False
+    try:
+        with open(path, "rb") as f:
+            return bool(f.read(1))
+    except OSError:
+        return False  # unreadable: the reader that follows names it
+
+
+def check_sized(path: str | os.PathLike[str], name: str | None = None) -> None:
+    """Raise :class:`CorpusError` for a file that reports 0 bytes but holds some."""
+    if reports_empty_but_is_not(path):
+        raise CorpusError(
+            f"{name or os.fspath(path)}: the system reports its size as 0 bytes but it holds "
+            "text (a /proc or /sys file?): copy it to a regular file, or pipe it to the "
+            "command line (`cat FILE | bpe-studio ... -`)"
+        )
+
+
+def changed_error(name: str, before: Stamp, now: Stamp | None) -> CorpusError:
+    if now is None:
+        how = "it was removed"
+    elif now.size != before.size:
+        how = f"{before.size:,} bytes when reading began, {now.size:,} now"
+    else:
+        how = "it was rewritten (its modification time moved)"
+    return CorpusError(
+        f"{name}: changed while it was being read ({how}); nothing was made from it: run "
+        "again once it is written whole"
+    )
+
+
+def check_unchanged(path: str | os.PathLike[str], before: Stamp, name: str | None = None) -> None:
+    """Raise :class:`CorpusError` if ``path``'s size or modification time is no longer
+    ``before``'s."""
+    try:
+        now: Stamp | None = stamp(path)
+    except FileNotFoundError:
+        now = None
+    if now != before:
+        raise changed_error(name or os.fspath(path), before, now)
+
+
+def read_range(f: BinaryIO, start: int, end: int, name: str, *, extra: int = 0) -> bytes:
+    """Bytes ``start:end`` of the open file ``f`` (and up to ``extra`` more, where the file
+    has them); :class:`CorpusError` naming ``name`` if the file ends before ``end``: it was
+    cut short since its size was read."""
+    f.seek(start)
+    data = f.read(end - start + extra)
+    if len(data) < end - start:
+        raise CorpusError(
+            f"{name}: changed while it was being read (cut to {os.fstat(f.fileno()).st_size:,} "
+            "bytes); nothing was made from it: run again once it is written whole"
+        )
+    return data

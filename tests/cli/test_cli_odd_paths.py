@@ -1,0 +1,153 @@
+"""The command line on inputs and outputs that are not plain files: a ``/proc`` file that
+reports 0 bytes, standard input closed or named twice, a symbolic link loop or a dangling
+link as ``--out``, a name near the file system's limit, a folder that refuses new files.
+Before, these wrote 0 tokens with exit 0, tracebacks, or messages naming the wrong thing.
+
+Oracle: tiktoken's GPT-2 built offline (``test_cli_sources.tiktoken_encoding``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_run import _command, _env, cli, error_line, ok
+from core_helpers import SLICES, read_fixture, write_text
+from test_cli_sources import tiktoken_encoding
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return tiktoken_encoding("gpt2")
+
+
+def test_a_proc_file_is_read_to_its_end(tmp_path, gpt2):
+    """``/proc/version`` reports 0 bytes: it was encoded as empty, exit 0."""
+    proc = Path("/proc/version")
+    if not proc.is_file() or proc.stat().st_size != 0:
+        pytest.skip("needs Linux's /proc/version, which reports 0 bytes but holds a line")
+    out = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", proc, "--tokenizer", "gpt2", "--out", out))
+    assert np.load(out).tolist() == gpt2.encode(proc.read_text())
+
+
+def _closed_stdin(cwd: Path, *args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _command(args),
+        capture_output=False,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        env=_env(),
+        timeout=600,
+        preexec_fn=lambda: os.close(0),  # noqa: PLW1509 - closes fd 0 before exec only
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("encode", "-", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        ("train", "-", "--vocab-size", "300", "--out", "tok"),
+        ("decode", "-", "--tokenizer", "gpt2", "--out", "text.txt"),
+        ("inspect", "gpt2", "--corpus", "-"),
+    ],
+)
+def test_a_closed_standard_input_is_one_line(tmp_path, args):
+    """``<&-``: Python makes sys.stdin None; reading it was an AttributeError traceback."""
+    line = error_line(_closed_stdin(tmp_path, *args))
+    assert (
+        line == "bpe-studio: error: <stdin>: it is closed (<&-); name a file, or pipe the text in"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("encode", "-", "-", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        ("encode", "-", "/dev/stdin", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        ("train", "-", "/dev/stdin", "--vocab-size", "300", "--out", "tok"),
+        ("inspect", "gpt2", "--corpus", "-", "--corpus", "-"),
+    ],
+)
+def test_standard_input_named_twice_is_refused(tmp_path, args):
+    """The second read of it is empty: ``encode - -`` gave the ids once, exit 0."""
+    if "/dev/stdin" in args and not os.path.exists("/dev/stdin"):
+        pytest.skip("needs /dev/stdin")
+    result = subprocess.run(
+        _command(args), input="hello", capture_output=True, text=True, cwd=tmp_path,
+        env=_env(), timeout=600,
+    )  # fmt: skip
+    assert "<stdin>: given twice as" in error_line(result)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_corpus_given_twice_counts_both(tmp_path, gpt2):
+    """``--corpus a --corpus b`` kept only b."""
+    write_text(tmp_path / "a.txt", "hello world")
+    write_text(tmp_path / "b.txt", " and more")
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", "a.txt", "--corpus", "b.txt", "--json")
+    ok(result)
+    import json
+
+    corpus = json.loads(result.stdout)["corpus"]
+    assert corpus["tokens"] == len(gpt2.encode("hello world")) + len(gpt2.encode(" and more"))
+    assert corpus["bytes"] == len("hello world and more")
+
+
+def test_a_symbolic_link_loop_as_out_is_one_line(tmp_path):
+    """``Path.resolve`` raised RuntimeError("Symlink loop") from the output rule."""
+    write_text(tmp_path / "c.txt", "hello")
+    (tmp_path / "loop").symlink_to("loop")
+    line = error_line(
+        cli(tmp_path, "encode", "c.txt", "--tokenizer", "gpt2", "--out", "loop/x.npy")
+    )
+    assert line.startswith("bpe-studio: error: loop/x.npy: cannot write there")
+    line = error_line(cli(tmp_path, "encode", "c.txt", "--tokenizer", "gpt2", "--out", "loop"))
+    assert line.startswith("bpe-studio: error: loop: exists; pass --force")
+    assert (tmp_path / "loop").is_symlink()
+
+
+def test_a_dangling_link_as_out_needs_force_and_is_written_through(tmp_path, gpt2):
+    """A dangling link was replaced by a file without --force; with --force a link is
+    written through, as the shell's ``>`` writes: the file it names is the one written."""
+    write_text(tmp_path / "c.txt", "hello")
+    (tmp_path / "ids.npy").symlink_to("target.npy")
+    args = ("encode", "c.txt", "--tokenizer", "gpt2", "--out", "ids.npy")
+    assert "ids.npy: exists; pass --force" in error_line(cli(tmp_path, *args))
+    ok(cli(tmp_path, *args, "--force"))
+    assert (tmp_path / "ids.npy").is_symlink()
+    assert np.load(tmp_path / "target.npy").tolist() == gpt2.encode("hello")
+
+
+def test_an_output_name_near_the_limit_is_written(tmp_path, gpt2):
+    """A name of 249 bytes fits (255 is the limit), but its temporary file's name, 14 bytes
+    longer, did not: "File name too long"."""
+    write_text(tmp_path / "c.txt", "hello")
+    name = "c" * 245 + ".npy"
+    ok(cli(tmp_path, "encode", "c.txt", "--tokenizer", "gpt2", "--out", name))
+    assert np.load(tmp_path / name).tolist() == gpt2.encode("hello")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["c.txt", name])
+
+
+def test_a_folder_refusing_new_files_is_the_one_named(tmp_path):
+    """``train --out /proc`` said "/ does not accept new files"."""
+    if not Path("/proc/version").is_file():
+        pytest.skip("needs Linux's /proc")
+    write_text(tmp_path / "c.txt", read_fixture(SLICES["english"])[:2000])
+    line = error_line(cli(tmp_path, "train", "c.txt", "--vocab-size", "300", "--out", "/proc"))
+    assert "/proc does not accept new files" in line
+
+
+def test_a_tiktoken_name_that_is_not_utf8_writes_nothing(tmp_path):
+    """``--name`` of bytes no character spells (from a C locale): the rank file was written,
+    then the sidecar failed with a codec error naming nothing."""
+    name = os.fsdecode(b"n\xff")
+    result = cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "cv", "--name", name)
+    line = error_line(result)
+    assert "is not valid UTF-8" in line and "tiktoken name" in line
+    assert not (tmp_path / "cv").exists() or list((tmp_path / "cv").iterdir()) == []

@@ -1,0 +1,114 @@
+"""A corpus file that is not what its size said: a ``/proc`` file that reports 0 bytes but
+holds text, and a file cut short or rewritten while it is read. Before, each gave a result of
+part of the file (or of none of it) with no error."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from core_helpers import SLICES, read_fixture, write_text
+
+from bpe_studio.core import CorpusError, train_bpe
+from bpe_studio.core.encode.encode_file import encode_file
+from bpe_studio.core.explain.usage import corpus_usage
+
+PROC = Path("/proc/version")
+
+
+def zero_sized_with_text() -> Path:
+    if not PROC.is_file() or PROC.stat().st_size != 0 or not PROC.read_bytes():
+        pytest.skip("needs Linux's /proc/version, which reports 0 bytes but holds a line")
+    return PROC
+
+
+def test_a_file_reporting_zero_bytes_but_holding_text_is_refused_by_name(tmp_path, gpt2_tokenizer):
+    path = zero_sized_with_text()
+    with pytest.raises(CorpusError, match=r"/proc/version: the system reports its size as 0"):
+        train_bpe(path, 300)
+    with pytest.raises(CorpusError, match=r"/proc/version: the system reports its size as 0"):
+        encode_file(gpt2_tokenizer, path, tmp_path / "ids.npy", workers=1)
+    assert not (tmp_path / "ids.npy").exists()
+    with pytest.raises(CorpusError, match=r"/proc/version: the system reports its size as 0"):
+        corpus_usage(gpt2_tokenizer, str(path), workers=1)
+
+
+def test_a_truly_empty_file_is_still_an_empty_corpus(tmp_path, gpt2_tokenizer):
+    path = write_text(tmp_path / "empty.txt", "")
+    encode_file(gpt2_tokenizer, path, tmp_path / "ids.npy", workers=1)
+    assert np.load(tmp_path / "ids.npy").tolist() == []
+
+
+def cut_on_first_call(path: Path):
+    """A progress function that cuts ``path`` to nothing the first time it is called (when
+    the reading is planned, before any byte range is read)."""
+    calls = []
+
+    def progress(*_args) -> None:
+        if not calls:
+            os.truncate(path, 0)
+        calls.append(_args)
+
+    return progress
+
+
+def rewrite_on_last_call(path: Path, size: int):
+    """A progress function that rewrites ``path`` with as many other bytes once every byte
+    is done (after the last read, before the result is handed back)."""
+
+    def progress(done: int, total: int, *_rest) -> None:
+        if done == total == size:
+            st = path.stat()
+            path.write_bytes(b"x" * size)
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+    return progress
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_encoding_a_file_cut_short_while_read_fails_and_writes_nothing(
+    tmp_path, gpt2_tokenizer, workers
+):
+    text = read_fixture(SLICES["english"]) * 8  # over a megabyte: two workers cut it
+    path = write_text(tmp_path / "books.txt", text)
+    out = tmp_path / "ids.npy"
+    with pytest.raises(CorpusError, match=r"books\.txt: changed while it was being read"):
+        encode_file(gpt2_tokenizer, path, out, workers=workers, progress=cut_on_first_call(path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["books.txt"]
+
+
+def test_encoding_a_file_rewritten_while_read_fails_and_writes_nothing(tmp_path, gpt2_tokenizer):
+    path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
+    out = tmp_path / "ids.npy"
+    progress = rewrite_on_last_call(path, path.stat().st_size)
+    with pytest.raises(CorpusError, match=r"books\.txt: changed while.*modification time"):
+        encode_file(gpt2_tokenizer, path, out, workers=1, progress=progress)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_training_on_a_file_cut_short_while_read_fails(tmp_path, workers):
+    text = read_fixture(SLICES["english"]) * 12  # over 4 MB: counted by worker processes
+    path = write_text(tmp_path / "books.txt", text)
+    with pytest.raises(CorpusError, match=r"books\.txt: changed while it was being read"):
+        train_bpe(path, 300, workers=workers, progress=cut_on_first_call(path))
+
+
+def test_training_on_a_file_rewritten_while_read_fails(tmp_path):
+    path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
+    progress = rewrite_on_last_call(path, path.stat().st_size)
+    with pytest.raises(CorpusError, match=r"books\.txt: changed while.*modification time"):
+        train_bpe(path, 300, workers=1, progress=progress)
+
+
+def test_usage_of_a_file_cut_short_while_read_fails(tmp_path, gpt2_tokenizer):
+    path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "encoding" and done == 0:
+            os.truncate(path, 0)
+
+    with pytest.raises(CorpusError, match=r"books\.txt: changed while it was being read"):
+        corpus_usage(gpt2_tokenizer, str(path), workers=1, progress=progress)
