@@ -36,9 +36,7 @@ def test_a_proc_file_is_read_to_its_end(tmp_path, gpt2):
 def _closed_stdin(cwd: Path, *args: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         _command(args),
-        capture_output=False,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
         cwd=cwd,
         env=_env(),

@@ -265,6 +265,30 @@ def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer):
     assert peak < 3_000_000, f"peak traced memory {peak:,} bytes while streaming 10 MB"
 
 
+def test_a_file_of_one_long_line_is_read_in_blocks(gpt2_tokenizer, tmp_path):
+    """A text file iterates by lines, and one line may be the whole file (minified code,
+    base64): 16 MB without a line break took 470-580 MB. A file is read in blocks instead;
+    the ids are those of the whole text."""
+    words = slice_head("code", 4000).replace("\n", ";").replace("\r", ";")
+    text = words * (4_000_000 // len(words) + 1)
+    path = tmp_path / "one_line.js"
+    path.write_text(text, encoding="utf-8", newline="")
+    assert "\n" not in text and len(text) > 4_000_000
+    expected_count = len(gpt2_tokenizer.encode(text))
+    expected_head = gpt2_tokenizer.encode(text[:200_000])[:1000]
+    with open(path, encoding="utf-8", newline="") as f:
+        tracemalloc.start()
+        try:
+            it = gpt2_tokenizer.encode_iterable(f)
+            first = list(itertools.islice(it, 1000))
+            count = len(first) + sum(1 for _ in it)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert first == expected_head and count == expected_count
+    assert peak < 3_000_000, f"peak traced memory {peak:,} bytes for a 4 MB line"
+
+
 def test_o200k_whitespace_run_waits_for_its_line_break():
     # A tokenizer with the o200k pattern whose one token is the whole pre-token "\n    \n":
     # o200k's `\s*[\r\n]+` splits "\n    " as "\n" + "    " but, once the line break comes,

@@ -117,3 +117,104 @@ def test_each_child_that_compiles_the_kernels_runs(loader):
         check=False,
     )
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_a_warm_up_failing_on_the_cache_forgets_the_entries_and_compiles_again(monkeypatch):
+    """A cache file numba cannot read (cut short, zeroed) failed every later run with
+    EOFError or UnpicklingError from numba's loader (numba/numba#10434): the loader now
+    removes the entries and compiles once more."""
+    from bpe_studio.core.io import numba_cache
+
+    module = types.ModuleType("fake_kernels")
+    forgotten, children, warmed, heard = [], [], [], []
+    monkeypatch.setattr(numba_cache, "forget_cached", lambda *k: forgotten.append(k))
+    monkeypatch.setattr(numba_cache, "compile_in_child", children.append)
+
+    def warm_up(m):
+        warmed.append(m)
+        if len(warmed) == 1:
+            raise EOFError("Ran out of input")
+
+    loader = _loader(lambda: module, warm_up)
+    assert loader.prepare(heard.append) is module
+    assert loader.ready() and len(warmed) == 2 and len(forgotten) == 1
+    assert children == ["pass", "pass"]  # the first compile, then the one after forgetting
+    assert heard == ["compiling the test kernels (first run only)"] * 2
+
+
+def test_a_warm_up_failing_twice_leaves_the_loader_unready(monkeypatch):
+    from bpe_studio.core.io import numba_cache
+
+    monkeypatch.setattr(numba_cache, "forget_cached", lambda *k: None)
+    monkeypatch.setattr(numba_cache, "compile_in_child", lambda code: None)
+
+    def warm_up(m):
+        raise RuntimeError("does not compile here")
+
+    loader = _loader(lambda: types.ModuleType("fake_kernels"), warm_up)
+    with pytest.raises(RuntimeError, match="does not compile here"):
+        loader.prepare()
+    assert not loader.ready() and not loader.compiling()
+
+
+_TINY = """
+import numba
+@numba.njit(cache=True)
+def twice(x):
+    return 2 * x
+"""
+
+_RUN = """
+import sys
+sys.path.insert(0, {folder!r})
+import tiny
+from bpe_studio.core.io import numba_cache
+if {forget}:
+    numba_cache.forget_cached(tiny.twice)
+print(tiny.twice(21))
+"""
+
+
+def test_forget_cached_removes_a_damaged_entry_numba_cannot_read(tmp_path):
+    """numba's own behaviour, which ``forget_cached`` is for: a damaged index fails every
+    load; with the function's entries removed, it compiles and caches again."""
+    (tmp_path / "tiny.py").write_text(_TINY)
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(forget: bool) -> subprocess.CompletedProcess[str]:
+        code = _RUN.format(folder=str(tmp_path), forget=forget)
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+
+    assert run(False).stdout.strip() == "42"
+    (index,) = (tmp_path / "cache").rglob("*.nbi")
+    index.write_bytes(b"")
+    damaged = run(False)
+    assert damaged.returncode != 0 and "EOFError" in damaged.stderr
+    assert run(True).stdout.strip() == "42"
+    assert run(False).stdout.strip() == "42"  # cached again, whole
+
+
+def test_a_cache_folder_that_cannot_be_written_is_replaced_by_a_temporary_one(
+    tmp_path, monkeypatch, caplog
+):
+    """numba refuses a cache folder it cannot write: its next choice was the source tree,
+    else an import error that read as "numba is missing", even with the cache warm."""
+    import tempfile
+
+    from bpe_studio.core.io import numba_cache
+
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    monkeypatch.setattr(numba_cache.config, "CACHE_DIR", str(blocked / "numba"))
+    monkeypatch.setattr(numba_cache, "_usable", [])
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    with caplog.at_level("WARNING"):
+        chosen = numba_cache.usable_cache_dir()
+    assert chosen is not None and chosen.is_relative_to(tmp_path / "tmp") and chosen.is_dir()
+    assert f"cannot write numba's cache of the compiled kernels in {blocked / 'numba'}" in (
+        caplog.text
+    )
+    assert f"caching them in {chosen}" in caplog.text

@@ -89,3 +89,37 @@ def test_presets_from_the_cache_encode_as_from_the_file(tmp_path, monkeypatch):
         cached = Tokenizer.preset(name)
         assert cached.merges == fresh.merges and cached.vocab == fresh.vocab
         assert cached.encode(text) == fresh.encode(text)
+
+
+def test_an_entry_with_a_byte_changed_is_ignored_and_rewritten(tmp_path, monkeypatch):
+    """The entry's shape was all that was checked: " the" changed to " thf" in place was
+    read as the ranks, and " thf" encoded as the token of " the"."""
+    path = tmp_path / "small.tiktoken"
+    small_rank_file(path)
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(tmp_path / "cache"))
+    first = read_tiktoken(path, "cl100k")
+    (entry,) = (tmp_path / "cache").iterdir()
+    data = entry.read_bytes()
+    assert data.count(b" the") >= 1
+    entry.write_bytes(data.replace(b" the", b" thf", 1))
+    assert read_tiktoken(path, "cl100k") == first
+    assert entry.read_bytes() == data  # written afresh
+
+
+def test_a_scan_table_zeroed_after_its_header_is_built_again(tmp_path, monkeypatch):
+    """The class table's file was checked for its dtype and shape only: zeroed past its
+    header it was read as a table, and every preset gave other ids, on every run."""
+    from bpe_studio.core.pretokenization import scan_tables
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setattr(scan_tables, "_table", None)
+    monkeypatch.setattr(scan_tables, "_padded", None)
+    built = scan_tables.class_table().copy()
+    (cached,) = (tmp_path / "xdg" / "bpe-studio" / "scan").iterdir()
+    for damage in (lambda d: d[:128] + bytes(len(d) - 128), lambda d: b"", lambda d: d[:-1]):
+        cached.write_bytes(damage(cached.read_bytes()))
+        monkeypatch.setattr(scan_tables, "_table", None)
+        assert (scan_tables.class_table() == scan_tables.build_table()).all()
+        assert (scan_tables.class_table() == built).all()
+        monkeypatch.setattr(scan_tables, "_table", None)
+        assert (scan_tables.class_table() == built).all()  # read back from the file rebuilt

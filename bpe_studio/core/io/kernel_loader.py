@@ -19,6 +19,7 @@ gives them), when to prepare (the callers).
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from types import ModuleType
@@ -27,6 +28,7 @@ from typing import Any
 from . import huge_pages
 
 StatusFn = Callable[[str], None]
+_log = logging.getLogger(__name__)
 
 
 class KernelLoader:
@@ -109,7 +111,7 @@ class KernelLoader:
         module = self.load()
         if self._ready:
             return module
-        from .numba_cache import compile_in_child, is_cached
+        from .numba_cache import compile_in_child, forget_cached, is_cached
 
         kernels = self._kernels_of(module)
         # subtle: asked before taking the lock, so that a call which then waits for another
@@ -126,7 +128,25 @@ class KernelLoader:
             try:
                 if self._compiling:
                     compile_in_child(self._child_code)
-                self._warm_up(module)
+                try:
+                    self._warm_up(module)
+                except Exception as exc:
+                    # A cache file numba cannot read (cut short, zeroed, another pickle
+                    # protocol) fails every load until it is gone (numba/numba#10434): the
+                    # entries are removed and compiled again, once.
+                    _log.warning(
+                        "the %s kernels could not be loaded from numba's cache (%s: %s); "
+                        "compiling them again",
+                        self.name,
+                        type(exc).__name__,
+                        exc,
+                    )
+                    forget_cached(*kernels)
+                    if status is not None:
+                        status(self.compiling_message)
+                    self._compiling = True
+                    compile_in_child(self._child_code)
+                    self._warm_up(module)
             finally:
                 self._compiling = False
             self._ready = True

@@ -5,7 +5,11 @@ What it does: :func:`cache_in_user_dir` turns on numba's on-disk cache for the g
 functions, pointed at ``$NUMBA_CACHE_DIR`` if the user set one, else at ``bpe-studio/numba`` in
 the user's cache directory (``user_cache``). Numba's default would
 write next to the module, inside an installed package or a checkout. It leaves numba's global
-configuration as it found it, so other users of numba in the process are unaffected.
+configuration as it found it, so other users of numba in the process are unaffected. A folder
+that cannot be written (read-only, ``HOME`` unset) is replaced by one in the temporary folder,
+said once in the log: numba refuses a cache it cannot write, and its next choice was the
+source tree, or an import error that read as "numba is missing". :func:`forget_cached`
+removes the functions' entries, for a cache file numba cannot read (numba/numba#10434).
 Also :func:`is_cached`: whether numba holds a fresh cache entry for each function, so a caller
 can say "compiling" before a multi-second first compile rather than after, and
 :func:`compile_in_child`, which compiles in a child process.
@@ -15,9 +19,12 @@ keys the cache on the source file's timestamp and the machine).
 
 from __future__ import annotations
 
+import glob
+import logging
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,22 +37,71 @@ from .user_cache import user_cache_dir
 config: Any = _config
 
 
+log = logging.getLogger(__name__)
+_usable: list[Path | None] = []  # the folder chosen, once per process
+
+
 def kernel_cache_dir() -> Path:
     if config.CACHE_DIR:
         return Path(config.CACHE_DIR)
     return user_cache_dir("numba")
 
 
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def usable_cache_dir() -> Path | None:
+    """The folder numba caches in: :func:`kernel_cache_dir`, else one of this user's in the
+    temporary folder, else None (no cache: each process compiles)."""
+    if not _usable:
+        wanted = kernel_cache_dir()
+        user = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+        fallback = Path(tempfile.gettempdir()) / f"bpe-studio-{user}" / "numba"
+        chosen = next((d for d in (wanted, fallback) if _writable(d)), None)
+        if chosen != wanted:
+            instead = f"caching them in {chosen}" if chosen else "compiling them in each process"
+            log.warning(
+                "cannot write numba's cache of the compiled kernels in %s; %s (set "
+                "NUMBA_CACHE_DIR to a folder you can write)", wanted, instead,
+            )  # fmt: skip
+        _usable.append(chosen)
+    return _usable[0]
+
+
 def cache_in_user_dir(*functions: Dispatcher) -> None:
+    folder = usable_cache_dir()
+    if folder is None:
+        return
     # subtle: numba picks a function's cache location when caching is enabled, reading
     # config.CACHE_DIR then; setting it only around that call keeps the global untouched.
     saved = config.CACHE_DIR
-    config.CACHE_DIR = str(kernel_cache_dir())
+    config.CACHE_DIR = str(folder)
     try:
         for fn in functions:
             fn.enable_caching()
     finally:
         config.CACHE_DIR = saved
+
+
+def forget_cached(*functions: Any) -> None:
+    """Remove the cache entries (index and data files) of each function, so that the next
+    call compiles it afresh. (``functions`` are numba dispatchers; their cache's names are
+    private attributes, so a change in them leaves the files, and the caller's error, as
+    they were.)"""
+    for fn in functions:
+        try:
+            folder = Path(fn._cache._cache_path)
+            stem = fn._cache._cache_file._index_name.removesuffix(".nbi")
+        except AttributeError:
+            continue
+        for path in folder.glob(f"{glob.escape(stem)}.*"):
+            path.unlink(missing_ok=True)
 
 
 def is_cached(*functions: Any) -> bool:
@@ -63,6 +119,19 @@ def is_cached(*functions: Any) -> bool:
     return True
 
 
+# Run first in the child: it ends when this process does. An app closed during a first
+# compile had left its children compiling for minutes, and the next start compiled again
+# beside them.
+_ENDS_WITH_PARENT = """
+import os, threading, time
+def _end_with_parent(parent=os.getppid()):
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+threading.Thread(target=_end_with_parent, daemon=True).start()
+"""
+
+
 def compile_in_child(code: str) -> None:
     """Run ``code`` (which calls kernels, so that numba compiles them into its cache) in a
     child Python, for this process to load from the cache afterwards. numba's compiler is
@@ -75,7 +144,7 @@ def compile_in_child(code: str) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     try:
         subprocess.run(
-            [sys.executable, "-c", code],
+            [sys.executable, "-c", _ENDS_WITH_PARENT + code],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

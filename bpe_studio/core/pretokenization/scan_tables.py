@@ -8,7 +8,8 @@ every code point, lone surrogates included); bits 8-11 say which letter of the
 case-insensitive contractions (``(?i:'s|'t|'re|'ve|'m|'ll|'d)``) it matches under
 ``regex``'s case folding (1 for s ... 8 for r: :data:`FOLDED`; "ſ", U+017F, is an s).
 The table is built once per user and ``regex`` version (a fraction of a second) and kept in
-the user's cache folder (``user_cache``), then read back (a few milliseconds).
+the user's cache folder (``user_cache``), sealed with a digest (``io.sealed``), then read back
+(a few milliseconds); a file that fails its digest is built again.
 What it leaves out: the patterns (``scan_kernels``), which spellings they are
 (``scan_patterns``).
 """
@@ -20,7 +21,8 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from ..io.atomic import atomic_open
+from ..io.atomic import atomic_write_bytes
+from ..io.sealed import seal, unseal
 from ..io.user_cache import user_cache_dir
 
 if TYPE_CHECKING:
@@ -46,7 +48,9 @@ CLASSES = (
 )
 FOLDED = "sdmtlver"  # the contractions' letters; bits 8-11 hold 1 + the index here
 _FOLD_SHIFT = 8
-_FORMAT = 1  # bump when the layout above changes: the cached file name carries it
+# Bump when the layout above changes: the cached file name carries it. 2: a sealed file
+# (``io.sealed``: a table zeroed after a crash was read as a table, and gave other ids).
+_FORMAT = 2
 
 _lock = threading.Lock()
 _table: Table | None = None
@@ -72,7 +76,7 @@ def build_table() -> Table:
 
 def _cache_path() -> str:
     version = regex.__version__.replace("/", "_")
-    return str(user_cache_dir("scan") / f"classes-v{_FORMAT}-regex-{version}.npy")
+    return str(user_cache_dir("scan") / f"classes-v{_FORMAT}-regex-{version}.bin")
 
 
 def class_table() -> Table:
@@ -87,17 +91,17 @@ def class_table() -> Table:
         path = _cache_path()
         table = None
         try:
-            loaded = np.load(path, allow_pickle=False)
-            if loaded.dtype == np.uint16 and loaded.shape == (CODE_POINTS,):
-                table = loaded
-        except (OSError, ValueError):
+            with open(path, "rb") as f:
+                payload = unseal(f.read())
+            if payload is not None and len(payload) == 2 * CODE_POINTS:
+                table = np.frombuffer(payload, dtype="<u2").astype(np.uint16)
+        except OSError:
             pass
         if table is None:
             table = build_table()
             try:
                 user_cache_dir("scan").mkdir(parents=True, exist_ok=True)
-                with atomic_open(path, "wb") as f:
-                    np.save(f, table, allow_pickle=False)
+                atomic_write_bytes(path, seal(table.astype("<u2").tobytes()))
             except OSError:
                 pass
         _table = table

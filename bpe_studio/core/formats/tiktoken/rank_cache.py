@@ -7,7 +7,8 @@ of the rank file's bytes (so a changed file is a different entry), the Python ve
 entry is ``marshal`` data) and this format's version. The folder is ``$BPE_STUDIO_CACHE_DIR``
 if set (an empty value turns the cache off), else ``bpe-studio/tiktoken`` in the user's cache
 directory (``user_cache``). Entries are written atomically and only after a rank file was read
-and checked whole; an entry that cannot be read is ignored (and written afresh). What it
+and checked whole, sealed with a digest (``io.sealed``); an entry that cannot be read or fails
+its digest is ignored (and written afresh). What it
 leaves out: reading rank files (``tiktoken``); removing old entries.
 """
 
@@ -19,10 +20,11 @@ import sys
 from pathlib import Path
 
 from ...io.atomic import atomic_write_bytes
+from ...io.sealed import seal, unseal
 from ...io.user_cache import user_cache_dir
 
 CACHE_ENV = "BPE_STUDIO_CACHE_DIR"
-_VERSION = 1
+_VERSION = 2  # 2: sealed (``io.sealed``): an entry with a byte changed was read as the ranks
 
 # tokens in rank order, their ranks (None: 0, 1, 2, ...), merges, merge ids (or None).
 Entry = tuple[
@@ -55,7 +57,10 @@ def load(sha256: str) -> Entry | None:
     if path is None:
         return None
     try:
-        entry = marshal.loads(path.read_bytes())
+        payload = unseal(path.read_bytes())
+        if payload is None:
+            return None  # cut short, zeroed or edited: a miss, written afresh
+        entry = marshal.loads(payload)
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if not (isinstance(entry, tuple) and len(entry) == 4 and isinstance(entry[0], list)):
@@ -71,6 +76,6 @@ def store(sha256: str, entry: Entry) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, marshal.dumps(entry))
+        atomic_write_bytes(path, seal(marshal.dumps(entry)))
     except OSError:
         pass
