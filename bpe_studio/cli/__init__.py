@@ -36,6 +36,29 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 EXIT_INTERRUPTED = 130  # as output.EXIT_INTERRUPTED, which this module does not import
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as the shell reports a process SIGTERM ended
+_terminated: list[bool] = []
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM (``timeout``, ``kill``, a job scheduler's limit) ends a headless command as
+    Ctrl-C does: what it was writing is removed (a copy of standard input, the workers'
+    chunks beside --out), a training's merges so far are saved, and the exit code is 143.
+    Without it, the default action left those files behind."""
+    import signal
+
+    def handler(signum: int, frame: object) -> None:
+        _terminated.append(True)
+        signal.raise_signal(signal.SIGINT)  # to whatever handles Ctrl-C just now
+
+    if threading_main():
+        signal.signal(signal.SIGTERM, handler)
+
+
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def _interrupted() -> int:
@@ -60,9 +83,10 @@ def program() -> int:
         from .streams import guard_stderr
 
         guard_stderr()
-        return main(exiting=True)
+        code = main(exiting=True)
     except KeyboardInterrupt:
-        return _interrupted()
+        code = _interrupted()
+    return EXIT_TERMINATED if _terminated and code == EXIT_INTERRUPTED else code
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
@@ -76,6 +100,8 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         from ..gui.app import main as gui_main
 
         return gui_main(argv)
+    if exiting:
+        _terminate_as_interrupt()
     from ..core.corpus.counting import TrainingCancelled
     from .output import CliError, fail, in_cli_words, os_error_line
 
@@ -99,6 +125,12 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         return fail(str(e), e.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
+    except Exception:
+        # SIGTERM sent to the process group (as ``timeout`` sends it) ends the workers too:
+        # the pool then breaks under the Ctrl-C the parent is handling.
+        if _terminated:
+            return fail("interrupted", EXIT_INTERRUPTED)
+        raise
     except TrainingCancelled:
         return fail("cancelled", EXIT_INTERRUPTED)
     except (OSError, ValueError) as e:

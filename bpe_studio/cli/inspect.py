@@ -106,12 +106,16 @@ def _inspect(args: argparse.Namespace) -> int:
                     bar.close()
             usage = _named(usage, corpora)
     shares = overlap(table, other) if other is not None else None
+    # subtle: a file name that is not UTF-8 is a str with lone surrogates (Python's
+    # surrogateescape): the summary writes its bytes back as they were (as ls does); JSON,
+    # which must be UTF-8, escapes them ("\udcff", which json.loads and os.fsencode undo).
     if args.json:
         # subtle: dumps, not dump: dump writes each of millions of pieces on its own.
         text = json.dumps(report(table, usage, shares), ensure_ascii=False) + "\n"
+        data = text.encode("utf-8", errors="backslashreplace")
     else:
         text = summary(table, usage, shares, args.top)
-    data = text.encode("utf-8")
+        data = text.encode("utf-8", errors="surrogateescape")
     closed_after = write_stream(STDOUT, data)
     if closed_after is None:
         return 0

@@ -13,6 +13,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -45,9 +46,11 @@ def generated_corpus(path: Path, fast_bytes: int, slow_bytes: int) -> Path:
     return path
 
 
-def interrupt_when_under_way(cwd: Path, label: str, *args: object) -> tuple[int, list[str]]:
+def interrupt_when_under_way(
+    cwd: Path, label: str, *args: object, sig: int = signal.SIGINT
+) -> tuple[int, list[str]]:
     """Run the command in its own process group; at its first ``label`` progress line, send
-    SIGINT to the group. Returns the exit code and every stderr line."""
+    ``sig`` to the group. Returns the exit code and every stderr line."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "bpe_studio", *map(str, args)],
         cwd=cwd,
@@ -63,7 +66,7 @@ def interrupt_when_under_way(cwd: Path, label: str, *args: object) -> tuple[int,
         for line in proc.stderr:
             lines.append(line.rstrip("\n"))
             if line.startswith(label):
-                os.killpg(proc.pid, signal.SIGINT)
+                os.killpg(proc.pid, sig)
                 break
         lines.extend(ln.rstrip("\n") for ln in proc.stderr)
         code = proc.wait(timeout=120)
@@ -75,9 +78,9 @@ def interrupt_when_under_way(cwd: Path, label: str, *args: object) -> tuple[int,
     return code, lines
 
 
-def assert_one_quiet_line(code: int, lines: list[str]) -> None:
+def assert_one_quiet_line(code: int, lines: list[str], expected: int = 130) -> None:
     others = [ln for ln in lines if ln.strip() and not ln.startswith(PROGRESS)]
-    assert code == 130, lines
+    assert code == expected, lines
     assert len(others) == 1, "\n".join(lines)
     assert "interrupted" in others[0] and "Traceback" not in "\n".join(lines)
 
@@ -140,3 +143,56 @@ def test_ctrl_c_inside_a_merge_step_writes_files_that_load_back(tmp_path, monkey
                  "--out", str(out)]) == 130  # fmt: skip
     tok = Tokenizer.load(out)
     assert len(tok.merges) == 99 and len(tok.vocab) == 257 + 99
+
+
+def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path):
+    """SIGTERM (``timeout``, ``kill``, a job scheduler) to the group: the default action left
+    the workers' chunks folder beside --out. It now ends the command as Ctrl-C does, exit
+    143 (128 + SIGTERM)."""
+    big = generated_corpus(tmp_path / "big.txt", 2**18, 5 * 2**20)
+    out = tmp_path / "ids.npy"
+    code, lines = interrupt_when_under_way(
+        tmp_path, "encoding", "encode", big, "--tokenizer", "gpt2", "--workers", 24,
+        "--out", out, sig=signal.SIGTERM,
+    )  # fmt: skip
+    assert_one_quiet_line(code, lines, expected=143)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_sigterm_while_reading_standard_input_removes_its_copy(tmp_path):
+    """Standard input is copied to a temporary file first; SIGTERM left it (29 MB) behind.
+    The signal is sent once the copy holds every byte written (standard input stays open,
+    so the command is still reading)."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    # Whole reads of 1 MiB: the copy reads standard input a MiB at a time, and a partial one
+    # would wait for more (or the end) before it reaches the copy.
+    text = (slice_head("english", 300_000).encode("utf-8") * 8)[: 2 * 2**20]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_studio", "encode", "-", "--tokenizer", "gpt2",
+         "--out", str(tmp_path / "ids.npy")],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT), TMPDIR=str(temp)),
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.write(text)
+        proc.stdin.flush()
+        copies = []
+        while not copies:  # the condition, not a clock: the copy holds what was written
+            assert proc.poll() is None
+            copies = [p for p in temp.glob("*/input") if p.stat().st_size == len(text)]
+            time.sleep(0.01)
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.stdin.close()
+        lines = proc.stderr.read().decode().splitlines()
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert_one_quiet_line(code, lines, expected=143)
+    assert list(temp.iterdir()) == []
+    assert not (tmp_path / "ids.npy").exists()

@@ -149,3 +149,43 @@ def test_a_tiktoken_name_that_is_not_utf8_writes_nothing(tmp_path):
     line = error_line(result)
     assert "is not valid UTF-8" in line and "tiktoken name" in line
     assert not (tmp_path / "cv").exists() or list((tmp_path / "cv").iterdir()) == []
+
+
+def test_inspect_names_a_corpus_whose_name_is_not_utf8(tmp_path):
+    """Such a name is a str with lone surrogates: the report failed to encode, after all the
+    work, with a codec error naming nothing. The summary writes the name's bytes as they
+    are; JSON escapes them, and json.loads with os.fsencode gives the bytes back."""
+    import json
+
+    name = os.fsdecode(b"\xff\xfe.txt")
+    (tmp_path / name).write_bytes(b"hello world")
+    summary = subprocess.run(
+        _command(("inspect", "gpt2", "--corpus", name)), capture_output=True, cwd=tmp_path,
+        env=_env(), timeout=600,
+    )  # fmt: skip
+    assert summary.returncode == 0, summary.stderr
+    assert b"Corpus \xff\xfe.txt: " in summary.stdout
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", name, "--json")
+    ok(result)
+    (named,) = json.loads(result.stdout)["corpus"]["files"]
+    assert os.fsencode(named) == b"\xff\xfe.txt"
+
+
+def test_a_special_token_that_is_not_utf8_is_named(tmp_path):
+    write_text(tmp_path / "c.txt", read_fixture(SLICES["english"])[:2000])
+    token = os.fsdecode(b"<|\xff|>")
+    line = error_line(
+        cli(
+            tmp_path,
+            "train",
+            "c.txt",
+            "--vocab-size",
+            "300",
+            "--out",
+            "t",
+            "--special-token",
+            token,
+        )
+    )
+    assert "special token '<|\\udcff|>': holds a lone surrogate" in line
+    assert not (tmp_path / "t").exists()

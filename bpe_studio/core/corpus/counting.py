@@ -362,8 +362,10 @@ def _collect_compiled(
 def ignore_interrupts() -> None:
     """Pool initializer: a worker ignores SIGINT. Ctrl-C in a terminal signals the whole
     process group; the parent alone handles it (it stops the pool and reports once), so no
-    worker prints a traceback of its own."""
+    worker prints a traceback of its own. SIGTERM ends a worker whatever its parent does with
+    it (the command line turns it into Ctrl-C: a forked worker would inherit that)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def start_worker() -> None:

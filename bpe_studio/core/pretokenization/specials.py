@@ -61,6 +61,13 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
             raise TypeError(f"special tokens must be str, got {tok!r}")
         if tok == "":
             raise ValueError("a special token must not be empty")
+        try:
+            tok.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: bytes of a name no character spells
+            raise ValueError(
+                f"special token {tok!r}: holds a lone surrogate, which no UTF-8 text holds "
+                "(given as bytes that are not UTF-8, from a C locale?)"
+            ) from None
         seen.setdefault(tok, None)
     return list(seen)
 
