@@ -64,6 +64,7 @@ class ProgressBar:
         self.unit = unit
         self.stream: TextIO | None = stream or sys.stderr
         self.tty = self._isatty()
+        self._ascii = not self._draws_blocks()
         self.start = time.perf_counter()
         self._last_draw = 0.0
         self._interval = 0.1 if self.tty else 5.0
@@ -82,6 +83,15 @@ class ProgressBar:
         except (OSError, ValueError):
             return False
 
+    def _draws_blocks(self) -> bool:
+        """Whether the stream's encoding has tqdm's block characters: in a C locale, or with
+        PYTHONIOENCODING=ascii, they came out as ``\u2588`` escapes, six times wider."""
+        try:
+            "\u2588\u258f".encode(getattr(self.stream, "encoding", None) or "utf-8")
+        except (UnicodeEncodeError, LookupError):
+            return False
+        return True
+
     def _line(self) -> str:
         elapsed = time.perf_counter() - self.start
         # types-tqdm types total as float; tqdm documents None (unknown) too.
@@ -93,6 +103,7 @@ class ProgressBar:
             unit=self.unit,
             unit_scale=self.unit == "B",
             bar_format=KNOWN_TOTAL if self.known else UNKNOWN_TOTAL,
+            ascii=self._ascii,
         )
         if not self.known or self.done >= self.total:
             return line

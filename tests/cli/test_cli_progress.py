@@ -40,3 +40,26 @@ def test_a_bar_of_unknown_total_shows_what_is_done():
     bar.close()
     (line,) = log.getvalue().splitlines()
     assert line.startswith("reading ") and "3.00MB" in line and "%" not in line
+
+
+class AsciiLog(LogStream):
+    """stderr in a C locale, or with PYTHONIOENCODING=ascii."""
+
+    encoding = "ascii"
+
+
+def test_a_stream_without_block_characters_gets_an_ascii_bar():
+    """The bar's blocks came out as ``\\u2588`` escapes there, six times wider, so a line
+    wrapped on a terminal and bloated a log."""
+    log = AsciiLog()
+    bar = ProgressBar("encoding", 8_000_000, unit="B", eager=True, stream=log)
+    bar.update(4_000_000)
+    bar.close()
+    line = log.getvalue().splitlines()[0]
+    line.encode("ascii")  # nothing to escape
+    assert "#" in line and "50.0%" in line
+    utf8 = LogStream()  # StringIO's encoding is None: as UTF-8
+    bar = ProgressBar("encoding", 8_000_000, unit="B", eager=True, stream=utf8)
+    bar.update(4_000_000)
+    bar.close()
+    assert "\u2588" in utf8.getvalue()

@@ -75,6 +75,10 @@ def usable_cache_dir() -> Path | None:
 
 
 def cache_in_user_dir(*functions: Dispatcher) -> None:
+    if config.DISABLE_JIT:
+        # The kernels would run as plain Python, far slower than the Python paths they stand
+        # in for; their group is then unavailable, naming why (not "numba is missing").
+        raise ImportError("NUMBA_DISABLE_JIT is set, so numba compiles nothing (unset it)")
     folder = usable_cache_dir()
     if folder is None:
         return
