@@ -125,15 +125,15 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         return fail(str(e), e.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
-    except Exception:
+    except TrainingCancelled:
+        return fail("cancelled", EXIT_INTERRUPTED)
+    except Exception as e:
         # SIGTERM sent to the process group (as ``timeout`` sends it) ends the workers too:
         # the pool then breaks under the Ctrl-C the parent is handling.
         if _terminated:
             return fail("interrupted", EXIT_INTERRUPTED)
-        raise
-    except TrainingCancelled:
-        return fail("cancelled", EXIT_INTERRUPTED)
-    except (OSError, ValueError) as e:
+        if not isinstance(e, (OSError, ValueError)):
+            raise
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name
         # their file or value in the message already.
         return fail(os_error_line(e) if isinstance(e, OSError) else in_cli_words(str(e)))
