@@ -51,11 +51,11 @@ def _terminate_as_interrupt() -> None:
         _terminated.append(True)
         signal.raise_signal(signal.SIGINT)  # to whatever handles Ctrl-C just now
 
-    if threading_main():
+    if _in_main_thread():
         signal.signal(signal.SIGTERM, handler)
 
 
-def threading_main() -> bool:
+def _in_main_thread() -> bool:
     import threading
 
     return threading.current_thread() is threading.main_thread()
