@@ -430,7 +430,17 @@ def corpus_files(path: Corpus, records: str | None = None) -> list[CorpusFile]:
     ``sources.resolve_corpus``), or already resolved."""
     if isinstance(path, (str, os.PathLike)):
         return resolve_corpus(path, records)
+    if isinstance(path, (bytes, bytearray)) or not isinstance(path, Iterable):
+        raise TypeError(
+            f"a corpus is a path (str or os.PathLike), or a list of them, not "
+            f"{type(path).__name__} {path!r:.60}"
+        )
     given = list(path)
+    odd = next((p for p in given if not isinstance(p, (str, os.PathLike, CorpusFile))), None)
+    if odd is not None:
+        raise TypeError(
+            f"a corpus path must be a str or os.PathLike, not {type(odd).__name__} {odd!r:.60}"
+        )
     if given and all(isinstance(f, CorpusFile) for f in given):
         return [f for f in given if isinstance(f, CorpusFile)]
     return resolve_corpus([f for f in given if not isinstance(f, CorpusFile)], records)

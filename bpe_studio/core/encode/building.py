@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 from ..pretokenization.boundaries import CutRules, cut_rules
@@ -71,6 +72,7 @@ def build(
     pre = pretokenizer(pattern) if pipeline is None else pipeline.pretokenizer()
     # Where text may be cut without changing its tokens (streaming, file chunks, spans).
     rules = cut_rules(pre.pattern)
+    check_vocab(vocab)
     own_vocab = dict(vocab)
     lefts: Sequence[bytes]
     rights: Sequence[bytes]
@@ -130,6 +132,29 @@ def build(
     )
 
 
+# Ids are stored as 32-bit unsigned integers (the packed ids, the kernels, uint32 arrays).
+MAX_ID = (1 << 32) - 1
+
+
+def check_vocab(vocab: object) -> None:
+    """TypeError or ValueError naming what is wrong with a vocabulary: not a mapping, an id
+    that is not an integer or out of 0..MAX_ID, a token that is not bytes. (An id of -1 was
+    kept and decoded; one of 2**40 made every id array uint64; str tokens were reported as
+    missing single bytes.)"""
+    if not isinstance(vocab, Mapping):
+        raise TypeError(f"vocab must be a mapping of id -> token bytes, not {type(vocab).__name__}")
+    bad = next((k for k in vocab if isinstance(k, bool) or not isinstance(k, Integral)), None)
+    if bad is not None:
+        raise TypeError(f"vocab: id {bad!r} is not an integer")
+    if vocab and (min(vocab) < 0 or max(vocab) > MAX_ID):
+        worst = min(vocab) if min(vocab) < 0 else max(vocab)
+        raise ValueError(f"vocab: id {worst} is out of range (ids are 0 to {MAX_ID:,})")
+    wrong = next((k for k, v in vocab.items() if not isinstance(v, bytes)), None)
+    if wrong is not None:
+        got = type(vocab[wrong]).__name__
+        raise TypeError(f"vocab: the token of id {wrong} is a {got}, not bytes")
+
+
 def inverse(vocab: Mapping[int, bytes]) -> dict[bytes, int]:
     """token -> id; where ids share a token, the lowest id."""
     inv = dict(zip(vocab.values(), vocab.keys()))
@@ -149,6 +174,9 @@ def merge_list(
     merges = list(merges)
     if not merges:
         return [], (), ()
+    if not all(isinstance(m, (tuple, list)) for m in merges):
+        bad = next(i for i, m in enumerate(merges) if not isinstance(m, (tuple, list)))
+        raise TypeError(f"merge {bad} ({merges[bad]!r}) is not a pair of token bytes")
     if set(map(len, merges)) != {2}:
         bad = next(i for i, n in enumerate(map(len, merges)) if n != 2)
         raise ValueError(f"merge {bad} ({merges[bad]!r}) is not a pair of tokens")
@@ -158,8 +186,17 @@ def merge_list(
         bytes
     }:
         return merges, lefts, rights
+    odd = next(
+        (i for i, (a, b) in enumerate(merges) if not _bytes_like(a) or not _bytes_like(b)), None
+    )
+    if odd is not None:
+        raise TypeError(f"merge {odd} ({merges[odd]!r}): tokens must be bytes")
     lefts, rights = tuple(map(bytes, lefts)), tuple(map(bytes, rights))
     return list(zip(lefts, rights)), lefts, rights
+
+
+def _bytes_like(token: object) -> bool:
+    return isinstance(token, (bytes, bytearray, memoryview))
 
 
 def byte_ids(inv: Mapping[bytes, int]) -> list[int]:
@@ -200,9 +237,12 @@ def place_specials(
     ids: dict[str, int] = {}
     owner: dict[int, str] = {}
     for s in tokens:
-        idx = explicit[s]
-        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise ValueError(f"special token {s!r}: id {idx!r} is not a non-negative integer")
+        given = explicit[s]
+        if isinstance(given, bool) or not isinstance(given, Integral):
+            raise ValueError(f"special token {s!r}: id {given!r} is not an integer")
+        idx = int(given)  # a NumPy integer as the int it is
+        if not 0 <= idx <= MAX_ID:
+            raise ValueError(f"special token {s!r}: id {idx} is out of range (0 to {MAX_ID:,})")
         if idx in owner:
             raise ValueError(f"special tokens {owner[idx]!r} and {s!r} share id {idx}")
         sb = s.encode("utf-8")

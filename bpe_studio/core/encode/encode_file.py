@@ -242,6 +242,7 @@ def encode_file(
     where its text may be cut without changing the ids is its own affair."""
     src = check_corpus_path(input_path)
     out = Path(output_path)
+    _check_output(src, out)
     if isinstance(tokenizer, ForeignTokenizer):
         with folder_for(out):
             return _encode_whole(tokenizer, os.fspath(src), stamp(src), out, progress)
@@ -296,6 +297,22 @@ def encode_file(
         # waiting let the interpreter's exit race the pool's manager thread, which then wrote
         # "Bad file descriptor" tracebacks after the ids were written.
     return EncodeStats(size, total, seconds, plan.dtype, plan.setup_seconds, plan.load_seconds)
+
+
+def _check_output(src: Path, out: Path) -> None:
+    """ValueError for an output that is the input (the ids would replace the text they are
+    of, as they did) or a directory."""
+    if out.is_dir():
+        raise ValueError(f"{os.fspath(out)}: is a directory; the output names the .npy to write")
+    try:
+        same = out.exists() and os.path.samefile(src, out)
+    except OSError:
+        same = False
+    if same:
+        raise ValueError(
+            f"{os.fspath(out)}: is the input {os.fspath(src)}; the ids never replace the text "
+            "they are of: name another output"
+        )
 
 
 def _pool(

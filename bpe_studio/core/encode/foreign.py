@@ -31,7 +31,7 @@ from ..formats.hf.template import Template, read_template
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
 from ..pretokenization.names import shown_pattern
-from ..pretokenization.specials import Specials, tiktoken_allowed
+from ..pretokenization.specials import Specials, tiktoken_allowed, validate_special_tokens
 from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
 from .decoding import refuse_unordered
@@ -554,7 +554,7 @@ def open_tokenizer(
     ``tokenizer_config.json`` beside it names are shown as special, its ids unchanged, while
     a byte-level file keeps its own: more would change its ids). ``no_specials``: every
     special token is ordinary text. One-line errors name the source."""
-    extra = list(special_tokens or ())
+    extra = validate_special_tokens(special_tokens)
     try:
         data = load_data(source, pattern, extra)
     except ForeignTokenizerFile as foreign:

@@ -26,7 +26,7 @@ from ..pretokenization.boundaries import CutRules
 from ..pretokenization.pretokenizer import Pretokenizer
 from . import building, decoding, streaming, token_spans
 from .encoder import BULK_TEXT
-from .interface import check_text, end_of_text, single_token
+from .interface import TokenNotFound, check_text, end_of_text, single_token
 from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
 
@@ -289,8 +289,15 @@ class Tokenizer(TiktokenNames):
         return _Truncation.of(self, k)
 
     def special_id(self, token: str) -> int:
-        """The id of the special token ``token`` (KeyError if it is not one)."""
-        return self._special_ids[token]
+        """The id of the special token ``token`` (:class:`~.interface.TokenNotFound`, a
+        KeyError, naming the special tokens there are if it is not one)."""
+        try:
+            return self._special_ids[token]
+        except (KeyError, TypeError):
+            there = ", ".join(map(repr, self._special_ids)) or "none"
+            raise TokenNotFound(
+                f"{token!r} is not a special token of this tokenizer (its special tokens: {there})"
+            ) from None
 
     @property
     def eot_token(self) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..encode.tokenizer import Tokenizer
+from ..text.surrogates import replace_surrogates
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,8 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
     if isinstance(piece, str):
         if piece in tokenizer.special_tokens:
             return [EncodeStep((tokenizer.special_id(piece),), (), None)]
-        data = piece.encode("utf-8")
+        # A lone surrogate as encode() takes it: U+FFFD (a pair as its character).
+        data = replace_surrogates(piece).encode("utf-8")
     elif isinstance(piece, (bytes, bytearray, memoryview)):
         data = bytes(piece)
     else:

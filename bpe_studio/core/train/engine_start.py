@@ -16,6 +16,7 @@ What it leaves out: merging (``merge_python``, ``merge_engine``), choosing an en
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from numbers import Integral
 from typing import Any
 
 
@@ -94,6 +95,39 @@ class EngineStart:
             lens = np.fromiter(map(len, words), np.int64, len(words))
             self._packed = joined, lens, np.array(self.freqs, np.int64)
         return self._packed
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def check_counts(pretoken_counts: object) -> None:
+    """TypeError or ValueError naming the first bad entry of pre-token counts given by a
+    caller (counts held as arrays, ``corpus.tally.PieceCounts``, are the counter's own and
+    pass as they are): not a mapping,
+    a pre-token that is not bytes, a count that is not a whole number (2.6 was merged as 2.6
+    by the Python engine and as 2 by the compiled one), negative, or beyond 64 bits (the
+    compiled engine's counts)."""
+    if hasattr(pretoken_counts, "pairable_arrays"):
+        return
+    if not isinstance(pretoken_counts, Mapping):
+        raise TypeError(
+            f"pre-token counts must be a mapping of bytes -> count, not "
+            f"{type(pretoken_counts).__name__}"
+        )
+    if set(map(type, pretoken_counts)) - {bytes}:
+        bad = next(t for t in pretoken_counts if not isinstance(t, bytes))
+        raise TypeError(f"pre-tokens must be bytes, got {bad!r}")
+    counts = pretoken_counts.values()
+    if set(map(type, counts)) - {int}:  # NumPy's integers are whole numbers too
+        for token, count in pretoken_counts.items():
+            if isinstance(count, bool) or not isinstance(count, Integral):
+                raise TypeError(f"pre-token {token!r}: count {count!r} is not a whole number")
+    if counts and min(counts) < 0:
+        token = next(t for t, c in pretoken_counts.items() if c < 0)
+        raise ValueError(f"pre-token {token!r}: count {pretoken_counts[token]} is negative")
+    if counts and max(counts) > _INT64_MAX:
+        token = next(t for t, c in pretoken_counts.items() if c > _INT64_MAX)
+        raise ValueError(f"pre-token {token!r}: count {pretoken_counts[token]} is beyond 2**63 - 1")
 
 
 def _most_ids(max_tokens: int, tokens: Sequence[bytes], sites: int) -> int:

@@ -35,7 +35,7 @@ from ..corpus.tasks import Corpus, corpus_files, count_corpus
 from ..pretokenization import scan_load
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import merge_engine
-from .engine_start import EngineStart, pairable
+from .engine_start import EngineStart, check_counts, pairable
 from .merge_python import PythonMergeEngine
 from .pair_history import PairHistory, RecordedRows
 from .vocab import check_vocab_size, initial_vocab
@@ -122,6 +122,17 @@ def choose_engine(engine: EngineChoice, positions: int) -> Literal["python", "co
     return "compiled"
 
 
+def _training_specials(special_tokens: Sequence[str]) -> list[str]:
+    """The special tokens of a run (``validate_special_tokens``); a mapping of them to ids is
+    refused: training numbers them 256, 257, ... in order, and the ids given were ignored."""
+    if isinstance(special_tokens, Mapping):
+        raise TypeError(
+            "special tokens for training are a list: their ids are 256, 257, ... in order "
+            f"(the ids of {dict(list(special_tokens.items())[:3])!r} would be ignored)"
+        )
+    return validate_special_tokens(special_tokens)
+
+
 class BpeTrainer:
     """Iterate to train: ``for step in BpeTrainer(counts, 1000, ["<|endoftext|>"]): ...``.
 
@@ -147,9 +158,12 @@ class BpeTrainer:
         status: StatusFn | None = None,
         record_pairs: int = 0,
     ) -> None:
+        if isinstance(record_pairs, bool) or not isinstance(record_pairs, int):
+            raise TypeError(f"record_pairs must be an int, got {record_pairs!r}")
         if record_pairs < 0:
             raise ValueError(f"record_pairs = {record_pairs} must not be negative")
-        self.special_tokens = validate_special_tokens(special_tokens)
+        check_counts(pretoken_counts)
+        self.special_tokens = _training_specials(special_tokens)
         refuse_single_bytes(self.special_tokens)
         self.vocab_size = check_vocab_size(vocab_size, self.special_tokens)
         # The counts it was built from (the caller's mapping, not a copy), e.g. for a viewer
@@ -255,7 +269,7 @@ def trainer_from_file(
     Raises :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` if ``cancel_event`` is set
     during pre-tokenization.
     """
-    specials = validate_special_tokens(special_tokens)
+    specials = _training_specials(special_tokens)
     refuse_single_bytes(specials)
     vocab_size = check_vocab_size(vocab_size, specials)
     if engine not in ENGINES:

@@ -15,6 +15,8 @@ import numbers
 import operator
 from collections.abc import Iterable, Sequence
 
+from ..pretokenization.specials import validate_special_tokens
+
 BYTE_TOKENS = 256
 # The most ids a trained vocabulary may have: the compiled merge engine holds ids as 32-bit
 # signed integers (the tokenizer's packed ids and an .npy of uint32 hold more). Nothing is
@@ -32,7 +34,7 @@ def initial_vocab(special_tokens: Sequence[str]) -> dict[int, bytes]:
     (257, b'a', b'<|endoftext|>')
     """
     vocab = {i: bytes([i]) for i in range(BYTE_TOKENS)}
-    for tok in special_tokens:
+    for tok in validate_special_tokens(special_tokens):
         vocab[len(vocab)] = tok.encode("utf-8")
     return vocab
 
@@ -43,8 +45,10 @@ def first_merge_id(special_tokens: Sequence[str]) -> int:
 
 
 def merge_budget(vocab_size: int, special_tokens: Sequence[str]) -> int:
-    """How many merges reaching ``vocab_size`` takes (fewer happen if pairs run out)."""
-    return vocab_size - first_merge_id(special_tokens)
+    """How many merges reaching ``vocab_size`` takes (fewer happen if pairs run out); the
+    special tokens counted as training counts them (a bare string is refused, duplicates
+    are one)."""
+    return vocab_size - first_merge_id(validate_special_tokens(special_tokens))
 
 
 def vocab_size_range(special_tokens: Sequence[str]) -> tuple[int, int]:
