@@ -49,7 +49,12 @@ def _terminate_as_interrupt() -> None:
 
     def handler(signum: int, frame: object) -> None:
         _terminated.append(True)
-        signal.raise_signal(signal.SIGINT)  # to whatever handles Ctrl-C just now
+        if callable(signal.getsignal(signal.SIGINT)):
+            signal.raise_signal(signal.SIGINT)  # to whatever handles Ctrl-C just now
+        else:
+            # subtle: a script's background job (``cmd &``) starts with SIGINT ignored, which
+            # would swallow the SIGINT raised above, and the SIGTERM with it.
+            raise KeyboardInterrupt
 
     if _in_main_thread():
         signal.signal(signal.SIGTERM, handler)

@@ -133,17 +133,17 @@ def stdin_input(user_paths: Sequence[str]) -> list[str]:
     return [STDIN_FILE] if regular else []
 
 
+_STDIN_NAMES = frozenset({STDIN_FILE, "/dev/fd/0", "/proc/self/fd/0"})
+
+
 def check_stdin_once(user_paths: Sequence[str], what: str = "input") -> None:
     """:class:`CliError` when standard input is named twice (``-`` twice, or ``-`` and
     ``/dev/stdin``): it can be read once, and the second would read nothing."""
 
     def is_stdin(path: str) -> bool:
-        if path == STDIN:
-            return True
-        try:
-            return os.path.realpath(path) == os.path.realpath(STDIN_FILE)
-        except OSError:
-            return False
+        # subtle: by name, not by what the name resolves to: with standard input redirected
+        # from a file (< a.txt), /dev/stdin resolves to a.txt, which may be named as well.
+        return path == STDIN or os.path.abspath(path) in _STDIN_NAMES
 
     if sum(map(is_stdin, user_paths)) > 1:
         raise CliError(

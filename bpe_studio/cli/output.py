@@ -119,7 +119,22 @@ def _existing_ancestor(path: Path) -> Path:
 
 
 def _probe_directory(directory: Path, user_path: str) -> None:
-    """Create ``directory`` if missing and write a file in it; then undo both."""
+    """Create ``directory`` if missing and write a file in it; then undo both. Another run
+    probing the same new folder may remove it under this one (its own undoing): then the
+    probe starts again, a few times, rather than report that the folder is missing."""
+    for _ in range(4):
+        try:
+            return _probe_once(directory, user_path)
+        except _Vanished:
+            continue
+    _probe_once(directory, user_path, retry=False)
+
+
+class _Vanished(Exception):
+    """A folder the probe found or made was gone when it wrote there."""
+
+
+def _probe_once(directory: Path, user_path: str, *, retry: bool = True) -> None:
     created: list[Path] = []
     try:
         ancestor = _existing_ancestor(directory)
@@ -138,6 +153,10 @@ def _probe_directory(directory: Path, user_path: str) -> None:
         fd, probe = tempfile.mkstemp(dir=directory, prefix=".bpe-studio-probe-")
         os.close(fd)
         os.unlink(probe)
+    except FileNotFoundError as e:
+        if retry and ancestor.is_dir() and not directory.is_dir():
+            raise _Vanished from None
+        raise CliError(os_error_message(user_path, e)) from None
     except OSError as e:
         raise CliError(os_error_message(user_path, e)) from None
     finally:

@@ -47,11 +47,18 @@ def generated_corpus(path: Path, fast_bytes: int, slow_bytes: int) -> Path:
 
 
 def interrupt_when_under_way(
-    cwd: Path, label: str, *args: object, sig: int = signal.SIGINT
+    cwd: Path,
+    label: str,
+    *args: object,
+    sig: int = signal.SIGINT,
+    background: bool = False,
 ) -> tuple[int, list[str]]:
     """Run the command in its own process group; at its first ``label`` progress line, send
-    ``sig`` to the group. Returns the exit code and every stderr line."""
-    proc = subprocess.Popen(
+    ``sig`` to the group. ``background``: started as a script's ``cmd &`` starts it, SIGINT
+    ignored, and signalled as ``kill $!`` signals it, alone. Returns the exit code and every
+    stderr line."""
+    ignore_sigint = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background else None
+    proc = subprocess.Popen(  # noqa: PLW1509 - preexec only sets a signal's disposition
         [sys.executable, "-m", "bpe_studio", *map(str, args)],
         cwd=cwd,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
@@ -59,6 +66,7 @@ def interrupt_when_under_way(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=ignore_sigint,
     )
     lines: list[str] = []
     try:
@@ -66,7 +74,10 @@ def interrupt_when_under_way(
         for line in proc.stderr:
             lines.append(line.rstrip("\n"))
             if line.startswith(label):
-                os.killpg(proc.pid, sig)
+                if background:
+                    os.kill(proc.pid, sig)
+                else:
+                    os.killpg(proc.pid, sig)
                 break
         lines.extend(ln.rstrip("\n") for ln in proc.stderr)
         code = proc.wait(timeout=120)
@@ -145,15 +156,17 @@ def test_ctrl_c_inside_a_merge_step_writes_files_that_load_back(tmp_path, monkey
     assert len(tok.merges) == 99 and len(tok.vocab) == 257 + 99
 
 
-def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path):
+@pytest.mark.parametrize("background", [False, True])
+def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, background):
     """SIGTERM (``timeout``, ``kill``, a job scheduler) to the group: the default action left
     the workers' chunks folder beside --out. It now ends the command as Ctrl-C does, exit
-    143 (128 + SIGTERM)."""
+    143 (128 + SIGTERM); in a script's background job too, whose SIGINT is ignored (the
+    SIGINT the handler raised was swallowed there, and the SIGTERM with it)."""
     big = generated_corpus(tmp_path / "big.txt", 2**18, 5 * 2**20)
     out = tmp_path / "ids.npy"
     code, lines = interrupt_when_under_way(
         tmp_path, "encoding", "encode", big, "--tokenizer", "gpt2", "--workers", 24,
-        "--out", out, sig=signal.SIGTERM,
+        "--out", out, sig=signal.SIGTERM, background=background,
     )  # fmt: skip
     assert_one_quiet_line(code, lines, expected=143)
     assert not out.exists()

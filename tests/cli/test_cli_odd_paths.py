@@ -189,3 +189,16 @@ def test_a_special_token_that_is_not_utf8_is_named(tmp_path):
     )
     assert "special token '<|\\udcff|>': holds a lone surrogate" in line
     assert not (tmp_path / "t").exists()
+
+
+def test_a_file_named_twice_with_standard_input_redirected_from_it_is_no_stdin(tmp_path, gpt2):
+    """``encode a.txt a.txt < a.txt``: /dev/stdin resolves to a.txt there, which the check for
+    standard input named twice took for it."""
+    write_text(tmp_path / "a.txt", "hello")
+    with open(tmp_path / "a.txt", "rb") as stdin:
+        result = subprocess.run(
+            _command(("encode", "a.txt", "a.txt", "--tokenizer", "gpt2", "--out", "ids.npy")),
+            stdin=stdin, capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=600,
+        )  # fmt: skip
+    ok(result)
+    assert np.load(tmp_path / "ids.npy").tolist() == gpt2.encode("hello") * 2

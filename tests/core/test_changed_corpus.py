@@ -83,7 +83,9 @@ def test_encoding_a_file_rewritten_while_read_fails_and_writes_nothing(tmp_path,
     path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
     out = tmp_path / "ids.npy"
     progress = rewrite_on_last_call(path, path.stat().st_size)
-    with pytest.raises(CorpusError, match=r"books\.txt: changed while.*modification time"):
+    with pytest.raises(
+        CorpusError, match=r"books\.txt: changed while it was being read \(it was written to\)"
+    ):
         encode_file(gpt2_tokenizer, path, out, workers=1, progress=progress)
     assert not out.exists()
 
@@ -99,7 +101,9 @@ def test_training_on_a_file_cut_short_while_read_fails(tmp_path, workers):
 def test_training_on_a_file_rewritten_while_read_fails(tmp_path):
     path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
     progress = rewrite_on_last_call(path, path.stat().st_size)
-    with pytest.raises(CorpusError, match=r"books\.txt: changed while.*modification time"):
+    with pytest.raises(
+        CorpusError, match=r"books\.txt: changed while it was being read \(it was written to\)"
+    ):
         train_bpe(path, 300, workers=1, progress=progress)
 
 
@@ -112,3 +116,32 @@ def test_usage_of_a_file_cut_short_while_read_fails(tmp_path, gpt2_tokenizer):
 
     with pytest.raises(CorpusError, match=r"books\.txt: changed while it was being read"):
         corpus_usage(gpt2_tokenizer, str(path), workers=1, progress=progress)
+
+
+def swap_on_last_call(path: Path, size: int):
+    """A progress function that puts another file of the same size and modification time in
+    ``path``'s place (``mv``) once every byte is done."""
+
+    def progress(done: int, total: int, *_rest) -> None:
+        if done == total == size:
+            st = path.stat()
+            other = path.with_name("other.txt")
+            other.write_bytes(b"x" * size)
+            os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+            os.replace(other, path)
+
+    return progress
+
+
+def test_a_file_swapped_for_another_while_read_fails(tmp_path, gpt2_tokenizer):
+    """Size and modification time alike, the swap went unseen: each byte range is reopened
+    by name, and the ids were of neither version (exit 0)."""
+    path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
+    progress = swap_on_last_call(path, path.stat().st_size)
+    with pytest.raises(CorpusError, match=r"books\.txt: changed .*another file took its name"):
+        encode_file(gpt2_tokenizer, path, tmp_path / "ids.npy", workers=1, progress=progress)
+    assert not (tmp_path / "ids.npy").exists()
+    path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
+    progress = swap_on_last_call(path, path.stat().st_size)
+    with pytest.raises(CorpusError, match=r"another file took its name"):
+        train_bpe(path, 300, workers=1, progress=progress)

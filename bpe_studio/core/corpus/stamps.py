@@ -23,15 +23,21 @@ from .errors import CorpusError
 
 
 class Stamp(NamedTuple):
-    """A file's size and modification time (nanoseconds), taken before reading it."""
+    """A file's size, modification and change times (nanoseconds) and identity, taken before
+    reading it. The change time and the identity catch what size and modification time miss:
+    a file swapped for another by ``mv`` (the same size, its modification time copied), whose
+    ranges, each reopened by name, gave ids of neither version."""
 
     size: int
     mtime_ns: int
+    ctime_ns: int
+    device: int
+    inode: int
 
 
 def stamp(path: str | os.PathLike[str]) -> Stamp:
     st = os.stat(path)
-    return Stamp(st.st_size, st.st_mtime_ns)
+    return Stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
 
 
 def reports_empty_but_is_not(path: str | os.PathLike[str]) -> bool:
@@ -60,10 +66,12 @@ def check_sized(path: str | os.PathLike[str], name: str | None = None) -> None:
 def changed_error(name: str, before: Stamp, now: Stamp | None) -> CorpusError:
     if now is None:
         how = "it was removed"
+    elif (now.device, now.inode) != (before.device, before.inode):
+        how = "another file took its name"
     elif now.size != before.size:
         how = f"{before.size:,} bytes when reading began, {now.size:,} now"
     else:
-        how = "it was rewritten (its modification time moved)"
+        how = "it was written to"
     return CorpusError(
         f"{name}: changed while it was being read ({how}); nothing was made from it: run "
         "again once it is written whole"

@@ -87,11 +87,17 @@ LOADER = KernelLoader(
     child_code="from bpe_studio.core.train import merge_engine as m; m._warm_up(m.load_kernels())",
     compiling_message=COMPILING,
     unavailable=CompiledEngineUnavailable,
-    explain=lambda reason: (
+    explain=lambda reason: _unavailable_because(reason),
+)
+
+
+def _unavailable_because(reason: str) -> str:
+    if "NUMBA_DISABLE_JIT" in reason:  # numba is there, told to compile nothing
+        return f"the compiled merge engine is unavailable ({reason}); or train with engine='python'"
+    return (
         f"the compiled merge engine needs numba, which failed to import ({reason}); "
         "install numba, or train with engine='python'"
-    ),
-)
+    )
 
 
 def _pow2_at_least(n: int) -> int:
