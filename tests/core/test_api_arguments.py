@@ -145,3 +145,19 @@ def test_a_corpus_that_is_no_path_is_named(path, words):
     """None was "'NoneType' object is not iterable"; bytes were iterated as ints."""
     with pytest.raises(TypeError, match=words):
         train_bpe(path, 300)
+
+
+def test_more_arguments_that_are_no_such_thing_are_named(tmp_path, gpt2_tokenizer):
+    """Each was an error from the standard library or from deep inside that named nothing,
+    or (save('')) a tokenizer written into the working directory."""
+    from bpe_studio.core import CompressionCurve
+
+    with pytest.raises(TypeError, match=r"a preset is named by a str .*, not None"):
+        Tokenizer.preset(None)
+    with pytest.raises(TypeError, match=r"CompressionCurve takes the text as a str, not bytes"):
+        CompressionCurve(b"text")
+    path = write_text(tmp_path / "c.txt", "hello")
+    with pytest.raises(TypeError, match=r"encode_file takes a tokenizer .*, not 'gpt2'"):
+        encode_file("gpt2", path, tmp_path / "ids.npy")
+    with pytest.raises(ValueError, match=r"save: the directory is empty"):
+        gpt2_tokenizer.save("")

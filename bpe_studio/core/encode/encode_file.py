@@ -240,6 +240,10 @@ def encode_file(
 
     A :class:`~.foreign.ForeignTokenizer` (given built) encodes the whole text in one call:
     where its text may be cut without changing the ids is its own affair."""
+    if not isinstance(tokenizer, (Tokenizer, ForeignTokenizer)) and not callable(tokenizer):
+        raise TypeError(
+            f"encode_file takes a tokenizer (or a function that builds one), not {tokenizer!r:.60}"
+        )
     src = check_corpus_path(input_path)
     out = Path(output_path)
     _check_output(src, out)

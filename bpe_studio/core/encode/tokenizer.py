@@ -179,6 +179,8 @@ class Tokenizer(TiktokenNames):
         from ..formats.base.preset_table import preset_name
         from ..formats.presets import preset_data
 
+        if not isinstance(name, str):
+            raise TypeError(f'a preset is named by a str ("gpt2", "o200k_base"), not {name!r}')
         data = preset_data(name)
         tok = cls.from_data(data)._named(preset_name(name) or name)
         # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
@@ -239,6 +241,8 @@ class Tokenizer(TiktokenNames):
         ``<...>`` or ``[...]`` (the other formats hold both)."""
         from ..formats.files import save_data
 
+        if os.fspath(directory) == "":  # Path("") is the working directory, silently
+            raise ValueError("save: the directory is empty; name the folder to write into")
         return save_data(directory, self.to_data(), format or "gpt2", name)
 
     # --------------------------------------------------------------- queries

@@ -44,6 +44,8 @@ class CompressionCurve:
     def __init__(
         self, text: str, special_tokens: Iterable[str] = (), *, pattern: str = "gpt2"
     ) -> None:
+        if not isinstance(text, str):
+            raise TypeError(f"CompressionCurve takes the text as a str, not {type(text).__name__}")
         specials = Specials.of(special_tokens)
         try:
             size = len(text.encode("utf-8"))
