@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 TEXTS = {
     "English": "english_books.txt",
@@ -106,23 +107,14 @@ KINDS: dict[str, Callable[[list[str], Path], None]] = {
 }
 
 
-def _median_seconds(fn: Callable[[], object], reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def _pair(
     ours: Callable[[], object], theirs: Callable[[], object], reps: int
 ) -> tuple[float, float]:
     """Medians of ``reps`` alternating runs of each."""
     a, b = [], []
     for _ in range(reps):
-        a.append(_median_seconds(ours, 1))
-        b.append(_median_seconds(theirs, 1))
+        a.append(median_seconds(ours, 1))
+        b.append(median_seconds(theirs, 1))
     return statistics.median(a), statistics.median(b)
 
 

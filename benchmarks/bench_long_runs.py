@@ -29,13 +29,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import peers  # noqa: E402
+from timing import median_seconds  # noqa: E402
 
 # tiktoken's stack overflow on long runs of spaces is a Rust panic: its one line, no backtrace.
 os.environ["RUST_BACKTRACE"] = "0"
@@ -61,15 +61,6 @@ start = time.perf_counter()
 tok.encode(text)
 print(time.perf_counter() - start)
 """
-
-
-def _median_time(fn: Callable[[], object], reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _tiktoken(name: str):  # type: ignore[no-untyped-def]
@@ -99,12 +90,12 @@ def main(argv: list[str] | None = None) -> int:
                 ids = ours.encode(text)
                 try:
                     expected = theirs.encode_ordinary(text)
-                    t_theirs = _median_time(lambda: theirs.encode_ordinary(text), args.reps)  # noqa: B023
+                    t_theirs = median_seconds(lambda: theirs.encode_ordinary(text), args.reps)  # noqa: B023
                     status = "" if ids == expected else " FAIL"
                 except BaseException as e:  # tiktoken's own "Max stack size exceeded"
                     t_theirs, status = float("nan"), f" (tiktoken: {type(e).__name__})"
                 failed |= status == " FAIL"
-                t_ours = _median_time(lambda: ours.encode(text), args.reps)  # noqa: B023
+                t_ours = median_seconds(lambda: ours.encode(text), args.reps)  # noqa: B023
                 timings[n] = (t_ours, t_theirs)
                 cells.append(f"{n:>9,}: {t_ours:7.3f} s / {t_theirs:7.3f} s{status}")
             quarter = sizes[-1] // 4
