@@ -50,6 +50,18 @@ class TokenNotFound(KeyError, ValueError):
         return str(self.args[0]) if self.args else ""
 
 
+def special_id_of(special_ids: Mapping[str, int], token: str) -> int:
+    """The id of the special token ``token``; :class:`TokenNotFound` naming the special
+    tokens there are if it is not one."""
+    try:
+        return special_ids[token]
+    except (KeyError, TypeError):
+        there = ", ".join(map(repr, special_ids)) or "none"
+        raise TokenNotFound(
+            f"{token!r} is not a special token of this tokenizer (its special tokens: {there})"
+        ) from None
+
+
 def end_of_text(special_ids: Mapping[str, int], name: str | None) -> int:
     """The id of the end-of-text token among ``special_ids``: the first of
     :data:`END_OF_TEXT_TOKENS` there. :class:`TokenNotFound` names the tokenizer otherwise.

@@ -26,7 +26,7 @@ from ..pretokenization.boundaries import CutRules
 from ..pretokenization.pretokenizer import Pretokenizer
 from . import building, decoding, streaming, token_spans
 from .encoder import BULK_TEXT
-from .interface import TokenNotFound, check_text, end_of_text, single_token
+from .interface import check_text, end_of_text, single_token, special_id_of
 from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
 
@@ -179,8 +179,6 @@ class Tokenizer(TiktokenNames):
         from ..formats.base.preset_table import preset_name
         from ..formats.presets import preset_data
 
-        if not isinstance(name, str):
-            raise TypeError(f'a preset is named by a str ("gpt2", "o200k_base"), not {name!r}')
         data = preset_data(name)
         tok = cls.from_data(data)._named(preset_name(name) or name)
         # Like tiktoken's Encoding, a preset builds its tables for merging many pre-tokens
@@ -241,8 +239,6 @@ class Tokenizer(TiktokenNames):
         ``<...>`` or ``[...]`` (the other formats hold both)."""
         from ..formats.files import save_data
 
-        if os.fspath(directory) == "":  # Path("") is the working directory, silently
-            raise ValueError("save: the directory is empty; name the folder to write into")
         return save_data(directory, self.to_data(), format or "gpt2", name)
 
     # --------------------------------------------------------------- queries
@@ -295,13 +291,7 @@ class Tokenizer(TiktokenNames):
     def special_id(self, token: str) -> int:
         """The id of the special token ``token`` (:class:`~.interface.TokenNotFound`, a
         KeyError, naming the special tokens there are if it is not one)."""
-        try:
-            return self._special_ids[token]
-        except (KeyError, TypeError):
-            there = ", ".join(map(repr, self._special_ids)) or "none"
-            raise TokenNotFound(
-                f"{token!r} is not a special token of this tokenizer (its special tokens: {there})"
-            ) from None
+        return special_id_of(self._special_ids, token)
 
     @property
     def eot_token(self) -> int:

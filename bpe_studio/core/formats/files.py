@@ -373,6 +373,8 @@ def save_data(
     Only the tiktoken format has a ``name``; only gpt2 files lose the pattern and the special
     tokens' marks: the loader takes "gpt2" unless told another pattern, and for special
     tokens the entries no merge makes that look like ``<...>`` or ``[...]``, unless told."""
+    if os.fspath(directory) == "":  # Path("") is the working directory, silently
+        raise ValueError("save: the directory is empty; name the folder to write into")
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":

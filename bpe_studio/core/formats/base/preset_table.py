@@ -50,6 +50,8 @@ def preset_name(word: str) -> str | None:
 
 
 def checked_preset_name(name: str) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f'a preset is named by a str ("gpt2", "o200k_base"), not {name!r}')
     preset = preset_name(name)
     if preset is None:
         raise ValueError(
