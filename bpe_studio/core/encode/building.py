@@ -143,14 +143,17 @@ def check_vocab(vocab: object) -> None:
     missing single bytes.)"""
     if not isinstance(vocab, Mapping):
         raise TypeError(f"vocab must be a mapping of id -> token bytes, not {type(vocab).__name__}")
-    bad = next((k for k in vocab if isinstance(k, bool) or not isinstance(k, Integral)), None)
-    if bad is not None:
-        raise TypeError(f"vocab: id {bad!r} is not an integer")
+    # subtle: the types are gathered first (C loops: 2 ms for o200k); the ABC check per id,
+    # which NumPy's integers need, only runs when some id is not an int (75 ms).
+    if set(map(type, vocab)) - {int}:
+        bad = next((k for k in vocab if isinstance(k, bool) or not isinstance(k, Integral)), None)
+        if bad is not None:
+            raise TypeError(f"vocab: id {bad!r} is not an integer")
     if vocab and (min(vocab) < 0 or max(vocab) > MAX_ID):
         worst = min(vocab) if min(vocab) < 0 else max(vocab)
         raise ValueError(f"vocab: id {worst} is out of range (ids are 0 to {MAX_ID:,})")
-    wrong = next((k for k, v in vocab.items() if not isinstance(v, bytes)), None)
-    if wrong is not None:
+    if set(map(type, vocab.values())) - {bytes}:
+        wrong = next(k for k, v in vocab.items() if not isinstance(v, bytes))
         got = type(vocab[wrong]).__name__
         raise TypeError(f"vocab: the token of id {wrong} is a {got}, not bytes")
 
