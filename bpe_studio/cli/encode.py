@@ -323,7 +323,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     ids = _load_ids(args.ids)
     tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
     try:
-        data = tok.decode_bytes(ids.tolist())
+        data = tok.decode_bytes(ids)
     except ValueError as e:
         raise CliError(f"{input_name(args.ids)}: {e}") from None
     closed_after = None

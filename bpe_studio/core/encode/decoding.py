@@ -1,8 +1,10 @@
 """Token ids back to bytes (``Tokenizer.decode_bytes``).
 
 What it does: :func:`decode_bytes` joins the ids' tokens, refusing ids that are not ints
-(``1.0`` would pass a dict lookup) and naming an unknown id. What it leaves out: text (UTF-8
-decoding with replacement is ``Tokenizer.decode``) and character offsets (``token_spans``).
+(``1.0`` would pass a dict lookup) and naming an unknown id; many ids at once are gathered
+from one array of every token's bytes (:class:`ByteTable`), not joined one object at a time.
+What it leaves out: text (UTF-8 decoding with replacement is ``Tokenizer.decode``) and
+character offsets (``token_spans``).
 """
 
 from __future__ import annotations
@@ -10,10 +12,77 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from numbers import Integral
+from typing import Any
+
+import numpy as np
 
 from ..train.vocab import missing_id
 
 _INT = frozenset({int})
+
+# From this many ids on, the ids go through ``ByteTable`` (1.6M ids of o200k: 36 ms from an
+# array, against 180 ms joined one by one; tiktoken 39 ms). Below it, building the table the
+# first time (about 30 ms for o200k) would cost more than it saves.
+TABLE_FROM = 1 << 15
+# Ids gathered per step: the step's index arrays stay in the CPU's cache (2-4 ms faster per
+# million ids than one step for all).
+_STEP = 1 << 14
+
+
+class ByteTable:
+    """Every token's bytes in one array, by id: ``blob[starts[i]:starts[i] + lengths[i]]``;
+    ``known[i]`` says whether ``i`` is in the vocabulary (ids may have gaps)."""
+
+    def __init__(self, vocab: Mapping[int, bytes]) -> None:
+        self.vocab = vocab
+        self.size = len(vocab)
+        size = max(vocab, default=-1) + 1
+        self.known = np.zeros(size, dtype=bool)
+        ids = np.fromiter(vocab, dtype=np.int64, count=len(vocab))
+        self.known[ids] = True
+        self.lengths = np.zeros(size, dtype=np.int64)
+        self.lengths[ids] = np.fromiter(map(len, vocab.values()), dtype=np.int64, count=len(ids))
+        self.starts = np.zeros(size, dtype=np.int64)
+        np.cumsum(self.lengths[:-1], out=self.starts[1:])
+        self.blob = np.frombuffer(b"".join([vocab.get(i, b"") for i in range(size)]), np.uint8)
+
+    def fits(self, vocab: Mapping[int, bytes]) -> bool:
+        return self.vocab is vocab and self.size == len(vocab)
+
+    def gather(self, ids: np.ndarray) -> bytes | None:
+        """The bytes of ``ids`` (int64), or None when one is not in the vocabulary."""
+        if not len(ids):
+            return b""
+        if ids.min() < 0 or ids.max() >= len(self.known) or not self.known[ids].all():
+            return None
+        lengths = self.lengths[ids]
+        out = np.empty(int(lengths.sum()), dtype=np.uint8)
+        at = 0
+        for i in range(0, len(ids), _STEP):
+            step = lengths[i : i + _STEP]
+            ends = np.cumsum(step)
+            total = int(ends[-1])
+            # Each output byte's place in the blob: its token's start, then one on per byte.
+            where = np.repeat(self.starts[ids[i : i + _STEP]] - (ends - step), step)
+            where += np.arange(total)
+            np.take(self.blob, where, out=out[at : at + total])
+            at += total
+        return out.tobytes()
+
+
+def _as_int64(ids: np.ndarray | list[int] | tuple[int, ...]) -> np.ndarray | None:
+    """``ids`` as an int64 array when that is exact: ints (checked before), or a NumPy array
+    of integers; None otherwise (a value out of int64's range, a float array)."""
+    if isinstance(ids, np.ndarray):
+        if ids.ndim != 1 or ids.dtype.kind not in "iu":
+            return None
+        if ids.dtype.kind == "u" and len(ids) and ids.max() > np.iinfo(np.int64).max:
+            return None
+        return ids.astype(np.int64, copy=False)
+    try:
+        return np.fromiter(ids, dtype=np.int64, count=len(ids))
+    except OverflowError:
+        return None
 
 
 def _check_ids(ids: Iterable[object], types: set[type]) -> None:
@@ -33,11 +102,19 @@ def refuse_unordered(ids: object) -> None:
         )
 
 
-def decode_bytes(vocab: Mapping[int, bytes], ids: Iterable[int]) -> bytes:
+def decode_bytes(
+    vocab: Mapping[int, bytes], ids: Iterable[int], cache: dict[str, Any] | None = None
+) -> bytes:
     """The bytes of ``ids``, concatenated. An id that is not an int (``1.0``, ``"7"``) raises
     TypeError, one not in ``vocab`` ValueError naming the ids it has; so does a set or a
-    mapping of ids, which has no order to decode in (tiktoken raises too)."""
+    mapping of ids, which has no order to decode in (tiktoken raises too). ``cache`` (the
+    tokenizer's ``__dict__``) keeps the :class:`ByteTable` for ``vocab`` between calls."""
     refuse_unordered(ids)
+    if cache is not None and isinstance(ids, np.ndarray) and len(ids) >= TABLE_FROM:
+        # An integer array holds no floats or bools: no per-id type check is needed.
+        data = _from_table(vocab, _as_int64(ids), cache)
+        if data is not None:
+            return data
     if not isinstance(ids, (list, tuple)):
         # A NumPy array's tolist() gives Python ints (or floats, refused below).
         tolist = getattr(ids, "tolist", None)
@@ -46,8 +123,27 @@ def decode_bytes(vocab: Mapping[int, bytes], ids: Iterable[int]) -> bytes:
     types = set(map(type, ids))
     if not _INT.issuperset(types):
         _check_ids(ids, types)
+    if cache is not None and len(ids) >= TABLE_FROM:
+        data = _from_table(vocab, _as_int64(ids), cache)
+        if data is not None:
+            return data
     try:
         return b"".join([vocab[i] for i in ids])
     except KeyError:
         bad = int(next(i for i in ids if i not in vocab))
         raise ValueError(f"unknown token id {bad}: {missing_id(bad, vocab)}") from None
+
+
+def _from_table(
+    vocab: Mapping[int, bytes], ids: np.ndarray | None, cache: dict[str, Any]
+) -> bytes | None:
+    """The bytes of ``ids`` from ``vocab``'s table, or None where the slow path must answer
+    (an unknown id, whose message it writes)."""
+    if ids is None:
+        return None
+    table = cache.get("_byte_table")
+    # subtle: a truncated tokenizer starts from a copy of the full one's __dict__, so the
+    # table is checked to be this vocabulary's before it is used.
+    if not isinstance(table, ByteTable) or not table.fits(vocab):
+        table = cache["_byte_table"] = ByteTable(vocab)
+    return table.gather(ids)

@@ -410,7 +410,7 @@ class Tokenizer(TiktokenNames):
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes of ``ids``, concatenated. An id that is not an int (``1.0``, ``"7"``)
         raises TypeError, one not in the vocabulary ValueError naming the ids it has."""
-        return decoding.decode_bytes(self.vocab, ids)
+        return decoding.decode_bytes(self.vocab, ids, self.__dict__)
 
     def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
         """Text of ``ids``: their bytes decoded as UTF-8 with ``errors`` as ``bytes.decode``
