@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import tokenizers
 from core_helpers import EOT, FIXTURES, SLICES, full_corpus, read_fixture
+from encode_paths import tiktoken_peer
 from gpt2_bytes import token_to_gpt2
 from hf_shapes import FAMILIES as HF_FAMILIES
 from hf_shapes import GPT_OSS, LLAMA3
@@ -518,3 +519,24 @@ def test_open_model_shapes_equal_tokenizers_on_the_shared_corpora(tmp_path_facto
     ours, hf = _built_shape(tmp_path_factory, shape)
     assert ours._encoder.scanner is not None
     assert compiled_ids(ours, text) == hf.encode(text, add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base"])
+def test_special_tokens_side_by_side_encode_as_tiktoken_on_both_paths(name):
+    # Texts dense with special tokens (a chat transcript, packed short documents) go through
+    # one split and arrays of stretches, not a loop per token: the ids must not move.
+    tok = Tokenizer.preset(name)
+    enc = tiktoken_peer(tok)
+    specials = tok.special_tokens
+    texts = [
+        EOT * 3000,
+        (EOT + "a") * 3000,
+        "".join(specials[i % len(specials)] + "中 x\n"[: i % 5] for i in range(5000)),
+        "x" + EOT + EOT + " y" + EOT,
+        EOT + read_fixture(SLICES["english"])[:3000] + EOT,
+    ]
+    for text in texts:
+        expected = enc.encode(text, allowed_special="all")
+        assert python_ids(tok, text) == expected
+        assert compiled_ids(tok, text) == expected
+        assert tok.encode(text) == expected

@@ -69,6 +69,21 @@ def test_matching_is_leftmost_longest(text, tokens):
     assert sp.longest == max(map(len, tokens))
 
 
+@HYPO
+@given(st.lists(PARTS, max_size=40).map("".join), st.data())
+def test_segments_of_any_range_are_those_of_the_slice(text, data):
+    # Segments are found by one split of the range, not by matching within the whole text:
+    # a token cut by either end of the range is no token.
+    start = data.draw(st.integers(0, len(text)))
+    stop = data.draw(st.integers(start, len(text)))
+    expected = reference_matches(text[start:stop], OVERLAPPING)
+    ends = [start] + [start + b for _, b, _ in expected]
+    starts = [start + a for a, _, _ in expected] + [stop]
+    tokens = [t for _, _, t in expected] + [None]
+    got = list(Specials.of(OVERLAPPING).segments(text, start, stop))
+    assert got == list(zip(ends, starts, tokens))
+
+
 def test_segments_of_a_range():
     sp = Specials.of(["<s>"])
     # "<s>" at 1 and at 5; from 2 the first is cut, up to 7 the second too.

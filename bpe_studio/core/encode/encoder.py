@@ -19,6 +19,7 @@ from collections.abc import Collection, Mapping
 from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -138,16 +139,17 @@ class Encoder:
         if self.pipeline is not None:
             return self.pipeline.segments(text, specials.tokens)
         findall = self.findall
-        stretches = list(specials.segments(text))
+        parts = specials.cut(text)
         bulk = len(text) >= BULK_TEXT
         if bulk and self.pre.name == "gpt2":
             # subtle: the fast split patterns are otherwise built only for one long stretch;
             # a text of many short documents between special tokens needs them as much.
             re_split.prepare("gpt2")
-        if bulk or (len(stretches) > 1 and len(text) >= SPLIT_WHOLE_MIN):
+        if bulk or (len(parts) > 1 and len(text) >= SPLIT_WHOLE_MIN):
             # One look at the whole text's characters rather than one per stretch.
             findall = re_split.splitter(self.pre.name, text) or findall
-        return [(findall(text[a:b]), special) for a, b, special in stretches]
+        found: list[str | None] = [*parts[1::2], None]
+        return list(zip(map(findall, parts[0::2]), found))
 
     def packed(self, text: str, specials: Specials) -> bytes:
         """The ids of ``text`` on the Python path, packed (``packed``)."""
@@ -192,13 +194,21 @@ class Encoder:
     ) -> Items:
         """The pieces and special tokens of ``text[start:stop]`` (its code points ``cp``) as
         the kernels take them. Not for a pipeline (see :meth:`pipeline_input`)."""
-        stretches: list[tuple[int, int, int]] = []
-        for a, b, special in specials.segments(text, start, len(text) if stop is None else stop):
-            if b > a:
-                stretches.append((a, b, STRETCH))
-            if special is not None:
-                stretches.append((b, b + len(special), self.special_ids[special]))
-        return self.scanned(cp, stretches)
+        parts = specials.cut(text, start, len(text) if stop is None else stop)
+        if len(parts) == 1:
+            return self.scanned(cp, [(start, start + len(parts[0]), STRETCH)] if parts[0] else [])
+        # Each part's start and end; the kinds: text at even places, a token's id at odd ones.
+        ends = np.cumsum(np.fromiter(map(len, parts), np.int64, len(parts))) + start
+        bounds = np.empty((len(parts), 3), np.int64)
+        bounds[0, 0] = start
+        bounds[1:, 0] = ends[:-1]
+        bounds[:, 1] = ends
+        bounds[0::2, 2] = STRETCH
+        bounds[1::2, 2] = np.fromiter(
+            map(self.special_ids.__getitem__, parts[1::2]), np.int64, len(parts) // 2
+        )
+        # Empty stretches of text (two tokens side by side) give no item.
+        return self.scanned(cp, bounds[(bounds[:, 1] > bounds[:, 0]) | (bounds[:, 2] != STRETCH)])
 
     def pipeline_input(self, text: str, specials: Specials) -> tuple[np.ndarray, Items]:
         """A pipeline's text as the kernels take it: each stretch between special tokens
@@ -226,13 +236,13 @@ class Encoder:
         cp = codepoints("".join(parts))
         return cp, self.scanned(cp, stretches)
 
-    def scanned(self, cp: np.ndarray, stretches: list[tuple[int, int, int]]) -> Items:
-        """The items of ``stretches`` ``(start, end, kind)``, in order: a special token's id,
-        or ``STRETCH`` for text, which the scanner cuts into pieces (all of them in one
-        call)."""
+    def scanned(self, cp: np.ndarray, stretches: list[tuple[int, int, int]] | np.ndarray) -> Items:
+        """The items of ``stretches`` ``(start, end, kind)`` (tuples, or the rows of an array),
+        in order: a special token's id, or ``STRETCH`` for text, which the scanner cuts into
+        pieces (all of them in one call)."""
         scanner = self.scanner
         assert scanner is not None
-        if not stretches:
+        if len(stretches) == 0:
             return _NO_ITEMS
         if len(stretches) == 1 and stretches[0][2] == STRETCH:
             # subtle: most texts hold no special token: their pieces follow one another, so
@@ -297,7 +307,8 @@ class Encoder:
             return ids
         segments = self.segments(text, specials)
         if kernel_start.kernels() is None and len(text) >= PREPARE_PIECE_CHARS:
-            longest = max((max(map(len, pieces)) for pieces, _ in segments if pieces), default=0)
+            every_piece = chain.from_iterable(pieces for pieces, _ in segments)
+            longest = max(map(len, every_piece), default=0)
             if longest >= PREPARE_PIECE_CHARS:
                 ids = self.compiled_array(text, specials, long_piece=True)
                 if ids is not None:

@@ -227,11 +227,14 @@ class Merger:
         cache = self._ensure_cached(set().union(*(pieces for pieces, _ in segments)))
         if len(segments) == 1 and segments[0][1] is None:
             return b"".join(map(cache.__getitem__, segments[0][0]))
+        # One list of every piece's packed ids and every special id, joined once.
         parts: list[bytes] = []
+        extend, append, lookup = parts.extend, parts.append, cache.__getitem__
+        packed_special = {s: ONE_ID.pack(s) for _, s in segments if s is not None}
         for pieces, special in segments:
-            parts.append(b"".join(map(cache.__getitem__, pieces)))
+            extend(map(lookup, pieces))
             if special is not None:
-                parts.append(ONE_ID.pack(special))
+                append(packed_special[special])
         return b"".join(parts)
 
     def piece_ids(self, piece: str) -> list[int]:
