@@ -29,6 +29,7 @@ from text_strategies import HYPO, TEXTS
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode import encoder as encoder_module
 from bpe_studio.core.encode import token_spans
 from bpe_studio.core.encode.merging import kernel_start, piece_table
 from bpe_studio.core.encode.merging.packed import NUMPY_DTYPE
@@ -501,6 +502,60 @@ def test_a_text_of_short_pre_tokens_under_prepare_chars_keeps_the_python_path(ti
     text = read_fixture(SLICES["english"])[:200_000]
     assert tok.encode(text) == tiktoken_gpt2.encode(text)
     assert kernel_start.kernels() is None
+
+
+def test_many_texts_adding_up_to_prepare_chars_load_the_kernels(tiktoken_gpt2, monkeypatch):
+    # A loop over documents each far under PREPARE_CHARS took the Python path for ever, 3-9x
+    # slower than the compiled one for documents of 1-16K characters; now the documents'
+    # characters add up, as one text's would. A stream's chunks and the editor's spans do not
+    # count (a stream holds only its bounded text).
+    monkeypatch.delenv(kernel_start.ENV, raising=False)
+    kernel_start.forget()
+    tok = Tokenizer.preset("gpt2")
+    text = read_fixture(SLICES["english"])[:100_000]
+    list(tok.encode_iterable(iter([text] * 25)))
+    tok.spans(text * 3)
+    assert kernel_start.kernels() is None
+    done = 0
+    while done + len(text) < encoder_module.PREPARE_CHARS:
+        assert tok.encode(text) == tiktoken_gpt2.encode(text)
+        done += len(text)
+    assert kernel_start.kernels() is None
+    assert tok.encode(text) == tiktoken_gpt2.encode(text)
+    assert kernel_start.kernels() is not None
+
+
+def test_prepare_bulk_loads_the_kernels_and_a_preset_alone_does_not():
+    kernel_start.forget()
+    tok = Tokenizer.preset("o200k_base")
+    assert kernel_start.kernels() is None
+    tok.prepare_bulk()
+    assert kernel_start.kernels() is not None
+    text = read_fixture(SLICES["chinese"])[:3000]
+    assert tok.encode(text) == compiled_ids(tok, text)
+
+
+def test_a_short_ascii_text_takes_the_python_path_with_the_kernels_loaded(monkeypatch):
+    # The compiled path costs about 20 us a call before any text: more than the Python path
+    # takes for a line of English. Longer or non-ASCII texts still take the compiled path.
+    monkeypatch.delenv(kernel_start.ENV, raising=False)
+    tok = Tokenizer.preset("cl100k_base")
+    enc = shipped_tiktoken("cl100k_base")
+    taken = []
+    real = tok._encoder.compiled
+
+    def spy(*args, **kwargs):
+        taken.append(args[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(tok._encoder, "compiled", spy)
+    short = "def f(x):\n    return x + 1  # a line of code"
+    for text in (short, "x" * (encoder_module.SHORT_ASCII - 1)):
+        assert tok.encode(text) == enc.encode(text)
+    assert taken == []
+    for text in ("中文" * 3, "y" * encoder_module.SHORT_ASCII, short * 5):
+        assert tok.encode(text) == enc.encode(text)
+    assert taken == [6, encoder_module.SHORT_ASCII, len(short) * 5]
 
 
 @pytest.mark.parametrize("shape", SHAPES)

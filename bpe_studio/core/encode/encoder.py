@@ -53,6 +53,12 @@ PREPARE_CHARS = 1 << 21
 # sequence): the Python path merges it at a few microseconds a character, which costs more
 # than loading the kernels (docs/encoding.md, "When the compiled path runs").
 PREPARE_PIECE_CHARS = 1 << 17
+# An ASCII text shorter than this takes the Python path even with the kernels loaded: the
+# compiled path's fixed cost per call (about 20 us: its kernels take a score of arrays each)
+# is more than the Python path's whole encode of a line of English or code (15 us against 23
+# for 64 characters once the caches are warm; at 256 the compiled path is ahead).
+SHORT_ASCII = 128
+
 
 _NO_ITEMS: Items = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
 STRETCH = -1  # in a list of stretches: text to cut into pieces (else a special token's id)
@@ -121,11 +127,13 @@ class Encoder:
             specials = self.allowed[key] = Specials.of([t for t in ours if t in key])
         return specials
 
-    def prepare_bulk(self) -> None:
-        """Build now what encoding a lot of text builds on first use (``Tokenizer.prepare_bulk``):
-        where the compiled path runs (a scanner, the kernels loaded), the compiled merger's
-        tables; else the Python path's (the fast pre-tokenizer pattern, the merger's tables for
-        many pre-tokens at once)."""
+    def prepare_bulk(self, load_kernels: bool = False) -> None:
+        """Build now what encoding a lot of text builds on first use (``Tokenizer.prepare_bulk``
+        asks for ``load_kernels``): where the compiled path runs (a scanner, the kernels
+        loaded, or loaded now), the compiled merger's tables; else the Python path's (the fast
+        pre-tokenizer pattern, the merger's tables for many pre-tokens at once)."""
+        if load_kernels and self.scanner is not None:
+            kernel_start.prepare()
         if self.scanner is not None and kernel_start.kernels() is not None:
             self.merger.compiled()
             return
@@ -174,20 +182,28 @@ class Encoder:
             return pipeline_scanner(self.pipeline)
         return compiled_scanner(self.pre.name or self.pre.pattern)
 
-    def compiled(self, n_chars: int, long_piece: bool = False) -> CompiledMerger | None:
+    def compiled(
+        self, n_chars: int, long_piece: bool = False, tally: bool = False
+    ) -> CompiledMerger | None:
         """The compiled merger if a text of ``n_chars`` characters (holding a pre-token of
         ``PREPARE_PIECE_CHARS`` or more: ``long_piece``) takes the compiled path (see the
-        module docstring), else None."""
-        if self.scanner is None or not kernel_start.enabled():
+        module docstring), else None. ``tally``: count the text towards the process's total
+        on the Python path (``encode``, not a stream's chunk or the editor's spans)."""
+        if self.scanner is None:
             return None
-        if kernel_start.kernels() is None:
+        if kernel_start.kernels() is not None:
+            return self.merger.compiled()
+        if kernel_start.enabled():
             wanted = n_chars >= PREPARE_CHARS or kernel_start.eager()
-            # subtle: for a long piece only where no other thread is loading them (the app's
-            # start): a caller would otherwise wait for that, maybe a first compile.
-            wanted = wanted or (long_piece and not kernel_start.compiling())
-            if not wanted or not kernel_start.prepare():
-                return None
-        return self.merger.compiled()
+            # subtle: for a long piece, or the texts before adding up, only where no other
+            # thread is loading them (the app's start): a caller would otherwise wait for
+            # that, maybe a first compile.
+            added = kernel_start.tally_python_path(n_chars if tally else 0)
+            later = long_piece or added >= PREPARE_CHARS
+            wanted = wanted or (later and not kernel_start.compiling())
+            if wanted and kernel_start.prepare():
+                return self.merger.compiled()
+        return None
 
     def items(
         self, cp: np.ndarray, text: str, specials: Specials, start: int = 0, stop: int | None = None
@@ -284,7 +300,7 @@ class Encoder:
     ) -> np.ndarray | None:
         """The ids of ``text`` (uint32) on the compiled path, or None when it does not take
         it (see :meth:`compiled`). UnicodeEncodeError for a surrogate."""
-        merger = self.compiled(len(text), long_piece)
+        merger = self.compiled(len(text), long_piece, tally=not long_piece)
         if merger is None:
             return None
         with merger.try_lock() as mine:
@@ -302,7 +318,8 @@ class Encoder:
         """The ids of ``text``, the special tokens ``specials`` matches encoded as such: a
         native uint32 array (see ``packed.NUMPY_DTYPE``). UnicodeEncodeError for a
         surrogate."""
-        ids = self.compiled_array(text, specials)
+        short = len(text) < SHORT_ASCII and text.isascii() and not kernel_start.eager()
+        ids = None if short else self.compiled_array(text, specials)
         if ids is not None:
             return ids
         segments = self.segments(text, specials)

@@ -40,6 +40,22 @@ _background: threading.Thread | None = None
 _failure: str | None = None
 
 
+# Characters this process encoded on the Python path for want of the kernels (``encoder``
+# loads them when these add up to as much as one text that loads them: a loop over many
+# documents of a few kilobytes each then takes the compiled path after its first 2M
+# characters instead of never).
+_python_chars = 0
+
+
+def tally_python_path(n_chars: int) -> int:
+    """Count ``n_chars`` more characters encoded on the Python path; the process's total."""
+    global _python_chars
+    # subtle: not locked; threads adding at once may lose a few characters of the count,
+    # which only delays the load.
+    _python_chars += n_chars
+    return _python_chars
+
+
 def _mode() -> str:
     return os.environ.get(ENV, "").strip().lower()
 
@@ -123,6 +139,8 @@ def forget() -> None:
     """Take the compiled path out of use as if the kernels were not loaded yet; the next
     :func:`prepare` makes them ready again at once (numba keeps what it loaded). For tests,
     which each start as a fresh process would."""
+    global _python_chars
+    _python_chars = 0
     LOADER.forget()
 
 
