@@ -5,6 +5,8 @@ or a message naming nothing."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from core_helpers import EOT, SLICES, read_fixture, write_text
@@ -92,6 +94,35 @@ def test_the_tokenizer_checks_its_vocabulary(vocab, merges, specials, error, wor
     missing single bytes; a special id of 2**40 was a struct.error."""
     with pytest.raises(error, match=words):
         Tokenizer(vocab, merges, specials)
+
+
+@pytest.mark.parametrize(
+    ("vocab", "specials", "shown"),
+    [
+        ({**BYTES, 4_000_000_000: b"zz"}, None, "vocab: id 4,000,000,000"),
+        ({**BYTES, (1 << 31) - 1: b"zz"}, None, "vocab: id 2,147,483,647"),
+        (BYTES, {EOT: 4_000_000_000}, f"special token '{EOT}': id 4,000,000,000"),
+    ],
+)
+def test_ids_far_past_the_vocabulary_are_refused_before_a_table_is_built(
+    vocab, specials, shown, tmp_path
+):
+    """Found on a real display: 257 tokens with one at id 4,000,000,000 loaded, then the editor
+    said "OverflowError: Python integer 4000000000 out of bounds for int32" and the merge tree
+    asked for 29.8 GiB. Ids up to the number of tokens + 2**20 are taken."""
+    with pytest.raises(ValueError, match=re.escape(shown) + r" is far past the vocabulary's"):
+        Tokenizer(vocab, [], specials)
+    near = {**BYTES, 256 + (1 << 20): b"zz"}
+    assert Tokenizer(near, []).decode([256 + (1 << 20), 104]) == "zzh"
+    if specials is None:
+        folder = tmp_path / "gpt2"
+        folder.mkdir()
+        Tokenizer({**BYTES, 300: b"<z>"}, []).save(folder)
+        text = (folder / "vocab.json").read_text(encoding="utf-8")
+        far = max(vocab)
+        (folder / "vocab.json").write_text(text.replace(": 300", f": {far}"), encoding="utf-8")
+        with pytest.raises(ValueError, match=re.escape(f"{folder / 'vocab.json'}: id {far:,} is")):
+            Tokenizer.load(folder)
 
 
 def test_a_numpy_integer_as_a_special_tokens_id_is_that_id():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING
 
+from ..formats.base.data import id_limit, sparse_id
 from ..pretokenization.boundaries import CutRules, cut_rules
 from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
 from ..pretokenization.specials import Specials, refuse_single_bytes
@@ -152,6 +153,8 @@ def check_vocab(vocab: object) -> None:
     if vocab and (min(vocab) < 0 or max(vocab) > MAX_ID):
         worst = min(vocab) if min(vocab) < 0 else max(vocab)
         raise ValueError(f"vocab: id {worst} is out of range (ids are 0 to {MAX_ID:,})")
+    if vocab and max(vocab) > id_limit(len(vocab)):
+        raise ValueError(f"vocab: {sparse_id(max(vocab), len(vocab))}")
     if set(map(type, vocab.values())) - {bytes}:
         wrong = next(k for k, v in vocab.items() if not isinstance(v, bytes))
         got = type(vocab[wrong]).__name__
@@ -246,6 +249,8 @@ def place_specials(
         idx = int(given)  # a NumPy integer as the int it is
         if not 0 <= idx <= MAX_ID:
             raise ValueError(f"special token {s!r}: id {idx} is out of range (0 to {MAX_ID:,})")
+        if idx > id_limit(len(vocab) + len(explicit)):
+            raise ValueError(f"special token {s!r}: {sparse_id(idx, len(vocab))}")
         if idx in owner:
             raise ValueError(f"special tokens {owner[idx]!r} and {s!r} share id {idx}")
         sb = s.encode("utf-8")

@@ -20,6 +20,26 @@ if TYPE_CHECKING:
     from ..hf.pipeline import HfPipeline
     from ..hf.template import Template
 
+# Ids a vocabulary may leave unused below its largest: tables indexed by id (decoding, the
+# merge tree, a corpus's counts, the editor's int32 spans) are as long as the largest id, so
+# 257 tokens with one at id 4,000,000,000 asked for 29.8 GiB. Real vocabularies leave a few
+# dozen (cl100k's 100,257-100,275 range, o200k's special tokens at 199,999 and 200,018).
+SPARE_IDS = 1 << 20
+
+
+def id_limit(n_tokens: int) -> int:
+    """The largest id a vocabulary of ``n_tokens`` tokens may use (see ``SPARE_IDS``)."""
+    return n_tokens + SPARE_IDS
+
+
+def sparse_id(idx: int, n_tokens: int) -> str:
+    """What is wrong with id ``idx`` in a vocabulary of ``n_tokens`` tokens past the limit."""
+    return (
+        f"id {idx:,} is far past the vocabulary's {n_tokens:,} tokens: tables here are indexed "
+        f"by id, so the ids may go up to {id_limit(n_tokens):,} (the number of tokens + "
+        f"{SPARE_IDS:,}); renumber the tokens"
+    )
+
 
 @dataclass(frozen=True)
 class TokenizerData:
