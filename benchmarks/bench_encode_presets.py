@@ -25,9 +25,14 @@ P4. The compiled encoder's kernels (and the scanners') made ready in a fresh pro
     imported and the machine code read from its cache (every run but a machine's first).
 P5. The same with an empty numba cache (``NUMBA_CACHE_DIR`` a new folder): the first run on a
     machine, which compiles (in a child process) and says so. One run.
+P6. What a script gets from the public API alone: a fresh process, ``Tokenizer.preset(name)``
+    (untimed) and its first ``encode`` of the text with nothing loaded before (a text under 2M
+    characters takes the Python path), against tiktoken's P1 median; and the same with
+    ``prepare_bulk()`` (the kernels' load) timed with the encode. No target: it says what a
+    one-off encode costs.
 
 Run: ``python benchmarks/bench_encode_presets.py [--reps N] [--wait-quiet S] [--no-cli]
-[--presets gpt2,o200k_base] [--texts Chinese,web] [--no-loading]``.
+[--presets gpt2,o200k_base] [--texts Chinese,web] [--no-loading] [--no-one-off]``.
 """
 
 from __future__ import annotations
@@ -98,6 +103,32 @@ def _in_process(preset: str, label: str, text: Path, reps: int, log) -> tuple[Ro
         _status(ratio, IN_PROCESS_TARGET, same),
     )
     return row, peer, reference
+
+
+def _one_off(preset: str, label: str, text: Path, peer: float, reference, reps: int, log) -> Row:
+    """P6: what a script gets from the public API alone, nothing loaded before."""
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    same = True
+    for rep in range(reps):
+        for prepare in rates:
+            run = child.run_workload(
+                "encode_preset_oneoff", preset=preset, text_path=str(text), prepare=prepare
+            )
+            rates[prepare].append(run.result["mb_per_s"])
+            same &= (run.result["ids"], run.result["sha256"]) == reference
+        log(f"  [P6] {preset} {label} rep {rep + 1}/{reps} one-off {rates[False][-1]:6.2f} "
+            f"MB/s, with prepare_bulk() {rates[True][-1]:6.2f} MB/s")  # fmt: skip
+    plain, prepared = results.median(rates[False]), results.median(rates[True])
+    return Row(
+        "P6",
+        f"P6. {preset} 2 MB {label}: public API only, fresh process, nothing loaded before "
+        f"(with prepare_bulk() timed: {prepared:.2f} MB/s, {prepared / peer:.2f}x)",
+        f"{plain:.2f} MB/s",
+        f"tiktoken {peer:.2f} MB/s",
+        f"{plain / peer:.2f}x",
+        "-",
+        "N/A" if same else "FAIL (ids differ from tiktoken's)",
+    )
 
 
 def _cli(preset: str, label: str, text: Path, tmp: Path, peer: float, reference, reps: int, log):
@@ -194,6 +225,7 @@ def run(
     presets: tuple[str, ...] = PRESETS,
     labels: tuple[str, ...] = tuple(TEXTS),
     loading: bool = True,
+    one_off: bool = True,
 ) -> Section:
     try:
         corpora.require("tiktoken", "numpy")
@@ -211,6 +243,8 @@ def run(
             for label, text in texts.items():
                 row, peer, reference = _in_process(preset, label, text, reps, log)
                 sec.rows.append(row)
+                if one_off:
+                    sec.rows.append(_one_off(preset, label, text, peer, reference, reps, log))
                 if cli:
                     sec.rows.append(_cli(preset, label, text, tmp, peer, reference, reps, log))
             if loading:
@@ -221,7 +255,9 @@ def run(
         f"[P1-P3] 2 MB slices from byte 5,000,000 of each corpus; medians of {reps} "
         "fresh processes per figure, ours and tiktoken alternating. P1 is cold: the first "
         "encode of a fresh tokenizer, tables built on first use included (the compiled "
-        "encoder's kernels loaded before it: P4)."
+        "encoder's kernels loaded before it: P4). P6 is what a script gets from the public "
+        "API alone in a fresh process: a text under 2M characters takes the Python path "
+        "unless prepare_bulk() loads the kernels (timed in its second figure)."
     )
     return sec
 
@@ -244,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         "--texts", default=",".join(TEXTS), help=f"comma-separated, of {', '.join(TEXTS)}"
     )
     ap.add_argument("--no-loading", action="store_true", help="skip P3-P5 (loading)")
+    ap.add_argument("--no-one-off", action="store_true", help="skip P6 (public API alone)")
     args = ap.parse_args(argv)
     quiet.QUIET_MAX_WAIT_S = args.wait_quiet
     presets = tuple(args.presets.split(","))
@@ -262,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         presets=presets,
         labels=labels,
         loading=not args.no_loading,
+        one_off=not args.no_one_off,
     )
     print(results.section_markdown(sec))
     return 1 if any(r.status.startswith("FAIL") for r in sec.rows) else 0

@@ -1,16 +1,21 @@
-"""All BPE Studio benchmarks in one run: training (bench_train), encoding with GPT-2
+"""The table benchmarks in one run: training (bench_train), encoding with GPT-2
 (bench_encode), with the GPT-2, cl100k_base and o200k_base presets (bench_encode_presets), with
 the open models' ``tokenizer.json`` shapes (bench_hf_json) and a 100 MB file in one and two
 worker processes (bench_encode_workers), side by side with Hugging Face ``tokenizers``,
 ``fastokens`` and tiktoken. Prints one Markdown table with a
 PASS/MISS per target, then peak memory, and writes it with a description of this machine to
-``benchmarks/RESULTS.md`` (``--out`` to write elsewhere, ``--no-write`` to only print).
+``benchmarks/LATEST.md`` (``--out`` to write elsewhere, ``--no-write`` to only print;
+``RESULTS.md`` is the hand-kept log of every round's figures, which this never overwrites).
+The others run one by one (each file's docstring says how): bench_train_peers (training
+against ffbpe and rustbpe), bench_long_runs, bench_spans, bench_decode, bench_inspect (the
+vocabulary report), bench_foreign, bench_lab, bench_train_mixed (``--train-mixed`` here) and
+bench_time_travel (``--time-travel``).
 
 Not part of the test suite; it takes several minutes on 2 cores (the presets alone start
 about 70 processes). Corpora are looked up in
 ``$BPE_STUDIO_CORPORA`` or ``<repo root>/../shared/corpora``; a benchmark whose corpus is missing
-is reported as SKIP. Exit status: 1 if any encoder's ids differ from tiktoken's, else 0 (a MISS
-is a finding, not an error).
+is reported as SKIP. Exit status: 1 if any encoder's ids differ from tiktoken's or a
+benchmark run as a child process fails, else 0 (a MISS is a finding, not an error).
 
 Run: ``python benchmarks/run_all.py``.
 """
@@ -77,7 +82,7 @@ def render(sec: results.Section, info: dict[str, str], elapsed: float, cmd: str)
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=corpora.BENCH_DIR / "RESULTS.md")
+    ap.add_argument("--out", type=Path, default=corpora.BENCH_DIR / "LATEST.md")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument(
         "--wait-quiet",
@@ -122,11 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - start
 
     text = render(sec, info, elapsed, "python benchmarks/run_all.py")
+    failed: list[str] = []
     if args.train_mixed:
         log("training on every kind of text (bench_train_mixed.py --scale) ...")
         mixed = Path(__file__).resolve().parent / "bench_train_mixed.py"
         out = subprocess.run([sys.executable, str(mixed), "--scale"], stdout=subprocess.PIPE)
         text += "\n## Training on every kind of text\n\n" + out.stdout.decode("utf-8")
+        failed += _failure("bench_train_mixed.py", out.returncode)
     if args.time_travel:
         log("time travel (bench_time_travel.py both) ...")
         travel = Path(__file__).resolve().parent / "bench_time_travel.py"
@@ -134,11 +141,19 @@ def main(argv: list[str] | None = None) -> int:
             [sys.executable, str(travel), "both", "--markdown"], stdout=subprocess.PIPE
         )
         text += "\n## Time travel (issue 25)\n\n" + out.stdout.decode("utf-8")
+        failed += _failure("bench_time_travel.py", out.returncode)
+    for line in failed:
+        text += f"\n**{line}**\n"
     print(text)
     if not args.no_write:
         args.out.write_text(text, encoding="utf-8")
         log(f"wrote {args.out}")
-    return 1 if any(r.status.startswith("FAIL") for r in sec.rows) else 0
+    return 1 if failed or any(r.status.startswith("FAIL") for r in sec.rows) else 0
+
+
+def _failure(script: str, returncode: int) -> list[str]:
+    """What to say of a benchmark run as a child that failed (its section may be empty)."""
+    return [f"FAILED: {script} exited with status {returncode}"] if returncode else []
 
 
 if __name__ == "__main__":
