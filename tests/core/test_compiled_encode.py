@@ -504,22 +504,27 @@ def test_a_text_of_short_pre_tokens_under_prepare_chars_keeps_the_python_path(ti
     assert kernel_start.kernels() is None
 
 
-def test_many_texts_adding_up_to_prepare_chars_load_the_kernels(tiktoken_gpt2, monkeypatch):
-    # A loop over documents each far under PREPARE_CHARS took the Python path for ever, 3-9x
-    # slower than the compiled one for documents of 1-16K characters; now the documents'
-    # characters add up, as one text's would. A stream's chunks and the editor's spans do not
-    # count (a stream holds only its bounded text).
+def test_once_the_python_path_has_cost_the_load_the_kernels_are_loaded(tiktoken_gpt2, monkeypatch):
+    # A loop over documents each far under PREPARE_CHARS took the Python path for ever, 2.4-17x
+    # slower than the compiled one for documents of 1-16K characters. Now the time the Python
+    # path takes adds up, and once it reaches what the load costs the next text loads them.
+    # A stream's chunks and the editor's spans do not count (a stream holds only its bounded
+    # text). Each Python-path encode is counted as 1/40 s, whatever it took.
     monkeypatch.delenv(kernel_start.ENV, raising=False)
     kernel_start.forget()
+    count = kernel_start.tally_python_path
+    monkeypatch.setattr(kernel_start, "tally_python_path", lambda seconds: count(1 / 40))
+    monkeypatch.setattr(kernel_start, "LOAD_SECONDS", 14 / 40)
     tok = Tokenizer.preset("gpt2")
-    text = read_fixture(SLICES["english"])[:100_000]
+    text = read_fixture(SLICES["english"])[:5_000]
     list(tok.encode_iterable(iter([text] * 25)))
     tok.spans(text * 3)
     assert kernel_start.kernels() is None
-    done = 0
-    while done + len(text) < encoder_module.PREPARE_CHARS:
+    for _ in range(7):
         assert tok.encode(text) == tiktoken_gpt2.encode(text)
-        done += len(text)
+    assert kernel_start.kernels() is None
+    for _ in range(7):  # the load's cost reached by the end of the fourteenth
+        assert tok.encode(text) == tiktoken_gpt2.encode(text)
     assert kernel_start.kernels() is None
     assert tok.encode(text) == tiktoken_gpt2.encode(text)
     assert kernel_start.kernels() is not None
@@ -535,9 +540,10 @@ def test_prepare_bulk_loads_the_kernels_and_a_preset_alone_does_not():
     assert tok.encode(text) == compiled_ids(tok, text)
 
 
-def test_a_short_ascii_text_takes_the_python_path_with_the_kernels_loaded(monkeypatch):
-    # The compiled path costs about 20 us a call before any text: more than the Python path
-    # takes for a line of English. Longer or non-ASCII texts still take the compiled path.
+def test_a_short_latin_text_takes_the_python_path_with_the_kernels_loaded(monkeypatch):
+    # The compiled path costs about 14 us a call before any text: more than the Python path
+    # takes for a line of English or code. Longer texts, and short ones with many multi-byte
+    # characters (whose new pre-tokens the Python path merges slowly), take the compiled path.
     monkeypatch.delenv(kernel_start.ENV, raising=False)
     tok = Tokenizer.preset("cl100k_base")
     enc = shipped_tiktoken("cl100k_base")
@@ -550,12 +556,13 @@ def test_a_short_ascii_text_takes_the_python_path_with_the_kernels_loaded(monkey
 
     monkeypatch.setattr(tok._encoder, "compiled", spy)
     short = "def f(x):\n    return x + 1  # a line of code"
-    for text in (short, "x" * (encoder_module.SHORT_ASCII - 1)):
+    latin = "\u201cCaf\u00e9,\u201d she said \u2014 and left the r\u00e9sum\u00e9 there."
+    for text in (short, latin, "x" * (encoder_module.SHORT_TEXT - 1)):
         assert tok.encode(text) == enc.encode(text)
     assert taken == []
-    for text in ("中文" * 3, "y" * encoder_module.SHORT_ASCII, short * 5):
+    for text in ("中文" * 3, "Привет, мир", "y" * encoder_module.SHORT_TEXT, short * 5):
         assert tok.encode(text) == enc.encode(text)
-    assert taken == [6, encoder_module.SHORT_ASCII, len(short) * 5]
+    assert taken == [6, 11, encoder_module.SHORT_TEXT, len(short) * 5]
 
 
 @pytest.mark.parametrize("shape", SHAPES)

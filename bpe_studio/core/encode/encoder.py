@@ -4,17 +4,20 @@ What it does: :class:`Encoder` holds what turns one tokenizer's text into ids: i
 pre-tokenizer (and a ``tokenizer.json``'s pipeline), special tokens, the merger, and, where
 one exists, a compiled scanner (``pretokenization.scanner``). A text takes the compiled path
 when there is a scanner for its pre-tokenizer (``pipeline_scan`` for a pipeline), the kernels
-are loaded (``kernel_start``; a text of ``PREPARE_CHARS`` or more loads them) and no other
-thread holds the cache: its code points are cut into pieces by the scanner, between the
-special tokens, and the pieces merged in compiled code (``compiled``) without a Python object
-per piece. Otherwise it takes the Python path, the pre-tokenizer's ``findall`` and the
-:class:`~.merger.Merger`. Both give the same ids (``tests/core/test_compiled_encode.py``).
-``streaming`` and ``token_spans`` work through this object, never through the tokenizer.
-What it leaves out: the tokenizer's public methods and checks (``tokenizer``), the kernels.
+are loaded (``kernel_start``; a text of ``PREPARE_CHARS`` or more loads them, as does the
+first after the Python path has cost as much as the load), it is not a short line of mostly
+one-byte characters (``SHORT_TEXT``) and no other thread holds the cache: its code points
+are cut into pieces by the scanner, between the special tokens, and the pieces merged in
+compiled code (``compiled``) without a Python object per piece. Otherwise it takes the
+Python path, the pre-tokenizer's ``findall`` and the :class:`~.merger.Merger`. Both give the
+same ids (``tests/core/test_compiled_encode.py``). ``streaming`` and ``token_spans`` work
+through this object, never through the tokenizer. What it leaves out: the tokenizer's public
+methods and checks (``tokenizer``), the kernels.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Mapping
 from collections.abc import Set as AbstractSet
 from contextlib import nullcontext
@@ -53,11 +56,21 @@ PREPARE_CHARS = 1 << 21
 # sequence): the Python path merges it at a few microseconds a character, which costs more
 # than loading the kernels (docs/encoding.md, "When the compiled path runs").
 PREPARE_PIECE_CHARS = 1 << 17
-# An ASCII text shorter than this takes the Python path even with the kernels loaded: the
-# compiled path's fixed cost per call (about 20 us: its kernels take a score of arrays each)
-# is more than the Python path's whole encode of a line of English or code (15 us against 23
-# for 64 characters once the caches are warm; at 256 the compiled path is ahead).
-SHORT_ASCII = 128
+# A text shorter than this, nearly all of it one-byte characters (``_mostly_one_byte``),
+# takes the Python path even with the kernels loaded: the compiled path's fixed cost per call
+# (about 14 us) is more than the Python path's whole encode of a line of English or code
+# (lines of a book, 61 characters: 13 us against 22, new pre-tokens included). A line of
+# Chinese is the other way round (20 us against 66-115: the Python path merges each new run
+# of Han characters byte by byte).
+SHORT_TEXT = 128
+
+
+def _mostly_one_byte(text: str) -> bool:
+    """Whether at most one character in eight of ``text`` takes several UTF-8 bytes (quotes,
+    dashes and accents in English; not Chinese, Japanese, Korean, Russian)."""
+    if text.isascii():
+        return True
+    return len(text.encode("utf-8", "surrogatepass")) - len(text) <= len(text) // 4
 
 
 _NO_ITEMS: Items = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -187,19 +200,18 @@ class Encoder:
     ) -> CompiledMerger | None:
         """The compiled merger if a text of ``n_chars`` characters (holding a pre-token of
         ``PREPARE_PIECE_CHARS`` or more: ``long_piece``) takes the compiled path (see the
-        module docstring), else None. ``tally``: count the text towards the process's total
-        on the Python path (``encode``, not a stream's chunk or the editor's spans)."""
+        module docstring), else None. ``tally``: the caller counts its Python path's time
+        towards the load (``encode``, not a stream's chunk or the editor's spans)."""
         if self.scanner is None:
             return None
         if kernel_start.kernels() is not None:
             return self.merger.compiled()
         if kernel_start.enabled():
             wanted = n_chars >= PREPARE_CHARS or kernel_start.eager()
-            # subtle: for a long piece, or the texts before adding up, only where no other
-            # thread is loading them (the app's start): a caller would otherwise wait for
-            # that, maybe a first compile.
-            added = kernel_start.tally_python_path(n_chars if tally else 0)
-            later = long_piece or added >= PREPARE_CHARS
+            # subtle: for a long piece, or once the Python path has cost as much as the load
+            # (``kernel_start.rent_paid``), only where no other thread is loading them (the
+            # app's start): a caller would otherwise wait for that, maybe a first compile.
+            later = long_piece or (tally and kernel_start.rent_paid())
             wanted = wanted or (later and not kernel_start.compiling())
             if wanted and kernel_start.prepare():
                 return self.merger.compiled()
@@ -265,7 +277,8 @@ class Encoder:
             # each starts where the one before ends. The general way below (an index per
             # piece, scattered) took 5-6 ms of a 75 ms encode of 2 MB under o200k.
             a, b, _ = stretches[0]
-            ends = scanner.stretch_ends(cp, np.array([a], np.int64), np.array([b], np.int64))
+            one = np.array([a], np.int64), np.array([b], np.int64)
+            ends = scanner.stretch_ends(cp, *one, checked=True)
             firsts = np.empty_like(ends)
             firsts[:1] = a
             firsts[1:] = ends[:-1]
@@ -296,11 +309,11 @@ class Encoder:
         return starts, stops, kinds
 
     def compiled_array(
-        self, text: str, specials: Specials, long_piece: bool = False
+        self, text: str, specials: Specials, long_piece: bool = False, tally: bool = False
     ) -> np.ndarray | None:
         """The ids of ``text`` (uint32) on the compiled path, or None when it does not take
-        it (see :meth:`compiled`). UnicodeEncodeError for a surrogate."""
-        merger = self.compiled(len(text), long_piece, tally=not long_piece)
+        it (see :meth:`compiled`; ``tally`` as there). UnicodeEncodeError for a surrogate."""
+        merger = self.compiled(len(text), long_piece, tally)
         if merger is None:
             return None
         with merger.try_lock() as mine:
@@ -314,14 +327,23 @@ class Encoder:
             return merger.encode(cp, items)[0]
 
     # ------------------------------------------------------------------ either path
-    def array(self, text: str, specials: Specials) -> np.ndarray:
+    def array(self, text: str, specials: Specials, tally: bool = True) -> np.ndarray:
         """The ids of ``text``, the special tokens ``specials`` matches encoded as such: a
         native uint32 array (see ``packed.NUMPY_DTYPE``). UnicodeEncodeError for a
-        surrogate."""
-        short = len(text) < SHORT_ASCII and text.isascii() and not kernel_start.eager()
-        ids = None if short else self.compiled_array(text, specials)
+        surrogate. ``tally``: the Python path's time counts towards loading the kernels
+        (``kernel_start.rent_paid``; not for a stream, which never loads them)."""
+        short = len(text) < SHORT_TEXT and _mostly_one_byte(text) and not kernel_start.eager()
+        ids = None if short else self.compiled_array(text, specials, tally=tally)
         if ids is not None:
             return ids
+        start = time.perf_counter()
+        ids = self._python_array(text, specials)
+        if tally and self.scanner is not None and kernel_start.kernels() is None:
+            kernel_start.tally_python_path(time.perf_counter() - start)
+        return ids
+
+    def _python_array(self, text: str, specials: Specials) -> np.ndarray:
+        """:meth:`array` on the Python path (or the compiled one for a long pre-token)."""
         segments = self.segments(text, specials)
         if kernel_start.kernels() is None and len(text) >= PREPARE_PIECE_CHARS:
             every_piece = chain.from_iterable(pieces for pieces, _ in segments)

@@ -135,9 +135,9 @@ def encode_text(enc: Encoder, text: str) -> list[int]:
     """The ids of ``text``, every special token of the tokenizer encoded as one (as
     ``Tokenizer.encode(text)``), surrogates as ``encode`` encodes them."""
     try:
-        return enc.array(text, enc.specials).tolist()
+        return enc.array(text, enc.specials, tally=False).tolist()
     except UnicodeEncodeError:
-        return enc.array(replace_surrogates(text), enc.specials).tolist()
+        return enc.array(replace_surrogates(text), enc.specials, tally=False).tolist()
 
 
 def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:

@@ -112,14 +112,19 @@ class Scanner:
         bounds = np.array([start], np.int64), np.array([stop], np.int64)
         return self.stretch_ends(points, *bounds)
 
-    def stretch_ends(self, points: Points, starts: Ends, stops: Ends) -> Ends:
+    def stretch_ends(
+        self, points: Points, starts: Ends, stops: Ends, checked: bool = False
+    ) -> Ends:
         """The ends of the pieces of each stretch ``points[starts[j]:stops[j]]`` (int64
         arrays of offsets into ``points``; the stretches in order, not overlapping), one
         stretch after another, in one call: the stretches of a text between its special
         tokens, say. Each stretch is split on its own (as if it were the whole text), and
-        its last end is its stop."""
+        its last end is its stop. ``checked``: the caller vouches for ``points`` (read-only
+        uint32, as ``codepoints`` gives them) and the stretches (int64, in order, within
+        ``points``), which a short text would otherwise spend most of its scan checking."""
         kernels, table = _loaded()
-        points, starts, stops = readonly_points(points), *_offsets(starts, stops, len(points))
+        if not checked:
+            points, starts, stops = readonly_points(points), *_offsets(starts, stops, len(points))
         return kernels.scan(self._steps, points, table, starts, stops)
 
     def count(self, points: Points, starts: Ends, stops: Ends) -> tuple[bytes, bytes] | None:

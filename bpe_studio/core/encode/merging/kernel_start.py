@@ -40,20 +40,29 @@ _background: threading.Thread | None = None
 _failure: str | None = None
 
 
-# Characters this process encoded on the Python path for want of the kernels (``encoder``
-# loads them when these add up to as much as one text that loads them: a loop over many
-# documents of a few kilobytes each then takes the compiled path after its first 2M
-# characters instead of never).
-_python_chars = 0
+# Seconds this process spent encoding on the Python path for want of the kernels, and what
+# it takes to load them from numba's cache (about 0.3 s, up to 0.5 on a busy machine). Once
+# the first reaches the second, ``encoder`` loads them: as in renting skis until the rent
+# paid equals the price, a process never spends more than about twice what the best choice
+# made knowing its future texts would. A loop over documents of a few kilobytes each, which
+# took the Python path for ever (2.4-17x slower than the compiled one), gets the kernels
+# after its first 0.4 s, sooner for Chinese, whose Python path is the slowest.
+LOAD_SECONDS = 0.4
+_python_seconds = 0.0
 
 
-def tally_python_path(n_chars: int) -> int:
-    """Count ``n_chars`` more characters encoded on the Python path; the process's total."""
-    global _python_chars
-    # subtle: not locked; threads adding at once may lose a few characters of the count,
-    # which only delays the load.
-    _python_chars += n_chars
-    return _python_chars
+def tally_python_path(seconds: float) -> float:
+    """Count ``seconds`` more spent on the Python path; the process's total."""
+    global _python_seconds
+    # subtle: not locked; threads adding at once may lose a little of the count, which only
+    # delays the load.
+    _python_seconds += seconds
+    return _python_seconds
+
+
+def rent_paid() -> bool:
+    """Whether the Python path has cost this process as much as loading the kernels."""
+    return _python_seconds >= LOAD_SECONDS
 
 
 def _mode() -> str:
@@ -139,8 +148,8 @@ def forget() -> None:
     """Take the compiled path out of use as if the kernels were not loaded yet; the next
     :func:`prepare` makes them ready again at once (numba keeps what it loaded). For tests,
     which each start as a fresh process would."""
-    global _python_chars
-    _python_chars = 0
+    global _python_seconds
+    _python_seconds = 0.0
     LOADER.forget()
 
 
