@@ -82,6 +82,48 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
         assert f"<b>id {hello:,}</b>" in pane.tooltip_html(0)
 
 
+def _mark_pixels(pane, offset: int) -> int:
+    """Pixels of the mark's colour in the pane's grab, under the character at ``offset``."""
+    from PySide6.QtGui import QColor, QTextCursor
+
+    from bpe_studio.gui.views.theme import colours
+
+    cursor = QTextCursor(pane.document())
+    cursor.setPosition(pane.side.spans.to_utf16(offset))
+    left = pane.cursorRect(cursor)
+    cursor.setPosition(pane.side.spans.to_utf16(offset + 1))
+    right = pane.cursorRect(cursor)
+    image = pane.viewport().grab().toImage()
+    mark = QColor(colours().diff_mark)
+    count = 0
+    for x in range(left.left(), max(right.left(), left.left() + 1)):
+        for y in range(left.top(), left.bottom() + 3):  # the underline may sit below the box
+            c = image.pixelColor(x, y)
+            if (
+                abs(c.red() - mark.red()) < 40
+                and abs(c.green() - mark.green()) < 40
+                and abs(c.blue() - mark.blue()) < 40
+            ):
+                count += 1
+    return count
+
+
+def test_compare_paints_its_marks_in_red(qtbot, compare_view):
+    """The marks are seen, not only listed: a grab of each pane has the mark's colour under a
+    marked character (a mark laid as a second selection over its token's was never painted),
+    and none under a character no mark is on."""
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    _compare(qtbot, view, TEXT)
+    for pane in view.panes:
+        qtbot.waitUntil(lambda p=pane: len(p.marked_offsets()) > 10, timeout=10_000)
+        marked = pane.marked_offsets()
+        first = marked[0]
+        assert _mark_pixels(pane, first) > 0, f"no red under the mark at {first}"
+        assert _mark_pixels(pane, 0) == 0  # "H" starts both: no mark
+
+
 def test_same_tokenizer_marks_nothing_and_a_loaded_directory_works(qtbot, compare_view, tmp_path):
     Tokenizer.preset("gpt2").save(tmp_path, "gpt2")
     view = compare_view

@@ -153,6 +153,13 @@ def _format(background: str) -> QTextCharFormat:
     return fmt
 
 
+def _with_mark(fmt: QTextCharFormat, mark: QTextCharFormat) -> QTextCharFormat:
+    """``fmt`` (a token's background) with the boundary mark's colour, weight and underline."""
+    marked = QTextCharFormat(fmt)
+    marked.merge(mark)
+    return marked
+
+
 class ComparePane(QPlainTextEdit):
     """A read-only copy of the text, painted with one side's tokens (visible part only)."""
 
@@ -174,12 +181,19 @@ class ComparePane(QPlainTextEdit):
         self._shared = [_format(colour) for colour in c.shared]
         self._differ = [_format(colour) for colour in c.tokens]
         self._special = _format(c.special[0])
-        self._mark = QTextCharFormat()
-        self._mark.setForeground(QColor(c.diff_mark))
-        self._mark.setFontWeight(700)
-        self._mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-        self._mark.setUnderlineColor(QColor(c.diff_mark))
-        self._mark.setProperty(MARK_PROPERTY, True)
+        mark = QTextCharFormat()
+        mark.setForeground(QColor(c.diff_mark))
+        mark.setFontWeight(700)
+        mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+        mark.setUnderlineColor(QColor(c.diff_mark))
+        mark.setProperty(MARK_PROPERTY, True)
+        # subtle: a marked character is painted with its token's own format plus the mark, in
+        # one selection. Qt paints neither the foreground nor the underline of a second
+        # selection over a character whose first selection sets a foreground (every token
+        # format does), so a mark laid over its token was never seen.
+        self._marked = {
+            id(fmt): _with_mark(fmt, mark) for fmt in (*self._shared, *self._differ, self._special)
+        }
         self._schedule()
 
     def show_side(self, comparison: Comparison, side: Side) -> None:
@@ -249,12 +263,17 @@ class ComparePane(QPlainTextEdit):
                 fmt = self._special
             else:
                 fmt = (self._differ if differs else self._shared)[i % 2]
-            selections.append(self._selection(a, b, fmt))
+            # The block [a, b), cut around the marked characters inside it (a mark at b is
+            # the next block's first character).
+            k_end = int(np.searchsorted(diff, b, side="left"))
+            for d in diff[k:k_end].tolist():
+                if a < d:
+                    selections.append(self._selection(a, d, fmt))
+                selections.append(self._selection(d, d + 1, self._marked[id(fmt)]))
+                a = d + 1
+            if a < b:
+                selections.append(self._selection(a, b, fmt))
             i = j
-        k0 = int(np.searchsorted(diff, first, side="left"))
-        k1 = int(np.searchsorted(diff, last, side="left"))
-        for d in diff[k0 : min(k1, k0 + MAX_SELECTIONS)].tolist():
-            selections.append(self._selection(d, d + 1, self._mark))
         self.setExtraSelections(selections)
 
     def char_at(self, pos: QPoint) -> int | None:
