@@ -223,3 +223,38 @@ def test_cancel_while_the_hub_is_asked_leaves_compare_quietly(
     assert window.hub.pane(left.pane).key == before
     assert not dialog().isVisible()
     assert shown == []
+
+
+def test_a_fetch_that_fails_at_once_never_shows_its_dialog_later(qtbot):
+    """The first fetch in a process that fails at once (offline) leaves nothing that would show
+    the dialog later. QProgressDialog shows itself from a timer of its own, started when it is
+    made (4 s) or given its first value; finish() hid the dialog but left that timer, which
+    then showed "Asking the Hugging Face Hub…" for a pick already failed, and left it shown.
+    Waiting those seconds out would make a slow test and one that says nothing about a timer
+    restarted later, so this checks the cause: once a fetch is over, none of the dialog's own
+    timers is running (the only way it shows itself), and the dialog is hidden."""
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QWidget
+
+    from bpe_studio.gui.views.hub_models import DownloadProgress
+
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+    progress = DownloadProgress(parent)
+
+    def own_timers_running() -> list[QTimer]:
+        timers = progress.dialog.findChildren(
+            QTimer, options=Qt.FindChildOption.FindDirectChildrenOnly
+        )
+        return [t for t in timers if t.isActive()]
+
+    for report in (False, True):  # fails before any byte; fails after a first report
+        fetch = progress.callback("meta-llama/Llama-3.1-8B")
+        qtbot.waitUntil(lambda: progress.dialog is not None and progress._active)
+        if report:
+            fetch(0, 4_000_000)
+            qtbot.waitUntil(lambda: "Downloading" in progress.dialog.labelText())
+        progress.finish()
+        assert not progress.dialog.isVisible()
+        assert own_timers_running() == []

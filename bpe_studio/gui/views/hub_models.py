@@ -157,8 +157,12 @@ class DownloadProgress(QObject):
             dialog.setAutoReset(False)
             dialog.setAutoClose(False)
             # subtle: QProgressDialog shows itself after minimumDuration once it has a value;
-            # this class decides when (SHOW_AFTER_MS), so a cached model flashes nothing.
+            # this class decides when (SHOW_AFTER_MS), so a cached model flashes nothing. The
+            # dialog's own timer already runs from its construction (4 s, which a new
+            # minimumDuration does not restart while it has no value): reset() stops it, or
+            # it would show the dialog of a fetch that failed at once, and leave it shown.
             dialog.setMinimumDuration(24 * 3600 * 1000)
+            dialog.reset()
             dialog.canceled.connect(self.cancel)  # the button, closing the dialog
             dialog.rejected.connect(self.cancel)  # Esc
             dialog.hide()
@@ -202,3 +206,4 @@ class DownloadProgress(QObject):
         self._show_timer.stop()
         if self.dialog is not None:
             self.dialog.hide()
+            self.dialog.reset()  # a value set during the fetch restarted the dialog's timer
