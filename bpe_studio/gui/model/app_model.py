@@ -198,6 +198,12 @@ class AppModel:
         self.publish(emit_updated=False)
         if result is None:
             phase = Phase.FAILED
+            if s.merges_done == 0:
+                # A run that failed before its first merge has no tokenizer: the bytes-only
+                # one shown while it started (with its settings, perhaps the pattern that
+                # failed) goes, as a discarded run's does. The controller puts back the run
+                # before, unless the user discarded it.
+                self.show_tokenizer(None)
         else:
             phase = Phase.STOPPED if result.stopped else Phase.FINISHED
             name = s.corpus_source.name if s.corpus_source else "corpus"

@@ -183,6 +183,8 @@ class CompressionPlot(QWidget):
         self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
         hub.corpus_changed.connect(self._on_corpus)
         hub.phase_changed.connect(self._show_hint)
+        self._held_failures: list[str] = []  # the curves' failures not reported yet
+        hub.phase_changed.connect(self._report_failures)
         hub.editor_series_changed.connect(self._show_editor_points)
         self._legend_for: dict[str, tuple[str, int, str | None]] = {}  # what the legend says
 
@@ -234,6 +236,7 @@ class CompressionPlot(QWidget):
         all at once, in the background)."""
         self._legend_for = {}  # relabel at the next draw
         self._drawn = -1
+        self._held_failures.clear()  # of the run that is gone
         if not self.recording:
             self.feeder.cancel()
             self._draw()
@@ -311,7 +314,8 @@ class CompressionPlot(QWidget):
             if message.startswith(f"{IN_SAMPLE} text"):
                 # The corpus itself: the run reports what is wrong with it, once.
                 continue
-            self.error.emit("Cannot measure compression", message)
+            self._held_failures.append(message)
+        self._report_failures()
         busy = self.feeder.busy
         if self.feeder.version != self._drawn and not self.hub.state.phase.training:
             # subtle: every redraw repaints the plot with the trainer held (trainer_hold), so
@@ -321,6 +325,23 @@ class CompressionPlot(QWidget):
                 self._draw()
         if not busy and self.feeder.version == self._drawn:
             self._poll.stop()
+
+    @Slot()
+    def _report_failures(self, *_: object) -> None:
+        """Report the curves' failures once the run is past its start. Until its first merge
+        they wait: a run that fails then (a custom pattern that misses characters fails the
+        held-out text's curve and the run alike) has no curve to measure, and its own
+        dialog tells the cause, once."""
+        phase = self.hub.state.phase
+        if phase is Phase.FAILED:
+            self._held_failures.clear()
+        elif not (
+            phase is Phase.PRE_TOKENIZING
+            or (phase is Phase.PAUSED and self.hub.state.resume_to is Phase.PRE_TOKENIZING)
+        ):
+            held, self._held_failures = self._held_failures, []
+            for message in held:
+                self.error.emit("Cannot measure compression", message)
 
     @Slot()
     def _draw_with_frame(self) -> None:

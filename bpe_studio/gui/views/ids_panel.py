@@ -157,19 +157,24 @@ class IdsPanel(QWidget):
         """Show ``editor``'s ids after each encode, and decode with its tokenizer."""
         self._editor = editor
         editor.spans_ready.connect(self.show_spans)
+        editor.spans_cleared.connect(self._clear_ids)
         editor.source_changed.connect(self._on_source_changed)
         if editor.spans is not None:
             self.show_spans(editor.spans)
 
     @Slot()
+    def _clear_ids(self) -> None:
+        """The editor paints no tokens (no tokenizer, or it could not tokenize the text): no
+        ids are listed either."""
+        self._ids = np.zeros(0, dtype=np.int32)
+        self._list_job.cancel()
+        self.count_label.setText("No tokens yet")
+        self.ids_view.setPlainText("")
+
+    @Slot()
     def _on_source_changed(self) -> None:
         """The editor shows another tokenizer: what was decoded with the last one goes (it
-        is decoded again once the new one is ready); with none, no ids are left either."""
-        if self._editor is not None and self._editor.source is None:
-            self._ids = np.zeros(0, dtype=np.int32)
-            self._list_job.cancel()
-            self.count_label.setText("No tokens yet")
-            self.ids_view.setPlainText("")
+        is decoded again once the new one is ready)."""
         if self._has_input():
             self.decode_now()
 

@@ -440,6 +440,7 @@ class TokenEditor(QWidget):
     :meth:`highlight_token` and :meth:`occurrences`."""
 
     spans_ready = Signal(object)  # SpanArrays now painted
+    spans_cleared = Signal()  # none painted now: no tokenizer, or it could not tokenize the text
     source_changed = Signal()  # another tokenizer (or step) is shown; its spans follow
     piece_at_cursor = Signal(str)
     token_clicked = Signal(int)
@@ -466,6 +467,7 @@ class TokenEditor(QWidget):
         # The (source, step) the spans painted now were computed with.
         self._painted: tuple[TokenizerSource | None, int | None] = (None, None)
         self._asked_text = ""  # the text the latest span job was given
+        self._failed = False  # the latest span job failed: nothing is painted
         self._hub: AppModel | None = None
         self._piece: str | None = None  # the last piece_at_cursor sent
         self._piece_timer = single_shot(self, PIECE_DEBOUNCE_MS, self._send_piece)
@@ -609,9 +611,7 @@ class TokenEditor(QWidget):
         ):
             self._request(wait, step_only=step_only)
         if source is None:  # nothing to tokenize with: no colours of one that is gone
-            self.edit.set_spans(None)
-            self._painted = (None, None)
-            self.status.setText("No tokenizer yet: train one or load one")
+            self._clear_spans("No tokenizer yet: train one or load one")
         self._show_label()
         self.source_changed.emit()
 
@@ -624,7 +624,10 @@ class TokenEditor(QWidget):
         if source is None:
             text = ""
         elif painted is None:
-            text = f"tokenizing with {_describe(source, self._step)}…"
+            named = _describe(source, self._step)
+            text = (
+                f"could not tokenize with {named}" if self._failed else f"tokenizing with {named}…"
+            )
         elif (painted, step) == (source, self._step):
             text = _describe(painted, step)
         elif painted is source or _same_run(painted, source):
@@ -715,6 +718,7 @@ class TokenEditor(QWidget):
         """Tokenize anew. ``step_only``: the text is unchanged, so the colours shown stay
         valid for it and stay up (with their status line) until the new ones arrive: while
         the step keeps moving, the editor shows each newest step it could finish."""
+        self._failed = False
         if not step_only or self.edit.spans is None:
             self.edit.mark_stale()
             if self._source is not None:
@@ -758,7 +762,18 @@ class TokenEditor(QWidget):
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.status.setText(f"Could not tokenize: {message}")
+        # subtle: the colours, ids and counts on screen were of the tokenizer before (or of a
+        # run since discarded): kept, they would pass for this one's. They go, with the ids.
+        self._failed = True
+        self._clear_spans(f"Could not tokenize the text: {message}")
+        self._show_label()
+
+    def _clear_spans(self, status: str) -> None:
+        """No spans painted, nor ids listed; ``status`` says why."""
+        self.edit.set_spans(None)
+        self._painted = (None, None)
+        self.status.setText(status)
+        self.spans_cleared.emit()
 
     def shutdown(self) -> None:
         self.service.shutdown()

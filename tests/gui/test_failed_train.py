@@ -1,0 +1,86 @@
+"""A Train that fails before its first merge, after the run before was discarded: nothing of
+either run stays on screen, and one cause makes one dialog. A tokenizer that cannot tokenize
+the editor's text says why in the core's words, with no colours or ids of another.
+
+The cause here is a custom pattern that misses characters (``x*``): the run fails on the
+corpus, and the held-out text's compression curve fails on it too.
+"""
+
+from __future__ import annotations
+
+from gui_helpers import EOT, FIXTURES, train_in_window, wait_for_spans
+
+from bpe_studio.core.train.vocab import initial_vocab
+from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
+from bpe_studio.gui.views.picker import preset_key
+
+TINY = FIXTURES / "tinystories_slice.txt"
+TEXT = f"Once upon a time there was a girl.{EOT}\nThe end.\n"
+
+
+def _dialogs(window) -> list[str]:
+    """The titles of the error dialogs the window shows from now on."""
+    titles: list[str] = []
+    show = window.show_error
+
+    def record(title: str, message: str) -> None:
+        titles.append(title)
+        show(title, message)
+
+    window.show_error = record
+    for source in (window.controller.error, window.curve.error):
+        source.disconnect(show)
+        source.connect(record)
+    return titles
+
+
+def test_a_failed_train_after_a_discard_shows_neither_run_and_one_dialog(qtbot, window):
+    train_in_window(qtbot, window, TINY, 400)
+    window.timeline.select_step(100)  # not live: the editor shows the run at a step
+    window.editor.set_text(TEXT)
+    wait_for_spans(qtbot, window.editor)
+    assert window.ids_panel.ids.size > 0
+    dialogs = _dialogs(window)
+    window.panel.pattern_choice.set_pattern("x*")
+    assert window.start_training()  # the unsaved run is discarded (window.ask says yes)
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000) as blocker:
+        pass
+    assert blocker.args[0] is None and window.state.phase is Phase.FAILED
+    # The held-out curve's failure has reached the plot (and was not reported): its feeder
+    # is idle and the plot has taken its failures.
+    curve = window.curve
+    qtbot.waitUntil(lambda: not curve.feeder.busy and not curve._poll.isActive(), timeout=30_000)
+    assert dialogs == ["Training failed"]
+    editor = window.editor
+    qtbot.waitUntil(lambda: not editor.busy, timeout=30_000)
+    assert editor.source is None and editor.spans is None and editor.tokenizer is None
+    assert editor.source_label.text() == ""
+    assert editor.status.text() == "No tokenizer yet: train one or load one"
+    assert window.ids_panel.ids.size == 0
+    assert window.ids_panel.ids_text() == ""
+
+
+def test_an_editor_tokenizer_missing_characters_says_so_and_paints_nothing(qtbot, window):
+    """The tokenizer of a run that has just begun with that pattern (bytes only): the core's
+    message, not an internal one, and the colours and ids of the tokenizer before go."""
+    editor = window.editor
+    editor.set_text(TEXT)
+    window.picker.pick(preset_key("gpt2"))
+    wait_for_spans(qtbot, editor)
+    assert window.ids_panel.ids.size > 0
+    bad = TokenizerSource(
+        "Tokenizer: bytes only (no merges yet)",
+        vocab=initial_vocab([EOT]),
+        special_tokens=[EOT],
+        pattern="x*",
+        run_id=10_000,
+    )
+    editor.set_tokenizer(bad)
+    qtbot.waitUntil(lambda: not editor.busy, timeout=30_000)
+    status = editor.status.text()
+    assert status.startswith("Could not tokenize the text: The pattern 'x*' does not match 'O'")
+    assert "split_back" not in status
+    assert editor.spans is None and editor.tokenizer is None
+    assert window.ids_panel.ids.size == 0
+    assert editor.source_label.text() == "could not tokenize with bytes only (no merges yet)"
