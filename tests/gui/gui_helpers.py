@@ -28,6 +28,17 @@ def train_in_window(
     return blocker.args[0]
 
 
+def bad_after_probe(path: Path, bad: bytes = "caf\u00e9 au lait\n".encode("latin-1")) -> Path:
+    """Write a text file that is UTF-8 through what Open reads of it
+    (``corpus_source.PROBE_BYTES``) and not after it (``bad``), so that Open takes it and
+    Train fails on it; returns ``path``."""
+    from bpe_studio.gui.model.corpus_source import PROBE_BYTES
+
+    line = b"hello world, this is text\n"
+    path.write_bytes(line * (PROBE_BYTES // len(line) + 1) + bad)
+    return path
+
+
 def paused_in_window(qtbot, window, corpus: Path, vocab_size: int, after: int, workers=None):
     """Open ``corpus``, click Train, and wait until the run has paused after merge index
     ``after`` (so ``after + 1`` merges are made); the run's session."""

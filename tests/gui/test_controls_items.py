@@ -8,7 +8,14 @@ import base64
 import json
 
 import pytest
-from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window, wait_for_spans
+from gui_helpers import (
+    EOT,
+    FIXTURES,
+    bad_after_probe,
+    paused_in_window,
+    train_in_window,
+    wait_for_spans,
+)
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
@@ -116,8 +123,7 @@ def test_a_failed_train_keeps_the_loaded_tokenizer(qtbot, window, tmp_path):
     with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
         assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
     loaded, shown = window.state.loaded, window.state.shown
-    binary = tmp_path / "binary.txt"
-    binary.write_bytes(b"\x00\xff\xfe" * 100)
+    binary = bad_after_probe(tmp_path / "binary.txt", b"\x00\xff\xfe" * 100)
     assert train_in_window(qtbot, window, binary, 300) is None
     state = window.state
     assert state.phase is Phase.LOADED and state.loaded is loaded and state.shown is shown
@@ -313,8 +319,7 @@ def test_a_failed_train_keeps_the_trained_tokenizer_and_its_pattern(qtbot, windo
     # Saved, so opening another corpus keeps it on screen (unsaved, it would be discarded).
     assert window.save_tokenizer(tmp_path / "first", "hf")  # GPT-2 files hold no pattern
     window.panel.pattern_choice.set_pattern("gpt2")
-    binary = tmp_path / "binary.txt"
-    binary.write_bytes(b"\x00\xff\xfe" * 100)
+    binary = bad_after_probe(tmp_path / "binary.txt", b"\x00\xff\xfe" * 100)
     assert train_in_window(qtbot, window, binary, 300) is None
     assert window.state.result is first and window.state.phase is Phase.FINISHED
     assert window.merge_list.model.rowCount() == len(first.merges)

@@ -7,7 +7,7 @@ same text here (``Tokenizer.truncated(k).encode``), not against the curve's own 
 from __future__ import annotations
 
 import pytest
-from gui_helpers import EOT, FIXTURES, train_in_window
+from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window
 from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer
@@ -278,8 +278,7 @@ def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
 
 def test_a_bad_corpus_gives_one_dialog_not_two(qtbot, window, tmp_path):
     # The run says the corpus is not UTF-8; the in-sample curve must not say it again.
-    corpus = tmp_path / "binary.txt"
-    corpus.write_bytes(b"text \xff\xfe more text\n" * 200)
+    corpus = bad_after_probe(tmp_path / "binary.txt", b"text \xff\xfe more text\n" * 200)
     errors: list[str] = []
     window.curve.error.connect(lambda title, message: errors.append(message))
     window.controller.error.connect(lambda title, message: errors.append(message))

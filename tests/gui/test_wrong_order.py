@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from types import SimpleNamespace
 
-from gui_helpers import FIXTURES, paused_in_window
+from gui_helpers import FIXTURES, bad_after_probe, paused_in_window
 
 from bpe_studio.gui.model.saving import gpt2_problem
 from bpe_studio.gui.model.state import Phase
@@ -52,8 +52,7 @@ def test_a_run_let_go_while_paused_never_becomes_the_next_runs_result(qtbot, win
 
 
 def test_a_second_failed_train_does_not_claim_a_tokenizer_is_shown(qtbot, window, tmp_path):
-    bad = tmp_path / "latin1.txt"
-    bad.write_bytes("caf\xe9 na\xefve ".encode("latin-1") * 500)
+    bad = bad_after_probe(tmp_path / "latin1.txt", "caf\xe9 na\xefve ".encode("latin-1") * 500)
     messages: list[str] = []
     window.controller.error.connect(lambda title, message: messages.append(message))
     assert window.open_corpus(bad)

@@ -6,16 +6,24 @@ with a name for the panel, the stored size, how many of its files are compressed
 counts stored bytes, so the panel says when they are compressed ones) and whether it holds
 records (then a text field is asked for). ``plain`` is the one plain local text file the
 sample-reading views (the compression curve's in-sample text, the report) can read, or None.
+:func:`utf8_problem` reads the start of each plain text file named, so that a file that is
+not UTF-8 is refused at Open, before the run on screen is discarded for it.
 What it leaves out: where the counting runs (``gui.views.cluster_choice``), training (``worker``).
 """
 
 from __future__ import annotations
 
+import codecs
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.corpus.sources import Kind, resolve_corpus
+from ...core.corpus.counting import not_utf8
+from ...core.corpus.sources import Kind, is_glob_or_url, resolve_corpus
+
+# How much of each plain text file Open reads to check it is UTF-8 (on the GUI thread).
+PROBE_BYTES = 64 * 1024
 
 # What Open corpus offers (a file dialog's filter): text, plain or compressed, and records.
 CORPUS_FILTERS = (
@@ -67,3 +75,28 @@ def corpus_source(paths: list[str]) -> CorpusSource:
         plain,
         sum(f.compression is not None for f in files),
     )
+
+
+def utf8_problem(paths: Sequence[str]) -> str | None:
+    """Why a plain local text file among ``paths`` (each an existing file or a glob or URL)
+    is not UTF-8 text, in the core's words (the file and the byte offset), from its first
+    ``PROBE_BYTES``; None when none is found. Globs, URLs, compressed files and records are
+    left to the run, which reads and checks them all; so is a fault further on."""
+    for path in paths:
+        if is_glob_or_url(path):
+            continue
+        (file,) = resolve_corpus([path])
+        if not file.plain_local or file.kind is not Kind.TEXT:
+            continue
+        try:
+            with open(file.url, "rb") as f:
+                head = f.read(PROBE_BYTES)
+        except OSError as error:
+            return f"{path}: {error.strerror or error}"
+        # subtle: the probe may end inside a character; that tail is not an error (the
+        # decoder keeps it pending unless the file ends there).
+        try:
+            codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < PROBE_BYTES)
+        except UnicodeDecodeError as error:
+            return str(not_utf8(path, error.start, error.reason))
+    return None

@@ -35,7 +35,7 @@ from ...core.formats.tiktoken import sidecar_name
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
-from ..model.corpus_source import CorpusSource, corpus_source
+from ..model.corpus_source import CorpusSource, corpus_source, utf8_problem
 from ..model.errors import describe_error
 from ..model.run_tokenizer import run_tokenizer_at, training_label
 from ..model.saving import data_to_save, gpt2_problem, saveable_merges
@@ -131,7 +131,8 @@ class Controller(QObject):
         )
 
     def _corpus_problem(self, paths: list[str]) -> tuple[CorpusSource | None, str | None]:
-        """The corpus ``paths`` name, or why it cannot be trained on (naming the file)."""
+        """The corpus ``paths`` name, or why it cannot be trained on (naming the file): missing,
+        empty, or a plain text file that is not UTF-8 at its start (``utf8_problem``)."""
         for path in paths:
             if is_glob_or_url(path):
                 continue
@@ -148,7 +149,8 @@ class Controller(QObject):
             empty = "the file is empty" if source.files == 1 else "the files are empty"
             named = paths[0] if len(paths) == 1 else source.name
             return None, f"{named}: {empty}: there is nothing to train on"
-        return source, None
+        problem = utf8_problem(paths)
+        return (None, problem) if problem is not None else (source, None)
 
     # -------------------------------------------------------------- corpus
     def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:

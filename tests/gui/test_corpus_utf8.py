@@ -1,0 +1,49 @@
+"""Open corpus reads the start of a plain text file and refuses one that is not UTF-8 there,
+naming the file and the byte, before asking to discard the run on screen (as an empty or
+missing file is refused). Other corpora (compressed files, records) are left to the run."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from gui_helpers import FIXTURES, train_in_window
+
+from bpe_studio.gui.model.corpus_source import PROBE_BYTES
+from bpe_studio.gui.model.state import Phase
+
+TINY = FIXTURES / "tinystories_slice.txt"
+
+
+def test_a_non_utf8_file_is_refused_at_open_and_the_run_stays(qtbot, window, tmp_path):
+    first = train_in_window(qtbot, window, TINY, 300)
+    asked: list[str] = []
+    window.ask = lambda title, question: asked.append(title) or True
+    for name, data, offset in (
+        ("latin1.txt", "caf\u00e9 au lait\n".encode("latin-1") * 10, 3),
+        ("binary.bin", b"\x00\xff\xfe" * 100, 1),
+    ):
+        bad = tmp_path / name
+        bad.write_bytes(data)
+        window.last_error = None
+        assert not window.open_corpus(bad)
+        assert window.last_error is not None
+        assert str(bad) in window.last_error
+        assert f"not valid UTF-8 at byte offset {offset}" in window.last_error
+    assert asked == []  # refused before any question: the run was never at stake
+    assert window.state.result is first and window.state.phase is Phase.FINISHED
+    assert window.state.corpus == TINY.resolve()
+
+
+def test_a_character_cut_by_the_probe_and_other_corpora_open(qtbot, window, tmp_path):
+    # "é" is two bytes: the probe ends inside one, which is no fault of the file.
+    cut = tmp_path / "accents.txt"
+    cut.write_bytes(b"a" + "\u00e9".encode() * PROBE_BYTES)
+    assert window.open_corpus(cut), window.last_error
+    # A compressed file and records are read, and checked, by the run.
+    compressed = tmp_path / "text.txt.gz"
+    compressed.write_bytes(gzip.compress("caf\u00e9 au lait\n".encode() * 100))
+    assert window.open_corpus(compressed), window.last_error
+    records = tmp_path / "rows.jsonl"
+    records.write_text("\n".join(json.dumps({"text": f"row {i}"}) for i in range(50)))
+    assert window.open_corpus(records), window.last_error
