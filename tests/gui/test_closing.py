@@ -186,3 +186,59 @@ def test_ctrl_c_in_the_terminal_closes_the_app_as_its_close_button_does():
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 0, stderr
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+
+
+def test_the_close_question_counts_the_merge_under_way_when_it_paused(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """A merge under way when closing pauses the run is made, and recorded, before the
+    question counts the merges: the count asked about is what Save writes. Before, it came in
+    while the question was open (its dialog runs the event loop), and Save wrote one more
+    than the question said. Here the merge after the 50th is held until the pause is on
+    screen, as a slow merge would be."""
+    import re
+    import threading
+
+    from bpe_studio.gui.training import worker as worker_module
+
+    real = worker_module.trainer_from_file
+    state = window.state
+
+    class SlowAfter50:
+        def __init__(self, trainer) -> None:
+            self._trainer = trainer
+
+        def __getattr__(self, name: str):
+            return getattr(self._trainer, name)
+
+        def __iter__(self):
+            for step in self._trainer:
+                if step.rank == 50:
+                    while state.phase is not Phase.PAUSED:  # the GUI has paused meanwhile
+                        threading.Event().wait(0.001)
+                yield step
+
+    monkeypatch.setattr(
+        worker_module, "trainer_from_file", lambda *a, **k: SlowAfter50(real(*a, **k))
+    )
+    assert window.open_corpus(SLICE)
+    window.panel.vocab_spin.setValue(3000)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    qtbot.waitUntil(lambda: window.state.published == 50, timeout=60_000)
+    asked: list[int] = []
+
+    def ask(title: str, question: str) -> str:
+        asked.append(int(re.search(r"\(([\d,]+) merges\)", question)[1].replace(",", "")))
+        # The question's dialog runs the event loop while it is open: the worker's report
+        # that it sits at its pause point comes in, with every merge it made.
+        qtbot.waitUntil(lambda: session.worker_waiting, timeout=10_000)
+        return "save"
+
+    window.ask_close = ask
+    window.choose_save_target = lambda: (str(tmp_path / "out"), "hf")
+    window.close()
+    assert not window.isVisible()
+    saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
+    assert asked == [len(saved.merges)] == [51]

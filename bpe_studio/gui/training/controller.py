@@ -359,12 +359,14 @@ class Controller(QObject):
             return True
         session = self.session
         paused_here = False
-        if session is not None and self.training and self.hub.state.phase is not Phase.PAUSED:
-            # subtle: the merges asked about stay the merges saved. A worker may have paused
-            # itself (pause_after) with its report not yet here: pausing then only brings the
-            # state up to it, and Cancel leaves it paused, as it was.
+        if session is not None and self.training:
+            # subtle: the merges asked about stay the merges saved: the run holds still, with
+            # the merge under way when the pause came recorded, before they are counted. A
+            # worker may have paused itself (pause_after) with its report not yet here:
+            # pausing then only brings the state up to it, and Cancel leaves it paused, as
+            # it was.
             paused_here = not session.paused
-            session.pause()
+            session.hold_still()
         n = self.hub.unsaved
         answer = self.ask_close(
             "Save the trained tokenizer?",

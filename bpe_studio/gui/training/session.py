@@ -33,6 +33,9 @@ from .worker import (
 )
 
 _QUEUED = Qt.ConnectionType.QueuedConnection
+# The longest hold_still blocks the GUI thread: a merge takes milliseconds; a worker still
+# counting pre-tokens may take longer to reach its pause point (it has made no merge then).
+SETTLE_SECONDS = 2.0
 # Every training thread started and not yet waited for: tests assert it is empty afterwards.
 _LIVE_THREADS: set[QThread] = set()
 
@@ -197,6 +200,18 @@ class TrainingSession(QObject):
             self.clock.resume()
             with self.turn.hold():
                 self.hub.set_paused(False)
+
+    def hold_still(self) -> None:
+        """Pause, and wait (blocking, at most ``SETTLE_SECONDS``) until the worker makes no
+        more merges: the merge under way when the pause came is recorded too. The merges
+        counted then (a question asked about them) are the merges a Save writes; without the
+        wait, that merge arrived while the question was open, and Save wrote one more."""
+        if not self.is_running or self.control.stopped:
+            return
+        self.pause()
+        self._end_frame_hold()  # the worker must get past the frame's hold to its pause point
+        if self.control.holding_still.wait(SETTLE_SECONDS):
+            self._flush_now()
 
     def stop(self) -> None:
         if self.control.paused:

@@ -45,12 +45,16 @@ class RunControl:
         self.pause_after: int | None = None
         self.running = threading.Event()  # set unless paused (the worker checks it per merge)
         self.running.set()
+        # Set while the worker makes no merge until resumed: it sits at its pause point, or is
+        # past its last merge. The GUI may wait for it to count merges that stay counted.
+        self.holding_still = threading.Event()
 
     def pause(self) -> None:
         if not self.cancel_event.is_set():
             self.running.clear()
 
     def resume(self) -> None:
+        self.holding_still.clear()
         self.running.set()
 
     def stop(self) -> None:
@@ -71,7 +75,9 @@ class RunControl:
         if self.running.is_set():
             return 0.0
         start = time.perf_counter()
+        self.holding_still.set()
         self.running.wait()
+        self.holding_still.clear()
         return time.perf_counter() - start
 
 
@@ -192,6 +198,7 @@ class TrainingWorker(QObject):
             if not running():
                 paused_for += self._pause()
         seconds = time.perf_counter() - start - paused_for
+        control.holding_still.set()  # no merge comes after these
         # subtle: freeing the working state holds the GIL for thousands of short slices; during
         # the window's last frame and its repaint they would compete for it. So the window
         # shows the last merges first (docs/responsiveness.md, "The run's end").
