@@ -563,3 +563,24 @@ def test_a_result_redraws_only_its_own_chart(qtbot, window, lab, monkeypatch):
     drawn.clear()
     lab._show_results()  # nothing changed: nothing drawn
     assert drawn == []
+
+
+def test_every_line_names_the_step_its_figures_are_of(qtbot, window, lab):
+    """The make-up follows the timeline; the usage and the overlap of the run's tokenizer
+    are counted when the run pauses or ends. Scrubbed back, each line names the step it is
+    of: the overlap's second side (the run's too) and its legend named none, or lost it
+    when cut short."""
+    paused_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 900, 99)
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)
+    lab.against.pick(RUN)
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.overlap is not None)
+    window.hub.select_step(37)
+    qtbot.waitUntil(lambda: "at step 37," in lab.makeup_line.text(), timeout=10_000)
+    assert "by the run's tokenizer at step 100:" in lab.usage_line.text()
+    overlap = lab.overlap_line.text()
+    assert overlap.startswith("Against The run's tokenizer (step 100) (ordinary")
+    assert "only in The run's tokenizer (step 100) " in overlap
+    legend = [label.text for _, label in lab.charts._ov_legend.items]
+    assert legend == ["only run at step 100", "shared", "only run at step 100"]

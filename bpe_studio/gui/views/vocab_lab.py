@@ -412,11 +412,13 @@ class VocabLabPage(QWidget):
                 self.overlap_line.setText(" ")
             else:
                 t = overlap.overlap.total
-                a, b = overlap.ref.name, overlap.other.label
+                # Each side named with the step it was counted at (the run's tokenizer's
+                # overlap is not the make-up's step while the timeline is scrubbed).
+                a, b = overlap.ref.name, overlap.other.name
                 self.charts.show_overlap(
                     overlap,
                     f"Overlap: {t.shared:,} shared",
-                    names=(_short(a), _short(b)),
+                    names=(_legend_name(overlap.ref), _legend_name(overlap.other)),
                 )
                 self.overlap_line.setText(
                     f"Against {b} (ordinary tokens by their bytes): shared {t.shared:,} · "
@@ -478,7 +480,10 @@ class VocabLabPage(QWidget):
         ordinary = usage.used_total + usage.unused_total
         share = f" ({100 * usage.used_total / ordinary:.1f}%)" if ordinary else ""
         per = f" ({u.bytes / u.tokens:.2f} bytes/token)" if u.tokens else ""
-        by = f" by the run's tokenizer at step {usage.ref.merges:,}" if usage.ref.merges else ""
+        ref = usage.ref
+        by = ""
+        if ref.is_run and ref.merges is not None:
+            by = f" by the run's tokenizer at step {ref.merges:,}"
         line = (
             f"{usage.corpus.label}{by}: {_size(u.bytes)} → {counted(u.tokens, 'token')}{per} · "
             f"used {usage.used_total:,} of {ordinary:,} ordinary{share} · never used "
@@ -688,6 +693,14 @@ class VocabLabPage(QWidget):
 
 def _short(name: str, most: int = 22) -> str:
     return name if len(name) <= most else name[: most - 1] + "…"
+
+
+def _legend_name(ref: TokenizerRef) -> str:
+    """A tokenizer as the overlap legend names it: the run's by its step (its label is long
+    and the same at every step: cut, the step was lost), another by its label, cut short."""
+    if ref.is_run and ref.merges is not None:
+        return f"run at step {ref.merges:,}"
+    return _short(ref.label)
 
 
 def _size(n: int) -> str:
