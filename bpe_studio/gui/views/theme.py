@@ -68,13 +68,14 @@ def _mix(a: QColor, b: QColor, t: float) -> QColor:
     )
 
 
-def _legible(wanted: str, background: QColor, text: QColor) -> str:
-    """``wanted`` if it reads at ``_TARGET`` on ``background``, else moved towards ``text``
-    (the palette's own, which reads there) until it does."""
+def _legible(wanted: str, background: QColor | list[QColor], text: QColor) -> str:
+    """``wanted`` if it reads at ``_TARGET`` on ``background`` (on each, given several), else
+    moved towards ``text`` (the palette's own, which reads there) until it does."""
     colour = QColor(wanted)
+    backgrounds = background if isinstance(background, list) else [background]
     for step in range(11):
         mixed = _mix(colour, text, step / 10)
-        if contrast(mixed, background) >= _TARGET:
+        if min(contrast(mixed, b) for b in backgrounds) >= _TARGET:
             return mixed.name()
     return text.name()
 
@@ -218,7 +219,12 @@ def colours_for(palette: QPalette) -> Colours:
         plot_axis=_mix(plot, base_text, 0.45).name(),
         plot_text=base_text.name(),
         plot_muted=_muted(base_text, [plot]),
-        diff_mark=_legible("#ff8787" if dark else "#c92a2a", base, base_text),
+        # Compare paints its marks on the tokens' backgrounds, the legend on the base.
+        diff_mark=_legible(
+            "#ff8787" if dark else "#c92a2a",
+            [base, *(QColor(c) for c in (*fixed["shared"], *fixed["tokens"], *fixed["special"]))],
+            base_text,
+        ),
         later=_mix(base, base_text, 0.45).name(),
         unreachable=_legible("#f783ac" if dark else "#c2255c", base, base_text),
         **fixed,
