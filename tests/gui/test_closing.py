@@ -242,3 +242,39 @@ def test_the_close_question_counts_the_merge_under_way_when_it_paused(
     assert not window.isVisible()
     saved = Tokenizer.load(tmp_path / "out" / "tokenizer.json")
     assert asked == [len(saved.merges)] == [51]
+
+
+def test_holding_a_run_still_while_its_corpus_is_counted_waits_for_no_merge(
+    qtbot, window, monkeypatch
+):
+    """``hold_still`` (the close question's) waits for the merge under way; a run still
+    counting its corpus has none, and reaches no pause point until counting ends, so the GUI
+    thread must not wait (it froze for up to 2 s). Counting is held here until the end."""
+    import threading
+
+    from bpe_studio.gui.training import worker as worker_module
+
+    real = worker_module.trainer_from_file
+    release = threading.Event()
+
+    def counting_until_released(*args, **kwargs):
+        release.wait(60)  # still counting, as far as the window knows
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(worker_module, "trainer_from_file", counting_until_released)
+    assert window.open_corpus(SLICE)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    try:
+        assert window.state.phase is Phase.PRE_TOKENIZING
+        waited: list[float | None] = []
+        monkeypatch.setattr(
+            session.control.holding_still, "wait", lambda t=None: waited.append(t) or False
+        )
+        session.hold_still()
+        assert waited == [] and session.paused
+    finally:
+        release.set()
+    session.resume()
+    qtbot.waitUntil(lambda: not window.state.phase.training, timeout=60_000)

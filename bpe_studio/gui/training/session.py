@@ -33,8 +33,8 @@ from .worker import (
 )
 
 _QUEUED = Qt.ConnectionType.QueuedConnection
-# The longest hold_still blocks the GUI thread: a merge takes milliseconds; a worker still
-# counting pre-tokens may take longer to reach its pause point (it has made no merge then).
+# The longest hold_still blocks the GUI thread, waiting for the merge under way (a merge
+# takes milliseconds; a worker still counting is not waited for at all).
 SETTLE_SECONDS = 2.0
 # Every training thread started and not yet waited for: tests assert it is empty afterwards.
 _LIVE_THREADS: set[QThread] = set()
@@ -208,7 +208,14 @@ class TrainingSession(QObject):
         wait, that merge arrived while the question was open, and Save wrote one more."""
         if not self.is_running or self.control.stopped:
             return
+        state = self.hub.state
+        counting = Phase.PRE_TOKENIZING in (state.phase, state.resume_to)
         self.pause()
+        if counting:
+            # subtle: no merge is under way while the corpus is counted, and the worker
+            # reaches no pause point until counting ends (seconds on a big corpus): the GUI
+            # thread must not wait for it.
+            return
         self._end_frame_hold()  # the worker must get past the frame's hold to its pause point
         if self.control.holding_still.wait(SETTLE_SECONDS):
             self._flush_now()
