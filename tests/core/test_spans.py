@@ -118,3 +118,21 @@ def test_spans_of_a_pattern_that_looks_around_equal_encoding(pattern):
         assert [packed.piece_at(c) for c in range(len(text))] == [
             pieces.get(c, "") for c in range(len(text))
         ], text
+
+
+def test_spans_refuse_text_the_pattern_leaves_out_as_encode_does(gpt2_tokenizer):
+    """Found on a real display: with the pattern x*, spans (and the editor's arrays) left the
+    text out and the editor showed an internal error later; encode says what is wrong."""
+    from bpe_studio.core.pretokenization.pretokenizer import UncoveredText
+
+    tok = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, pattern="x*")
+    for text in ("Once upon", "xx y", "xx\n"):
+        with pytest.raises(UncoveredText) as by_encode:
+            tok.encode(text)
+        with pytest.raises(UncoveredText) as by_spans:
+            tok.spans(text)
+        assert str(by_spans.value) == str(by_encode.value)
+        with pytest.raises(UncoveredText):
+            compute_spans(tok, text)
+    covering = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, pattern=r"x+|[^x]")
+    assert [s.id for s in covering.spans("xx y")] == covering.encode("xx y")

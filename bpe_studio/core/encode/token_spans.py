@@ -91,8 +91,10 @@ def _spans_ordinary(
     # The stretch matched alone, as encoding does (``pretokenizer.matches_in``, inlined here:
     # this loop is the editor's, and a generator per match costs a tenth of its time).
     stretch = text[start:end] if start or end < len(text) else text
+    covered = 0
     for m in enc.pre.compiled.finditer(stretch):
         piece = m.group()
+        covered += len(piece)
         ids = piece_ids(piece)
         base = start + m.start()
         if piece.isascii():
@@ -114,3 +116,7 @@ def _spans_ordinary(
             partial = b not in starts or e not in starts
             result.append((tid, base + char_of_byte[b], base + char_of_byte[e - 1] + 1, partial))
             b = e
+    if covered != len(stretch):
+        # subtle: text the pattern leaves out is refused as encode refuses it (its tokens
+        # would not be the text's); the matches do not overlap, so lengths tell.
+        raise enc.pre.uncovered(stretch)

@@ -129,6 +129,11 @@ class Pretokenizer:
         """``(start, end)`` of each pre-token of ``findall(text)``."""
         return spans_of(self.findall(text))
 
+    def uncovered(self, text: str) -> UncoveredText:
+        """The error ``findall`` raises for ``text``, which this pattern's matches leave
+        characters of out of (for a caller that matches on its own)."""
+        return _uncovered(self.pattern, self.compiled, text)
+
     @property
     def cut_rules(self) -> CutRules:
         """Where text may be cut (``boundaries.cut_rules`` of the pattern)."""

@@ -59,23 +59,6 @@ SPAN_PIECE_CHARS = 1024
 GUI_SPLIT_TOKENS = 100_000
 
 
-def covered(tokenizer: Tokenizer | ForeignTokenizer, spans: SpanArrays) -> SpanArrays:
-    """``spans``, unless their tokens leave out text that ``tokenizer.encode`` refuses.
-
-    subtle: the core's spans skip the characters a custom pattern does not match, where
-    ``encode`` raises ``UncoveredText`` naming the first of them. Its message is the one to
-    show, rather than colours with gaps, or a split back to a step failing on them
-    ("split_back: the tokens' bytes are not the text's"). A tokenizer that drops text by
-    design (a file's pre-tokenizer may remove it) encodes without error: its spans stand."""
-    n, starts, ends = spans.text_length, spans.starts, spans.ends
-    if n == 0 or isinstance(tokenizer, ForeignTokenizer):
-        return spans
-    if len(starts) and starts[0] == 0 and ends[-1] == n and np.all(starts[1:] <= ends[:-1]):
-        return spans
-    tokenizer.encode(spans.text)  # raises the core's error for text the pattern misses
-    return spans
-
-
 @dataclass(frozen=True)
 class SpanResult:
     """A result of the span service, with the key of what it was computed for: the spans of
@@ -179,7 +162,7 @@ class SpanService(QObject):
                 spans = compute_spans(tokenizer, snapshot, is_stale, piece=SPAN_PIECE_CHARS)
                 if spans is None:
                     return None
-                return SpanResult(source, k, covered(tokenizer, spans), None, None, step)
+                return SpanResult(source, k, spans, None, None, step)
             held = None
             if shown is not None and shown.source is source and shown.spans.text == snapshot:
                 held = (shown.step, shown.spans)
@@ -210,7 +193,6 @@ class SpanService(QObject):
         top = compute_spans(whole, text, self._is_stale, piece=SPAN_PIECE_CHARS)
         if top is None:
             return None  # stale: nothing to keep
-        top = covered(whole, top)
         splitter = SpanSplitter.of(whole, top, len(merges.left))
         self._splitter = (source, text, splitter)
         return splitter
@@ -245,7 +227,7 @@ class SpanService(QObject):
         def fresh(k: int) -> SpanArrays | None:
             tok = source.at(k)
             spans = compute_spans(tok, text, self._is_stale, piece=SPAN_PIECE_CHARS)
-            return None if spans is None else covered(tok, spans)
+            return spans
 
         def at(k: int) -> Tokenizer:
             tok = source.at(k)
