@@ -26,12 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 import peers  # noqa: E402
 
-TEXTS = {
-    "English": "english_books.txt",
-    "Chinese": "chinese.txt",
-    "code": "code.txt",
-    "web": "mixed_web.txt",
-}
+TEXTS = corpora.TEXT_KINDS
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
 
 

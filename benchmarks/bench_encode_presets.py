@@ -53,12 +53,7 @@ from corpora import Skip  # noqa: E402
 from results import Row, Section  # noqa: E402
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
-TEXTS = {
-    "English": "english_books.txt",
-    "Chinese": "chinese.txt",
-    "code": "code.txt",
-    "web": "mixed_web.txt",
-}
+TEXTS = corpora.TEXT_KINDS
 SLICE_AT = 5 * corpora.MB
 SLICE_BYTES = 2 * corpora.MB
 REPS = 3

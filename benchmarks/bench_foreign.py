@@ -37,12 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpora  # noqa: E402
 from timing import median_seconds  # noqa: E402
 
-TEXTS = {
-    "English": "english_books.txt",
-    "Chinese": "chinese.txt",
-    "code": "code.txt",
-    "web": "mixed_web.txt",
-}
+TEXTS = corpora.TEXT_KINDS
 TRAIN_AT, TRAIN_BYTES = 1 * corpora.MB, 250_000
 SLICE_AT, SLICE_BYTES = 5 * corpora.MB, 1 * corpora.MB
 

@@ -35,12 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 
-TEXTS = {
-    "English": "english_books.txt",
-    "Chinese": "chinese.txt",
-    "code": "code.txt",
-    "web": "mixed_web.txt",
-}
+TEXTS = corpora.TEXT_KINDS
 SLICE_AT = 5 * corpora.MB
 SLICE_BYTES = corpora.MB
 

@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 
-TEXTS = {"English": "english_books.txt", "Chinese": "chinese.txt", "code": "code.txt"}
+TEXTS = {k: v for k, v in corpora.TEXT_KINDS.items() if k != "web"}
 PRESETS = ("gpt2", "o200k_base")
 
 

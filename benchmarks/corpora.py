@@ -16,6 +16,14 @@ from pathlib import Path
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 MB = 1_000_000
+# Every kind of text the encoding benchmarks measure, by label: a figure on one kind hides
+# the others.
+TEXT_KINDS = {
+    "English": "english_books.txt",
+    "Chinese": "chinese.txt",
+    "code": "code.txt",
+    "web": "mixed_web.txt",
+}
 MIB = 1 << 20
 
 
