@@ -3,14 +3,14 @@
 a ``.npy``) against tiktoken's ``decode`` and ``decode_bytes`` of the list (tiktoken takes no
 array: the last ratio is the command line's case, not like for like).
 
-Ids: tiktoken's own ``encode_ordinary`` of 8 MB of each of ``english_books.txt``,
+Ids: tiktoken's own ``encode_ordinary`` of 2 MB of each of ``english_books.txt``,
 ``chinese.txt``, ``code.txt`` and ``mixed_web.txt`` (from byte 5,000,000, cut at line breaks),
 with GPT-2, cl100k_base and o200k_base built offline (``peers``). Every result must equal
 tiktoken's bytes (a mismatch exits non-zero). In this process, one thread; the two sides
 alternate, each figure the median of ``--reps`` calls; the first call of ours (which builds the
 tokenizer's table of token bytes, once) is timed apart as "first".
 
-    python benchmarks/bench_decode.py [--reps 5] [--mb 8]
+    python benchmarks/bench_decode.py [--reps 5] [--mb 2]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _seconds(fn, arg, reps: int) -> tuple[float, object]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--mb", type=int, default=8)
+    ap.add_argument("--mb", type=int, default=2)
     args = ap.parse_args(argv)
     corpora.require("tiktoken", "numpy")
     import numpy as np
