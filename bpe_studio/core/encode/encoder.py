@@ -29,7 +29,12 @@ import numpy as np
 
 from ..io.gc_pause import gc_paused
 from ..pretokenization import re_split
-from ..pretokenization.pretokenizer import Pretokenizer, findall_for
+from ..pretokenization.pretokenizer import (
+    Pretokenizer,
+    UncoveredText,
+    findall_for,
+    first_uncovered,
+)
 from ..pretokenization.specials import Specials, tiktoken_allowed
 from ..text.surrogates import replace_surrogates
 from .merging import kernel_start
@@ -66,8 +71,9 @@ SHORT_TEXT = 128
 
 
 def _mostly_one_byte(text: str) -> bool:
-    """Whether at most one character in eight of ``text`` takes several UTF-8 bytes (quotes,
-    dashes and accents in English; not Chinese, Japanese, Korean, Russian)."""
+    """Whether ``text``'s UTF-8 form is at most a quarter longer than it has characters: one
+    character in eight of three bytes, one in four of two (quotes, dashes and accents in
+    English; not Chinese, Japanese, Korean, Russian)."""
     if text.isascii():
         return True
     return len(text.encode("utf-8", "surrogatepass")) - len(text) <= len(text) // 4
@@ -170,7 +176,25 @@ class Encoder:
             # One look at the whole text's characters rather than one per stretch.
             findall = re_split.splitter(self.pre.name, text) or findall
         found: list[str | None] = [*parts[1::2], None]
-        return list(zip(map(findall, parts[0::2]), found))
+        try:
+            return list(zip(map(findall, parts[0::2]), found))
+        except UncoveredText:
+            raise self._uncovered(text, specials) from None
+
+    def _uncovered(self, text: str, specials: Specials) -> UncoveredText:
+        """The error for the first character of ``text`` that the pre-tokenizer's matches
+        leave out, named by its place in the whole text (each stretch between special tokens
+        is matched alone, and ``findall`` only knows the stretch)."""
+        a, b = self.uncovered_stretch(text, specials)
+        return self.pre.uncovered(text, a, b)
+
+    def uncovered_stretch(self, text: str, specials: Specials) -> tuple[int, int]:
+        """The first stretch of ``text`` between special tokens that holds a character the
+        pre-tokenizer's matches leave out (the whole text if none does)."""
+        for a, b, _ in specials.segments(text):
+            if first_uncovered(self.pre.compiled, text, a, b) >= 0:
+                return a, b
+        return 0, len(text)
 
     def packed(self, text: str, specials: Specials) -> bytes:
         """The ids of ``text`` on the Python path, packed (``packed``)."""
@@ -208,11 +232,13 @@ class Encoder:
             return self.merger.compiled()
         if kernel_start.enabled():
             wanted = n_chars >= PREPARE_CHARS or kernel_start.eager()
-            # subtle: for a long piece, or once the Python path has cost as much as the load
-            # (``kernel_start.rent_paid``), only where no other thread is loading them (the
-            # app's start): a caller would otherwise wait for that, maybe a first compile.
-            later = long_piece or (tally and kernel_start.rent_paid())
-            wanted = wanted or (later and not kernel_start.compiling())
+            # subtle: not while another thread loads them (the app's start, another thread's
+            # encode), which a caller would wait for: a long piece waits for a load from the
+            # cache (its Python path takes seconds) but not for a compile; a text that merely
+            # finds the Python path's cost paid (``kernel_start.rent_paid``) waits for neither.
+            piece = long_piece and not kernel_start.compiling()
+            rent = tally and kernel_start.rent_paid() and not kernel_start.preparing()
+            wanted = wanted or piece or rent
             if wanted and kernel_start.prepare():
                 return self.merger.compiled()
         return None
@@ -338,7 +364,9 @@ class Encoder:
             return ids
         start = time.perf_counter()
         ids = self._python_array(text, specials)
-        if tally and self.scanner is not None and kernel_start.kernels() is None:
+        # A short text keeps the Python path with the kernels loaded: its time is no reason
+        # to load them.
+        if tally and not short and self.scanner is not None and kernel_start.kernels() is None:
             kernel_start.tally_python_path(time.perf_counter() - start)
         return ids
 

@@ -66,6 +66,10 @@ class KernelLoader:
         self._failure: str | None = None
         self._ready = False
         self._compiling = False
+        # prepare() calls under way, in any thread (the import included, which comes before
+        # _prepare_lock is taken). subtle: an int updated under the GIL; a stale read only
+        # makes a caller take the Python path once more, or wait once.
+        self._preparing = 0
 
     @property
     def failure(self) -> str | None:
@@ -102,12 +106,26 @@ class KernelLoader:
         """Whether a :meth:`prepare` is compiling the kernels right now (in any thread)."""
         return self._compiling
 
+    def preparing(self) -> bool:
+        """Whether a :meth:`prepare` is under way in some thread (importing numba, compiling,
+        or loading from numba's cache): a caller that must not wait for it can tell."""
+        return self._preparing > 0
+
     def prepare(self, status: StatusFn | None = None) -> ModuleType:
         """Make every kernel ready to run (see the module docstring) and return the module:
         from numba's cache, or compiled first on the first run on a machine, in which case
         ``status(compiling_message)`` is called before. Thread-safe: a second call waits for
         the first. Raises ``unavailable`` when the import fails; a warm-up's own error (a
         kernel that does not compile here) propagates, and the loader stays unready."""
+        if self._ready:
+            return self.load()
+        self._preparing += 1
+        try:
+            return self._prepare(status)
+        finally:
+            self._preparing -= 1
+
+    def _prepare(self, status: StatusFn | None) -> ModuleType:
         module = self.load()
         if self._ready:
             return module

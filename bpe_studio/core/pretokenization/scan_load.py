@@ -61,6 +61,11 @@ def ready() -> bool:
     return LOADER.ready()
 
 
+def preparing() -> bool:
+    """Whether some thread is making the scanners ready now (``KernelLoader.preparing``)."""
+    return LOADER.preparing()
+
+
 def compiling() -> bool:
     """Whether a :func:`prepare` is compiling the kernels right now (in any thread)."""
     return LOADER.compiling()

@@ -32,6 +32,9 @@ COMPILING = "compiling the encoder (first run only)"
 ENV = "BPE_STUDIO_ENCODER"
 
 _log = logging.getLogger(__name__)
+# prepare() calls under way in any thread, the import of numba included (an int updated
+# under the GIL: a stale read makes one caller wait, or take the Python path once more).
+_preparing = 0
 # _lock guards the one background thread; the loading itself is LOADER's (below).
 _lock = threading.Lock()
 _background: threading.Thread | None = None
@@ -94,6 +97,15 @@ def compiling() -> bool:
     return LOADER.compiling() or scan_load.compiling()
 
 
+def preparing() -> bool:
+    """Whether a :func:`prepare` is under way in some thread (importing numba, compiling or
+    loading from the cache, the scanners' or the encoder's): a caller that must not wait
+    takes the Python path meanwhile."""
+    from ...pretokenization import scan_load
+
+    return _preparing > 0 or LOADER.preparing() or scan_load.preparing()
+
+
 def failure() -> str | None:
     """Why the kernels could not be imported or made ready, if they could not."""
     return _failure or LOADER.failure
@@ -108,9 +120,18 @@ def _import() -> ModuleType:
 def prepare(status: StatusFn | None = None) -> bool:
     """Make the kernels ready, the scanners' first (see the module docstring); whether they
     are. Thread-safe: a second call waits for the first."""
-    global _failure
+    global _preparing
     if LOADER.ready() or not enabled():
         return LOADER.ready() and enabled()
+    _preparing += 1
+    try:
+        return _prepare(status)
+    finally:
+        _preparing -= 1
+
+
+def _prepare(status: StatusFn | None) -> bool:
+    global _failure
     if LOADER.imported() is None:
         _log.info("the compiled encoder is unavailable (%s)", LOADER.failure)
         return False
