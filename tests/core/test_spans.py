@@ -5,6 +5,7 @@ own UTF-16 encoding. (Moved here from the GUI tests: the computation has no Qt.)
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 import regex
@@ -136,3 +137,20 @@ def test_spans_refuse_text_the_pattern_leaves_out_as_encode_does(gpt2_tokenizer)
             compute_spans(tok, text)
     covering = Tokenizer(gpt2_tokenizer.vocab, gpt2_tokenizer.merges, pattern=r"x+|[^x]")
     assert [s.id for s in covering.spans("xx y")] == covering.encode("xx y")
+
+
+def test_text_the_pattern_leaves_out_is_named_by_its_place_in_the_whole_text(gpt2_tokenizer):
+    """Found by the re-check: after a special token, the character was counted from the
+    special token (character 3 of a text whose tab was at 320,016), in encode, spans and
+    encode_iterable alike."""
+    from bpe_studio.core.pretokenization.pretokenizer import UncoveredText
+
+    vocab, merges = gpt2_tokenizer.vocab, gpt2_tokenizer.merges
+    tok = Tokenizer(vocab, merges, [EOT], pattern=r"\p{L}+|\p{N}+| |\n")
+    text = "hello world 123\n" * 2000 + EOT + "abc\tdef"
+    at = text.index("\t")
+    where = f"at character {at} (line 2001, column {at - text.rindex(chr(10), 0, at)})"
+    blocks = (text[i : i + 1000] for i in range(0, len(text), 1000))
+    for call in (tok.encode, tok.spans, lambda t: list(tok.encode_iterable(blocks))):
+        with pytest.raises(UncoveredText, match=re.escape(where)):
+            call(text)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..pretokenization.pretokenizer import UncoveredText, first_uncovered, uncovered_message
 from ..text.surrogates import replace_surrogates
 from .encoder import STRETCH, codepoints
 
@@ -151,6 +152,7 @@ def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     pending_len = 0
     tail = ""
     block = STREAM_BLOCK
+    before = _Consumed()  # the text before ``tail``, for naming a place in the stream
     for chunk in iterable:
         if not isinstance(chunk, str):
             raise TypeError(f"encode_iterable expects str chunks, got {type(chunk).__name__}")
@@ -162,14 +164,51 @@ def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
             pending_len = 0
             out: list[int] = []
             try:
-                done = encode_decided(enc, buf, out)
-            except UnicodeEncodeError:
-                buf = _replace_all_but_last_high(buf)
-                out = []
-                done = encode_decided(enc, buf, out)
+                try:
+                    done = encode_decided(enc, buf, out)
+                except UnicodeEncodeError:
+                    buf = _replace_all_but_last_high(buf)
+                    out = []
+                    done = encode_decided(enc, buf, out)
+            except UncoveredText as e:
+                raise before.uncovered(enc, buf, e) from None
+            before.add(buf[:done])
             tail = buf[done:]
             yield from out
             # subtle: a pre-token longer than a block (a huge run of spaces) stays in the
             # tail; growing the block keeps re-scanning it from turning quadratic.
             block = max(STREAM_BLOCK, 2 * len(tail))
-    yield from encode_text(enc, tail + "".join(pending))
+    last = tail + "".join(pending)
+    try:
+        ids = encode_text(enc, last)
+    except UncoveredText as e:
+        raise before.uncovered(enc, last, e) from None
+    yield from ids
+
+
+class _Consumed:
+    """How much of a stream has been encoded and let go: characters, line breaks, and the
+    characters since the last line break, so that an error names a place in the whole
+    stream rather than in the buffer it was found in."""
+
+    def __init__(self) -> None:
+        self.chars = self.lines = self.column = 0
+
+    def add(self, text: str) -> None:
+        self.chars += len(text)
+        breaks = text.count("\n")
+        self.lines += breaks
+        self.column = len(text) - text.rfind("\n") - 1 if breaks else self.column + len(text)
+
+    def uncovered(self, enc: Encoder, buf: str, found: UncoveredText) -> UncoveredText:
+        """The error for the first character of ``buf`` the pre-tokenizer leaves out
+        (``found`` as it is where that is not the pattern's own matching: a pipeline)."""
+        a, b = enc.uncovered_stretch(buf, enc.specials)
+        at = first_uncovered(enc.pre.compiled, buf, a, b)
+        if at < 0:
+            return found
+        line = self.lines + buf.count("\n", 0, at) + 1
+        newline = buf.rfind("\n", 0, at)
+        column = at - newline if newline >= 0 else self.column + at + 1
+        where = f"character {self.chars + at} (line {line}, column {column}) of the text"
+        return UncoveredText(uncovered_message(enc.pre.pattern, buf[at], where))

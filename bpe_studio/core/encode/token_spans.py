@@ -119,4 +119,4 @@ def _spans_ordinary(
     if covered != len(stretch):
         # subtle: text the pattern leaves out is refused as encode refuses it (its tokens
         # would not be the text's); the matches do not overlap, so lengths tell.
-        raise enc.pre.uncovered(stretch)
+        raise enc.pre.uncovered(text, start, end)

@@ -79,8 +79,10 @@ def uncovered_message(pattern: str, char: str, where: str) -> str:
     )
 
 
-def _uncovered(pattern: str, compiled: regex.Pattern[str], text: str) -> UncoveredText:
-    at = first_uncovered(compiled, text, 0, len(text))
+def _uncovered(
+    pattern: str, compiled: regex.Pattern[str], text: str, start: int = 0, end: int | None = None
+) -> UncoveredText:
+    at = first_uncovered(compiled, text, start, len(text) if end is None else end)
     line = text.count("\n", 0, at) + 1
     column = at - text.rfind("\n", 0, at)
     where = f"character {at} (line {line}, column {column}) of the text"
@@ -129,10 +131,12 @@ class Pretokenizer:
         """``(start, end)`` of each pre-token of ``findall(text)``."""
         return spans_of(self.findall(text))
 
-    def uncovered(self, text: str) -> UncoveredText:
-        """The error ``findall`` raises for ``text``, which this pattern's matches leave
-        characters of out of (for a caller that matches on its own)."""
-        return _uncovered(self.pattern, self.compiled, text)
+    def uncovered(self, text: str, start: int = 0, end: int | None = None) -> UncoveredText:
+        """The error for ``text[start:end]``, matched alone, which this pattern's matches
+        leave characters of out of: it names the first such character by its place in the
+        whole ``text`` (a stretch between special tokens is matched alone, but the user
+        knows the text)."""
+        return _uncovered(self.pattern, self.compiled, text, start, end)
 
     @property
     def cut_rules(self) -> CutRules:
