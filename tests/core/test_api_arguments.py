@@ -121,8 +121,24 @@ def test_ids_far_past_the_vocabulary_are_refused_before_a_table_is_built(
         text = (folder / "vocab.json").read_text(encoding="utf-8")
         far = max(vocab)
         (folder / "vocab.json").write_text(text.replace(": 300", f": {far}"), encoding="utf-8")
-        with pytest.raises(ValueError, match=re.escape(f"{folder / 'vocab.json'}: id {far:,} is")):
+        named = re.escape(f"{folder / 'vocab.json'}: id {far:,} is")
+        with pytest.raises(ValueError, match=named):
             Tokenizer.load(folder)
+        with pytest.raises(ValueError, match=named):  # the file named too (the re-check)
+            Tokenizer.from_files(folder / "vocab.json", folder / "merges.txt")
+        Tokenizer({**BYTES, 300: b"<z>"}, []).save(tmp_path / "hf", format="hf")
+        hf = tmp_path / "hf" / "tokenizer.json"
+        hf.write_text(hf.read_text(encoding="utf-8").replace(": 300", f": {far}"), "utf-8")
+        with pytest.raises(ValueError, match=re.escape(f"{hf}: id {far:,} is")):
+            Tokenizer.from_hf(hf)
+
+
+def test_the_limit_quoted_for_a_special_tokens_id_is_the_one_applied():
+    vocab = {**BYTES, 256: b"ab"}
+    limit = len(vocab) + 1 + (1 << 20)
+    assert Tokenizer(vocab, [(b"a", b"b")], {EOT: limit}).special_id(EOT) == limit
+    with pytest.raises(ValueError, match=f"may go up to {limit:,} "):
+        Tokenizer(vocab, [(b"a", b"b")], {EOT: limit + 1})
 
 
 def test_a_numpy_integer_as_a_special_tokens_id_is_that_id():

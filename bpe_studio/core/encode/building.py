@@ -250,7 +250,7 @@ def place_specials(
         if not 0 <= idx <= MAX_ID:
             raise ValueError(f"special token {s!r}: id {idx} is out of range (0 to {MAX_ID:,})")
         if idx > id_limit(len(vocab) + len(explicit)):
-            raise ValueError(f"special token {s!r}: {sparse_id(idx, len(vocab))}")
+            raise ValueError(f"special token {s!r}: {sparse_id(idx, len(vocab) + len(explicit))}")
         if idx in owner:
             raise ValueError(f"special tokens {owner[idx]!r} and {s!r} share id {idx}")
         sb = s.encode("utf-8")

@@ -141,9 +141,22 @@ def _from_table(
     (an unknown id, whose message it writes)."""
     if ids is None:
         return None
-    table = cache.get("_byte_table")
+    slot = cache.get("_decode_table")
+    if not isinstance(slot, _TableSlot):
+        slot = cache["_decode_table"] = _TableSlot()
     # subtle: a truncated tokenizer starts from a copy of the full one's __dict__, so the
     # table is checked to be this vocabulary's before it is used.
-    if not isinstance(table, ByteTable) or not table.fits(vocab):
-        table = cache["_byte_table"] = ByteTable(vocab)
-    return table.gather(ids)
+    if slot.table is None or not slot.table.fits(vocab):
+        slot.table = ByteTable(vocab)
+    return slot.table.gather(ids)
+
+
+class _TableSlot:
+    """Where a tokenizer keeps its :class:`ByteTable`: pickled empty (a worker process, or a
+    tokenizer saved with pickle, builds its own; o200k's is 5 MB)."""
+
+    def __init__(self) -> None:
+        self.table: ByteTable | None = None
+
+    def __reduce__(self) -> tuple[type[_TableSlot], tuple[()]]:
+        return _TableSlot, ()

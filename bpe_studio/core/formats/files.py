@@ -29,7 +29,7 @@ from ..pretokenization.specials import (
     validate_special_tokens,
 )
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
-from .base.data import TokenizerData, id_limit, sparse_id
+from .base.data import TokenizerData
 from .base.preset_table import PRESETS, preset_name
 from .hf.components import keeps_matches_only
 from .hf.kind import ForeignTokenizerFile, foreign_kind
@@ -323,10 +323,7 @@ def load_data(
     else:
         data = _load_file(path, pattern, extra)
     _check_pattern_agrees(data, pattern, name)
-    where = _vocabulary_file(path) if path.exists() else name
-    if data.vocab and max(data.vocab) > id_limit(len(data.vocab)):
-        raise ValueError(f"{where}: {sparse_id(max(data.vocab), len(data.vocab))}")
-    return _with_extra(data, extra, where)
+    return _with_extra(data, extra, _vocabulary_file(path) if path.exists() else name)
 
 
 def _vocabulary_file(path: Path) -> str:

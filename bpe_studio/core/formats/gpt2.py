@@ -19,6 +19,7 @@ from .base.byte_chars import bytes_to_unicode as bytes_to_unicode
 from .base.byte_chars import decode_token as decode_token
 from .base.byte_chars import encode_token as encode_token
 from .base.byte_chars import unicode_to_bytes as unicode_to_bytes
+from .base.data import check_id_range
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -48,6 +49,7 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
         if idx in vocab:
             raise TokenizerFileError(f"{where}: id {idx} is used twice")
         vocab[idx] = decode_token(token, where)
+    check_id_range(vocab, name)
     return vocab
 
 

@@ -9,6 +9,7 @@ checking that a record is consistent (each writer checks what it needs).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,12 @@ SPARE_IDS = 1 << 20
 def id_limit(n_tokens: int) -> int:
     """The largest id a vocabulary of ``n_tokens`` tokens may use (see ``SPARE_IDS``)."""
     return n_tokens + SPARE_IDS
+
+
+def check_id_range(vocab: Mapping[int, bytes], source: str) -> None:
+    """ValueError naming ``source`` when ``vocab``'s largest id is past ``id_limit``."""
+    if vocab and max(vocab) > id_limit(len(vocab)):
+        raise ValueError(f"{source}: {sparse_id(max(vocab), len(vocab))}")
 
 
 def sparse_id(idx: int, n_tokens: int) -> str:

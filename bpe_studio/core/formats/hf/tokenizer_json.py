@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_dir
 from ..base.byte_chars import decode_token, encode_token
-from ..base.data import PATTERNS, TokenizerData, pattern_name
+from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 
 if TYPE_CHECKING:
     from .added_tokens import AddedToken
@@ -255,6 +255,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
+    check_id_range(vocab, name)
     return TokenizerData(
         vocab,
         merges,

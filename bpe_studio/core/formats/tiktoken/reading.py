@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...io.gc_pause import gc_paused
 from ...pretokenization.names import pattern_name
-from ..base.data import TokenizerData
+from ..base.data import TokenizerData, check_id_range
 from ..base.preset_table import preset_settings
 from . import rank_cache
 from .merges import derive_merges
@@ -131,6 +131,7 @@ def read_tiktoken(
     # subtle: OpenAI's own rank files are the presets' (same bytes), whose every token is
     # checked to merge into itself (tests/core/test_whole_tokens.py).
     whole = openai_encoding(sha256) is not None
+    check_id_range(vocab, name)
     return TokenizerData(vocab, merges, specials, pattern_name(pattern), merge_ids, whole)
 
 
