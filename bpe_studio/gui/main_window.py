@@ -43,7 +43,11 @@ from .model.app_model import AppModel
 from .model.corpus_source import CORPUS_FILTERS
 from .model.saving import gpt2_problem
 from .model.state import RunState
-from .responsiveness.collector import collect_on_gui_thread, keep_out_of_collections
+from .responsiveness.collector import (
+    collect_on_gui_thread,
+    free_when_deleted,
+    keep_out_of_collections,
+)
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .training.controller import CANCEL, DISCARD, SAVE, Controller
 from .views import file_dialogs, theme
@@ -90,6 +94,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
+        free_when_deleted(self)  # its objects are frozen with the rest (keep_out_of_collections)
         self.setWindowTitle("BPE Studio")
         self.setAcceptDrops(True)
         self.hub = AppModel()

@@ -284,7 +284,8 @@ def test_a_failed_corpus_or_a_cancel_is_not_retried_until_asked(tables):
 
 
 def test_news_of_a_job_no_longer_awaited_is_dropped():
-    lab = lab_model().lab
+    hub = lab_model()  # the lab belongs to its model: kept while the lab is used
+    lab = hub.lab
     job = lab.next_job()
     lab.job_started(job)
     assert not lab.receive(Progress(job.number + 1, "encoding", 1, 2))

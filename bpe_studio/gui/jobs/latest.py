@@ -135,8 +135,13 @@ class LatestJob(QObject):
         return self._waiting or self._held is not None
 
     def active_threads(self) -> int:
+        # None: this runner was deleted with its window, which cleared its attributes
+        # (responsiveness.collector.free_when_deleted); something still holds the wrapper.
+        pool = getattr(self, "_pool", None)
+        if pool is None:
+            return 0
         try:
-            return self._pool.activeThreadCount()
+            return pool.activeThreadCount()
         except RuntimeError:  # the C++ pool is already gone with its owner
             return 0
 

@@ -22,6 +22,7 @@ drawing (``views/vocab_lab``).
 from __future__ import annotations
 
 import enum
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -103,7 +104,11 @@ class VocabLab:
     announce = Signal(str)  # a failure the user should hear of at once (a dialog)
 
     def __init__(self, hub: AppModel) -> None:
-        self.hub = hub
+        # subtle: the model owns the lab; a strong reference back would make the two a
+        # reference cycle, which only the cyclic collector frees, and never once the app has
+        # frozen them (``gc.freeze``, responsiveness.collector): a closed window's model, and
+        # the run or tokenizer it holds, would stay for the life of the process.
+        self._hub = weakref.ref(hub)
         self.corpus = LabCorpus()
         self.text_field = DEFAULT_TEXT_FIELD
         self.makeup: MakeupResult | None = None
@@ -120,6 +125,14 @@ class VocabLab:
         hub.corpus_changed.connect(self._on_run_changed)
         hub.merges_added.connect(self._on_merges_added)
         hub.pane_changed.connect(self._on_pane_changed)
+
+    @property
+    def hub(self) -> AppModel:
+        """The model that owns this lab."""
+        hub = self._hub()
+        if hub is None:
+            raise RuntimeError("the Vocabulary lab outlived its model")
+        return hub
 
     # ------------------------------------------------------------ choices
     def choose_corpus(self, corpus: LabCorpus) -> None:

@@ -5,14 +5,18 @@ What it does: :class:`TrainingMode` pauses the collector for a run (and shortens
 interval, ``gil_switches``); :func:`collect_on_gui_thread` turns automatic collection off and
 installs a :class:`GuiThreadCollector`, which makes the collections Python would have made, on
 the GUI thread, on a timer, except while a run trains; :func:`keep_out_of_collections` moves
-every object alive now out of the collector's full passes.
+every object alive now out of the collector's full passes; :func:`free_when_deleted` lets a
+deleted window's objects go without one (what was frozen is freed only by reference counts).
 What it leaves out: freeing the trainer's state in slices (the core's ``BpeTrainer.close``).
 """
 
 from __future__ import annotations
 
 import gc
+import types
+import weakref
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QTimer, Slot
 
 from .gil_switches import restore_switches, shorten_switches
@@ -59,8 +63,65 @@ def keep_out_of_collections() -> None:
 
     subtle: a full pass walks every tracked object, and runs on the GUI thread at whatever
     moment allocation triggers it (a first sort, a paint). ``gc.freeze`` itself is instant:
-    it moves the tracked objects to the permanent generation without visiting them."""
+    it moves the tracked objects to the permanent generation without visiting them.
+    Reference cycles among frozen objects are never collected: a window frozen this way
+    is freed by :func:`free_when_deleted`."""
     gc.freeze()
+
+
+def free_when_deleted(window: QObject) -> None:
+    """Once ``window`` (its C++ object) is deleted, clear the attributes of every Python
+    wrapper of a deleted Qt object reachable from it (its views, their charts' items), so
+    that reference counting frees them and what they hold, without the cyclic collector.
+
+    subtle: a window's objects make reference cycles (views and the model referring to each
+    other, bound methods and lambdas kept in attributes, pyqtgraph's items and their
+    parentless menus). :func:`keep_out_of_collections` freezes them with everything else while
+    the window lives, and a frozen cycle is never collected: each closed window used to stay,
+    with the run or tokenizers it showed (100-200 MB). Unfreezing and collecting would walk
+    every object of the process instead. The attributes of a deleted Qt object's wrapper are
+    of no use (its methods raise), so clearing them breaks the cycles through them; an object
+    a thread still holds (the encoder's loading thread holds the window) goes when it lets
+    go. It runs at the next turn of the event loop: when ``destroyed`` is emitted the
+    window's children are not deleted yet."""
+    ref = weakref.ref(window)
+
+    def destroyed() -> None:
+        wrapper = ref()
+        if wrapper is not None:
+            QTimer.singleShot(0, lambda: _clear_dead_wrappers(wrapper))
+
+    window.destroyed.connect(destroyed)
+
+
+_ATOMS = (int, float, str, bytes, bool, type(None))
+
+
+def _clear_dead_wrappers(root: object) -> int:
+    """Clear the ``__dict__`` of every wrapper of a deleted Qt object reachable from ``root``
+    through such wrappers' attributes, containers and bound methods; how many were cleared.
+    Live objects (the model, a parentless menu) are passed by, never cleared."""
+    seen: set[int] = set()
+    stack = [root]
+    cleared = 0
+    while stack:
+        obj = stack.pop()
+        if isinstance(obj, _ATOMS) or id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple, set, frozenset)):
+            stack.extend(obj)
+        elif isinstance(obj, dict):
+            stack.extend(obj.values())
+        elif isinstance(obj, types.MethodType):
+            stack.append(obj.__self__)
+        elif isinstance(obj, shiboken6.Shiboken.Object) and not shiboken6.isValid(obj):
+            attributes = getattr(obj, "__dict__", None)
+            if attributes:
+                stack.extend(attributes.values())
+                attributes.clear()
+                cleared += 1
+    return cleared
 
 
 class GuiThreadCollector(QObject):
