@@ -16,27 +16,19 @@ tokenizer's table of token bytes, once) is timed apart as "first".
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import corpora  # noqa: E402
 import peers  # noqa: E402
+from timing import median_and_result  # noqa: E402
 
 TEXTS = corpora.TEXT_KINDS
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
-
-
-def _seconds(fn, arg, reps: int) -> tuple[float, object]:
-    times, out = [], None
-    for _ in range(reps):
-        start = time.perf_counter()
-        out = fn(arg)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,11 +62,11 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             first = tok.decode_bytes(ids)
             first_s = time.perf_counter() - start
-            ours_str, ours_text = _seconds(tok.decode, ids, args.reps)
-            ours_list, ours_listed = _seconds(tok.decode_bytes, ids, args.reps)
-            ours_arr, ours_bytes = _seconds(tok.decode_bytes, array, args.reps)
-            tk_str, tk_text = _seconds(enc.decode, ids, args.reps)
-            tk_bytes, tk_data = _seconds(enc.decode_bytes, ids, args.reps)
+            ours_str, ours_text = median_and_result(partial(tok.decode, ids), args.reps)
+            ours_list, ours_listed = median_and_result(partial(tok.decode_bytes, ids), args.reps)
+            ours_arr, ours_bytes = median_and_result(partial(tok.decode_bytes, array), args.reps)
+            tk_str, tk_text = median_and_result(partial(enc.decode, ids), args.reps)
+            tk_bytes, tk_data = median_and_result(partial(enc.decode_bytes, ids), args.reps)
             same = first == ours_listed == ours_bytes == tk_data and ours_text == tk_text
             failed |= not same
             print(
