@@ -192,7 +192,7 @@ def test_many_short_documents_get_the_batch_and_the_fast_split(tiktoken_gpt2):
     """Short documents between special tokens: encode and encode_array both merge the
     pre-tokens of all of them in one batch and split with the fast pattern (a text this long
     builds it however short its stretches are), with tiktoken's ids."""
-    from bpe_studio.core.encode.tokenizer import BULK_TEXT
+    from bpe_studio.core.encode.encoder import BULK_TEXT
     from bpe_studio.core.pretokenization import re_split
 
     story = slice_head("chinese", 300_000) + slice_head("english", 300_000)

@@ -70,6 +70,11 @@ PREPARE_PIECE_CHARS = 1 << 17
 SHORT_TEXT = 128
 
 
+def _short(text: str) -> bool:
+    """Whether ``text`` keeps the Python path even with the kernels loaded (``SHORT_TEXT``)."""
+    return len(text) < SHORT_TEXT and _mostly_one_byte(text) and not kernel_start.eager()
+
+
 def _mostly_one_byte(text: str) -> bool:
     """Whether ``text``'s UTF-8 form is at most a quarter longer than it has characters: one
     character in eight of three bytes, one in four of two (quotes, dashes and accents in
@@ -353,12 +358,43 @@ class Encoder:
             return merger.encode(cp, items)[0]
 
     # ------------------------------------------------------------------ either path
+    def ids(self, text: str, specials: Specials) -> list[int]:
+        """``any_array(text, specials, ...).tolist()``. A text under ``SHORT_TEXT`` characters
+        that takes the Python path and holds no special token goes by the pre-tokenizer and
+        the merger's cache alone, without the segments and arrays a longer text needs: for a
+        line of a book they cost about as much as the rest of its encode."""
+        if self.pipeline is None and len(text) < SHORT_TEXT:
+            short = _short(text)
+            # Not short (a line of Chinese): the Python path unless the compiled one is due,
+            # its time counted towards the load as :meth:`array` counts it.
+            python = short or (
+                kernel_start.kernels() is None and self.compiled(len(text), tally=True) is None
+            )
+            if python:
+                start = time.perf_counter()
+                ids = self._short_ids(text, specials)
+                if ids is not None:
+                    if not short and self.scanner is not None:
+                        kernel_start.tally_python_path(time.perf_counter() - start)
+                    return ids
+        return self.any_array(text, specials, len(text) >= BULK_TEXT).tolist()
+
+    def _short_ids(self, text: str, specials: Specials) -> list[int] | None:
+        """The ids of a short text without special tokens, or None for the general path
+        (a special token, a surrogate, text the pre-tokenizer leaves out: it says where)."""
+        if specials.kept is not None and specials.kept.search(text) is not None:
+            return None
+        try:
+            return self.merger.ids(self.findall(text))
+        except (UncoveredText, UnicodeEncodeError):
+            return None
+
     def array(self, text: str, specials: Specials, tally: bool = True) -> np.ndarray:
         """The ids of ``text``, the special tokens ``specials`` matches encoded as such: a
         native uint32 array (see ``packed.NUMPY_DTYPE``). UnicodeEncodeError for a
         surrogate. ``tally``: the Python path's time counts towards loading the kernels
         (``kernel_start.rent_paid``; not for a stream, which never loads them)."""
-        short = len(text) < SHORT_TEXT and _mostly_one_byte(text) and not kernel_start.eager()
+        short = _short(text)
         ids = None if short else self.compiled_array(text, specials, tally=tally)
         if ids is not None:
             return ids

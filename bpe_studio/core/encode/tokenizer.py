@@ -25,7 +25,6 @@ from ..io.gc_pause import gc_paused
 from ..pretokenization.boundaries import CutRules
 from ..pretokenization.pretokenizer import Pretokenizer
 from . import building, decoding, streaming, token_spans
-from .encoder import BULK_TEXT
 from .interface import check_text, end_of_text, single_token, special_id_of
 from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
@@ -356,7 +355,7 @@ class Tokenizer(TiktokenNames):
         it stands for, a lone surrogate as U+FFFD (see ``surrogates``)."""
         check_text(text, "encode")
         specials = self._encoder.specials_for(text, allowed_special, disallowed_special)
-        ids = self._encoder.any_array(text, specials, len(text) >= BULK_TEXT).tolist()
+        ids = self._encoder.ids(text, specials)
         if add_special_tokens and self.template is not None:
             return self.template.apply(ids)
         return ids

@@ -217,8 +217,14 @@ class Merger:
     # ---------------------------------------------------------------- merging
     def ids(self, pieces: list[str]) -> list[int]:
         """The ids of these pre-tokens, in order."""
-        cache = self._ensure_cached(set(pieces))
-        return unpack(b"".join(map(cache.__getitem__, pieces)))
+        cache = self._cache
+        try:
+            # subtle: most calls (a line of a book, a stream's chunk) find every piece cached,
+            # and the set and its difference below cost more than the lookups.
+            return unpack(b"".join(map(cache.__getitem__, pieces)))
+        except KeyError:
+            cache = self._ensure_cached(set(pieces))
+            return unpack(b"".join(map(cache.__getitem__, pieces)))
 
     def packed(self, segments: Sequence[tuple[list[str], int | None]]) -> bytes:
         """The ids, packed, of each segment's pre-tokens followed by its special id (if any).
