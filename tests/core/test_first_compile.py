@@ -34,6 +34,8 @@ from first_runs import (
     run_program,
 )
 
+import bpe_studio
+
 pytest.importorskip("numba")
 pytestmark = pytest.mark.slow
 
@@ -81,6 +83,12 @@ def test_each_kernel_compiles_once_says_so_then_loads(tmp_path, tmp_path_factory
         assert run_program("encoder", corpus, cache=cache) == FIRST_SAID["encoder"]
         written_since = [p for p, t in tree_index_files().items() if t >= began]
     assert any(index_dir.rglob("*.nbi")), "numba's index files go to the user's cache dir"
+    # Each compile marks its folder with the source it holds, for later prunes.
+    from bpe_studio.core.io.numba_cache import SOURCE_MARK
+
+    core = Path(bpe_studio.__file__).parent / "core"
+    marked = {Path(m.read_text()) for m in cache.rglob(SOURCE_MARK)}
+    assert marked == {core / "train", core / "pretokenization", core / "encode" / "merging"}
     assert written_since == [], "nothing cached inside the tree"
     # Everything is loaded, silently; the counting training now with the compiled merge
     # engine, which the first training compiled.

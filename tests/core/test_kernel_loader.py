@@ -11,6 +11,7 @@ import types
 import pytest
 
 from bpe_studio.core.encode.merging import kernel_start
+from bpe_studio.core.io import numba_cache
 from bpe_studio.core.io.kernel_loader import KernelLoader
 from bpe_studio.core.pretokenization import scan_load
 from bpe_studio.core.train import merge_engine
@@ -194,6 +195,45 @@ def test_forget_cached_removes_a_damaged_entry_numba_cannot_read(tmp_path):
     assert damaged.returncode != 0 and "EOFError" in damaged.stderr
     assert run(True).stdout.strip() == "42"
     assert run(False).stdout.strip() == "42"  # cached again, whole
+
+
+def test_prune_removes_earlier_versions_and_folders_of_copies_no_longer_installed(tmp_path):
+    """Found in the notes of earlier rounds: numba names an entry by its function's line and
+    keeps one folder per source folder, so every upgrade and every deleted virtual
+    environment left its kernels in the user's cache for ever (66 MB after 25 versions)."""
+    (tmp_path / "tiny.py").write_text(_TINY)
+    cache = tmp_path / "cache"
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(cache)}
+    code = _RUN.format(folder=str(tmp_path), forget=False) + "numba_cache.prune(tiny.twice)\n"
+
+    def run() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run() == "42"
+    (index,) = cache.rglob("*.nbi")
+    folder = index.parent
+    module, rest = index.name.split("-", 1)  # tiny.twice-<line>.py3XX.nbi
+    python = rest.split(".")[1]
+    stale = [folder / f"{module}-1.{python}.nbi", folder / f"{module}-1.{python}.1.nbc"]
+    other_python = folder / f"{module}-1.py20.nbi"
+    other_module = folder / f"tinier.twice-1.{python}.nbi"
+    gone, kept, foreign = cache / "gone_0", cache / "kept_0", cache / "foreign_0"
+    for path in [*stale, other_python, other_module]:
+        path.write_bytes(b"an earlier version's entry")
+    for sub, source in ((gone, tmp_path / "deleted venv"), (kept, tmp_path), (foreign, None)):
+        sub.mkdir()
+        (sub / "twice-3.py311.nbi").write_bytes(b"")
+        if source is not None:
+            (sub / numba_cache.SOURCE_MARK).write_text(str(source))
+    assert run() == "42"
+    assert not any(p.exists() for p in stale) and not gone.exists()
+    assert index.exists() and other_python.exists() and other_module.exists()
+    assert kept.exists() and foreign.exists()
+    assert (folder / numba_cache.SOURCE_MARK).read_text() == str(tmp_path)
 
 
 def test_a_cache_folder_that_cannot_be_written_is_replaced_by_a_temporary_one(

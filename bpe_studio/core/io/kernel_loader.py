@@ -129,7 +129,7 @@ class KernelLoader:
         module = self.load()
         if self._ready:
             return module
-        from .numba_cache import compile_in_child, forget_cached, is_cached
+        from .numba_cache import compile_in_child, forget_cached, is_cached, prune
 
         kernels = self._kernels_of(module)
         # subtle: asked before taking the lock, so that a call which then waits for another
@@ -165,6 +165,8 @@ class KernelLoader:
                     self._compiling = True
                     compile_in_child(self._child_code)
                     self._warm_up(module)
+                if self._compiling:
+                    prune(*kernels)
             finally:
                 self._compiling = False
             self._ready = True

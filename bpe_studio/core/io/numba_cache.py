@@ -11,8 +11,9 @@ said once in the log: numba refuses a cache it cannot write, and its next choice
 source tree, or an import error that read as "numba is missing". :func:`forget_cached`
 removes the functions' entries, for a cache file numba cannot read (numba/numba#10434).
 Also :func:`is_cached`: whether numba holds a fresh cache entry for each function, so a caller
-can say "compiling" before a multi-second first compile rather than after, and
-:func:`compile_in_child`, which compiles in a child process.
+can say "compiling" before a multi-second first compile rather than after,
+:func:`compile_in_child`, which compiles in a child process, and :func:`prune`, which after a
+compile removes earlier versions' entries and the folders of copies no longer installed.
 What it leaves out: compiling (numba does that on first call) and cache invalidation (numba
 keys the cache on the source file's timestamp and the machine).
 """
@@ -20,8 +21,10 @@ keys the cache on the source file's timestamp and the machine).
 from __future__ import annotations
 
 import glob
+import inspect
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -106,6 +109,66 @@ def forget_cached(*functions: Any) -> None:
             continue
         for path in folder.glob(f"{glob.escape(stem)}.*"):
             path.unlink(missing_ok=True)
+
+
+# In each of our folders in numba's cache: the source folder whose kernels it holds, so that a
+# later compile elsewhere can tell that folder is gone (numba names the folder by a hash of it).
+SOURCE_MARK = ".bpe-studio-source"
+
+
+def prune(*functions: Any) -> None:
+    """After a compile, remove what no installed copy of these kernels will read again: in
+    each function's cache folder, the entries of earlier versions of the same modules (numba
+    names an entry by the function's line, so almost every upgrade leaves the last one's
+    behind); and beside it, the folders of copies whose source folder is gone (a deleted
+    virtual environment or checkout: numba keeps one folder per source folder for ever).
+    Marks each function's folder with its source folder for later prunes. Never raises: a
+    cache left as it was is only bigger. (``functions`` are numba dispatchers; their cache's
+    names are private attributes, so a change in them leaves everything as it was.)"""
+    try:
+        current: dict[Path, set[str]] = {}
+        sources: dict[Path, str] = {}
+        for fn in functions:
+            folder = Path(fn._cache._cache_path)
+            current.setdefault(folder, set()).add(fn._cache._cache_file._index_name)
+            sources[folder] = os.path.dirname(os.path.abspath(inspect.getfile(fn.py_func)))
+    except (AttributeError, TypeError):
+        return
+    for folder, indexes in current.items():
+        try:
+            prune_entries(folder, indexes)
+            (folder / SOURCE_MARK).write_text(sources[folder], encoding="utf-8")
+            prune_folders(folder.parent)
+        except OSError as exc:
+            log.debug("pruning numba's cache in %s: %s", folder, exc)
+
+
+def prune_entries(folder: Path, indexes: set[str]) -> None:
+    """Remove from ``folder`` the entries (index and data files) of the modules that
+    ``indexes`` (index file names, ``module.function-line.py311.nbi``) belong to, for the same
+    Python, that are not among ``indexes``. Other modules' and other Pythons' entries stay."""
+    kept = {(name.split(".")[0], name.rsplit(".", 2)[-2]) for name in indexes}
+    for index in folder.glob("*.nbi"):
+        name = index.name
+        if name in indexes or (name.split(".")[0], name.rsplit(".", 2)[-2]) not in kept:
+            continue
+        stem = name.removesuffix(".nbi")
+        for path in [index, *folder.glob(f"{glob.escape(stem)}.*.nbc")]:
+            path.unlink(missing_ok=True)
+
+
+def prune_folders(root: Path) -> None:
+    """Remove the folders in ``root`` that :func:`prune` marked with a source folder that no
+    longer exists. Folders without the mark (another program's, in a shared
+    ``NUMBA_CACHE_DIR``) are never touched."""
+    for folder in root.iterdir():
+        mark = folder / SOURCE_MARK
+        try:
+            source = mark.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if source and not os.path.isdir(source):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def is_cached(*functions: Any) -> bool:
