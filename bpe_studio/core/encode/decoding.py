@@ -18,8 +18,6 @@ import numpy as np
 
 from ..train.vocab import missing_id
 
-_INT = frozenset({int})
-
 # From this many ids on, the ids go through ``ByteTable`` (1.6M ids of o200k: 36 ms from an
 # array, against 180 ms joined one by one; tiktoken 39 ms). Below it, building the table the
 # first time (about 30 ms for o200k) would cost more than it saves.
@@ -119,10 +117,11 @@ def decode_bytes(
         # A NumPy array's tolist() gives Python ints (or floats, refused below).
         tolist = getattr(ids, "tolist", None)
         ids = tolist() if callable(tolist) else list(ids)
-    # subtle: checked before the lookup, which 1.0 would pass (it hashes as 1).
-    types = set(map(type, ids))
-    if not _INT.issuperset(types):
-        _check_ids(ids, types)
+    # subtle: checked before the lookup, which 1.0 would pass (it hashes as 1). Counting the
+    # exact ints in a list of the types compares pointers: about half the time of a set of
+    # them (1.6M ids: 19 ms against 34).
+    if list(map(type, ids)).count(int) != len(ids):
+        _check_ids(ids, set(map(type, ids)))
     if cache is not None and len(ids) >= TABLE_FROM:
         data = _from_table(vocab, _as_int64(ids), cache)
         if data is not None:
