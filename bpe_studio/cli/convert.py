@@ -33,6 +33,7 @@ from .output import (
     check_out_dir,
     check_stdout_open,
     is_stream,
+    one_line,
     os_error_message,
     stream_name,
     write_stream,
@@ -155,5 +156,5 @@ def cmd_convert(args: argparse.Namespace) -> int:
         written,
     ]
     lines += gpt2_notes(tok, args.to)
-    print("\n".join(lines), file=sys.stderr)
+    print("\n".join(map(one_line, lines)), file=sys.stderr)
     return code

@@ -55,6 +55,7 @@ from .output import (
     check_stdout_open,
     is_stream,
     numba_interrupts,
+    one_line,
     os_error_line,
     os_error_message,
     say,
@@ -277,7 +278,7 @@ def _encode(args: argparse.Namespace) -> int:
     if stats.input_bytes:
         lines.append(f"throughput: {rate:.2f} MB/s")
     last, code = _wrote(args.out, closed_after, written)
-    print("\n".join([*lines, last]), file=sys.stderr)
+    print("\n".join(map(one_line, [*lines, last])), file=sys.stderr)
     return code
 
 
@@ -336,7 +337,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             raise CliError(os_error_message(args.out, e)) from None
     last, code = _wrote(args.out, closed_after, len(data))
     print(
-        f"decoded {plural(len(ids), 'id')} into {plural(len(data), 'byte')}; {last}",
+        one_line(f"decoded {plural(len(ids), 'id')} into {plural(len(data), 'byte')}; {last}"),
         file=sys.stderr,
     )
     return code

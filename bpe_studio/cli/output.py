@@ -76,18 +76,30 @@ def in_cli_words(message: str) -> str:
     return re.sub(r"text field '([^']*)'", r"--text-field \1", message)
 
 
+# Control characters (C0, DEL, C1) and Unicode's line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with its control characters written as Python escapes (``\\n``,
+    ``\\x1b``): a file name holding a newline split an error over two lines, and one holding
+    an escape sequence reached the terminal as one. (Lone surrogates, from names that are not
+    UTF-8, are escaped by stderr itself.)"""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+
+
 def fail(message: str, code: int = EXIT_ERROR) -> int:
-    """Print ``bpe-studio: error: MESSAGE`` on stderr (on a terminal, over any progress bar
-    still drawn there) and return ``code``."""
+    """Print ``bpe-studio: error: MESSAGE`` on one line of stderr (on a terminal, over any
+    progress bar still drawn there) and return ``code``."""
     clear = "\r\x1b[2K" if sys.stderr.isatty() else ""
-    print(f"{clear}bpe-studio: error: {message}", file=sys.stderr)
+    print(f"{clear}bpe-studio: error: {one_line(message)}", file=sys.stderr)
     return code
 
 
 def say(message: str) -> None:
     """A phase the command is in (such as the encoder's first compile) on a line of its own
     on stderr, even while a progress bar is drawn on the terminal's current line."""
-    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + message + "\n")
+    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + one_line(message) + "\n")
     sys.stderr.flush()
 
 

@@ -45,7 +45,15 @@ from .inputs import (
     records,
     stdin_input,
 )
-from .output import EXIT_INTERRUPTED, EXIT_USAGE, CliError, in_cli_words, numba_interrupts, say
+from .output import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    CliError,
+    in_cli_words,
+    numba_interrupts,
+    one_line,
+    say,
+)
 from .progress import ProgressBar
 
 
@@ -202,7 +210,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             "special tokens: a byte-level tokenizer, with no merge"
         )
         lines.insert(1, note)
-    print("\n".join(lines), file=sys.stderr)
+    print("\n".join(map(one_line, lines)), file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else code
 
 

@@ -202,3 +202,22 @@ def test_a_file_named_twice_with_standard_input_redirected_from_it_is_no_stdin(t
         )  # fmt: skip
     ok(result)
     assert np.load(tmp_path / "ids.npy").tolist() == gpt2.encode("hello") * 2
+
+
+@pytest.mark.parametrize("odd", ["new\nline", "esc\x1b[31mred", "tab\there"])
+def test_a_name_with_control_characters_stays_on_one_line(tmp_path, odd):
+    """Found in an earlier round's notes: a corpus named with a newline split the error over
+    two lines (a caller reading one line per error read half of it), and an escape sequence
+    in a name reached the terminal."""
+    bad = tmp_path / f"{odd}.txt"
+    bad.write_bytes(b"abc\xff")
+    result = cli(tmp_path, "train", bad, "--vocab-size", "300", "--out", tmp_path / "tok")
+    line = error_line(result)
+    escaped = odd.encode("unicode_escape").decode("ascii")
+    assert f"{escaped}.txt: not valid UTF-8 at byte offset 3" in line
+    assert "\x1b" not in result.stderr
+    good = tmp_path / f"{odd}.corpus"
+    good.write_text("low lower lowest " * 50, encoding="utf-8")
+    done = cli(tmp_path, "train", good, "--vocab-size", "260", "--out", tmp_path / odd)
+    said = ok(done)
+    assert escaped in said and odd not in said
