@@ -347,7 +347,7 @@ class Encoder:
         merger = self.compiled(len(text), long_piece, tally)
         if merger is None:
             return None
-        with merger.try_lock() as mine:
+        with merger.hold() as mine:
             if not mine:
                 return None
             if self.pipeline is not None:

@@ -49,7 +49,7 @@ def encode_decided(enc: Encoder, buf: str, out: list[int]) -> int:
         return _encode_decided_pipeline(enc, buf, out)
     merger = enc.compiled(len(buf))
     if merger is not None:
-        with merger.try_lock() as mine:
+        with merger.hold() as mine:
             if mine:
                 return _encode_decided_compiled(enc, merger, buf, out)
     n = len(buf)

@@ -60,7 +60,7 @@ def _packed(enc: Encoder, text: str) -> np.ndarray:
     if enc.pipeline is None:
         merger = enc.compiled(len(text))
         if merger is not None:
-            with merger.try_lock() as mine:
+            with merger.hold() as mine:
                 if mine:
                     cp = codepoints(text)
                     items = enc.items(cp, text, enc.specials)

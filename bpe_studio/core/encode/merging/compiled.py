@@ -5,15 +5,18 @@ tokenizer and shared by all its truncations, which pass their own rank limit).
 :class:`CompiledMerger` holds one tokenizer's side of it: the rank table and limit, the byte
 tokens' ids, its piece cache (``piece_table``; kept across calls, bounded) and, for
 ``ignore_merges``, the whole tokens; :meth:`CompiledMerger.encode` gives the ids of a text's
-pieces and special tokens, :meth:`CompiledMerger.spans` each token's characters. A lock
-guards the cache: a second thread that finds it taken uses the Python path
-(:meth:`CompiledMerger.try_lock`), so a short encode on one thread never waits for a long one
-on another. What it leaves out: finding the pieces (``encoder``), the kernels
-(``encode_kernel``), loading them (``kernel_start``).
+pieces and special tokens, :meth:`CompiledMerger.spans` each token's characters. What the
+kernels write (the piece caches, the memo of merging from characters) is a :class:`Lane`;
+each thread that encodes at the same time holds one of its own (:meth:`CompiledMerger.hold`),
+so threads encode in parallel (the kernels release Python's lock) and a short encode on one
+thread never waits for a long one on another; a thread that finds every lane taken (one per
+processor) uses the Python path. What it leaves out: finding the pieces (``encoder``), the
+kernels (``encode_kernel``), loading them (``kernel_start``).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -37,6 +40,9 @@ TOKEN_PAIRS = 1 << 18
 SEEN_BITS = 1 << 20
 # Texts of this many characters or more are encoded thriftily (``CompiledMerger.encode``).
 THRIFTY_CHARS = 1 << 18
+# Lanes per merger at most: more threads than processors encoding at once gain nothing, and
+# each lane's caches may grow to about 70 MB.
+MAX_LANES = 4 * max(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
 class RankArrays(NamedTuple):
@@ -90,6 +96,31 @@ class RankArrays(NamedTuple):
         return cls(table, by_bytes, tree)
 
 
+class Lane:
+    """What one thread's encode writes (see the module docstring): the piece cache, the short
+    pieces' cache, the parts' cache, and what merging from characters knows."""
+
+    __slots__ = ("cache", "short", "part_cache", "chars")
+
+    def __init__(self, fits: bool, tokens: int) -> None:
+        self.cache = PieceTable.new_cache()
+        self.short = ShortTable.new_cache() if fits else ShortTable.empty()
+        # The parts of pieces cut by ``cuts`` (short runs of characters, a few thousand in a
+        # Chinese text): a table of their own stays small enough for the processor's caches,
+        # where the pieces' would not.
+        self.part_cache = PieceTable.new_cache()
+        # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
+        # BMP code point and a memo of pairs of characters; and the bits of pieces cut into
+        # parts seen once. numpy.zeros leaves the pages untouched until first written.
+        self.chars = (
+            np.zeros(4 << 16, np.int64),
+            np.zeros(tokens, np.int8),
+            np.zeros(TOKEN_PAIRS, np.int64),
+            np.zeros(TOKEN_PAIRS, np.int8),
+            np.zeros(SEEN_BITS // 8, np.uint8),
+        )
+
+
 class CompiledMerger:
     """One tokenizer's compiled merging (see the module docstring). ``limit``: merges of this
     rank or later are left out (a truncated tokenizer's); ``whole``: the whole tokens (bytes ->
@@ -114,54 +145,73 @@ class CompiledMerger:
         self.byte_ids = np.asarray(byte_ids, np.int64)
         self.whole_all = whole_all
         self.cuts = cuts if cuts is not None else CutTables.none()
-        self.cache = PieceTable.new_cache()
         # Short pieces have a cache of their own when every id fits its values, and so do the
         # whole tokens that are short pieces (a short piece is looked up there only).
         # subtle: a whole token may be no merge's (``ignore_merges`` looks up every token), so
         # its id counts too.
         top_id = max(len(rank.tree[0]) - 1, max(whole.values(), default=0) if whole else 0)
-        fits = top_id < (1 << kernels.SHORT_ID_BITS) - 1
-        self.short = ShortTable.new_cache() if fits else ShortTable.empty()
+        self._fits = top_id < (1 << kernels.SHORT_ID_BITS) - 1
         self.whole, self.short_whole = PieceTable.empty(), ShortTable.empty()
         if whole is not None:
             # The whole tokens are looked up for ASCII pieces only, unless ``whole_all``.
             self.whole = PieceTable.of_tokens(
-                kernels, whole, ascii_only=not whole_all, skip_short=fits
+                kernels, whole, ascii_only=not whole_all, skip_short=self._fits
             )
-            if fits:
+            if self._fits:
                 self.short_whole = ShortTable.of_tokens(kernels, whole, ascii_only=not whole_all)
-        # The parts of pieces cut by ``cuts`` (short runs of characters, a few thousand in a
-        # Chinese text): a table of their own stays small enough for the processor's caches,
-        # where the pieces' would not.
-        self.part_cache = PieceTable.new_cache()
-        # What merging from characters knows (``encode_kernel._from_chars``): 16 slots per
-        # BMP code point and a memo of pairs of characters; and the bits of pieces cut into
-        # parts seen once. numpy.zeros leaves the pages untouched until first written.
-        self.chars = (
-            np.zeros(4 << 16, np.int64),
-            np.zeros(len(rank.tree[0]), np.int8),
-            np.zeros(TOKEN_PAIRS, np.int64),
-            np.zeros(TOKEN_PAIRS, np.int8),
-            np.zeros(SEEN_BITS // 8, np.uint8),
-        )
-        self._lock = threading.Lock()
+        # The lane a thread uses when it holds none (a direct call, the warm-up), the lanes
+        # free now (the first is taken first: its caches are the warmest), how many exist.
+        self._first = self._new_lane()
+        self._free = [self._first]
+        self._lanes = 1
+        self._lanes_lock = threading.Lock()
+        self._held = threading.local()
+
+    def _new_lane(self) -> Lane:
+        return Lane(self._fits, len(self.rank.tree[0]))
+
+    # The first lane's tables, as a single thread sees them.
+    @property
+    def cache(self) -> PieceTable:
+        return self._first.cache
+
+    @property
+    def short(self) -> ShortTable:
+        return self._first.short
+
+    @property
+    def part_cache(self) -> PieceTable:
+        return self._first.part_cache
 
     @contextmanager
-    def try_lock(self) -> Iterator[bool]:
-        """Whether this thread holds the cache for the block (False: another thread has it)."""
-        got = self._lock.acquire(blocking=False)
+    def hold(self) -> Iterator[bool]:
+        """Whether this thread holds a lane for the block (False: every lane is taken by
+        threads encoding now); :meth:`encode` and :meth:`spans` in the block write to it."""
+        with self._lanes_lock:
+            lane = self._free.pop() if self._free else None
+            if lane is None and self._lanes < MAX_LANES:
+                self._lanes += 1
+                lane = self._new_lane()
+        outer = getattr(self._held, "lane", None)
+        self._held.lane = lane
         try:
-            yield got
+            yield lane is not None
         finally:
-            if got:
-                self._lock.release()
+            self._held.lane = outer
+            if lane is not None:
+                with self._lanes_lock:
+                    if lane is self._first:
+                        self._free.append(lane)
+                    else:
+                        self._free.insert(0, lane)
 
     def encode(
         self, cp: np.ndarray, items: Items, record: bool = False
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """The ids (uint32) of ``items`` over the code points ``cp``, and with ``record`` where
-        each item's ids end. The caller holds :meth:`try_lock`."""
+        each item's ids end, in the lane this thread holds (:meth:`hold`), else the first."""
         kernels = self._kernels
+        lane = getattr(self._held, "lane", None) or self._first
         cp = readonly(cp)
         starts = items[0]
         out = np.empty(_id_bound(cp, items), np.uint32)
@@ -178,32 +228,32 @@ class CompiledMerger:
         while True:
             k, o = kernels.encode(
                 cp, items, k, o, out, item_end, self.byte_ids, self.rank[:2], self.limit,
-                self.cache.arrays, self.whole.arrays, self.whole_all, self.chars,
-                self.rank.tree, self.cuts, self.part_cache.arrays, thrifty,
-                self.short.arrays, self.short_whole.arrays, longest,
+                lane.cache.arrays, self.whole.arrays, self.whole_all, lane.chars,
+                self.rank.tree, self.cuts, lane.part_cache.arrays, thrifty,
+                lane.short.arrays, self.short_whole.arrays, longest,
             )  # fmt: skip
             if k >= len(starts):
                 break
             # A cache had no room for item k (or a part of it): grow it (or start afresh) and
             # go on there.
-            if self.short.full():
+            if lane.short.full():
                 # subtle: then the short table stopped it (or will at its next new piece);
                 # the piece caches are looked at when the kernel stops again, so that a short
                 # piece never empties one that is merely full.
-                self.short = self.short.made_room(kernels)
+                lane.short = lane.short.made_room(kernels)
                 continue
             n_cp = int(items[1][k] - items[0][k])
-            if self.cache.short_of(n_cp, 4 * n_cp):
-                self.cache = self.cache.made_room(kernels, n_cp, 4 * n_cp)
-            if self.part_cache.short_of(n_cp, 4 * n_cp):
-                self.part_cache = self.part_cache.made_room(kernels, n_cp, 4 * n_cp)
+            if lane.cache.short_of(n_cp, 4 * n_cp):
+                lane.cache = lane.cache.made_room(kernels, n_cp, 4 * n_cp)
+            if lane.part_cache.short_of(n_cp, 4 * n_cp):
+                lane.part_cache = lane.part_cache.made_room(kernels, n_cp, 4 * n_cp)
         return out[:o], (item_end if record else None)
 
     def spans(
         self, cp: np.ndarray, items: Items, token_size: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(ids, starts, ends, partial) of every token of ``items``: its characters in
-        ``cp``'s text (``token_size``: each id's byte count). The caller holds the lock."""
+        ``cp``'s text (``token_size``: each id's byte count), as :meth:`encode`."""
         ids, item_end = self.encode(cp, items, record=True)
         assert item_end is not None
         spans = self._kernels.spans(readonly(cp), items, item_end, ids, token_size)
