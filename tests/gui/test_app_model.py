@@ -18,9 +18,10 @@ from bpe_studio.core.train.vocab import check_vocab_size, initial_vocab, merge_b
 from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.curves import build_order
 from bpe_studio.gui.model.panes import LoadStatus
-from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
+from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at, source_label, training_label
 from bpe_studio.gui.model.saving import data_to_save, saveable_merges, unsaved_merges
 from bpe_studio.gui.model.state import Phase, RunSettings, TrainingResult
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 
 CORPUS = FIXTURES / "tinystories_sample.txt"
 
@@ -135,6 +136,35 @@ def test_the_runs_tokenizer_keeps_the_runs_pattern(run):
     model.begin_run(RunSettings(600, (EOT,), "cl100k"), initial_vocab([EOT]))
     model.append_merges(steps_of(vocab, merges)[:10])
     assert run_tokenizer_at(model.state, 10)().pattern_name == "cl100k"
+
+
+def test_a_paused_runs_tokenizer_is_called_paused_and_only_while_paused(run):
+    vocab, merges = run
+    model = AppModel()
+    model.begin_run(RunSettings(600, (EOT,)), initial_vocab([EOT]))
+    model.set_paused(True)  # while pre-tokenizing: the bytes-only tokenizer
+    assert source_label(model.state, model.state.shown) == (
+        "Tokenizer: bytes only, paused before the first merge"
+    )
+    model.set_paused(False)
+    assert source_label(model.state, model.state.shown) == model.state.shown.label
+    model.start_merging()
+    model.append_merges(steps_of(vocab, merges)[:30])
+    model.publish()
+    run_id = model.state.run_id
+    whole = TokenizerSource.deferred(
+        training_label(30, 30), run_tokenizer_at(model.state, 30), 30, run_id
+    )
+    cut = TokenizerSource.deferred(
+        training_label(5, 30), run_tokenizer_at(model.state, 5), 5, run_id
+    )
+    other = TokenizerSource("Tokenizer: GPT-2", vocab={})  # a tokenizer picked instead
+    model.set_paused(True)
+    assert source_label(model.state, whole) == "Tokenizer: paused at merge 30"
+    assert source_label(model.state, cut) == "Tokenizer: 5 of 30 merges, paused at merge 30"
+    assert source_label(model.state, other) == "Tokenizer: GPT-2"
+    model.set_paused(False)
+    assert source_label(model.state, whole) == "Tokenizer: training, 30 merges so far"
 
 
 # ----------------------------------------------------------------- saving

@@ -218,6 +218,24 @@ def test_editor_retokenizes_while_training(qtbot, window):
     assert "trained on" in window.editor.source.label
 
 
+def test_a_paused_runs_editor_header_says_it_is_paused(qtbot, window):
+    """Paused, the editor's header says so and at which merge (it said "training, 500 merges
+    so far", as if the run went on); resumed, "training" again; stopped, the result's words."""
+    paused_in_window(qtbot, window, DEMO_CORPUS, 3000, 499)
+    header = window.editor.source_label
+    qtbot.waitUntil(lambda: header.text() == "paused at merge 500", timeout=10_000)
+    window.hub.select_step(100)  # the controller rebuilds the editor's tokenizer at step 100
+    expected = "100 of 500 merges, paused at merge 500"
+    qtbot.waitUntil(lambda: header.text() == expected, timeout=10_000)
+    window.toggle_pause()
+    # The resume itself makes no tokenizer (the step stays): the words change at once.
+    assert header.text() == "training, 100 of 500 merges so far"
+    window.stop_training()
+    qtbot.waitUntil(lambda: not window.state.phase.training, timeout=60_000)
+    qtbot.waitUntil(lambda: "trained on" in header.text(), timeout=10_000)
+    assert "paused" not in header.text() and "training" not in header.text()
+
+
 def test_the_editors_tokenizer_during_a_run_is_built_off_the_gui_thread(qtbot, window, monkeypatch):
     # Building it (the vocabulary and merges so far) on the GUI thread made the largest gaps
     # of a run while the trainer ran (docs/responsiveness.md).

@@ -73,7 +73,7 @@ def test_a_paused_run_moved_back_says_which_step_the_editor_shows(qtbot, window)
     # controller's rebuild at step 5 runs: the label it ends with is the one that matters
     # (before the fix it ended "training, 5 merges so far", and this wait timed out).
     label = window.editor.source_label
-    expected = "training, 5 of 30 merges so far"
+    expected = "5 of 30 merges, paused at merge 30"
     qtbot.waitUntil(lambda: label.text().endswith(expected), timeout=30_000)
 
 

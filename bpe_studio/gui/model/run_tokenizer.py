@@ -21,7 +21,8 @@ from collections.abc import Callable
 from ...core import Tokenizer
 from ...core.formats.base.data import TokenizerData
 from ...core.train.vocab import BYTE_TOKENS
-from .state import RunState
+from .state import Phase, RunState
+from .tokenizer_source import TokenizerSource
 
 
 def training_label(k: int, made: int) -> str:
@@ -30,6 +31,30 @@ def training_label(k: int, made: int) -> str:
     if k >= made:
         return f"Tokenizer: training, {k:,} merges so far"
     return f"Tokenizer: training, {k:,} of {made:,} merges so far"
+
+
+def paused_label(k: int, made: int) -> str:
+    """What the editor calls the run's tokenizer at step ``k`` while the run is paused after
+    ``made`` merges."""
+    if made == 0:
+        return "Tokenizer: bytes only, paused before the first merge"
+    if k >= made:
+        return f"Tokenizer: paused at merge {made:,}"
+    return f"Tokenizer: {k:,} of {made:,} merges, paused at merge {made:,}"
+
+
+def source_label(state: RunState, source: TokenizerSource) -> str:
+    """What ``source`` is called with the run in ``state``: its own label, except that a
+    tokenizer of a paused run says it is paused.
+
+    subtle: a source's label is written when it is made, and a pause makes none (the step
+    does not move), so the word "training" in it would outlast the pause; the phase, which
+    the state alone holds, decides here instead. A run's sources while it is paused are those
+    made while it trained (a finished or stopped run shows a tokenizer of its result, under
+    that result's label, and is no longer paused)."""
+    if state.phase is Phase.PAUSED and source.run_id == state.run_id:
+        return paused_label(source.merge_count, state.merges_done)
+    return source.label
 
 
 def run_tokenizer_at(state: RunState, k: int) -> Callable[[], Tokenizer]:

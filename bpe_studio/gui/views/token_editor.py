@@ -57,8 +57,8 @@ from ...core.explain.span_arrays import SpanArrays
 from ...core.text.display import readable_token
 from ..jobs.span_service import STEP_DEBOUNCE_MS, SpanResult, SpanService
 from ..model.app_model import AppModel
-from ..model.run_tokenizer import run_tokenizer_at, training_label
-from ..model.state import RunState
+from ..model.run_tokenizer import run_tokenizer_at, source_label, training_label
+from ..model.state import Phase, RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
 from .char_under_point import char_at
@@ -101,10 +101,12 @@ def _same_run(a: TokenizerSource | None, b: TokenizerSource | None) -> bool:
     return a is not None and b is not None and a.run_id is not None and a.run_id == b.run_id
 
 
-def _describe(source: TokenizerSource, step: int | None) -> str:
+def _describe(state: RunState | None, source: TokenizerSource, step: int | None) -> str:
     """A source as the editor's header names it: short enough for the room beside the title
-    (the picker above names it a tokenizer), the step first, so a label cut still shows it."""
-    label = source.label.removeprefix("Tokenizer: ")
+    (the picker above names it a tokenizer), the step first, so a label cut still shows it;
+    as the run in ``state`` has it (a paused run's says so)."""
+    label = source.label if state is None else source_label(state, source)
+    label = label.removeprefix("Tokenizer: ")
     return label if step is None else f"at step {step:,} · {label}"
 
 
@@ -490,7 +492,18 @@ class TokenEditor(QWidget):
         hub.step_changed.connect(self._follow_hub)
         hub.reset.connect(self._on_reset)
         hub.token_selected.connect(self._show_selection)
+        # A pause or a resume makes no new tokenizer (the step stays), yet the header's
+        # words change; so does the merge a paused run stopped at when the merge under way
+        # at the pause arrives after it.
+        hub.phase_changed.connect(self._show_label)
+        hub.merges_added.connect(self._on_merges_added)
         self._follow_hub()
+
+    @Slot(int, int)
+    def _on_merges_added(self, first: int, last: int) -> None:
+        # Only a paused run's header names the merges made (not each frame of a run).
+        if self._hub is not None and self._hub.state.phase is Phase.PAUSED:
+            self._show_label()
 
     @Slot()
     def _on_reset(self) -> None:
@@ -621,20 +634,22 @@ class TokenEditor(QWidget):
         belong together: they come from one result)."""
         painted, step = self._painted
         source = self._source
+        state = self._hub.state if self._hub is not None else None
         if source is None:
             text = ""
         elif painted is None:
-            named = _describe(source, self._step)
+            named = _describe(state, source, self._step)
             text = (
                 f"could not tokenize with {named}" if self._failed else f"tokenizing with {named}…"
             )
         elif (painted, step) == (source, self._step):
-            text = _describe(painted, step)
+            text = _describe(state, painted, step)
         elif painted is source or _same_run(painted, source):
             target = self._step if self._step is not None else source.merge_count
-            text = f"updating to step {target:,}… · {_describe(painted, step)}"
+            text = f"updating to step {target:,}… · {_describe(state, painted, step)}"
         else:
-            text = f"loading {_describe(source, self._step)}… · {_describe(painted, step)}"
+            shown = _describe(state, painted, step)
+            text = f"loading {_describe(state, source, self._step)}… · {shown}"
         self.source_label.setText(text)
 
     def set_text(self, text: str) -> None:
