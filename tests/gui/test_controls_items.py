@@ -16,6 +16,8 @@ from gui_helpers import (
     train_in_window,
     wait_for_spans,
 )
+from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtWidgets import QApplication
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.pretokenization.specials import DEFAULT_SPECIAL_TOKEN
@@ -279,6 +281,31 @@ def test_the_vocabulary_size_rule_is_the_cores_and_a_size_is_named_not_reverted(
         assert not panel.train_button.isEnabled()
     panel.vocab_spin.setValue(300)
     assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
+
+
+def test_an_inputs_problem_shifts_nothing_below_the_controls(qtbot, window):
+    """A vocabulary size too small (and a regex that does not compile) is named in red in the
+    status line's place: before, a line of its own appeared under the controls and moved the
+    whole window below them (the tabs) down by a line, and back when it went."""
+    panel = window.panel
+    assert window.open_corpus(DEMO_CORPUS)
+
+    def tabs_top() -> int:
+        # The window's layouts catch up (they are redone when a posted event says so).
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        return window.tabs.mapTo(window, QPoint(0, 0)).y()
+
+    before = tabs_top()
+    panel.vocab_spin.setValue(10)
+    qtbot.waitUntil(panel.problem_label.isVisible)
+    assert tabs_top() == before
+    assert "too small" in panel.problem_label.text() and "too small" in panel.vocab_spin.toolTip()
+    assert not panel.status.isVisible()  # not "Ready to train" beside a disabled Train
+    panel.vocab_spin.setValue(300)
+    assert not panel.problem_label.isVisible() and panel.status.isVisible()
+    assert tabs_top() == before
+    panel.pattern_choice.set_pattern(r"\p{L}+|(")
+    assert panel.problem_label.isVisible() and tabs_top() == before
 
 
 def test_core_says_vocabulary_size():

@@ -4,9 +4,10 @@ What it does: :class:`TrainingPanel` holds the inputs (vocabulary size, pattern,
 tokens one per line with the ids they get, workers), the buttons, a progress bar and a status
 line; bound to the ``AppModel``, it shows the corpus, enables the buttons that make sense in
 the state's phase and shows the progress. An input that cannot be trained (a vocabulary size
-out of range, a regex that does not compile) is named in a red line and keeps Train disabled;
-nothing is reverted silently. Save offers the three formats (``save_requested``); a paused run
-can be saved. Opening a new corpus after a run clears that run's status, bar and Save.
+out of range, a regex that does not compile) is framed in red and named in red where the status
+line is (its "Ready to train" would be untrue), and keeps Train disabled; nothing is reverted
+silently. Save offers the three formats (``save_requested``); a paused run can be saved.
+Opening a new corpus after a run clears that run's status, bar and Save.
 :func:`status_text` writes the status line from the state.
 What it leaves out: what the buttons do (the main window connects them).
 """
@@ -51,6 +52,7 @@ from .training_inputs import (
 
 DEFAULT_VOCAB_SIZE = 10_000
 DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
+VOCAB_HELP = "Vocabulary size: 256 bytes + special tokens + merges"
 # Save's formats: (menu text, format name for Tokenizer.save / save_data).
 SAVE_FORMATS: tuple[tuple[str, str], ...] = (
     ("GPT-2 files (vocab.json + merges.txt)…", "gpt2"),
@@ -115,7 +117,7 @@ class TrainingPanel(QWidget):
         self.vocab_spin.setRange(0, 2**31 - 1)
         self.vocab_spin.setGroupSeparatorShown(True)
         self.vocab_spin.setValue(DEFAULT_VOCAB_SIZE)
-        self.vocab_spin.setToolTip("Vocabulary size: 256 bytes + special tokens + merges")
+        self.vocab_spin.setToolTip(VOCAB_HELP)
         self.pattern_choice = PatternChoice()
         self.specials_edit = SpecialTokensEdit(DEFAULT_SPECIALS)
         self.specials_ids = muted(QLabel())
@@ -195,6 +197,9 @@ class TrainingPanel(QWidget):
         run_row.addSpacing(12)
         run_row.addWidget(self.progress)
         run_row.addWidget(self.status, 1)
+        # subtle: an input's problem takes the status line's place rather than a row of its
+        # own, which pushed the whole window down a line whenever a problem came or went.
+        run_row.addWidget(self.problem_label, 1)
         specials = QVBoxLayout()
         specials.setSpacing(2)
         specials_title = QLabel("Special tokens, one per line")
@@ -216,8 +221,7 @@ class TrainingPanel(QWidget):
         grid.addLayout(corpus_row, 0, 0)
         grid.addLayout(settings_row, 1, 0)
         grid.addLayout(run_row, 2, 0)
-        grid.addWidget(self.problem_label, 3, 0)
-        grid.addLayout(specials, 0, 1, 4, 1, Qt.AlignmentFlag.AlignTop)
+        grid.addLayout(specials, 0, 1, 3, 1, Qt.AlignmentFlag.AlignTop)
         grid.setColumnStretch(0, 1)
         self._hub: AppModel | None = None
         # The corpus of the run on screen; another one opened since: its outcome is old news.
@@ -294,11 +298,24 @@ class TrainingPanel(QWidget):
         self.specials_edit.setToolTip(f"{self.specials_edit.HELP}\n\n{ids}")
         size_problem = RunSettings(self.vocab_spin.value(), specials).vocab_problem()
         self.vocab_spin.setStyleSheet(problem_style() if size_problem else "")
+        self.vocab_spin.setToolTip(
+            f"{size_problem}\n\n{VOCAB_HELP}" if size_problem else VOCAB_HELP
+        )
         problem = self.input_problem()
         self.problem_label.setText(problem or "")
-        self.problem_label.setVisible(problem is not None)
         if self._hub is not None:
-            self._show_run()
+            self._show_run()  # shows the problem too
+        else:
+            self._show_problem(problem)
+
+    def _show_problem(self, problem: str | None) -> None:
+        """The inputs' problem in the status line's place while the inputs can be changed
+        (while a run trains they are disabled, and the status line says how it goes)."""
+        state = self._hub.state if self._hub is not None else None
+        busy = state is not None and (state.phase.training or state.loading is not None)
+        shown = problem is not None and not busy
+        self.problem_label.setVisible(shown)
+        self.status.setVisible(not shown)
 
     def bind(self, hub: AppModel) -> None:
         """Show ``hub.state``: corpus, buttons, progress and status follow it."""
@@ -359,6 +376,7 @@ class TrainingPanel(QWidget):
         ready = state.corpus_source is not None and problem is None
         self.train_button.setEnabled(not busy and ready)
         self.train_button.setToolTip(problem or "")
+        self._show_problem(problem)
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")
         self.stop_button.setEnabled(phase.training and not state.stopping)
