@@ -86,3 +86,28 @@ def test_an_unreachable_token_only_whole(files, encoder, monkeypatch):
     # The text uses each added token only where a line is the run alone (6 times each).
     assert Counter(i for i in expected if i in added_ids) == dict.fromkeys(added_ids, 6)
     assert open_tokenizer(str(path)).encode(text) == expected
+
+
+def test_the_reach_rule_counts_tokens_found_whole_as_reachable(files):
+    """Found by the audit of inspect on open models' files: the Reach rule merged each
+    token's bytes and never looked them up whole as ``ignore_merges`` does, so every Llama 3
+    token no merge makes was called unreachable although encoding its text gives it."""
+    from bpe_studio.core.explain.reach import unreachable_tokens
+
+    path, _, added = files
+    oracle = Tokenizer.from_file(str(path))
+    ours = open_tokenizer(str(path))
+    unreachable = set(unreachable_tokens(ours))
+    checked = 0
+    for i, data in ours.vocab.items():
+        if i in ours.merger.special_ids:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # not text alone: tokenizers cannot be asked
+        given = oracle.encode(text, add_special_tokens=False).ids == [i]
+        assert (i in unreachable) != given, (i, text)
+        checked += 1
+    assert checked > 2000
+    assert not {oracle.token_to_id(_hf_token(run)) for run in added} & unreachable

@@ -5,7 +5,8 @@ What it does: :func:`unreachable_tokens` lists the tokens of a vocabulary that e
 produces (a merge that an earlier merge always pre-empts, an entry no merge makes); its part
 :func:`unreachable_among` checks some ids only (what a view growing with a run asks for its
 newest tokens). The tokens are merged together a slice at a time through the tokenizer's own
-merger, so the answer is its encoder's.
+merger, after the lookup of a whole pre-token it makes first (``ignore_merges``), so the answer
+is its encoder's.
 """
 
 from __future__ import annotations
@@ -42,24 +43,28 @@ def unreachable_among(
     """:func:`unreachable_tokens` of the vocabulary entries ``ids`` only (ascending; ids not
     in the vocabulary and special tokens are left out): what a view growing with a run
     computes for its newest tokens."""
-    special = tokenizer.merger.special_ids
+    merger = tokenizer.merger
+    special = merger.special_ids
     vocab = tokenizer.vocab
     ids = [i for i in ids if i in vocab and i not in special]
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
-    empty = [i for i in ids if not vocab[i]]
-    ids = [i for i in ids if vocab[i]]
+    settled = [i for i in ids if not vocab[i]]
+    # A pre-token looked up whole before any merge gives that token (``ignore_merges``:
+    # Llama 3's tokens that no merge makes), this one or another of the same bytes.
+    whole = {i: merger.whole_id(vocab[i]) for i in ids if vocab[i]}
+    settled += [i for i, w in whole.items() if w is not None and w != i]
+    ids = [i for i, w in whole.items() if w is None]
     pieces = [vocab[i] for i in ids]
-    merger = tokenizer.merger
     if not merger.merges_together(len(pieces)):
         bpe = merger.bpe
-        return sorted(empty + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])
+        return sorted(settled + [i for i, p in zip(ids, pieces) if bpe(p) != [i]])
     import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
     # The tokens' bytes merged together, a slice at a time; a token is reachable when its piece
     # ends up as one id and that id is its own. subtle: slices keep each NumPy call short, and
     # a NumPy call holds the interpreter lock throughout: a viewer's GUI thread runs this in
     # the background and must get the lock back within milliseconds.
-    unreachable = list(empty)
+    unreachable = list(settled)
     for start in range(0, len(pieces), _REACH_SLICE):
         if between_slices is not None:
             between_slices()

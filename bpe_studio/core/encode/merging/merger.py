@@ -288,6 +288,11 @@ class Merger:
             ids = [byte_ids[b] for b in data]
         return self._merge_ids(ids)
 
+    def whole_id(self, data: bytes) -> int | None:
+        """The id a pre-token of these bytes is looked up as before any merge, or None
+        (merged). Under ``ignore_merges`` any token is, those merging cannot reach included."""
+        return None if self._whole is None else self._whole.get(data)
+
     def _piece_ids(self, piece: str) -> bytes:
         """Ids of one pre-token (uncached), packed."""
         data = piece.encode("utf-8")
