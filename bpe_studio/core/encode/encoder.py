@@ -359,34 +359,38 @@ class Encoder:
 
     # ------------------------------------------------------------------ either path
     def ids(self, text: str, specials: Specials) -> list[int]:
-        """``any_array(text, specials, ...).tolist()``. A text under ``SHORT_TEXT`` characters
-        that takes the Python path and holds no special token goes by the pre-tokenizer and
-        the merger's cache alone, without the segments and arrays a longer text needs: for a
-        line of a book they cost about as much as the rest of its encode."""
-        if self.pipeline is None and len(text) < SHORT_TEXT:
-            short = _short(text)
-            # Not short (a line of Chinese): the Python path unless the compiled one is due,
-            # its time counted towards the load as :meth:`array` counts it.
-            python = short or (
-                kernel_start.kernels() is None and self.compiled(len(text), tally=True) is None
-            )
-            if python:
-                start = time.perf_counter()
+        """``any_array(text, specials, ...).tolist()``. A short text (``SHORT_TEXT``: under 128
+        characters, mostly one-byte ones) goes by the pre-tokenizer and the merger's cache
+        alone, without the segments and arrays a longer text needs: for a line of a book they
+        cost about as much as the rest of its encode. (A short line of Chinese takes the
+        general path: whether it is compiled is decided there, once.)"""
+        if self.pipeline is None and _short(text):
+            try:
                 ids = self._short_ids(text, specials)
-                if ids is not None:
-                    if not short and self.scanner is not None:
-                        kernel_start.tally_python_path(time.perf_counter() - start)
-                    return ids
+            except UnicodeEncodeError:
+                # Surrogates, encoded as tiktoken encodes them (``surrogates``).
+                ids = self._short_ids(replace_surrogates(text), specials)
+            if ids is not None:
+                return ids
         return self.any_array(text, specials, len(text) >= BULK_TEXT).tolist()
 
     def _short_ids(self, text: str, specials: Specials) -> list[int] | None:
-        """The ids of a short text without special tokens, or None for the general path
-        (a special token, a surrogate, text the pre-tokenizer leaves out: it says where)."""
-        if specials.kept is not None and specials.kept.search(text) is not None:
-            return None
+        """The ids of a short text on the Python path, or None for the general path, which
+        names the place of text the pre-tokenizer leaves out in the whole text.
+        UnicodeEncodeError for a surrogate."""
+        parts = specials.cut(text)
+        ids_of, findall = self.merger.ids, self.findall
         try:
-            return self.merger.ids(self.findall(text))
-        except (UncoveredText, UnicodeEncodeError):
+            if len(parts) == 1:
+                return ids_of(findall(text))
+            out: list[int] = []
+            for i, part in enumerate(parts):
+                if i % 2:
+                    out.append(self.special_ids[part])
+                elif part:
+                    out += ids_of(findall(part))
+            return out
+        except UncoveredText:
             return None
 
     def array(self, text: str, specials: Specials, tally: bool = True) -> np.ndarray:
