@@ -195,3 +195,70 @@ def test_repr_names_the_tokenizer(tok, enc):
     assert repr(Tokenizer(vocab, [], ["<s>"])) == (
         "<Tokenizer 257 tokens, 0 merges, pattern gpt2, special tokens ['<s>']>"
     )
+
+
+def _documents() -> list[str]:
+    """Documents long enough for a batch to be worth threads: English, Chinese, code and web
+    text in 40,000-character pieces (about a million characters), one with a special token
+    inside."""
+    docs = [
+        read_fixture(SLICES[kind])[i : i + 40_000]
+        for kind in SLICES
+        for i in range(0, 280_000, 40_000)
+    ]
+    docs = [d for d in docs if d]
+    docs[3] = docs[3][:1000] + EOT + docs[3][1000:]
+    return docs
+
+
+def test_a_long_batch_is_encoded_on_threads_with_tiktokens_ids(tok, enc, monkeypatch):
+    """Before, ``num_threads`` was taken and not used: a batch ran in one thread where
+    tiktoken's runs on eight."""
+    import threading
+
+    from bpe_studio.core.encode import batches
+
+    tok.prepare_bulk()
+    docs = _documents()
+    assert batches.batch_threads(tok._encoder, docs, None) > 1
+    seen: set[str] = set()
+    real = batches.on_threads
+
+    def spy(encode, texts, threads):
+        def recorded(text):
+            seen.add(threading.current_thread().name)
+            return encode(text)
+
+        return real(recorded, texts, threads)
+
+    monkeypatch.setattr(batches, "on_threads", spy)
+    monkeypatch.setattr("bpe_studio.core.encode.tiktoken_names.on_threads", spy)
+    for threads in (None, 2, 4):
+        got = tok.encode_batch(docs, allowed_special="all", num_threads=threads)
+        assert got == enc.encode_batch(docs, allowed_special="all")
+        assert tok.encode_ordinary_batch(docs, num_threads=threads) == enc.encode_ordinary_batch(
+            docs
+        )
+    assert any(name.startswith("bpe-studio-batch") for name in seen)
+
+
+def test_a_batch_stays_in_this_thread_where_threads_cannot_gain(tok):
+    from bpe_studio.core.encode import batches
+
+    tok.prepare_bulk()
+    docs = _documents()
+    assert batches.batch_threads(tok._encoder, docs, 1) == 1
+    assert batches.batch_threads(tok._encoder, docs[:1], 8) == 1
+    pieces = [doc[i : i + 4000] for doc in docs for i in range(0, len(doc), 4000)]
+    assert batches.batch_threads(tok._encoder, pieces, 8) == 1  # threads would take turns
+    custom = Tokenizer(tok.vocab, tok.merges, tok.special_tokens, pattern=r"\S+|\s+")
+    assert batches.batch_threads(custom._encoder, docs, 8) == 1  # no scanner: Python path
+
+
+def test_a_threaded_batch_raises_the_first_failing_texts_error(tok):
+    tok.prepare_bulk()
+    docs = _documents()
+    with pytest.raises(ValueError, match=re.escape(repr(EOT))):
+        tok.encode_batch(docs, allowed_special=set(), num_threads=4)
+    with pytest.raises(TypeError, match="encode takes a str"):
+        tok.encode_batch([*docs[:5], b"bytes", *docs[5:]], num_threads=4)

@@ -20,7 +20,11 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Literal
 
+from .batches import batch_threads, on_threads
 from .interface import check_batch
+
+if TYPE_CHECKING:
+    from .encoder import Encoder
 
 
 class TiktokenNames:
@@ -29,6 +33,7 @@ class TiktokenNames:
     if TYPE_CHECKING:
         vocab: Mapping[int, bytes]
         special_tokens: list[str]
+        _encoder: Encoder
 
         @property
         def max_token_value(self) -> int: ...
@@ -75,19 +80,21 @@ class TiktokenNames:
         add_special_tokens: bool = False,
         num_threads: int | None = None,
     ) -> list[list[int]]:
-        """``encode`` of each text with the same keywords, in this thread (tiktoken's
-        ``encode_batch``; ``add_special_tokens`` as ``encode`` takes it; ``num_threads`` is
-        taken for tiktoken's signature and not used)."""
+        """``encode`` of each text with the same keywords (tiktoken's ``encode_batch``;
+        ``add_special_tokens`` as ``encode`` takes it), on up to ``num_threads`` threads
+        (None: 8, tiktoken's default) where the texts take the compiled path and are long
+        enough to gain from them, else in this thread (``batches.batch_threads``)."""
         check_batch(texts, "encode_batch")
-        return [
-            self.encode(
-                t,
+
+        def one(text: str) -> list[int]:
+            return self.encode(
+                text,
                 allowed_special=allowed_special,
                 disallowed_special=disallowed_special,
                 add_special_tokens=add_special_tokens,
             )
-            for t in texts
-        ]
+
+        return on_threads(one, texts, batch_threads(self._encoder, texts, num_threads))
 
     def encode_ordinary_batch(
         self, texts: Sequence[str], *, num_threads: int | None = None
@@ -95,7 +102,8 @@ class TiktokenNames:
         """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``;
         ``num_threads`` as for ``encode_batch``)."""
         check_batch(texts, "encode_ordinary_batch")
-        return [self.encode_ordinary(t) for t in texts]
+        threads = batch_threads(self._encoder, texts, num_threads)
+        return on_threads(self.encode_ordinary, texts, threads)
 
     def decode_batch(
         self,

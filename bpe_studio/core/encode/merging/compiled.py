@@ -40,9 +40,14 @@ TOKEN_PAIRS = 1 << 18
 SEEN_BITS = 1 << 20
 # Texts of this many characters or more are encoded thriftily (``CompiledMerger.encode``).
 THRIFTY_CHARS = 1 << 18
-# Lanes per merger at most: more threads than processors encoding at once gain nothing, and
-# each lane's caches may grow to about 70 MB.
-MAX_LANES = 4 * max(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+# The processors this process may run on.
+PROCESSORS = (
+    len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+)
+# Lanes per merger at most: each lane's caches may grow to about 70 MB, and a thread past the
+# last takes the Python path, so a few more than the processors (threads of their own, the
+# app's editor beside a Report on two).
+MAX_LANES = 4 * max(2, PROCESSORS)
 
 
 class RankArrays(NamedTuple):
