@@ -673,3 +673,32 @@ def test_short_texts_kept_on_the_python_path_do_not_pay_towards_the_load(monkeyp
     assert counted == []
     tok.encode("一行中文，没有多少字。")
     assert len(counted) == 1
+
+
+def _encode_in_forked_child(tok: Tokenizer, text: str) -> list[int]:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        return pool.apply_async(tok.encode, (text,)).get(timeout=120)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_a_lanes_lock_held_at_a_fork_sends_the_child_to_the_python_path(monkeypatch):
+    """The list of free lanes is guarded by a lock held for microseconds; one that another
+    thread held when the process forked stays held in the child, whose encode would wait on
+    it for ever: it gives up after a wait and takes the Python path."""
+    from bpe_studio.core.encode.merging import compiled
+
+    monkeypatch.setattr(compiled, "_LANES_WAIT", 0.05)
+    tok = Tokenizer.preset("gpt2")
+    tok.prepare_bulk()
+    text = read_fixture(SLICES["english"])[:3000]
+    expected = python_ids(tok, text)
+    merger = tok.merger.compiled()
+    merger._lanes_lock.acquire()
+    try:
+        assert _encode_in_forked_child(tok, text) == expected
+    finally:
+        merger._lanes_lock.release()
+    assert tok.encode(text) == expected

@@ -48,6 +48,9 @@ PROCESSORS = (
 # last takes the Python path, so a few more than the processors (threads of their own, the
 # app's editor beside a Report on two).
 MAX_LANES = 4 * max(2, PROCESSORS)
+# Seconds a thread waits for the list of free lanes (held for microseconds) before it takes
+# the Python path.
+_LANES_WAIT = 1.0
 
 
 class RankArrays(NamedTuple):
@@ -192,23 +195,32 @@ class CompiledMerger:
     def hold(self) -> Iterator[bool]:
         """Whether this thread holds a lane for the block (False: every lane is taken by
         threads encoding now); :meth:`encode` and :meth:`spans` in the block write to it."""
-        with self._lanes_lock:
-            lane = self._free.pop() if self._free else None
-            if lane is None and self._lanes < MAX_LANES:
-                self._lanes += 1
-                lane = self._new_lane()
+        lane = None
+        # subtle: a wait, not a blocking acquire: the lock is held for microseconds, but one
+        # that another thread held when the process forked (``encode_file``'s workers, the
+        # app's pools) stays held in the child, which then takes the Python path.
+        if self._lanes_lock.acquire(timeout=_LANES_WAIT):
+            try:
+                lane = self._free.pop() if self._free else None
+                if lane is None and self._lanes < MAX_LANES:
+                    self._lanes += 1
+                    lane = self._new_lane()
+            finally:
+                self._lanes_lock.release()
         outer = getattr(self._held, "lane", None)
         self._held.lane = lane
         try:
             yield lane is not None
         finally:
             self._held.lane = outer
-            if lane is not None:
-                with self._lanes_lock:
+            if lane is not None and self._lanes_lock.acquire(timeout=_LANES_WAIT):
+                try:
                     if lane is self._first:
                         self._free.append(lane)
                     else:
                         self._free.insert(0, lane)
+                finally:
+                    self._lanes_lock.release()
 
     def encode(
         self, cp: np.ndarray, items: Items, record: bool = False
