@@ -6,7 +6,7 @@ one exists, a compiled scanner (``pretokenization.scanner``). A text takes the c
 when there is a scanner for its pre-tokenizer (``pipeline_scan`` for a pipeline), the kernels
 are loaded (``kernel_start``; a text of ``PREPARE_CHARS`` or more loads them, as does the
 first after the Python path has cost as much as the load), it is not a short line of mostly
-one-byte characters (``SHORT_TEXT``) and no other thread holds the cache: its code points
+one-byte characters (``SHORT_TEXT``) and a lane of the merger's caches is free: its code points
 are cut into pieces by the scanner, between the special tokens, and the pieces merged in
 compiled code (``compiled``) without a Python object per piece. Otherwise it takes the
 Python path, the pre-tokenizer's ``findall`` and the :class:`~.merger.Merger`. Both give the
