@@ -145,9 +145,16 @@ def _entries(table: TokenTable, usage: CorpusUsage | None) -> list[dict[str, Any
     special = table.special.tolist()
     reachable = [None] * n if table.reachable is None else table.reachable.tolist()
     counts = [None] * n if usage is None else usage.row_counts(table).tolist()
+    texts = table.texts
+    if texts is None:  # byte-level BPE: the token as it is shown
+        texts = tuple(
+            token.decode("utf-8", "replace") if is_special else readable_token(token)
+            for token, is_special in zip(table.tokens, special)
+        )
     entries = []
-    for token, token_id, is_special, category, space, reach, count in zip(
+    for token, text, token_id, is_special, category, space, reach, count in zip(
         table.tokens,
+        texts,
         table.ids.tolist(),
         special,
         table.category.tolist(),
@@ -158,6 +165,7 @@ def _entries(table: TokenTable, usage: CorpusUsage | None) -> list[dict[str, Any
         entry: dict[str, Any] = {
             "id": token_id,
             "token": token.decode("utf-8", "replace") if is_special else readable_token(token),
+            "text": text,
             "bytes": token.hex(),
             "special": is_special,
             "length": len(token),
@@ -260,7 +268,7 @@ def _share(part: int, whole: int) -> str:
 
 
 def _examples(table: TokenTable, ids: list[int], top: int) -> str:
-    shown = [readable_token(table.tokens[table.row(i)]) for i in ids[:top]]
+    shown = [table.shown(table.row(i)) for i in ids[:top]]
     more = f", ... ({len(ids) - top:,} more)" if len(ids) > top else ""
     return ", ".join(f"'{s}'" for s in shown) + more
 
@@ -336,7 +344,7 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
         lines.append("  special tokens: " + ", ".join(f"{k} {v:,}" for k, v in specials.items()))
     if len(ids):
         shown = [
-            f"'{readable_token(table.tokens[table.row(i)])}' {c:,}"
+            f"'{table.shown(table.row(i))}' {c:,}"
             for i, c in zip(ids[:top].tolist(), counts[:top].tolist())
         ]
         lines.append("  most used: " + ", ".join(shown))

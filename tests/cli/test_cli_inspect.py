@@ -9,8 +9,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+import tokenizers
 from cli_run import cli, cli_bytes, error_line, ok
 from core_helpers import EOT, slice_head, write_text
+from foreign_files import sentencepiece_bpe, wordpiece
 from test_cli_interrupt import assert_one_quiet_line, generated_corpus, interrupt_when_under_way
 from test_formats_tiktoken import _cached
 
@@ -105,6 +107,39 @@ def test_standard_input_is_a_corpus(tmp_path):
     assert corpus["files"] == ["-"] and corpus["tokens"] == 3
     ids = _cached_gpt2_ids(text)
     assert np.array_equal(sorted(i for i, _ in corpus["ranked"]), sorted(set(ids)))
+
+
+def test_foreign_tokens_are_given_as_their_file_writes_them(tmp_path):
+    path = sentencepiece_bpe(tmp_path / "sp")
+    own = tokenizers.Tokenizer.from_file(str(path))
+    result = cli(tmp_path, "inspect", path, "--json")
+    ok(result)
+    entries = {e["id"]: e for e in json.loads(result.stdout)["tokens"]}
+    assert {i: e["text"] for i, e in entries.items()} == {
+        i: t for t, i in own.get_vocab(with_added_tokens=True).items()
+    }
+    # <0x41> stands for the byte "A" stands for: the keys that say so are kept as they were.
+    fallback, letter = entries[own.token_to_id("<0x41>")], entries[own.token_to_id("A")]
+    assert fallback["token"] == letter["token"] == "A" and fallback["bytes"] == "41"
+    assert (fallback["category"], letter["category"]) == ("byte fallback", "Latin")
+
+
+def test_the_summary_shows_foreign_tokens_as_their_file_writes_them(tmp_path):
+    path = wordpiece(tmp_path / "wp")
+    own = tokenizers.Tokenizer.from_file(str(path))
+    corpus = write_text(tmp_path / "corpus.txt", "the cat sat")
+    result = cli(tmp_path, "inspect", path, "--corpus", corpus, "--top", "100000")
+    ok(result)
+    # Every never-used token is listed, each as the file writes it (so "##s" and "s" differ).
+    unused_part = result.stdout.split("never used, by category:")[1]
+    line = next(x for x in unused_part.splitlines() if x.strip().startswith("Latin letters"))
+    listed = line.split("  ")[-1].strip("'").split("', '")
+    report = cli(tmp_path, "inspect", path, "--corpus", corpus, "--json")
+    ok(report)
+    ids = json.loads(report.stdout)["corpus"]["unused_ids"]["Latin"]
+    latin = [own.id_to_token(i) for i in ids]
+    assert {"##s", "s"} <= set(latin)
+    assert listed == latin and len(set(listed)) == len(listed)
 
 
 def _cached_gpt2_ids(text: str) -> list[int]:

@@ -5,12 +5,14 @@ truncated there and built again, and ``tokenizers``' files of other kinds."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import Counter
 
 import numpy as np
 import pytest
 import tiktoken
+import tokenizers
 from core_helpers import EOT, FIXTURES
 from foreign_files import sentencepiece_bpe, unigram, wordpiece
 from test_formats_tiktoken import _cached
@@ -18,7 +20,7 @@ from test_formats_tiktoken import _cached
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.encode.foreign import open_tokenizer
 from bpe_studio.core.explain.categories import CATEGORIES, classify
-from bpe_studio.core.explain.vocabulary import token_table
+from bpe_studio.core.explain.vocabulary import CategoryCount, token_table
 from bpe_studio.core.explain.work import Cancelled
 
 
@@ -153,7 +155,7 @@ def test_foreign_tokenizers(tmp_path):
     sp = open_tokenizer(sentencepiece_bpe(tmp_path / "sp"))
     table = token_table(sp)
     assert table.tokens[table.row(sp.backend.token_to_id("<0xE4>"))] == b"\xe4"
-    assert table.category_name(sp.backend.token_to_id("<0xE4>")) == "partial"
+    assert table.category_name(sp.backend.token_to_id("<0xE4>")) == "byte fallback"
     the = sp.backend.token_to_id("\u2581the\u2581")
     assert table.tokens[table.row(the)] == b" the "
     assert bool(table.leading_space[table.row(the)])
@@ -162,3 +164,51 @@ def test_foreign_tokenizers(tmp_path):
     makeup = token_table(uni).makeup()
     assert makeup.special_tokens == 3
     assert sum(c.tokens for c in makeup.categories.values()) == makeup.ordinary_tokens
+
+
+def _file_spellings(path) -> dict[int, str]:
+    """Each id's token as ``tokenizers`` itself reads the file."""
+    own = tokenizers.Tokenizer.from_file(str(path))
+    return {i: t for t, i in own.get_vocab(with_added_tokens=True).items()}
+
+
+def test_byte_fallback_tokens_are_a_category_of_their_own(tmp_path):
+    path = sentencepiece_bpe(tmp_path / "sp")
+    table = token_table(open_tokenizer(path))
+    spelled = _file_spellings(path)
+    byte_ids = {i for i, t in spelled.items() if re.fullmatch(r"<0x[0-9A-F]{2}>", t)}
+    assert len(byte_ids) == 256
+    fallback = {int(i) for i in table.ids if table.category_name(int(i)) == "byte fallback"}
+    assert fallback == byte_ids
+    makeup = table.makeup()
+    assert makeup.categories["byte fallback"] == CategoryCount(256, 0)
+    # The letter "a" has a token of its own, which is Latin; <0x61> stands for it by design.
+    assert table.category_name(spelled_id(spelled, "a")) == "Latin"
+    assert table.category_name(spelled_id(spelled, "<0x61>")) == "byte fallback"
+
+
+def spelled_id(spelled: dict[int, str], token: str) -> int:
+    (found,) = [i for i, t in spelled.items() if t == token]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("shape", "alike"), [(sentencepiece_bpe, True), (wordpiece, True), (unigram, False)]
+)
+def test_a_foreign_entry_is_shown_as_its_file_writes_it(shape, alike, tmp_path):
+    path = shape(tmp_path / "tok")
+    table = token_table(open_tokenizer(path))
+    spelled = _file_spellings(path)
+    assert {int(i): table.text(r) for r, i in enumerate(table.ids)} == spelled
+    # Two entries may stand for the same bytes ("<0x41>" and "A", "##7" and "7"); as shown,
+    # no two look alike.
+    shown = [table.shown(r) for r in range(len(table))]
+    assert len(set(shown)) == len(shown)
+    assert (len(set(table.tokens)) < len(table.tokens)) is alike
+
+
+def test_a_byte_level_entry_is_shown_readably(tiktoken_gpt2):
+    table = token_table(open_tokenizer("gpt2"))
+    assert table.texts is None
+    row = table.row(tiktoken_gpt2.encode_single_token(" the"))
+    assert table.shown(row) == table.text(row) == "␣the"

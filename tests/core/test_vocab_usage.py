@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import threading
 
 import numpy as np
 import pytest
+import tokenizers
 from core_helpers import EOT, read_fixture, slice_head
 from foreign_files import llama3_style, own_ids, qwen2_style, sentencepiece_bpe
 from hypothesis import example, given, settings
@@ -285,7 +287,9 @@ def test_the_unused_ids_split_as_a_brute_force_splits_them(tokens, used_flags, s
 
     n = len(tokens)
     ids = np.arange(100, 100 + n, dtype=np.int64)
-    table = SimpleNamespace(ids=ids, tokens=tokens, special=np.array(special[:n], dtype=bool))
+    special_rows = np.array(special[:n], dtype=bool)
+    category = np.zeros(n, dtype=np.uint8)  # none byte fallback's (a test of its own)
+    table = SimpleNamespace(ids=ids, tokens=tokens, special=special_rows, category=category)
     counts = np.zeros(100 + n, dtype=np.int64)
     counts[ids[np.array(used_flags[:n], dtype=bool)]] = 3
     singles = np.zeros(256, dtype=bool)
@@ -314,3 +318,25 @@ def test_the_unused_ids_split_as_a_brute_force_splits_them(tokens, used_flags, s
     assert inside == sorted(want_inside)
     assert maybe == want_maybe
     assert absent == sorted(want_absent)
+
+
+def test_unused_byte_fallback_tokens_are_no_undertrained_candidates(tmp_path):
+    # Chinese beyond the small vocabulary falls back to bytes: some <0xNN> are used.
+    text = slice_head("english", 20_000) + slice_head("chinese", 5_000)
+    path = tmp_path / "corpus.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    file = sentencepiece_bpe(tmp_path / "sp")
+    tok = open_tokenizer(file)
+    table = token_table(tok)
+    usage = corpus_usage(tok, path, workers=1)
+    # By tokenizers itself: the ids the text got, the byte tokens, the special tokens.
+    got = set(own_ids(file, text))
+    own = tokenizers.Tokenizer.from_file(str(file))
+    vocab = own.get_vocab(with_added_tokens=True)
+    specials = {i for i, t in own.get_added_tokens_decoder().items() if t.special}
+    byte_ids = {i for t, i in vocab.items() if re.fullmatch(r"<0x[0-9A-F]{2}>", t)}
+    unused = set(vocab.values()) - specials - got
+    assert byte_ids & got and byte_ids - got, "some byte tokens used, some not"
+    assert usage.unused_by_category(table)["byte fallback"] == sorted(byte_ids - got)
+    candidates = [*usage.inside, *(usage.across or ()), *(usage.absent or ())]
+    assert sorted(candidates) == sorted(unused - byte_ids)

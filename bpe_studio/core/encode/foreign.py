@@ -76,8 +76,10 @@ class ForeignTokenizer:
 
     ``kind`` names it ("WordPiece", "Unigram", "BPE (SentencePiece-style, byte fallback)").
     ``special_tokens`` are the file's added tokens marked special; every added token in a text
-    is encoded as itself (``tokenizers`` matches them first), unless ``no_specials``. It
-    satisfies :class:`~.interface.TokenizerLike`, as ``Tokenizer`` does.
+    is encoded as itself (``tokenizers`` matches them first), unless ``no_specials``.
+    ``byte_fallback_ids`` are the ids of a byte-fallback model's ``<0xNN>`` tokens, each
+    standing for its byte (empty for other models). It satisfies
+    :class:`~.interface.TokenizerLike`, as ``Tokenizer`` does.
     """
 
     pattern_name: str | None = None
@@ -156,13 +158,20 @@ class ForeignTokenizer:
         """id -> the token as bytes, for display (see ``_token_bytes``)."""
         spaces, fallback = self._spaces, self._byte_fallback
         dropped = self._dropped
+        entries = self._backend.get_vocab(with_added_tokens=True).items()
         vocab = {
             idx: _token_bytes(token, spaces, fallback)
-            for token, idx in self._backend.get_vocab(with_added_tokens=True).items()
+            for token, idx in entries
             if idx not in dropped
         }
+        specials = set(self._special_ids.values())
         for special, idx in self._special_ids.items():
             vocab[idx] = special.encode("utf-8")
+        self.byte_fallback_ids: frozenset[int] = frozenset(
+            idx
+            for token, idx in entries
+            if fallback and idx in vocab and idx not in specials and BYTE_TOKEN.fullmatch(token)
+        )
         self._largest_id = max(vocab, default=0)
         self.__dict__.pop("_inverse", None)
         return vocab

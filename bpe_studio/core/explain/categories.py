@@ -13,7 +13,11 @@ What it does: :func:`classify` gives each token (its bytes) one of :data:`CATEGO
   and marks (``\\p{L}``, ``\\p{M}``) of that one script; letters shared by scripts (Common,
   Inherited: "ー", combining accents) go with the others, and alone are ``Common`` or
   ``Inherited``;
-- ``mixed``: anything else (letters and digits, two scripts, "'s", ".\\n").
+- ``mixed``: anything else (letters and digits, two scripts, "'s", ".\\n");
+- ``byte fallback``: a byte-fallback model's ``<0xNN>`` tokens (SentencePiece-style BPE:
+  Llama 2, Gemma), which stand for one byte each. :func:`classify` never gives it (it reads
+  bytes, and ``<0x41>`` stands for the same byte as ``A``); the vocabulary table marks those
+  entries (``vocabulary.token_table``).
 
 One space before anything but more whitespace is left out of the category and raises the
 token's leading-space flag instead: " the" is ``Latin`` with a leading space, "  " is
@@ -30,8 +34,8 @@ import regex
 
 from .scripts import COMMON, INHERITED, SCRIPTS, scripts_of
 
-PARTIAL, WHITESPACE, DIGITS, PUNCTUATION, OTHER, MIXED = range(6)
-KINDS = ("partial", "whitespace", "digits", "punctuation", "other", "mixed")
+PARTIAL, WHITESPACE, DIGITS, PUNCTUATION, OTHER, MIXED, BYTE_FALLBACK = range(7)
+KINDS = ("partial", "whitespace", "digits", "punctuation", "other", "mixed", "byte fallback")
 # Every category, by code: the kinds, then the scripts.
 CATEGORIES: tuple[str, ...] = KINDS + SCRIPTS
 _CODE = {name: code for code, name in enumerate(CATEGORIES)}
@@ -44,6 +48,7 @@ LABELS = {
     "punctuation": "punctuation/symbols",
     "other": "control/format",
     "mixed": "mixed",
+    "byte fallback": "byte fallback",
 }
 _SHARED = frozenset({COMMON, INHERITED})
 

@@ -27,7 +27,7 @@ from ..corpus.sources import check_text_field, check_unchanged_files
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from ..encode.tokenizer import Tokenizer
-from .categories import CATEGORIES
+from .categories import BYTE_FALLBACK, CATEGORIES
 from .corpus_pass import (
     Passes,
     TaskCounts,
@@ -53,7 +53,10 @@ class CorpusUsage:
     tokens included), ``counts`` (the count of each id, indexed by id) and, among the
     ordinary tokens never used, the ids whose bytes occur ``inside`` a token used, only
     ``across`` tokens, or are ``absent`` from the text (ascending; ``across`` and ``absent``
-    are None when the text was not scanned)."""
+    are None when the text was not scanned). A byte-fallback model's ``<0xNN>`` tokens are in
+    none of the three: by design they are emitted only for a character no token holds, so
+    one unused is no sign of under-training (their bytes are inside most used tokens: they
+    would fill ``inside``); they are among the unused ids, as category ``byte fallback``."""
 
     files: tuple[str, ...]
     bytes: int
@@ -260,16 +263,17 @@ def _check_table(tokenizer: AnyTokenizer, table: TokenTable, samples: int = 64) 
 def _unused_split(
     table: TokenTable, counts: np.ndarray, masks: tuple[np.ndarray, np.ndarray] | None
 ) -> tuple[list[int], dict[bytes, list[int]], list[int]]:
-    """The unused ordinary ids whose bytes occur inside a used token; the others' ids by
-    their bytes, those that might occur in the text (its bytes and byte pairs: ``masks``);
-    and the ids of those that cannot. Without ``masks`` (no scan follows), the first only:
-    the other two come back empty."""
+    """The unused ordinary ids (byte-fallback tokens left out) whose bytes occur inside a
+    used token; the others' ids by their bytes, those that might occur in the text (its bytes
+    and byte pairs: ``masks``); and the ids of those that cannot. Without ``masks`` (no scan
+    follows), the first only: the other two come back empty."""
     row_counts = np.zeros(len(table.ids), dtype=np.int64)
     known = table.ids < len(counts)
     row_counts[known] = counts[table.ids[known]]
     tokens = table.tokens
     used = [tokens[r] for r in np.flatnonzero(row_counts > 0).tolist()]
-    rows = np.flatnonzero(~table.special & (row_counts == 0))
+    candidate = ~table.special & (table.category != BYTE_FALLBACK)  # see CorpusUsage
+    rows = np.flatnonzero(candidate & (row_counts == 0))
     unused = [tokens[r] for r in rows.tolist()]
     ids = table.ids[rows].tolist()
     # subtle: the parent runs this alone while the workers wait for the scan it prepares, so

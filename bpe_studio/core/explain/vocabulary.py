@@ -15,7 +15,10 @@ What it leaves out: a corpus's use of the tokens (``usage``), two vocabularies c
 (``overlap``), anything drawn.
 
 The entries of a :class:`ForeignTokenizer` are its vocabulary as it shows them (``▁`` as a
-space, ``<0xNN>`` as that byte), and a WordPiece continuation (``##ing``) without its prefix.
+space, ``<0xNN>`` as that byte), and a WordPiece continuation (``##ing``) without its prefix;
+so two entries may stand for the same bytes (``<0x41>`` and ``A``, ``##7`` and ``7``): each
+row also keeps the token as the file writes it (``texts``, shown by :meth:`TokenTable.shown`),
+and a byte-fallback token's category is ``byte fallback``, not its byte's.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import numpy as np
 
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.tokenizer import Tokenizer
-from .categories import CATEGORIES, classify
+from ..text.display import readable_token
+from .categories import BYTE_FALLBACK, CATEGORIES, classify
 from .reach import unreachable_among
 from .work import CancelEvent, Progress, checkpoint, gc_paused
 
@@ -70,7 +74,8 @@ class TokenTable:
     row order (ascending ids). ``rank`` (None unless built with ``steps=True``) is -1 for
     entries no merge makes (bytes, special tokens, a loaded file's added tokens);
     ``reachable`` is None for another kind than byte-level BPE (the special tokens' rows say
-    True)."""
+    True); ``texts`` (another kind than byte-level BPE; None for byte-level BPE) holds each
+    entry as its file writes it (``▁the``, ``##ing``, ``<0x41>``)."""
 
     name: str
     kind: str
@@ -82,6 +87,7 @@ class TokenTable:
     leading_space: np.ndarray  # bool
     rank: np.ndarray | None  # int64
     reachable: np.ndarray | None  # bool
+    texts: tuple[str, ...] | None = None
     _row: dict[int, int] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -113,6 +119,23 @@ class TokenTable:
                 f"so 0 <= step <= {self.merges}"
             )
         return self.rank < step
+
+    def text(self, r: int) -> str:
+        """Row ``r``'s token as its file writes it; for byte-level BPE, and for a special
+        token, as :meth:`shown` shows it."""
+        if self.texts is not None:
+            return self.texts[r]
+        return self.shown(r)
+
+    def shown(self, r: int) -> str:
+        """Row ``r``'s token for a person to read: a special token as it is; an entry of
+        another kind as its file writes it (two entries never look alike: ``<0x41>``, ``A``);
+        a byte-level one readably (``readable_token``: ``␣the``, ``<e4>``)."""
+        if self.special[r]:
+            return self.tokens[r].decode("utf-8", "replace")
+        if self.texts is not None:
+            return readable_token(self.texts[r].encode("utf-8"))
+        return readable_token(self.tokens[r])
 
     def category_name(self, token_id: int) -> str:
         return CATEGORIES[self.category[self.row(token_id)]]
@@ -285,6 +308,14 @@ def _token_table(
             progress(total, total)
     special = np.isin(ids, np.fromiter(special_ids, dtype=np.int64, count=len(special_ids)))
     reachable[special] = True
+    texts = None
+    if isinstance(tokenizer, ForeignTokenizer):
+        texts = tuple(tokenizer.token_text(i) or "" for i in id_list)
+        # A <0xNN> token stands for its byte only where no token holds that character: its
+        # byte's category would count it twice (Llama 2's "A" and <0x41>, both Latin).
+        fallback = np.isin(ids, np.fromiter(tokenizer.byte_fallback_ids, dtype=np.int64))
+        category[fallback] = BYTE_FALLBACK
+        leading[fallback] = False
     return TokenTable(
         name=str(getattr(tokenizer, "name", None) or ""),
         kind=BYTE_LEVEL if byte_level else getattr(tokenizer, "kind", "tokenizer"),
@@ -296,4 +327,5 @@ def _token_table(
         leading_space=leading,
         rank=ranks,
         reachable=reachable if byte_level else None,
+        texts=texts,
     )

@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.explain.categories import CATEGORIES, label
-from ...core.text.display import readable_token
 from ..model.lab_lists import SPECIAL, Show, TokenRows
 from .common import configure_table, monospace_font, steady_label
 from .table_models import token_tooltip
@@ -131,8 +130,7 @@ class LabTokenModel(QAbstractTableModel):
         if col == ID:
             return f"{int(t.ids[r]):,}"
         if col == TOKEN:
-            token = t.tokens[r]
-            return token.decode("utf-8", "replace") if special else readable_token(token)
+            return t.shown(r)
         if col == CATEGORY:
             return SPECIAL if special else label(CATEGORIES[t.category[r]])
         if col == LENGTH:
