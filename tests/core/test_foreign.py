@@ -7,6 +7,9 @@ values derived by hand.
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 import tokenizers
 from core_helpers import SLICES, read_fixture
@@ -204,3 +207,23 @@ def test_kinds_of_files(obj, kind):
     from bpe_studio.core.formats.hf.kind import kind_of
 
     assert kind_of(obj) == kind
+
+
+@pytest.mark.parametrize("name", ["sentencepiece_bpe", "unigram"])
+def test_a_file_without_a_decoder_reads_its_spaces_the_same(name, files, tmp_path):
+    # "▁" stands for a space by the normalizer (Llama 2's Prepend and Replace) or the
+    # pre-tokenizer (Metaspace) alone: a null decoder changes nothing of what a token is.
+    spec = json.loads(files[name].read_text(encoding="utf-8"))
+    spec["decoder"] = None
+    bare = tmp_path / "tokenizer.json"
+    bare.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    own = tokenizers.Tokenizer.from_file(str(bare))
+    assert own.decoder is None
+    byte_token = re.compile(r"<0x([0-9A-F]{2})>")
+    expected = {}
+    for token, i in own.get_vocab(with_added_tokens=True).items():
+        m = byte_token.fullmatch(token) if name == "sentencepiece_bpe" else None
+        expected[i] = bytes([int(m[1], 16)]) if m else token.replace("\u2581", " ").encode()
+    tok = open_tokenizer(bare)
+    assert tok.vocab == expected == open_tokenizer(files[name]).vocab
+    assert any(b" " in token for token in tok.vocab.values())

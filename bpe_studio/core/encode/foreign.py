@@ -59,6 +59,20 @@ def _token_bytes(token: str, spaces: bool, byte_fallback: bool) -> bytes:
     return (token.replace(METASPACE, " ") if spaces else token).encode("utf-8")
 
 
+def _metaspace_is_space(backend: tokenizers.Tokenizer) -> bool:
+    """Whether the file writes spaces as ``▁``: its normalizer puts ``▁`` for them or before
+    the text (Llama 2's ``Prepend``, ``Replace(" ", "▁")``), its pre-tokenizer does
+    (a Metaspace step), or its decoder turns ``▁`` back into spaces. Any of them says so: a file
+    whose decoder is null still spells " the" as ``▁the``. (The stages' own JSON, not the
+    whole tokenizer's, which holds the vocabulary.)"""
+    for stage in (backend.normalizer, backend.pre_tokenizer, backend.decoder):
+        if stage is not None and METASPACE in json.dumps(
+            json.loads(stage.__getstate__()), ensure_ascii=False
+        ):
+            return True
+    return False
+
+
 def _read_template(backend: tokenizers.Tokenizer) -> Template | None:
     """The tokens the post-processor puts around a text (None: none, or a post-processor
     ``template`` cannot describe; ``encode`` still asks ``tokenizers`` for them)."""
@@ -107,11 +121,7 @@ class ForeignTokenizer:
             backend.encode_special_tokens = True
             specials = {}
         self._special_ids = specials
-        # As the file says: a decoder that turns "▁" back into spaces; byte fallback. (The
-        # decoder's own JSON, not the whole tokenizer's, which holds the vocabulary.)
-        decoder = backend.decoder
-        state = json.loads(decoder.__getstate__()) if decoder is not None else None
-        self._spaces = METASPACE in json.dumps(state, ensure_ascii=False)
+        self._spaces = _metaspace_is_space(backend)
         self._byte_fallback = bool(getattr(backend.model, "byte_fallback", False))
         self.template: Template | None = _read_template(backend)
         self._exact = ExactDecoder(backend)
