@@ -142,6 +142,61 @@ def test_unreadable_file_names_it(tmp_path):
         open_tokenizer(bad)
 
 
+def test_a_model_tokenizers_does_not_run_is_named_with_those_it_does(files, tmp_path):
+    spec = json.loads(files["sentencepiece_bpe"].read_text(encoding="utf-8"))
+    spec["model"]["type"] = "Foo"
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(json.dumps(spec), encoding="utf-8")
+    with pytest.raises(Exception, match="ModelUntagged"):  # tokenizers' own words
+        tokenizers.Tokenizer.from_file(str(bad))
+    # The models tokenizers runs: the classes of its models module.
+    runs = sorted(
+        name
+        for name, cls in vars(tokenizers.models).items()
+        if isinstance(cls, type)
+        and issubclass(cls, tokenizers.models.Model)
+        and cls is not tokenizers.models.Model
+    )
+    with pytest.raises(ValueError) as info:
+        open_tokenizer(bad)
+    line = str(info.value)
+    assert line == f"{bad}: model type 'Foo' is not one tokenizers runs ({', '.join(runs)})"
+
+
+def _json_error(text: str) -> json.JSONDecodeError:
+    with pytest.raises(json.JSONDecodeError) as info:
+        json.loads(text)
+    return info.value
+
+
+@pytest.mark.parametrize("cut", [0.5, 0.9])
+def test_a_file_cut_short_says_so(files, tmp_path, cut):
+    text = files["sentencepiece_bpe"].read_text(encoding="utf-8")
+    short = text[: int(len(text) * cut)].rstrip()
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(short, encoding="utf-8")
+    _json_error(short)  # json itself refuses it
+    lines = short.split("\n")
+    where = f"line {len(lines)} column {len(lines[-1]) + 1}"  # just past its last character
+    with pytest.raises(ValueError) as info:
+        open_tokenizer(bad)
+    assert str(info.value) == f"{bad}: not valid JSON: it ends early, at {where} (cut short?)"
+
+
+def test_a_file_broken_inside_says_where(files, tmp_path):
+    text = files["sentencepiece_bpe"].read_text(encoding="utf-8")
+    middle = text.index('"vocab"')
+    broken = text[:middle] + "," + text[middle:]
+    e = _json_error(broken)
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(broken, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        open_tokenizer(bad)
+    assert str(info.value) == (
+        f"{bad}: not valid JSON at line {e.lineno} column {e.colno} ({e.msg})"
+    )
+
+
 def test_cuts_come_from_offsets(loaded):
     tok = loaded["wordpiece"]
     # "hello world": BertPreTokenizer cuts at the space; "world" starts at 6 (by hand).

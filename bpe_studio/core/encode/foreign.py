@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..formats.files import load_data
-from ..formats.hf.kind import ForeignTokenizerFile
+from ..formats.hf.kind import TOKENIZERS_MODELS, ForeignTokenizerFile, unknown_model
 from ..formats.hf.template import Template, read_template
 from ..io.atomic import atomic_write_bytes, output_dir
 from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
@@ -153,6 +153,14 @@ class ForeignTokenizer:
         try:
             backend = tokenizers.Tokenizer.from_file(os.fspath(path))
         except Exception as e:  # tokenizers raises its own Exception for every failure
+            # Its words for a model it does not know name no model ("data did not match any
+            # variant of untagged enum ModelUntagged"): the file's own type says more.
+            model = unknown_model(path)
+            if model is not None:
+                raise ValueError(
+                    f"{os.fspath(path)}: model type {model!r} is not one tokenizers runs "
+                    f"({', '.join(TOKENIZERS_MODELS)})"
+                ) from None
             raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({e})") from None
         backend.no_truncation()
         backend.no_padding()

@@ -21,6 +21,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+# The models the tokenizers library runs (its ``models`` module; ``ModelWrapper`` in Rust).
+TOKENIZERS_MODELS = ("BPE", "Unigram", "WordLevel", "WordPiece")
+
+
+def unknown_model(path: str | os.PathLike[str]) -> str | None:
+    """The model ``type`` the ``tokenizer.json`` at ``path`` names, when ``tokenizers`` runs
+    no such model (None: one it runs, or no readable type)."""
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    model = obj.get("model") if isinstance(obj, dict) else None
+    kind = model.get("type") if isinstance(model, dict) else None
+    return None if kind is None or kind in TOKENIZERS_MODELS else str(kind)
+
 
 class ForeignTokenizerFile(ValueError):
     """A ``tokenizer.json`` of a kind other than byte-level BPE (``kind``), at ``path``."""

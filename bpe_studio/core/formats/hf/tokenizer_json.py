@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ...io.atomic import atomic_write_bytes, output_dir
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
+from ..json_errors import read_json
 
 if TYPE_CHECKING:
     from .added_tokens import AddedToken
@@ -190,12 +191,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     """
     name = os.fspath(path)
     r = _Reader(name)
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"{name}: cannot read ({e.strerror or e})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{name}: not a UTF-8 JSON file ({e})") from None
+    obj = read_json(path)
     if not isinstance(obj, dict):
         raise ValueError(f"{name}: expected a JSON object")
     for key in ("truncation", "padding"):

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from ...pretokenization.pretokenizer import pretokenizer
+from ..json_errors import read_json
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
@@ -64,12 +65,7 @@ def _is_sidecar(path: Path) -> bool:
 
 def read_sidecar(path: Path) -> dict:
     name = os.fspath(path)
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise ValueError(f"{name}: cannot read ({e.strerror or e})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{name}: not a UTF-8 JSON file ({e})") from None
+    obj = read_json(path)
     if not isinstance(obj, dict) or obj.get("format") != SIDECAR_FORMAT:
         raise ValueError(f"{name}: not a {SIDECAR_FORMAT!r} file")
     if obj.get("version") != SIDECAR_VERSION:
