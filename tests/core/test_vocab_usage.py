@@ -340,3 +340,30 @@ def test_unused_byte_fallback_tokens_are_no_undertrained_candidates(tmp_path):
     assert usage.unused_by_category(table)["byte fallback"] == sorted(byte_ids - got)
     candidates = [*usage.inside, *(usage.across or ()), *(usage.absent or ())]
     assert sorted(candidates) == sorted(unused - byte_ids)
+
+
+def test_a_large_plain_file_encoded_whole_is_said_once_and_its_ids_are_tokenizers(
+    tmp_path, monkeypatch
+):
+    from bpe_studio.core.explain import corpus_pass
+
+    text = slice_head("english", 30_000)
+    plain = tmp_path / "plain.txt"
+    plain.write_text(text, encoding="utf-8", newline="")
+    records = tmp_path / "records.jsonl"
+    records.write_text(json.dumps({"text": text}) + "\n", encoding="utf-8")
+    file = sentencepiece_bpe(tmp_path / "sp")
+    tok = open_tokenizer(file)
+    monkeypatch.setattr(corpus_pass, "WHOLE_TEXT_NOTE_BYTES", len(text.encode()))
+    heard: list[str] = []
+    usage = corpus_usage(tok, [plain, records], workers=2, status=heard.append)
+    (note,) = heard
+    assert note.startswith(f"{plain}: a {tok.kind} tokenizer encodes a plain-text file whole")
+    assert "GB of memory" in note and "records (.jsonl" in note
+    # Nothing cut: the counts are tokenizers' own of each whole text (the file, the record).
+    expected = _counts(own_ids(file, text) * 2, len(usage.counts))
+    assert np.array_equal(usage.counts, expected)
+    # A byte-level tokenizer cuts the same file where its ids cannot change: nothing to say.
+    heard.clear()
+    corpus_usage(open_tokenizer(llama3_style(tmp_path / "l3")), plain, status=heard.append)
+    assert not [h for h in heard if "whole" in h]

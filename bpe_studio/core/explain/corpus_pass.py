@@ -67,6 +67,12 @@ IDS_BLOCK = 1 << 20
 # A scan's DFA is built only where each process scans at least this many bytes of text per
 # string looked for (see dfa_pays).
 DFA_BYTES_PER_PATTERN = 2 * 1024
+# A plain-text file a tokenizer of another kind encodes whole (``usage_tasks``) is said, from
+# this size on, to need about WHOLE_TEXT_MEMORY times its size: tokenizers holds the whole
+# text's encoding at once (every token's string and offsets, the normalized text's alignment);
+# 10 MB of English took 1.07 GB under a Llama-2-shaped file (README, "bpe-studio inspect").
+WHOLE_TEXT_NOTE_BYTES = 64 * 1024 * 1024
+WHOLE_TEXT_MEMORY = 100
 
 # The tokenizer of a pool's worker (``_init_worker``), and its last automaton (scan_task):
 # the patterns' file, whether a DFA, the automaton and the longest pattern's length.
@@ -109,6 +115,27 @@ def usage_tasks(
         return tasks
     specials = list(tokenizer.cut_specials.tokens)
     return make_tasks(files, target, specials, tokenizer.pattern, field)
+
+
+def whole_text_notes(tokenizer: AnyTokenizer, tasks: Sequence[CountTask]) -> list[str]:
+    """One line for each plain-text file of ``WHOLE_TEXT_NOTE_BYTES`` or more that
+    ``tokenizer`` (another kind than byte-level BPE) encodes whole: its name, the memory it
+    will take, and that records are encoded one by one. Cutting the text would change the
+    ids (Llama 2's normalizer puts "▁" before each text it is given), so it is not cut."""
+    if not isinstance(tokenizer, ForeignTokenizer):
+        return []
+    notes = []
+    for task in tasks:
+        f = task.file
+        if f.kind is Kind.TEXT and task.end is None and f.size >= WHOLE_TEXT_NOTE_BYTES:
+            need = WHOLE_TEXT_MEMORY * f.size / 1e9
+            notes.append(
+                f"{f.name}: a {tokenizer.kind} tokenizer encodes a plain-text file whole, in "
+                f"one call and one process: {f.size / 1e6:,.0f} MB will take about "
+                f"{need:,.1f} GB of memory; records (.jsonl, one document per record) are "
+                "encoded one by one"
+            )
+    return notes
 
 
 # ------------------------------------------------------------------ reading

@@ -35,6 +35,7 @@ from .corpus_pass import (
     dfa_pays,
     scan_task,
     usage_tasks,
+    whole_text_notes,
     write_patterns,
 )
 from .undertrained import inside_emitted, might_occur
@@ -131,7 +132,8 @@ def corpus_usage(
     file holds records), "text" (none does), None (each name says).
     ``progress(phase, done, total)`` in stored bytes; ``cancel`` is looked at as each task
     ends (``work.Cancelled``); ``status(message)`` hears of the encoder's first compile
-    on this machine (``kernel_start.COMPILING``) before it starts;
+    on this machine (``kernel_start.COMPILING``) before it starts, and of a large plain-text
+    file another kind of tokenizer encodes whole (``corpus_pass.whole_text_notes``);
     ``encoded(usage)``, where the text is to be scanned, hears the usage as the encoding pass
     left it (``across`` and ``absent`` None) before the scan starts, for a view to show it at
     once. Errors name the file."""
@@ -174,6 +176,9 @@ def _corpus_usage(
     else:
         _check_table(tokenizer, table)
     tasks = usage_tasks(tokenizer, files, workers, text_field)
+    if status is not None:
+        for note in whole_text_notes(tokenizer, tasks):
+            status(note)
     total = sum(t.nbytes for t in tasks)
     counts = np.zeros(max(tokenizer.n_vocab, int(table.ids.max()) + 1), dtype=np.int64)
     singles = np.zeros(256, dtype=bool)
