@@ -88,7 +88,8 @@ def test_each_kernel_compiles_once_says_so_then_loads(tmp_path, tmp_path_factory
 
     core = Path(bpe_studio.__file__).parent / "core"
     marked = {Path(m.read_text()) for m in cache.rglob(SOURCE_MARK)}
-    assert marked == {core / "train", core / "pretokenization", core / "encode" / "merging"}
+    # (A copy of the run's cache may hold other installed copies' folders too.)
+    assert {core / "train", core / "pretokenization", core / "encode" / "merging"} <= marked
     assert written_since == [], "nothing cached inside the tree"
     # Everything is loaded, silently; the counting training now with the compiled merge
     # engine, which the first training compiled.

@@ -91,7 +91,7 @@ class ForeignTokenizer:
     ``kind`` names it ("WordPiece", "Unigram", "BPE (SentencePiece-style, byte fallback)").
     ``special_tokens`` are the file's added tokens marked special; every added token in a text
     is encoded as itself (``tokenizers`` matches them first), unless ``no_specials``.
-    ``byte_fallback_ids`` are the ids of a byte-fallback model's ``<0xNN>`` tokens, each
+    :func:`fallback_ids` gives the ids of a byte-fallback model's ``<0xNN>`` tokens, each
     standing for its byte (empty for other models). It satisfies
     :class:`~.interface.TokenizerLike`, as ``Tokenizer`` does.
     """
@@ -185,7 +185,7 @@ class ForeignTokenizer:
         specials = set(self._special_ids.values())
         for special, idx in self._special_ids.items():
             vocab[idx] = special.encode("utf-8")
-        self.byte_fallback_ids: frozenset[int] = frozenset(
+        self._fallback_ids: frozenset[int] = frozenset(
             idx
             for token, idx in entries
             if fallback and idx in vocab and idx not in specials and BYTE_TOKEN.fullmatch(token)
@@ -566,6 +566,13 @@ class ForeignTokenizer:
 
 
 AnyTokenizer = Tokenizer | ForeignTokenizer
+
+
+def fallback_ids(tokenizer: ForeignTokenizer) -> frozenset[int]:
+    """The ids of ``tokenizer``'s ``<0xNN>`` tokens, each standing for its byte, where its model
+    has byte fallback (else none). A function, not a member: ``TokenizerLike`` holds what both
+    kinds of tokenizer have."""
+    return tokenizer._fallback_ids
 
 
 def open_tokenizer(

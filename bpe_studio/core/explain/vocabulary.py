@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..encode.foreign import AnyTokenizer, ForeignTokenizer, fallback_ids
 from ..encode.tokenizer import Tokenizer
 from ..text.display import readable_token
 from .categories import BYTE_FALLBACK, CATEGORIES, classify
@@ -313,7 +313,7 @@ def _token_table(
         texts = tuple(tokenizer.token_text(i) or "" for i in id_list)
         # A <0xNN> token stands for its byte only where no token holds that character: its
         # byte's category would count it twice (Llama 2's "A" and <0x41>, both Latin).
-        fallback = np.isin(ids, np.fromiter(tokenizer.byte_fallback_ids, dtype=np.int64))
+        fallback = np.isin(ids, np.fromiter(fallback_ids(tokenizer), dtype=np.int64))
         category[fallback] = BYTE_FALLBACK
         leading[fallback] = False
     return TokenTable(

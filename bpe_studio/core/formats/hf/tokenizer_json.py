@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ...io.atomic import atomic_write_bytes, output_dir
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
-from ..json_errors import read_json
+from ..base.json_errors import read_json
 
 if TYPE_CHECKING:
     from .added_tokens import AddedToken

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from ...pretokenization.pretokenizer import pretokenizer
-from ..json_errors import read_json
+from ..base.json_errors import read_json
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
