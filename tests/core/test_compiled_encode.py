@@ -675,30 +675,35 @@ def test_short_texts_kept_on_the_python_path_do_not_pay_towards_the_load(monkeyp
     assert len(counted) == 1
 
 
-def _encode_in_forked_child(tok: Tokenizer, text: str) -> list[int]:
+# The tokenizer a forked child uses as the parent left it (a pool's arguments are pickled,
+# which would give the child a fresh one).
+_INHERITED: dict[str, Tokenizer] = {}
+
+
+def _in_forked_child(text: str) -> tuple[list[int], bool]:
+    tok = _INHERITED["tok"]
+    return tok.encode(text), tok._encoder.compiled_array(text, tok.specials) is not None
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "register_at_fork"), reason="needs fork")
+def test_a_lanes_lock_held_at_a_fork_is_a_new_one_in_the_child():
+    """The list of free lanes is guarded by a lock held for microseconds; one that another
+    thread held when the process forked stays held in the child, whose every encode then
+    waited a second for it and took the Python path, for the child's whole life."""
     import multiprocessing
 
-    ctx = multiprocessing.get_context("fork")
-    with ctx.Pool(1) as pool:
-        return pool.apply_async(tok.encode, (text,)).get(timeout=120)
-
-
-@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
-def test_a_lanes_lock_held_at_a_fork_sends_the_child_to_the_python_path(monkeypatch):
-    """The list of free lanes is guarded by a lock held for microseconds; one that another
-    thread held when the process forked stays held in the child, whose encode would wait on
-    it for ever: it gives up after a wait and takes the Python path."""
-    from bpe_studio.core.encode.merging import compiled
-
-    monkeypatch.setattr(compiled, "_LANES_WAIT", 0.05)
     tok = Tokenizer.preset("gpt2")
     tok.prepare_bulk()
     text = read_fixture(SLICES["english"])[:3000]
     expected = python_ids(tok, text)
     merger = tok.merger.compiled()
-    merger._lanes_lock.acquire()
+    _INHERITED["tok"] = tok
+    merger._lanes_lock.acquire()  # as another thread inside hold() at the fork
     try:
-        assert _encode_in_forked_child(tok, text) == expected
+        pool = multiprocessing.get_context("fork").Pool(1)
     finally:
         merger._lanes_lock.release()
+    with pool:
+        ids, compiled = pool.apply_async(_in_forked_child, (text,)).get(timeout=120)
+    assert ids == expected and compiled
     assert tok.encode(text) == expected

@@ -45,3 +45,43 @@ def test_freeze_leaves_it_off_with_what_is_alive_frozen(collector_state):
         pass
     assert not gc.isenabled()
     assert gc.get_freeze_count() >= len(kept)
+
+
+def test_blocks_overlapping_on_threads_leave_the_collector_on(collector_state, monkeypatch):
+    """Found by the audit of threaded batches: each block looked at the collector for itself,
+    so a block starting while another held it off read "off", and when its look and its own
+    turning off were split by the other block's end, it left the collector off for good. The
+    look is made slow here, where the old code let the other block end inside it."""
+    import threading
+    import types
+
+    from bpe_studio.core.io import gc_pause
+
+    first_in, first_may_end, first_ended = threading.Event(), threading.Event(), threading.Event()
+
+    def slow_isenabled() -> bool:
+        on = gc.isenabled()
+        if not on:
+            first_may_end.set()
+            first_ended.wait(timeout=0.5)  # the old code's window; the new one holds a lock
+        return on
+
+    fake = types.SimpleNamespace(
+        isenabled=slow_isenabled, disable=gc.disable, enable=gc.enable, freeze=gc.freeze
+    )
+    monkeypatch.setattr(gc_pause, "gc", fake)
+    gc.enable()
+
+    def first() -> None:
+        with gc_paused():
+            first_in.set()
+            first_may_end.wait(timeout=0.5)
+        first_ended.set()
+
+    thread = threading.Thread(target=first)
+    thread.start()
+    first_in.wait()
+    with gc_paused():
+        pass
+    thread.join()
+    assert gc.isenabled()

@@ -2,8 +2,9 @@
 reference cycles.
 
 What it does: :func:`gc_paused` turns the collector off for a ``with`` block and back on after
-(if it was on), or, for a command whose process ends after the block, freezes what is alive
-instead (``freeze=True``). Why: loading a tokenizer, indexing its vocabulary or encoding makes
+the last block under way in the process (if it was on before the first: blocks overlap on
+threads), or, for a command whose process ends after the block, freezes what is alive instead
+(``freeze=True``). Why: loading a tokenizer, indexing its vocabulary or encoding makes
 hundreds of thousands of tuples and bytes; each allocation counts towards the collector's
 thresholds, and the passes they set off walk every tracked object (all of o200k's tables)
 while finding nothing to free. What it leaves out: the app's own collection schedule
@@ -13,21 +14,49 @@ while finding nothing to free. What it leaves out: the app's own collection sche
 from __future__ import annotations
 
 import gc
+import os
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+# The blocks under way in this process, and whether the collector was on before the first.
+# subtle: counted, not each block's own look at the collector: two threads' blocks
+# overlapping (encode_batch's threads) had one read "off" while the other held it off, then
+# leave it off for good after the other had turned it back on.
+_state_lock = threading.Lock()
+_blocks = 0
+_was_on = False
 
 
 @contextmanager
 def gc_paused(freeze: bool = False) -> Iterator[None]:
-    """The cyclic collector off for the block; after it, back on if it was on, or, with
+    """The cyclic collector off for the block; after the last block under way in the process
+    (they may overlap, on several threads), back on if it was on before the first, or, with
     ``freeze``, left off with every object alive moved out of its reach (``gc.freeze``: the
     process is about to end, and a collection at exit would walk them all)."""
-    was_on = gc.isenabled()
-    gc.disable()
+    global _blocks, _was_on
+    with _state_lock:
+        if _blocks == 0:
+            _was_on = gc.isenabled()
+        _blocks += 1
+        gc.disable()
     try:
         yield
     finally:
-        if freeze:
-            gc.freeze()
-        elif was_on:
-            gc.enable()
+        with _state_lock:
+            _blocks -= 1
+            if freeze:
+                gc.freeze()
+            elif _blocks == 0 and _was_on:
+                gc.enable()
+
+
+def _after_fork_in_child() -> None:
+    # A lock another thread held at the fork stays held in the child. (Its blocks stay
+    # counted: they never end there, so the collector stays off in the child, as it was.)
+    global _state_lock
+    _state_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

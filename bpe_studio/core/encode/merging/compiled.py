@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from types import ModuleType
@@ -51,6 +52,20 @@ MAX_LANES = 4 * max(2, PROCESSORS)
 # Seconds a thread waits for the list of free lanes (held for microseconds) before it takes
 # the Python path.
 _LANES_WAIT = 1.0
+# Every merger, so that a forked child gives each a lanes' lock of its own (one another
+# thread held at the fork stays held in the child).
+_MERGERS: weakref.WeakSet[CompiledMerger] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # subtle: the free lanes stay as they were; a lane another thread held at the fork may be
+    # half written, and is in no list, so the child never uses it.
+    for merger in list(_MERGERS):
+        merger._lanes_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class RankArrays(NamedTuple):
@@ -174,6 +189,7 @@ class CompiledMerger:
         self._lanes = 1
         self._lanes_lock = threading.Lock()
         self._held = threading.local()
+        _MERGERS.add(self)
 
     def _new_lane(self) -> Lane:
         return Lane(self._fits, len(self.rank.tree[0]))
@@ -196,9 +212,9 @@ class CompiledMerger:
         """Whether this thread holds a lane for the block (False: every lane is taken by
         threads encoding now); :meth:`encode` and :meth:`spans` in the block write to it."""
         lane = None
-        # subtle: a wait, not a blocking acquire: the lock is held for microseconds, but one
-        # that another thread held when the process forked (``encode_file``'s workers, the
-        # app's pools) stays held in the child, which then takes the Python path.
+        # subtle: a wait, not a blocking acquire: the lock is held for microseconds, and a
+        # forked child gets a new one (``_after_fork_in_child``); should one stay held all
+        # the same, the caller takes the Python path rather than waiting for ever.
         if self._lanes_lock.acquire(timeout=_LANES_WAIT):
             try:
                 lane = self._free.pop() if self._free else None
