@@ -85,3 +85,30 @@ def test_blocks_overlapping_on_threads_leave_the_collector_on(collector_state, m
         pass
     thread.join()
     assert gc.isenabled()
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "register_at_fork"), reason="needs fork")
+def test_a_child_forked_during_another_threads_block_collects(collector_state):
+    """Found by the same audit: the blocks of threads that do not live on in a forked child
+    stayed counted there, so a pool's worker forked during a long encode never collected."""
+    import multiprocessing
+    import threading
+
+    inside, leave = threading.Event(), threading.Event()
+    gc.enable()
+
+    def long_block() -> None:
+        with gc_paused():
+            inside.set()
+            leave.wait(timeout=60)
+
+    thread = threading.Thread(target=long_block)
+    thread.start()
+    inside.wait()
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            assert pool.apply(gc.isenabled)
+    finally:
+        leave.set()
+        thread.join()
+    assert gc.isenabled()

@@ -19,12 +19,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# The blocks under way in this process, and whether the collector was on before the first.
-# subtle: counted, not each block's own look at the collector: two threads' blocks
+# The blocks under way in this process, by thread, and whether the collector was on before
+# the first. subtle: counted, not each block's own look at the collector: two threads' blocks
 # overlapping (encode_batch's threads) had one read "off" while the other held it off, then
 # leave it off for good after the other had turned it back on.
 _state_lock = threading.Lock()
-_blocks = 0
+_blocks: dict[int, int] = {}
 _was_on = False
 
 
@@ -34,28 +34,39 @@ def gc_paused(freeze: bool = False) -> Iterator[None]:
     (they may overlap, on several threads), back on if it was on before the first, or, with
     ``freeze``, left off with every object alive moved out of its reach (``gc.freeze``: the
     process is about to end, and a collection at exit would walk them all)."""
-    global _blocks, _was_on
+    global _was_on
+    me = threading.get_ident()
     with _state_lock:
-        if _blocks == 0:
+        if not _blocks:
             _was_on = gc.isenabled()
-        _blocks += 1
+        _blocks[me] = _blocks.get(me, 0) + 1
         gc.disable()
     try:
         yield
     finally:
         with _state_lock:
-            _blocks -= 1
+            if _blocks[me] > 1:
+                _blocks[me] -= 1
+            else:
+                del _blocks[me]
             if freeze:
                 gc.freeze()
-            elif _blocks == 0 and _was_on:
+            elif not _blocks and _was_on:
                 gc.enable()
 
 
 def _after_fork_in_child() -> None:
-    # A lock another thread held at the fork stays held in the child. (Its blocks stay
-    # counted: they never end there, so the collector stays off in the child, as it was.)
+    # Only the forking thread lives on in the child: a lock another thread held at the fork
+    # would stay held, and its blocks would never end (the collector off for good).
     global _state_lock
     _state_lock = threading.Lock()
+    me = threading.get_ident()
+    mine = _blocks.get(me, 0)
+    _blocks.clear()
+    if mine:
+        _blocks[me] = mine
+    elif _was_on:
+        gc.enable()
 
 
 if hasattr(os, "register_at_fork"):
