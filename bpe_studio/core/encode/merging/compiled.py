@@ -9,7 +9,7 @@ pieces and special tokens, :meth:`CompiledMerger.spans` each token's characters.
 kernels write (the piece caches, the memo of merging from characters) is a :class:`Lane`;
 each thread that encodes at the same time holds one of its own (:meth:`CompiledMerger.hold`),
 so threads encode in parallel (the kernels release Python's lock) and a short encode on one
-thread never waits for a long one on another; a thread that finds every lane taken (one per
+thread never waits for a long one on another; a thread that finds every lane taken (four per
 processor) uses the Python path. What it leaves out: finding the pieces (``encoder``), the
 kernels (``encode_kernel``), loading them (``kernel_start``).
 """
