@@ -377,3 +377,25 @@ def test_the_summary_csv_says_the_cores_numbers(full_lab, tables):
     assert [int(r["id"]) for r in table] == [int(listed.table.ids[r]) for r in listed.rows]
     assert all(int(r["count"]) == usage.count(int(r["id"])) for r in table)
     assert np.all(np.diff([int(r["count"]) for r in table]) <= 0)
+
+
+def test_the_tokens_csv_gives_a_foreign_token_as_its_file_writes_it(tmp_path):
+    """Left by this round's inspect fixes: the lab's CSV gave a SentencePiece file's <0x41>
+    and A the same token and bytes, where ``inspect --json`` gives each its own ``text``."""
+    import json
+
+    from foreign_files import sentencepiece_bpe
+
+    from bpe_studio.core import open_tokenizer
+    from bpe_studio.gui.model.lab_lists import TokenRows
+
+    path = sentencepiece_bpe(tmp_path / "sp")
+    table = token_table(open_tokenizer(path))
+    listed = TokenRows(table, np.arange(len(table.ids)), None, None)
+    rows = list(csv.DictReader(io.StringIO(tokens_csv(listed))))
+    vocab = json.loads(path.read_text(encoding="utf-8"))["model"]["vocab"]
+    assert {int(r["id"]): r["text"] for r in rows if r["special"] == "0"} == {
+        i: t for t, i in vocab.items() if i in {int(r["id"]) for r in rows if r["special"] == "0"}
+    }
+    texts = [r["text"] for r in rows]
+    assert len(set(texts)) == len(texts) and "<0x41>" in texts

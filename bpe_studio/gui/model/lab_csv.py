@@ -5,9 +5,10 @@ What it does: :func:`summary_csv` writes what the tab shows, one number a row
 second tokenizer; the make-up (tokens, special, ordinary, unreachable), each category's
 tokens, leading spaces, corpus use and overlap, each byte length's tokens, and the corpus's
 bytes, tokens and under-trained candidates. :func:`tokens_csv` writes one row per token of a
-list (``lab_lists.TokenRows``): id, readable token, bytes in hex, category, length, leading
-space, special, reachable, merge rank, and the corpus count and the other vocabulary's
-holding it when known.
+list (``lab_lists.TokenRows``): id, readable token, the token as its file writes it
+(``inspect --json``'s ``text``: ``▁the``, ``<0x41>``, ``##ing``), bytes in hex, category,
+length, leading space, special, reachable, merge rank, and the corpus count and the other
+vocabulary's holding it when known.
 What it leaves out: writing files (the view, atomically).
 """
 
@@ -90,7 +91,7 @@ def tokens_csv(listed: TokenRows) -> str:
     """One row per token listed (see the module docstring)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    header = ["id", "token", "bytes", "category", "length", "leading_space", "special"]
+    header = ["id", "token", "text", "bytes", "category", "length", "leading_space", "special"]
     header += ["reachable", "merge_rank"]
     if listed.counts is not None:
         header.append("count")
@@ -104,6 +105,7 @@ def tokens_csv(listed: TokenRows) -> str:
         row: list[object] = [
             int(t.ids[r]),
             token.decode("utf-8", "replace") if special else readable_token(token),
+            t.text(r),
             token.hex(),
             SPECIAL if special else CATEGORIES[t.category[r]],
             len(token),
