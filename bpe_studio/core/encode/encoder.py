@@ -233,8 +233,9 @@ class Encoder:
         towards the load (``encode``, not a stream's chunk or the editor's spans)."""
         if self.scanner is None:
             return None
-        if kernel_start.kernels() is not None:
-            return self.merger.compiled()
+        kernels = kernel_start.kernels()
+        if kernels is not None:
+            return self.merger.compiled(kernels)
         if kernel_start.enabled():
             wanted = n_chars >= PREPARE_CHARS or kernel_start.eager()
             # subtle: not while another thread loads them (the app's start, another thread's
@@ -359,25 +360,42 @@ class Encoder:
 
     # ------------------------------------------------------------------ either path
     def ids(self, text: str, specials: Specials) -> list[int]:
-        """``any_array(text, specials, ...).tolist()``. A short text (``SHORT_TEXT``: under 128
-        characters, mostly one-byte ones) goes by the pre-tokenizer and the merger's cache
-        alone, without the segments and arrays a longer text needs: for a line of a book they
-        cost about as much as the rest of its encode. (A short line of Chinese takes the
-        general path: whether it is compiled is decided there, once.)"""
-        if self.pipeline is None and _short(text):
+        """``any_array(text, specials, ...).tolist()``. A text under ``SPLIT_WHOLE_MIN``
+        characters that takes the Python path (a short one, ``SHORT_TEXT``; or any while the
+        kernels are not loaded) goes by the pre-tokenizer and the merger's cache alone,
+        without the segments and arrays a longer text needs: for a line of a book they cost
+        about as much as the rest of its encode."""
+        if self.pipeline is None and len(text) < SPLIT_WHOLE_MIN:
             try:
-                ids = self._short_ids(text, specials)
+                ids = self._lean_ids(text, specials)
             except UnicodeEncodeError:
                 # Surrogates, encoded as tiktoken encodes them (``surrogates``).
-                ids = self._short_ids(replace_surrogates(text), specials)
+                ids = self._lean_ids(replace_surrogates(text), specials)
             if ids is not None:
                 return ids
         return self.any_array(text, specials, len(text) >= BULK_TEXT).tolist()
 
+    def _lean_ids(self, text: str, specials: Specials) -> list[int] | None:
+        """The ids of a text under ``SPLIT_WHOLE_MIN`` characters: on the compiled path if it
+        takes it (as :meth:`array` decides), else by :meth:`_short_ids` (None: the general
+        path, which names the text the pre-tokenizer leaves out). UnicodeEncodeError for a
+        surrogate."""
+        short = _short(text)
+        if not short:
+            compiled = self.compiled_array(text, specials, tally=True)
+            if compiled is not None:
+                return compiled.tolist()
+        start = time.perf_counter()
+        ids = self._short_ids(text, specials)
+        # As in ``array``: a short text's time is no reason to load the kernels.
+        if not short and self.scanner is not None and kernel_start.kernels() is None:
+            kernel_start.tally_python_path(time.perf_counter() - start)
+        return ids
+
     def _short_ids(self, text: str, specials: Specials) -> list[int] | None:
-        """The ids of a short text on the Python path, or None for the general path, which
-        names the place of text the pre-tokenizer leaves out in the whole text.
-        UnicodeEncodeError for a surrogate."""
+        """The ids of a text on the Python path, its stretches between special tokens split
+        one by one; or None for the general path, which names the place of text the
+        pre-tokenizer leaves out in the whole text. UnicodeEncodeError for a surrogate."""
         parts = specials.cut(text)
         ids_of, findall = self.merger.ids, self.findall
         try:

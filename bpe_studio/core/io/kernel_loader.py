@@ -79,15 +79,22 @@ class KernelLoader:
     def imported(self) -> ModuleType | None:
         """The kernels' module, imported once; None when the import failed (then and every
         later time)."""
+        module = self._module
+        if module is not None:
+            # subtle: set once and never changed, so read without the lock (every short
+            # text's encode asks).
+            return module
         with self._lock:
             if self._module is None and self._failure is None:
                 try:
-                    self._module = self._importer()
+                    module = self._importer()
                 except Exception as exc:  # numba missing, a broken install, an unsupported CPU
                     self._failure = f"{type(exc).__name__}: {exc}"
                 else:
-                    # Before the kernels' users allocate their large arrays.
+                    # Before the kernels' users allocate their large arrays (and so before
+                    # another thread can see the module without the lock).
                     huge_pages.follow_machine()
+                    self._module = module
             return self._module
 
     def load(self) -> ModuleType:

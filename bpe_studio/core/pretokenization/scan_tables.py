@@ -113,6 +113,10 @@ def kernel_table() -> Table:
     kernels read it: what they look up for a value past the last code point (from no str)
     stays in bounds and in no class."""
     global _padded
+    if _padded is not None:
+        # subtle: set once and never changed, so read without the lock: each scan of a
+        # short text asks for it, and the lock and the call below cost a microsecond.
+        return _padded
     import numpy as np
 
     table = class_table()

@@ -152,14 +152,16 @@ class Merger:
         return _Truncated.of(self, k)
 
     # ---------------------------------------------------------------- compiled
-    def compiled(self) -> CompiledMerger | None:
+    def compiled(self, kernels: ModuleType | None = None) -> CompiledMerger | None:
         """The compiled merger of these merges (``compiled``), or None while the kernels are
-        not loaded (``kernel_start``)."""
-        from . import kernel_start
-
-        kernels = kernel_start.kernels()
+        not loaded (``kernel_start``). ``kernels``: the caller has just had them from
+        ``kernel_start.kernels()`` (asking again cost a short text's encode a microsecond)."""
         if kernels is None:
-            return None
+            from . import kernel_start
+
+            kernels = kernel_start.kernels()
+            if kernels is None:
+                return None
         if self._compiled is None:
             import numpy as np  # subtle: lazily, so importing the core starts no BLAS threads
 
