@@ -232,7 +232,7 @@ def check_out_dir(
         if present:
             raise CliError(
                 f"{user_path}: already holds {' and '.join(present)}; pass --force to "
-                "replace them, or choose another --out"
+                f"replace {'them' if len(present) > 1 else 'it'}, or choose another --out"
             )
         others = tokenizer_files_in(out)
         if others:

@@ -9,6 +9,7 @@ pattern)`` splits text with it; ``count_text``/``count_file`` count pre-tokens; 
 ``from_hf``, ``from_tiktoken``, ``save``); ``open_tokenizer`` opens any source, a
 ``tokenizer.json`` of another kind as a ``ForeignTokenizer`` (run by ``tokenizers``); both
 satisfy ``TokenizerLike``, the one interface (``TokenNotFound``: no such token);
+``encode_file`` encodes a file on every core;
 ``initial_vocab`` and ``merge_budget`` tell the id layout of a trained vocabulary. The stages
 are packages (``corpus``, ``pretokenization``, ``train``, ``encode``, ``formats``, ``io``,
 ``text``, ``explain``: docs/architecture.md); ``reference`` is the slow, readable trainer the

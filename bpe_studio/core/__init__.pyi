@@ -5,6 +5,7 @@ checkers read it as the package's interface."""
 from .corpus.counting import TrainingCancelled as TrainingCancelled, count_text as count_text
 from .corpus.sources import CorpusError as CorpusError
 from .corpus.tasks import count_file as count_file
+from .encode.encode_file import encode_file as encode_file
 from .encode.foreign import ForeignTokenizer as ForeignTokenizer, open_tokenizer as open_tokenizer
 from .encode.interface import TokenizerLike as TokenizerLike, TokenNotFound as TokenNotFound
 from .encode.token_spans import TokenSpan as TokenSpan

@@ -385,3 +385,14 @@ def test_engine_advice_names_an_option_the_command_has(workdir, tmp_path):
     ok(cli(workdir, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--engine", "python",
            "--out", python))  # fmt: skip
     assert (python / "merges.txt").read_bytes() == (workdir / "tok" / "merges.txt").read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "files", "pronoun"),
+    [("hf", "tokenizer.json", "it"), ("gpt2", "vocab.json and merges.txt", "them")],
+)
+def test_a_folder_holding_the_same_files_names_them_in_number(tmp_path, fmt, files, pronoun):
+    first = cli(tmp_path, "convert", "gpt2", "--to", fmt, "--out", "out")
+    ok(first)
+    line = error_line(cli(tmp_path, "convert", "gpt2", "--to", fmt, "--out", "out"))
+    assert f"already holds {files}; pass --force to replace {pronoun}," in line

@@ -37,6 +37,7 @@ DOCUMENTED = {
         "TrainingCancelled": EXCEPTION,
         "count_file": FUNCTION,
         "count_text": FUNCTION,
+        "encode_file": FUNCTION,
         "encode_steps": FUNCTION,
         "infer_special_tokens": FUNCTION,
         "initial_vocab": FUNCTION,
