@@ -387,6 +387,31 @@ def test_special_token_spelled_like_a_byte_is_refused(tmp_path):
         write_hf(tmp_path, data)
 
 
+@pytest.mark.parametrize(("added", "spelled"), [("\u0132", b"\x90"), ("\u0120the", b" the")])
+def test_an_added_token_that_spells_other_bytes_is_refused_naming_both(tmp_path, added, spelled):
+    # Found by fuzzing against tokenizers: it matches the text and decodes the bytes; the
+    # refusal named a byte with no token instead (the added token had taken its entry).
+    hf = tokenizers.Tokenizer(models.BPE())
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    hf.train_from_iterator(["the theme of the day"] * 10, trainer)
+    hf.add_tokens([tokenizers.AddedToken(added)])
+    idx = hf.token_to_id(added)
+    assert hf.decode([idx]) == spelled.decode("utf-8", "replace")  # what tokenizers makes of it
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    with pytest.raises(ValueError) as info:
+        read_hf(path)
+    assert str(info.value) == (
+        f"{path}: added_tokens: {added!r} (id {idx}) is also model.vocab's byte-level "
+        f"spelling of {spelled!r}: tokenizers matches the text and decodes those bytes, which "
+        "a special token cannot do here"
+    )
+
+
 @pytest.mark.parametrize(
     "pattern",
     [r"^\w+|\s+", r"\d{1,3}+|\D+", r"\w+\Z|\W+|\w+", r"\w+|[^\w\s]+|\s+", r"[\w']+|\s+|.",

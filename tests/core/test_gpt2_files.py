@@ -182,7 +182,23 @@ def test_vocab_token_outside_the_alphabet(tmp_path):
 def test_vocab_not_utf8(tmp_path):
     path = tmp_path / "vocab.json"
     path.write_bytes(b'{"a": 0, "\xff": 1}')
-    with pytest.raises(TokenizerFileError, match="vocab.json"):
+    with pytest.raises(
+        TokenizerFileError, match=r"vocab.json: not UTF-8 \(byte 0xff at offset 10\)"
+    ):
+        load_vocab(path)
+
+
+def test_a_vocab_cut_short_says_so_as_a_tokenizer_json_does(tmp_path):
+    path = tmp_path / "vocab.json"
+    path.write_text('{"a": 0,\n "b": 1, "c', encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as info:
+        load_vocab(path)
+    assert (
+        str(info.value)
+        == f"{path}: not valid JSON: it ends early, at line 2 column 12 (cut short?)"
+    )
+    path.write_text('{"a": 0,\n "b" 1}', encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match="not valid JSON at line 2 column 6"):
         load_vocab(path)
 
 

@@ -182,6 +182,23 @@ def _added_ids(added: Sequence[AddedToken], vocab: dict[str, Any], r: _Reader) -
     return ids
 
 
+def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
+    """ValueError when an added token is also the model's byte-level spelling of other bytes
+    (``"Ġhi"`` for `` hi``, ``"Ĳ"`` for byte 0x90): tokenizers then matches the text and
+    decodes the bytes, which one special token (its text's bytes) cannot hold."""
+    try:
+        spelled = decode_token(text, r.name)
+    except ValueError:
+        return  # not a byte-level spelling: the token's text is its bytes
+    if spelled != text.encode("utf-8"):
+        raise r.fail(
+            "added_tokens",
+            f"{text!r} (id {idx}) is also model.vocab's byte-level spelling of {spelled!r}: "
+            "tokenizers matches the text and decodes those bytes, which a special token "
+            "cannot do here",
+        )
+
+
 def read_hf(path: str | os.PathLike) -> TokenizerData:
     """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; added tokens
     become special tokens with their ids.
@@ -220,6 +237,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         if idx in vocab:
             raise r.fail(f"model.vocab[{text!r}]", f"id {idx} is used twice")
         if specials.get(text) == idx:
+            _refuse_a_spelling_of_other_bytes(text, idx, r)
             vocab[idx] = text.encode("utf-8")
             continue
         vocab[idx] = known[text] = r.token(text, f"model.vocab[{text!r}]")
