@@ -260,3 +260,13 @@ def test_a_multi_byte_character_works_end_to_end(tmp_path):
     assert tok.special_id("é") == 256
     assert tok.encode("café")[-1] == 256 and tok.decode(tok.encode("café")) == "café"
     assert all(b"\xc3\xa9" not in t for i, t in vocab.items() if i > 256)  # never merged
+
+
+def test_a_surrogate_pair_in_a_special_token_is_named_as_a_pair():
+    with pytest.raises(
+        ValueError,
+        match=r"surrogate pair \(U\+D83D at character 1\).*write the character itself, 'a😀'",
+    ):
+        validate_special_tokens(["a\ud83d\ude00"])
+    with pytest.raises(ValueError, match=r"holds a lone surrogate \(U\+DE00 at character 0\)"):
+        validate_special_tokens(["\ude00\ud83d"])

@@ -270,6 +270,23 @@ def test_encode_array_takes_the_dtypes_that_hold_every_id(kind):
         tok.encode_array(text, "uint8")
     with pytest.raises(ValueError, match=r"dtype float32 is not an integer dtype"):
         tok.encode_array(text, "float32")
+    with pytest.raises(ValueError, match=r"dtype U5 is not an integer dtype"):
+        tok.encode_array(text, "U5")  # as given: NumPy calls it str160
+
+
+def test_batches_take_any_iterable_and_refuse_a_thread_count_below_one(kind):
+    tok = kind.tok
+    expected = [tok.encode(t) for t in TEXTS]
+    assert tok.encode_batch(iter(TEXTS)) == expected  # tiktoken's pool takes an iterator
+    assert tok.encode_batch(t for t in TEXTS) == expected
+    assert tok.encode_ordinary_batch(iter(TEXTS)) == [tok.encode_ordinary(t) for t in TEXTS]
+    for bad in (0, -1, 1.5, True, "2"):
+        refused = rf"num_threads must be a positive integer or None, not {re.escape(repr(bad))}"
+        for call in (tok.encode_batch, tok.encode_ordinary_batch):
+            with pytest.raises(ValueError, match=refused):
+                call(TEXTS, num_threads=bad)
+        with pytest.raises(ValueError, match="num_threads"):
+            tok.decode_batch([[1]], num_threads=bad)
 
 
 def test_encode_single_token_finds_each_token(kind):

@@ -38,7 +38,7 @@ from .decoding import refuse_unordered
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
-from .interface import check_batch, check_text, end_of_text, single_token
+from .interface import check_batch, check_text, check_threads, end_of_text, single_token
 from .token_spans import TokenSpan
 from .tokenizer import Tokenizer
 
@@ -381,8 +381,7 @@ class ForeignTokenizer:
     ) -> list[list[int]]:
         """``encode`` of each text with the same keywords (``tokenizers``' own batch, on its
         threads; ``num_threads`` is taken for tiktoken's signature and not used)."""
-        check_batch(texts, "encode_batch")
-        texts = list(texts)
+        texts = check_batch(texts, "encode_batch", num_threads)
         for text in texts:
             check_text(text, "encode_batch")
         ours = self.special_tokens
@@ -401,7 +400,7 @@ class ForeignTokenizer:
         self, texts: Sequence[str], *, num_threads: int | None = None
     ) -> list[list[int]]:
         """``encode_ordinary`` of each text (``num_threads`` as for ``encode_batch``)."""
-        return self.encode_batch(texts, disallowed_special=())
+        return self.encode_batch(texts, disallowed_special=(), num_threads=num_threads)
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
         """The ids of ``"".join(iterable)``, yielded one by one. Unlike ``Tokenizer``'s, it
@@ -522,6 +521,7 @@ class ForeignTokenizer:
         num_threads: int | None = None,
     ) -> list[str]:
         """``decode`` of each list of ids (``num_threads`` as for ``encode_batch``)."""
+        check_threads(num_threads, "decode_batch")
         return [self.decode(ids, errors) for ids in batch]
 
     def decode_single_token_bytes(self, token: int) -> bytes:

@@ -54,8 +54,10 @@ def array_dtype(dtype: DTypeLike, largest_id: int, where: str = "encode_array") 
     except TypeError:
         raise ValueError(f"{where}: dtype {dtype!r} is not a NumPy dtype") from None
     if chosen.kind not in "iu":
+        # subtle: named as given ("U5"), not by NumPy's name for it ("str160").
+        shown = dtype if isinstance(dtype, str) else chosen.name
         raise ValueError(
-            f"{where}: dtype {chosen.name} is not an integer dtype; token ids need one "
+            f"{where}: dtype {shown} is not an integer dtype; token ids need one "
             f"such as {ids_dtype(largest_id).name} (or dtype=None)"
         )
     top = int(np.iinfo(chosen).max)

@@ -110,10 +110,24 @@ def check_text(text: object, where: str) -> None:
         raise TypeError(f"{where} takes a str, not {type(text).__name__}{hint}")
 
 
-def check_batch(texts: object, where: str) -> None:
-    """TypeError for one text given where a list of texts is expected."""
+def check_batch(texts: Iterable[str], where: str, num_threads: object) -> list[str]:
+    """The texts as a list (any iterable of them is taken, as tiktoken's thread pool takes
+    one); TypeError for one text given where a list of texts is expected, ValueError for a
+    ``num_threads`` that is not None or a positive int (tiktoken's pool refuses 0 too)."""
     if isinstance(texts, (str, bytes, bytearray)):
         raise TypeError(f"{where} takes a list of texts, not one {type(texts).__name__}")
+    check_threads(num_threads, where)
+    return texts if isinstance(texts, list) else list(texts)
+
+
+def check_threads(num_threads: object, where: str) -> None:
+    """ValueError unless ``num_threads`` is None or a positive int."""
+    if num_threads is None:
+        return
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+        raise ValueError(
+            f"{where}: num_threads must be a positive integer or None, not {num_threads!r}"
+        )
 
 
 class TokenizerLike(Protocol):

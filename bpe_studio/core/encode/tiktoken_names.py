@@ -21,7 +21,7 @@ from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Literal
 
 from .batches import batch_threads, on_threads
-from .interface import check_batch
+from .interface import check_batch, check_threads
 
 if TYPE_CHECKING:
     from .encoder import Encoder
@@ -84,7 +84,7 @@ class TiktokenNames:
         ``add_special_tokens`` as ``encode`` takes it), on up to ``num_threads`` threads
         (None: 8, tiktoken's default) where the texts take the compiled path and are long
         enough to gain from them, else in this thread (``batches.batch_threads``)."""
-        check_batch(texts, "encode_batch")
+        texts = check_batch(texts, "encode_batch", num_threads)
 
         def one(text: str) -> list[int]:
             return self.encode(
@@ -101,7 +101,7 @@ class TiktokenNames:
     ) -> list[list[int]]:
         """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``;
         ``num_threads`` as for ``encode_batch``)."""
-        check_batch(texts, "encode_ordinary_batch")
+        texts = check_batch(texts, "encode_ordinary_batch", num_threads)
         threads = batch_threads(self._encoder, texts, num_threads)
         return on_threads(self.encode_ordinary, texts, threads)
 
@@ -114,6 +114,7 @@ class TiktokenNames:
     ) -> list[str]:
         """``decode`` of each list of ids (tiktoken's ``decode_batch``; ``num_threads`` as
         for ``encode_batch``)."""
+        check_threads(num_threads, "decode_batch")
         return [self.decode(ids, errors) for ids in batch]
 
     def decode_single_token_bytes(self, token: int) -> bytes:

@@ -65,13 +65,30 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
             raise ValueError("a special token must not be empty")
         try:
             tok.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: bytes of a name no character spells
-            raise ValueError(
-                f"special token {tok!r}: holds a lone surrogate, which no UTF-8 text holds "
-                "(given as bytes that are not UTF-8, from a C locale?)"
-            ) from None
+        except UnicodeEncodeError as e:
+            raise ValueError(_surrogate_in(tok, e.start)) from None
         seen.setdefault(tok, None)
     return list(seen)
+
+
+def _surrogate_in(token: str, at: int) -> str:
+    """Why ``token``, holding a surrogate at ``at``, cannot be a special token: a pair is
+    the character it stands for written in two halves; a lone one, bytes of a name that are
+    not UTF-8 (a C locale's)."""
+    try:
+        joined = token.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        joined = None  # a lone one
+    if joined is not None:
+        return (
+            f"special token {token!r}: holds a surrogate pair (U+{ord(token[at]):04X} at "
+            f"character {at}), which no UTF-8 text holds: write the character itself, "
+            f"{joined!r}"
+        )
+    return (
+        f"special token {token!r}: holds a lone surrogate (U+{ord(token[at]):04X} at character "
+        f"{at}), which no UTF-8 text holds (given as bytes that are not UTF-8, from a C locale?)"
+    )
 
 
 def refuse_single_bytes(special_tokens: Iterable[str]) -> None:
