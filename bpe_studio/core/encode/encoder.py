@@ -311,10 +311,14 @@ class Encoder:
             a, b, _ = stretches[0]
             one = np.array([a], np.int64), np.array([b], np.int64)
             ends = scanner.stretch_ends(cp, *one, checked=True)
-            firsts = np.empty_like(ends)
+            n = len(ends)
+            # (empty and fill: np.full and empty_like cost a short text twice as much)
+            firsts = np.empty(n, np.int64)
             firsts[:1] = a
             firsts[1:] = ends[:-1]
-            return firsts, ends, np.full(len(ends), -1, np.int64)
+            kinds = np.empty(n, np.int64)
+            kinds.fill(-1)  # a piece, as below
+            return firsts, ends, kinds
         bounds = np.array(stretches, dtype=np.int64).reshape(-1, 3)
         text = bounds[:, 2] == STRETCH
         ends = scanner.stretch_ends(cp, bounds[text, 0], bounds[text, 1])
