@@ -180,3 +180,38 @@ def test_the_pair_chart_names_gpt2_files_as_gpt2_files(qtbot, window):
     assert blocker.args == [True]
     note = window.chart.phase_note()
     assert note.startswith("gpt2_vocab.json and gpt2_merges.txt (GPT-2 files)")
+
+
+def test_a_clicked_vocabulary_row_selects_its_token_everywhere(qtbot, window):
+    """README: "Select a token anywhere (click it in the editor, a vocabulary row, a merge
+    row)". A row clicked (or reached with the arrow keys) in the Vocabulary table is the token
+    "Why this token" explains; a token selected elsewhere selects its row without being sent
+    back to the hub (no loop, one event per selection)."""
+    run = train_in_window(qtbot, window, DEMO_CORPUS, 600)
+    view, hub = window.vocab_table, window.hub
+    table = view.table
+    qtbot.waitUntil(lambda: view.proxy.rowCount() == 600, timeout=30_000)
+    heard: list[int] = []
+    hub.token_selected.connect(heard.append)
+    index = view.proxy.index(300, 1)
+    table.scrollTo(index)
+    qtbot.mouseClick(
+        table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center()
+    )
+    token_id = view.selected_token_id()
+    assert token_id is not None and token_id in run.vocab
+    assert window.state.selected_token == token_id and window.state.selected_in is None
+    assert heard == [token_id]
+    why = window.inspector.why
+    qtbot.waitUntil(lambda: why.explanation is not None and not why.busy, timeout=30_000)
+    assert why.explanation.token_id == token_id
+    # The arrow key moves to the next row: its token is selected.
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    below = view.selected_token_id()
+    assert below is not None and below != token_id
+    assert window.state.selected_token == below and heard == [token_id, below]
+    # Selected elsewhere (as a merge row or the editor does): the row follows, once.
+    heard.clear()
+    hub.select_token(token_id)
+    assert view.selected_token_id() == token_id
+    assert heard == [token_id]

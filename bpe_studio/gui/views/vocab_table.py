@@ -15,7 +15,8 @@ stopped or paused run, a loaded file); the title counts the unreachable tokens. 
 moment the fonts of the scripts its tokens hold are loaded between events (``glyph_warmup``),
 so no sort or scroll pays for them inside its first repaint. The token
 selected in any view (``AppModel.token_selected``) is selected and shown here, clearing a
-filter that hides it.
+filter that hides it; a row the user selects (a click, the arrow keys) is sent to the hub,
+so "Why this token" and every other view follow it.
 What it leaves out: the data (``table_models``, over the state) and the order's arithmetic
 (``vocab_index``).
 """
@@ -149,6 +150,10 @@ class VocabTableView(QWidget):
         self.warmer = GlyphWarmer(self.table)
         self._jobs_after_paint = AfterPaint(self.table.viewport(), self)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Rows this view selects itself (the hub's token, a kept selection after a new order)
+        # are not sent back to the hub: only the user's selection is news to it.
+        self._programmatic = False
+        self.table.selectionModel().selectionChanged.connect(self._on_selection)
         header = self.table.horizontalHeader()
         # Sorting is ours (off the GUI thread), not the view's: a header click only moves the
         # indicator. Unsorted (id order) until the user clicks a header.
@@ -476,9 +481,23 @@ class VocabTableView(QWidget):
         index = self.proxy.mapFromSource(self.model.index(row, 0))
         if not index.isValid():
             return False
-        self.table.selectRow(index.row())
+        self._programmatic = True
+        try:
+            self.table.selectRow(index.row())
+        finally:
+            self._programmatic = False
         self.table.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtCenter)
         return True
+
+    @Slot()
+    def _on_selection(self, *args: object) -> None:
+        if self._programmatic:
+            return
+        token_id = self.selected_token_id()
+        state = self.hub.state
+        if token_id is None or (state.selected_token == token_id and state.selected_in is None):
+            return  # nothing selected, or the hub's token already (no echo)
+        self.hub.select_token(token_id)
 
     def selected_token_id(self) -> int | None:
         rows = self.table.selectionModel().selectedRows()
