@@ -144,3 +144,43 @@ def test_close_while_loading(qtbot, window):
     window.close()  # waits for the loading thread; its result is dropped
     assert not window.controller.loader.busy
     assert window.controller.loader.active_threads() == 0
+
+
+def test_a_load_that_fails_leaves_the_unsaved_run_as_it_was(qtbot, window, tmp_path):
+    """Load asks before an unsaved run is dropped, but drops it only once the new tokenizer
+    has loaded (as Open checks its file before discarding): a broken file brings the error
+    dialog and leaves the run, its merges and its views as they were."""
+    asked: list[str] = []
+
+    def ask(title: str, question: str) -> bool:
+        asked.append(title)
+        return True
+
+    window.ask = ask
+    run = train_in_window(qtbot, window, DEMO_CORPUS, 600)
+    assert run is not None
+    state, hub = window.state, window.hub
+    run_id, merges, unsaved = state.run_id, len(state.merge_rows), hub.unsaved
+    assert unsaved == merges > 0
+    broken = tmp_path / "tokenizer.json"
+    whole = (FIXTURES / "gpt2_vocab.json").read_text(encoding="utf-8")
+    broken.write_text('{"model": {"type": "BPE", "vocab": ' + whole[:200], encoding="utf-8")
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(broken)
+    assert blocker.args == [False]
+    assert asked == ["Discard the trained tokenizer?"]
+    assert str(broken) in _dialog_text(window)
+    window.error_box.close()
+    # The run is still the one on screen, unsaved, in every view.
+    assert state.run_id == run_id and state.phase is Phase.FINISHED
+    assert len(state.merge_rows) == merges and hub.unsaved == unsaved
+    assert window.merge_list.model.rowCount() == merges
+    assert window.vocab_table.model.rowCount() == 600
+    assert state.shown is not None and state.shown.run_id == run_id
+    # A file that loads replaces it (the question was asked once more, and answered yes).
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    assert blocker.args == [True]
+    assert asked == ["Discard the trained tokenizer?"] * 2
+    assert state.phase is Phase.LOADED and state.run_id != run_id and hub.unsaved == 0
+    assert window.merge_list.model.rowCount() == 50_000

@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 import tokenizers
 from foreign_files import own_ids, sentencepiece_bpe, unigram, wordpiece
-from gui_helpers import wait_for_spans
+from gui_helpers import train_in_window, wait_for_spans
 from test_picker import editor_ids
 
+from bpe_studio.gui.app import DEMO_CORPUS
 from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
@@ -100,3 +101,18 @@ def test_explain_panels_say_they_apply_to_byte_level_bpe(qtbot, files):
     steps.show_piece("hello")
     qtbot.waitUntil(lambda: steps.walkthrough is not None and not steps.busy, timeout=20_000)
     assert "applies to byte-level BPE" in steps.walkthrough.problem
+
+
+def test_an_offered_file_leaves_the_unsaved_run(qtbot, window, files):
+    """Load asks before an unsaved run would go, but an offered file replaces no run: the run
+    stays, unsaved, in every view (it went at the question before)."""
+    train_in_window(qtbot, window, DEMO_CORPUS, 400)
+    state, hub = window.state, window.hub
+    run_id, unsaved = state.run_id, hub.unsaved
+    assert unsaved > 0
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(files["wordpiece"])
+    assert blocker.args == [True], window.last_error
+    assert window.picker.key == file_key(files["wordpiece"])
+    assert state.run_id == run_id and state.phase is Phase.FINISHED and hub.unsaved == unsaved
+    assert window.merge_list.model.rowCount() == unsaved

@@ -12,9 +12,9 @@ merge (or is stopped before it) puts the tokenizer that was on screen back, unle
 discarded it to train: a discarded run never comes back. Before Train, Load, a new corpus or
 closing the window drops merges no file holds (``saving.unsaved_merges``), and before Save
 replaces files, it asks (:attr:`confirm`, :attr:`ask_close`: the window answers with dialogs,
-tests replace them). News of an action goes to the model's status message; problems are
-reported through ``error`` (title, plain-text message naming the file and reason); the app
-carries on.
+tests replace them); Load drops the run only once the new tokenizer has loaded. News of an
+action goes to the model's status message; problems are reported through ``error`` (title,
+plain-text message naming the file and reason); the app carries on.
 What it leaves out: widgets and dialogs (``main_window``), and the training itself (``worker``).
 """
 
@@ -73,6 +73,9 @@ class Controller(QObject):
         # What was on screen when Train was clicked: put back if the run fails before merging
         # (None: nothing to put back, or the user discarded it to train).
         self._before_run: RunState | None = None
+        # The run the user agreed to discard for the load under way (its run id): dropped when
+        # the file has loaded, kept when it fails.
+        self._discard_on_load: int | None = None
         # Asked before discarding or overwriting: (title, question) -> go ahead? The window
         # answers with a dialog; tests replace it.
         self.confirm: Callable[[str, str], bool] = lambda title, question: True
@@ -329,8 +332,14 @@ class Controller(QObject):
         (``merges_file`` None) any tokenizer file (``loader.prepare_file``; ``pattern`` for a
         rank file that does not give its own). False if busy or the user kept an unsaved
         tokenizer."""
-        if self.busy or not self._may_discard("Loading a tokenizer"):
+        if self.busy:
             return False
+        # subtle: asked now, dropped only once the file has loaded (_on_loaded), as Open
+        # checks its corpus before discarding: a file that fails to load leaves the run.
+        answer = self._ask_discard("Loading a tokenizer")
+        if answer is False:
+            return False
+        self._discard_on_load = self.hub.state.run_id if answer else None
         self.loader.load(vocab_file, merges_file, pattern)
         self.hub.set_loading((vocab_file, merges_file or vocab_file))
         return True
@@ -338,14 +347,19 @@ class Controller(QObject):
     @Slot(object)
     def _on_loaded(self, loaded: LoadedTokenizer | OfferedTokenizer) -> None:
         keep_out_of_collections()
+        discard, self._discard_on_load = self._discard_on_load, None
         if isinstance(loaded, OfferedTokenizer):
+            # Not a run: nothing replaces the unsaved run, which stays (and may be saved yet).
             self.hub.offer(loaded)
         else:
+            if discard is not None and discard == self.hub.state.run_id:
+                self.hub.discard_run()  # the user let it go when asked
             self.hub.show_loaded(loaded)
         self.load_finished.emit(True)
 
     @Slot(str)
     def _on_load_failed(self, message: str) -> None:
+        self._discard_on_load = None  # the run stays: nothing replaced it
         self.hub.load_failed(message)
         self.error.emit("Could not load tokenizer", message)
         self.load_finished.emit(False)
