@@ -274,3 +274,27 @@ def test_merges_listed_before_their_parts_are_applied_once_their_parts_exist(run
     assert _made_before_use(order.rows)
     assert sorted(order.rows, key=rows.index) == rows  # every row, none twice
     assert order.unmade == 0 and order.moved <= len(rows)
+
+
+def test_a_runs_tokenizer_counts_the_merges_made_now(run):
+    """A tokenizer made while the run trained is named with the merges the run has made now
+    (not those when it was made); once the run has ended, by its own merges (no "so far")."""
+    vocab, merges = run
+    steps = steps_of(vocab, merges)
+    model = AppModel()
+    model.begin_run(RunSettings(600, (EOT,)), initial_vocab([EOT]))
+    model.start_merging()
+    model.append_merges(steps[:30])
+    model.publish()
+    run_id = model.state.run_id
+    cut = TokenizerSource.deferred(
+        training_label(10, 30), run_tokenizer_at(model.state, 10), 10, run_id
+    )
+    assert source_label(model.state, cut) == "Tokenizer: training, 10 of 30 merges so far"
+    model.append_merges(steps[30:50])
+    model.publish()
+    assert source_label(model.state, cut) == "Tokenizer: training, 10 of 50 merges so far"
+    model.finish(TrainingResult(vocab, merges[:50], (EOT,), 343, True, 0.1))
+    assert model.state.phase is Phase.STOPPED
+    assert source_label(model.state, cut) == "Tokenizer: 10 of 50 merges"
+    assert source_label(model.state, model.state.shown) == model.state.shown.label

@@ -320,3 +320,34 @@ def test_truncations_are_kept_for_scrubbing_back(gpt2_tokenizer):
     assert source.at(200 + source_module.TRUNCATED_KEPT - 1) is source.at(
         200 + source_module.TRUNCATED_KEPT - 1
     )
+
+
+def test_the_header_counts_the_merges_made_as_the_run_goes_on(qtbot, editor):
+    """Training, at an earlier step: the header's "of N merges so far" is the run's count
+    now, not the count when the tokenizer shown was made (it read "training, 100 of 150
+    merges so far" while the run went on to 400 merges)."""
+    from bpe_studio.core import initial_vocab, iter_merges
+    from bpe_studio.gui.model.state import RunSettings
+
+    steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 400, [EOT], workers=1))
+    hub = AppModel()
+    hub.begin_run(RunSettings(657, (EOT,)), initial_vocab([EOT]))
+    hub.start_merging()
+    hub.append_merges(steps[:150])
+    hub.publish()
+    editor.bind(hub)
+    editor.set_text(ENGLISH)
+    hub.select_step(100)  # built from the record: "training, 100 of 150 merges so far"
+    wait_for_spans(qtbot, editor)
+    assert editor.source_label.text() == "training, 100 of 150 merges so far"
+    for made in (151, 300, 400):
+        hub.append_merges(steps[hub.state.merges_done : made])
+        hub.publish()  # a frame: not live, the step stays at 100
+        assert hub.state.step == 100
+        expected = f"training, 100 of {made:,} merges so far"
+        assert editor.source_label.text() == expected
+    # Paused and resumed, the words follow the phase.
+    hub.set_paused(True)
+    assert editor.source_label.text() == "100 of 400 merges, paused at merge 400"
+    hub.set_paused(False)
+    assert editor.source_label.text() == "training, 100 of 400 merges so far"

@@ -45,15 +45,27 @@ def paused_label(k: int, made: int) -> str:
 
 def source_label(state: RunState, source: TokenizerSource) -> str:
     """What ``source`` is called with the run in ``state``: its own label, except that a
-    tokenizer of a paused run says it is paused.
+    tokenizer of a run still training counts the merges the run has made now, and one of a
+    paused run says it is paused.
 
-    subtle: a source's label is written when it is made, and a pause makes none (the step
-    does not move), so the word "training" in it would outlast the pause; the phase, which
-    the state alone holds, decides here instead. A run's sources while it is paused are those
-    made while it trained (a finished or stopped run shows a tokenizer of its result, under
-    that result's label, and is no longer paused)."""
-    if state.phase is Phase.PAUSED and source.run_id == state.run_id:
-        return paused_label(source.merge_count, state.merges_done)
+    subtle: a source's label is written when it is made, and neither a pause nor more merges
+    make one while the step stays (the timeline back at an earlier step), so the word
+    "training" would outlast a pause and "of N merges so far" the run's next merges; the
+    state, which alone holds the phase and the merges made, decides here instead. A run's
+    sources while it trains or is paused are those made while it trained (a finished or
+    stopped run shows a tokenizer of its result, under that result's label; one made while
+    it trained, still painted while the result's is worked out, or a failed run's last, is
+    named by its merges, no longer "so far")."""
+    if source.run_id != state.run_id:
+        return source.label
+    k, made = source.merge_count, state.merges_done
+    if state.phase is Phase.PAUSED:
+        return paused_label(k, made)
+    if state.phase is Phase.MERGING:
+        return training_label(k, made)
+    ended = state.phase in (Phase.FINISHED, Phase.STOPPED) and source is not state.shown
+    if ended or state.phase is Phase.FAILED:
+        return f"Tokenizer: {k:,} merges" if k >= made else f"Tokenizer: {k:,} of {made:,} merges"
     return source.label
 
 

@@ -493,16 +493,18 @@ class TokenEditor(QWidget):
         hub.reset.connect(self._on_reset)
         hub.token_selected.connect(self._show_selection)
         # A pause or a resume makes no new tokenizer (the step stays), yet the header's
-        # words change; so does the merge a paused run stopped at when the merge under way
-        # at the pause arrives after it.
+        # words change; so do the merges made (a frame's new merges, or the merge under way
+        # at a pause arriving after it) while the tokenizer shown stays.
         hub.phase_changed.connect(self._show_label)
         hub.merges_added.connect(self._on_merges_added)
         self._follow_hub()
 
     @Slot(int, int)
     def _on_merges_added(self, first: int, last: int) -> None:
-        # Only a paused run's header names the merges made (not each frame of a run).
-        if self._hub is not None and self._hub.state.phase is Phase.PAUSED:
+        # A run's tokenizer is named with the merges made so far (source_label): once per
+        # frame, as the status line's count. (The label is a steady one: no layout request.)
+        state = self._hub.state if self._hub is not None else None
+        if state is not None and state.phase in (Phase.MERGING, Phase.PAUSED):
             self._show_label()
 
     @Slot()
