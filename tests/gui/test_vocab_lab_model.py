@@ -256,6 +256,10 @@ def test_a_failed_pick_is_undone_and_said_once():
     assert hub.pane(LAB).key == GPT2 and hub.pick_under_way(LAB) is None
     assert hub.pane(LAB).failed == ("acme/missing", "acme/missing: offline")
     assert len(said) == 1 and said[0].startswith("Could not load acme/missing: offline")
+    # The status line has it on one line, its two sentences apart (they ran together:
+    # "...: offline GPT-2 is shown.").
+    shown = hub.pane(LAB).label
+    assert lab.problem == f"Could not load acme/missing: offline. {shown} is shown."
     assert lab.next_job().a.ref.key == GPT2
 
 

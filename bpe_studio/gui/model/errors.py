@@ -4,7 +4,8 @@ What it does: :func:`describe_error` turns an error from the core into a sentenc
 ``OSError`` as "PATH: reason"; any other error's message, capitalised unless it starts with a
 name); :func:`describe_job_error` words a background job's failure: the core's one line for bad
 input (``OSError``, ``ValueError``), else the error's class too, since an unexpected failure
-should say what kind it was. Every part of the app that shows a failure asks here.
+should say what kind it was; :func:`on_one_line` puts a dialog's paragraphs on a status
+line. Every part of the app that shows a failure asks here.
 What it leaves out: where the line is shown (a dialog, a status line, a note).
 """
 
@@ -39,3 +40,15 @@ def describe_job_error(error: BaseException) -> str:
     if isinstance(error, (OSError, ValueError)):
         return describe_error(error)
     return f"{type(error).__name__}: {error}"
+
+
+def on_one_line(message: str) -> str:
+    """A message of paragraphs (a dialog's, split by blank lines) for a one-line label: each
+    paragraph ends its sentence, so they do not run together.
+
+    >>> on_one_line("Could not load x.json: not valid JSON (line 1)\\n\\nGPT-2 is shown.")
+    'Could not load x.json: not valid JSON (line 1). GPT-2 is shown.'
+    """
+    parts = [p.strip().replace("\n", " ") for p in message.split("\n\n") if p.strip()]
+    ended = [p if p.endswith((".", "!", "?", "…")) else f"{p}." for p in parts[:-1]]
+    return " ".join([*ended, *parts[-1:]])

@@ -31,6 +31,7 @@ from psygnal import Signal
 
 from ...core.corpus.records import DEFAULT_TEXT_FIELD
 from ...core.explain.vocabulary import Makeup
+from .errors import on_one_line
 from .lab_records import (
     CorpusRef,
     Ended,
@@ -504,5 +505,5 @@ class VocabLab:
         return f"{ref.label}: {failure.message}"
 
     def _say(self, message: str) -> None:
-        self._set_problem(message.replace("\n\n", " "))
+        self._set_problem(on_one_line(message))  # the status line: one line, its sentences kept
         self.announce.emit(message)
