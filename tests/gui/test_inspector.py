@@ -475,3 +475,34 @@ def test_grew_into_follows_a_live_run(qtbot, steps, run):
         lambda: [(r.rank, r.new_id) for r in panel.uses.rows] == ref_uses(vocab, merges, token),
         timeout=20_000,
     )
+
+
+def test_no_merge_uses_it_says_yet_only_while_merges_can_come(qtbot, steps, run):
+    """The "(yet)" after "no merge uses it as a part": only while the run trains (or is paused):
+    a finished run, or a loaded tokenizer, makes no more merges."""
+    vocab, merges, _ = run
+    last = ids_of(vocab)[merges[-1][0] + merges[-1][1]]
+    assert not ref_uses(vocab, merges, merges[-1][0] + merges[-1][1])
+    hub = training_hub(steps)
+    panel = why_panel(qtbot, hub)
+    hub.select_token(last)
+    wait_explained(qtbot, panel, last)
+    assert panel.uses_title.text() == "Grew into: no merge uses it as a part (yet)"
+    hub.set_paused(True)
+    hub.select_token(last)
+    qtbot.waitUntil(lambda: not panel.busy, timeout=20_000)
+    assert panel.uses_title.text() == "Grew into: no merge uses it as a part (yet)"
+    hub.set_paused(False)
+    hub.finish(TrainingResult(dict(vocab), list(merges), (EOT,), VOCAB - 257, False, 1.0))
+    qtbot.waitUntil(
+        lambda: panel.uses_title.text() == "Grew into: no merge uses it as a part", timeout=20_000
+    )
+    # A loaded tokenizer: no more merges either.
+    loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    hub.show_loaded(loaded)
+    a, b = loaded.tokenizer.merges[-1]
+    gpt2_last = ids_of(loaded.tokenizer.vocab)[a + b]
+    hub.select_token(gpt2_last)
+    wait_explained(qtbot, panel, gpt2_last)
+    assert not panel.uses.rows
+    assert panel.uses_title.text() == "Grew into: no merge uses it as a part"

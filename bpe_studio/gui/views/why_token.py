@@ -386,7 +386,10 @@ class WhyTokenPanel(QWidget):
         if n is None:
             text = "Grew into"
         elif n == 0:
-            text = "Grew into: no merge uses it as a part (yet)"
+            # "(yet)" only while the run can still make merges that use it.
+            exp, state = self.explanation, self.hub.state
+            more = exp is not None and exp.run and state.phase.training
+            text = f"Grew into: no merge uses it as a part{' (yet)' if more else ''}"
         else:
             text = f"Grew into: {counted(n, 'merge')} use{'s' * (n == 1)} it as a part"
         self.uses_title.setText(text)
