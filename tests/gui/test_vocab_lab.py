@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 import pytest
-from gui_helpers import FIXTURES, paused_in_window
+from gui_helpers import FIXTURES, paused_in_window, train_in_window
 from hub_snapshot import two_models
 from PySide6.QtGui import QColor, QImage, QPalette
 
@@ -137,6 +137,24 @@ def test_clicking_a_token_explains_it(qtbot, window, lab):
     assert window.state.selected_token == token_id
     assert why.explanation.tree.token == Tokenizer.preset("gpt2").vocab[token_id]
     assert "GPT-2" in why.heading.text() and "not the run's" in why.heading.text()
+
+
+def test_a_token_of_the_run_says_so_while_the_lab_shows_another_tokenizer(qtbot, window, lab):
+    """The lab shows GPT-4o (its default) and a token of the run is selected (a vocabulary
+    row, the editor): the lab's "Why this token" names whose token it explains, as it does
+    for a token of GPT-4o."""
+    train_in_window(qtbot, window, CORPUS, 400)
+    window.tabs.setCurrentWidget(lab)
+    assert window.hub.pane("lab").key == preset_key("o200k_base")
+    token_id = window.state.merge_rows[-1].new_id
+    window.hub.select_token(token_id)  # what a click on a vocabulary row does
+    why = lab.why
+    qtbot.waitUntil(
+        lambda: why.explanation is not None and why.explanation.token_id == token_id,
+        timeout=WAIT,
+    )
+    assert "in the run's tokenizer" in why.heading.text()
+    assert "GPT-4o" not in why.heading.text()
 
 
 def test_cancel_stops_the_usage_and_keeps_the_makeup(qtbot, window, lab, tmp_path):

@@ -76,7 +76,14 @@ CHOOSE_AGAINST = "Choose a second tokenizer to compare vocabularies"
 
 class LabWhyPanel(WhyTokenPanel):
     """ "Why this token" in the lab: as the inspector's, but explains only while it is seen
-    (a token selected elsewhere waits until the tab is shown)."""
+    (a token selected elsewhere waits until the tab is shown), and its heading always names
+    the token's tokenizer: the lab shows a tokenizer of its own (GPT-4o at first), so a
+    token of the run, selected in a vocabulary row or the editor, is not the lab's."""
+
+    def _whose(self) -> str:
+        if self.hub.state.selected_in is None:
+            return " · in the run's tokenizer"
+        return super()._whose()
 
     @Slot(int)
     def show_token(self, token_id: int) -> None:
