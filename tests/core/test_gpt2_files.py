@@ -197,6 +197,10 @@ def test_a_vocab_cut_short_says_so_as_a_tokenizer_json_does(tmp_path):
         str(info.value)
         == f"{path}: not valid JSON: it ends early, at line 2 column 12 (cut short?)"
     )
+    # Cut just after a \u escape: json calls it a bad escape (found cutting GPT-2's vocab.json).
+    path.write_text('{"a": 0,\n "\\u0132', encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match=r"it ends early, at line 2 column 9 \(cut short"):
+        load_vocab(path)
     path.write_text('{"a": 0,\n "b" 1}', encoding="utf-8")
     with pytest.raises(TokenizerFileError, match="not valid JSON at line 2 column 6"):
         load_vocab(path)

@@ -35,8 +35,10 @@ def not_json(name: str, text: str, error: json.JSONDecodeError) -> str:
     if not text.strip():
         return f"{name}: empty, not JSON"
     end = len(text.rstrip())
-    # subtle: json reports a string that never closes where it opens, not where the text ends.
-    if error.pos >= end or error.msg.startswith("Unterminated string"):
+    # subtle: json reports a string that never closes where it opens, not where the text ends,
+    # and a text that ends within six characters of a \u escape's start as a bad escape.
+    escape_at_end = error.msg.startswith("Invalid \\uXXXX") and end - error.pos <= 6
+    if error.pos >= end or error.msg.startswith("Unterminated string") or escape_at_end:
         line = text.count("\n", 0, end) + 1
         column = end - (text.rfind("\n", 0, end) + 1) + 1
         return f"{name}: not valid JSON: it ends early, at line {line} column {column} (cut short?)"
