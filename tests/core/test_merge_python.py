@@ -48,3 +48,27 @@ def test_a_vocabulary_beyond_the_code_points_is_refused():
     PythonMergeEngine(EngineStart(tokens, MAX_TOKENS, words=[b"ab"], freqs=[1]))
     with pytest.raises(ValueError, match="at most 1,114,112 tokens.*engine='compiled'"):
         PythonMergeEngine(EngineStart(tokens, MAX_TOKENS + 1, words=[b"ab"], freqs=[1]))
+
+
+@pytest.mark.parametrize("word", [b"ab" * 2_000, b" " * 4_000, b"abcabdabc" * 400])
+def test_a_word_is_listed_once_per_pair_it_gains_and_merges_as_the_reference(word):
+    # Listed once per merge site, a long pre-token (DNA, a run of spaces) made each later
+    # merge of a pair it gained replace the whole word once per site: quadratic (a 600 KB
+    # line of DNA took 59 s to train 44 merges, 0.5 s after).
+    counts = {word: 3, b"ab": 2, b"  ": 1}
+    tokens = [bytes([i]) for i in range(256)]
+    engine = PythonMergeEngine(EngineStart.of(counts, tokens, 256 + 12))
+    reference = [(s.left, s.right, s.count) for s in reference_steps(counts, 12, top_k=0)]
+    steps = []
+    for new_id in range(256, 256 + 12):
+        best = engine.best()
+        if best is None:
+            break
+        a, b, count = best
+        tokens.append(tokens[a] + tokens[b])
+        engine.add_token(new_id, tokens[-1])
+        engine.merge(new_id)
+        steps.append((tokens[a], tokens[b], count))
+        for pair, listed in engine._where.items():
+            assert len(listed) == len(set(listed)), (steps[-1], pair)
+    assert steps == reference

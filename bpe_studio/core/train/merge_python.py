@@ -75,8 +75,8 @@ class PythonMergeEngine:
         counts: dict[str, int] = {}
         # subtle: lists, not sets: here a word is listed once per pair it holds (a repeat of the
         # list's last word is skipped), a merge lists it once per pair it gains, so a list may
-        # hold a word twice or a word the pair has since left; ``merge`` skips both, as
-        # ``replace`` leaves them unchanged. A list costs 8 bytes a word where a set costs 20-40.
+        # hold a word the pair has since left; ``merge`` skips it, as ``replace`` leaves it
+        # unchanged. A list costs 8 bytes a word where a set costs 20-40.
         where: dict[str, list[int]] = {}
         cget, wget = counts.get, where.get
         for w, word in enumerate(self._words):
@@ -211,7 +211,7 @@ class PythonMergeEngine:
         for w in where.pop(ab, ()):
             word = words[w]
             new = word.replace(ab, x)
-            if len(new) == len(word):  # a repeat, or the pair left this word earlier
+            if len(new) == len(word):  # the pair left this word earlier
                 continue
             words[w] = new
             changed_words += 1
@@ -219,18 +219,37 @@ class PythonMergeEngine:
             last = len(new) - 1
             # The pairs gained are the new word's pairs that hold x: at each merge site, the
             # one on its left, and the one on its right unless the next site is there (then
-            # that pair, (x, x), is the next site's left one). A word holding a gained pair
-            # twice is listed twice; ``merge`` skips the repeat, as ``replace`` changes nothing.
+            # that pair, (x, x), is the next site's left one).
             i = new.find(x)
-            while i >= 0:
+            if new.find(x, i + 1) < 0:
+                # One site, as in most words: its two pairs differ.
                 if i:
                     gained = new[i - 1 : i + 1]
                     gained_by[gained] += freq
                     gained_in[gained].append(w)
-                if i < last and new[i + 1] != x:
+                if i < last:
                     gained = new[i : i + 2]
                     gained_by[gained] += freq
                     gained_in[gained].append(w)
+                continue
+            # Several: the word is listed once per pair gained however often it holds it.
+            # Listed at each site, a long pre-token (a line of DNA, a run of spaces) made the
+            # next merge of that pair replace the whole word again for each of its sites,
+            # quadratic in its length.
+            listed: set[str] = set()
+            while i >= 0:
+                if i:
+                    gained = new[i - 1 : i + 1]
+                    gained_by[gained] += freq
+                    if gained not in listed:
+                        listed.add(gained)
+                        gained_in[gained].append(w)
+                if i < last and new[i + 1] != x:
+                    gained = new[i : i + 2]
+                    gained_by[gained] += freq
+                    if gained not in listed:
+                        listed.add(gained)
+                        gained_in[gained].append(w)
                 i = new.find(x, i + 1)
         # Each pair gained replaced exactly one pair, as often: (l, x) replaced (l, a),
         # (x, r) replaced (b, r), and (x, x) replaced (b, a) between two sites.
