@@ -244,7 +244,7 @@ def _train_options(train: argparse.ArgumentParser) -> None:
     )
     train.add_argument(
         "--vocab-size",
-        type=_positive,
+        type=_whole_number,  # (any number: the core's one rule words what is too small)
         required=True,
         metavar="N",
         help="size of the vocabulary to learn: 256 byte tokens + the special tokens + "

@@ -264,6 +264,13 @@ def test_vocabulary_sizes_follow_the_cores_one_rule(workdir, tmp_path):
         "tokens + 1 special token)",
     )
     assert "pre-tokenizing" not in result.stderr
+    for size in (0, -1):  # the same rule, not argparse's own "at least 1"
+        result = cli(workdir, "train", "corpus.txt", "--vocab-size", size, "--out", "small")
+        assert (result.returncode, error_line(result)) == (
+            2,
+            f"bpe-studio: error: --vocab-size {size} is too small: it must be at least 257 (256 "
+            "byte tokens + 1 special token)",
+        )
     for size, limit in ((1_000_000_000_000, "2,147,483,648"), (10**20, "2,147,483,648")):
         result = cli(workdir, "train", "corpus.txt", "--vocab-size", size, "--engine", "compiled",
                      "--out", "big")  # fmt: skip
