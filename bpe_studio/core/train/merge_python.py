@@ -74,7 +74,7 @@ class PythonMergeEngine:
 
         counts: dict[str, int] = {}
         # subtle: lists, not sets: here a word is listed once per pair it holds (a repeat of the
-        # list's last word is skipped), a merge lists it once per pair it gains, so a list may
+        # list's last word is skipped), and a merge lists it once per pair it gains. A list may
         # hold a word the pair has since left; ``merge`` skips it, as ``replace`` leaves it
         # unchanged. A list costs 8 bytes a word where a set costs 20-40.
         where: dict[str, list[int]] = {}
