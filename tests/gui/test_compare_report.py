@@ -137,6 +137,44 @@ def test_same_tokenizer_marks_nothing_and_a_loaded_directory_works(qtbot, compar
     assert view.panes[0].marked_offsets() == view.panes[1].marked_offsets() == []
 
 
+def test_one_long_line_is_painted_where_it_is_on_screen(qtbot, compare_view):
+    # A text of one line is one block: the pane counted the whole block as visible and
+    # painted its first 6,000 tokens (at every scroll step and frame), never the screen past
+    # them (found on a real display with a 100,000-character line).
+    view = compare_view
+    text = " ".join(f"w{i} {i * 7919}" for i in range(6_000))  # ASCII, one line
+    assert "\n" not in text and len(text) > 50_000
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    _compare(qtbot, view, text)
+    cuts = {}
+    for name in ("gpt2", "o200k_base"):
+        tok, pos, ends = Tokenizer.preset(name), 0, set()
+        for token_id in tok.encode(text):
+            pos += len(tok.vocab[token_id])
+            ends.add(pos)
+        cuts[name] = ends - {0, len(text)}  # ASCII: bytes are characters
+    marks = sorted(cuts["gpt2"] ^ cuts["o200k_base"])
+    for pane in view.panes:
+        bar = pane.verticalScrollBar()
+        qtbot.waitUntil(lambda b=bar: b.maximum() > 0, timeout=10_000)
+        bar.setValue(bar.maximum())
+
+        def painted_on_screen(p=pane) -> bool:
+            first, last = p.visible_range()
+            sels = p.extraSelections()
+            if not sels or first < len(text) // 2:
+                return False
+            starts = [s.cursor.selectionStart() for s in sels]
+            ends = [s.cursor.selectionEnd() for s in sels]
+            return min(starts) >= first - 40 and max(ends) >= last - 40
+
+        qtbot.waitUntil(painted_on_screen, timeout=10_000)
+        first, last = pane.visible_range()
+        shown = [m for m in marks if first <= m and m + 1 < last]
+        assert shown and set(shown) <= set(pane.marked_offsets())
+
+
 def test_panes_scroll_together(qtbot, compare_view):
     view = compare_view
     _compare(qtbot, view, "\n".join(f"line {i}: some words to tokenize" for i in range(400)))
@@ -153,10 +191,17 @@ def test_a_file_that_fails_to_load_is_reported(qtbot, compare_view, tmp_path):
     bad.write_text("{ not json", encoding="utf-8")
     view = compare_view
     _compare(qtbot, view, "some text")
+    picker = view.choices[1]
     with qtbot.waitSignal(view.error, timeout=30_000) as blocker:
-        view.choices[1].add_file(bad)
+        key = picker.add_file(bad)
     assert "tokenizer.json" in blocker.args[1]
     assert tmp_path.name in view.status.text()  # the pick, named by its folder
+    # Not left in the list, where choosing it again failed again (found on a real display).
+    qtbot.waitUntil(lambda: key not in picker.keys(), timeout=10_000)
+    assert picker.key == view.hub.pane(picker.pane).key  # the box shows the choice kept
+    good = picker.add_file(ROOT / "tests" / "fixtures")  # GPT-2's files: one that loads stays
+    qtbot.waitUntil(lambda: view.hub.pane(picker.pane).key == good, timeout=30_000)
+    assert good in picker.keys()
 
 
 def _report(qtbot, window, corpus: Path):

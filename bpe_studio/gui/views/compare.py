@@ -42,7 +42,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
-from .char_under_point import char_at
+from .char_under_point import char_at, visible_units
 from .common import (
     answer_token_tooltip,
     monospace_font,
@@ -213,16 +213,11 @@ class ComparePane(QPlainTextEdit):
         self._schedule()
 
     def visible_range(self) -> tuple[int, int]:
-        """Document positions (UTF-16 units) of the first and past the last visible block."""
-        block = self.firstVisibleBlock()
-        start = end = block.position()
-        offset, height = self.contentOffset(), self.viewport().height()
-        while block.isValid():
-            if self.blockBoundingGeometry(block).translated(offset).top() > height:
-                break
-            end = block.position() + block.length()
-            block = block.next()
-        return start, end
+        """Document positions (UTF-16 units) on screen (``visible_units``). subtle: by lines,
+        not blocks: a text of one 100,000-character line was one visible block, so its
+        first 6,000 tokens (``MAX_SELECTIONS``) were painted at every scroll step and frame,
+        and the screen past them never."""
+        return visible_units(self)
 
     def _selection(self, a: int, b: int, fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
         assert self.side is not None

@@ -158,6 +158,9 @@ class TokenizerPicker(QComboBox):
             LOAD_FILE: self._ask_for_file,
             ASK_HUB: self._ask_for_hub_model,
         }
+        # Files chosen but not shown yet: one whose pick fails leaves the list (as a Hub model
+        # is remembered only once it came), else choosing it again fails again.
+        self._unproven: set[str] = set()
         self._fill(allow_none, actions)
         self.pane = pane
         self.pick(default)
@@ -283,6 +286,8 @@ class TokenizerPicker(QComboBox):
             self.cache.put(key, tokenizer)
         index = self.findData(key)
         if index < 0:
+            if tokenizer is None:
+                self._unproven.add(key)
             index = self._files_end
             self._files_end += 1
             # Named by its model ("meta-llama/Llama-3.1-8B", the folder), never two entries
@@ -359,13 +364,25 @@ class TokenizerPicker(QComboBox):
         if pane != self.pane:
             return
         pick = self.hub.pick_under_way(pane)
-        key = pick.key if pick is not None else self.hub.pane(pane).key
+        shown = self.hub.pane(pane).key
+        self._unproven.discard(shown)
+        before = self.key
+        key = pick.key if pick is not None else shown
         index = self.findData(key)
         if index < 0 or index == self.currentIndex():
             return
         self.blockSignals(True)
         try:
             self.setCurrentIndex(index)
+            if pick is None and before in self._unproven:
+                self._drop_file(before)  # its pick failed: the model went back
         finally:
             self.blockSignals(False)
-        self._previous = index
+        self._previous = self.currentIndex()
+
+    def _drop_file(self, key: str) -> None:
+        index = self.findData(key)
+        self._unproven.discard(key)
+        if index >= 0:
+            self.removeItem(index)
+            self._files_end -= 1

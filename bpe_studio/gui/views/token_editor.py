@@ -61,7 +61,7 @@ from ..model.run_tokenizer import run_tokenizer_at, source_label, training_label
 from ..model.state import Phase, RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
-from .char_under_point import char_at
+from .char_under_point import char_at, visible_units
 from .common import (
     answer_token_tooltip,
     counted,
@@ -257,15 +257,8 @@ class TokenTextEdit(QPlainTextEdit):
         self._schedule()
 
     def visible_range(self) -> tuple[int, int]:
-        """Document positions (UTF-16 units) of the first visible character and just past the
-        last (its line's break included), however long the lines: one paragraph may be a
-        megabyte, of which only a screenful is painted."""
-        viewport = self.viewport()
-        first = self.cursorForPosition(QPoint(0, 0))
-        first.movePosition(QTextCursor.MoveOperation.StartOfLine)
-        last = self.cursorForPosition(QPoint(viewport.width() - 1, viewport.height() - 1))
-        last.movePosition(QTextCursor.MoveOperation.EndOfLine)
-        return first.position(), last.position() + 1
+        """Document positions (UTF-16 units) on screen (``visible_units``)."""
+        return visible_units(self)
 
     def _format(self, i: int, ids: np.ndarray) -> QTextCharFormat:
         if int(ids[i]) in self._special_ids:
