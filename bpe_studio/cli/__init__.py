@@ -137,6 +137,15 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         # the pool then breaks under the Ctrl-C the parent is handling.
         if _terminated:
             return fail("interrupted", EXIT_INTERRUPTED)
+        if isinstance(e, MemoryError):
+            return fail(f"out of memory ({e})" if str(e) else "out of memory")
+        # subtle: imported here, not with the module: --help stays light (its module is
+        # loaded already wherever a pool broke).
+        from concurrent.futures.process import BrokenProcessPool
+
+        if isinstance(e, BrokenProcessPool):
+            # (the kernel's out-of-memory killer ends a worker so, as does a user's kill)
+            return fail("a worker process ended abruptly (killed, or out of memory)")
         if not isinstance(e, (OSError, ValueError)):
             raise
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pytest
@@ -313,3 +314,54 @@ def test_the_program_keeps_openblas_to_one_thread(monkeypatch, chosen, expected)
     monkeypatch.setattr(cli, "main", lambda argv=None, *, exiting=False: calls.append(exiting) or 7)
     assert cli.program() == 7 and calls == [True]
     assert os.environ["OPENBLAS_NUM_THREADS"] == expected
+
+
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (MemoryError("Allocation failed (probably too large)."),
+         "out of memory (Allocation failed (probably too large).)"),
+        (BrokenProcessPool("A process in the process pool was terminated abruptly"),
+         "a worker process ended abruptly (killed, or out of memory)"),
+    ],
+)  # fmt: skip
+def test_a_worker_lost_or_memory_out_is_one_line(
+    tmp_path, corpus, monkeypatch, capsys, error, line
+):
+    # Found by killing a worker and by a run of one letter under ulimit -v: each printed a
+    # traceback (neither is an OSError or a ValueError).
+    from bpe_studio.cli import encode as encode_cli
+    from bpe_studio.cli import main
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(encode_cli, "encode_inputs", fail)  # where the pool runs
+    code = main(["encode", str(corpus), "--tokenizer", "gpt2", "--out", str(tmp_path / "o.npy")])
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].endswith(line)
+
+
+def test_encode_starts_no_more_workers_than_cores(tmp_path, trained_dir, monkeypatch):
+    # --workers 16 on two cores built the tokenizer 16 times (11 s, 4 GB for o200k); 2**40
+    # overflowed the pool's semaphore.
+    from bpe_studio.core.encode import encode_file as encode_file_module
+
+    started = []
+    real_pool = encode_file_module._pool
+
+    def counted(workers, *args):
+        started.append(workers)
+        return real_pool(workers, *args)
+
+    monkeypatch.setattr(encode_file_module, "_pool", counted)
+    text = "".join(read_fixture(SLICES[k]) for k in ("english", "code", "mixed_web")) * 3
+    path = write_text(tmp_path / "big.txt", text)
+    tok = load_dir(trained_dir, [EOT])
+    for workers in (2**40, 64):
+        out = tmp_path / f"ids{workers}.npy"
+        encode_file_module.encode_file(tok, path, out, workers=workers)
+        assert load_ids(out).tolist() == tok.encode(text)
+    cores = encode_file_module.available_cores()
+    assert started and all(n <= cores for n in started), started
