@@ -140,7 +140,7 @@ def test_labels_and_tokens_read_in_both_schemes(qtbot, app_style, window, scheme
     assert token_formats(editor.edit) == []
     # Those formats are the ones the editor paints its spans with.
     c = theme.colours()
-    painted = {sel.format.background().color().name() for sel in editor.edit.extraSelections()}
+    painted = {p.format.background().color().name() for p in editor.edit.painted()}
     assert painted and painted <= {*c.tokens, *c.split, *c.special}
     for tab in (window.compare, window.report):
         window.tabs.setCurrentWidget(tab)

@@ -49,19 +49,18 @@ def test_split_characters_are_painted_whole(qtbot, editor, chinese_tokenizer):
     wait_for_spans(qtbot, editor)
     editor.edit.paint_visible_tokens()
     units = _utf16_units(editor.text())
-    selections = editor.edit.extraSelections()
-    assert selections
-    for sel in selections:
-        start, end = sel.cursor.selectionStart(), sel.cursor.selectionEnd()
+    painted = editor.edit.painted()
+    assert painted
+    for start, end, _ in painted:
         assert start < end
         for p in (start, end):  # never between the two halves of an emoji
             assert not (0 < p < len(units) and 0xD800 <= units[p - 1] <= 0xDBFF)
-    # Every character held by a split token lies inside one selection marked with a wave.
+    # Every character held by a split token lies inside one range marked with a wave.
     text = editor.text()
     covered = set()
-    for sel in selections:
-        if sel.format.underlineStyle() == sel.format.UnderlineStyle.WaveUnderline:
-            covered.update(range(sel.cursor.selectionStart(), sel.cursor.selectionEnd()))
+    for start, end, fmt in painted:
+        if fmt.underlineStyle() == fmt.UnderlineStyle.WaveUnderline:
+            covered.update(range(start, end))
     for span in chinese_tokenizer.spans(text):
         if span.partial:
             a = len(text[: span.start].encode("utf-16-le")) // 2

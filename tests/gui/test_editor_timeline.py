@@ -168,17 +168,15 @@ def test_a_long_line_is_coloured_where_the_viewport_is(qtbot, editor, gpt2_token
     for where in (bar.maximum() // 2, bar.maximum()):
         bar.setValue(where)
         editor.edit.paint_visible_tokens()
-        selections = editor.edit.extraSelections()
-        assert selections
-        # The character at the bottom of the viewport is inside a painted selection.
+        painted = editor.edit.painted()
+        assert painted
+        # The character at the bottom of the viewport is inside a painted range.
         viewport = editor.edit.viewport()
         probe = editor.edit.cursorForPosition(QPoint(20, viewport.height() - 8)).position()
         probe = min(probe, len(text) - 1)  # at the very end: the last character
         assert probe > 10_000  # deep in the line, not its top
-        assert any(
-            s.cursor.selectionStart() <= probe < s.cursor.selectionEnd() for s in selections
-        ), where
-        first = min(s.cursor.selectionStart() for s in selections)
+        assert any(s.start <= probe < s.end for s in painted), where
+        first = min(s.start for s in painted)
         top = editor.edit.cursorForPosition(QPoint(0, 0)).position()
         assert first <= top
     del spans
@@ -197,8 +195,8 @@ def test_newlines_and_adjacent_specials_are_marked(qtbot, editor, gpt2_tokenizer
     eot = gpt2_tokenizer.special_id(EOT)
     colours = [
         s.format.background().color().name()
-        for s in editor.edit.extraSelections()
-        if text[s.cursor.selectionStart() : s.cursor.selectionEnd()] == EOT
+        for s in editor.edit.painted()
+        if text[s.start : s.end] == EOT
     ]
     assert len(colours) == 2 and colours[0] != colours[1]
     tip = editor.edit.tooltip_html(text.index(EOT))

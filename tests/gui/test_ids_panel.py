@@ -66,7 +66,7 @@ def test_pasted_ids_decode_with_colours(qtbot, panel, gpt2_tokenizer, pasted):
     assert panel.decoded_text() == "café 😀 ok"
     assert [int(i) for i in spans.ids] == ids
     panel.decoded_view.paint_visible_tokens()
-    assert panel.decoded_view.spans is spans and panel.decoded_view.extraSelections()
+    assert panel.decoded_view.spans is spans and panel.decoded_view.painted()
     assert panel.error == ""
 
 

@@ -22,7 +22,6 @@ from PySide6.QtCore import QEvent, QPoint, Qt, Signal, Slot
 from PySide6.QtGui import (
     QColor,
     QTextCharFormat,
-    QTextCursor,
     QTextFormat,
 )
 from PySide6.QtWidgets import (
@@ -30,7 +29,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QSplitter,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +40,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
 from ..responsiveness.debounce import single_shot
+from .block_formats import BlockFormats, PaintedRange
 from .char_under_point import char_at, visible_units
 from .common import (
     answer_token_tooltip,
@@ -54,7 +53,7 @@ from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 from .theme import colours, muted, themed
 
 MARK_PROPERTY = QTextFormat.Property.UserProperty + 1  # tags the boundary marks (tests read it)
-MAX_SELECTIONS = 6000
+MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens
 
 DEFAULT_TEXT = (
     "Tokenizers disagree most on text unlike what they were trained on.\n"
@@ -171,6 +170,7 @@ class ComparePane(QPlainTextEdit):
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.comparison: Comparison | None = None
         self.side: Side | None = None
+        self._formats = BlockFormats(self)
         self._repaint = single_shot(self, 0, self.paint_visible)
         themed(self, ComparePane._restyle)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
@@ -187,10 +187,8 @@ class ComparePane(QPlainTextEdit):
         mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
         mark.setUnderlineColor(QColor(c.diff_mark))
         mark.setProperty(MARK_PROPERTY, True)
-        # subtle: a marked character is painted with its token's own format plus the mark, in
-        # one selection. Qt paints neither the foreground nor the underline of a second
-        # selection over a character whose first selection sets a foreground (every token
-        # format does), so a mark laid over its token was never seen.
+        # subtle: a marked character is painted with its token's own format plus the mark, as
+        # a range of its own (``BlockFormats.show`` takes ranges that do not overlap).
         self._marked = {
             id(fmt): _with_mark(fmt, mark) for fmt in (*self._shared, *self._differ, self._special)
         }
@@ -215,26 +213,20 @@ class ComparePane(QPlainTextEdit):
     def visible_range(self) -> tuple[int, int]:
         """Document positions (UTF-16 units) on screen (``visible_units``). subtle: by lines,
         not blocks: a text of one 100,000-character line was one visible block, so its
-        first 6,000 tokens (``MAX_SELECTIONS``) were painted at every scroll step and frame,
+        first 6,000 tokens (``MAX_PAINTED``) were painted at every scroll step and frame,
         and the screen past them never."""
         return visible_units(self)
 
-    def _selection(self, a: int, b: int, fmt: QTextCharFormat) -> QTextEdit.ExtraSelection:
+    def _range(self, a: int, b: int, fmt: QTextCharFormat) -> tuple[int, int, QTextCharFormat]:
         assert self.side is not None
         spans = self.side.spans
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(spans.to_utf16(a))
-        cursor.setPosition(spans.to_utf16(b), QTextCursor.MoveMode.KeepAnchor)
-        sel = QTextEdit.ExtraSelection()
-        sel.cursor = cursor
-        sel.format = fmt
-        return sel
+        return spans.to_utf16(a), spans.to_utf16(b), fmt
 
     @Slot()
     def paint_visible(self) -> None:
         side, comparison = self.side, self.comparison
         if side is None or comparison is None:
-            self.setExtraSelections([])
+            self._formats.clear()
             return
         spans, diff = side.spans, comparison.diff
         tok = spans.tokenizer
@@ -242,9 +234,9 @@ class ComparePane(QPlainTextEdit):
         start16, end16 = self.visible_range()
         first, last = spans.from_utf16(start16), spans.from_utf16(end16)
         lo, hi = spans.index_range(first, last)
-        hi = min(hi, lo + MAX_SELECTIONS)
+        hi = min(hi, lo + MAX_PAINTED)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
-        selections = []
+        ranges = []
         i = lo
         while i < hi:
             a, b, j = int(starts[i]), int(ends[i]), i + 1
@@ -263,13 +255,17 @@ class ComparePane(QPlainTextEdit):
             k_end = int(np.searchsorted(diff, b, side="left"))
             for d in diff[k:k_end].tolist():
                 if a < d:
-                    selections.append(self._selection(a, d, fmt))
-                selections.append(self._selection(d, d + 1, self._marked[id(fmt)]))
+                    ranges.append(self._range(a, d, fmt))
+                ranges.append(self._range(d, d + 1, self._marked[id(fmt)]))
                 a = d + 1
             if a < b:
-                selections.append(self._selection(a, b, fmt))
+                ranges.append(self._range(a, b, fmt))
             i = j
-        self.setExtraSelections(selections)
+        self._formats.show(ranges)
+
+    def painted(self) -> list[PaintedRange]:
+        """The token colours and marks painted now: document ranges and their formats."""
+        return self._formats.painted()
 
     def char_at(self, pos: QPoint) -> int | None:
         """The character (code point offset) under viewport point ``pos``."""
@@ -298,9 +294,9 @@ class ComparePane(QPlainTextEdit):
         if self.side is None:
             return []
         return sorted(
-            self.side.spans.from_utf16(sel.cursor.selectionStart())
-            for sel in self.extraSelections()
-            if sel.format.property(MARK_PROPERTY)
+            self.side.spans.from_utf16(painted.start)
+            for painted in self.painted()
+            if painted.format.property(MARK_PROPERTY)
         )
 
 

@@ -13,9 +13,9 @@ Bound to the ``AppModel``, it follows the timeline: it tokenizes with the tokeni
 picked (``state.picked``, in full) or else with the run's tokenizer (``state.shown``) cut to the
 first ``state.step`` merges. Tokenizing runs in
 :class:`~bpe_studio.gui.jobs.span_service.SpanService`'s thread, never here, latest request
-winning, and only the visible characters are painted (as ``ExtraSelections``, rebuilt on
-scroll), so a 1 MB paste, even on one line, costs the GUI thread one copy of the text and a
-screenful of selections.
+winning, and only the visible characters are painted (as the formats of their paragraphs'
+layouts, :mod:`.block_formats`, set again on scroll), so a 1 MB paste, even on one line, costs
+the GUI thread one copy of the text and a screenful of formats.
 
 It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
 U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
@@ -47,7 +47,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
-    QTextEdit,
     QWidget,
 )
 
@@ -61,6 +60,7 @@ from ..model.run_tokenizer import run_tokenizer_at, source_label, training_label
 from ..model.state import Phase, RunState
 from ..model.tokenizer_source import TokenizerSource
 from ..responsiveness.debounce import single_shot
+from .block_formats import BlockFormats, PaintedRange
 from .char_under_point import char_at, visible_units
 from .common import (
     answer_token_tooltip,
@@ -73,7 +73,7 @@ from .editor_legend import EditorLegend
 from .layouts import column
 from .theme import colours, muted, themed
 
-MAX_SELECTIONS = 6000  # a safety cap for a screenful of very short tokens
+MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens
 _BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep as "\n"
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
 _LINE_BREAK = regex.compile("[\n\r\u2029]")
@@ -137,6 +137,7 @@ class TokenTextEdit(QPlainTextEdit):
         self._breaks: dict[int, str] = {}
         self._bom = False
         self._setting_text = False
+        self._formats = BlockFormats(self)
         self._repaint = single_shot(self, 0, self.paint_visible_tokens)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
         self.horizontalScrollBar().valueChanged.connect(self._schedule)
@@ -260,6 +261,10 @@ class TokenTextEdit(QPlainTextEdit):
         """Document positions (UTF-16 units) on screen (``visible_units``)."""
         return visible_units(self)
 
+    def painted(self) -> list[PaintedRange]:
+        """The token colours painted now: document ranges and their formats."""
+        return self._formats.painted()
+
     def _format(self, i: int, ids: np.ndarray) -> QTextCharFormat:
         if int(ids[i]) in self._special_ids:
             return self._special_formats[i % 2]
@@ -270,17 +275,16 @@ class TokenTextEdit(QPlainTextEdit):
         spans = self.spans
         if spans is None:
             if self._spans is None:
-                self.setExtraSelections([])
+                self._formats.clear()
                 self._markers, self._outlines = [], []
                 self.viewport().update()
             return
         start16, end16 = self.visible_range()
         first, last = spans.from_utf16(start16), spans.from_utf16(end16)
         lo, hi = spans.index_range(first, last)
-        hi = min(hi, lo + MAX_SELECTIONS)
+        hi = min(hi, lo + MAX_PAINTED)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
-        doc = self.document()
-        selections = []
+        ranges = []
         group = 0
         i = lo
         while i < hi:
@@ -296,15 +300,9 @@ class TokenTextEdit(QPlainTextEdit):
             else:
                 j = i + 1
                 fmt = self._format(i, ids)
-            cursor = QTextCursor(doc)
-            cursor.setPosition(spans.to_utf16(a))
-            cursor.setPosition(spans.to_utf16(b), QTextCursor.MoveMode.KeepAnchor)
-            sel = QTextEdit.ExtraSelection()
-            sel.cursor = cursor
-            sel.format = fmt
-            selections.append(sel)
+            ranges.append((spans.to_utf16(a), spans.to_utf16(b), fmt))
             i = j
-        self.setExtraSelections(selections)
+        self._formats.show(ranges)
         self._markers = self._line_break_markers(
             spans, first, min(last, int(ends[hi - 1]) if hi > lo else first)
         )
@@ -330,7 +328,7 @@ class TokenTextEdit(QPlainTextEdit):
             if held:
                 fmt = self._format(held[0], ids)
                 markers.append((spans.to_utf16(c), fmt.background().color()))
-            if len(markers) >= MAX_SELECTIONS:
+            if len(markers) >= MAX_PAINTED:
                 break
         return markers
 
