@@ -258,3 +258,19 @@ def test_a_fetch_that_fails_at_once_never_shows_its_dialog_later(qtbot):
         progress.finish()
         assert not progress.dialog.isVisible()
         assert own_timers_running() == []
+
+
+def test_a_malformed_remembered_name_is_not_offered(qtbot, settings_in_tmp):
+    # A settings file edited by hand (or left by an older version) listed "bad name here":
+    # choosing it raised a traceback on the GUI thread and left the box naming it while the
+    # editor showed the tokenizer before.
+    from PySide6.QtCore import QSettings
+
+    from bpe_studio.gui.views.hub_models import RECENT_KEY
+
+    QSettings("bpe-studio", "bpe-studio").setValue(RECENT_KEY, ["bad name here", "acme/ok"])
+    assert recent_models() == ["acme/ok"]
+    picker = TokenizerPicker(AppModel(), pane="a new pane")
+    qtbot.addWidget(picker)
+    assert hub_key("acme/ok") in picker.keys()
+    assert not any("bad name" in picker.itemText(i) for i in range(picker.count()))

@@ -35,7 +35,17 @@ def recent_models() -> list[str]:
     value = _settings().value(RECENT_KEY, [])
     # subtle: QSettings gives a one-item list back as a plain string (INI files).
     names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
-    return [str(n) for n in names if n][:RECENT_KEPT]
+    # A name the settings file holds but parse_repo refuses (edited by hand, or left by an
+    # older version) is not offered: choosing it failed on the GUI thread.
+    return [str(n) for n in names if n and _well_formed(str(n))][:RECENT_KEPT]
+
+
+def _well_formed(name: str) -> bool:
+    try:
+        parse_repo(name)
+    except HubError:
+        return False
+    return True
 
 
 class _Recent(QObject):
