@@ -59,7 +59,7 @@ from .views.editor_tokenizer import EditorTokenizer
 from .views.help_dialogs import ShortcutsDialog, show_about
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
-from .views.menu_bar import AppMenus, MenuHandlers
+from .views.menu_bar import AppMenus, MenuHandlers, last_save_format
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import ask_for_tokenizer_file
@@ -185,7 +185,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.save_requested.connect(self._save_as)
         c.confirm = lambda title, question: self.ask(title, question)
         c.ask_close = lambda title, question: self.ask_close(title, question)
-        c.choose_save = lambda: self.choose_save_target()
+        c.choose_save = self._choose_save_on_close
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
         self.curve.error.connect(self.show_error)
@@ -301,7 +301,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         """Where and how to save before closing: a format, then a folder (blocking, modal);
         None when cancelled. Tests replace this method with an answer."""
         labels = [text.rstrip("…") for text, _ in SAVE_FORMATS]
-        label, ok = QInputDialog.getItem(self, "Save tokenizer", "Format:", labels, 0, False)
+        last = [fmt for _, fmt in SAVE_FORMATS].index(last_save_format(SAVE_FORMATS))
+        label, ok = QInputDialog.getItem(self, "Save tokenizer", "Format:", labels, last, False)
         if not ok:
             return None
         directory = file_dialogs.existing_folder(
@@ -310,6 +311,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         if not directory:
             return None
         return directory, SAVE_FORMATS[labels.index(label)][1]
+
+    def _choose_save_on_close(self) -> tuple[str, str] | None:
+        target = self.choose_save_target()
+        if target is not None:
+            self.menus.note_save_format(target[1])  # as a save from the menu is
+        return target
 
     @Slot(str)
     def show_notice(self, message: str) -> None:
@@ -505,8 +512,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         # subtle: closing asks before merges no file holds are lost (a run still training is
         # paused meanwhile); a window closed once stays closed (a second close only repeats
         # the shutdown, which waits for nothing).
+        replaying = self.timeline.replay.running
+        self.timeline.replay.pause()  # what the question is about holds still, as Train's does
         if not self._closed and not self.controller.may_close():
             event.ignore()
+            if replaying:
+                self.timeline.replay.start()  # on from the step shown
             return
         self._closed = True
         self.timeline.shutdown()

@@ -278,3 +278,54 @@ def test_holding_a_run_still_while_its_corpus_is_counted_waits_for_no_merge(
         release.set()
     session.resume()
     qtbot.waitUntil(lambda: not window.state.phase.training, timeout=60_000)
+
+
+def test_the_close_questions_save_offers_the_last_format_and_is_remembered(
+    qtbot, window, tmp_path, monkeypatch
+):
+    # Found on a real display: the Format box always offered GPT-2, and a save from it was
+    # not the "format saved last" Ctrl+S uses.
+    from PySide6.QtWidgets import QInputDialog
+
+    from bpe_studio.gui.views import file_dialogs
+    from bpe_studio.gui.views.controls import SAVE_FORMATS
+    from bpe_studio.gui.views.menu_bar import last_save_format, remember_save_format
+
+    remember_save_format("tiktoken")  # the format saved last
+    result = train_in_window(qtbot, window, TINY, 400)
+    offered: list[tuple[list[str], int]] = []
+
+    def get_item(parent, title, label, items, current, editable):
+        offered.append((list(items), current))
+        return next(i for i in items if i.startswith("Hugging Face")), True
+
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(get_item))
+    monkeypatch.setattr(file_dialogs, "existing_folder", lambda *a, **k: str(tmp_path / "out"))
+    asking(window, "save")
+    window.close()
+    assert not window.isVisible()
+    ((items, current),) = offered
+    assert items[current].startswith("tiktoken")
+    assert Tokenizer.load(tmp_path / "out" / "tokenizer.json").merges == result.merges
+    assert last_save_format(SAVE_FORMATS) == "hf"
+    assert "Hugging Face" in window.menus.save_action.text()
+
+
+def test_a_replay_holds_still_while_the_close_question_is_asked(qtbot, window):
+    train_in_window(qtbot, window, TINY, 400)
+    replay = window.timeline.replay
+    replay.start()
+    assert replay.running
+    seen: dict[str, object] = {}
+
+    def ask(title: str, question: str) -> str:
+        seen["running"] = replay.running
+        seen["step"] = window.state.step
+        qtbot.wait(200)  # the user reads; the replay's frames would move the step
+        seen["after"] = window.state.step
+        return "cancel"
+
+    window.ask_close = ask
+    window.close()
+    assert seen["running"] is False and seen["step"] == seen["after"]
+    assert window.isVisible() and replay.running  # Cancel: the replay goes on

@@ -149,9 +149,13 @@ class AppMenus(QObject):
 
     def save(self, fmt: str) -> None:
         """Save in ``fmt`` (remembered: Ctrl+S saves in it next time)."""
+        self.note_save_format(fmt)
+        self.handlers.save_tokenizer(fmt)
+
+    def note_save_format(self, fmt: str) -> None:
+        """Ctrl+S saves in ``fmt`` from now on (a save chosen elsewhere: closing's)."""
         remember_save_format(fmt)
         self._name_save_action()
-        self.handlers.save_tokenizer(fmt)
 
     def _save_last(self) -> None:
         self.save(last_save_format(self.handlers.save_formats))
