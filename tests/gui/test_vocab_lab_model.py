@@ -260,6 +260,8 @@ def test_a_failed_pick_is_undone_and_said_once():
     # "...: offline GPT-2 is shown.").
     shown = hub.pane(LAB).label
     assert lab.problem == f"Could not load acme/missing: offline. {shown} is shown."
+    # Nothing was given up (the pick was undone): Compute has nothing to compute again.
+    assert not lab.can_compute_again
     assert lab.next_job().a.ref.key == GPT2
 
 
@@ -273,6 +275,7 @@ def test_a_failed_corpus_or_a_cancel_is_not_retried_until_asked(tables):
     lab.receive(Failure(job.number, Part.CORPUS, "corpus.txt", "/nowhere/corpus.txt: missing"))
     lab.receive(Ended(job.number, Outcome.FAILED))
     assert lab.problem == "/nowhere/corpus.txt: missing"
+    assert lab.can_compute_again
     assert lab.next_job() is None  # not again and again
     lab.compute_again()
     assert lab.next_job() is not None and lab.problem is None

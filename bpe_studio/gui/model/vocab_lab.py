@@ -398,6 +398,12 @@ class VocabLab:
         self.cancelled = True
         self._set_problem("Cancelled: " + self._describe(job))
 
+    @property
+    def can_compute_again(self) -> bool:
+        """Whether something failed or was cancelled that :meth:`compute_again` would compute
+        (a failed pick is undone instead: nothing to compute)."""
+        return bool(self._gave_up)
+
     def compute_again(self) -> None:
         """Compute what was given up (failed or cancelled parts)."""
         self._forget_problem()

@@ -618,7 +618,7 @@ class VocabLabPage(QWidget):
             self._show_results()
         self.cancel_button.setEnabled(running)
         self.progress.setVisible(running)
-        self.compute_button.setVisible(bool(lab.problem) and not running)
+        self.compute_button.setVisible(lab.can_compute_again and not running)
         if running and progress is not None:
             if progress.total > 0:
                 self.progress.setRange(0, 1000)
