@@ -151,6 +151,8 @@ OWN = {
         # the exact engine's parts, read by the explain views, streaming and file encoding
         "merger", "specials", "cut_specials", "cut_rules", "pre_tokenizer", "hf_pipeline",
         "prepare_bulk", "pattern", "pattern_name",
+        # a tokenizer.json's added tokens that are not special (TokenizerData.added_tokens)
+        "added_tokens",
     },
     ForeignTokenizer: {
         "from_file", "backend", "mark_special", "token_text", "token_decoder",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ..formats.base.data import id_limit, sparse_id
 from ..pretokenization.boundaries import CutRules, cut_rules
 from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
-from ..pretokenization.specials import Specials, refuse_single_bytes
+from ..pretokenization.specials import Specials, matcher, refuse_single_bytes
 from .encoder import Encoder
 from .merging.merger import Merger
 from .merging.packed import rank_table, rank_table_of_ids
@@ -43,6 +43,7 @@ class Tables:
     special_tokens: list[str]
     cut_specials: Specials
     special_ids: dict[str, int]
+    added_ids: dict[str, int]
     lookup_all: bool
     merger: Merger
     encoder: Encoder
@@ -83,13 +84,22 @@ def build(
     else:
         merge_tuples, lefts, rights = merge_list(merges)
     explicit = special_tokens if isinstance(special_tokens, Mapping) else None
-    specials = Specials.of(special_tokens if explicit is None else list(explicit))
-    tokens = list(specials.tokens)
+    tokens = list(Specials.of(special_tokens if explicit is None else list(explicit)).tokens)
     if explicit is None:
         refuse_single_bytes(tokens)
+    # A tokenizer.json's added tokens that are not special: matched wherever they occur
+    # (a special token given for one makes it special); the file's special tokens this
+    # tokenizer leaves ordinary (``no_specials``) still hide what their matches cover.
+    added = {} if data is None else {t: i for t, i in data.added_tokens.items() if t not in tokens}
+    idle = [] if data is None else [t for t in data.special_tokens if t not in tokens]
+    specials = matcher(list(added), tokens, tokens + idle)
     # The special tokens before which text may be cut (file chunks, long texts' spans): a
     # tokenizer.json's added tokens with flags or normalization may match elsewhere.
-    cut_specials = specials if pipeline is None else Specials.of(pipeline.cut_tokens())
+    cut_specials = specials
+    if pipeline is not None:
+        raw = pipeline.cut_tokens()
+        hiding = [t for t in raw if t in specials.ordinary]
+        cut_specials = Specials.of([t for t in raw if t in specials.tokens], hiding)
 
     inv = inverse(own_vocab)
     bytes_ids = byte_ids(inv)
@@ -97,6 +107,7 @@ def build(
         special_ids = append_specials(own_vocab, tokens, inv)
     else:
         special_ids = place_specials(own_vocab, tokens, explicit, inv)
+    added_ids = place_specials(own_vocab, list(added), added, inv, special_ids)
     if known:
         assert merge_ids is not None
         ranks, lists = rank_table_of_ids(*merge_ids)
@@ -107,13 +118,19 @@ def build(
     lookup_all = data is not None and data.ignore_merges
     if lookup_all and whole_except is None:
         whole_except = ()
-    whole = whole_tokens(own_vocab, inv, whole_except, special_ids.values())
+    # Added tokens, special or not, are cut out of the text before merging: never merged,
+    # never looked up whole.
+    cut_ids = special_ids | added_ids
+    whole = whole_tokens(own_vocab, inv, whole_except, cut_ids.values())
     # The merge strategies, the rank table and the per-pre-token cache.
     merger = Merger(
-        own_vocab, bytes_ids, special_ids.values(), ranks, lists, whole, lookup_all=lookup_all
+        own_vocab, bytes_ids, cut_ids.values(), ranks, lists, whole, lookup_all=lookup_all
     )
     # What turns text into ids, on the compiled path or the Python one (``encoder``).
-    encoder = Encoder(pre, pipeline, specials, special_ids, merger, rules, cut_specials)
+    encoder = Encoder(
+        pre, pipeline, specials, cut_ids, merger, rules, cut_specials, tuple(tokens),
+        tuple(tokens + idle),
+    )  # fmt: skip
     template = data.template if data is not None else None
     return Tables(
         hf_pipeline,
@@ -126,6 +143,7 @@ def build(
         tokens,
         cut_specials,
         special_ids,
+        added_ids,
         lookup_all,
         merger,
         encoder,
@@ -237,11 +255,13 @@ def place_specials(
     tokens: Iterable[str],
     explicit: Mapping[str, int],
     inv: dict[bytes, int],
+    placed: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
     """Ids of special tokens given with their ids: each id holds its token's bytes (it is
-    entered in ``vocab`` when absent there)."""
+    entered in ``vocab`` when absent there); none may share an id with those ``placed``
+    before them (the special tokens, for a tokenizer.json's other added tokens)."""
     ids: dict[str, int] = {}
-    owner: dict[int, str] = {}
+    owner: dict[int, str] = {i: s for s, i in (placed or {}).items()}
     for s in tokens:
         given = explicit[s]
         if isinstance(given, bool) or not isinstance(given, Integral):

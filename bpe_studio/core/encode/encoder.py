@@ -35,7 +35,7 @@ from ..pretokenization.pretokenizer import (
     findall_for,
     first_uncovered,
 )
-from ..pretokenization.specials import Specials, tiktoken_allowed
+from ..pretokenization.specials import Specials, matcher, tiktoken_allowed
 from ..text.surrogates import replace_surrogates
 from .merging import kernel_start
 from .merging.compiled import CompiledMerger, Items
@@ -96,8 +96,12 @@ def codepoints(text: str) -> np.ndarray:
 
 
 class Encoder:
-    """Text to ids for one tokenizer (see the module docstring). ``special_ids``: each special
-    token's id; ``cut_specials``: those before which text may be cut."""
+    """Text to ids for one tokenizer (see the module docstring). ``specials``: the tokens
+    ``encode(text)`` cuts out (special tokens, and a tokenizer.json's added tokens that are
+    not special: ``building.matcher``); ``special_ids``: each one's id; ``cut_specials``: those
+    before which text may be cut; ``special_names``: the special tokens alone, which
+    ``allowed_special`` chooses among; ``file_specials``: those and the file's that this
+    tokenizer leaves ordinary (``building.build``)."""
 
     def __init__(
         self,
@@ -108,6 +112,8 @@ class Encoder:
         merger: Merger,
         cut_rules: CutRules,
         cut_specials: Specials,
+        special_names: tuple[str, ...] | None = None,
+        file_specials: tuple[str, ...] = (),
     ) -> None:
         self.pre = pre
         self.pipeline = pipeline
@@ -116,6 +122,9 @@ class Encoder:
         self.merger = merger
         self.cut_rules = cut_rules
         self.cut_specials = cut_specials
+        self.special_names = specials.tokens if special_names is None else special_names
+        self.added = tuple(t for t in specials.tokens if t not in self.special_names)
+        self.file_specials = file_specials or self.special_names
         # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
         self.findall = findall_for(pre)
         # The special tokens matched for each set that ``encode(allowed_special=...)`` allows.
@@ -142,13 +151,14 @@ class Encoder:
         ("all", or a set; default none; others than this tokenizer's are ignored, as tiktoken
         does); and a string of ``disallowed_special`` ("all", the default: every special token
         not allowed; or a collection of strings) found in ``text`` raises ValueError naming it."""
-        ours = self.specials.tokens
+        ours = self.special_names
         key = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
         if key is None:
             return self.specials
         specials = self.allowed.get(key)
         if specials is None:
-            specials = self.allowed[key] = Specials.of([t for t in ours if t in key])
+            allowed = [t for t in ours if t in key]
+            specials = self.allowed[key] = matcher(self.added, allowed, self.file_specials)
         return specials
 
     def prepare_bulk(self, load_kernels: bool = False) -> None:
@@ -169,7 +179,7 @@ class Encoder:
         """The pre-tokens of each stretch of ``text`` between the special tokens ``specials``
         matches, each with the special token after it (None at the end)."""
         if self.pipeline is not None:
-            return self.pipeline.segments(text, specials.tokens)
+            return self.pipeline.segments(text, specials.tokens, specials.ordinary)
         findall = self.findall
         parts = specials.cut(text)
         bulk = len(text) >= BULK_TEXT

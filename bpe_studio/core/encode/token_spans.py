@@ -74,8 +74,11 @@ def _spans_python(enc: Encoder, text: str) -> list[tuple[int, int, int, bool]]:
     pipeline = enc.pipeline
     vocab = enc.merger.vocab
     if pipeline is not None:
-        added = {t: enc.special_id(t) for t in enc.specials.tokens}
-        return pipeline.spans(text, enc.specials.tokens, enc.merger.piece_ids, vocab, added)
+        specials = enc.specials
+        added = {t: enc.special_id(t) for t in specials.tokens}
+        return pipeline.spans(
+            text, specials.tokens, enc.merger.piece_ids, vocab, added, specials.ordinary
+        )
     result: list[tuple[int, int, int, bool]] = []
     for a, b, special in enc.specials.segments(text):
         _spans_ordinary(enc, text, a, b, result)

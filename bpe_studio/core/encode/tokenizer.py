@@ -96,7 +96,8 @@ class Tokenizer(TiktokenNames):
         self.vocab: dict[int, bytes] = t.vocab
         self.merges: list[tuple[bytes, bytes]] = t.merges
         self.specials, self.special_tokens = t.specials, t.special_tokens
-        self._special_ids = t.special_ids
+        # added_tokens: a tokenizer.json's non-special ones (``TokenizerData.added_tokens``).
+        self._special_ids, self.added_tokens = t.special_ids, t.added_ids
         # The special tokens before which text may be cut (``building.build`` says which).
         self.cut_specials = t.cut_specials
         self._lookup_all = t.lookup_all  # ignore_merges: every pre-token looked up whole
@@ -214,15 +215,15 @@ class Tokenizer(TiktokenNames):
         """This tokenizer as a :class:`~bpe_studio.core.formats.TokenizerData` record."""
         from ..formats.base.data import TokenizerData
 
-        name = self.pattern_name
         return TokenizerData(
             dict(self.vocab),
             list(self.merges),
             dict(self._special_ids),
-            name or self.pattern,
+            self.pattern_name or self.pattern,
             ignore_merges=self._lookup_all,
             pipeline=self._hf_pipeline,
             template=self.template,
+            added_tokens=dict(self.added_tokens),
         )
 
     def save(

@@ -60,6 +60,8 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
     if isinstance(piece, str):
         if piece in tokenizer.special_tokens:
             return [EncodeStep((tokenizer.special_id(piece),), (), None)]
+        if piece in tokenizer.added_tokens:  # a tokenizer.json's, not special: never merged
+            return [EncodeStep((tokenizer.added_tokens[piece],), (), None)]
         # A lone surrogate as encode() takes it: U+FFFD (a pair as its character).
         data = replace_surrogates(piece).encode("utf-8")
     elif isinstance(piece, (bytes, bytearray, memoryview)):

@@ -247,7 +247,7 @@ def _same(a: TokenizerData, b: TokenizerData) -> bool:
 
 
 def _ordinary(data: TokenizerData) -> dict[int, bytes]:
-    special_ids = set(data.special_tokens.values())
+    special_ids = {*data.special_tokens.values(), *data.added_tokens.values()}
     return {i: tok for i, tok in data.vocab.items() if i not in special_ids}
 
 
@@ -357,6 +357,9 @@ def gpt2_losses(data: TokenizerData) -> list[str]:
     if unusual:
         names = ", ".join(repr(s) for s in unusual[:3])
         lost.append(f"mark no special token, and {names} would not be taken for one")
+    if data.added_tokens:
+        names = ", ".join(repr(s) for s in list(data.added_tokens)[:3])
+        lost.append(f"hold no added token that is not special ({names}: special once loaded)")
     return lost
 
 

@@ -189,7 +189,7 @@ def _letter_cut(window: bytes, start: int, end: int, specials: Specials, rules: 
     # surrogate (never a letter) and back, so offsets in the text give exact byte offsets.
     text = window[lo:].decode("utf-8", "surrogateescape")
     limit = len(text) - 4 - (rules.lookahead or 0)
-    tokens = specials.tokens
+    tokens = specials.every
     pos = 0
     while (cut := rules.next_letter_cut(text, pos)) >= 0 and cut < limit:
         at = lo + len(text[:cut].encode("utf-8", "surrogateescape"))
@@ -219,10 +219,10 @@ def chunk_boundaries(
     regex (no rules) only special tokens cut.
     """
     size = os.path.getsize(path)
-    specials = special_tokens.encoded()
-    lines = rules.line and not any(b"\n" in s for s in specials)
+    specials, every = special_tokens.encoded(), special_tokens.encoded(every=True)
+    lines = rules.line and not any(b"\n" in s for s in every)
     # Overlap reads by the longest special token so one split across two reads is still seen.
-    overlap = max((len(s) for s in specials), default=0)
+    overlap = max((len(s) for s in every), default=0)
     bounds = [0]
     with open(path, "rb") as f:
         pos = target_chunk
@@ -233,7 +233,7 @@ def chunk_boundaries(
                 back = min(scan, overlap)
                 f.seek(scan - back)
                 window = f.read(back + _SCAN_STEP + overlap)
-                hit = first_free_start(window, back, back + _SCAN_STEP, specials)
+                hit = first_free_start(window, back, back + _SCAN_STEP, specials, every)
                 if hit >= 0:
                     found = scan - back + hit
                 elif lines:
@@ -260,8 +260,11 @@ def text_cuts(text: str, specials: Specials, rules: CutRules, piece: int) -> lis
     starts of special tokens."""
     n = len(text)
     cuts = [0]
-    matched = specials.spans(text)
-    starts = [s for s, _ in matched]
+    # Every match, ordinary tokens' too (``Specials.ordinary``): a cut inside one would let
+    # a token it hides be found. Text is cut before the others only.
+    matched = specials.spans(text, every=True)
+    every = [s for s, _ in matched]
+    starts = [s for s, e in matched if text[s:e] not in specials.ordinary]
     pos = piece
     while pos < n:
         cut = rules.next_letter_cut(text, pos)
@@ -270,7 +273,7 @@ def text_cuts(text: str, specials: Specials, rules: CutRules, piece: int) -> lis
             cut = starts[i]  # a special token begins first
         elif cut >= 0:
             # No special token begins in [pos, cut): one that covers the cut began earlier.
-            j = bisect.bisect_left(starts, cut) - 1
+            j = bisect.bisect_left(every, cut) - 1
             if j >= 0 and matched[j][0] < cut < matched[j][1]:
                 pos = matched[j][1]
                 continue

@@ -161,37 +161,50 @@ def tiktoken_allowed(
 class Specials:
     """Validated special tokens and their longest-first pattern.
 
+    ``ordinary``: tokens matched with the others but read as ordinary text, as ``tokenizers``
+    reads a special token with encode_special_tokens on: its match is skipped, not searched
+    again, so a token inside it is not found (``<|a|>`` in ``x<|a|>`` with ``x<|a`` ordinary).
+
     >>> s = Specials.of(["<s>", "<s><s>"])
     >>> list(s.segments("a<s><s><s>b"))
     [(0, 1, '<s><s>'), (7, 7, '<s>'), (10, 11, None)]
     >>> s.split("a<s><s><s>b")
     ['a', '', 'b']
+    >>> Specials.of(["<t>"], ordinary=["<|x<t>"]).cut("<|x<t><t>")
+    ['<|x<t>', '<t>', '']
     """
 
     tokens: tuple[str, ...]
-    # None when there are no special tokens: callers then skip matching altogether.
+    # None when there are no tokens to match: callers then skip matching altogether.
     regex: regex.Pattern[str] | None
-    longest: int  # characters in the longest special token (0 when there are none)
+    longest: int  # characters in the longest token, ordinary ones too (0 when there are none)
     # The same alternation in a group: its split keeps the tokens it matched.
     kept: re.Pattern[str] | None = None
+    ordinary: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, special_tokens: Iterable[str] | None) -> Specials:
+    def of(cls, special_tokens: Iterable[str] | None, ordinary: Iterable[str] = ()) -> Specials:
         tokens = tuple(validate_special_tokens(special_tokens))
+        skipped = frozenset(validate_special_tokens(list(ordinary))) - set(tokens)
         if not tokens:
             return cls((), None, 0)
         # subtle: alternation tries alternatives in order, so longest first makes the longest
         # token win among those starting at the same place.
-        ordered = sorted(tokens, key=len, reverse=True)
+        ordered = sorted([*tokens, *sorted(skipped)], key=len, reverse=True)
         alternation = "|".join(regex.escape(t) for t in ordered)
         pattern = regex.compile(alternation)
         # subtle: the standard library's re splits a text dense with special tokens in two
         # thirds of regex's time; for an alternation of literals both match alike.
         kept = re.compile("(" + "|".join(map(re.escape, ordered)) + ")")
-        return cls(tokens, pattern, len(ordered[0]), kept)
+        return cls(tokens, pattern, len(ordered[0]), kept, skipped)
 
     def __bool__(self) -> bool:
         return bool(self.tokens)
+
+    @property
+    def every(self) -> tuple[str, ...]:
+        """The tokens matched, ordinary ones included (what a cut must not fall inside)."""
+        return self.tokens + tuple(sorted(self.ordinary))
 
     def cut(self, text: str, start: int = 0, end: int | None = None) -> list[str]:
         """``text[start:end]`` cut at its special tokens: the stretches of ordinary text and the
@@ -202,7 +215,17 @@ class Specials:
         # subtle: one split in C, not a match object per token: texts with a special token
         # every few characters (chat transcripts, packed documents) spent most of their
         # encoding time in match objects.
-        return self.kept.split(part)
+        parts = self.kept.split(part)
+        if not self.ordinary or len(parts) == 1:
+            return parts
+        # An ordinary token's match joins the text around it.
+        out = [parts[0]]
+        for i in range(1, len(parts), 2):
+            if parts[i] in self.ordinary:
+                out[-1] += parts[i] + parts[i + 1]
+            else:
+                out += parts[i : i + 2]
+        return out
 
     def segments(
         self, text: str, start: int = 0, end: int | None = None
@@ -223,20 +246,42 @@ class Specials:
         """The stretches of ordinary text between special tokens (the tokens dropped)."""
         return self.cut(text)[0::2]
 
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        """``(start, end)`` of each special token matched in ``text``, in order."""
+    def spans(self, text: str, every: bool = False) -> list[tuple[int, int]]:
+        """``(start, end)`` of each special token matched in ``text``, in order; ``every``:
+        the matches of ordinary tokens too."""
         if self.regex is None:
             return []
-        return [m.span() for m in self.regex.finditer(text)]
+        if every or not self.ordinary:
+            return [m.span() for m in self.regex.finditer(text)]
+        return [m.span() for m in self.regex.finditer(text) if m.group() not in self.ordinary]
 
-    def encoded(self) -> list[bytes]:
-        """The special tokens as UTF-8 bytes (what file chunking searches for)."""
-        return [t.encode("utf-8") for t in self.tokens]
+    def encoded(self, every: bool = False) -> list[bytes]:
+        """The special tokens as UTF-8 bytes (what file chunking cuts before); ``every``: the
+        ordinary ones too (what a cut must not fall inside)."""
+        return [t.encode("utf-8") for t in (self.every if every else self.tokens)]
 
 
-def first_free_start(window: bytes, start: int, end: int, specials: Sequence[bytes]) -> int:
+def matcher(added: Sequence[str], allowed: Sequence[str], specials: Sequence[str]) -> Specials:
+    """What an encode matches: the special tokens ``allowed`` and the added tokens that are
+    not special, ``added``. With such tokens the other ``specials`` are matched too, as
+    ordinary text: ``tokenizers`` looks for all its added tokens in one pass and skips the
+    match of a special token it is told to encode as text (encode_special_tokens), so a
+    token inside that match is not found. Without them, tiktoken's rule: only the allowed."""
+    if not added:
+        return Specials.of(allowed)
+    return Specials.of([*added, *allowed], [t for t in specials if t not in allowed])
+
+
+def first_free_start(
+    window: bytes,
+    start: int,
+    end: int,
+    specials: Sequence[bytes],
+    covering: Sequence[bytes] | None = None,
+) -> int:
     """The first index in ``[start, end)`` of ``window`` where a special token begins and no
-    occurrence of a special token that begins earlier runs across it, or -1.
+    occurrence of a special token (or of one of ``covering``, when given: the ordinary tokens
+    matched too, ``Specials.ordinary``) that begins earlier runs across it, or -1.
 
     Cutting a file just before such an index cannot change how special tokens are matched,
     whatever text lies outside ``window``: no match can straddle it, and matching on the right
@@ -245,13 +290,14 @@ def first_free_start(window: bytes, start: int, end: int, specials: Sequence[byt
     token is no place to cut.
     """
     pos = start
+    cover = specials if covering is None else covering
     while True:
         hits = [h for h in (window.find(s, pos, end + len(s) - 1) for s in specials) if h >= 0]
         if not hits:
             return -1
         h = min(hits)
         covered = any(
-            0 <= window.find(s, max(h - len(s) + 1, 0), h + len(s) - 1) < h for s in specials
+            0 <= window.find(s, max(h - len(s) + 1, 0), h + len(s) - 1) < h for s in cover
         )
         if not covered:
             return h

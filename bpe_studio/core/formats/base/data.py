@@ -75,6 +75,11 @@ class TokenizerData:
       kept to write the file back (not part of equality).
     - ``template``: the ids a ``tokenizer.json``'s post-processor adds around every text (the
       tokenizer adds them when asked: ``add_special_tokens=True``), or None.
+    - ``added_tokens``: a ``tokenizer.json``'s added tokens that are not special
+      (``"special": false``, Qwen3's ``<think>``): string -> id, ``vocab[id]`` its UTF-8
+      bytes. Cut out of the text as special tokens are, but always (``allowed_special`` and
+      ``encode_ordinary`` choose among the special tokens only), as ``tokenizers`` does;
+      merges take no part in them.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> TokenizerData(vocab, [(b"a", b"b")], {}, "gpt2").merges
@@ -92,3 +97,4 @@ class TokenizerData:
     ignore_merges: bool = False
     pipeline: HfPipeline | None = field(default=None, compare=False, repr=False)
     template: Template | None = field(default=None, compare=False, repr=False)
+    added_tokens: dict[str, int] = field(default_factory=dict)

@@ -12,7 +12,7 @@ the rest of the JSON (``components``, ``tokenizer_json``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,9 +59,15 @@ def matcher(
 
 
 def find_added(
-    text: str, pattern: regex.Pattern[str] | None, by_match: dict[str, AddedToken]
+    text: str,
+    pattern: regex.Pattern[str] | None,
+    by_match: dict[str, AddedToken],
+    hidden: Collection[str] = (),
 ) -> Iterator[tuple[int, int, AddedToken | None]]:
     """``(start, end, token)`` covering ``text`` in order; ``token`` None for ordinary text.
+    A match of a token of ``hidden`` (contents) is skipped, as ``tokenizers`` skips a
+    special token's with encode_special_tokens: its text stays ordinary text and is not
+    searched again.
 
     subtle: as in ``tokenizers``, a match stretched by ``rstrip`` does not move where the
     search goes on, so a later match may begin inside the taken whitespace."""
@@ -72,6 +78,8 @@ def find_added(
     for m in pattern.finditer(text):
         start, stop = m.span()
         token = by_match[m.group()]
+        if token.content in hidden:
+            continue
         if token.single_word:
             before = start > 0 and _WORD_START.match(text, start - 1) is not None
             after = stop < len(text) and _WORD_START.match(text, stop) is not None

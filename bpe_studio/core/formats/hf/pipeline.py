@@ -52,7 +52,9 @@ class HfPipeline:
     # False when the tokenizer's own pre-tokenizer, from one pattern, cuts text as this does
     # (the pipeline is then kept only to write the file back).
     needed: bool = True
-    _matchers: dict[frozenset[str], Matchers] = field(default_factory=dict, repr=False)
+    _matchers: dict[tuple[frozenset[str], frozenset[str]], Matchers] = field(
+        default_factory=dict, repr=False
+    )
     _scanner: list[Scanner | None] = field(default_factory=list, repr=False)  # found once
 
     @classmethod
@@ -65,15 +67,17 @@ class HfPipeline:
         tokens = read_added(added, normalizers, "tokenizer.json")
         return cls(normalizers, steps, tokens, spec, needed)
 
-    def matchers(self, allowed: Collection[str]) -> Matchers:
-        """Patterns for the added tokens of ``allowed`` (contents): those found in the
-        original text, and those found in normalized text."""
-        key = frozenset(allowed)
+    def matchers(self, allowed: Collection[str], hidden: Collection[str] = ()) -> Matchers:
+        """Patterns for the added tokens of ``allowed`` and ``hidden`` (contents; ``hidden``
+        ones are matched to be skipped: ``Specials.ordinary``): those found in the original
+        text, and those found in normalized text."""
+        key = frozenset(allowed), frozenset(hidden)
         found = self._matchers.get(key)
         if found is None:
-            tokens = [t for t in self.added if t.content in key]
+            wanted = key[0] | key[1]
+            tokens = [t for t in self.added if t.content in wanted]
             # Special tokens given besides the file's are matched as its plain ones are.
-            tokens += [AddedToken(c, -1) for c in sorted(key - {t.content for t in self.added})]
+            tokens += [AddedToken(c, -1) for c in sorted(wanted - {t.content for t in self.added})]
             raw = [t for t in tokens if not t.normalized]
             normed = [t for t in tokens if t.normalized]
             found = self._matchers[key] = (matcher(raw), matcher(normed))
@@ -121,19 +125,22 @@ class HfPipeline:
         pattern = next((p for p in reversed(described) if p), r"(?s:.)+")
         return PipelinePretokenizer(None, pattern, regex.compile(pattern), pipeline=self)
 
-    def segments(self, text: str, allowed: Collection[str]) -> list[tuple[list[str], str | None]]:
-        """The pre-tokens of each stretch of ``text`` between added tokens (of ``allowed``),
-        each with the added token after it (its content; None at the end)."""
-        (raw, raw_map), (normed, normed_map) = self.matchers(allowed)
+    def segments(
+        self, text: str, allowed: Collection[str], hidden: Collection[str] = ()
+    ) -> list[tuple[list[str], str | None]]:
+        """The pre-tokens of each stretch of ``text`` between added tokens (of ``allowed``;
+        those of ``hidden`` are skipped where found), each with the added token after it
+        (its content; None at the end)."""
+        (raw, raw_map), (normed, normed_map) = self.matchers(allowed, hidden)
         out: list[tuple[list[str], str | None]] = []
         pieces: list[str] = []
-        for a, b, token in find_added(text, raw, raw_map):
+        for a, b, token in find_added(text, raw, raw_map, hidden):
             if token is not None:
                 out.append((pieces, token.content))
                 pieces = []
                 continue
             stretch = normalize(self.normalizers, text[a:b])
-            for c, d, inner in find_added(stretch, normed, normed_map):
+            for c, d, inner in find_added(stretch, normed, normed_map, hidden):
                 if inner is not None:
                     out.append((pieces, inner.content))
                     pieces = []
@@ -149,17 +156,18 @@ class HfPipeline:
         ids_of: Callable[[str], list[int]],
         vocab: Mapping[int, bytes],
         added_ids: Mapping[str, int],
+        hidden: Collection[str] = (),
     ) -> list[SpanTuple]:
         """Each token of ``text`` with the original characters that hold it; ``ids_of``
-        gives a pre-token's ids."""
-        (raw, raw_map), (normed, normed_map) = self.matchers(allowed)
+        gives a pre-token's ids (``allowed`` and ``hidden`` as :meth:`segments` takes them)."""
+        (raw, raw_map), (normed, normed_map) = self.matchers(allowed, hidden)
         result: list[SpanTuple] = []
-        for a, b, token in find_added(text, raw, raw_map):
+        for a, b, token in find_added(text, raw, raw_map, hidden):
             if token is not None:
                 result.append((added_ids[token.content], a, b, False))
                 continue
             n = Normalized(text[a:b], a).apply(self.normalizers)
-            for c, d, inner in find_added(n.text, normed, normed_map):
+            for c, d, inner in find_added(n.text, normed, normed_map, hidden):
                 if inner is not None:
                     s, e = n.origin(c, d)
                     result.append((added_ids[inner.content], s, e, False))

@@ -200,8 +200,9 @@ def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
 
 
 def read_hf(path: str | os.PathLike) -> TokenizerData:
-    """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; added tokens
-    become special tokens with their ids.
+    """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; its added
+    tokens with their ids become special tokens (``"special": true``) or the record's
+    ``added_tokens``, matched always (``"special": false``), as ``tokenizers`` treats them.
 
     Raises ValueError naming the file and component for anything whose tokenization this
     project would not reproduce exactly (see the module docstring and ``_Reader``).
@@ -226,6 +227,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
+    # Every added token, special or not: each is cut out of the text whole, never merged.
     specials = _added_ids(parts.added, raw_vocab, r)
     vocab: dict[int, bytes] = {}
     known: dict[str, bytes] = {}
@@ -270,14 +272,16 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
     check_id_range(vocab, name)
+    special = {t.content for t in parts.added if t.special}
     return TokenizerData(
         vocab,
         merges,
-        specials,
+        {s: idx for s, idx in specials.items() if s in special},
         parts.pattern,
         ignore_merges=bool(model.get("ignore_merges")),
         pipeline=parts.pipeline,
         template=parts.template,
+        added_tokens={s: idx for s, idx in specials.items() if s not in special},
     )
 
 
@@ -319,8 +323,10 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
 
 
 def _hf_object(data: TokenizerData) -> dict[str, Any]:
-    special_ids = set(data.special_tokens.values())
-    special_of = {idx: s for s, idx in data.special_tokens.items()}
+    # Added tokens, special or not, are written alike but for their "special" flag.
+    every_added = {**data.added_tokens, **data.special_tokens}
+    special_ids = set(every_added.values())
+    special_of = {idx: s for s, idx in every_added.items()}
     vocab: dict[str, int] = {}
     inverse: dict[bytes, int] = {}
     text_of: dict[bytes, str] = {}
@@ -340,9 +346,9 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
                 "would read them as one token"
             )
         vocab[text] = idx
-    for s, idx in data.special_tokens.items():
+    for s, idx in every_added.items():
         if data.vocab.get(idx) != s.encode("utf-8"):
-            raise ValueError(f"special token {s!r}: id {idx} does not hold it in the vocabulary")
+            raise ValueError(f"added token {s!r}: id {idx} does not hold it in the vocabulary")
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
         raise ValueError(f"no id for byte 0x{missing[0]:02x}: byte-level BPE needs all 256")
@@ -364,16 +370,21 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
             "lstrip": False,
             "rstrip": False,
             "normalized": False,
-            "special": True,
+            "special": s in data.special_tokens,
         }
-        for s, idx in sorted(data.special_tokens.items(), key=lambda item: item[1])
+        for s, idx in sorted(every_added.items(), key=lambda item: item[1])
     ]
     normalizer, pre_tokenizer = None, None
     if data.pipeline is not None:
         # Read from a tokenizer.json: its own normalizer, pre-tokenizer and added tokens.
         normalizer, pre_tokenizer, read = json.loads(data.pipeline.spec)
-        # The file's own added tokens with their flags, then any special token given since.
+        # The file's own added tokens with their flags, then any special token given since;
+        # one of its own made special since (``special_tokens=``) is written so.
         known = {token.get("content") for token in read}
+        read = [
+            {**token, "special": True} if token.get("content") in data.special_tokens else token
+            for token in read
+        ]
         added = read + [token for token in added if token["content"] not in known]
     return {
         "version": "1.0",

@@ -20,6 +20,12 @@ from .sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, sidecar_name
 def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
     """token bytes -> rank for tiktoken: our ids, special tokens left out (tiktoken keeps them
     apart). Raises ValueError when tiktoken could not encode exactly as ``data`` does."""
+    if data.added_tokens:
+        shown = ", ".join(map(repr, list(data.added_tokens)[:3]))
+        raise ValueError(
+            f"tiktoken has no added tokens that are not special, as this tokenizer's {shown} "
+            "are (always matched, never by allowed_special): save it as 'hf'"
+        )
     special_ids = set(data.special_tokens.values())
     for s, idx in data.special_tokens.items():
         if idx in data.vocab and data.vocab[idx] != s.encode("utf-8"):

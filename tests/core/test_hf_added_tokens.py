@@ -1,0 +1,226 @@
+"""A ``tokenizer.json``'s added tokens that are not special (``"special": false``, as Qwen3's
+``<think>``) are matched wherever they occur, as ``tokenizers`` matches them: with the special
+tokens on, off (``encode_ordinary``, ``no_specials``: ``tokenizers``' encode_special_tokens,
+which skips a special token's match without searching it again) or some of them allowed, on
+every path (Python, compiled, streams, files in chunks, batches), and they are no special
+tokens (``special_tokens``, errors for special tokens not allowed).
+
+Oracle: ``tokenizers`` itself, on files it trains here with such tokens, among them ones that
+overlap the special tokens (``ab|>`` inside ``<|ab|>``, ``<|endoftext`` a prefix of
+``<|endoftext|>``), and, in the last shape, with every flag (lstrip, rstrip, single_word,
+normalized).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+
+import numpy as np
+import pytest
+import tokenizers
+from core_helpers import SLICES, read_fixture
+from hf_shapes import FAMILIES
+from hypothesis import given
+from hypothesis import strategies as st
+from reference_encoder import ASSIGNED_TEXTS
+from text_strategies import HYPO
+from tokenizers import AddedToken, decoders, models, pre_tokenizers, trainers
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode.encode_file import encode_file
+from bpe_studio.core.encode.foreign import open_tokenizer
+from bpe_studio.core.encode.merging import kernel_start
+from bpe_studio.core.explain.span_arrays import compute_spans
+from bpe_studio.core.formats.files import LossyFormatWarning
+
+SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|ab|>"]
+PLAIN = ["<think>", "</think>", "ab|>", "<|endoftext"]
+FLAGGED = [
+    AddedToken("<tool>", lstrip=True, special=False, normalized=False),
+    AddedToken("</tool>", rstrip=True, special=False, normalized=False),
+    AddedToken("word", single_word=True, special=False, normalized=True),
+    AddedToken("THINK", special=False, normalized=True),
+]
+# name -> (normalizer, pre-tokenizer, the added tokens that are not special)
+SHAPES = {
+    "llama3": (*FAMILIES["llama3"], PLAIN),  # one regex: the tokenizer's own pre-tokenizer
+    "qwen2": (*FAMILIES["qwen2"], PLAIN),  # NFC: the pipeline
+    "flagged": (
+        tokenizers.normalizers.Lowercase(),
+        pre_tokenizers.ByteLevel(add_prefix_space=False),
+        [*PLAIN, *FLAGGED],
+    ),
+}
+EVERY_CONTENT = SPECIAL + PLAIN + [t.content for t in FLAGGED] + ["think"]
+PIECES = st.sampled_from(
+    EVERY_CONTENT + [t[:k] for t in EVERY_CONTENT for k in (1, 2, len(t) - 1)] + [" ", "\n", "x"]
+)
+TEXTS = st.lists(st.one_of(ASSIGNED_TEXTS, PIECES), max_size=12).map("".join)
+FIXED = [
+    "a<think>b</think> <|endoftext|>x<|im_start|><|ab|>ab|> <|endoftext <|endoftext|>",
+    "x<|ab|>ab|>ab|><|a<|ab|> <|endoftext|><|endoftext<think>",
+    "  <tool>  word sword </tool>   THINK think <|ab|>word",
+    read_fixture(SLICES["english"])[:3000] + "<think>" + read_fixture(SLICES["chinese"])[:500],
+]
+
+
+def _build(name: str, folder) -> str:
+    normalizer, pre_tokenizer, plain = SHAPES[name]
+    tok = tokenizers.Tokenizer(models.BPE())
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=700, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tok.train_from_iterator([read_fixture(SLICES[k])[:30_000] for k in SLICES], trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL])
+    tok.add_tokens(
+        [t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=False)
+         for t in plain]
+    )  # fmt: skip
+    path = folder / name / "tokenizer.json"
+    path.parent.mkdir()
+    tok.save(str(path))
+    return str(path)
+
+
+def _hf(
+    path: str, unmarked: tuple[str, ...] = (), plain: bool = False, marked: tuple[str, ...] = ()
+) -> tokenizers.Tokenizer:
+    """``tokenizers``' tokenizer of ``path``; ``unmarked`` special tokens made not special,
+    ``marked`` added tokens made special, ``plain``: with encode_special_tokens (the
+    special tokens as text)."""
+    obj = json.loads(open(path, encoding="utf-8").read())
+    for token in obj["added_tokens"]:
+        if token["content"] in unmarked + marked:
+            token["special"] = token["content"] in marked
+    tok = tokenizers.Tokenizer.from_str(json.dumps(obj))
+    tok.encode_special_tokens = plain
+    return tok
+
+
+@pytest.fixture(scope="module", params=list(SHAPES))
+def shape(request, tmp_path_factory):
+    path = _build(request.param, tmp_path_factory.mktemp("added"))
+    return path, Tokenizer.from_hf(path), SHAPES[request.param][2]
+
+
+def _ids(hf: tokenizers.Tokenizer, text: str) -> list[int]:
+    return hf.encode(text, add_special_tokens=False).ids
+
+
+def test_added_tokens_that_are_not_special_are_no_special_tokens(shape):
+    path, ours, plain = shape
+    assert ours.special_tokens == SPECIAL
+    assert ours.special_tokens_set == set(SPECIAL)
+    hf = _hf(path)
+    contents = [t.content if isinstance(t, AddedToken) else t for t in plain]
+    assert ours.added_tokens == {t: hf.token_to_id(t) for t in contents}
+    # Never refused as a special token not allowed, and matched all the same.
+    text = "a<think>b"
+    assert ours.encode(text, allowed_special={"<|ab|>"}) == _ids(hf, text)
+    assert ours.encode_ordinary(text) == _ids(hf, text)
+    with pytest.raises(ValueError, match=re.escape("'<|ab|>' at character 1, a special token")):
+        ours.encode("a<|ab|><think>", allowed_special={"<|im_start|>"})
+
+
+def _check(path: str, ours: Tokenizer, text: str) -> None:
+    assert ours.encode(text) == _ids(_hf(path), text), repr(text)
+    plain = _ids(_hf(path, plain=True), text)
+    assert ours.encode_ordinary(text) == plain, repr(text)
+    assert ours.encode(text, disallowed_special=()) == plain, repr(text)
+    # One special token allowed: tokenizers with it unmarked and the others as text.
+    allowed = _ids(_hf(path, unmarked=("<|ab|>",), plain=True), text)
+    assert ours.encode(text, allowed_special={"<|ab|>"}, disallowed_special=()) == allowed
+
+
+def test_fixed_texts_encode_as_tokenizers(shape):
+    path, ours, _ = shape
+    for text in FIXED:
+        _check(path, ours, text)
+
+
+@HYPO
+@given(text=TEXTS)
+def test_generated_texts_encode_as_tokenizers(shape, text):
+    path, ours, _ = shape
+    _check(path, ours, text)
+
+
+@HYPO
+@given(text=TEXTS, data=st.data())
+def test_without_special_tokens_and_in_a_stream(shape, text, data):
+    path, ours, _ = shape
+    bare = open_tokenizer(path, no_specials=True)
+    assert bare.special_tokens == [] and bare.added_tokens == ours.added_tokens
+    expected = _ids(_hf(path, plain=True), text)
+    assert bare.encode(text) == expected, repr(text)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert list(bare.encode_iterable(chunks)) == expected, (text, cuts)
+    assert list(ours.encode_iterable(chunks)) == _ids(_hf(path), text), (text, cuts)
+
+
+def test_compiled_path_and_batches(shape):
+    path, ours, _ = shape
+    if not kernel_start.prepare():
+        pytest.skip(f"the compiled encoder is unavailable here: {kernel_start.failure()}")
+    hf, plain = _hf(path), _hf(path, plain=True)
+    text = "".join(FIXED) * 40
+    enc = ours._encoder
+    if enc.scanner is not None:
+        for specials, oracle in ((enc.specials, hf), (enc.specials_for(text, None, ()), plain)):
+            ids = enc.compiled_array(text, specials)
+            assert ids is not None and ids.tolist() == _ids(oracle, text)
+    assert ours.encode_batch(FIXED) == [_ids(hf, t) for t in FIXED]
+    assert ours.encode_ordinary_batch(FIXED) == [_ids(plain, t) for t in FIXED]
+    assert ours.encode_array(text).tolist() == _ids(hf, text)
+    spans = compute_spans(ours, text, piece=512)
+    assert spans is not None and spans.ids.tolist() == _ids(hf, text)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_files_in_chunks_with_and_without_special_tokens(shape, tmp_path, workers):
+    path, ours, _ = shape
+    text = "".join(FIXED) * 200
+    source = tmp_path / "text.txt"
+    source.write_text(text, encoding="utf-8", newline="")
+    for tok, oracle in ((ours, _hf(path)), (open_tokenizer(path, no_specials=True), None)):
+        out = tmp_path / "ids.npy"
+        encode_file(tok, source, out, workers=workers)
+        expected = _ids(oracle or _hf(path, plain=True), text)
+        assert np.load(out).tolist() == expected
+
+
+def test_written_back_they_stay_not_special(shape, tmp_path):
+    path, ours, _ = shape
+    (written,) = ours.save(tmp_path / "hf", format="hf")
+    flags = {t["content"]: t["special"] for t in json.loads(written.read_text())["added_tokens"]}
+    assert flags == {**{t: True for t in SPECIAL}, **{t: False for t in ours.added_tokens}}
+    again = Tokenizer.from_hf(written)
+    assert (again.special_tokens, again.added_tokens) == (ours.special_tokens, ours.added_tokens)
+    for text in FIXED:
+        assert _ids(_hf(str(written), plain=True), text) == _ids(_hf(path, plain=True), text)
+    if ours.hf_pipeline is None:  # a file a pattern alone splits (else refused for that)
+        with pytest.raises(ValueError, match="tiktoken has no added tokens that are not spec"):
+            ours.save(tmp_path / "tt", format="tiktoken")
+        with pytest.warns(LossyFormatWarning, match="hold no added token that is not special"):
+            ours.save(tmp_path / "gpt2", format="gpt2")
+
+
+def test_made_special_by_name_it_is_special(shape, tmp_path):
+    # A special token named for one of them (--special-token <think>) makes it special.
+    path, _, _ = shape
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok = Tokenizer.load(path, special_tokens=["<think>"])
+    assert "<think>" in tok.special_tokens and "<think>" not in tok.added_tokens
+    text = "a<think>b"
+    hf = _hf(path)
+    assert tok.encode(text) == _ids(hf, text)
+    assert tok.encode_ordinary(text) == _ids(_hf(path, marked=("<think>",), plain=True), text)
+    assert tok.encode_ordinary(text) != _ids(hf, text)  # now split as text
