@@ -8,7 +8,7 @@ tokens (``special_tokens``, errors for special tokens not allowed).
 Oracle: ``tokenizers`` itself, on files it trains here with such tokens, among them ones that
 overlap the special tokens (``ab|>`` inside ``<|ab|>``, ``<|endoftext`` a prefix of
 ``<|endoftext|>``), and, in the last shape, with every flag (lstrip, rstrip, single_word,
-normalized).
+normalized), and in phi-2's, with added runs of spaces whose bytes a model token holds.
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ FLAGGED = [
     AddedToken("word", single_word=True, special=False, normalized=True),
     AddedToken("THINK", special=False, normalized=True),
 ]
+# phi-2's and CodeGen's runs of spaces: bytes a model token ("ĠĠ") holds too.
+SPACE_RUNS = [AddedToken(" " * n, normalized=True, special=False) for n in (2, 3, 4)]
 # name -> (normalizer, pre-tokenizer, the added tokens that are not special)
 SHAPES = {
     "llama3": (*FAMILIES["llama3"], PLAIN),  # one regex: the tokenizer's own pre-tokenizer
@@ -52,6 +54,7 @@ SHAPES = {
         pre_tokenizers.ByteLevel(add_prefix_space=False),
         [*PLAIN, *FLAGGED],
     ),
+    "phi": (None, pre_tokenizers.ByteLevel(add_prefix_space=False), [*PLAIN, *SPACE_RUNS]),
 }
 EVERY_CONTENT = SPECIAL + PLAIN + [t.content for t in FLAGGED] + ["think"]
 PIECES = st.sampled_from(

@@ -243,13 +243,18 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
             vocab[idx] = text.encode("utf-8")
             continue
         vocab[idx] = known[text] = r.token(text, f"model.vocab[{text!r}]")
+    special = {t.content for t in parts.added if t.special}
+    # subtle: an added token that is not special may hold bytes a model token holds too
+    # (phi-2's "  " beside "ĠĠ"): it is always cut out whole, so its own id is the one
+    # encoding gives; merges are checked against the model's.
+    shared = {idx for s, idx in specials.items() if s not in special}
     inverse: dict[bytes, int] = {}
-    for idx, tok in vocab.items():
-        if inverse.setdefault(tok, idx) != idx:
+    for idx, tok in sorted(vocab.items(), key=lambda item: item[0] in shared):
+        if inverse.setdefault(tok, idx) != idx and idx not in shared:
             raise r.fail("model.vocab", f"ids {inverse[tok]} and {idx} hold the same bytes {tok!r}")
     for s, idx in specials.items():
         sb = s.encode("utf-8")
-        if vocab.get(idx, sb) != sb or inverse.get(sb, idx) != idx:
+        if vocab.get(idx, sb) != sb or (inverse.get(sb, idx) != idx and idx not in shared):
             raise r.fail("added_tokens", f"{s!r} (id {idx}) clashes with the model's vocabulary")
         vocab[idx] = sb
     missing = [b for b in range(256) if bytes([b]) not in inverse]
@@ -272,7 +277,6 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
     check_id_range(vocab, name)
-    special = {t.content for t in parts.added if t.special}
     return TokenizerData(
         vocab,
         merges,
@@ -330,10 +334,14 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
     vocab: dict[str, int] = {}
     inverse: dict[bytes, int] = {}
     text_of: dict[bytes, str] = {}
+    added_ids = set(data.added_tokens.values())
     for idx, tok in sorted(data.vocab.items()):
-        if tok in inverse:
+        # An added token that is not special may share its bytes with a model token (phi-2's
+        # "  "): the model's id is the one merges are checked against.
+        if tok in inverse and {idx, inverse[tok]}.isdisjoint(added_ids):
             raise ValueError(f"ids {inverse[tok]} and {idx} hold the same token {tok!r}")
-        inverse[tok] = idx
+        if tok not in inverse or inverse[tok] in added_ids:
+            inverse[tok] = idx
         text_of[tok] = encode_token(tok)
         # subtle: a special token is in the model's vocabulary as its own text, which
         # tokenizers looks up to give it its id; its byte-level spelling ("<|endĠofĠtext|>"
