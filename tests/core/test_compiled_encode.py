@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 import threading
+from itertools import islice
 
 import numpy as np
 import pytest
@@ -33,6 +34,7 @@ from bpe_studio.core.encode import encoder as encoder_module
 from bpe_studio.core.encode import token_spans
 from bpe_studio.core.encode.merging import kernel_start, piece_table
 from bpe_studio.core.encode.merging.packed import NUMPY_DTYPE
+from bpe_studio.core.encode.streaming import STREAM_BLOCK
 from bpe_studio.core.text.surrogates import replace_surrogates
 
 PRESETS = ("gpt2", "cl100k_base", "o200k_base")
@@ -549,8 +551,8 @@ def test_once_the_python_path_has_cost_the_load_the_kernels_are_loaded(tiktoken_
     # A loop over documents each far under PREPARE_CHARS took the Python path for ever, 2.4-17x
     # slower than the compiled one for documents of 1-16K characters. Now the time the Python
     # path takes adds up, and once it reaches what the load costs the next text loads them.
-    # A stream's chunks and the editor's spans do not count (a stream holds only its bounded
-    # text). Each Python-path encode is counted as 1/40 s, whatever it took.
+    # The editor's spans do not count. Each Python-path encode is counted as 1/40 s, whatever
+    # it took.
     monkeypatch.delenv(kernel_start.ENV, raising=False)
     kernel_start.forget()
     count = kernel_start.tally_python_path
@@ -558,7 +560,6 @@ def test_once_the_python_path_has_cost_the_load_the_kernels_are_loaded(tiktoken_
     monkeypatch.setattr(kernel_start, "LOAD_SECONDS", 14 / 40)
     tok = Tokenizer.preset("gpt2")
     text = read_fixture(SLICES["english"])[:5_000]
-    list(tok.encode_iterable(iter([text] * 25)))
     tok.spans(text * 3)
     assert kernel_start.kernels() is None
     for _ in range(7):
@@ -569,6 +570,36 @@ def test_once_the_python_path_has_cost_the_load_the_kernels_are_loaded(tiktoken_
     assert kernel_start.kernels() is None
     assert tok.encode(text) == tiktoken_gpt2.encode(text)
     assert kernel_start.kernels() is not None
+
+
+def test_a_stream_loads_the_kernels_once_its_python_path_has_cost_the_load(monkeypatch):
+    # Found by an audit: a stream never loaded them, so encode_iterable over 11.7 MB of
+    # Chinese (o200k) took 9.8 s where the compiled path takes 1.0 s, and nothing but
+    # docs/encoding.md said to call prepare_bulk first. Its blocks now count as encode's
+    # texts do (each Python-path block counted as 1/40 s here), and the ids stay exact
+    # across the switch.
+    monkeypatch.delenv(kernel_start.ENV, raising=False)
+    kernel_start.forget()
+    count = kernel_start.tally_python_path
+    counted: list[float] = []
+
+    def tally(seconds: float) -> float:
+        counted.append(seconds)
+        return count(1 / 40)
+
+    monkeypatch.setattr(kernel_start, "tally_python_path", tally)
+    monkeypatch.setattr(kernel_start, "LOAD_SECONDS", 6 / 40)
+    tok = Tokenizer.preset("o200k_base")
+    text = read_fixture(SLICES["chinese"]) * 10
+    assert len(text) > 12 * STREAM_BLOCK
+    chunks = [text[i : i + 10_000] for i in range(0, len(text), 10_000)]
+    ids = tok.encode_iterable(iter(chunks))
+    first = list(islice(ids, 1_000))
+    assert kernel_start.kernels() is None  # not loaded before the stream has paid for it
+    rest = list(ids)
+    assert 6 <= len(counted) < 12  # a block after the sixth took the compiled path
+    assert kernel_start.kernels() is not None
+    assert first + rest == shipped_tiktoken("o200k_base").encode(text, allowed_special="all")
 
 
 def test_prepare_bulk_loads_the_kernels_and_a_preset_alone_does_not():

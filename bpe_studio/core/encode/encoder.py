@@ -240,7 +240,7 @@ class Encoder:
         """The compiled merger if a text of ``n_chars`` characters (holding a pre-token of
         ``PREPARE_PIECE_CHARS`` or more: ``long_piece``) takes the compiled path (see the
         module docstring), else None. ``tally``: the caller counts its Python path's time
-        towards the load (``encode``, not a stream's chunk or the editor's spans)."""
+        towards the load (``encode`` and a stream's chunks, not the editor's spans)."""
         if self.scanner is None:
             return None
         kernels = kernel_start.kernels()
@@ -429,7 +429,7 @@ class Encoder:
         """The ids of ``text``, the special tokens ``specials`` matches encoded as such: a
         native uint32 array (see ``packed.NUMPY_DTYPE``). UnicodeEncodeError for a
         surrogate. ``tally``: the Python path's time counts towards loading the kernels
-        (``kernel_start.rent_paid``; not for a stream, which never loads them)."""
+        (``kernel_start.rent_paid``; not for the editor's spans)."""
         short = _short(text)
         ids = None if short else self.compiled_array(text, specials, tally=tally)
         if ids is not None:
