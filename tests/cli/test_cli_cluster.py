@@ -160,3 +160,41 @@ def test_local_workers_beyond_the_machine_are_capped_saying_so(tmp_path):
         f"worker{'s' if cores != 1 else ''} (capped at {cores}: this machine has {cores} "
         f"core{'s' if cores != 1 else ''} and " + status[0].split(" and ", 1)[1]
     ]
+
+
+@pytest.mark.slow
+@pytest.mark.dask_in_process
+def test_a_file_a_worker_cannot_find_is_one_line_naming_the_worker(tmp_path, monkeypatch, capsys):
+    """The file exists here, but not where the worker looks: in-process, so that the tasks
+    can send the worker to a path where nothing is (as another machine's file system)."""
+    from dataclasses import replace
+
+    from distributed import LocalCluster
+
+    from bpe_studio.cli import main
+    from bpe_studio.core.corpus import cluster
+
+    corpus = tmp_path / "t.txt"
+    corpus.write_text(read_fixture(SLICES["english"])[:20_000], encoding="utf-8")
+    planned = cluster.make_tasks
+
+    def sent_elsewhere(*args, **kwargs):
+        absent = str(tmp_path / "elsewhere" / "t.txt")
+        return [replace(t, file=replace(t.file, url=absent)) for t in planned(*args, **kwargs)]
+
+    monkeypatch.setattr(cluster, "make_tasks", sent_elsewhere)
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+        silence_logs=50,
+    ) as lc:  # fmt: skip
+        (worker,) = lc.scheduler_info["workers"]
+        code = main(["train", str(corpus), "--vocab-size", "300", "--out",
+                     str(tmp_path / "out"), "--cluster", lc.scheduler_address])  # fmt: skip
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("bpe-studio")]
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0] == (
+        f"bpe-studio: error: {corpus}: the cluster's worker {worker} cannot read it (No such "
+        "file or directory), though this machine can: every worker must see the same file "
+        "under that name (a shared filesystem, or the same copy on every machine)"
+    )
+    assert not (tmp_path / "out").exists()

@@ -1,7 +1,9 @@
 """Pre-token counting on a Dask cluster (#28): the merges equal local training on every
 fixture slice; a worker killed mid-count changes nothing; compressed globs, memory://, JSON
 Lines and Parquet count as they do locally; a stop cancels every task; an unreachable or bad
-address is one line naming it.
+address is one line naming it; a worker whose copy of a file is not the client's (other bytes,
+shorter, missing) refuses it, naming the file and the worker, while a copy with other times
+is counted.
 
 A LocalCluster of 2 worker processes (one thread each) serves the module; the test that
 kills a worker has a cluster of its own. Local training (``workers=1``) is the oracle: it is
@@ -13,21 +15,26 @@ import gzip
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import sys
 import threading
+from collections import Counter
+from dataclasses import replace
 
 import fsspec
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import regex
 from core_helpers import EOT, SLICES, fixture_path, read_fixture, write_text
 from distributed import Client, LocalCluster
+from tiktoken_ext.openai_public import r50k_pat_str
 
 from bpe_studio.core import TrainingCancelled, count_file, train_bpe
 from bpe_studio.core.corpus import cluster, counting
 from bpe_studio.core.corpus.cluster import ClusterError, count_on_cluster, parse_address
-from bpe_studio.core.corpus.sources import resolve_corpus
+from bpe_studio.core.corpus.sources import CorpusError, resolve_corpus
 
 pytestmark = [
     pytest.mark.skipif(not hasattr(os, "kill"), reason="worker processes are killed"),
@@ -125,8 +132,103 @@ def test_compressed_globs_memory_jsonl_and_parquet(client, tmp_path):
 def test_a_missing_field_on_the_cluster_names_the_file_and_line(client, tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text('{"text": "a"}\n{"title": "b"}\n', encoding="utf-8")
-    with pytest.raises(ValueError, match=r"m\.jsonl: line 2: no field 'text'"):
+    with pytest.raises(ValueError, match=r"m\.jsonl: line 2: no field 'text'") as info:
         train_bpe(path, 300, [EOT], cluster=client)
+    # It says where it was read.
+    assert_names_a_worker(client, str(info.value), "(read by the cluster's worker ")
+
+
+def worker_sees(monkeypatch, copy):
+    """The workers find ``copy`` under the client's file's name, as a worker on another
+    machine finds its own copy: the tasks are planned on the client's file, then sent
+    naming ``copy``."""
+    planned = cluster.make_tasks
+
+    def sent(*args, **kwargs):
+        tasks = planned(*args, **kwargs)
+        return [replace(t, file=replace(t.file, url=os.fspath(copy))) for t in tasks]
+
+    monkeypatch.setattr(cluster, "make_tasks", sent)
+
+
+def assert_names_a_worker(client, message, before):
+    """``message`` names, after ``before``, the address of one of ``client``'s workers."""
+    assert before in message, message
+    assert any(f"{before}{w}" in message for w in client.scheduler_info()["workers"]), message
+
+
+def with_other_times(path):
+    """A copy of ``path`` as cp makes one: the same bytes, other times and inode."""
+    copy = shutil.copyfile(path, path.with_name("copy-" + path.name))
+    os.utime(copy, ns=(10**18, 10**18))
+    return copy
+
+
+@pytest.fixture
+def corpus_and_copies(tmp_path):
+    """A corpus, a copy of the same size whose bytes differ, and a shorter one."""
+    data = read_fixture(SLICES["english"])[:200_000].encode("utf-8")
+    path = tmp_path / "c.txt"
+    path.write_bytes(data)
+    other = tmp_path / "upper.txt"
+    other.write_bytes(data.upper())  # ASCII letters only: the same size
+    short = tmp_path / "short.txt"
+    short.write_bytes(data[: len(data) // 2])
+    return path, other, short
+
+
+def test_a_worker_with_other_bytes_under_the_name_is_refused(
+    client, monkeypatch, corpus_and_copies
+):
+    path, other, _ = corpus_and_copies
+    assert other.stat().st_size == path.stat().st_size
+    # Counted, the other copy would give other merges: nothing would say so.
+    assert train_bpe(other, 300, [EOT], workers=1) != train_bpe(path, 300, [EOT], workers=1)
+    worker_sees(monkeypatch, other)
+    with pytest.raises(CorpusError) as info:
+        train_bpe(path, 300, [EOT], cluster=client)
+    message = str(info.value)
+    assert message.startswith(f"{path}: the cluster's worker ")
+    assert_names_a_worker(client, message, "the cluster's worker ")
+    assert "sees another copy of it (its bytes differ from this machine's)" in message
+    assert "every worker must see the same file under that name" in message
+
+
+def test_a_worker_with_a_shorter_copy_says_so_not_that_the_file_changed(
+    client, monkeypatch, corpus_and_copies
+):
+    path, _, short = corpus_and_copies
+    worker_sees(monkeypatch, short)
+    with pytest.raises(CorpusError) as info:
+        train_bpe(path, 300, [EOT], cluster=client)
+    message = str(info.value)
+    there, here = short.stat().st_size, path.stat().st_size
+    assert f"sees another copy of it ({there:,} bytes there, {here:,} here)" in message
+    assert_names_a_worker(client, message, "the cluster's worker ")
+    assert "changed while" not in message
+
+
+def test_a_worker_without_the_file_says_so(client, monkeypatch, corpus_and_copies):
+    path, _, _ = corpus_and_copies
+    worker_sees(monkeypatch, path.with_name("absent.txt"))
+    with pytest.raises(CorpusError) as info:
+        train_bpe(path, 300, [EOT], cluster=client)
+    message = str(info.value)
+    assert message.startswith(f"{path}: the cluster's worker ")
+    assert "cannot read it (No such file or directory), though this machine can" in message
+    assert_names_a_worker(client, message, "the cluster's worker ")
+
+
+def test_a_worker_copy_with_other_times_is_counted(client, monkeypatch, corpus_and_copies):
+    path, _, _ = corpus_and_copies
+    worker_sees(monkeypatch, with_other_times(path))
+    # tiktoken's GPT-2 pattern, run by regex, says what the pre-tokens are.
+    text = path.read_text(encoding="utf-8")
+    expected = Counter(
+        t.encode("utf-8") for doc in text.split(EOT) for t in regex.findall(r50k_pat_str, doc)
+    )
+    assert count_on_cluster(resolve_corpus(path), [EOT], cluster=client) == expected
+    assert train_bpe(path, 300, [EOT], cluster=client) == train_bpe(path, 300, [EOT], workers=1)
 
 
 def test_a_stop_cancels_every_task(client, tmp_path, monkeypatch):

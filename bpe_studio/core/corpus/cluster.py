@@ -36,8 +36,15 @@ from .counting import (
     pack_counts,
     unpack_counts,
 )
-from .sources import DEFAULT_TEXT_FIELD, CorpusFile, check_text_field, check_unchanged_files
-from .tasks import CountTask, count_task, make_tasks
+from .on_worker import count_on_worker, fingerprinted
+from .sources import (
+    DEFAULT_TEXT_FIELD,
+    CorpusError,
+    CorpusFile,
+    check_text_field,
+    check_unchanged_files,
+)
+from .tasks import CountTask, make_tasks
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -152,17 +159,25 @@ def count_on_cluster(
     # A local cluster starts while the tasks are planned; a scheduler is reached first.
     starting = start_cluster(cluster) if isinstance(cluster, str) else Started.of(cluster)
     try:
-        # A file that exists only in this process goes to the workers with its bytes.
-        files = [f.carried() for f in files]
+        # A file that exists only in this process goes to the workers with its bytes; a
+        # local file with its fingerprint, which each worker checks its copy against.
+        files = [fingerprinted(f.carried()) for f in files]
         size = sum(f.size for f in files)
         per_task = size // (starting.planned * TASKS_PER_WORKER)
         target = min(CLUSTER_CHUNK_MAX, max(counting.CHUNK_BYTES, per_task))
         tasks = make_tasks(files, target, specials, pattern, field)
         client = starting.client()
         _say_where(client, cluster, len(tasks), starting.note, status)
-        counted = _count(client, tasks, specials, pattern, progress, should_stop, started, measured)
-        # On a remote cluster the workers read their own copies of a path; this machine's
-        # file is checked, which is the one a local cluster read.
+        try:
+            counted = _count(
+                client, tasks, specials, pattern, progress, should_stop, started, measured
+            )
+        except CorpusError:
+            # A worker's copy no longer matches: first, whether this machine's file changed.
+            check_unchanged_files(files)
+            raise
+        # The workers checked their copies against this machine's file before reading them
+        # (``on_worker``); whether that file changed since is checked here.
         check_unchanged_files(files)
         return counted
     finally:
@@ -201,7 +216,7 @@ def _count(
     total = sum(t.nbytes for t in tasks)
     if progress:
         progress(0, total)
-    counted = client.map(count_task, tasks, special_tokens=specials, pattern=pattern)
+    counted = client.map(count_on_worker, tasks, special_tokens=specials, pattern=pattern)
     sent: list[Future] = list(counted)
     try:
         if started:
@@ -253,7 +268,8 @@ def _reduce(
             for future in finished:
                 running.discard(future)
                 if future.status != "finished":
-                    future.result()  # raises the task's error (a corpus error names the file)
+                    # Raises the task's error (``on_worker``: it names the file and the worker).
+                    future.result()
                 done += sizes.get(future.key, 0)
                 ready.append(future)
                 told.ask(future)

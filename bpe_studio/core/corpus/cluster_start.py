@@ -45,7 +45,7 @@ WORKER_MEMORY = 1 << 30
 # Set (to anything) to keep Dask's worker logs of a local cluster on stderr.
 DEBUG_VARIABLE = "BPE_STUDIO_DEBUG"
 # Imported once by the forkserver the local workers are forked from.
-PRELOAD = ["distributed", "bpe_studio.core.corpus.tasks"]
+PRELOAD = ["distributed", "bpe_studio.core.corpus.on_worker"]
 
 
 def _seconds(timeout: str) -> float:

@@ -34,6 +34,8 @@ from .stamps import Stamp, check_sized, check_unchanged, stamp
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
 
+    from .on_worker import Fingerprint
+
 # One corpus file, or several counted as one corpus (each may be a glob or a URL).
 CorpusPaths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 CLUSTER_EXTRA = "pip install 'bpe-studio[cluster]'"
@@ -98,6 +100,8 @@ class CorpusFile:
     data: bytes | None = None
     # A local file's size and modification time when it was found (``check_unchanged``).
     stamp: Stamp | None = None
+    # Taken for a cluster's workers, which check that their copy is this one (``on_worker``).
+    fingerprint: Fingerprint | None = None
 
     @property
     def plain_local(self) -> bool:
