@@ -182,20 +182,29 @@ def resolve_workers(workers: int | None) -> int:
     return workers
 
 
-def not_utf8(name: str, offset: int, reason: str) -> CorpusError:
+def not_utf8(name: str, offset: int, reason: str, line: int | None = None) -> CorpusError:
     """The error for a file whose text is not UTF-8 at byte ``offset`` (of its decompressed
-    text, for a compressed file)."""
+    text, for a compressed file), on ``line`` (from 1) when it is known."""
+    on_line = f", line {line}" if line is not None else ""
     return CorpusError(
-        f"{name}: not valid UTF-8 at byte offset {offset} ({reason}); convert the file to "
-        "UTF-8 first"
+        f"{name}: not valid UTF-8 at byte offset {offset} ({reason}){on_line}; convert the "
+        "file to UTF-8 first"
     )
 
 
-def decode_chunk(data: bytes, path: str | os.PathLike, offset: int) -> str:
+def decode_chunk(
+    data: bytes, path: str | os.PathLike, offset: int, *, with_line: bool = False
+) -> str:
+    """``data``, read from byte ``offset`` of ``path``, decoded; an error names the byte
+    offset, and with ``with_line`` the line too (``path`` is then the file itself: the lines
+    before the chunk are counted in it, on the error path only)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise not_utf8(os.fspath(path), offset + e.start, e.reason) from None
+        line = None
+        if with_line:
+            line = _line_of(path, offset) + data.count(b"\n", 0, e.start)
+        raise not_utf8(os.fspath(path), offset + e.start, e.reason, line) from None
 
 
 def _line_of(path: str | os.PathLike, offset: int) -> int:
@@ -273,7 +282,7 @@ def _count_chunk(args: _Job) -> ChunkResult:
     compiled = len(args) > 5 and bool(args[5])
     with open(path, "rb") as f:
         data = read_range(f, start, end, path)
-    text = decode_chunk(data, path, start)
+    text = decode_chunk(data, path, start, with_line=True)
     del data
     specials = Specials.of(special_tokens)
     cuts = text_cuts(text, specials, cut_rules(pattern), WORKER_PIECE)

@@ -1,0 +1,70 @@
+"""A corpus that is not UTF-8 names the line as well as the byte offset, as JSON Lines errors
+do: in a byte range of a plain file far from its start (the lines before the range are
+counted, on the error path only), and in a compressed stream read a block at a time (a bad
+byte in a later block, and a character cut by a block's end). The expected offset and line
+come from Python's own decoder and ``bytes.count`` on the file's bytes."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+from core_helpers import EOT, SLICES, read_fixture
+
+from bpe_studio.core import CorpusError, count_file
+from bpe_studio.core.corpus import counting, tasks
+
+TEXT = read_fixture(SLICES["english"]).encode("utf-8")
+
+
+def expected_error(data: bytes) -> tuple[int, int]:
+    """Python's first undecodable byte of ``data``, and its line (from 1)."""
+    with pytest.raises(UnicodeDecodeError) as info:
+        data.decode("utf-8")
+    at = info.value.start
+    return at, data.count(b"\n", 0, at) + 1
+
+
+def damaged(at: int, bad: bytes) -> bytes:
+    """The fixture's text with ``bad`` put in at byte ``at`` (after a line break before it,
+    so no character is cut), as long as it needs."""
+    data = TEXT * (at // len(TEXT) + 2)
+    cut = data.rindex(b"\n", 0, at) + 1
+    return data[:cut] + bad + data[cut:]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_byte_range_far_into_a_plain_file_names_the_line(tmp_path, workers):
+    data = damaged(700_000, b"\xff")
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    at, line = expected_error(data)
+    assert at > counting.IN_PROCESS_CHUNK and line > 1  # not the first range, not line 1
+    with pytest.raises(CorpusError) as info:
+        count_file(path, [EOT], workers=workers)
+    assert str(info.value) == (
+        f"{path}: not valid UTF-8 at byte offset {at} (invalid start byte), line {line}; "
+        "convert the file to UTF-8 first"
+    )
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_compressed_stream_names_the_line(tmp_path, monkeypatch, split):
+    monkeypatch.setattr(tasks, "STREAM_BLOCK", 64 * 1024)
+    # In a later block; ``split``: a character's first byte ends a block, its next is wrong.
+    bad = b"\xe4\xb8x" if split else b"\xff"
+    data = damaged(300_000, bad)
+    if split:
+        start = data.index(bad)
+        shift = (-(start + 1)) % tasks.STREAM_BLOCK  # text added so that \xe4 ends a block
+        data = data[:start] + b"y" * shift + data[start:]
+    path = tmp_path / "bad.txt.gz"
+    path.write_bytes(gzip.compress(data))
+    at, line = expected_error(data)
+    if split:
+        assert (at + 1) % tasks.STREAM_BLOCK == 0
+    with pytest.raises(CorpusError) as info:
+        count_file(path, [EOT], workers=1)
+    message = str(info.value)
+    assert message.startswith(f"{path}: not valid UTF-8 at byte offset {at} (")
+    assert message.endswith(f"), line {line}; convert the file to UTF-8 first")
