@@ -7,6 +7,7 @@ on stderr naming what the user gave, with a non-zero exit and no traceback.
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -148,6 +149,34 @@ def test_14_nothing_learned_is_an_error_and_writes_nothing(tmp_path, content, wh
     result = cli_bytes(tmp_path, "train", src, "--vocab-size", 300, "--out", out)
     line = error_line(result)
     assert "src.txt" in line and "nothing was learned" in line and why in line
+    assert not out.exists()
+
+
+def _no_rows(path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"text": pa.array([], pa.string())}), path)
+
+
+@pytest.mark.parametrize(
+    ("name", "write"),
+    [
+        ("src.txt.gz", lambda p: p.write_bytes(gzip.compress(b""))),
+        ("src.jsonl", lambda p: p.write_text("\n  \n\n", encoding="utf-8")),
+        ("src.jsonl.gz", lambda p: p.write_bytes(gzip.compress(b'{"text": ""}\n'))),
+        ("src.parquet", _no_rows),
+    ],
+)
+def test_14_a_file_of_no_text_says_so_as_an_empty_one_does(tmp_path, name, write):
+    """Stored bytes, but no text once decompressed or read as records: not "no two bytes
+    side by side", which speaks of text there is."""
+    write(tmp_path / name)
+    out = tmp_path / "out"
+    result = cli_bytes(tmp_path, "train", name, "--vocab-size", 300, "--out", out)
+    assert error_line(result) == (
+        f"bpe-studio: error: {name}: nothing was learned: the file holds no text; no files written"
+    )
     assert not out.exists()
 
 

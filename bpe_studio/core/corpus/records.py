@@ -7,14 +7,16 @@ size. Each yields the text of ``field`` of every record, one document each. A re
 the field, or whose field is not text, is an error naming the field, the file and the line
 (JSON Lines) or the row group and row (Parquet). :func:`parquet_row_groups` lists a Parquet
 file's row groups and their sizes (one counting task each); :func:`file_documents` reads a
-whole file of either kind, in order (what encoding records reads).
+whole file of either kind, in order (what encoding records reads); :func:`holds_text` whether
+a corpus holds any text at all.
 What it leaves out: where the files are (``sources``), counting (``tasks``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .sources import CLUSTER_EXTRA, CorpusError, CorpusFile, Kind, failure
@@ -141,7 +143,7 @@ def _batches(pf: pq.ParquetFile, group: int, field: str, where: str) -> Iterator
 
 def file_documents(
     f: CorpusFile, field: str, counted: Callable[[int], None] | None = None
-) -> Iterator[str]:
+) -> Generator[str, None, None]:
     """The ``field`` text of every record of a JSON Lines or Parquet file, in order;
     ``counted(n)`` is told the bytes as stored as they are read (a row group's at a time)."""
     if f.kind is Kind.PARQUET:
@@ -153,3 +155,20 @@ def file_documents(
         return
     with f.open(counted) as stream:
         yield from jsonl_documents(stream, f.name, field)
+
+
+def holds_text(files: Sequence[CorpusFile], field: str = DEFAULT_TEXT_FIELD) -> bool:
+    """Whether any of ``files`` holds a character of text (of a record's ``field``, for
+    records), read up to the first: what tells a corpus that holds nothing (an empty
+    compressed file, blank JSON Lines, a Parquet file of no rows) from one of special
+    tokens or single characters, once counting found nothing to merge."""
+    for f in files:
+        if f.kind is Kind.TEXT:
+            with f.open() as stream:
+                if stream.read(1):
+                    return True
+            continue
+        with closing(file_documents(f, field)) as documents:
+            if any(documents):
+                return True
+    return False
