@@ -16,6 +16,7 @@ from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode import streaming as streaming_module
+from bpe_studio.core.encode.merging import kernel_start
 
 DOUBLE = EOT + EOT
 
@@ -222,9 +223,12 @@ STREAM_BYTES = 10_000_000
 
 
 @pytest.mark.slow
-def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer):
+@pytest.mark.parametrize("path", ["python", "compiled"])
+def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer, monkeypatch, path):
     """Stream ~10 MB (a TinyStories slice's lines, repeated by a generator that never holds
-    the whole text) and check traced peak memory.
+    the whole text) and check traced peak memory, on the Python path (the compiled encoder
+    turned off) and on the compiled one (loaded before: a stream loads it once the Python
+    path has cost as much, and its tables are the tokenizer's, not the stream's).
 
     What encode_iterable may hold at once: one block of >= 64K characters plus the undecided
     tail, the pre-token strings of that block, and the ids of that block (8-byte pointers; the
@@ -246,6 +250,12 @@ def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer):
         for _ in range(reps):
             yield from lines
 
+    if path == "python":
+        monkeypatch.setenv(kernel_start.ENV, "python")
+    else:
+        monkeypatch.delenv(kernel_start.ENV, raising=False)
+        gpt2_tokenizer.prepare_bulk()
+        assert gpt2_tokenizer._encoder.compiled(1) is not None
     tracemalloc.start()
     try:
         it = gpt2_tokenizer.encode_iterable(chunks())
