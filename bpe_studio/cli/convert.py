@@ -2,8 +2,9 @@
 
 What it does: checks ``--out`` first by the output rule (``output``: a file there, files that
 would be replaced or a tokenizer joined without ``--force``, SOURCE's own files, a place that
-refuses new files; ``-`` for a one-file format), then reads SOURCE (``sources``), writes it
-with ``Tokenizer.save`` and names each file written on stderr. It also knows which files each
+refuses new files; ``-`` for a one-file format), then reads SOURCE (``sources``; an ``hf:``
+model's files are checked again once fetched), writes it with ``Tokenizer.save`` and names
+each file written on stderr. It also knows which files each
 format writes (:func:`files_for`) and writes a tokenizer to DIR or standard output
 (:func:`check_tokenizer_out`, :func:`save`), which ``train`` uses too.
 What it leaves out: the formats themselves (``core.formats``).
@@ -144,9 +145,12 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
 
 def cmd_convert(args: argparse.Namespace) -> int:
     name = tiktoken_name(args.source, args.name)
-    inputs = source_files(args.source)
-    check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=inputs)
-    data = load_source(fetch_hub(args.source), args.pattern, args.special_token)
+    check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=source_files(args.source))
+    source = fetch_hub(args.source)
+    if source != args.source:
+        # A Hub model's files may have just been downloaded: they are inputs too.
+        check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=source_files(source))
+    data = load_source(source, args.pattern, args.special_token)
     tok = Tokenizer.from_data(data)
     written, code = save(tok, args.out, args.to, name)
     lines = [

@@ -320,7 +320,10 @@ def _load_ids(path: str) -> np.ndarray:
 def cmd_decode(args: argparse.Namespace) -> int:
     check_input(args.ids)
     _check_out(args, args.ids, binary=False)
-    args.tokenizer = fetch_hub(args.tokenizer)
+    given = args.tokenizer
+    args.tokenizer = fetch_hub(given)
+    if args.tokenizer != given:  # a Hub model's files may have just been downloaded
+        _check_out(args, args.ids, binary=False)
     ids = _load_ids(args.ids)
     tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
     try:

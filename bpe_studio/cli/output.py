@@ -6,8 +6,9 @@ The rule (train, encode, decode, convert; the README's "Outputs" says the same):
    there is an error. A device or a named pipe (``/dev/null``, a FIFO) is written as standard
    output is: a stream, not a file to replace.
 2. An output never replaces one of the command's inputs (the corpus, the text or ids read,
-   the tokenizer's files), with or without ``--force``: paths are compared resolved, and as
-   the same file where both exist (links).
+   the tokenizer's files; for ``hf:`` the model's files in the Hub's cache, known only once
+   its source is looked up: ``sources.source_files``), with or without ``--force``: paths are
+   compared resolved, and as the same file where both exist (links).
 3. An existing file is replaced only with ``--force``, and a directory that already holds a
    tokenizer (GPT-2 files, ``tokenizer.json``, a ``.tiktoken``) gets another one only with
    ``--force``.

@@ -18,7 +18,13 @@ from ..core.encode.foreign import AnyTokenizer, open_tokenizer
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
 from ..core.formats.tiktoken import sidecar_beside
-from ..core.io.hf_hub import HubError, fetch_tokenizer, parse_hub_source
+from ..core.io.hf_hub import (
+    CONFIG_FILE,
+    HubError,
+    cached_files,
+    fetch_tokenizer,
+    parse_hub_source,
+)
 from .output import CliError, tokenizer_files_in
 from .progress import ProgressBar
 
@@ -26,7 +32,17 @@ from .progress import ProgressBar
 def source_files(source: str) -> list[Path]:
     """The files that ``source`` reads (none for a preset), for the output rule (an output
     never replaces one): a folder's tokenizer files, or the file named with the files read
-    beside it (a vocabulary's merges, a rank file's sidecar)."""
+    beside it (a vocabulary's merges, a rank file's sidecar, a ``tokenizer.json``'s
+    ``tokenizer_config.json``, which names a foreign file's special tokens). For
+    ``hf:ORG/NAME`` they are the files the Hub's cache holds now (links into its blobs,
+    compared by the file they name); a command checks again once :func:`fetch_hub` has
+    downloaded them."""
+    try:
+        model = parse_hub_source(source)
+    except HubError as e:
+        raise CliError(str(e)) from None
+    if model is not None:
+        return [f for f in cached_files(model) if f.is_file()]
     path = Path(source)
     if not path.exists():
         return []
@@ -43,6 +59,8 @@ def source_files(source: str) -> list[Path]:
             sidecar = sidecar_beside(file)
             if sidecar is not None:
                 found.append(sidecar)
+        elif file.suffix == ".json":  # a tokenizer.json, whatever its name
+            found.append(file.with_name(CONFIG_FILE))
     return [f for f in found if f.is_file()]
 
 

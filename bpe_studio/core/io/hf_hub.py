@@ -13,7 +13,8 @@ retries): unreachable, the cache alone is read, so offline is known in seconds a
 not after huggingface_hub's five retries. ``cancelled()``, polled between steps and as the
 bytes come, stops it with :class:`HubCancelled`. Offline, gated (needs a token), a model or
 revision not found, a model without a ``tokenizer.json``: each is a :class:`HubError` of one
-line saying what to do.
+line saying what to do. :func:`cached_files` names the files the cache holds for a model
+now, without asking the Hub (what an output must not replace).
 :data:`POPULAR` is the curated list of open models the app offers.
 What it leaves out: reading the files (``files``, ``foreign``), log-in (the ``hf``
 command, ``HF_TOKEN``), the app's and the command line's progress display.
@@ -262,6 +263,20 @@ def fetch_tokenizer(
     except (OSError, HfHubHTTPError, EntryNotFoundError, ValueError):
         pass  # the config is optional: tokenizer.json marks its special tokens itself
     return path.parent
+
+
+def cached_files(model: HubModel) -> list[Path]:
+    """``model``'s ``tokenizer.json`` and ``tokenizer_config.json`` as the cache holds them
+    now (links in a snapshot folder, into the cache's blobs), without asking the Hub; none
+    for a model not cached."""
+    from huggingface_hub import try_to_load_from_cache
+
+    found = []
+    for name in (TOKENIZER_FILE, CONFIG_FILE):
+        path = try_to_load_from_cache(model.repo_id, name, revision=model.revision)
+        if isinstance(path, str):  # else None (not cached) or a marker (known missing)
+            found.append(Path(path))
+    return found
 
 
 def named_special_tokens(folder: Path) -> list[str]:
