@@ -26,6 +26,7 @@ from ..core.formats.files import DEFAULT_NAME, LossyFormatWarning, unmarked_spec
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
+from ..core.pretokenization.scan_patterns import unwrapped
 from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -129,9 +130,11 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         return []
     notes = []
     if tok.pattern_name != "gpt2":
+        # A tokenizer.json's Split is shown by its own regex, not as the core spells it.
+        regex = unwrapped(tok.pattern) or tok.pattern
         notes.append(
             "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
-            f"{shown_pattern(tok.pattern)} to split text as this tokenizer does"
+            f"{shown_pattern(regex)} to split text as this tokenizer does"
         )
     unusual = unmarked_specials(tok.special_tokens)
     if unusual:

@@ -186,3 +186,36 @@ def test_a_directory_of_tiktoken_files_is_a_source(tmp_path, text, text_path):
         "tokenizer.tiktoken.json",
     ]
     assert encode_ids(tmp_path, text_path, tmp_path / "tk") == expected
+
+
+@pytest.mark.parametrize("style", ["llama3", "qwen2"])
+def test_a_tokenizer_json_with_its_own_split_goes_to_tiktoken_and_back(tmp_path, text, text_path,
+                                                                      style):  # fmt: skip
+    """Found by an audit: tokenizer.json -> tiktoken -> hf was refused ("'(?s:' means
+    different things in Oniguruma") for any file with one custom Isolated Split."""
+    from foreign_files import llama3_style, own_ids, qwen2_style
+
+    build = llama3_style if style == "llama3" else qwen2_style
+    original = build(tmp_path / "original", full=False)
+    ok(cli(tmp_path, "convert", original, "--to", "tiktoken", "--out", "tt"))
+    ok(cli(tmp_path, "convert", "tt/tokenizer.tiktoken", "--to", "hf", "--out", "back"))
+    expected = own_ids(original, text)
+    assert own_ids(tmp_path / "back" / "tokenizer.json", text) == expected
+    assert encode_ids(tmp_path, text_path, "back/tokenizer.json") == expected
+
+
+def test_gpt2_files_of_a_split_say_its_own_regex(tmp_path, text, text_path):
+    """The --pattern the note names is the file's regex (not the core's spelling of an
+    Isolated Split, three times as long), and loading the files with it gives the ids
+    tokenizers gives with the original file."""
+    import shlex
+
+    from foreign_files import LLAMA3_REGEX, llama3_style, own_ids
+
+    original = llama3_style(tmp_path / "original", full=False)
+    stderr = ok(cli(tmp_path, "convert", original, "--to", "gpt2", "--out", "g"))
+    (note,) = [ln for ln in stderr.splitlines() if "--pattern" in ln]
+    pattern = shlex.split(note.split("--pattern ", 1)[1].rsplit(" to split text", 1)[0])[0]
+    assert "(?s:" not in pattern and len(pattern) < 1.2 * len(LLAMA3_REGEX), pattern
+    ids = encode_ids(tmp_path, text_path, "g", "--pattern", pattern)
+    assert ids == own_ids(original, text)

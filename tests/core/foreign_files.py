@@ -11,7 +11,8 @@ tokens):
   ``<0xNN>`` tokens at ids 3..258, ``<unk>``, ``<s>``, ``</s>``, the Replace/ByteFallback/
   Fuse/Strip decoder.
 Byte-level BPE, from GPT-2's fixture vocabulary and merges: :func:`llama3_style` (Split with
-Llama 3's regex + ByteLevel, ``ignore_merges``) and :func:`qwen2_style` (Qwen2's regex).
+Llama 3's regex + ByteLevel, ``ignore_merges``), :func:`qwen2_style` (Qwen2's regex) and
+:func:`one_split` (any regex).
 
 Each function writes ``directory/tokenizer.json`` and returns its path.
 """
@@ -115,7 +116,8 @@ def sentencepiece_bpe(directory: Path, vocab_size: int = 700) -> Path:
 def _gpt2_model(ignore_merges: bool) -> models.BPE:
     vocab = json.loads((FIXTURES / "gpt2_vocab.json").read_text(encoding="utf-8"))
     lines = (FIXTURES / "gpt2_merges.txt").read_text(encoding="utf-8").splitlines()
-    merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#")]
+    # subtle: the fixture has no "#version" line, and "# #" (merge 1979) is a merge.
+    merges = [tuple(line.split(" ")) for line in lines if line and not line.startswith("#version")]
     return models.BPE(vocab, merges, ignore_merges=ignore_merges)
 
 
@@ -130,6 +132,12 @@ def _byte_level(regex: str, directory: Path, ignore_merges: bool) -> Tokenizer:
     tok.decoder = decoders.ByteLevel()
     tok.add_special_tokens([AddedToken("<|endoftext|>", special=True)])
     return tok
+
+
+def one_split(directory: Path, regex: str) -> Path:
+    """GPT-2's fixture model behind one Isolated Split of ``regex`` then ByteLevel without
+    its regex (Llama 3's and Qwen2's shape, with any regex)."""
+    return _save(_byte_level(regex, directory, ignore_merges=False), directory)
 
 
 def llama3_style(directory: Path, *, full: bool = True) -> Path:

@@ -23,6 +23,7 @@ from pathlib import Path
 from ..io.hf_hub import fetch_tokenizer, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
+from ..pretokenization.scan_patterns import unwrapped
 from ..pretokenization.specials import (
     looks_special,
     refuse_single_bytes,
@@ -350,7 +351,7 @@ def gpt2_losses(data: TokenizerData) -> list[str]:
     ``[...]``). Empty when they bring ``data`` back as it is."""
     lost = []
     if pattern_name(data.pattern) != "gpt2":
-        shown = shown_pattern(data.pattern)
+        shown = shown_pattern(unwrapped(data.pattern) or data.pattern)  # a Split's own regex
         shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
         lost.append(f"hold no pattern (this tokenizer splits text with {shown})")
     unusual = unmarked_specials(data.special_tokens)

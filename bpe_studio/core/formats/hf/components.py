@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ...pretokenization.scan_patterns import isolated
 from .added_tokens import AddedToken, read_added
 from .normalizers import normalizer_steps
 from .onig import translate
@@ -84,9 +85,8 @@ def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
     translated = translate(regex)
     if translated.nullable:
         return None
-    # Isolated also keeps the text between matches, one piece per gap: the second alternative
-    # consumes such a gap, up to where the pattern matches again.
-    return rf"(?:{translated.pattern})|(?:(?!(?:{translated.pattern}))(?s:.))+"
+    # Isolated also keeps the text between matches, one piece per gap.
+    return isolated(translated.pattern)
 
 
 def keeps_matches_only(pipeline: HfPipeline) -> bool:

@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_dir
+from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
+from .onig import translate
 
 if TYPE_CHECKING:
     from .added_tokens import AddedToken
@@ -303,15 +305,23 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
         split = {"Regex": _HF_PATTERNS[name]}
         behavior, invert = "Isolated", False
     else:
-        trap = engine_trap(pattern)
+        # A file's one Isolated Split as read (``scan_patterns.isolated``: the regex, and the
+        # text between its matches as pieces) is written back as that Split of its regex;
+        # as read, its regex never matches "" (``components.single_pattern``).
+        inner = unwrapped(pattern)
+        if inner is not None and translate(inner).nullable:
+            inner = None
+        regex = pattern if inner is None else inner
+        trap = engine_trap(regex)
         if trap:
             raise ValueError(
-                f"pattern {pattern!r}: {trap!r} means different things in Oniguruma (which "
+                f"pattern {regex!r}: {trap!r} means different things in Oniguruma (which "
                 "tokenizers runs) and in Python's regex"
             )
-        # The matches only, as findall gives them: text the pattern does not cover is dropped.
-        split = {"Regex": pattern}
-        behavior, invert = "Removed", True
+        split = {"Regex": regex}
+        # Else the matches only, as findall gives them: text the pattern does not cover is
+        # dropped.
+        behavior, invert = ("Removed", True) if inner is None else ("Isolated", False)
     return {
         "type": "Sequence",
         "pretokenizers": [
