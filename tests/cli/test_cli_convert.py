@@ -219,3 +219,22 @@ def test_gpt2_files_of_a_split_say_its_own_regex(tmp_path, text, text_path):
     assert "(?s:" not in pattern and len(pattern) < 1.2 * len(LLAMA3_REGEX), pattern
     ids = encode_ids(tmp_path, text_path, "g", "--pattern", pattern)
     assert ids == own_ids(original, text)
+
+
+def test_a_flagged_added_token_is_the_reason_said(tmp_path):
+    """Found by an audit: gpt-oss's shape with a '<mask>' that strips the spaces before it was
+    refused for tiktoken as "normalizes or splits text in ways only a tokenizer.json says",
+    naming no file."""
+    import tokenizers
+    from foreign_files import llama3_style
+
+    original = llama3_style(tmp_path / "original", full=False)
+    tok = tokenizers.Tokenizer.from_file(str(original))
+    tok.add_special_tokens([tokenizers.AddedToken("<mask>", lstrip=True, special=True)])
+    tok.save(str(original))
+    line = error_line(cli(tmp_path, "convert", original, "--to", "tiktoken", "--out", "x"))
+    assert line == (
+        "bpe-studio: error: x/tokenizer.tiktoken: format 'tiktoken' cannot hold this tokenizer: "
+        "added token '<mask>' has lstrip: only a tokenizer.json can say that (save it as 'hf')"
+    )
+    assert not (tmp_path / "x").exists()

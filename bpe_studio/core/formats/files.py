@@ -32,7 +32,7 @@ from ..pretokenization.specials import (
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.preset_table import PRESETS, preset_name
-from .hf.components import keeps_matches_only
+from .hf.components import only_a_file_says
 from .hf.kind import ForeignTokenizerFile, foreign_kind
 from .presets import preset_data
 from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
@@ -383,15 +383,19 @@ def save_data(
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
-    if (
-        format != "hf"
-        and data.pipeline is not None
-        and data.pipeline.needed
-        and not keeps_matches_only(data.pipeline)
-    ):
+    # The file it would write first, which each refusal names, as the writers' own do.
+    first = Path(directory) / (
+        "vocab.json" if format == "gpt2" else f"{name or DEFAULT_NAME}.tiktoken"
+    )
+    beyond = (
+        only_a_file_says(data.pipeline)
+        if format != "hf" and data.pipeline is not None and data.pipeline.needed
+        else None
+    )
+    if beyond is not None:
         raise ValueError(
-            f"format {format!r} cannot hold this tokenizer: its tokenizer.json normalizes or "
-            "splits text in ways only a tokenizer.json says (save it as 'hf')"
+            f"{first}: format {format!r} cannot hold this tokenizer: {beyond}: only a "
+            "tokenizer.json can say that (save it as 'hf')"
         )
     if format == "gpt2":
         lost = gpt2_losses(data)
@@ -405,8 +409,9 @@ def save_data(
             )
         if data.ignore_merges:
             raise ValueError(
-                "format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens up in "
-                "the vocabulary (ignore_merges) and merges.txt cannot say so (save it as 'hf')"
+                f"{first}: format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens "
+                "up in the vocabulary (ignore_merges) and merges.txt cannot say so (save it "
+                "as 'hf')"
             )
         return list(gpt2.save_files(directory, data.vocab, data.merges))
     if format == "hf":

@@ -89,24 +89,50 @@ def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
     return isolated(translated.pattern)
 
 
-def keeps_matches_only(pipeline: HfPipeline) -> bool:
-    """Whether ``pipeline`` cuts text into one regex's matches and drops the rest, as
-    tiktoken's ``findall`` does: no normalizer, plain added tokens, and one Split that keeps
-    its matches only (Removed and inverted; how ``write_hf`` spells a custom pattern) of a
-    regex that never matches "" (Oniguruma and Python step past an empty match
-    differently), then ByteLevel without its regex. Such a file's pattern
+def _kinds(component: Any) -> str:
+    """A normalizer's or pre-tokenizer's types, as the file names them ("NFC", "Sequence of
+    Split, ByteLevel")."""
+    if not isinstance(component, dict):
+        return repr(component)
+    inner = component.get("normalizers") or component.get("pretokenizers")
+    kind = str(component.get("type"))
+    if isinstance(inner, list):
+        kind += " of " + ", ".join(
+            str(c.get("type")) if isinstance(c, dict) else "?" for c in inner
+        )
+    return kind
+
+
+def only_a_file_says(pipeline: HfPipeline) -> str | None:
+    """What ``pipeline`` does to text that only a ``tokenizer.json`` can say, in words; None
+    when it cuts text into one regex's matches and drops the rest, as tiktoken's ``findall``
+    does: no normalizer, added tokens without flags, all found in one pass (``normalized``
+    alike), and one Split that keeps its matches only (Removed and inverted; how ``write_hf``
+    spells a custom pattern) of a regex that never matches "" (Oniguruma and Python step past
+    an empty match differently), then ByteLevel without its regex. Such a file's pattern
     (``pipeline.pretokenizer().pattern``) says all a tiktoken file needs to; the pipeline
     stays only for encoding here, where that regex would refuse the text it drops."""
     normalizer, pre, _ = json.loads(pipeline.spec)
+    if pipeline.normalizers:
+        return f"its normalizer ({_kinds(normalizer)}) changes the text first"
+    for token in pipeline.added:
+        flags = [f for f in ("lstrip", "rstrip", "single_word") if getattr(token, f)]
+        if flags:
+            return f"added token {token.content!r} has {' and '.join(flags)}"
+    by_flag: dict[bool, AddedToken] = {}
+    for token in pipeline.added:
+        by_flag.setdefault(token.normalized, token)
+    if len(by_flag) > 1:
+        return (
+            f"added tokens {by_flag[False].content!r} (normalized: false) and "
+            f"{by_flag[True].content!r} (normalized: true) are looked for in two passes"
+        )
     split = _split_then_bytes(pre)
-    return (
-        not pipeline.normalizers
-        and all(t.plain for t in pipeline.added)
-        and len({t.normalized for t in pipeline.added}) <= 1
-        and split is not None
-        and split[1] == ("Removed", True)
-        and not translate(split[0]).nullable
-    )
+    if split is None or split[1] != ("Removed", True):
+        return f"its pre_tokenizer ({_kinds(pre)}) splits text otherwise than one regex does"
+    if translate(split[0]).nullable:
+        return f"its Split's regex {split[0]!r} can match empty text"
+    return None
 
 
 def read_components(obj: dict[str, Any], name: str, named: dict[str, str]) -> Components:
