@@ -190,11 +190,14 @@ def test_load_and_open_tokenizer_take_hub_sources(monkeypatch, tmp_path):
 def test_offline_and_not_cached_is_one_line_without_retries(monkeypatch, tmp_path, caplog):
     """The Hub at a closed port of this machine, nothing cached: huggingface_hub used to retry
     five times (11 log lines over ~24 s); the one request is made and the cache asked."""
-    from huggingface_hub.utils import _http
+    from huggingface_hub.utils import _detect_agent, _http
 
     offline_hub(monkeypatch, tmp_path)
     hub_at_a_closed_port(monkeypatch)
     monkeypatch.setattr(hf_hub, "hub_reachable", _REAL_REACHABLE)
+    # Its list of agent harnesses known, as after a process's first request (that request is
+    # test_the_whole_check_fits_in_hub_timeout's; counted here, run first, this test failed).
+    monkeypatch.setattr(_detect_agent, "_registry", _detect_agent._EMPTY_REGISTRY)
     sleeps: list[float] = []
     monkeypatch.setattr(_http.time, "sleep", sleeps.append)  # a retry waits first
     requests: list[str] = []
@@ -216,6 +219,42 @@ def test_offline_and_not_cached_is_one_line_without_retries(monkeypatch, tmp_pat
     assert "\n" not in message and "connect once to download it" in message
     assert sleeps == [] and len(requests) == 1
     assert [r for r in caplog.records if r.levelno >= 30] == []
+
+
+def test_the_whole_check_fits_in_hub_timeout(monkeypatch, tmp_path):
+    """Found by an audit: against a Hub that takes connections and never answers, the check
+    took 8.5 s, not HUB_TIMEOUT's 5: huggingface_hub's first request headers in a process GET
+    its list of agent harnesses (3 s) before the HEAD (5 s). Here each request takes its whole
+    timeout on the test's own clock (no time passes); the requests made fit in HUB_TIMEOUT."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import _detect_agent, get_session
+
+    offline_hub(monkeypatch, tmp_path)
+    hub_at_a_closed_port(monkeypatch)
+    monkeypatch.setattr(hf_hub, "hub_reachable", _REAL_REACHABLE)
+    # The process's first headers, with no list kept on disk from an earlier run.
+    monkeypatch.setattr(_detect_agent, "_registry", None)
+    monkeypatch.setattr(constants, "AGENT_HARNESSES_PATH", str(tmp_path / "harnesses.json"))
+    monkeypatch.setattr(constants, "HF_HUB_DISABLE_TELEMETRY", False)
+    clock = [0.0]
+    monkeypatch.setattr(hf_hub, "monotonic", lambda: clock[0], raising=False)
+    asked: list[tuple[str, str, float]] = []
+
+    def silent(request, **kwargs):
+        timeout = request.extensions["timeout"]["read"]
+        asked.append((request.method, request.url.path, timeout))
+        clock[0] += timeout
+        raise TimeoutError("timed out")
+
+    monkeypatch.setattr(get_session(), "send", silent)  # the client huggingface_hub shares
+    with pytest.raises(HubError, match="the Hub cannot be reached"):
+        open_hub(HubModel("acme/new"))
+    paths = [(method, path) for method, path, _ in asked]
+    assert paths == [
+        ("GET", "/api/agent-harnesses"),
+        ("HEAD", "/acme/new/resolve/main/tokenizer.json"),
+    ]
+    assert clock[0] <= hf_hub.HUB_TIMEOUT, asked
 
 
 def test_the_hubs_refusal_is_known_from_its_first_answer(monkeypatch):

@@ -8,9 +8,10 @@ one, its ``tokenizer_config.json`` (which names the special tokens) with
 ``HF_HOME``; a file already there is used offline), telling ``progress(done, total)`` the
 bytes as they come; the folder holding them is returned, for ``foreign.open_tokenizer`` and
 ``files.load_data`` (which take ``hf:`` sources through it). Whether the Hub answers is asked
-once first (:func:`hub_reachable`, one request of at most :data:`HUB_TIMEOUT` seconds, no
-retries): unreachable, the cache alone is read, so offline is known in seconds and quietly,
-not after huggingface_hub's five retries. ``cancelled()``, polled between steps and as the
+once first (:func:`hub_reachable`, one request, no retries, within :data:`HUB_TIMEOUT`
+seconds with huggingface_hub's own first one of the process): unreachable, the cache alone
+is read, so offline is known in seconds and quietly, not after huggingface_hub's five
+retries. ``cancelled()``, polled between steps and as the
 bytes come, stops it with :class:`HubCancelled`. Offline, gated (needs a token), a model or
 revision not found, a model without a ``tokenizer.json``: each is a :class:`HubError` of one
 line saying what to do. :func:`cached_files` names the files the cache holds for a model
@@ -28,6 +29,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 HUB_PREFIX = "hf:"
@@ -195,8 +197,9 @@ def _first_line(error: BaseException) -> str:
 def hub_reachable(model: HubModel) -> str | None:
     """Ask the Hub, once and without retries, for ``model``'s ``tokenizer.json``: None when it
     answers with the file, why not (a few words) when it cannot be reached in
-    :data:`HUB_TIMEOUT` seconds or answers with a server error; the Hub's own refusals (no
-    such model, gated, no such revision or file) are raised as :class:`HubError`."""
+    :data:`HUB_TIMEOUT` seconds (huggingface_hub's own first request included) or answers
+    with a server error; the Hub's own refusals (no such model, gated, no such revision or
+    file) are raised as :class:`HubError`."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -204,10 +207,20 @@ def hub_reachable(model: HubModel) -> str | None:
         RepositoryNotFoundError,
         RevisionNotFoundError,
     )
+    from huggingface_hub.utils import build_hf_headers  # type: ignore[attr-defined]  # (lazy)
 
     url = hf_hub_url(model.repo_id, TOKENIZER_FILE, revision=model.revision)
+    started = monotonic()
     try:
-        get_hf_file_metadata(url, timeout=HUB_TIMEOUT)
+        # subtle: huggingface_hub's first request headers in a process ask the Hub for its
+        # list of agent harnesses (utils/_detect_agent.py: one GET of up to 3 s, kept for the
+        # process, on disk only when it succeeds), before the request they are for. Built
+        # here, that GET counts within HUB_TIMEOUT: the file's request gets what is left.
+        build_hf_headers()
+        left = HUB_TIMEOUT - (monotonic() - started)
+        if left <= 0:
+            return f"no answer in {HUB_TIMEOUT:g} s"
+        get_hf_file_metadata(url, timeout=left)
     except (EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError) as error:
         raise HubError(_message(model, error)) from None  # gated models are "not found" too
     except HfHubHTTPError as error:
