@@ -180,11 +180,15 @@ def test_load_and_open_tokenizer_take_hub_sources(monkeypatch, tmp_path):
         assert isinstance(tok, Tokenizer) and tok.name == "hf:acme/ll@v1"
         assert tok.encode(TEXT) == oracle.encode(TEXT, add_special_tokens=False).ids
     foreign = open_tokenizer("hf:acme/uni")
-    assert isinstance(foreign, ForeignTokenizer)
+    assert isinstance(foreign, ForeignTokenizer) and foreign.name == "hf:acme/uni"
     expected = tokenizers.Tokenizer.from_file(str(uni)).encode(TEXT, add_special_tokens=False)
     assert foreign.encode(TEXT) == expected.ids
     with pytest.raises(HubError, match=r"^acme/absent: its tokenizer is not in the Hugging"):
         Tokenizer.load("hf:acme/absent")
+    # Tokenizer holds byte-level BPE only: the message names what opens the others.
+    with pytest.raises(ValueError, match=r"a Unigram tokenizer, not byte-level BPE: .*\(in "
+                       r"Python, bpe_studio\.core\.open_tokenizer\)$"):  # fmt: skip
+        Tokenizer.load("hf:acme/uni")
 
 
 def test_offline_and_not_cached_is_one_line_without_retries(monkeypatch, tmp_path, caplog):

@@ -29,7 +29,13 @@ from ..formats.files import load_data
 from ..formats.hf.kind import TOKENIZERS_MODELS, ForeignTokenizerFile, unknown_model
 from ..formats.hf.template import Template, read_template
 from ..io.atomic import atomic_write_bytes, output_dir
-from ..io.hf_hub import TOKENIZER_FILE, HubModel, fetch_tokenizer, named_special_tokens
+from ..io.hf_hub import (
+    TOKENIZER_FILE,
+    HubModel,
+    fetch_tokenizer,
+    named_special_tokens,
+    parse_hub_source,
+)
 from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed, validate_special_tokens
 from ..text.surrogates import original_offsets, replace_surrogates
@@ -602,6 +608,8 @@ def open_tokenizer(
         )
         if not no_specials:
             foreign_tok.mark_special(named_special_tokens(foreign.path.parent))
+        if parse_hub_source(source) is not None:  # named as asked, as a byte-level one is
+            foreign_tok.name = os.fspath(source)
         return foreign_tok
     tok = Tokenizer.from_data(data, {} if no_specials else None)
     tok.name = os.fspath(source)

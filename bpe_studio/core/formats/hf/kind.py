@@ -46,7 +46,7 @@ class ForeignTokenizerFile(ValueError):
         super().__init__(
             f"{os.fspath(path)}: a {kind} tokenizer, not byte-level BPE: it is run by the "
             "tokenizers library, and only the editor, Compare, Report, encode, decode and inspect "
-            "take it"
+            "take it (in Python, bpe_studio.core.open_tokenizer)"
         )
 
 
