@@ -14,25 +14,16 @@ import pytest
 import tokenizers
 from cli_run import cli
 from core_helpers import SLICES, read_fixture
-from tokenizers import AddedToken, Regex, decoders, models, pre_tokenizers, trainers
+from hf_shapes import splits_then_bytes, trained_bpe
+from tokenizers import AddedToken
 
 SPECIAL = ["<|endoftext|>", "<|im_start|>"]
 PLAIN = ["<think>", "</think>"]
 
 
 def _qwen3_like(tmp_path) -> str:
-    tok = tokenizers.Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator([read_fixture(SLICES["english"])[:20_000]], trainer)
+    split = splits_then_bytes(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+")
+    tok = trained_bpe(None, split, [read_fixture(SLICES["english"])[:20_000]], 400)
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL])
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in PLAIN])
     path = tmp_path / "tokenizer.json"

@@ -12,28 +12,17 @@ import pytest
 import tokenizers
 from cli_run import cli
 from core_helpers import SLICES, read_fixture
+from hf_shapes import splits_then_bytes, trained_bpe
 from model_shapes import SHAPES
-from tokenizers import Regex, decoders, models, pre_tokenizers, processors, trainers
+from tokenizers import processors
 
 BOS = "<|begin_of_text|>"
 
 
 def _llama_like(tmp_path, template: bool) -> tuple[str, tokenizers.Tokenizer]:
-    tok = tokenizers.Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=[BOS],
-        show_progress=False,
-    )
-    tok.train_from_iterator([read_fixture(SLICES["english"])[:20_000]], trainer)
+    split = splits_then_bytes(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+")
+    text = read_fixture(SLICES["english"])[:20_000]
+    tok = trained_bpe(None, split, [text], 400, [BOS])
     if template:
         tok.post_processor = processors.TemplateProcessing(
             single=f"{BOS} $A", special_tokens=[(BOS, tok.token_to_id(BOS))]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from gpt2_bytes import token_from_gpt2
-from tokenizers import Regex, Tokenizer, models
+from tokenizers import Regex, Tokenizer, decoders, models, trainers
 from tokenizers import normalizers as nz
 from tokenizers import pre_tokenizers as pt
 
@@ -33,6 +33,27 @@ DEEPSEEK_V3 = [
     r"[!\"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+"
     r"| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+",
 ]
+
+
+def trained_bpe(
+    normalizer, pre_tokenizer, texts: list[str], vocab_size: int, specials: list[str] = ()
+) -> Tokenizer:
+    """A byte-level BPE ``tokenizers.Tokenizer`` with ``normalizer`` (or none) and
+    ``pre_tokenizer``, trained by ``tokenizers`` on ``texts`` to ``vocab_size`` (its
+    ``specials`` among them), with the byte-level decoder."""
+    tok = Tokenizer(models.BPE())
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        initial_alphabet=pt.ByteLevel.alphabet(),
+        special_tokens=list(specials),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer)
+    return tok
 
 
 def byte_level(prefix: bool = False, regex: bool = False) -> pt.ByteLevel:

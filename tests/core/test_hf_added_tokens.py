@@ -21,12 +21,12 @@ import numpy as np
 import pytest
 import tokenizers
 from core_helpers import SLICES, read_fixture
-from hf_shapes import FAMILIES
+from hf_shapes import FAMILIES, trained_bpe
 from hypothesis import given
 from hypothesis import strategies as st
 from reference_encoder import ASSIGNED_TEXTS
 from text_strategies import HYPO
-from tokenizers import AddedToken, decoders, models, pre_tokenizers, trainers
+from tokenizers import AddedToken, pre_tokenizers
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.encode_file import encode_file
@@ -71,15 +71,8 @@ FIXED = [
 
 def _build(name: str, folder) -> str:
     normalizer, pre_tokenizer, plain = SHAPES[name]
-    tok = tokenizers.Tokenizer(models.BPE())
-    if normalizer is not None:
-        tok.normalizer = normalizer
-    tok.pre_tokenizer = pre_tokenizer
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=700, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
-    )
-    tok.train_from_iterator([read_fixture(SLICES[k])[:30_000] for k in SLICES], trainer)
+    texts = [read_fixture(SLICES[k])[:30_000] for k in SLICES]
+    tok = trained_bpe(normalizer, pre_tokenizer, texts, 700)
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL])
     tok.add_tokens(
         [t if isinstance(t, AddedToken) else AddedToken(t, special=False, normalized=False)

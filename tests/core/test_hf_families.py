@@ -18,7 +18,7 @@ import pytest
 import tokenizers
 from core_helpers import EOT, FIXTURES, SLICES, full_corpus, read_fixture
 from gpt2_bytes import token_to_gpt2
-from hf_shapes import FAMILIES
+from hf_shapes import FAMILIES, trained_bpe
 from hypothesis import given
 from hypothesis import strategies as st
 from reference_encoder import ASSIGNED_TEXTS
@@ -58,20 +58,8 @@ SPECIMENS = [
 
 def _train(name: str, folder) -> str:
     normalizer, pre_tokenizer = FAMILIES[name]
-    tok = tokenizers.Tokenizer(models.BPE())
-    if normalizer is not None:
-        tok.normalizer = normalizer
-    tok.pre_tokenizer = pre_tokenizer
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=1200,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        special_tokens=SPECIALS[name],
-        show_progress=False,
-    )
-    tok.train_from_iterator(
-        [t[:60_000] for t in (read_fixture(SLICES[k]) for k in SLICES)], trainer
-    )
+    texts = [t[:60_000] for t in (read_fixture(SLICES[k]) for k in SLICES)]
+    tok = trained_bpe(normalizer, pre_tokenizer, texts, 1200, SPECIALS[name])
     if name in TEMPLATED:
         bos = SPECIALS[name][0]
         tok.post_processor = processors.Sequence(
