@@ -11,8 +11,9 @@ import gzip
 import pytest
 from core_helpers import EOT, SLICES, read_fixture
 
-from bpe_studio.core import CorpusError, count_file
+from bpe_studio.core import CorpusError, Tokenizer, count_file, encode_file
 from bpe_studio.core.corpus import counting, tasks
+from bpe_studio.core.explain.usage import corpus_usage
 
 TEXT = read_fixture(SLICES["english"]).encode("utf-8")
 
@@ -68,3 +69,24 @@ def test_a_compressed_stream_names_the_line(tmp_path, monkeypatch, split):
     message = str(info.value)
     assert message.startswith(f"{path}: not valid UTF-8 at byte offset {at} (")
     assert message.endswith(f"), line {line}; convert the file to UTF-8 first")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_encoding_a_file_names_the_line_too(tmp_path, workers):
+    # Training named the line; `bpe-studio encode` and `inspect --corpus` gave the offset
+    # alone for the same file.
+    data = damaged(2_500_000, b"\xff")
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    at, line = expected_error(data)
+    expected = (
+        f"{path}: not valid UTF-8 at byte offset {at} (invalid start byte), line {line}; "
+        "convert the file to UTF-8 first"
+    )
+    tok = Tokenizer.preset("gpt2")
+    with pytest.raises(CorpusError) as info:
+        encode_file(tok, path, tmp_path / "ids.npy", workers=workers)
+    assert str(info.value) == expected
+    with pytest.raises(CorpusError) as info:
+        corpus_usage(tok, path, workers=workers, scan=False)
+    assert str(info.value) == expected

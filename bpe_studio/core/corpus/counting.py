@@ -193,18 +193,25 @@ def not_utf8(name: str, offset: int, reason: str, line: int | None = None) -> Co
 
 
 def decode_chunk(
-    data: bytes, path: str | os.PathLike, offset: int, *, with_line: bool = False
+    data: bytes,
+    path: str | os.PathLike,
+    offset: int,
+    *,
+    with_line: bool = False,
+    name: str | None = None,
 ) -> str:
-    """``data``, read from byte ``offset`` of ``path``, decoded; an error names the byte
-    offset, and with ``with_line`` the line too (``path`` is then the file itself: the lines
-    before the chunk are counted in it, on the error path only)."""
+    """``data``, read from byte ``offset`` of ``path``, decoded; an error names the file (as
+    ``name`` when given) and the byte offset, and with ``with_line`` the line too (for a chunk
+    after the file's start, ``path`` is the file itself: the lines before the chunk are
+    counted in it, on the error path only)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = None
         if with_line:
-            line = _line_of(path, offset) + data.count(b"\n", 0, e.start)
-        raise not_utf8(os.fspath(path), offset + e.start, e.reason, line) from None
+            before = _line_of(path, offset) if offset else 1
+            line = before + data.count(b"\n", 0, e.start)
+        raise not_utf8(name or os.fspath(path), offset + e.start, e.reason, line) from None
 
 
 def _line_of(path: str | os.PathLike, offset: int) -> int:

@@ -109,7 +109,9 @@ def encode_range(
     cover."""
     shown = name or path
     with open(path, "rb") as f:
-        text = decode_chunk(read_range(f, start, end, shown), shown, start)
+        text = decode_chunk(
+            read_range(f, start, end, shown), path, start, with_line=True, name=shown
+        )
     try:
         return tokenizer.encode_array(text, dtype)
     except UncoveredText:
@@ -348,7 +350,8 @@ def _encode_whole(
         data = f.read()
     advance = _Progress(len(data), progress)
     start = time.perf_counter()
-    ids = tokenizer.encode_array(decode_chunk(data, path, 0), ids_dtype(tokenizer).name)
+    text = decode_chunk(data, path, 0, with_line=True)
+    ids = tokenizer.encode_array(text, ids_dtype(tokenizer).name)
     with atomic_open(out, "wb") as f:
         _write_npy(f, ids.dtype, len(ids), [ids.tobytes()])
         check_unchanged(path, taken, path)

@@ -293,7 +293,7 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
         with f.open() as stream:
             if isinstance(tok, ForeignTokenizer):
                 data = stream.read()
-                tally.ids(tok.encode_array(decode_chunk(data, f.name, 0), "uint32"))
+                tally.ids(tok.encode_array(decode_chunk(data, f.name, 0, with_line=True), "uint32"))
                 tally.text(data)
             else:
                 ids = tok.encode_iterable(_stream_text(stream, f.name, tally.text))
