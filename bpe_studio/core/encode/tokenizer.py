@@ -304,7 +304,7 @@ class Tokenizer(TiktokenNames):
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of the one token whose bytes are ``text_or_bytes`` (a str is taken as its
         UTF-8 bytes), a special token included (tiktoken's ``encode_single_token``); where
-        several ids hold them, the lowest. None holding them raises
+        several hold them, the added token encode gives, else the lowest. None raises
         :class:`~.interface.TokenNotFound` naming them (a KeyError, as tiktoken's).
 
         >>> Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")]
@@ -315,8 +315,8 @@ class Tokenizer(TiktokenNames):
 
     @cached_property
     def _inverse(self) -> dict[bytes, int]:
-        """token bytes -> id (the lowest where ids share them), built on first use."""
-        return building.inverse(self.vocab)
+        """token bytes -> id (an added token's, else the lowest), built on first use."""
+        return building.inverse(self.vocab) | {t.encode(): i for t, i in self.added_tokens.items()}
 
     # -------------------------------------------------------------- encoding
     def prepare_bulk(self) -> None:

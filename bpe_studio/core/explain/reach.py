@@ -11,6 +11,7 @@ is its encoder's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 
 from ..encode.tokenizer import Tokenizer
@@ -49,6 +50,15 @@ def unreachable_among(
     ids = [i for i in ids if i in vocab and i not in special]
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
     settled = [i for i in ids if not vocab[i]]
+    added = tokenizer.added_tokens
+    if added:
+        # A token holding the bytes of an added token that is not special (phi-2's "  " beside
+        # the model's "ĠĠ") is never emitted: encoding cuts that one out first, whatever the
+        # merges would make of the rest.
+        holds = re.compile(b"|".join(re.escape(t.encode("utf-8")) for t in added)).search
+        blocked = {i for i in ids if vocab[i] and holds(vocab[i])}
+        settled += sorted(blocked)
+        ids = [i for i in ids if i not in blocked]
     # A pre-token looked up whole before any merge gives that token (``ignore_merges``:
     # Llama 3's tokens that no merge makes), this one or another of the same bytes.
     whole = {i: merger.whole_id(vocab[i]) for i in ids if vocab[i]}

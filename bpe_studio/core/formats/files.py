@@ -344,6 +344,12 @@ def unmarked_specials(special_tokens: Iterable[str]) -> list[str]:
     return [s for s in special_tokens if not looks_special(s)]
 
 
+def _holds_both(data: TokenizerData) -> str:
+    """The formats that hold what GPT-2 files drop of ``data``, as advice ends: tiktoken files
+    hold no added token that is not special."""
+    return "'hf', which holds them" if data.added_tokens else "'hf' or 'tiktoken', which hold both"
+
+
 def gpt2_losses(data: TokenizerData) -> list[str]:
     """What GPT-2 files of ``data`` leave for whoever loads them to say, in words ("hold no
     pattern (...)", ...): they hold no pattern (the loader takes gpt2's) and mark no special
@@ -403,7 +409,7 @@ def save_data(
             warnings.warn(
                 f"{os.fspath(directory)}: GPT-2 files (vocab.json + merges.txt) "
                 f"{'; '.join(lost)}: loading them back needs them named (pattern=, "
-                "special_tokens=), or save as 'hf' or 'tiktoken', which hold both",
+                f"special_tokens=), or save as {_holds_both(data)}",
                 LossyFormatWarning,
                 stacklevel=3,
             )
