@@ -125,7 +125,8 @@ def _save(tok: Tokenizer, out: str, fmt: str, stem: str | None) -> tuple[str, in
 def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
     """What to tell the user when GPT-2 files drop what loading them back needs told: a
     pattern other than gpt2, special tokens not written like ``<...>`` or ``[...]`` (the
-    files mark none; the loader takes only such entries made by no merge for them)."""
+    files mark none; the loader takes only such entries made by no merge for them), added
+    tokens that are not special (they come back special)."""
     if fmt != "gpt2":
         return []
     notes = []
@@ -142,6 +143,13 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         notes.append(
             "note: vocab.json + merges.txt mark no special token, and loading takes only "
             f"those written like <...> or [...] for them; load these files with {named}"
+        )
+    if tok.added_tokens:
+        shown = ", ".join(map(repr, list(tok.added_tokens)[:3]))
+        notes.append(
+            f"note: vocab.json + merges.txt hold no added token that is not special ({shown}"
+            f"{', ...' if len(tok.added_tokens) > 3 else ''}): loaded again they are special "
+            "tokens, which --no-special-tokens encodes as text; --to hf keeps them as they are"
         )
     return notes
 

@@ -55,3 +55,13 @@ def test_inspect_lists_the_special_ones_only(tmp_path):
     report = json.loads(run.stdout)
     assert [t["token"] for t in report["special_tokens"]] == SPECIAL
     assert report["counts"]["special_tokens"] == len(SPECIAL)
+
+
+def test_convert_to_gpt2_files_says_they_come_back_special(tmp_path):
+    # Found by an audit: the library warned, the command line said nothing, and the files
+    # loaded again encoded <think> as a special token (as text under --no-special-tokens).
+    path = _qwen3_like(tmp_path)
+    run = cli(tmp_path, "convert", path, "--to", "gpt2", "--out", tmp_path / "g")
+    assert run.returncode == 0, run.stderr
+    notes = [line for line in run.stderr.splitlines() if "added token" in line]
+    assert len(notes) == 1 and "'<think>', '</think>'" in notes[0] and "--to hf" in notes[0]
