@@ -132,3 +132,22 @@ def test_a_deferred_tokenizer_that_fails_to_build_fails_again_not_quietly():
         with pytest.raises(ValueError, match="record is gone"):
             source.get()
     assert len(calls) == 2  # built again, never from an empty recipe
+
+
+def test_an_added_token_that_is_not_special_is_named_so(qtbot, editor, tmp_path):
+    # Found by an audit: the tooltip of Qwen3's <think> (seven bytes, no merge) said
+    # "single byte".
+    import tokenizers
+    from core_helpers import SLICES, read_fixture
+    from hf_shapes import FAMILIES, trained_bpe
+
+    hf = trained_bpe(*FAMILIES["llama3"], [read_fixture(SLICES["english"])[:20_000]], 400)
+    hf.add_tokens([tokenizers.AddedToken("<think>", special=False, normalized=False)])
+    hf.save(str(tmp_path / "tokenizer.json"))
+    tok = Tokenizer.from_hf(tmp_path / "tokenizer.json")
+    editor.set_tokenizer(TokenizerSource("qwen-like", tokenizer=tok))
+    editor.set_text("a<think>b")
+    wait_for_spans(qtbot, editor)
+    tip = editor.edit.tooltip_html(2)
+    assert f"id {hf.token_to_id('<think>'):,}" in tip and "added token" in tip
+    assert "single byte" not in tip and "single byte" in editor.edit.tooltip_html(0)

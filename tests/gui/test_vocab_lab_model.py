@@ -406,3 +406,39 @@ def test_the_tokens_csv_gives_a_foreign_token_as_its_file_writes_it(tmp_path):
     }
     texts = [r["text"] for r in rows]
     assert len(set(texts)) == len(texts) and "<0x41>" in texts
+
+
+def test_a_loaded_runs_added_tokens_reach_the_labs_process(tmp_path):
+    # Found by an audit: the lab rebuilt a loaded tokenizer.json's run without its added
+    # tokens that are not special (Qwen3's <think>), so it counted them as unreachable
+    # tokens split into bytes. The run goes to the lab's process as messages; what the
+    # process rebuilds must be the tokenizer's own data.
+    from types import SimpleNamespace
+
+    import tokenizers
+    from core_helpers import SLICES, read_fixture
+    from hf_shapes import FAMILIES, trained_bpe
+
+    from bpe_studio.core import Tokenizer
+    from bpe_studio.gui.model.lab_process import LabProcess
+    from bpe_studio.gui.model.lab_records import RunData
+    from bpe_studio.gui.model.lab_server import _Server
+
+    hf = trained_bpe(*FAMILIES["llama3"], [read_fixture(SLICES["english"])[:20_000]], 400)
+    hf.add_special_tokens([tokenizers.AddedToken("<|endoftext|>", special=True)])
+    hf.add_tokens([tokenizers.AddedToken("<think>", special=False, normalized=False)])
+    hf.save(str(tmp_path / "tokenizer.json"))
+    tok = Tokenizer.from_hf(tmp_path / "tokenizer.json")
+    assert tok.added_tokens == {"<think>": hf.token_to_id("<think>")}
+    sent: list[tuple] = []
+    conn = SimpleNamespace(send=sent.append)
+    run = RunData(tok, [], 0, {}, (), "gpt2")
+    LabProcess(lambda message: None)._send_run(
+        conn, SimpleNamespace(ref=SimpleNamespace(run_id=3)), run
+    )
+    server = _Server(conn, None)
+    for message in sent:
+        server.handle(message)
+    assert server.loaded_run is not None and server.loaded_run[0] == 3
+    rebuilt = server.loaded_run[1]
+    assert rebuilt == tok.to_data() and rebuilt.added_tokens == tok.added_tokens

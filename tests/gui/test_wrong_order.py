@@ -124,4 +124,12 @@ def test_save_refuses_gpt2_files_that_would_not_load_back(qtbot, window, tmp_pat
     assert data is not None
     unusual = replace(data, pattern="gpt2", special_tokens={"my special": 256})
     assert "'my special' would not be taken for one" in (gpt2_problem(unusual) or "")
+    assert "tokenizer.json or tiktoken files" in (gpt2_problem(unusual) or "")
     assert gpt2_problem(replace(data, pattern="gpt2")) is None
+    # A tokenizer.json's added token that is not special: tiktoken files refuse it too, so
+    # the advice names tokenizer.json alone (found by an audit).
+    vocab = dict(data.vocab) | {len(data.vocab): b"<think>"}
+    added = replace(data, pattern="gpt2", vocab=vocab, added_tokens={"<think>": len(data.vocab)})
+    problem = gpt2_problem(added) or ""
+    assert "no added token that is not special" in problem
+    assert "tiktoken" not in problem.split("Save it as")[1].split("(")[0]

@@ -289,6 +289,7 @@ class LabProcess:
                 "ignore_merges": data.ignore_merges,
                 "pipeline": data.pipeline,
                 "template": data.template,
+                "added_tokens": data.added_tokens,
             }
             self._send(conn, ("loaded-rest", run_id, rest))
             self._loaded_sent = run_id

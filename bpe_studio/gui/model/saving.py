@@ -56,7 +56,12 @@ def gpt2_problem(data: TokenizerData) -> str | None:
     return (
         f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: they "
         f"{'; they '.join(lost)}. Loaded again, it would encode text differently.\n\nSave it "
-        "as tokenizer.json or tiktoken files, which hold both."
+        + (
+            "as tokenizer.json, which holds them (tiktoken files hold no added token that is "
+            "not special)."
+            if data.added_tokens
+            else "as tokenizer.json or tiktoken files, which hold both."
+        )
     )
 
 

@@ -403,6 +403,8 @@ class TokenTextEdit(QPlainTextEdit):
                 if tid in self._special_ids
                 else f"{tok.kind} token {html.escape(repr(tok.token_text(tid)))}"
                 if isinstance(tok, ForeignTokenizer)
+                else "added token (not special: always matched whole)"
+                if tid in tok.added_tokens.values()
                 else "single byte"
             )
             hexes = " ".join(f"{b:02x}" for b in token[:24]) + (" …" if len(token) > 24 else "")
