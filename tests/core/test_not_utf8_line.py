@@ -34,19 +34,27 @@ def damaged(at: int, bad: bytes) -> bytes:
     return data[:cut] + bad + data[cut:]
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_a_byte_range_far_into_a_plain_file_names_the_line(tmp_path, workers):
-    data = damaged(700_000, b"\xff")
+def bad_plain_file(tmp_path, at: int) -> tuple[object, int, str]:
+    """A plain file with a byte that cannot start a character near byte ``at``: its path,
+    Python's offset of that byte, and the message expected for it."""
+    data = damaged(at, b"\xff")
     path = tmp_path / "bad.txt"
     path.write_bytes(data)
-    at, line = expected_error(data)
-    assert at > counting.IN_PROCESS_CHUNK and line > 1  # not the first range, not line 1
-    with pytest.raises(CorpusError) as info:
-        count_file(path, [EOT], workers=workers)
-    assert str(info.value) == (
-        f"{path}: not valid UTF-8 at byte offset {at} (invalid start byte), line {line}; "
+    offset, line = expected_error(data)
+    message = (
+        f"{path}: not valid UTF-8 at byte offset {offset} (invalid start byte), line {line}; "
         "convert the file to UTF-8 first"
     )
+    return path, offset, message
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_byte_range_far_into_a_plain_file_names_the_line(tmp_path, workers):
+    path, at, expected = bad_plain_file(tmp_path, 700_000)
+    assert at > counting.IN_PROCESS_CHUNK and "line 1;" not in expected  # not the first range
+    with pytest.raises(CorpusError) as info:
+        count_file(path, [EOT], workers=workers)
+    assert str(info.value) == expected
 
 
 @pytest.mark.parametrize("split", [False, True])
@@ -75,14 +83,7 @@ def test_a_compressed_stream_names_the_line(tmp_path, monkeypatch, split):
 def test_encoding_a_file_names_the_line_too(tmp_path, workers):
     # Training named the line; `bpe-studio encode` and `inspect --corpus` gave the offset
     # alone for the same file.
-    data = damaged(2_500_000, b"\xff")
-    path = tmp_path / "bad.txt"
-    path.write_bytes(data)
-    at, line = expected_error(data)
-    expected = (
-        f"{path}: not valid UTF-8 at byte offset {at} (invalid start byte), line {line}; "
-        "convert the file to UTF-8 first"
-    )
+    path, _, expected = bad_plain_file(tmp_path, 2_500_000)
     tok = Tokenizer.preset("gpt2")
     with pytest.raises(CorpusError) as info:
         encode_file(tok, path, tmp_path / "ids.npy", workers=workers)
