@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 
 import pytest
@@ -237,6 +238,31 @@ def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, 
     assert notice.startswith("Nothing was learned: singles.txt has no two adjacent bytes")
     assert "Stopped" not in notice
     assert window.state.corpus.name == "singles.txt" and window.state.phase is Phase.FINISHED
+
+
+def test_a_corpus_that_holds_no_text_says_so_not_that_no_pair_was_found(qtbot, window, tmp_path):
+    # An empty compressed file and blank JSON Lines are not empty files (Open takes them),
+    # but there was no text to count: "no two adjacent bytes" would send the user looking
+    # for short words. Only special tokens: text was there, and the pair notice stays.
+    empty_gz = tmp_path / "empty.txt.gz"
+    with gzip.open(empty_gz, "wb"):
+        pass
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text('\n{"text": ""}\n\n', encoding="utf-8")
+    specials = tmp_path / "specials.txt"
+    specials.write_text(EOT * 3, encoding="utf-8")
+    for corpus, why in (
+        (empty_gz, "holds no text"),
+        (blank, "holds no text"),
+        (specials, "has no two adjacent bytes within a pre-token to merge"),
+    ):
+        result = train_in_window(qtbot, window, corpus, 300)
+        assert result.merges == []
+        # The panel and the status bar say the same (the run before learned nothing either:
+        # there is nothing to bring back, so the notice is the panel's own).
+        said = f"Nothing was learned: {corpus.name} {why}"
+        assert window.panel.status.text() == said
+        assert window.statusBar().currentMessage() in ("", said)
 
 
 def test_stopping_during_pre_tokenization_says_nothing_was_learned(qtbot, window):

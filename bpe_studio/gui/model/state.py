@@ -59,6 +59,9 @@ class TrainingResult:
     stopped: bool  # the user stopped it before vocab_size was reached
     merge_seconds: float  # time spent merging, pauses left out
     pattern: str = "gpt2"  # the pre-tokenization pattern it was trained with
+    # False when counting found no text at all (an empty .gz, blank JSON Lines): said so,
+    # rather than "no pair to merge", which is true of single characters or special tokens.
+    holds_text: bool = True
 
     @property
     def exhausted(self) -> bool:

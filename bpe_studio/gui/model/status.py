@@ -110,11 +110,12 @@ def nothing_learned(state: RunState) -> str:
         empty = state.corpus is not None and state.corpus.stat().st_size == 0
     except OSError:
         empty = False
-    why = (
-        f"{name} is empty"
-        if empty
-        else f"{name} has no two adjacent bytes within a pre-token to merge"
-    )
+    if empty:
+        why = f"{name} is empty"
+    elif not result.holds_text:
+        why = f"{name} holds no text"
+    else:
+        why = f"{name} has no two adjacent bytes within a pre-token to merge"
     return f"Nothing was learned: {why}"
 
 

@@ -195,8 +195,10 @@ class Controller(QObject):
         state = self.hub.state
         # subtle: a shallow copy is enough: begin_run starts a new RunState rather than
         # changing this one. A run the user discarded to train is not kept: it never comes
-        # back, whatever becomes of this Train.
-        keep = state.phase not in (Phase.IDLE, Phase.FAILED) and not discarded
+        # back, whatever becomes of this Train. Nor is a run that learned nothing: brought
+        # back, it would say why it learned nothing under the new corpus's name.
+        learned = state.result is None or bool(state.result.merges)
+        keep = state.phase not in (Phase.IDLE, Phase.FAILED) and learned and not discarded
         self._before_run = copy.copy(state) if keep else None
         if self.session is not None:
             self.session.shutdown()  # its thread has ended; make sure it is released

@@ -21,6 +21,8 @@ from collections import deque
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...core import MergeStep, TrainingCancelled, trainer_from_file
+from ...core.corpus.records import holds_text
+from ...core.corpus.tasks import corpus_files
 from ...core.pretokenization.specials import validate_special_tokens
 from ...core.train import merge_engine
 from ...core.train.vocab import check_vocab_size, initial_vocab
@@ -179,6 +181,9 @@ class TrainingWorker(QObject):
             text_field=cfg.text_field,
             status=self._status,
         )
+        # Read only when nothing was counted (up to the first character, on this thread).
+        empty = trainer.target_merges > 0 and not trainer.top_pairs(1)
+        holds = not empty or bool(trainer.pretoken_counts) or _holds_text(cfg)
         self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)
 
@@ -214,4 +219,10 @@ class TrainingWorker(QObject):
             control.stopped and len(merges) < trainer.target_merges,
             seconds,
             cfg.pattern,
+            holds,
         )
+
+
+def _holds_text(cfg: RunSettings) -> bool:
+    """Whether the corpus of ``cfg`` holds any text of the field trained on."""
+    return holds_text(corpus_files(list(cfg.corpus)), cfg.text_field)
