@@ -189,6 +189,10 @@ def cmd_train(args: argparse.Namespace) -> int:
             written, code = save(tok, args.out, args.format, DEFAULT_NAME)
     except KeyboardInterrupt:
         interrupted = True
+    # Ctrl-C after the last merge (held while the files were written) stopped nothing: the
+    # tokenizer is whole, and a script must not take it for a cut-short one.
+    late = interrupted and wanted and len(trainer.merges) >= trainer.target_merges
+    interrupted = interrupted and not late
     elapsed = time.perf_counter() - start
     first_learned = first_merge_id(trainer.special_tokens)
     learned = [t for i, t in tok.vocab.items() if i >= first_learned]
@@ -207,6 +211,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         written,
     ]
     lines += gpt2_notes(tok, args.format)
+    if late:
+        lines.insert(1, "note: Ctrl-C came after the last merge: the tokenizer is complete")
     if len(trainer.merges) < trainer.target_merges and not interrupted:
         note = f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}"
         lines.insert(1, note)

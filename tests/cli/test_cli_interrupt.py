@@ -156,6 +156,31 @@ def test_ctrl_c_inside_a_merge_step_writes_files_that_load_back(tmp_path, monkey
     assert len(tok.merges) == 99 and len(tok.vocab) == 257 + 99
 
 
+def test_ctrl_c_while_the_last_merge_is_written_is_not_a_stop(tmp_path, monkeypatch, capsys):
+    # Ctrl-C is held from the last merge until the files are written. Typed then, it stopped
+    # nothing: the run is reported as trained, with a note, and exits 0, not 130.
+    from bpe_studio.cli import main, train
+    from bpe_studio.core import Tokenizer
+    from bpe_studio.core.reference import reference_train
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # held, then raised
+    real = train.save
+
+    def save(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # typed while the files are written
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train, "save", save)
+    corpus = write_text(tmp_path / "t.txt", slice_head("english", 50_000))
+    out = tmp_path / "tok"
+    assert main(["train", str(corpus), "--vocab-size", "400", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "trained 143 merges" in err and "stopped" not in err
+    assert "note: Ctrl-C came after the last merge: the tokenizer is complete" in err
+    _, merges = reference_train(corpus.read_text(encoding="utf-8"), 400, [EOT])
+    assert Tokenizer.load(out).merges == merges
+
+
 @pytest.mark.parametrize("background", [False, True])
 def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, background):
     """SIGTERM (``timeout``, ``kill``, a job scheduler) to the group: the default action left
