@@ -51,6 +51,7 @@ from .output import (
     EXIT_INTERRUPTED,
     STDOUT,
     CliError,
+    Compiles,
     check_out_file,
     check_stdout_open,
     is_stream,
@@ -58,7 +59,6 @@ from .output import (
     one_line,
     os_error_line,
     os_error_message,
-    say,
     stream_name,
     write_stream,
 )
@@ -200,10 +200,13 @@ def _encode(args: argparse.Namespace) -> int:
     load = _loader(args, built)
     bars: list[ProgressBar] = []
 
+    compiles = Compiles()
+
     def progress(done: int, total: int) -> None:
         # The bar starts with the encoding, once the tokenizer is built, so that its rate and
         # elapsed time are the encoding's.
         if not bars:
+            compiles.over()
             bars.append(ProgressBar("encoding", total, unit="B", eager=True))
         bars[0].update(done, total)
 
@@ -231,7 +234,7 @@ def _encode(args: argparse.Namespace) -> int:
             with numba_interrupts():
                 stats, each = encode_inputs(load, files, out, workers=args.workers,
                                             progress=progress, text_field=args.text_field,
-                                            template=around, status=say)  # fmt: skip
+                                            template=around, status=compiles.say)  # fmt: skip
         except OSError as e:
             raise CliError(_os_error_line(e, args.out, files, paths.copies)) from None
         except KeyboardInterrupt:
@@ -271,6 +274,9 @@ def _encode(args: argparse.Namespace) -> int:
         f"encoded {stats.input_bytes / 1e6:,.2f} MB into {plural(stats.tokens, 'token')} "
         f"({stats.dtype}) in {stats.seconds:.2f} s",
     ]
+    compiled = compiles.summary()
+    if compiled:
+        lines.insert(1, compiled)
     if added:
         lines.append(added)
     if stats.tokens:

@@ -31,6 +31,7 @@ import re
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -102,6 +103,37 @@ def say(message: str) -> None:
     on stderr, even while a progress bar is drawn on the terminal's current line."""
     sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + one_line(message) + "\n")
     sys.stderr.flush()
+
+
+class Compiles:
+    """The compiles a command announces (as :func:`say` does) and how long they held it up:
+    from the first announcement until :meth:`over` (the work waiting for them has begun).
+    A first run's minute of compiling was in no line of the summary."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._began: float | None = None
+        self.seconds: float | None = None
+
+    def say(self, message: str) -> None:
+        if message.startswith("compiling "):
+            name = message.removeprefix("compiling ").split(" (")[0]
+            if name not in self.names:
+                self.names.append(name)
+            if self._began is None:
+                self._began = time.perf_counter()
+        say(message)
+
+    def over(self) -> None:
+        if self._began is not None and self.seconds is None:
+            self.seconds = time.perf_counter() - self._began
+
+    def summary(self) -> str | None:
+        """The summary's line for them, or None when nothing was compiled."""
+        if not self.names:
+            return None
+        self.over()
+        return f"compiled {' and '.join(self.names)} in {self.seconds:.1f} s (once: then cached)"
 
 
 def os_error_line(error: OSError) -> str:

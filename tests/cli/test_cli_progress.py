@@ -63,3 +63,32 @@ def test_a_stream_without_block_characters_gets_an_ascii_bar():
     bar.update(4_000_000)
     bar.close()
     assert "\u2588" in utf8.getvalue()
+
+
+def test_encode_names_a_first_compile_and_its_time_in_the_summary(tmp_path, monkeypatch, capsys):
+    """A first run's compile held the command up for a minute, but the summary said "loaded
+    the tokenizer in 0.3 s … encoded in 0.1 s". The compiles announced are now one line."""
+    from bpe_studio.cli import encode, main
+    from bpe_studio.core.encode.merging import kernel_start
+    from bpe_studio.core.pretokenization import scan_load
+
+    real = encode.encode_inputs
+
+    def compiling_first(*args, **kwargs):
+        kwargs["status"](scan_load.COMPILING)  # as the loaders say it, before compiling
+        kwargs["status"](kernel_start.COMPILING)
+        return real(*args, **kwargs)
+
+    text = tmp_path / "t.txt"
+    text.write_text("Hello world, hello again.\n" * 50, encoding="utf-8")
+    out = tmp_path / "ids.npy"
+    assert main(["encode", str(text), "--tokenizer", "gpt2", "--out", str(out)]) == 0
+    assert "compiled" not in capsys.readouterr().err  # nothing compiled: no line
+    monkeypatch.setattr(encode, "encode_inputs", compiling_first)
+    assert main(["encode", str(text), "--tokenizer", "gpt2", "--out", str(out), "--force"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    said = [line for line in lines if line.startswith("compiled ")]
+    assert len(said) == 1
+    assert said[0].startswith("compiled the pre-tokenizer and the encoder in ")
+    assert said[0].endswith(" s (once: then cached)")
+    assert lines.index(said[0]) == lines.index(next(x for x in lines if x.startswith("loaded"))) + 1

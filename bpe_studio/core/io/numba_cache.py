@@ -34,7 +34,7 @@ from typing import Any
 from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
-from .user_cache import user_cache_dir
+from .user_cache import private_temp_dir, user_cache_dir
 
 # numba's config module sets its attributes at run time, out of a type checker's sight.
 config: Any = _config
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 _usable: list[Path | None] = []  # the folder chosen, once per process
 
 
-def kernel_cache_dir() -> Path:
+def kernel_cache_dir() -> Path | None:
     if config.CACHE_DIR:
         return Path(config.CACHE_DIR)
     return user_cache_dir("numba")
@@ -60,18 +60,20 @@ def _writable(folder: Path) -> bool:
 
 
 def usable_cache_dir() -> Path | None:
-    """The folder numba caches in: :func:`kernel_cache_dir`, else one of this user's in the
-    temporary folder, else None (no cache: each process compiles)."""
+    """The folder numba caches in: :func:`kernel_cache_dir`, else this user's private one in
+    the temporary folder (``user_cache.private_temp_dir``), else None (no cache: each process
+    compiles)."""
     if not _usable:
         wanted = kernel_cache_dir()
-        user = os.getuid() if hasattr(os, "getuid") else os.getlogin()
-        fallback = Path(tempfile.gettempdir()) / f"bpe-studio-{user}" / "numba"
-        chosen = next((d for d in (wanted, fallback) if _writable(d)), None)
+        private = private_temp_dir()
+        fallback = None if private is None else private / "numba"
+        chosen = next((d for d in (wanted, fallback) if d is not None and _writable(d)), None)
         if chosen != wanted:
+            where = "the user's cache folder (no home folder)" if wanted is None else wanted
             instead = f"caching them in {chosen}" if chosen else "compiling them in each process"
             log.warning(
                 "cannot write numba's cache of the compiled kernels in %s; %s (set "
-                "NUMBA_CACHE_DIR to a folder you can write)", wanted, instead,
+                "NUMBA_CACHE_DIR to a folder you can write)", where, instead,
             )  # fmt: skip
         _usable.append(chosen)
     return _usable[0]

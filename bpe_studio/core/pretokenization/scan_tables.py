@@ -17,6 +17,7 @@ What it leaves out: the patterns (``scan_kernels``), which spellings they are
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import regex
@@ -74,9 +75,10 @@ def build_table() -> Table:
     return table
 
 
-def _cache_path() -> str:
+def _cache_path() -> Path | None:
+    folder = user_cache_dir("scan")
     version = regex.__version__.replace("/", "_")
-    return str(user_cache_dir("scan") / f"classes-v{_FORMAT}-regex-{version}.bin")
+    return None if folder is None else folder / f"classes-v{_FORMAT}-regex-{version}.bin"
 
 
 def class_table() -> Table:
@@ -91,17 +93,18 @@ def class_table() -> Table:
         path = _cache_path()
         table = None
         try:
-            with open(path, "rb") as f:
-                payload = unseal(f.read())
-            if payload is not None and len(payload) == 2 * CODE_POINTS:
-                table = np.frombuffer(payload, dtype="<u2").astype(np.uint16)
+            if path is not None:
+                payload = unseal(path.read_bytes())
+                if payload is not None and len(payload) == 2 * CODE_POINTS:
+                    table = np.frombuffer(payload, dtype="<u2").astype(np.uint16)
         except OSError:
             pass
         if table is None:
             table = build_table()
             try:
-                user_cache_dir("scan").mkdir(parents=True, exist_ok=True)
-                atomic_write_bytes(path, seal(table.astype("<u2").tobytes()))
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write_bytes(path, seal(table.astype("<u2").tobytes()))
             except OSError:
                 pass
         _table = table

@@ -36,7 +36,8 @@ Entry = tuple[
 
 
 def cache_dir() -> Path | None:
-    """The cache's folder, or None when ``$BPE_STUDIO_CACHE_DIR`` is set empty."""
+    """The cache's folder, or None when ``$BPE_STUDIO_CACHE_DIR`` is set empty (or there is
+    no user cache folder: ``user_cache``)."""
     chosen = os.environ.get(CACHE_ENV)
     if chosen is not None:
         return Path(chosen) if chosen else None
