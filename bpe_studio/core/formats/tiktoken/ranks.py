@@ -13,11 +13,17 @@ import binascii
 import gzip
 import os
 import re
+import sys
 from pathlib import Path
 
 # A whole well-formed rank file: checked in one C-level pass, so the fast parse below can
-# take fields two by two without looking at lines.
-_WELL_FORMED = re.compile(rb"(?:[A-Za-z0-9+/]+={0,2}+ (?:0|[1-9][0-9]*+)\n)*+")
+# take fields two by two without looking at lines. Possessive (Python 3.11+), `re` keeps no
+# backtracking state for the runs: the greedy ones before 3.11 match the same (no field's
+# characters can end a run early).
+_POSSESSIVE = b"+" if sys.version_info >= (3, 11) else b""
+_WELL_FORMED = re.compile(
+    rb"(?:[A-Za-z0-9+/]+={0,2}%b (?:0|[1-9][0-9]*%b)\n)*%b" % ((_POSSESSIVE,) * 3)
+)
 
 
 def read_raw(path: str | os.PathLike) -> bytes:
