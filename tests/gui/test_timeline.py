@@ -276,6 +276,20 @@ def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
     qtbot.waitUntil(follows, timeout=10_000)  # pyqtgraph ranges on its next paint
 
 
+def test_loading_a_tokenizer_as_long_as_the_last_fits_the_axis_again(qtbot, window):
+    # The hint between two tokenizers framed the axis at 0..1; fitting it again was skipped
+    # when the new last merge equalled the old one (the same files twice; train, save, load),
+    # and the curve stayed a flat line at 0..1, its step off screen.
+    curve = window.curve
+    for _ in range(2):
+        with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+            window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+        wait_curves(qtbot, window)
+        qtbot.waitUntil(lambda: not curve.showing_hint, timeout=30_000)
+        last = len(window.state.loaded.tokenizer.merges)
+        qtbot.waitUntil(lambda n=last: curve.plot.vb.viewRange()[0][1] >= n, timeout=10_000)
+
+
 def test_a_bad_corpus_gives_one_dialog_not_two(qtbot, window, tmp_path):
     # The run says the corpus is not UTF-8; the in-sample curve must not say it again.
     corpus = bad_after_probe(tmp_path / "binary.txt", b"text \xff\xfe more text\n" * 200)

@@ -408,6 +408,7 @@ class CompressionPlot(QWidget):
             if self.hint.toPlainText() != text:
                 self.hint.setText(text)
             self.plot.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # the hint's frame
+            self._x_end = -1.0  # the merges axis is the hint's now: fit it again after
             self.hint.setPos(0.5, 0.5)
         elif was_empty:
             self.plot.enableAutoRange(y=True)  # setRange turned it off: follow the curves again
