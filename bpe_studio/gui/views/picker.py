@@ -231,6 +231,10 @@ class TokenizerPicker(QComboBox):
             return None
         if key == RUN:
             source = self.hub.state.shown  # read now, on the GUI thread; built in the job
+            if source is not None and source.merge_count:
+                # Which step it is: the timeline's while the run trains or pauses, the whole
+                # run once it has ended (as the Vocabulary lab names it).
+                label = f"{label} (step {source.merge_count:,})"
             return Choice(key, label, _no_run if source is None else source.get, self.pane)
         kind, _, value = key.partition(":")
         cache = self.cache
