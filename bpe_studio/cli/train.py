@@ -30,7 +30,7 @@ from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
     refuse_single_bytes,
 )
-from ..core.text.display import plural, readable_token
+from ..core.text.display import plural, readable_cut
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
 from .convert import check_tokenizer_out, gpt2_notes, save
@@ -204,7 +204,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         f"(vocabulary {len(tok.vocab):,}) in {elapsed:.2f} s",
         f"special tokens: {shown or 'none'}",
         f"peak memory: {peak:,.0f} MB" if peak is not None else "peak memory: unknown",
-        f"longest token: {readable_token(longest)} ({len(longest)} bytes)"
+        f"longest token: {readable_cut(longest)} ({len(longest):,} bytes)"
         if learned
         else "longest token: none learned",
         f"pattern: {shown_pattern(tok.pattern)}",

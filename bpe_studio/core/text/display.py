@@ -40,6 +40,28 @@ def readable_token(token: bytes) -> str:
     return "".join(map(_show_char, text))
 
 
+def readable_cut(token: bytes, most: int = 80) -> str:
+    """:func:`readable_token` of ``token``, its middle left out (…) when it is longer than
+    ``most`` bytes: a token of one long run (10 MB of spaces) is one line of a summary.
+    The cuts fall between UTF-8 characters, so no whole character is shown as hex.
+
+    >>> readable_cut(b"a" * 100, 10)
+    'aaaaaa…aaa'
+    """
+    if len(token) <= most:
+        return readable_token(token)
+    head, tail = _char_start(token, most * 2 // 3), _char_start(token, len(token) - most // 3)
+    return f"{readable_token(token[:head])}…{readable_token(token[tail:])}"
+
+
+def _char_start(token: bytes, i: int) -> int:
+    """``i``, moved back to where the UTF-8 character it falls in starts (at most 3 bytes)."""
+    for back in range(4):
+        if i - back <= 0 or token[i - back] & 0xC0 != 0x80:
+            return max(i - back, 0)
+    return i
+
+
 def _readable_parts(token: bytes) -> str:
     """``readable_token`` one character at a time: the longest whole UTF-8 character at each
     position, else one raw byte as hex."""
