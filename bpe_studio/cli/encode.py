@@ -31,7 +31,7 @@ from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
-from ..core.io.atomic import atomic_write_bytes
+from ..core.io.atomic import atomic_open
 from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
 from ..core.text.display import plural
@@ -66,6 +66,8 @@ from .progress import ProgressBar
 from .sources import fetch_hub, load_tokenizer, source_files
 
 NPY_MAGIC = b"\x93NUMPY"
+# Ids decoded at a time by ``decode`` (a few MB of bytes each).
+DECODE_BLOCK = 1 << 20
 
 
 def _loader(
@@ -297,7 +299,7 @@ def _npy_problem(head: bytes, error: Exception) -> str:
             "is not a .npy file (it does not begin with the .npy signature); decode reads "
             "the arrays 'bpe-studio encode' writes"
         )
-    if "pickle" in str(error).lower():
+    if "pickle" in str(error).lower() or "python objects" in str(error).lower():
         return "holds Python objects, not integer ids (such files are not loaded)"
     return f"is a damaged .npy file: {error}"
 
@@ -311,7 +313,12 @@ def _load_ids(path: str) -> np.ndarray:
             head = source.read(len(NPY_MAGIC))
             source.seek(0)
             try:
-                ids = np.load(source, allow_pickle=False)
+                # A file's ids are read as decoding goes, not held: a 1 GB corpus's ids are
+                # about 1 GB of int32. (np.load reads what cannot be mapped whole.)
+                if data is None:
+                    ids = np.load(path, mmap_mode="r", allow_pickle=False)
+                else:
+                    ids = np.load(source, allow_pickle=False)
             except (ValueError, EOFError) as e:
                 raise CliError(f"{name}: {_npy_problem(head, e)}") from None
     except OSError as e:
@@ -332,21 +339,68 @@ def cmd_decode(args: argparse.Namespace) -> int:
         _check_out(args, args.ids, binary=False)
     ids = _load_ids(args.ids)
     tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
-    try:
-        data = tok.decode_bytes(ids)
-    except ValueError as e:
-        raise CliError(f"{input_name(args.ids)}: {e}") from None
+    blocks = DecodedBlocks(tok, ids, input_name(args.ids))
     closed_after = None
     if is_stream(args.out):
-        closed_after = write_stream(args.out, data)
+        closed_after = write_stream(args.out, blocks)
     else:
         try:
-            atomic_write_bytes(args.out, data)
+            with atomic_open(args.out, "wb") as f:
+                for block in iter(blocks.read, b""):
+                    f.write(block)
         except OSError as e:
             raise CliError(os_error_message(args.out, e)) from None
-    last, code = _wrote(args.out, closed_after, len(data))
+    last, code = _wrote(args.out, closed_after, blocks.total)
     print(
-        one_line(f"decoded {plural(len(ids), 'id')} into {plural(len(data), 'byte')}; {last}"),
+        one_line(f"decoded {plural(len(ids), 'id')} into {plural(blocks.total, 'byte')}; {last}"),
         file=sys.stderr,
     )
     return code
+
+
+class DecodedBlocks:
+    """The bytes of ``ids``, a block of :data:`DECODE_BLOCK` ids at a time (``read``, as a
+    binary file is read; b"" at the end): decoding 61 million ids whole held 1.4 GB. Every id
+    is checked before the first block, so an unknown one is refused before anything is
+    written, to a stream too. A tokenizer that is not byte-level (its decoder may treat the
+    text's start apart, as SentencePiece's does) is decoded whole."""
+
+    def __init__(self, tok: AnyTokenizer, ids: np.ndarray, name: str) -> None:
+        self._tok, self._ids, self._name, self.total = tok, ids, name, 0
+        self._known: np.ndarray | None = None  # by id: in the vocabulary
+        self._at = 0 if isinstance(tok, Tokenizer) else -1
+        if self._at == 0:
+            for start in range(0, len(ids), DECODE_BLOCK):
+                self._check(ids[start : start + DECODE_BLOCK])
+
+    def _check(self, ids: np.ndarray) -> None:
+        tok = self._tok
+        assert isinstance(tok, Tokenizer)
+        if not len(ids):
+            return
+        if self._known is None:
+            self._known = np.zeros(max(tok.vocab) + 1, dtype=bool)
+            self._known[np.fromiter(tok.vocab, dtype=np.int64, count=len(tok.vocab))] = True
+        known = self._known
+        low, high = int(ids.min()), int(ids.max())
+        if low < 0 or high >= len(known) or not known[ids].all():
+            self._decode(ids)  # raises, naming the ids the vocabulary has
+            raise CliError(f"{self._name}: holds ids the tokenizer does not have")
+
+    def _decode(self, ids: np.ndarray) -> bytes:
+        try:
+            return self._tok.decode_bytes(ids)
+        except ValueError as e:
+            raise CliError(f"{self._name}: {e}") from None
+
+    def read(self, size: int = -1) -> bytes:
+        if self._at < 0:  # whole, once
+            self._at = len(self._ids)
+            data = self._decode(self._ids)
+        elif self._at < len(self._ids):
+            data = self._decode(self._ids[self._at : self._at + DECODE_BLOCK])
+            self._at += DECODE_BLOCK
+        else:
+            return b""
+        self.total += len(data)
+        return data

@@ -35,7 +35,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import Protocol
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # as argparse exits for a bad option value
@@ -320,7 +320,13 @@ def check_stdout_open(user_path: str) -> None:
         raise CliError(f"{STDOUT_NAME}: it is closed (>&-); nothing was written")
 
 
-def write_stream(user_path: str, source: bytes | BinaryIO) -> int | None:
+class Readable(Protocol):
+    """What :func:`write_stream` reads blocks from (a binary file, or blocks made as asked)."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+def write_stream(user_path: str, source: bytes | Readable) -> int | None:
     """Write ``source`` (bytes, or a binary file read to its end) to the stream ``user_path``
     (:func:`is_stream`); return the bytes written when its reader closed it early
     (``| head``), else None. A full or failing stream raises :class:`CliError` naming it."""

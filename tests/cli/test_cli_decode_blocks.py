@@ -1,0 +1,72 @@
+"""``bpe-studio decode`` of a large ids file: read from the file as decoding goes and written
+a block at a time (an audit: 61 million ids held 1.4 GB, 23 bytes an id), with every id
+checked before anything is written, to a file or a stream."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from core_helpers import FIXTURES, read_fixture
+
+from bpe_studio.cli import encode, main
+from bpe_studio.core import Tokenizer
+
+
+@pytest.fixture(scope="module")
+def gpt2() -> Tokenizer:
+    return Tokenizer.from_files(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+
+
+@pytest.fixture
+def big_ids(tmp_path, gpt2, monkeypatch):
+    """Ids of a real text repeated (8 blocks of decoding, with a smaller block), and that text."""
+    monkeypatch.setattr(encode, "DECODE_BLOCK", 1 << 18, raising=False)
+    unit = read_fixture("tinystories_sample.txt")[:50_000]
+    ids = np.array(gpt2.encode(unit), dtype=np.uint16)
+    reps = (8 << 18) // len(ids) + 1
+    path = tmp_path / "ids.npy"
+    np.save(path, np.tile(ids, reps))
+    return path, unit * reps, reps * len(ids)
+
+
+def _decode_peak(ids: Path, out: Path) -> int:
+    """The traced memory's peak while ``decode`` writes ``ids``' text to ``out``."""
+    tracemalloc.start()
+    try:
+        assert main(["decode", str(ids), "--tokenizer", "gpt2", "--out", str(out)]) == 0
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_large_ids_file_is_decoded_a_block_at_a_time(tmp_path, big_ids, capsys):
+    path, text, count = big_ids
+    small = tmp_path / "small.npy"
+    np.save(small, np.load(path)[:1000])
+    base = _decode_peak(small, tmp_path / "small.txt")  # the tokenizer's own, mostly
+    out = tmp_path / "back.txt"
+    peak = _decode_peak(path, out)
+    data = text.encode("utf-8")
+    assert out.read_bytes() == data
+    assert f"decoded {count:,} ids into {len(data):,} bytes" in capsys.readouterr().err
+    # Whole, the ids as int64 and their lengths alone were 16 bytes an id (35 MB here).
+    grew = peak - base
+    assert grew < 4 * len(data) // 10, f"{grew:,} bytes more traced for {len(data):,} bytes"
+
+
+@pytest.mark.parametrize("to", ["file", "stdout"])
+def test_an_unknown_id_in_the_last_block_writes_nothing(tmp_path, big_ids, capsys, to):
+    path, _, _ = big_ids
+    ids = np.load(path)
+    ids[-1] = 60_000  # past GPT-2's 50,257 ids
+    np.save(path, ids)
+    out = tmp_path / "back.txt"
+    target = str(out) if to == "file" else "-"
+    assert main(["decode", str(path), "--tokenizer", "gpt2", "--out", target]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and not out.exists()
+    assert "ids.npy" in captured.err and "60000" in captured.err
+    assert [p.name for p in tmp_path.iterdir()] == ["ids.npy"]  # no temporary file left
