@@ -9,6 +9,8 @@ import gzip
 import json
 import re
 import threading
+import tracemalloc
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -367,3 +369,44 @@ def test_a_large_plain_file_encoded_whole_is_said_once_and_its_ids_are_tokenizer
     heard.clear()
     corpus_usage(open_tokenizer(llama3_style(tmp_path / "l3")), plain, status=heard.append)
     assert not [h for h in heard if "whole" in h]
+
+
+def test_a_long_record_is_counted_in_pieces_as_tiktoken_counts_it(
+    tmp_path, gpt2_tokenizer, tiktoken_gpt2, monkeypatch, big_text
+):
+    """A record past ``LONG_RECORD`` characters is encoded through ``encode_iterable`` in
+    blocks (whole, it cost about 20 bytes a character: ``inspect --corpus`` of a 50 MB record
+    took 1.2 GB); the counts are tiktoken's, the short records' beside it too."""
+    from bpe_studio.core.explain import corpus_pass
+
+    monkeypatch.setattr(corpus_pass, "LONG_RECORD", 1 << 14, raising=False)
+    monkeypatch.setattr(corpus_pass, "IDS_BLOCK", 1 << 12)
+
+    def task(docs: list[str], name: str) -> CountTask:
+        path = tmp_path / name
+        path.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+        (f,) = resolve_corpus(str(path))
+        return CountTask(f, 0, f.size, nbytes=f.size)
+
+    docs = ["Short one.", big_text, "  spaces   at the end   "]
+    counted = count_task(gpt2_tokenizer, task(docs, "d.jsonl"), False)
+    ids = [i for d in docs for i in tiktoken_gpt2.encode(d, allowed_special="all")]
+    assert dict(zip(counted.ids.tolist(), counted.counts.tolist())) == Counter(ids)
+    assert counted.tokens == len(ids)
+
+    # What a record's length adds to the peak, the caches and tables built beforehand: the
+    # record is held (its line, its text, its bytes: about 8 bytes a byte of this text);
+    # encoded whole, its ids added 11 more.
+    once, twice = task([big_text], "once.jsonl"), task([big_text * 2], "twice.jsonl")
+    for each in (once, twice):
+        count_task(gpt2_tokenizer, each, False)
+    peaks = []
+    for each in (once, twice):
+        tracemalloc.start()
+        try:
+            count_task(gpt2_tokenizer, each, False)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    size = len(big_text.encode("utf-8"))
+    assert peaks[1] - peaks[0] < 11 * size, f"peaks {peaks} for {size:,} bytes more"
