@@ -283,6 +283,21 @@ def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2_loaded):
     assert bar.value() == offset  # ...but a moved step keeps the rows in view
 
 
+def test_another_tokenizer_shows_its_first_rows(qtbot, gpt2_loaded):
+    # An audit: GPT-2 loaded after a run scrolled to row 3,999 showed rows from 3,989 on.
+    hub = AppModel()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2_loaded)
+    qtbot.waitUntil(lambda: not view.busy, timeout=60_000)
+    bar = view.table.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 2000, timeout=10_000)
+    bar.setValue(bar.maximum() // 2)
+    assert view.table.rowAt(0) > 1000
+    hub.show_loaded(prepare(*GPT2))
+    qtbot.waitUntil(lambda: not view.busy and bar.maximum() > 2000, timeout=60_000)
+    assert bar.value() == 0 and view.table.rowAt(0) == 0
+
+
 @pytest.mark.parametrize("column", range(6))
 def test_sorting_each_column_equals_python_sorted(qtbot, gpt2_loaded, column):
     hub = AppModel()

@@ -281,6 +281,8 @@ class VocabTableView(QWidget):
     @Slot()
     def _on_reset(self) -> None:
         self._catch_up.stop()  # the model was reset: no rows wait
+        # Another tokenizer's rows: its first ones, not those at the last one's offset.
+        self.table.scrollToTop()
         self._step_drawn = self.hub.state.step
         self._jobs_after_paint.cancel()
         self._reach.cancel()
