@@ -133,7 +133,10 @@ class Compiles:
         if not self.names:
             return None
         self.over()
-        return f"compiled {' and '.join(self.names)} in {self.seconds:.1f} s (once: then cached)"
+        from ..core.io.numba_cache import usable_cache_dir  # numba is loaded: it compiled
+
+        kept = "once: then cached" if usable_cache_dir() is not None else "not cached: each run"
+        return f"compiled {' and '.join(self.names)} in {self.seconds:.1f} s ({kept})"
 
 
 def os_error_line(error: OSError) -> str:

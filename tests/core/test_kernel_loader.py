@@ -143,6 +143,20 @@ def test_a_warm_up_failing_on_the_cache_forgets_the_entries_and_compiles_again(m
     assert heard == ["compiling the test kernels (first run only)"] * 2
 
 
+def test_without_a_cache_folder_it_says_each_run_compiles_and_compiles_once(monkeypatch):
+    """With no folder numba can cache in, "(first run only)" was untrue, and the child's
+    compile, kept nowhere, was done again here: twice the wait (an install audit: 78 s)."""
+    module = types.ModuleType("fake_kernels")
+    children, warmed, heard = [], [], []
+    monkeypatch.setattr(numba_cache, "compile_in_child", children.append)
+    monkeypatch.setattr(numba_cache, "usable_cache_dir", lambda: None)
+    loader = _loader(lambda: module, warmed.append)
+    assert loader.prepare(heard.append) is module
+    assert heard == ["compiling the test kernels (no cache folder: each run compiles)"]
+    assert loader.said_compiling() == heard[0]
+    assert children == [] and warmed == [module] and loader.ready()
+
+
 def test_a_warm_up_failing_twice_leaves_the_loader_unready(monkeypatch):
     from bpe_studio.core.io import numba_cache
 

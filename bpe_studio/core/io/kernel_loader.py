@@ -27,6 +27,16 @@ from typing import Any
 
 from . import huge_pages
 
+# How a compiling message ends (``compiling the encoder (first run only)``), and how it ends
+# where numba has no folder to cache the kernels in.
+FIRST_RUN = " (first run only)"
+NO_CACHE = " (no cache folder: each run compiles)"
+
+
+def _no_child(code: str) -> None:
+    """compile_in_child's stand-in where nothing compiled in a child can be kept."""
+
+
 StatusFn = Callable[[str], None]
 _log = logging.getLogger(__name__)
 
@@ -118,6 +128,15 @@ class KernelLoader:
         or loading from numba's cache): a caller that must not wait for it can tell."""
         return self._preparing > 0
 
+    def said_compiling(self) -> str:
+        """``compiling_message``, or where numba has no folder to cache the kernels in (the
+        warning names why), the same saying that each run compiles."""
+        from .numba_cache import usable_cache_dir
+
+        if usable_cache_dir() is None:
+            return self.compiling_message.removesuffix(FIRST_RUN) + NO_CACHE
+        return self.compiling_message
+
     def prepare(self, status: StatusFn | None = None) -> ModuleType:
         """Make every kernel ready to run (see the module docstring) and return the module:
         from numba's cache, or compiled first on the first run on a machine, in which case
@@ -136,15 +155,20 @@ class KernelLoader:
         module = self.load()
         if self._ready:
             return module
-        from .numba_cache import compile_in_child, forget_cached, is_cached, prune
+        from .numba_cache import compile_in_child, forget_cached, is_cached, prune, usable_cache_dir
 
         kernels = self._kernels_of(module)
+        said = self.said_compiling()
+        if usable_cache_dir() is None:
+            # Nothing is kept for the next run, and a child's compile would be lost to this
+            # process too: it would only double the wait.
+            compile_in_child = _no_child
         # subtle: asked before taking the lock, so that a call which then waits for another
         # thread's compile says so too (numba writes the index of the last kernel only at the
         # end of a compile).
         if not is_cached(*kernels):
             if status is not None:
-                status(self.compiling_message)
+                status(said)
             self._compiling = True
         with self._prepare_lock:
             if self._ready:
@@ -168,7 +192,7 @@ class KernelLoader:
                     )
                     forget_cached(*kernels)
                     if status is not None:
-                        status(self.compiling_message)
+                        status(said)
                     self._compiling = True
                     compile_in_child(self._child_code)
                     self._warm_up(module)

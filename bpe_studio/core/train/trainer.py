@@ -315,7 +315,7 @@ def trainer_from_file(
 
     def progress_and_status(done: int, total: int) -> None:
         if merge_engine.compiling():
-            say(merge_engine.COMPILING)
+            say(merge_engine.LOADER.said_compiling())
         if progress is not None:
             progress(done, total)
 

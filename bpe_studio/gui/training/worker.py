@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ...core import MergeStep, TrainingCancelled, trainer_from_file
 from ...core.corpus.records import holds_text
 from ...core.corpus.tasks import corpus_files
+from ...core.io.kernel_loader import FIRST_RUN
 from ...core.pretokenization.specials import validate_special_tokens
 from ...core.train import merge_engine
 from ...core.train.vocab import check_vocab_size, initial_vocab
@@ -151,7 +152,7 @@ class TrainingWorker(QObject):
 
     def _status(self, message: str) -> None:
         # The session learns of a compile from the core itself (merge_engine.compiling).
-        if message != merge_engine.COMPILING:
+        if not message.startswith(merge_engine.COMPILING.removesuffix(FIRST_RUN)):
             self.status.emit(message)
 
     def _pause(self) -> float:
