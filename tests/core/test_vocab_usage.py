@@ -381,6 +381,7 @@ def test_a_long_record_is_counted_in_pieces_as_tiktoken_counts_it(
 
     monkeypatch.setattr(corpus_pass, "LONG_RECORD", 1 << 14, raising=False)
     monkeypatch.setattr(corpus_pass, "IDS_BLOCK", 1 << 12)
+    monkeypatch.setattr(corpus_pass, "BLOCK", 1 << 16)  # the long record alone fills one
 
     def task(docs: list[str], name: str) -> CountTask:
         path = tmp_path / name

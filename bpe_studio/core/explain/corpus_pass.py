@@ -279,7 +279,8 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
                 docs.append(tok.encode_array(doc, "uint32"))
             gathered += _utf8(doc)
             if len(gathered) >= BLOCK:
-                tally.ids(np.concatenate(docs))
+                if docs:  # (none when the block is one long record, counted already)
+                    tally.ids(np.concatenate(docs))
                 tally.text(bytes(gathered))
                 docs, gathered = [], bytearray()
         if docs:
