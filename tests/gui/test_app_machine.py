@@ -344,7 +344,9 @@ class AppMachine(RuleBasedStateMachine):
             (COMPARE_LEFT, COMPARE_RIGHT),
         ):
             assert stats.text().startswith(f"{side.label}: {side.tokens:,} tokens")
-            assert side.label == picker.label_of(self.window.hub.pane(pane).key)
+            key = self.window.hub.pane(pane).key
+            chosen = picker.choice(key)  # the run's names its step: "(step 143)"
+            assert side.label == (chosen.label if chosen else picker.label_of(key))
             assert picker.key == self.window.hub.pane(pane).key
 
     @invariant()

@@ -136,6 +136,19 @@ def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained_w
     assert merges.selected_rank() == 3
 
 
+def test_the_merge_list_selects_the_last_merge_of_a_finished_or_loaded_tokenizer(qtbot, window):
+    # A real-display audit: neither a run that ended live, nor a tokenizer loaded with as
+    # many merges as the one before (no step change), had the step's row selected.
+    merges = window.merge_list
+    result = train_in_window(qtbot, window, CORPUS, VOCAB)
+    assert window.state.live and merges.selected_rank() == len(result.merges) - 1
+    for _ in range(2):
+        with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+            window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+        qtbot.waitUntil(lambda: merges.selected_rank() == 49_999, timeout=10_000)
+        assert window.state.step == 50_000
+
+
 def test_closing_during_replay_leaves_nothing_running(qtbot, trained_window_and_result):
     window, _ = trained_window_and_result
     window.timeline.replay.start(SLOW)

@@ -62,6 +62,7 @@ class MergeListView(QWidget):
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.table.doubleClicked.connect(self._on_double_click)
         hub.step_changed.connect(self._on_step)
+        hub.phase_changed.connect(self._on_phase)
         notifier().changed.connect(self._update_title)
         self._update_title()
 
@@ -93,6 +94,18 @@ class MergeListView(QWidget):
         self._step_row = None
         self.table.scrollToTop()
         self._update_title()
+        # The step's row, as a step change selects it: a tokenizer loaded at the step the
+        # one before was at sends no step change (the same files twice; train, save, load).
+        self._select_step_now()
+
+    @Slot(object)
+    def _on_phase(self, phase: object) -> None:
+        self._select_step_now()  # a run that ends live: its last merge, as a replay's end
+
+    def _select_step_now(self) -> None:
+        state = self.hub.state
+        if state.step > 0 and not state.phase.training and self.model.rowCount() >= state.step:
+            self._on_step(state.step)
 
     def _update_title(self) -> None:
         n = self.model.rowCount()
