@@ -15,7 +15,6 @@ itself (core).
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
 import tempfile
@@ -36,13 +35,13 @@ from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
 from ..core.text.display import plural
 from .encode_inputs import encode_inputs
+from .ids_files import DecodedBlocks, IdsFile
 from .inputs import (
     STDIN,
     check_input,
     check_not_records,
     check_stdin_once,
     input_files,
-    input_name,
     records,
     stdin_input,
 )
@@ -64,10 +63,6 @@ from .output import (
 )
 from .progress import ProgressBar
 from .sources import fetch_hub, load_tokenizer, source_files
-
-NPY_MAGIC = b"\x93NUMPY"
-# Ids decoded at a time by ``decode`` (a few MB of bytes each).
-DECODE_BLOCK = 1 << 20
 
 
 def _loader(
@@ -290,46 +285,6 @@ def _encode(args: argparse.Namespace) -> int:
     return code
 
 
-def _npy_problem(head: bytes, error: Exception) -> str:
-    """Why bytes starting with ``head`` are no array of ids that NumPy can load."""
-    if not head:
-        return "is empty, not a .npy array of ids (as 'bpe-studio encode' writes)"
-    if not head.startswith(NPY_MAGIC):
-        return (
-            "is not a .npy file (it does not begin with the .npy signature); decode reads "
-            "the arrays 'bpe-studio encode' writes"
-        )
-    if "pickle" in str(error).lower() or "python objects" in str(error).lower():
-        return "holds Python objects, not integer ids (such files are not loaded)"
-    return f"is a damaged .npy file: {error}"
-
-
-def _load_ids(path: str) -> np.ndarray:
-    name = input_name(path)
-    check_input(path)
-    try:
-        data = sys.stdin.buffer.read() if path == STDIN else None
-        with open(path, "rb") if data is None else io.BytesIO(data) as source:
-            head = source.read(len(NPY_MAGIC))
-            source.seek(0)
-            try:
-                # A file's ids are read as decoding goes, not held: a 1 GB corpus's ids are
-                # about 1 GB of int32. (np.load reads what cannot be mapped whole.)
-                if data is None:
-                    ids = np.load(path, mmap_mode="r", allow_pickle=False)
-                else:
-                    ids = np.load(source, allow_pickle=False)
-            except (ValueError, EOFError) as e:
-                raise CliError(f"{name}: {_npy_problem(head, e)}") from None
-    except OSError as e:
-        raise CliError(f"{name}: cannot read it: {e.strerror or e}") from None
-    if not isinstance(ids, np.ndarray) or ids.ndim != 1 or ids.dtype.kind not in "iu":
-        shape = getattr(ids, "shape", "?")
-        kind = getattr(ids, "dtype", type(ids).__name__)
-        raise CliError(f"{name}: expected a 1-D array of integer ids, got {kind} of shape {shape}")
-    return ids
-
-
 def cmd_decode(args: argparse.Namespace) -> int:
     check_input(args.ids)
     _check_out(args, args.ids, binary=False)
@@ -337,70 +292,25 @@ def cmd_decode(args: argparse.Namespace) -> int:
     args.tokenizer = fetch_hub(given)
     if args.tokenizer != given:  # a Hub model's files may have just been downloaded
         _check_out(args, args.ids, binary=False)
-    ids = _load_ids(args.ids)
-    tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
-    blocks = DecodedBlocks(tok, ids, input_name(args.ids))
-    closed_after = None
-    if is_stream(args.out):
-        closed_after = write_stream(args.out, blocks)
-    else:
-        try:
-            with atomic_open(args.out, "wb") as f:
-                for block in iter(blocks.read, b""):
-                    f.write(block)
-        except OSError as e:
-            raise CliError(os_error_message(args.out, e)) from None
+    ids = IdsFile(args.ids)
+    try:
+        tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
+        blocks = DecodedBlocks(tok, ids)
+        closed_after = None
+        if is_stream(args.out):
+            closed_after = write_stream(args.out, blocks)
+        else:
+            try:
+                with atomic_open(args.out, "wb") as f:
+                    for block in iter(blocks.read, b""):
+                        f.write(block)
+            except OSError as e:
+                raise CliError(os_error_message(args.out, e)) from None
+    finally:
+        ids.close()
     last, code = _wrote(args.out, closed_after, blocks.total)
     print(
         one_line(f"decoded {plural(len(ids), 'id')} into {plural(blocks.total, 'byte')}; {last}"),
         file=sys.stderr,
     )
     return code
-
-
-class DecodedBlocks:
-    """The bytes of ``ids``, a block of :data:`DECODE_BLOCK` ids at a time (``read``, as a
-    binary file is read; b"" at the end): decoding 61 million ids whole held 1.4 GB. Every id
-    is checked before the first block, so an unknown one is refused before anything is
-    written, to a stream too. A tokenizer that is not byte-level (its decoder may treat the
-    text's start apart, as SentencePiece's does) is decoded whole."""
-
-    def __init__(self, tok: AnyTokenizer, ids: np.ndarray, name: str) -> None:
-        self._tok, self._ids, self._name, self.total = tok, ids, name, 0
-        self._known: np.ndarray | None = None  # by id: in the vocabulary
-        self._at = 0 if isinstance(tok, Tokenizer) else -1
-        if self._at == 0:
-            for start in range(0, len(ids), DECODE_BLOCK):
-                self._check(ids[start : start + DECODE_BLOCK])
-
-    def _check(self, ids: np.ndarray) -> None:
-        tok = self._tok
-        assert isinstance(tok, Tokenizer)
-        if not len(ids):
-            return
-        if self._known is None:
-            self._known = np.zeros(max(tok.vocab) + 1, dtype=bool)
-            self._known[np.fromiter(tok.vocab, dtype=np.int64, count=len(tok.vocab))] = True
-        known = self._known
-        low, high = int(ids.min()), int(ids.max())
-        if low < 0 or high >= len(known) or not known[ids].all():
-            self._decode(ids)  # raises, naming the ids the vocabulary has
-            raise CliError(f"{self._name}: holds ids the tokenizer does not have")
-
-    def _decode(self, ids: np.ndarray) -> bytes:
-        try:
-            return self._tok.decode_bytes(ids)
-        except ValueError as e:
-            raise CliError(f"{self._name}: {e}") from None
-
-    def read(self, size: int = -1) -> bytes:
-        if self._at < 0:  # whole, once
-            self._at = len(self._ids)
-            data = self._decode(self._ids)
-        elif self._at < len(self._ids):
-            data = self._decode(self._ids[self._at : self._at + DECODE_BLOCK])
-            self._at += DECODE_BLOCK
-        else:
-            return b""
-        self.total += len(data)
-        return data
