@@ -167,6 +167,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                     merging.update(step.rank + 1)
         except KeyboardInterrupt:
             interrupted = True
+    stopped_merging = interrupted
     try:
         # subtle: from the last merge until the files are written, Ctrl-C is held: it keeps
         # the merges made, as it does while merging (exit 130 once they are written).
@@ -190,9 +191,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         interrupted = True
     # Ctrl-C after the last merge (held while the files were written) stopped nothing: the
-    # tokenizer is whole, and a script must not take it for a cut-short one.
-    late = interrupted and wanted and len(trainer.merges) >= trainer.target_merges
-    interrupted = interrupted and not late
+    # tokenizer is whole (all merges made, or the pairs ran out), and a script must not take
+    # it for a cut-short one.
+    late = interrupted and not stopped_merging
+    interrupted = stopped_merging
     elapsed = time.perf_counter() - start
     first_learned = first_merge_id(trainer.special_tokens)
     learned = [t for i, t in tok.vocab.items() if i >= first_learned]

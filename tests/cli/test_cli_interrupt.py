@@ -179,6 +179,13 @@ def test_ctrl_c_while_the_last_merge_is_written_is_not_a_stop(tmp_path, monkeypa
     assert "note: Ctrl-C came after the last merge: the tokenizer is complete" in err
     _, merges = reference_train(corpus.read_text(encoding="utf-8"), 400, [EOT])
     assert Tokenizer.load(out).merges == merges
+    # The same when the pairs ran out before the vocabulary size (a review): whole too.
+    short = write_text(tmp_path / "short.txt", "hello world, hello there")
+    args = ["train", str(short), "--vocab-size", "1000", "--out", str(tmp_path / "s")]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "trained 14 merges" in err and "ran out of pairs" in err and "stopped" not in err
+    assert "note: Ctrl-C came after the last merge" in err
 
 
 @pytest.mark.parametrize("background", [False, True])
