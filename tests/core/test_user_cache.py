@@ -87,3 +87,21 @@ def test_without_a_home_folder_the_caches_use_the_private_folder(temp_root, monk
     assert user_cache.user_cache_dir("numba") is None
     assert rank_cache.cache_dir() is None and rank_cache.load("0" * 64) is None
     assert numba_cache.usable_cache_dir() is None
+
+
+def test_the_private_folder_is_neither_made_nor_judged_while_the_cache_folder_works(
+    temp_root, monkeypatch, tmp_path, caplog
+):
+    # A review: every process made bpe-studio-<uid> in the temporary folder, and warned of
+    # a planted one, though numba cached in the user's own folder.
+    planted = temp_root / f"bpe-studio-{os.getuid()}"
+    planted.mkdir()
+    planted.chmod(0o777)
+    monkeypatch.setattr(numba_cache.config, "CACHE_DIR", str(tmp_path / "mine" / "numba"))
+    with caplog.at_level("WARNING"):
+        assert numba_cache.usable_cache_dir() == tmp_path / "mine" / "numba"
+    assert caplog.text == ""
+    planted.rmdir()
+    monkeypatch.setattr(numba_cache, "_usable", [])
+    assert numba_cache.usable_cache_dir() == tmp_path / "mine" / "numba"
+    assert not planted.exists()

@@ -65,9 +65,11 @@ def usable_cache_dir() -> Path | None:
     compiles)."""
     if not _usable:
         wanted = kernel_cache_dir()
-        private = private_temp_dir()
-        fallback = None if private is None else private / "numba"
-        chosen = next((d for d in (wanted, fallback) if d is not None and _writable(d)), None)
+        chosen = wanted if wanted is not None and _writable(wanted) else None
+        if chosen is None:  # only then: the private folder is made, and refusing it said
+            private = private_temp_dir()
+            fallback = None if private is None else private / "numba"
+            chosen = fallback if fallback is not None and _writable(fallback) else None
         if chosen != wanted:
             where = "the user's cache folder (no home folder)" if wanted is None else wanted
             instead = f"caching them in {chosen}" if chosen else "compiling them in each process"
