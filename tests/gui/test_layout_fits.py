@@ -177,3 +177,25 @@ def test_the_pair_chart_shrinks_with_the_window(qtbot, app_style, window):
             lambda plot=plot, widget=widget: plot.geometry().width() <= widget.viewport().width(),
             timeout=5_000,
         )
+
+
+def test_the_reports_headers_fit_their_columns_at_1280_by_800(qtbot, app_style, window):
+    # A real-display audit: "The run's tokenizer (step 20,000)  (bytes/token)" on one line
+    # was wider than its column at 1280 x 800, cut at both ends.
+    at_size(qtbot, window, 1280, 800)
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    report = window.report
+    with qtbot.waitSignal(report.computed, timeout=120_000):
+        window.tabs.setCurrentWidget(report)
+    qtbot.wait(50)
+    header = report.table.horizontalHeader()
+    bold = QFont(header.font())
+    bold.setBold(True)
+    titles = QFontMetrics(bold)
+    names = [report.table.horizontalHeaderItem(col).text() for col in range(header.count())]
+    assert any("(step 1,743)" in name for name in names), names
+    for col, name in enumerate(names):
+        for line in name.splitlines():
+            assert header.sectionSize(col) >= titles.horizontalAdvance(line) + 8, line
+        lines = len(name.splitlines())
+        assert header.height() >= lines * titles.lineSpacing(), name

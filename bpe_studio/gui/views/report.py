@@ -276,7 +276,9 @@ class ReportView(LazyPage):
         self.table.clear()
         self.table.setRowCount(len(report.samples))
         self.table.setColumnCount(len(report.tokenizers))
-        self.table.setHorizontalHeaderLabels([f"{t}  (bytes/token)" for t in report.tokenizers])
+        # The unit on a line of its own: on one line with a run's "(step 20,000)" the header
+        # was wider than its column at 1280 x 800 and was cut at both ends.
+        self.table.setHorizontalHeaderLabels([f"{t}\n(bytes/token)" for t in report.tokenizers])
         self.table.setVerticalHeaderLabels(list(report.samples))
         for row, sample in enumerate(report.samples):
             for col, name in enumerate(report.tokenizers):
