@@ -343,7 +343,8 @@ class AppMachine(RuleBasedStateMachine):
             compare.stats,
             (COMPARE_LEFT, COMPARE_RIGHT),
         ):
-            assert stats.text().startswith(f"{side.label}: {side.tokens:,} tokens")
+            assert stats.text().startswith(f"{side.tokens:,} tokens · ")
+            assert stats.text().endswith(f" · {side.label}")
             key = self.window.hub.pane(pane).key
             chosen = picker.choice(key)  # the run's names its step: "(step 143)"
             assert side.label == (chosen.label if chosen else picker.label_of(key))

@@ -75,10 +75,10 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
     for side, tok, stats in ((a, gpt2, view.stats[0]), (b, o200k, view.stats[1])):
         count = len(tok.encode(TEXT))
         assert side.tokens == count
-        assert stats.text().startswith(
-            f"{side.label}: {count:,} tokens · {n_bytes / count:.2f} bytes/token"
+        assert stats.text() == (
+            f"{count:,} tokens · {n_bytes / count:.2f} bytes/token · "
+            f"{len(TEXT) / count:.2f} characters/token · {side.label}"
         )
-        assert f"{len(TEXT) / count:.2f} characters/token" in stats.text()
     # Hovering the first character names the token "Hello" (its id from each tokenizer).
     for pane, tok in zip(view.panes, (gpt2, o200k)):
         (hello,) = tok.encode("Hello")

@@ -41,7 +41,7 @@ def test_a_hub_model_that_fails_offline_leaves_compare_as_it_was(qtbot, window, 
     # The pane's picker, its label and its counts are GPT-2's again, all three.
     assert left.key == preset_key("gpt2") and window.hub.pane(left.pane).key == left.key
     assert compare.comparison.a.label == left.label_of(left.key) == before.a.label
-    assert compare.stats[0].text().startswith(f"{before.a.label}: ")
+    assert compare.stats[0].text().endswith(f" · {before.a.label}")
     assert len(errors) == 1 and QWEN in errors[0][1]
     # The next pick for the other pane shows what it picked, and no "Could not compare" stays.
     with qtbot.waitSignal(compare.compared, timeout=60_000):

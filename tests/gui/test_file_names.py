@@ -72,7 +72,7 @@ def test_no_two_picker_entries_are_alike_and_every_view_names_the_model(qtbot, w
     with qtbot.waitSignal(compare.compared, timeout=60_000) as blocker:
         window.tabs.setCurrentWidget(compare)
     assert blocker.args[0].b.label == "gemma-2-2b"
-    assert compare.stats[1].text().startswith("gemma-2-2b: ")
+    assert compare.stats[1].text().endswith(" · gemma-2-2b")
     report = window.report
     report.choices[0].pick(preset_key("gpt2"))
     report.choices[1].add_file(llama)

@@ -97,11 +97,12 @@ class Side:
         return self.spans.text_length / self.tokens if self.tokens else 0.0
 
     def summary(self) -> str:
-        """The counts, headed by the tokenizer they are of (the pane's label names it even
-        while another pick for the pane is under way)."""
+        """The counts, then the tokenizer they are of (the pane's label names it even while
+        another pick for the pane is under way). Counts first: a narrow pane cuts the end,
+        and a name as long as "The run's tokenizer (step 20,000)" left no room for them."""
         return (
-            f"{self.label}: {self.tokens:,} tokens · {self.bytes_per_token:.2f} bytes/token · "
-            f"{self.chars_per_token:.2f} characters/token"
+            f"{self.tokens:,} tokens · {self.bytes_per_token:.2f} bytes/token · "
+            f"{self.chars_per_token:.2f} characters/token · {self.label}"
         )
 
 
@@ -432,8 +433,8 @@ class CompareView(LazyPage):
         n = len(comparison.diff)
         self.status.setText(
             f"{n:,} boundar{'y differs' if n == 1 else 'ies differ'} · "
-            f"{comparison.a.tokens - comparison.b.tokens:+,} tokens ({comparison.a.label} "
-            f"minus {comparison.b.label})"
+            f"{comparison.a.tokens - comparison.b.tokens:+,} tokens: {comparison.a.label} "
+            f"minus {comparison.b.label}"
         )
         self.compared.emit(comparison)
 
