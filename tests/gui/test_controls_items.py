@@ -226,7 +226,8 @@ def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, 
     result = train_in_window(qtbot, window, singles, 300)
     assert result.merges == []
     assert window.panel.status.text() == (
-        "Nothing was learned: singles.txt has no two adjacent bytes within a pre-token to merge"
+        "Nothing was learned: singles.txt has no two bytes side by side within a pre-token "
+        "(only single characters, spaces or special tokens), so there is no pair to merge"
     )
     assert not window.panel.save_button.isEnabled()
     # With a run on screen before it, that run comes back, and the notice says why: the user
@@ -235,14 +236,14 @@ def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, 
     assert window.save_tokenizer(tmp_path / "saved")  # saved: opening singles keeps it
     train_in_window(qtbot, window, singles, 300)
     notice = window.statusBar().currentMessage()
-    assert notice.startswith("Nothing was learned: singles.txt has no two adjacent bytes")
+    assert notice.startswith("Nothing was learned: singles.txt has no two bytes side by side")
     assert "Stopped" not in notice
     assert window.state.corpus.name == "singles.txt" and window.state.phase is Phase.FINISHED
 
 
 def test_a_corpus_that_holds_no_text_says_so_not_that_no_pair_was_found(qtbot, window, tmp_path):
     # An empty compressed file and blank JSON Lines are not empty files (Open takes them),
-    # but there was no text to count: "no two adjacent bytes" would send the user looking
+    # but there was no text to count: "no two bytes side by side" would send the user looking
     # for short words. Only special tokens: text was there, and the pair notice stays.
     empty_gz = tmp_path / "empty.txt.gz"
     with gzip.open(empty_gz, "wb"):
@@ -254,7 +255,11 @@ def test_a_corpus_that_holds_no_text_says_so_not_that_no_pair_was_found(qtbot, w
     for corpus, why in (
         (empty_gz, "holds no text"),
         (blank, "holds no text"),
-        (specials, "has no two adjacent bytes within a pre-token to merge"),
+        (
+            specials,
+            "has no two bytes side by side within a pre-token (only single characters, "
+            "spaces or special tokens), so there is no pair to merge",
+        ),
     ):
         result = train_in_window(qtbot, window, corpus, 300)
         assert result.merges == []

@@ -115,7 +115,10 @@ def nothing_learned(state: RunState) -> str:
     elif not result.holds_text:
         why = f"{name} holds no text"
     else:
-        why = f"{name} has no two adjacent bytes within a pre-token to merge"
+        why = (  # the command line's words: what such a corpus holds, not only what it lacks
+            f"{name} has no two bytes side by side within a pre-token (only single "
+            "characters, spaces or special tokens), so there is no pair to merge"
+        )
     return f"Nothing was learned: {why}"
 
 
