@@ -199,3 +199,28 @@ def test_the_reports_headers_fit_their_columns_at_1280_by_800(qtbot, app_style, 
             assert header.sectionSize(col) >= titles.horizontalAdvance(line) + 8, line
         lines = len(name.splitlines())
         assert header.height() >= lines * titles.lineSpacing(), name
+
+
+def test_the_pair_charts_titles_fit_after_a_run_ends_on_another_tab(qtbot, app_style, window):
+    # A real-display audit: a run that ended while Compare was shown left the long titles
+    # ("Pairs left after the last merge (49…") cut at the right edge on return.
+    import re
+
+    at_size(qtbot, window, 1280, 800)
+    assert window.open_corpus(DEMO_CORPUS)
+    window.panel.vocab_spin.setValue(600)
+    window.panel.workers_spin.setValue(1)
+    window.tabs.setCurrentWidget(window.compare)
+    assert window.start_training()
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000):
+        pass
+    qtbot.wait(50)
+    window.tabs.setCurrentIndex(0)
+    chart = window.chart
+    for plot, widget in (
+        (chart.pairs_plot, chart.pairs_widget),
+        (chart.decay_plot, chart.decay_widget),
+    ):
+        room = widget.width() - plot.getAxis("left").width() - 16
+        title = re.sub("<[^>]+>", "", plot.titleLabel.text)
+        assert chart._title_metrics.horizontalAdvance(title) <= room, title

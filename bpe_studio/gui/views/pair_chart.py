@@ -25,7 +25,7 @@ from operator import attrgetter
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Slot
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout, QWidget
 
 from ...core import MergeStep
@@ -298,6 +298,13 @@ class PairChart(QWidget):
         else:
             self._elidable[id(plot)] = elide
         self._fit_title(plot)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        # A title set while another tab was shown was not fitted (no width then), and
+        # showing the tab again resizes nothing: fitted now, or it stays cut at the edge.
+        super().showEvent(event)
+        for plot in (self.pairs_plot, self.decay_plot):
+            self._fit_title(plot)
 
     def _fit_title(self, plot: pg.PlotItem) -> None:
         variants = self._titles.get(id(plot))
