@@ -127,6 +127,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     corpora: list[str] = list(args.corpus)
     _check_corpora(corpora)
     _check_vocab_size(args.vocab_size, specials)
+    if args.format == "hf":
+        # Before training: found when the files are written, the run was lost.
+        from ..core.formats.hf.tokenizer_json import split_problem
+
+        problem = split_problem(args.pattern)
+        if problem:
+            raise CliError(f"--format hf cannot hold this tokenizer: {problem}", EXIT_USAGE)
     regular = [p for p in corpora if not is_glob_or_url(p) and is_regular(p)]
     regular += stdin_input(corpora)
     check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=regular)

@@ -71,6 +71,37 @@ def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora):
     assert encode_ids(tmp_path, corpora[0], out / "tokenizer.json") == expected
 
 
+@pytest.mark.parametrize(
+    ("regex", "why"),
+    [
+        (r"\s*|\S", "can match empty text"),
+        (r"\w+|\s+|[^\w\s]+", "means different things in Oniguruma"),
+    ],
+)
+def test_a_pattern_a_tokenizer_json_cannot_hold_is_refused_before_training(
+    tmp_path, corpora, regex, why
+):
+    """An audit: with a regex that can match empty text, --format hf wrote a tokenizer.json
+    that dropped all but the spaces of "Once upon a time." (tokenizers too); one with a word
+    escape was refused only once trained, and the run was lost. Both are refused first; the
+    same run as GPT-2 files keeps every byte."""
+    out = tmp_path / "hf"
+    result = cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex,
+                 "--format", "hf", "--out", out)  # fmt: skip
+    assert result.returncode == 2 and not out.exists()
+    line = error_line(result)
+    assert line.startswith("bpe-studio: error: --format hf cannot hold this tokenizer: pattern")
+    assert why in line and "pre-tokenizing" not in result.stderr
+    ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex,
+           "--out", tmp_path / "gpt2"))  # fmt: skip
+    text = "Once upon a time.\n"
+    (tmp_path / "x.txt").write_text(text, encoding="utf-8")
+    ids = encode_ids(tmp_path, tmp_path / "x.txt", tmp_path / "gpt2")
+    from bpe_studio.core import Tokenizer
+
+    assert Tokenizer.load(tmp_path / "gpt2").decode(ids) == text
+
+
 @pytest.mark.parametrize("bad", ["(", "[z-a]", ""])
 def test_bad_pattern_is_refused_before_training(tmp_path, corpora, bad):
     out = tmp_path / "out"

@@ -292,6 +292,43 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
 
 
 # ------------------------------------------------------------------ writing
+def _isolated(pattern: str) -> str | None:
+    """A file's one Isolated Split as read (``scan_patterns.isolated``): its regex, which as
+    read never matches "" (``components.single_pattern``); None for any other pattern."""
+    inner = unwrapped(pattern)
+    return None if inner is None or translate(inner).nullable else inner
+
+
+def split_problem(pattern: str) -> str | None:
+    """Why a ``tokenizer.json`` cannot hold ``pattern`` (a regex, not a named pattern) as a
+    Split that pre-tokenizes as it does here; None when it can. Asked before training too:
+    found only when the files were written, the run was lost."""
+    if pattern_name(pattern) in ("gpt2", *_HF_PATTERNS):
+        return None
+    inner = _isolated(pattern)
+    regex = pattern if inner is None else inner
+    trap = engine_trap(regex)
+    if trap:
+        return (
+            f"pattern {regex!r}: {trap!r} means different things in Oniguruma (which "
+            "tokenizers runs) and in Python's regex"
+        )
+    try:
+        nullable = inner is None and translate(regex).nullable
+    except ValueError:
+        nullable = False  # not Oniguruma's syntax either: tokenizers says so on loading
+    if nullable:
+        # subtle: written as a Split of its matches, tokenizers steps past an empty match
+        # otherwise than Python's regex does, and drops the text in between (an audit: all
+        # but the spaces of "Once upon a time.").
+        return (
+            f"pattern {regex!r} can match empty text, which tokenizers' Split reads otherwise "
+            "than Python's regex: the tokenizer.json would drop text (GPT-2 and tiktoken "
+            "files hold it exactly)"
+        )
+    return None
+
+
 def _pre_tokenizer(pattern: str) -> dict[str, Any]:
     name = pattern_name(pattern)
     if name == "gpt2":
@@ -308,16 +345,11 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
         # A file's one Isolated Split as read (``scan_patterns.isolated``: the regex, and the
         # text between its matches as pieces) is written back as that Split of its regex;
         # as read, its regex never matches "" (``components.single_pattern``).
-        inner = unwrapped(pattern)
-        if inner is not None and translate(inner).nullable:
-            inner = None
+        inner = _isolated(pattern)
         regex = pattern if inner is None else inner
-        trap = engine_trap(regex)
-        if trap:
-            raise ValueError(
-                f"pattern {regex!r}: {trap!r} means different things in Oniguruma (which "
-                "tokenizers runs) and in Python's regex"
-            )
+        problem = split_problem(pattern)
+        if problem:
+            raise ValueError(problem)
         split = {"Regex": regex}
         # Else the matches only, as findall gives them: text the pattern does not cover is
         # dropped.
