@@ -31,7 +31,13 @@ import numpy as np
 
 from ..core.corpus.counting import mp_context, resolve_workers, start_worker
 from ..core.corpus.records import file_documents
-from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, Kind
+from ..core.corpus.sources import (
+    DEFAULT_TEXT_FIELD,
+    CorpusFile,
+    Kind,
+    changes_first,
+    check_unchanged_files,
+)
 from ..core.encode.encode_file import PREPARE_MIN_BYTES, EncodeStats, encode_file, ids_dtype
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.merging import kernel_start
@@ -94,13 +100,17 @@ def encode_inputs(
         sizes = [0] * len(files)
         records = [i for i, f in enumerate(files) if f.kind is not Kind.TEXT]
         pooled = len(records) > 1 and resolve_workers(workers) > 1
-        for i, f in enumerate(files):
-            if f.kind is Kind.TEXT:
-                sizes[i] = _text_file(job, f, parts[i], folder, workers, counted)
-            elif not pooled:
-                sizes[i] = job.records(f, parts[i], counted)
-        if pooled:
-            _records_in_processes(job, files, records, parts, sizes, workers, counted)
+        with changes_first(files):
+            for i, f in enumerate(files):
+                if f.kind is Kind.TEXT:
+                    sizes[i] = _text_file(job, f, parts[i], folder, workers, counted)
+                elif not pooled:
+                    sizes[i] = job.records(f, parts[i], counted)
+            if pooled:
+                _records_in_processes(job, files, records, parts, sizes, workers, counted)
+        # The ids of a file changed while it was read are of no version of it (an audit:
+        # records cut halfway through gave half the ids, exit 0).
+        check_unchanged_files(files)
         tokens = _write_npy(parts, job.dtype, out)
     seconds = time.perf_counter() - start
     stats = EncodeStats(sum(sizes), tokens, seconds, job.dtype.name, load_seconds=load_seconds)

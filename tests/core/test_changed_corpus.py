@@ -4,8 +4,10 @@ part of the file (or of none of it) with no error."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -145,3 +147,61 @@ def test_a_file_swapped_for_another_while_read_fails(tmp_path, gpt2_tokenizer):
     progress = swap_on_last_call(path, path.stat().st_size)
     with pytest.raises(CorpusError, match=r"another file took its name"):
         train_bpe(path, 300, workers=1, progress=progress)
+
+
+def _records(path, n: int = 3000):
+    lines = "".join(json.dumps({"text": f"record {i}: some words here"}) + "\n" for i in range(n))
+    path.write_text(lines, encoding="utf-8")
+    return path
+
+
+def test_encoding_records_appended_to_while_read_fails_and_writes_nothing(tmp_path):
+    """A bad-corpus audit: `encode` of a .jsonl appended to (or cut at a line's end) while it
+    was read gave the ids of part of it, exit 0; `train` and `inspect` refused."""
+    from bpe_studio.cli import encode_inputs, main
+
+    path = _records(tmp_path / "d.jsonl")
+    real = encode_inputs.file_documents
+
+    def appended_after_the_first(f, field, counted=None):
+        for i, doc in enumerate(real(f, field, counted)):
+            if i == 1:
+                with open(path, "a", encoding="utf-8") as out:
+                    out.write(json.dumps({"text": "one more"}) + "\n")
+            yield doc
+
+    with mock.patch.object(encode_inputs, "file_documents", appended_after_the_first):
+        code = main(["encode", str(path), "--tokenizer", "gpt2", "--out", str(tmp_path / "o.npy")])
+    assert code == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.jsonl"]
+
+
+@pytest.mark.parametrize("command", ["encode", "train", "inspect"])
+def test_records_cut_mid_line_while_read_blame_the_change_not_the_line(tmp_path, capsys, command):
+    """The same audit: a .jsonl cut in the middle of a line while it was read was reported as
+    "line 64051: not a JSON record", which sends the user to fix a line that is fine. Here
+    the reader meets the cut line as it would, once the file is cut."""
+    from bpe_studio.cli import main
+    from bpe_studio.core.corpus import records, tasks
+    from bpe_studio.core.explain import corpus_pass
+
+    path = _records(tmp_path / "d.jsonl")
+
+    def cut_mid_line(stream, name, *rest):
+        os.truncate(path, path.stat().st_size - 10)  # inside the last record's JSON
+        raise CorpusError(f"{name}: line 3000: not a JSON record (Unterminated string)")
+        yield  # a generator, as the reader is
+
+    args = {
+        "encode": ["encode", str(path), "--tokenizer", "gpt2", "--out", str(tmp_path / "o.npy")],
+        "train": ["train", str(path), "--vocab-size", "300", "--out", str(tmp_path / "t")],
+        "inspect": ["inspect", "gpt2", "--corpus", str(path), "--workers", "1"],
+    }[command]
+    with (
+        mock.patch.object(records, "jsonl_documents", cut_mid_line),
+        mock.patch.object(tasks, "jsonl_documents", cut_mid_line),
+        mock.patch.object(corpus_pass, "jsonl_documents", cut_mid_line),
+    ):
+        assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "d.jsonl: changed while it was being read" in err and "not a JSON record" not in err

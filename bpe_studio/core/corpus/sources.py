@@ -371,3 +371,14 @@ def check_unchanged_files(files: Sequence[CorpusFile]) -> None:
     for f in files:
         if f.stamp is not None:
             check_unchanged(f.url, f.stamp, f.name)
+
+
+@contextmanager
+def changes_first(files: Sequence[CorpusFile]) -> Iterator[None]:
+    """A :class:`CorpusError` met reading ``files`` (a record cut mid-line, say) is reported
+    as the change of a file where one changed meanwhile: that is its cause."""
+    try:
+        yield
+    except CorpusError:
+        check_unchanged_files(files)
+        raise

@@ -57,6 +57,7 @@ from .sources import (
     CorpusFile,
     CorpusPaths,
     Kind,
+    changes_first,
     check_text_field,
     check_unchanged_files,
     resolve_corpus,
@@ -396,7 +397,8 @@ def count_corpus(
         if started:
             started()
         run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
-        counted = _collect(map(run, tasks), total, progress, should_stop, measured, compiled)
+        with changes_first(files):
+            counted = _collect(map(run, tasks), total, progress, should_stop, measured, compiled)
         check_unchanged_files(files)
         return counted
 
@@ -420,7 +422,8 @@ def count_corpus(
             results = checked(pool.map(run, tasks), check)
             if started:
                 started()
-            counted = _collect(results, total, progress, should_stop, measured, compiled)
+            with changes_first(files):
+                counted = _collect(results, total, progress, should_stop, measured, compiled)
             check_unchanged_files(files)
             return counted
         except BaseException:

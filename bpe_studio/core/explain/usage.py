@@ -23,7 +23,7 @@ import numpy as np
 
 from ..corpus.counting import resolve_workers
 from ..corpus.records import DEFAULT_TEXT_FIELD
-from ..corpus.sources import check_text_field, check_unchanged_files
+from ..corpus.sources import changes_first, check_text_field, check_unchanged_files
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from ..encode.tokenizer import Tokenizer
@@ -190,15 +190,16 @@ def _corpus_usage(
         if progress:
             progress("encoding", 0, total)
         part: TaskCounts
-        for part in passes.run(count_task, tasks, scan, cancel=cancel):
-            counts[part.ids] += part.counts  # a task's ids are distinct (np.flatnonzero)
-            singles |= np.unpackbits(part.singles).astype(bool)
-            pairs |= np.unpackbits(part.pairs).astype(bool)
-            text_bytes += part.text_bytes
-            tokens += part.tokens
-            done += part.nbytes
-            if progress:
-                progress("encoding", done, total)
+        with changes_first(files):
+            for part in passes.run(count_task, tasks, scan, cancel=cancel):
+                counts[part.ids] += part.counts  # a task's ids are distinct (np.flatnonzero)
+                singles |= np.unpackbits(part.singles).astype(bool)
+                pairs |= np.unpackbits(part.pairs).astype(bool)
+                text_bytes += part.text_bytes
+                tokens += part.tokens
+                done += part.nbytes
+                if progress:
+                    progress("encoding", done, total)
 
         inside, maybe, absent = _unused_split(table, counts, (singles, pairs) if scan else None)
 
