@@ -201,6 +201,25 @@ def test_bad_records_name_the_line(tmp_path):
             count_file(path)
 
 
+def test_a_bad_json_line_is_described_as_one_line(tmp_path):
+    # An audit: json's own position counted the line's end, so "line 1: ... line 2 column 1"
+    # contradicted itself; and a damaged Parquet footer's message held a line break.
+    path = tmp_path / "b.jsonl"
+    path.write_bytes(b'{"text": "fine"}\r\n{"text": "a"\r\n')
+    with pytest.raises(CorpusError) as info:
+        count_file(path)
+    assert str(info.value) == (
+        f"{path}: line 2: not a JSON record (Expecting ',' delimiter: line 1 column 13 (char 12))"
+    )
+    parquet = tmp_path / "cut.parquet"
+    pq.write_table(pa.table({"text": ["a b"] * 50}), parquet)
+    parquet.write_bytes(parquet.read_bytes()[:-12])  # the footer cut short
+    with pytest.raises(CorpusError) as info:
+        count_file(parquet)
+    message = str(info.value)
+    assert message.startswith(f"{parquet}: not a readable Parquet file (") and "\n" not in message
+
+
 def test_parquet_without_the_field_names_the_row_group(tmp_path):
     path = tmp_path / "p.parquet"
     pq.write_table(pa.table({"body": ["a b", "c"] * 10}), path, row_group_size=5)

@@ -45,7 +45,8 @@ def jsonl_documents(
         try:
             # Decoded here (a byte order mark let through, as json.loads does): json.loads
             # would also take UTF-16 and UTF-32 bytes, and UTF-8 encoding surrogates.
-            record = json.loads(line.decode("utf-8-sig"))
+            # Without its line end: json's own position in its message would say "line 2".
+            record = json.loads(line.rstrip(b"\r\n").decode("utf-8-sig"))
         except UnicodeDecodeError as e:
             raise CorpusError(f"{name}: line {line_of(i)}: not valid UTF-8 ({e.reason})") from None
         except ValueError as e:
@@ -89,7 +90,7 @@ def parquet_row_groups(stream: BinaryIO, name: str) -> list[int]:
     except CorpusError:
         raise
     except Exception as e:  # pyarrow's ArrowInvalid and kin: not a Parquet file
-        raise CorpusError(f"{name}: not a Parquet file ({e})") from None
+        raise CorpusError(f"{name}: not a readable Parquet file ({failure(e)})") from None
     return [
         sum(group.column(c).total_compressed_size for c in range(group.num_columns))
         for group in map(meta.row_group, range(meta.num_row_groups))
