@@ -43,6 +43,7 @@ from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.merging import kernel_start
 from ..core.encode.tokenizer import Tokenizer
 from ..core.io.atomic import atomic_open
+from ..core.pretokenization.pretokenizer import UncoveredText
 
 ProgressFn = Callable[[int, int], None]
 Builder = Callable[[], Tokenizer]
@@ -134,14 +135,17 @@ class _Job:
         code = "H" if self.dtype.itemsize == 2 else "I"
         buffer, text_bytes = array(code), 0
         with open(part, "wb") as raw:
-            for doc in file_documents(f, self.field, counted):
+            for n, doc in enumerate(file_documents(f, self.field, counted), 1):
                 text_bytes += len(doc.encode("utf-8", "surrogatepass"))
                 buffer.extend(self.before)
-                for ids in self._encoded(doc):
-                    buffer.extend(ids)
-                    if len(buffer) >= _BLOCK:
-                        raw.write(buffer.tobytes())
-                        del buffer[:]
+                try:
+                    for ids in self._encoded(doc):
+                        buffer.extend(ids)
+                        if len(buffer) >= _BLOCK:
+                            raw.write(buffer.tobytes())
+                            del buffer[:]
+                except UncoveredText as e:  # where in the corpus, not only in the text
+                    raise UncoveredText(f"{f.name}: record {n:,}: {e}") from None
                 buffer.extend(self.after)
             raw.write(buffer.tobytes())
         return text_bytes

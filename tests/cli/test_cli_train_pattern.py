@@ -159,6 +159,34 @@ def test_a_pattern_that_drops_text_is_an_error_naming_file_and_line(tmp_path, co
     assert "line 1 " in line and not (tmp_path / "out").exists()
 
 
+def test_a_pattern_that_drops_text_of_a_record_names_the_file(tmp_path):
+    """A bad-corpus audit: for a record's text, encode and inspect said only "at character 6
+    (line 1, column 7) of the text", naming no file; a compressed file's too (inspect)."""
+    import gzip
+
+    regex = r"[^~\s]+|\s+"
+    lines = [json.dumps({"text": "hello world"})] * 100 + [json.dumps({"text": "hello ~ world"})]
+    (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "t.txt.gz").write_bytes(gzip.compress(b"hello world\n" * 100 + b"a ~ b\n"))
+    ok(cli(tmp_path, "convert", "gpt2", "--to", "gpt2", "--out", "g2"))  # files: any pattern
+    said = {
+        "train": error_line(cli(tmp_path, "train", "d.jsonl", "--vocab-size", VOCAB_SIZE,
+                                "--pattern", regex, "--out", "t")),
+        "encode": error_line(cli(tmp_path, "encode", "d.jsonl", "--tokenizer", "g2",
+                                 "--pattern", regex, "--out", "o.npy")),
+        "inspect": error_line(cli(tmp_path, "inspect", "g2", "--pattern", regex,
+                                  "--corpus", "d.jsonl")),
+        "inspect .gz": error_line(cli(tmp_path, "inspect", "g2", "--pattern", regex,
+                                      "--corpus", "t.txt.gz")),
+    }  # fmt: skip
+    assert said["train"].startswith("bpe-studio: error: d.jsonl: a record's text: the pattern")
+    assert said["encode"].startswith("bpe-studio: error: d.jsonl: record 101: the pattern")
+    assert said["inspect"].startswith("bpe-studio: error: d.jsonl: a record's text: the pattern")
+    assert said["inspect .gz"].startswith("bpe-studio: error: t.txt.gz: the pattern")
+    assert "(line 101, column 3)" in said["inspect .gz"]
+    assert not (tmp_path / "o.npy").exists() and not (tmp_path / "t").exists()
+
+
 def test_convert_writes_the_regex_of_a_spelling_never_the_word(tmp_path, corpora):
     ok(cli(tmp_path, "train", corpora[0], "--vocab-size", VOCAB_SIZE, "--out", tmp_path / "g"))
     ok(cli(tmp_path, "convert", tmp_path / "g", "--to", "tiktoken", "--pattern", "o200k_base",

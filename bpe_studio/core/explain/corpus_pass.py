@@ -49,6 +49,7 @@ from ..encode.encode_file import encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.merging import kernel_start
 from ..io.interrupts import held_interrupts, no_check
+from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
 from .work import CancelEvent, checkpoint
 
@@ -273,10 +274,13 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
         docs: list[np.ndarray] = []
         gathered = bytearray()
         for doc in _documents(task):
-            if len(doc) > LONG_RECORD and not isinstance(tok, ForeignTokenizer):
-                _count_long(tok, doc, tally)
-            else:
-                docs.append(tok.encode_array(doc, "uint32"))
+            try:
+                if len(doc) > LONG_RECORD and not isinstance(tok, ForeignTokenizer):
+                    _count_long(tok, doc, tally)
+                else:
+                    docs.append(tok.encode_array(doc, "uint32"))
+            except UncoveredText as e:  # where in the corpus, not only in the text
+                raise UncoveredText(f"{f.name}: a record's text: {e}") from None
             gathered += _utf8(doc)
             if len(gathered) >= BLOCK:
                 if docs:  # (none when the block is one long record, counted already)
@@ -303,11 +307,11 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
                 tally.text(data)
             else:
                 ids = tok.encode_iterable(_stream_text(stream, f.name, tally.text))
-                while True:
-                    block = np.fromiter(islice(ids, IDS_BLOCK), dtype=np.int64)
-                    if not len(block):
-                        break
-                    tally.ids(block)
+                try:
+                    while len(block := np.fromiter(islice(ids, IDS_BLOCK), dtype=np.int64)):
+                        tally.ids(block)
+                except UncoveredText as e:
+                    raise UncoveredText(f"{f.name}: {e}") from None
     return tally.result(task.nbytes)
 
 
