@@ -80,3 +80,48 @@ def test_every_task_of_a_usage_pass_takes_the_compiled_path(tmp_path, start_meth
 
     expected = len(open_tokenizer("gpt2").encode(text))
     assert int(tokens) == expected
+
+
+FIRST_ERROR = """
+import sys
+from bpe_studio.core.corpus.tasks import corpus_files
+from bpe_studio.core.encode.foreign import open_tokenizer
+from bpe_studio.core.explain import corpus_pass
+
+
+def failing(tok, task, last):
+    # The first task works longer before it fails: the last one's error comes back first.
+    if task.start == 0:
+        sum(range(20_000_000))
+        raise ValueError("the first task's error")
+    if task.start == last:
+        raise ValueError("the last task's error")
+    return task.start
+
+
+if __name__ == "__main__":
+    tok = open_tokenizer("gpt2")
+    files = corpus_files(sys.argv[1])
+    tasks = corpus_pass.usage_tasks(tok, files, 2, "text")
+    assert len(tasks) > 2
+    with corpus_pass.Passes(tok, 2, sum(f.size for f in files)) as passes:
+        try:
+            list(passes.run(failing, tasks, tasks[-1].start))
+        except ValueError as e:
+            print(e)
+"""
+
+
+def test_workers_report_the_corpus_first_error_not_the_first_to_finish(tmp_path):
+    # A bad-corpus audit: inspect --workers 2 named line 1, then line 7,575, then line 1
+    # over three runs of the same file.
+    corpus = write_text(tmp_path / "zh.txt", read_fixture("chinese_slice.txt") * 4)
+    script = tmp_path / "first_error.py"
+    script.write_text(FIRST_ERROR, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    result = subprocess.run(
+        [sys.executable, str(script), str(corpus)],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "the first task's error"

@@ -507,6 +507,12 @@ class Passes:
             for future in as_completed(futures):
                 checkpoint(cancel)
                 self._check()
+                if future.exception() is not None:
+                    # The corpus's first error, not the first to finish: a worker reached
+                    # line 7,575 before the other reached line 1 as often as not.
+                    for earlier in futures[: futures.index(future)]:
+                        if earlier.exception() is not None:  # (waits for it)
+                            earlier.result()
                 yield future.result()
 
 
