@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from ..core import PATTERNS
 from ..core.encode.merging import kernel_start
+from ..core.io.kernel_loader import FIRST_RUN, NO_CACHE
 from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,
@@ -83,6 +84,14 @@ ENCODER_COMPILING = (
     "Compiling the encoder (first run only); the editor tokenizes with the slower one meanwhile"
 )
 ENCODER_COMPILED = "The encoder is compiled"
+
+
+def encoder_compiling(message: str) -> str:
+    """The window's words for the core's compiling ``message``: "first run only", or where
+    numba has no folder to cache in, that each run compiles (the core's words)."""
+    if message.endswith(NO_CACHE):
+        return ENCODER_COMPILING.replace(FIRST_RUN, NO_CACHE)
+    return ENCODER_COMPILING
 
 
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
@@ -240,7 +249,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
         def status(message: str) -> None:
             compiling.append(message)
-            emitted(self.encoder_news, ENCODER_COMPILING)
+            emitted(self.encoder_news, encoder_compiling(message))
 
         def done(ready: bool) -> None:
             if ready:

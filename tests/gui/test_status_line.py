@@ -89,3 +89,24 @@ def test_a_notice_ends_with_the_next_action(qtbot, window, tmp_path):
     other.write_text("another corpus\n", encoding="utf-8")
     assert window.open_corpus(other)
     assert window.statusBar().currentMessage() == ""
+
+
+def test_without_a_cache_folder_the_window_says_each_run_compiles(monkeypatch):
+    """A first-run audit: with no folder numba can cache in, the command line said each run
+    compiles and the window said "(first run only)" at every launch."""
+    from bpe_studio.core.encode.merging import kernel_start
+    from bpe_studio.core.io import numba_cache
+    from bpe_studio.core.train import merge_engine
+    from bpe_studio.gui.main_window import encoder_compiling
+    from bpe_studio.gui.model.status import compiling_text
+
+    assert "(first run only)" in encoder_compiling(kernel_start.COMPILING)
+    assert "(first run only)" in compiling_text()
+    monkeypatch.setattr(numba_cache, "usable_cache_dir", lambda: None)
+    said = kernel_start.LOADER.said_compiling()
+    assert said == "compiling the encoder (no cache folder: each run compiles)"
+    assert encoder_compiling(said).startswith(
+        "Compiling the encoder (no cache folder: each run compiles); the editor"
+    )
+    assert compiling_text() == "Compiling the merge engine (no cache folder: each run compiles)…"
+    assert merge_engine.LOADER.said_compiling().endswith("(no cache folder: each run compiles)")

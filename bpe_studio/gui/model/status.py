@@ -18,6 +18,18 @@ from .state import Phase, RunState
 COMPILING_TEXT = "Compiling the merge engine (first run only)…"
 
 
+def compiling_text() -> str:
+    """:data:`COMPILING_TEXT`, or where numba has no folder to cache in, saying each run
+    compiles (as the command line does)."""
+    # subtle: imported here: numba is loaded once a compile is under way, not at start.
+    from ...core.io.kernel_loader import FIRST_RUN, NO_CACHE
+    from ...core.io.numba_cache import usable_cache_dir
+
+    if usable_cache_dir() is None:
+        return COMPILING_TEXT.replace(FIRST_RUN, NO_CACHE)
+    return COMPILING_TEXT
+
+
 def format_duration(seconds: float) -> str:
     seconds = max(0.0, seconds)
     if seconds < 10:
@@ -74,7 +86,7 @@ def compiling_shown(state: RunState) -> bool:
 def _running_text(state: RunState, phase: Phase) -> str:
     head = "Paused · " if state.phase is Phase.PAUSED else ""
     if compiling_shown(state):
-        return f"{head}{COMPILING_TEXT} · {_times(state)}"
+        return f"{head}{compiling_text()} · {_times(state)}"
     if phase is Phase.PRE_TOKENIZING:
         cluster = state.settings.cluster if state.settings is not None else None
         if cluster and state.counting_on is None:  # the cluster is not counting yet
