@@ -113,7 +113,7 @@ def test_a_damaged_parquet_page_names_the_file_and_row_group(tmp_path):
         data[i] ^= 0x5A
     path = tmp_path / "d.parquet"
     path.write_bytes(bytes(data))
-    with pytest.raises(CorpusError, match=r"d\.parquet: row group 0: cannot read it"):
+    with pytest.raises(CorpusError, match=r"d\.parquet: row group 1 of \d+: cannot read it"):
         count_file(path)
 
 

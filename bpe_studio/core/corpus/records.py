@@ -108,11 +108,16 @@ def _is_text(pa: Any, kind: Any) -> bool:
 
 
 def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> Iterator[str]:
-    """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file."""
+    """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file;
+    messages count groups and rows from 1."""
     pf = _parquet_file(stream)
     import pyarrow as pa  # subtle: after _parquet_file, which says how to install it
 
-    where = f"{name}: row group {group}"
+    # Counted from 1, as JSON Lines' lines are, and with the row's place in the file: "row
+    # group 2, row 500" was read as the 500th row, where it was the 2,501st.
+    meta = pf.metadata
+    where = f"{name}: row group {group + 1} of {meta.num_row_groups}"
+    before = sum(meta.row_group(g).num_rows for g in range(group))
     schema = pf.schema_arrow
     if field not in schema.names:
         raise CorpusError(f"{where}: no field {field!r} (the columns: {_fields(schema.names)})")
@@ -123,7 +128,10 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
     for batch in _batches(pf, group, field, where):
         for text in batch.column(0).to_pylist():
             if text is None:
-                raise CorpusError(f"{where}, row {row}: field {field!r} is null, not text")
+                raise CorpusError(
+                    f"{where}, its row {row + 1} (row {before + row + 1:,} of the file): "
+                    f"field {field!r} is null, not text"
+                )
             row += 1
             yield text
 
