@@ -19,6 +19,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..core import Tokenizer
+from ..core.encode.decoding import ByteTable
 from ..core.encode.foreign import AnyTokenizer
 from .inputs import STDIN, input_name
 from .output import CliError
@@ -149,21 +150,16 @@ class DecodedBlocks:
             self._whole = self._decode(ids.block(0, len(ids)))
             self.total = len(self._whole)
             return
-        # By id: its length in bytes, -1 for an id the vocabulary lacks.
-        lengths = np.full(max(tok.vocab) + 1, -1, dtype=np.int64)
-        for i, token in tok.vocab.items():
-            lengths[i] = len(token)
+        # The table decode_bytes gathers from: it also knows each token's length.
+        self._table = ByteTable(tok.vocab)
         self.total = 0
         for start in range(0, len(ids), DECODE_BLOCK):
             block = ids.block(start, start + DECODE_BLOCK)
-            if not len(block):
-                continue
-            low, high = int(block.min()), int(block.max())
-            sizes = lengths[block] if low >= 0 and high < len(lengths) else None
-            if sizes is None or (sizes < 0).any():
+            length = self._table.length(block.astype(np.int64))
+            if length is None:
                 self._decode(block)  # raises, naming the ids the vocabulary has
                 raise CliError(f"{ids.name}: holds ids the tokenizer does not have")
-            self.total += int(sizes.sum())
+            self.total += length
 
     def _decode(self, ids: np.ndarray) -> bytes:
         try:
@@ -180,4 +176,7 @@ class DecodedBlocks:
             return b""
         block = self._ids.block(self._at, self._at + DECODE_BLOCK)
         self._at += DECODE_BLOCK
-        return self._decode(block)
+        gathered = self._table.gather(block.astype(np.int64))
+        if gathered is None:  # every id was known when checked: the file was written meanwhile
+            raise CliError(f"{self._ids.name}: the file changed while it was read")
+        return gathered

@@ -39,8 +39,8 @@ from .counting import (
 from .on_worker import count_on_worker, fingerprinted
 from .sources import (
     DEFAULT_TEXT_FIELD,
-    CorpusError,
     CorpusFile,
+    changes_first,
     check_text_field,
     check_unchanged_files,
 )
@@ -168,14 +168,11 @@ def count_on_cluster(
         tasks = make_tasks(files, target, specials, pattern, field)
         client = starting.client()
         _say_where(client, cluster, len(tasks), starting.note, status)
-        try:
+        # A worker's copy that no longer matches: first, whether this machine's file changed.
+        with changes_first(files):
             counted = _count(
                 client, tasks, specials, pattern, progress, should_stop, started, measured
             )
-        except CorpusError:
-            # A worker's copy no longer matches: first, whether this machine's file changed.
-            check_unchanged_files(files)
-            raise
         # The workers checked their copies against this machine's file before reading them
         # (``on_worker``); whether that file changed since is checked here.
         check_unchanged_files(files)

@@ -47,11 +47,22 @@ class ByteTable:
     def fits(self, vocab: Mapping[int, bytes]) -> bool:
         return self.vocab is vocab and self.size == len(vocab)
 
+    def known_all(self, ids: np.ndarray) -> bool:
+        """Whether every id of ``ids`` (int64) is in the vocabulary."""
+        if not len(ids):
+            return True
+        return bool(ids.min() >= 0 and ids.max() < len(self.known) and self.known[ids].all())
+
+    def length(self, ids: np.ndarray) -> int | None:
+        """How many bytes ``ids`` (int64) decode to, or None when one is not in the
+        vocabulary."""
+        return int(self.lengths[ids].sum()) if self.known_all(ids) else None
+
     def gather(self, ids: np.ndarray) -> bytes | None:
         """The bytes of ``ids`` (int64), or None when one is not in the vocabulary."""
         if not len(ids):
             return b""
-        if ids.min() < 0 or ids.max() >= len(self.known) or not self.known[ids].all():
+        if not self.known_all(ids):
             return None
         lengths = self.lengths[ids]
         out = np.empty(int(lengths.sum()), dtype=np.uint8)
