@@ -300,12 +300,17 @@ def cmd_decode(args: argparse.Namespace) -> int:
         if is_stream(args.out):
             closed_after = write_stream(args.out, blocks)
         else:
+            before = _identity(args.out)
             try:
                 with atomic_open(args.out, "wb") as f:
                     for block in iter(blocks.read, b""):
                         f.write(block)
             except OSError as e:
                 raise CliError(os_error_message(args.out, e)) from None
+            except KeyboardInterrupt:
+                # As encode says it: the temporary file is gone, unless the whole was in place.
+                done = "was written whole" if _identity(args.out) != before else "not written"
+                raise CliError(f"interrupted; {args.out} {done}", EXIT_INTERRUPTED) from None
     finally:
         ids.close()
     last, code = _wrote(args.out, closed_after, blocks.total)

@@ -133,3 +133,23 @@ def test_a_pipe_is_read_whole(tmp_path, big_ids, capsys):
     finally:
         writer.join()
     assert out.read_bytes() == text.encode("utf-8")
+
+
+def test_ctrl_c_while_decoding_into_a_file_says_it_is_not_written(tmp_path, big_ids, capsys):
+    # A user check: "bpe-studio: error: interrupted", where encode says what became of --out.
+    path, _, _ = big_ids
+    calls = []
+    real = ids_files.DecodedBlocks.read
+
+    def read(self, size=-1):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # Ctrl-C typed while the third block is decoded
+        return real(self, size)
+
+    out = tmp_path / "back.txt"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ids_files.DecodedBlocks, "read", read)
+        assert main(["decode", str(path), "--tokenizer", "gpt2", "--out", str(out)]) == 130
+    assert capsys.readouterr().err.strip().endswith(f"interrupted; {out} not written")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.npy"]
