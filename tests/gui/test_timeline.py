@@ -108,8 +108,14 @@ def test_replay_pauses_resumes_and_skips(qtbot, trained_window_and_result):
     qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)  # Pause
     assert not bar.replay.running and state.replaying and bar.replay_button.text() == "Resume"
     bar.slider.setValue(50)  # scrubbing while paused: resume goes on from there
+    # Paused, the status line and the timeline say so (not "Pause stops it").
+    status = window.panel.status.text()
+    assert status.startswith(f"Replay paused at step 50 of {n:,}") and "Resume" in status
+    assert bar.label.text().startswith("Replay paused · step 50")
     qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)
     assert bar.replay.running and state.step == 50
+    assert window.panel.status.text().startswith("Replaying the run: step 50")
+    assert bar.label.text().startswith("Replaying · step 50")
     qtbot.mouseClick(bar.skip_button, Qt.MouseButton.LeftButton)
     assert state.step == n and state.live and not state.replaying and not bar.replay.running
 

@@ -88,7 +88,7 @@ class _Hub:
     def select_step(self, k: int) -> None:
         self.state.step = k
 
-    def set_replaying(self, on: bool) -> None:
+    def set_replaying(self, on: bool, paused: bool = False) -> None:
         self.state.replaying = on
 
     def follow_live(self) -> None:

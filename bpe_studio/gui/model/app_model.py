@@ -51,7 +51,7 @@ class AppModel:
     merges_added = Signal(int, int)  # first, last index into state.merge_rows now published
     step_changed = Signal(int)  # the step every view shows
     live_changed = Signal(bool)  # state.live: the step follows the newest merge (or not)
-    replay_changed = Signal(bool)  # state.replaying: a replay animates the step
+    replay_changed = Signal(bool)  # state.replaying (or replay_paused): a replay animates the step
     tokenizer_changed = Signal()  # state.shown or state.picked (the editor's tokenizer) changed
     token_selected = Signal(int)  # a token id, selected in any view
     # A tokenizer of another kind than byte-level BPE, loaded to look at (never the run): the
@@ -225,7 +225,7 @@ class AppModel:
         picked tokenizer and the corpus stay as they are now."""
         state.picked, state.corpus = self.state.picked, self.state.corpus
         state.corpus_source = self.state.corpus_source
-        state.replaying = self.state.replaying
+        state.replaying, state.replay_paused = self.state.replaying, self.state.replay_paused
         state.selected_token = state.selected_in = None  # the views forget it on reset
         old, self.state = self.state, state
         self._replaced(old)
@@ -327,10 +327,12 @@ class AppModel:
             self.live_changed.emit(True)
         self.publish()
 
-    def set_replaying(self, replaying: bool) -> None:
-        """A replay started or ended (``replay.Replay`` calls this)."""
-        if replaying != self.state.replaying:
-            self.state.replaying = replaying
+    def set_replaying(self, replaying: bool, paused: bool = False) -> None:
+        """A replay started, paused, went on or ended (``replay.Replay`` calls this)."""
+        paused = replaying and paused
+        state = self.state
+        if replaying != state.replaying or paused != state.replay_paused:
+            state.replaying, state.replay_paused = replaying, paused
             self.replay_changed.emit(replaying)
 
     def select_token(self, token_id: int, source: TokenizerSource | None = None) -> None:

@@ -187,6 +187,7 @@ class RunState:
     step: int = 0  # the step every view shows: merges 0..step-1 applied
     live: bool = True  # step follows the newest merge
     replaying: bool = False  # a replay is animating ``step`` from 0 to ``published``
+    replay_paused: bool = False  # ... and is paused: Resume goes on from ``step``
     selected_token: int | None = None
     # The tokenizer the selected token's id belongs to when it is not the run's (a token
     # clicked in the editor while it shows a picked tokenizer); None: the run's vocabulary.

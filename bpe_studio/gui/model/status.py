@@ -135,7 +135,12 @@ def nothing_learned(state: RunState) -> str:
 
 
 def replay_text(state: RunState) -> str:
-    """What the status line says while a replay animates the run."""
+    """What the status line says while a replay animates the run, or waits paused."""
+    if state.replay_paused:
+        return (
+            f"Replay paused at step {state.step:,} of {state.published:,} · Resume goes on, "
+            "Skip jumps to the end"
+        )
     return (
         f"Replaying the run: step {state.step:,} of {state.published:,} · Skip jumps to the "
         "end, Pause stops it"

@@ -116,6 +116,7 @@ class Replay(QObject):
     def pause(self) -> None:
         if self.running:
             self._timer.stop()
+            self.hub.set_replaying(True, paused=True)
             self.running_changed.emit(False)
 
     def skip(self) -> None:

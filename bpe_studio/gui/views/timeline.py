@@ -198,7 +198,8 @@ class TimelineBar(QWidget):
         rows = state.merge_rows
         row = rows[k - 1] if 0 < k <= len(rows) else None
         described = describe_step(k, n, row)
-        self.label.setText(f"Replaying · {described}" if state.replaying else described)
+        replay = "Replay paused · " if state.replay_paused else "Replaying · "
+        self.label.setText(replay + described if state.replaying else described)
         if self.live_button.isChecked() != state.live:
             self.live_button.setChecked(state.live)
         self.back_button.setEnabled(k > 0)
