@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt, Signal, SignalInstance, Slot
+from PySide6.QtCore import QSize, Qt, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,8 +32,6 @@ from PySide6.QtWidgets import (
 )
 
 from ..core import PATTERNS
-from ..core.encode.merging import kernel_start
-from ..core.io.kernel_loader import FIRST_RUN, NO_CACHE
 from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,
@@ -57,6 +55,7 @@ from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
 from .views.controls import SAVE_FORMATS, TrainingPanel
 from .views.editor_tokenizer import EditorTokenizer
+from .views.encoder_status import EncoderStatus
 from .views.help_dialogs import ShortcutsDialog, show_about
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
@@ -80,26 +79,7 @@ SAMPLE_TEXT = (
 )
 
 
-ENCODER_COMPILING = (
-    "Compiling the encoder (first run only); the editor tokenizes with the slower one meanwhile"
-)
-ENCODER_COMPILED = "The encoder is compiled"
-
-
-def encoder_compiling(message: str) -> str:
-    """The window's words for the core's compiling ``message``: "first run only", or where
-    numba has no folder to cache in, that each run compiles (the core's words)."""
-    if message.endswith(NO_CACHE):
-        return ENCODER_COMPILING.replace(FIRST_RUN, NO_CACHE)
-    return ENCODER_COMPILING
-
-
 class MainWindow(HoldTrainerWhilePainting, QMainWindow):
-    # From the thread that loads the compiled encoder (``_load_encoder``): news for the status
-    # bar, and that the encoder is ready.
-    encoder_news = Signal(str)
-    encoder_ready = Signal()
-
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         collect_on_gui_thread()  # never on a worker thread (see responsiveness.collector)
@@ -176,7 +156,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.tabs.addTab(self.lab, "Vocabulary lab")
         layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        self.statusBar()
+        self.encoder_status = EncoderStatus()
+        self.statusBar().addPermanentWidget(self.encoder_status)
 
         self.last_error: str | None = None
         self.error_box: QMessageBox | None = None
@@ -232,32 +213,14 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self._load_encoder()
 
     def _load_encoder(self) -> None:
-        """Load the compiled encoder in a background thread (the first time on a machine it
-        compiles, in a child process, and the status bar says so); the editor's spans take
-        the Python path until it is ready. Never on the GUI thread."""
-        self.encoder_news.connect(self.show_notice)
+        """Load the compiled encoder in a background thread; the status bar's right end says
+        so while it compiles. The editor's spans take the Python path until it is ready."""
+        encoder = self.encoder_status
+        encoder.news.connect(self.show_notice)
         # numba's modules and the kernels are hundreds of thousands of objects alive for
         # good: no full collector pass on the GUI thread should walk them again.
-        self.encoder_ready.connect(keep_out_of_collections)
-        compiling: list[str] = []
-
-        def emitted(signal: SignalInstance, *args: object) -> None:  # in the loading thread
-            try:
-                signal.emit(*args)
-            except RuntimeError:  # the window is gone
-                pass
-
-        def status(message: str) -> None:
-            compiling.append(message)
-            emitted(self.encoder_news, encoder_compiling(message))
-
-        def done(ready: bool) -> None:
-            if ready:
-                emitted(self.encoder_ready)
-            if compiling and ready:
-                emitted(self.encoder_news, ENCODER_COMPILED)
-
-        kernel_start.prepare_in_background(status, done)
+        encoder.ready.connect(keep_out_of_collections)
+        encoder.start()
 
     def _connect_inspector(self) -> None:
         # The piece under the editor's cursor feeds the step-through; the editor's counts

@@ -97,8 +97,8 @@ def test_without_a_cache_folder_the_window_says_each_run_compiles(monkeypatch):
     from bpe_studio.core.encode.merging import kernel_start
     from bpe_studio.core.io import numba_cache
     from bpe_studio.core.train import merge_engine
-    from bpe_studio.gui.main_window import encoder_compiling
     from bpe_studio.gui.model.status import compiling_text
+    from bpe_studio.gui.views.encoder_status import encoder_compiling
 
     assert "(first run only)" in encoder_compiling(kernel_start.COMPILING)
     assert "(first run only)" in compiling_text()
@@ -110,3 +110,60 @@ def test_without_a_cache_folder_the_window_says_each_run_compiles(monkeypatch):
     )
     assert compiling_text() == "Compiling the merge engine (no cache folder: each run compiles)…"
     assert merge_engine.LOADER.said_compiling().endswith("(no cache folder: each run compiles)")
+
+
+def test_the_encoder_compile_is_shown_until_it_ends_whatever_the_user_does(qtbot, monkeypatch):
+    """A real-display audit: the encoder's compile notice was cleared by the next action (a
+    tab switch) though the compile went on for 30 s more."""
+    import threading
+
+    from bpe_studio.core.encode.merging import kernel_start
+    from bpe_studio.gui.main_window import MainWindow
+    from bpe_studio.gui.views import encoder_status
+
+    started: list = []
+    monkeypatch.setattr(
+        encoder_status.kernel_start,
+        "prepare_in_background",
+        lambda status, done: started.append((status, done)),
+    )
+    win = MainWindow()
+    win.ask_close = lambda title, question: "discard"
+    qtbot.addWidget(win)
+    win.show()
+    qtbot.waitExposed(win)
+    label = win.encoder_status
+    ((status, done),) = started
+    assert not label.isVisible()
+    # The core calls back from its loading thread.
+    thread = threading.Thread(target=status, args=(kernel_start.COMPILING,))
+    thread.start()
+    thread.join()
+    qtbot.waitUntil(label.isVisible)
+    assert label.text().startswith("Compiling the encoder (first run only)")
+    win.tabs.setCurrentIndex(1)  # the next actions end a notice, not the compile's word
+    win.tabs.setCurrentIndex(0)
+    assert label.isVisible() and label.text().startswith("Compiling the encoder")
+    thread = threading.Thread(target=done, args=(True,))
+    thread.start()
+    thread.join()
+    qtbot.waitUntil(lambda: not label.isVisible())
+    assert win.statusBar().currentMessage() == "The encoder is compiled"
+
+
+def test_an_encoder_that_failed_to_compile_says_why(qtbot, monkeypatch):
+    from bpe_studio.gui.views.encoder_status import EncoderStatus, kernel_start
+
+    monkeypatch.setattr(kernel_start, "failure", lambda: "TypingError: no kernel here")
+    label = EncoderStatus()
+    qtbot.addWidget(label)
+    news: list[str] = []
+    label.news.connect(news.append)
+    label._ended.emit(False, True)
+    assert news == [
+        "The encoder could not be compiled (TypingError: no kernel here); the editor "
+        "tokenizes with the slower one"
+    ]
+    monkeypatch.setattr(kernel_start, "failure", lambda: None)
+    label._ended.emit(False, False)  # turned off by the user (BPE_STUDIO_ENCODER=python)
+    assert len(news) == 1 and not label.isVisible()
