@@ -442,3 +442,77 @@ def test_a_loaded_runs_added_tokens_reach_the_labs_process(tmp_path):
     assert server.loaded_run is not None and server.loaded_run[0] == 3
     rebuilt = server.loaded_run[1]
     assert rebuilt == tok.to_data() and rebuilt.added_tokens == tok.added_tokens
+
+
+def _lab_job(b: bool = True):
+    from bpe_studio.gui.model.lab_records import Kind, LabJob, TokenizerSpec
+
+    def spec(name: str) -> TokenizerSpec:
+        return TokenizerSpec(TokenizerRef(f"preset:{name}", name), Kind.PRESET, source=name)
+
+    return LabJob(spec("gpt2"), corpus_ref(), spec("cl100k_base") if b else None)
+
+
+def _wait(messages: list, test, timeout: float = 120.0) -> None:
+    """Until ``test(messages so far)`` holds (they arrive from the lab's thread)."""
+    import time
+
+    for _ in range(int(timeout / 0.05)):
+        if test(list(messages)):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"not seen: {messages!r}")
+
+
+def _waiting_for_compile(message) -> bool:
+    from bpe_studio.gui.model.lab_process import WAITING_FOR_COMPILE
+
+    return isinstance(message, Progress) and message.stage == WAITING_FOR_COMPILE
+
+
+def test_a_usage_waits_for_the_windows_encoder_compile(monkeypatch):
+    """An audit of a first run: the lab's process compiled the encoder beside the window's
+    first compile (40 s each, at half the machine). Its usage now waits; the make-up and the
+    overlap, which need no encoder, come at once."""
+    from bpe_studio.gui.model import lab_process
+    from bpe_studio.gui.model.lab_records import OverlapResult
+
+    compiling = [True]
+    monkeypatch.setattr(lab_process.kernel_start, "preparing", lambda: compiling[0])
+    messages: list = []
+    lab = lab_process.LabProcess(messages.append)
+    try:
+        job = lab.submit(_lab_job())
+        _wait(messages, lambda m: any(_waiting_for_compile(x) for x in m))
+        kinds = [type(x) for x in messages]
+        assert MakeupResult in kinds and OverlapResult in kinds
+        assert UsageResult not in kinds and Ended not in kinds
+        compiling[0] = False
+        _wait(messages, lambda m: any(isinstance(x, Ended) for x in m))
+        ended = [x for x in messages if isinstance(x, Ended)]
+        assert ended == [Ended(job.number, Outcome.DONE)]
+        usage = [x for x in messages if isinstance(x, UsageResult)]
+        assert usage and usage[-1].complete and usage[-1].ref.key == "preset:gpt2"
+        # Each part once: one make-up, one overlap.
+        assert kinds.count(MakeupResult) == 1 and kinds.count(OverlapResult) == 1
+    finally:
+        lab.shutdown()
+
+
+def test_a_usage_waiting_for_the_compile_is_cancelled_at_once(monkeypatch):
+    from bpe_studio.gui.model import lab_process
+
+    monkeypatch.setattr(lab_process.kernel_start, "preparing", lambda: True)
+    messages: list = []
+    lab = lab_process.LabProcess(messages.append)
+    try:
+        job = lab.submit(_lab_job(b=False))
+        _wait(messages, lambda m: any(_waiting_for_compile(x) for x in m))
+        lab.cancel()
+        _wait(messages, lambda m: any(isinstance(x, Ended) for x in m), timeout=10)
+        assert [x for x in messages if isinstance(x, Ended)] == [
+            Ended(job.number, Outcome.CANCELLED)
+        ]
+        assert not any(isinstance(x, UsageResult) for x in messages)
+    finally:
+        lab.shutdown()

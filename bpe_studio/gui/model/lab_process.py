@@ -31,6 +31,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ...core.corpus.counting import mp_context
+from ...core.encode.merging import kernel_start
 from ...core.io.hf_hub import TOKENIZER_FILE, fetch_tokenizer, parse_repo
 from .errors import describe_job_error
 from .lab_records import (
@@ -49,6 +50,7 @@ from .lab_server import serve
 SLICE = 8192  # vocabulary entries or merges per message: each one's pickling is short
 SHUTDOWN_WAIT = 2.0  # s: how long closing waits for the process before ending it
 BUSY_SHUTDOWN_WAIT = 0.1  # s: the same, when a job was under way (cancelled by the close)
+WAITING_FOR_COMPILE = "waiting for the window to compile the encoder"
 
 _LIVE: set[LabProcess] = set()
 
@@ -142,6 +144,7 @@ class LabProcess:
         with self._lock:
             dropped, self._waiting = self._waiting, None
             self._cancel_running()
+            self._lock.notify_all()  # a job waiting for the window's compile ends now
         if dropped is not None:
             self._deliver(Ended(dropped.number, Outcome.CANCELLED))
 
@@ -217,18 +220,49 @@ class LabProcess:
             sendable = self._prepare(job, conn)
             if sendable is None:
                 return
-            self._send(conn, ("job", sendable))
-            while True:
-                reply = conn.recv()
-                self._deliver(reply)
-                if isinstance(reply, Ended) and reply.number == job.number:
+            if sendable.corpus is not None and kernel_start.preparing():
+                # subtle: this process is compiling the encoder (the window's first run); the
+                # child would compile it too, side by side, each at half the machine. What
+                # needs no encoder goes first, the usage once the compile is cached.
+                if not self._exchange(conn, dataclasses.replace(sendable, corpus=None), False):
                     return
+                if not self._wait_for_compile(job):
+                    return
+                sendable = dataclasses.replace(sendable, makeup=False, b=None)
+            self._exchange(conn, sendable)
         except (OSError, EOFError) as error:
             self._lost_process()
             if self._closed:
                 self._deliver(Ended(job.number, Outcome.CANCELLED))
             else:
                 self._fail(job, Part.JOB, "", f"the lab's process ended ({error})")
+
+    def _exchange(self, conn: Connection, job: LabJob, last: bool = True) -> bool:
+        """Send ``job`` and deliver the child's replies until it ends; whether it ended
+        done. A part that is not the ``last`` keeps its ``Ended`` when done (the job goes on)."""
+        self._send(conn, ("job", job))
+        while True:
+            reply = conn.recv()
+            if isinstance(reply, Ended) and reply.number == job.number:
+                done = reply.outcome is Outcome.DONE
+                if last or not done:
+                    self._deliver(reply)
+                return done
+            self._deliver(reply)
+
+    def _wait_for_compile(self, job: LabJob) -> bool:
+        """Wait, cancellable, while this process prepares the encoder; False: cancelled
+        meanwhile (and said)."""
+        self._deliver(Progress(job.number, WAITING_FOR_COMPILE, 0, 0))
+        while kernel_start.preparing():
+            with self._lock:
+                if self._is_cancelled(job):
+                    break
+                self._lock.wait(0.2)  # a cancel or a close wakes it: submit and shutdown notify
+        if self._is_cancelled(job):
+            self._deliver(Ended(job.number, Outcome.CANCELLED))
+            return False
+        return True
 
     def _fail(self, job: LabJob, part: Part, key: str, message: str) -> None:
         self._deliver(Failure(job.number, part, key, message))
