@@ -7,6 +7,7 @@ reference trainer (``core.reference``), all independent of ``bpe_studio``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from unittest import mock
 
@@ -145,6 +146,20 @@ def test_names_close_to_a_preset_are_refused_with_the_names(name):
 
 
 UNCOVERED = r"\w+"  # leaves out punctuation and spaces
+
+
+@pytest.mark.parametrize("pattern", [r"\b", "x*", r"(?=O)"])
+def test_a_pattern_that_matches_only_empty_text_is_said_to(pattern):
+    """An audit: a regex matching only empty text was refused as "does not match 'O'",
+    which puzzles whoever sees it match."""
+    tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], [EOT], pattern=pattern)
+    said = f"the pattern '{pattern}' matches only empty text before 'O' (U+004F) at character 0"
+    with pytest.raises(ValueError, match=re.escape(said)):
+        tok.encode("Once upon")
+    with pytest.raises(ValueError, match=re.escape(said)):
+        list(tok.encode_iterable(["On", "ce"]))
+    with pytest.raises(ValueError, match="matches only empty text before 'O'"):
+        count_text("Once upon", [EOT], pattern=pattern)
 
 
 def test_a_pattern_that_leaves_text_out_is_an_error_naming_the_character(tmp_path):

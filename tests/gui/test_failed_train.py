@@ -79,7 +79,9 @@ def test_an_editor_tokenizer_missing_characters_says_so_and_paints_nothing(qtbot
     editor.set_tokenizer(bad)
     qtbot.waitUntil(lambda: not editor.busy, timeout=30_000)
     status = editor.status.text()
-    assert status.startswith("Could not tokenize the text: The pattern 'x*' does not match 'O'")
+    assert status.startswith(
+        "Could not tokenize the text: The pattern 'x*' matches only empty text before 'O'"
+    )
     assert "split_back" not in status
     assert editor.spans is None and editor.tokenizer is None
     assert window.ids_panel.ids.size == 0

@@ -71,9 +71,16 @@ def first_uncovered(compiled: regex.Pattern[str], text: str, start: int, end: in
 
 
 def uncovered_message(pattern: str, char: str, where: str) -> str:
-    """What :class:`UncoveredText` says: ``pattern`` does not match ``char`` at ``where``."""
+    """What :class:`UncoveredText` says: ``pattern`` does not match ``char`` at ``where``
+    (or matches only empty text there, as a word boundary or ``x*`` do: said so, since "does
+    not match" puzzles whoever sees it match)."""
+    try:
+        found = regex.match(pattern, char)
+    except regex.error:
+        found = None
+    how = "matches only empty text before" if found is not None else "does not match"
     return (
-        f"the pattern {shown_pattern(pattern)} does not match {char!r} (U+{ord(char):04X}) "
+        f"the pattern {shown_pattern(pattern)} {how} {char!r} (U+{ord(char):04X}) "
         f"at {where}: text it leaves out would be lost. Use a regex that matches every "
         r"character (for instance ending in |\s+|\S) or a named pattern"
     )
