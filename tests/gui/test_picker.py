@@ -240,3 +240,34 @@ def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypat
     # Files come after the presets, before the separator and the action.
     keys = picker.keys()
     assert keys.index(file_key(path)) == keys.index(preset_key(PRESETS[-1])) + 1
+
+
+def test_a_loaded_file_stays_to_pick_in_every_picker(qtbot, window, tiktoken_gpt2):
+    """Compare, the Report and the lab listed a file loaded with Load tokenizer only as the
+    run's tokenizer, so it left them at the next load, while the editor kept it."""
+    from reference_encoder import shipped_tiktoken
+
+    _load(qtbot, window, FIXTURES / "gpt2_vocab.json")
+    cl100k = FIXTURES.parents[1] / "resources" / "tokenizers" / "cl100k_base.tiktoken.gz"
+    _load(qtbot, window, cl100k)  # the run is cl100k now
+    pickers = [
+        window.picker,
+        *window.compare.choices,
+        *window.report.choices,
+        window.lab.picker,
+        window.lab.against,
+    ]
+    for picker in pickers:
+        assert file_key(FIXTURES) in picker.keys(), picker.pane  # the GPT-2 pair's directory
+        assert file_key(cl100k) in picker.keys(), picker.pane
+    # Compared, the first file's side counts GPT-2's tokens as tiktoken gives them.
+    view = window.compare
+    view.choices[0].pick(file_key(FIXTURES))
+    view.choices[1].pick(RUN)
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.set_text(TEXT)
+        window.tabs.setCurrentWidget(view)
+    comparison = blocker.args[0]
+    assert comparison.keys == (file_key(FIXTURES), RUN)
+    assert comparison.a.tokens == len(tiktoken_gpt2.encode(TEXT))
+    assert comparison.b.tokens == len(shipped_tiktoken("cl100k_base").encode(TEXT))

@@ -56,7 +56,6 @@ class EditorTokenizer(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.picker)
         layout.addWidget(self.note, 1)
-        self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
         self._job = LatestJob("bpe-preset", self)
         self._job.done.connect(self._on_built)
         self._job.failed.connect(self._on_failed)
@@ -71,13 +70,10 @@ class EditorTokenizer(QWidget):
 
     @Slot()
     def _on_reset(self) -> None:
-        loaded = self.hub.state.loaded
-        if self.hub.state.phase is not Phase.LOADED or loaded is None:
+        if self.hub.state.phase is not Phase.LOADED or self.hub.state.loaded is None:
             return
-        if id(loaded) not in self._loaded_ids:
-            self._loaded_ids.add(id(loaded))
-            self.picker.add_file(loaded.vocab_file, loaded.tokenizer, choose=False)
-        # The loaded file is the run now: the editor shows it.
+        # The loaded file is the run now (the picker lists it as a file too): the editor
+        # shows it.
         self.picker.pick(RUN)
 
     @Slot(object)

@@ -3,8 +3,9 @@
 What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
 the one place that lists them): nothing, where asked for; the run's tokenizer
 (``hub.state.shown``); the presets the core ships (``core.formats.presets``: GPT-2, GPT-4's
-cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session (files of
-another kind than byte-level BPE the app loaded too: ``hub.tokenizer_offered``); the Hugging
+cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session (each file
+loaded as the run's tokenizer, and files of another kind than byte-level BPE the app loaded
+too: ``hub.tokenizer_offered``); the Hugging
 Face Hub's popular open models and the ones opened lately (``hub_models``); then, below a
 separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
 it, "Open from Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is
@@ -38,6 +39,7 @@ from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
 from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.file_names import tokenizer_source
+from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
 from .file_dialogs import TOKENIZER, open_file
@@ -161,6 +163,7 @@ class TokenizerPicker(QComboBox):
         # Files chosen but not shown yet: one whose pick fails leaves the list (as a Hub model
         # is remembered only once it came), else choosing it again fails again.
         self._unproven: set[str] = set()
+        self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
         self._fill(allow_none, actions)
         self.pane = pane
         self.pick(default)
@@ -173,6 +176,7 @@ class TokenizerPicker(QComboBox):
         self.currentIndexChanged.connect(self._on_index_changed)
         self._hub_ended.connect(self._on_hub_ended, Qt.ConnectionType.QueuedConnection)
         hub.tokenizer_offered.connect(self._on_offered)
+        hub.reset.connect(self._on_reset)
         hub.pane_changed.connect(self._on_pane_changed)
         hub_models.recent_signal().added.connect(self._on_recent)
 
@@ -326,6 +330,17 @@ class TokenizerPicker(QComboBox):
         self.progress.finish()
         if ok:
             hub_models.remember_model(name)
+
+    @Slot()
+    def _on_reset(self) -> None:
+        """A file loaded as the run's tokenizer: listed as a file too, in every picker, so
+        that it stays to pick once the next load or run replaces it."""
+        state = self.hub.state
+        loaded = state.loaded
+        if state.phase is not Phase.LOADED or loaded is None or id(loaded) in self._loaded_ids:
+            return
+        self._loaded_ids.add(id(loaded))
+        self.add_file(loaded.vocab_file, loaded.tokenizer, choose=False)
 
     @Slot(object)
     def _on_offered(self, offered: OfferedTokenizer) -> None:
