@@ -250,6 +250,50 @@ def test_prune_removes_earlier_versions_and_folders_of_copies_no_longer_installe
     assert (folder / numba_cache.SOURCE_MARK).read_text() == str(tmp_path)
 
 
+_OURS = """
+import numba
+from bpe_studio.core.io.numba_cache import cache_in_user_dir
+@numba.njit
+def twice(x):
+    return 2 * x
+cache_in_user_dir(twice)
+"""
+
+
+def test_a_folder_compiled_into_without_a_prune_is_marked_and_pruned_later(tmp_path):
+    """An audit of the docs: the test suite's compiles (and any process ending before its
+    loader's prune: a loader's child, a window closed mid-compile) left unmarked folders in
+    the user's cache, which no prune could tell were stale: 136 folders, 122 MB."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(cache)}
+    copy, installed = tmp_path / "a deleted checkout", tmp_path / "installed"
+    for folder in (copy, installed):
+        folder.mkdir()
+        (folder / "tiny.py").write_text(_OURS)
+
+    def run(folder, then: str = "") -> None:
+        code = f"import sys; sys.path.insert(0, {str(folder)!r}); import tiny; tiny.twice(21)\n"
+        done = subprocess.run(
+            [sys.executable, "-c", code + then],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+
+    run(copy)  # compiled, never pruned
+    (index,) = cache.rglob("*.nbi")
+    assert (index.parent / numba_cache.SOURCE_MARK).read_text() == str(copy)
+    shutil.rmtree(copy)
+    run(installed, "from bpe_studio.core.io import numba_cache; numba_cache.prune(tiny.twice)")
+    assert not index.parent.exists()
+    (kept,) = cache.rglob("*.nbi")
+    assert (kept.parent / numba_cache.SOURCE_MARK).read_text() == str(installed)
+
+
 def test_a_cache_folder_that_cannot_be_written_is_replaced_by_a_temporary_one(
     tmp_path, monkeypatch, caplog
 ):

@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,11 @@ def cache_in_user_dir(*functions: Dispatcher) -> None:
             fn.enable_caching()
     finally:
         config.CACHE_DIR = saved
+    # subtle: marked now, not only by the prune after a compile: a process that compiles and
+    # ends before its prune (a loader's child, a window closed mid-compile, the tests' own
+    # compile) left a folder no later prune could tell was stale.
+    for folder, source in _sources(functions).items():
+        _mark(folder, source)
 
 
 def forget_cached(*functions: Any) -> None:
@@ -131,20 +137,50 @@ def prune(*functions: Any) -> None:
     names are private attributes, so a change in them leaves everything as it was.)"""
     try:
         current: dict[Path, set[str]] = {}
-        sources: dict[Path, str] = {}
         for fn in functions:
             folder = Path(fn._cache._cache_path)
             current.setdefault(folder, set()).add(fn._cache._cache_file._index_name)
-            sources[folder] = os.path.dirname(os.path.abspath(inspect.getfile(fn.py_func)))
     except (AttributeError, TypeError):
         return
+    sources = _sources(functions)
     for folder, indexes in current.items():
         try:
             prune_entries(folder, indexes)
-            (folder / SOURCE_MARK).write_text(sources[folder], encoding="utf-8")
+            _mark(folder, sources.get(folder, ""))
             prune_folders(folder.parent)
         except OSError as exc:
             log.debug("pruning numba's cache in %s: %s", folder, exc)
+
+
+def _sources(functions: Sequence[Any]) -> dict[Path, str]:
+    """Each function's cache folder, and the source folder whose kernels it holds (none
+    where numba's private names changed)."""
+    sources: dict[Path, str] = {}
+    try:
+        for fn in functions:
+            folder = Path(fn._cache._cache_path)
+            sources[folder] = os.path.dirname(os.path.abspath(inspect.getfile(fn.py_func)))
+    except (AttributeError, TypeError):
+        return {}
+    return sources
+
+
+def _mark(folder: Path, source: str) -> None:
+    """Write :data:`SOURCE_MARK` into ``folder`` unless it says ``source`` already; a folder
+    that cannot be written is left as it is."""
+    if not source:
+        return
+    mark = folder / SOURCE_MARK
+    try:
+        if mark.read_text(encoding="utf-8") == source:
+            return
+    except OSError:
+        pass
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        mark.write_text(source, encoding="utf-8")
+    except OSError as exc:
+        log.debug("marking numba's cache folder %s: %s", folder, exc)
 
 
 def prune_entries(folder: Path, indexes: set[str]) -> None:
