@@ -74,8 +74,9 @@ def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora):
 @pytest.mark.parametrize(
     ("regex", "why"),
     [
-        (r"\s*|\S", "can match empty text"),
-        (r"\w+|\s+|[^\w\s]+", "means different things in Oniguruma"),
+        (r"\s*|\S", r"pattern '\s*|\S' can match empty text"),
+        # Shown as typed, to paste back after --pattern (not as repr doubles backslashes).
+        (r"\w+|\s+|[^\w\s]+", r"pattern '\w+|\s+|[^\w\s]+': '\w' means different things"),
     ],
 )
 def test_a_pattern_a_tokenizer_json_cannot_hold_is_refused_before_training(

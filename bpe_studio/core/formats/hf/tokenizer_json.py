@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_dir
+from ...pretokenization.names import shown_pattern
 from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
@@ -310,8 +311,8 @@ def split_problem(pattern: str) -> str | None:
     trap = engine_trap(regex)
     if trap:
         return (
-            f"pattern {regex!r}: {trap!r} means different things in Oniguruma (which "
-            "tokenizers runs) and in Python's regex"
+            f"pattern {shown_pattern(regex)}: {shown_pattern(trap)} means different things in "
+            "Oniguruma (which tokenizers runs) and in Python's regex"
         )
     try:
         nullable = inner is None and translate(regex).nullable
@@ -322,9 +323,9 @@ def split_problem(pattern: str) -> str | None:
         # otherwise than Python's regex does, and drops the text in between (an audit: all
         # but the spaces of "Once upon a time.").
         return (
-            f"pattern {regex!r} can match empty text, which tokenizers' Split reads otherwise "
-            "than Python's regex: the tokenizer.json would drop text (GPT-2 and tiktoken "
-            "files hold it exactly)"
+            f"pattern {shown_pattern(regex)} can match empty text, which tokenizers' Split "
+            "reads otherwise than Python's regex: the tokenizer.json would drop text (GPT-2 "
+            "and tiktoken files hold it exactly)"
         )
     return None
 
