@@ -430,7 +430,7 @@ def _inspect_options(ins: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --corpus, leave out the second pass over the text that tells the unused "
         "tokens whose bytes occur only across tokens from those absent from it (about a "
-        "fifth of the time)",
+        "third of the time)",
     )
     ins.add_argument(
         "--against", metavar="SRC2", default=None, help="a second tokenizer to compare with"

@@ -73,7 +73,8 @@ ALIASES: dict[str, str] = {
 # A name as a user types one: letters, digits, "_", "-", "." and spaces, no other regex syntax.
 _BARE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9_. -]*")
 NAMES_HELP = (
-    f"{', '.join(PATTERNS)} (also spelt gpt-2, r50k_base, cl100k_base, gpt-4, o200k_base, gpt-4o)"
+    f"{', '.join(PATTERNS)} (also spelt gpt-2, r50k_base, p50k_base, cl100k_base, gpt-4, "
+    "o200k_base, gpt-4o)"
 )
 
 
