@@ -13,7 +13,6 @@ What it leaves out: the formats themselves (``core.formats``).
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 import tempfile
 import warnings
@@ -37,6 +36,7 @@ from .output import (
     is_stream,
     one_line,
     os_error_message,
+    shell_word,
     stream_name,
     write_stream,
 )
@@ -123,13 +123,21 @@ def _save(tok: Tokenizer, out: str, fmt: str, stem: str | None) -> tuple[str, in
 
 
 def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
-    """What to tell the user when GPT-2 files drop what loading them back needs told: a
-    pattern other than gpt2, special tokens not written like ``<...>`` or ``[...]`` (the
-    files mark none; the loader takes only such entries made by no merge for them), added
-    tokens that are not special (they come back special)."""
-    if fmt != "gpt2":
-        return []
+    """What to tell the user when the files drop what loading them back needs told: a
+    template (any format but hf); for GPT-2 files, a pattern other than gpt2, special tokens
+    not written like ``<...>`` or ``[...]`` (the files mark none; the loader takes only such
+    entries made by no merge for them), added tokens that are not special (they come back
+    special)."""
     notes = []
+    template = tok.template
+    if fmt != "hf" and template is not None:
+        files = "vocab.json + merges.txt" if fmt == "gpt2" else "tiktoken files"
+        notes.append(
+            f"note: {files} hold no post-processor template ({template.text!r}): encode "
+            "--add-special-tokens of these files adds nothing; --to hf keeps it"
+        )
+    if fmt != "gpt2":
+        return notes
     if tok.pattern_name != "gpt2":
         # A tokenizer.json's Split is shown by its own regex, not as the core spells it.
         regex = unwrapped(tok.pattern) or tok.pattern
@@ -139,7 +147,7 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         )
     unusual = unmarked_specials(tok.special_tokens)
     if unusual:
-        named = " ".join(f"--special-token {shlex.quote(s)}" for s in unusual)
+        named = " ".join(f"--special-token {shell_word(s)}" for s in unusual)
         notes.append(
             "note: vocab.json + merges.txt mark no special token, and loading takes only "
             f"those written like <...> or [...] for them; load these files with {named}"

@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shlex
 import stat
 import sys
 import tempfile
@@ -88,6 +89,28 @@ def one_line(message: str) -> str:
     an escape sequence reached the terminal as one. (Lone surrogates, from names that are not
     UTF-8, are escaped by stderr itself.)"""
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+
+
+_SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _c_escape(char: str) -> str:
+    code = ord(char)
+    return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def shell_word(text: str) -> str:
+    r"""``text`` quoted for a POSIX shell so that pasting it back gives ``text``: in single
+    quotes (``shlex.quote``), or where it holds control characters, which a message shows as
+    escapes, in bash's ``$'...'``, which reads those escapes back.
+
+    >>> print(shell_word("<|end|>"), shell_word("it's"), shell_word("<line\nbreak's>"))
+    '<|end|>' 'it'"'"'s' $'<line\nbreak\'s>'
+    """
+    if not _CONTROL.search(text):
+        return shlex.quote(text)
+    inner = text.replace("\\", "\\\\").replace("'", "\\'")
+    return "$'" + _CONTROL.sub(lambda m: _c_escape(m.group()), inner) + "'"
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> int:

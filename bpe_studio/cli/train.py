@@ -23,7 +23,7 @@ from ..core.corpus.cluster_address import ClusterError
 from ..core.corpus.records import holds_text
 from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
-from ..core.formats.files import DEFAULT_NAME
+from ..core.formats.files import DEFAULT_NAME, format_problem
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
@@ -127,13 +127,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     corpora: list[str] = list(args.corpus)
     _check_corpora(corpora)
     _check_vocab_size(args.vocab_size, specials)
-    if args.format == "hf":
-        # Before training: found when the files are written, the run was lost.
-        from ..core.formats.hf.tokenizer_json import split_problem
-
-        problem = split_problem(args.pattern)
-        if problem:
-            raise CliError(f"--format hf cannot hold this tokenizer: {problem}", EXIT_USAGE)
+    # Before training: found when the files are written, the run was lost.
+    problem = format_problem(args.format, args.pattern, specials)
+    if problem:
+        raise CliError(f"--format {args.format} cannot hold this tokenizer: {problem}", EXIT_USAGE)
     regular = [p for p in corpora if not is_glob_or_url(p) and is_regular(p)]
     regular += stdin_input(corpora)
     check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=regular)

@@ -238,3 +238,23 @@ def test_a_flagged_added_token_is_the_reason_said(tmp_path):
         "added token '<mask>' has lstrip: only a tokenizer.json can say that (save it as 'hf')"
     )
     assert not (tmp_path / "x").exists()
+
+
+def test_a_special_token_to_name_again_is_quoted_so_it_pastes_back(tmp_path):
+    """An audit: `--special-token '<line\\nbreak>'` in single quotes is a backslash and an n,
+    not the line break the token holds."""
+    import subprocess
+
+    from bpe_studio.core import Tokenizer
+
+    special = "<line\nbreak's>"
+    vocab = {i: bytes([i]) for i in range(256)}
+    Tokenizer(vocab, [], [special]).save(tmp_path / "src", format="hf")
+    result = cli(tmp_path, "convert", tmp_path / "src" / "tokenizer.json", "--to", "gpt2",
+                 "--out", tmp_path / "gpt2")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    (note,) = [line for line in result.stderr.splitlines() if "--special-token" in line]
+    word = note.split("--special-token ", 1)[1]
+    assert word == "$'<line\\nbreak\\'s>'"
+    pasted = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True)
+    assert pasted.stdout == special

@@ -98,3 +98,24 @@ def test_encode_adds_every_shape_of_template(tmp_path, shape):
         assert f"added the template's special tokens: {shown}" in result.stderr
     else:
         assert "added no special tokens: the tokenizer has no template" in result.stderr
+
+
+@pytest.mark.parametrize(("to", "files"), [("tiktoken", "tiktoken files"), ("gpt2", "vocab.json")])
+def test_convert_says_when_the_files_drop_the_template(tmp_path, to, files):
+    """An audit of conversions: to tiktoken or GPT-2 files, the template was dropped with
+    nothing said, and `encode --add-special-tokens` of the result changed."""
+    path, _ = _llama_like(tmp_path, template=True)
+    result = cli(tmp_path, "convert", path, "--to", to, "--out", tmp_path / to)
+    assert result.returncode == 0, result.stderr
+    notes = [
+        line
+        for line in result.stderr.splitlines()
+        if line.startswith("note: ") and "template" in line
+    ]
+    assert notes == [
+        f"note: {files}{' + merges.txt' if to == 'gpt2' else ''} hold no post-processor "
+        f"template ('{BOS} $A'): encode --add-special-tokens of these files adds nothing; "
+        "--to hf keeps it"
+    ]
+    kept = cli(tmp_path, "convert", path, "--to", "hf", "--out", tmp_path / "hf")
+    assert kept.returncode == 0 and "note: " not in kept.stderr  # hf holds all of it

@@ -197,3 +197,27 @@ def test_convert_writes_the_regex_of_a_spelling_never_the_word(tmp_path, corpora
     line = error_line(cli(tmp_path, "convert", tmp_path / "g", "--to", "hf", "--pattern",
                           "o200k_bse", "--out", tmp_path / "h"))  # fmt: skip
     assert "'o200k_bse' is not a pattern name" in line and not (tmp_path / "h").exists()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "specials", "why"),
+    [
+        ("tiktoken", ["<|a|>", "<|a|><|b|>"], "special token '<|a|>' begins '<|a|><|b|>'"),
+        ("hf", ["é"], "special token 'é' is also the byte-level spelling of b'\\xe9'"),
+        ("tiktoken", [], "pattern '\\h+|.|\\n': '\\h' means something else in tiktoken"),
+    ],
+)
+def test_what_a_format_cannot_hold_is_refused_before_training(
+    tmp_path, corpora, fmt, specials, why
+):
+    """An audit of conversions: these were found only once the files were written, and the
+    run was lost."""
+    flags = [x for s in specials for x in ("--special-token", s)]
+    pattern = ["--pattern", r"\h+|.|\n"] if not specials else []
+    out = tmp_path / fmt
+    result = cli(tmp_path, "train", corpora[0], "--vocab-size", VOCAB_SIZE, "--format", fmt,
+                 "--out", out, *flags, *pattern)  # fmt: skip
+    assert result.returncode == 2 and not out.exists()
+    line = error_line(result)
+    assert line.startswith(f"bpe-studio: error: --format {fmt} cannot hold this tokenizer: ")
+    assert why in line and "pre-tokenizing" not in result.stderr

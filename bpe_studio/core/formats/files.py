@@ -34,8 +34,11 @@ from .base.data import TokenizerData
 from .base.preset_table import PRESETS, preset_name
 from .hf.components import only_a_file_says
 from .hf.kind import ForeignTokenizerFile, foreign_kind
+from .hf.tokenizer_json import added_tokens_problem, split_problem
 from .presets import preset_data
 from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
+from .tiktoken.pattern_check import pattern_problem as tiktoken_pattern_problem
+from .tiktoken.writing import special_tokens_problem
 
 FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
 DEFAULT_NAME = "tokenizer"
@@ -346,8 +349,10 @@ def unmarked_specials(special_tokens: Iterable[str]) -> list[str]:
 
 def _holds_both(data: TokenizerData) -> str:
     """The formats that hold what GPT-2 files drop of ``data``, as advice ends: tiktoken files
-    hold no added token that is not special."""
-    return "'hf', which holds them" if data.added_tokens else "'hf' or 'tiktoken', which hold both"
+    hold no added token that is not special, and no template."""
+    if data.added_tokens or data.template is not None:
+        return "'hf', which holds them"
+    return "'hf' or 'tiktoken', which hold both"
 
 
 def gpt2_losses(data: TokenizerData) -> list[str]:
@@ -362,12 +367,43 @@ def gpt2_losses(data: TokenizerData) -> list[str]:
         lost.append(f"hold no pattern (this tokenizer splits text with {shown})")
     unusual = unmarked_specials(data.special_tokens)
     if unusual:
-        names = ", ".join(repr(s) for s in unusual[:3])
-        lost.append(f"mark no special token, and {names} would not be taken for one")
+        lost.append(f"mark no special token, and {_first_few(unusual)} would not be taken for one")
     if data.added_tokens:
-        names = ", ".join(repr(s) for s in list(data.added_tokens)[:3])
+        names = _first_few(data.added_tokens)
         lost.append(f"hold no added token that is not special ({names}: special once loaded)")
+    template = template_loss(data)
+    if template is not None:
+        lost.append(template)
     return lost
+
+
+def _first_few(items: Iterable[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``items`` quoted, and how many more: "'a', 'b', 'c' and 3 more"."""
+    items = list(items)
+    names = ", ".join(repr(s) for s in items[:shown])
+    return f"{names} and {len(items) - shown} more" if len(items) > shown else names
+
+
+def template_loss(data: TokenizerData) -> str | None:
+    """What files other than a ``tokenizer.json`` lose of ``data``'s post-processor template
+    (the ids ``add_special_tokens=True`` adds), in words; None when it has none."""
+    if data.template is None:
+        return None
+    return (
+        f"hold no post-processor template ({data.template.text!r}): loaded back, "
+        "add_special_tokens=True adds nothing"
+    )
+
+
+def format_problem(format: str, pattern: str, special_tokens: Sequence[str]) -> str | None:
+    """Why files in ``format`` could not hold a tokenizer splitting text with ``pattern`` and
+    holding these special tokens, whatever it learns; None when they can. Asked before
+    training: found only when the files were written, the run was lost."""
+    if format == "hf":
+        return split_problem(pattern) or added_tokens_problem(special_tokens)
+    if format == "tiktoken":
+        return tiktoken_pattern_problem(pattern) or special_tokens_problem(special_tokens)
+    return None
 
 
 def save_data(
@@ -422,4 +458,12 @@ def save_data(
         return list(gpt2.save_files(directory, data.vocab, data.merges))
     if format == "hf":
         return [write_hf(directory, data)]
-    return list(write_tiktoken(directory, name or DEFAULT_NAME, data))
+    written = list(write_tiktoken(directory, name or DEFAULT_NAME, data))
+    template = template_loss(data)
+    if template is not None:
+        warnings.warn(
+            f"{os.fspath(directory)}: tiktoken files {template} (save as 'hf', which holds it)",
+            LossyFormatWarning,
+            stacklevel=3,
+        )
+    return written

@@ -117,11 +117,18 @@ def save_files(
     """Write ``directory/vocab.json`` and ``directory/merges.txt`` (both written to temporary
     files, then renamed into place: both or, when one cannot be written, neither). Returns
     both paths."""
+    obj: dict[str, int] = {}
+    for idx, tok in sorted(vocab.items()):
+        text = encode_token(tok)
+        if obj.setdefault(text, idx) != idx:
+            # Checked before the folder is made: a refusal leaves nothing behind.
+            raise ValueError(
+                f"{os.fspath(Path(directory) / 'vocab.json')}: ids {obj[text]} and {idx} hold "
+                f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold (an "
+                "added token sharing a model token's bytes: save as 'hf', which holds it)"
+            )
     out = output_dir(directory)
     vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
-    obj = {encode_token(tok): idx for idx, tok in sorted(vocab.items())}
-    if len(obj) != len(vocab):
-        raise ValueError("the vocabulary holds the same token bytes under two ids")
     vocab_text = json.dumps(obj, ensure_ascii=False, indent=0) + "\n"
     lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
     merges_text = "\n".join(lines) + "\n"

@@ -58,8 +58,8 @@ def gpt2_problem(data: TokenizerData) -> str | None:
         f"{'; they '.join(lost)}. Loaded again, it would encode text differently.\n\nSave it "
         + (
             "as tokenizer.json, which holds them (tiktoken files hold no added token that is "
-            "not special)."
-            if data.added_tokens
+            "not special, and no template)."
+            if data.added_tokens or data.template is not None
             else "as tokenizer.json or tiktoken files, which hold both."
         )
     )

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import metadata
 from pathlib import Path
@@ -65,7 +65,10 @@ def engine_trap(pattern: str) -> str | None:
             if nxt in _ANCHOR_ESCAPES or nxt in _WORD_ESCAPES:
                 return "\\" + nxt
             if nxt in _ESCAPES_WITH_BRACES and pattern[i + 2 : i + 3] == "{":
-                i = pattern.find("}", i) + 1 or n
+                end = pattern.find("}", i) + 1 or n
+                if nxt in "pP" and "=" in pattern[i:end]:
+                    return pattern[i:end]  # \p{Script=Latin}: no such form in Oniguruma
+                i = end
                 continue
             i += 2
         elif c == "[":
@@ -80,6 +83,13 @@ def engine_trap(pattern: str) -> str | None:
                     return pattern[j : j + 2]
                 if pattern.startswith("[:", j):
                     return "[:"  # a POSIX bracket: some of their sets differ (onig.py)
+                if pattern.startswith(("&&", "--"), j):
+                    # Oniguruma's intersection, and a range it refuses; characters here.
+                    return pattern[j : j + 2]
+                if pattern.startswith(("\\p{", "\\P{"), j):
+                    end = pattern.find("}", j) + 1 or n
+                    if "=" in pattern[j:end]:
+                        return pattern[j:end]
                 j += 2 if pattern[j] == "\\" else 1
             i = j + 1
         elif c in "^$":
@@ -185,21 +195,45 @@ def _added_ids(added: Sequence[AddedToken], vocab: dict[str, Any], r: _Reader) -
     return ids
 
 
+def _spelled(text: str) -> bytes | None:
+    """The other bytes ``text`` is GPT-2's byte-level spelling of (``"Ġhi"``: `` hi``, ``"é"``:
+    byte 0xE9), or None when it spells none but its own."""
+    try:
+        spelled = decode_token(text, "")
+    except ValueError:
+        return None  # not a byte-level spelling: the token's text is its bytes
+    return None if spelled == text.encode("utf-8") else spelled
+
+
 def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
     """ValueError when an added token is also the model's byte-level spelling of other bytes
     (``"Ġhi"`` for `` hi``, ``"Ĳ"`` for byte 0x90): tokenizers then matches the text and
     decodes the bytes, which one special token (its text's bytes) cannot hold."""
-    try:
-        spelled = decode_token(text, r.name)
-    except ValueError:
-        return  # not a byte-level spelling: the token's text is its bytes
-    if spelled != text.encode("utf-8"):
+    spelled = _spelled(text)
+    if spelled is not None:
         raise r.fail(
             "added_tokens",
             f"{text!r} (id {idx}) is also model.vocab's byte-level spelling of {spelled!r}: "
             "tokenizers matches the text and decodes those bytes, which a special token "
             "cannot do here",
         )
+
+
+def added_tokens_problem(tokens: Iterable[str]) -> str | None:
+    """Why a ``tokenizer.json`` cannot hold one of these special (or added) tokens, whatever
+    the vocabulary; None when it can. Asked before training too. A token whose text is also
+    the byte-level spelling of other bytes (``"é"``, ``"<|größe|>"``: the Latin-1 letters
+    spell single bytes) is decoded by tokenizers as those bytes, and reading the file back
+    here is refused (``read_hf``)."""
+    for text in tokens:
+        spelled = _spelled(text)
+        if spelled is not None:
+            return (
+                f"special token {text!r} is also the byte-level spelling of {spelled!r} (each "
+                "Latin-1 letter spells one byte there): tokenizers would decode it as those "
+                "bytes (tiktoken files hold it)"
+            )
+    return None
 
 
 def read_hf(path: str | os.PathLike) -> TokenizerData:
@@ -316,8 +350,10 @@ def split_problem(pattern: str) -> str | None:
         )
     try:
         nullable = inner is None and translate(regex).nullable
-    except ValueError:
-        nullable = False  # not Oniguruma's syntax either: tokenizers says so on loading
+    except ValueError as e:
+        # What reading the file back here would refuse (case-insensitive letters with no
+        # exact equivalent, say): not written.
+        return f"pattern {shown_pattern(regex)}: {e}"
     if nullable:
         # subtle: written as a Split of its matches, tokenizers steps past an empty match
         # otherwise than Python's regex does, and drops the text in between (an audit: all
@@ -372,6 +408,9 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
 def _hf_object(data: TokenizerData) -> dict[str, Any]:
     # Added tokens, special or not, are written alike but for their "special" flag.
     every_added = {**data.added_tokens, **data.special_tokens}
+    problem = added_tokens_problem(every_added)
+    if problem is not None:
+        raise ValueError(problem)
     special_ids = set(every_added.values())
     special_of = {idx: s for s, idx in every_added.items()}
     vocab: dict[str, int] = {}

@@ -8,12 +8,14 @@ from __future__ import annotations
 import binascii
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from ...io.atomic import atomic_write_all, output_dir
 from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
 from ..base.data import TokenizerData
 from .merges import derive_merges
+from .pattern_check import pattern_problem
 from .sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, sidecar_name
 
 
@@ -26,19 +28,13 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
             f"tiktoken has no added tokens that are not special, as this tokenizer's {shown} "
             "are (always matched, never by allowed_special): save it as 'hf'"
         )
+    problem = pattern_problem(data.pattern) or special_tokens_problem(data.special_tokens)
+    if problem is not None:
+        raise ValueError(problem)
     special_ids = set(data.special_tokens.values())
     for s, idx in data.special_tokens.items():
         if idx in data.vocab and data.vocab[idx] != s.encode("utf-8"):
             raise ValueError(f"special token {s!r}: id {idx} holds {data.vocab[idx]!r}")
-    for s in data.special_tokens:
-        longer = next((t for t in data.special_tokens if t != s and t.startswith(s)), None)
-        if longer is not None:
-            # subtle: tiktoken tries its special tokens in the order of its own hash map,
-            # not the longest first, so where both begin it may take either.
-            raise ValueError(
-                f"special token {s!r} begins {longer!r}: this tokenizer takes the longer where "
-                "both begin, tiktoken the one its hash map lists first"
-            )
     ranks: dict[bytes, int] = {}
     for idx, tok in sorted(data.vocab.items()):
         if idx in special_ids:
@@ -46,6 +42,18 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
         if tok in ranks:
             raise ValueError(f"ids {ranks[tok]} and {idx} hold the same token {tok!r}")
         ranks[tok] = idx
+    made = {a + b: i for i, (a, b) in reversed(list(enumerate(data.merges)))}
+    for s, idx in data.special_tokens.items():
+        # subtle: a special token that is also a merge's result (its text an ordinary token's)
+        # keeps that token's id, which tiktoken's ranks then lack: said so, not as the later
+        # merge that could not be derived.
+        sb = s.encode("utf-8")
+        if sb not in ranks and sb in made:
+            raise ValueError(
+                f"special token {s!r} (id {idx}) is also what merge {made[sb]} makes: tiktoken "
+                "keeps special tokens out of its ranks, so that token and those built on it "
+                "could not be"
+            )
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise ValueError(f"no id for byte 0x{missing[0]:02x}: tiktoken needs all 256 bytes")
@@ -63,6 +71,22 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
             "merge order and every multi-byte token must come from exactly the merge tiktoken finds"
         )
     return ranks
+
+
+def special_tokens_problem(special_tokens: Iterable[str]) -> str | None:
+    """Why tiktoken would not match these special tokens as this project does; None when it
+    would. Known before training: it needs no vocabulary."""
+    tokens = list(special_tokens)
+    for s in tokens:
+        longer = next((t for t in tokens if t != s and t.startswith(s)), None)
+        if longer is not None:
+            # subtle: tiktoken tries its special tokens in the order of its own hash map,
+            # not the longest first, so where both begin it may take either.
+            return (
+                f"special token {s!r} begins {longer!r}: this tokenizer takes the longer where "
+                "both begin, tiktoken the one its hash map lists first"
+            )
+    return None
 
 
 def write_tiktoken(

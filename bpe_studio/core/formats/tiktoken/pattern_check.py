@@ -1,0 +1,124 @@
+"""Whether tiktoken splits text with a custom pattern as this project does: :func:`pattern_problem`.
+
+What it does: tiktoken runs its ``pat_str`` with Rust's ``fancy-regex`` (over the ``regex``
+crate), this project with Python's ``regex`` module. Where the two read a construct apart, a
+rank file would encode other ids in tiktoken with no error, or make tiktoken fail; such a
+pattern is refused before anything is written (and, by ``train --format tiktoken``, before
+training). Measured against tiktoken (tests/core/test_tiktoken_patterns.py):
+
+- read apart, silently: ``\\h``/``\\H`` (a hex digit there, horizontal space here); in a class,
+  ``&&``, ``--`` and ``~~`` (set operations there, characters here) and a ``[`` (a nested
+  class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` (there only the end of the text,
+  here also before a final line break) and ``\\Z`` (the reverse);
+- a pattern that can match empty text: tiktoken's encoder panics on the empty piece;
+- inline flags other than ``i``, ``m``, ``s``, ``x``, ``u``, and ``\\X``: tiktoken cannot
+  compile them. Where tiktoken is installed, it is asked to compile the pattern too, which
+  also finds the property names and escapes it lacks.
+
+The named patterns are tiktoken's own, and never refused. What it leaves out: writing
+(``writing``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import regex
+
+from ...pretokenization.names import PATTERNS, pattern_name, shown_pattern
+
+_FLAGS_TIKTOKEN_READS = set("imsxu")
+# Texts a pattern that can match empty text matches empty in, as far as samples can tell.
+_SAMPLES = ("", "a", "A", "1", " ", "\n", "a b", "Hello, world!\n", "中文", "é", "\t  x\r\n")
+_FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
+
+
+def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
+    """The first construct tiktoken reads otherwise in the class opening at ``start``, and
+    where the class ends."""
+    j, n = start + 1, len(pattern)
+    if pattern[j : j + 1] == "^":
+        j += 1
+    if pattern[j : j + 1] == "]":
+        j += 1
+    while j < n and pattern[j] != "]":
+        c = pattern[j]
+        if c == "\\":
+            if pattern[j + 1 : j + 2] in ("h", "H"):
+                return pattern[j : j + 2], j
+            j += 2
+            continue
+        if c == "[":
+            return ("[:" if pattern.startswith("[:", j) else "["), j
+        pair = pattern[j : j + 2]
+        if pair in ("&&", "--", "~~"):
+            return pair, j
+        j += 1
+    return None, j + 1
+
+
+def _syntax_trap(pattern: str) -> str | None:
+    """The first construct of ``pattern`` that tiktoken reads otherwise or cannot read."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            nxt = pattern[i + 1 : i + 2]
+            if nxt in ("h", "H", "Z", "X"):
+                return "\\" + nxt
+            i += 2
+        elif c == "[":
+            trap, i = _class_trap(pattern, i)
+            if trap:
+                return trap
+        elif c == "$":
+            return c
+        elif c == "(" and pattern.startswith("(?", i):
+            if pattern.startswith("(?|", i):
+                return "(?|"
+            flags = _FLAGS.match(pattern, i)
+            if flags and set(flags.group(1)) - _FLAGS_TIKTOKEN_READS - {"-"}:
+                return flags.group(0)
+            i += 2
+        else:
+            i += 1
+    return None
+
+
+def _matches_empty(pattern: str) -> bool:
+    compiled = regex.compile(pattern)
+    return any(m.start() == m.end() for text in _SAMPLES for m in compiled.finditer(text))
+
+
+def _tiktoken_refuses(pattern: str) -> str | None:
+    """tiktoken's own error compiling ``pattern``, where tiktoken is installed."""
+    try:
+        import tiktoken
+    except ImportError:
+        return None
+    ranks = {bytes([b]): b for b in range(256)}
+    try:
+        tiktoken.Encoding("check", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    except ValueError as e:
+        return str(e).splitlines()[0]
+    return None
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why tiktoken would not split text with ``pattern`` (a name or a regex) as this project
+    does, in words naming it; None when it would."""
+    if pattern_name(pattern) in PATTERNS:
+        return None
+    shown = shown_pattern(pattern)
+    trap = _syntax_trap(pattern)
+    if trap is not None:
+        return (
+            f"pattern {shown}: {shown_pattern(trap)} means something else in tiktoken's regex "
+            "engine (Rust's fancy-regex) or is not in it"
+        )
+    if _matches_empty(pattern):
+        return f"pattern {shown} can match empty text, on which tiktoken's encoder fails"
+    refused = _tiktoken_refuses(pattern)
+    if refused is not None:
+        return f"pattern {shown}: tiktoken cannot compile it ({refused})"
+    return None

@@ -1,0 +1,206 @@
+"""What tiktoken files and tokenizer.json cannot hold is refused, never written to be read
+otherwise by the library that owns the format (an audit of conversions: a rank file whose
+pattern tiktoken split otherwise, silently; a tokenizer.json this project could not read back
+or `tokenizers` could not load).
+
+Each refused construct is first shown to matter: tiktoken or `tokenizers`, run here, splits
+the text otherwise than Python's regex or fails on it. What is accepted is checked the other
+way: the owning library gives the same ids.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+import regex
+import tiktoken
+import tokenizers
+from core_helpers import EOT, SLICES, read_fixture
+
+from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.core.formats.files import LossyFormatWarning, format_problem
+
+BYTES = {i: bytes([i]) for i in range(256)}
+
+
+def tiktoken_pieces(pattern: str, text: str) -> list[str] | str:
+    """How tiktoken splits ``text`` with ``pattern``: every substring of the text is a rank,
+    so each piece becomes one token; or tiktoken's failure, in words."""
+    data = text.encode("utf-8")
+    ranks = {bytes([b]): b for b in range(256)}
+    for part in sorted(
+        {data[i:j] for i in range(len(data)) for j in range(i + 1, len(data) + 1)},
+        key=lambda s: (len(s), s),
+    ):
+        ranks.setdefault(part, len(ranks))
+    try:
+        enc = tiktoken.Encoding("probe", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    except ValueError as e:
+        return f"does not compile: {e}"
+    try:
+        ids = enc.encode_ordinary(text)
+    except BaseException as e:  # noqa: BLE001 - tiktoken panics (a Rust panic) on some
+        return f"fails: {type(e).__name__}"
+    return [enc.decode_single_token_bytes(i).decode("utf-8") for i in ids]
+
+
+def our_pieces(pattern: str, text: str) -> list[str]:
+    return [m.group() for m in regex.finditer(pattern, text) if m.group()]
+
+
+# A pattern, a text on which tiktoken reads it otherwise, and what the refusal names.
+TIKTOKEN_TRAPS = [
+    (r"\h+|.|\n", "ab  cD", r"'\h'"),
+    (r"[\s&&[^\n]]+|.|\n", "a  b", "'&&'"),
+    (r"[\p{L}--\p{Ll}]+|.|\n", "abC", "'--'"),
+    (r"[a~~b]+|.|\n", "a~b", "'~~'"),
+    (r"[[a-c]d]+|.|\n", "ab", "'['"),
+    (r"[[:alpha:]]+|.|\n", "aé1", "'[:'"),
+    (r"\p{L}+$|.|\n", "ab\n", "'$'"),
+    (r"\p{L}+\Z|.|\n", "ab\n", r"'\Z'"),
+    (r"\X", "ab", r"'\X'"),
+    (r"(?a)\w+|\W", "aé", "'(?a)'"),
+    (r"(?V1)[\w--\d]+|.|\n", "a1", "'(?V1)'"),
+    (r"\s*|\S", "a b", "can match empty text"),
+    (r"a*?|.|\n", "aa", "can match empty text"),
+    (r"\p{InBasicLatin}+|.|\n", "ab", "tiktoken cannot compile it"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "text", "named"), TIKTOKEN_TRAPS)
+def test_a_pattern_tiktoken_reads_otherwise_is_refused(tmp_path, pattern, text, named):
+    assert tiktoken_pieces(pattern, text) != our_pieces(pattern, text)  # it does matter
+    with pytest.raises(ValueError, match="cannot write this tokenizer for tiktoken") as refused:
+        Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="tiktoken")
+    assert named in str(refused.value) and not (tmp_path / "out").exists()
+    assert named in format_problem("tiktoken", pattern, [])
+
+
+ACCEPTED = [
+    "gpt2",
+    "cl100k",
+    "o200k",
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+    r"(?i:'s|'t|'re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+(?!\S)|\s+",
+    r"\p{Han}+|\w+|\s+|[^\w\s]+",
+    r"(?<=\d)\d|\d|\p{L}+|\s++|[^\s\p{L}\d]",
+]
+
+
+@pytest.mark.parametrize("pattern", ACCEPTED)
+def test_an_accepted_pattern_gives_tiktoken_the_same_ids(tmp_path, pattern):
+    text = "".join(read_fixture(SLICES[kind])[:4_000] for kind in SLICES)
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    vocab, merges = train_bpe(tmp_path / "corpus.txt", 600, [EOT], pattern=pattern)
+    tok = Tokenizer(vocab, merges, [EOT], pattern=pattern)
+    assert format_problem("tiktoken", pattern, [EOT]) is None
+    rank_file, sidecar = tok.save(tmp_path / "tt", format="tiktoken")
+    meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    ranks = {vocab[i]: i for i in vocab if vocab[i] != EOT.encode()}
+    enc = tiktoken.Encoding("t", pat_str=meta["pat_str"], mergeable_ranks=ranks,
+                            special_tokens=meta["special_tokens"])  # fmt: skip
+    assert enc.encode(text, allowed_special="all") == tok.encode(text)
+
+
+def test_special_tokens_tiktoken_takes_otherwise_are_refused_before_any_vocabulary():
+    # tiktoken tries special tokens in its hash map's order, not the longest first.
+    problem = format_problem("tiktoken", "gpt2", ["<|a|>", "<|a|><|b|>"])
+    assert problem is not None and "'<|a|>' begins '<|a|><|b|>'" in problem
+
+
+def test_a_special_token_a_merge_makes_is_named_for_tiktoken(tmp_path):
+    vocab, merges = train_bpe(_corpus(tmp_path), 400, [EOT])
+    made = next(a + b for a, b in merges if (a + b).isascii() and (a + b).isalpha())
+    word = made.decode()
+    tok = Tokenizer(vocab, merges, [EOT, word])
+    with pytest.raises(ValueError, match=f"special token '{word}' .* is also what merge"):
+        tok.save(tmp_path / "tt", format="tiktoken")
+
+
+def _corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text(read_fixture(SLICES["english"])[:20_000], encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("special", ["é", "<|größe|>", "ÿ"])
+def test_a_special_token_that_spells_other_bytes_is_not_written_to_tokenizer_json(
+    tmp_path, special
+):
+    """Written, tokenizers decoded it as the bytes its letters spell, and reading the file
+    back here was refused."""
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    with pytest.raises(ValueError, match="is also the byte-level spelling of") as refused:
+        Tokenizer(BYTES, [], [special]).save(tmp_path / "out", format="hf")
+    assert not (tmp_path / "out").exists()
+    assert format_problem("hf", "gpt2", [special]) == str(refused.value).split(": ", 2)[-1]
+    # What tokenizers does with such a file: its decode gives other text.
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab={}, merges=[]))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = tokenizers.decoders.ByteLevel()
+    hf.add_special_tokens([special])
+    ids = hf.encode(special).ids
+    assert hf.decode(ids, skip_special_tokens=False) != special
+
+
+def test_special_tokens_outside_the_byte_alphabet_still_round_trip(tmp_path):
+    tok = Tokenizer(BYTES, [], ["‹|größe|>", "中文", EOT])
+    (path,) = tok.save(tmp_path / "out", format="hf")
+    text = "a‹|größe|>中文b" + EOT
+    assert Tokenizer.load(path).encode(text) == tok.encode(text)
+    assert tokenizers.Tokenizer.from_file(str(path)).encode(text).ids == tok.encode(text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        (r"\p{Script=Latin}+|\P{Script=Latin}+", r"'\p{Script=Latin}'"),
+        (r"[\p{L}--\p{Ll}]+|.|\n", "'--'"),
+        (r"[\p{L}&&\p{Ll}]+|.|\n", "'&&'"),
+        (r"(?i)ß+|.|\n", "case-insensitive"),
+    ],
+)
+def test_a_pattern_oniguruma_reads_otherwise_or_we_cannot_read_back_is_refused(
+    tmp_path, pattern, named
+):
+    with pytest.raises(ValueError, match="cannot write this tokenizer") as refused:
+        Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="hf")
+    assert named in str(refused.value)
+    assert named in format_problem("hf", pattern, [])
+
+
+def test_a_template_dropped_by_tiktoken_files_is_said(tmp_path):
+    hf = tokenizers.Tokenizer(tokenizers.models.BPE(vocab={}, merges=[]))
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<|begin_of_text|>"],
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    hf.train_from_iterator([read_fixture(SLICES["english"])[:20_000]], trainer)
+    hf.post_processor = tokenizers.processors.TemplateProcessing(
+        single="<|begin_of_text|> $A",
+        special_tokens=[("<|begin_of_text|>", hf.token_to_id("<|begin_of_text|>"))],
+    )
+    hf.save(str(tmp_path / "tokenizer.json"))
+    tok = Tokenizer.load(tmp_path / "tokenizer.json")
+    assert tok.encode("hi", add_special_tokens=True)[0] == hf.token_to_id("<|begin_of_text|>")
+    with pytest.warns(LossyFormatWarning, match="hold no post-processor template"):
+        tok.save(tmp_path / "tt", format="tiktoken")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok.save(tmp_path / "hf", format="hf")  # holds it: nothing said
+
+
+def test_two_ids_of_the_same_bytes_name_them_and_leave_no_folder(tmp_path):
+    vocab = dict(BYTES) | {256: b"  ", 257: b"  "}
+    tok = Tokenizer(vocab, [(b" ", b" ")], [])
+    out = tmp_path / "new" / "gpt2"
+    with pytest.raises(ValueError, match=r"ids 256 and 257 hold the same bytes b'  '"):
+        tok.save(out, format="gpt2")
+    assert not out.exists()
