@@ -4,7 +4,7 @@ What it does: tiktoken runs its ``pat_str`` with Rust's ``fancy-regex`` (over th
 crate), this project with Python's ``regex`` module. Where the two read a construct apart, a
 rank file would encode other ids in tiktoken with no error, or make tiktoken fail; such a
 pattern is refused before anything is written (and, by ``train --format tiktoken``, before
-training). Measured against tiktoken (tests/core/test_tiktoken_patterns.py):
+training). Measured against tiktoken (tests/core/test_format_limits.py):
 
 - read apart, silently: ``\\h``/``\\H`` (a hex digit there, horizontal space here); in a class,
   ``&&``, ``--`` and ``~~`` (set operations there, characters here) and a ``[`` (a nested
