@@ -516,3 +516,40 @@ def test_a_usage_waiting_for_the_compile_is_cancelled_at_once(monkeypatch):
         assert not any(isinstance(x, UsageResult) for x in messages)
     finally:
         lab.shutdown()
+
+
+def test_lists_and_csv_of_an_earlier_step_say_which_step_each_number_is_of(run):
+    """A real-display audit: with the timeline moved back to step 37, the lists and the CSV's
+    category rows mixed the make-up at step 37 with the corpus's use counted at the run's
+    last step (more tokens used than there were)."""
+    hub = trained(run)
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    job = lab.next_job()
+    last = hub.state.published
+    full = run_tokenizer_at(hub.state, last)()
+    table = token_table(full, steps=True)
+    assert lab.receive(MakeupResult(job.a.ref, table))
+    corpus = corpus_ref()
+    usage = corpus_usage(full, [str(CORPUS)], table=table, workers=1)
+    assert lab.receive(lab_usage_result(job.a.ref, corpus, usage, table))
+    hub.select_step(37)
+    listed = token_rows(lab, Show.USED)
+    assert listed.step == last  # the corpus's own step, not the make-up's
+    assert token_rows(lab, Show.ALL).step == 37
+    rows = list(csv.DictReader(io.StringIO(summary_csv(lab))))
+    value = {(r["section"], r["name"], r["measure"]): r["value"] for r in rows}
+    assert value["about", "tokenizer", "step"] == "37"
+    assert value["about", "corpus", "tokenizer_step"] == str(last)
+    # Independent: the run's tokenizer after 37 merges, and the whole run's use of the corpus.
+    at_37 = token_table(run_tokenizer_at(hub.state, 37)()).makeup()
+    made = {name: c.tokens for name, c in at_37.categories.items()}
+    in_csv = {n: int(v) for (sec, n, m), v in value.items() if sec == "category" and m == "tokens"}
+    assert {n: v for n, v in in_csv.items() if v} == made
+    used = {
+        n: int(v) for (sec, n, m), v in value.items() if sec == "corpus_category" and m == "used"
+    }
+    assert sum(used.values()) == len(
+        set(full.encode(CORPUS.read_text(encoding="utf-8"))) - {full.eot_token}
+    )
+    assert not any(sec == "category" and m == "used" for sec, n, m in value)

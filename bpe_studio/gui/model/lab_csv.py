@@ -2,9 +2,11 @@
 
 What it does: :func:`summary_csv` writes what the tab shows, one number a row
 (``section,name,measure,value``: easy to filter or pivot): which tokenizer, step, corpus and
-second tokenizer; the make-up (tokens, special, ordinary, unreachable), each category's
-tokens, leading spaces, corpus use and overlap, each byte length's tokens, and the corpus's
-bytes, tokens and under-trained candidates. :func:`tokens_csv` writes one row per token of a
+second tokenizer, with the step each was worked out for; the make-up (tokens, special,
+ordinary, unreachable), each category's tokens and leading spaces, each byte length's tokens
+(all of the step shown); each category's corpus use (``corpus_category``) and the corpus's
+bytes, tokens and under-trained candidates (of the corpus's step); each category's overlap
+(``overlap_category``, of the overlap's step). :func:`tokens_csv` writes one row per token of a
 list (``lab_lists.TokenRows``): id, readable token, the token as its file writes it
 (``inspect --json``'s ``text``: ``▁the``, ``<0x41>``, ``##ing``), bytes in hex, category,
 length, leading space, special, reachable, merge rank, and the corpus count and the other
@@ -53,17 +55,22 @@ def summary_csv(lab: VocabLab) -> str:
         names += [n for n in more if n not in names]
     if overlap is not None:
         names += [n for n in overlap.overlap.categories if n not in names]
+    # Each section's numbers are of one step (``about``): the make-up's of the step shown,
+    # the corpus's and the overlap's of the step they were worked out for, which may differ.
     for name in names:
         count = m.categories.get(name)
         w.writerow(["category", name, "tokens", count.tokens if count else 0])
         w.writerow(["category", name, "leading_space", count.leading_space if count else 0])
-        if usage is not None:
-            w.writerow(["category", name, "used", usage.used.get(name, 0)])
-            w.writerow(["category", name, "unused", usage.unused.get(name, 0)])
-        if overlap is not None:
+    if usage is not None:
+        for name in names:
+            w.writerow(["corpus_category", name, "used", usage.used.get(name, 0)])
+            w.writerow(["corpus_category", name, "unused", usage.unused.get(name, 0)])
+    if overlap is not None:
+        for name in names:
             shares = overlap.overlap.categories.get(name)
             for measure in ("shared", "only_this", "only_other"):
-                w.writerow(["category", name, measure, getattr(shares, measure) if shares else 0])
+                value = getattr(shares, measure) if shares else 0
+                w.writerow(["overlap_category", name, measure, value])
     for length, n in sorted(m.length_histogram.items()):
         w.writerow(["length", length, "tokens", n])
     if usage is not None:

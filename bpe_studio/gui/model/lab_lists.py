@@ -64,6 +64,9 @@ class TokenRows:
     counts: np.ndarray | None
     held: np.ndarray | None
     other: bool = False
+    # The run's step the list is of (None: not the run's tokenizer, or all of it): a usage or
+    # overlap list is of the step they were worked out for, which may not be the make-up's.
+    step: int | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -129,6 +132,8 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
     table = makeup.table
     other = False
     held = None
+    shown = lab.shown_makeup()
+    step = None if shown is None else shown[1]
     counts = usage.usage.row_counts(table) if usage is not None else None
     if overlap is not None:
         held = overlap.shared_rows if len(overlap.shared_rows) == len(table) else None
@@ -139,11 +144,13 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
         counts, held = None, overlap.other_shared_rows
     elif show.needs_overlap:
         assert overlap is not None and held is not None
-        mask = _step_mask(table, overlap.ref.merges) & ~table.special
+        step = overlap.ref.merges
+        mask = _step_mask(table, step) & ~table.special
         mask &= held if show is Show.SHARED else ~held
     elif show.needs_usage:
         assert usage is not None and counts is not None
-        present = _step_mask(table, usage.ref.merges) & ~table.special
+        step = usage.ref.merges
+        present = _step_mask(table, step) & ~table.special
         u = usage.usage
         if show is Show.USED:
             mask = present & (counts > 0)
@@ -153,8 +160,7 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
             ids = {Show.INSIDE: u.inside, Show.ACROSS: u.across, Show.ABSENT: u.absent}[show]
             mask = present & _ids_mask(table, ids)
     else:
-        shown = lab.shown_makeup()
-        mask = _step_mask(table, None if shown is None else shown[1])
+        mask = _step_mask(table, step)
         if show is Show.UNREACHABLE:
             assert table.reachable is not None
             mask &= ~table.special & ~table.reachable
@@ -165,4 +171,6 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
     rows = np.flatnonzero(mask)
     if show is Show.USED and counts is not None:
         rows = rows[np.lexsort((table.ids[rows], -counts[rows]))]
-    return TokenRows(table, rows, counts, held, other)
+    if table.rank is None or other:
+        step = None  # no steps: the whole tokenizer
+    return TokenRows(table, rows, counts, held, other, step)

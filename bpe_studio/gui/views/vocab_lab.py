@@ -557,6 +557,11 @@ class VocabLabPage(QWidget):
         other = lab.overlap.other.label if lab.overlap is not None else "other"
         of = (lab.overlap.other.label if listed.other else None) if lab.overlap else None
         what = f" of {of}" if of else ""
+        shown = lab.shown_makeup()
+        if listed.step is not None and shown is not None and listed.step != shown[1]:
+            # Worked out for another step than the make-up shows: said, not mixed silently.
+            work = "overlap" if self.tokens.show().needs_overlap else "corpus's use"
+            what += f" at step {listed.step:,}, where the {work} was worked out"
         self.tokens.set_rows(listed, f"{counted(len(listed), 'token')}{what} listed", other)
 
     @Slot(str)
