@@ -271,3 +271,30 @@ def test_a_loaded_file_stays_to_pick_in_every_picker(qtbot, window, tiktoken_gpt
     assert comparison.keys == (file_key(FIXTURES), RUN)
     assert comparison.a.tokens == len(tiktoken_gpt2.encode(TEXT))
     assert comparison.b.tokens == len(shipped_tiktoken("cl100k_base").encode(TEXT))
+
+
+def test_a_file_opened_in_one_picker_is_listed_in_every_picker(
+    qtbot, window, tmp_path, small_tokenizer
+):
+    """A real-display audit: a file opened with one picker's "Load tokenizer file…" (the
+    lab's Against, Compare's) was listed in that picker alone."""
+    from bpe_studio.gui.model.panes import COMPARE_RIGHT
+
+    (path,) = small_tokenizer.save(tmp_path, format="hf")
+    view = window.compare
+    window.tabs.setCurrentWidget(view)
+    key = view.choices[1].add_file(path)  # as its action does, once a file is chosen
+    qtbot.waitUntil(lambda: window.hub.pane(COMPARE_RIGHT).key == key, timeout=60_000)
+    others = [window.picker, view.choices[0], *window.report.choices, window.lab.picker,
+              window.lab.against]  # fmt: skip
+    for picker in others:
+        assert key in picker.keys(), picker.pane
+        assert picker.key != key  # listed, not chosen
+    # Picked in another, it is the same tokenizer: the lab's make-up counts its tokens.
+    window.tabs.setCurrentWidget(window.lab)
+    window.lab.picker.pick(key)
+    qtbot.waitUntil(
+        lambda: window.lab.lab.makeup is not None and window.lab.lab.makeup.ref.key == key,
+        timeout=60_000,
+    )
+    assert window.lab.lab.makeup.table.makeup().tokens == len(small_tokenizer.vocab)

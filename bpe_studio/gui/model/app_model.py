@@ -57,6 +57,8 @@ class AppModel:
     # A tokenizer of another kind than byte-level BPE, loaded to look at (never the run): the
     # editor's picker, Compare and Report list it (a jobs.loader.OfferedTokenizer).
     tokenizer_offered = Signal(object)
+    # A tokenizer file one picker opened and showed (a str path): every picker lists it.
+    tokenizer_file_opened = Signal(str)
     updated = Signal()  # end of a frame: redraw whatever depends on progress, pairs, step
     pane_changed = Signal(str)  # a pane's choice or its pick under way changed (panes.py)
     pick_failed = Signal(str, str, str)  # pane, label, message: a pick failed, undone

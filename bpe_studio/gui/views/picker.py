@@ -3,9 +3,9 @@
 What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
 the one place that lists them): nothing, where asked for; the run's tokenizer
 (``hub.state.shown``); the presets the core ships (``core.formats.presets``: GPT-2, GPT-4's
-cl100k_base, GPT-4o's o200k_base); every tokenizer file offered to it this session (each file
-loaded as the run's tokenizer, and files of another kind than byte-level BPE the app loaded
-too: ``hub.tokenizer_offered``); the Hugging
+cl100k_base, GPT-4o's o200k_base); every tokenizer file loaded this session (as the run's
+tokenizer, by any picker's "Load tokenizer file…": ``hub.tokenizer_file_opened``, and files
+of another kind than byte-level BPE: ``hub.tokenizer_offered``); the Hugging
 Face Hub's popular open models and the ones opened lately (``hub_models``); then, below a
 separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
 it, "Open from Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is
@@ -176,6 +176,7 @@ class TokenizerPicker(QComboBox):
         self.currentIndexChanged.connect(self._on_index_changed)
         self._hub_ended.connect(self._on_hub_ended, Qt.ConnectionType.QueuedConnection)
         hub.tokenizer_offered.connect(self._on_offered)
+        hub.tokenizer_file_opened.connect(self._on_file_opened)
         hub.reset.connect(self._on_reset)
         hub.pane_changed.connect(self._on_pane_changed)
         hub_models.recent_signal().added.connect(self._on_recent)
@@ -342,6 +343,11 @@ class TokenizerPicker(QComboBox):
         self._loaded_ids.add(id(loaded))
         self.add_file(loaded.vocab_file, loaded.tokenizer, choose=False)
 
+    @Slot(str)
+    def _on_file_opened(self, path: str) -> None:
+        """A file another picker opened (and this one, harmlessly): listed, not chosen."""
+        self.add_file(path, choose=False)
+
     @Slot(object)
     def _on_offered(self, offered: OfferedTokenizer) -> None:
         """A tokenizer the app loaded to look at (another kind than byte-level BPE)."""
@@ -384,7 +390,10 @@ class TokenizerPicker(QComboBox):
             return
         pick = self.hub.pick_under_way(pane)
         shown = self.hub.pane(pane).key
-        self._unproven.discard(shown)
+        if shown in self._unproven:
+            self._unproven.discard(shown)
+            # A file this picker opened, shown now: every picker lists it from now on.
+            self.hub.tokenizer_file_opened.emit(shown.removeprefix("file:"))
         before = self.key
         key = pick.key if pick is not None else shown
         index = self.findData(key)
