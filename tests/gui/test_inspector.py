@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer, trainer_from_file
 from bpe_studio.core.train.vocab import initial_vocab
-from bpe_studio.gui.jobs.loader import prepare
+from bpe_studio.gui.jobs.loader import prepare, prepare_file
 from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import RunSettings, TrainingResult
 from bpe_studio.gui.model.tokenizer_recipes import inspector_cache
@@ -506,3 +506,29 @@ def test_no_merge_uses_it_says_yet_only_while_merges_can_come(qtbot, steps, run)
     wait_explained(qtbot, panel, gpt2_last)
     assert not panel.uses.rows
     assert panel.uses_title.text() == "Grew into: no merge uses it as a part"
+
+
+def test_an_added_token_is_not_called_a_byte(qtbot, tmp_path):
+    """A real-display audit: Why this token called Qwen-style `<think>` (7 bytes, added,
+    not special) "a byte"."""
+    import tokenizers
+    from core_helpers import SLICES, read_fixture
+    from hf_shapes import FAMILIES, trained_bpe
+
+    hf = trained_bpe(*FAMILIES["llama3"], [read_fixture(SLICES["english"])[:20_000]], 400)
+    hf.add_special_tokens([tokenizers.AddedToken(EOT, special=True)])
+    hf.add_tokens([tokenizers.AddedToken("<think>", special=False, normalized=False)])
+    hf.save(str(tmp_path / "tokenizer.json"))
+    loaded = prepare_file(tmp_path / "tokenizer.json")
+    hub = AppModel()
+    hub.show_loaded(loaded)
+    panel = why_panel(qtbot, hub)
+    said = {}
+    for text in ("<think>", EOT, "a"):
+        token_id = hf.token_to_id(text) if text != "a" else loaded.tokenizer.encode("a")[0]
+        hub.select_token(token_id)
+        wait_explained(qtbot, panel, token_id)
+        said[text] = panel.detail.text()
+    assert said["<think>"].startswith("an added token, in the vocabulary as it is: no merge")
+    assert said[EOT].startswith("a special token: no merge made it")
+    assert said["a"].startswith("a byte: no merge made it")

@@ -343,7 +343,13 @@ class WhyTokenPanel(QWidget):
         )
         if root.rank is None:
             special = self.explanation is not None and root.id in self.explanation.special_ids
-            self._detail = f"{'a special token' if special else 'a byte'}: no merge made it"
+            if special:
+                kind = "a special token"
+            elif len(root.token) == 1:
+                kind = "a byte"
+            else:  # a tokenizer.json's added token that is not special (<think>)
+                kind = "an added token, in the vocabulary as it is"
+            self._detail = f"{kind}: no merge made it"
         else:
             assert root.left is not None and root.right is not None
             left = html.escape(short(readable_token(root.left.token), HEADING_CHARS // 2))
