@@ -553,3 +553,23 @@ def test_lists_and_csv_of_an_earlier_step_say_which_step_each_number_is_of(run):
         set(full.encode(CORPUS.read_text(encoding="utf-8"))) - {full.eot_token}
     )
     assert not any(sec == "category" and m == "used" for sec, n, m in value)
+
+
+def test_a_cancel_names_only_what_had_not_come(tables):
+    """A real-display audit: cancelled after GPT-2's make-up was drawn whole, the lab said
+    "Cancelled: the make-up of GPT-2, the usage of *.txt" and offered to compute it again."""
+    hub = lab_model(GPT2)
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    job = lab.next_job()
+    assert job.makeup and job.corpus is not None
+    lab.job_started(job)
+    assert lab.receive(MakeupResult(job.a.ref, tables[GPT2][1]))
+    lab.cancel()
+    lab.receive(Ended(job.number, Outcome.CANCELLED))
+    assert lab.problem == f"Cancelled: the usage of {CORPUS.name}"
+    assert lab.makeup is not None and lab.makeup.ref == job.a.ref
+    # Computing again asks for the usage alone.
+    lab.compute_again()
+    again = lab.next_job()
+    assert again is not None and again.corpus is not None and not lab.due().makeup

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -390,7 +390,22 @@ class VocabLab:
         if job is None:
             return
         a = job.a.ref
-        self._gave_up.add(("a", a.key, a.run_id))
+        # What came already is kept, and the message names only what did not: it said
+        # "Cancelled: the make-up of GPT-2" over GPT-2's make-up, drawn whole.
+        makeup = self.makeup
+        if job.makeup and makeup is not None and makeup.ref == a:
+            job = replace(job, makeup=False)
+        usage = self.usage
+        if usage is not None and usage.ref == a and usage.corpus == job.corpus and usage.complete:
+            job = replace(job, corpus=None)
+        overlap = self.overlap
+        if job.b is not None and overlap is not None and overlap.ref == a:
+            if overlap.other == job.b.ref:
+                job = replace(job, b=None)
+        if not (job.makeup or job.corpus is not None or job.b is not None):
+            return  # all of it came: nothing was given up
+        if job.makeup:
+            self._gave_up.add(("a", a.key, a.run_id))
         if job.corpus is not None:
             self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
         if job.b is not None:
