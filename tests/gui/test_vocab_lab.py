@@ -602,3 +602,24 @@ def test_every_line_names_the_step_its_figures_are_of(qtbot, window, lab):
     assert "only in The run's tokenizer (step 100) " in overlap
     legend = [label.text for _, label in lab.charts._ov_legend.items]
     assert legend == ["only run at step 100", "shared", "only run at step 100"]
+
+
+def test_the_makeup_shown_while_a_new_pick_is_worked_out_says_whose_it_is(qtbot, window, lab):
+    """A real-display audit: for seconds after picking another tokenizer, the charts showed
+    the one before under the new name in the picker, with nothing saying whose they were."""
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    assert "until" not in lab.makeup_line.text()
+    held: list = []
+    process = lab.runner.process
+    process._deliver = held.append  # the new make-up, held back
+    lab.picker.pick(preset_key("cl100k_base"))
+    qtbot.waitUntil(lambda: "until" in lab.makeup_line.text(), timeout=WAIT)
+    line = lab.makeup_line.text()
+    assert line.startswith("GPT-2 (shown until GPT-4 (cl100k_base)'s make-up is worked out)")
+    process._deliver = lab.runner._deliver
+    for message in list(held):
+        lab.runner._deliver(message)
+    settled(qtbot, lab, lambda: lab.lab.makeup.ref.key == preset_key("cl100k_base"))
+    qtbot.waitUntil(lambda: lab.makeup_line.text().startswith("GPT-4 (cl100k_base),"))
+    assert "until" not in lab.makeup_line.text()

@@ -290,6 +290,8 @@ class VocabLabPage(QWidget):
         self._live.stop()
 
     def _on_pane_changed(self, pane: str) -> None:
+        if pane == LAB:
+            self._show_results()  # a pick under way: the make-up shown says whose it is
         if pane == LAB and self.hub.pick_under_way(LAB) is None:
             key = self.hub.pane(LAB).key
             if key.startswith("hf:"):
@@ -378,7 +380,7 @@ class VocabLabPage(QWidget):
             makeup_note = lab.missing or ("Working out the make-up…" if lab.running else "")
             makeup_key: object = ("none", makeup_note, lab.missing)
         else:
-            makeup_key = ("makeup", id(makeup), shown[1], lab.behind())
+            makeup_key = ("makeup", id(makeup), shown[1], lab.behind(), self._pending_name())
         if usage is None:
             usage_note = self._waiting_note(
                 lab.wanted_corpus() is None, "Choose a corpus to see how it uses the vocabulary"
@@ -456,6 +458,14 @@ class VocabLabPage(QWidget):
             return makeup.table.makeup(ref.merges).ordinary_tokens
         return makeup.table.makeup().ordinary_tokens
 
+    def _pending_name(self) -> str | None:
+        """The tokenizer picked whose make-up is being worked out while the one before is
+        still shown (its results stay until the new ones come), else None."""
+        makeup, wanted = self.lab.makeup, self.lab.wanted_a()
+        if makeup is None or wanted is None or makeup.ref.same_tokenizer(wanted):
+            return None
+        return wanted.name
+
     def _draw_makeup(self) -> None:
         lab = self.lab
         shown = lab.shown_makeup()
@@ -469,6 +479,12 @@ class VocabLabPage(QWidget):
             if behind is not None:
                 where += f" (updating to step {behind:,}…)"
         at = "" if step is None else f" · step {step:,}" + (" (updating…)" if behind else "")
+        pending = self._pending_name()
+        if pending is not None:
+            # A real-display audit: for seconds the charts showed the tokenizer before under
+            # the new one's name in the picker, with nothing saying whose they were.
+            at = f" · {makeup.ref.label}, until {pending}'s is worked out"
+            where += f" (shown until {pending}'s make-up is worked out)"
         self.charts.show_makeup(m, f"Categories{at}")
         unreachable = (
             "unreachable: the Reach rule applies to byte-level BPE only"
