@@ -623,3 +623,23 @@ def test_the_makeup_shown_while_a_new_pick_is_worked_out_says_whose_it_is(qtbot,
     settled(qtbot, lab, lambda: lab.lab.makeup.ref.key == preset_key("cl100k_base"))
     qtbot.waitUntil(lambda: lab.makeup_line.text().startswith("GPT-4 (cl100k_base),"))
     assert "until" not in lab.makeup_line.text()
+
+
+def test_a_long_tail_of_lengths_does_not_squeeze_the_histogram(qtbot):
+    """A real-display audit: a Chinese run's box-drawing lines (184 tokens of 50-220 bytes in
+    32,000) kept the axis at 1-220, its 98.5% of 1-18 bytes in the first 8% of it."""
+    from bpe_studio.core.explain.vocabulary import CategoryCount, Makeup
+    from bpe_studio.gui.views.lab_charts import LabCharts
+
+    lengths = {n: 2_000 - 100 * n for n in range(1, 19)}  # 26,100 tokens of 1-18 bytes
+    lengths |= {n: 1 for n in range(50, 221)}  # 171 of 50-220 bytes: 0.65%
+    total = sum(lengths.values())
+    makeup = Makeup(None, total, 0, lengths, {"Han letters": CategoryCount(total, 0)}, 0)
+    charts = LabCharts()
+    qtbot.addWidget(charts)
+    charts.resize(1200, 700)
+    charts.show()
+    charts.show_makeup(makeup, "Categories")
+    low, high = charts.lengths_plot.viewRange()[0]
+    assert high < 30  # the 99% of the tokens, not the tail
+    assert "99.0% shown (longest 220)" in charts._titles[id(charts.lengths_plot)]
