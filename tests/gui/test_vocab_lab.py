@@ -137,6 +137,18 @@ def test_clicking_a_token_explains_it(qtbot, window, lab):
     assert window.state.selected_token == token_id
     assert why.explanation.tree.token == Tokenizer.preset("gpt2").vocab[token_id]
     assert "GPT-2" in why.heading.text() and "not the run's" in why.heading.text()
+    # The keyboard moves the selection, and the token explained with it (a real-display
+    # audit: the row moved, the explanation stayed on the one clicked).
+    qtbot.keyClick(table, Qt.Key.Key_Down)
+    second = lab.tokens.model.token_id(1)
+    qtbot.waitUntil(lambda: window.state.selected_token == second, timeout=WAIT)
+    qtbot.waitUntil(
+        lambda: (
+            why.explanation is not None
+            and why.explanation.tree.token == Tokenizer.preset("gpt2").vocab[second]
+        ),
+        timeout=WAIT,
+    )
 
 
 def test_a_token_of_the_run_says_so_while_the_lab_shows_another_tokenizer(qtbot, window, lab):

@@ -209,6 +209,9 @@ class LabTokenList(QWidget):
         self.table.horizontalHeader().setStretchLastSection(False)
         self.table.clicked.connect(self._on_clicked)
         self.table.activated.connect(self._on_clicked)
+        # The keyboard's moves too (arrows, Page Down, Ctrl+End): the row selected is the
+        # token explained, as a click makes it.
+        self.table.selectionModel().currentRowChanged.connect(self._on_current_row)
         top = QHBoxLayout()
         top.setSpacing(6)
         top.addWidget(QLabel("Show:"))
@@ -274,6 +277,11 @@ class LabTokenList(QWidget):
         header = self.table.horizontalHeader()
         for section, col in enumerate(self.model.columns()):
             header.resizeSection(section, WIDTHS[col] * width + 12)
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_row(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid() and self.table.hasFocus():
+            self._on_clicked(current)
 
     @Slot(QModelIndex)
     def _on_clicked(self, index: QModelIndex) -> None:
