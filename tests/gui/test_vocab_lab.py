@@ -655,3 +655,27 @@ def test_a_long_tail_of_lengths_does_not_squeeze_the_histogram(qtbot):
     low, high = charts.lengths_plot.viewRange()[0]
     assert high < 30  # the 99% of the tokens, not the tail
     assert "99.0% shown (longest 220)" in charts._titles[id(charts.lengths_plot)]
+
+
+def test_the_merge_column_is_filled_for_a_preset_too(qtbot, window, lab, tmp_path):
+    """A real-display audit: the list's Merge column and the CSV's merge_rank were empty for
+    GPT-4o, whose Why this token said "made by merge 660"."""
+    import csv
+    import io
+
+    from gpt2_bytes import read_gpt2_merges
+
+    from bpe_studio.gui.model.lab_csv import tokens_csv
+    from bpe_studio.gui.model.lab_lists import token_rows
+
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    rows = list(csv.DictReader(io.StringIO(tokens_csv(token_rows(lab.lab, Show.ALL)))))
+    by_hex = {r["bytes"]: r for r in rows}
+    merges = read_gpt2_merges(FIXTURES / "gpt2_merges.txt")
+    first = {}
+    for rank, (a, b) in enumerate(merges):
+        first.setdefault(a + b, rank)
+    for token in (b" the", b"ing", b" University"):
+        assert by_hex[token.hex()]["merge_rank"] == str(first[token])
+    assert by_hex[b"a".hex()]["merge_rank"] == ""  # a byte: no merge made it
