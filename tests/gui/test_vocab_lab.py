@@ -414,7 +414,9 @@ def test_the_byte_length_view_ends_where_nearly_all_tokens_are(qtbot, window, la
     assert max(lengths) > 2 * end  # o200k's longest tokens are far longer
     (x0, x1), _ = lab.charts.lengths_plot.vb.viewRange()
     assert x0 < 1 and end < x1 < end + 1
-    assert f"longest {max(lengths):,}" in lab.charts._titles[id(lab.charts.lengths_plot)]
+    assert "99.9% shown" in lab.charts._titles[id(lab.charts.lengths_plot)]
+    axis = lab.charts.lengths_plot.getAxis("bottom").labelText
+    assert axis.endswith(f"longest {max(lengths):,}")
 
 
 def _stat(pid: int) -> tuple[str, int] | None:
@@ -654,7 +656,8 @@ def test_a_long_tail_of_lengths_does_not_squeeze_the_histogram(qtbot):
     charts.show_makeup(makeup, "Categories")
     low, high = charts.lengths_plot.viewRange()[0]
     assert high < 30  # the 99% of the tokens, not the tail
-    assert "99.0% shown (longest 220)" in charts._titles[id(charts.lengths_plot)]
+    assert charts._titles[id(charts.lengths_plot)] == "Byte lengths, 99.0% shown"
+    assert charts.lengths_plot.getAxis("bottom").labelText.endswith("longest 220")
 
 
 def test_the_merge_column_is_filled_for_a_preset_too(qtbot, window, lab, tmp_path):
@@ -679,3 +682,24 @@ def test_the_merge_column_is_filled_for_a_preset_too(qtbot, window, lab, tmp_pat
     for token in (b" the", b"ing", b" University"):
         assert by_hex[token.hex()]["merge_rank"] == str(first[token])
     assert by_hex[b"a".hex()]["merge_rank"] == ""  # a byte: no merge made it
+
+
+def test_the_charts_keep_their_keys_and_labels_whole_in_a_small_window(qtbot, window, lab):
+    """A real-display audit at 1280 x 800: the categories legend ran past its view box (its
+    swatches hidden, its words over the bars) and the axis labels were cut."""
+    from PySide6.QtGui import QFontMetrics
+
+    window.resize(1280, 800)
+    lab.picker.pick(preset_key("o200k_base"))
+    lab.against.pick(preset_key("cl100k_base"))
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None and lab.lab.overlap is not None)
+    charts = lab.charts
+    qtbot.waitUntil(lambda: charts._cat_legend.isVisible(), timeout=WAIT)
+    vb = charts.categories_plot.vb
+    legend = charts._cat_legend
+    left = legend.mapToItem(vb, legend.boundingRect().topLeft()).x()
+    assert left >= 0  # inside the view box: its swatches show
+    for plot in (charts.categories_plot, charts.lengths_plot, charts.overlap_plot):
+        axis = plot.getAxis("bottom")
+        width = QFontMetrics(axis.label.font()).horizontalAdvance(axis.labelText)
+        assert width <= plot.vb.width(), axis.labelText

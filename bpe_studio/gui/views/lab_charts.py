@@ -33,6 +33,7 @@ from .common import monospace_font
 from .pair_chart import linear_ticks, log_ticks, spaced_ticks
 from .theme import Colours, colours, themed
 
+MIN_BARS_WIDTH = 230  # px the categories' bars and legend need beside their labels
 TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
 # ... or this share, where the last tenth of a percent still spans most of the axis (a Chinese
 # run's box-drawing lines of 50-220 bytes left 98.5% of its tokens in the axis's first 8%).
@@ -135,6 +136,7 @@ class LabCharts(QWidget):
         title_font.setPointSizeF(10.0)
         self._title_metrics = QFontMetrics(title_font)
         self._titles: dict[int, str] = {}
+        self._labels: dict[int, list[str]] = {}  # each plot's bottom labels, longest first
         # The plots are built when the charts are first shown (or rendered): four pyqtgraph
         # plots were a quarter of building the app's window, for a tab many never open.
         self.widgets: list[pg.PlotWidget] = []
@@ -194,8 +196,7 @@ class LabCharts(QWidget):
         c.getAxis("left").setStyle(tickFont=self._axis_font)
         # Bottom right, beside the smallest categories' bars (the largest are on top).
         self._cat_legend = c.addLegend(offset=(-6, -6))
-        self._cat_legend.addItem(self._cat_lead, "with a leading space")
-        self._cat_legend.addItem(self._cat_bars, "without")
+        self._cat_words: tuple[str, str] = ("", "")  # the legend's words now (_redraw_categories)
         self._cat_note = _note(c)
         c.vb.sigResized.connect(self._redraw_categories)
         c.scene().sigMouseClicked.connect(self._on_click)
@@ -311,8 +312,21 @@ class LabCharts(QWidget):
         plot = self.categories_plot
         total = sum(t for _, t, _ in rows)
         heading = self._cat_heading
-        plot.setLabel("bottom", f"ordinary tokens ({total:,})" if rows else "ordinary tokens")
-        self._cat_legend.setVisible(bool(rows))
+        counted_label = [f"ordinary tokens ({total:,})"] if rows else []
+        self._label(plot, [*counted_label, "ordinary tokens", "tokens"])
+        # The legend in words that fit the view box beside the smaller bars (at 1280 x 800
+        # the long ones ran past its left edge, which hid the swatches), else none.
+        legend = self._cat_legend
+        for words in (("with a leading space", "without"), ("leading space", "none")):
+            if self._cat_words != words:
+                legend.clear()
+                legend.addItem(self._cat_lead, words[0])
+                legend.addItem(self._cat_bars, words[1])
+                self._cat_words = words
+            if legend.width() + 16 <= plot.vb.width():
+                break
+        fits = legend.width() + 16 <= plot.vb.width()
+        legend.setVisible(bool(rows) and fits)
         fit = self._fitting(plot, len(rows))
         shown = list(rows[:fit])
         if len(rows) > fit:  # the last bar stands for the rest
@@ -327,14 +341,17 @@ class LabCharts(QWidget):
         leading = np.array([s for _, _, s in shown], dtype=float)
         self._cat_bars.setOpts(x0=np.zeros(len(shown)), y=ys, width=tokens, height=0.72)
         self._cat_lead.setOpts(x0=np.zeros(len(shown)), y=ys, width=leading, height=0.72)
-        labels = [
-            f"{label(name) if name else f'{len(self._rest)} {MORE}'}  {t:>9,}"
-            for name, t, _ in shown
-        ]
+        names = [label(name) if name else f"{len(self._rest)} {MORE}" for name, _, _ in shown]
+        labels = [f"{n}  {t:>9,}" for n, (_, t, _) in zip(names, shown)]
+        metrics = QFontMetrics(self._axis_font)
+        widest = max((metrics.horizontalAdvance(t) for t in labels), default=0)
+        widget = self.widgets[self._plots.index(plot)]
+        if widget.width() - widest < MIN_BARS_WIDTH:
+            # A narrow chart (1280 x 800) keeps its bars and legend: the counts, which the
+            # bars and the x axis also give (and the CSV exactly), go.
+            labels = names
+            widest = max((metrics.horizontalAdvance(t) for t in labels), default=0)
         plot.getAxis("left").setTicks([[(float(i), text) for i, text in enumerate(labels)]])
-        widest = max(
-            (QFontMetrics(self._axis_font).horizontalAdvance(t) for t in labels), default=0
-        )
         plot.getAxis("left").setWidth(min(max(widest + 14, 40), 300))
         self._title(plot, heading)
         top = float(tokens.max()) if len(tokens) else 1.0
@@ -362,18 +379,19 @@ class LabCharts(QWidget):
             if end > 3 * reach(WIDE_TAIL_SHARE):
                 share, end = WIDE_TAIL_SHARE, reach(WIDE_TAIL_SHARE)
             if longest > 2 * end:
-                title = (
-                    f"Byte lengths: most often {commonest:,}, "
-                    f"{share:.1%} shown (longest {longest:,})"
-                )
+                title = f"Byte lengths, {share:.1%} shown"
+                detail = f"bytes · most often {commonest:,} · longest {longest:,}"
             else:
-                end, title = longest, f"Byte lengths: 1 to {longest:,}, most often {commonest:,}"
+                end, title = longest, f"Byte lengths, 1 to {longest:,}"
+                detail = f"bytes · most often {commonest:,}"
             self._title(plot, title)
+            self._label(plot, [detail, f"bytes · most often {commonest:,}", "bytes"])
             plot.setXRange(0.4, end + 0.6, padding=0)
             plot.setYRange(0, float(hs.max()) * 1.05, padding=0)
             plot.getAxis("left").setTicks([linear_ticks(0, float(hs.max()) * 1.05)])
         else:
             self._title(plot, "Byte lengths")
+            self._label(plot, ["bytes"])
         self._len_note.setText(note)
         self._centre(self._len_note, plot)
 
@@ -513,6 +531,9 @@ class LabCharts(QWidget):
         )
         plot.getAxis("left").setWidth(min(max(widest + 14, 40), 240))
         self._title(plot, self._ov_heading)
+        self._label(
+            plot, ["distinct ordinary tokens (by their bytes)", "distinct tokens", "tokens"]
+        )
         top = float(left.max()) if len(left) else 1.0
         plot.setXRange(0, top * 1.25, padding=0)  # room for the legend on the right
         plot.setYRange(-0.6, max(len(shown), 1) - 0.4, padding=0)
@@ -536,10 +557,28 @@ class LabCharts(QWidget):
         if text != plot.titleLabel.text:
             plot.setTitle(text, color=colours().plot_text, size=TITLE_SIZE)
 
+    def _label(self, plot: pg.PlotItem, texts: list[str]) -> None:
+        """Label the bottom axis with the first of ``texts`` (longest first) its view box has
+        room for, the last one else (a label wider than its plot was cut at 1280 x 800)."""
+        self._labels[id(plot)] = texts
+        self._fit_label(plot)
+
+    def _fit_label(self, plot: pg.PlotItem) -> None:
+        texts = self._labels.get(id(plot))
+        if not texts:
+            return
+        axis = plot.getAxis("bottom")
+        metrics = QFontMetrics(axis.label.font())
+        room = plot.vb.width() - 8
+        text = next((t for t in texts if metrics.horizontalAdvance(t) <= room), texts[-1])
+        if axis.labelText != text:
+            plot.setLabel("bottom", text)
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         for plot in self._plots:
             self._fit_title(plot)
+            self._fit_label(plot)
 
     @staticmethod
     def _centre(note: pg.TextItem, plot: pg.PlotItem) -> None:
