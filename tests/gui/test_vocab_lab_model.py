@@ -573,3 +573,13 @@ def test_a_cancel_names_only_what_had_not_come(tables):
     lab.compute_again()
     again = lab.next_job()
     assert again is not None and again.corpus is not None and not lab.due().makeup
+
+
+def test_two_globs_are_told_apart_by_their_folder():
+    """A real-display audit: /data/big/*.txt and /data/small/*.txt both read "*.txt"."""
+    big = LabCorpus(CorpusKind.FILES, ("/data/big/*.txt",))
+    small = LabCorpus(CorpusKind.FILES, ("/data/small/*.txt",))
+    assert (big.label, small.label) == ("big/*.txt", "small/*.txt")
+    assert (
+        LabCorpus(CorpusKind.FILES, ("/data/big/a.txt", "/x/b.txt")).label == "a.txt (and 1 more)"
+    )

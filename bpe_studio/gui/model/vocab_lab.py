@@ -78,7 +78,10 @@ class LabCorpus:
             return "the run's corpus"
         if self.kind is CorpusKind.NONE or not self.paths:
             return "no corpus"
-        first = Path(self.paths[0]).name or self.paths[0]
+        path = Path(self.paths[0])
+        first = path.name or self.paths[0]
+        if any(c in first for c in "*?[") and path.parent.name:
+            first = f"{path.parent.name}/{first}"  # two globs both read "*.txt" otherwise
         return first if len(self.paths) == 1 else f"{first} (and {len(self.paths) - 1} more)"
 
 
