@@ -66,7 +66,22 @@ TIKTOKEN_TRAPS = [
     (r"\s*|\S", "a b", "can match empty text"),
     (r"a*?|.|\n", "aa", "can match empty text"),
     (r"\p{InBasicLatin}+|.|\n", "ab", "tiktoken cannot compile it"),
+    # Found by the review: word boundaries there, characters here.
+    (r"\<\/?\p{L}+\>| ?\p{L}+|\s+|[^\s\p{L}]+", "a <b>x</b>", r"'\<'"),
+    # Empty only before a character no sample held: tiktoken dropped every "€".
+    (r"(?=\p{Sc})|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7%", "can match empty text"),
+    (r"\p{N}*(?=%)|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7% off", "can match empty"),
 ]
+
+
+def test_a_dollar_outside_multi_line_mode_is_refused_naming_the_way_out():
+    problem = format_problem("tiktoken", r" ?\p{L}+(?m:$)| ?\p{L}+$|\s+|.", [])
+    assert problem is not None and "'$'" in problem and r"\z is the end of the text" in problem
+    assert tiktoken_pieces(r"\p{L}+$|.|\n", "ab\n") != our_pieces(r"\p{L}+$|.|\n", "ab\n")
+    assert format_problem("tiktoken", r"(?m)\p{L}+$|.|\n", []) is None
+    assert tiktoken_pieces(r"(?m)\p{L}+$|.|\n", "ab\ncd\n") == our_pieces(
+        r"(?m)\p{L}+$|.|\n", "ab\ncd\n"
+    )
 
 
 @pytest.mark.parametrize(("pattern", "text", "named"), TIKTOKEN_TRAPS)
@@ -79,6 +94,10 @@ def test_a_pattern_tiktoken_reads_otherwise_is_refused(tmp_path, pattern, text, 
 
 
 ACCEPTED = [
+    # Found by the review: multi-line "$" is read alike (a tokenizer.json's "$" loads so).
+    r"(?m) ?\p{L}+$| ?\p{L}+| ?\p{N}+|\s+|[^\s\p{L}\p{N}]+",
+    r" ?\p{L}+| ?\p{N}+|(?m:\s+$)|\s+|[^\s\p{L}\p{N}]+",
+    r" ?\p{L}+| ?\p{N}+|\s+\z|\s+|[^\s\p{L}\p{N}]+",
     "gpt2",
     "cl100k",
     "o200k",

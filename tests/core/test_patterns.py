@@ -328,3 +328,10 @@ def test_training_with_a_pattern_equals_the_reference(tmp_path, name, key):
     # What trains with a pattern encodes with it.
     tok = Tokenizer(*got, [EOT], pattern=name)
     assert tok.decode(tok.encode(text)) == text
+
+
+def test_a_pattern_matching_the_character_elsewhere_is_not_said_to_match_only_empty_text():
+    # Found by the review: '(?m)\p{L}+$' matches "T" alone (at an end), not in "The".
+    tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], [EOT], pattern=r"(?m)\p{L}+$|\s+")
+    with pytest.raises(ValueError, match="does not match 'T'"):
+        tok.encode("The end")

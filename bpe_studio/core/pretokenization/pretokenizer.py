@@ -78,7 +78,8 @@ def uncovered_message(pattern: str, char: str, where: str) -> str:
         found = regex.match(pattern, char)
     except regex.error:
         found = None
-    how = "matches only empty text before" if found is not None else "does not match"
+    empty = found is not None and not found.group()
+    how = "matches only empty text before" if empty else "does not match"
     return (
         f"the pattern {shown_pattern(pattern)} {how} {char!r} (U+{ord(char):04X}) "
         f"at {where}: text it leaves out would be lost. Use a regex that matches every "

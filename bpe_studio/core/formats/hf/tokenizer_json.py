@@ -361,7 +361,7 @@ def split_problem(pattern: str) -> str | None:
         return (
             f"pattern {shown_pattern(regex)} can match empty text, which tokenizers' Split "
             "reads otherwise than Python's regex: the tokenizer.json would drop text (GPT-2 "
-            "and tiktoken files hold it exactly)"
+            "files, loaded with this pattern, keep it)"
         )
     return None
 

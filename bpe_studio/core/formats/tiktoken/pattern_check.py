@@ -6,11 +6,13 @@ rank file would encode other ids in tiktoken with no error, or make tiktoken fai
 pattern is refused before anything is written (and, by ``train --format tiktoken``, before
 training). Measured against tiktoken (tests/core/test_format_limits.py):
 
-- read apart, silently: ``\\h``/``\\H`` (a hex digit there, horizontal space here); in a class,
+- read apart, silently: ``\\h``/``\\H`` (a hex digit there, horizontal space here), ``\\<`` and
+  ``\\>`` (word boundaries there, characters here); in a class,
   ``&&``, ``--`` and ``~~`` (set operations there, characters here) and a ``[`` (a nested
-  class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` (there only the end of the text,
-  here also before a final line break) and ``\\Z`` (the reverse);
-- a pattern that can match empty text: tiktoken's encoder panics on the empty piece;
+  class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` outside multi-line mode (there only
+  the end of the text, here also before a final line break) and ``\\Z`` (the reverse);
+- a pattern that can match empty text: tiktoken's encoder panics on the empty piece, or
+  drops the character after it (``(?=\\p{Sc})|...`` lost every "€");
 - inline flags other than ``i``, ``m``, ``s``, ``x``, ``u``, and ``\\X``: tiktoken cannot
   compile them. Where tiktoken is installed, it is asked to compile the pattern too, which
   also finds the property names and escapes it lacks.
@@ -28,6 +30,9 @@ import regex
 from ...pretokenization.names import PATTERNS, pattern_name, shown_pattern
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
+# Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
+# (characters here), \Z also before a final line break there; \X is not in it.
+_ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">")
 # Texts a pattern that can match empty text matches empty in, as far as samples can tell.
 _SAMPLES = ("", "a", "A", "1", " ", "\n", "a b", "Hello, world!\n", "中文", "é", "\t  x\r\n")
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
@@ -60,11 +65,14 @@ def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
 def _syntax_trap(pattern: str) -> str | None:
     """The first construct of ``pattern`` that tiktoken reads otherwise or cannot read."""
     i, n = 0, len(pattern)
+    # Whether each open group (the outermost: the pattern) is in multi-line mode, where the
+    # two engines read "$" alike.
+    multiline = [False]
     while i < n:
         c = pattern[i]
         if c == "\\":
             nxt = pattern[i + 1 : i + 2]
-            if nxt in ("h", "H", "Z", "X"):
+            if nxt in _ESCAPE_TRAPS:
                 return "\\" + nxt
             i += 2
         elif c == "[":
@@ -72,20 +80,49 @@ def _syntax_trap(pattern: str) -> str | None:
             if trap:
                 return trap
         elif c == "$":
-            return c
-        elif c == "(" and pattern.startswith("(?", i):
+            if not multiline[-1]:
+                return c
+            i += 1
+        elif c == "(":
+            inherited = multiline[-1]
             if pattern.startswith("(?|", i):
                 return "(?|"
             flags = _FLAGS.match(pattern, i)
-            if flags and set(flags.group(1)) - _FLAGS_TIKTOKEN_READS - {"-"}:
-                return flags.group(0)
-            i += 2
+            if flags:
+                letters = flags.group(1)
+                if set(letters) - _FLAGS_TIKTOKEN_READS - {"-"}:
+                    return flags.group(0)
+                on, _, off = letters.partition("-")
+                mode = False if "m" in off else True if "m" in on else inherited
+                if flags.group(0).endswith(")"):  # (?m): the rest of this group
+                    multiline[-1] = mode
+                    i = flags.end()
+                    continue
+                multiline.append(mode)  # (?m: ... ): this group
+                i = flags.end()
+                continue
+            multiline.append(inherited)
+            i += 1
+        elif c == ")":
+            if len(multiline) > 1:
+                multiline.pop()
+            i += 1
         else:
             i += 1
     return None
 
 
 def _matches_empty(pattern: str) -> bool:
+    """Whether ``pattern`` can match empty text: by its structure where Oniguruma's reading
+    of it is known (``hf.onig``, as the ``tokenizer.json`` writer asks), else on samples
+    (a lookahead before one character, ``(?=\\p{Sc})``, passes samples that lack it)."""
+    from ..hf.onig import translate
+
+    try:
+        if translate(pattern).nullable:
+            return True
+    except ValueError:
+        pass
     compiled = regex.compile(pattern)
     return any(m.start() == m.end() for text in _SAMPLES for m in compiled.finditer(text))
 
@@ -112,12 +149,16 @@ def pattern_problem(pattern: str) -> str | None:
     shown = shown_pattern(pattern)
     trap = _syntax_trap(pattern)
     if trap is not None:
+        instead = " (\\z is the end of the text in both)" if trap in ("$", "\\Z") else ""
         return (
             f"pattern {shown}: {shown_pattern(trap)} means something else in tiktoken's regex "
-            "engine (Rust's fancy-regex) or is not in it"
+            f"engine (Rust's fancy-regex) or is not in it{instead}"
         )
     if _matches_empty(pattern):
-        return f"pattern {shown} can match empty text, on which tiktoken's encoder fails"
+        return (
+            f"pattern {shown} can match empty text, on which tiktoken's encoder fails or "
+            "drops the character after it"
+        )
     refused = _tiktoken_refuses(pattern)
     if refused is not None:
         return f"pattern {shown}: tiktoken cannot compile it ({refused})"
