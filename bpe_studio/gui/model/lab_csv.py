@@ -4,9 +4,9 @@ What it does: :func:`summary_csv` writes what the tab shows, one number a row
 (``section,name,measure,value``: easy to filter or pivot): which tokenizer, step, corpus and
 second tokenizer, with the step each was worked out for; the make-up (tokens, special,
 ordinary, unreachable), each category's tokens and leading spaces, each byte length's tokens
-(all of the step shown); each category's corpus use (``corpus_category``) and the corpus's
+(all of the step shown); each category's corpus use ("corpus_category") and the corpus's
 bytes, tokens and under-trained candidates (of the corpus's step); each category's overlap
-(``overlap_category``, of the overlap's step). :func:`tokens_csv` writes one row per token of a
+("overlap_category", of the overlap's step). :func:`tokens_csv` writes one row per token of a
 list (``lab_lists.TokenRows``): id, readable token, the token as its file writes it
 (``inspect --json``'s ``text``: ``▁the``, ``<0x41>``, ``##ing``), bytes in hex, category,
 length, leading space, special, reachable, merge rank, and the corpus count and the other
