@@ -298,3 +298,16 @@ def test_a_file_opened_in_one_picker_is_listed_in_every_picker(
         timeout=60_000,
     )
     assert window.lab.lab.makeup.table.makeup().tokens == len(small_tokenizer.vocab)
+
+
+def test_one_file_reached_by_two_paths_is_one_entry(qtbot, window, tmp_path, small_tokenizer):
+    """The review: a tokenizer.json opened by its own path and through a linked folder was
+    listed twice in every picker."""
+    real = tmp_path / "real"
+    (path,) = small_tokenizer.save(real, format="hf")
+    (tmp_path / "link").symlink_to(real, target_is_directory=True)
+    picker = window.compare.choices[1]
+    first = picker.add_file(path, choose=False)
+    again = picker.add_file(tmp_path / "link" / "tokenizer.json", choose=False)
+    assert again == first
+    assert sum(k.startswith("file:") for k in picker.keys()) == 1

@@ -290,7 +290,7 @@ class TokenizerPicker(QComboBox):
         false; returns its key. With ``tokenizer`` (the file read already), that is the file's
         tokenizer from now on."""
         source = tokenizer_source(Path(path))
-        key = file_key(source)
+        key = self._listed_as(source) or file_key(source)
         if tokenizer is not None:
             self.cache.put(key, tokenizer)
         index = self.findData(key)
@@ -306,6 +306,22 @@ class TokenizerPicker(QComboBox):
         if choose:
             self.setCurrentIndex(index)
         return key
+
+    def _listed_as(self, source: Path) -> str | None:
+        """The key of the entry listing ``source`` under another path (a link to it, or the
+        file a linked folder holds): one file, one entry."""
+        try:
+            real = source.resolve()
+        except OSError:
+            return None
+        for key in self.keys():
+            if key.startswith("file:") and key != file_key(source):
+                try:
+                    if Path(key.removeprefix("file:")).resolve() == real:
+                        return key
+                except OSError:
+                    continue
+        return None
 
     def add_hub_model(self, model: HubModel, *, choose: bool = True) -> str:
         """Offer a Hub model (its tokenizer is fetched when first used), and choose it unless
