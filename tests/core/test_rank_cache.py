@@ -123,3 +123,22 @@ def test_a_scan_table_zeroed_after_its_header_is_built_again(tmp_path, monkeypat
         assert (scan_tables.class_table() == built).all()
         monkeypatch.setattr(scan_tables, "_table", None)
         assert (scan_tables.class_table() == built).all()  # read back from the file rebuilt
+
+
+def test_another_files_entry_under_this_files_name_is_a_miss(tmp_path, monkeypatch):
+    """A cache audit: cl100k's entry copied over o200k's name gave o200k cl100k's ranks,
+    silently, on every run (the seal vouched for the bytes, not for whose they were)."""
+    from reference_encoder import shipped_tiktoken
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(cache))
+    Tokenizer.preset("o200k_base"), Tokenizer.preset("cl100k_base")
+    entries = sorted(cache.iterdir(), key=lambda p: p.stat().st_size)
+    assert len(entries) == 2
+    small, large = entries  # cl100k's, o200k's
+    large.write_bytes(small.read_bytes())
+    text = "The cache must not hand one file's ranks to another: 1234 naïve café 😀"
+    assert Tokenizer.preset("o200k_base").encode(text) == shipped_tiktoken("o200k_base").encode(
+        text
+    )
+    assert large.read_bytes() != small.read_bytes()  # written afresh, its own

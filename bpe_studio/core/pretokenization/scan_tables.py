@@ -94,7 +94,7 @@ def class_table() -> Table:
         table = None
         try:
             if path is not None:
-                payload = unseal(path.read_bytes())
+                payload = unseal(path.read_bytes(), path.name)
                 if payload is not None and len(payload) == 2 * CODE_POINTS:
                     table = np.frombuffer(payload, dtype="<u2").astype(np.uint16)
         except OSError:
@@ -104,7 +104,7 @@ def class_table() -> Table:
             try:
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    atomic_write_bytes(path, seal(table.astype("<u2").tobytes()))
+                    atomic_write_bytes(path, seal(table.astype("<u2").tobytes(), path.name))
             except OSError:
                 pass
         _table = table

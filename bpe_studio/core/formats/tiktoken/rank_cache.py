@@ -58,7 +58,7 @@ def load(sha256: str) -> Entry | None:
     if path is None:
         return None
     try:
-        payload = unseal(path.read_bytes())
+        payload = unseal(path.read_bytes(), path.name)
         if payload is None:
             return None  # cut short, zeroed or edited: a miss, written afresh
         entry = marshal.loads(payload)
@@ -77,6 +77,6 @@ def store(sha256: str, entry: Entry) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(path, seal(marshal.dumps(entry)))
+        atomic_write_bytes(path, seal(marshal.dumps(entry), path.name))
     except OSError:
         pass
