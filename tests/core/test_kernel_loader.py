@@ -211,6 +211,29 @@ def test_forget_cached_removes_a_damaged_entry_numba_cannot_read(tmp_path):
     assert run(False).stdout.strip() == "42"  # cached again, whole
 
 
+def test_forget_cached_removes_a_folder_where_an_entry_should_be(tmp_path):
+    """A cache audit: a folder in place of a .nbi or .nbc failed every load and every save,
+    and forget_cached's unlink raised inside the recovery, on every run."""
+    (tmp_path / "tiny.py").write_text(_TINY)
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def run(forget: bool) -> subprocess.CompletedProcess[str]:
+        code = _RUN.format(folder=str(tmp_path), forget=forget)
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+
+    assert run(False).stdout.strip() == "42"
+    (index,) = (tmp_path / "cache").rglob("*.nbi")
+    index.unlink()
+    index.mkdir()
+    (index / "inside").write_text("x")
+    done = run(True)
+    assert done.returncode == 0 and done.stdout.strip() == "42", done.stderr
+    assert index.is_file()  # compiled and saved afresh
+    assert run(False).stdout.strip() == "42"
+
+
 def test_prune_removes_earlier_versions_and_folders_of_copies_no_longer_installed(tmp_path):
     """Found in the notes of earlier rounds: numba names an entry by its function's line and
     keeps one folder per source folder, so every upgrade and every deleted virtual

@@ -118,7 +118,15 @@ def forget_cached(*functions: Any) -> None:
         except AttributeError:
             continue
         for path in folder.glob(f"{glob.escape(stem)}.*"):
-            path.unlink(missing_ok=True)
+            # A folder where numba's file should be (a cache audit) is removed too: left, it
+            # failed every load and every compile's save, on every run.
+            try:
+                if path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path)
+                else:
+                    path.unlink(missing_ok=True)
+            except OSError as exc:
+                log.debug("removing numba's cache entry %s: %s", path, exc)
 
 
 # In each of our folders in numba's cache: the source folder whose kernels it holds, so that a
