@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from foreign_files import llama3_style, sentencepiece_bpe
 from gui_helpers import wait_for_spans
 from hub_snapshot import add_snapshot, offline_hub
@@ -95,3 +96,23 @@ def test_a_loaded_file_is_named_by_its_model_in_the_status_line(qtbot, window, t
     assert window.panel.status.text().startswith("Loaded Llama-3.1-8B (tokenizer.json): ")
     assert "Llama-3.1-8B" in entries(window.picker)
     assert window.state.shown.label.startswith("Tokenizer: Llama-3.1-8B, ")
+
+
+def test_a_remembered_folder_that_cannot_be_asked_about_opens_home(qtbot, tmp_path, monkeypatch):
+    """A cache audit: a remembered folder made private since, or a path too long, raised on
+    the GUI thread, and File > Open opened no dialog until the settings were edited."""
+    from pathlib import Path
+
+    from PySide6.QtCore import QSettings
+
+    from bpe_studio.gui.views import file_dialogs
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    monkeypatch.setattr(file_dialogs, "_settings", lambda: settings)
+    too_long = str(tmp_path / ("a" * 300))  # one name past the system's limit
+    with pytest.raises(OSError):
+        Path(too_long).is_dir()  # what the dialogs asked, unguarded
+    settings.setValue("dialogs/open", too_long)
+    settings.setValue("dialogs/last", too_long)
+    assert file_dialogs.start_folder("open") == str(Path.home())
+    file_dialogs.remember("open", too_long)  # nor does remembering raise

@@ -52,9 +52,18 @@ def _usable(value: object) -> Path | None:
     if not isinstance(value, str) or not value:
         return None
     folder = Path(value)
-    if not folder.is_dir() or inside_package(folder):
+    if not _is_dir(folder) or inside_package(folder):
         return None
     return folder
+
+
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False where it cannot be asked (a cache audit: a remembered folder
+    made private since, or a path too long, raised on the GUI thread and no dialog opened)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def start_folder(kind: str) -> str:
@@ -72,7 +81,7 @@ def remember(kind: str, chosen: str | Path) -> None:
     """The folder of ``chosen`` (a file, or a folder for a folder dialog) is where the next
     dialog of ``kind`` opens (unless it is inside the installed package)."""
     path = Path(chosen)
-    folder = path if path.is_dir() else path.parent
+    folder = path if _is_dir(path) else path.parent
     if inside_package(folder) or not str(folder):
         return
     settings = _settings()
