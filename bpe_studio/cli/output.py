@@ -156,9 +156,9 @@ class Compiles:
         if not self.names:
             return None
         self.over()
-        from ..core.io.numba_cache import usable_cache_dir  # numba is loaded: it compiled
+        from ..core.io.numba_cache import caches_nothing  # numba is loaded: it compiled
 
-        kept = "once: then cached" if usable_cache_dir() is not None else "not cached: each run"
+        kept = "not cached: each run" if caches_nothing() else "once: then cached"
         return f"compiled {' and '.join(self.names)} in {self.seconds:.1f} s ({kept})"
 
 

@@ -211,6 +211,52 @@ def test_forget_cached_removes_a_damaged_entry_numba_cannot_read(tmp_path):
     assert run(False).stdout.strip() == "42"  # cached again, whole
 
 
+_FULL_DISK = """
+import errno, logging, sys, types
+sys.path.insert(0, {folder!r})
+logging.basicConfig(level=logging.WARNING, format="%(message)s")
+from numba.core import caching
+
+def full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+caching.Cache.save_overload = full
+import tiny
+from bpe_studio.core.io import numba_cache
+from bpe_studio.core.io.kernel_loader import KernelLoader
+
+seen = []
+loader = KernelLoader(
+    name="tiny", importer=lambda: tiny, kernels_of=lambda m: (m.twice,),
+    warm_up=lambda m: seen.append(m.twice(21)), child_code="pass",
+    compiling_message="compiling tiny (first run only)", unavailable=ImportError,
+    explain=str,
+)
+loader.prepare_in_background().join(300)
+print(loader.ready(), seen[-1], numba_cache.caches_nothing())
+"""
+
+
+def test_a_cache_that_cannot_be_written_compiles_in_memory_and_says_so(tmp_path):
+    """A cache audit on a full disk: a traceback from the loading thread, the Python path
+    after, and a summary saying "compiled ... (once: then cached)"."""
+    (tmp_path / "tiny.py").write_text(_OURS)
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK.format(folder=str(tmp_path))],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "42", "True"]
+    assert "Traceback" not in done.stderr
+    assert "cannot write numba's cache (OSError: [Errno 28] No space left on device)" in (
+        done.stderr
+    )
+
+
 def test_forget_cached_removes_a_folder_where_an_entry_should_be(tmp_path):
     """A cache audit: a folder in place of a .nbi or .nbc failed every load and every save,
     and forget_cached's unlink raised inside the recovery, on every run."""

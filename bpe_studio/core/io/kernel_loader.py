@@ -19,6 +19,7 @@ gives them), when to prepare (the callers).
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 from collections.abc import Callable
@@ -39,6 +40,12 @@ def _no_child(code: str) -> None:
 
 StatusFn = Callable[[str], None]
 _log = logging.getLogger(__name__)
+# What writing numba's cache fails with, where a compile in memory still serves this process.
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS})
+
+
+def _cannot_write(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in _WRITE_ERRORS
 
 
 class KernelLoader:
@@ -180,22 +187,28 @@ class KernelLoader:
                 try:
                     self._warm_up(module)
                 except Exception as exc:
-                    # A cache file numba cannot read (cut short, zeroed, another pickle
-                    # protocol) fails every load until it is gone (numba/numba#10434): the
-                    # entries are removed and compiled again, once.
-                    _log.warning(
-                        "the %s kernels could not be loaded from numba's cache (%s: %s); "
-                        "compiling them again",
-                        self.name,
-                        type(exc).__name__,
-                        exc,
-                    )
-                    forget_cached(*kernels)
-                    if status is not None:
-                        status(said)
-                    self._compiling = True
-                    compile_in_child(self._child_code)
-                    self._warm_up(module)
+                    if _cannot_write(exc):
+                        self._in_memory(module, kernels, exc)
+                    else:
+                        # A cache file numba cannot read (cut short, zeroed, another pickle
+                        # protocol) fails every load until it is gone (numba/numba#10434):
+                        # the entries are removed and compiled again, once.
+                        _log.warning(
+                            "the %s kernels could not be loaded from numba's cache (%s: %s); "
+                            "compiling them again",
+                            self.name,
+                            type(exc).__name__,
+                            exc,
+                        )
+                        forget_cached(*kernels)
+                        if status is not None:
+                            status(said)
+                        self._compiling = True
+                        compile_in_child(self._child_code)
+                        try:
+                            self._warm_up(module)
+                        except OSError as again:
+                            self._in_memory(module, kernels, again)
                 if self._compiling:
                     prune(*kernels)
             finally:
@@ -203,17 +216,32 @@ class KernelLoader:
             self._ready = True
         return module
 
+    def _in_memory(self, module: ModuleType, kernels: tuple[Any, ...], exc: Exception) -> None:
+        """numba's cache cannot be written (a full disk): the kernels compiled in memory,
+        for this process only, and said once (a cache audit: a traceback, then the Python
+        path, while the summary said "then cached")."""
+        from .numba_cache import uncache
+
+        _log.warning(
+            "cannot write numba's cache (%s: %s); compiling the %s kernels for this run only",
+            type(exc).__name__,
+            exc,
+            self.name,
+        )
+        uncache(*kernels)
+        self._warm_up(module)
+
     def prepare_in_background(
         self, status: StatusFn | None = None, done: Callable[[bool], None] | None = None
     ) -> threading.Thread:
-        """:meth:`prepare` in a daemon thread, then ``done(ready)``; a failure to import is
-        left for the kernels' user to meet and report (``done(False)``)."""
+        """:meth:`prepare` in a daemon thread, then ``done(ready)``; a failure is left for
+        the kernels' user to meet and report (``done(False)``), not printed from the thread."""
 
         def run() -> None:
             try:
                 self.prepare(status)
-            except ImportError:
-                pass
+            except Exception as exc:  # the user calling prepare() again meets it, and says it
+                _log.debug("preparing the %s kernels in the background: %s", self.name, exc)
             if done is not None:
                 done(self._ready)
 

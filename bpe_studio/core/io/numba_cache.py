@@ -106,6 +106,25 @@ def cache_in_user_dir(*functions: Dispatcher) -> None:
         _mark(folder, source)
 
 
+_uncached: list[str] = []  # the kernels compiled in memory only, this process
+
+
+def uncache(*functions: Any) -> None:
+    """Compile ``functions`` in memory from now on, nothing written (numba's cache cannot be
+    written: a full disk); :func:`caches_nothing` says so after."""
+    from numba.core.caching import NullCache
+
+    for fn in functions:
+        fn._cache = NullCache()
+        _uncached.append(getattr(fn, "__name__", "?"))
+
+
+def caches_nothing() -> bool:
+    """Whether this process's kernels are not kept for the next run: no folder to cache in,
+    or one that could not be written."""
+    return usable_cache_dir() is None or bool(_uncached)
+
+
 def forget_cached(*functions: Any) -> None:
     """Remove the cache entries (index and data files) of each function, so that the next
     call compiles it afresh. (``functions`` are numba dispatchers; their cache's names are
