@@ -257,6 +257,44 @@ def test_a_cache_that_cannot_be_written_compiles_in_memory_and_says_so(tmp_path)
     )
 
 
+def test_kernels_numba_would_cache_in_the_source_tree_go_to_the_private_folder(tmp_path):
+    """A cache audit: with the kernels' own folder in NUMBA_CACHE_DIR unwritable (another
+    user's, in a shared cache), numba fell back silently to the source tree (an installed
+    package's __pycache__), or to another folder than the one the user set."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "tiny.py").write_text(_OURS)
+    cache, temp = tmp_path / "cache", tmp_path / "temp"
+    cache.mkdir()
+    temp.mkdir()
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(cache), "TMPDIR": str(temp)}
+    code = (
+        f"import sys; sys.path.insert(0, {str(source)!r}); import tiny; print(tiny.twice(21));"
+        "print(tiny.twice._cache._cache_path)"
+    )
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    (ours,) = cache.iterdir()
+    import shutil
+
+    shutil.rmtree(ours)
+    ours.write_text("another user's")  # numba cannot make its folder there
+    blocked = run()
+    assert blocked.returncode == 0 and blocked.stdout.split()[0] == "42", blocked.stderr
+    assert not (source / "__pycache__").exists() or not list((source / "__pycache__").glob("*.nb*"))
+    private = temp / f"bpe-studio-{__import__('os').getuid()}" / "numba"
+    assert blocked.stdout.split()[1].startswith(str(private))
+    assert f"cannot write numba's cache of twice in {cache}; caching them in {private}" in (
+        blocked.stderr
+    )
+
+
 def test_forget_cached_removes_a_folder_where_an_entry_should_be(tmp_path):
     """A cache audit: a folder in place of a .nbi or .nbc failed every load and every save,
     and forget_cached's unlink raised inside the recovery, on every run."""

@@ -90,15 +90,23 @@ def cache_in_user_dir(*functions: Dispatcher) -> None:
     folder = usable_cache_dir()
     if folder is None:
         return
-    # subtle: numba picks a function's cache location when caching is enabled, reading
-    # config.CACHE_DIR then; setting it only around that call keeps the global untouched.
-    saved = config.CACHE_DIR
-    config.CACHE_DIR = str(folder)
-    try:
-        for fn in functions:
-            fn.enable_caching()
-    finally:
-        config.CACHE_DIR = saved
+    astray = _enable_caching(functions, folder)
+    if astray:
+        # numba could not write the kernels' own folder inside ours (another user's, made
+        # read-only) and fell back to the next place it knows: the source tree, or another
+        # user-wide folder (a cache audit). This user's private folder instead, else none.
+        private = private_temp_dir()
+        fallback = None if private is None else private / "numba"
+        if fallback is not None and _writable(fallback):
+            astray = _enable_caching(astray, fallback)
+        log.warning(
+            "cannot write numba's cache of %s in %s; %s",
+            ", ".join(getattr(fn, "__name__", "?") for fn in functions),
+            folder,
+            "compiling them in each process" if astray else f"caching them in {fallback}",
+        )
+        if astray:
+            uncache(*astray)
     # subtle: marked now, not only by the prune after a compile: a process that compiles and
     # ends before its prune (a loader's child, a window closed mid-compile, the tests' own
     # compile) left a folder no later prune could tell was stale.
@@ -123,6 +131,27 @@ def caches_nothing() -> bool:
     """Whether this process's kernels are not kept for the next run: no folder to cache in,
     or one that could not be written."""
     return usable_cache_dir() is None or bool(_uncached)
+
+
+def _enable_caching(functions: Sequence[Any], folder: Path) -> list[Any]:
+    """Turn numba's on-disk cache on for ``functions`` in ``folder``; those numba placed
+    elsewhere (it could not write their folder inside it)."""
+    # subtle: numba picks a function's cache location when caching is enabled, reading
+    # config.CACHE_DIR then; setting it only around that call keeps the global untouched.
+    saved = config.CACHE_DIR
+    config.CACHE_DIR = str(folder)
+    try:
+        for fn in functions:
+            fn.enable_caching()
+    finally:
+        config.CACHE_DIR = saved
+    try:
+        inside = folder.resolve()
+        return [
+            fn for fn in functions if inside not in Path(fn._cache._cache_path).resolve().parents
+        ]
+    except (AttributeError, OSError):
+        return []  # numba's private names changed: trust its choice
 
 
 def forget_cached(*functions: Any) -> None:
@@ -183,12 +212,12 @@ def _sources(functions: Sequence[Any]) -> dict[Path, str]:
     """Each function's cache folder, and the source folder whose kernels it holds (none
     where numba's private names changed)."""
     sources: dict[Path, str] = {}
-    try:
-        for fn in functions:
-            folder = Path(fn._cache._cache_path)
+    for fn in functions:
+        try:
+            folder = Path(fn._cache._cache_path)  # (none for one compiled in memory only)
             sources[folder] = os.path.dirname(os.path.abspath(inspect.getfile(fn.py_func)))
-    except (AttributeError, TypeError):
-        return {}
+        except (AttributeError, TypeError):
+            continue
     return sources
 
 
