@@ -142,3 +142,25 @@ def test_another_files_entry_under_this_files_name_is_a_miss(tmp_path, monkeypat
         text
     )
     assert large.read_bytes() != small.read_bytes()  # written afresh, its own
+
+
+def test_temporary_files_a_killed_writer_left_are_removed_once_old(tmp_path, monkeypatch):
+    """A cache audit: each kill -9 during a rank-cache write left its temporary file (up to
+    9 MB) for good."""
+    import os
+    import time
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv(rank_cache.CACHE_ENV, str(cache))
+    old = cache / ".abc-py311-v2.marshal.k3j5h2l1.tmp"
+    fresh = cache / ".def-py311-v2.marshal.q8w7e6r5.tmp"  # a live writer's, maybe
+    for path in (old, fresh):
+        path.write_bytes(b"half an entry")
+    hours_ago = time.time() - 2 * 3600
+    os.utime(old, (hours_ago, hours_ago))
+    path = tmp_path / "small.tiktoken"
+    small_rank_file(path)
+    read_tiktoken(path, "cl100k")  # a miss: an entry written
+    assert not old.exists() and fresh.exists()
+    assert any(p.suffix == ".marshal" for p in cache.iterdir())

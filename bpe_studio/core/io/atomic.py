@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,6 +46,25 @@ def _temp_prefix(name: str) -> str:
     if len(encoded) > room:
         name = os.fsdecode(encoded[:room])
     return f".{name}."
+
+
+STALE_SECONDS = 3600  # a temporary file this old was left by a writer that died
+
+
+def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
+    """Remove from ``folder`` the temporary files (``pattern``) a writer killed mid-write
+    left, once old enough that no live writer still fills them (a cache audit: each
+    ``kill -9`` during a rank-cache write left up to 9 MB for good). Never raises."""
+    cutoff = time.time() - STALE_SECONDS
+    try:
+        for path in folder.glob(pattern):
+            try:
+                if path.is_file() and path.stat().st_mtime < cutoff:
+                    path.unlink()
+            except OSError:
+                continue
+    except OSError:
+        pass
 
 
 def _temp_file(target: Path) -> tuple[int, str]:

@@ -35,6 +35,7 @@ from typing import Any
 from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
+from .atomic import remove_stale_temps
 from .user_cache import private_temp_dir, user_cache_dir
 
 # numba's config module sets its attributes at run time, out of a type checker's sight.
@@ -251,6 +252,7 @@ def prune_entries(folder: Path, indexes: set[str]) -> None:
         stem = name.removesuffix(".nbi")
         for path in [index, *folder.glob(f"{glob.escape(stem)}.*.nbc")]:
             path.unlink(missing_ok=True)
+    remove_stale_temps(folder, "*.tmp*")  # numba's own, left by a process killed mid-save
 
 
 def prune_folders(root: Path) -> None:

@@ -19,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from ...io.atomic import atomic_write_bytes
+from ...io.atomic import atomic_write_bytes, remove_stale_temps
 from ...io.sealed import seal, unseal
 from ...io.user_cache import user_cache_dir
 
@@ -78,5 +78,6 @@ def store(sha256: str, entry: Entry) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, seal(marshal.dumps(entry), path.name))
+        remove_stale_temps(path.parent)
     except OSError:
         pass
