@@ -190,17 +190,22 @@ print(tiny.twice(21))
 """
 
 
+def _run_tiny(folder, forget: bool) -> subprocess.CompletedProcess[str]:
+    """_RUN in a fresh Python, numba's cache in ``folder``/cache."""
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(folder / "cache")}
+    code = _RUN.format(folder=str(folder), forget=forget)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+
+
 def test_forget_cached_removes_a_damaged_entry_numba_cannot_read(tmp_path):
     """numba's own behaviour, which ``forget_cached`` is for: a damaged index fails every
     load; with the function's entries removed, it compiles and caches again."""
     (tmp_path / "tiny.py").write_text(_TINY)
-    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
     def run(forget: bool) -> subprocess.CompletedProcess[str]:
-        code = _RUN.format(folder=str(tmp_path), forget=forget)
-        return subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
-        )
+        return _run_tiny(tmp_path, forget)
 
     assert run(False).stdout.strip() == "42"
     (index,) = (tmp_path / "cache").rglob("*.nbi")
@@ -299,13 +304,9 @@ def test_forget_cached_removes_a_folder_where_an_entry_should_be(tmp_path):
     """A cache audit: a folder in place of a .nbi or .nbc failed every load and every save,
     and forget_cached's unlink raised inside the recovery, on every run."""
     (tmp_path / "tiny.py").write_text(_TINY)
-    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
 
     def run(forget: bool) -> subprocess.CompletedProcess[str]:
-        code = _RUN.format(folder=str(tmp_path), forget=forget)
-        return subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
-        )
+        return _run_tiny(tmp_path, forget)
 
     assert run(False).stdout.strip() == "42"
     (index,) = (tmp_path / "cache").rglob("*.nbi")
