@@ -173,7 +173,8 @@ class KernelLoader:
         # subtle: asked before taking the lock, so that a call which then waits for another
         # thread's compile says so too (numba writes the index of the last kernel only at the
         # end of a compile).
-        if not is_cached(*kernels):
+        announced = not is_cached(*kernels)
+        if announced:
             if status is not None:
                 status(said)
             self._compiling = True
@@ -201,7 +202,7 @@ class KernelLoader:
                             exc,
                         )
                         forget_cached(*kernels)
-                        if status is not None:
+                        if status is not None and not announced:  # said once (a cache audit)
                             status(said)
                         self._compiling = True
                         compile_in_child(self._child_code)
