@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gui_helpers import EOT, FIXTURES, shown, train_in_window, wait_for_spans
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.app_model import AppModel
@@ -349,3 +350,22 @@ def test_the_header_counts_the_merges_made_as_the_run_goes_on(qtbot, editor):
     assert editor.source_label.text() == "100 of 400 merges, paused at merge 400"
     hub.set_paused(False)
     assert editor.source_label.text() == "training, 100 of 400 merges so far"
+
+
+def test_a_bom_goes_with_the_whole_text_it_began(qtbot, editor, gpt2_tokenizer):
+    """An editor audit: a BOM given with the text stayed after select-all and delete (the
+    editor looked empty and counted 3 tokens) or select-all and typing."""
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    editor.set_text("\ufeffhello")
+    editor.edit.moveCursor(QTextCursor.MoveOperation.End)
+    editor.edit.insertPlainText("!")  # an edit elsewhere keeps it
+    assert editor.text() == "\ufeffhello!"
+    editor.edit.selectAll()
+    editor.edit.textCursor().removeSelectedText()
+    assert editor.text() == ""
+    editor.set_text("\ufeffhello")
+    editor.edit.selectAll()
+    editor.edit.insertPlainText("x")
+    assert editor.text() == "x"
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == gpt2_tokenizer.encode("x")

@@ -191,7 +191,13 @@ class TokenTextEdit(QPlainTextEdit):
             for a, b in self._outlines
             if (qa := moved(a)) is not None and (qb := moved(b)) is not None
         ]
-        if self._setting_text or not self._breaks:
+        if self._setting_text:
+            return
+        if self._bom and position == 0 and self.document().characterCount() - 1 == added:
+            # The whole text replaced (select all, then type or delete): the BOM it began
+            # with went with it (an editor audit: it stayed, an invisible 3 bytes, for good).
+            self._bom = False
+        if not self._breaks:
             return
         self._breaks = {q: s for p, s in self._breaks.items() if (q := moved(p)) is not None}
 
