@@ -369,3 +369,29 @@ def test_a_bom_goes_with_the_whole_text_it_began(qtbot, editor, gpt2_tokenizer):
     assert editor.text() == "x"
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == gpt2_tokenizer.encode("x")
+
+
+@pytest.mark.parametrize("pasted", ["x", "x\ny", "中", "😀"])
+def test_a_paste_at_the_start_keeps_every_crlf_given(qtbot, editor, gpt2_tokenizer, pasted):
+    """An editor audit: Qt reports a paste at position 0 as the first paragraph and its
+    break removed and added again, and the first kept "\\r\\n" became "\\n"."""
+    from PySide6.QtWidgets import QApplication
+
+    editor.set_tokenizer(TokenizerSource("gpt2", tokenizer=gpt2_tokenizer))
+    text = "ab\r\ncd\r\n\r\nef"
+    editor.set_text(text)
+    cursor = editor.edit.textCursor()
+    cursor.setPosition(0)
+    editor.edit.setTextCursor(cursor)
+    QApplication.clipboard().setText(pasted)
+    editor.edit.paste()
+    assert editor.text() == pasted + text
+    # Typed in the middle of a line afterwards, the breaks stay where they are too.
+    cursor = editor.edit.textCursor()
+    cursor.setPosition(len(pasted.encode("utf-16-le")) // 2 + 1)
+    editor.edit.setTextCursor(cursor)
+    editor.edit.insertPlainText("-")
+    expected = pasted + "a-b\r\ncd\r\n\r\nef"
+    assert editor.text() == expected
+    wait_for_spans(qtbot, editor)
+    assert ids_of(editor) == gpt2_tokenizer.encode(expected)
