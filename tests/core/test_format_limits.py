@@ -71,6 +71,8 @@ TIKTOKEN_TRAPS = [
     # Empty only before a character no sample held: tiktoken dropped every "€".
     (r"(?=\p{Sc})|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7%", "can match empty text"),
     (r"\p{N}*(?=%)|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7% off", "can match empty"),
+    # Found by the review: a soft hyphen is Graph there, not here.
+    (r"\p{Graph}+|.", "a\u00adb", r"'\p{Graph}'"),
 ]
 
 
@@ -180,6 +182,8 @@ def test_special_tokens_outside_the_byte_alphabet_still_round_trip(tmp_path):
         (r"[\p{L}--\p{Ll}]+|.|\n", "'--'"),
         (r"[\p{L}&&\p{Ll}]+|.|\n", "'&&'"),
         (r"(?i)ß+|.|\n", "case-insensitive"),
+        (r"\p{XDigit}+|.|\n", r"'\p{XDigit}'"),
+        (r"[\p{Word}]+|.|\n", r"'\p{Word}'"),
     ],
 )
 def test_a_pattern_oniguruma_reads_otherwise_or_we_cannot_read_back_is_refused(
@@ -223,3 +227,17 @@ def test_two_ids_of_the_same_bytes_name_them_and_leave_no_folder(tmp_path):
     with pytest.raises(ValueError, match=r"ids 256 and 257 hold the same bytes b'  '"):
         tok.save(out, format="gpt2")
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("prop", "char"), [("XDigit", "\u0660"), ("Word", "\u00b2")])
+def test_the_properties_refused_for_tokenizer_json_are_read_otherwise_by_oniguruma(prop, char):
+    """Found by the review: \\p{XDigit} takes every script's digits in Oniguruma (Arabic-Indic
+    ٠), \\p{Word} the same ² ³ ¹ ¼ ½ ¾ as its \\w."""
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(rf"\p{{{prop}}}"), "isolated")
+    matched_there = [piece for piece, _ in split.pre_tokenize_str(f"\x00{char}\x00")] == [
+        "\x00",
+        char,
+        "\x00",
+    ]
+    matched_here = regex.fullmatch(rf"\p{{{prop}}}", char) is not None
+    assert matched_there != matched_here

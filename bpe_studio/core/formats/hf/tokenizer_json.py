@@ -54,6 +54,18 @@ _WORD_ESCAPES = set("wWbByYONgk")
 _QUANTIFIER = re.compile(r"\{\d*,?\d*\}")
 
 
+# Properties Oniguruma reads otherwise (measured against tokenizers): Word as its \w (² ³ ¹
+# ¼ ½ ¾ in), XDigit with every script's digits (Arabic-Indic ٠ in).
+_PROPERTY_TRAPS = frozenset({"word", "xdigit"})
+
+
+def _property_trap(escape: str) -> bool:
+    """Whether ``\p{...}`` (``escape``, braces included) is read otherwise by Oniguruma:
+    one of :data:`_PROPERTY_TRAPS`, or a ``Name=Value`` form it does not have."""
+    name = escape[3:-1]
+    return "=" in name or re.sub(r"[\s_-]", "", name).lower() in _PROPERTY_TRAPS
+
+
 def engine_trap(pattern: str) -> str | None:
     """The first construct of ``pattern`` that Oniguruma and the regex module read
     differently (see the module docstring), or None."""
@@ -66,8 +78,8 @@ def engine_trap(pattern: str) -> str | None:
                 return "\\" + nxt
             if nxt in _ESCAPES_WITH_BRACES and pattern[i + 2 : i + 3] == "{":
                 end = pattern.find("}", i) + 1 or n
-                if nxt in "pP" and "=" in pattern[i:end]:
-                    return pattern[i:end]  # \p{Script=Latin}: no such form in Oniguruma
+                if nxt in "pP" and _property_trap(pattern[i:end]):
+                    return pattern[i:end]
                 i = end
                 continue
             i += 2
@@ -88,7 +100,7 @@ def engine_trap(pattern: str) -> str | None:
                     return pattern[j : j + 2]
                 if pattern.startswith(("\\p{", "\\P{"), j):
                     end = pattern.find("}", j) + 1 or n
-                    if "=" in pattern[j:end]:
+                    if _property_trap(pattern[j:end]):
                         return pattern[j:end]
                 j += 2 if pattern[j] == "\\" else 1
             i = j + 1

@@ -33,6 +33,8 @@ _FLAGS_TIKTOKEN_READS = set("imsxu")
 # Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
 # (characters here), \Z also before a final line break there; \X is not in it.
 _ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">")
+# Properties tiktoken's engine reads otherwise (a review: 66 and 68 characters apart).
+_PROPERTY_TRAPS = frozenset({"graph", "print"})
 # Texts a pattern that can match empty text matches empty in, as far as samples can tell.
 _SAMPLES = ("", "a", "A", "1", " ", "\n", "a b", "Hello, world!\n", "中文", "é", "\t  x\r\n")
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
@@ -74,6 +76,10 @@ def _syntax_trap(pattern: str) -> str | None:
             nxt = pattern[i + 1 : i + 2]
             if nxt in _ESCAPE_TRAPS:
                 return "\\" + nxt
+            if nxt in "pP" and pattern.startswith("{", i + 2):
+                end = pattern.find("}", i) + 1 or n
+                if re.sub(r"[\s_-]", "", pattern[i + 3 : end - 1]).lower() in _PROPERTY_TRAPS:
+                    return pattern[i:end]
             i += 2
         elif c == "[":
             trap, i = _class_trap(pattern, i)
