@@ -60,7 +60,7 @@ _PROPERTY_TRAPS = frozenset({"word", "xdigit"})
 
 
 def _property_trap(escape: str) -> bool:
-    """Whether ``\p{...}`` (``escape``, braces included) is read otherwise by Oniguruma:
+    r"""Whether ``\p{...}`` (``escape``, braces included) is read otherwise by Oniguruma:
     one of :data:`_PROPERTY_TRAPS`, or a ``Name=Value`` form it does not have."""
     name = escape[3:-1]
     return "=" in name or re.sub(r"[\s_-]", "", name).lower() in _PROPERTY_TRAPS
