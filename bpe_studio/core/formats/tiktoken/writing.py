@@ -42,23 +42,16 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
         if tok in ranks:
             raise ValueError(f"ids {ranks[tok]} and {idx} hold the same token {tok!r}")
         ranks[tok] = idx
-    made = {a + b: i for i, (a, b) in reversed(list(enumerate(data.merges)))}
-    for s, idx in data.special_tokens.items():
-        # subtle: a special token that is also a merge's result (its text an ordinary token's)
-        # keeps that token's id, which tiktoken's ranks then lack: said so, not as the later
-        # merge that could not be derived.
-        sb = s.encode("utf-8")
-        if sb not in ranks and sb in made:
-            raise ValueError(
-                f"special token {s!r} (id {idx}) is also what merge {made[sb]} makes: tiktoken "
-                "keeps special tokens out of its ranks, so that token and those built on it "
-                "could not be"
-            )
     missing = [b for b in range(256) if bytes([b]) not in ranks]
     if missing:
         raise ValueError(f"no id for byte 0x{missing[0]:02x}: tiktoken needs all 256 bytes")
-    derived = derive_merges(ranks, lambda r: f"id {r}")
+    try:
+        derived = derive_merges(ranks, lambda r: f"id {r}")
+    except ValueError:
+        _refuse_a_special_a_merge_makes(data, ranks)
+        raise
     if derived != list(data.merges):
+        _refuse_a_special_a_merge_makes(data, ranks)
         at = next(
             (i for i, (a, b) in enumerate(zip(derived, data.merges)) if a != tuple(b)),
             min(len(derived), len(data.merges)),
@@ -71,6 +64,23 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
             "merge order and every multi-byte token must come from exactly the merge tiktoken finds"
         )
     return ranks
+
+
+def _refuse_a_special_a_merge_makes(data: TokenizerData, ranks: dict[bytes, int]) -> None:
+    """ValueError naming a special token that is also a merge's result, where the merges
+    could not be derived: it keeps that ordinary token's id, which tiktoken's ranks then
+    lack, so the merge the message would otherwise name is only the consequence."""
+    for s, idx in data.special_tokens.items():
+        sb = s.encode("utf-8")
+        if sb in ranks:
+            continue
+        made = next((i for i, (a, b) in enumerate(data.merges) if a + b == sb), None)
+        if made is not None:
+            raise ValueError(
+                f"special token {s!r} (id {idx}) is also what merge {made} makes: tiktoken "
+                "keeps special tokens out of its ranks, so that token and those built on it "
+                "could not be"
+            )
 
 
 def special_tokens_problem(special_tokens: Iterable[str]) -> str | None:
