@@ -83,6 +83,12 @@ def alias_key(word: str) -> str:
     return re.sub(r"[-_. ]", "", word).lower()
 
 
+def property_key(name: str) -> str:
+    r"""A Unicode property's name (``\p{...}``'s inside) as the regex module matches it: case,
+    spaces, "_" and "-" ignored ("X_Digit" -> "xdigit")."""
+    return re.sub(r"[\s_-]", "", name).lower()
+
+
 def pattern_name(pattern: str) -> str:
     """The name of a named pattern given by name, by one of its regex spellings
     (``R50K_PATTERN`` is "gpt2") or by an alias (:data:`ALIASES`: "cl100k_base" and "GPT-4"

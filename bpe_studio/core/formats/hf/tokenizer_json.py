@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_dir
-from ...pretokenization.names import shown_pattern
+from ...pretokenization.names import property_key, shown_pattern
 from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
@@ -63,7 +63,7 @@ def _property_trap(escape: str) -> bool:
     r"""Whether ``\p{...}`` (``escape``, braces included) is read otherwise by Oniguruma:
     one of :data:`_PROPERTY_TRAPS`, or a ``Name=Value`` form it does not have."""
     name = escape[3:-1]
-    return "=" in name or re.sub(r"[\s_-]", "", name).lower() in _PROPERTY_TRAPS
+    return "=" in name or property_key(name) in _PROPERTY_TRAPS
 
 
 def engine_trap(pattern: str) -> str | None:

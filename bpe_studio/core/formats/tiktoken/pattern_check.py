@@ -27,7 +27,7 @@ import re
 
 import regex
 
-from ...pretokenization.names import PATTERNS, pattern_name, shown_pattern
+from ...pretokenization.names import PATTERNS, pattern_name, property_key, shown_pattern
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
 # Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
@@ -78,7 +78,7 @@ def _syntax_trap(pattern: str) -> str | None:
                 return "\\" + nxt
             if nxt in "pP" and pattern.startswith("{", i + 2):
                 end = pattern.find("}", i) + 1 or n
-                if re.sub(r"[\s_-]", "", pattern[i + 3 : end - 1]).lower() in _PROPERTY_TRAPS:
+                if property_key(pattern[i + 3 : end - 1]) in _PROPERTY_TRAPS:
                     return pattern[i:end]
             i += 2
         elif c == "[":
