@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from gui_helpers import FIXTURES, paused_in_window, train_in_window
 from hub_snapshot import two_models
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 
 from bpe_studio.cli.inspect import report
@@ -37,6 +38,7 @@ from bpe_studio.gui.model.lab_records import Ended, MakeupResult, Outcome, Usage
 from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views import theme
+from bpe_studio.gui.views import vocab_lab as lab_page
 from bpe_studio.gui.views.picker import RUN, hub_key, preset_key
 
 CORPUS = FIXTURES / "tinystories_sample.txt"
@@ -703,3 +705,28 @@ def test_the_charts_keep_their_keys_and_labels_whole_in_a_small_window(qtbot, wi
         axis = plot.getAxis("bottom")
         width = QFontMetrics(axis.label.font()).horizontalAdvance(axis.labelText)
         assert width <= plot.vb.width(), axis.labelText
+
+
+def test_a_wide_window_shows_every_column_of_the_token_list(qtbot, window, lab):
+    """A real-display audit at 1600 x 1000: the list's Count and "In ..." columns were past
+    its right edge (a horizontal scroll) while the charts kept their first 860 pixels."""
+    window.resize(1600, 1000)
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    lab.against.pick(preset_key("cl100k_base"))
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None and lab.lab.usage is not None)
+    table = lab.tokens.table
+    headers = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(9)]
+    assert headers[-2:] == ["Count", "In GPT-4 (cl100k_base)"]
+    qtbot.waitUntil(lambda: table.horizontalScrollBar().maximum() == 0, timeout=5_000)
+    assert lab.charts.width() >= lab_page.CHARTS_WIDTH
+    # A split the user chose is theirs: a resize keeps the list's width.
+    handle = lab.body.handle(1)
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=handle.rect().center())
+    qtbot.mouseMove(handle, handle.rect().center() - QPoint(120, 0))
+    qtbot.mouseRelease(
+        handle, Qt.MouseButton.LeftButton, pos=handle.rect().center() - QPoint(120, 0)
+    )
+    chosen = lab.body.sizes()[1]
+    window.resize(1500, 1000)
+    qtbot.waitUntil(lambda: lab.body.sizes()[1] == chosen, timeout=5_000)

@@ -51,8 +51,10 @@ ALL_CATEGORIES = "All categories"
 ID, TOKEN, CATEGORY, LENGTH, SPACE, REACH, MERGE, COUNT, HELD = range(9)
 HEADERS = ("Id", "Token", "Category", "Bytes", "Space", "Reach", "Merge", "Count", "In other")
 # Each column's width, in characters of the table's font: set once, never measured from the
-# rows (that would ask Python for a thousand rows' cells).
-WIDTHS = (8, 18, 16, 6, 6, 6, 8, 10, 12)
+# rows (that would ask Python for a thousand rows' cells). Category's holds
+# "punctuation/symbols" and most scripts' names; longer ones are elided, whole in the tooltip.
+WIDTHS = (8, 18, 19, 6, 6, 6, 8, 10, 12)
+_PADDING = 12  # pixels each column adds to its characters
 NUMERIC = frozenset({ID, LENGTH, MERGE, COUNT})
 
 
@@ -95,7 +97,7 @@ class LabTokenModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(cols):
             return None
         col = cols[section]
-        if role == _DISPLAY:
+        if role == _DISPLAY or (role == Qt.ItemDataRole.ToolTipRole and col == HELD):
             return f"In {self.other_name}" if col == HELD else HEADERS[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in NUMERIC:
             return _RIGHT
@@ -118,6 +120,8 @@ class LabTokenModel(QAbstractTableModel):
             return _RIGHT
         if role == Qt.ItemDataRole.ToolTipRole and col == TOKEN:
             return token_tooltip(t.tokens[r])
+        if role == Qt.ItemDataRole.ToolTipRole and col == CATEGORY:
+            return self._text(listed, r, col, special)  # a long script name, whole
         if role == Qt.ItemDataRole.ForegroundRole:
             if col == REACH and t.reachable is not None and not t.reachable[r]:
                 return QColor(colours().unreachable)
@@ -207,6 +211,9 @@ class LabTokenList(QWidget):
         self.table.horizontalHeader().setSortIndicatorShown(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(False)
+        # "In <the other tokenizer's name>" ends in "…" where the name is long (whole in its
+        # tooltip), rather than clipped at both ends.
+        self.table.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.clicked.connect(self._on_clicked)
         self.table.activated.connect(self._on_clicked)
         # The keyboard's moves too (arrows, Page Down, Ctrl+End): the row selected is the
@@ -276,7 +283,15 @@ class LabTokenList(QWidget):
         width = self.table.fontMetrics().horizontalAdvance("0")
         header = self.table.horizontalHeader()
         for section, col in enumerate(self.model.columns()):
-            header.resizeSection(section, WIDTHS[col] * width + 12)
+            header.resizeSection(section, WIDTHS[col] * width + _PADDING)
+
+    def full_width(self) -> int:
+        """The width that shows every column whole, Count and "In other" included (they
+        come with a corpus and a second tokenizer), with the scroll bar and the frame."""
+        table = self.table
+        columns = sum(WIDTHS) * table.fontMetrics().horizontalAdvance("0")
+        bar = table.style().pixelMetric(table.style().PixelMetric.PM_ScrollBarExtent)
+        return columns + len(WIDTHS) * _PADDING + bar + 2 * table.frameWidth() + 2
 
     @Slot(QModelIndex, QModelIndex)
     def _on_current_row(self, current: QModelIndex, _previous: QModelIndex) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import cast
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -66,6 +66,9 @@ from .why_token import WhyTokenPanel
 
 REQUEST_MS = 150  # a change of choice is computed after this pause
 LIVE_MS = 1000  # while the run trains, its make-up is asked for at most this often
+# The charts' width in a 1280-pixel window, where their keys and labels are checked whole: a
+# wider window gives the token list what its columns need before the charts grow.
+CHARTS_WIDTH = 760
 CHOOSE_FILES = "choose-files"
 ASK_GLOB = "ask-glob"
 RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
@@ -216,6 +219,10 @@ class VocabLabPage(QWidget):
         self.body.setSizes([860, 560])
         self.body.setChildrenCollapsible(False)
         self.body.setHandleWidth(8)
+        self.body.setStretchFactor(0, 1)  # the charts take a resize; the list keeps its width
+        self.body.setStretchFactor(1, 0)
+        self._split_moved = False  # by the user: their split is kept from then on
+        self.body.splitterMoved.connect(self._on_split_moved)
         column(
             self,
             top,
@@ -282,6 +289,23 @@ class VocabLabPage(QWidget):
         super().showEvent(event)
         self.request()
         self._show_step_row()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if not self._split_moved:
+            self.fit_split()
+
+    def fit_split(self) -> None:
+        """The token list as wide as its columns where the charts keep :data:`CHARTS_WIDTH`;
+        in a smaller window, the split of the first design (charts 860 : list 560)."""
+        full = self.body.width() - self.body.handleWidth()
+        least = round(full * 560 / 1420)
+        right = max(least, min(self.tokens.full_width(), full - CHARTS_WIDTH))
+        self.body.setSizes([full - right, right])
+
+    @Slot()
+    def _on_split_moved(self) -> None:
+        self._split_moved = True
 
     def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
         # A job under way goes on (its process is not the window's); none starts meanwhile.
