@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO, WIDE_CHARS
 
-import bpe_studio.core.encode.id_arrays
-import bpe_studio.core.encode.interface
-import bpe_studio.core.encode.tokenizer
-import bpe_studio.core.formats.base.preset_table
-import bpe_studio.core.formats.gpt2
-import bpe_studio.core.formats.hf.normalizers
-import bpe_studio.core.formats.hf.unicode_tables
-import bpe_studio.core.formats.presets
-import bpe_studio.core.formats.tiktoken.merges
-import bpe_studio.core.pretokenization.specials
-import bpe_studio.core.text.display
-import bpe_studio.core.train.vocab
 from bpe_studio.core.text.display import plural, readable_token
 
 
@@ -86,26 +72,6 @@ def test_any_bytes_give_printable_text(data):
     shown = readable_token(data)
     assert shown.isprintable()
     assert len(shown) >= (1 if data else 0)
-
-
-def test_doctests():
-    modules = [
-        bpe_studio.core.text.display,
-        bpe_studio.core.formats.gpt2,
-        bpe_studio.core.formats.hf.normalizers,
-        bpe_studio.core.formats.hf.unicode_tables,
-        bpe_studio.core.encode.tokenizer,
-        bpe_studio.core.encode.interface,
-        bpe_studio.core.encode.id_arrays,
-        bpe_studio.core.pretokenization.specials,
-        bpe_studio.core.train.vocab,
-        bpe_studio.core.formats.presets,
-        bpe_studio.core.formats.base.preset_table,
-        bpe_studio.core.formats.tiktoken.merges,
-    ]
-    results = [doctest.testmod(m) for m in modules]
-    assert sum(r.attempted for r in results) > 0
-    assert [r.failed for r in results] == [0] * len(modules)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,6 @@ name for its script, the White_Space list from the standard's PropList.txt."""
 
 from __future__ import annotations
 
-import doctest
 import unicodedata
 
 import pytest
@@ -14,12 +13,7 @@ from hypothesis import strategies as st
 from test_formats_tiktoken import _cached
 
 from bpe_studio.core.explain import (
-    categories,
-    corpus_pass,
-    overlap,
     scripts,
-    undertrained,
-    vocabulary,
 )
 from bpe_studio.core.explain.categories import CATEGORIES, classify
 
@@ -176,10 +170,3 @@ def test_scripts_know_the_common_ones():
     for name in ("Latin", "Han", "Cyrillic", "Arabic", "Hangul", "Canadian Aboriginal"):
         assert name in scripts.SCRIPTS
     assert len(set(CATEGORIES)) == len(CATEGORIES) <= 256  # codes are uint8
-
-
-def test_doctests():
-    modules = [categories, scripts, undertrained, vocabulary, overlap, corpus_pass]
-    results = [doctest.testmod(m) for m in modules]
-    assert sum(r.attempted for r in results) >= 7
-    assert sum(r.failed for r in results) == 0

@@ -370,7 +370,7 @@ def translate(pattern: str) -> Translated:
     >>> translate(r"\\p{N}{1,3}+").pattern
     '(?:(?:\\\\p{N}){1,3})+'
     >>> translate(" ?[^(\\\\s|[.,!?])]+").pattern
-    ' ?[^(\\\\s|.,!?)]+'
+    ' ?[^(\\\\s|).,!?]+'
     """
     p = _Parser(pattern)
     text, nullable = p.alternation()
