@@ -23,10 +23,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .packed import ID_MASK
+from .packed import ID_MASK, NO_MERGE
 
-_NONE = np.iinfo(np.int64).max  # "no merge" in a packed rank array
-NO_MERGE = int(_NONE)
+_NONE = np.int64(NO_MERGE)  # "no merge" in a packed rank array
 _EMPTY = -1
 # Golden-ratio multiplier for the pair hash table (Fibonacci hashing).
 _HASH_MUL = np.uint64(0x9E3779B97F4A7C15)

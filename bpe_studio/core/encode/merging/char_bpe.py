@@ -34,7 +34,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .batch_bpe import NO_MERGE, BatchBpe
+from .batch_bpe import BatchBpe
+from .packed import NO_MERGE
 
 _BMP = 0x10000
 _MAX_CHAR_TOKENS = 3  # a BMP character is at most three bytes

@@ -26,13 +26,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .char_cuts import CutTables
-from .packed import RankTable
+from .packed import NO_MERGE, RankTable
 from .piece_table import PieceTable, ShortTable, pow2_at_least, readonly
 
 # (starts, ends, special ids): a text's pieces and special tokens in order (``encode_kernel``).
 Items = tuple[np.ndarray, np.ndarray, np.ndarray]
-# A limit that keeps every merge.
-_EVERY_RANK = (1 << 63) - 1
 # The memo of pairs of tokens (``encode_kernel._no_cross``): its slots, a power of two.
 TOKEN_PAIRS = 1 << 18
 # The bits of the pieces cut into parts seen once (``encode_kernel._seen_before``): a power of
@@ -163,7 +161,7 @@ class CompiledMerger:
     ) -> None:
         self._kernels = kernels
         self.rank = rank
-        self.limit = _EVERY_RANK if limit is None else limit << 32
+        self.limit = NO_MERGE if limit is None else limit << 32  # every merge
         self.byte_ids = np.asarray(byte_ids, np.int64)
         self.whole_all = whole_all
         self.cuts = cuts if cuts is not None else CutTables.none()

@@ -41,9 +41,9 @@ from numba import njit
 
 from ...io.kernel_options import allocating, helper
 from ...io.numba_cache import cache_in_user_dir
+from . import packed
 
-NO_MERGE = np.int64(0x7FFFFFFFFFFFFFFF)
-EVERY_RANK = NO_MERGE  # a ``limit`` that keeps every merge
+NO_MERGE = np.int64(packed.NO_MERGE)
 _ID_MASK = np.int64(0xFFFFFFFF)
 _MIX = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15, as a signed 64-bit integer
 _FNV = np.int64(0x100000001B3)

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     import numpy
 
 ID_MASK = (1 << 32) - 1
-# Greater than any packed rank: "no merge" for a pair, so min() over a pre-token's pairs works.
-NO_MERGE = 1 << 63
+# Greater than any packed rank: "no merge" for a pair, so min() over a pre-token's pairs works;
+# the largest int64, so that the same value fills the NumPy and compiled kernels' rank arrays.
+NO_MERGE = (1 << 63) - 1
 # The cache holds each pre-token's ids packed as native unsigned 32-bit integers (the array
 # module's typecode "I"): bytes are never tracked by the cyclic garbage collector, where tens of
 # thousands of new tuples made its next pass walk every one of them after a long encode, and a
