@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.tokenizer_cache import TokenizerCache
 
@@ -81,10 +83,8 @@ def test_a_failed_build_keeps_nothing_and_the_next_caller_builds_again():
     def failing() -> Tokenizer:
         raise ValueError("bad file")
 
-    try:
+    with pytest.raises(ValueError, match="bad file"):
         cache.get("k", failing)
-    except ValueError:
-        pass
     assert cache.built("k") is None
     tok = tiny()
     assert cache.get("k", lambda: tok) is tok

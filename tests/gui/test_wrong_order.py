@@ -15,6 +15,7 @@ from gui_helpers import FIXTURES, bad_after_probe, paused_in_window
 from bpe_studio.gui.model.saving import gpt2_problem
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.training.replay import Pace, Replay
+from bpe_studio.gui.training.session import live_training_threads
 
 CORPUS = FIXTURES / "tinystories_sample.txt"
 
@@ -29,15 +30,17 @@ def test_opening_a_corpus_leaves_a_paused_run_alone(qtbot, window, tmp_path):
     assert window.state.corpus_source.paths == (str(CORPUS),)
 
 
-def test_a_run_let_go_while_paused_never_becomes_the_next_runs_result(qtbot, window):
+def test_a_run_let_go_while_paused_never_becomes_the_next_runs_result(qtbot, qapp, window):
     paused_in_window(qtbot, window, FIXTURES / "code_slice.txt", 900, after=20, workers=1)
-    qtbot.wait(100)
+    qtbot.waitUntil(lambda: len(window.state.record) == 21)  # the merges' last batch shown
     discarded = [(m.left, m.right) for m in window.state.record]
     window.hub.discard_run()  # what the app does once the user says "discard"
     assert window.open_corpus(FIXTURES / "mixed_web_slice.txt")
     window.panel.vocab_spin.setValue(300)
     assert window.start_training()
-    qtbot.wait(150)  # the run let go ends meanwhile; the new one pre-tokenizes or merges
+    # The run let go ends (its thread gone); the new one pre-tokenizes or merges meanwhile.
+    qtbot.waitUntil(lambda: live_training_threads() <= 1, timeout=30_000)
+    qapp.processEvents()  # whatever the run let go had queued is delivered
 
     def own_result() -> bool:
         state = window.state
@@ -47,7 +50,8 @@ def test_a_run_let_go_while_paused_never_becomes_the_next_runs_result(qtbot, win
     assert own_result()  # before: the run let go ended the new one, with its own 21 merges
     window.stop_training()
     qtbot.waitUntil(lambda: not window.state.phase.training, timeout=60_000)
-    qtbot.wait(300)  # anything still queued from the run let go is delivered by now
+    qtbot.waitUntil(lambda: live_training_threads() == 0, timeout=30_000)
+    qapp.processEvents()  # anything either run had queued is delivered
     assert window.state.result is not None and own_result()
 
 
