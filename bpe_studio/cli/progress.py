@@ -27,9 +27,6 @@ MIN_SECONDS = 3.0
 MIN_FRACTION = 0.02
 # In a log (stderr not a terminal), the first line waits this long, so short runs stay short.
 FIRST_LOG_LINE = 1.0
-# The cost of an item is modelled as falling like position ** -decay; measured decays are
-# clamped to this range (0: a steady rate, as for bytes read).
-MAX_DECAY = 1.5
 # The line drawn (tqdm's format fields); the label first, padded, so a reader can tell bars
 # from other output by their start.
 KNOWN_TOTAL = (

@@ -128,7 +128,7 @@ def test_a_download_shows_its_progress_without_blocking(qtbot, window, monkeypat
     qtbot.waitUntil(
         lambda: (
             picker.progress.dialog is not None
-            and "1.0 of 4.0 MB" in picker.progress.dialog.labelText()
+            and "1.0 MB of 4.0 MB" in picker.progress.dialog.labelText()
         ),
         timeout=30_000,
     )

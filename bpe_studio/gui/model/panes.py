@@ -23,7 +23,6 @@ from dataclasses import dataclass
 EDITOR = "editor"
 COMPARE_LEFT = "compare-left"
 COMPARE_RIGHT = "compare-right"
-REPORT_SLOTS = 4
 
 
 def report_pane(i: int) -> str:

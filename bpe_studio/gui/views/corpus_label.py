@@ -42,10 +42,6 @@ class CorpusLabel(QLabel):
         self.setToolTip("<p style='white-space:pre'>" + html.escape(tip) + "</p>" if tip else "")
         self._render()
 
-    def show_placeholder(self, text: str) -> None:
-        """No corpus: ``text`` in the secondary colour."""
-        self.show_corpus("", text, "")
-
     @property
     def shown_plain(self) -> str:
         """The text as shown (cut where it had to be), without markup."""

@@ -19,11 +19,11 @@ from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal, SignalInstanc
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo
+from ..model.status import format_bytes
 
 RECENT_KEY = "hub/recent"
 RECENT_KEPT = 8
 HUB_ACTION = "Open from Hugging Face Hub…"
-MB = 1_000_000
 
 
 def _settings() -> QSettings:
@@ -196,7 +196,7 @@ class DownloadProgress(QObject):
         if not self._active:
             return  # cancelled or finished: a late report from the job
         dialog = self._ensure_dialog()
-        size = f"{done / MB:,.1f} of {total / MB:,.1f} MB" if total > 0 else f"{done / MB:.1f} MB"
+        size = f"{format_bytes(done)} of {format_bytes(total)}" if total > 0 else format_bytes(done)
         dialog.setLabelText(f"Downloading the tokenizer of {name}: {size}")
         if total > 0:
             dialog.setRange(0, max(total, 1))

@@ -42,6 +42,9 @@ TITLE_SIZE = "10pt"
 TAIL_ALPHA = 48  # the never-used band: its colour (the "only B" one) this opaque
 BAR_PIXELS = 15  # the least height a labelled bar needs
 MORE = "more categories"
+# What the usage and overlap charts say until a corpus, a second tokenizer, is chosen.
+CHOOSE_CORPUS = "Choose a corpus to see how it uses the vocabulary"
+CHOOSE_AGAINST = "Choose a second tokenizer to compare vocabularies"
 PLOT_MIN = (260, 200)  # each plot's least width and height
 SPACING = 6  # between the plots of the grid
 
@@ -158,11 +161,11 @@ class LabCharts(QWidget):
         self._cat_note_text = "Pick a tokenizer to see what it is made of"
         self._makeup_shown = False  # whether a make-up (not a note) is shown
         self._usage: tuple[UsageResult | None, int, str, str] = (
-            None, 0, "Usage", "Choose a corpus to see how it uses the vocabulary"
+            None, 0, "Usage", CHOOSE_CORPUS
         )  # fmt: skip
         self._ov_rows: list[tuple[str, int, int, int]] = []
         self._ov_heading = "Overlap"
-        self._ov_note_text = "Choose a second tokenizer to compare vocabularies"
+        self._ov_note_text = CHOOSE_AGAINST
         self._ov_names = ("", "")
         self._ov_shown = False  # whether an overlap (not a note) is shown
         themed(self, LabCharts._restyle)

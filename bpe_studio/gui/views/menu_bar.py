@@ -1,6 +1,6 @@
 """The window's menu bar: File, View and Help, with the shortcuts people expect.
 
-What it does: :func:`install_menus` fills a window's menu bar. File: Open corpus… (Ctrl+O),
+What it does: :class:`AppMenus` fills a window's menu bar. File: Open corpus… (Ctrl+O),
 Open corpus by glob or URL…, Open held-out text…, Load tokenizer… (Ctrl+L), Save tokenizer
 (Ctrl+S, in the format saved last, which the entry names) and Save tokenizer as (each format),
 Quit (Ctrl+Q, which asks before losing an unsaved run, as closing does). View: each tab
@@ -104,7 +104,7 @@ class AppMenus(QObject):
         mirror_enabled(self.load_action, h.load_button)
         self.save_action = self._add(file, "&Save tokenizer", self._save_last, "Ctrl+S")
         mirror_enabled(self.save_action, h.save_button)
-        save_as = self.save_as_menu = file.addMenu("Save tokenizer &as")
+        save_as = file.addMenu("Save tokenizer &as")
         for text, fmt in h.save_formats:
             action = self._add(save_as, text, self._saver(fmt))
             mirror_enabled(action, h.save_button)

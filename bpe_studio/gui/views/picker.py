@@ -225,10 +225,6 @@ class TokenizerPicker(QComboBox):
         "(none)"."""
         return self.choice(self.key)
 
-    def shown_choice(self) -> Choice | None:
-        """The tokenizer the pane shows now (not a pick still under way)."""
-        return self.choice(self.hub.pane(self.pane).key)
-
     def choice(self, key: str) -> Choice | None:
         """The tokenizer of the entry ``key``, to build in a job; None for "(none)"."""
         label = self.label_of(key)

@@ -48,6 +48,7 @@ from ..model.corpus_source import CORPUS_FILTERS
 from ..model.lab_csv import summary_csv, tokens_csv
 from ..model.lab_lists import TokenRows, categories, show_label, shows, token_rows
 from ..model.lab_records import TokenizerRef
+from ..model.status import format_bytes
 from ..model.tokenizer_recipes import inspector_cache
 from ..model.tokenizer_source import TokenizerSource
 from ..model.vocab_lab import LAB, LAB_AGAINST, CorpusKind, LabCorpus, VocabLab
@@ -56,7 +57,7 @@ from ..responsiveness.debounce import single_shot
 from .common import counted, steady_label, title_label
 from .glyph_warmup import GlyphWarmer, script_samples
 from .hub_models import remember_model
-from .lab_charts import LabCharts
+from .lab_charts import CHOOSE_AGAINST, CHOOSE_CORPUS, LabCharts
 from .lab_tokens import LabTokenList
 from .layouts import column, vertical_split
 from .picker import NONE, TokenizerPicker, preset_key
@@ -73,8 +74,6 @@ CHOOSE_FILES = "choose-files"
 ASK_GLOB = "ask-glob"
 RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
 HINT = "Click a token to see why it exists."
-CHOOSE_CORPUS = "Choose a corpus to see how it uses the vocabulary"
-CHOOSE_AGAINST = "Choose a second tokenizer to compare vocabularies"
 
 
 class LabWhyPanel(WhyTokenPanel):
@@ -406,17 +405,13 @@ class VocabLabPage(QWidget):
         else:
             makeup_key = ("makeup", id(makeup), shown[1], lab.behind(), self._pending_name())
         if usage is None:
-            usage_note = self._waiting_note(
-                lab.wanted_corpus() is None, "Choose a corpus to see how it uses the vocabulary"
-            )
+            usage_note = self._waiting_note(lab.wanted_corpus() is None, CHOOSE_CORPUS)
             usage_key: object = ("none", usage_note)
         else:
             used_of = self._usage_ordinary(usage.ref) or ordinary
             usage_key = ("usage", id(usage), used_of)
         if overlap is None:
-            overlap_note = self._waiting_note(
-                lab.wanted_b() is None, "Choose a second tokenizer to compare vocabularies"
-            )
+            overlap_note = self._waiting_note(lab.wanted_b() is None, CHOOSE_AGAINST)
             overlap_key: object = ("none", overlap_note)
         else:
             overlap_key = ("overlap", id(overlap))
@@ -532,7 +527,8 @@ class VocabLabPage(QWidget):
         if ref.is_run and ref.merges is not None:
             by = f" by the run's tokenizer at step {ref.merges:,}"
         line = (
-            f"{usage.corpus.label}{by}: {_size(u.bytes)} → {counted(u.tokens, 'token')}{per} · "
+            f"{usage.corpus.label}{by}: {format_bytes(u.bytes)} → "
+            f"{counted(u.tokens, 'token')}{per} · "
             f"used {usage.used_total:,} of {ordinary:,} ordinary{share} · never used "
             f"{usage.unused_total:,} · under-trained candidates: {len(u.inside):,} inside used "
             "tokens"
@@ -753,11 +749,3 @@ def _legend_name(ref: TokenizerRef) -> str:
     if ref.is_run and ref.merges is not None:
         return f"run at step {ref.merges:,}"
     return _short(ref.label)
-
-
-def _size(n: int) -> str:
-    if n >= 1_000_000:
-        return f"{n / 1_000_000:,.1f} MB"
-    if n >= 1_000:
-        return f"{n / 1_000:,.1f} kB"
-    return counted(n, "byte")
