@@ -22,6 +22,7 @@ from ..pretokenization.specials import Specials, matcher, refuse_single_bytes
 from .encoder import Encoder
 from .merging.merger import Merger
 from .merging.packed import rank_table, rank_table_of_ids
+from .read_only import ReadOnlyDict, ReadOnlyList
 
 if TYPE_CHECKING:
     from ..formats.base.data import TokenizerData
@@ -108,6 +109,9 @@ def build(
     else:
         special_ids = place_specials(own_vocab, tokens, explicit, inv)
     added_ids = place_specials(own_vocab, list(added), added, inv, special_ids)
+    # Handed out as the tokenizer's (and read by the merger): a change in place would not
+    # reach the tables built below.
+    own_vocab = ReadOnlyDict(own_vocab)
     if known:
         assert merge_ids is not None
         ranks, lists = rank_table_of_ids(*merge_ids)
@@ -138,12 +142,12 @@ def build(
         pre,
         rules,
         own_vocab,
-        merge_tuples,
+        ReadOnlyList(merge_tuples),
         specials,
-        tokens,
+        ReadOnlyList(tokens),
         cut_specials,
         special_ids,
-        added_ids,
+        ReadOnlyDict(added_ids),
         lookup_all,
         merger,
         encoder,

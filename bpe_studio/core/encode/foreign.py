@@ -45,6 +45,7 @@ from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
 from .interface import check_batch, check_text, check_threads, end_of_text, single_token
+from .read_only import ReadOnlyDict
 from .token_spans import TokenSpan
 from .tokenizer import Tokenizer
 
@@ -198,7 +199,7 @@ class ForeignTokenizer:
         )
         self._largest_id = max(vocab, default=0)
         self.__dict__.pop("_inverse", None)
-        return vocab
+        return ReadOnlyDict(vocab)  # as a Tokenizer's: a change would reach nothing
 
     @property
     def special_tokens(self) -> list[str]:

@@ -26,6 +26,7 @@ from ..pretokenization.boundaries import CutRules
 from ..pretokenization.pretokenizer import Pretokenizer
 from . import building, decoding, streaming, token_spans
 from .interface import check_text, end_of_text, single_token, special_id_of
+from .read_only import ReadOnlyList
 from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
 
@@ -466,8 +467,7 @@ class _Truncation(Tokenizer):
         out.__dict__.update(tokenizer.__dict__)
         for cached in ("vocab", "_inverse", "_largest_id"):
             out.__dict__.pop(cached, None)
-        out.merges = tokenizer.merges[:k]
-        out.special_tokens = list(tokenizer.special_tokens)
+        out.merges = ReadOnlyList(tokenizer.merges[:k])
         out._special_ids = dict(tokenizer._special_ids)
         out.merger = tokenizer.merger.truncated(k)
         out._encoder = tokenizer._encoder.with_merger(out.merger)

@@ -22,6 +22,7 @@ from itertools import compress, repeat
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
+from ..read_only import ReadOnlyDict
 from .packed import (
     NO_MERGE,
     NUMPY_DTYPE,
@@ -632,8 +633,8 @@ class _Truncated(Merger):
         base = set(self.byte_ids).union(self.special_ids)
         drop = full.vocab.keys() - base - self._rank_of_id.keys()
         if 2 * len(drop) < len(full.vocab):
-            vocab = dict(full.vocab)
+            vocab = ReadOnlyDict(full.vocab)
             for i in drop:
-                del vocab[i]
+                dict.__delitem__(vocab, i)  # filling it: refused to its users only
             return vocab
-        return {i: t for i, t in full.vocab.items() if i not in drop}
+        return ReadOnlyDict((i, t) for i, t in full.vocab.items() if i not in drop)
