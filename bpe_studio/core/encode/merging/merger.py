@@ -117,11 +117,16 @@ class Merger:
 
     def __getstate__(self) -> dict[str, object]:
         # subtle: the compiled merger holds a lock (not picklable) and a cache; a worker
-        # process builds its own.
+        # process builds its own. The batch, char_bpe and char_cuts tables are left out too:
+        # rebuilt (or read from the rank cache) where they are used, they cost less than
+        # pickling them, four fifths of a preset's pickle, with every task of a user's pool.
         state = dict(self.__dict__)
         state["_compiled"] = None
         state["_rank_arrays"] = None
         state["_cut_tables"] = None
+        state["_batch"], state["_char"], state["_cuts"] = None, None, None
+        if state["_batch_state"] == "built":
+            state["_batch_state"] = "unbuilt"
         return state
 
     # ---------------------------------------------------------------- queries
