@@ -124,3 +124,24 @@ def test_pytest_keeps_its_cache_where_git_ignores_it(pytestconfig):
         ["git", "check-ignore", "-q", str(folder / "v")], cwd=REPO, check=False
     )
     assert ignored.returncode == 0, f"{folder} is in the tree and not git-ignored"
+
+
+def test_the_top_level_names_are_listed_and_typed_as_themselves():
+    """Found by the API audit: ``help(bpe_studio)`` and tab completion listed neither
+    ``Tokenizer`` nor ``train_bpe`` (imported on first use), and a type checker read the
+    module-level ``__getattr__`` as the type of any name imported from the package, so
+    ``from bpe_studio import Tokeniser`` type-checked."""
+    import ast
+
+    assert {"Tokenizer", "train_bpe", "MergeStep"} <= set(dir(bpe_studio))
+    tree = ast.parse(Path(bpe_studio.__file__).read_text(encoding="utf-8"))
+    top_level = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert "__getattr__" not in top_level  # only under `if not TYPE_CHECKING:`
+    guarded = [
+        n
+        for n in tree.body
+        if isinstance(n, ast.If) and ast.unparse(n.test) == "not TYPE_CHECKING"
+        for f in n.body
+        if isinstance(f, ast.FunctionDef) and f.name == "__getattr__"
+    ]
+    assert guarded

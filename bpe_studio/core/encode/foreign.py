@@ -379,7 +379,7 @@ class ForeignTokenizer:
 
     def encode_batch(
         self,
-        texts: Sequence[str],
+        texts: Iterable[str],
         *,
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
@@ -404,7 +404,7 @@ class ForeignTokenizer:
         return [list(e.ids) for e in found]
 
     def encode_ordinary_batch(
-        self, texts: Sequence[str], *, num_threads: int | None = None
+        self, texts: Iterable[str], *, num_threads: int | None = None
     ) -> list[list[int]]:
         """``encode_ordinary`` of each text (``num_threads`` as for ``encode_batch``)."""
         return self.encode_batch(texts, disallowed_special=(), num_threads=num_threads)
@@ -417,7 +417,7 @@ class ForeignTokenizer:
             raise TypeError("encode_iterable takes texts (str), not bytes")
         return iter(self.encode("".join(iterable)))
 
-    def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> np.ndarray:
+    def encode_array(self, text: str, dtype: DTypeLike | None = "uint32") -> np.ndarray:
         """``encode(text)`` as a NumPy array; ``dtype`` as ``Tokenizer.encode_array`` takes
         it (one that cannot hold the largest id is a ValueError naming both)."""
         check_text(text, "encode_array")

@@ -36,7 +36,7 @@ def ids_dtype(largest_id: int) -> np.dtype:
     return np.dtype("uint64")
 
 
-def array_dtype(dtype: DTypeLike, largest_id: int, where: str = "encode_array") -> np.dtype:
+def array_dtype(dtype: DTypeLike | None, largest_id: int, where: str = "encode_array") -> np.dtype:
     """The dtype an array of ids is built in: ``dtype`` if it is an integer dtype that holds
     ``largest_id`` (the tokenizer's), :func:`ids_dtype` for None or "auto"; else ValueError.
 

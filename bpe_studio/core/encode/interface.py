@@ -213,7 +213,7 @@ class TokenizerLike(Protocol):
 
     def encode_batch(
         self,
-        texts: Sequence[str],
+        texts: Iterable[str],
         *,
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
@@ -222,12 +222,12 @@ class TokenizerLike(Protocol):
     ) -> list[list[int]]: ...
 
     def encode_ordinary_batch(
-        self, texts: Sequence[str], *, num_threads: int | None = None
+        self, texts: Iterable[str], *, num_threads: int | None = None
     ) -> list[list[int]]: ...
 
     def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]: ...
 
-    def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> numpy.ndarray: ...
+    def encode_array(self, text: str, dtype: DTypeLike | None = "uint32") -> numpy.ndarray: ...
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int: ...
 

@@ -16,7 +16,7 @@ tokenizer is one); tiktoken's needs a keyword (see ``Tokenizer.encode``). What i
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Literal
 
@@ -73,7 +73,7 @@ class TiktokenNames:
 
     def encode_batch(
         self,
-        texts: Sequence[str],
+        texts: Iterable[str],
         *,
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
@@ -97,7 +97,7 @@ class TiktokenNames:
         return on_threads(one, texts, batch_threads(self._encoder, texts, num_threads))
 
     def encode_ordinary_batch(
-        self, texts: Sequence[str], *, num_threads: int | None = None
+        self, texts: Iterable[str], *, num_threads: int | None = None
     ) -> list[list[int]]:
         """``encode_ordinary`` of each text (tiktoken's ``encode_ordinary_batch``;
         ``num_threads`` as for ``encode_batch``)."""

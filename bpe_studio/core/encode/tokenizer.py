@@ -362,7 +362,7 @@ class Tokenizer(TiktokenNames):
             return self.template.apply(ids)
         return ids
 
-    def encode_array(self, text: str, dtype: DTypeLike = "uint32") -> numpy.ndarray:
+    def encode_array(self, text: str, dtype: DTypeLike | None = "uint32") -> numpy.ndarray:
         """``encode(text)`` as a NumPy array of ``dtype``, built without a Python list of ids.
         Surrogates are encoded as ``encode`` does.
 
