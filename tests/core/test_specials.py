@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
 
-from bpe_studio.core import Tokenizer, count_text
+from bpe_studio.core import Tokenizer, count_text, train_bpe
 from bpe_studio.core.pretokenization.specials import (
     Specials,
     first_free_start,
@@ -270,3 +270,42 @@ def test_a_surrogate_pair_in_a_special_token_is_named_as_a_pair():
         validate_special_tokens(["a\ud83d\ude00"])
     with pytest.raises(ValueError, match=r"holds a lone surrogate \(U\+DE00 at character 0\)"):
         validate_special_tokens(["\ude00\ud83d"])
+
+
+@pytest.mark.parametrize("given_as", [set, frozenset])
+def test_special_tokens_in_a_set_are_refused_since_their_ids_would_follow_hash_order(
+    tmp_path, given_as
+):
+    """Found by the API audit: ``train_bpe(p, 300, {"<|endoftext|>", "<|pad|>"})`` gave
+    ``<|endoftext|>`` id 256 with one PYTHONHASHSEED and 257 with another."""
+    specials = given_as({"<|endoftext|>", "<|pad|>", "<|bos|>"})
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world " * 20, encoding="utf-8")
+    with pytest.raises(TypeError, match=r"in an order .*write \['<\|bos\|>', '<\|endoftext"):
+        train_bpe(corpus, 300, specials)
+    vocab = {i: bytes([i]) for i in range(256)}
+    with pytest.raises(TypeError, match="a set's order changes"):
+        Tokenizer(vocab, [], specials)
+    # In an order (a list, a tuple, a dict's keys): taken, ids in that order.
+    for ordered in (
+        ["<|pad|>", "<|bos|>"],
+        ("<|pad|>", "<|bos|>"),
+        {"<|pad|>": 0, "<|bos|>": 0}.keys(),
+    ):
+        tok = Tokenizer(vocab, [], ordered)
+        assert [tok.special_id(s) for s in ("<|pad|>", "<|bos|>")] == [256, 257]
+
+
+def test_an_unknown_training_option_names_train_bpe_and_the_options(tmp_path):
+    """Found by the API audit: ``num_processes=4`` (CS336's adapters pass **kwargs on) was
+    "trainer_from_file() got an unexpected keyword argument"."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("hello world " * 20, encoding="utf-8")
+    with pytest.raises(
+        TypeError, match=r"^train_bpe\(\) .*'num_processes' \(did you mean 'workers'\?\)"
+    ):
+        train_bpe(corpus, 300, [], num_processes=4)
+    with pytest.raises(
+        TypeError, match=r"'pattrn' \(did you mean 'pattern'\?\); its options are workers"
+    ):
+        train_bpe(corpus, 300, [], pattrn="gpt2")

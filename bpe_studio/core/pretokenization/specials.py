@@ -43,7 +43,8 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
     """Return the special tokens in the given order with duplicates dropped; reject empty ones.
 
     Every entry point that takes special tokens (training, ``Tokenizer``, loading) comes
-    through here. A bare string is refused rather than read as one token per character:
+    through here. A bare string is refused rather than read as one token per character, and
+    a set, whose order (so the ids) would change from one run to the next:
 
     >>> validate_special_tokens("<s>")
     Traceback (most recent call last):
@@ -56,6 +57,13 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
         raise TypeError(
             f"special tokens must be a list of strings, not the {type(special_tokens).__name__} "
             f"{shown}{hint}"
+        )
+    if isinstance(special_tokens, (set, frozenset)):
+        # Their ids follow their order, and a set's changes from run to run (hash seeds).
+        shown = repr(sorted(special_tokens, key=str))[:80]
+        raise TypeError(
+            "special tokens must be given in an order (a list or tuple): their ids follow it, "
+            f"and a set's order changes from one run to the next (write {shown})"
         )
     seen: dict[str, None] = {}
     for tok in special_tokens or ():

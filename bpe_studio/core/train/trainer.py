@@ -23,6 +23,7 @@ Ids: 0..255 are the bytes, then the special tokens in order, then one id per mer
 
 from __future__ import annotations
 
+import difflib
 import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -369,7 +370,27 @@ def iter_merges(
     """Train on a file (or several, as one corpus), yielding each merge as it is made.
     ``workers``, ``progress``, ``pattern``, ``engine``, ``cluster``, ``text_field`` and
     ``records`` as for :func:`train_bpe`."""
+    _check_options(options, "iter_merges")
     yield from trainer_from_file(input_path, vocab_size, special_tokens, **options)
+
+
+# Names people bring from other trainers (CS336's adapters, multiprocessing) for ``workers``.
+_WORKER_SPELLINGS = frozenset({"num_processes", "num_workers", "n_workers", "processes", "jobs"})
+
+
+def _check_options(options: Mapping[str, object], where: str) -> None:
+    """TypeError naming ``where`` (not the function it passes the options to) for an option
+    it does not take, with the options it does."""
+    known = TrainOptions.__annotations__
+    for name in options:
+        if name not in known:
+            close = "workers" if name in _WORKER_SPELLINGS else None
+            close = close or next(iter(difflib.get_close_matches(name, known, 1)), None)
+            hint = f" (did you mean {close!r}?)" if close else ""
+            raise TypeError(
+                f"{where}() got an unexpected keyword argument {name!r}{hint}; its options "
+                f"are {', '.join(known)}"
+            )
 
 
 def train_bpe(
@@ -402,6 +423,7 @@ def train_bpe(
     A special token of a single byte (``"a"``) is a ValueError naming it, before the corpus
     is read: the byte has its token already (``specials.refuse_single_bytes``).
     """
+    _check_options(options, "train_bpe")
     trainer = trainer_from_file(input_path, vocab_size, special_tokens, **options)
     for _ in trainer:
         pass
