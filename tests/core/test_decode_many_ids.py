@@ -41,6 +41,13 @@ def test_many_ids_decode_as_tiktoken_decodes_them(gpt2_tokenizer, tiktoken_gpt2,
     assert gpt2_tokenizer.decode(given) == tiktoken_gpt2.decode(many_ids)
 
 
+@pytest.mark.parametrize("text", ["1 2 3", b"12"])
+def test_text_given_for_ids_is_named_as_text(gpt2_tokenizer, text):
+    """Found by the API audit: ``decode("1 2")`` said "token ids must be ints, got '1'"."""
+    with pytest.raises(TypeError, match=r"takes token ids \(a list of ints\), not a (str|bytes)"):
+        gpt2_tokenizer.decode(text)
+
+
 @pytest.mark.parametrize(
     ("bad", "error", "message"),
     [

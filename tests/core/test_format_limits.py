@@ -229,6 +229,18 @@ def test_two_ids_of_the_same_bytes_name_them_and_leave_no_folder(tmp_path):
     assert not out.exists()
 
 
+def test_a_token_two_merges_make_is_not_sent_to_a_format_that_refuses_it_too(tmp_path):
+    """Found by the API audit: a merge listed twice (a student's trainer) was told "save as
+    'hf', which holds it", and 'hf' refused the same tokenizer."""
+    vocab = dict(BYTES) | {256: b"ab", 257: b"ab"}
+    tok = Tokenizer(vocab, [(b"a", b"b"), (b"a", b"b")], [])
+    with pytest.raises(ValueError, match="ranked 0 and 1 both make it") as refused:
+        tok.save(tmp_path / "gpt2", format="gpt2")
+    assert "'hf'" not in str(refused.value)
+    with pytest.raises(ValueError, match="ids 256 and 257 hold the same token"):
+        tok.save(tmp_path / "hf", format="hf")
+
+
 @pytest.mark.parametrize(("prop", "char"), [("XDigit", "\u0660"), ("Word", "\u00b2")])
 def test_the_properties_refused_for_tokenizer_json_are_read_otherwise_by_oniguruma(prop, char):
     """Found by the review: \\p{XDigit} takes every script's digits in Oniguruma (Arabic-Indic

@@ -104,7 +104,13 @@ def _check_ids(ids: Iterable[object], types: set[type]) -> None:
 
 
 def refuse_unordered(ids: object) -> None:
-    """TypeError for a set or a mapping of ids: it has no order to decode in."""
+    """TypeError for a set or a mapping of ids: it has no order to decode in; and for a str or
+    bytes, which is text, not ids (each character would be refused as "not an int")."""
+    if isinstance(ids, (str, bytes, bytearray)):
+        raise TypeError(
+            f"decoding takes token ids (a list of ints), not a {type(ids).__name__}: "
+            f"{bytes(ids[:40]) if not isinstance(ids, str) else ids[:40]!r}"
+        )
     if isinstance(ids, (AbstractSet, Mapping)):
         raise TypeError(
             f"ids must be in order (a list, tuple or array), not a {type(ids).__name__}"

@@ -109,6 +109,17 @@ def load_files(
     return vocab, [(a, b) for _, a, b in rows]
 
 
+def _why_twice(token: bytes, merges: Sequence[tuple[bytes, bytes]]) -> str:
+    """Why a vocabulary holds ``token`` twice, and what to do about it."""
+    making = [i for i, (a, b) in enumerate(merges) if a + b == token]
+    if len(making) > 1:
+        return (
+            f"the merges ranked {making[0]:,} and {making[1]:,} both make it: a merge list holds each "
+            "token's merge once, and no format can save this one"
+        )
+    return "an added token sharing a model token's bytes: save as 'hf', which holds it"
+
+
 def save_files(
     directory: str | os.PathLike,
     vocab: Mapping[int, bytes],
@@ -124,8 +135,8 @@ def save_files(
             # Checked before the folder is made: a refusal leaves nothing behind.
             raise ValueError(
                 f"{os.fspath(Path(directory) / 'vocab.json')}: ids {obj[text]} and {idx} hold "
-                f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold (an "
-                "added token sharing a model token's bytes: save as 'hf', which holds it)"
+                f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold "
+                f"({_why_twice(tok, merges)})"
             )
     out = output_dir(directory)
     vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
