@@ -343,12 +343,33 @@ def test_step_through_follows_the_timeline_step(qtbot, steps, run):
             )
 
 
-def test_step_through_while_training_uses_the_published_merges(qtbot, steps, run):
+def test_step_through_while_training_uses_the_editors_tokenizer(qtbot, steps, run):
+    """Following the run live, the editor shows the run's tokenizer as last rebuilt (paced),
+    so the step-through replays that one, not every merge published since: the code review
+    found them 5 merges apart. At an earlier step both use the record's merges to it."""
     vocab, merges, _ = run
     hub = training_hub(steps[:300])
+    hub.show_tokenizer(
+        TokenizerSource(
+            "training, 200 merges so far",
+            vocab=initial_vocab([EOT]) | {s.new_id: s.left + s.right for s in steps[:200]},
+            merges=merges[:200],
+            special_tokens=[EOT],
+            run_id=hub.state.run_id,
+        )
+    )
+    assert hub.state.live and hub.state.published == 300
     panel = step_panel(qtbot, hub)
-    w = replay(qtbot, panel, " little")
-    assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(merges[:300], b" little")
+    piece = " little"
+    w = replay(qtbot, panel, piece)
+    assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(merges[:200], b" little")
+    assert ref_rank_encode(merges[:200], b" little") != ref_rank_encode(merges[:300], b" little")
+    hub.select_step(250)  # past the rebuilt one: the record's 250 merges, as the editor
+    panel.refresh()
+    panel.show_piece(piece)
+    qtbot.waitUntil(lambda: not panel.busy and bool(panel.walkthrough.steps), timeout=20_000)
+    w = panel.walkthrough
+    assert [w.tokens[i] for i in w.steps[-1].tokens] == ref_rank_encode(merges[:250], b" little")
 
 
 def test_step_through_uses_a_picked_tokenizer(qtbot, steps, run):

@@ -105,13 +105,17 @@ def _run_only(state: RunState) -> TokenizerRecipe | None:
 
 def step_recipe(state: RunState) -> TokenizerRecipe | None:
     """The tokenizer the step-through replays: the picked one, else the run's cut to the
-    timeline's step (the editor's tokenizer either way)."""
+    timeline's step; the editor's either way. While training live, that is the run's tokenizer
+    as last rebuilt (the controller paces it), not every merge published since: the step's
+    ids for the piece under the cursor are those the editor paints."""
     full = run_recipe(state)
     if full is None or not full.run:
         return full
     k = state.step
     if state.phase.training:
         k = min(k, state.published)
+        if state.live and state.shown is not None and state.loaded is None:
+            k = min(k, state.shown.merge_count)
         return TokenizerRecipe((_Same(state.record), k), _from_record(state, k), True)
 
     def build(cache: TokenizerCache) -> AnyTokenizer:
