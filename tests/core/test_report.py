@@ -144,5 +144,27 @@ def test_corpus_sample_cuts_at_a_whole_character(tmp_path):
 def test_corpus_sample_rejects_bad_utf8(tmp_path):
     path = tmp_path / "bad.txt"
     path.write_bytes(b"abc\xffdef")
-    with pytest.raises(ValueError, match=r"bad\.txt: not UTF-8 at byte 3"):
+    with pytest.raises(ValueError, match=r"bad\.txt: not valid UTF-8 at byte offset 3"):
         corpus_sample(path)
+
+
+def test_every_reader_of_a_files_start_says_bad_utf8_as_training_does(tmp_path):
+    """Found by the code review: one bad byte was "not UTF-8 at byte 70003" in the Report,
+    "not UTF-8 text (byte 70,003: ...)" in the curves, and training's own words at Open."""
+    from bpe_studio.core import train_bpe
+    from bpe_studio.gui.model.corpus_source import utf8_problem
+    from bpe_studio.gui.model.curve_server import read_slice, read_text
+
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"line one\nline two \xff and on\n" * 3)
+    with pytest.raises(ValueError) as trained:
+        train_bpe(path, 300, [], workers=1)
+    expected = str(trained.value)
+    assert "byte offset 18" in expected and "line 2" in expected
+    messages = []
+    for read in (corpus_sample, read_slice, read_text):
+        with pytest.raises(ValueError) as raised:
+            read(path)
+        messages.append(str(raised.value))
+    messages.append(utf8_problem([str(path)]))
+    assert messages == [expected] * 4

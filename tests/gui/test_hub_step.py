@@ -93,8 +93,8 @@ def test_read_slice_cuts_at_a_line_or_a_whole_character(tmp_path):
     path.write_bytes("é".encode() * 10)
     assert read_slice(path, 7) == "ééé"  # 6 bytes: the 4th character was cut in half
     path.write_bytes(b"ok\xff\n")
-    with pytest.raises(ValueError, match="t.txt: not UTF-8 text"):
+    with pytest.raises(ValueError, match="t.txt: not valid UTF-8 at byte offset 2 .*, line 1"):
         read_slice(path, 100)
     path.write_bytes(b"ok " + "é".encode()[:1])  # whole file, not cut: a bad end is bad
-    with pytest.raises(ValueError, match="not UTF-8 text"):
+    with pytest.raises(ValueError, match="not valid UTF-8 at byte offset 3"):
         read_slice(path, 100)

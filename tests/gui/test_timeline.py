@@ -226,7 +226,7 @@ def test_bad_heldout_file_is_reported_before_any_run(qtbot, window, tmp_path):
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     for path, reason in [(tmp_path / "missing.txt", "No such file"), (empty, "empty"),
-                         (latin1, "not UTF-8")]:  # fmt: skip
+                         (latin1, "not valid UTF-8 at byte offset 3")]:  # fmt: skip
         window.last_error = None
         assert window.curve.open_heldout(path) is False
         assert window.last_error is not None

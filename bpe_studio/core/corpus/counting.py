@@ -192,6 +192,33 @@ def not_utf8(name: str, offset: int, reason: str, line: int | None = None) -> Co
     )
 
 
+def read_head(
+    path: str | os.PathLike, limit: int, *, whole_lines: bool = False, name: str | None = None
+) -> str:
+    """The start of the UTF-8 file ``path``: at most ``limit`` bytes, cut back to a whole
+    character, and with ``whole_lines`` after the last line break in them (where there is
+    one); the whole file when it is shorter. Text that is not UTF-8 raises
+    :func:`not_utf8`'s error naming the file (as ``name`` when given), byte offset and line,
+    as training would: one message for every reader of a file's start."""
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+    cut = len(data) > limit
+    if cut:
+        data = data[:limit]
+        end = data.rfind(b"\n") if whole_lines else -1
+        if end > 0:
+            data = data[: end + 1]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        # subtle: a cut through the last character's bytes is "unexpected end of data";
+        # everything before that character is whole.
+        if cut and e.reason == "unexpected end of data" and e.start >= len(data) - 3:
+            return data[: e.start].decode("utf-8")
+        line = data.count(b"\n", 0, e.start) + 1
+        raise not_utf8(name or os.fspath(path), e.start, e.reason, line) from None
+
+
 def decode_chunk(
     data: bytes,
     path: str | os.PathLike,

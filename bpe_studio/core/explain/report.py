@@ -199,18 +199,9 @@ def bundled_samples() -> list[Sample]:
 
 def corpus_sample(path: str | os.PathLike[str], limit: int = CORPUS_LIMIT) -> Sample:
     """The first ``limit`` bytes of a UTF-8 corpus file (cut back to a whole character), named
-    after the file. Invalid UTF-8 raises ValueError naming the file and the byte offset."""
+    after the file. Invalid UTF-8 raises ValueError naming the file, the byte offset and the
+    line (``counting.read_head``)."""
+    from ..corpus.counting import read_head  # subtle: lazily; it imports the process pools
+
     path = Path(path)
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    cut = len(data) > limit
-    data = data[:limit]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        # subtle: a cut through the last character's bytes is "unexpected end of data";
-        # everything before that character is whole.
-        if not (cut and error.reason == "unexpected end of data"):
-            raise ValueError(f"{path}: not UTF-8 at byte {error.start}") from None
-        text = data[: error.start].decode("utf-8")
-    return Sample(f"Corpus: {path.name}", text)
+    return Sample(f"Corpus: {path.name}", read_head(path, limit))

@@ -114,8 +114,8 @@ def _why_twice(token: bytes, merges: Sequence[tuple[bytes, bytes]]) -> str:
     making = [i for i, (a, b) in enumerate(merges) if a + b == token]
     if len(making) > 1:
         return (
-            f"the merges ranked {making[0]:,} and {making[1]:,} both make it: a merge list holds each "
-            "token's merge once, and no format can save this one"
+            f"the merges ranked {making[0]:,} and {making[1]:,} both make it: a merge list "
+            "holds each token's merge once, and no format can save this one"
         )
     return "an added token sharing a model token's bytes: save as 'hf', which holds it"
 

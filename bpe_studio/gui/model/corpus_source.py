@@ -13,13 +13,13 @@ What it leaves out: where the counting runs (``gui.views.cluster_choice``), trai
 
 from __future__ import annotations
 
-import codecs
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...core.corpus.counting import not_utf8
+from ...core.corpus.counting import read_head
+from ...core.corpus.errors import CorpusError
 from ...core.corpus.sources import Kind, is_glob_or_url, resolve_corpus
 
 # How much of each plain text file Open reads to check it is UTF-8 (on the GUI thread).
@@ -89,14 +89,9 @@ def utf8_problem(paths: Sequence[str]) -> str | None:
         if not file.plain_local or file.kind is not Kind.TEXT:
             continue
         try:
-            with open(file.url, "rb") as f:
-                head = f.read(PROBE_BYTES)
+            read_head(file.url, PROBE_BYTES, name=path)
         except OSError as error:
             return f"{path}: {error.strerror or error}"
-        # subtle: the probe may end inside a character; that tail is not an error (the
-        # decoder keeps it pending unless the file ends there).
-        try:
-            codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < PROBE_BYTES)
-        except UnicodeDecodeError as error:
-            return str(not_utf8(path, error.start, error.reason))
+        except CorpusError as error:
+            return str(error)
     return None

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...core import CompressionCurve
-from ...core.corpus.counting import ignore_interrupts
+from ...core.corpus.counting import decode_chunk, ignore_interrupts, read_head
 
 IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
 HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
@@ -53,32 +53,15 @@ class Merge(NamedTuple):
 
 def read_slice(path: Path, limit: int = IN_SAMPLE_BYTES) -> str:
     """The start of a UTF-8 file, about ``limit`` bytes, cut after a line break (or, with none,
-    before an incomplete character). Raises ``ValueError`` naming the file for bad UTF-8."""
-    with open(path, "rb") as f:
-        data = f.read(limit + 1)
-    cut_short = len(data) > limit
-    if cut_short:
-        data = data[:limit]
-        cut = data.rfind(b"\n")
-        if cut > 0:
-            data = data[: cut + 1]
-    return _decode(path, data, partial_tail=cut_short)
+    before an incomplete character). Raises ``ValueError`` naming the file, byte offset and
+    line for bad UTF-8 (``counting.read_head``)."""
+    return read_head(path, limit, whole_lines=True)
 
 
 def read_text(path: Path) -> str:
-    """A whole UTF-8 file; ``ValueError`` naming the file and byte offset for bad UTF-8."""
-    return _decode(path, Path(path).read_bytes(), partial_tail=False)
-
-
-def _decode(path: Path, data: bytes, *, partial_tail: bool) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        # subtle: a slice may end inside a character; only that tail is forgiven.
-        tail = error.start >= len(data) - 3 and error.reason == "unexpected end of data"
-        if partial_tail and tail:
-            return data[: error.start].decode("utf-8")
-        raise ValueError(f"{path}: not UTF-8 text (byte {error.start:,}: {error.reason})") from None
+    """A whole UTF-8 file; ``ValueError`` naming the file, byte offset and line for bad
+    UTF-8, as training says it."""
+    return decode_chunk(Path(path).read_bytes(), path, 0, with_line=True)
 
 
 def describe(name: str, spec: TextSpec, error: Exception) -> str:
