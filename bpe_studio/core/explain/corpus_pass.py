@@ -45,7 +45,7 @@ from ..corpus.records import jsonl_documents, parquet_documents
 from ..corpus.sources import CorpusFile, Kind
 from ..corpus.stamps import read_range
 from ..corpus.tasks import CountTask, make_tasks
-from ..encode.encode_file import encode_range
+from ..encode.encode_file import CHUNK_BYTES, PARALLEL_MIN_BYTES, PREPARE_MIN_BYTES, encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.merging import kernel_start
 from ..io.interrupts import held_interrupts, no_check
@@ -53,13 +53,10 @@ from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
 from .work import CancelEvent, checkpoint
 
-# Tasks hold about this many bytes (fewer for a small corpus, so every worker gets some).
-CHUNK_BYTES = 2 * 1024 * 1024
-MIN_CHUNK_BYTES = 256 * 1024
-# Below this many bytes a corpus is read in this process: starting workers costs more.
-PARALLEL_MIN_BYTES = 1024 * 1024
-# From this size on, the tokenizer's bulk tables are built before encoding starts.
-PREPARE_MIN_BYTES = 256 * 1024
+# Tasks hold at most encode_file's CHUNK_BYTES, fewer for a small corpus (so every worker
+# gets some) but not below this; PARALLEL_MIN_BYTES and PREPARE_MIN_BYTES are encode_file's
+# too: usage is measured against encoding with the same workers (issue 36).
+MIN_TASK_BYTES = 256 * 1024
 # A stream is read, and records' texts are gathered, this many bytes at a time.
 BLOCK = 4 * 1024 * 1024
 # Ids counted at a time from a stream.
@@ -107,7 +104,7 @@ def usage_tasks(
     another kind than byte-level BPE encodes a plain file whole: where its text may be cut is
     its own affair."""
     size = sum(f.size for f in files)
-    target = min(CHUNK_BYTES, max(MIN_CHUNK_BYTES, size // (4 * workers)))
+    target = min(CHUNK_BYTES, max(MIN_TASK_BYTES, size // (4 * workers)))
     if isinstance(tokenizer, ForeignTokenizer):
         tasks = []
         for f in files:
