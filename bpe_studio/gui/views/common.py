@@ -175,12 +175,15 @@ def steady_label(label: QLabel, longest: str = "") -> SteadyLabel:
 
 def configure_table(table: QTableView, font: QFont | None = None) -> None:
     """Defaults for the big, growing tables: fixed row heights (no per-row size queries),
-    whole-row selection, no row numbers, alternating row colours."""
+    whole-row selection, no row numbers, alternating row colours, Tab to the next control."""
     if font is not None:
         table.setFont(font)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     table.setAlternatingRowColors(True)
     table.setWordWrap(False)
+    # Tab leaves the table for the next control (the arrows move between cells), or a
+    # keyboard user could not get past a table with rows.
+    table.setTabKeyNavigation(False)
     table.verticalHeader().setVisible(False)
     rows = table.verticalHeader()
     rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)

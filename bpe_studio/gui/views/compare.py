@@ -332,8 +332,10 @@ class CompareView(LazyPage):
         self._computing: tuple[Choice, ...] = ()  # the choices of the job under way
 
         self.input = QPlainTextEdit()
+        self.input.setAccessibleName("Text to compare")
         self.input.setFont(monospace_font(11))
         self.input.setPlaceholderText("Type or paste text to compare…")
+        self.input.setTabChangesFocus(True)  # a keyboard user can leave it; paste keeps tabs
         self.input.setPlainText(DEFAULT_TEXT)
         self.choices = (
             TokenizerPicker(hub, pane=COMPARE_LEFT, default=preset_key("gpt2")),

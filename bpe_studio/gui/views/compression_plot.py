@@ -130,6 +130,7 @@ class CompressionPlot(QWidget):
             steady_label(QLabel(), "step 00,000: in-sample 0.00 · held-out 0.00")
         )
         self.plot_widget = pg.PlotWidget(axisItems={"bottom": MergeAxis("bottom")})
+        self.plot_widget.setAccessibleName("Compression curve: bytes per token by merge")
         plot = self.plot = self.plot_widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()

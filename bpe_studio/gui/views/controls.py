@@ -181,7 +181,8 @@ class TrainingPanel(QWidget):
             )
         ):
             label = QLabel(text)
-            label.setBuddy(widget)
+            # A choice's own combo box is what takes focus, so what the label names.
+            label.setBuddy(getattr(widget, "combo", widget))
             if i:
                 settings_row.addSpacing(10)
             settings_row.addWidget(label)

@@ -107,11 +107,13 @@ class IdsPanel(QWidget):
         self.copy_button.setToolTip("Copy every id of the editor's text, comma separated")
         self.copy_button.clicked.connect(self.copy_ids)
         self.ids_view = QPlainTextEdit()
+        self.ids_view.setAccessibleName("Token ids of the editor text")
         self.ids_view.setReadOnly(True)
         self.ids_view.setFont(monospace_font(10))
         self.ids_view.setMaximumBlockCount(1)
         self.ids_view.setFixedHeight(self.ids_view.fontMetrics().height() * 2 + 12)
         self.decode_input = QLineEdit()
+        self.decode_input.setAccessibleName("Ids to decode")
         self.decode_input.setPlaceholderText("Paste ids to decode, e.g. 15496, 11, 995")
         self.decode_input.setClearButtonEnabled(True)
         self.decode_input.textChanged.connect(self._on_input_changed)
@@ -124,6 +126,7 @@ class IdsPanel(QWidget):
         # second line rather than being cut (common.SteadyLabel).
         self.error_label.setTextFormat(Qt.TextFormat.RichText)
         self.decoded_view = TokenTextEdit()
+        self.decoded_view.setAccessibleName("Decoded text")
         self.decoded_view.setReadOnly(True)
         self.decoded_view.setMinimumHeight(self.decoded_view.fontMetrics().height() * 2 + 12)
 

@@ -184,7 +184,9 @@ class LabCharts(QWidget):
         self._plots = plots
         for plot in plots:
             style_plot(plot)
+        names = ("Categories", "Byte lengths", "Usage by rank of count", "Overlap")
         for i, widget in enumerate(self.widgets):
+            widget.setAccessibleName(f"{names[i]} chart")
             widget.setMinimumSize(*PLOT_MIN)
             self._grid.addWidget(widget, i // 2, i % 2)
 

@@ -202,6 +202,7 @@ class LabTokenList(QWidget):
         muted(self.count)
         self.model = LabTokenModel(self)
         self.table = QTableView()
+        self.table.setAccessibleName("Tokens listed")
         self.table.setModel(self.model)
         configure_table(self.table, monospace_font())
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

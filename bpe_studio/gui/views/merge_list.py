@@ -34,6 +34,7 @@ class MergeListView(QWidget):
         self.model = model = MergeTableModel(hub, self)
         self.title = steady_label(title_label("Merges"), "Merges  000,000")
         self.table = QTableView(self)
+        self.table.setAccessibleName("Merges")
         self.table.setModel(model)
         configure_table(self.table, monospace_font())
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -60,7 +61,8 @@ class MergeListView(QWidget):
         self._programmatic = False  # selecting the step's merge must not select its token
         self._step_row: int | None = None  # the row the step selected, if it is selected
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
-        self.table.doubleClicked.connect(self._on_double_click)
+        # Enter, or a double click (Fusion's activation), moves the timeline to that merge.
+        self.table.activated.connect(self._on_activated)
         hub.step_changed.connect(self._on_step)
         hub.phase_changed.connect(self._on_phase)
         notifier().changed.connect(self._update_title)
@@ -122,7 +124,7 @@ class MergeListView(QWidget):
                 self.hub.select_token(int(token_id))
 
     @Slot(QModelIndex)
-    def _on_double_click(self, index: QModelIndex) -> None:
+    def _on_activated(self, index: QModelIndex) -> None:
         if index.isValid():
             self.hub.select_step(index.row() + 1)  # merges 0..row applied
 

@@ -185,6 +185,7 @@ class PairChart(QWidget):
         self._next_marked = True  # the first bar is the pair merged next
 
         self.pairs_widget = pg.PlotWidget()
+        self.pairs_widget.setAccessibleName("Pair counts: the pairs left before the next merge")
         self.pairs_plot = self.pairs_widget.getPlotItem()
         _style_plot(self.pairs_plot)
         self.pairs_plot.invertY(True)
@@ -207,6 +208,7 @@ class PairChart(QWidget):
         self.pairs_plot.vb.sigResized.connect(self._on_pairs_resized)
 
         self.decay_widget = pg.PlotWidget()
+        self.decay_widget.setAccessibleName("Pair count of each merge, by merge rank")
         self.decay_widget.setMinimumWidth(200)
         self.pairs_widget.setMinimumWidth(MIN_WIDTH - 200 - 6)
         self.decay_plot = self.decay_widget.getPlotItem()

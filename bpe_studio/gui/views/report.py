@@ -102,6 +102,8 @@ class ReportView(LazyPage):
             TokenizerPicker(hub, pane=report_pane(i), default=default, allow_none=i >= 2)
             for i, default in enumerate(DEFAULTS)
         ]
+        for i, choice in enumerate(self.choices):
+            choice.setAccessibleName(f"Tokenizer {i + 1}")  # shown by a colour swatch only
         self._computing: list[Choice] = []  # the choices of the job under way
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
@@ -116,12 +118,15 @@ class ReportView(LazyPage):
         self.status = muted(steady_label(QLabel(" "), "0" * 50))
 
         self.table = QTableWidget(0, 0)
+        self.table.setAccessibleName("Bytes per token of each sample")
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # Tab to the next control, arrows between cells
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
 
         self.chart = pg.PlotWidget()
+        self.chart.setAccessibleName(CHART_TITLE)
         plot = self.chart.getPlotItem()
         plot.setLabel("left", "bytes per token")
         plot.setMouseEnabled(x=False, y=False)

@@ -108,6 +108,7 @@ class StepThroughPanel(QWidget):
         self._play.timeout.connect(self._on_play_tick)
 
         self.piece_edit = QLineEdit()
+        self.piece_edit.setAccessibleName("Text to step through")
         self.piece_edit.setPlaceholderText("Type a word, or put the editor cursor in one")
         self.piece_edit.setFont(monospace_font(11))
         self.piece_edit.textEdited.connect(self._on_typed)

@@ -225,7 +225,7 @@ def colours_for(palette: QPalette) -> Colours:
             [base, *(QColor(c) for c in (*fixed["shared"], *fixed["tokens"], *fixed["special"]))],
             base_text,
         ),
-        later=_mix(base, base_text, 0.45).name(),
+        later=_mix(base, base_text, 0.6).name(),  # greyed, yet over 4.5:1 on both rows' colours
         unreachable=_legible("#f783ac" if dark else "#c2255c", base, base_text),
         **fixed,
     )
@@ -276,8 +276,11 @@ def light_palette() -> QPalette:
         p.setColor(group, Role.Text, QColor("#000000"))
         p.setColor(group, Role.WindowText, QColor("#000000"))
         p.setColor(group, Role.ButtonText, QColor("#000000"))
-        p.setColor(group, Role.Highlight, QColor("#308cc6"))
+        # Fusion's #308cc6 holds white text at 3.7:1 only; this, at 5.2:1.
+        p.setColor(group, Role.Highlight, QColor("#2a6fb0"))
         p.setColor(group, Role.HighlightedText, QColor("#ffffff"))
+        # Derived from the window colour, placeholders came out black, like typed text.
+        p.setColor(group, Role.PlaceholderText, QColor("#6b6f76"))
         p.setColor(group, Role.ToolTipBase, QColor("#ffffdc"))
         p.setColor(group, Role.ToolTipText, QColor("#000000"))
     return p
@@ -421,12 +424,34 @@ def app_style_sheet(c: Colours) -> str:
     return STYLE_SHEET.read_text(encoding="utf-8") + colour_rules(c)
 
 
+def _dark_indicators(c: Colours) -> str:
+    """An unchecked box's outline in the dark scheme: Fusion draws it in the window's own
+    colour darkened, 1.2:1 against the window."""
+    if not c.dark:
+        return ""
+    return f"""
+QCheckBox::indicator:unchecked {{
+    border: 1px solid #8a9099;
+    background: {c.plot_background};
+    width: 12px;
+    height: 12px;
+    border-radius: 2px;
+}}"""
+
+
 def colour_rules(c: Colours) -> str:
     """The style sheet's colours for ``c`` (``resources/style.qss`` holds the rest)."""
     return f"""
 QLabel#sectionTitle {{ color: {c.text}; }}
 QWidget#trainingPanel {{ background: {c.panel}; border: 1px solid {c.panel_border}; }}
 QPushButton#primary {{ background: #3b5bdb; color: #ffffff; border: 1px solid #364fc7; }}
+QPushButton#primary:focus {{ border: 2px solid {c.text}; }}
+QPushButton:checked {{
+    background: #3b5bdb;
+    color: #ffffff;
+    border: 1px solid #364fc7;
+    border-radius: 4px;
+}}{_dark_indicators(c)}
 QPushButton#primary:disabled {{
     background: {"#2f3a5c" if c.dark else "#c5cae9"};
     border-color: {"#2f3a5c" if c.dark else "#c5cae9"};

@@ -33,6 +33,7 @@ import regex
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal, Slot
 from PySide6.QtGui import (
     QColor,
+    QKeyEvent,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -43,6 +44,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtWidgets import (
+    QAbstractScrollArea,
     QCheckBox,
     QHBoxLayout,
     QLabel,
@@ -473,6 +475,37 @@ class TokenTextEdit(QPlainTextEdit):
             if token_id is not None:
                 self.clicked.emit(token_id)
 
+    def token_at_cursor(self) -> int | None:
+        """The id of the (first) token holding the character after the text cursor (before
+        it, at the end of the text)."""
+        spans = self.spans
+        if spans is None or spans.text_length == 0:
+            return None
+        char = min(spans.from_utf16(self.textCursor().position()), spans.text_length - 1)
+        held = spans.covering(char)
+        return int(spans.ids[held[0]]) if held else None
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        # Tab types a tab (text with tabs is tokenized as it is); Ctrl+Tab leaves the editor,
+        # as in Qt's other text fields, rather than reaching the tabs above. Ctrl+Enter asks
+        # "why this token" of the token at the cursor, as a click on it does.
+        key, mods = event.key(), event.modifiers()
+        if mods & Qt.KeyboardModifier.ControlModifier:
+            if key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab):
+                forward = key == Qt.Key.Key_Tab and not mods & Qt.KeyboardModifier.ShiftModifier
+                # subtle: QPlainTextEdit's own override refuses while Tab types tabs.
+                QAbstractScrollArea.focusNextPrevChild(self, forward)
+                return
+            if (
+                key in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and not self.textCursor().hasSelection()
+            ):
+                token_id = self.token_at_cursor()
+                if token_id is not None:
+                    self.clicked.emit(token_id)
+                return
+        super().keyPressEvent(event)
+
 
 class TokenEditor(QWidget):
     """The editor with its title bar, whitespace toggle and status line.
@@ -497,6 +530,7 @@ class TokenEditor(QWidget):
         self.whitespace = QCheckBox("Show whitespace")
         self.whitespace.toggled.connect(self.set_whitespace_visible)
         self.edit = TokenTextEdit(self)
+        self.edit.setAccessibleName("Editor: text to tokenize")
         self.edit.setPlaceholderText("Type or paste text to see how it is tokenized")
         self.status = muted(steady_label(QLabel("No tokenizer yet: train one or load one")))
         self.status.setTextFormat(Qt.TextFormat.PlainText)  # it quotes error messages

@@ -131,6 +131,7 @@ class VocabTableView(QWidget):
         self.title = muted(steady_label(QLabel(""), "000,000 tokens"))
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.filter_edit = QLineEdit(self)
+        self.filter_edit.setAccessibleName("Filter the vocabulary")
         self.filter_edit.setPlaceholderText("Filter: token or id (space = ␣)")
         self.filter_edit.setMinimumWidth(120)
         self.filter_edit.setClearButtonEnabled(True)
@@ -145,6 +146,7 @@ class VocabTableView(QWidget):
             box.toggled.connect(self._request_soon)
 
         self.table = QTableView(self)
+        self.table.setAccessibleName("Vocabulary")
         self.table.setModel(self.proxy)
         configure_table(self.table, monospace_font())
         self.warmer = GlyphWarmer(self.table)

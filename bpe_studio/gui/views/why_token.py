@@ -181,6 +181,7 @@ class WhyTokenPanel(QWidget):
         self.detail.setTextFormat(Qt.TextFormat.RichText)
         muted(self.detail)
         self.tree = MergeTreeView(self)
+        self.tree.setAccessibleName("Merge tree of the token")
         self.tree.setFrameShape(QFrame.Shape.NoFrame)
         self.tree.node_clicked.connect(self._select)
         self.tree.show_message(EMPTY)
@@ -197,6 +198,7 @@ class WhyTokenPanel(QWidget):
         self.uses_title.setObjectName("sectionTitle")
         self.uses = UsesModel(self)
         self.uses_table = QTableView(self)
+        self.uses_table.setAccessibleName("Grew into: merges using the token")
         self.uses_table.setModel(self.uses)
         configure_table(self.uses_table, monospace_font())
         self.uses_table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -204,6 +206,7 @@ class WhyTokenPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.uses_table.clicked.connect(self._on_use_clicked)
+        self.uses_table.activated.connect(self._on_use_clicked)  # Enter, from the keyboard
 
         top = QHBoxLayout()
         top.setSpacing(4)
