@@ -99,3 +99,26 @@ def test_the_apps_own_palettes_keep_placeholders_and_selections_legible():
         assert theme.contrast(placeholder, base) >= 4.5
         chosen, highlight = palette.color(Role.HighlightedText), palette.color(Role.Highlight)
         assert theme.contrast(chosen, highlight) >= 4.5
+
+
+def test_the_views_own_font_sizes_follow_a_larger_application_font(qtbot, qapp):
+    """At a 14-16 pt application font the tables stayed at 9 pt, the editor at 11, the
+    Report's values at 8: their text stayed small and the headers above them clipped."""
+    from PySide6.QtGui import QFont
+
+    from bpe_studio.gui.views.common import DESIGN_POINTS, monospace_font, points
+    from bpe_studio.gui.views.token_editor import TokenTextEdit
+
+    before = qapp.font()
+    try:
+        larger = QFont(before)
+        larger.setPointSizeF(DESIGN_POINTS * 2)
+        qapp.setFont(larger)
+        assert points(8) == 16
+        assert monospace_font(11).pointSizeF() == 22
+        edit = TokenTextEdit()
+        qtbot.addWidget(edit)
+        assert edit.font().pointSizeF() == 22
+    finally:
+        qapp.setFont(before)
+    assert points(8) == 8 and monospace_font(11).pointSizeF() == 11

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QWidget
 
 from ...core.explain.encode_steps import EncodeStep
 from ...core.text.display import readable_token
-from .common import monospace_font
+from .common import monospace_font, points
 from .theme import colours
 
 
@@ -32,7 +32,7 @@ class ChipStrip(QWidget):
         self.token_font = monospace_font(12)
         self.token_font.setBold(True)
         self.small = QFont()
-        self.small.setPointSize(8)
+        self.small.setPointSizeF(points(8))
         self.tokens: tuple[int, ...] = ()
         self.texts: list[str] = []
         self.candidates: dict[int, int] = {}  # position -> rank

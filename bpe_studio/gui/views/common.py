@@ -12,6 +12,7 @@ from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHeaderView,
     QLabel,
     QSizePolicy,
@@ -26,10 +27,27 @@ from ...core.text.display import plural
 counted = plural
 
 
-def monospace_font(point_size: int | None = None) -> QFont:
+# The application font's size the views were designed at (Qt's default on Linux). A larger
+# one (the platform's, or the user's setting) scales every size the views set themselves, or
+# their text would stay small, and clip, beside labels that grew.
+DESIGN_POINTS = 9.0
+
+
+def points(size: float) -> float:
+    """``size`` points, scaled as the application font is to :data:`DESIGN_POINTS` (never
+    smaller than designed)."""
+    app = QApplication.instance()
+    current = app.font().pointSizeF() if isinstance(app, QApplication) else DESIGN_POINTS
+    return size * max(1.0, current / DESIGN_POINTS)
+
+
+def monospace_font(point_size: float | None = None) -> QFont:
+    """The platform's fixed-width font, at ``point_size`` (else its own size), scaled by
+    :func:`points`."""
     font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-    if point_size is not None:
-        font.setPointSize(point_size)
+    size = point_size if point_size is not None else font.pointSizeF()
+    if size > 0:  # a font sized in pixels has no point size to scale
+        font.setPointSizeF(points(size))
     return font
 
 

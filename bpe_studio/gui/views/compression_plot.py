@@ -41,7 +41,7 @@ from ..model.curves import (
 from ..model.heldout import english_like, heldout_label, heldout_problem
 from ..model.state import Phase
 from ..responsiveness.busy import wait_while_gui_busy
-from .common import steady_label, title_label
+from .common import points, steady_label, title_label
 from .layouts import column
 from .theme import Colours, colours, muted, themed
 
@@ -148,7 +148,10 @@ class CompressionPlot(QWidget):
         self.legend = QLabel()
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
-        themed(self.legend, lambda w: w.setStyleSheet(f"color: {colours().muted}; font-size: 8pt"))
+        themed(
+            self.legend,
+            lambda w: w.setStyleSheet(f"color: {colours().muted}; font-size: {points(8):.1f}pt"),
+        )
         self.lines: dict[str, pg.PlotDataItem] = {}
         for name in (IN_SAMPLE, HELD_OUT):
             self.lines[name] = plot.plot([], [], name=name)

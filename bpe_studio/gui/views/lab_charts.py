@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 from ...core.explain.categories import label
 from ...core.explain.vocabulary import Makeup
 from ..model.lab_records import OverlapResult, UsageResult
-from .common import monospace_font
+from .common import monospace_font, points
 from .pair_chart import linear_ticks, log_ticks, spaced_ticks
 from .theme import Colours, colours, themed
 
@@ -38,7 +38,7 @@ TAIL_SHARE = 0.999  # of the tokens the byte-length view shows at least
 # ... or this share, where the last tenth of a percent still spans most of the axis (a Chinese
 # run's box-drawing lines of 50-220 bytes left 98.5% of its tokens in the axis's first 8%).
 WIDE_TAIL_SHARE = 0.99
-TITLE_SIZE = "10pt"
+TITLE_POINTS = 10.0
 TAIL_ALPHA = 48  # the never-used band: its colour (the "only B" one) this opaque
 BAR_PIXELS = 15  # the least height a labelled bar needs
 MORE = "more categories"
@@ -136,7 +136,7 @@ class LabCharts(QWidget):
         super().__init__(parent)
         self._axis_font = monospace_font()
         title_font = QFont()
-        title_font.setPointSizeF(10.0)
+        title_font.setPointSizeF(points(TITLE_POINTS))
         self._title_metrics = QFontMetrics(title_font)
         self._titles: dict[int, str] = {}
         self._labels: dict[int, list[str]] = {}  # each plot's bottom labels, longest first
@@ -560,7 +560,7 @@ class LabCharts(QWidget):
         if room > 40:
             text = self._title_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
         if text != plot.titleLabel.text:
-            plot.setTitle(text, color=colours().plot_text, size=TITLE_SIZE)
+            plot.setTitle(text, color=colours().plot_text, size=f"{points(TITLE_POINTS):.1f}pt")
 
     def _label(self, plot: pg.PlotItem, texts: list[str]) -> None:
         """Label the bottom axis with the first of ``texts`` (longest first) its view box has

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 
 from ...core.explain.merge_tree import MergeNode
 from ...core.text.display import readable_token
-from .common import monospace_font
+from .common import monospace_font, points
 from .theme import Colours, colours, themed
 
 MAX_NODES = 1500  # nodes drawn for one tree; deeper ones are folded
@@ -137,7 +137,7 @@ def _fonts() -> tuple[QFont, QFont]:
         token = monospace_font(11)
         token.setBold(True)
         meta = QFont()
-        meta.setPointSize(9)
+        meta.setPointSizeF(points(9))
         _FONTS = (token, meta)
     return _FONTS
 

@@ -34,7 +34,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
-from .common import monospace_font, title_label
+from .common import monospace_font, points, title_label
 from .theme import colours, themed
 
 TOP_K = 20
@@ -48,7 +48,7 @@ MIN_WIDTH = 540  # px: below this the two plots' titles and axes are cut
 _LABEL_CHARS = 12  # longer tokens are cut with "…" in axis labels
 AXIS_HEIGHT = 40  # px: the bottom axes' tick labels and title
 DECAY_AXIS_WIDTH = 56  # px: room for "100k" and the axis title
-TITLE_SIZE = "10pt"
+TITLE_POINTS = 10.0
 _RANK, _COUNT = attrgetter("rank"), attrgetter("count")
 
 
@@ -179,7 +179,7 @@ class PairChart(QWidget):
         # variant fits, the pair's text is elided, never the prefix (the rank it names).
         self._elidable: dict[int, tuple[str, str]] = {}
         title_font = QFont()
-        title_font.setPointSizeF(float(TITLE_SIZE.removesuffix("pt")))
+        title_font.setPointSizeF(points(TITLE_POINTS))
         self._title_metrics = QFontMetrics(title_font)
         self._all_pairs: list[tuple[bytes, bytes, int]] = []  # the step's pairs, drawn or not
         self._next_marked = True  # the first bar is the pair merged next
@@ -331,7 +331,7 @@ class PairChart(QWidget):
             else:
                 chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
         if chosen != plot.titleLabel.text:
-            plot.setTitle(chosen, color=colours().plot_text, size=TITLE_SIZE)
+            plot.setTitle(chosen, color=colours().plot_text, size=f"{points(TITLE_POINTS):.1f}pt")
             # subtle: the view laid the plot out at least as wide as the title it had (its
             # minimum width), and lays it out again only when the view is resized: with a
             # shorter title the plot must be fitted to the view again, or it stays wider

@@ -42,7 +42,7 @@ from ...core.explain.report import (
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..model.app_model import AppModel
 from ..model.panes import report_pane
-from .common import steady_label, title_label
+from .common import points, steady_label, title_label
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, NONE, RUN, Choice, FailedPick, TokenizerPicker, preset_key
 from .save_chooser import choose_and_save
@@ -133,7 +133,7 @@ class ReportView(LazyPage):
         plot.hideButtons()
         plot.showGrid(x=False, y=True, alpha=0.2)
         self._value_font = QFont()
-        self._value_font.setPointSize(8)
+        self._value_font.setPointSizeF(points(8))
         self.legend = plot.addLegend(offset=(10, 4), colCount=4)
         self.bars: list[pg.BarGraphItem] = []
         self.values: list[pg.TextItem] = []  # the number above each bar

@@ -48,7 +48,7 @@ from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import selection_recipe
 from ..responsiveness.debounce import single_shot
-from .common import configure_table, counted, monospace_font, steady_label
+from .common import configure_table, counted, monospace_font, points, steady_label
 from .layouts import column, vertical_split
 from .merge_tree import MergeTreeView, count_text, short
 from .theme import colours, muted
@@ -340,7 +340,8 @@ class WhyTokenPanel(QWidget):
     def _show_heading(self, root: MergeNode) -> None:
         token = html.escape(short(readable_token(root.token), HEADING_CHARS))
         self.heading.setText(
-            f"<span style='font-size:15pt; font-family:monospace; font-weight:600'>{token}</span>"
+            f"<span style='font-size:{points(15):.1f}pt; font-family:monospace; "
+            f"font-weight:600'>{token}</span>"
             f"&nbsp;&nbsp;<span style='color:{colours().muted}'>id {root.id:,} · "
             f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
         )
