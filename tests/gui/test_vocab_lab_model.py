@@ -583,3 +583,29 @@ def test_two_globs_are_told_apart_by_their_folder():
     assert (
         LabCorpus(CorpusKind.FILES, ("/data/big/a.txt", "/x/b.txt")).label == "a.txt (and 1 more)"
     )
+
+
+def test_a_message_of_an_unknown_kind_is_an_error_in_both_child_processes():
+    """Found by the code review: the lab's process and the curves' ignored a message of a
+    kind they did not know, so a misspelt one was silently a no-op."""
+    import signal
+    from multiprocessing import Pipe
+    from types import SimpleNamespace
+
+    from bpe_studio.gui.model.curve_server import serve
+    from bpe_studio.gui.model.lab_server import _Server
+
+    server = _Server(SimpleNamespace(send=lambda _m: None), None)
+    with pytest.raises(ValueError, match="unknown message 'run-merge'"):
+        server.handle(("run-merge", 1, 0, []))
+    ours, theirs = Pipe()
+    ours.send(("begn", {}, (), "gpt2", []))
+    ours.send(("stop",))
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        serve(theirs)  # in this process: it answers, then stops
+    finally:
+        for sig, handler in handlers.items():  # serve ignores Ctrl-C, as a child does
+            signal.signal(sig, handler)
+    assert ours.recv() == ("failure", "compression curve: ValueError: unknown command 'begn'")
+    assert ours.recv() == ("done",)

@@ -144,6 +144,8 @@ def serve(conn: Connection) -> None:
                 state.add(name, spec, reply)
             elif kind == "merges":
                 state.extend(command[1], reply)
+            else:  # the app's mistake: said, not ignored
+                raise ValueError(f"unknown command {kind!r}")
         except Exception as error:  # report, and keep serving
             reply(("failure", f"compression curve: {type(error).__name__}: {error}"))
         reply(("done",))

@@ -116,6 +116,8 @@ class _Server:
                 self.run_id, self.run_merges, self.run_table = run_id, [], None
         elif kind == "job":
             self.run_job(message[1])
+        else:  # a message of a kind this process does not know: the app's mistake, said
+            raise ValueError(f"the Vocabulary lab's process got an unknown message {kind!r}")
         return True
 
     def send(self, reply: object) -> None:
