@@ -166,7 +166,7 @@ def infer_special_tokens(
     first few.
     """
     made = {a + b for a, b in merges}
-    named = {s.encode("utf-8") for s in validate_special_tokens(also)}
+    named = {s.encode("utf-8") for s in validate_special_tokens(also, ordered=False)}
     found: list[str] = []
     strangers: list[tuple[int, bytes]] = []
     for idx, tok in sorted(vocab.items()):

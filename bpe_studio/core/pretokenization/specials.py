@@ -39,12 +39,15 @@ def looks_special(token: str) -> bool:
     return _LOOKS_SPECIAL.fullmatch(token) is not None
 
 
-def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
+def validate_special_tokens(
+    special_tokens: Iterable[str] | None, *, ordered: bool = True
+) -> list[str]:
     """Return the special tokens in the given order with duplicates dropped; reject empty ones.
 
     Every entry point that takes special tokens (training, ``Tokenizer``, loading) comes
-    through here. A bare string is refused rather than read as one token per character, and
-    a set, whose order (so the ids) would change from one run to the next:
+    through here. A bare string is refused rather than read as one token per character, and,
+    unless ``ordered`` is False (a set of tokens to allow or refuse, where no id follows the
+    order), a set, whose order (so the ids) would change from one run to the next:
 
     >>> validate_special_tokens("<s>")
     Traceback (most recent call last):
@@ -58,7 +61,7 @@ def validate_special_tokens(special_tokens: Iterable[str] | None) -> list[str]:
             f"special tokens must be a list of strings, not the {type(special_tokens).__name__} "
             f"{shown}{hint}"
         )
-    if isinstance(special_tokens, (set, frozenset)):
+    if ordered and isinstance(special_tokens, (set, frozenset)):
         # Their ids follow their order, and a set's changes from run to run (hash seeds).
         shown = repr(sorted(special_tokens, key=str))[:80]
         raise TypeError(
@@ -146,14 +149,15 @@ def tiktoken_allowed(
     if allowed_special == "all":
         allowed = set(ours)
     elif isinstance(allowed_special, (str, bytes, bytearray)):
-        allowed = set(validate_special_tokens(allowed_special))  # refused: a bare string
+        allowed = set(validate_special_tokens(allowed_special, ordered=False))  # str: refused
     else:
         # "" is one more string that is none of ours, which tiktoken ignores.
-        allowed = set(validate_special_tokens([t for t in allowed_special or () if t != ""]))
+        given = [t for t in allowed_special or () if t != ""]
+        allowed = set(validate_special_tokens(given, ordered=False))
     if disallowed_special is None or disallowed_special == "all":
         disallowed = [t for t in ours if t not in allowed]
     else:
-        disallowed = validate_special_tokens(disallowed_special)
+        disallowed = validate_special_tokens(disallowed_special, ordered=False)
     found = Specials.of(disallowed).regex
     hit = found.search(text) if found is not None else None
     if hit is not None:
