@@ -108,7 +108,7 @@ def test_a_remembered_folder_that_cannot_be_asked_about_opens_home(qtbot, tmp_pa
     from bpe_studio.gui.views import file_dialogs
 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    monkeypatch.setattr(file_dialogs, "_settings", lambda: settings)
+    monkeypatch.setattr(file_dialogs, "app_settings", lambda: settings)
     too_long = str(tmp_path / ("a" * 300))  # one name past the system's limit
     with pytest.raises(OSError):
         Path(too_long).is_dir()  # what the dialogs asked, unguarded

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from PySide6 import QtGui
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,6 +39,12 @@ def points(size: float) -> float:
     app = QApplication.instance()
     current = app.font().pointSizeF() if isinstance(app, QApplication) else DESIGN_POINTS
     return size * max(1.0, current / DESIGN_POINTS)
+
+
+def app_settings() -> QSettings:
+    """The app's settings (scheme, save format, recent Hub models, dialogs' folders): one
+    organisation and application name for every view."""
+    return QSettings("bpe-studio", "bpe-studio")
 
 
 def monospace_font(point_size: float | None = None) -> QFont:

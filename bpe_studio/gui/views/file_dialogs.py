@@ -14,8 +14,9 @@ from __future__ import annotations
 from importlib.resources import files
 from pathlib import Path
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QWidget
+
+from .common import app_settings
 
 CORPUS, TOKENIZER, SAVE, HELDOUT, IDS, EXPORT = (
     "corpus",
@@ -33,10 +34,6 @@ _PACKAGE_FOLDERS = (
     Path(__file__).resolve().parents[2],
     Path(str(files("bpe_studio.resources"))).resolve(),
 )
-
-
-def _settings() -> QSettings:
-    return QSettings("bpe-studio", "bpe-studio")
 
 
 def inside_package(folder: Path) -> bool:
@@ -69,7 +66,7 @@ def _is_dir(path: Path) -> bool:
 def start_folder(kind: str) -> str:
     """Where a dialog for ``kind`` opens: its last folder, the last folder of any dialog, or
     home; never inside the installed package."""
-    settings = _settings()
+    settings = app_settings()
     for key in (_KEY.format(kind), _ANY):
         folder = _usable(settings.value(key, ""))
         if folder is not None:
@@ -84,7 +81,7 @@ def remember(kind: str, chosen: str | Path) -> None:
     folder = path if _is_dir(path) else path.parent
     if inside_package(folder) or not str(folder):
         return
-    settings = _settings()
+    settings = app_settings()
     settings.setValue(_KEY.format(kind), str(folder))
     settings.setValue(_ANY, str(folder))
 

@@ -15,24 +15,21 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal, SignalInstance, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressDialog, QWidget
 
 from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo
 from ..model.status import format_bytes
+from .common import app_settings
 
 RECENT_KEY = "hub/recent"
 RECENT_KEPT = 8
 HUB_ACTION = "Open from Hugging Face Hub…"
 
 
-def _settings() -> QSettings:
-    return QSettings("bpe-studio", "bpe-studio")
-
-
 def recent_models() -> list[str]:
     """Models opened lately ("ORG/NAME[@REVISION]"), the newest first."""
-    value = _settings().value(RECENT_KEY, [])
+    value = app_settings().value(RECENT_KEY, [])
     # subtle: QSettings gives a one-item list back as a plain string (INI files).
     names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
     # A name the settings file holds but parse_repo refuses (edited by hand, or left by an
@@ -65,7 +62,7 @@ def recent_signal() -> _Recent:
 def remember_model(name: str) -> None:
     """Put ``name`` first among the recent models, and tell every menu."""
     names = [name, *(n for n in recent_models() if n != name)][:RECENT_KEPT]
-    _settings().setValue(RECENT_KEY, names)
+    app_settings().setValue(RECENT_KEY, names)
     recent_signal().added.emit(name)
 
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Slot
+from PySide6.QtCore import QEvent, QObject, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
 
+from .common import app_settings
 from .theme import DARK, LIGHT, SYSTEM, notifier
 
 SAVE_FORMAT_KEY = "save/format"
@@ -70,12 +71,12 @@ def mirror_enabled(action: QAction, widget: QWidget) -> None:
 def last_save_format(formats: Sequence[tuple[str, str]]) -> str:
     """The format saved last (the first of ``formats`` before any save)."""
     names = [fmt for _, fmt in formats]
-    value = QSettings("bpe-studio", "bpe-studio").value(SAVE_FORMAT_KEY, names[0])
+    value = app_settings().value(SAVE_FORMAT_KEY, names[0])
     return value if value in names else names[0]
 
 
 def remember_save_format(fmt: str) -> None:
-    QSettings("bpe-studio", "bpe-studio").setValue(SAVE_FORMAT_KEY, fmt)
+    app_settings().setValue(SAVE_FORMAT_KEY, fmt)
 
 
 def _format_text(formats: Sequence[tuple[str, str]], fmt: str) -> str:

@@ -24,9 +24,11 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
+
+from .common import app_settings
 
 STYLE_SHEET = files("bpe_studio.resources") / "style.qss"
 SYSTEM, LIGHT, DARK = "system", "light", "dark"
@@ -363,14 +365,14 @@ def error_text(label: _Styled) -> _Styled:
 
 def saved_choice() -> str:
     """The scheme the user chose last (View > Appearance); :data:`SYSTEM` by default."""
-    value = QSettings("bpe-studio", "bpe-studio").value(SCHEME_KEY, SYSTEM)
+    value = app_settings().value(SCHEME_KEY, SYSTEM)
     return value if value in SCHEMES else SYSTEM
 
 
 def remember_choice(choice: str) -> None:
     """The scheme chosen in View > Appearance, for the next start."""
     if choice in SCHEMES:
-        QSettings("bpe-studio", "bpe-studio").setValue(SCHEME_KEY, choice)
+        app_settings().setValue(SCHEME_KEY, choice)
 
 
 def system_is_dark(app: QGuiApplication, platform: QPalette) -> bool:
