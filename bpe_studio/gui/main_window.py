@@ -123,7 +123,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         editor_layout.addWidget(editor_split, 1)
         bottom.addWidget(editor_column)
         bottom.addWidget(self.inspector)
-        bottom.setSizes([table_width(self.vocab_table.table), 520, 440])
+        # The editor's share keeps its legend's words in a 1280-pixel window (narrower, the
+        # legend keeps only its marks).
+        bottom.setSizes([table_width(self.vocab_table.table), 560, 400])
         for i, stretch in enumerate((0, 3, 2)):
             bottom.setStretchFactor(i, stretch)
         body = QSplitter(Qt.Orientation.Vertical)

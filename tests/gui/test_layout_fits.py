@@ -224,3 +224,24 @@ def test_the_pair_charts_titles_fit_after_a_run_ends_on_another_tab(qtbot, app_s
         room = widget.width() - plot.getAxis("left").width() - 16
         title = re.sub("<[^>]+>", "", plot.titleLabel.text)
         assert chart._title_metrics.horizontalAdvance(title) <= room, title
+
+
+def test_a_14_point_font_leaves_the_window_narrower_than_a_1600_pixel_screen(qtbot, qapp):
+    """Found by the accessibility audit: at a 14 pt application font the window could not be
+    narrower than 1,645 pixels (the editor's legend and the vocabulary's filter row, one row
+    each), so controls at its right were off a 1600-pixel screen even maximized."""
+    from bpe_studio.gui.main_window import MainWindow
+
+    before = qapp.font()
+    try:
+        larger = QFont(before)
+        larger.setPointSizeF(14)
+        qapp.setFont(larger)
+        win = MainWindow()
+        win.ask_close = lambda title, question: "discard"
+        qtbot.addWidget(win)
+        win.show()
+        qtbot.waitExposed(win)
+        assert win.minimumSizeHint().width() <= 1600
+    finally:
+        qapp.setFont(before)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLayout, QWidget
 
 from .common import monospace_font
 from .theme import Colours, colours, muted, themed
@@ -58,17 +59,27 @@ def _styler(style: Callable[[Colours], str]) -> Callable[[QLabel], None]:
 
 
 class EditorLegend(QWidget):
-    """One row: each mark of the editor drawn as it is there, and what it means."""
+    """One row: each mark of the editor drawn as it is there, and what it means; two rows of
+    two where the row does not fit, so that the legend never holds the editor's column
+    wider than half of it (at a large font it was the widest thing in the window)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(3)
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setHorizontalSpacing(9)
+        self._grid.setVerticalSpacing(2)
+        # The widget's least width is minimumSizeHint's (two columns), not the one row's.
+        self._grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
         font = monospace_font()
         self.samples: list[QLabel] = []
         self.captions: list[QLabel] = []
+        self._entries: list[QWidget] = []
         for sample, style, caption, tip in ENTRIES:
+            entry = QWidget()
+            row = QHBoxLayout(entry)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(3)
             chip = QLabel(sample)
             chip.setTextFormat(Qt.TextFormat.PlainText)  # "<|s|>" is no markup
             chip.setFont(font)
@@ -76,13 +87,48 @@ class EditorLegend(QWidget):
             themed(chip, _styler(style))
             row.addWidget(chip)
             self.samples.append(chip)
-            if caption:
-                words = muted(QLabel(caption))
-                words.setToolTip(tip)
-                row.addWidget(words)
-                row.addSpacing(6)
-                self.captions.append(words)
-        row.addStretch(1)
+            words = muted(QLabel(caption))
+            words.setToolTip(tip)
+            row.addWidget(words)
+            self.captions.append(words)
+            self._entries.append(entry)
+        self.columns = 0
+        self._arrange(len(self._entries))
+
+    def _arrange(self, columns: int) -> None:
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for i, entry in enumerate(self._entries):
+            self._grid.addWidget(entry, i // columns, i % columns)
+        for c in range(len(self._entries) + 1):
+            self._grid.setColumnStretch(c, 0)
+        self._grid.setColumnStretch(columns, 1)  # the entries packed to the left
+
+    def _width(self, columns: int) -> int:
+        """The width ``columns`` entries a row take (the widest of each column)."""
+        widths = [e.sizeHint().width() for e in self._entries]
+        spacing = self._grid.horizontalSpacing()
+        return sum(max(widths[c::columns]) + spacing for c in range(min(columns, len(widths))))
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        rows = -(-len(self._entries) // 2)
+        height = rows * max(e.sizeHint().height() for e in self._entries)
+        return QSize(self._width(2), height + (rows - 1) * self._grid.verticalSpacing())
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        columns = self.columns or len(self._entries)
+        rows = -(-len(self._entries) // columns)
+        height = rows * max(e.sizeHint().height() for e in self._entries)
+        return QSize(self._width(columns), height + (rows - 1) * self._grid.verticalSpacing())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        one_row = len(self._entries)
+        columns = one_row if event.size().width() >= self._width(one_row) else 2
+        if columns != self.columns:
+            self._arrange(columns)
+            self.updateGeometry()  # one row or two: the editor column lays out again
 
     def captions_text(self) -> list[str]:
         return [label.text() for label in self.captions]

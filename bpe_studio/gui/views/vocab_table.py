@@ -181,8 +181,12 @@ class VocabTableView(QWidget):
         controls = QHBoxLayout()
         controls.setSpacing(10)
         controls.addWidget(self.filter_edit, 1)
-        controls.addWidget(self.unreachable_box)
-        controls.addWidget(self.hide_box)
+        # The two boxes under the filter, not beside it: in one row they held the column
+        # wider than a large font leaves room for.
+        boxes = QHBoxLayout()
+        boxes.addWidget(self.unreachable_box)
+        boxes.addWidget(self.hide_box)
+        boxes.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -192,6 +196,7 @@ class VocabTableView(QWidget):
         title_row.addWidget(self.title, 1)
         layout.addLayout(title_row)
         layout.addLayout(controls)
+        layout.addLayout(boxes)
         layout.addWidget(self.table)
 
         self.proxy.modelReset.connect(self._update_title)
