@@ -138,3 +138,11 @@ def test_openai_rank_files_load_with_their_pattern_and_special_tokens(tmp_path, 
         assert {s: tok.special_id(s) for s in tok.special_tokens} == settings["special_tokens"]
         assert tok.encode(TEXT) == expected
         assert tok.encode(EOT) == [settings["special_tokens"][EOT]]
+
+
+def test_an_empty_source_is_not_read_as_the_current_folder():
+    """Found by the API audit: ``Tokenizer.load("")`` said ". : a directory without
+    vocab.json + merges.txt, ...", naming a folder the user never gave."""
+    for empty in ("", "  "):
+        with pytest.raises(ValueError, match="no tokenizer named: the source is"):
+            Tokenizer.load(empty)

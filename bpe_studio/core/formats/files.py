@@ -309,6 +309,10 @@ def load_data(
     ``special_tokens`` (``gpt2.infer_special_tokens``). Raises FileNotFoundError or
     ValueError with one line naming the source."""
     name = os.fspath(source)
+    if not name.strip():  # Path("") is the current folder: not what an empty name meant
+        raise ValueError(
+            f"no tokenizer named: the source is {name!r} (a preset name, a file or a folder)"
+        )
     extra = validate_special_tokens(special_tokens)
     if pattern is not None:
         pretokenizer(pattern)  # a bad regex fails before any file is read
