@@ -191,13 +191,19 @@ class TokenizerLike(Protocol):
     def eot_token(self) -> int:
         """The id of its end-of-text token (tiktoken's); :class:`TokenNotFound` if none."""
 
-    def __len__(self) -> int: ...
+    def __len__(self) -> int:
+        """The number of ids in the vocabulary (special tokens included)."""
 
-    def special_id(self, token: str) -> int: ...
+    def special_id(self, token: str) -> int:
+        """The id of the special token ``token``; :class:`TokenNotFound` (a KeyError) if none."""
 
-    def merge_rank(self, token_id: int) -> int | None: ...
+    def merge_rank(self, token_id: int) -> int | None:
+        """The rank of the merge that made ``token_id``; None for a byte, a special token or a
+        model without merges."""
 
-    def truncated(self, k: int) -> TokenizerLike: ...
+    def truncated(self, k: int) -> TokenizerLike:
+        """This tokenizer after its first ``k`` merges: it encodes as training stopped there
+        would."""
 
     # -------------------------------------------------------------- encoding
     def encode(
@@ -207,9 +213,13 @@ class TokenizerLike(Protocol):
         allowed_special: AbstractSet[str] | Literal["all"] | None = None,
         disallowed_special: Collection[str] | Literal["all"] | None = None,
         add_special_tokens: bool = False,
-    ) -> list[int]: ...
+    ) -> list[int]:
+        """The ids of ``text``: special tokens by CS336's rule (each found is one id), or
+        tiktoken's with ``allowed_special``/``disallowed_special``; ``add_special_tokens``
+        adds the template's."""
 
-    def encode_ordinary(self, text: str) -> list[int]: ...
+    def encode_ordinary(self, text: str) -> list[int]:
+        """The ids of ``text``, a special token in it encoded as ordinary text (tiktoken's)."""
 
     def encode_batch(
         self,
@@ -219,19 +229,27 @@ class TokenizerLike(Protocol):
         disallowed_special: Collection[str] | Literal["all"] | None = None,
         add_special_tokens: bool = False,
         num_threads: int | None = None,
-    ) -> list[list[int]]: ...
+    ) -> list[list[int]]:
+        """``encode`` of each text with the same keywords, on up to ``num_threads`` threads."""
 
     def encode_ordinary_batch(
         self, texts: Iterable[str], *, num_threads: int | None = None
-    ) -> list[list[int]]: ...
+    ) -> list[list[int]]:
+        """``encode_ordinary`` of each text, on up to ``num_threads`` threads."""
 
-    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]: ...
+    def encode_iterable(self, iterable: Iterable[str]) -> Iterator[int]:
+        """The ids of ``"".join(iterable)``, yielded lazily (a file read line by line)."""
 
-    def encode_array(self, text: str, dtype: DTypeLike | None = "uint32") -> numpy.ndarray: ...
+    def encode_array(self, text: str, dtype: DTypeLike | None = "uint32") -> numpy.ndarray:
+        """``encode(text)`` as a NumPy array of ``dtype`` (None: the smallest that holds every
+        id)."""
 
-    def encode_single_token(self, text_or_bytes: str | bytes) -> int: ...
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int:
+        """The id of the one token whose bytes are ``text_or_bytes``; :class:`TokenNotFound`
+        if none."""
 
-    def spans(self, text: str) -> list[TokenSpan]: ...
+    def spans(self, text: str) -> list[TokenSpan]:
+        """Each token of ``text`` with the characters it covers (``TokenSpan``)."""
 
     def packed_spans(self, text: str) -> numpy.ndarray:
         """:meth:`spans` as an ``(n, 4)`` int64 array (id, start, end, partial): what the
@@ -239,9 +257,11 @@ class TokenizerLike(Protocol):
         ...
 
     # -------------------------------------------------------------- decoding
-    def decode(self, ids: Iterable[int], errors: str = "replace") -> str: ...
+    def decode(self, ids: Iterable[int], errors: str = "replace") -> str:
+        """The text of ``ids``; malformed UTF-8 as ``errors`` says ("replace": U+FFFD)."""
 
-    def decode_bytes(self, ids: Iterable[int]) -> bytes: ...
+    def decode_bytes(self, ids: Iterable[int]) -> bytes:
+        """The exact bytes of ``ids``, a byte-fallback token as its byte."""
 
     def decode_batch(
         self,
@@ -249,16 +269,21 @@ class TokenizerLike(Protocol):
         *,
         errors: str = "replace",
         num_threads: int | None = None,
-    ) -> list[str]: ...
+    ) -> list[str]:
+        """``decode`` of each list of ids, on up to ``num_threads`` threads."""
 
-    def decode_single_token_bytes(self, token: int) -> bytes: ...
+    def decode_single_token_bytes(self, token: int) -> bytes:
+        """The bytes of the token ``token``."""
 
-    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]: ...
+    def decode_tokens_bytes(self, tokens: Iterable[int]) -> list[bytes]:
+        """The bytes of each of ``tokens``."""
 
     # ----------------------------------------------------------------- files
     def save(
         self, directory: str | os.PathLike, format: str | None = None, name: str | None = None
-    ) -> list[Path]: ...
+    ) -> list[Path]:
+        """Write the tokenizer into ``directory`` (``format``: "gpt2", "hf", "tiktoken"); the
+        files written."""
 
 
 if TYPE_CHECKING:
