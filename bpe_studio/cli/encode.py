@@ -25,7 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.corpus.sources import CorpusFile, check_text_field
+from ..core.corpus.sources import CorpusFile, check_text_field, check_text_files
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
@@ -213,6 +213,7 @@ def _encode(args: argparse.Namespace) -> int:
         files = corpus_files(paths, records(args.records))
         check_not_records(files, args.records, paths.copies)
         check_text_field(files, args.text_field)
+        check_text_files(files)
         # Files a glob matched are inputs too, which the ids must not replace.
         _check_out(args, [f.url for f in files if f.local and f.url not in paths.copies],
                    binary=True)  # fmt: skip

@@ -19,7 +19,7 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
-from ..core.corpus.sources import DEFAULT_TEXT_FIELD, check_text_field
+from ..core.corpus.sources import DEFAULT_TEXT_FIELD, check_text_field, check_text_files
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer
 from ..core.explain.categories import CATEGORIES, label
@@ -78,6 +78,7 @@ def _inspect(args: argparse.Namespace) -> int:
             files = corpus_files(paths, records(args.records))
             check_not_records(files, args.records, paths.copies)
             check_text_field(files, args.text_field)
+            check_text_files(files)
             bars: dict[str, ProgressBar] = {}
 
             def progress(phase: str, done: int, total: int) -> None:

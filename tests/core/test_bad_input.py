@@ -105,3 +105,52 @@ def test_empty_special_token(tmp_path):
     path = write_text(tmp_path / "c.txt", "some text")
     with pytest.raises(ValueError, match="empty"):
         train_bpe(path, 300, [EOT, ""])
+
+
+def _tar_of(tmp_path, name: str, mode: str):
+    import tarfile
+
+    folder = tmp_path / "stories"
+    folder.mkdir(exist_ok=True)
+    for i in range(3):
+        (folder / f"{i:05}.txt").write_text("Once upon a time " * 40, encoding="utf-8")
+    out = tmp_path / name
+    with tarfile.open(out, mode) as tar:
+        tar.add(folder, arcname="stories")
+    return out
+
+
+@pytest.mark.parametrize(("name", "mode"), [("stories.tar", "w"), ("stories.tar.gz", "w:gz")])
+def test_a_tar_archive_is_refused_not_trained_on_headers_and_all(tmp_path, name, mode):
+    """Found by the first-hour audit: a tar's headers are ASCII and NUL bytes, valid UTF-8,
+    so stories.tar.gz was trained on, file names, octal fields and 4,096-byte NUL runs in
+    the vocabulary, with exit 0."""
+    archive = _tar_of(tmp_path, name, mode)
+    with pytest.raises(
+        CorpusError, match=rf"{re.escape(name)}: a tar archive, not text: extract it"
+    ):
+        train_bpe(archive, 300, [EOT])
+
+
+@pytest.mark.parametrize(
+    ("head", "said"),
+    [
+        (b"PK\x03\x04\x14\x00\x06\x00", "a ZIP archive"),
+        (b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", "a PDF document"),
+        ("\ufeffhello".encode("utf-16-le"), "UTF-16 text (little-endian), not UTF-8: convert it"),
+        ("\ufeffhello".encode("utf-16-be"), "UTF-16 text (big-endian), not UTF-8: convert it"),
+    ],
+)
+def test_documents_and_utf16_are_named_as_what_they_are(tmp_path, head, said):
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(head + b"x" * 600)
+    with pytest.raises(CorpusError, match=re.escape(f"corpus.txt: {said}")):
+        train_bpe(path, 300, [])
+
+
+def test_text_that_holds_ustar_where_a_tar_would_is_still_text(tmp_path):
+    path = tmp_path / "corpus.txt"
+    text = "a" * 257 + "ustar" + " and then some words" * 40
+    path.write_text(text, encoding="utf-8")
+    vocab, merges = train_bpe(path, 300, [])
+    assert merges  # trained: no tar header's checksum holds in it

@@ -42,6 +42,7 @@ from .sources import (
     CorpusFile,
     changes_first,
     check_text_field,
+    check_text_files,
     check_unchanged_files,
 )
 from .tasks import CountTask, make_tasks
@@ -155,6 +156,7 @@ def count_on_cluster(
     specials = validate_special_tokens(special_tokens)
     pattern = pretokenizer(pattern).pattern
     check_text_field(files, text_field)
+    check_text_files(files)
     field = text_field or DEFAULT_TEXT_FIELD
     # A local cluster starts while the tasks are planned; a scheduler is reached first.
     starting = start_cluster(cluster) if isinstance(cluster, str) else Started.of(cluster)

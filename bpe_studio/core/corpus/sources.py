@@ -365,6 +365,54 @@ def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> Non
         )
 
 
+# What a file's first bytes say it is, when that is no text to train on or encode (a tar's
+# headers are ASCII and NUL, valid UTF-8, so nothing else would stop one).
+_NOT_TEXT = (
+    (b"PK\x03\x04", "a ZIP archive (as a .docx, .xlsx, .odt or .epub is), not text"),
+    (b"%PDF-", "a PDF document, not text"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document, not text"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7z archive, not text"),
+    (b"Rar!\x1a\x07", "a RAR archive, not text"),
+    (b"\xff\xfe", "UTF-16 text (little-endian), not UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"),
+    (b"\xfe\xff", "UTF-16 text (big-endian), not UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"),
+)
+TAR_BLOCK = 512
+
+
+def _is_tar(head: bytes) -> bool:
+    """Whether ``head`` opens with a tar header: "ustar" in its place and the header's own
+    checksum right (so no text that happens to hold "ustar" there is taken for one)."""
+    if len(head) < TAR_BLOCK or head[257:262] != b"ustar":
+        return False
+    try:
+        stored = int(head[148:156].strip(b"\0 "), 8)
+    except ValueError:
+        return False
+    return stored == sum(head[:148]) + 8 * ord(" ") + sum(head[156:TAR_BLOCK])
+
+
+def not_text(head: bytes) -> str | None:
+    """What a file whose (decompressed) text begins with ``head`` is, when it is an archive
+    or a document rather than text; None for anything else."""
+    if _is_tar(head):
+        return "a tar archive, not text: extract it, and give its files (a glob: 'folder/*.txt')"
+    return next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
+
+
+def check_text_files(files: Sequence[CorpusFile]) -> None:
+    """Raise :class:`CorpusError` naming the first local file of plain text (as named, once
+    decompressed) that is an archive or a document instead (:func:`not_text`). Only its
+    first 512 bytes are read; remote files are left to the decoder."""
+    for f in files:
+        if not f.local or f.kind is not Kind.TEXT or f.size == 0:
+            continue
+        with f.open() as stream:
+            head = stream.read(TAR_BLOCK)
+        what = not_text(head)
+        if what is not None:
+            raise CorpusError(f"{f.name}: {what}")
+
+
 def check_unchanged_files(files: Sequence[CorpusFile]) -> None:
     """Raise :class:`CorpusError` naming the first local file whose size or modification
     time moved since it was found (``stamps``): what was read of it is no version of it."""

@@ -59,6 +59,7 @@ from .sources import (
     Kind,
     changes_first,
     check_text_field,
+    check_text_files,
     check_unchanged_files,
     resolve_corpus,
 )
@@ -379,6 +380,7 @@ def count_corpus(
     """
     files = corpus_files(path, records)
     check_text_field(files, text_field)
+    check_text_files(files)
     text_field = text_field or DEFAULT_TEXT_FIELD
     specials = validate_special_tokens(special_tokens)
     pattern = pretokenizer(pattern).pattern  # a bad regex fails here, before any work

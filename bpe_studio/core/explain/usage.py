@@ -23,7 +23,12 @@ import numpy as np
 
 from ..corpus.counting import resolve_workers
 from ..corpus.records import DEFAULT_TEXT_FIELD
-from ..corpus.sources import changes_first, check_text_field, check_unchanged_files
+from ..corpus.sources import (
+    changes_first,
+    check_text_field,
+    check_text_files,
+    check_unchanged_files,
+)
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from ..encode.tokenizer import Tokenizer
@@ -170,6 +175,7 @@ def _corpus_usage(
     start = time.perf_counter()
     files = corpus_files(corpus, records)
     check_text_field(files, text_field)
+    check_text_files(files)
     workers = resolve_workers(workers)
     if table is None:
         table = token_table(tokenizer, cancel=cancel)
