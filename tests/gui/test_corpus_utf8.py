@@ -47,3 +47,18 @@ def test_a_character_cut_by_the_probe_and_other_corpora_open(qtbot, window, tmp_
     records = tmp_path / "rows.jsonl"
     records.write_text("\n".join(json.dumps({"text": f"row {i}"}) for i in range(50)))
     assert window.open_corpus(records), window.last_error
+
+
+def test_a_tar_archive_is_refused_at_open(qtbot, window, tmp_path):
+    """The first-hour audit: a .tar.gz opened and trained on, headers and all."""
+    import tarfile
+
+    text = tmp_path / "story.txt"
+    text.write_text("Once upon a time " * 50, encoding="utf-8")
+    archive = tmp_path / "stories.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(text, arcname="story.txt")
+    window.last_error = None
+    assert not window.open_corpus(archive)
+    assert window.last_error is not None
+    assert "stories.tar.gz: a tar archive, not text" in window.last_error

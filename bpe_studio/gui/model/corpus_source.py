@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ...core.corpus.counting import read_head
 from ...core.corpus.errors import CorpusError
-from ...core.corpus.sources import Kind, is_glob_or_url, resolve_corpus
+from ...core.corpus.sources import Kind, check_text_files, is_glob_or_url, resolve_corpus
 
 # How much of each plain text file Open reads to check it is UTF-8 (on the GUI thread).
 PROBE_BYTES = 64 * 1024
@@ -78,18 +78,21 @@ def corpus_source(paths: list[str]) -> CorpusSource:
 
 
 def utf8_problem(paths: Sequence[str]) -> str | None:
-    """Why a plain local text file among ``paths`` (each an existing file or a glob or URL)
-    is not UTF-8 text, in the core's words (the file and the byte offset), from its first
-    ``PROBE_BYTES``; None when none is found. Globs, URLs, compressed files and records are
-    left to the run, which reads and checks them all; so is a fault further on."""
+    """Why a local text file among ``paths`` (each an existing file or a glob or URL) is
+    not UTF-8 text, in the core's words: an archive or a document (``check_text_files``,
+    compressed files too), or the file and the byte offset of a fault in a plain file's first
+    ``PROBE_BYTES``; None when none is found. Globs, URLs and records are left to the run,
+    which reads and checks them all; so is a fault further on."""
     for path in paths:
         if is_glob_or_url(path):
             continue
         (file,) = resolve_corpus([path])
-        if not file.plain_local or file.kind is not Kind.TEXT:
+        if not file.local or file.kind is not Kind.TEXT:
             continue
         try:
-            read_head(file.url, PROBE_BYTES, name=path)
+            check_text_files([file])
+            if file.plain_local:
+                read_head(file.url, PROBE_BYTES, name=path)
         except OSError as error:
             return f"{path}: {error.strerror or error}"
         except CorpusError as error:
