@@ -39,7 +39,7 @@ from .jobs.loader import (
     needs_pattern,
 )
 from .model.app_model import AppModel
-from .model.corpus_source import CORPUS_FILTERS
+from .model.corpus_source import CORPUS_FILTERS, joined_sources, split_sources
 from .model.saving import gpt2_problem
 from .model.state import RunState
 from .responsiveness.collector import (
@@ -410,13 +410,13 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         dialog = QInputDialog(self)
         dialog.setWindowTitle("Open corpus by glob or URL")
         dialog.setLabelText(
-            "A glob or URLs, separated by spaces (counted as one corpus):\n"
+            "A glob or URLs, separated by spaces, a path with spaces in quotes (one corpus):\n"
             "shards/part-*.txt.gz   s3://bucket/web/*.parquet   hf://datasets/..."
         )
-        dialog.setTextValue(" ".join(source.paths) if source is not None else "")
+        dialog.setTextValue(joined_sources(source.paths) if source is not None else "")
         dialog.resize(560, dialog.sizeHint().height())
-        if dialog.exec() and dialog.textValue().split():
-            self.open_corpus(dialog.textValue().split())
+        if dialog.exec() and split_sources(dialog.textValue()):
+            self.open_corpus(split_sources(dialog.textValue()))
 
     @Slot()
     def _choose_heldout(self) -> None:

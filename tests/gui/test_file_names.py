@@ -116,3 +116,18 @@ def test_a_remembered_folder_that_cannot_be_asked_about_opens_home(qtbot, tmp_pa
     settings.setValue("dialogs/last", too_long)
     assert file_dialogs.start_folder("open") == str(Path.home())
     file_dialogs.remember("open", too_long)  # nor does remembering raise
+
+
+def test_the_glob_dialog_keeps_a_path_with_spaces_whole(tmp_path):
+    """Found by the first-hour audit: "Glob or URL…" filled itself with the paths joined by
+    spaces and read them back split at spaces: OK on ".../my corpus.txt" said
+    ".../my: no such file"."""
+    from bpe_studio.gui.model.corpus_source import joined_sources, split_sources
+
+    spaced = tmp_path / "my corpus.txt"
+    spaced.write_text("text", encoding="utf-8")
+    sources = [str(spaced), "s3://bucket/web/*.parquet", "shards/part-*.txt.gz"]
+    assert split_sources(joined_sources(sources)) == sources
+    assert split_sources(f"  {spaced}  ") == [str(spaced)]  # typed as it is, unquoted
+    assert split_sources("a.txt 'b c.txt'") == ["a.txt", "b c.txt"]
+    assert split_sources("it's.txt b.txt") == ["it's.txt", "b.txt"]  # a lone quote

@@ -14,6 +14,7 @@ What it leaves out: where the counting runs (``gui.views.cluster_choice``), trai
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,3 +99,22 @@ def utf8_problem(paths: Sequence[str]) -> str | None:
         except CorpusError as error:
             return str(error)
     return None
+
+
+def joined_sources(paths: Sequence[str]) -> str:
+    """Corpus sources as one line a person edits: each quoted where a shell would need it
+    (a space in a path), as :func:`split_sources` reads them back."""
+    return shlex.join(paths)
+
+
+def split_sources(text: str) -> list[str]:
+    """The sources typed in a line: the whole line when it names an existing file (a path
+    with spaces, typed as it is), else the words a shell would see ("my corpus.txt" quoted
+    stays one), else, with an unbalanced quote, the line cut at spaces."""
+    stripped = text.strip()
+    if stripped and os.path.exists(stripped):
+        return [stripped]
+    try:
+        return shlex.split(stripped)
+    except ValueError:
+        return stripped.split()

@@ -44,7 +44,7 @@ from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
-from ..model.corpus_source import CORPUS_FILTERS
+from ..model.corpus_source import CORPUS_FILTERS, split_sources
 from ..model.lab_csv import summary_csv, tokens_csv
 from ..model.lab_lists import TokenRows, categories, show_label, shows, token_rows
 from ..model.lab_records import TokenizerRef
@@ -369,7 +369,7 @@ class VocabLabPage(QWidget):
         text, ok = QInputDialog.getText(
             self, "Corpus by glob or URL", "A glob or URLs, separated by spaces:"
         )
-        return text.split() if ok else []
+        return split_sources(text) if ok else []
 
     def _show_text_field(self) -> None:
         paths = self.lab.corpus.paths
