@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..commands import COMMANDS
@@ -144,7 +144,22 @@ class Command(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(args) if args is not None else []
         return super(Command, self.declare()).parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        # subtle: an option of many values takes the positional after it too ("inspect
+        # --corpus zh.txt o200k_base"), and argparse says only that the positional is
+        # missing; say where it went.
+        given = getattr(self, "_given", [])
+        if "the following arguments are required" in message:
+            greedy = [a for a in given if a == "--corpus"]
+            if greedy and given and not given[-1].startswith("-"):
+                message += (
+                    f" ({greedy[-1]} takes every word after it, {given[-1]!r} too: give "
+                    f"{message.rsplit(': ', 1)[-1]} before {greedy[-1]})"
+                )
+        super().error(message)
 
     def format_help(self) -> str:
         return super(Command, self.declare()).format_help()

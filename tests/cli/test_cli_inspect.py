@@ -183,3 +183,17 @@ def test_no_scan_leaves_the_split_out(tmp_path):
     under = json.loads(result.stdout)["corpus"]["undertrained"]
     assert under["across"] is None and under["absent"] is None and under["inside"]
     assert "scanning" not in result.stderr
+
+
+def test_a_src_after_corpus_is_said_to_be_taken_by_it(tmp_path):
+    """Found by the first-hour audit: "inspect --corpus zh.txt o200k_base" said only that SRC
+    was missing; --corpus, which takes many files, had taken it."""
+    corpus = write_text(tmp_path / "zh.txt", "中文 text " * 20)
+    result = cli(tmp_path, "inspect", "--corpus", corpus, "o200k_base")
+    assert result.returncode == 2
+    assert (
+        "required: SRC (--corpus takes every word after it, 'o200k_base' too: give SRC "
+        "before --corpus)" in result.stderr
+    )
+    alone = cli(tmp_path, "inspect")
+    assert alone.returncode == 2 and "takes every word" not in alone.stderr
