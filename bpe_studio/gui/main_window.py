@@ -190,6 +190,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             page.error.connect(self.show_error)
         self.report.saved.connect(self.show_notice)
         self.lab.error.connect(self.show_error)
+        self.editor_tokenizer.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
         self.menus: AppMenus = AppMenus(

@@ -55,6 +55,9 @@ def test_a_hub_model_that_fails_offline_leaves_compare_as_it_was(qtbot, window, 
 
 
 def test_a_hub_model_that_fails_offline_leaves_the_editor_as_it_was(qtbot, window, offline):
+    errors = errors_of(window)
+    window.editor_tokenizer.error.disconnect()
+    window.editor_tokenizer.error.connect(lambda title, message: errors.append((title, message)))
     picker = window.picker
     picker.pick(preset_key("gpt2"))
     qtbot.waitUntil(lambda: window.state.picked is not None and not window.editor.busy)
@@ -67,6 +70,9 @@ def test_a_hub_model_that_fails_offline_leaves_the_editor_as_it_was(qtbot, windo
     assert ids == Tokenizer.preset("gpt2").encode(window.editor.text())
     note = window.editor_tokenizer.note
     assert "Could not load Qwen/Qwen3-8B" in note.text() and "Qwen/Qwen3-8B" in note.toolTip()
+    # The first-hour audit: the note, cut beside the picker, was all that said why.
+    assert len(errors) == 1 and "Qwen/Qwen3-8B" in errors[0][1]
+    assert "The editor shows" in errors[0][1]
 
 
 def test_a_broken_file_picked_in_the_report_leaves_its_column(qtbot, window, tmp_path):

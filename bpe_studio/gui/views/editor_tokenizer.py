@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
@@ -35,6 +35,8 @@ from .theme import muted
 
 class EditorTokenizer(QWidget):
     """Which tokenizer the editor colours its text with."""
+
+    error = Signal(str, str)  # title, message: a pick that could not be built, said once
 
     def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -141,6 +143,10 @@ class EditorTokenizer(QWidget):
         self._set_note(
             f"Could not load {first} · showing {shown}",
             f"Could not load {failed.what}\n\nThe editor shows {shown}.",
+        )
+        # The note is cut beside the picker: the reason is said whole, as the other pages do.
+        self.error.emit(
+            "Editor tokenizer", f"Could not load {failed.what}\n\nThe editor shows {shown}."
         )
 
     @Slot(str)
