@@ -12,6 +12,9 @@ What it leaves out: running the commands (``train``, ``encode``, ``convert``).
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
@@ -465,8 +468,28 @@ def _inspect_options(ins: argparse.ArgumentParser) -> None:
     _add_workers(ins, "encoding")
 
 
+class Program(argparse.ArgumentParser):
+    """The top-level parser: a file given where a command goes is said to be one."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(args) if args is not None else sys.argv[1:]
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        first = next((a for a in getattr(self, "_given", []) if not a.startswith("-")), None)
+        if "invalid choice" in message and first is not None and os.path.exists(first):
+            shown = shlex.quote(first)
+            message += (
+                f"; {first!r} is a file: open it in the app with bpe-studio gui {shown}, or "
+                f"train on it with bpe-studio train {shown} --vocab-size N --out DIR"
+            )
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Program(
         prog="bpe-studio",
         description="Train, inspect and watch byte-level BPE tokenizers learn. "
         "With no command, opens the desktop app.",
@@ -478,8 +501,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Command)
 
-    gui = sub.add_parser("gui", help="open the desktop app, optionally with a corpus loaded")
-    gui.add_argument("corpus", nargs="?", help="UTF-8 text file to load")
+    gui = sub.add_parser(
+        "gui",
+        help="open the desktop app, optionally with a corpus loaded",
+        description="Open the desktop app (what bpe-studio with no command does), with CORPUS "
+        "loaded when given; --demo trains on the bundled sample corpus at once.",
+    )
+    gui.add_argument(
+        "corpus",
+        nargs="?",
+        metavar="CORPUS",
+        help="a corpus to load, as train reads it: a UTF-8 text file, compressed (.gz .bz2 .xz "
+        ".zst), or .jsonl / .parquet records",
+    )
     gui.add_argument(
         "--demo", action="store_true", help="train on the bundled sample corpus right away"
     )

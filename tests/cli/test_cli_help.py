@@ -69,3 +69,12 @@ def test_without_a_display_every_headless_command_is_named(tmp_path):
     assert result.returncode == 2
     for command in COMMANDS[1:]:
         assert f"`bpe-studio {command}`" in result.stderr, result.stderr
+
+
+def test_a_file_given_where_a_command_goes_is_said_to_be_one(tmp_path):
+    """Found by the first-hour audit: "bpe-studio corpus.txt" said only "invalid choice"."""
+    (tmp_path / "my corpus.txt").write_text("text", encoding="utf-8")
+    result = cli(tmp_path, "my corpus.txt")
+    assert result.returncode == 2
+    assert "is a file: open it in the app with bpe-studio gui 'my corpus.txt'" in result.stderr
+    assert "is a file" not in cli(tmp_path, "nonsense").stderr
