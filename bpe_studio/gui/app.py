@@ -155,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     window = MainWindow()
     window.resize(window.sizeHint())
     window.setWindowIcon(app.windowIcon())
-    window.show()
+    if window.fills_screen():
+        window.showMaximized()
+    else:
+        window.show()
     if args.demo:
         start_demo(window)
     elif args.corpus:

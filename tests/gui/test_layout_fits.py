@@ -245,3 +245,16 @@ def test_a_14_point_font_leaves_the_window_narrower_than_a_1600_pixel_screen(qtb
         assert win.minimumSizeHint().width() <= 1600
     finally:
         qapp.setFont(before)
+
+
+def test_a_window_on_a_1280_by_800_screen_opens_maximized(qtbot, window, monkeypatch):
+    """Found by the first-hour audit: on a 1280 x 800 screen the window opened at 95% x 92%
+    of it, 1236 x 736, below the size it is laid out for: Count and Reach were cut."""
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import QRect
+
+    for (width, height), fills in [((1280, 800), True), ((2560, 1440), False), ((1920, 840), True)]:
+        room = SimpleNamespace(availableGeometry=lambda w=width, h=height: QRect(0, 0, w, h))
+        monkeypatch.setattr(window, "screen", lambda room=room: room)
+        assert window.fills_screen() is fills, (width, height)
