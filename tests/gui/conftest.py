@@ -21,7 +21,7 @@ for folder in (HERE, HERE.parent / "core"):
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
 
-from gui_helpers import FIXTURES  # noqa: E402
+from gui_helpers import FIXTURES, threads_running  # noqa: E402
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -62,6 +62,7 @@ def no_dangling_threads(qapp, qtbot):
     yield
     from bpe_studio.gui.jobs.latest import busy_job_threads
     from bpe_studio.gui.model.curves import live_curve_threads
+    from bpe_studio.gui.model.lab_process import live_lab_processes
     from bpe_studio.gui.training.session import live_training_threads
 
     for widget in qapp.topLevelWidgets():
@@ -75,15 +76,8 @@ def no_dangling_threads(qapp, qtbot):
     assert live_training_threads() == 0, "a training QThread was left running"
     assert busy_job_threads() == 0, "a background-job thread was left running"
     assert live_curve_threads() == 0, "a compression-curve thread or process was left running"
+    assert live_lab_processes() == 0, "a Vocabulary lab process was left running"
     delete_windows(qapp)
-
-
-def threads_running() -> bool:
-    from bpe_studio.gui.jobs.latest import busy_job_threads
-    from bpe_studio.gui.model.curves import live_curve_threads
-    from bpe_studio.gui.training.session import live_training_threads
-
-    return bool(live_training_threads() or busy_job_threads() or live_curve_threads())
 
 
 def delete_windows(qapp) -> None:

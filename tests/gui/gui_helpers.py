@@ -104,3 +104,19 @@ def history_of(*steps: list[tuple[bytes, bytes, int]]) -> PairHistory:
     rows = [[(ids[a], ids[b], c) for a, b, c in pairs] for pairs in steps]
     vocab = {i: t for t, i in ids.items()}
     return PairHistory(_Rows(rows), vocab, max((len(p) for p in steps), default=0))
+
+
+def threads_running() -> bool:
+    """Whether any background work of the app is alive: training, jobs, curves, the lab (the
+    one list every test's teardown and the app's state machine wait on)."""
+    from bpe_studio.gui.jobs.latest import busy_job_threads
+    from bpe_studio.gui.model.curves import live_curve_threads
+    from bpe_studio.gui.model.lab_process import live_lab_processes
+    from bpe_studio.gui.training.session import live_training_threads
+
+    return bool(
+        live_training_threads()
+        or busy_job_threads()
+        or live_curve_threads()
+        or live_lab_processes()
+    )

@@ -45,7 +45,6 @@ from hypothesis.stateful import (
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
 from bpe_studio.core.explain.vocabulary import token_table
-from bpe_studio.gui.model.lab_process import live_lab_processes
 from bpe_studio.gui.model.panes import COMPARE_LEFT, COMPARE_RIGHT, EDITOR
 from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
@@ -289,14 +288,10 @@ class AppMachine(RuleBasedStateMachine):
         self.settle()
 
     def teardown(self) -> None:
-        from bpe_studio.gui.jobs.latest import busy_job_threads
-        from bpe_studio.gui.training.session import live_training_threads
+        from gui_helpers import threads_running
 
         self.window.close()
-        self.qtbot.waitUntil(
-            lambda: not (live_training_threads() or busy_job_threads() or live_lab_processes()),
-            timeout=SETTLE_MS,
-        )
+        self.qtbot.waitUntil(lambda: not threads_running(), timeout=SETTLE_MS)
 
     # --------------------------------------------------------- invariants
     @invariant()
