@@ -83,7 +83,7 @@ def test_f1_lists_the_shortcuts_and_ctrl_q_quits(qtbot, window):
     qtbot.waitUntil(dialog.isVisible, timeout=5_000)
     grid = dialog.findChild(QTableWidget)
     keys = {grid.item(row, 0).text() for row in range(grid.rowCount())}
-    assert {"Ctrl+O", "Ctrl+S", "Ctrl+Q", "F1"} <= keys
+    assert {"Ctrl+O", "Ctrl+S", "Ctrl+Q", "F1", "Ctrl+Enter", "Ctrl+Tab"} <= keys
     dialog.close()
     press(qtbot, window, "Ctrl+Q")
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)

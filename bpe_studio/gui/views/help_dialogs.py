@@ -35,9 +35,18 @@ def _keys(sequence: QKeySequence) -> str:
     return sequence.toString(QKeySequence.SequenceFormat.NativeText)
 
 
+# Keys a view answers itself (its keyPressEvent, its table's activation), not as a shortcut.
+VIEW_KEYS = (
+    ("Ctrl+Enter", "Editor: why this token, for the token at the cursor"),
+    ("Ctrl+Tab", "Editor: leave it for the next control (Tab types a tab)"),
+    ("Enter", "Merges: move the timeline to the merge selected"),
+    ("Tab, Shift+Tab", "Tables: leave for the next (previous) control; arrows move in them"),
+)
+
+
 def shortcut_rows(window: QWidget) -> list[tuple[str, str]]:
     """(keys, what they do) of every shortcut ``window`` answers: its menus' entries, then its
-    shortcuts, in the order they were made."""
+    shortcuts, in the order they were made, then the keys its views answer (``VIEW_KEYS``)."""
     rows: list[tuple[str, str]] = []
     seen: set[str] = set()
     for action in window.findChildren(QAction):
@@ -51,7 +60,7 @@ def shortcut_rows(window: QWidget) -> list[tuple[str, str]]:
         if keys and keys not in seen and shortcut.whatsThis():
             seen.add(keys)
             rows.append((keys, shortcut.whatsThis()))
-    return rows
+    return rows + list(VIEW_KEYS)
 
 
 class ShortcutsDialog(QDialog):
