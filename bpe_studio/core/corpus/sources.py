@@ -369,7 +369,8 @@ def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> Non
 # headers are ASCII and NUL, valid UTF-8, so nothing else would stop one).
 _NOT_TEXT = (
     (b"PK\x03\x04", "a ZIP archive (as a .docx, .xlsx, .odt or .epub is), not text"),
-    (b"%PDF-", "a PDF document, not text"),
+    (b"%PDF-1.", "a PDF document, not text"),
+    (b"%PDF-2.", "a PDF document, not text"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document, not text"),
     (b"7z\xbc\xaf\x27\x1c", "a 7z archive, not text"),
     (b"Rar!\x1a\x07", "a RAR archive, not text"),
