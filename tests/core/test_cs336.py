@@ -123,3 +123,16 @@ def test_vocab_size_exactly_256_plus_specials_means_no_merges(tmp_path):
     path = write_text(tmp_path / "c.txt", "hello hello hello")
     vocab, merges = train_bpe(path, 257, [EOT])
     assert merges == [] and len(vocab) == 257
+
+
+def test_a_trainer_says_how_far_it_is_in_its_repr(tmp_path):
+    """Found by the API audit: a trainer printed as ``<... object at 0x...>``."""
+    from bpe_studio.core import trainer_from_file
+
+    path = write_text(tmp_path / "c.txt", "low lower lowest newer wider " * 30)
+    trainer = trainer_from_file(path, 270, [EOT], workers=1)
+    assert repr(trainer).startswith("<BpeTrainer 0 of 13 merges made, vocabulary size 270")
+    for _ in zip(range(3), trainer):
+        pass
+    trainer.cancel()
+    assert repr(trainer).startswith("<BpeTrainer 3 of 13 merges made (cancelled)")

@@ -197,7 +197,16 @@ class BpeTrainer:
         return self.vocab_size - 256 - len(self.special_tokens)
 
     def cancel(self) -> None:
+        """Stop at the next merge (from any thread): iterating ends, what was made stays."""
         self._cancel.set()
+
+    def __repr__(self) -> str:
+        made, target = len(self.merges), self.target_merges
+        state = " (cancelled)" if self.cancelled else ""
+        return (
+            f"<BpeTrainer {made:,} of {target:,} merges made{state}, vocabulary size "
+            f"{self.vocab_size:,}, {self.engine_used} engine>"
+        )
 
     def close(self) -> None:
         """End training and free its working state (pre-tokens, pair index, queue) without a
@@ -208,6 +217,7 @@ class BpeTrainer:
 
     @property
     def cancelled(self) -> bool:
+        """Whether :meth:`cancel` was called."""
         return self._cancel.is_set()
 
     def top_pairs(self, k: int) -> list[tuple[bytes, bytes, int]]:
