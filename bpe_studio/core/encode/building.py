@@ -16,13 +16,13 @@ from numbers import Integral
 from typing import TYPE_CHECKING
 
 from ..formats.base.data import id_limit, sparse_id
+from ..io.read_only import ReadOnlyDict, ReadOnlyList
 from ..pretokenization.boundaries import CutRules, cut_rules
 from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
 from ..pretokenization.specials import Specials, matcher, refuse_single_bytes
 from .encoder import Encoder
 from .merging.merger import Merger
 from .merging.packed import rank_table, rank_table_of_ids
-from .read_only import ReadOnlyDict, ReadOnlyList
 
 if TYPE_CHECKING:
     from ..formats.base.data import TokenizerData

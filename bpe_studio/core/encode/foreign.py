@@ -36,6 +36,7 @@ from ..io.hf_hub import (
     named_special_tokens,
     parse_hub_source,
 )
+from ..io.read_only import ReadOnlyDict
 from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed, validate_special_tokens
 from ..text.surrogates import original_offsets, replace_surrogates
@@ -45,7 +46,6 @@ from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
 from .interface import check_batch, check_text, check_threads, end_of_text, single_token
-from .read_only import ReadOnlyDict
 from .token_spans import TokenSpan
 from .tokenizer import Tokenizer
 

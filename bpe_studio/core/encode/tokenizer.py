@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Literal
 
 from ..formats import gpt2
 from ..io.gc_pause import gc_paused
+from ..io.read_only import ReadOnlyList
 from ..pretokenization.boundaries import CutRules
 from ..pretokenization.pretokenizer import Pretokenizer
 from . import building, decoding, streaming, token_spans
 from .interface import check_text, end_of_text, single_token, special_id_of
-from .read_only import ReadOnlyList
 from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
 

@@ -4,5 +4,6 @@ its cache (``hf_hub``), the cyclic collector paused for a block (``gc_pause``), 
 caches compiled kernels (``numba_cache``) and how their helpers are compiled
 (``kernel_options``), both imported only with numba, NumPy's huge-page
 advice set for the machine (``huge_pages``), a pool worker's freed memory kept for its
-next chunk (``worker_memory``), and Ctrl-C held while a pool runs (``interrupts``). Imports
-nothing else of the core."""
+next chunk (``worker_memory``), Ctrl-C held while a pool runs (``interrupts``), and the
+read-only dict and list a tokenizer hands out (``read_only``). Imports nothing else of the
+core."""

@@ -22,7 +22,7 @@ from itertools import compress, repeat
 from types import ModuleType
 from typing import TYPE_CHECKING, cast
 
-from ..read_only import ReadOnlyDict
+from ...io.read_only import ReadOnlyDict
 from .packed import (
     NO_MERGE,
     NUMPY_DTYPE,
