@@ -35,7 +35,7 @@ from functools import cache
 import regex
 
 from .boundaries import space_cut_after, space_cut_before
-from .names import named_regex
+from .names import CAPITALS, named_regex
 
 # GPT-2's pattern
 
@@ -126,7 +126,7 @@ _CLASSES = {
     "L": r"\p{L}",
     "N": r"\p{N}",
     "S": r"\s",
-    "UP": r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's leading capitals
+    "UP": CAPITALS,  # o200k: a word's leading capitals
     "LO": r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's lower-case rest
     "M": r"\p{M}",  # o200k: whether the alphabet has marks (see _o200k)
 }

@@ -25,6 +25,7 @@ import regex
 from ..io.atomic import atomic_write_bytes
 from ..io.sealed import seal, unseal
 from ..io.user_cache import user_cache_dir
+from .names import CAPITALS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +42,7 @@ CLASSES = (
     r"\p{L}",
     r"\p{N}",
     r"\s",
-    r"[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's leading capitals
+    CAPITALS,  # o200k: a word's leading capitals
     r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]",  # o200k: a word's lower-case rest
     r"\p{M}",
     r"\p{P}",
@@ -50,8 +51,9 @@ CLASSES = (
 FOLDED = "sdmtlver"  # the contractions' letters; bits 8-11 hold 1 + the index here
 _FOLD_SHIFT = 8
 # Bump when the layout above changes: the cached file name carries it. 2: a sealed file
-# (``io.sealed``: a table zeroed after a crash was read as a table, and gave other ids).
-_FORMAT = 2
+# (``io.sealed``: a table zeroed after a crash was read as a table, and gave other ids). 3:
+# U+0295 out of the capitals (``names.NOT_CAPITALS``).
+_FORMAT = 3
 
 _lock = threading.Lock()
 _table: Table | None = None
