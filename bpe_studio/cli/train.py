@@ -20,8 +20,8 @@ from pathlib import Path
 
 from ..core import BpeTrainer, Tokenizer, trainer_from_file
 from ..core.corpus.cluster_address import ClusterError
-from ..core.corpus.records import holds_text
-from ..core.corpus.sources import DEFAULT_TEXT_FIELD, CorpusFile, is_glob_or_url
+from ..core.corpus.records import nothing_to_merge
+from ..core.corpus.sources import CorpusFile, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
 from ..core.io.interrupts import held_interrupts
@@ -147,21 +147,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         local = [f.url for f in files if f.local and not is_stream(f.url)]
         check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=local)
         if sum(f.size for f in files) == 0 and wanted:
-            raise _nothing_learned(
-                named, "the file is empty" if len(files) == 1 else "the files are empty"
-            )
+            raise _nothing_learned(named, nothing_to_merge(files))
         trainer = _count(args, files, specials, named)
         if wanted and not trainer.top_pairs(1):
             # (read while a copied pipe is still there; only when nothing was counted)
-            field = args.text_field or DEFAULT_TEXT_FIELD
-            if not trainer.pretoken_counts and not holds_text(files, field):
-                none = "the file holds" if len(files) == 1 else "the files hold"
-                raise _nothing_learned(named, f"{none} no text")
-            raise _nothing_learned(
-                named,
-                "it holds no two bytes side by side within a pre-token (only single "
-                "characters, spaces or special tokens), so there is no pair to merge",
-            )
+            why = nothing_to_merge(files, args.text_field, bool(trainer.pretoken_counts))
+            raise _nothing_learned(named, why)
     interrupted = False
     if wanted:
         merging = ProgressBar("merging", trainer.target_merges)

@@ -226,8 +226,9 @@ def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, 
     result = train_in_window(qtbot, window, singles, 300)
     assert result.merges == []
     assert window.panel.status.text() == (
-        "Nothing was learned: singles.txt has no two bytes side by side within a pre-token "
-        "(only single characters, spaces or special tokens), so there is no pair to merge"
+        "Nothing was learned from singles.txt: it holds no two bytes side by side within a "
+        "pre-token (only single characters, spaces or special tokens), so there is no pair to "
+        "merge"
     )
     assert not window.panel.save_button.isEnabled()
     # With a run on screen before it, that run comes back, and the notice says why: the user
@@ -236,7 +237,7 @@ def test_a_corpus_with_nothing_to_merge_says_nothing_was_learned(qtbot, window, 
     assert window.save_tokenizer(tmp_path / "saved")  # saved: opening singles keeps it
     train_in_window(qtbot, window, singles, 300)
     notice = window.statusBar().currentMessage()
-    assert notice.startswith("Nothing was learned: singles.txt has no two bytes side by side")
+    assert notice.startswith("Nothing was learned from singles.txt: it holds no two bytes")
     assert "Stopped" not in notice
     assert window.state.corpus.name == "singles.txt" and window.state.phase is Phase.FINISHED
 
@@ -253,11 +254,11 @@ def test_a_corpus_that_holds_no_text_says_so_not_that_no_pair_was_found(qtbot, w
     specials = tmp_path / "specials.txt"
     specials.write_text(EOT * 3, encoding="utf-8")
     for corpus, why in (
-        (empty_gz, "holds no text"),
-        (blank, "holds no text"),
+        (empty_gz, "the file holds no text"),
+        (blank, "the file holds no text"),
         (
             specials,
-            "has no two bytes side by side within a pre-token (only single characters, "
+            "it holds no two bytes side by side within a pre-token (only single characters, "
             "spaces or special tokens), so there is no pair to merge",
         ),
     ):
@@ -265,7 +266,7 @@ def test_a_corpus_that_holds_no_text_says_so_not_that_no_pair_was_found(qtbot, w
         assert result.merges == []
         # The panel and the status bar say the same (the run before learned nothing either:
         # there is nothing to bring back, so the notice is the panel's own).
-        said = f"Nothing was learned: {corpus.name} {why}"
+        said = f"Nothing was learned from {corpus.name}: {why}"  # the command line's words
         assert window.panel.status.text() == said
         assert window.statusBar().currentMessage() in ("", said)
 

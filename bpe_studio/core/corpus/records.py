@@ -181,3 +181,25 @@ def holds_text(files: Sequence[CorpusFile], field: str = DEFAULT_TEXT_FIELD) -> 
             if any(documents):
                 return True
     return False
+
+
+# Why nothing was learned from a corpus with text: what it holds, not only what it lacks.
+NO_PAIR = (
+    "it holds no two bytes side by side within a pre-token (only single characters, spaces "
+    "or special tokens), so there is no pair to merge"
+)
+
+
+def nothing_to_merge(
+    files: Sequence[CorpusFile], field: str | None = None, counted: bool = False
+) -> str:
+    """Why counting ``files`` left no pair to merge, in words (the one rule the command line
+    and the app say it by): the files are empty, hold no text (of the records' ``field``;
+    read only when ``counted`` is False, no pre-token having been counted), or hold no pair
+    within a pre-token."""
+    one = len(files) == 1
+    if sum(f.size for f in files) == 0:
+        return "the file is empty" if one else "the files are empty"
+    if not counted and not holds_text(files, field or DEFAULT_TEXT_FIELD):
+        return "the file holds no text" if one else "the files hold no text"
+    return NO_PAIR

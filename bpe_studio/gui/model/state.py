@@ -59,9 +59,9 @@ class TrainingResult:
     stopped: bool  # the user stopped it before vocab_size was reached
     merge_seconds: float  # time spent merging, pauses left out
     pattern: str = "gpt2"  # the pre-tokenization pattern it was trained with
-    # False when counting found no text at all (an empty .gz, blank JSON Lines): said so,
-    # rather than "no pair to merge", which is true of single characters or special tokens.
-    holds_text: bool = True
+    # Why nothing could be learned (``records.nothing_to_merge``: the corpus is empty, holds
+    # no text, or no pair), worked out where it was trained; None when pairs were there.
+    nothing_to_merge: str | None = None
 
     @property
     def exhausted(self) -> bool:

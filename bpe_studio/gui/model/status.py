@@ -12,6 +12,7 @@ action (``app_model.notice``).
 from __future__ import annotations
 
 from ...core.corpus.cluster import LOCAL
+from ...core.corpus.records import NO_PAIR
 from .file_names import named_file, tokenizer_name
 from .state import Phase, RunState
 
@@ -118,20 +119,7 @@ def nothing_learned(state: RunState) -> str:
     if result.stopped:
         return "Stopped before the first merge: nothing was learned, so there is nothing to save"
     name = state.corpus_source.name if state.corpus_source else "the corpus"
-    try:
-        empty = state.corpus is not None and state.corpus.stat().st_size == 0
-    except OSError:
-        empty = False
-    if empty:
-        why = f"{name} is empty"
-    elif not result.holds_text:
-        why = f"{name} holds no text"
-    else:
-        why = (  # the command line's words: what such a corpus holds, not only what it lacks
-            f"{name} has no two bytes side by side within a pre-token (only single "
-            "characters, spaces or special tokens), so there is no pair to merge"
-        )
-    return f"Nothing was learned: {why}"
+    return f"Nothing was learned from {name}: {result.nothing_to_merge or NO_PAIR}"
 
 
 def replay_text(state: RunState) -> str:

@@ -21,7 +21,7 @@ from collections import deque
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...core import MergeStep, TrainingCancelled, trainer_from_file
-from ...core.corpus.records import holds_text
+from ...core.corpus.records import nothing_to_merge
 from ...core.corpus.tasks import corpus_files
 from ...core.io.kernel_loader import FIRST_RUN
 from ...core.pretokenization.specials import validate_special_tokens
@@ -182,9 +182,12 @@ class TrainingWorker(QObject):
             text_field=cfg.text_field,
             status=self._status,
         )
-        # Read only when nothing was counted (up to the first character, on this thread).
-        empty = trainer.target_merges > 0 and not trainer.top_pairs(1)
-        holds = not empty or bool(trainer.pretoken_counts) or _holds_text(cfg)
+        # Why nothing can be learned, in the command line's words (a corpus with no text is
+        # read up to its first character, on this thread), when nothing can.
+        why = None
+        if trainer.target_merges > 0 and not trainer.top_pairs(1):
+            files = corpus_files(list(cfg.corpus))
+            why = nothing_to_merge(files, cfg.text_field, bool(trainer.pretoken_counts))
         self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)
 
@@ -220,10 +223,5 @@ class TrainingWorker(QObject):
             control.stopped and len(merges) < trainer.target_merges,
             seconds,
             cfg.pattern,
-            holds,
+            why,
         )
-
-
-def _holds_text(cfg: RunSettings) -> bool:
-    """Whether the corpus of ``cfg`` holds any text of the field trained on."""
-    return holds_text(corpus_files(list(cfg.corpus)), cfg.text_field)
