@@ -12,7 +12,7 @@ from __future__ import annotations
 from gui_helpers import FIXTURES, train_in_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from bpe_studio.gui.views import theme
 
@@ -81,6 +81,34 @@ def test_the_views_have_names_a_screen_reader_can_say(qtbot, window):
     ]
     names = [w.accessibleName() for w in named]
     assert len(set(names)) == len(names)
+    # Every control a keyboard reaches on any page says what it is (a combo box by its value).
+    from PySide6.QtGui import QAccessible
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractScrollArea,
+        QAbstractSpinBox,
+        QComboBox,
+        QHeaderView,
+        QListView,
+        QScrollArea,
+        QScrollBar,
+        QTabWidget,
+    )
+
+    unnamed = []
+    for widget in window.findChildren(QWidget):
+        if widget.focusPolicy() == Qt.FocusPolicy.NoFocus:
+            continue
+        if isinstance(widget, (QScrollBar, QHeaderView, QAbstractButton, QComboBox)):
+            continue  # named by their own text or value
+        if isinstance(widget.parent(), (QAbstractSpinBox, QAbstractScrollArea)):
+            continue  # a spin box's own editor, a scroll area's viewport: parts of one control
+        if type(widget) in (QListView, QScrollArea) or isinstance(widget, QTabWidget):
+            continue  # a combo box's popup list, a page's scroll area, the tabs: containers
+        face = QAccessible.queryAccessibleInterface(widget)
+        if face is not None and not face.text(QAccessible.Text.Name).strip():
+            unnamed.append(f"{type(widget).__name__} in {type(widget.parent()).__name__}")
+    assert unnamed == [], sorted(set(unnamed))
 
 
 def test_greyed_rows_stay_legible_in_both_schemes(qtbot, app_style):

@@ -342,6 +342,8 @@ class CompareView(LazyPage):
             TokenizerPicker(hub, pane=COMPARE_RIGHT, default=preset_key("o200k_base")),
         )
         self.panes = (ComparePane(), ComparePane())
+        for side, pane in zip(("Left", "Right"), self.panes):
+            pane.setAccessibleName(f"{side} tokenizer's tokens of the text")
         # The counts take what their row has left (cut with "…", whole in the tooltip), so
         # that the page fits a 1280-pixel window.
         self.stats = (steady_label(QLabel(" "), "0" * 24), steady_label(QLabel(" "), "0" * 24))

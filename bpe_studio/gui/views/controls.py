@@ -105,6 +105,7 @@ class TrainingPanel(QWidget):
             "as one corpus"
         )
         self.text_field_edit = QLineEdit(DEFAULT_TEXT_FIELD)
+        self.text_field_edit.setAccessibleName("Records' text field")
         self.text_field_edit.setToolTip("The field of each record that holds its text")
         self.text_field_edit.setMaximumWidth(90)
         self.text_field_label = QLabel("Text field")

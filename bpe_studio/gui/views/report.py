@@ -103,7 +103,10 @@ class ReportView(LazyPage):
             for i, default in enumerate(DEFAULTS)
         ]
         for i, choice in enumerate(self.choices):
-            choice.setAccessibleName(f"Tokenizer {i + 1}")  # shown by a colour swatch only
+            # Shown by a colour swatch only; a combo box's name is its value, so the slot is
+            # said in its description.
+            choice.setAccessibleName(f"Tokenizer {i + 1}")
+            choice.setAccessibleDescription(f"Tokenizer {i + 1} of the report")
         self._computing: list[Choice] = []  # the choices of the job under way
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.

@@ -138,10 +138,12 @@ class StepThroughPanel(QWidget):
         self.forward_button.clicked.connect(self.forward)
         self.play_button.clicked.connect(self.toggle_play)
         self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setAccessibleName("Step of the encoding")
         self.slider.valueChanged.connect(self.show_step)
         self.counter = QLabel("")
         self.counter.setMinimumWidth(self.counter.fontMetrics().horizontalAdvance("Step 000/000"))
         self.merges_list = QListWidget()
+        self.merges_list.setAccessibleName("Merges applied, in order")
         self.merges_list.setFont(monospace_font())
         self.merges_list.currentRowChanged.connect(self._on_list_row)
 

@@ -136,6 +136,7 @@ def edit_beside(owner: QWidget, combo: QComboBox, placeholder: str, width: int) 
     it (:func:`reveal`); returns the edit."""
     edit = QLineEdit()
     edit.setPlaceholderText(placeholder)
+    edit.setAccessibleName(placeholder)  # the placeholder is all it shows
     edit.setMinimumWidth(width)
     edit.setVisible(False)
     owner.setSizePolicy(QSizePolicy.Policy.Maximum, owner.sizePolicy().verticalPolicy())

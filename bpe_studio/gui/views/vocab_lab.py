@@ -132,6 +132,7 @@ class VocabLabPage(QWidget):
         self.corpus_box.activated.connect(self._on_corpus_activated)
         self._corpus_index = 0
         self.text_field = QLineEdit(self.lab.text_field)
+        self.text_field.setAccessibleName("Records' text field")
         self.text_field.setMaximumWidth(110)
         self.text_field.setToolTip("The records' text field (JSON Lines and Parquet corpora)")
         self.text_field.editingFinished.connect(
@@ -167,6 +168,7 @@ class VocabLabPage(QWidget):
         self.step_label = QLabel(" ")
         self.step_label.setMinimumWidth(self.step_label.fontMetrics().horizontalAdvance("0" * 34))
         self.step_slider = QSlider(Qt.Orientation.Horizontal)
+        self.step_slider.setAccessibleName("Step of the run shown")
         self.step_slider.valueChanged.connect(self._on_slider)
         self.live_button = QPushButton("Live")
         self.live_button.setToolTip("Follow the newest merge (Alt+L on the training page)")
