@@ -191,6 +191,30 @@ def test_clicking_a_node_selects_its_token(qtbot, steps, run):
     assert panel.tree.shown_structure() == ref_tree(vocab, merges, counts, vocab[child.token_id])
 
 
+def test_the_keyboard_steps_through_the_nodes_and_follows_one(qtbot, steps, run):
+    """The accessibility audit: only a click reached a node. Arrows step through the nodes
+    (root first, breadth first), Enter follows the one the outline is on."""
+    vocab, merges, counts = run
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    token = deep_token(vocab, merges)
+    hub.select_token(ids_of(vocab)[token])
+    wait_explained(qtbot, panel, ids_of(vocab)[token])
+    view = panel.tree
+    nodes = view.node_items()
+    view.setFocus()
+    for _ in range(3):
+        qtbot.keyClick(view, Qt.Key.Key_Down)
+    assert view.current is nodes[2]
+    qtbot.keyClick(view, Qt.Key.Key_Up)
+    assert view.current is nodes[1]
+    with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
+        qtbot.keyClick(view, Qt.Key.Key_Return)
+    assert blocker.args == [nodes[1].token_id]
+    wait_explained(qtbot, panel, nodes[1].token_id)
+    assert panel.tree.current is None  # a new tree: the keyboard starts at its root again
+
+
 def test_grew_into_lists_the_merges_using_the_token(qtbot, steps, run):
     vocab, merges, counts = run
     hub = finished_hub(steps, run)

@@ -40,6 +40,7 @@ VIEW_KEYS = (
     ("Ctrl+Enter", "Editor: why this token, for the token at the cursor"),
     ("Ctrl+Tab", "Editor: leave it for the next control (Tab types a tab)"),
     ("Enter", "Merges: move the timeline to the merge selected"),
+    ("Arrows, Enter", "Merge tree: step through its nodes; follow the one outlined"),
     ("Tab, Shift+Tab", "Tables: leave for the next (previous) control; arrows move in them"),
 )
 

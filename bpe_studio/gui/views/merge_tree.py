@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetricsF,
+    QKeyEvent,
     QMouseEvent,
     QPainter,
     QPainterPath,
@@ -31,6 +32,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
+    QGraphicsRectItem,
     QGraphicsScene,
     QGraphicsTextItem,
     QGraphicsView,
@@ -168,6 +170,12 @@ def node_tooltip(node: MergeNode, count: int | None) -> str:
     )
 
 
+# Keys that follow the node the keyboard is on, as a click does.
+_FOLLOW_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+# Keys that move it: the next node (root first, breadth first) or the one before.
+_STEPS = {Qt.Key.Key_Down: 1, Qt.Key.Key_Right: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_Left: -1}
+
+
 class MergeTreeView(QGraphicsView):
     """The drawn merge tree. ``node_clicked`` carries the id of the node clicked."""
 
@@ -183,12 +191,17 @@ class MergeTreeView(QGraphicsView):
         self.root: NodeItem | None = None
         self.folded = 0  # nodes not drawn (their parents are folded)
         self._auto_fit = True  # until the user zooms
+        # The node the keyboard is on (arrows move it, Enter follows it, as a click does),
+        # and the outline that shows it; None until a key is pressed on a new tree.
+        self.current: NodeItem | None = None
+        self._outline: QGraphicsRectItem | None = None
 
     # ---------------------------------------------------------- drawing
     def show_message(self, text: str) -> None:
         scene = self.scene()
         scene.clear()
         self.root = None
+        self.current, self._outline = None, None
         item = scene.addText(text)
         item.setDefaultTextColor(QColor(colours().plot_muted))
         item.setTextWidth(320)
@@ -205,6 +218,7 @@ class MergeTreeView(QGraphicsView):
         """Draw ``root``'s tree; ``count_of`` gives a merged node's pair count (None: n/a)."""
         scene = self.scene()
         scene.clear()
+        self.current, self._outline = None, None
         nodes, parent, folded = _unfold(root, MAX_NODES)
         self.folded = folded
         expanded = set(parent[1:])
@@ -304,6 +318,35 @@ class MergeTreeView(QGraphicsView):
         while item is not None and not isinstance(item, NodeItem):
             item = item.parentItem()
         return item
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        # The keyboard's way to a node (the accessibility audit: only a click reached one):
+        # arrows step through the nodes root first, breadth first; Enter or Space follows
+        # the node, as a click on it does.
+        nodes = self.node_items()
+        key = Qt.Key(event.key())
+        step = _STEPS.get(key)
+        if not nodes or (step is None and key not in _FOLLOW_KEYS):
+            super().keyPressEvent(event)
+            return
+        event.accept()
+        if step is None:
+            if self.current is not None:
+                self.node_clicked.emit(self.current.token_id)
+            return
+        at = nodes.index(self.current) if self.current in nodes else -step
+        self._move_to(nodes[(at + step) % len(nodes)])
+
+    def _move_to(self, node: NodeItem) -> None:
+        self.current = node
+        if self._outline is None:
+            self._outline = QGraphicsRectItem()
+            self._outline.setZValue(10)
+            self.scene().addItem(self._outline)
+        pen = QPen(QColor(colours().accent), 2, Qt.PenStyle.DashLine)
+        self._outline.setPen(pen)
+        self._outline.setRect(node.sceneBoundingRect().adjusted(-3, -3, 3, 3))
+        self.ensureVisible(node)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
         node = self.node_at(event.position().toPoint())
