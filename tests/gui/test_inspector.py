@@ -171,13 +171,20 @@ def test_merge_tree_of_a_selected_token(qtbot, steps, run, phase):
     assert f"merge {rank:,}" in panel.detail.text() and f"{counts[rank]:,}" in panel.detail.text()
 
 
-def test_clicking_a_node_selects_its_token(qtbot, steps, run):
-    vocab, merges, counts = run
+def deep_token_explained(qtbot, steps, run):
+    """A finished run's hub and a Why panel explaining a token of a deep merge tree."""
+    vocab, merges, _ = run
     hub = finished_hub(steps, run)
     panel = why_panel(qtbot, hub)
-    token = deep_token(vocab, merges)
-    hub.select_token(ids_of(vocab)[token])
-    wait_explained(qtbot, panel, ids_of(vocab)[token])
+    token_id = ids_of(vocab)[deep_token(vocab, merges)]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    return hub, panel
+
+
+def test_clicking_a_node_selects_its_token(qtbot, steps, run):
+    vocab, merges, counts = run
+    hub, panel = deep_token_explained(qtbot, steps, run)
     child = panel.tree.root.children[1]
     assert child.children, "pick a merged child so that its own tree has children too"
     view = panel.tree
@@ -194,12 +201,7 @@ def test_clicking_a_node_selects_its_token(qtbot, steps, run):
 def test_the_keyboard_steps_through_the_nodes_and_follows_one(qtbot, steps, run):
     """The accessibility audit: only a click reached a node. Arrows step through the nodes
     (root first, breadth first), Enter follows the one the outline is on."""
-    vocab, merges, counts = run
-    hub = finished_hub(steps, run)
-    panel = why_panel(qtbot, hub)
-    token = deep_token(vocab, merges)
-    hub.select_token(ids_of(vocab)[token])
-    wait_explained(qtbot, panel, ids_of(vocab)[token])
+    hub, panel = deep_token_explained(qtbot, steps, run)
     view = panel.tree
     nodes = view.node_items()
     view.setFocus()
