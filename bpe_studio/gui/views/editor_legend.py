@@ -14,7 +14,14 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QSizePolicy,
+    QWidget,
+)
 
 from .common import monospace_font
 from .theme import Colours, colours, muted, themed
@@ -69,8 +76,10 @@ class EditorLegend(QWidget):
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(9)
         self._grid.setVerticalSpacing(2)
-        # The widget's least width is minimumSizeHint's (two columns), not the one row's.
+        # The widget's least width is minimumSizeHint's (two columns), not the one row's; its
+        # height is its rows' (given more, the marks' backgrounds would stretch with it).
         self._grid.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
         font = monospace_font()
         self.samples: list[QLabel] = []
         self.captions: list[QLabel] = []
@@ -112,9 +121,9 @@ class EditorLegend(QWidget):
         return sum(max(widths[c::columns]) + spacing for c in range(min(columns, len(widths))))
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        rows = -(-len(self._entries) // 2)
-        height = rows * max(e.sizeHint().height() for e in self._entries)
-        return QSize(self._width(2), height + (rows - 1) * self._grid.verticalSpacing())
+        # As narrow as two columns; as high as the rows it has now (two rows come with the
+        # narrower width, and ask for their height then).
+        return QSize(self._width(2), self.sizeHint().height())
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         columns = self.columns or len(self._entries)
