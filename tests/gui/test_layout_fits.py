@@ -258,3 +258,17 @@ def test_a_window_on_a_1280_by_800_screen_opens_maximized(qtbot, window, monkeyp
         room = SimpleNamespace(availableGeometry=lambda w=width, h=height: QRect(0, 0, w, h))
         monkeypatch.setattr(window, "screen", lambda room=room: room)
         assert window.fills_screen() is fills, (width, height)
+
+
+def test_the_editor_legend_is_as_high_as_its_rows(qtbot, window):
+    """Looking at the README's screenshots: in one row at 1600 pixels, the legend was given
+    two rows' height, and its marks' backgrounds stretched to it."""
+    window.resize(1600, 1000)
+    legend = window.editor.legend
+    qtbot.waitUntil(lambda: legend.columns == len(legend.samples), timeout=5_000)
+    qtbot.waitUntil(lambda: legend.height() == legend.sizeHint().height(), timeout=5_000)
+    assert max(chip.height() for chip in legend.samples) <= legend.sizeHint().height()
+    window.resize(1280, 800)  # two rows of two: the height of two rows
+    qtbot.waitUntil(lambda: legend.columns == 2, timeout=5_000)
+    qtbot.waitUntil(lambda: legend.height() == legend.sizeHint().height(), timeout=5_000)
+    assert legend.height() > max(chip.height() for chip in legend.samples) * 1.5
