@@ -128,7 +128,29 @@ def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
 Options = Callable[[argparse.ArgumentParser], None]
 
 
-class Command(argparse.ArgumentParser):
+class Program(argparse.ArgumentParser):
+    """A parser that keeps the words it parses, for its errors to say more than argparse's:
+    at the top level, a file given where a command goes is said to be one."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._given = list(args) if args is not None else sys.argv[1:]
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str) -> NoReturn:
+        first = next((a for a in getattr(self, "_given", []) if not a.startswith("-")), None)
+        command = "argument COMMAND: invalid choice" in message  # not an option's choice
+        if command and first is not None and os.path.exists(first):
+            shown = shlex.quote(first)
+            message += (
+                f"; {first!r} is a file: open it in the app with bpe-studio gui {shown}, or "
+                f"train on it with bpe-studio train {shown} --vocab-size N --out DIR"
+            )
+        super().error(message)
+
+
+class Command(Program):
     """A subcommand whose options ``options(self)`` declares the first time it parses or
     shows its help (or its ``actions`` are read), so that what they need is imported only
     for the command that runs."""
@@ -147,7 +169,6 @@ class Command(argparse.ArgumentParser):
     def parse_known_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
-        self._given = list(args) if args is not None else []
         return super(Command, self.declare()).parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
@@ -466,26 +487,6 @@ def _inspect_options(ins: argparse.ArgumentParser) -> None:
     _add_pattern(ins, _source_pattern_help(), None)
     _add_source_specials(ins)
     _add_workers(ins, "encoding")
-
-
-class Program(argparse.ArgumentParser):
-    """The top-level parser: a file given where a command goes is said to be one."""
-
-    def parse_known_args(  # type: ignore[override]
-        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
-        self._given = list(args) if args is not None else sys.argv[1:]
-        return super().parse_known_args(args, namespace)
-
-    def error(self, message: str) -> NoReturn:
-        first = next((a for a in getattr(self, "_given", []) if not a.startswith("-")), None)
-        if "invalid choice" in message and first is not None and os.path.exists(first):
-            shown = shlex.quote(first)
-            message += (
-                f"; {first!r} is a file: open it in the app with bpe-studio gui {shown}, or "
-                f"train on it with bpe-studio train {shown} --vocab-size N --out DIR"
-            )
-        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:

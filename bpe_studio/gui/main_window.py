@@ -427,8 +427,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         )
         dialog.setTextValue(joined_sources(source.paths) if source is not None else "")
         dialog.resize(560, dialog.sizeHint().height())
-        if dialog.exec() and split_sources(dialog.textValue()):
-            self.open_corpus(split_sources(dialog.textValue()))
+        sources = split_sources(dialog.textValue()) if dialog.exec() else []
+        if sources:
+            self.open_corpus(sources)
 
     @Slot()
     def _choose_heldout(self) -> None:
