@@ -11,6 +11,7 @@ import pytest
 from gui_helpers import EOT, FIXTURES, shown, train_in_window, wait_for_spans
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.app_model import AppModel
@@ -395,3 +396,68 @@ def test_a_paste_at_the_start_keeps_every_crlf_given(qtbot, editor, gpt2_tokeniz
     assert editor.text() == expected
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == gpt2_tokenizer.encode(expected)
+
+
+def _edit_at_random(edit, rnd) -> None:
+    """One keyboard edit somewhere: a Backspace, a Delete, a letter, an Enter, or a
+    selection deleted."""
+    length = len(edit.toPlainText())
+    cursor = edit.textCursor()
+    cursor.setPosition(rnd.randint(0, length))
+    kind = rnd.choice(["backspace", "delete", "letter", "enter", "selection"])
+    if kind == "selection":
+        cursor.setPosition(rnd.randint(0, length), QTextCursor.MoveMode.KeepAnchor)
+    edit.setTextCursor(cursor)
+    key = {"delete": Qt.Key.Key_Delete, "letter": Qt.Key.Key_X, "enter": Qt.Key.Key_Return}
+    QTest.keyClick(edit, key.get(kind, Qt.Key.Key_Backspace))
+
+
+def test_undo_gives_back_the_line_breaks_it_restores(qtbot, editor):
+    """The editor's text after undo and redo is what it was at that point: a deleted "\\r\\n"
+    or "\\r" that undo puts back is one again (it came back as "\\n": an editor audit)."""
+    import random
+
+    text = "ab\r\nc😀\r\n\r\nef\rgh\u2029ij"
+    edit = editor.edit
+    # The plain case: a kept break deleted with Delete, then undone and redone.
+    editor.set_text(text)
+    cursor = edit.textCursor()
+    cursor.setPosition(2)
+    edit.setTextCursor(cursor)
+    QTest.keyClick(edit, Qt.Key.Key_Delete)
+    assert editor.text() == "abc😀\r\n\r\nef\rgh\u2029ij"
+    edit.undo()
+    assert editor.text() == text
+    edit.redo()
+    assert editor.text() == "abc😀\r\n\r\nef\rgh\u2029ij"
+    # Any few edits: undoing all of them gives the text back, redoing them their result,
+    # and an edit made after undoing some leaves the rest still undoable.
+    rnd = random.Random(58)
+    document = edit.document()
+    for _ in range(150):
+        editor.set_text(text)
+        for _ in range(rnd.randint(1, 6)):
+            _edit_at_random(edit, rnd)
+        done = editor.text()
+        while document.isUndoAvailable():
+            edit.undo()
+        assert editor.text() == text
+        while document.isRedoAvailable():
+            edit.redo()
+        assert editor.text() == done
+        for _ in range(rnd.randint(0, 3)):
+            edit.undo()
+        _edit_at_random(edit, rnd)
+        while document.isUndoAvailable():
+            edit.undo()
+        assert editor.text() == text
+
+
+def test_undo_of_replacing_the_whole_text_gives_its_bom_back(qtbot, editor):
+    text = "\ufeffab\r\ncd"
+    editor.set_text(text)
+    editor.edit.selectAll()
+    QTest.keyClicks(editor.edit, "x")
+    assert editor.text() == "x"
+    editor.edit.undo()
+    assert editor.text() == text

@@ -19,7 +19,8 @@ the GUI thread one copy of the text and a screenful of formats.
 
 It tokenizes exactly the text it was given: a ``QTextDocument`` turns ``\r\n``, ``\r`` and
 U+2029 into one paragraph break each and drops a leading byte-order mark, so the editor keeps
-what each break was (following edits) and puts it back in :meth:`TokenTextEdit.text`.
+what each break was (following edits, undo and redo: :mod:`.kept_breaks`) and puts it back in
+:meth:`TokenTextEdit.text`.
 What it leaves out: which tokenizer and step to show (the ``AppModel``'s state), the ids list
 (``ids_panel``).
 """
@@ -72,12 +73,11 @@ from .common import (
     title_label,
 )
 from .editor_legend import EditorLegend
+from .kept_breaks import KeptBreaks
 from .layouts import column
 from .theme import colours, muted, themed
 
 MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens
-_BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep as "\n"
-_ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
 _LINE_BREAK = regex.compile("[\n\r\u2029]")
 PIECE_DEBOUNCE_MS = 150
 
@@ -117,32 +117,6 @@ def format_id(token_id: int) -> str:
     return f"{token_id:,}"
 
 
-def _narrowed(
-    old: bytes, new: bytes, position: int, removed: int, added: int
-) -> tuple[int, int, int]:
-    """Qt's report of a change (``position``, units ``removed``, units ``added``) narrowed
-    to what differs between the texts before and after (UTF-16 bytes): the units both ends
-    of the window share are taken out."""
-    start, stop = 2 * position, 2 * (position + removed)
-    if len(old) - stop != len(new) - 2 * (position + added):
-        return position, removed, added  # not the change reported: left as it is
-    head = 0
-    while (
-        head < min(removed, added)
-        and old[start + 2 * head : start + 2 * head + 2]
-        == new[start + 2 * head : start + 2 * head + 2]
-    ):
-        head += 1
-    tail = 0
-    while (
-        tail < min(removed, added) - head
-        and old[stop - 2 * tail - 2 : stop - 2 * tail]
-        == new[2 * (position + added) - 2 * tail - 2 : 2 * (position + added) - 2 * tail]
-    ):
-        tail += 1
-    return position + head, removed - head - tail, added - head - tail
-
-
 class TokenTextEdit(QPlainTextEdit):
     """A plain-text editor that paints the token spans of its visible characters."""
 
@@ -160,11 +134,7 @@ class TokenTextEdit(QPlainTextEdit):
         # the (start, end) document offsets of the highlighted token's visible occurrences.
         self._markers: list[tuple[int, QColor]] = []
         self._outlines: list[tuple[int, int]] = []
-        # The breaks of the text given that the document holds as a plain paragraph break:
-        # document offset of that break -> "\r\n", "\r" or "\u2029"; and a leading BOM.
-        self._breaks: dict[int, str] = {}
-        self._raw16: bytes | None = None  # the raw text while kept breaks need it (_narrowed)
-        self._bom = False
+        self._kept = KeptBreaks()  # what each break of the text given was
         self._setting_text = False
         self._formats = BlockFormats(self)
         self._repaint = single_shot(self, 0, self.paint_visible_tokens)
@@ -172,6 +142,7 @@ class TokenTextEdit(QPlainTextEdit):
         self.horizontalScrollBar().valueChanged.connect(self._schedule)
         self.updateRequest.connect(self._on_update_request)
         self.document().contentsChange.connect(self._on_contents_change)
+        self.document().undoCommandAdded.connect(self._on_undo_command_added)
         themed(self, TokenTextEdit._restyle)
 
     def _restyle(self) -> None:
@@ -191,19 +162,11 @@ class TokenTextEdit(QPlainTextEdit):
             self.setPlainText(text)
         finally:
             self._setting_text = False
-        self._bom = text.startswith("\ufeff")
-        self._breaks = {}
-        self._raw16 = None
-        if "\r" in text or "\u2029" in text:
-            astral = [m.start() for m in _ASTRAL.finditer(text)]
-            dropped = 1 if self._bom else 0  # characters before here the document lacks
-            a = 0
-            for m in _BREAKS.finditer(text):
-                while a < len(astral) and astral[a] < m.start():
-                    a += 1
-                self._breaks[m.start() - dropped + a] = m.group()
-                dropped += len(m.group()) - 1
-            self._raw16 = self._raw_utf16()
+        self._kept.given(text, self._raw_utf16)
+
+    @Slot()
+    def _on_undo_command_added(self) -> None:
+        self._kept.command_added(self.document().availableUndoSteps())
 
     @Slot(int, int, int)
     def _on_contents_change(self, position: int, removed: int, added: int) -> None:
@@ -224,22 +187,15 @@ class TokenTextEdit(QPlainTextEdit):
         ]
         if self._setting_text:
             return
-        if self._bom and position == 0 and self.document().characterCount() - 1 == added:
-            # The whole text replaced (select all, then type or delete): the BOM it began
-            # with went with it (an editor audit: it stayed, an invisible 3 bytes, for good).
-            self._bom = False
-        if not self._breaks:
-            self._raw16 = None
-            return
-        new16 = self._raw_utf16()
-        if self._raw16 is not None:
-            # subtle: Qt reports more than changed (a paste at 0 as the first paragraph and
-            # its break removed and added again), which dropped a kept "\r\n" (an editor
-            # audit): the texts before and after narrow it to what did change.
-            position, removed, added = _narrowed(self._raw16, new16, position, removed, added)
-            end, delta = position + removed, added - removed
-        self._raw16 = new16
-        self._breaks = {q: s for p, s in self._breaks.items() if (q := moved(p)) is not None}
+        doc = self.document()
+        self._kept.edited(
+            position,
+            removed,
+            added,
+            depth=doc.availableUndoSteps(),
+            whole=position == 0 and doc.characterCount() - 1 == added,
+            raw16=self._raw_utf16,
+        )
 
     def _raw_utf16(self) -> bytes:
         """The document's raw text in UTF-16 (its positions are UTF-16 units)."""
@@ -247,28 +203,8 @@ class TokenTextEdit(QPlainTextEdit):
 
     def text(self) -> str:
         """The text as given (or as edited since): every line break as it came."""
-        # toPlainText() would turn no-break spaces into spaces; the raw text keeps them and
-        # marks paragraph ends with U+2029 instead of "\n".
-        raw = self.document().toRawText()
-        prefix = "\ufeff" if self._bom else ""
-        if not self._breaks:
-            return prefix + raw.replace("\u2029", "\n")
-        lines = raw.split("\u2029")
-        breaks = ["\n"] * (len(lines) - 1)
-        doc = self.document()
-        for unit, original in self._breaks.items():
-            block = doc.findBlock(unit)
-            # subtle: a kept break must still be where its paragraph ends (the bookkeeping
-            # above follows every edit; this guards against one it could not follow).
-            n = block.blockNumber()
-            if block.isValid() and block.position() + block.length() - 1 == unit:
-                if 0 <= n < len(breaks):
-                    breaks[n] = original
-        parts = [prefix]
-        for line, brk in zip(lines, breaks):
-            parts += (line, brk)
-        parts.append(lines[-1])
-        return "".join(parts)
+        # toPlainText() would turn no-break spaces into spaces; the raw text keeps them.
+        return self._kept.text(self.document().toRawText())
 
     # ------------------------------------------------------------ spans
     def set_spans(self, spans: SpanArrays | None) -> None:

@@ -1,0 +1,175 @@
+"""What each line break of an edited text was, where the document keeps only "a break".
+
+A ``QTextDocument`` turns ``\\r\\n``, ``\\r`` and U+2029 into one paragraph break each, as it
+does ``\\n``, and drops a leading byte-order mark. The token editor tokenizes the text it was
+given, so :class:`KeptBreaks` remembers those breaks by their document position, follows the
+edits Qt reports (and its undo and redo), and puts them back into the document's raw text.
+It holds no Qt object, so that the bookkeeping is tested on its own terms; positions are
+UTF-16 units, as Qt's are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import regex
+
+_BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep as "\n"
+_ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
+_PARAGRAPH = "\u2029"  # how a document's raw text ends a paragraph
+_PARAGRAPH_RE = regex.compile(_PARAGRAPH)
+_UNDONE_KEPT = 20  # undo commands whose deleted breaks undo gives back (each a whole table)
+
+
+def narrowed(
+    old: bytes, new: bytes, position: int, removed: int, added: int
+) -> tuple[int, int, int]:
+    """Qt's report of a change (``position``, units ``removed``, units ``added``) narrowed
+    to what differs between the texts before and after (UTF-16 bytes): the units both ends
+    of the window share are taken out."""
+    start, stop = 2 * position, 2 * (position + removed)
+    if len(old) - stop != len(new) - 2 * (position + added):
+        return position, removed, added  # not the change reported: left as it is
+    head = 0
+    while (
+        head < min(removed, added)
+        and old[start + 2 * head : start + 2 * head + 2]
+        == new[start + 2 * head : start + 2 * head + 2]
+    ):
+        head += 1
+    tail = 0
+    while (
+        tail < min(removed, added) - head
+        and old[stop - 2 * tail - 2 : stop - 2 * tail]
+        == new[2 * (position + added) - 2 * tail - 2 : 2 * (position + added) - 2 * tail]
+    ):
+        tail += 1
+    return position + head, removed - head - tail, added - head - tail
+
+
+class KeptBreaks:
+    """The breaks of a text that its document holds as a plain paragraph break (document
+    position -> ``"\\r\\n"``, ``"\\r"`` or ``"\\u2029"``) and whether it began with a BOM.
+
+    >>> kept = KeptBreaks()
+    >>> kept.given("one\\r\\ntwo")
+    >>> kept.text("one\\u2029two")
+    'one\\r\\ntwo'
+    """
+
+    def __init__(self) -> None:
+        self._breaks: dict[int, str] = {}
+        self._bom = False
+        self._raw16: bytes | None = None  # the raw text while there are breaks to follow
+        # Undo gives a deleted break back as a plain one: so the breaks as they were before
+        # each undo command that dropped some are kept (undo depth after it -> breaks).
+        self._undone: dict[int, tuple[dict[int, str], bool]] = {}
+        self._command: tuple[int, dict[int, str], bool] | None = None
+        self._command_added = False
+        self._depth = 0  # the undo depth last followed
+
+    def given(self, text: str, raw16: Callable[[], bytes] | None = None) -> None:
+        """A new text, just set in the document (whose raw UTF-16 ``raw16`` gives, when
+        there are breaks to follow); undo history starts again."""
+        self._bom = text.startswith("\ufeff")
+        self._breaks, self._raw16 = {}, None
+        self._undone, self._command, self._command_added, self._depth = {}, None, False, 0
+        if "\r" not in text and _PARAGRAPH not in text:
+            return
+        astral = [m.start() for m in _ASTRAL.finditer(text)]
+        dropped = 1 if self._bom else 0  # characters before here the document lacks
+        a = 0
+        for m in _BREAKS.finditer(text):
+            while a < len(astral) and astral[a] < m.start():
+                a += 1
+            self._breaks[m.start() - dropped + a] = m.group()
+            dropped += len(m.group()) - 1
+        if raw16 is not None:
+            self._raw16 = raw16()
+
+    def command_added(self, depth: int) -> None:
+        """Qt added an undo command, reaching ``depth``; it reports the change after."""
+        self._command_added = True
+        self._command = (depth, self._breaks, self._bom)
+
+    def edited(
+        self,
+        position: int,
+        removed: int,
+        added: int,
+        *,
+        depth: int,
+        whole: bool,
+        raw16: Callable[[], bytes],
+    ) -> None:
+        """Follow a change Qt reported, the undo depth after it, and whether it replaced the
+        whole text; ``raw16`` gives the document's raw text after it, in UTF-16."""
+        new_command, self._command_added = self._command_added, False
+        # An undo or redo moves the depth by the command's steps (an edit block is several).
+        undone = depth < self._depth and not new_command
+        redone = depth > self._depth and not new_command
+        before, self._depth = self._depth, depth
+        if undone and before in self._undone:
+            # The document is again as it was before that command: so are its breaks.
+            self._breaks, self._bom = self._undone[before]
+            self._raw16 = raw16() if self._breaks else None
+            return
+        if not (undone or redone):  # an edit: what could have been redone is gone
+            for d in [d for d in self._undone if d > before]:
+                del self._undone[d]
+        lost = False
+        if self._bom and whole:
+            # The whole text replaced (select all, then type or delete): the BOM it began
+            # with went with it (an editor audit: it stayed, an invisible 3 bytes, for good).
+            self._bom, lost = False, True
+        if self._breaks:
+            new16 = raw16()
+            if self._raw16 is not None:
+                # subtle: Qt reports more than changed (a paste at 0 as the first paragraph
+                # and its break removed and added again), which dropped a kept "\r\n" (an
+                # editor audit): the texts before and after narrow it to what did change.
+                position, removed, added = narrowed(self._raw16, new16, position, removed, added)
+            self._raw16 = new16
+            end, delta = position + removed, added - removed
+            kept = {
+                (p if p < position else p + delta): s
+                for p, s in self._breaks.items()
+                if p < position or p >= end
+            }
+            lost = lost or len(kept) < len(self._breaks)
+            self._breaks = kept
+        else:
+            self._raw16 = None
+        command = self._command
+        if lost and not (undone or redone) and command is not None and command[0] == depth:
+            self._undone.setdefault(depth, (command[1], command[2]))
+            while len(self._undone) > _UNDONE_KEPT:
+                del self._undone[min(self._undone)]
+
+    def text(self, raw: str) -> str:
+        """The document's raw text (paragraphs ended by U+2029) with each break as it came."""
+        prefix = "\ufeff" if self._bom else ""
+        if not self._breaks:
+            return prefix + raw.replace(_PARAGRAPH, "\n")
+        lines = raw.split(_PARAGRAPH)
+        # The position of each paragraph's break -> its paragraph: a character past U+FFFF
+        # is two units.
+        astral = [m.start() for m in _ASTRAL.finditer(raw)]
+        ends: dict[int, int] = {}
+        a = 0
+        for n, m in enumerate(_PARAGRAPH_RE.finditer(raw)):
+            while a < len(astral) and astral[a] < m.start():
+                a += 1
+            ends[m.start() + a] = n
+        breaks = ["\n"] * (len(lines) - 1)
+        for position, original in self._breaks.items():
+            # subtle: a kept break must still be where a paragraph ends (the bookkeeping
+            # follows every edit; this guards against one it could not follow).
+            n = ends.get(position, -1)
+            if n >= 0:
+                breaks[n] = original
+        parts = [prefix]
+        for line, brk in zip(lines, breaks, strict=False):
+            parts += (line, brk)
+        parts.append(lines[-1])
+        return "".join(parts)
