@@ -131,3 +131,35 @@ def test_an_unreachable_hub_in_the_editor_is_the_note_alone_not_stderr(
     assert "the Hub cannot be reached" in note.toolTip()
     err = capfd.readouterr().err
     assert "Retry" not in err and "huggingface" not in err.lower() and not err.strip(), err
+
+
+def test_the_arrow_keys_step_past_a_model_that_just_failed(qtbot, window, offline):
+    """A closed picker stepped with Down: a model not in the offline cache fails and the
+    picker goes back; Down again went to it again, so the keyboard never got past it (an
+    accessibility audit). It now steps over it, and Up comes back across it the same way;
+    the model stays in the list for a pick by name."""
+    from PySide6.QtCore import Qt
+
+    errors = errors_of(window)
+    window.editor_tokenizer.error.disconnect()
+    window.editor_tokenizer.error.connect(lambda title, message: errors.append((title, message)))
+    picker = window.picker
+    keys = picker.keys()
+    first_hub = next(i for i, key in enumerate(keys) if key.startswith("hf:"))
+    picker.pick(keys[first_hub - 1])
+    qtbot.waitUntil(lambda: window.state.picked is not None and not window.editor.busy)
+    before = picker.key
+    picker.setFocus()
+    qtbot.keyClick(picker, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: picker.key == before, timeout=30_000)
+    assert len(errors) == 1 and keys[first_hub].removeprefix("hf:") in errors[0][1]
+    qtbot.keyClick(picker, Qt.Key.Key_Down)
+    assert picker.key == keys[first_hub + 1]
+    qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: picker.key == keys[first_hub + 1] or len(errors) == 2, timeout=30_000)
+    # Up from the one after it lands on the one before, past the failed model.
+    picker.pick(keys[first_hub + 1])
+    qtbot.keyClick(picker, Qt.Key.Key_Up)
+    assert picker.key == before
+    assert keys[first_hub] in picker.keys()

@@ -43,7 +43,7 @@ class PaneChoice:
     key: str
     label: str
     status: LoadStatus = LoadStatus.READY
-    failed: tuple[str, str] | None = None  # label, message of the pick that failed
+    failed: tuple[str, str, str] | None = None  # key, label, message of the pick that failed
 
     @property
     def loading(self) -> bool:
@@ -59,7 +59,7 @@ class PaneChoices:
     >>> panes.pick("left", "hf:acme/x", "acme/x"), panes.shown("left").key
     (True, 'preset:gpt2')
     >>> panes.failed("left", "hf:acme/x", "offline"), panes.shown("left").failed
-    (True, ('acme/x', 'offline'))
+    (True, ('hf:acme/x', 'acme/x', 'offline'))
     """
 
     def __init__(self) -> None:
@@ -107,5 +107,7 @@ class PaneChoices:
         if pick is None or pick.key != key:
             return False
         del self._picks[pane]
-        self._shown[pane] = dataclasses.replace(self._shown[pane], failed=(pick.label, message))
+        self._shown[pane] = dataclasses.replace(
+            self._shown[pane], failed=(key, pick.label, message)
+        )
         return True

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QComboBox, QWidget
 
 from ...core import Tokenizer
@@ -164,6 +165,10 @@ class TokenizerPicker(QComboBox):
         # is remembered only once it came), else choosing it again fails again.
         self._unproven: set[str] = set()
         self._loaded_ids: set[int] = set()  # id() of the LoadedTokenizer records listed
+        # Picks that failed (until one is had): the arrow keys step past them (an
+        # accessibility audit: a failed model stepped onto again and again kept a closed
+        # picker from getting past it). The open list still offers them.
+        self._failed: set[str] = set()
         self._fill(allow_none, actions)
         self.pane = pane
         self.pick(default)
@@ -395,13 +400,36 @@ class TokenizerPicker(QComboBox):
         self.hub.pick(self.pane, key, self.label_of(key))
         self.choice_changed.emit()
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(Qt.Key(event.key()))
+        plain = event.modifiers() == Qt.KeyboardModifier.NoModifier
+        if step is None or not plain or not self._failed or self.view().isVisible():
+            super().keyPressEvent(event)
+            return
+        index = self.currentIndex() + step
+        while 0 <= index < self.count() and not self._steppable(index):
+            index += step
+        if 0 <= index < self.count():
+            self.setCurrentIndex(index)
+            self.activated.emit(index)
+        event.accept()
+
+    def _steppable(self, index: int) -> bool:
+        """Whether the arrow keys stop at ``index``: not a separator, not a failed pick."""
+        enabled = self.model().flags(self.model().index(index, 0)) & Qt.ItemFlag.ItemIsEnabled
+        return bool(enabled) and self.itemData(index) not in self._failed
+
     def _on_pane_changed(self, pane: str) -> None:
         """The model changed this pane: show its pick under way, else its choice (a failed
         pick goes back to the one before without telling anyone it was picked)."""
         if pane != self.pane:
             return
         pick = self.hub.pick_under_way(pane)
-        shown = self.hub.pane(pane).key
+        choice = self.hub.pane(pane)
+        shown = choice.key
+        if choice.failed is not None:
+            self._failed.add(choice.failed[0])
+        self._failed.discard(shown)
         if shown in self._unproven:
             self._unproven.discard(shown)
             # A file this picker opened, shown now: every picker lists it from now on.
