@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from core_helpers import EOT, SLICES, read_fixture, write_text
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture, write_text
 
-from bpe_studio.core import CorpusError, count_file, train_bpe
+from bpe_studio.core import CorpusError, Tokenizer, count_file, encode_file, train_bpe
 from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
 
 
@@ -154,3 +154,42 @@ def test_text_that_holds_ustar_where_a_tar_would_is_still_text(tmp_path):
     path.write_text(text, encoding="utf-8")
     vocab, merges = train_bpe(path, 300, [])
     assert merges  # trained: no tar header's checksum holds in it
+
+
+CYRILLIC = "Привет, мир! Как дела? Всё хорошо, спасибо.\n"
+
+
+@pytest.mark.parametrize("fixture", ["english_books_slice.txt", "code_slice.txt", None])
+@pytest.mark.parametrize(("encoding", "said"), [("utf-16-le", "little"), ("utf-16-be", "big")])
+def test_utf16_without_a_byte_order_mark_is_named_not_trained_on(tmp_path, fixture, encoding, said):
+    """Found by the docs audit: UTF-16 of mostly-ASCII text (iconv -t UTF-16LE writes no
+    mark) is valid UTF-8, NULs and all, and was trained on: its first merges were of NUL
+    bytes. Cyrillic's UTF-16 is even all ASCII bytes but for the NULs."""
+    text = (FIXTURES / fixture).read_text(encoding="utf-8")[:5000] if fixture else CYRILLIC * 40
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text.encode(encoding))
+    message = re.escape(f"corpus.txt: UTF-16 text ({said}-endian, no byte-order mark), not UTF-8")
+    with pytest.raises(CorpusError, match=message):
+        train_bpe(path, 300, [EOT])
+    with pytest.raises(CorpusError, match=message):
+        encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy")
+    assert not (tmp_path / "ids.npy").exists()
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["english_books_slice.txt", "chinese_slice.txt", "code_slice.txt", "mixed_web_slice.txt"],
+)
+def test_utf8_text_is_never_taken_for_utf16(fixture):
+    from bpe_studio.core.corpus.sources import TAR_BLOCK, not_text
+
+    data = (FIXTURES / fixture).read_bytes()
+    for start in range(0, len(data) - TAR_BLOCK, 997):
+        assert not_text(data[start : start + TAR_BLOCK]) is None
+
+
+def test_encode_file_names_an_archive_as_the_command_does(tmp_path):
+    path = tmp_path / "book.txt"
+    path.write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + b"x" * 600)
+    with pytest.raises(CorpusError, match=r"book\.txt: a ZIP archive"):
+        encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy")

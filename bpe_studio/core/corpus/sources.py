@@ -392,12 +392,38 @@ def _is_tar(head: bytes) -> bool:
     return stored == sum(head[:148]) + 8 * ord(" ") + sum(head[156:TAR_BLOCK])
 
 
+def _utf16_order(head: bytes) -> str | None:
+    """Which end ("little" or "big") when ``head`` reads as UTF-16 without a byte-order
+    mark: NUL in one byte of a pair at every ASCII character, and rarely in the other.
+    (Mostly-ASCII text in UTF-16 is valid UTF-8, NULs and all: it was trained on, an audit.)"""
+    pairs = len(head) // 2
+    if pairs < 8:
+        return None
+    low, high = head[0 : 2 * pairs : 2].count(0), head[1 : 2 * pairs : 2].count(0)
+    many, few = max(low, high), min(low, high)
+    if many < pairs // 10 or many < 4 * few:
+        return None
+    # little-endian: an ASCII character's NUL comes second
+    return "little" if high > low else "big"
+
+
 def not_text(head: bytes) -> str | None:
     """What a file whose (decompressed) text begins with ``head`` is, when it is an archive
-    or a document rather than text; None for anything else."""
+    or a document rather than text; None for anything else.
+
+    >>> not_text("plain text".encode("utf-16-le")).split(", not")[0]
+    'UTF-16 text (little-endian, no byte-order mark)'
+    """
     if _is_tar(head):
         return "a tar archive, not text: extract it, and give its files (a glob: 'folder/*.txt')"
-    return next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
+    what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
+    order = None if what is not None else _utf16_order(head)
+    if order is not None:
+        return (
+            f"UTF-16 text ({order}-endian, no byte-order mark), not UTF-8: convert it "
+            f"(iconv -f UTF-16{order[0].upper()}E -t UTF-8)"
+        )
+    return what
 
 
 def check_text_files(files: Sequence[CorpusFile]) -> None:
@@ -408,10 +434,15 @@ def check_text_files(files: Sequence[CorpusFile]) -> None:
         if not f.local or f.kind is not Kind.TEXT or f.size == 0:
             continue
         with f.open() as stream:
-            head = stream.read(TAR_BLOCK)
-        what = not_text(head)
-        if what is not None:
-            raise CorpusError(f"{f.name}: {what}")
+            check_text_head(stream.read(TAR_BLOCK), f.name)
+
+
+def check_text_head(head: bytes, name: str) -> None:
+    """Raise :class:`CorpusError` naming ``name`` when the text it begins with, ``head`` (its
+    first 512 bytes), is an archive or a document instead (:func:`not_text`)."""
+    what = not_text(head)
+    if what is not None:
+        raise CorpusError(f"{name}: {what}")
 
 
 def check_unchanged_files(files: Sequence[CorpusFile]) -> None:

@@ -43,7 +43,7 @@ from ..corpus.counting import (
     start_worker,
     uncovered_in_file,
 )
-from ..corpus.sources import check_corpus_path
+from ..corpus.sources import TAR_BLOCK, check_corpus_path, check_text_head
 from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
 from ..io.atomic import atomic_open, folder_for
 from ..io.interrupts import checked, held_interrupts, no_check
@@ -249,6 +249,8 @@ def encode_file(
             f"encode_file takes a tokenizer (or a function that builds one), not {tokenizer!r:.60}"
         )
     src = check_corpus_path(input_path)
+    with open(src, "rb") as f:
+        check_text_head(f.read(TAR_BLOCK), os.fspath(input_path))
     out = Path(output_path)
     _check_output(src, out)
     if isinstance(tokenizer, ForeignTokenizer):
