@@ -30,6 +30,7 @@ from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
+from ..core.formats.tiktoken.reading import PatternNeeded
 from ..core.io.atomic import atomic_open
 from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
@@ -295,7 +296,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
         _check_out(args, args.ids, binary=False)
     ids = IdsFile(args.ids)
     try:
-        tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
+        try:
+            tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
+        except PatternNeeded:
+            if args.pattern is not None:
+                raise
+            # A bare rank file: decoding reads only its tokens, so any pattern serves.
+            tok = load_tokenizer(args.tokenizer, None, pattern="gpt2")
         blocks = DecodedBlocks(tok, ids)
         closed_after = None
         if is_stream(args.out):

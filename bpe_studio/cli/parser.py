@@ -394,8 +394,8 @@ def _decode_options(dec: argparse.ArgumentParser) -> None:
     _add_tokenizer(dec)
     _add_pattern(
         dec,
-        "pattern for a .tiktoken file without its NAME.tiktoken.json (decoding does not use "
-        "it, but a file that names its own pattern must agree)",
+        "not needed: decoding does not use the pattern (a .tiktoken file without its "
+        "NAME.tiktoken.json decodes too); one given must agree with a file that names its own",
         None,
     )
     dec.add_argument(

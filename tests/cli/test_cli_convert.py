@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import tiktoken
 from cli_run import cli, encode_ids, error_line, ok
@@ -258,3 +259,35 @@ def test_a_special_token_to_name_again_is_quoted_so_it_pastes_back(tmp_path):
     assert word == "$'<line\\nbreak\\'s>'"
     pasted = subprocess.run(["bash", "-c", f"printf %s {word}"], capture_output=True, text=True)
     assert pasted.stdout == special
+
+
+def test_a_bare_rank_file_decodes_without_a_pattern_and_says_how_to_give_one(
+    tmp_path, text, text_path
+):
+    """A docs audit: decode's help says decoding does not use the pattern, yet a rank file
+    without its NAME.tiktoken.json was refused for want of one; encoding still needs it, and
+    the message names the option."""
+    ok(cli(tmp_path, "convert", FIXTURES / "gpt2_vocab.json", "--to", "tiktoken", "--out", "tk"))
+    (tmp_path / "tk" / "tokenizer.tiktoken.json").unlink()
+    rank_file = tmp_path / "tk" / "tokenizer.tiktoken"
+    line = error_line(cli(tmp_path, "encode", text_path, "--tokenizer", rank_file, "--out", "x"))
+    assert "holds no pre-tokenization pattern" in line and "--pattern" in line
+    ok(
+        cli(
+            tmp_path,
+            "encode",
+            text_path,
+            "--tokenizer",
+            rank_file,
+            "--pattern",
+            "gpt2",
+            "--out",
+            "ids.npy",
+        )
+    )
+    # Without the file beside it, <|endoftext|> is no special token: it is encoded as text.
+    assert np.load(tmp_path / "ids.npy").tolist() == gpt2_tiktoken().encode(
+        text, disallowed_special=()
+    )
+    ok(cli(tmp_path, "decode", "ids.npy", "--tokenizer", rank_file, "--out", "back.txt"))
+    assert (tmp_path / "back.txt").read_bytes() == text.encode("utf-8")

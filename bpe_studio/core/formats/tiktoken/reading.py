@@ -26,6 +26,10 @@ from .shipped import merges_from_shipped
 from .sidecar import read_sidecar, sidecar_beside, sidecar_name, stem_of
 
 
+class PatternNeeded(ValueError):
+    """A rank file was read without a pattern and holds none (nor a sidecar with one)."""
+
+
 def _add_specials(
     vocab: dict[int, bytes],
     inverse: Mapping[bytes, int],
@@ -120,9 +124,10 @@ def read_tiktoken(
         settings = _settings_for(Path(path), sha256)
     if pattern is None:
         if settings is None:
-            raise ValueError(
+            raise PatternNeeded(
                 f"{name}: a rank file holds no pre-tokenization pattern; pass one (gpt2, cl100k, "
-                f"o200k or a regex) or keep {sidecar_name(stem_of(Path(path)))} beside it"
+                "o200k or a regex: --pattern on the command line, pattern= in Python) or keep "
+                f"{sidecar_name(stem_of(Path(path)))} beside it"
             )
         pattern = settings["pat_str"]
     if special_tokens is None:
