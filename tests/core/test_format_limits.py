@@ -253,3 +253,44 @@ def test_the_properties_refused_for_tokenizer_json_are_read_otherwise_by_oniguru
     ]
     matched_here = regex.fullmatch(rf"\p{{{prop}}}", char) is not None
     assert matched_there != matched_here
+
+
+def test_a_refusal_or_warning_sends_only_to_formats_that_take_the_tokenizer(tmp_path):
+    """A docs audit: with "é" both a special token and a merged one (the README's case),
+    'hf' refused it saying tiktoken files hold it, tiktoken refused it too (its sentence
+    cut short), and the GPT-2 warning said to save as 'hf' or 'tiktoken'. Each now names
+    only what holds it: GPT-2 files, named again on loading."""
+    import warnings
+
+    from bpe_studio.core.formats.files import LossyFormatWarning
+
+    path = tmp_path / "fr.txt"
+    path.write_text("café été élève déjà " * 300, encoding="utf-8")
+    vocab, merges = train_bpe(path, 300, [EOT])
+    assert (b"\xc3", b"\xa9") in merges  # é is made by a merge
+    tok = Tokenizer(vocab, merges, [EOT, "é"])
+    with pytest.raises(ValueError) as hf:
+        tok.save(tmp_path / "hf", format="hf")
+    assert "tiktoken files hold it where no merge makes it too" in str(hf.value)
+    with pytest.raises(ValueError) as tt:
+        tok.save(tmp_path / "tt", format="tiktoken")
+    assert str(tt.value).endswith(
+        "could not be ranked (GPT-2 files hold it, named again on loading: 'gpt2')"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tok.save(tmp_path / "gpt2", format="gpt2")
+    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    assert "neither 'hf' nor 'tiktoken'" in said and "save as" not in said
+    again = Tokenizer.from_files(
+        tmp_path / "gpt2" / "vocab.json", tmp_path / "gpt2" / "merges.txt", [EOT, "é"]
+    )
+    text = "café é" + EOT + "été"
+    assert again.encode(text) == tok.encode(text)
+    # Without the clash both are offered, as before.
+    plain = Tokenizer(vocab, merges, [EOT, "@@END@@"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plain.save(tmp_path / "plain", format="gpt2")
+    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    assert said.endswith("save as 'hf' or 'tiktoken', which hold both")

@@ -351,12 +351,34 @@ def unmarked_specials(special_tokens: Iterable[str]) -> list[str]:
     return [s for s in special_tokens if not looks_special(s)]
 
 
+def holding_formats(data: TokenizerData) -> list[str]:
+    """The formats other than GPT-2's that hold ``data`` whole: 'hf' unless its pattern or a
+    special token is one a tokenizer.json cannot say; 'tiktoken' unless it has added tokens
+    that are not special, a template, a pattern or special tokens tiktoken would match
+    otherwise, or a special token a merge makes too (tiktoken keeps those out of its ranks)."""
+    specials = list(data.special_tokens)
+    formats = []
+    if format_problem("hf", data.pattern, specials) is None:
+        formats.append("hf")
+    made = {s.encode("utf-8") for s in specials} & {a + b for a, b in data.merges}
+    if (
+        not data.added_tokens
+        and data.template is None
+        and not made
+        and format_problem("tiktoken", data.pattern, specials) is None
+    ):
+        formats.append("tiktoken")
+    return formats
+
+
 def _holds_both(data: TokenizerData) -> str:
-    """The formats that hold what GPT-2 files drop of ``data``, as advice ends: tiktoken files
-    hold no added token that is not special, and no template."""
-    if data.added_tokens or data.template is not None:
-        return "'hf', which holds them"
-    return "'hf' or 'tiktoken', which hold both"
+    """Where to save what GPT-2 files drop of ``data`` instead, as advice ends."""
+    formats = holding_formats(data)
+    if not formats:
+        return "no other format holds this tokenizer whole (neither 'hf' nor 'tiktoken')"
+    if len(formats) == 1:
+        return f"save as {formats[0]!r}, which holds them"
+    return "save as 'hf' or 'tiktoken', which hold both"
 
 
 def gpt2_losses(data: TokenizerData) -> list[str]:
@@ -449,7 +471,7 @@ def save_data(
             warnings.warn(
                 f"{os.fspath(directory)}: GPT-2 files (vocab.json + merges.txt) "
                 f"{'; '.join(lost)}: loading them back needs them named (pattern=, "
-                f"special_tokens=), or save as {_holds_both(data)}",
+                f"special_tokens=); {_holds_both(data)}",
                 LossyFormatWarning,
                 stacklevel=3,
             )

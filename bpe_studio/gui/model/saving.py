@@ -13,7 +13,7 @@ What it leaves out: writing the files (``core.formats.files.save_data``), asking
 from __future__ import annotations
 
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import gpt2_losses
+from ...core.formats.files import gpt2_losses, holding_formats
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState
@@ -53,15 +53,19 @@ def gpt2_problem(data: TokenizerData) -> str | None:
     lost = gpt2_losses(data)
     if not lost:
         return None
+    names = {"hf": "tokenizer.json", "tiktoken": "tiktoken files"}
+    holders = [names[f] for f in holding_formats(data)]
+    advice = (
+        "No other format holds it whole either: GPT-2 files bring it back where the loader "
+        "names them (the command line's --pattern and --special-token, Python's pattern= "
+        "and special_tokens=)."
+        if not holders
+        else f"Save it as {' or '.join(holders)}, which "
+        + ("hold both." if len(holders) == 2 else "holds them.")
+    )
     return (
         f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: they "
-        f"{'; they '.join(lost)}. Loaded again, it would encode text differently.\n\nSave it "
-        + (
-            "as tokenizer.json, which holds them (tiktoken files hold no added token that is "
-            "not special, and no template)."
-            if data.added_tokens or data.template is not None
-            else "as tokenizer.json or tiktoken files, which hold both."
-        )
+        f"{'; they '.join(lost)}. Loaded again, it would encode text differently.\n\n{advice}"
     )
 
 

@@ -243,7 +243,8 @@ def added_tokens_problem(tokens: Iterable[str]) -> str | None:
             return (
                 f"special token {text!r} is also the byte-level spelling of {spelled!r} (each "
                 "Latin-1 letter spells one byte there): tokenizers would decode it as those "
-                "bytes (tiktoken files hold it)"
+                "bytes (tiktoken files hold it where no merge makes it too; GPT-2 files do, "
+                "named again on loading)"
             )
     return None
 

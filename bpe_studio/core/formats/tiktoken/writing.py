@@ -79,7 +79,7 @@ def _refuse_a_special_a_merge_makes(data: TokenizerData, ranks: dict[bytes, int]
             raise ValueError(
                 f"special token {s!r} (id {idx}) is also what merge {made} makes: tiktoken "
                 "keeps special tokens out of its ranks, so that token and those built on it "
-                "could not be"
+                "could not be ranked (GPT-2 files hold it, named again on loading: 'gpt2')"
             )
 
 
