@@ -38,6 +38,10 @@ NOT_OURS = {
     "normalizer.rs",
     # minbpe's readable trainer, the model of core/reference.py.
     "basic.py",
+    # CPython's module the bundled code sample is (resources/samples/); OpenAI's name for
+    # GPT-2's merges file.
+    "fractions.py",
+    "vocab.bpe",
     # tokenizers' decoder of <0xNN> tokens; pyqtgraph's method that redraws a curve in place.
     "ByteFallback",
     "setData",
@@ -100,7 +104,9 @@ def package_modules() -> list[str]:
 
 
 def texts() -> list[tuple[str, str]]:
-    """(where, text) for every docstring of the package and every Markdown document."""
+    """(where, text) for every docstring of the package and every Markdown document (the
+    README, docs/, and those in resources/ and tests/; benchmarks/RESULTS.md is a log, whose
+    older sections name files as they were then)."""
     found = []
     for path in sorted((REPO / "bpe_studio").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -111,7 +117,13 @@ def texts() -> list[tuple[str, str]]:
                 if doc:
                     line = node.body[0].lineno
                     found.append((f"{rel}:{line}", doc))
-    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+    documents = [
+        REPO / "README.md",
+        *sorted((REPO / "docs").glob("*.md")),
+        *sorted((REPO / "resources").rglob("*.md")),
+        *sorted((REPO / "tests").rglob("*.md")),
+    ]
+    for path in documents:
         found.append((path.relative_to(REPO).as_posix(), path.read_text(encoding="utf-8")))
     return found
 

@@ -1,6 +1,6 @@
-"""Every "where may text be cut" rule (``core.boundaries``) checked against whole-text
-pre-tokenization: cutting at every cut a rule reports and pre-tokenizing the pieces on their
-own gives exactly the pre-tokens (and special tokens, and ids) of the whole text.
+"""Every "where may text be cut" rule (``core.pretokenization.boundaries``) checked against
+whole-text pre-tokenization: cutting at every cut a rule reports and pre-tokenizing the pieces
+on their own gives exactly the pre-tokens (and special tokens, and ids) of the whole text.
 
 The oracle is GPT-2's pattern in its published form, applied by ``regex`` after special tokens
 are cut out leftmost-longest (``core.reference``, which imports nothing else of ``bpe_studio``).

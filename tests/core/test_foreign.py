@@ -1,4 +1,4 @@
-"""WordPiece, Unigram and SentencePiece-style BPE through ``tokenizers`` (core/foreign.py).
+"""WordPiece, Unigram and SentencePiece-style BPE through ``tokenizers`` (core/encode/foreign.py).
 
 The oracle is ``tokenizers`` itself, run directly on the same file (the text's own tokens:
 ``add_special_tokens=False``); spans, display bytes and special tokens are checked against

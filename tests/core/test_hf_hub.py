@@ -1,4 +1,4 @@
-"""Tokenizers of Hub models (core/hf_hub.py, foreign.open_hub), never over the network: a local
+"""Tokenizers of Hub models (core/io/hf_hub.py, foreign.open_hub), never over the network: a local
 snapshot in a temporary Hugging Face cache read with huggingface_hub offline, and its errors
 raised by a stand-in for ``hf_hub_download`` (huggingface_hub's own error classes). Whether
 the Hub answers (``hf_hub.hub_reachable``) is answered by the tests, or asked of a closed

@@ -1,4 +1,4 @@
-"""core.pair_history: the pairs a run recorded before every merge, against a slow reference.
+"""core.train.pair_history: the pairs a run recorded before every merge, against a slow reference.
 
 For every step of runs on slices of five real corpora and on tie-heavy random text, with each
 merge engine, the recorded best pairs equal those of ``core.reference.reference_steps`` (its own

@@ -1,6 +1,6 @@
-"""Comparing tokenizers (``core.report``): the boundaries where two tokenizers differ, checked
-against a slow reference that walks the text character by character; the report's numbers
-checked by hand; the bundled samples and the corpus head."""
+"""Comparing tokenizers (``core.explain.report``): the boundaries where two tokenizers differ,
+checked against a slow reference that walks the text character by character; the report's
+numbers checked by hand; the bundled samples and the corpus head."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Packed spans for viewers (``core.spans``): computed piece by piece, they equal
+"""Packed spans for viewers (``core.explain.span_arrays``): computed piece by piece, they equal
 ``Tokenizer.spans`` of the whole text; they stop when stale; UTF-16 offsets agree with Python's
 own UTF-16 encoding. (Moved here from the GUI tests: the computation has no Qt.)"""
 

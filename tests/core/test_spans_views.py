@@ -1,6 +1,6 @@
-"""What viewers ask of packed spans (``core.spans``): document offsets of texts with CRLF,
-lone CR and a byte-order mark; the pre-token holding a character; occurrences; and the spans
-of decoded ids. Each against a reference written here."""
+"""What viewers ask of packed spans (``core.explain.span_arrays``): document offsets of texts with
+CRLF, lone CR and a byte-order mark; the pre-token holding a character; occurrences; and the
+spans of decoded ids. Each against a reference written here."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Special tokens (``core.specials``), the one matcher every caller uses: validation, leftmost-
-longest matching, splitting, and where a file chunk may end before a special token. Checked
-against a slow scan written here, and through each caller (counting, encode, spans, streaming).
-"""
+"""Special tokens (``core.pretokenization.specials``), the one matcher every caller uses:
+validation, leftmost-longest matching, splitting, and where a file chunk may end before a
+special token. Checked against a slow scan written here, and through each caller (counting,
+encode, spans, streaming)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One home each: the id layout of a trained vocabulary (``vocab``), the atomic file write
-(``atomic``) and the rule for a ``workers`` argument (``corpus.resolve_workers``), which
+(``atomic``) and the rule for a ``workers`` argument (``corpus.counting.resolve_workers``), which
 ``count_file``, ``encode_file``, training and the command line all follow."""
 
 from __future__ import annotations

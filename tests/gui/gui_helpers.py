@@ -82,7 +82,7 @@ class PaintCounter(QObject):
 
 
 class _Rows:
-    """Recorded rows given by hand (``core.pair_history.RecordedRows``)."""
+    """Recorded rows given by hand (``core.train.pair_history.RecordedRows``)."""
 
     def __init__(self, rows: list[list[tuple[int, int, int]]]) -> None:
         self.rows = rows
