@@ -209,7 +209,9 @@ def report(table: TokenTable, usage: CorpusUsage | None, shares: Overlap | None)
         ],
         **_makeup_json(makeup),
         "unreachable": makeup.unreachable,
-        "unreachable_ids": table.unreachable_ids(),
+        # null, as "unreachable" is, where the Reach rule does not apply (not an empty list,
+        # which would say every token is reachable: a docs audit).
+        "unreachable_ids": None if makeup.unreachable is None else table.unreachable_ids(),
     }
     if usage is not None:
         out["corpus"] = _usage_json(table, usage)

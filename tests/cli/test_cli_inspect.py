@@ -122,6 +122,10 @@ def test_foreign_tokens_are_given_as_their_file_writes_them(tmp_path):
     fallback, letter = entries[own.token_to_id("<0x41>")], entries[own.token_to_id("A")]
     assert fallback["token"] == letter["token"] == "A" and fallback["bytes"] == "41"
     assert (fallback["category"], letter["category"]) == ("byte fallback", "Latin")
+    # The Reach rule is byte-level BPE's: both keys say it does not apply (a docs audit: the
+    # ids were an empty list, as if every token were reachable).
+    report = json.loads(result.stdout)
+    assert report["unreachable"] is None and report["unreachable_ids"] is None
 
 
 def test_the_summary_shows_foreign_tokens_as_their_file_writes_them(tmp_path):

@@ -25,6 +25,12 @@ def test_unknown_preset_lists_the_known_ones():
         assert name in message
 
 
+def test_an_unbundled_tiktoken_encoding_says_to_load_its_rank_file():
+    """A docs audit: Python said "unknown preset" where the command line explained."""
+    with pytest.raises(ValueError, match="'p50k_base' is a tiktoken encoding that is not bundled"):
+        preset_data("p50k_base")
+
+
 @pytest.mark.parametrize(
     ("name", "pattern", "size"),
     [("gpt2", "gpt2", 50257), ("cl100k_base", "cl100k", 100261), ("o200k_base", "o200k", 200000)],

@@ -31,7 +31,7 @@ from ..pretokenization.specials import (
 )
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
-from .base.preset_table import PRESETS, preset_name
+from .base.preset_table import PRESETS, UNBUNDLED, preset_name
 from .hf.components import only_a_file_says
 from .hf.kind import ForeignTokenizerFile, foreign_kind
 from .hf.tokenizer_json import added_tokens_problem, split_problem
@@ -46,9 +46,6 @@ DEFAULT_NAME = "tokenizer"
 GPT2_FILE_NAMES = (("vocab.json", "merges.txt"), ("gpt2_vocab.json", "gpt2_merges.txt"))
 TIKTOKEN_SUFFIXES = (".tiktoken", ".tiktoken.gz")
 _VOCAB_SUFFIX = "vocab.json"
-# tiktoken's encodings that no preset holds (alias_key spellings): p50k's tokens differ from
-# GPT-2's although its pattern is GPT-2's; o200k_harmony (gpt-oss) adds special tokens.
-_UNBUNDLED = ("p50k", "o200kharmony")
 # A model's files that hold settings, not a tokenizer (beside tokenizer.json on the Hub).
 _SETTINGS_FILES = (
     "tokenizer_config.json",
@@ -181,7 +178,7 @@ def _read_hf_file(path: Path) -> TokenizerData:
 def _not_a_preset(name: str) -> str:
     """What to say of a source that names no file and no preset."""
     key = alias_key(name)
-    if key.startswith(_UNBUNDLED) or key in ALIASES:
+    if key.startswith(UNBUNDLED) or key in ALIASES:
         return (
             f"{name}: a tiktoken encoding that is not bundled (the presets are "
             f"{', '.join(PRESETS)}); name its .tiktoken rank file"
@@ -322,7 +319,7 @@ def load_data(
         preset = preset_name(source) if isinstance(source, str) else None
         if preset is not None:
             data = preset_data(preset)
-        elif alias_key(name).startswith(_UNBUNDLED) or alias_key(name) in ALIASES:
+        elif alias_key(name).startswith(UNBUNDLED) or alias_key(name) in ALIASES:
             raise ValueError(_not_a_preset(name))
         else:
             raise FileNotFoundError(_not_a_preset(name))

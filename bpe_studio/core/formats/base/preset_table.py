@@ -30,6 +30,9 @@ _PRESETS: dict[str, tuple[str, str, dict[str, int]]] = {
     "o200k_base": ("GPT-4o", "o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
 }
 PRESETS: tuple[str, ...] = tuple(_PRESETS)
+# tiktoken's encodings that no preset holds (alias_key spellings): p50k's tokens differ from
+# GPT-2's although its pattern is GPT-2's; o200k_harmony (gpt-oss) adds special tokens.
+UNBUNDLED = ("p50k", "o200kharmony")
 _BY_PATTERN = {pattern: name for name, (_, pattern, _) in _PRESETS.items()}
 
 
@@ -54,9 +57,16 @@ def checked_preset_name(name: str) -> str:
         raise TypeError(f'a preset is named by a str ("gpt2", "o200k_base"), not {name!r}')
     preset = preset_name(name)
     if preset is None:
+        unbundled = alias_key(name).startswith(UNBUNDLED)
         raise ValueError(
-            f"unknown preset {name!r}; the presets are {', '.join(PRESETS)} (also named "
-            "cl100k, gpt-4, o200k, gpt-4o, r50k_base)"
+            (
+                f"{name!r} is a tiktoken encoding that is not bundled: load its .tiktoken "
+                "rank file instead (Tokenizer.load(path, pattern=...)); "
+                if unbundled
+                else f"unknown preset {name!r}; "
+            )
+            + f"the presets are {', '.join(PRESETS)} (also named cl100k, gpt-4, o200k, "
+            "gpt-4o, r50k_base)"
         )
     return preset
 
