@@ -186,6 +186,9 @@ def test_utf8_text_is_never_taken_for_utf16(fixture):
     data = (FIXTURES / fixture).read_bytes()
     for start in range(0, len(data) - TAR_BLOCK, 997):
         assert not_text(data[start : start + TAR_BLOCK]) is None
+    # Short files too: a head of any length, NUL-free, is no UTF-16 (every 17-byte text was).
+    for length in range(TAR_BLOCK):
+        assert not_text(data[:length]) is None
 
 
 def test_encode_file_names_an_archive_as_the_command_does(tmp_path):

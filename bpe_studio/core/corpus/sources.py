@@ -401,7 +401,7 @@ def _utf16_order(head: bytes) -> str | None:
         return None
     low, high = head[0 : 2 * pairs : 2].count(0), head[1 : 2 * pairs : 2].count(0)
     many, few = max(low, high), min(low, high)
-    if many < pairs // 10 or many < 4 * few:
+    if many < max(2, pairs // 10) or many < 4 * few:
         return None
     # little-endian: an ASCII character's NUL comes second
     return "little" if high > low else "big"
