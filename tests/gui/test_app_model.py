@@ -70,7 +70,7 @@ def test_a_pick_shows_only_once_built_and_a_failed_one_changes_nothing():
     assert model.pick_under_way("left").status is LoadStatus.LOADING
     assert model.pick_failed_for("left", "hf:acme/x", "acme/x: offline")
     assert model.pane("left").key == "preset:gpt2" and model.pick_under_way("left") is None
-    assert model.pane("left").failed == ("acme/x", "acme/x: offline")
+    assert model.pane("left").failed == ("hf:acme/x", "acme/x", "acme/x: offline")
     assert events == [
         ("pane_changed", "left"),
         ("pane_changed", "left"),
