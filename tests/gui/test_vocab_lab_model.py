@@ -254,7 +254,7 @@ def test_a_failed_pick_is_undone_and_said_once():
     lab.job_started(job)
     assert lab.receive(Failure(job.number, Part.A, "hf:acme/missing", "acme/missing: offline"))
     assert hub.pane(LAB).key == GPT2 and hub.pick_under_way(LAB) is None
-    assert hub.pane(LAB).failed == ("acme/missing", "acme/missing: offline")
+    assert hub.pane(LAB).failed == ("hf:acme/missing", "acme/missing", "acme/missing: offline")
     assert len(said) == 1 and said[0].startswith("Could not load acme/missing: offline")
     # The status line has it on one line, its two sentences apart (they ran together:
     # "...: offline GPT-2 is shown.").
@@ -553,6 +553,41 @@ def test_lists_and_csv_of_an_earlier_step_say_which_step_each_number_is_of(run):
         set(full.encode(CORPUS.read_text(encoding="utf-8"))) - {full.eot_token}
     )
     assert not any(sec == "category" and m == "used" for sec, n, m in value)
+
+
+def test_a_list_of_an_earlier_step_shows_no_counts_of_another(run):
+    """A scale audit: the timeline moved back, "All tokens" (and "Unreachable", and any
+    category) listed that step's tokens with the corpus counts of the run's last step in the
+    Count column and in Export CSV, said nowhere. The counts are left out there now, and the
+    list says of which step they are; at the corpus's own step they are the encoder's."""
+    hub = trained(run)
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    job = lab.next_job()
+    last = hub.state.published
+    full = run_tokenizer_at(hub.state, last)()
+    table = token_table(full, steps=True)
+    assert lab.receive(MakeupResult(job.a.ref, table))
+    usage = corpus_usage(full, [str(CORPUS)], table=table, workers=1)
+    assert lab.receive(lab_usage_result(job.a.ref, corpus_ref(), usage, table))
+    # At the corpus's own step: counts, each the encoder's own.
+    listed = token_rows(lab, Show.ALL)
+    assert listed.counts is not None and listed.counts_of is None
+    ids = full.encode(CORPUS.read_text(encoding="utf-8"))
+    some = listed.rows[:: max(1, len(listed.rows) // 50)]
+    for r in some:
+        assert listed.counts[r] == ids.count(int(listed.table.ids[r]))
+    hub.select_step(37)
+    for show in (Show.ALL, Show.UNREACHABLE):
+        if show not in shows(lab):
+            continue
+        listed = token_rows(lab, show)
+        assert listed.step == 37 and listed.counts is None and listed.counts_of == last
+        header = next(csv.reader(io.StringIO(tokens_csv(listed))))
+        assert "count" not in header
+    # The lists of the corpus's use stay at its step, with its counts.
+    used = token_rows(lab, Show.USED)
+    assert used.step == last and used.counts is not None and used.counts_of is None
 
 
 def test_a_cancel_names_only_what_had_not_come(tables):

@@ -67,6 +67,9 @@ class TokenRows:
     # The run's step the list is of (None: not the run's tokenizer, or all of it): a usage or
     # overlap list is of the step they were worked out for, which may not be the make-up's.
     step: int | None = None
+    # The step the corpus's use was worked out at, when its counts were left out of a list of
+    # another step (a scale audit: they were shown as that step's, and exported so).
+    counts_of: int | None = None
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -173,4 +176,7 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
         rows = rows[np.lexsort((table.ids[rows], -counts[rows]))]
     if table.rank is None or other:
         step = None  # no steps: the whole tokenizer
-    return TokenRows(table, rows, counts, held, other, step)
+    counts_of = None
+    if counts is not None and usage is not None and step != usage.ref.merges:
+        counts, counts_of = None, usage.ref.merges
+    return TokenRows(table, rows, counts, held, other, step, counts_of)
