@@ -114,3 +114,27 @@ def test_pair_chart_fits_its_widget_and_labels_every_bar(qtbot):
     chart.resize(600, 700)  # taller: more bars, still each labelled
     qtbot.waitUntil(lambda: len(chart.shown_pairs()) > len(shown))
     assert chart.shown_pairs() == pairs[: len(chart.shown_pairs())]
+
+
+def test_merge_list_at_step_zero_shows_the_first_merge(qtbot):
+    """A scale audit: with the timeline moved to step 0, every view said step 0 but the
+    merge list stayed scrolled where the step before had left it, rank 0 out of sight."""
+    from bpe_studio.gui.model.state import TrainingResult
+
+    steps = list(trainer_from_file(DEMO_CORPUS, 1000, [EOT]))
+    hub = run_hub()
+    view = MergeListView(hub)
+    qtbot.addWidget(view)
+    view.resize(400, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    frame(hub, steps)
+    vocab = dict(initial_vocab([EOT]))
+    vocab.update((s.new_id, s.left + s.right) for s in steps)
+    hub.finish(TrainingResult(vocab, [(s.left, s.right) for s in steps], (EOT,), 0, False, 0.1))
+    bar = view.table.verticalScrollBar()
+    hub.select_step(600)
+    assert bar.value() > 0 and view.selected_rank() == 599
+    hub.select_step(0)
+    assert bar.value() == 0 and view.selected_rank() is None
+    assert not view.table.visualRect(view.model.index(0, 0)).isEmpty()

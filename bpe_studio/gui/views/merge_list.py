@@ -144,6 +144,10 @@ class MergeListView(QWidget):
                 if self._step_row is not None:
                     self.table.clearSelection()
                     self._step_row = None
+                if step <= 0 and not (state.live and state.phase.training):
+                    # No merge applied: the first, the one every other view says is next, in
+                    # sight (a scale audit: the list stayed where the step before left it).
+                    self.table.scrollToTop()
             else:
                 self.table.selectRow(step - 1)
                 self._step_row = step - 1
