@@ -329,9 +329,9 @@ def test_the_header_counts_the_merges_made_as_the_run_goes_on(qtbot, editor):
     from bpe_studio.core import initial_vocab, iter_merges
     from bpe_studio.gui.model.state import RunSettings
 
-    steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 400, [EOT], workers=1))
+    steps = list(iter_merges(DEMO_CORPUS, 256 + 1 + 450, [EOT], workers=1))
     hub = AppModel()
-    hub.begin_run(RunSettings(657, (EOT,)), initial_vocab([EOT]))
+    hub.begin_run(RunSettings(707, (EOT,)), initial_vocab([EOT]))
     hub.start_merging()
     hub.append_merges(steps[:150])
     hub.publish()
@@ -346,11 +346,19 @@ def test_the_header_counts_the_merges_made_as_the_run_goes_on(qtbot, editor):
         assert hub.state.step == 100
         expected = f"training, 100 of {made:,} merges so far"
         assert editor.source_label.text() == expected
-    # Paused and resumed, the words follow the phase.
-    hub.set_paused(True)
-    assert editor.source_label.text() == "100 of 400 merges, paused at merge 400"
-    hub.set_paused(False)
+    # Merges received but not yet shown (no frame since) are not counted: the header says
+    # what the timeline says (a scale audit: "452 of 1,276" beside a timeline at 844).
+    hub.append_merges(steps[400:])
+    hub.select_step(99)
+    hub.select_step(100)
+    assert hub.state.merges_done > hub.state.published == 400
     assert editor.source_label.text() == "training, 100 of 400 merges so far"
+    # Paused and resumed, the words follow the phase (a pause shows every merge received).
+    hub.set_paused(True)
+    assert hub.state.published == 450
+    assert editor.source_label.text() == "100 of 450 merges, paused at merge 450"
+    hub.set_paused(False)
+    assert editor.source_label.text() == "training, 100 of 450 merges so far"
 
 
 def test_a_bom_goes_with_the_whole_text_it_began(qtbot, editor, gpt2_tokenizer):

@@ -255,7 +255,7 @@ class Controller(QObject):
         # here, on the GUI thread while the trainer runs, would make the largest gaps of a run
         # (docs/responsiveness.md). After a reset or a load meanwhile this source is no longer
         # shown and its result is dropped.
-        label = training_label(n, state.merges_done)
+        label = training_label(n, state.published)
         build = run_tokenizer_at(state, n)
         self.hub.show_tokenizer(TokenizerSource.deferred(label, build, n, state.run_id))
 

@@ -586,7 +586,7 @@ class TokenEditor(QWidget):
 
     def _record_at(self, state: RunState, k: int) -> TokenizerSource:
         if self._record_source is None or self._record_source[0] != k:
-            label = training_label(k, state.merges_done)
+            label = training_label(k, state.published)
             build = run_tokenizer_at(state, k)  # built in the span thread, on first use
             source = TokenizerSource.deferred(label, build, k, state.run_id)
             self._record_source = (k, source)
