@@ -20,8 +20,9 @@ from typing import NamedTuple
 
 from ...core import CompressionCurve
 from ...core.corpus.counting import decode_chunk, ignore_interrupts, read_head
+from ...core.explain.report import CORPUS_LIMIT
 
-IN_SAMPLE_BYTES = 1_000_000  # the in-sample slice: about this much of the corpus's start
+IN_SAMPLE_BYTES = CORPUS_LIMIT  # the in-sample slice: the Report's corpus sample
 HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
 
 
