@@ -579,3 +579,39 @@ def test_an_added_token_is_not_called_a_byte(qtbot, tmp_path):
     assert said["<think>"].startswith("an added token, in the vocabulary as it is: no merge")
     assert said[EOT].startswith("a special token: no merge made it")
     assert said["a"].startswith("a byte: no merge made it")
+
+
+def test_a_long_tokens_heading_keeps_its_id_whole(qtbot):
+    """A scale audit: beside a long token (196 bytes of box drawing) the heading broke after
+    "id", its "d" cut off and the number on the next line. It may break before "id" now,
+    never inside "id 6,690"."""
+    from PySide6.QtGui import QTextDocument
+
+    loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    hub = AppModel()
+    hub.show_loaded(loaded)
+    tok = loaded.tokenizer
+    longest = max(tok.merges, key=lambda m: len(m[0] + m[1]))
+    token_id = tok.encode_single_token(longest[0] + longest[1])
+    panel = why_panel(qtbot, hub)
+    panel.resize(340, 500)
+    panel.show_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    label = panel.heading
+    doc = QTextDocument()
+    doc.setDefaultFont(label.font())
+    doc.setHtml(label.text())
+    doc.setTextWidth(label.width())
+    doc.size()  # lays the text out
+    lines = []
+    block = doc.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            lines.append(block.text()[line.textStart() : line.textStart() + line.textLength()])
+        block = block.next()
+    number = f"{token_id:,}"
+    (holding,) = [line for line in lines if number in line]
+    assert f"id\u00a0{number}" in holding
+    assert all(line.rstrip().endswith("id") is False for line in lines)

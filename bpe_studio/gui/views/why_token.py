@@ -186,7 +186,10 @@ class WhyTokenPanel(QWidget):
         self.tree.node_clicked.connect(self._select)
         self.tree.show_message(EMPTY)
         fit = QPushButton("Fit")
-        fit.setToolTip("Show the whole tree (Ctrl+wheel zooms, drag scrolls)")
+        fit.setToolTip(
+            "Show the whole tree, or as much as the smallest zoom holds (Ctrl+wheel zooms, "
+            "drag scrolls)"
+        )
         fit.clicked.connect(self.tree.fit_all)
         actual = QPushButton("1:1")
         actual.setToolTip("Draw the tree at full size")
@@ -342,7 +345,9 @@ class WhyTokenPanel(QWidget):
         self.heading.setText(
             f"<span style='font-size:{points(15):.1f}pt; font-family:monospace; "
             f"font-weight:600'>{token}</span>"
-            f"&nbsp;&nbsp;<span style='color:{colours().muted}'>id {root.id:,} · "
+            # subtle: the line may break before "id", never inside "id 6,690" (a scale
+            # audit: a long token pushed the "d" out of sight, its number to the next line).
+            f"&nbsp; <span style='color:{colours().muted}'>id&nbsp;{root.id:,} · "
             f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
         )
         if root.rank is None:
