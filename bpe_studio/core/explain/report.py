@@ -36,8 +36,7 @@ SAMPLE_FILES: tuple[tuple[str, str], ...] = (
     ("Emoji-heavy", "emoji.txt"),
 )
 # About how much of the loaded corpus's start the report reads, and the compression plot's
-# in-sample curve too: one slice, so that their "first MB" figures agree (a scale audit saw
-# 5.21 beside 5.22, of 1 MiB and of 999,600 bytes).
+# in-sample curve too: one slice, so that their "first MB" figures agree.
 CORPUS_LIMIT = 1_000_000
 CSV_COLUMNS = ("sample", "tokenizer", "bytes", "characters", "tokens", "bytes_per_token")
 

@@ -58,8 +58,8 @@ def source_label(state: RunState, source: TokenizerSource) -> str:
     named by its merges, no longer "so far")."""
     if source.run_id != state.run_id:
         return source.label
-    # subtle: the merges the views show (the record may be ahead of them: a scale audit saw
-    # "452 of 1,276 merges so far" beside a timeline at 844).
+    # subtle: the merges the views show; the record may be ahead of them, and the label
+    # would then name more merges than the timeline beside it.
     k, made = source.merge_count, state.published
     if state.phase is Phase.PAUSED:
         return paused_label(k, made)
