@@ -157,23 +157,52 @@ def test_text_that_holds_ustar_where_a_tar_would_is_still_text(tmp_path):
 
 
 CYRILLIC = "Привет, мир! Как дела? Всё хорошо, спасибо.\n"
+# Scripts whose UTF-16 is all bytes below 0x80, valid UTF-8, with few spaces to give NULs.
+THAI = "ภาษาไทยเป็นภาษาราชการของประเทศไทย\n"
+MYANMAR = "မြန်မာဘာသာစကားသည်ရုံးသုံးဘာသာစကားဖြစ်သည်။\n"
 
 
-@pytest.mark.parametrize("fixture", ["english_books_slice.txt", "code_slice.txt", None])
-@pytest.mark.parametrize(("encoding", "said"), [("utf-16-le", "little"), ("utf-16-be", "big")])
-def test_utf16_without_a_byte_order_mark_is_named_not_trained_on(tmp_path, fixture, encoding, said):
-    """Found by the docs audit: UTF-16 of mostly-ASCII text (iconv -t UTF-16LE writes no
-    mark) is valid UTF-8, NULs and all, and was trained on: its first merges were of NUL
-    bytes. Cyrillic's UTF-16 is even all ASCII bytes but for the NULs."""
-    text = (FIXTURES / fixture).read_text(encoding="utf-8")[:5000] if fixture else CYRILLIC * 40
+@pytest.mark.parametrize(
+    "text",
+    [None, "code_slice.txt", CYRILLIC * 40, THAI * 30, MYANMAR * 30, "hello!\n"],
+    ids=["english", "code", "cyrillic", "thai", "myanmar", "seven characters"],
+)
+@pytest.mark.parametrize(
+    ("encoding", "said"),
+    [
+        ("utf-16-le", "UTF-16 text (little-endian"),
+        ("utf-16-be", "UTF-16 text (big-endian"),
+        ("utf-32-le", "UTF-32 text (little-endian"),
+        ("utf-32-be", "UTF-32 text (big-endian"),
+    ],
+)
+def test_utf16_and_utf32_without_a_byte_order_mark_are_named_not_trained_on(
+    tmp_path, text, encoding, said
+):
+    """Found by the docs audit and the review after it: UTF-16 of mostly-ASCII text (iconv
+    -t UTF-16LE writes no mark) is valid UTF-8, NULs and all, and was trained on: its first
+    merges were of NUL bytes. So were Thai's and Myanmar's, all bytes below 0x80 with few
+    NULs, and UTF-32."""
+    if text is None or text.endswith(".txt"):
+        text = (FIXTURES / (text or "english_books_slice.txt")).read_text(encoding="utf-8")[:5000]
     path = tmp_path / "corpus.txt"
     path.write_bytes(text.encode(encoding))
-    message = re.escape(f"corpus.txt: UTF-16 text ({said}-endian, no byte-order mark), not UTF-8")
+    message = re.escape(f"corpus.txt: {said}, no byte-order mark), not UTF-8")
     with pytest.raises(CorpusError, match=message):
         train_bpe(path, 300, [EOT])
     with pytest.raises(CorpusError, match=message):
         encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy")
     assert not (tmp_path / "ids.npy").exists()
+
+
+def test_a_zeroed_or_sparse_file_is_refused_not_held_whole(tmp_path):
+    """A hostile-machine audit: a run of NULs is one pre-token, held whole, so a sparse
+    file ran out of memory (10 GB: 20 GB resident, then the OOM killer)."""
+    path = tmp_path / "sparse.bin"
+    with open(path, "wb") as f:
+        f.truncate(1 << 30)  # sparse: nothing written, nothing read but its head
+    with pytest.raises(CorpusError, match="sparse.bin: mostly NUL bytes"):
+        train_bpe(path, 300, [EOT])
 
 
 @pytest.mark.parametrize(
@@ -186,9 +215,13 @@ def test_utf8_text_is_never_taken_for_utf16(fixture):
     data = (FIXTURES / fixture).read_bytes()
     for start in range(0, len(data) - TAR_BLOCK, 997):
         assert not_text(data[start : start + TAR_BLOCK]) is None
-    # Short files too: a head of any length, NUL-free, is no UTF-16 (every 17-byte text was).
+    # Short files too: a head of any length, NUL-free, is no UTF-16 (every 17-byte text was),
+    # and short windows anywhere.
     for length in range(TAR_BLOCK):
         assert not_text(data[:length]) is None
+    for start in range(0, len(data) - 40, 101):
+        for length in (4, 16, 40):
+            assert not_text(data[start : start + length]) is None
 
 
 def test_encode_file_names_an_archive_as_the_command_does(tmp_path):

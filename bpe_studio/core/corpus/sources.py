@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import io
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -365,6 +366,7 @@ def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> Non
         )
 
 
+_ICONV32 = "(iconv -f UTF-32 -t UTF-8)"
 # What a file's first bytes say it is, when that is no text to train on or encode (a tar's
 # headers are ASCII and NUL, valid UTF-8, so nothing else would stop one).
 _NOT_TEXT = (
@@ -374,10 +376,13 @@ _NOT_TEXT = (
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document, not text"),
     (b"7z\xbc\xaf\x27\x1c", "a 7z archive, not text"),
     (b"Rar!\x1a\x07", "a RAR archive, not text"),
+    (b"\xff\xfe\x00\x00", "UTF-32 text (little-endian), not UTF-8: convert it " + _ICONV32),
+    (b"\x00\x00\xfe\xff", "UTF-32 text (big-endian), not UTF-8: convert it " + _ICONV32),
     (b"\xff\xfe", "UTF-16 text (little-endian), not UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"),
     (b"\xfe\xff", "UTF-16 text (big-endian), not UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"),
 )
 TAR_BLOCK = 512
+_TEXT_CONTROLS = frozenset(b"\t\n\r")
 
 
 def _is_tar(head: bytes) -> bool:
@@ -392,24 +397,50 @@ def _is_tar(head: bytes) -> bool:
     return stored == sum(head[:148]) + 8 * ord(" ") + sum(head[156:TAR_BLOCK])
 
 
-def _utf16_order(head: bytes) -> str | None:
-    """Which end ("little" or "big") when ``head`` reads as UTF-16 without a byte-order
-    mark: NUL in one byte of a pair at every ASCII character, and rarely in the other.
-    (Mostly-ASCII text in UTF-16 is valid UTF-8, NULs and all: it was trained on, an audit.)"""
+def _ends(first: bytes, second: bytes) -> str | None:
+    """ "little" or "big" when the parity whose bytes are ``second`` holds the code points'
+    high bytes (little-endian) or ``first`` does (big-endian), else None: one byte value
+    below 0x20 in most of one parity's bytes and seldom in the other's. NUL (ASCII's high
+    byte) counts from a tenth on; a script block's own (0x0E Thai, 0x10 Myanmar, 0x04
+    Cyrillic), from three tenths, and never tab, LF or CR, which text has anyway."""
+    pairs = len(first)
+    for mine, other, end in ((second, first, "little"), (first, second, "big")):
+        nul = mine.count(0)
+        if nul >= max(2, pairs // 10) and nul >= 4 * other.count(0):
+            return end
+        if pairs < 8:
+            continue
+        value, count = Counter(mine).most_common(1)[0]
+        if (
+            value < 0x20
+            and value not in _TEXT_CONTROLS
+            and count >= 0.3 * pairs
+            and count >= 4 * other.count(value)
+        ):
+            return end
+    return None
+
+
+def _unicode_form(head: bytes) -> str | None:
+    """ "UTF-32" or "UTF-16" with its end ("UTF-16LE"...) when ``head`` reads as that without a
+    byte-order mark (mostly-ASCII text in either is valid UTF-8, NULs and all: it was
+    trained on, an audit). UTF-32 of text below U+10000 holds two NULs in every four bytes."""
+    quads = len(head) // 4
+    if quads >= 2:
+        lanes = [head[i : 4 * quads : 4] for i in range(4)]
+        nuls = [lane.count(0) for lane in lanes]
+        if nuls[2] >= 0.9 * quads and nuls[3] >= 0.9 * quads and nuls[0] < 0.5 * quads:
+            return "UTF-32LE"
+        if nuls[0] >= 0.9 * quads and nuls[1] >= 0.9 * quads and nuls[3] < 0.5 * quads:
+            return "UTF-32BE"
     pairs = len(head) // 2
-    if pairs < 8:
-        return None
-    low, high = head[0 : 2 * pairs : 2].count(0), head[1 : 2 * pairs : 2].count(0)
-    many, few = max(low, high), min(low, high)
-    if many < max(2, pairs // 10) or many < 4 * few:
-        return None
-    # little-endian: an ASCII character's NUL comes second
-    return "little" if high > low else "big"
+    end = _ends(head[0 : 2 * pairs : 2], head[1 : 2 * pairs : 2]) if pairs >= 2 else None
+    return None if end is None else f"UTF-16{end[0].upper()}E"
 
 
 def not_text(head: bytes) -> str | None:
-    """What a file whose (decompressed) text begins with ``head`` is, when it is an archive
-    or a document rather than text; None for anything else.
+    """What a file whose (decompressed) text begins with ``head`` is, when it is an archive,
+    a document or text in another encoding than UTF-8; None for anything else.
 
     >>> not_text("plain text".encode("utf-16-le")).split(", not")[0]
     'UTF-16 text (little-endian, no byte-order mark)'
@@ -417,13 +448,21 @@ def not_text(head: bytes) -> str | None:
     if _is_tar(head):
         return "a tar archive, not text: extract it, and give its files (a glob: 'folder/*.txt')"
     what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
-    order = None if what is not None else _utf16_order(head)
-    if order is not None:
+    if what is not None:
+        return what
+    form = _unicode_form(head)
+    if form is not None:
+        end = "little" if form.endswith("LE") else "big"
         return (
-            f"UTF-16 text ({order}-endian, no byte-order mark), not UTF-8: convert it "
-            f"(iconv -f UTF-16{order[0].upper()}E -t UTF-8)"
+            f"{form[:-2]} text ({end}-endian, no byte-order mark), not UTF-8: convert it "
+            f"(iconv -f {form} -t UTF-8)"
         )
-    return what
+    nul = head.count(0)
+    if nul and 2 * nul >= len(head):
+        # A run of NULs is one pre-token, held whole: a sparse or zeroed file ran out of
+        # memory (a hostile-machine audit).
+        return "mostly NUL bytes: binary data, or a sparse or zeroed file, not text"
+    return None
 
 
 def check_text_files(files: Sequence[CorpusFile]) -> None:
