@@ -590,6 +590,31 @@ def test_a_list_of_an_earlier_step_shows_no_counts_of_another(run):
     assert used.step == last and used.counts is not None and used.counts_of is None
 
 
+def test_a_loaded_tokenizers_lists_keep_their_counts_at_its_last_step(run, tmp_path):
+    """The review of the change above: a loaded tokenizer's use names no step, so every list
+    of it lost its counts, unsaid. At its last step they are shown; moved back, left out and
+    said, as for a run."""
+    from bpe_studio.gui.jobs.loader import prepare
+
+    vocab, merges = run
+    tok = Tokenizer(vocab, merges, [EOT])
+    tok.save(tmp_path, format="gpt2")
+    hub = lab_model("run")
+    hub.show_loaded(prepare(tmp_path / "vocab.json", tmp_path / "merges.txt"))
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    job = lab.next_job()
+    table = token_table(tok, steps=True)
+    assert lab.receive(MakeupResult(job.a.ref, table))
+    usage = corpus_usage(tok, [str(CORPUS)], table=table, workers=1)
+    assert lab.receive(lab_usage_result(job.a.ref, corpus_ref(), usage, table))
+    listed = token_rows(lab, Show.ALL)
+    assert listed.counts is not None and listed.counts_of is None
+    hub.select_step(37)
+    listed = token_rows(lab, Show.ALL)
+    assert listed.counts is None and listed.counts_of == len(merges)
+
+
 def test_a_cancel_names_only_what_had_not_come(tables):
     """A real-display audit: cancelled after GPT-2's make-up was drawn whole, the lab said
     "Cancelled: the make-up of GPT-2, the usage of *.txt" and offered to compute it again."""

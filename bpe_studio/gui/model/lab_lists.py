@@ -177,6 +177,9 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
     if table.rank is None or other:
         step = None  # no steps: the whole tokenizer
     counts_of = None
-    if counts is not None and usage is not None and step != usage.ref.merges:
-        counts, counts_of = None, usage.ref.merges
+    if counts is not None and usage is not None and step is not None:
+        # A loaded tokenizer's use is of all its merges (its ref names no step).
+        counted_at = usage.ref.merges if usage.ref.merges is not None else table.merges
+        if step != counted_at:
+            counts, counts_of = None, counted_at
     return TokenRows(table, rows, counts, held, other, step, counts_of)
