@@ -448,8 +448,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             return  # nothing to save (the menu's entry is disabled with the button)
         data = self.controller.saveable_data() if format == "gpt2" else None
         problem = gpt2_problem(data) if data is not None else None
-        if problem is not None:  # said before a folder is asked for, not after
-            self.show_error("Cannot save as GPT-2 files", problem)
+        if problem is not None and not problem.only_way:  # said before a folder is asked for
+            self.show_error("Cannot save as GPT-2 files", problem.message)
             return
         directory = file_dialogs.existing_folder(
             self, file_dialogs.SAVE, "Save tokenizer into folder"

@@ -127,13 +127,45 @@ def test_save_refuses_gpt2_files_that_would_not_load_back(qtbot, window, tmp_pat
     data = window.controller.saveable_data()
     assert data is not None
     unusual = replace(data, pattern="gpt2", special_tokens={"my special": 256})
-    assert "'my special' would not be taken for one" in (gpt2_problem(unusual) or "")
-    assert "tokenizer.json or tiktoken files" in (gpt2_problem(unusual) or "")
+    problem = gpt2_problem(unusual)
+    assert problem is not None and not problem.only_way
+    assert "'my special' would not be taken for one" in problem.message
+    assert "tokenizer.json or tiktoken files" in problem.message
     assert gpt2_problem(replace(data, pattern="gpt2")) is None
     # A tokenizer.json's added token that is not special: tiktoken files refuse it too, so
     # the advice names tokenizer.json alone (found by an audit).
     vocab = dict(data.vocab) | {len(data.vocab): b"<think>"}
     added = replace(data, pattern="gpt2", vocab=vocab, added_tokens={"<think>": len(data.vocab)})
-    problem = gpt2_problem(added) or ""
-    assert "no added token that is not special" in problem
-    assert "tiktoken" not in problem.split("Save it as")[1].split("(")[0]
+    problem = gpt2_problem(added)
+    assert problem is not None and "no added token that is not special" in problem.message
+    assert "tiktoken" not in problem.message.split("Save it as")[1].split("(")[0]
+
+
+def test_a_run_no_other_format_holds_can_still_be_saved_as_gpt2_files(qtbot, window, tmp_path):
+    """The review of this stop: a run trained with a pattern neither tokenizer.json nor
+    tiktoken can say (\\X) could not be saved at all: GPT-2 files were refused, pointing
+    to formats that refused it too. They are offered now, with what they lose said."""
+    from bpe_studio.core import Tokenizer
+
+    window.panel.pattern_choice.set_pattern(r"\X+|\s+")
+    paused_in_window(qtbot, window, CORPUS, 400, after=10, workers=1)
+    window.stop_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
+    data = window.controller.saveable_data()
+    assert data is not None
+    problem = gpt2_problem(data)
+    assert problem is not None and problem.only_way
+    assert "Save GPT-2 files anyway?" in problem.message
+    asked: list[str] = []
+    window.controller.confirm = lambda title, question: asked.append(title) or False
+    assert not window.save_tokenizer(tmp_path / "no", "gpt2")
+    assert asked == ["Save as GPT-2 files?"] and not (tmp_path / "no").exists()
+    window.controller.confirm = lambda title, question: True
+    assert window.save_tokenizer(tmp_path / "gpt2", "gpt2")
+    back = Tokenizer.from_files(
+        tmp_path / "gpt2" / "vocab.json",
+        tmp_path / "gpt2" / "merges.txt",
+        list(data.special_tokens),
+        pattern=r"\X+|\s+",
+    )
+    assert back.merges == list(data.merges)

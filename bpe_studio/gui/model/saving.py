@@ -12,6 +12,8 @@ What it leaves out: writing the files (``core.formats.files.save_data``), asking
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...core.formats.base.data import TokenizerData
 from ...core.formats.files import gpt2_losses, holding_formats
 from ...core.train.vocab import BYTE_TOKENS
@@ -45,7 +47,17 @@ def data_to_save(state: RunState) -> TokenizerData | None:
     return run_data_at(state, n)
 
 
-def gpt2_problem(data: TokenizerData) -> str | None:
+@dataclass(frozen=True)
+class Gpt2Problem:
+    """Why GPT-2 files would not bring a tokenizer back as it is (``message``), and whether
+    they are the only way to save it (``only_way``: no other format holds it whole, so saving
+    them anyway is offered rather than refused, or the run could not be kept at all)."""
+
+    message: str
+    only_way: bool
+
+
+def gpt2_problem(data: TokenizerData) -> Gpt2Problem | None:
     """Why ``vocab.json`` + ``merges.txt`` would not bring ``data`` back as it is, or None.
     The app loads them with GPT-2's pattern and takes for special tokens the entries no merge
     makes that look like ``<...>`` or ``[...]``, with no way to say otherwise (the command
@@ -55,18 +67,20 @@ def gpt2_problem(data: TokenizerData) -> str | None:
         return None
     names = {"hf": "tokenizer.json", "tiktoken": "tiktoken files"}
     holders = [names[f] for f in holding_formats(data)]
-    advice = (
-        "No other format holds it whole either: GPT-2 files bring it back where the loader "
-        "names them (the command line's --pattern and --special-token, Python's pattern= "
-        "and special_tokens=)."
-        if not holders
-        else f"Save it as {' or '.join(holders)}, which "
-        + ("hold both." if len(holders) == 2 else "holds them.")
-    )
-    return (
+    said = (
         f"GPT-2 files (vocab.json + merges.txt) cannot hold this tokenizer: they "
-        f"{'; they '.join(lost)}. Loaded again, it would encode text differently.\n\n{advice}"
+        f"{'; they '.join(lost)}. Loaded again, it would encode text differently."
     )
+    if not holders:
+        return Gpt2Problem(
+            f"{said}\n\nNo other format holds it whole either: tokenizer.json and tiktoken "
+            "files refuse it. Save GPT-2 files anyway? Loading them back needs what they lose "
+            "named: the command line's --pattern and --special-token, Python's pattern= and "
+            "special_tokens=.",
+            only_way=True,
+        )
+    holds = "hold both." if len(holders) == 2 else "holds them."
+    return Gpt2Problem(f"{said}\n\nSave it as {' or '.join(holders)}, which {holds}", False)
 
 
 def unsaved_merges(state: RunState) -> int:

@@ -301,8 +301,10 @@ class Controller(QObject):
             )
             return False
         problem = gpt2_problem(data) if format == "gpt2" else None
-        if problem is not None:
-            self.error.emit("Cannot save as GPT-2 files", problem)
+        if problem is not None and not problem.only_way:
+            self.error.emit("Cannot save as GPT-2 files", problem.message)
+            return False
+        if problem is not None and not self.confirm("Save as GPT-2 files?", problem.message):
             return False
         n = saveable_merges(self.hub.state)
         target = Path(directory)
