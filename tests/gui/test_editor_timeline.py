@@ -469,3 +469,23 @@ def test_undo_of_replacing_the_whole_text_gives_its_bom_back(qtbot, editor):
     assert editor.text() == "x"
     editor.edit.undo()
     assert editor.text() == text
+
+
+def test_undo_gives_back_every_deleted_break_however_many(qtbot, editor):
+    """The review of the undo fix: it kept a whole table of breaks for each command, the
+    newest 20 only, so after 25 joins the oldest five came back as "\\n" (and 300,000 lines
+    cost 20 tables). Each command now keeps only what it dropped and its changes."""
+    text = "".join(f"line{i}\r\n" for i in range(30))
+    editor.set_text(text)
+    edit = editor.edit
+    for _ in range(25):
+        cursor = edit.textCursor()
+        cursor.movePosition(QTextCursor.MoveOperation.Start)
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+        edit.setTextCursor(cursor)
+        QTest.keyClick(edit, Qt.Key.Key_Delete)  # joins the first two lines
+        QTest.keyClicks(edit, " ")  # and a new command
+    assert editor.text().count("\r\n") == 5
+    while edit.document().isUndoAvailable():
+        edit.undo()
+    assert editor.text() == text

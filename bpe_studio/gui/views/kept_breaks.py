@@ -11,6 +11,7 @@ UTF-16 units, as Qt's are.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import regex
 
@@ -18,7 +19,6 @@ _BREAKS = regex.compile("\r\n|\r|\u2029")  # the breaks a document does not keep
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
 _PARAGRAPH = "\u2029"  # how a document's raw text ends a paragraph
 _PARAGRAPH_RE = regex.compile(_PARAGRAPH)
-_UNDONE_KEPT = 20  # undo commands whose deleted breaks undo gives back (each a whole table)
 
 
 def narrowed(
@@ -47,6 +47,34 @@ def narrowed(
     return position + head, removed - head - tail, added - head - tail
 
 
+@dataclass
+class _Command:
+    """One undo command as the bookkeeping followed it: the undo depth it reached, whether the
+    text began with a BOM before it, its changes (position, units removed, units added; in
+    the order made) and the breaks it dropped, at their positions before it."""
+
+    depth: int
+    bom: bool
+    changes: list[tuple[int, int, int]] = field(default_factory=list)
+    dropped: dict[int, str] = field(default_factory=dict)
+
+    def before(self, position: int) -> int | None:
+        """Where ``position`` (after the changes so far) was before the first; None for one
+        inside text they added."""
+        for start, removed, added in reversed(self.changes):
+            if position >= start + added:
+                position += removed - added
+            elif position >= start:
+                return None
+        return position
+
+    def drop(self, position: int, kind: str) -> None:
+        """A break at ``position`` (before the change being made) is dropped by it."""
+        at = self.before(position)
+        if at is not None:
+            self.dropped.setdefault(at, kind)
+
+
 class KeptBreaks:
     """The breaks of a text that its document holds as a plain paragraph break (document
     position -> ``"\\r\\n"``, ``"\\r"`` or ``"\\u2029"``) and whether it began with a BOM.
@@ -61,10 +89,10 @@ class KeptBreaks:
         self._breaks: dict[int, str] = {}
         self._bom = False
         self._raw16: bytes | None = None  # the raw text while there are breaks to follow
-        # Undo gives a deleted break back as a plain one: so the breaks as they were before
-        # each undo command that dropped some are kept (undo depth after it -> breaks).
-        self._undone: dict[int, tuple[dict[int, str], bool]] = {}
-        self._command: tuple[int, dict[int, str], bool] | None = None
+        # Undo gives a deleted break back as a plain one: so each undo command that dropped
+        # some is kept (by the undo depth after it) with its changes, to follow back.
+        self._undone: dict[int, _Command] = {}
+        self._command: _Command | None = None  # the command the edits go into
         self._command_added = False
         self._depth = 0  # the undo depth last followed
 
@@ -90,7 +118,7 @@ class KeptBreaks:
     def command_added(self, depth: int) -> None:
         """Qt added an undo command, reaching ``depth``; it reports the change after."""
         self._command_added = True
-        self._command = (depth, self._breaks, self._bom)
+        self._command = _Command(depth, self._bom)
 
     def edited(
         self,
@@ -109,14 +137,23 @@ class KeptBreaks:
         undone = depth < self._depth and not new_command
         redone = depth > self._depth and not new_command
         before, self._depth = self._depth, depth
+        command = self._command
         if undone and before in self._undone:
-            # The document is again as it was before that command: so are its breaks.
-            self._breaks, self._bom = self._undone[before]
+            # The document is again as it was before that command: so are its breaks, those
+            # it moved followed back, those it dropped given back.
+            done = self._undone[before]
+            self._breaks = {
+                q: s for p, s in self._breaks.items() if (q := done.before(p)) is not None
+            }
+            self._breaks.update(done.dropped)
+            self._bom = done.bom
             self._raw16 = raw16() if self._breaks else None
             return
         if not (undone or redone):  # an edit: what could have been redone is gone
             for d in [d for d in self._undone if d > before]:
                 del self._undone[d]
+        if command is not None and (undone or redone or command.depth != depth):
+            command = None  # not an edit of the command begun last: none to follow back
         lost = False
         if self._bom and whole:
             # The whole text replaced (select all, then type or delete): the BOM it began
@@ -131,20 +168,20 @@ class KeptBreaks:
                 position, removed, added = narrowed(self._raw16, new16, position, removed, added)
             self._raw16 = new16
             end, delta = position + removed, added - removed
-            kept = {
-                (p if p < position else p + delta): s
-                for p, s in self._breaks.items()
-                if p < position or p >= end
-            }
-            lost = lost or len(kept) < len(self._breaks)
+            kept: dict[int, str] = {}
+            for p, s in self._breaks.items():
+                if p < position or p >= end:
+                    kept[p if p < position else p + delta] = s
+                elif command is not None:
+                    command.drop(p, s)
+                    lost = True
             self._breaks = kept
+            if command is not None:
+                command.changes.append((position, removed, added))
         else:
             self._raw16 = None
-        command = self._command
-        if lost and not (undone or redone) and command is not None and command[0] == depth:
-            self._undone.setdefault(depth, (command[1], command[2]))
-            while len(self._undone) > _UNDONE_KEPT:
-                del self._undone[min(self._undone)]
+        if lost and command is not None:
+            self._undone[depth] = command
 
     def text(self, raw: str) -> str:
         """The document's raw text (paragraphs ended by U+2029) with each break as it came."""
