@@ -294,3 +294,22 @@ def test_a_refusal_or_warning_sends_only_to_formats_that_take_the_tokenizer(tmp_
         plain.save(tmp_path / "plain", format="gpt2")
     (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
     assert said.endswith("save as 'hf' or 'tiktoken', which hold both")
+
+
+def test_advice_leaves_out_tiktoken_where_the_ids_do_not_follow_the_merges(tmp_path):
+    """The review of the change above: ids that do not grow in merge order (as a
+    tokenizer.json may number them) were still sent to tiktoken, which refused them."""
+    import warnings
+
+    from bpe_studio.core.formats.files import LossyFormatWarning
+
+    vocab = dict(BYTES) | {257: b"ab", 256: b"cd"}
+    tok = Tokenizer(vocab, [(b"a", b"b"), (b"c", b"d")], [], pattern="cl100k")
+    with pytest.raises(ValueError, match="its ids must grow with merge order"):
+        tok.save(tmp_path / "tt", format="tiktoken")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tok.save(tmp_path / "gpt2", format="gpt2")
+    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    assert said.endswith("save as 'hf', which holds them")
+    tok.save(tmp_path / "hf", format="hf")  # which does

@@ -363,9 +363,25 @@ def holding_formats(data: TokenizerData) -> list[str]:
         and data.template is None
         and not made
         and format_problem("tiktoken", data.pattern, specials) is None
+        and _ranks_follow_merges(data)
     ):
         formats.append("tiktoken")
     return formats
+
+
+def _ranks_follow_merges(data: TokenizerData) -> bool:
+    """What tiktoken's ranks need of the ids, checked without deriving its merges: every
+    byte has an id, no two ids hold the same bytes, and the ids of the merges' tokens grow
+    in merge order (tiktoken ranks tokens by id)."""
+    special_ids = set(data.special_tokens.values())
+    ids: dict[bytes, int] = {}
+    for idx, tok in data.vocab.items():
+        if idx not in special_ids and ids.setdefault(tok, idx) != idx:
+            return False
+    if any(bytes([b]) not in ids for b in range(256)):
+        return False
+    made = [ids.get(a + b, -1) for a, b in data.merges]
+    return all(x >= 0 for x in made) and all(x < y for x, y in zip(made, made[1:]))
 
 
 def _holds_both(data: TokenizerData) -> str:
