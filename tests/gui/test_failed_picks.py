@@ -163,3 +163,17 @@ def test_the_arrow_keys_step_past_a_model_that_just_failed(qtbot, window, offlin
     qtbot.keyClick(picker, Qt.Key.Key_Up)
     assert picker.key == before
     assert keys[first_hub] in picker.keys()
+    qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=60_000)
+    # The wheel steps past both failed models too (the review: it went onto them).
+    from PySide6.QtCore import QPoint, QPointF
+    from PySide6.QtGui import QWheelEvent
+    from PySide6.QtWidgets import QApplication
+
+    centre = QPointF(picker.rect().center())
+    down = QWheelEvent(
+        centre, picker.mapToGlobal(centre), QPoint(), QPoint(0, -120),
+        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )  # fmt: skip
+    QApplication.sendEvent(picker, down)
+    assert picker.key == keys[first_hub + 2]

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QComboBox, QWidget
+from PySide6.QtGui import QKeyEvent, QWheelEvent
+from PySide6.QtWidgets import QComboBox, QStyle, QWidget
 
 from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
@@ -57,6 +57,17 @@ HUB_TIP = (
     "A model on the Hugging Face Hub: its tokenizer.json is downloaded once, then read from "
     "the Hub's cache (offline too). Gated models need `hf auth login` first."
 )
+
+# The keys that step a closed picker: where they start (None: from the current choice; -1:
+# the last) and which way they go.
+_STEPS = {
+    Qt.Key.Key_Down: (None, 1),
+    Qt.Key.Key_Up: (None, -1),
+    Qt.Key.Key_Home: (0, 1),
+    Qt.Key.Key_PageUp: (0, 1),
+    Qt.Key.Key_End: (-1, -1),
+    Qt.Key.Key_PageDown: (-1, -1),
+}
 
 SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
 # subtle: the pages' jobs run in their own threads but share SHARED's tokenizers, whose
@@ -402,18 +413,33 @@ class TokenizerPicker(QComboBox):
         self.choice_changed.emit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
-        step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1}.get(Qt.Key(event.key()))
+        key = Qt.Key(event.key())
         plain = event.modifiers() == Qt.KeyboardModifier.NoModifier
-        if step is None or not plain or not self._failed or self.view().isVisible():
+        if not self._failed or not plain or self.view().isVisible() or key not in _STEPS:
             super().keyPressEvent(event)
             return
-        index = self.currentIndex() + step
+        start, step = _STEPS[key]
+        self._step_to(self.currentIndex() + step if start is None else start % self.count(), step)
+        event.accept()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 - Qt override
+        delta = event.angleDelta().y()
+        wheel = self.style().styleHint(QStyle.StyleHint.SH_ComboBox_AllowWheelScrolling, None, self)
+        if not self._failed or not delta or not wheel or self.view().isVisible():
+            super().wheelEvent(event)
+            return
+        step = 1 if delta < 0 else -1
+        self._step_to(self.currentIndex() + step, step)
+        event.accept()
+
+    def _step_to(self, index: int, step: int) -> None:
+        """Choose the first choice from ``index`` on in the direction of ``step`` that the
+        keys and the wheel stop at (as Qt's own stepping would, past failed picks too)."""
         while 0 <= index < self.count() and not self._steppable(index):
             index += step
-        if 0 <= index < self.count():
+        if 0 <= index < self.count() and index != self.currentIndex():
             self.setCurrentIndex(index)
             self.activated.emit(index)
-        event.accept()
 
     def _steppable(self, index: int) -> bool:
         """Whether the arrow keys stop at ``index``: not a separator, not a failed pick."""
