@@ -299,8 +299,6 @@ def cmd_decode(args: argparse.Namespace) -> int:
         try:
             tok = load_tokenizer(args.tokenizer, None, pattern=args.pattern)
         except PatternNeeded:
-            if args.pattern is not None:
-                raise
             # A bare rank file: decoding reads only its tokens, so any pattern serves.
             tok = load_tokenizer(args.tokenizer, None, pattern="gpt2")
         blocks = DecodedBlocks(tok, ids)

@@ -168,19 +168,3 @@ def test_every_reader_of_a_files_start_says_bad_utf8_as_training_does(tmp_path):
         messages.append(str(raised.value))
     messages.append(utf8_problem([str(path)]))
     assert messages == [expected] * 4
-
-
-def test_the_reports_corpus_sample_is_the_compression_plots_in_sample_text(tmp_path):
-    """A scale audit: the Report's corpus row (the first 1 MiB) and the compression plot's
-    in-sample curve (about 1,000,000 bytes, whole lines) measured two slices, 5.21 beside
-    5.22 bytes per token; they are one slice now."""
-    from core_helpers import read_fixture
-
-    from bpe_studio.gui.model.curve_server import IN_SAMPLE_BYTES, read_slice
-
-    text = read_fixture("english_books_slice.txt")
-    path = tmp_path / "corpus.txt"
-    path.write_text(text * (2 * IN_SAMPLE_BYTES // len(text.encode("utf-8")) + 1), encoding="utf-8")
-    sample = corpus_sample(path).text
-    assert sample == read_slice(path)
-    assert sample.endswith("\n") and 0.9 * IN_SAMPLE_BYTES < len(sample.encode()) <= IN_SAMPLE_BYTES

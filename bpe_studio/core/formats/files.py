@@ -384,6 +384,14 @@ def _ranks_follow_merges(data: TokenizerData) -> bool:
     return all(x >= 0 for x in made) and all(x < y for x, y in zip(made, made[1:]))
 
 
+def _elsewhere(data: TokenizerData) -> str:
+    """Where to save ``data`` when GPT-2 files cannot hold it at all, as advice ends."""
+    formats = holding_formats(data)
+    if not formats:
+        return "no format holds this tokenizer (neither 'hf' nor 'tiktoken')"
+    return f"save as {' or '.join(repr(f) for f in formats)}, which holds it"
+
+
 def _holds_both(data: TokenizerData) -> str:
     """Where to save what GPT-2 files drop of ``data`` instead, as advice ends."""
     formats = holding_formats(data)
@@ -494,7 +502,7 @@ def save_data(
                 "up in the vocabulary (ignore_merges) and merges.txt cannot say so (save it "
                 "as 'hf')"
             )
-        return list(gpt2.save_files(directory, data.vocab, data.merges))
+        return list(gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data)))
     if format == "hf":
         return [write_hf(directory, data)]
     written = list(write_tiktoken(directory, name or DEFAULT_NAME, data))

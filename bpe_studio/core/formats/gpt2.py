@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..io.atomic import atomic_write_all, output_dir
@@ -109,25 +109,27 @@ def load_files(
     return vocab, [(a, b) for _, a, b in rows]
 
 
-def _why_twice(token: bytes, merges: Sequence[tuple[bytes, bytes]]) -> str:
-    """Why a vocabulary holds ``token`` twice, and what to do about it."""
+def _why_twice(token: bytes, merges: Sequence[tuple[bytes, bytes]], elsewhere: str) -> str:
+    """Why a vocabulary holds ``token`` twice, and what to do about it (``elsewhere``: where
+    else to save it, as advice ends)."""
     making = [i for i, (a, b) in enumerate(merges) if a + b == token]
     if len(making) > 1:
         return (
             f"the merges ranked {making[0]:,} and {making[1]:,} both make it: a merge list "
             "holds each token's merge once, and no format can save this one"
         )
-    return "an added token sharing a model token's bytes: save as 'hf', which holds it"
+    return f"a special or added token sharing an ordinary token's bytes: {elsewhere}"
 
 
 def save_files(
     directory: str | os.PathLike,
     vocab: Mapping[int, bytes],
     merges: Sequence[tuple[bytes, bytes]],
+    elsewhere: Callable[[], str] = lambda: "save as 'hf', which holds it",
 ) -> tuple[Path, Path]:
     """Write ``directory/vocab.json`` and ``directory/merges.txt`` (both written to temporary
     files, then renamed into place: both or, when one cannot be written, neither). Returns
-    both paths."""
+    both paths. ``elsewhere`` says where else a tokenizer they cannot hold may be saved."""
     obj: dict[str, int] = {}
     for idx, tok in sorted(vocab.items()):
         text = encode_token(tok)
@@ -136,7 +138,7 @@ def save_files(
             raise ValueError(
                 f"{os.fspath(Path(directory) / 'vocab.json')}: ids {obj[text]} and {idx} hold "
                 f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold "
-                f"({_why_twice(tok, merges)})"
+                f"({_why_twice(tok, merges, elsewhere())})"
             )
     out = output_dir(directory)
     vocab_path, merges_path = out / "vocab.json", out / "merges.txt"

@@ -251,7 +251,7 @@ class TokenizerPicker(QComboBox):
             if source is not None:
                 # Which step it is: the timeline's while the run trains or pauses, the whole
                 # run once it has ended (as the Vocabulary lab names it); step 0 too, whose
-                # bytes-only 1.00 per token read as a fault unnamed (a scale audit).
+                # one token per byte would read as a fault, unnamed.
                 label = f"{label} (step {source.merge_count:,})"
             return Choice(key, label, _no_run if source is None else source.get, self.pane)
         kind, _, value = key.partition(":")

@@ -345,8 +345,8 @@ class WhyTokenPanel(QWidget):
         self.heading.setText(
             f"<span style='font-size:{points(15):.1f}pt; font-family:monospace; "
             f"font-weight:600'>{token}</span>"
-            # subtle: the line may break before "id", never inside "id 6,690" (a scale
-            # audit: a long token pushed the "d" out of sight, its number to the next line).
+            # subtle: the line may break before "id", never between "id" and its number
+            # (after a long token, the "d" was pushed out of sight, the number to a new line).
             f"&nbsp; <span style='color:{colours().muted}'>id&nbsp;{root.id:,} · "
             f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
         )
