@@ -378,6 +378,33 @@ def test_prune_removes_earlier_versions_and_folders_of_copies_no_longer_installe
     assert (folder / numba_cache.SOURCE_MARK).read_text() == str(tmp_path)
 
 
+def test_a_garbled_mark_is_rewritten_or_left_never_a_crash(tmp_path):
+    """A hostile-machine audit: a mark that was not UTF-8 (a crash, a bad disk) raised from
+    the prune, so encode failed naming no file; in the kernels' own folder it kept them
+    from loading, and every encode took the Python path without a word."""
+    (tmp_path / "tiny.py").write_text(_TINY)
+    cache = tmp_path / "cache"
+    env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(cache)}
+    code = _RUN.format(folder=str(tmp_path), forget=False) + "numba_cache.prune(tiny.twice)\n"
+
+    def run() -> None:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0 and done.stdout.strip() == "42", done.stderr
+
+    run()
+    (index,) = cache.rglob("*.nbi")
+    own = index.parent / numba_cache.SOURCE_MARK
+    sibling = cache / "garbled_0"
+    sibling.mkdir()
+    (sibling / numba_cache.SOURCE_MARK).write_bytes(b"\xd5\xff\x00 garbled")
+    own.write_bytes(b"\x00\xd5 garbled too")
+    run()
+    assert sibling.exists()  # it names no folder: no reason to prune it
+    assert own.read_text(encoding="utf-8") == str(tmp_path)  # rewritten
+
+
 _OURS = """
 import numba
 from bpe_studio.core.io.numba_cache import cache_in_user_dir

@@ -229,15 +229,27 @@ def _mark(folder: Path, source: str) -> None:
         return
     mark = folder / SOURCE_MARK
     try:
-        if mark.read_text(encoding="utf-8") == source:
+        if _read_mark(mark) == source:
             return
     except OSError:
         pass
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        mark.write_text(source, encoding="utf-8")
+        mark.write_bytes(source.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         log.debug("marking numba's cache folder %s: %s", folder, exc)
+
+
+def _read_mark(mark: Path) -> str:
+    """A folder's :data:`SOURCE_MARK`: the source folder it names, or "" where it names none
+    readable (a mark a crash or a bad disk garbled; a source folder whose name is not
+    UTF-8): such a mark is rewritten, never a reason to prune. Raises OSError as reading
+    does (a missing mark)."""
+    try:
+        source = mark.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
+    return "" if "\0" in source else source
 
 
 def prune_entries(folder: Path, indexes: set[str]) -> None:
@@ -260,9 +272,8 @@ def prune_folders(root: Path) -> None:
     longer exists. Folders without the mark (another program's, in a shared
     ``NUMBA_CACHE_DIR``) are never touched."""
     for folder in root.iterdir():
-        mark = folder / SOURCE_MARK
         try:
-            source = mark.read_text(encoding="utf-8")
+            source = _read_mark(folder / SOURCE_MARK)
         except OSError:
             continue
         if source and not os.path.isdir(source):
