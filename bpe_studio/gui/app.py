@@ -170,14 +170,24 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+# Signals that ask the app to end: Ctrl-C, kill's default, the terminal that started it
+# closing. Each closes the window as its close button does, so unsaved merges are asked
+# about (a hostile-machine audit: SIGTERM and SIGHUP ended the app at once, the run lost).
+CLOSING_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
 def close_on_interrupt(window: QWidget) -> QTimer:
-    """Ctrl-C in the terminal that started the app closes its window as its close button does
-    (asking first about merges no file holds; the app ends with its last window). Python
-    handles a signal only when it runs, so a timer gives it a turn every 200 ms; the timer
-    is returned, to stop when the app ends."""
+    """Ctrl-C in the terminal that started the app, a plain ``kill`` or that terminal closing
+    (:data:`CLOSING_SIGNALS`) closes its window as its close button does (asking first about
+    merges no file holds; the app ends with its last window). Python handles a signal only
+    when it runs, so a timer gives it a turn every 200 ms; the timer is returned, to stop
+    when the app ends."""
     from PySide6.QtCore import QTimer
 
-    signal.signal(signal.SIGINT, lambda signum, frame: QTimer.singleShot(0, window.close))
+    for closing in CLOSING_SIGNALS:
+        signal.signal(closing, lambda signum, frame: QTimer.singleShot(0, window.close))
     timer = QTimer(window)
     timer.timeout.connect(lambda: None)
     timer.start(200)
