@@ -31,7 +31,7 @@ from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
 from ..core.formats.files import foreign_file
 from ..core.formats.tiktoken.reading import PatternNeeded
-from ..core.io.atomic import atomic_open
+from ..core.io.atomic import atomic_open, folder_for
 from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
 from ..core.text.display import plural
@@ -308,7 +308,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
         else:
             before = _identity(args.out)
             try:
-                with atomic_open(args.out, "wb") as f:
+                # Missing folders are made, as encode makes them, and removed if it fails.
+                with folder_for(args.out), atomic_open(args.out, "wb") as f:
                     for block in iter(blocks.read, b""):
                         f.write(block)
             except OSError as e:

@@ -300,6 +300,20 @@ def test_one_of_each_is_singular(workdir, tmp_path):
     assert "into 0 tokens" in stderr and "compression ratio" not in stderr
 
 
+def test_decode_makes_missing_folders_and_removes_them_when_it_fails(workdir, tmp_path, text):
+    """decode --out new/sub/text.txt said "No such file or directory" where encode makes the
+    folders (README "Outputs"); a decode that fails once they are made removes them."""
+    ids = input_of(workdir, "decode")
+    out = tmp_path / "new" / "sub" / "text.txt"
+    ok(cli(workdir, "decode", ids, "--tokenizer", "tok", "--out", out))
+    assert out.read_bytes() == text.encode()
+    # A name no file system takes fails only when the whole text is put in place.
+    refused = tmp_path / "gone" / "sub" / ("x" * 300)
+    line = error_line(cli(workdir, "decode", ids, "--tokenizer", "tok", "--out", refused))
+    assert line.endswith("cannot write there: File name too long"), line
+    assert not (tmp_path / "gone").exists()
+
+
 def test_full_standard_output_is_named(workdir):
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")
