@@ -4,9 +4,11 @@ checked against the original files, read here independently."""
 
 from __future__ import annotations
 
+import pytest
 from core_helpers import EOT, FIXTURES
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
 
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats import TokenizerData, read_hf, read_tiktoken, write_hf, write_tiktoken
 from bpe_studio.core.formats.gpt2 import load_merges, load_vocab, save_files
 
@@ -29,3 +31,41 @@ def test_gpt2_to_hf_to_tiktoken_to_gpt2_keeps_every_id(tmp_path):
     assert read_gpt2_merges(tmp_path / "gpt2" / "merges.txt") == read_gpt2_merges(
         FIXTURES / "gpt2_merges.txt"
     )
+
+
+def _full_disk(monkeypatch) -> None:
+    """Every temporary file a writer opens fails as on a full disk."""
+    import errno
+
+    from bpe_studio.core.io import atomic
+
+    def full(target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic, "_temp_file", full)
+
+
+@pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken"])
+def test_a_write_that_fails_removes_the_folders_it_made(tmp_path, monkeypatch, fmt):
+    """train/convert --out t1/sub on a full disk left the empty folders t1/sub behind (a
+    hostile-machine audit); the README says a failed command removes the folders it made."""
+    tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")], {}, "gpt2")
+    (tmp_path / "kept").mkdir()
+    _full_disk(monkeypatch)
+    for out in (tmp_path / "t1" / "sub", tmp_path / "kept" / "new"):
+        with pytest.raises(OSError, match="No space left"):
+            tok.save(out, fmt)
+    assert [p.name for p in tmp_path.iterdir()] == ["kept"]
+    assert not any((tmp_path / "kept").iterdir())
+
+
+def test_a_foreign_tokenizer_that_fails_to_save_removes_the_folders_it_made(tmp_path, monkeypatch):
+    from foreign_files import wordpiece
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    tok = open_tokenizer(wordpiece(tmp_path / "src"))
+    _full_disk(monkeypatch)
+    with pytest.raises(OSError, match="No space left"):
+        tok.save(tmp_path / "t1" / "sub")
+    assert not (tmp_path / "t1").exists()

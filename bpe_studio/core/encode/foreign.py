@@ -28,7 +28,7 @@ import numpy as np
 from ..formats.files import load_data
 from ..formats.hf.kind import TOKENIZERS_MODELS, ForeignTokenizerFile, unknown_model
 from ..formats.hf.template import Template, read_template
-from ..io.atomic import atomic_write_bytes, output_dir
+from ..io.atomic import atomic_write_bytes, output_folder
 from ..io.hf_hub import (
     TOKENIZER_FILE,
     HubModel,
@@ -556,9 +556,10 @@ class ForeignTokenizer:
             )
         if name is not None:
             raise ValueError(f"format 'hf' has fixed file names; name={name!r} is for tiktoken")
-        path = output_dir(directory) / TOKENIZER_FILE
-        atomic_write_bytes(path, (self._backend.to_str(pretty=True) + "\n").encode("utf-8"))
-        return [path]
+        text = self._backend.to_str(pretty=True) + "\n"
+        with output_folder(directory) as out:
+            atomic_write_bytes(out / TOKENIZER_FILE, text.encode("utf-8"))
+        return [out / TOKENIZER_FILE]
 
     def token_decoder(self) -> Any:
         """A fresh ``tokenizers.decoders.DecodeStream``: one id at a time, the text it adds."""

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from ..io.atomic import atomic_write_all, output_dir
+from ..io.atomic import atomic_write_all, output_folder
 from ..pretokenization.specials import looks_special, validate_special_tokens
 from .base.byte_chars import TokenizerFileError as TokenizerFileError
 from .base.byte_chars import bytes_to_unicode as bytes_to_unicode
@@ -140,14 +140,14 @@ def save_files(
                 f"the same bytes {tok!r}, which vocab.json (one id per token) cannot hold "
                 f"({_why_twice(tok, merges, elsewhere())})"
             )
-    out = output_dir(directory)
-    vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
     vocab_text = json.dumps(obj, ensure_ascii=False, indent=0) + "\n"
     lines = [MERGES_HEADER] + [f"{encode_token(a)} {encode_token(b)}" for a, b in merges]
     merges_text = "\n".join(lines) + "\n"
-    atomic_write_all(
-        [(vocab_path, vocab_text.encode("utf-8")), (merges_path, merges_text.encode("utf-8"))]
-    )
+    with output_folder(directory) as out:
+        vocab_path, merges_path = out / "vocab.json", out / "merges.txt"
+        atomic_write_all(
+            [(vocab_path, vocab_text.encode("utf-8")), (merges_path, merges_text.encode("utf-8"))]
+        )
     return vocab_path, merges_path
 
 

@@ -6,7 +6,9 @@ tokenizer or id file under the final name; the new file gets the permissions a p
 would give it. A symbolic link at ``path`` is written through, as the shell's ``>`` writes:
 the file it names is replaced and the link stays. :func:`atomic_write_all` writes files that
 belong together (a vocabulary and its merges): all of them, or, when one cannot be written
-(a full disk), none. What it leaves out: what is written (``gpt2``, ``encode_file``).
+(a full disk), none. :func:`output_folder` and :func:`folder_for` make the folders a write
+needs and remove them again when it fails. What it leaves out: what is written (``gpt2``,
+``encode_file``).
 """
 
 from __future__ import annotations
@@ -137,28 +139,37 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
         raise
 
 
-def output_dir(directory: str | os.PathLike[str]) -> Path:
-    """``directory`` as a Path, created if missing; an existing non-directory is an error
-    naming it."""
+@contextmanager
+def output_folder(directory: str | os.PathLike[str]) -> Iterator[Path]:
+    """``directory`` as a Path, created (with its missing parents) for the block; an existing
+    non-directory is an error naming it. If the block fails, the folders it created are
+    removed again (:func:`folder_for`)."""
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{os.fspath(directory)}: exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+    with _made(out):
+        yield out
 
 
 @contextmanager
 def folder_for(path: str | os.PathLike[str]) -> Iterator[None]:
     """Create ``path``'s folder (and its missing parents) for the block; if the block fails,
     remove those it created that are still empty, so a failed write leaves no trace."""
-    created = [p for p in (Path(path).parent, *Path(path).parent.parents) if not p.exists()]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with _made(Path(path).parent):
+        yield
+
+
+@contextmanager
+def _made(folder: Path) -> Iterator[None]:
+    """``folder`` and its missing parents made for the block, and removed if it fails."""
+    created = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
     try:
         yield
     except BaseException:
-        for folder in created:  # deepest first
+        for made in created:  # deepest first
             try:
-                folder.rmdir()
+                made.rmdir()
             except OSError:
                 break  # not empty (or not ours to remove): its parents are not empty either
         raise

@@ -25,7 +25,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ...io.atomic import atomic_write_bytes, output_dir
+from ...io.atomic import atomic_write_bytes, output_folder
 from ...pretokenization.names import property_key, shown_pattern
 from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
@@ -528,7 +528,7 @@ def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
         obj = _hf_object(data)
     except ValueError as e:
         raise ValueError(f"{where}: cannot write this tokenizer: {e}") from None
-    path = output_dir(directory) / "tokenizer.json"
     text = json.dumps(obj, ensure_ascii=False) + "\n"
-    atomic_write_bytes(path, text.encode("utf-8"))
-    return path
+    with output_folder(directory) as out:
+        atomic_write_bytes(out / "tokenizer.json", text.encode("utf-8"))
+    return out / "tokenizer.json"

@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ...io.atomic import atomic_write_all, output_dir
+from ...io.atomic import atomic_write_all, output_folder
 from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
 from ..base.data import TokenizerData
 from .merges import derive_merges
@@ -123,8 +123,6 @@ def write_tiktoken(
         ranks = _ranks_for_tiktoken(data)
     except ValueError as e:
         raise ValueError(f"{where}: cannot write this tokenizer for tiktoken: {e}") from None
-    out = output_dir(directory)
-    rank_path, sidecar_path = out / f"{name}.tiktoken", out / sidecar_name(name)
     lines = [
         b"%s %d\n" % (binascii.b2a_base64(tok, newline=False), rank)
         for tok, rank in sorted(ranks.items(), key=lambda item: item[1])
@@ -139,5 +137,7 @@ def write_tiktoken(
         "special_tokens": dict(sorted(data.special_tokens.items(), key=lambda item: item[1])),
     }
     text = json.dumps(sidecar, ensure_ascii=False, indent=2) + "\n"
-    atomic_write_all([(rank_path, b"".join(lines)), (sidecar_path, text.encode("utf-8"))])
+    with output_folder(directory) as out:
+        rank_path, sidecar_path = out / f"{name}.tiktoken", out / sidecar_name(name)
+        atomic_write_all([(rank_path, b"".join(lines)), (sidecar_path, text.encode("utf-8"))])
     return rank_path, sidecar_path
