@@ -80,10 +80,19 @@ def check_tokenizer_out(
         )
 
 
+class NotWritten(CliError):
+    """:func:`save` could not write the tokenizer (a full disk): one line naming ``--out``
+    and the ``reason``, which ``train`` adds to (its merges were not saved)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
     """``tok.save`` into ``out`` (or to standard output for ``-``) with its errors as one line
-    naming ``out``; the summary's line saying what was written, and the exit status. Ctrl-C
-    while files are written takes effect once they all are."""
+    naming ``out`` (:class:`NotWritten`); the summary's line saying what was written, and the
+    exit status. Ctrl-C while files are written takes effect once they all are."""
     stem = name if fmt == "tiktoken" else None
     with warnings.catch_warnings():
         # What GPT-2 files leave out is said in the summary's notes (gpt2_notes), in flags.
@@ -110,7 +119,10 @@ def _save(tok: Tokenizer, out: str, fmt: str, stem: str | None) -> tuple[str, in
         with tempfile.TemporaryDirectory() as folder:
             (path,) = tok.save(folder, fmt, stem)
             with open(path, "rb") as f:
-                closed_after = write_stream(out, f)
+                try:
+                    closed_after = write_stream(out, f)
+                except CliError as e:
+                    raise NotWritten(str(e), str(e)) from None
             if closed_after is None:
                 return f"wrote {path.name} to {stream_name(out)}", 0
             return (
@@ -119,7 +131,7 @@ def _save(tok: Tokenizer, out: str, fmt: str, stem: str | None) -> tuple[str, in
                 EXIT_CLOSED_PIPE,
             )
     except OSError as e:
-        raise CliError(os_error_message(out, e)) from None
+        raise NotWritten(os_error_message(out, e), e.strerror or str(e)) from None
 
 
 def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:

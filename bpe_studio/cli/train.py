@@ -8,13 +8,17 @@ a pipe to a temporary file (``inputs``); pre-tokenizes the corpus files as one c
 merges, with progress bars on stderr, refuses to write
 anything when nothing was learned (an empty corpus, one without pairs, an interrupt before the
 first merge), and ends with a summary on stderr. Ctrl-C during merging keeps the merges made
-so far and writes them (exit 130). What it leaves out: the training itself (``core.train.trainer``).
+so far and writes them (exit 130). Merges that ``--out`` cannot take once they are learned (a
+full disk) are saved in a private folder in the temporary folder instead, which the error
+names. What it leaves out: the training itself (``core.train.trainer``).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +37,7 @@ from ..core.pretokenization.specials import (  # the app's default too
 from ..core.text.display import plural, readable_cut
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
-from .convert import check_tokenizer_out, gpt2_notes, save
+from .convert import NotWritten, check_tokenizer_out, files_for, gpt2_notes, save
 from .inputs import (
     STDIN,
     check_input,
@@ -182,7 +186,12 @@ def cmd_train(args: argparse.Namespace) -> int:
                 {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
                 args.pattern,
             )
-            written, code = save(tok, args.out, args.format, DEFAULT_NAME)
+            try:
+                written, code = save(tok, args.out, args.format, DEFAULT_NAME)
+            except NotWritten as e:
+                if not tok.merges:
+                    raise
+                raise CliError(f"{e}; {_saved_elsewhere(tok, args.format)}") from None
     except KeyboardInterrupt:
         interrupted = True
     # Ctrl-C after the last merge (held while the files were written) stopped nothing: the
@@ -221,6 +230,27 @@ def cmd_train(args: argparse.Namespace) -> int:
         lines.insert(1, note)
     print("\n".join(map(one_line, lines)), file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else code
+
+
+def _saved_elsewhere(tok: Tokenizer, fmt: str) -> str:
+    """What became of the merges learned when ``--out`` could not take them (a full disk):
+    saved instead in a new private folder in the temporary folder, named so that they can be
+    moved, or, when they cannot be written there either, not saved at all (said so)."""
+    one = len(tok.merges) == 1
+    learned = f"the {plural(len(tok.merges), 'merge')} learned {'was' if one else 'were'}"
+    they = "it" if one else "they"
+    temp = tempfile.gettempdir()
+    try:
+        folder = tempfile.mkdtemp(prefix="bpe-studio-unsaved-")
+    except OSError as e:
+        return f"{learned} not saved (nor could {they} be in {temp}: {e.strerror or e})"
+    try:
+        save(tok, folder, fmt, DEFAULT_NAME)
+    except NotWritten as e:
+        shutil.rmtree(folder, ignore_errors=True)
+        return f"{learned} not saved (nor could {they} be in {temp}: {e.reason})"
+    files = " and ".join(files_for(fmt, DEFAULT_NAME))
+    return f"{learned} not saved there but in {folder} (move {files} from there)"
 
 
 def _count(

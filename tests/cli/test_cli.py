@@ -122,6 +122,59 @@ def test_train_vocab_too_small_for_special_tokens(tmp_path, corpus):
     assert_one_line_error(result, "257", "258")
 
 
+def _disk_full_under(folder, monkeypatch):
+    """Writing any file under ``folder`` fails as on a full disk (the check of --out before
+    training, which writes a probe file, still passes)."""
+    import errno
+
+    from bpe_studio.core.io import atomic
+
+    real = atomic._temp_file
+
+    def full(target):
+        if folder == target.parent or folder in target.parents:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(target)
+
+    monkeypatch.setattr(atomic, "_temp_file", full)
+
+
+def test_train_that_cannot_write_its_files_saves_the_merges_elsewhere(
+    tmp_path, corpus, monkeypatch, capsys
+):
+    """A training whose files a full disk refused said only "cannot write there", as the
+    check before any work does, and its merges were lost. They go to a private temporary
+    folder instead, named; where that fails too, the line says they were not saved."""
+    import tempfile
+
+    from bpe_studio.cli import main
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    out = tmp_path / "t1" / "sub"
+    _disk_full_under(out, monkeypatch)
+    args = ["train", str(corpus), "--vocab-size", "300", "--workers", "1", "--out", str(out)]
+    assert main(args) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    (saved,) = temp.iterdir()
+    assert line == (
+        f"bpe-studio: error: {out}: cannot write there: No space left on device; the 43 merges "
+        f"learned were not saved there but in {saved} (move vocab.json and merges.txt from there)"
+    )
+    assert load_dir(saved, [EOT]).merges == train_bpe(corpus, 300, [EOT])[1]
+    assert not (tmp_path / "t1").exists()  # the folders the failed write made
+
+    _disk_full_under(tmp_path, monkeypatch)
+    assert main([*args, "--format", "hf"]) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.endswith(
+        f"the 43 merges learned were not saved (nor could they be in {temp}: No space left on "
+        "device)"
+    )
+    assert list(temp.iterdir()) == [saved]
+
+
 # --- encode -------------------------------------------------------------------------------
 
 
