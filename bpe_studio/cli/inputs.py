@@ -10,7 +10,8 @@ xz or zstd compression (read decompressed), a Parquet file. ``--records jsonl|pa
 that the inputs hold records (:func:`records`); without it, a stream or a ``.json`` file
 whose first line is a JSON object is refused with one line saying so
 (:func:`check_not_records`), rather than trained on its JSON syntax.
-:func:`check_input` finds a missing path or a directory before any work.
+:func:`check_input` finds a missing path, a directory or a device read without end
+(``/dev/zero``) before any work; a stream's first block is looked at before the rest is copied.
 """
 
 from __future__ import annotations
@@ -26,9 +27,9 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..core.corpus.sources import CorpusFile, Kind, is_glob_or_url
+from ..core.corpus.sources import TAR_BLOCK, CorpusFile, Kind, check_text_head, is_glob_or_url
 from ..core.corpus.stamps import reports_empty_but_is_not
-from .output import CliError
+from .output import CliError, shell_word
 from .progress import ProgressBar
 
 STDIN = "-"
@@ -168,6 +169,7 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
     if user_path == STDIN:
         if sys.stdin is None:  # Python makes a closed one None
             raise CliError(f"{STDIN_NAME}: it is closed (<&-); name a file, or pipe the text in")
+        check_not_endless(user_path, what)
         return
     if globs and is_glob_or_url(user_path):
         return
@@ -176,6 +178,46 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
         raise CliError(f"{user_path}: {what} not found")
     if p.is_dir():
         raise CliError(f"{user_path}: is a directory, not a {what}")
+    check_not_endless(user_path, what)
+
+
+def check_not_endless(user_path: str, what: str = "file") -> None:
+    """Raise :class:`CliError` for an input that is a character device other than a terminal
+    or ``/dev/null`` (``/dev/zero``, ``/dev/urandom``): read as a stream, it was copied to a
+    temporary file without end before anything looked at it (gigabytes in seconds)."""
+    try:
+        st = os.fstat(0) if user_path == STDIN else os.stat(user_path)
+        null = os.stat(os.devnull)
+    except OSError:
+        return  # what reading it meets is said then, naming it
+    if not stat.S_ISCHR(st.st_mode) or (st.st_rdev, st.st_mode) == (null.st_rdev, null.st_mode):
+        return
+    if _is_terminal(user_path):
+        return  # text typed until Ctrl-D
+    # The device itself, for the hint (/dev/stdin, /dev/fd/0 name the one it reads on Linux).
+    device = os.path.realpath(STDIN_FILE if user_path == STDIN else user_path)
+    raise CliError(
+        f"{input_name(user_path)}: is a character device, not a {what}: one that is no "
+        "terminal and not /dev/null (/dev/zero, /dev/urandom) is read without end; to read a "
+        f"part of it, pipe that in: head -c 10M {shell_word(device)} | bpe-studio ... -"
+    )
+
+
+def _is_terminal(user_path: str) -> bool:
+    """Whether ``user_path`` (or standard input) is a terminal; one that cannot be opened is
+    taken for one: reading it says why, naming it."""
+    if user_path == STDIN:
+        return os.isatty(0)
+    # O_NOCTTY: opening a terminal never makes it this process's controlling one.
+    flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(user_path, flags)
+    except OSError:
+        return True
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
 
 
 def is_regular(user_path: str) -> bool:
@@ -193,7 +235,10 @@ def is_stream(user_path: str) -> bool:
     return not is_glob_or_url(user_path) and not is_regular(user_path)
 
 
-def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str) -> None:
+def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str, *, text: bool) -> None:
+    """Copy ``source`` to ``target``. When it is to hold ``text`` (no ``--records``), its first
+    block is looked at as the copy would be: an endless stream of what is no text (``cat
+    /dev/zero |``) is refused then, not once copied whole, which is never."""
     bar = ProgressBar("reading", None, unit="B")
     done = 0
     while True:
@@ -203,6 +248,8 @@ def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str) -> None:
             raise CliError(f"{name}: cannot read it: {e.strerror}") from None
         if not block:
             break
+        if not done and text and not _suffix(block[:16]):  # compressed: looked at decompressed
+            check_text_head(block[:TAR_BLOCK], name)
         try:
             target.write(block)
         except OSError as e:
@@ -242,16 +289,17 @@ def input_files(user_paths: Sequence[str], choice: str | None = None) -> Iterato
             folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="bpe-studio-"))
             copy = os.path.join(folder, "input")
             name = input_name(user_path)
+            text = choice not in ("jsonl", "parquet")
             with open(copy, "wb") as target:
                 if user_path == STDIN:
-                    _copy(sys.stdin.buffer, target, name, folder)
+                    _copy(sys.stdin.buffer, target, name, folder, text=text)
                 else:
                     try:
                         source = open(user_path, "rb")  # noqa: SIM115 - closed just below
                     except OSError as e:
                         raise CliError(f"{name}: cannot read it: {e.strerror}") from None
                     with source:
-                        _copy(source, target, name, folder)
+                        _copy(source, target, name, folder, text=text)
             with open(copy, "rb") as f:
                 suffix = _suffix(f.read(16))
                 if suffix == ".parquet":

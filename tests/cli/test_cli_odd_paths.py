@@ -1,12 +1,14 @@
 """The command line on inputs and outputs that are not plain files: a ``/proc`` file that
 reports 0 bytes, standard input closed or named twice, a symbolic link loop or a dangling
-link as ``--out``, a name near the file system's limit, a folder that refuses new files.
+link as ``--out``, a name near the file system's limit, a folder that refuses new files, a
+device or a pipe that never ends.
 Before, these wrote 0 tokens with exit 0, tracebacks, or messages naming the wrong thing.
 
 Oracle: tiktoken's GPT-2 built offline (``test_cli_sources.tiktoken_encoding``)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -221,3 +223,78 @@ def test_a_name_with_control_characters_stays_on_one_line(tmp_path, odd):
     done = cli(tmp_path, "train", good, "--vocab-size", "260", "--out", tmp_path / odd)
     said = ok(done)
     assert escaped in said and odd not in said
+
+
+def _files_capped() -> None:
+    """In the child before exec: no file it writes may grow past 16 MB (EFBIG rather than
+    SIGXFSZ), so a run that copies an endless device anyway stops instead of filling the disk."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 20, 16 << 20))
+
+
+@pytest.mark.parametrize(
+    ("args", "device", "named"),
+    [
+        (("train", "/dev/zero", "--vocab-size", "300", "--out", "tok"), None, "/dev/zero"),
+        (("encode", "/dev/urandom", "--tokenizer", "gpt2", "--out", "i.npy"), None, "/dev/urandom"),
+        (("train", "-", "--vocab-size", "300", "--out", "tok"), "/dev/zero", "<stdin>"),
+        (("inspect", "gpt2", "--corpus", "/dev/stdin"), "/dev/urandom", "/dev/stdin"),
+    ],
+)
+def test_a_device_read_without_end_is_refused_before_any_copy(tmp_path, args, device, named):
+    """``train /dev/urandom`` copied the device to $TMPDIR before any check, gigabytes in
+    seconds (a hostile-machine audit); a terminal, a pipe and /dev/null are read still."""
+    if not all(os.path.exists(p) for p in ("/dev/zero", "/dev/urandom", "/dev/stdin")):
+        pytest.skip("needs /dev/zero, /dev/urandom and /dev/stdin")
+    with open(device or os.devnull, "rb") as stdin:
+        result = subprocess.run(
+            _command(args), stdin=stdin, capture_output=True, text=True, cwd=tmp_path,
+            env=_env({"TMPDIR": str(tmp_path)}), timeout=600,
+            preexec_fn=_files_capped,  # noqa: PLW1509 - limits the child only
+        )  # fmt: skip
+    line = error_line(result)
+    assert line.startswith(f"bpe-studio: error: {named}: is a character device, not a"), line
+    # (where /dev/stdin is a device of its own, as on macOS, the hint names it)
+    hinted = {device or named, "/dev/stdin"}
+    assert any(line.endswith(f"head -c 10M {d} | bpe-studio ... -") for d in hinted), line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dev_null_is_an_empty_corpus_still(tmp_path):
+    line = error_line(cli(tmp_path, "train", os.devnull, "--vocab-size", "300", "--out", "tok"))
+    assert line.endswith("nothing was learned: the file is empty; no files written"), line
+
+
+def test_a_pipe_of_nul_bytes_is_refused_at_its_first_block(tmp_path):
+    """``cat /dev/zero | bpe-studio train -`` was copied whole before its first bytes were
+    looked at: it never ended. The copy's first block is looked at as the copy would be."""
+    with open(tmp_path / "err.txt", "w+") as err:
+        proc = subprocess.Popen(
+            _command(("train", "-", "--vocab-size", "300", "--out", "tok")),
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp_path,
+            env=_env({"TMPDIR": str(tmp_path)}), preexec_fn=_files_capped,  # noqa: PLW1509
+        )  # fmt: skip
+        assert proc.stdin is not None
+        written, block = 0, bytes(1 << 18)
+        try:
+            while written < 64 << 20:  # what the old copy took whole
+                proc.stdin.write(block)
+                written += len(block)
+            proc.stdin.close()
+        except BrokenPipeError:
+            pass  # the command stopped reading: what this test wants
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                proc.stdin.close()
+        assert proc.wait(timeout=600) == 1
+        err.seek(0)
+        stderr = err.read()
+    assert stderr.strip().splitlines()[-1] == (
+        "bpe-studio: error: <stdin>: mostly NUL bytes: binary data, or a sparse or zeroed file, "
+        "not text"
+    )
+    assert written < 64 << 20
+    assert [p.name for p in tmp_path.iterdir()] == ["err.txt"]
