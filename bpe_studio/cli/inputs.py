@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..core.corpus.sources import TAR_BLOCK, CorpusFile, Kind, check_text_head, is_glob_or_url
-from ..core.corpus.stamps import reports_empty_but_is_not
+from ..core.corpus.stamps import link_loop, reports_empty_but_is_not
 from .output import CliError, shell_word
 from .progress import ProgressBar
 
@@ -175,7 +175,7 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
         return
     p = Path(user_path)
     if not p.exists():
-        raise CliError(f"{user_path}: {what} not found")
+        raise CliError(f"{user_path}: {link_loop(p) or f'{what} not found'}")
     if p.is_dir():
         raise CliError(f"{user_path}: is a directory, not a {what}")
     check_not_endless(user_path, what)

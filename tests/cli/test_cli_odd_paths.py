@@ -112,6 +112,24 @@ def test_a_symbolic_link_loop_as_out_is_one_line(tmp_path):
     assert (tmp_path / "loop").is_symlink()
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("train", "loop", "--vocab-size", "300", "--out", "tok"),
+        ("encode", "loop", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        ("decode", "loop", "--tokenizer", "gpt2", "--out", "text.txt"),
+        ("inspect", "gpt2", "--corpus", "loop"),
+    ],
+)
+def test_a_symbolic_link_loop_as_input_is_named_a_loop(tmp_path, args):
+    """A hostile-machine audit: it was "corpus file not found"."""
+    (tmp_path / "loop").symlink_to("loop")
+    assert error_line(cli(tmp_path, *args)) == (
+        "bpe-studio: error: loop: is a loop of symbolic links, which leads to no file (Too many "
+        "levels of symbolic links)"
+    )
+
+
 def test_a_dangling_link_as_out_needs_force_and_is_written_through(tmp_path, gpt2):
     """A dangling link was replaced by a file without --force; with --force a link is
     written through, as the shell's ``>`` writes: the file it names is the one written."""

@@ -262,6 +262,18 @@ def test_globs_and_urls_that_name_nothing(tmp_path):
         count_file("memory://absent/a.txt")
 
 
+def test_a_symbolic_link_loop_is_named_a_loop_not_missing(tmp_path):
+    """A hostile-machine audit: a loop of links as the corpus was "corpus not found"."""
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    loop = r": is a loop of symbolic links, which leads to no file \(Too many levels"
+    for named in (tmp_path / "a", tmp_path / "a" / "x.txt"):
+        with pytest.raises(CorpusError, match=f"^{named}{loop}"):
+            count_file(str(named))
+    with pytest.raises(FileNotFoundError, match="corpus not found: .*gone.txt"):
+        count_file(str(tmp_path / "gone.txt"))
+
+
 def test_a_missing_filesystem_package_is_named(monkeypatch):
     import importlib.util
 

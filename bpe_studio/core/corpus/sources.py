@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .compressed import decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
-from .stamps import Stamp, check_sized, check_unchanged, stamp
+from .stamps import Stamp, check_sized, check_unchanged, link_loop, stamp
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -235,6 +235,9 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
     """Raise a clear error for a missing, unreadable or non-regular corpus path."""
     p = Path(path)
     if not p.exists():
+        loop = link_loop(p)
+        if loop is not None:
+            raise CorpusError(f"{os.fspath(path)}: {loop}")
         raise FileNotFoundError(f"corpus not found: {os.fspath(path)}")
     if p.is_dir():
         raise CorpusError(f"{os.fspath(path)}: is a directory, not a text file")

@@ -8,13 +8,15 @@ modification time before reading; :func:`check_unchanged` compares them after, a
 does ("file changed as we read it"): ids or merges of a file cut short, grown or rewritten
 under the reader belong to no version of it. :func:`read_range` reads one planned byte range
 and refuses a short one at once, so the message is this one rather than "invalid UTF-8" at
-wherever the cut fell.
+wherever the cut fell. :func:`link_loop` tells a loop of symbolic links, which
+``Path.exists`` takes for a missing file, from one.
 What it leaves out: files read through fsspec (a URL, a compressed file's stream: their
 reader ends where the stream does).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from typing import BinaryIO, NamedTuple
@@ -38,6 +40,18 @@ class Stamp(NamedTuple):
 def stamp(path: str | os.PathLike[str]) -> Stamp:
     st = os.stat(path)
     return Stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
+
+
+def link_loop(path: str | os.PathLike[str]) -> str | None:
+    """What to say of ``path`` when it is a loop of symbolic links (or leads through one),
+    which ``Path.exists`` calls missing too ("not found" sent users looking for a file that
+    was there); None otherwise."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return f"is a loop of symbolic links, which leads to no file ({e.strerror})"
+    return None
 
 
 def reports_empty_but_is_not(path: str | os.PathLike[str]) -> bool:
