@@ -44,6 +44,7 @@ from .inputs import (
     check_stdin_once,
     input_files,
     records,
+    removal_as_change,
     stdin_input,
 )
 from .output import (
@@ -230,7 +231,7 @@ def _encode(args: argparse.Namespace) -> int:
         around = _template if args.add_special_tokens else None
         before = _identity(args.out)
         try:
-            with numba_interrupts():
+            with numba_interrupts(), removal_as_change(files):
                 stats, each = encode_inputs(load, files, out, workers=args.workers,
                                             progress=progress, text_field=args.text_field,
                                             template=around, status=compiles.say)  # fmt: skip

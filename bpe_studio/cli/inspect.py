@@ -28,7 +28,14 @@ from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural, readable_token
-from .inputs import check_input, check_not_records, check_stdin_once, input_files, records
+from .inputs import (
+    check_input,
+    check_not_records,
+    check_stdin_once,
+    input_files,
+    records,
+    removal_as_change,
+)
 from .output import (
     EXIT_CLOSED_PIPE,
     STDOUT,
@@ -90,7 +97,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
             try:
                 # A small corpus is encoded here, in compiled kernels: Ctrl-C is Ctrl-C.
-                with numba_interrupts():
+                with numba_interrupts(), removal_as_change(files):
                     usage = corpus_usage(
                         tok,
                         paths,

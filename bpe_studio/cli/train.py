@@ -48,6 +48,7 @@ from .inputs import (
     is_regular,
     is_stream,
     records,
+    removal_as_change,
     stdin_input,
 )
 from .output import (
@@ -260,7 +261,7 @@ def _count(
     it moves as each task ends)."""
     bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
     try:
-        with numba_interrupts():
+        with numba_interrupts(), removal_as_change(files):
             trainer = trainer_from_file(
                 files,
                 args.vocab_size,

@@ -205,3 +205,32 @@ def test_records_cut_mid_line_while_read_blame_the_change_not_the_line(tmp_path,
         assert main(args) == 1
     err = capsys.readouterr().err
     assert "d.jsonl: changed while it was being read" in err and "not a JSON record" not in err
+
+
+@pytest.mark.parametrize("command", ["train", "encode", "inspect"])
+def test_a_file_removed_while_read_is_said_to_be_removed(tmp_path, capsys, command):
+    """A hostile-machine audit: a corpus removed while it was read said "No such file or
+    directory", as if it had never been there; it is the change it is."""
+    from bpe_studio.cli import main
+    from bpe_studio.cli.progress import ProgressBar
+
+    path = write_text(tmp_path / "books.txt", read_fixture(SLICES["english"]))
+
+    class RemovingAtFirstUpdate(ProgressBar):
+        def update(self, *args, **kwargs) -> None:
+            path.unlink(missing_ok=True)
+            super().update(*args, **kwargs)
+
+    args = {
+        "encode": ["encode", str(path), "--tokenizer", "gpt2", "--out", str(tmp_path / "o.npy")],
+        "train": ["train", str(path), "--vocab-size", "300", "--out", str(tmp_path / "t")],
+        "inspect": ["inspect", "gpt2", "--corpus", str(path)],
+    }[command]
+    with mock.patch(f"bpe_studio.cli.{command}.ProgressBar", RemovingAtFirstUpdate):
+        assert main([*args, "--workers", "1"]) == 1
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.endswith(
+        f"{path}: changed while it was being read (it was removed); nothing was made from it: "
+        "run again once it is written whole"
+    ), line
+    assert list(tmp_path.iterdir()) == []
