@@ -5,7 +5,8 @@ option values (whole numbers, worker counts, patterns, cluster addresses) as arg
 with the core's own rules, so a bad value is one line and exit 2 before any file is read. A
 command's options are declared when that command is parsed or its help is shown
 (:class:`Command`), and what they need from the core is imported then: ``bpe-studio --help``
-and ``--version`` load none of it.
+and ``--version`` load none of it. Help or a version that cannot be written to standard
+output (``> /dev/full``) is one line and exit 1, as for any output.
 What it leaves out: running the commands (``train``, ``encode``, ``convert``).
 """
 
@@ -16,10 +17,13 @@ import os
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import __version__
 from ..commands import COMMANDS
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 STREAMS = (
     "Progress bars and summaries go to stderr; stdout carries only data (--out -). Errors "
@@ -148,6 +152,48 @@ class Program(argparse.ArgumentParser):
                 f"train on it with bpe-studio train {shown} --vocab-size N --out DIR"
             )
         super().error(message)
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # subtle: argparse drops a write that fails (so --help > /dev/full exited 0, silent
+        # when Python writes through, PYTHONUNBUFFERED); kept here for exit() to report.
+        if not message:
+            return
+        try:
+            (file or sys.stderr).write(message)
+        except AttributeError:
+            pass  # a closed stream (None), as argparse leaves it
+        except OSError as e:
+            self._unwritten = e
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if status == 0:  # after --help or --version
+            status = _printed(getattr(self, "_unwritten", None))
+        super().exit(status, message)
+
+
+def _printed(error: OSError | None) -> int:
+    """The exit status once what ``--help`` or ``--version`` printed (``error``: its write
+    failed) is flushed to standard output: 0; or 1 with the line any output error gives
+    (``> /dev/full`` exited 0, silent); or 141 when its reader had gone, as for a command's
+    data."""
+    from .output import EXIT_CLOSED_PIPE, STDOUT, fail, os_error_message
+
+    if sys.stdout is None:
+        return 0  # closed (>&-): argparse printed to stderr instead
+    try:
+        if error is None:
+            sys.stdout.flush()
+    except OSError as e:
+        error = e
+    if error is None:
+        return 0
+    # subtle: point stdout at /dev/null, or the flush at exit fails again, loudly (exit 120).
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    if isinstance(error, BrokenPipeError):
+        return EXIT_CLOSED_PIPE
+    return fail(os_error_message(STDOUT, error))
 
 
 class Command(Program):

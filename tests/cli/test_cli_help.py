@@ -78,3 +78,24 @@ def test_a_file_given_where_a_command_goes_is_said_to_be_one(tmp_path):
     assert result.returncode == 2
     assert "is a file: open it in the app with bpe-studio gui 'my corpus.txt'" in result.stderr
     assert "is a file" not in cli(tmp_path, "nonsense").stderr
+
+
+@pytest.mark.parametrize("buffered", [True, False])
+@pytest.mark.parametrize("args", [("--help",), ("--version",), ("train", "--help")])
+def test_help_or_version_to_a_full_device_says_so(tmp_path, args, buffered):
+    """A hostile-machine audit: ``--help > /dev/full`` exited 0, silent (argparse drops a
+    write that fails; Python, buffering, a flush that fails at exit); other output errors
+    are one line and exit 1."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env.update({"PYTHONPATH": str(REPO_ROOT), **({} if buffered else {"PYTHONUNBUFFERED": "1"})})
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "bpe_studio", *args], stdout=full, stderr=subprocess.PIPE,
+            text=True, cwd=tmp_path, env=env, timeout=120,
+        )  # fmt: skip
+    assert (result.returncode, result.stderr) == (
+        1,
+        "bpe-studio: error: standard output: cannot write there: No space left on device\n",
+    )
