@@ -25,7 +25,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core import Tokenizer
-from ..core.corpus.sources import CorpusFile, check_text_field, check_text_files
+from ..core.corpus.sources import CorpusFile, changes_first, check_text_field, check_text_files
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
@@ -44,7 +44,6 @@ from .inputs import (
     check_stdin_once,
     input_files,
     records,
-    removal_as_change,
     stdin_input,
 )
 from .output import (
@@ -231,7 +230,7 @@ def _encode(args: argparse.Namespace) -> int:
         around = _template if args.add_special_tokens else None
         before = _identity(args.out)
         try:
-            with numba_interrupts(), removal_as_change(files):
+            with numba_interrupts(), changes_first(files):
                 stats, each = encode_inputs(load, files, out, workers=args.workers,
                                             progress=progress, text_field=args.text_field,
                                             template=around, status=compiles.say)  # fmt: skip

@@ -12,7 +12,6 @@ whose first line is a JSON object is refused with one line saying so
 (:func:`check_not_records`), rather than trained on its JSON syntax.
 :func:`check_input` finds a missing path, a directory or a device read without end
 (``/dev/zero``) before any work; a stream's first block is looked at before the rest is copied.
-:func:`removal_as_change` says that a corpus file removed while it was read was removed.
 """
 
 from __future__ import annotations
@@ -33,7 +32,6 @@ from ..core.corpus.sources import (
     CorpusFile,
     Kind,
     check_text_head,
-    check_unchanged_files,
     is_glob_or_url,
 )
 from ..core.corpus.stamps import link_loop, reports_empty_but_is_not
@@ -268,18 +266,6 @@ def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str, *, text:
         done += len(block)
         bar.update(done)
     bar.close()
-
-
-@contextmanager
-def removal_as_change(files: Sequence[CorpusFile]) -> Iterator[None]:
-    """A corpus file removed while it was read, which its reader met as "No such file or
-    directory", is reported as the change it is (``stamps.changed_error``: "it was
-    removed"), as a file cut short or rewritten is."""
-    try:
-        yield
-    except FileNotFoundError:
-        check_unchanged_files(files)
-        raise
 
 
 class Inputs(list[str]):

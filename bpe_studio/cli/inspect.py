@@ -19,7 +19,12 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
-from ..core.corpus.sources import DEFAULT_TEXT_FIELD, check_text_field, check_text_files
+from ..core.corpus.sources import (
+    DEFAULT_TEXT_FIELD,
+    changes_first,
+    check_text_field,
+    check_text_files,
+)
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer
 from ..core.explain.categories import CATEGORIES, label
@@ -34,7 +39,6 @@ from .inputs import (
     check_stdin_once,
     input_files,
     records,
-    removal_as_change,
 )
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -97,7 +101,7 @@ def _inspect(args: argparse.Namespace) -> int:
 
             try:
                 # A small corpus is encoded here, in compiled kernels: Ctrl-C is Ctrl-C.
-                with numba_interrupts(), removal_as_change(files):
+                with numba_interrupts(), changes_first(files):
                     usage = corpus_usage(
                         tok,
                         paths,

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..core import BpeTrainer, Tokenizer, trainer_from_file
 from ..core.corpus.cluster_address import ClusterError
 from ..core.corpus.records import nothing_to_merge
-from ..core.corpus.sources import CorpusFile, is_glob_or_url
+from ..core.corpus.sources import CorpusFile, changes_first, is_glob_or_url
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
 from ..core.io.interrupts import held_interrupts
@@ -48,7 +48,6 @@ from .inputs import (
     is_regular,
     is_stream,
     records,
-    removal_as_change,
     stdin_input,
 )
 from .output import (
@@ -261,7 +260,7 @@ def _count(
     it moves as each task ends)."""
     bar = ProgressBar("pre-tokenizing", 0, unit="B", eager=True)
     try:
-        with numba_interrupts(), removal_as_change(files):
+        with numba_interrupts(), changes_first(files):
             trainer = trainer_from_file(
                 files,
                 args.vocab_size,

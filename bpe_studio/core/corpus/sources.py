@@ -497,10 +497,11 @@ def check_unchanged_files(files: Sequence[CorpusFile]) -> None:
 
 @contextmanager
 def changes_first(files: Sequence[CorpusFile]) -> Iterator[None]:
-    """A :class:`CorpusError` met reading ``files`` (a record cut mid-line, say) is reported
-    as the change of a file where one changed meanwhile: that is its cause."""
+    """A :class:`CorpusError` met reading ``files`` (a record cut mid-line, say), or a file
+    not found (removed while read), is reported as the change of a file where one changed
+    meanwhile: that is its cause ("it was removed", not "No such file or directory")."""
     try:
         yield
-    except CorpusError:
+    except (CorpusError, FileNotFoundError):
         check_unchanged_files(files)
         raise
