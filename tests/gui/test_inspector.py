@@ -584,7 +584,7 @@ def test_an_added_token_is_not_called_a_byte(qtbot, tmp_path):
 def test_a_long_tokens_heading_keeps_its_id_whole(qtbot):
     """A scale audit: beside a long token (196 bytes of box drawing) the heading broke after
     "id", its "d" cut off and the number on the next line. It may break before "id" now,
-    never inside "id 6,690"."""
+    never inside "id 6,690", and it wraps rather than being cut at the panel's edge."""
     from PySide6.QtGui import QTextDocument
 
     loaded = prepare(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
@@ -598,6 +598,26 @@ def test_a_long_tokens_heading_keeps_its_id_whole(qtbot):
     panel.show_token(token_id)
     wait_explained(qtbot, panel, token_id)
     label = panel.heading
+    # Too wide for the panel, the heading wraps: also where the text without its tags, in
+    # the label's font, would fit (the token is in 15 pt): it had been cut at the edge then.
+    from PySide6.QtWidgets import QApplication
+
+    measure = QTextDocument()
+    measure.setDocumentMargin(0)
+    measure.setDefaultFont(label.label.font())
+    measure.setHtml(label.text())
+    plain = label.label.fontMetrics().horizontalAdvance(measure.toPlainText())
+    between = 0
+    for width in range(300, 1200, 10):
+        panel.resize(width, 500)
+        QApplication.processEvents()
+        room = label.width() - 4
+        if plain < room < measure.idealWidth():
+            between += 1
+            assert label.label.wordWrap(), width
+    assert between
+    panel.resize(340, 500)
+    QApplication.processEvents()
     doc = QTextDocument()
     doc.setDefaultFont(label.font())
     doc.setHtml(label.text())

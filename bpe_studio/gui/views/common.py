@@ -3,13 +3,11 @@ often. The colours are the scheme's (``theme.colours()``)."""
 
 from __future__ import annotations
 
-import html
-import re
 from typing import Any
 
 from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
-from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent
+from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -139,8 +137,14 @@ class SteadyLabel(QWidget):
                 label.setText(shown)
         else:
             label.setText(text)
-            plain = html.unescape(re.sub(r"<[^>]*>", "", text))
-            wrap = metrics.horizontalAdvance(plain) > room > 0
+            # subtle: measured as laid out, spans in larger fonts included (the text without
+            # its tags, in the label's font, fell short of a heading's 15 pt token, which
+            # was then cut at the label's edge instead of wrapped).
+            doc = QTextDocument()
+            doc.setDocumentMargin(0)
+            doc.setDefaultFont(label.font())
+            doc.setHtml(text)
+            wrap = doc.idealWidth() > room > 0
             if label.wordWrap() != wrap:
                 label.setWordWrap(wrap)
         # subtle: asking for the size hint lays a rich-text or selectable label's text out

@@ -600,9 +600,10 @@ class VocabLabPage(QWidget):
             # Worked out for another step than the make-up shows: said, not mixed silently.
             work = "overlap" if self.tokens.show().needs_overlap else "corpus's use"
             what += f" at step {listed.step:,}, where the {work} was worked out"
+        caption = f"{counted(len(listed), 'token')}{what} listed"
         if listed.counts_of is not None:
-            what += f" (no counts: the corpus's use is of step {listed.counts_of:,})"
-        self.tokens.set_rows(listed, f"{counted(len(listed), 'token')}{what} listed", other)
+            caption += f" (no counts: the corpus's use is of step {listed.counts_of:,})"
+        self.tokens.set_rows(listed, caption, other)
 
     @Slot(str)
     def _on_category_clicked(self, name: str) -> None:
