@@ -24,7 +24,6 @@ import tempfile
 import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 
 import numpy as np
@@ -43,6 +42,7 @@ from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.merging import kernel_start
 from ..core.encode.tokenizer import Tokenizer
 from ..core.io.atomic import atomic_open
+from ..core.io.worker_pool import WorkerPool
 from ..core.pretokenization.pretokenizer import UncoveredText
 
 ProgressFn = Callable[[int, int], None]
@@ -193,7 +193,7 @@ def _records_in_processes(
         return
     _worker_job = job
     try:
-        with ProcessPoolExecutor(
+        with WorkerPool(
             min(resolve_workers(workers), len(records)),
             mp_context=context,
             initializer=start_worker,

@@ -21,11 +21,11 @@ import codecs
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 
 from ..io.interrupts import checked, held_interrupts
+from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import CutRules, chunk_boundaries, cut_rules, text_cuts
 from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
 from ..pretokenization.scanner import compiled_scanner
@@ -417,7 +417,7 @@ def count_corpus(
     with (
         pool_start_explained(context),
         held_interrupts() as check,
-        ProcessPoolExecutor(workers, mp_context=context, initializer=start_worker) as pool,
+        WorkerPool(workers, mp_context=context, initializer=start_worker) as pool,
     ):
         try:
             # subtle: map submits every job at once, which starts all the workers.

@@ -24,7 +24,7 @@ import struct
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -47,6 +47,7 @@ from ..corpus.sources import TAR_BLOCK, check_corpus_path, check_text_head
 from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
 from ..io.atomic import atomic_open, folder_for
 from ..io.interrupts import checked, held_interrupts, no_check
+from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
 from .foreign import ForeignTokenizer
@@ -333,9 +334,9 @@ def _pool(
     context: BaseContext,
     tokenizer: Tokenizer | Callable[[], Tokenizer],
     size: int,
-) -> ProcessPoolExecutor:
+) -> WorkerPool:
     """A pool of ``workers`` processes, each holding ``tokenizer`` (``_init_worker``)."""
-    return ProcessPoolExecutor(
+    return WorkerPool(
         workers, mp_context=context, initializer=_init_worker, initargs=(tokenizer, size)
     )
 

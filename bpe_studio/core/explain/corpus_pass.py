@@ -26,7 +26,7 @@ import codecs
 import gc
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
@@ -49,6 +49,7 @@ from ..encode.encode_file import CHUNK_BYTES, PARALLEL_MIN_BYTES, PREPARE_MIN_BY
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.merging import kernel_start
 from ..io.interrupts import held_interrupts, no_check
+from ..io.worker_pool import WorkerPool
 from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
 from .work import CancelEvent, checkpoint
@@ -454,7 +455,7 @@ class Passes:
         self.workers = workers
         self.prepare = size >= PREPARE_MIN_BYTES
         self._status = status
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: WorkerPool | None = None
         self._held = ExitStack()
         self._check: Callable[[], None] = no_check
 
@@ -493,7 +494,7 @@ class Passes:
             return
         context = mp_context()
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(
+            self._pool = WorkerPool(
                 self.workers,
                 mp_context=context,
                 initializer=_init_worker,

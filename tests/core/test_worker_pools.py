@@ -1,0 +1,128 @@
+"""The package's pools of worker processes (``io.worker_pool``, ``io.parent_exit``): their
+workers end when the process that started them is killed, and the pools' own initializers
+still run. Each run is a subprocess; nothing waits on a clock but for a condition, with a
+generous limit."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from core_helpers import REPO_ROOT
+
+from bpe_studio.core.io.worker_pool import WorkerPool
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
+WAIT_SECONDS = 60
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rpartition(b")")[2].split()[0]
+    except OSError:
+        return False
+    return state not in (b"Z", b"X")
+
+
+def _wait_until(condition, seconds: float = WAIT_SECONDS) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def generated_corpus(path: Path, nbytes: int) -> Path:
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyz" + "αβγδεζηθικλμνξοπρστυφχψω"
+    lines = []
+    size = 0
+    while size < nbytes:
+        line = " ".join("".join(rng.choices(letters, k=rng.randint(1, 9))) for _ in range(12))
+        lines.append(line)
+        size += len(line.encode("utf-8")) + 1
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+_KILLED_WHILE_COUNTING = """
+import multiprocessing, os, signal, sys, threading
+from bpe_studio.core.corpus import counting, tasks
+from bpe_studio.core.io import parent_exit
+
+
+def started():
+    print(*[p.pid for p in multiprocessing.active_children()], flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # what the out-of-memory killer sends
+
+
+if __name__ == "__main__":
+    counting.IN_PROCESS_LIMIT = 0  # counted by worker processes however small
+    how = sys.argv[2]
+    if how == "fork server":  # another thread runs: the fork server starts the workers
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
+    elif how == "watched":  # where the kernel cannot signal them: a thread watches
+        parent_exit._death_signal = lambda: False
+    tasks.count_corpus(sys.argv[1], workers=2, started=started)
+"""
+
+
+@needs_proc
+@pytest.mark.parametrize("how", ["forked", "fork server", "watched"])
+def test_workers_end_when_the_process_that_started_them_is_killed(tmp_path, how):
+    """``kill -9`` of a training (the out-of-memory killer) left its workers running for
+    ever, orphans waiting for work."""
+    corpus = generated_corpus(tmp_path / "c.txt", 3_000_000)
+    script = tmp_path / "killed.py"
+    script.write_text(_KILLED_WHILE_COUNTING)
+    out = tmp_path / "pids.txt"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    with open(out, "w") as stdout:  # (not a pipe: a worker left alive would hold it open)
+        done = subprocess.run(
+            [sys.executable, str(script), str(corpus), how],
+            stdout=stdout,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            timeout=300,
+        )
+    workers = [int(pid) for pid in out.read_text().split()]
+    try:
+        assert done.returncode == -signal.SIGKILL
+        assert workers, "the pool had started workers"
+        assert _wait_until(lambda: not any(map(_running, workers))), "workers outlived it"
+    finally:
+        for pid in filter(_running, workers):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _remember(path: str, word: str) -> None:
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"{word} {os.getpid()}\n")
+
+
+def _parent_pid() -> int:
+    return os.getppid()
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_a_pools_own_initializer_still_runs_in_each_worker(tmp_path, method):
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"no {method} start here")
+    log = tmp_path / "started.txt"
+    context = multiprocessing.get_context(method)
+    with WorkerPool(2, mp_context=context, initializer=_remember, initargs=(str(log), "w")) as pool:
+        parents = {pool.submit(_parent_pid).result() for _ in range(4)}
+    started = log.read_text(encoding="utf-8").splitlines()
+    assert 1 <= len(started) <= 2 and all(line.startswith("w ") for line in started), started
+    if method != "forkserver":
+        assert parents == {os.getpid()}
