@@ -105,6 +105,44 @@ def test_workers_end_when_the_process_that_started_them_is_killed(tmp_path, how)
             os.kill(pid, signal.SIGKILL)
 
 
+_KILLED_WHILE_COMPILING = """
+import os, signal, sys, threading, time
+from bpe_studio.core.io.numba_cache import compile_in_child
+
+pid_file = sys.argv[1]
+child = f"import os, time\\nopen({pid_file!r}, 'w').write(str(os.getpid()))\\ntime.sleep(600)\\n"
+threading.Thread(target=compile_in_child, args=(child,), daemon=True).start()
+while not os.path.getsize(pid_file):
+    time.sleep(0.05)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@needs_proc
+def test_the_compiling_child_ends_when_its_parent_is_killed(tmp_path):
+    """The child that compiles kernels into numba's cache (``numba_cache.compile_in_child``)
+    ends with the process that waits for it, as the pools' workers do."""
+    pid_file = tmp_path / "child.pid"
+    pid_file.write_text("")
+    script = tmp_path / "killed.py"
+    script.write_text(_KILLED_WHILE_COMPILING)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, str(script), str(pid_file)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        timeout=300,
+    )
+    child = int(pid_file.read_text())
+    try:
+        assert done.returncode == -signal.SIGKILL
+        assert _wait_until(lambda: not _running(child)), "the child outlived it"
+    finally:
+        if _running(child):
+            os.kill(child, signal.SIGKILL)
+
+
 def _remember(path: str, word: str) -> None:
     with open(path, "a", encoding="utf-8") as f:
         f.write(f"{word} {os.getpid()}\n")

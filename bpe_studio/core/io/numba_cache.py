@@ -295,16 +295,12 @@ def is_cached(*functions: Any) -> bool:
     return True
 
 
-# Run first in the child: it ends when this process does. An app closed during a first
-# compile had left its children compiling for minutes, and the next start compiled again
-# beside them.
+# Run first in the child: it ends when this process does (``parent_exit``). An app closed
+# during a first compile had left its children compiling for minutes, and the next start
+# compiled again beside them.
 _ENDS_WITH_PARENT = """
-import os, threading, time
-def _end_with_parent(parent=os.getppid()):
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
-threading.Thread(target=_end_with_parent, daemon=True).start()
+from bpe_studio.core.io.parent_exit import end_with_parent
+end_with_parent({parent})
 """
 
 
@@ -320,7 +316,7 @@ def compile_in_child(code: str) -> None:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     try:
         subprocess.run(
-            [sys.executable, "-c", _ENDS_WITH_PARENT + code],
+            [sys.executable, "-c", _ENDS_WITH_PARENT.format(parent=os.getpid()) + code],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
