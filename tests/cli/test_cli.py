@@ -10,6 +10,7 @@ names the file or the reason, never a traceback.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -17,7 +18,15 @@ from concurrent.futures.process import BrokenProcessPool
 
 import numpy as np
 import pytest
-from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_text
+from core_helpers import (
+    EOT,
+    FIXTURES,
+    SLICES,
+    live_processes_of_session,
+    read_fixture,
+    slice_head,
+    write_text,
+)
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
@@ -394,6 +403,47 @@ def test_a_worker_lost_or_memory_out_is_one_line(
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert code == 1 and len(lines) == 1, lines
     assert lines[0].endswith(line)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
+def test_too_few_open_files_for_the_workers_is_one_line_and_leaves_no_process(tmp_path):
+    # Found under ``ulimit -n 24`` with --workers 8: "[Errno 24] Too many open files", then
+    # the command never ended (its exit waited for the workers already started, which
+    # waited for work).
+    import resource
+    import signal
+
+    text = read_fixture(SLICES["mixed_web"]) * 16
+    path = write_text(tmp_path / "big.txt", text)
+    assert path.stat().st_size > IN_PROCESS_LIMIT
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    limit = 24
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+
+    args = ["train", path, "--vocab-size", 300, "--workers", 8, "--out", tmp_path / "out"]
+    with open(tmp_path / "err.txt", "w+") as err:  # (a file: a worker left would hold a pipe)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "bpe_studio", *map(str, args)],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=few_files,
+            start_new_session=True,
+        )
+        try:
+            code = proc.wait(timeout=120)
+            left = live_processes_of_session(proc.pid)
+        finally:
+            if proc.poll() is None or live_processes_of_session(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        err.seek(0)
+        lines = [ln for ln in err.read().splitlines() if ln.strip()]
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0].startswith("bpe-studio: error: too many open files for 8 worker processes")
+    assert f"(ulimit -n {limit})" in lines[0] and "--workers" in lines[0], lines[0]
+    assert left == [], "processes of the command outlived it"
 
 
 def test_encode_starts_no_more_workers_than_cores(tmp_path, trained_dir, monkeypatch):

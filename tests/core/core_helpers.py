@@ -3,7 +3,8 @@
 Test data comes from ``tests/fixtures`` (see its README), so the repository stands alone.
 Tests over the full shared corpora use :func:`full_corpus`, which skips when the folder is
 absent; the folder is ``<repo root>/../shared/corpora`` unless ``BPE_STUDIO_CORPORA`` says
-otherwise.
+otherwise. :func:`process_state` and :func:`live_processes_of_session` read Linux's /proc for
+the tests that check no process is left behind.
 """
 
 from __future__ import annotations
@@ -77,6 +78,33 @@ def full_corpus(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{name} is absent from the corpora folder {folder}")
     return path
+
+
+def process_state(pid: int) -> tuple[bytes, int, int] | None:
+    """A process's state letter, parent and session (Linux /proc); None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            # The name, in parentheses, may hold spaces: the fields follow the last ')'.
+            fields = f.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    return fields[0], int(fields[1]), int(fields[3])
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    state = process_state(pid)
+    return state is not None and state[0] not in (b"Z", b"X")
+
+
+def live_processes_of_session(session: int) -> list[int]:
+    """The processes of ``session`` still running (not zombies)."""
+    found = []
+    for pid in (int(e) for e in os.listdir("/proc") if e.isdigit()):
+        state = process_state(pid)
+        if state is not None and state[2] == session and state[0] not in (b"Z", b"X"):
+            found.append(pid)
+    return found
 
 
 # Texts whose spans the spans_at_step tests move between steps: English, Chinese

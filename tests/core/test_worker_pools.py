@@ -1,10 +1,13 @@
 """The package's pools of worker processes (``io.worker_pool``, ``io.parent_exit``): their
-workers end when the process that started them is killed, and the pools' own initializers
-still run. Each run is a subprocess; nothing waits on a clock but for a condition, with a
-generous limit."""
+workers end when the process that started them is killed, the pools' own initializers still
+run, and a pool the open-file limit has no room for is refused with what to do, before any
+worker starts or, when a start fails anyway, after ending the workers it had started. Runs
+that kill a process or lower its limit are subprocesses; nothing waits on a clock but for a
+condition, with a generous limit."""
 
 from __future__ import annotations
 
+import errno
 import multiprocessing
 import os
 import random
@@ -15,22 +18,13 @@ import time
 from pathlib import Path
 
 import pytest
-from core_helpers import REPO_ROOT
+from core_helpers import REPO_ROOT, live_processes_of_session, running
 
+from bpe_studio.core.corpus import counting
 from bpe_studio.core.io.worker_pool import WorkerPool
 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
 WAIT_SECONDS = 60
-
-
-def _running(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie (Linux /proc)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rpartition(b")")[2].split()[0]
-    except OSError:
-        return False
-    return state not in (b"Z", b"X")
 
 
 def _wait_until(condition, seconds: float = WAIT_SECONDS) -> bool:
@@ -43,6 +37,7 @@ def _wait_until(condition, seconds: float = WAIT_SECONDS) -> bool:
 
 
 def generated_corpus(path: Path, nbytes: int) -> Path:
+    """About ``nbytes`` of short random words, Latin and Greek."""
     rng = random.Random(5)
     letters = "abcdefghijklmnopqrstuvwxyz" + "αβγδεζηθικλμνξοπρστυφχψω"
     lines = []
@@ -99,9 +94,9 @@ def test_workers_end_when_the_process_that_started_them_is_killed(tmp_path, how)
     try:
         assert done.returncode == -signal.SIGKILL
         assert workers, "the pool had started workers"
-        assert _wait_until(lambda: not any(map(_running, workers))), "workers outlived it"
+        assert _wait_until(lambda: not any(map(running, workers))), "workers outlived it"
     finally:
-        for pid in filter(_running, workers):
+        for pid in filter(running, workers):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -137,9 +132,9 @@ def test_the_compiling_child_ends_when_its_parent_is_killed(tmp_path):
     child = int(pid_file.read_text())
     try:
         assert done.returncode == -signal.SIGKILL
-        assert _wait_until(lambda: not _running(child)), "the child outlived it"
+        assert _wait_until(lambda: not running(child)), "the child outlived it"
     finally:
-        if _running(child):
+        if running(child):
             os.kill(child, signal.SIGKILL)
 
 
@@ -164,3 +159,110 @@ def test_a_pools_own_initializer_still_runs_in_each_worker(tmp_path, method):
     assert 1 <= len(started) <= 2 and all(line.startswith("w ") for line in started), started
     if method != "forkserver":
         assert parents == {os.getpid()}
+
+
+# ------------------------------------------------------------------ the open-file limit
+
+
+def _few_files(limit: int):
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+
+
+_ROOM = """
+import os
+from bpe_studio.core.io.worker_pool import open_file_room
+
+room = open_file_room()
+opened = []
+try:
+    while True:
+        opened.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+print(room, len(opened))
+"""
+
+
+@needs_proc
+@pytest.mark.parametrize("limit", [16, 40])
+def test_the_room_is_what_this_process_can_still_open(limit):
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", _ROOM],
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=_few_files(limit),
+        timeout=120,
+    )
+    room, opened = map(int, done.stdout.split())
+    assert room == opened > 0
+
+
+def test_more_workers_than_the_limit_has_room_for_are_refused_before_any_starts(monkeypatch):
+    from bpe_studio.core.io import worker_pool
+
+    monkeypatch.setattr(worker_pool, "open_file_room", lambda: 20)
+    before = multiprocessing.active_children()
+    with pytest.raises(OSError, match=r"too many open files for 8 worker processes") as caught:
+        WorkerPool(8, mp_context=multiprocessing.get_context())
+    assert caught.value.errno == errno.EMFILE
+    assert "pass workers=5 or fewer" in str(caught.value)
+    assert multiprocessing.active_children() == before
+    # The default number of workers is every core, as many as fit.
+    monkeypatch.setattr(counting, "available_cores", lambda: 64)
+    assert counting.resolve_workers(None) == 5
+    assert counting.resolve_workers(8) == 8  # asked for: refused by the pool, saying why
+    monkeypatch.setattr(worker_pool, "open_file_room", lambda: 3)
+    assert counting.resolve_workers(None) == 1
+
+
+_START_FAILS = """
+import sys
+from bpe_studio.core.corpus import counting, tasks
+from bpe_studio.core.io import worker_pool
+
+if __name__ == "__main__":
+    counting.IN_PROCESS_LIMIT = 0  # counted by worker processes however small
+    worker_pool.workers_within_limit = lambda: None  # the limit's room not known beforehand
+    try:
+        tasks.count_corpus(sys.argv[1], workers=8)
+    except OSError as e:
+        print(e)
+"""
+
+
+@needs_proc
+def test_a_start_that_runs_out_of_files_ends_the_workers_it_started_and_says_so(tmp_path):
+    """Under ``ulimit -n 24`` eight forked workers could not all start: the error came out,
+    and then the process waited for ever for the workers already started."""
+    import signal
+
+    corpus = generated_corpus(tmp_path / "c.txt", 200_000)
+    script = tmp_path / "start_fails.py"
+    script.write_text(_START_FAILS)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    with open(tmp_path / "out.txt", "w+") as out:  # (a file: a worker left would hold a pipe)
+        proc = subprocess.Popen(
+            [sys.executable, str(script), str(corpus)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            preexec_fn=_few_files(24),
+            start_new_session=True,
+        )
+        try:
+            code = proc.wait(timeout=120)
+            left = live_processes_of_session(proc.pid)
+        finally:
+            if proc.poll() is None or live_processes_of_session(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        out.seek(0)
+        said = out.read()
+    assert code == 0 and said.startswith("too many open files for 8 worker processes"), said
+    assert "(ulimit -n 24)" in said and "or fewer" in said
+    assert left == [], "workers outlived the process"

@@ -27,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 from ..io.worker_memory import keep_freed_memory
+from ..io.worker_pool import workers_within_limit
 from ..pretokenization import re_split, scan_load
 from ..pretokenization.boundaries import cut_rules, text_cuts
 from ..pretokenization.pretokenizer import (
@@ -164,12 +165,16 @@ def available_cores() -> int:
 
 def resolve_workers(workers: int | None) -> int:
     """The number of processes a ``workers`` argument asks for: None means every core this
-    process may run on (``available_cores``); otherwise a whole number of at least 1 (0 and
-    negatives are errors, not "all")."""
+    process may run on (``available_cores``), as many as the open-file limit has room for
+    (``worker_pool.workers_within_limit``, at least 1); otherwise a whole number of at least
+    1 (0 and negatives are errors, not "all")."""
     # A pool's worker (multiprocessing's daemonic processes) may start no process of its own.
     daemonic = multiprocessing.current_process().daemon
     if workers is None:
-        return 1 if daemonic else available_cores()
+        if daemonic:
+            return 1
+        fit = workers_within_limit()
+        return available_cores() if fit is None else max(1, min(available_cores(), fit))
     if isinstance(workers, bool) or not isinstance(workers, int):
         raise TypeError(f"workers must be a whole number or None, got {workers!r}")
     if workers < 1:
