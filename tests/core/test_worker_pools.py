@@ -207,14 +207,17 @@ def test_more_workers_than_the_limit_has_room_for_are_refused_before_any_starts(
 
     monkeypatch.setattr(worker_pool, "open_file_room", lambda: 20)
     before = multiprocessing.active_children()
-    with pytest.raises(OSError, match=r"too many open files for 8 worker processes") as caught:
-        WorkerPool(8, mp_context=multiprocessing.get_context())
-    assert caught.value.errno == errno.EMFILE
-    assert "pass workers=5 or fewer" in str(caught.value)
+    for method, fit in (("fork", 5), ("forkserver", 3), ("spawn", 3)):
+        if method not in multiprocessing.get_all_start_methods():
+            continue
+        with pytest.raises(OSError, match=r"too many open files for 8 worker processes") as e:
+            WorkerPool(8, mp_context=multiprocessing.get_context(method))
+        assert e.value.errno == errno.EMFILE
+        assert f"pass workers={fit} or fewer" in str(e.value)
     assert multiprocessing.active_children() == before
-    # The default number of workers is every core, as many as fit.
+    # The default number of workers is every core, as many as fit however they start.
     monkeypatch.setattr(counting, "available_cores", lambda: 64)
-    assert counting.resolve_workers(None) == 5
+    assert counting.resolve_workers(None) == 3
     assert counting.resolve_workers(8) == 8  # asked for: refused by the pool, saying why
     monkeypatch.setattr(worker_pool, "open_file_room", lambda: 3)
     assert counting.resolve_workers(None) == 1
@@ -227,7 +230,7 @@ from bpe_studio.core.io import worker_pool
 
 if __name__ == "__main__":
     counting.IN_PROCESS_LIMIT = 0  # counted by worker processes however small
-    worker_pool.workers_within_limit = lambda: None  # the limit's room not known beforehand
+    worker_pool.workers_within_limit = lambda forked: None  # the room not known beforehand
     try:
         tasks.count_corpus(sys.argv[1], workers=8)
     except OSError as e:

@@ -173,7 +173,7 @@ def resolve_workers(workers: int | None) -> int:
     if workers is None:
         if daemonic:
             return 1
-        fit = workers_within_limit()
+        fit = workers_within_limit()  # (however they start: not known yet)
         return available_cores() if fit is None else max(1, min(available_cores(), fit))
     if isinstance(workers, bool) or not isinstance(workers, int):
         raise TypeError(f"workers must be a whole number or None, got {workers!r}")

@@ -36,6 +36,9 @@ T = TypeVar("T")
 # Open files of a pool in this process: a pipe for each of its two queues and its wake-up,
 # and the second pipe of the worker being started.
 FDS_PER_POOL = 8
+# Started by the fork server or spawned, a worker's start also holds a socket or a pipe to
+# report errors through, and the first starts the fork server or the resource tracker.
+FDS_UNFORKED = 4
 # Each running worker's two pipe ends held here. A forked worker starts with this process's
 # files, so the last one has about as few to spare as this process.
 FDS_PER_WORKER = 2
@@ -72,13 +75,15 @@ def open_file_room() -> int | None:
     return None
 
 
-def workers_within_limit() -> int | None:
+def workers_within_limit(forked: bool = False) -> int | None:
     """The most workers a pool started now can have within the open-file limit (0 or less:
-    none); None where the limit or the open files are unknown."""
+    none), ``forked`` (started by fork) or not; None where the limit or the open files are
+    unknown."""
     room = open_file_room()
     if room is None:
         return None
-    return (room - FDS_PER_POOL - SPARE_FDS) // FDS_PER_WORKER
+    pool = FDS_PER_POOL + (0 if forked else FDS_UNFORKED)
+    return (room - pool - SPARE_FDS) // FDS_PER_WORKER
 
 
 def too_many_files(workers: int, fit: int | None) -> OSError:
@@ -112,7 +117,7 @@ class WorkerPool(ProcessPoolExecutor):
         initargs: tuple[Any, ...] = (),
     ) -> None:
         # (names of its own: the executor's attributes are its own affair)
-        self._workers_fit = workers_within_limit()
+        self._workers_fit = workers_within_limit(mp_context.get_start_method() == "fork")
         if self._workers_fit is not None and workers > self._workers_fit:
             raise too_many_files(workers, self._workers_fit)
         self._workers_asked = workers
