@@ -190,7 +190,7 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
 def check_not_endless(user_path: str, what: str = "file") -> None:
     """Raise :class:`CliError` for an input that is a character device other than a terminal
     or ``/dev/null`` (``/dev/zero``, ``/dev/urandom``): read as a stream, it was copied to a
-    temporary file without end before anything looked at it (gigabytes in seconds)."""
+    temporary file without end before anything looked at it."""
     try:
         st = os.fstat(0) if user_path == STDIN else os.stat(user_path)
         null = os.stat(os.devnull)
@@ -200,12 +200,12 @@ def check_not_endless(user_path: str, what: str = "file") -> None:
         return
     if _is_terminal(user_path):
         return  # text typed until Ctrl-D
-    # The device itself, for the hint (/dev/stdin, /dev/fd/0 name the one it reads on Linux).
+    # The device itself (/dev/stdin, /dev/fd/0 name the one it reads on Linux).
     device = os.path.realpath(STDIN_FILE if user_path == STDIN else user_path)
     raise CliError(
-        f"{input_name(user_path)}: is a character device, not a {what}: one that is no "
-        "terminal and not /dev/null (/dev/zero, /dev/urandom) is read without end; to read a "
-        f"part of it, pipe that in: head -c 10M {shell_word(device)} | bpe-studio ... -"
+        f"{input_name(user_path)}: is a character device ({shell_word(device)}), not a "
+        f"{what}: one that is no terminal and not /dev/null (/dev/zero, /dev/urandom) is read "
+        "without end, and holds no text; name a text file, or pipe one in"
     )
 
 
@@ -249,13 +249,22 @@ def _copy(source: BinaryIO, target: BinaryIO, name: str, temp_dir: str, *, text:
     done = 0
     while True:
         try:
-            block = source.read(1 << 20)
+            # subtle: read1, one read of the source: read() waits for its whole block, so
+            # text typed at a terminal needed Ctrl-D twice to end.
+            block = source.read1(1 << 20) if hasattr(source, "read1") else source.read(1 << 20)
         except OSError as e:
             raise CliError(f"{name}: cannot read it: {e.strerror}") from None
         if not block:
             break
         if not done and text and not _suffix(block[:16]):  # compressed: looked at decompressed
+            # No text (cat /dev/urandom |) is said at its first block, not once copied whole.
             check_text_head(block[:TAR_BLOCK], name)
+            from ..core.corpus.counting import decode_head  # (lazily: it imports the pools)
+
+            try:
+                decode_head(block[:TAR_BLOCK], name, cut=len(block) > TAR_BLOCK)
+            except ValueError as e:
+                raise CliError(str(e)) from None
         try:
             target.write(block)
         except OSError as e:

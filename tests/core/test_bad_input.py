@@ -160,12 +160,32 @@ CYRILLIC = "Привет, мир! Как дела? Всё хорошо, спас
 # Scripts whose UTF-16 is all bytes below 0x80, valid UTF-8, with few spaces to give NULs.
 THAI = "ภาษาไทยเป็นภาษาราชการของประเทศไทย\n"
 MYANMAR = "မြန်မာဘာသာစကားသည်ရုံးသုံးဘာသာစကားဖြစ်သည်။\n"
+# Devanagari's high byte is a tab's; compound-heavy Sanskrit has few spaces to give NULs.
+SANSKRIT = "अथयोगानुशासनम्।योगश्चित्तवृत्तिनिरोधः।तदाद्रष्टुःस्वरूपेऽवस्थानम्।\n"
 
 
 @pytest.mark.parametrize(
     "text",
-    [None, "code_slice.txt", CYRILLIC * 40, THAI * 30, MYANMAR * 30, "hello!\n"],
-    ids=["english", "code", "cyrillic", "thai", "myanmar", "seven characters"],
+    [
+        None,
+        "code_slice.txt",
+        CYRILLIC * 40,
+        THAI * 30,
+        MYANMAR * 30,
+        SANSKRIT * 20,
+        "hello!\n",
+        "Привет\n",
+    ],
+    ids=[
+        "english",
+        "code",
+        "cyrillic",
+        "thai",
+        "myanmar",
+        "sanskrit",
+        "seven",
+        "short cyrillic",
+    ],  # fmt: skip
 )
 @pytest.mark.parametrize(
     ("encoding", "said"),
@@ -222,6 +242,26 @@ def test_utf8_text_is_never_taken_for_utf16(fixture):
     for start in range(0, len(data) - 40, 101):
         for length in (4, 16, 40):
             assert not_text(data[start : start + length]) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1\t2\t3\t4\n5\t6\t7\t8\n" * 40,  # tab is Devanagari's high byte in UTF-16
+        "a\rb\rc\rd\r" * 80,  # and CR, Malayalam's
+        "Installing packages... " + "\b|\b/\b-\b\\" * 60 + " done\n",  # a spinner's log
+    ],
+    ids=["tsv of digits", "lone CRs", "spinner log"],
+)
+def test_utf8_with_control_characters_in_every_other_byte_is_not_taken_for_utf16(tmp_path, text):
+    """The review of the UTF-16 checks: Indic scripts' high bytes are tab, LF and CR, which
+    UTF-8 text holds as itself; they count only beside a NUL, which no UTF-8 text holds, and
+    a parity of control bytes must read as words."""
+    from bpe_studio.core.corpus.sources import TAR_BLOCK, not_text
+
+    assert not_text(text.encode("utf-8")[:TAR_BLOCK]) is None
+    path = write_text(tmp_path / "corpus.txt", text)
+    train_bpe(path, 260, [])  # trained, not refused
 
 
 def test_encode_file_names_an_archive_as_the_command_does(tmp_path):

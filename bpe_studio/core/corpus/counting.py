@@ -213,6 +213,13 @@ def read_head(
         end = data.rfind(b"\n") if whole_lines else -1
         if end > 0:
             data = data[: end + 1]
+    return decode_head(data, name or os.fspath(path), cut=cut)
+
+
+def decode_head(data: bytes, name: str, *, cut: bool) -> str:
+    """``data``, the start of the file ``name``, decoded; ``cut``: more of it follows, so a
+    character cut at its end is left out. Text that is not UTF-8 raises :func:`not_utf8`'s
+    error naming the file, byte offset and line."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -221,7 +228,7 @@ def read_head(
         if cut and e.reason == "unexpected end of data" and e.start >= len(data) - 3:
             return data[: e.start].decode("utf-8")
         line = data.count(b"\n", 0, e.start) + 1
-        raise not_utf8(name or os.fspath(path), e.start, e.reason, line) from None
+        raise not_utf8(name, e.start, e.reason, line) from None
 
 
 def decode_chunk(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import glob
 import io
 import os
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -405,23 +406,37 @@ def _ends(first: bytes, second: bytes) -> str | None:
     high bytes (little-endian) or ``first`` does (big-endian), else None: one byte value
     below 0x20 in most of one parity's bytes and seldom in the other's. NUL (ASCII's high
     byte) counts from a tenth on; a script block's own (0x0E Thai, 0x10 Myanmar, 0x04
-    Cyrillic), from three tenths, and never tab, LF or CR, which text has anyway."""
+    Cyrillic), from three tenths. Tab, LF and CR are the high bytes of Indic scripts
+    (Devanagari, Gujarati, Malayalam) but also UTF-8 text's own: they count only beside a NUL
+    of the same parity (a space or a line break in UTF-16), which UTF-8 text never holds."""
     pairs = len(first)
     for mine, other, end in ((second, first, "little"), (first, second, "big")):
         nul = mine.count(0)
         if nul >= max(2, pairs // 10) and nul >= 4 * other.count(0):
             return end
-        if pairs < 8:
+        if pairs < 4:
             continue
         value, count = Counter(mine).most_common(1)[0]
-        if (
-            value < 0x20
-            and value not in _TEXT_CONTROLS
-            and count >= 0.3 * pairs
-            and count >= 4 * other.count(value)
-        ):
+        if value >= 0x20 or count < max(3, 0.3 * pairs) or count < 4 * other.count(value):
+            continue
+        if value in _TEXT_CONTROLS and not nul:
+            continue
+        if _reads_as_text(first, second, end):
             return end
     return None
+
+
+def _reads_as_text(first: bytes, second: bytes, end: str) -> bool:
+    """Whether the pairs, read as UTF-16 of that ``end``, are mostly letters, marks and
+    spaces, as text of a script is (a UTF-8 log whose every other byte is a backspace reads
+    as unassigned code points and stray symbols)."""
+    pairs = bytes(b for pair in zip(first, second, strict=False) for b in pair)
+    try:
+        text = pairs.decode(f"utf-16-{'le' if end == 'little' else 'be'}")
+    except UnicodeDecodeError:
+        return False
+    wordy = sum(1 for c in text if unicodedata.category(c)[0] in "LMZ" or c in "\t\n\r")
+    return wordy >= 0.6 * len(text)
 
 
 def _unicode_form(head: bytes) -> str | None:
