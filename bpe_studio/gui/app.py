@@ -187,7 +187,9 @@ def close_on_interrupt(window: QWidget) -> QTimer:
     from PySide6.QtCore import QTimer
 
     for closing in CLOSING_SIGNALS:
-        signal.signal(closing, lambda signum, frame: QTimer.singleShot(0, window.close))
+        # One the app was started to ignore stays ignored (nohup: the terminal's SIGHUP).
+        if signal.getsignal(closing) is not signal.SIG_IGN:
+            signal.signal(closing, lambda signum, frame: QTimer.singleShot(0, window.close))
     timer = QTimer(window)
     timer.timeout.connect(lambda: None)
     timer.start(200)

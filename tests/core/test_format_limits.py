@@ -313,3 +313,13 @@ def test_advice_leaves_out_tiktoken_where_the_ids_do_not_follow_the_merges(tmp_p
     (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
     assert said.endswith("save as 'hf', which holds them")
     tok.save(tmp_path / "hf", format="hf")  # which does
+    # Nor a token no merge makes (the second review), which tiktoken cannot build.
+    vocab = dict(BYTES) | {256: b"ab", 257: b"xyz"}
+    tok = Tokenizer(vocab, [(b"a", b"b")], [], pattern="cl100k")
+    with pytest.raises(ValueError, match="cannot be built from lower-ranked tokens"):
+        tok.save(tmp_path / "tt2", format="tiktoken")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tok.save(tmp_path / "gpt2b", format="gpt2")
+    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    assert said.endswith("save as 'hf', which holds them")

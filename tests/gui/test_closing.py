@@ -192,6 +192,38 @@ def test_ctrl_c_in_the_terminal_closes_the_app_as_its_close_button_does(name):
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
 
 
+def test_a_hangup_the_app_was_started_to_ignore_stays_ignored():
+    """The second review: under nohup, closing the terminal closed the app, as SIGHUP's
+    handler replaced nohup's ignoring it. SIGTERM still closes it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # noqa: PLW1509 - nohup
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "shown"
+        os.killpg(proc.pid, signal.SIGHUP)
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=3)  # a signal ignored: the app runs on
+        os.killpg(proc.pid, signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, stderr
+
+
 def test_the_close_question_counts_the_merge_under_way_when_it_paused(
     qtbot, window, tmp_path, monkeypatch
 ):

@@ -371,8 +371,8 @@ def holding_formats(data: TokenizerData) -> list[str]:
 
 def _ranks_follow_merges(data: TokenizerData) -> bool:
     """What tiktoken's ranks need of the ids, checked without deriving its merges: every
-    byte has an id, no two ids hold the same bytes, and the ids of the merges' tokens grow
-    in merge order (tiktoken ranks tokens by id)."""
+    byte has an id, no two ids hold the same bytes, every other token is made by a merge,
+    and the ids of the merges' tokens grow in merge order (tiktoken ranks tokens by id)."""
     special_ids = set(data.special_tokens.values())
     ids: dict[bytes, int] = {}
     for idx, tok in data.vocab.items():
@@ -381,6 +381,8 @@ def _ranks_follow_merges(data: TokenizerData) -> bool:
     if any(bytes([b]) not in ids for b in range(256)):
         return False
     made = [ids.get(a + b, -1) for a, b in data.merges]
+    if len(set(made)) != len(ids) - 256:  # a token no merge makes, or one made twice
+        return False
     return all(x >= 0 for x in made) and all(x < y for x, y in zip(made, made[1:]))
 
 

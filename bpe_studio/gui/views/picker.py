@@ -58,15 +58,15 @@ HUB_TIP = (
     "the Hub's cache (offline too). Gated models need `hf auth login` first."
 )
 
-# The keys that step a closed picker: where they start (None: from the current choice; -1:
-# the last) and which way they go.
+# The keys that step a closed picker, as Qt's combo box steps it: where they start (None:
+# from the current choice; -1: the last) and which way they go.
 _STEPS = {
     Qt.Key.Key_Down: (None, 1),
+    Qt.Key.Key_PageDown: (None, 1),
     Qt.Key.Key_Up: (None, -1),
+    Qt.Key.Key_PageUp: (None, -1),
     Qt.Key.Key_Home: (0, 1),
-    Qt.Key.Key_PageUp: (0, 1),
     Qt.Key.Key_End: (-1, -1),
-    Qt.Key.Key_PageDown: (-1, -1),
 }
 
 SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
