@@ -18,18 +18,21 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
+from types import ModuleType
 from typing import Any, TypeVar
 
 from .parent_exit import with_parent
 
-if sys.platform != "win32":
-    # subtle: imported here, not when needed: at a pool's failed start no file is left to
-    # open, not even the module's.
+# subtle: imported here, not when needed: at a pool's failed start no file is left to open,
+# not even the module's. Some systems have none (Windows; the portability tests block it).
+resource: ModuleType | None
+try:
     import resource
+except ImportError:
+    resource = None
 
 T = TypeVar("T")
 
@@ -49,7 +52,7 @@ RAISE_TO = 4096  # the limit a message suggests
 
 def _fd_limit() -> int | None:
     """This process's soft limit on open files; None where unknown or unlimited."""
-    if sys.platform == "win32":  # pragma: no cover - no such limit
+    if resource is None:
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return None if soft == resource.RLIM_INFINITY else soft
