@@ -119,10 +119,14 @@ def test_a_symbolic_link_loop_as_out_is_one_line(tmp_path):
         ("encode", "loop", "--tokenizer", "gpt2", "--out", "ids.npy"),
         ("decode", "loop", "--tokenizer", "gpt2", "--out", "text.txt"),
         ("inspect", "gpt2", "--corpus", "loop"),
+        ("encode", "c.txt", "--tokenizer", "loop", "--out", "ids.npy"),
+        ("inspect", "loop"),
     ],
 )
 def test_a_symbolic_link_loop_as_input_is_named_a_loop(tmp_path, args):
-    """A hostile-machine audit: it was "corpus file not found"."""
+    """A hostile-machine audit: it was "corpus file not found"; as a tokenizer (the second
+    review), "tokenizer not found"."""
+    write_text(tmp_path / "c.txt", "hello")
     (tmp_path / "loop").symlink_to("loop")
     assert error_line(cli(tmp_path, *args)) == (
         "bpe-studio: error: loop: is a loop of symbolic links, which leads to no file (Too many "

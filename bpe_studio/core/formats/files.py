@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..corpus.stamps import link_loop
 from ..io.hf_hub import fetch_tokenizer, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
@@ -315,6 +316,9 @@ def load_data(
         pretokenizer(pattern)  # a bad regex fails before any file is read
     model = parse_hub_source(name)
     path = Path(source) if model is None else fetch_tokenizer(model)
+    loop = link_loop(path)
+    if loop is not None:
+        raise ValueError(f"{name}: {loop}")
     if not path.exists():
         preset = preset_name(source) if isinstance(source, str) else None
         if preset is not None:
