@@ -22,8 +22,8 @@ from core_helpers import (
     EOT,
     FIXTURES,
     SLICES,
-    live_processes_of_session,
     read_fixture,
+    run_in_own_session,
     slice_head,
     write_text,
 )
@@ -411,7 +411,6 @@ def test_too_few_open_files_for_the_workers_is_one_line_and_leaves_no_process(tm
     # the command never ended (its exit waited for the workers already started, which
     # waited for work).
     import resource
-    import signal
 
     text = read_fixture(SLICES["mixed_web"]) * 16
     path = write_text(tmp_path / "big.txt", text)
@@ -423,23 +422,9 @@ def test_too_few_open_files_for_the_workers_is_one_line_and_leaves_no_process(tm
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
 
     args = ["train", path, "--vocab-size", 300, "--workers", 8, "--out", tmp_path / "out"]
-    with open(tmp_path / "err.txt", "w+") as err:  # (a file: a worker left would hold a pipe)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "bpe_studio", *map(str, args)],
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            preexec_fn=few_files,
-            start_new_session=True,
-        )
-        try:
-            code = proc.wait(timeout=120)
-            left = live_processes_of_session(proc.pid)
-        finally:
-            if proc.poll() is None or live_processes_of_session(proc.pid):
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        err.seek(0)
-        lines = [ln for ln in err.read().splitlines() if ln.strip()]
+    command = [sys.executable, "-m", "bpe_studio", *map(str, args)]
+    code, left, said = run_in_own_session(command, tmp_path / "err.txt", preexec_fn=few_files)
+    lines = [ln for ln in said.splitlines() if ln.strip()]
     assert code == 1 and len(lines) == 1, lines
     assert lines[0].startswith("bpe-studio: error: too many open files for 8 worker processes")
     assert f"(ulimit -n {limit})" in lines[0] and "--workers" in lines[0], lines[0]

@@ -107,6 +107,31 @@ def live_processes_of_session(session: int) -> list[int]:
     return found
 
 
+def run_in_own_session(
+    command: list[str], output: Path, *, env=None, preexec_fn=None
+) -> tuple[int, list[int], str]:
+    """Run ``command`` in a session of its own, stdout and stderr into the file ``output``
+    (a file: a process left behind would hold a pipe open); its exit code, the processes
+    of its session still running once it ended (each then killed), and what it wrote."""
+    import signal
+    import subprocess
+
+    with open(output, "w+") as out:
+        proc = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, env=env, preexec_fn=preexec_fn,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            code = proc.wait(timeout=120)
+            left = live_processes_of_session(proc.pid)
+        finally:
+            if proc.poll() is None or live_processes_of_session(proc.pid):
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        out.seek(0)
+        return code, left, out.read()
+
+
 # Texts whose spans the spans_at_step tests move between steps: English, Chinese
 # split into bytes, and runs of one letter, emoji and special tokens.
 SPAN_TEXTS = (

@@ -260,9 +260,6 @@ def test_a_refusal_or_warning_sends_only_to_formats_that_take_the_tokenizer(tmp_
     'hf' refused it saying tiktoken files hold it, tiktoken refused it too (its sentence
     cut short), and the GPT-2 warning said to save as 'hf' or 'tiktoken'. Each now names
     only what holds it: GPT-2 files, named again on loading."""
-    import warnings
-
-    from bpe_studio.core.formats.files import LossyFormatWarning
 
     path = tmp_path / "fr.txt"
     path.write_text("café été élève déjà " * 300, encoding="utf-8")
@@ -277,10 +274,7 @@ def test_a_refusal_or_warning_sends_only_to_formats_that_take_the_tokenizer(tmp_
     assert str(tt.value).endswith(
         "could not be ranked (GPT-2 files hold it, named again on loading: 'gpt2')"
     )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        tok.save(tmp_path / "gpt2", format="gpt2")
-    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    said = _gpt2_warning(tok, tmp_path / "gpt2")
     assert "neither 'hf' nor 'tiktoken'" in said and "save as" not in said
     again = Tokenizer.from_files(
         tmp_path / "gpt2" / "vocab.json", tmp_path / "gpt2" / "merges.txt", [EOT, "é"]
@@ -289,28 +283,19 @@ def test_a_refusal_or_warning_sends_only_to_formats_that_take_the_tokenizer(tmp_
     assert again.encode(text) == tok.encode(text)
     # Without the clash both are offered, as before.
     plain = Tokenizer(vocab, merges, [EOT, "@@END@@"])
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        plain.save(tmp_path / "plain", format="gpt2")
-    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    said = _gpt2_warning(plain, tmp_path / "plain")
     assert said.endswith("save as 'hf' or 'tiktoken', which hold both")
 
 
 def test_advice_leaves_out_tiktoken_where_the_ids_do_not_follow_the_merges(tmp_path):
     """The review of the change above: ids that do not grow in merge order (as a
     tokenizer.json may number them) were still sent to tiktoken, which refused them."""
-    import warnings
-
-    from bpe_studio.core.formats.files import LossyFormatWarning
 
     vocab = dict(BYTES) | {257: b"ab", 256: b"cd"}
     tok = Tokenizer(vocab, [(b"a", b"b"), (b"c", b"d")], [], pattern="cl100k")
     with pytest.raises(ValueError, match="its ids must grow with merge order"):
         tok.save(tmp_path / "tt", format="tiktoken")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        tok.save(tmp_path / "gpt2", format="gpt2")
-    (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+    said = _gpt2_warning(tok, tmp_path / "gpt2")
     assert said.endswith("save as 'hf', which holds them")
     tok.save(tmp_path / "hf", format="hf")  # which does
     # Nor a token no merge makes (the second review), which tiktoken cannot build.
@@ -318,8 +303,14 @@ def test_advice_leaves_out_tiktoken_where_the_ids_do_not_follow_the_merges(tmp_p
     tok = Tokenizer(vocab, [(b"a", b"b")], [], pattern="cl100k")
     with pytest.raises(ValueError, match="cannot be built from lower-ranked tokens"):
         tok.save(tmp_path / "tt2", format="tiktoken")
+    said = _gpt2_warning(tok, tmp_path / "gpt2b")
+    assert said.endswith("save as 'hf', which holds them")
+
+
+def _gpt2_warning(tok: Tokenizer, directory) -> str:
+    """The one LossyFormatWarning saving ``tok`` as GPT-2 files into ``directory`` gives."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        tok.save(tmp_path / "gpt2b", format="gpt2")
+        tok.save(directory, format="gpt2")
     (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
-    assert said.endswith("save as 'hf', which holds them")
+    return said

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from core_helpers import REPO_ROOT, live_processes_of_session, running
+from core_helpers import REPO_ROOT, run_in_own_session, running
 
 from bpe_studio.core.corpus import counting
 from bpe_studio.core.io.worker_pool import WorkerPool
@@ -242,30 +242,15 @@ if __name__ == "__main__":
 def test_a_start_that_runs_out_of_files_ends_the_workers_it_started_and_says_so(tmp_path):
     """Under ``ulimit -n 24`` eight forked workers could not all start: the error came out,
     and then the process waited for ever for the workers already started."""
-    import signal
 
     corpus = generated_corpus(tmp_path / "c.txt", 200_000)
     script = tmp_path / "start_fails.py"
     script.write_text(_START_FAILS)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    with open(tmp_path / "out.txt", "w+") as out:  # (a file: a worker left would hold a pipe)
-        proc = subprocess.Popen(
-            [sys.executable, str(script), str(corpus)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=env,
-            preexec_fn=_few_files(24),
-            start_new_session=True,
-        )
-        try:
-            code = proc.wait(timeout=120)
-            left = live_processes_of_session(proc.pid)
-        finally:
-            if proc.poll() is None or live_processes_of_session(proc.pid):
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        out.seek(0)
-        said = out.read()
+    code, left, said = run_in_own_session(
+        [sys.executable, str(script), str(corpus)], tmp_path / "out.txt", env=env,
+        preexec_fn=_few_files(24),
+    )  # fmt: skip
     assert code == 0 and said.startswith("too many open files for 8 worker processes"), said
     assert "(ulimit -n 24)" in said and "or fewer" in said
     assert left == [], "workers outlived the process"
