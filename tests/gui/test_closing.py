@@ -160,6 +160,24 @@ sys.exit(main([]))
 """
 
 
+def app_shown(preexec_fn=None):
+    """The app started in a process group of its own, as a terminal starts a command, once
+    its window is shown; ``preexec_fn`` runs in it first."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, QT_QPA_PLATFORM="offscreen"),
+        start_new_session=True, preexec_fn=preexec_fn,  # noqa: PLW1509 - a signal's handler
+    )  # fmt: skip
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "shown"
+    return proc
+
+
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_ctrl_c_in_the_terminal_closes_the_app_as_its_close_button_does(name):
     # Found by fuzzing the app: Ctrl-C printed tracebacks (the window's event filter, the
@@ -168,21 +186,9 @@ def test_ctrl_c_in_the_terminal_closes_the_app_as_its_close_button_does(name):
     # merges unasked about (a hostile-machine audit); they close it the same way.
     import os
     import signal
-    import subprocess
-    import sys
 
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,  # a group of its own, as a terminal gives a command
-    )
+    proc = app_shown()
     try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "shown"
         os.killpg(proc.pid, getattr(signal, name))  # as a terminal sends: the whole group
         _, stderr = proc.communicate(timeout=120)
     finally:
@@ -198,21 +204,9 @@ def test_a_hangup_the_app_was_started_to_ignore_stays_ignored():
     import os
     import signal
     import subprocess
-    import sys
 
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", INTERRUPTED],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,
-        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN),  # noqa: PLW1509 - nohup
-    )
+    proc = app_shown(lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))  # as nohup does
     try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "shown"
         os.killpg(proc.pid, signal.SIGHUP)
         with pytest.raises(subprocess.TimeoutExpired):
             proc.wait(timeout=3)  # a signal ignored: the app runs on

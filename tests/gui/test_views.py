@@ -27,14 +27,19 @@ def frame(hub: AppModel, steps) -> None:
     hub.publish()
 
 
-def test_merge_list_follows_until_scrolled_away(qtbot):
-    steps = list(trainer_from_file(DEMO_CORPUS, 1000, [EOT]))
-    hub = run_hub()
+def shown_merge_list(qtbot, hub: AppModel) -> MergeListView:
     view = MergeListView(hub)
     qtbot.addWidget(view)
     view.resize(400, 300)
     view.show()
     qtbot.waitExposed(view)
+    return view
+
+
+def test_merge_list_follows_until_scrolled_away(qtbot):
+    steps = list(trainer_from_file(DEMO_CORPUS, 1000, [EOT]))
+    hub = run_hub()
+    view = shown_merge_list(qtbot, hub)
     bar = view.table.verticalScrollBar()
     frame(hub, steps[:200])
     assert bar.maximum() > 0 and bar.value() == bar.maximum()
@@ -123,11 +128,7 @@ def test_merge_list_at_step_zero_shows_the_first_merge(qtbot):
 
     steps = list(trainer_from_file(DEMO_CORPUS, 1000, [EOT]))
     hub = run_hub()
-    view = MergeListView(hub)
-    qtbot.addWidget(view)
-    view.resize(400, 300)
-    view.show()
-    qtbot.waitExposed(view)
+    view = shown_merge_list(qtbot, hub)
     frame(hub, steps)
     vocab = dict(initial_vocab([EOT]))
     vocab.update((s.new_id, s.left + s.right) for s in steps)

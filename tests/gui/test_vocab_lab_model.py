@@ -518,10 +518,9 @@ def test_a_usage_waiting_for_the_compile_is_cancelled_at_once(monkeypatch):
         lab.shutdown()
 
 
-def test_lists_and_csv_of_an_earlier_step_say_which_step_each_number_is_of(run):
-    """A real-display audit: with the timeline moved back to step 37, the lists and the CSV's
-    category rows mixed the make-up at step 37 with the corpus's use counted at the run's
-    last step (more tokens used than there were)."""
+def trained_with_usage(run) -> tuple[AppModel, int, Tokenizer]:
+    """A trained run in the lab with CORPUS's use at its last step: the hub, that step and
+    the run's whole tokenizer."""
     hub = trained(run)
     lab = hub.lab
     lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
@@ -530,9 +529,17 @@ def test_lists_and_csv_of_an_earlier_step_say_which_step_each_number_is_of(run):
     full = run_tokenizer_at(hub.state, last)()
     table = token_table(full, steps=True)
     assert lab.receive(MakeupResult(job.a.ref, table))
-    corpus = corpus_ref()
     usage = corpus_usage(full, [str(CORPUS)], table=table, workers=1)
-    assert lab.receive(lab_usage_result(job.a.ref, corpus, usage, table))
+    assert lab.receive(lab_usage_result(job.a.ref, corpus_ref(), usage, table))
+    return hub, last, full
+
+
+def test_lists_and_csv_of_an_earlier_step_say_which_step_each_number_is_of(run):
+    """A real-display audit: with the timeline moved back to step 37, the lists and the CSV's
+    category rows mixed the make-up at step 37 with the corpus's use counted at the run's
+    last step (more tokens used than there were)."""
+    hub, last, full = trained_with_usage(run)
+    lab = hub.lab
     hub.select_step(37)
     listed = token_rows(lab, Show.USED)
     assert listed.step == last  # the corpus's own step, not the make-up's
@@ -560,16 +567,8 @@ def test_a_list_of_an_earlier_step_shows_no_counts_of_another(run):
     category) listed that step's tokens with the corpus counts of the run's last step in the
     Count column and in Export CSV, said nowhere. The counts are left out there now, and the
     list says of which step they are; at the corpus's own step they are the encoder's."""
-    hub = trained(run)
+    hub, last, full = trained_with_usage(run)
     lab = hub.lab
-    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
-    job = lab.next_job()
-    last = hub.state.published
-    full = run_tokenizer_at(hub.state, last)()
-    table = token_table(full, steps=True)
-    assert lab.receive(MakeupResult(job.a.ref, table))
-    usage = corpus_usage(full, [str(CORPUS)], table=table, workers=1)
-    assert lab.receive(lab_usage_result(job.a.ref, corpus_ref(), usage, table))
     # At the corpus's own step: counts, each the encoder's own.
     listed = token_rows(lab, Show.ALL)
     assert listed.counts is not None and listed.counts_of is None
