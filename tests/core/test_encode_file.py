@@ -4,6 +4,7 @@ in parallel, equal Tokenizer.encode of the whole text."""
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -46,6 +47,34 @@ def test_parallel_encode_equals_encode(tmp_path, gpt2_tokenizer, big_text, speci
     done = [d for d, _ in calls]
     assert len(calls) > 2 and done == sorted(done) and done[-1] == size
     assert all(t == size for _, t in calls)
+
+
+def test_what_a_killed_encode_left_beside_its_output_is_removed_once_old(
+    tmp_path, gpt2_tokenizer, big_text
+):
+    """A run killed with kill -9 (the OOM killer) left its hidden temporary ids file and its
+    workers' chunks folder in the user's folder for good; the next run of the same output
+    removes those an hour old, never a live run's."""
+    path = write_text(tmp_path / "big.txt", big_text)
+    left = {
+        ".ids.npy.k3j5h2l1.tmp": "file",
+        ".ids.npy.a8s7d6f5.chunks": "folder",
+        ".ids.npy.q8w7e6r5.tmp": "file",
+        ".ids.npy.z1x2c3v4.chunks": "folder",
+    }
+    for name, kind in left.items():
+        if kind == "folder":
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "0.npy").write_bytes(b"half a chunk")
+        else:
+            (tmp_path / name).write_bytes(b"half the ids")
+    hours_ago = time.time() - 2 * 3600
+    old = [".ids.npy.k3j5h2l1.tmp", ".ids.npy.a8s7d6f5.chunks"]
+    for name in old:
+        os.utime(tmp_path / name, (hours_ago, hours_ago))
+    run(gpt2_tokenizer, path, tmp_path)
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted(["big.txt", "ids.npy", *(set(left) - set(old))])
 
 
 def test_serial_encode_equals_encode(tmp_path, gpt2_tokenizer):

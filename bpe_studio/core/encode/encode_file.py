@@ -45,7 +45,7 @@ from ..corpus.counting import (
 )
 from ..corpus.sources import TAR_BLOCK, check_corpus_path, check_text_head
 from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
-from ..io.atomic import atomic_open, folder_for
+from ..io.atomic import atomic_open, folder_for, remove_stale_beside, temp_prefix
 from ..io.interrupts import checked, held_interrupts, no_check
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import chunk_boundaries
@@ -279,8 +279,9 @@ def encode_file(
             check = stack.enter_context(held_interrupts())
             # Entered before any pool, so removed after the pool's exit has waited for its
             # workers: none writes into it once it is gone.
+            remove_stale_beside(out, ".chunks")
             chunks_dir = tempfile.TemporaryDirectory(
-                prefix=f".{out.name}.", suffix=".chunks", dir=out.parent
+                prefix=temp_prefix(out.name), suffix=".chunks", dir=out.parent
             )
             folder = stack.enter_context(chunks_dir)
         if (

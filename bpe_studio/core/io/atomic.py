@@ -13,7 +13,9 @@ needs and remove them again when it fails. What it leaves out: what is written (
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -41,7 +43,7 @@ def _target(path: str | os.PathLike[str]) -> Path:
     return Path(os.path.realpath(target)) if target.is_symlink() else target
 
 
-def _temp_prefix(name: str) -> str:
+def temp_prefix(name: str) -> str:
     """``.NAME.``, cut so that the temporary file's name fits where ``name`` fits."""
     encoded = os.fsencode(name)
     room = _NAME_MAX - _TEMP_EXTRA - 2
@@ -54,14 +56,18 @@ STALE_SECONDS = 3600  # a temporary file this old was left by a writer that died
 
 
 def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
-    """Remove from ``folder`` the temporary files (``pattern``) a writer killed mid-write
-    left, once old enough that no live writer still fills them (a cache audit: each
-    ``kill -9`` during a rank-cache write left up to 9 MB for good). Never raises."""
+    """Remove from ``folder`` the temporary files and folders (``pattern``) a writer killed
+    mid-write left, once old enough that no live writer still fills them (a cache audit:
+    each ``kill -9`` during a rank-cache write left up to 9 MB for good). Never raises."""
     cutoff = time.time() - STALE_SECONDS
     try:
         for path in folder.glob(pattern):
             try:
-                if path.is_file() and path.stat().st_mtime < cutoff:
+                if path.is_symlink() or path.lstat().st_mtime >= cutoff:
+                    continue
+                if path.is_dir():
+                    shutil.rmtree(path, ignore_errors=True)
+                elif path.is_file():
                     path.unlink()
             except OSError:
                 continue
@@ -69,9 +75,20 @@ def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
         pass
 
 
+def remove_stale_beside(target: str | os.PathLike[str], suffix: str = ".tmp") -> None:
+    """:func:`remove_stale_temps` for the temporary files (or, with another ``suffix``,
+    folders) that writers of ``target`` name ``.NAME.*SUFFIX`` beside it: a writer killed
+    with ``kill -9`` (the OOM killer) leaves them hidden in the user's own folder, where a
+    100 MB corpus's ids are 400 MB."""
+    path = Path(target)
+    remove_stale_temps(path.parent, glob.escape(temp_prefix(path.name)) + "*" + suffix)
+
+
 def _temp_file(target: Path) -> tuple[int, str]:
-    """A new temporary file beside ``target``, with the permissions ``open`` would give it."""
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_temp_prefix(target.name), suffix=".tmp")
+    """A new temporary file beside ``target``, with the permissions ``open`` would give it;
+    those a killed writer of ``target`` left there long ago are removed first."""
+    remove_stale_beside(target)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target.name), suffix=".tmp")
     if hasattr(os, "fchmod"):
         try:
             # subtle: mkstemp makes the file 0600; a file saved for others to read should
