@@ -36,7 +36,7 @@ from .output import (
     is_stream,
     one_line,
     os_error_message,
-    shell_word,
+    shell_option,
     stream_name,
     write_stream,
 )
@@ -154,12 +154,13 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         # A tokenizer.json's Split is shown by its own regex, not as the core spells it.
         regex = unwrapped(tok.pattern) or tok.pattern
         notes.append(
-            "note: vocab.json + merges.txt hold no pattern; load them with --pattern "
-            f"{shown_pattern(regex)} to split text as this tokenizer does"
+            "note: vocab.json + merges.txt hold no pattern; load them with "
+            f"{shell_option('--pattern', regex, shown_pattern(regex))} to split text as this "
+            "tokenizer does"
         )
     unusual = unmarked_specials(tok.special_tokens)
     if unusual:
-        named = " ".join(f"--special-token {shell_word(s)}" for s in unusual)
+        named = " ".join(shell_option("--special-token", s) for s in unusual)
         notes.append(
             "note: vocab.json + merges.txt mark no special token, and loading takes only "
             f"those written like <...> or [...] for them; load these files with {named}"

@@ -99,6 +99,18 @@ def _c_escape(char: str) -> str:
     return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
+def shell_option(option: str, value: str, word: str | None = None) -> str:
+    """``option`` given ``value`` (shown as ``word``, else :func:`shell_word`) as a command
+    line takes it back: a value that starts with "-" is joined by "=", which argparse would
+    otherwise read as the next option.
+
+    >>> print(shell_option("--special-token", "<s>"), shell_option("--special-token", "--sep--"))
+    --special-token '<s>' --special-token=--sep--
+    """
+    shown = shell_word(value) if word is None else word
+    return f"{option}={shown}" if value.startswith("-") else f"{option} {shown}"
+
+
 def shell_word(text: str) -> str:
     r"""``text`` quoted for a POSIX shell so that pasting it back gives ``text``: in single
     quotes (``shlex.quote``), or where it holds control characters, which a message shows as

@@ -86,7 +86,10 @@ def special_tokens(args: argparse.Namespace) -> list[str]:
         refuse_single_bytes(args.special_token)
     except ValueError as e:
         raise CliError(f"--special-token: {e}", EXIT_USAGE) from None
-    return list(args.special_token) if args.special_token else [DEFAULT_SPECIAL_TOKEN]
+    # A token named twice is one token (as train_bpe counts it), in the order first named.
+    if not args.special_token:
+        return [DEFAULT_SPECIAL_TOKEN]
+    return list(dict.fromkeys(args.special_token))
 
 
 def _nothing_learned(corpus: str, why: str, code: int = 1) -> CliError:

@@ -17,6 +17,8 @@ from core_helpers import EOT, FIXTURES, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
 from reference_encoder import published, read_rank_file
 
+from bpe_studio.core import Tokenizer
+
 
 @pytest.fixture(scope="module")
 def text() -> str:
@@ -95,8 +97,6 @@ def test_gpt2_files_with_special_tokens_of_other_forms_convert_when_named(tmp_pa
     # Found by fuzzing: the error asked for --special-token, which convert did not have.
     from tokenizers import Tokenizer as HfTokenizer
 
-    from bpe_studio.core import Tokenizer
-
     special = "<|end of text|>"
     vocab = {i: bytes([i]) for i in range(256)} | {256: special.encode(), 257: b"ab"}
     Tokenizer(vocab, [(b"a", b"b")], [special]).save(tmp_path / "g", format="gpt2")
@@ -112,7 +112,6 @@ def test_gpt2_notes_name_every_flag_loading_needs(tmp_path, text):
     # back only when named, and nothing said so.
     import warnings
 
-    from bpe_studio.core import Tokenizer
     from bpe_studio.core.formats.files import LossyFormatWarning
 
     special = "my special"
@@ -128,6 +127,20 @@ def test_gpt2_notes_name_every_flag_loading_needs(tmp_path, text):
     assert "load these files with --special-token 'my special'" in stderr
     path = write_text(tmp_path / "t.txt", text + special + " a")
     named = ["--pattern", "cl100k", "--special-token", special]
+    assert encode_ids(tmp_path, path, "g", *named) == encode_ids(tmp_path, path, "h")
+
+
+def test_gpt2_notes_give_flags_that_read_back_when_a_value_starts_with_a_dash(tmp_path, text):
+    """An audit: "--special-token --sep--", pasted as the note gave it, was refused by argparse
+    ("expected one argument"); so was "--pattern '-|[^-]+'"."""
+    special, pattern = "--sep--", "-|[^-]+"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: special.encode()}
+    Tokenizer(vocab, [], [special], pattern=pattern).save(tmp_path / "h", format="hf")
+    stderr = ok(cli(tmp_path, "convert", "h", "--to", "gpt2", "--out", "g"))
+    assert "load them with --pattern='-|[^-]+' to split" in stderr
+    assert "load these files with --special-token=--sep--" in stderr
+    path = write_text(tmp_path / "t.txt", f"a-b{special}c")
+    named = ["--pattern=-|[^-]+", "--special-token=--sep--"]
     assert encode_ids(tmp_path, path, "g", *named) == encode_ids(tmp_path, path, "h")
 
 
@@ -245,8 +258,6 @@ def test_a_special_token_to_name_again_is_quoted_so_it_pastes_back(tmp_path):
     """An audit: `--special-token '<line\\nbreak>'` in single quotes is a backslash and an n,
     not the line break the token holds."""
     import subprocess
-
-    from bpe_studio.core import Tokenizer
 
     special = "<line\nbreak's>"
     vocab = {i: bytes([i]) for i in range(256)}

@@ -281,6 +281,16 @@ def test_vocabulary_sizes_follow_the_cores_one_rule(workdir, tmp_path):
         )
     stderr = ok(cli(workdir, "train", "corpus.txt", "--vocab-size", 257, "--out", tmp_path / "b"))
     assert "trained 0 merges (vocabulary 257)" in stderr and "a byte-level tokenizer" in stderr
+    # A special token named twice is one token, as train_bpe and the app count it (an audit:
+    # the command line alone asked for 258 here).
+    twice = ["--special-token", "<x>", "--special-token", "<x>"]
+    stderr = ok(cli(workdir, "train", "corpus.txt", "--vocab-size", 257, *twice, "--out", "t"))
+    assert "trained 0 merges (vocabulary 257)" in stderr
+    result = cli(workdir, "train", "corpus.txt", "--vocab-size", 256, *twice, "--out", "t2")
+    assert error_line(result) == (
+        "bpe-studio: error: --vocab-size 256 is too small: it must be at least 257 (256 byte "
+        "tokens + 1 special token)"
+    )
     text = write_text(tmp_path / "t.txt", f"héllo{EOT}")
     ids = tmp_path / "ids.npy"
     ok(cli(workdir, "encode", text, "--tokenizer", tmp_path / "b", "--out", ids))

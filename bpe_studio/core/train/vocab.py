@@ -53,8 +53,13 @@ def merge_budget(vocab_size: int, special_tokens: Sequence[str]) -> int:
 
 def vocab_size_range(special_tokens: Sequence[str]) -> tuple[int, int]:
     """The smallest and the largest vocabulary size that can be trained with
-    ``special_tokens``: the smallest is the bytes and the special tokens (no merge)."""
-    return first_merge_id(special_tokens), MAX_VOCAB_SIZE
+    ``special_tokens``: the smallest is the bytes and the special tokens (no merge), counted
+    as training counts them (duplicates are one).
+
+    >>> vocab_size_range(["<x>", "<x>"])[0]
+    257
+    """
+    return first_merge_id(validate_special_tokens(special_tokens)), MAX_VOCAB_SIZE
 
 
 def vocab_size_problem(vocab_size: int, special_tokens: Sequence[str]) -> str | None:
@@ -68,7 +73,7 @@ def vocab_size_problem(vocab_size: int, special_tokens: Sequence[str]) -> str | 
     """
     low, high = vocab_size_range(special_tokens)
     if vocab_size < low:
-        n = len(special_tokens)
+        n = low - BYTE_TOKENS
         return (
             f"is too small: it must be at least {low:,} ({BYTE_TOKENS} byte tokens + {n:,} "
             f"special token{'' if n == 1 else 's'})"
