@@ -12,12 +12,21 @@ import random
 
 import numpy as np
 import pytest
-from core_helpers import SPAN_TEXT_IDS, SPAN_TEXTS
+from core_helpers import SLICES, SPAN_TEXT_IDS, SPAN_TEXTS, read_fixture
+from hf_shapes import DEEPSEEK_V3, LLAMA3, splits_then_bytes, trained_bpe
+from tokenizers import normalizers, pre_tokenizers
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.explain.merge_tree import MergeTree
 from bpe_studio.core.explain.span_arrays import compute_spans
-from bpe_studio.core.explain.spans_at_step import SpanSplitter, split_back, token_sizes
+from bpe_studio.core.explain.spans_at_step import (
+    MergeIds,
+    SpanSplitter,
+    pretoken_starts,
+    split_back,
+    step_forward,
+    token_sizes,
+)
 
 
 @pytest.fixture
@@ -81,3 +90,53 @@ def test_spans_of_another_text_are_refused(tokenizer):
     mixed = dataclasses.replace(spans, text=wrong.text)
     with pytest.raises(ValueError, match="not the text's"):
         split_back(mixed, tree, 3, tokenizer.truncated(3), token_sizes(tokenizer))
+
+
+# tokenizer.json pipelines that change the text before splitting it, and one that does not.
+PIPELINES = {
+    "nfkc_lowercase": (
+        lambda: normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()]),
+        lambda: pre_tokenizers.ByteLevel(add_prefix_space=False),
+    ),
+    "prefix_space": (lambda: None, lambda: pre_tokenizers.ByteLevel(add_prefix_space=True)),
+    "nfc": (normalizers.NFC, lambda: splits_then_bytes(LLAMA3)),
+    "three_splits": (lambda: None, lambda: splits_then_bytes(*DEEPSEEK_V3)),
+}
+# "ﬁ" loses a byte under NFKC and "İ" gains one when lowercased: the lengths agree.
+PIPELINE_TEXTS = ["the ﬁle İs here", "Hello world", "cafe\u0301 café 12345 don't"]
+
+
+@pytest.fixture(scope="module", params=sorted(PIPELINES))
+def pipeline_tokenizer(request, tmp_path_factory):
+    normalizer, pre_tokenizer = (make() for make in PIPELINES[request.param])
+    texts = [read_fixture(SLICES[k])[:20_000] for k in ("english", "chinese", "code")]
+    hf = trained_bpe(normalizer, pre_tokenizer, [*texts, *PIPELINE_TEXTS], 600)
+    path = tmp_path_factory.mktemp(request.param) / "tokenizer.json"
+    hf.save(str(path))
+    return Tokenizer.from_hf(path), hf
+
+
+@pytest.mark.parametrize("text", PIPELINE_TEXTS)
+def test_a_pipeline_that_changes_the_text_is_never_moved_by_the_texts_bytes(
+    pipeline_tokenizer, text
+):
+    """An audit: the editor drew "the ﬁle İs" under an NFKC + Lowercase file as 'the', ' ﬁl',
+    'e ', ... (split back by byte lengths the normalized text does not have), and showed no
+    tokens at all ("split_back: the tokens' bytes are not the text's") for a prefix space,
+    NFC of decomposed text or stripping added tokens. Whatever moves a text's spans between
+    steps must give a fresh encode's spans at that step, or decline (a fresh encode then)."""
+    tok, hf = pipeline_tokenizer
+    top = compute_spans(tok, text)
+    assert top.ids.tolist() == hf.encode(text, add_special_tokens=False).ids
+    n = len(tok.merges)
+    splitter = SpanSplitter.of(tok, top, n)
+    starts = pretoken_starts(tok, text)
+    merges = MergeIds.of(tok)
+    for k in range(0, n + 1, 7):
+        fresh = compute_spans(tok.truncated(k), text)
+        if splitter is not None:
+            _same(splitter.at(k, tok.truncated(k)), fresh, k)
+        if starts is not None and merges is not None and k:
+            before = compute_spans(tok.truncated(k - 7), text)
+            moved = step_forward(before, merges, k - 7, k, tok.truncated(k), starts)
+            _same(moved, fresh, (k - 7, k))

@@ -63,7 +63,10 @@ class MergeIds:
 def pretoken_starts(tokenizer: Tokenizer, text: str) -> np.ndarray | None:
     """The sorted character offsets where a pre-token or a special token of ``text`` begins
     (and where each special token ends); None for a text with lone surrogates, whose spans
-    are mapped back from a repaired text."""
+    are mapped back from a repaired text, and for a tokenizer whose ``tokenizer.json``
+    pipeline, not its pattern, cuts text (its normalizers, prefix space and other steps)."""
+    if tokenizer.hf_pipeline is not None:
+        return None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -236,14 +239,22 @@ class SpanSplitter:
     def of(cls, whole: Tokenizer, top: SpanArrays, steps: int) -> SpanSplitter | None:
         """A splitter over ``top``, the spans of a text under ``whole`` (``steps`` merges);
         None when a token of ``whole`` is made by two merges (its parts in an encoding could
-        be either merge's) or the text is not valid UTF-8 (its spans are mapped back from a
-        repaired text)."""
+        be either merge's), or when the tokens' bytes are not the text's UTF-8, in order:
+        a text that is not valid UTF-8 (its spans are mapped back from a repaired text), or
+        a ``tokenizer.json`` that changes the text before splitting it (a normalizer, a
+        prefix space, added tokens that strip spaces), whose tokens :func:`split_back`
+        would place by bytes the text does not hold."""
         tree = MergeTree.of(whole)
         if not tree.one_way:
             return None
         try:
-            top.text.encode("utf-8")
+            data = top.text.encode("utf-8")
         except UnicodeEncodeError:
+            return None
+        # subtle: equal lengths are not enough: NFKC turns "ﬁ" into "fi" (a byte fewer)
+        # and lowercasing "İ" gives "i̇" (a byte more), which cancel out.
+        vocab = whole.vocab
+        if b"".join(map(vocab.__getitem__, top.ids.tolist())) != data:
             return None
         return cls(top, tree, token_sizes(whole), steps)
 
