@@ -116,3 +116,46 @@ def test_an_offered_file_leaves_the_unsaved_run(qtbot, window, files):
     assert window.picker.key == file_key(files["wordpiece"])
     assert state.run_id == run_id and state.phase is Phase.FINISHED and hub.unsaved == unsaved
     assert window.merge_list.model.rowCount() == unsaved
+
+
+def test_a_normalizing_file_is_drawn_with_its_own_spans_at_every_step(qtbot, window, tmp_path):
+    """An audit: under an NFKC + Lowercase byte-level file the editor drew "the ﬁle İs here"
+    as 'the', ' ﬁl', 'e ', ... (split back by bytes the normalized text does not have), and
+    under a prefix space it showed no tokens at all."""
+    from hf_shapes import trained_bpe
+    from tokenizers import normalizers, pre_tokenizers
+
+    from bpe_studio.core import Tokenizer
+    from bpe_studio.core.explain.span_arrays import compute_spans
+
+    text = "the ﬁle İs here, Hello world"
+    for name, normalizer, prefix in (
+        ("nfkc", normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()]), False),
+        ("prefix", None, True),
+    ):
+        hf = trained_bpe(
+            normalizer, pre_tokenizers.ByteLevel(add_prefix_space=prefix), [TEXT * 20, text], 300
+        )
+        path = tmp_path / name / "tokenizer.json"
+        path.parent.mkdir()
+        hf.save(str(path))
+        window.editor.set_text(text)
+        with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+            assert window.load_tokenizer(path)
+        assert blocker.args == [True], window.last_error
+        tok = Tokenizer.from_hf(path)
+        for k in (len(tok.merges), 9, 0, 30):
+            window.timeline.select_step(k)
+            qtbot.waitUntil(
+                lambda k=k: (
+                    window.editor.spans is not None
+                    and not window.editor.busy
+                    and len(window.editor.spans.tokenizer.merges) == k
+                ),
+                timeout=30_000,
+            )
+            fresh = compute_spans(tok.truncated(k), text)
+            for field in ("ids", "starts", "ends", "partial"):
+                got = getattr(window.editor.spans, field).tolist()
+                assert got == getattr(fresh, field).tolist(), (name, k, field)
+        assert fresh.ids.tolist() != [] and "split_back" not in window.editor.status.text()
