@@ -259,3 +259,25 @@ def test_reach_and_single_tokens_follow_the_added_tokens(shape):
         assert ours.encode_single_token(text) == token_id == hf.token_to_id(text)
     if any(t.strip(" ") == "" for t in ours.added_tokens):
         assert blocked  # the model holds tokens of the added runs' bytes
+
+
+def test_an_added_token_the_merges_also_make_is_refused_naming_it(tmp_path):
+    """An audit: "and" listed in added_tokens (not special) at the model's own id for it was
+    refused as "model.merges[362]: token b'and' is not an ordinary vocabulary token",
+    blaming a merge line the user never touched."""
+    texts = [read_fixture(SLICES[k])[:30_000] for k in ("english", "code")]
+    tok = trained_bpe(None, pre_tokenizers.ByteLevel(add_prefix_space=False), texts, 400)
+    # A merged token whose text is its own bytes (no "Ġ"), as the file lists it.
+    word = min(t for t in tok.get_vocab() if t.isascii() and t.isalpha() and len(t) >= 3)
+    at = tok.token_to_id(word)
+    tok.add_tokens([AddedToken(word, special=False, normalized=False)])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    assert json.loads(path.read_text(encoding="utf-8"))["added_tokens"][-1]["id"] == at
+    shown = re.escape(repr(word))
+    with pytest.raises(
+        ValueError,
+        match=rf"added_tokens: {shown} \(id {at}\) is also made by "
+        r"model\.merges\[\d+\] \(b'.+' \+ b'.+'\); a token both added and merged",
+    ):
+        Tokenizer.from_hf(path)  # fmt: skip

@@ -317,9 +317,19 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     for i, (a, b) in enumerate(merges):
         ids = inverse.get(a), inverse.get(b), inverse.get(a + b)
         if None in ids or not special_ids.isdisjoint(ids):
-            part = next(
-                p for p, idx in zip((a, b, a + b), ids) if idx is None or idx in special_ids
+            part, idx = next(
+                (p, idx) for p, idx in zip((a, b, a + b), ids) if idx is None or idx in special_ids
             )
+            if idx is not None:
+                # tokenizers cuts an added token out of the text before merging; one the
+                # merges also use or make would need both rules at once.
+                content = next(c for c, at in specials.items() if at == idx)
+                raise r.fail(
+                    "added_tokens",
+                    f"{content!r} (id {idx}) is also {'made' if part == a + b else 'used'} "
+                    f"by model.merges[{i}] ({a!r} + {b!r}); a token both added and merged is "
+                    "not supported",
+                )
             raise r.fail(
                 f"model.merges[{i}]", f"token {part!r} is not an ordinary vocabulary token"
             )
