@@ -222,7 +222,14 @@ REFUSED = {
         "byte 0xc8",
     ),
     "unknown_merge_part": (_set("model.merges", ["a b", "ab c"]), "model.merges[1]"),
-    "special_in_merge": (_special_in_merge, "model.merges[1]: token b'<s>'"),
+    "special_in_merge": (
+        _special_in_merge,
+        "added_tokens: '<s>' (id 257) is also used by model.merges[1] (b'<s>' + b'x')",
+    ),
+    "two_decoders": (
+        _set("decoder", {"type": "Sequence", "decoders": [{"type": "ByteLevel"}] * 2}),
+        "decoder",
+    ),
     "repeated_merge": (_set("model.merges", ["a b", "a b"]), "model.merges[1]: repeats"),
     "foreign_character": (_set("model.merges", ["a b", "a ▁"]), "model.merges[1]"),
 }
@@ -252,6 +259,13 @@ def test_allowed_post_processors_and_added_tokens(tmp_path):
     _added()(obj)
     data = read_hf(_write(tmp_path, obj))
     assert data.special_tokens == {"<s>": 257} and data.vocab[257] == b"<s>"
+
+
+def test_a_byte_level_decoder_written_as_a_sequence_of_one_is_read(tmp_path):
+    """An audit: ``Sequence[ByteLevel]``, which decodes as ByteLevel does, was refused."""
+    obj = _base()
+    obj["decoder"] = {"type": "Sequence", "decoders": [{"type": "ByteLevel"}]}
+    assert read_hf(_write(tmp_path, obj)).vocab == read_hf(_write(tmp_path, _base())).vocab
 
 
 def _token(content: str, idx: int) -> dict:

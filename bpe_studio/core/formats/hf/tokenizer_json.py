@@ -217,6 +217,15 @@ def _spelled(text: str) -> bytes | None:
     return None if spelled == text.encode("utf-8") else spelled
 
 
+def _byte_level_decoder(decoder: object) -> bool:
+    """Whether ``decoder`` decodes as ByteLevel does: ByteLevel, alone or as the one step of
+    a Sequence (as some files write it)."""
+    if isinstance(decoder, dict) and decoder.get("type") == "Sequence":
+        steps = decoder.get("decoders")
+        decoder = steps[0] if isinstance(steps, list) and len(steps) == 1 else None
+    return isinstance(decoder, dict) and decoder.get("type") == "ByteLevel"
+
+
 def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
     """ValueError when an added token is also the model's byte-level spelling of other bytes
     (``"Ġhi"`` for `` hi``, ``"Ĳ"`` for byte 0x90): tokenizers then matches the text and
@@ -271,7 +280,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
 
     parts = read_components(obj, name, _HF_NAMES)
     decoder = obj.get("decoder")
-    if not isinstance(decoder, dict) or decoder.get("type") != "ByteLevel":
+    if not _byte_level_decoder(decoder):
         raise r.fail("decoder", f"{decoder!r} is not supported (ByteLevel only)")
 
     raw_vocab = model.get("vocab")
