@@ -79,6 +79,7 @@ WHOLE_TEXT_MEMORY = 100
 # the patterns' file, whether a DFA, the automaton and the longest pattern's length.
 _worker_tokenizer: AnyTokenizer | None = None
 _automaton: tuple[str, bool, tuple[Any, int]] | None = None
+_special_automaton: tuple[tuple[str, ...], Any] | None = None
 T = TypeVar("T")
 
 
@@ -394,20 +395,59 @@ def scan_task(
     tok: AnyTokenizer, task: CountTask, patterns: str, dfa: bool = False
 ) -> tuple[list[int], int]:
     """Indexes (into the list ``write_patterns`` kept in the file ``patterns``) of the byte
-    strings that occur in the task's text, and the task's stored bytes (``tok`` is not used:
-    every job takes the tokenizer). ``dfa``: search with a DFA (:func:`dfa_pays`)."""
+    strings that occur in the task's text, neither across two documents nor overlapping the
+    text of one of ``tok``'s special tokens, and the task's stored bytes. ``dfa``: search with
+    a DFA (:func:`dfa_pays`)."""
     matcher, longest = _matcher(patterns, dfa)
+    specials = _specials_matcher(tuple(tok.special_tokens))
     overlap = longest - 1
     found: set[int] = set()
     for data, ends in _text_blocks(task, overlap):
+        covered: tuple[list[int], list[int]] | None = None
         for index, start, end in matcher.find_matches_as_indexes(data, overlapping=True):
             if index in found:
                 continue
             # No document boundary strictly inside the match.
             i = bisect.bisect_right(ends, start)
-            if i == len(ends) or ends[i] >= end:
-                found.add(index)
+            if i != len(ends) and ends[i] < end:
+                continue
+            if specials is not None:
+                # Nor a special token's text: it is one id, never text a model sees.
+                if covered is None:
+                    covered = _covered(specials, data)
+                j = bisect.bisect_left(covered[0], end) - 1
+                if j >= 0 and covered[1][j] > start:
+                    continue
+            found.add(index)
     return sorted(found), task.nbytes
+
+
+def _specials_matcher(specials: tuple[str, ...]) -> Any:
+    """An automaton of the special tokens' bytes, built once per process; None for none."""
+    global _special_automaton
+    if not specials:
+        return None
+    if _special_automaton is None or _special_automaton[0] != specials:
+        import ahocorasick_rs
+
+        matcher = ahocorasick_rs.BytesAhoCorasick([s.encode("utf-8") for s in specials])
+        _special_automaton = (specials, matcher)
+    return _special_automaton[1]
+
+
+def _covered(specials: Any, data: bytes) -> tuple[list[int], list[int]]:
+    """The stretches of ``data`` that spell a special token, merged, as sorted starts and
+    their ends."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for _, start, end in sorted(specials.find_matches_as_indexes(data, overlapping=True),
+                                key=lambda m: m[1]):  # fmt: skip
+        if ends and start <= ends[-1]:
+            ends[-1] = max(ends[-1], end)
+        else:
+            starts.append(start)
+            ends.append(end)
+    return starts, ends
 
 
 # --------------------------------------------------------------------- pool
