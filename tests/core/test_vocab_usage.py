@@ -213,6 +213,47 @@ def test_a_match_or_a_pair_across_two_ranges_is_seen(tmp_path, dfa):
     assert pairs[ord("A") << 8 | ord("B")]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_scan_never_finds_bytes_inside_a_special_tokens_text_wherever_blocks_are_cut(
+    tmp_path, monkeypatch, seed
+):
+    """The scan leaves out a special token's text (one id, no text a model sees) however the
+    text is cut: into ranges at any place outside a special token, or, read as a stream, into
+    blocks of any size, which may cut one in two. Oracle: the strings that occur in the text
+    split at its special tokens."""
+    import random
+
+    from bpe_studio.core.explain import corpus_pass
+
+    rng = random.Random(seed)
+    special = "<|s|>"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: special.encode()}
+    tok = Tokenizer(vocab, [], [special])
+    parts = [rng.choice(["ab", "s|", "x<", "|>", "b<", "<|", "a", "\n"]) for _ in range(60)]
+    text = "".join(p + (special if rng.random() < 0.3 else "") for p in parts).encode()
+    strings = [b"<|", b"|s", b"s|", b"|>", b">a", b"b<", b"<|s|>", b"x<", b"ab", b"|>|", b"aa"]
+    kept = str(tmp_path / "patterns")
+    write_patterns(strings, kept)
+    want = {i for i, b in enumerate(strings) if any(b in p for p in text.split(special.encode()))}
+    plain = tmp_path / "t.txt"
+    plain.write_bytes(text)
+    (f,) = resolve_corpus(str(plain))
+    # Ranges cut anywhere but inside the special token.
+    inside = {i for k in range(len(text)) for i in range(k + 1, k + len(special))
+              if text.startswith(special.encode(), k)}  # fmt: skip
+    cuts = sorted(rng.sample([c for c in range(1, len(text)) if c not in inside], 8))
+    found = set()
+    for a, b in zip([0, *cuts], [*cuts, len(text)]):
+        found |= set(scan_task(tok, CountTask(f, a, b, nbytes=b - a), kept)[0])
+    assert found == want
+    packed = tmp_path / "t.txt.gz"
+    packed.write_bytes(gzip.compress(text))
+    (g,) = resolve_corpus(str(packed))
+    for block in (1, 2, 3, 5, 7, 11, 64):
+        monkeypatch.setattr(corpus_pass, "BLOCK", block)
+        assert set(scan_task(tok, CountTask(g, nbytes=g.size), kept)[0]) == want, block
+
+
 def test_errors_name_the_file(tmp_path, gpt2_tokenizer):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine text\n\xff\xfe")

@@ -365,11 +365,15 @@ def _matcher(path: str, dfa: bool) -> tuple[Any, int]:
     return _automaton[2]
 
 
-def _text_blocks(task: CountTask, overlap: int) -> Iterator[tuple[bytes, list[int]]]:
+def _text_blocks(
+    task: CountTask, overlap: int, margin: int = 0
+) -> Iterator[tuple[bytes, list[int], int, int]]:
     """The task's text as UTF-8 bytes, a block at a time, with the offsets in each block
-    where one document ends and another begins. A block of a file repeats the ``overlap``
-    bytes that follow it (a range) or that came before it (a stream), so that nothing that
-    long is missed at the seams."""
+    where one document ends and another begins, and the offsets ``lo, hi`` where the matches
+    this block decides start (every offset of the text is decided in exactly one block).
+    Each match starting there (at most ``overlap + 1`` bytes) lies in the block whole, and so
+    does every stretch of at most ``margin + 1`` bytes that overlaps it (a special token's
+    text, which a block cut in two would not show as one)."""
     f = task.file
     if f.kind is not Kind.TEXT:
         gathered, ends = bytearray(), []
@@ -377,18 +381,28 @@ def _text_blocks(task: CountTask, overlap: int) -> Iterator[tuple[bytes, list[in
             gathered += _utf8(doc)
             ends.append(len(gathered))
             if len(gathered) >= BLOCK:
-                yield bytes(gathered), ends
+                yield bytes(gathered), ends, 0, len(gathered)
                 gathered, ends = bytearray(), []
-        yield bytes(gathered), ends
+        yield bytes(gathered), ends, 0, len(gathered)
     elif task.end is not None:
+        # A range starts and ends where text may be cut, never inside a special token.
         with open(f.url, "rb") as stream:
-            yield read_range(stream, task.start, task.end, f.name, extra=overlap), []
+            data = read_range(stream, task.start, task.end, f.name, extra=overlap + margin)
+        yield data, [], 0, task.end - task.start
     else:
+        # Each block repeats the end of the one before: the bytes its undecided matches start
+        # in, and ``margin`` before them.
         with f.open() as stream:
-            carry = b""
-            while block := stream.read(BLOCK):
-                yield carry + block, []
-                carry = (carry + block)[-overlap:] if overlap else b""
+            data = stream.read(BLOCK)
+            lo = 0
+            while data:
+                more = stream.read(BLOCK)
+                hi = max(lo, len(data) - overlap - margin) if more else len(data)
+                yield data, [], lo, hi
+                if not more:
+                    break
+                cut = max(0, hi - margin)
+                data, lo = data[cut:] + more, hi - cut
 
 
 def scan_task(
@@ -400,12 +414,12 @@ def scan_task(
     a DFA (:func:`dfa_pays`)."""
     matcher, longest = _matcher(patterns, dfa)
     specials = _specials_matcher(tuple(tok.special_tokens))
-    overlap = longest - 1
+    margin = 0 if specials is None else max(map(len, _special_bytes(tok))) - 1
     found: set[int] = set()
-    for data, ends in _text_blocks(task, overlap):
+    for data, ends, lo, hi in _text_blocks(task, longest - 1, margin):
         covered: tuple[list[int], list[int]] | None = None
         for index, start, end in matcher.find_matches_as_indexes(data, overlapping=True):
-            if index in found:
+            if index in found or not lo <= start < hi:
                 continue
             # No document boundary strictly inside the match.
             i = bisect.bisect_right(ends, start)
@@ -420,6 +434,10 @@ def scan_task(
                     continue
             found.add(index)
     return sorted(found), task.nbytes
+
+
+def _special_bytes(tok: AnyTokenizer) -> list[bytes]:
+    return [s.encode("utf-8") for s in tok.special_tokens]
 
 
 def _specials_matcher(specials: tuple[str, ...]) -> Any:
