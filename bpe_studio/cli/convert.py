@@ -13,6 +13,7 @@ What it leaves out: the formats themselves (``core.formats``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import warnings
@@ -64,7 +65,7 @@ def tiktoken_name(source: str, name: str | None) -> str:
 
 
 def check_tokenizer_out(
-    out: str, fmt: str, name: str, *, force: bool, inputs: Iterable[str | Path]
+    out: str, fmt: str, name: str, *, force: bool, inputs: Iterable[str | os.PathLike[str]]
 ) -> None:
     """``--out`` for a tokenizer in ``fmt``, by the output rule (``output``): a directory,
     or ``-`` for a format of one file."""

@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
 
@@ -41,8 +41,10 @@ from .inputs import (
     STDIN,
     check_input,
     check_not_records,
+    check_once,
     check_stdin_once,
     input_files,
+    local_inputs,
     records,
     stdin_input,
 )
@@ -119,13 +121,15 @@ def _add_template(path: str, before: tuple[int, ...], after: tuple[int, ...]) ->
     return total
 
 
-def _check_out(args: argparse.Namespace, given: str | list[str], *, binary: bool) -> None:
+def _check_out(
+    args: argparse.Namespace, given: str | Sequence[str | os.PathLike[str]], *, binary: bool
+) -> None:
     """``--out`` by the output rule (``output``), the inputs and the tokenizer's files being
     the inputs; binary data is not written to a terminal."""
-    named = [given] if isinstance(given, str) else given
+    named = [given] if isinstance(given, str) else list(given)
     inputs: list[str | os.PathLike[str]] = [
         *(p for p in named if p != STDIN),
-        *stdin_input(named),
+        *stdin_input([p for p in named if isinstance(p, str)]),
         *source_files(args.tokenizer),
     ]
     check_out_file(args.out, force=args.force, inputs=inputs)
@@ -212,12 +216,13 @@ def _encode(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         paths = stack.enter_context(input_files(given, args.records))
         files = corpus_files(paths, records(args.records))
+        # Files a glob matched are inputs too, which the ids must not replace: said before
+        # any file is looked into (a second run's glob matches the first run's ids).
+        _check_out(args, local_inputs(paths, files), binary=True)
+        check_once(files, "an input", "encoded")
         check_not_records(files, args.records, paths.copies)
         check_text_field(files, args.text_field)
         check_text_files(files)
-        # Files a glob matched are inputs too, which the ids must not replace.
-        _check_out(args, [f.url for f in files if f.local and f.url not in paths.copies],
-                   binary=True)  # fmt: skip
         out, streamed = args.out, is_stream(args.out)
         # subtle: with the template to add afterwards, the ids go to a folder beside --out and
         # are moved into place once whole, so that neither Ctrl-C nor an error leaves ids

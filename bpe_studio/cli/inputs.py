@@ -16,6 +16,7 @@ whose first line is a JSON object is refused with one line saying so
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -33,9 +34,11 @@ from ..core.corpus.sources import (
     Kind,
     check_text_head,
     is_glob_or_url,
+    repeated_file,
+    twice_said,
 )
 from ..core.corpus.stamps import link_loop, reports_empty_but_is_not
-from .output import CliError, shell_word
+from .output import CliError, Matched, shell_word
 from .progress import ProgressBar
 
 STDIN = "-"
@@ -282,6 +285,30 @@ class Inputs(list[str]):
     the name the user gave it."""
 
     copies: dict[str, str]
+
+
+def check_once(files: Sequence[CorpusFile], what: str, done: str) -> None:
+    """Refuse a file met under two names (a link and the file, which a glob matches both
+    of), naming both: it would be ``done`` twice unseen. One name given twice is what the
+    user wrote, and ``encode a.txt a.txt`` gives a.txt's ids twice (``train`` refuses even
+    that: ``sources.check_counted_once``)."""
+    pair = repeated_file(files, other_names=True)
+    if pair is not None:
+        raise CliError(twice_said(pair[1].name, pair[0].name, what, done))
+
+
+def local_inputs(paths: Inputs, files: Sequence[CorpusFile]) -> list[str | Matched]:
+    """The local files among ``files`` that are no stream's copy: the inputs the output rule
+    checks once globs are expanded, each file a glob matched as :class:`Matched` so that the
+    rule's message names the glob (a second run's glob matches the first run's output)."""
+    matched = {g: set(glob.glob(g)) for g in paths if "://" not in g and is_glob_or_url(g)}
+    found: list[str | Matched] = []
+    for f in files:
+        if not f.local or f.url in paths.copies or is_stream(f.url):
+            continue
+        by = next((g for g, names in matched.items() if f.name in names), None)
+        found.append(f.url if by is None else Matched(f.name, by))
+    return found
 
 
 @contextmanager

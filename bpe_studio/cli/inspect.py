@@ -36,6 +36,7 @@ from ..core.text.display import plural, readable_token
 from .inputs import (
     check_input,
     check_not_records,
+    check_once,
     check_stdin_once,
     input_files,
     records,
@@ -87,6 +88,7 @@ def _inspect(args: argparse.Namespace) -> int:
         with ExitStack() as stack:
             paths = stack.enter_context(input_files(corpora, args.records))
             files = corpus_files(paths, records(args.records))
+            check_once(files, "a corpus", "counted")
             check_not_records(files, args.records, paths.copies)
             check_text_field(files, args.text_field)
             check_text_files(files)

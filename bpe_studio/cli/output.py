@@ -35,6 +35,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -259,12 +260,32 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Matched(os.PathLike[str]):
+    """An input a glob matched, ``name`` as the glob gave it: rule 2's message names the
+    glob, which is what the user wrote (the file may be an earlier run's output)."""
+
+    name: str
+    glob: str
+
+    def __fspath__(self) -> str:
+        return self.name
+
+
 def _not_an_input(target: Path, user_path: str, inputs: Iterable[str | os.PathLike[str]]) -> None:
     """Rule 2: ``target`` (to be written for ``--out user_path``) is none of ``inputs``."""
     for given in inputs:
         if not _same_file(target, Path(given)):
             continue
-        if os.fspath(given) == "/dev/stdin":
+        if isinstance(given, Matched):
+            matches = f"the input glob {shell_word(given.glob)} matches"
+            what = (
+                f"{user_path}: {matches} it"
+                if target == Path(user_path)
+                else f"{user_path}: writing {target.name} there would replace {given.name}, "
+                f"which {matches}"
+            )
+        elif os.fspath(given) == "/dev/stdin":
             what = f"{user_path}: is the file standard input reads (the input -)"
         elif target != Path(user_path):
             what = f"{user_path}: writing {target.name} there would replace the input {given}"

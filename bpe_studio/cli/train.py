@@ -16,6 +16,7 @@ names. What it leaves out: the training itself (``core.train.trainer``).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -25,7 +26,13 @@ from pathlib import Path
 from ..core import BpeTrainer, Tokenizer, trainer_from_file
 from ..core.corpus.cluster_address import ClusterError
 from ..core.corpus.records import nothing_to_merge
-from ..core.corpus.sources import CorpusFile, changes_first, is_glob_or_url
+from ..core.corpus.sources import (
+    CorpusFile,
+    changes_first,
+    check_counted_once,
+    is_glob_or_url,
+    twice_said,
+)
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
 from ..core.io.interrupts import held_interrupts
@@ -46,7 +53,7 @@ from .inputs import (
     input_files,
     input_name,
     is_regular,
-    is_stream,
+    local_inputs,
     records,
     stdin_input,
 )
@@ -98,28 +105,21 @@ def _nothing_learned(corpus: str, why: str, code: int = 1) -> CliError:
 
 def _check_corpora(paths: list[str]) -> None:
     """Each corpus file exists and is a file; several name the same file (or standard
-    input) at most once."""
+    input) at most once: a link to a file is that file (device and inode, as
+    ``sources.repeated_file`` tells the files globs matched)."""
     check_stdin_once(paths, "a corpus file")
-    seen: dict[Path, str] = {}
+    seen: dict[object, str] = {}
     for path in paths:
         if is_glob_or_url(path):
             check_input(path, "corpus file", globs=True)
-            continue  # resolved by the core, then checked by _check_files
+            continue  # resolved by the core, then checked by check_counted_once
         if path != STDIN and Path(path).is_dir():
             raise CliError(f"{path}: is a directory; CORPUS names text files")
         check_input(path, "corpus file")
-        same = seen.setdefault(Path(path) if path == STDIN else Path(path).resolve(), path)
+        st = None if path == STDIN else os.stat(path)
+        same = seen.setdefault(path if st is None else (st.st_dev, st.st_ino), path)
         if same != path or paths.count(path) > 1:
-            raise CliError(f"{path}: given twice as a corpus file (it would be counted twice)")
-
-
-def _check_files(files: list[CorpusFile]) -> None:
-    """No file is counted twice (two globs may match the same one)."""
-    seen: set[str] = set()
-    for f in files:
-        if f.url in seen:
-            raise CliError(f"{f.name}: named twice as a corpus file (it would be counted twice)")
-        seen.add(f.url)
+            raise CliError(twice_said(path, same))
 
 
 def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
@@ -148,11 +148,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     wanted = merge_budget(args.vocab_size, specials)
     with input_files(corpora, args.records) as paths:
         files = corpus_files(paths, records(args.records))
-        _check_files(files)
-        check_not_records(files, args.records, paths.copies)
-        # Files a glob matched are inputs too, which the tokenizer must not replace.
-        local = [f.url for f in files if f.local and not is_stream(f.url)]
+        check_counted_once(files)
+        # Files a glob matched are inputs too, which the tokenizer must not replace: said
+        # before any file is looked into (an earlier run's output is no corpus).
+        local = local_inputs(paths, files)
         check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=local)
+        check_not_records(files, args.records, paths.copies)
         if sum(f.size for f in files) == 0 and wanted:
             raise _nothing_learned(named, nothing_to_merge(files))
         trainer = _count(args, files, specials, named)

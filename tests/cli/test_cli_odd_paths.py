@@ -99,6 +99,40 @@ def test_corpus_given_twice_counts_both(tmp_path, gpt2):
     assert corpus["bytes"] == len("hello world and more")
 
 
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+@pytest.mark.parametrize(
+    ("args", "twice"),
+    [
+        (("train", "--vocab-size", "300", "--out", "tok"), "a corpus file (it would be counted"),
+        (("encode", "--tokenizer", "gpt2", "--out", "ids.npy"), "an input (it would be encoded"),
+        (("inspect", "gpt2", "--corpus"), "a corpus (it would be counted"),
+    ],
+)
+def test_a_glob_matching_a_file_and_a_link_to_it_is_refused(tmp_path, link, args, twice):
+    """An audit: ``'s/*.txt'`` with s/link.txt -> s/a.txt read a.txt twice, silently (train's
+    merges were not the distinct files'), and train refused the link named as a path only
+    when it was a symbolic one; a hard link was counted twice."""
+    (tmp_path / "s").mkdir()
+    write_text(tmp_path / "s" / "a.txt", "hello world")
+    write_text(tmp_path / "s" / "b.txt", " and more")
+    if link == "symbolic":
+        (tmp_path / "s" / "link.txt").symlink_to("a.txt")
+    else:
+        (tmp_path / "s" / "link.txt").hardlink_to(tmp_path / "s" / "a.txt")
+    command = args[0]
+    for corpus in (["s/*.txt"], ["s/a.txt", "s/b.txt", "s/link.txt"]):
+        if command == "inspect":
+            named = [*args[:2], *(w for path in corpus for w in ("--corpus", path))]
+        else:
+            named = [command, *corpus, *args[1:]]
+        line = error_line(cli(tmp_path, *named))
+        assert line == (
+            f"bpe-studio: error: s/link.txt: the same file as s/a.txt (a link), given twice as "
+            f"{twice} twice); name it once"
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
+
+
 def test_a_symbolic_link_loop_as_out_is_one_line(tmp_path):
     """``Path.resolve`` raised RuntimeError("Symlink loop") from the output rule."""
     write_text(tmp_path / "c.txt", "hello")

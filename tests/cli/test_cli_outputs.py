@@ -165,6 +165,29 @@ def test_train_never_writes_over_its_corpus(tmp_path, text):
     assert (tmp_path / "merges.txt").read_text(encoding="utf-8") == text
 
 
+def test_a_glob_that_matches_the_output_says_so_before_reading_it(tmp_path, text):
+    """An audit: ``encode 'g/*' --out g/ids.npy --force`` run again (the glob now matching the
+    first run's ids) said "g/ids.npy: UTF-16 text ..., not UTF-8": the files were looked
+    into before the output rule. The rule's message names the glob (train's too)."""
+    (tmp_path / "g").mkdir()
+    write_text(tmp_path / "g" / "a.txt", text)
+    encode = ("encode", "g/*", "--tokenizer", "gpt2", "--out", "g/ids.npy", "--force")
+    ok(cli(tmp_path, *encode))
+    ids = (tmp_path / "g" / "ids.npy").read_bytes()
+    assert error_line(cli(tmp_path, *encode)) == (
+        "bpe-studio: error: g/ids.npy: the input glob 'g/*' matches it; an output never "
+        "replaces an input, even with --force"
+    )
+    assert (tmp_path / "g" / "ids.npy").read_bytes() == ids
+    (tmp_path / "g" / "ids.npy").unlink()
+    train = ("train", "g/*", "--vocab-size", VOCAB_SIZE, "--out", "g", "--force")
+    ok(cli(tmp_path, *train))
+    assert error_line(cli(tmp_path, *train)) == (
+        "bpe-studio: error: g: writing vocab.json there would replace g/vocab.json, which the "
+        "input glob 'g/*' matches; an output never replaces an input, even with --force"
+    )
+
+
 @pytest.mark.parametrize("command", ["encode", "decode"])
 def test_an_existing_file_is_replaced_only_with_force(workdir, command):
     src = input_of(workdir, command)

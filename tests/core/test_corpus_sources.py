@@ -22,7 +22,7 @@ import zstandard
 from core_helpers import EOT, SLICES, read_fixture, write_text
 from reference_encoder import published
 
-from bpe_studio.core import CorpusError, count_file
+from bpe_studio.core import CorpusError, count_file, train_bpe
 from bpe_studio.core.corpus import counting, tasks
 from bpe_studio.core.corpus.sources import resolve_corpus
 from bpe_studio.core.reference import pretoken_counts
@@ -260,6 +260,28 @@ def test_globs_and_urls_that_name_nothing(tmp_path):
         count_file("memory://absent/*.txt")
     with pytest.raises(FileNotFoundError, match="corpus not found: memory://absent/a.txt"):
         count_file("memory://absent/a.txt")
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_a_glob_matching_a_file_and_a_link_to_it_is_refused(tmp_path, link):
+    """An audit: ``shards/*.txt`` with link.txt -> a.txt counted a.txt twice, silently: other
+    merges than the distinct files give (naming the same path twice was refused by the
+    command line alone)."""
+    write_text(tmp_path / "a.txt", "hello world " * 20)
+    write_text(tmp_path / "b.txt", "other words " * 20)
+    if link == "symbolic":
+        (tmp_path / "link.txt").symlink_to("a.txt")
+    else:
+        (tmp_path / "link.txt").hardlink_to(tmp_path / "a.txt")
+    a, named = tmp_path / "a.txt", tmp_path / "link.txt"
+    twice = f"^{named}: the same file as {a} \\(a link\\), given twice as a corpus file"
+    for corpus in (str(tmp_path / "*.txt"), [a, tmp_path / "b.txt", named]):
+        with pytest.raises(CorpusError, match=twice):
+            count_file(corpus, [EOT])
+        with pytest.raises(CorpusError, match=twice):
+            train_bpe(corpus, 300, [EOT])
+    with pytest.raises(CorpusError, match=f"^{a}: given twice as a corpus file"):
+        train_bpe([a, a], 300, [EOT])
 
 
 def test_a_symbolic_link_loop_is_named_a_loop_not_missing(tmp_path):

@@ -502,6 +502,42 @@ def check_text_head(head: bytes, name: str) -> None:
         raise CorpusError(f"{name}: {what}")
 
 
+def repeated_file(
+    files: Sequence[CorpusFile], *, other_names: bool = False
+) -> tuple[CorpusFile, CorpusFile] | None:
+    """The first file of ``files`` that is a file met earlier, and that earlier one; None when
+    each is there once (with ``other_names``, met earlier under another name). A local file
+    is known by its device and inode, not its name: a symbolic or hard link to a file is that
+    file (a glob matches both); others by URL."""
+    seen: dict[object, CorpusFile] = {}
+    for f in files:
+        key = (f.stamp.device, f.stamp.inode) if f.stamp is not None else f.url
+        first = seen.setdefault(key, f)
+        if first is not f and not (other_names and first.name == f.name):
+            return first, f
+    return None
+
+
+def twice_said(again: str, first: str, what: str = "a corpus file", done: str = "counted") -> str:
+    """The one way to say that a file is named twice: ``again`` is ``first`` (its name, or
+    another name of the same file), so it would be ``done`` twice."""
+    if again == first:
+        return f"{again}: given twice as {what} (it would be {done} twice)"
+    return (
+        f"{again}: the same file as {first} (a link), given twice as {what} (it would be "
+        f"{done} twice); name it once"
+    )
+
+
+def check_counted_once(files: Sequence[CorpusFile]) -> None:
+    """Raise :class:`CorpusError` naming both names when a file of a corpus is there twice
+    (named twice, or matched by a glob under two names): its pre-tokens would be counted
+    twice, and the merges would be other than the files' own."""
+    pair = repeated_file(files)
+    if pair is not None:
+        raise CorpusError(twice_said(pair[1].name, pair[0].name))
+
+
 def check_unchanged_files(files: Sequence[CorpusFile]) -> None:
     """Raise :class:`CorpusError` naming the first local file whose size or modification
     time moved since it was found (``stamps``): what was read of it is no version of it."""

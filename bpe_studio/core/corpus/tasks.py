@@ -58,6 +58,7 @@ from .sources import (
     CorpusPaths,
     Kind,
     changes_first,
+    check_counted_once,
     check_text_field,
     check_text_files,
     check_unchanged_files,
@@ -380,6 +381,7 @@ def count_corpus(
     """
     files = corpus_files(path, records)
     check_text_field(files, text_field)
+    check_counted_once(files)
     check_text_files(files)
     text_field = text_field or DEFAULT_TEXT_FIELD
     specials = validate_special_tokens(special_tokens)

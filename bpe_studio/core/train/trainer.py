@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TypedDict
 
 from ..corpus.cluster import Cluster, count_on_cluster
 from ..corpus.counting import ProgressFn, TrainingCancelled, counts_compiled
+from ..corpus.sources import check_counted_once
 from ..corpus.tasks import Corpus, corpus_files, count_corpus
 from ..pretokenization import scan_load
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
@@ -298,6 +299,7 @@ def trainer_from_file(
 
     # Positions never exceed the corpus's bytes, so a smaller corpus always trains in Python.
     files = corpus_files(input_path, records)
+    check_counted_once(files)  # here for a cluster's count too
     size = sum(f.size for f in files)
     # Counted by the compiled scanners (on this machine): numba's cost is paid, so "auto" takes
     # the compiled merge engine as well, several times faster than Python's at any size.
