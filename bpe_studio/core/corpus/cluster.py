@@ -148,8 +148,9 @@ def count_on_cluster(
 ) -> Counter[bytes]:
     """Count the pre-tokens of ``files`` on ``cluster``: the same counts as
     ``tasks.count_file`` (``text_field`` as there). ``progress(bytes_done, bytes_total)`` is
-    told as each task ends; ``should_stop()`` is polled while tasks run (then every task is
-    cancelled and :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` raised);
+    told as each task ends; ``should_stop()`` is polled while a scheduler is joined and
+    while tasks run (then every task is cancelled and
+    :class:`~bpe_studio.core.corpus.counting.TrainingCancelled` raised);
     ``started()`` once the tasks are sent; ``measured(positions)`` once, with the whole
     corpus's; ``status(line)`` says where the counting runs (and how a local cluster's
     workers were capped; without ``status``, that is logged)."""
@@ -159,7 +160,10 @@ def count_on_cluster(
     check_text_files(files)
     field = text_field or DEFAULT_TEXT_FIELD
     # A local cluster starts while the tasks are planned; a scheduler is reached first.
-    starting = start_cluster(cluster) if isinstance(cluster, str) else Started.of(cluster)
+    if isinstance(cluster, str):
+        starting = start_cluster(cluster, should_stop)
+    else:
+        starting = Started.of(cluster)
     try:
         # A file that exists only in this process goes to the workers with its bytes; a
         # local file with its fingerprint, which each worker checks its copy against.

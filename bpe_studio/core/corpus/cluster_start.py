@@ -2,10 +2,13 @@
 
 What it does: :func:`start_cluster` begins at once and returns a :class:`Started` whose
 ``client()`` waits for it, so the caller plans its tasks while the workers start. A
-scheduler's address (``cluster_address``) is first reached with a plain socket, so an unknown
-host or a port where nothing listens is one line at once, not a wait. ``local`` /
-``local:N`` start worker processes (one thread each: counting holds the GIL), as many as the
-machine can hold (:func:`local_workers`: a core and :data:`WORKER_MEMORY` each), saying so
+scheduler's address (``cluster_address``) is first reached with a plain socket and asked to
+answer as a Dask scheduler (``cluster_reach``), so an unknown host, a port where nothing
+listens or a server that is not Dask's is one line at once, not a wait; the join runs in a
+thread the caller waits for, so a stop or Ctrl-C ends the wait, as :data:`JOIN_DEADLINE`
+does. ``local`` / ``local:N`` start worker processes (one thread each: counting holds the
+GIL), as many as the machine can hold (:func:`local_workers`: a core and
+:data:`WORKER_MEMORY` each), saying so
 when that is fewer than asked. The workers are forked from a ``forkserver`` that imports
 Dask and the counting code once, in parallel with this process's own imports, instead of
 each worker importing them after a clean start. A script that would start them from its top
@@ -22,10 +25,10 @@ import logging
 import multiprocessing
 import os
 import signal
-import socket
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -33,12 +36,19 @@ from typing import TYPE_CHECKING, Any
 
 from . import counting
 from .cluster_address import ClusterAddress, ClusterError, cluster_address, distributed_module
+from .cluster_reach import greet, reach
+from .counting import TrainingCancelled
 
 if TYPE_CHECKING:
     from distributed import Client
 
-# How long joining a scheduler may take before its address is called unreachable.
+# How long Dask's client may take to connect to a scheduler that answered the greeting.
 CONNECT_TIMEOUT = "10s"
+# How long joining a scheduler may take in all (reaching it, the greeting, Dask's client,
+# each bounded on its own) before the wait ends, whatever part of it hangs.
+JOIN_DEADLINE = 60.0
+# Seconds between two looks at ``should_stop`` while a scheduler is joined.
+JOIN_POLL = 0.2
 # The memory a local worker is given at least: its task's text (a byte range of at most
 # ``cluster.CLUSTER_CHUNK_MAX``, decoded) and the counts of its pre-tokens.
 WORKER_MEMORY = 1 << 30
@@ -46,10 +56,6 @@ WORKER_MEMORY = 1 << 30
 DEBUG_VARIABLE = "BPE_STUDIO_DEBUG"
 # Imported once by the forkserver the local workers are forked from.
 PRELOAD = ["distributed", "bpe_studio.core.corpus.on_worker"]
-
-
-def _seconds(timeout: str) -> float:
-    return float(timeout.rstrip("s"))
 
 
 def local_workers(requested: int | None) -> tuple[int, str | None]:
@@ -164,6 +170,8 @@ class Started:
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
         self._own = True  # close() closes the client and the cluster
+        self._lock = threading.Lock()
+        self._abandoned = False  # the join was given up: its client is closed, not kept
 
     @classmethod
     def of(cls, client: object) -> Started:
@@ -206,20 +214,52 @@ class Started:
         except BaseException as e:  # handed to the thread that waits (client())
             self._error = e
 
-    def join(self) -> None:
-        """Reach the scheduler (at once: a socket first) and connect."""
-        address = self.address
-        _reachable(address)
-        distributed = distributed_module()
+    def join(self, should_stop: Callable[[], bool] | None = None) -> None:
+        """Reach the scheduler, check it answers as one, and connect: in a thread this one
+        waits for, until it ends, ``should_stop()`` (TrainingCancelled), an interrupt or
+        :data:`JOIN_DEADLINE` (ClusterError); a client made after the wait ended is closed."""
+        self._thread = threading.Thread(target=self._run_join, name="bpe-studio-join", daemon=True)
+        self._thread.start()
         try:
-            self._client = distributed.Client(address.url, timeout=CONNECT_TIMEOUT)
-        except (OSError, TimeoutError):
-            raise ClusterError(
-                f"{address.host}:{address.port} answers, but no Dask scheduler did within "
-                f"{CONNECT_TIMEOUT}",
-                address.text,
-            ) from None
-        self.planned = max(len(self._client.scheduler_info().get("workers", {})), 1)
+            deadline = time.monotonic() + JOIN_DEADLINE
+            while self._thread.is_alive():
+                if should_stop and should_stop():
+                    raise TrainingCancelled("training cancelled while joining the cluster")
+                if time.monotonic() >= deadline:
+                    raise ClusterError(
+                        f"{self.address.host}:{self.address.port} took the connection, but "
+                        f"joining the Dask scheduler there did not finish within "
+                        f"{JOIN_DEADLINE:g} s",
+                        self.address.text,
+                    )
+                self._thread.join(JOIN_POLL)
+        except BaseException:
+            with self._lock:
+                self._abandoned = True
+            raise
+        self.planned = max(len(self.client().scheduler_info().get("workers", {})), 1)
+
+    def _run_join(self) -> None:
+        address = self.address
+        try:
+            reach(address)
+            greet(address)
+            try:
+                client = distributed_module().Client(address.url, timeout=CONNECT_TIMEOUT)
+            except (OSError, TimeoutError):
+                raise ClusterError(
+                    f"{address.host}:{address.port} answers, but no Dask scheduler let this "
+                    f"client join within {CONNECT_TIMEOUT}",
+                    address.text,
+                ) from None
+        except BaseException as e:  # handed to the thread that waits (join())
+            self._error = e
+            return
+        with self._lock:
+            if self._abandoned:
+                client.close()
+            else:
+                self._client = client
 
     def client(self) -> Client:
         if self._thread is not None:
@@ -240,41 +280,17 @@ class Started:
                 part.close()
 
 
-def _reachable(address: ClusterAddress) -> None:
-    """Raise ClusterError at once when nothing can answer at the address: an unknown host,
-    a refused connection; a silent host after :data:`CONNECT_TIMEOUT`."""
-    seconds = _seconds(CONNECT_TIMEOUT)
-    where = f"{address.host}:{address.port}"
-    try:
-        with socket.create_connection((address.host, address.port), timeout=seconds):
-            pass
-    except socket.gaierror:
-        raise ClusterError(f"unknown host {address.host!r}", address.text) from None
-    except ConnectionRefusedError:
-        raise ClusterError(
-            f"nothing listens at {where} (is `dask scheduler` running there, and the port open?)",
-            address.text,
-        ) from None
-    except TimeoutError:
-        raise ClusterError(
-            f"no answer from {where} within {CONNECT_TIMEOUT} (a firewall, or a host that is "
-            "down?)",
-            address.text,
-        ) from None
-    except OSError as e:
-        raise ClusterError(f"cannot reach {where}: {e.strerror or e}", address.text) from None
-
-
-def start_cluster(address: str) -> Started:
+def start_cluster(address: str, should_stop: Callable[[], bool] | None = None) -> Started:
     """Begin joining or starting the cluster ``address`` names (:class:`Started`): a
-    scheduler is joined now (failing at once if it cannot be reached); a local cluster
-    starts in a thread, for ``client()`` to wait for."""
+    scheduler is joined now (failing at once if it cannot be reached or is not Dask's;
+    ``should_stop`` is polled meanwhile); a local cluster starts in a thread, for
+    ``client()`` to wait for."""
     checked = cluster_address(address)
     started = Started(checked)
     if checked.is_local:
         started.start_local()
     else:
-        started.join()
+        started.join(should_stop)
     return started
 
 

@@ -1,0 +1,119 @@
+"""Joining a scheduler's address where something else answers (#59): an HTTP server (the
+dashboard's port: Dask's client waited for ever), a proxy answering in HTTP (Dask read
+"HTTP/1.1" as a frame's length: "Unable to allocate 3.07 EiB"), a Dask worker's address;
+each is one line naming the address, within a bounded time. A join that hangs ends at a
+stop (the app's Stop) and at its deadline. The servers here are fakes on 127.0.0.1; no test
+starts a cluster."""
+
+from __future__ import annotations
+
+import socketserver
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from bpe_studio.core.corpus import cluster_reach, cluster_start
+from bpe_studio.core.corpus.cluster_address import ClusterError
+from bpe_studio.core.corpus.cluster_start import start_cluster
+from bpe_studio.core.corpus.counting import TrainingCancelled
+
+# A bound for each wait below: what is tested ends well within it, or hangs.
+BOUND = 30.0
+
+
+class _Silent(socketserver.BaseRequestHandler):
+    """Reads what comes and answers nothing until the client goes (as an HTTP server does
+    with bytes that hold no complete request line)."""
+
+    def handle(self) -> None:
+        while self.request.recv(4096):
+            pass
+
+
+class _Http400(socketserver.BaseRequestHandler):
+    """Answers whatever comes with an HTTP error and closes (a proxy or load balancer)."""
+
+    def handle(self) -> None:
+        self.request.recv(4096)
+        self.request.sendall(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+
+
+def serve(handler: type[socketserver.BaseRequestHandler]) -> Iterator[str]:
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def silent() -> Iterator[str]:
+    yield from serve(_Silent)
+
+
+@pytest.fixture
+def http400() -> Iterator[str]:
+    yield from serve(_Http400)
+
+
+def join_within_bound(address: str, **kwargs) -> BaseException | None:
+    """What ``start_cluster(address)`` raised (None if nothing), failing the test when it
+    has not ended within :data:`BOUND`."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            start_cluster(address, **kwargs).close()
+            outcome.append(None)
+        except BaseException as e:
+            outcome.append(e)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(BOUND)
+    assert outcome, f"joining {address} still waits after {BOUND:.0f} s"
+    return outcome[0]
+
+
+def test_a_server_that_never_answers_as_dask_is_one_line(silent, monkeypatch):
+    monkeypatch.setattr(cluster_reach, "GREETING_TIMEOUT", 0.5)
+    error = join_within_bound(silent)
+    where = silent.removeprefix("tcp://")
+    assert isinstance(error, ClusterError) and error.address == silent
+    assert error.reason.startswith(
+        f"{where} answers, but not as a Dask scheduler: no Dask reply within 0.5 s (a Dask "
+        "dashboard, an HTTP server or a proxy? a scheduler listens at :8786"
+    )
+    assert "\n" not in str(error)
+
+
+def test_a_reply_in_http_is_not_read_as_dask_frames(http400):
+    error = join_within_bound(http400)
+    where = http400.removeprefix("tcp://")
+    assert isinstance(error, ClusterError), repr(error)  # it was a MemoryError
+    assert error.reason.startswith(f"{where} answers, but does not speak Dask's protocol (")
+
+
+def test_a_stop_ends_a_join_that_hangs(silent, monkeypatch):
+    never = threading.Event()
+    monkeypatch.setattr(cluster_start, "greet", lambda address: never.wait(BOUND))
+    error = join_within_bound(silent, should_stop=lambda: True)
+    assert isinstance(error, TrainingCancelled), repr(error)
+
+
+def test_a_join_that_hangs_ends_at_its_deadline(silent, monkeypatch):
+    never = threading.Event()
+    monkeypatch.setattr(cluster_start, "greet", lambda address: never.wait(BOUND))
+    monkeypatch.setattr(cluster_start, "JOIN_DEADLINE", 0.3)
+    error = join_within_bound(silent)
+    where = silent.removeprefix("tcp://")
+    assert isinstance(error, ClusterError), repr(error)
+    assert error.reason == (
+        f"{where} took the connection, but joining the Dask scheduler there did not finish "
+        "within 0.3 s"
+    )
