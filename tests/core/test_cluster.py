@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import multiprocessing
 import os
 import shutil
@@ -300,3 +301,48 @@ def test_a_cluster_without_distributed_says_what_to_install(tmp_path, monkeypatc
     assert str(info.value) == (
         "counting on a cluster needs dask.distributed: pip install 'bpe-studio[cluster]'"
     )
+
+
+def lose_the_work(monkeypatch, error):
+    """``_reduce`` raises ``error(counted)`` as the tasks run: what Dask raises when the
+    workers die or the scheduler goes away (its client logging the loss, as it does)."""
+
+    def reduce(client, counted, *args, **kwargs):
+        logging.getLogger("distributed.client").error("Failed to reconnect to scheduler")
+        raise error(counted)
+
+    monkeypatch.setattr(cluster, "_reduce", reduce)
+
+
+def test_workers_dying_say_what_task_and_what_to_give_them(client, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from distributed import KilledWorker
+
+    path = write_text(tmp_path / "c.txt", read_fixture(SLICES["english"])[:30_000])
+    worker = SimpleNamespace(address="tcp://127.0.0.1:1")
+    lose_the_work(monkeypatch, lambda counted: KilledWorker(counted[0].key, worker, 3))
+    with pytest.raises(ClusterError) as info:
+        train_bpe(path, 300, [EOT], cluster=client)
+    scheduler = client.scheduler.address
+    assert info.value.reason == (
+        f"the workers of the scheduler at {scheduler} died 4 times running one task (29.30 kiB "
+        f"of {path}), most often for lack of memory: give each worker more memory (about "
+        "1 GiB: `dask worker --memory-limit 1GiB`) or start fewer workers per machine "
+        "(`--nworkers`)"
+    )
+
+
+def test_a_scheduler_gone_mid_count_is_one_line(client, tmp_path, monkeypatch, caplog):
+    from distributed.client import FutureCancelledError
+
+    path = write_text(tmp_path / "c.txt", read_fixture(SLICES["english"])[:30_000])
+    lost = "scheduler-connection-lost"
+    lose_the_work(monkeypatch, lambda counted: FutureCancelledError(counted[0].key, lost))
+    with pytest.raises(ClusterError) as info:
+        train_bpe(path, 300, [EOT], cluster=client)
+    assert info.value.reason == (
+        f"the scheduler at {client.scheduler.address} went away mid-count (the connection to "
+        "it was lost); restart it and run again"
+    )
+    assert not [r for r in caplog.records if r.name == "distributed.client"]

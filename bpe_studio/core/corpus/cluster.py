@@ -7,9 +7,11 @@ a time as they finish (a tree), so the client receives one counter: the corpus's
 local counting's. Progress is told per task. A stop (``should_stop``) or an interrupt cancels
 every task; a cluster it started is closed, so nothing is left running. A worker lost
 mid-count is Dask's to handle: it runs the lost tasks again elsewhere (tasks are pure, so the
-counts stay exact). The cluster is named by an address (``cluster_address``: ``local``,
-``local:N`` or a scheduler's URL, checked at once) and started or joined while the tasks are
-planned (``cluster_start``), or a ``distributed.Client`` is used as it is.
+counts stay exact); work lost for good (a task's workers all died, the scheduler went away)
+is one line naming the address and what to do (``cluster_lost``). The cluster is named by
+an address (``cluster_address``: ``local``, ``local:N`` or a scheduler's URL, checked at
+once) and started or joined while the tasks are planned (``cluster_start``), or a
+``distributed.Client`` is used as it is.
 What it leaves out: the tasks and how each is counted (``tasks``), merging (``train``).
 """
 
@@ -25,8 +27,9 @@ from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import validate_special_tokens
 from . import counting
 from .cluster_address import LOCAL as LOCAL
-from .cluster_address import ClusterError, distributed_module
+from .cluster_address import ClusterError, cluster_address, distributed_module
 from .cluster_address import parse_address as parse_address
+from .cluster_lost import killed_reason, lost_connection, lost_reason, quiet_client_logs
 from .cluster_start import Started, start_cluster
 from .counting import (
     ChunkResult,
@@ -129,6 +132,11 @@ class _Measured:
                 self._measured(self._best)
 
 
+def _scheduler(client: Client) -> str:
+    """The address of the scheduler ``client`` joined (known without asking it)."""
+    return str(getattr(client.scheduler, "address", None) or client)
+
+
 def _workers(client: Client) -> int:
     return max(len(client.scheduler_info().get("workers", {})), 1)
 
@@ -175,16 +183,18 @@ def count_on_cluster(
         client = starting.client()
         _say_where(client, cluster, len(tasks), starting.note, status)
         # A worker's copy that no longer matches: first, whether this machine's file changed.
-        with changes_first(files):
+        where = cluster if isinstance(cluster, str) else None
+        with changes_first(files), quiet_client_logs():
             counted = _count(
-                client, tasks, specials, pattern, progress, should_stop, started, measured
+                client, tasks, specials, pattern, progress, should_stop, started, measured, where
             )
         # The workers checked their copies against this machine's file before reading them
         # (``on_worker``); whether that file changed since is checked here.
         check_unchanged_files(files)
         return counted
     finally:
-        starting.close()
+        with quiet_client_logs():  # closing a client whose scheduler is gone logs tracebacks
+            starting.close()
 
 
 def _say_where(
@@ -213,8 +223,10 @@ def _count(
     should_stop: Callable[[], bool] | None,
     started: Callable[[], None] | None,
     measured: MeasuredFn | None,
+    where: str | None,
 ) -> Counter[bytes]:
-    """Run ``tasks`` on the cluster and reduce their counts there (see ``_reduce``)."""
+    """Run ``tasks`` on the cluster and reduce their counts there (see ``_reduce``); a
+    cluster that loses the work is a ClusterError naming ``where`` (the address given)."""
     distributed = distributed_module()
     total = sum(t.nbytes for t in tasks)
     if progress:
@@ -230,7 +242,16 @@ def _count(
         told.cancel()  # sizes still being taken are no longer wanted
     except distributed.KilledWorker as e:
         client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
-        raise ClusterError(f"the cluster lost the work: {e}") from None
+        by_key = {future.key: task for future, task in zip(counted, tasks)}
+        local = where is not None and cluster_address(where).is_local
+        reason = killed_reason(e, by_key, _scheduler(client), local)
+        raise ClusterError(reason, where) from None
+    except Exception as e:
+        if not lost_connection(e):
+            client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
+            raise
+        # Nothing to cancel: the scheduler that held the tasks is gone.
+        raise ClusterError(lost_reason(_scheduler(client)), where) from None
     except BaseException:
         client.cancel(sent, force=True)  # type: ignore[no-untyped-call]
         raise
