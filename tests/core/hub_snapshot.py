@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -39,18 +41,46 @@ def hub_at_a_closed_port(monkeypatch) -> str:
     set: ``hf_hub_url`` formats the template."""
     import socket
 
-    from huggingface_hub import constants
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    endpoint = f"http://127.0.0.1:{port}"
+    return point_hub_at(monkeypatch, f"http://127.0.0.1:{port}")
+
+
+def point_hub_at(monkeypatch, endpoint: str) -> str:
+    """huggingface_hub, for this test, online at ``endpoint`` (as ``HF_ENDPOINT`` would set it
+    at import: the endpoint and the URL template built from it); the address."""
+    from huggingface_hub import constants
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "0")
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(constants, "ENDPOINT", endpoint)
     template = endpoint + "/{repo_id}/resolve/{revision}/{filename}"
     monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", template)
     return endpoint
+
+
+def answering_hub(status: int, headers: dict[str, str] | None = None) -> ThreadingHTTPServer:
+    """A server on a free port of this machine answering every request with ``status`` and
+    ``headers`` and no body (a proxy, a firewall or a rate limit in the way, or the Hub's own
+    refusal with its ``X-Error-Code``), serving on a thread; the caller shuts it down."""
+
+    class Answer(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            self.send_response(status)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_HEAD = _answer
+
+        def log_message(self, *args) -> None:
+            pass  # nothing on the test's output
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def add_snapshot(

@@ -7,13 +7,21 @@ port of this machine: offline is one line at once, with no retry (#32)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import huggingface_hub
 import pytest
 import tokenizers
 from foreign_files import llama3_style, unigram
-from hub_snapshot import add_snapshot, hub_at_a_closed_port, hub_error, offline_hub
+from hub_snapshot import (
+    add_snapshot,
+    answering_hub,
+    hub_at_a_closed_port,
+    hub_error,
+    offline_hub,
+    point_hub_at,
+)
 from huggingface_hub import errors
 
 from bpe_studio.core import Tokenizer
@@ -261,7 +269,12 @@ def test_the_whole_check_fits_in_hub_timeout(monkeypatch, tmp_path):
     assert clock[0] <= hf_hub.HUB_TIMEOUT, asked
 
 
-def test_the_hubs_refusal_is_known_from_its_first_answer(monkeypatch):
+def test_the_hubs_refusal_is_known_from_its_first_answer(monkeypatch, tmp_path):
+    from huggingface_hub import constants
+
+    offline_hub(monkeypatch, tmp_path)  # a cache of its own, empty (a cached model is read)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+
     def metadata(url, timeout=None, **kwargs):
         raise hub_error(errors.GatedRepoError)
 
@@ -300,3 +313,76 @@ def test_a_download_can_be_cancelled(monkeypatch, tmp_path):
     with pytest.raises(HubCancelled):  # cancelled before anything was asked
         hf_hub.fetch_tokenizer(HubModel("acme/uni"), cancelled=lambda: True)
     assert updates == []
+
+
+@pytest.fixture
+def hub_says(monkeypatch, tmp_path):
+    """``hub_says(status, headers)``: an offline cache in ``tmp_path``, then the Hub online at a
+    server of this machine answering every request so; the cache folder."""
+    from huggingface_hub.utils import _detect_agent
+
+    cache = offline_hub(monkeypatch, tmp_path)
+    monkeypatch.setattr(hf_hub, "hub_reachable", _REAL_REACHABLE)
+    # Its list of agent harnesses known, as after a process's first request: one request.
+    monkeypatch.setattr(_detect_agent, "_registry", _detect_agent._EMPTY_REGISTRY)
+    servers = []
+
+    def start(status: int, headers: dict[str, str] | None = None):
+        servers.append(answering_hub(status, headers))
+        point_hub_at(monkeypatch, f"http://127.0.0.1:{servers[-1].server_port}")
+        return cache
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+# Answers that say nothing of the model: a proxy wanting a log-in, a firewall, a rate limit, a
+# server error, and 401/404 without the Hub's X-Error-Code (a proxy's, not the Hub's).
+IN_THE_WAY = [401, 403, 404, 407, 429, 500, 503]
+
+
+@pytest.mark.parametrize("status", IN_THE_WAY)
+def test_a_cached_model_is_read_whatever_is_in_the_way(hub_says, tmp_path, status):
+    """Found by an audit: a proxy's 407, a firewall's 403 or a rate limit's 429 refused a model
+    the cache holds ("could not download its tokenizer"); huggingface_hub reads the cache."""
+    cache = hub_says(status)
+    add_snapshot(cache, "acme/uni", {"tokenizer.json": unigram(tmp_path / "uni")})
+    assert open_hub(HubModel("acme/uni")).name == "acme/uni"
+
+
+@pytest.mark.parametrize("status", [407, 429])
+def test_a_model_not_cached_says_what_is_in_the_way(hub_says, status):
+    hub_says(status)
+    with pytest.raises(HubError) as info:
+        open_hub(HubModel("acme/new"))
+    reason = {407: "Proxy Authentication Required", 429: "Too Many Requests"}[status]
+    assert str(info.value) == (
+        f"acme/new: its tokenizer is not in the Hugging Face cache and the Hub answered {status} "
+        f"{reason}; connect once to download it"
+    )
+
+
+# The Hub's own refusals (huggingface_hub classifies them by X-Error-Code): (status, code, the
+# model asked for, the message's start).
+REFUSALS = [
+    (403, "GatedRepo", HubModel("acme/uni"), "acme/uni: a gated model: accept its terms"),
+    (401, "RepoNotFound", HubModel("acme/uni"), "acme/uni: no such model on the Hugging Face"),
+    (404, "EntryNotFound", HubModel("acme/uni"), "acme/uni: the model has no tokenizer.json"),
+    (404, "RevisionNotFound", HubModel("acme/uni", "v2"), "acme/uni@v2: the model has no revis"),
+]
+
+
+@pytest.mark.parametrize(("status", "code", "model", "expected"), REFUSALS)
+def test_the_hubs_refusal_is_an_error_unless_the_model_is_cached(
+    hub_says, tmp_path, status, code, model, expected
+):
+    cache = hub_says(status, {"X-Error-Code": code})
+    with pytest.raises(HubError, match=f"^{re.escape(expected)}"):
+        open_hub(model)
+    # Cached, the model is read, as huggingface_hub's hf_hub_download reads it (a token
+    # expired, a model made gated since, or removed: what was downloaded is still there).
+    uni = unigram(tmp_path / "uni")
+    add_snapshot(cache, "acme/uni", {"tokenizer.json": uni}, revision=model.revision or "main")
+    assert open_hub(model).name == model.name

@@ -9,13 +9,15 @@ one, its ``tokenizer_config.json`` (which names the special tokens) with
 bytes as they come; the folder holding them is returned, for ``foreign.open_tokenizer`` and
 ``files.load_data`` (which take ``hf:`` sources through it). Whether the Hub answers is asked
 once first (:func:`hub_reachable`, one request, no retries, within :data:`HUB_TIMEOUT`
-seconds with huggingface_hub's own first one of the process): unreachable, the cache alone
-is read, so offline is known in seconds and quietly, not after huggingface_hub's five
-retries. ``cancelled()``, polled between steps and as the
-bytes come, stops it with :class:`HubCancelled`. Offline, gated (needs a token), a model or
-revision not found, a model without a ``tokenizer.json``: each is a :class:`HubError` of one
-line saying what to do. :func:`cached_files` names the files the cache holds for a model
-now, without asking the Hub (what an output must not replace).
+seconds with huggingface_hub's own first one of the process): unreachable, answering
+anything that says nothing of the model (a proxy, a firewall, a rate limit, a server error)
+or refusing a model whose tokenizer the cache holds, the cache alone is read, so offline is
+known in seconds and quietly, not after huggingface_hub's five retries. ``cancelled()``,
+polled between steps and as the bytes come, stops it with :class:`HubCancelled`. Offline,
+gated (needs a token), a model or revision not found, a model without a ``tokenizer.json``:
+each is a :class:`HubError` of one line saying what to do. :func:`cached_files` names the
+files the cache holds for a model now, without asking the Hub (what an output must not
+replace).
 :data:`POPULAR` is the curated list of open models the app offers.
 What it leaves out: reading the files (``files``, ``foreign``), log-in (the ``hf``
 command, ``HF_TOKEN``), the app's and the command line's progress display.
@@ -176,9 +178,10 @@ def _message(model: HubModel, error: BaseException, unreachable: str = "") -> st
     if isinstance(error, RevisionNotFoundError):
         return f"{name}: the model has no revision {model.revision!r} (a branch, tag or commit)"
     if isinstance(error, LocalEntryNotFoundError):
-        why = "HF_HUB_OFFLINE is set" if constants.HF_HUB_OFFLINE else "the Hub cannot be reached"
-        if unreachable and not constants.HF_HUB_OFFLINE:
-            why += f" ({unreachable})"
+        if constants.HF_HUB_OFFLINE:
+            why = "HF_HUB_OFFLINE is set"
+        else:
+            why = unreachable or "the Hub cannot be reached"
         return (
             f"{name}: its tokenizer is not in the Hugging Face cache and {why}; connect once "
             "to download it"
@@ -196,10 +199,13 @@ def _first_line(error: BaseException) -> str:
 
 def hub_reachable(model: HubModel) -> str | None:
     """Ask the Hub, once and without retries, for ``model``'s ``tokenizer.json``: None when it
-    answers with the file, why not (a few words) when it cannot be reached in
+    answers with the file; why not, for the cache alone to be read ("the Hub cannot be
+    reached (…)", "the Hub answered 429 Too Many Requests"), when it cannot be reached in
     :data:`HUB_TIMEOUT` seconds (huggingface_hub's own first request included) or answers
-    with a server error; the Hub's own refusals (no such model, gated, no such revision or
-    file) are raised as :class:`HubError`."""
+    anything else that says nothing of the model (a proxy, a firewall, a rate limit, a server
+    error). The Hub's own refusals (no such model, gated, no such
+    revision or file) are raised as :class:`HubError`, unless the cache holds the model's
+    ``tokenizer.json``: then they too are a reason to read the cache."""
     from huggingface_hub import get_hf_file_metadata, hf_hub_url
     from huggingface_hub.errors import (
         EntryNotFoundError,
@@ -219,18 +225,33 @@ def hub_reachable(model: HubModel) -> str | None:
         build_hf_headers()
         left = HUB_TIMEOUT - (monotonic() - started)
         if left <= 0:
-            return f"no answer in {HUB_TIMEOUT:g} s"
+            return f"the Hub cannot be reached (no answer in {HUB_TIMEOUT:g} s)"
         get_hf_file_metadata(url, timeout=left)
     except (EntryNotFoundError, RepositoryNotFoundError, RevisionNotFoundError) as error:
-        raise HubError(_message(model, error)) from None  # gated models are "not found" too
+        # The Hub's own word on the model (gated models are "not found" too, as
+        # huggingface_hub classifies them by the Hub's X-Error-Code). A tokenizer downloaded
+        # before is still read: a token expired or a model gated since loses nothing.
+        if _tokenizer_cached(model):
+            return f"the Hub refused it ({_first_line(error)})"
+        raise HubError(_message(model, error)) from None
     except HfHubHTTPError as error:
-        status = getattr(getattr(error, "response", None), "status_code", 0) or 0
-        if 400 <= status < 500:
-            raise HubError(_message(model, error)) from None
-        return _first_line(error)
+        # Any other answer says nothing of the model: a proxy's 407, a firewall's 403, a rate
+        # limit's 429, a server error. The cache is read, as hf_hub_download reads it then.
+        response = getattr(error, "response", None)
+        if response is None:
+            return f"the Hub answered {_first_line(error)}"
+        return f"the Hub answered {response.status_code} {response.reason_phrase}".rstrip()
     except Exception as error:  # a refused connection, an unknown host, a timeout
-        return _first_line(error)
+        return f"the Hub cannot be reached ({_first_line(error)})"
     return None
+
+
+def _tokenizer_cached(model: HubModel) -> bool:
+    """Whether the cache holds ``model``'s ``tokenizer.json`` (a file, not a broken link)."""
+    from huggingface_hub import try_to_load_from_cache
+
+    path = try_to_load_from_cache(model.repo_id, TOKENIZER_FILE, revision=model.revision)
+    return isinstance(path, str) and os.path.isfile(path)
 
 
 def fetch_tokenizer(
