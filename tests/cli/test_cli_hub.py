@@ -132,3 +132,23 @@ def test_a_revision_with_a_space_is_refused(tmp_path, hub):
         "bpe-studio: error: hf:acme/ll@v1 extra: 'v1 extra' is not a revision (a branch, tag or "
         "commit: no spaces, no '..', none of ~^:?*[\\)"
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "meant"),
+    [
+        ("acme/uni", "hf:acme/uni"),
+        ("https://huggingface.co/acme/ll/tree/v1", "hf:acme/ll@v1"),
+        ("absent/vocab.json", None),
+    ],
+)
+def test_a_model_named_without_hf_says_how_to_name_it(tmp_path, hub, source, meant):
+    """Found by an audit: ``--tokenizer acme/good`` (or the model's page) was "tokenizer not
+    found ... expected a GPT-2 directory ...", with no word of ``hf:``."""
+    files, text = hub
+    line = error_line(cli(tmp_path, "encode", text, "--tokenizer", source, "--out", "x.npy"))
+    assert line.startswith(f"bpe-studio: error: tokenizer not found: {source} (expected ")
+    if meant is None:
+        assert "Hugging Face" not in line, line
+    else:
+        assert line.endswith(f" (for a Hugging Face model, write {meant})"), line

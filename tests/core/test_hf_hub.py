@@ -386,3 +386,85 @@ def test_the_hubs_refusal_is_an_error_unless_the_model_is_cached(
     uni = unigram(tmp_path / "uni")
     add_snapshot(cache, "acme/uni", {"tokenizer.json": uni}, revision=model.revision or "main")
     assert open_hub(model).name == model.name
+
+
+def _cut_short(tmp_path):
+    whole = unigram(tmp_path / "uni").read_bytes()
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(whole[: len(whole) // 2].rstrip(b"} \n"))
+    return cut
+
+
+@pytest.mark.parametrize(
+    ("make", "damage"),
+    [
+        (_cut_short, "is cut short (it does not end with '}')"),
+        (lambda tmp_path: _written(tmp_path, b""), "is empty"),
+        (
+            lambda tmp_path: _written(tmp_path, b"<html><body>Rate limited</body></html>"),
+            "is not JSON (it begins '<html><body>Rate')",
+        ),  # fmt: skip
+    ],
+)
+def test_a_damaged_cached_tokenizer_names_the_model_and_how_to_clear_it(
+    monkeypatch, tmp_path, make, damage
+):
+    """Found by an audit: a cut-short, empty or error-page tokenizer.json in the cache was
+    named by its blob's path only, neither the model nor what to do."""
+    cache = offline_hub(monkeypatch, tmp_path)
+    add_snapshot(cache, "acme/bad", {"tokenizer.json": make(tmp_path)})
+    with pytest.raises(HubError) as info:
+        open_tokenizer("hf:acme/bad")
+    assert str(info.value) == (
+        f"hf:acme/bad: its tokenizer.json in the Hugging Face cache {damage}; remove the model "
+        f"from the cache (`hf cache rm model/acme/bad`, or delete the folder "
+        f"{cache / 'models--acme--bad'}), then load it again to download it afresh"
+    )
+
+
+def _written(tmp_path, data: bytes):
+    path = tmp_path / "written.json"
+    path.write_bytes(data)
+    return path
+
+
+def test_a_cached_folder_without_a_tokenizer_says_so(monkeypatch, tmp_path):
+    """Found by an audit: a model cached with its config only was "not in the Hugging Face
+    cache"; a tokenizer.json whose blob is gone was too."""
+    cache = offline_hub(monkeypatch, tmp_path)
+    config = _written(tmp_path, b'{"bos_token": "<s>"}')
+    folder = add_snapshot(cache, "acme/notok", {"tokenizer_config.json": config})
+    with pytest.raises(HubError) as info:
+        open_hub(HubModel("acme/notok"))
+    assert str(info.value) == (
+        f"acme/notok: its folder in the Hugging Face cache, {folder}, has no tokenizer.json and "
+        "HF_HUB_OFFLINE is set; connect once to download it"
+    )
+    folder = add_snapshot(cache, "acme/gone", {"tokenizer.json": unigram(tmp_path / "uni")})
+    (folder / "tokenizer.json").resolve().unlink()
+    with pytest.raises(HubError) as info:
+        open_hub(HubModel("acme/gone"))
+    assert str(info.value) == (
+        "hf:acme/gone: its tokenizer.json in the Hugging Face cache links to a file that is "
+        "missing; remove the model from the cache (`hf cache rm model/acme/gone`, or delete the "
+        f"folder {cache / 'models--acme--gone'}), then load it again to download it afresh"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "meant"),
+    [
+        ("acme/good", "hf:acme/good"),
+        ("acme/good@v1", "hf:acme/good@v1"),
+        ("https://huggingface.co/acme/good", "hf:acme/good"),
+        ("https://huggingface.co/acme/good/tree/v1", "hf:acme/good@v1"),
+        ("https://huggingface.co/acme/good/blob/main/tokenizer.json", "hf:acme/good@main"),
+        ("data/vocab.json", None),
+        ("out/tok.tiktoken", None),
+        ("a/b/c", None),
+        ("./acme/good", None),
+        ("https://huggingface.co/datasets/acme/good", None),
+    ],
+)
+def test_a_name_meant_as_a_hub_model(name, meant):
+    assert hf_hub.hub_source_meant(name) == meant

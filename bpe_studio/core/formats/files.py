@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..corpus.stamps import link_loop
-from ..io.hf_hub import fetch_tokenizer, parse_hub_source
+from ..io.hf_hub import fetch_tokenizer, hub_source_meant, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.scan_patterns import unwrapped
@@ -184,7 +184,9 @@ def _not_a_preset(name: str) -> str:
             f"{name}: a tiktoken encoding that is not bundled (the presets are "
             f"{', '.join(PRESETS)}); name its .tiktoken rank file"
         )
-    return f"tokenizer not found: {name} (expected {_what_is_accepted()})"
+    meant = hub_source_meant(name)
+    hint = f" (for a Hugging Face model, write {meant})" if meant else ""
+    return f"tokenizer not found: {name} (expected {_what_is_accepted()}){hint}"
 
 
 def foreign_file(source: str | os.PathLike[str]) -> ForeignTokenizerFile | None:

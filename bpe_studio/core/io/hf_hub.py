@@ -43,6 +43,13 @@ _REPO_ID = re.compile(r"[A-Za-z0-9][\w.-]{0,95}/[A-Za-z0-9][\w.-]{0,95}")
 # A revision: a branch, a tag, a commit or a pull request's ref ("refs/pr/1"), as git allows
 # their names: no spaces or control characters, none of ~^:?*[\ and no "..".
 _REVISION = re.compile(r"[\w.@/+=-]{1,255}")
+# A model's page: https://huggingface.co/ORG/NAME, maybe at a revision (/tree/REVISION) or a file.
+_HUB_PAGE = re.compile(
+    r"https?://(?:www\.)?(?:huggingface|hf)\.co/([^/?#]+)/([^/?#]+)"
+    r"(?:/(?:tree|blob|resolve)/([^/?#]+))?"
+)
+# Names that end so are files, missing, not models (whose names may hold dots: Qwen2.5-7B).
+_FILE_SUFFIXES = (".json", ".txt", ".tiktoken", ".gz", ".model", ".bin")
 # Seconds one request to the Hub may take before the Hub is taken as unreachable.
 HUB_TIMEOUT = 5.0
 # The open models the app lists (label, repository id): real ids; the gated ones (Llama,
@@ -119,6 +126,31 @@ def parse_repo(text: str, given: str | None = None) -> HubModel:
     return HubModel(repo, revision or None)
 
 
+def hub_source_meant(name: str) -> str | None:
+    """The ``hf:`` source a ``name`` that is no file and no preset may have meant: it reads as
+    ``ORG/NAME[@REVISION]`` (not as a file's name) or is a model's page on huggingface.co;
+    None otherwise.
+
+    >>> hub_source_meant("https://huggingface.co/Qwen/Qwen2.5-7B/tree/main")
+    'hf:Qwen/Qwen2.5-7B@main'
+    >>> hub_source_meant("data/vocab.json") is None
+    True
+    """
+    page = _HUB_PAGE.match(name.strip())
+    if page is not None:
+        if page[1] in ("datasets", "spaces"):
+            return None  # not a model
+        text = f"{page[1]}/{page[2]}" + (f"@{page[3]}" if page[3] else "")
+    elif name.lower().endswith(_FILE_SUFFIXES):
+        return None
+    else:
+        text = name
+    try:
+        return parse_repo(text).source
+    except HubError:
+        return None
+
+
 ProgressFn = Callable[[int, "int | None"], None]
 CancelledFn = Callable[[], bool]
 
@@ -182,14 +214,82 @@ def _message(model: HubModel, error: BaseException, unreachable: str = "") -> st
             why = "HF_HUB_OFFLINE is set"
         else:
             why = unreachable or "the Hub cannot be reached"
-        return (
-            f"{name}: its tokenizer is not in the Hugging Face cache and {why}; connect once "
-            "to download it"
-        )
+        return _not_cached(model, why)
     if isinstance(error, EntryNotFoundError):
         return f"{name}: the model has no {TOKENIZER_FILE} (only its own library reads it)"
     first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return f"{name}: could not download its tokenizer ({first})"
+
+
+def _not_cached(model: HubModel, why: str) -> str:
+    """Why the cache gave no ``tokenizer.json`` for ``model``, ``why`` the Hub was not asked:
+    the model not cached, its folder holding other files only, or a broken link."""
+    name, folder = model.name, _snapshot_folder(model)
+    entry = None if folder is None else folder / TOKENIZER_FILE
+    if entry is not None and entry.is_symlink():  # a link to a blob that is gone
+        return (
+            f"{model.source}: its {TOKENIZER_FILE} in the Hugging Face cache links to a file "
+            f"that is missing; {_clear_cache(model)}"
+        )
+    if folder is not None:  # e.g. another library downloaded only the model's config
+        return (
+            f"{name}: its folder in the Hugging Face cache, {folder}, has no {TOKENIZER_FILE} "
+            f"and {why}; connect once to download it"
+        )
+    return (
+        f"{name}: its tokenizer is not in the Hugging Face cache and {why}; connect once "
+        "to download it"
+    )
+
+
+def _model_folder(model: HubModel) -> Path:
+    """The folder of the Hugging Face cache that holds ``model`` (every revision)."""
+    from huggingface_hub import constants
+    from huggingface_hub.file_download import repo_folder_name
+
+    return Path(constants.HF_HUB_CACHE) / repo_folder_name(repo_id=model.repo_id, repo_type="model")
+
+
+def _snapshot_folder(model: HubModel) -> Path | None:
+    """The cache's folder of ``model`` at its revision (a branch or tag resolved by the cache's
+    refs, as huggingface_hub resolves them offline); None when the cache has none."""
+    folder = _model_folder(model)
+    revision = model.revision or "main"
+    try:
+        revision = (folder / "refs" / revision).read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        pass  # a commit hash, or a ref the cache does not know
+    snapshot = folder / "snapshots" / revision
+    return snapshot if "/" not in revision and snapshot.is_dir() else None
+
+
+def _clear_cache(model: HubModel) -> str:
+    """What to do about a damaged cache entry of ``model``."""
+    return (
+        f"remove the model from the cache (`hf cache rm model/{model.repo_id}`, or delete the "
+        f"folder {_model_folder(model)}), then load it again to download it afresh"
+    )
+
+
+def _damaged(path: Path) -> str | None:
+    """What is plainly wrong with a ``tokenizer.json`` from the cache, seen at its two ends
+    (parsing it all is the reader's job, and would read a large file twice): empty, no JSON
+    object (an error page saved in its place), or cut short; None when it looks whole."""
+    try:
+        with open(path, "rb") as file:
+            head = file.read(64).lstrip()
+            size = file.seek(0, os.SEEK_END)
+            file.seek(max(0, size - 64))
+            tail = file.read().rstrip()
+    except OSError:
+        return None  # unreadable: its reader says why, naming the file
+    if not head:
+        return "empty"
+    if not head.startswith(b"{"):
+        return f"not JSON (it begins {head[:16].decode('utf-8', 'replace')!r})"
+    if not tail.endswith(b"}"):
+        return "cut short (it does not end with '}')"
+    return None
 
 
 def _first_line(error: BaseException) -> str:
@@ -291,6 +391,12 @@ def fetch_tokenizer(
         path = download(TOKENIZER_FILE)
     except (OSError, HfHubHTTPError, EntryNotFoundError, ValueError) as error:
         raise HubError(_message(model, error, unreachable or "")) from None
+    damaged = _damaged(path)
+    if damaged is not None:  # its reader would name the blob only, not the model
+        raise HubError(
+            f"{model.source}: its {TOKENIZER_FILE} in the Hugging Face cache is {damaged}; "
+            f"{_clear_cache(model)}"
+        )
     check()
     try:
         download(CONFIG_FILE)
