@@ -358,3 +358,35 @@ def test_the_reports_corpus_sample_is_the_compression_plots_in_sample_text(tmp_p
     sample = corpus_sample(path).text
     assert sample == read_slice(path)
     assert sample.endswith("\n") and 0.9 * IN_SAMPLE_BYTES < len(sample.encode()) <= IN_SAMPLE_BYTES
+
+
+def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):
+    """An audit (the app's state machine): a run discarded (another corpus opened) stayed in
+    the Report's last column, in its CSV, and in a Compare pane that still named it."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.views.picker import RUN
+
+    compare, report = window.compare, window.report
+    train_in_window(qtbot, window, DEMO_CORPUS, 400)
+    compare.choices[0].pick(RUN)
+    window.tabs.setCurrentWidget(compare)
+    qtbot.waitUntil(
+        lambda: compare.comparison is not None and not compare.busy
+        and compare.comparison.a.label.startswith("The run's tokenizer"), timeout=120_000,
+    )  # fmt: skip
+    with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
+        window.tabs.setCurrentWidget(report)
+    assert blocker.args[0].tokenizers[-1] == "The run's tokenizer (step 143)"
+    window.ask = lambda title, question: True  # "Discard the trained tokenizer?" Yes
+    assert window.open_corpus(FIXTURES / "german.txt")
+    assert window.state.shown is None
+    qtbot.waitUntil(lambda: not report.busy, timeout=120_000)
+    assert report.report is None or not any("run" in t for t in report.report.tokenizers)
+    assert not report.csv_button.isEnabled() and report.table.columnCount() == 0
+    window.tabs.setCurrentWidget(compare)
+    qtbot.waitUntil(lambda: not compare.busy, timeout=120_000)
+    assert compare.comparison is None
+    assert all(pane.side is None and not pane.painted() for pane in compare.panes)
+    assert "run" not in compare.stats[0].text()

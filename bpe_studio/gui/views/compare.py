@@ -203,6 +203,11 @@ class ComparePane(QPlainTextEdit):
         self.comparison, self.side = comparison, side
         self._schedule()
 
+    def clear_side(self) -> None:
+        """Show the text uncoloured: its tokens are no one's any more."""
+        self.comparison = self.side = None
+        self._schedule()
+
     @Slot()
     def _schedule(self, *args: object) -> None:
         self._repaint.start()
@@ -441,6 +446,15 @@ class CompareView(LazyPage):
             f"minus {comparison.b.label}"
         )
         self.compared.emit(comparison)
+
+    def _forget_result(self) -> None:
+        if self.comparison is None:
+            return
+        self.comparison = None
+        for pane, stats in zip(self.panes, self.stats):
+            pane.clear_side()
+            stats.setText(" ")
+        self.status.setText("The run's tokenizer is gone")
 
     def _sync_scroll(self, source: int, target: int) -> None:
         if self._syncing:

@@ -6,6 +6,8 @@ shown, starts the subclass's ``_submit`` after the debounce; a hidden page waits
 shown again, and hiding a page cancels its work (the page now shown gets the thread). A change
 of tokenizer choice makes the next failure go to the error dialog (``_announce``,
 :meth:`LazyPage._on_failed`).
+A result computed with the run's tokenizer is forgotten once the run is gone
+(``_forget_result``).
 What it leaves out: what is computed and how it is shown (the Compare and Report pages).
 """
 
@@ -108,7 +110,15 @@ class LazyPage(QWidget):
     @Slot()
     def _on_run_tokenizer_changed(self) -> None:
         if any(choice.uses_run for choice in self.choices):
+            if self.hub.state.shown is None:
+                # The run is gone (discarded, or a new one not yet merged): what was computed
+                # with it is shown and exported no more (an audit: a discarded run's column
+                # stayed in the Report, and in its CSV).
+                self._forget_result()
             self.request()
+
+    def _forget_result(self) -> None:
+        raise NotImplementedError  # each page clears its own result
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:

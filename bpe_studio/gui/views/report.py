@@ -260,6 +260,17 @@ class ReportView(LazyPage):
         if self.report is None:  # nothing to show instead: the chart says why
             self._show_empty(self.status.text())
 
+    def _forget_result(self) -> None:
+        if self.report is None:
+            return
+        self.report = None
+        self.table.clear()
+        self.table.setRowCount(0)
+        self.table.setColumnCount(0)
+        for button in (self.csv_button, self.png_button):
+            button.setEnabled(False)
+        self._show_empty("The run's tokenizer is gone: pick the tokenizers to compare")
+
     # ------------------------------------------------------------- results
     @Slot(object)
     def _on_done(self, report: object) -> None:
