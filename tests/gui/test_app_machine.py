@@ -55,6 +55,7 @@ CORPUS = FIXTURES / "tinystories_sample.txt"
 EXAMPLES = int(os.environ.get("BPE_STUDIO_MACHINE_EXAMPLES", "16"))
 STEPS = int(os.environ.get("BPE_STUDIO_MACHINE_STEPS", "15"))
 OFFLINE_MODEL = "Qwen/Qwen2.5-7B"  # a model the menus list; not in the offline cache
+RUN_LABEL = "The run's tokenizer"  # how every picker and page names the run
 # Text from assigned characters only: Latin letters, digits, punctuation, CJK, an emoji, and
 # the special token (docs/unicode.md).
 TEXT = st.lists(
@@ -387,6 +388,13 @@ class AppMachine(RuleBasedStateMachine):
         if s.phase is Phase.IDLE:
             assert win.merge_list.model.rowCount() == 0
             assert s.shown is None and "trained on" not in win.editor.source_label.text()
+        if s.shown is None:  # no page shows or exports a run that is gone
+            report = win.report.report
+            assert report is None or not any(t.startswith(RUN_LABEL) for t in report.tokenizers)
+            compared = win.compare.comparison
+            assert compared is None or not any(
+                side.label.startswith(RUN_LABEL) for side in (compared.a, compared.b)
+            )
 
     @invariant()
     def the_labs_makeup_is_its_tokenizers_at_the_step(self) -> None:
