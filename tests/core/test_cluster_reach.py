@@ -99,16 +99,31 @@ def test_a_reply_in_http_is_not_read_as_dask_frames(http400):
     assert error.reason.startswith(f"{where} answers, but does not speak Dask's protocol (")
 
 
-def test_a_stop_ends_a_join_that_hangs(silent, monkeypatch):
-    never = threading.Event()
-    monkeypatch.setattr(cluster_start, "greet", lambda address: never.wait(BOUND))
+@pytest.fixture
+def hanging_greeting(monkeypatch) -> Iterator[None]:
+    """A greeting that hangs until the test is over, then fails: the abandoned join thread
+    ends then, having made no Dask client (whose threads would outlive the test, and a test
+    that forks checks that no thread is left)."""
+    over = threading.Event()
+
+    def greet(address) -> None:
+        over.wait(BOUND)
+        raise ClusterError("the test is over", address.text)
+
+    monkeypatch.setattr(cluster_start, "greet", greet)
+    yield
+    over.set()
+    for thread in threading.enumerate():
+        if thread.name == "bpe-studio-join":
+            thread.join(BOUND)
+
+
+def test_a_stop_ends_a_join_that_hangs(silent, hanging_greeting):
     error = join_within_bound(silent, should_stop=lambda: True)
     assert isinstance(error, TrainingCancelled), repr(error)
 
 
-def test_a_join_that_hangs_ends_at_its_deadline(silent, monkeypatch):
-    never = threading.Event()
-    monkeypatch.setattr(cluster_start, "greet", lambda address: never.wait(BOUND))
+def test_a_join_that_hangs_ends_at_its_deadline(silent, hanging_greeting, monkeypatch):
     monkeypatch.setattr(cluster_start, "JOIN_DEADLINE", 0.3)
     error = join_within_bound(silent)
     where = silent.removeprefix("tcp://")
