@@ -254,6 +254,22 @@ def test_the_scan_never_finds_bytes_inside_a_special_tokens_text_wherever_blocks
         assert set(scan_task(tok, CountTask(g, nbytes=g.size), kept)[0]) == want, block
 
 
+def test_a_special_tokens_text_spelled_across_two_records_is_text_in_each(tmp_path):
+    """A review: "hello <|end" and "oftext|> world", two records (each encoded on its own),
+    read as one <|endoftext|>: neither half was found."""
+    special = "<|endoftext|>"
+    tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: special.encode()}, [], [special])
+    records = tmp_path / "docs.jsonl"
+    records.write_text(
+        "".join(json.dumps({"text": t}) + "\n" for t in ["hello <|end", "oftext|> world"]),
+        encoding="utf-8",
+    )
+    kept = str(tmp_path / "patterns")
+    write_patterns([b"<|end", b"oftext|>", b"hello", b"<|endoftext|>"], kept)
+    (f,) = resolve_corpus(str(records))
+    assert scan_task(tok, CountTask(f, nbytes=f.size), kept)[0] == [0, 1, 2]
+
+
 def test_errors_name_the_file(tmp_path, gpt2_tokenizer):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"fine text\n\xff\xfe")

@@ -428,7 +428,7 @@ def scan_task(
             if specials is not None:
                 # Nor a special token's text: it is one id, never text a model sees.
                 if covered is None:
-                    covered = _covered(specials, data)
+                    covered = _covered(specials, data, ends)
                 j = bisect.bisect_left(covered[0], end) - 1
                 if j >= 0 and covered[1][j] > start:
                     continue
@@ -453,13 +453,17 @@ def _specials_matcher(specials: tuple[str, ...]) -> Any:
     return _special_automaton[1]
 
 
-def _covered(specials: Any, data: bytes) -> tuple[list[int], list[int]]:
-    """The stretches of ``data`` that spell a special token, merged, as sorted starts and
-    their ends."""
+def _covered(specials: Any, data: bytes, documents: list[int]) -> tuple[list[int], list[int]]:
+    """The stretches of ``data`` that spell a special token within one document (each is
+    encoded on its own: ``documents`` are the offsets where one ends), merged, as sorted
+    starts and their ends."""
     starts: list[int] = []
     ends: list[int] = []
     for _, start, end in sorted(specials.find_matches_as_indexes(data, overlapping=True),
                                 key=lambda m: m[1]):  # fmt: skip
+        i = bisect.bisect_right(documents, start)
+        if i != len(documents) and documents[i] < end:
+            continue  # spelled across two documents: text in each
         if ends and start <= ends[-1]:
             ends[-1] = max(ends[-1], end)
         else:
