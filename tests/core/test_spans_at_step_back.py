@@ -140,3 +140,30 @@ def test_a_pipeline_that_changes_the_text_is_never_moved_by_the_texts_bytes(
             before = compute_spans(tok.truncated(k - 7), text)
             moved = step_forward(before, merges, k - 7, k, tok.truncated(k), starts)
             _same(moved, fresh, (k - 7, k))
+
+
+def test_a_tokenizer_that_looks_pre_tokens_up_whole_is_not_split_back(tmp_path):
+    """A review: under ignore_merges "abc" is looked up whole (258) although merging its
+    bytes makes "a" + "bc"; split back by the merge tree it became "ab" + "c" at step 2,
+    where a fresh encode with the first two merges gives "a" + "bc"."""
+    import json
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"ab", 258: b"abc"}
+    Tokenizer(vocab, [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")]).save(tmp_path, format="hf")
+    path = tmp_path / "tokenizer.json"
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["model"]["ignore_merges"] = True
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    tok = Tokenizer.from_hf(path)
+    text = "abc abc"
+    top = compute_spans(tok, text)
+    assert top.ids.tolist()[0] == 258
+    splitter = SpanSplitter.of(tok, top, 3)
+    starts, merges = pretoken_starts(tok, text), MergeIds.of(tok)
+    for k in range(4):
+        fresh = compute_spans(tok.truncated(k), text)
+        if splitter is not None:
+            _same(splitter.at(k, tok.truncated(k)), fresh, k)
+        if starts is not None and merges is not None and k:
+            before = compute_spans(tok.truncated(k - 1), text)
+            _same(step_forward(before, merges, k - 1, k, tok.truncated(k), starts), fresh, k)

@@ -63,9 +63,11 @@ class MergeIds:
 def pretoken_starts(tokenizer: Tokenizer, text: str) -> np.ndarray | None:
     """The sorted character offsets where a pre-token or a special token of ``text`` begins
     (and where each special token ends); None for a text with lone surrogates, whose spans
-    are mapped back from a repaired text, and for a tokenizer whose ``tokenizer.json``
-    pipeline, not its pattern, cuts text (its normalizers, prefix space and other steps)."""
-    if tokenizer.hf_pipeline is not None:
+    are mapped back from a repaired text, for a tokenizer whose ``tokenizer.json``
+    pipeline, not its pattern, cuts text (its normalizers, prefix space and other steps),
+    and for one that looks pre-tokens up whole (``ignore_merges``: moving forward by merges
+    would not make what the lookup gives)."""
+    if tokenizer.hf_pipeline is not None or tokenizer.merger.looks_up_whole:
         return None
     try:
         text.encode("utf-8")
@@ -245,7 +247,9 @@ class SpanSplitter:
         prefix space, added tokens that strip spaces), whose tokens :func:`split_back`
         would place by bytes the text does not hold."""
         tree = MergeTree.of(whole)
-        if not tree.one_way:
+        # subtle: with ignore_merges a pre-token that is a token is that token, whichever
+        # merges would make it; splitting it back by the merge tree gives other tokens.
+        if not tree.one_way or whole.merger.looks_up_whole:
             return None
         try:
             data = top.text.encode("utf-8")

@@ -296,6 +296,12 @@ class Merger:
             ids = [byte_ids[b] for b in data]
         return self._merge_ids(ids)
 
+    @property
+    def looks_up_whole(self) -> bool:
+        """Whether every pre-token is looked up whole before any merge (``ignore_merges``):
+        its tokens then need not be the merges' of its bytes."""
+        return self._lookup_all
+
     def whole_id(self, data: bytes) -> int | None:
         """The id a pre-token of these bytes is looked up as before any merge, or None
         (merged). Under ``ignore_merges`` any token is, those merging cannot reach included."""
