@@ -86,8 +86,9 @@ def test_a_server_that_never_answers_as_dask_is_one_line(silent, monkeypatch):
     where = silent.removeprefix("tcp://")
     assert isinstance(error, ClusterError) and error.address == silent
     assert error.reason.startswith(
-        f"{where} answers, but not as a Dask scheduler: no Dask reply within 0.5 s (a Dask "
-        "dashboard, an HTTP server or a proxy? a scheduler listens at :8786"
+        f"{where} answers, but no Dask reply came within 0.5 s: a scheduler too busy to "
+        "answer, or no scheduler (a Dask dashboard, an HTTP server or a proxy? a scheduler "
+        "listens at :8786"
     )
     assert "\n" not in str(error)
 

@@ -5,7 +5,7 @@ connection or a silent host is one line at once), then :func:`greet` speaks Dask
 to it: Dask's handshake and an ``identity`` call, each within :data:`GREETING_TIMEOUT`. Dask's
 own client bounds only the TCP connection, not the reply that follows: a server that is not
 Dask's (an HTTP server, the dashboard's port) leaves it waiting for ever, and one that
-answers in HTTP (a proxy) has its reply read as a frame's length, an allocation of exabytes.
+answers in HTTP (a proxy) has its reply read as a frame's length, an impossible allocation.
 Each of those is a :class:`ClusterError` naming the address here, within the timeout.
 What it leaves out: the address's syntax (``cluster_address``), joining (``cluster_start``).
 """
@@ -21,8 +21,8 @@ from .cluster_address import ClusterAddress, ClusterError, distributed_module
 # How long reaching the address's host may take before it is called unreachable.
 CONNECT_SECONDS = 10.0
 # How long a peer that took the connection has to answer as a Dask scheduler: one does at
-# once (it sends its handshake as it accepts).
-GREETING_TIMEOUT = 5.0
+# once unless it is busy, so it gets as long as Dask's own client is given to connect.
+GREETING_TIMEOUT = 10.0
 # Said of a peer that is not a Dask scheduler, and what it may be instead.
 HINT = (
     "(a Dask dashboard, an HTTP server or a proxy? a scheduler listens at :8786 unless told "
@@ -79,8 +79,8 @@ def greet(address: ClusterAddress, seconds: float | None = None) -> None:
         reply = asyncio.run(asyncio.wait_for(_identity(address.url, seconds, args), seconds))
     except (asyncio.TimeoutError, TimeoutError):  # the same class from Python 3.11
         raise ClusterError(
-            f"{where} answers, but not as a Dask scheduler: no Dask reply within "
-            f"{seconds:g} s {HINT}",
+            f"{where} answers, but no Dask reply came within {seconds:g} s: a scheduler too "
+            f"busy to answer, or no scheduler {HINT}",
             address.text,
         ) from None
     except Exception:

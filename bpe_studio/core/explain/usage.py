@@ -283,8 +283,8 @@ def _unused_split(
     known = table.ids < len(counts)
     row_counts[known] = counts[table.ids[known]]
     tokens = table.tokens
-    # A special token is one id: a model never sees its bytes as text (an audit: '<', 'end'
-    # and 25 more were called inside used tokens for <|endoftext|>'s sake).
+    # A special token is one id: a model never sees its bytes as text, so 'end' met only
+    # inside <|endoftext|> is not inside a used token.
     used = [tokens[r] for r in np.flatnonzero((row_counts > 0) & ~table.special).tolist()]
     candidate = ~table.special & (table.category != BYTE_FALLBACK)  # see CorpusUsage
     rows = np.flatnonzero(candidate & (row_counts == 0))

@@ -78,8 +78,8 @@ def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
 def remove_stale_beside(target: str | os.PathLike[str], suffix: str = ".tmp") -> None:
     """:func:`remove_stale_temps` for the temporary files (or, with another ``suffix``,
     folders) that writers of ``target`` name ``.NAME.*SUFFIX`` beside it: a writer killed
-    with ``kill -9`` (the OOM killer) leaves them hidden in the user's own folder, where a
-    100 MB corpus's ids are 400 MB."""
+    with ``kill -9`` (the OOM killer) leaves them hidden in the user's own folder, where
+    a corpus's ids take several times its size."""
     path = Path(target)
     remove_stale_temps(path.parent, glob.escape(temp_prefix(path.name)) + "*" + suffix)
 
