@@ -364,6 +364,20 @@ def test_a_model_not_cached_says_what_is_in_the_way(hub_says, status):
     )
 
 
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_token_the_hub_refuses_is_named_with_what_to_do(hub_says, status):
+    """A review: an expired token (the Hub's own 401, no X-Error-Code) on a model not cached
+    said "connect once to download it", to a user already connected."""
+    said = "Invalid credentials in Authorization header"
+    hub_says(status, {"X-Error-Message": said})
+    with pytest.raises(HubError) as info:
+        open_hub(HubModel("acme/new"))
+    assert str(info.value) == (
+        f"acme/new: the Hub refused the request ({said}); log in with `hf auth login` (or set "
+        "HF_TOKEN to an access token), or unset HF_TOKEN if it has expired"
+    )
+
+
 # The Hub's own refusals (huggingface_hub classifies them by X-Error-Code): (status, code, the
 # model asked for, the message's start).
 REFUSALS = [

@@ -340,6 +340,14 @@ def hub_reachable(model: HubModel) -> str | None:
         response = getattr(error, "response", None)
         if response is None:
             return f"the Hub answered {_first_line(error)}"
+        said = response.headers.get("X-Error-Message")
+        if response.status_code in (401, 403) and said and not _tokenizer_cached(model):
+            # The Hub itself refused this client (an expired or invalid token, one without
+            # access): connecting again would not help; the token is what to change.
+            raise HubError(
+                f"{model.name}: the Hub refused the request ({said}); {LOG_IN}, or unset "
+                "HF_TOKEN if it has expired"
+            ) from None
         return f"the Hub answered {response.status_code} {response.reason_phrase}".rstrip()
     except Exception as error:  # a refused connection, an unknown host, a timeout
         return f"the Hub cannot be reached ({_first_line(error)})"
