@@ -64,15 +64,21 @@ def pretoken_starts(tokenizer: Tokenizer, text: str) -> np.ndarray | None:
     """The sorted character offsets where a pre-token or a special token of ``text`` begins
     (and where each special token ends); None for a text with lone surrogates, whose spans
     are mapped back from a repaired text, for a tokenizer whose ``tokenizer.json``
-    pipeline, not its pattern, cuts text (its normalizers, prefix space and other steps),
-    and for one that looks pre-tokens up whole (``ignore_merges``: moving forward by merges
-    would not make what the lookup gives)."""
-    if tokenizer.hf_pipeline is not None or tokenizer.merger.looks_up_whole:
+    pipeline changes the text before it cuts it (``HfPipeline.piece_starts``: a normalizer,
+    a prefix space), and for one that looks pre-tokens up whole (``ignore_merges``: moving
+    forward by merges would not make what the lookup gives). A pipeline that only cuts the
+    text gives its own pieces' starts."""
+    if tokenizer.merger.looks_up_whole:
         return None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
         return None
+    pipeline = tokenizer.hf_pipeline
+    if pipeline is not None:
+        specials = tokenizer.specials
+        found = pipeline.piece_starts(text, specials.tokens, specials.ordinary)
+        return None if found is None else np.unique(np.array(found, dtype=np.int64))
     compiled = pretokenizer(tokenizer.pattern).compiled
     starts: list[int] = []
     for a, b, special in tokenizer.specials.segments(text):

@@ -149,6 +149,31 @@ class HfPipeline:
         out.append((pieces, None))
         return out
 
+    def piece_starts(
+        self, text: str, allowed: Collection[str], hidden: Collection[str] = ()
+    ) -> list[int] | None:
+        """Where each pre-token and each added token of ``text`` begins, and where each added
+        token ends (as :meth:`spans` finds them), when the pipeline splits the text as it is;
+        None when it changes it first (a normalizer, a prefix space, an added token that takes
+        the spaces beside it), where no offset of the text is a piece's."""
+        if self.normalizers or not all(t.plain for t in self.added):
+            return None
+        (raw, raw_map), (normed, normed_map) = self.matchers(allowed, hidden)
+        starts: list[int] = []
+        for a, b, token in find_added(text, raw, raw_map, hidden):
+            if token is not None:
+                starts += [a, b]
+                continue
+            for c, d, inner in find_added(text[a:b], normed, normed_map, hidden):
+                if inner is not None:
+                    starts += [a + c, a + d]
+                elif d > c:
+                    for _, start, lead in apply_steps(self.steps, [(text[a + c : a + d], 0, 0)]):
+                        if lead:
+                            return None
+                        starts.append(a + c + start)
+        return starts
+
     def spans(
         self,
         text: str,
