@@ -108,6 +108,7 @@ class ReportView(LazyPage):
             choice.setAccessibleName(f"Tokenizer {i + 1}")
             choice.setAccessibleDescription(f"Tokenizer {i + 1} of the report")
         self._computing: list[Choice] = []  # the choices of the job under way
+        self._without_run = False  # the job under way leaves the run's slot out: no run
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
         self._last_slot_chosen = False
@@ -245,6 +246,11 @@ class ReportView(LazyPage):
     @Slot()
     def _submit(self) -> None:
         chosen = self._picked()
+        # The run's slot while there is no run (discarded, or a new one not yet merged): the
+        # others are reported, and the status says the run's is left out.
+        self._without_run = self.hub.state.shown is None and any(c.key == RUN for c in chosen)
+        if self._without_run and len(chosen) > 1:
+            chosen = [c for c in chosen if c.key != RUN]
         self._computing = chosen
         self._dirty = False
         corpus = self.hub.state.corpus
@@ -288,6 +294,7 @@ class ReportView(LazyPage):
         self.status.setText(
             f"{len(report.samples)} samples × {len(report.tokenizers)} tokenizers; "
             "hover a cell for its counts"
+            + ("; no run's tokenizer yet: train or load one" if self._without_run else "")
         )
         self.computed.emit(report)
 
