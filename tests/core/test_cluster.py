@@ -271,6 +271,27 @@ def test_a_local_cluster_it_starts_leaves_no_process(tmp_path):
     assert set(multiprocessing.active_children()) <= before
 
 
+def test_a_scheduler_without_a_worker_is_one_line_not_a_wait_for_ever(tmp_path, monkeypatch):
+    """A review: a scheduler no worker had joined took the tasks ("1 task on 1 worker") and
+    the count waited for ever. It is waited for a while (a stop ends the wait), then named
+    with what to start."""
+    from bpe_studio.core.corpus import cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "WORKER_WAIT", 0.5)
+    path = write_text(tmp_path / "t.txt", "some text to count")
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0") as lc:
+        address = lc.scheduler_address
+        with pytest.raises(ClusterError) as info:
+            train_bpe(path, 300, [EOT], cluster=address)
+        assert str(info.value) == (
+            f"cluster {address!r}: the scheduler at {address} has no worker (none joined "
+            f"within 0.5 s): start some with `dask worker {address}`"
+        )
+        monkeypatch.setattr(cluster_module, "WORKER_WAIT", 60.0)
+        with pytest.raises(TrainingCancelled):
+            count_on_cluster(resolve_corpus(path), [EOT], cluster=address, should_stop=lambda: True)
+
+
 def test_an_unreachable_scheduler_is_one_line_naming_it(tmp_path):
     import socket
 

@@ -18,6 +18,7 @@ What it leaves out: the tasks and how each is counted (``tasks``), merging (``tr
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -64,6 +65,9 @@ POLL = 0.2
 # and is reduced), but at least a few per worker, so a slow or lost worker delays little.
 CLUSTER_CHUNK_MAX = 64 * 1024 * 1024
 TASKS_PER_WORKER = 4
+# How long a scheduler without a worker is waited for: workers started beside it (a script,
+# a batch system) join within seconds; tasks sent to none would wait for ever.
+WORKER_WAIT = 30.0
 
 
 log = logging.getLogger("bpe_studio.cluster")
@@ -181,9 +185,10 @@ def count_on_cluster(
         target = min(CLUSTER_CHUNK_MAX, max(counting.CHUNK_BYTES, per_task))
         tasks = make_tasks(files, target, specials, pattern, field)
         client = starting.client()
+        where = cluster if isinstance(cluster, str) else None
+        _some_worker(client, where, should_stop, status)
         _say_where(client, cluster, len(tasks), starting.note, status)
         # A worker's copy that no longer matches: first, whether this machine's file changed.
-        where = cluster if isinstance(cluster, str) else None
         with changes_first(files), quiet_client_logs():
             counted = _count(
                 client, tasks, specials, pattern, progress, should_stop, started, measured, where
@@ -195,6 +200,35 @@ def count_on_cluster(
     finally:
         with quiet_client_logs():  # closing a client whose scheduler is gone logs tracebacks
             starting.close()
+
+
+def _some_worker(
+    client: Client,
+    where: str | None,
+    should_stop: Callable[[], bool] | None,
+    status: StatusFn | None,
+) -> None:
+    """Wait up to :data:`WORKER_WAIT` for the scheduler to have a worker (saying so once),
+    else a ClusterError naming it and what to start; a stop ends the wait."""
+    if _has_workers(client):
+        return
+    if status is not None:
+        status(f"waiting for a worker to join the scheduler at {_scheduler(client)}…")
+    deadline = time.monotonic() + WORKER_WAIT
+    while not _has_workers(client):
+        if should_stop is not None and should_stop():
+            raise TrainingCancelled("training cancelled while waiting for a worker")
+        if time.monotonic() >= deadline:
+            raise ClusterError(
+                f"the scheduler at {_scheduler(client)} has no worker (none joined within "
+                f"{WORKER_WAIT:g} s): start some with `dask worker {_scheduler(client)}`",
+                where,
+            )
+        time.sleep(POLL)
+
+
+def _has_workers(client: Client) -> bool:
+    return bool(client.scheduler_info().get("workers"))
 
 
 def _say_where(
