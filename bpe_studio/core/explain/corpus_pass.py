@@ -79,7 +79,7 @@ WHOLE_TEXT_MEMORY = 100
 # the patterns' file, whether a DFA, the automaton and the longest pattern's length.
 _worker_tokenizer: AnyTokenizer | None = None
 _automaton: tuple[str, bool, tuple[Any, int]] | None = None
-_special_automaton: tuple[tuple[str, ...], Any] | None = None
+_special_automaton: tuple[tuple[str, ...], tuple[Any, int]] | None = None
 T = TypeVar("T")
 
 
@@ -413,8 +413,8 @@ def scan_task(
     text of one of ``tok``'s special tokens, and the task's stored bytes. ``dfa``: search with
     a DFA (:func:`dfa_pays`)."""
     matcher, longest = _matcher(patterns, dfa)
-    specials = _specials_matcher(tuple(tok.special_tokens))
-    margin = 0 if specials is None else max(map(len, _special_bytes(tok))) - 1
+    specials, longest_special = _specials_matcher(tuple(tok.special_tokens))
+    margin = max(longest_special - 1, 0)
     found: set[int] = set()
     for data, ends, lo, hi in _text_blocks(task, longest - 1, margin):
         covered: tuple[list[int], list[int]] | None = None
@@ -436,20 +436,18 @@ def scan_task(
     return sorted(found), task.nbytes
 
 
-def _special_bytes(tok: AnyTokenizer) -> list[bytes]:
-    return [s.encode("utf-8") for s in tok.special_tokens]
-
-
-def _specials_matcher(specials: tuple[str, ...]) -> Any:
-    """An automaton of the special tokens' bytes, built once per process; None for none."""
+def _specials_matcher(specials: tuple[str, ...]) -> tuple[Any, int]:
+    """An automaton of the special tokens' bytes (None for none) and the longest one's
+    length, built once per process."""
     global _special_automaton
     if not specials:
-        return None
+        return None, 0
     if _special_automaton is None or _special_automaton[0] != specials:
         import ahocorasick_rs
 
-        matcher = ahocorasick_rs.BytesAhoCorasick([s.encode("utf-8") for s in specials])
-        _special_automaton = (specials, matcher)
+        spelled = [s.encode("utf-8") for s in specials]
+        found = ahocorasick_rs.BytesAhoCorasick(spelled), max(map(len, spelled))
+        _special_automaton = (specials, found)
     return _special_automaton[1]
 
 
