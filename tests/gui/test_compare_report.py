@@ -343,21 +343,65 @@ def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
     assert computed_with("The run's tokenizer (step 343)") == len(run.encode(text))
 
 
+def test_a_compressed_or_records_corpus_has_its_row(qtbot, window, tmp_path):
+    """An audit: the Report of a .txt.gz or JSON Lines corpus had no corpus row and said
+    nothing of it (only a plain file's start was read)."""
+    import gzip
+    import json
+
+    text = "Once upon a time 😀 there was a 中文 corpus.\n" * 40
+    gz = tmp_path / "c.txt.gz"
+    gz.write_bytes(gzip.compress(text.encode("utf-8")))
+    gpt2 = Tokenizer.preset("gpt2")
+    report = _report(qtbot, window, gz)
+    cell = report.cell("Corpus: c.txt.gz", "GPT-2")
+    assert (cell.bytes, cell.tokens) == (len(text.encode()), len(gpt2.encode(text)))
+
+    docs = ["a first record", "a second\nrecord 中文", "the third"]
+    records = tmp_path / "r.jsonl"
+    records.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    joined = "\n".join(docs)  # each record on lines of its own
+    with qtbot.waitSignal(window.report.computed, timeout=120_000) as blocker:
+        window.open_corpus(records)
+    cell = blocker.args[0].cell("Corpus: r.jsonl", "GPT-2")
+    assert (cell.bytes, cell.tokens) == (len(joined.encode()), len(gpt2.encode(joined)))
+
+
+def test_a_corpus_that_cannot_be_read_leaves_its_row_out_saying_why(qtbot, window, tmp_path):
+    import json
+
+    records = tmp_path / "r.jsonl"
+    records.write_text(json.dumps({"content": "no text field"}) + "\n", encoding="utf-8")
+    report = _report(qtbot, window, records)
+    assert report.samples == tuple(name for name, _ in SAMPLE_FILES)
+    status = window.report.status.text()
+    assert "no corpus row: " in status and "r.jsonl: line 1: no field 'text'" in status
+
+
 def test_the_reports_corpus_sample_is_the_compression_plots_in_sample_text(tmp_path):
     """A scale audit: the Report's corpus row (the first 1 MiB) and the compression plot's
     in-sample curve (about 1,000,000 bytes, whole lines) measured two slices, 5.21 beside
-    5.22 bytes per token; they are one slice now."""
+    5.22 bytes per token; they are one slice now, of plain and compressed files alike."""
+    import gzip
+
     from core_helpers import read_fixture
 
-    from bpe_studio.core.explain.report import corpus_sample
-    from bpe_studio.gui.model.curve_server import IN_SAMPLE_BYTES, read_slice
+    from bpe_studio.gui.model.curve_server import IN_SAMPLE_BYTES, TextSpec
+    from bpe_studio.gui.model.lab_records import CorpusRef
+    from bpe_studio.gui.views.report import corpus_row
 
     text = read_fixture("english_books_slice.txt")
+    text *= 2 * IN_SAMPLE_BYTES // len(text.encode("utf-8")) + 1
     path = tmp_path / "corpus.txt"
-    path.write_text(text * (2 * IN_SAMPLE_BYTES // len(text.encode("utf-8")) + 1), encoding="utf-8")
-    sample = corpus_sample(path).text
-    assert sample == read_slice(path)
-    assert sample.endswith("\n") and 0.9 * IN_SAMPLE_BYTES < len(sample.encode()) <= IN_SAMPLE_BYTES
+    path.write_text(text, encoding="utf-8")
+    packed = tmp_path / "corpus.txt.gz"
+    packed.write_bytes(gzip.compress(text.encode("utf-8"), compresslevel=1))
+    data = text.encode("utf-8")[:IN_SAMPLE_BYTES]
+    expected = data[: data.rfind(b"\n") + 1].decode("utf-8")  # whole lines within 1 MB
+    for corpus in (path, packed):
+        ref = CorpusRef((str(corpus),), "text", corpus.name)
+        assert corpus_row(ref).text == expected
+        assert TextSpec.of_corpus(ref, IN_SAMPLE_BYTES).read() == expected
 
 
 def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):

@@ -200,6 +200,24 @@ def test_curve_counts_equal_the_truncated_tokenizer(qtbot, window, tmp_path):
     assert again.tokens[n] == len(tok.encode(corpus[:3000]))
 
 
+def test_a_compressed_corpus_has_its_in_sample_curve(qtbot, window, tmp_path):
+    """An audit: a .txt.gz corpus had no in-sample curve (only a plain file's start was
+    read); it is measured on its decompressed text."""
+    import gzip
+
+    corpus = CORPUS.read_text(encoding="utf-8")[:20_000]
+    packed = tmp_path / "slice.txt.gz"
+    packed.write_bytes(gzip.compress(corpus.encode("utf-8")))
+    result = train_in_window(qtbot, window, packed, 300)
+    wait_curves(qtbot, window)
+    sample = window.curve.feeder.series[IN_SAMPLE]
+    tok = Tokenizer(result.vocab, result.merges, [EOT])
+    assert sample.source == "slice.txt.gz" and sample.bytes == len(corpus.encode())
+    n = len(result.merges)
+    for k in (0, n // 2, n):
+        assert sample.tokens[k] == len(tok.truncated(k).encode(corpus)), k
+
+
 def test_bad_heldout_file_is_reported(qtbot, window, tmp_path):
     train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)
     wait_curves(qtbot, window)

@@ -20,7 +20,9 @@ from typing import NamedTuple
 
 from ...core import CompressionCurve
 from ...core.corpus.counting import decode_chunk, ignore_interrupts, read_head
+from ...core.corpus.head import corpus_head
 from ...core.explain.report import CORPUS_LIMIT
+from .lab_records import CorpusRef
 
 IN_SAMPLE_BYTES = CORPUS_LIMIT  # the in-sample slice: the Report's corpus sample
 HELD_OUT_BYTES = 10_000_000  # a held-out file is measured on at most about this much
@@ -31,16 +33,25 @@ Reply = Callable[[tuple], None]
 
 
 class TextSpec(NamedTuple):
-    """Where a curve's text comes from: ``path``, its first ~``limit`` bytes or (None) all."""
+    """Where a curve's text comes from: ``path``, its first ~``limit`` bytes or (None) all;
+    or, given ``corpus``, that corpus's first ~``limit`` bytes however it is kept (compressed,
+    records, several files: ``corpus.head``; ``path`` is then its first path)."""
 
     path: Path
     limit: int | None = None
+    corpus: CorpusRef | None = None
+
+    @classmethod
+    def of_corpus(cls, corpus: CorpusRef, limit: int) -> TextSpec:
+        return cls(Path(corpus.paths[0]), limit, corpus)
 
     @property
     def source(self) -> str:
-        return self.path.name
+        return self.corpus.label if self.corpus is not None else self.path.name
 
     def read(self) -> str:
+        if self.corpus is not None:
+            return corpus_head(self.corpus.paths, self.limit or 0, self.corpus.text_field)
         return read_text(self.path) if self.limit is None else read_slice(self.path, self.limit)
 
 

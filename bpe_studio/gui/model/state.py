@@ -27,6 +27,7 @@ from ...core.train.pair_history import PairHistory
 from ...core.train.vocab import check_vocab_size, merge_budget
 from .corpus_source import CorpusSource
 from .errors import describe_error
+from .lab_records import CorpusRef
 from .tokenizer_source import TokenizerSource
 
 
@@ -229,6 +230,17 @@ class RunState:
         if self.loaded is not None:
             return len(self.loaded.merge_rows)
         return self.settings.target_merges if self.settings else 0
+
+    @property
+    def corpus_ref(self) -> CorpusRef | None:
+        """The corpus as its samples are read (the Report's row, the in-sample curve): its
+        paths, and the text field the run trained with on it (else the default)."""
+        source = self.corpus_source
+        if source is None:
+            return None
+        s = self.settings
+        field = s.text_field if s is not None and s.corpus == source.paths else DEFAULT_TEXT_FIELD
+        return CorpusRef(source.paths, field, source.name)
 
     @property
     def special_tokens(self) -> tuple[str, ...]:

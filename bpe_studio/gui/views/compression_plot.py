@@ -218,8 +218,9 @@ class CompressionPlot(QWidget):
     def _texts(self) -> dict[str, TextSpec]:
         state = self.hub.state
         texts: dict[str, TextSpec] = {}
-        if state.loaded is None and state.corpus is not None:
-            texts[IN_SAMPLE] = TextSpec(state.corpus, IN_SAMPLE_BYTES)
+        corpus = state.corpus_ref
+        if state.loaded is None and corpus is not None:
+            texts[IN_SAMPLE] = TextSpec.of_corpus(corpus, IN_SAMPLE_BYTES)
         texts[HELD_OUT] = TextSpec(self.heldout, HELD_OUT_BYTES)
         return texts
 

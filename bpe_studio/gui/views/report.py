@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import pyqtgraph as pg
@@ -31,16 +32,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...core.corpus.head import corpus_head
 from ...core.explain.report import (
+    CORPUS_LIMIT,
     Report,
     Sample,
     bundled_samples,
     compute_report,
-    corpus_sample,
     report_csv,
 )
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..model.app_model import AppModel
+from ..model.lab_records import CorpusRef
 from ..model.panes import report_pane
 from .common import points, steady_label, title_label
 from .lazy_page import LazyPage
@@ -64,16 +67,36 @@ def _unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
+class Computed(NamedTuple):
+    """A report, and why the corpus has no row in it (None: it has one, or there is none)."""
+
+    report: Report
+    corpus_missing: str | None = None
+
+
+def corpus_row(corpus: CorpusRef) -> Sample:
+    """The corpus's first megabyte of text, however it is kept (compressed, records, several
+    files: ``corpus.head``), the compression plot's in-sample text."""
+    return Sample(
+        f"Corpus: {corpus.label}", corpus_head(corpus.paths, CORPUS_LIMIT, corpus.text_field)
+    )
+
+
 def build_report(
     choices: list[Choice],
-    corpus: os.PathLike[str] | None,
+    corpus: CorpusRef | None,
     is_stale: Callable[[], bool] = lambda: False,
-) -> Report | FailedPick | None:
+) -> Computed | FailedPick | None:
     """Load the tokenizers and samples and compute the report (in a background job); the
-    pick whose tokenizer could not be built, if one could not."""
+    pick whose tokenizer could not be built, if one could not. A corpus that cannot be read
+    (a record without the text field, a file gone) leaves its row out, saying why."""
     samples: list[Sample] = bundled_samples()
+    missing = None
     if corpus is not None:
-        samples.append(corpus_sample(corpus))
+        try:
+            samples.append(corpus_row(corpus))
+        except (OSError, ValueError) as e:  # CorpusError is a ValueError
+            missing = f"{corpus.label}: {e.strerror or e}" if isinstance(e, OSError) else str(e)
     names = _unique_labels([c.label for c in choices])
     tokenizers = []
     for name, choice in zip(names, choices):
@@ -84,7 +107,8 @@ def build_report(
             return tok
         tokenizers.append((name, tok))
     with ENCODE_LOCK:
-        return compute_report(samples, tokenizers, is_stale)
+        report = compute_report(samples, tokenizers, is_stale)
+    return None if report is None else Computed(report, missing)
 
 
 class ReportView(LazyPage):
@@ -253,7 +277,7 @@ class ReportView(LazyPage):
             chosen = [c for c in chosen if c.key != RUN]
         self._computing = chosen
         self._dirty = False
-        corpus = self.hub.state.corpus
+        corpus = self.hub.state.corpus_ref
         encoding = f"Encoding the samples with {', '.join(c.label for c in chosen)}…"
         self.status.setText(encoding)
         if self.report is None:  # the chart says what it waits for (else it keeps its report)
@@ -279,11 +303,12 @@ class ReportView(LazyPage):
 
     # ------------------------------------------------------------- results
     @Slot(object)
-    def _on_done(self, report: object) -> None:
-        if isinstance(report, FailedPick):
-            self._pick_failed(report)
+    def _on_done(self, computed: object) -> None:
+        if isinstance(computed, FailedPick):
+            self._pick_failed(computed)
             return
-        assert isinstance(report, Report)  # what this page's job returns
+        assert isinstance(computed, Computed)  # what this page's job returns
+        report = computed.report
         self._picks_shown(self._computing)
         self.report = report
         self._announce = False
@@ -295,6 +320,7 @@ class ReportView(LazyPage):
             f"{len(report.samples)} samples × {len(report.tokenizers)} tokenizers; "
             "hover a cell for its counts"
             + ("; no run's tokenizer yet: train or load one" if self._without_run else "")
+            + (f"; no corpus row: {computed.corpus_missing}" if computed.corpus_missing else "")
         )
         self.computed.emit(report)
 
