@@ -194,3 +194,24 @@ def test_the_app_follows_the_system_scheme_and_its_changes(qtbot, app_style, win
     assert not theme.colours().dark
     assert window.curve.plot_widget.backgroundBrush().color().lightness() > 128
     assert token_formats(window.editor.edit) == []
+
+
+def test_the_rank_plots_title_follows_the_scheme_with_a_loaded_tokenizer(qtbot, app_style, window):
+    """A session audit: with a loaded tokenizer on screen (the pair chart shows notes, not
+    counts), switching to dark left "Count at merge time vs rank" black on near-black."""
+    from gui_helpers import FIXTURES
+
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+    chart = window.chart
+
+    def title_colour() -> str:
+        found = re.search(r"color:\s*(#[0-9a-fA-F]{6})", chart.decay_plot.titleLabel.item.toHtml())
+        assert found, chart.decay_plot.titleLabel.item.toHtml()
+        return found.group(1).lower()
+
+    for scheme in (theme.DARK, theme.LIGHT, theme.DARK):
+        app_style(scheme)
+        qtbot.wait(20)
+        assert "vs rank" in chart.decay_plot.titleLabel.item.toPlainText()
+        assert title_colour() == QColor(theme.colours().plot_text).name(), scheme

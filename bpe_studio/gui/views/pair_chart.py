@@ -388,6 +388,7 @@ class PairChart(QWidget):
         if state.loaded is not None:
             if force:
                 self._show_notes(note, LOADED_DECAY_NOTE)
+                self._draw_decay()  # its title, in the colours of a new scheme too
             return
         self._add_merges(state.record[self._n : state.published])
         if note:
