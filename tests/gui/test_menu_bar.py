@@ -84,6 +84,7 @@ def test_f1_lists_the_shortcuts_and_ctrl_q_quits(qtbot, window):
     grid = dialog.findChild(QTableWidget)
     keys = {grid.item(row, 0).text() for row in range(grid.rowCount())}
     assert {"Ctrl+O", "Ctrl+S", "Ctrl+Q", "F1", "Ctrl+Enter", "Ctrl+Tab"} <= keys
+    assert {"Alt+Shift+Left, Alt+PgUp", "Alt+Shift+Right, Alt+PgDown"} <= keys  # both listed
     dialog.close()
     press(qtbot, window, "Ctrl+Q")
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=5_000)

@@ -57,7 +57,7 @@ def shortcut_rows(window: QWidget) -> list[tuple[str, str]]:
             what = action.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
             rows.append((keys, what.removesuffix("…")))
     for shortcut in window.findChildren(QShortcut):
-        keys = _keys(shortcut.key())
+        keys = ", ".join(filter(None, map(_keys, shortcut.keys())))
         if keys and keys not in seen and shortcut.whatsThis():
             seen.add(keys)
             rows.append((keys, shortcut.whatsThis()))

@@ -6,7 +6,7 @@ while the step follows the newest merge), Replay / Pause, Skip and the replay pa
 "step k of N: merge k" with merge k readable. Moving any of them calls the hub
 (``select_step``, ``follow_live``) and pauses a replay; the hub's signals move them back, with
 their own signals blocked, so an update never echoes. Shortcuts (window-wide): Alt+Left/Right
-one step, Alt+Shift+Left/Right 100 steps, Alt+L live, Alt+P replay or pause.
+one step, Alt+Shift+Left/Right (or Alt+Page Up/Down) 100 steps, Alt+L live, Alt+P replay or pause.
 What it leaves out: the replay's clock (``replay``), and what a step means to each view.
 """
 
@@ -126,20 +126,23 @@ class TimelineBar(QWidget):
                 lambda: self._user_step(hub.state.step + 1),
                 "Timeline: one merge forward",
             ),
+            # Alt+Page Up/Down too: window managers of the openbox family take Alt+Shift+arrows
+            # (to move the window to another desktop), so the app never sees them there.
             (
-                "Alt+Shift+Left",
+                "Alt+Shift+Left; Alt+PgUp",
                 lambda: self._user_step(hub.state.step - BIG_STEP),
                 f"Timeline: {BIG_STEP} merges back",
             ),
             (
-                "Alt+Shift+Right",
+                "Alt+Shift+Right; Alt+PgDown",
                 lambda: self._user_step(hub.state.step + BIG_STEP),
                 f"Timeline: {BIG_STEP} merges forward",
             ),
             ("Alt+L", self._go_live, "Timeline: follow the newest merge (Live)"),
             ("Alt+P", self.toggle_replay, "Replay the run, or pause the replay"),
         ):
-            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut = QShortcut(self)
+            shortcut.setKeys([QKeySequence(k) for k in keys.split("; ")])
             shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
             shortcut.setWhatsThis(what)  # listed in Help > Keyboard shortcuts
             shortcut.activated.connect(slot)
