@@ -75,6 +75,17 @@ def test_a_hub_model_that_fails_offline_leaves_the_editor_as_it_was(qtbot, windo
     assert "The editor shows" in errors[0][1]
 
 
+def test_a_failed_pick_names_the_runs_tokenizer_mid_sentence(qtbot, window, offline):
+    """A session audit: "The editor shows The run's tokenizer." """
+    errors = []
+    window.editor_tokenizer.error.disconnect()
+    window.editor_tokenizer.error.connect(lambda title, message: errors.append(message))
+    window.picker.pick(hub_key("Qwen/Qwen3-8B"))
+    qtbot.waitUntil(lambda: bool(errors), timeout=60_000)
+    assert errors[0].endswith("The editor shows the run's tokenizer.")
+    assert window.editor_tokenizer.note.text().endswith("showing the run's tokenizer")
+
+
 def test_a_broken_file_picked_in_the_report_leaves_its_column(qtbot, window, tmp_path):
     broken = tmp_path / "tokenizer.json"
     broken.write_text("{not json", encoding="utf-8")

@@ -136,6 +136,9 @@ class EditorTokenizer(QWidget):
         if not self.hub.pick_failed_for(EDITOR, failed.key, failed.message):
             return  # another pick came meanwhile
         shown = self.hub.pane(EDITOR).label
+        # Mid-sentence: "showing the run's tokenizer", not "showing The run's tokenizer".
+        if shown.startswith("The "):
+            shown = "the " + shown[4:]
         if failed.cancelled:
             self._set_note(f"{failed.label}: download cancelled · showing {shown}")
             return
