@@ -68,10 +68,11 @@ def _in_main_thread() -> bool:
 
 def _interrupted() -> int:
     """The one line for Ctrl-C, wherever it came (``output.fail`` may not be imported yet)."""
-    clear = "\r\x1b[2K" if sys.stderr is not None and sys.stderr.isatty() else ""
     try:
-        print(f"{clear}bpe-studio: error: interrupted", file=sys.stderr)
-    except (OSError, ValueError, AttributeError):
+        from .terminal import erase  # light: the standard library only
+
+        print(f"{erase(sys.stderr)}bpe-studio: error: interrupted", file=sys.stderr)
+    except (OSError, ValueError, AttributeError, ImportError):
         pass
     return EXIT_INTERRUPTED
 

@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .terminal import erase
+
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # as argparse exits for a bad option value
 EXIT_INTERRUPTED = 130
@@ -129,15 +131,14 @@ def shell_word(text: str) -> str:
 def fail(message: str, code: int = EXIT_ERROR) -> int:
     """Print ``bpe-studio: error: MESSAGE`` on one line of stderr (on a terminal, over any
     progress bar still drawn there) and return ``code``."""
-    clear = "\r\x1b[2K" if sys.stderr.isatty() else ""
-    print(f"{clear}bpe-studio: error: {one_line(message)}", file=sys.stderr)
+    print(f"{erase(sys.stderr)}bpe-studio: error: {one_line(message)}", file=sys.stderr)
     return code
 
 
 def say(message: str) -> None:
     """A phase the command is in (such as the encoder's first compile) on a line of its own
     on stderr, even while a progress bar is drawn on the terminal's current line."""
-    sys.stderr.write(("\r\x1b[2K" if sys.stderr.isatty() else "") + one_line(message) + "\n")
+    sys.stderr.write(erase(sys.stderr) + one_line(message) + "\n")
     sys.stderr.flush()
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from bpe_studio.cli.progress import ProgressBar
 
 
@@ -92,3 +94,88 @@ def test_encode_names_a_first_compile_and_its_time_in_the_summary(tmp_path, monk
     assert said[0].startswith("compiled the pre-tokenizer and the encoder in ")
     assert said[0].endswith(" s (once: then cached)")
     assert lines.index(said[0]) == lines.index(next(x for x in lines if x.startswith("loaded"))) + 1
+
+
+class Terminal(io.StringIO):
+    """stderr on a terminal (its size is COLUMNS, as the tests set it)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Clock:
+    """``time`` as the bar reads it, moved by the test: no wall-clock in the test."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+
+def _drawn(stream: Terminal) -> list[str]:
+    """The lines a bar drew in place, without the erasing before each."""
+    text = stream.getvalue().replace("\n", "")
+    return [line for line in text.split("\r\x1b[2K") if line]
+
+
+@pytest.mark.parametrize("columns", [20, 40, 80, 200])
+@pytest.mark.parametrize(
+    ("label", "total", "unit"), [("encoding", 8_000_000, "B"), ("merging", 119_744, "")]
+)
+def test_a_bar_on_a_terminal_fits_its_width(monkeypatch, columns, label, total, unit):
+    """Found by the terminals audit: a bar was 87-107 characters, so on an 80-column
+    terminal it wrapped, and erasing clears only the cursor's row: each redraw left a line
+    behind (thousands over a run). Every line now fits (one column to spare), the bar
+    shrinking first; the label and the share stay while they fit."""
+    from bpe_studio.cli import progress
+
+    clock = Clock()
+    monkeypatch.setattr(progress, "time", clock)
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("TERM", raising=False)
+    stream = Terminal()
+    bar = ProgressBar(label, total, unit=unit, stream=stream)
+    for k in range(1, 40):
+        clock.now += 0.5  # past MIN_SECONDS: the time left is shown too
+        bar.update(total * k // 50)
+    bar.close()
+    lines = _drawn(stream)
+    assert len(lines) >= 39
+    assert all(len(line) < columns for line in lines), max(lines, key=len)
+    last = lines[-1]
+    assert last.startswith(label) and "78.0%" in last
+    if columns >= 80:
+        assert "\u2588" in last and "left" in last  # the bar and the time left fit there
+
+
+def test_a_bar_follows_a_resized_terminal(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    stream = Terminal()
+    bar = ProgressBar("merging", 1000, stream=stream)
+    bar.update(500)
+    monkeypatch.setenv("COLUMNS", "30")
+    bar.close()
+    wide, narrow = _drawn(stream)
+    assert len(wide) > 60 and len(narrow) < 30 and "50.0%" in narrow
+
+
+def test_a_dumb_terminal_gets_no_escape_sequence(monkeypatch):
+    """TERM=dumb (Emacs' shell) shows escape sequences as text: a bar redraws with a
+    carriage return and spaces, and so do the lines written over it."""
+    from bpe_studio.cli import output
+
+    monkeypatch.setenv("COLUMNS", "40")
+    monkeypatch.setenv("TERM", "dumb")
+    stream = Terminal()
+    bar = ProgressBar("merging", 1000, stream=stream)
+    bar.update(500)
+    bar.close()
+    monkeypatch.setattr("sys.stderr", stream)
+    output.say("compiling the encoder")
+    output.fail("it went wrong")
+    text = stream.getvalue()
+    assert "\x1b" not in text
+    assert text.count("\r" + " " * 39 + "\r") == 4
+    assert "merging" in text and "compiling the encoder\n" in text
+    assert "bpe-studio: error: it went wrong\n" in text
