@@ -26,7 +26,6 @@ from ..core.formats.files import DEFAULT_NAME, LossyFormatWarning, unmarked_spec
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
-from ..core.pretokenization.scan_patterns import unwrapped
 from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -41,7 +40,7 @@ from .output import (
     stream_name,
     write_stream,
 )
-from .sources import fetch_hub, load_source, source_files
+from .sources import fetch_hub, load_source, source_files, written_pattern
 
 
 def files_for(fmt: str, name: str = DEFAULT_NAME) -> tuple[str, ...]:
@@ -152,8 +151,7 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
     if fmt != "gpt2":
         return notes
     if tok.pattern_name != "gpt2":
-        # A tokenizer.json's Split is shown by its own regex, not as the core spells it.
-        regex = unwrapped(tok.pattern) or tok.pattern
+        regex = written_pattern(tok.pattern)
         notes.append(
             "note: vocab.json + merges.txt hold no pattern; load them with "
             f"{shell_option('--pattern', regex, shown_pattern(regex))} to split text as this "

@@ -65,7 +65,7 @@ from .output import (
     write_stream,
 )
 from .progress import ProgressBar
-from .sources import fetch_hub, load_tokenizer, source_files
+from .sources import fetch_hub, load_source, load_tokenizer, source_files, split_line
 
 
 def _loader(
@@ -273,8 +273,11 @@ def _encode(args: argparse.Namespace) -> int:
                 closed_after = write_stream(args.out, f)
         written = os.path.getsize(out)
     rate = stats.mb_per_second
+    # subtle: with workers each building its own, this process built none: its data says.
+    split = split_line(built[-1] if built else load_source(args.tokenizer, args.pattern))
     lines = [
         f"loaded the tokenizer in {stats.load_seconds + stats.setup_seconds:.2f} s",
+        split,
         f"encoded {stats.input_bytes / 1e6:,.2f} MB into {plural(stats.tokens, 'token')} "
         f"({stats.dtype}) in {stats.seconds:.2f} s",
     ]

@@ -53,7 +53,7 @@ from .output import (
     write_stream,
 )
 from .progress import ProgressBar
-from .sources import fetch_hub, load_tokenizer
+from .sources import fetch_hub, load_tokenizer, shown_split, split_line
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -80,6 +80,7 @@ def _inspect(args: argparse.Namespace) -> int:
     check_stdin_once(corpora, "a corpus")
     tok = _load(args.source, args.pattern, args.special_token)
     table = token_table(tok)
+    split = shown_split(tok), split_line(tok)
     other = None
     if args.against is not None:
         other = token_table(_load(args.against, None))
@@ -125,10 +126,11 @@ def _inspect(args: argparse.Namespace) -> int:
     # which must be UTF-8, escapes them ("\udcff", which json.loads and os.fsencode undo).
     if args.json:
         # subtle: dumps, not dump: dump writes each of millions of pieces on its own.
-        text = json.dumps(report(table, usage, shares), ensure_ascii=False) + "\n"
+        shown = report(table, usage, shares, pattern=split[0])
+        text = json.dumps(shown, ensure_ascii=False) + "\n"
         data = text.encode("utf-8", errors="backslashreplace")
     else:
-        text = summary(table, usage, shares, args.top)
+        text = summary(table, usage, shares, args.top, split=split[1])
         data = text.encode("utf-8", errors="surrogateescape")
     closed_after = write_stream(STDOUT, data)
     if closed_after is None:
@@ -203,11 +205,18 @@ def _makeup_json(makeup: Makeup) -> dict[str, Any]:
     }
 
 
-def report(table: TokenTable, usage: CorpusUsage | None, shares: Overlap | None) -> dict[str, Any]:
-    """The ``--json`` object (see the README's "inspect --json")."""
+def report(
+    table: TokenTable,
+    usage: CorpusUsage | None,
+    shares: Overlap | None,
+    *,
+    pattern: str | None = None,
+) -> dict[str, Any]:
+    """The ``--json`` object (see the README's "inspect --json"); ``pattern`` as
+    ``sources.shown_split`` gives it (None: no single pattern splits text)."""
     makeup = table.makeup()
     out: dict[str, Any] = {
-        "tokenizer": {"source": table.name, "kind": table.kind},
+        "tokenizer": {"source": table.name, "kind": table.kind, "pattern": pattern},
         "counts": {
             "tokens": makeup.tokens,
             "special_tokens": makeup.special_tokens,
@@ -290,14 +299,22 @@ def _examples(table: TokenTable, ids: list[int], top: int) -> str:
 
 
 def summary(
-    table: TokenTable, usage: CorpusUsage | None, shares: Overlap | None, top: int = 10
+    table: TokenTable,
+    usage: CorpusUsage | None,
+    shares: Overlap | None,
+    top: int = 10,
+    *,
+    split: str | None = None,
 ) -> str:
-    """The readable report (stdout without ``--json``)."""
+    """The readable report (stdout without ``--json``); ``split``, the line saying how the
+    tokenizer splits text (``sources.split_line``)."""
     m = table.makeup()
     specials = [
         table.tokens[r].decode("utf-8", "replace") for r in range(len(table)) if table.special[r]
     ]
     lines = [f"{table.name}: {table.kind}, {plural(m.tokens, 'token')}"]
+    if split is not None:
+        lines.append(f"  {split}")
     lines.append(
         f"  {plural(m.special_tokens, 'special token')}"
         + (f": {' '.join(specials[:top])}" if specials else "")

@@ -14,9 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.encode.foreign import AnyTokenizer, open_tokenizer
+from ..core import Tokenizer
+from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer, open_tokenizer
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from ..core.formats.hf.pipeline import HfPipeline
 from ..core.formats.tiktoken import sidecar_beside
 from ..core.io.hf_hub import (
     CONFIG_FILE,
@@ -25,6 +27,9 @@ from ..core.io.hf_hub import (
     fetch_tokenizer,
     parse_hub_source,
 )
+from ..core.pretokenization.names import shown_pattern
+from ..core.pretokenization.scan_patterns import unwrapped
+from ..core.text.display import plural
 from .output import CliError, tokenizer_files_in
 from .progress import ProgressBar
 
@@ -110,3 +115,44 @@ def load_tokenizer(
     GPT-2 files, the entries neither a byte nor made by a merge), plus ``extra_specials``,
     which must be vocabulary entries too; ``no_specials`` treats every one as ordinary text."""
     return open_tokenizer(source, pattern, extra_specials, no_specials=no_specials)
+
+
+def written_pattern(pattern: str) -> str:
+    """``pattern`` as its file writes it: a ``tokenizer.json``'s one Split by its own regex,
+    not as the core spells it (``scan_patterns.isolated``)."""
+    return unwrapped(pattern) or pattern
+
+
+def shown_split(tok: AnyTokenizer | TokenizerData) -> str | None:
+    """The pattern ``tok`` splits text with, as messages show it (``shown_pattern``: a name,
+    or the regex as ``--pattern`` takes it back); None when no single pattern does: a
+    ``tokenizer.json`` whose pipeline (normalizers, several pre-tokenizer steps) splits text,
+    or a tokenizer of another kind, which ``tokenizers`` splits as its file says."""
+    if isinstance(tok, ForeignTokenizer) or _pipeline(tok) is not None:
+        return None
+    return shown_pattern(written_pattern(tok.pattern))
+
+
+def split_line(tok: AnyTokenizer | TokenizerData) -> str:
+    """The summaries' line saying how ``tok`` splits text (:func:`shown_split`), or what does
+    it when no single pattern does."""
+    shown = shown_split(tok)
+    if shown is not None:
+        return f"pattern: {shown}"
+    if isinstance(tok, ForeignTokenizer):
+        return f"pattern: none ({tok.kind}: tokenizers splits text as its file says)"
+    pipeline = _pipeline(tok)
+    assert pipeline is not None
+    return (
+        "pattern: none (the tokenizer.json's pipeline splits text: "
+        f"{plural(len(pipeline.normalizers), 'normalizer')}, "
+        f"{plural(len(pipeline.steps), 'pre-tokenizer step')})"
+    )
+
+
+def _pipeline(tok: Tokenizer | TokenizerData) -> HfPipeline | None:
+    """The ``tokenizer.json`` pipeline ``tok`` splits text with, or None when its pattern
+    alone does (``TokenizerData.pipeline``'s ``needed``)."""
+    if isinstance(tok, TokenizerData):
+        return tok.pipeline if tok.pipeline is not None and tok.pipeline.needed else None
+    return tok.hf_pipeline

@@ -36,7 +36,7 @@ from ..core.corpus.sources import (
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
 from ..core.io.interrupts import held_interrupts
-from ..core.pretokenization.names import shown_pattern
+from ..core.pretokenization.names import pattern_name, shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
     refuse_single_bytes,
@@ -129,11 +129,27 @@ def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
         raise CliError(f"--vocab-size {vocab_size:,} {problem}", EXIT_USAGE)
 
 
+def chosen_format(given: str | None, pattern: str, specials: list[str]) -> tuple[str, str | None]:
+    """``--format``, else the default: gpt2 for GPT-2's pattern, hf for any other that a
+    ``tokenizer.json`` can hold (GPT-2 files hold no pattern: loaded back without
+    ``--pattern``, they silently split text with GPT-2's). With the summary's note saying
+    why, when the default is not gpt2."""
+    if given is not None:
+        return given, None
+    if pattern_name(pattern) == "gpt2" or format_problem("hf", pattern, specials):
+        return "gpt2", None
+    return "hf", (
+        f"note: written as tokenizer.json (--format hf), which holds the pattern "
+        f"{shown_pattern(pattern)}; vocab.json + merges.txt (--format gpt2) hold none"
+    )
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     specials = special_tokens(args)
     corpora: list[str] = list(args.corpus)
     _check_corpora(corpora)
     _check_vocab_size(args.vocab_size, specials)
+    args.format, format_note = chosen_format(args.format, args.pattern, specials)
     # Before training: found when the files are written, the run was lost.
     problem = format_problem(args.format, args.pattern, specials)
     if problem:
@@ -221,6 +237,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         written,
     ]
     lines += gpt2_notes(tok, args.format)
+    if format_note:
+        lines.append(format_note)
     if late:
         lines.insert(1, "note: Ctrl-C came after the last merge: the tokenizer is complete")
     if len(trainer.merges) < trainer.target_merges and not interrupted:

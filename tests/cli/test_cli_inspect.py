@@ -12,7 +12,7 @@ import pytest
 import tokenizers
 from cli_run import cli, cli_bytes, error_line, ok
 from core_helpers import EOT, slice_head, write_text
-from foreign_files import sentencepiece_bpe, wordpiece
+from foreign_files import qwen2_style, sentencepiece_bpe, wordpiece
 from test_cli_interrupt import assert_one_quiet_line, generated_corpus, interrupt_when_under_way
 from test_formats_tiktoken import _cached
 
@@ -144,6 +144,28 @@ def test_the_summary_shows_foreign_tokens_as_their_file_writes_them(tmp_path):
     latin = [own.id_to_token(i) for i in ids]
     assert {"##s", "s"} <= set(latin)
     assert listed == latin and len(set(listed)) == len(listed)
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (wordpiece, "pattern: none (WordPiece: tokenizers splits text as its file says)"),
+        (qwen2_style, "pattern: none (the tokenizer.json's pipeline splits text: 1 normalizer, "),
+    ],
+)
+def test_a_tokenizer_split_by_no_single_pattern_says_so(tmp_path, make, said):
+    """The summary and the JSON name the pattern that splits text (a tokenizer trained with
+    o200k, saved as GPT-2 files, was read with GPT-2's, and nothing said which); a file that
+    splits text otherwise has no pattern to name: the summary says what splits it, and the
+    JSON's "pattern" is null (not a description that --pattern would refuse)."""
+    path = make(tmp_path / "tok")
+    summary = cli(tmp_path, "inspect", path)
+    ok(summary)
+    assert summary.stdout.splitlines()[1].startswith(f"  {said}")
+    report = cli(tmp_path, "inspect", path, "--json")
+    ok(report)
+    tokenizer = json.loads(report.stdout)["tokenizer"]
+    assert "pattern" in tokenizer and tokenizer["pattern"] is None
 
 
 def _cached_gpt2_ids(text: str) -> list[int]:

@@ -418,7 +418,7 @@ def test_a_bad_regex_in_a_sidecar_names_the_file(tmp_path, workdir):
 def test_the_hint_after_a_custom_regex_pastes_into_a_shell(workdir, tmp_path):
     regex_text = r"'s|\p{L}+ ?|[^\p{L}]"
     stderr = ok(cli(workdir, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--pattern",
-                    regex_text, "--out", tmp_path / "custom"))  # fmt: skip
+                    regex_text, "--format", "gpt2", "--out", tmp_path / "custom"))  # fmt: skip
     note = next(line for line in stderr.splitlines() if "load them with --pattern" in line)
     words = shlex.split(note.split("load them with ", 1)[1].split(" to split text")[0])
     assert words == ["--pattern", regex_text]

@@ -40,8 +40,8 @@ def test_several_files_with_a_named_pattern_equal_the_reference(tmp_path, corpor
     pat_str = published(f"{name}_base")["pat_str"]
     vocab, merges = reference(corpora, pat_str)
     out = tmp_path / "tok"
-    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE,
-                    "--pattern", name, "--workers", 2, "--out", out))  # fmt: skip
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", name,
+                    "--format", "gpt2", "--workers", 2, "--out", out))  # fmt: skip
     assert f"--pattern {name}" in stderr  # GPT-2 files do not keep it: the summary says so
     assert read_gpt2_vocab(out / "vocab.json") == vocab
     assert read_gpt2_merges(out / "merges.txt") == merges
@@ -50,6 +50,41 @@ def test_several_files_with_a_named_pattern_equal_the_reference(tmp_path, corpor
         text_path.read_text(encoding="utf-8")
     )
     assert encode_ids(tmp_path, text_path, out, "--pattern", name) == expected
+
+
+def test_a_pattern_other_than_gpt2_is_written_where_it_is_kept(tmp_path, corpora):
+    """Found by the terminals audit: trained with --pattern o200k, the tokenizer was saved
+    as GPT-2 files, which hold no pattern, so encode and inspect of the folder split text
+    with GPT-2's, silently (a note said so, among the summary's lines). With no --format,
+    any pattern but gpt2 is now written as tokenizer.json, which holds it, and encode and
+    inspect name the pattern they split with; --format gpt2 still writes GPT-2 files."""
+    out = tmp_path / "tok"
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE,
+                    "--pattern", "o200k_base", "--out", out))  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == ["tokenizer.json"]
+    (note,) = [line for line in stderr.splitlines() if line.startswith("note: written as")]
+    assert "--format hf" in note and "pattern o200k" in note and "--format gpt2" in note
+    text_path = corpora[0]
+    assert encode_ids(tmp_path, text_path, out) == encode_ids(
+        tmp_path, text_path, out, "--pattern", "o200k"
+    )
+    stderr = ok(cli(tmp_path, "encode", text_path, "--tokenizer", out, "--out", "ids.npy"))
+    assert "pattern: o200k" in stderr.splitlines()
+    report = cli(tmp_path, "inspect", out, "--json")
+    ok(report)
+    assert json.loads(report.stdout)["tokenizer"]["pattern"] == "o200k"
+    summary = cli(tmp_path, "inspect", out)
+    assert ok(summary) == "" and summary.stdout.splitlines()[1] == "  pattern: o200k"
+    # Asked for: GPT-2 files and their note, as before; gpt2 itself, GPT-2 files, no note.
+    gpt2_files = tmp_path / "gpt2_files"
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern",
+                    "o200k", "--format", "gpt2", "--out", gpt2_files))  # fmt: skip
+    assert sorted(p.name for p in gpt2_files.iterdir()) == ["merges.txt", "vocab.json"]
+    assert "load them with --pattern o200k" in stderr and "note: written as" not in stderr
+    plain = tmp_path / "plain"
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--out", plain))
+    assert sorted(p.name for p in plain.iterdir()) == ["merges.txt", "vocab.json"]
+    assert "note:" not in stderr and "pattern: gpt2" in stderr
 
 
 def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora):
@@ -148,7 +183,7 @@ def test_misspelt_names_are_refused_and_common_spellings_accepted(tmp_path, corp
     vocab, merges = reference(corpora, published("o200k_base")["pat_str"])
     out = tmp_path / "gpt4o"
     stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE,
-                    "--pattern", "GPT-4o", "--out", out))  # fmt: skip
+                    "--pattern", "GPT-4o", "--format", "gpt2", "--out", out))  # fmt: skip
     assert "pattern: o200k" in stderr
     assert read_gpt2_merges(out / "merges.txt") == merges
 
