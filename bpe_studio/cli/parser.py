@@ -69,11 +69,31 @@ def _workers(text: str) -> int:
         ) from None
 
 
+def typed_text(text: str) -> str:
+    r"""A text option's value (a pattern, a special token, a field's name) as it was typed.
+    In a C locale without UTF-8 mode Python reads the command line as ASCII, and each byte
+    of a UTF-8 character as a lone surrogate (Python's surrogateescape): the regex ``😀+`` was
+    another one, silently, and ``<|😀|>`` was refused as not UTF-8. Its bytes, read as
+    UTF-8, are what was typed; bytes that are not UTF-8 stay as they came, for the option's
+    own check to refuse them.
+
+    >>> typed_text("".join(chr(0xDC00 + b) for b in "é".encode())), typed_text("\udcff")
+    ('é', '\udcff')
+    """
+    if not any("\ud800" <= c <= "\udfff" for c in text):
+        return text
+    try:
+        return os.fsencode(text).decode("utf-8")
+    except UnicodeError:
+        return text
+
+
 def _pattern(text: str) -> str:
     """A --pattern value: a name (any spelling the core knows, given back as the name) or a
     regex that compiles (``core.pretokenizer``'s rule)."""
     from ..core.pretokenization.pretokenizer import pretokenizer
 
+    text = typed_text(text)
     try:
         return pretokenizer(text).name or text
     except ValueError as e:
@@ -291,6 +311,7 @@ def _add_records(command: argparse.ArgumentParser) -> None:
     )
     command.add_argument(
         "--text-field",
+        type=typed_text,
         metavar="NAME",
         default=None,
         help="the field of the records that holds their text (default: text)",
@@ -340,6 +361,7 @@ def _train_options(train: argparse.ArgumentParser) -> None:
     specials.add_argument(
         "--special-token",
         action="append",
+        type=typed_text,
         default=[],
         metavar="TOK",
         help=f"a special token (repeatable); giving any replaces the default "
@@ -403,6 +425,7 @@ def _encode_options(enc: argparse.ArgumentParser) -> None:
     specials.add_argument(
         "--special-token",
         action="append",
+        type=typed_text,
         default=None,
         metavar="TOK",
         help="also treat TOK as special (repeatable); it must be in the vocabulary. The "
@@ -455,6 +478,7 @@ def _add_source_specials(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--special-token",
         action="append",
+        type=typed_text,
         default=None,
         metavar="TOK",
         help="a vocabulary entry of SOURCE to take as a special token (repeatable): GPT-2 "

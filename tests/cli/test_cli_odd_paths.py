@@ -249,6 +249,40 @@ def test_a_special_token_that_is_not_utf8_is_named(tmp_path):
     assert not (tmp_path / "t").exists()
 
 
+def _as_a_c_locale_reads_it(text: str) -> str:
+    """``text`` typed on a command line that Python read as ASCII (a C locale, neither UTF-8
+    mode nor locale coercion): each byte past ASCII a lone surrogate."""
+    return "".join(chr(0xDC00 + b) if b >= 0x80 else chr(b) for b in text.encode("utf-8"))
+
+
+def test_text_options_typed_in_a_c_locale_are_read_as_typed():
+    """Found by the terminals audit: under LC_ALL=C PYTHONUTF8=0 PYTHONCOERCECLOCALE=0,
+    --pattern '😀+|...' was read as lone surrogates, silently another regex, and
+    --special-token '<|😀|>' was refused as "not UTF-8, from a C locale?" though its bytes
+    were UTF-8. Bytes that are not UTF-8 stay as they came (the test above: refused)."""
+    from bpe_studio.cli.parser import build_parser
+
+    pattern, token, field = r"😀+|\p{L}+|\s+|\S", "<|😀|>", "tëxt"
+    typed = [_as_a_c_locale_reads_it(t) for t in (pattern, token, field)]
+    assert all("\udcf0" in t or "\udcc3" in t for t in typed)
+    parser = build_parser()
+    args = parser.parse_args(["train", "c.txt", "--vocab-size", "300", "--out", "t",
+                              "--pattern", typed[0], "--special-token", typed[1],
+                              "--text-field", typed[2]])  # fmt: skip
+    assert (args.pattern, args.special_token, args.text_field) == (pattern, [token], field)
+    for command in (
+        ["encode", "c.txt", "--tokenizer", "gpt2", "--out", "x.npy"],
+        ["convert", "gpt2", "--to", "hf", "--out", "t"],
+        ["inspect", "gpt2"],
+    ):
+        args = parser.parse_args([*command, "--special-token", typed[1]])
+        assert args.special_token == [token], command
+    not_utf8 = os.fsdecode(b"<|\xff|>")
+    assert parser.parse_args(
+        ["train", "c.txt", "--vocab-size", "300", "--out", "t", "--special-token", not_utf8]
+    ).special_token == [not_utf8]
+
+
 def test_a_file_named_twice_with_standard_input_redirected_from_it_is_no_stdin(tmp_path, gpt2):
     """``encode a.txt a.txt < a.txt``: /dev/stdin resolves to a.txt there, which the check for
     standard input named twice took for it."""
