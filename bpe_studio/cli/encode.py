@@ -56,6 +56,7 @@ from .output import (
     Compiles,
     check_out_file,
     check_stdout_open,
+    check_stdout_takes_bytes,
     is_stream,
     numba_interrupts,
     one_line,
@@ -134,6 +135,8 @@ def _check_out(
     ]
     check_out_file(args.out, force=args.force, inputs=inputs)
     check_stdout_open(args.out)
+    if binary:
+        check_stdout_takes_bytes(args.out, "the ids are binary (.npy bytes)")
     if binary and args.out == STDOUT and sys.stdout is not None and sys.stdout.isatty():
         raise CliError(
             "--out -: standard output is a terminal, and the ids are binary (.npy bytes); "

@@ -25,6 +25,7 @@ truthfully what happened when it is closed early (``| head``) or full.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import re
@@ -37,7 +38,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO, Protocol
 
 from .terminal import erase
 
@@ -380,6 +381,32 @@ def check_stdout_open(user_path: str) -> None:
         raise CliError(f"{STDOUT_NAME}: it is closed (>&-); nothing was written")
 
 
+def _stdout_fd() -> int | None:
+    """Standard output's file descriptor; None when ``sys.stdout`` has none: replaced by a
+    stream of Python's own (a notebook's, a ``StringIO``, ``contextlib.redirect_stdout``)."""
+    try:
+        return sys.stdout.fileno() if sys.stdout is not None else None
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return None
+
+
+def _stdout_buffer() -> BinaryIO | None:
+    """The binary stream under ``sys.stdout`` when it has one (a text wrapper's ``buffer``)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    return buffer if callable(getattr(buffer, "write", None)) else None
+
+
+def check_stdout_takes_bytes(user_path: str, what: str) -> None:
+    """:class:`CliError` before any work when ``user_path`` is standard output and it takes
+    text only: ``sys.stdout`` replaced by a stream with neither a file nor a binary buffer
+    behind it (a notebook's). Bytes ``what`` names (not text) cannot be written there."""
+    if user_path == STDOUT and _stdout_fd() is None and _stdout_buffer() is None:
+        raise CliError(
+            f"--out -: standard output is a text stream here ({type(sys.stdout).__name__}: "
+            f"sys.stdout replaced, as in a notebook), and {what}; pass --out FILE"
+        )
+
+
 class Readable(Protocol):
     """What :func:`write_stream` reads blocks from (a binary file, or blocks made as asked)."""
 
@@ -389,20 +416,26 @@ class Readable(Protocol):
 def write_stream(user_path: str, source: bytes | Readable) -> int | None:
     """Write ``source`` (bytes, or a binary file read to its end) to the stream ``user_path``
     (:func:`is_stream`); return the bytes written when its reader closed it early
-    (``| head``), else None. A full or failing stream raises :class:`CliError` naming it."""
+    (``| head``), else None. A full or failing stream raises :class:`CliError` naming it.
+    Standard output replaced by a stream of Python's own (a notebook's) is written through
+    it: its binary buffer, else as text (UTF-8; bytes that are not are U+FFFD there), which
+    is why binary data is refused first (:func:`check_stdout_takes_bytes`)."""
+    blocks = (
+        iter([source]) if isinstance(source, bytes) else iter(lambda: source.read(1 << 20), b"")
+    )
     if user_path == STDOUT:
         check_stdout_open(user_path)  # Python makes a closed one None
         assert sys.stdout is not None
         sys.stdout.flush()
-        fd = sys.stdout.fileno()
+        fd = _stdout_fd()
+        if fd is None:
+            _write_through(blocks)
+            return None
     else:
         try:
             fd = os.open(user_path, os.O_WRONLY)
         except OSError as e:
             raise CliError(os_error_message(user_path, e)) from None
-    blocks = (
-        iter([source]) if isinstance(source, bytes) else iter(lambda: source.read(1 << 20), b"")
-    )
     written = 0
     try:
         for block in blocks:
@@ -426,3 +459,24 @@ def write_stream(user_path: str, source: bytes | Readable) -> int | None:
         if user_path != STDOUT:
             os.close(fd)
     return None
+
+
+def _write_through(blocks: Iterator[bytes]) -> None:
+    """Write ``blocks`` to ``sys.stdout``, a stream with no file behind it: to its binary
+    buffer, else decoded (UTF-8) as text."""
+    assert sys.stdout is not None
+    buffer = _stdout_buffer()
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    try:
+        for block in blocks:
+            if buffer is not None:
+                buffer.write(block)
+            else:
+                sys.stdout.write(decoder.decode(block))
+        if buffer is not None:
+            buffer.flush()
+        else:
+            sys.stdout.write(decoder.decode(b"", final=True))
+            sys.stdout.flush()
+    except OSError as e:
+        raise CliError(os_error_message(STDOUT, e)) from None

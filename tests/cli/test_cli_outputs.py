@@ -450,3 +450,53 @@ def test_a_folder_holding_the_same_files_names_them_in_number(tmp_path, fmt, fil
     ok(first)
     line = error_line(cli(tmp_path, "convert", "gpt2", "--to", fmt, "--out", "out"))
     assert f"already holds {files}; pass --force to replace {pronoun}," in line
+
+
+def _in_a_notebook(stdout, *args: object) -> tuple[int, str]:
+    """``main(ARGS)`` with ``sys.stdout`` replaced by ``stdout``, as a notebook replaces it:
+    the exit status and stderr."""
+    import contextlib
+    import io
+
+    from bpe_studio.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, err.getvalue()
+
+
+def test_standard_output_replaced_as_in_a_notebook(tmp_path):
+    """Found by the terminals audit: with sys.stdout an io.StringIO (a notebook's stream),
+    inspect --json, decode and encode --out - did all the work, then ended in "bpe-studio:
+    error: fileno". Text goes through the stream; binary ids, which a text stream cannot
+    hold, are refused before any work, saying to name a file; a stream with a binary buffer
+    takes them as they are."""
+    import io
+
+    text = "Ünïcödé text, written out. " * 20
+    write_text(tmp_path / "t.txt", text)
+    ids = Tokenizer.preset("gpt2").encode(text)
+    np.save(tmp_path / "ids.npy", np.array(ids, dtype=np.uint16))
+    stdout = io.StringIO()
+    assert _in_a_notebook(stdout, "decode", tmp_path / "ids.npy", "--tokenizer", "gpt2")[0] == 0
+    assert stdout.getvalue() == text
+    stdout = io.StringIO()
+    code, err = _in_a_notebook(stdout, "inspect", "gpt2", "--top", 3)
+    assert code == 0 and err == ""
+    assert stdout.getvalue().startswith("gpt2: byte-level BPE, 50,257 tokens\n")
+    stdout = io.StringIO()
+    code, err = _in_a_notebook(stdout, "encode", tmp_path / "t.txt", "--tokenizer", "gpt2",
+                               "--out", "-")  # fmt: skip
+    assert code == 1 and stdout.getvalue() == ""
+    assert err == (
+        "bpe-studio: error: --out -: standard output is a text stream here (StringIO: "
+        "sys.stdout replaced, as in a notebook), and the ids are binary (.npy bytes); pass "
+        "--out FILE\n"
+    )
+    binary = io.BytesIO()
+    wrapper = io.TextIOWrapper(binary, encoding="utf-8")  # a buffer, no file behind it
+    code, err = _in_a_notebook(wrapper, "encode", tmp_path / "t.txt", "--tokenizer", "gpt2",
+                               "--out", "-")  # fmt: skip
+    assert code == 0, err
+    assert np.load(io.BytesIO(binary.getvalue())).tolist() == ids
