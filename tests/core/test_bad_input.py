@@ -264,6 +264,26 @@ def test_utf8_with_control_characters_in_every_other_byte_is_not_taken_for_utf16
     train_bpe(path, 260, [])  # trained, not refused
 
 
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"".join(b"%07d\0" % i for i in range(1, 2001)),  # printf '%07d\0' $(seq 2000)
+        b"hello\0world\n" * 100,
+    ],
+    ids=["numbered records", "words"],
+)
+def test_utf8_with_nuls_at_a_regular_odd_offset_is_not_taken_for_utf16(tmp_path, data):
+    """Found by the terminals audit: valid UTF-8 whose records end in a NUL at an odd
+    offset was called UTF-16 ("convert it with iconv", which garbles it). UTF-16 of
+    ASCII-range text has a NUL in nearly every high byte; a quarter or a sixth is not it."""
+    from bpe_studio.core.corpus.sources import TAR_BLOCK, not_text
+
+    assert not_text(data[:TAR_BLOCK]) is None
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(data)
+    train_bpe(path, 260, [])  # trained, not refused
+
+
 def test_encode_file_names_an_archive_as_the_command_does(tmp_path):
     path = tmp_path / "book.txt"
     path.write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + b"x" * 600)

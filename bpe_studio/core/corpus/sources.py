@@ -17,6 +17,7 @@ What it leaves out: reading records (``records``), counting (``tasks``, ``counti
 
 from __future__ import annotations
 
+import codecs
 import glob
 import io
 import os
@@ -401,18 +402,27 @@ def _is_tar(head: bytes) -> bool:
     return stored == sum(head[:148]) + 8 * ord(" ") + sum(head[156:TAR_BLOCK])
 
 
-def _ends(first: bytes, second: bytes) -> str | None:
+def _ends(first: bytes, second: bytes, *, utf8: bool = False) -> str | None:
     """ "little" or "big" when the parity whose bytes are ``second`` holds the code points'
     high bytes (little-endian) or ``first`` does (big-endian), else None: one byte value
     below 0x20 in most of one parity's bytes and seldom in the other's. NUL (ASCII's high
     byte) counts from a tenth on; a script block's own (0x0E Thai, 0x10 Myanmar, 0x04
     Cyrillic), from three tenths. Tab, LF and CR are the high bytes of Indic scripts
     (Devanagari, Gujarati, Malayalam) but also UTF-8 text's own: they count only beside a NUL
-    of the same parity (a space or a line break in UTF-16), which UTF-8 text never holds."""
+    of the same parity (a space or a line break in UTF-16), which UTF-8 text never holds.
+    ``utf8``: the bytes are valid UTF-8, which holds NULs at a regular odd offset too
+    (records of a fixed width, each ended by a NUL: ``printf '%07d\0'``); NUL then counts
+    only from four tenths of its parity's bytes (UTF-16 of ASCII-range text has one in
+    nearly every high byte) and when the pairs decode as UTF-16."""
     pairs = len(first)
     for mine, other, end in ((second, first, "little"), (first, second, "big")):
         nul = mine.count(0)
-        if nul >= max(2, pairs // 10) and nul >= 4 * other.count(0):
+        least = max(2, 0.4 * pairs) if utf8 else max(2, pairs // 10)
+        if (
+            nul >= least
+            and nul >= 4 * other.count(0)
+            and (not utf8 or _decodes(first, second, end))
+        ):
             return end
         if pairs < 4:
             continue
@@ -426,17 +436,39 @@ def _ends(first: bytes, second: bytes) -> str | None:
     return None
 
 
+def _as_utf16(first: bytes, second: bytes, end: str) -> str | None:
+    """The pairs read as UTF-16 of that ``end``; None when they are not UTF-16 (a lone
+    surrogate; a cut pair at the end of the head is left out)."""
+    pairs = bytes(b for pair in zip(first, second, strict=False) for b in pair)
+    decoder = codecs.getincrementaldecoder(f"utf-16-{'le' if end == 'little' else 'be'}")()
+    try:
+        return decoder.decode(pairs)
+    except UnicodeDecodeError:
+        return None
+
+
+def _decodes(first: bytes, second: bytes, end: str) -> bool:
+    return _as_utf16(first, second, end) is not None
+
+
 def _reads_as_text(first: bytes, second: bytes, end: str) -> bool:
     """Whether the pairs, read as UTF-16 of that ``end``, are mostly letters, marks and
     spaces, as text of a script is (a UTF-8 log whose every other byte is a backspace reads
     as unassigned code points and stray symbols)."""
-    pairs = bytes(b for pair in zip(first, second, strict=False) for b in pair)
-    try:
-        text = pairs.decode(f"utf-16-{'le' if end == 'little' else 'be'}")
-    except UnicodeDecodeError:
+    text = _as_utf16(first, second, end)
+    if text is None:
         return False
     wordy = sum(1 for c in text if unicodedata.category(c)[0] in "LMZ" or c in "\t\n\r")
     return wordy >= 0.6 * len(text)
+
+
+def _is_utf8(head: bytes) -> bool:
+    """Whether ``head``, a file's first bytes, is UTF-8 (a character cut at its end too)."""
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _unicode_form(head: bytes) -> str | None:
@@ -452,7 +484,8 @@ def _unicode_form(head: bytes) -> str | None:
         if nuls[0] >= 0.9 * quads and nuls[1] >= 0.9 * quads and nuls[3] < 0.5 * quads:
             return "UTF-32BE"
     pairs = len(head) // 2
-    end = _ends(head[0 : 2 * pairs : 2], head[1 : 2 * pairs : 2]) if pairs >= 2 else None
+    first, second = head[0 : 2 * pairs : 2], head[1 : 2 * pairs : 2]
+    end = _ends(first, second, utf8=_is_utf8(head)) if pairs >= 2 else None
     return None if end is None else f"UTF-16{end[0].upper()}E"
 
 
