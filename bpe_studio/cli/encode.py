@@ -64,6 +64,7 @@ from .output import (
     os_error_message,
     stream_name,
     write_stream,
+    writes_to_terminal,
 )
 from .progress import ProgressBar
 from .sources import fetch_hub, load_source, load_tokenizer, source_files, split_line
@@ -137,9 +138,10 @@ def _check_out(
     check_stdout_open(args.out)
     if binary:
         check_stdout_takes_bytes(args.out, "the ids are binary (.npy bytes)")
-    if binary and args.out == STDOUT and sys.stdout is not None and sys.stdout.isatty():
+    if binary and writes_to_terminal(args.out):
+        where = "standard output is a terminal" if args.out == STDOUT else "is a terminal"
         raise CliError(
-            "--out -: standard output is a terminal, and the ids are binary (.npy bytes); "
+            f"--out {args.out}: {where}, and the ids are binary (.npy bytes); "
             "redirect it (> ids.npy, | bpe-studio decode - ...) or name a file"
         )
 
@@ -299,7 +301,7 @@ def _encode(args: argparse.Namespace) -> int:
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    check_input(args.ids)
+    check_input(args.ids, "ids file", ids=True)
     _check_out(args, args.ids, binary=False)
     given = args.tokenizer
     args.tokenizer = fetch_hub(given)

@@ -167,9 +167,17 @@ def input_name(user_path: str) -> str:
     return STDIN_NAME if user_path == STDIN else user_path
 
 
-def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> None:
+# How decode's ids reach it through a pipe.
+IDS_PIPE = "bpe-studio encode ... --out - | bpe-studio decode - ..."
+
+
+def check_input(
+    user_path: str, what: str = "file", *, globs: bool = False, ids: bool = False
+) -> None:
     """Raise :class:`CliError` for an input that is missing or a directory. With ``globs``,
-    a glob or a URL is taken as it is: the core resolves it (``sources``)."""
+    a glob or a URL is taken as it is: the core resolves it (``sources``). ``ids``: the
+    input is a ``.npy`` of ids, binary, which nobody types: a terminal is refused (decode
+    waited at one, silently, for bytes that never come)."""
     if user_path.startswith("memory://"):
         raise CliError(
             f"{user_path}: memory:// files live inside one Python process, and a command "
@@ -177,17 +185,22 @@ def check_input(user_path: str, what: str = "file", *, globs: bool = False) -> N
         )
     if user_path == STDIN:
         if sys.stdin is None:  # Python makes a closed one None
-            raise CliError(f"{STDIN_NAME}: it is closed (<&-); name a file, or pipe the text in")
-        check_not_endless(user_path, what)
+            piped = f"the ids in ({IDS_PIPE})" if ids else "the text in"
+            raise CliError(f"{STDIN_NAME}: it is closed (<&-); name a file, or pipe {piped}")
+    elif globs and is_glob_or_url(user_path):
         return
-    if globs and is_glob_or_url(user_path):
-        return
-    p = Path(user_path)
-    if not p.exists():
-        raise CliError(f"{user_path}: {link_loop(p) or f'{what} not found'}")
-    if p.is_dir():
-        raise CliError(f"{user_path}: is a directory, not a {what}")
+    else:
+        p = Path(user_path)
+        if not p.exists():
+            raise CliError(f"{user_path}: {link_loop(p) or f'{what} not found'}")
+        if p.is_dir():
+            raise CliError(f"{user_path}: is a directory, not a {what}")
     check_not_endless(user_path, what)
+    if ids and _is_terminal(user_path, unknown=False):
+        raise CliError(
+            f"{input_name(user_path)}: is a terminal, and the ids are binary (.npy bytes), "
+            f"which are not typed: pipe them in ({IDS_PIPE}) or name the .npy file"
+        )
 
 
 def check_not_endless(user_path: str, what: str = "file") -> None:
@@ -212,17 +225,21 @@ def check_not_endless(user_path: str, what: str = "file") -> None:
     )
 
 
-def _is_terminal(user_path: str) -> bool:
-    """Whether ``user_path`` (or standard input) is a terminal; one that cannot be opened is
-    taken for one: reading it says why, naming it."""
+def _is_terminal(user_path: str, unknown: bool = True) -> bool:
+    """Whether ``user_path`` (or standard input) is a terminal; for one that cannot be
+    opened, ``unknown`` (reading it says why, naming it)."""
     if user_path == STDIN:
         return os.isatty(0)
     # O_NOCTTY: opening a terminal never makes it this process's controlling one.
     flags = os.O_RDONLY | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
+        # subtle: only a device is opened to ask: opening and closing a named pipe's reading
+        # end would let its writer start, then lose its reader (SIGPIPE).
+        if not stat.S_ISCHR(os.stat(user_path).st_mode):
+            return False
         fd = os.open(user_path, flags)
     except OSError:
-        return True
+        return unknown
     try:
         return os.isatty(fd)
     finally:

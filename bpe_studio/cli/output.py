@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from .terminal import erase
+from .terminal import erase, is_terminal
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2  # as argparse exits for a bad option value
@@ -367,6 +367,24 @@ def is_stream(user_path: str) -> bool:
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def writes_to_terminal(user_path: str) -> bool:
+    """Whether ``--out user_path`` writes to a terminal: standard output that is one, or a
+    path that names one (``/dev/stdout`` on a terminal, ``/dev/tty``), opened to ask."""
+    if user_path == STDOUT:
+        return is_terminal(sys.stdout)
+    try:
+        if not stat.S_ISCHR(os.stat(user_path).st_mode):
+            return False
+        # O_NOCTTY: opening a terminal never makes it this process's controlling one.
+        fd = os.open(user_path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0) | os.O_NONBLOCK)
+    except OSError:
+        return False  # writing there says why, naming it
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
 
 
 def stream_name(user_path: str) -> str:

@@ -57,12 +57,62 @@ def _closed_stdin(cwd: Path, *args: object) -> subprocess.CompletedProcess[str]:
     ],
 )
 def test_a_closed_standard_input_is_one_line(tmp_path, args):
-    """``<&-``: Python makes sys.stdin None; reading it was an AttributeError traceback."""
+    """``<&-``: Python makes sys.stdin None; reading it was an AttributeError traceback.
+    decode reads ids, not text (the terminals audit: it said "pipe the text in")."""
     line = error_line(_closed_stdin(tmp_path, *args))
-    assert (
-        line == "bpe-studio: error: <stdin>: it is closed (<&-); name a file, or pipe the text in"
+    piped = (
+        "the ids in (bpe-studio encode ... --out - | bpe-studio decode - ...)"
+        if args[0] == "decode"
+        else "the text in"
+    )
+    assert line == f"bpe-studio: error: <stdin>: it is closed (<&-); name a file, or pipe {piped}"
+    assert list(tmp_path.iterdir()) == []
+
+
+def _on_a_terminal(cwd: Path, *args: object, stdin: bool, stdout: bool) -> tuple[int, bytes]:
+    """``bpe-studio ARGS`` with standard input or output a terminal (a pseudo-terminal,
+    nothing typed at it), stderr captured: its exit status and stderr, once it has ended."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        result = subprocess.run(
+            _command(args), stdin=terminal if stdin else subprocess.DEVNULL,
+            stdout=terminal if stdout else subprocess.DEVNULL, stderr=subprocess.PIPE,
+            cwd=cwd, env=_env(), timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    return result.returncode, result.stderr
+
+
+def test_decode_refuses_a_terminal_for_its_ids(tmp_path):
+    """Found by the terminals audit: ``decode -`` at a terminal waited, silently, for .npy
+    bytes nobody types (Ctrl-D then said the input was empty)."""
+    code, err = _on_a_terminal(tmp_path, "decode", "-", "--tokenizer", "gpt2", "--out", "t.txt",
+                               stdin=True, stdout=False)  # fmt: skip
+    assert code == 1
+    assert err.decode().strip() == (
+        "bpe-studio: error: <stdin>: is a terminal, and the ids are binary (.npy bytes), which "
+        "are not typed: pipe them in (bpe-studio encode ... --out - | bpe-studio decode - ...) "
+        "or name the .npy file"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/stdout"), reason="needs /dev/stdout")
+def test_encode_refuses_a_terminal_named_as_a_path(tmp_path):
+    """Found by the terminals audit: ``--out -`` on a terminal was refused, but ``--out
+    /dev/stdout``, the same terminal, got the raw .npy bytes."""
+    write_text(tmp_path / "a.txt", "hello world")
+    code, err = _on_a_terminal(tmp_path, "encode", "a.txt", "--tokenizer", "gpt2", "--out",
+                               "/dev/stdout", stdin=False, stdout=True)  # fmt: skip
+    assert code == 1
+    assert err.decode().strip() == (
+        "bpe-studio: error: --out /dev/stdout: is a terminal, and the ids are binary (.npy "
+        "bytes); redirect it (> ids.npy, | bpe-studio decode - ...) or name a file"
+    )
 
 
 @pytest.mark.parametrize(
