@@ -35,6 +35,13 @@ STREAMS_STDOUT = (
     "Progress bars go to stderr; stdout carries only the report. Errors are one line on "
     "stderr and a non-zero exit (130 after Ctrl-C)."
 )
+# The program's own help, for every command: inspect's report is the data it gives.
+STREAMS_PROGRAM = (
+    "Progress bars go to stderr, and so do the summaries of train, encode, decode and "
+    "convert; stdout carries only data (--out -, and inspect's report, which is its data). "
+    "Errors are one line on stderr and a non-zero exit (130 after Ctrl-C). An --out never "
+    "replaces an input, and replaces an existing file only with --force."
+)
 FORCE_FILE = "replace the --out file if it exists (never an input)"
 FORCE_DIR = (
     "replace files of the same names already in DIR, or write beside another tokenizer "
@@ -565,7 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="bpe-studio",
         description="Train, inspect and watch byte-level BPE tokenizers learn. "
         "With no command, opens the desktop app.",
-        epilog=STREAMS,
+        epilog=STREAMS_PROGRAM,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument(

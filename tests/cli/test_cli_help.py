@@ -55,6 +55,14 @@ def test_top_level_help_lists_convert(tmp_path):
     assert "convert" in result.stdout
 
 
+def test_top_level_help_says_inspect_reports_on_stdout():
+    """The terminals audit: the help said summaries go to stderr, but inspect's summary is
+    its data, on stdout."""
+    text = " ".join(build_parser().format_help().split())
+    assert "the summaries of train, encode, decode and convert" in text
+    assert "stdout carries only data (--out -, and inspect's report, which is its data)" in text
+
+
 def test_without_a_display_every_headless_command_is_named(tmp_path):
     # The message lists the parser's commands (convert was missing, #32).
     env = {k: v for k, v in os.environ.items() if k not in NO_DISPLAY_VARIABLES}
