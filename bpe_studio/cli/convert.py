@@ -30,6 +30,7 @@ from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
+    EXIT_USAGE,
     CliError,
     check_out_dir,
     check_stdout_open,
@@ -175,6 +176,12 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
+    if args.name is not None and args.to != "tiktoken":
+        raise CliError(
+            f"--name {args.name}: names the files of --to tiktoken only; --to {args.to} writes "
+            f"{' and '.join(files_for(args.to))}, whose names are fixed: leave --name out",
+            EXIT_USAGE,
+        )
     name = tiktoken_name(args.source, args.name)
     check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=source_files(args.source))
     source = fetch_hub(args.source)

@@ -43,6 +43,7 @@ from .inputs import (
 )
 from .output import (
     EXIT_CLOSED_PIPE,
+    EXIT_USAGE,
     STDOUT,
     STDOUT_NAME,
     CliError,
@@ -75,6 +76,12 @@ def _load(source: str, pattern: str | None, specials: list[str] | None = None) -
 def _inspect(args: argparse.Namespace) -> int:
     check_stdout_open(STDOUT)  # the report goes there: said before any work
     corpora: list[str] = args.corpus or []
+    if args.no_scan and not corpora:
+        raise CliError(
+            "--no-scan leaves out a pass over the --corpus text, and no --corpus is given: "
+            "name a corpus, or leave --no-scan out",
+            EXIT_USAGE,
+        )
     for path in corpora:
         check_input(path, "corpus", globs=True)
     check_stdin_once(corpora, "a corpus")

@@ -181,6 +181,17 @@ def test_bad_convert_arguments_are_one_line(tmp_path, args, needle):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize(("to", "files"), [("hf", "tokenizer.json"), ("gpt2", "vocab.json")])
+def test_a_name_for_a_format_of_fixed_names_is_refused(tmp_path, to, files):
+    """The terminals audit: --name with --to hf (or gpt2) was silently ignored."""
+    result = cli(tmp_path, "convert", "gpt2", "--to", to, "--name", "foo", "--out", "o")
+    assert result.returncode == 2
+    line = error_line(result)
+    assert line.startswith("bpe-studio: error: --name foo: names the files of --to tiktoken")
+    assert files in line and "leave --name out" in line
+    assert not (tmp_path / "o").exists()
+
+
 def test_the_files_named_are_the_files_written(tmp_path):
     """The files named on stderr are the files in DIR (and nothing else is)."""
     stderr = ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "t"))

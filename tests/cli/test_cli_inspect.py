@@ -211,6 +211,16 @@ def test_no_scan_leaves_the_split_out(tmp_path):
     assert "scanning" not in result.stderr
 
 
+def test_no_scan_without_a_corpus_is_refused(tmp_path):
+    """The terminals audit: --no-scan without --corpus was silently ignored."""
+    result = cli(tmp_path, "inspect", "gpt2", "--no-scan")
+    assert result.returncode == 2 and result.stdout == ""
+    assert error_line(result) == (
+        "bpe-studio: error: --no-scan leaves out a pass over the --corpus text, and no "
+        "--corpus is given: name a corpus, or leave --no-scan out"
+    )
+
+
 def test_a_src_after_corpus_is_said_to_be_taken_by_it(tmp_path):
     """Found by the first-hour audit: "inspect --corpus zh.txt o200k_base" said only that SRC
     was missing; --corpus, which takes many files, had taken it."""
