@@ -170,13 +170,27 @@ class Program(argparse.ArgumentParser):
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str) -> NoReturn:
-        first = next((a for a in getattr(self, "_given", []) if not a.startswith("-")), None)
+        given = getattr(self, "_given", [])
+        first = next((a for a in given if not a.startswith("-")), None)
         command = "argument COMMAND: invalid choice" in message  # not an option's choice
         if command and first is not None and os.path.exists(first):
             shown = shlex.quote(first)
             message += (
                 f"; {first!r} is a file: open it in the app with bpe-studio gui {shown}, or "
                 f"train on it with bpe-studio train {shown} --vocab-size N --out DIR"
+            )
+        # subtle: a file whose name starts with "-" is read as an option, and argparse says
+        # only that a file is missing or that the word is not an option: say how to name it.
+        dashed = [
+            a
+            for a in given
+            if a.startswith("-") and a not in ("-", "--") and a not in self._option_string_actions
+        ]
+        files = [a for a in dict.fromkeys(dashed) if os.path.exists(a)]
+        if files:
+            message += (
+                f" ({', '.join(map(repr, files))}: a word that starts with - is read as an "
+                f"option; name the file as {' '.join(shlex.quote('./' + a) for a in files)})"
             )
         super().error(message)
 

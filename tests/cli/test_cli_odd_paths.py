@@ -448,3 +448,28 @@ def test_a_pipe_of_nul_bytes_is_refused_at_its_first_block(tmp_path, fill, said)
     assert stderr.strip().splitlines()[-1].startswith(f"bpe-studio: error: <stdin>: {said}")
     assert written < 64 << 20
     assert [p.name for p in tmp_path.iterdir()] == ["err.txt"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("encode", "-dash.txt", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        ("encode", "a.txt", "-dash.txt", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        ("train", "-dash.txt", "--vocab-size", "300", "--out", "tok"),
+        ("inspect", "gpt2", "--corpus", "-dash.txt"),
+    ],
+)
+def test_a_file_whose_name_starts_with_a_dash_is_named_in_the_error(tmp_path, args):
+    """The terminals audit: a file named -dash.txt gave argparse's "required: INPUT" or
+    "unrecognized arguments: -dash.txt", which say nothing of the file."""
+    write_text(tmp_path / "-dash.txt", "hello world")
+    write_text(tmp_path / "a.txt", "hello world")
+    result = cli(tmp_path, *args)
+    assert result.returncode == 2
+    assert result.stderr.rstrip().endswith(
+        "('-dash.txt': a word that starts with - is read as an option; name the file as "
+        "./-dash.txt)"
+    )
+    fixed = ["./-dash.txt" if a == "-dash.txt" else a for a in args]
+    if args[0] == "encode":  # named so, it is read
+        ok(cli(tmp_path, *fixed))
