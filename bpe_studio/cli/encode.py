@@ -34,7 +34,7 @@ from ..core.formats.tiktoken.reading import PatternNeeded
 from ..core.io.atomic import atomic_open, folder_for
 from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
-from ..core.text.display import plural
+from ..core.text.display import plural, readable_size
 from .encode_inputs import encode_inputs
 from .ids_files import DecodedBlocks, IdsFile
 from .inputs import (
@@ -283,7 +283,7 @@ def _encode(args: argparse.Namespace) -> int:
     lines = [
         f"loaded the tokenizer in {stats.load_seconds + stats.setup_seconds:.2f} s",
         split,
-        f"encoded {stats.input_bytes / 1e6:,.2f} MB into {plural(stats.tokens, 'token')} "
+        f"encoded {readable_size(stats.input_bytes)} into {plural(stats.tokens, 'token')} "
         f"({stats.dtype}) in {stats.seconds:.2f} s",
     ]
     compiled = compiles.summary()

@@ -32,7 +32,7 @@ from ..core.explain.overlap import Overlap, overlap
 from ..core.explain.usage import CorpusUsage, corpus_usage
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
 from ..core.io.gc_pause import gc_paused
-from ..core.text.display import plural, readable_token
+from ..core.text.display import plural, readable_size, readable_token
 from .inputs import (
     check_input,
     check_not_records,
@@ -374,7 +374,7 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
     ids, counts = usage.ranked(table)
     per = f" ({usage.bytes / usage.tokens:.2f} bytes/token)" if usage.tokens else ""
     lines = [
-        f"Corpus {' '.join(usage.files)}: {usage.bytes / 1e6:,.2f} MB of text, "
+        f"Corpus {' '.join(usage.files)}: {readable_size(usage.bytes)} of text, "
         f"{plural(usage.tokens, 'token')}{per}, in {usage.seconds:.1f} s",
         f"  used {len(ids):,} of the {ordinary:,} ordinary tokens ({_share(len(ids), ordinary)});"
         f" never used: {ordinary - len(ids):,}",

@@ -297,3 +297,19 @@ def test_18_summaries_go_to_stderr_and_stdout_stays_empty(tmp_path, corpus, trai
         assert result.returncode == 0
         assert result.stdout == b""
         assert word in result.stderr.decode()
+
+
+def test_a_small_text_is_measured_in_kilobytes(tmp_path):
+    """The terminals audit: encoding a 3.8 kB text said "encoded 0.00 MB", and inspect's
+    corpus line "0.00 MB of text"."""
+    text = "A small text, read whole " * 152
+    assert len(text.encode()) == 3_800
+    path = write_text(tmp_path / "small.txt", text)
+    enc = cli_bytes(tmp_path, "encode", path, "--tokenizer", "gpt2", "--out", "ids.npy")
+    assert enc.returncode == 0 and "encoded 3.80 kB into " in enc.stderr.decode()
+    inspect = cli_bytes(tmp_path, "inspect", "gpt2", "--corpus", path)
+    assert inspect.returncode == 0
+    assert f"Corpus {path}: 3.80 kB of text, " in inspect.stdout.decode()
+    tiny = write_text(tmp_path / "tiny.txt", "hi there")
+    enc = cli_bytes(tmp_path, "encode", tiny, "--tokenizer", "gpt2", "--out", "tiny.npy")
+    assert "encoded 8 bytes into 2 tokens" in enc.stderr.decode()

@@ -1,5 +1,5 @@
 """Readable renderings of token bytes for tables, tooltips and the command line, and counts
-with their nouns (``plural``).
+with their nouns (``plural``) or their unit (``readable_size``).
 
 Spaces, line breaks and tabs become visible symbols, other control characters and bytes that
 are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as itself.
@@ -91,3 +91,17 @@ def plural(n: int, noun: str) -> str:
     ('1 merge', '2,000 merges', '0 special tokens')
     """
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def readable_size(n: int) -> str:
+    """``n`` bytes for the command line's summaries: in bytes, kB or MB, whichever shows
+    it without a run of leading zeros ("0.00 MB" said nothing of a 3.8 kB text).
+
+    >>> readable_size(1), readable_size(812), readable_size(3_794), readable_size(12_345_678)
+    ('1 byte', '812 bytes', '3.79 kB', '12.35 MB')
+    """
+    if n < 1_000:
+        return plural(n, "byte")
+    if n < 1_000_000:
+        return f"{n / 1e3:.2f} kB"
+    return f"{n / 1e6:,.2f} MB"
