@@ -26,6 +26,7 @@ from bpe_studio.core import (
     unreachable_tokens,
 )
 from bpe_studio.core.explain import reach
+from bpe_studio.core.formats import TokenizerData
 from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, reference_encode_piece, split_on_specials
 
 SPLIT = regex.compile(GPT2_SPLIT_PATTERN)
@@ -379,6 +380,33 @@ def test_encode_steps_bytes_special_and_empty(gpt2_tokenizer):
     assert encode_steps(gpt2_tokenizer, "") == [EncodeStep((), (), None)]
     with pytest.raises(TypeError, match="str or bytes"):
         encode_steps(gpt2_tokenizer, 5)
+
+
+def ignore_merges_tokenizer(ignore_merges: bool) -> Tokenizer:
+    """``abc`` is a token its bytes never merge into (``b c`` ranks first, then ``a`` and
+    ``bc`` have no merge); ``ab`` is one they do."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"bc", 257: b"ab", 258: b"abc"}
+    merges = [(b"b", b"c"), (b"a", b"b"), (b"ab", b"c")]
+    data = TokenizerData(vocab, merges, {}, "gpt2", ignore_merges=ignore_merges)
+    return Tokenizer.from_data(data)
+
+
+def test_encode_steps_a_piece_found_whole_under_ignore_merges():
+    """A real-display audit: with Llama 3's ignore_merges the editor showed one id for a
+    pre-token that is a vocabulary token, and the step-through merged its bytes into others,
+    calling them what the encoder gives."""
+    tok = ignore_merges_tokenizer(True)
+    assert tok.encode("abc") == [258]
+    for piece in ("abc", b"abc"):
+        assert encode_steps(tok, piece) == [EncodeStep((258,), (), None, whole=True)]
+    # The merges reach the token looked up: they are replayed, the last step says found whole.
+    steps = encode_steps(tok, "ab")
+    assert [s.tokens for s in steps] == [(97, 98), (257,)] == [(97, 98), tuple(tok.encode("ab"))]
+    assert [s.whole for s in steps] == [False, True]
+    assert encode_steps(tok, "abca")[-1] == EncodeStep((97, 256, 97), (), None)  # no token
+    plain = ignore_merges_tokenizer(False)
+    assert encode_steps(plain, "abc")[-1] == EncodeStep((97, 256), (), None)
+    assert not any(s.whole for s in encode_steps(plain, "ab"))
 
 
 # ------------------------------------------------------------------ unreachable

@@ -635,3 +635,63 @@ def test_a_long_tokens_heading_keeps_its_id_whole(qtbot):
     (holding,) = [line for line in lines if number in line]
     assert f"id\u00a0{number}" in holding
     assert all(line.rstrip().endswith("id") is False for line in lines)
+
+
+def whole_token_file(directory: Path, ignore_merges: bool) -> Path:
+    """A byte-level ``tokenizer.json`` whose vocabulary holds ``zz``, which no merge makes,
+    and ``ab``, which one does; with or without Llama 3's ``ignore_merges``."""
+    import tokenizers
+    from tokenizers import decoders, models, pre_tokenizers
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    vocab |= {"ab": len(vocab), "zz": len(vocab) + 1}
+    hf = tokenizers.Tokenizer(models.BPE(vocab, [("a", "b")], ignore_merges=ignore_merges))
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    hf.decoder = decoders.ByteLevel()
+    directory.mkdir()
+    hf.save(str(directory / "tokenizer.json"))
+    return directory / "tokenizer.json"
+
+
+def test_a_piece_found_whole_is_stepped_through_as_the_encoder_does(qtbot, tmp_path):
+    """A real-display audit: under ignore_merges the editor showed one id for " Zyxwvut"
+    (a vocabulary token no merge makes) while the step-through merged its bytes into five
+    tokens, "what the encoder gives for this piece"."""
+    loaded = prepare_file(whole_token_file(tmp_path / "llama3", ignore_merges=True))
+    hub = AppModel()
+    hub.show_loaded(loaded)
+    panel = step_panel(qtbot, hub)
+    zz = loaded.tokenizer.encode("zz")
+    assert len(zz) == 1
+    w = replay(qtbot, panel, "zz")
+    assert [list(s.tokens) for s in w.steps] == [zz] and w.steps[0].whole
+    said = panel.message.text()
+    assert "Found whole in the vocabulary" in said and f"[{zz[0]:,}]" in said
+    assert "ignore_merges" in said and "found whole" in panel.merges_list.item(0).text()
+    w = replay(qtbot, panel, "ab")  # the merges reach the token looked up: both are said
+    assert len(w.steps) == 2 and list(w.steps[-1].tokens) == loaded.tokenizer.encode("ab")
+    panel.show_step(1)
+    assert "finds the piece whole" in panel.message.text()
+
+
+@pytest.mark.parametrize("ignore_merges", [True, False])
+def test_a_token_no_merge_makes_is_said_found_whole_or_never_given(qtbot, tmp_path, ignore_merges):
+    """The same audit: Why this token called Llama 3's whole-only token "an added token"."""
+    loaded = prepare_file(whole_token_file(tmp_path / "tok", ignore_merges))
+    hub = AppModel()
+    hub.show_loaded(loaded)
+    panel = why_panel(qtbot, hub)
+    token_id = loaded.tokenizer.encode_single_token(b"zz")
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    if ignore_merges:
+        assert loaded.tokenizer.encode("zz") == [token_id]
+        assert panel.detail.text().startswith(
+            "a vocabulary token no merge reaches: the encoder finds it whole, as the file "
+            "sets ignore_merges"
+        )
+    else:
+        assert loaded.tokenizer.encode("zz") != [token_id]
+        assert panel.detail.text().startswith(
+            "a vocabulary token no merge makes: encoding never gives it"
+        )

@@ -19,11 +19,14 @@ from ..text.surrogates import replace_surrogates
 class EncodeStep:
     """One step of encoding a pre-token: the token ids before it, every adjacent pair that has
     a merge as ``(position, rank)`` (position ``i`` is the pair ``tokens[i], tokens[i + 1]``),
-    and the position merged in this step (None on the last step, where nothing is left)."""
+    and the position merged in this step (None on the last step, where nothing is left).
+    ``whole``: the encoder finds the piece whole in the vocabulary and gives this step's one id
+    (``ignore_merges``); only on the last step."""
 
     tokens: tuple[int, ...]
     candidates: tuple[tuple[int, int], ...]
     chosen: int | None
+    whole: bool = False
 
 
 def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
@@ -51,6 +54,11 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
     that is one pre-token, or one special token). The piece is not pre-tokenized: it is taken
     as one unit. Time and memory grow with the square of its length.
 
+    A tokenizer that looks pre-tokens up whole first (``ignore_merges``) gives a piece that is
+    a vocabulary token that token: its last step says so (``whole``). When the merges reach
+    that token too they are replayed before it; when they do not, that step is the only one,
+    as the encoder merges nothing.
+
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab.update({256: b"ab", 257: b"abc"})
     >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"ab", b"c")])
@@ -68,8 +76,12 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
         data = bytes(piece)
     else:
         raise TypeError(f"encode_steps: piece must be str or bytes, got {type(piece).__name__}")
-    pair_rank = tokenizer.merger.pair_rank
-    byte_ids = tokenizer.merger.byte_ids
+    merger = tokenizer.merger
+    # subtle: without ignore_merges the whole lookup holds only tokens the merges reach, so
+    # the replayed merges already end on its id.
+    whole = merger.whole_id(data) if merger.looks_up_whole else None
+    pair_rank = merger.pair_rank
+    byte_ids = merger.byte_ids
     ids = [byte_ids[b] for b in data]
     steps: list[EncodeStep] = []
     while True:
@@ -77,7 +89,12 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
         merges = [(i, rank, made) for i, m in found if m is not None for rank, made in (m,)]
         candidates = tuple((i, rank) for i, rank, _ in merges)
         if not merges:
-            steps.append(EncodeStep(tuple(ids), (), None))
+            if whole is None:
+                steps.append(EncodeStep(tuple(ids), (), None))
+            elif ids == [whole]:
+                steps.append(EncodeStep((whole,), (), None, whole=True))
+            else:  # looked up, never merged: the merges' steps are not the encoder's
+                steps = [EncodeStep((whole,), (), None, whole=True)]
             return steps
         # Lowest rank first, then leftmost: the encoder's choice.
         i, _, made = min(merges, key=lambda c: (c[1], c[0]))

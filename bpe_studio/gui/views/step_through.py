@@ -6,7 +6,8 @@ thread replays the encoder (``core.explain.encode_steps.encode_steps``) with the
 tokenizer (``tokenizer_recipes.step_recipe``: the picked tokenizer, else the run's cut to the
 timeline's step, which is the editor's). A :class:`~.chips.ChipStrip` draws one step. Back, Forward,
 a slider and Play (a timer) move through the steps; a list names every merge applied. The last step
-is the encoder's output for the piece.
+is the encoder's output for the piece; under ``ignore_merges`` it may be the piece found whole in
+the vocabulary, the only step when the merges would not make that token.
 What it leaves out: finding the pre-token under the cursor (the editor's ``piece_at_cursor``),
 pre-tokenization rules (``core.explain.encode_steps.pretokens``), drawing a step (``chips``).
 """
@@ -338,6 +339,17 @@ class StepThroughPanel(QWidget):
         if step.chosen is None:
             ids = ", ".join(f"{i:,}" for i in step.tokens)
             n = len(step.tokens)
+            if step.whole and index == 0:
+                return (
+                    f"<b>Done.</b> Found whole in the vocabulary: the encoder gives this piece "
+                    f"its one token [{ids}] without merging (the file sets ignore_merges)."
+                )
+            if step.whole:
+                return (
+                    f"<b>Done.</b> No adjacent pair has a merge: {counted(n, 'token')} [{ids}], "
+                    "what the encoder gives for this piece. It finds the piece whole in the "
+                    "vocabulary (the file sets ignore_merges); the merges reach the same token."
+                )
             return (
                 f"<b>Done.</b> No adjacent pair has a merge: {counted(n, 'token')} "
                 f"[{ids}], what the encoder gives for this piece."
@@ -378,7 +390,8 @@ class StepThroughPanel(QWidget):
 
     def _list_line(self, w: Walkthrough, i: int, step: EncodeStep) -> str:
         if step.chosen is None:
-            return f"{i + 1:>3}. done: {counted(len(step.tokens), 'token')}"
+            found = ", found whole in the vocabulary" if step.whole else ""
+            return f"{i + 1:>3}. done: {counted(len(step.tokens), 'token')}{found}"
         a, b = step.tokens[step.chosen], step.tokens[step.chosen + 1]
         rank = dict(step.candidates)[step.chosen]
         show = readable_token

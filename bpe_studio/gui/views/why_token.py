@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ...core.encode.tokenizer import Tokenizer
 from ...core.explain.merge_tree import MergeNode, merge_tree, merges_using
 from ...core.text.display import readable_token
 from ..jobs.latest import LatestJob
@@ -81,6 +82,26 @@ class Explanation:
     special_ids: frozenset[int]
     run: bool  # the run's tokenizer: rank r is row r of state.merge_rows (pair counts)
     problem: str | None = None
+    unmerged: str = ""  # what a token no merge makes is (the detail line), else ""
+
+
+def unmerged_kind(tok: Tokenizer, token_id: int, specials: frozenset[int]) -> str:
+    """What token ``token_id`` is when no merge makes it: a special token, a byte, an added
+    token, one the encoder finds whole (``ignore_merges``), or one encoding never gives."""
+    token = tok.vocab[token_id]
+    if token_id in specials:
+        return "a special token: no merge made it"
+    if len(token) == 1:
+        return "a byte: no merge made it"
+    if tok.added_tokens.get(token.decode("utf-8", "replace")) == token_id:  # <think>
+        return "an added token, in the vocabulary as it is: no merge made it"
+    merger = tok.merger
+    if merger.looks_up_whole and merger.whole_id(token) == token_id:
+        return (
+            "a vocabulary token no merge reaches: the encoder finds it whole, as the file "
+            "sets ignore_merges"
+        )
+    return "a vocabulary token no merge makes: encoding never gives it"
 
 
 def explain(tok: AnyTokenizer, token_id: int, run: bool) -> Explanation:
@@ -97,7 +118,9 @@ def explain(tok: AnyTokenizer, token_id: int, run: bool) -> Explanation:
         UseRow(u.rank, vocab[u.left], vocab[u.right], u.new_id, vocab[u.new_id])
         for u in merges_using(tok, token_id)
     )
-    return Explanation(token_id, merge_tree(tok, token_id), uses, specials, run)
+    tree = merge_tree(tok, token_id)
+    unmerged = unmerged_kind(tok, token_id, specials) if tree.rank is None else ""
+    return Explanation(token_id, tree, uses, specials, run, unmerged=unmerged)
 
 
 class UsesModel(QAbstractTableModel):
@@ -351,14 +374,7 @@ class WhyTokenPanel(QWidget):
             f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
         )
         if root.rank is None:
-            special = self.explanation is not None and root.id in self.explanation.special_ids
-            if special:
-                kind = "a special token"
-            elif len(root.token) == 1:
-                kind = "a byte"
-            else:  # a tokenizer.json's added token that is not special (<think>)
-                kind = "an added token, in the vocabulary as it is"
-            self._detail = f"{kind}: no merge made it"
+            self._detail = self.explanation.unmerged if self.explanation is not None else ""
         else:
             assert root.left is not None and root.right is not None
             left = html.escape(short(readable_token(root.left.token), HEADING_CHARS // 2))
