@@ -4,12 +4,17 @@ spans of decoded ids. Each against a reference written here."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
+import tokenizers
 from core_helpers import EOT, SLICES, read_fixture
+from foreign_files import llama3_style, sentencepiece_bpe, unigram, wordpiece
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO, TEXTS
 
+from bpe_studio.core.encode.foreign import fallback_ids, open_tokenizer
 from bpe_studio.core.explain.span_arrays import compute_spans, decoded_spans, document_hidden
 from bpe_studio.core.pretokenization.pretokenizer import pretokenize
 
@@ -130,3 +135,49 @@ def test_decoded_spans_of_broken_utf8(gpt2_tokenizer):
 def test_decoded_spans_names_an_unknown_id(gpt2_tokenizer):
     with pytest.raises(ValueError, match=r"unknown token id 60,000 \(item 2 of 3\)"):
         decoded_spans(gpt2_tokenizer, [11, 60_000, 12])
+
+
+DECODERS = {
+    "byte fallback": sentencepiece_bpe,
+    "wordpiece": wordpiece,
+    "unigram": unigram,
+    "byte-level": llama3_style,
+}
+
+
+@pytest.fixture(scope="module")
+def decoder_files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("decoders")
+    return {name: make(root / name.replace(" ", "_")) for name, make in DECODERS.items()}
+
+
+@pytest.mark.parametrize("name", list(DECODERS))
+def test_decoded_text_is_the_tokenizers_own_decode(decoder_files, name):
+    """A real-display audit: the Ids pane dropped byte tokens left over at the end (Llama 2's
+    <0xA9> alone gave '' where tokenizers gives U+FFFD; "ok" then <0xE4> gave "ok"), and a
+    run of byte tokens that is not UTF-8, which tokenizers makes one U+FFFD per byte, was
+    decoded piece by piece (or raised "Invalid prefix"). Random ids, byte tokens among them,
+    against tokenizers' own decode."""
+    path = decoder_files[name]
+    tok = open_tokenizer(path)
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    size = oracle.get_vocab_size()
+    if name == "byte fallback":
+        assert isinstance(tok.vocab, dict)
+        byte_ids = sorted(fallback_ids(tok))  # type: ignore[arg-type]
+        by_byte = {tok.vocab[i][0]: i for i in byte_ids}
+        ok = oracle.encode("ok", add_special_tokens=False).ids
+        for ids in ([by_byte[0xA9]], ok + [by_byte[0xE4]], [by_byte[0x4F], by_byte[0xCA]]):
+            assert decoded_spans(tok, ids).text == oracle.decode(ids, skip_special_tokens=False)
+    else:
+        byte_ids = list(range(300))  # the first ids: bytes or single characters
+    rng = random.Random(name)
+    for _ in range(400):
+        ids = [
+            rng.choice(byte_ids) if rng.random() < 0.6 else rng.randrange(size)
+            for _ in range(rng.randint(0, 14))
+        ]
+        spans = decoded_spans(tok, ids)
+        assert spans.text == oracle.decode(ids, skip_special_tokens=False), ids
+        assert len(spans) == len(ids)
+        assert all(0 <= s.start <= s.end <= len(spans.text) for s in spans.to_spans()), ids

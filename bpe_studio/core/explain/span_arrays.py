@@ -6,8 +6,9 @@ about ``PIECE_CHARS`` characters, cut only where a cut cannot change any token
 (``boundaries.text_cuts``), so a caller can stop it between pieces; the result is packed into
 parallel arrays (a million Chinese characters make millions of spans; packed, they take a
 small fraction of the memory ``TokenSpan`` tuples would: docs/patterns.md, "Thresholds and the
-figures behind them"). :func:`decoded_spans` packs the spans of
-given ids (the text they decode to, each token's characters). :class:`SpanArrays` answers the
+figures behind them"). :func:`decoded_spans` packs the spans of given ids (the text they
+decode to, each token's characters; ``foreign_decode`` for a ``tokenizer.json`` of another
+kind), after :func:`check_ids` finds every id in the vocabulary. :class:`SpanArrays` answers the
 questions a viewer asks: which spans cover these characters, how often an id occurs, the
 pre-token holding a character, and the offsets of a character in a plain-text document that
 holds the text (``to_utf16``: UTF-16 units, without the characters such a document drops).
@@ -31,8 +32,10 @@ from ..pretokenization.boundaries import text_cuts
 from ..pretokenization.pretokenizer import matches_in, pretokenizer
 from ..text.surrogates import replace_surrogates
 from ..train.vocab import missing_id
+from .foreign_decode import foreign_decoded
 
 PIECE_CHARS = 1 << 15
+CHECK_SLICE = 1 << 20  # ids checked per NumPy call (check_ids)
 _ASTRAL = regex.compile(r"[\U00010000-\U0010FFFF]")
 _CRLF_LF = regex.compile(r"(?<=\r)\n")
 _EMPTY = np.zeros(0, dtype=np.int64)
@@ -204,29 +207,69 @@ def compute_spans(
     )
 
 
-def _token_decoder(tokenizer: AnyTokenizer) -> Callable[[int | None], tuple[str, bool]]:
-    """One id at a time (None: the end), the text it adds and whether bytes are left
-    pending: UTF-8 decoding of the token bytes, or a foreign tokenizer's own decoder."""
-    if isinstance(tokenizer, ForeignTokenizer):
-        stream, backend = tokenizer.token_decoder(), tokenizer.backend
-
-        def foreign(token_id: int | None) -> tuple[str, bool]:
-            if token_id is None:
-                return "", False
-            out = stream.step(backend, token_id)
-            return ("", True) if out is None else (out, False)
-
-        return foreign
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+def check_ids(
+    tokenizer: AnyTokenizer,
+    ids: Sequence[int] | np.ndarray,
+    is_stale: Callable[[], bool] = lambda: False,
+) -> bool:
+    """Raise ValueError naming the first of ``ids`` not in ``tokenizer``'s vocabulary (and its
+    position); False if ``is_stale()`` turned true first, else True. Whole arrays at a time,
+    a slice per NumPy call so that a GUI thread waiting for the interpreter lock gets it back
+    soon."""
     vocab = tokenizer.vocab
+    n = len(ids)
+    known = np.zeros(max(vocab, default=-1) + 1, dtype=bool)
+    known[np.fromiter(vocab, dtype=np.int64, count=len(vocab))] = True
+    for a in range(0, n, CHECK_SLICE):
+        if is_stale():
+            return False
+        part = ids[a : a + CHECK_SLICE]
+        try:
+            array = np.asarray(part, dtype=np.int64)
+        except OverflowError:  # a pasted number past int64: not an id
+            array = np.array([i if -1 <= i < len(known) else -1 for i in part], dtype=np.int64)
+        inside = (array >= 0) & (array < len(known))
+        bad = ~inside
+        bad[inside] = ~known[array[inside]]
+        if bad.any():
+            k = int(np.argmax(bad))
+            token_id = int(part[k])
+            raise ValueError(
+                f"unknown token id {token_id:,} (item {a + k + 1:,} of {n:,}): "
+                f"{missing_id(token_id, vocab)}"
+            )
+    return True
 
-    def utf8(token_id: int | None) -> tuple[str, bool]:
-        if token_id is None:
-            return decoder.decode(b"", final=True), False
+
+def _utf8_decoded(
+    vocab: dict[int, bytes], ids: list[int], is_stale: Callable[[], bool]
+) -> tuple[str, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The UTF-8 text of the ids' bytes (U+FFFD for what is not UTF-8) and each token's
+    characters: a token holding part of a character spans that whole character
+    (``partial``)."""
+    n = len(ids)
+    starts = np.zeros(n, dtype=np.int32)
+    ends = np.zeros(n, dtype=np.int32)
+    partial = np.zeros(n, dtype=bool)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    chunks: list[str] = []
+    emitted = 0
+    pending_before = False
+    for i, token_id in enumerate(ids):
+        if i % 65536 == 0 and is_stale():
+            return None
         out = decoder.decode(vocab[token_id])
-        return out, bool(decoder.getstate()[0])
-
-    return utf8
+        pending_after = bool(decoder.getstate()[0])
+        chunks.append(out)
+        start, emitted = emitted, emitted + len(out)
+        # A token ending inside a character also spans that character (emitted later).
+        starts[i], ends[i] = start, emitted + (1 if pending_after else 0)
+        partial[i] = pending_before or pending_after
+        pending_before = pending_after
+    chunks.append(decoder.decode(b"", final=True))
+    text = "".join(chunks)
+    np.minimum(ends, len(text), out=ends)
+    return text, starts, ends, partial
 
 
 def decoded_spans(
@@ -234,40 +277,25 @@ def decoded_spans(
     ids: Sequence[int] | np.ndarray,
     is_stale: Callable[[], bool] = lambda: False,
 ) -> SpanArrays | None:
-    """The text ``ids`` decode to (``tokenizer.decode``: invalid UTF-8 becomes U+FFFD) and
+    """The text ``ids`` decode to (``tokenizer.decode``: invalid UTF-8 becomes U+FFFD; a
+    ``tokenizer.json`` of another kind, ``tokenizers``' own decode: ``foreign_decode``) and
     each token's characters, packed; None if ``is_stale()`` turned true.
 
     A token holding part of a character spans that whole character (``partial``); the bytes
     of a character that never completes become U+FFFD where the decoder emits it. An id not
     in the vocabulary raises ValueError naming it and its position."""
+    if not check_ids(tokenizer, ids, is_stale):
+        return None
+    id_list = ids.tolist() if isinstance(ids, np.ndarray) else [int(i) for i in ids]
+    if isinstance(tokenizer, ForeignTokenizer):
+        found = foreign_decoded(tokenizer, id_list, is_stale)
+    else:
+        found = _utf8_decoded(tokenizer.vocab, id_list, is_stale)
+    if found is None:
+        return None
+    text, starts, ends, partial = found
     vocab = tokenizer.vocab
-    n = len(ids)
-    starts = np.zeros(n, dtype=np.int32)
-    ends = np.zeros(n, dtype=np.int32)
-    partial = np.zeros(n, dtype=bool)
-    step = _token_decoder(tokenizer)
-    chunks: list[str] = []
-    emitted = 0
-    pending_before = False
-    for i, token_id in enumerate(ids.tolist() if isinstance(ids, np.ndarray) else ids):
-        if i % 65536 == 0 and is_stale():
-            return None
-        if token_id not in vocab:
-            raise ValueError(
-                f"unknown token id {token_id:,} (item {i + 1:,} of {n:,}): "
-                f"{missing_id(token_id, vocab)}"
-            )
-        out, pending_after = step(token_id)
-        chunks.append(out)
-        start, emitted = emitted, emitted + len(out)
-        # A token ending inside a character also spans that character (emitted later).
-        starts[i], ends[i] = start, emitted + (1 if pending_after else 0)
-        partial[i] = pending_before or pending_after
-        pending_before = pending_after
-    chunks.append(step(None)[0])
-    text = "".join(chunks)
-    np.minimum(ends, len(text), out=ends)
-    ids_array = np.asarray(ids, dtype=np.int64).astype(np.int32)
+    ids_array = np.asarray(id_list, dtype=np.int64).astype(np.int32)
     return SpanArrays(
         ids=ids_array,
         starts=starts,
@@ -276,7 +304,7 @@ def decoded_spans(
         text_length=len(text),
         utf8_length=_utf8_length(text)
         if isinstance(tokenizer, ForeignTokenizer)
-        else sum(len(vocab[int(t)]) for t in ids_array.tolist()),
+        else sum(len(vocab[t]) for t in id_list),
         astral=_astral(text),
         tokenizer=tokenizer,
         text=text,
