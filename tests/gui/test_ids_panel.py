@@ -131,3 +131,83 @@ def test_ids_are_decoded_with_the_tokenizer_the_editor_shows(qtbot, panel, gpt2_
     assert panel.decoded_text() == raw.decode(ids) == "He"
     assert used and all(tok is raw for tok in used)
     assert panel.error == ""
+
+
+def test_a_long_npy_is_read_off_the_gui_thread_and_shown_in_part(
+    qtbot, panel, gpt2_tokenizer, tmp_path, monkeypatch
+):
+    """A scale audit: opening 50 million ids read the file on the GUI thread, decoded every
+    id and froze the window setting 194 million characters. Now the file is read and checked
+    off the GUI thread and only the first DISPLAY_IDS ids are decoded and handed to it."""
+    import threading
+
+    monkeypatch.setattr(ids_module, "DISPLAY_IDS", 50)
+    ids = np.array(gpt2_tokenizer.encode("Once upon a time, 中文 😀 ok.\n" * 100), dtype=np.uint16)
+    assert len(ids) > 1000
+    path = tmp_path / "long.npy"
+    np.save(path, ids)
+    loads_on_gui: list[bool] = []
+    real_load = np.load
+
+    def load(*args, **kwargs):
+        loads_on_gui.append(threading.current_thread() is threading.main_thread())
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(np, "load", load)
+    handed: list[int] = []
+    real_set_text = panel.decoded_view.set_text
+    monkeypatch.setattr(
+        panel.decoded_view, "set_text", lambda text: (handed.append(len(text)), real_set_text(text))
+    )
+    with qtbot.waitSignal(panel.decoded, timeout=20_000) as decoded:
+        assert panel.open_npy(path)
+    head = gpt2_tokenizer.decode(ids[:50].tolist())
+    assert panel.decoded_text() == head and len(decoded.args[0]) == 50
+    assert loads_on_gui == [False]
+    assert max(handed) == len(head)  # never more than the shown ids' text
+    assert panel.error == f"The first 50 of {len(ids):,} ids are decoded"
+    # Every id is checked, not only those shown.
+    ids[-3] = 60_000
+    np.save(path, ids)
+    with qtbot.waitSignal(panel._decode_job.failed, timeout=20_000):
+        assert panel.open_npy(path)
+    assert f"unknown token id 60,000 (item {len(ids) - 2:,} of {len(ids):,})" in panel.error
+
+
+class _Runs:
+    """Unpickled, it would write a file: an object array's pickle must never be loaded."""
+
+    def __init__(self, flag):
+        self.flag = flag
+
+    def __reduce__(self):
+        return (open, (str(self.flag), "w"))
+
+
+def test_a_file_that_is_no_npy_or_holds_objects_is_named_and_never_unpickled(
+    qtbot, panel, tmp_path
+):
+    """A real-display audit: a text file named .npy got numpy's "contains pickled (object)
+    data ... allow_pickle=" and an .npz renamed .npy "an array of shape ? and type ?"."""
+    text = tmp_path / "ids.npy"
+    text.write_text("15496, 11, 995\n")
+    assert not panel.open_npy(text)
+    assert panel.error == (
+        f"Cannot decode: {text} is not a .npy file (it starts with b'15496, 11, 995\\n'); "
+        "token ids are a 1-D integer array saved with numpy.save"
+    )
+    archive = tmp_path / "archive.npy"
+    np.savez(tmp_path / "archive.npz", ids=np.arange(5))
+    (tmp_path / "archive.npz").rename(archive)
+    assert not panel.open_npy(archive)
+    assert f"{archive} is not a .npy file (it starts with b'PK" in panel.error
+    assert "a zip archive, as .npz files are" in panel.error
+    flag = tmp_path / "unpickled"
+    objects = tmp_path / "objects.npy"
+    np.save(objects, np.array([_Runs(flag), 1], dtype=object), allow_pickle=True)
+    assert not panel.open_npy(objects)
+    assert panel.error == (
+        f"Cannot decode: {objects} holds Python objects (dtype object), which are refused, "
+        "never unpickled; token ids are a 1-D integer array"
+    )
+    assert not flag.exists()

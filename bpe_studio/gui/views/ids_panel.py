@@ -7,7 +7,8 @@ separator the rest of the app shows would be read as a list separator). A list l
 The decode box turns pasted ids (separated by commas or spaces, brackets allowed) or the ids
 of a ``.npy`` file into text, each token coloured as the editor colours them, with the
 tokenizer the editor shows (at the timeline's step); a bad item or an unknown id is named in a
-one-line error.
+one-line error. The file is read, every id checked and the first ``DISPLAY_IDS`` decoded off
+the GUI thread, which is handed only their text (a line says how many are shown).
 What it leaves out: encoding (the editor's spans) and which tokenizer that is (``AppModel``).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer
-from ...core.explain.span_arrays import SpanArrays, decoded_spans
+from ...core.explain.span_arrays import SpanArrays, check_ids, decoded_spans
 from ..jobs.latest import LatestJob
 from ..responsiveness.debounce import single_shot
 from .common import counted, monospace_font, steady_label, title_label
@@ -41,10 +43,22 @@ from .layouts import column
 from .theme import colours, muted, themed
 from .token_editor import TokenEditor, TokenTextEdit
 
-DISPLAY_IDS = 20_000  # ids shown in the list; Copy copies them all
+DISPLAY_IDS = 20_000  # ids shown in the list (Copy copies them all), and ids decoded
 DECODE_DEBOUNCE_MS = 200
 _SEPARATORS = regex.compile(r"[\s,;]+")
-ERROR, WAITING = "error", "waiting"  # how the line under the decode box reads
+# How the line under the decode box reads: why it cannot decode, what it waits for, or how
+# much of what it decoded is shown.
+ERROR, WAITING, NOTE = "error", "waiting", "note"
+NPY_MAGIC = b"\x93NUMPY"
+_IDS_ARE = "token ids are a 1-D integer array"
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedIds:
+    """The decode job's answer: the first ids' spans and how many ids there are in all."""
+
+    spans: SpanArrays
+    total: int
 
 
 def format_id_list(ids: np.ndarray) -> str:
@@ -71,20 +85,58 @@ def parse_ids(text: str) -> list[int]:
     return ids
 
 
+def npy_header(path: str | os.PathLike) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype the header of the ``.npy`` file at ``path`` gives, read without its
+    data and checked to be token ids. ValueError names the file and what is wrong: not a
+    ``.npy`` file (checked first, by its first bytes), Python objects (refused: never
+    unpickled), or another shape or type."""
+    where = os.fspath(path)
+    try:
+        with open(path, "rb") as file:
+            start = file.read(len(NPY_MAGIC))
+            if start != NPY_MAGIC:
+                start += file.read(16 - len(start))
+                zipped = ", a zip archive, as .npz files are" if start[:2] == b"PK" else ""
+                raise ValueError(
+                    f"{where} is not a .npy file (it starts with {start!r}{zipped}); "
+                    f"{_IDS_ARE} saved with numpy.save"
+                )
+            file.seek(0)
+            version = np.lib.format.read_magic(file)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(file)
+            elif version == (2, 0):
+                shape, _, dtype = np.lib.format.read_array_header_2_0(file)
+            else:
+                raise ValueError(
+                    f"{where}: .npy format version {version[0]}.{version[1]}, which this app "
+                    "does not read (1.0 and 2.0, what numpy.save writes for integers)"
+                )
+    except OSError as error:
+        raise ValueError(f"{where}: cannot be read ({error.strerror or error})") from None
+    except ValueError as error:
+        if str(error).startswith(where):
+            raise
+        raise ValueError(f"{where}: a damaged .npy header ({error})") from None
+    if dtype.hasobject:
+        raise ValueError(
+            f"{where} holds Python objects (dtype {dtype}), which are refused, never "
+            f"unpickled; {_IDS_ARE}"
+        )
+    if len(shape) != 1 or dtype.kind not in "iu":
+        raise ValueError(f"{where}: holds an array of shape {shape} and type {dtype}; {_IDS_ARE}")
+    return shape, dtype
+
+
 def load_ids(path: str | os.PathLike) -> np.ndarray:
     """The ids in a ``.npy`` file (as ``bpe-studio encode`` writes): a 1-D array of
-    non-negative integers. ValueError names the file and what is wrong with it."""
+    non-negative integers. ValueError names the file and what is wrong with it
+    (:func:`npy_header`, then its data)."""
+    npy_header(path)
     try:
         array = np.load(path, allow_pickle=False)
     except (OSError, ValueError, EOFError) as error:
         raise ValueError(f"{os.fspath(path)}: not a readable .npy file ({error})") from None
-    if not isinstance(array, np.ndarray) or array.ndim != 1 or array.dtype.kind not in "iu":
-        shape = getattr(array, "shape", "?")
-        dtype = getattr(array, "dtype", "?")
-        raise ValueError(
-            f"{os.fspath(path)}: holds an array of shape {shape} and type {dtype}; "
-            "token ids are a 1-D integer array"
-        )
     if array.dtype.kind == "i" and len(array) and int(array.min()) < 0:
         raise ValueError(f"{os.fspath(path)}: holds negative numbers, which are not token ids")
     return array
@@ -132,7 +184,7 @@ class IdsPanel(QWidget):
 
         self._ids = np.zeros(0, dtype=np.int32)
         self._shown_ids = 0  # how many ids the list shows
-        self._file_ids: tuple[Path, np.ndarray] | None = None  # a .npy opened, until typing
+        self._file_ids: Path | None = None  # a .npy opened, until typing (read by the job)
         self._decoded_with: AnyTokenizer | None = None
         self._editor: TokenEditor | None = None
         self._list_job = LatestJob("bpe-ids-list", self)
@@ -232,16 +284,18 @@ class IdsPanel(QWidget):
         self._decode_timer.start()
 
     def _file_label(self) -> str:
-        return f"(ids of {self._file_ids[0].name})" if self._file_ids else ""
+        return f"(ids of {self._file_ids.name})" if self._file_ids else ""
 
     def open_npy(self, path: str | os.PathLike) -> bool:
-        """Decode the ids in ``path``; False (and the error shown) when it cannot be read."""
+        """Decode the ids in ``path`` (read and decoded off the GUI thread); False (and the
+        error shown) when its header says it holds no ids or it cannot be opened. A problem
+        in its data is shown when the job finds it."""
         try:
-            ids = load_ids(path)
+            npy_header(path)
         except ValueError as error:
             self._show_error(str(error))
             return False
-        self._file_ids = (Path(path), ids)
+        self._file_ids = Path(path)
         self.decode_input.blockSignals(True)
         self.decode_input.setText(self._file_label())
         self.decode_input.blockSignals(False)
@@ -262,9 +316,9 @@ class IdsPanel(QWidget):
         """Decode the box's ids (or the opened file's) with the editor's tokenizer."""
         self._decode_timer.stop()
         tok = self._tokenizer()
-        file_ids = self._file_ids[1] if self._file_ids is not None else None
+        file_path = self._file_ids
         text = self.decode_input.text()
-        if file_ids is None and not text.strip():
+        if file_path is None and not text.strip():
             self._decode_job.cancel()
             self._show_error("")
             self.decoded_view.set_spans(None)
@@ -285,10 +339,16 @@ class IdsPanel(QWidget):
                 self._show_error(f"Loading the editor's tokenizer ({name}) to decode…", WAITING)
             return
         self._decoded_with = tok
+        shown = DISPLAY_IDS
 
-        def job(is_stale: Callable[[], bool]) -> SpanArrays | None:
-            ids = file_ids if file_ids is not None else parse_ids(text)
-            return decoded_spans(tok, ids, is_stale)
+        def job(is_stale: Callable[[], bool]) -> DecodedIds | None:
+            ids = load_ids(file_path) if file_path is not None else parse_ids(text)
+            # Every id is checked; only those shown are decoded, so that the GUI thread is
+            # handed no more text than it can lay out at once.
+            if not check_ids(tok, ids, is_stale):
+                return None
+            spans = decoded_spans(tok, ids[:shown], is_stale)
+            return None if spans is None else DecodedIds(spans, len(ids))
 
         self._decode_job.submit(job)
 
@@ -300,8 +360,12 @@ class IdsPanel(QWidget):
         return self.decoded_view.text()
 
     @Slot(object)
-    def _on_decoded(self, spans: SpanArrays) -> None:
-        self._show_error("")
+    def _on_decoded(self, decoded: DecodedIds) -> None:
+        spans = decoded.spans
+        if decoded.total > len(spans):
+            self._show_error(f"The first {len(spans):,} of {decoded.total:,} ids are decoded", NOTE)
+        else:
+            self._show_error("")
         self.decoded_view.set_text(spans.text)
         self.decoded_view.set_spans(spans)
         self.decoded_view.show()
@@ -316,7 +380,8 @@ class IdsPanel(QWidget):
 
     def _show_error(self, message: str, kind: str = ERROR) -> None:
         """The first line of ``message`` under the box: why it cannot decode (``ERROR``, in
-        the error colour), or what it waits for (``WAITING``, muted)."""
+        the error colour), what it waits for (``WAITING``) or how much it shows (``NOTE``),
+        muted."""
         line = message.splitlines()[0] if message else ""
         if kind == ERROR and line:
             line = f"Cannot decode: {line}"
