@@ -380,8 +380,8 @@ class IdsPanel(QWidget):
 
     def _show_error(self, message: str, kind: str = ERROR) -> None:
         """The first line of ``message`` under the box: why it cannot decode (``ERROR``, in
-        the error colour), what it waits for (``WAITING``) or how much it shows (``NOTE``),
-        muted."""
+        the error colour), what it waits for (``WAITING``, muted) or how much of what it
+        decoded it shows (``NOTE``, muted)."""
         line = message.splitlines()[0] if message else ""
         if kind == ERROR and line:
             line = f"Cannot decode: {line}"
