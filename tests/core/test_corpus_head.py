@@ -65,7 +65,7 @@ def test_files_follow_one_another_on_lines_of_their_own(tmp_path):
     a = tmp_path / "a.txt"
     a.write_text("no line break at the end", encoding="utf-8")
     b = tmp_path / "b.txt.gz"
-    b.write_bytes(gzip.compress("second file\nmore\n".encode()))
+    b.write_bytes(gzip.compress(b"second file\nmore\n"))
     both = "no line break at the end\nsecond file\nmore\n"
     assert corpus_head([str(a), str(b)], 1000) == both
     assert corpus_head(str(tmp_path / "*.txt*"), 1000) == both  # a glob: sorted, as training
