@@ -32,6 +32,7 @@ from ...core.corpus.sources import is_glob_or_url
 from ...core.formats.base.data import TokenizerData
 from ...core.formats.files import DEFAULT_NAME, save_data
 from ...core.formats.tiktoken import sidecar_name
+from ...core.io.worker_memory import give_back_freed_memory
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
@@ -359,6 +360,7 @@ class Controller(QObject):
             if discard is not None and discard == self.hub.state.run_id:
                 self.hub.discard_run()  # the user let it go when asked
             self.hub.show_loaded(loaded)
+        give_back_freed_memory()  # what the tokenizer shown before freed
         self.load_finished.emit(True)
 
     @Slot(str)

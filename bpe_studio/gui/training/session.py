@@ -17,6 +17,7 @@ from collections import deque
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
+from ...core.io.worker_memory import give_back_freed_memory
 from ...core.train import merge_engine
 from ...core.train.pair_history import PairHistory
 from ...core.train.remaining import TimeLeft
@@ -348,6 +349,7 @@ class TrainingSession(QObject):
         # the views show the finished run. They live as long as a loaded tokenizer does, and
         # are kept out of the collections the same way.
         keep_out_of_collections()
+        give_back_freed_memory()  # what the run's trainer freed
         self._thread.deleteLater()
         # subtle: the worker is deleted here, on the GUI thread, once its thread has ended,
         # by dropping the last reference. deleteLater in its own thread would run ~QObject
