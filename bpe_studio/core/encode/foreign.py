@@ -46,7 +46,7 @@ from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
 from .interface import check_batch, check_text, check_threads, end_of_text, single_token
-from .token_spans import TokenSpan
+from .token_spans import TokenSpan, span_cuts
 from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -486,11 +486,10 @@ class ForeignTokenizer:
         return packed
 
     def cuts(self, text: str) -> np.ndarray:
-        """Sorted offsets ``0 < c < len(text)`` where a token starts and none holds the
-        character before (as ``report.cut_offsets``; a cut inside a character has none)."""
+        """Sorted offsets ``0 < c < len(text)`` where a token starts and no token holds
+        characters on both sides (``token_spans.span_cuts`` of :meth:`packed_spans`)."""
         packed = self.packed_spans(text)
-        inner = np.unique(packed[packed[:, 3] == 0, 1])
-        return inner[(inner > 0) & (inner < len(text))]
+        return span_cuts(packed[:, 1], packed[:, 2], len(text))
 
     # -------------------------------------------------------------- decoding
     def _check_ids(self, ids: Iterable[int]) -> list[int]:

@@ -2,8 +2,9 @@
 
 What it does: :func:`spans` encodes a text pre-token by pre-token and maps each token's bytes
 back to character offsets; a token that starts or ends inside a multi-byte character is marked
-``partial`` and covers the whole character. A long text's spans, packed in arrays for the
-editor, are ``explain.span_arrays``'.
+``partial`` and covers the whole character. :func:`span_cuts` gives the character offsets where
+such spans cut the text (Compare's and the Report's boundaries). A long text's spans, packed
+in arrays for the editor, are ``explain.span_arrays``'.
 """
 
 from __future__ import annotations
@@ -28,6 +29,33 @@ class TokenSpan(NamedTuple):
     start: int
     end: int
     partial: bool
+
+
+def span_cuts(starts: np.ndarray, ends: np.ndarray, length: int) -> np.ndarray:
+    """Sorted offsets ``0 < c < length`` where spans (any tokenizer's, in characters of the
+    text, in any order) cut the text: a span starts at ``c`` and none holds characters on
+    both sides of it (``start < c < end``). Spans sharing a character (a split multi-byte
+    character, byte fallback's ``<0xNN>``) cut before it when the span before ends there; a
+    normalized span reaching into the next one's character (``ﬁ`` as ``f`` + ``i``) cuts
+    nowhere inside.
+
+    >>> span_cuts(np.array([0, 2, 2, 3]), np.array([2, 3, 3, 4]), 4).tolist()
+    [2, 3]
+    >>> span_cuts(np.array([0, 1, 3]), np.array([2, 3, 4]), 4).tolist()
+    [3]
+    """
+    starts = np.asarray(starts, dtype=np.int64)
+    ends = np.asarray(ends, dtype=np.int64)
+    wide = ends - starts >= 2
+    # +1 after each wide span's start, -1 at its end: the running sum at c counts the spans
+    # with start < c < end.
+    size = length + 1
+    held = np.bincount(starts[wide] + 1, minlength=size)[:size]
+    held -= np.bincount(ends[wide], minlength=size)[:size]
+    inside = np.cumsum(held)
+    found = np.unique(starts)
+    found = found[(found > 0) & (found < length)]
+    return found[inside[found] == 0]
 
 
 def spans(enc: Encoder, text: str) -> list[TokenSpan]:
