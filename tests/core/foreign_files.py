@@ -161,6 +161,25 @@ def qwen2_style(directory: Path, *, full: bool = True) -> Path:
     return _save(tok, directory)
 
 
+def nfkc_lower(directory: Path) -> Path:
+    """GPT-2's fixture model behind an NFKC + Lowercase normalizer and Qwen2's regex: a
+    byte-level file whose normalizer changes characters and byte counts (``ﬁ`` -> ``fi``)."""
+    tok = _byte_level(QWEN2_REGEX, directory, ignore_merges=False)
+    tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+    return _save(tok, directory)
+
+
+def offset_cuts(oracle: Tokenizer, text: str) -> list[int]:
+    """The README's cuts of ``text`` from ``tokenizers``' own offsets (``oracle`` run
+    directly): ``0 < c < len(text)`` where a token starts and no token holds characters on
+    both sides of ``c`` (``start < c < end``)."""
+    offsets = oracle.encode(text, add_special_tokens=False).offsets
+    starts = {s for s, _ in offsets}
+    return [
+        c for c in range(1, len(text)) if c in starts and not any(s < c < e for s, e in offsets)
+    ]
+
+
 def own_ids(path: Path, text: str) -> list[int]:
     """The ids ``tokenizers`` itself gives ``text`` with the file at ``path`` (the text's own
     tokens, no template's)."""

@@ -6,13 +6,24 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 
 import pytest
+import tokenizers
 from core_helpers import SLICES, slice_head, write_text
+from foreign_files import (
+    nfkc_lower,
+    offset_cuts,
+    qwen2_style,
+    sentencepiece_bpe,
+    unigram,
+    wordpiece,
+)
 from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
 from bpe_studio.core.explain.report import (
     CSV_COLUMNS,
     SAMPLE_FILES,
@@ -84,6 +95,64 @@ def test_presets_differ_where_the_reference_says(presets, key):
 def test_generated_text(presets, text):
     a, b = presets["gpt2"], presets["o200k_base"]
     assert boundary_diff(text, a, b) == slow_diff(text, a, b)
+
+
+# Files whose tokens' bytes are not the text's: a normalizer changes it (byte-level, run by
+# the exact Tokenizer), or the model is another kind (run by tokenizers).
+FILES = {
+    "nfkc_lower": nfkc_lower,
+    "qwen2_nfc": qwen2_style,
+    "sentencepiece_bpe": sentencepiece_bpe,
+    "wordpiece": wordpiece,
+    "unigram": unigram,
+}
+NORMALIZED = [
+    "the ﬁle İs here",
+    "ﬁle",
+    unicodedata.normalize("NFD", "café déjà vu"),
+    "ab café 😀 ok",
+    "Ⅻ ½ ＡＢＣ x²",
+]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report_files")
+    paths = {name: make(root / name) for name, make in FILES.items()}
+    return {
+        name: (open_tokenizer(path), tokenizers.Tokenizer.from_file(str(path)))
+        for name, path in paths.items()
+    }
+
+
+def test_a_normalizer_that_keeps_the_byte_count_cuts_where_its_offsets_say(files):
+    tok, _ = files["nfkc_lower"]
+    # "the ﬁle İs here" (by hand): "ﬁ" becomes "fi", split as " f" | "ile", so no cut
+    # inside " ﬁle" (4); "İ" lowercases to "i" + U+0307, split as " i" | two bytes of
+    # U+0307, so none at 8; the words start at 3, 7, 10 and "s" at 9.
+    assert tokenizer_cuts("the ﬁle İs here", tok).tolist() == [3, 7, 9, 10]
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_cuts_of_any_file_are_its_offsets_definition(files, name):
+    tok, oracle = files[name]
+    for text in [*NORMALIZED, slice_head("mixed_web", 3000)]:
+        assert tokenizer_cuts(text, tok).tolist() == offset_cuts(oracle, text), text[:40]
+
+
+@HYPO
+@given(TEXTS)
+def test_cuts_of_generated_text_are_the_offsets_definition(files, text):
+    for name, (tok, oracle) in files.items():
+        cuts, expected = tokenizer_cuts(text, tok).tolist(), offset_cuts(oracle, text)
+        if isinstance(tok, ForeignTokenizer) or oracle.normalizer.normalize_str(text) == text:
+            assert cuts == expected, name
+        else:
+            # Where the normalizer changed characters, a span holds every character its
+            # token came from, where tokenizers points at one of them (test_hf_families):
+            # "\xa0\u0300" is " " + U+0300, whose tokens all span the pair, so no cut at 1,
+            # which tokenizers' offsets (0, 1), (1, 2) give. Never a cut they do not give.
+            assert set(cuts) <= set(expected), name
 
 
 def test_report_numbers_by_hand():

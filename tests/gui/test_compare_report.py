@@ -11,9 +11,12 @@ a failed export reaches the window's error dialog.
 from __future__ import annotations
 
 import csv
+import unicodedata
 from pathlib import Path
 
 import pytest
+import tokenizers
+from foreign_files import nfkc_lower, offset_cuts, qwen2_style
 from gui_helpers import ROOT
 
 from bpe_studio.core import Tokenizer
@@ -176,6 +179,44 @@ def test_one_long_line_is_painted_where_it_is_on_screen(qtbot, compare_view):
         first, last = pane.visible_range()
         shown = [m for m in marks if first <= m and m + 1 < last]
         assert shown and set(shown) <= set(pane.marked_offsets())
+
+
+@pytest.mark.parametrize(
+    ("make", "text", "expected"),
+    [
+        # NFKC + Lowercase (by hand): "the", " file" (3-7: "ﬁ" read as "fi"), " i" and the
+        # two bytes of U+0307 (7-9: "İ" lowercased), "s", " here"; GPT-4o: "the", " ﬁ",
+        # "le", " İs", " here". They differ at 5 and 9.
+        (nfkc_lower, "the ﬁle İs here", [5, 9]),
+        # NFC of decomposed accents changes the byte count: Compare refused the text.
+        (qwen2_style, unicodedata.normalize("NFD", "café déjà vu"), None),
+    ],
+)
+def test_a_normalizing_file_is_marked_where_its_offsets_cut(
+    qtbot, compare_view, tmp_path, make, text, expected
+):
+    path = make(tmp_path / "normalizing")
+    view = compare_view
+    view.choices[0].pick(preset_key("o200k_base"))
+    view.choices[1].add_file(path)
+    comparison = _compare(qtbot, view, text)
+    o200k = Tokenizer.preset("o200k_base")
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    cuts = offset_cuts(oracle, text)
+    assert comparison.b.cuts.tolist() == cuts
+    diff = sorted(reference_cuts(text, o200k) ^ set(cuts))
+    assert comparison.diff.tolist() == diff
+    if expected is not None:
+        assert diff == expected
+    for pane in view.panes:
+        qtbot.waitUntil(lambda p=pane: p.marked_offsets() == diff, timeout=10_000)
+    # The numbers above the pane are the file's own count, over the text's bytes and
+    # characters (not the normalized text's).
+    count = len(oracle.encode(text, add_special_tokens=False).ids)
+    assert view.stats[1].text() == (
+        f"{count:,} tokens · {len(text.encode('utf-8')) / count:.2f} bytes/token · "
+        f"{len(text) / count:.2f} characters/token · {comparison.b.label}"
+    )
 
 
 def test_panes_scroll_together(qtbot, compare_view):

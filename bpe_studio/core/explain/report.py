@@ -1,11 +1,12 @@
 """Comparing tokenizers on text: where their token boundaries differ, and bytes per token.
 
-What it does: :func:`cut_offsets` turns a tokenization into the character offsets where a token
-starts; :func:`boundary_diff` gives the offsets where exactly one of two tokenizers cuts (the
-Compare page marks them). :func:`compute_report` encodes a set of :class:`Sample` texts with up
-to a few tokenizers and counts bytes, characters and tokens per pair (the Report page's table
-and chart); :func:`report_csv` writes that table. :func:`bundled_samples` reads the short texts
-shipped in ``resources/samples`` and :func:`corpus_sample` the head of a corpus file.
+What it does: :func:`tokenizer_cuts` gives the character offsets where a tokenizer cuts a text
+(a token starts there and none spans across); :func:`boundary_diff` gives the offsets where
+exactly one of two tokenizers cuts (the Compare page marks them). :func:`compute_report`
+encodes a set of :class:`Sample` texts with up to a few tokenizers and counts bytes,
+characters and tokens per pair (the Report page's table and chart); :func:`report_csv` writes
+that table. :func:`bundled_samples` reads the short texts shipped in ``resources/samples`` and
+:func:`corpus_sample` the head of a corpus file.
 What it leaves out: threads, widgets and files written (the app's ``views/compare`` and
 ``views/report``); a cut *inside* a character (a byte-level token splitting a multi-byte
 character) has no character offset, so it is not reported as a boundary.
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..encode.foreign import AnyTokenizer, ForeignTokenizer
-from ..encode.tokenizer import Tokenizer
-from ..text.surrogates import original_offsets, replace_surrogates
+from ..encode.foreign import AnyTokenizer
+from ..encode.token_spans import span_cuts
+from ..text.surrogates import replace_surrogates
 
 # The samples shipped in resources/samples, in the order the report shows them.
 SAMPLE_FILES: tuple[tuple[str, str], ...] = (
@@ -41,57 +42,13 @@ CORPUS_LIMIT = 1_000_000
 CSV_COLUMNS = ("sample", "tokenizer", "bytes", "characters", "tokens", "bytes_per_token")
 
 
-def _utf8_lengths(text: str) -> np.ndarray:
-    """The UTF-8 length of each character of ``text`` (which holds no surrogates)."""
-    cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    return 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
-
-
-def token_byte_lengths(tokenizer: Tokenizer, ids: Sequence[int] | np.ndarray) -> np.ndarray:
-    """The number of bytes of each token in ``ids``."""
-    arr = np.asarray(ids, dtype=np.int64)
-    if arr.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    unique, where = np.unique(arr, return_inverse=True)
-    vocab = tokenizer.vocab
-    lengths = np.fromiter((len(vocab[int(i)]) for i in unique), dtype=np.int64, count=len(unique))
-    return lengths[where]
-
-
-def cut_offsets(text: str, byte_lengths: np.ndarray) -> np.ndarray:
-    """Sorted character offsets ``0 < c < len(text)`` at which one of the tokens starts, given
-    the tokens' byte lengths in order (they must add up to the text's UTF-8 length, surrogates
-    encoded as ``Tokenizer.encode`` encodes them)."""
-    fixed = text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        fixed = replace_surrogates(text)
-    char_ends = np.cumsum(_utf8_lengths(fixed))  # byte offset where each character ends
-    token_ends = np.cumsum(byte_lengths)
-    total = int(char_ends[-1]) if len(char_ends) else 0
-    if (int(token_ends[-1]) if len(token_ends) else 0) != total:
-        raise ValueError(
-            f"the tokens hold {int(token_ends[-1]) if len(token_ends) else 0} bytes, "
-            f"the text {total}"
-        )
-    # Character c (c >= 1) starts at byte char_ends[c - 1]; it is a cut when a token ends there.
-    inner = char_ends[:-1]
-    hit = np.isin(inner, token_ends[:-1], assume_unique=True)
-    offsets = np.nonzero(hit)[0] + 1
-    if fixed is not text:
-        # subtle: a joined surrogate pair is one character of ``fixed`` but two of ``text``.
-        where = np.asarray(original_offsets(text), dtype=np.int64)
-        offsets = where[offsets]
-    return offsets.astype(np.int64)
-
-
 def tokenizer_cuts(text: str, tokenizer: AnyTokenizer) -> np.ndarray:
-    """:func:`cut_offsets` of ``text`` as ``tokenizer`` encodes it (a foreign tokenizer's
-    from its offsets: its tokens' bytes need not add up to the text's)."""
-    if isinstance(tokenizer, ForeignTokenizer):
-        return tokenizer.cuts(text)
-    return cut_offsets(text, token_byte_lengths(tokenizer, tokenizer.encode(text)))
+    """Sorted character offsets ``0 < c < len(text)`` where ``tokenizer`` cuts ``text``: a
+    token starts at ``c`` and none holds characters on both sides of it
+    (``token_spans.span_cuts`` of its spans). Spans, not the tokens' bytes: a normalizer's
+    tokens need not spell the text (``ﬁ`` as ``fi``), nor need a foreign model's."""
+    packed = tokenizer.packed_spans(text)
+    return span_cuts(packed[:, 1], packed[:, 2], len(text))
 
 
 def diff_cuts(cuts_a: np.ndarray, cuts_b: np.ndarray) -> np.ndarray:
@@ -100,8 +57,10 @@ def diff_cuts(cuts_a: np.ndarray, cuts_b: np.ndarray) -> np.ndarray:
 
 
 def boundary_diff(text: str, tok_a: AnyTokenizer, tok_b: AnyTokenizer) -> list[int]:
-    """Character offsets of ``text`` where exactly one of the two tokenizers starts a token.
+    """Character offsets of ``text`` where exactly one of the two tokenizers cuts it
+    (:func:`tokenizer_cuts`).
 
+    >>> from bpe_studio.core import Tokenizer
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> whole = Tokenizer({**vocab, 256: b"ab"}, [(b"a", b"b")])
     >>> boundary_diff("abc", whole, Tokenizer(vocab, []))

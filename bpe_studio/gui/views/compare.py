@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.encode.foreign import ForeignTokenizer
-from ...core.explain.report import cut_offsets, diff_cuts, token_byte_lengths
+from ...core.encode.token_spans import span_cuts
+from ...core.explain.report import diff_cuts
 from ...core.explain.span_arrays import SpanArrays, compute_spans
 from ...core.text.display import readable_token
 from ..model.app_model import AppModel
@@ -82,7 +82,7 @@ class Side:
 
     label: str
     spans: SpanArrays
-    cuts: np.ndarray  # character offsets where its tokens start (0 and the end left out)
+    cuts: np.ndarray  # character offsets where it cuts the text (``span_cuts``; 0, end left out)
 
     @property
     def tokens(self) -> int:
@@ -122,9 +122,9 @@ def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | Fai
     spans = compute_spans(tok, text, is_stale)
     if spans is None:
         return None
-    if isinstance(tok, ForeignTokenizer):
-        return Side(choice.label, spans, tok.cuts(text))  # its bytes need not add up
-    return Side(choice.label, spans, cut_offsets(text, token_byte_lengths(tok, spans.ids)))
+    # From the spans, for every kind: a normalizer's or a foreign model's token bytes need
+    # not spell the text, while the spans' offsets follow it back to the text's characters.
+    return Side(choice.label, spans, span_cuts(spans.starts, spans.ends, spans.text_length))
 
 
 def compare(
