@@ -27,13 +27,17 @@ from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
 from bpe_studio.core.explain.report import (
     CSV_COLUMNS,
     SAMPLE_FILES,
+    Report,
+    ReportCell,
     Sample,
+    Unknown,
     boundary_diff,
     bundled_samples,
     compute_report,
     corpus_sample,
     report_csv,
     tokenizer_cuts,
+    unknown_note,
 )
 
 BYTES = {i: bytes([i]) for i in range(256)}
@@ -153,6 +157,59 @@ def test_cuts_of_generated_text_are_the_offsets_definition(files, text):
             # "\xa0\u0300" is " " + U+0300, whose tokens all span the pair, so no cut at 1,
             # which tokenizers' offsets (0, 1), (1, 2) give. Never a cut they do not give.
             assert set(cuts) <= set(expected), name
+
+
+@pytest.mark.parametrize(("name", "unk"), [("wordpiece", "[UNK]"), ("unigram", "<unk>")])
+def test_text_turned_into_the_unknown_token_is_counted(files, name, unk):
+    tok, oracle = files[name]
+    emoji = bundled_samples()[-1]
+    samples = [emoji, Sample("plain", "the cat sat on the mat")]
+    report = compute_report(samples, [(name, tok)])
+    unk_id = oracle.token_to_id(unk)  # the unknown token the file was made with (by hand)
+    enc = oracle.encode(emoji.text, add_special_tokens=False)
+    held = [(s, e) for i, (s, e) in zip(enc.ids, enc.offsets) if i == unk_id]
+    covered = {c for s, e in held for c in range(s, e)}
+    assert len(held) > 20  # emoji are in no vocabulary trained on English
+    cell = report.cell(emoji.name, name)
+    assert cell.unknown == Unknown(unk, len(held), len(covered))
+    # The number itself is what it was: every token counts, [UNK] too.
+    assert cell.tokens == len(enc.ids)
+    assert cell.bytes_per_token == len(emoji.text.encode("utf-8")) / len(enc.ids)
+    assert report.cell("plain", name).unknown is None
+
+
+def test_byte_level_and_byte_fallback_never_have_unknown_text(files):
+    tokenizers_ = [(name, files[name][0]) for name in ("nfkc_lower", "sentencepiece_bpe")]
+    report = compute_report(bundled_samples(), tokenizers_)
+    assert all(cell.unknown is None for cell in report.cells)
+    assert unknown_note(report) == ""
+
+
+def test_the_note_names_the_share_of_each_sample_turned_unknown():
+    def cell(sample, tokenizer, characters, unknown=None):
+        return ReportCell(sample, tokenizer, 2 * characters, characters, characters, unknown)
+
+    report = Report(
+        ("Chinese", "Emoji-heavy", "Code"),
+        ("bert", "gpt2", "t5"),
+        (
+            cell("Chinese", "bert", 1000, Unknown("[UNK]", 3, 3)),
+            cell("Chinese", "gpt2", 1000),
+            cell("Chinese", "t5", 1000, Unknown("<unk>", 40, 200)),
+            cell("Emoji-heavy", "bert", 5234, Unknown("[UNK]", 312, 764)),
+            cell("Emoji-heavy", "gpt2", 5234),
+            cell("Emoji-heavy", "t5", 5234),
+            cell("Code", "bert", 10),
+            cell("Code", "gpt2", 10),
+            cell("Code", "t5", 10),
+        ),
+    )
+    # 3 / 1000 is under 1%; 764 / 5234 is 14.6%; 200 / 1000 is 20% (by hand).
+    assert unknown_note(report) == (
+        "bert turns under 1% of Chinese's characters, 15% of Emoji-heavy's into [UNK]; "
+        "t5 turns 20% of Chinese's characters into <unk> "
+        "(bytes per token counts that text as encoded)"
+    )
 
 
 def test_report_numbers_by_hand():

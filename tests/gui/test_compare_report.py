@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import tokenizers
-from foreign_files import nfkc_lower, offset_cuts, qwen2_style
+from foreign_files import nfkc_lower, offset_cuts, qwen2_style, wordpiece
 from gui_helpers import ROOT
 
 from bpe_studio.core import Tokenizer
@@ -308,6 +308,44 @@ def test_report_exports_png_and_reports_failures(qtbot, window, tmp_path):
     missing = tmp_path / "missing" / "report.csv"
     assert not window.report.export_csv(missing)
     assert window.last_error is not None and str(missing) in window.last_error
+
+
+def test_the_report_says_how_much_text_a_tokenizer_turns_unknown(qtbot, window, tmp_path):
+    """A WordPiece file trained on English turns emoji into [UNK]: its bytes per token stays
+    the tokens' count, and the cell's tooltip and a note under the table say how much of the
+    sample [UNK] stands for (counted here from tokenizers' own offsets)."""
+    path = wordpiece(tmp_path / "bert")
+    report = window.report
+    report.choices[2].add_file(path)
+    report.choices[3].pick(NONE)
+    window.tabs.setCurrentWidget(report)
+    qtbot.waitUntil(
+        lambda: (
+            report.report is not None and "bert" in report.report.tokenizers and not report.busy
+        ),
+        timeout=120_000,
+    )
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    unk = oracle.token_to_id("[UNK]")  # the file's unknown token (wordpiece(), by hand)
+    name, file = SAMPLE_FILES[-1]
+    assert name == "Emoji-heavy"
+    text = (ROOT / "resources" / "samples" / file).read_text(encoding="utf-8")
+    enc = oracle.encode(text, add_special_tokens=False)
+    held = [(s, e) for i, (s, e) in zip(enc.ids, enc.offsets) if i == unk]
+    covered = len({c for s, e in held for c in range(s, e)})
+    assert len(held) > 20
+    row, col = report.report.samples.index(name), report.report.tokenizers.index("bert")
+    item = report.table.item(row, col)
+    assert item.text() == f"{len(text.encode('utf-8')) / len(enc.ids):.2f}"  # as it was
+    tip = item.toolTip()
+    assert f"{len(enc.ids):,} tokens" in tip
+    assert f"{len(held):,} of them [UNK], for {covered:,} characters" in tip
+    assert "[UNK]" not in report.table.item(row, 0).toolTip()  # GPT-2 has none
+    note = report.unknown_note
+    assert note.isVisible()
+    share = f"{covered / len(text):.0%}"
+    assert note.text().startswith("bert turns ")
+    assert f"{share} of Emoji-heavy's" in note.text() and "into [UNK]" in note.text()
 
 
 def test_a_hidden_page_gives_way_and_catches_up_when_shown(qtbot, window):

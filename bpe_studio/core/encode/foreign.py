@@ -224,6 +224,17 @@ class ForeignTokenizer:
         """The token as the file writes it (``##ing``, ``▁the``, ``<0x0A>``), or None."""
         return self._backend.id_to_token(token_id)
 
+    @cached_property
+    def unknown_id(self) -> int | None:
+        """The id of the token the model puts for text its vocabulary cannot spell
+        (WordPiece's ``[UNK]``, a Unigram's or BPE's ``unk``); None where it has none."""
+        model = self._backend.model
+        if hasattr(model, "unk_token"):  # BPE and WordPiece name it
+            token = model.unk_token
+            return None if token is None else self._backend.token_to_id(token)
+        found = json.loads(model.__getstate__()).get("unk_id")  # Unigram gives its id
+        return found if isinstance(found, int) else None
+
     @property
     def n_vocab(self) -> int:
         """The largest id + 1, as tiktoken's ``n_vocab``."""

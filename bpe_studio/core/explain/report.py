@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..encode.foreign import AnyTokenizer
+from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.token_spans import span_cuts
 from ..text.surrogates import replace_surrogates
 
@@ -79,14 +79,26 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
+class Unknown:
+    """A tokenizer's unknown token (``[UNK]``) in a sample: as the file writes it, how many of
+    them and how many of the sample's characters they stand for: text the tokenizer does not
+    encode, which bytes per token counts as if it did."""
+
+    token: str
+    count: int
+    characters: int
+
+
+@dataclass(frozen=True, slots=True)
 class ReportCell:
-    """One sample encoded by one tokenizer."""
+    """One sample encoded by one tokenizer (``unknown``: None where no token is unknown)."""
 
     sample: str
     tokenizer: str
     bytes: int  # UTF-8 bytes of the sample
     characters: int
     tokens: int
+    unknown: Unknown | None = None
 
     @property
     def bytes_per_token(self) -> float:
@@ -133,9 +145,51 @@ def compute_report(
         for name, tok in tokenizers:
             if is_stale():
                 return None
-            count = len(tok.encode(sample.text))
-            cells.append(ReportCell(sample.name, name, size, len(sample.text), count))
+            count, unknown = _encoded(sample.text, tok)
+            cells.append(ReportCell(sample.name, name, size, len(sample.text), count, unknown))
     return Report(tuple(s.name for s in samples), tuple(names), tuple(cells))
+
+
+def _encoded(text: str, tokenizer: AnyTokenizer) -> tuple[int, Unknown | None]:
+    """The number of tokens of ``text`` and its text turned into the unknown token, if any
+    (a foreign model's, from its spans: they hold the same ids as ``encode``)."""
+    if not isinstance(tokenizer, ForeignTokenizer) or tokenizer.unknown_id is None:
+        return len(tokenizer.encode(text)), None
+    unk = tokenizer.unknown_id
+    packed = tokenizer.packed_spans(text)
+    held = packed[packed[:, 0] == unk]
+    if not len(held):
+        return len(packed), None
+    # +1 where each unknown span starts, -1 where it ends: a character is held while the
+    # running sum is positive (neighbouring spans may share characters).
+    size = len(text) + 1
+    depth = np.cumsum(
+        np.bincount(held[:, 1], minlength=size)[:size]
+        - np.bincount(held[:, 2], minlength=size)[:size]
+    )
+    token = tokenizer.token_text(unk) or ""
+    return len(packed), Unknown(token, len(held), int(np.count_nonzero(depth[:-1] > 0)))
+
+
+def _percent(share: float) -> str:
+    return "under 1%" if share < 0.01 else f"{share:.0%}"
+
+
+def unknown_note(report: Report) -> str:
+    """What each tokenizer turns into its unknown token, by sample ("" if nothing), e.g.
+    "bert turns 15% of Emoji-heavy's characters into [UNK] (bytes per token counts that
+    text as encoded)": its bytes per token alone would read that as compression."""
+    parts = []
+    for name in report.tokenizers:
+        held = [(c, c.unknown) for c in report.cells if c.tokenizer == name and c.unknown]
+        if not held:
+            continue
+        shares = [f"{_percent(u.characters / c.characters)} of {c.sample}'s" for c, u in held]
+        shares[0] += " characters"
+        parts.append(f"{name} turns {', '.join(shares)} into {held[0][1].token}")
+    if not parts:
+        return ""
+    return "; ".join(parts) + " (bytes per token counts that text as encoded)"
 
 
 def report_csv(report: Report) -> str:

@@ -12,6 +12,7 @@ What it leaves out: the numbers themselves (``core.explain.report``), choosing f
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Callable
 from typing import NamedTuple
@@ -40,6 +41,7 @@ from ...core.explain.report import (
     bundled_samples,
     compute_report,
     report_csv,
+    unknown_note,
 )
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..model.app_model import AppModel
@@ -144,6 +146,12 @@ class ReportView(LazyPage):
         self.csv_button.clicked.connect(self._choose_csv)
         self.png_button.clicked.connect(self._choose_png)
         self.status = muted(steady_label(QLabel(" "), "0" * 50))
+        # Under the table: what a tokenizer turns into its unknown token ([UNK]), which its
+        # bytes per token alone would show as compression.
+        self.unknown_note = muted(QLabel())
+        self.unknown_note.setTextFormat(Qt.TextFormat.PlainText)  # "<unk>" is no tag
+        self.unknown_note.setWordWrap(True)
+        self.unknown_note.setVisible(False)
 
         self.table = QTableWidget(0, 0)
         self.table.setAccessibleName("Bytes per token of each sample")
@@ -198,6 +206,7 @@ class ReportView(LazyPage):
         layout.addLayout(top)
         layout.addWidget(self.status)
         layout.addWidget(body, 1)
+        layout.addWidget(self.unknown_note)
         themed(self, ReportView._restyle)
         self._show_empty(WAITING_HINT)
 
@@ -297,6 +306,7 @@ class ReportView(LazyPage):
         self.table.clear()
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
+        self.unknown_note.setVisible(False)
         for button in (self.csv_button, self.png_button):
             button.setEnabled(False)
         self._show_empty("The run's tokenizer is gone: pick the tokenizers to compare")
@@ -337,11 +347,21 @@ class ReportView(LazyPage):
                 cell = report.cell(sample, name)
                 item = QTableWidgetItem(f"{cell.bytes_per_token:.2f}")
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                item.setToolTip(
+                tip = (
                     f"{cell.tokens:,} tokens for {cell.bytes:,} bytes "
                     f"({cell.characters:,} characters)"
                 )
+                if (unknown := cell.unknown) is not None:
+                    tip += (
+                        f"; {unknown.count:,} of them {unknown.token}, for {unknown.characters:,} "
+                        "characters it does not encode, counted as if it did"
+                    )
+                    tip = f"<p>{html.escape(tip)}</p>"  # rich text: "<unk>" is no tag
+                item.setToolTip(tip)
                 self.table.setItem(row, col, item)
+        note = unknown_note(report)
+        self.unknown_note.setText(note)
+        self.unknown_note.setVisible(bool(note))
         # The table is as tall as its rows (no scroll bar); the chart takes the rest.
         self.table.resizeRowsToContents()
         rows = sum(self.table.rowHeight(r) for r in range(self.table.rowCount()))
