@@ -219,6 +219,33 @@ def test_a_normalizing_file_is_marked_where_its_offsets_cut(
     )
 
 
+def test_compare_tokenizes_the_text_given_with_its_line_breaks(qtbot, compare_view):
+    """A text given to set_text is tokenized exactly, "\\r\\n", "\\r", U+2029 and a BOM
+    included (the text box had turned them into "\\n"), and stays so through an edit and
+    its undo."""
+    from PySide6.QtTest import QTest
+
+    text = "\ufeffone\r\ntwo\rthree\u2029four\n"
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    comparison = _compare(qtbot, view, text)
+    assert comparison.text == text and view.text() == text
+    for side, name in ((comparison.a, "gpt2"), (comparison.b, "o200k_base")):
+        assert side.tokens == len(Tokenizer.preset(name).encode(text))
+    # "!" typed after "one" (position 3: the document holds no BOM).
+    cursor = view.input.textCursor()
+    cursor.setPosition(3)
+    view.input.setTextCursor(cursor)
+    edited = "\ufeffone!\r\ntwo\rthree\u2029four\n"
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        QTest.keyClicks(view.input, "!")
+    assert blocker.args[0].text == edited
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.input.undo()
+    assert blocker.args[0].text == text
+
+
 def test_panes_scroll_together(qtbot, compare_view):
     view = compare_view
     _compare(qtbot, view, "\n".join(f"line {i}: some words to tokenize" for i in range(400)))

@@ -1,13 +1,14 @@
 """The Compare page: two tokenizers side by side on the same text.
 
-What it does: one editable text box feeds two read-only panes, each tokenized by its own choice
-(a preset, the run's tokenizer or a loaded file: :class:`~.picker.TokenizerPicker`). Above each
-pane: token count, bytes per token and characters per token. In the panes, tokens that both
-tokenizers cut the same way are grey, the others blue and orange, and the first character after
-every boundary only one of them has (``report.boundary_diff``) is underlined in red on both
-sides. The panes scroll together. Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob`
-(latest request wins), and only while the page is shown; panes paint only their visible part.
-Hovering a pane shows the token(s) under the pointer (id and bytes).
+What it does: one editable text box (``KeptTextEdit``: the text given, line breaks and all)
+feeds two read-only panes, each tokenized by its own choice (a preset, the run's tokenizer or a
+loaded file: :class:`~.picker.TokenizerPicker`). Above each pane: token count, bytes per token
+and characters per token. In the panes, tokens that both tokenizers cut the same way are grey,
+the others blue and orange, and the first character after every boundary only one of them has
+(``report.boundary_diff``) is underlined in red on both sides. The panes scroll together.
+Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob` (latest request wins), and
+only while the page is shown; panes paint only their visible part. Hovering a pane shows the
+token(s) under the pointer (id and bytes).
 What it leaves out: editing in the panes (they mirror the text box).
 """
 
@@ -48,6 +49,7 @@ from .common import (
     steady_label,
     title_label,
 )
+from .kept_text_edit import KeptTextEdit
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 from .theme import colours, muted, themed
@@ -336,12 +338,12 @@ class CompareView(LazyPage):
         self.comparison: Comparison | None = None
         self._computing: tuple[Choice, ...] = ()  # the choices of the job under way
 
-        self.input = QPlainTextEdit()
+        self.input = KeptTextEdit()  # its text() is the text given, "\r\n" and all
         self.input.setAccessibleName("Text to compare")
         self.input.setFont(monospace_font(11))
         self.input.setPlaceholderText("Type or paste text to compare…")
         self.input.setTabChangesFocus(True)  # a keyboard user can leave it; paste keeps tabs
-        self.input.setPlainText(DEFAULT_TEXT)
+        self.input.set_text(DEFAULT_TEXT)
         self.choices = (
             TokenizerPicker(hub, pane=COMPARE_LEFT, default=preset_key("gpt2")),
             TokenizerPicker(hub, pane=COMPARE_RIGHT, default=preset_key("o200k_base")),
@@ -407,10 +409,12 @@ class CompareView(LazyPage):
         return self._dirty or self._timer.isActive() or self._job.busy
 
     def set_text(self, text: str) -> None:
-        self.input.setPlainText(text)
+        """Compare ``text`` exactly, line breaks included (``KeptTextEdit``)."""
+        self.input.set_text(text)
 
     def text(self) -> str:
-        return self.input.document().toRawText().replace("\u2029", "\n")
+        """The text compared: as given, with any edits."""
+        return self.input.text()
 
     @Slot()
     def _submit(self) -> None:
