@@ -99,7 +99,7 @@ class ForeignTokenizer:
     ``special_tokens`` are the file's added tokens marked special; every added token in a text
     is encoded as itself (``tokenizers`` matches them first), unless ``no_specials``.
     :func:`fallback_ids` gives the ids of a byte-fallback model's ``<0xNN>`` tokens, each
-    standing for its byte (empty for other models). It satisfies
+    standing for its byte (empty for other models); ``unknown_id`` its unknown token's. It satisfies
     :class:`~.interface.TokenizerLike`, as ``Tokenizer`` does.
     """
 

@@ -4,9 +4,10 @@ What it does: :func:`tokenizer_cuts` gives the character offsets where a tokeniz
 (a token starts there and none spans across); :func:`boundary_diff` gives the offsets where
 exactly one of two tokenizers cuts (the Compare page marks them). :func:`compute_report`
 encodes a set of :class:`Sample` texts with up to a few tokenizers and counts bytes,
-characters and tokens per pair (the Report page's table and chart); :func:`report_csv` writes
-that table. :func:`bundled_samples` reads the short texts shipped in ``resources/samples`` and
-:func:`corpus_sample` the head of a corpus file.
+characters and tokens per pair, and the text a model turns into its unknown token
+(:class:`Unknown`; :func:`unknown_note` says it): the Report page's table and chart.
+:func:`report_csv` writes that table. :func:`bundled_samples` reads the short texts shipped in
+``resources/samples`` and :func:`corpus_sample` the head of a corpus file.
 What it leaves out: threads, widgets and files written (the app's ``views/compare`` and
 ``views/report``); a cut *inside* a character (a byte-level token splitting a multi-byte
 character) has no character offset, so it is not reported as a boundary.
