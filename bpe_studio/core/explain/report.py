@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..corpus.sources import DEFAULT_TEXT_FIELD
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.token_spans import span_cuts
 from ..text.surrogates import replace_surrogates
@@ -213,11 +214,20 @@ def bundled_samples() -> list[Sample]:
     ]
 
 
-def corpus_sample(path: str | os.PathLike[str], limit: int = CORPUS_LIMIT) -> Sample:
-    """About the first ``limit`` bytes of a UTF-8 corpus file, cut after a line break (or,
-    with none, back to a whole character), named after the file. Invalid UTF-8 raises
-    ValueError naming the file, the byte offset and the line (``counting.read_head``)."""
-    from ..corpus.counting import read_head  # subtle: lazily; it imports the process pools
+def corpus_sample(
+    paths: str | os.PathLike[str] | Sequence[str],
+    limit: int = CORPUS_LIMIT,
+    *,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    label: str | None = None,
+) -> Sample:
+    """About the first ``limit`` bytes of the corpus ``paths`` names, however it is kept (a
+    plain or compressed file, records' ``text_field``, several files: ``corpus.head``), cut
+    after a line break (or, with none, back to a whole character), named "Corpus: LABEL"
+    (by default, after its first file). Invalid UTF-8 raises ValueError naming the file, the
+    byte offset and the line, as training does."""
+    from ..corpus.head import corpus_head  # subtle: lazily; it imports the process pools
 
-    path = Path(path)
-    return Sample(f"Corpus: {path.name}", read_head(path, limit, whole_lines=True))
+    given = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    name = label if label is not None else Path(given[0]).name
+    return Sample(f"Corpus: {name}", corpus_head(given, limit, text_field))

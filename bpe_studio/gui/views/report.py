@@ -33,13 +33,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...core.corpus.head import corpus_head
 from ...core.explain.report import (
     CORPUS_LIMIT,
     Report,
     Sample,
     bundled_samples,
     compute_report,
+    corpus_sample,
     report_csv,
     unknown_note,
 )
@@ -77,10 +77,10 @@ class Computed(NamedTuple):
 
 
 def corpus_row(corpus: CorpusRef) -> Sample:
-    """The corpus's first megabyte of text, however it is kept (compressed, records, several
-    files: ``corpus.head``), the compression plot's in-sample text."""
-    return Sample(
-        f"Corpus: {corpus.label}", corpus_head(corpus.paths, CORPUS_LIMIT, corpus.text_field)
+    """The corpus's first megabyte of text, however it is kept, named as the app names it:
+    the compression plot's in-sample text."""
+    return corpus_sample(
+        corpus.paths, CORPUS_LIMIT, text_field=corpus.text_field, label=corpus.label
     )
 
 
