@@ -1,5 +1,5 @@
 """Freed memory: kept in a pool worker for its next chunk (glibc's ``mallopt``), given back to
-the system by the app once a run or a tokenizer is let go (glibc's ``malloc_trim``).
+the system by the app once a run or a tokenizer is let go (glibc's malloc_trim(3)).
 
 What it does: a worker encodes or counts chunk after chunk, and each chunk allocates and frees
 the same few arrays of megabytes (code points, pieces, ids). With glibc's defaults the freed
@@ -45,7 +45,7 @@ def _glibc() -> ctypes.CDLL | None:
 
 
 def give_back_freed_memory() -> bool:
-    """Return the memory glibc holds freed in this process to the system (``malloc_trim``);
+    """Return the memory glibc holds freed in this process to the system (malloc_trim(3));
     whether it did (False elsewhere). It walks every heap, so it is called only where a run or
     a tokenizer has just been let go."""
     libc = _glibc()
