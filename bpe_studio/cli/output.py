@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import io
 import os
 import re
 import shlex
@@ -400,10 +401,17 @@ def check_stdout_open(user_path: str) -> None:
 
 
 def _stdout_fd() -> int | None:
-    """Standard output's file descriptor; None when ``sys.stdout`` has none: replaced by a
-    stream of Python's own (a notebook's, a ``StringIO``, ``contextlib.redirect_stdout``)."""
+    """Standard output's file descriptor; None when ``sys.stdout`` was replaced by a stream of
+    Python's own (a notebook's, a ``StringIO``, ``contextlib.redirect_stdout``).
+
+    subtle: Jupyter's stream answers ``fileno()`` with a copy of the kernel's own standard
+    output, which the notebook never shows; only the interpreter's stream, or a text file
+    over a file, is written by its descriptor."""
+    stdout = sys.stdout
+    if stdout is None or not (stdout is sys.__stdout__ or isinstance(stdout, io.TextIOWrapper)):
+        return None
     try:
-        return sys.stdout.fileno() if sys.stdout is not None else None
+        return stdout.fileno()
     except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
         return None
 

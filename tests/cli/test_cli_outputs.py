@@ -500,3 +500,33 @@ def test_standard_output_replaced_as_in_a_notebook(tmp_path):
                                "--out", "-")  # fmt: skip
     assert code == 0, err
     assert np.load(io.BytesIO(binary.getvalue())).tolist() == ids
+
+
+def test_a_jupyter_stream_is_written_through_though_it_has_a_descriptor(tmp_path):
+    """The review: Jupyter's stream answers fileno() with a copy of the kernel's own standard
+    output, so inspect's report and decode's text went there, never to the notebook, and
+    encode --out - wrote its .npy bytes there too."""
+    import io
+
+    class KernelStream(io.TextIOBase):  # what ipykernel's OutStream is to this code
+        def __init__(self, fd: int) -> None:
+            self.fd, self.text = fd, []
+
+        def fileno(self) -> int:
+            return self.fd
+
+        def write(self, s: str) -> int:
+            self.text.append(s)
+            return len(s)
+
+    text = "Ünïcödé text. " * 20
+    write_text(tmp_path / "t.txt", text)
+    np.save(tmp_path / "ids.npy", np.array(Tokenizer.preset("gpt2").encode(text), np.uint16))
+    with open(tmp_path / "kernel_stdout", "wb") as kernel:
+        stdout = KernelStream(kernel.fileno())
+        assert _in_a_notebook(stdout, "decode", tmp_path / "ids.npy", "--tokenizer", "gpt2")[0] == 0
+        code, err = _in_a_notebook(stdout, "encode", tmp_path / "t.txt", "--tokenizer", "gpt2",
+                                   "--out", "-")  # fmt: skip
+    assert "".join(stdout.text) == text
+    assert code == 1 and "standard output is a text stream here (KernelStream" in err
+    assert (tmp_path / "kernel_stdout").read_bytes() == b""
