@@ -54,7 +54,7 @@ from .output import (
     write_stream,
 )
 from .progress import ProgressBar
-from .sources import fetch_hub, load_tokenizer, shown_split, split_line
+from .sources import fetch_hub, load_tokenizer, split_line, split_pattern
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -87,7 +87,7 @@ def _inspect(args: argparse.Namespace) -> int:
     check_stdin_once(corpora, "a corpus")
     tok = _load(args.source, args.pattern, args.special_token)
     table = token_table(tok)
-    split = shown_split(tok), split_line(tok)
+    split = split_pattern(tok), split_line(tok)
     other = None
     if args.against is not None:
         other = token_table(_load(args.against, None))
@@ -220,7 +220,8 @@ def report(
     pattern: str | None = None,
 ) -> dict[str, Any]:
     """The ``--json`` object (see the README's "inspect --json"); ``pattern`` as
-    ``sources.shown_split`` gives it (None: no single pattern splits text)."""
+    ``sources.split_pattern`` gives it: a name or the regex itself (None: no single
+    pattern splits text)."""
     makeup = table.makeup()
     out: dict[str, Any] = {
         "tokenizer": {"source": table.name, "kind": table.kind, "pattern": pattern},

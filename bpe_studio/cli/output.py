@@ -408,7 +408,8 @@ def _stdout_fd() -> int | None:
     output, which the notebook never shows; only the interpreter's stream, or a text file
     over a file, is written by its descriptor."""
     stdout = sys.stdout
-    if stdout is None or not (stdout is sys.__stdout__ or isinstance(stdout, io.TextIOWrapper)):
+    interpreters = stdout is sys.__stdout__
+    if stdout is None or not (interpreters or isinstance(stdout, io.TextIOWrapper)):
         return None
     try:
         return stdout.fileno()

@@ -18,6 +18,7 @@ from ..core import Tokenizer
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer, open_tokenizer
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from ..core.formats.hf.components import only_a_file_says
 from ..core.formats.hf.pipeline import HfPipeline
 from ..core.formats.tiktoken import sidecar_beside
 from ..core.io.hf_hub import (
@@ -27,7 +28,7 @@ from ..core.io.hf_hub import (
     fetch_tokenizer,
     parse_hub_source,
 )
-from ..core.pretokenization.names import shown_pattern
+from ..core.pretokenization.names import PATTERNS, pattern_name, shown_pattern
 from ..core.pretokenization.scan_patterns import unwrapped
 from ..core.text.display import plural
 from .output import CliError, tokenizer_files_in
@@ -118,19 +119,33 @@ def load_tokenizer(
 
 
 def written_pattern(pattern: str) -> str:
-    """``pattern`` as its file writes it: a ``tokenizer.json``'s one Split by its own regex,
-    not as the core spells it (``scan_patterns.isolated``)."""
+    """``pattern`` as a ``tokenizer.json``'s one Split reads: its regex alone, not wrapped as
+    the core runs an Isolated Split (``scan_patterns.isolated``). The regex is in the
+    ``regex`` module's syntax (a file's Oniguruma spelling translated, the same matches)."""
     return unwrapped(pattern) or pattern
 
 
-def shown_split(tok: AnyTokenizer | TokenizerData) -> str | None:
-    """The pattern ``tok`` splits text with, as messages show it (``shown_pattern``: a name,
-    or the regex as ``--pattern`` takes it back); None when no single pattern does: a
-    ``tokenizer.json`` whose pipeline (normalizers, several pre-tokenizer steps) splits text,
-    or a tokenizer of another kind, which ``tokenizers`` splits as its file says."""
-    if isinstance(tok, ForeignTokenizer) or _pipeline(tok) is not None:
+def split_pattern(tok: AnyTokenizer | TokenizerData) -> str | None:
+    """The pattern ``tok`` splits text with: a named pattern's name, else its regex
+    (:func:`written_pattern`); None when no single pattern does: a ``tokenizer.json`` whose
+    pipeline (normalizers, several pre-tokenizer steps, added tokens' flags) splits text, or
+    a tokenizer of another kind, which ``tokenizers`` splits as its file says. A file that
+    keeps one regex's matches only (how ``train --format hf`` writes a custom regex) is split
+    by that regex, as tiktoken's ``findall`` splits."""
+    if isinstance(tok, ForeignTokenizer):
         return None
-    return shown_pattern(written_pattern(tok.pattern))
+    pipeline = _pipeline(tok)
+    if pipeline is not None and only_a_file_says(pipeline) is not None:
+        return None
+    name = pattern_name(tok.pattern)
+    return name if name in PATTERNS else written_pattern(tok.pattern)
+
+
+def shown_split(tok: AnyTokenizer | TokenizerData) -> str | None:
+    """:func:`split_pattern` as messages show it (``shown_pattern``: a name, or the regex as
+    ``--pattern`` takes it back)."""
+    pattern = split_pattern(tok)
+    return None if pattern is None else shown_pattern(pattern)
 
 
 def split_line(tok: AnyTokenizer | TokenizerData) -> str:

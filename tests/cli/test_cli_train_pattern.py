@@ -104,6 +104,21 @@ def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora):
     expected = ReferenceEncoder(vocab, merges, {EOT: 256}, regex_text).encode(text)
     assert hf.encode(text).ids == expected
     assert encode_ids(tmp_path, corpora[0], out / "tokenizer.json") == expected
+    # The review: encode and inspect said "pattern: none (the tokenizer.json's pipeline splits
+    # text ...)" for such a file, and --json gave its regex shell-quoted, which no regex
+    # compiler takes; it is the regex, and the summaries show it as --pattern takes it.
+    stderr = ok(cli(tmp_path, "encode", corpora[0], "--tokenizer", out, "--out", "ids.npy"))
+    assert f"pattern: '{regex_text}'" in stderr.splitlines()
+    report = cli(tmp_path, "inspect", out, "--json")
+    ok(report)
+    assert json.loads(report.stdout)["tokenizer"]["pattern"] == regex_text
+    with_quote = tmp_path / "quote"
+    quoted = r"'s|\p{L}+|\p{N}|[^\p{L}\p{N}]"
+    ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", quoted,
+           "--out", with_quote))  # fmt: skip
+    report = cli(tmp_path, "inspect", with_quote, "--json")
+    ok(report)
+    assert json.loads(report.stdout)["tokenizer"]["pattern"] == quoted
 
 
 @pytest.mark.parametrize(
