@@ -31,11 +31,11 @@ def is_terminal(stream: TextIO | None) -> bool:
 
 def width(stream: TextIO | None) -> int:
     """The characters a line drawn on ``stream`` may hold without wrapping: one less than
-    its columns (``COLUMNS`` when set, as ``shutil.get_terminal_size`` reads it, else the
-    size of ``stream``'s own terminal, which standard output redirected to a file does not
-    tell; else 80)."""
-    columns = 0
-    if not os.environ.get("COLUMNS", "").strip():
+    its columns (``COLUMNS`` when it is a positive number, else the size of ``stream``'s own
+    terminal, which ``shutil.get_terminal_size`` does not ask when standard output is
+    redirected; else that function's answer, else 80)."""
+    columns = _columns_set()
+    if columns <= 0:
         try:
             columns = os.get_terminal_size(stream.fileno()).columns if stream else 0
         except (OSError, ValueError, AttributeError):
@@ -43,6 +43,14 @@ def width(stream: TextIO | None) -> int:
     if columns <= 0:
         columns = shutil.get_terminal_size(fallback=(FALLBACK_COLUMNS, 24)).columns
     return max(columns - 1, 1)
+
+
+def _columns_set() -> int:
+    """``COLUMNS`` as a number of columns; 0 when unset or no positive number ("abc", "0")."""
+    try:
+        return max(int(os.environ.get("COLUMNS", "")), 0)
+    except ValueError:
+        return 0
 
 
 def is_dumb() -> bool:

@@ -179,3 +179,24 @@ def test_a_dumb_terminal_gets_no_escape_sequence(monkeypatch):
     assert text.count("\r" + " " * 39 + "\r") == 4
     assert "merging" in text and "compiling the encoder\n" in text
     assert "bpe-studio: error: it went wrong\n" in text
+
+
+@pytest.mark.parametrize("columns", ["abc", "0", "-3", ""])
+def test_a_columns_that_is_no_width_leaves_the_terminals_own(monkeypatch, columns):
+    """The review: COLUMNS set to no positive number made bars ignore stderr's own 40
+    columns (stdout piped), so they were 79 wide there, and wrapped."""
+    import io
+    import os
+
+    from bpe_studio.cli import terminal
+
+    monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setattr(terminal.os, "get_terminal_size", lambda fd: os.terminal_size((40, 24)))
+
+    class Stderr(io.StringIO):
+        def fileno(self) -> int:
+            return 2
+
+    assert terminal.width(Stderr()) == 39
+    monkeypatch.setenv("COLUMNS", "120")  # a real number still wins, as shutil reads it
+    assert terminal.width(Stderr()) == 119
