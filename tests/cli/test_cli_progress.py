@@ -192,6 +192,10 @@ def test_a_columns_that_is_no_width_leaves_the_terminals_own(monkeypatch, column
 
     monkeypatch.setenv("COLUMNS", columns)
     monkeypatch.setattr(terminal.os, "get_terminal_size", lambda fd: os.terminal_size((40, 24)))
+    # Standard output piped: shutil answers its fallback.
+    monkeypatch.setattr(
+        terminal.shutil, "get_terminal_size", lambda fallback: os.terminal_size(fallback)
+    )
 
     class Stderr(io.StringIO):
         def fileno(self) -> int:
