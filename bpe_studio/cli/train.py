@@ -62,6 +62,7 @@ from .output import (
     EXIT_USAGE,
     CliError,
     in_cli_words,
+    is_stream,
     numba_interrupts,
     one_line,
     say,
@@ -154,6 +155,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     problem = format_problem(args.format, args.pattern, specials)
     if problem:
         raise CliError(f"--format {args.format} cannot hold this tokenizer: {problem}", EXIT_USAGE)
+    one_file = format_problem("hf", args.pattern, specials) if is_stream(args.out) else None
+    if one_file and args.format == "gpt2":
+        # Not check_tokenizer_out's advice to write tokenizer.json there: it cannot hold this.
+        raise CliError(
+            f"--out {args.out} takes one file, and tokenizer.json (--format hf), the format of "
+            f"one file, cannot hold this tokenizer: {one_file}; name a directory",
+            EXIT_USAGE,
+        )
     regular = [p for p in corpora if not is_glob_or_url(p) and is_regular(p)]
     regular += stdin_input(corpora)
     check_tokenizer_out(args.out, args.format, DEFAULT_NAME, force=args.force, inputs=regular)
