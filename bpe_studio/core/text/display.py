@@ -99,9 +99,11 @@ def readable_size(n: int) -> str:
 
     >>> readable_size(1), readable_size(812), readable_size(3_794), readable_size(12_345_678)
     ('1 byte', '812 bytes', '3.79 kB', '12.35 MB')
+    >>> readable_size(999_995)  # rounds up into the next unit, not "1000.00 kB"
+    '1.00 MB'
     """
     if n < 1_000:
         return plural(n, "byte")
-    if n < 1_000_000:
+    if n < 999_995:  # below what rounds to 1000.00 kB
         return f"{n / 1e3:.2f} kB"
     return f"{n / 1e6:,.2f} MB"
