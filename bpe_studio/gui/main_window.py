@@ -49,7 +49,7 @@ from .responsiveness.collector import (
 )
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .training.controller import CANCEL, DISCARD, SAVE, Controller
-from .views import file_dialogs, theme
+from .views import file_dialogs, kept_settings, theme
 from .views.common import table_width
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
@@ -170,6 +170,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         c, p = self.controller, self.panel
         c.error.connect(self.show_error)
         self.hub.notice_changed.connect(self._show_notice)
+        kept_settings.notifier().unkept.connect(self.show_notice)  # said once per process
         # A message belongs to the action that made it: the next one ends it (the model ends
         # it itself for a new run, a load, a discard and a new corpus).
         self.tabs.currentChanged.connect(lambda _index: self.hub.end_notice())

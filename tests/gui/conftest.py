@@ -38,13 +38,17 @@ def short_debounces():
 
 @pytest.fixture(autouse=True)
 def settings_in_tmp(tmp_path_factory):
-    """The app's QSettings (recent Hub models) go to a fresh temporary folder for each test,
-    never the user's: no test sees what another remembered."""
+    """The app's QSettings (recent Hub models, the window's layout) go to a fresh temporary
+    folder for each test, never the user's: no test sees what another remembered."""
     from PySide6.QtCore import QSettings
+
+    from bpe_studio.gui.views import kept_settings
 
     folder = tmp_path_factory.mktemp("qsettings")
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
+    # Settings not kept are said once per process: once per test here.
+    kept_settings.notifier().told = None
     return folder
 
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.text.display import plural
+from .kept_settings import AppSettings
 
 # "1 token", "2,048 tokens": the command line's helper, under the name the views use.
 counted = plural
@@ -40,9 +41,10 @@ def points(size: float) -> float:
 
 
 def app_settings() -> QSettings:
-    """The app's settings (scheme, save format, recent Hub models, dialogs' folders): one
-    organisation and application name for every view."""
-    return QSettings("bpe-studio", "bpe-studio")
+    """The app's settings (scheme, save format, recent Hub models, dialogs' folders, the
+    window's layout): one organisation and application name for every view; a value set is
+    written at once, and a file that does not keep it is said once (``kept_settings``)."""
+    return AppSettings()
 
 
 def monospace_font(point_size: float | None = None) -> QFont:

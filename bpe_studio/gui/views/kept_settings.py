@@ -1,0 +1,152 @@
+"""The app's settings file, and saying once when what is set there is not kept.
+
+What it does: :class:`AppSettings` is the ``QSettings`` every view reads and writes
+(``common.app_settings``): each value set is written at once and checked
+(:func:`unkept_reason`). The first failure of the process is said once (:func:`say_unkept`):
+one line on stderr, and the ``unkept`` signal of :func:`notifier`, which each window shows in
+its status line. Never a dialog, never an exception: the app goes on with the values it holds
+for this session.
+What it leaves out: which settings there are (the modules that set them), where the file is
+(Qt's choice: ``XDG_CONFIG_HOME`` on Linux).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QSettings, Signal
+
+
+class AppSettings(QSettings):
+    """The app's settings (one organisation and application name for every view); a value
+    set is written to the file at once, and a file that does not keep it is said
+    (:func:`say_unkept`)."""
+
+    def __init__(self) -> None:
+        super().__init__("bpe-studio", "bpe-studio")
+
+    def setValue(self, key: str, value: Any, /) -> None:  # noqa: N802 - Qt's API
+        super().setValue(key, value)
+        if notifier().told is not None:
+            return  # said once already; Qt still writes the value when this object goes
+        self.sync()
+        reason = unkept_reason(self)
+        if reason is not None:
+            say_unkept(unkept_message(self.fileName(), reason))
+
+
+def unkept_reason(settings: QSettings) -> str | None:
+    """Why ``settings``' file did not keep what was set and written (``sync``); None when it
+    did.
+
+    subtle: the status alone does not tell: it is that of this object's own writes only (a
+    fresh object that wrote nothing says NoError over a folder that keeps nothing), so the
+    file must also be there, in a folder the next write may replace it in (Qt writes a new
+    file beside it and renames it over the old)."""
+    path = Path(settings.fileName())
+    status = settings.status()
+    if status == QSettings.Status.FormatError:
+        return "it is not a settings file Qt can read (fix or remove it)"
+    if status == QSettings.Status.NoError and _is_file(path) and _writable(path.parent):
+        return None
+    return _why_unwritable(path)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _writable(folder: Path) -> bool:
+    return os.access(folder, os.W_OK)
+
+
+def _why_unwritable(path: Path) -> str:
+    """In the system's words (lower case): why ``path`` cannot be written."""
+    try:
+        if path.is_dir():
+            return _words(errno.EISDIR)
+    except OSError:
+        pass
+    # The nearest folder that is there: the file's own, or the one it could not be made in.
+    folder = path.parent
+    while not _exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    read_only, full = _file_system(folder)
+    if read_only:
+        return _words(errno.EROFS)
+    if not _writable(folder):
+        return _words(errno.EACCES)
+    if full:
+        return _words(errno.ENOSPC)
+    return "it could not be written"
+
+
+def _file_system(folder: Path) -> tuple[bool, bool]:
+    """Whether the file system holding ``folder`` is read-only, and whether it is full."""
+    try:
+        system = os.statvfs(folder)
+    except (OSError, AttributeError):  # no statvfs (Windows), or a folder gone meanwhile
+        return False, False
+    return bool(system.f_flag & getattr(os, "ST_RDONLY", 1)), system.f_bavail == 0
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _words(code: int) -> str:
+    text = os.strerror(code)
+    return text[:1].lower() + text[1:]
+
+
+def unkept_message(file: str, reason: str) -> str:
+    """What the status line and stderr say (once) when the settings file keeps nothing."""
+    if reason == _words(errno.EISDIR):
+        advice = "move that folder out of the way"
+    else:
+        where = " (or set XDG_CONFIG_HOME to a folder that is)" if sys.platform == "linux" else ""
+        advice = f"make its folder writable{where}"
+    return (
+        f"Settings are not kept: {file}: {reason}. The appearance, recent Hub models and "
+        f"dialogs' folders will be forgotten at the next start; {advice}."
+    )
+
+
+class _Notifier(QObject):
+    unkept = Signal(str)  # the message (GUI thread), emitted once per process
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.told: str | None = None
+
+
+_NOTIFIER: list[_Notifier] = []
+
+
+def notifier() -> _Notifier:
+    """The app's one notifier of settings not kept (made on first use, with the app)."""
+    if not _NOTIFIER:
+        _NOTIFIER.append(_Notifier())
+    return _NOTIFIER[0]
+
+
+def say_unkept(message: str) -> None:
+    """Say ``message`` on stderr and in every window's status line, unless it was said (or
+    another such message was) before in this process: a write that fails fails again at
+    each setting, and once is enough."""
+    told = notifier()
+    if told.told is not None:
+        return
+    told.told = message
+    print(f"bpe-studio: {message[:1].lower()}{message[1:]}", file=sys.stderr)
+    told.unkept.emit(message)
