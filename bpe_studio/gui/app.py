@@ -6,10 +6,11 @@ display and (one line, exit code 3) when the installed PySide6 is a build known 
 (:mod:`.qt_check`), creates the ``QApplication`` (or reuses one), puts on the colour scheme
 (the system's, light or dark, unless the user chose one: ``views.theme``) with the style
 sheet and the icon from the package ``bpe_studio.resources`` (read with
-``importlib.resources``), shows
-the main window and, for ``--demo``, starts training on the bundled TinyStories sample
-(:data:`DEMO_CORPUS`) and, once it is trained, replays the run over about 20 seconds (with
-Skip to jump to the end) so a first-time user watches it learn.
+``importlib.resources``), shows the main window (laid out as when it closed last,
+``views.window_layout``; at the first start roomy, or maximized on a small screen) and, for
+``--demo``, starts training on the bundled TinyStories sample (:data:`DEMO_CORPUS`) and, once
+it is trained, replays the run over about 20 seconds (with Skip to jump to the end) so a
+first-time user watches it learn.
 What it leaves out: the headless commands (``bpe_studio.cli``).
 """
 
@@ -153,9 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     font_messages.install()  # before any text is laid out: Qt's font messages as one line
     app = application()
     window = MainWindow()
-    window.resize(window.sizeHint())
+    if not window.restore_layout():  # the first start
+        window.resize(window.sizeHint())
     window.setWindowIcon(app.windowIcon())
-    if window.fills_screen():
+    if window.opens_maximized():
         window.showMaximized()
     else:
         window.show()

@@ -8,7 +8,9 @@ drag-and-drop to the controller. File dialogs open in the user's last folder or 
 (``views.file_dialogs``). Errors go to a window-modal dialog in plain text; the app carries
 on. The status bar shows the model's status message. Closing the window (or Quit) asks Save /
 Discard / Cancel while merges no file holds would be lost (a run still training is paused
-meanwhile), then stops training and loading and waits for their threads.
+meanwhile), then keeps the window's layout for the next start (``views.window_layout``),
+stops training and loading and waits for their threads. Settings the file cannot keep are
+said once in the status bar (``views.kept_settings``).
 What it leaves out: what the views show (``model``), the train/load/save flow
 (``training.controller``), how each view draws (``views``).
 """
@@ -49,7 +51,7 @@ from .responsiveness.collector import (
 )
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
 from .training.controller import CANCEL, DISCARD, SAVE, Controller
-from .views import file_dialogs, kept_settings, theme
+from .views import file_dialogs, kept_settings, theme, window_layout
 from .views.common import table_width
 from .views.compare import CompareView
 from .views.compression_plot import CompressionPlot
@@ -139,6 +141,15 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         for splitter in (top, bottom, body):
             splitter.setChildrenCollapsible(False)
             splitter.setHandleWidth(8)
+        # Named: their positions are kept for the next start under these names.
+        for splitter, name in (
+            (top, "trainTopSplitter"),
+            (bottom, "trainBottomSplitter"),
+            (body, "trainSplitter"),
+            (editor_split, "editorSplitter"),
+        ):
+            splitter.setObjectName(name)
+        self.splitters = (top, bottom, body, editor_split)
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 4, 8, 4)
@@ -254,6 +265,19 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         one at 200%), where a window of 1236 x 736 cut its tables' last columns."""
         hint = self.sizeHint()
         return hint.width() < DESIGN_SIZE.width() or hint.height() < DESIGN_SIZE.height()
+
+    def restore_layout(self) -> bool:
+        """The geometry, tab and splitters of the window closed last (within the screen);
+        False at the first start (no geometry kept)."""
+        return window_layout.restore_layout(self, self.tabs, self.splitters)
+
+    def opens_maximized(self) -> bool:
+        """Whether to show the window maximized: it was when it closed, or the screen is too
+        small for the size it is laid out for and the window is smaller than that (as at the
+        first start, :meth:`fills_screen`)."""
+        size = self.size()
+        small = size.width() < DESIGN_SIZE.width() or size.height() < DESIGN_SIZE.height()
+        return self.isMaximized() or (small and self.fills_screen())
 
     @property
     def state(self) -> RunState:
@@ -507,6 +531,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             if replaying:
                 self.timeline.replay.start()  # on from the step shown
             return
+        if self.isVisible():  # closed once (a second close finds it hidden)
+            window_layout.save_layout(self, self.tabs, self.splitters)
         self._closed = True
         self.timeline.shutdown()
         self.controller.shutdown()

@@ -37,9 +37,10 @@ def short_debounces():
 
 
 @pytest.fixture(autouse=True)
-def settings_in_tmp(tmp_path_factory):
+def settings_in_tmp(tmp_path_factory, monkeypatch):
     """The app's QSettings (recent Hub models, the window's layout) go to a fresh temporary
-    folder for each test, never the user's: no test sees what another remembered."""
+    folder for each test, never the user's: no test sees what another remembered. The app
+    started in a subprocess (``main()``) keeps its settings there too."""
     from PySide6.QtCore import QSettings
 
     from bpe_studio.gui.views import kept_settings
@@ -47,6 +48,7 @@ def settings_in_tmp(tmp_path_factory):
     folder = tmp_path_factory.mktemp("qsettings")
     for fmt in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(fmt, QSettings.Scope.UserScope, str(folder))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(folder))
     # Settings not kept are said once per process: once per test here.
     kept_settings.notifier().told = None
     return folder

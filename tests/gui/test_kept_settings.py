@@ -6,7 +6,14 @@ next start and nothing said so."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
+
+from gui_helpers import ROOT
 
 from bpe_studio.gui.views import file_dialogs, hub_models, kept_settings, theme
 from bpe_studio.gui.views.common import app_settings
@@ -73,3 +80,135 @@ def test_a_settings_folder_that_cannot_be_made_is_named(tmp_path, capsys, monkey
     monkeypatch.setattr(kept_settings, "_writable", lambda path: True)
     monkeypatch.setattr(kept_settings, "_file_system", lambda path: (False, True))
     assert kept_settings._why_unwritable(missing) == "no space left on device"
+
+
+# ------------------------------------------------------------------ the window's layout
+# main() in a subprocess, on an offscreen screen of the size given (Qt's offscreen platform
+# takes its screens from a JSON file): it prints what the window shows, then changes it as
+# asked and quits, which closes the window as the user closing it would.
+LAYOUT_PROBE = textwrap.dedent("""
+    import json, sys
+    from PySide6.QtCore import QRect, QTimer
+    from PySide6.QtWidgets import QApplication
+    from bpe_studio.gui.app import main
+    app = QApplication([])
+    change = {change!r}
+
+    def seen(win):
+        tab = win.tabs.currentIndex()
+        win.tabs.setCurrentIndex(0)  # the splitters' page, laid out
+        app.processEvents()
+        sizes = {{s.objectName(): s.sizes() for s in win.splitters}}
+        win.tabs.setCurrentIndex(tab)
+        return dict(
+            geometry=win.geometry().getRect(),
+            maximized=win.isMaximized(),
+            tab=tab,
+            sizes=sizes,
+        )
+
+    def probe():
+        win = next(w for w in app.topLevelWidgets() if type(w).__name__ == "MainWindow")
+        print("SEEN", json.dumps(seen(win)), flush=True)
+        if change:
+            if "geometry" in change:
+                win.setGeometry(QRect(*change["geometry"]))
+            if "tab" in change:
+                win.tabs.setCurrentIndex(change["tab"])
+            if "body" in change:
+                body = next(s for s in win.splitters if s.objectName() == "trainSplitter")
+                body.setSizes(change["body"])
+            if change.get("maximize"):
+                win.showMaximized()
+            app.processEvents()
+            print("CHANGED", json.dumps(seen(win)), flush=True)
+        win.ask_close = lambda title, question: "discard"
+        app.quit()
+
+    QTimer.singleShot(100, probe)
+    sys.exit(main(["gui"]))
+""")
+
+
+def start_app(tmp_path: Path, screens: list[tuple[int, int, int, int]], change=None) -> dict:
+    """main() on ``screens`` (x, y, width, height each), its settings in ``tmp_path``: what
+    its window showed (and, with ``change``, showed after it)."""
+    config = tmp_path / "screens.json"
+    config.write_text(
+        json.dumps(
+            {
+                "windowFrameMargins": False,
+                "screens": [
+                    {"name": f"screen{i}", "x": x, "y": y, "width": w, "height": h, "dpr": 1}
+                    for i, (x, y, w, h) in enumerate(screens)
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={config}",
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", LAYOUT_PROBE.format(change=change)],
+        capture_output=True, text=True, cwd=ROOT, env=env, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in
+             proc.stdout.splitlines() if line.startswith(("SEEN ", "CHANGED "))}  # fmt: skip
+    return lines
+
+
+def inside(geometry: list[int], screen: tuple[int, int, int, int]) -> bool:
+    x, y, w, h = geometry
+    sx, sy, sw, sh = screen
+    return sx <= x and sy <= y and x + w <= sx + sw and y + h <= sy + sh
+
+
+BIG = (0, 0, 2560, 1440)
+
+
+def test_the_window_layout_is_kept_for_the_next_start(tmp_path):
+    first = start_app(tmp_path, [BIG], change={"geometry": [300, 200, 1500, 1000], "tab": 1,
+                                               "body": [300, 600]})  # fmt: skip
+    assert not first["SEEN"]["maximized"]  # a big screen: the first start's roomy size
+    changed = first["CHANGED"]
+    assert changed["geometry"] == [300, 200, 1500, 1000]
+    again = start_app(tmp_path, [BIG], change={"maximize": True})["SEEN"]
+    assert again["geometry"] == [300, 200, 1500, 1000]
+    assert again["tab"] == 1
+    assert again["sizes"] == changed["sizes"]
+    assert not again["maximized"]
+    assert start_app(tmp_path, [BIG])["SEEN"]["maximized"]  # closed maximized: opens so
+
+
+def test_a_window_kept_on_a_screen_gone_since_opens_on_the_screen_there_is(tmp_path):
+    # Closed on a second monitor, right of the first; started again with the first only.
+    right = (2560, 0, 2560, 1440)
+    start_app(tmp_path, [BIG, right], change={"geometry": [3000, 300, 1500, 1000]})
+    seen = start_app(tmp_path, [BIG])["SEEN"]
+    assert inside(seen["geometry"], BIG), seen
+    assert seen["geometry"][2:] == [1500, 1000]  # the size kept
+    # Closed on a big screen, started again on a 1280 x 800 one: within it, maximized as a
+    # first start there is.
+    start_app(tmp_path, [BIG], change={"geometry": [900, 400, 1600, 1000]})
+    small = start_app(tmp_path, [(0, 0, 1280, 800)])["SEEN"]
+    assert small["maximized"] or inside(small["geometry"], (0, 0, 1280, 800)), small
+
+
+def test_the_first_start_on_a_small_screen_opens_maximized(tmp_path):
+    assert start_app(tmp_path, [(0, 0, 1280, 800)])["SEEN"]["maximized"]
+
+
+def test_a_kept_geometry_is_fitted_within_the_screen():
+    from PySide6.QtCore import QRect
+
+    from bpe_studio.gui.views.window_layout import fit_within
+
+    screen = QRect(0, 0, 1280, 800)
+    assert fit_within(QRect(5000, 4000, 3000, 2000), screen) == screen
+    assert fit_within(QRect(-900, 100, 600, 400), screen) == QRect(0, 100, 600, 400)
+    assert fit_within(QRect(1000, 700, 600, 400), screen) == QRect(680, 400, 600, 400)
+    assert fit_within(QRect(10, 20, 600, 400), screen) == QRect(10, 20, 600, 400)

@@ -40,8 +40,8 @@ class AppSettings(QSettings):
 
 
 def unkept_reason(settings: QSettings) -> str | None:
-    """Why ``settings``' file did not keep what was set and written (``sync``); None when it
-    did.
+    """Why the file of ``settings`` did not keep what was set and written to it; None when
+    it did.
 
     subtle: the status alone does not tell: it is that of this object's own writes only (a
     fresh object that wrote nothing says NoError over a folder that keeps nothing), so the
@@ -117,8 +117,8 @@ def unkept_message(file: str, reason: str) -> str:
         where = " (or set XDG_CONFIG_HOME to a folder that is)" if sys.platform == "linux" else ""
         advice = f"make its folder writable{where}"
     return (
-        f"Settings are not kept: {file}: {reason}. The appearance, recent Hub models and "
-        f"dialogs' folders will be forgotten at the next start; {advice}."
+        f"Settings are not kept: {file}: {reason}. The appearance, window layout, recent Hub "
+        f"models and dialogs' folders will be forgotten at the next start; {advice}."
     )
 
 
