@@ -274,3 +274,53 @@ def test_a_malformed_remembered_name_is_not_offered(qtbot, settings_in_tmp):
     qtbot.addWidget(picker)
     assert hub_key("acme/ok") in picker.keys()
     assert not any("bad name" in picker.itemText(i) for i in range(picker.count()))
+
+
+def hub_keys(picker: TokenizerPicker) -> list[str]:
+    curated = {hub_key(repo) for _, repo in POPULAR}
+    return [k for k in picker.keys() if k.startswith("hf:") and k not in curated]
+
+
+def test_the_menus_list_the_recent_models_the_settings_hold_now(qtbot, settings_in_tmp):
+    # A session audit: a model opened in another window of the app (another process) was
+    # not listed until a restart, and one opened again stayed where it was listed, not first.
+    from PySide6.QtCore import QSettings
+
+    from bpe_studio.gui.views.hub_models import RECENT_KEY, remember_model
+
+    hub = AppModel()
+    picker = TokenizerPicker(hub, pane="a new pane", default=preset_key("gpt2"))
+    qtbot.addWidget(picker)
+    picks: list[str] = []
+    picker.choice_changed.connect(lambda: picks.append(picker.key))
+    assert hub_keys(picker) == []
+    # Another process of the app remembers two models: its file holds them, no signal comes.
+    QSettings("bpe-studio", "bpe-studio").setValue(RECENT_KEY, ["acme/b", "acme/a"])
+    picker.showPopup()
+    picker.hidePopup()
+    assert hub_keys(picker) == [hub_key("acme/b"), hub_key("acme/a")]
+    QSettings("bpe-studio", "bpe-studio").setValue(RECENT_KEY, ["acme/a", "acme/b"])
+    picker.showPopup()
+    picker.hidePopup()
+    assert hub_keys(picker) == [hub_key("acme/a"), hub_key("acme/b")]
+    # Opened again in this process: first at once, in every menu.
+    remember_model("acme/b")
+    assert hub_keys(picker) == [hub_key("acme/b"), hub_key("acme/a")]
+    # The box still shows its choice, and no pick was made by listing.
+    assert picker.key == preset_key("gpt2") and picks == []
+    assert hub.pane("a new pane").key == preset_key("gpt2")
+
+
+def test_a_model_opened_is_listed_where_the_settings_keep_nothing(qtbot, settings_in_tmp):
+    from pathlib import Path
+
+    from bpe_studio.gui.views.common import app_settings
+    from bpe_studio.gui.views.hub_models import remember_model
+
+    Path(app_settings().fileName()).mkdir(parents=True)  # the settings file is a folder
+    picker = TokenizerPicker(AppModel(), pane="a new pane")
+    qtbot.addWidget(picker)
+    remember_model("acme/c")
+    picker.showPopup()
+    picker.hidePopup()
+    assert hub_keys(picker) == [hub_key("acme/c")]

@@ -3,7 +3,8 @@ for another, and a download's progress.
 
 What it does: :func:`hub_entries` lists the open models the menus offer (``core.io.hf_hub.
 POPULAR``) and the ones opened lately (:func:`remember_model`, kept with ``QSettings``; every
-menu hears of one at once, :func:`recent_signal`).
+menu of this process hears of one at once, :func:`recent_signal`, and reads the list again
+as it opens, for those another process of the app opened).
 :class:`DownloadProgress` carries a fetch from the job thread that runs it to a progress
 dialog on the GUI thread (which never waits for the download), with Cancel
 (:class:`DownloadCancelled`). :func:`ask_model`

@@ -6,7 +6,8 @@ the one place that lists them): nothing, where asked for; the run's tokenizer
 cl100k_base, GPT-4o's o200k_base); every tokenizer file loaded this session (as the run's
 tokenizer, by any picker's "Load tokenizer file…": ``hub.tokenizer_file_opened``, and files
 of another kind than byte-level BPE: ``hub.tokenizer_offered``); the Hugging
-Face Hub's popular open models and the ones opened lately (``hub_models``); then, below a
+Face Hub's popular open models and the ones opened lately, the newest first (``hub_models``,
+read again each time the list opens: another window may have opened one); then, below a
 separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
 it, "Open from Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is
 fetched by ``get`` (in the caller's job, a download's progress shown in a dialog) and labelled
@@ -352,8 +353,44 @@ class TokenizerPicker(QComboBox):
 
     @Slot(str)
     def _on_recent(self, name: str) -> None:
-        """A Hub model opened anywhere in the app: listed here too (not chosen)."""
+        """A Hub model opened anywhere in the app: listed here too (not chosen), first among
+        the recent ones (last, where the settings file keeps nothing)."""
+        self._list_hub_models()
         self.add_hub_model(parse_repo(name), choose=False)
+
+    def showPopup(self) -> None:  # noqa: N802 - Qt override
+        # The list is read again each time it opens: another window of the app (another
+        # process, which no signal reaches) may have opened a model since.
+        self._list_hub_models()
+        super().showPopup()
+
+    def _list_hub_models(self) -> None:
+        """The Hub's entries in the order ``hub_models.hub_entries`` gives now (the curated
+        ones, then the recent ones, the newest first), then those this picker was asked for
+        that the settings do not hold (a download under way, a failed one). The choice shown
+        stays, and nothing is picked."""
+        keys = self.keys()
+        listed = [k for k in keys if k.startswith("hf:")]
+        wanted = [(label, hub_key(name)) for label, name in hub_models.hub_entries()]
+        known = {key for _, key in wanted}
+        wanted += [(self.itemText(keys.index(k)), k) for k in listed if k not in known]
+        if [key for _, key in wanted] == listed:
+            return
+        # subtle: the Hub's entries are together, after the files (add_file inserts before
+        # _files_end, add_hub_model before the actions' separator).
+        first = self._files_end
+        shown, previous = self.key, str(self.itemData(self._previous))
+        self.blockSignals(True)  # moving the entry shown is no pick
+        try:
+            for key in listed:
+                self.removeItem(self.findData(key))
+            for offset, (label, key) in enumerate(wanted):
+                self.insertItem(first + offset, label, key)
+                self.setItemData(first + offset, HUB_TIP, Qt.ItemDataRole.ToolTipRole)
+            self.setCurrentIndex(self.findData(shown))
+        finally:
+            self.blockSignals(False)
+        self._previous = self.findData(previous)
 
     @Slot(str, bool)
     def _on_hub_ended(self, name: str, ok: bool) -> None:
