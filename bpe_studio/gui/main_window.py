@@ -209,6 +209,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.editor_tokenizer.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
+        self._close_save_folder: str | None = None  # the folder closing's Save asked for
         self.menus: AppMenus = AppMenus(
             self,
             MenuHandlers(
@@ -327,6 +328,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         target = self.choose_save_target()
         if target is not None:
             self.menus.note_save_format(target[1])  # as a save from the menu is
+        # Its folder is remembered once the window closes: only a save that succeeded lets it.
+        self._close_save_folder = target[0] if target is not None else None
         return target
 
     @Slot(str)
@@ -479,8 +482,8 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         directory = file_dialogs.existing_folder(
             self, file_dialogs.SAVE, "Save tokenizer into folder"
         )
-        if directory:
-            self.save_tokenizer(directory, format)
+        if directory and self.save_tokenizer(directory, format):
+            file_dialogs.remember(file_dialogs.SAVE, directory)  # not a folder it failed in
 
     @Slot()
     def _choose_tokenizer(self) -> None:
@@ -526,11 +529,14 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         # the shutdown, which waits for nothing).
         replaying = self.timeline.replay.running
         self.timeline.replay.pause()  # what the question is about holds still, as Train's does
+        self._close_save_folder = None
         if not self._closed and not self.controller.may_close():
             event.ignore()
             if replaying:
                 self.timeline.replay.start()  # on from the step shown
             return
+        if self._close_save_folder is not None:  # its save succeeded, or the window would stay
+            file_dialogs.remember(file_dialogs.SAVE, self._close_save_folder)
         if self.isVisible():  # closed once (a second close finds it hidden)
             window_layout.save_layout(self, self.tabs, self.splitters)
         self._closed = True

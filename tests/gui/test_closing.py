@@ -359,3 +359,30 @@ def test_a_replay_holds_still_while_the_close_question_is_asked(qtbot, window):
     window.close()
     assert seen["running"] is False and seen["step"] == seen["after"]
     assert window.isVisible() and replay.running  # Cancel: the replay goes on
+
+
+def test_the_close_questions_save_remembers_its_folder_only_once_saved(
+    qtbot, window, tmp_path, monkeypatch
+):
+    # A session audit: a folder the save failed in (read-only, full) became the folder the
+    # next save dialog opened in.
+    from PySide6.QtWidgets import QFileDialog, QInputDialog
+
+    from bpe_studio.gui.views import file_dialogs
+
+    train_in_window(qtbot, window, TINY, 400)
+    failing, out = tmp_path / "failing", tmp_path / "out"
+    (failing / "vocab.json").mkdir(parents=True)  # the save cannot write its vocab.json
+    out.mkdir()
+    folders = [str(failing), str(out)]
+    first = staticmethod(lambda parent, title, label, items, *rest: (items[0], True))
+    monkeypatch.setattr(QInputDialog, "getItem", first)
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: folders.pop(0))
+    asking(window, "save")
+    window.close()
+    assert window.isVisible() and str(failing) in (window.last_error or "")
+    assert file_dialogs.start_folder(file_dialogs.SAVE) != str(failing)
+    window.error_box.close()
+    window.close()
+    assert not window.isVisible()
+    assert file_dialogs.start_folder(file_dialogs.SAVE) == str(out)

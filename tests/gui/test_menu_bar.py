@@ -121,3 +121,46 @@ def test_dialogs_open_at_home_then_in_the_last_folder_never_in_the_package(
     press(qtbot, window, "Ctrl+S")
     assert Path(seen[-1]) == mine.parent
     qtbot.waitUntil(lambda: any(out.iterdir()), timeout=30_000)
+
+
+def test_a_folder_a_save_failed_in_is_not_the_next_dialogs(qtbot, window, asked, tmp_path):
+    # A session audit: after a save that failed (a read-only folder, a full disk), the next
+    # save dialog opened in that folder.
+    home, seen, answers = asked
+    mine = tmp_path / "texts" / "mine.txt"
+    mine.parent.mkdir()
+    mine.write_text((FIXTURES / "tinystories_sample.txt").read_text(encoding="utf-8")[:20_000])
+    answers.append(str(mine))
+    window.menus.open_action.trigger()
+    train_in_window(qtbot, window, mine, 300)
+    failing = tmp_path / "failing"
+    (failing / "vocab.json").mkdir(parents=True)  # the save cannot write its vocab.json
+    answers.append(str(failing))
+    window.menus.save_action.trigger()
+    assert window.last_error is not None and str(failing) in window.last_error
+    window.error_box.close()
+    window.menus.save_action.trigger()  # cancelled (no answer)
+    assert Path(seen[-1]) == mine.parent
+    out = tmp_path / "out"
+    out.mkdir()
+    answers.append(str(out))
+    window.menus.save_action.trigger()
+    assert (out / "vocab.json").is_file()
+    window.menus.save_action.trigger()  # cancelled
+    assert Path(seen[-1]) == out
+
+
+def test_an_export_that_failed_leaves_the_folder_unremembered(qtbot, asked, tmp_path):
+    from bpe_studio.gui.views import file_dialogs
+    from bpe_studio.gui.views.save_chooser import choose_and_save
+
+    home, seen, answers = asked
+    failing, kept = tmp_path / "failing", tmp_path / "kept"
+    failing.mkdir()
+    kept.mkdir()
+    answers.append(str(failing / "report.csv"))
+    choose_and_save(None, "Export", "report.csv", "CSV (*.csv)", lambda path: False)
+    assert file_dialogs.start_folder(file_dialogs.EXPORT) == str(home)
+    answers.append(str(kept / "report.csv"))
+    choose_and_save(None, "Export", "report.csv", "CSV (*.csv)", lambda path: True)
+    assert file_dialogs.start_folder(file_dialogs.EXPORT) == str(kept)

@@ -6,7 +6,9 @@ that kind of file (:data:`CORPUS`, :data:`TOKENIZER`, :data:`SAVE`, :data:`HELDO
 never a folder inside the installed package (where the bundled sample and held-out text
 live: nothing of the user's is there, and nothing should be written there). The folders
 are kept with ``QSettings``. :func:`open_file`, :func:`open_files`, :func:`save_file` and
-:func:`existing_folder` ask (modal) and remember where the answer was.
+:func:`existing_folder` ask (modal); the open dialogs remember where the answer was, a save's
+caller does (:func:`remember`) once the save succeeded: a folder it failed in (read-only,
+full) is not where the next dialog should open.
 """
 
 from __future__ import annotations
@@ -103,17 +105,14 @@ def open_files(parent: QWidget | None, kind: str, caption: str, file_filter: str
 
 
 def save_file(parent: QWidget | None, kind: str, caption: str, name: str, file_filter: str) -> str:
-    """Where to save a file proposed as ``name``; "" when cancelled."""
+    """Where to save a file proposed as ``name``; "" when cancelled. Not remembered: the
+    caller calls :func:`remember` once the file is saved."""
     proposed = str(Path(start_folder(kind)) / name)
     path, _ = QFileDialog.getSaveFileName(parent, caption, proposed, file_filter)
-    if path:
-        remember(kind, path)
     return path
 
 
 def existing_folder(parent: QWidget | None, kind: str, caption: str) -> str:
-    """A folder to save into; "" when cancelled."""
-    folder = QFileDialog.getExistingDirectory(parent, caption, start_folder(kind))
-    if folder:
-        remember(kind, folder)
-    return folder
+    """A folder to save into; "" when cancelled. Not remembered: the caller calls
+    :func:`remember` once the save into it succeeded."""
+    return QFileDialog.getExistingDirectory(parent, caption, start_folder(kind))
