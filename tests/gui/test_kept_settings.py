@@ -71,7 +71,7 @@ def test_a_read_only_settings_folder_is_said_even_when_qt_says_no_error(
     assert "make its folder writable" in message
 
 
-def test_a_settings_folder_that_cannot_be_made_is_named(tmp_path, capsys, monkeypatch):
+def test_a_settings_folder_that_cannot_be_made_is_named(tmp_path, monkeypatch):
     # The settings file's folder is missing and its parent refuses it (permissions).
     monkeypatch.setattr(kept_settings, "_writable", lambda path: False)
     monkeypatch.setattr(kept_settings, "_file_system", lambda path: (False, False))
