@@ -3,9 +3,12 @@ with memory bounded by its block size rather than the length of the stream."""
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import random
+import tempfile
 import tracemalloc
+from functools import partial
 from unittest import mock
 
 import pytest
@@ -315,3 +318,51 @@ def test_o200k_whitespace_run_waits_for_its_line_break():
     with small_blocks(1):
         for k in range(1, len(text)):
             assert stream(tok, iter([text[:k], text[k:]])) == tok.encode(text), k
+
+
+class _LinesForbidden:
+    """A text file object that is no io.TextIOBase (as tempfile's wrappers and codecs'
+    StreamReaderWriter are): it serves ``read`` and counts the calls; iterating it fails."""
+
+    def __init__(self, text):
+        self.text, self.at, self.reads = text, 0, 0
+
+    def read(self, size=-1):
+        self.reads += 1
+        size = len(self.text) - self.at if size is None or size < 0 else size
+        part = self.text[self.at : self.at + size]
+        self.at += len(part)
+        return part
+
+    def __iter__(self):
+        raise AssertionError("iterated by lines: one line may be the whole file")
+
+
+def test_file_objects_that_are_not_text_io_are_read_in_blocks(gpt2_tokenizer, tmp_path):
+    """tempfile.NamedTemporaryFile and SpooledTemporaryFile in text mode and codecs.open are
+    no io.TextIOBase: read by lines, a file of one long line was held whole (1.2 GB for
+    37 MB) and codecs' readline made it quadratic. Anything whose ``read`` gives text is
+    read in blocks; the ids are the whole text's."""
+    text = slice_head("code", 20_000).replace("\n", ";") * 8
+    expected = gpt2_tokenizer.encode(text)
+    source = _LinesForbidden(text)
+    with small_blocks(4096):
+        assert stream(gpt2_tokenizer, source) == expected
+    assert source.reads > len(text) // 4096
+    path = tmp_path / "one_line.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    with codecs.open(str(path), encoding="utf-8") as f:
+        assert stream(gpt2_tokenizer, f) == expected
+    spooled = partial(tempfile.SpooledTemporaryFile, max_size=1)  # on disk past 1 byte
+    for make in (tempfile.NamedTemporaryFile, spooled):
+        with make(mode="w+", encoding="utf-8", newline="", dir=tmp_path) as f:
+            f.write(text)
+            f.seek(0)
+            assert stream(gpt2_tokenizer, f) == expected
+
+
+def test_a_binary_file_is_refused_saying_so(gpt2_tokenizer, tmp_path):
+    path = tmp_path / "t.txt"
+    path.write_bytes(b"hello world\n")
+    with open(path, "rb") as f, pytest.raises(TypeError, match="bytes.*text mode"):
+        list(gpt2_tokenizer.encode_iterable(f))

@@ -8,7 +8,7 @@ rest over. What it leaves out: merging (``merger``) and files (``encode_file``).
 
 from __future__ import annotations
 
-import io
+import itertools
 import time
 from collections.abc import Iterable, Iterator
 from functools import partial
@@ -157,10 +157,7 @@ def encode_text(enc: Encoder, text: str) -> list[int]:
 def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text
     (see ``Tokenizer.encode_iterable``)."""
-    if isinstance(iterable, io.TextIOBase):
-        # subtle: a text file iterates by lines, and a line may be the whole file (minified
-        # code, base64, one JSON document: 16 MB took 470-580 MB); read in blocks instead.
-        iterable = iter(partial(iterable.read, STREAM_BLOCK), "")
+    iterable = _blocks(iterable)
     pending: list[str] = []
     pending_len = 0
     tail = ""
@@ -197,6 +194,27 @@ def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     except UncoveredText as e:
         raise before.uncovered(enc, last, e) from None
     yield from ids
+
+
+def _blocks(source: Iterable[str]) -> Iterable[str]:
+    """``source`` as the chunks to encode: a file object's text read in blocks of
+    ``STREAM_BLOCK`` characters, any other iterable as it is.
+
+    subtle: a text file iterates by lines, and a line may be the whole file (minified code,
+    base64, one JSON document). Not every text file is an io.TextIOBase (tempfile's
+    wrappers, codecs.open's reader, whose readline is quadratic on a long line), so anything
+    whose ``read`` gives text is read so; its first block says which it gives."""
+    read = getattr(source, "read", None)
+    if not callable(read):
+        return source
+    first = read(STREAM_BLOCK)
+    if not isinstance(first, str):
+        raise TypeError(
+            f"encode_iterable expects str chunks, got {type(first).__name__} from "
+            f"{type(source).__name__}.read(): open the file in text mode "
+            "(encoding='utf-8', newline='')"
+        )
+    return itertools.chain([first], iter(partial(read, STREAM_BLOCK), ""))
 
 
 class _Consumed:
