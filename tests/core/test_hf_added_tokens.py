@@ -17,6 +17,7 @@ import json
 import re
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -30,6 +31,7 @@ from text_strategies import HYPO
 from tokenizers import AddedToken, pre_tokenizers
 
 from bpe_studio.core import Tokenizer, unreachable_tokens
+from bpe_studio.core.encode import streaming
 from bpe_studio.core.encode.encode_file import encode_file
 from bpe_studio.core.encode.foreign import open_tokenizer
 from bpe_studio.core.encode.merging import kernel_start
@@ -48,6 +50,7 @@ FLAGGED = [
 SPACE_RUNS = [AddedToken(" " * n, normalized=True, special=False) for n in (2, 3, 4)]
 # name -> (normalizer, pre-tokenizer, the added tokens that are not special)
 SHAPES = {
+    "gpt2": (*FAMILIES["gpt2"], PLAIN),  # GPT-2's pattern, with its cut rules
     "llama3": (*FAMILIES["llama3"], PLAIN),  # one regex: the tokenizer's own pre-tokenizer
     "qwen2": (*FAMILIES["qwen2"], PLAIN),  # NFC: the pipeline
     "flagged": (
@@ -160,6 +163,28 @@ def test_without_special_tokens_and_in_a_stream(shape, text, data):
     chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
     assert list(bare.encode_iterable(chunks)) == expected, (text, cuts)
     assert list(ours.encode_iterable(chunks)) == _ids(_hf(path), text), (text, cuts)
+
+
+@pytest.mark.parametrize("path_kind", ["python", "compiled"])
+def test_a_stream_never_decides_up_to_a_point_inside_a_hidden_special_token(shape, path_kind):
+    # With the special tokens off, "<|ab|>" and "<|endoftext|>" are text whose matches hide
+    # the added tokens inside them ("ab|>", "<|endoftext"). A stream that decided its buffer
+    # up to a point inside such a match ("...<|" + "ab|>...") found "ab|>" in what it
+    # carried over, which encode never does.
+    path, ours, _ = shape
+    if path_kind == "compiled" and not kernel_start.prepare():
+        pytest.skip(f"the compiled encoder is unavailable here: {kernel_start.failure()}")
+    bare = open_tokenizer(path, no_specials=True)
+    text = "word " * 8 + "<|ab|>x <|endoftext|>text|> " + "end " * 8 + "<|ab|>ab|>"
+    expected = _ids(_hf(path, plain=True), text)
+    assert bare.encode(text) == expected
+    wrong = []
+    for block in (1, 5, 20, 64):
+        with mock.patch.object(streaming, "STREAM_BLOCK", block):
+            for k in range(len(text)):
+                if list(bare.encode_iterable([text[:k], text[k:]])) != expected:
+                    wrong.append((block, k))
+    assert not wrong, f"{len(wrong)} streams differ from encode, e.g. (block, cut) {wrong[:3]}"
 
 
 def test_compiled_path_and_batches(shape):

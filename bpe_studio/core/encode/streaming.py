@@ -8,6 +8,7 @@ rest over. What it leaves out: merging (``merger``) and files (``encode_file``).
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import time
 from collections.abc import Iterable, Iterator
@@ -22,6 +23,7 @@ from .encoder import STRETCH, codepoints
 from .merging import kernel_start
 
 if TYPE_CHECKING:
+    from ..pretokenization.specials import Specials
     from .encoder import Encoder
     from .merging.compiled import CompiledMerger
 
@@ -80,13 +82,16 @@ def _encode_decided_python(enc: Encoder, buf: str, out: list[int]) -> int:
     if limit > pos:
         # subtle: encode the decided matches themselves. Pre-tokenizing buf[pos:done]
         # afresh would be wrong: "\n\nWord" gives "\n", "\n", but "\n\n" alone is one.
-        pieces = []
+        pieces, ends = [], []
         for m in enc.pre.compiled.finditer(buf, pos):
             if m.end() > limit:
                 break
             pieces.append(m.group())
-            done = m.end()
-        out += enc.merger.ids(pieces)
+            ends.append(m.end())
+        kept = _outside_matches(ends, buf, pos, specials)
+        if kept:
+            done = ends[kept - 1]
+            out += enc.merger.ids(pieces[:kept])
     return done
 
 
@@ -113,6 +118,7 @@ def _encode_decided_compiled(enc: Encoder, merger: CompiledMerger, buf: str, out
         assert enc.scanner is not None
         tail = enc.scanner.ends(cp, pos, n)
         tail = tail[tail <= limit]
+        tail = tail[: _outside_matches(tail.tolist(), buf, pos, specials)]
         if len(tail):
             done = int(tail[-1])
             starts = np.concatenate([starts, [pos], tail[:-1]])
@@ -120,6 +126,33 @@ def _encode_decided_compiled(enc: Encoder, merger: CompiledMerger, buf: str, out
             kinds = np.concatenate([kinds, np.full(len(tail), -1, np.int64)])
     out += merger.encode(cp, (starts, ends, kinds))[0].tolist()
     return done
+
+
+def _outside_matches(ends: list[int], buf: str, pos: int, specials: Specials) -> int:
+    """How many of the decided pieces of ``buf`` from ``pos``, ending at ``ends``, to encode
+    now: all, but that the last may not end strictly inside a match of a special token read
+    as text (``Specials.ordinary``). What follows is carried over and searched for tokens
+    afresh, and from a point inside such a match a token it hides would be found ("ab|>" in
+    "<|ab|>" when "<|ab|>" is text), which encode never finds.
+
+    subtle: matches are found from ``pos``, where the whole text's matching is too (the
+    buffer begins where no match runs across). Other special tokens' matches begin past
+    the stream limit: those before it were encoded as tokens already."""
+    if not ends or not specials.ordinary or specials.regex is None:
+        return len(ends)
+    starts, stops = [], []
+    for m in specials.regex.finditer(buf, pos):
+        if m.start() >= ends[-1]:
+            break
+        starts.append(m.start())
+        stops.append(m.end())
+    kept = len(ends)
+    while kept:
+        i = bisect.bisect_left(starts, ends[kept - 1]) - 1
+        if i < 0 or stops[i] <= ends[kept - 1]:
+            break
+        kept -= 1
+    return kept
 
 
 def _points_but_last_high(buf: str) -> np.ndarray:
