@@ -135,6 +135,27 @@ def test_bad_input_names_the_value(loaded, files):
         open_tokenizer(files["unigram"], special_tokens=["<nope>"])
 
 
+@pytest.mark.parametrize("name", list(KINDS))
+def test_numpy_integers_are_ids_as_tokenizer_takes_them(files, loaded, name):
+    """An audit: list(tok.encode_array(text)) decoded by a WordPiece, Unigram or byte-fallback
+    tokenizer raised "token ids must be ints, got np.int64(349)"; Tokenizer and tokenizers
+    take NumPy's integers."""
+    import numpy as np
+
+    tok = loaded[name]
+    text = "hello world, once upon a time"
+    ids = tokenizers.Tokenizer.from_file(str(files[name])).encode(text).ids
+    items = list(np.asarray(ids, dtype=np.int64))  # NumPy scalars, not ints
+    assert tok.decode(items) == tok.decode(ids)
+    assert tok.decode_bytes(items) == tok.decode_bytes(ids)
+    assert tok.decode_tokens_bytes(items) == tok.decode_tokens_bytes(ids)
+    assert tok.decode_single_token_bytes(items[0]) == tok.decode_single_token_bytes(ids[0])
+    with pytest.raises(ValueError, match=r"unknown token id 99999\b"):
+        tok.decode([np.int32(99_999)])
+    with pytest.raises(TypeError, match="token ids must be ints"):
+        tok.decode([np.float64(1.0)])
+
+
 def test_unreadable_file_names_it(tmp_path):
     bad = tmp_path / "tokenizer.json"
     bad.write_text('{"model": {"type": "WordPiece", "vocab": 3}}', encoding="utf-8")

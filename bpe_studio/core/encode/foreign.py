@@ -506,13 +506,17 @@ class ForeignTokenizer:
     def _check_ids(self, ids: Iterable[int]) -> list[int]:
         refuse_unordered(ids)
         tolist = getattr(ids, "tolist", None)
-        listed = tolist() if callable(tolist) else list(ids)
+        given = tolist() if callable(tolist) else list(ids)
         vocab = self.vocab
-        for i in listed:
-            if isinstance(i, bool) or not isinstance(i, int):
+        listed = []
+        for i in given:
+            # NumPy's integers too (a list of an array's items), as Tokenizer and tokenizers
+            # take them.
+            if isinstance(i, bool) or not isinstance(i, Integral):
                 raise TypeError(f"token ids must be ints, got {i!r} ({type(i).__name__})")
-            if i not in vocab:
-                raise ValueError(f"unknown token id {i}: {missing_id(i, vocab)}")
+            if int(i) not in vocab:
+                raise ValueError(f"unknown token id {i}: {missing_id(int(i), vocab)}")
+            listed.append(int(i))
         return listed
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
