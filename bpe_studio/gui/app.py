@@ -154,10 +154,11 @@ def main(argv: list[str] | None = None) -> int:
     font_messages.install()  # before any text is laid out: Qt's font messages as one line
     app = application()
     window = MainWindow()
-    if not window.restore_layout():  # the first start
+    first_start = not window.restore_layout()
+    if first_start:
         window.resize(window.sizeHint())
     window.setWindowIcon(app.windowIcon())
-    if window.opens_maximized():
+    if window.opens_maximized(first_start):
         window.showMaximized()
     else:
         window.show()

@@ -272,13 +272,13 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         False at the first start (no geometry kept)."""
         return window_layout.restore_layout(self, self.tabs, self.splitters)
 
-    def opens_maximized(self) -> bool:
-        """Whether to show the window maximized: it was when it closed, or the screen is too
-        small for the size it is laid out for and the window is smaller than that (as at the
-        first start, :meth:`fills_screen`)."""
+    def opens_maximized(self, first_start: bool = True) -> bool:
+        """Whether to show the window maximized: it was when it closed, or at the first start
+        the screen is too small for the size it is laid out for and the window is smaller
+        than that (:meth:`fills_screen`). A size the user chose and kept stays, however small."""
         size = self.size()
         small = size.width() < DESIGN_SIZE.width() or size.height() < DESIGN_SIZE.height()
-        return self.isMaximized() or (small and self.fills_screen())
+        return self.isMaximized() or (first_start and small and self.fills_screen())
 
     @property
     def state(self) -> RunState:

@@ -111,6 +111,8 @@ LAYOUT_PROBE = textwrap.dedent("""
         win = next(w for w in app.topLevelWidgets() if type(w).__name__ == "MainWindow")
         print("SEEN", json.dumps(seen(win)), flush=True)
         if change:
+            if change.get("normal"):
+                win.showNormal()
             if "geometry" in change:
                 win.setGeometry(QRect(*change["geometry"]))
             if "tab" in change:
@@ -200,6 +202,53 @@ def test_a_window_kept_on_a_screen_gone_since_opens_on_the_screen_there_is(tmp_p
 
 def test_the_first_start_on_a_small_screen_opens_maximized(tmp_path):
     assert start_app(tmp_path, [(0, 0, 1280, 800)])["SEEN"]["maximized"]
+
+
+def test_a_size_chosen_on_a_small_screen_is_kept(tmp_path):
+    """The review: on a 1280 x 800 screen a window the user un-maximized and sized opened
+    maximized again at every start: only the first start is maximized for the screen."""
+    small = (0, 0, 1280, 800)
+    start_app(tmp_path, [small], change={"normal": True, "geometry": [20, 30, 1200, 760]})
+    seen = start_app(tmp_path, [small])["SEEN"]
+    assert not seen["maximized"] and seen["geometry"] == [20, 30, 1200, 760]
+
+
+def test_a_kept_splitter_state_of_another_shape_and_a_tab_gone_are_left(qtbot, settings_in_tmp):
+    """The review: Qt restores a two-pane state into a three-pane splitter (squeezing the new
+    pane) or turns a vertical one; and a tab kept by its place named another tab once one was
+    added before it. Each is kept with its shape, the tab by its title."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QTabWidget
+
+    from bpe_studio.gui.views.window_layout import restore_layout, save_layout
+
+    def window(panes: int, titles: list[str]):
+        win = QMainWindow()
+        qtbot.addWidget(win)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setObjectName("body")
+        for i in range(panes):
+            splitter.addWidget(QLabel(str(i)))
+        tabs = QTabWidget()
+        for title in titles:
+            tabs.addTab(QLabel(title), title)
+        win.setCentralWidget(splitter)
+        win.resize(900, 500)
+        win.show()
+        return win, tabs, splitter
+
+    win, tabs, splitter = window(2, ["Train", "Compare"])
+    splitter.setSizes([100, 800])
+    tabs.setCurrentIndex(1)
+    save_layout(win, tabs, [splitter])
+    win2, tabs2, splitter2 = window(3, ["Train", "Lab", "Compare"])
+    restore_layout(win2, tabs2, [splitter2])
+    sizes = splitter2.sizes()
+    assert max(sizes) - min(sizes) <= 2, sizes  # another shape: left evenly split
+    assert tabs2.tabText(tabs2.currentIndex()) == "Compare"  # by its title
+    win3, tabs3, splitter3 = window(2, ["Train", "Compare"])
+    restore_layout(win3, tabs3, [splitter3])
+    assert splitter3.sizes()[0] < splitter3.sizes()[1]  # the same shape: restored
 
 
 def test_a_kept_geometry_is_fitted_within_the_screen():
