@@ -182,6 +182,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         c.error.connect(self.show_error)
         self.hub.notice_changed.connect(self._show_notice)
         kept_settings.notifier().unkept.connect(self.show_notice)  # said once per process
+        kept_settings.check_at_start()
         # A message belongs to the action that made it: the next one ends it (the model ends
         # it itself for a new run, a load, a discard and a new corpus).
         self.tabs.currentChanged.connect(lambda _index: self.hub.end_notice())

@@ -71,6 +71,33 @@ def test_a_read_only_settings_folder_is_said_even_when_qt_says_no_error(
     assert "make its folder writable" in message
 
 
+def test_a_settings_file_that_keeps_nothing_is_said_at_start(qtbot, capsys):
+    """The review: the message came with the first write, whose action's own notice ("Saved
+    ...") replaced it at once, or at closing, where nobody saw it: it is said at start."""
+    from bpe_studio.gui.main_window import MainWindow
+
+    conf = settings_file()
+    conf.mkdir(parents=True)
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.ask_close = lambda title, question: "discard"
+    message = win.statusBar().currentMessage()
+    assert message.startswith(f"Settings are not kept: {conf}: is a directory. ")
+    assert len(unkept_lines(capsys.readouterr().err)) == 1
+
+
+def test_an_unreadable_settings_file_replaced_by_a_write_is_no_alarm(qtbot, window, capsys):
+    """The review: a settings file of NUL bytes (a crash mid-write) gave "not a settings file
+    Qt can read ... will be forgotten", though the write had replaced it and the next start
+    read the value back."""
+    conf = settings_file()
+    conf.parent.mkdir(parents=True, exist_ok=True)
+    conf.write_bytes(b"\0" * 64)
+    theme.remember_choice(theme.DARK)
+    assert unkept_lines(capsys.readouterr().err) == []
+    assert theme.saved_choice() == theme.DARK
+
+
 def test_a_settings_folder_that_cannot_be_made_is_named(tmp_path, monkeypatch):
     # The settings file's folder is missing and its parent refuses it (permissions).
     monkeypatch.setattr(kept_settings, "_writable", lambda path: False)

@@ -34,26 +34,48 @@ class AppSettings(QSettings):
         if notifier().told is not None:
             return  # said once already; Qt still writes the value when this object goes
         self.sync()
-        reason = unkept_reason(self)
+        reason = unkept_reason(self, key)
         if reason is not None:
             say_unkept(unkept_message(self.fileName(), reason))
 
 
-def unkept_reason(settings: QSettings) -> str | None:
-    """Why the file of ``settings`` did not keep what was set and written to it; None when
-    it did.
+def unkept_reason(settings: QSettings, key: str | None = None) -> str | None:
+    """Why the file of ``settings`` did not keep what was set and written to it (``key``);
+    None when it did.
 
     subtle: the status alone does not tell: it is that of this object's own writes only (a
     fresh object that wrote nothing says NoError over a folder that keeps nothing), so the
     file must also be there, in a folder the next write may replace it in (Qt writes a new
-    file beside it and renames it over the old)."""
+    file beside it and renames it over the old). And a FormatError is of the file as it was
+    read: one Qt could not read (NUL bytes left by a crash) is replaced by the write, so
+    the file is read again to tell."""
     path = Path(settings.fileName())
     status = settings.status()
     if status == QSettings.Status.FormatError:
-        return "it is not a settings file Qt can read (fix or remove it)"
+        again = QSettings(str(path), settings.format())
+        if again.status() != QSettings.Status.NoError or (
+            key is not None and not again.contains(key)
+        ):
+            return "it is not a settings file Qt can read (fix or remove it)"
+        status = QSettings.Status.NoError
     if status == QSettings.Status.NoError and _is_file(path) and _writable(path.parent):
         return None
     return _why_unwritable(path)
+
+
+def check_at_start() -> None:
+    """Say (:func:`say_unkept`) at once when the settings file cannot keep what will be set:
+    a message from the first write came with an action whose own notice replaced it, or at
+    the window's closing, where nobody saw it."""
+    path = Path(AppSettings().fileName())
+    folder = path.parent
+    while not _exists(folder) and folder != folder.parent:
+        folder = folder.parent  # the one the settings' folder will be made in
+    if _is_file(path) and _writable(path.parent):
+        return
+    if not _exists(path) and _writable(folder) and not _file_system(folder)[0]:
+        return
+    say_unkept(unkept_message(str(path), _why_unwritable(path)))
 
 
 def _is_file(path: Path) -> bool:
