@@ -156,7 +156,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if problem:
         raise CliError(f"--format {args.format} cannot hold this tokenizer: {problem}", EXIT_USAGE)
     one_file = format_problem("hf", args.pattern, specials) if is_stream(args.out) else None
-    if one_file and args.format == "gpt2":
+    if one_file and args.format != "hf":
         # Not check_tokenizer_out's advice to write tokenizer.json there: it cannot hold this.
         raise CliError(
             f"--out {args.out} takes one file, and tokenizer.json (--format hf), the format of "

@@ -273,11 +273,12 @@ def test_what_a_format_cannot_hold_is_refused_before_training(
     assert why in line and "pre-tokenizing" not in result.stderr
 
 
-def test_out_dash_with_a_pattern_no_tokenizer_json_holds_says_so(tmp_path, corpora):
-    """The review: with such a pattern and no --format, --out - was refused with the advice
-    to write the hf format there, which is then refused for the pattern."""
+@pytest.mark.parametrize("given", [[], ["--format", "gpt2"], ["--format", "tiktoken"]])
+def test_out_dash_with_a_pattern_no_tokenizer_json_holds_says_so(tmp_path, corpora, given):
+    """The review: with such a pattern, --out - was refused with the advice to write the hf
+    format there, which is then refused for the pattern."""
     result = cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern",
-                 r"\w+|\s+|.", "--out", "-")  # fmt: skip
+                 r"\w+|\s+|.", *given, "--out", "-")  # fmt: skip
     assert result.returncode == 2 and result.stdout == ""
     line = error_line(result)
     assert "tokenizer.json (--format hf), the format of one file, cannot hold" in line

@@ -510,13 +510,15 @@ class ForeignTokenizer:
         vocab = self.vocab
         listed = []
         for i in given:
-            # NumPy's integers too (a list of an array's items), as Tokenizer and tokenizers
-            # take them.
-            if isinstance(i, bool) or not isinstance(i, Integral):
-                raise TypeError(f"token ids must be ints, got {i!r} ({type(i).__name__})")
-            if int(i) not in vocab:
-                raise ValueError(f"unknown token id {i}: {missing_id(int(i), vocab)}")
-            listed.append(int(i))
+            if type(i) is not int:  # the common case first: an abstract class check is slow
+                # NumPy's integers too (a list of an array's items), as Tokenizer and
+                # tokenizers take them.
+                if isinstance(i, bool) or not isinstance(i, Integral):
+                    raise TypeError(f"token ids must be ints, got {i!r} ({type(i).__name__})")
+                i = int(i)
+            if i not in vocab:
+                raise ValueError(f"unknown token id {i}: {missing_id(i, vocab)}")
+            listed.append(i)
         return listed
 
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
