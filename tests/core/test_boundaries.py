@@ -9,25 +9,36 @@ Texts: slices of the fixture corpora and hypothesis-generated text.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import unicodedata
 from collections import Counter
 from unittest import mock
 
 import pytest
 import regex
 from core_helpers import EOT, SLICES, read_fixture, write_text
+from foreign_files import LLAMA3_REGEX, QWEN2_REGEX
+from hf_shapes import DEEPSEEK_V3, byte_level, components, hf_pretokens, splits_then_bytes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_encoder import published
 from text_strategies import HYPO, TEXTS
+from tokenizers import normalizers as nz
 
 from bpe_studio.core import Tokenizer, count_file, count_text
 from bpe_studio.core.corpus.counting import IN_PROCESS_LIMIT
+from bpe_studio.core.formats.hf import unicode_tables
+from bpe_studio.core.formats.hf.components import read_components
+from bpe_studio.core.formats.hf.normalizers import unstable_class
 from bpe_studio.core.pretokenization import boundaries as boundaries_module
 from bpe_studio.core.pretokenization.boundaries import (
     CL100K_CUTS,
+    DEEPSEEK_V3_CUTS,
     GPT2_CUTS,
+    LLAMA3_CUTS,
     O200K_CUTS,
+    QWEN2_CUTS,
     SPECIALS_ONLY,
     CutRules,
     chunk_boundaries,
@@ -35,9 +46,16 @@ from bpe_studio.core.pretokenization.boundaries import (
     is_space_cut,
     space_cut_after,
     space_cut_before,
+    steps_cut_rules,
     text_cuts,
 )
-from bpe_studio.core.pretokenization.names import GPT2_PATTERN
+from bpe_studio.core.pretokenization.names import GPT2_PATTERN, PATTERNS
+from bpe_studio.core.pretokenization.scan_patterns import (
+    DEEPSEEK_V3_PATTERNS,
+    LLAMA3_PATTERN,
+    QWEN2_PATTERN,
+    isolated,
+)
 from bpe_studio.core.pretokenization.specials import Specials
 from bpe_studio.core.reference import GPT2_SPLIT_PATTERN
 
@@ -408,20 +426,68 @@ def test_cut_before_line_indented_with_ideographic_spaces(tmp_path):
     assert parallel == whole
 
 
-# --- cl100k's and o200k's rules ------------------------------------------------------------
+# --- cl100k's, o200k's and the open models' rules ----------------------------------------
 #
-# The same checks for the other named patterns, with tiktoken's published regexes as the
-# oracle. Texts get extra pieces these patterns treat specially: o200k's "/" after line
-# breaks, contractions glued to words, case changes inside words, marks, digit runs.
+# The same checks for the other patterns with rules, with tiktoken's published regexes, the
+# open models' as their tokenizer.json files carry them (Llama 3, Qwen2) and DeepSeek-V3's
+# three Splits run in turn as the oracles. Texts get extra pieces these patterns treat
+# specially: o200k's "/" after line breaks, contractions glued to words, case changes inside
+# words, marks, digit runs, DeepSeek-V3's kana and punctuation before ASCII letters.
 
+
+class _Piece:
+    """A piece of :class:`Steps`, as a regex match gives one (``span``, ``group``)."""
+
+    def __init__(self, start: int, text: str) -> None:
+        self.text, self.at = text, (start, start + len(text))
+
+    def span(self) -> tuple[int, int]:
+        return self.at
+
+    def end(self) -> int:
+        return self.at[1]
+
+    def group(self) -> str:
+        return self.text
+
+
+class Steps:
+    """Isolated Splits run in turn, each on the pieces of the one before (DeepSeek-V3's
+    pre-tokenizer), by ``regex``: an oracle with the methods the checks use."""
+
+    def __init__(self, patterns) -> None:
+        self.patterns = list(patterns)
+        self.splits = [regex.compile(isolated(p)) for p in patterns]
+
+    def findall(self, text: str) -> list[str]:
+        pieces = [text] if text else []
+        for split in self.splits:
+            pieces = [q for p in pieces for q in split.findall(p)]
+        return pieces
+
+    def finditer(self, text: str):
+        at = 0
+        for piece in self.findall(text):
+            yield _Piece(at, piece)
+            at += len(piece)
+
+
+# The open models' patterns as their tokenizer.json files carry them (and the test files
+# that build such files spell them).
+assert (LLAMA3_REGEX, QWEN2_REGEX) == (LLAMA3_PATTERN, QWEN2_PATTERN)
 OTHER = {
     "cl100k": (CL100K_CUTS, regex.compile(published("cl100k_base")["pat_str"])),
     "o200k": (O200K_CUTS, regex.compile(published("o200k_base")["pat_str"])),
+    "llama3": (LLAMA3_CUTS, regex.compile(LLAMA3_REGEX)),
+    "qwen2": (QWEN2_CUTS, regex.compile(QWEN2_REGEX)),
+    "deepseek_v3": (DEEPSEEK_V3_CUTS, Steps(DEEPSEEK_V3)),
 }
 EXTRA_PIECES = st.sampled_from(
     ["a", "B", "é", "עברית", "HTTP", "e\u0301", "\u0301", "'", "'s", "'S", "'ll", "n't", "/",
      "\n", "\r\n", ".", "\n/", ".\n", " ", "  ",
-     "\u00a0", "\u3000", "12345", "中", "😀", "x/", "\t", "\x1c"]
+     "\u00a0", "\u3000", "12345", "中", "😀", "x/", "\t", "\x1c",
+     "ſ", "'LL", "'D", "・", "ー", "カナ", "\u3099", "\u200d", "\x01", ".com", "..a", "\r\n\r\n ",
+     " \n\t", "1234567"]
 )  # fmt: skip
 OTHER_TEXTS = st.lists(st.one_of(EXTRA_PIECES, TEXTS), max_size=30).map("".join)
 
@@ -429,8 +495,27 @@ OTHER_TEXTS = st.lists(st.one_of(EXTRA_PIECES, TEXTS), max_size=30).map("".join)
 def test_named_patterns_have_their_rules():
     assert cut_rules("cl100k") is CL100K_CUTS and cut_rules("o200k") is O200K_CUTS
     for _, (rules, split) in OTHER.items():
-        assert cut_rules(split.pattern) is rules
+        if isinstance(split, Steps):
+            assert steps_cut_rules(split.patterns) is rules
+            assert steps_cut_rules([isolated(p) for p in split.patterns]) is rules
+        else:
+            assert cut_rules(split.pattern) is rules
+            assert steps_cut_rules([isolated(split.pattern)]) is rules
     assert cut_rules(published("r50k_base")["pat_str"]) is GPT2_CUTS
+
+
+def test_open_models_patterns_are_recognised_by_their_exact_text():
+    # Llama 3's regex in every spelling the core meets (as published, as onig.translate
+    # gives it), Qwen2's; one character off, or a sequence of other Splits: no rules.
+    assert cut_rules(LLAMA3_PATTERN.replace(r"\p{N}{1,3}", r"(?:\p{N}){1,3}")) is LLAMA3_CUTS
+    assert cut_rules(LLAMA3_PATTERN.replace("{1,3}", "{1,4}")) is SPECIALS_ONLY
+    assert cut_rules(QWEN2_PATTERN + "|x") is SPECIALS_ONLY
+    assert steps_cut_rules(DEEPSEEK_V3_PATTERNS[::-1]) is SPECIALS_ONLY
+    assert steps_cut_rules([r"\p{N}", GPT2_PATTERN]) is SPECIALS_ONLY
+    # subtle: wrapped as an Isolated Split a regex is a tokenizer.json pipeline's last step,
+    # which cut_rules alone cannot vouch for (the pipeline's normalizer, a prefix space).
+    assert cut_rules(isolated(LLAMA3_PATTERN)) is SPECIALS_ONLY
+    assert cut_rules(isolated(GPT2_PATTERN)) is SPECIALS_ONLY
 
 
 def assert_other_cuts(name: str, text: str, cuts, specials=()) -> None:
@@ -447,6 +532,14 @@ def test_other_oracles_can_fail():
         assert_other_cuts("o200k", ".\n/x", [2])  # and "/" after a line break
     with pytest.raises(AssertionError):
         assert_other_cuts("cl100k", "12345", [2])
+    with pytest.raises(AssertionError):
+        assert_other_cuts("deepseek_v3", "e\u0301x", [1])  # its words take marks
+    with pytest.raises(AssertionError):
+        assert_other_cuts("llama3", "a\n  \nb", [2])  # \s*[\r\n]+ takes the run
+    # Without its open run, Llama 3's stream limit would take "\n" as final in "\n    ".
+    text, rules = "a\n     \n", dataclasses.replace(LLAMA3_CUTS, open_run=None)
+    limit = rules.stream_limit(text[:-1], Specials.of([]))
+    assert 2 <= limit and OTHER["llama3"][1].findall(text) == ["a", text[1:]]
 
 
 @pytest.mark.parametrize("name", list(OTHER))
@@ -474,6 +567,9 @@ def test_other_cuts_on_generated_text(name):
     def check(text, piece):
         text = text.replace(EOT, "")
         assert_other_cuts(name, text, letter_cuts(rules, text))
+        # every cut point the rule allows, checked one at a time too
+        for cut in letter_cuts(rules, text):
+            assert_other_cuts(name, text, [cut])
         data = text.encode()
         lines = line_cuts(rules, data)
         parts = [data[a:b].decode() for a, b in zip([0, *lines], [*lines, len(data)])]
@@ -528,3 +624,176 @@ def test_stream_limit_on_every_short_text(name):
                     (m.span(), m.group()) for m in split.finditer(text[:k]) if m.end() <= limit
                 ]
                 assert decided == whole[: len(decided)], (text, k, limit)
+
+
+# --- the open models' patterns: every short text -------------------------------------------
+#
+# Llama 3's, Qwen2's and DeepSeek-V3's rules were derived from their alternatives (see the
+# module docstring of ``boundaries``); here every text of up to four characters over an
+# alphabet of the characters their alternatives treat apart (contraction letters in both
+# cases, "ſ", digits, line breaks, spaces, a no-break space, a mark, Han, kana and its
+# middle dot and prolonged sound mark, a joiner), and every text of up to six over a
+# smaller one, is cut at every letter and line cut, and each prefix decided by its stream
+# limit, against the whole text.
+
+SHORT_ALPHABETS = [("'sSlLſ1. \n\r\t\u00a0\u0301中・ー\u200d", 4), ("'sl .\n\r", 6)]
+
+
+def assert_every_cut_of(name: str, text: str) -> None:
+    rules, split = OTHER[name]
+    whole = split.findall(text)
+    for cut in letter_cuts(rules, text):
+        assert split.findall(text[:cut]) + split.findall(text[cut:]) == whole, (text, cut)
+    data = text.encode()
+    for cut in line_cuts(rules, data):
+        left, right = data[:cut].decode(), data[cut:].decode()
+        assert split.findall(left) + split.findall(right) == whole, (text, cut)
+    spans = [m.span() for m in split.finditer(text)]
+    for k in range(len(text)):
+        limit = rules.stream_limit(text[:k], Specials.of([]))
+        decided = [m.span() for m in split.finditer(text[:k]) if m.end() <= limit]
+        assert decided == spans[: len(decided)], (text, k, limit)
+
+
+@pytest.mark.parametrize("name", ["llama3", "qwen2", "deepseek_v3"])
+def test_open_patterns_on_every_short_text(name):
+    for alphabet, longest in SHORT_ALPHABETS:
+        for n in range(1, longest + 1):
+            for chars in itertools.product(alphabet, repeat=n):
+                assert_every_cut_of(name, "".join(chars))
+
+
+# --- after a tokenizer.json's normalizer: NFC, NFKC -------------------------------------------
+#
+# A pipeline's rules are its Splits' patterns', kept only between characters the normalizer
+# leaves as they are and joins nothing across (``boundaries.stable_cuts``). The oracle is
+# ``tokenizers`` itself: its normalizer, then its pre-tokenizer, on each side of a cut.
+
+NORMALIZED = {
+    "qwen2": (nz.NFC(), splits_then_bytes(QWEN2_REGEX)),
+    "llama3_nfkc": (nz.NFKC(), splits_then_bytes(LLAMA3_REGEX)),
+    "deepseek_v3_nfc": (nz.NFC(), splits_then_bytes(*DEEPSEEK_V3)),
+    "o200k_nfc": (nz.NFC(), splits_then_bytes(PATTERNS["o200k"])),
+    "gpt2_nfkc": (nz.NFKC(), byte_level(regex=True)),
+}
+# Characters normalization changes, composes or reorders: a letter NFC gives a mark
+# (U+0958 is "क" + nukta), Hangul jamo that compose, ligatures and compatibility forms
+# NFKC expands (into letters, from a number or a symbol: "Ⅻ", "™"), singletons (the Kelvin
+# sign), a CJK compatibility ideograph, marks of two classes, fullwidth punctuation.
+NORMALIZING = ["e", "\u0301", "\u0323", "\u0958", "\u1100", "\u1161", "\u11a8", "ﬁ",
+               "Ⅻ", "\u2122", "\u212a", "\uf900", "，", "Ａ", "中", ".", " ", "\n", "a",
+               "'"]  # fmt: skip
+NORMALIZING_TEXTS = st.lists(
+    st.one_of(st.sampled_from(NORMALIZING), EXTRA_PIECES, TEXTS), max_size=30
+).map("".join)
+
+
+def _normalized(name: str):
+    normalizer, pre_tokenizer = NORMALIZED[name]
+    pipeline = read_components(components(normalizer, pre_tokenizer), name, {}).pipeline
+    assert pipeline is not None
+    rules = pipeline.pretokenizer().cut_rules
+    return rules, lambda text: hf_pretokens(normalizer, pre_tokenizer, text)
+
+
+def assert_normalized_cuts(split, text: str, cuts) -> None:
+    whole = split(text)
+    joined = [p for piece in pieces_at(text, cuts) for p in split(piece)]
+    assert joined == whole, (text[:60], sorted(cuts)[:20])
+
+
+def test_normalized_oracle_can_fail():
+    # The raw pattern's letter rule: after "क़" (a letter) NFC leaves a mark that joins "."
+    # in the punctuation run, and "e" + U+0301 is one letter.
+    rules, split = _normalized("qwen2")
+    assert rules.name == "qwen2 after NFC"
+    for text, cut in [("x\u0958.y", 2), ("e\u0301.", 1)]:
+        with pytest.raises(AssertionError):
+            assert_normalized_cuts(split, text, [cut])
+        assert cut not in letter_cuts(rules, text)
+
+
+def test_what_the_normalized_rules_rest_on():
+    # Line cuts' neighbours are ASCII: never in the unstable class.
+    for form in ("NFC", "NFKC"):
+        unstable = regex.compile(f"[{unstable_class(form)}]")
+        assert not [c for c in range(128) if unstable.match(chr(c))], form
+    # A character after a letter cut may compose with the marks after it: the character it
+    # composes into is a letter, a mark or neither as the first one is.
+    kind = regex.compile(r"(\p{L})|(\p{M})")
+    _, _, pairs = unicode_tables.characters()
+    assert len(pairs) > 900
+    for pair in pairs:
+        composed = unicodedata.normalize("NFC", pair)
+        first, whole = kind.match(pair[0]), kind.match(composed)
+        assert (first and first.lastindex) == (whole and whole.lastindex), pair
+
+
+@pytest.mark.parametrize("name", list(NORMALIZED))
+def test_normalized_cuts_on_fixtures(texts, name):
+    rules, split = _normalized(name)
+    assert rules.name.endswith(("after NFC", "after NFKC"))
+    for key in SLICES:
+        text = texts[key].replace(EOT, "")[:20_000]
+        cuts = letter_cuts(rules, text)
+        assert len(cuts) > 100 or key == "chinese" and len(cuts) > 20, key
+        assert_normalized_cuts(split, text, cuts)
+        data = text.encode()
+        lines = line_cuts(rules, data)
+        assert len(lines) > 20 or key == "chinese"
+        parts = [data[a:b].decode() for a, b in zip([0, *lines], [*lines, len(data)])]
+        assert [p for part in parts for p in split(part)] == split(text)
+
+
+@pytest.mark.parametrize("name", list(NORMALIZED))
+def test_normalized_cuts_on_generated_text(name):
+    rules, split = _normalized(name)
+
+    @HYPO
+    @given(NORMALIZING_TEXTS)
+    def check(text):
+        text = text.replace(EOT, "")
+        for cut in letter_cuts(rules, text):
+            assert_normalized_cuts(split, text, [cut])
+        assert_normalized_cuts(split, text, letter_cuts(rules, text))
+        data = text.encode()
+        lines = line_cuts(rules, data)
+        parts = [data[a:b].decode() for a, b in zip([0, *lines], [*lines, len(data)])]
+        assert [p for part in parts for p in split(part)] == split(text)
+
+    check()
+
+
+@pytest.mark.parametrize("name", list(NORMALIZED))
+def test_normalized_cuts_on_every_short_text(name):
+    rules, split = _normalized(name)
+    for n in range(1, 4):
+        for chars in itertools.product(NORMALIZING, repeat=n):
+            text = "".join(chars)
+            for cut in letter_cuts(rules, text):
+                assert_normalized_cuts(split, text, [cut])
+
+
+# --- a stream's last cut (a tokenizer.json's pipeline) ---------------------------------------
+
+
+@HYPO
+@given(
+    st.lists(st.one_of(CUT_PIECES, EXTRA_PIECES), max_size=60).map("".join),
+    st.sampled_from([LLAMA3_CUTS, DEEPSEEK_V3_CUTS, SPECIALS_ONLY]),
+    st.sampled_from([2, 256]),
+    st.data(),
+)
+def test_last_letter_cut_is_the_last_one_outside_special_tokens(text, rules, step, data):
+    specials = Specials.of([EOT, "<|a|>"], ordinary=list(CHAIN))
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, max(lo, len(text) - 1)))
+    matches = [m.span() for m in specials.regex.finditer(text, lo)]
+    expected = [
+        c
+        for c in letter_cuts(rules, text)
+        if lo < c <= hi and not any(a < c < b for a, b in matches)
+    ]
+    with mock.patch.object(boundaries_module, "_BACK_STEP", step):
+        got = boundaries_module.last_letter_cut(text, lo, hi, specials, rules)
+    assert got == (expected[-1] if expected else -1)

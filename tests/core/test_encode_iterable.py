@@ -20,6 +20,7 @@ from text_strategies import HYPO, TEXTS
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode import streaming as streaming_module
 from bpe_studio.core.encode.merging import kernel_start
+from bpe_studio.core.pretokenization.scan_patterns import LLAMA3_PATTERN, QWEN2_PATTERN
 
 DOUBLE = EOT + EOT
 
@@ -302,17 +303,19 @@ def test_a_file_of_one_long_line_is_read_in_blocks(gpt2_tokenizer, tmp_path):
     assert peak < 3_000_000, f"peak traced memory {peak:,} bytes for a 4 MB line"
 
 
-def test_o200k_whitespace_run_waits_for_its_line_break():
-    # A tokenizer with the o200k pattern whose one token is the whole pre-token "\n    \n":
-    # o200k's `\s*[\r\n]+` splits "\n    " as "\n" + "    " but, once the line break comes,
-    # takes "\n    \n" whole, so "\n" must not be encoded before the rest of the run is in.
+@pytest.mark.parametrize("pattern", ["o200k", LLAMA3_PATTERN, QWEN2_PATTERN])
+def test_whitespace_run_waits_for_its_line_break(pattern):
+    # A tokenizer whose one token is the whole pre-token "\n    \n": o200k's, Llama 3's and
+    # Qwen2's `\s*[\r\n]+` split "\n    " as "\n" + "    " but, once the line break comes,
+    # take "\n    \n" whole, so "\n" must not be encoded before the rest of the run is in.
     vocab = {i: bytes([i]) for i in range(256)}
     merges, token = [], b"\n"
     for nxt in (b" ", b" ", b" ", b" ", b"\n"):
         merges.append((token, nxt))
         token += nxt
         vocab[len(vocab)] = token
-    tok = Tokenizer(vocab, merges, pattern="o200k")
+    tok = Tokenizer(vocab, merges, pattern=pattern)
+    assert tok.cut_rules.lookahead is not None  # the stream decides by its rules
     text = "a\n    \nb"
     assert tok.encode(text) == [ord("a"), len(vocab) - 1, ord("b")]
     with small_blocks(1):

@@ -12,11 +12,13 @@ corpora when they are present.
 from __future__ import annotations
 
 import json
+import random
 
 import numpy as np
 import pytest
 import tokenizers
 from core_helpers import EOT, FIXTURES, SLICES, full_corpus, read_fixture
+from foreign_files import llama3_style, qwen2_style
 from gpt2_bytes import token_to_gpt2
 from hf_shapes import FAMILIES, trained_bpe
 from hypothesis import given
@@ -26,6 +28,8 @@ from text_strategies import HYPO
 from tokenizers import decoders, models, pre_tokenizers, processors, trainers
 
 from bpe_studio.core import Tokenizer
+from bpe_studio.core.encode import encode_file as encode_file_module
+from bpe_studio.core.encode import streaming
 from bpe_studio.core.encode.encode_file import encode_file
 from bpe_studio.core.explain.span_arrays import compute_spans
 
@@ -99,14 +103,18 @@ def _gpt2(folder) -> str:
 _FILES: dict[str, tuple[tokenizers.Tokenizer, Tokenizer]] = {}
 
 
-@pytest.fixture(scope="module", params=list(FAMILIES))
-def family(request, tmp_path_factory):
-    name = request.param
+def _family_files(name: str, tmp_path_factory) -> tuple[tokenizers.Tokenizer, Tokenizer]:
+    """The family's tokenizers (``tokenizers``', ours), built once per process."""
     if name not in _FILES:
         folder = tmp_path_factory.mktemp("families")
         path = _gpt2(folder) if name == "gpt2" else _train(name, folder)
         _FILES[name] = tokenizers.Tokenizer.from_file(path), Tokenizer.from_hf(path)
-    return (name, *_FILES[name])
+    return _FILES[name]
+
+
+@pytest.fixture(scope="module", params=list(FAMILIES))
+def family(request, tmp_path_factory):
+    return (request.param, *_family_files(request.param, tmp_path_factory))
 
 
 def _same(hf: tokenizers.Tokenizer, ours: Tokenizer, text: str) -> None:
@@ -314,3 +322,154 @@ def test_family_streams_a_bounded_tail_between_its_added_tokens(family):
     assert len(taken) < 10
     ids = [first, *stream]
     assert ids == hf.encode(document * 40, add_special_tokens=False).ids
+
+
+# --------------------------------------------------------------- cut rules, end to end
+# Where a family's text may be cut (``boundaries``): its pattern's rules, through the
+# pipeline's normalizer (NFC: only between characters it leaves alone) and Splits
+# (DeepSeek-V3's three); none for StarCoder's digits or BLOOM's regex. Each is checked end to
+# end: a stream in small blocks, a file in chunks encoded by two workers, and the spans of a
+# text in pieces give tokenizers' ids.
+CUT_RULES = {
+    "gpt2": "gpt2",
+    "llama3": "llama3",
+    "qwen2": "llama3 after NFC",  # hf_shapes' Qwen2 splits with Llama 3's regex
+    "deepseek_v3": "deepseek_v3",
+    "starcoder": "specials only",
+    "bloom": "specials only",
+    # tiktoken's pattern run by Oniguruma is another pattern ("$" ends a line, "{1,3}+"
+    # repeats): it is none of those with rules.
+    "cl100k_in_json": "specials only",
+}
+
+
+def test_family_has_its_cut_rules(family):
+    name, hf, ours = family
+    assert ours.cut_rules.name == CUT_RULES[name]
+
+
+def _cut_three_ways(hf, ours, text, tmp_path, monkeypatch, block=512):
+    """The ids of ``text`` streamed in ``block``-character blocks from chunks of random
+    sizes, encoded from a file by two workers in small chunks, and as the spans of pieces,
+    against tokenizers'; returns the file's chunks."""
+    expected = hf.encode_batch_fast([text], add_special_tokens=False)[0].ids
+    assert ours.encode(text) == expected
+    rng = random.Random(len(text))
+    cuts = sorted(rng.randrange(len(text) + 1) for _ in range(len(text) // 300))
+    chunks = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    monkeypatch.setattr(streaming, "STREAM_BLOCK", block)
+    assert list(ours.encode_iterable(chunks)) == expected
+    monkeypatch.setattr(encode_file_module, "MIN_CHUNK_BYTES", 8 * 1024)
+    monkeypatch.setattr(encode_file_module, "PARALLEL_MIN_BYTES", 0)
+    ranges: list[list[tuple[int, int]]] = []
+    original = encode_file_module._ranges
+    monkeypatch.setattr(
+        encode_file_module, "_ranges", lambda *a: ranges.append(original(*a)) or ranges[-1]
+    )
+    path = tmp_path / "text.txt"
+    path.write_text(text, encoding="utf-8", newline="")
+    encode_file(ours, path, tmp_path / "ids.npy", workers=2)
+    assert np.load(tmp_path / "ids.npy").tolist() == expected
+    part = text[:40_000]
+    spans = compute_spans(ours, part, piece=2048)
+    assert spans is not None
+    assert spans.ids.tolist() == hf.encode_batch_fast([part], add_special_tokens=False)[0].ids
+    return ranges[0]
+
+
+def test_family_streams_and_chunks_as_tokenizers(family, tmp_path, monkeypatch):
+    name, hf, ours = family
+    # One special token, in the middle: the other cuts come from the rules.
+    text = "".join(SAMPLES.values()) + SPECIMENS[1] + SAMPLES["english"]
+    for token in SPECIALS[name]:
+        text = text.replace(token, " ")
+    middle = len(text) // 2
+    text = text[:middle] + SPECIALS[name][-1] + text[middle:]
+    chunks = _cut_three_ways(hf, ours, text, tmp_path, monkeypatch)
+    assert (len(chunks) > 2) == (CUT_RULES[name] != "specials only"), chunks
+
+
+def test_family_streams_lazily_by_its_rules(family):
+    # No added token in the text: a stream yields ids before its end only by the rules.
+    name, hf, ours = family
+    document = SAMPLES["english"][:20_000] + SAMPLES["chinese"][:5_000]
+    for token in SPECIALS[name]:
+        document = document.replace(token, " ")
+    taken = []
+
+    def chunks():
+        for i in range(20):
+            taken.append(i)
+            yield document
+
+    stream = ours.encode_iterable(chunks())
+    first = next(stream)
+    assert (len(taken) < 5) == (CUT_RULES[name] != "specials only"), len(taken)
+    assert [first, *stream] == hf.encode(document * 20, add_special_tokens=False).ids
+
+
+@pytest.fixture(scope="module")
+def model_shaped(tmp_path_factory):
+    """Llama 3's and Qwen2's shapes over GPT-2's vocabulary (``foreign_files``): Llama 3 with
+    ignore_merges and its template, Qwen2 with its own regex (single digits) and NFC."""
+    folder = tmp_path_factory.mktemp("models")
+    out = {}
+    for name, make in (("llama3", llama3_style), ("qwen2", qwen2_style)):
+        path = make(folder / name)
+        out[name] = tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_hf(path)
+    assert out["llama3"][1].cut_rules.name == "llama3"
+    assert out["qwen2"][1].cut_rules.name == "qwen2 after NFC"
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_corpus_slices_stream_and_chunk_as_tokenizers(
+    family, model_shaped, corpus, tmp_path, monkeypatch
+):
+    # 150 KB from the middle of each shared corpus, for every family and the model-shaped
+    # files: the cut rules against real English, Chinese, code and web text.
+    name, hf, ours = family
+    with open(full_corpus(corpus), "rb") as f:
+        f.seek(5_000_000 if corpus != "mixed_web.txt" else 2_000_000)
+        text = f.read(150_000).decode("utf-8", errors="ignore")  # characters cut at the ends
+    _cut_three_ways(hf, ours, text, tmp_path, monkeypatch, block=4096)
+    if name in model_shaped:
+        hf, ours = model_shaped[name]
+        (tmp_path / "model").mkdir()
+        _cut_three_ways(hf, ours, text, tmp_path / "model", monkeypatch, block=4096)
+
+
+def _rewritten(hf: tokenizers.Tokenizer, path, change) -> tuple[tokenizers.Tokenizer, Tokenizer]:
+    obj = json.loads(hf.to_str())
+    change(obj)
+    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    return tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_hf(path)
+
+
+def test_added_tokens_decide_whether_a_pipeline_keeps_its_rules(
+    tmp_path, tmp_path_factory, monkeypatch
+):
+    # Added tokens marked normalized under an empty normalizer (a Sequence of none) are
+    # looked for in the text as it is: the rules hold, and text is cut before them too.
+    # With NFC, a normalized added token is looked for in normalized text, where no cut in
+    # the original text is known to fall outside it: special tokens only.
+    def normalized(obj):
+        obj["normalizer"] = {"type": "Sequence", "normalizers": []}
+        for token in obj["added_tokens"]:
+            token["normalized"] = True
+
+    hf, ours = _rewritten(
+        _family_files("deepseek_v3", tmp_path_factory)[0], tmp_path / "deepseek.json", normalized
+    )
+    assert ours.cut_rules.name == "deepseek_v3"
+    text = SAMPLES["english"] + SPECIALS["deepseek_v3"][1] + SAMPLES["chinese"]
+    assert len(_cut_three_ways(hf, ours, text, tmp_path, monkeypatch)) > 2
+
+    def one_normalized(obj):
+        obj["added_tokens"][-1]["normalized"] = True
+
+    _, qwen = _rewritten(
+        _family_files("qwen2", tmp_path_factory)[0], tmp_path / "qwen2.json", one_normalized
+    )
+    assert qwen.cut_rules.name == "specials only"

@@ -22,10 +22,16 @@ from bpe_studio.core.formats.hf.components import read_components
 from bpe_studio.core.formats.hf.pipeline import HfPipeline, PipelinePretokenizer
 from bpe_studio.core.formats.hf.pre_tokenizers import step_texts
 from bpe_studio.core.pretokenization import scan_load
-from bpe_studio.core.pretokenization.boundaries import GPT2_CUTS, O200K_CUTS, SPECIALS_ONLY
+from bpe_studio.core.pretokenization.boundaries import (
+    DEEPSEEK_V3_CUTS,
+    GPT2_CUTS,
+    LLAMA3_CUTS,
+    O200K_CUTS,
+    SPECIALS_ONLY,
+)
 from bpe_studio.core.pretokenization.names import PATTERNS
 from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
-from bpe_studio.core.pretokenization.scan_patterns import LLAMA3_PATTERN
+from bpe_studio.core.pretokenization.scan_patterns import LLAMA3_PATTERN, isolated
 from bpe_studio.core.pretokenization.scanner import compiled_scanner
 from bpe_studio.core.pretokenization.stage import PreTokenizerStage
 
@@ -70,8 +76,14 @@ def test_cut_rules_of_each_stage():
     assert pretokenizer("gpt2").cut_rules is GPT2_CUTS
     assert compiled_scanner("o200k_base").cut_rules is O200K_CUTS
     assert pretokenizer(r"\w+|\W").cut_rules is SPECIALS_ONLY
-    assert compiled_scanner(LLAMA3_PATTERN).cut_rules is SPECIALS_ONLY
-    # A pipeline: no rule of its pattern is known to hold through its other steps.
+    assert compiled_scanner(LLAMA3_PATTERN).cut_rules is LLAMA3_CUTS
+    assert pretokenizer(isolated(LLAMA3_PATTERN)).cut_rules is LLAMA3_CUTS
+    # A pipeline: its Splits' rules where they are known to hold through its other steps
+    # (tests/core/test_boundaries.py): DeepSeek-V3's three Splits; after NFC (hf_shapes'
+    # Qwen2 splits with Llama 3's regex) only between characters NFC leaves alone.
+    assert _pipeline("deepseek_v3").pretokenizer().cut_rules is DEEPSEEK_V3_CUTS
+    assert _pipeline("qwen2").pretokenizer().cut_rules.name == "llama3 after NFC"
+    # Digits(individual_digits) is no Isolated Split of one regex.
     assert _pipeline("starcoder").pretokenizer().cut_rules is SPECIALS_ONLY
 
 

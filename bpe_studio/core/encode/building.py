@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..formats.base.data import id_limit, sparse_id
 from ..io.read_only import ReadOnlyDict, ReadOnlyList
-from ..pretokenization.boundaries import CutRules, cut_rules
+from ..pretokenization.boundaries import SPECIALS_ONLY, CutRules
 from ..pretokenization.pretokenizer import Pretokenizer, pretokenizer
 from ..pretokenization.specials import Specials, matcher, refuse_single_bytes
 from .encoder import Encoder
@@ -74,7 +74,7 @@ def build(
     pipeline = hf_pipeline if hf_pipeline is not None and hf_pipeline.needed else None
     pre = pretokenizer(pattern) if pipeline is None else pipeline.pretokenizer()
     # Where text may be cut without changing its tokens (streaming, file chunks, spans).
-    rules = cut_rules(pre.pattern)
+    rules = pre.cut_rules
     check_vocab(vocab)
     own_vocab = dict(vocab)
     lefts: Sequence[bytes]
@@ -97,7 +97,10 @@ def build(
     # The special tokens before which text may be cut (file chunks, long texts' spans): a
     # tokenizer.json's added tokens with flags or normalization may match elsewhere.
     cut_specials = specials
-    if pipeline is not None:
+    if pipeline is not None and not (rules.letter and pipeline.finds_as_text(specials.every)):
+        # A pipeline's pattern rules hold only where the added tokens are found in the
+        # original text as ``specials`` finds them; they never cut inside one then.
+        rules = SPECIALS_ONLY
         raw = pipeline.cut_tokens()
         hiding = [t for t in raw if t in specials.ordinary]
         cut_specials = Specials.of([t for t in raw if t in specials.tokens], hiding)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..pretokenization.boundaries import last_letter_cut
 from ..pretokenization.pretokenizer import UncoveredText, first_uncovered, uncovered_message
 from ..text.surrogates import replace_surrogates
 from .encoder import STRETCH, codepoints
@@ -166,13 +167,20 @@ def _points_but_last_high(buf: str) -> np.ndarray:
 
 
 def _encode_decided_pipeline(enc: Encoder, buf: str, out: list[int]) -> int:
-    """:func:`encode_decided` for a tokenizer.json's pipeline: only what comes before an added
-    token that always splits the text there (``Encoder.cut_specials``) is decided."""
+    """:func:`encode_decided` for a tokenizer.json's pipeline: what comes before an added
+    token that always splits the text there (``Encoder.cut_specials``), and then before the
+    last letter cut of its rules (``cut_rules``: the pattern's, kept only where the pipeline's
+    normalizer changes nothing) that no special token's match runs across. Its pieces are
+    encoded afresh (``encode_text``): at such a cut, the text on either side splits alone
+    as it does in the whole."""
     cuts, pos = enc.cut_specials, 0
     for _, b, special in cuts.segments(buf):
         if special is None or b + cuts.longest > len(buf):
             break
         pos = b
+    # The letter cut must have its next character in, and a special token across it whole.
+    hi = len(buf) - max(enc.specials.longest - 1, 1)
+    pos = max(pos, last_letter_cut(buf, pos, hi, enc.specials, enc.cut_rules))
     if pos:
         out += encode_text(enc, buf[:pos])
     return pos

@@ -5,9 +5,13 @@ you get exactly the pre-tokens of the whole" lives here, so that file chunking (
 counting and encoding), the fast pattern's fallback around astral characters, streaming and
 the editor's pieces all rely on the same, tested, statements. The rules depend on the pattern,
 so they are obtained per pattern with :func:`cut_rules`: the named patterns (gpt2, cl100k,
-o200k) have the rules below; a custom regex has none, so only the places just before a special
-token are safe (files are chunked only there, the editor cuts only there) and a stream must
-hold its text until a special token or its end.
+o200k) and the open models' (Llama 3's, Qwen2's, recognised by their exact text in every
+spelling ``scan_patterns`` knows) have the rules below, and so does DeepSeek-V3's Sequence of
+three Splits (:func:`steps_cut_rules`); a tokenizer.json whose normalizer is NFC or NFKC keeps
+its pattern's letter and line rules only between characters the normalizer leaves alone and
+joins nothing across (:func:`stable_cuts`). Any other regex has none, so only the places just
+before a special token are safe (files are chunked only there, the editor cuts only there)
+and a stream must hold its text until a special token or its end.
 
 The rules (each checked per pattern against whole-text pre-tokenization by
 ``tests/core/test_boundaries.py``):
@@ -15,9 +19,12 @@ The rules (each checked per pattern against whole-text pre-tokenization by
   character (see :func:`is_space_cut`); GPT-2's fast pattern relies on it;
 - *letter*: just after a letter (``\\p{L}``) that a character the pattern cannot continue a
   word with follows. gpt2 and cl100k: any non-letter; their words are runs of letters, and a
-  contraction ends in a letter only where the next letter would be needed to go on. o200k:
-  its words also take marks (``\\p{M}``) and a contraction suffix ("don't" is one pre-token),
-  so the next character must be neither a letter, a mark nor an apostrophe;
+  contraction ends in a letter only where the next letter would be needed to go on; Llama 3
+  and Qwen2 likewise (cl100k's pattern without its possessive runs, which change no split
+  here). o200k: its words also take marks (``\\p{M}``) and a contraction suffix ("don't" is
+  one pre-token), so the next character must be neither a letter, a mark nor an apostrophe;
+  DeepSeek-V3: its words take marks, so neither a letter nor a mark (its digit and CJK
+  Splits never join a letter to a character that is neither);
 - *line*: in raw UTF-8 bytes, just after a line break between two ASCII non-space bytes (for
   o200k, the second must not be "/", which its punctuation alternative takes after line
   breaks): the break ends its pre-token, no alternative of the pattern reads past it into the
@@ -27,7 +34,9 @@ The rules (each checked per pattern against whole-text pre-tokenization by
   far is final; except in o200k, whose words backtrack: "עבריתHTTP" splits after "ת", but
   "עבריתHTTPa" is one pre-token, so the split of a run of letters and marks is known only
   once the run has ended, and nothing in a run still open at the end of the known text is
-  final (*open run*).
+  final (*open run*). o200k, Llama 3, Qwen2 and DeepSeek-V3 have ``\\s*[\\r\\n]+`` and no
+  ``\\s++$``: "\\n   " splits as "\\n" + "   ", "\\n   \\n" is one pre-token, so a run of
+  whitespace at the end is open too.
 Special tokens come first everywhere (see ``specials``): no cut falls inside one.
 What it leaves out: the patterns themselves (``names``), matching special tokens (``specials``).
 """
@@ -42,6 +51,7 @@ from dataclasses import dataclass
 import regex
 
 from .names import pattern_name
+from .scan_patterns import Kind, isolated, kind_of, unwrapped
 from .specials import Specials, first_free_start
 
 # A space, tab or line break after a non-space character (see is_space_cut). `re`'s \s is
@@ -56,6 +66,11 @@ _O200K_LETTER_END = regex.compile(r"\p{L}(?![\p{L}\p{M}'])")
 # break follows them: "\n   \t" splits as "\n" + "   \t", "\n   \t\n" as one pre-token), or
 # letters and marks (a later lowercase letter regroups a run of capitals and marks).
 _O200K_OPEN_RUN = regex.compile(r"(?r)(?:\s+|[\p{L}\p{M}]*)\Z")
+# DeepSeek-V3's letter cut: its words are runs of letters and marks.
+_WORD_END = regex.compile(r"\p{L}(?![\p{L}\p{M}])")
+# The run of whitespace at the end of a text, for Llama 3's, Qwen2's and DeepSeek-V3's
+# `\s*[\r\n]+` (as o200k's: a later line break takes the whole run with it).
+_SPACE_RUN = regex.compile(r"(?r)\s+\Z")
 # ASCII bytes that are not whitespace to the GPT-2 pattern (\x1c-\x1f included).
 _SOLID = frozenset(range(0x80)) - frozenset(b"\t\n\x0b\x0c\r ")
 # How far past a desired chunk boundary a file is read at a time, looking for a cut.
@@ -102,11 +117,13 @@ class CutRules:
                 limit = min(limit, m.start() - 1)
         return limit
 
-    def next_letter_cut(self, text: str, pos: int) -> int:
-        """The first letter cut at or after ``pos`` (an offset just after the letter), or -1."""
+    def next_letter_cut(self, text: str, pos: int, end: int | None = None) -> int:
+        """The first letter cut at or after ``pos`` (an offset just after the letter), or -1;
+        ``end``: the text ends there as far as the rule sees (a letter just before it counts
+        as followed by the end)."""
         if self.letter_end is None:
             return -1
-        m = self.letter_end.search(text, pos)
+        m = self.letter_end.search(text, pos, len(text) if end is None else end)
         return m.end() if m else -1
 
     def line_cut(self, data: bytes) -> int:
@@ -159,15 +176,77 @@ CL100K_CUTS = CutRules("cl100k", False, _LETTER_END, _SOLID, lookahead=4)
 O200K_CUTS = CutRules(
     "o200k", False, _O200K_LETTER_END, _SOLID - {ord("/")}, lookahead=4, open_run=_O200K_OPEN_RUN
 )
+LLAMA3_CUTS = CutRules("llama3", False, _LETTER_END, _SOLID, lookahead=4, open_run=_SPACE_RUN)
+QWEN2_CUTS = CutRules("qwen2", False, _LETTER_END, _SOLID, lookahead=4, open_run=_SPACE_RUN)
+DEEPSEEK_V3_CUTS = CutRules(
+    "deepseek_v3", False, _WORD_END, _SOLID, lookahead=4, open_run=_SPACE_RUN
+)
 SPECIALS_ONLY = CutRules("specials only", False, None, frozenset(), lookahead=None)
 _BY_NAME = {"gpt2": GPT2_CUTS, "cl100k": CL100K_CUTS, "o200k": O200K_CUTS}
+# The patterns with rules, by the kernel that runs them (``scan_patterns.kind_of`` reads each
+# in every spelling it knows, each tested to split every text alike), and the one Sequence
+# of Splits with rules, DeepSeek-V3's.
+_BY_KIND = {
+    Kind.GPT2: GPT2_CUTS,
+    Kind.CL100K: CL100K_CUTS,
+    Kind.O200K: O200K_CUTS,
+    Kind.LLAMA3: LLAMA3_CUTS,
+    Kind.QWEN2: QWEN2_CUTS,
+}
+_BY_STEPS = {(Kind.DIGITS3, Kind.CJK, Kind.DEEPSEEK): DEEPSEEK_V3_CUTS}
 
 
 def cut_rules(pattern: str) -> CutRules:
     """The cut rules of a pre-tokenization pattern (a name or a regex string): a named
-    pattern's (its regex given in any spelling ``names.pattern_name`` knows), or for a
-    custom regex none beyond special tokens."""
-    return _BY_NAME.get(pattern_name(pattern), SPECIALS_ONLY)
+    pattern's (its regex given in any spelling ``names.pattern_name`` knows), Llama 3's or
+    Qwen2's (in any spelling ``scan_patterns`` knows), or for a custom regex none beyond
+    special tokens.
+
+    subtle: a regex wrapped as an Isolated Split (``scan_patterns.isolated``) gets none here,
+    only from :func:`steps_cut_rules`: a tokenizer.json's pipeline describes itself by its
+    last Split's regex so wrapped, and rules read from that string would not see its
+    normalizer, its other steps or a prefix space."""
+    named = _BY_NAME.get(pattern_name(pattern))
+    if named is not None:
+        return named
+    return SPECIALS_ONLY if unwrapped(pattern) is not None else steps_cut_rules([pattern])
+
+
+def steps_cut_rules(patterns: list[str] | tuple[str, ...]) -> CutRules:
+    """The cut rules of Isolated Splits run in turn, each on the pieces of the one before
+    (a regex's ``findall`` is one such step: a pattern whose matches cover every text leaves
+    no gap), each pattern wrapped as ``scan_patterns.isolated`` spells it or bare: one
+    pattern's rules (as :func:`cut_rules`), DeepSeek-V3's three Splits' own; else none."""
+    kinds = tuple(_step_kind(p) for p in patterns)
+    if len(kinds) == 1:
+        return _BY_KIND.get(kinds[0], SPECIALS_ONLY)  # type: ignore[arg-type]
+    return _BY_STEPS.get(kinds, SPECIALS_ONLY)  # type: ignore[arg-type]
+
+
+def _step_kind(pattern: str) -> Kind | None:
+    """The kernel of ``pattern`` as an Isolated Split's regex: a bare pattern that leaves
+    gaps has a kind only wrapped (``kind_of``), and as a step it is."""
+    kind = kind_of(pattern)
+    return kind_of(isolated(pattern)) if kind is None else kind
+
+
+def stable_cuts(rules: CutRules, unstable: str, form: str) -> CutRules:
+    """``rules`` for a text that a normalizer (``form``: NFC or NFKC) changes before the
+    pattern splits it. ``unstable`` is the normalizer's class (a regex character class's
+    inside) of the characters before which a text cannot be cut and normalized in two parts:
+    marks, characters it changes, characters that compose with what precedes them.
+
+    A letter cut is kept only between a letter and a next character both outside that
+    class: each side then normalizes on its own to its part of the whole's normalization,
+    the letter stays the last character of the left one, and the next character the first
+    of the right one or the start of what it composes into with the marks after it, which
+    is a letter, a mark or neither as it is (tests/core/test_boundaries.py checks every
+    composition). A line cut's neighbours are ASCII, never in the class. Without a bound on
+    how far the normalized text lies from the original one, there is no lookahead rule."""
+    if rules.letter_end is None:
+        return SPECIALS_ONLY
+    letter = regex.compile(f"(?![{unstable}])(?:{rules.letter_end.pattern})(?=[^{unstable}])")
+    return CutRules(f"{rules.name} after {form}", False, letter, rules.line_next, None)
 
 
 def _letter_cut(window: bytes, start: int, end: int, specials: Specials, rules: CutRules) -> int:
@@ -283,3 +362,43 @@ def text_cuts(text: str, specials: Specials, rules: CutRules, piece: int) -> lis
         pos = cut + piece
     cuts.append(n)
     return cuts
+
+
+# How far back from the end of a stream's buffer a letter cut is looked for first (each
+# further look goes back sixteen times as far): in text, one is seldom farther.
+_BACK_STEP = 256
+
+
+def last_letter_cut(text: str, lo: int, hi: int, specials: Specials, rules: CutRules) -> int:
+    """The last letter cut in ``(lo, hi]`` that no match of a special token (ordinary ones
+    included), matched from ``lo``, runs across; -1 when there is none.
+
+    The caller vouches that the whole text's matching of special tokens begins at ``lo``
+    too (a cut, or a special token's start), that the character after the cut is known
+    (``hi < len(text)``), and that a special token running across a cut would be complete
+    in ``text`` (``hi <= len(text) - (specials.longest - 1)``). Looked for backwards from
+    ``hi``, as a stream wants the last one."""
+    if rules.letter_end is None or hi <= lo:
+        return -1
+    starts: list[int] = []
+    stops: list[int] = []
+    if specials.regex is not None:
+        for m in specials.regex.finditer(text, lo):
+            if m.start() >= hi:
+                break
+            starts.append(m.start())
+            stops.append(m.end())
+    top, step = hi, _BACK_STEP
+    while top > lo:
+        bottom = max(lo, top - step)
+        best = -1
+        # The rule sees the text up to top + 1: the character after a cut at top.
+        for m in rules.letter_end.finditer(text, bottom, top + 1):
+            cut = m.end()
+            i = bisect.bisect_left(starts, cut) - 1
+            if lo < cut <= top and (i < 0 or stops[i] <= cut):
+                best = cut
+        if best >= 0:
+            return best
+        top, step = bottom, step * 16
+    return -1

@@ -21,7 +21,7 @@ from functools import lru_cache
 import regex
 
 from . import re_split, scan_load
-from .boundaries import CutRules, cut_rules
+from .boundaries import CutRules, steps_cut_rules
 from .names import (
     NAMES_HELP,
     PATTERNS,
@@ -148,8 +148,9 @@ class Pretokenizer:
 
     @property
     def cut_rules(self) -> CutRules:
-        """Where text may be cut (``boundaries.cut_rules`` of the pattern)."""
-        return cut_rules(self.pattern)
+        """Where text may be cut (``boundaries.steps_cut_rules`` of the pattern: it splits
+        every text alike wrapped as an Isolated Split or not)."""
+        return steps_cut_rules([self.pattern])
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         # Worker processes get the pattern string and compile (or find) their own.

@@ -32,7 +32,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import scan_load
-from .boundaries import SPECIALS_ONLY, CutRules, cut_rules
+from .boundaries import CutRules, steps_cut_rules
 from .names import PATTERNS
 from .scan_patterns import SEQUENCES, Kind, kind_of
 from .scan_tables import kernel_table
@@ -93,7 +93,7 @@ class Scanner:
 
     @property
     def cut_rules(self) -> CutRules:
-        return cut_rules(self.name) if self.name else SPECIALS_ONLY
+        return steps_cut_rules(self.patterns)
 
     @property
     def _steps(self) -> Any:

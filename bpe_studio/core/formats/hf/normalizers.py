@@ -34,11 +34,12 @@ _TRAILING = regex.compile(r"\s+\Z")
 
 
 @cache
-def _unstable(form: Form) -> regex.Pattern[str]:
-    """Runs of characters before which a text cannot be cut and normalized in two parts:
-    those that are not normalized alone, have a combining class, or compose with what
-    precedes them; the characters tokenizers' tables lack (``unicode_tables.lacked``) are
-    cuts: there each is a starter that never decomposes or composes."""
+def unstable_class(form: Form) -> str:
+    """The characters before which a text cannot be cut and normalized in two parts, as a
+    regex character class's inside: those that are not normalized alone, have a combining
+    class, or compose with what precedes them; the characters tokenizers' tables lack
+    (``unicode_tables.lacked``) are cuts: there each is a starter that never decomposes or
+    composes."""
     seconds = {0x1161 + i for i in range(21)} | {0x11A8 + i for i in range(27)}
     decomposed, marks, _ = unicode_tables.characters()
     for ch in decomposed:
@@ -55,12 +56,19 @@ def _unstable(form: Form) -> regex.Pattern[str]:
         bad += range(0xAC00, 0xD7A4)
     lacked = unicode_tables.lacked()
     runs = unicode_tables.ranges(c for c in {*bad, *seconds} if c not in lacked)
-    spans = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs)
+    return "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs)
+
+
+@cache
+def _unstable(form: Form) -> regex.Pattern[str]:
+    """Runs of characters before which a text cannot be cut and normalized in two parts
+    (:func:`unstable_class`), each with the character before it."""
+    lacked = unicode_tables.lacked()
     old = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in unicode_tables.ranges(lacked))
     # subtle: each run of such characters is normalized with the character before it, unless
     # that is one the old tables lack (it must stay as it is).
     before = f"[^{old}]?" if old else "(?s:.)?"
-    return regex.compile(f"{before}[{spans}]+")
+    return regex.compile(f"{before}[{unstable_class(form)}]+")
 
 
 def _parts(form: Form, chunk: str) -> list[tuple[int, int, str]]:

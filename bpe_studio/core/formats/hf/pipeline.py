@@ -22,15 +22,16 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 import regex
 
 from ...pretokenization import scan_load
-from ...pretokenization.boundaries import SPECIALS_ONLY, CutRules
+from ...pretokenization.boundaries import SPECIALS_ONLY, CutRules, stable_cuts, steps_cut_rules
 from ...pretokenization.pretokenizer import COMPILED_FINDALL_FROM, Pretokenizer
 from ...pretokenization.scanner import Scanner, compiled_steps
 from .added_tokens import AddedToken, find_added, matcher, read_added
-from .normalizers import EditsOf, Normalized, normalize, normalizer_steps
+from .normalizers import EditsOf, Form, Normalized, normalize, normalizer_steps, unstable_class
 from .pre_tokenizers import Piece, Step, apply_steps, pre_tokenizer_steps, step_texts
 
 Matchers = tuple[
@@ -87,16 +88,47 @@ class HfPipeline:
         # Its steps hold compiled patterns and functions: a worker process reads the JSON.
         return HfPipeline.from_spec, (self.spec, self.needed)
 
+    def split_patterns(self) -> list[str] | None:
+        """The regexes of the steps that split at all, each as its Isolated Split spells it
+        (``scan_patterns.isolated``), when every such step is one (ByteLevel's regex without
+        its prefix space included); else None."""
+        steps = [s for s in self.steps if not s.passes_whole]
+        if not steps or not all(s.whole is not None and not s.prefix_space for s in steps):
+            return None
+        return [s.whole.pattern for s in steps if s.whole is not None]
+
     def scanner(self) -> Scanner | None:
         """The compiled scanner that cuts normalized text as the steps do, or None: when
-        every step that splits at all is an Isolated Split (ByteLevel's regex without its
-        prefix space included) of patterns a scanner has (``scanner.compiled_steps``)."""
+        every step that splits at all is an Isolated Split of patterns a scanner has
+        (``split_patterns``, ``scanner.compiled_steps``)."""
         if not self._scanner:
-            steps = [s for s in self.steps if not s.passes_whole]
-            plain = all(s.whole is not None and not s.prefix_space for s in steps)
-            patterns = [s.whole.pattern for s in steps if s.whole is not None]
-            self._scanner.append(compiled_steps(patterns) if plain and patterns else None)
+            patterns = self.split_patterns()
+            self._scanner.append(compiled_steps(patterns) if patterns else None)
         return self._scanner[0]
+
+    def unicode_form(self) -> str | None:
+        """The normal form ("NFC", "NFKC", ...) when the normalizer is that one alone (or a
+        Sequence of it alone); None for none or any other."""
+        normalizer = json.loads(self.spec)[0]
+        while isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
+            inner = normalizer.get("normalizers") or []
+            normalizer = inner[0] if len(inner) == 1 else None
+        kind = normalizer.get("type") if isinstance(normalizer, dict) else None
+        return kind if kind in ("NFC", "NFKC", "NFD", "NFKD") else None
+
+    def finds_as_text(self, contents: Collection[str]) -> bool:
+        """Whether the added tokens ``contents`` (those the file lacks are matched as plain
+        ones, as :meth:`matchers` does) are found in one pass over the original text, each as
+        its content alone: none has a flag, and none is ``normalized`` unless the pipeline
+        has no normalizer and all are (then the one stretch they are looked for in is the
+        original text)."""
+        tokens = [t for t in self.added if t.content in contents]
+        if not all(t.plain for t in tokens):
+            return False
+        normalized = {t.normalized for t in tokens}
+        if set(contents) - {t.content for t in tokens}:
+            normalized.add(False)
+        return normalized <= {False} or (not self.normalizers and normalized == {True})
 
     def _pieces(self, normalized: str) -> list[str]:
         """The pre-tokens of normalized text: by the compiled scanner when there is one, its
@@ -267,10 +299,23 @@ class PipelinePretokenizer(Pretokenizer):
 
     @property
     def cut_rules(self) -> CutRules:
-        """Special tokens only: no rule of a pattern is known to hold for a pipeline (its
-        normalizers, or the other steps, may join or split what the pattern's rule
-        assumes)."""
-        return SPECIALS_ONLY
+        """The rules of its Splits' patterns (``boundaries.steps_cut_rules``: Llama 3's,
+        Qwen2's, DeepSeek-V3's three, ...) for the text its normalizer gives: as they are
+        without one; after NFC or NFKC only between characters it leaves as they are and
+        joins nothing across (``boundaries.stable_cuts``). Special tokens only for any other
+        normalizer (Lowercase maps "İ" to two characters, Replace and Prepend add text), a
+        step that is not one regex's Isolated Split, or a prefix space (added to every text
+        cut off). Where its added tokens may be found is the tokenizer's to add
+        (``HfPipeline.finds_as_text``)."""
+        assert self.pipeline is not None
+        patterns = self.pipeline.split_patterns()
+        rules = SPECIALS_ONLY if patterns is None else steps_cut_rules(patterns)
+        if rules is SPECIALS_ONLY or not self.pipeline.normalizers:
+            return rules
+        form = self.pipeline.unicode_form()
+        if form not in ("NFC", "NFKC"):
+            return SPECIALS_ONLY
+        return stable_cuts(rules, unstable_class(cast("Form", form)), form)
 
     def __reduce__(self) -> tuple[object, tuple[HfPipeline]]:  # type: ignore[override]
         return HfPipeline.pretokenizer, (self.pipeline,)  # type: ignore[return-value]
