@@ -369,3 +369,23 @@ def test_a_binary_file_is_refused_saying_so(gpt2_tokenizer, tmp_path):
     path.write_bytes(b"hello world\n")
     with open(path, "rb") as f, pytest.raises(TypeError, match="bytes.*text mode"):
         list(gpt2_tokenizer.encode_iterable(f))
+
+
+def test_an_iterable_whose_read_takes_no_size_is_iterated(gpt2_tokenizer):
+    """The review: an iterable of text chunks that also has a read() of its own (no size, as
+    some record readers have) was called as a file and raised "read() takes 1 positional
+    argument but 2 were given"; it is iterated, as before."""
+
+    class Records:
+        def __init__(self, chunks: list[str]) -> None:
+            self.chunks = chunks
+
+        def read(self) -> str:
+            return "".join(self.chunks)
+
+        def __iter__(self):
+            return iter(self.chunks)
+
+    chunks = ["Once upon a time, ", "there was a fox.\n", "It said: 'hello'."]
+    got = list(gpt2_tokenizer.encode_iterable(Records(chunks)))
+    assert got == gpt2_tokenizer.encode("".join(chunks))

@@ -9,6 +9,7 @@ rest over. What it leaves out: merging (``merger``) and files (``encode_file``).
 from __future__ import annotations
 
 import bisect
+import io
 import itertools
 import time
 from collections.abc import Iterable, Iterator
@@ -119,7 +120,8 @@ def _encode_decided_compiled(enc: Encoder, merger: CompiledMerger, buf: str, out
         assert enc.scanner is not None
         tail = enc.scanner.ends(cp, pos, n)
         tail = tail[tail <= limit]
-        tail = tail[: _outside_matches(tail.tolist(), buf, pos, specials)]
+        if specials.ordinary:
+            tail = tail[: _outside_matches(tail.tolist(), buf, pos, specials)]
         if len(tail):
             done = int(tail[-1])
             starts = np.concatenate([starts, [pos], tail[:-1]])
@@ -248,7 +250,12 @@ def _blocks(source: Iterable[str]) -> Iterable[str]:
     read = getattr(source, "read", None)
     if not callable(read):
         return source
-    first = read(STREAM_BLOCK)
+    try:
+        first = read(STREAM_BLOCK)
+    except TypeError:
+        if isinstance(source, io.IOBase) or not hasattr(source, "__iter__"):
+            raise
+        return source  # a read() that takes no size is no file's: the chunks it iterates
     if not isinstance(first, str):
         raise TypeError(
             f"encode_iterable expects str chunks, got {type(first).__name__} from "
