@@ -40,7 +40,7 @@ def test_the_command_line_summary_shows_it_the_same_way(tmp_path):
     corpus = write_text(tmp_path / "c.txt", "some words, and more words\n" * 40)
     result = subprocess.run(
         [sys.executable, "-m", "bpe_studio", "train", str(corpus), "--vocab-size", "270",
-         "--pattern", REGEX, "--out", str(tmp_path / "o")],
+         "--pattern", REGEX, "--format", "gpt2", "--out", str(tmp_path / "o")],
         capture_output=True, text=True, env={"PYTHONPATH": str(REPO_ROOT), "PATH": ""},
         timeout=300,
     )  # fmt: skip

@@ -158,6 +158,8 @@ OWN = {
         "from_file", "backend", "mark_special", "token_text", "token_decoder",
         # what the app's views ask of tokenizers' offsets, and its labels
         "cuts", "not_explained", "pattern", "pattern_name",
+        # the Report's note on text a model turns into its unknown token ([UNK])
+        "unknown_id",
     },
 }  # fmt: skip
 
