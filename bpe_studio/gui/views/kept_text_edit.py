@@ -5,9 +5,9 @@ is what :meth:`~KeptTextEdit.set_text` was given, with the user's edits: every `
 ``\\r``, U+2029 and a leading byte-order mark kept (a document holds each as a plain paragraph
 break, or not at all), through edits, undo and redo (:class:`~.kept_breaks.KeptBreaks` does
 the bookkeeping; this wires it to the document's signals), and no-break spaces (the raw text,
-not ``toPlainText``). Compare's text box is one.
-What it leaves out: painting tokens (the editor's ``TokenTextEdit``, which wires the same
-bookkeeping around its own painting).
+not ``toPlainText``). Compare's text box is one, and the editor's ``TokenTextEdit`` is built
+on it.
+What it leaves out: painting tokens (``TokenTextEdit``).
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ from .common import (
     title_label,
 )
 from .editor_legend import EditorLegend
-from .kept_breaks import KeptBreaks
+from .kept_text_edit import KeptTextEdit
 from .layouts import column
 from .theme import colours, muted, themed
 
@@ -117,8 +117,9 @@ def format_id(token_id: int) -> str:
     return f"{token_id:,}"
 
 
-class TokenTextEdit(QPlainTextEdit):
-    """A plain-text editor that paints the token spans of its visible characters."""
+class TokenTextEdit(KeptTextEdit):
+    """A plain-text editor that paints the token spans of its visible characters (and gives
+    back the very text it was given: ``KeptTextEdit``)."""
 
     clicked = Signal(int)  # the id of a token clicked (no text selected)
 
@@ -134,15 +135,11 @@ class TokenTextEdit(QPlainTextEdit):
         # the (start, end) document offsets of the highlighted token's visible occurrences.
         self._markers: list[tuple[int, QColor]] = []
         self._outlines: list[tuple[int, int]] = []
-        self._kept = KeptBreaks()  # what each break of the text given was
-        self._setting_text = False
         self._formats = BlockFormats(self)
         self._repaint = single_shot(self, 0, self.paint_visible_tokens)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
         self.horizontalScrollBar().valueChanged.connect(self._schedule)
         self.updateRequest.connect(self._on_update_request)
-        self.document().contentsChange.connect(self._on_contents_change)
-        self.document().undoCommandAdded.connect(self._on_undo_command_added)
         themed(self, TokenTextEdit._restyle)
 
     def _restyle(self) -> None:
@@ -155,19 +152,6 @@ class TokenTextEdit(QPlainTextEdit):
         self._schedule()
 
     # -------------------------------------------------------------- text
-    def set_text(self, text: str) -> None:
-        """Show ``text``; :meth:`text` gives it back exactly, line breaks included."""
-        self._setting_text = True
-        try:
-            self.setPlainText(text)
-        finally:
-            self._setting_text = False
-        self._kept.given(text, self._raw_utf16)
-
-    @Slot()
-    def _on_undo_command_added(self) -> None:
-        self._kept.command_added(self.document().availableUndoSteps())
-
     @Slot(int, int, int)
     def _on_contents_change(self, position: int, removed: int, added: int) -> None:
         # Positions inside the replaced range are gone; those after it move with the text.
@@ -185,26 +169,7 @@ class TokenTextEdit(QPlainTextEdit):
             for a, b in self._outlines
             if (qa := moved(a)) is not None and (qb := moved(b)) is not None
         ]
-        if self._setting_text:
-            return
-        doc = self.document()
-        self._kept.edited(
-            position,
-            removed,
-            added,
-            depth=doc.availableUndoSteps(),
-            whole=position == 0 and doc.characterCount() - 1 == added,
-            raw16=self._raw_utf16,
-        )
-
-    def _raw_utf16(self) -> bytes:
-        """The document's raw text in UTF-16 (its positions are UTF-16 units)."""
-        return self.document().toRawText().encode("utf-16-le", "surrogatepass")
-
-    def text(self) -> str:
-        """The text as given (or as edited since): every line break as it came."""
-        # toPlainText() would turn no-break spaces into spaces; the raw text keeps them.
-        return self._kept.text(self.document().toRawText())
+        super()._on_contents_change(position, removed, added)
 
     # ------------------------------------------------------------ spans
     def set_spans(self, spans: SpanArrays | None) -> None:
