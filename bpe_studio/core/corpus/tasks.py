@@ -109,9 +109,13 @@ def make_tasks(
     special_tokens: list[str],
     pattern: str,
     field: str = DEFAULT_TEXT_FIELD,
+    rules: CutRules | None = None,
 ) -> list[CountTask]:
-    """The tasks counting ``files`` takes; byte ranges are about ``target`` bytes."""
-    rules, specials = cut_rules(pattern), Specials.of(special_tokens)
+    """The tasks counting ``files`` takes; byte ranges are about ``target`` bytes, cut by
+    ``pattern``'s rules, or by ``rules`` when given (a tokenizer's own: a ``tokenizer.json``
+    pipeline's, which its steps and normalizer decide)."""
+    rules = rules if rules is not None else cut_rules(pattern)
+    specials = Specials.of(special_tokens)
     tasks: list[CountTask] = []
     for f in files:
         if f.kind is Kind.PARQUET:

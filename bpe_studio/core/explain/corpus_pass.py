@@ -116,7 +116,9 @@ def usage_tasks(
                 tasks += make_tasks([f], target, [], "gpt2", field)
         return tasks
     specials = list(tokenizer.cut_specials.tokens)
-    return make_tasks(files, target, specials, tokenizer.pattern, field)
+    # subtle: the tokenizer's own rules, as encode_file cuts by: its pattern's alone would
+    # ignore a normalizer, and give nothing for a pipeline's Splits (one task a file).
+    return make_tasks(files, target, specials, tokenizer.pattern, field, tokenizer.cut_rules)
 
 
 def whole_text_notes(tokenizer: AnyTokenizer, tasks: Sequence[CountTask]) -> list[str]:
