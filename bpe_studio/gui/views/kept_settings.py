@@ -68,11 +68,9 @@ def check_at_start() -> None:
     a message from the first write came with an action whose own notice replaced it, or at
     the window's closing, where nobody saw it."""
     path = Path(AppSettings().fileName())
-    folder = path.parent
-    while not _exists(folder) and folder != folder.parent:
-        folder = folder.parent  # the one the settings' folder will be made in
     if _is_file(path) and _writable(path.parent):
         return
+    folder = _nearest_folder(path)  # the one the settings' folder will be made in
     if not _exists(path) and _writable(folder) and not _file_system(folder)[0]:
         return
     say_unkept(unkept_message(str(path), _why_unwritable(path)))
@@ -96,10 +94,7 @@ def _why_unwritable(path: Path) -> str:
             return _words(errno.EISDIR)
     except OSError:
         pass
-    # The nearest folder that is there: the file's own, or the one it could not be made in.
-    folder = path.parent
-    while not _exists(folder) and folder != folder.parent:
-        folder = folder.parent
+    folder = _nearest_folder(path)
     read_only, full = _file_system(folder)
     if read_only:
         return _words(errno.EROFS)
@@ -108,6 +103,14 @@ def _why_unwritable(path: Path) -> str:
     if full:
         return _words(errno.ENOSPC)
     return "it could not be written"
+
+
+def _nearest_folder(path: Path) -> Path:
+    """The nearest folder of ``path``'s that is there: its own, or the one it would be made in."""
+    folder = path.parent
+    while not _exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    return folder
 
 
 def _file_system(folder: Path) -> tuple[bool, bool]:
