@@ -64,7 +64,8 @@ def pretokens(
     split = _GPT2_SPLIT if pattern == GPT2_SPLIT_PATTERN else regex.compile(pattern)
     out: list[str] = []
     for piece in split_on_specials(text, special_tokens):
-        out.extend(split.findall(piece))
+        # A whole match each: findall would give a capturing pattern's groups.
+        out.extend(m.group() for m in split.finditer(piece))
     return out
 
 

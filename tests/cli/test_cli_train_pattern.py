@@ -87,12 +87,16 @@ def test_a_pattern_other_than_gpt2_is_written_where_it_is_kept(tmp_path, corpora
     assert "note:" not in stderr and "pattern: gpt2" in stderr
 
 
-def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora):
+@pytest.mark.parametrize(
+    "regex_text",
+    # With groups too: a pre-token is the whole match, never what a group captured.
+    [r"\p{L}+|\p{N}|[^\p{L}\p{N}]", r"(\p{L})+|(\p{N})|[^\p{L}\p{N}]"],
+)
+def test_custom_regex_to_hf_keeps_the_pattern(tmp_path, corpora, regex_text):
     """A custom regex, written as tokenizer.json: Hugging Face's own library loads it and
     splits as the reference does."""
     from tokenizers import Tokenizer as HfTokenizer
 
-    regex_text = r"\p{L}+|\p{N}|[^\p{L}\p{N}]"
     vocab, merges = reference(corpora, regex_text)
     out = tmp_path / "hf"
     ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex_text,

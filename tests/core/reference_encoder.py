@@ -114,7 +114,7 @@ class ReferenceEncoder:
             hits = [(text.find(s, pos), -len(s), s) for s in self.specials]
             hits = [h for h in hits if h[0] >= 0]
             end = min(hits)[0] if hits else len(text)
-            for piece in self.split.findall(text[pos:end]):
+            for piece in (m.group() for m in self.split.finditer(text[pos:end])):
                 out += self._bpe(piece)
             if not hits:
                 break

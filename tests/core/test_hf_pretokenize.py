@@ -105,7 +105,35 @@ SHAPES |= {
         pt.Sequence([pt.WhitespaceSplit(), pt.ByteLevel(False)]),
     ),
     "nfkd_strip_left": (nz.Sequence([nz.NFKD(), nz.Strip(True, False)]), pt.ByteLevel(True)),
+    # A Split's regex may capture: its pieces are still the whole matches. NFC makes the
+    # Isolated one go through the pipeline's own steps.
+    "captures_isolated_nfc": (
+        nz.NFC(),
+        pt.Sequence(
+            [
+                pt.Split(Regex(r"(\p{L})+|(?<digits>\p{N}+)"), "isolated"),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
+    ),
+    "captures_kept": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(Regex(r"(\p{L})+|\p{N}+| ?[^\s\p{L}\p{N}]+"), "removed", invert=True),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
+    ),
 }
+# The shapes whose pre-tokens keep offsets into the text (no normalizer, no prefix space).
+UNCHANGED_TEXT = [
+    "split_removed_True",
+    "split_isolated_False",
+    "split_contiguous_True",
+    "captures_kept",
+    "whitespace_split",
+]
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -125,6 +153,19 @@ def test_pretokens_equal_tokenizers_on_generated_text(shape, text):
     normalizer, pre_tokenizer = SHAPES[shape]
     parts = _ours(normalizer, pre_tokenizer)
     assert _pipeline_pretokens(parts, text) == hf_pretokens(normalizer, pre_tokenizer, text)
+
+
+@pytest.mark.parametrize("shape", UNCHANGED_TEXT)
+def test_pipeline_spans_equal_tokenizers_offsets(shape):
+    """Where each piece is in the text, as the editor's spans need it (a Split that keeps
+    only its matches finds them in one pass; the others cut piece by piece)."""
+    normalizer, pre_tokenizer = SHAPES[shape]
+    parts = _ours(normalizer, pre_tokenizer)
+    assert parts.pipeline is not None
+    stage = parts.pipeline.pretokenizer()
+    for text in SAMPLES + SPECIMENS:
+        theirs = [offsets for _, offsets in pre_tokenizer.pre_tokenize_str(text)]
+        assert stage.spans(text) == theirs, (shape, text[:60])
 
 
 def test_only_one_regex_split_takes_the_fast_path():

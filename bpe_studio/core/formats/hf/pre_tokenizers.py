@@ -47,6 +47,18 @@ def _char_finder(compiled: regex.Pattern[str]) -> Finder:
     return lambda text: (m.span() for m in compiled.finditer(text))
 
 
+def findall_of(compiled: regex.Pattern[str]) -> Callable[[str], list[str]]:
+    """``compiled.findall``, as whole matches even where the regex has groups (``findall``
+    would give the groups' text instead: a file's Split may capture).
+
+    >>> findall_of(regex.compile(r"(a)|b"))("xab")
+    ['a', 'b']
+    """
+    if not compiled.groups:
+        return compiled.findall
+    return lambda text: [m.group() for m in compiled.finditer(text)]
+
+
 def find_matches(find: Finder, text: str, invert: bool) -> list[tuple[int, int, bool]]:
     """``Pattern::find_matches``: the text cut into matches and the gaps between them."""
     if not text:
@@ -104,6 +116,9 @@ class Step:
     # regex's findall (matches and the gaps between them), done in C.
     whole: regex.Pattern[str] | None = None
     pattern: str = ""  # the regex it splits with, in the regex module's syntax, if any
+    # Removed and inverted with a pattern that never matches "": the pieces are this regex's
+    # matches alone (the text between them is dropped), done in C.
+    kept: regex.Pattern[str] | None = None
 
     @property
     def passes_whole(self) -> bool:
@@ -117,14 +132,18 @@ class Step:
         if self.prefix_space and not text.startswith(" "):
             text, lead = " " + text, lead + 1
         if self.whole is not None:
-            parts = self.whole.findall(text)
+            parts = findall_of(self.whole)(text)
             out, at = [], 0
             for part in parts:
                 out.append((part, start + max(at - lead, 0), max(lead - at, 0)))
                 at += len(part)
             return out
+        if self.kept is not None:
+            offsets: Iterable[tuple[int, int]] = (m.span() for m in self.kept.finditer(text))
+        else:
+            offsets = split_offsets(find_matches(self.find, text, self.invert), self.behavior)
         pieces = []
-        for s, e in split_offsets(find_matches(self.find, text, self.invert), self.behavior):
+        for s, e in offsets:
             if e > s:
                 pieces.append((text[s:e], start + max(s - lead, 0), min(max(lead - s, 0), e - s)))
         return pieces
@@ -135,8 +154,13 @@ def step_texts(steps: list[Step], text: str) -> list[str]:
     step that splits with one regex is one ``findall`` per piece)."""
     pieces = [text] if text else []
     for step in steps:
-        if step.whole is not None and not step.prefix_space:
-            findall = step.whole.findall
+        # subtle: every piece is non-empty here (no step keeps an empty one), so a step
+        # that never cuts (ByteLevel without its regex) leaves them all as they are.
+        if step.passes_whole:
+            continue
+        one = step.whole if step.whole is not None else step.kept
+        if one is not None and not step.prefix_space:
+            findall = findall_of(one)
             pieces = [p for piece in pieces for p in findall(piece)]
         else:
             pieces = [p[0] for piece in pieces for p in step.split((piece, 0, 0))]
@@ -145,18 +169,23 @@ def step_texts(steps: list[Step], text: str) -> list[str]:
 
 def apply_steps(steps: list[Step], pieces: list[Piece]) -> list[Piece]:
     """The pieces after every step, in order (empty pieces dropped, as ``tokenizers`` does)."""
+    pieces = [p for p in pieces if p[0]]
     for step in steps:
-        pieces = [p for piece in pieces for p in step.split(piece)]
+        if not step.passes_whole:  # it would give each (non-empty) piece back as it is
+            pieces = [p for piece in pieces for p in step.split(piece)]
     return pieces
 
 
 def _regex_step(pattern: str, behavior: str, invert: bool, prefix: bool = False) -> Step:
     t = translate(pattern)
     compiled = regex.compile(t.pattern)
-    whole = None
+    whole = kept = None
     if behavior == "Isolated" and not invert and not t.nullable:
         whole = regex.compile(isolated(t.pattern))
-    return Step(lambda text: find_spans(compiled, text), behavior, invert, prefix, whole, t.pattern)
+    if behavior == "Removed" and invert and not t.nullable:
+        kept = compiled
+    find = lambda text: find_spans(compiled, text)  # noqa: E731
+    return Step(find, behavior, invert, prefix, whole, t.pattern, kept)
 
 
 def _byte_level(obj: Mapping[str, Any]) -> Step:
@@ -209,7 +238,8 @@ def _one(obj: Any, where: str, last: bool) -> list[Step]:
     if kind == "WhitespaceSplit":
         return [Step(_char_finder(_SPACE), "Removed")]
     if kind == "Whitespace":
-        return [Step(lambda t: (m.span() for m in _WORDS.finditer(t)), "Removed", invert=True)]
+        words = lambda t: (m.span() for m in _WORDS.finditer(t))  # noqa: E731
+        return [Step(words, "Removed", invert=True, kept=_WORDS)]
     raise ValueError(f"{where}: {kind or obj!r} is not byte-level BPE (it is not supported here)")
 
 
