@@ -40,6 +40,7 @@ from bpe_studio.core.pretokenization.boundaries import (
     O200K_CUTS,
     QWEN2_CUTS,
     SPECIALS_ONLY,
+    STARCODER_CUTS,
     CutRules,
     chunk_boundaries,
     cut_rules,
@@ -52,6 +53,7 @@ from bpe_studio.core.pretokenization.boundaries import (
 from bpe_studio.core.pretokenization.names import GPT2_PATTERN, PATTERNS
 from bpe_studio.core.pretokenization.scan_patterns import (
     DEEPSEEK_V3_PATTERNS,
+    DIGIT_PATTERN,
     LLAMA3_PATTERN,
     QWEN2_PATTERN,
     isolated,
@@ -481,6 +483,8 @@ OTHER = {
     "llama3": (LLAMA3_CUTS, regex.compile(LLAMA3_REGEX)),
     "qwen2": (QWEN2_CUTS, regex.compile(QWEN2_REGEX)),
     "deepseek_v3": (DEEPSEEK_V3_CUTS, Steps(DEEPSEEK_V3)),
+    # Digits(individual_digits) then ByteLevel's regex.
+    "starcoder": (STARCODER_CUTS, Steps([DIGIT_PATTERN, GPT2_PATTERN])),
 }
 EXTRA_PIECES = st.sampled_from(
     ["a", "B", "é", "עברית", "HTTP", "e\u0301", "\u0301", "'", "'s", "'S", "'ll", "n't", "/",
@@ -511,7 +515,8 @@ def test_open_models_patterns_are_recognised_by_their_exact_text():
     assert cut_rules(LLAMA3_PATTERN.replace("{1,3}", "{1,4}")) is SPECIALS_ONLY
     assert cut_rules(QWEN2_PATTERN + "|x") is SPECIALS_ONLY
     assert steps_cut_rules(DEEPSEEK_V3_PATTERNS[::-1]) is SPECIALS_ONLY
-    assert steps_cut_rules([r"\p{N}", GPT2_PATTERN]) is SPECIALS_ONLY
+    assert steps_cut_rules([GPT2_PATTERN, r"\p{N}"]) is SPECIALS_ONLY
+    assert steps_cut_rules([r"\p{N}", PATTERNS["cl100k"]]) is SPECIALS_ONLY
     # subtle: wrapped as an Isolated Split a regex is a tokenizer.json pipeline's last step,
     # which cut_rules alone cannot vouch for (the pipeline's normalizer, a prefix space).
     assert cut_rules(isolated(LLAMA3_PATTERN)) is SPECIALS_ONLY
@@ -536,6 +541,8 @@ def test_other_oracles_can_fail():
         assert_other_cuts("deepseek_v3", "e\u0301x", [1])  # its words take marks
     with pytest.raises(AssertionError):
         assert_other_cuts("llama3", "a\n  \nb", [2])  # \s*[\r\n]+ takes the run
+    with pytest.raises(AssertionError):
+        assert_other_cuts("starcoder", "x 1 hey", [4])  # " hey" is one pre-token
     # Without its open run, Llama 3's stream limit would take "\n" as final in "\n    ".
     text, rules = "a\n     \n", dataclasses.replace(LLAMA3_CUTS, open_run=None)
     limit = rules.stream_limit(text[:-1], Specials.of([]))
@@ -655,7 +662,7 @@ def assert_every_cut_of(name: str, text: str) -> None:
         assert decided == spans[: len(decided)], (text, k, limit)
 
 
-@pytest.mark.parametrize("name", ["llama3", "qwen2", "deepseek_v3"])
+@pytest.mark.parametrize("name", ["llama3", "qwen2", "deepseek_v3", "starcoder"])
 def test_open_patterns_on_every_short_text(name):
     for alphabet, longest in SHORT_ALPHABETS:
         for n in range(1, longest + 1):

@@ -335,7 +335,7 @@ CUT_RULES = {
     "llama3": "llama3",
     "qwen2": "llama3 after NFC",  # hf_shapes' Qwen2 splits with Llama 3's regex
     "deepseek_v3": "deepseek_v3",
-    "starcoder": "specials only",
+    "starcoder": "starcoder",
     "bloom": "specials only",
     # tiktoken's pattern run by Oniguruma is another pattern ("$" ends a line, "{1,3}+"
     # repeats): it is none of those with rules.

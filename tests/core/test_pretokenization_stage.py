@@ -28,6 +28,7 @@ from bpe_studio.core.pretokenization.boundaries import (
     LLAMA3_CUTS,
     O200K_CUTS,
     SPECIALS_ONLY,
+    STARCODER_CUTS,
 )
 from bpe_studio.core.pretokenization.names import PATTERNS
 from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
@@ -83,8 +84,8 @@ def test_cut_rules_of_each_stage():
     # Qwen2 splits with Llama 3's regex) only between characters NFC leaves alone.
     assert _pipeline("deepseek_v3").pretokenizer().cut_rules is DEEPSEEK_V3_CUTS
     assert _pipeline("qwen2").pretokenizer().cut_rules.name == "llama3 after NFC"
-    # Digits(individual_digits) is no Isolated Split of one regex.
-    assert _pipeline("starcoder").pretokenizer().cut_rules is SPECIALS_ONLY
+    # Digits(individual_digits), then ByteLevel's regex (GPT-2's).
+    assert _pipeline("starcoder").pretokenizer().cut_rules is STARCODER_CUTS
 
 
 def test_pipeline_spans_go_through_the_normalizer():

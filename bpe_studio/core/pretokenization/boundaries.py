@@ -6,10 +6,11 @@ counting and encoding), the fast pattern's fallback around astral characters, st
 the editor's pieces all rely on the same, tested, statements. The rules depend on the pattern,
 so they are obtained per pattern with :func:`cut_rules`: the named patterns (gpt2, cl100k,
 o200k) and the open models' (Llama 3's, Qwen2's, recognised by their exact text in every
-spelling ``scan_patterns`` knows) have the rules below, and so does DeepSeek-V3's Sequence of
-three Splits (:func:`steps_cut_rules`); a tokenizer.json whose normalizer is NFC or NFKC keeps
-its pattern's letter and line rules only between characters the normalizer leaves alone and
-joins nothing across (:func:`stable_cuts`). Any other regex has none, so only the places just
+spelling ``scan_patterns`` knows) have the rules below, and so do DeepSeek-V3's Sequence of
+three Splits and StarCoder's digits then GPT-2's regex (:func:`steps_cut_rules`); a
+tokenizer.json whose normalizer is NFC or NFKC keeps its pattern's letter and line rules
+only between characters the normalizer leaves alone and joins nothing across
+(:func:`stable_cuts`). Any other regex has none, so only the places just
 before a special token are safe (files are chunked only there, the editor cuts only there)
 and a stream must hold its text until a special token or its end.
 
@@ -181,6 +182,10 @@ QWEN2_CUTS = CutRules("qwen2", False, _LETTER_END, _SOLID, lookahead=4, open_run
 DEEPSEEK_V3_CUTS = CutRules(
     "deepseek_v3", False, _WORD_END, _SOLID, lookahead=4, open_run=_SPACE_RUN
 )
+# StarCoder's Digits(individual_digits) then GPT-2's regex: every digit is a piece alone
+# whatever is around it, and each run between digits is split by GPT-2's regex on its own, so
+# a cut GPT-2's rules allow inside a run is one here too, and a cut beside a digit always is.
+STARCODER_CUTS = CutRules("starcoder", False, _LETTER_END, _SOLID, lookahead=4)
 SPECIALS_ONLY = CutRules("specials only", False, None, frozenset(), lookahead=None)
 _BY_NAME = {"gpt2": GPT2_CUTS, "cl100k": CL100K_CUTS, "o200k": O200K_CUTS}
 # The patterns with rules, by the kernel that runs them (``scan_patterns.kind_of`` reads each
@@ -193,7 +198,10 @@ _BY_KIND = {
     Kind.LLAMA3: LLAMA3_CUTS,
     Kind.QWEN2: QWEN2_CUTS,
 }
-_BY_STEPS = {(Kind.DIGITS3, Kind.CJK, Kind.DEEPSEEK): DEEPSEEK_V3_CUTS}
+_BY_STEPS = {
+    (Kind.DIGITS3, Kind.CJK, Kind.DEEPSEEK): DEEPSEEK_V3_CUTS,
+    (Kind.DIGIT, Kind.GPT2): STARCODER_CUTS,
+}
 
 
 def cut_rules(pattern: str) -> CutRules:
@@ -216,7 +224,8 @@ def steps_cut_rules(patterns: list[str] | tuple[str, ...]) -> CutRules:
     """The cut rules of Isolated Splits run in turn, each on the pieces of the one before
     (a regex's ``findall`` is one such step: a pattern whose matches cover every text leaves
     no gap), each pattern wrapped as ``scan_patterns.isolated`` spells it or bare: one
-    pattern's rules (as :func:`cut_rules`), DeepSeek-V3's three Splits' own; else none."""
+    pattern's rules (as :func:`cut_rules`), DeepSeek-V3's three Splits' own, StarCoder's
+    digits then GPT-2's; else none."""
     kinds = tuple(_step_kind(p) for p in patterns)
     if len(kinds) == 1:
         return _BY_KIND.get(kinds[0], SPECIALS_ONLY)  # type: ignore[arg-type]
