@@ -48,8 +48,8 @@ def _char_finder(compiled: regex.Pattern[str]) -> Finder:
 
 
 def findall_of(compiled: regex.Pattern[str]) -> Callable[[str], list[str]]:
-    """``compiled.findall``, as whole matches even where the regex has groups (``findall``
-    would give the groups' text instead: a file's Split may capture).
+    """The matches of ``compiled`` in a text, each whole even where the regex has groups (its
+    ``findall`` would give the groups' text instead: a file's Split may capture).
 
     >>> findall_of(regex.compile(r"(a)|b"))("xab")
     ['a', 'b']
