@@ -5,8 +5,10 @@ against Hugging Face ``tokenizers`` and ``fastokens`` (a Rust encoder of such fi
 same files.
 
 Files: the shapes of ``tests/core/hf_shapes.py`` (the same components the tests prove
-exact; gpt-oss's: o200k's pattern in one Split), each trained by ``tokenizers``' BpeTrainer to
-32,000 tokens on 1 MB of each corpus (GPT-2's: its own vocabulary and merges). Text: 1 MB of
+exact; gpt-oss's: o200k's pattern in one Split; ours for a custom regex, as ``train
+--pattern REGEX`` writes it: a Split that keeps only its matches), each trained by
+``tokenizers``' BpeTrainer to 32,000 tokens on 1 MB of each corpus (GPT-2's: its own
+vocabulary and merges). Text: 1 MB of
 each of ``english_books.txt``, ``chinese.txt``, ``code.txt`` and ``mixed_web.txt`` from byte
 5,000,000 (cut at line breaks). Every result's ids must equal ``tokenizers``' (a mismatch
 marks the row FAIL and the run exits non-zero); fastokens' are checked too.
@@ -20,8 +22,9 @@ H2. ``encode`` of the text, cold: a freshly loaded tokenizer's first call (table
     one thread), medians, the three alternating; the ratios are ours / theirs in MB/s, with
     the ratio of CPU times beside them (the machine is shared). Targets (issue #34), for the
     files that take the compiled path (Llama 3, Qwen2/3, DeepSeek-V3, gpt-oss; GPT-2 and
-    StarCoder too): >= 1.0 x tokenizers and >= 0.3 x fastokens. BLOOM's and the verbatim
-    cl100k pattern have no compiled scanner: their rows are figures to watch.
+    StarCoder too): >= 1.0 x tokenizers and >= 0.3 x fastokens. BLOOM's, the verbatim
+    cl100k pattern and the custom regex have no compiled scanner: their rows are figures
+    to watch.
 
 Run: ``python benchmarks/bench_hf_json.py [--reps N]``. The machine is shared: only same-run
 ratios mean anything.
@@ -53,11 +56,24 @@ FASTOKENS_TARGET = 0.3
 TARGETED = {"gpt2", "llama3", "qwen2", "deepseek_v3", "starcoder", "gpt_oss"}
 
 
+# A custom regex as ``bpe-studio train --pattern REGEX`` writes it: a Split that keeps only
+# its matches, then ByteLevel without its regex.
+CUSTOM_REGEX = r"\p{L}+|\p{N}+|[^\s\p{L}\p{N}]+|\s+"
+
+
 def _shapes():
     sys.path.insert(0, str(REPO_ROOT / "tests" / "core"))
     import hf_shapes
+    from tokenizers import Regex
+    from tokenizers import pre_tokenizers as pt
 
-    return {**hf_shapes.FAMILIES, "gpt_oss": hf_shapes.GPT_OSS}
+    ours = pt.Sequence(
+        [
+            pt.Split(Regex(CUSTOM_REGEX), "removed", invert=True),
+            pt.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    return {**hf_shapes.FAMILIES, "gpt_oss": hf_shapes.GPT_OSS, "custom_regex": (None, ours)}
 
 
 def _build(name: str, shape, train: list[str], folder: Path) -> Path:
