@@ -17,7 +17,7 @@ import regex
 import tiktoken
 from core_helpers import EOT, SLICES, read_fixture, write_text
 from hypothesis import given
-from reference_encoder import ASSIGNED_TEXTS, published, shipped_tiktoken
+from reference_encoder import ASSIGNED_TEXTS, ReferenceEncoder, published, shipped_tiktoken
 from text_strategies import HYPO
 
 from bpe_studio.core import Tokenizer, count_file, count_text, train_bpe
@@ -335,3 +335,21 @@ def test_a_pattern_matching_the_character_elsewhere_is_not_said_to_match_only_em
     tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], [EOT], pattern=r"(?m)\p{L}+$|\s+")
     with pytest.raises(ValueError, match="does not match 'T'"):
         tok.encode("The end")
+
+
+def test_a_pattern_that_can_match_empty_text_encodes_what_it_matches(tmp_path):
+    """Found by the patterns audit: with '\\p{L}*|...' the empty matches between pieces went
+    to the merge engine, which takes only non-empty pieces: a long text's first encode
+    raised KeyError, and the same call again gave ids that did not decode to the text."""
+    pattern = r"\p{L}*|\p{N}+|\s+|[^\s\p{L}\p{N}]"
+    train_text = read_fixture(SLICES["english"])[:20_000]
+    vocab, merges = train_bpe(write_text(tmp_path / "t.txt", train_text), 600, [EOT],
+                              workers=1, pattern=pattern)  # fmt: skip
+    assert (vocab, merges) == reference_train(train_text, 600, [EOT], pattern)
+    text = "".join(read_fixture(SLICES[k]) for k in ("english", "code", "mixed_web"))[:120_000]
+    expected = ReferenceEncoder(vocab, merges, {EOT: 256}, pattern).encode(text)
+    tok = Tokenizer(vocab, merges, [EOT], pattern=pattern)
+    assert tok.encode(text) == expected
+    assert tok.encode(text) == expected  # from the cache the first call filled
+    assert tok.decode(expected) == text
+    assert "" not in pretokenize("ab 12", pattern)

@@ -56,7 +56,8 @@ def matches_in(
     and ``^`` would not match there.)"""
     stretch = text[start:end] if start or end < len(text) else text
     for m in compiled.finditer(stretch):
-        yield start + m.start(), start + m.end()
+        if m.end() > m.start():  # an empty match is no pre-token (``Pretokenizer.findall``)
+            yield start + m.start(), start + m.end()
 
 
 def first_uncovered(compiled: regex.Pattern[str], text: str, start: int, end: int) -> int:
@@ -129,6 +130,10 @@ class Pretokenizer:
             pieces = [m.group() for m in self.compiled.finditer(text)]
         else:
             pieces = self.compiled.findall(text)
+        # subtle: a custom regex may match empty text (\p{L}*); such a match holds nothing
+        # to encode, and the merge engines take only non-empty pieces.
+        if "" in pieces:
+            pieces = [p for p in pieces if p]
         # subtle: the matches do not overlap, so they cover the text exactly when their
         # lengths add up to its length; a named pattern needs no such check.
         if sum(map(len, pieces)) != len(text):

@@ -191,6 +191,9 @@ class BatchBpe:
         if not count:
             return np.empty(0, dtype=np.int64), []
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=count)
+        if not lengths.all():
+            # An empty piece would shift every later piece's ids by one, silently.
+            raise ValueError("an empty piece cannot be merged (a pre-tokenizer gave one)")
         raw = np.frombuffer(b"".join(pieces), dtype=np.uint8)
         ranks = np.empty(len(raw), dtype=np.int64)
         ranks[:-1] = self._byte_pairs[raw[:-1].astype(np.int64) * 256 + raw[1:]]
