@@ -17,9 +17,7 @@ whose first line is a JSON object is refused with one line saying so
 from __future__ import annotations
 
 import glob
-import json
 import os
-import re
 import stat
 import sys
 import tempfile
@@ -28,10 +26,10 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from ..core.corpus.records import unsaid_records
 from ..core.corpus.sources import (
     TAR_BLOCK,
     CorpusFile,
-    Kind,
     check_text_head,
     is_glob_or_url,
     repeated_file,
@@ -52,11 +50,6 @@ _MAGIC = (
     (b"\x28\xb5\x2f\xfd", ".zst"),
     (b"PAR1", ".parquet"),
 )
-# Where a JSON Lines record is looked for: the first line, within this many bytes.
-_SNIFF_BYTES = 1 << 16
-# A JSON object's first key, for a first line longer than the bytes looked at.
-_OBJECT_START = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:')
-_JSON_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".json.xz", ".json.zst")
 
 
 def records(choice: str | None) -> str | None:
@@ -87,27 +80,6 @@ def _suffix(head: bytes) -> str:
     return ""
 
 
-def _first_line_is_a_record(f: CorpusFile) -> bool:
-    """Whether the first non-blank line of ``f`` (decompressed) is a JSON object: parsed
-    when it ends within the bytes looked at, else begun as one (``{"key":``)."""
-    try:
-        with f.open() as stream:
-            head = stream.read(_SNIFF_BYTES)
-    except (OSError, ValueError, EOFError):
-        return False  # counting will say what is wrong with it, naming it
-    text = head.lstrip()
-    end = text.find(b"\n")
-    line = text if end < 0 else text[:end]
-    if not line.startswith(b"{"):
-        return False
-    if end < 0 and len(head) == _SNIFF_BYTES:
-        return _OBJECT_START.match(line) is not None
-    try:
-        return isinstance(json.loads(line), dict)
-    except ValueError:
-        return False
-
-
 def check_not_records(
     files: Sequence[CorpusFile], choice: str | None, copies: dict[str, str]
 ) -> None:
@@ -117,15 +89,14 @@ def check_not_records(
     path to the name the user gave."""
     if choice is not None:
         return
-    for f in files:
-        vague = f.url in copies or f.name.lower().endswith(_JSON_SUFFIXES)
-        if f.kind is Kind.TEXT and vague and _first_line_is_a_record(f):
-            name = copies.get(f.url, f.name)
-            raise CliError(
-                f"{name}: its first line is a JSON object: give --records jsonl to read each "
-                "record's text field (--text-field, default text), or --records none to read "
-                "it as plain text"
-            )
+    f = unsaid_records(files, copies)
+    if f is not None:
+        name = copies.get(f.url, f.name)
+        raise CliError(
+            f"{name}: its first line is a JSON object: give --records jsonl to read each "
+            "record's text field (--text-field, default text), or --records none to read "
+            "it as plain text"
+        )
 
 
 STDIN_FILE = "/dev/stdin"

@@ -50,7 +50,7 @@ from .responsiveness.collector import (
     keep_out_of_collections,
 )
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
-from .training.controller import CANCEL, DISCARD, SAVE, Controller
+from .training.controller import AS_RECORDS, AS_TEXT, CANCEL, DISCARD, SAVE, Controller
 from .views import file_dialogs, kept_settings, theme, window_layout
 from .views.common import table_width
 from .views.compare import CompareView
@@ -194,6 +194,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         p.save_requested.connect(self._save_as)
         c.confirm = lambda title, question: self.ask(title, question)
         c.ask_close = lambda title, question: self.ask_close(title, question)
+        c.ask_records = lambda title, question: self.ask_records(title, question)
         c.choose_save = self._choose_save_on_close
         p.load_button.clicked.connect(self._choose_tokenizer)
         p.bind(self.hub)
@@ -309,6 +310,19 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         box.setDefaultButton(buttons.Save)
         answer = box.exec()
         return {buttons.Save: SAVE, buttons.Discard: DISCARD}.get(buttons(answer), CANCEL)
+
+    def ask_records(self, title: str, question: str) -> str:
+        """JSON Lines records, plain text or Cancel (blocking, modal): ``controller.AS_RECORDS``,
+        ``AS_TEXT`` or ``CANCEL``. Tests replace this method with an answer."""
+        box = QMessageBox(QMessageBox.Icon.Question, title, question, parent=self)
+        box.setTextFormat(Qt.TextFormat.PlainText)  # it names a file
+        records = box.addButton("JSON Lines records", QMessageBox.ButtonRole.AcceptRole)
+        text = box.addButton("Plain text", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(records)
+        box.exec()
+        clicked = box.clickedButton()
+        return AS_RECORDS if clicked is records else AS_TEXT if clicked is text else CANCEL
 
     def choose_save_target(self) -> tuple[str, str] | None:
         """Where and how to save before closing: a format, then a folder (blocking, modal);

@@ -80,3 +80,19 @@ def test_bad_utf8_in_a_compressed_file_names_it(tmp_path):
         CorpusError, match=r"bad\.txt\.gz: not valid UTF-8 at byte offset 18.*line 2"
     ):
         corpus_head(str(path), 1000)
+
+
+def test_a_json_file_is_read_as_records_or_text_as_told(tmp_path):
+    """The app asks how to read a .json file whose first line is a record; its samples (the
+    Report's row, the in-sample curve) read it the way training does (audit h_tui61)."""
+    from bpe_studio.core.corpus.records import unsaid_records
+    from bpe_studio.core.corpus.sources import resolve_corpus
+
+    rows = tmp_path / "rows.json"
+    rows.write_text("".join(json.dumps({"text": line}) + "\n" for line in LINES), "utf-8")
+    assert corpus_head(str(rows), 10_000, records="jsonl") == "".join(LINES)
+    assert corpus_head(str(rows), 10_000, records="text") == rows.read_text("utf-8")
+    assert unsaid_records(resolve_corpus(str(rows))) is not None
+    plain = tmp_path / "plain.json"
+    plain.write_text('["a list, not a record"]\n', "utf-8")
+    assert unsaid_records(resolve_corpus(str(plain))) is None

@@ -108,6 +108,7 @@ def window(qtbot):
     win = MainWindow()
     win.ask = lambda title, question: True  # no blocking dialog; tests that ask replace it
     win.ask_close = lambda title, question: "discard"  # closing never blocks either
+    win.ask_records = lambda title, question: "cancel"  # nor a .json of records opened
     qtbot.addWidget(win)
     win.resize(1440, 900)  # a fixed size: the offscreen screen is small
     win.show()

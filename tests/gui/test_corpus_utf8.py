@@ -1,6 +1,7 @@
 """Open corpus reads the start of a plain text file and refuses one that is not UTF-8 there,
 naming the file and the byte, before asking to discard the run on screen (as an empty or
-missing file is refused). Other corpora (compressed files, records) are left to the run."""
+missing file is refused). Other corpora (compressed files, records) are left to the run.
+A .json file whose first line is a JSON object is read as the user says: records or text."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from gui_helpers import FIXTURES, train_in_window
 
 from bpe_studio.gui.model.corpus_source import PROBE_BYTES
 from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.training.controller import AS_RECORDS, AS_TEXT, CANCEL
 
 TINY = FIXTURES / "tinystories_slice.txt"
 
@@ -62,3 +64,42 @@ def test_a_tar_archive_is_refused_at_open(qtbot, window, tmp_path):
     assert not window.open_corpus(archive)
     assert window.last_error is not None
     assert "stories.tar.gz: a tar archive, not text" in window.last_error
+
+
+def test_a_json_file_of_records_is_read_as_the_user_says(qtbot, window, tmp_path):
+    """Audit h_tui61: a .json of JSON Lines was trained on as text, braces and field names
+    included, where the command line refuses it without --records."""
+    words = ("lantern", "harbour", "meadow", "pebble", "thistle", "copper")
+    lines = [json.dumps({"text": f"{a} {b} {a}{b}"}) for a in words for b in words]
+    corpus = tmp_path / "rows.json"
+    corpus.write_text(("\n".join(lines) + "\n") * 4, encoding="utf-8")
+    asked: list[str] = []
+
+    def answer(choice):
+        def ask(title, question):
+            asked.append(question)
+            return choice
+
+        return ask
+
+    window.ask_records = answer(CANCEL)
+    assert not window.open_corpus(corpus)
+    assert window.state.corpus_source is None
+    assert "rows.json: its first line is a JSON object" in asked[0]
+    window.ask_records = answer(AS_TEXT)
+    assert window.open_corpus(corpus)
+    assert not window.state.corpus_source.records
+    window.ask_records = answer(AS_RECORDS)
+    assert window.open_corpus(corpus)  # the same file, read another way
+    source = window.state.corpus_source
+    assert source.records and source.read_as == AS_RECORDS
+    assert not window.panel.text_field_edit.isHidden()
+    window.panel.vocab_spin.setValue(300)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000) as blocker:
+        pass
+    assert blocker.args[0] is not None, window.last_error
+    merged = [a + b for a, b in blocker.args[0].merges]
+    assert merged and not [m for m in merged if b'"' in m or b"{" in m or b"text" == m]
+    assert len(asked) == 3  # asked at Open only, not again at Train

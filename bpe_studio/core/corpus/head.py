@@ -23,11 +23,15 @@ from .sources import DEFAULT_TEXT_FIELD, Kind, resolve_corpus
 
 
 def corpus_head(
-    paths: str | Sequence[str], limit: int, text_field: str = DEFAULT_TEXT_FIELD
+    paths: str | Sequence[str],
+    limit: int,
+    text_field: str = DEFAULT_TEXT_FIELD,
+    records: str | None = None,
 ) -> str:
-    """About the first ``limit`` bytes of the corpus ``paths`` names, as text (see the module)."""
+    """About the first ``limit`` bytes of the corpus ``paths`` names, as text (see the module);
+    ``records`` as for ``train_bpe`` (None: each file's name says what it holds)."""
     head = _Head(limit)
-    for f in resolve_corpus(paths):
+    for f in resolve_corpus(paths, records):
         if f.kind is not Kind.TEXT:
             if not all(head.add(document, f.name) for document in file_documents(f, text_field)):
                 break

@@ -8,14 +8,17 @@ the field, or whose field is not text, is an error naming the field, the file an
 (JSON Lines) or the row group and row (Parquet). :func:`parquet_row_groups` lists a Parquet
 file's row groups and their sizes (one counting task each); :func:`file_documents` reads a
 whole file of either kind, in order (what encoding records reads); :func:`holds_text` whether
-a corpus holds any text at all.
+a corpus holds any text at all; :func:`unsaid_records` finds a file whose name does not say
+it holds records (a ``.json``) but whose first line is one, which read as text would be
+trained on its braces and field names (the command line and the app ask how to read it).
 What it leaves out: where the files are (``sources``), counting (``tasks``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+import re
+from collections.abc import Callable, Container, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -27,6 +30,13 @@ if TYPE_CHECKING:
 
 # Rows converted to Python strings at a time within a row group.
 PARQUET_BATCH = 1024
+# Where a JSON Lines record is looked for: the first line, within this many bytes.
+_SNIFF_BYTES = 1 << 16
+# A JSON object's first key, for a first line longer than the bytes looked at.
+_OBJECT_START = re.compile(rb'\{\s*"(?:[^"\\]|\\.)*"\s*:')
+# Names that say JSON but not JSON Lines: a .json file may hold either, so its name is no
+# reason to read it as records, nor as text.
+JSON_SUFFIXES = (".json", ".json.gz", ".json.bz2", ".json.xz", ".json.zst")
 
 
 def _fields(names: Iterable[str]) -> str:
@@ -203,3 +213,37 @@ def nothing_to_merge(
     if not counted and not holds_text(files, field or DEFAULT_TEXT_FIELD):
         return "the file holds no text" if one else "the files hold no text"
     return NO_PAIR
+
+
+def first_line_is_a_record(f: CorpusFile) -> bool:
+    """Whether the first non-blank line of ``f`` (decompressed) is a JSON object: parsed
+    when it ends within the bytes looked at, else begun as one (``{"key":``)."""
+    try:
+        with f.open() as stream:
+            head = stream.read(_SNIFF_BYTES)
+    except (OSError, ValueError, EOFError):
+        return False  # counting will say what is wrong with it, naming it
+    text = head.lstrip()
+    end = text.find(b"\n")
+    line = text if end < 0 else text[:end]
+    if not line.startswith(b"{"):
+        return False
+    if end < 0 and len(head) == _SNIFF_BYTES:
+        return _OBJECT_START.match(line) is not None
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
+def unsaid_records(files: Sequence[CorpusFile], vague: Container[str] = ()) -> CorpusFile | None:
+    """The first file of ``files`` read as plain text whose name says nothing of what it
+    holds (a ``.json`` name, or its ``url`` in ``vague``: a stream's copy, say) while its
+    first line is a JSON object; None when there is none. Read as text, such a file would be
+    trained on braces and field names included: a caller asks how to read it (``records=``
+    "jsonl" or "text") rather than guess."""
+    for f in files:
+        named_vaguely = f.url in vague or f.name.lower().endswith(JSON_SUFFIXES)
+        if f.kind is Kind.TEXT and named_vaguely and first_line_is_a_record(f):
+            return f
+    return None

@@ -220,14 +220,15 @@ def corpus_sample(
     *,
     text_field: str = DEFAULT_TEXT_FIELD,
     label: str | None = None,
+    records: str | None = None,
 ) -> Sample:
     """About the first ``limit`` bytes of the corpus ``paths`` names, however it is kept (a
     plain or compressed file, records' ``text_field``, several files: ``corpus.head``), cut
     after a line break (or, with none, back to a whole character), named "Corpus: LABEL"
-    (by default, after its first file). Invalid UTF-8 raises ValueError naming the file, the
-    byte offset and the line, as training does."""
+    (by default, after its first file); ``records`` as for ``train_bpe``. Invalid UTF-8
+    raises ValueError naming the file, the byte offset and the line, as training does."""
     from ..corpus.head import corpus_head  # subtle: lazily; it imports the process pools
 
     given = [os.fspath(paths)] if isinstance(paths, (str, os.PathLike)) else list(paths)
     name = label if label is not None else Path(given[0]).name
-    return Sample(f"Corpus: {name}", corpus_head(given, limit, text_field))
+    return Sample(f"Corpus: {name}", corpus_head(given, limit, text_field, records))

@@ -5,7 +5,9 @@ What it does: :class:`CorpusSource` is the corpus the user opened: paths, a glob
 with a name for the panel, the stored size, how many of its files are compressed (progress
 counts stored bytes, so the panel says when they are compressed ones) and whether it holds
 records (then a text field is asked for). ``plain`` is the one plain local text file the
-sample-reading views (the compression curve's in-sample text, the report) can read, or None.
+sample-reading views (the compression curve's in-sample text, the report) can read, or None;
+``read_as`` how the user said to read a file whose name does not say what it holds (a
+``.json`` whose first line is a record, :func:`unsaid_records_in`: as JSON Lines or as text).
 :func:`utf8_problem` reads the start of each plain text file named, so that a file that is
 not UTF-8 is refused at Open, before the run on screen is discarded for it.
 What it leaves out: where the counting runs (``gui.views.cluster_choice``), training (``worker``).
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from ...core.corpus.counting import read_head
 from ...core.corpus.errors import CorpusError
+from ...core.corpus.records import unsaid_records
 from ...core.corpus.sources import Kind, check_text_files, is_glob_or_url, resolve_corpus
 
 # How much of each plain text file Open reads to check it is UTF-8 (on the GUI thread).
@@ -45,6 +48,9 @@ class CorpusSource:
     records: bool  # JSON Lines or Parquet records: a text field is needed
     plain: Path | None  # the one plain local text file it is, else None
     compressed: int = 0  # files stored compressed (.gz, .bz2, .xz, .zst)
+    # The core's ``records`` the user chose for a file its name says nothing of (a .json):
+    # "jsonl" or "text"; None: each file's name says what it holds.
+    read_as: str | None = None
 
     @property
     def stored_bytes(self) -> str:
@@ -55,10 +61,11 @@ class CorpusSource:
         return "compressed" if self.compressed == self.files else "as stored"
 
 
-def corpus_source(paths: list[str]) -> CorpusSource:
+def corpus_source(paths: list[str], read_as: str | None = None) -> CorpusSource:
     """The corpus ``paths`` name, resolved now (a missing file, a glob that matches nothing or a
-    missing package raises the core's error, which names it)."""
-    files = resolve_corpus(paths)
+    missing package raises the core's error, which names it), its files read as ``read_as``
+    says (the core's ``records``)."""
+    files = resolve_corpus(paths, read_as)
     first = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     single = files[0] if len(files) == 1 else None
     plain = (
@@ -75,19 +82,31 @@ def corpus_source(paths: list[str]) -> CorpusSource:
         any(f.kind is not Kind.TEXT for f in files),
         plain,
         sum(f.compression is not None for f in files),
+        read_as,
     )
 
 
-def utf8_problem(paths: Sequence[str]) -> str | None:
+def unsaid_records_in(paths: Sequence[str]) -> str | None:
+    """The name of a local file of the corpus ``paths`` name whose name does not say it
+    holds records (a ``.json``) while its first line is one (``records.unsaid_records``, the
+    command line's rule); None when there is none. Remote files are left to the run, as for
+    :func:`utf8_problem`: reading them here would hold the window up."""
+    local = [f for f in resolve_corpus(list(paths)) if f.local]
+    found = unsaid_records(local)
+    return found.name if found is not None else None
+
+
+def utf8_problem(paths: Sequence[str], read_as: str | None = None) -> str | None:
     """Why a local text file among ``paths`` (each an existing file or a glob or URL) is
     not UTF-8 text, in the core's words: an archive or a document (``check_text_files``,
     compressed files too), or the file and the byte offset of a fault in a plain file's first
     ``PROBE_BYTES``; None when none is found. Globs, URLs and records are left to the run,
-    which reads and checks them all; so is a fault further on."""
+    which reads and checks them all; so is a fault further on. ``read_as``: the core's
+    ``records``, as the corpus is read."""
     for path in paths:
         if is_glob_or_url(path):
             continue
-        (file,) = resolve_corpus([path])
+        (file,) = resolve_corpus([path], read_as)
         if not file.local or file.kind is not Kind.TEXT:
             continue
         try:

@@ -51,7 +51,8 @@ class TextSpec(NamedTuple):
 
     def read(self) -> str:
         if self.corpus is not None:
-            return corpus_head(self.corpus.paths, self.limit or 0, self.corpus.text_field)
+            c = self.corpus
+            return corpus_head(c.paths, self.limit or 0, c.text_field, c.records)
         return read_text(self.path) if self.limit is None else read_slice(self.path, self.limit)
 
 

@@ -56,11 +56,14 @@ class TokenizerRef:
 
 @dataclass(frozen=True)
 class CorpusRef:
-    """A corpus as the trainer reads it: paths, globs or URLs, and the records' text field."""
+    """A corpus as the trainer reads it: paths, globs or URLs, and the records' text field;
+    ``records``: how the user said to read a file whose name does not say (the core's
+    ``records``: "jsonl", "text"; None: each file's name says)."""
 
     paths: tuple[str, ...]
     text_field: str
     label: str
+    records: str | None = None
 
 
 class Kind(enum.Enum):

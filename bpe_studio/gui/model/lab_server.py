@@ -240,6 +240,7 @@ class _Server:
             table=table,
             workers=job.workers,
             text_field=corpus.text_field,
+            records=corpus.records,
             progress=progress,
             cancel=cancel,
             # The encoder's first compile on this machine: said, not a silent stall.

@@ -141,6 +141,7 @@ class RunSettings:
     workers: int | None = None  # pre-tokenizing processes (None: the core's default)
     text_field: str = DEFAULT_TEXT_FIELD  # of JSON Lines and Parquet records
     cluster: str | None = None  # count on a Dask cluster (``core.corpus.cluster``)
+    records: str | None = None  # the core's ``records`` (``CorpusSource.read_as``)
 
     @property
     def target_merges(self) -> int:
@@ -240,7 +241,7 @@ class RunState:
             return None
         s = self.settings
         field = s.text_field if s is not None and s.corpus == source.paths else DEFAULT_TEXT_FIELD
-        return CorpusRef(source.paths, field, source.name)
+        return CorpusRef(source.paths, field, source.name, source.read_as)
 
     @property
     def special_tokens(self) -> tuple[str, ...]:

@@ -252,7 +252,7 @@ class VocabLab:
             source = self.hub.state.corpus_source
             if source is None:
                 return None
-            return CorpusRef(source.paths, self.text_field, source.name)
+            return CorpusRef(source.paths, self.text_field, source.name, source.read_as)
         if c.kind is CorpusKind.NONE or not c.paths:
             return None
         return CorpusRef(c.paths, self.text_field, c.label)

@@ -36,7 +36,12 @@ from ...core.io.worker_memory import give_back_freed_memory
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
-from ..model.corpus_source import CorpusSource, corpus_source, utf8_problem
+from ..model.corpus_source import (
+    CorpusSource,
+    corpus_source,
+    unsaid_records_in,
+    utf8_problem,
+)
 from ..model.errors import describe_error
 from ..model.run_tokenizer import run_tokenizer_at, training_label
 from ..model.saving import data_to_save, gpt2_problem, saveable_merges
@@ -56,6 +61,9 @@ SAVED_FILES: dict[str, tuple[str, ...]] = {
 }
 # What closing with unsaved merges may do (``Controller.ask_close``'s answers).
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+# How to read a file whose name does not say (``Controller.ask_records``'s answers, besides
+# CANCEL): the core's ``records`` values.
+AS_RECORDS, AS_TEXT = "jsonl", "text"
 
 
 class Controller(QObject):
@@ -83,6 +91,9 @@ class Controller(QObject):
         # Asked when closing would lose merges: (title, question) -> SAVE, DISCARD or CANCEL;
         # and, for SAVE, where and how: () -> (folder, format) or None (cancelled).
         self.ask_close: Callable[[str, str], str] = lambda title, question: DISCARD
+        # Asked when a file's name does not say whether it holds records (a .json whose first
+        # line is a JSON object): (title, question) -> AS_RECORDS, AS_TEXT or CANCEL.
+        self.ask_records: Callable[[str, str], str] = lambda title, question: CANCEL
         self.choose_save: Callable[[], tuple[str, str] | None] = lambda: None
         # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
         # it and its repaint: inside the frame, the editor, the explanation pages and their jobs
@@ -134,9 +145,12 @@ class Controller(QObject):
             "discards it.\n\nDiscard it?",
         )
 
-    def _corpus_problem(self, paths: list[str]) -> tuple[CorpusSource | None, str | None]:
-        """The corpus ``paths`` name, or why it cannot be trained on (naming the file): missing,
-        empty, or a plain text file that is not UTF-8 at its start (``utf8_problem``)."""
+    def _corpus_problem(
+        self, paths: list[str], read_as: str | None = None
+    ) -> tuple[CorpusSource | None, str | None]:
+        """The corpus ``paths`` name, read as ``read_as`` says (the core's ``records``), or why
+        it cannot be trained on (naming the file): missing, empty, or a plain text file that
+        is not UTF-8 at its start (``utf8_problem``)."""
         for path in paths:
             if is_glob_or_url(path):
                 continue
@@ -146,15 +160,34 @@ class Controller(QObject):
             if not p.is_file():
                 return None, f"{p}: not a regular file"
         try:
-            source = corpus_source(paths)
+            source = corpus_source(paths, read_as)
         except (OSError, ValueError) as error:
             return None, describe_error(error)
         if source.size == 0:
             empty = "the file is empty" if source.files == 1 else "the files are empty"
             named = paths[0] if len(paths) == 1 else source.name
             return None, f"{named}: {empty}: there is nothing to train on"
-        problem = utf8_problem(paths)
+        problem = utf8_problem(paths, read_as)
         return (None, problem) if problem is not None else (source, None)
+
+    def _how_to_read(self, paths: list[str]) -> str | None:
+        """None when every file's name says what it holds; else, for a file that does not
+        say (a .json whose first line is a JSON object, which the command line refuses without
+        --records), the user's answer: AS_RECORDS, AS_TEXT or CANCEL."""
+        try:
+            name = unsaid_records_in(paths)
+        except (OSError, ValueError):
+            return None  # resolved just before; what changed since is said by the run
+        if name is None:
+            return None
+        every = " (and every other file of the corpus)" if len(paths) > 1 else ""
+        return self.ask_records(
+            "Read as JSON Lines records?",
+            f"{name}: its first line is a JSON object, and its name does not say whether it "
+            "holds JSON Lines records or text.\n\nRead it" + every + " as records, each "
+            "record's text field one document (the field is set beside the corpus), or as "
+            "plain text, braces and field names included?",
+        )
 
     # -------------------------------------------------------------- corpus
     def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:
@@ -165,13 +198,17 @@ class Controller(QObject):
         given = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else path
         paths = [p if is_glob_or_url(p) else os.path.abspath(os.path.expanduser(p)) for p in given]
         source, problem = self._corpus_problem(paths)
+        read_as = self._how_to_read(paths) if source is not None else None
+        if read_as == CANCEL:
+            return False
+        if read_as is not None:
+            source, problem = self._corpus_problem(paths, read_as)
         if source is None:
             self.error.emit("Cannot open corpus", problem or "")
             return False
         old = self.hub.state.corpus_source
-        if (old is None or old.paths != source.paths) and not self._may_discard(
-            "Opening another corpus"
-        ):
+        same = old is not None and (old.paths, old.read_as) == (source.paths, source.read_as)
+        if not same and not self._may_discard("Opening another corpus"):
             return False
         self.hub.set_corpus(source)
         return True
@@ -186,7 +223,7 @@ class Controller(QObject):
             self.error.emit("No corpus", "Open a corpus file first (or drop one on the window).")
             return False
         # It may have changed since it was opened.
-        source, problem = self._corpus_problem(list(opened.paths))
+        source, problem = self._corpus_problem(list(opened.paths), opened.read_as)
         if source is None:
             self.error.emit("Cannot train", problem or "")
             return False
@@ -212,6 +249,7 @@ class Controller(QObject):
             settings.workers,
             settings.text_field,
             settings.cluster,
+            source.read_as,
         )
         self.hub.begin_run(settings, initial_vocab(list(settings.special_tokens)))
         self._editor_at = (0, time.perf_counter())

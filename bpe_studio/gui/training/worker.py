@@ -180,13 +180,14 @@ class TrainingWorker(QObject):
             record_pairs=TOP_PAIRS,
             cluster=cfg.cluster,
             text_field=cfg.text_field,
+            records=cfg.records,
             status=self._status,
         )
         # Why nothing can be learned, in the command line's words (a corpus with no text is
         # read up to its first character, on this thread), when nothing can.
         why = None
         if trainer.target_merges > 0 and not trainer.top_pairs(1):
-            files = corpus_files(list(cfg.corpus))
+            files = corpus_files(list(cfg.corpus), cfg.records)
             why = nothing_to_merge(files, cfg.text_field, bool(trainer.pretoken_counts))
         self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)

@@ -80,7 +80,11 @@ def corpus_row(corpus: CorpusRef) -> Sample:
     """The corpus's first megabyte of text, however it is kept, named as the app names it:
     the compression plot's in-sample text."""
     return corpus_sample(
-        corpus.paths, CORPUS_LIMIT, text_field=corpus.text_field, label=corpus.label
+        corpus.paths,
+        CORPUS_LIMIT,
+        text_field=corpus.text_field,
+        label=corpus.label,
+        records=corpus.records,
     )
 
 
