@@ -113,7 +113,9 @@ def test_a_workers_error_is_the_dialog_alone_not_stderr(qtbot, window, tmp_path,
     error dialog; the workers' and the scheduler's logs (their ERROR lines and tracebacks, in
     processes that write to this process's stderr) say nothing about it."""
     path = tmp_path / "docs.jsonl"
-    path.write_text("".join(json.dumps({"title": f"t{i}"}) + "\n" for i in range(50)), "utf-8")
+    # The first record has the field (Train reads it before it starts: corpus_probe).
+    rows = [{"body": "b0"}] + [{"title": f"t{i}"} for i in range(1, 50)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), "utf-8")
     panel = window.panel
     assert window.open_corpus(str(path))
     panel.text_field_edit.setText("body")
@@ -122,7 +124,7 @@ def test_a_workers_error_is_the_dialog_alone_not_stderr(qtbot, window, tmp_path,
     capfd.readouterr()  # what came before the run is not the run's
     assert window.start_training()
     qtbot.waitUntil(lambda: window.error_box is not None, timeout=120_000)
-    assert "docs.jsonl: line 1: no field 'body'" in window.error_box.text()
+    assert "docs.jsonl: line 2: no field 'body'" in window.error_box.text()
     qtbot.waitUntil(lambda: not dask_workers(), timeout=30_000)
     err = capfd.readouterr().err
     assert "Traceback" not in err and "ERROR" not in err and "distributed" not in err, err

@@ -98,6 +98,61 @@ def test_special_tokens_may_hold_spaces(qtbot, window):
     assert result.merges == reference_train(text, 300, ["<|im start|>", "<|im end|>"])[1]
 
 
+def test_a_single_byte_special_token_is_refused_before_train(qtbot, window):
+    """Audit h_tui61: "a" showed "a → 256" as valid; Train asked to discard the run on
+    screen, then failed on it. Now the panel refuses it in the trainer's words."""
+    panel = window.panel
+    assert window.open_corpus(DEMO_CORPUS)
+    panel.specials_edit.setText(f"{EOT}\na\n<pad>")
+    problem = panel.problem_label.text()
+    assert panel.problem_label.isVisible() and "Special token 'a' is a single byte" in problem
+    assert not panel.train_button.isEnabled() and not window.start_training()
+    assert "border" in panel.specials_edit.styleSheet()
+    assert panel.specials_ids.text() == "→ 256\n\n→ 257"  # the refused line gets no id
+    panel.specials_edit.setText(f"{EOT}\n<a>")
+    assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
+    assert panel.specials_edit.styleSheet() == ""
+
+
+def test_train_checks_the_corpus_start_before_asking_to_discard(qtbot, window, tmp_path):
+    """Audit h_tui61: a custom regex that leaves text out, a JSON Lines file without the text
+    field and a plain text file named .jsonl were refused only once the run on screen was
+    discarded for them. Train now reads the start of the corpus first, in the trainer's words."""
+    first = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    asked = Questions(True)
+    window.ask = asked
+    panel = window.panel
+    panel.pattern_choice.set_pattern(r"\w+")
+    assert not window.start_training()
+    assert "the pattern '\\w+' does not match ' ' (U+0020) at line 1" in window.last_error
+    panel.pattern_choice.set_pattern("x*")
+    assert not window.start_training()
+    assert "the pattern 'x*' matches only empty text before" in window.last_error
+    assert asked.asked == [] and window.state.result is first
+    panel.pattern_choice.set_pattern("gpt2")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"body": f"row {i}"}) + "\n" for i in range(40)))
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text("plain text, no records\n" * 40)
+    for corpus, said in (
+        (rows, "rows.jsonl: line 1: no field 'text' (the record's fields: 'body')"),
+        (plain, "plain.jsonl: line 1: not a JSON record"),
+    ):
+        window.ask = lambda title, question: True
+        assert window.open_corpus(corpus)
+        after_open = window.state.result
+        window.ask = asked
+        assert not window.start_training()
+        assert said in window.last_error and asked.asked == []
+        assert window.state.result is after_open
+    panel.text_field_edit.setText("body")
+    window.ask = lambda title, question: True
+    assert window.open_corpus(rows) and window.start_training()
+    with qtbot.waitSignal(window.controller.session.finished, timeout=60_000) as blocker:
+        pass
+    assert blocker.args[0] is not None and blocker.args[0].merges
+
+
 def test_the_default_special_token_is_shared_with_the_cli(window):
     from bpe_studio.cli import train
 

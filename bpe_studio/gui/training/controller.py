@@ -1,7 +1,8 @@
 """What the app does when asked: open a corpus, train, pause, stop, save, load, close.
 
 What it does: :class:`Controller` turns those requests into changes of the
-:class:`~..model.app_model.AppModel`: it checks the corpus, starts a
+:class:`~..model.app_model.AppModel`: it checks the corpus (at Train, also the start of its
+files with the run's settings, ``corpus_probe``, before the run on screen is discarded), starts a
 :class:`~.session.TrainingSession` (which writes the run into the model) with the
 :class:`~..model.state.RunSettings` the controls give, rebuilds the editor's tokenizer from
 the record every few hundred merges while training, saves the tokenizer on screen (also a
@@ -36,6 +37,7 @@ from ...core.io.worker_memory import give_back_freed_memory
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
+from ..model.corpus_probe import settings_problem
 from ..model.corpus_source import (
     CorpusSource,
     corpus_source,
@@ -224,7 +226,10 @@ class Controller(QObject):
             return False
         # It may have changed since it was opened.
         source, problem = self._corpus_problem(list(opened.paths), opened.read_as)
-        if source is None:
+        if source is not None:
+            # Before the run on screen is discarded: a run that fails at once is no reason.
+            problem = settings_problem(source, settings)
+        if source is None or problem is not None:
             self.error.emit("Cannot train", problem or "")
             return False
         discarded = self._ask_discard("Training again")

@@ -48,6 +48,7 @@ from .training_inputs import (
     SpecialTokensEdit,
     problem_style,
     special_ids_text,
+    special_token_problem,
 )
 
 DEFAULT_VOCAB_SIZE = 10_000
@@ -269,6 +270,7 @@ class TrainingPanel(QWidget):
         """The first reason the inputs cannot be trained, in words; None when they can."""
         return (
             self.settings().vocab_problem()
+            or self.specials_edit.problem()
             or self.pattern_choice.problem()
             or self.cluster_choice.problem()
         )
@@ -286,18 +288,25 @@ class TrainingPanel(QWidget):
     @Slot()
     def _check_inputs(self) -> None:
         specials = self.special_tokens()
-        ids = special_ids_text(specials)
-        # One id per line of the edit, beside it (blank and repeated lines get none).
-        id_of = {tok: BYTE_TOKENS + i for i, tok in enumerate(specials)}
+        # A token the trainer refuses gets no id: the ids shown are those a run would give.
+        kept = tuple(tok for tok in specials if special_token_problem(tok) is None)
+        ids = special_ids_text(kept)
+        # One id per line of the edit, beside it (blank, repeated and refused lines get none).
+        id_of = {tok: BYTE_TOKENS + i for i, tok in enumerate(kept)}
         lines = [line.strip() for line in self.specials_edit.text().splitlines()]
         shown: set[str] = set()
         beside = []
         for line in lines:
-            beside.append(f"→ {id_of[line]}" if line and line not in shown else "")
+            beside.append(f"→ {id_of[line]}" if line in id_of and line not in shown else "")
             shown.add(line)
         self.specials_ids.setText("\n".join(beside))
         self.specials_ids.setToolTip(ids)
-        self.specials_edit.setToolTip(f"{self.specials_edit.HELP}\n\n{ids}")
+        tokens_problem = self.specials_edit.problem()
+        self.specials_edit.setStyleSheet(problem_style() if tokens_problem else "")
+        help_text = f"{self.specials_edit.HELP}\n\n{ids}"
+        self.specials_edit.setToolTip(
+            f"{tokens_problem}\n\n{help_text}" if tokens_problem else help_text
+        )
         size_problem = RunSettings(self.vocab_spin.value(), specials).vocab_problem()
         self.vocab_spin.setStyleSheet(problem_style() if size_problem else "")
         self.vocab_spin.setToolTip(

@@ -3,8 +3,9 @@
 What it does: :class:`PatternChoice` picks the pre-tokenization pattern (GPT-2's, cl100k's,
 o200k's, or a custom regex checked as it is typed, with core's own error message);
 :class:`SpecialTokensEdit` takes special tokens one per line, so a token may hold spaces
-(``<|im start|>``); :func:`special_ids_text` says which id each one gets. Every problem is
-one line the panel shows (the vocabulary size's is the core's rule,
+(``<|im start|>``), and refuses one that is a single byte in the trainer's words
+(:func:`special_token_problem`); :func:`special_ids_text` says which id each one gets. Every
+problem is one line the panel shows (the vocabulary size's is the core's rule,
 ``RunSettings.vocab_problem``), and Train stays disabled while there is one.
 What it leaves out: the panel's layout and the buttons (``controls``).
 """
@@ -22,7 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import pretokenizer
+from ...core.pretokenization.specials import refuse_single_bytes
 from ...core.train.vocab import BYTE_TOKENS
+from ..model.errors import describe_error
 from .theme import colours
 
 # The choices: label, pattern name (None: the custom regex typed beside it).
@@ -37,6 +40,16 @@ PATTERN_CHOICES: tuple[tuple[str, str | None], ...] = (
 def problem_style() -> str:
     """The red border of an input that cannot be trained, in the scheme's error colour."""
     return f"border: 1px solid {colours().error}; border-radius: 3px"
+
+
+def special_token_problem(token: str) -> str | None:
+    """Why ``token`` cannot be a special token of a trained vocabulary, as the trainer says
+    it (a single byte: ``specials.refuse_single_bytes``), or None."""
+    try:
+        refuse_single_bytes([token])
+    except ValueError as error:
+        return describe_error(error)
+    return None
 
 
 def special_ids_text(special_tokens: tuple[str, ...]) -> str:
@@ -74,6 +87,10 @@ class SpecialTokensEdit(QPlainTextEdit):
     def tokens(self) -> tuple[str, ...]:
         lines = (line.strip() for line in self.toPlainText().splitlines())
         return tuple(dict.fromkeys(line for line in lines if line))
+
+    def problem(self) -> str | None:
+        """Why the first token that cannot be trained cannot (the trainer's words), or None."""
+        return next(filter(None, map(special_token_problem, self.tokens())), None)
 
 
 class PatternChoice(QWidget):
@@ -160,7 +177,7 @@ def reveal(edit: QLineEdit, shown: bool) -> None:
         edit.setFocus()
 
 
-def mark_problem(edit: QLineEdit, problem: str | None) -> None:
+def mark_problem(edit: QWidget, problem: str | None) -> None:
     """A red border and the problem as the tooltip while there is one."""
     edit.setStyleSheet(problem_style() if problem else "")
     edit.setToolTip(problem or "")
