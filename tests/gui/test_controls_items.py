@@ -370,6 +370,26 @@ def test_the_vocabulary_size_rule_is_the_cores_and_a_size_is_named_not_reverted(
     assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
 
 
+def test_a_vocabulary_of_the_bytes_and_specials_is_a_byte_level_tokenizer(qtbot, window, tmp_path):
+    """Audit h_tui61: 256 + the special tokens (no merge asked for, a size the README allows)
+    ended with "Nothing was learned ... no two bytes side by side" and Save off; the command
+    line says it is a byte-level tokenizer and writes it."""
+    from bpe_studio.core.formats.files import load_data
+
+    earlier = train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    assert window.save_tokenizer(tmp_path / "earlier", "hf")
+    result = train_in_window(qtbot, window, DEMO_CORPUS, 257)
+    assert result.merges == [] and len(result.vocab) == 257
+    assert window.state.result is result is not earlier  # not put back: it is what was asked
+    status = window.panel.status.text()
+    assert status.startswith("Done: a byte-level tokenizer, with no merge") and "257" in status
+    assert "Nothing was learned" not in status
+    assert window.panel.save_button.isEnabled()
+    assert window.save_tokenizer(tmp_path / "bytes", "hf")
+    data = load_data(tmp_path / "bytes" / "tokenizer.json")
+    assert data.merges == [] and len(data.vocab) == 257 and data.special_tokens == {EOT: 256}
+
+
 def test_an_inputs_problem_shifts_nothing_below_the_controls(qtbot, window):
     """A vocabulary size too small (and a regex that does not compile) is named in red in the
     status line's place: before, a line of its own appeared under the controls and moved the

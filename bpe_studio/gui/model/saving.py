@@ -2,8 +2,9 @@
 
 What it does: :func:`saveable_merges` says how many merges Save would write now (a loaded
 tokenizer's, a finished or stopped run's, a paused run's so far; 0: nothing to save, Save is
-off); :func:`data_to_save` builds those files' contents; :func:`gpt2_problem` says why
-GPT-2 files would not bring a tokenizer back; :func:`unsaved_merges` says how many
+off; a run asked for no merge, :func:`byte_level`, is a tokenizer to save all the same);
+:func:`data_to_save` builds those files' contents; :func:`gpt2_problem` says why GPT-2
+files would not bring a tokenizer back; :func:`unsaved_merges` says how many
 merges of the run on screen no file holds yet (Train, Load, a new corpus and closing the
 window ask before dropping them). Every part of the app asks here.
 What it leaves out: writing the files (``core.formats.files.save_data``), asking the user
@@ -30,9 +31,26 @@ def saveable_merges(state: RunState) -> int:
         return max(len(state.loaded.merge_rows), 1)  # a file with no merge is still a tokenizer
     if state.phase is Phase.PAUSED:
         return state.merges_done
-    if state.phase in (Phase.FINISHED, Phase.STOPPED) and state.result is not None:
-        return len(state.result.merges)
+    result = state.result
+    if state.phase in (Phase.FINISHED, Phase.STOPPED) and result is not None:
+        # A run asked for no merge (the vocabulary size is the bytes and the special tokens)
+        # made a byte-level tokenizer, which is a tokenizer all the same, as the command line
+        # writes it.
+        return max(len(result.merges), int(byte_level(state)))
     return 0
+
+
+def byte_level(state: RunState) -> bool:
+    """Whether the run on screen ended as asked with no merge: its vocabulary size is the
+    256 bytes and the special tokens, a byte-level tokenizer."""
+    result = state.result
+    return (
+        state.loaded is None
+        and state.phase is Phase.FINISHED
+        and result is not None
+        and result.target_merges == 0
+        and not result.stopped
+    )
 
 
 def data_to_save(state: RunState) -> TokenizerData | None:

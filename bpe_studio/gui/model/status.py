@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from ...core.corpus.cluster import LOCAL
 from ...core.corpus.records import NO_PAIR
+from ...core.train.vocab import BYTE_TOKENS
 from .file_names import named_file, tokenizer_name
+from .saving import byte_level
 from .state import Phase, RunState
 
 COMPILING_TEXT = "Compiling the merge engine (first run only)…"
@@ -122,6 +124,18 @@ def nothing_learned(state: RunState) -> str:
     return f"Nothing was learned from {name}: {result.nothing_to_merge or NO_PAIR}"
 
 
+def byte_level_text(state: RunState) -> str:
+    """What a run asked for no merge made, in the command line's words."""
+    result = state.result
+    assert result is not None
+    n = len(result.special_tokens)
+    return (
+        f"Done: a byte-level tokenizer, with no merge: vocabulary size {len(result.vocab):,} "
+        f"is the {BYTE_TOKENS} byte tokens and {n:,} special token{'' if n == 1 else 's'}; "
+        "Save writes it"
+    )
+
+
 def replay_text(state: RunState) -> str:
     """What the status line says while a replay animates the run, or waits paused."""
     if state.replay_paused:
@@ -169,6 +183,8 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         return "Training failed"
     if result is not None and phase in (Phase.FINISHED, Phase.STOPPED):
         n = len(result.merges)
+        if byte_level(state):
+            return byte_level_text(state)
         if n == 0:
             return nothing_learned(state)
         rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0

@@ -315,9 +315,9 @@ class Controller(QObject):
                 self.hub.restore(before)
                 message += "\n\nThe tokenizer shown before is still shown."
             self.error.emit("Training failed", message)
-        elif not result.merges and before is not None:
+        elif not result.merges and result.target_merges > 0 and before is not None:
             # Nothing learned (stopped before the first merge, or no pair to merge): as if
-            # Train had not been clicked.
+            # Train had not been clicked. (No merge asked for made a byte-level tokenizer.)
             why = (
                 "Stopped before the first merge: nothing was learned"
                 if result.stopped
