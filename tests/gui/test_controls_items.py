@@ -17,7 +17,7 @@ from gui_helpers import (
     train_in_window,
     wait_for_spans,
 )
-from PySide6.QtCore import QEvent, QPoint
+from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
 from bpe_studio.core import Tokenizer
@@ -343,7 +343,7 @@ def test_stopping_during_pre_tokenization_says_nothing_was_learned(qtbot, window
 
 
 # ------------------------------------------------------- item 20: the vocabulary size
-@pytest.mark.parametrize("size", [100, 256, 257, 5_000_000, 2**31 - 1])
+@pytest.mark.parametrize("size", [100, 256, 257, 5_000_000, 2**31 - 1, 2**31, 2**31 + 1])
 def test_the_vocabulary_size_rule_is_the_cores_and_a_size_is_named_not_reverted(
     qtbot, window, size
 ):
@@ -368,6 +368,34 @@ def test_the_vocabulary_size_rule_is_the_cores_and_a_size_is_named_not_reverted(
         assert not panel.train_button.isEnabled()
     panel.vocab_spin.setValue(300)
     assert not panel.problem_label.isVisible() and panel.train_button.isEnabled()
+
+
+def test_a_vocabulary_size_typed_past_the_largest_is_kept_and_refused(qtbot, window):
+    """Audit h_tui61: the box (a QSpinBox, at most 2**31 - 1) dropped the keystroke that
+    would pass its maximum: 3000000000 typed gave 300,000,000, which Train trained, and the
+    largest size the core allows (2**31) could not be typed."""
+    from PySide6.QtTest import QTest
+
+    panel = window.panel
+    box = panel.vocab_spin
+    assert window.open_corpus(DEMO_CORPUS)
+    for typed, refused in (("3000000000", True), ("2147483648", False), ("5,000", False)):
+        box.setFocus()
+        box.selectAll()
+        QTest.keyClicks(box, typed)
+        assert box.text() == typed and box.value() == int(typed.replace(",", ""))
+        assert panel.train_button.isEnabled() is not refused
+        if refused:
+            assert "is too large: it must be at most 2,147,483,648" in panel.problem_label.text()
+            assert "border" in box.styleSheet()
+    box.selectAll()
+    QTest.keyClick(box, "x")  # not a number: not taken
+    assert box.text() == "5,000"
+    box.clear()
+    assert not panel.train_button.isEnabled() and "type the number" in panel.problem_label.text()
+    box.setValue(299)
+    QTest.keyClick(box, Qt.Key.Key_Up)  # a spin box's keys step it
+    assert box.value() == 300 and box.text() == "300"
 
 
 def test_a_vocabulary_of_the_bytes_and_specials_is_a_byte_level_tokenizer(qtbot, window, tmp_path):

@@ -50,6 +50,7 @@ from .training_inputs import (
     special_ids_text,
     special_token_problem,
 )
+from .vocab_size_edit import VocabSizeEdit
 
 DEFAULT_VOCAB_SIZE = 10_000
 DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
@@ -113,12 +114,9 @@ class TrainingPanel(QWidget):
         self.text_field_label.setBuddy(self.text_field_edit)
         self.cluster_choice = ClusterChoice()
         self.corpus_label = CorpusLabel()
-        self.vocab_spin = QSpinBox()
-        # subtle: the box takes any number it can hold and the range is checked in words
-        # (input_problem); a QSpinBox range would silently revert what the user typed.
-        self.vocab_spin.setRange(0, 2**31 - 1)
-        self.vocab_spin.setGroupSeparatorShown(True)
-        self.vocab_spin.setValue(DEFAULT_VOCAB_SIZE)
+        # subtle: the box takes any number typed and the range is checked in words
+        # (input_problem); a spin box's range would silently drop what the user typed.
+        self.vocab_spin = VocabSizeEdit(DEFAULT_VOCAB_SIZE)
         self.vocab_spin.setToolTip(VOCAB_HELP)
         self.pattern_choice = PatternChoice()
         self.specials_edit = SpecialTokensEdit(DEFAULT_SPECIALS)
@@ -269,7 +267,8 @@ class TrainingPanel(QWidget):
     def input_problem(self) -> str | None:
         """The first reason the inputs cannot be trained, in words; None when they can."""
         return (
-            self.settings().vocab_problem()
+            self.vocab_spin.problem()
+            or self.settings().vocab_problem()
             or self.specials_edit.problem()
             or self.pattern_choice.problem()
             or self.cluster_choice.problem()
@@ -307,7 +306,10 @@ class TrainingPanel(QWidget):
         self.specials_edit.setToolTip(
             f"{tokens_problem}\n\n{help_text}" if tokens_problem else help_text
         )
-        size_problem = RunSettings(self.vocab_spin.value(), specials).vocab_problem()
+        size_problem = (
+            self.vocab_spin.problem()
+            or RunSettings(self.vocab_spin.value(), specials).vocab_problem()
+        )
         self.vocab_spin.setStyleSheet(problem_style() if size_problem else "")
         self.vocab_spin.setToolTip(
             f"{size_problem}\n\n{VOCAB_HELP}" if size_problem else VOCAB_HELP
