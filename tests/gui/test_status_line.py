@@ -52,10 +52,32 @@ def test_the_end_of_a_run_says_total_and_merging_time(qtbot, window):
     rate = n / result.merge_seconds
     expected = (
         f"Done: {n:,} merges ({format_duration(state.elapsed)} elapsed, "
-        f"{format_duration(result.merge_seconds)} of it merging, {rate:,.0f} merges/s)"
+        f"{format_duration(result.merge_seconds)} of it merging, {rate:,.0f} merges/s) "
+        "· gpt2 pattern, special token <|endoftext|>"
     )
     assert window.panel.status.text() == expected
     assert state.elapsed >= result.merge_seconds
+
+
+def test_the_end_of_a_run_names_its_settings_and_the_ids_beside_the_inputs_are_the_next_runs(
+    qtbot, window
+):
+    """Audit h_tui61: once the pattern and special tokens were changed after a run, nothing
+    said which the run on screen used, and "<s> → 256" beside the edit contradicted the
+    vocabulary, whose 256 is <|endoftext|>."""
+    panel = window.panel
+    train_in_window(qtbot, window, DEMO_CORPUS, 400, specials="<|endoftext|>\n<pad>")
+    assert panel.specials_title.text() == "Special tokens, one per line"
+    panel.pattern_choice.set_pattern("o200k")
+    panel.specials_edit.setText("<s>")
+    status = panel.status.text()
+    assert status.startswith("Done: ")
+    assert status.endswith(" · gpt2 pattern, special tokens <|endoftext|>, <pad>")
+    assert panel.specials_title.text() == "Next run's special tokens, one per line"
+    tip = panel.specials_ids.toolTip()
+    assert "The next run's ids:\n<s> → 256" in tip and "<|endoftext|> → 256" in tip
+    panel.specials_edit.setText("<|endoftext|>\n<pad>")  # the run's again
+    assert panel.specials_title.text() == "Special tokens, one per line"
 
 
 def test_a_failed_load_is_news_until_the_next_action(qtbot, window, tmp_path):

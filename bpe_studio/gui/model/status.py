@@ -13,12 +13,16 @@ from __future__ import annotations
 
 from ...core.corpus.cluster import LOCAL
 from ...core.corpus.records import NO_PAIR
+from ...core.pretokenization.names import shown_pattern
 from ...core.train.vocab import BYTE_TOKENS
 from .file_names import named_file, tokenizer_name
 from .saving import byte_level
-from .state import Phase, RunState
+from .state import Phase, RunState, TrainingResult
 
 COMPILING_TEXT = "Compiling the merge engine (first run only)…"
+# A custom regex longer than this is called "custom" on the status line (its merges would
+# be cut off the line's end).
+_PATTERN_SHOWN = 40
 
 
 def compiling_text() -> str:
@@ -124,15 +128,32 @@ def nothing_learned(state: RunState) -> str:
     return f"Nothing was learned from {name}: {result.nothing_to_merge or NO_PAIR}"
 
 
+def trained_with(result: TrainingResult) -> str:
+    """The pattern and special tokens a run trained with, as a loaded tokenizer's status
+    names its own: the inputs may have changed since, for the next run.
+
+    >>> trained_with(TrainingResult({}, [], ("<s>",), 0, False, 0.0, "o200k"))
+    'o200k pattern, special token <s>'
+    """
+    shown = shown_pattern(result.pattern)
+    pattern = shown if len(shown) <= _PATTERN_SHOWN else "custom"
+    specials = result.special_tokens
+    if not specials:
+        return f"{pattern} pattern, no special tokens"
+    return f"{pattern} pattern, special token{'s' if len(specials) > 1 else ''} " + ", ".join(
+        specials
+    )
+
+
 def byte_level_text(state: RunState) -> str:
     """What a run asked for no merge made, in the command line's words."""
     result = state.result
     assert result is not None
     n = len(result.special_tokens)
     return (
-        f"Done: a byte-level tokenizer, with no merge: vocabulary size {len(result.vocab):,} "
-        f"is the {BYTE_TOKENS} byte tokens and {n:,} special token{'' if n == 1 else 's'}; "
-        "Save writes it"
+        f"Done: a byte-level tokenizer, no merge asked for (vocabulary size "
+        f"{len(result.vocab):,} = {BYTE_TOKENS} bytes + {n:,} special token"
+        f"{'' if n == 1 else 's'}) · {trained_with(result)}"
     )
 
 
@@ -189,17 +210,19 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
             return nothing_learned(state)
         rate = n / result.merge_seconds if result.merge_seconds > 0 else 0.0
         took = f"{_times(state, result.merge_seconds)}, {rate:,.0f} merges/s"
+        settings = f" · {trained_with(result)}"
         if result.stopped:
             return (
-                f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); Save keeps them"
+                f"Stopped after {n:,} of {result.target_merges:,} merges ({took}); Save keeps "
+                f"them{settings}"
             )
         if result.exhausted:
             size = state.settings.vocab_size if state.settings else len(result.vocab)
             return (
                 f"Pairs ran out after {n:,} merges ({took}): vocabulary "
-                f"{len(result.vocab):,} of {size:,}"
+                f"{len(result.vocab):,} of {size:,}{settings}"
             )
-        return f"Done: {n:,} merges ({took})"
+        return f"Done: {n:,} merges ({took}){settings}"
     if phase is Phase.IDLE and state.corpus_source is not None:
         return f"Ready to train on {state.corpus_source.name}"
     if phase is Phase.LOADED and state.loaded is not None:

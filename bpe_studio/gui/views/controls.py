@@ -54,6 +54,10 @@ from .vocab_size_edit import VocabSizeEdit
 
 DEFAULT_VOCAB_SIZE = 10_000
 DEFAULT_SPECIALS = DEFAULT_SPECIAL_TOKEN
+# The special tokens' title; the second while they differ from the tokenizer's on screen, so
+# that the ids beside them are not taken for its ids (no wider than the edit and its ids).
+SPECIALS_TITLE = "Special tokens, one per line"
+NEXT_RUN_TITLE = "Next run's special tokens, one per line"
 VOCAB_HELP = "Vocabulary size: 256 bytes + special tokens + merges"
 # Save's formats: (menu text, format name for Tokenizer.save / save_data).
 SAVE_FORMATS: tuple[tuple[str, str], ...] = (
@@ -203,9 +207,9 @@ class TrainingPanel(QWidget):
         run_row.addWidget(self.problem_label, 1)
         specials = QVBoxLayout()
         specials.setSpacing(2)
-        specials_title = QLabel("Special tokens, one per line")
-        specials_title.setBuddy(self.specials_edit)
-        specials.addWidget(specials_title)
+        self.specials_title = QLabel(SPECIALS_TITLE)
+        self.specials_title.setBuddy(self.specials_edit)
+        specials.addWidget(self.specials_title)
         edit_and_ids = QHBoxLayout()
         edit_and_ids.setSpacing(4)
         edit_and_ids.addWidget(self.specials_edit)
@@ -225,6 +229,7 @@ class TrainingPanel(QWidget):
         grid.addLayout(specials, 0, 1, 3, 1, Qt.AlignmentFlag.AlignTop)
         grid.setColumnStretch(0, 1)
         self._hub: AppModel | None = None
+        self._kept_specials: tuple[str, ...] = ()  # the special tokens a run would get
         # The corpus of the run on screen; another one opened since: its outcome is old news.
         self._run_corpus: CorpusSource | None = None
         self.text_field_label.setVisible(False)
@@ -299,7 +304,8 @@ class TrainingPanel(QWidget):
             beside.append(f"→ {id_of[line]}" if line in id_of and line not in shown else "")
             shown.add(line)
         self.specials_ids.setText("\n".join(beside))
-        self.specials_ids.setToolTip(ids)
+        self._kept_specials = kept
+        self._show_whose_ids()
         tokens_problem = self.specials_edit.problem()
         self.specials_edit.setStyleSheet(problem_style() if tokens_problem else "")
         help_text = f"{self.specials_edit.HELP}\n\n{ids}"
@@ -320,6 +326,23 @@ class TrainingPanel(QWidget):
             self._show_run()  # shows the problem too
         else:
             self._show_problem(problem)
+
+    def _show_whose_ids(self) -> None:
+        """Say that the ids beside the special tokens are the next run's, when the tokenizer
+        on screen has other special tokens (so other ids: "<s> → 256" beside a vocabulary
+        whose 256 is <|endoftext|>)."""
+        kept = self._kept_specials
+        ids = special_ids_text(kept)
+        state = self._hub.state if self._hub is not None else None
+        on_screen = state is not None and (state.result is not None or state.loaded is not None)
+        other = on_screen and state is not None and state.special_tokens != kept
+        title = NEXT_RUN_TITLE if other else SPECIALS_TITLE
+        if self.specials_title.text() != title:  # set only when it changes: no relayout
+            self.specials_title.setText(title)
+        if other and state is not None:
+            theirs = special_ids_text(tuple(state.special_tokens))
+            ids = f"The next run's ids:\n{ids}\n\nThe tokenizer on screen's:\n{theirs}"
+        self.specials_ids.setToolTip(ids)
 
     def _show_problem(self, problem: str | None) -> None:
         """The inputs' problem in the status line's place while the inputs can be changed
@@ -390,6 +413,7 @@ class TrainingPanel(QWidget):
         self.train_button.setEnabled(not busy and ready)
         self.train_button.setToolTip(problem or "")
         self._show_problem(problem)
+        self._show_whose_ids()
         self.pause_button.setEnabled(phase.training and not state.stopping)
         self.pause_button.setText("Resume" if phase is Phase.PAUSED else "Pause")
         self.stop_button.setEnabled(phase.training and not state.stopping)
