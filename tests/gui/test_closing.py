@@ -62,6 +62,29 @@ def test_a_saved_run_closes_without_a_question(qtbot, window, tmp_path):
     assert asked == [] and not window.isVisible()
 
 
+def test_after_a_partial_save_the_questions_count_the_merges_in_no_file(qtbot, window, tmp_path):
+    """Audit h_tui61: saved at merge 500, resumed and finished at 1,743, the questions said
+    the tokenizer "(1,243 merges) has not been saved"; 500 of its merges were."""
+    session = paused_in_window(qtbot, window, TINY, 400, after=99)
+    assert window.save_tokenizer(tmp_path, "hf")
+    with qtbot.waitSignal(session.finished, timeout=60_000) as blocker:
+        window.toggle_pause()
+    total = len(blocker.args[0].merges)
+    qtbot.waitUntil(lambda: not window.controller.busy, timeout=10_000)
+    said = (
+        f"{total - 100:,} of the {total:,} merges of the tokenizer trained on this run are in "
+        "no file (a Save wrote its first 100)."
+    )
+    asked = asking(window, "cancel")
+    window.close()
+    assert asked == [f"{said} Closing the window discards those {total - 100:,}."]
+    questions: list[str] = []
+    window.ask = lambda title, question: questions.append(question) or False
+    assert not window.start_training()
+    assert questions == [f"{said} Training again discards those {total - 100:,}.\n\nDiscard them?"]
+    assert "not been saved" not in questions[0]
+
+
 def test_closing_while_training_pauses_asks_and_saves_the_merges_it_asked_about(
     qtbot, window, tmp_path
 ):

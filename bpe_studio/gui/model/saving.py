@@ -4,9 +4,10 @@ What it does: :func:`saveable_merges` says how many merges Save would write now 
 tokenizer's, a finished or stopped run's, a paused run's so far; 0: nothing to save, Save is
 off; a run asked for no merge, :func:`byte_level`, is a tokenizer to save all the same);
 :func:`data_to_save` builds those files' contents; :func:`gpt2_problem` says why GPT-2
-files would not bring a tokenizer back; :func:`unsaved_merges` says how many
-merges of the run on screen no file holds yet (Train, Load, a new corpus and closing the
-window ask before dropping them). Every part of the app asks here.
+files would not bring a tokenizer back; :func:`unsaved_merges` says how many merges of the
+run on screen no file holds yet (Train, Load, a new corpus and closing the window ask
+before dropping them), and :func:`unsaved_words` says so in those questions. Every part of
+the app asks here.
 What it leaves out: writing the files (``core.formats.files.save_data``), asking the user
 (the controller and the window).
 """
@@ -111,3 +112,23 @@ def unsaved_merges(state: RunState) -> int:
     else:
         learned = state.merges_done
     return max(0, learned - state.saved_merges)
+
+
+def unsaved_words(state: RunState, action: str) -> tuple[str, str]:
+    """What the questions before ``action`` drops the run on screen say of its merges no file
+    holds, and what they call them ("it", "them"): the tokenizer, or, once a Save wrote its
+    first merges (a paused run saved, then resumed), how many of how many, so that "has not
+    been saved" is not said of a run partly saved."""
+    n = unsaved_merges(state)
+    saved = state.saved_merges
+    if saved == 0:
+        return (
+            f"The tokenizer trained on this run ({n:,} merges) has not been saved. {action} "
+            "discards it.",
+            "it",
+        )
+    return (
+        f"{n:,} of the {n + saved:,} merges of the tokenizer trained on this run are in no "
+        f"file (a Save wrote its first {saved:,}). {action} discards those {n:,}.",
+        "them",
+    )

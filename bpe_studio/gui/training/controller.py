@@ -46,7 +46,7 @@ from ..model.corpus_source import (
 )
 from ..model.errors import describe_error
 from ..model.run_tokenizer import run_tokenizer_at, training_label
-from ..model.saving import data_to_save, gpt2_problem, saveable_merges
+from ..model.saving import data_to_save, gpt2_problem, saveable_merges, unsaved_words
 from ..model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
 from ..model.status import nothing_learned
 from ..model.tokenizer_source import TokenizerSource
@@ -138,14 +138,10 @@ class Controller(QObject):
     def _ask_discard(self, action: str) -> bool | None:
         """Ask before ``action`` drops merges no file holds: None when none would be lost,
         else whether the user lets them go."""
-        n = self.hub.unsaved
-        if n == 0:
+        if self.hub.unsaved == 0:
             return None
-        return self.confirm(
-            "Discard the trained tokenizer?",
-            f"The tokenizer trained on this run ({n:,} merges) has not been saved. {action} "
-            "discards it.\n\nDiscard it?",
-        )
+        said, them = unsaved_words(self.hub.state, action)
+        return self.confirm("Discard the trained tokenizer?", f"{said}\n\nDiscard {them}?")
 
     def _corpus_problem(
         self, paths: list[str], read_as: str | None = None
@@ -430,12 +426,8 @@ class Controller(QObject):
             # it was.
             paused_here = not session.paused
             session.hold_still()
-        n = self.hub.unsaved
-        answer = self.ask_close(
-            "Save the trained tokenizer?",
-            f"The tokenizer trained on this run ({n:,} merges) has not been saved. Closing "
-            "the window discards it.",
-        )
+        said, _ = unsaved_words(self.hub.state, "Closing the window")
+        answer = self.ask_close("Save the trained tokenizer?", said)
         if answer == SAVE:
             target = self.choose_save()
             if target is not None and self.save(*target):
