@@ -167,6 +167,25 @@ def test_a_paused_runs_tokenizer_is_called_paused_and_only_while_paused(run):
     assert source_label(model.state, whole) == "Tokenizer: training, 30 merges so far"
 
 
+def test_a_cut_runs_tokenizer_is_named_by_one_step(run):
+    """Audit h_tui61: replaying a run still training, the editor's header read "at step 8,342
+    · training, 105,769 of 108,017 merges so far": the second number was the step of the
+    tokenizer cut to 8,342, not one the timeline showed."""
+    from bpe_studio.gui.views.token_editor import _describe
+
+    vocab, merges = run
+    model = trained_model(run, 30, finish=False)
+    model.publish()
+    run_id = model.state.run_id
+    built = TokenizerSource.deferred(
+        training_label(20, 30), run_tokenizer_at(model.state, 20), 20, run_id
+    )
+    assert _describe(model.state, built, 5) == "at step 5 · training, 30 merges so far"
+    assert _describe(model.state, built, None) == "training, 20 of 30 merges so far"
+    model.set_paused(True)
+    assert _describe(model.state, built, 5) == "at step 5 · paused at merge 30"
+
+
 # ----------------------------------------------------------------- saving
 def test_what_would_be_lost_and_what_save_writes(run):
     vocab, merges = run

@@ -300,8 +300,9 @@ def test_while_training_the_step_is_built_from_the_record(qtbot, editor):
     hub.select_step(100)
     wait_for_spans(qtbot, editor)
     assert ids_of(editor) == reference(100)
-    # The run has 400 merges; the tokenizer shown, cut to step 100, is the one built at 399.
-    assert editor.source_label.text() == "at step 100 · training, 399 of 400 merges so far"
+    # The run has 400 merges; the tokenizer shown, cut to step 100, is the one built at 399,
+    # which the header does not name: one step in it, the one shown (audit h_tui61).
+    assert editor.source_label.text() == "at step 100 · training, 400 merges so far"
 
 
 def test_truncations_are_kept_for_scrubbing_back(gpt2_tokenizer):

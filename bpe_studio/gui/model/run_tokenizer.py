@@ -43,10 +43,12 @@ def paused_label(k: int, made: int) -> str:
     return f"Tokenizer: {k:,} of {made:,} merges, paused at merge {made:,}"
 
 
-def source_label(state: RunState, source: TokenizerSource) -> str:
+def source_label(state: RunState, source: TokenizerSource, cut: bool = False) -> str:
     """What ``source`` is called with the run in ``state``: its own label, except that a
     tokenizer of a run still training counts the merges the run has made now, and one of a
-    paused run says it is paused.
+    paused run says it is paused. ``cut``: the source is shown cut to a step, which the
+    caller names: the label then names the run's merges only (a source built at merge
+    105,769 and cut to step 8,342 is not called "105,769 of 108,017 merges").
 
     subtle: a source's label is written when it is made, and neither a pause nor more merges
     make one while the step stays (the timeline back at an earlier step), so the word
@@ -60,7 +62,8 @@ def source_label(state: RunState, source: TokenizerSource) -> str:
         return source.label
     # subtle: the merges the views show; the record may be ahead of them, and the label
     # would then name more merges than the timeline beside it.
-    k, made = source.merge_count, state.published
+    made = state.published
+    k = made if cut else source.merge_count
     if state.phase is Phase.PAUSED:
         return paused_label(k, made)
     if state.phase is Phase.MERGING:

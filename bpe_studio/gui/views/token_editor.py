@@ -107,7 +107,7 @@ def _describe(state: RunState | None, source: TokenizerSource, step: int | None)
     """A source as the editor's header names it: short enough for the room beside the title
     (the picker above names it a tokenizer), the step first, so a label cut still shows it;
     as the run in ``state`` has it (a paused run's says so)."""
-    label = source.label if state is None else source_label(state, source)
+    label = source.label if state is None else source_label(state, source, step is not None)
     label = label.removeprefix("Tokenizer: ")
     return label if step is None else f"at step {step:,} · {label}"
 
