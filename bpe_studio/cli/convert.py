@@ -41,7 +41,7 @@ from .output import (
     stream_name,
     write_stream,
 )
-from .sources import fetch_hub, load_source, source_files, written_pattern
+from .sources import fetch_hub, load_source, source_files, split_line, written_pattern
 
 
 def files_for(fmt: str, name: str = DEFAULT_NAME) -> tuple[str, ...]:
@@ -193,8 +193,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     written, code = save(tok, args.out, args.to, name)
     lines = [
         f"read {args.source}: {plural(len(tok.vocab), 'token')}, "
-        f"{plural(len(tok.merges), 'merge')}, {plural(len(tok.special_tokens), 'special token')}"
-        f", pattern {tok.pattern_name or 'custom'}",
+        f"{plural(len(tok.merges), 'merge')}, {plural(len(tok.special_tokens), 'special token')}",
+        split_line(tok),
         written,
     ]
     lines += gpt2_notes(tok, args.to)

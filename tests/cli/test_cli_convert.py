@@ -313,3 +313,15 @@ def test_a_bare_rank_file_decodes_without_a_pattern_and_says_how_to_give_one(
     )
     ok(cli(tmp_path, "decode", "ids.npy", "--tokenizer", rank_file, "--out", "back.txt"))
     assert (tmp_path / "back.txt").read_bytes() == text.encode("utf-8")
+
+
+def test_the_summary_names_the_pattern_as_train_and_encode_do(tmp_path):
+    """The patterns audit: convert said "pattern custom" of a custom regex, where train,
+    encode and inspect print the regex (as --pattern takes it back)."""
+    regex_text = r"\p{L}+|\p{N}|[^\p{L}\p{N}]"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], pattern=regex_text).save(tmp_path / "h", format="hf")
+    stderr = ok(cli(tmp_path, "convert", "h", "--to", "tiktoken", "--out", "t"))
+    assert f"pattern: '{regex_text}'" in stderr.splitlines() and "custom" not in stderr
+    stderr = ok(cli(tmp_path, "convert", "cl100k_base", "--to", "hf", "--out", "c"))
+    assert "pattern: cl100k" in stderr.splitlines()
