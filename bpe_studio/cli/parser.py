@@ -314,7 +314,8 @@ def _source_pattern_help() -> str:
     return (
         f"pre-tokenization pattern ({_pattern_names()} or a regex) for sources that carry "
         "none: GPT-2 files (default gpt2) and a .tiktoken file without its NAME.tiktoken.json "
-        "beside it. A tokenizer.json or a preset keeps its own, and a different one is an error"
+        "beside it. A tokenizer.json, a rank file with its NAME.tiktoken.json or a preset keeps "
+        "its own, and a different one is an error"
     )
 
 

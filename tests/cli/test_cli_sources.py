@@ -193,3 +193,23 @@ def test_a_models_settings_file_is_not_its_tokenizer(tmp_path, text_path, settin
     assert line.endswith(
         f"name the tokenizer.json beside it ({model / 'tokenizer.json'}) or its folder"
     )
+
+
+def test_a_rank_files_sidecar_pattern_is_not_replaced(tmp_path, text_path):
+    """The patterns audit: encode (and convert) of a folder holding a rank file and its
+    sidecar took --pattern cl100k and split with it, silently; --help says --pattern is for
+    a rank file without its sidecar, and a tokenizer.json refuses a different one."""
+    from bpe_studio.core import Tokenizer
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], pattern="o200k").save(tmp_path / "tt", format="tiktoken")
+    for command in (["encode", text_path, "--tokenizer", "tt"], ["convert", "tt", "--to", "hf"]):
+        line = error_line(cli(tmp_path, *command, "--pattern", "cl100k", "--out", "out"))
+        assert line == (
+            "bpe-studio: error: tt: its sidecar tokenizer.tiktoken.json gives its own pattern, "
+            "o200k; a different one, cl100k, cannot be applied"
+        )
+        assert not (tmp_path / "out").exists()
+    assert encode_ids(tmp_path, text_path, "tt", "--pattern", "o200k_base") == encode_ids(
+        tmp_path, text_path, "tt"
+    )

@@ -213,3 +213,29 @@ def test_load_data_source_errors(tmp_path, gpt2_tokenizer):
     (tmp_path / "tt" / "tokenizer.tiktoken.json").unlink()
     with pytest.raises(ValueError, match="a rank file holds no"):
         load_data(tmp_path / "tt")
+
+
+def test_a_rank_files_sidecar_keeps_its_pattern(tmp_path):
+    """The patterns audit: a rank file with its sidecar took any --pattern given and split
+    text with it, silently, where a tokenizer.json refuses one that differs from its own.
+    The sidecar's pattern now stands as a tokenizer.json's does; any spelling of the same
+    pattern is that pattern."""
+    regex_text = r"\p{L}+|\s+|[^\p{L}\s]+"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], pattern=regex_text).save(tmp_path / "re", format="tiktoken")
+    Tokenizer(vocab, [(b"a", b"b")], pattern="cl100k").save(tmp_path / "cl", format="tiktoken")
+    rank_file, sidecar = tmp_path / "re" / "tokenizer.tiktoken", "tokenizer.tiktoken.json"
+    for source in (tmp_path / "re", rank_file, rank_file.with_name(sidecar)):
+        with pytest.raises(ValueError) as differs:
+            load_data(source, pattern="cl100k")
+        assert str(differs.value) == (
+            f"{source}: its sidecar {sidecar} gives its own pattern, '{regex_text}'; a "
+            "different one, cl100k, cannot be applied"
+        )
+        assert load_data(source, pattern=regex_text).pattern == regex_text
+    cl100k_regex = published("cl100k_base")["pat_str"]
+    for spelling in ("cl100k", "cl100k_base", "gpt-4", cl100k_regex):
+        assert load_data(tmp_path / "cl", pattern=spelling).pattern == "cl100k", spelling
+    # Without its sidecar a rank file holds no pattern: the one given is used.
+    rank_file.with_name(sidecar).unlink()
+    assert load_data(rank_file, pattern="cl100k").pattern == "cl100k"

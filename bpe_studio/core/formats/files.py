@@ -141,9 +141,11 @@ def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> Tokeniz
     if lower.endswith(_VOCAB_SUFFIX):
         return _gpt2_vocab_file(path, pattern, extra)
     if lower.endswith(SIDECAR_SUFFIX):
-        return read_tiktoken(_rank_file_of_sidecar(path), pattern)
+        return read_tiktoken(_rank_file_of_sidecar(path))
     if lower.endswith(TIKTOKEN_SUFFIXES):
-        return read_tiktoken(path, pattern)
+        # A sidecar's pattern stands as a tokenizer.json's does: read with it, a different
+        # one asked for is refused by the caller (passed on, read_tiktoken would take it).
+        return read_tiktoken(path, None if sidecar_beside(path) else pattern)
     if lower.endswith(".json"):
         return _read_hf_file(path)
     raise ValueError(
@@ -255,13 +257,31 @@ def _ordinary(data: TokenizerData) -> dict[int, bytes]:
     return {i: tok for i, tok in data.vocab.items() if i not in special_ids}
 
 
-def _check_pattern_agrees(data: TokenizerData, pattern: str | None, source: str) -> None:
+def _check_pattern_agrees(
+    data: TokenizerData, pattern: str | None, source: str, path: Path | None
+) -> None:
     """A file that names its own pattern keeps it; a different one asked for is an error."""
     if pattern is not None and pattern_name(pattern) != pattern_name(data.pattern):
+        sidecar = None if path is None else _sidecar_of(path)
+        holder = "the file" if sidecar is None else f"its sidecar {sidecar.name}"
         raise ValueError(
-            f"{source}: the file gives its own pattern, {shown_pattern(data.pattern)}; "
+            f"{source}: {holder} gives its own pattern, {shown_pattern(data.pattern)}; "
             f"a different one, {shown_pattern(pattern)}, cannot be applied"
         )
+
+
+def _sidecar_of(path: Path) -> Path | None:
+    """The sidecar that gives the pattern of the rank file ``path`` names (the rank file, its
+    sidecar, or a folder whose one tokenizer besides GPT-2 files is a rank file), or None."""
+    if path.is_dir():
+        files = [f for f in tokenizers_in(path) if not f.name.endswith(_VOCAB_SUFFIX)]
+        if len(files) != 1:
+            return None
+        path = files[0]
+    lower = path.name.lower()
+    if lower.endswith(SIDECAR_SUFFIX):
+        return path
+    return sidecar_beside(path) if lower.endswith(TIKTOKEN_SUFFIXES) else None
 
 
 def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> TokenizerData:
@@ -302,8 +322,9 @@ def load_data(
     downloaded into it). A directory must hold one tokenizer: several that differ are an
     error naming them.
 
-    ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and rank files; for files
-    that carry their own it must agree. ``special_tokens``: more special tokens, each an
+    ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and of rank files without
+    a sidecar; for files that carry their own (a ``tokenizer.json``, a sidecar, a preset) it
+    must agree. ``special_tokens``: more special tokens, each an
     entry of the vocabulary. GPT-2 files mark none: their special tokens are the entries no
     merge makes, which must each look like one (``<...>``, ``[...]``) or be in
     ``special_tokens`` (``gpt2.infer_special_tokens``). Raises FileNotFoundError or
@@ -333,7 +354,7 @@ def load_data(
         data = _load_folder(path, pattern, extra)
     else:
         data = _load_file(path, pattern, extra)
-    _check_pattern_agrees(data, pattern, name)
+    _check_pattern_agrees(data, pattern, name, path if path.exists() else None)
     return _with_extra(data, extra, _vocabulary_file(path) if path.exists() else name)
 
 
