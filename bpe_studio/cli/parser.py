@@ -420,8 +420,8 @@ def _train_options(train: argparse.ArgumentParser) -> None:
         "--format",
         "files to write: gpt2 (vocab.json + merges.txt; they hold no pattern), hf "
         "(tokenizer.json) or tiktoken (tokenizer.tiktoken + tokenizer.tiktoken.json); "
-        "default: gpt2 with the gpt2 pattern, else hf, which holds the pattern (gpt2 when "
-        "a tokenizer.json cannot hold it)",
+        "default: gpt2 with the gpt2 pattern, else hf, which holds the pattern (tiktoken "
+        "when a tokenizer.json cannot hold it, gpt2 when neither can)",
         default=None,
     )
     train.add_argument("--force", action="store_true", help=FORCE_DIR)

@@ -132,17 +132,29 @@ def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
 
 def chosen_format(given: str | None, pattern: str, specials: list[str]) -> tuple[str, str | None]:
     """``--format``, else the default: gpt2 for GPT-2's pattern, hf for any other that a
-    ``tokenizer.json`` can hold (GPT-2 files hold no pattern: loaded back without
-    ``--pattern``, they silently split text with GPT-2's). With the summary's note saying
-    why, when the default is not gpt2."""
+    ``tokenizer.json`` can hold, else tiktoken when its sidecar can, else gpt2 (GPT-2 files
+    hold no pattern: loaded back without ``--pattern``, they silently split text with
+    GPT-2's). With the summary's note saying why, when the default is not gpt2."""
     if given is not None:
         return given, None
-    if pattern_name(pattern) == "gpt2" or format_problem("hf", pattern, specials):
+    if pattern_name(pattern) == "gpt2":
         return "gpt2", None
-    return "hf", (
-        f"note: written as tokenizer.json (--format hf), which holds the pattern "
-        f"{shown_pattern(pattern)}; vocab.json + merges.txt (--format gpt2) hold none"
-    )
+    shown = shown_pattern(pattern)
+    no_hf = format_problem("hf", pattern, specials)
+    if no_hf is None:
+        return "hf", (
+            f"note: written as tokenizer.json (--format hf), which holds the pattern {shown}; "
+            "vocab.json + merges.txt (--format gpt2) hold none"
+        )
+    if format_problem("tiktoken", pattern, specials) is None:
+        no_hf = no_hf.removeprefix(f"pattern {shown}: ")  # the note names it already
+        files = " + ".join(files_for("tiktoken", DEFAULT_NAME))
+        return "tiktoken", (
+            f"note: written as {files} (--format tiktoken), which hold the pattern {shown}; "
+            f"a tokenizer.json cannot ({no_hf}), and vocab.json + merges.txt (--format gpt2) "
+            "hold none"
+        )
+    return "gpt2", None
 
 
 def cmd_train(args: argparse.Namespace) -> int:

@@ -148,13 +148,45 @@ def test_a_pattern_a_tokenizer_json_cannot_hold_is_refused_before_training(
     assert line.startswith("bpe-studio: error: --format hf cannot hold this tokenizer: pattern")
     assert why in line and "pre-tokenizing" not in result.stderr
     ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex,
-           "--out", tmp_path / "gpt2"))  # fmt: skip
+           "--format", "gpt2", "--out", tmp_path / "gpt2"))  # fmt: skip
     text = "Once upon a time.\n"
     (tmp_path / "x.txt").write_text(text, encoding="utf-8")
     ids = encode_ids(tmp_path, tmp_path / "x.txt", tmp_path / "gpt2")
     from bpe_studio.core import Tokenizer
 
     assert Tokenizer.load(tmp_path / "gpt2").decode(ids) == text
+
+
+def test_a_pattern_only_tiktoken_files_hold_is_written_as_them(tmp_path, corpora):
+    """The patterns audit: with no --format, a pattern a tokenizer.json cannot hold went into
+    GPT-2 files, which hold no pattern, although a rank file's sidecar holds it: loaded back
+    without --pattern, they split text with GPT-2's. Tiktoken files come first now, the note
+    saying why; --format gpt2 still writes GPT-2 files; a pattern neither holds (it can match
+    empty text) still goes into them."""
+    regex = r"\w+|\s+|\W"
+    out = tmp_path / "tt"
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex,
+                    "--out", out))  # fmt: skip
+    assert sorted(p.name for p in out.iterdir()) == [
+        "tokenizer.tiktoken",
+        "tokenizer.tiktoken.json",
+    ]
+    (note,) = [line for line in stderr.splitlines() if line.startswith("note: written as")]
+    assert "--format tiktoken" in note and f"pattern '{regex}'" in note
+    assert "'\\w' means different things" in note and "--format gpt2" in note
+    vocab, merges = reference(corpora, regex)
+    text_path = corpora[0]
+    expected = ReferenceEncoder(vocab, merges, {EOT: 256}, regex).encode(
+        text_path.read_text(encoding="utf-8")
+    )
+    assert encode_ids(tmp_path, text_path, out) == expected
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern", regex,
+                    "--format", "gpt2", "--out", tmp_path / "g"))  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "g").iterdir()) == ["merges.txt", "vocab.json"]
+    assert "note: written as" not in stderr
+    stderr = ok(cli(tmp_path, "train", *corpora, "--vocab-size", VOCAB_SIZE, "--pattern",
+                    r"\s*|\S", "--out", tmp_path / "e"))  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "e").iterdir()) == ["merges.txt", "vocab.json"]
 
 
 @pytest.mark.parametrize("bad", ["(", "[z-a]", ""])
