@@ -29,7 +29,9 @@ from ..core.corpus.sources import CorpusFile, changes_first, check_text_field, c
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.encode.id_arrays import array_dtype
+from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import foreign_file
+from ..core.formats.hf.template import Template
 from ..core.formats.tiktoken.reading import PatternNeeded
 from ..core.io.atomic import atomic_open, folder_for
 from ..core.io.gc_pause import gc_paused
@@ -48,6 +50,7 @@ from .inputs import (
     records,
     stdin_input,
 )
+from .kept_text import drops_text, kept_bytes, left_out_note
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -269,6 +272,10 @@ def _encode(args: argparse.Namespace) -> int:
                 tokens = _add_template(out, template.before, template.after)
                 added = f"added the template's special tokens: {template.text}"
                 stats = replace(stats, tokens=tokens)
+        # subtle: with workers each building its own, this process built none: its data says.
+        described = built[-1] if built else load_source(args.tokenizer, args.pattern)
+        wrapped = template if args.add_special_tokens else None
+        dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
         if staged:
             with held_interrupts():
                 os.replace(out, args.out)
@@ -278,11 +285,9 @@ def _encode(args: argparse.Namespace) -> int:
                 closed_after = write_stream(args.out, f)
         written = os.path.getsize(out)
     rate = stats.mb_per_second
-    # subtle: with workers each building its own, this process built none: its data says.
-    split = split_line(built[-1] if built else load_source(args.tokenizer, args.pattern))
     lines = [
         f"loaded the tokenizer in {stats.load_seconds + stats.setup_seconds:.2f} s",
-        split,
+        split_line(described),
         f"encoded {readable_size(stats.input_bytes)} into {plural(stats.tokens, 'token')} "
         f"({stats.dtype}) in {stats.seconds:.2f} s",
     ]
@@ -291,13 +296,37 @@ def _encode(args: argparse.Namespace) -> int:
         lines.insert(1, compiled)
     if added:
         lines.append(added)
-    if stats.tokens:
+    if dropped:
+        lines.append(left_out_note(described, dropped, stats.input_bytes))
+        if stats.tokens:
+            per_token = (stats.input_bytes - dropped) / stats.tokens
+            lines.append(f"compression ratio: {per_token:.2f} bytes/token (of the text kept)")
+    elif stats.tokens:
         lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token")
     if stats.input_bytes:
         lines.append(f"throughput: {rate:.2f} MB/s")
     last, code = _wrote(args.out, closed_after, written)
     print("\n".join(map(one_line, [*lines, last])), file=sys.stderr)
     return code
+
+
+def _dropped(
+    tok: AnyTokenizer | TokenizerData,
+    ids_path: str,
+    input_bytes: int,
+    template: Template | None,
+    documents: int,
+) -> int:
+    """How many of the input's bytes ``tok`` dropped (``kept_text``; 0 for a tokenizer that
+    keeps every byte), from the ids at ``ids_path``: the bytes its ids stand for, less those
+    of ``template``'s tokens, put around ``documents`` documents (0: once, around all)."""
+    if not input_bytes or not drops_text(tok):
+        return 0
+    kept = kept_bytes(tok.vocab, ids_path)
+    if template is not None:
+        ids = (*template.before, *template.after)
+        kept -= max(documents, 1) * sum(len(tok.vocab[i]) for i in ids)
+    return max(input_bytes - kept, 0)
 
 
 def cmd_decode(args: argparse.Namespace) -> int:

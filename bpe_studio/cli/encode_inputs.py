@@ -69,16 +69,16 @@ def encode_inputs(
     template: Callable[[AnyTokenizer], tuple[tuple[int, ...], tuple[int, ...]] | None]
     | None = None,
     status: Callable[[str], None] | None = None,
-) -> tuple[EncodeStats, bool]:
-    """Encode ``files`` into the ``.npy`` at ``out``; the stats, and whether ``template``'s
-    tokens (``template(tokenizer)``: before and after, or None) were put around each
-    document (never on the fast path, where the caller puts them around the file's ids).
-    ``status(message)`` hears of a phase such as the encoder's first compile."""
+) -> tuple[EncodeStats, int]:
+    """Encode ``files`` into the ``.npy`` at ``out``; the stats, and around how many
+    documents ``template``'s tokens (``template(tokenizer)``: before and after, or None) were
+    put: 0 for none (always on the fast path, where the caller puts them around the file's
+    ids). ``status(message)`` hears of a phase such as the encoder's first compile."""
     if is_fast_path(files):
         # Named as the user named it (messages say that name), a path from here.
         path = files[0].name
         stats = encode_file(load, path, out, workers=workers, progress=progress, status=status)
-        return stats, False
+        return stats, 0
     start = time.perf_counter()
     tok = load if isinstance(load, ForeignTokenizer) else load()
     load_seconds = time.perf_counter() - start
@@ -115,7 +115,7 @@ def encode_inputs(
         tokens = _write_npy(parts, job.dtype, out)
     seconds = time.perf_counter() - start
     stats = EncodeStats(sum(sizes), tokens, seconds, job.dtype.name, load_seconds=load_seconds)
-    return stats, around is not None
+    return stats, job.documents if around is not None else 0
 
 
 class _Job:
@@ -127,6 +127,7 @@ class _Job:
     ) -> None:
         self.tok, self.field, self.before, self.after = tok, field, before, after
         self.dtype = ids_dtype(tok)
+        self.documents = 0  # encoded by this process (a worker's are counted in its copy)
 
     def records(self, f: CorpusFile, part: str, counted: Callable[[int], None] | None) -> int:
         """Encode each record of ``f`` alone into the raw ids file ``part``; the text's bytes.
@@ -136,6 +137,7 @@ class _Job:
         buffer, text_bytes = array(code), 0
         with open(part, "wb") as raw:
             for n, doc in enumerate(file_documents(f, self.field, counted), 1):
+                self.documents += 1
                 text_bytes += len(doc.encode("utf-8", "surrogatepass"))
                 buffer.extend(self.before)
                 try:
@@ -168,9 +170,12 @@ class _Job:
 _worker_job: _Job | None = None
 
 
-def _record_file(args: tuple[CorpusFile, str]) -> int:
+def _record_file(args: tuple[CorpusFile, str]) -> tuple[int, int]:
+    """A worker's ``_Job.records``: the text's bytes, and how many documents it held."""
     assert _worker_job is not None
-    return _worker_job.records(args[0], args[1], None)
+    before = _worker_job.documents
+    size = _worker_job.records(args[0], args[1], None)
+    return size, _worker_job.documents - before
 
 
 def _records_in_processes(
@@ -201,7 +206,8 @@ def _records_in_processes(
             try:
                 jobs = [pool.submit(_record_file, (files[i], parts[i])) for i in records]
                 for i, future in zip(records, jobs):
-                    sizes[i] = future.result()
+                    sizes[i], documents = future.result()
+                    job.documents += documents
                     counted(files[i].size)
             except BaseException:
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -245,6 +251,7 @@ def _text_file(
         # file's the user named.
         raise ValueError(str(e).replace(path, f"{f.name} (decompressed)")) from None
     counted(f.size - told[0])
+    job.documents += 1
     if not f.plain_local:
         os.unlink(path)
     ids = np.load(ids_path, mmap_mode="r")

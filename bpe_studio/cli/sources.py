@@ -134,7 +134,7 @@ def split_pattern(tok: AnyTokenizer | TokenizerData) -> str | None:
     by that regex, as tiktoken's ``findall`` splits."""
     if isinstance(tok, ForeignTokenizer):
         return None
-    pipeline = _pipeline(tok)
+    pipeline = pipeline_of(tok)
     if pipeline is not None and only_a_file_says(pipeline) is not None:
         return None
     name = pattern_name(tok.pattern)
@@ -156,7 +156,7 @@ def split_line(tok: AnyTokenizer | TokenizerData) -> str:
         return f"pattern: {shown}"
     if isinstance(tok, ForeignTokenizer):
         return f"pattern: none ({tok.kind}: tokenizers splits text as its file says)"
-    pipeline = _pipeline(tok)
+    pipeline = pipeline_of(tok)
     assert pipeline is not None
     return (
         "pattern: none (the tokenizer.json's pipeline splits text: "
@@ -165,7 +165,7 @@ def split_line(tok: AnyTokenizer | TokenizerData) -> str:
     )
 
 
-def _pipeline(tok: Tokenizer | TokenizerData) -> HfPipeline | None:
+def pipeline_of(tok: Tokenizer | TokenizerData) -> HfPipeline | None:
     """The ``tokenizer.json`` pipeline ``tok`` splits text with, or None when its pattern
     alone does (``TokenizerData.pipeline``'s ``needed``)."""
     if isinstance(tok, TokenizerData):

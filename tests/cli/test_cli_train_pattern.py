@@ -5,15 +5,18 @@ together; a bad pattern or a missing file is refused, in one line, before any wo
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
-from cli_run import cli, encode_ids, error_line, ok
+from cli_run import cli, cli_bytes, encode_ids, error_line, ok
 from core_helpers import EOT, slice_head, write_text
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab, token_from_gpt2
 from reference_encoder import ReferenceEncoder, published
 
+from bpe_studio.core import Tokenizer
 from bpe_studio.core.reference import reference_train
 
 VOCAB_SIZE = 420
@@ -319,3 +322,63 @@ def test_out_dash_with_a_pattern_no_tokenizer_json_holds_says_so(tmp_path, corpo
     line = error_line(result)
     assert "tokenizer.json (--format hf), the format of one file, cannot hold" in line
     assert "'\\w' means different things" in line and line.endswith("name a directory")
+
+
+def test_encode_says_what_a_pattern_left_out(tmp_path):
+    """The patterns audit: a tokenizer.json of a custom regex (a Split that keeps its
+    matches, as train --format hf writes it) drops the text the regex does not match, as
+    tokenizers does, but encode said nothing of it and counted the compression ratio over
+    every input byte (Chinese text: 8.64 bytes/token). The summary now says how much was
+    left out and counts the ratio over the rest; stdout still holds the ids alone."""
+    regex_text = r"\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: EOT.encode(), 257: b"ab"}
+    tok = Tokenizer(vocab, [(b"a", b"b")], [EOT], pattern=regex_text)
+    tok.save(tmp_path / "hf", format="hf")
+    line = "ab 12 中文字, ab.\n"  # the three Han characters match no part of the regex
+    text = line * 40 + EOT + "ab"
+    write_text(tmp_path / "t.txt", text)
+    docs = (line * 20, line * 20 + EOT + "ab")  # the same ids as the text, one by one
+    records = "".join(json.dumps({"text": d}, ensure_ascii=False) + "\n" for d in docs)
+    (tmp_path / "t.jsonl").write_text(records, encoding="utf-8")
+    expected = Tokenizer.load(tmp_path / "hf").encode(text, allowed_special="all")
+    total, dropped = len(text.encode()), len("中文字".encode()) * 40
+    kept = total - dropped
+    # The same with a template, whose tokens stand for no input (around each record).
+    from tokenizers import Tokenizer as HfTokenizer
+    from tokenizers import processors
+
+    hf = HfTokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json"))
+    hf.post_processor = processors.TemplateProcessing(
+        single=f"{EOT} $A {EOT}", special_tokens=[(EOT, 256)]
+    )
+    (tmp_path / "templated").mkdir()
+    hf.save(str(tmp_path / "templated" / "tokenizer.json"))
+    runs = [
+        (source, workers, folder)
+        for source in ("t.txt", "t.jsonl")
+        for workers in (1, 2)
+        for folder in ("hf", "templated")
+    ]
+    for source, workers, folder in runs:
+        flag = ["--add-special-tokens"] if folder == "templated" else []
+        result = cli_bytes(tmp_path, "encode", source, "--tokenizer", folder, *flag,
+                           "--workers", workers, "--out", "-")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        ids = np.load(io.BytesIO(result.stdout)).tolist()
+        if folder == "hf":
+            assert ids == expected
+        else:
+            documents = 1 if source == "t.txt" else len(docs)
+            assert len(ids) == len(expected) + 2 * documents
+        lines = result.stderr.decode().splitlines()
+        assert (
+            f"note: the pattern '{regex_text}' left out {dropped} bytes of the text's "
+            f"{total} bytes ({dropped / total:.0%}): dropped, as tokenizers drops it; no "
+            "id stands for it"
+        ) in lines, lines
+        ratio = f"compression ratio: {kept / len(ids):.2f} bytes/token (of the text kept)"
+        assert ratio in lines
+    # A pattern that leaves nothing out: no note, the ratio over every byte.
+    write_text(tmp_path / "latin.txt", "ab 12, ab.\n" * 40)
+    stderr = ok(cli(tmp_path, "encode", "latin.txt", "--tokenizer", "hf", "--out", "l.npy"))
+    assert "left out" not in stderr and "(of the text kept)" not in stderr

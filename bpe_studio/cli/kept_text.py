@@ -1,0 +1,61 @@
+"""What a ``tokenizer.json`` that drops text left out of ``encode``'s input, for its summary.
+
+What it does: a pre-tokenizer step that removes text (a Split that keeps its matches only, as
+``train --format hf`` writes a custom regex; WhitespaceSplit) drops what it does not keep, as
+``tokenizers`` does: no id stands for it. :func:`drops_text` tells such a tokenizer,
+:func:`kept_bytes` counts the bytes its ids stand for (from the ids file, not reading the
+input again) and :func:`left_out_note` says how much of the input they leave out. What it
+leaves out: where that text was (``encode`` names no character, only how much).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.formats.base.data import TokenizerData
+from ..core.pretokenization.names import shown_pattern
+from ..core.text.display import readable_size
+from .sources import pipeline_of, split_pattern
+
+# Ids are read from the file this many at a time.
+_BLOCK = 1 << 20
+
+
+def drops_text(tok: AnyTokenizer | TokenizerData) -> bool:
+    """Whether ``tok`` drops text and the bytes of its ids tell how much: a pipeline with a
+    step that removes text, and neither a normalizer nor a prefix space, which change the
+    text's bytes otherwise."""
+    if isinstance(tok, ForeignTokenizer):
+        return False
+    pipeline = pipeline_of(tok)
+    if pipeline is None or pipeline.normalizers:
+        return False
+    steps = pipeline.steps
+    return any(s.behavior == "Removed" for s in steps) and not any(s.prefix_space for s in steps)
+
+
+def kept_bytes(vocab: Mapping[int, bytes], ids_path: str) -> int:
+    """The bytes the ids in the ``.npy`` at ``ids_path`` stand for, together."""
+    lengths = np.zeros(max(vocab, default=0) + 1, np.int64)
+    for idx, token in vocab.items():
+        lengths[idx] = len(token)
+    ids = np.load(ids_path, mmap_mode="r")
+    return sum(int(lengths[ids[at : at + _BLOCK]].sum()) for at in range(0, ids.size, _BLOCK))
+
+
+def left_out_note(tok: AnyTokenizer | TokenizerData, dropped: int, total: int) -> str:
+    """The summary's note: how many of the input's ``total`` bytes ``tok`` dropped."""
+    pattern = split_pattern(tok)
+    what = (
+        "tokenizer.json's pre-tokenizer" if pattern is None else f"pattern {shown_pattern(pattern)}"
+    )
+    share = dropped / total
+    percent = "under 1%" if share < 0.01 else f"{share:.0%}"
+    return (
+        f"note: the {what} left out {readable_size(dropped)} of the text's "
+        f"{readable_size(total)} ({percent}): dropped, as tokenizers drops it; no id stands "
+        "for it"
+    )
