@@ -35,6 +35,7 @@ from bpe_studio.core.explain.report import (
     bundled_samples,
     compute_report,
     corpus_sample,
+    left_out_note,
     report_csv,
     tokenizer_cuts,
     unknown_note,
@@ -294,3 +295,42 @@ def test_every_reader_of_a_files_start_says_bad_utf8_as_training_does(tmp_path):
         messages.append(str(raised.value))
     messages.append(utf8_problem([str(path)]))
     assert messages == [expected] * 4
+
+
+def test_a_sample_a_pattern_does_not_cover_leaves_out_only_its_cells():
+    """The patterns audit: one sample a run's custom pattern did not cover (Chinese under
+    '\\p{Latin}+|...') failed the whole Report with "Could not compute the report: The
+    pattern ... does not match '感' ...", naming neither the sample nor the tokenizer, and
+    every other row and column was lost. Only the cells that cannot be computed are left out
+    now, and the note says which sample, which tokenizer and why."""
+    latin = Tokenizer(BYTES, [], pattern=r"\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}")
+    single = Tokenizer(BYTES, [])
+    samples = [Sample("English", "once upon a time"), Sample("Chinese", "好感"),
+               Sample("Greek", "hi αβ")]  # fmt: skip
+    report = compute_report(samples, [("run", latin), ("bytes", single)])
+    assert report is not None
+    assert report.samples == ("English", "Chinese", "Greek")
+    assert report.tokenizers == ("run", "bytes")
+    assert report.cell("English", "run").tokens == 16  # a token a byte
+    assert report.cell("Chinese", "bytes").tokens == 6
+    assert report.find("Chinese", "run") is None and report.find("Greek", "run") is None
+    with pytest.raises(KeyError):
+        report.cell("Chinese", "run")
+    assert [(c.sample, c.tokenizer) for c in report.left_out] == [
+        ("Chinese", "run"),
+        ("Greek", "run"),
+    ]
+    note = left_out_note(report)
+    assert note.startswith(
+        "run cannot encode Chinese and Greek (their cells are left out): in Chinese, the pattern "
+        r"'\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}' does not match '好' (U+597D) at character 0"
+    )
+    assert "\n" not in note and "Use a regex that matches every character" in note
+    rows = list(csv.DictReader(io.StringIO(report_csv(report))))
+    assert [(r["sample"], r["tokenizer"]) for r in rows] == [
+        ("English", "run"),
+        ("English", "bytes"),
+        ("Chinese", "bytes"),
+        ("Greek", "bytes"),
+    ]
+    assert left_out_note(compute_report(samples[:1], [("run", latin)])) == ""

@@ -542,3 +542,36 @@ def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):
     assert compare.comparison is None
     assert all(pane.side is None and not pane.painted() for pane in compare.panes)
     assert "run" not in compare.stats[0].text()
+
+
+def test_a_sample_a_pattern_does_not_cover_leaves_out_its_cell_alone(qtbot, window, tmp_path):
+    """The patterns audit: a tokenizer whose custom pattern did not cover one sample (Latin
+    letters only; the Chinese sample) failed the whole Report ("Could not compute the
+    report: The pattern ... does not match '感'"), naming neither the sample nor the
+    tokenizer. Its cell alone is left out now (a dash, the reason in its tooltip), the note
+    under the table says which sample, which tokenizer and why, and the status counts it."""
+    latin = r"\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}"
+    Tokenizer({i: bytes([i]) for i in range(256)}, [], pattern=latin).save(
+        tmp_path / "latin", format="tiktoken"
+    )
+    report = window.report
+    report.choices[2].add_file(tmp_path / "latin" / "tokenizer.tiktoken")
+    report.choices[3].pick(NONE)
+    window.tabs.setCurrentWidget(report)
+    qtbot.waitUntil(
+        lambda: report.report is not None and len(report.report.tokenizers) == 3
+        and not report.busy, timeout=120_000,
+    )  # fmt: skip
+    computed = report.report
+    name = computed.tokenizers[2]
+    assert computed.samples == tuple(s for s, _ in SAMPLE_FILES)
+    chinese = computed.samples.index("Chinese")
+    item = report.table.item(chinese, 2)
+    assert item.text() == "—"
+    assert f"{name} cannot encode Chinese: the pattern" in item.toolTip()
+    assert report.table.item(chinese, 0).text() != "—"  # GPT-2's cell is there
+    assert report.table.item(computed.samples.index("English prose"), 2).text() != "—"
+    note = report.unknown_note
+    assert note.isVisible() and f"{name} cannot encode Chinese" in note.text()
+    assert "left out (see below the table)" in report.status.text()
+    assert report.png_button.isEnabled() and report.csv_button.isEnabled()

@@ -5,7 +5,9 @@ What it does: :func:`tokenizer_cuts` gives the character offsets where a tokeniz
 exactly one of two tokenizers cuts (the Compare page marks them). :func:`compute_report`
 encodes a set of :class:`Sample` texts with up to a few tokenizers and counts bytes,
 characters and tokens per pair, and the text a model turns into its unknown token
-(:class:`Unknown`; :func:`unknown_note` says it): the Report page's table and chart.
+(:class:`Unknown`; :func:`unknown_note` says it): the Report page's table and chart. A pair
+that cannot be encoded (a custom pattern that does not cover the sample) is left out alone
+(:class:`LeftOut`; :func:`left_out_note` says which and why).
 :func:`report_csv` writes that table. :func:`bundled_samples` reads the short texts shipped in
 ``resources/samples`` and :func:`corpus_sample` the head of a corpus file.
 What it leaves out: threads, widgets and files written (the app's ``views/compare`` and
@@ -28,6 +30,7 @@ import numpy as np
 from ..corpus.sources import DEFAULT_TEXT_FIELD
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.token_spans import span_cuts
+from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
 
 # The samples shipped in resources/samples, in the order the report shows them.
@@ -109,19 +112,37 @@ class ReportCell:
         return self.bytes / self.tokens if self.tokens else 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A sample a tokenizer cannot encode, and why (its pattern leaves a character out)."""
+
+    sample: str
+    tokenizer: str
+    reason: str
+
+
 @dataclass(frozen=True)
 class Report:
-    """Cells for every sample (rows) and tokenizer (columns), row by row."""
+    """Cells for every sample (rows) and tokenizer (columns), row by row, but those
+    ``left_out``, which could not be computed."""
 
     samples: tuple[str, ...]
     tokenizers: tuple[str, ...]
     cells: tuple[ReportCell, ...]
+    left_out: tuple[LeftOut, ...] = ()
 
-    def cell(self, sample: str, tokenizer: str) -> ReportCell:
+    def find(self, sample: str, tokenizer: str) -> ReportCell | None:
+        """The cell of ``sample`` and ``tokenizer``, or None when it was left out."""
         for c in self.cells:
             if c.sample == sample and c.tokenizer == tokenizer:
                 return c
-        raise KeyError(f"no cell for sample {sample!r} and tokenizer {tokenizer!r}")
+        return None
+
+    def cell(self, sample: str, tokenizer: str) -> ReportCell:
+        found = self.find(sample, tokenizer)
+        if found is None:
+            raise KeyError(f"no cell for sample {sample!r} and tokenizer {tokenizer!r}")
+        return found
 
 
 def _utf8_size(text: str) -> int:
@@ -137,19 +158,25 @@ def compute_report(
     is_stale: Callable[[], bool] = lambda: False,
 ) -> Report | None:
     """Encode every sample with every tokenizer; None if ``is_stale()`` turned true between
-    two encodings. Tokenizer names must be distinct (they label the columns)."""
+    two encodings. Tokenizer names must be distinct (they label the columns). A sample a
+    tokenizer's pattern does not cover is left out of that tokenizer's column alone."""
     names = [name for name, _ in tokenizers]
     if len(set(names)) != len(names):
         raise ValueError(f"tokenizer names must be distinct: {names}")
     cells: list[ReportCell] = []
+    left_out: list[LeftOut] = []
     for sample in samples:
         size = _utf8_size(sample.text)
         for name, tok in tokenizers:
             if is_stale():
                 return None
-            count, unknown = _encoded(sample.text, tok)
+            try:
+                count, unknown = _encoded(sample.text, tok)
+            except UncoveredText as e:
+                left_out.append(LeftOut(sample.name, name, str(e)))
+                continue
             cells.append(ReportCell(sample.name, name, size, len(sample.text), count, unknown))
-    return Report(tuple(s.name for s in samples), tuple(names), tuple(cells))
+    return Report(tuple(s.name for s in samples), tuple(names), tuple(cells), tuple(left_out))
 
 
 def _encoded(text: str, tokenizer: AnyTokenizer) -> tuple[int, Unknown | None]:
@@ -192,6 +219,24 @@ def unknown_note(report: Report) -> str:
     if not parts:
         return ""
     return "; ".join(parts) + " (bytes per token counts that text as encoded)"
+
+
+def left_out_note(report: Report) -> str:
+    """Which samples each tokenizer could not encode and why ("" if none), e.g. "run cannot
+    encode Chinese and Emoji (their cells are left out): in Chinese, the pattern ... does not
+    match '好' ...": the first sample's reason, which says what to do, stands for the rest."""
+    parts = []
+    for name in report.tokenizers:
+        held = [x for x in report.left_out if x.tokenizer == name]
+        if not held:
+            continue
+        samples = [x.sample for x in held]
+        listed = ", ".join(samples[:-1]) + " and " + samples[-1] if len(held) > 1 else samples[0]
+        parts.append(
+            f"{name} cannot encode {listed} (their cells are left out): in {held[0].sample}, "
+            f"{held[0].reason}"
+        )
+    return "; ".join(parts)
 
 
 def report_csv(report: Report) -> str:

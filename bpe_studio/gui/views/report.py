@@ -40,10 +40,12 @@ from ...core.explain.report import (
     bundled_samples,
     compute_report,
     corpus_sample,
+    left_out_note,
     report_csv,
     unknown_note,
 )
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
+from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.lab_records import CorpusRef
 from ..model.panes import report_pane
@@ -151,7 +153,8 @@ class ReportView(LazyPage):
         self.png_button.clicked.connect(self._choose_png)
         self.status = muted(steady_label(QLabel(" "), "0" * 50))
         # Under the table: what a tokenizer turns into its unknown token ([UNK]), which its
-        # bytes per token alone would show as compression.
+        # bytes per token alone would show as compression, and the samples a tokenizer could
+        # not encode (their cells are left out).
         self.unknown_note = muted(QLabel())
         self.unknown_note.setTextFormat(Qt.TextFormat.PlainText)  # "<unk>" is no tag
         self.unknown_note.setWordWrap(True)
@@ -330,9 +333,11 @@ class ReportView(LazyPage):
         self._draw(report)
         for button in (self.csv_button, self.png_button):
             button.setEnabled(True)
+        left_out = len(report.left_out)
         self.status.setText(
             f"{len(report.samples)} samples × {len(report.tokenizers)} tokenizers; "
             "hover a cell for its counts"
+            + (f"; {plural(left_out, 'cell')} left out (see below the table)" if left_out else "")
             + ("; no run's tokenizer yet: train or load one" if self._without_run else "")
             + (f"; no corpus row: {computed.corpus_missing}" if computed.corpus_missing else "")
         )
@@ -346,9 +351,17 @@ class ReportView(LazyPage):
         # was wider than its column at 1280 x 800 and was cut at both ends.
         self.table.setHorizontalHeaderLabels([f"{t}\n(bytes/token)" for t in report.tokenizers])
         self.table.setVerticalHeaderLabels(list(report.samples))
+        why = {(x.sample, x.tokenizer): x.reason for x in report.left_out}
         for row, sample in enumerate(report.samples):
             for col, name in enumerate(report.tokenizers):
-                cell = report.cell(sample, name)
+                cell = report.find(sample, name)
+                if cell is None:
+                    item = QTableWidgetItem("—")
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                    reason = f"{name} cannot encode {sample}: {why[sample, name]}"
+                    item.setToolTip(f"<p>{html.escape(reason)}</p>")  # rich text: it wraps
+                    self.table.setItem(row, col, item)
+                    continue
                 item = QTableWidgetItem(f"{cell.bytes_per_token:.2f}")
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 tip = (
@@ -363,7 +376,7 @@ class ReportView(LazyPage):
                     tip = f"<p>{html.escape(tip)}</p>"  # rich text: "<unk>" is no tag
                 item.setToolTip(tip)
                 self.table.setItem(row, col, item)
-        note = unknown_note(report)
+        note = "\n".join(n for n in (unknown_note(report), left_out_note(report)) if n)
         self.unknown_note.setText(note)
         self.unknown_note.setVisible(bool(note))
         # The table is as tall as its rows (no scroll bar); the chart takes the rest.
@@ -395,11 +408,14 @@ class ReportView(LazyPage):
                 bars.setOpts(x=np.zeros(0), height=np.zeros(0), width=width)
                 continue
             name = report.tokenizers[i]
-            heights = np.array([report.cell(s, name).bytes_per_token for s in report.samples])
+            # A cell left out has no bar (a bar of 0 would read as a measured 0.00).
+            found = [(x, report.find(s, name)) for x, s in zip(xs.tolist(), report.samples)]
+            at = np.array([x for x, c in found if c is not None], dtype=float)
+            heights = np.array([c.bytes_per_token for _, c in found if c is not None])
             offset = (i - (n - 1) / 2) * width
-            bars.setOpts(x=xs + offset, height=heights, width=width * 0.92)
+            bars.setOpts(x=at + offset, height=heights, width=width * 0.92)
             self.legend.addItem(bars, name)
-            for x, h in zip((xs + offset).tolist(), heights.tolist()):
+            for x, h in zip((at + offset).tolist(), heights.tolist()):
                 value = pg.TextItem(f"{h:.2f}", color=value_colour, anchor=(0.5, 1.0))
                 value.setFont(self._value_font)
                 value.setPos(x, h)
