@@ -50,7 +50,7 @@ from .inputs import (
     records,
     stdin_input,
 )
-from .kept_text import drops_text, kept_bytes, left_out_note
+from .kept_text import dropped_note, drops_text, kept_bytes
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -297,7 +297,7 @@ def _encode(args: argparse.Namespace) -> int:
     if added:
         lines.append(added)
     if dropped:
-        lines.append(left_out_note(described, dropped, stats.input_bytes))
+        lines.append(dropped_note(described, dropped, stats.input_bytes))
         if stats.tokens:
             per_token = (stats.input_bytes - dropped) / stats.tokens
             lines.append(f"compression ratio: {per_token:.2f} bytes/token (of the text kept)")

@@ -4,7 +4,7 @@ What it does: a pre-tokenizer step that removes text (a Split that keeps its mat
 ``train --format hf`` writes a custom regex; WhitespaceSplit) drops what it does not keep, as
 ``tokenizers`` does: no id stands for it. :func:`drops_text` tells such a tokenizer,
 :func:`kept_bytes` counts the bytes its ids stand for (from the ids file, not reading the
-input again) and :func:`left_out_note` says how much of the input they leave out. What it
+input again) and :func:`dropped_note` says how much of the input they leave out. What it
 leaves out: where that text was (``encode`` names no character, only how much).
 """
 
@@ -46,7 +46,7 @@ def kept_bytes(vocab: Mapping[int, bytes], ids_path: str) -> int:
     return sum(int(lengths[ids[at : at + _BLOCK]].sum()) for at in range(0, ids.size, _BLOCK))
 
 
-def left_out_note(tok: AnyTokenizer | TokenizerData, dropped: int, total: int) -> str:
+def dropped_note(tok: AnyTokenizer | TokenizerData, dropped: int, total: int) -> str:
     """The summary's note: how many of the input's ``total`` bytes ``tok`` dropped."""
     pattern = split_pattern(tok)
     what = (
