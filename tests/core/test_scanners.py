@@ -271,6 +271,6 @@ def test_names_labels_and_rules():
     assert llama.name is None and llama.label == "llama3"
     assert llama.cut_rules.name == "llama3"
     assert compiled_steps(SEQUENCES["deepseek_v3"]).cut_rules.name == "deepseek_v3"
-    assert compiled_steps(SEQUENCES["starcoder"]).cut_rules.name == "specials only"
+    assert compiled_steps(SEQUENCES["starcoder"]).cut_rules.name == "starcoder"
     assert compiled_scanner(r"\w+|\W+") is None
     assert compiled_steps([]) is None
