@@ -73,6 +73,18 @@ TIKTOKEN_TRAPS = [
     (r"\p{N}*(?=%)|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7% off", "can match empty"),
     # Found by the review: a soft hyphen is Graph there, not here.
     (r"\p{Graph}+|.", "a\u00adb", r"'\p{Graph}'"),
+    # Found by the patterns audit: case-insensitive, the regex module also folds "İ" with
+    # "i", and folds properties otherwise (U+0345 is a letter there only, "ĸ" here only).
+    (r"(?i)[a-z]+|.|\n", "aİb", "the class '[a-z]' inside a case-insensitive group"),
+    (r"(?i:[^a-z])+|.|\n", "1İ", "the class '[^a-z]' inside a case-insensitive group"),
+    (r"(?i)i+|.|\n", "iİ", "'i' inside a case-insensitive group"),
+    (r"(?i)\p{L}+|.|\n", "α\u0345", r"'\p{L}' inside a case-insensitive group"),
+    (r"(?i)\p{Lu}+|.|\n", "Aĸ", r"'\p{Lu}' inside a case-insensitive group"),
+    (
+        r"(?i)'(?:s|t|re|ve|m|ll|d)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
+        "it's α\u0345",
+        r"'\p{L}' inside a case-insensitive group",
+    ),
 ]
 
 
@@ -105,6 +117,8 @@ ACCEPTED = [
     "o200k",
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
     r"(?i:'s|'t|'re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+(?!\S)|\s+",
+    # Case-insensitive, plain characters other than "i" fold alike (hf.onig.folds_apart).
+    r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+",
     r"\p{Han}+|\w+|\s+|[^\w\s]+",
     r"(?<=\d)\d|\d|\p{L}+|\s++|[^\s\p{L}\d]",
 ]

@@ -11,6 +11,9 @@ training). Measured against tiktoken (tests/core/test_format_limits.py):
   ``&&``, ``--`` and ``~~`` (set operations there, characters here) and a ``[`` (a nested
   class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` outside multi-line mode (there only
   the end of the text, here also before a final line break) and ``\\Z`` (the reverse);
+  inside a case-insensitive group, a property, a class but one of plain characters, and
+  "i" or "I" (``(?i)[a-z]`` also takes "İ" here; ``hf.onig.folds_apart``, the rule the
+  ``tokenizer.json`` writer follows too);
 - a pattern that can match empty text: tiktoken's encoder panics on the empty piece, or
   drops the character after it (``(?=\\p{Sc})|...`` lost every "€");
 - inline flags other than ``i``, ``m``, ``s``, ``x``, ``u``, and ``\\X``: tiktoken cannot
@@ -28,6 +31,7 @@ import re
 import regex
 
 from ...pretokenization.names import PATTERNS, pattern_name, property_key, shown_pattern
+from ..hf.onig import folds_apart
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
 # Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
@@ -38,6 +42,9 @@ _PROPERTY_TRAPS = frozenset({"graph", "print"})
 # Texts a pattern that can match empty text matches empty in, as far as samples can tell.
 _SAMPLES = ("", "a", "A", "1", " ", "\n", "a b", "Hello, world!\n", "中文", "é", "\t  x\r\n")
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
+_GROUP_NAME = re.compile(r"\(\?(?:P?<\w+>|'\w+'|P[=>]\w+|&\w+)")
+# Escapes followed by a name or number in braces (\p{L}, \x{263A}, \N{...}).
+_ESCAPES_WITH_BRACES = set("pPxuUNgk")
 
 
 def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
@@ -64,56 +71,74 @@ def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
     return None, j + 1
 
 
-def _syntax_trap(pattern: str) -> str | None:
-    """The first construct of ``pattern`` that tiktoken reads otherwise or cannot read."""
+def _syntax_trap(pattern: str) -> tuple[str, bool] | None:
+    """The first construct of ``pattern`` that tiktoken reads otherwise or cannot read, and
+    whether only being inside a case-insensitive group makes it so (``hf.onig.folds_apart``)."""
     i, n = 0, len(pattern)
-    # Whether each open group (the outermost: the pattern) is in multi-line mode, where the
-    # two engines read "$" alike.
-    multiline = [False]
+    # Each open group's modes (the outermost: the pattern's): multi-line, where the two
+    # engines read "$" alike, and case-insensitive.
+    modes = [(False, False)]
     while i < n:
         c = pattern[i]
+        multiline, folding = modes[-1]
         if c == "\\":
             nxt = pattern[i + 1 : i + 2]
             if nxt in _ESCAPE_TRAPS:
-                return "\\" + nxt
-            if nxt in "pP" and pattern.startswith("{", i + 2):
+                return "\\" + nxt, False
+            end = i + 2
+            if nxt in _ESCAPES_WITH_BRACES and pattern.startswith("{", i + 2):
                 end = pattern.find("}", i) + 1 or n
-                if property_key(pattern[i + 3 : end - 1]) in _PROPERTY_TRAPS:
-                    return pattern[i:end]
-            i += 2
+                if nxt in "pP" and property_key(pattern[i + 3 : end - 1]) in _PROPERTY_TRAPS:
+                    return pattern[i:end], False
+            elif nxt in "pP":
+                end = i + 3  # \pL: a one-letter property name
+            if folding and folds_apart(pattern[i:end]):
+                return pattern[i:end], True
+            i = end
         elif c == "[":
+            start = i
             trap, i = _class_trap(pattern, i)
             if trap:
-                return trap
+                return trap, False
+            if folding and folds_apart(pattern[start:i]):
+                return pattern[start:i], True
         elif c == "$":
-            if not multiline[-1]:
-                return c
+            if not multiline:
+                return c, False
             i += 1
         elif c == "(":
-            inherited = multiline[-1]
             if pattern.startswith("(?|", i):
-                return "(?|"
+                return "(?|", False
+            if pattern.startswith("(?#", i):  # a comment: nothing in it is read
+                i = pattern.find(")", i) + 1 or n
+                continue
             flags = _FLAGS.match(pattern, i)
             if flags:
                 letters = flags.group(1)
                 if set(letters) - _FLAGS_TIKTOKEN_READS - {"-"}:
-                    return flags.group(0)
+                    return flags.group(0), False
                 on, _, off = letters.partition("-")
-                mode = False if "m" in off else True if "m" in on else inherited
-                if flags.group(0).endswith(")"):  # (?m): the rest of this group
-                    multiline[-1] = mode
-                    i = flags.end()
-                    continue
-                multiline.append(mode)  # (?m: ... ): this group
+                mode = (
+                    False if "m" in off else True if "m" in on else multiline,
+                    False if "i" in off else True if "i" in on else folding,
+                )
                 i = flags.end()
+                if flags.group(0).endswith(")"):  # (?m): the rest of this group
+                    modes[-1] = mode
+                else:
+                    modes.append(mode)  # (?m: ... ): this group
                 continue
-            multiline.append(inherited)
-            i += 1
+            modes.append(modes[-1])
+            # A group's name ("(?P<i>") is no text to match.
+            named = _GROUP_NAME.match(pattern, i)
+            i = named.end() if named else i + 1
         elif c == ")":
-            if len(multiline) > 1:
-                multiline.pop()
+            if len(modes) > 1:
+                modes.pop()
             i += 1
         else:
+            if folding and folds_apart(c):
+                return c, True
             i += 1
     return None
 
@@ -153,8 +178,17 @@ def pattern_problem(pattern: str) -> str | None:
     if pattern_name(pattern) in PATTERNS:
         return None
     shown = shown_pattern(pattern)
-    trap = _syntax_trap(pattern)
-    if trap is not None:
+    found = _syntax_trap(pattern)
+    if found is not None and found[1]:
+        trap = found[0]
+        what = f"the class {trap!r}" if trap.startswith("[") else shown_pattern(trap)
+        return (
+            f"pattern {shown}: {what} inside a case-insensitive group matches other "
+            "characters in tiktoken's regex engine (Rust's fancy-regex) than in Python's regex "
+            "(end the group before it, spelling out both cases where needed: [a-zA-Z])"
+        )
+    if found is not None:
+        trap = found[0]
         instead = " (\\z is the end of the text in both)" if trap in ("$", "\\Z") else ""
         return (
             f"pattern {shown}: {shown_pattern(trap)} means something else in tiktoken's regex "
