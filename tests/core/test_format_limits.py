@@ -255,6 +255,24 @@ def test_a_token_two_merges_make_is_not_sent_to_a_format_that_refuses_it_too(tmp
         tok.save(tmp_path / "hf", format="hf")
 
 
+def oniguruma_pieces(pattern: str, text: str) -> list[str]:
+    """How ``tokenizers`` (Oniguruma) cuts ``text`` with an Isolated Split of ``pattern``."""
+    split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")
+    return [piece for piece, _ in split.pre_tokenize_str(text)]
+
+
+@pytest.mark.parametrize(("pattern", "text"), [(r"(?i)i+|.|\n", "iİI"), (r"(?i:I)+|.|\n", "Iı")])
+def test_a_case_insensitive_i_is_refused_for_tokenizer_json(tmp_path, pattern, text):
+    """Found fixing the tiktoken check: reading a file, a case-insensitive "i" is given
+    Oniguruma's meaning ("i" and "I"); writing one, the same pattern means more here (also
+    "İ", or "ı" for "I"), and tokenizers gave other ids with no error."""
+    assert oniguruma_pieces(pattern, text) != our_pieces(pattern, text)  # it does matter
+    with pytest.raises(ValueError, match="cannot write this tokenizer") as refused:
+        Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="hf")
+    assert "inside a case-insensitive group" in str(refused.value)
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(("prop", "char"), [("XDigit", "\u0660"), ("Word", "\u00b2")])
 def test_the_properties_refused_for_tokenizer_json_are_read_otherwise_by_oniguruma(prop, char):
     """Found by the review: \\p{XDigit} takes every script's digits in Oniguruma (Arabic-Indic

@@ -78,10 +78,13 @@ def folds_apart(construct: str) -> bool:
 
 @dataclass(frozen=True)
 class Translated:
-    """A pattern in the ``regex`` module's syntax; ``nullable``: it may match ""."""
+    """A pattern in the ``regex`` module's syntax; ``nullable``: it may match "";
+    ``respelled``: the first case-insensitive "i" or "I" given its Oniguruma meaning (none
+    else), which the same pattern written for Oniguruma would lose."""
 
     pattern: str
     nullable: bool
+    respelled: str | None = None
 
 
 class _Parser:
@@ -89,6 +92,7 @@ class _Parser:
         self.s = source
         self.i = 0
         self.ci = False  # inside a case-insensitive scope
+        self.respelled: str | None = None
 
     def fail(self, what: str) -> ValueError:
         return ValueError(f"{what} (at character {self.i}) has no exact equivalent here")
@@ -203,6 +207,7 @@ class _Parser:
             self._check_fold(c)
             if folds_apart(c):
                 # subtle: Oniguruma's case-insensitive "i" matches "i" and "I", not "\u0130".
+                self.respelled = self.respelled or c
                 return "(?-i:[iI])", False
         return ("\\" + c if c in _META else c), False
 
@@ -386,7 +391,7 @@ def translate(pattern: str) -> Translated:
         regex.compile(text)
     except (regex.error, ValueError, OverflowError) as e:
         raise ValueError(f"not understood ({e})") from None
-    return Translated(text, nullable)
+    return Translated(text, nullable, p.respelled)
 
 
 def find_spans(compiled: regex.Pattern[str], text: str) -> Iterator[tuple[int, int]]:

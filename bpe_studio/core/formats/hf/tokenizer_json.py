@@ -381,11 +381,20 @@ def split_problem(pattern: str) -> str | None:
             "Oniguruma (which tokenizers runs) and in Python's regex"
         )
     try:
-        nullable = inner is None and translate(regex).nullable
+        translated = translate(regex)
     except ValueError as e:
         # What reading the file back here would refuse (case-insensitive letters with no
         # exact equivalent, say): not written.
         return f"pattern {shown_pattern(regex)}: {e}"
+    if translated.respelled:
+        # Read back, it means what Oniguruma makes of it, not what it means here.
+        return (
+            f"pattern {shown_pattern(regex)}: {translated.respelled!r} inside a "
+            "case-insensitive group matches other characters in Oniguruma (which tokenizers "
+            "runs) than in Python's regex (end the group before it, spelling out both cases: "
+            "[iI])"
+        )
+    nullable = inner is None and translated.nullable
     if nullable:
         # subtle: written as a Split of its matches, tokenizers steps past an empty match
         # otherwise than Python's regex does, and drops the text in between (an audit: all
