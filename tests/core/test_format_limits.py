@@ -21,6 +21,7 @@ from core_helpers import EOT, SLICES, read_fixture
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.formats.files import LossyFormatWarning, format_problem
+from bpe_studio.core.formats.tiktoken.empty_match import can_match_empty
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -71,6 +72,13 @@ TIKTOKEN_TRAPS = [
     # Empty only before a character no sample held: tiktoken dropped every "€".
     (r"(?=\p{Sc})|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7%", "can match empty text"),
     (r"\p{N}*(?=%)|\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "cost 5€, 7% off", "can match empty"),
+    # Found by the patterns audit: empty only in contexts the old check's samples lacked.
+    (
+        r" ?\p{L}+| ?\p{N}+|\b(?=\p{Sc})|[^\s\p{L}\p{N}]|\s+",
+        "It cost US$5, or 4€.",
+        "can match empty text",
+    ),
+    (r"\B(?=€)|\S|\s", "4 €", "can match empty text"),
     # Found by the review: a soft hyphen is Graph there, not here.
     (r"\p{Graph}+|.", "a\u00adb", r"'\p{Graph}'"),
     # Found by the patterns audit: case-insensitive, the regex module also folds "İ" with
@@ -105,6 +113,44 @@ def test_a_pattern_tiktoken_reads_otherwise_is_refused(tmp_path, pattern, text, 
         Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="tiktoken")
     assert named in str(refused.value) and not (tmp_path / "out").exists()
     assert named in format_problem("tiktoken", pattern, [])
+
+
+# Whether a pattern can match empty text somewhere, decided with no text: zero-width
+# constructs count as matching empty wherever they stand (over-approximated, never under).
+CAN_MATCH_EMPTY = {
+    r"\b(?=\p{Sc})|\S|\s": True,
+    r"a|\B": True,
+    r"(?<=a)|a": True,
+    r"a(?(1)b)|(c)": False,
+    r"(?(1)b)|(c)": True,
+    r"(a)\1|b": False,
+    r"(a)?\1|b": True,
+    r"a\K|b": True,
+    r"a\Kb|c": False,
+    r"(?:a\K)b?|c": True,
+    r"(?x) a *  # a comment|b\n": True,
+    "(?x: a  #) b\n)+|c": False,
+    r"(?x:a) *": False,
+    r"\x41*": True,
+    r"\p{L}{0,3}": True,
+    r"\p{L}{1,3}|\pN{,2}x": False,
+    r"[)|]+|a": False,
+    r"(?#a comment|)a": False,
+    r"(?i:)|a": True,
+    r"a(?i)|b": False,
+    r"(?P<w>\p{L}*)x|y": False,
+    r"(?P<w>\p{L}*)|y": True,
+    r"(?P=w)|(?P<w>a)": True,
+    r"a|(?R)": True,
+}
+
+
+@pytest.mark.parametrize("pattern", list(CAN_MATCH_EMPTY))
+def test_matching_empty_text_is_decided_on_structure(pattern):
+    assert can_match_empty(pattern) is CAN_MATCH_EMPTY[pattern]
+    if not CAN_MATCH_EMPTY[pattern]:  # never said of one that does, on any text at hand
+        texts = ["", "a", "ab", "abc", " a\n", "ca", "x"]
+        assert all(m.group() for t in texts for m in regex.finditer(pattern, t))
 
 
 ACCEPTED = [

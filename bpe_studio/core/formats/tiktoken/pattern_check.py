@@ -15,7 +15,8 @@ training). Measured against tiktoken (tests/core/test_format_limits.py):
   "i" or "I" (``(?i)[a-z]`` also takes "İ" here; ``hf.onig.folds_apart``, the rule the
   ``tokenizer.json`` writer follows too);
 - a pattern that can match empty text: tiktoken's encoder panics on the empty piece, or
-  drops the character after it (``(?=\\p{Sc})|...`` lost every "€");
+  drops the character after it (``(?=\\p{Sc})|...`` lost every "€"); decided on the
+  pattern's structure (``empty_match``), as no set of sample texts holds every context;
 - inline flags other than ``i``, ``m``, ``s``, ``x``, ``u``, and ``\\X``: tiktoken cannot
   compile them. Where tiktoken is installed, it is asked to compile the pattern too, which
   also finds the property names and escapes it lacks.
@@ -28,10 +29,9 @@ from __future__ import annotations
 
 import re
 
-import regex
-
 from ...pretokenization.names import PATTERNS, pattern_name, property_key, shown_pattern
 from ..hf.onig import folds_apart
+from .empty_match import can_match_empty
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
 # Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
@@ -39,8 +39,6 @@ _FLAGS_TIKTOKEN_READS = set("imsxu")
 _ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">")
 # Properties tiktoken's engine reads otherwise (a review: 66 and 68 characters apart).
 _PROPERTY_TRAPS = frozenset({"graph", "print"})
-# Texts a pattern that can match empty text matches empty in, as far as samples can tell.
-_SAMPLES = ("", "a", "A", "1", " ", "\n", "a b", "Hello, world!\n", "中文", "é", "\t  x\r\n")
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
 _GROUP_NAME = re.compile(r"\(\?(?:P?<\w+>|'\w+'|P[=>]\w+|&\w+)")
 # Escapes followed by a name or number in braces (\p{L}, \x{263A}, \N{...}).
@@ -143,21 +141,6 @@ def _syntax_trap(pattern: str) -> tuple[str, bool] | None:
     return None
 
 
-def _matches_empty(pattern: str) -> bool:
-    """Whether ``pattern`` can match empty text: by its structure where Oniguruma's reading
-    of it is known (``hf.onig``, as the ``tokenizer.json`` writer asks), else on samples
-    (a lookahead before one character, ``(?=\\p{Sc})``, passes samples that lack it)."""
-    from ..hf.onig import translate
-
-    try:
-        if translate(pattern).nullable:
-            return True
-    except ValueError:
-        pass
-    compiled = regex.compile(pattern)
-    return any(m.start() == m.end() for text in _SAMPLES for m in compiled.finditer(text))
-
-
 def _tiktoken_refuses(pattern: str) -> str | None:
     """tiktoken's own error compiling ``pattern``, where tiktoken is installed."""
     try:
@@ -194,7 +177,7 @@ def pattern_problem(pattern: str) -> str | None:
             f"pattern {shown}: {shown_pattern(trap)} means something else in tiktoken's regex "
             f"engine (Rust's fancy-regex) or is not in it{instead}"
         )
-    if _matches_empty(pattern):
+    if can_match_empty(pattern):
         return (
             f"pattern {shown} can match empty text, on which tiktoken's encoder fails or "
             "drops the character after it"
