@@ -382,6 +382,18 @@ def test_written_trained_tokenizer_encodes_the_same(tmp_path, pattern):
         assert encoding.encode(text, allowed_special="all") == hf.encode(text).ids
 
 
+def test_a_one_letter_property_is_written_as_oniguruma_reads_it(tmp_path):
+    """Found by the patterns audit: Oniguruma (Ruby syntax) reads "\\pL" as the text "pL",
+    and a written ' ?\\pL+| ?\\pN+|...' gave other ids in tokenizers, with no error. It is
+    written "\\p{L}", which the regex module reads as it reads "\\pL"."""
+    pattern = r" ?\pL+| ?\pN+|\s+|\S"
+    data = trained_data(read_fixture("corpus.en")[:10_000], pattern, [EOT], 120)
+    path = write_hf(tmp_path, data)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    _assert_same_ids(hf, data, [_sample("english"), "Hello World, it is TIME for 42 apples.\n"])
+    assert read_hf(path).pattern == r" ?\p{L}+| ?\p{N}+|\s+|\S"
+
+
 def test_special_tokens_not_in_printable_ascii_are_written_as_themselves(tmp_path):
     # Found by fuzzing: written in byte-level spelling ("<|endĠofĠtext|>"), tokenizers did not
     # find them in the vocabulary and gave them new ids.

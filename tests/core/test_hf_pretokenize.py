@@ -34,6 +34,7 @@ SPECIMENS = [
     "(x|y) [a] «b» 1.5, 2!? …。，、।۔،",
     "  leading and trailing  ",
     "hey HEY queRY QUERY qUEry 'S 'll 'LL abc (d) |x| [e]",
+    "apL pLL pN Np PL 12 pl",
 ]
 
 
@@ -94,6 +95,17 @@ SHAPES |= {
         ),
     ),
     "empty_matches": (None, pt.Sequence([pt.Split(Regex(r"a*"), "removed"), pt.ByteLevel(False)])),
+    # Found by the patterns audit: Oniguruma reads "\\pL" as the text "pL", this project read
+    # it as the property.
+    "one_letter_property": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(Regex(r"\pL+|[\pN]|\PL|\p{L}+"), "isolated"),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
+    ),
     "nfkc_lower_strip": (
         nz.Sequence([nz.NFKC(), nz.Lowercase(), nz.Strip()]),
         pt.Sequence([pt.Whitespace(), pt.ByteLevel(True, use_regex=False)]),

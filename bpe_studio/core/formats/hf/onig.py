@@ -236,6 +236,8 @@ class _Parser:
                 raise self.fail(f"{text} inside a case-insensitive group")
             return text, False
         self.i += 2
+        if nxt in "pP":
+            return nxt, False  # subtle: without braces, Ruby syntax reads "\\pL" as "pL"
         if nxt in _ESCAPE_ATOM:
             return _ESCAPE_ATOM[nxt], nxt in "zZ"
         if nxt == "A":

@@ -52,6 +52,8 @@ _ANCHOR_ESCAPES = set("ZzGhHRXK")
 # Oniguruma's own), inside a class or out.
 _WORD_ESCAPES = set("wWbByYONgk")
 _QUANTIFIER = re.compile(r"\{\d*,?\d*\}")
+# An escape; groups: a one-letter property's "p" or "P", and its name.
+_ONE_LETTER_PROPERTY = re.compile(r"\\(?:([pP])([A-Za-z])|.)", re.DOTALL)
 
 
 # Properties Oniguruma reads otherwise (measured against tokenizers): Word as its \w (² ³ ¹
@@ -366,6 +368,15 @@ def _isolated(pattern: str) -> str | None:
     return None if inner is None or translate(inner).nullable else inner
 
 
+def _braced_properties(pattern: str) -> str:
+    r"""``pattern`` with each one-letter property name in braces (``\pL`` as ``\p{L}``), the
+    same to the regex module: Oniguruma reads ``\pL`` as the text "pL"."""
+    return _ONE_LETTER_PROPERTY.sub(
+        lambda m: f"\\{m[1]}{{{m[2]}}}" if m[1] else m[0],
+        pattern,
+    )
+
+
 def split_problem(pattern: str) -> str | None:
     """Why a ``tokenizer.json`` cannot hold ``pattern`` (a regex, not a named pattern) as a
     Split that pre-tokenizes as it does here; None when it can. Asked before training too:
@@ -374,14 +385,15 @@ def split_problem(pattern: str) -> str | None:
         return None
     inner = _isolated(pattern)
     regex = pattern if inner is None else inner
-    trap = engine_trap(regex)
+    written = _braced_properties(regex)
+    trap = engine_trap(written)
     if trap:
         return (
             f"pattern {shown_pattern(regex)}: {shown_pattern(trap)} means different things in "
             "Oniguruma (which tokenizers runs) and in Python's regex"
         )
     try:
-        translated = translate(regex)
+        translated = translate(written)
     except ValueError as e:
         # What reading the file back here would refuse (case-insensitive letters with no
         # exact equivalent, say): not written.
@@ -428,7 +440,7 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
         problem = split_problem(pattern)
         if problem:
             raise ValueError(problem)
-        split = {"Regex": regex}
+        split = {"Regex": _braced_properties(regex)}
         # Else the matches only, as findall gives them: text the pattern does not cover is
         # dropped.
         behavior, invert = ("Removed", True) if inner is None else ("Isolated", False)
