@@ -301,6 +301,30 @@ def test_a_token_two_merges_make_is_not_sent_to_a_format_that_refuses_it_too(tmp
         tok.save(tmp_path / "hf", format="hf")
 
 
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        (r"\p{IsHan}+| ?\p{L}+| ?\p{N}+|\s+|\S", r"\p{IsHan}"),
+        (r" ?\p{L&}+| ?\p{N}+|\s+|\S", r"\p{L&}"),
+        (r"[\d-z]+| ?\p{L}+|\s+|\S", r"[\d-z]"),
+        (r" ?[a-\p{N}]+| ?\p{L}+|\s+|\S", r"[a-\p{N}]"),
+        # Refused by tokenizers itself, the last check where it is installed.
+        (r"\p{Horiz_Space}+| ?\p{L}+| ?\p{N}+|\s+|\S", "tokenizers cannot compile it"),
+    ],
+)
+def test_a_pattern_tokenizers_cannot_load_is_not_written(tmp_path, pattern, named):
+    """Found by the patterns audit: such files were written, and read back here, but
+    tokenizers.Tokenizer.from_file failed on them ("invalid character property name
+    {IsHan}", "unmatched range specifier in char-class")."""
+    with pytest.raises(Exception, match="Oniguruma error"):
+        tokenizers.Regex(pattern)  # it does matter
+    regex.compile(pattern)  # while Python's regex reads it
+    with pytest.raises(ValueError, match="cannot write this tokenizer") as refused:
+        Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="hf")
+    assert named in str(refused.value) and not (tmp_path / "out").exists()
+    assert named in format_problem("hf", pattern, [])
+
+
 def oniguruma_pieces(pattern: str, text: str) -> list[str]:
     """How ``tokenizers`` (Oniguruma) cuts ``text`` with an Isolated Split of ``pattern``."""
     split = tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), "isolated")

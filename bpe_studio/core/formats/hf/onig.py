@@ -43,6 +43,11 @@ _ESCAPE_ATOM = {
 _POSIX = {"alpha": r"\p{Alphabetic}", "space": r"\s", "digit": r"\p{Nd}", "upper": r"\p{Uppercase}",
           "lower": r"\p{Lowercase}"}  # fmt: skip
 _REFUSED_ESCAPES = set("bBGKRXyYONgk")
+# Escapes for a set of characters in a class, which Oniguruma takes at neither end of a range.
+_SET_ESCAPES = set("dDwWsShH")
+# A property name as Oniguruma has it, with what the regex module also takes: an "Is" prefix
+# ("IsHan": Han) and a trailing "&" ("L&": L, there).
+_ONIGURUMA_NAME = regex.compile(r"((?i:is)[_ -]?(?=\w))?([\w -]+?)(&?)")
 # Group openers read alike, and whether the group is zero-width (a lookaround).
 _GROUPS = (("(?:", False), ("(?=", True), ("(?!", True), ("(?<=", True), ("(?<!", True),
            ("(?>", False))  # fmt: skip
@@ -94,8 +99,10 @@ class _Parser:
         self.ci = False  # inside a case-insensitive scope
         self.respelled: str | None = None
 
-    def fail(self, what: str) -> ValueError:
-        return ValueError(f"{what} (at character {self.i}) has no exact equivalent here")
+    def fail(self, what: str, instead: str = "") -> ValueError:
+        """``what`` refused, and ``instead`` what to write in its place, where one exists."""
+        said = f"{what} (at character {self.i}) has no exact equivalent here"
+        return ValueError(f"{said}: {instead}" if instead else said)
 
     def peek(self, k: int = 1) -> str:
         return self.s[self.i : self.i + k]
@@ -227,11 +234,7 @@ class _Parser:
         if nxt in _REFUSED_ESCAPES:
             raise self.fail(f"\\{nxt}")
         if nxt in "pP" and self.s[self.i + 2 : self.i + 3] == "{":
-            end = self.s.find("}", self.i)
-            if end < 0:
-                raise self.fail("an unclosed \\p{")
-            text = self.s[self.i : end + 1]
-            self.i = end + 1
+            text = self._property()
             if self.ci and folds_apart(text):
                 raise self.fail(f"{text} inside a case-insensitive group")
             return text, False
@@ -328,6 +331,9 @@ class _Parser:
         items: list[str] = []
         nested: list[str] = []
         first = True
+        # The last item: "char", "set" (\d, \p{L}, [:alpha:]) or "range" (a range's end,
+        # after which "-" is a character); and whether a range awaits its end.
+        last, ranging = "", False
         while True:
             if self.i >= len(self.s):
                 raise ValueError(f"unclosed character class at character {start}")
@@ -339,6 +345,20 @@ class _Parser:
             if self.peek(2) == "&&":
                 self.i += 2
                 return "".join(items), nested
+            is_set = self.peek(2) == "[:" or (c == "\\" and self._at_set_escape())
+            if (is_set and ranging) or (c == "-" and last == "set" and self.peek(2) != "-]"):
+                # subtle: the regex module takes such a "-" as the character; Oniguruma
+                # refuses the pattern (tokenizers could not load the file).
+                whole = self.s[start : self.s.find("]", self.i + 2) + 1 or len(self.s)]
+                raise self.fail(
+                    f"a '-' beside a set (\\d, \\p{{..}}) in the class '{whole}'",
+                    "put the '-' last in the class to mean the character",
+                )
+            if c == "-" and last == "char" and not ranging and self.peek(2) != "-]":
+                ranging = True
+                items.append(c)
+                self.i += 1
+                continue
             if self.peek(2) == "[:":
                 m = regex.match(r"\[:(\^?)(\w+):\]", self.s[self.i :])
                 if not m or m.group(2) not in _POSIX or m.group(1):
@@ -352,19 +372,42 @@ class _Parser:
             else:
                 items.append("\\" + c if c in "[]\\^" else c)
                 self.i += 1
+            last, ranging = "set" if is_set else "range" if ranging else "char", False
+
+    def _at_set_escape(self) -> bool:
+        r"""Whether the escape at the cursor stands for a set of characters (\d, \p{L})."""
+        nxt = self.s[self.i + 1 : self.i + 2]
+        return nxt in _SET_ESCAPES or (nxt in "pP" and self.s[self.i + 2 : self.i + 3] == "{")
 
     @staticmethod
     def _union(body: str, nested: list[str]) -> str:
         alts = ([f"[{body}]"] if body else []) + nested
         return alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
 
+    def _property(self) -> str:
+        """The ``\\p{...}`` at the cursor, passed; refused where Oniguruma has no such name
+        (tokenizers could not load the file) though the regex module reads it."""
+        end = self.s.find("}", self.i)
+        if end < 0:
+            raise self.fail("an unclosed \\p{")
+        text = self.s[self.i : end + 1]
+        negated, name = ("^", text[4:-1]) if text.startswith("^", 3) else ("", text[3:-1])
+        known = _ONIGURUMA_NAME.fullmatch(name)
+        if not known:
+            raise self.fail(f"the property {text}", "Oniguruma has no such name")
+        if known[1] or known[3]:
+            raise self.fail(
+                f"the property {text}",
+                f"Oniguruma has no such name; write \\{text[1]}{{{negated}{known[2]}}}, "
+                "as the regex module reads it",
+            )
+        self.i = end + 1
+        return text
+
     def _class_escape(self) -> str:
         nxt = self.s[self.i + 1 : self.i + 2]
         if nxt in "pP" and self.s[self.i + 2 : self.i + 3] == "{":
-            end = self.s.find("}", self.i)
-            text = self.s[self.i : end + 1]
-            self.i = end + 1
-            return text
+            return self._property()
         if nxt in _ESCAPE_CLASS:
             self.i += 2
             return _ESCAPE_CLASS[nxt]

@@ -377,6 +377,21 @@ def _braced_properties(pattern: str) -> str:
     )
 
 
+def _oniguruma_refuses(regex: str) -> str | None:
+    """Oniguruma's own error compiling ``regex``, where tokenizers is installed (it is not
+    required): a last check for what tokenizers could not load (property names it lacks,
+    such as ``\\p{Horiz_Space}``)."""
+    try:
+        from tokenizers import Regex
+    except ImportError:
+        return None
+    try:
+        Regex(regex)
+    except Exception as e:  # noqa: BLE001 - tokenizers raises a bare Exception
+        return str(e).splitlines()[0] if str(e) else type(e).__name__
+    return None
+
+
 def split_problem(pattern: str) -> str | None:
     """Why a ``tokenizer.json`` cannot hold ``pattern`` (a regex, not a named pattern) as a
     Split that pre-tokenizes as it does here; None when it can. Asked before training too:
@@ -416,6 +431,9 @@ def split_problem(pattern: str) -> str | None:
             "reads otherwise than Python's regex: the tokenizer.json would drop text (GPT-2 "
             "files, loaded with this pattern, keep it)"
         )
+    refused = _oniguruma_refuses(written)
+    if refused is not None:
+        return f"pattern {shown_pattern(regex)}: tokenizers cannot compile it ({refused})"
     return None
 
 
