@@ -163,7 +163,7 @@ ACCEPTED = [
     "o200k",
     r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+",
     r"(?i:'s|'t|'re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+(?!\S)|\s+",
-    # Case-insensitive, plain characters other than "i" fold alike (hf.onig.folds_apart).
+    # Case-insensitive, plain characters other than "i" fold alike (base.case_folds).
     r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+",
     r"\p{Han}+|\w+|\s+|[^\w\s]+",
     r"(?<=\d)\d|\d|\p{L}+|\s++|[^\s\p{L}\d]",
@@ -323,6 +323,120 @@ def test_a_pattern_tokenizers_cannot_load_is_not_written(tmp_path, pattern, name
         Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="hf")
     assert named in str(refused.value) and not (tmp_path / "out").exists()
     assert named in format_problem("hf", pattern, [])
+
+
+GPT2_ONLY = " (GPT-2 files hold it, loaded with this pattern)"
+
+
+def _also(fmt: str) -> str:
+    return f" (save as {fmt!r}, which holds it; GPT-2 files do too, loaded with this pattern)"
+
+
+# A refused pattern, what its refusal ends with, and the pattern it says to write instead
+# (None: nothing means the same to both engines).
+REFUSALS_SAY = [
+    ("hf", r"\b\p{L}+\b|\s+|\S", "in Python's regex" + _also("tiktoken"), None),
+    (
+        "hf",
+        r"(?P<w> ?\p{L}+)|(?P<s>\s+)|\S",
+        "write (?<name>...) for a named group" + _also("tiktoken"),
+        r"(?<w> ?\p{L}+)|(?<s>\s+)|\S",
+    ),
+    (
+        "hf",
+        r"\p{IsHan}| ?\p{L}+|\s+|\S",
+        r"write \p{Han}, as the regex module reads it" + _also("tiktoken"),
+        r"\p{Han}| ?\p{L}+|\s+|\S",
+    ),
+    (
+        "hf",
+        r"[\d-z]+| ?\p{L}+|\s+|\S",
+        "put the '-' last in the class to mean the character" + GPT2_ONLY,
+        r"[\dz-]+| ?\p{L}+|\s+|\S",
+    ),
+    (
+        "hf",
+        r"^\s+| ?\p{L}+|\s+|\S",
+        r"\A is the start of the text in both" + _also("tiktoken"),
+        r"\A\s+| ?\p{L}+|\s+|\S",
+    ),  # fmt: skip
+    (
+        "hf",
+        r" ?\p{L}+|\s+\Z|\s+|\S",
+        r"\z is the end of the text in both" + GPT2_ONLY,
+        r" ?\p{L}+|\s+\z|\s+|\S",
+    ),  # fmt: skip
+    (
+        "tiktoken",
+        r" ?\p{L}+|\s+$|\s+|\S",
+        r"\z is the end of the text in both" + GPT2_ONLY,
+        r" ?\p{L}+|\s+\z|\s+|\S",
+    ),  # fmt: skip
+    # A tokenizer.json holds it, which tiktoken's check cannot say (the tokenizer.json
+    # check names tiktoken's files: asking back would be an import cycle).
+    ("tiktoken", r"\p{InBasicLatin}+|\P{InBasicLatin}+", GPT2_ONLY, None),
+    (
+        "tiktoken",
+        r"(?i)[a-z]+|\s+|\S",
+        "spelling out both cases where needed ([a-zA-Z])" + GPT2_ONLY,
+        r"[a-zA-Z]+|\s+|\S",
+    ),  # fmt: skip
+    ("tiktoken", r"\s*|\S", "drops the character after it" + GPT2_ONLY, None),
+]
+
+
+@pytest.mark.parametrize(("fmt", "pattern", "ending", "instead"), REFUSALS_SAY)
+def test_a_refusal_says_what_to_write_instead_and_which_files_hold_it(
+    fmt, pattern, ending, instead
+):
+    """The patterns audit: the refusals said "has no exact equivalent here" where one
+    exists ((?<name>...) for (?P<name>...)), and named no format that holds the pattern
+    (tiktoken's files hold '\\b', which a tokenizer.json cannot)."""
+    problem = format_problem(fmt, pattern, [])
+    assert problem is not None and problem.endswith(ending)
+    if instead is not None:
+        assert format_problem(fmt, instead, []) is None
+
+
+@pytest.mark.parametrize(
+    ("refused_by", "pattern"),
+    [("hf", r"\b\p{L}+\b|\s+|\S"), ("hf", r"(?s) ?\p{L}+| ?\p{N}+|\s+|.")],
+)
+def test_the_files_a_refusal_names_hold_the_pattern(tmp_path, refused_by, pattern):
+    holder = "tiktoken"
+    assert _also(holder) in format_problem(refused_by, pattern, [])
+    text = "".join(read_fixture(SLICES[kind])[:3_000] for kind in SLICES)
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    vocab, merges = train_bpe(tmp_path / "corpus.txt", 400, [EOT], pattern=pattern)
+    tok = Tokenizer(vocab, merges, [EOT], pattern=pattern)
+    written = tok.save(tmp_path / holder, format=holder)
+    if holder == "hf":
+        ids = tokenizers.Tokenizer.from_file(str(written[0])).encode(text).ids
+    else:
+        meta = json.loads(written[1].read_text(encoding="utf-8"))
+        ranks = {vocab[i]: i for i in vocab if vocab[i] != EOT.encode()}
+        enc = tiktoken.Encoding("t", pat_str=meta["pat_str"], mergeable_ranks=ranks,
+                                special_tokens=meta["special_tokens"])  # fmt: skip
+        ids = enc.encode(text, allowed_special="all")
+    assert ids == tok.encode(text)
+
+
+def test_an_end_of_text_z_is_written_to_tokenizer_json(tmp_path):
+    """The patterns audit: '\\z' was refused for tokenizer.json as meaning "different things
+    in Oniguruma and in Python's regex", while the writer writes it for cl100k: it is the end
+    of the text in both."""
+    pattern = r" ?\p{L}+| ?\p{N}+|\s+\z|\s+(?!\S)|\s+|[^\s\p{L}\p{N}]+"
+    text = "".join(read_fixture(SLICES[kind])[:3_000] for kind in SLICES) + "end  \n\n"
+    (tmp_path / "corpus.txt").write_text(text, encoding="utf-8")
+    vocab, merges = train_bpe(tmp_path / "corpus.txt", 400, [EOT], pattern=pattern)
+    tok = Tokenizer(vocab, merges, [EOT], pattern=pattern)
+    (path,) = tok.save(tmp_path / "hf", format="hf")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    again = Tokenizer.load(path)
+    for sample in (text, "a b  \n", "x\n\n  ", "  "):
+        assert hf.encode(sample).ids == tok.encode(sample) == again.encode(sample)
+    assert again.pattern == pattern  # and so it converts to tiktoken's files as it was
+    assert format_problem("tiktoken", again.pattern, [EOT]) is None
 
 
 def oniguruma_pieces(pattern: str, text: str) -> list[str]:

@@ -1,5 +1,7 @@
 """What every format's reader and writer build on, below them all: the record they read into
 and write from (``data``: TokenizerData), GPT-2's byte-to-character notation its files and
 ``tokenizer.json`` write tokens in (``byte_chars``), and the presets' names, patterns and
-special tokens (``preset_table``), and why a file is not JSON (``json_errors``: cut short, or
-where it breaks). Imports no other module of ``formats``."""
+special tokens (``preset_table``), why a file is not JSON (``json_errors``: cut short, or
+where it breaks), and which case-insensitive constructs the other regex engines match
+otherwise (``case_folds``, read by both pattern checks). Imports no other module of
+``formats``."""

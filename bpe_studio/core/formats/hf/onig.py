@@ -3,7 +3,7 @@
 What it does: :func:`translate` rewrites a pattern from a ``tokenizer.json`` into one the
 ``regex`` module reads with the same meaning, and says whether it can match the empty string;
 :func:`find_spans` finds matches the way ``tokenizers`` iterates them. Rewritten: ``^``/``$``
-(Ruby: any line), ``\\z``/``\\Z``, ``X{m,n}+`` (Ruby: ``X{m,n}`` repeated, not possessive),
+(Ruby: any line), ``\\Z``, ``X{m,n}+`` (Ruby: ``X{m,n}`` repeated, not possessive),
 inline flags (Ruby's ``m`` is Python's ``s``; a flag group without a colon lasts to the end of
 its group), ``\\h``, ``\\w`` and the POSIX brackets whose Unicode sets differ, and nested
 classes (``[^(\\s|[.,])]``, BLOOM's). What it leaves out: constructs whose meaning differs and
@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 
 import regex
+
+from ..base.case_folds import folds_apart
 
 # Oniguruma's Unicode \w: the regex module's \w differs on U+200C/U+200D and six Latin-1 numbers.
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\xb2\xb3\xb9\xbc-\xbe"
@@ -37,7 +39,7 @@ _ESCAPE_ATOM = {
     "W": f"[^{_WORD}]",
     "d": r"\p{Nd}",
     "D": r"\P{Nd}",
-    "z": r"\Z",
+    "z": r"\z",
     "Z": r"(?=\n?\Z)",
 }
 _POSIX = {"alpha": r"\p{Alphabetic}", "space": r"\s", "digit": r"\p{Nd}", "upper": r"\p{Uppercase}",
@@ -53,6 +55,7 @@ _GROUPS = (("(?:", False), ("(?=", True), ("(?!", True), ("(?<=", True), ("(?<!"
            ("(?>", False))  # fmt: skip
 _META = frozenset(".^$*+?{}[]\\|()#")
 _FLAGS = {"i": "i", "m": "s", "x": "x"}
+_END_THE_GROUP = "end the group before it, spelling out both cases where needed ([a-zA-Z])"
 
 
 @cache
@@ -61,24 +64,6 @@ def _multi_fold_targets() -> frozenset[str]:
     Oniguruma folds them fully, the regex module not (built on first use)."""
     chars = (chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
     return frozenset(f for c in chars if len(f := c.casefold()) > 1)
-
-
-def folds_apart(construct: str) -> bool:
-    r"""Whether ``construct`` inside a case-insensitive group matches other characters in
-    Oniguruma, and in Rust's regex (tiktoken's), than in the regex module: a property
-    (``\p{L}`` takes U+0345 there only, ``\p{Lu}`` "ĸ" here only), a class (``[a-z]``,
-    brackets included) unless of plain characters other than "i" and "I", and "i" or "I"
-    (the regex module also folds "İ" with "i" and "ı" with "I"). One rule for both writers;
-    tests/core/test_format_limits.py shows each against tiktoken."""
-    if construct.startswith(("\\p", "\\P")):
-        return True
-    if construct.startswith("[") and construct.endswith("]"):
-        body = construct[1:-1]
-        body = body[1:] if body.startswith("^") else body
-        if not body or "\\" in body or "[" in body:
-            return True
-        return bool(regex.fullmatch(f"[{body}]", "i") or regex.fullmatch(f"[{body}]", "I"))
-    return construct in ("i", "I")
 
 
 @dataclass(frozen=True)
@@ -102,7 +87,7 @@ class _Parser:
     def fail(self, what: str, instead: str = "") -> ValueError:
         """``what`` refused, and ``instead`` what to write in its place, where one exists."""
         said = f"{what} (at character {self.i}) has no exact equivalent here"
-        return ValueError(f"{said}: {instead}" if instead else said)
+        return ValueError(f"{said}; {instead}" if instead else said)
 
     def peek(self, k: int = 1) -> str:
         return self.s[self.i : self.i + k]
@@ -236,7 +221,7 @@ class _Parser:
         if nxt in "pP" and self.s[self.i + 2 : self.i + 3] == "{":
             text = self._property()
             if self.ci and folds_apart(text):
-                raise self.fail(f"{text} inside a case-insensitive group")
+                raise self.fail(f"{text} inside a case-insensitive group", _END_THE_GROUP)
             return text, False
         self.i += 2
         if nxt in "pP":
@@ -286,7 +271,10 @@ class _Parser:
                     self.i += named.end()
                     opener, zero = f"(?P<{named.group(1)}>", False
                 elif s.startswith("(?", i):
-                    raise self.fail(f"the group {s[i : i + 4]!r}")
+                    named_p = (
+                        "write (?<name>...) for a named group" if s.startswith("(?P<", i) else ""
+                    )
+                    raise self.fail(f"the group {s[i : i + 4]!r}", named_p)
                 else:
                     self.i += 1
                     opener, zero = "(", False
@@ -309,7 +297,10 @@ class _Parser:
         while self.s[self.i - 2 : self.i] == "&&":
             operands.append(self._class_operand(start))
         if self.ci and (len(operands) > 1 or operands[0][1] or folds_apart(f"[{operands[0][0]}]")):
-            raise self.fail(f"the class {self.s[start : self.i]!r} inside a case-insensitive group")
+            raise self.fail(
+                f"the class {self.s[start : self.i]!r} inside a case-insensitive group",
+                _END_THE_GROUP,
+            )
         if len(operands) > 1:
             exprs = [self._union(body, nested) for body, nested in operands]
             both = "".join(f"(?={x})" for x in exprs[1:]) + exprs[0]
@@ -394,12 +385,12 @@ class _Parser:
         negated, name = ("^", text[4:-1]) if text.startswith("^", 3) else ("", text[3:-1])
         known = _ONIGURUMA_NAME.fullmatch(name)
         if not known:
-            raise self.fail(f"the property {text}", "Oniguruma has no such name")
+            raise self.fail(f"the property {text}", "Oniguruma lacks the name")
         if known[1] or known[3]:
             raise self.fail(
                 f"the property {text}",
-                f"Oniguruma has no such name; write \\{text[1]}{{{negated}{known[2]}}}, "
-                "as the regex module reads it",
+                f"Oniguruma lacks the name: write \\{text[1]}{{{negated}{known[2]}}}, as the "
+                "regex module reads it",
             )
         self.i = end + 1
         return text

@@ -9,9 +9,11 @@ normalizer, pre-tokenizer, added tokens and post-processor back). What it leaves
 model types (WordPiece, Unigram, WordLevel), truncation and padding, and encoding itself.
 
 Regexes: ``tokenizers`` runs Oniguruma (Ruby syntax), this project the ``regex`` module.
-Reading translates (``hf.onig``). Writing does not: a custom pattern using what the two read
-differently (``^``/``$``, ``{m,n}+``, some inline flags) is refused, except the named ones,
-written in forms proven equal by the tests.
+Reading translates (``hf.onig``). Writing does not (but for one-letter property names,
+put in braces: Oniguruma reads ``\\pL`` as the text "pL"): a custom pattern using what the two
+read differently (``^``/``$``, ``{m,n}+``, some inline flags) or what tokenizers cannot compile
+is refused, naming what to write instead where one exists and the files that hold it; the
+named ones are written in forms proven equal by the tests.
 """
 
 from __future__ import annotations
@@ -46,7 +48,14 @@ _HF_PATTERNS: dict[str, str] = {
 }
 _HF_NAMES = {regex: name for name, regex in _HF_PATTERNS.items()}
 _ESCAPES_WITH_BRACES = set("pPNxgkuU")
-_ANCHOR_ESCAPES = set("ZzGhHRXK")
+# (\z is the end of the text in both, as the cl100k written above has it.)
+_ANCHOR_ESCAPES = set("ZGhHRXK")
+# What to write instead of a refused construct, where something means the same in both.
+_INSTEAD = {
+    "$": "; \\z is the end of the text in both",
+    "\\Z": "; \\z is the end of the text in both",
+    "^": "; \\A is the start of the text in both",
+}
 # Escapes whose characters or meaning differ (onig.py: Oniguruma's \w also takes ² ³ ¹ ¼ ½
 # ¾ and not U+200C/U+200D; \b and \B follow that \w; \y, \Y, \O, \N, \g and \k are
 # Oniguruma's own), inside a class or out.
@@ -394,10 +403,21 @@ def _oniguruma_refuses(regex: str) -> str | None:
 
 def split_problem(pattern: str) -> str | None:
     """Why a ``tokenizer.json`` cannot hold ``pattern`` (a regex, not a named pattern) as a
-    Split that pre-tokenizes as it does here; None when it can. Asked before training too:
-    found only when the files were written, the run was lost."""
+    Split that pre-tokenizes as it does here, naming the files that hold it; None when it
+    can. Asked before training too: found only when the files were written, the run was
+    lost."""
     if pattern_name(pattern) in ("gpt2", *_HF_PATTERNS):
         return None
+    why = _why(pattern)
+    if why is None:
+        return None
+    # subtle: imported here, so that reading a tokenizer.json does not import tiktoken's files.
+    from ..tiktoken.pattern_check import held_elsewhere, pattern_problem
+
+    return why + held_elsewhere("tiktoken" if pattern_problem(pattern) is None else None)
+
+
+def _why(pattern: str) -> str | None:
     inner = _isolated(pattern)
     regex = pattern if inner is None else inner
     written = _braced_properties(regex)
@@ -405,7 +425,7 @@ def split_problem(pattern: str) -> str | None:
     if trap:
         return (
             f"pattern {shown_pattern(regex)}: {shown_pattern(trap)} means different things in "
-            "Oniguruma (which tokenizers runs) and in Python's regex"
+            f"Oniguruma (which tokenizers runs) and in Python's regex{_INSTEAD.get(trap, '')}"
         )
     try:
         translated = translate(written)
@@ -418,18 +438,16 @@ def split_problem(pattern: str) -> str | None:
         return (
             f"pattern {shown_pattern(regex)}: {translated.respelled!r} inside a "
             "case-insensitive group matches other characters in Oniguruma (which tokenizers "
-            "runs) than in Python's regex (end the group before it, spelling out both cases: "
-            "[iI])"
+            "runs) than in Python's regex; end the group before it, spelling out both cases "
+            "([iI])"
         )
-    nullable = inner is None and translated.nullable
-    if nullable:
+    if inner is None and translated.nullable:
         # subtle: written as a Split of its matches, tokenizers steps past an empty match
         # otherwise than Python's regex does, and drops the text in between (an audit: all
         # but the spaces of "Once upon a time.").
         return (
             f"pattern {shown_pattern(regex)} can match empty text, which tokenizers' Split "
-            "reads otherwise than Python's regex: the tokenizer.json would drop text (GPT-2 "
-            "files, loaded with this pattern, keep it)"
+            "reads otherwise than Python's regex: the tokenizer.json would drop text"
         )
     refused = _oniguruma_refuses(written)
     if refused is not None:

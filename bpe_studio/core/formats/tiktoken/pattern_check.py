@@ -12,7 +12,7 @@ training). Measured against tiktoken (tests/core/test_format_limits.py):
   class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` outside multi-line mode (there only
   the end of the text, here also before a final line break) and ``\\Z`` (the reverse);
   inside a case-insensitive group, a property, a class but one of plain characters, and
-  "i" or "I" (``(?i)[a-z]`` also takes "İ" here; ``hf.onig.folds_apart``, the rule the
+  "i" or "I" (``(?i)[a-z]`` also takes "İ" here; ``base.case_folds``, the rule the
   ``tokenizer.json`` writer follows too);
 - a pattern that can match empty text: tiktoken's encoder panics on the empty piece, or
   drops the character after it (``(?=\\p{Sc})|...`` lost every "€"); decided on the
@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from ...pretokenization.names import PATTERNS, pattern_name, property_key, shown_pattern
-from ..hf.onig import folds_apart
+from ..base.case_folds import folds_apart
 from .empty_match import can_match_empty
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
@@ -71,7 +71,7 @@ def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
 
 def _syntax_trap(pattern: str) -> tuple[str, bool] | None:
     """The first construct of ``pattern`` that tiktoken reads otherwise or cannot read, and
-    whether only being inside a case-insensitive group makes it so (``hf.onig.folds_apart``)."""
+    whether only being inside a case-insensitive group makes it so (``base.case_folds``)."""
     i, n = 0, len(pattern)
     # Each open group's modes (the outermost: the pattern's): multi-line, where the two
     # engines read "$" alike, and case-insensitive.
@@ -155,24 +155,41 @@ def _tiktoken_refuses(pattern: str) -> str | None:
     return None
 
 
+def held_elsewhere(other: str | None) -> str:
+    """How a refused pattern's message ends: the files that hold the tokenizer instead, the
+    ``other`` format first where one holds the pattern too (GPT-2 files hold any)."""
+    if other is not None:
+        return f" (save as {other!r}, which holds it; GPT-2 files do too, loaded with this pattern)"
+    return " (GPT-2 files hold it, loaded with this pattern)"
+
+
 def pattern_problem(pattern: str) -> str | None:
     """Why tiktoken would not split text with ``pattern`` (a name or a regex) as this project
-    does, in words naming it; None when it would."""
+    does, in words naming it and the files that hold it; None when it would.
+
+    subtle: a tokenizer.json may hold it too, which this check cannot say: the
+    ``tokenizer.json`` check names tiktoken's files, so it cannot be asked back (an import
+    cycle)."""
     if pattern_name(pattern) in PATTERNS:
         return None
+    why = _why(pattern)
+    return None if why is None else why + held_elsewhere(None)
+
+
+def _why(pattern: str) -> str | None:
     shown = shown_pattern(pattern)
     found = _syntax_trap(pattern)
     if found is not None and found[1]:
         trap = found[0]
-        what = f"the class {trap!r}" if trap.startswith("[") else shown_pattern(trap)
+        what = f"the class {shown_pattern(trap)}" if trap.startswith("[") else shown_pattern(trap)
         return (
             f"pattern {shown}: {what} inside a case-insensitive group matches other "
-            "characters in tiktoken's regex engine (Rust's fancy-regex) than in Python's regex "
-            "(end the group before it, spelling out both cases where needed: [a-zA-Z])"
+            "characters in tiktoken's regex engine (Rust's fancy-regex) than in Python's "
+            "regex; end the group before it, spelling out both cases where needed ([a-zA-Z])"
         )
     if found is not None:
         trap = found[0]
-        instead = " (\\z is the end of the text in both)" if trap in ("$", "\\Z") else ""
+        instead = "; \\z is the end of the text in both" if trap in ("$", "\\Z") else ""
         return (
             f"pattern {shown}: {shown_pattern(trap)} means something else in tiktoken's regex "
             f"engine (Rust's fancy-regex) or is not in it{instead}"
