@@ -35,6 +35,7 @@ from ..core.corpus.sources import (
 )
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
+from ..core.formats.tiktoken.pattern_check import held_elsewhere
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import pattern_name, shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
@@ -147,7 +148,8 @@ def chosen_format(given: str | None, pattern: str, specials: list[str]) -> tuple
             "vocab.json + merges.txt (--format gpt2) hold none"
         )
     if format_problem("tiktoken", pattern, specials) is None:
-        no_hf = no_hf.removeprefix(f"pattern {shown}: ")  # the note names it already
+        # The note names the pattern and the files that hold it already.
+        no_hf = no_hf.removeprefix(f"pattern {shown}: ").removesuffix(held_elsewhere("tiktoken"))
         files = " + ".join(files_for("tiktoken", DEFAULT_NAME))
         return "tiktoken", (
             f"note: written as {files} (--format tiktoken), which hold the pattern {shown}; "

@@ -177,6 +177,7 @@ def test_a_pattern_only_tiktoken_files_hold_is_written_as_them(tmp_path, corpora
     (note,) = [line for line in stderr.splitlines() if line.startswith("note: written as")]
     assert "--format tiktoken" in note and f"pattern '{regex}'" in note
     assert "'\\w' means different things" in note and "--format gpt2" in note
+    assert "save as" not in note  # the hf check's own advice, which the note says already
     vocab, merges = reference(corpora, regex)
     text_path = corpora[0]
     expected = ReferenceEncoder(vocab, merges, {EOT: 256}, regex).encode(
