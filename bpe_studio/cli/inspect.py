@@ -29,7 +29,7 @@ from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer
 from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
-from ..core.explain.usage import CorpusUsage, corpus_usage
+from ..core.explain.usage import CorpusUsage, corpus_usage, dropped_words
 from ..core.explain.vocabulary import Makeup, TokenTable, token_table
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural, readable_size, readable_token
@@ -267,7 +267,8 @@ def _usage_json(table: TokenTable, usage: CorpusUsage) -> dict[str, Any]:
         "files": list(usage.files),
         "bytes": usage.bytes,
         "tokens": usage.tokens,
-        "bytes_per_token": usage.bytes / usage.tokens if usage.tokens else None,
+        "dropped_bytes": usage.dropped,
+        "bytes_per_token": usage.bytes_per_token,
         "seconds": round(usage.seconds, 3),
         "used": int(len(ids)),
         "unused": sum(map(len, unused.values())),
@@ -373,13 +374,20 @@ def _length_bins(histogram: dict[int, int]) -> dict[str, int]:
 def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
     ordinary = int((~table.special).sum())
     ids, counts = usage.ranked(table)
-    per = f" ({usage.bytes / usage.tokens:.2f} bytes/token)" if usage.tokens else ""
+    per = ""
+    if usage.bytes_per_token is not None:
+        kept = " of the text kept" if usage.dropped else ""
+        per = f" ({usage.bytes_per_token:.2f} bytes/token{kept})"
     lines = [
         f"Corpus {' '.join(usage.files)}: {readable_size(usage.bytes)} of text, "
         f"{plural(usage.tokens, 'token')}{per}, in {usage.seconds:.1f} s",
         f"  used {len(ids):,} of the {ordinary:,} ordinary tokens ({_share(len(ids), ordinary)});"
         f" never used: {ordinary - len(ids):,}",
     ]
+    if usage.dropped:
+        lines.insert(
+            1, f"  the tokenizer's pre-tokenizer {dropped_words(usage.dropped, usage.bytes)}"
+        )
     specials = {k: v for k, v in usage.special_counts(table).items() if v}
     if specials:
         lines.append("  special tokens: " + ", ".join(f"{k} {v:,}" for k, v in specials.items()))

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.explain.usage import dropped_words
 from ..core.formats.base.data import TokenizerData
 from ..core.pretokenization.names import shown_pattern
-from ..core.text.display import readable_size
 from .sources import pipeline_of, split_pattern
 
 # Ids are read from the file this many at a time.
@@ -31,10 +31,7 @@ def drops_text(tok: AnyTokenizer | TokenizerData) -> bool:
     if isinstance(tok, ForeignTokenizer):
         return False
     pipeline = pipeline_of(tok)
-    if pipeline is None or pipeline.normalizers:
-        return False
-    steps = pipeline.steps
-    return any(s.behavior == "Removed" for s in steps) and not any(s.prefix_space for s in steps)
+    return pipeline is not None and pipeline.drops_text
 
 
 def kept_bytes(vocab: Mapping[int, bytes], ids_path: str) -> int:
@@ -52,10 +49,4 @@ def dropped_note(tok: AnyTokenizer | TokenizerData, dropped: int, total: int) ->
     what = (
         "tokenizer.json's pre-tokenizer" if pattern is None else f"pattern {shown_pattern(pattern)}"
     )
-    share = dropped / total
-    percent = "under 1%" if share < 0.01 else f"{share:.0%}"
-    return (
-        f"note: the {what} left out {readable_size(dropped)} of the text's "
-        f"{readable_size(total)} ({percent}): dropped, as tokenizers drops it; no id stands "
-        "for it"
-    )
+    return f"note: the {what} {dropped_words(dropped, total)}"

@@ -233,3 +233,31 @@ def test_a_src_after_corpus_is_said_to_be_taken_by_it(tmp_path):
     )
     alone = cli(tmp_path, "inspect")
     assert alone.returncode == 2 and "takes every word" not in alone.stderr
+
+
+def test_the_usage_says_what_a_tokenizer_json_dropped(tmp_path):
+    """The patterns audit's follow-up: inspect --corpus counted the bytes per token of a
+    custom regex's tokenizer.json over the whole text, of which the Split dropped the
+    characters its regex does not match (as tokenizers drops them)."""
+    from bpe_studio.core import Tokenizer
+
+    pattern = r"\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: EOT.encode(), 257: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], [EOT], pattern=pattern).save(tmp_path / "hf", format="hf")
+    line = "ab 12 中文字, ab.\n"  # the three Han characters match no part of the regex
+    write_text(tmp_path / "t.txt", line * 40)
+    dropped, total = len("中文字".encode()) * 40, len((line * 40).encode())
+    kept_tokens = 40 * len(["ab", " ", "1", "2", " ", ",", " ", "ab", ".", "\n"])
+    report = cli(tmp_path, "inspect", "hf", "--corpus", "t.txt", "--json")
+    ok(report)
+    corpus = json.loads(report.stdout)["corpus"]
+    assert (corpus["bytes"], corpus["dropped_bytes"], corpus["tokens"]) == (
+        total,
+        dropped,
+        kept_tokens,
+    )
+    assert corpus["bytes_per_token"] == (total - dropped) / kept_tokens
+    summary = cli(tmp_path, "inspect", "hf", "--corpus", "t.txt")
+    ok(summary)
+    assert "bytes/token of the text kept" in summary.stdout
+    assert f"left out {dropped} bytes of the text's {total} bytes (43%)" in summary.stdout

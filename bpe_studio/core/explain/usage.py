@@ -32,6 +32,7 @@ from ..corpus.sources import (
 from ..corpus.tasks import corpus_files
 from ..encode.foreign import AnyTokenizer
 from ..encode.tokenizer import Tokenizer
+from ..text.display import readable_size
 from .categories import BYTE_FALLBACK, CATEGORIES
 from .corpus_pass import (
     Passes,
@@ -72,6 +73,14 @@ class CorpusUsage:
     across: tuple[int, ...] | None
     absent: tuple[int, ...] | None
     seconds: float
+    # The bytes of text no id stands for: a tokenizer.json whose pre-tokenizer removes text
+    # (``HfPipeline.drops_text``) drops it, as tokenizers does; 0 for any other.
+    dropped: int = 0
+
+    @property
+    def bytes_per_token(self) -> float | None:
+        """The bytes of text kept (not ``dropped``) per token; None without tokens."""
+        return (self.bytes - self.dropped) / self.tokens if self.tokens else None
 
     def count(self, token_id: int) -> int:
         return int(self.counts[token_id]) if 0 <= token_id < len(self.counts) else 0
@@ -219,6 +228,7 @@ def _corpus_usage(
                 across=None if across is None else tuple(across),
                 absent=None if absent is None else tuple(absent),
                 seconds=time.perf_counter() - start,
+                dropped=_dropped(tokenizer, counts, text_bytes),
             )
 
         across: list[int] | None = None
@@ -248,6 +258,34 @@ def _corpus_usage(
     checkpoint(cancel)
     check_unchanged_files(files)
     return result(across, absent if scan else None)
+
+
+def dropped_words(dropped: int, total: int) -> str:
+    """How much of a text of ``total`` bytes a tokenizer dropped (``CorpusUsage.dropped``),
+    in the words every view uses after naming what dropped it.
+
+    >>> dropped_words(1500, 2000).split(":")[0]
+    "left out 1.50 kB of the text's 2.00 kB (75%)"
+    """
+    share = dropped / total if total else 0.0
+    percent = "under 1%" if share < 0.01 else f"{share:.0%}"
+    return (
+        f"left out {readable_size(dropped)} of the text's {readable_size(total)} ({percent}): "
+        "dropped, as tokenizers drops it; no id stands for it"
+    )
+
+
+def _dropped(tokenizer: AnyTokenizer, counts: np.ndarray, text_bytes: int) -> int:
+    """How many of ``text_bytes`` no id stands for (``CorpusUsage.dropped``): the text's
+    bytes less those of the ids ``counts`` counts, for a tokenizer that drops text."""
+    pipeline = tokenizer.hf_pipeline if isinstance(tokenizer, Tokenizer) else None
+    if pipeline is None or not pipeline.drops_text:
+        return 0
+    lengths = np.zeros(len(counts), dtype=np.int64)
+    for idx, token in tokenizer.vocab.items():
+        if idx < len(lengths):
+            lengths[idx] = len(token)
+    return max(text_bytes - int(counts @ lengths), 0)
 
 
 def _check_table(tokenizer: AnyTokenizer, table: TokenTable, samples: int = 64) -> None:

@@ -76,6 +76,7 @@ def summary_csv(lab: VocabLab) -> str:
     if usage is not None:
         u = usage.usage
         w.writerow(["corpus", "text", "bytes", u.bytes])
+        w.writerow(["corpus", "text", "dropped_bytes", u.dropped])
         w.writerow(["corpus", "text", "tokens", u.tokens])
         w.writerow(["corpus", "ordinary", "used", usage.used_total])
         w.writerow(["corpus", "ordinary", "unused", usage.unused_total])

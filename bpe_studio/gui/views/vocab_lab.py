@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
+from ...core.explain.usage import dropped_words
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
 from ..jobs.latest import LatestJob
@@ -523,7 +524,10 @@ class VocabLabPage(QWidget):
         u = usage.usage
         ordinary = usage.used_total + usage.unused_total
         share = f" ({100 * usage.used_total / ordinary:.1f}%)" if ordinary else ""
-        per = f" ({u.bytes / u.tokens:.2f} bytes/token)" if u.tokens else ""
+        per = ""
+        if u.bytes_per_token is not None:
+            kept = " of the text kept" if u.dropped else ""
+            per = f" ({u.bytes_per_token:.2f} bytes/token{kept})"
         ref = usage.ref
         by = ""
         if ref.is_run and ref.merges is not None:
@@ -541,6 +545,8 @@ class VocabLabPage(QWidget):
             line += "; the text is being searched for the others' bytes"
         else:
             line += "; the text was not searched for the others' bytes"
+        if u.dropped:
+            line += f" · its pre-tokenizer {dropped_words(u.dropped, u.bytes)}"
         return line
 
     @Slot(int)

@@ -97,6 +97,16 @@ class HfPipeline:
             return None
         return [s.whole.pattern for s in steps if s.whole is not None]
 
+    @property
+    def drops_text(self) -> bool:
+        """Whether a pre-tokenizer step removes text (a Split that keeps its matches only, as
+        ``train --format hf`` writes a custom regex; WhitespaceSplit), as ``tokenizers`` does:
+        no id stands for it. Only where neither a normalizer nor a prefix space changes the
+        text otherwise, so that the bytes of the ids say how much was removed."""
+        steps = self.steps
+        removes = any(s.behavior == "Removed" and not s.passes_whole for s in steps)
+        return removes and not self.normalizers and not any(s.prefix_space for s in steps)
+
     def scanner(self) -> Scanner | None:
         """The compiled scanner that cuts normalized text as the steps do, or None: when
         every step that splits at all is an Isolated Split of patterns a scanner has
