@@ -398,6 +398,31 @@ def test_a_vocabulary_size_typed_past_the_largest_is_kept_and_refused(qtbot, win
     assert box.value() == 300 and box.text() == "300"
 
 
+def test_a_pasted_vocabulary_size_is_taken_and_any_number_of_digits_is_refused(qtbot, window):
+    """The review: the line edit dropped a number pasted with white space around it (a
+    spreadsheet cell, a terminal line), which the spin box before it took; and 4,301 digits
+    raised in Python's int(), leaving the box showing them while Train trained the size
+    before."""
+    from PySide6.QtGui import QGuiApplication
+
+    panel = window.panel
+    box = panel.vocab_spin
+    assert window.open_corpus(DEMO_CORPUS)
+    for pasted, size in (("50000\n", 50_000), (" 50,000", 50_000), ("\t7000\r\n", 7_000)):
+        box.selectAll()
+        QGuiApplication.clipboard().setText(pasted)
+        box.paste()
+        assert box.value() == size and panel.train_button.isEnabled(), repr(pasted)
+    box.setFocus()
+    box.selectAll()
+    QGuiApplication.clipboard().setText("9" * 4301)
+    box.paste()
+    assert box.text() == "9" * 4301 and not panel.train_button.isEnabled()
+    assert "a number of 4,301 digits is too large" in panel.problem_label.text()
+    box.clearFocus()  # leaving the box keeps it as typed: no number stands for it
+    assert box.text() == "9" * 4301
+
+
 def test_a_vocabulary_of_the_bytes_and_specials_is_a_byte_level_tokenizer(qtbot, window, tmp_path):
     """Audit h_tui61: 256 + the special tokens (no merge asked for, a size the README allows)
     ended with "Nothing was learned ... no two bytes side by side" and Save off; the command

@@ -103,3 +103,18 @@ def test_a_json_file_of_records_is_read_as_the_user_says(qtbot, window, tmp_path
     merged = [a + b for a, b in blocker.args[0].merges]
     assert merged and not [m for m in merged if b'"' in m or b"{" in m or b"text" == m]
     assert len(asked) == 3  # asked at Open only, not again at Train
+
+
+def test_the_records_question_says_it_is_for_every_file_a_glob_matches(window, tmp_path):
+    """The review: a glob over a .json of records and a .txt asked "Read it as records",
+    without saying the answer is for every file it matches (it is, as --records is), and
+    Train then refused the .txt as "not a JSON record"."""
+    (tmp_path / "rows.json").write_text(json.dumps({"text": "a b"}) + "\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("plain notes\n", encoding="utf-8")
+    asked: list[str] = []
+    window.ask_records = lambda title, question: asked.append(question) or CANCEL
+    assert not window.open_corpus(str(tmp_path / "*"))
+    assert "(and every other file of the corpus)" in asked[0]
+    asked.clear()
+    assert not window.open_corpus(tmp_path / "rows.json")
+    assert "every other file" not in asked[0]

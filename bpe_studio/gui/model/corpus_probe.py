@@ -5,7 +5,8 @@ What it does: :func:`settings_problem` reads the start of each local file of the
 the run would read it, and says in the trainer's own words why training would fail there: the
 first record of a JSON Lines file lacks the text field (or is no JSON at all: a plain text
 file named ``.jsonl``), or a custom pattern leaves a character of a plain text file's first
-``PROBE_BYTES`` (or of that first record) unmatched, or matches only empty text there. Train
+``PROBE_BYTES`` (or of that first record, when its line ends there) unmatched, or matches
+only empty text there. Train
 refuses then, and the tokenizer on screen stays: the question "Discard the trained
 tokenizer?" would have been answered for a run that fails at once.
 What it leaves out: the rest of each file, the files past the first ``PROBED_FILES`` local
@@ -15,12 +16,10 @@ ones, remote files and Parquet (the run reads and checks them all), and UTF-8
 
 from __future__ import annotations
 
-from contextlib import closing
-
 from ...core import pretokenizer
 from ...core.corpus.counting import read_head, uncovered_in_file
 from ...core.corpus.errors import CorpusError
-from ...core.corpus.records import file_documents
+from ...core.corpus.records import jsonl_documents
 from ...core.corpus.sources import CorpusFile, Kind, resolve_corpus
 from ...core.pretokenization.pretokenizer import Pretokenizer, UncoveredText
 from ...core.pretokenization.specials import Specials
@@ -45,10 +44,15 @@ def _leaves_out(split: Pretokenizer, specials: Specials, text: str) -> str | Non
 
 
 def _first_record(f: CorpusFile, field: str) -> str | None:
-    """The text field of the first record of the JSON Lines file ``f`` (None: it has none);
-    a record without it, or a line that is no JSON record, raises the trainer's error."""
-    with closing(file_documents(f, field)) as documents:
-        return next(documents, None)
+    """The text field of the first record of the JSON Lines file ``f``, when its line ends
+    within the first ``PROBE_BYTES`` (None: it has none, or a longer one, left to the run:
+    read here it would hold the window up and its memory); a record without the field, or
+    a line that is no JSON record, raises the trainer's error."""
+    with f.open() as stream:
+        head = stream.read(PROBE_BYTES + 1)
+    lines = head.splitlines(keepends=True)
+    whole = lines if len(head) <= PROBE_BYTES else lines[:-1]  # the last may go on
+    return next(jsonl_documents(whole, f.name, field), None)
 
 
 def _file_problem(

@@ -168,7 +168,7 @@ class Controller(QObject):
         problem = utf8_problem(paths, read_as)
         return (None, problem) if problem is not None else (source, None)
 
-    def _how_to_read(self, paths: list[str]) -> str | None:
+    def _how_to_read(self, paths: list[str], files: int) -> str | None:
         """None when every file's name says what it holds; else, for a file that does not
         say (a .json whose first line is a JSON object, which the command line refuses without
         --records), the user's answer: AS_RECORDS, AS_TEXT or CANCEL."""
@@ -178,7 +178,8 @@ class Controller(QObject):
             return None  # resolved just before; what changed since is said by the run
         if name is None:
             return None
-        every = " (and every other file of the corpus)" if len(paths) > 1 else ""
+        # The answer is for every file ``paths`` name (a glob's too), as --records is.
+        every = " (and every other file of the corpus)" if files > 1 else ""
         return self.ask_records(
             "Read as JSON Lines records?",
             f"{name}: its first line is a JSON object, and its name does not say whether it "
@@ -196,7 +197,7 @@ class Controller(QObject):
         given = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else path
         paths = [p if is_glob_or_url(p) else os.path.abspath(os.path.expanduser(p)) for p in given]
         source, problem = self._corpus_problem(paths)
-        read_as = self._how_to_read(paths) if source is not None else None
+        read_as = self._how_to_read(paths, source.files) if source is not None else None
         if read_as == CANCEL:
             return False
         if read_as is not None:

@@ -18,9 +18,15 @@ from PySide6.QtCore import QRegularExpression, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QRegularExpressionValidator
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-# What may be typed: digits, and the separators of "50,000" or "50 000" between them.
-_TYPED = QRegularExpression(r"[0-9][0-9, _\x{00a0}\x{202f}]*|")
-_SEPARATORS = re.compile(r"[, _\u00a0\u202f]")
+from ...core.train.vocab import MAX_VOCAB_SIZE
+
+# What may be typed: digits, the separators of "50,000" or "50 000" between them, and the
+# white space around a number pasted from a spreadsheet cell or a terminal line ("50000\n").
+_TYPED = QRegularExpression(r"\s*(?:[0-9][0-9, _\x{00a0}\x{202f}]*)?\s*")
+_SEPARATORS = re.compile(r"[,_\s\u00a0\u202f]")
+# More digits than the largest size has: the number is past it whatever the digits (and
+# Python turns at most a few thousand digits into an int).
+_MOST_DIGITS = len(str(MAX_VOCAB_SIZE))
 # Keys that step the value, as a spin box steps it.
 _STEPS = {
     Qt.Key.Key_Up: 1,
@@ -58,16 +64,26 @@ class VocabSizeEdit(QLineEdit):
         self.setText(f"{max(0, value):,}")
 
     def problem(self) -> str | None:
-        """Why the box holds no size (it is empty), or None: the size's own range is the
-        core's rule, said by the panel."""
+        """Why the box holds no size (it is empty, or a number of more digits than the
+        largest size has), or None: the size's own range is the core's rule, said by the
+        panel."""
+        digits = _SEPARATORS.sub("", self.text()).lstrip("0")
+        if len(digits) > _MOST_DIGITS:
+            return (
+                f"Vocabulary size: a number of {len(digits):,} digits is too large: it must be "
+                f"at most {MAX_VOCAB_SIZE:,}"
+            )
         if self.text().strip():
             return None
         return "Vocabulary size: type the number of tokens (256 bytes + special tokens + merges)"
 
     @Slot(str)
     def _on_text(self, text: str) -> None:
-        digits = _SEPARATORS.sub("", text)
-        value = int(digits) if digits else 0
+        digits = _SEPARATORS.sub("", text).lstrip("0")
+        if len(digits) > _MOST_DIGITS:
+            value = MAX_VOCAB_SIZE + 1  # past the largest size by its digits alone
+        else:
+            value = int(digits) if digits else 0
         if value != self._value:
             self._value = value
             self.valueChanged.emit(value)
@@ -76,6 +92,9 @@ class VocabSizeEdit(QLineEdit):
     def _grouped(self) -> None:
         """The number typed, grouped ("3000000000" shows as "3,000,000,000"): the same number,
         easier to read (a digit too many is seen)."""
+        digits = _SEPARATORS.sub("", self.text()).lstrip("0")
+        if len(digits) > _MOST_DIGITS:
+            return  # kept as typed: no number here stands for it
         if self.text().strip() and self.text() != f"{self._value:,}":
             self.setValue(self._value)
 
