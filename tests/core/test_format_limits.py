@@ -93,6 +93,15 @@ TIKTOKEN_TRAPS = [
         "it's α\u0345",
         r"'\p{L}' inside a case-insensitive group",
     ),
+    # Found by the review: "ı" and "İ" fold with "I" and "i" here only, also as class members
+    # or spelt as escapes.
+    (r"(?i:ı)+|.|\n", "Iı", "'ı' inside a case-insensitive group"),
+    (r"(?i:İ)+|.|\n", "iİ", "'İ' inside a case-insensitive group"),
+    (r"(?i:[ı])+|.|\n", "Iı", "the class '[ı]' inside a case-insensitive group"),
+    (r"(?i:[İ])+|.|\n", "iİ", "the class '[İ]' inside a case-insensitive group"),
+    (r"(?i)\x69+|.|\n", "iİ", r"'\x69' inside a case-insensitive group"),
+    (r"(?i:\u0131)+|.|\n", "Iı", r"'\u0131' inside a case-insensitive group"),
+    (r"(?i:\U00000130)+|.|\n", "iİ", r"'\U00000130' inside a case-insensitive group"),
 ]
 
 
@@ -445,7 +454,20 @@ def oniguruma_pieces(pattern: str, text: str) -> list[str]:
     return [piece for piece, _ in split.pre_tokenize_str(text)]
 
 
-@pytest.mark.parametrize(("pattern", "text"), [(r"(?i)i+|.|\n", "iİI"), (r"(?i:I)+|.|\n", "Iı")])
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"(?i)i+|.|\n", "iİI"),
+        (r"(?i:I)+|.|\n", "Iı"),
+        # Found by the review: the dotless and dotted letters, as members of a class, and
+        # letters spelt as escapes.
+        (r"(?i:ı)+|.|\n", "Iı"),
+        (r"(?i:[ı])+|.|\n", "Iı"),
+        (r"(?i:[İ])+|.|\n", "iİ"),
+        (r"(?i)\x69+|.|\n", "iİ"),
+        (r"(?i:\u0131)+|.|\n", "Iı"),
+    ],
+)
 def test_a_case_insensitive_i_is_refused_for_tokenizer_json(tmp_path, pattern, text):
     """Found fixing the tiktoken check: reading a file, a case-insensitive "i" is given
     Oniguruma's meaning ("i" and "I"); writing one, the same pattern means more here (also

@@ -35,6 +35,7 @@ SPECIMENS = [
     "  leading and trailing  ",
     "hey HEY queRY QUERY qUEry 'S 'll 'LL abc (d) |x| [e]",
     "apL pLL pN Np PL 12 pl",
+    "ı İ i I ıİiI Iı SS ß",
 ]
 
 
@@ -90,6 +91,17 @@ SHAPES |= {
                     Regex(r"(?x: h e y )|q(?i)ue(?-i)ry|(?i:'S|'LL)|[^(\s|[a-c[^d-z]])]"),
                     "isolated",
                 ),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
+    ),
+    # Found by the review: the regex module also folds "ı" with "I" and "İ" with "i", spelt
+    # as escapes too; Oniguruma matches "ı" alone, and "i" with "I" only.
+    "dotless_and_dotted_i": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(Regex(r"(?i:ı|\x69x|\u0131y|\x{131}z|\ıw)+|\s+|\S"), "isolated"),
                 pt.ByteLevel(False, use_regex=False),
             ]
         ),
@@ -207,6 +219,9 @@ REFUSED_PATTERNS = {
     r"ab\Kc": r"\K",
     r"(?i:ss)": "'ss'",
     r"(?i:[a-z])": "the class '[a-z]' inside a case-insensitive group",
+    r"(?i:[ı])": "the class '[ı]' inside a case-insensitive group",
+    r"(?i:[İ])": "the class '[İ]' inside a case-insensitive group",
+    r"(?i:s\x73)": "'ss'",
     r"[[:punct:]]": "the POSIX bracket",
     r"(a|b": "unbalanced parenthesis",
     r"[ab": "unclosed character class",

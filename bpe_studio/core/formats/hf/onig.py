@@ -20,7 +20,7 @@ from functools import cache
 
 import regex
 
-from ..base.case_folds import folds_apart
+from ..base.case_folds import FOLDS_THERE, folds_apart
 
 # Oniguruma's Unicode \w: the regex module's \w differs on U+200C/U+200D and six Latin-1 numbers.
 _WORD = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\xb2\xb3\xb9\xbc-\xbe"
@@ -66,11 +66,34 @@ def _multi_fold_targets() -> frozenset[str]:
     return frozenset(f for c in chars if len(f := c.casefold()) > 1)
 
 
+def _spelt_char(s: str, i: int) -> tuple[str, int, str] | None:
+    r"""The character the escape at ``s[i]`` spells as Oniguruma reads it (``\x69``,
+    ``\x{131}``, ``\u0131``, ``\0151``, ``\.``), where the escape ends and the character in
+    the regex module's syntax; None for any other escape."""
+    nxt = s[i + 1 : i + 2]
+    if nxt == "x" and s.startswith("{", i + 2):
+        end = s.find("}", i)
+        code, end = int(s[i + 3 : end], 16), end + 1
+    elif nxt in ("x", "u", "0"):
+        digits = regex.match(
+            {"x": "[0-9a-fA-F]{1,2}", "u": "[0-9a-fA-F]{1,4}", "0": "[0-7]{0,2}"}[nxt], s[i + 2 :]
+        )
+        text = digits.group() if digits else ""
+        code = int("0" + text, 8) if nxt == "0" else int(text or "0", 16)
+        end = i + 2 + len(text)
+    elif nxt and not (nxt.isascii() and nxt.isalnum()):
+        return nxt, i + 2, "\\" + nxt
+    else:
+        return None
+    return chr(code), end, f"\\U{code:08x}"
+
+
 @dataclass(frozen=True)
 class Translated:
     """A pattern in the ``regex`` module's syntax; ``nullable``: it may match "";
-    ``respelled``: the first case-insensitive "i" or "I" given its Oniguruma meaning (none
-    else), which the same pattern written for Oniguruma would lose."""
+    ``respelled``: the first case-insensitive "i", "I", "ı" or "İ" (as written: maybe an
+    escape) given its Oniguruma meaning (none else), which the same pattern written for
+    Oniguruma would lose."""
 
     pattern: str
     nullable: bool
@@ -177,6 +200,7 @@ class _Parser:
             # A further quantifier applies to the whole, as the loop does.
 
     def atom(self) -> tuple[str, bool]:
+        self._atom_start = self.i
         c = self.peek()
         if c == "(":
             return self.group()
@@ -195,22 +219,44 @@ class _Parser:
             if c == "{":
                 return "\\{", False
             raise self.fail(f"a quantifier {c!r} with nothing to repeat")
-        if self.ci:
-            self._check_fold(c)
-            if folds_apart(c):
-                # subtle: Oniguruma's case-insensitive "i" matches "i" and "I", not "\u0130".
-                self.respelled = self.respelled or c
-                return "(?-i:[iI])", False
-        return ("\\" + c if c in _META else c), False
+        return self._literal(c, "\\" + c if c in _META else c), False
+
+    def _literal(self, c: str, text: str) -> str:
+        """The character ``c``, written ``text``, as Oniguruma reads it in this scope."""
+        if not self.ci:
+            return text
+        self._check_fold(c)
+        if folds_apart(c):
+            # subtle: Oniguruma's case-insensitive "i" matches "i" and "I", not "\u0130", and
+            # its "\u0131" only itself; the regex module also folds them across.
+            self.respelled = self.respelled or self.s[self._atom_start : self.i]
+            return f"(?-i:[{FOLDS_THERE[c]}])"
+        return text
 
     def _check_fold(self, c: str) -> None:
-        # subtle: a case-insensitive run such as "ss" also matches "ß" in Oniguruma only.
-        run = (c + self.s[self.i : self.i + 2]).casefold()
+        # subtle: a case-insensitive run such as "ss" (or "s\x73") also matches "ß" in
+        # Oniguruma only.
+        run = (c + self._next_chars(2)).casefold()
         for target in _multi_fold_targets():
             if len(target) > 1 and run.startswith(target):
                 raise self.fail(
                     f"case-insensitive {target!r} (Oniguruma also matches its ligature)"
                 )
+
+    def _next_chars(self, k: int) -> str:
+        """Up to ``k`` characters from the cursor on, each plain or spelt as an escape, up
+        to anything else."""
+        out, j = "", self.i
+        while len(out) < k and j < len(self.s):
+            spelt = _spelt_char(self.s, j) if self.s[j] == "\\" else None
+            if spelt is not None:
+                c, j = spelt[0], spelt[1]
+            elif self.s[j] in _META:
+                break
+            else:
+                c, j = self.s[j], j + 1
+            out += c
+        return out
 
     def escape(self) -> tuple[str, bool]:
         nxt = self.s[self.i + 1 : self.i + 2]
@@ -223,6 +269,11 @@ class _Parser:
             if self.ci and folds_apart(text):
                 raise self.fail(f"{text} inside a case-insensitive group", _END_THE_GROUP)
             return text, False
+        spelt = _spelt_char(self.s, self.i)
+        if spelt is not None:
+            # A letter spelt as an escape (\x69) folds as the letter does.
+            c, self.i, text = spelt
+            return self._literal(c, text), False
         self.i += 2
         if nxt in "pP":
             return nxt, False  # subtle: without braces, Ruby syntax reads "\\pL" as "pL"
@@ -232,18 +283,6 @@ class _Parser:
             return r"\A", True
         if nxt.isdigit() and nxt != "0":
             return "\\" + nxt, True
-        if nxt == "x" and self.peek() == "{":
-            end = self.s.find("}", self.i)
-            code = int(self.s[self.i + 1 : end], 16)
-            self.i = end + 1
-            return f"\\U{code:08x}", False
-        if nxt in "xu0":
-            m = regex.match(r"[0-9a-fA-F]{1,4}", self.s[self.i :])
-            n = 4 if nxt == "u" else 2 if nxt == "x" else 2
-            digits = m.group()[:n] if m else ""
-            self.i += len(digits)
-            code = int("0" + digits, 8) if nxt == "0" else int(digits or "0", 16)
-            return f"\\U{code:08x}", False
         return "\\" + nxt, False
 
     def group(self) -> tuple[str, bool]:
@@ -404,6 +443,11 @@ class _Parser:
             return _ESCAPE_CLASS[nxt]
         if nxt in "HWb" or nxt in _REFUSED_ESCAPES:
             raise self.fail(f"\\{nxt} inside a character class")
+        spelt = _spelt_char(self.s, self.i)
+        if spelt is not None:
+            # A class inside a case-insensitive group is refused whole (``char_class``).
+            _, self.i, text = spelt
+            return text
         text, _ = self.escape()
         return text
 

@@ -12,8 +12,8 @@ training). Measured against tiktoken (tests/core/test_format_limits.py):
   class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` outside multi-line mode (there only
   the end of the text, here also before a final line break) and ``\\Z`` (the reverse);
   inside a case-insensitive group, a property, a class but one of plain characters, and
-  "i" or "I" (``(?i)[a-z]`` also takes "İ" here; ``base.case_folds``, the rule the
-  ``tokenizer.json`` writer follows too);
+  "i", "I", "ı" or "İ", also spelt as an escape (``(?i)[a-z]`` also takes "İ" here, ``(?i:ı)``
+  "I"; ``base.case_folds``, the rule the ``tokenizer.json`` writer follows too);
 - a pattern that can match empty text: tiktoken's encoder panics on the empty piece, or
   drops the character after it (``(?=\\p{Sc})|...`` lost every "€"); decided on the
   pattern's structure (``empty_match``), as no set of sample texts holds every context;
@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 
 from ...pretokenization.names import PATTERNS, pattern_name, property_key, shown_pattern
-from ..base.case_folds import folds_apart
+from ..base.case_folds import folds_apart, spelt_char
 from .empty_match import can_match_empty
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
@@ -84,7 +84,13 @@ def _syntax_trap(pattern: str) -> tuple[str, bool] | None:
             if nxt in _ESCAPE_TRAPS:
                 return "\\" + nxt, False
             end = i + 2
-            if nxt in _ESCAPES_WITH_BRACES and pattern.startswith("{", i + 2):
+            spelt = spelt_char(pattern, i)
+            if spelt is not None:
+                # A letter spelt as an escape (\x69) folds as the letter does.
+                end = spelt[1]
+                if folding and folds_apart(spelt[0]):
+                    return pattern[i:end], True
+            elif nxt in _ESCAPES_WITH_BRACES and pattern.startswith("{", i + 2):
                 end = pattern.find("}", i) + 1 or n
                 if nxt in "pP" and property_key(pattern[i + 3 : end - 1]) in _PROPERTY_TRAPS:
                     return pattern[i:end], False
