@@ -22,6 +22,7 @@ from core_helpers import EOT, SLICES, read_fixture
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.formats.files import LossyFormatWarning, format_problem
 from bpe_studio.core.formats.tiktoken.empty_match import can_match_empty
+from bpe_studio.core.pretokenization.scan_patterns import isolated
 
 BYTES = {i: bytes([i]) for i in range(256)}
 
@@ -476,6 +477,17 @@ def test_a_case_insensitive_i_is_refused_for_tokenizer_json(tmp_path, pattern, t
     with pytest.raises(ValueError, match="cannot write this tokenizer") as refused:
         Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="hf")
     assert "inside a case-insensitive group" in str(refused.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_isolated_spelling_around_a_backreference_is_not_written_as_that_split(tmp_path):
+    """Found by the review: a file's one Isolated Split was read as ``isolated``'s spelling
+    of its regex, whose second copy's backreference refers to the first copy's group; such a
+    spelling is no Split as read, and tokenizers would cut that Split otherwise."""
+    pattern, text = isolated(r"(\p{L})\1"), "xaab ccd"
+    assert oniguruma_pieces(r"(\p{L})\1", text) != our_pieces(pattern, text)
+    with pytest.raises(ValueError, match="cannot write this tokenizer"):
+        Tokenizer(BYTES, [], [], pattern=pattern).save(tmp_path / "out", format="hf")
     assert not (tmp_path / "out").exists()
 
 

@@ -36,6 +36,7 @@ SPECIMENS = [
     "hey HEY queRY QUERY qUEry 'S 'll 'LL abc (d) |x| [e]",
     "apL pLL pN Np PL 12 pl",
     "ı İ i I ıİiI Iı SS ß",
+    "xaab ccd abba 1122 zz",
 ]
 
 
@@ -102,6 +103,24 @@ SHAPES |= {
         pt.Sequence(
             [
                 pt.Split(Regex(r"(?i:ı|\x69x|\u0131y|\x{131}z|\ıw)+|\s+|\S"), "isolated"),
+                pt.ByteLevel(False, use_regex=False),
+            ]
+        ),
+    ),
+    # Found by the review: an Isolated Split's regex spelt twice in one regex (``isolated``)
+    # made the copy's backreference refer to the first copy's group ("xaab ccd" was one piece).
+    "backreference_isolated": (
+        None,
+        pt.Sequence(
+            [pt.Split(Regex(r"(\p{L})\1"), "isolated"), pt.ByteLevel(False, use_regex=False)]
+        ),
+    ),
+    "backreference_isolated_then_digits": (
+        None,
+        pt.Sequence(
+            [
+                pt.Split(Regex(r"(\p{L})\1|\s"), "isolated"),
+                pt.Digits(True),
                 pt.ByteLevel(False, use_regex=False),
             ]
         ),

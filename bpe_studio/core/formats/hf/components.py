@@ -83,7 +83,8 @@ def single_pattern(pre: Any, named: dict[str, str]) -> str | None:
     if regex in named:
         return named[regex]
     translated = translate(regex)
-    if translated.nullable:
+    if translated.nullable or translated.refers_back:
+        # Its pipeline cuts such a Split; one regex would hold it twice (``isolated``).
         return None
     # Isolated also keeps the text between matches, one piece per gap.
     return isolated(translated.pattern)

@@ -93,11 +93,14 @@ class Translated:
     """A pattern in the ``regex`` module's syntax; ``nullable``: it may match "";
     ``respelled``: the first case-insensitive "i", "I", "ı" or "İ" (as written: maybe an
     escape) given its Oniguruma meaning (none else), which the same pattern written for
-    Oniguruma would lose."""
+    Oniguruma would lose; ``refers_back``: it holds a backreference (``\\1``; a named one,
+    ``\\k<name>``, is refused), so that written twice in one regex (``isolated``) its copy
+    would refer to the first copy's group."""
 
     pattern: str
     nullable: bool
     respelled: str | None = None
+    refers_back: bool = False
 
 
 class _Parser:
@@ -106,6 +109,7 @@ class _Parser:
         self.i = 0
         self.ci = False  # inside a case-insensitive scope
         self.respelled: str | None = None
+        self.refers_back = False
 
     def fail(self, what: str, instead: str = "") -> ValueError:
         """``what`` refused, and ``instead`` what to write in its place, where one exists."""
@@ -282,6 +286,7 @@ class _Parser:
         if nxt == "A":
             return r"\A", True
         if nxt.isdigit() and nxt != "0":
+            self.refers_back = True
             return "\\" + nxt, True
         return "\\" + nxt, False
 
@@ -471,7 +476,7 @@ def translate(pattern: str) -> Translated:
         regex.compile(text)
     except (regex.error, ValueError, OverflowError) as e:
         raise ValueError(f"not understood ({e})") from None
-    return Translated(text, nullable, p.respelled)
+    return Translated(text, nullable, p.respelled, p.refers_back)
 
 
 def find_spans(compiled: regex.Pattern[str], text: str) -> Iterator[tuple[int, int]]:

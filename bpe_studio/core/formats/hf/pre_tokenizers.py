@@ -180,7 +180,9 @@ def _regex_step(pattern: str, behavior: str, invert: bool, prefix: bool = False)
     t = translate(pattern)
     compiled = regex.compile(t.pattern)
     whole = kept = None
-    if behavior == "Isolated" and not invert and not t.nullable:
+    # subtle: written twice in one regex, a backreference's copy would refer to the first
+    # copy's group; such a Split cuts with ``find`` instead.
+    if behavior == "Isolated" and not invert and not t.nullable and not t.refers_back:
         whole = regex.compile(isolated(t.pattern))
     if behavior == "Removed" and invert and not t.nullable:
         kept = compiled

@@ -372,9 +372,13 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
 # ------------------------------------------------------------------ writing
 def _isolated(pattern: str) -> str | None:
     """A file's one Isolated Split as read (``scan_patterns.isolated``): its regex, which as
-    read never matches "" (``components.single_pattern``); None for any other pattern."""
+    read never matches "" nor refers back to a group (``components.single_pattern``); None
+    for any other pattern, written as the regex it is."""
     inner = unwrapped(pattern)
-    return None if inner is None or translate(inner).nullable else inner
+    if inner is None:
+        return None
+    translated = translate(inner)
+    return None if translated.nullable or translated.refers_back else inner
 
 
 def _braced_properties(pattern: str) -> str:
