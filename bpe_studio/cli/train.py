@@ -35,6 +35,7 @@ from ..core.corpus.sources import (
 )
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
+from ..core.formats.hf.tokenizer_json import braced_properties
 from ..core.formats.tiktoken.pattern_check import held_elsewhere
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import pattern_name, shown_pattern
@@ -143,8 +144,10 @@ def chosen_format(given: str | None, pattern: str, specials: list[str]) -> tuple
     shown = shown_pattern(pattern)
     no_hf = format_problem("hf", pattern, specials)
     if no_hf is None:
+        # As the file holds it (\p{L} for \pL), which encode and inspect then show.
+        written = shown_pattern(braced_properties(pattern))
         return "hf", (
-            f"note: written as tokenizer.json (--format hf), which holds the pattern {shown}; "
+            f"note: written as tokenizer.json (--format hf), which holds the pattern {written}; "
             "vocab.json + merges.txt (--format gpt2) hold none"
         )
     if format_problem("tiktoken", pattern, specials) is None:

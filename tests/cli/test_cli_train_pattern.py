@@ -160,6 +160,20 @@ def test_a_pattern_a_tokenizer_json_cannot_hold_is_refused_before_training(
     assert Tokenizer.load(tmp_path / "gpt2").decode(ids) == text
 
 
+def test_a_one_letter_property_is_shown_as_written_and_given_back_either_way(tmp_path):
+    """Found by the review: the note said the tokenizer.json holds \pL, which it holds as
+    \p{L}, and encode --pattern with the pattern as trained was then refused as another."""
+    bare, braced = r" ?\pL+| ?\pN+|\s+|\S", r" ?\p{L}+| ?\p{N}+|\s+|\S"
+    corpus = write_text(tmp_path / "c.txt", "Ünïcödé ab ab 12 Ωμέγα\n" * 20)
+    stderr = ok(cli(tmp_path, "train", corpus, "--vocab-size", 260, "--pattern", bare,
+                    "--workers", 1, "--out", tmp_path / "o"))  # fmt: skip
+    (note,) = [line for line in stderr.splitlines() if line.startswith("note: written as")]
+    assert f"holds the pattern '{braced}'" in note
+    assert encode_ids(tmp_path, corpus, tmp_path / "o", "--pattern", bare) == encode_ids(
+        tmp_path, corpus, tmp_path / "o", "--pattern", braced
+    )
+
+
 def test_a_pattern_only_tiktoken_files_hold_is_written_as_them(tmp_path, corpora):
     """The patterns audit: with no --format, a pattern a tokenizer.json cannot hold went into
     GPT-2 files, which hold no pattern, although a rank file's sidecar holds it: loaded back

@@ -239,3 +239,16 @@ def test_a_rank_files_sidecar_keeps_its_pattern(tmp_path):
     # Without its sidecar a rank file holds no pattern: the one given is used.
     rank_file.with_name(sidecar).unlink()
     assert load_data(rank_file, pattern="cl100k").pattern == "cl100k"
+
+
+@pytest.mark.parametrize("fmt", ["hf", "tiktoken"])
+def test_a_one_letter_property_is_the_same_pattern_with_braces_or_without(tmp_path, fmt):
+    """Found by the review: a tokenizer.json holds \p{L} for \pL, a sidecar the pattern as
+    given, so the same pattern given the other way was refused as a different one."""
+    bare, braced = r" ?\pL+| ?\pN+|\s+|\S", r" ?\p{L}+| ?\p{N}+|\s+|\S"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], pattern=bare).save(tmp_path / "out", format=fmt)
+    for given in (bare, braced):
+        assert load_data(tmp_path / "out", pattern=given).pattern in (bare, braced)
+    with pytest.raises(ValueError, match="gives its own pattern"):
+        load_data(tmp_path / "out", pattern=r" ?\pL+|\s+|\S")

@@ -35,7 +35,7 @@ from .base.data import TokenizerData
 from .base.preset_table import PRESETS, UNBUNDLED, preset_name
 from .hf.components import only_a_file_says
 from .hf.kind import ForeignTokenizerFile, foreign_kind
-from .hf.tokenizer_json import added_tokens_problem, split_problem
+from .hf.tokenizer_json import added_tokens_problem, braced_properties, split_problem
 from .presets import preset_data
 from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
 from .tiktoken.pattern_check import pattern_problem as tiktoken_pattern_problem
@@ -260,14 +260,22 @@ def _ordinary(data: TokenizerData) -> dict[int, bytes]:
 def _check_pattern_agrees(
     data: TokenizerData, pattern: str | None, source: str, path: Path | None
 ) -> None:
-    """A file that names its own pattern keeps it; a different one asked for is an error."""
-    if pattern is not None and pattern_name(pattern) != pattern_name(data.pattern):
+    """A file that names its own pattern keeps it; a different one asked for is an error.
+    Any spelling of the same pattern is that pattern: a name or its regex, and a one-letter
+    property with braces or without (a tokenizer.json holds ``\p{L}`` for ``\pL``, a
+    sidecar the pattern as given)."""
+    if pattern is not None and _same_pattern(pattern) != _same_pattern(data.pattern):
         sidecar = None if path is None else _sidecar_of(path)
         holder = "the file" if sidecar is None else f"its sidecar {sidecar.name}"
         raise ValueError(
             f"{source}: {holder} gives its own pattern, {shown_pattern(data.pattern)}; "
             f"a different one, {shown_pattern(pattern)}, cannot be applied"
         )
+
+
+def _same_pattern(pattern: str) -> str:
+    """What two spellings of one pattern have in common (``_check_pattern_agrees``)."""
+    return pattern_name(braced_properties(pattern))
 
 
 def _sidecar_of(path: Path) -> Path | None:

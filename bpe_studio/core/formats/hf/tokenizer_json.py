@@ -381,9 +381,10 @@ def _isolated(pattern: str) -> str | None:
     return None if translated.nullable or translated.refers_back else inner
 
 
-def _braced_properties(pattern: str) -> str:
+def braced_properties(pattern: str) -> str:
     r"""``pattern`` with each one-letter property name in braces (``\pL`` as ``\p{L}``), the
-    same to the regex module: Oniguruma reads ``\pL`` as the text "pL"."""
+    same to the regex module: Oniguruma reads ``\pL`` as the text "pL". A tokenizer.json
+    holds a pattern so: compared with another, a pattern is compared so (``files``)."""
     return _ONE_LETTER_PROPERTY.sub(
         lambda m: f"\\{m[1]}{{{m[2]}}}" if m[1] else m[0],
         pattern,
@@ -424,7 +425,7 @@ def split_problem(pattern: str) -> str | None:
 def _why(pattern: str) -> str | None:
     inner = _isolated(pattern)
     regex = pattern if inner is None else inner
-    written = _braced_properties(regex)
+    written = braced_properties(regex)
     trap = engine_trap(written)
     if trap:
         return (
@@ -480,7 +481,7 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
         problem = split_problem(pattern)
         if problem:
             raise ValueError(problem)
-        split = {"Regex": _braced_properties(regex)}
+        split = {"Regex": braced_properties(regex)}
         # Else the matches only, as findall gives them: text the pattern does not cover is
         # dropped.
         behavior, invert = ("Removed", True) if inner is None else ("Isolated", False)
