@@ -35,7 +35,11 @@ from ..core.corpus.sources import (
 )
 from ..core.corpus.tasks import corpus_files
 from ..core.formats.files import DEFAULT_NAME, format_problem
-from ..core.formats.hf.tokenizer_json import braced_properties
+from ..core.formats.hf.tokenizer_json import (
+    TOKEN_HELD_ELSEWHERE,
+    braced_properties,
+    split_problem,
+)
 from ..core.formats.tiktoken.pattern_check import held_elsewhere
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import pattern_name, shown_pattern
@@ -151,9 +155,18 @@ def chosen_format(given: str | None, pattern: str, specials: list[str]) -> tuple
             "vocab.json + merges.txt (--format gpt2) hold none"
         )
     if format_problem("tiktoken", pattern, specials) is None:
+        files = " + ".join(files_for("tiktoken", DEFAULT_NAME))
+        if split_problem(pattern) is None:
+            # A tokenizer.json holds the pattern: a special token is what it cannot hold.
+            no_hf = no_hf.removesuffix(TOKEN_HELD_ELSEWHERE)
+            return "tiktoken", (
+                f"note: written as {files} (--format tiktoken), which hold the pattern {shown} "
+                f"and the special tokens; a tokenizer.json holds the pattern but not the "
+                f"special tokens ({no_hf}), and vocab.json + merges.txt (--format gpt2) hold "
+                "no pattern"
+            )
         # The note names the pattern and the files that hold it already.
         no_hf = no_hf.removeprefix(f"pattern {shown}: ").removesuffix(held_elsewhere("tiktoken"))
-        files = " + ".join(files_for("tiktoken", DEFAULT_NAME))
         return "tiktoken", (
             f"note: written as {files} (--format tiktoken), which hold the pattern {shown}; "
             f"a tokenizer.json cannot ({no_hf}), and vocab.json + merges.txt (--format gpt2) "

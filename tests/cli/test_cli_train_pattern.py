@@ -174,6 +174,22 @@ def test_a_one_letter_property_is_shown_as_written_and_given_back_either_way(tmp
     )
 
 
+def test_the_note_names_a_special_token_when_that_is_what_a_tokenizer_json_cannot_hold(
+    tmp_path,
+):
+    """Found by the review: a tokenizer.json refused for a special token, the note read as if
+    the pattern were what it cannot hold ("which hold the pattern P; a tokenizer.json cannot
+    (special token ...)")."""
+    pattern, token = r"\p{L}+|\p{N}+|\s+|[^\s\p{L}\p{N}]", "<|größe|>"
+    corpus = write_text(tmp_path / "c.txt", "Ünïcödé ab ab 12 Ωμέγα\n" * 20)
+    stderr = ok(cli(tmp_path, "train", corpus, "--vocab-size", 260, "--pattern", pattern,
+                    "--special-token", token, "--workers", 1, "--out", tmp_path / "o"))  # fmt: skip
+    (note,) = [line for line in stderr.splitlines() if line.startswith("note: written as")]
+    assert "--format tiktoken" in note
+    assert "a tokenizer.json holds the pattern but not the special tokens (special token" in note
+    assert repr(token) in note and "tiktoken files hold it" not in note  # said already
+
+
 def test_a_pattern_only_tiktoken_files_hold_is_written_as_them(tmp_path, corpora):
     """The patterns audit: with no --format, a pattern a tokenizer.json cannot hold went into
     GPT-2 files, which hold no pattern, although a rank file's sidecar holds it: loaded back

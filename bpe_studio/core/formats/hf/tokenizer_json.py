@@ -251,6 +251,12 @@ def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
         )
 
 
+# How a special token's refusal ends: the files that hold it instead.
+TOKEN_HELD_ELSEWHERE = (
+    " (tiktoken files hold it where no merge makes it too; GPT-2 files do, named again on loading)"
+)
+
+
 def added_tokens_problem(tokens: Iterable[str]) -> str | None:
     """Why a ``tokenizer.json`` cannot hold one of these special (or added) tokens, whatever
     the vocabulary; None when it can. Asked before training too. A token whose text is also
@@ -263,8 +269,7 @@ def added_tokens_problem(tokens: Iterable[str]) -> str | None:
             return (
                 f"special token {text!r} is also the byte-level spelling of {spelled!r} (each "
                 "Latin-1 letter spells one byte there): tokenizers would decode it as those "
-                "bytes (tiktoken files hold it where no merge makes it too; GPT-2 files do, "
-                "named again on loading)"
+                f"bytes{TOKEN_HELD_ELSEWHERE}"
             )
     return None
 
