@@ -235,6 +235,7 @@ def test_report_numbers_by_hand():
         "characters": "4",
         "tokens": "2",
         "bytes_per_token": "2.0000",
+        "left_out": "",
     }
     assert len(rows) == 6
 
@@ -326,11 +327,16 @@ def test_a_sample_a_pattern_does_not_cover_leaves_out_only_its_cells():
         r"'\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}' does not match '好' (U+597D) at character 0"
     )
     assert "\n" not in note and "Use a regex that matches every character" in note
+    # Found by the review: the CSV left the pairs out silently; each is a row, the left-out
+    # ones with empty counts and why.
     rows = list(csv.DictReader(io.StringIO(report_csv(report))))
     assert [(r["sample"], r["tokenizer"]) for r in rows] == [
-        ("English", "run"),
-        ("English", "bytes"),
-        ("Chinese", "bytes"),
-        ("Greek", "bytes"),
+        (s, t) for s in report.samples for t in report.tokenizers
     ]
+    for r in rows:
+        left = report.find(r["sample"], r["tokenizer"]) is None
+        assert (r["tokens"] == "") == left and (r["bytes_per_token"] == "") == left
+        assert (r["left_out"] != "") == left
+    chinese_run = next(r for r in rows if (r["sample"], r["tokenizer"]) == ("Chinese", "run"))
+    assert "does not match '好' (U+597D)" in chinese_run["left_out"]
     assert left_out_note(compute_report(samples[:1], [("run", latin)])) == ""

@@ -8,8 +8,8 @@ characters and tokens per pair, and the text a model turns into its unknown toke
 (:class:`Unknown`; :func:`unknown_note` says it): the Report page's table and chart. A pair
 that cannot be encoded (a custom pattern that does not cover the sample) is left out alone
 (:class:`LeftOut`; :func:`left_out_note` says which and why).
-:func:`report_csv` writes that table. :func:`bundled_samples` reads the short texts shipped in
-``resources/samples`` and :func:`corpus_sample` the head of a corpus file.
+:func:`report_csv` writes that table, a row for each pair. :func:`bundled_samples` reads the
+short texts shipped in ``resources/samples`` and :func:`corpus_sample` the head of a corpus file.
 What it leaves out: threads, widgets and files written (the app's ``views/compare`` and
 ``views/report``); a cut *inside* a character (a byte-level token splitting a multi-byte
 character) has no character offset, so it is not reported as a boundary.
@@ -44,7 +44,15 @@ SAMPLE_FILES: tuple[tuple[str, str], ...] = (
 # About how much of the loaded corpus's start the report reads, and the compression plot's
 # in-sample curve too: one slice, so that their "first MB" figures agree.
 CORPUS_LIMIT = 1_000_000
-CSV_COLUMNS = ("sample", "tokenizer", "bytes", "characters", "tokens", "bytes_per_token")
+CSV_COLUMNS = (
+    "sample",
+    "tokenizer",
+    "bytes",
+    "characters",
+    "tokens",
+    "bytes_per_token",
+    "left_out",
+)
 
 
 def tokenizer_cuts(text: str, tokenizer: AnyTokenizer) -> np.ndarray:
@@ -240,13 +248,22 @@ def left_out_note(report: Report) -> str:
 
 
 def report_csv(report: Report) -> str:
-    """The report as CSV, one row per sample and tokenizer (:data:`CSV_COLUMNS`)."""
+    """The report as CSV, one row per sample and tokenizer (:data:`CSV_COLUMNS`), in the
+    table's order: a pair left out has empty counts and, under ``left_out``, why (empty for
+    the others), so that every pair is accounted for."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for c in report.cells:
-        bpt = f"{c.bytes_per_token:.4f}"
-        writer.writerow([c.sample, c.tokenizer, c.bytes, c.characters, c.tokens, bpt])
+    cells = {(c.sample, c.tokenizer): c for c in report.cells}
+    why = {(x.sample, x.tokenizer): x.reason for x in report.left_out}
+    for sample in report.samples:
+        for name in report.tokenizers:
+            c = cells.get((sample, name))
+            if c is None:
+                writer.writerow([sample, name, "", "", "", "", why.get((sample, name), "")])
+                continue
+            bpt = f"{c.bytes_per_token:.4f}"
+            writer.writerow([sample, name, c.bytes, c.characters, c.tokens, bpt, ""])
     return out.getvalue()
 
 
