@@ -241,6 +241,8 @@ REFUSED_PATTERNS = {
     r"(?i:[ı])": "the class '[ı]' inside a case-insensitive group",
     r"(?i:[İ])": "the class '[İ]' inside a case-insensitive group",
     r"(?i:s\x73)": "'ss'",
+    # Found by the review: the refusal showed the class cut at ":]", '[x-[:alpha:]'.
+    r"[x-[:alpha:]]": "in the class '[x-[:alpha:]]'",
     r"[[:punct:]]": "the POSIX bracket",
     r"(a|b": "unbalanced parenthesis",
     r"[ab": "unclosed character class",

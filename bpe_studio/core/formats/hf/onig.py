@@ -88,6 +88,27 @@ def _spelt_char(s: str, i: int) -> tuple[str, int, str] | None:
     return chr(code), end, f"\\U{code:08x}"
 
 
+def _class_end(s: str, start: int) -> int:
+    """Where the class opening at ``s[start]`` ends (past its "]"; the text's end where it
+    does not), over escapes, POSIX brackets ("[:alpha:]") and nested classes, for messages
+    that show the whole class."""
+    j = start + 1
+    j += s[j : j + 1] == "^"
+    j += s[j : j + 1] == "]"  # a "]" first is the character
+    while j < len(s):
+        if s[j] == "\\":
+            j += 2
+        elif s[j] == "]":
+            return j + 1
+        elif (posix := regex.match(r"\[:\^?\w+:\]", s[j:])) is not None:
+            j += posix.end()
+        elif s[j] == "[":
+            j = _class_end(s, j)
+        else:
+            j += 1
+    return len(s)
+
+
 @dataclass(frozen=True)
 class Translated:
     """A pattern in the ``regex`` module's syntax; ``nullable``: it may match "";
@@ -384,7 +405,7 @@ class _Parser:
             if (is_set and ranging) or (c == "-" and last == "set" and self.peek(2) != "-]"):
                 # subtle: the regex module takes such a "-" as the character; Oniguruma
                 # refuses the pattern (tokenizers could not load the file).
-                whole = self.s[start : self.s.find("]", self.i + 2) + 1 or len(self.s)]
+                whole = self.s[start : _class_end(self.s, start)]
                 raise self.fail(
                     f"a '-' beside a set (\\d, \\p{{..}}) in the class '{whole}'",
                     "put the '-' last in the class to mean the character",
