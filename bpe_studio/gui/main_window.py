@@ -433,19 +433,20 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         return self.controller.load(path, Path(merges_path) if merges_path else None, pattern)
 
     def choose_pattern(self, path: Path) -> str | None:
-        """Ask which pattern a bare rank file was made with (blocking, modal); None: cancel.
-        Tests replace this method with an answer."""
+        """Ask which pattern a bare rank file was made with (blocking, modal): a name, or the
+        regex itself (a custom pattern: the load names what is wrong with one that is not a
+        regex); None: cancel. Tests replace this method with an answer."""
         names = list(PATTERNS)
-        name, ok = QInputDialog.getItem(
+        chosen, ok = QInputDialog.getItem(
             self,
             "Pre-tokenization pattern",
             f"{path.name} holds no pattern (no {path.name.split('.tiktoken')[0]}.tiktoken.json "
-            "beside it). Which one was it made with?",
+            "beside it). Which one was it made with? Pick a name, or type the regex itself:",
             names,
             0,
-            False,
+            True,
         )
-        return name if ok and name in names else None
+        return chosen.strip() or None if ok else None
 
     # ------------------------------------------------------------ dialogs
     @Slot()

@@ -311,3 +311,31 @@ def test_one_file_reached_by_two_paths_is_one_entry(qtbot, window, tmp_path, sma
     again = picker.add_file(tmp_path / "link" / "tokenizer.json", choose=False)
     assert again == first
     assert sum(k.startswith("file:") for k in picker.keys()) == 1
+
+
+def test_the_pattern_of_a_bare_rank_file_may_be_a_regex_typed(qtbot, window, tmp_path, monkeypatch):
+    """The patterns audit: the question offered the three names only, so a rank file made
+    with a custom regex could not be loaded as it was made."""
+    from PySide6.QtWidgets import QInputDialog
+
+    from bpe_studio.core import Tokenizer
+
+    regex = r"\p{L}+|\p{N}|[^\p{L}\p{N}]"
+    custom = Tokenizer(
+        {i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")], pattern=regex
+    )
+    rank_file, sidecar = custom.save(tmp_path, format="tiktoken", name="mystery")
+    sidecar.unlink()
+    offered = []
+
+    def typed(parent, title, label, items, current, editable):
+        offered.append((items, editable))
+        return f"  {regex} ", True
+
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(typed))
+    assert window.choose_pattern(rank_file) == regex
+    assert offered == [(["gpt2", "cl100k", "o200k"], True)]
+    monkeypatch.setattr(window, "choose_pattern", lambda path: regex)
+    _load(qtbot, window, rank_file)
+    assert window.state.loaded.tokenizer.pattern == regex
+    assert window.state.loaded.tokenizer.encode("ab12") == custom.encode("ab12")
