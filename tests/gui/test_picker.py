@@ -339,3 +339,35 @@ def test_the_pattern_of_a_bare_rank_file_may_be_a_regex_typed(qtbot, window, tmp
     _load(qtbot, window, rank_file)
     assert window.state.loaded.tokenizer.pattern == regex
     assert window.state.loaded.tokenizer.encode("ab12") == custom.encode("ab12")
+
+
+def test_a_file_changed_on_disk_is_read_again_by_compare_and_the_editor(
+    qtbot, window, tmp_path, small_tokenizer
+):
+    """An audit: a tokenizer file retrained into the same folder kept its old tokenizer in
+    the pickers' caches (kept by path alone): Compare, loading it again, and the editor,
+    picking it again, showed the old file's tokens under its name."""
+    from gui_helpers import EOT
+
+    from bpe_studio.gui.model.panes import COMPARE_RIGHT
+
+    smaller = Tokenizer(*train_bpe(FIXTURES / "tinystories_sample.txt", 300, [EOT]), [EOT])
+    (path,) = small_tokenizer.save(tmp_path, format="hf")
+    view = window.compare
+    window.tabs.setCurrentWidget(view)
+    view.set_text(TEXT)
+    picker = view.choices[1]
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        key = picker.add_file(path)
+    assert blocker.args[0].b.tokens == len(small_tokenizer.encode(TEXT))
+    assert window.hub.pane(COMPARE_RIGHT).key == key
+    window.editor.set_text(TEXT)
+    window.picker.pick(key)  # the editor too
+    assert editor_ids(qtbot, window) == small_tokenizer.encode(TEXT)
+    window.picker.pick(RUN)
+    assert smaller.save(tmp_path, format="hf") == [path]  # retrained in place
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        assert picker.add_file(path) == key  # "Load tokenizer file…" of the file shown
+    assert blocker.args[0].b.tokens == len(smaller.encode(TEXT))
+    window.picker.pick(key)
+    assert editor_ids(qtbot, window) == smaller.encode(TEXT)

@@ -219,6 +219,32 @@ def test_a_tokenizer_or_corpus_that_fails_is_said_and_undone(qtbot, window, lab,
     assert lab.compute_button.isVisible()
 
 
+def test_a_tokenizer_file_loaded_again_after_a_change_is_read_again(qtbot, window, lab, tmp_path):
+    """An audit: a tokenizer.json retrained into the same folder and loaded again ("Load
+    tokenizer file…" of the same path) kept showing the old file's make-up and usage."""
+    from gui_helpers import EOT
+
+    from bpe_studio.core import train_bpe
+
+    first = Tokenizer(*train_bpe(CORPUS, 300, [EOT]), [EOT])
+    second = Tokenizer(*train_bpe(CORPUS, 420, [EOT, "<|pad|>"]), [EOT, "<|pad|>"])
+    folder = tmp_path / "model"
+    (path,) = first.save(folder, format="hf")
+    lab.choose_corpus(str(CORPUS))
+    key = lab.picker.add_file(path)
+    text = CORPUS.read_text(encoding="utf-8")
+    for tok in (first, second):
+        if tok is second:
+            assert second.save(folder, format="hf") == [path]  # retrained in place
+            assert lab.picker.add_file(path) == key  # as "Load tokenizer file…" does
+        settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+        m = lab.lab.makeup.table.makeup()
+        assert (m.tokens, m.special_tokens) == (len(tok.vocab), len(tok.special_tokens))
+        assert f"{len(tok.special_tokens)} special" in lab.makeup_line.text()
+        assert lab.lab.usage.usage.tokens == len(tok.encode(text))
+        assert f"→ {len(tok.encode(text)):,} tokens" in lab.usage_line.text()
+
+
 def _makeup_at(state, k: int) -> dict:
     """The run's make-up after ``k`` merges, from its tokenizer rebuilt and classified anew."""
     m = token_table(run_tokenizer_at(state, k)()).makeup()

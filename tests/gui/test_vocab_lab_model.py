@@ -668,3 +668,28 @@ def test_a_message_of_an_unknown_kind_is_an_error_in_both_child_processes():
             signal.signal(sig, handler)
     assert ours.recv() == ("failure", "compression curve: ValueError: unknown command 'begn'")
     assert ours.recv() == ("done",)
+
+
+def test_a_tokenizer_file_changed_on_disk_is_another_tokenizer(tmp_path, tables):
+    """An audit: a tokenizer file retrained into the same folder was the same tokenizer to the
+    lab (its key was its path alone): its old make-up and usage stayed under its name."""
+    path = tmp_path / "tokenizer.json"
+    path.write_text("{}", encoding="utf-8")
+    key = f"file:{path}"
+    hub = lab_model(key)
+    lab = hub.lab
+    old = lab.wanted_a()
+    assert lab.receive(MakeupResult(old, tables[GPT2][1]))
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    assert lab.receive(usage_result(old, *tables[GPT2], corpus_ref()))
+    assert not lab.due()
+    path.write_text('{"retrained": true}', encoding="utf-8")
+    new = lab.wanted_a()
+    assert new.key == old.key and not new.same_tokenizer(old)
+    assert lab.due().makeup and lab.due().usage
+    job = lab.next_job()
+    assert job.a.ref == new and job.a.cache_key != (job.a.kind.value, job.a.source, old.version)
+    # A late result of the file as it was is dropped; what was shown of it goes.
+    assert not lab.receive(MakeupResult(old, tables[GPT2][1]))
+    lab.file_reloaded()
+    assert lab.makeup is None and lab.usage is None

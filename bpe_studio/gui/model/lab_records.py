@@ -15,7 +15,7 @@ which result is shown (``vocab_lab``).
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,20 +31,28 @@ RUN_KEY = "run"  # the picker's key of the run's tokenizer (views.picker.RUN)
 @dataclass(frozen=True)
 class TokenizerRef:
     """A tokenizer as the lab names it: the picker's ``key`` and ``label``; for the run's
-    (``key`` "run"), the run (``run_id``) and how many of its merges it holds (``merges``)."""
+    (``key`` "run"), the run (``run_id``) and how many of its merges it holds (``merges``);
+    for a file, the version of it on disk (``file_versions``: a file changed since is another
+    tokenizer under the same key and label)."""
 
     key: str
     label: str = field(compare=False)  # how the picker names it; the key is what counts
     run_id: int | None = None
     merges: int | None = None
+    version: Hashable = None
 
     @property
     def is_run(self) -> bool:
         return self.key == RUN_KEY
 
+    @property
+    def identity(self) -> tuple:
+        """What tells this tokenizer from another (a run's at any step is one)."""
+        return (self.key, self.run_id, self.version)
+
     def same_tokenizer(self, other: TokenizerRef | None) -> bool:
         """The same tokenizer, or (the run's) the same run at another step."""
-        return other is not None and (self.key, self.run_id) == (other.key, other.run_id)
+        return other is not None and self.identity == other.identity
 
     @property
     def name(self) -> str:
@@ -92,7 +100,7 @@ class TokenizerSpec:
         """What the process keeps the tokenizer by."""
         if self.kind is Kind.RUN:
             return ("run", self.ref.run_id, self.ref.merges)
-        return (self.kind.value, self.source)
+        return (self.kind.value, self.source, self.ref.version)
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,6 +32,7 @@ from psygnal import Signal
 from ...core.corpus.records import DEFAULT_TEXT_FIELD
 from ...core.explain.vocabulary import Makeup
 from .errors import on_one_line
+from .file_versions import file_version
 from .lab_records import (
     CorpusRef,
     Ended,
@@ -150,6 +151,11 @@ class VocabLab:
             self.text_field = field
             self._choice_changed()
 
+    def file_reloaded(self) -> None:
+        """A tokenizer file shown was loaded again (``file_versions.read_again``): what was
+        worked out from it goes, and it is read anew."""
+        self._choice_changed()
+
     def _choice_changed(self) -> None:
         self._forget_problem()
         self._prune()
@@ -213,6 +219,8 @@ class VocabLab:
     def _ref(self, key: str, label: str) -> TokenizerRef | None:
         if key == NONE_KEY:
             return None
+        if key.startswith("file:"):
+            return TokenizerRef(key, label, version=file_version(key.removeprefix("file:")))
         if key != "run":
             return TokenizerRef(key, label)
         s = self.hub.state
@@ -324,7 +332,7 @@ class VocabLab:
             return Due(False, False, False)
         corpus, b, training = self.wanted_corpus(), self.wanted_b(), self.training
         makeup = self.makeup is None or self.makeup.ref != a
-        if ("a", a.key, a.run_id) in self._gave_up:
+        if ("a", a.identity) in self._gave_up:
             makeup = False
         usage = corpus is not None and not training
         if usage and self.usage is not None:
@@ -332,12 +340,12 @@ class VocabLab:
             # its first part) is still due.
             shown = (self.usage.ref, self.usage.corpus) == (a, corpus)
             usage = not (shown and self.usage.complete)
-        if ("usage", a.key, a.run_id, corpus) in self._gave_up:
+        if ("usage", a.identity, corpus) in self._gave_up:
             usage = False
         overlap = b is not None and not training
         if overlap and self.overlap is not None:
             overlap = (self.overlap.ref, self.overlap.other) != (a, b)
-        if b is not None and ("b", a.key, a.run_id, b.key, b.run_id) in self._gave_up:
+        if b is not None and ("b", a.identity, b.identity) in self._gave_up:
             overlap = False
         return Due(makeup, usage, overlap)
 
@@ -410,11 +418,11 @@ class VocabLab:
         if not (job.makeup or job.corpus is not None or job.b is not None):
             return  # all of it came: nothing was given up
         if job.makeup:
-            self._gave_up.add(("a", a.key, a.run_id))
+            self._gave_up.add(("a", a.identity))
         if job.corpus is not None:
-            self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
+            self._gave_up.add(("usage", a.identity, job.corpus))
         if job.b is not None:
-            self._gave_up.add(("b", a.key, a.run_id, job.b.ref.key, job.b.ref.run_id))
+            self._gave_up.add(("b", a.identity, job.b.ref.identity))
         self.cancelled = True
         self._set_problem("Cancelled: " + self._describe(job))
 
@@ -504,7 +512,7 @@ class VocabLab:
                 shown = self.hub.pane(LAB).label
                 self._say(f"Could not load {self._pick_what(a, failure)}\n\n{shown} is shown.")
                 return
-            self._gave_up.add(("a", a.key, a.run_id))
+            self._gave_up.add(("a", a.identity))
         elif failure.part is Part.B and job.b is not None:
             b = job.b.ref
             if self.hub.pick_failed_for(LAB_AGAINST, failure.key, failure.message):
@@ -512,15 +520,15 @@ class VocabLab:
                 what = self._pick_what(b, failure)
                 self._say(f"Could not load {what}\n\n{shown} is compared instead.")
                 return
-            self._gave_up.add(("b", a.key, a.run_id, b.key, b.run_id))
+            self._gave_up.add(("b", a.identity, b.identity))
         elif failure.part is Part.CORPUS and job.corpus is not None:
-            self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
+            self._gave_up.add(("usage", a.identity, job.corpus))
         else:
-            self._gave_up.add(("a", a.key, a.run_id))
+            self._gave_up.add(("a", a.identity))
             if job.corpus is not None:
-                self._gave_up.add(("usage", a.key, a.run_id, job.corpus))
+                self._gave_up.add(("usage", a.identity, job.corpus))
             if job.b is not None:
-                self._gave_up.add(("b", a.key, a.run_id, job.b.ref.key, job.b.ref.run_id))
+                self._gave_up.add(("b", a.identity, job.b.ref.identity))
         self._say(failure.message)
 
     @staticmethod

@@ -96,7 +96,7 @@ class EditorTokenizer(QWidget):
             self.hub.pick_tokenizer(None)
             self.hub.pick_ready(EDITOR, RUN)
             return
-        tokenizer = self.picker.cache.built(choice.key)
+        tokenizer = self.picker.built(choice.key)
         if tokenizer is not None:
             self._show(choice.key, tokenizer)
             return

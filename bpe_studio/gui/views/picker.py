@@ -17,7 +17,9 @@ with the model's name, which the Report's columns show. Each choice has a key (:
 function that builds the tokenizer when called, meant to be called in a background job.
 Presets, files and Hub models are built once into the picker's
 :class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
-:data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`).
+:data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`). A file is kept with the
+version it was read at (``model.file_versions``): one changed on disk since is read again
+when next built, and "Load tokenizer file…" of a file listed reads it again (``reloaded``).
 What it leaves out: running jobs (the pages and the editor's bar hold their ``LatestJob``),
 what the tokenizers are used for, and reading files in the editor's run (``loader``).
 """
@@ -41,6 +43,7 @@ from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
 from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.file_names import tokenizer_source
+from ..model.file_versions import file_version, read_again
 from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
@@ -99,6 +102,13 @@ def hub_key(name: str) -> str:
     return f"hf:{name}"
 
 
+def key_version(key: str) -> object:
+    """The version a choice's tokenizer is kept at: a file's on disk now (a file changed
+    since it was read is another tokenizer), None for the rest."""
+    kind, _, value = key.partition(":")
+    return file_version(value) if kind == "file" else None
+
+
 @dataclass(frozen=True)
 class Choice:
     """A chosen tokenizer: its key, its label, ``get`` to build it (call it off the GUI
@@ -151,7 +161,8 @@ class TokenizerPicker(QComboBox):
     the pick under way; a pick whose tokenizer could not be built (``pick_failed_for``) goes
     back to the choice before, here and in every view."""
 
-    choice_changed = Signal()
+    choice_changed = Signal()  # also when the file shown was loaded again (after reloaded)
+    reloaded = Signal()  # "Load tokenizer file…" of the file shown: it is read anew
     _hub_ended = Signal(str, bool)  # from a job: a Hub model's tokenizer came (or not)
 
     def __init__(
@@ -264,7 +275,16 @@ class TokenizerPicker(QComboBox):
         if kind == "hf":
             return Choice(key, label, self._hub_getter(key, parse_repo(value)), self.pane)
         path = Path(value)
-        return Choice(key, label, lambda: cache.get(key, lambda: open_tokenizer(path)), self.pane)
+
+        def get() -> AnyTokenizer:  # the file's version read when built: a change is seen
+            return cache.get(key, lambda: open_tokenizer(path), key_version(key))
+
+        return Choice(key, label, get, self.pane)
+
+    def built(self, key: str) -> AnyTokenizer | None:
+        """The tokenizer of the entry ``key`` if it is built (a file's, of the version on
+        disk now), else None."""
+        return self.cache.built(key, key_version(key))
 
     def _hub_getter(self, key: str, model: HubModel) -> Callable[[], AnyTokenizer]:
         cache, ended, progress = self.cache, self._hub_ended, self.progress
@@ -302,11 +322,14 @@ class TokenizerPicker(QComboBox):
     ) -> str:
         """Offer a tokenizer file (or GPT-2 directory), and choose it unless ``choose`` is
         false; returns its key. With ``tokenizer`` (the file read already), that is the file's
-        tokenizer from now on."""
+        tokenizer from now on. Chosen without ``tokenizer`` (the user loaded it), the file is
+        read anew wherever it is used next, and now where it is shown already."""
         source = tokenizer_source(Path(path))
         key = self._listed_as(source) or file_key(source)
         if tokenizer is not None:
-            self.cache.put(key, tokenizer)
+            self.cache.put(key, tokenizer, key_version(key))
+        elif choose:
+            read_again(key.removeprefix("file:"))
         index = self.findData(key)
         if index < 0:
             if tokenizer is None:
@@ -317,7 +340,12 @@ class TokenizerPicker(QComboBox):
             # alike: a file named like another gets the folders that tell them apart.
             self.insertItem(index, self.hub.file_names.name(source), key)
             self.setItemData(index, str(source), Qt.ItemDataRole.ToolTipRole)
-        if choose:
+        if choose and index == self.currentIndex() and tokenizer is None:
+            # The file shown, loaded again (retrained into the same folder, say): no new
+            # choice, but its tokenizer is another, so what shows it works it out anew.
+            self.reloaded.emit()
+            self.choice_changed.emit()
+        elif choose:
             self.setCurrentIndex(index)
         return key
 

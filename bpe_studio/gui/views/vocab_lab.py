@@ -108,7 +108,9 @@ class VocabLabPage(QWidget):
         self.hub = hub
         self.lab: VocabLab = hub.lab
         self.runner = LabRunner(self.lab, self)
-        self._sources: dict[str, TokenizerSource] = {}  # picker key -> for "Why this token"
+        # For "Why this token", by the tokenizer (a file's version too: one changed on disk
+        # and loaded again is explained as it is now).
+        self._sources: dict[TokenizerRef, TokenizerSource] = {}
         self._request = single_shot(self, REQUEST_MS, self._submit)
         self._live = single_shot(self, LIVE_MS, self._submit)
         self._redraw_timer = single_shot(self, 0, self._redraw_step)
@@ -122,6 +124,8 @@ class VocabLabPage(QWidget):
 
         self.picker = TokenizerPicker(hub, pane=LAB, default=preset_key("o200k_base"))
         self.against = TokenizerPicker(hub, pane=LAB_AGAINST, default=NONE, allow_none=True)
+        for picker in (self.picker, self.against):
+            picker.reloaded.connect(self.lab.file_reloaded)
         self.corpus_box = QComboBox()
         self.corpus_box.setMinimumContentsLength(16)
         self.corpus_box.addItem("(no corpus)", LabCorpus())
@@ -633,14 +637,16 @@ class VocabLabPage(QWidget):
     def _source(self, ref: TokenizerRef) -> TokenizerSource:
         """The tokenizer ``ref`` names, for "Why this token" (built in its job, from the
         pickers' shared cache; the same source each time, so it is built once)."""
-        source = self._sources.get(ref.key)
+        source = self._sources.get(ref)
         if source is None:
             choice = self.picker.choice(ref.key)
             assert choice is not None
             # A foreign tokenizer works too: "Why this token" says it has no merges to show.
             make = cast(Callable[[], Tokenizer], choice.get)
             source = TokenizerSource.deferred(ref.label, make, 0)
-            self._sources[ref.key] = source
+            # Another version of the file is not explained again: its tokenizer goes.
+            self._sources = {r: s for r, s in self._sources.items() if r.key != ref.key}
+            self._sources[ref] = source
         return source
 
     def _warm_glyphs(self) -> None:
