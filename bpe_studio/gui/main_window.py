@@ -41,7 +41,13 @@ from .jobs.loader import (
     needs_pattern,
 )
 from .model.app_model import AppModel
-from .model.corpus_source import CORPUS_FILTERS, joined_sources, split_sources
+from .model.corpus_source import (
+    AS_RECORDS,
+    AS_TEXT,
+    CORPUS_FILTERS,
+    joined_sources,
+    split_sources,
+)
 from .model.saving import gpt2_problem
 from .model.state import RunState
 from .responsiveness.collector import (
@@ -50,7 +56,7 @@ from .responsiveness.collector import (
     keep_out_of_collections,
 )
 from .responsiveness.trainer_hold import GuiTurn, HoldTrainerWhilePainting
-from .training.controller import AS_RECORDS, AS_TEXT, CANCEL, DISCARD, SAVE, Controller
+from .training.controller import CANCEL, DISCARD, SAVE, Controller
 from .views import file_dialogs, kept_settings, theme, window_layout
 from .views.common import table_width
 from .views.compare import CompareView
@@ -208,6 +214,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             page.error.connect(self.show_error)
         self.report.saved.connect(self.show_notice)
         self.lab.error.connect(self.show_error)
+        self.lab.ask_records = lambda title, question: self.ask_records(title, question)
         self.editor_tokenizer.error.connect(self.show_error)
         self.lab.saved.connect(self.show_notice)
         self._closed = False
@@ -312,7 +319,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         return {buttons.Save: SAVE, buttons.Discard: DISCARD}.get(buttons(answer), CANCEL)
 
     def ask_records(self, title: str, question: str) -> str:
-        """JSON Lines records, plain text or Cancel (blocking, modal): ``controller.AS_RECORDS``,
+        """JSON Lines records, plain text or Cancel (blocking, modal): ``corpus_source.AS_RECORDS``,
         ``AS_TEXT`` or ``CANCEL``. Tests replace this method with an answer."""
         box = QMessageBox(QMessageBox.Icon.Question, title, question, parent=self)
         box.setTextFormat(Qt.TextFormat.PlainText)  # it names a file

@@ -10,9 +10,9 @@ import json
 
 from gui_helpers import FIXTURES, train_in_window
 
-from bpe_studio.gui.model.corpus_source import PROBE_BYTES
+from bpe_studio.gui.model.corpus_source import AS_RECORDS, AS_TEXT, PROBE_BYTES
 from bpe_studio.gui.model.state import Phase
-from bpe_studio.gui.training.controller import AS_RECORDS, AS_TEXT, CANCEL
+from bpe_studio.gui.training.controller import CANCEL
 
 TINY = FIXTURES / "tinystories_slice.txt"
 

@@ -245,6 +245,38 @@ def test_a_tokenizer_file_loaded_again_after_a_change_is_read_again(qtbot, windo
         assert f"→ {len(tok.encode(text)):,} tokens" in lab.usage_line.text()
 
 
+def test_a_json_of_records_is_asked_about_and_a_text_field_stays_with_records(
+    qtbot, window, lab, tmp_path
+):
+    """An audit: the lab read a .json of records as text without asking (the Train page
+    asks), and a text field typed for records stayed, hidden, for a plain .txt chosen next,
+    whose usage failed with "say records='jsonl'" (a Python argument, in the window)."""
+    texts = ["Once upon a time there was a cat.", "The cat sat on a mat, and slept."]
+    rows = tmp_path / "rows.json"
+    rows.write_text("".join(json.dumps({"content": t}) + "\n" for t in texts), encoding="utf-8")
+    asked: list[str] = []
+    answer = ["cancel"]
+    window.ask_records = lambda title, question: asked.append(question) or answer[0]
+    lab.picker.pick(preset_key("gpt2"))
+    gpt2 = Tokenizer.preset("gpt2")
+    lab.choose_corpus(str(rows))  # cancelled: no corpus chosen
+    assert len(asked) == 1 and "rows.json: its first line is a JSON object" in asked[0]
+    assert lab.lab.corpus == lab_page.LabCorpus() and not lab.text_field.isVisible()
+    answer[0] = "jsonl"
+    lab.choose_corpus(str(rows))
+    assert lab.text_field.isVisible()
+    lab.text_field.setText("content")
+    lab.text_field.editingFinished.emit()
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert lab.lab.usage.usage.tokens == sum(len(gpt2.encode(t)) for t in texts)
+    assert lab.usage_line.text().startswith("rows.json (as records): ")
+    lab.choose_corpus(str(CORPUS))
+    assert not lab.text_field.isVisible()
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert lab.lab.problem is None and window.errors == []
+    assert lab.lab.usage.usage.tokens == len(gpt2.encode(CORPUS.read_text(encoding="utf-8")))
+
+
 def _makeup_at(state, k: int) -> dict:
     """The run's make-up after ``k`` merges, from its tokenizer rebuilt and classified anew."""
     m = token_table(run_tokenizer_at(state, k)()).makeup()

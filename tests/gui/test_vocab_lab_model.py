@@ -693,3 +693,31 @@ def test_a_tokenizer_file_changed_on_disk_is_another_tokenizer(tmp_path, tables)
     assert not lab.receive(MakeupResult(old, tables[GPT2][1]))
     lab.file_reloaded()
     assert lab.makeup is None and lab.usage is None
+
+
+def test_a_text_field_is_given_only_for_a_corpus_of_records():
+    """An audit: a text field typed for a .jsonl corpus stayed, hidden, when a plain .txt was
+    chosen next, whose usage then failed over a field the user could not see."""
+    from bpe_studio.gui.model.corpus_source import corpus_source
+
+    hub = lab_model()
+    lab = hub.lab
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, ("/data/zh.jsonl.gz",)))
+    lab.set_text_field("content")
+    assert lab.corpus_holds_records and lab.wanted_corpus().text_field == "content"
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, (str(CORPUS),)))
+    assert not lab.corpus_holds_records and lab.wanted_corpus().text_field == "text"
+    # A .json the user said holds records: its field, and how to read it, go to the job.
+    records = LabCorpus(CorpusKind.FILES, ("/data/rows.json",), "jsonl")
+    lab.choose_corpus(records)
+    wanted = lab.wanted_corpus()
+    assert (wanted.text_field, wanted.records) == ("content", "jsonl")
+    assert records.label == "rows.json (as records)"
+    lab.choose_corpus(LabCorpus(CorpusKind.FILES, ("/data/rows.json",), "text"))
+    wanted = lab.wanted_corpus()
+    assert (wanted.text_field, wanted.records) == ("text", "text")
+    # The run's corpus: plain text gets no field either.
+    hub.set_corpus(corpus_source([str(CORPUS)]))
+    lab.choose_corpus(LabCorpus(CorpusKind.RUN))
+    assert not lab.corpus_holds_records and lab.wanted_corpus().text_field == "text"
+    assert lab.text_field == "content"  # kept for the next records chosen

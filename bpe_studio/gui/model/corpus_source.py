@@ -7,7 +7,8 @@ counts stored bytes, so the panel says when they are compressed ones) and whethe
 records (then a text field is asked for). ``plain`` is the one plain local text file the
 sample-reading views (the compression curve's in-sample text, the report) can read, or None;
 ``read_as`` how the user said to read a file whose name does not say what it holds (a
-``.json`` whose first line is a record, :func:`unsaid_records_in`: as JSON Lines or as text).
+``.json`` whose first line is a record, :func:`how_to_read`: as JSON Lines or as text;
+:func:`how_to_read` asks, for the Train page and the Vocabulary lab alike).
 :func:`utf8_problem` reads the start of each plain text file named, so that a file that is
 not UTF-8 is refused at Open, before the run on screen is discarded for it.
 What it leaves out: where the counting runs (``gui.views.cluster_choice``), training (``worker``).
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,10 @@ from ...core.corpus.sources import Kind, check_text_files, is_glob_or_url, resol
 
 # How much of each plain text file Open reads to check it is UTF-8 (on the GUI thread).
 PROBE_BYTES = 64 * 1024
+
+# How to read a file whose name does not say (what :func:`how_to_read`'s ``ask`` answers,
+# besides cancelling): the core's ``records`` values.
+AS_RECORDS, AS_TEXT = "jsonl", "text"
 
 # What Open corpus offers (a file dialog's filter): text, plain or compressed, and records.
 CORPUS_FILTERS = (
@@ -86,14 +91,28 @@ def corpus_source(paths: list[str], read_as: str | None = None) -> CorpusSource:
     )
 
 
-def unsaid_records_in(paths: Sequence[str]) -> str | None:
-    """The name of a local file of the corpus ``paths`` name whose name does not say it
-    holds records (a ``.json``) while its first line is one (``records.unsaid_records``, the
-    command line's rule); None when there is none. Remote files are left to the run, as for
-    :func:`utf8_problem`: reading them here would hold the window up."""
-    local = [f for f in resolve_corpus(list(paths)) if f.local]
-    found = unsaid_records(local)
-    return found.name if found is not None else None
+def how_to_read(paths: Sequence[str], ask: Callable[[str, str], str]) -> str | None:
+    """None when every file's name says what it holds; else, for a file that does not say
+    (a .json whose first line is a JSON object, which the command line refuses without
+    --records), the answer of ``ask(title, question)``: AS_RECORDS, AS_TEXT, or anything
+    else for cancelled. Only local files are read (``records.unsaid_records``, the command
+    line's rule): reading remote ones here would hold the window up; the run reads them."""
+    try:
+        files = resolve_corpus(list(paths))
+        found = unsaid_records([f for f in files if f.local])
+    except (OSError, ValueError):
+        return None  # resolved just before; what changed since is said by the run
+    if found is None:
+        return None
+    # The answer is for every file ``paths`` name (a glob's too), as --records is.
+    every = " (and every other file of the corpus)" if len(files) > 1 else ""
+    return ask(
+        "Read as JSON Lines records?",
+        f"{found.name}: its first line is a JSON object, and its name does not say whether it "
+        "holds JSON Lines records or text.\n\nRead it" + every + " as records, each "
+        "record's text field one document (the field is set beside the corpus), or as "
+        "plain text, braces and field names included?",
+    )
 
 
 def utf8_problem(paths: Sequence[str], read_as: str | None = None) -> str | None:

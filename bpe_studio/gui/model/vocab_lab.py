@@ -58,6 +58,7 @@ LAB = "lab"  # the pane of the tokenizer examined
 LAB_AGAINST = "lab-against"  # the pane of the second tokenizer ("none" allowed)
 NONE_KEY = "none"  # the picker's key of no tokenizer (views.picker.NONE)
 NO_RUN = "There is no run's tokenizer yet: train one or load one, or pick another tokenizer."
+RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")  # in a file's name: it holds records
 
 
 class CorpusKind(enum.Enum):
@@ -68,10 +69,13 @@ class CorpusKind(enum.Enum):
 
 @dataclass(frozen=True)
 class LabCorpus:
-    """The lab's corpus choice: none, the run's corpus, or ``paths`` (files, globs, URLs)."""
+    """The lab's corpus choice: none, the run's corpus, or ``paths`` (files, globs, URLs),
+    read as ``read_as`` says where the user said (the core's ``records``: a .json whose
+    first line is a record, ``corpus_source.how_to_read``), else as their names say."""
 
     kind: CorpusKind = CorpusKind.NONE
     paths: tuple[str, ...] = ()
+    read_as: str | None = None
 
     @property
     def label(self) -> str:
@@ -83,7 +87,21 @@ class LabCorpus:
         first = path.name or self.paths[0]
         if any(c in first for c in "*?[") and path.parent.name:
             first = f"{path.parent.name}/{first}"  # two globs both read "*.txt" otherwise
-        return first if len(self.paths) == 1 else f"{first} (and {len(self.paths) - 1} more)"
+        if len(self.paths) > 1:
+            first = f"{first} (and {len(self.paths) - 1} more)"
+        if self.read_as is not None:  # the same file read the other way is another entry
+            first += " (as text)" if self.read_as == "text" else " (as records)"
+        return first
+
+    @property
+    def holds_records(self) -> bool:
+        """Files of records (whose text field is asked for), as read: by the user's word,
+        else by their names (as the core reads a name: ``a.jsonl.gz`` holds records)."""
+        if self.kind is not CorpusKind.FILES:
+            return False
+        if self.read_as is not None:
+            return self.read_as != "text"
+        return any(s in p.lower() for p in self.paths for s in RECORD_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -254,16 +272,27 @@ class VocabLab:
             return None
         return self._ref(choice.key, choice.label)
 
+    @property
+    def corpus_holds_records(self) -> bool:
+        """The corpus chosen holds records: its text field is shown, and used."""
+        if self.corpus.kind is CorpusKind.RUN:
+            source = self.hub.state.corpus_source
+            return source is not None and source.records
+        return self.corpus.holds_records
+
     def wanted_corpus(self) -> CorpusRef | None:
         c = self.corpus
+        # subtle: a field typed for records is kept (for the next records chosen) but not
+        # given with plain text, which the core refuses it for: the field is hidden then.
+        field = self.text_field if self.corpus_holds_records else DEFAULT_TEXT_FIELD
         if c.kind is CorpusKind.RUN:
             source = self.hub.state.corpus_source
             if source is None:
                 return None
-            return CorpusRef(source.paths, self.text_field, source.name, source.read_as)
+            return CorpusRef(source.paths, field, source.name, source.read_as)
         if c.kind is CorpusKind.NONE or not c.paths:
             return None
-        return CorpusRef(c.paths, self.text_field, c.label)
+        return CorpusRef(c.paths, field, c.label, c.read_as)
 
     @property
     def missing(self) -> str | None:

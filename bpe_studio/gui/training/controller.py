@@ -41,7 +41,7 @@ from ..model.corpus_probe import settings_problem
 from ..model.corpus_source import (
     CorpusSource,
     corpus_source,
-    unsaid_records_in,
+    how_to_read,
     utf8_problem,
 )
 from ..model.errors import describe_error
@@ -63,9 +63,6 @@ SAVED_FILES: dict[str, tuple[str, ...]] = {
 }
 # What closing with unsaved merges may do (``Controller.ask_close``'s answers).
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
-# How to read a file whose name does not say (``Controller.ask_records``'s answers, besides
-# CANCEL): the core's ``records`` values.
-AS_RECORDS, AS_TEXT = "jsonl", "text"
 
 
 class Controller(QObject):
@@ -94,7 +91,8 @@ class Controller(QObject):
         # and, for SAVE, where and how: () -> (folder, format) or None (cancelled).
         self.ask_close: Callable[[str, str], str] = lambda title, question: DISCARD
         # Asked when a file's name does not say whether it holds records (a .json whose first
-        # line is a JSON object): (title, question) -> AS_RECORDS, AS_TEXT or CANCEL.
+        # line is a JSON object): (title, question) -> corpus_source.AS_RECORDS, AS_TEXT or
+        # CANCEL.
         self.ask_records: Callable[[str, str], str] = lambda title, question: CANCEL
         self.choose_save: Callable[[], tuple[str, str] | None] = lambda: None
         # subtle: the rebuild is its own turn of the event loop, after the frame that asked for
@@ -168,25 +166,10 @@ class Controller(QObject):
         problem = utf8_problem(paths, read_as)
         return (None, problem) if problem is not None else (source, None)
 
-    def _how_to_read(self, paths: list[str], files: int) -> str | None:
-        """None when every file's name says what it holds; else, for a file that does not
-        say (a .json whose first line is a JSON object, which the command line refuses without
-        --records), the user's answer: AS_RECORDS, AS_TEXT or CANCEL."""
-        try:
-            name = unsaid_records_in(paths)
-        except (OSError, ValueError):
-            return None  # resolved just before; what changed since is said by the run
-        if name is None:
-            return None
-        # The answer is for every file ``paths`` name (a glob's too), as --records is.
-        every = " (and every other file of the corpus)" if files > 1 else ""
-        return self.ask_records(
-            "Read as JSON Lines records?",
-            f"{name}: its first line is a JSON object, and its name does not say whether it "
-            "holds JSON Lines records or text.\n\nRead it" + every + " as records, each "
-            "record's text field one document (the field is set beside the corpus), or as "
-            "plain text, braces and field names included?",
-        )
+    def _how_to_read(self, paths: list[str]) -> str | None:
+        """None when every file's name says what it holds; else the user's answer to
+        ``ask_records`` (``corpus_source.how_to_read``): AS_RECORDS, AS_TEXT or CANCEL."""
+        return how_to_read(paths, self.ask_records)
 
     # -------------------------------------------------------------- corpus
     def open_corpus(self, path: str | os.PathLike | list[str]) -> bool:
@@ -197,7 +180,7 @@ class Controller(QObject):
         given = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else path
         paths = [p if is_glob_or_url(p) else os.path.abspath(os.path.expanduser(p)) for p in given]
         source, problem = self._corpus_problem(paths)
-        read_as = self._how_to_read(paths, source.files) if source is not None else None
+        read_as = self._how_to_read(paths) if source is not None else None
         if read_as == CANCEL:
             return False
         if read_as is not None:

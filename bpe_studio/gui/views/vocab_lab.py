@@ -45,7 +45,7 @@ from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
-from ..model.corpus_source import CORPUS_FILTERS, split_sources
+from ..model.corpus_source import AS_RECORDS, AS_TEXT, CORPUS_FILTERS, how_to_read, split_sources
 from ..model.lab_csv import summary_csv, tokens_csv
 from ..model.lab_lists import TokenRows, categories, show_label, shows, token_rows
 from ..model.lab_records import TokenizerRef
@@ -73,7 +73,6 @@ LIVE_MS = 1000  # while the run trains, its make-up is asked for at most this of
 CHARTS_WIDTH = 760
 CHOOSE_FILES = "choose-files"
 ASK_GLOB = "ask-glob"
-RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")
 HINT = "Click a token to see why it exists."
 
 
@@ -144,6 +143,10 @@ class VocabLabPage(QWidget):
             lambda: self.lab.set_text_field(self.text_field.text())
         )
         self.text_field_label = QLabel("Text field:")
+        # Asked how to read a file whose name does not say (a .json whose first line is a
+        # record): (title, question) -> AS_RECORDS, AS_TEXT or anything else for cancelled.
+        # The window asks with its dialog; tests replace it.
+        self.ask_records: Callable[[str, str], str] = lambda title, question: ""
 
         self.progress = QProgressBar()
         self.progress.setTextVisible(False)
@@ -354,8 +357,14 @@ class VocabLabPage(QWidget):
         elif paths == "run":
             choice = LabCorpus(CorpusKind.RUN)
         else:
-            items = (paths,) if isinstance(paths, str) else tuple(paths)
-            choice = LabCorpus(CorpusKind.FILES, tuple(os.fspath(p) for p in items))
+            items = tuple(os.fspath(p) for p in ((paths,) if isinstance(paths, str) else paths))
+            # A .json whose first line is a record: asked, as the Train page asks (of local
+            # files: a URL's would be read on this thread; the lab's process says its faults).
+            local = [p for p in items if "://" not in p]
+            read_as = how_to_read(local, self.ask_records) if local else None
+            if read_as is not None and read_as not in (AS_RECORDS, AS_TEXT):
+                return  # cancelled: the corpus shown stays
+            choice = LabCorpus(CorpusKind.FILES, items, read_as)
         index = self.corpus_box.findData(choice)
         if index < 0:
             index = self._files_end
@@ -379,12 +388,7 @@ class VocabLabPage(QWidget):
         return split_sources(text) if ok else []
 
     def _show_text_field(self) -> None:
-        paths = self.lab.corpus.paths
-        if self.lab.corpus.kind is CorpusKind.RUN:
-            source = self.hub.state.corpus_source
-            records = source is not None and source.records
-        else:
-            records = any(s in p.lower() for p in paths for s in RECORD_SUFFIXES)
+        records = self.lab.corpus_holds_records  # the rule that gives the field to the job
         self.text_field.setVisible(records)
         self.text_field_label.setVisible(records)
 
