@@ -230,9 +230,7 @@ def _text_file(
     hears the bytes as stored as they are encoded."""
     path = f.name
     if not f.plain_local:
-        path = os.path.join(folder, "text")
-        with f.open() as source, open(path, "wb") as target:
-            shutil.copyfileobj(source, target, _BLOCK)
+        path = f.copied_to(os.path.join(folder, "text")).url
     size = os.path.getsize(path)
     told = [0]
 

@@ -302,6 +302,68 @@ def test_progress_and_cancel(tmp_path, big_text, gpt2_tokenizer):
         corpus_usage(gpt2_tokenizer, path, workers=2, cancel=stop)
 
 
+def test_a_compressed_corpus_is_read_in_ranges_with_progress_and_cancel(
+    tmp_path, big_text, gpt2_tokenizer, monkeypatch
+):
+    """An audit: a .txt.gz corpus was one task, read as one stream: progress stayed at 0 until
+    its whole text was encoded, a cancel (and Ctrl-C) waited for that, and one worker did all
+    the work. It is decompressed into a temporary file first (as encode does), then read in
+    ranges; the copy goes however the usage ends."""
+    import tempfile
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    plain = tmp_path / "corpus.txt"
+    plain.write_text(big_text, encoding="utf-8", newline="")
+    packed = tmp_path / "corpus.txt.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    size = packed.stat().st_size
+    phases: dict[str, list[tuple[int, int]]] = {}
+    copies: list[int] = []  # the text decompressed into the temporary folder, as encoded
+
+    def told(phase: str, done: int, total: int) -> None:
+        phases.setdefault(phase, []).append((done, total))
+        if phase == "encoding":
+            copies.append(sum(f.stat().st_size for f in temp.glob("bpe-studio-*/*")))
+
+    usage = corpus_usage(gpt2_tokenizer, packed, workers=2, progress=told)
+    assert set(copies) == {plain.stat().st_size}
+    expected = corpus_usage(gpt2_tokenizer, plain, workers=2)
+    assert np.array_equal(usage.counts, expected.counts)
+    assert (usage.bytes, usage.tokens) == (expected.bytes, expected.tokens)
+    assert (usage.inside, usage.across, usage.absent) == (
+        expected.inside, expected.across, expected.absent
+    )  # fmt: skip
+    assert usage.files == (str(packed),)
+    assert list(phases) == ["decompressing", "encoding", "scanning"]
+    for seen in phases.values():  # in bytes as stored, to the end
+        assert seen[-1] == (size, size) and all(t == size for _, t in seen)
+    assert len({d for d, _ in phases["encoding"]}) > 3  # a step for each range, not one
+    assert not list(temp.glob("bpe-studio-*"))
+    # Cancelled while decompressing, and while encoding: the copy goes too.
+    for phase in ("decompressing", "encoding"):
+        stop = threading.Event()
+
+        def progress(p, d, t, phase=phase, stop=stop):
+            if p == phase and d > 0:
+                stop.set()
+
+        with pytest.raises(Cancelled):
+            corpus_usage(gpt2_tokenizer, packed, workers=2, cancel=stop, progress=progress)
+        assert not list(temp.glob("bpe-studio-*"))
+    # Its faults name it, with the offset in its text.
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_bytes(gzip.compress(b"fine text\n\xff\xfe"))
+    with pytest.raises(CorpusError, match=r"bad\.txt\.gz: not valid UTF-8 at byte offset 10"):
+        corpus_usage(gpt2_tokenizer, bad, workers=1)
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(packed.read_bytes()[: size // 2])
+    with pytest.raises(CorpusError, match=r"cut\.txt\.gz"):
+        corpus_usage(gpt2_tokenizer, cut, workers=1)
+    assert not list(temp.glob("bpe-studio-*"))
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.lists(st.binary(min_size=1, max_size=5), min_size=1, max_size=30, unique=True),

@@ -532,6 +532,40 @@ def test_closing_while_a_usage_runs_leaves_no_worker_process(
     qtbot.waitUntil(lambda: not any(_running(p) for p in workers | {child}), timeout=30_000)
 
 
+def test_a_compressed_corpus_moves_on_and_its_copy_goes_with_the_process(
+    qtbot, window, lab, tmp_path, monkeypatch
+):
+    """An audit: a .txt.gz corpus's progress stayed at 0% for its whole encoding, and Cancel
+    waited for it. It is decompressed first (said), then encoded range by range; the copy,
+    in the lab's process's own temporary folder, goes when the window closes mid-way (which
+    ends the busy process at once, before it can remove anything itself)."""
+    import gzip
+    from pathlib import Path
+
+    packed = tmp_path / "big.txt.gz"
+    packed.write_bytes(gzip.compress(CORPUS.read_bytes() * 6_000, 1))  # ~20 MB of text
+    stages: list[str] = []
+    lab.lab.progress_changed.connect(
+        lambda: stages.append(lab.lab.progress.stage) if lab.lab.progress else None
+    )
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(packed))
+
+    def mid_encoding() -> bool:
+        p = lab.lab.progress
+        return p is not None and p.stage == "encoding big.txt.gz" and 0 < p.done < p.total
+
+    qtbot.waitUntil(mid_encoding, timeout=WAIT)
+    assert "decompressing big.txt.gz" in stages
+    temp = Path(lab.runner.process._temp)
+    assert [f.stat().st_size for f in temp.glob("bpe-studio-*/*.text")] == [
+        len(CORPUS.read_bytes()) * 6_000
+    ]
+    monkeypatch.setattr(lab_process, "SHUTDOWN_WAIT", 0.0)
+    window.close_without_asking()
+    qtbot.waitUntil(lambda: not temp.exists(), timeout=30_000)
+
+
 def _contrast(a, b) -> float:
     """WCAG's contrast ratio, computed here from its definition (not the theme's)."""
 

@@ -5,7 +5,9 @@ What it does: :func:`resolve_corpus` turns what a user names (``books.txt``,
 them) into :class:`CorpusFile` records, in order: the file, what it holds (plain text, JSON
 Lines records or Parquet records, from its name), its compression (gz, bz2, xz, zst, from its
 name, or ``records`` for every file: standard input says nothing by its name) and its stored
-size. :meth:`CorpusFile.open` reads one, decompressed, as a buffered binary stream. A local
+size. :meth:`CorpusFile.open` reads one, decompressed, as a buffered binary stream;
+:meth:`CorpusFile.copied_to` writes that stream to a local file, read from then on as a
+plain one (cut into byte ranges that workers read at once: ``encode``, the usage). A local
 file that is neither compressed nor named by a URL or a glob never imports fsspec: it keeps
 the fast path of byte ranges read with ``open`` (``tasks``). Every failure is one line naming
 the file or URL: a missing package names it as fsspec's own registry of implementations does
@@ -18,9 +20,11 @@ What it leaves out: reading records (``records``), counting (``tasks``, ``counti
 from __future__ import annotations
 
 import codecs
+import errno
 import glob
 import io
 import os
+import shutil
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -151,6 +155,32 @@ class CorpusFile:
                 return
             with decompressed(stored, self.compression, self.name) as f:
                 yield _buffered(f)
+
+    def copied_to(self, path: str, counted: Callable[[int], None] | None = None) -> CorpusFile:
+        """This file's bytes, decompressed (and fetched), written to the local file ``path``:
+        the same file, named as before, now plain and local (its ranges can be cut and read
+        by several workers). ``counted(n)`` is told the bytes as stored as they are read (it
+        may raise to stop the copy); a block at a time, so memory stays bounded."""
+        try:
+            with self.open(counted) as source, open(path, "wb") as target:
+                shutil.copyfileobj(source, target, _BUFFER)
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise CorpusError(
+                f"{self.name}: no room to decompress it into {os.path.dirname(path)} "
+                f"({e.strerror}); set TMPDIR to a folder with room for its text"
+            ) from None
+        return replace(
+            self,
+            url=path,
+            compression=None,
+            size=os.path.getsize(path),
+            local=True,
+            data=None,
+            stamp=None,
+            fingerprint=None,
+        )
 
 
 class _Counted(io.RawIOBase):

@@ -4,7 +4,11 @@ What it does: :func:`usage_tasks` cuts any corpus the trainer reads (``corpus.so
 plain or compressed files, globs, URLs, JSONL and Parquet records) into tasks
 (``corpus.tasks.CountTask``): byte ranges of a plain file cut where the tokenizer's ids
 cannot change (its own cut rules, as ``encode_file`` cuts), line ranges of a plain JSONL
-file, one Parquet row group, one whole compressed or remote file, read as a stream. Two
+file, one Parquet row group, one whole compressed or remote file, read as a stream. A
+compressed or remote file of text or JSONL records is best copied first (:func:`copied_first`,
+``CorpusFile.copied_to``, as ``encode`` does): then its ranges are tasks too, run in
+parallel, each a step of progress and a point to cancel at (:func:`in_stored_bytes` keeps
+progress in bytes as stored). Two
 things are done with a task, in this process or in a pool of worker processes
 (:class:`Passes`):
 
@@ -25,10 +29,10 @@ import bisect
 import codecs
 import gc
 import pickle
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import as_completed
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any, TypeVar
 
@@ -119,6 +123,31 @@ def usage_tasks(
     # subtle: the tokenizer's own rules, as encode_file cuts by: its pattern's alone would
     # ignore a normalizer, and give nothing for a pipeline's Splits (one task a file).
     return make_tasks(files, target, specials, tokenizer.pattern, field, tokenizer.cut_rules)
+
+
+def copied_first(tokenizer: AnyTokenizer, f: CorpusFile) -> bool:
+    """Whether ``f`` is read from a local plain copy (``CorpusFile.copied_to``) rather than
+    as one stream: a compressed or remote file of JSON Lines records, or of text for
+    byte-level BPE (a tokenizer of another kind encodes a text file whole either way)."""
+    if f.plain_local or f.kind is Kind.PARQUET:
+        return False
+    return f.kind is Kind.JSONL or not isinstance(tokenizer, ForeignTokenizer)
+
+
+def in_stored_bytes(tasks: Sequence[CountTask], stored: Mapping[str, int]) -> list[CountTask]:
+    """``tasks`` with each range of a copy (``stored``: the copy's url -> the stored size of
+    the file it is a copy of) standing for its share of the stored bytes, so that a copy's
+    tasks add up to its file's stored size, as one stream's task did."""
+    out = []
+    for task in tasks:
+        size = stored.get(task.file.url)
+        text = task.file.size
+        if size is None or task.end is None or not text:
+            out.append(task)
+            continue
+        nbytes = size * task.end // text - size * task.start // text
+        out.append(replace(task, nbytes=nbytes))
+    return out
 
 
 def whole_text_notes(tokenizer: AnyTokenizer, tasks: Sequence[CountTask]) -> list[str]:

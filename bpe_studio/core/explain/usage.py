@@ -17,6 +17,7 @@ import os
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 from ..corpus.counting import resolve_workers
 from ..corpus.records import DEFAULT_TEXT_FIELD
 from ..corpus.sources import (
+    CorpusFile,
     changes_first,
     check_text_field,
     check_text_files,
@@ -37,8 +39,10 @@ from .categories import BYTE_FALLBACK, CATEGORIES
 from .corpus_pass import (
     Passes,
     TaskCounts,
+    copied_first,
     count_task,
     dfa_pays,
+    in_stored_bytes,
     scan_task,
     usage_tasks,
     whole_text_notes,
@@ -48,7 +52,8 @@ from .undertrained import inside_emitted, might_occur
 from .vocabulary import TokenTable, token_table
 from .work import CancelEvent, checkpoint, gc_paused
 
-# progress(phase, done, total): phase "encoding" (stored bytes), then "scanning" (the same
+# progress(phase, done, total): phase "decompressing" (stored bytes of the compressed or
+# remote files copied first, if any), "encoding" (stored bytes), then "scanning" (the same
 # bytes again, when some unused tokens are looked for in the text).
 UsageProgress = Callable[[str, int, int], None]
 CorpusNames = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
@@ -150,8 +155,11 @@ def corpus_usage(
     file another kind of tokenizer encodes whole (``corpus_pass.whole_text_notes``);
     ``encoded(usage)``, where the text is to be scanned, hears the usage as the encoding pass
     left it (``across`` and ``absent`` None) before the scan starts, for a view to show it at
-    once. Errors name the file."""
-    with gc_paused():
+    once. A compressed or remote file is decompressed into a temporary folder first (as
+    ``encode`` does; removed at the end, a cancel or an error too), then read in ranges:
+    in parallel, each a step of progress and a point to cancel at. Errors name the file."""
+    # subtle: the copies of compressed files (``_read_from``) are removed however it ends.
+    with gc_paused(), ExitStack() as copies:
         return _corpus_usage(
             tokenizer,
             corpus,
@@ -164,6 +172,7 @@ def corpus_usage(
             cancel=cancel,
             status=status,
             encoded=encoded,
+            copies=copies,
         )
 
 
@@ -180,6 +189,7 @@ def _corpus_usage(
     cancel: CancelEvent | None = None,
     status: Callable[[str], None] | None = None,
     encoded: Callable[[CorpusUsage], None] | None = None,
+    copies: ExitStack,
 ) -> CorpusUsage:
     start = time.perf_counter()
     files = corpus_files(corpus, records)
@@ -190,7 +200,8 @@ def _corpus_usage(
         table = token_table(tokenizer, cancel=cancel)
     else:
         _check_table(tokenizer, table)
-    tasks = usage_tasks(tokenizer, files, workers, text_field)
+    read, stored = _read_from(tokenizer, files, copies, progress, cancel)
+    tasks = in_stored_bytes(usage_tasks(tokenizer, read, workers, text_field), stored)
     if status is not None:
         for note in whole_text_notes(tokenizer, tasks):
             status(note)
@@ -199,7 +210,7 @@ def _corpus_usage(
     singles = np.zeros(256, dtype=bool)
     pairs = np.zeros(1 << 16, dtype=bool)
     text_bytes = tokens = 0
-    size = sum(f.size for f in files)
+    size = sum(f.size for f in read)
     with Passes(tokenizer, workers, size, status) as passes:
         done = 0
         if progress:
@@ -258,6 +269,41 @@ def _corpus_usage(
     checkpoint(cancel)
     check_unchanged_files(files)
     return result(across, absent if scan else None)
+
+
+def _read_from(
+    tokenizer: AnyTokenizer,
+    files: Sequence[CorpusFile],
+    copies: ExitStack,
+    progress: UsageProgress | None,
+    cancel: CancelEvent | None,
+) -> tuple[list[CorpusFile], dict[str, int]]:
+    """The files to read: each compressed or remote one that is better read from a local copy
+    (``corpus_pass.copied_first``) copied into a temporary folder ``copies`` removes, progress
+    ("decompressing", in bytes as stored) told and ``cancel`` looked at as it is read; and
+    each copy's url with the stored size of the file it is a copy of."""
+    wanted = {i for i, f in enumerate(files) if copied_first(tokenizer, f)}
+    if not wanted:
+        return list(files), {}
+    folder = copies.enter_context(tempfile.TemporaryDirectory(prefix="bpe-studio-"))
+    total = sum(files[i].size for i in wanted)
+    done = 0
+
+    def counted(n: int) -> None:
+        nonlocal done
+        done += n
+        checkpoint(cancel)
+        if progress:
+            progress("decompressing", done, total)
+
+    read, stored = [], {}
+    for i, f in enumerate(files):
+        if i in wanted:
+            f_copy = f.copied_to(os.path.join(folder, f"{i}.{f.kind.value}"), counted)
+            stored[f_copy.url] = f.size
+            f = f_copy
+        read.append(f)
+    return read, stored
 
 
 def dropped_words(dropped: int, total: int) -> str:

@@ -22,7 +22,9 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import os
+import shutil
 import signal
+import tempfile
 import threading
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -112,6 +114,10 @@ class LabProcess:
         self._run_sent: int | None = None
         self._merges_sent = 0
         self._loaded_sent: int | None = None
+        # The child's temporary folder (its TMPDIR: the usage's copies of compressed files,
+        # hundreds of MB): removed here once the child has ended, which an ended child
+        # cannot do itself.
+        self._temp: str | None = None
 
     # ------------------------------------------------------------ app side
     @property
@@ -182,6 +188,9 @@ class LabProcess:
             self._process = None
         if thread is not None and thread.is_alive():
             thread.join(SHUTDOWN_WAIT)  # its recv ended with the process
+        if self._temp is not None:
+            shutil.rmtree(self._temp, ignore_errors=True)
+            self._temp = None
 
     def _start(self) -> None:
         # subtle: the process is started by the thread, not here: the first process of the
@@ -356,10 +365,12 @@ class LabProcess:
         if self._cancelled is None:
             with self._lock:
                 self._cancelled = ctx.Value("q", self._cancel_mark)
+        if self._temp is None:
+            self._temp = tempfile.mkdtemp(prefix="bpe-studio-lab-")
         ours, theirs = ctx.Pipe()
         # typeshed's BaseContext lacks Process, which every concrete start method's context has.
         process = ctx.Process(  # type: ignore[attr-defined]
-            target=serve, args=(theirs, self._cancelled), name="bpe-lab"
+            target=serve, args=(theirs, self._cancelled, self._temp), name="bpe-lab"
         )
         process.start()
         theirs.close()

@@ -229,7 +229,11 @@ class _Server:
         corpus: CorpusRef,
         cancel: _JobCancel,
     ) -> UsageResult:
-        stages = {"encoding": f"encoding {corpus.label}", "scanning": f"scanning {corpus.label}"}
+        stages = {
+            "decompressing": f"decompressing {corpus.label}",
+            "encoding": f"encoding {corpus.label}",
+            "scanning": f"scanning {corpus.label}",
+        }
 
         def progress(phase: str, done: int, total: int) -> None:
             self.progress(job.number, stages.get(phase, phase), done, total)
@@ -287,13 +291,18 @@ def _shared_rows(table: TokenTable, shares: Overlap) -> np.ndarray:
     return held & ~table.special
 
 
-def serve(conn: Connection, cancelled_upto: Any) -> None:
-    """The process's loop: one message at a time until ``stop`` or the app goes away."""
+def serve(conn: Connection, cancelled_upto: Any, temp: str | None = None) -> None:
+    """The process's loop: one message at a time until ``stop`` or the app goes away.
+    ``temp``: the folder its temporary files go in, which the app removes once it has ended
+    (an ended process removes nothing: closing the window ends a busy one at once)."""
     # subtle: the report makes millions of objects and no cycles (core.explain.work); the
     # collector would only walk the tokenizers kept here.
     import gc
     import os
+    import tempfile
 
+    if temp is not None:
+        tempfile.tempdir = temp
     gc.disable()
     ignore_interrupts()  # Ctrl-C in the app's terminal is the app's to handle
     if hasattr(os, "setpgrp"):
