@@ -27,6 +27,7 @@ from PySide6.QtGui import QColor, QImage, QPalette
 
 from bpe_studio.cli.inspect import report
 from bpe_studio.core import Tokenizer
+from bpe_studio.core.explain.categories import label as category_label
 from bpe_studio.core.explain.overlap import overlap
 from bpe_studio.core.explain.usage import corpus_usage
 from bpe_studio.core.explain.vocabulary import token_table
@@ -37,7 +38,7 @@ from bpe_studio.gui.model.lab_process import live_lab_processes
 from bpe_studio.gui.model.lab_records import Ended, MakeupResult, Outcome, UsageResult
 from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
-from bpe_studio.gui.views import theme
+from bpe_studio.gui.views import lab_tokens, theme
 from bpe_studio.gui.views import vocab_lab as lab_page
 from bpe_studio.gui.views.picker import RUN, hub_key, preset_key
 
@@ -706,10 +707,11 @@ def test_every_line_names_the_step_its_figures_are_of(qtbot, window, lab):
     qtbot.waitUntil(lambda: "at step 37," in lab.makeup_line.text(), timeout=10_000)
     assert "by the run's tokenizer at step 100:" in lab.usage_line.text()
     overlap = lab.overlap_line.text()
-    assert overlap.startswith("Against The run's tokenizer (step 100) (ordinary")
+    # Against itself: the second side is "the same tokenizer", not its name again.
+    assert overlap.startswith("Against the same tokenizer (step 100) (ordinary")
     assert "only in The run's tokenizer (step 100) " in overlap
     legend = [label.text for _, label in lab.charts._ov_legend.items]
-    assert legend == ["only run at step 100", "shared", "only run at step 100"]
+    assert legend == ["only run at step 100", "shared", "only the same tokenizer"]
 
 
 def test_the_makeup_shown_while_a_new_pick_is_worked_out_says_whose_it_is(qtbot, window, lab):
@@ -808,8 +810,10 @@ def test_a_wide_window_shows_every_column_of_the_token_list(qtbot, window, lab):
     lab.against.pick(preset_key("cl100k_base"))
     settled(qtbot, lab, lambda: lab.lab.overlap is not None and lab.lab.usage is not None)
     table = lab.tokens.table
+    tip = Qt.ItemDataRole.ToolTipRole
     headers = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(9)]
-    assert headers[-2:] == ["Count", "In GPT-4 (cl100k_base)"]
+    assert headers[-2] == "Count"
+    assert table.model().headerData(8, Qt.Orientation.Horizontal, tip) == "In GPT-4 (cl100k_base)"
     qtbot.waitUntil(lambda: table.horizontalScrollBar().maximum() == 0, timeout=5_000)
     assert lab.charts.width() >= lab_page.CHARTS_WIDTH
     # A split the user chose is theirs: a resize keeps the list's width.
@@ -822,3 +826,115 @@ def test_a_wide_window_shows_every_column_of_the_token_list(qtbot, window, lab):
     chosen = lab.body.sizes()[1]
     window.resize(1500, 1000)
     qtbot.waitUntil(lambda: lab.body.sizes()[1] == chosen, timeout=5_000)
+
+
+def _lab_against_cl100k(qtbot, window, lab) -> None:
+    """GPT-2 examined on the sample corpus, against GPT-4's cl100k, in a window small enough
+    that the categories chart has a bar for the rest."""
+    window.resize(1280, 720)
+    lab.picker.pick(preset_key("gpt2"))
+    lab.choose_corpus(str(CORPUS))
+    lab.against.pick(preset_key("cl100k_base"))
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None and lab.lab.usage is not None)
+
+
+def test_the_bar_of_the_rest_lists_its_categories_tokens(qtbot, window, lab):
+    """An audit: clicking the "N more categories" bar listed every token."""
+    from types import SimpleNamespace
+
+    from PySide6.QtCore import QPointF
+
+    _lab_against_cl100k(qtbot, window, lab)
+    charts = lab.charts
+    rest = list(charts._rest)
+    assert len(rest) >= 2, "the window shows every category: no bar of the rest"
+    vb = charts.categories_plot.vb
+    row = len(charts._cat_shown) - 1  # the bar of the rest, at the bottom
+    where = vb.mapViewToScene(QPointF(0.5, row))
+    charts._on_click(SimpleNamespace(scenePos=lambda: where))  # as a click on it
+    listed = lab.tokens.model
+    names = {listed.data(listed.index(r, 2)) for r in range(listed.rowCount())}
+    assert names == {category_label(n) for n in rest}
+    assert listed.rowCount() == sum(charts.drawn_categories[n][0] for n in rest)
+    assert lab.tokens.category_box.currentText() == f"{len(rest)} more categories"
+    lab.tokens.choose_show(Show.NEVER_USED)  # the same categories, narrowed
+    assert lab.tokens.category() == tuple(rest)
+
+
+def test_the_token_list_keeps_its_sort_by_column_and_its_headers_whole(qtbot, window, lab):
+    """An audit: a sort remembered as a column's place moved to another column when Count
+    went (sorted by Count, then no corpus: sorted by "In other"); the "In <other>" header
+    was cut at its start ("n llama3-st…"), and stood on the "Only in <other>" list, whose
+    tokens are the other's own."""
+    _lab_against_cl100k(qtbot, window, lab)
+    tokens, model = lab.tokens, lab.tokens.model
+    header = tokens.table.horizontalHeader()
+    count = model.columns().index(lab_tokens.COUNT)
+    tokens.table.sortByColumn(count, Qt.SortOrder.DescendingOrder)
+    counts = lab.lab.usage.usage.counts
+    ids = [model.token_id(r) for r in range(model.rowCount())]
+    assert [int(counts[i]) for i in ids] == sorted((int(counts[i]) for i in ids), reverse=True)
+    lab.choose_corpus(None)
+    settled(qtbot, lab, lambda: lab.lab.usage is None)
+    assert lab_tokens.COUNT not in model.columns()
+    ids = [model.token_id(r) for r in range(model.rowCount())]
+    assert ids == sorted(ids)  # no column sorted by: the list's own order
+    assert header.sortIndicatorSection() == -1
+    lab.choose_corpus(str(CORPUS))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    count = model.columns().index(lab_tokens.COUNT)
+    assert header.sortIndicatorSection() == count  # by Count again, remembered by name
+    ids = [model.token_id(r) for r in range(model.rowCount())]
+    assert [int(counts[i]) for i in ids] == sorted((int(counts[i]) for i in ids), reverse=True)
+    # "In GPT-4 (cl100k_base)": its header ends in "…" within its column, the whole in its tip.
+    held = model.columns().index(lab_tokens.HELD)
+    shown = model.headerData(held, Qt.Orientation.Horizontal)
+    whole = model.headerData(held, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert whole == "In GPT-4 (cl100k_base)" and shown.startswith("In ")
+    style = header.style()
+    room = 2 * style.pixelMetric(style.PixelMetric.PM_HeaderMargin, None, header)
+    room += style.pixelMetric(style.PixelMetric.PM_HeaderMarkSize, None, header)
+    assert header.fontMetrics().horizontalAdvance(shown) + room <= header.sectionSize(held)
+    tokens.choose_show(Show.ONLY_OTHER)
+    assert lab_tokens.HELD not in model.columns()
+
+
+def test_a_tokenizer_against_itself_is_named_once(qtbot, window, lab):
+    """An audit: GPT-4o against GPT-4o said "only in GPT-4o 0 · only in GPT-4o 0"."""
+    lab.picker.pick(preset_key("gpt2"))
+    lab.against.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None)
+    line = lab.overlap_line.text()
+    assert line.startswith("Against the same tokenizer")
+    assert line.count("GPT-2") == 1 and "only in the same tokenizer 0" in line
+    assert lab.charts._ov_names == ("GPT-2", "the same tokenizer")
+    assert lab.lab.overlap.overlap.total.shared == lab.lab.makeup.table.makeup().ordinary_tokens
+
+
+def test_the_exported_charts_say_what_they_are_of(qtbot, window, lab, tmp_path):
+    """An audit: the exported PNG named neither the tokenizer nor the corpus."""
+    _lab_against_cl100k(qtbot, window, lab)
+    assert lab.png_title() == (
+        f"Vocabulary lab: GPT-2 · corpus {CORPUS.name} · against GPT-4 (cl100k_base)"
+    )
+    assert lab.export_png(tmp_path / "lab.png")
+    image, grid = QImage(str(tmp_path / "lab.png")), lab.charts.grab()
+    assert image.width() == grid.width() and image.height() > grid.height()
+    # The title line is drawn: the band above the charts holds text, not only background.
+    band = image.copy(0, 0, image.width(), image.height() - grid.height())
+    colours = {band.pixel(x, y) for x in range(0, band.width(), 2) for y in range(band.height())}
+    assert len(colours) > 2
+
+
+def test_an_axis_label_set_after_a_resize_stays_centred_on_its_plot(qtbot, window, lab):
+    """An audit: the Overlap chart's x-axis label ran off the plot, cut off, after the page
+    was laid out again (pyqtgraph centres a label only as its axis is resized)."""
+    _lab_against_cl100k(qtbot, window, lab)
+    for size in ((1700, 1000), (1280, 720), (1700, 1000)):
+        window.resize(*size)
+        qtbot.wait(200)
+        for plot in lab.charts._plots:
+            axis = plot.getAxis("bottom")
+            x, width = axis.label.pos().x(), axis.label.boundingRect().width()
+            assert 0 <= x and x + width <= axis.size().width() + 1, (size, axis.labelText)
+            assert abs(x - (axis.size().width() - width) / 2) <= 1, (size, axis.labelText)

@@ -124,9 +124,19 @@ def _ids_mask(table: TokenTable, ids: tuple[int, ...] | None) -> np.ndarray:
     return mask
 
 
-def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenRows | None:
-    """The rows ``show`` lists (of ``category``; None: all), or None when the results it
-    needs are not at hand."""
+def _categories_mask(table: TokenTable, names: tuple[str, ...]) -> np.ndarray:
+    """The rows of any of the categories ``names`` (SPECIAL: the special tokens)."""
+    codes = [CATEGORIES.index(name) for name in names if name != SPECIAL]
+    mask = ~table.special & np.isin(table.category, codes)
+    return mask | table.special if SPECIAL in names else mask
+
+
+def token_rows(
+    lab: VocabLab, show: Show, category: str | tuple[str, ...] | None = None
+) -> TokenRows | None:
+    """The rows ``show`` lists (of ``category``, or of each of several: the categories one
+    bar of a chart stands for; None: all), or None when the results it needs are not at
+    hand."""
     makeup, usage, overlap = lab.makeup, lab.usage, lab.overlap
     if makeup is None or (show.needs_usage and usage is None):
         return None
@@ -144,7 +154,9 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
         assert overlap is not None
         table, other = overlap.other_table, True
         mask = ~table.special & ~overlap.other_shared_rows
-        counts, held = None, overlap.other_shared_rows
+        # No "In <other>" column: these are the other's own tokens, none of them held by
+        # the first (an audit: the column, headed with the list's own tokenizer, was empty).
+        counts, held = None, None
     elif show.needs_overlap:
         assert overlap is not None and held is not None
         step = overlap.ref.merges
@@ -167,10 +179,8 @@ def token_rows(lab: VocabLab, show: Show, category: str | None = None) -> TokenR
         if show is Show.UNREACHABLE:
             assert table.reachable is not None
             mask &= ~table.special & ~table.reachable
-    if category == SPECIAL:
-        mask &= table.special
-    elif category is not None:
-        mask &= ~table.special & (table.category == CATEGORIES.index(category))
+    if category is not None:
+        mask &= _categories_mask(table, (category,) if isinstance(category, str) else category)
     rows = np.flatnonzero(mask)
     if show is Show.USED and counts is not None:
         rows = rows[np.lexsort((table.ids[rows], -counts[rows]))]

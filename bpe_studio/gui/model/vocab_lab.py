@@ -58,6 +58,9 @@ LAB = "lab"  # the pane of the tokenizer examined
 LAB_AGAINST = "lab-against"  # the pane of the second tokenizer ("none" allowed)
 NONE_KEY = "none"  # the picker's key of no tokenizer (views.picker.NONE)
 NO_RUN = "There is no run's tokenizer yet: train one or load one, or pick another tokenizer."
+# What the second tokenizer is called when it is the first (compared with itself): its name
+# twice read as two tokenizers ("only in GPT-4o 0 · only in GPT-4o 0").
+SAME_TOKENIZER = "the same tokenizer"
 RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")  # in a file's name: it holds records
 
 
@@ -385,10 +388,13 @@ class VocabLab:
         if not due or a is None:
             return None
         b = self.wanted_b() if due.overlap else None
+        b_spec = None if b is None else self._spec(b)
+        if b_spec is not None and b == a:
+            b_spec = replace(b_spec, ref=replace(b_spec.ref, label=SAME_TOKENIZER))
         return LabJob(
             a=self._spec(a),
             corpus=self.wanted_corpus() if due.usage else None,
-            b=None if b is None else self._spec(b),
+            b=b_spec,
             makeup=due.makeup,
             # Every tokenizer's, not only the run's: the list's Merge column and the CSV's
             # merge_rank (a real-display audit found them empty for GPT-4o); 0.05 s for o200k.

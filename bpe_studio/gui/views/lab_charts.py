@@ -22,8 +22,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QResizeEvent, QShowEvent
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRect, Qt, Signal, Slot
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPalette,
+    QPixmap,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from ...core.explain.categories import label
@@ -47,6 +56,7 @@ CHOOSE_CORPUS = "Choose a corpus to see how it uses the vocabulary"
 CHOOSE_AGAINST = "Choose a second tokenizer to compare vocabularies"
 PLOT_MIN = (260, 200)  # each plot's least width and height
 SPACING = 6  # between the plots of the grid
+PNG_MARGIN = 8  # around the exported image's title line
 
 
 @dataclass(frozen=True)
@@ -130,7 +140,8 @@ def _bars(brush: str) -> pg.BarGraphItem:
 class LabCharts(QWidget):
     """The four charts (see the module docstring)."""
 
-    category_clicked = Signal(str)  # a category's bar (or "" for the bar of the rest)
+    # A category's bar: its name; the bar of the rest: the names of the categories it holds.
+    category_clicked = Signal(object)  # str | tuple[str, ...]
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -537,7 +548,13 @@ class LabCharts(QWidget):
         plot.getAxis("left").setWidth(min(max(widest + 14, 40), 240))
         self._title(plot, self._ov_heading)
         self._label(
-            plot, ["distinct ordinary tokens (by their bytes)", "distinct tokens", "tokens"]
+            plot,
+            [
+                "distinct ordinary tokens (by their bytes)",
+                "distinct ordinary tokens",
+                "distinct tokens",
+                "tokens",
+            ],
         )
         top = float(left.max()) if len(left) else 1.0
         plot.setXRange(0, top * 1.25, padding=0)  # room for the legend on the right
@@ -578,6 +595,10 @@ class LabCharts(QWidget):
         text = next((t for t in texts if metrics.horizontalAdvance(t) <= room), texts[-1])
         if axis.labelText != text:
             plot.setLabel("bottom", text)
+            # subtle: pyqtgraph centres an axis label only when the axis is resized, so a
+            # label set afterwards (as the view box's resize sets it) stood where the one
+            # before was centred: a longer one ran off the plot's side, cut off.
+            axis.resizeEvent()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
@@ -602,14 +623,39 @@ class LabCharts(QWidget):
         row = round(point.y())
         shown = getattr(self, "_cat_shown", [])
         if 0 <= row < len(shown) and 0 <= point.x() <= shown[row][1]:
-            self.category_clicked.emit(shown[row][0])
+            name = shown[row][0]
+            self.category_clicked.emit(name or tuple(self._rest))
 
-    def png(self) -> bytes | None:
-        """The four charts as one PNG image (None if it could not be rendered)."""
+    def png(self, title: str = "") -> bytes | None:
+        """The four charts as one PNG image, under ``title`` (what they are of: the file
+        alone does not say) when given (None if it could not be rendered)."""
         self._build()
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        ok = self.grab().save(buffer, "PNG")
+        image = self.grab()
+        ok = (self._titled(image, title) if title else image).save(buffer, "PNG")
         buffer.close()
         return bytes(data.data()) if ok else None
+
+    def _titled(self, grid: QPixmap, title: str) -> QPixmap:
+        """``grid`` under ``title``, wrapped to its width, in the window's colours."""
+        ratio = grid.devicePixelRatio()
+        width = round(grid.width() / ratio)
+        font = QFont(self.font())
+        font.setPointSizeF(points(TITLE_POINTS))
+        font.setBold(True)
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.TextFlag.TextWordWrap
+        room = QRect(PNG_MARGIN, PNG_MARGIN, width - 2 * PNG_MARGIN, 10_000)
+        height = QFontMetrics(font).boundingRect(room, flags, title).height() + 2 * PNG_MARGIN
+        out = QPixmap(grid.width(), grid.height() + round(height * ratio))
+        out.setDevicePixelRatio(ratio)
+        palette = self.palette()
+        out.fill(palette.color(QPalette.ColorRole.Window))
+        painter = QPainter(out)
+        painter.setFont(font)
+        painter.setPen(palette.color(QPalette.ColorRole.WindowText))
+        painter.drawText(QRect(PNG_MARGIN, PNG_MARGIN, room.width(), height), flags, title)
+        painter.drawPixmap(0, height, grid)
+        painter.end()
+        return out

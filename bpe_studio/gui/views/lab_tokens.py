@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from ...core.explain.categories import CATEGORIES, label
 from ..model.lab_lists import SPECIAL, Show, TokenRows
 from .common import configure_table, monospace_font, steady_label
+from .lab_charts import MORE
 from .table_models import token_tooltip
 from .theme import colours, muted
 
@@ -47,6 +48,7 @@ Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 ALL_CATEGORIES = "All categories"
+Category = str | tuple[str, ...] | None  # one, several (a chart's bar of the rest), all
 
 ID, TOKEN, CATEGORY, LENGTH, SPACE, REACH, MERGE, COUNT, HELD = range(9)
 HEADERS = ("Id", "Token", "Category", "Bytes", "Space", "Reach", "Merge", "Count", "In other")
@@ -66,6 +68,9 @@ class LabTokenModel(QAbstractTableModel):
         self.listed: TokenRows | None = None
         self.order = np.zeros(0, dtype=np.int64)  # table rows, in the order shown
         self.other_name = "other"
+        self.held_header = ""  # the "In <other>" header as it fits its column ("": whole)
+        # The column sorted by (ID ... HELD, not a section: Count and "In other" come and
+        # go, which moves the sections after them) and the order.
         self._sort: tuple[int, Qt.SortOrder] | None = None
 
     def set_rows(self, listed: TokenRows | None, other_name: str = "other") -> None:
@@ -73,8 +78,20 @@ class LabTokenModel(QAbstractTableModel):
         self.listed, self.other_name = listed, other_name
         self.order = listed.rows if listed is not None else np.zeros(0, dtype=np.int64)
         self.endResetModel()
-        if self._sort is not None and listed is not None:
-            self.sort(*self._sort)
+        section = self.sorted_section()
+        if section >= 0 and self._sort is not None:
+            self.sort(section, self._sort[1])
+
+    def sorted_section(self) -> int:
+        """The section of the column the rows are sorted by, -1 for none (or not shown)."""
+        cols = self.columns()
+        if self._sort is None or self._sort[0] not in cols or self.listed is None:
+            return -1
+        return cols.index(self._sort[0])
+
+    def held_text(self) -> str:
+        """The "In <other>" column's whole header."""
+        return f"In {self.other_name}"
 
     def columns(self) -> list[int]:
         """The columns shown (count and holding only when known)."""
@@ -97,8 +114,10 @@ class LabTokenModel(QAbstractTableModel):
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(cols):
             return None
         col = cols[section]
-        if role == _DISPLAY or (role == Qt.ItemDataRole.ToolTipRole and col == HELD):
-            return f"In {self.other_name}" if col == HELD else HEADERS[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col == HELD:
+            return self.held_text()
+        if role == _DISPLAY:
+            return (self.held_header or self.held_text()) if col == HELD else HEADERS[col]
         if role == Qt.ItemDataRole.TextAlignmentRole and col in NUMERIC:
             return _RIGHT
         return None
@@ -159,9 +178,9 @@ class LabTokenModel(QAbstractTableModel):
         cols = self.columns()
         if listed is None or not 0 <= column < len(cols):
             return
-        self._sort = (column, order)
-        t, rows = listed.table, listed.rows
         col = cols[column]
+        self._sort = (col, order)
+        t, rows = listed.table, listed.rows
         ids = t.ids[rows]
         if col == TOKEN:
             keys = np.empty(len(rows), dtype=object)
@@ -257,34 +276,69 @@ class LabTokenList(QWidget):
             self.choice_changed.emit()
 
     def set_categories(self, names: list[str]) -> None:
+        """The categories on offer (kept: the one chosen, or the several chosen together)."""
         current = self.category()
         self.category_box.blockSignals(True)
         self.category_box.clear()
         self.category_box.addItem(ALL_CATEGORIES, None)
         for name in names:
             self.category_box.addItem(SPECIAL if name == SPECIAL else label(name), name)
+        if isinstance(current, tuple):
+            self._add_several(current)
         index = self.category_box.findData(current) if current is not None else 0
         self.category_box.setCurrentIndex(max(index, 0))
         self.category_box.blockSignals(False)
 
-    def category(self) -> str | None:
-        data = self.category_box.currentData()
-        return data if isinstance(data, str) else None
+    def _add_several(self, names: tuple[str, ...]) -> int:
+        """An entry for the categories ``names`` together (last); its index."""
+        box = self.category_box
+        box.addItem(f"{len(names)} {MORE}", names)
+        box.setItemData(box.count() - 1, ", ".join(map(label, names)), Qt.ItemDataRole.ToolTipRole)
+        return box.count() - 1
 
-    def choose_category(self, name: str | None) -> None:
+    def category(self) -> Category:
+        data = self.category_box.currentData()
+        return data if isinstance(data, (str, tuple)) else None
+
+    def choose_category(self, name: Category) -> None:
+        """List ``name``'s tokens (several: the tokens of each; None: all)."""
         index = self.category_box.findData(name) if name else 0
+        if index < 0 and isinstance(name, tuple):
+            for i in range(self.category_box.count() - 1, 0, -1):
+                if isinstance(self.category_box.itemData(i), tuple):  # one such entry
+                    self.category_box.removeItem(i)
+            index = self._add_several(name)
         if index >= 0:
             self.category_box.setCurrentIndex(index)
             self.choice_changed.emit()
 
     # --------------------------------------------------------------- rows
     def set_rows(self, listed: TokenRows | None, text: str, other_name: str) -> None:
-        self.model.set_rows(listed, other_name)
+        model = self.model
+        model.set_rows(listed, other_name)
         self.count.setText(text)
         width = self.table.fontMetrics().horizontalAdvance("0")
         header = self.table.horizontalHeader()
-        for section, col in enumerate(self.model.columns()):
-            header.resizeSection(section, WIDTHS[col] * width + _PADDING)
+        for section, col in enumerate(model.columns()):
+            size = WIDTHS[col] * width + _PADDING
+            header.resizeSection(section, self._fit_held(size) if col == HELD else size)
+        # The sort indicator on the column sorted by, wherever it is now (no sort asked).
+        header.blockSignals(True)
+        header.setSortIndicator(model.sorted_section(), header.sortIndicatorOrder())
+        header.blockSignals(False)
+
+    def _fit_held(self, size: int) -> int:
+        """The "In <other>" column's ``size``, its header cut to it with "…" (the whole in
+        its tooltip): the room the sort arrow and the margins leave, which Qt's own eliding
+        overlooked (an audit: "n llama3-st…", cut at its start)."""
+        header = self.table.horizontalHeader()
+        style = header.style()
+        room = 2 * style.pixelMetric(style.PixelMetric.PM_HeaderMargin, None, header)
+        room += style.pixelMetric(style.PixelMetric.PM_HeaderMarkSize, None, header)
+        text = self.model.held_text()
+        fits = header.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight, size - room)
+        self.model.held_header = "" if fits == text else fits
+        return size
 
     def full_width(self) -> int:
         """The width that shows every column whole, Count and "In other" included (they

@@ -52,7 +52,14 @@ from ..model.lab_records import TokenizerRef
 from ..model.status import format_bytes
 from ..model.tokenizer_recipes import inspector_cache
 from ..model.tokenizer_source import TokenizerSource
-from ..model.vocab_lab import LAB, LAB_AGAINST, CorpusKind, LabCorpus, VocabLab
+from ..model.vocab_lab import (
+    LAB,
+    LAB_AGAINST,
+    SAME_TOKENIZER,
+    CorpusKind,
+    LabCorpus,
+    VocabLab,
+)
 from ..responsiveness.busy import wait_while_gui_busy
 from ..responsiveness.debounce import single_shot
 from .common import counted, steady_label, title_label
@@ -619,10 +626,11 @@ class VocabLabPage(QWidget):
             caption += f" (no counts: the corpus's use is of step {listed.counts_of:,})"
         self.tokens.set_rows(listed, caption, other)
 
-    @Slot(str)
-    def _on_category_clicked(self, name: str) -> None:
+    @Slot(object)
+    def _on_category_clicked(self, name: str | tuple[str, ...]) -> None:
         """A category's bar: its tokens listed (every token, unless the list is one the
-        category narrows, such as the never-used ones)."""
+        category narrows, such as the never-used ones); the bar of the rest: its
+        categories' tokens."""
         self.tokens.choose_category(name or None)
 
     @Slot(bool, int)
@@ -706,11 +714,29 @@ class VocabLabPage(QWidget):
         return self._write(path, tokens_csv(ordered), "Export CSV", "Tokens listed")
 
     def export_png(self, path: str | os.PathLike[str]) -> bool:
-        data = self.charts.png()
+        data = self.charts.png(self.png_title())
         if data is None:
             self.error.emit("Export PNG", f"{os.fspath(path)}: the charts could not be rendered")
             return False
         return self._write(path, data, "Export PNG", "Charts")
+
+    def png_title(self) -> str:
+        """What the exported charts are of, for their title line: the tokenizer (and the
+        step), the corpus and the second tokenizer, as the charts show them."""
+        lab = self.lab
+        makeup, shown = lab.makeup, lab.shown_makeup()
+        if makeup is None or shown is None:
+            return ""
+        step = "" if shown[1] is None else f" at step {shown[1]:,}"
+        parts = [f"Vocabulary lab: {makeup.ref.label}{step}"]
+        usage = lab.usage
+        if usage is not None:
+            ref = usage.ref
+            at = f" (used at step {ref.merges:,})" if ref.is_run and ref.merges != shown[1] else ""
+            parts.append(f"corpus {usage.corpus.label}{at}")
+        if lab.overlap is not None:
+            parts.append(f"against {lab.overlap.other.name}")
+        return " · ".join(parts)
 
     def _write(
         self, path: str | os.PathLike[str], data: str | bytes, title: str, what: str
@@ -767,6 +793,6 @@ def _short(name: str, most: int = 22) -> str:
 def _legend_name(ref: TokenizerRef) -> str:
     """A tokenizer as the overlap legend names it: the run's by its step (its label is long
     and the same at every step: cut, the step was lost), another by its label, cut short."""
-    if ref.is_run and ref.merges is not None:
+    if ref.is_run and ref.merges is not None and ref.label != SAME_TOKENIZER:
         return f"run at step {ref.merges:,}"
     return _short(ref.label)
