@@ -453,7 +453,11 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             0,
             True,
         )
-        return chosen.strip() or None if ok else None
+        if not ok:
+            return None
+        # A name may come with spaces around it; a regex's own spaces are part of it.
+        name = chosen.strip()
+        return name if name in names else chosen or None
 
     # ------------------------------------------------------------ dialogs
     @Slot()

@@ -244,6 +244,10 @@ REFUSED_PATTERNS = {
     # Found by the review: the refusal showed the class cut at ":]", '[x-[:alpha:]'.
     r"[x-[:alpha:]]": "in the class '[x-[:alpha:]]'",
     r"[[:punct:]]": "the POSIX bracket",
+    # Found by the second review: Oniguruma reads "\U" as the letter U, and "\151" as a
+    # group or as octal by how many groups there are; the regex module otherwise.
+    r"\U00000069": r"\U",
+    r"(?i:\151)": r"\151",
     r"(a|b": "unbalanced parenthesis",
     r"[ab": "unclosed character class",
     r"(?~abc)": "the group",

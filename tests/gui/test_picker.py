@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 
 import pytest
 from gui_helpers import FIXTURES, wait_for_spans
@@ -320,7 +321,7 @@ def test_the_pattern_of_a_bare_rank_file_may_be_a_regex_typed(qtbot, window, tmp
 
     from bpe_studio.core import Tokenizer
 
-    regex = r"\p{L}+|\p{N}|[^\p{L}\p{N}]"
+    regex = r" ?\p{L}+|\p{N}|[^\p{L}\p{N}]"  # its leading space is part of it
     custom = Tokenizer(
         {i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")], pattern=regex
     )
@@ -330,15 +331,25 @@ def test_the_pattern_of_a_bare_rank_file_may_be_a_regex_typed(qtbot, window, tmp
 
     def typed(parent, title, label, items, current, editable):
         offered.append((items, editable))
-        return f"  {regex} ", True
+        return answers.pop(0), True
 
+    answers = [regex, " o200k "]
     monkeypatch.setattr(QInputDialog, "getItem", staticmethod(typed))
     assert window.choose_pattern(rank_file) == regex
-    assert offered == [(["gpt2", "cl100k", "o200k"], True)]
+    assert window.choose_pattern(rank_file) == "o200k"  # a name's spaces are not its own
+    assert offered == [(["gpt2", "cl100k", "o200k"], True)] * 2
     monkeypatch.setattr(window, "choose_pattern", lambda path: regex)
     _load(qtbot, window, rank_file)
     assert window.state.loaded.tokenizer.pattern == regex
     assert window.state.loaded.tokenizer.encode("ab12") == custom.encode("ab12")
+    # The review: a page's picker built the file again, once it had changed on disk,
+    # without the pattern typed ("a rank file holds no pre-tokenization pattern").
+    picker = window.compare.choices[1]
+    key = next(k for k in picker.keys() if k.startswith("file:"))
+    stat = rank_file.stat()
+    os.utime(rank_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    rebuilt = picker.choice(key).get()
+    assert rebuilt is not window.state.loaded.tokenizer and rebuilt.pattern == regex
 
 
 def test_a_file_changed_on_disk_is_read_again_by_compare_and_the_editor(

@@ -117,7 +117,7 @@ def tokenizers_in(folder: Path) -> list[Path]:
     vocabulary, a rank file, or a ``tokenizer.json`` that is no rank file's sidecar."""
     found: list[Path] = [vocab for vocab, _ in _gpt2_pairs(folder)]
     rank_files = sorted(
-        p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(TIKTOKEN_SUFFIXES)
+        p for p in folder.iterdir() if p.name.lower().endswith(TIKTOKEN_SUFFIXES) and p.is_file()
     )
     found += rank_files
     sidecars = {sidecar_beside(p) for p in rank_files}

@@ -18,34 +18,47 @@ import stat
 import threading
 from pathlib import Path
 
+from ...core.formats.files import TIKTOKEN_SUFFIXES, tokenizers_in
+from ...core.formats.tiktoken.sidecar import sidecar_beside
+
 Version = tuple[int, tuple[tuple[str, int, int], ...]]
 
 _lock = threading.Lock()
 _asked: dict[str, int] = {}  # a file's path -> how many times it was loaded again
 
 
+def _read_in(folder: Path) -> list[Path]:
+    """The files loading ``folder`` reads (``formats.files.tokenizers_in``: each tokenizer's
+    file, a GPT-2 vocabulary's merges, a rank file's sidecar, and the special tokens'
+    ``tokenizer_config.json``): a notes file or an exported chart saved beside them is no
+    change to the tokenizer."""
+    read = []
+    for file in tokenizers_in(folder):
+        read.append(file)
+        if file.name.endswith("vocab.json"):
+            read.append(file.with_name(file.name[: -len("vocab.json")] + "merges.txt"))
+        elif file.name.lower().endswith(TIKTOKEN_SUFFIXES):
+            read += [s for s in [sidecar_beside(file)] if s is not None]
+    return [*read, folder / "tokenizer_config.json"]
+
+
 def _stamps(path: Path) -> tuple[tuple[str, int, int], ...]:
-    """The size and modification time of ``path``, or of each file a folder holds (a GPT-2
-    folder's vocab.json and merges.txt are what is read); empty when it cannot be read (its
-    load says why)."""
+    """The size and modification time of ``path``, or of each file loading a folder reads;
+    empty when it cannot be read (its load says why)."""
     try:
         st = path.stat()
+        if not stat.S_ISDIR(st.st_mode):
+            return (("", st.st_mtime_ns, st.st_size),)
+        files = _read_in(path)
     except OSError:
         return ()
-    if not stat.S_ISDIR(st.st_mode):
-        return (("", st.st_mtime_ns, st.st_size),)
     found = []
-    try:
-        with os.scandir(path) as entries:
-            for entry in entries:
-                try:
-                    if entry.is_file():
-                        s = entry.stat()
-                        found.append((entry.name, s.st_mtime_ns, s.st_size))
-                except OSError:
-                    continue
-    except OSError:
-        return ()
+    for file in files:
+        try:
+            s = file.stat()
+        except OSError:
+            continue
+        found.append((file.name, s.st_mtime_ns, s.st_size))
     return tuple(sorted(found))
 
 

@@ -61,7 +61,18 @@ NO_RUN = "There is no run's tokenizer yet: train one or load one, or pick anothe
 # What the second tokenizer is called when it is the first (compared with itself): its name
 # twice read as two tokenizers ("only in GPT-4o 0 · only in GPT-4o 0").
 SAME_TOKENIZER = "the same tokenizer"
-RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")  # in a file's name: it holds records
+RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")  # a file's name ends so: it holds records
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+def _says_records(path: str) -> bool:
+    """Whether the name of the file (or glob, or URL) ``path`` says records, as the core
+    reads a name: by its end, a compression suffix aside (``a.jsonl.gz``; not a folder named
+    ``c4.jsonl_dump``)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    for suffix in _COMPRESSED:
+        name = name.removesuffix(suffix)
+    return name.endswith(RECORD_SUFFIXES)
 
 
 class CorpusKind(enum.Enum):
@@ -104,7 +115,7 @@ class LabCorpus:
             return False
         if self.read_as is not None:
             return self.read_as != "text"
-        return any(s in p.lower() for p in self.paths for s in RECORD_SUFFIXES)
+        return any(_says_records(p) for p in self.paths)
 
 
 @dataclass(frozen=True)

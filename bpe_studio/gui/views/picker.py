@@ -39,7 +39,7 @@ from ...core import Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
 from ...core.formats.base.preset_table import PRESETS, preset_label
 from ...core.io.hf_hub import HubModel, parse_repo
-from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer
+from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer, needs_pattern
 from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.file_names import tokenizer_source
@@ -277,7 +277,8 @@ class TokenizerPicker(QComboBox):
         path = Path(value)
 
         def get() -> AnyTokenizer:  # the file's version read when built: a change is seen
-            return cache.get(key, lambda: open_tokenizer(path), key_version(key))
+            pattern = cache.patterns.get(key)
+            return cache.get(key, lambda: open_tokenizer(path, pattern), key_version(key))
 
         return Choice(key, label, get, self.pane)
 
@@ -328,6 +329,8 @@ class TokenizerPicker(QComboBox):
         key = self._listed_as(source) or file_key(source)
         if tokenizer is not None:
             self.cache.put(key, tokenizer, key_version(key))
+            if isinstance(tokenizer, Tokenizer) and needs_pattern(source):
+                self.cache.patterns[key] = tokenizer.pattern
         elif choose:
             read_again(key.removeprefix("file:"))
         index = self.findData(key)

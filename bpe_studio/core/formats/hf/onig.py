@@ -44,7 +44,7 @@ _ESCAPE_ATOM = {
 }
 _POSIX = {"alpha": r"\p{Alphabetic}", "space": r"\s", "digit": r"\p{Nd}", "upper": r"\p{Uppercase}",
           "lower": r"\p{Lowercase}"}  # fmt: skip
-_REFUSED_ESCAPES = set("bBGKRXyYONgk")
+_REFUSED_ESCAPES = set("bBGKRXyYONgkU")
 # Escapes for a set of characters in a class, which Oniguruma takes at neither end of a range.
 _SET_ESCAPES = set("dDwWsShH")
 # A property name as Oniguruma has it, with what the regex module also takes: an "Is" prefix
@@ -294,6 +294,12 @@ class _Parser:
             if self.ci and folds_apart(text):
                 raise self.fail(f"{text} inside a case-insensitive group", _END_THE_GROUP)
             return text, False
+        if nxt.isdigit() and nxt != "0" and self.s[self.i + 2 : self.i + 3].isdigit():
+            # Oniguruma reads "\151" as a group's number or as octal by how many groups the
+            # pattern has; the regex module as octal: its letter then folds otherwise.
+            digits = regex.match(r"\d+", self.s[self.i + 1 :])
+            assert digits is not None
+            raise self.fail(f"\\{digits.group()}", r"write the character itself or \x{..}")
         spelt = _spelt_char(self.s, self.i)
         if spelt is not None:
             # A letter spelt as an escape (\x69) folds as the letter does.
@@ -469,6 +475,12 @@ class _Parser:
             return _ESCAPE_CLASS[nxt]
         if nxt in "HWb" or nxt in _REFUSED_ESCAPES:
             raise self.fail(f"\\{nxt} inside a character class")
+        if nxt.isdigit() and nxt != "0" and self.s[self.i + 2 : self.i + 3].isdigit():
+            # Oniguruma reads "\151" as a group's number or as octal by how many groups the
+            # pattern has; the regex module as octal: its letter then folds otherwise.
+            digits = regex.match(r"\d+", self.s[self.i + 1 :])
+            assert digits is not None
+            raise self.fail(f"\\{digits.group()}", r"write the character itself or \x{..}")
         spelt = _spelt_char(self.s, self.i)
         if spelt is not None:
             # A class inside a case-insensitive group is refused whole (``char_class``).
