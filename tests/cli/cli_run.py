@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from core_helpers import REPO_ROOT
 
-PROGRESS = ("pre-tokenizing ", "merging ", "encoding ", "reading ")
+PROGRESS = ("pre-tokenizing ", "merging ", "encoding ", "reading ", "decompressing ", "scanning ")
 _OUT_NUMBER = itertools.count()
 
 

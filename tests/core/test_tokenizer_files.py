@@ -243,7 +243,7 @@ def test_a_rank_files_sidecar_keeps_its_pattern(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["hf", "tiktoken"])
 def test_a_one_letter_property_is_the_same_pattern_with_braces_or_without(tmp_path, fmt):
-    """Found by the review: a tokenizer.json holds \p{L} for \pL, a sidecar the pattern as
+    r"""Found by the review: a tokenizer.json holds \p{L} for \pL, a sidecar the pattern as
     given, so the same pattern given the other way was refused as a different one."""
     bare, braced = r" ?\pL+| ?\pN+|\s+|\S", r" ?\p{L}+| ?\p{N}+|\s+|\S"
     vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}

@@ -260,7 +260,7 @@ def _ordinary(data: TokenizerData) -> dict[int, bytes]:
 def _check_pattern_agrees(
     data: TokenizerData, pattern: str | None, source: str, path: Path | None
 ) -> None:
-    """A file that names its own pattern keeps it; a different one asked for is an error.
+    r"""A file that names its own pattern keeps it; a different one asked for is an error.
     Any spelling of the same pattern is that pattern: a name or its regex, and a one-letter
     property with braces or without (a tokenizer.json holds ``\p{L}`` for ``\pL``, a
     sidecar the pattern as given)."""
