@@ -248,6 +248,7 @@ REFUSED_PATTERNS = {
     # group or as octal by how many groups there are; the regex module otherwise.
     r"\U00000069": r"\U",
     r"(?i:\151)": r"\151",
+    r"[\151]": r"\151",
     r"(a|b": "unbalanced parenthesis",
     r"[ab": "unclosed character class",
     r"(?~abc)": "the group",

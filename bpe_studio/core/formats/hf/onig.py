@@ -283,6 +283,15 @@ class _Parser:
             out += c
         return out
 
+    def _refuse_numbered(self, nxt: str) -> None:
+        """Refuse an escape of two digits or more not starting with 0 ("\\151"): Oniguruma
+        reads it as a group's number or as octal by how many groups the pattern has, the
+        regex module as octal (its letter then folds otherwise)."""
+        if nxt.isdigit() and nxt != "0" and self.s[self.i + 2 : self.i + 3].isdigit():
+            digits = regex.match(r"\d+", self.s[self.i + 1 :])
+            assert digits is not None
+            raise self.fail(f"\\{digits.group()}", r"write the character itself or \x{..}")
+
     def escape(self) -> tuple[str, bool]:
         nxt = self.s[self.i + 1 : self.i + 2]
         if not nxt:
@@ -294,12 +303,7 @@ class _Parser:
             if self.ci and folds_apart(text):
                 raise self.fail(f"{text} inside a case-insensitive group", _END_THE_GROUP)
             return text, False
-        if nxt.isdigit() and nxt != "0" and self.s[self.i + 2 : self.i + 3].isdigit():
-            # Oniguruma reads "\151" as a group's number or as octal by how many groups the
-            # pattern has; the regex module as octal: its letter then folds otherwise.
-            digits = regex.match(r"\d+", self.s[self.i + 1 :])
-            assert digits is not None
-            raise self.fail(f"\\{digits.group()}", r"write the character itself or \x{..}")
+        self._refuse_numbered(nxt)
         spelt = _spelt_char(self.s, self.i)
         if spelt is not None:
             # A letter spelt as an escape (\x69) folds as the letter does.
@@ -475,12 +479,7 @@ class _Parser:
             return _ESCAPE_CLASS[nxt]
         if nxt in "HWb" or nxt in _REFUSED_ESCAPES:
             raise self.fail(f"\\{nxt} inside a character class")
-        if nxt.isdigit() and nxt != "0" and self.s[self.i + 2 : self.i + 3].isdigit():
-            # Oniguruma reads "\151" as a group's number or as octal by how many groups the
-            # pattern has; the regex module as octal: its letter then folds otherwise.
-            digits = regex.match(r"\d+", self.s[self.i + 1 :])
-            assert digits is not None
-            raise self.fail(f"\\{digits.group()}", r"write the character itself or \x{..}")
+        self._refuse_numbered(nxt)
         spelt = _spelt_char(self.s, self.i)
         if spelt is not None:
             # A class inside a case-insensitive group is refused whole (``char_class``).
