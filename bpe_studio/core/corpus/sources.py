@@ -208,7 +208,7 @@ def _buffered(stream: Any) -> BinaryIO:
     return io.BufferedReader(stream, _BUFFER)
 
 
-def _split_name(name: str) -> tuple[Kind, str | None]:
+def split_name(name: str) -> tuple[Kind, str | None]:
     """The kind and the compression a file's name says (``a.jsonl.zst``: JSONL, zstd)."""
     base, ext = os.path.splitext(name.lower())
     compression = _COMPRESSIONS.get(ext.lstrip("."))
@@ -282,7 +282,7 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
 def _kind_of(name: str, records: Kind | None) -> tuple[Kind, str | None]:
     """The kind and compression of the file ``name``: ``records`` when given (a name that
     says other records is an error), else what the name says."""
-    kind, compression = _split_name(name)
+    kind, compression = split_name(name)
     if records is None:
         return kind, compression
     if records is Kind.TEXT:

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 from psygnal import Signal
 
 from ...core.corpus.records import DEFAULT_TEXT_FIELD
+from ...core.corpus.sources import Kind as FileKind
+from ...core.corpus.sources import split_name
 from ...core.explain.vocabulary import Makeup
 from .errors import on_one_line
 from .file_versions import file_version
@@ -61,18 +63,13 @@ NO_RUN = "There is no run's tokenizer yet: train one or load one, or pick anothe
 # What the second tokenizer is called when it is the first (compared with itself): its name
 # twice read as two tokenizers ("only in GPT-4o 0 · only in GPT-4o 0").
 SAME_TOKENIZER = "the same tokenizer"
-RECORD_SUFFIXES = (".jsonl", ".ndjson", ".parquet")  # a file's name ends so: it holds records
-_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
 def _says_records(path: str) -> bool:
     """Whether the name of the file (or glob, or URL) ``path`` says records, as the core
-    reads a name: by its end, a compression suffix aside (``a.jsonl.gz``; not a folder named
-    ``c4.jsonl_dump``)."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
-    for suffix in _COMPRESSED:
-        name = name.removesuffix(suffix)
-    return name.endswith(RECORD_SUFFIXES)
+    reads a name (``sources.split_name``: ``a.jsonl.gz``; not a folder ``c4.jsonl_dump``)."""
+    kind, _ = split_name(path.replace("\\", "/").rsplit("/", 1)[-1])
+    return kind is not FileKind.TEXT
 
 
 class CorpusKind(enum.Enum):
