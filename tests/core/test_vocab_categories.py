@@ -7,6 +7,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+import regex
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -170,3 +171,18 @@ def test_scripts_know_the_common_ones():
     for name in ("Latin", "Han", "Cyrillic", "Arabic", "Hangul", "Canadian Aboriginal"):
         assert name in scripts.SCRIPTS
     assert len(set(CATEGORIES)) == len(CATEGORIES) <= 256  # codes are uint8
+
+
+def test_every_letter_of_a_script_the_regex_module_knows_gets_a_script():
+    # Jurchen and Seal letters were once "Unknown": the list lacked scripts regex knew.
+    letters = regex.findall(
+        r"[\p{L}--\p{Script=Zzzz}]", "".join(map(chr, range(0x110000))), flags=regex.V1
+    )
+    found = scripts.scripts_of(letters)
+    assert [c for c in letters if found[c] == scripts.UNKNOWN] == []
+    assert found["\U00018e00"] == "Jurchen" and found["\U0003d000"] == "Seal"
+
+
+def test_scripts_left_out_of_the_list_are_added_from_the_regex_modules_table():
+    newer = scripts._newer_names([n for n in scripts._LONG_NAMES if n not in ("Yezidi", "Seal")])
+    assert sorted(newer) == ["Seal", "Yezidi"]

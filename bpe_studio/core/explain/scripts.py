@@ -25,15 +25,16 @@ _LONG_NAMES = (
     "Chakma Cham Cherokee Chorasmian Coptic Cuneiform Cypriot Cypro_Minoan Deseret "
     "Dives_Akuru Dogra Duployan Egyptian_Hieroglyphs Elbasan Elymaic Garay Glagolitic Gothic "
     "Grantha Gunjala_Gondi Gurung_Khema Hanifi_Rohingya Hanunoo Hatran Imperial_Aramaic "
-    "Inscriptional_Pahlavi Inscriptional_Parthian Javanese Kaithi Kawi Kayah_Li Kharoshthi "
+    "Inscriptional_Pahlavi Inscriptional_Parthian Javanese Jurchen Kaithi Kawi Kayah_Li Kharoshthi "
     "Khitan_Small_Script Khojki Khudawadi Kirat_Rai Lepcha Limbu Linear_A Linear_B Lisu "
     "Lycian Lydian Mahajani Makasar Mandaic Manichaean Marchen Masaram_Gondi Medefaidrin "
     "Meetei_Mayek Mende_Kikakui Meroitic_Cursive Meroitic_Hieroglyphs Miao Modi Mro Multani "
     "Nabataean Nag_Mundari Nandinagari New_Tai_Lue Newa Nko Nushu Nyiakeng_Puachue_Hmong "
     "Ogham Ol_Chiki Ol_Onal Old_Hungarian Old_Italic Old_North_Arabian Old_Permic "
     "Old_Persian Old_Sogdian Old_South_Arabian Old_Turkic Old_Uyghur Osage Osmanya "
-    "Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Psalter_Pahlavi Rejang Runic "
-    "Samaritan Saurashtra Sharada Shavian Siddham Sidetic SignWriting Sogdian Sora_Sompeng "
+    "Pahawh_Hmong Palmyrene Pau_Cin_Hau Phags_Pa Phoenician Proto_Cuneiform Psalter_Pahlavi "
+    "Rejang Runic Samaritan Saurashtra Seal Sharada Shavian Siddham Sidetic SignWriting Sogdian "
+    "Sora_Sompeng "
     "Soyombo Sundanese Sunuwar Syloti_Nagri Tagalog Tagbanwa Tai_Le Tai_Tham Tai_Viet Tai_Yo "
     "Takri Tangsa Tangut Tifinagh Tirhuta Todhri Tolong_Siki Toto Tulu_Tigalari Ugaritic Vai "
     "Vithkuqi Wancho Warang_Citi Yezidi Zanabazar_Square Common Inherited"
@@ -64,7 +65,30 @@ def _known_names() -> list[str]:
         except regex.error:
             continue
         known.append(name)
-    return known
+    return known + _newer_names(known)
+
+
+# Script values no character takes (Scripts.txt): Zzzz, and Hrkt, Katakana and Hiragana together.
+_NO_CHARACTERS = ("UNKNOWN", "KATAKANAORHIRAGANA")
+
+
+def _newer_names(known: list[str]) -> list[str]:
+    """The scripts the installed ``regex`` knows that ``_LONG_NAMES`` does not (a newer
+    Unicode's), by the longest of their names in its table, so their letters are not called
+    ``UNKNOWN``; none where the table (not a public part of ``regex``) is not as expected."""
+    try:
+        from regex import _regex_core
+
+        table = vars(_regex_core)["PROPERTIES"]["SCRIPT"][1]
+        listed = {table[name.upper().replace("_", "")] for name in known}
+        empty = {table[name] for name in _NO_CHARACTERS}
+    except (ImportError, AttributeError, KeyError, IndexError, TypeError):
+        return []
+    names: dict[int, str] = {}
+    for name, value in table.items():
+        if value not in listed and value not in empty and len(name) > len(names.get(value, "")):
+            names[value] = name
+    return [name.capitalize() for _, name in sorted(names.items())]
 
 
 _KNOWN = _known_names()
