@@ -67,7 +67,8 @@ def test_the_menus_hold_what_a_user_looks_for(window):
     file = menu_texts(window.menus.file_menu)
     assert file["Open corpus…"] == "Ctrl+O"
     assert file["Load tokenizer…"] == "Ctrl+L"
-    assert window.menus.save_action.text().replace("&", "").startswith("Save tokenizer")
+    save = window.menus.save_action.text().replace("&", "")
+    assert save == "Save tokenizer as GPT-2 files (vocab.json + merges.txt)…"  # not "((…))"
     assert window.menus.save_action.shortcut().toString() == "Ctrl+S"
     assert file["Quit"] == "Ctrl+Q"
     help_ = menu_texts(window.menus.help_menu)

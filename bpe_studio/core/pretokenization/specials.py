@@ -25,7 +25,7 @@ DEFAULT_SPECIAL_TOKEN = "<|endoftext|>"
 # The forms of the special tokens in use: "<|endoftext|>", "<|im_start|>", "<s>", "</s>",
 # "<pad>" (angle brackets); "[CLS]", "[SEP]", "[unused0]" (square brackets); no whitespace
 # inside. Where a file gives no list, only vocabulary entries of these forms are taken for
-# special tokens (``gpt2_format.infer_special_tokens``).
+# special tokens (``gpt2.infer_special_tokens``).
 _LOOKS_SPECIAL = regex.compile(r"<[^\s<>]+>|\[[^\s\[\]]+\]")
 
 

@@ -2,7 +2,8 @@
 
 What it does: :class:`AppMenus` fills a window's menu bar. File: Open corpus… (Ctrl+O),
 Open corpus by glob or URL…, Open held-out text…, Load tokenizer… (Ctrl+L), Save tokenizer
-(Ctrl+S, in the format saved last, which the entry names) and Save tokenizer as (each format),
+(Ctrl+S, in the format saved last, which the entry names: "Save tokenizer as GPT-2 files
+…") and Save tokenizer as (each format),
 Quit (Ctrl+Q, which asks before losing an unsaved run, as closing does). View: each tab
 (Ctrl+1, Ctrl+2, …) and the colour scheme (System, Light, Dark). Help: Keyboard shortcuts (F1)
 and About. An entry that does what a button of the panel does is enabled exactly when that
@@ -164,7 +165,7 @@ class AppMenus(QObject):
     def _name_save_action(self) -> None:
         formats = self.handlers.save_formats
         fmt = last_save_format(formats)
-        self.save_action.setText(f"&Save tokenizer ({_format_text(formats, fmt)})…")
+        self.save_action.setText(f"&Save tokenizer as {_format_text(formats, fmt)}…")
 
     @Slot()
     def _list_tabs(self) -> None:
