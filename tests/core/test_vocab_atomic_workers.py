@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -16,7 +17,7 @@ from core_helpers import EOT, slice_head, write_text
 from bpe_studio.core import count_file, count_text, train_bpe
 from bpe_studio.core.corpus.counting import resolve_workers
 from bpe_studio.core.encode.encode_file import encode_file
-from bpe_studio.core.io.atomic import atomic_open, atomic_write_text
+from bpe_studio.core.io.atomic import atomic_open, atomic_write_all, atomic_write_text
 from bpe_studio.core.train.vocab import (
     check_vocab_size,
     first_merge_id,
@@ -92,6 +93,46 @@ def test_atomic_write_leaves_the_old_file_on_error(tmp_path):
     with pytest.raises(ValueError, match="mode"):
         with atomic_open(target, "a"):
             pass
+
+
+def test_atomic_write_all_refuses_a_folder_at_any_target_before_replacing_one(tmp_path):
+    """A folder where the second file goes (merges.txt made a directory) failed only at its
+    rename, after the first file (vocab.json) was replaced: the pair then loaded as another
+    tokenizer, or not at all. Every target is checked before anything is written."""
+    first, second = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    first.write_bytes(b"old vocab")
+    second.mkdir()
+    with pytest.raises(IsADirectoryError) as caught:
+        atomic_write_all([(first, b"new vocab"), (second, b"new merges")])
+    assert caught.value.filename == os.fspath(second)
+    assert first.read_bytes() == b"old vocab"
+    assert sorted(os.listdir(tmp_path)) == ["merges.txt", "vocab.json"]
+    assert os.listdir(second) == []
+
+
+@pytest.mark.parametrize("old", [True, False], ids=["replacing", "new"])
+def test_atomic_write_all_puts_back_what_a_failed_rename_replaced(tmp_path, monkeypatch, old):
+    """A rename that fails after another succeeded (any error a check cannot foresee) leaves
+    the files already renamed as they were: the old ones put back, new ones removed."""
+    first, second = tmp_path / "a.tiktoken", tmp_path / "a.tiktoken.json"
+    if old:
+        first.write_bytes(b"old ranks")
+        second.write_bytes(b"old sidecar")
+    before = {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)}
+    real = os.replace
+    calls = []
+
+    def second_fails(src, dst):
+        calls.append(os.fspath(dst))
+        if len(calls) == 2:
+            raise OSError(errno.EIO, "Input/output error", os.fspath(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", second_fails)
+    with pytest.raises(OSError, match="Input/output error"):
+        atomic_write_all([(first, b"new ranks"), (second, b"new sidecar")])
+    assert calls[:2] == [os.fspath(first), os.fspath(second)]
+    assert {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)} == before
 
 
 # --- workers -----------------------------------------------------------------------------------

@@ -6,20 +6,22 @@ tokenizer or id file under the final name; the new file gets the permissions a p
 would give it. A symbolic link at ``path`` is written through, as the shell's ``>`` writes:
 the file it names is replaced and the link stays. :func:`atomic_write_all` writes files that
 belong together (a vocabulary and its merges): all of them, or, when one cannot be written
-(a full disk), none. :func:`output_folder` and :func:`folder_for` make the folders a write
-needs and remove them again when it fails. What it leaves out: what is written (``gpt2``,
-``encode_file``).
+(a full disk, a folder in its place), none: the old files stay, or are put back.
+:func:`output_folder` and :func:`folder_for` make the folders a write needs and remove them
+again when it fails. What it leaves out: what is written (``gpt2``, ``encode_file``).
 """
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
+import secrets
 import shutil
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
@@ -137,23 +139,82 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> None:
-    """Write each ``(path, data)``: every file is written whole to its temporary file first,
-    and only then are they renamed into place, so a failure (a full disk) leaves every path
-    as it was, never one new file beside an old or missing partner."""
-    written: list[tuple[str, Path]] = []
+    """Write each ``(path, data)``, all or none: a folder at any path is refused (an
+    IsADirectoryError naming it) before anything is written; every file is written whole to
+    its temporary file, and only then are they renamed into place. A rename that still fails
+    puts back the files renamed before it, so every path is as it was, never one new file
+    beside an old or missing partner."""
+    targets = [_target(path) for path, _ in files]
+    for (path, _), target in zip(files, targets):
+        if target.is_dir():
+            raise IsADirectoryError(
+                errno.EISDIR,
+                "Is a directory, where a file is to be written: move it away, or write elsewhere",
+                os.fspath(path),
+            )
+    temps: list[str] = []
+    kept: list[Path | None] = []
     try:
-        for path, data in files:
-            target = _target(path)
+        for (_, data), target in zip(files, targets):
             fd, tmp = _temp_file(target)
-            written.append((tmp, target))
+            temps.append(tmp)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-        for tmp, target in written:
+        # subtle: kept only once every temporary file is made, as making one removes stale
+        # temporary files beside its target, a pattern a kept file's name matches too.
+        kept.extend(_keep(target) for target in targets)
+        for tmp, target in zip(temps, targets):
             os.replace(tmp, target)
     except BaseException:
-        for tmp, _ in written:
-            Path(tmp).unlink(missing_ok=True)
+        _put_back(temps, targets, kept)
         raise
+    finally:
+        for old in kept:
+            if old is not None:
+                with suppress(OSError):
+                    old.unlink(missing_ok=True)
+
+
+def _keep(target: Path) -> Path | None:
+    """A second name beside ``target`` for the file there now (None when there is none), to
+    put it back should a later rename fail. A hard link, so that ``target`` stays in place
+    meanwhile, untouched; a copy where the file system has no hard links."""
+    if not target.exists():
+        return None
+    prefix = temp_prefix(target.name)
+    while True:
+        old = target.with_name(f"{prefix}{secrets.token_hex(4)}.tmp")
+        try:
+            os.link(target, old)
+            return old
+        except FileExistsError:
+            continue
+        except OSError:
+            break
+    fd, copy = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copy2(target, copy)
+    except BaseException:
+        Path(copy).unlink(missing_ok=True)
+        raise
+    return Path(copy)
+
+
+def _put_back(temps: list[str], targets: list[Path], kept: list[Path | None]) -> None:
+    """Undo a failed :func:`atomic_write_all`: a temporary file still there was not renamed
+    and is removed; a target already renamed over gets its kept file back, or is removed if
+    no file was there before. Best effort: the error that failed the write is the one that
+    counts."""
+    renaming = len(kept) == len(temps)  # the renames begin only once every file is kept
+    for tmp, target, old in zip(temps, targets, kept if renaming else [None] * len(temps)):
+        with suppress(OSError):
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+            elif renaming and old is not None:
+                os.replace(old, target)
+            elif renaming:
+                target.unlink(missing_ok=True)
 
 
 @contextmanager
