@@ -11,7 +11,7 @@ The rule (train, encode, decode, convert; the README's "Outputs" says the same):
    compared resolved, and as the same file where both exist (links).
 3. An existing file is replaced only with ``--force``, and a directory that already holds a
    tokenizer (GPT-2 files, ``tokenizer.json``, a ``.tiktoken``) gets another one only with
-   ``--force``.
+   ``--force``; a directory where a file is to go is never replaced.
 4. A place that cannot be written fails before any work: :func:`check_out_dir` and
    :func:`check_out_file` create what is missing, write a probe file and remove both again.
 Files are written beside their final name and renamed into place (``core.io.atomic``), so an
@@ -322,6 +322,12 @@ def check_out_dir(
         raise CliError(f"{user_path}: exists and is not a directory (--out names a directory)")
     for name in files:
         _not_an_input(out / name, user_path, inputs)
+        if (out / name).is_dir():
+            raise CliError(
+                f"{os.path.join(user_path, name)}: is a directory, where a file is to be "
+                "written (--force replaces files, not directories); move it away, or choose "
+                "another --out"
+            )
     if out.is_dir() and not force:
         present = [name for name in files if (out / name).exists()]
         if present:

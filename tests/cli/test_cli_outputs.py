@@ -452,6 +452,32 @@ def test_a_folder_holding_the_same_files_names_them_in_number(tmp_path, fmt, fil
     assert f"already holds {files}; pass --force to replace {pronoun}," in line
 
 
+@pytest.mark.parametrize(
+    ("fmt", "first", "second"),
+    [("gpt2", "vocab.json", "merges.txt"), ("tiktoken", "x.tiktoken", "x.tiktoken.json")],
+)
+def test_a_folder_where_a_tokenizer_file_goes_is_named_before_any_work(
+    tmp_path, fmt, first, second
+):
+    """A folder in place of the second file (merges.txt) failed, even with --force, only once
+    the first file (vocab.json) was already replaced, and the line named --out alone
+    ("out: cannot write there: Is a directory"). It is named before anything is written."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / first).write_text("{}", encoding="utf-8")
+    (out / second).mkdir()
+    for force in ((), ("--force",)):
+        name = ("--name", "x") if fmt == "tiktoken" else ()
+        args = ("convert", "gpt2", "--to", fmt, *name, "--out", "out", *force)
+        assert error_line(cli(tmp_path, *args)) == (
+            f"bpe-studio: error: {os.path.join('out', second)}: is a directory, where a file "
+            "is to be written (--force replaces files, not directories); move it away, or "
+            "choose another --out"
+        )
+        assert (out / first).read_text(encoding="utf-8") == "{}"
+        assert sorted(p.name for p in out.iterdir()) == sorted([first, second])
+
+
 def _in_a_notebook(stdout, *args: object) -> tuple[int, str]:
     """``main(ARGS)`` with ``sys.stdout`` replaced by ``stdout``, as a notebook replaces it:
     the exit status and stderr."""
