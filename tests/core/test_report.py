@@ -340,3 +340,15 @@ def test_a_sample_a_pattern_does_not_cover_leaves_out_only_its_cells():
     chinese_run = next(r for r in rows if (r["sample"], r["tokenizer"]) == ("Chinese", "run"))
     assert "does not match '好' (U+597D)" in chinese_run["left_out"]
     assert left_out_note(compute_report(samples[:1], [("run", latin)])) == ""
+
+
+def test_the_left_out_note_of_one_sample_reads_in_the_singular():
+    """The audit: one sample a run could not encode read "run cannot encode Chinese (their
+    cells are left out): in Chinese, ...", plural for one cell and the sample named twice."""
+    latin = Tokenizer(BYTES, [], pattern=r"\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}")
+    samples = [Sample("English", "once upon a time"), Sample("Chinese", "好感")]
+    note = left_out_note(compute_report(samples, [("run", latin)]))
+    assert note.startswith(
+        "run cannot encode Chinese (its cell is left out): the pattern "
+        r"'\p{Latin}+|\p{N}+|\s+|\p{P}|\p{S}' does not match '好' (U+597D) at character 0"
+    )

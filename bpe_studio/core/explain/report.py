@@ -232,18 +232,20 @@ def unknown_note(report: Report) -> str:
 def left_out_note(report: Report) -> str:
     """Which samples each tokenizer could not encode and why ("" if none), e.g. "run cannot
     encode Chinese and Emoji (their cells are left out): in Chinese, the pattern ... does not
-    match '好' ...": the first sample's reason, which says what to do, stands for the rest."""
+    match '好' ...": the first sample's reason, which says what to do, stands for the rest
+    (of one sample: "run cannot encode Chinese (its cell is left out): the pattern ...")."""
     parts = []
     for name in report.tokenizers:
         held = [x for x in report.left_out if x.tokenizer == name]
         if not held:
             continue
-        samples = [x.sample for x in held]
-        listed = ", ".join(samples[:-1]) + " and " + samples[-1] if len(held) > 1 else samples[0]
-        parts.append(
-            f"{name} cannot encode {listed} (their cells are left out): in {held[0].sample}, "
-            f"{held[0].reason}"
-        )
+        first = held[0]
+        if len(held) == 1:
+            said = f"{first.sample} (its cell is left out): "
+        else:
+            listed = ", ".join(x.sample for x in held[:-1]) + " and " + held[-1].sample
+            said = f"{listed} (their cells are left out): in {first.sample}, "
+        parts.append(f"{name} cannot encode {said}{first.reason}")
     return "; ".join(parts)
 
 
