@@ -86,4 +86,7 @@ def test_an_editor_tokenizer_missing_characters_says_so_and_paints_nothing(qtbot
     assert "split_back" not in status
     assert editor.spans is None and editor.tokenizer is None
     assert window.ids_panel.ids.size == 0
-    assert editor.source_label.text() == "could not tokenize with bytes only (no merges yet)"
+    # The audit: "could not tokenize with trained on en2m.txt, 999 merges" (a run's
+    # tokenizer is described, not named): what happened, then the tokenizer as the header
+    # names it alone.
+    assert editor.source_label.text() == "could not tokenize · bytes only (no merges yet)"

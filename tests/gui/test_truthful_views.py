@@ -181,7 +181,7 @@ def test_a_picked_tokenizer_is_not_named_before_its_colours_are_shown(qtbot, win
     label = editor.source_label.text()
     painted = editor.edit._spans  # the colours on screen (marked out of date meanwhile)
     assert painted.ids.tolist() == run_ids  # still the run's colours, and it says so
-    assert label.startswith("loading GPT-2") and "trained on" in label
+    assert label.startswith("loading… · GPT-2 · still showing ") and "trained on" in label
     held_spans.set()
     qtbot.waitUntil(lambda: not editor.busy and editor.source_label.text().startswith("GPT-2"))
     assert editor.spans.ids.tolist() == Tokenizer.preset("gpt2").encode(editor.text())

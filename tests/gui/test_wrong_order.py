@@ -73,7 +73,7 @@ def test_a_second_failed_train_does_not_claim_a_tokenizer_is_shown(qtbot, window
 def test_a_paused_run_moved_back_says_which_step_the_editor_shows(qtbot, window):
     paused_in_window(qtbot, window, CORPUS, 600, after=29, workers=1)
     window.timeline.select_step(5)
-    # First the 30-merge tokenizer cut to step 5, then "tokenizing with ...…" while the
+    # First the 30-merge tokenizer cut to step 5, then "tokenizing… · ..." while the
     # controller's rebuild at step 5 runs: the label it ends with is the one that matters
     # (before the fix it ended "training, 5 merges so far", and this wait timed out).
     label = window.editor.source_label

@@ -609,7 +609,10 @@ class TokenEditor(QWidget):
     def _show_label(self) -> None:
         """The header names the tokenizer and step of the colours shown, and says so while
         another one is being worked out (the colours, the ids and the counts below always
-        belong together: they come from one result)."""
+        belong together: they come from one result). What is under way comes first, then
+        " · " and the tokenizer as the header names it alone: a run's is described, not
+        named ("trained on …", "training, …"), and "could not tokenize with trained on …"
+        did not read as English."""
         painted, step = self._painted
         source = self._source
         state = self._hub.state if self._hub is not None else None
@@ -617,9 +620,7 @@ class TokenEditor(QWidget):
             text = ""
         elif painted is None:
             named = _describe(state, source, self._step)
-            text = (
-                f"could not tokenize with {named}" if self._failed else f"tokenizing with {named}…"
-            )
+            text = f"{'could not tokenize' if self._failed else 'tokenizing…'} · {named}"
         elif (painted, step) == (source, self._step):
             text = _describe(state, painted, step)
         elif painted is source or _same_run(painted, source):
@@ -627,7 +628,7 @@ class TokenEditor(QWidget):
             text = f"updating to step {target:,}… · {_describe(state, painted, step)}"
         else:
             shown = _describe(state, painted, step)
-            text = f"loading {_describe(state, source, self._step)}… · {shown}"
+            text = f"loading… · {_describe(state, source, self._step)} · still showing {shown}"
         self.source_label.setText(text)
 
     def set_text(self, text: str) -> None:
