@@ -5,7 +5,8 @@ feeds two read-only panes, each tokenized by its own choice (a preset, the run's
 loaded file: :class:`~.picker.TokenizerPicker`). Above each pane: token count, bytes per token
 and characters per token. In the panes, tokens that both tokenizers cut the same way are grey,
 the others blue and orange, and the first character after every boundary only one of them has
-(``report.boundary_diff``) is underlined in red on both sides. The panes scroll together.
+(``report.boundary_diff``) is underlined in red on both sides (a line break, which has no
+glyph, by a red "↵" at the end of its line, as the editor draws one). The panes scroll together.
 Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob` (latest request wins), and
 only while the page is shown; panes paint only their visible part. Hovering a pane shows the
 token(s) under the pointer (id and bytes).
@@ -22,6 +23,9 @@ import numpy as np
 from PySide6.QtCore import QEvent, QPoint, Qt, Signal, Slot
 from PySide6.QtGui import (
     QColor,
+    QFont,
+    QPainter,
+    QPaintEvent,
     QTextCharFormat,
     QTextFormat,
 )
@@ -51,6 +55,7 @@ from .common import (
 )
 from .kept_text_edit import KeptTextEdit
 from .lazy_page import LazyPage
+from .line_breaks import LINE_BREAK, draw_line_break
 from .picker import ENCODE_LOCK, Choice, FailedPick, TokenizerPicker, preset_key
 from .theme import colours, muted, themed
 
@@ -174,6 +179,8 @@ class ComparePane(QPlainTextEdit):
         self.comparison: Comparison | None = None
         self.side: Side | None = None
         self._formats = BlockFormats(self)
+        # The marks on line breaks shown: (character offset, document position, background).
+        self._breaks: list[tuple[int, int, QColor]] = []
         self._repaint = single_shot(self, 0, self.paint_visible)
         themed(self, ComparePane._restyle)
         self.verticalScrollBar().valueChanged.connect(self._schedule)
@@ -190,6 +197,10 @@ class ComparePane(QPlainTextEdit):
         mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
         mark.setUnderlineColor(QColor(c.diff_mark))
         mark.setProperty(MARK_PROPERTY, True)
+        self._mark_colour = QColor(c.diff_mark)
+        self._mark_font = QFont(self.font())
+        self._mark_font.setBold(True)
+        self._mark_font.setUnderline(True)
         # subtle: a marked character is painted with its token's own format plus the mark, as
         # a range of its own (``BlockFormats.show`` takes ranges that do not overlap).
         self._marked = {
@@ -235,6 +246,8 @@ class ComparePane(QPlainTextEdit):
         side, comparison = self.side, self.comparison
         if side is None or comparison is None:
             self._formats.clear()
+            self._breaks = []
+            self.viewport().update()
             return
         spans, diff = side.spans, comparison.diff
         tok = spans.tokenizer
@@ -244,7 +257,8 @@ class ComparePane(QPlainTextEdit):
         lo, hi = spans.index_range(first, last)
         hi = min(hi, lo + MAX_PAINTED)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
-        ranges = []
+        ranges, breaks = [], []
+        text = comparison.text
         i = lo
         while i < hi:
             a, b, j = int(starts[i]), int(ends[i]), i + 1
@@ -262,6 +276,12 @@ class ComparePane(QPlainTextEdit):
             # the next block's first character).
             k_end = int(np.searchsorted(diff, b, side="left"))
             for d in diff[k:k_end].tolist():
+                if LINE_BREAK.match(text, d):
+                    # A paragraph's end paints no glyph, so no underline either: it gets a
+                    # "↵" of its own (paintEvent), else the header's count of boundaries
+                    # would be more than the marks seen.
+                    breaks.append((d, spans.to_utf16(d), fmt.background().color()))
+                    continue
                 if a < d:
                     ranges.append(self._range(a, d, fmt))
                 ranges.append(self._range(d, d + 1, self._marked[id(fmt)]))
@@ -270,6 +290,17 @@ class ComparePane(QPlainTextEdit):
                 ranges.append(self._range(a, b, fmt))
             i = j
         self._formats.show(ranges)
+        self._breaks = breaks
+        self.viewport().update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        super().paintEvent(event)
+        if not self._breaks:
+            return
+        painter = QPainter(self.viewport())
+        for _char, unit, background in self._breaks:
+            draw_line_break(self, painter, unit, background, self._mark_colour, self._mark_font)
+        painter.end()
 
     def painted(self) -> list[PaintedRange]:
         """The token colours and marks painted now: document ranges and their formats."""
@@ -298,13 +329,14 @@ class ComparePane(QPlainTextEdit):
         return answer_token_tooltip(self, event) or super().viewportEvent(event)
 
     def marked_offsets(self) -> list[int]:
-        """Character offsets of the boundary marks painted now (for tests)."""
+        """Character offsets of the boundary marks painted now, on line breaks too (for
+        tests)."""
         if self.side is None:
             return []
+        spans = self.side.spans
         return sorted(
-            self.side.spans.from_utf16(painted.start)
-            for painted in self.painted()
-            if painted.format.property(MARK_PROPERTY)
+            [spans.from_utf16(p.start) for p in self.painted() if p.format.property(MARK_PROPERTY)]
+            + [char for char, _unit, _background in self._breaks]
         )
 
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import regex
 from PySide6.QtCore import QEvent, QPoint, QRect, Qt, Signal, Slot
 from PySide6.QtGui import (
     QColor,
@@ -75,10 +74,10 @@ from .common import (
 from .editor_legend import EditorLegend
 from .kept_text_edit import KeptTextEdit
 from .layouts import column
+from .line_breaks import LINE_BREAK, draw_line_break
 from .theme import colours, muted, themed
 
 MAX_PAINTED = 6000  # a safety cap for a screenful of very short tokens
-_LINE_BREAK = regex.compile("[\n\r\u2029]")
 PIECE_DEBOUNCE_MS = 150
 
 
@@ -271,7 +270,7 @@ class TokenTextEdit(KeptTextEdit):
         (a document paints nothing for a paragraph end, so a newline token would be invisible)."""
         text, ids = spans.text, spans.ids
         markers: list[tuple[int, QColor]] = []
-        for m in _LINE_BREAK.finditer(text, first, last):
+        for m in LINE_BREAK.finditer(text, first, last):
             c = m.start()
             if text[c] == "\n" and c > 0 and text[c - 1] == "\r":
                 continue  # "\r\n" is one paragraph end: one marker
@@ -293,14 +292,9 @@ class TokenTextEdit(KeptTextEdit):
         if not (self._markers or self._outlines):
             return
         painter = QPainter(self.viewport())
-        metrics = self.fontMetrics()
-        width = metrics.horizontalAdvance("↵") + 2
+        text_colour = QColor(colours().token_text)
         for unit, colour in self._markers:
-            r = self._rect_at(unit)
-            box = QRect(r.left() + 1, r.top(), width, r.height())
-            painter.fillRect(box, colour)
-            painter.setPen(QColor(colours().token_text))
-            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "↵")
+            draw_line_break(self, painter, unit, colour, text_colour)
         pen = QPen(QColor(colours().accent))
         pen.setWidth(2)
         painter.setPen(pen)
