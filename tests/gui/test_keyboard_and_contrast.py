@@ -150,3 +150,59 @@ def test_the_views_own_font_sizes_follow_a_larger_application_font(qtbot, qapp):
     finally:
         qapp.setFont(before)
     assert points(8) == 8 and monospace_font(11).pointSizeF() == 11
+
+
+def _tab_stops(qtbot, window, page: QWidget) -> list[tuple[QWidget, bool]]:
+    """The widgets of ``page`` Tab reaches, in order (from the tab bar, as a user goes), and
+    whether each looks different with the focus Tab gave it than without."""
+    window.tabs.tabBar().setFocus()
+    stops: list[tuple[QWidget, bool]] = []
+    for _ in range(80):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        widget = QApplication.focusWidget()
+        if widget in [w for w, _shows in stops]:
+            break
+        if widget is None or not page.isAncestorOf(widget):
+            continue
+        focused = widget.grab().toImage()
+        window.tabs.tabBar().setFocus()
+        qtbot.waitUntil(lambda w=widget: not w.hasFocus())
+        stops.append((widget, widget.grab().toImage() != focused))
+        widget.setFocus(Qt.FocusReason.TabFocusReason)  # on from here with the next Tab
+        qtbot.waitUntil(widget.hasFocus)
+    return stops
+
+
+def test_every_tab_stop_shows_it_has_the_focus(qtbot, app_style, window):
+    """The audit tabbed through each page: Compare's two panes, the Report's chart and the
+    lab's four charts (and the Train page's three plots) took the focus, looked no different
+    with it and did nothing from the keyboard. The charts are no tab stops now (what a click
+    on the lab's categories does, its category box does), and Compare's panes, text to select
+    and copy, show a focus frame. (A table or merge tree shows its focus on a current row or
+    node: one with none to show, as at start, is left out here.)"""
+    import pyqtgraph as pg
+    from PySide6.QtWidgets import QAbstractItemView
+
+    from bpe_studio.gui.views.merge_tree import MergeTreeView
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    dead = []
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        page = window.tabs.currentWidget()
+        qtbot.waitUntil(lambda p=page: not getattr(p, "busy", False), timeout=60_000)
+        qtbot.wait(100)
+        stops = _tab_stops(qtbot, window, page)
+        assert len(stops) > 3, window.tabs.tabText(index)
+        for widget, shows in stops:
+            name = f"{window.tabs.tabText(index)}: {widget.accessibleName() or type(widget)}"
+            if isinstance(widget, pg.GraphicsView):
+                dead.append(f"{name} (a chart)")
+            elif isinstance(widget, QAbstractItemView) and widget.model().rowCount() == 0:
+                continue
+            elif isinstance(widget, MergeTreeView) and not widget.node_items():
+                continue
+            elif not shows:
+                dead.append(name)
+    assert dead == [], "\n".join(dead)

@@ -57,6 +57,15 @@ def monospace_font(point_size: float | None = None) -> QFont:
     return font
 
 
+def not_a_tab_stop(chart: QWidget) -> None:
+    """Leave ``chart`` (a pyqtgraph plot) out of the Tab order. pyqtgraph makes every plot
+    take the focus, for zoom keys only its rectangle mode reads, and a plot draws no focus:
+    Tab stopped on each chart, showed nothing and did nothing there. The mouse's pan and zoom
+    need no focus, and what a click on a chart does has a control of its own (the lab's
+    category box for a category's bar)."""
+    chart.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+
+
 def title_label(text: str) -> QLabel:
     """A section title (for one whose text changes, hold it in a :class:`SteadyLabel`)."""
     label = QLabel(text)

@@ -175,7 +175,13 @@ class ComparePane(QPlainTextEdit):
         self.setReadOnly(True)
         self.setFont(monospace_font(11))
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A Tab stop, so text to select and copy from the keyboard too; it shows the focus
+        # by a caret and a frame (``theme``'s style sheet: a read-only view draws neither).
+        self.setObjectName("comparePane")
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
         self.comparison: Comparison | None = None
         self.side: Side | None = None
         self._formats = BlockFormats(self)

@@ -41,7 +41,7 @@ from ..model.curves import (
 from ..model.heldout import english_like, heldout_label, heldout_problem
 from ..model.state import Phase
 from ..responsiveness.busy import wait_while_gui_busy
-from .common import points, steady_label, title_label
+from .common import not_a_tab_stop, points, steady_label, title_label
 from .layouts import column
 from .theme import Colours, colours, muted, themed
 
@@ -131,6 +131,7 @@ class CompressionPlot(QWidget):
         )
         self.plot_widget = pg.PlotWidget(axisItems={"bottom": MergeAxis("bottom")})
         self.plot_widget.setAccessibleName("Compression curve: bytes per token by merge")
+        not_a_tab_stop(self.plot_widget)
         plot = self.plot = self.plot_widget.getPlotItem()
         plot.setMenuEnabled(False)
         plot.hideButtons()

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 from ...core.explain.categories import label
 from ...core.explain.vocabulary import Makeup
 from ..model.lab_records import OverlapResult, UsageResult
-from .common import monospace_font, points
+from .common import monospace_font, not_a_tab_stop, points
 from .pair_chart import linear_ticks, log_ticks, spaced_ticks
 from .theme import Colours, colours, themed
 
@@ -198,6 +198,7 @@ class LabCharts(QWidget):
         names = ("Categories", "Byte lengths", "Usage by rank of count", "Overlap")
         for i, widget in enumerate(self.widgets):
             widget.setAccessibleName(f"{names[i]} chart")
+            not_a_tab_stop(widget)
             widget.setMinimumSize(*PLOT_MIN)
             self._grid.addWidget(widget, i // 2, i % 2)
 

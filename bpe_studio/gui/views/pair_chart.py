@@ -34,7 +34,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
-from .common import monospace_font, points, title_label
+from .common import monospace_font, not_a_tab_stop, points, title_label
 from .theme import colours, themed
 
 TOP_K = 20
@@ -186,6 +186,7 @@ class PairChart(QWidget):
 
         self.pairs_widget = pg.PlotWidget()
         self.pairs_widget.setAccessibleName("Pair counts: the pairs left before the next merge")
+        not_a_tab_stop(self.pairs_widget)
         self.pairs_plot = self.pairs_widget.getPlotItem()
         _style_plot(self.pairs_plot)
         self.pairs_plot.invertY(True)
@@ -209,6 +210,7 @@ class PairChart(QWidget):
 
         self.decay_widget = pg.PlotWidget()
         self.decay_widget.setAccessibleName("Pair count of each merge, by merge rank")
+        not_a_tab_stop(self.decay_widget)
         self.decay_widget.setMinimumWidth(200)
         self.pairs_widget.setMinimumWidth(MIN_WIDTH - 200 - 6)
         self.decay_plot = self.decay_widget.getPlotItem()

@@ -49,7 +49,7 @@ from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.lab_records import CorpusRef
 from ..model.panes import report_pane
-from .common import points, steady_label, title_label
+from .common import not_a_tab_stop, points, steady_label, title_label
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, NONE, RUN, Choice, FailedPick, TokenizerPicker, preset_key
 from .save_chooser import choose_and_save
@@ -170,6 +170,7 @@ class ReportView(LazyPage):
 
         self.chart = pg.PlotWidget()
         self.chart.setAccessibleName(CHART_TITLE)
+        not_a_tab_stop(self.chart)
         plot = self.chart.getPlotItem()
         plot.setLabel("left", "bytes per token")
         plot.setMouseEnabled(x=False, y=False)

@@ -448,6 +448,8 @@ QLabel#sectionTitle {{ color: {c.text}; }}
 QWidget#trainingPanel {{ background: {c.panel}; border: 1px solid {c.panel_border}; }}
 QPushButton#primary {{ background: #3b5bdb; color: #ffffff; border: 1px solid #364fc7; }}
 QPushButton#primary:focus {{ border: 2px solid {c.text}; }}
+QPlainTextEdit#comparePane {{ border: 1px solid {c.border}; padding: 1px; }}
+QPlainTextEdit#comparePane:focus {{ border: 2px solid palette(highlight); padding: 0px; }}
 QPushButton:checked {{
     background: #3b5bdb;
     color: #ffffff;
