@@ -206,3 +206,10 @@ def test_every_tab_stop_shows_it_has_the_focus(qtbot, app_style, window):
             elif not shows:
                 dead.append(name)
     assert dead == [], "\n".join(dead)
+    # A pane shows its focus by its frame, not only by a caret that blinks.
+    window.tabs.setCurrentWidget(window.compare)
+    pane = window.compare.panes[0]
+    pane.setFocus()
+    qtbot.waitUntil(pane.hasFocus)
+    edge = pane.grab().toImage().pixelColor(0, pane.height() // 2)
+    assert edge == pane.palette().color(QPalette.ColorRole.Highlight)
