@@ -444,6 +444,21 @@ def test_merge_rank_is_the_first_merge_making_the_token(kind):
         assert tok.merge_rank(tok.special_id(special)) is None
 
 
+def test_merge_rank_of_an_id_not_in_the_vocabulary_is_an_error_naming_it(kind):
+    """An API audit: merge_rank(10**9) and merge_rank(-1) gave None, as for a byte, where
+    decode_single_token_bytes of the same id raises ValueError naming it."""
+    tok = kind.tok
+    if kind.name in NO_MERGES:
+        return  # no merges to rank: the error above says so whatever the id
+    for bad in (10**9, -1, tok.max_token_value + 1):
+        with pytest.raises(ValueError, match=rf"merge_rank: unknown token id {bad}\b"):
+            tok.merge_rank(bad)
+    with pytest.raises(TypeError, match="merge_rank: token_id must be an int"):
+        tok.merge_rank(1.0)  # type: ignore[arg-type]
+    if kind.name in BYTE_LEVEL:
+        assert tok.merge_rank(tok.encode_single_token(b"a")) is None  # a byte: no merge
+
+
 def test_truncated_keeps_the_first_merges(kind):
     tok = kind.tok
     if kind.name in NO_MERGES:

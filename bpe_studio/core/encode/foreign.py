@@ -45,7 +45,14 @@ from .decoding import refuse_unordered
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
 from .id_arrays import array_dtype
-from .interface import check_batch, check_text, check_threads, end_of_text, single_token
+from .interface import (
+    check_batch,
+    check_text,
+    check_threads,
+    end_of_text,
+    known_id,
+    single_token,
+)
 from .token_spans import TokenSpan, span_cuts
 from .tokenizer import Tokenizer
 
@@ -288,8 +295,9 @@ class ForeignTokenizer:
     def merge_rank(self, token_id: int) -> int | None:
         """The rank of the merge that made ``token_id`` (None for a token no merge makes:
         characters, byte-fallback and special tokens). WordPiece and Unigram have no merges:
-        ValueError saying so."""
-        return self._bpe("merge_rank").rank_of(token_id)
+        ValueError saying so; so does an id not in the vocabulary, naming it."""
+        merges = self._bpe("merge_rank")
+        return merges.rank_of(known_id(self.vocab, token_id, "merge_rank"))
 
     def truncated(self, k: int) -> ForeignTokenizer:
         """A BPE model with only its first ``k`` merges: those merges, the tokens they make

@@ -19,7 +19,10 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from numbers import Integral
 from typing import TYPE_CHECKING, Literal, Protocol
+
+from ..train.vocab import missing_id
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -99,6 +102,17 @@ def single_token(inverse: Mapping[bytes, int], text_or_bytes: object, name: str 
             "(encode() gives the tokens of any text)"
         )
     return found
+
+
+def known_id(vocab: Mapping[int, bytes], token_id: object, caller: str) -> int:
+    """``token_id`` as an int: TypeError unless it is one, ValueError naming it (and the ids
+    there are) unless ``vocab`` holds it, as decoding one id would raise."""
+    if isinstance(token_id, bool) or not isinstance(token_id, Integral):
+        raise TypeError(f"{caller}: token_id must be an int, got {token_id!r}")
+    token_id = int(token_id)  # a NumPy integer as the int it is
+    if token_id not in vocab:
+        raise ValueError(f"{caller}: unknown token id {token_id}: {missing_id(token_id, vocab)}")
+    return token_id
 
 
 def check_text(text: object, where: str) -> None:
@@ -198,8 +212,9 @@ class TokenizerLike(Protocol):
         """The id of the special token ``token``; :class:`TokenNotFound` (a KeyError) if none."""
 
     def merge_rank(self, token_id: int) -> int | None:
-        """The rank of the merge that made ``token_id``; None for a byte, a special token or a
-        model without merges."""
+        """The rank of the merge that made ``token_id``; None for a byte or a special token.
+        An id not in the vocabulary raises ValueError naming it, a model without merges
+        ValueError saying so."""
 
     def truncated(self, k: int) -> TokenizerLike:
         """This tokenizer after its first ``k`` merges: it encodes as training stopped there

@@ -26,7 +26,7 @@ from ..io.read_only import ReadOnlyList
 from ..pretokenization.boundaries import CutRules
 from ..pretokenization.pretokenizer import Pretokenizer
 from . import building, decoding, streaming, token_spans
-from .interface import check_text, end_of_text, single_token, special_id_of
+from .interface import check_text, end_of_text, known_id, single_token, special_id_of
 from .tiktoken_names import TiktokenNames
 from .token_spans import TokenSpan
 
@@ -268,8 +268,8 @@ class Tokenizer(TiktokenNames):
         return self._pre.name
 
     def merge_rank(self, token_id: int) -> int | None:
-        """The rank of the merge that made ``token_id``; None for bytes and special tokens."""
-        return self.merger.merge_rank(token_id)
+        """The rank of the merge making ``token_id``: None for a byte or special token."""
+        return self.merger.merge_rank(known_id(self.vocab, token_id, "merge_rank"))
 
     def truncated(self, k: int) -> Tokenizer:
         """The tokenizer with only the first ``k`` merges: the byte tokens, the special tokens

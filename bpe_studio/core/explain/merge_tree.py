@@ -13,14 +13,13 @@ encoder. The merge internals keep their own tables for encoding (``merging``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
+from ..encode.interface import known_id
 from ..encode.tokenizer import Tokenizer
-from ..train.vocab import missing_id
 
 NO_MERGE = -1  # the rank of a token no merge makes (a byte or special token): never split
 
@@ -121,16 +120,6 @@ class MergeUse(NamedTuple):
     new_id: int
 
 
-def _check_id(tokenizer: Tokenizer, token_id: int, caller: str) -> int:
-    vocab = tokenizer.vocab
-    if isinstance(token_id, bool) or not isinstance(token_id, Integral):
-        raise TypeError(f"{caller}: token_id must be an int, got {token_id!r}")
-    token_id = int(token_id)
-    if token_id not in vocab:
-        raise ValueError(f"{caller}: unknown token id {token_id}: {missing_id(token_id, vocab)}")
-    return token_id
-
-
 def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     """The merges that built ``token_id``, as a tree whose leaves are byte (or special)
     tokens. Subtrees that occur twice are the same object. Unknown id: ``ValueError``.
@@ -143,7 +132,7 @@ def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     (1, b'ab', 0, b'c', None)
     """
     vocab = tokenizer.vocab
-    token_id = _check_id(tokenizer, token_id, "merge_tree")
+    token_id = known_id(vocab, token_id, "merge_tree")
     tree = MergeTree.of(tokenizer)
     done: dict[int, MergeNode] = {}
     # Iterative post-order walk: a token built as a chain of thousands of merges (a long run
@@ -198,5 +187,5 @@ def merges_using(tokenizer: Tokenizer, token_id: int) -> list[MergeUse]:
     >>> [tuple(use) for use in merges_using(tok, 256)]
     [(1, 256, 99, 257), (2, 99, 256, 258)]
     """
-    token_id = _check_id(tokenizer, token_id, "merges_using")
+    token_id = known_id(tokenizer.vocab, token_id, "merges_using")
     return list(_uses(tokenizer).get(token_id, []))
