@@ -276,6 +276,34 @@ def test_special_tokens_of_other_forms_must_be_named(tmp_path):
     assert named.special_tokens == ["END"]
 
 
+def test_load_checks_special_token_ids_given_as_a_dict_as_from_files_does(tmp_path):
+    """An API audit: load(..., special_tokens={"<|endoftext|>": 999}) dropped the ids without
+    a word, while Tokenizer(...) and from_files refused the same contradictory dict."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: EOT.encode(), 257: b"<pad>", 258: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")], [EOT, "<pad>"]).save(tmp_path)
+    files = (tmp_path / "vocab.json", tmp_path / "merges.txt")
+    swapped = {EOT: 257, "<pad>": 256}
+    loaders = {
+        "from_files": lambda given: Tokenizer.from_files(*files, given),
+        "load": lambda given: Tokenizer.load(tmp_path, special_tokens=given),
+    }
+    for load in loaders.values():
+        with pytest.raises(ValueError, match=r"'<\|endoftext\|>': id 257 already holds b'<pad>'"):
+            load(swapped)
+        with pytest.raises(ValueError, match=r"id 258 already holds b'ab'"):
+            load({EOT: 258})
+        # The ids the files hold, and a new token at a free id, are taken as given.
+        tok = load({EOT: 256, "<pad>": 257, "<new>": 259})
+        assert {s: tok.special_id(s) for s in tok.special_tokens} == {
+            EOT: 256,
+            "<pad>": 257,
+            "<new>": 259,
+        }
+        assert tok.encode("ab<new><pad>") == [258, 259, 257]
+    with pytest.raises(ValueError, match=r"id 999 already holds"):
+        Tokenizer.load("gpt2", special_tokens={EOT: 999})
+
+
 def test_a_disk_full_at_the_second_file_leaves_the_first_as_it_was(tmp_path, monkeypatch):
     """vocab.json and merges.txt were renamed into place one after the other: a full disk at
     merges.txt left a new vocab.json beside the old (or no) merges.txt, which then loads as

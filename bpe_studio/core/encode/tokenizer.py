@@ -193,16 +193,16 @@ class Tokenizer(TiktokenNames):
         cls,
         source: str | os.PathLike,
         pattern: str | None = None,
-        special_tokens: Iterable[str] | None = None,
+        special_tokens: Iterable[str] | Mapping[str, int] | None = None,
     ) -> Tokenizer:
         """A tokenizer from any source the app and the command line accept: a GPT-2 directory
         (``vocab.json`` + ``merges.txt``, or GPT-2's ``gpt2_vocab.json`` +
         ``gpt2_merges.txt``), a ``tokenizer.json``, a ``.tiktoken`` file (plain or ``.gz``;
         ``pattern`` needed unless its ``NAME.tiktoken.json`` is beside it or it is one of
         OpenAI's), a directory holding one of these, or a preset name. ``special_tokens``:
-        vocabulary entries to treat as special tokens besides the source's own (see
-        ``tokenizer_files.load_data``). Raises ValueError or FileNotFoundError with one line
-        naming the source."""
+        vocabulary entries to treat as special tokens besides the source's own, or a dict of
+        ids checked as :meth:`from_files` checks it (``files.load_data``). Raises ValueError or
+        FileNotFoundError with one line naming the source."""
         from ..formats.files import load_data
 
         return cls.from_data(load_data(source, pattern, special_tokens))._named(source)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -318,7 +318,7 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
 def load_data(
     source: str | os.PathLike[str],
     pattern: str | None = None,
-    special_tokens: Iterable[str] | None = None,
+    special_tokens: Iterable[str] | Mapping[str, int] | None = None,
 ) -> TokenizerData:
     """Read the tokenizer ``source`` names: a preset name, a GPT-2 directory (``vocab.json``
     + ``merges.txt``, or ``gpt2_vocab.json`` + ``gpt2_merges.txt``) or such a vocabulary
@@ -332,17 +332,20 @@ def load_data(
 
     ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and of rank files without
     a sidecar; for files that carry their own (a ``tokenizer.json``, a sidecar, a preset) it
-    must agree. ``special_tokens``: more special tokens, each an
-    entry of the vocabulary. GPT-2 files mark none: their special tokens are the entries no
-    merge makes, which must each look like one (``<...>``, ``[...]``) or be in
-    ``special_tokens`` (``gpt2.infer_special_tokens``). Raises FileNotFoundError or
-    ValueError with one line naming the source."""
+    must agree. ``special_tokens``: more special tokens, each an entry of the vocabulary;
+    or a dict of ids, held as given: building the tokenizer checks them as the constructor
+    (and ``Tokenizer.from_files``) does, refusing an id that holds another token. GPT-2
+    files mark none: their special tokens are the entries no merge makes, which must each
+    look like one (``<...>``, ``[...]``) or be in ``special_tokens``
+    (``gpt2.infer_special_tokens``). Raises FileNotFoundError or ValueError with one line
+    naming the source."""
     name = os.fspath(source)
     if not name.strip():  # Path("") is the current folder: not what an empty name meant
         raise ValueError(
             f"no tokenizer named: the source is {name!r} (a preset name, a file or a folder)"
         )
-    extra = validate_special_tokens(special_tokens)
+    explicit = dict(special_tokens) if isinstance(special_tokens, Mapping) else None
+    extra = validate_special_tokens(special_tokens if explicit is None else list(explicit))
     if pattern is not None:
         pretokenizer(pattern)  # a bad regex fails before any file is read
     model = parse_hub_source(name)
@@ -363,6 +366,8 @@ def load_data(
     else:
         data = _load_file(path, pattern, extra)
     _check_pattern_agrees(data, pattern, name, path if path.exists() else None)
+    if explicit is not None:
+        return replace(data, special_tokens=data.special_tokens | explicit)
     return _with_extra(data, extra, _vocabulary_file(path) if path.exists() else name)
 
 
