@@ -216,8 +216,9 @@ def test_truncated_rejects_bad_k(gpt2_tokenizer):
 def test_truncated_keeps_duplicate_merges_and_their_tokens():
     vocab = {i: bytes([i]) for i in range(256)}
     vocab.update({256: b"ab", 257: b"abc", 258: b"bc", 259: b"zz", 260: b"<s>"})
-    # (a, b) twice; "abc" made twice, by two different pairs; "zz" made by no merge.
-    merges = [(b"a", b"b"), (b"a", b"b"), (b"ab", b"c"), (b"b", b"c"), (b"a", b"bc")]
+    # "abc" made twice, by two different pairs; "zz" made by no merge. (A repeated pair is
+    # refused by the constructor.)
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b"b", b"c"), (b"a", b"bc")]
     tok = Tokenizer(vocab, merges, ["<s>"])
     for k in range(len(merges) + 1):
         short = tok.truncated(k)

@@ -1,5 +1,5 @@
 """The merge list a ``Tokenizer`` is given: tuples of bytes, lists or bytearrays all make the
-same tokenizer, and a merge that is not a pair is refused with its index."""
+same tokenizer, and a merge that is not a pair, or repeats one, is refused with its index."""
 
 from __future__ import annotations
 
@@ -35,3 +35,13 @@ def test_a_merge_that_is_not_a_pair_names_its_index(bad):
     merges = [(b"a", b"b"), (b"ab", b"c"), bad]
     with pytest.raises(ValueError, match=r"^merge 2 \(.*\) is not a pair of tokens$"):
         Tokenizer(_vocab(), merges)
+
+
+@pytest.mark.parametrize("form", [tuple, list])
+def test_a_repeated_merge_is_refused_naming_the_pair_and_both_places(form):
+    """An API audit: Tokenizer(vocab, merges + [merges[1]]) was built, saved as GPT-2 files
+    without a word, and those files were then refused ("merge 'ab' + 'c' repeats line 3"):
+    which copy ranks is not agreed on, so the constructor refuses it as the reader does."""
+    merges = [(b"a", b"b"), (b"ab", b"c"), (b"c", b"d"), (b"ab", b"c")]
+    with pytest.raises(ValueError, match=r"^merge 3 \(b'ab' \+ b'c'\) repeats merge 1: "):
+        Tokenizer(_vocab(), [form(m) for m in merges])

@@ -1,9 +1,10 @@
 """From a vocabulary, merges and special tokens to the tables a ``Tokenizer`` encodes with.
 
 What it does: :func:`build` makes all of them (:class:`Tables`): it checks the merges' form
-(:func:`merge_list`) and the byte tokens (:func:`byte_ids`), gives special tokens their ids
-(:func:`append_specials`, :func:`place_specials`), finds the whole tokens a pre-token may be
-looked up as (:func:`whole_tokens`), and makes the merger and the encoder. What it leaves out:
+(:func:`merge_list`), that none repeats (:func:`refuse_repeats`) and the byte tokens
+(:func:`byte_ids`), gives special tokens their ids (:func:`append_specials`,
+:func:`place_specials`), finds the whole tokens a pre-token may be looked up as
+(:func:`whole_tokens`), and makes the merger and the encoder. What it leaves out:
 the rank table (``packed``) and reading files (``formats``).
 """
 
@@ -120,6 +121,8 @@ def build(
         ranks, lists = rank_table_of_ids(*merge_ids)
     else:
         ranks, lists = rank_table(inv, merge_tuples, lefts, rights)
+    if lists is None and merge_tuples:  # a pair repeats (the table kept its first rank)
+        refuse_repeats(merge_tuples)
     # ignore_merges: every pre-token is looked up whole first, not only ASCII ones, since
     # tokens merging cannot reach are found so too.
     lookup_all = data is not None and data.ignore_merges
@@ -224,6 +227,20 @@ def merge_list(
         raise TypeError(f"merge {odd} ({merges[odd]!r}): tokens must be bytes")
     lefts, rights = tuple(map(bytes, lefts)), tuple(map(bytes, rights))
     return list(zip(lefts, rights)), lefts, rights
+
+
+def refuse_repeats(merges: Sequence[tuple[bytes, bytes]]) -> None:
+    """ValueError naming a merge that repeats an earlier one, and both places. Which copy
+    ranks is not agreed on (``tokenizers`` ranks the last, this project's encoder the first),
+    so no file could hold it: the readers refuse such files (``gpt2.load_files``)."""
+    first: dict[tuple[bytes, bytes], int] = {}
+    for i, pair in enumerate(merges):
+        if first.setdefault(pair, i) != i:
+            raise ValueError(
+                f"merge {i} ({pair[0]!r} + {pair[1]!r}) repeats merge {first[pair]}: a merge "
+                "list holds each pair once (which copy ranks is not agreed on), so no file "
+                "could hold it"
+            )
 
 
 def _bytes_like(token: object) -> bool:
