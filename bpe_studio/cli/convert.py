@@ -22,7 +22,12 @@ from pathlib import Path
 
 from ..core import Tokenizer
 from ..core.formats.base.preset_table import PRESETS
-from ..core.formats.files import DEFAULT_NAME, LossyFormatWarning, unmarked_specials
+from ..core.formats.files import (
+    DEFAULT_NAME,
+    LossyFormatWarning,
+    gpt2_misread,
+    holding_formats,
+)
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
@@ -158,12 +163,13 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
             f"{shell_option('--pattern', regex, shown_pattern(regex))} to split text as this "
             "tokenizer does"
         )
-    unusual = unmarked_specials(tok.special_tokens)
-    if unusual:
-        named = " ".join(shell_option("--special-token", s) for s in unusual)
+    missed = gpt2_misread(tok.to_data()).missed
+    if missed:
+        named = " ".join(shell_option("--special-token", s) for s in missed)
         notes.append(
             "note: vocab.json + merges.txt mark no special token, and loading takes only "
-            f"those written like <...> or [...] for them; load these files with {named}"
+            "those written like <...> or [...] that no merge makes for them; load these files "
+            f"with {named}"
         )
     if tok.added_tokens:
         shown = ", ".join(map(repr, list(tok.added_tokens)[:3]))
@@ -173,6 +179,40 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
             "tokens, which --no-special-tokens encodes as text; --to hf keeps them as they are"
         )
     return notes
+
+
+def refuse_gpt2_misreading(tok: Tokenizer, source: str) -> None:
+    """``--to gpt2`` of a tokenizer whose files would load back with other ids whatever
+    options are given: a CliError naming the entries the loader would take for special
+    tokens (a tokenizer made without them) or could not read at all (made by no merge and
+    not written like ``<...>``), and the formats that hold it. What options do bring back
+    is a note instead (:func:`gpt2_notes`)."""
+    data = tok.to_data()
+    wrong = gpt2_misread(data)
+    why = []
+    if wrong.taken:
+        shown = ", ".join(f"{s!r} (id {i})" for s, i in list(wrong.taken.items())[:3])
+        why.append(
+            f"loading them would make {shown}{' and more' if len(wrong.taken) > 3 else ''} "
+            "special (ordinary here), and no option says otherwise"
+        )
+    if wrong.unreadable:
+        idx, token = wrong.unreadable[0]
+        more = f" and {len(wrong.unreadable) - 1} more" if len(wrong.unreadable) > 1 else ""
+        why.append(
+            f"{token!r} (id {idx}){more} is made by no merge and not written like <...> or "
+            "[...], so loading them fails (and --special-token would make it special)"
+        )
+    if not why:
+        return
+    formats = holding_formats(data)
+    instead = (
+        f"--to {formats[0]} keeps its ids" if formats else "no other format holds it whole either"
+    )
+    raise CliError(
+        f"--to gpt2: vocab.json + merges.txt cannot give {source}'s ids: {'; '.join(why)}; "
+        f"{instead}"
+    )
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -190,6 +230,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=source_files(source))
     data = load_source(source, args.pattern, args.special_token)
     tok = Tokenizer.from_data(data)
+    if args.to == "gpt2":
+        refuse_gpt2_misreading(tok, args.source)
     written, code = save(tok, args.out, args.to, name)
     lines = [
         f"read {args.source}: {plural(len(tok.vocab), 'token')}, "

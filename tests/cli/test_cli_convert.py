@@ -130,6 +130,45 @@ def test_gpt2_notes_name_every_flag_loading_needs(tmp_path, text):
     assert encode_ids(tmp_path, path, "g", *named) == encode_ids(tmp_path, path, "h")
 
 
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        # CS336's Tokenizer(vocab, merges) after training with <|endoftext|>: an ordinary
+        # token here, which GPT-2 files would load back special.
+        ({256: EOT.encode()}, "would make '<|endoftext|>' (id 256) special (ordinary here)"),
+        # An entry no merge makes, not written like <...>: the files would not load.
+        ({256: b"hello world"}, "b'hello world' (id 256) is made by no merge"),
+    ],
+)
+def test_convert_to_gpt2_refuses_files_that_would_give_other_ids(tmp_path, extra, named):
+    """An API audit: such a tokenizer converted --to gpt2 without a word, and the files gave
+    other ids (or none), where convert promises the same ids for every text."""
+    vocab = {i: bytes([i]) for i in range(256)} | extra | {257: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")]).save(tmp_path / "h", format="hf")
+    line = error_line(cli(tmp_path, "convert", "h", "--to", "gpt2", "--out", "g"))
+    assert line.startswith("bpe-studio: error: --to gpt2: vocab.json + merges.txt cannot give h's")
+    assert named in line and line.endswith("--to hf keeps its ids")
+    assert not (tmp_path / "g").exists()
+
+
+def test_a_special_token_a_merge_makes_is_noted_with_the_flag_that_loads_it(tmp_path, text):
+    """An API audit: a special token a merge also makes was written to GPT-2 files with no
+    note, and loaded back ordinary."""
+    import warnings
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"<x", 257: b"<x>"}
+    tok = Tokenizer(vocab, [(b"<", b"x"), (b"<x", b">")], ["<x>"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # said by the library's own test
+        tok.save(tmp_path / "g")
+    named = ["--special-token", "<x>"]
+    stderr = ok(cli(tmp_path, "convert", "g", "--to", "gpt2", "--out", "g2", *named))
+    assert "load these files with --special-token '<x>'" in stderr
+    path = write_text(tmp_path / "t.txt", text + "a <x> b<x>c")
+    assert encode_ids(tmp_path, path, "g2", *named) == tok.encode(text + "a <x> b<x>c")
+    assert encode_ids(tmp_path, path, "g2") != tok.encode(text + "a <x> b<x>c")  # it matters
+
+
 def test_gpt2_notes_give_flags_that_read_back_when_a_value_starts_with_a_dash(tmp_path, text):
     """An audit: "--special-token --sep--", pasted as the note gave it, was refused by argparse
     ("expected one argument"); so was "--pattern '-|[^-]+'"."""

@@ -5,6 +5,7 @@ the file and the place."""
 from __future__ import annotations
 
 import json
+import warnings
 
 import pytest
 from core_helpers import EOT, FIXTURES, is_utf8, slice_head, write_text
@@ -45,7 +46,7 @@ def test_save_overwrites_and_leaves_no_temporary_files(tmp_path, chinese_trained
     vocab, merges = chinese_trained
     small = Tokenizer({i: bytes([i]) for i in range(256)}, [])
     small.save(tmp_path)
-    Tokenizer(vocab, merges).save(tmp_path)
+    Tokenizer(vocab, merges, [EOT, "<pad>"]).save(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["merges.txt", "vocab.json"]
     assert load_merges(tmp_path / "merges.txt") == merges
 
@@ -266,7 +267,8 @@ def test_special_tokens_of_other_forms_must_be_named(tmp_path):
     is an error unless named, and named it loads."""
     vocab = {i: bytes([i]) for i in range(256)}
     vocab |= {256: b"END", 257: b"[CLS]", 258: b"</s>", 259: b"ab"}
-    Tokenizer(vocab, [(b"a", b"b")]).save(tmp_path)
+    (said,) = _saved_as_gpt2(Tokenizer(vocab, [(b"a", b"b")]), tmp_path)  # as if by hand
+    assert "hold b'END' (id 256), made by no merge" in said
     with pytest.raises(TokenizerFileError, match=r"1 token\(s\) .* 'END' \(id 256\)"):
         Tokenizer.load(tmp_path)
     tok = Tokenizer.load(tmp_path, special_tokens=["END"])
@@ -331,3 +333,82 @@ def test_a_disk_full_at_the_second_file_leaves_the_first_as_it_was(tmp_path, mon
         save_files(tmp_path, new_vocab, [(b"a", b"b"), (b"ab", b"c")])
     assert calls == ["vocab.json", "merges.txt"]
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+# ------------------------------------------- what the loader would infer, checked at save
+def _saved_as_gpt2(tok: Tokenizer, directory) -> list[str]:
+    """The LossyFormatWarnings saving ``tok`` as GPT-2 files into ``directory`` gives."""
+    from bpe_studio.core.formats.files import LossyFormatWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tok.save(directory)
+    return [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
+
+
+def test_a_tokenizer_made_without_its_special_token_is_warned_of(tmp_path, chinese_trained):
+    """An API audit: CS336's Tokenizer(vocab, merges) (special_tokens=None) after training
+    with <|endoftext|> saved silently as GPT-2 files, which load back with <|endoftext|>
+    special: other ids for a text holding it."""
+    vocab, merges = chinese_trained
+    tok = Tokenizer(vocab, merges)
+    text = "中文" + EOT + "<pad>x"
+    (said,) = _saved_as_gpt2(tok, tmp_path / "g")
+    assert "mark no special token, and '<|endoftext|>', '<pad>', ordinary here, would" in said
+    assert said.endswith("save as 'hf', which holds them")
+    assert "needs them named" not in said  # naming adds special tokens, never takes them away
+    assert Tokenizer.load(tmp_path / "g").encode(text) != tok.encode(text)  # it did matter
+    tok.save(tmp_path / "h", format="hf")
+    assert Tokenizer.load(tmp_path / "h").encode(text) == tok.encode(text)
+    # from_files with special_tokens=None infers them (documented); given, the list is all.
+    files = (tmp_path / "g" / "vocab.json", tmp_path / "g" / "merges.txt")
+    assert Tokenizer.from_files(*files).special_tokens == [EOT, "<pad>"]
+    assert Tokenizer.from_files(*files, []).encode(text) == tok.encode(text)
+
+
+def test_a_special_token_a_merge_makes_too_is_warned_of(tmp_path):
+    """An API audit: a special token that a merge also makes (it keeps that token's id) saved
+    silently as GPT-2 files, which load back with it ordinary; no other format holds it."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"<x", 257: b"<x>"}
+    tok = Tokenizer(vocab, [(b"<", b"x"), (b"<x", b">")], ["<x>"])
+    text = "a <x> b<x>c"
+    (said,) = _saved_as_gpt2(tok, tmp_path)
+    assert "mark no special token, and '<x>' would not be taken for one" in said
+    assert said.endswith("no other format holds this tokenizer whole (neither 'hf' nor 'tiktoken')")
+    assert Tokenizer.load(tmp_path).special_tokens == []  # it did matter
+    assert Tokenizer.load(tmp_path, special_tokens=["<x>"]).encode(text) == tok.encode(text)
+
+
+def test_an_ordinary_token_no_merge_makes_is_warned_of(tmp_path):
+    """An API audit: an entry no merge makes, not written like <...>, saved silently as GPT-2
+    files that then could not be loaded."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"hello world"}
+    tok = Tokenizer(vocab, [(b"a", b"b")], [EOT])
+    (said,) = _saved_as_gpt2(tok, tmp_path / "g")
+    assert "hold b'hello world' (id 257), made by no merge and not written like" in said
+    assert said.endswith("save as 'hf', which holds them")
+    with pytest.raises(TokenizerFileError, match="made by no merge"):
+        Tokenizer.load(tmp_path / "g")
+    tok.save(tmp_path / "h", format="hf")
+    text = "ab hello world" + EOT
+    assert Tokenizer.load(tmp_path / "h").encode(text) == tok.encode(text)
+
+
+def test_files_that_load_back_as_they_were_save_without_a_word(tmp_path, chinese_trained):
+    """What the check above must leave alone: GPT-2's own files, a trained tokenizer with its
+    special tokens, a byte-level 256+n one without any, the CS336 fixtures' vocabulary."""
+    vocab, merges = chinese_trained
+    byte_level = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"abc"}
+    cs336 = [FIXTURES / f"train-bpe-reference-{n}" for n in ("vocab.json", "merges.txt")]
+    tokenizers = {
+        "cs336": Tokenizer.from_files(*cs336, [EOT]),
+        "cs336_inferred": Tokenizer.from_files(*cs336),
+        "gpt2": Tokenizer.preset("gpt2"),
+        "trained": Tokenizer(vocab, merges, [EOT, "<pad>"]),
+        "byte_level": Tokenizer(byte_level, [(b"a", b"b"), (b"ab", b"c")]),
+        "gpt2_files": Tokenizer.from_files(
+            FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", [EOT]
+        ),
+    }
+    for name, tok in tokenizers.items():
+        assert _saved_as_gpt2(tok, tmp_path / name) == [], name

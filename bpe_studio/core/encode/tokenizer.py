@@ -124,11 +124,11 @@ class Tokenizer(TiktokenNames):
     ) -> Tokenizer:
         """Load GPT-2-format ``vocab.json`` and ``merges.txt`` (GPT-2's own files included).
 
-        ``special_tokens``: the tokenizer's special tokens; when None, the vocabulary entries
-        no merge makes, which must look like special tokens (``<...>``, ``[...]``): GPT-2's
-        files give ``["<|endoftext|>"]``. Either way an entry no merge makes that is neither
-        given nor of that form is an error naming both files (a merges file cut short).
-        """
+        ``special_tokens``: the tokenizer's special tokens; when None (unlike the constructor's
+        None, CS336's "none"), the vocabulary entries no merge makes, which must look like
+        special tokens (``<...>``, ``[...]``): GPT-2's files give ``["<|endoftext|>"]``. Either
+        way an entry no merge makes that is neither given nor of that form is an error naming
+        both files (a merges file cut short)."""
         vocab, merges = gpt2.load_files(vocab_path, merges_path)
         specials = gpt2.special_tokens_of(vocab, merges, special_tokens, (vocab_path, merges_path))
         return cls(vocab, merges, specials, pattern)._named(vocab_path)
@@ -235,9 +235,9 @@ class Tokenizer(TiktokenNames):
         ``tokenizer.json``; ``"tiktoken"``: ``NAME.tiktoken`` + ``NAME.tiktoken.json``
         (``name`` defaults to "tokenizer"). Returns the paths written. A format that cannot
         hold this tokenizer exactly raises ValueError naming the file. GPT-2 files hold no
-        pattern and mark no special token: loading them back needs ``pattern=`` for a pattern
-        other than gpt2, and ``special_tokens=`` for special tokens not written like
-        ``<...>`` or ``[...]`` (the other formats hold both)."""
+        pattern and mark no special token (the loader takes the entries no merge makes that
+        look like ``<...>`` or ``[...]``): what that loses of this one, a LossyFormatWarning
+        names, with the formats that hold it (``files.gpt2_losses``)."""
         from ..formats.files import save_data
 
         return save_data(directory, self.to_data(), format or "gpt2", name)

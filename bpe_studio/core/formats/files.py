@@ -25,11 +25,7 @@ from ..io.hf_hub import fetch_tokenizer, hub_source_meant, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.scan_patterns import unwrapped
-from ..pretokenization.specials import (
-    looks_special,
-    refuse_single_bytes,
-    validate_special_tokens,
-)
+from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.preset_table import PRESETS, UNBUNDLED, preset_name
@@ -379,25 +375,27 @@ def _vocabulary_file(path: Path) -> str:
 
 class LossyFormatWarning(UserWarning):
     """Files were written that do not bring the tokenizer back by themselves (GPT-2 files of
-    a tokenizer with another pattern, or with special tokens not written like ``<...>``)."""
+    a tokenizer with another pattern, or whose special tokens the loader would infer
+    otherwise: ``gpt2_losses``)."""
 
 
-def unmarked_specials(special_tokens: Iterable[str]) -> list[str]:
-    """The special tokens that GPT-2 files loaded back would not take for special ones
-    unless named: those not written like ``<...>`` or ``[...]``."""
-    return [s for s in special_tokens if not looks_special(s)]
+def gpt2_misread(data: TokenizerData) -> gpt2.Misread:
+    """What loading GPT-2 files of ``data`` would get wrong of its special tokens, nothing
+    named (``gpt2.misread``; its added tokens that are not special are said apart)."""
+    return gpt2.misread(data.vocab, data.merges, data.special_tokens, data.added_tokens.values())
 
 
 def holding_formats(data: TokenizerData) -> list[str]:
-    """The formats other than GPT-2's that hold ``data`` whole: 'hf' unless its pattern or a
-    special token is one a tokenizer.json cannot say; 'tiktoken' unless it has added tokens
-    that are not special, a template, a pattern or special tokens tiktoken would match
-    otherwise, or a special token a merge makes too (tiktoken keeps those out of its ranks)."""
+    """The formats other than GPT-2's that hold ``data`` whole: neither when a special token
+    is one a merge makes too (a tokenizer.json's merges make ordinary tokens only; tiktoken
+    keeps special tokens out of its ranks); 'hf' unless its pattern or a special token is one
+    a tokenizer.json cannot say; 'tiktoken' unless it has added tokens that are not special,
+    a template, or a pattern or special tokens tiktoken would match otherwise."""
     specials = list(data.special_tokens)
     formats = []
-    if format_problem("hf", data.pattern, specials) is None:
-        formats.append("hf")
     made = {s.encode("utf-8") for s in specials} & {a + b for a, b in data.merges}
+    if not made and format_problem("hf", data.pattern, specials) is None:
+        formats.append("hf")
     if (
         not data.added_tokens
         and data.template is None
@@ -448,22 +446,47 @@ def gpt2_losses(data: TokenizerData) -> list[str]:
     """What GPT-2 files of ``data`` leave for whoever loads them to say, in words ("hold no
     pattern (...)", ...): they hold no pattern (the loader takes gpt2's) and mark no special
     token (the loader takes the entries no merge makes that look like ``<...>`` or
-    ``[...]``). Empty when they bring ``data`` back as it is."""
+    ``[...]``, and cannot read one that does not unless it is named). Empty when they bring
+    ``data`` back as it is."""
+    return _gpt2_losses(data)[0]
+
+
+def _gpt2_losses(data: TokenizerData) -> tuple[list[str], bool]:
+    """``gpt2_losses``, and whether naming what is lost on loading (``pattern=``,
+    ``special_tokens=``) brings it back: not for entries the loader would take for special
+    tokens, nor for those it cannot read."""
     lost = []
+    namable = False
     if pattern_name(data.pattern) != "gpt2":
         shown = shown_pattern(unwrapped(data.pattern) or data.pattern)  # a Split's own regex
         shown = shown if len(shown) <= 60 else f"{shown[:57]}..."
         lost.append(f"hold no pattern (this tokenizer splits text with {shown})")
-    unusual = unmarked_specials(data.special_tokens)
-    if unusual:
-        lost.append(f"mark no special token, and {_first_few(unusual)} would not be taken for one")
+        namable = True
+    wrong = gpt2_misread(data)
+    said = []
+    if wrong.missed:
+        said.append(f"{_first_few(wrong.missed)} would not be taken for one")
+        namable = True
+    if wrong.taken:
+        said.append(f"{_first_few(wrong.taken)}, ordinary here, would be taken for one")
+    if said:
+        lost.append(f"mark no special token, and {'; '.join(said)}")
+    if wrong.unreadable:
+        shown = ", ".join(f"{tok!r} (id {idx})" for idx, tok in wrong.unreadable[:3])
+        more = len(wrong.unreadable) - 3
+        shown += f" and {more} more" if more > 0 else ""
+        lost.append(
+            f"hold {shown}, made by no merge and not written like <...> or [...]: loading "
+            "them fails, and naming it makes it a special token"
+        )
     if data.added_tokens:
         names = _first_few(data.added_tokens)
         lost.append(f"hold no added token that is not special ({names}: special once loaded)")
+        namable = True  # one not written like <...> is read once named
     template = template_loss(data)
     if template is not None:
         lost.append(template)
-    return lost
+    return lost, namable
 
 
 def _first_few(items: Iterable[str], shown: int = 3) -> str:
@@ -529,12 +552,12 @@ def save_data(
             "tokenizer.json can say that (save it as 'hf')"
         )
     if format == "gpt2":
-        lost = gpt2_losses(data)
+        lost, namable = _gpt2_losses(data)
         if lost:
+            named = "loading them back needs them named (pattern=, special_tokens=); "
             warnings.warn(
                 f"{os.fspath(directory)}: GPT-2 files (vocab.json + merges.txt) "
-                f"{'; '.join(lost)}: loading them back needs them named (pattern=, "
-                f"special_tokens=); {_holds_both(data)}",
+                f"{'; '.join(lost)}: {named if namable else ''}{_holds_both(data)}",
                 LossyFormatWarning,
                 stacklevel=3,
             )

@@ -1,15 +1,17 @@
 """GPT-2's tokenizer exchange format: ``vocab.json`` and ``merges.txt``.
 
 What it does: reading both files (tokens in GPT-2's byte-to-unicode alphabet:
-``base.byte_chars``) with errors that name the file and line, writing them atomically, and
-telling which vocabulary entries are special tokens.
+``base.byte_chars``) with errors that name the file and line, writing them atomically,
+telling which vocabulary entries are special tokens, and what that inference would get wrong
+of a tokenizer saved so (:func:`misread`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..io.atomic import atomic_write_all, output_folder
@@ -151,6 +153,23 @@ def save_files(
     return vocab_path, merges_path
 
 
+def _unmade(
+    vocab: Mapping[int, bytes], merges: Iterable[tuple[bytes, bytes]]
+) -> Iterator[tuple[int, bytes, str | None]]:
+    """The entries GPT-2 files leave the loader to account for, in id order: those neither a
+    single byte nor made by a merge, each with its text when it looks like a special token
+    (``<...>`` or ``[...]``, ``specials.looks_special``), else None."""
+    made = {a + b for a, b in merges}
+    for idx, tok in sorted(vocab.items()):
+        if len(tok) < 2 or tok in made:
+            continue
+        try:
+            text = tok.decode("utf-8")
+        except UnicodeDecodeError:
+            text = ""
+        yield idx, tok, text if looks_special(text) else None
+
+
 def infer_special_tokens(
     vocab: Mapping[int, bytes],
     merges: Iterable[tuple[bytes, bytes]],
@@ -167,18 +186,13 @@ def infer_special_tokens(
     TokenizerFileError naming both ``files`` (vocabulary, merges), how many entries and the
     first few.
     """
-    made = {a + b for a, b in merges}
     named = {s.encode("utf-8") for s in validate_special_tokens(also, ordered=False)}
     found: list[str] = []
     strangers: list[tuple[int, bytes]] = []
-    for idx, tok in sorted(vocab.items()):
-        if len(tok) < 2 or tok in made or tok in named:
+    for idx, tok, text in _unmade(vocab, merges):
+        if tok in named:
             continue
-        try:
-            text = tok.decode("utf-8")
-        except UnicodeDecodeError:
-            text = ""
-        if looks_special(text):
+        if text is not None:
             found.append(text)
         else:
             strangers.append((idx, tok))
@@ -192,6 +206,50 @@ def infer_special_tokens(
             "form must be named: special_tokens=[...], or --special-token)"
         )
     return found
+
+
+@dataclass(frozen=True)
+class Misread:
+    """What loading GPT-2 files of a tokenizer gets wrong when nothing is named, the special
+    tokens being inferred (:func:`infer_special_tokens`); :func:`misread` finds it.
+
+    - ``missed``: its special tokens the loader does not take for special ones (not written
+      like ``<...>``, or made by a merge too); named on loading, they are.
+    - ``taken``: entries the loader takes for special tokens that are not special here, with
+      their ids (a tokenizer built without them, as CS336's ``Tokenizer(vocab, merges)``);
+      naming cannot undo that.
+    - ``unreadable``: ordinary entries no merge makes that do not look special, as
+      ``(id, bytes)``: loading fails, and naming one makes it special.
+    """
+
+    missed: list[str]
+    taken: dict[str, int]
+    unreadable: list[tuple[int, bytes]]
+
+
+def misread(
+    vocab: Mapping[int, bytes],
+    merges: Iterable[tuple[bytes, bytes]],
+    special_tokens: Mapping[str, int],
+    ordinary: Iterable[int] = (),
+) -> Misread:
+    """What the loader would infer of GPT-2 files holding ``vocab`` and ``merges``, compared
+    with ``special_tokens`` (names and ids). ``ordinary``: ids the caller accounts for
+    otherwise (a ``tokenizer.json``'s added tokens that are not special)."""
+    skip = set(ordinary)
+    specials = set(special_tokens.values())
+    inferred: dict[str, int] = {}
+    unreadable: list[tuple[int, bytes]] = []
+    for idx, tok, text in _unmade(vocab, merges):
+        if idx in skip:
+            continue
+        if text is not None:
+            inferred.setdefault(text, idx)  # the loader gives a token its lowest id
+        elif idx not in specials:
+            unreadable.append((idx, tok))
+    missed = [s for s, i in special_tokens.items() if inferred.get(s) != i]
+    taken = {s: i for s, i in inferred.items() if special_tokens.get(s) != i}
+    return Misread(missed, taken, unreadable)
 
 
 def special_tokens_of(
