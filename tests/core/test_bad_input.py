@@ -250,8 +250,11 @@ def test_utf8_text_is_never_taken_for_utf16(fixture):
         "1\t2\t3\t4\n5\t6\t7\t8\n" * 40,  # tab is Devanagari's high byte in UTF-16
         "a\rb\rc\rd\r" * 80,  # and CR, Malayalam's
         "Installing packages... " + "\b|\b/\b-\b\\" * 60 + " done\n",  # a spinner's log
+        "1\x1f0\x1f1\x1f1\x1f0\x1f0\x1f1\x1f0\n" * 200,  # fields apart by US: Greek Extended's
+        "\x0cA\x0cB\x0cC\x0cD\x0cE\x0c\n" * 40,  # form feeds: Telugu's high byte
+        "\x1ca\x1ca\x1c' s" * 40,  # file separators (the fuzz's case)
     ],
-    ids=["tsv of digits", "lone CRs", "spinner log"],
+    ids=["tsv of digits", "lone CRs", "spinner log", "unit separators", "form feeds", "FS"],
 )
 def test_utf8_with_control_characters_in_every_other_byte_is_not_taken_for_utf16(tmp_path, text):
     """The review of the UTF-16 checks: Indic scripts' high bytes are tab, LF and CR, which

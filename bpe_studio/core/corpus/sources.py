@@ -417,7 +417,10 @@ _NOT_TEXT = (
     (b"\xfe\xff", "UTF-16 text (big-endian), not UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"),
 )
 TAR_BLOCK = 512
-_TEXT_CONTROLS = frozenset(b"\t\n\r")
+# Tab, LF, CR, and ASCII's separators (vertical tab, form feed, FS, GS, RS, US: fields and
+# pages of text data), which are also high bytes of scripts' UTF-16 (Telugu's, Greek
+# Extended's).
+_TEXT_CONTROLS = frozenset(b"\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
 
 def _is_tar(head: bytes) -> bool:
@@ -438,8 +441,9 @@ def _ends(first: bytes, second: bytes, *, utf8: bool = False) -> str | None:
     below 0x20 in most of one parity's bytes and seldom in the other's. NUL (ASCII's high
     byte) counts from a tenth on; a script block's own (0x0E Thai, 0x10 Myanmar, 0x04
     Cyrillic), from three tenths. Tab, LF and CR are the high bytes of Indic scripts
-    (Devanagari, Gujarati, Malayalam) but also UTF-8 text's own: they count only beside a NUL
-    of the same parity (a space or a line break in UTF-16), which UTF-8 text never holds.
+    (Devanagari, Gujarati, Malayalam), and ASCII's separators those of others, but they are
+    also UTF-8 text's own (``_TEXT_CONTROLS``): they count only beside a NUL of the same
+    parity (a space or a line break in UTF-16), which UTF-8 text never holds.
     ``utf8``: the bytes are valid UTF-8, which holds NULs at a regular odd offset too
     (records of a fixed width, each ended by a NUL: ``printf '%07d\0'``); NUL then counts
     only from four tenths of its parity's bytes (UTF-16 of ASCII-range text has one in
