@@ -243,7 +243,9 @@ REFUSED_PATTERNS = {
     r"(?i:s\x73)": "'ss'",
     # Found by the review: the refusal showed the class cut at ":]", '[x-[:alpha:]'.
     r"[x-[:alpha:]]": "in the class '[x-[:alpha:]]'",
-    r"[[:punct:]]": "the POSIX bracket",
+    # The fuzz: the bracket was shown as its first ten characters, '[:punct:]a'.
+    r"[[:punct:]a]": "the POSIX bracket '[:punct:]' ",
+    r"[[:nope]": "the POSIX bracket '[:nope]' ",
     # Found by the second review: Oniguruma reads "\U" as the letter U, and "\151" as a
     # group or as octal by how many groups there are; the regex module otherwise.
     r"\U00000069": r"\U",

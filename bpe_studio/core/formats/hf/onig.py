@@ -428,7 +428,9 @@ class _Parser:
             if self.peek(2) == "[:":
                 m = regex.match(r"\[:(\^?)(\w+):\]", self.s[self.i :])
                 if not m or m.group(2) not in _POSIX or m.group(1):
-                    raise self.fail(f"the POSIX bracket {self.s[self.i : self.i + 10]!r}")
+                    end = self.s.find(":]", self.i)
+                    shown = m.group() if m else self.s[self.i : end + 2 if end > 0 else None]
+                    raise self.fail(f"the POSIX bracket {shown!r}")
                 items.append(_POSIX[m.group(2)])
                 self.i += m.end()
             elif c == "[":
