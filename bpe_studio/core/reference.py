@@ -38,7 +38,10 @@ Pair = tuple[bytes, bytes]
 
 def split_on_specials(text: str, special_tokens: Sequence[str]) -> list[str]:
     """The text between special tokens. At each point the earliest occurrence of any special
-    token is cut out; when several start there, the longest one."""
+    token is cut out; when several start there, the longest one. An empty special token is
+    refused, as ``train_bpe`` refuses it (it would be found everywhere, cutting out nothing)."""
+    if "" in special_tokens:
+        raise ValueError("a special token must not be empty")
     pieces: list[str] = []
     pos = 0
     while True:

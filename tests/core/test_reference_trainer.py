@@ -173,3 +173,12 @@ def test_the_reference_imports_nothing_else_of_the_package():
     }
     assert not {m for m in imported if m == "." or m.split(".")[0] == "bpe_studio"}, imported
     assert imported <= {"__future__", "collections", "collections.abc", "dataclasses", "regex"}
+
+
+def test_the_reference_refuses_an_empty_special_token_as_train_bpe_does(tmp_path):
+    # The fuzz: the reference looped forever on one (found at every position, cut nothing).
+    with pytest.raises(ValueError, match="must not be empty") as ours:
+        train_bpe(write_text(tmp_path / "c.txt", "ab ab"), 260, ["<|a|>", ""])
+    with pytest.raises(ValueError, match="must not be empty") as its:
+        reference_train("ab ab", 260, ["<|a|>", ""])
+    assert str(its.value) == str(ours.value)
