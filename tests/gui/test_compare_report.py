@@ -582,3 +582,28 @@ def test_a_sample_a_pattern_does_not_cover_leaves_out_its_cell_alone(qtbot, wind
     assert note.isVisible() and f"{name} cannot encode Chinese" in note.text()
     assert "left out (see below the table)" in report.status.text()
     assert report.png_button.isEnabled() and report.csv_button.isEnabled()
+
+
+def test_marks_at_windows_line_ends_and_line_separators_sit_at_the_line_end(qtbot, compare_view):
+    """The review: with "\\r\\n" the "↵" of the hidden "\\n" was drawn over the next line's
+    first character ("x" and "foo" read "↵"), and boundaries at U+2028 were counted in the
+    header but drawn nowhere."""
+    text = "Hello world\r\nx\r\n\r\n  y  z\r\nfoo\u2028  bar  \u2028\u2028x, it's 12345\r\n"
+    view = compare_view
+    view.choices[0].pick(preset_key("gpt2"))
+    view.choices[1].pick(preset_key("o200k_base"))
+    _compare(qtbot, view, text)
+    gpt2, o200k = Tokenizer.preset("gpt2"), Tokenizer.preset("o200k_base")
+    expected = sorted(reference_cuts(text, gpt2) ^ reference_cuts(text, o200k))
+    crlf = [c for c in expected if text[c] == "\n" and text[c - 1] == "\r"]
+    separators = [c for c in expected if text[c] == "\u2028"]
+    assert crlf and separators  # the text has both kinds of boundary
+    for pane in view.panes:
+        qtbot.waitUntil(lambda p=pane: p.marked_offsets() == expected, timeout=10_000)
+        width = 2 * pane.fontMetrics().horizontalAdvance("↵")
+        for c in crlf:
+            assert _mark_pixels(pane, c - 1, width) > 0, f"no mark at the end of line ({c})"
+            if c + 1 < len(text) and c + 1 not in expected:
+                assert _mark_pixels(pane, c + 1) == 0, f"a mark over {text[c + 1]!r} ({c + 1})"
+        for c in separators:
+            assert _mark_pixels(pane, c, width) > 0, f"no mark at the line separator ({c})"

@@ -286,7 +286,11 @@ class ComparePane(QPlainTextEdit):
                     # A paragraph's end paints no glyph, so no underline either: it gets a
                     # "↵" of its own (paintEvent), else the header's count of boundaries
                     # would be more than the marks seen.
-                    breaks.append((d, spans.to_utf16(d), fmt.background().color()))
+                    # "\r\n" is one paragraph end, the "\n" a hidden character at the
+                    # next line's start: its mark goes where the "\r"'s does.
+                    crlf = text[d] == "\n" and d > 0 and text[d - 1] == "\r"
+                    unit = spans.to_utf16(d - 1 if crlf else d)
+                    breaks.append((d, unit, fmt.background().color()))
                     continue
                 if a < d:
                     ranges.append(self._range(a, d, fmt))

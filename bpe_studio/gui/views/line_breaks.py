@@ -1,7 +1,8 @@
 """Line breaks drawn as "↵": a text document paints nothing for a paragraph's end.
 
 What it does: :data:`LINE_BREAK` finds the characters that end a paragraph of a
-``QPlainTextEdit`` (``\\n``, ``\\r``, U+2029); :func:`draw_line_break` paints a "↵" in a box
+``QPlainTextEdit`` (``\\n``, ``\\r``, U+2029) or its line (U+2028, a line separator, which
+has no glyph either); :func:`draw_line_break` paints a "↵" in a box
 at the end of such a character's line. The editor marks a line break inside a token with it,
 Compare a boundary that falls on a line break (drawn nowhere else: no glyph to underline).
 What it leaves out: which line breaks, and their colours (the views).
@@ -14,7 +15,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QTextCursor
 from PySide6.QtWidgets import QPlainTextEdit
 
-LINE_BREAK = regex.compile("[\n\r\u2029]")
+LINE_BREAK = regex.compile("[\n\r\u2028\u2029]")
 GLYPH = "↵"
 
 
