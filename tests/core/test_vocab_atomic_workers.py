@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -17,7 +18,13 @@ from core_helpers import EOT, slice_head, write_text
 from bpe_studio.core import count_file, count_text, train_bpe
 from bpe_studio.core.corpus.counting import resolve_workers
 from bpe_studio.core.encode.encode_file import encode_file
-from bpe_studio.core.io.atomic import atomic_open, atomic_write_all, atomic_write_text
+from bpe_studio.core.io.atomic import (
+    STALE_SECONDS,
+    atomic_open,
+    atomic_write_all,
+    atomic_write_text,
+    remove_stale_beside,
+)
 from bpe_studio.core.train.vocab import (
     check_vocab_size,
     first_merge_id,
@@ -133,6 +140,62 @@ def test_atomic_write_all_puts_back_what_a_failed_rename_replaced(tmp_path, monk
         atomic_write_all([(first, b"new ranks"), (second, b"new sidecar")])
     assert calls[:2] == [os.fspath(first), os.fspath(second)]
     assert {name: (tmp_path / name).read_bytes() for name in os.listdir(tmp_path)} == before
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["hard link", "copy"])
+def test_a_kept_old_file_outlives_another_writers_sweep(tmp_path, monkeypatch, links):
+    """The review: the old file kept to be put back is named as a temporary file and had the
+    old file's age (a hard link shares it; the copy took it), so another writer of the same
+    file, sweeping its stale temporary files, removed it; a failed rename then left the new
+    vocabulary beside the old merges."""
+    first, second = tmp_path / "vocab.json", tmp_path / "merges.txt"
+    first.write_bytes(b"old vocab")
+    second.write_bytes(b"old merges")
+    hours_ago = time.time() - 2 * STALE_SECONDS
+    for path in (first, second):
+        os.utime(path, (hours_ago, hours_ago))
+    if not links:
+        monkeypatch.setattr(os, "link", _no_links)
+    real = os.replace
+    calls = []
+
+    def swept_then_second_fails(src, dst):
+        calls.append(os.fspath(dst))
+        if len(calls) == 1:  # another writer of the same files starts meanwhile
+            remove_stale_beside(first)
+            remove_stale_beside(second)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device", os.fspath(dst))
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", swept_then_second_fails)
+    with pytest.raises(OSError, match="No space left"):
+        atomic_write_all([(first, b"new vocab"), (second, b"new merges")])
+    assert (first.read_bytes(), second.read_bytes()) == (b"old vocab", b"old merges")
+    assert sorted(os.listdir(tmp_path)) == ["merges.txt", "vocab.json"]
+
+
+def test_the_sweep_removes_what_dead_writers_left_and_nothing_else(tmp_path):
+    target = tmp_path / "ids.npy"
+    target.write_bytes(b"ids")
+    hours_ago = time.time() - 2 * STALE_SECONDS
+    dead_file, dead_folder = tmp_path / ".ids.npy.dead.tmp", tmp_path / ".ids.npy.gone.tmp"
+    live_file, kept = tmp_path / ".ids.npy.live.tmp", tmp_path / ".ids.npy.kept.tmp"
+    dead_file.write_bytes(b"half")
+    dead_folder.mkdir()
+    (dead_folder / "part.npy").write_bytes(b"part")
+    live_file.write_bytes(b"being written")
+    os.link(target, kept)
+    for path in (dead_file, dead_folder, target):
+        os.utime(path, (hours_ago, hours_ago))
+    remove_stale_beside(target)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["ids.npy", live_file.name, kept.name]
+    )
+
+
+def _no_links(src, dst):
+    raise OSError(errno.EPERM, "Operation not permitted")
 
 
 # --- workers -----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import glob
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -65,7 +66,11 @@ def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
     try:
         for path in folder.glob(pattern):
             try:
-                if path.is_symlink() or path.lstat().st_mtime >= cutoff:
+                st = path.lstat()
+                # subtle: a second name of a file that still has its first (nlink > 1) is a
+                # writer's kept old file (atomic_write_all), as old as the file itself.
+                kept = stat.S_ISREG(st.st_mode) and st.st_nlink > 1
+                if path.is_symlink() or st.st_mtime >= cutoff or kept:
                     continue
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
@@ -194,7 +199,10 @@ def _keep(target: Path) -> Path | None:
     fd, copy = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
     os.close(fd)
     try:
-        shutil.copy2(target, copy)
+        # Not copy2: a copy of the old file's age would be swept as another writer's stale
+        # temporary file (remove_stale_temps) before it could be put back.
+        shutil.copyfile(target, copy)
+        shutil.copymode(target, copy)
     except BaseException:
         Path(copy).unlink(missing_ok=True)
         raise
