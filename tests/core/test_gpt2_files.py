@@ -379,6 +379,33 @@ def test_a_special_token_a_merge_makes_too_is_warned_of(tmp_path):
     assert Tokenizer.load(tmp_path, special_tokens=["<x>"]).encode(text) == tok.encode(text)
 
 
+def test_naming_is_not_offered_where_it_cannot_bring_the_tokenizer_back(tmp_path):
+    """The review: with an ordinary '<y>' the loader takes for a special token beside a
+    special '<x>' it misses, the warning said naming brings them back; naming only adds
+    special tokens, so '<y>' comes back special whatever is named."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"<x", 257: b"<x>", 258: b"<y>"}
+    tok = Tokenizer(vocab, [(b"<", b"x"), (b"<x", b">")], ["<x>"])
+    (said,) = _saved_as_gpt2(tok, tmp_path)
+    assert "'<y>', ordinary here, would be taken for one" in said
+    assert "needs them named" not in said
+
+
+def test_a_refused_gpt2_save_is_not_also_warned_of(tmp_path):
+    """The review: the loss warning came before the refusal of what merges.txt cannot say."""
+    from dataclasses import replace
+
+    from bpe_studio.core.formats.files import save_data
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: b"<y>"}
+    data = replace(Tokenizer(vocab, [(b"a", b"b")]).to_data(), ignore_merges=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="ignore_merges"):
+            save_data(tmp_path / "g", data, "gpt2")
+    assert [str(w.message) for w in caught] == []
+    assert not (tmp_path / "g").exists()
+
+
 def test_an_ordinary_token_no_merge_makes_is_warned_of(tmp_path):
     """An API audit: an entry no merge makes, not written like <...>, saved silently as GPT-2
     files that then could not be loaded."""

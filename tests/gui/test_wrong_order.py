@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 from gui_helpers import FIXTURES, bad_after_probe, paused_in_window
 
+from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.saving import gpt2_problem
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.training.replay import Pace, Replay
@@ -139,14 +140,18 @@ def test_save_refuses_gpt2_files_that_would_not_load_back(qtbot, window, tmp_pat
     problem = gpt2_problem(added)
     assert problem is not None and "no added token that is not special" in problem.message
     assert "tiktoken" not in problem.message.split("Save it as")[1].split("(")[0]
+    # The review: naming on loading cannot undo an ordinary '<y>' taken for a special token.
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"<x", 257: b"<x>", 258: b"<y>"}
+    both = Tokenizer(vocab, [(b"<", b"x"), (b"<x", b">")], ["<x>"]).to_data()
+    problem = gpt2_problem(both)
+    assert problem is not None and problem.only_way
+    assert problem.message.endswith("Loaded back, they give other ids whatever is named.")
 
 
 def test_a_run_no_other_format_holds_can_still_be_saved_as_gpt2_files(qtbot, window, tmp_path):
     """The review of this stop: a run trained with a pattern neither tokenizer.json nor
     tiktoken can say (\\X) could not be saved at all: GPT-2 files were refused, pointing
     to formats that refused it too. They are offered now, with what they lose said."""
-    from bpe_studio.core import Tokenizer
-
     window.panel.pattern_choice.set_pattern(r"\X+|\s+")
     paused_in_window(qtbot, window, CORPUS, 400, after=10, workers=1)
     window.stop_training()

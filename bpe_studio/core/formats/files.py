@@ -448,13 +448,13 @@ def gpt2_losses(data: TokenizerData) -> list[str]:
     token (the loader takes the entries no merge makes that look like ``<...>`` or
     ``[...]``, and cannot read one that does not unless it is named). Empty when they bring
     ``data`` back as it is."""
-    return _gpt2_losses(data)[0]
+    return gpt2_loss_report(data)[0]
 
 
-def _gpt2_losses(data: TokenizerData) -> tuple[list[str], bool]:
-    """``gpt2_losses``, and whether naming what is lost on loading (``pattern=``,
-    ``special_tokens=``) brings it back: not for entries the loader would take for special
-    tokens, nor for those it cannot read."""
+def gpt2_loss_report(data: TokenizerData) -> tuple[list[str], bool]:
+    """``gpt2_losses``, and whether naming on loading (``pattern=``, ``special_tokens=``)
+    brings all of it back: not when the loader would take an ordinary entry for a special
+    token, nor when it cannot read one (naming only adds special tokens)."""
     lost = []
     namable = False
     if pattern_name(data.pattern) != "gpt2":
@@ -486,7 +486,7 @@ def _gpt2_losses(data: TokenizerData) -> tuple[list[str], bool]:
     template = template_loss(data)
     if template is not None:
         lost.append(template)
-    return lost, namable
+    return lost, namable and not wrong.taken and not wrong.unreadable
 
 
 def _first_few(items: Iterable[str], shown: int = 3) -> str:
@@ -552,8 +552,15 @@ def save_data(
             "tokenizer.json can say that (save it as 'hf')"
         )
     if format == "gpt2":
-        lost, namable = _gpt2_losses(data)
-        if lost:
+        if data.ignore_merges:
+            raise ValueError(
+                f"{first}: format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens "
+                "up in the vocabulary (ignore_merges) and merges.txt cannot say so (save it "
+                "as 'hf')"
+            )
+        lost, namable = gpt2_loss_report(data)
+        pair = gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data))
+        if lost:  # once written: a save refused is not also warned of
             named = "loading them back needs them named (pattern=, special_tokens=); "
             warnings.warn(
                 f"{os.fspath(directory)}: GPT-2 files (vocab.json + merges.txt) "
@@ -561,13 +568,7 @@ def save_data(
                 LossyFormatWarning,
                 stacklevel=3,
             )
-        if data.ignore_merges:
-            raise ValueError(
-                f"{first}: format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens "
-                "up in the vocabulary (ignore_merges) and merges.txt cannot say so (save it "
-                "as 'hf')"
-            )
-        return list(gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data)))
+        return list(pair)
     if format == "hf":
         return [write_hf(directory, data)]
     written = list(write_tiktoken(directory, name or DEFAULT_NAME, data))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import gpt2_losses, holding_formats
+from ...core.formats.files import gpt2_loss_report, holding_formats
 from ...core.train.vocab import BYTE_TOKENS
 from .run_tokenizer import run_data_at
 from .state import Phase, RunState
@@ -81,7 +81,7 @@ def gpt2_problem(data: TokenizerData) -> Gpt2Problem | None:
     The app loads them with GPT-2's pattern and takes for special tokens the entries no merge
     makes that look like ``<...>`` or ``[...]``, with no way to say otherwise (the command
     line's ``--pattern`` and ``--special-token``)."""
-    lost = gpt2_losses(data)
+    lost, namable = gpt2_loss_report(data)
     if not lost:
         return None
     names = {"hf": "tokenizer.json", "tiktoken": "tiktoken files"}
@@ -91,11 +91,15 @@ def gpt2_problem(data: TokenizerData) -> Gpt2Problem | None:
         f"{'; they '.join(lost)}. Loaded again, it would encode text differently."
     )
     if not holders:
+        remedy = (
+            "Loading them back needs what they lose named: the command line's --pattern and "
+            "--special-token, Python's pattern= and special_tokens=."
+            if namable
+            else "Loaded back, they give other ids whatever is named."
+        )
         return Gpt2Problem(
             f"{said}\n\nNo other format holds it whole either: tokenizer.json and tiktoken "
-            "files refuse it. Save GPT-2 files anyway? Loading them back needs what they lose "
-            "named: the command line's --pattern and --special-token, Python's pattern= and "
-            "special_tokens=.",
+            f"files refuse it. Save GPT-2 files anyway? {remedy}",
             only_way=True,
         )
     holds = "hold both." if len(holders) == 2 else "holds them."
