@@ -607,3 +607,92 @@ def test_marks_at_windows_line_ends_and_line_separators_sit_at_the_line_end(qtbo
                 assert _mark_pixels(pane, c + 1) == 0, f"a mark over {text[c + 1]!r} ({c + 1})"
         for c in separators:
             assert _mark_pixels(pane, c, width) > 0, f"no mark at the line separator ({c})"
+
+
+def _two_versions(tmp_path: Path) -> tuple[Path, Tokenizer, Tokenizer]:
+    """A tokenizer.json and the tokenizer it holds, then the one retrained into its place."""
+    from gui_helpers import EOT, FIXTURES
+
+    from bpe_studio.core import train_bpe
+
+    corpus = FIXTURES / "tinystories_sample.txt"
+    old = Tokenizer(*train_bpe(corpus, 400, [EOT]), [EOT])
+    new = Tokenizer(*train_bpe(corpus, 300, [EOT]), [EOT])
+    (path,) = old.save(tmp_path, format="hf")
+    return path, old, new
+
+
+def _settled(qtbot, page, done) -> None:
+    qtbot.waitUntil(lambda: not page.busy and done(), timeout=120_000)
+
+
+def test_a_file_loaded_again_in_one_picker_is_read_again_by_every_page(qtbot, window, tmp_path):
+    """An audit: a tokenizer file shown in Compare and in the Report, retrained in place and
+    loaded again ("Load tokenizer file…") in Compare's picker: the Report kept the old file's
+    numbers under its name, and its CSV wrote them. Every page hears that the file was read
+    again and works it out anew."""
+    path, old, new = _two_versions(tmp_path)
+    compare, report = window.compare, window.report
+    prose = (ROOT / "resources" / "samples" / SAMPLE_FILES[0][1]).read_text(encoding="utf-8")
+    assert len(old.encode(TEXT)) != len(new.encode(TEXT))
+    compare.set_text(TEXT)
+    window.tabs.setCurrentWidget(compare)
+    key = compare.choices[0].add_file(path)
+    _settled(qtbot, compare, lambda: compare.comparison.keys[0] == key)
+    assert compare.comparison.a.tokens == len(old.encode(TEXT))
+    window.tabs.setCurrentWidget(report)
+    assert report.choices[3].add_file(path) == key
+    name = report.choices[3].label_of(key)
+
+    def prose_tokens() -> int | None:
+        cell = None if report.report is None else report.report.find(SAMPLE_FILES[0][0], name)
+        return None if cell is None else cell.tokens
+
+    _settled(qtbot, report, lambda: prose_tokens() is not None)
+    assert prose_tokens() == len(old.encode(prose))
+
+    new.save(tmp_path, format="hf")  # retrained into the same folder
+    window.tabs.setCurrentWidget(compare)
+    assert compare.choices[0].add_file(path) == key  # "Load tokenizer file…" of it
+    _settled(qtbot, compare, lambda: compare.comparison.a.tokens == len(new.encode(TEXT)))
+    window.tabs.setCurrentWidget(report)
+    assert not report.csv_button.isEnabled()  # its numbers are the old file's until redone
+    _settled(qtbot, report, lambda: prose_tokens() == len(new.encode(prose)))
+    out = tmp_path / "report.csv"
+    assert report.export_csv(out)
+    with open(out, encoding="utf-8", newline="") as f:
+        row = next(r for r in csv.DictReader(f) if (r["sample"], r["tokenizer"]) == (
+            SAMPLE_FILES[0][0], name))  # fmt: skip
+    assert int(row["tokens"]) == len(new.encode(prose))
+
+
+def test_a_file_changed_on_disk_is_worked_out_anew_when_its_page_is_shown(qtbot, window, tmp_path):
+    """An audit: a file changed on disk, nothing loaded again; a text edit in Compare read
+    the new file while the Report, shown again, kept the old one's numbers under the same
+    name. A page remembers the file's version it computed with and computes again when
+    shown if the file on disk is another."""
+    path, old, new = _two_versions(tmp_path)
+    compare, report = window.compare, window.report
+    prose = (ROOT / "resources" / "samples" / SAMPLE_FILES[0][1]).read_text(encoding="utf-8")
+    window.tabs.setCurrentWidget(report)
+    key = report.choices[3].add_file(path)
+    name = report.choices[3].label_of(key)
+
+    def prose_tokens() -> int | None:
+        cell = None if report.report is None else report.report.find(SAMPLE_FILES[0][0], name)
+        return None if cell is None else cell.tokens
+
+    _settled(qtbot, report, lambda: prose_tokens() is not None)
+    assert prose_tokens() == len(old.encode(prose))
+    compare.set_text(TEXT)
+    window.tabs.setCurrentWidget(compare)
+    compare.choices[1].pick(key)
+    _settled(qtbot, compare, lambda: compare.comparison.keys[1] == key)
+    assert compare.comparison.b.tokens == len(old.encode(TEXT))
+
+    new.save(tmp_path, format="hf")
+    compare.set_text(TEXT + " ")  # an edit: Compare reads the file as it is now
+    _settled(qtbot, compare, lambda: compare.comparison.text == TEXT + " ")
+    assert compare.comparison.b.tokens == len(new.encode(TEXT + " "))
+    window.tabs.setCurrentWidget(report)  # and so does the Report, once shown
+    _settled(qtbot, report, lambda: prose_tokens() == len(new.encode(prose)))

@@ -695,6 +695,23 @@ def test_a_tokenizer_file_changed_on_disk_is_another_tokenizer(tmp_path, tables)
     assert lab.makeup is None and lab.usage is None
 
 
+def test_a_file_loaded_again_in_any_picker_is_read_again_by_the_lab(tmp_path, tables):
+    """An audit: "Load tokenizer file…" of a file in Compare's picker was heard by no other
+    page (only the lab's own pickers told the lab). The app model says a file was read again;
+    the lab drops what it worked out from that file, and nothing for another file."""
+    path = tmp_path / "tokenizer.json"
+    path.write_text("{}", encoding="utf-8")
+    hub = lab_model(f"file:{path}")
+    lab = hub.lab
+    assert lab.receive(MakeupResult(lab.wanted_a(), tables[GPT2][1]))
+    hub.read_file_again(str(tmp_path / "another.json"))
+    assert lab.makeup is not None and not lab.due()
+    wanted = []
+    lab.wanted_changed.connect(lambda: wanted.append(1))
+    hub.read_file_again(str(path))
+    assert lab.makeup is None and lab.due().makeup and wanted
+
+
 def test_a_text_field_is_given_only_for_a_corpus_of_records():
     """An audit: a text field typed for a .jsonl corpus stayed, hidden, when a plain .txt was
     chosen next, whose usage then failed over a field the user could not see."""

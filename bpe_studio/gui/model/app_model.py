@@ -35,6 +35,7 @@ from .corpus_source import CorpusSource
 from .curves import DEFAULT_HELDOUT
 from .editor_series import EditorSeries
 from .file_names import FileNames
+from .file_versions import read_again
 from .panes import PaneChoice, PaneChoices
 from .saving import unsaved_merges
 from .state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
@@ -59,6 +60,9 @@ class AppModel:
     tokenizer_offered = Signal(object)
     # A tokenizer file one picker opened and showed (a str path): every picker lists it.
     tokenizer_file_opened = Signal(str)
+    # A tokenizer file (a str path, as the pickers key it) the user loaded again: another
+    # version from now on (file_versions), which every view showing it works out anew.
+    file_read_again = Signal(str)
     updated = Signal()  # end of a frame: redraw whatever depends on progress, pairs, step
     pane_changed = Signal(str)  # a pane's choice or its pick under way changed (panes.py)
     pick_failed = Signal(str, str, str)  # pane, label, message: a pick failed, undone
@@ -380,6 +384,13 @@ class AppModel:
         self.pane_changed.emit(pane)
         self.pick_failed.emit(pane, pick.label, message)
         return True
+
+    def read_file_again(self, path: str) -> None:
+        """The user loaded the tokenizer file ``path`` again ("Load tokenizer file…" in any
+        picker): it is read anew wherever it is used (``file_versions.read_again``), and
+        every view hears it (``file_read_again``)."""
+        read_again(path)
+        self.file_read_again.emit(path)
 
     # --------------------------------------------------- editor and plot
     def set_editor_text(self, text: str) -> None:

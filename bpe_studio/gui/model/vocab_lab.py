@@ -159,6 +159,7 @@ class VocabLab:
         hub.corpus_changed.connect(self._on_run_changed)
         hub.merges_added.connect(self._on_merges_added)
         hub.pane_changed.connect(self._on_pane_changed)
+        hub.file_read_again.connect(self._on_file_read_again)
 
     @property
     def hub(self) -> AppModel:
@@ -184,6 +185,16 @@ class VocabLab:
         """A tokenizer file shown was loaded again (``file_versions.read_again``): what was
         worked out from it goes, and it is read anew."""
         self._choice_changed()
+
+    def _on_file_read_again(self, path: str) -> None:
+        """A tokenizer file was loaded again, in any picker: read anew if the lab shows it or
+        is picking it."""
+        key = f"file:{path}"
+        for pane in (LAB, LAB_AGAINST):
+            choice = self._choice(pane)  # the pick under way, else the pane's choice
+            if choice is not None and key in (choice[0], self.hub.pane(pane).key):
+                self.file_reloaded()
+                return
 
     def _choice_changed(self) -> None:
         self._forget_problem()

@@ -378,7 +378,6 @@ class CompareView(LazyPage):
     def __init__(self, hub: AppModel, parent: QWidget | None = None) -> None:
         super().__init__("bpe-compare", hub, parent)
         self.comparison: Comparison | None = None
-        self._computing: tuple[Choice, ...] = ()  # the choices of the job under way
 
         self.input = KeptTextEdit()  # its text() is the text given, "\r\n" and all
         self.input.setAccessibleName("Text to compare")
@@ -442,9 +441,6 @@ class CompareView(LazyPage):
             bar.valueChanged.connect(lambda v, s=source, t=target: self._sync_scroll(s, t))
         self.input.textChanged.connect(self.request)
 
-    def bind(self, hub: AppModel) -> None:
-        hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
-
     # ------------------------------------------------------------ requests
     @property
     def busy(self) -> bool:
@@ -467,8 +463,8 @@ class CompareView(LazyPage):
         self._dirty = False
         text = self.text()
         self.status.setText(f"Tokenizing with {a.label} and {b.label}…")
+        self._submitting((a, b))
         self._job.submit(lambda is_stale: compare(text, a, b, is_stale))
-        self._computing = (a, b)
 
     # ------------------------------------------------------------- results
     @Slot(object)
@@ -479,7 +475,7 @@ class CompareView(LazyPage):
         assert isinstance(comparison, Comparison)  # what this page's job returns
         # subtle: the job of the latest request is the only one delivered (jobs.LatestJob),
         # and a new text or pick makes a new request: this is of the text and picks shown.
-        self._picks_shown(self._computing)
+        self._picks_shown()
         self.comparison = comparison
         self._announce = False
         for pane, stats, side in zip(self.panes, self.stats, (comparison.a, comparison.b)):

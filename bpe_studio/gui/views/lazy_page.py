@@ -7,7 +7,10 @@ shown again, and hiding a page cancels its work (the page now shown gets the thr
 of tokenizer choice makes the next failure go to the error dialog (``_announce``,
 :meth:`LazyPage._on_failed`).
 A result computed with the run's tokenizer is forgotten once the run is gone
-(``_forget_result``).
+(``_forget_result``). A page remembers the version of each tokenizer file its result was
+computed with (``file_versions``): a file loaded again in any picker (the model's
+``file_read_again``), or changed on disk by the time the page is shown, makes it compute
+again, so that no page shows an old file's numbers under the name the new one has.
 What it leaves out: what is computed and how it is shown (the Compare and Report pages).
 """
 
@@ -23,7 +26,7 @@ from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
 from ..responsiveness.debounce import single_shot
 from .common import SteadyLabel
-from .picker import Choice, FailedPick, TokenizerPicker
+from .picker import Choice, FailedPick, TokenizerPicker, key_version
 
 DEBOUNCE_MS = 150
 
@@ -43,6 +46,11 @@ class LazyPage(QWidget):
         self.choices: Sequence[TokenizerPicker] = ()
         self._dirty = True
         self._announce = False  # a choice changed: a failure now goes to the error dialog
+        self._computing: tuple[Choice, ...] = ()  # the choices of the job under way
+        # Each choice's key -> its version (a file's on disk, else None): of the job under
+        # way, and of the result shown.
+        self._computing_at: dict[str, object] = {}
+        self._shown_at: dict[str, object] = {}
         self._job = LatestJob(job_name, self)
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
@@ -56,8 +64,15 @@ class LazyPage(QWidget):
         if self.isVisible():
             self._timer.start()
 
+    def bind(self, hub: AppModel) -> None:
+        hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
+        hub.file_read_again.connect(self._on_file_read_again)
+
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        if self._outdated():  # a file it shows was changed on disk meanwhile
+            self._result_outdated()
+            self._dirty = True
         if self._dirty:
             self._timer.start()
 
@@ -86,11 +101,34 @@ class LazyPage(QWidget):
                 chosen.append(choice)
         return chosen
 
-    def _picks_shown(self, choices: Sequence[Choice]) -> None:
-        """A result computed with ``choices`` is shown: each pick under way among them is
-        now its pane's choice."""
-        for choice in choices:
+    def _submitting(self, choices: Sequence[Choice]) -> None:
+        """A job is about to compute with ``choices``: they, and their versions now."""
+        self._computing = tuple(choices)
+        self._computing_at = {choice.key: key_version(choice.key) for choice in choices}
+
+    def _picks_shown(self) -> None:
+        """The result of the job under way is shown: each pick under way among its choices
+        is now its pane's choice, and the versions it was computed with are the page's."""
+        for choice in self._computing:
             self.hub.pick_ready(choice.pane, choice.key)
+        self._shown_at = self._computing_at
+
+    def _outdated(self) -> bool:
+        """A file the result shown was computed with is another version now."""
+        return any(key_version(key) != version for key, version in self._shown_at.items())
+
+    def _on_file_read_again(self, path: str) -> None:
+        """A tokenizer file was loaded again, in any picker: computed anew if the page shows
+        it, computes with it or is picking it."""
+        key = f"file:{path}"
+        keys = {*self._shown_at, *self._computing_at, *(p.key for p in self.choices)}
+        if key in keys:
+            self._result_outdated()
+            self.request()
+
+    def _result_outdated(self) -> None:
+        """The result shown was computed with a file's older version (each page may say so
+        until the new result comes)."""
 
     def _pick_failed(self, failed: FailedPick) -> None:
         """A pick's tokenizer could not be built: the pane goes back to its choice before (the

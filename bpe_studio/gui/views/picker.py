@@ -19,7 +19,8 @@ Presets, files and Hub models are built once into the picker's
 :class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
 :data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`). A file is kept with the
 version it was read at (``model.file_versions``): one changed on disk since is read again
-when next built, and "Load tokenizer file…" of a file listed reads it again (``reloaded``).
+when next built, and "Load tokenizer file…" of a file listed reads it again, which the app
+model tells every view (``AppModel.read_file_again``).
 What it leaves out: running jobs (the pages and the editor's bar hold their ``LatestJob``),
 what the tokenizers are used for, and reading files in the editor's run (``loader``).
 """
@@ -43,7 +44,7 @@ from ..jobs.loader import TOKENIZER_FILTER, OfferedTokenizer, needs_pattern
 from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.file_names import tokenizer_source
-from ..model.file_versions import file_version, read_again
+from ..model.file_versions import file_version
 from ..model.state import Phase
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
@@ -161,8 +162,7 @@ class TokenizerPicker(QComboBox):
     the pick under way; a pick whose tokenizer could not be built (``pick_failed_for``) goes
     back to the choice before, here and in every view."""
 
-    choice_changed = Signal()  # also when the file shown was loaded again (after reloaded)
-    reloaded = Signal()  # "Load tokenizer file…" of the file shown: it is read anew
+    choice_changed = Signal()  # also when the file shown was loaded again
     _hub_ended = Signal(str, bool)  # from a job: a Hub model's tokenizer came (or not)
 
     def __init__(
@@ -332,7 +332,9 @@ class TokenizerPicker(QComboBox):
             if isinstance(tokenizer, Tokenizer) and needs_pattern(source):
                 self.cache.patterns[key] = tokenizer.pattern
         elif choose:
-            read_again(key.removeprefix("file:"))
+            # Every view showing the file hears it (Compare, the Report and the lab, whichever
+            # picker loaded it), not only the one this picker belongs to.
+            self.hub.read_file_again(key.removeprefix("file:"))
         index = self.findData(key)
         if index < 0:
             if tokenizer is None:
@@ -346,7 +348,6 @@ class TokenizerPicker(QComboBox):
         if choose and index == self.currentIndex() and tokenizer is None:
             # The file shown, loaded again (retrained into the same folder, say): no new
             # choice, but its tokenizer is another, so what shows it works it out anew.
-            self.reloaded.emit()
             self.choice_changed.emit()
         elif choose:
             self.setCurrentIndex(index)

@@ -139,7 +139,6 @@ class ReportView(LazyPage):
             # said in its description.
             choice.setAccessibleName(f"Tokenizer {i + 1}")
             choice.setAccessibleDescription(f"Tokenizer {i + 1} of the report")
-        self._computing: list[Choice] = []  # the choices of the job under way
         self._without_run = False  # the job under way leaves the run's slot out: no run
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
@@ -262,8 +261,8 @@ class ReportView(LazyPage):
         return bool(self.hint.isVisible())
 
     def bind(self, hub: AppModel) -> None:
+        super().bind(hub)
         hub.corpus_changed.connect(self.request)
-        hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
 
     @Slot()
     def _on_last_slot_chosen(self) -> None:
@@ -292,7 +291,7 @@ class ReportView(LazyPage):
         self._without_run = self.hub.state.shown is None and any(c.key == RUN for c in chosen)
         if self._without_run and len(chosen) > 1:
             chosen = [c for c in chosen if c.key != RUN]
-        self._computing = chosen
+        self._submitting(chosen)
         self._dirty = False
         corpus = self.hub.state.corpus_ref
         encoding = f"Encoding the samples with {', '.join(c.label for c in chosen)}…"
@@ -306,6 +305,12 @@ class ReportView(LazyPage):
         super()._on_failed(message)
         if self.report is None:  # nothing to show instead: the chart says why
             self._show_empty(self.status.text())
+
+    def _result_outdated(self) -> None:
+        # Its numbers are of a file's older version, under the name the new one has: not
+        # exported until worked out anew.
+        for button in (self.csv_button, self.png_button):
+            button.setEnabled(False)
 
     def _forget_result(self) -> None:
         if self.report is None:
@@ -327,7 +332,7 @@ class ReportView(LazyPage):
             return
         assert isinstance(computed, Computed)  # what this page's job returns
         report = computed.report
-        self._picks_shown(self._computing)
+        self._picks_shown()
         self.report = report
         self._announce = False
         self._fill_table(report)

@@ -130,8 +130,6 @@ class VocabLabPage(QWidget):
 
         self.picker = TokenizerPicker(hub, pane=LAB, default=preset_key("o200k_base"))
         self.against = TokenizerPicker(hub, pane=LAB_AGAINST, default=NONE, allow_none=True)
-        for picker in (self.picker, self.against):
-            picker.reloaded.connect(self.lab.file_reloaded)
         self.corpus_box = QComboBox()
         self.corpus_box.setMinimumContentsLength(16)
         self.corpus_box.addItem("(no corpus)", LabCorpus())
