@@ -422,10 +422,9 @@ def test_report_takes_the_run_in_its_free_slot_unless_the_user_chose_it(qtbot, w
 
 
 def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
-    """Paused, the run's column is the run at the timeline's step; ended, it is the whole run
-    wherever the timeline is. The same header for both had the finished run's figures read as
-    the step's (an audit: 3.73 bytes/token under a timeline at step 500, where step 500 gives
-    2.48)."""
+    """The run's column is the run at the timeline's step, paused or ended, and its header
+    names that step (an audit: the finished run's figures were read as the step's, 3.73
+    bytes/token under a timeline at step 500, where step 500 gives 2.48)."""
     from gui_helpers import paused_in_window
 
     from bpe_studio.core import train_bpe
@@ -452,7 +451,11 @@ def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
     assert computed_with("The run's tokenizer (step 0)") == len(text.encode("utf-8"))
     session.resume()
     qtbot.waitUntil(lambda: window.state.result is not None, timeout=120_000)
+    # Ended, the timeline still picks the step (an audit: the run's column stayed the whole
+    # run's while the editor and the lab showed the step scrubbed to).
     window.timeline.select_step(40)
+    assert computed_with("The run's tokenizer (step 40)") == len(run.truncated(40).encode(text))
+    window.hub.follow_live()  # the newest merge: the whole run
     assert computed_with("The run's tokenizer (step 343)") == len(run.encode(text))
 
 
@@ -696,3 +699,56 @@ def test_a_file_changed_on_disk_is_worked_out_anew_when_its_page_is_shown(qtbot,
     assert compare.comparison.b.tokens == len(new.encode(TEXT + " "))
     window.tabs.setCurrentWidget(report)  # and so does the Report, once shown
     _settled(qtbot, report, lambda: prose_tokens() == len(new.encode(prose)))
+
+
+def test_compare_follows_the_timeline_once_the_run_has_ended_or_was_loaded(qtbot, window, tmp_path):
+    """An audit: once a run had ended (or a tokenizer was loaded), scrubbing the timeline moved
+    every view but Compare and the Report, which kept "The run's tokenizer (step 2,000)" while
+    the editor and the lab said step 300. The run's pane is the run at the timeline's step in
+    every phase, a replay of the finished run included, and says which step."""
+    import re
+
+    from gui_helpers import EOT, train_in_window
+
+    from bpe_studio.core import train_bpe
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.training.replay import Pace
+    from bpe_studio.gui.views.picker import RUN
+
+    run = Tokenizer(*train_bpe(DEMO_CORPUS, 400, [EOT]), [EOT])
+    train_in_window(qtbot, window, DEMO_CORPUS, 400)
+    compare = window.compare
+    compare.set_text(TEXT)
+    compare.choices[0].pick(RUN)
+    window.tabs.setCurrentWidget(compare)
+
+    def step_shown() -> int | None:
+        found = compare.comparison and re.search(r"\(step ([\d,]+)\)", compare.comparison.a.label)
+        return int(found.group(1).replace(",", "")) if found else None
+
+    def tokens_at(k: int) -> int:
+        _settled(qtbot, compare, lambda: step_shown() == k)
+        assert compare.stats[0].text().endswith(f"The run's tokenizer (step {k:,})")
+        return compare.comparison.a.tokens
+
+    assert tokens_at(143) == len(run.encode(TEXT))
+    window.timeline.select_step(60)
+    assert tokens_at(60) == len(run.truncated(60).encode(TEXT))
+    # A replay: Compare shows steps on the way (not put off until it stops), then the one
+    # it is paused at.
+    replay = window.timeline.replay
+    replay.start(Pace(per_second=40))
+    before = (None, 0, 60, 143)  # nothing yet, the replay's start, the steps shown before
+    qtbot.waitUntil(lambda: step_shown() not in before and replay.running, timeout=60_000)
+    replay.pause()
+    k = window.state.step
+    assert 0 < k < 143
+    assert tokens_at(k) == len(run.truncated(k).encode(TEXT))
+    replay.skip()
+    assert tokens_at(143) == len(run.encode(TEXT))
+
+    run.save(tmp_path, format="gpt2")  # loaded as the run's tokenizer: the same
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
+        assert window.load_tokenizer(tmp_path / "vocab.json")
+    window.timeline.select_step(30)
+    assert tokens_at(30) == len(run.truncated(30).encode(TEXT))

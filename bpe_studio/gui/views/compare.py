@@ -442,10 +442,6 @@ class CompareView(LazyPage):
         self.input.textChanged.connect(self.request)
 
     # ------------------------------------------------------------ requests
-    @property
-    def busy(self) -> bool:
-        return self._dirty or self._timer.isActive() or self._job.busy
-
     def set_text(self, text: str) -> None:
         """Compare ``text`` exactly, line breaks included (``KeptTextEdit``)."""
         self.input.set_text(text)
@@ -454,8 +450,7 @@ class CompareView(LazyPage):
         """The text compared: as given, with any edits."""
         return self.input.text()
 
-    @Slot()
-    def _submit(self) -> None:
+    def _submit(self, throttle: bool = False) -> None:
         picked = self._picked()
         if len(picked) != 2:
             return
@@ -464,7 +459,7 @@ class CompareView(LazyPage):
         text = self.text()
         self.status.setText(f"Tokenizing with {a.label} and {b.label}…")
         self._submitting((a, b))
-        self._job.submit(lambda is_stale: compare(text, a, b, is_stale))
+        self._job.submit(lambda is_stale: compare(text, a, b, is_stale), throttle=throttle)
 
     # ------------------------------------------------------------- results
     @Slot(object)

@@ -6,11 +6,15 @@ shown, starts the subclass's ``_submit`` after the debounce; a hidden page waits
 shown again, and hiding a page cancels its work (the page now shown gets the thread). A change
 of tokenizer choice makes the next failure go to the error dialog (``_announce``,
 :meth:`LazyPage._on_failed`).
-A result computed with the run's tokenizer is forgotten once the run is gone
-(``_forget_result``). A page remembers the version of each tokenizer file its result was
-computed with (``file_versions``): a file loaded again in any picker (the model's
-``file_read_again``), or changed on disk by the time the page is shown, makes it compute
-again, so that no page shows an old file's numbers under the name the new one has.
+A page showing the run's tokenizer follows the timeline's step (the picker cuts the run to
+it): each move of the step asks again after the debounce, without making the job under way
+stale (``LatestJob``'s throttle), so a drag or a replay shows the newest step that could be
+finished, one after another. While the run trains the model's ``tokenizer_changed`` says
+when (the controller paces it). A result computed with the run's tokenizer is forgotten
+once the run is gone (``_forget_result``). A page remembers the version of each tokenizer
+file its result was computed with (``file_versions``): a file loaded again in any picker
+(the model's ``file_read_again``), or changed on disk by the time the page is shown, makes
+it compute again, so that no page shows an old file's numbers under the name the new one has.
 What it leaves out: what is computed and how it is shown (the Compare and Report pages).
 """
 
@@ -55,6 +59,9 @@ class LazyPage(QWidget):
         self._job.done.connect(self._on_done)
         self._job.failed.connect(self._on_failed)
         self._timer = single_shot(self, DEBOUNCE_MS, self._submit)
+        # The timeline's step moved: asked after the debounce, but not put off by each next
+        # step (a replay moves it every frame), and letting the job under way finish.
+        self._step_timer = single_shot(self, DEBOUNCE_MS, self._submit_step)
 
     @Slot()
     def request(self) -> None:
@@ -66,7 +73,15 @@ class LazyPage(QWidget):
 
     def bind(self, hub: AppModel) -> None:
         hub.tokenizer_changed.connect(self._on_run_tokenizer_changed)
+        hub.step_changed.connect(self._on_step)
         hub.file_read_again.connect(self._on_file_read_again)
+
+    @property
+    def busy(self) -> bool:
+        """A result is due or being computed (the tests wait for it to settle)."""
+        return (
+            self._dirty or self._timer.isActive() or self._step_timer.isActive() or self._job.busy
+        )
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -79,8 +94,9 @@ class LazyPage(QWidget):
     def hideEvent(self, event: QHideEvent) -> None:  # noqa: N802 - Qt override
         # A hidden page need not finish: its job gives way to the page now shown.
         super().hideEvent(event)
-        if self._timer.isActive() or self._job.busy:
+        if self._timer.isActive() or self._step_timer.isActive() or self._job.busy:
             self._timer.stop()
+            self._step_timer.stop()
             self._job.cancel()
             self._dirty = True
 
@@ -155,6 +171,20 @@ class LazyPage(QWidget):
                 self._forget_result()
             self.request()
 
+    def _on_step(self, step: int) -> None:
+        """The timeline moved: the run's tokenizer is shown at the new step. While the run
+        trains or pauses, ``tokenizer_changed`` says when instead (the controller rebuilds
+        the run's tokenizer at the step, paced)."""
+        if self.hub.state.phase.training or not any(c.uses_run for c in self.choices):
+            return
+        self._dirty = True
+        if self.isVisible() and not self._step_timer.isActive():
+            self._step_timer.start()
+
+    @Slot()
+    def _submit_step(self) -> None:
+        self._submit(throttle=True)
+
     def _forget_result(self) -> None:
         raise NotImplementedError  # each page clears its own result
 
@@ -171,6 +201,7 @@ class LazyPage(QWidget):
     def _on_done(self, result: object) -> None:
         raise NotImplementedError  # each page shows its own result
 
-    @Slot()
-    def _submit(self) -> None:
+    def _submit(self, throttle: bool = False) -> None:
+        """Submit the page's job (``throttle``: after the job under way, not making it stale:
+        ``LatestJob.submit``)."""
         raise NotImplementedError  # each page submits its own job

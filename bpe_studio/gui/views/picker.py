@@ -1,26 +1,26 @@
 """Choosing a tokenizer: the one combo box the editor, Compare and Report pick tokenizers with.
 
 What it does: :class:`TokenizerPicker` offers, in this order (:meth:`TokenizerPicker._fill`,
-the one place that lists them): nothing, where asked for; the run's tokenizer
-(``hub.state.shown``); the presets the core ships (``core.formats.presets``: GPT-2, GPT-4's
-cl100k_base, GPT-4o's o200k_base); every tokenizer file loaded this session (as the run's
-tokenizer, by any picker's "Load tokenizer file…": ``hub.tokenizer_file_opened``, and files
-of another kind than byte-level BPE: ``hub.tokenizer_offered``); the Hugging
-Face Hub's popular open models and the ones opened lately, the newest first (``hub_models``,
-read again each time the list opens: another window may have opened one); then, below a
-separator, its actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers
-it, "Open from Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is
-fetched by ``get`` (in the caller's job, a download's progress shown in a dialog) and labelled
-with the model's name, which the Report's columns show. Each choice has a key (:data:`RUN`,
-:data:`NONE`, :func:`preset_key`, :func:`file_key`, :func:`hub_key`).
-:meth:`TokenizerPicker.current` gives a :class:`Choice`: the key, a label and a ``get``
-function that builds the tokenizer when called, meant to be called in a background job.
-Presets, files and Hub models are built once into the picker's
-:class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
-:data:`SHARED` (their jobs encode under :data:`ENCODE_LOCK`). A file is kept with the
-version it was read at (``model.file_versions``): one changed on disk since is read again
-when next built, and "Load tokenizer file…" of a file listed reads it again, which the app
-model tells every view (``AppModel.read_file_again``).
+the one place that lists them): nothing, where asked for; the run's tokenizer at the timeline's
+step (:meth:`TokenizerPicker.choice`); the presets the core ships (``core.formats.presets``:
+GPT-2, GPT-4's cl100k_base, GPT-4o's o200k_base); every tokenizer file loaded this session (as
+the run's tokenizer, by any picker's "Load tokenizer file…": ``hub.tokenizer_file_opened``, and
+files of another kind than byte-level BPE: ``hub.tokenizer_offered``); the Hugging Face Hub's
+popular open models and the ones opened lately, the newest first (``hub_models``, read again
+each time the list opens: another window may have opened one); then, below a separator, its
+actions (:data:`ACTIONS`: "Load tokenizer file…" asks for a file and offers it, "Open from
+Hugging Face Hub…" for ``ORG/NAME[@REVISION]``). A Hub model's tokenizer is fetched by ``get``
+(in the caller's job, a download's progress shown in a dialog) and labelled with the model's
+name, which the Report's columns show. Each choice has a key (:data:`RUN`, :data:`NONE`,
+:func:`preset_key`, :func:`file_key`, :func:`hub_key`). :meth:`TokenizerPicker.current` gives a
+:class:`Choice`: the key, a label and a ``get`` function that builds the tokenizer when called,
+meant to be called in a background job. Presets, files and Hub models are built once into the
+picker's :class:`~..model.tokenizer_cache.TokenizerCache`; the Compare and Report pickers share
+:data:`SHARED`, and the run's tokenizer cut to a step :data:`RUN_STEPS` (their jobs encode
+under :data:`ENCODE_LOCK`). A file is kept with the version it was read at
+(``model.file_versions``): one changed on disk since is read again when next built, and "Load
+tokenizer file…" of a file listed reads it again, which the app model tells every view
+(``AppModel.read_file_again``).
 What it leaves out: running jobs (the pages and the editor's bar hold their ``LatestJob``),
 what the tokenizers are used for, and reading files in the editor's run (``loader``).
 """
@@ -45,7 +45,8 @@ from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.file_names import tokenizer_source
 from ..model.file_versions import file_version
-from ..model.state import Phase
+from ..model.run_tokenizer import run_tokenizer_at
+from ..model.state import Phase, RunState
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
 from .file_dialogs import TOKENIZER, open_file
@@ -75,6 +76,9 @@ _STEPS = {
 }
 
 SHARED = TokenizerCache()  # the Compare and Report pickers' presets and files
+# The run's tokenizer cut to the steps the pages asked for last, by run and step: scrubbing
+# back and forth builds each step once (a scrub of a long run would fill SHARED for good).
+RUN_STEPS = TokenizerCache(4)
 # subtle: the pages' jobs run in their own threads but share SHARED's tokenizers, whose
 # encoding caches are not made for two threads at once (one may clear the cache while another
 # reads it), so a job encodes only while it holds this lock.
@@ -151,6 +155,13 @@ class FailedPick:
 
 def _no_run() -> AnyTokenizer:
     raise ValueError("there is no run's tokenizer yet: train one or load one first")
+
+
+def _run_at_step(state: RunState, k: int) -> Callable[[], AnyTokenizer]:
+    """How to get the run's tokenizer cut to step ``k``: captured now, built in the job into
+    :data:`RUN_STEPS`, by run and step."""
+    build, key = run_tokenizer_at(state, k), (state.run_id, k)
+    return lambda: RUN_STEPS.get(key, build)
 
 
 class TokenizerPicker(QComboBox):
@@ -259,13 +270,7 @@ class TokenizerPicker(QComboBox):
         if key == NONE or key in ACTIONS:
             return None
         if key == RUN:
-            source = self.hub.state.shown  # read now, on the GUI thread; built in the job
-            if source is not None:
-                # Which step it is: the timeline's while the run trains or pauses, the whole
-                # run once it has ended (as the Vocabulary lab names it); step 0 too, whose
-                # one token per byte would read as a fault, unnamed.
-                label = f"{label} (step {source.merge_count:,})"
-            return Choice(key, label, _no_run if source is None else source.get, self.pane)
+            return self._run_choice(label)
         kind, _, value = key.partition(":")
         cache = self.cache
         if kind == "preset":
@@ -281,6 +286,23 @@ class TokenizerPicker(QComboBox):
             return cache.get(key, lambda: open_tokenizer(path, pattern), key_version(key))
 
         return Choice(key, label, get, self.pane)
+
+    def _run_choice(self, label: str) -> Choice:
+        """The run's tokenizer at the timeline's step, in every phase (the timeline picks the
+        step every view shows), named with its step; step 0 too, whose one token per byte
+        would read as a fault, unnamed. Read now, on the GUI thread; built in the job."""
+        state = self.hub.state
+        source = state.shown
+        if source is None:
+            return Choice(RUN, label, _no_run, self.pane)
+        k, get = source.merge_count, source.get
+        # While the run trains or pauses, the controller keeps ``shown`` at the timeline's
+        # step (paced); once it has ended (or a tokenizer was loaded), ``shown`` is the whole
+        # tokenizer, and the step shown is cut from it here, as the editor cuts it.
+        if not state.phase.training and state.step < k:
+            k = state.step
+            get = _run_at_step(state, k)
+        return Choice(RUN, f"{label} (step {k:,})", get, self.pane)
 
     def built(self, key: str) -> AnyTokenizer | None:
         """The tokenizer of the entry ``key`` if it is built (a file's, of the version on

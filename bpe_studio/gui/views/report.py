@@ -279,12 +279,7 @@ class ReportView(LazyPage):
         super()._on_run_tokenizer_changed()
 
     # ------------------------------------------------------------ requests
-    @property
-    def busy(self) -> bool:
-        return self._dirty or self._timer.isActive() or self._job.busy
-
-    @Slot()
-    def _submit(self) -> None:
+    def _submit(self, throttle: bool = False) -> None:
         chosen = self._picked()
         # The run's slot while there is no run (discarded, or a new one not yet merged): the
         # others are reported, and the status says the run's is left out.
@@ -298,7 +293,7 @@ class ReportView(LazyPage):
         self.status.setText(encoding)
         if self.report is None:  # the chart says what it waits for (else it keeps its report)
             self._show_empty(encoding)
-        self._job.submit(lambda is_stale: build_report(chosen, corpus, is_stale))
+        self._job.submit(lambda is_stale: build_report(chosen, corpus, is_stale), throttle=throttle)
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
