@@ -282,6 +282,47 @@ def test_a_file_that_fails_to_load_is_reported(qtbot, compare_view, tmp_path):
     assert good in picker.keys()
 
 
+def test_a_tokenizer_whose_pattern_leaves_text_out_says_why_beside_the_other(
+    qtbot, compare_view, tmp_path
+):
+    """An audit: a run trained with a custom pattern that leaves Chinese out, compared with
+    GPT-4o on a text with Chinese, blanked both panes and both counts, GPT-4o's too: one
+    failure stood for the whole comparison. The tokenizer that can encode the text shows its
+    tokens and count; the other's pane says why it cannot, naming the pattern and the
+    character, as the Report leaves out that one cell."""
+    pattern = r" ?[^\s\p{Han}]+|\s+"
+    Tokenizer({i: bytes([i]) for i in range(256)}, [], pattern=pattern).save(
+        tmp_path / "no_han", format="tiktoken"
+    )
+    view = compare_view
+    view.choices[1].pick(preset_key("o200k_base"))
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.set_text(TEXT)
+        view.show()
+        view.choices[0].add_file(tmp_path / "no_han" / "tokenizer.tiktoken")
+    comparison = blocker.args[0]
+    o200k = Tokenizer.preset("o200k_base")
+    assert comparison.b.tokens == len(o200k.encode(TEXT))
+    assert view.stats[1].text().startswith(f"{comparison.b.tokens:,} tokens · ")
+    qtbot.waitUntil(lambda: bool(view.panes[1].painted()), timeout=10_000)
+    assert view.panes[1].marked_offsets() == []  # no boundary is compared with nothing
+    first_han = TEXT.index("中")
+    line = TEXT.count("\n", 0, first_han) + 1
+    said = view.stats[0].text()
+    assert said.startswith("Cannot encode this text: the pattern")
+    assert pattern in said and "'中' (U+4E2D)" in said and f"(line {line}, column 1)" in said
+    assert "\n" not in said  # one line
+    assert view.panes[0].side is None and not view.panes[0].painted()
+    assert "'中' (U+4E2D)" in view.panes[0].toPlainText()  # the pane says why, in full
+    assert "cannot encode this text" in view.status.text()
+    # Text it covers: both sides again, the marks too.
+    covered = "Hello, world! 12345\n"
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        view.set_text(covered)
+    assert blocker.args[0].a.tokens == len(covered)  # one token per byte, all ASCII
+    assert view.panes[0].toPlainText() == covered
+
+
 def _report(qtbot, window, corpus: Path):
     window.open_corpus(corpus)
     report = window.report

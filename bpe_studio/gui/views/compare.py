@@ -7,6 +7,9 @@ and characters per token. In the panes, tokens that both tokenizers cut the same
 the others blue and orange, and the first character after every boundary only one of them has
 (``report.boundary_diff``) is underlined in red on both sides (a line break, which has no
 glyph, by a red "↵" at the end of its line, as the editor draws one). The panes scroll together.
+A tokenizer whose pattern leaves a character of the text unmatched cannot encode it: its pane
+says why (:class:`Uncovered`) and the other shows its tokens alone, as the Report leaves out
+that one cell.
 Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob` (latest request wins), and
 only while the page is shown; panes paint only their visible part. Hovering a pane shows the
 token(s) under the pointer (id and bytes).
@@ -41,6 +44,7 @@ from PySide6.QtWidgets import (
 from ...core.encode.token_spans import span_cuts
 from ...core.explain.report import diff_cuts
 from ...core.explain.span_arrays import SpanArrays, compute_spans
+from ...core.pretokenization.pretokenizer import UncoveredText
 from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.panes import COMPARE_LEFT, COMPARE_RIGHT
@@ -113,20 +117,43 @@ class Side:
         )
 
 
+@dataclass(frozen=True)
+class Uncovered:
+    """A tokenizer that cannot encode the text: its pattern leaves a character unmatched
+    (``UncoveredText``, whose message names the pattern, the character and where)."""
+
+    label: str
+    reason: str
+
+    def summary(self) -> str:
+        """One line, why first (a narrow pane cuts the end; the tooltip has it whole)."""
+        return f"Cannot encode this text: {self.reason} · {self.label}"
+
+
 @dataclass(frozen=True, eq=False)
 class Comparison:
     text: str
-    a: Side
-    b: Side
+    a: Side | Uncovered
+    b: Side | Uncovered
     diff: np.ndarray  # sorted offsets where exactly one of them starts a token
     keys: tuple[str, str] = ("", "")  # the picker keys it was computed with
 
+    @property
+    def both(self) -> bool:
+        """Both tokenized the text (else there are no boundaries to compare)."""
+        return isinstance(self.a, Side) and isinstance(self.b, Side)
 
-def _side(choice: Choice, text: str, is_stale: Callable[[], bool]) -> Side | FailedPick | None:
+
+def _side(
+    choice: Choice, text: str, is_stale: Callable[[], bool]
+) -> Side | Uncovered | FailedPick | None:
     tok = choice.build()
     if isinstance(tok, FailedPick):
         return tok
-    spans = compute_spans(tok, text, is_stale)
+    try:
+        spans = compute_spans(tok, text, is_stale)
+    except UncoveredText as e:  # this side alone: the other may encode the text
+        return Uncovered(choice.label, str(e))
     if spans is None:
         return None
     # From the spans, for every kind: a normalizer's or a foreign model's token bytes need
@@ -138,7 +165,8 @@ def compare(
     text: str, a: Choice, b: Choice, is_stale: Callable[[], bool] = lambda: False
 ) -> Comparison | FailedPick | None:
     """Tokenize ``text`` with both choices (in a background job); None once stale; the pick
-    whose tokenizer could not be built, if one could not."""
+    whose tokenizer could not be built, if one could not. A side whose pattern does not
+    cover the text is :class:`Uncovered`, and nothing is compared with it."""
     with ENCODE_LOCK:
         side_a = _side(a, text, is_stale)
         if isinstance(side_a, FailedPick):
@@ -148,7 +176,10 @@ def compare(
         return side_b
     if side_a is None or side_b is None:
         return None
-    diff = diff_cuts(side_a.cuts, side_b.cuts)
+    if isinstance(side_a, Side) and isinstance(side_b, Side):
+        diff = diff_cuts(side_a.cuts, side_b.cuts)
+    else:
+        diff = np.zeros(0, dtype=np.int64)
     return Comparison(text, side_a, side_b, diff, (a.key, b.key))
 
 
@@ -227,6 +258,13 @@ class ComparePane(QPlainTextEdit):
         self.comparison = self.side = None
         self._schedule()
 
+    def show_uncovered(self, uncovered: Uncovered) -> None:
+        """Say, in place of the text, why this tokenizer cannot encode it (the next
+        :meth:`show_side` puts the text back)."""
+        self.comparison = self.side = None
+        self.setPlainText(f"{uncovered.label} cannot encode this text: {uncovered.reason}.")
+        self._schedule()
+
     @Slot()
     def _schedule(self, *args: object) -> None:
         self._repaint.start()
@@ -277,7 +315,9 @@ class ComparePane(QPlainTextEdit):
             if j == i + 1 and int(ids[i]) in specials:
                 fmt = self._special
             else:
-                fmt = (self._differ if differs else self._shared)[i % 2]
+                # With nothing to compare (the other side cannot encode the text), no token
+                # is painted as the same in both.
+                fmt = (self._differ if differs or not comparison.both else self._shared)[i % 2]
             # The block [a, b), cut around the marked characters inside it (a mark at b is
             # the next block's first character).
             k_end = int(np.searchsorted(diff, b, side="left"))
@@ -473,15 +513,22 @@ class CompareView(LazyPage):
         self._picks_shown()
         self.comparison = comparison
         self._announce = False
-        for pane, stats, side in zip(self.panes, self.stats, (comparison.a, comparison.b)):
-            pane.show_side(comparison, side)
+        a, b = comparison.a, comparison.b
+        for pane, stats, side in zip(self.panes, self.stats, (a, b)):
+            if isinstance(side, Side):
+                pane.show_side(comparison, side)
+            else:
+                pane.show_uncovered(side)
             stats.setText(side.summary())
         n = len(comparison.diff)
-        self.status.setText(
-            f"{n:,} boundar{'y differs' if n == 1 else 'ies differ'} · "
-            f"{comparison.a.tokens - comparison.b.tokens:+,} tokens: {comparison.a.label} "
-            f"minus {comparison.b.label}"
-        )
+        if isinstance(a, Side) and isinstance(b, Side):
+            self.status.setText(
+                f"{n:,} boundar{'y differs' if n == 1 else 'ies differ'} · "
+                f"{a.tokens - b.tokens:+,} tokens: {a.label} minus {b.label}"
+            )
+        else:
+            cannot = " and ".join(s.label for s in (a, b) if isinstance(s, Uncovered))
+            self.status.setText(f"{cannot} cannot encode this text: nothing to compare")
         self.compared.emit(comparison)
 
     def _forget_result(self) -> None:
