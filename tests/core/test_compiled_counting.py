@@ -262,3 +262,25 @@ def test_shared_corpora_count_as_the_regex_path(name, pattern, monkeypatch):
     monkeypatch.setattr(tasks, "counting_scanner", lambda pattern, size: None)
     monkeypatch.setattr(tasks, "prepare_counting", _plain_prepare)
     assert count_file(path, [EOT], workers=2, pattern=pattern) == compiled
+
+
+def test_warm_up_readies_the_tally_for_the_arrays_tally_add_passes():
+    """A new user's first hour: warm_up called the tally with writable arrays, Tally.add
+    passes read-only ones (np.frombuffer), a type numba compiles a kernel of its own for, so
+    the first training with workers stalled on an unannounced compile. In a new process,
+    warm_up's kernels are the only ones called."""
+    import subprocess
+
+    code = (
+        "import numpy as np, numba\n"
+        "from bpe_studio.core.pretokenization import scan_load\n"
+        "scan_load.warm_up()\n"
+        "data = np.frombuffer(b'ab', np.uint8)\n"
+        "counts = np.frombuffer(np.ones(1, np.int64).tobytes(), np.int64)\n"
+        "wanted = (numba.typeof(data), numba.typeof(counts))\n"
+        "sigs = scan_load.counting_kernels().tally_add.signatures\n"
+        "print(any(tuple(s[-2:]) == wanted for s in sigs))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"

@@ -106,6 +106,9 @@ def warm_up(_module: ModuleType | None = None) -> None:
     first, lens, counts = counting.count_pieces(kinds, points, table, *bounds)
     tokens, _ = counting.packed_counts(points, first, lens)
     state = empty_tally()
+    # Read-only, as tally.Tally.add reads them from the workers' bytes (np.frombuffer).
+    tokens = np.frombuffer(tokens.tobytes(), np.uint8)
+    counts = np.frombuffer(counts.tobytes(), np.int64)
     arena, offs, slots, size, _ = counting.tally_add(*state, tokens, counts)
     counting.tally_counts(slots, size)
     counting.tally_packed(arena, offs, size)
