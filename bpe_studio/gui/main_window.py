@@ -546,9 +546,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
 
     def close_without_asking(self) -> None:
         """Close and stop everything, asking nothing (the app's event loop has ended: the
-        user answered when the window was closed, or the app was told to quit)."""
+        user answered when the window was closed, or the app was told to quit), and wait for
+        what its close left running: a training thread held by the merge engine's first
+        compile (a window closed before gets no second ``closeEvent``)."""
         self._closed = True
         self.close()
+        self.controller.shutdown()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         # subtle: closing asks before merges no file holds are lost (a run still training is
@@ -564,11 +567,15 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
             return
         if self._close_save_folder is not None:  # its save succeeded, or the window would stay
             file_dialogs.remember(file_dialogs.SAVE, self._close_save_folder)
-        if self.isVisible():  # closed once (a second close finds it hidden)
+        on_screen = self.isVisible()  # closed once (a second close finds it hidden)
+        if on_screen:
             window_layout.save_layout(self, self.tabs, self.splitters)
         self._closed = True
         self.timeline.shutdown()
-        self.controller.shutdown()
+        # subtle: a window on screen is not held by the merge engine's first compile (it
+        # cannot be stopped): it closes now, and the app's last close (``app.main``, the
+        # window gone) waits for the compile to end.
+        self.controller.shutdown(wait_for_compile=not on_screen)
         self.editor_tokenizer.shutdown()
         self.curve.shutdown()
         self.editor.shutdown()

@@ -120,3 +120,39 @@ def threads_running() -> bool:
         or live_curve_threads()
         or live_lab_processes()
     )
+
+
+def held_in_compile(qtbot, window, monkeypatch, tmp_path: Path, vocab_size: int = 400):
+    """Click Train on a small corpus trained with the compiled merge engine whose first-run
+    compile is held (it waits on the returned ``go`` Event, at most half a minute) and wait until
+    the status line says it compiles; returns ``(session, go)``. (The threshold is lowered and
+    the compile stands in a wrapper, so tests do not depend on numba's cache being cold.)"""
+    import threading
+
+    from bpe_studio.core.train import merge_engine, trainer
+    from bpe_studio.gui.app import DEMO_CORPUS
+
+    real_prepare = merge_engine.prepare
+    compiling, go = threading.Event(), threading.Event()
+
+    def prepare(status=None):
+        compiling.set()
+        go.wait(30)
+        compiling.clear()
+        real_prepare()
+
+    monkeypatch.setattr(trainer, "COMPILED_FROM", 0)
+    monkeypatch.setattr(merge_engine, "prepare", prepare)
+    monkeypatch.setattr(merge_engine, "compiling", compiling.is_set)
+    corpus = tmp_path / "small.txt"
+    corpus.write_bytes(DEMO_CORPUS.read_bytes()[:200_000])
+    assert window.open_corpus(corpus)
+    window.panel.vocab_spin.setValue(vocab_size)
+    window.panel.workers_spin.setValue(1)
+    assert window.start_training()
+    session = window.controller.session
+    qtbot.waitUntil(
+        lambda: window.panel.status.text().startswith("Compiling the merge engine"),
+        timeout=30_000,
+    )
+    return session, go

@@ -5,8 +5,11 @@ Save that did not happen) keeps the window and the run as they were."""
 
 from __future__ import annotations
 
+import io
+import sys
+
 import pytest
-from gui_helpers import EOT, FIXTURES, paused_in_window, train_in_window
+from gui_helpers import EOT, FIXTURES, held_in_compile, paused_in_window, train_in_window
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.gui.model.state import Phase
@@ -409,3 +412,35 @@ def test_the_close_questions_save_remembers_its_folder_only_once_saved(
     window.close()
     assert not window.isVisible()
     assert file_dialogs.start_folder(file_dialogs.SAVE) == str(out)
+
+
+def test_closing_during_the_first_compile_hides_the_window_at_once(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """First-hour audit (h_first62): File > Quit (or the close button, Ctrl-C, SIGTERM) during
+    the merge engine's first compile froze the window, its menu drawn open, until the compile
+    ended: closing waited on the GUI thread for the worker, which sees the stop only once the
+    compile is over. The window goes at once; the wait comes with the app's last close
+    (``app.main`` once its event loop has ended), said in one line on stderr."""
+    session, go = held_in_compile(qtbot, window, monkeypatch, tmp_path)
+
+    class Stderr(io.StringIO):
+        def write(self, text: str) -> int:
+            go.set()  # the compile ends once the wait is said (here, at once)
+            return super().write(text)
+
+    said = Stderr()
+    monkeypatch.setattr(sys, "stderr", said)
+    try:
+        window.close()
+        # The close returned with the compile still holding the worker: nothing waited.
+        assert not go.is_set() and not window.isVisible()
+        assert session.is_running and said.getvalue() == ""
+        window.close_without_asking()  # as main() does, the window gone: this one waits
+    finally:
+        go.set()
+    assert live_training_threads() == 0
+    assert said.getvalue() == (
+        "bpe-studio: waiting for the merge engine to finish compiling before exiting "
+        "(first run only)…\n"
+    )

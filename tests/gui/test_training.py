@@ -5,7 +5,13 @@ from __future__ import annotations
 import threading
 
 import pytest
-from gui_helpers import EOT, paused_in_window, train_in_window, wait_for_spans
+from gui_helpers import (
+    EOT,
+    held_in_compile,
+    paused_in_window,
+    train_in_window,
+    wait_for_spans,
+)
 from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, Qt, QTimer, QUrl
 from PySide6.QtGui import QDropEvent
 
@@ -302,34 +308,10 @@ def test_the_first_compile_of_the_merge_engine_is_a_phase_of_its_own(
     the bar is busy, rather than sitting at "100%" of pre-tokenizing. (The threshold is lowered
     and the compile stands in a wrapper that waits, so the test does not depend on numba's
     cache being cold.)"""
-    from bpe_studio.core.train import merge_engine, trainer
-
-    real_prepare = merge_engine.prepare
-    compiling = threading.Event()
-    go = threading.Event()
-
-    def prepare(status=None):
-        compiling.set()
-        go.wait(30)
-        compiling.clear()
-        real_prepare()
-
-    monkeypatch.setattr(trainer, "COMPILED_FROM", 0)
-    monkeypatch.setattr(merge_engine, "prepare", prepare)
-    monkeypatch.setattr(merge_engine, "compiling", compiling.is_set)
-    corpus = tmp_path / "small.txt"
-    corpus.write_bytes(DEMO_CORPUS.read_bytes()[:200_000])
-    assert window.open_corpus(corpus)
-    window.panel.vocab_spin.setValue(400)
-    window.panel.workers_spin.setValue(1)
-    assert window.start_training()
-    session = window.controller.session
+    session, go = held_in_compile(qtbot, window, monkeypatch, tmp_path)
     panel = window.panel
     try:
-        qtbot.waitUntil(
-            lambda: panel.status.text().startswith("Compiling the merge engine (first run only)"),
-            timeout=30_000,
-        )
+        assert panel.status.text().startswith("Compiling the merge engine (first run only)")
         assert panel.progress.maximum() == 0  # busy, not a fraction of the counting
         assert window.state.phase is Phase.PRE_TOKENIZING
     finally:
@@ -338,8 +320,29 @@ def test_the_first_compile_of_the_merge_engine_is_a_phase_of_its_own(
         pass
     result = blocker.args[0]
     assert result is not None
-    assert result.merges == train_bpe(corpus, 400, [EOT], engine="python")[1]
+    assert result.merges == train_bpe(tmp_path / "small.txt", 400, [EOT], engine="python")[1]
     assert panel.status.text().startswith("Done: ")
+
+
+def test_a_stop_held_by_the_first_compile_says_so(qtbot, window, monkeypatch, tmp_path):
+    """First-hour audit (h_first62): Stop during the merge engine's first compile showed
+    "Stopping…" for as long as the compile lasted, with no reason (the worker sees the stop
+    once the compile ends). The line says what the stop waits for, and the run then ends as
+    stopped."""
+    session, go = held_in_compile(qtbot, window, monkeypatch, tmp_path)
+    status = window.panel.status
+    try:
+        window.stop_training()
+        qtbot.waitUntil(
+            lambda: status.text() == "Stopping once the merge engine is compiled (first run only)…",
+            timeout=10_000,
+        )
+    finally:
+        go.set()
+    with qtbot.waitSignal(session.finished, timeout=60_000) as blocker:
+        pass
+    assert blocker.args[0] is not None and blocker.args[0].stopped
+    assert window.state.phase is Phase.STOPPED
 
 
 def test_stop_before_the_thread_starts_still_ends_the_run(qtbot, window):

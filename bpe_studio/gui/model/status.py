@@ -25,16 +25,36 @@ COMPILING_TEXT = "Compiling the merge engine (first run only)…"
 _PATTERN_SHOWN = 40
 
 
-def compiling_text() -> str:
-    """:data:`COMPILING_TEXT`, or where numba has no folder to cache in, saying each run
-    compiles (as the command line does)."""
+def _compiled_when(text: str) -> str:
+    """``text`` (which says "(first run only)"), or where numba has no folder to cache in,
+    saying instead that each run compiles (as the command line does)."""
     # subtle: imported here: numba is loaded once a compile is under way, not at start.
     from ...core.io.kernel_loader import FIRST_RUN, NO_CACHE
     from ...core.io.numba_cache import usable_cache_dir
 
-    if usable_cache_dir() is None:
-        return COMPILING_TEXT.replace(FIRST_RUN, NO_CACHE)
-    return COMPILING_TEXT
+    return text.replace(FIRST_RUN, NO_CACHE) if usable_cache_dir() is None else text
+
+
+def compiling_text() -> str:
+    """:data:`COMPILING_TEXT`, with how often it compiles (:func:`_compiled_when`)."""
+    return _compiled_when(COMPILING_TEXT)
+
+
+def stopping_text(state: RunState) -> str:
+    """The status line while a stop is on its way: what holds it up when the merge engine's
+    first compile does (the worker sees the stop only once the compile is over)."""
+    if compiling_shown(state):
+        return _compiled_when("Stopping once the merge engine is compiled (first run only)…")
+    return "Stopping…"
+
+
+def compile_wait_line() -> str:
+    """The one line on stderr while the app, its window closed, waits for the merge engine's
+    first compile to end before exiting (the compile cannot be stopped halfway)."""
+    return _compiled_when(
+        "bpe-studio: waiting for the merge engine to finish compiling before exiting "
+        "(first run only)…"
+    )
 
 
 def format_duration(seconds: float) -> str:
@@ -196,7 +216,7 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
         return f"Loading failed: {state.load_error.splitlines()[0]}"
     if phase.training:
         if state.stopping:
-            return "Stopping…"
+            return stopping_text(state)
         running = (state.resume_to or Phase.MERGING) if phase is Phase.PAUSED else phase
         return _running_text(state, running)
     result = state.result

@@ -422,8 +422,10 @@ class Controller(QObject):
             session.resume()
         return False
 
-    def shutdown(self) -> None:
-        """Stop training and loading, and wait for their threads."""
+    def shutdown(self, *, wait_for_compile: bool = True) -> None:
+        """Stop training and loading, and wait for their threads; a training thread held by
+        the merge engine's first compile only with ``wait_for_compile`` (see
+        :meth:`TrainingSession.shutdown`)."""
         if self.session is not None:
-            self.session.shutdown()
+            self.session.shutdown(wait_for_compile=wait_for_compile)
         self.loader.shutdown()

@@ -12,6 +12,7 @@ What it leaves out: any widget, and when the editor's tokenizer is rebuilt (``co
 
 from __future__ import annotations
 
+import sys
 import time
 from collections import deque
 
@@ -23,6 +24,7 @@ from ...core.train.pair_history import PairHistory
 from ...core.train.remaining import TimeLeft
 from ..model.app_model import AppModel
 from ..model.state import Phase, RunSettings, TrainingResult
+from ..model.status import compile_wait_line
 from ..responsiveness.after_paint import StartWhenSettled
 from ..responsiveness.collector import TrainingMode, keep_out_of_collections
 from ..responsiveness.frame_budget import FLUSH_INTERVAL_MS, FrameBudget
@@ -37,6 +39,8 @@ _QUEUED = Qt.ConnectionType.QueuedConnection
 # The longest hold_still blocks the GUI thread, waiting for the merge under way (a merge
 # takes milliseconds; a worker still counting is not waited for at all).
 SETTLE_SECONDS = 2.0
+# How often a shutdown that must not wait for a compile looks whether one holds the worker.
+_STOP_SLICE_MS = 20
 # Every training thread started and not yet waited for: tests assert it is empty afterwards.
 _LIVE_THREADS: set[QThread] = set()
 
@@ -238,17 +242,32 @@ class TrainingSession(QObject):
     def paused(self) -> bool:
         return self.control.paused
 
-    def shutdown(self) -> None:
+    def shutdown(self, *, wait_for_compile: bool = True) -> None:
         """Stop and wait for the thread to end (closing the window mid-training). A session
         shut down is let go: its run's outcome, if still on its way, no longer reaches the
-        hub, which may show another run by then."""
+        hub, which may show another run by then.
+
+        The merge engine's first compile cannot be stopped: the worker sees the stop once it
+        is over. ``wait_for_compile`` False (a window still on screen) does not wait for a
+        thread the compile holds: it is released when it ends, or waited for by a later
+        shutdown, which says so in one line on stderr (the window is gone by then)."""
         self._let_go = True
         self.control.stop()
-        if self._thread is not None:
-            self._thread.wait()  # returns at once if the thread never started
+        self._timer.stop()
+        thread = self._thread
+        if thread is not None:
+            if not wait_for_compile:
+                # subtle: waited for in slices, since the compile may begin after the stop
+                # (a worker that had not yet reached it).
+                while not thread.wait(_STOP_SLICE_MS):
+                    if merge_engine.compiling():
+                        self._end_frame_hold()
+                        return
+            elif thread.isRunning() and merge_engine.compiling():
+                print(compile_wait_line(), file=sys.stderr, flush=True)
+            thread.wait()  # returns at once if the thread never started
             self._release_thread()
         self._end_frame_hold()
-        self._timer.stop()
 
     # ------------------------------------------------------ worker -> GUI
     @Slot(object, object)
