@@ -377,6 +377,16 @@ def test_pair_chart_says_what_phase_it_is_in(qtbot, gpt2_loaded):
     hub.begin_run(RunSettings(2000, (EOT,)), initial_vocab([EOT]))
     assert note() == PRETOKENIZING_NOTE
     assert "No pairs left" not in chart.pairs_plot.titleLabel.item.toPlainText()
+    # First-hour audit (h_first62): while the merge engine's first compile held the run, the
+    # status line said so and the chart still said the corpus was being pre-tokenized.
+    hub.set_compiling(True)
+    hub.publish()
+    assert note() == (
+        "Compiling the merge engine (first run only): pairs are counted when merging starts"
+    )
+    hub.set_compiling(False)
+    hub.publish()
+    assert note() == PRETOKENIZING_NOTE
     hub.finish(None, "the corpus is not UTF-8")
     assert hub.state.phase is Phase.FAILED and note() == FAILED_NOTE
     hub.show_loaded(gpt2_loaded)

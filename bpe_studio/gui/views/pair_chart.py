@@ -34,6 +34,7 @@ from ...core.text.display import readable_token
 from ..model.app_model import AppModel
 from ..model.file_names import named_file
 from ..model.state import LoadedTokenizer, Phase
+from ..model.status import compiling_shown, compiling_text
 from .common import monospace_font, not_a_tab_stop, points, title_label
 from .theme import colours, themed
 
@@ -41,7 +42,8 @@ TOP_K = 20
 LOADED_DECAY_NOTE = "Only a trained run knows the count of each merge's pair"
 IDLE_NOTE = "Open a corpus and click Train: the pairs about to be merged appear here"
 IDLE_DECAY_NOTE = "Each merge's pair count against its rank appears here while training"
-PRETOKENIZING_NOTE = "Pre-tokenizing the corpus: pairs are counted when merging starts"
+COUNTED_WHEN_MERGING = "pairs are counted when merging starts"
+PRETOKENIZING_NOTE = f"Pre-tokenizing the corpus: {COUNTED_WHEN_MERGING}"
 FAILED_NOTE = "The run failed before merging: no pairs to show"
 NO_COUNTS_NOTE = "This run kept no pre-token counts: no pairs to show for this step"
 MIN_WIDTH = 540  # px: below this the two plots' titles and axes are cut
@@ -368,6 +370,8 @@ class PairChart(QWidget):
         if state.phase is Phase.PRE_TOKENIZING or (
             state.phase is Phase.PAUSED and state.resume_to is Phase.PRE_TOKENIZING
         ):
+            if compiling_shown(state):  # what the status line says holds the run up
+                return f"{compiling_text().removesuffix('…')}: {COUNTED_WHEN_MERGING}"
             return PRETOKENIZING_NOTE
         if state.phase is Phase.FAILED and not state.published:
             return FAILED_NOTE
