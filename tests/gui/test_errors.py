@@ -57,7 +57,22 @@ def test_errors_about_markup_names_show_them_as_named(qtbot, window, tmp_path):
 def test_missing_corpus(qtbot, window, tmp_path):
     missing = tmp_path / "nope.txt"
     assert not window.open_corpus(missing)
-    assert str(missing) in _dialog_text(window) and "no such file" in window.last_error
+    assert str(missing) in _dialog_text(window)
+    assert window.last_error == f"Corpus not found: {missing}"  # the core's words
+
+
+def test_a_folder_as_corpus_says_what_to_open_instead(qtbot, window, tmp_path):
+    """First-hour audit (h_first62): a folder opened as the corpus (Open corpus… or Glob or
+    URL…) said "<folder>: not a regular file", where the command line says it is a
+    directory and that the corpus names text files."""
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "a.txt").write_text("alpha beta\n", encoding="utf-8")
+    assert not window.open_corpus(folder)
+    assert window.last_error == (
+        f"{folder}: is a directory, not a text file: open the text files in it, or give "
+        f"Glob or URL… a pattern such as {folder / '*.txt'}"
+    )
 
 
 def test_non_utf8_corpus(qtbot, window, tmp_path):

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from ...core.corpus.sources import is_glob_or_url
+from ...core.corpus.sources import check_corpus_path, is_glob_or_url
 from ...core.formats.base.data import TokenizerData
 from ...core.formats.files import DEFAULT_NAME, save_data
 from ...core.formats.tiktoken import sidecar_name
@@ -63,6 +63,8 @@ SAVED_FILES: dict[str, tuple[str, ...]] = {
 }
 # What closing with unsaved merges may do (``Controller.ask_close``'s answers).
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+# After the core's "is a directory" for a folder opened as the corpus: what opens its files.
+_FOLDER_HINT = ": open the text files in it, or give Glob or URL… a pattern such as {}"
 
 
 class Controller(QObject):
@@ -151,8 +153,11 @@ class Controller(QObject):
             if is_glob_or_url(path):
                 continue
             p = Path(path)
-            if not p.exists():
-                return None, f"{p}: no such file"
+            try:
+                check_corpus_path(p)  # missing, a folder, unreadable: the core's words
+            except (OSError, ValueError) as error:
+                hint = _FOLDER_HINT.format(p / "*.txt") if p.is_dir() else ""
+                return None, describe_error(error) + hint
             if not p.is_file():
                 return None, f"{p}: not a regular file"
         try:
