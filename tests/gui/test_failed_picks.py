@@ -86,6 +86,27 @@ def test_a_failed_pick_names_the_runs_tokenizer_mid_sentence(qtbot, window, offl
     assert window.editor_tokenizer.note.text().endswith("showing the run's tokenizer")
 
 
+def test_a_failed_picks_note_goes_once_the_run_it_names_is_another(qtbot, window, offline):
+    """First-hour audit (h_first62): "Could not load Qwen/Qw… · showing the run's tokenizer"
+    stayed beside the editor's picker after another tokenizer was loaded and a new corpus
+    trained: about a run long gone. It goes with a new run, and with the next pick."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    errors = []
+    window.editor_tokenizer.error.disconnect()
+    window.editor_tokenizer.error.connect(lambda title, message: errors.append(message))
+    note = window.editor_tokenizer.note
+    window.picker.pick(hub_key(QWEN))
+    qtbot.waitUntil(lambda: note.text().startswith("Could not load"), timeout=60_000)
+    train_in_window(qtbot, window, FIXTURES / "tinystories_slice.txt", 300)
+    assert note.text() == "" and note.toolTip() == ""
+    window.picker.pick(hub_key(QWEN))
+    qtbot.waitUntil(lambda: note.text().startswith("Could not load"), timeout=60_000)
+    window.picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: not window.editor_tokenizer.busy, timeout=60_000)
+    assert note.text().startswith("50,257 tokens")
+
+
 def test_a_broken_file_picked_in_the_report_leaves_its_column(qtbot, window, tmp_path):
     broken = tmp_path / "tokenizer.json"
     broken.write_text("{not json", encoding="utf-8")

@@ -72,6 +72,10 @@ class EditorTokenizer(QWidget):
 
     @Slot()
     def _on_reset(self) -> None:
+        if self.picker.key == RUN:
+            # A note on the run's tokenizer (a failed pick's "showing the run's tokenizer")
+            # was about the run before: another run or a loaded file is shown now.
+            self._set_note("")
         if self.hub.state.phase is not Phase.LOADED or self.hub.state.loaded is None:
             return
         # The loaded file is the run now (the picker lists it as a file too): the editor
