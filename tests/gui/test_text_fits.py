@@ -52,6 +52,31 @@ def test_a_steady_label_cuts_plain_text_with_an_ellipsis_and_wraps_rich_text(qtb
     assert not cut(rich)
 
 
+def test_a_summary_is_cut_between_its_parts_and_a_wrapping_label_wraps(qtbot):
+    """First-hour audit (h_first62) at 1520×920: Compare's right header read "… 2.98
+    characters/token · GPT-4o (o200…", the lab's usage line "… 166 no…". A line of parts
+    is cut after its last whole part; the lab's usage line wraps instead."""
+    host = shown(qtbot, QWidget(), 2200, 200)
+    summary = "241 tokens · 3.68 bytes/token · 2.98 characters/token · GPT-4o (o200k_base)"
+    label = shown_label(host, Qt.TextFormat.PlainText)
+    fits = label.label.fontMetrics().horizontalAdvance(summary.removesuffix(" (o200k_base)"))
+    label.resize(fits + 4, label.height())
+    label.setText(summary)
+    assert label.label.text() == "241 tokens · 3.68 bytes/token · 2.98 characters/token · …"
+    assert label.label.toolTip() == summary and not cut(label)
+    wrapping = steady_label(QLabel(""), wrap=True)
+    wrapping.setParent(host)
+    wrapping.setTextFormat(Qt.TextFormat.PlainText)
+    wrapping.show()
+    wrapping.resize(200, wrapping.sizeHint().height())
+    one_line = wrapping.sizeHint().height()
+    wrapping.setText(LONG)
+    assert wrapping.label.text() == LONG and wrapping.label.toolTip() == ""
+    assert wrapping.label.wordWrap() and wrapping.sizeHint().height() > one_line
+    wrapping.resize(200, wrapping.sizeHint().height())
+    assert not cut(wrapping)
+
+
 def test_nothing_is_cut_at_1600_by_1000(qtbot, window):
     window.resize(1600, 1000)
     train_in_window(qtbot, window, DEMO_CORPUS, 5_000)

@@ -7,7 +7,14 @@ from typing import Any
 
 from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt
-from PySide6.QtGui import QFont, QFontDatabase, QHelpEvent, QResizeEvent, QTextDocument
+from PySide6.QtGui import (
+    QFont,
+    QFontDatabase,
+    QFontMetrics,
+    QHelpEvent,
+    QResizeEvent,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -87,8 +94,9 @@ class SteadyLabel(QWidget):
     whole area itself. The label's text methods are forwarded; a style sheet or tooltip set
     on this widget applies to the label too.
 
-    Text wider than the label never just stops mid-word: plain text is cut with "…" and
-    shown whole in the tooltip; rich text, which cannot be cut so, wraps onto more lines
+    Text wider than the label never just stops mid-word: plain text is cut with "…" after
+    its last whole part that fits (:func:`cut_between_parts`) and shown whole in the tooltip,
+    or wraps (``wrap``); rich text, which cannot be cut so, wraps onto more lines
     (the label then asks for the height it needs).
 
     One line of plain text has one height whatever its script: a line of Chinese is laid
@@ -96,9 +104,12 @@ class SteadyLabel(QWidget):
     everything under it by a few pixels each time its text switched scripts. The height is
     that of a line holding the tallest usual scripts at once (:data:`TALL_LINE`)."""
 
-    def __init__(self, label: QLabel, longest: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self, label: QLabel, longest: str = "", parent: QWidget | None = None, *, wrap: bool = False
+    ) -> None:
         super().__init__(parent)
         self.label = label
+        self._wrap = wrap  # plain text too wide wraps instead of being cut
         label.setParent(self)
         label.ensurePolished()  # the style sheet's font, before measuring
         width = label.fontMetrics().horizontalAdvance(longest) + 12 if longest else 40
@@ -139,8 +150,12 @@ class SteadyLabel(QWidget):
         metrics = label.fontMetrics()
         if self._plain():
             shown = text
-            if "\n" not in text and metrics.horizontalAdvance(text) > room > 0:
-                shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+            too_wide = "\n" not in text and metrics.horizontalAdvance(text) > room > 0
+            if self._wrap:
+                if label.wordWrap() != too_wide:
+                    label.setWordWrap(too_wide)
+            elif too_wide:
+                shown = cut_between_parts(text, metrics, room)
             tip = text if shown != text else ""
             if label.toolTip() != tip:
                 label.setToolTip(tip)
@@ -205,11 +220,26 @@ def _line_height(label: QLabel) -> int:
     return int(height)
 
 
-def steady_label(label: QLabel, longest: str = "") -> SteadyLabel:
+def steady_label(label: QLabel, longest: str = "", *, wrap: bool = False) -> SteadyLabel:
     """``label`` held in a :class:`SteadyLabel` (add that to the layout): its text changes
     never re-lay out the window. It keeps the width of ``longest`` (and whatever its layout
-    gives it beyond that)."""
-    return SteadyLabel(label, longest)
+    gives it beyond that); ``wrap``: plain text too wide for it wraps instead of being cut."""
+    return SteadyLabel(label, longest, wrap=wrap)
+
+
+PART = " · "  # between the parts of a status or summary line
+
+
+def cut_between_parts(text: str, metrics: QFontMetrics, room: int) -> str:
+    """``text`` cut to ``room`` pixels with "…": after its last whole part (:data:`PART`)
+    that fits, so no figure or name is left half-shown ("GPT-4o (o200…"); mid-part only
+    when not even the first part fits."""
+    parts = text.split(PART)
+    for n in range(len(parts) - 1, 0, -1):
+        shown = PART.join(parts[:n]) + PART + "…"
+        if metrics.horizontalAdvance(shown) <= room:
+            return shown
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
 
 
 def configure_table(table: QTableView, font: QFont | None = None) -> None:

@@ -194,7 +194,8 @@ class VocabLabPage(QWidget):
         step_row.addWidget(self.live_button)
 
         self.makeup_line = steady_label(QLabel(" "), "0" * 80)
-        self.usage_line = steady_label(QLabel(" "), "0" * 80)
+        # Its under-trained candidates come last and matter most: wrapped, never cut.
+        self.usage_line = steady_label(QLabel(" "), "0" * 80, wrap=True)
         self.overlap_line = steady_label(QLabel(" "), "0" * 80)
         self.charts = LabCharts()
         self.charts.category_clicked.connect(self._on_category_clicked)
