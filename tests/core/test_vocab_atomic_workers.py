@@ -147,7 +147,8 @@ def test_a_kept_old_file_outlives_another_writers_sweep(tmp_path, monkeypatch, l
     """The review: the old file kept to be put back is named as a temporary file and had the
     old file's age (a hard link shares it; the copy took it), so another writer of the same
     file, sweeping its stale temporary files, removed it; a failed rename then left the new
-    vocabulary beside the old merges."""
+    vocabulary beside the old merges (a second review: also once its own target was renamed
+    over, the kept name the only one of the old file)."""
     first, second = tmp_path / "vocab.json", tmp_path / "merges.txt"
     first.write_bytes(b"old vocab")
     second.write_bytes(b"old merges")
@@ -161,12 +162,13 @@ def test_a_kept_old_file_outlives_another_writers_sweep(tmp_path, monkeypatch, l
 
     def swept_then_second_fails(src, dst):
         calls.append(os.fspath(dst))
-        if len(calls) == 1:  # another writer of the same files starts meanwhile
-            remove_stale_beside(first)
-            remove_stale_beside(second)
         if len(calls) == 2:
             raise OSError(errno.ENOSPC, "No space left on device", os.fspath(dst))
-        return real(src, dst)
+        done = real(src, dst)
+        if len(calls) == 1:  # another writer of the same files starts meanwhile: the kept
+            remove_stale_beside(first)  # old vocabulary is the only name of its file now
+            remove_stale_beside(second)
+        return done
 
     monkeypatch.setattr(os, "replace", swept_then_second_fails)
     with pytest.raises(OSError, match="No space left"):
@@ -180,7 +182,7 @@ def test_the_sweep_removes_what_dead_writers_left_and_nothing_else(tmp_path):
     target.write_bytes(b"ids")
     hours_ago = time.time() - 2 * STALE_SECONDS
     dead_file, dead_folder = tmp_path / ".ids.npy.dead.tmp", tmp_path / ".ids.npy.gone.tmp"
-    live_file, kept = tmp_path / ".ids.npy.live.tmp", tmp_path / ".ids.npy.kept.tmp"
+    live_file, kept = tmp_path / ".ids.npy.live.tmp", tmp_path / ".ids.npy.old.kept"
     dead_file.write_bytes(b"half")
     dead_folder.mkdir()
     (dead_folder / "part.npy").write_bytes(b"part")

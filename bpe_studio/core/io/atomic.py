@@ -18,7 +18,6 @@ import glob
 import os
 import secrets
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -66,11 +65,7 @@ def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
     try:
         for path in folder.glob(pattern):
             try:
-                st = path.lstat()
-                # subtle: a second name of a file that still has its first (nlink > 1) is a
-                # writer's kept old file (atomic_write_all), as old as the file itself.
-                kept = stat.S_ISREG(st.st_mode) and st.st_nlink > 1
-                if path.is_symlink() or st.st_mtime >= cutoff or kept:
+                if path.is_symlink() or path.lstat().st_mtime >= cutoff:
                     continue
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
@@ -165,8 +160,6 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
             temps.append(tmp)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-        # subtle: kept only once every temporary file is made, as making one removes stale
-        # temporary files beside its target, a pattern a kept file's name matches too.
         kept.extend(_keep(target) for target in targets)
         for tmp, target in zip(temps, targets):
             os.replace(tmp, target)
@@ -187,8 +180,9 @@ def _keep(target: Path) -> Path | None:
     if not target.exists():
         return None
     prefix = temp_prefix(target.name)
+    _remove_stale_kept(target.parent, prefix)
     while True:
-        old = target.with_name(f"{prefix}{secrets.token_hex(4)}.tmp")
+        old = target.with_name(f"{prefix}{secrets.token_hex(4)}{_KEPT}")
         try:
             os.link(target, old)
             return old
@@ -196,17 +190,35 @@ def _keep(target: Path) -> Path | None:
             continue
         except OSError:
             break
-    fd, copy = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=".tmp")
+    fd, copy = tempfile.mkstemp(dir=target.parent, prefix=prefix, suffix=_KEPT)
     os.close(fd)
     try:
-        # Not copy2: a copy of the old file's age would be swept as another writer's stale
-        # temporary file (remove_stale_temps) before it could be put back.
-        shutil.copyfile(target, copy)
-        shutil.copymode(target, copy)
+        shutil.copy2(target, copy)
     except BaseException:
         Path(copy).unlink(missing_ok=True)
         raise
     return Path(copy)
+
+
+# A kept old file's suffix: not ".tmp", whose sweep judges a file by its modification time,
+# which a kept file has from the old file (a hard link shares it; copy2 copies it).
+_KEPT = ".kept"
+
+
+def _remove_stale_kept(folder: Path, prefix: str) -> None:
+    """Remove the kept old files a writer killed mid-write left beside a target (``prefix``),
+    judged by when they were last linked or unlinked (their ``st_ctime``: making one, and
+    renaming over its target, set it), not by the old file's age. Never raises."""
+    cutoff = time.time() - STALE_SECONDS
+    try:
+        for path in folder.glob(glob.escape(prefix) + "*" + _KEPT):
+            try:
+                if not path.is_symlink() and path.is_file() and path.lstat().st_ctime < cutoff:
+                    path.unlink()
+            except OSError:
+                continue
+    except OSError:
+        pass
 
 
 def _put_back(temps: list[str], targets: list[Path], kept: list[Path | None]) -> None:
