@@ -694,11 +694,20 @@ def test_a_file_loaded_again_in_one_picker_is_read_again_by_every_page(qtbot, wi
 
     _settled(qtbot, report, lambda: prose_tokens() is not None)
     assert prose_tokens() == len(old.encode(prose))
+    # The editor shows it too (the second review: the editor alone kept the old file).
+    assert window.editor_tokenizer.picker.add_file(path) == key
+
+    def editor_vocab() -> int | None:
+        picked = window.state.picked
+        return None if picked is None else len(picked.get().vocab)
+
+    qtbot.waitUntil(lambda: editor_vocab() == len(old.vocab), timeout=30_000)
 
     new.save(tmp_path, format="hf")  # retrained into the same folder
     window.tabs.setCurrentWidget(compare)
     assert compare.choices[0].add_file(path) == key  # "Load tokenizer file…" of it
     _settled(qtbot, compare, lambda: compare.comparison.a.tokens == len(new.encode(TEXT)))
+    qtbot.waitUntil(lambda: editor_vocab() == len(new.vocab), timeout=30_000)
     window.tabs.setCurrentWidget(report)
     assert not report.csv_button.isEnabled()  # its numbers are the old file's until redone
     _settled(qtbot, report, lambda: prose_tokens() == len(new.encode(prose)))

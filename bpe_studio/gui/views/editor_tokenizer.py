@@ -64,6 +64,7 @@ class EditorTokenizer(QWidget):
         self.picker.choice_changed.connect(self._on_choice)
         hub.reset.connect(self._on_reset)
         hub.tokenizer_offered.connect(self._on_offered)
+        hub.file_read_again.connect(self._on_file_read_again)
 
     @property
     def busy(self) -> bool:
@@ -81,6 +82,13 @@ class EditorTokenizer(QWidget):
         # The loaded file is the run now (the picker lists it as a file too): the editor
         # shows it.
         self.picker.pick(RUN)
+
+    @Slot(str)
+    def _on_file_read_again(self, path: str) -> None:
+        """A tokenizer file was loaded again, in any picker: the editor reads it anew if it
+        shows it (its version moved on, so the picker builds it again)."""
+        if self.picker.key == f"file:{path}":
+            self._on_choice()
 
     @Slot(object)
     def _on_offered(self, offered: OfferedTokenizer) -> None:
