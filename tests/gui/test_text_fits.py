@@ -75,6 +75,11 @@ def test_a_summary_is_cut_between_its_parts_and_a_wrapping_label_wraps(qtbot):
     assert wrapping.label.wordWrap() and wrapping.sizeHint().height() > one_line
     wrapping.resize(200, wrapping.sizeHint().height())
     assert not cut(wrapping)
+    # A word wider than the label is clipped however the lines wrap: the tooltip holds it
+    # (the second review: a long under-trained candidate was clipped with no tooltip).
+    word = "x" * 400
+    wrapping.setText(f"never used: {word}")
+    assert wrapping.label.toolTip() == f"never used: {word}"
 
 
 def test_nothing_is_cut_at_1600_by_1000(qtbot, window):

@@ -151,12 +151,15 @@ class SteadyLabel(QWidget):
         if self._plain():
             shown = text
             too_wide = "\n" not in text and metrics.horizontalAdvance(text) > room > 0
+            clipped = False
             if self._wrap:
                 if label.wordWrap() != too_wide:
                     label.setWordWrap(too_wide)
+                # A word wider than the label is clipped even when the lines wrap.
+                clipped = too_wide and max(map(metrics.horizontalAdvance, text.split())) > room
             elif too_wide:
                 shown = cut_between_parts(text, metrics, room)
-            tip = text if shown != text else ""
+            tip = text if shown != text or clipped else ""
             if label.toolTip() != tip:
                 label.setToolTip(tip)
             if shown != label.text():
