@@ -246,6 +246,7 @@ REFUSED_PATTERNS = {
     # The fuzz: the bracket was shown as its first ten characters, '[:punct:]a'.
     r"[[:punct:]a]": "the POSIX bracket '[:punct:]' ",
     r"[[:nope]": "the POSIX bracket '[:nope]' ",
+    r"[[:al pha]] x (?:a|b):]": "the POSIX bracket '[:al pha]' ",  # not to a later ":]"
     # Found by the second review: Oniguruma reads "\U" as the letter U, and "\151" as a
     # group or as octal by how many groups there are; the regex module otherwise.
     r"\U00000069": r"\U",

@@ -428,8 +428,8 @@ class _Parser:
             if self.peek(2) == "[:":
                 m = regex.match(r"\[:(\^?)(\w+):\]", self.s[self.i :])
                 if not m or m.group(2) not in _POSIX or m.group(1):
-                    end = self.s.find(":]", self.i)
-                    shown = m.group() if m else self.s[self.i : end + 2 if end > 0 else None]
+                    end = self.s.find("]", self.i + 2)  # the bracket's own "]", not a later ":]"
+                    shown = m.group() if m else self.s[self.i : end + 1 if end >= 0 else None]
                     raise self.fail(f"the POSIX bracket {shown!r}")
                 items.append(_POSIX[m.group(2)])
                 self.i += m.end()
