@@ -199,3 +199,24 @@ def test_a_load_that_fails_leaves_the_unsaved_run_as_it_was(qtbot, window, tmp_p
     assert asked == ["Discard the trained tokenizer?"] * 2
     assert state.phase is Phase.LOADED and state.run_id != run_id and hub.unsaved == 0
     assert window.merge_list.model.rowCount() == 50_000
+
+
+def test_a_save_that_fails_leaves_no_folder_it_made(qtbot, window, tmp_path, monkeypatch):
+    import errno
+
+    from bpe_studio.core.formats import gpt2
+
+    def full(files):
+        raise OSError(errno.ENOSPC, "No space left on device", str(files[0][0]))
+
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    monkeypatch.setattr(gpt2, "atomic_write_all", full)
+    new = tmp_path / "new" / "tokenizer"
+    assert not window.save_tokenizer(new, "gpt2")
+    assert "No space left on device" in _dialog_text(window)
+    assert not (tmp_path / "new").exists()  # the folders the save made went with it
+    window.error_box.close()
+    there = tmp_path / "there"
+    there.mkdir()
+    assert not window.save_tokenizer(there, "gpt2")
+    assert there.is_dir()  # a folder the user had stays

@@ -33,6 +33,7 @@ from ...core.corpus.sources import check_corpus_path, is_glob_or_url
 from ...core.formats.base.data import TokenizerData
 from ...core.formats.files import DEFAULT_NAME, save_data
 from ...core.formats.tiktoken import sidecar_name
+from ...core.io.atomic import output_folder
 from ...core.io.worker_memory import give_back_freed_memory
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
@@ -346,8 +347,9 @@ class Controller(QObject):
         ):
             return False
         try:
-            target.mkdir(parents=True, exist_ok=True)
-            written = save_data(target, data, format)
+            # A save that fails takes the folders it made with it; one the user had stays.
+            with output_folder(target):
+                written = save_data(target, data, format)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
             self.error.emit(
