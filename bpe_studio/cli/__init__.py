@@ -144,9 +144,10 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         # loaded already wherever a pool broke).
         from concurrent.futures.process import BrokenProcessPool
 
+        from ..core.io.worker_pool import ended_abruptly
+
         if isinstance(e, BrokenProcessPool):
-            # (the kernel's out-of-memory killer ends a worker so, as does a user's kill)
-            return fail("a worker process ended abruptly (killed, or out of memory)")
+            return fail(ended_abruptly("a worker process"))
         if not isinstance(e, (OSError, ValueError)):
             raise
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name

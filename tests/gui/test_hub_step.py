@@ -98,3 +98,32 @@ def test_read_slice_cuts_at_a_line_or_a_whole_character(tmp_path):
     path.write_bytes(b"ok " + "é".encode()[:1])  # whole file, not cut: a bad end is bad
     with pytest.raises(ValueError, match="not valid UTF-8 at byte offset 3"):
         read_slice(path, 100)
+
+
+def test_a_killed_curve_process_is_told_in_words_and_the_next_begin_starts_anew(
+    qtbot, corpus, tmp_path
+):
+    steps = list(iter_merges(corpus, 290, [EOT]))
+    (tmp_path / "a.txt").write_text("the rat sat on a hat", encoding="utf-8")
+    texts = {"a": TextSpec(tmp_path / "a.txt")}
+    feeder = CurveFeeder()
+    try:
+        feeder.begin(texts, [EOT], "gpt2", steps[:5])
+        qtbot.waitUntil(lambda: not feeder.busy)
+        first = feeder._process
+        first.kill()  # as the out-of-memory killer ends it
+        first.join()
+        feeder.feed(steps[5:11])
+        feeder.feed(steps[11:])
+        qtbot.waitUntil(lambda: not feeder.busy)
+        failures = feeder.take_failures()
+        assert len(failures) == 1  # once, not once per command the dead process missed
+        assert "ended abruptly (killed, or out of memory)" in failures[0]
+        assert "starts it anew" in failures[0] and "Broken pipe" not in failures[0]
+        feeder.begin(texts, [EOT], "gpt2", steps)
+        qtbot.waitUntil(lambda: not feeder.busy)
+        assert feeder._process is not first and feeder.take_failures() == []
+        assert len(feeder.series["a"].tokens) == len(steps) + 1
+    finally:
+        feeder.shutdown()
+    assert live_curve_threads() == 0

@@ -738,3 +738,42 @@ def test_a_text_field_is_given_only_for_a_corpus_of_records():
     lab.choose_corpus(LabCorpus(CorpusKind.RUN))
     assert not lab.corpus_holds_records and lab.wanted_corpus().text_field == "text"
     assert lab.text_field == "content"  # kept for the next records chosen
+
+
+def test_a_dead_worker_or_lab_process_is_told_in_words_and_asking_again_works(monkeypatch):
+    """An audit killed (kill -9) the lab's processes: the status said "BrokenProcessPool: A
+    process in the process pool was terminated abruptly…" for a worker, and "the lab's
+    process ended ()" for the lab's own."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from bpe_studio.gui.model import lab_process
+    from bpe_studio.gui.model.errors import describe_job_error
+
+    pool = describe_job_error(BrokenProcessPool("A process in the process pool was terminated"))
+    assert pool.startswith("A worker process ended abruptly (killed, or out of memory)")
+    assert "asking again" in pool and "BrokenProcessPool" not in pool
+
+    compiling = [True]
+    monkeypatch.setattr(lab_process.kernel_start, "preparing", lambda: compiling[0])
+    messages: list = []
+    lab = lab_process.LabProcess(messages.append)
+    try:
+        job = lab.submit(_lab_job(b=False))
+        _wait(messages, lambda m: any(_waiting_for_compile(x) for x in m))
+        child = lab._process
+        child.kill()  # while the job waits, between two exchanges with it
+        child.join()
+        compiling[0] = False
+        _wait(messages, lambda m: any(isinstance(x, Ended) for x in m))
+        assert [x for x in messages if isinstance(x, Ended)] == [Ended(job.number, Outcome.FAILED)]
+        (failure,) = [x for x in messages if isinstance(x, Failure)]
+        assert failure.message == (
+            "The lab's process ended abruptly (killed, or out of memory); asking again starts "
+            "it anew"
+        )
+        messages.clear()
+        again = lab.submit(_lab_job(b=False))
+        _wait(messages, lambda m: any(isinstance(x, Ended) for x in m))
+        assert [x for x in messages if isinstance(x, Ended)] == [Ended(again.number, Outcome.DONE)]
+    finally:
+        lab.shutdown()

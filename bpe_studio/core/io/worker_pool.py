@@ -36,6 +36,17 @@ except ImportError:
 
 T = TypeVar("T")
 
+
+def ended_abruptly(what: str) -> str:
+    """How a process that ended without a word is told, in the CLI and the app alike: the
+    kernel's out-of-memory killer ends one so (SIGKILL), as a user's kill does.
+
+    >>> ended_abruptly("a worker process")
+    'a worker process ended abruptly (killed, or out of memory)'
+    """
+    return f"{what} ended abruptly (killed, or out of memory)"
+
+
 # Open files of a pool in this process: a pipe for each of its two queues and its wake-up,
 # and the second pipe of the worker being started.
 FDS_PER_POOL = 8

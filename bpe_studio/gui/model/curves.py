@@ -5,6 +5,7 @@ the results (``series``, one :class:`CurveSeries` per text: ``tokens[k]`` is the
 count after ``k`` merges). A feeder thread hands the work to a child process running
 :func:`~.curve_server.serve` and files its replies. No Qt signal crosses threads: the plot polls
 ``version``. A new ``begin`` makes everything enqueued before it stale: the thread drops it.
+A process that ended (killed) is reported once; the next ``begin`` starts a new one.
 
 Why a process and not the thread itself: the counting is pure Python, so in any thread of the
 app it holds the GIL the trainer needs; a process has its own. The figures that decided it
@@ -26,6 +27,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from ...core.corpus.counting import mp_context
+from ...core.io.worker_pool import ended_abruptly
 from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
 
 # The held-out text of the demo: TinyStories' validation split (resources/README.md).
@@ -288,28 +290,57 @@ class CurveFeeder:
             self._failures.put(f"compression curve: its process could not start ({error})")
             self._drop_all()
             return
-        conn = self._conn
-        assert conn is not None
+        conn: Connection | None = self._conn
         while True:
             item = self._queue.get()
             if item is None:
                 try:
-                    conn.send(("stop",))
+                    if conn is not None:
+                        conn.send(("stop",))
                 except OSError:
                     pass  # the process is gone already
                 return
             number, generation, command = item
             try:
-                if generation == self.generation:
-                    self._between_commands()
-                    if command[0] == "begin":
-                        self._publish({}, generation)
-                    conn.send(_for_process(command))
-                    self._receive(conn, generation)
-            except (OSError, EOFError) as error:
-                self._failures.put(f"compression curve: the curve process ended ({error})")
+                if generation != self.generation:
+                    continue
+                if conn is None:
+                    if command[0] != "begin":
+                        continue  # the curves went with their process: a begin starts anew
+                    try:
+                        conn = self._restart_process()
+                    except (OSError, RuntimeError) as error:
+                        self._failures.put(
+                            f"compression curve: its process could not start again ({error})"
+                        )
+                        continue
+                self._between_commands()
+                if command[0] == "begin":
+                    self._publish({}, generation)
+                conn.send(_for_process(command))
+                self._receive(conn, generation)
+            except (OSError, EOFError):
+                # subtle: the error is the pipe's ("Broken pipe", or none at all), not why
+                # the process ended; the next begin (a run, a loaded tokenizer, the curve
+                # turned on again) starts a new one.
+                conn = None
+                self._failures.put(
+                    f"compression curve: {ended_abruptly('its process')}; the next run, or "
+                    "turning the curve off and on, starts it anew"
+                )
             finally:
                 self._done = number
+
+    def _restart_process(self) -> Connection:
+        """A new process in place of one that ended (reaped first)."""
+        old, conn = self._process, self._conn
+        if conn is not None:
+            conn.close()
+        if old is not None:
+            old.join(SHUTDOWN_WAIT)
+        self._start_process()
+        assert self._conn is not None
+        return self._conn
 
     def _drop_all(self) -> None:
         """With no process: mark every command done until shutdown (nothing is computed)."""

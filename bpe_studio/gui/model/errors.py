@@ -3,15 +3,19 @@
 What it does: :func:`describe_error` turns an error from the core into a sentence (an
 ``OSError`` as "PATH: reason"; any other error's message, capitalised unless it starts with a
 name); :func:`describe_job_error` words a background job's failure: the core's one line for bad
-input (``OSError``, ``ValueError``), else the error's class too, since an unexpected failure
-should say what kind it was; :func:`on_one_line` puts a dialog's paragraphs on a status
-line. Every part of the app that shows a failure asks here.
+input (``OSError``, ``ValueError``), a pool whose worker process died in the CLI's words,
+else the error's class too, since an unexpected failure should say what kind it was;
+:func:`on_one_line` puts a dialog's paragraphs on a status line. Every part of the app that
+shows a failure asks here.
 What it leaves out: where the line is shown (a dialog, a status line, a note).
 """
 
 from __future__ import annotations
 
 import os
+from concurrent.futures.process import BrokenProcessPool
+
+from ...core.io.worker_pool import ended_abruptly
 
 
 def describe_error(error: BaseException) -> str:
@@ -32,11 +36,15 @@ def describe_error(error: BaseException) -> str:
 
 def describe_job_error(error: BaseException) -> str:
     """A background job's failure: the core's one line for bad input (OSError, ValueError:
-    they name their file or value), else the error's class too.
+    they name their file or value), a worker process that died, else the error's class too.
 
     >>> describe_job_error(KeyError("merges"))
     "KeyError: 'merges'"
     """
+    if isinstance(error, BrokenProcessPool):
+        # subtle: its own message ("terminated abruptly while the future was running or
+        # pending") says neither why nor what to do; the pool is gone, the next job makes one.
+        return f"{ended_abruptly('A worker process')}; asking again starts new ones"
     if isinstance(error, (OSError, ValueError)):
         return describe_error(error)
     return f"{type(error).__name__}: {error}"

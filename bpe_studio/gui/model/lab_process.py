@@ -35,6 +35,7 @@ from typing import Any
 from ...core.corpus.counting import mp_context
 from ...core.encode.merging import kernel_start
 from ...core.io.hf_hub import TOKENIZER_FILE, fetch_tokenizer, parse_repo
+from ...core.io.worker_pool import ended_abruptly
 from .errors import describe_job_error
 from .lab_records import (
     Ended,
@@ -239,12 +240,15 @@ class LabProcess:
                     return
                 sendable = dataclasses.replace(sendable, makeup=False, b=None)
             self._exchange(conn, sendable)
-        except (OSError, EOFError) as error:
+        except (OSError, EOFError):
             self._lost_process()
             if self._closed:
                 self._deliver(Ended(job.number, Outcome.CANCELLED))
             else:
-                self._fail(job, Part.JOB, "", f"the lab's process ended ({error})")
+                # subtle: the error is the pipe's ("Broken pipe", or none at all), not why the
+                # process ended; the next job starts a new one (_ensure_process).
+                ended = ended_abruptly("The lab's process")
+                self._fail(job, Part.JOB, "", f"{ended}; asking again starts it anew")
 
     def _exchange(self, conn: Connection, job: LabJob, last: bool = True) -> bool:
         """Send ``job`` and deliver the child's replies until it ends; whether it ended
