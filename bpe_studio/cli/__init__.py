@@ -47,17 +47,26 @@ def _terminate_as_interrupt() -> None:
     Without it, the default action left those files behind."""
     import signal
 
+    # Imported now, not in the handler: every command imports the core anyway.
+    from ..core.io.interrupts import interrupt
+
     def handler(signum: int, frame: object) -> None:
         _terminated.append(True)
         if callable(signal.getsignal(signal.SIGINT)):
             signal.raise_signal(signal.SIGINT)  # to whatever handles Ctrl-C just now
         else:
             # subtle: a script's background job (``cmd &``) starts with SIGINT ignored, which
-            # would swallow the SIGINT raised above, and the SIGTERM with it.
-            raise KeyboardInterrupt
+            # would swallow the SIGINT raised above, and the SIGTERM with it. Raised where
+            # Ctrl-C would be: held while a tokenizer's files are written or a pool runs.
+            interrupt()
 
     if _in_main_thread():
         signal.signal(signal.SIGTERM, handler)
+
+
+def came() -> str:
+    """What interrupted the command, as its messages name it."""
+    return "SIGTERM" if _terminated else "Ctrl-C"
 
 
 def _in_main_thread() -> bool:
@@ -134,10 +143,6 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     except TrainingCancelled:
         return fail("cancelled", EXIT_INTERRUPTED)
     except Exception as e:
-        # SIGTERM sent to the process group (as ``timeout`` sends it) ends the workers too:
-        # the pool then breaks under the Ctrl-C the parent is handling.
-        if _terminated:
-            return fail("interrupted", EXIT_INTERRUPTED)
         if isinstance(e, MemoryError):
             return fail(f"out of memory ({e})" if str(e) else "out of memory")
         # subtle: imported here, not with the module: --help stays light (its module is
@@ -147,6 +152,12 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         from ..core.io.worker_pool import ended_abruptly
 
         if isinstance(e, BrokenProcessPool):
+            # SIGTERM sent to the process group (as ``timeout`` sends it) ends the workers
+            # too: the pool then breaks under the Ctrl-C the parent is handling. Only that:
+            # any other error after a SIGTERM is its own (a bug stays a traceback).
+            if _terminated:
+                return fail("interrupted", EXIT_INTERRUPTED)
+            # (the kernel's out-of-memory killer ends a worker so, as does a user's kill)
             return fail(ended_abruptly("a worker process"))
         if not isinstance(e, (OSError, ValueError)):
             raise

@@ -50,6 +50,7 @@ from ..core.pretokenization.specials import (  # the app's default too
 from ..core.text.display import plural, readable_cut
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
+from . import came
 from .convert import NotWritten, check_tokenizer_out, files_for, gpt2_notes, save
 from .inputs import (
     STDIN,
@@ -226,33 +227,19 @@ def cmd_train(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             interrupted = True
     stopped_merging = interrupted
+    finished = None
     try:
         # subtle: from the last merge until the files are written, Ctrl-C is held: it keeps
         # the merges made, as it does while merging (exit 130 once they are written).
         with held_interrupts():
-            if wanted:
-                merging.close()
-            if wanted and not trainer.merges:
-                raise _nothing_learned(
-                    named, "interrupted before the first merge", EXIT_INTERRUPTED
-                )
-            # subtle: Ctrl-C can land between a step's new token and its merge: the
-            # vocabulary is cut to the merges made, which is what loads back.
-            made = first_merge_id(trainer.special_tokens) + len(trainer.merges)
-            tok = Tokenizer(
-                {i: t for i, t in trainer.vocab.items() if i < made},
-                trainer.merges,
-                {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
-                args.pattern,
-            )
-            try:
-                written, code = save(tok, args.out, args.format, DEFAULT_NAME)
-            except NotWritten as e:
-                if not tok.merges:
-                    raise
-                raise CliError(f"{e}; {_saved_elsewhere(tok, args.format)}") from None
+            finished = _finish(trainer, args, named, wanted, merging if wanted else None)
     except KeyboardInterrupt:
         interrupted = True
+    if finished is None:
+        # Ctrl-C in the block where nothing held it (a host's own handler for it): the files
+        # are written again, whole, rather than the merges lost.
+        finished = _finish(trainer, args, named, wanted, None)
+    tok, written, code = finished
     # Ctrl-C after the last merge (held while the files were written) stopped nothing: the
     # tokenizer is whole (all merges made, or the pairs ran out), and a script must not take
     # it for a cut-short one.
@@ -279,7 +266,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if format_note:
         lines.append(format_note)
     if late:
-        lines.insert(1, "note: Ctrl-C came after the last merge: the tokenizer is complete")
+        lines.insert(1, f"note: {came()} came after the last merge: the tokenizer is complete")
     if len(trainer.merges) < trainer.target_merges and not interrupted:
         note = f"note: the corpus ran out of pairs before vocabulary size {args.vocab_size:,}"
         lines.insert(1, note)
@@ -291,6 +278,37 @@ def cmd_train(args: argparse.Namespace) -> int:
         lines.insert(1, note)
     print("\n".join(map(one_line, lines)), file=sys.stderr)
     return EXIT_INTERRUPTED if interrupted else code
+
+
+def _finish(
+    trainer: BpeTrainer,
+    args: argparse.Namespace,
+    named: str,
+    wanted: int,
+    merging: ProgressBar | None,
+) -> tuple[Tokenizer, str, int]:
+    """The tokenizer of the merges made, written to ``--out``; the summary's line saying what
+    was written, and the exit status. ``merging``: the bar to close first, if any."""
+    if merging is not None:
+        merging.close()
+    if wanted and not trainer.merges:
+        raise _nothing_learned(named, "interrupted before the first merge", EXIT_INTERRUPTED)
+    # subtle: Ctrl-C can land between a step's new token and its merge: the vocabulary is cut
+    # to the merges made, which is what loads back.
+    made = first_merge_id(trainer.special_tokens) + len(trainer.merges)
+    tok = Tokenizer(
+        {i: t for i, t in trainer.vocab.items() if i < made},
+        trainer.merges,
+        {s: BYTE_TOKENS + i for i, s in enumerate(trainer.special_tokens)},
+        args.pattern,
+    )
+    try:
+        written, code = save(tok, args.out, args.format, DEFAULT_NAME)
+    except NotWritten as e:
+        if not tok.merges:
+            raise
+        raise CliError(f"{e}; {_saved_elsewhere(tok, args.format)}") from None
+    return tok, written, code
 
 
 def _saved_elsewhere(tok: Tokenizer, fmt: str) -> str:

@@ -10,8 +10,11 @@ subtle: raised wherever the main thread happened to be inside ``concurrent.futur
 thread dead on a closed pipe ("OSError: handle is closed"), the workers never told to stop,
 and the command hung at exit joining them: 3 of 18 interrupts of ``encode --workers 2``, and
 training too, on CPython 3.11.
-What it leaves out: off the main thread (the app's workers), or where SIGINT is not Python's
-default handler (a host that handles it), nothing is changed and checking does nothing.
+:func:`interrupt` is an interrupt that is no Ctrl-C (the command line's SIGTERM): held by the
+same blocks, also where SIGINT is ignored (a script's ``cmd &``), whose Ctrl-C stays ignored.
+What it leaves out: off the main thread (the app's workers), or where SIGINT has a handler
+other than Python's default one (a host that handles it), nothing is changed and checking does
+nothing.
 """
 
 from __future__ import annotations
@@ -24,18 +27,33 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
+# The event of the block holding interrupts just now, if any (blocks inside it hold nothing:
+# the outer one raises when it ends).
+_holding: list[threading.Event] = []
+
 
 def no_check() -> None:
     """The check where nothing is held (no pool, or not the main thread)."""
     return None
 
 
+def interrupt() -> None:
+    """Interrupt the main thread as Ctrl-C does: noted if a block holds interrupts (raised
+    where it checks), else ``KeyboardInterrupt`` at once. For a signal handler's use."""
+    if _holding:
+        _holding[0].set()
+        return
+    raise KeyboardInterrupt
+
+
 @contextmanager
 def held_interrupts() -> Iterator[Callable[[], None]]:
     """Ctrl-C noted during the block; the yielded function raises it (see the module)."""
+    handler = signal.getsignal(signal.SIGINT)
     if (
         threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        or _holding
+        or (callable(handler) and handler is not signal.default_int_handler)
     ):
         yield no_check
         return
@@ -46,11 +64,16 @@ def held_interrupts() -> Iterator[Callable[[], None]]:
             came.clear()
             raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.set())
+    # subtle: where SIGINT is ignored, it stays so; only :func:`interrupt` is held then.
+    ignored = handler is not signal.default_int_handler
+    previous = handler if ignored else signal.signal(signal.SIGINT, lambda s, f: came.set())
+    _holding.append(came)
     try:
         yield check
     finally:
-        signal.signal(signal.SIGINT, previous)
+        _holding.remove(came)
+        if not ignored:
+            signal.signal(signal.SIGINT, previous)
     check()
 
 
