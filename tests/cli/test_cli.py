@@ -382,7 +382,8 @@ def test_the_program_keeps_openblas_to_one_thread(monkeypatch, chosen, expected)
     ("error", "line"),
     [
         (MemoryError("Allocation failed (probably too large)."),
-         "out of memory (Allocation failed (probably too large).)"),
+         "out of memory while encoding (Allocation failed (probably too large).): "
+         "try fewer --workers"),
         (BrokenProcessPool("A process in the process pool was terminated abruptly"),
          "a worker process ended abruptly (killed, or out of memory)"),
     ],
@@ -403,6 +404,37 @@ def test_a_worker_lost_or_memory_out_is_one_line(
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert code == 1 and len(lines) == 1, lines
     assert lines[0].endswith(line)
+
+
+@pytest.mark.parametrize(
+    ("options", "advice"),
+    [
+        ([], "try --engine python, fewer --workers, --cluster, or a smaller corpus or "
+             "--vocab-size"),
+        (["--engine", "python", "--workers", "1"], "try --cluster, or a smaller corpus or "
+                                                   "--vocab-size"),
+    ],
+)  # fmt: skip
+def test_training_out_of_memory_says_where_and_what_to_try(
+    tmp_path, corpus, monkeypatch, capsys, options, advice
+):
+    # Found under prlimit --as: "out of memory (Unable to allocate 151. MiB ...)" said
+    # neither where nor what to try, while --engine python trained under the same limit.
+    from bpe_studio.cli import main
+    from bpe_studio.cli import train as train_cli
+
+    def fail(*args, **kwargs):
+        raise MemoryError("Unable to allocate 151. MiB for an array")
+
+    monkeypatch.setattr(train_cli, "trainer_from_file", fail)
+    args = ["train", str(corpus), "--vocab-size", "300", "--out", str(tmp_path / "t"), *options]
+    assert main(args) == 1
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if "error" in ln]
+    assert len(lines) == 1, lines
+    assert lines[0].endswith(
+        f"out of memory while pre-tokenizing {corpus} (Unable to allocate 151. MiB for an "
+        f"array): {advice}"
+    )
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads Linux's /proc")
