@@ -118,7 +118,7 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     if exiting:
         _terminate_as_interrupt()
     from ..core.corpus.counting import TrainingCancelled
-    from .output import CliError, fail, in_cli_words, os_error_line
+    from .output import CliError, fail, in_cli_words, os_error_line, out_of_memory
 
     try:
         if args.command == "train":
@@ -144,7 +144,7 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
         return fail("cancelled", EXIT_INTERRUPTED)
     except Exception as e:
         if isinstance(e, MemoryError):
-            return fail(f"out of memory ({e})" if str(e) else "out of memory")
+            return fail(out_of_memory(e, args))
         # subtle: imported here, not with the module: --help stays light (its module is
         # loaded already wherever a pool broke).
         from concurrent.futures.process import BrokenProcessPool

@@ -65,6 +65,7 @@ from .output import (
     one_line,
     os_error_line,
     os_error_message,
+    out_of_memory,
     stream_name,
     write_stream,
     writes_to_terminal,
@@ -249,6 +250,8 @@ def _encode(args: argparse.Namespace) -> int:
                                             template=around, status=compiles.say)  # fmt: skip
         except OSError as e:
             raise CliError(_os_error_line(e, args.out, files, paths.copies)) from None
+        except MemoryError as e:
+            raise CliError(out_of_memory(e, args, "encoding")) from None
         except KeyboardInterrupt:
             where = stream_name(args.out)
             if not streamed and _identity(args.out) != before:

@@ -25,6 +25,7 @@ truthfully what happened when it is closed early (``| head``) or full.
 
 from __future__ import annotations
 
+import argparse
 import codecs
 import errno
 import io
@@ -73,6 +74,29 @@ def numba_interrupts() -> Iterator[None]:
                 raise KeyboardInterrupt from None
             seen = seen.__cause__ or seen.__context__
         raise
+
+
+def out_of_memory(error: MemoryError, args: argparse.Namespace, phase: str | None = None) -> str:
+    """The one line for ``error``: where it came (the command's ``phase``, when known), what
+    Python or NumPy said, and what to try with the options ``args`` left."""
+    line = "out of memory" + (f" while {phase}" if phase else "")
+    line += f" ({error})" if str(error) else ""
+    fewer_workers = getattr(args, "workers", None) != 1
+    tries = []
+    if args.command == "train":
+        # The python engine's tables are smaller than the compiled one's preallocated ones.
+        if args.engine != "python":
+            tries.append("--engine python")
+        if fewer_workers and not args.cluster:
+            tries.append("fewer --workers")
+        if not args.cluster:
+            tries.append("--cluster")
+        tries.append("a smaller corpus or --vocab-size")
+    elif args.command == "encode" and fewer_workers:
+        tries.append("fewer --workers")
+    if not tries:
+        return line
+    return f"{line}: try " + (", ".join(tries[:-1]) + ", or " if len(tries) > 1 else "") + tries[-1]
 
 
 def in_cli_words(message: str) -> str:

@@ -72,6 +72,7 @@ from .output import (
     is_stream,
     numba_interrupts,
     one_line,
+    out_of_memory,
     say,
 )
 from .progress import ProgressBar
@@ -226,6 +227,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                     merging.update(step.rank + 1)
         except KeyboardInterrupt:
             interrupted = True
+        except MemoryError as e:
+            raise CliError(out_of_memory(e, args, "merging")) from None
     stopped_merging = interrupted
     finished = None
     try:
@@ -358,6 +361,8 @@ def _count(
         ) from None
     except CompiledEngineUnavailable as e:
         raise CliError(in_cli_words(str(e))) from None
+    except MemoryError as e:
+        raise CliError(out_of_memory(e, args, f"pre-tokenizing {named}")) from None
     except ClusterError as e:
         if e.address is None:
             raise CliError(e.reason) from None
