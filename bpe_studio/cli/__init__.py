@@ -23,7 +23,8 @@ commands, the core and its dependencies are imported where used, so ``--help`` a
 ``--version`` are quick and an interrupt while they load is one line too. Modules:
 ``parser`` (options and help), ``train``, ``encode`` (and decode), ``convert``, ``sources``
 (what ``--tokenizer`` names), ``inputs`` (standard input and pipes read as files),
-``output`` (errors, the output rule), ``streams`` (standard error).
+``output`` (errors, the output rule), ``streams`` (standard error), ``termination``
+(SIGTERM).
 """
 
 from __future__ import annotations
@@ -37,42 +38,6 @@ if TYPE_CHECKING:
 
 EXIT_INTERRUPTED = 130  # as output.EXIT_INTERRUPTED, which this module does not import
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as the shell reports a process SIGTERM ended
-_terminated: list[bool] = []
-
-
-def _terminate_as_interrupt() -> None:
-    """SIGTERM (``timeout``, ``kill``, a job scheduler's limit) ends a headless command as
-    Ctrl-C does: what it was writing is removed (a copy of standard input, the workers'
-    chunks beside --out), a training's merges so far are saved, and the exit code is 143.
-    Without it, the default action left those files behind."""
-    import signal
-
-    # Imported now, not in the handler: every command imports the core anyway.
-    from ..core.io.interrupts import interrupt
-
-    def handler(signum: int, frame: object) -> None:
-        _terminated.append(True)
-        if callable(signal.getsignal(signal.SIGINT)):
-            signal.raise_signal(signal.SIGINT)  # to whatever handles Ctrl-C just now
-        else:
-            # subtle: a script's background job (``cmd &``) starts with SIGINT ignored, which
-            # would swallow the SIGINT raised above, and the SIGTERM with it. Raised where
-            # Ctrl-C would be: held while a tokenizer's files are written or a pool runs.
-            interrupt()
-
-    if _in_main_thread():
-        signal.signal(signal.SIGTERM, handler)
-
-
-def came() -> str:
-    """What interrupted the command, as its messages name it."""
-    return "SIGTERM" if _terminated else "Ctrl-C"
-
-
-def _in_main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def _interrupted() -> int:
@@ -101,7 +66,9 @@ def program() -> int:
         code = main(exiting=True)
     except KeyboardInterrupt:
         code = _interrupted()
-    return EXIT_TERMINATED if _terminated and code == EXIT_INTERRUPTED else code
+    from .termination import terminated
+
+    return EXIT_TERMINATED if terminated and code == EXIT_INTERRUPTED else code
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
@@ -116,7 +83,9 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
 
         return gui_main(argv)
     if exiting:
-        _terminate_as_interrupt()
+        from .termination import terminate_as_interrupt
+
+        terminate_as_interrupt()
     from ..core.corpus.counting import TrainingCancelled
     from .output import CliError, fail, in_cli_words, os_error_line, out_of_memory
 
@@ -155,7 +124,9 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
             # SIGTERM sent to the process group (as ``timeout`` sends it) ends the workers
             # too: the pool then breaks under the Ctrl-C the parent is handling. Only that:
             # any other error after a SIGTERM is its own (a bug stays a traceback).
-            if _terminated:
+            from .termination import terminated
+
+            if terminated:
                 return fail("interrupted", EXIT_INTERRUPTED)
             # (the kernel's out-of-memory killer ends a worker so, as does a user's kill)
             return fail(ended_abruptly("a worker process"))

@@ -47,6 +47,7 @@ from .output import (
     write_stream,
 )
 from .sources import fetch_hub, load_source, source_files, split_line, written_pattern
+from .termination import came
 
 
 def files_for(fmt: str, name: str = DEFAULT_NAME) -> tuple[str, ...]:
@@ -119,7 +120,7 @@ def _save(tok: Tokenizer, out: str, fmt: str, stem: str | None) -> tuple[str, in
                 if wrote is None:
                     raise
                 raise CliError(
-                    f"interrupted; {wrote} (whole: Ctrl-C came while writing)", EXIT_INTERRUPTED
+                    f"interrupted; {wrote} (whole: {came()} came while writing)", EXIT_INTERRUPTED
                 ) from None
             return wrote, 0
         with tempfile.TemporaryDirectory() as folder:

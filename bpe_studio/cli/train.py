@@ -50,7 +50,6 @@ from ..core.pretokenization.specials import (  # the app's default too
 from ..core.text.display import plural, readable_cut
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
-from . import came
 from .convert import NotWritten, check_tokenizer_out, files_for, gpt2_notes, save
 from .inputs import (
     STDIN,
@@ -76,6 +75,7 @@ from .output import (
     say,
 )
 from .progress import ProgressBar
+from .termination import came
 
 
 def peak_memory_mb() -> float | None:

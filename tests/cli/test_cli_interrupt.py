@@ -316,9 +316,9 @@ def test_an_error_after_sigterm_is_not_taken_for_the_interruption(tmp_path, monk
     from concurrent.futures.process import BrokenProcessPool
 
     from bpe_studio import cli
-    from bpe_studio.cli import train
+    from bpe_studio.cli import termination, train
 
-    monkeypatch.setattr(cli, "_terminated", [True])
+    monkeypatch.setattr(termination, "terminated", [True])
     corpus = write_text(tmp_path / "t.txt", "hello world")
     args = ["train", str(corpus), "--vocab-size", "300", "--out", str(tmp_path / "tok")]
 
