@@ -71,7 +71,15 @@ from .output import (
     writes_to_terminal,
 )
 from .progress import ProgressBar
-from .sources import fetch_hub, load_source, load_tokenizer, source_files, split_line
+from .sources import (
+    check_sources_unchanged,
+    fetch_hub,
+    load_source,
+    load_tokenizer,
+    source_files,
+    split_line,
+    stamp_sources,
+)
 
 
 def _loader(
@@ -207,6 +215,10 @@ def _encode(args: argparse.Namespace) -> int:
     check_stdin_once(given)
     _check_out(args, given, binary=True)
     args.tokenizer = fetch_hub(args.tokenizer)
+    # subtle: on the parallel path each worker builds the tokenizer from its files, and this
+    # process reads them again for the template and the summary; stamped before the first
+    # load and checked after the last, a file replaced meanwhile fails the run.
+    stamps = stamp_sources(args.tokenizer)
     built: list[AnyTokenizer] = []
     load = _loader(args, built)
     bars: list[ProgressBar] = []
@@ -233,12 +245,15 @@ def _encode(args: argparse.Namespace) -> int:
         check_text_field(files, args.text_field)
         check_text_files(files)
         out, streamed = args.out, is_stream(args.out)
-        # subtle: with the template to add afterwards, the ids go to a folder beside --out and
-        # are moved into place once whole, so that neither Ctrl-C nor an error leaves ids
-        # without it where --out names.
-        staged = args.add_special_tokens and not streamed
+        # subtle: with the template to add afterwards, or the tokenizer's files to check once
+        # done, the ids go to a folder beside --out and are moved into place once whole and
+        # checked, so that neither Ctrl-C nor an error leaves ids without the template, or
+        # of a tokenizer that changed, where --out names.
+        staged = (args.add_special_tokens or bool(stamps)) and not streamed
         if streamed or staged:
             beside = os.path.dirname(os.path.abspath(args.out)) if staged else None
+            if staged:
+                stack.enter_context(folder_for(args.out))
             folder = tempfile.TemporaryDirectory(prefix=".bpe-studio-", dir=beside)
             out = os.path.join(stack.enter_context(folder), "ids.npy")
         around = _template if args.add_special_tokens else None
@@ -279,6 +294,7 @@ def _encode(args: argparse.Namespace) -> int:
         described = built[-1] if built else load_source(args.tokenizer, args.pattern)
         wrapped = template if args.add_special_tokens else None
         dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
+        check_sources_unchanged(stamps, "encoding")
         if staged:
             with held_interrupts():
                 os.replace(out, args.out)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..core import Tokenizer
+from ..core.corpus.stamps import Stamp, how_changed, stamp
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer, open_tokenizer
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
@@ -68,6 +69,36 @@ def source_files(source: str) -> list[Path]:
         elif file.suffix == ".json":  # a tokenizer.json, whatever its name
             found.append(file.with_name(CONFIG_FILE))
     return [f for f in found if f.is_file()]
+
+
+def stamp_sources(source: str) -> dict[Path, Stamp]:
+    """The stamps (``core.corpus.stamps``) of the files ``source`` reads
+    (:func:`source_files`: none for a preset), taken before it is first loaded. A command
+    that loads it more than once (encode's workers each build it, then this process reads
+    its template and summary) checks them once done (:func:`check_sources_unchanged`): a
+    file replaced meanwhile gave ids of one version and a template of the other."""
+    stamps = {}
+    for file in source_files(source):
+        try:
+            stamps[file] = stamp(file)
+        except FileNotFoundError:
+            continue  # removed since it was listed: its loader names it
+    return stamps
+
+
+def check_sources_unchanged(stamps: dict[Path, Stamp], doing: str) -> None:
+    """One line (``CliError``) naming the first of the files stamped (:func:`stamp_sources`)
+    that is not as it was, worded as a corpus changed while read is."""
+    for file, before in stamps.items():
+        try:
+            now: Stamp | None = stamp(file)
+        except FileNotFoundError:
+            now = None
+        if now != before:
+            raise CliError(
+                f"{file}: changed while {doing} ({how_changed(before, now)}); nothing written: "
+                "run again once it is written whole"
+            )
 
 
 def fetch_hub(source: str) -> str:

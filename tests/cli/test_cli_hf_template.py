@@ -7,10 +7,12 @@ post-processors of every shape the open models publish.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import tokenizers
-from cli_run import cli
+from cli_run import PROGRESS, cli
 from core_helpers import SLICES, read_fixture
 from hf_shapes import splits_then_bytes, trained_bpe
 from model_shapes import SHAPES
@@ -119,3 +121,45 @@ def test_convert_says_when_the_files_drop_the_template(tmp_path, to, files):
     ]
     kept = cli(tmp_path, "convert", path, "--to", "hf", "--out", tmp_path / "hf")
     assert kept.returncode == 0 and "note: " not in kept.stderr  # hf holds all of it
+
+
+@pytest.mark.parametrize("flag", [("--add-special-tokens",), ()])
+def test_encode_refuses_a_tokenizer_replaced_while_it_ran(tmp_path, monkeypatch, capsys, flag):
+    # Found by replacing tokenizer.json (mv) during a parallel encode: the workers' ids were
+    # the old file's, the template's token and the summary the new one's; exit 0. Here the
+    # workers' part is a tokenizer built apart from this process's, and the file is replaced
+    # once it has encoded, before this process reads the file again.
+    from bpe_studio.cli import encode as encode_cli
+    from bpe_studio.cli import main
+
+    path, hf = _llama_like(tmp_path, template=True)
+    hf.post_processor = processors.TemplateProcessing(
+        single=f"$A {BOS}", special_tokens=[(BOS, hf.token_to_id(BOS))]
+    )
+    new = tmp_path / "new.json"
+    hf.save(str(new))
+    real = encode_cli.encode_inputs
+
+    def replaced_meanwhile(load, files, out, **kwargs):
+        def in_a_worker():
+            return encode_cli.load_tokenizer(path, None)
+
+        result = real(in_a_worker, files, out, **kwargs)
+        os.replace(new, path)
+        return result
+
+    monkeypatch.setattr(encode_cli, "encode_inputs", replaced_meanwhile)
+    text_path = tmp_path / "text.txt"
+    text_path.write_text(read_fixture(SLICES["english"])[:3000], encoding="utf-8", newline="")
+    out = tmp_path / "ids.npy"
+    code = main(["encode", str(text_path), "--tokenizer", path, "--out", str(out),
+                 "--workers", "1", *flag])  # fmt: skip
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(PROGRESS)]
+    assert code == 1 and len(lines) == 1, err
+    assert lines[0] == (
+        f"bpe-studio: error: {path}: changed while encoding (another file took its name); "
+        "nothing written: run again once it is written whole"
+    )
+    assert not out.exists()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]

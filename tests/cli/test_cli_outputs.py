@@ -347,6 +347,16 @@ def test_decode_makes_missing_folders_and_removes_them_when_it_fails(workdir, tm
     assert not (tmp_path / "gone").exists()
 
 
+def test_encode_makes_missing_folders_when_its_ids_are_moved_into_place(workdir, tmp_path):
+    """encode --add-special-tokens --out new/sub/ids.npy said "No such file or directory"
+    (its ids go to a folder beside --out first, made in a folder that was not there); so
+    does every encode whose tokenizer has files (checked unchanged before the move)."""
+    for name, flag in [("a", ("--add-special-tokens",)), ("b", ())]:
+        out = tmp_path / name / "sub" / "ids.npy"
+        ok(cli(workdir, "encode", "corpus.txt", "--tokenizer", "tok", "--out", out, *flag))
+        assert np.load(out).size and os.listdir(out.parent) == ["ids.npy"]
+
+
 def test_full_standard_output_is_named(workdir):
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full here")

@@ -6,7 +6,8 @@ bytes yet has some: byte ranges planned from its size would read none of it, and
 would end "successfully" on an empty corpus. :func:`stamp` takes a file's size and
 modification time before reading; :func:`check_unchanged` compares them after, as ``tar``
 does ("file changed as we read it"): ids or merges of a file cut short, grown or rewritten
-under the reader belong to no version of it. :func:`read_range` reads one planned byte range
+under the reader belong to no version of it (:func:`how_changed` words what became of it, for
+other files read the same way: a tokenizer's). :func:`read_range` reads one planned byte range
 and refuses a short one at once, so the message is this one rather than "invalid UTF-8" at
 wherever the cut fell. :func:`link_loop` tells a loop of symbolic links, which
 ``Path.exists`` takes for a missing file, from one.
@@ -77,15 +78,19 @@ def check_sized(path: str | os.PathLike[str], name: str | None = None) -> None:
         )
 
 
-def changed_error(name: str, before: Stamp, now: Stamp | None) -> CorpusError:
+def how_changed(before: Stamp, now: Stamp | None) -> str:
+    """What became of a file stamped ``before`` that is ``now`` (None: gone), in words."""
     if now is None:
-        how = "it was removed"
-    elif (now.device, now.inode) != (before.device, before.inode):
-        how = "another file took its name"
-    elif now.size != before.size:
-        how = f"{before.size:,} bytes when reading began, {now.size:,} now"
-    else:
-        how = "it was written to"
+        return "it was removed"
+    if (now.device, now.inode) != (before.device, before.inode):
+        return "another file took its name"
+    if now.size != before.size:
+        return f"{before.size:,} bytes when reading began, {now.size:,} now"
+    return "it was written to"
+
+
+def changed_error(name: str, before: Stamp, now: Stamp | None) -> CorpusError:
+    how = how_changed(before, now)
     return CorpusError(
         f"{name}: changed while it was being read ({how}); nothing was made from it: run "
         "again once it is written whole"
