@@ -4,6 +4,9 @@ checked against the original files, read here independently."""
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 from core_helpers import EOT, FIXTURES
 from gpt2_bytes import read_gpt2_merges, read_gpt2_vocab
@@ -57,6 +60,27 @@ def test_a_write_that_fails_removes_the_folders_it_made(tmp_path, monkeypatch, f
             tok.save(out, fmt)
     assert [p.name for p in tmp_path.iterdir()] == ["kept"]
     assert not any((tmp_path / "kept").iterdir())
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="writes to Linux's /dev/full")
+@pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken"])
+def test_a_write_a_full_disk_refuses_names_the_file(tmp_path, monkeypatch, fmt):
+    """Tokenizer.save on a full disk raised "[Errno 28] No space left on device" with no
+    file named (filename None: the refused write is to an open file); which of the files it
+    could not write is said now. Every file's writes go to /dev/full, which refuses them."""
+    from bpe_studio.core.io import atomic
+
+    def full(target):
+        return os.open("/dev/full", os.O_WRONLY), os.fspath(target.with_name("never.tmp"))
+
+    monkeypatch.setattr(atomic, "_temp_file", full)
+    tok = Tokenizer({i: bytes([i]) for i in range(256)} | {256: b"ab"}, [(b"a", b"b")], {}, "gpt2")
+    out = tmp_path / "out"
+    with pytest.raises(OSError) as refused:
+        tok.save(out, fmt)
+    assert refused.value.errno == errno.ENOSPC
+    first = {"gpt2": "vocab.json", "hf": "tokenizer.json", "tiktoken": "tokenizer.tiktoken"}
+    assert refused.value.filename == os.fspath(out / first[fmt])
 
 
 def test_a_foreign_tokenizer_that_fails_to_save_removes_the_folders_it_made(tmp_path, monkeypatch):

@@ -6,7 +6,9 @@ tokenizer or id file under the final name; the new file gets the permissions a p
 would give it. A symbolic link at ``path`` is written through, as the shell's ``>`` writes:
 the file it names is replaced and the link stays. :func:`atomic_write_all` writes files that
 belong together (a vocabulary and its merges): all of them, or, when one cannot be written
-(a full disk, a folder in its place), none: the old files stay, or are put back.
+(a full disk, a folder in its place), none: the old files stay, or are put back. A write
+the system refuses raises an OSError naming the file (its ``filename``), which a full disk's
+alone does not.
 :func:`output_folder` and :func:`folder_for` make the folders a write needs and remove them
 again when it fails. What it leaves out: what is written (``gpt2``, ``encode_file``).
 """
@@ -104,6 +106,19 @@ def _temp_file(target: Path) -> tuple[int, str]:
 
 
 @contextmanager
+def _named(path: str | os.PathLike[str]) -> Iterator[None]:
+    """An OSError that names no file (a write refused by a full disk: ``filename`` None)
+    names ``path`` on its way out, so that a caller several writes deep can say which file
+    was not written."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            e.filename = os.fspath(path)
+        raise
+
+
+@contextmanager
 def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path`` for writing (``mode`` "w" or "wb"; ``kwargs``
     as for ``open``); on a clean exit it replaces ``path``, on an error it is removed."""
@@ -118,7 +133,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
         Path(tmp).unlink(missing_ok=True)
         raise
     try:
-        with f:
+        with _named(path), f:
             yield f
         os.replace(tmp, target)
     except BaseException:
@@ -155,10 +170,10 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
     temps: list[str] = []
     kept: list[Path | None] = []
     try:
-        for (_, data), target in zip(files, targets):
+        for (path, data), target in zip(files, targets):
             fd, tmp = _temp_file(target)
             temps.append(tmp)
-            with os.fdopen(fd, "wb") as f:
+            with _named(path), os.fdopen(fd, "wb") as f:
                 f.write(data)
         kept.extend(_keep(target) for target in targets)
         for tmp, target in zip(temps, targets):
