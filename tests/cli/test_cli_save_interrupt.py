@@ -34,3 +34,14 @@ def test_ctrl_c_while_writing_leaves_every_file_whole(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["merges.txt", "vocab.json"]
     # Ctrl-C behaves as before once the files are written.
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_sigterm_while_writing_is_named_as_such(tmp_path, monkeypatch):
+    # The note said "Ctrl-C came while writing" whatever the signal was (SIGTERM, a
+    # scheduler's limit, is handled as Ctrl-C and noted by ``termination``).
+    from bpe_studio.cli import termination
+
+    monkeypatch.setattr(termination, "terminated", [True])
+    with pytest.raises(CliError) as info:
+        save(_SignalledMidway(), str(tmp_path / "tok"), "gpt2", "tokenizer")  # type: ignore[arg-type]
+    assert "(whole: SIGTERM came while writing)" in str(info.value)
