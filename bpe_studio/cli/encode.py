@@ -21,6 +21,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import foreign_file
 from ..core.formats.hf.template import Template
 from ..core.formats.tiktoken.reading import PatternNeeded
-from ..core.io.atomic import atomic_open, folder_for
+from ..core.io.atomic import atomic_open, folder_for, write_target
 from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
 from ..core.text.display import plural, readable_size
@@ -250,10 +251,13 @@ def _encode(args: argparse.Namespace) -> int:
         # checked, so that neither Ctrl-C nor an error leaves ids without the template, or
         # of a tokenizer that changed, where --out names.
         staged = (args.add_special_tokens or bool(stamps)) and not streamed
+        # A link at --out is written through, as the shell's ">" writes: the ids go where it
+        # points, staged beside that file (one file system), and the link stays.
+        destination = write_target(args.out) if staged else Path(args.out)
         if streamed or staged:
-            beside = os.path.dirname(os.path.abspath(args.out)) if staged else None
+            beside = os.path.dirname(os.path.abspath(destination)) if staged else None
             if staged:
-                stack.enter_context(folder_for(args.out))
+                stack.enter_context(folder_for(destination))
             folder = tempfile.TemporaryDirectory(prefix=".bpe-studio-", dir=beside)
             out = os.path.join(stack.enter_context(folder), "ids.npy")
         around = _template if args.add_special_tokens else None
@@ -297,7 +301,7 @@ def _encode(args: argparse.Namespace) -> int:
         check_sources_unchanged(stamps, "encoding")
         if staged:
             with held_interrupts():
-                os.replace(out, args.out)
+                os.replace(out, destination)
             out = args.out
         if streamed:
             with open(out, "rb") as f:

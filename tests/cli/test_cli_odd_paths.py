@@ -19,6 +19,8 @@ from cli_run import _command, _env, cli, error_line, ok
 from core_helpers import SLICES, read_fixture, write_text
 from test_cli_sources import tiktoken_encoding
 
+from bpe_studio.core import Tokenizer
+
 
 @pytest.fixture(scope="module")
 def gpt2():
@@ -228,6 +230,28 @@ def test_a_dangling_link_as_out_needs_force_and_is_written_through(tmp_path, gpt
     ok(cli(tmp_path, *args, "--force"))
     assert (tmp_path / "ids.npy").is_symlink()
     assert np.load(tmp_path / "target.npy").tolist() == gpt2.encode("hello")
+
+
+@pytest.mark.parametrize("template", [False, True], ids=["ids", "with the template"])
+@pytest.mark.parametrize("dangling", [False, True], ids=["link", "dangling link"])
+def test_a_link_as_out_is_written_through_with_a_tokenizer_of_files(
+    tmp_path, gpt2, template, dangling
+):
+    """A regression hunt: ids staged beside --out to be checked (a tokenizer of files) or
+    given their template were renamed onto the link itself, which became a plain file while
+    the file it names kept its old ids."""
+    write_text(tmp_path / "c.txt", "hello")
+    Tokenizer.preset("gpt2").save(tmp_path / "tok")
+    (tmp_path / "elsewhere").mkdir()
+    real = tmp_path / "elsewhere" / "real.npy"
+    if not dangling:
+        real.write_bytes(b"old!")
+    (tmp_path / "ids.npy").symlink_to(real)
+    args = ["encode", "c.txt", "--tokenizer", "tok", "--out", "ids.npy", "--force"]
+    ok(cli(tmp_path, *args, *(["--add-special-tokens"] if template else [])))
+    assert (tmp_path / "ids.npy").is_symlink()
+    assert np.load(real).tolist() == gpt2.encode("hello")
+    assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == ["real.npy"]
 
 
 def test_an_output_name_near_the_limit_is_written(tmp_path, gpt2):

@@ -40,7 +40,7 @@ _NAME_MAX = 255
 _TEMP_EXTRA = len("12345678.tmp")
 
 
-def _target(path: str | os.PathLike[str]) -> Path:
+def write_target(path: str | os.PathLike[str]) -> Path:
     """Where ``path``'s new contents go: the file a symbolic link names (the link stays),
     else ``path``. A link loop stays as it is: writing there fails, naming it."""
     target = Path(path)
@@ -124,7 +124,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
     as for ``open``); on a clean exit it replaces ``path``, on an error it is removed."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files: mode must be 'w' or 'wb', not {mode!r}")
-    target = _target(path)
+    target = write_target(path)
     fd, tmp = _temp_file(target)
     try:
         f = os.fdopen(fd, mode, **kwargs)
@@ -159,7 +159,7 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
     its temporary file, and only then are they renamed into place. A rename that still fails
     puts back the files renamed before it, so every path is as it was, never one new file
     beside an old or missing partner."""
-    targets = [_target(path) for path, _ in files]
+    targets = [write_target(path) for path, _ in files]
     for (path, _), target in zip(files, targets):
         if target.is_dir():
             raise IsADirectoryError(
