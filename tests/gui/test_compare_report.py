@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -653,6 +654,17 @@ def test_marks_at_windows_line_ends_and_line_separators_sit_at_the_line_end(qtbo
             assert _mark_pixels(pane, c, width) > 0, f"no mark at the line separator ({c})"
 
 
+def _cell_tokens(report, sample: str, name: str) -> Callable[[], int | None]:
+    """The tokens of the Report's cell of ``sample`` and tokenizer ``name`` shown now, or
+    None while there is none."""
+
+    def tokens() -> int | None:
+        cell = None if report.report is None else report.report.find(sample, name)
+        return None if cell is None else cell.tokens
+
+    return tokens
+
+
 def _two_versions(tmp_path: Path) -> tuple[Path, Tokenizer, Tokenizer]:
     """A tokenizer.json and the tokenizer it holds, then the one retrained into its place."""
     from gui_helpers import EOT, FIXTURES
@@ -688,10 +700,7 @@ def test_a_file_loaded_again_in_one_picker_is_read_again_by_every_page(qtbot, wi
     assert report.choices[3].add_file(path) == key
     name = report.choices[3].label_of(key)
 
-    def prose_tokens() -> int | None:
-        cell = None if report.report is None else report.report.find(SAMPLE_FILES[0][0], name)
-        return None if cell is None else cell.tokens
-
+    prose_tokens = _cell_tokens(report, SAMPLE_FILES[0][0], name)
     _settled(qtbot, report, lambda: prose_tokens() is not None)
     assert prose_tokens() == len(old.encode(prose))
     # The editor shows it too (the second review: the editor alone kept the old file).
@@ -731,10 +740,7 @@ def test_a_file_changed_on_disk_is_worked_out_anew_when_its_page_is_shown(qtbot,
     key = report.choices[3].add_file(path)
     name = report.choices[3].label_of(key)
 
-    def prose_tokens() -> int | None:
-        cell = None if report.report is None else report.report.find(SAMPLE_FILES[0][0], name)
-        return None if cell is None else cell.tokens
-
+    prose_tokens = _cell_tokens(report, SAMPLE_FILES[0][0], name)
     _settled(qtbot, report, lambda: prose_tokens() is not None)
     assert prose_tokens() == len(old.encode(prose))
     compare.set_text(TEXT)

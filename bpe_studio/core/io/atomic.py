@@ -59,15 +59,18 @@ def temp_prefix(name: str) -> str:
 STALE_SECONDS = 3600  # a temporary file this old was left by a writer that died
 
 
-def remove_stale_temps(folder: Path, pattern: str = ".*.tmp") -> None:
+def remove_stale_temps(folder: Path, pattern: str = ".*.tmp", *, by_link: bool = False) -> None:
     """Remove from ``folder`` the temporary files and folders (``pattern``) a writer killed
     mid-write left, once old enough that no live writer still fills them (a cache audit:
-    each ``kill -9`` during a rank-cache write left up to 9 MB for good). Never raises."""
+    each ``kill -9`` during a rank-cache write left up to 9 MB for good). Their age is since
+    they were last written, or with ``by_link`` since they were last linked or unlinked
+    (``st_ctime``: a kept old file has the old file's modification time). Never raises."""
     cutoff = time.time() - STALE_SECONDS
     try:
         for path in folder.glob(pattern):
             try:
-                if path.is_symlink() or path.lstat().st_mtime >= cutoff:
+                st = path.lstat()
+                if path.is_symlink() or (st.st_ctime if by_link else st.st_mtime) >= cutoff:
                     continue
                 if path.is_dir():
                     shutil.rmtree(path, ignore_errors=True)
@@ -195,7 +198,9 @@ def _keep(target: Path) -> Path | None:
     if not target.exists():
         return None
     prefix = temp_prefix(target.name)
-    _remove_stale_kept(target.parent, prefix)
+    # Those a writer killed mid-write left, judged by when they were linked (making one,
+    # and renaming over its target, set it), not by the old file's age.
+    remove_stale_temps(target.parent, glob.escape(prefix) + "*" + _KEPT, by_link=True)
     while True:
         old = target.with_name(f"{prefix}{secrets.token_hex(4)}{_KEPT}")
         try:
@@ -218,22 +223,6 @@ def _keep(target: Path) -> Path | None:
 # A kept old file's suffix: not ".tmp", whose sweep judges a file by its modification time,
 # which a kept file has from the old file (a hard link shares it; copy2 copies it).
 _KEPT = ".kept"
-
-
-def _remove_stale_kept(folder: Path, prefix: str) -> None:
-    """Remove the kept old files a writer killed mid-write left beside a target (``prefix``),
-    judged by when they were last linked or unlinked (their ``st_ctime``: making one, and
-    renaming over its target, set it), not by the old file's age. Never raises."""
-    cutoff = time.time() - STALE_SECONDS
-    try:
-        for path in folder.glob(glob.escape(prefix) + "*" + _KEPT):
-            try:
-                if not path.is_symlink() and path.is_file() and path.lstat().st_ctime < cutoff:
-                    path.unlink()
-            except OSError:
-                continue
-    except OSError:
-        pass
 
 
 def _put_back(temps: list[str], targets: list[Path], kept: list[Path | None]) -> None:
