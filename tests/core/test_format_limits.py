@@ -571,3 +571,19 @@ def _gpt2_warning(tok: Tokenizer, directory) -> str:
         tok.save(directory, format="gpt2")
     (said,) = [str(w.message) for w in caught if issubclass(w.category, LossyFormatWarning)]
     return said
+
+
+def test_advice_offers_no_format_for_a_special_token_a_merge_joins(tmp_path):
+    """A special token named by a byte's id on loading ({"a": 97}) is a part of merges:
+    tokenizer.json refuses it as tiktoken does, so GPT-2 files' warning must not send the
+    user to 'hf' (it did, and that save failed)."""
+
+    source = Tokenizer(dict(BYTES) | {256: b"ab"}, [(b"a", b"b")], [])
+    source.save(tmp_path / "src", format="gpt2")
+    tok = Tokenizer.load(tmp_path / "src", special_tokens={"a": 97})
+    with pytest.raises(ValueError, match="is not an ordinary token"):
+        tok.save(tmp_path / "hf", format="hf")
+    with pytest.raises(ValueError, match="tiktoken needs all 256 bytes"):
+        tok.save(tmp_path / "tt", format="tiktoken")
+    said = _gpt2_warning(tok, tmp_path / "gpt2")
+    assert "neither 'hf' nor 'tiktoken'" in said and "save as" not in said

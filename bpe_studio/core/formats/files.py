@@ -387,13 +387,15 @@ def gpt2_misread(data: TokenizerData) -> gpt2.Misread:
 
 def holding_formats(data: TokenizerData) -> list[str]:
     """The formats other than GPT-2's that hold ``data`` whole: neither when a special token
-    is one a merge makes too (a tokenizer.json's merges make ordinary tokens only; tiktoken
-    keeps special tokens out of its ranks); 'hf' unless its pattern or a special token is one
-    a tokenizer.json cannot say; 'tiktoken' unless it has added tokens that are not special,
-    a template, or a pattern or special tokens tiktoken would match otherwise."""
+    is one a merge makes or joins too (a tokenizer.json's merges join and make ordinary tokens
+    only; tiktoken keeps special tokens out of its ranks); 'hf' unless its pattern or a special
+    token is one a tokenizer.json cannot say; 'tiktoken' unless it has added tokens that are
+    not special, a template, or a pattern or special tokens tiktoken would match otherwise."""
     specials = list(data.special_tokens)
     formats = []
-    made = {s.encode("utf-8") for s in specials} & {a + b for a, b in data.merges}
+    # A special token a merge joins is one of the bytes, named by its byte's id on loading.
+    in_merges = {part for a, b in data.merges for part in (a, b, a + b)}
+    made = {s.encode("utf-8") for s in specials} & in_merges
     if not made and format_problem("hf", data.pattern, specials) is None:
         formats.append("hf")
     if (
