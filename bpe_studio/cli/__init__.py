@@ -64,6 +64,10 @@ def program() -> int:
 
         guard_stderr()
         code = main(exiting=True)
+        # One a finalizer dropped after the command's last check ends it as one landing now.
+        from ..core.io.interrupts import raise_dropped
+
+        raise_dropped()
     except KeyboardInterrupt:
         code = _interrupted()
     from .termination import terminated
@@ -83,9 +87,11 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
 
         return gui_main(argv)
     if exiting:
+        from ..core.io.interrupts import keep_dropped
         from .termination import terminate_as_interrupt
 
         terminate_as_interrupt()
+        keep_dropped()  # the process ends with the command: its hook may change
     from ..core.corpus.counting import TrainingCancelled
     from .output import CliError, fail, in_cli_words, os_error_line, out_of_memory
 

@@ -41,7 +41,7 @@ from ..core.formats.hf.tokenizer_json import (
     split_problem,
 )
 from ..core.formats.tiktoken.pattern_check import held_elsewhere
-from ..core.io.interrupts import held_interrupts
+from ..core.io.interrupts import held_interrupts, raise_dropped
 from ..core.pretokenization.names import pattern_name, shown_pattern
 from ..core.pretokenization.specials import (  # the app's default too
     DEFAULT_SPECIAL_TOKEN,
@@ -224,6 +224,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         try:
             with numba_interrupts():
                 for step in trainer:
+                    raise_dropped()  # one a finalizer dropped stops here, as Ctrl-C does
                     merging.update(step.rank + 1)
         except KeyboardInterrupt:
             interrupted = True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -16,7 +17,13 @@ from core_helpers import read_fixture
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.encode_file import encode_file
-from bpe_studio.core.io.interrupts import checked, held_interrupts, no_check
+from bpe_studio.core.io.interrupts import (
+    checked,
+    held_interrupts,
+    keep_dropped,
+    no_check,
+    raise_dropped,
+)
 
 
 @contextmanager
@@ -77,6 +84,51 @@ def test_nothing_is_held_off_the_main_thread_or_under_another_handler():
             assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+class _Dropping:
+    """Ctrl-C lands while its finalizer runs, which Python reports and drops."""
+
+    def __del__(self) -> None:
+        signal.raise_signal(signal.SIGINT)
+
+
+@pytest.fixture
+def keeping(monkeypatch):
+    """``keep_dropped`` for the test; the hook it wraps is put back after."""
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    keep_dropped()
+
+
+def test_ctrl_c_a_finalizer_dropped_is_raised_where_checked(keeping):
+    # Dropped, it stopped nothing: `timeout` landed SIGTERM (raised as Ctrl-C) so.
+    with python_sigint():
+        _Dropping()  # finalized at once: its last reference is gone
+        with pytest.raises(KeyboardInterrupt):
+            raise_dropped()
+        raise_dropped()  # raised once
+        with held_interrupts() as check:
+            _Dropping()
+            raise_dropped()  # held: not raised here, where the files may be half written
+            with pytest.raises(KeyboardInterrupt):
+                check()
+        with pytest.raises(KeyboardInterrupt):
+            with held_interrupts():
+                _Dropping()  # raised when the block ends
+
+
+def test_other_errors_in_finalizers_are_reported_as_before(monkeypatch):
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    keep_dropped()
+
+    class Failing:
+        def __del__(self) -> None:
+            raise ValueError("reported")
+
+    Failing()
+    assert [u.exc_type for u in seen] == [ValueError]
+    raise_dropped()  # nothing to raise
 
 
 def test_encode_file_interrupted_between_chunks_stops_its_workers(tmp_path):

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from ..io.interrupts import checked, held_interrupts
+from ..io.interrupts import checked, held_interrupts, raise_dropped
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import CutRules, chunk_boundaries, cut_rules, text_cuts
 from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
@@ -405,8 +405,10 @@ def count_corpus(
         if started:
             started()
         run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
+        # Between two chunks, a Ctrl-C a finalizer dropped is raised (``raise_dropped``).
+        results = checked(map(run, tasks), raise_dropped)
         with changes_first(files):
-            counted = _collect(map(run, tasks), total, progress, should_stop, measured, compiled)
+            counted = _collect(results, total, progress, should_stop, measured, compiled)
         check_unchanged_files(files)
         return counted
 

@@ -46,7 +46,7 @@ from ..corpus.counting import (
 from ..corpus.sources import TAR_BLOCK, check_corpus_path, check_text_head
 from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
 from ..io.atomic import atomic_open, folder_for, remove_stale_beside, temp_prefix
-from ..io.interrupts import checked, held_interrupts, no_check
+from ..io.interrupts import checked, held_interrupts, no_check, raise_dropped
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
@@ -370,10 +370,11 @@ def _in_order(
     check: Callable[[], None],
 ) -> Iterator[tuple[np.ndarray | _Spilled, int]]:
     """Each job's ids and length, in order: in ``pool`` (``check`` raising a Ctrl-C held
-    meanwhile, ``held_interrupts``), or in this process with ``tokenizer`` (no pool)."""
+    meanwhile, ``held_interrupts``), or in this process with ``tokenizer`` (no pool; between
+    two chunks, a Ctrl-C a finalizer dropped is raised)."""
     if pool is None:
         assert tokenizer is not None
-        yield from (_encode_chunk(tokenizer, job) for job in jobs)
+        yield from checked((_encode_chunk(tokenizer, job) for job in jobs), raise_dropped)
         return
     # subtle: map() submits every job up front but results come back in order; each is a few
     # MB, and chunks are written as soon as they arrive.

@@ -1,7 +1,8 @@
 """Writing a file atomically: into a temporary file beside it, then renamed into place.
 
 What it does: :func:`atomic_open` gives a file object whose contents replace ``path`` only when
-the ``with`` block ends without an error, so a crash or a full disk never leaves a half-written
+the ``with`` block ends without an error (nor an interrupt a finalizer dropped meanwhile:
+``interrupts.raise_dropped``), so a crash or a full disk never leaves a half-written
 tokenizer or id file under the final name; the new file gets the permissions a plain ``open``
 would give it. A symbolic link at ``path`` is written through, as the shell's ``>`` writes:
 the file it names is replaced and the link stays. :func:`atomic_write_all` writes files that
@@ -26,6 +27,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
+
+from .interrupts import raise_dropped
 
 
 def _umask() -> int:
@@ -138,6 +141,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
     try:
         with _named(path), f:
             yield f
+        raise_dropped()  # told to stop while it was written: not put in place
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -178,6 +182,7 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
             temps.append(tmp)
             with _named(path), os.fdopen(fd, "wb") as f:
                 f.write(data)
+        raise_dropped()  # told to stop while they were written: none put in place
         kept.extend(_keep(target) for target in targets)
         for tmp, target in zip(temps, targets):
             os.replace(tmp, target)

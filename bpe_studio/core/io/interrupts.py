@@ -12,14 +12,21 @@ and the command hung at exit joining them: 3 of 18 interrupts of ``encode --work
 training too, on CPython 3.11.
 :func:`interrupt` is an interrupt that is no Ctrl-C (the command line's SIGTERM): held by the
 same blocks, also where SIGINT is ignored (a script's ``cmd &``), whose Ctrl-C stays ignored.
+:func:`keep_dropped` keeps the ``KeyboardInterrupt`` that lands while a finalizer runs (a
+``__del__``, a weakref's callback, a generator the collector closes), which Python reports
+("Exception ignored in") and drops: the command went on to the end and exited 0.
+:func:`raise_dropped` raises it where nothing holds interrupts; a block that does raises it
+where it checks, or when it ends.
 What it leaves out: off the main thread (the app's workers), or where SIGINT has a handler
 other than Python's default one (a host that handles it), nothing is changed and checking does
-nothing.
+nothing; interrupts are kept from finalizers only in a process that asked (the command line):
+the hook is the process's.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -30,6 +37,33 @@ T = TypeVar("T")
 # The event of the block holding interrupts just now, if any (blocks inside it hold nothing:
 # the outer one raises when it ends).
 _holding: list[threading.Event] = []
+
+
+# Whether a finalizer dropped a KeyboardInterrupt not raised again yet (a list, so that the
+# hook appends rather than rebinds).
+_dropped: list[bool] = []
+
+
+def keep_dropped() -> None:
+    """Keep a ``KeyboardInterrupt`` raised inside a finalizer for the next check (see the
+    module), instead of the report Python writes when it drops it."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
+            _dropped.append(True)
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+
+
+def raise_dropped() -> None:
+    """``KeyboardInterrupt`` if a finalizer dropped one since it was last raised, unless a
+    block holds interrupts (its check raises it, at the latest when it ends)."""
+    if _dropped and not _holding:
+        _dropped.clear()
+        raise KeyboardInterrupt
 
 
 def no_check() -> None:
@@ -60,8 +94,9 @@ def held_interrupts() -> Iterator[Callable[[], None]]:
     came = threading.Event()
 
     def check() -> None:
-        if came.is_set():
+        if came.is_set() or _dropped:
             came.clear()
+            _dropped.clear()
             raise KeyboardInterrupt
 
     # subtle: where SIGINT is ignored, it stays so; only :func:`interrupt` is held then.
