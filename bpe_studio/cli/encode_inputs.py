@@ -209,8 +209,8 @@ def _records_in_processes(
                     sizes[i], documents = future.result()
                     job.documents += documents
                     counted(files[i].size)
-            except BaseException:
-                pool.shutdown(wait=True, cancel_futures=True)
+            except BaseException as error:
+                pool.end(error)
                 raise
     finally:
         _worker_job = None

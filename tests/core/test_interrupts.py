@@ -148,3 +148,31 @@ def test_encode_file_interrupted_between_chunks_stops_its_workers(tmp_path):
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [text]  # no chunk folder, no temporary output
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.timeout(40)
+def test_ctrl_c_ends_a_pool_whose_worker_was_stopped(tmp_path, monkeypatch):
+    # A worker stopped (SIGSTOP) never ends its chunk: told to stop, encode waited for it
+    # for ever. Now it is killed once the grace has passed (none here: the test waits for it).
+    import os
+
+    from bpe_studio.core.io import worker_pool
+
+    monkeypatch.setattr(worker_pool, "STOP_GRACE_SECONDS", 0.0)
+    text = tmp_path / "text.txt"
+    text.write_text(read_fixture("english_books_slice.txt") * 12, encoding="utf-8")
+    out = tmp_path / "ids.npy"
+    stopped = []
+
+    def progress(done: int, total: int) -> None:
+        if done and not stopped:  # the first chunk is in: the workers are under way
+            stopped.extend(p.pid for p in multiprocessing.active_children())
+            os.kill(stopped[0], signal.SIGSTOP)
+            signal.raise_signal(signal.SIGINT)
+
+    with python_sigint(), pytest.raises(KeyboardInterrupt):
+        encode_file(lambda: Tokenizer.preset("gpt2"), text, out, workers=2, progress=progress)
+    assert stopped
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [text]
+    assert multiprocessing.active_children() == []

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from ..io.interrupts import checked, held_interrupts, raise_dropped
+from ..io.interrupts import checked, held_interrupts, raise_dropped, results
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import CutRules, chunk_boundaries, cut_rules, text_cuts
 from ..pretokenization.pretokenizer import UncoveredText, pretokenizer
@@ -406,9 +406,9 @@ def count_corpus(
             started()
         run = partial(count_task, special_tokens=specials, pattern=pattern, compiled=compiled)
         # Between two chunks, a Ctrl-C a finalizer dropped is raised (``raise_dropped``).
-        results = checked(map(run, tasks), raise_dropped)
+        counts = checked(map(run, tasks), raise_dropped)
         with changes_first(files):
-            counted = _collect(results, total, progress, should_stop, measured, compiled)
+            counted = _collect(counts, total, progress, should_stop, measured, compiled)
         check_unchanged_files(files)
         return counted
 
@@ -428,16 +428,16 @@ def count_corpus(
         WorkerPool(workers, mp_context=context, initializer=start_worker) as pool,
     ):
         try:
-            # subtle: map submits every job at once, which starts all the workers.
-            results = checked(pool.map(run, tasks), check)
+            # subtle: every job is submitted at once, which starts all the workers.
+            counts = results([pool.submit(run, task) for task in tasks], check)
             if started:
                 started()
             with changes_first(files):
-                counted = _collect(results, total, progress, should_stop, measured, compiled)
+                counted = _collect(counts, total, progress, should_stop, measured, compiled)
             check_unchanged_files(files)
             return counted
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException as error:
+            pool.end(error)
             raise
 
 

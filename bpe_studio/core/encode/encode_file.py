@@ -24,7 +24,6 @@ import struct
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor
 from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
@@ -46,7 +45,7 @@ from ..corpus.counting import (
 from ..corpus.sources import TAR_BLOCK, check_corpus_path, check_text_head
 from ..corpus.stamps import Stamp, check_unchanged, read_range, stamp
 from ..io.atomic import atomic_open, folder_for, remove_stale_beside, temp_prefix
-from ..io.interrupts import checked, held_interrupts, no_check, raise_dropped
+from ..io.interrupts import checked, held_interrupts, no_check, raise_dropped, results
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.boundaries import chunk_boundaries
 from ..pretokenization.pretokenizer import UncoveredText
@@ -364,7 +363,7 @@ def _encode_whole(
 
 
 def _in_order(
-    pool: Executor | None,
+    pool: WorkerPool | None,
     tokenizer: Tokenizer | None,
     jobs: list[Job],
     check: Callable[[], None],
@@ -376,13 +375,13 @@ def _in_order(
         assert tokenizer is not None
         yield from checked((_encode_chunk(tokenizer, job) for job in jobs), raise_dropped)
         return
-    # subtle: map() submits every job up front but results come back in order; each is a few
+    # subtle: every job is submitted up front but results come back in order; each is a few
     # MB, and chunks are written as soon as they arrive.
     try:
-        yield from checked(pool.map(_encode_job, jobs), check)
-    except BaseException:
+        yield from results([pool.submit(_encode_job, job) for job in jobs], check)
+    except BaseException as error:
         # Interrupted or failed: drop the queued chunks instead of encoding them all.
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.end(error)
         raise
 
 

@@ -4,7 +4,8 @@ What it does: :func:`held_interrupts` replaces Python's SIGINT handler for a blo
 that only notes the signal; the function it yields raises ``KeyboardInterrupt`` if one came,
 and leaving the block raises it if none was raised yet. :func:`checked` checks before each item
 of an iterable it passes on, and after the last. So the interrupt comes out of the caller's
-own code, between two results, and the pool is shut down from there.
+own code, between two results, and the pool is shut down from there; :func:`results` checks
+while it waits for one too (a stopped worker, ``kill -STOP``, never sends it).
 subtle: raised wherever the main thread happened to be inside ``concurrent.futures``
 (submitting a job, waking the pool's manager thread), a ``KeyboardInterrupt`` could leave that
 thread dead on a closed pipe ("OSError: handle is closed"), the workers never told to stop,
@@ -28,12 +29,15 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, wait
 from contextlib import contextmanager
 from typing import TypeVar
 
 T = TypeVar("T")
 
+# How often a wait for a worker's result looks for an interrupt held meanwhile.
+POLL_SECONDS = 0.1
 # The event of the block holding interrupts just now, if any (blocks inside it hold nothing:
 # the outer one raises when it ends).
 _holding: list[threading.Event] = []
@@ -117,4 +121,16 @@ def checked(items: Iterable[T], check: Callable[[], None]) -> Iterator[T]:
     for item in items:
         check()
         yield item
+    check()
+
+
+def results(futures: Sequence[Future[T]], check: Callable[[], None]) -> Iterator[T]:
+    """Each future's result in order, with ``check()`` before each is passed on, after the
+    last, and while one is awaited: a held Ctrl-C was raised only once the next result came,
+    which a stopped worker never sends."""
+    for future in futures:
+        check()
+        while not wait([future], POLL_SECONDS).done:
+            check()
+        yield future.result()
     check()

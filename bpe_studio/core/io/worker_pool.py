@@ -10,6 +10,8 @@ that fails anyway ends the workers it had started before the error goes on. A fo
 fails half-way (``[Errno 24] Too many open files``) inside the first ``submit``, before the
 pool's manager thread runs: nothing then told the workers already started to stop, and this
 process's exit waited for them for ever.
+:meth:`WorkerPool.end` ends a pool whose use an error ended; after Ctrl-C, workers still
+running once :data:`STOP_GRACE_SECONDS` have passed are killed.
 What it leaves out: how workers start (``corpus.counting.mp_context``), Ctrl-C
 (``interrupts``).
 """
@@ -59,6 +61,9 @@ FDS_PER_WORKER = 2
 # Files opened while the pool runs, here and in a worker (the corpus, a cached kernel).
 SPARE_FDS = 2
 RAISE_TO = 4096  # the limit a message suggests
+# After Ctrl-C, how long the workers have to end the jobs in hand (whose results are dropped
+# anyway) before they are killed.
+STOP_GRACE_SECONDS = 3.0
 
 
 def _fd_limit() -> int | None:
@@ -149,6 +154,28 @@ class WorkerPool(ProcessPoolExecutor):
                 fit = min(started - 1, started if self._workers_fit is None else self._workers_fit)
                 raise too_many_files(self._workers_asked, fit) from e
             raise
+
+    def end(self, error: BaseException | None) -> None:
+        """End the pool, whose use ``error`` ended: the jobs not started are dropped and the
+        workers waited for; after Ctrl-C (``KeyboardInterrupt``, which SIGTERM raises on the
+        command line), for :data:`STOP_GRACE_SECONDS` at most, then those still running are
+        killed. A worker stopped (SIGSTOP, ``kill -STOP``, a debugger) never ends its job:
+        told to stop, the command waited for it for ever."""
+        if not isinstance(error, KeyboardInterrupt):
+            self.shutdown(wait=True, cancel_futures=True)
+            return
+        # subtle: concurrent.futures has no public way to these either (as below). The
+        # manager thread ends once every worker has: joining it is waiting for them.
+        manager = getattr(self, "_executor_manager_thread", None)
+        processes = list((getattr(self, "_processes", None) or {}).values())
+        self.shutdown(wait=False, cancel_futures=True)
+        if manager is None:
+            return
+        manager.join(STOP_GRACE_SECONDS)
+        if manager.is_alive():
+            for process in processes:
+                process.kill()  # SIGKILL ends a stopped process too
+            manager.join()
 
     def _end_started_workers(self) -> int:
         """End the workers started so far; how many there were."""
