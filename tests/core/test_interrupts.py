@@ -95,8 +95,9 @@ class _Dropping:
 
 @pytest.fixture
 def keeping(monkeypatch):
-    """``keep_dropped`` for the test; the hook it wraps is put back after."""
+    """``keep_dropped`` for the test; the hooks it wraps are put back after."""
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
     keep_dropped()
 
 
@@ -115,6 +116,16 @@ def test_ctrl_c_a_finalizer_dropped_is_raised_where_checked(keeping):
         with pytest.raises(KeyboardInterrupt):
             with held_interrupts():
                 _Dropping()  # raised when the block ends
+
+
+def test_ctrl_c_that_c_code_printed_and_cleared_is_raised_where_checked(keeping, capsys):
+    # As PyErr_Print calls it: numpy's import_array in a compiled module's start printed the
+    # KeyboardInterrupt, raised an ImportError instead, and the command fell back and went on.
+    error = KeyboardInterrupt()
+    sys.excepthook(KeyboardInterrupt, error, None)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(KeyboardInterrupt):
+        raise_dropped()
 
 
 def test_other_errors_in_finalizers_are_reported_as_before(monkeypatch):

@@ -14,8 +14,9 @@ training too, on CPython 3.11.
 :func:`interrupt` is an interrupt that is no Ctrl-C (the command line's SIGTERM): held by the
 same blocks, also where SIGINT is ignored (a script's ``cmd &``), whose Ctrl-C stays ignored.
 :func:`keep_dropped` keeps the ``KeyboardInterrupt`` that lands while a finalizer runs (a
-``__del__``, a weakref's callback, a generator the collector closes), which Python reports
-("Exception ignored in") and drops: the command went on to the end and exited 0.
+``__del__``, a weakref's callback, a generator the collector closes, a ctypes callback), which
+Python reports ("Exception ignored in") and drops, or while a compiled module's start prints
+and clears it (``PyErr_Print``): the command went on to the end and exited 0.
 :func:`raise_dropped` raises it where nothing holds interrupts; a block that does raises it
 where it checks, or when it ends.
 What it leaves out: off the main thread (the app's workers), or where SIGINT has a handler
@@ -32,6 +33,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, wait
 from contextlib import contextmanager
+from types import TracebackType
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -49,9 +51,11 @@ _dropped: list[bool] = []
 
 
 def keep_dropped() -> None:
-    """Keep a ``KeyboardInterrupt`` raised inside a finalizer for the next check (see the
-    module), instead of the report Python writes when it drops it."""
-    previous = sys.unraisablehook
+    """Keep a ``KeyboardInterrupt`` that Python drops (see the module) for the next check,
+    instead of the report it writes then. subtle: the command line catches every
+    ``KeyboardInterrupt`` raised to it; one reaches ``sys.excepthook`` only from C code that
+    printed and cleared it."""
+    previous, printed = sys.unraisablehook, sys.excepthook
 
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
@@ -59,11 +63,19 @@ def keep_dropped() -> None:
             return
         previous(unraisable)
 
-    sys.unraisablehook = hook
+    def excepthook(
+        kind: type[BaseException], error: BaseException, tb: TracebackType | None
+    ) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            _dropped.append(True)
+            return
+        printed(kind, error, tb)
+
+    sys.unraisablehook, sys.excepthook = hook, excepthook
 
 
 def raise_dropped() -> None:
-    """``KeyboardInterrupt`` if a finalizer dropped one since it was last raised, unless a
+    """``KeyboardInterrupt`` if Python dropped one since it was last raised, unless a
     block holds interrupts (its check raises it, at the latest when it ends)."""
     if _dropped and not _holding:
         _dropped.clear()
