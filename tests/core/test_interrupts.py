@@ -6,10 +6,13 @@ line, so nothing waits on a clock."""
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import signal
 import sys
 import threading
+import weakref
+from concurrent.futures import Future
 from contextlib import contextmanager
 
 import pytest
@@ -23,6 +26,7 @@ from bpe_studio.core.io.interrupts import (
     keep_dropped,
     no_check,
     raise_dropped,
+    results,
 )
 
 
@@ -187,3 +191,23 @@ def test_ctrl_c_ends_a_pool_whose_worker_was_stopped(tmp_path, monkeypatch):
     assert not out.exists()
     assert list(tmp_path.iterdir()) == [text]
     assert multiprocessing.active_children() == []
+
+
+def test_results_lets_each_result_go_once_passed_on():
+    """``results`` replaced ``Executor.map``, which drops each future as it yields its
+    result; holding them all kept every chunk's ids of an ``encode_file`` to the end."""
+
+    class Chunk:
+        pass
+
+    futures: list[Future[Chunk]] = [Future() for _ in range(3)]
+    for future in futures:
+        future.set_result(Chunk())
+    gone = [weakref.ref(future.result()) for future in futures]
+    passed = results(futures, no_check)
+    del futures, future
+    first = next(passed)
+    del first
+    next(passed)
+    gc.collect()
+    assert gone[0]() is None and gone[2]() is not None

@@ -140,9 +140,16 @@ def results(futures: Sequence[Future[T]], check: Callable[[], None]) -> Iterator
     """Each future's result in order, with ``check()`` before each is passed on, after the
     last, and while one is awaited: a held Ctrl-C was raised only once the next result came,
     which a stopped worker never sends."""
-    for future in futures:
+    # Popped as passed on, as ``Executor.map`` does: a future keeps its result (a chunk's
+    # ids) for as long as it is held, and a list of them all held every chunk to the end.
+    pending = list(futures)
+    del futures
+    pending.reverse()
+    while pending:
         check()
+        future = pending.pop()
         while not wait([future], POLL_SECONDS).done:
             check()
         yield future.result()
+        del future
     check()
