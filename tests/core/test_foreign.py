@@ -333,3 +333,30 @@ def test_a_file_without_a_decoder_reads_its_spaces_the_same(name, files, tmp_pat
     tok = open_tokenizer(bare)
     assert tok.vocab == expected == open_tokenizer(files[name]).vocab
     assert any(b" " in token for token in tok.vocab.values())
+
+
+def test_a_config_naming_a_plain_added_token_special_changes_no_ids(files, tmp_path):
+    # An added token the file calls not special (Qwen3's <think> shape) stays ordinary when
+    # tokenizer_config.json lists it: tokenizers matches it always, so every way of encoding
+    # gives tokenizers' ids, and no error names it as a special token not allowed.
+    oracle = tokenizers.Tokenizer.from_file(str(files["sentencepiece_bpe"]))
+    oracle.add_tokens([tokenizers.AddedToken("<think>", special=False, normalized=False)])
+    folder = tmp_path / "think"
+    folder.mkdir()
+    oracle.save(str(folder / "tokenizer.json"))
+    config = {"eos_token": "</s>", "additional_special_tokens": ["<think>"]}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    text = "a<think>b</s>c"
+    whole = oracle.encode(text, add_special_tokens=False).ids
+    oracle.encode_special_tokens = True
+    plain = oracle.encode(text, add_special_tokens=False).ids
+    assert oracle.token_to_id("<think>") in plain
+    tok = open_tokenizer(folder)
+    assert "<think>" not in tok.special_tokens and "</s>" in tok.special_tokens
+    assert tok.encode(text) == whole
+    assert tok.encode_ordinary(text) == plain
+    assert tok.encode(text, allowed_special=set(), disallowed_special=()) == plain
+    short = "a<think>b"
+    expected = oracle.encode(short, add_special_tokens=False).ids
+    assert tok.encode(short, allowed_special=set()) == expected
+    assert open_tokenizer(folder, no_specials=True).encode(text) == plain

@@ -149,11 +149,15 @@ class ForeignTokenizer:
     def mark_special(self, tokens: Iterable[str]) -> None:
         """Show these tokens as special (a model's ``tokenizer_config.json`` names them),
         those of the vocabulary; the ids do not change (``tokenizers`` matches every added
-        token in text anyway, and a plain vocabulary entry stays plain text)."""
+        token in text anyway, and a plain vocabulary entry stays plain text). An added token
+        the file calls not special stays ordinary: ``tokenizers`` matches it even with
+        ``encode_special_tokens``, so as a special token ``encode_ordinary`` and
+        ``allowed_special`` would spell it out where ``tokenizers`` does not."""
         backend = self._backend
+        plain = {t.content for t in backend.get_added_tokens_decoder().values() if not t.special}
         for token in tokens:
             idx = backend.token_to_id(token)
-            if idx is not None:
+            if idx is not None and token not in plain:
                 self._special_ids.setdefault(token, idx)
         self._matching.clear()
         self.vocab = self._vocab()
@@ -321,7 +325,10 @@ class ForeignTokenizer:
         out = ForeignTokenizer(backend, kind=self.kind, name=self.name or "", no_specials=plain)
         out.name = self.name
         out._dropped = dropped
-        out.mark_special(self.special_tokens)  # which builds its vocabulary again
+        # Its special tokens are this one's, whoever named them (the file, the caller, a
+        # tokenizer_config.json); its vocabulary is built again without the dropped ids.
+        out._special_ids = dict(self._special_ids)
+        out.vocab = out._vocab()
         return out
 
     # -------------------------------------------------------------- encoding
