@@ -317,6 +317,7 @@ def _encode(args: argparse.Namespace) -> int:
     compiled = compiles.summary()
     if compiled:
         lines.insert(1, compiled)
+    lines += [f"note: {note}" for note in described.notes]
     if added:
         lines.append(added)
     if dropped:

@@ -133,11 +133,11 @@ def _inspect(args: argparse.Namespace) -> int:
     # which must be UTF-8, escapes them ("\udcff", which json.loads and os.fsencode undo).
     if args.json:
         # subtle: dumps, not dump: dump writes each of millions of pieces on its own.
-        shown = report(table, usage, shares, pattern=split[0])
+        shown = report(table, usage, shares, pattern=split[0], notes=tok.notes)
         text = json.dumps(shown, ensure_ascii=False) + "\n"
         data = text.encode("utf-8", errors="backslashreplace")
     else:
-        text = summary(table, usage, shares, args.top, split=split[1])
+        text = summary(table, usage, shares, args.top, split=split[1], notes=tok.notes)
         data = text.encode("utf-8", errors="surrogateescape")
     closed_after = write_stream(STDOUT, data)
     if closed_after is None:
@@ -218,13 +218,19 @@ def report(
     shares: Overlap | None,
     *,
     pattern: str | None = None,
+    notes: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The ``--json`` object (see the README's "inspect --json"); ``pattern`` as
     ``sources.split_pattern`` gives it: a name or the regex itself (None: no single
-    pattern splits text)."""
+    pattern splits text); ``notes``, the tokenizer's."""
     makeup = table.makeup()
     out: dict[str, Any] = {
-        "tokenizer": {"source": table.name, "kind": table.kind, "pattern": pattern},
+        "tokenizer": {
+            "source": table.name,
+            "kind": table.kind,
+            "pattern": pattern,
+            "notes": list(notes),
+        },
         "counts": {
             "tokens": makeup.tokens,
             "special_tokens": makeup.special_tokens,
@@ -314,9 +320,11 @@ def summary(
     top: int = 10,
     *,
     split: str | None = None,
+    notes: tuple[str, ...] = (),
 ) -> str:
     """The readable report (stdout without ``--json``); ``split``, the line saying how the
-    tokenizer splits text (``sources.split_line``)."""
+    tokenizer splits text (``sources.split_line``); ``notes``, the tokenizer's (what it does
+    otherwise than its file says)."""
     m = table.makeup()
     specials = [
         table.tokens[r].decode("utf-8", "replace") for r in range(len(table)) if table.special[r]
@@ -324,6 +332,7 @@ def summary(
     lines = [f"{table.name}: {table.kind}, {plural(m.tokens, 'token')}"]
     if split is not None:
         lines.append(f"  {split}")
+    lines += [f"  note: {note}" for note in notes]
     lines.append(
         f"  {plural(m.special_tokens, 'special token')}"
         + (f": {' '.join(specials[:top])}" if specials else "")

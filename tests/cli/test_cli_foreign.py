@@ -3,11 +3,12 @@ are ``tokenizers``' own (of the text alone), the decoded text ``tokenizers``' de
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tokenizers
 from cli_run import cli, encode_ids, error_line, ok
 from core_helpers import SLICES, fixture_path
-from foreign_files import sentencepiece_bpe, unigram, wordpiece
+from foreign_files import llama3_style, sentencepiece_bpe, unigram, wordpiece
 
 MAKERS = {"wordpiece": wordpiece, "unigram": unigram, "sentencepiece_bpe": sentencepiece_bpe}
 
@@ -44,3 +45,27 @@ def test_convert_of_a_foreign_file_says_why_not(tmp_path):
     result = cli(tmp_path, "convert", path, "--to", "gpt2", "--out", tmp_path / "out")
     line = error_line(result)
     assert str(path) in line and "a WordPiece tokenizer, not byte-level BPE" in line
+
+
+@pytest.mark.parametrize("name", ["byte_level", "unigram"])
+def test_truncation_and_padding_are_not_applied_and_the_summaries_say_so(tmp_path, name):
+    made = llama3_style if name == "byte_level" else unigram
+    oracle = tokenizers.Tokenizer.from_file(str(made(tmp_path / "made")))
+    oracle.enable_truncation(max_length=4)
+    oracle.enable_padding(length=16, pad_id=0, pad_token=oracle.id_to_token(0))
+    path = tmp_path / "padded" / "tokenizer.json"
+    path.parent.mkdir()
+    oracle.save(str(path))
+    oracle.no_truncation()
+    oracle.no_padding()
+    text = "the quick brown fox jumps over the lazy dog\n" * 3
+    text_path = tmp_path / "t.txt"
+    text_path.write_text(text, encoding="utf-8")
+    ids_file = tmp_path / "ids.npy"
+    said = ok(cli(tmp_path, "encode", text_path, "--tokenizer", path, "--out", ids_file))
+    assert np.load(ids_file).tolist() == oracle.encode(text, add_special_tokens=False).ids
+    note = f"note: {path}: its truncation and padding are not applied"
+    assert said.count(note) == 1
+    shown = cli(tmp_path, "inspect", path)
+    ok(shown)
+    assert shown.stdout.count(note) == 1

@@ -360,3 +360,28 @@ def test_a_config_naming_a_plain_added_token_special_changes_no_ids(files, tmp_p
     expected = oracle.encode(short, add_special_tokens=False).ids
     assert tok.encode(short, allowed_special=set()) == expected
     assert open_tokenizer(folder, no_specials=True).encode(text) == plain
+
+
+@pytest.mark.parametrize("name", ["byte_level", "unigram"])
+def test_truncation_and_padding_are_read_past_and_said(files, tmp_path, name):
+    # Hub files often carry them; both kinds open, encode whole texts unpadded (this tool
+    # looks at tokenization) and say so once, naming the file.
+    source = llama3_style(tmp_path / "bl", full=False) if name == "byte_level" else files[name]
+    oracle = tokenizers.Tokenizer.from_file(str(source))
+    oracle.enable_truncation(max_length=4)
+    oracle.enable_padding(length=16, pad_id=0, pad_token=oracle.id_to_token(0))
+    path = tmp_path / name / "tokenizer.json"
+    path.parent.mkdir(exist_ok=True)
+    oracle.save(str(path))
+    text = "the quick brown fox jumps over the lazy dog"
+    assert len(oracle.encode(text, add_special_tokens=False).ids) == 16  # padded, cut
+    oracle.no_truncation()
+    oracle.no_padding()
+    whole = oracle.encode(text, add_special_tokens=False).ids
+    assert len(whole) > 4
+    tok = open_tokenizer(path)
+    assert tok.encode(text) == whole
+    assert tok.encode("a") == oracle.encode("a", add_special_tokens=False).ids
+    (note,) = tok.notes
+    assert note.startswith(f"{path}: its truncation and padding are not applied")
+    assert open_tokenizer(source).notes == ()

@@ -197,7 +197,6 @@ REFUSED = {
     "dropout": (_set("model.dropout", 0.1), "model.dropout"),
     "prefix": (_set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
     "suffix": (_set("model.end_of_word_suffix", "</w>"), "model.end_of_word_suffix"),
-    "truncation": (_set("truncation", {"max_length": 5}), "truncation"),
     "whitespace": (
         _set("pre_tokenizer", {"type": "Whitespace"}),
         "pre_tokenizer: does not end in ByteLevel",

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ..formats.files import load_data
-from ..formats.hf.kind import TOKENIZERS_MODELS, ForeignTokenizerFile, unknown_model
+from ..formats.hf.kind import (
+    TOKENIZERS_MODELS,
+    ForeignTokenizerFile,
+    unknown_model,
+    whole_text_note,
+)
 from ..formats.hf.template import Template, read_template
 from ..io.atomic import atomic_write_bytes, output_folder
 from ..io.hf_hub import (
@@ -139,6 +144,8 @@ class ForeignTokenizer:
         self._byte_fallback = bool(getattr(backend.model, "byte_fallback", False))
         self.template: Template | None = _read_template(backend)
         self._exact = ExactDecoder(backend)
+        # What is done otherwise than the file says, one line each (Tokenizer.notes).
+        self.notes: tuple[str, ...] = ()
         # Ids of tokens this tokenizer never makes (a truncation's later merges'): not its.
         self._dropped: frozenset[int] = frozenset()
         # The backend matching only some of the special tokens, per set allowed (``encode``).
@@ -180,9 +187,12 @@ class ForeignTokenizer:
                     f"({', '.join(TOKENIZERS_MODELS)})"
                 ) from None
             raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({e})") from None
+        note = whole_text_note(os.fspath(path), backend.truncation, backend.padding)
         backend.no_truncation()
         backend.no_padding()
-        return cls(backend, kind=kind, name=os.fspath(path), **options)
+        tok = cls(backend, kind=kind, name=os.fspath(path), **options)
+        tok.notes = () if note is None else (note,)
+        return tok
 
     # --------------------------------------------------------------- queries
     @property
@@ -325,6 +335,7 @@ class ForeignTokenizer:
         out = ForeignTokenizer(backend, kind=self.kind, name=self.name or "", no_specials=plain)
         out.name = self.name
         out._dropped = dropped
+        out.notes = self.notes
         # Its special tokens are this one's, whoever named them (the file, the caller, a
         # tokenizer_config.json); its vocabulary is built again without the dropped ids.
         out._special_ids = dict(self._special_ids)

@@ -194,6 +194,10 @@ class TokenizerLike(Protocol):
         """The tokens its post-processor puts around every text, or None."""
 
     @property
+    def notes(self) -> tuple[str, ...]:
+        """What is done otherwise than its file says, one line each (empty: nothing)."""
+
+    @property
     def n_vocab(self) -> int:
         """The largest id + 1 (tiktoken's)."""
 

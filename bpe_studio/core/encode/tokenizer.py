@@ -112,6 +112,8 @@ class Tokenizer(TiktokenNames):
         # The ids a tokenizer.json's post-processor puts around every text
         # (``encode(text, add_special_tokens=True)``), or None: a view offers that option.
         self.template: Template | None = t.template
+        # What is done otherwise than the file says (TokenizerData.notes), for the summaries.
+        self.notes: tuple[str, ...] = () if data is None else data.notes
 
     # ----------------------------------------------------------------- files
     @classmethod

@@ -390,6 +390,8 @@ class Controller(QObject):
             if discard is not None and discard == self.hub.state.run_id:
                 self.hub.discard_run()  # the user let it go when asked
             self.hub.show_loaded(loaded)
+        if loaded.tokenizer.notes:  # what it does otherwise than its file says, said once
+            self.hub.set_notice("; ".join(loaded.tokenizer.notes))
         give_back_freed_memory()  # what the tokenizer shown before freed
         self.load_finished.emit(True)
 

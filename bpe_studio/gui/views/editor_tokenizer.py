@@ -128,7 +128,8 @@ class EditorTokenizer(QWidget):
         size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.pattern_name or 'custom'} pattern"
         if isinstance(tokenizer, ForeignTokenizer):
             size = f"{len(tokenizer.vocab):,} tokens, {tokenizer.kind}, run by tokenizers"
-        self._set_note(size)
+        # What it does otherwise than its file says follows; the tooltip holds it whole.
+        self._set_note("; ".join([size, *tokenizer.notes]), "\n".join([size, *tokenizer.notes]))
         self.hub.pick_tokenizer(TokenizerSource(f"Tokenizer: {label}", tokenizer=tokenizer))
         self.hub.pick_ready(EDITOR, key)
 

@@ -80,6 +80,9 @@ class TokenizerData:
       bytes. Cut out of the text as special tokens are, but always (``allowed_special`` and
       ``encode_ordinary`` choose among the special tokens only), as ``tokenizers`` does;
       merges take no part in them.
+    - ``notes``: what this project does otherwise than the file says, one line each, for the
+      summaries and the app to say (a ``tokenizer.json``'s truncation and padding, not applied:
+      ``hf.kind.whole_text_note``); not part of equality.
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> TokenizerData(vocab, [(b"a", b"b")], {}, "gpt2").merges
@@ -98,3 +101,4 @@ class TokenizerData:
     pipeline: HfPipeline | None = field(default=None, compare=False, repr=False)
     template: Template | None = field(default=None, compare=False, repr=False)
     added_tokens: dict[str, int] = field(default_factory=dict)
+    notes: tuple[str, ...] = field(default=(), compare=False, repr=False)

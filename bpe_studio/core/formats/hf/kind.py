@@ -50,6 +50,24 @@ class ForeignTokenizerFile(ValueError):
         )
 
 
+def whole_text_note(name: str, truncation: object, padding: object) -> str | None:
+    """The note for a ``tokenizer.json`` (``name``) that truncates or pads the ids (its
+    ``truncation``, ``padding`` blocks; None: null), or None. Neither is applied here:
+    this tool looks at how text is tokenized, so the ids are always the whole text's.
+
+    >>> whole_text_note("t.json", None, None) is None
+    True
+    """
+    given = [key for key, block in (("truncation", truncation), ("padding", padding)) if block]
+    if not given:
+        return None
+    return (
+        f"{name}: its {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not applied: "
+        "the ids are each whole text's, unpadded (tokenizers' Encoding.ids would differ for "
+        "long or short texts)"
+    )
+
+
 def _types(component: Any, key: str) -> list[str]:
     """The ``type`` of a component and of the steps of a ``Sequence`` of them."""
     if not isinstance(component, dict):

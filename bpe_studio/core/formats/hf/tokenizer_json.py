@@ -6,7 +6,8 @@ with their flags, the post-processor's template), refusing, naming the file and 
 anything whose tokenization it could not reproduce exactly. :func:`write_hf` writes a file
 ``tokenizers`` loads and that encodes as the data does (a file read here gets its own
 normalizer, pre-tokenizer, added tokens and post-processor back). What it leaves out: other
-model types (WordPiece, Unigram, WordLevel), truncation and padding, and encoding itself.
+model types (WordPiece, Unigram, WordLevel), truncation and padding (read past, said in the
+record's ``notes``), and encoding itself.
 
 Regexes: ``tokenizers`` runs Oniguruma (Ruby syntax), this project the ``regex`` module.
 Reading translates (``hf.onig``). Writing does not (but for one-letter property names,
@@ -33,6 +34,7 @@ from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
+from .kind import whole_text_note
 from .onig import translate
 
 if TYPE_CHECKING:
@@ -287,9 +289,8 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     obj = read_json(path)
     if not isinstance(obj, dict):
         raise ValueError(f"{name}: expected a JSON object")
-    for key in ("truncation", "padding"):
-        if obj.get(key) is not None:
-            raise r.fail(key, f"{obj[key].get('type', obj[key])!r} changes the ids (null only)")
+    # Truncation and padding are not applied, as for every kind of file (hf.kind).
+    note = whole_text_note(name, obj.get("truncation"), obj.get("padding"))
     model = r.check_model(obj.get("model"))
     # subtle: imported here, so that loading a preset or a rank file does not import it.
     from .components import read_components
@@ -371,6 +372,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         pipeline=parts.pipeline,
         template=parts.template,
         added_tokens={s: idx for s, idx in specials.items() if s not in special},
+        notes=() if note is None else (note,),
     )
 
 
