@@ -8,7 +8,7 @@ import pytest
 import tokenizers
 from cli_run import cli, encode_ids, error_line, ok
 from core_helpers import SLICES, fixture_path
-from foreign_files import llama3_style, sentencepiece_bpe, unigram, wordpiece
+from foreign_files import falcon_style, llama3_style, sentencepiece_bpe, unigram, wordpiece
 
 MAKERS = {"wordpiece": wordpiece, "unigram": unigram, "sentencepiece_bpe": sentencepiece_bpe}
 
@@ -69,3 +69,25 @@ def test_truncation_and_padding_are_not_applied_and_the_summaries_say_so(tmp_pat
     shown = cli(tmp_path, "inspect", path)
     ok(shown)
     assert shown.stdout.count(note) == 1
+
+
+def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path):
+    path = falcon_style(tmp_path / "falcon")
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    text = "Hello, world 123456 don't!\n" * 3
+    text_path = tmp_path / "t.txt"
+    text_path.write_text(text, encoding="utf-8")
+    ids_file = tmp_path / "ids.npy"
+    said = ok(cli(tmp_path, "encode", text_path, "--tokenizer", path, "--out", ids_file))
+    assert np.load(ids_file).tolist() == oracle.encode(text, add_special_tokens=False).ids
+    note = f"note: {path}: run by tokenizers"
+    assert said.count(note) == 1
+    back = tmp_path / "back.txt"
+    ok(cli(tmp_path, "decode", ids_file, "--tokenizer", path, "--out", back))
+    assert back.read_text(encoding="utf-8") == text
+    shown = cli(tmp_path, "inspect", path)
+    ok(shown)
+    assert shown.stdout.count(note) == 1
+    # convert needs the project's own reading: refused, saying where it runs.
+    line = error_line(cli(tmp_path, "convert", path, "--to", "gpt2", "--out", tmp_path / "o"))
+    assert "Punctuation" in line and "tokenizers runs this file" in line

@@ -12,7 +12,8 @@ tokens):
   Fuse/Strip decoder.
 Byte-level BPE, from GPT-2's fixture vocabulary and merges: :func:`llama3_style` (Split with
 Llama 3's regex + ByteLevel, ``ignore_merges``), :func:`qwen2_style` (Qwen2's regex) and
-:func:`one_split` (any regex).
+:func:`one_split` (any regex); :func:`falcon_style` (Falcon's pre-tokenizer, which this
+project's reader refuses and ``tokenizers`` runs).
 
 Each function writes ``directory/tokenizer.json`` and returns its path.
 """
@@ -184,3 +185,19 @@ def own_ids(path: Path, text: str) -> list[int]:
     """The ids ``tokenizers`` itself gives ``text`` with the file at ``path`` (the text's own
     tokens, no template's)."""
     return Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+
+
+def falcon_style(directory: Path) -> Path:
+    """GPT-2's fixture model behind tiiuae/falcon-7b's pre-tokenizer (Punctuation, ByteLevel,
+    Digits, a Split of three digits): a byte-level BPE file that ``tokenizers`` runs and this
+    project's reader refuses (Punctuation's character tables are an old Unicode's)."""
+    tok = _byte_level(LLAMA3_REGEX, directory, ignore_merges=False)
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Punctuation(behavior="contiguous"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+            pre_tokenizers.Digits(individual_digits=False),
+            pre_tokenizers.Split(Regex("[0-9][0-9][0-9]"), behavior="isolated"),
+        ]
+    )
+    return _save(tok, directory)

@@ -13,13 +13,20 @@ import re
 import pytest
 import tokenizers
 from core_helpers import SLICES, read_fixture
-from foreign_files import llama3_style, offset_cuts, sentencepiece_bpe, unigram, wordpiece
+from foreign_files import (
+    falcon_style,
+    llama3_style,
+    offset_cuts,
+    sentencepiece_bpe,
+    unigram,
+    wordpiece,
+)
 from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
-from bpe_studio.core.formats.hf.kind import ForeignTokenizerFile
+from bpe_studio.core.formats.hf.kind import TOKENIZERS_BYTE_LEVEL, ForeignTokenizerFile
 
 KINDS = {
     "wordpiece": (wordpiece, "WordPiece"),
@@ -385,3 +392,54 @@ def test_truncation_and_padding_are_read_past_and_said(files, tmp_path, name):
     (note,) = tok.notes
     assert note.startswith(f"{path}: its truncation and padding are not applied")
     assert open_tokenizer(source).notes == ()
+
+
+def _decoder_null(tok):
+    obj = json.loads(tok.to_str())
+    obj["decoder"] = None
+    return tokenizers.Tokenizer.from_str(json.dumps(obj))
+
+
+def _bert_normalizer(tok):
+    tok.normalizer = tokenizers.normalizers.BertNormalizer()
+    return tok
+
+
+def _strip_decoder(tok):
+    decoders = tokenizers.decoders
+    tok.decoder = decoders.Sequence([decoders.ByteLevel(), decoders.Strip(" ", 1, 0)])
+    return tok
+
+
+# Byte-level files tokenizers runs and this project's reader refuses: Falcon's pre-tokenizer,
+# and changes of a file it reads.
+CHANGES = {"decoder_null": _decoder_null, "bert": _bert_normalizer, "strip": _strip_decoder}
+
+
+@pytest.mark.parametrize("shape", ["falcon", *CHANGES])
+def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path, shape):
+    path = falcon_style(tmp_path / "falcon")
+    if shape != "falcon":
+        base = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "base", full=False)))
+        path = tmp_path / shape / "tokenizer.json"
+        path.parent.mkdir()
+        CHANGES[shape](base).save(str(path))
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    with pytest.raises(ValueError) as refused:
+        Tokenizer.load(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: ") and "open_tokenizer" in message
+    if shape == "decoder_null":  # the file's JSON, not Python's None
+        assert f"{path}: decoder: null is not supported" in message
+    tok = open_tokenizer(path.parent)
+    assert isinstance(tok, ForeignTokenizer) and tok.kind == TOKENIZERS_BYTE_LEVEL
+    (note,) = tok.notes
+    assert note.startswith(f"{path}: run by tokenizers")
+    for text in ("Hello, world 123456 don't!", "tabs\tand\nlines  ", "café 中文 ﬁ"):
+        expected = oracle.encode(text, add_special_tokens=False).ids
+        assert tok.encode(text) == expected
+        assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
+    # Its tokens show the bytes they spell, as a byte-level tokenizer's do.
+    (the,) = tok.encode(" the")
+    assert tok.decode_single_token_bytes(the) == b" the"
+    assert "applies to byte-level BPE" in tok.not_explained("The merge tree")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 import tokenizers
-from foreign_files import own_ids, sentencepiece_bpe, unigram, wordpiece
+from foreign_files import falcon_style, own_ids, sentencepiece_bpe, unigram, wordpiece
 from gui_helpers import train_in_window, wait_for_spans
 from test_picker import editor_ids
 
@@ -47,6 +47,20 @@ def test_loaded_file_is_offered_to_the_editor_not_the_run(qtbot, window, files, 
     # Compare and Report list it too.
     for choice in (*window.compare.choices, *window.report.choices):
         assert file_key(path) in choice.keys()
+
+
+def test_a_byte_level_file_the_reader_refuses_is_offered_run_by_tokenizers(qtbot, window, tmp_path):
+    path = falcon_style(tmp_path / "falcon")
+    window.editor.set_text(TEXT)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(path)
+    assert blocker.args == [True], window.last_error
+    assert window.state.phase is Phase.IDLE and window.state.loaded is None
+    assert window.picker.key == file_key(path)
+    note = f"{path}: run by tokenizers"
+    assert window.statusBar().currentMessage().startswith(note)  # said once, on loading
+    assert note in window.editor_tokenizer.note.toolTip()
+    assert editor_ids(qtbot, window) == own_ids(path, TEXT)
 
 
 def test_tooltip_names_the_token_as_the_file_writes_it(qtbot, window, files):

@@ -25,10 +25,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from ..formats.base.byte_chars import decode_token
 from ..formats.files import load_data
 from ..formats.hf.kind import (
+    TOKENIZERS_BYTE_LEVEL,
     TOKENIZERS_MODELS,
     ForeignTokenizerFile,
+    RefusedByteLevelFile,
+    has_byte_level,
     unknown_model,
     whole_text_note,
 )
@@ -70,11 +74,17 @@ if TYPE_CHECKING:
 METASPACE = "\u2581"  # SentencePiece's "▁", which stands for a space
 
 
-def _token_bytes(token: str, spaces: bool, byte_fallback: bool) -> bytes:
+def _token_bytes(token: str, spaces: bool, byte_fallback: bool, byte_level: bool) -> bytes:
     """What a token stands for, as bytes for display: ``▁`` as a space where the tokenizer
-    writes spaces so, a byte-fallback ``<0xNN>`` as that byte."""
+    writes spaces so, a byte-fallback ``<0xNN>`` as that byte, a byte-level model's token
+    (``Ġthe``) as the bytes it spells (`` the``)."""
     if byte_fallback and (m := BYTE_TOKEN.fullmatch(token)):
         return bytes([int(m.group(1), 16)])
+    if byte_level:
+        try:
+            return decode_token(token, "")
+        except ValueError:
+            pass  # an added token outside that alphabet: its text is its bytes
     return (token.replace(METASPACE, " ") if spaces else token).encode("utf-8")
 
 
@@ -142,6 +152,8 @@ class ForeignTokenizer:
         self._special_ids = specials
         self._spaces = _metaspace_is_space(backend)
         self._byte_fallback = bool(getattr(backend.model, "byte_fallback", False))
+        pre = backend.pre_tokenizer
+        self._byte_level = pre is not None and has_byte_level(json.loads(pre.__getstate__()))
         self.template: Template | None = _read_template(backend)
         self._exact = ExactDecoder(backend)
         # What is done otherwise than the file says, one line each (Tokenizer.notes).
@@ -202,11 +214,11 @@ class ForeignTokenizer:
 
     def _vocab(self) -> dict[int, bytes]:
         """id -> the token as bytes, for display (see ``_token_bytes``)."""
-        spaces, fallback = self._spaces, self._byte_fallback
+        spaces, fallback, byte_level = self._spaces, self._byte_fallback, self._byte_level
         dropped = self._dropped
         entries = self._backend.get_vocab(with_added_tokens=True).items()
         vocab = {
-            idx: _token_bytes(token, spaces, fallback)
+            idx: _token_bytes(token, spaces, fallback, byte_level)
             for token, idx in entries
             if idx not in dropped
         }
@@ -272,6 +284,12 @@ class ForeignTokenizer:
     def not_explained(self, what: str) -> str:
         """The line the explain views show for this tokenizer: ``what`` (e.g. "The merge
         tree") applies to byte-level BPE only."""
+        if self.kind == TOKENIZERS_BYTE_LEVEL:
+            return (
+                f"{what} applies to byte-level BPE this project reads itself. This file is "
+                "run by the tokenizers library (its note says why): the editor, Compare and "
+                "Report show it."
+            )
         return (
             f"{what} applies to byte-level BPE. This is a {self.kind} tokenizer, run by the "
             "tokenizers library: the editor, Compare and Report show it."
@@ -300,9 +318,12 @@ class ForeignTokenizer:
         (``▁`` as a space); empty for WordPiece and Unigram, which have none."""
         if not is_bpe(self._backend):
             return ()
-        spaces, fallback = self._spaces, self._byte_fallback
+        spaces, fallback, byte_level = self._spaces, self._byte_fallback, self._byte_level
         return [
-            (_token_bytes(a, spaces, fallback), _token_bytes(b, spaces, fallback))
+            (
+                _token_bytes(a, spaces, fallback, byte_level),
+                _token_bytes(b, spaces, fallback, byte_level),
+            )
             for a, b in self._bpe_merges.pairs
         ]
 
@@ -625,6 +646,16 @@ def fallback_ids(tokenizer: ForeignTokenizer) -> frozenset[int]:
     return tokenizer._fallback_ids
 
 
+def open_foreign(foreign: ForeignTokenizerFile, **options: Any) -> ForeignTokenizer:
+    """The :class:`ForeignTokenizer` of the file ``foreign`` names (``options`` as
+    ``ForeignTokenizer.from_file`` takes them); for a byte-level BPE file this project's reader
+    refuses, its notes say so first, with why."""
+    tok = ForeignTokenizer.from_file(foreign.path, foreign.kind, **options)
+    if isinstance(foreign, RefusedByteLevelFile):
+        tok.notes = (foreign.note, *tok.notes)
+    return tok
+
+
 def open_tokenizer(
     source: str | os.PathLike[str],
     pattern: str | None = None,
@@ -634,7 +665,9 @@ def open_tokenizer(
 ) -> AnyTokenizer:
     """The tokenizer ``source`` names (every source ``Tokenizer.load`` reads): the exact
     ``Tokenizer`` for byte-level BPE, a :class:`ForeignTokenizer` for a ``tokenizer.json`` of
-    another kind (its own pre-tokenization: ``pattern`` must be None; the special tokens a
+    another kind, or a byte-level one this project's reader refuses and ``tokenizers`` runs
+    (``formats.hf.kind.RefusedByteLevelFile``; its notes say why) (its own pre-tokenization:
+    ``pattern`` must be None; the special tokens a
     ``tokenizer_config.json`` beside it names are shown as special, its ids unchanged, while
     a byte-level file keeps its own: more would change its ids). ``no_specials``: every
     special token is ordinary text. One-line errors name the source."""
@@ -647,9 +680,7 @@ def open_tokenizer(
                 f"{foreign.path}: a {foreign.kind} tokenizer splits text its own way; "
                 f"a pattern ({shown_pattern(pattern)}) cannot be applied"
             ) from None
-        foreign_tok = ForeignTokenizer.from_file(
-            foreign.path, foreign.kind, extra_specials=extra, no_specials=no_specials
-        )
+        foreign_tok = open_foreign(foreign, extra_specials=extra, no_specials=no_specials)
         if not no_specials:
             foreign_tok.mark_special(named_special_tokens(foreign.path.parent))
         if parse_hub_source(source) is not None:  # named as asked, as a byte-level one is

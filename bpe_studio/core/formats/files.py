@@ -14,6 +14,7 @@ sources and gives the same one-line errors. What it leaves out: the formats' det
 
 from __future__ import annotations
 
+import json
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -30,8 +31,13 @@ from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.preset_table import PRESETS, UNBUNDLED, preset_name
 from .hf.components import only_a_file_says
-from .hf.kind import ForeignTokenizerFile, foreign_kind
-from .hf.tokenizer_json import added_tokens_problem, braced_properties, split_problem
+from .hf.kind import ForeignTokenizerFile, RefusedByteLevelFile, kind_of, tokenizers_reads
+from .hf.tokenizer_json import (
+    added_tokens_problem,
+    braced_properties,
+    split_problem,
+    structure_problem,
+)
 from .presets import preset_data
 from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
 from .tiktoken.pattern_check import pattern_problem as tiktoken_pattern_problem
@@ -162,15 +168,35 @@ def _settings_problem(path: Path) -> str | None:
     return f"{path}: a model's {path.name} holds its settings, not a tokenizer: {where}"
 
 
+def _foreign(path: Path) -> ForeignTokenizerFile | None:
+    """What ``tokenizers`` runs in place of the reader here, for the ``tokenizer.json`` at
+    ``path``: a file of another kind (``ForeignTokenizerFile``), or a byte-level one whose
+    model options, components or decoder ``read_hf`` refuses and ``tokenizers`` loads
+    (``RefusedByteLevelFile``); None for the rest (``read_hf`` reads it, or says what is
+    wrong: a file that is no readable JSON, refused vocabulary or merges)."""
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    kind = kind_of(obj)
+    if kind is not None:
+        return ForeignTokenizerFile(path, kind)
+    reason = structure_problem(obj, os.fspath(path))
+    if reason is None or not tokenizers_reads(path):
+        return None
+    return RefusedByteLevelFile(path, reason)
+
+
 def _read_hf_file(path: Path) -> TokenizerData:
-    """A byte-level BPE ``tokenizer.json``; a file of another kind raises
-    ``ForeignTokenizerFile`` (``foreign.open_tokenizer`` runs those through ``tokenizers``)."""
+    """A byte-level BPE ``tokenizer.json``; a file ``tokenizers`` runs in place of this
+    reader raises ``ForeignTokenizerFile`` (``foreign.open_tokenizer`` runs those through
+    ``tokenizers``; see :func:`_foreign`)."""
     problem = _settings_problem(path)
     if problem is not None:
         raise ValueError(problem)
-    kind = foreign_kind(path)
-    if kind is not None:
-        raise ForeignTokenizerFile(path, kind)
+    foreign = _foreign(path)
+    if foreign is not None:
+        raise foreign
     return read_hf(path)
 
 
@@ -198,8 +224,7 @@ def foreign_file(source: str | os.PathLike[str]) -> ForeignTokenizerFile | None:
         return None
     if lower.endswith(SIDECAR_SUFFIX):
         return None
-    kind = foreign_kind(path)
-    return None if kind is None else ForeignTokenizerFile(path, kind)
+    return _foreign(path)
 
 
 def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
@@ -214,7 +239,7 @@ def _load_folder(folder: Path, pattern: str | None, extra: Sequence[str]) -> Tok
             f"gpt2_merges.txt, a NAME.tiktoken rank file or tokenizer.json"
         )
     hf = folder / "tokenizer.json"
-    if len(found) == 1 or (hf in found and foreign_kind(hf) is not None):
+    if len(found) == 1 or (hf in found and _foreign(hf) is not None):
         # A tokenizer.json of another kind describes the whole tokenizer; files beside it
         # (a vocab.json of its tokens) are parts of it, not a second tokenizer.
         return _load_file(hf if hf in found else found[0], pattern, extra)

@@ -20,7 +20,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
-from ...core.encode.foreign import ForeignTokenizer
+from ...core.encode.foreign import ForeignTokenizer, open_foreign
 from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
 from ...core.formats.tiktoken import openai_encoding_of, sidecar_beside
 from ..model.file_names import tokenizer_name
@@ -124,7 +124,7 @@ def prepare_file(path: Path, pattern: str | None = None) -> LoadedTokenizer | Of
     the file."""
     foreign = foreign_file(path)
     if foreign is not None:
-        tok = ForeignTokenizer.from_file(foreign.path, foreign.kind)
+        tok = open_foreign(foreign)
         return OfferedTokenizer(f"{tokenizer_name(path)} ({foreign.kind})", tok, str(path))
     if is_gpt2_vocab(path):
         return prepare(path, merges_beside(path))

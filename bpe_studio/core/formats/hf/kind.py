@@ -5,7 +5,9 @@ whether it is byte-level BPE (None: the project's own ``Tokenizer`` reads it, ex
 ``tokenizer_json``) or another kind, named for people ("WordPiece", "Unigram", "BPE
 (SentencePiece-style, byte fallback)"), which ``foreign`` runs through the ``tokenizers``
 library. :class:`ForeignTokenizerFile` is the error ``formats.files`` raises for such a file
-where only byte-level BPE will do. What it leaves out: reading either kind (``tokenizer_json``,
+where only byte-level BPE will do; :class:`RefusedByteLevelFile`, for a byte-level BPE file
+whose options or components this project's reader refuses and ``tokenizers`` runs (such a file
+is run by ``tokenizers`` too). What it leaves out: reading either kind (``tokenizer_json``,
 ``foreign``).
 
 Byte-level BPE is a BPE model over the 256 byte symbols: the ``ByteLevel`` pre-tokenizer maps
@@ -68,6 +70,51 @@ def whole_text_note(name: str, truncation: object, padding: object) -> str | Non
     )
 
 
+# The kind a byte-level BPE file read by tokenizers (RefusedByteLevelFile) is named by.
+TOKENIZERS_BYTE_LEVEL = "byte-level BPE (not read exactly here)"
+# How much of the reader's refusal the note of such a tokenizer quotes.
+_REASON_CHARS = 160
+
+
+class RefusedByteLevelFile(ForeignTokenizerFile):
+    """A byte-level BPE ``tokenizer.json`` at ``path`` that this project's reader refuses
+    (``reason``: its one line, naming the file and component) and ``tokenizers`` runs: the
+    project's own ``Tokenizer`` cannot be made of it, so ``open_tokenizer``, the app and the
+    command line run it through ``tokenizers``, as another kind."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = Path(path)
+        self.kind = TOKENIZERS_BYTE_LEVEL
+        self.reason = reason
+        ValueError.__init__(
+            self,
+            f"{reason}; tokenizers runs this file: open_tokenizer (in Python), the app and "
+            "bpe-studio encode, decode and inspect open it through tokenizers, with its ids",
+        )
+
+    @property
+    def note(self) -> str:
+        """What the tokenizer opened from it says once: why ``tokenizers`` runs it."""
+        why = self.reason.removeprefix(f"{os.fspath(self.path)}: ")
+        if len(why) > _REASON_CHARS:
+            why = why[: _REASON_CHARS - 1] + "…"
+        return (
+            f"{os.fspath(self.path)}: run by tokenizers (its ids are tokenizers' own; merge "
+            f"trees and step-through need a file read here, which this one is not: {why})"
+        )
+
+
+def tokenizers_reads(path: str | os.PathLike[str]) -> bool:
+    """Whether ``tokenizers`` loads the ``tokenizer.json`` at ``path``."""
+    import tokenizers
+
+    try:
+        tokenizers.Tokenizer.from_file(os.fspath(path))
+    except Exception:  # noqa: BLE001 - tokenizers raises its own Exception for every failure
+        return False
+    return True
+
+
 def _types(component: Any, key: str) -> list[str]:
     """The ``type`` of a component and of the steps of a ``Sequence`` of them."""
     if not isinstance(component, dict):
@@ -76,6 +123,12 @@ def _types(component: Any, key: str) -> list[str]:
     if component.get("type") == "Sequence" and isinstance(steps, list):
         return [t for step in steps for t in _types(step, key)]
     return [str(component.get("type"))]
+
+
+def has_byte_level(pre_tokenizer: Any) -> bool:
+    """Whether the parsed ``pre_tokenizer`` holds a ``ByteLevel`` step (alone or in a
+    ``Sequence``): its model's tokens are then spelt in GPT-2's byte-to-unicode alphabet."""
+    return "ByteLevel" in _types(pre_tokenizer, "pretokenizers")
 
 
 def kind_of(obj: Any) -> str | None:
@@ -92,7 +145,7 @@ def kind_of(obj: Any) -> str | None:
     kind = model.get("type", "BPE" if "merges" in model else None)
     if kind != "BPE":
         return str(kind)
-    byte_level = "ByteLevel" in _types(obj.get("pre_tokenizer"), "pretokenizers")
+    byte_level = has_byte_level(obj.get("pre_tokenizer"))
     if byte_level and not model.get("byte_fallback"):
         return None
     if model.get("byte_fallback"):

@@ -39,6 +39,7 @@ from .onig import translate
 
 if TYPE_CHECKING:
     from .added_tokens import AddedToken
+    from .components import Components
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
 # PATTERNS (gpt2 is ByteLevel's own regex, so it needs none). cl100k: "\p{N}{1,3}+" loses its
@@ -276,6 +277,34 @@ def added_tokens_problem(tokens: Iterable[str]) -> str | None:
     return None
 
 
+def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Components]:
+    """The model's options, the components and the decoder checked (ValueError naming the
+    file and component): the model and the components read."""
+    model = r.check_model(obj.get("model"))
+    # subtle: imported here, so that loading a preset or a rank file does not import it.
+    from .components import read_components
+
+    parts = read_components(obj, r.name, _HF_NAMES)
+    decoder = obj.get("decoder")
+    if not _byte_level_decoder(decoder):
+        shown = json.dumps(decoder, ensure_ascii=False)  # as the file writes it: null, {...}
+        raise r.fail("decoder", f"{shown} is not supported (ByteLevel only)")
+    return model, parts
+
+
+def structure_problem(obj: Any, name: str) -> str | None:
+    """Why :func:`read_hf` refuses the parsed byte-level ``tokenizer.json`` ``obj`` (named
+    ``name``) for its model's options, its components or its decoder, or None; its
+    vocabulary and merges are not looked at."""
+    if not isinstance(obj, dict):
+        return None  # read_hf names what is wrong
+    try:
+        _structure(obj, _Reader(name))
+    except ValueError as e:
+        return str(e)
+    return None
+
+
 def read_hf(path: str | os.PathLike) -> TokenizerData:
     """Read a Hugging Face ``tokenizer.json`` holding a byte-level BPE tokenizer; its added
     tokens with their ids become special tokens (``"special": true``) or the record's
@@ -291,15 +320,7 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         raise ValueError(f"{name}: expected a JSON object")
     # Truncation and padding are not applied, as for every kind of file (hf.kind).
     note = whole_text_note(name, obj.get("truncation"), obj.get("padding"))
-    model = r.check_model(obj.get("model"))
-    # subtle: imported here, so that loading a preset or a rank file does not import it.
-    from .components import read_components
-
-    parts = read_components(obj, name, _HF_NAMES)
-    decoder = obj.get("decoder")
-    if not _byte_level_decoder(decoder):
-        raise r.fail("decoder", f"{decoder!r} is not supported (ByteLevel only)")
-
+    model, parts = _structure(obj, r)
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
