@@ -16,7 +16,7 @@ same blocks, also where SIGINT is ignored (a script's ``cmd &``), whose Ctrl-C s
 :func:`keep_dropped` keeps the ``KeyboardInterrupt`` that lands while a finalizer runs (a
 ``__del__``, a weakref's callback, a generator the collector closes, a ctypes callback), which
 Python reports ("Exception ignored in") and drops, or while a compiled module's start prints
-and clears it (``PyErr_Print``): the command went on to the end and exited 0.
+and clears it (CPython's PyErr_Print): the command went on to the end and exited 0.
 :func:`raise_dropped` raises it where nothing holds interrupts; a block that does raises it
 where it checks, or when it ends.
 What it leaves out: off the main thread (the app's workers), or where SIGINT has a handler
