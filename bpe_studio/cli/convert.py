@@ -46,7 +46,14 @@ from .output import (
     stream_name,
     write_stream,
 )
-from .sources import fetch_hub, load_source, source_files, split_line, written_pattern
+from .sources import (
+    fetch_hub,
+    load_source,
+    source_files,
+    split_line,
+    warn_of_tokenizer_json_beside,
+    written_pattern,
+)
 from .termination import came
 
 
@@ -230,6 +237,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         # A Hub model's files may have just been downloaded: they are inputs too.
         check_tokenizer_out(args.out, args.to, name, force=args.force, inputs=source_files(source))
     data = load_source(source, args.pattern, args.special_token)
+    warn_of_tokenizer_json_beside(source, data=data)
     tok = Tokenizer.from_data(data)
     if args.to == "gpt2":
         refuse_gpt2_misreading(tok, args.source)

@@ -80,6 +80,7 @@ from .sources import (
     source_files,
     split_line,
     stamp_sources,
+    warn_of_tokenizer_json_beside,
 )
 
 
@@ -216,6 +217,7 @@ def _encode(args: argparse.Namespace) -> int:
     check_stdin_once(given)
     _check_out(args, given, binary=True)
     args.tokenizer = fetch_hub(args.tokenizer)
+    warn_of_tokenizer_json_beside(args.tokenizer, args.pattern, args.special_token)
     # subtle: on the parallel path each worker builds the tokenizer from its files, and this
     # process reads them again for the template and the summary; stamped before the first
     # load and checked after the last, a file replaced meanwhile fails the run.

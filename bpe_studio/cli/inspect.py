@@ -54,7 +54,13 @@ from .output import (
     write_stream,
 )
 from .progress import ProgressBar
-from .sources import fetch_hub, load_tokenizer, split_line, split_pattern
+from .sources import (
+    fetch_hub,
+    load_tokenizer,
+    split_line,
+    split_pattern,
+    warn_of_tokenizer_json_beside,
+)
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
@@ -65,8 +71,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _load(source: str, pattern: str | None, specials: list[str] | None = None) -> AnyTokenizer:
+    fetched = fetch_hub(source)
+    warn_of_tokenizer_json_beside(fetched, pattern, specials)
     try:
-        tok = load_tokenizer(fetch_hub(source), specials, pattern=pattern)
+        tok = load_tokenizer(fetched, specials, pattern=pattern)
     except OSError as e:
         raise CliError(os_error_line(e)) from None
     tok.name = source

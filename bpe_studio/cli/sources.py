@@ -18,6 +18,7 @@ from ..core import Tokenizer
 from ..core.corpus.stamps import Stamp, how_changed, stamp
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer, open_tokenizer
 from ..core.formats.base.data import TokenizerData
+from ..core.formats.beside import tokenizer_json_beside
 from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
 from ..core.formats.hf.components import only_a_file_says
 from ..core.formats.hf.pipeline import HfPipeline
@@ -32,7 +33,7 @@ from ..core.io.hf_hub import (
 from ..core.pretokenization.names import PATTERNS, pattern_name, shown_pattern
 from ..core.pretokenization.scan_patterns import unwrapped
 from ..core.text.display import plural
-from .output import CliError, tokenizer_files_in
+from .output import CliError, say, tokenizer_files_in
 from .progress import ProgressBar
 
 
@@ -133,6 +134,31 @@ def load_source(
     without one of their own; ``extra_specials`` more special tokens, each a vocabulary
     entry. One-line errors name the source, or the file beside it that holds what is wrong."""
     return load_data(source, pattern, extra_specials)
+
+
+def warn_of_tokenizer_json_beside(
+    source: str,
+    pattern: str | None = None,
+    extra_specials: Sequence[str] | None = None,
+    data: TokenizerData | None = None,
+) -> None:
+    """A warning line on stderr when ``source`` names a GPT-2 ``vocab.json`` whose model's
+    ``tokenizer.json``, beside it, gives other ids (``formats.beside``); said once, by the
+    command, before its work (the workers that load it too say nothing). ``data``: what
+    ``source`` was read into, if it was (else it is read here, only when such a file is
+    beside it)."""
+    path = Path(source)
+    beside = path.with_name("tokenizer.json")
+    if not path.name.lower().endswith("vocab.json") or not beside.is_file():
+        return
+    if data is None:
+        try:
+            data = load_data(source, pattern, extra_specials)
+        except (OSError, ValueError):
+            return  # the command's own load names what is wrong
+    note = tokenizer_json_beside(path, data)
+    if note is not None:
+        say(f"bpe-studio: warning: {note}")
 
 
 def load_tokenizer(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import tiktoken
-from cli_run import cli, encode_ids, error_line
+from cli_run import cli, encode_ids, error_line, ok
 from core_helpers import EOT, FIXTURES, REPO_ROOT, slice_head, write_text
 from gpt2_bytes import read_gpt2_vocab
 from reference_encoder import published, read_rank_file
@@ -213,3 +213,24 @@ def test_a_rank_files_sidecar_pattern_is_not_replaced(tmp_path, text_path):
     assert encode_ids(tmp_path, text_path, "tt", "--pattern", "o200k_base") == encode_ids(
         tmp_path, text_path, "tt"
     )
+
+
+def test_a_vocab_json_beside_a_tokenizer_json_that_encodes_otherwise_is_warned_of_once(tmp_path):
+    """Audit h_hf63: --tokenizer …/vocab.json of a Qwen2-like Hub snapshot encoded with GPT-2's
+    pattern, no NFC and "<|im_end|>" as text, and only "pattern: gpt2" hinted at it."""
+    from hf_shapes import hub_folder
+
+    folder = tmp_path / "qwen"
+    hub_folder(folder, "qwen2", ["<|endoftext|>", "<|im_end|>"])
+    text = write_text(tmp_path / "t.txt", slice_head("english", 20_000) + "<|im_end|>")
+    for command in (
+        ("encode", text, "--tokenizer", folder / "vocab.json", "--out", tmp_path / "ids.npy"),
+        ("convert", folder / "vocab.json", "--to", "hf", "--out", tmp_path / "converted"),
+        ("inspect", folder / "vocab.json"),
+    ):
+        stderr = ok(cli(tmp_path, *command))
+        warned = [ln for ln in stderr.splitlines() if ln.startswith("bpe-studio: warning: ")]
+        assert len(warned) == 1, stderr
+        assert f"name it ({folder / 'tokenizer.json'}) or the folder" in warned[0]
+    stderr = ok(cli(tmp_path, "encode", text, "--tokenizer", folder, "--out", tmp_path / "f.npy"))
+    assert "warning" not in stderr

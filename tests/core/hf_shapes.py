@@ -97,3 +97,23 @@ def hf_pretokens(normalizer, pre_tokenizer, text: str) -> list[str]:
     if normalizer is not None:
         text = normalizer.normalize_str(text)
     return [unbyte(piece) for piece, _ in pre_tokenizer.pre_tokenize_str(text)]
+
+
+def hub_folder(folder, family: str, specials=(), added=(), trained=()) -> Tokenizer:
+    """``folder`` as Qwen2's, GPT-2's or RoBERTa's Hub snapshot holds the tokenizer: its
+    ``tokenizer.json`` and, beside it, the same model's ``vocab.json`` + ``merges.txt`` (which
+    hold neither the added tokens nor the pipeline). A ``FAMILIES`` member, trained by
+    ``tokenizers`` on the fixtures' slices with the special tokens ``trained`` (in the model's
+    vocabulary, as GPT-2's ``<|endoftext|>``), then ``specials`` and the non-special
+    ``added`` added (outside it, as Qwen2's)."""
+    from core_helpers import SLICES, slice_head
+
+    normalizer, pre = FAMILIES[family]
+    texts = [slice_head(key, 20_000) for key in SLICES]
+    tok = trained_bpe(normalizer, pre, texts, 400, list(trained))
+    tok.add_special_tokens(list(specials))
+    tok.add_tokens(list(added))
+    folder.mkdir(parents=True, exist_ok=True)
+    tok.save(str(folder / "tokenizer.json"))
+    tok.model.save(str(folder))
+    return tok

@@ -146,3 +146,45 @@ def test_an_empty_source_is_not_read_as_the_current_folder():
     for empty in ("", "  "):
         with pytest.raises(ValueError, match="no tokenizer named: the source is"):
             Tokenizer.load(empty)
+
+
+# ------------------------------------------------ GPT-2 files beside the model's tokenizer.json
+def test_naming_the_vocab_json_beside_a_tokenizer_json_that_encodes_otherwise_is_said(tmp_path):
+    """Audit h_hf63: Qwen2's Hub snapshot holds tokenizer.json and vocab.json + merges.txt;
+    naming the vocab.json gave GPT-2's pattern, no NFC and "<|im_end|>" as text, other ids
+    than the model's, and nothing said so."""
+    from hf_shapes import hub_folder
+
+    from bpe_studio.core.formats.beside import tokenizer_json_beside
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    model = hub_folder(tmp_path / "qwen", "qwen2", specials, ["<think>"])
+    vocab = tmp_path / "qwen" / "vocab.json"
+    text = "Caf\u0065\u0301 12345 it's <|im_end|> <think>"
+    assert Tokenizer.load(vocab).encode(text) != model.encode(text).ids  # what is warned of
+    note = tokenizer_json_beside(vocab, load_data(vocab))
+    assert note is not None
+    assert note.startswith(f"{vocab}: the model's tokenizer.json beside it encodes otherwise")
+    assert "normalizer (NFC)" in note and "another pattern, not gpt2" in note
+    assert "'<|im_end|>'" in note and "'<think>'" in note
+    hf = tmp_path / "qwen" / "tokenizer.json"
+    assert note.endswith(f"to load it, name it ({hf}) or the folder")
+    # What the folder loads is the model's.
+    assert Tokenizer.load(tmp_path / "qwen").encode(text) == model.encode(text).ids
+
+
+def test_gpt2_files_beside_a_tokenizer_json_that_encodes_alike_are_said_nothing_of(tmp_path):
+    from hf_shapes import hub_folder
+
+    from bpe_studio.core.formats.beside import tokenizer_json_beside
+
+    hub_folder(tmp_path / "gpt2", "gpt2", trained=[EOT])
+    vocab = tmp_path / "gpt2" / "vocab.json"
+    assert tokenizer_json_beside(vocab, load_data(vocab)) is None
+    # Another tokenizer beside it (another run): naming one of the two was the choice.
+    hub_folder(tmp_path / "qwen", "qwen2", [EOT])
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tokenizer.json").write_bytes((tmp_path / "qwen" / "tokenizer.json").read_bytes())
+    Tokenizer.preset("gpt2").save(other)
+    assert tokenizer_json_beside(other / "vocab.json", load_data(other / "vocab.json")) is None

@@ -189,3 +189,24 @@ def test_an_encoder_that_failed_to_compile_says_why(qtbot, monkeypatch):
     monkeypatch.setattr(kernel_start, "failure", lambda: None)
     label._ended.emit(False, False)  # turned off by the user (BPE_STUDIO_ENCODER=python)
     assert len(news) == 1 and not label.isVisible()
+
+
+def test_loading_a_vocab_json_beside_a_tokenizer_json_that_encodes_otherwise_says_so(
+    qtbot, window, tmp_path
+):
+    """Audit h_hf63: the Load dialog takes *vocab*.json as GPT-2 files; picking the one of a
+    Qwen2-like Hub snapshot gave other ids than its tokenizer.json, and nothing said so."""
+    from hf_shapes import hub_folder
+
+    folder = tmp_path / "qwen"
+    hub_folder(folder, "qwen2", ["<|endoftext|>", "<|im_end|>"])
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000) as blocker:
+        assert window.load_tokenizer(folder / "vocab.json")
+    assert blocker.args == [True]
+    notice = window.statusBar().currentMessage()
+    assert notice.startswith(f"{folder / 'vocab.json'}: the model's tokenizer.json beside it")
+    assert notice.endswith(f"name it ({folder / 'tokenizer.json'}) or the folder")
+    # Its tokenizer.json, loaded as the notice says, is news of nothing.
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        assert window.load_tokenizer(folder / "tokenizer.json")
+    assert window.statusBar().currentMessage() == ""

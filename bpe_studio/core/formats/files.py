@@ -285,7 +285,7 @@ def _check_pattern_agrees(
     Any spelling of the same pattern is that pattern: a name or its regex, and a one-letter
     property with braces or without (a tokenizer.json holds ``\p{L}`` for ``\pL``, a
     sidecar the pattern as given)."""
-    if pattern is not None and _same_pattern(pattern) != _same_pattern(data.pattern):
+    if pattern is not None and same_pattern(pattern) != same_pattern(data.pattern):
         sidecar = None if path is None else _sidecar_of(path)
         holder = "the file" if sidecar is None else f"its sidecar {sidecar.name}"
         raise ValueError(
@@ -294,7 +294,7 @@ def _check_pattern_agrees(
         )
 
 
-def _same_pattern(pattern: str) -> str:
+def same_pattern(pattern: str) -> str:
     """What two spellings of one pattern have in common (``_check_pattern_agrees``)."""
     return pattern_name(braced_properties(pattern))
 

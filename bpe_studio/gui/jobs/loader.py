@@ -14,13 +14,14 @@ pickers' presets (``views/picker``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ...core.encode.foreign import ForeignTokenizer, open_foreign
+from ...core.formats.beside import tokenizer_json_beside
 from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
 from ...core.formats.tiktoken import openai_encoding_of, sidecar_beside
 from ..model.file_names import tokenizer_name
@@ -71,13 +72,15 @@ def _loaded(tokenizer: Tokenizer, vocab_file: Path, merges_file: Path) -> Loaded
 
 
 def prepare(vocab_file: Path, merges_file: Path) -> LoadedTokenizer:
-    """Load and prepare a GPT-2-format tokenizer for the views; raises OSError or ValueError
-    naming the file (and line) on bad input."""
+    """Load and prepare a GPT-2-format tokenizer for the views, with a warning when the
+    model's ``tokenizer.json`` beside it encodes otherwise (``formats.beside``); raises
+    OSError or ValueError naming the file (and line) on bad input."""
     vocab = load_vocab(vocab_file)
     merges = load_merges(merges_file)
     specials = infer_special_tokens(vocab, merges, files=(vocab_file, merges_file))
     tokenizer = Tokenizer(vocab, merges, specials)
-    return _loaded(tokenizer, vocab_file, merges_file)
+    warning = tokenizer_json_beside(vocab_file, tokenizer.to_data())
+    return replace(_loaded(tokenizer, vocab_file, merges_file), warning=warning)
 
 
 def _has_sidecar(path: Path) -> bool:

@@ -126,6 +126,8 @@ class LoadedTokenizer:
     special_tokens: list[str]
     merge_rows: list[MergeRow]
     vocab_rows: list[VocabRow]
+    # Said on loading: the model's tokenizer.json beside GPT-2 files encodes otherwise.
+    warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

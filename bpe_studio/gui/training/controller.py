@@ -390,8 +390,13 @@ class Controller(QObject):
             if discard is not None and discard == self.hub.state.run_id:
                 self.hub.discard_run()  # the user let it go when asked
             self.hub.show_loaded(loaded)
-        if loaded.tokenizer.notes:  # what it does otherwise than its file says, said once
-            self.hub.set_notice("; ".join(loaded.tokenizer.notes))
+        # Said once, after show_loaded (which ends news): what the file does otherwise than it
+        # says, and a tokenizer.json beside GPT-2 files that would encode otherwise.
+        said = list(loaded.tokenizer.notes)
+        if isinstance(loaded, LoadedTokenizer) and loaded.warning is not None:
+            said.append(loaded.warning)
+        if said:
+            self.hub.set_notice("; ".join(said))
         give_back_freed_memory()  # what the tokenizer shown before freed
         self.load_finished.emit(True)
 

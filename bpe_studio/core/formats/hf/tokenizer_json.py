@@ -277,14 +277,20 @@ def added_tokens_problem(tokens: Iterable[str]) -> str | None:
     return None
 
 
+def file_components(obj: dict[str, Any], name: str) -> Components:
+    """The components of the parsed ``tokenizer.json`` ``obj`` (``name``: the file), its
+    named patterns known by their names (``components.read_components``)."""
+    # subtle: imported here, so that loading a preset or a rank file does not import it.
+    from .components import read_components
+
+    return read_components(obj, name, _HF_NAMES)
+
+
 def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Components]:
     """The model's options, the components and the decoder checked (ValueError naming the
     file and component): the model and the components read."""
     model = r.check_model(obj.get("model"))
-    # subtle: imported here, so that loading a preset or a rank file does not import it.
-    from .components import read_components
-
-    parts = read_components(obj, r.name, _HF_NAMES)
+    parts = file_components(obj, r.name)
     decoder = obj.get("decoder")
     if not _byte_level_decoder(decoder):
         shown = json.dumps(decoder, ensure_ascii=False)  # as the file writes it: null, {...}
