@@ -29,7 +29,6 @@ from ..core import Tokenizer
 from ..core.corpus.sources import CorpusFile, changes_first, check_text_field, check_text_files
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ..core.encode.id_arrays import array_dtype
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import foreign_file
 from ..core.formats.hf.template import Template
@@ -122,9 +121,11 @@ def _add_template(path: str, before: tuple[int, ...], after: tuple[int, ...]) ->
     """Put ``before`` and ``after`` around the ids of the ``.npy`` at ``path`` (replaced
     whole, through a file beside it); returns how many ids it holds then."""
     ids = np.load(path, mmap_mode="r")
-    # The template's ids are the tokenizer's, which the file's dtype holds (id_arrays);
-    # checked all the same, as a wrapped id would be a silent wrong one.
-    array_dtype(ids.dtype, max((*before, *after), default=0), "--add-special-tokens")
+    # The file's dtype holds the template's ids too (encode_file.ids_dtype); checked all the
+    # same, as a wrapped id would be a silent wrong one: one that did not fit is a bug.
+    largest = max((*before, *after), default=0)
+    if largest > np.iinfo(ids.dtype).max:
+        raise AssertionError(f"{path}: its {ids.dtype} does not hold the template's id {largest}")
     total = len(before) + len(ids) + len(after)
     part = f"{path}.part"
     out = np.lib.format.open_memmap(part, mode="w+", dtype=ids.dtype, shape=(total,))

@@ -163,3 +163,35 @@ def test_encode_refuses_a_tokenizer_replaced_while_it_ran(tmp_path, monkeypatch,
     )
     assert not out.exists()
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_a_template_id_past_a_foreign_vocabulary_is_written_in_a_dtype_that_holds_it(tmp_path):
+    """Audit h_hf63: a post-processor naming id 99999 (a vocabulary of 600): tokenizers gives
+    it; encode --add-special-tokens encoded, then failed with "dtype uint16 holds ids up to
+    65,535 ... use uint32 (or dtype=None ...)", which no option of the command can follow,
+    and with a traceback for records. (A byte-level file is refused for it on reading.)"""
+    from foreign_files import wordpiece
+
+    path = wordpiece(tmp_path / "wp")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    hf.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", 99_999), ("[SEP]", hf.token_to_id("[SEP]"))],
+    )
+    hf.save(str(path))
+    text = read_fixture(SLICES["english"])[:2000]
+    text_path = tmp_path / "text.txt"
+    text_path.write_text(text, encoding="utf-8", newline="")
+    records = tmp_path / "docs.jsonl"
+    records.write_text('{"text": "one"}\n{"text": "two"}\n', encoding="utf-8")
+    for source, expected in [
+        (text_path, hf.encode(text).ids),
+        (records, hf.encode("one").ids + hf.encode("two").ids),
+    ]:
+        out = tmp_path / f"{source.stem}.npy"
+        result = cli(tmp_path, "encode", "--tokenizer", path, source, "--out", out,
+                     "--add-special-tokens")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        ids = np.load(out)
+        assert ids.tolist() == expected and 99_999 in expected
+        assert ids.dtype == np.uint32

@@ -490,3 +490,38 @@ def test_writing_into_a_file_path_names_it(tmp_path):
     with pytest.raises(ValueError, match="not a directory") as info:
         write_hf(target, trained_data(read_fixture("corpus.en")[:10_000], "gpt2", [], 2))
     assert str(info.value).startswith(str(target))
+
+
+@pytest.mark.parametrize("kind", ["template", "roberta"])
+def test_a_post_processor_adding_an_id_past_the_vocabulary_is_refused_naming_it(tmp_path, kind):
+    """Audit h_hf63: a TemplateProcessing naming id 99999 (the vocabulary 0..399): tokenizers
+    gives it; it was read, and decode of the ids it gave raised "unknown token id 99999"."""
+    from hf_shapes import FAMILIES, trained_bpe
+
+    normalizer, pre = FAMILIES["gpt2"]
+    hf = trained_bpe(normalizer, pre, [read_fixture(SLICES["english"])[:20_000]], 400, ["<s>"])
+    if kind == "template":
+        hf.post_processor = tokenizers.processors.TemplateProcessing(
+            single="<s> $A", special_tokens=[("<s>", 99_999)]
+        )
+    else:
+        hf.post_processor = tokenizers.processors.RobertaProcessing(("</s>", 0), ("<s>", 99_999))
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    assert 99_999 in hf.encode("hi").ids  # what tokenizers gives
+    with pytest.raises(ValueError) as info:
+        read_hf(path)
+    assert str(info.value).startswith(
+        f"{path}: post_processor: '<s>' is added as id 99,999, which no token of the vocabulary "
+        "has: tokenizers would give an id that nothing decodes"
+    )
+    with pytest.raises(ValueError, match="post_processor: '<s>' is added as id 99,999"):
+        Tokenizer.load(path)
+    # Its own id is read.
+    hf.post_processor = tokenizers.processors.TemplateProcessing(
+        single="<s> $A", special_tokens=[("<s>", hf.token_to_id("<s>"))]
+    )
+    hf.save(str(path))
+    tok = Tokenizer.load(path)
+    ids = tok.encode("hi", add_special_tokens=True)
+    assert ids == hf.encode("hi").ids and tok.decode(ids) == "<s>hi"

@@ -97,8 +97,14 @@ class EncodeStats:
 
 
 def ids_dtype(tokenizer: Tokenizer | ForeignTokenizer) -> np.dtype:
-    """uint16 when every id fits, else uint32 (``id_arrays.ids_dtype``, the one rule)."""
-    return smallest_dtype(tokenizer.max_token_value)
+    """uint16 when every id it gives fits, its template's too, else uint32
+    (``id_arrays.ids_dtype``, the one rule)."""
+    # subtle: a tokenizer.json of another kind may name an id past its vocabulary in its
+    # post-processor (tokenizers adds it all the same): the ids written with the template
+    # hold it, so their dtype is chosen for it too (a byte-level file is refused for it).
+    template = tokenizer.template
+    added = () if template is None else (*template.before, *template.after)
+    return smallest_dtype(max((tokenizer.max_token_value, *added)))
 
 
 def encode_range(

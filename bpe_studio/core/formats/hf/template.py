@@ -10,7 +10,7 @@ and truncation and padding (refused by the reader).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +28,8 @@ class Template:
     after: tuple[int, ...]
     text: str  # the template as tokenizers writes it, e.g. "<|begin_of_text|> $A"
     spec: Any = field(default=None, compare=False, repr=False)  # the post_processor object
+    # Each id of before and after with the token the post-processor names it by.
+    named: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
     def apply(self, ids: list[int]) -> list[int]:
         return [*self.before, *ids, *self.after]
@@ -38,6 +40,7 @@ def _template_processing(obj: Mapping[str, Any], where: str) -> Template:
     before: list[int] = []
     after: list[int] = []
     words: list[str] = []
+    named: list[tuple[str, int]] = []
     seen_text = False
     for i, item in enumerate(obj.get("single") or []):
         if isinstance(item, dict) and "Sequence" in item:
@@ -53,9 +56,13 @@ def _template_processing(obj: Mapping[str, Any], where: str) -> Template:
             raise ValueError(f"{where}.single[{i}]: {item!r} names no special token with ids")
         (after if seen_text else before).extend(ids)
         words.append(str(name))
+        tokens = entry.get("tokens") if isinstance(entry, dict) else None
+        if not isinstance(tokens, list) or len(tokens) != len(ids):
+            tokens = [name] * len(ids)
+        named += zip(map(str, tokens), ids)
     if not seen_text:
         raise ValueError(f"{where}.single: has no $A (the text)")
-    return Template(tuple(before), tuple(after), " ".join(words))
+    return Template(tuple(before), tuple(after), " ".join(words), named=tuple(named))
 
 
 def _cls_sep(obj: Mapping[str, Any], where: str) -> Template:
@@ -63,7 +70,22 @@ def _cls_sep(obj: Mapping[str, Any], where: str) -> Template:
         (cls_text, cls_id), (sep_text, sep_id) = obj["cls"], obj["sep"]
     except (KeyError, TypeError, ValueError):
         raise ValueError(f"{where}: expected cls and sep as [token, id]") from None
-    return Template((int(cls_id),), (int(sep_id),), f"{cls_text} $A {sep_text}")
+    named = ((str(cls_text), int(cls_id)), (str(sep_text), int(sep_id)))
+    return Template((int(cls_id),), (int(sep_id),), f"{cls_text} $A {sep_text}", named=named)
+
+
+def unknown_id(template: Template, ids: Container[int]) -> str | None:
+    """Why ``template`` cannot be held: an id it adds that is none of ``ids`` (the
+    vocabulary's); None when each is one. ``tokenizers`` adds such an id all the same,
+    which no token decodes."""
+    for token, idx in template.named:
+        if idx not in ids:
+            return (
+                f"{token!r} is added as id {idx:,}, which no token of the vocabulary has: "
+                "tokenizers would give an id that nothing decodes (set its ids to the token's "
+                "own, in model.vocab or added_tokens)"
+            )
+    return None
 
 
 def read_template(obj: Any, where: str = "post_processor") -> Template | None:

@@ -36,6 +36,7 @@ from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
 from .kind import whole_text_note
 from .onig import translate
+from .template import unknown_id
 
 if TYPE_CHECKING:
     from .added_tokens import AddedToken
@@ -389,6 +390,8 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
+    if parts.template is not None and (problem := unknown_id(parts.template, vocab)):
+        raise r.fail("post_processor", problem)
     check_id_range(vocab, name)
     return TokenizerData(
         vocab,
