@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import tiktoken
@@ -525,3 +526,43 @@ def test_a_post_processor_adding_an_id_past_the_vocabulary_is_refused_naming_it(
     tok = Tokenizer.load(path)
     ids = tok.encode("hi", add_special_tokens=True)
     assert ids == hf.encode("hi").ids and tok.decode(ids) == "<s>hi"
+
+
+@pytest.mark.parametrize("special", [True, False])
+def test_an_added_token_outside_the_vocabulary_that_spells_other_bytes_is_refused(
+    tmp_path, special
+):
+    """Audit h_hf63: "<|größe|>" added outside model.vocab was read, decoded as its text where
+    tokenizers decodes the bytes its Latin-1 letters spell, and save(format="hf") refused it:
+    reading took a file writing could not give back. Refused on reading too, as it is where
+    model.vocab holds it."""
+    from hf_shapes import FAMILIES, trained_bpe
+
+    def added(content: str) -> tuple[tokenizers.Tokenizer, Path]:
+        normalizer, pre = FAMILIES["gpt2"]
+        hf = trained_bpe(normalizer, pre, [read_fixture(SLICES["english"])[:20_000]], 400)
+        token = tokenizers.AddedToken(content, special=special)
+        if special:
+            hf.add_special_tokens([token])
+        else:
+            hf.add_tokens([token])
+        path = tmp_path / content.strip("<|>") / "tokenizer.json"
+        path.parent.mkdir()
+        hf.save(str(path))
+        return hf, path
+
+    hf, path = added("<|größe|>")
+    idx = hf.token_to_id("<|größe|>")
+    assert hf.decode([idx], skip_special_tokens=False) != "<|größe|>"  # what tokenizers does
+    with pytest.raises(ValueError) as info:
+        read_hf(path)
+    assert str(info.value) == (
+        f"{path}: added_tokens: '<|größe|>' (id {idx}) is the byte-level spelling of "
+        f"{'<|größe|>'.encode('latin-1')!r} (each Latin-1 letter spells one byte there): "
+        "tokenizers decodes it as those bytes, which a special token cannot do here (it "
+        "decodes as its text)"
+    )
+    # Letters outside the byte-level alphabet spell nothing else: read, and decoded alike.
+    hf, path = added("<|中文|>")
+    ids = hf.encode("a<|中文|>b").ids
+    assert Tokenizer.load(path).decode(ids) == hf.decode(ids, skip_special_tokens=False)

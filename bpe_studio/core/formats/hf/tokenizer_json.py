@@ -255,6 +255,21 @@ def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
         )
 
 
+def _refuse_a_decoding_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
+    """ValueError when an added token that model.vocab does not hold is the byte-level
+    spelling of other bytes (``"<|größe|>"``): tokenizers decodes it as those bytes, a special
+    token here as its text's. Refused as writing refuses it (``added_tokens_problem``), so
+    that no file is read that could not be written back."""
+    spelled = _spelled(text)
+    if spelled is not None:
+        raise r.fail(
+            "added_tokens",
+            f"{text!r} (id {idx}) is the byte-level spelling of {spelled!r} (each Latin-1 "
+            "letter spells one byte there): tokenizers decodes it as those bytes, which a "
+            "special token cannot do here (it decodes as its text)",
+        )
+
+
 # How a special token's refusal ends: the files that hold it instead.
 TOKEN_HELD_ELSEWHERE = (
     " (tiktoken files hold it where no merge makes it too; GPT-2 files do, named again on loading)"
@@ -333,6 +348,9 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
     # Every added token, special or not: each is cut out of the text whole, never merged.
     specials = _added_ids(parts.added, raw_vocab, r)
+    for content, at in specials.items():
+        if content not in raw_vocab:  # one model.vocab holds is refused below, as its spelling
+            _refuse_a_decoding_of_other_bytes(content, at, r)
     vocab: dict[int, bytes] = {}
     known: dict[str, bytes] = {}
     for text, idx in raw_vocab.items():
