@@ -568,6 +568,7 @@ def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):
     from gui_helpers import FIXTURES, train_in_window
 
     from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.views.compare import Side
     from bpe_studio.gui.views.picker import RUN
 
     compare, report = window.compare, window.report
@@ -591,9 +592,52 @@ def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):
     assert report.table.columnCount() == 3 and "no run's tokenizer yet" in report.status.text()
     window.tabs.setCurrentWidget(compare)
     qtbot.waitUntil(lambda: not compare.busy, timeout=120_000)
-    assert compare.comparison is None
-    assert all(pane.side is None and not pane.painted() for pane in compare.panes)
-    assert "run" not in compare.stats[0].text()
+    # The run's pane says there is none (no step, no counts); the other is shown alone.
+    assert not isinstance(compare.comparison.a, Side)
+    assert compare.panes[0].side is None and not compare.panes[0].painted()
+    assert "step" not in compare.stats[0].text() and "tokens ·" not in compare.stats[0].text()
+    assert compare.comparison.b.label == "GPT-4o (o200k_base)"
+
+
+def test_a_pick_beside_a_discarded_run_is_shown_without_a_word_of_the_run(qtbot, window):
+    """A session audit: with the run discarded under the left pane, each pick in the right
+    pane opened the error dialog about the left ("There is no run's tokenizer yet"), and the
+    right pane stayed uncoloured, without counts, never showing what was picked."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.views.compare import Side
+    from bpe_studio.gui.views.picker import RUN
+
+    compare = window.compare
+    errors: list[tuple[str, str]] = []
+    window.show_error = lambda title, message: errors.append((title, message))
+    compare.error.disconnect()
+    compare.error.connect(lambda title, message: errors.append((title, message)))
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    left, right = compare.choices
+    left.pick(RUN)
+    window.tabs.setCurrentWidget(compare)
+    qtbot.waitUntil(
+        lambda: compare.comparison is not None and not compare.busy
+        and compare.comparison.a.label.startswith("The run's tokenizer"), timeout=120_000,
+    )  # fmt: skip
+    assert window.open_corpus(FIXTURES / "german.txt")  # discards the run ("ask": Yes)
+    qtbot.waitUntil(lambda: window.state.shown is None and not compare.busy, timeout=120_000)
+    picks = (("cl100k_base", "GPT-4 (cl100k_base)"), ("o200k_base", "GPT-4o (o200k_base)"))
+    for key, label in picks:
+        right.pick(preset_key(key))
+        qtbot.waitUntil(lambda: not compare.busy, timeout=120_000)
+        assert errors == []  # it was not the left pane that was picked
+        # The pick is shown, coloured and counted; the left pane says why it has no tokens.
+        assert compare.comparison is not None and compare.comparison.b.label == label
+        assert right.key == window.hub.pane(right.pane).key == preset_key(key)
+        assert compare.panes[1].side is not None and compare.panes[1].painted()
+        assert compare.stats[1].text().startswith(f"{compare.comparison.b.tokens:,} tokens · ")
+        assert not isinstance(compare.comparison.a, Side)
+        assert "no run's tokenizer yet" in compare.panes[0].toPlainText()
+    # Said on the status line and in the left pane, never in a dialog.
+    assert "no run's tokenizer yet" in compare.status.text()
 
 
 def test_a_sample_a_pattern_does_not_cover_leaves_out_its_cell_alone(qtbot, window, tmp_path):

@@ -9,7 +9,8 @@ the others blue and orange, and the first character after every boundary only on
 glyph, by a red "↵" at the end of its line, as the editor draws one). The panes scroll together.
 A tokenizer whose pattern leaves a character of the text unmatched cannot encode it: its pane
 says why (:class:`Uncovered`) and the other shows its tokens alone, as the Report leaves out
-that one cell.
+that one cell; so does a pane whose choice cannot be built any more (:class:`Unbuilt`: the run
+discarded, a file deleted since), as the Report leaves out the run's column.
 Loading and tokenizing run on a :class:`~..jobs.latest.LatestJob` (latest request wins), and
 only while the page is shown; panes paint only their visible part. Hovering a pane shows the
 token(s) under the pointer (id and bytes).
@@ -129,12 +130,32 @@ class Uncovered:
         """One line, why first (a narrow pane cuts the end; the tooltip has it whole)."""
         return f"Cannot encode this text: {self.reason} · {self.label}"
 
+    def explained(self) -> str:
+        """What its pane shows in place of the text."""
+        return f"{self.label} cannot encode this text: {self.reason}."
+
+
+@dataclass(frozen=True)
+class Unbuilt:
+    """A pane's choice whose tokenizer cannot be built any more (the run discarded, a file
+    deleted since): a pick the user did not make now, so the other side is shown alone."""
+
+    pane: str
+    label: str
+    what: str  # the choice and why (``FailedPick.what``)
+
+    def summary(self) -> str:
+        return self.what
+
+    def explained(self) -> str:
+        return f"{self.what}."
+
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
     text: str
-    a: Side | Uncovered
-    b: Side | Uncovered
+    a: Side | Uncovered | Unbuilt
+    b: Side | Uncovered | Unbuilt
     diff: np.ndarray  # sorted offsets where exactly one of them starts a token
     keys: tuple[str, str] = ("", "")  # the picker keys it was computed with
 
@@ -145,11 +166,13 @@ class Comparison:
 
 
 def _side(
-    choice: Choice, text: str, is_stale: Callable[[], bool]
-) -> Side | Uncovered | FailedPick | None:
+    choice: Choice, text: str, is_stale: Callable[[], bool], picking: bool
+) -> Side | Uncovered | Unbuilt | FailedPick | None:
     tok = choice.build()
     if isinstance(tok, FailedPick):
-        return tok
+        # A pick under way that fails is undone by the page; the pane's own choice failing
+        # leaves that side empty, and the other is shown alone.
+        return tok if picking else Unbuilt(tok.pane, tok.label, tok.what)
     try:
         spans = compute_spans(tok, text, is_stale)
     except UncoveredText as e:  # this side alone: the other may encode the text
@@ -162,16 +185,21 @@ def _side(
 
 
 def compare(
-    text: str, a: Choice, b: Choice, is_stale: Callable[[], bool] = lambda: False
+    text: str,
+    a: Choice,
+    b: Choice,
+    is_stale: Callable[[], bool] = lambda: False,
+    picking: tuple[bool, bool] = (True, True),
 ) -> Comparison | FailedPick | None:
     """Tokenize ``text`` with both choices (in a background job); None once stale; the pick
-    whose tokenizer could not be built, if one could not. A side whose pattern does not
-    cover the text is :class:`Uncovered`, and nothing is compared with it."""
+    under way (``picking``) whose tokenizer could not be built, if one could not. A side
+    whose pattern does not cover the text is :class:`Uncovered`, a pane's choice that cannot
+    be built any more :class:`Unbuilt`, and nothing is compared with either."""
     with ENCODE_LOCK:
-        side_a = _side(a, text, is_stale)
+        side_a = _side(a, text, is_stale, picking[0])
         if isinstance(side_a, FailedPick):
             return side_a
-        side_b = _side(b, text, is_stale) if side_a is not None else None
+        side_b = _side(b, text, is_stale, picking[1]) if side_a is not None else None
     if isinstance(side_b, FailedPick):
         return side_b
     if side_a is None or side_b is None:
@@ -258,11 +286,11 @@ class ComparePane(QPlainTextEdit):
         self.comparison = self.side = None
         self._schedule()
 
-    def show_uncovered(self, uncovered: Uncovered) -> None:
-        """Say, in place of the text, why this tokenizer cannot encode it (the next
+    def show_why_not(self, side: Uncovered | Unbuilt) -> None:
+        """Say, in place of the text, why this side has no tokens (the next
         :meth:`show_side` puts the text back)."""
         self.comparison = self.side = None
-        self.setPlainText(f"{uncovered.label} cannot encode this text: {uncovered.reason}.")
+        self.setPlainText(side.explained())
         self._schedule()
 
     @Slot()
@@ -450,7 +478,7 @@ class CompareView(LazyPage):
             layout.addLayout(top)
             layout.addWidget(pane, 1)
             sides.addWidget(column)
-            choice.choice_changed.connect(self._on_choice_changed)
+            self._watch(choice)
         sides.setChildrenCollapsible(False)
         sides.setHandleWidth(8)
         body = QSplitter(Qt.Orientation.Vertical)
@@ -499,7 +527,8 @@ class CompareView(LazyPage):
         text = self.text()
         self.status.setText(f"Tokenizing with {a.label} and {b.label}…")
         self._submitting((a, b))
-        self._job.submit(lambda is_stale: compare(text, a, b, is_stale), throttle=throttle)
+        picking = (self._picking(a), self._picking(b))
+        self._job.submit(lambda is_stale: compare(text, a, b, is_stale, picking), throttle=throttle)
 
     # ------------------------------------------------------------- results
     @Slot(object)
@@ -512,13 +541,17 @@ class CompareView(LazyPage):
         # and a new text or pick makes a new request: this is of the text and picks shown.
         self._picks_shown()
         self.comparison = comparison
-        self._announce = False
         a, b = comparison.a, comparison.b
+        # A pane's choice that cannot be built any more is a failure of that pane: the dialog
+        # only if the user just picked it there, else the status line and the pane say it.
+        unbuilt = [s for s in (a, b) if isinstance(s, Unbuilt)]
+        announce = [s for s in unbuilt if s.pane in self._announce]
+        self._announce.clear()
         for pane, stats, side in zip(self.panes, self.stats, (a, b)):
             if isinstance(side, Side):
                 pane.show_side(comparison, side)
             else:
-                pane.show_uncovered(side)
+                pane.show_why_not(side)
             stats.setText(side.summary())
         n = len(comparison.diff)
         if isinstance(a, Side) and isinstance(b, Side):
@@ -526,9 +559,13 @@ class CompareView(LazyPage):
                 f"{n:,} boundar{'y differs' if n == 1 else 'ies differ'} · "
                 f"{a.tokens - b.tokens:+,} tokens: {a.label} minus {b.label}"
             )
+        elif unbuilt:
+            self.status.setText(f"{self.failure[0]}: {unbuilt[0].what}")
         else:
             cannot = " and ".join(s.label for s in (a, b) if isinstance(s, Uncovered))
             self.status.setText(f"{cannot} cannot encode this text: nothing to compare")
+        if announce:
+            self.error.emit(self.failure[1], announce[0].what)
         self.compared.emit(comparison)
 
     def _forget_result(self) -> None:

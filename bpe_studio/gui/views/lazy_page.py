@@ -4,8 +4,9 @@ What it does: :class:`LazyPage` holds the page's :class:`~bpe_studio.gui.jobs.la
 a short debounce timer. :meth:`LazyPage.request` marks the page out of date and, if it is
 shown, starts the subclass's ``_submit`` after the debounce; a hidden page waits until it is
 shown again, and hiding a page cancels its work (the page now shown gets the thread). A change
-of tokenizer choice makes the next failure go to the error dialog (``_announce``,
-:meth:`LazyPage._on_failed`).
+of tokenizer choice makes the next failure of that pane's choice (or of the job) go to the error
+dialog (``_announce``, :meth:`LazyPage._on_failed`); a failure of a pane the user did not touch
+(the run discarded under it) stays on the status line.
 A page showing the run's tokenizer follows the timeline's step (the picker cuts the run to
 it): each move of the step asks again after the debounce, without making the job under way
 stale (``LatestJob``'s throttle), so a drag or a replay shows the newest step that could be
@@ -49,7 +50,11 @@ class LazyPage(QWidget):
         self.hub = hub
         self.choices: Sequence[TokenizerPicker] = ()
         self._dirty = True
-        self._announce = False  # a choice changed: a failure now goes to the error dialog
+        # The panes whose choice changed since the last result: a failure of one of them (or
+        # of the job) goes to the error dialog. subtle: by pane, since a pane the user did not
+        # touch may fail too (the run discarded under it), and the dialog named that pane
+        # at each pick in the other.
+        self._announce: set[str] = set()
         self._computing: tuple[Choice, ...] = ()  # the choices of the job under way
         # Each choice's key -> its version (a file's on disk, else None): of the job under
         # way, and of the result shown.
@@ -100,10 +105,18 @@ class LazyPage(QWidget):
             self._job.cancel()
             self._dirty = True
 
-    @Slot()
-    def _on_choice_changed(self) -> None:
-        self._announce = True
+    def _watch(self, picker: TokenizerPicker) -> None:
+        """Compute anew when ``picker``'s choice changes, announcing a failure of its pane."""
+        picker.choice_changed.connect(lambda pane=picker.pane: self._on_choice_changed(pane))
+
+    def _on_choice_changed(self, pane: str) -> None:
+        self._announce.add(pane)
         self.request()
+
+    def _picking(self, choice: Choice) -> bool:
+        """``choice`` is a pick under way (not yet its pane's choice)."""
+        pick = self.hub.pick_under_way(choice.pane)
+        return pick is not None and pick.key == choice.key
 
     def _picked(self) -> list[Choice]:
         """The tokenizers to compute with: each picker's pick under way, else its pane's
@@ -150,9 +163,10 @@ class LazyPage(QWidget):
         """A pick's tokenizer could not be built: the pane goes back to its choice before (the
         model undoes the pick everywhere), the user hears why, and the page computes again
         with the choices it shows. A choice already shown that fails (a file deleted since)
-        is a failure of the page, said on its status line, not computed again."""
+        is a failure of the page, said on its status line (and in the dialog only if its pane
+        was just picked), not computed again."""
         if not self.hub.pick_failed_for(failed.pane, failed.key, failed.message):
-            self._on_failed(failed.what)
+            self._say_failed(failed.what, failed.pane in self._announce)
             return
         shown = self.hub.pane(failed.pane).label
         if not failed.cancelled:  # a download the user cancelled is no error to report
@@ -190,12 +204,17 @@ class LazyPage(QWidget):
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        """The failure on the page's status line; also to the error dialog (``error``) when
-        it follows a change of tokenizer choice."""
+        """The job failed: on the page's status line; also to the error dialog (``error``)
+        when it follows a change of tokenizer choice."""
+        self._say_failed(message, bool(self._announce))
+
+    def _say_failed(self, message: str, announce: bool) -> None:
+        """The failure on the page's status line, and to the error dialog if ``announce``
+        (said once: the next failure is announced after the next change of choice)."""
         what, title = self.failure
         self.status.setText(f"{what}: {message}")
-        if self._announce:
-            self._announce = False
+        if announce:
+            self._announce.clear()
             self.error.emit(title, message)
 
     def _on_done(self, result: object) -> None:

@@ -198,7 +198,7 @@ class ReportView(LazyPage):
             self._swatches.append(swatch)
             top.addWidget(swatch)
             top.addWidget(choice)
-            choice.choice_changed.connect(self._on_choice_changed)
+            self._watch(choice)
         top.addStretch(1)
         top.addWidget(self.csv_button)
         top.addWidget(self.png_button)
@@ -329,7 +329,7 @@ class ReportView(LazyPage):
         report = computed.report
         self._picks_shown()
         self.report = report
-        self._announce = False
+        self._announce.clear()
         self._fill_table(report)
         self._draw(report)
         for button in (self.csv_button, self.png_button):
