@@ -252,6 +252,19 @@ def test_opening_a_new_corpus_clears_the_old_outcome(qtbot, window, tmp_path):
     assert panel.train_button.isEnabled()
 
 
+def test_the_bar_is_busy_while_a_tokenizer_loads_after_a_run(qtbot, window):
+    """A session audit: while the status line said "Loading o200k_base.tiktoken.gz…", the
+    bar read the finished run's "100%"."""
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    bar = window.panel.progress
+    assert bar.value() == bar.maximum() == 1
+    assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    assert window.state.loading is not None and window.panel.status.text().startswith("Loading")
+    assert bar.minimum() == bar.maximum() == 0  # busy, as during a compile
+    qtbot.waitUntil(lambda: window.state.loading is None, timeout=60_000)
+    assert window.state.phase is Phase.LOADED and bar.maximum() == 1
+
+
 # ------------------------------------------------------ item 14: nothing was learned
 def test_an_empty_corpus_is_refused_in_a_dialog_naming_it(qtbot, window, tmp_path):
     # Issue 23, item 7: an empty file is an input error, said as the others are.

@@ -428,10 +428,15 @@ class TrainingPanel(QWidget):
             return
         if phase is Phase.PAUSED:
             phase = state.resume_to or Phase.MERGING
-        if compiling_shown(state) or (
-            phase is Phase.PRE_TOKENIZING and 0 < state.bytes_total <= state.bytes_done
+        if (
+            state.loading is not None
+            or compiling_shown(state)
+            or (phase is Phase.PRE_TOKENIZING and 0 < state.bytes_total <= state.bytes_done)
         ):
-            self._set_bar(0, 0, "")  # busy: no fraction to show (a compile, the pair count)
+            # Busy: no fraction to show (a tokenizer file being read, a compile, the pair
+            # count). subtle: loading keeps the run's phase until the file is read, so the
+            # phase alone showed the old run's "100%" beside "Loading …".
+            self._set_bar(0, 0, "")
         elif phase is Phase.PRE_TOKENIZING:
             total = state.bytes_total
             self._set_bar(1000, int(1000 * state.bytes_done / total) if total else 0, "%p%")
