@@ -408,7 +408,11 @@ def test_pair_chart_live_shows_the_pairs_before_the_next_merge(qtbot):
     assert "live" in chart.pairs_title()
 
 
-def test_pair_chart_title_keeps_the_rank_and_elides_a_long_pair(qtbot):
+def test_pair_chart_title_cuts_its_words_before_the_pair(qtbot):
+    """A session audit: "Next, rank 77,656: …" lost the pair itself, what the title is for.
+    The words before the pair go first ("Next, rank k: ", "Rank k: ", "#k: "; the rank
+    stays), the pair's text is cut only when it alone is too wide, and a title cut has its
+    whole text in the tooltip."""
     # Long pre-tokens: late merges pair long tokens, whose title does not fit the chart.
     hub, trainer = recording_hub(
         {b"abcdefghijklmnopqrstuvwxyz": 900, b"ABCDEFGHIJKLMNOPQRSTUVWXYZ": 800}
@@ -421,28 +425,30 @@ def test_pair_chart_title_keeps_the_rank_and_elides_a_long_pair(qtbot):
     rows = list(trainer)
     hub.append_merges(rows)
     hub.publish()
-    elided = 0
+    metrics = chart._title_metrics  # the font the titles are measured in
+    shortened = elided = 0
     for k in range(len(rows)):
         hub.select_step(k)
+        # The title's room: beside the left axis, as wide as its longest bar label.
+        room = chart.pairs_widget.width() - chart.pairs_plot.getAxis("left").width() - 16
         title = chart.pairs_title()
         plain = chart.pairs_plot.titleLabel.item.toPlainText()
         nxt = rows[k]
         label = pair_label(nxt.left, nxt.right)
-        prefix = next(
-            (
-                p
-                for p in (f"Next merge, rank {k:,}: ", f"Next, rank {k:,}: ")
-                if plain.startswith(p)
-            ),
-            None,
-        )
-        assert prefix is not None, (k, plain)
+        whole = f"Next merge, rank {k:,}: {label} ({nxt.count:,})"
+        prefixes = (f"Next merge, rank {k:,}: ", f"Next, rank {k:,}: ", f"Rank {k:,}: ")
+        prefix = next((p for p in (*prefixes, f"#{k:,}: ") if plain.startswith(p)), None)
+        assert prefix is not None, (k, plain)  # the rank is always said
         shown = plain.removeprefix(prefix).removesuffix(f" ({nxt.count:,})")
-        if shown != label:  # cut to fit: its start is the pair's, ending in "…"
+        if shown != label:  # cut to fit: only when even the shortest words leave no room
             elided += 1
             assert shown.endswith("…") and label.startswith(shown[:-1]), (k, shown, label)
+            assert metrics.horizontalAdvance(f"#{k:,}: {label}") > room, (k, plain)
+        if prefix not in prefixes[:2]:
+            shortened += 1
+        assert chart.pairs_widget.toolTip() == ("" if plain == whole else whole)
         assert colours().accent_text in title  # the pair in the accent colour
-    assert elided  # the narrow chart did need to cut some pair's text
+    assert shortened and elided  # the narrow chart did need both
 
 
 # ----------------------------------------------------------------- #11 item 20: polish

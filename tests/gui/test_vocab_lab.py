@@ -926,6 +926,36 @@ def test_the_exported_charts_say_what_they_are_of(qtbot, window, lab, tmp_path):
     assert len(colours) > 2
 
 
+def test_the_exported_charts_carry_their_titles_whole(qtbot, window, lab, tmp_path):
+    """A session audit: Export PNG grabbed the charts as on screen, so an exported title
+    carried its cut ("Usage by rank of count: 31,478 of 31,999 u…"). On screen a cut title
+    has its whole text in the tooltip; in the image it is wrapped, whole."""
+    _lab_against_cl100k(qtbot, window, lab)
+    charts = lab.charts
+    window.resize(1280, 720)
+    charts.resize(700, charts.height())  # narrow enough to cut the usage title
+    qtbot.waitUntil(lambda: charts.usage_plot.titleLabel.text.endswith("…"))
+    whole = {id(p): charts._titles[id(p)] for p in charts._plots}
+    on_screen = [p.titleLabel.item.toPlainText() for p in charts._plots]
+    cut = [p for p in charts._plots if p.titleLabel.text != whole[id(p)]]
+    assert charts.usage_plot in cut
+    for plot in cut:
+        widget = charts.widgets[charts._plots.index(plot)]
+        assert widget.toolTip() == whole[id(plot)]
+    exported = []
+    grab = charts.grab
+
+    def grab_titles():  # each title as the image shows it (its lines joined)
+        exported.extend(" ".join(p.titleLabel.item.toPlainText().split()) for p in charts._plots)
+        return grab()
+
+    charts.grab = grab_titles
+    assert lab.export_png(tmp_path / "lab.png")
+    assert exported == [" ".join(whole[id(p)].split()) for p in charts._plots]
+    # The screen is as it was: one line each, cut to fit.
+    assert [p.titleLabel.item.toPlainText() for p in charts._plots] == on_screen
+
+
 def test_an_axis_label_set_after_a_resize_stays_centred_on_its_plot(qtbot, window, lab):
     """An audit: the Overlap chart's x-axis label ran off the plot, cut off, after the page
     was laid out again (pyqtgraph centres a label only as its axis is resized)."""

@@ -10,13 +10,16 @@ only in the second). The plots are built when the charts are first shown (or ren
 PNG); until then each ``show_*`` only keeps what to draw. Bars are updated in place
 (``BarGraphItem.setOpts``); counts go into axis labels, not text items (as the pair chart
 does). What each chart draws is kept (``drawn_*``) for the tests and the CSV.
-:meth:`LabCharts.png` renders the grid. The charts take the colour scheme's plot colours and
-:func:`lab_colours`' bars, and restyle when the scheme changes (``theme.themed``).
+:meth:`LabCharts.png` renders the grid, each title whole (wrapped to its plot's width: on
+screen a title is cut to it, with the whole text in the plot's tooltip). The charts take the
+colour scheme's plot colours and :func:`lab_colours`' bars, and restyle when the scheme
+changes (``theme.themed``).
 What it leaves out: where the numbers come from (``model.vocab_lab``).
 """
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -135,6 +138,18 @@ def _bars(brush: str) -> pg.BarGraphItem:
         x0=np.zeros(0), y=np.zeros(0), width=np.zeros(0), height=0.72, pen=pg.mkPen(None),
         brush=pg.mkBrush(brush),
     )  # fmt: skip
+
+
+def _wrapped(text: str, metrics: QFontMetrics, room: int) -> list[str]:
+    """``text`` on lines of whole words no wider than ``room`` (a wider word on its own)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        joined = f"{lines[-1]} {word}" if lines else word
+        if lines and metrics.horizontalAdvance(joined) <= room:
+            lines[-1] = joined
+        else:
+            lines.append(word)
+    return lines
 
 
 class LabCharts(QWidget):
@@ -570,15 +585,41 @@ class LabCharts(QWidget):
         self._titles[id(plot)] = text
         self._fit_title(plot)
 
-    def _fit_title(self, plot: pg.PlotItem) -> None:
-        text = self._titles.get(id(plot), "")
-        # The title sits over the view box, beside the left axis: that is its room.
+    def _title_room(self, plot: pg.PlotItem) -> int:
+        """The title sits over the view box, beside the left axis: that is its room."""
         widget = self.widgets[self._plots.index(plot)]
-        room = widget.width() - int(plot.getAxis("left").width()) - 28
+        return widget.width() - int(plot.getAxis("left").width()) - 28
+
+    def _fit_title(self, plot: pg.PlotItem) -> None:
+        whole = text = self._titles.get(id(plot), "")
+        room = self._title_room(plot)
         if room > 40:
             text = self._title_metrics.elidedText(text, Qt.TextElideMode.ElideRight, room)
+        self.widgets[self._plots.index(plot)].setToolTip("" if text == whole else whole)
         if text != plot.titleLabel.text:
             plot.setTitle(text, color=colours().plot_text, size=f"{points(TITLE_POINTS):.1f}pt")
+
+    def _wrap_titles(self) -> list[pg.PlotItem]:
+        """Each title cut on screen, whole on as many lines as it needs (an image has no
+        tooltip): its row made that tall. The plots changed, to fit again afterwards."""
+        changed = []
+        metrics = self._title_metrics
+        for plot in self._plots:
+            text = self._titles.get(id(plot), "")
+            room = self._title_room(plot)
+            if room <= 40 or metrics.horizontalAdvance(text) <= room:
+                continue
+            lines = _wrapped(text, metrics, room)
+            size = f"{points(TITLE_POINTS):.1f}pt"
+            rich = "<br>".join(html.escape(line) for line in lines)
+            plot.setTitle(rich, color=colours().plot_text, size=size)
+            # subtle: setTitle fixes the title's row at one line's height.
+            height = plot.titleLabel.item.boundingRect().height() + 4
+            plot.titleLabel.setMaximumHeight(height)
+            plot.layout.setRowFixedHeight(0, height)
+            plot.layout.activate()  # laid out now: the grab below paints at once
+            changed.append(plot)
+        return changed
 
     def _label(self, plot: pg.PlotItem, texts: list[str]) -> None:
         """Label the bottom axis with the first of ``texts`` (longest first) its view box has
@@ -634,7 +675,14 @@ class LabCharts(QWidget):
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        image = self.grab()
+        wrapped = self._wrap_titles()
+        try:
+            image = self.grab()
+        finally:
+            for plot in wrapped:  # as on screen again: one line, cut, whole in the tooltip
+                plot.titleLabel.text = ""  # so that the title is set again (one line high)
+                self._fit_title(plot)
+                plot.layout.activate()
         ok = (self._titled(image, title) if title else image).save(buffer, "PNG")
         buffer.close()
         return bytes(data.data()) if ok else None

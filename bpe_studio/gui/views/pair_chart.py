@@ -177,9 +177,10 @@ class PairChart(QWidget):
         self._n = 0
         self._decay_title = ""
         self._titles: dict[int, tuple[str, ...]] = {}  # id(plot) -> its title, longest first
-        # id(plot) -> the shortest title's plain prefix and the pair's text after it: where no
-        # variant fits, the pair's text is elided, never the prefix (the rank it names).
-        self._elidable: dict[int, tuple[str, str]] = {}
+        # id(plot) -> plain prefixes (longest first, the shortest still naming the rank) and
+        # the pair's text after them: where no variant fits, the words go before the pair
+        # does, and only then is the pair's text elided.
+        self._elidable: dict[int, tuple[tuple[str, ...], str]] = {}
         title_font = QFont()
         title_font.setPointSizeF(points(TITLE_POINTS))
         self._title_metrics = QFontMetrics(title_font)
@@ -275,26 +276,32 @@ class PairChart(QWidget):
         note.setVisible(False)
         return note
 
-    def _title_next(self, pairs: list, long: str, short: str, prefix: str) -> bool:
+    def _title_next(self, pairs: list, long: str, short: str, *prefixes: str) -> bool:
         """Title the pairs plot with its first pair, the one merged next: ``long`` or, where
         that does not fit, ``short`` (``{pair}`` and ``{c}``, its count, are filled in), then
-        ``prefix`` and the pair with the pair's text elided to fit. False, untitled, when
-        there is no pair."""
+        the first of ``prefixes`` (longest first) that leaves the pair whole, else the last
+        with the pair's text elided to fit. False, untitled, when there is no pair."""
         if not pairs:
             return False
         a, b, c = pairs[0]
         label = pair_label(a, b)
         fill = {"pair": _accent(label), "c": f"{c:,}"}
         self._set_title(
-            self.pairs_plot, long.format(**fill), short.format(**fill), elide=(prefix, label)
+            self.pairs_plot, long.format(**fill), short.format(**fill), elide=(prefixes, label)
         )
         return True
 
     def _set_title(
-        self, plot: pg.PlotItem, rich: str, *shorter: str, elide: tuple[str, str] | None = None
+        self,
+        plot: pg.PlotItem,
+        rich: str,
+        *shorter: str,
+        elide: tuple[tuple[str, ...], str] | None = None,
     ) -> None:
         """Title ``plot`` with the first of ``rich, *shorter`` that fits its width; where none
-        does, ``elide``'s prefix and its pair's text cut to fit (else the last one, cut).
+        does, the first of ``elide``'s prefixes that leaves its pair whole, else the shortest
+        and the pair's text cut to fit (else the last one, cut). A title cut has its whole
+        text in the plot's tooltip.
 
         subtle: pyqtgraph makes a title's width the plot's minimum width, so a long title
         widens the plot past its widget, which then cuts off its right side (bars included)."""
@@ -328,12 +335,20 @@ class PairChart(QWidget):
             if fitting:
                 chosen = fitting[0]
             elif elide is not None:
-                prefix, label = elide
+                # The pair is what the title is for: the words before it go first (a rank of
+                # six digits left no room for it after "Next, rank ").
+                prefixes, label = elide
+                pair = metrics.horizontalAdvance(label)
+                prefix = next(
+                    (p for p in prefixes if metrics.horizontalAdvance(p) + pair <= room),
+                    prefixes[-1],
+                )
                 rest = room - metrics.horizontalAdvance(prefix)
                 cut = metrics.elidedText(label, elided, rest) or "…"
                 chosen = html.escape(prefix) + _accent(cut)
             else:
                 chosen = html.escape(metrics.elidedText(_plain(variants[-1]), elided, room))
+        widget.setToolTip("" if chosen == variants[0] else _plain(variants[0]))
         if chosen != plot.titleLabel.text:
             plot.setTitle(chosen, color=colours().plot_text, size=f"{points(TITLE_POINTS):.1f}pt")
             # subtle: the view laid the plot out at least as wide as the title it had (its
@@ -463,7 +478,7 @@ class PairChart(QWidget):
             return
         if live:
             titled = self._title_next(
-                pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})", "Next: "
+                pairs, "Next merge: {pair} ({c}) · live", "Next: {pair} ({c})", "Next: ", ""
             )
         else:
             rank = f"{k:,}"
@@ -472,6 +487,8 @@ class PairChart(QWidget):
                 f"Next merge, rank {rank}: {{pair}} ({{c}})",
                 f"Next, rank {rank}: {{pair}}",
                 f"Next, rank {rank}: ",
+                f"Rank {rank}: ",
+                f"#{rank}: ",
             )
         if not titled:
             self._set_title(
