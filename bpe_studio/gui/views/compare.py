@@ -560,7 +560,10 @@ class CompareView(LazyPage):
                 f"{a.tokens - b.tokens:+,} tokens: {a.label} minus {b.label}"
             )
         elif unbuilt:
-            self.status.setText(f"{self.failure[0]}: {unbuilt[0].what}")
+            shown = [s.label for s in (a, b) if isinstance(s, Side)]
+            # The other pane's tokens are on screen: "could not compare" read as if none were.
+            lead = f"{shown[0]} shown alone" if shown else self.failure[0]
+            self.status.setText(f"{lead}: {unbuilt[0].what}")
         else:
             cannot = " and ".join(s.label for s in (a, b) if isinstance(s, Uncovered))
             self.status.setText(f"{cannot} cannot encode this text: nothing to compare")
