@@ -29,6 +29,7 @@ from ..core.formats.files import (
     holding_formats,
 )
 from ..core.formats.tiktoken import sidecar_name
+from ..core.io.atomic import new_files_only
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
 from ..core.text.display import plural
@@ -103,12 +104,14 @@ class NotWritten(CliError):
         self.reason = reason
 
 
-def save(tok: Tokenizer, out: str, fmt: str, name: str) -> tuple[str, int]:
+def save(tok: Tokenizer, out: str, fmt: str, name: str, *, force: bool) -> tuple[str, int]:
     """``tok.save`` into ``out`` (or to standard output for ``-``) with its errors as one line
     naming ``out`` (:class:`NotWritten`); the summary's line saying what was written, and the
-    exit status. Ctrl-C while files are written takes effect once they all are."""
+    exit status. Ctrl-C while files are written takes effect once they all are. Without
+    ``force``, files that appeared in ``out`` since it was checked stay, and fail the save."""
     stem = name if fmt == "tiktoken" else None
-    with warnings.catch_warnings():
+    fresh = () if force or is_stream(out) else [Path(out) / file for file in files_for(fmt, name)]
+    with warnings.catch_warnings(), new_files_only(fresh):
         # What GPT-2 files leave out is said in the summary's notes (gpt2_notes), in flags.
         warnings.simplefilter("ignore", LossyFormatWarning)
         return _save(tok, out, fmt, stem)
@@ -241,7 +244,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     tok = Tokenizer.from_data(data)
     if args.to == "gpt2":
         refuse_gpt2_misreading(tok, args.source)
-    written, code = save(tok, args.out, args.to, name)
+    written, code = save(tok, args.out, args.to, name, force=args.force)
     lines = [
         f"read {args.source}: {plural(len(tok.vocab), 'token')}, "
         f"{plural(len(tok.merges), 'merge')}, {plural(len(tok.special_tokens), 'special token')}",

@@ -19,7 +19,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,7 +33,7 @@ from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import foreign_file
 from ..core.formats.hf.template import Template
 from ..core.formats.tiktoken.reading import PatternNeeded
-from ..core.io.atomic import atomic_open, folder_for, write_target
+from ..core.io.atomic import atomic_open, folder_for, new_files_only, place, write_target
 from ..core.io.gc_pause import gc_paused
 from ..core.io.interrupts import held_interrupts
 from ..core.text.display import plural, readable_size
@@ -161,6 +161,12 @@ def _check_out(
         )
 
 
+def _unless_forced(args: argparse.Namespace) -> AbstractContextManager[None]:
+    """Without ``--force``, ``--out`` (checked free before any work) is written only where
+    no file is: one another run put there meanwhile fails this run, and stays."""
+    return new_files_only(() if args.force else (args.out,))
+
+
 def _wrote(where: str, closed_after: int | None, size: int) -> tuple[str, int]:
     """The summary's last line and the exit status: a stream may have been closed early by
     its reader (``| head``)."""
@@ -239,6 +245,7 @@ def _encode(args: argparse.Namespace) -> int:
 
     closed_after = None
     with ExitStack() as stack:
+        stack.enter_context(_unless_forced(args))
         paths = stack.enter_context(input_files(given, args.records))
         files = corpus_files(paths, records(args.records))
         # Files a glob matched are inputs too, which the ids must not replace: said before
@@ -303,8 +310,11 @@ def _encode(args: argparse.Namespace) -> int:
         dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
         check_sources_unchanged(stamps, "encoding")
         if staged:
-            with held_interrupts():
-                os.replace(out, destination)
+            try:
+                with held_interrupts():
+                    place(out, destination)
+            except OSError as e:
+                raise CliError(os_error_message(args.out, e)) from None
             out = args.out
         if streamed:
             with open(out, "rb") as f:
@@ -378,7 +388,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
             before = _identity(args.out)
             try:
                 # Missing folders are made, as encode makes them, and removed if it fails.
-                with folder_for(args.out), atomic_open(args.out, "wb") as f:
+                with _unless_forced(args), folder_for(args.out), atomic_open(args.out, "wb") as f:
                     for block in iter(blocks.read, b""):
                         f.write(block)
             except OSError as e:

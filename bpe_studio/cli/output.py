@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
+from ..core.io.atomic import AppearedMeanwhile
 from .terminal import erase, is_terminal
 
 EXIT_ERROR = 1
@@ -210,6 +211,8 @@ def os_error_line(error: OSError) -> str:
 def os_error_message(user_path: str, error: OSError) -> str:
     """``error`` as ``USER_PATH: reason``; the reason explains what errno alone misleads on."""
     reason = error.strerror or str(error)
+    if isinstance(error, AppearedMeanwhile):
+        return appeared_message(user_path, error)
     if user_path == STDOUT:
         user_path = STDOUT_NAME
     elif error.errno == errno.ENOENT and (
@@ -220,6 +223,17 @@ def os_error_message(user_path: str, error: OSError) -> str:
         # train, --out is the folder itself).
         reason = f"{os.fspath(folder) or '.'} does not accept new files ({reason})"
     return f"{user_path}: cannot write there: {reason}"
+
+
+def appeared_message(user_path: str, error: AppearedMeanwhile) -> str:
+    """A file found where ``--out user_path`` was to put one, though the check before any
+    work found none there: as that check words it, saying when it came."""
+    name = os.fsdecode(error.filename or user_path)
+    meanwhile = "(written since this run checked --out: by another run?)"
+    fix = "pass --force to replace it, or choose another --out"
+    if os.path.realpath(name) == os.path.realpath(user_path):
+        return f"{user_path}: exists {meanwhile}; {fix}"
+    return f"{user_path}: already holds {Path(name).name} {meanwhile}; {fix}"
 
 
 def _existing_ancestor(path: Path) -> Path:

@@ -307,7 +307,7 @@ def _finish(
         args.pattern,
     )
     try:
-        written, code = save(tok, args.out, args.format, DEFAULT_NAME)
+        written, code = save(tok, args.out, args.format, DEFAULT_NAME, force=args.force)
     except NotWritten as e:
         if not tok.merges:
             raise
@@ -328,7 +328,7 @@ def _saved_elsewhere(tok: Tokenizer, fmt: str) -> str:
     except OSError as e:
         return f"{learned} not saved (nor could {they} be in {temp}: {e.strerror or e})"
     try:
-        save(tok, folder, fmt, DEFAULT_NAME)
+        save(tok, folder, fmt, DEFAULT_NAME, force=False)
     except NotWritten as e:
         shutil.rmtree(folder, ignore_errors=True)
         return f"{learned} not saved (nor could {they} be in {temp}: {e.reason})"

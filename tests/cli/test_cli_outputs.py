@@ -566,3 +566,122 @@ def test_a_jupyter_stream_is_written_through_though_it_has_a_descriptor(tmp_path
     assert "".join(stdout.text) == text
     assert code == 1 and "standard output is a text stream here (KernelStream" in err
     assert (tmp_path / "kernel_stdout").read_bytes() == b""
+
+
+def _in_process(*args: object) -> tuple[int, str]:
+    """``main(ARGS)`` in this process (so that a test can patch what it calls): the exit
+    status and stderr."""
+    import contextlib
+    import io
+
+    from bpe_studio.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, err.getvalue()
+
+
+def _another_run_writes(monkeypatch, files: dict[Path, bytes], when: str) -> None:
+    """``files`` appear (another run with the same new --out finished first) once this run
+    makes its first temporary file for a file named ``when``: after every check of --out,
+    before the write is put in place. Deterministic, unlike two runs timed against
+    each other."""
+    from bpe_studio.core.io import atomic
+
+    real = atomic._temp_file
+
+    def temp_file(target: Path):
+        if target.name == when and not any(p.exists() for p in files):
+            for path, data in files.items():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        return real(target)
+
+    monkeypatch.setattr(atomic, "_temp_file", temp_file)
+
+
+def _no_hard_links(monkeypatch) -> None:
+    """A file system without hard links (FAT, some network shares)."""
+    from bpe_studio.core.io import atomic
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(atomic.os, "link", refuse)
+
+
+MEANWHILE = "(written since this run checked --out: by another run?)"
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["links", "no-hard-links"])
+def test_a_train_whose_new_out_another_run_filled_meanwhile_fails(
+    workdir, tmp_path, monkeypatch, links
+):
+    """The outputs audit: two trains started together into the same new --out both passed
+    the check, both said "wrote tok/vocab.json and tok/merges.txt", and the later replaced
+    the earlier without --force. The one that comes second fails on the first file, so
+    the other's pair stays whole; its merges are saved elsewhere, as for a full disk."""
+    if not links:
+        _no_hard_links(monkeypatch)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # where the merges are saved
+    out = tmp_path / "tok"
+    theirs = {out / "vocab.json": b'{"theirs": 0}\n', out / "merges.txt": b"#version: 0.2\n"}
+    _another_run_writes(monkeypatch, theirs, "vocab.json")
+    corpus = workdir / "corpus.txt"
+    code, err = _in_process("train", corpus, "--vocab-size", VOCAB_SIZE, "--out", out)
+    assert code == 1, err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith(
+        f"bpe-studio: error: {out}: already holds vocab.json {MEANWHILE}; pass --force to "
+        "replace it, or choose another --out; the "
+    ), line
+    (saved,) = tmp_path.glob("bpe-studio-unsaved-*")
+    assert f"merges learned were not saved there but in {saved} (move" in line
+    assert sorted(p.name for p in saved.iterdir()) == ["merges.txt", "vocab.json"]
+    assert {p: p.read_bytes() for p in out.iterdir()} == theirs  # nothing of this run's
+    ok(cli(tmp_path, "train", corpus, "--vocab-size", VOCAB_SIZE, "--out", out, "--force"))
+
+
+@pytest.mark.parametrize("links", [True, False], ids=["links", "no-hard-links"])
+@pytest.mark.parametrize("tokenizer", ["tok", "gpt2"], ids=["staged", "in-place"])
+def test_an_encode_whose_new_out_another_run_wrote_meanwhile_fails(
+    workdir, tmp_path, monkeypatch, links, tokenizer
+):
+    """The outputs audit: two encodes into the same new .npy both exited 0 (4 times in
+    5), the later replacing the earlier. Ids moved into place from a folder beside
+    (a tokenizer of files: "staged") or written in place (a preset) alike."""
+    if not links:
+        _no_hard_links(monkeypatch)
+    out = tmp_path / "ids.npy"
+    _another_run_writes(monkeypatch, {out: b"theirs"}, "ids.npy")
+    source = workdir / tokenizer if tokenizer == "tok" else tokenizer
+    code, err = _in_process("encode", workdir / "corpus.txt", "--tokenizer", source,
+                            "--out", out, "--workers", 1)  # fmt: skip
+    assert code == 1, err
+    assert err.strip().splitlines()[-1] == (
+        f"bpe-studio: error: {out}: exists {MEANWHILE}; pass --force to replace it, or "
+        "choose another --out"
+    )
+    assert out.read_bytes() == b"theirs"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.npy"]
+
+
+def test_a_decode_whose_new_out_another_run_wrote_meanwhile_fails(workdir, tmp_path, monkeypatch):
+    ids = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", workdir / "corpus.txt", "--tokenizer", workdir / "tok",
+           "--out", ids))  # fmt: skip
+    out = tmp_path / "text.txt"
+    _another_run_writes(monkeypatch, {out: b"theirs"}, "text.txt")
+    code, err = _in_process("decode", ids, "--tokenizer", workdir / "tok", "--out", out)
+    assert code == 1, err
+    assert err.strip().splitlines()[-1] == (
+        f"bpe-studio: error: {out}: exists {MEANWHILE}; pass --force to replace it, or "
+        "choose another --out"
+    )
+    assert out.read_bytes() == b"theirs"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.npy", "text.txt"]
+    # With --force, what is there is replaced, as the check allows.
+    code, err = _in_process("decode", ids, "--tokenizer", workdir / "tok", "--out", out, "--force")
+    assert code == 0, err
+    assert out.read_text(encoding="utf-8") == (workdir / "corpus.txt").read_text(encoding="utf-8")

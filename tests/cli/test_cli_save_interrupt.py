@@ -28,7 +28,7 @@ class _SignalledMidway:
 def test_ctrl_c_while_writing_leaves_every_file_whole(tmp_path):
     out = tmp_path / "tok"
     with pytest.raises(CliError) as info:
-        save(_SignalledMidway(), str(out), "gpt2", "tokenizer")  # type: ignore[arg-type]
+        save(_SignalledMidway(), str(out), "gpt2", "tokenizer", force=True)  # type: ignore[arg-type]
     assert info.value.code == EXIT_INTERRUPTED
     assert "interrupted" in str(info.value) and "merges.txt" in str(info.value)
     assert sorted(p.name for p in out.iterdir()) == ["merges.txt", "vocab.json"]
@@ -43,5 +43,5 @@ def test_sigterm_while_writing_is_named_as_such(tmp_path, monkeypatch):
 
     monkeypatch.setattr(termination, "terminated", [True])
     with pytest.raises(CliError) as info:
-        save(_SignalledMidway(), str(tmp_path / "tok"), "gpt2", "tokenizer")  # type: ignore[arg-type]
+        save(_SignalledMidway(), str(tmp_path / "tok"), "gpt2", "tokenizer", force=True)  # type: ignore[arg-type]
     assert "(whole: SIGTERM came while writing)" in str(info.value)

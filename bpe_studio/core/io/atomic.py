@@ -9,7 +9,9 @@ the file it names is replaced and the link stays. :func:`atomic_write_all` write
 belong together (a vocabulary and its merges): all of them, or, when one cannot be written
 (a full disk, a folder in its place), none: the old files stay, or are put back. A write
 the system refuses raises an OSError naming the file (its ``filename``), which a full disk's
-alone does not.
+alone does not. Within :func:`new_files_only`, the files written at the paths it names go
+into place only where no file is (:func:`place`): a file that appeared there since the
+caller checked (another run writing the same new output) fails the write and stays.
 :func:`output_folder` and :func:`folder_for` make the folders a write needs and remove them
 again when it fails. What it leaves out: what is written (``gpt2``, ``encode_file``).
 """
@@ -23,8 +25,9 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from contextvars import ContextVar
 from pathlib import Path
 from typing import IO, Any
 
@@ -111,6 +114,67 @@ def _temp_file(target: Path) -> tuple[int, str]:
     return fd, tmp
 
 
+# The paths (resolved) whose writes in this context may not replace a file: new_files_only.
+_NEW_ONLY: ContextVar[frozenset[str]] = ContextVar("_NEW_ONLY", default=frozenset())
+
+
+class AppearedMeanwhile(FileExistsError):
+    """A file written within :func:`new_files_only` found a file at its path, put there since
+    the caller checked that none was (by another run writing the same new output); that file
+    is left as it is. ``filename`` names the path."""
+
+
+@contextmanager
+def new_files_only(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
+    """Within the block, a file written here at one of ``paths`` goes into place only where
+    no file is, else :class:`AppearedMeanwhile`: a caller that checked that ``paths`` were
+    free (a command without ``--force``) is not then silently replacing what another run
+    wrote since. Outside it, a write replaces what is there."""
+    token = _NEW_ONLY.set(_NEW_ONLY.get() | {os.path.realpath(p) for p in paths})
+    try:
+        yield
+    finally:
+        _NEW_ONLY.reset(token)
+
+
+def place(tmp: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Rename the whole file ``tmp`` to ``target`` (one file system): over the file there, or,
+    for a path of :func:`new_files_only`, only where none is; else :class:`AppearedMeanwhile`,
+    and ``tmp`` stays for the caller to remove."""
+    if os.path.realpath(target) not in _NEW_ONLY.get():
+        os.replace(tmp, target)
+        return
+    try:
+        # subtle: a rename replaces whatever is there; a hard link fails if anything is, so
+        # the test and the placing are one step that no other run can come between.
+        os.link(tmp, target)
+    except FileExistsError:
+        raise _appeared(target) from None
+    except OSError:
+        # A file system without hard links (FAT, some network shares): the name is claimed
+        # by creating it exclusively, which fails just as the link would, then renamed over.
+        _claim_and_replace(tmp, target)
+        return
+    os.unlink(tmp)
+
+
+def _appeared(target: str | os.PathLike[str]) -> AppearedMeanwhile:
+    return AppearedMeanwhile(errno.EEXIST, "a file was put there meanwhile", os.fspath(target))
+
+
+def _claim_and_replace(tmp: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    try:
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        raise _appeared(target) from None
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(target)  # the empty file that claimed the name: ours
+        raise
+
+
 @contextmanager
 def _named(path: str | os.PathLike[str]) -> Iterator[None]:
     """An OSError that names no file (a write refused by a full disk: ``filename`` None)
@@ -142,7 +206,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
         with _named(path), f:
             yield f
         raise_dropped()  # told to stop while it was written: not put in place
-        os.replace(tmp, target)
+        place(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -163,9 +227,14 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> None:
     """Write each ``(path, data)``, all or none: a folder at any path is refused (an
     IsADirectoryError naming it) before anything is written; every file is written whole to
-    its temporary file, and only then are they renamed into place. A rename that still fails
-    puts back the files renamed before it, so every path is as it was, never one new file
-    beside an old or missing partner."""
+    its temporary file, and only then are they renamed into place, in the order given. A
+    rename that still fails puts back the files renamed before it, so every path is as it
+    was, never one new file beside an old or missing partner.
+
+    Within :func:`new_files_only`, two writers of the same new files place them in the same
+    order, so the first file decides: the writer that placed it places the rest; the other
+    fails on it (:class:`AppearedMeanwhile`), having placed none. Replacing writers (outside
+    it) are not ordered so: two at once may leave one's first file beside the other's second."""
     targets = [write_target(path) for path, _ in files]
     for (path, _), target in zip(files, targets):
         if target.is_dir():
@@ -185,7 +254,7 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
         raise_dropped()  # told to stop while they were written: none put in place
         kept.extend(_keep(target) for target in targets)
         for tmp, target in zip(temps, targets):
-            os.replace(tmp, target)
+            place(tmp, target)
     except BaseException:
         _put_back(temps, targets, kept)
         raise
