@@ -37,8 +37,10 @@ from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
+    STDOUT,
     CliError,
     check_out_dir,
+    check_stdout_not_an_input,
     check_stdout_open,
     is_stream,
     one_line,
@@ -85,6 +87,8 @@ def check_tokenizer_out(
     or ``-`` for a format of one file."""
     files = files_for(fmt, name)
     check_stdout_open(out)
+    if out == STDOUT:
+        check_stdout_not_an_input(inputs)
     if not is_stream(out):
         check_out_dir(out, files, force=force, inputs=inputs)
     elif len(files) > 1:

@@ -36,7 +36,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -313,10 +313,37 @@ class Matched(os.PathLike[str]):
         return self.name
 
 
-def _not_an_input(target: Path, user_path: str, inputs: Iterable[str | os.PathLike[str]]) -> None:
+def check_stdout_not_an_input(inputs: Iterable[str | os.PathLike[str]]) -> None:
+    """Rule 2 for ``--out -``: standard output redirected to one of ``inputs`` (``>> a.txt``)
+    is refused as that file named would be; compared as ``cat`` compares them (device and
+    inode of a regular file), since standard output has no path to resolve."""
+    fd = _stdout_fd()
+    try:
+        out = os.fstat(fd) if fd is not None else None
+    except OSError:
+        out = None
+    if out is None or not stat.S_ISREG(out.st_mode):
+        return
+
+    def same(_target: Path, given: Path) -> bool:
+        try:
+            st = os.stat(given)
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
+
+    _not_an_input(Path(STDOUT_NAME), STDOUT_NAME, inputs, same)
+
+
+def _not_an_input(
+    target: Path,
+    user_path: str,
+    inputs: Iterable[str | os.PathLike[str]],
+    same: Callable[[Path, Path], bool] = _same_file,
+) -> None:
     """Rule 2: ``target`` (to be written for ``--out user_path``) is none of ``inputs``."""
     for given in inputs:
-        if not _same_file(target, Path(given)):
+        if not same(target, Path(given)):
             continue
         if isinstance(given, Matched):
             matches = f"the input glob {shell_word(given.glob)} matches"
@@ -390,10 +417,14 @@ def check_out_file(
     is created if missing) by the rule above; a stream (:func:`is_stream`) that is no input
     always can."""
     if user_path == STDOUT:
+        check_stdout_not_an_input(inputs)
         return
     out = Path(user_path)
     if out.is_dir():
         raise CliError(f"{user_path}: is a directory; --out names the file to write")
+    # subtle: Path drops a final "/" (and "/."), so "ids/" would be written as a file "ids".
+    if os.path.basename(user_path) in ("", ".", ".."):
+        raise CliError(f"{user_path}: names a folder; --out names the file to write")
     _not_an_input(out, user_path, inputs)
     if is_stream(user_path):
         return

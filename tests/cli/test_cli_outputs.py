@@ -685,3 +685,45 @@ def test_a_decode_whose_new_out_another_run_wrote_meanwhile_fails(workdir, tmp_p
     code, err = _in_process("decode", ids, "--tokenizer", workdir / "tok", "--out", out, "--force")
     assert code == 0, err
     assert out.read_text(encoding="utf-8") == (workdir / "corpus.txt").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("command", ["encode", "decode"])
+@pytest.mark.parametrize("out", ["new/", "new/.", "new//"])
+def test_an_out_file_named_as_a_folder_is_refused_before_any_work(workdir, tmp_path, command, out):
+    """The outputs audit: encode --out ids/ wrote a whole .npy named "ids", then failed
+    ("ids/: Not a directory"); decode --out text/ wrote a file "text" and said "wrote
+    text/", exit 0: Path drops the final "/"."""
+    ids = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", workdir / "corpus.txt", "--tokenizer", "gpt2", "--out", ids))
+    given = workdir / "corpus.txt" if command == "encode" else ids
+    result = cli(tmp_path, command, given, "--tokenizer", "gpt2", "--out", out)
+    assert error_line(result) == (
+        f"bpe-studio: error: {out}: names a folder; --out names the file to write"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.npy"]
+
+
+@pytest.mark.parametrize("command", ["encode", "decode", "train"])
+def test_standard_output_appended_to_an_input_is_refused(workdir, tmp_path, command):
+    """The outputs audit: encode a.txt --out - >> a.txt exited 0, its ids appended to the
+    corpus, and decode ids.npy >> ids.npy spoilt the ids, though --out /proc/self/fd/1
+    was refused ("is the input a.txt"), as cat refuses cat a.txt >> a.txt."""
+    corpus = tmp_path / "a.txt"
+    corpus.write_bytes((workdir / "corpus.txt").read_bytes())
+    ids = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", corpus, "--tokenizer", workdir / "tok", "--out", ids))
+    args = {
+        "encode": ("encode", corpus, "--tokenizer", workdir / "tok", "--out", "-"),
+        "decode": ("decode", ids, "--tokenizer", workdir / "tok"),
+        "train": ("train", corpus, "--vocab-size", VOCAB_SIZE, "--format", "hf", "--out", "-"),
+    }[command]
+    target = ids if command == "decode" else corpus
+    before = target.read_bytes()
+    with open(target, "ab") as stdout:
+        result = run(tmp_path, *args, stdout=stdout, stderr=subprocess.PIPE)
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == (
+        f"bpe-studio: error: standard output: is the input {target} (the same file); an "
+        "output never replaces an input, even with --force"
+    )
+    assert target.read_bytes() == before
