@@ -46,7 +46,9 @@ from .output import (
     one_line,
     os_error_message,
     shell_option,
+    shell_word,
     stream_name,
+    tokenizer_files_in,
     write_stream,
 )
 from .sources import (
@@ -97,6 +99,22 @@ def check_tokenizer_out(
             f"{stream_name(out)} takes one; write the hf format (tokenizer.json) there, or "
             "name a directory"
         )
+
+
+def others_note(out: str, fmt: str, name: str) -> str | None:
+    """The summary's note when the folder ``out`` holds another tokenizer beside the one just
+    written in ``fmt`` (``--force`` writes beside it, leaving its files): loading the folder
+    would fail as ambiguous, loading the file by its name does not."""
+    if is_stream(out):
+        return None
+    found = tokenizer_files_in(Path(out))
+    if len(found) < 2:
+        return None
+    ours = os.path.join(out, files_for(fmt, name)[0])
+    return (
+        f"note: {out} now holds {len(found)} tokenizers ({', '.join(found)}): load this one "
+        f"by its name (--tokenizer {shell_word(ours)}), or remove the others' files"
+    )
 
 
 class NotWritten(CliError):
@@ -254,6 +272,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         f"{plural(len(tok.merges), 'merge')}, {plural(len(tok.special_tokens), 'special token')}",
         split_line(tok),
         written,
+        *filter(None, [others_note(args.out, args.to, name)]),
     ]
     lines += gpt2_notes(tok, args.to)
     print("\n".join(map(one_line, lines)), file=sys.stderr)

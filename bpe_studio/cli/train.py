@@ -50,7 +50,14 @@ from ..core.pretokenization.specials import (  # the app's default too
 from ..core.text.display import plural, readable_cut
 from ..core.train.merge_engine import CompiledEngineUnavailable
 from ..core.train.vocab import BYTE_TOKENS, first_merge_id, merge_budget, vocab_size_problem
-from .convert import NotWritten, check_tokenizer_out, files_for, gpt2_notes, save
+from .convert import (
+    NotWritten,
+    check_tokenizer_out,
+    files_for,
+    gpt2_notes,
+    others_note,
+    save,
+)
 from .inputs import (
     STDIN,
     check_input,
@@ -265,6 +272,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         else "longest token: none learned",
         f"pattern: {shown_pattern(tok.pattern)}",
         written,
+        *filter(None, [others_note(args.out, args.format, DEFAULT_NAME)]),
     ]
     lines += gpt2_notes(tok, args.format)
     if format_note:

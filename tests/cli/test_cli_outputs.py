@@ -24,6 +24,7 @@ import pytest
 from cli_run import _env, cli, error_line, ok
 from core_helpers import EOT, REPO_ROOT, slice_head, write_text
 
+from bpe_studio.cli.output import tokenizer_files_in
 from bpe_studio.core import Tokenizer
 
 VOCAB_SIZE = 300
@@ -221,8 +222,15 @@ def test_a_folder_holding_a_tokenizer_gets_another_only_with_force(
     line = error_line(cli(tmp_path, *args, "--out", folder))
     assert f"already holds a tokenizer ({existing})" in line and "--force" in line
     assert sorted(p.name for p in folder.iterdir()) == sorted([existing, *beside])
-    ok(cli(tmp_path, *args, "--out", folder, "--force"))
+    said = ok(cli(tmp_path, *args, "--out", folder, "--force"))
     assert (folder / existing).read_text(encoding="utf-8") == "{}"
+    # The outputs audit: the summary said only "wrote folder/tokenizer.json", and the next
+    # encode --tokenizer folder failed ("holds 2 tokenizers").
+    ours = folder / ("vocab.json" if fmt == "gpt2" else "tokenizer.json")
+    assert (
+        f"note: {folder} now holds 2 tokenizers ({', '.join(tokenizer_files_in(folder))}): "
+        f"load this one by its name (--tokenizer {ours}), or remove the others' files"
+    ) in said.splitlines()
     line = error_line(cli(tmp_path, "convert", "gpt2", "--to", fmt, "--out", folder))
     assert "already holds" in line
 
