@@ -55,7 +55,7 @@ class IdsFile:
         try:
             if path == STDIN or not stat.S_ISREG(os.stat(path).st_mode):
                 data = sys.stdin.buffer.read() if path == STDIN else _read(path)
-                self._held = self._loaded(io.BytesIO(data))
+                self._held = self._loaded(data)
                 self.dtype, self.count = self._held.dtype, len(self._held)
             else:
                 self._file = f = open(path, "rb")  # noqa: SIM115 - closed by close()
@@ -67,9 +67,11 @@ class IdsFile:
             self.close()
             raise
 
-    def _loaded(self, source: BinaryIO) -> np.ndarray:
-        head = source.read(len(NPY_MAGIC))
-        source.seek(0)
+    def _loaded(self, data: bytes) -> np.ndarray:
+        # The header is checked as a file's is, so that ids cut short are said to be in the
+        # same words, not in NumPy's ("EOF: reading array data").
+        self._header(io.BytesIO(data), len(data))
+        head, source = data[: len(NPY_MAGIC)], io.BytesIO(data)
         try:
             ids = np.load(source, allow_pickle=False)
         except (ValueError, EOFError) as e:

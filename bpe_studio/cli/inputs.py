@@ -149,6 +149,9 @@ def check_input(
     a glob or a URL is taken as it is: the core resolves it (``sources``). ``ids``: the
     input is a ``.npy`` of ids, binary, which nobody types: a terminal is refused (decode
     waited at one, silently, for bytes that never come)."""
+    if not user_path:
+        # Path("") is the current folder: it was said to be "a directory, not a file".
+        raise CliError(f"'': the {what} name is empty (an unset shell variable?); name the {what}")
     if user_path.startswith("memory://"):
         raise CliError(
             f"{user_path}: memory:// files live inside one Python process, and a command "

@@ -113,12 +113,19 @@ def in_cli_words(message: str) -> str:
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
+# The characters that stand for bytes that are not UTF-8 in a name (os.fsdecode's
+# surrogateescape): U+DC80 to U+DCFF for bytes 0x80 to 0xFF.
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
 def one_line(message: str) -> str:
     """``message`` with its control characters written as Python escapes (``\\n``,
     ``\\x1b``): a file name holding a newline split an error over two lines, and one holding
-    an escape sequence reached the terminal as one. (Lone surrogates, from names that are not
-    UTF-8, are escaped by stderr itself.)"""
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+    an escape sequence reached the terminal as one. A byte of a name that is not UTF-8 is
+    written ``\\xff``, as the shell's ``$'...'`` reads it back (stderr would show the
+    ``\\udcff`` it was decoded as)."""
+    message = _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), message)
+    return _NOT_UTF8.sub(lambda m: _c_escape(m.group()), message)
 
 
 _SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
@@ -126,6 +133,8 @@ _SHORT_ESCAPES = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 def _c_escape(char: str) -> str:
     code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8 (see _NOT_UTF8)
+        code -= 0xDC00
     return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
@@ -149,9 +158,10 @@ def shell_word(text: str) -> str:
     >>> print(shell_word("<|end|>"), shell_word("it's"), shell_word("<line\nbreak's>"))
     '<|end|>' 'it'"'"'s' $'<line\nbreak\'s>'
     """
-    if not _CONTROL.search(text):
+    if not (_CONTROL.search(text) or _NOT_UTF8.search(text)):
         return shlex.quote(text)
     inner = text.replace("\\", "\\\\").replace("'", "\\'")
+    inner = _NOT_UTF8.sub(lambda m: _c_escape(m.group()), inner)
     return "$'" + _CONTROL.sub(lambda m: _c_escape(m.group()), inner) + "'"
 
 
@@ -372,6 +382,12 @@ def tokenizer_files_in(folder: Path) -> list[str]:
     return [p.name for p in tokenizers_in(folder)] if folder.is_dir() else []
 
 
+def _not_empty(user_path: str) -> None:
+    # Path("") is the current folder, where train wrote its files.
+    if not user_path:
+        raise CliError("--out '': the path is empty (an unset shell variable?); name the output")
+
+
 def check_out_dir(
     user_path: str,
     files: Sequence[str],
@@ -382,6 +398,7 @@ def check_out_dir(
     """Raise :class:`CliError` unless the tokenizer ``files`` can be written into the
     directory ``user_path`` (created if missing) by the rule above: none an input, none
     replacing a file or joining another tokenizer without ``force``."""
+    _not_empty(user_path)
     out = Path(user_path)
     if out.exists() and not out.is_dir():
         raise CliError(f"{user_path}: exists and is not a directory (--out names a directory)")
@@ -419,6 +436,7 @@ def check_out_file(
     if user_path == STDOUT:
         check_stdout_not_an_input(inputs)
         return
+    _not_empty(user_path)
     out = Path(user_path)
     if out.is_dir():
         raise CliError(f"{user_path}: is a directory; --out names the file to write")

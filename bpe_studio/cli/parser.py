@@ -181,16 +181,25 @@ class Program(argparse.ArgumentParser):
             )
         # subtle: a file whose name starts with "-" is read as an option, and argparse says
         # only that a file is missing or that the word is not an option: say how to name it.
+        # After "--" every word is a file: a dashed name there is read as one, and an option
+        # there is not read as one.
+        cut = given.index("--") if "--" in given else len(given)
         dashed = [
             a
-            for a in given
-            if a.startswith("-") and a not in ("-", "--") and a not in self._option_string_actions
+            for a in given[:cut]
+            if a.startswith("-") and a != "-" and a not in self._option_string_actions
         ]
         files = [a for a in dict.fromkeys(dashed) if os.path.exists(a)]
         if files:
             message += (
                 f" ({', '.join(map(repr, files))}: a word that starts with - is read as an "
                 f"option; name the file as {' '.join(shlex.quote('./' + a) for a in files)})"
+            )
+        late = [a for a in dict.fromkeys(given[cut + 1 :]) if a in self._option_string_actions]
+        if late:
+            message += (
+                f" (after --, every word is read as a file, {', '.join(late)} too: put the "
+                "options before --)"
             )
         super().error(message)
 

@@ -129,7 +129,7 @@ def _check_corpora(paths: list[str]) -> None:
         if is_glob_or_url(path):
             check_input(path, "corpus file", globs=True)
             continue  # resolved by the core, then checked by check_counted_once
-        if path != STDIN and Path(path).is_dir():
+        if path not in (STDIN, "") and Path(path).is_dir():
             raise CliError(f"{path}: is a directory; CORPUS names text files")
         check_input(path, "corpus file")
         st = None if path == STDIN else os.stat(path)

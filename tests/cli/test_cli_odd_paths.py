@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_run import _command, _env, cli, error_line, ok
+from cli_run import _command, _env, cli, cli_bytes, error_line, ok
 from core_helpers import SLICES, read_fixture, write_text
 from test_cli_sources import tiktoken_encoding
 
@@ -497,3 +497,64 @@ def test_a_file_whose_name_starts_with_a_dash_is_named_in_the_error(tmp_path, ar
     fixed = ["./-dash.txt" if a == "-dash.txt" else a for a in args]
     if args[0] == "encode":  # named so, it is read
         ok(cli(tmp_path, *fixed))
+
+
+def test_a_name_that_is_not_utf8_is_shown_with_its_byte(tmp_path):
+    """The outputs audit: a 0xff byte in a name showed as \\udcff (wrote o\\udcff.npy),
+    which is neither the byte nor anything a shell reads back; now \\xff, as $'...' reads
+    it, and shell_word quotes it so."""
+    from bpe_studio.cli.output import shell_word
+
+    name = os.fsdecode(b"o\xff.npy")
+    write_text(tmp_path / "a.txt", "Ünïcödé text")
+    said = ok(cli(tmp_path, "encode", "a.txt", "--tokenizer", "gpt2", "--out", name))
+    assert said.splitlines()[-1] == "wrote o\\xff.npy"
+    assert shell_word(name) == "$'o\\xff.npy'"
+
+
+def test_ids_cut_short_on_standard_input_are_said_as_in_a_file(tmp_path):
+    """The outputs audit: a cut-off .npy on standard input gave NumPy's "EOF: reading
+    array data, expected 3220 bytes got 873"; the same file by path, the line below."""
+    np.save(tmp_path / "ids.npy", np.arange(1_000, dtype=np.uint16))
+    cut = (tmp_path / "ids.npy").read_bytes()[:1001]
+    (tmp_path / "cut.npy").write_bytes(cut)
+    said = "is a damaged .npy file: it holds 436 of the 1,000 ids its header announces (cut short?)"
+    by_path = cli(tmp_path, "decode", "cut.npy", "--tokenizer", "gpt2")
+    assert error_line(by_path) == f"bpe-studio: error: cut.npy: {said}"
+    piped = cli_bytes(tmp_path, "decode", "-", "--tokenizer", "gpt2", stdin=cut)
+    assert piped.returncode == 1
+    assert piped.stderr.decode().strip() == f"bpe-studio: error: <stdin>: {said}"
+
+
+@pytest.mark.parametrize("command", ["encode", "train"])
+@pytest.mark.parametrize("empty", ["input", "out"])
+def test_an_empty_path_is_said_to_be_empty(tmp_path, command, empty):
+    """The outputs audit: encode '' said ": is a directory, not a file" (Path("") is the
+    current folder), and train --out '' wrote its files into the current folder."""
+    write_text(tmp_path / "a.txt", "Ünïcödé text")
+    corpus = "" if empty == "input" else "a.txt"
+    out = "" if empty == "out" else ("ids.npy" if command == "encode" else "tok")
+    extra = ("--tokenizer", "gpt2") if command == "encode" else ("--vocab-size", 300)
+    line = error_line(cli(tmp_path, command, corpus, *extra, "--out", out))
+    what = "file" if command == "encode" else "corpus file"
+    assert line == (
+        f"bpe-studio: error: '': the {what} name is empty (an unset shell variable?); name "
+        f"the {what}"
+        if empty == "input"
+        else "bpe-studio: error: --out '': the path is empty (an unset shell variable?); name "
+        "the output"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_options_after_a_double_dash_are_said_to_be_files(tmp_path):
+    """The outputs audit: encode -- -d.txt --tokenizer T --out x.npy advised naming the
+    file ./-d.txt, which -- had already done: what went wrong is the options after it."""
+    write_text(tmp_path / "-d.txt", "hello world")
+    result = cli(tmp_path, "encode", "--", "-d.txt", "--tokenizer", "gpt2", "--out", "x.npy")
+    assert result.returncode == 2
+    assert result.stderr.rstrip().endswith(
+        "required: --tokenizer, --out (after --, every word is read as a file, --tokenizer, "
+        "--out too: put the options before --)"
+    )
+    ok(cli(tmp_path, "encode", "--tokenizer", "gpt2", "--out", "x.npy", "--", "-d.txt"))
