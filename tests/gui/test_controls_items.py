@@ -546,3 +546,12 @@ def test_stopping_before_the_first_merge_puts_the_loaded_tokenizer_back(qtbot, w
     assert window.state.phase is Phase.LOADED and window.state.loaded is loaded
     assert window.merge_list.model.rowCount() == 50_000
     assert "nothing was learned" in window.statusBar().currentMessage()
+
+
+def test_a_special_token_holding_a_break_python_splits_at_stays_one(qtbot, window):
+    """One line is one token, as on the command line: str.splitlines also splits at NEL,
+    \\v, \\f and \\x1c-\\x1e, and the app trained two special tokens of '<|a\\x85b|>'."""
+    odd = ["<|a\x85b|>", "<|c\x0bd|>", "<|e\x1cf|>", "<|g\x0ch|>"]
+    window.panel.specials_edit.setText("\n".join(odd))
+    assert window.panel.special_tokens() == tuple(odd)
+    assert window.panel.specials_ids.text() == "→ 256\n→ 257\n→ 258\n→ 259"

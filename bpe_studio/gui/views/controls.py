@@ -297,10 +297,9 @@ class TrainingPanel(QWidget):
         ids = special_ids_text(kept)
         # One id per line of the edit, beside it (blank, repeated and refused lines get none).
         id_of = {tok: BYTE_TOKENS + i for i, tok in enumerate(kept)}
-        lines = [line.strip() for line in self.specials_edit.text().splitlines()]
         shown: set[str] = set()
         beside = []
-        for line in lines:
+        for line in self.specials_edit.lines():
             beside.append(f"→ {id_of[line]}" if line in id_of and line not in shown else "")
             shown.add(line)
         self.specials_ids.setText("\n".join(beside))

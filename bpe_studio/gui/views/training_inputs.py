@@ -84,9 +84,14 @@ class SpecialTokensEdit(QPlainTextEdit):
     def setText(self, text: str) -> None:  # noqa: N802 - QLineEdit's name, for callers
         self.setPlainText(text)
 
+    def lines(self) -> list[str]:
+        """The edit's lines, each without the spaces around it. subtle: split at line breaks
+        only; ``str.splitlines`` also splits at NEL, U+2028, \\v, \\f and \\x1c-\\x1e, which
+        made two special tokens of one holding them, where the command line takes one."""
+        return [line.strip() for line in self.toPlainText().replace("\r\n", "\n").split("\n")]
+
     def tokens(self) -> tuple[str, ...]:
-        lines = (line.strip() for line in self.toPlainText().splitlines())
-        return tuple(dict.fromkeys(line for line in lines if line))
+        return tuple(dict.fromkeys(line for line in self.lines() if line))
 
     def problem(self) -> str | None:
         """Why the first token that cannot be trained cannot (the trainer's words), or None."""
