@@ -64,10 +64,12 @@ def program() -> int:
 
         guard_stderr()
         code = main(exiting=True)
-        # One a finalizer dropped after the command's last check ends it as one landing now.
-        from ..core.io.interrupts import raise_dropped
+        if code == 0:
+            # One a finalizer dropped after the command's last check ends it as one landing
+            # now; a command that failed or was interrupted has said so already, once.
+            from ..core.io.interrupts import raise_dropped
 
-        raise_dropped()
+            raise_dropped()
     except KeyboardInterrupt:
         code = _interrupted()
     from .termination import terminated

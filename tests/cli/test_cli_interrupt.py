@@ -414,3 +414,37 @@ def test_sigterm_inside_a_finalizer_after_the_last_check_is_the_exit_code(tmp_pa
     assert done.returncode == 143, done.stderr
     assert done.stderr.splitlines()[-1] == "bpe-studio: error: interrupted", done.stderr
     assert "Exception ignored" not in done.stderr
+
+
+_TWO_CTRL_C = """
+import sys
+import bpe_studio.cli.inspect as inspect_command
+
+
+class Finalized:
+    def __del__(self):
+        raise KeyboardInterrupt  # as Python's SIGINT handler raising while __del__ runs
+
+
+def cmd(args):
+    Finalized()  # a first Ctrl-C, dropped by Python and kept
+    raise KeyboardInterrupt  # a second one, in the command's own code
+
+
+inspect_command.cmd_inspect = cmd
+sys.argv = ["bpe-studio", "inspect", "gpt2"]
+from bpe_studio.cli import program
+
+sys.exit(program())
+"""
+
+
+def test_a_ctrl_c_dropped_then_one_landing_is_said_once(tmp_path):
+    # The review: the command said "interrupted", then the dropped one was raised again at
+    # the end and said a second time.
+    done = subprocess.run(
+        [sys.executable, "-c", _TWO_CTRL_C], cwd=tmp_path, capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines() == ["bpe-studio: error: interrupted"], done.stderr
