@@ -107,12 +107,10 @@ class Tokenizer(TiktokenNames):
         self.merger, self._encoder = t.merger, t.encoder
         # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
         self._findall = self._encoder.findall
-        # What the tokenizer was loaded from (a preset's name, a file), for ``repr``.
-        self.name: str | None = None
-        # The ids a tokenizer.json's post-processor puts around every text
-        # (``encode(text, add_special_tokens=True)``), or None: a view offers that option.
+        self.name: str | None = None  # what it was loaded from (a preset, a file): repr
+        # The ids a tokenizer.json's post-processor puts around every text (``encode(text,
+        # add_special_tokens=True)``) or None, and what is done otherwise than the file says.
         self.template: Template | None = t.template
-        # What is done otherwise than the file says (TokenizerData.notes), for the summaries.
         self.notes: tuple[str, ...] = () if data is None else data.notes
 
     # ----------------------------------------------------------------- files
