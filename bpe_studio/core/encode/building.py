@@ -4,8 +4,8 @@ What it does: :func:`build` makes all of them (:class:`Tables`): it checks the m
 (:func:`merge_list`), that none repeats (:func:`refuse_repeats`) and the byte tokens
 (:func:`byte_ids`), gives special tokens their ids (:func:`append_specials`,
 :func:`place_specials`), finds the whole tokens a pre-token may be looked up as
-(:func:`whole_tokens`), and makes the merger and the encoder. What it leaves out:
-the rank table (``packed``) and reading files (``formats``).
+(:func:`whole_tokens`, :func:`file_whole_tokens`), and makes the merger and the encoder.
+What it leaves out: the rank table (``packed``) and reading files (``formats``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from numbers import Integral
 from typing import TYPE_CHECKING
 
+from ..formats.base.byte_chars import encode_token
 from ..formats.base.data import id_limit, sparse_id
 from ..io.read_only import ReadOnlyDict, ReadOnlyList
 from ..pretokenization.boundaries import SPECIALS_ONLY, CutRules
@@ -126,12 +127,18 @@ def build(
     # ignore_merges: every pre-token is looked up whole first, not only ASCII ones, since
     # tokens merging cannot reach are found so too.
     lookup_all = data is not None and data.ignore_merges
-    if lookup_all and whole_except is None:
-        whole_except = ()
     # Added tokens, special or not, are cut out of the text before merging: never merged,
-    # never looked up whole.
+    # never looked up whole (but under ignore_merges, see ``file_whole_tokens``).
     cut_ids = special_ids | added_ids
-    whole = whole_tokens(own_vocab, inv, whole_except, cut_ids.values())
+    whole: dict[bytes, int] | None
+    if lookup_all:
+        assert data is not None
+        # The file's own added tokens too: those this tokenizer leaves ordinary (``no_specials``)
+        # are looked up as tokenizers looks them up with ``encode_special_tokens``.
+        hidden = [*cut_ids.values(), *data.special_tokens.values(), *data.added_tokens.values()]
+        whole = file_whole_tokens(own_vocab, inv, hidden, data.added_in_model)
+    else:
+        whole = whole_tokens(own_vocab, inv, whole_except, cut_ids.values())
     # The merge strategies, the rank table and the per-pre-token cache.
     merger = Merger(
         own_vocab, bytes_ids, cut_ids.values(), ranks, lists, whole, lookup_all=lookup_all
@@ -322,4 +329,34 @@ def whole_tokens(
     for idx in {*whole_except, *special_ids}:
         if inv.get(vocab[idx]) == idx:
             del inv[vocab[idx]]
+    return inv
+
+
+def file_whole_tokens(
+    vocab: Mapping[int, bytes],
+    inv: dict[bytes, int],
+    hidden: Iterable[int],
+    added_in_model: Mapping[str, int],
+) -> dict[bytes, int]:
+    """token bytes -> id, as a ``tokenizer.json`` with ``ignore_merges`` looks a pre-token up
+    (``TokenizerData.added_in_model``): every model token, those merging cannot reach
+    included; no added token (the ``hidden`` ids) but those its ``model.vocab`` holds under
+    their own text. tokenizers looks a pre-token up by its byte-level spelling, so only a
+    text that spells its own bytes is found (``"<pad>"``; ``"<|a b|>"`` by no one: a space
+    is spelt ``Ġ``), whether or not the token is cut out of the text first. ``inv`` is
+    consumed."""
+    hidden = set(hidden)
+    shared = len(inv) != len(vocab)
+    for idx in hidden:
+        if inv.get(vocab[idx]) == idx:
+            del inv[vocab[idx]]
+    if shared:
+        # subtle: an added token may hold the bytes of a model token (phi-2's "  "); with
+        # the lower id it hid that token from ``inv``.
+        for idx, tok in sorted(vocab.items()):
+            if idx not in hidden:
+                inv.setdefault(tok, idx)
+    for text, idx in added_in_model.items():
+        if encode_token(text.encode("utf-8")) == text:
+            inv[text.encode("utf-8")] = idx
     return inv

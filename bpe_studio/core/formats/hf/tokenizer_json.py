@@ -411,16 +411,21 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     if parts.template is not None and (problem := unknown_id(parts.template, vocab)):
         raise r.fail("post_processor", problem)
     check_id_range(vocab, name)
+    ignore_merges = bool(model.get("ignore_merges"))
     return TokenizerData(
         vocab,
         merges,
         {s: idx for s, idx in specials.items() if s in special},
         parts.pattern,
-        ignore_merges=bool(model.get("ignore_merges")),
+        ignore_merges=ignore_merges,
         pipeline=parts.pipeline,
         template=parts.template,
         added_tokens={s: idx for s, idx in specials.items() if s not in special},
         notes=() if note is None else (note,),
+        # Where tokenizers would look a pre-token up as one of them (ignore_merges only).
+        added_in_model={s: i for s, i in specials.items() if raw_vocab.get(s) == i}
+        if ignore_merges
+        else {},
     )
 
 
