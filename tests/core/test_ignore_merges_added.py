@@ -31,6 +31,7 @@ from bpe_studio.core import Tokenizer
 from bpe_studio.core.encode.encode_file import encode_file
 from bpe_studio.core.encode.foreign import open_tokenizer
 from bpe_studio.core.encode.merging import kernel_start
+from bpe_studio.core.formats.files import LossyFormatWarning
 
 # The model's vocabulary holds these under their own text (as BpeTrainer's special tokens and
 # BPE Studio's own writer until now put them there) ...
@@ -168,6 +169,35 @@ def test_files_in_chunks(shape, tmp_path, workers):
         out = tmp_path / "ids.npy"
         encode_file(tok, source, out, workers=workers)
         assert np.load(out).tolist() == _ids(_hf(path, plain=plain), text)
+
+
+def test_written_back_tokenizers_encodes_as_the_source(shape, tmp_path):
+    """``convert --to hf`` wrote every added token into model.vocab: the file it wrote
+    looked "word" up in "word_1" where the source merged it."""
+    path, ours = shape
+    (written,) = ours.save(tmp_path / "hf", format="hf")
+    obj = json.loads(written.read_text(encoding="utf-8"))
+    held = HELD_SPECIAL + [t.content for t in HELD_PLAIN]
+    assert {t for t in CONTENTS if t in obj["model"]["vocab"]} == set(held)
+    again = Tokenizer.from_hf(written)
+    for text in FIXED:
+        for plain in (False, True):
+            expected = _ids(_hf(path, plain=plain), text)
+            assert _ids(_hf(str(written), plain=plain), text) == expected, (text, plain)
+        assert again.encode(text) == ours.encode(text)
+        assert again.encode_ordinary(text) == ours.encode_ordinary(text)
+
+
+def test_ids_a_count_cannot_give_are_kept_with_a_warning(shape, tmp_path):
+    """A truncated tokenizer keeps its added tokens' ids past the vocabulary it lost, which
+    tokenizers' count (past model.vocab's entries) cannot give: written there after all, and
+    the added tokens tokenizers will now look up whole are named."""
+    path, ours = shape
+    short = ours.truncated(100)
+    with pytest.warns(LossyFormatWarning, match=r"'<eot>', '<x>' are written into model.vocab"):
+        (written,) = short.save(tmp_path / "hf", format="hf")
+    hf = _hf(str(written))
+    assert [hf.token_to_id(t) for t in CONTENTS] == list(map(ours.encode_single_token, CONTENTS))
 
 
 def test_without_ignore_merges_nothing_is_looked_up(tmp_path):

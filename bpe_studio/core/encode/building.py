@@ -48,6 +48,7 @@ class Tables:
     special_ids: dict[str, int]
     added_ids: dict[str, int]
     lookup_all: bool
+    added_in_model: dict[str, int]
     merger: Merger
     encoder: Encoder
     template: Template | None
@@ -162,6 +163,7 @@ def build(
         special_ids,
         ReadOnlyDict(added_ids),
         lookup_all,
+        ReadOnlyDict(data.added_in_model if lookup_all and data is not None else {}),
         merger,
         encoder,
         template,
@@ -340,7 +342,7 @@ def file_whole_tokens(
 ) -> dict[bytes, int]:
     """token bytes -> id, as a ``tokenizer.json`` with ``ignore_merges`` looks a pre-token up
     (``TokenizerData.added_in_model``): every model token, those merging cannot reach
-    included; no added token (the ``hidden`` ids) but those its ``model.vocab`` holds under
+    included; no added token (the ``hidden`` ids) but those its model.vocab holds under
     their own text. tokenizers looks a pre-token up by its byte-level spelling, so only a
     text that spells its own bytes is found (``"<pad>"``; ``"<|a b|>"`` by no one: a space
     is spelt ``Ġ``), whether or not the token is cut out of the text first. ``inv`` is

@@ -102,6 +102,8 @@ class Tokenizer(TiktokenNames):
         # The special tokens before which text may be cut (``building.build`` says which).
         self.cut_specials = t.cut_specials
         self._lookup_all = t.lookup_all  # ignore_merges: every pre-token looked up whole
+        # ignore_merges: the added tokens model.vocab holds (``TokenizerData.added_in_model``).
+        self._added_in_model = t.added_in_model
         # The merge strategies, the rank table and the per-pre-token cache; what turns text
         # into ids, on the compiled path or the Python one (``encoder``).
         self.merger, self._encoder = t.merger, t.encoder
@@ -225,6 +227,7 @@ class Tokenizer(TiktokenNames):
             pipeline=self._hf_pipeline,
             template=self.template,
             added_tokens=dict(self.added_tokens),
+            added_in_model=dict(self._added_in_model),
         )
 
     def save(

@@ -337,6 +337,7 @@ class LabProcess:
                 "pipeline": data.pipeline,
                 "template": data.template,
                 "added_tokens": data.added_tokens,
+                "added_in_model": data.added_in_model,
             }
             self._send(conn, ("loaded-rest", run_id, rest))
             self._loaded_sent = run_id

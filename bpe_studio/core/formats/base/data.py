@@ -84,12 +84,12 @@ class TokenizerData:
       summaries and the app to say (a ``tokenizer.json``'s truncation and padding, not applied:
       ``hf.kind.whole_text_note``); not part of equality.
     - ``added_in_model``: with ``ignore_merges``, the added tokens (special or not) that a
-      ``tokenizer.json``'s ``model.vocab`` also holds under their own text: string -> that id.
+      ``tokenizer.json``'s model.vocab also holds under their own text: string -> that id.
       ``tokenizers`` looks every pre-token up there whole, by its byte-level spelling, so a
       pre-token that is such a token's text (``"<pad>"``, not ``"<|a b|>"``: a space is never
       its own spelling) is that id also where the token is not cut out (``single_word``,
-      ``encode_ordinary``); the other added tokens are never looked up so. Written back into
-      ``model.vocab``, and only these.
+      ``encode_ordinary``); the other added tokens are never looked up so. Written back, they
+      are the added tokens model.vocab holds (``formats.hf.tokenizer_json``).
 
     >>> vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
     >>> TokenizerData(vocab, [(b"a", b"b")], {}, "gpt2").merges

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from importlib import metadata
@@ -39,7 +40,6 @@ from .onig import translate
 from .template import unknown_id
 
 if TYPE_CHECKING:
-    from .added_tokens import AddedToken
     from .components import Components
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
@@ -196,11 +196,11 @@ def _ids_counted_once() -> bool:
     return (major, minor) >= (0, 23)
 
 
-def _added_ids(added: Sequence[AddedToken], vocab: dict[str, Any], r: _Reader) -> dict[str, int]:
+def _added_ids(contents: Sequence[str], vocab: Mapping[str, Any]) -> dict[str, int]:
     """Each added token's id as the installed tokenizers gives it when it loads the file
-    (``serialization.rs``, then ``AddedVocabulary::add_tokens``), in the file's order: the
-    model's own for a token its vocabulary holds; else the next of a count that starts at the
-    number of entries of that vocabulary (``_ids_counted_once``).
+    (``serialization.rs``, then ``AddedVocabulary::add_tokens``), in the file's order (each
+    token once): the model's own for a token its vocabulary holds; else the next of a count
+    that starts at the number of entries of that vocabulary (``_ids_counted_once``).
 
     subtle: the id written beside each added token is not read: tokenizers only warns where
     it differs (a vocabulary with gaps in its ids, a file edited by hand), and its id is the
@@ -208,17 +208,15 @@ def _added_ids(added: Sequence[AddedToken], vocab: dict[str, Any], r: _Reader) -
     size = len(vocab)
     ids: dict[str, int] = {}
     count = size
-    for i, token in enumerate(added):
-        if token.content in ids:
-            raise r.fail(f"added_tokens[{i}]", f"{token.content!r} is given twice")
-        own = vocab.get(token.content)
+    for content in contents:
+        own = vocab.get(content)
         if isinstance(own, int) and not isinstance(own, bool):
-            ids[token.content] = own
+            ids[content] = own
         elif _ids_counted_once():
-            ids[token.content], count = count, count + 1
+            ids[content], count = count, count + 1
         else:
             top = max(ids.values(), default=None)
-            ids[token.content] = size if top is None or (top < size and size) else top + 1
+            ids[content] = size if top is None or (top < size and size) else top + 1
     return ids
 
 
@@ -347,7 +345,11 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     if not isinstance(raw_vocab, dict):
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
     # Every added token, special or not: each is cut out of the text whole, never merged.
-    specials = _added_ids(parts.added, raw_vocab, r)
+    contents = [token.content for token in parts.added]
+    for i, content in enumerate(contents):
+        if content in contents[:i]:
+            raise r.fail(f"added_tokens[{i}]", f"{content!r} is given twice")
+    specials = _added_ids(contents, raw_vocab)
     for content, at in specials.items():
         if content not in raw_vocab:  # one model.vocab holds is refused below, as its spelling
             _refuse_a_decoding_of_other_bytes(content, at, r)
@@ -559,7 +561,7 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
     }
 
 
-def _hf_object(data: TokenizerData) -> dict[str, Any]:
+def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
     # Added tokens, special or not, are written alike but for their "special" flag.
     every_added = {**data.added_tokens, **data.special_tokens}
     problem = added_tokens_problem(every_added)
@@ -567,7 +569,7 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
         raise ValueError(problem)
     special_ids = set(every_added.values())
     special_of = {idx: s for s, idx in every_added.items()}
-    vocab: dict[str, int] = {}
+    spelt: dict[str, int] = {}  # every token as model.vocab would write it
     inverse: dict[bytes, int] = {}
     text_of: dict[bytes, str] = {}
     added_ids = set(data.added_tokens.values())
@@ -583,13 +585,20 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
         # tokenizers looks up to give it its id; its byte-level spelling ("<|endĠofĠtext|>"
         # for one with spaces) is found by no one.
         text = special_of.get(idx, text_of[tok])
-        if text in vocab:
+        if text in spelt:
             raise ValueError(
-                f"ids {vocab[text]} and {idx} would both be written as {text!r} (a special token "
+                f"ids {spelt[text]} and {idx} would both be written as {text!r} (a special token "
                 "as its own text, the other token's bytes in byte-level spelling): tokenizers "
                 "would read them as one token"
             )
-        vocab[text] = idx
+        spelt[text] = idx
+    # subtle: under ignore_merges tokenizers looks every pre-token up in model.vocab first,
+    # added tokens' entries too, so only those the file read held are written there
+    # (``added_in_model``); the others take ids counted past its entries, as they did there.
+    free: dict[str, int] = {}
+    if data.ignore_merges:
+        free = {s: i for s, i in every_added.items() if data.added_in_model.get(s) != i}
+    vocab = {text: idx for text, idx in spelt.items() if text not in free}
     for s, idx in every_added.items():
         if data.vocab.get(idx) != s.encode("utf-8"):
             raise ValueError(f"added token {s!r}: id {idx} does not hold it in the vocabulary")
@@ -630,6 +639,12 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
             for token in read
         ]
         added = read + [token for token in added if token["content"] not in known]
+    given = _added_ids([str(token["content"]) for token in added], vocab)
+    if any(given[s] != idx for s, idx in every_added.items()):
+        # A count cannot give them their ids (a truncated tokenizer's, one whose special
+        # tokens were turned off): model.vocab holds them all, as without ignore_merges.
+        vocab = spelt
+        _warn_looked_up_whole(free, where)
     return {
         "version": "1.0",
         "truncation": None,
@@ -659,6 +674,27 @@ def _hf_object(data: TokenizerData) -> dict[str, Any]:
     }
 
 
+def _warn_looked_up_whole(written: Mapping[str, int], where: str) -> None:
+    """LossyFormatWarning naming the added tokens written into model.vocab that a file with
+    ``ignore_merges`` will look a pre-token up as (``building.file_whole_tokens``: those
+    whose text is its own byte-level spelling), where this tokenizer merges it."""
+    found = [s for s in sorted(written, key=written.__getitem__) if encode_token(s.encode()) == s]
+    if not found:
+        return
+    # subtle: imported here: formats.files imports this module.
+    from ..files import LossyFormatWarning
+
+    warnings.warn(
+        f"{where}: added token(s) {', '.join(map(repr, found))} are written into model.vocab "
+        "to keep their ids (tokenizers counts the others' past its entries); with ignore_merges, "
+        "tokenizers then gives a pre-token that is such a text that token's id where it is "
+        "not cut out first (special tokens read as text, single_word, lstrip), where this "
+        "tokenizer merges its bytes",
+        LossyFormatWarning,
+        stacklevel=4,
+    )
+
+
 def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
     """Write ``directory/tokenizer.json`` (atomically) for ``data``; returns its path.
 
@@ -666,7 +702,7 @@ def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
     """
     where = os.fspath(Path(directory) / "tokenizer.json")
     try:
-        obj = _hf_object(data)
+        obj = _hf_object(data, where)
     except ValueError as e:
         raise ValueError(f"{where}: cannot write this tokenizer: {e}") from None
     text = json.dumps(obj, ensure_ascii=False) + "\n"
