@@ -99,16 +99,13 @@ class Tokenizer(TiktokenNames):
         self.specials, self.special_tokens = t.specials, t.special_tokens
         # added_tokens: a tokenizer.json's non-special ones (``TokenizerData.added_tokens``).
         self._special_ids, self.added_tokens = t.special_ids, t.added_ids
-        # The special tokens before which text may be cut (``building.build`` says which).
-        self.cut_specials = t.cut_specials
-        self._lookup_all = t.lookup_all  # ignore_merges: every pre-token looked up whole
-        # ignore_merges: the added tokens model.vocab holds (``TokenizerData.added_in_model``).
-        self._added_in_model = t.added_in_model
+        self.cut_specials = t.cut_specials  # those before which text may be cut (building)
+        # ignore_merges: every pre-token looked up whole; the added tokens model.vocab holds.
+        self._lookup_all, self._added_in_model = t.lookup_all, t.added_in_model
         # The merge strategies, the rank table and the per-pre-token cache; what turns text
         # into ids, on the compiled path or the Python one (``encoder``).
         self.merger, self._encoder = t.merger, t.encoder
-        # pre.findall, on the standard library's `re` for the named patterns (``re_split``).
-        self._findall = self._encoder.findall
+        self._findall = self._encoder.findall  # pre.findall, on `re` for named patterns
         self.name: str | None = None  # what it was loaded from (a preset, a file): repr
         # The ids a tokenizer.json's post-processor puts around every text (``encode(text,
         # add_special_tokens=True)``) or None, and what is done otherwise than the file says.
