@@ -10,9 +10,9 @@
 - ``bpe-studio convert SRC --to gpt2|hf|tiktoken --out DIR|- [--name NAME] [--force]``
 - ``bpe-studio inspect SRC [--corpus FILE ...] [--against SRC2] [--json]``
 
-SRC is a preset name, a GPT-2 directory or vocab.json, a tokenizer.json (any kind), a
-.tiktoken file, or a Hugging Face Hub model as hf:ORG/NAME[@REVISION] (fetched into the Hub's
-cache, ``sources.fetch_hub``).
+SRC is a preset name (preset:NAME where a path NAME exists too), a GPT-2 directory or
+vocab.json, a tokenizer.json (any kind), a .tiktoken file, or a Hugging Face Hub model as
+hf:ORG/NAME[@REVISION] (fetched into the Hub's cache, ``sources.fetch_hub``).
 
 Headless commands report progress and a summary on stderr; stdout carries only data. Any
 error is one readable line on stderr and a non-zero exit code (2 for a bad option value, 130

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..core import Tokenizer
-from ..core.formats.base.preset_table import PRESETS
+from ..core.formats.base.preset_table import PRESET_PREFIX, PRESETS
 from ..core.formats.files import (
     DEFAULT_NAME,
     LossyFormatWarning,
@@ -77,8 +77,9 @@ def tiktoken_name(source: str, name: str | None) -> str:
         if not name or name != Path(name).name or name.startswith("."):
             raise CliError(f"--name {name!r}: must be a plain file name (no folder, no dot first)")
         return name
-    if source in PRESETS and not Path(source).exists():
-        return source
+    preset = source.removeprefix(PRESET_PREFIX)
+    if preset in PRESETS and (preset != source or not Path(source).exists()):
+        return preset
     return DEFAULT_NAME
 
 

@@ -304,7 +304,8 @@ def _source_help() -> str:
     from ..core.formats.base.preset_table import PRESETS
 
     return (
-        f"a preset ({', '.join(PRESETS)}), a directory holding vocab.json + merges.txt (as "
+        f"a preset ({', '.join(PRESETS)}; preset:NAME where a file or folder NAME is here "
+        "too), a directory holding vocab.json + merges.txt (as "
         "'train' writes them) or GPT-2's gpt2_vocab.json + gpt2_merges.txt, such a vocab.json "
         "itself (its merges file beside it), a Hugging Face tokenizer.json (byte-level BPE "
         "exactly; WordPiece, Unigram and SentencePiece-style BPE through the tokenizers "

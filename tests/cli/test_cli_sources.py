@@ -8,6 +8,7 @@ GPT-2's files read by the tests' own readers. Bad sources give one-line errors.
 from __future__ import annotations
 
 import gzip
+import os
 import shutil
 from pathlib import Path
 
@@ -234,3 +235,20 @@ def test_a_vocab_json_beside_a_tokenizer_json_that_encodes_otherwise_is_warned_o
         assert f"name it ({folder / 'tokenizer.json'}) or the folder" in warned[0]
     stderr = ok(cli(tmp_path, "encode", text, "--tokenizer", folder, "--out", tmp_path / "f.npy"))
     assert "warning" not in stderr
+
+
+def test_a_presets_name_that_is_also_a_folder_is_one_line_and_preset_form_works(
+    tmp_path, text, text_path
+):
+    """Found by the CLI audit: after ``train ... --out gpt2``, ``encode --tokenizer gpt2``
+    read that folder and said "pattern: gpt2"; a folder of anything named o200k hid o200k."""
+    (tmp_path / "gpt2").mkdir()
+    result = cli(tmp_path, "encode", text_path, "--tokenizer", "gpt2", "--out", tmp_path / "a.npy")
+    folder = os.path.join(os.curdir, "gpt2")
+    assert error_line(result) == (
+        f"bpe-studio: error: 'gpt2' names both the preset gpt2 and the folder {folder}: "
+        f"write {folder} for the folder, or preset:gpt2 for the preset"
+    )
+    assert not (tmp_path / "a.npy").exists()
+    expected = tiktoken_encoding("gpt2").encode(text, allowed_special="all")
+    assert encode_ids(tmp_path, text_path, "preset:gpt2") == expected

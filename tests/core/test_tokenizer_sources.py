@@ -13,6 +13,7 @@ import gzip
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import tiktoken
@@ -188,3 +189,52 @@ def test_gpt2_files_beside_a_tokenizer_json_that_encodes_alike_are_said_nothing_
     (other / "tokenizer.json").write_bytes((tmp_path / "qwen" / "tokenizer.json").read_bytes())
     Tokenizer.preset("gpt2").save(other)
     assert tokenizer_json_beside(other / "vocab.json", load_data(other / "vocab.json")) is None
+
+
+# ------------------------------------------------------- a preset's name that is also a path
+@pytest.mark.parametrize(("name", "preset"), [("gpt2", "gpt2"), ("GPT-4o", "o200k_base")])
+def test_a_presets_name_that_is_also_a_folder_is_refused_naming_both(
+    tmp_path, monkeypatch, other, name, preset
+):
+    """Found by the CLI audit: in a folder where ``train --out gpt2`` had run, ``--tokenizer
+    gpt2`` encoded with that 300-token run and said "pattern: gpt2"."""
+    other.save(tmp_path / name)  # what `train --out gpt2` leaves
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError) as err:
+        Tokenizer.load(name)
+    folder = os.path.join(os.curdir, name)
+    assert str(err.value) == (
+        f"{name!r} names both the preset {preset} and the folder {folder}: write {folder} "
+        f"for the folder, or preset:{preset} for the preset"
+    )
+    # Each one is still there to be named: a path written as one, a Path, or the preset.
+    for path in (folder, name + os.sep, tmp_path / name, Path(name)):
+        assert Tokenizer.load(path).vocab == other.vocab
+    assert load_data(f"preset:{preset}").vocab == load_data(_preset_files(preset)).vocab
+    assert (
+        load_data(f"preset:{name}").special_tokens == load_data(f"preset:{preset}").special_tokens
+    )
+
+
+def _preset_files(preset: str) -> Path:
+    """The preset's rank file or GPT-2 files, loaded as files (the preset read another way)."""
+    if preset == "gpt2":
+        return FIXTURES / "gpt2_vocab.json"
+    return RESOURCES / f"{preset}.tiktoken.gz"
+
+
+def test_any_path_named_like_a_preset_is_refused_and_preset_form_is_checked(tmp_path, monkeypatch):
+    # A folder of anything, or a file: each hid the preset ("o200k: a directory without...").
+    (tmp_path / "o200k").mkdir()
+    (tmp_path / "cl100k_base").write_text("notes\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(
+        ValueError, match=r"^'o200k' names both the preset o200k_base and the folder"
+    ):
+        load_data("o200k")
+    with pytest.raises(
+        ValueError, match=r"^'cl100k_base' names both the preset cl100k_base and the file"
+    ):
+        load_data("cl100k_base")
+    with pytest.raises(ValueError, match=r"unknown preset 'o300k'; the presets are gpt2"):
+        load_data("preset:o300k")

@@ -29,7 +29,13 @@ from ..pretokenization.scan_patterns import unwrapped
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
-from .base.preset_table import PRESETS, UNBUNDLED, preset_name
+from .base.preset_table import (
+    PRESET_PREFIX,
+    PRESETS,
+    UNBUNDLED,
+    checked_preset_name,
+    preset_name,
+)
 from .hf.components import only_a_file_says
 from .hf.kind import ForeignTokenizerFile, RefusedByteLevelFile, kind_of, tokenizers_reads
 from .hf.tokenizer_json import (
@@ -341,15 +347,16 @@ def load_data(
     pattern: str | None = None,
     special_tokens: Iterable[str] | Mapping[str, int] | None = None,
 ) -> TokenizerData:
-    """Read the tokenizer ``source`` names: a preset name, a GPT-2 directory (``vocab.json``
-    + ``merges.txt``, or ``gpt2_vocab.json`` + ``gpt2_merges.txt``) or such a vocabulary
-    file named directly (a name ending in ``vocab.json``, its merges file beside it), a
-    ``tokenizer.json`` (or a directory holding one), or a ``.tiktoken``/``.tiktoken.gz``
-    file (or its sidecar ``NAME.tiktoken.json``, or a directory holding it; ``pattern``
-    needed unless the sidecar is beside it or it is one of OpenAI's), or a Hub model as
-    ``hf:ORG/NAME[@REVISION]`` (``hf_hub.fetch_tokenizer``: from the Hub's cache, or
-    downloaded into it). A directory must hold one tokenizer: several that differ are an
-    error naming them.
+    """Read the tokenizer ``source`` names: a preset name (or ``preset:NAME``, needed where a
+    path NAME exists too: a bare name that is both is refused, naming each), a GPT-2
+    directory (``vocab.json`` + ``merges.txt``, or ``gpt2_vocab.json`` + ``gpt2_merges.txt``)
+    or such a vocabulary file named directly (a name ending in ``vocab.json``, its merges
+    file beside it), a ``tokenizer.json`` (or a directory holding one), or a
+    ``.tiktoken``/``.tiktoken.gz`` file (or its sidecar ``NAME.tiktoken.json``, or a
+    directory holding it; ``pattern`` needed unless the sidecar is beside it or it is one of
+    OpenAI's), or a Hub model as ``hf:ORG/NAME[@REVISION]`` (``hf_hub.fetch_tokenizer``:
+    from the Hub's cache, or downloaded into it). A directory must hold one tokenizer:
+    several that differ are an error naming them.
 
     ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and of rank files without
     a sidecar; for files that carry their own (a ``tokenizer.json``, a sidecar, a preset) it
@@ -370,26 +377,49 @@ def load_data(
     if pattern is not None:
         pretokenizer(pattern)  # a bad regex fails before any file is read
     model = parse_hub_source(name)
-    path = Path(source) if model is None else fetch_tokenizer(model)
-    loop = link_loop(path)
-    if loop is not None:
-        raise ValueError(f"{name}: {loop}")
-    if not path.exists():
-        preset = preset_name(source) if isinstance(source, str) else None
-        if preset is not None:
-            data = preset_data(preset)
-        elif alias_key(name).startswith(UNBUNDLED) or alias_key(name) in ALIASES:
-            raise ValueError(_not_a_preset(name))
-        else:
-            raise FileNotFoundError(_not_a_preset(name))
-    elif path.is_dir():
-        data = _load_folder(path, pattern, extra)
+    preset = _preset_meant(source) if model is None else None
+    path = None
+    if preset is not None:
+        data = preset_data(preset)
     else:
-        data = _load_file(path, pattern, extra)
-    _check_pattern_agrees(data, pattern, name, path if path.exists() else None)
+        path = Path(source) if model is None else fetch_tokenizer(model)
+        loop = link_loop(path)
+        if loop is not None:
+            raise ValueError(f"{name}: {loop}")
+        if not path.exists():
+            if alias_key(name).startswith(UNBUNDLED) or alias_key(name) in ALIASES:
+                raise ValueError(_not_a_preset(name))
+            raise FileNotFoundError(_not_a_preset(name))
+        data = (
+            _load_folder(path, pattern, extra)
+            if path.is_dir()
+            else _load_file(path, pattern, extra)
+        )
+    _check_pattern_agrees(data, pattern, name, path)
     if explicit is not None:
         return replace(data, special_tokens=data.special_tokens | explicit)
-    return _with_extra(data, extra, _vocabulary_file(path) if path.exists() else name)
+    return _with_extra(data, extra, name if path is None else _vocabulary_file(path))
+
+
+def _preset_meant(source: str | os.PathLike[str]) -> str | None:
+    """The preset ``source`` names, or None for a path. ``preset:NAME`` always names one; a
+    bare name (no preset's name holds a folder separator, so ``./gpt2`` and ``gpt2/`` are
+    paths) names one unless a path by that name exists, which is refused: reading either one
+    in silence gave ids of a tokenizer the user may not have meant (``train --out gpt2``
+    leaves a folder named like the preset). A ``PathLike`` is a path."""
+    if not isinstance(source, str):
+        return None
+    if source.startswith(PRESET_PREFIX):
+        return checked_preset_name(source[len(PRESET_PREFIX) :])
+    preset = preset_name(source)
+    if preset is None or not os.path.lexists(source):
+        return preset
+    shown = os.path.join(os.curdir, source)
+    what = "folder" if os.path.isdir(source) else "file"
+    raise ValueError(
+        f"{source!r} names both the preset {preset} and the {what} {shown}: write {shown} "
+        f"for the {what}, or {PRESET_PREFIX}{preset} for the preset"
+    )
 
 
 def _vocabulary_file(path: Path) -> str:

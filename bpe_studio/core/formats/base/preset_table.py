@@ -3,7 +3,7 @@ pattern and special tokens tiktoken publishes for each.
 
 What it does: :data:`PRESETS` lists them, :func:`preset_name` reads the names users bring
 ("GPT-4o", "cl100k"), :func:`preset_settings` gives a preset's pattern name and special tokens,
-:func:`preset_label` names one for a menu.
+:func:`preset_label` names one for a menu, :data:`PRESET_PREFIX` marks a source as a preset.
 What it leaves out: the presets' files (``presets`` reads them).
 """
 
@@ -30,6 +30,9 @@ _PRESETS: dict[str, tuple[str, str, dict[str, int]]] = {
     "o200k_base": ("GPT-4o", "o200k", {EOT: 199999, "<|endofprompt|>": 200018}),
 }
 PRESETS: tuple[str, ...] = tuple(_PRESETS)
+# A source written "preset:NAME" names a preset even where a path NAME exists (as "hf:" names
+# a Hub model); the app's pickers key presets the same way.
+PRESET_PREFIX = "preset:"
 # tiktoken's encodings that no preset holds (alias_key spellings): p50k's tokens differ from
 # GPT-2's although its pattern is GPT-2's; o200k_harmony (gpt-oss) adds special tokens.
 UNBUNDLED = ("p50k", "o200kharmony")
