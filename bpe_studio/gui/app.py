@@ -2,15 +2,15 @@
 ``bpe-studio --demo``.
 
 What it does: parses those arguments, refuses politely (one line, exit code 2) when there is no
-display and (one line, exit code 3) when the installed PySide6 is a build known to crash
-(:mod:`.qt_check`), creates the ``QApplication`` (or reuses one), puts on the colour scheme
-(the system's, light or dark, unless the user chose one: ``views.theme``) with the style
-sheet and the icon from the package ``bpe_studio.resources`` (read with
-``importlib.resources``), shows the main window (laid out as when it closed last,
-``views.window_layout``; at the first start roomy, or maximized on a small screen) and, for
-``--demo``, starts training on the bundled TinyStories sample (:data:`DEMO_CORPUS`) and, once
-it is trained, replays the run over about 20 seconds (with Skip to jump to the end) so a
-first-time user watches it learn.
+display or the one named does not answer (:mod:`.display`) and (one line, exit code 3) when
+the installed PySide6 is a build known to crash (:mod:`.qt_check`), creates the
+``QApplication`` (or reuses one), puts on the colour scheme (the system's, light or dark,
+unless the user chose one: ``views.theme``) with the style sheet and the icon from the
+package ``bpe_studio.resources`` (read with ``importlib.resources``), shows the main window
+(laid out as when it closed last, ``views.window_layout``; at the first start roomy, or
+maximized on a small screen) and, for ``--demo``, starts training on the bundled TinyStories
+sample (:data:`DEMO_CORPUS`) and, once it is trained, replays the run over about 20 seconds
+(with Skip to jump to the end) so a first-time user watches it learn.
 What it leaves out: the headless commands (``bpe_studio.cli``).
 """
 
@@ -30,6 +30,7 @@ else:  # importlib.resources.abc is new in 3.11
     from importlib.abc import Traversable
 
 from ..commands import headless_commands
+from .display import display_problem
 from .qt_check import faulty_build, missing_xcb_library
 
 if TYPE_CHECKING:  # Qt is imported only once a display is known
@@ -53,6 +54,15 @@ NO_DISPLAY_MESSAGE = (
     f"desktop session (or over ssh -X), or work headless with {headless_commands()} (see "
     "`bpe-studio --help`)"
 )
+
+
+def unreachable_display_message(problem: str) -> str:
+    """The one line for a display that is named but does not answer (``display_problem``)."""
+    return (
+        f"bpe-studio: {problem}: no display server answers there (a stale ssh -X or tmux "
+        "session?): start the app from a desktop session (or a fresh ssh -X), or work headless "
+        f"with {headless_commands()} (see `bpe-studio --help`)"
+    )
 
 
 def has_display(environ: dict[str, str] | None = None, platform: str | None = None) -> bool:
@@ -142,6 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     if not has_display():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
+        return EXIT_NO_DISPLAY
+    # Qt given a display that does not answer aborts the process with advice that misleads.
+    unreachable = display_problem()
+    if unreachable is not None:
+        print(unreachable_display_message(unreachable), file=sys.stderr)
         return EXIT_NO_DISPLAY
     problem = faulty_build() or missing_xcb_library()
     if problem is not None:

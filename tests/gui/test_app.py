@@ -5,6 +5,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -97,6 +98,79 @@ def test_no_display_says_so_in_one_line():
         assert "display" in lines[0] and "bpe-studio train" in lines[0]
     else:
         pytest.skip("the no-display check applies to Linux and BSD")
+
+
+def _free_x_display() -> int:
+    """A display number no X server answers on here: no socket file, no abstract socket, no
+    TCP listener on its port."""
+    for number in range(77, 200):
+        if os.path.exists(f"/tmp/.X11-unix/X{number}"):
+            continue
+        addresses = [(socket.AF_INET, ("127.0.0.1", 6000 + number))]
+        if sys.platform.startswith("linux"):
+            addresses.append((socket.AF_UNIX, f"\0/tmp/.X11-unix/X{number}"))
+        taken = False
+        for family, address in addresses:
+            with socket.socket(family, socket.SOCK_STREAM) as probe:
+                taken = taken or probe.connect_ex(address) == 0
+        if not taken:
+            return number
+    raise AssertionError("no free X display number")
+
+
+def test_a_display_no_server_answers_on_says_so_in_one_line():
+    """Found by the CLI audit: ``DISPLAY=:77 bpe-studio gui`` with no X server there (a stale
+    ssh -X or tmux session) printed Qt's four lines advising to reinstall, then aborted
+    (SIGABRT, exit 134)."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the display check applies to Linux and BSD")
+    number = _free_x_display()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    env["DISPLAY"] = f":{number}"
+    code = "import sys; from bpe_studio.gui.app import main; sys.exit(main([]))"
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"bpe-studio: cannot connect to display :{number} ")
+    assert "bpe-studio train" in lines[0] and "Reinstalling" not in lines[0]
+
+
+def test_display_problem_rules(tmp_path):
+    from bpe_studio.gui.display import display_problem
+
+    number = _free_x_display()
+    stale = {"DISPLAY": f":{number}"}
+    assert display_problem(stale, "linux") is not None
+    assert display_problem({"DISPLAY": f"127.0.0.1:{number}.0"}, "linux") is not None
+    # Another platform plugin, or another system: not for this check to say.
+    assert display_problem({**stale, "QT_QPA_PLATFORM": "offscreen"}, "linux") is None
+    assert display_problem(stale, "darwin") is None
+    assert display_problem({}, "linux") is None  # no display named: has_display says so
+    # A server that answers, over TCP as ssh -X forwards it.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        if port > 6000:
+            assert display_problem({"DISPLAY": f"127.0.0.1:{port - 6000}.0"}, "linux") is None
+    # Wayland: WAYLAND_DISPLAY's socket in XDG_RUNTIME_DIR, or an absolute path.
+    wayland = {"WAYLAND_DISPLAY": "wayland-9", "XDG_RUNTIME_DIR": str(tmp_path)}
+    assert display_problem(wayland, "linux") is not None
+    assert "wayland-9" in (display_problem(wayland, "linux") or "")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(tmp_path / "wayland-9"))
+        server.listen()
+        assert display_problem(wayland, "linux") is None
+        # Either display that answers will do, unless the platform is chosen.
+        assert display_problem({**wayland, **stale}, "linux") is None
+        assert display_problem({**wayland, **stale, "QT_QPA_PLATFORM": "xcb"}, "linux")
 
 
 def test_a_faulty_pyside_build_is_refused_in_one_line():
