@@ -3,12 +3,15 @@ engine's, the scanners' and the encoder's kernels."""
 
 from __future__ import annotations
 
+import logging
+import os
 import subprocess
 import sys
 import threading
 import types
 
 import pytest
+from core_helpers import REPO_ROOT
 
 from bpe_studio.core.encode.merging import kernel_start
 from bpe_studio.core.io import numba_cache
@@ -129,7 +132,9 @@ def test_a_warm_up_failing_on_the_cache_forgets_the_entries_and_compiles_again(m
     module = types.ModuleType("fake_kernels")
     forgotten, children, warmed, heard = [], [], [], []
     monkeypatch.setattr(numba_cache, "forget_cached", lambda *k: forgotten.append(k))
-    monkeypatch.setattr(numba_cache, "compile_in_child", children.append)
+    monkeypatch.setattr(
+        numba_cache, "compile_in_child", lambda code, needed=None: children.append(code)
+    )
 
     def warm_up(m):
         warmed.append(m)
@@ -151,7 +156,7 @@ def test_a_load_failing_on_an_entry_thought_cached_says_it_compiles(monkeypatch)
     warmed, heard = [], []
     monkeypatch.setattr(numba_cache, "is_cached", lambda *k: True)  # its index reads fine
     monkeypatch.setattr(numba_cache, "forget_cached", lambda *k: None)
-    monkeypatch.setattr(numba_cache, "compile_in_child", lambda code: None)
+    monkeypatch.setattr(numba_cache, "compile_in_child", lambda code, needed=None: None)
 
     def warm_up(m):
         warmed.append(m)
@@ -168,7 +173,9 @@ def test_without_a_cache_folder_it_says_each_run_compiles_and_compiles_once(monk
     compile, kept nowhere, was done again here: twice the wait (an install audit: 78 s)."""
     module = types.ModuleType("fake_kernels")
     children, warmed, heard = [], [], []
-    monkeypatch.setattr(numba_cache, "compile_in_child", children.append)
+    monkeypatch.setattr(
+        numba_cache, "compile_in_child", lambda code, needed=None: children.append(code)
+    )
     monkeypatch.setattr(numba_cache, "usable_cache_dir", lambda: None)
     loader = _loader(lambda: module, warmed.append)
     assert loader.prepare(heard.append) is module
@@ -181,7 +188,7 @@ def test_a_warm_up_failing_twice_leaves_the_loader_unready(monkeypatch):
     from bpe_studio.core.io import numba_cache
 
     monkeypatch.setattr(numba_cache, "forget_cached", lambda *k: None)
-    monkeypatch.setattr(numba_cache, "compile_in_child", lambda code: None)
+    monkeypatch.setattr(numba_cache, "compile_in_child", lambda code, needed=None: None)
 
     def warm_up(m):
         raise RuntimeError("does not compile here")
@@ -471,3 +478,108 @@ def test_a_cache_folder_that_cannot_be_written_is_replaced_by_a_temporary_one(
         caplog.text
     )
     assert f"caching them in {chosen}" in caplog.text
+
+
+# ------------------------------------------------- one compile at a time across processes
+# The first process's compile: it says it started, then holds (its lock with it) until the
+# test lets it go, as a compile of minutes would; then it leaves the "cached kernels".
+_HELD_COMPILE = """
+import pathlib, time
+folder = pathlib.Path({folder!r})
+(folder / "first_started").touch()
+for _ in range(6000):  # a bound, so that a broken test cannot leave it behind for ever
+    if (folder / "release").exists():
+        break
+    time.sleep(0.01)
+(folder / "kernels").touch()
+"""
+_HOLDER = """
+import sys
+from bpe_studio.core.io import numba_cache
+numba_cache.compile_in_child(sys.argv[1])
+"""
+
+
+def _start_holder(tmp_path, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(REPO_ROOT))
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, _HELD_COMPILE.format(folder=str(tmp_path))], env=env
+    )
+    for _ in range(6000):
+        if (tmp_path / "first_started").exists() or holder.poll() is not None:
+            break
+        threading.Event().wait(0.01)
+    assert (tmp_path / "first_started").exists(), "the first process never began its compile"
+    return holder
+
+
+class _Heard(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.messages: list[str] = []
+        self.waiting = threading.Event()
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+        if "waiting for it" in record.getMessage():
+            self.waiting.set()
+
+
+def _second_compile(tmp_path, cache, monkeypatch):
+    """The second process's compile_in_child (this one's, in a thread) of the same kernels
+    (the same code, so the same lock): the messages it logs, and the thread. Its child is
+    recorded, not run: a file says it would have compiled."""
+    monkeypatch.setattr(numba_cache, "usable_cache_dir", lambda: cache)
+    monkeypatch.setattr(
+        numba_cache.subprocess, "run", lambda *a, **k: (tmp_path / "second_compiled").touch()
+    )
+    heard = _Heard()
+    monkeypatch.setattr(logging.getLogger("bpe_studio.core.io.compile_lock"), "handlers", [heard])
+    thread = threading.Thread(
+        target=numba_cache.compile_in_child,
+        args=(_HELD_COMPILE.format(folder=str(tmp_path)),),
+        kwargs={"needed": lambda: not (tmp_path / "kernels").exists()},
+        daemon=True,
+    )
+    return heard, thread
+
+
+def test_a_second_first_run_waits_for_the_compile_under_way_then_uses_the_cache(
+    tmp_path, monkeypatch
+):
+    """Found by the CLI audit: three first runs at once with an empty cache each compiled the
+    kernels (each said "compiled ... in 228 s"): no process waited on another's compile."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    holder = _start_holder(tmp_path, cache)
+    try:
+        heard, thread = _second_compile(tmp_path, cache, monkeypatch)
+        thread.start()
+        assert heard.waiting.wait(120), heard.messages
+        (tmp_path / "release").touch()
+        thread.join(120)
+        assert not thread.is_alive()
+    finally:
+        (tmp_path / "release").touch()
+        holder.wait(120)
+    assert holder.returncode == 0
+    assert (tmp_path / "kernels").exists()
+    assert not (tmp_path / "second_compiled").exists()  # it loaded what the first compiled
+    assert len([m for m in heard.messages if "waiting for it" in m]) == 1  # said once
+
+
+def test_a_compile_lock_whose_holder_was_killed_does_not_block(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    holder = _start_holder(tmp_path, cache)
+    try:
+        heard, thread = _second_compile(tmp_path, cache, monkeypatch)
+        thread.start()
+        assert heard.waiting.wait(120), heard.messages
+        holder.kill()  # its child ends with it (parent_exit); the system drops its lock
+        holder.wait(120)
+        thread.join(120)
+        assert not thread.is_alive()
+    finally:
+        (tmp_path / "release").touch()
+    assert (tmp_path / "second_compiled").exists()  # nothing was cached: it compiled itself

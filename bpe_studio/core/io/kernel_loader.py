@@ -34,7 +34,7 @@ FIRST_RUN = " (first run only)"
 NO_CACHE = " (no cache folder: each run compiles)"
 
 
-def _no_child(code: str) -> None:
+def _no_child(code: str, needed: Callable[[], bool] | None = None) -> None:
     """compile_in_child's stand-in where nothing compiled in a child can be kept."""
 
 
@@ -182,9 +182,13 @@ class KernelLoader:
             if self._ready:
                 return module
             self._compiling = not is_cached(*kernels)
+
+            def needed() -> bool:  # another process may have compiled them meanwhile
+                return not is_cached(*kernels)
+
             try:
                 if self._compiling:
-                    compile_in_child(self._child_code)
+                    compile_in_child(self._child_code, needed)
                 try:
                     self._warm_up(module)
                 except Exception as exc:
@@ -205,7 +209,7 @@ class KernelLoader:
                         if status is not None and not announced:  # said once (a cache audit)
                             status(said)
                         self._compiling = True
-                        compile_in_child(self._child_code)
+                        compile_in_child(self._child_code, needed)
                         try:
                             self._warm_up(module)
                         except OSError as again:

@@ -12,8 +12,9 @@ source tree, or an import error that read as "numba is missing". :func:`forget_c
 removes the functions' entries, for a cache file numba cannot read (numba/numba#10434).
 Also :func:`is_cached`: whether numba holds a fresh cache entry for each function, so a caller
 can say "compiling" before a multi-second first compile rather than after,
-:func:`compile_in_child`, which compiles in a child process, and :func:`prune`, which after a
-compile removes earlier versions' entries and the folders of copies no longer installed.
+:func:`compile_in_child`, which compiles in a child process (one process at a time:
+``compile_lock``), and :func:`prune`, which after a compile removes earlier versions' entries
+and the folders of copies no longer installed.
 What it leaves out: compiling (numba does that on first call) and cache invalidation (numba
 keys the cache on the source file's timestamp and the machine).
 """
@@ -28,7 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
 from .atomic import remove_stale_temps
+from .compile_lock import compile_lock
 from .user_cache import private_temp_dir, user_cache_dir
 
 # numba's config module sets its attributes at run time, out of a type checker's sight.
@@ -43,6 +45,9 @@ config: Any = _config
 
 
 log = logging.getLogger(__name__)
+# The longest a compile in a child may take; a process waiting on another's compile waits as
+# long, then compiles beside a holder alive but stuck.
+CHILD_TIMEOUT = 600.0
 _usable: list[Path | None] = []  # the folder chosen, once per process
 
 
@@ -304,25 +309,30 @@ end_with_parent({parent})
 """
 
 
-def compile_in_child(code: str) -> None:
+def compile_in_child(code: str, needed: Callable[[], bool] | None = None) -> None:
     """Run ``code`` (which calls kernels, so that numba compiles them into its cache) in a
     child Python, for this process to load from the cache afterwards. numba's compiler is
     largely Python: compiling here would hold the GIL for much of several seconds, in pieces
     long enough to freeze a GUI drawn by another thread. The child imports bpe_studio from
     this process's ``sys.path``; if it fails, or its cache entries do not serve this process,
-    the caller's own warm-up compiles instead."""
+    the caller's own warm-up compiles instead. One process at a time compiles the same
+    ``code`` into the cache (``compile_lock``); one that waited for another runs no child
+    when ``needed()`` says the kernels are cached now."""
     if getattr(sys, "frozen", False):
         return  # sys.executable is the app itself, not a Python to run code with
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    try:
-        subprocess.run(
-            [sys.executable, "-c", _ENDS_WITH_PARENT.format(parent=os.getpid()) + code],
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            check=False,
-            timeout=600,
-        )
-    except (OSError, subprocess.SubprocessError):
-        pass  # no child could run: the warm-up compiles in this process
+    with compile_lock(usable_cache_dir(), code, CHILD_TIMEOUT) as waited:
+        if waited and needed is not None and not needed():
+            return
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        try:
+            subprocess.run(
+                [sys.executable, "-c", _ENDS_WITH_PARENT.format(parent=os.getpid()) + code],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                check=False,
+                timeout=CHILD_TIMEOUT,
+            )
+        except (OSError, subprocess.SubprocessError):
+            pass  # no child could run: the warm-up compiles in this process
