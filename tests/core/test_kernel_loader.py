@@ -14,7 +14,7 @@ import pytest
 from core_helpers import REPO_ROOT
 
 from bpe_studio.core.encode.merging import kernel_start
-from bpe_studio.core.io import numba_cache
+from bpe_studio.core.io import compile_lock, numba_cache
 from bpe_studio.core.io.kernel_loader import KernelLoader
 from bpe_studio.core.pretokenization import scan_load
 from bpe_studio.core.train import merge_engine
@@ -534,7 +534,8 @@ def _second_compile(tmp_path, cache, monkeypatch):
         numba_cache.subprocess, "run", lambda *a, **k: (tmp_path / "second_compiled").touch()
     )
     heard = _Heard()
-    monkeypatch.setattr(logging.getLogger("bpe_studio.core.io.compile_lock"), "handlers", [heard])
+    monkeypatch.setattr(logging.getLogger(compile_lock.__name__), "handlers", [heard])
+    monkeypatch.setattr(compile_lock, "_said_waiting", [])  # said once a process
     thread = threading.Thread(
         target=numba_cache.compile_in_child,
         args=(_HELD_COMPILE.format(folder=str(tmp_path)),),

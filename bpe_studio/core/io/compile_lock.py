@@ -3,8 +3,8 @@
 What it does: :func:`compile_lock` holds an operating-system file lock (``filelock``'s: fcntl
 or msvcrt, which the system releases when its holder ends, killed or not) named after what is
 compiled, for as long as one process compiles it into the cache. A process that finds it
-taken says so once in the log, waits, and may then find the kernels cached. Several first
-runs at once (a shell loop, a job array) had each compiled the same kernels for minutes.
+taken says so in the log (once a process), waits, and may then find the kernels cached.
+Several first runs at once (a shell loop, a job array) had each compiled the same kernels.
 What it leaves out: compiling (``numba_cache.compile_in_child``). Where only a lock file
 could stand for the lock (no fcntl), none is taken: a file left by a process killed holding
 it would stop every later compile.
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
+_said_waiting: list[bool] = []  # the wait is said once a process, whichever group it is for
 
 
 def lock_path(folder: Path, code: str) -> Path:
@@ -62,11 +63,13 @@ def compile_lock(folder: Path | None, code: str, wait: float) -> Iterator[bool]:
             lock.acquire(timeout=0)
         except Timeout:
             waited = True
-            log.warning(
-                "another process is compiling these kernels; waiting for it, then loading "
-                "them from the cache (%s)",
-                lock.lock_file,
-            )
+            if not _said_waiting:
+                _said_waiting.append(True)
+                log.warning(
+                    "another process is compiling the kernels; waiting for it, then loading "
+                    "them from the cache (%s)",
+                    folder,
+                )
             lock.acquire(timeout=wait)
         held = True
     except Timeout:
