@@ -29,6 +29,7 @@ from ..pretokenization.scan_patterns import unwrapped
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
+from .base.lossy import LossyFormatWarning as LossyFormatWarning  # named here, as always
 from .base.preset_table import (
     PRESET_PREFIX,
     PRESETS,
@@ -426,12 +427,6 @@ def _vocabulary_file(path: Path) -> str:
     """The file holding the vocabulary of ``path``, for messages."""
     files = gpt2_dir_files(path) if path.is_dir() else None
     return os.fspath(files[0]) if files else os.fspath(path)
-
-
-class LossyFormatWarning(UserWarning):
-    """Files were written that do not bring the tokenizer back by themselves (GPT-2 files of
-    a tokenizer with another pattern, or whose special tokens the loader would infer
-    otherwise: ``gpt2_losses``)."""
 
 
 def gpt2_misread(data: TokenizerData) -> gpt2.Misread:

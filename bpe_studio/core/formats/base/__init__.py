@@ -3,5 +3,6 @@ and write from (``data``: TokenizerData), GPT-2's byte-to-character notation its
 ``tokenizer.json`` write tokens in (``byte_chars``), and the presets' names, patterns and
 special tokens (``preset_table``), why a file is not JSON (``json_errors``: cut short, or
 where it breaks), and which case-insensitive constructs the other regex engines match
-otherwise (``case_folds``, read by both pattern checks). Imports no other module of
+otherwise (``case_folds``, read by both pattern checks), and the warning of files that do not
+bring a tokenizer back by themselves (``lossy``). Imports no other module of
 ``formats``."""

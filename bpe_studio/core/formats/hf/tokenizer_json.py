@@ -35,6 +35,7 @@ from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
+from ..base.lossy import LossyFormatWarning
 from .kind import whole_text_note
 from .onig import translate
 from .template import unknown_id
@@ -681,8 +682,6 @@ def _warn_looked_up_whole(written: Mapping[str, int], where: str) -> None:
     found = [s for s in sorted(written, key=written.__getitem__) if encode_token(s.encode()) == s]
     if not found:
         return
-    # subtle: imported here: formats.files imports this module.
-    from ..files import LossyFormatWarning
 
     warnings.warn(
         f"{where}: added token(s) {', '.join(map(repr, found))} are written into model.vocab "
