@@ -207,10 +207,14 @@ class Compiles:
         if not self.names:
             return None
         self.over()
+        from ..core.io.compile_lock import waited_for_another
         from ..core.io.numba_cache import caches_nothing  # numba is loaded: it compiled
 
+        names = " and ".join(self.names)
+        if waited_for_another():
+            return f"waited {self.seconds:.1f} s for another process to compile {names}"
         kept = "not cached: each run" if caches_nothing() else "once: then cached"
-        return f"compiled {' and '.join(self.names)} in {self.seconds:.1f} s ({kept})"
+        return f"compiled {names} in {self.seconds:.1f} s ({kept})"
 
 
 def os_error_line(error: OSError) -> str:

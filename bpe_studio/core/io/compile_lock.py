@@ -45,6 +45,12 @@ def _os_lock(path: Path) -> Any:
     return FileLock(str(path))
 
 
+def waited_for_another() -> bool:
+    """Whether this process waited for another's compile (its summary then says it waited,
+    not that it compiled)."""
+    return bool(_said_waiting)
+
+
 @contextmanager
 def compile_lock(folder: Path | None, code: str, wait: float) -> Iterator[bool]:
     """Hold the lock for compiling ``code`` into ``folder`` (numba's cache) while the block
