@@ -79,16 +79,19 @@ class SpecialTokensEdit(QPlainTextEdit):
         self.setToolTip(self.HELP)
 
     def text(self) -> str:
-        return self.toPlainText()
+        # subtle: toPlainText turns U+2028 into a line break and a no-break space into a
+        # space; the document's raw text keeps both, its lines ended by U+2029.
+        return "\n".join(self.document().toRawText().split("\u2029"))
 
     def setText(self, text: str) -> None:  # noqa: N802 - QLineEdit's name, for callers
         self.setPlainText(text)
 
     def lines(self) -> list[str]:
-        """The edit's lines, each without the spaces around it. subtle: split at line breaks
-        only; ``str.splitlines`` also splits at NEL, U+2028, \\v, \\f and \\x1c-\\x1e, which
-        made two special tokens of one holding them, where the command line takes one."""
-        return [line.strip() for line in self.toPlainText().replace("\r\n", "\n").split("\n")]
+        """The edit's lines as typed (``text``), each without the spaces around it. subtle:
+        split at line breaks only; ``str.splitlines`` also splits at NEL, U+2028, \\v, \\f and
+        \\x1c-\\x1e, which made two special tokens of one holding them, where the command
+        line takes one."""
+        return [line.strip(" \t") for line in self.text().split("\n")]
 
     def tokens(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(line for line in self.lines() if line))
