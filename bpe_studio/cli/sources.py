@@ -148,8 +148,11 @@ def warn_of_tokenizer_json_beside(
     ``source`` was read into, if it was (else it is read here, only when such a file is
     beside it)."""
     path = Path(source)
+    # subtle: the name first; with_name refuses a path without one (".", "./", "").
+    if not path.name.lower().endswith("vocab.json"):
+        return
     beside = path.with_name("tokenizer.json")
-    if not path.name.lower().endswith("vocab.json") or not beside.is_file():
+    if not beside.is_file():
         return
     if data is None:
         try:

@@ -252,3 +252,16 @@ def test_a_presets_name_that_is_also_a_folder_is_one_line_and_preset_form_works(
     assert not (tmp_path / "a.npy").exists()
     expected = tiktoken_encoding("gpt2").encode(text, allowed_special="all")
     assert encode_ids(tmp_path, text_path, "preset:gpt2") == expected
+
+
+def test_the_working_folder_named_as_dot_is_a_source(tmp_path):
+    """The second review: `inspect .` in a tokenizer's folder said "PosixPath('.') has an
+    empty name" (the vocab.json-beside check ran before the name was looked at)."""
+    folder = tmp_path / "tok"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "gpt2_vocab.json", folder / "vocab.json")
+    shutil.copy(FIXTURES / "gpt2_merges.txt", folder / "merges.txt")
+    for source in (".", "./"):
+        result = cli(folder, "inspect", source)
+        ok(result)
+        assert "50,257" in result.stdout
