@@ -191,9 +191,11 @@ class Program(argparse.ArgumentParser):
         ]
         files = [a for a in dict.fromkeys(dashed) if os.path.exists(a)]
         if files:
+            from .output import shell_word  # as the shell reads it back: $'-\xff' for a byte
+
             message += (
-                f" ({', '.join(map(repr, files))}: a word that starts with - is read as an "
-                f"option; name the file as {' '.join(shlex.quote('./' + a) for a in files)})"
+                f" ({', '.join(map(shell_word, files))}: a word that starts with - is read as "
+                f"an option; name the file as {' '.join(shell_word('./' + a) for a in files)})"
             )
         late = [a for a in dict.fromkeys(given[cut + 1 :]) if a in self._option_string_actions]
         if late:

@@ -491,8 +491,7 @@ def test_a_file_whose_name_starts_with_a_dash_is_named_in_the_error(tmp_path, ar
     result = cli(tmp_path, *args)
     assert result.returncode == 2
     assert result.stderr.rstrip().endswith(
-        "('-dash.txt': a word that starts with - is read as an option; name the file as "
-        "./-dash.txt)"
+        "(-dash.txt: a word that starts with - is read as an option; name the file as ./-dash.txt)"
     )
     fixed = ["./-dash.txt" if a == "-dash.txt" else a for a in args]
     if args[0] == "encode":  # named so, it is read
@@ -558,3 +557,16 @@ def test_options_after_a_double_dash_are_said_to_be_files(tmp_path):
         "--out too: put the options before --)"
     )
     ok(cli(tmp_path, "encode", "--tokenizer", "gpt2", "--out", "x.npy", "--", "-d.txt"))
+
+
+def test_a_dashed_name_that_is_not_utf8_is_named_as_the_shell_reads_it(tmp_path):
+    """The second review: the hint showed '-\\udcff.txt' and './-\\udcff.txt', which name no
+    file when typed."""
+    name = os.fsdecode(b"-\xff.txt")
+    (tmp_path / name).write_text("hello world", encoding="utf-8")
+    result = cli(tmp_path, "encode", name, "--tokenizer", "gpt2", "--out", "ids.npy")
+    assert result.returncode == 2
+    assert result.stderr.rstrip().endswith(
+        "($'-\\xff.txt': a word that starts with - is read as an option; name the file as "
+        "$'./-\\xff.txt')"
+    ), result.stderr
