@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 EXIT_INTERRUPTED = 130  # as output.EXIT_INTERRUPTED, which this module does not import
 EXIT_TERMINATED = 143  # 128 + SIGTERM, as the shell reports a process SIGTERM ended
+EXIT_CLOSED_PIPE = 141  # as output.EXIT_CLOSED_PIPE: its reader had gone
 
 
 def _interrupted() -> int:
@@ -64,9 +65,10 @@ def program() -> int:
 
         guard_stderr()
         code = main(exiting=True)
-        if code == 0:
+        if code in (0, EXIT_CLOSED_PIPE):
             # One a finalizer dropped after the command's last check ends it as one landing
-            # now; a command that failed or was interrupted has said so already, once.
+            # now (also where its reader had gone: Ctrl-C was pressed all the same); a command
+            # that failed or was interrupted has said so already, once.
             from ..core.io.interrupts import raise_dropped
 
             raise_dropped()

@@ -448,3 +448,18 @@ def test_a_ctrl_c_dropped_then_one_landing_is_said_once(tmp_path):
     )  # fmt: skip
     assert done.returncode == 130, done.stderr
     assert done.stderr.splitlines() == ["bpe-studio: error: interrupted"], done.stderr
+
+
+def test_a_ctrl_c_dropped_in_a_run_whose_reader_had_gone_is_said(tmp_path):
+    # The second review: a command that returned 141 (its stdout's reader gone) kept quiet of
+    # the Ctrl-C that was pressed all the same.
+    script = _TWO_CTRL_C.replace(
+        "    raise KeyboardInterrupt  # a second one, in the command's own code",
+        "    return 141  # its reader had gone",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.splitlines() == ["bpe-studio: error: interrupted"], done.stderr
