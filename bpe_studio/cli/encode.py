@@ -312,7 +312,7 @@ def _encode(args: argparse.Namespace) -> int:
         if staged:
             try:
                 with held_interrupts():
-                    place(out, destination)
+                    place(out, destination, args.out)
             except OSError as e:
                 raise CliError(os_error_message(args.out, e)) from None
             out = args.out

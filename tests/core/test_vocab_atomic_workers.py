@@ -20,9 +20,12 @@ from bpe_studio.core.corpus.counting import resolve_workers
 from bpe_studio.core.encode.encode_file import encode_file
 from bpe_studio.core.io.atomic import (
     STALE_SECONDS,
+    AppearedMeanwhile,
     atomic_open,
     atomic_write_all,
+    atomic_write_bytes,
     atomic_write_text,
+    new_files_only,
     remove_stale_beside,
 )
 from bpe_studio.core.train.vocab import (
@@ -201,6 +204,27 @@ def _no_links(src, dst):
 
 
 # --- workers -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("write", ["bytes", "all"])
+def test_a_link_put_at_a_new_output_meanwhile_is_not_written_through(tmp_path, write):
+    """The second review: within new_files_only, a symbolic link another run put at the
+    checked-free path was followed, and the file it names silently replaced."""
+    precious = tmp_path / "precious.txt"
+    precious.write_text("someone else's data", encoding="utf-8")
+    out = tmp_path / "ids.npy"
+    with new_files_only([out]):
+        out.symlink_to(precious)  # after the check, before the write
+        with pytest.raises(AppearedMeanwhile):
+            if write == "bytes":
+                atomic_write_bytes(out, b"NEW IDS")
+            else:
+                atomic_write_all([(out, b"NEW IDS")])
+    assert precious.read_text(encoding="utf-8") == "someone else's data"
+    assert out.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "ids.npy",
+        "precious.txt",
+    ]
 
 
 def test_resolve_workers(monkeypatch):

@@ -130,30 +130,45 @@ def new_files_only(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
     no file is, else :class:`AppearedMeanwhile`: a caller that checked that ``paths`` were
     free (a command without ``--force``) is not then silently replacing what another run
     wrote since. Outside it, a write replaces what is there."""
-    token = _NEW_ONLY.set(_NEW_ONLY.get() | {os.path.realpath(p) for p in paths})
+    token = _NEW_ONLY.set(_NEW_ONLY.get() | {_named_at(p) for p in paths})
     try:
         yield
     finally:
         _NEW_ONLY.reset(token)
 
 
-def place(tmp: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
-    """Rename the whole file ``tmp`` to ``target`` (one file system): over the file there, or,
-    for a path of :func:`new_files_only`, only where none is; else :class:`AppearedMeanwhile`,
-    and ``tmp`` stays for the caller to remove."""
-    if os.path.realpath(target) not in _NEW_ONLY.get():
+def _named_at(path: str | os.PathLike[str]) -> str:
+    """``path`` with its folders resolved but not its own name: a link put at that name
+    since (by another run) is not followed to the file it names."""
+    absolute = os.path.abspath(path)
+    return os.path.join(os.path.realpath(os.path.dirname(absolute)), os.path.basename(absolute))
+
+
+def place(
+    tmp: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    given: str | os.PathLike[str] | None = None,
+) -> None:
+    """Rename the whole file ``tmp`` to ``target`` (one file system; ``write_target`` of the
+    path the caller ``given``, by default ``target`` itself): over the file there, or, for a
+    path of :func:`new_files_only`, at that path only where nothing is; else
+    :class:`AppearedMeanwhile`, and ``tmp`` stays for the caller to remove."""
+    at = _named_at(target if given is None else given)
+    if at not in _NEW_ONLY.get():
         os.replace(tmp, target)
         return
+    # subtle: placed at the name itself, not where ``target`` resolved to: a symbolic link
+    # put there meanwhile would otherwise be written through, replacing the file it names.
     try:
         # subtle: a rename replaces whatever is there; a hard link fails if anything is, so
         # the test and the placing are one step that no other run can come between.
-        os.link(tmp, target)
+        os.link(tmp, at)
     except FileExistsError:
-        raise _appeared(target) from None
+        raise _appeared(at) from None
     except OSError:
         # A file system without hard links (FAT, some network shares): the name is claimed
         # by creating it exclusively, which fails just as the link would, then renamed over.
-        _claim_and_replace(tmp, target)
+        _claim_and_replace(tmp, at)
         return
     os.unlink(tmp)
 
@@ -206,7 +221,7 @@ def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) ->
         with _named(path), f:
             yield f
         raise_dropped()  # told to stop while it was written: not put in place
-        place(tmp, target)
+        place(tmp, target, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -253,8 +268,8 @@ def atomic_write_all(files: Sequence[tuple[str | os.PathLike[str], bytes]]) -> N
                 f.write(data)
         raise_dropped()  # told to stop while they were written: none put in place
         kept.extend(_keep(target) for target in targets)
-        for tmp, target in zip(temps, targets):
-            place(tmp, target)
+        for tmp, target, (path, _) in zip(temps, targets, files):
+            place(tmp, target, path)
     except BaseException:
         _put_back(temps, targets, kept)
         raise
