@@ -443,3 +443,24 @@ def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path, sha
     (the,) = tok.encode(" the")
     assert tok.decode_single_token_bytes(the) == b" the"
     assert "applies to byte-level BPE" in tok.not_explained("The merge tree")
+
+
+@pytest.mark.parametrize("name", ["byte_level", "sentencepiece_bpe"])
+def test_dropout_is_not_applied_and_said(files, tmp_path, name):
+    # Review h_rev63: a byte-level file with "dropout": 0.5 (refused by the reader, run by
+    # tokenizers) gave other ids for the same text at each call, without a word; so did a
+    # SentencePiece-style one. Every merge applies, as with no dropout, and a note says so.
+    source = llama3_style(tmp_path / "bl", full=False) if name == "byte_level" else files[name]
+    obj = json.loads(source.read_text(encoding="utf-8"))
+    obj["model"]["dropout"] = 0.5
+    path = tmp_path / name / "tokenizer.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    oracle = tokenizers.Tokenizer.from_file(str(source))  # the same file without dropout
+    tok = open_tokenizer(path)
+    text = "the quick brown fox jumps over the lazy dog " * 3
+    expected = oracle.encode(text, add_special_tokens=False).ids
+    assert all(tok.encode(text) == expected for _ in range(5))
+    assert tok.encode_batch([text, text]) == [expected, expected]
+    said = "model.dropout 0.5 is not applied: every merge applies, the ids are deterministic"
+    assert f"{path}: its {said}" in tok.notes

@@ -199,11 +199,20 @@ class ForeignTokenizer:
                     f"({', '.join(TOKENIZERS_MODELS)})"
                 ) from None
             raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({e})") from None
-        note = whole_text_note(os.fspath(path), backend.truncation, backend.padding)
+        notes = [whole_text_note(os.fspath(path), backend.truncation, backend.padding)]
         backend.no_truncation()
         backend.no_padding()
+        # subtle: BPE dropout skips merges at random: one text would get other ids at each
+        # call, which no view here can show. Every merge applies, as with no dropout.
+        dropout = getattr(backend.model, "dropout", None)
+        if dropout:
+            backend.model.dropout = None
+            notes.append(
+                f"{os.fspath(path)}: its model.dropout {dropout:g} is not applied: every merge "
+                "applies, the ids are deterministic"
+            )
         tok = cls(backend, kind=kind, name=os.fspath(path), **options)
-        tok.notes = () if note is None else (note,)
+        tok.notes = tuple(note for note in notes if note is not None)
         return tok
 
     # --------------------------------------------------------------- queries
