@@ -464,3 +464,56 @@ def test_dropout_is_not_applied_and_said(files, tmp_path, name):
     assert tok.encode_batch([text, text]) == [expected, expected]
     said = "model.dropout 0.5 is not applied: every merge applies, the ids are deterministic"
     assert f"{path}: its {said}" in tok.notes
+
+
+def _added(content, special):
+    def change(tok):
+        token = tokenizers.AddedToken(content, special=special, normalized=False)
+        (tok.add_special_tokens if special else tok.add_tokens)([token])
+        return tok
+
+    return change
+
+
+def _template_past_the_vocabulary(tok):
+    tok.post_processor = tokenizers.processors.TemplateProcessing(
+        single="<s> $A", special_tokens=[("<s>", 99_999)]
+    )
+    return tok
+
+
+# Byte-level files the reader refuses for what their added tokens or template give, where
+# tokenizers runs them: an added token outside model.vocab spelling other bytes, an id past
+# the vocabulary.
+REFUSED_FOR_TOKENS = {
+    "über": _added("über", False),
+    "spaces": _added("ĠĠĠ", False),
+    "größe": _added("<|größe|>", True),
+    "template": _template_past_the_vocabulary,
+}
+
+
+@pytest.mark.parametrize("shape", list(REFUSED_FOR_TOKENS))
+def test_a_file_refused_for_its_added_tokens_is_run_by_tokenizers(tmp_path, shape):
+    # Review h_rev63: refused inside read_hf after the check that routes files to tokenizers,
+    # these files no longer opened at all (open_tokenizer, encode, inspect, the app), where
+    # they had with tokenizers' ids. They open through tokenizers, with a note; Tokenizer.load
+    # still refuses them.
+    base = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "base", full=False)))
+    path = tmp_path / shape / "tokenizer.json"
+    path.parent.mkdir()
+    REFUSED_FOR_TOKENS[shape](base).save(str(path))
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    with pytest.raises(ValueError, match="open_tokenizer"):
+        Tokenizer.load(path)
+    tok = open_tokenizer(path)
+    assert isinstance(tok, ForeignTokenizer) and tok.kind == TOKENIZERS_BYTE_LEVEL
+    (note,) = tok.notes
+    what = "post_processor" if shape == "template" else "added_tokens"
+    assert note.startswith(f"{path}: run by tokenizers") and what in note
+    text = "x über ĠĠĠ <|größe|> y   z"
+    for add in (False, True):
+        expected = oracle.encode(text, add_special_tokens=add).ids
+        assert tok.encode(text, add_special_tokens=add) == expected
+    if shape != "template":
+        assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)

@@ -434,7 +434,7 @@ def test_an_added_token_that_spells_other_bytes_is_refused_naming_both(tmp_path,
     assert str(info.value) == (
         f"{path}: added_tokens: {added!r} (id {idx}) is also model.vocab's byte-level "
         f"spelling of {spelled!r}: tokenizers matches the text and decodes those bytes, which "
-        "a special token cannot do here"
+        "an added token cannot do here"
     )
 
 
@@ -560,9 +560,9 @@ def test_an_added_token_outside_the_vocabulary_that_spells_other_bytes_is_refuse
         read_hf(path)
     assert str(info.value) == (
         f"{path}: added_tokens: '<|größe|>' (id {idx}) is the byte-level spelling of "
-        f"{'<|größe|>'.encode('latin-1')!r} (each Latin-1 letter spells one byte there): "
-        "tokenizers decodes it as those bytes, which a special token cannot do here (it "
-        "decodes as its text)"
+        f"{'<|größe|>'.encode('latin-1')!r} (each of its letters stands for one byte in the "
+        "byte-level alphabet): tokenizers decodes it as those bytes, which an added token "
+        "cannot do here (it decodes as its text)"
     )
     # Letters outside the byte-level alphabet spell nothing else: read, and decoded alike.
     hf, path = added("<|中文|>")

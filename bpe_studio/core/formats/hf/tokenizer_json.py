@@ -243,30 +243,52 @@ def _byte_level_decoder(decoder: object) -> bool:
 def _refuse_a_spelling_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
     """ValueError when an added token is also the model's byte-level spelling of other bytes
     (``"Ġhi"`` for `` hi``, ``"Ĳ"`` for byte 0x90): tokenizers then matches the text and
-    decodes the bytes, which one special token (its text's bytes) cannot hold."""
+    decodes the bytes, which one added token (its text's bytes) cannot hold."""
     spelled = _spelled(text)
     if spelled is not None:
         raise r.fail(
             "added_tokens",
             f"{text!r} (id {idx}) is also model.vocab's byte-level spelling of {spelled!r}: "
-            "tokenizers matches the text and decodes those bytes, which a special token "
+            "tokenizers matches the text and decodes those bytes, which an added token "
             "cannot do here",
         )
 
 
+# What a byte-level spelling is, said where one is refused (U+0120 "Ġ" is no Latin-1 letter).
+_EACH_LETTER_A_BYTE = "each of its letters stands for one byte in the byte-level alphabet"
+
+
 def _refuse_a_decoding_of_other_bytes(text: str, idx: int, r: _Reader) -> None:
     """ValueError when an added token that model.vocab does not hold is the byte-level
-    spelling of other bytes (``"<|größe|>"``): tokenizers decodes it as those bytes, a special
-    token here as its text's. Refused as writing refuses it (``added_tokens_problem``), so
-    that no file is read that could not be written back."""
+    spelling of other bytes (``"<|größe|>"``, ``"ĠĠĠ"``): tokenizers decodes it as those
+    bytes, an added token here as its text's. Refused as writing refuses it
+    (``added_tokens_problem``), so that no file is read that could not be written back."""
     spelled = _spelled(text)
     if spelled is not None:
         raise r.fail(
             "added_tokens",
-            f"{text!r} (id {idx}) is the byte-level spelling of {spelled!r} (each Latin-1 "
-            "letter spells one byte there): tokenizers decodes it as those bytes, which a "
-            "special token cannot do here (it decodes as its text)",
+            f"{text!r} (id {idx}) is the byte-level spelling of {spelled!r} "
+            f"({_EACH_LETTER_A_BYTE}): tokenizers decodes it as those bytes, which an added "
+            "token cannot do here (it decodes as its text)",
         )
+
+
+def _refuse_added_tokens(parts: Components, raw_vocab: dict[str, Any], r: _Reader) -> None:
+    """ValueError for what the added tokens and the template give that no token here can
+    (tokenizers runs such a file all the same, so ``structure_problem`` says it): an added
+    token outside model.vocab that spells other bytes, a template id past the vocabulary.
+    A token given twice is left to ``read_hf``."""
+    contents = [token.content for token in parts.added]
+    if len(set(contents)) < len(contents):
+        return
+    added = _added_ids(contents, raw_vocab)
+    for content, at in added.items():
+        if content not in raw_vocab:  # one model.vocab holds is refused by read_hf
+            _refuse_a_decoding_of_other_bytes(content, at, r)
+    if parts.template is not None:
+        ids = {i for i in raw_vocab.values() if isinstance(i, int)} | set(added.values())
+        if problem := unknown_id(parts.template, ids):
+            raise r.fail("post_processor", problem)
 
 
 # How a special token's refusal ends: the files that hold it instead.
@@ -285,8 +307,8 @@ def added_tokens_problem(tokens: Iterable[str]) -> str | None:
         spelled = _spelled(text)
         if spelled is not None:
             return (
-                f"special token {text!r} is also the byte-level spelling of {spelled!r} (each "
-                "Latin-1 letter spells one byte there): tokenizers would decode it as those "
+                f"special token {text!r} is also the byte-level spelling of {spelled!r} "
+                f"({_EACH_LETTER_A_BYTE}): tokenizers would decode it as those "
                 f"bytes{TOKEN_HELD_ELSEWHERE}"
             )
     return None
@@ -302,21 +324,25 @@ def file_components(obj: dict[str, Any], name: str) -> Components:
 
 
 def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Components]:
-    """The model's options, the components and the decoder checked (ValueError naming the
-    file and component): the model and the components read."""
+    """The model's options, the components, the decoder and what the added tokens and the
+    template give checked (ValueError naming the file and component): the model and the
+    components read."""
     model = r.check_model(obj.get("model"))
     parts = file_components(obj, r.name)
     decoder = obj.get("decoder")
     if not _byte_level_decoder(decoder):
         shown = json.dumps(decoder, ensure_ascii=False)  # as the file writes it: null, {...}
         raise r.fail("decoder", f"{shown} is not supported (ByteLevel only)")
+    raw_vocab = model.get("vocab")
+    if isinstance(raw_vocab, dict):  # else read_hf names what is wrong
+        _refuse_added_tokens(parts, raw_vocab, r)
     return model, parts
 
 
 def structure_problem(obj: Any, name: str) -> str | None:
     """Why :func:`read_hf` refuses the parsed byte-level ``tokenizer.json`` ``obj`` (named
-    ``name``) for its model's options, its components or its decoder, or None; its
-    vocabulary and merges are not looked at."""
+    ``name``) for its model's options, its components, its decoder or what its added tokens
+    and template give, or None; its vocabulary's entries and merges are not checked."""
     if not isinstance(obj, dict):
         return None  # read_hf names what is wrong
     try:
@@ -351,9 +377,6 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         if content in contents[:i]:
             raise r.fail(f"added_tokens[{i}]", f"{content!r} is given twice")
     specials = _added_ids(contents, raw_vocab)
-    for content, at in specials.items():
-        if content not in raw_vocab:  # one model.vocab holds is refused below, as its spelling
-            _refuse_a_decoding_of_other_bytes(content, at, r)
     vocab: dict[int, bytes] = {}
     known: dict[str, bytes] = {}
     for text, idx in raw_vocab.items():
@@ -411,8 +434,6 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
         # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
-    if parts.template is not None and (problem := unknown_id(parts.template, vocab)):
-        raise r.fail("post_processor", problem)
     check_id_range(vocab, name)
     ignore_merges = bool(model.get("ignore_merges"))
     return TokenizerData(
