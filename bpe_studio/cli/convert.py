@@ -276,5 +276,9 @@ def cmd_convert(args: argparse.Namespace) -> int:
         *filter(None, [others_note(args.out, args.to, name)]),
     ]
     lines += gpt2_notes(tok, args.to)
+    # The tokenizer's notes (truncation and padding read past) hold for what it wrote too.
+    lines += [f"note: {note}" for note in tok.notes]
+    if tok.notes:
+        lines.append("note: the files written hold no truncation or padding")
     print("\n".join(map(one_line, lines)), file=sys.stderr)
     return code

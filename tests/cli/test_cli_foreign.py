@@ -3,6 +3,8 @@ are ``tokenizers``' own (of the text alone), the decoded text ``tokenizers``' de
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import tokenizers
@@ -69,6 +71,27 @@ def test_truncation_and_padding_are_not_applied_and_the_summaries_say_so(tmp_pat
     shown = cli(tmp_path, "inspect", path)
     ok(shown)
     assert shown.stdout.count(note) == 1
+
+
+@pytest.mark.parametrize("to", ["hf", "gpt2"])
+def test_convert_says_truncation_and_padding_are_not_written(tmp_path, to):
+    # Review h_rev63: convert of a tokenizer.json with truncation and padding wrote a file
+    # with both null and said nothing, where the README says a note says so.
+    oracle = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "made", full=False)))
+    oracle.enable_truncation(max_length=4)
+    oracle.enable_padding(length=16, pad_id=0, pad_token=oracle.id_to_token(0))
+    path = tmp_path / "padded" / "tokenizer.json"
+    path.parent.mkdir()
+    oracle.save(str(path))
+    out = tmp_path / "out"
+    said = ok(cli(tmp_path, "convert", path, "--to", to, "--out", out))
+    assert said.count(f"note: {path}: its truncation and padding are not applied") == 1
+    assert said.count("note: the files written hold no truncation or padding") == 1
+    if to == "hf":
+        written = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
+        assert written["truncation"] is None and written["padding"] is None
+    plain = ok(cli(tmp_path, "convert", out, "--to", to, "--out", tmp_path / "again"))
+    assert "note:" not in plain
 
 
 def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path):
