@@ -852,3 +852,36 @@ def test_compare_follows_the_timeline_once_the_run_has_ended_or_was_loaded(qtbot
         assert window.load_tokenizer(tmp_path / "vocab.json")
     window.timeline.select_step(30)
     assert tokens_at(30) == len(run.truncated(30).encode(TEXT))
+
+
+def test_compare_shows_each_tokenizers_notes(qtbot, compare_view, tmp_path):
+    """Review h_rev63: a padded WordPiece file and a padded byte-level file the reader refuses
+    (Falcon's shape) were compared without a word of either note (truncation and padding not
+    applied; run by tokenizers), which the editor's line shows. Each pane's line now has a
+    mark whose tooltip holds them; a tokenizer without notes has none."""
+    from foreign_files import falcon_style
+
+    paths = []
+    for name, made in (("wp", wordpiece), ("falcon", falcon_style)):
+        tok = tokenizers.Tokenizer.from_file(str(made(tmp_path / f"{name}_src")))
+        tok.enable_truncation(max_length=4)
+        tok.enable_padding(length=16, pad_id=0, pad_token=tok.id_to_token(0))
+        path = tmp_path / name / "tokenizer.json"
+        path.parent.mkdir()
+        tok.save(str(path))
+        paths.append(path)
+    view = compare_view
+    for choice, path in zip(view.choices, paths):
+        choice.add_file(path)
+    comparison = _compare(qtbot, view, TEXT)
+    assert comparison.both
+    for side, mark, stats, path in zip((comparison.a, comparison.b), view.marks, view.stats, paths):
+        assert f"{path}: its truncation and padding are not applied" in side.notes[-1]
+        assert not mark.isHidden()
+        for shown in (mark.toolTip(), stats.toolTip()):
+            assert all(note in shown for note in side.notes)
+    assert comparison.b.notes[0].startswith(f"{paths[1]}: run by tokenizers")
+    view.choices[1].pick(preset_key("gpt2"))
+    comparison = _compare(qtbot, view, TEXT + " ")
+    assert comparison.b.notes == () and view.marks[1].isHidden()
+    assert view.stats[1].toolTip() == ""

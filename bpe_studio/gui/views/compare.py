@@ -95,6 +95,7 @@ class Side:
     label: str
     spans: SpanArrays
     cuts: np.ndarray  # character offsets where it cuts the text (``span_cuts``; 0, end left out)
+    notes: tuple[str, ...] = ()  # what the tokenizer does otherwise than its file says
 
     @property
     def tokens(self) -> int:
@@ -181,7 +182,8 @@ def _side(
         return None
     # From the spans, for every kind: a normalizer's or a foreign model's token bytes need
     # not spell the text, while the spans' offsets follow it back to the text's characters.
-    return Side(choice.label, spans, span_cuts(spans.starts, spans.ends, spans.text_length))
+    cuts = span_cuts(spans.starts, spans.ends, spans.text_length)
+    return Side(choice.label, spans, cuts, tuple(tok.notes))
 
 
 def compare(
@@ -437,6 +439,9 @@ def _legend_chip(kind: str, text: str) -> QLabel:
     return themed(QLabel(text), restyle)
 
 
+NOTES_MARK = "†"  # beside a pane's line: its tokenizer has notes (in the tooltip)
+
+
 class CompareView(LazyPage):
     """Text box, two tokenizer choices with their numbers, two synchronized panes."""
 
@@ -465,16 +470,22 @@ class CompareView(LazyPage):
         self.stats = (steady_label(QLabel(" "), "0" * 24), steady_label(QLabel(" "), "0" * 24))
         for stats in self.stats:
             stats.setTextFormat(Qt.TextFormat.PlainText)  # tokenizer names may hold "<"
+        # A mark beside the counts where the tokenizer has notes (Tokenizer.notes), which
+        # its tooltip holds, as the editor's line does: the line itself has no room for them.
+        self.marks = (QLabel(NOTES_MARK), QLabel(NOTES_MARK))
+        for mark in self.marks:
+            mark.hide()
         self.status = muted(steady_label(QLabel(" "), "0" * 50))
 
         sides = QSplitter(Qt.Orientation.Horizontal)
-        for choice, stats, pane in zip(self.choices, self.stats, self.panes):
+        for choice, stats, mark, pane in zip(self.choices, self.stats, self.marks, self.panes):
             column = QWidget()
             layout = QVBoxLayout(column)
             layout.setContentsMargins(0, 0, 0, 0)
             top = QHBoxLayout()
             top.addWidget(choice)
             top.addWidget(stats, 1)
+            top.addWidget(mark)
             layout.addLayout(top)
             layout.addWidget(pane, 1)
             sides.addWidget(column)
@@ -547,12 +558,13 @@ class CompareView(LazyPage):
         unbuilt = [s for s in (a, b) if isinstance(s, Unbuilt)]
         announce = [s for s in unbuilt if s.pane in self._announce]
         self._announce.clear()
-        for pane, stats, side in zip(self.panes, self.stats, (a, b)):
+        for pane, stats, mark, side in zip(self.panes, self.stats, self.marks, (a, b)):
             if isinstance(side, Side):
                 pane.show_side(comparison, side)
             else:
                 pane.show_why_not(side)
             stats.setText(side.summary())
+            self._show_notes(stats, mark, side.notes if isinstance(side, Side) else ())
         n = len(comparison.diff)
         if isinstance(a, Side) and isinstance(b, Side):
             self.status.setText(
@@ -571,13 +583,22 @@ class CompareView(LazyPage):
             self.error.emit(self.failure[1], announce[0].what)
         self.compared.emit(comparison)
 
+    @staticmethod
+    def _show_notes(stats: QWidget, mark: QLabel, notes: tuple[str, ...]) -> None:
+        """The notes in the tooltips of the line and its mark; the mark only where any."""
+        tip = "\n".join(notes)
+        stats.setToolTip(tip)
+        mark.setToolTip(tip)
+        mark.setVisible(bool(notes))
+
     def _forget_result(self) -> None:
         if self.comparison is None:
             return
         self.comparison = None
-        for pane, stats in zip(self.panes, self.stats):
+        for pane, stats, mark in zip(self.panes, self.stats, self.marks):
             pane.clear_side()
             stats.setText(" ")
+            self._show_notes(stats, mark, ())
         self.status.setText("The run's tokenizer is gone")
 
     def _sync_scroll(self, source: int, target: int) -> None:
