@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from contextlib import ExitStack
 from typing import Any
@@ -70,9 +71,13 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return _inspect(args)
 
 
-def _load(source: str, pattern: str | None, specials: list[str] | None = None) -> AnyTokenizer:
+def _load(
+    source: str, pattern: str | None, specials: list[str] | None = None, *, warn: bool = True
+) -> AnyTokenizer:
+    """``warn``: of a tokenizer.json beside it (not again for the source already loaded)."""
     fetched = fetch_hub(source)
-    warn_of_tokenizer_json_beside(fetched, pattern, specials)
+    if warn:
+        warn_of_tokenizer_json_beside(fetched, pattern, specials)
     try:
         tok = load_tokenizer(fetched, specials, pattern=pattern)
     except OSError as e:
@@ -97,8 +102,11 @@ def _inspect(args: argparse.Namespace) -> int:
     table = token_table(tok)
     split = split_pattern(tok), split_line(tok)
     other = None
+    other_notes: tuple[str, ...] = ()
     if args.against is not None:
-        other = token_table(_load(args.against, None))
+        again = os.path.realpath(args.against) == os.path.realpath(args.source)
+        against = _load(args.against, None, warn=not again)
+        other, other_notes = token_table(against), against.notes
     usage = None
     if corpora:
         with ExitStack() as stack:
@@ -141,11 +149,21 @@ def _inspect(args: argparse.Namespace) -> int:
     # which must be UTF-8, escapes them ("\udcff", which json.loads and os.fsencode undo).
     if args.json:
         # subtle: dumps, not dump: dump writes each of millions of pieces on its own.
-        shown = report(table, usage, shares, pattern=split[0], notes=tok.notes)
+        shown = report(
+            table, usage, shares, pattern=split[0], notes=tok.notes, other_notes=other_notes
+        )
         text = json.dumps(shown, ensure_ascii=False) + "\n"
         data = text.encode("utf-8", errors="backslashreplace")
     else:
-        text = summary(table, usage, shares, args.top, split=split[1], notes=tok.notes)
+        text = summary(
+            table,
+            usage,
+            shares,
+            args.top,
+            split=split[1],
+            notes=tok.notes,
+            other_notes=other_notes,
+        )
         data = text.encode("utf-8", errors="surrogateescape")
     closed_after = write_stream(STDOUT, data)
     if closed_after is None:
@@ -227,10 +245,12 @@ def report(
     *,
     pattern: str | None = None,
     notes: tuple[str, ...] = (),
+    other_notes: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     """The ``--json`` object (see the README's "inspect --json"); ``pattern`` as
     ``sources.split_pattern`` gives it: a name or the regex itself (None: no single
-    pattern splits text); ``notes``, the tokenizer's."""
+    pattern splits text); ``notes``, the tokenizer's; ``other_notes``, the ``--against``
+    one's."""
     makeup = table.makeup()
     out: dict[str, Any] = {
         "tokenizer": {
@@ -262,6 +282,7 @@ def report(
     if shares is not None:
         out["against"] = {
             "tokenizer": shares.other,
+            "notes": list(other_notes),
             "shared": shares.total.shared,
             "only_this": shares.total.only_this,
             "only_other": shares.total.only_other,
@@ -329,10 +350,11 @@ def summary(
     *,
     split: str | None = None,
     notes: tuple[str, ...] = (),
+    other_notes: tuple[str, ...] = (),
 ) -> str:
     """The readable report (stdout without ``--json``); ``split``, the line saying how the
     tokenizer splits text (``sources.split_line``); ``notes``, the tokenizer's (what it does
-    otherwise than its file says)."""
+    otherwise than its file says); ``other_notes``, the ``--against`` one's."""
     m = table.makeup()
     specials = [
         table.tokens[r].decode("utf-8", "replace") for r in range(len(table)) if table.special[r]
@@ -369,7 +391,7 @@ def summary(
     if usage is not None:
         lines += ["", *_usage_lines(table, usage, top)]
     if shares is not None:
-        lines += ["", *_overlap_lines(shares)]
+        lines += ["", *_overlap_lines(shares, other_notes)]
     return "\n".join(lines) + "\n"
 
 
@@ -433,10 +455,11 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
     return lines
 
 
-def _overlap_lines(shares: Overlap) -> list[str]:
+def _overlap_lines(shares: Overlap, notes: tuple[str, ...] = ()) -> list[str]:
     t = shares.total
     lines = [
         f"Against {shares.other} (ordinary tokens compared by their bytes):",
+        *[f"  note: {note}" for note in notes],
         f"  shared {t.shared:,}; only in {shares.this}: {t.only_this:,}; "
         f"only in {shares.other}: {t.only_other:,}",
         f"  {'category':<28} {'shared':>9} {'only this':>10} {'only other':>11}",

@@ -261,3 +261,38 @@ def test_the_usage_says_what_a_tokenizer_json_dropped(tmp_path):
     ok(summary)
     assert "bytes/token of the text kept" in summary.stdout
     assert f"left out {dropped} bytes of the text's {total} bytes (43%)" in summary.stdout
+
+
+def test_against_shows_the_other_tokenizers_notes(tmp_path):
+    """Review h_rev63: --against a padded tokenizer.json never said that its truncation and
+    padding are not applied (the text, nor the JSON's against.notes)."""
+    oracle = tokenizers.Tokenizer.from_file(str(wordpiece(tmp_path / "made")))
+    oracle.enable_truncation(max_length=4)
+    oracle.enable_padding(length=16, pad_id=0, pad_token=oracle.id_to_token(0))
+    path = tmp_path / "padded" / "tokenizer.json"
+    path.parent.mkdir()
+    oracle.save(str(path))
+    note = f"{path}: its truncation and padding are not applied"
+    shown = cli(tmp_path, "inspect", "gpt2", "--against", path)
+    ok(shown)
+    assert shown.stdout.count(f"  note: {note}") == 1
+    assert shown.stdout.index(f"Against {path}") < shown.stdout.index(note)
+    report = cli(tmp_path, "inspect", "gpt2", "--against", path, "--json")
+    ok(report)
+    (said,) = json.loads(report.stdout)["against"]["notes"]
+    assert said.startswith(note)
+    back = cli(tmp_path, "inspect", path, "--against", "gpt2", "--json")
+    ok(back)
+    plain = json.loads(back.stdout)
+    assert plain["against"]["notes"] == [] and plain["tokenizer"]["notes"] == [said]
+
+
+def test_a_vocab_json_against_itself_is_warned_of_once(tmp_path):
+    """Review h_rev63: inspect X --against X, X a Qwen2 vocab.json beside its tokenizer.json,
+    said the warning twice."""
+    from hf_shapes import hub_folder
+
+    hub_folder(tmp_path / "qwen", "qwen2", ["<|im_end|>"])
+    vocab = tmp_path / "qwen" / "vocab.json"
+    said = ok(cli(tmp_path, "inspect", vocab, "--against", vocab))
+    assert said.count("the model's tokenizer.json beside it encodes otherwise") == 1

@@ -238,3 +238,18 @@ def test_any_path_named_like_a_preset_is_refused_and_preset_form_is_checked(tmp_
         load_data("cl100k_base")
     with pytest.raises(ValueError, match=r"unknown preset 'o300k'; the presets are gpt2"):
         load_data("preset:o300k")
+
+
+def test_a_pre_tokenizer_that_splits_otherwise_is_said_once(tmp_path):
+    """Review h_rev63: StarCoder's shape (Digits, then ByteLevel) was warned of as both "its
+    pre_tokenizer (Sequence of Digits, ByteLevel) splits text otherwise" and "another pattern,
+    not gpt2": one difference, said once."""
+    from hf_shapes import hub_folder
+
+    from bpe_studio.core.formats.beside import tokenizer_json_beside
+
+    hub_folder(tmp_path / "starcoder", "starcoder")
+    vocab = tmp_path / "starcoder" / "vocab.json"
+    note = tokenizer_json_beside(vocab, load_data(vocab))
+    assert note is not None and "pre_tokenizer (Sequence of Digits, ByteLevel)" in note
+    assert "pattern" not in note

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..pretokenization.names import shown_pattern
 from .base.data import PATTERNS, TokenizerData
 from .files import same_pattern
-from .hf.components import only_a_file_says
+from .hf.components import SPLITS_OTHERWISE, only_a_file_says
 from .hf.kind import kind_of
 from .hf.tokenizer_json import file_components
 
@@ -72,7 +72,9 @@ def _differences(obj: dict, hf: Path, data: TokenizerData) -> list[str]:
     said = only_a_file_says(pipeline) if pipeline is not None and pipeline.needed else None
     if said is not None:
         reasons.append(said)
-    if same_pattern(parts.pattern) != same_pattern(data.pattern):
+    # A pre-tokenizer said to split otherwise than one regex has no pattern to name again.
+    splits_otherwise = said is not None and said.endswith(SPLITS_OTHERWISE)
+    if not splits_otherwise and same_pattern(parts.pattern) != same_pattern(data.pattern):
         # A regex that is no named pattern is too long for one line of news.
         name = same_pattern(parts.pattern)
         theirs = f"pattern {name}" if name in PATTERNS else "another pattern"

@@ -104,6 +104,10 @@ def _kinds(component: Any) -> str:
     return kind
 
 
+# How only_a_file_says ends when the pre-tokenizer is no one regex (which then names none).
+SPLITS_OTHERWISE = "splits text otherwise than one regex does"
+
+
 def only_a_file_says(pipeline: HfPipeline) -> str | None:
     """What ``pipeline`` does to text that only a ``tokenizer.json`` can say, in words; None
     when it cuts text into one regex's matches and drops the rest, as tiktoken's ``findall``
@@ -130,7 +134,7 @@ def only_a_file_says(pipeline: HfPipeline) -> str | None:
         )
     split = _split_then_bytes(pre)
     if split is None or split[1] != ("Removed", True):
-        return f"its pre_tokenizer ({_kinds(pre)}) splits text otherwise than one regex does"
+        return f"its pre_tokenizer ({_kinds(pre)}) {SPLITS_OTHERWISE}"
     if translate(split[0]).nullable:
         return f"its Split's regex {split[0]!r} can match empty text"
     return None
