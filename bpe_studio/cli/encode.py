@@ -224,11 +224,12 @@ def _encode(args: argparse.Namespace) -> int:
     check_stdin_once(given)
     _check_out(args, given, binary=True)
     args.tokenizer = fetch_hub(args.tokenizer)
-    warn_of_tokenizer_json_beside(args.tokenizer, args.pattern, args.special_token)
     # subtle: on the parallel path each worker builds the tokenizer from its files, and this
     # process reads them again for the template and the summary; stamped before the first
     # load and checked after the last, a file replaced meanwhile fails the run.
     stamps = stamp_sources(args.tokenizer)
+    # GPT-2 files read for the warning are the summary's, not read a second time.
+    read = warn_of_tokenizer_json_beside(args.tokenizer, args.pattern, args.special_token)
     built: list[AnyTokenizer] = []
     load = _loader(args, built)
     bars: list[ProgressBar] = []
@@ -305,7 +306,7 @@ def _encode(args: argparse.Namespace) -> int:
                 added = f"added the template's special tokens: {template.text}"
                 stats = replace(stats, tokens=tokens)
         # subtle: with workers each building its own, this process built none: its data says.
-        described = built[-1] if built else load_source(args.tokenizer, args.pattern)
+        described = built[-1] if built else read or load_source(args.tokenizer, args.pattern)
         wrapped = template if args.add_special_tokens else None
         dropped = _dropped(described, out, stats.input_bytes, wrapped, each)
         check_sources_unchanged(stamps, "encoding")

@@ -28,6 +28,7 @@ from ..core.corpus.sources import (
 )
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer
+from ..core.encode.tokenizer import Tokenizer
 from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
 from ..core.explain.usage import CorpusUsage, corpus_usage, dropped_words
@@ -76,12 +77,12 @@ def _load(
 ) -> AnyTokenizer:
     """``warn``: of a tokenizer.json beside it (not again for the source already loaded)."""
     fetched = fetch_hub(source)
-    if warn:
-        warn_of_tokenizer_json_beside(fetched, pattern, specials)
     try:
         tok = load_tokenizer(fetched, specials, pattern=pattern)
     except OSError as e:
         raise CliError(os_error_line(e)) from None
+    if warn and isinstance(tok, Tokenizer):  # GPT-2 files: warned of with their data as read
+        warn_of_tokenizer_json_beside(fetched, pattern, specials, data=tok.to_data())
     tok.name = source
     return tok
 

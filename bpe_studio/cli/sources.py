@@ -141,27 +141,29 @@ def warn_of_tokenizer_json_beside(
     pattern: str | None = None,
     extra_specials: Sequence[str] | None = None,
     data: TokenizerData | None = None,
-) -> None:
+) -> TokenizerData | None:
     """A warning line on stderr when ``source`` names a GPT-2 ``vocab.json`` whose model's
     ``tokenizer.json``, beside it, gives other ids (``formats.beside``); said once, by the
     command, before its work (the workers that load it too say nothing). ``data``: what
     ``source`` was read into, if it was (else it is read here, only when such a file is
-    beside it)."""
+    beside it). Returns the data read here or given (None: none was needed), which the
+    command may use rather than read the files again."""
     path = Path(source)
     # subtle: the name first; with_name refuses a path without one (".", "./", "").
     if not path.name.lower().endswith("vocab.json"):
-        return
+        return data
     beside = path.with_name("tokenizer.json")
     if not beside.is_file():
-        return
+        return data
     if data is None:
         try:
             data = load_data(source, pattern, extra_specials)
         except (OSError, ValueError):
-            return  # the command's own load names what is wrong
+            return None  # the command's own load names what is wrong
     note = tokenizer_json_beside(path, data)
     if note is not None:
         say(f"bpe-studio: warning: {note}")
+    return data
 
 
 def load_tokenizer(

@@ -296,3 +296,20 @@ def test_a_vocab_json_against_itself_is_warned_of_once(tmp_path):
     vocab = tmp_path / "qwen" / "vocab.json"
     said = ok(cli(tmp_path, "inspect", vocab, "--against", vocab))
     assert said.count("the model's tokenizer.json beside it encodes otherwise") == 1
+
+
+def test_the_beside_warning_reads_the_gpt2_files_once(tmp_path, monkeypatch, capsys):
+    """Review h_rev63: the warning read the vocab.json + merges.txt a second time (seconds for
+    a 100k vocabulary) where inspect had read them anyway: it is given their data."""
+    from hf_shapes import hub_folder
+
+    from bpe_studio.cli import inspect, sources
+
+    hub_folder(tmp_path / "qwen", "qwen2", ["<|im_end|>"])
+    vocab = tmp_path / "qwen" / "vocab.json"
+    read = []
+    real = sources.load_data
+    monkeypatch.setattr(sources, "load_data", lambda *a: read.append(a) or real(*a))
+    tok = inspect._load(str(vocab), None)
+    assert len(tok.vocab) > 256 and read == []
+    assert "the model's tokenizer.json beside it encodes otherwise" in capsys.readouterr().err

@@ -517,3 +517,37 @@ def test_a_file_refused_for_its_added_tokens_is_run_by_tokenizers(tmp_path, shap
         assert tok.encode(text, add_special_tokens=add) == expected
     if shape != "template":
         assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
+
+
+def test_a_refused_byte_level_file_is_parsed_by_tokenizers_once(tmp_path, monkeypatch):
+    # Review h_rev63: encode parsed such a file with tokenizers three times (foreign_file,
+    # then load_data's own look, then the ForeignTokenizer), inspect and decode twice; a large
+    # vocabulary took seconds each time. Each command now parses it once; a file changed
+    # since is read again.
+    from bpe_studio.core.formats.files import foreign_file
+
+    path = falcon_style(tmp_path / "falcon")
+    real = tokenizers.Tokenizer
+    parsed = []
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def from_file(self, *args, **kwargs):
+            parsed.append(args[0])
+            return real.from_file(*args, **kwargs)
+
+    monkeypatch.setattr(tokenizers, "Tokenizer", Counting())
+    assert foreign_file(path.parent) is not None  # as encode asks first
+    tok = open_tokenizer(path.parent)
+    assert len(parsed) == 1
+    text = "Hello, world 123456 don't!"
+    assert tok.encode(text) == real.from_file(str(path)).encode(text).ids
+    # The same file opened again gets a backend of its own (the first one's is changed).
+    again = open_tokenizer(path)
+    assert again.backend is not tok.backend
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["model"]["dropout"] = 0.25
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    assert any("dropout 0.25" in note for note in open_tokenizer(path).notes)

@@ -33,6 +33,7 @@ from ..formats.hf.kind import (
     ForeignTokenizerFile,
     RefusedByteLevelFile,
     has_byte_level,
+    loaded_backend,
     unknown_model,
     whole_text_note,
 )
@@ -188,7 +189,7 @@ class ForeignTokenizer:
         import tokenizers
 
         try:
-            backend = tokenizers.Tokenizer.from_file(os.fspath(path))
+            backend = loaded_backend(path) or tokenizers.Tokenizer.from_file(os.fspath(path))
         except Exception as e:  # tokenizers raises its own Exception for every failure
             # Its words for a model it does not know name no model ("data did not match any
             # variant of untagged enum ModelUntagged"): the file's own type says more.

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..corpus.stamps import link_loop
+from ..corpus.stamps import Stamp, link_loop, stamp
 from ..io.hf_hub import fetch_tokenizer, hub_source_meant, parse_hub_source
 from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_pattern
 from ..pretokenization.pretokenizer import pretokenizer
@@ -175,23 +175,50 @@ def _settings_problem(path: Path) -> str | None:
     return f"{path}: a model's {path.name} holds its settings, not a tokenizer: {where}"
 
 
+# What _foreign decided of each file, with its stamp: a command asks it of one file more
+# than once (encode: whether it is foreign, then load_data), and each answer parses it whole.
+_DECIDED: dict[str, tuple[Stamp, str | None, str | None]] = {}
+_DECIDED_FILES = 16  # files remembered; the rest are forgotten at once
+
+
 def _foreign(path: Path) -> ForeignTokenizerFile | None:
     """What ``tokenizers`` runs in place of the reader here, for the ``tokenizer.json`` at
     ``path``: a file of another kind (``ForeignTokenizerFile``), or a byte-level one whose
     model options, components or decoder ``read_hf`` refuses and ``tokenizers`` loads
     (``RefusedByteLevelFile``); None for the rest (``read_hf`` reads it, or says what is
     wrong: a file that is no readable JSON, refused vocabulary or merges)."""
+    key = os.path.abspath(path)
+    try:
+        before = stamp(path)
+    except OSError:
+        return None  # read_hf names what is wrong
+    known = _DECIDED.get(key)
+    if known is not None and known[0] == before:
+        kind, reason = known[1], known[2]
+    else:
+        kind, reason = _decide(path)
+        if len(_DECIDED) >= _DECIDED_FILES:
+            _DECIDED.clear()
+        _DECIDED[key] = (before, kind, reason)
+    if kind is not None:
+        return ForeignTokenizerFile(path, kind)
+    return None if reason is None else RefusedByteLevelFile(path, reason)
+
+
+def _decide(path: Path) -> tuple[str | None, str | None]:
+    """The kind of the file at ``path`` (None: byte-level BPE), and for a byte-level one
+    ``tokenizers`` runs, why the reader refuses it (else None)."""
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+        return None, None
     kind = kind_of(obj)
     if kind is not None:
-        return ForeignTokenizerFile(path, kind)
+        return kind, None
     reason = structure_problem(obj, os.fspath(path))
     if reason is None or not tokenizers_reads(path):
-        return None
-    return RefusedByteLevelFile(path, reason)
+        return None, None
+    return None, reason
 
 
 def _read_hf_file(path: Path) -> TokenizerData:

@@ -23,6 +23,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ...corpus.stamps import Stamp, stamp
+
 # The models the tokenizers library runs (its ``models`` module; ``ModelWrapper`` in Rust).
 TOKENIZERS_MODELS = ("BPE", "Unigram", "WordLevel", "WordPiece")
 
@@ -104,15 +106,36 @@ class RefusedByteLevelFile(ForeignTokenizerFile):
         )
 
 
+# The tokenizers object tokenizers_reads loaded last, with the file's stamp, until the
+# ForeignTokenizer opened from that file takes it (loaded_backend): a large file's parse takes
+# seconds, and the command asking whether tokenizers reads a file then opens it.
+_LOADED: dict[str, tuple[Stamp, Any]] = {}
+
+
 def tokenizers_reads(path: str | os.PathLike[str]) -> bool:
-    """Whether ``tokenizers`` loads the ``tokenizer.json`` at ``path``."""
+    """Whether ``tokenizers`` loads the ``tokenizer.json`` at ``path`` (what it loaded is
+    kept for :func:`loaded_backend`)."""
     import tokenizers
 
     try:
-        tokenizers.Tokenizer.from_file(os.fspath(path))
+        before = stamp(path)
+        backend = tokenizers.Tokenizer.from_file(os.fspath(path))
     except Exception:  # noqa: BLE001 - tokenizers raises its own Exception for every failure
         return False
+    _LOADED.clear()  # one kept at most: it is only for the open that follows
+    _LOADED[os.path.abspath(path)] = (before, backend)
     return True
+
+
+def loaded_backend(path: str | os.PathLike[str]) -> Any | None:
+    """The ``tokenizers.Tokenizer`` :func:`tokenizers_reads` loaded from ``path``, given to
+    one caller only (who may change it), and only if the file is unchanged since; else None."""
+    kept = _LOADED.pop(os.path.abspath(path), None)
+    try:
+        unchanged = kept is not None and stamp(path) == kept[0]
+    except OSError:
+        return None
+    return kept[1] if unchanged and kept is not None else None
 
 
 def _types(component: Any, key: str) -> list[str]:
