@@ -15,6 +15,7 @@ batches, streams, files in chunks with workers).
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -208,3 +209,36 @@ def test_without_ignore_merges_nothing_is_looked_up(tmp_path):
     assert hf.token_to_id("<pad>") not in _ids(hf, "a <pad> b")
     for text in FIXED:
         _check(path, ours, text)
+
+
+def _token_texts(tok: Tokenizer, count: int) -> str:
+    """The first ``count`` of the tokenizer's merged tokens that are whole text, each its own
+    word: every one a pre-token looked up whole under ignore_merges."""
+    texts = []
+    for idx in sorted(tok.vocab)[256:]:
+        try:
+            texts.append(tok.vocab[idx].decode("utf-8").strip())
+        except UnicodeDecodeError:
+            continue
+    return " ".join(t for t in texts[:count] if t)
+
+
+@pytest.mark.parametrize("step", ["first", "early", "middle", "one back"])
+def test_truncations_encode_as_tokenizers_on_the_file_they_write(shape, tmp_path, step):
+    """One step back on the timeline, "word_1" lost "word" (looked up whole at the full step
+    and by tokenizers in the file the truncation writes) and lowercased "<Pad>" lost "<pad>":
+    a truncation looked nothing up whole."""
+    path, ours = shape
+    k = {"first": 1, "early": 40, "middle": len(ours.merges) // 2, "one back": len(ours.merges) - 1}
+    short = ours.truncated(k[step])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LossyFormatWarning)  # <eot>, <x>: see the test above
+        (written,) = short.save(tmp_path / "hf", format="hf")
+    hf = _hf(str(written))
+    texts = [*FIXED, "word_1", "<Pad>", _token_texts(short, 400)]
+    for text in texts:
+        assert short.encode(text) == _ids(hf, text), repr(text)
+    assert short.encode_batch(texts) == [_ids(hf, t) for t in texts]
+    if kernel_start.prepare():
+        text = "".join(texts) * 20
+        assert short.encode_array(text).tolist() == _ids(hf, text)

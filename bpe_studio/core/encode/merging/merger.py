@@ -597,8 +597,13 @@ class _Truncated(Merger):
         if full._merge_lists is not None:
             out._merge_lists = cast("MergeLists", tuple(part[:k] for part in full._merge_lists))
         out._cache = {}
-        # subtle: that every token's bytes merge into it is known of the full merge list only.
-        out._whole = None
+        if full._lookup_all:
+            # Built on first use from the full table (``_whole`` below).
+            del out.__dict__["_whole"]
+        else:
+            # subtle: that every token's bytes merge into it is known of the full merge list
+            # only; merging gives the same ids without the table.
+            out._whole = None
         out._batch = None
         out._batch_state = "unbuilt"
         out._char = None
@@ -631,6 +636,19 @@ class _Truncated(Merger):
         # in neither table; its token is that earlier merge's, so the ids kept are complete.
         limit = self._k << 32
         return {pair: packed for pair, packed in self._full._ranks.items() if packed < limit}
+
+    @cached_property
+    def _whole(self) -> dict[bytes, int] | None:  # type: ignore[override]
+        # Under ``lookup_all`` (a tokenizer.json's ignore_merges) tokenizers looks a pre-token
+        # up in model.vocab, and the file a truncation saves holds there the tokens of its
+        # vocabulary (and the added tokens the file read held there): the full table's
+        # entries whose ids this vocabulary keeps. subtle: a model.vocab spells each token
+        # once, so no id left out here had bytes another kept id holds.
+        whole = self._full._whole
+        if whole is None:
+            return None
+        kept = self.vocab
+        return {tok: idx for tok, idx in whole.items() if idx in kept}
 
     @cached_property
     def _rank_of_id(self) -> dict[int, int]:
