@@ -551,3 +551,30 @@ def test_a_refused_byte_level_file_is_parsed_by_tokenizers_once(tmp_path, monkey
     obj["model"]["dropout"] = 0.25
     path.write_text(json.dumps(obj), encoding="utf-8")
     assert any("dropout 0.25" in note for note in open_tokenizer(path).notes)
+
+
+def _holds_part_of_a_character(tok, text: str) -> list[bool]:
+    """Each token of ``text`` (a byte-level file without a normalizer: its tokens' bytes are
+    the text's) that starts or ends inside a character's UTF-8 bytes."""
+    data = text.encode("utf-8")
+    inside = [(b & 0xC0) == 0x80 for b in data] + [False]  # a continuation byte
+    marks, at = [], 0
+    for idx in tok.encode(text):
+        size = len(tok.decode_single_token_bytes(idx))
+        marks.append(inside[at] or inside[at + size])
+        at += size
+    assert at == len(data)
+    return marks
+
+
+def test_a_byte_level_file_run_by_tokenizers_marks_split_characters(tmp_path):
+    """Of "a 😀", 😀 was split into " \\xf0\\x9f\\x98" (offsets 1..3) and "\\x80" (2..3):
+    neither was partial, since only tokens with the very same offsets counted as sharing a
+    character, and the editor left the split character uncoloured."""
+    tok = open_tokenizer(falcon_style(tmp_path / "falcon"))
+    assert tok.kind == TOKENIZERS_BYTE_LEVEL
+    spans = tok.spans("a 😀")
+    assert [(s.start, s.end, s.partial) for s in spans[1:]] == [(1, 3, True), (2, 3, True)]
+    for text in ("a 😀😀 b", "café 中文 ﬁ", "x中y", "😀"):
+        spans = tok.spans(text)
+        assert [s.partial for s in spans] == _holds_part_of_a_character(tok, text), spans

@@ -515,8 +515,9 @@ class ForeignTokenizer:
     def spans(self, text: str) -> list[TokenSpan]:
         """Each token of ``text`` with the characters it comes from (``tokenizers``' offsets,
         which follow any normalizer back to the text). Tokens sharing a character (byte
-        fallback's ``<0xNN>``) are ``partial``; a token from no character of its own (a
-        ``▁`` put before the text) spans the character it stands before, as partial."""
+        fallback's ``<0xNN>``, byte-level tokens splitting one) are ``partial``; a token from
+        no character of its own (a ``▁`` put before the text) spans the character it stands
+        before, as partial."""
         check_text(text, "spans")
         return [TokenSpan(i, a, b, bool(p)) for i, a, b, p in self.packed_spans(text).tolist()]
 
@@ -539,10 +540,13 @@ class ForeignTokenizer:
         packed[:, 0] = enc.ids
         packed[:, 1:3] = enc.offsets
         starts, ends = packed[:, 1], packed[:, 2]
+        # Neighbours whose offsets overlap share a character: byte fallback's <0xNN> tokens
+        # (the same offsets), a byte-level token ending inside one (" \xf0\x9f\x98", then
+        # "\x80": 1..3 and 2..3), as ``spans_at_step.step_forward`` marks them.
         shared = np.zeros(n, dtype=bool)
-        same = (starts[1:] == starts[:-1]) & (ends[1:] == ends[:-1])
-        shared[1:] |= same
-        shared[:-1] |= same
+        overlap = ends[:-1] > starts[1:]
+        shared[1:] |= overlap
+        shared[:-1] |= overlap
         empty = starts == ends
         # subtle: a token from no character spans the one after it (the last at the end).
         past = empty & (starts >= len(text))
