@@ -138,6 +138,57 @@ def test_compare_paints_its_marks_in_red(qtbot, compare_view):
         assert _mark_pixels(pane, at_break[0], width) > 0, f"no mark at {at_break[0]}"
 
 
+def _red_pixels(pane) -> int:
+    """Pixels of the mark's colour anywhere in the pane's grab (which paints it now)."""
+    from PySide6.QtGui import QColor
+
+    from bpe_studio.gui.views.theme import colours
+
+    image, mark = pane.viewport().grab().toImage(), QColor(colours().diff_mark)
+    return sum(
+        abs(c.red() - mark.red()) < 40
+        and abs(c.green() - mark.green()) < 40
+        and abs(c.blue() - mark.blue()) < 40
+        for x in range(image.width())
+        for y in range(image.height())
+        if (c := image.pixelColor(x, y))
+    )
+
+
+def test_a_pane_that_says_why_not_paints_no_mark_of_the_text_before(
+    qtbot, compare_view, tmp_path, qtlog
+):
+    """A review: GPT-2's files in the left pane, deleted, then the text edited: the pane said
+    why it has no tokens, with the "↵" marks of the text before painted over the words, and
+    Qt warned "QTextCursor::setPosition: Position out of range" at each paint, until the
+    debounced repaint came. Painted at once (a grab when the result is shown), no mark."""
+    import shutil
+
+    from gui_helpers import FIXTURES
+
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(FIXTURES / f"gpt2_{name}", tmp_path / name)
+    view = compare_view
+    view.choices[1].pick(preset_key("o200k_base"))
+    text = "".join(f"Line {i}:\n" for i in range(40))  # a break GPT-2 cuts, o200k not
+    with qtbot.waitSignal(view.compared, timeout=60_000):
+        view.set_text(text)
+        view.show()
+        view.choices[0].add_file(tmp_path / "vocab.json")
+    pane = view.panes[0]
+    qtbot.waitUntil(lambda: any(text[c] == "\n" for c in pane.marked_offsets()), timeout=10_000)
+    assert _red_pixels(pane) > 0
+    for name in ("vocab.json", "merges.txt"):
+        (tmp_path / name).unlink()
+    grabs: list[int] = []
+    view.compared.connect(lambda _c: grabs.append(_red_pixels(pane)))
+    view.set_text("Short.")
+    qtbot.waitUntil(lambda: bool(grabs), timeout=60_000)
+    assert pane.side is None and "a directory without" in pane.toPlainText()
+    assert grabs == [0]
+    assert [r.message for r in qtlog.records if "out of range" in r.message] == []
+
+
 def test_same_tokenizer_marks_nothing_and_a_loaded_directory_works(qtbot, compare_view, tmp_path):
     Tokenizer.preset("gpt2").save(tmp_path, "gpt2")
     view = compare_view

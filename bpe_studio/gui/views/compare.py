@@ -278,7 +278,7 @@ class ComparePane(QPlainTextEdit):
     def show_side(self, comparison: Comparison, side: Side) -> None:
         if self.comparison is None or self.comparison.text != comparison.text:
             scroll = self.verticalScrollBar().value()
-            self.setPlainText(comparison.text)
+            self._set_text(comparison.text)
             self.verticalScrollBar().setValue(scroll)
         self.comparison, self.side = comparison, side
         self._schedule()
@@ -286,14 +286,28 @@ class ComparePane(QPlainTextEdit):
     def clear_side(self) -> None:
         """Show the text uncoloured: its tokens are no one's any more."""
         self.comparison = self.side = None
+        self._unpaint()
         self._schedule()
 
     def show_why_not(self, side: Uncovered | Unbuilt) -> None:
         """Say, in place of the text, why this side has no tokens (the next
         :meth:`show_side` puts the text back)."""
         self.comparison = self.side = None
-        self.setPlainText(side.explained())
+        self._set_text(side.explained())
         self._schedule()
+
+    def _set_text(self, text: str) -> None:
+        # subtle: the marks are of the text before, and paintEvent draws them until the
+        # debounced paint_visible runs: past a shorter text's end (Qt warned "setPosition:
+        # Position out of range") or over the words saying why there are no tokens.
+        self._unpaint()
+        self.setPlainText(text)
+
+    def _unpaint(self) -> None:
+        """No token colours or line-break marks (of no one's tokens now)."""
+        self._formats.clear()
+        self._breaks = []
+        self.viewport().update()
 
     @Slot()
     def _schedule(self, *args: object) -> None:
@@ -319,9 +333,7 @@ class ComparePane(QPlainTextEdit):
     def paint_visible(self) -> None:
         side, comparison = self.side, self.comparison
         if side is None or comparison is None:
-            self._formats.clear()
-            self._breaks = []
-            self.viewport().update()
+            self._unpaint()
             return
         spans, diff = side.spans, comparison.diff
         tok = spans.tokenizer
