@@ -217,3 +217,44 @@ def test_the_arrow_keys_step_past_a_model_that_just_failed(qtbot, window, offlin
     qtbot.keyClick(picker, Qt.Key.Key_PageDown)
     assert picker.key not in (keys[first_hub], keys[first_hub + 1])
     assert picker.key in (keys[first_hub + 2], keys[first_hub + 3])
+
+
+def test_a_failed_pick_beside_a_choice_gone_is_one_dialog_not_shown_instead(
+    qtbot, window, tmp_path
+):
+    """A review: GPT-2's files in Compare's left pane, deleted (its pane says why, the right
+    pane is shown alone), then a broken file picked in that pane opened two dialogs: "…
+    <folder> is shown instead", false (it cannot be built), and then one about that folder.
+    One dialog says both."""
+    import shutil
+
+    from gui_helpers import FIXTURES
+
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(FIXTURES / f"gpt2_{name}", folder / name)
+    compare = window.compare
+    errors = errors_of(window)
+    window.tabs.setCurrentWidget(compare)
+    left = compare.choices[0]
+    shown = left.add_file(folder / "vocab.json")
+    qtbot.waitUntil(
+        lambda: not compare.busy and window.hub.pane(left.pane).key == shown, timeout=60_000
+    )
+    for name in ("vocab.json", "merges.txt"):
+        (folder / name).unlink()
+    compare.set_text("Hello there.")
+    qtbot.waitUntil(lambda: not compare.busy and "shown alone" in compare.status.text())
+    assert errors == []  # the pane the user did not just pick: the status line says it
+    broken = tmp_path / "other" / "tokenizer.json"
+    broken.parent.mkdir()
+    broken.write_text("{not json", encoding="utf-8")
+    left.add_file(broken)
+    qtbot.waitUntil(lambda: bool(errors) and not compare.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: left.key == shown)
+    assert len(errors) == 1, errors
+    message = errors[0][1]
+    assert "not valid JSON" in message and "shown instead" not in message
+    assert "cannot be built either: gpt2: " in message and "a directory without" in message
+    assert compare.status.text().startswith("GPT-4o (o200k_base) shown alone: gpt2: ")

@@ -144,6 +144,7 @@ class Unbuilt:
     pane: str
     label: str
     what: str  # the choice and why (``FailedPick.what``)
+    key: str = ""  # the choice's picker key
 
     def summary(self) -> str:
         return self.what
@@ -173,7 +174,7 @@ def _side(
     if isinstance(tok, FailedPick):
         # A pick under way that fails is undone by the page; the pane's own choice failing
         # leaves that side empty, and the other is shown alone.
-        return tok if picking else Unbuilt(tok.pane, tok.label, tok.what)
+        return tok if picking else Unbuilt(tok.pane, tok.label, tok.what, tok.key)
     try:
         spans = compute_spans(tok, text, is_stale)
     except UncoveredText as e:  # this side alone: the other may encode the text
@@ -602,6 +603,15 @@ class CompareView(LazyPage):
         stats.setToolTip(tip)
         mark.setToolTip(tip)
         mark.setVisible(bool(notes))
+
+    def _cannot_build(self, pane: str, key: str) -> str | None:
+        if self.comparison is None:
+            return None
+        sides = (self.comparison.a, self.comparison.b)
+        return next(
+            (s.what for s in sides if isinstance(s, Unbuilt) and (s.pane, s.key) == (pane, key)),
+            None,
+        )
 
     def _forget_result(self) -> None:
         if self.comparison is None:

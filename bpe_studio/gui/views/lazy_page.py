@@ -168,12 +168,26 @@ class LazyPage(QWidget):
         if not self.hub.pick_failed_for(failed.pane, failed.key, failed.message):
             self._say_failed(failed.what, failed.pane in self._announce)
             return
-        shown = self.hub.pane(failed.pane).label
+        shown = self.hub.pane(failed.pane)
+        unbuilt = self._cannot_build(failed.pane, shown.key)
         if not failed.cancelled:  # a download the user cancelled is no error to report
-            self.error.emit(
-                self.failure[1], f"Could not load {failed.what}\n\n{shown} is shown instead."
+            # The choice the pane goes back to may be one the result shown could not build
+            # (a file deleted since): "shown instead" was false, and the result computed
+            # again opened a second dialog about it. One dialog says both.
+            instead = (
+                f"{shown.label} is shown instead."
+                if unbuilt is None
+                else f"The pane's choice before cannot be built either: {unbuilt}."
             )
+            self.error.emit(self.failure[1], f"Could not load {failed.what}\n\n{instead}")
+            if unbuilt is not None:
+                self._announce.discard(failed.pane)
         self.request()
+
+    def _cannot_build(self, pane: str, key: str) -> str | None:
+        """Why the result shown could not build ``pane``'s choice ``key`` (the choice and
+        why), None if it could or showed none (each page knows its result)."""
+        return None
 
     @Slot()
     def _on_run_tokenizer_changed(self) -> None:
