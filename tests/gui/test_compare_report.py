@@ -936,3 +936,79 @@ def test_compare_shows_each_tokenizers_notes(qtbot, compare_view, tmp_path):
     comparison = _compare(qtbot, view, TEXT + " ")
     assert comparison.b.notes == () and view.marks[1].isHidden()
     assert view.stats[1].toolTip() == ""
+
+
+def _headers(report) -> list[str]:
+    table = report.table
+    return [table.horizontalHeaderItem(i).text() for i in range(table.columnCount())]
+
+
+def test_a_slots_file_deleted_leaves_its_column_out_and_reports_the_rest(qtbot, window, tmp_path):
+    """A review: GPT-2's files in the Report's first slot, deleted, then GPT-2 picked in the
+    third: "Could not compute the report: <folder>: a directory without …", and the table kept
+    its columns, GPT-4o's that the pick had just replaced too. The folder's column is left out,
+    saying which and why, and the rest is reported, the pick with it."""
+    import shutil
+
+    from gui_helpers import FIXTURES
+
+    folder = tmp_path / "gpt2files"
+    folder.mkdir()
+    for name in ("vocab.json", "merges.txt"):
+        shutil.copy(FIXTURES / f"gpt2_{name}", folder / name)
+    report = window.report
+    errors: list[tuple[str, str]] = []
+    report.error.disconnect()
+    report.error.connect(lambda title, message: errors.append((title, message)))
+    window.tabs.setCurrentWidget(report)
+    report.choices[0].add_file(folder / "vocab.json")
+    qtbot.waitUntil(
+        lambda: not report.busy and report.report is not None
+        and report.report.tokenizers[0] == folder.name, timeout=120_000,
+    )  # fmt: skip
+    for name in ("vocab.json", "merges.txt"):
+        (folder / name).unlink()
+    report.choices[2].pick(preset_key("gpt2"))
+    qtbot.waitUntil(
+        lambda: not report.busy and "GPT-2" in report.report.tokenizers, timeout=120_000
+    )
+    assert list(report.report.tokenizers) == ["GPT-4 (cl100k_base)", "GPT-2"]
+    assert _headers(report) == [f"{t}\n(bytes/token)" for t in report.report.tokenizers]
+    status = report.status.text()
+    assert " × 2 tokenizers; hover a cell" in status
+    assert f"; left out: {folder.name}: " in status and "a directory without" in status
+    assert report.csv_button.isEnabled()
+    assert errors == []  # the slot the user did not just pick: the status line says it
+
+
+def test_a_report_of_the_run_alone_once_discarded_says_so_and_counts_in_words(qtbot, window):
+    """A review: the run's tokenizer in the first two slots (the others empty), the run
+    discarded: "6 samples × 0 tokenizers; hover a cell for its counts" over an empty table;
+    then GPT-2 picked beside it: "× 1 tokenizers". With nothing to report, the page says
+    why and shows no table; then one column, counted as one."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    from bpe_studio.gui.app import DEMO_CORPUS
+    from bpe_studio.gui.views.picker import RUN
+
+    report = window.report
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    for i, choice in enumerate(report.choices):
+        choice.pick(RUN if i < 2 else NONE)
+    window.tabs.setCurrentWidget(report)
+    qtbot.waitUntil(
+        lambda: not report.busy and report.report is not None
+        and len(report.report.tokenizers) == 2, timeout=120_000,
+    )  # fmt: skip
+    assert window.open_corpus(FIXTURES / "german.txt")  # discards the run ("ask": Yes)
+    qtbot.waitUntil(lambda: window.state.shown is None and not report.busy, timeout=120_000)
+    qtbot.waitUntil(lambda: "no tokenizer could be built" in report.status.text())
+    assert report.report is None and report.table.columnCount() == 0
+    assert not report.csv_button.isEnabled() and not report.png_button.isEnabled()
+    assert report.showing_hint and "no run's tokenizer yet" in report.hint.toPlainText()
+    assert "no run's tokenizer yet" in report.status.text()
+    report.choices[1].pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: not report.busy and report.report is not None, timeout=120_000)
+    assert list(report.report.tokenizers) == ["GPT-2"]
+    status = report.status.text()
+    assert " × 1 tokenizer; hover a cell" in status and "no run's tokenizer yet" in status

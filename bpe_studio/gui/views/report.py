@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -72,10 +72,12 @@ def _unique_labels(labels: list[str]) -> list[str]:
 
 
 class Computed(NamedTuple):
-    """A report, and why the corpus has no row in it (None: it has one, or there is none)."""
+    """A report, why the corpus has no row in it (None: it has one, or there is none), and
+    the slots' choices that could not be built (their columns left out)."""
 
     report: Report
     corpus_missing: str | None = None
+    unbuilt: tuple[FailedPick, ...] = ()
 
 
 def corpus_row(corpus: CorpusRef) -> Sample:
@@ -94,9 +96,12 @@ def build_report(
     choices: list[Choice],
     corpus: CorpusRef | None,
     is_stale: Callable[[], bool] = lambda: False,
+    picking: Sequence[bool] | None = None,
 ) -> Computed | FailedPick | None:
     """Load the tokenizers and samples and compute the report (in a background job); the
-    pick whose tokenizer could not be built, if one could not. A corpus that cannot be read
+    pick under way (``picking``, by choice; all of them if None) whose tokenizer could not be
+    built, if one could not. A slot's own choice that cannot be built any more (the run
+    discarded, a file deleted since) leaves its column out, as a corpus that cannot be read
     (a record without the text field, a file gone) leaves its row out, saying why."""
     samples: list[Sample] = bundled_samples()
     missing = None
@@ -106,17 +111,22 @@ def build_report(
         except (OSError, ValueError) as e:  # CorpusError is a ValueError
             missing = f"{corpus.label}: {e.strerror or e}" if isinstance(e, OSError) else str(e)
     names = _unique_labels([c.label for c in choices])
-    tokenizers = []
-    for name, choice in zip(names, choices):
+    tokenizers, unbuilt = [], []
+    for name, choice, picked in zip(names, choices, picking or [True] * len(choices)):
         if is_stale():
             return None
         tok = choice.build()
         if isinstance(tok, FailedPick):
-            return tok
+            # A pick under way that fails is undone by the page; the slot's own choice
+            # failing leaves its column out, and the others are reported.
+            if picked:
+                return tok
+            unbuilt.append(tok)
+            continue
         tokenizers.append((name, tok))
     with ENCODE_LOCK:
         report = compute_report(samples, tokenizers, is_stale)
-    return None if report is None else Computed(report, missing)
+    return None if report is None else Computed(report, missing, tuple(unbuilt))
 
 
 class ReportView(LazyPage):
@@ -139,7 +149,7 @@ class ReportView(LazyPage):
             # said in its description.
             choice.setAccessibleName(f"Tokenizer {i + 1}")
             choice.setAccessibleDescription(f"Tokenizer {i + 1} of the report")
-        self._without_run = False  # the job under way leaves the run's slot out: no run
+        self._unbuilt: tuple[FailedPick, ...] = ()  # the columns the result shown left out
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
         self._last_slot_chosen = False
@@ -281,11 +291,9 @@ class ReportView(LazyPage):
     # ------------------------------------------------------------ requests
     def _submit(self, throttle: bool = False) -> None:
         chosen = self._picked()
-        # The run's slot while there is no run (discarded, or a new one not yet merged): the
-        # others are reported, and the status says the run's is left out.
-        self._without_run = self.hub.state.shown is None and any(c.key == RUN for c in chosen)
-        if self._without_run and len(chosen) > 1:
-            chosen = [c for c in chosen if c.key != RUN]
+        # A slot's own choice that cannot be built (the run's with no run: discarded, or a
+        # new one not yet merged; a file deleted since) is left out by the job, saying why.
+        picking = [self._picking(c) for c in chosen]
         self._submitting(chosen)
         self._dirty = False
         corpus = self.hub.state.corpus_ref
@@ -293,7 +301,9 @@ class ReportView(LazyPage):
         self.status.setText(encoding)
         if self.report is None:  # the chart says what it waits for (else it keeps its report)
             self._show_empty(encoding)
-        self._job.submit(lambda is_stale: build_report(chosen, corpus, is_stale), throttle=throttle)
+        self._job.submit(
+            lambda is_stale: build_report(chosen, corpus, is_stale, picking), throttle=throttle
+        )
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
@@ -310,6 +320,10 @@ class ReportView(LazyPage):
     def _forget_result(self) -> None:
         if self.report is None:
             return
+        self._clear("The run's tokenizer is gone: pick the tokenizers to compare")
+
+    def _clear(self, hint: str) -> None:
+        """No report shown or exported: the chart says ``hint`` in its place."""
         self.report = None
         self.table.clear()
         self.table.setRowCount(0)
@@ -317,7 +331,10 @@ class ReportView(LazyPage):
         self.unknown_note.setVisible(False)
         for button in (self.csv_button, self.png_button):
             button.setEnabled(False)
-        self._show_empty("The run's tokenizer is gone: pick the tokenizers to compare")
+        self._show_empty(hint)
+
+    def _cannot_build(self, pane: str, key: str) -> str | None:
+        return next((u.what for u in self._unbuilt if (u.pane, u.key) == (pane, key)), None)
 
     # ------------------------------------------------------------- results
     @Slot(object)
@@ -328,18 +345,31 @@ class ReportView(LazyPage):
         assert isinstance(computed, Computed)  # what this page's job returns
         report = computed.report
         self._picks_shown()
-        self.report = report
+        self._unbuilt = computed.unbuilt
+        # A slot's choice that cannot be built: the dialog only if the user just picked it
+        # there, else the status line says it (the run discarded under a slot).
+        announce = [u.what for u in computed.unbuilt if u.pane in self._announce]
         self._announce.clear()
+        if announce:
+            self.error.emit(self.failure[1], announce[0])
+        left_out_columns = "".join(f"; left out: {u.what}" for u in computed.unbuilt)
+        if not report.tokenizers:
+            # Nothing was built: an empty table under "0 tokenizers" was no report.
+            said = "; ".join(u.what for u in computed.unbuilt)
+            self._clear(f"No tokenizer to report: {said}")
+            self.status.setText(f"{self.failure[0]}: no tokenizer could be built: {said}")
+            return
+        self.report = report
         self._fill_table(report)
         self._draw(report)
         for button in (self.csv_button, self.png_button):
             button.setEnabled(True)
         left_out = len(report.left_out)
         self.status.setText(
-            f"{len(report.samples)} samples × {len(report.tokenizers)} tokenizers; "
-            "hover a cell for its counts"
+            f"{plural(len(report.samples), 'sample')} × "
+            f"{plural(len(report.tokenizers), 'tokenizer')}; hover a cell for its counts"
             + (f"; {plural(left_out, 'cell')} left out (see below the table)" if left_out else "")
-            + ("; no run's tokenizer yet: train or load one" if self._without_run else "")
+            + left_out_columns
             + (f"; no corpus row: {computed.corpus_missing}" if computed.corpus_missing else "")
         )
         self.computed.emit(report)
