@@ -352,10 +352,12 @@ class ReportView(LazyPage):
         self._announce.clear()
         if announce:
             self.error.emit(self.failure[1], announce[0])
-        left_out_columns = "".join(f"; left out: {u.what}" for u in computed.unbuilt)
+        # Each said once: the run's tokenizer in two slots is one reason.
+        whats = list(dict.fromkeys(u.what for u in computed.unbuilt))
+        left_out_columns = "".join(f"; left out: {what}" for what in whats)
         if not report.tokenizers:
             # Nothing was built: an empty table under "0 tokenizers" was no report.
-            said = "; ".join(u.what for u in computed.unbuilt)
+            said = "; ".join(whats)
             self._clear(f"No tokenizer to report: {said}")
             self.status.setText(f"{self.failure[0]}: no tokenizer could be built: {said}")
             return
