@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from gpt2_bytes import token_from_gpt2
-from tokenizers import Regex, Tokenizer, decoders, models, trainers
+from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, trainers
 from tokenizers import normalizers as nz
 from tokenizers import pre_tokenizers as pt
 
@@ -117,3 +117,34 @@ def hub_folder(folder, family: str, specials=(), added=(), trained=()) -> Tokeni
     tok.save(str(folder / "tokenizer.json"))
     tok.model.save(str(folder))
     return tok
+
+
+# Words that hold "word": trained into tokens (" sword", " words", " swords") that encoding
+# reaches though the single_word added token "word" sits inside them.
+WORD_TEXT = "swords sword words word_1 thinking think <tool> sword word the a an ing " * 20
+
+
+def flagged_file(folder, ignore_merges: bool = True) -> str:
+    """A Llama 3 shaped ``tokenizer.json`` in ``folder`` with the added tokens that are not
+    special ``word`` (single_word) and ``<tool>`` (lstrip), and the special ``<pad>``, all
+    held in ``model.vocab`` as Llama 3 holds its added tokens; its model holds tokens with
+    ``word`` inside (:data:`WORD_TEXT`). Its path."""
+    from core_helpers import read_fixture
+
+    texts = [WORD_TEXT, read_fixture("corpus.en")[:20_000]]  # a text without "word" alone
+    tok = trained_bpe(*FAMILIES["llama3"], texts, 600)
+    tok.add_tokens(
+        [
+            AddedToken("word", single_word=True, special=False, normalized=False),
+            AddedToken("<tool>", lstrip=True, special=False, normalized=False),
+        ]
+    )
+    tok.add_special_tokens([AddedToken("<pad>", special=True, normalized=False)])
+    obj = json.loads(tok.to_str())
+    obj["model"]["ignore_merges"] = ignore_merges
+    for content in ("word", "<tool>", "<pad>"):
+        obj["model"]["vocab"][content] = tok.token_to_id(content)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "tokenizer.json"
+    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    return str(path)

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 import tokenizers
 from core_helpers import SLICES, read_fixture
-from hf_shapes import FAMILIES, trained_bpe
+from hf_shapes import FAMILIES, flagged_file, trained_bpe
 from hypothesis import given
 from hypothesis import strategies as st
 from reference_encoder import ASSIGNED_TEXTS
@@ -284,6 +284,26 @@ def test_reach_and_single_tokens_follow_the_added_tokens(shape):
         assert ours.encode_single_token(text) == token_id == hf.token_to_id(text)
     if any(t.strip(" ") == "" for t in ours.added_tokens):
         assert blocked  # the model holds tokens of the added runs' bytes
+
+
+@pytest.mark.parametrize("ignore_merges", [True, False])
+def test_reach_of_tokens_holding_a_single_word_added_token(tmp_path, ignore_merges):
+    # Found by an audit: " sword", " words" and " swords" were called unreachable for the
+    # single_word "word" inside them, which encoding cuts out only between non-word
+    # characters: encoding " sword" gives its one id. Reference: tokenizers, each token's text.
+    path = flagged_file(tmp_path, ignore_merges)
+    ours, hf = Tokenizer.from_hf(path), _hf(path)
+    unreachable = set(unreachable_tokens(ours))
+    holding = {}
+    for token_id, token in ours.vocab.items():
+        text = token.decode("utf-8", errors="replace")
+        if "\ufffd" in text or token_id in ours.added_tokens.values() or text == "<pad>":
+            continue
+        reachable = _ids(hf, text) == [token_id]
+        assert (token_id not in unreachable) == reachable, (token_id, text)
+        if "word" in text:
+            holding[text] = reachable
+    assert holding == {" word": False, " sword": True, " words": True, " swords": True}
 
 
 def test_an_added_token_the_merges_also_make_is_refused_naming_it(tmp_path):

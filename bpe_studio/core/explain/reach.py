@@ -6,7 +6,9 @@ produces (a merge that an earlier merge always pre-empts, an entry no merge make
 :func:`unreachable_among` checks some ids only (what a view growing with a run asks for its
 newest tokens). The tokens are merged together a slice at a time through the tokenizer's own
 merger, after the lookup of a whole pre-token it makes first (``ignore_merges``), so the answer
-is its encoder's.
+is its encoder's. A token holding an added token that encoding always cuts out is unreachable;
+one holding a ``single_word`` added token only (cut out between non-word characters alone) is
+decided by encoding its own text.
 """
 
 from __future__ import annotations
@@ -50,15 +52,24 @@ def unreachable_among(
     ids = [i for i in ids if i in vocab and i not in special]
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
     settled = [i for i in ids if not vocab[i]]
-    added = tokenizer.added_tokens
+    pipeline = tokenizer.hf_pipeline
+    word_only = {t.content for t in pipeline.added if t.single_word} if pipeline else set()
+    added = [t for t in tokenizer.added_tokens if t not in word_only]
     if added:
         # A token holding the bytes of an added token that is not special (phi-2's "  " beside
         # the model's "ĠĠ") is never emitted: encoding cuts that one out first, whatever the
-        # merges would make of the rest.
-        holds = re.compile(b"|".join(re.escape(t.encode("utf-8")) for t in added)).search
+        # merges would make of the rest (lstrip and rstrip only take spaces beside it too).
+        holds = _holder(added)
         blocked = {i for i in ids if vocab[i] and holds(vocab[i])}
         settled += sorted(blocked)
         ids = [i for i in ids if i not in blocked]
+    if word_only:
+        # A single_word one is cut out only between characters that are no word's (" sword"
+        # keeps its "word"): the token's own text encoded says whether it comes back alone.
+        holds = _holder(word_only)
+        decided = {i: _encodes_alone(tokenizer, i) for i in ids if holds(vocab[i])}
+        settled += sorted(i for i, alone in decided.items() if alone is False)
+        ids = [i for i in ids if decided.get(i) is None]
     # A pre-token looked up whole before any merge gives that token (``ignore_merges``:
     # Llama 3's tokens that no merge makes), this one or another of the same bytes.
     whole = {i: merger.whole_id(vocab[i]) for i in ids if vocab[i]}
@@ -84,3 +95,18 @@ def unreachable_among(
         reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)
         unreachable += own[~reachable].tolist()
     return sorted(unreachable)
+
+
+def _holder(contents: Iterable[str]) -> Callable[[bytes], object]:
+    """A search for any of ``contents``' bytes in a token's bytes."""
+    return re.compile(b"|".join(re.escape(t.encode("utf-8")) for t in contents)).search
+
+
+def _encodes_alone(tokenizer: Tokenizer, token_id: int) -> bool | None:
+    """Whether encoding the text of token ``token_id`` gives that one id; None when its bytes
+    are no text (left to the merges)."""
+    try:
+        text = tokenizer.vocab[token_id].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return tokenizer.encode(text) == [token_id]
