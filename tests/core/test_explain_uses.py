@@ -9,9 +9,10 @@ import random
 import pytest
 import regex
 from core_helpers import EOT, write_text
+from hf_shapes import flagged_file
 
 from bpe_studio.core import Tokenizer, train_bpe
-from bpe_studio.core.explain.encode_steps import pretokens
+from bpe_studio.core.explain.encode_steps import encode_steps, pretokens
 from bpe_studio.core.explain.merge_tree import MergeUse, merges_using
 from bpe_studio.core.reference import GPT2_SPLIT_PATTERN, split_on_specials
 
@@ -98,3 +99,25 @@ def test_pretokens_against_the_published_pattern(gpt2_tokenizer, text):
     assert "".join(got) == text
     joined = [t for p in got for t in gpt2_tokenizer.encode(p)]
     assert joined == gpt2_tokenizer.encode(text)
+
+
+# (text, its pieces) in a file with the single_word "word" and the lstrip "<tool>".
+FLAGGED_PIECES = [
+    (" swords", [" swords"]),  # "word" inside a word is no added token
+    ("  <tool>", ["<tool>"]),  # the spaces before it are taken with it
+    ("a word, <tool>x", ["a", " ", "word", ",", "<tool>", "x"]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FLAGGED_PIECES)
+def test_pretokens_cut_flagged_added_tokens_as_encoding_does(tmp_path, text, expected):
+    # Found by an audit: Step-through cut " swords" into " s" | "word" | "s" and "  <tool>"
+    # into "  " | "<tool>", its steps ending on other ids than encode's.
+    import tokenizers
+
+    path = flagged_file(tmp_path)
+    tok = Tokenizer.from_hf(path)
+    assert pretokens(tok, text) == expected
+    joined = [t for p in expected for t in encode_steps(tok, p)[-1].tokens]
+    hf = tokenizers.Tokenizer.from_file(path).encode(text, add_special_tokens=False).ids
+    assert joined == tok.encode(text) == hf

@@ -1,7 +1,8 @@
 """How the rank-based encoder encodes one pre-token, step by step, and the pieces it encodes.
 
 What it does: :func:`pretokens` cuts a text into the pieces the encoder works on one at a
-time (its pre-tokens, each special token whole); :func:`encode_steps` replays the encoder on
+time (its pre-tokens, each special token whole; :func:`pipeline_pieces` also says where each
+came from for a ``tokenizer.json``'s pipeline); :func:`encode_steps` replays the encoder on
 one piece, with every candidate pair it looked at in each step (the app's step-through). Both
 read the tokenizer's own tables (its pre-tokenizer, special tokens and its merger's pair
 ranks), so they cannot disagree with its encoder, which is the fast way to the same ids.
@@ -10,9 +11,19 @@ ranks), so they cannot disagree with its encoder, which is the fast way to the s
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..encode.tokenizer import Tokenizer
+from ..formats.hf.added_tokens import find_added
+from ..formats.hf.normalizers import Normalized
+from ..formats.hf.pre_tokenizers import apply_steps
 from ..text.surrogates import replace_surrogates
+
+if TYPE_CHECKING:
+    from ..formats.hf.pipeline import HfPipeline
+    from ..pretokenization.specials import Specials
+
+PieceAt = tuple[int, int, "str | None"]  # start, end in the text; the piece (None: added token)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,12 +49,43 @@ def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
     ['Hi', ' there', '<|endoftext|>', '!']
     """
     pieces: list[str] = []
+    pipeline, specials = tokenizer.hf_pipeline, tokenizer.specials
+    if pipeline is not None:
+        # subtle: cut as encoding cuts (``Encoder.segments``): a single_word added token is
+        # found only between non-word characters, an lstrip one takes the spaces before it.
+        for found, token in pipeline.segments(text, specials.tokens, specials.ordinary):
+            pieces += found
+            if token is not None:
+                pieces.append(token)
+        return pieces
     findall = tokenizer.pre_tokenizer.findall
-    for a, b, special in tokenizer.specials.segments(text):
+    for a, b, special in specials.segments(text):
         pieces += findall(text[a:b])
         if special is not None:
             pieces.append(special)
     return pieces
+
+
+def pipeline_pieces(pipeline: HfPipeline, specials: Specials, text: str) -> list[PieceAt]:
+    """:func:`pretokens` of a tokenizer that encodes through ``pipeline`` (its
+    ``hf_pipeline``, its ``specials``), each with the characters of ``text`` it came from:
+    ``(start, end, piece)``, ``piece`` None for an added or special token. A piece is as the
+    encoder takes it, after the normalizers (a prefix space included)."""
+    (raw, raw_map), (normed, normed_map) = pipeline.matchers(specials.tokens, specials.ordinary)
+    hidden = specials.ordinary
+    out: list[PieceAt] = []
+    for a, b, token in find_added(text, raw, raw_map, hidden):
+        if token is not None:
+            out.append((a, b, None))
+            continue
+        n = Normalized(text[a:b], a).apply(pipeline.normalizers)
+        for c, d, inner in find_added(n.text, normed, normed_map, hidden):
+            if inner is not None:
+                out.append((*n.origin(c, d), None))
+            elif d > c:
+                for piece, start, lead in apply_steps(pipeline.steps, [(n.text[c:d], c, 0)]):
+                    out.append((*n.origin(start, max(start + len(piece) - lead, start + 1)), piece))
+    return out
 
 
 def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:

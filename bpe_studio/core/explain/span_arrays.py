@@ -32,6 +32,7 @@ from ..pretokenization.boundaries import text_cuts
 from ..pretokenization.pretokenizer import matches_in, pretokenizer
 from ..text.surrogates import replace_surrogates
 from ..train.vocab import missing_id
+from .encode_steps import pipeline_pieces
 from .foreign_decode import foreign_decoded
 
 PIECE_CHARS = 1 << 15
@@ -136,8 +137,8 @@ class SpanArrays:
 
     # ------------------------------------------------------------ pre-tokens
     def piece_at(self, char: int) -> str:
-        """The pre-token holding character ``char`` ("" inside a special token, or past the
-        end of the text)."""
+        """The pre-token holding character ``char`` ("" inside a special or added token, or past
+        the end of the text), as the encoder takes it (after a pipeline's normalizers)."""
         text = self.text
         tok = self.tokenizer
         if not 0 <= char < len(text) or isinstance(tok, ForeignTokenizer):
@@ -145,6 +146,14 @@ class SpanArrays:
         cuts = self.cuts if len(self.cuts) else np.array([0, len(text)], dtype=np.int64)
         i = int(np.searchsorted(cuts, char, side="right"))
         a, b = int(cuts[i - 1]), int(cuts[min(i, len(cuts) - 1)])
+        pipeline = tok.hf_pipeline
+        if pipeline is not None:
+            # subtle: the pipeline's added-token flags and normalizers cut as encoding does;
+            # the piece is the one encoded (normalized), so Step-through ends on its ids.
+            for s, e, piece in pipeline_pieces(pipeline, tok.specials, text[a:b]):
+                if s <= char - a < e:
+                    return piece or ""
+            return ""
         compiled = pretokenizer(tok.pattern).compiled
         for seg_start, seg_end, special in tok.specials.segments(text, a, b):
             if char < seg_end:
