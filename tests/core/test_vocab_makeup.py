@@ -14,7 +14,7 @@ import pytest
 import tiktoken
 import tokenizers
 from core_helpers import EOT, FIXTURES
-from foreign_files import sentencepiece_bpe, unigram, wordpiece
+from foreign_files import falcon_style, sentencepiece_bpe, unigram, wordpiece
 from test_formats_tiktoken import _cached
 
 from bpe_studio.core import Tokenizer, train_bpe
@@ -212,3 +212,17 @@ def test_a_byte_level_entry_is_shown_readably(tiktoken_gpt2):
     assert table.texts is None
     row = table.row(tiktoken_gpt2.encode_single_token(" the"))
     assert table.shown(row) == table.text(row) == "␣the"
+
+
+def test_a_byte_level_file_tokenizers_runs_is_shown_as_one_read_here(tmp_path):
+    # Found by an audit: a byte-level file this project leaves to tokenizers (Falcon's
+    # pre-tokenizer) showed "Ġ", "å" and "Âł" (GPT-2's byte-to-character spelling) where the
+    # same vocabulary read here shows "␣", "<e5>" and "<U+00A0>".
+    tok = open_tokenizer(falcon_style(tmp_path / "falcon"))
+    table = token_table(tok)
+    assert table.texts is None
+    shown = {}
+    for data in (b" ", b"\xe5", b"\xc2\xa0"):
+        (token_id,) = [i for i, b in tok.vocab.items() if b == data]
+        shown[data] = table.shown(table.row(token_id))
+    assert shown == {b" ": "␣", b"\xe5": "<e5>", b"\xc2\xa0": "<U+00A0>"}

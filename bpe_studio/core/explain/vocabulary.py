@@ -18,7 +18,8 @@ The entries of a :class:`ForeignTokenizer` are its vocabulary as it shows them (
 space, ``<0xNN>`` as that byte), and a WordPiece continuation (``##ing``) without its prefix;
 so two entries may stand for the same bytes (``<0x41>`` and ``A``, ``##7`` and ``7``): each
 row also keeps the token as the file writes it (``texts``, shown by :meth:`TokenTable.shown`),
-and a byte-fallback token's category is ``byte fallback``, not its byte's.
+and a byte-fallback token's category is ``byte fallback``, not its byte's. A byte-level file
+that ``tokenizers`` runs has no ``texts``: its bytes are exact, shown as byte-level BPE's.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import numpy as np
 
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer, fallback_ids
 from ..encode.tokenizer import Tokenizer
+from ..formats.hf.kind import TOKENIZERS_BYTE_LEVEL
 from ..text.display import readable_token
 from .categories import BYTE_FALLBACK, CATEGORIES, classify
 from .reach import unreachable_among
@@ -74,7 +76,8 @@ class TokenTable:
     row order (ascending ids). ``rank`` (None unless built with ``steps=True``) is -1 for
     entries no merge makes (bytes, special tokens, a loaded file's added tokens);
     ``reachable`` is None for another kind than byte-level BPE (the special tokens' rows say
-    True); ``texts`` (another kind than byte-level BPE; None for byte-level BPE) holds each
+    True); ``texts`` (another kind than byte-level BPE; None for byte-level BPE, one that
+    ``tokenizers`` runs too) holds each
     entry as its file writes it (``▁the``, ``##ing``, ``<0x41>``)."""
 
     name: str
@@ -310,7 +313,10 @@ def _token_table(
     reachable[special] = True
     texts = None
     if isinstance(tokenizer, ForeignTokenizer):
-        texts = tuple(tokenizer.token_text(i) or "" for i in id_list)
+        # A byte-level file tokenizers runs is shown as one read here ("␣", "<e5>"), not in
+        # GPT-2's byte-to-character spelling its file writes ("Ġ", "å"): its bytes are exact.
+        if tokenizer.kind != TOKENIZERS_BYTE_LEVEL:
+            texts = tuple(tokenizer.token_text(i) or "" for i in id_list)
         # A <0xNN> token stands for its byte only where no token holds that character: its
         # byte's category would count it twice (Llama 2's "A" and <0x41>, both Latin).
         fallback = np.isin(ids, np.fromiter(fallback_ids(tokenizer), dtype=np.int64))
