@@ -32,7 +32,7 @@ from ..core.encode.tokenizer import Tokenizer
 from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
 from ..core.explain.usage import CorpusUsage, corpus_usage, dropped_words
-from ..core.explain.vocabulary import Makeup, TokenTable, token_table
+from ..core.explain.vocabulary import Makeup, TokenTable, no_reach, token_table
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural, readable_size, readable_token
 from .inputs import (
@@ -370,7 +370,7 @@ def summary(
         + (f" ... ({len(specials) - top:,} more)" if len(specials) > top else "")
     )
     if m.unreachable is None:
-        lines.append("  unreachable: the Reach rule applies to byte-level BPE only")
+        lines.append(f"  unreachable: {no_reach(table.kind)}")
     else:
         lines.append(
             f"  unreachable (encoding the token's own bytes gives other tokens): {m.unreachable:,}"

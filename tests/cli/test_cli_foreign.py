@@ -111,6 +111,16 @@ def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path):
     shown = cli(tmp_path, "inspect", path)
     ok(shown)
     assert shown.stdout.count(note) == 1
+    # An audit: "unreachable: the Reach rule applies to byte-level BPE only" contradicted the
+    # kind above it; the token list spelled a space "Ġ" (the file's), not "␣" (ours).
+    assert "unreachable: Reach needs a file this project reads itself; this one is run" in (
+        shown.stdout
+    )
+    as_json = cli(tmp_path, "inspect", path, "--json")
+    ok(as_json)
+    tokens = json.loads(as_json.stdout)["tokens"]
+    (space,) = [t for t in tokens if t["bytes"] == "20"]
+    assert space["token"] == space["text"] == "␣"
     # convert needs the project's own reading: refused, saying where it runs.
     line = error_line(cli(tmp_path, "convert", path, "--to", "gpt2", "--out", tmp_path / "o"))
     assert "Punctuation" in line and "tokenizers runs this file" in line

@@ -246,6 +246,23 @@ def test_a_tokenizer_file_loaded_again_after_a_change_is_read_again(qtbot, windo
         assert f"→ {len(tok.encode(text)):,} tokens" in lab.usage_line.text()
 
 
+def test_a_byte_level_file_tokenizers_runs_says_why_it_has_no_reach(qtbot, lab, tmp_path):
+    """An audit: the line read "byte-level BPE (not read exactly here) … unreachable: the
+    Reach rule applies to byte-level BPE only", contradicting itself; its tokens were listed
+    in GPT-2's byte-to-character spelling ("Ġ" for a space)."""
+    from foreign_files import falcon_style
+
+    path = falcon_style(tmp_path / "falcon")
+    lab.picker.add_file(path)
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    line = lab.makeup_line.text()
+    assert "byte-level BPE (not read exactly here)" in line
+    assert "Reach needs a file this project reads itself; this one is run by tokenizers" in line
+    assert "applies to byte-level BPE only" not in line
+    table = lab.lab.makeup.table
+    assert table.shown(table.row(220)) == "␣"  # b" " in GPT-2's byte order
+
+
 def test_a_json_of_records_is_asked_about_and_a_text_field_stays_with_records(
     qtbot, window, lab, tmp_path
 ):

@@ -41,6 +41,14 @@ SLICE = 16_384
 BYTE_LEVEL = "byte-level BPE"
 
 
+def no_reach(kind: str) -> str:
+    """Why a table of ``kind`` has no unreachable count (``Makeup.unreachable`` None), as the
+    lab and ``inspect`` say it."""
+    if kind == TOKENIZERS_BYTE_LEVEL:
+        return "Reach needs a file this project reads itself; this one is run by tokenizers"
+    return "the Reach rule applies to byte-level BPE only"
+
+
 @dataclass(frozen=True)
 class CategoryCount:
     """Tokens of one category, and how many of them start with a space."""

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from ...core import Tokenizer
 from ...core.explain.usage import dropped_words
+from ...core.explain.vocabulary import no_reach
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
 from ..jobs.latest import LatestJob
@@ -523,7 +524,7 @@ class VocabLabPage(QWidget):
             where += f" (shown until {pending}'s make-up is worked out)"
         self.charts.show_makeup(m, f"Categories{at}")
         unreachable = (
-            "unreachable: the Reach rule applies to byte-level BPE only"
+            f"unreachable: {no_reach(makeup.table.kind)}"
             if m.unreachable is None
             else f"{m.unreachable:,} unreachable"
         )
