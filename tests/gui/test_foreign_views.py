@@ -9,7 +9,14 @@ from __future__ import annotations
 
 import pytest
 import tokenizers
-from foreign_files import falcon_style, own_ids, sentencepiece_bpe, unigram, wordpiece
+from foreign_files import (
+    falcon_style,
+    llama3_style,
+    own_ids,
+    sentencepiece_bpe,
+    unigram,
+    wordpiece,
+)
 from gui_helpers import train_in_window, wait_for_spans
 from test_picker import editor_ids
 
@@ -61,6 +68,31 @@ def test_a_byte_level_file_the_reader_refuses_is_offered_run_by_tokenizers(qtbot
     assert window.statusBar().currentMessage().startswith(note)  # said once, on loading
     assert note in window.editor_tokenizer.note.toolTip()
     assert editor_ids(qtbot, window) == own_ids(path, TEXT)
+
+
+def test_a_loaded_runs_notes_stay_on_the_editors_line(qtbot, window, tmp_path):
+    """An audit: a byte-level file with truncation and padding loaded as the run said so in
+    the status bar once, and the editor's line (docs/formats.md promises it there) was empty."""
+    import json
+
+    path = llama3_style(tmp_path / "padded")
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["truncation"] = {"direction": "Right", "max_length": 8, "strategy": "LongestFirst"}
+    obj["truncation"]["stride"] = 0
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(path)
+    assert blocker.args == [True], window.last_error
+    assert window.state.phase is Phase.LOADED
+    (note,) = window.state.loaded.tokenizer.notes
+    assert "truncation" in note
+    qtbot.waitUntil(lambda: window.editor_tokenizer.picker.key == "run")
+    assert note in window.editor_tokenizer.note.text()
+    assert note in window.editor_tokenizer.note.toolTip()
+    window.editor_tokenizer.picker.pick(preset_key("gpt2"))
+    qtbot.waitUntil(lambda: "truncation" not in window.editor_tokenizer.note.text())
+    window.editor_tokenizer.picker.pick("run")  # back on the run: said again
+    assert note in window.editor_tokenizer.note.text()
 
 
 def test_tooltip_names_the_token_as_the_file_writes_it(qtbot, window, files):

@@ -76,7 +76,7 @@ class EditorTokenizer(QWidget):
         if self.picker.key == RUN:
             # A note on the run's tokenizer (a failed pick's "showing the run's tokenizer")
             # was about the run before: another run or a loaded file is shown now.
-            self._set_note("")
+            self._set_run_note()
         if self.hub.state.phase is not Phase.LOADED or self.hub.state.loaded is None:
             return
         # The loaded file is the run now (the picker lists it as a file too): the editor
@@ -104,7 +104,7 @@ class EditorTokenizer(QWidget):
         choice = self.picker.current()
         if choice is None or choice.key == RUN:
             self._job.cancel()
-            self._set_note("")
+            self._set_run_note()
             self.hub.pick_tokenizer(None)
             self.hub.pick_ready(EDITOR, RUN)
             return
@@ -122,6 +122,14 @@ class EditorTokenizer(QWidget):
     def _set_note(self, text: str, tip: str = "") -> None:
         self.note.setText(text)
         self.note.setToolTip(tip or text)  # the whole of it, when the row cuts it
+
+    def _set_run_note(self) -> None:
+        """The note on the run's tokenizer: what a file loaded as the run does otherwise than
+        it says (its ``notes``: truncation read past, ...), said here as for a picked file;
+        a training run has none."""
+        loaded = self.hub.state.loaded
+        notes = list(loaded.tokenizer.notes) if loaded is not None else []
+        self._set_note("; ".join(notes), "\n".join(notes))
 
     def _show(self, key: str, tokenizer: AnyTokenizer) -> None:
         label = self.picker.itemText(self.picker.findData(key))
