@@ -578,3 +578,23 @@ def test_a_byte_level_file_run_by_tokenizers_marks_split_characters(tmp_path):
     for text in ("a 😀😀 b", "café 中文 ﬁ", "x中y", "😀"):
         spans = tok.spans(text)
         assert [s.partial for s in spans] == _holds_part_of_a_character(tok, text), spans
+
+
+def test_a_file_tokenizers_cannot_build_is_refused_in_one_line(tmp_path, capfd):
+    """The docs audit: a subword prefix longer than a merge's part makes tokenizers' Rust code
+    panic (pyo3's PanicException, a BaseException), which the probe let through: a hundred
+    lines of backtrace where the reader's one-line refusal was said before."""
+    base = llama3_style(tmp_path / "base", full=False)
+    obj = json.loads(base.read_text(encoding="utf-8"))
+    obj["model"]["continuing_subword_prefix"] = "##"
+    path = tmp_path / "prefix" / "tokenizer.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    capfd.readouterr()
+    for opening in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as refused:
+            opening(path)
+        assert str(refused.value) == (
+            f"{path}: model.continuing_subword_prefix: '##' is not supported"
+        )
+    assert "panicked" not in capfd.readouterr().err

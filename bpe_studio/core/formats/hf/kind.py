@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +115,31 @@ class RefusedByteLevelFile(ForeignTokenizerFile):
 _LOADED: dict[str, tuple[Stamp, Any]] = {}
 
 
+@contextmanager
+def _rust_panics_unprinted() -> Iterator[None]:
+    """Standard error (the file descriptor) to the null device while the block runs.
+    subtle: a file tokenizers cannot build (a subword prefix longer than a merge's part) makes
+    its Rust code panic, whose hook prints the panic (and, with RUST_BACKTRACE, a backtrace of
+    a hundred lines) before the one line that says why the file is refused; the probe only
+    asks whether it loads. Another thread's writes meanwhile go there too."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no standard error to quiet
+        yield
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+        finally:
+            os.close(null)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def tokenizers_reads(path: str | os.PathLike[str]) -> bool:
     """Whether ``tokenizers`` loads the ``tokenizer.json`` at ``path`` (what it loaded is
     kept for :func:`loaded_backend`)."""
@@ -119,9 +147,12 @@ def tokenizers_reads(path: str | os.PathLike[str]) -> bool:
 
     try:
         before = stamp(path)
-        backend = tokenizers.Tokenizer.from_file(os.fspath(path))
-    except Exception:  # noqa: BLE001 - tokenizers raises its own Exception for every failure
-        return False
+        with _rust_panics_unprinted():
+            backend = tokenizers.Tokenizer.from_file(os.fspath(path))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException:  # noqa: BLE001 - a panic in tokenizers' Rust code is a BaseException
+        return False  # (pyo3's PanicException): a file it cannot build is one it does not read
     _LOADED.clear()  # one kept at most: it is only for the open that follows
     _LOADED[os.path.abspath(path)] = (before, backend)
     return True
