@@ -10,6 +10,7 @@ Oracles: tiktoken built offline from the rank files with the settings tiktoken_e
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -252,4 +253,23 @@ def test_a_pre_tokenizer_that_splits_otherwise_is_said_once(tmp_path):
     vocab = tmp_path / "starcoder" / "vocab.json"
     note = tokenizer_json_beside(vocab, load_data(vocab))
     assert note is not None and "pre_tokenizer (Sequence of Digits, ByteLevel)" in note
+    assert "pattern" not in note
+
+
+def test_a_normalizer_beside_gpt2_files_is_said_without_another_pattern(tmp_path):
+    """The docs audit: a tokenizer.json that adds only NFC to GPT-2's files was warned of as
+    "its normalizer (NFC) changes the text first; another pattern, not gpt2", though its
+    regex is GPT-2's."""
+    from hf_shapes import hub_folder
+
+    from bpe_studio.core.formats.beside import tokenizer_json_beside
+
+    hub_folder(tmp_path / "nfc", "gpt2")
+    hf = tmp_path / "nfc" / "tokenizer.json"
+    obj = json.loads(hf.read_text(encoding="utf-8"))
+    obj["normalizer"] = {"type": "NFC"}
+    hf.write_text(json.dumps(obj), encoding="utf-8")
+    vocab = tmp_path / "nfc" / "vocab.json"
+    note = tokenizer_json_beside(vocab, load_data(vocab))
+    assert note is not None and "normalizer (NFC)" in note
     assert "pattern" not in note

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..pretokenization.names import shown_pattern
+from ..pretokenization.scan_patterns import unwrapped
 from .base.data import PATTERNS, TokenizerData
 from .files import same_pattern
 from .hf.components import SPLITS_OTHERWISE, only_a_file_says
@@ -74,9 +75,12 @@ def _differences(obj: dict, hf: Path, data: TokenizerData) -> list[str]:
         reasons.append(said)
     # A pre-tokenizer said to split otherwise than one regex has no pattern to name again.
     splits_otherwise = said is not None and said.endswith(SPLITS_OTHERWISE)
-    if not splits_otherwise and same_pattern(parts.pattern) != same_pattern(data.pattern):
+    # subtle: a pipeline's one regex is read in its Isolated spelling ("(?:P)|..."), which
+    # names no pattern: GPT-2's own regex beside a normalizer was "another pattern".
+    theirs_named = same_pattern(unwrapped(parts.pattern) or parts.pattern)
+    if not splits_otherwise and theirs_named != same_pattern(data.pattern):
         # A regex that is no named pattern is too long for one line of news.
-        name = same_pattern(parts.pattern)
+        name = theirs_named
         theirs = f"pattern {name}" if name in PATTERNS else "another pattern"
         reasons.append(f"{theirs}, not {shown_pattern(data.pattern)}")
     special = [t.content for t in parts.added if t.special]
