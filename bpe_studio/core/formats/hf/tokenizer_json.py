@@ -156,7 +156,8 @@ class _Reader:
         if model.get("byte_fallback"):
             raise self.fail("model.byte_fallback", "byte fallback is not byte-level BPE")
         if model.get("dropout") not in (None, 0, 0.0):
-            raise self.fail("model.dropout", f"{model['dropout']!r} makes encoding random")
+            shown = f"{model['dropout']!r} (random merges) is not read here"
+            raise self.fail("model.dropout", shown)
         for key in ("continuing_subword_prefix", "end_of_word_suffix"):
             if model.get(key):
                 raise self.fail(f"model.{key}", f"{model[key]!r} is not supported")
