@@ -439,13 +439,17 @@ sys.exit(program())
 """
 
 
+def _run_script(cwd: Path, script: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), timeout=300,
+    )  # fmt: skip
+
+
 def test_a_ctrl_c_dropped_then_one_landing_is_said_once(tmp_path):
     # The review: the command said "interrupted", then the dropped one was raised again at
     # the end and said a second time.
-    done = subprocess.run(
-        [sys.executable, "-c", _TWO_CTRL_C], cwd=tmp_path, capture_output=True, text=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), timeout=300,
-    )  # fmt: skip
+    done = _run_script(tmp_path, _TWO_CTRL_C)
     assert done.returncode == 130, done.stderr
     assert done.stderr.splitlines() == ["bpe-studio: error: interrupted"], done.stderr
 
@@ -457,9 +461,6 @@ def test_a_ctrl_c_dropped_in_a_run_whose_reader_had_gone_is_said(tmp_path):
         "    raise KeyboardInterrupt  # a second one, in the command's own code",
         "    return 141  # its reader had gone",
     )
-    done = subprocess.run(
-        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), timeout=300,
-    )  # fmt: skip
+    done = _run_script(tmp_path, script)
     assert done.returncode == 130, done.stderr
     assert done.stderr.splitlines() == ["bpe-studio: error: interrupted"], done.stderr
