@@ -24,9 +24,11 @@ from PySide6.QtCore import QSize, Qt, Slot
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QApplication,
+    QFrame,
     QInputDialog,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -178,7 +180,13 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.tabs.addTab(self.report, "Report")
         self.tabs.addTab(self.lab, "Vocabulary lab")
         layout.addWidget(self.tabs, 1)
-        self.setCentralWidget(central)
+        # The page keeps its minimum inside a scroll area: on a screen smaller than that (a
+        # laptop at 125%, a larger font) the window still fits it, and the page scrolls.
+        self.page_scroll = QScrollArea()
+        self.page_scroll.setWidgetResizable(True)
+        self.page_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.page_scroll.setWidget(central)
+        self.setCentralWidget(self.page_scroll)
         self.encoder_status = EncoderStatus()
         self.statusBar().addPermanentWidget(self.encoder_status)
 

@@ -78,7 +78,7 @@ def test_frames_never_re_lay_out_the_window(qtbot, window, monkeypatch):
     wait_for_spans(qtbot, window.editor)
     _deliver_posted_events()  # the phase change may change what is shown: settle it first
     counter = LayoutCounter()
-    watched = (window, window.centralWidget(), window.tabs)
+    watched = (window, window.centralWidget(), window.page_scroll.widget(), window.tabs)
     for widget in watched:
         widget.installEventFilter(counter)
     try:

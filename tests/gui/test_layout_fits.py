@@ -25,7 +25,8 @@ def at_size(qtbot, window, width: int, height: int) -> None:
 
 
 def test_nothing_is_cut_or_overlaps_at_1280_by_800(qtbot, app_style, window):
-    assert window.minimumSizeHint().width() <= 1280  # the window can be that narrow at all
+    # The page fits that width whole (below it, it scrolls inside the window).
+    assert window.page_scroll.widget().minimumSizeHint().width() <= 1280
     at_size(qtbot, window, 1280, 800)
     train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
     window.timeline.select_step(1_000)
@@ -242,7 +243,7 @@ def test_a_14_point_font_leaves_the_window_narrower_than_a_1600_pixel_screen(qtb
         qtbot.addWidget(win)
         win.show()
         qtbot.waitExposed(win)
-        assert win.minimumSizeHint().width() <= 1600
+        assert win.page_scroll.widget().minimumSizeHint().width() <= 1600  # no scrolling
     finally:
         qapp.setFont(before)
 
@@ -272,3 +273,54 @@ def test_the_editor_legend_is_as_high_as_its_rows(qtbot, window):
     qtbot.waitUntil(lambda: legend.columns == 2, timeout=5_000)
     qtbot.waitUntil(lambda: legend.height() == legend.sizeHint().height(), timeout=5_000)
     assert legend.height() > max(chip.height() for chip in legend.samples) * 1.5
+
+
+def window_at_11_points(qtbot, qapp, before: QFont):
+    """A window made with an 11 pt application font (as on a 1366 x 768 screen at 100% with a
+    larger font); the caller puts ``before`` back."""
+    from bpe_studio.gui.main_window import MainWindow
+
+    larger = QFont(before)
+    larger.setPointSizeF(11)
+    qapp.setFont(larger)
+    win = MainWindow()
+    win.ask = lambda title, question: True
+    win.ask_close = lambda title, question: "discard"
+    qtbot.addWidget(win)
+    win.resize(1440, 900)
+    win.show()
+    qtbot.waitExposed(win)
+    return win
+
+
+def test_the_window_fits_a_small_screen_and_its_page_scrolls(qtbot, qapp, app_style):
+    """Found by the small-screen audit: on 1366 x 768 at 125% (1093 x 614 logical pixels) the
+    window could not be smaller than 1374 x 890, so its bottom was off the screen; a run made
+    the minimum taller still. The page now scrolls inside the window instead."""
+    from PySide6.QtWidgets import QAbstractButton, QScrollArea
+
+    before = qapp.font()
+    try:
+        win = window_at_11_points(qtbot, qapp, before)
+        train_in_window(qtbot, win, DEMO_CORPUS, 2_000)
+        qtbot.wait(50)
+        least = win.minimumSizeHint()
+        assert least.width() <= 1093 and least.height() <= 614, least
+        at_size(qtbot, win, 1093, 614)
+        scroll = win.centralWidget()
+        assert isinstance(scroll, QScrollArea)
+        page = scroll.widget()
+        # The page keeps its own minimum: it scrolls rather than squeezing its views.
+        assert page.width() >= page.minimumSizeHint().width()
+        assert page.height() >= page.minimumSizeHint().height()
+        buttons = [b for b in page.findChildren(QAbstractButton) if b.isVisibleTo(page)]
+        assert len(buttons) > 10
+        view = scroll.viewport().rect()
+        for button in buttons:
+            scroll.ensureWidgetVisible(button, 0, 0)
+            corner = button.mapTo(scroll.viewport(), button.rect().topLeft())
+            assert view.contains(corner), button.text()
+            bottom_right = button.mapTo(scroll.viewport(), button.rect().bottomRight())
+            assert view.contains(bottom_right) or button.height() > view.height(), button.text()
+    finally:
+        qapp.setFont(before)
