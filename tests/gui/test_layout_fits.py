@@ -324,3 +324,50 @@ def test_the_window_fits_a_small_screen_and_its_page_scrolls(qtbot, qapp, app_st
             assert view.contains(bottom_right) or button.height() > view.height(), button.text()
     finally:
         qapp.setFont(before)
+
+
+def test_the_compression_curve_keeps_its_axis_title_and_a_whole_legend(qtbot, qapp, app_style):
+    """Found by the small-screen audit: near the window's least height the curve's data area
+    shrank to a sliver (its axis title read "ytes pe"), and after a Chinese run the legend's
+    last line ("…the corpus is not English: Open held-…") was cut off."""
+    import re
+
+    from PySide6.QtGui import QTextDocument
+
+    before = qapp.font()
+    try:
+        win = window_at_11_points(qtbot, qapp, before)
+        train_in_window(qtbot, win, FIXTURES / "chinese_slice.txt", 300)
+        curve = win.curve
+        qtbot.waitUntil(lambda: not curve.feeder.busy, timeout=60_000)
+        qtbot.waitUntil(lambda: curve.feeder.version == curve._drawn, timeout=10_000)
+        at_size(qtbot, win, 1093, 614)
+        qtbot.wait(50)
+        axis = curve.plot.getAxis("left")
+        title = re.sub("<[^>]+>", "", axis.label.toPlainText()).strip()
+        assert title == "bytes/token"
+        assert QFontMetrics(axis.label.font()).horizontalAdvance(title) <= axis.height(), (
+            axis.height()
+        )
+        legend = curve.legend
+        assert legend.heightForWidth(legend.width()) <= legend.height() + 1
+        full = QTextDocument()
+        full.setHtml(curve.legend_html)
+        assert "the corpus is not English: Open held-out…" in full.toPlainText()
+        shown = QTextDocument()
+        shown.setHtml(legend.text())
+        if shown.toPlainText() != full.toPlainText():  # cut to what fits: all of it on hover
+            assert shown.toPlainText().endswith("…") and legend.toolTip() == curve.legend_html
+        # A narrow column cuts it rather than growing under the plot.
+        splitter = win.splitters[0]
+        sizes = splitter.sizes()
+        narrow = curve.minimumSizeHint().width()
+        splitter.setSizes([sizes[0], sum(sizes) - sizes[0] - narrow, narrow])
+        qtbot.waitUntil(lambda: curve.width() <= narrow + 4, timeout=5_000)
+        qtbot.wait(30)
+        lines = legend.height() / legend.fontMetrics().lineSpacing()
+        assert lines < 3.5 and legend.heightForWidth(legend.width()) <= legend.height() + 1
+        shown.setHtml(legend.text())
+        assert shown.toPlainText().endswith("…") and legend.toolTip() == curve.legend_html
+    finally:
+        qapp.setFont(before)

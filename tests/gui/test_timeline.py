@@ -301,7 +301,7 @@ def test_editor_counts_are_points_at_the_step(qtbot, trained_window_and_result):
     assert not hub.add_editor_point(run, text + " and more", 12, 2.0)
     assert not hub.add_editor_point(run + 1, text, 12, 2.0)
     assert 12.0 not in curve.editor_dots.getData()[0].tolist()
-    assert curve.legend.text().endswith("</span> editor text")
+    assert curve.legend_html.endswith("</span> editor text")
 
 
 def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):
@@ -354,7 +354,7 @@ def test_the_legend_names_the_heldout_text_and_warns_when_the_corpus_is_unlike_i
     result = train_in_window(qtbot, window, FIXTURES / "chinese_slice.txt", 300)
     assert result is not None
     wait_curves(qtbot, window)
-    legend = curve.legend.text()
+    legend = curve.legend_html
     assert "held-out: TinyStories validation (English, bundled)" in legend
     assert "the corpus is not English: Open held-out…" in legend
     assert "in-sample: chinese_slice.txt" in legend
@@ -365,7 +365,7 @@ def test_the_legend_names_the_heldout_text_and_warns_when_the_corpus_is_unlike_i
     curve.open_heldout(other)
     qtbot.waitUntil(lambda: curve.feeder.series[HELD_OUT].source == other.name)
     wait_curves(qtbot, window)
-    legend = curve.legend.text()
+    legend = curve.legend_html
     assert "held-out: &lt;b&gt;held.txt" in legend and "not English" not in legend
     assert "corpus is not" not in curve.open_button.toolTip()
 
@@ -373,6 +373,6 @@ def test_the_legend_names_the_heldout_text_and_warns_when_the_corpus_is_unlike_i
 def test_an_english_corpus_gets_no_warning(qtbot, trained_window_and_result):
     window, _ = trained_window_and_result
     wait_curves(qtbot, window)
-    legend = window.curve.legend.text()
+    legend = window.curve.legend_html
     assert "held-out: TinyStories validation (English, bundled)" in legend
     assert "not English" not in legend

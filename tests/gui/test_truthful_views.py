@@ -114,7 +114,7 @@ def test_a_file_whose_merges_come_before_their_parts_gets_its_held_out_curve(
     assert series.error is None and len(series.tokens) == n + 1
     assert curve.value_at(HELD_OUT, n) > curve.value_at(HELD_OUT, 0)
     qtbot.waitUntil(lambda: curve._drawn == curve.feeder.version, timeout=30_000)
-    assert "come before the merges that make their parts" in curve.legend.text()
+    assert "come before the merges that make their parts" in curve.legend_html
     low, high = curve.plot.vb.viewRange()[0]
     assert low <= 0 < n <= high and high < 1.1 * n  # the whole run, not a point's width
 

@@ -16,13 +16,13 @@ What it leaves out: the counting (``core.explain.compression``), its thread and 
 
 from __future__ import annotations
 
-import html
 import time
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QEvent, QTimer, Signal, Slot
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from ..model.app_model import AppModel
@@ -42,6 +42,7 @@ from ..model.heldout import english_like, heldout_label, heldout_problem
 from ..model.state import Phase
 from ..responsiveness.busy import wait_while_gui_busy
 from .common import not_a_tab_stop, points, steady_label, title_label
+from .fitted_legend import FittedLegend
 from .layouts import column
 from .theme import Colours, colours, muted, themed
 
@@ -97,12 +98,20 @@ EMPTY_HINT = (
 )
 PRETOKENIZING_HINT = "The curves start with the first merge: the corpus is being pre-tokenized"
 RECORD_OFF_HINT = "Record is off: tick it to draw bytes per token as the run learns"
+Y_TITLE = "bytes/token"  # short: a low plot shows it whole
 FAILED_HINT = "The run failed before its first merge: no curve to draw"
 
 
 def counting_hint(names: list[str]) -> str:
     """What the plot waits for once there are merges: the counts of its texts."""
     return f"Counting bytes per token on the {' and the '.join(names)} text…"
+
+
+def least_plot_height(plot_widget: pg.PlotWidget) -> int:
+    """The plot's least height in its font: the left axis's title upright, and the merges
+    axis (its numbers and title) and the margins under and above it."""
+    metrics = QFontMetrics(plot_widget.font())
+    return metrics.horizontalAdvance(Y_TITLE) + 3 * metrics.lineSpacing()
 
 
 class CompressionPlot(QWidget):
@@ -137,18 +146,19 @@ class CompressionPlot(QWidget):
         plot.hideButtons()
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.setLabel("bottom", "merges")
-        plot.setLabel("left", "bytes per token")
+        plot.setLabel("left", Y_TITLE)
         plot.setClipToView(True)
         plot.setDownsampling(auto=True, mode="peak")
         for name in ("left", "bottom"):
             plot.getAxis(name).setStyle(autoExpandTextSpace=False, autoReduceTextSpace=False)
         plot.getAxis("left").setWidth(48)
+        # Its least height shows the axis title whole (and a data area as tall) at any font.
+        self.plot_widget.setMinimumHeight(least_plot_height(self.plot_widget))
         # The legend is a wrapped label under the plot: inside the plot no corner stays clear
         # of the curves (a held-out text unlike the corpus runs flat along the bottom), and a
         # pyqtgraph legend as wide as its longest entry would widen the plot past its widget.
-        self.legend = QLabel()
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setWordWrap(True)
+        # At most three lines, cut with the whole in its tooltip: the plot keeps its height.
+        self.legend = FittedLegend(lines=3)
         themed(
             self.legend,
             lambda w: w.setStyleSheet(f"color: {colours().muted}; font-size: {points(8):.1f}pt"),
@@ -474,15 +484,19 @@ class CompressionPlot(QWidget):
             note = f" (stopped: {s.error})" if s.error else ""
             if name == HELD_OUT and not self._corpus_english and self.heldout == DEFAULT_HELDOUT:
                 note += "; the corpus is not English: Open held-out…"
-            text = html.escape(f"{name}: {source}, {s.bytes:,} bytes{note}")
-            colour = curve_colour(name, colours())
-            entries.append(f"<span style='color:{colour}'>━━</span> {text}")
+            text = f" {name}: {source}, {s.bytes:,} bytes{note}"
+            entries.append([("━━", curve_colour(name, colours())), (text, None)])
         order = self._order
         if entries and order is not None and (order.moved or order.unmade):
-            entries.append(html.escape(order_note(order)))
+            entries.append([(order_note(order), None)])
         if self._editor_points:
-            entries.append(f"<span style='color:{colours().editor_dot}'>●</span> editor text")
-        self.legend.setText(" &nbsp; ".join(entries))
+            entries.append([("●", colours().editor_dot), (" editor text", None)])
+        self.legend.set_entries(entries)
+
+    @property
+    def legend_html(self) -> str:
+        """The whole legend (the label shows what fits of it)."""
+        return self.legend.full_html
 
     @Slot()
     def _show_step(self, *_: object) -> None:
