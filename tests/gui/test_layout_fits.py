@@ -269,7 +269,7 @@ def test_the_editor_legend_is_as_high_as_its_rows(qtbot, window):
     qtbot.waitUntil(lambda: legend.columns == len(legend.samples), timeout=5_000)
     qtbot.waitUntil(lambda: legend.height() == legend.sizeHint().height(), timeout=5_000)
     assert max(chip.height() for chip in legend.samples) <= legend.sizeHint().height()
-    window.resize(1280, 800)  # two rows of two: the height of two rows
+    window.resize(1180, 800)  # two rows of two: the height of two rows
     qtbot.waitUntil(lambda: legend.columns == 2, timeout=5_000)
     qtbot.waitUntil(lambda: legend.height() == legend.sizeHint().height(), timeout=5_000)
     assert legend.height() > max(chip.height() for chip in legend.samples) * 1.5
@@ -371,3 +371,23 @@ def test_the_compression_curve_keeps_its_axis_title_and_a_whole_legend(qtbot, qa
         assert shown.toPlainText().endswith("…") and legend.toolTip() == curve.legend_html
     finally:
         qapp.setFont(before)
+
+
+def test_the_step_through_keeps_its_slider_and_message_at_1280_by_800(qtbot, app_style, window):
+    """Found by the small-screen audit: at 1280 x 800 the step-through's slider was a handle
+    wide (three buttons and the counter shared its row) and its message ("4 pairs can merge;
+    …") was drawn over the chips: the split gave the upper pane less than its least height."""
+    at_size(qtbot, window, 1280, 800)
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    panel = window.inspector.step_through
+    window.inspector.setCurrentWidget(panel)
+    panel.show_piece(" little")
+    qtbot.waitUntil(lambda: panel.walkthrough is not None and not panel.busy, timeout=30_000)
+    qtbot.wait(50)
+    upper = panel.message.parentWidget()
+    assert upper.height() >= upper.minimumSizeHint().height()
+    assert not panel.message.geometry().intersects(panel.strip_scroll.geometry())
+    label = getattr(panel.message, "label", panel.message)  # a SteadyLabel's own label
+    assert panel.message.height() >= label.heightForWidth(panel.message.width())
+    # The slider has most of the pane's width: a step is a few pixels of it, not a handle.
+    assert panel.slider.width() >= upper.width() // 2, (panel.slider.width(), upper.width())

@@ -57,6 +57,14 @@ class ChipStrip(QWidget):
         self._layout()
         self.update()
 
+    def chip_height(self) -> float:
+        token, badge = QFontMetricsF(self.token_font), QFontMetricsF(self.small)
+        return token.height() + badge.height() + 2 * self.PAD
+
+    def row_height(self) -> float:
+        """A row of chips with the badges beneath and the gaps around it."""
+        return self.chip_height() + self.LINK + self.BADGE_H + 2 * self.GAP
+
     def _layout(self) -> None:
         """Chips left to right, wrapped at the widget's width; each row leaves room beneath
         for the badges."""
@@ -65,8 +73,8 @@ class ChipStrip(QWidget):
         # subtle: a chip is at least as wide as the widest badge, so that the badges centred
         # on the gaps either side of it never overlap.
         min_w = max(badge + 2 * self.PAD, 28.0)
-        height = tm.height() + sm.height() + 2 * self.PAD
-        row_h = height + self.LINK + self.BADGE_H + 2 * self.GAP
+        height = self.chip_height()
+        row_h = self.row_height()
         # Room at each row's end for half a badge: a pair cut by the wrap hangs its badge there.
         limit = max(self.width(), 120) - min_w / 2
         x, y = self.GAP, self.GAP

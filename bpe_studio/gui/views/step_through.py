@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -41,7 +42,7 @@ from ..model.tokenizer_cache import TokenizerCache
 from ..model.tokenizer_recipes import step_recipe
 from ..responsiveness.debounce import single_shot
 from .chips import ChipStrip
-from .common import counted, monospace_font
+from .common import counted, monospace_font, steady_label
 from .layouts import column, vertical_split
 from .theme import colours, muted, themed
 
@@ -127,10 +128,14 @@ class StepThroughPanel(QWidget):
         self.strip_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.strip_scroll.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         themed(self, StepThroughPanel._restyle)
-        self.strip_scroll.setMinimumHeight(120)
-        self.message = QLabel("")
+        # One row of chips whole (more rows scroll): the panel shares a small screen.
+        frame = 2 * self.strip_scroll.frameWidth()
+        self.strip_scroll.setMinimumHeight(int(self.strip.row_height()) + frame + 1)
+        # Steady labels ask for the height of their wrapped text: the layouts and the
+        # splitter above read only least heights, and gave a plain label's second line to
+        # the chips, over which it was drawn.
+        self.message = steady_label(QLabel(""), wrap=True)
         self.message.setTextFormat(Qt.TextFormat.RichText)
-        self.message.setWordWrap(True)
 
         self.back_button = QPushButton("◀ Back")
         self.play_button = QPushButton("▶ Play")
@@ -147,30 +152,44 @@ class StepThroughPanel(QWidget):
         self.merges_list.setAccessibleName("Merges applied, in order")
         self.merges_list.setFont(monospace_font())
         self.merges_list.currentRowChanged.connect(self._on_list_row)
+        # Three rows at least (it scrolls): the chips above it need the room more.
+        rows = QFontMetrics(self.merges_list.font()).lineSpacing() * 3
+        self.merges_list.setMinimumHeight(rows + 2 * self.merges_list.frameWidth())
 
         entry = QHBoxLayout()
         entry.addWidget(QLabel("Piece"))
         entry.addWidget(self.piece_edit, 1)
         entry.addWidget(self.piece_menu)
+        # The slider has a row of its own: beside three buttons in a narrow pane it was a
+        # handle wide.
+        slide = QHBoxLayout()
+        slide.addWidget(self.slider, 1)
+        slide.addWidget(self.counter)
         nav = QHBoxLayout()
         for w in (self.back_button, self.play_button, self.forward_button):
             nav.addWidget(w)
-        nav.addWidget(self.slider, 1)
-        nav.addWidget(self.counter)
+        nav.addStretch(1)
         upper = QWidget()
         up = QVBoxLayout(upper)
         up.setContentsMargins(0, 0, 0, 0)
         up.addWidget(self.strip_scroll, 1)
         up.addWidget(self.message)
+        up.addLayout(slide)
         up.addLayout(nav)
         legend = QLabel(
             "Numbers under a pair: the rank of its merge. The lowest (orange) is merged next; "
             "the green token was just made."
         )
-        legend.setWordWrap(True)
         muted(legend)
         split = vertical_split(upper, self.merges_list, (3, 1), (300, 100))
-        column(self, entry, self.origin, (split, 1), legend, margins=(4, 4, 4, 0))
+        column(
+            self,
+            entry,
+            self.origin,
+            (split, 1),
+            steady_label(legend, wrap=True),
+            margins=(4, 4, 4, 0),
+        )
 
         hub.step_changed.connect(self._on_state_changed)
         hub.tokenizer_changed.connect(self._on_state_changed)
