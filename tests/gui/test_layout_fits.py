@@ -391,3 +391,22 @@ def test_the_step_through_keeps_its_slider_and_message_at_1280_by_800(qtbot, app
     assert panel.message.height() >= label.heightForWidth(panel.message.width())
     # The slider has most of the pane's width: a step is a few pixels of it, not a handle.
     assert panel.slider.width() >= upper.width() // 2, (panel.slider.width(), upper.width())
+
+
+def test_the_empty_pair_charts_hints_fit_their_plots_at_1280_by_800(qtbot, app_style, window):
+    """Found by the small-screen audit: the empty "Count vs rank" hint, 220 px wide in a plot
+    200 px wide, was cut mid-word on both sides ("ach merge's pair count against it")."""
+    at_size(qtbot, window, 1280, 800)
+    chart = window.chart
+    for plot, note in ((chart.decay_plot, chart._note), (chart.pairs_plot, chart._pairs_note)):
+        assert note.isVisible() and note.toPlainText()
+        inside = plot.vb.sceneBoundingRect()
+        shown = note.mapRectToScene(note.boundingRect())
+        assert inside.left() <= shown.left() and shown.right() <= inside.right(), (
+            note.toPlainText(),
+            shown,
+            inside,
+        )
+    narrow = chart._note.textItem.textWidth()
+    at_size(qtbot, window, 1600, 1000)  # a wider plot: the hint takes its width back
+    assert chart._note.textItem.textWidth() > narrow

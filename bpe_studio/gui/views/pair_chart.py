@@ -160,6 +160,17 @@ def _style_plot(plot: pg.PlotItem) -> None:
     plot.getAxis("bottom").setHeight(AXIS_HEIGHT)
 
 
+NOTE_WIDTH = 220  # an empty plot's hint, at most (pixels)
+
+
+def fit_note(note: pg.TextItem, room: float) -> None:
+    """Wrap ``note`` to the plot's ``room`` (less a margin either side), at most
+    :data:`NOTE_WIDTH`."""
+    width = max(60.0, min(float(NOTE_WIDTH), room - 16))
+    if note.textItem.textWidth() != width:
+        note.setTextWidth(width)
+
+
 class PairChart(QWidget):
     def __init__(self, hub: AppModel, top_k: int = TOP_K, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -271,9 +282,12 @@ class PairChart(QWidget):
     @staticmethod
     def _note_item(plot: pg.PlotItem) -> pg.TextItem:
         note = pg.TextItem("", anchor=(0.5, 0.5))
-        note.setTextWidth(220)
+        note.setTextWidth(NOTE_WIDTH)
         plot.addItem(note, ignoreBounds=True)
         note.setVisible(False)
+        # As wide as the plot has room for (a line no wider than NOTE_WIDTH reads best): a
+        # fixed width wider than a narrow plot was cut on both sides.
+        plot.vb.sigResized.connect(lambda vb: fit_note(note, vb.width()))
         return note
 
     def _title_next(self, pairs: list, long: str, short: str, *prefixes: str) -> bool:
