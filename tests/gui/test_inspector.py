@@ -695,3 +695,21 @@ def test_a_token_no_merge_makes_is_said_found_whole_or_never_given(qtbot, tmp_pa
         assert panel.detail.text().startswith(
             "a vocabulary token no merge makes: encoding never gives it"
         )
+
+
+def test_step_through_merges_an_ordinary_piece_that_spells_an_added_token(tmp_path):
+    """The third review: with a single_word added token "word" not found in "word_1" (a word
+    character follows), encoding merges "word" as bytes, but Step-through ended on the added
+    token's id, as for a piece that is the token."""
+    import tokenizers
+    from hf_shapes import flagged_file
+
+    from bpe_studio.gui.views.step_through import walk
+
+    path = flagged_file(tmp_path, ignore_merges=False)
+    tok = Tokenizer.from_hf(path)
+    for text in ("word_1 word", "a word_word"):
+        hf = tokenizers.Tokenizer.from_file(path).encode(text, add_special_tokens=False).ids
+        pieces = walk(tok, text, 0).pieces
+        joined = [t for i in range(len(pieces)) for t in walk(tok, text, i).steps[-1].tokens]
+        assert joined == tok.encode(text) == hf, text

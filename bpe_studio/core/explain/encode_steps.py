@@ -48,21 +48,28 @@ def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
     >>> pretokens(tok, "Hi there<|endoftext|>!")
     ['Hi', ' there', '<|endoftext|>', '!']
     """
-    pieces: list[str] = []
+    return [piece for piece, _ in marked_pretokens(tokenizer, text)]
+
+
+def marked_pretokens(tokenizer: Tokenizer, text: str) -> list[tuple[str, bool]]:
+    """:func:`pretokens`, each with whether it is a special or added token cut out of the
+    text (an ordinary piece may spell one: ``tio`` in ``tio_tio`` where a single_word added
+    token ``tio`` is not found, which encoding merges)."""
+    pieces: list[tuple[str, bool]] = []
     pipeline, specials = tokenizer.hf_pipeline, tokenizer.specials
     if pipeline is not None:
         # subtle: cut as encoding cuts (``Encoder.segments``): a single_word added token is
         # found only between non-word characters, an lstrip one takes the spaces before it.
         for found, token in pipeline.segments(text, specials.tokens, specials.ordinary):
-            pieces += found
+            pieces += ((piece, False) for piece in found)
             if token is not None:
-                pieces.append(token)
+                pieces.append((token, True))
         return pieces
     findall = tokenizer.pre_tokenizer.findall
     for a, b, special in specials.segments(text):
-        pieces += findall(text[a:b])
+        pieces += ((piece, False) for piece in findall(text[a:b]))
         if special is not None:
-            pieces.append(special)
+            pieces.append((special, True))
     return pieces
 
 

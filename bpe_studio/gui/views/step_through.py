@@ -34,8 +34,9 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ...core.explain.encode_steps import EncodeStep, encode_steps, pretokens
+from ...core.explain.encode_steps import EncodeStep, encode_steps, marked_pretokens
 from ...core.text.display import readable_token
+from ...core.text.surrogates import replace_surrogates
 from ..jobs.latest import LatestJob
 from ..model.app_model import AppModel
 from ..model.tokenizer_cache import TokenizerCache
@@ -75,7 +76,8 @@ def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
     if isinstance(tok, ForeignTokenizer):
         problem = tok.not_explained("Step-through (the merges, one by one)")
         return Walkthrough(text, (), 0, (), {}, specials, problem)
-    pieces = tuple(pretokens(tok, text))
+    marked = marked_pretokens(tok, text)
+    pieces = tuple(piece for piece, _ in marked)
     if not pieces:
         return Walkthrough(text, (), 0, (), {}, specials)
     index = max(0, min(index, len(pieces) - 1))
@@ -84,7 +86,11 @@ def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
         problem = f"This pre-token is {size:,} bytes long; step-through replays up to "
         problem += f"{MAX_PIECE_BYTES:,}."
         return Walkthrough(text, pieces, index, (), {}, specials, problem)
-    steps = tuple(encode_steps(tok, pieces[index]))
+    piece, is_token = marked[index]
+    # An ordinary piece that spells an added token is merged as bytes, as encoding does.
+    steps = tuple(
+        encode_steps(tok, piece if is_token else replace_surrogates(piece).encode("utf-8"))
+    )
     ids = {i for step in steps for i in step.tokens}
     return Walkthrough(text, pieces, index, steps, {i: tok.vocab[i] for i in ids}, specials)
 

@@ -122,10 +122,14 @@ def _rust_panics_unprinted() -> Iterator[None]:
     its Rust code panic, whose hook prints the panic (and, with RUST_BACKTRACE, a backtrace of
     a hundred lines) before the one line that says why the file is refused; the probe only
     asks whether it loads. Another thread's writes meanwhile go there too."""
+    if sys.stderr is not None:  # None where Python started with fd 2 closed
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
     try:
-        sys.stderr.flush()
         saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):  # no standard error to quiet
+    except OSError:  # no standard error to quiet
         yield
         return
     try:
