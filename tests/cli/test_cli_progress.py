@@ -97,13 +97,18 @@ def test_encode_names_a_first_compile_and_its_time_in_the_summary(tmp_path, monk
     # A run that waited for another process's compile says so, not that it compiled.
     from bpe_studio.core.io import compile_lock
 
-    monkeypatch.setattr(compile_lock, "_said_waiting", [True])
+    monkeypatch.setattr(compile_lock, "_loaded_from_another", [True])
     assert main(["encode", str(text), "--tokenizer", "gpt2", "--out", str(out), "--force"]) == 0
     said = [x for x in capsys.readouterr().err.splitlines() if x.startswith(("compiled", "wait"))]
     assert len(said) == 1
     assert said[0].startswith("waited ") and said[0].endswith(
         " s for another process to compile the pre-tokenizer and the encoder"
     )
+    # One that compiled a group itself after all (the third review) says it compiled.
+    monkeypatch.setattr(compile_lock, "_compiled_here", [True])
+    assert main(["encode", str(text), "--tokenizer", "gpt2", "--out", str(out), "--force"]) == 0
+    said = [x for x in capsys.readouterr().err.splitlines() if x.startswith(("compiled", "wait"))]
+    assert len(said) == 1 and said[0].startswith("compiled the pre-tokenizer and the encoder")
 
 
 class Terminal(io.StringIO):

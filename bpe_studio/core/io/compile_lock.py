@@ -22,6 +22,10 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 _said_waiting: list[bool] = []  # the wait is said once a process, whichever group it is for
+# What this process did for its groups of kernels: loaded what another compiled meanwhile,
+# compiled one itself (``note``); lists, so that the notes append rather than rebind.
+_loaded_from_another: list[bool] = []
+_compiled_here: list[bool] = []
 
 
 def lock_path(folder: Path, code: str) -> Path:
@@ -45,10 +49,17 @@ def _os_lock(path: Path) -> Any:
     return FileLock(str(path))
 
 
+def note(loaded_from_another: bool) -> None:
+    """Note that a group of kernels was loaded from another process's compile (True) or
+    compiled by this one (False)."""
+    (_loaded_from_another if loaded_from_another else _compiled_here).append(True)
+
+
 def waited_for_another() -> bool:
-    """Whether this process waited for another's compile (its summary then says it waited,
-    not that it compiled)."""
-    return bool(_said_waiting)
+    """Whether this process only loaded kernels another process compiled while it waited
+    (its summary then says it waited, not that it compiled): not when it compiled any group
+    itself, after a wait that timed out or found them still not cached."""
+    return bool(_loaded_from_another) and not _compiled_here
 
 
 @contextmanager

@@ -37,7 +37,7 @@ from numba.core import config as _config
 from numba.core.dispatcher import Dispatcher
 
 from .atomic import remove_stale_temps
-from .compile_lock import compile_lock
+from .compile_lock import compile_lock, note
 from .user_cache import private_temp_dir, user_cache_dir
 
 # numba's config module sets its attributes at run time, out of a type checker's sight.
@@ -322,7 +322,9 @@ def compile_in_child(code: str, needed: Callable[[], bool] | None = None) -> Non
         return  # sys.executable is the app itself, not a Python to run code with
     with compile_lock(usable_cache_dir(), code, CHILD_TIMEOUT) as waited:
         if waited and needed is not None and not needed():
+            note(loaded_from_another=True)
             return
+        note(loaded_from_another=False)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
         try:
             subprocess.run(
