@@ -57,10 +57,10 @@ def x_server_answers(display: str, platform: str) -> bool | None:
     return host == "" and _answers(socket.AF_INET, ("localhost", X_TCP_PORT + number))
 
 
-def wayland_answers(env: Mapping[str, str]) -> bool:
-    """Whether the compositor ``WAYLAND_DISPLAY`` names (a socket in ``XDG_RUNTIME_DIR``, or
-    an absolute path) accepts a connection."""
-    name = env.get("WAYLAND_DISPLAY", "")
+def wayland_answers(env: Mapping[str, str], name: str | None = None) -> bool:
+    """Whether the compositor ``name`` (by default ``WAYLAND_DISPLAY``'s) names (a socket in
+    ``XDG_RUNTIME_DIR``, or an absolute path) accepts a connection."""
+    name = env.get("WAYLAND_DISPLAY", "") if name is None else name
     path = name if os.path.isabs(name) else os.path.join(env.get("XDG_RUNTIME_DIR", ""), name)
     return _answers(socket.AF_UNIX, path)
 
@@ -78,13 +78,20 @@ def display_problem(
     chosen = env.get("QT_QPA_PLATFORM", "")
     x11 = env.get("DISPLAY", "") if not chosen or chosen.startswith("xcb") else ""
     wayland = env.get("WAYLAND_DISPLAY", "") if not chosen or chosen.startswith("wayland") else ""
+    if chosen.startswith("xcb") and not x11:
+        # subtle: a platform chosen in a shell's profile, reached over ssh without -X: Qt
+        # aborts with advice to reinstall.
+        return f"QT_QPA_PLATFORM is {chosen}, but DISPLAY names no X display"
+    source = "WAYLAND_DISPLAY"
+    if chosen.startswith("wayland") and not wayland:
+        wayland, source = "wayland-0", "WAYLAND_DISPLAY unset: libwayland's default"
     if chosen and not (x11 or wayland):
         return None  # offscreen, vnc, eglfs...: no display server to reach, or not ours
     tried = []
     if wayland:
-        if wayland_answers(env):
+        if wayland_answers(env, wayland):
             return None
-        tried.append(f"{wayland} (WAYLAND_DISPLAY)")
+        tried.append(f"{wayland} ({source})")
     if x11:
         if x_server_answers(x11, platform) is not False:
             return None

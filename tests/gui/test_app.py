@@ -171,6 +171,17 @@ def test_display_problem_rules(tmp_path):
         # Either display that answers will do, unless the platform is chosen.
         assert display_problem({**wayland, **stale}, "linux") is None
         assert display_problem({**wayland, **stale, "QT_QPA_PLATFORM": "xcb"}, "linux")
+    # A platform chosen with nothing named for it (a profile's QT_QPA_PLATFORM over ssh): Qt
+    # aborted with advice to reinstall (the third review).
+    assert display_problem({"QT_QPA_PLATFORM": "xcb"}, "linux") == (
+        "QT_QPA_PLATFORM is xcb, but DISPLAY names no X display"
+    )
+    runtime = {"XDG_RUNTIME_DIR": str(tmp_path), "QT_QPA_PLATFORM": "wayland"}
+    assert "wayland-0" in (display_problem(runtime, "linux") or "")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(tmp_path / "wayland-0"))
+        server.listen()
+        assert display_problem(runtime, "linux") is None
 
 
 def test_a_faulty_pyside_build_is_refused_in_one_line():
