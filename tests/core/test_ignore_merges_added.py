@@ -242,3 +242,26 @@ def test_truncations_encode_as_tokenizers_on_the_file_they_write(shape, tmp_path
     if kernel_start.prepare():
         text = "".join(texts) * 20
         assert short.encode_array(text).tolist() == _ids(hf, text)
+
+
+def test_a_truncated_llama3_shape_warns_of_no_token_its_pattern_never_gives_whole(tmp_path):
+    """The third review: saving a truncation of a Llama-3-shaped file (its reserved special
+    tokens outside model.vocab) warned in 8,920 characters, naming every reserved token,
+    of a lookup that cannot happen: its pattern never gives `<|...|>` as one pre-token."""
+    from foreign_files import llama3_style
+
+    base = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "base", full=False)))
+    base.add_special_tokens([f"<|reserved_special_token_{i}|>" for i in range(40)])
+    path = tmp_path / "reserved" / "tokenizer.json"
+    path.parent.mkdir()
+    base.save(str(path))
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["model"]["ignore_merges"] = True
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    ours = Tokenizer.from_hf(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LossyFormatWarning)
+        (written,) = ours.truncated(100).save(tmp_path / "hf", format="hf")
+    hf = _hf(str(written))
+    text = "a <|reserved_special_token_3|> b"
+    assert _ids(hf, text) == ours.truncated(100).encode(text)

@@ -667,7 +667,10 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         # A count cannot give them their ids (a truncated tokenizer's, one whose special
         # tokens were turned off): model.vocab holds them all, as without ignore_merges.
         vocab = spelt
-        _warn_looked_up_whole(free, where)
+        # A file that splits text with one regex (its pipeline not needed to encode) is split
+        # so here; another's pipeline is not run for a warning.
+        one_regex = data.pipeline is None or not data.pipeline.needed
+        _warn_looked_up_whole(free, where, data.pattern if one_regex else None)
     return {
         "version": "1.0",
         "truncation": None,
@@ -697,16 +700,25 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
     }
 
 
-def _warn_looked_up_whole(written: Mapping[str, int], where: str) -> None:
+def _warn_looked_up_whole(written: Mapping[str, int], where: str, pattern: str | None) -> None:
     """LossyFormatWarning naming the added tokens written into model.vocab that a file with
     ``ignore_merges`` will look a pre-token up as (``building.file_whole_tokens``: those
-    whose text is its own byte-level spelling), where this tokenizer merges it."""
+    whose text is its own byte-level spelling, and, split by one ``pattern``, one piece),
+    where this tokenizer merges it. Llama 3's 256 reserved tokens split into several
+    pieces: a warning naming them all warned of a loss that cannot happen."""
     found = [s for s in sorted(written, key=written.__getitem__) if encode_token(s.encode()) == s]
+    if pattern is not None:
+        import regex
+
+        split = regex.compile(PATTERNS.get(pattern, pattern))
+        found = [s for s in found if split.findall(s) == [s]]
     if not found:
         return
-
+    shown = ", ".join(map(repr, found[:5])) + (
+        f" and {len(found) - 5} more" if len(found) > 5 else ""
+    )
     warnings.warn(
-        f"{where}: added token(s) {', '.join(map(repr, found))} are written into model.vocab "
+        f"{where}: added token(s) {shown} are written into model.vocab "
         "to keep their ids (tokenizers counts the others' past its entries); with ignore_merges, "
         "tokenizers then gives a pre-token that is such a text that token's id where it is "
         "not cut out first (special tokens read as text, single_word, lstrip), where this "
