@@ -273,3 +273,15 @@ def test_a_normalizer_beside_gpt2_files_is_said_without_another_pattern(tmp_path
     note = tokenizer_json_beside(vocab, load_data(vocab))
     assert note is not None and "normalizer (NFC)" in note
     assert "pattern" not in note
+
+
+def test_a_path_named_like_a_missing_preset_says_it_is_a_path(tmp_path, monkeypatch):
+    """The third review: Tokenizer.load(Path("gpt2")) where no such path is said "gpt2: a
+    tiktoken encoding that is not bundled (the presets are gpt2, ...)"."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as missing:
+        Tokenizer.load(Path("gpt2"))
+    assert str(missing.value) == (
+        "gpt2: no such file or folder (a Path names a path: for the preset, write preset:gpt2)"
+    )
+    assert Tokenizer.load("gpt2").n_vocab == 50257  # the name as a string is the preset

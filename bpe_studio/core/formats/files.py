@@ -415,6 +415,12 @@ def load_data(
         if loop is not None:
             raise ValueError(f"{name}: {loop}")
         if not path.exists():
+            meant = None if isinstance(source, str) else preset_name(os.fspath(source))
+            if meant is not None:  # a Path is a path: "not bundled" said of a preset misled
+                raise FileNotFoundError(
+                    f"{name}: no such file or folder (a Path names a path: for the preset, "
+                    f"write {PRESET_PREFIX}{meant})"
+                )
             if alias_key(name).startswith(UNBUNDLED) or alias_key(name) in ALIASES:
                 raise ValueError(_not_a_preset(name))
             raise FileNotFoundError(_not_a_preset(name))
