@@ -228,6 +228,32 @@ def test_truncated_keeps_duplicate_merges_and_their_tokens():
             assert short.encode(text) == ref_encode(text, vocab, merges[:k], ["<s>"])
 
 
+@pytest.mark.parametrize("source", ["gpt2", "cl100k_base", "llama3"])
+def test_truncated_without_special_tokens_keeps_their_entries(source, tmp_path):
+    """A review: a truncation of a tokenizer opened with ``no_specials`` dropped the special
+    tokens' entries (GPT-2's 50256, Llama 3's ``<|begin_of_text|>``), which the tokenizer it
+    came from holds as vocabulary entries: its own template's id would not decode. It keeps
+    them, with their ids, and reads them as text as its parent does."""
+    from foreign_files import llama3_style
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    named = str(llama3_style(tmp_path)) if source == "llama3" else source
+    bare, marked = open_tokenizer(named, no_specials=True), open_tokenizer(named)
+    assert isinstance(bare, Tokenizer) and not bare.special_tokens
+    entries = {marked.special_id(t): t.encode() for t in marked.special_tokens}
+    text = f"a{EOT}b {EOT}{EOT} <|fim_prefix|><|begin_of_text|>x"
+    n = len(bare.merges)
+    assert bare.truncated(n).vocab == bare.vocab
+    for k in (0, 1000, n // 2, n):
+        short = bare.truncated(k)
+        assert not short.special_tokens
+        assert {i: short.vocab.get(i) for i in entries} == entries
+        assert short.encode(text) == marked.truncated(k).encode_ordinary(text)
+        assert short.decode(short.encode(text, add_special_tokens=True)).endswith(text)
+        assert short.max_token_value == bare.max_token_value
+
+
 def test_merge_tree_of_a_token_made_twice():
     vocab = {i: bytes([i]) for i in range(256)}
     vocab.update({256: b"ab", 257: b"abc", 258: b"bc"})

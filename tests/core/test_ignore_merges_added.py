@@ -244,6 +244,19 @@ def test_truncations_encode_as_tokenizers_on_the_file_they_write(shape, tmp_path
         assert short.encode_array(text).tolist() == _ids(hf, text)
 
 
+def test_truncations_without_special_tokens_look_the_held_ones_up(shape):
+    """A review: a truncation of the file opened with ``no_specials`` lost the special tokens
+    model.vocab holds, so "<pad>" read as text was merged where tokenizers (and the tokenizer
+    it came from) looks it up whole."""
+    path, ours = shape
+    bare = open_tokenizer(path, no_specials=True)
+    plain = _hf(path, plain=True)
+    for text in FIXED:
+        assert bare.truncated(len(bare.merges)).encode(text) == _ids(plain, text), repr(text)
+        for k in (1, 40, len(bare.merges) // 2):
+            assert bare.truncated(k).encode(text) == ours.truncated(k).encode_ordinary(text)
+
+
 def test_a_truncated_llama3_shape_warns_of_no_token_its_pattern_never_gives_whole(tmp_path):
     """The third review: saving a truncation of a Llama-3-shaped file (its reserved special
     tokens outside model.vocab) warned in 8,920 characters, naming every reserved token,

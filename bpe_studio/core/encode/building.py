@@ -140,10 +140,14 @@ def build(
         whole = file_whole_tokens(own_vocab, inv, hidden, data.added_in_model)
     else:
         whole = whole_tokens(own_vocab, inv, whole_except, cut_ids.values())
-    # The merge strategies, the rank table and the per-pre-token cache.
+    # The merge strategies, the rank table and the per-pre-token cache. The file's special
+    # tokens this tokenizer reads as text stay entries of every truncation, as of this one
+    # (their ids are the template's, and ignore_merges looks up those model.vocab holds).
+    idle_ids = [] if data is None else [data.special_tokens[t] for t in idle]
     merger = Merger(
-        own_vocab, bytes_ids, cut_ids.values(), ranks, lists, whole, lookup_all=lookup_all
-    )
+        own_vocab, bytes_ids, cut_ids.values(), ranks, lists, whole, lookup_all=lookup_all,
+        kept_ids=[i for i in idle_ids if i in own_vocab],
+    )  # fmt: skip
     # What turns text into ids, on the compiled path or the Python one (``encoder``).
     encoder = Encoder(
         pre, pipeline, specials, cut_ids, merger, rules, cut_specials, tuple(tokens),

@@ -80,7 +80,9 @@ class Merger:
     ``whole``: token bytes -> id when every such token's own bytes merge into that one token
     (a pre-token that is a whole token is then looked up, not merged, as tiktoken's encoder
     does first), else None; ``lookup_all``: every pre-token is looked up whole first (a
-    ``tokenizer.json``'s ``ignore_merges``), not only ASCII ones.
+    ``tokenizer.json``'s ``ignore_merges``), not only ASCII ones; ``kept_ids``: entries no merge
+    makes that every truncation keeps besides the bytes and special tokens (the file's special
+    tokens a tokenizer opened with ``no_specials`` reads as text).
     """
 
     def __init__(
@@ -93,10 +95,12 @@ class Merger:
         whole: dict[bytes, int] | None,
         *,
         lookup_all: bool = False,
+        kept_ids: Collection[int] = (),
     ) -> None:
         self.vocab = vocab
         self.byte_ids = byte_ids
         self.special_ids = frozenset(special_ids)
+        self._kept_ids = self.special_ids.union(kept_ids)
         self._ranks = ranks
         self._merge_lists = merge_lists
         self._whole = whole
@@ -659,7 +663,7 @@ class _Truncated(Merger):
     def vocab(self) -> dict[int, bytes]:  # type: ignore[override]
         # The vocabulary loses the tokens of merges k.. and any entry no merge makes.
         full = self._full
-        base = set(self.byte_ids).union(self.special_ids)
+        base = set(self.byte_ids).union(self._kept_ids)
         drop = full.vocab.keys() - base - self._rank_of_id.keys()
         if 2 * len(drop) < len(full.vocab):
             vocab = ReadOnlyDict(full.vocab)
