@@ -257,6 +257,23 @@ def test_truncations_without_special_tokens_look_the_held_ones_up(shape):
             assert bare.truncated(k).encode(text) == ours.truncated(k).encode_ordinary(text)
 
 
+def test_truncations_look_up_in_the_full_table_without_a_copy(shape):
+    """A review: a truncation built its vocabulary and a copy of the whole-token table on its
+    first encode (each the size of the vocabulary, for every step of the timeline). It looks
+    pre-tokens up in the full table, leaving out the tokens it does not keep, as the copy
+    did."""
+    _, ours = shape
+    text = "".join(FIXED) + _token_texts(ours, 400)
+    full = ours.merger._whole
+    for k in (0, 1, 40, len(ours.merges) // 2, len(ours.merges)):
+        short = ours.truncated(k)
+        short.encode(text)
+        assert "vocab" not in short.merger.__dict__, "built only to encode"
+        kept = {token: i for token, i in full.items() if i in short.vocab}
+        assert dict(short.merger._whole) == kept and len(short.merger._whole) == len(kept)
+        assert [short.merger.whole_id(token) for token in full] == list(map(kept.get, full))
+
+
 def test_a_truncated_llama3_shape_warns_of_no_token_its_pattern_never_gives_whole(tmp_path):
     """The third review: saving a truncation of a Llama-3-shaped file (its reserved special
     tokens outside model.vocab) warned in 8,920 characters, naming every reserved token,

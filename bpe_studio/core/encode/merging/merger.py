@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import heapq
 import operator
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from functools import cached_property
 from itertools import compress, repeat
 from types import ModuleType
@@ -182,7 +183,7 @@ class Merger:
                 self._compiled_ranks(kernels),
                 np.array(self.byte_ids, np.int64),
                 limit=self._compiled_limit(),
-                whole=self._whole,
+                whole=self._compiled_whole(),
                 whole_all=self._lookup_all,
                 cuts=None if self._lookup_all else self._compiled_cuts(kernels),
             )
@@ -205,6 +206,9 @@ class Merger:
 
     def _compiled_limit(self) -> int | None:
         return None
+
+    def _compiled_whole(self) -> Mapping[bytes, int] | None:
+        return self._whole
 
     def _compiled_cuts(self, kernels: ModuleType) -> CutTables:
         """``char_cuts``' tables as the kernels read them (built once, shared with every
@@ -628,6 +632,12 @@ class _Truncated(Merger):
     def _compiled_cuts(self, kernels: ModuleType) -> CutTables:
         return self._full._compiled_cuts(kernels)
 
+    def _compiled_whole(self) -> Mapping[bytes, int] | None:
+        # The compiled merger's tables read every entry: from a dict (dropped once they are
+        # built), not through the filter's lookups.
+        whole = self._whole
+        return whole.copy() if isinstance(whole, _KeptWhole) else whole
+
     def token_sizes(self) -> numpy.ndarray:
         # subtle: an id keeps its bytes in every truncation; the full vocabulary's sizes
         # serve them all (building the truncated vocabulary would cost far more).
@@ -642,7 +652,7 @@ class _Truncated(Merger):
         return {pair: packed for pair, packed in self._full._ranks.items() if packed < limit}
 
     @cached_property
-    def _whole(self) -> dict[bytes, int] | None:  # type: ignore[override]
+    def _whole(self) -> Mapping[bytes, int] | None:  # type: ignore[override]
         # Under ``lookup_all`` (a tokenizer.json's ignore_merges) tokenizers looks a pre-token
         # up in model.vocab, and the file a truncation saves holds there the tokens of its
         # vocabulary (and the added tokens the file read held there): the full table's
@@ -651,8 +661,8 @@ class _Truncated(Merger):
         whole = self._full._whole
         if whole is None:
             return None
-        kept = self.vocab
-        return {tok: idx for tok, idx in whole.items() if idx in kept}
+        base = frozenset(self.byte_ids).union(self._kept_ids)
+        return _KeptWhole(whole, base, self._full._rank_of_id, self._k)
 
     @cached_property
     def _rank_of_id(self) -> dict[int, int]:
@@ -671,3 +681,48 @@ class _Truncated(Merger):
                 dict.__delitem__(vocab, i)  # filling it: refused to its users only
             return vocab
         return ReadOnlyDict((i, t) for i, t in full.vocab.items() if i not in drop)
+
+
+class _KeptWhole(Mapping[bytes, int]):
+    """A truncation's whole tokens: the full merger's table, shared, answering only for the
+    ids the truncation keeps (those of ``base``, and of merges ranked below ``k``), as
+    ``_Truncated.vocab`` keeps them. A timeline makes a truncation per step: a copy of the
+    table, and the vocabulary built to filter it, would each be the vocabulary's size."""
+
+    def __init__(
+        self, whole: Mapping[bytes, int], base: AbstractSet[int], rank_of_id: dict[int, int], k: int
+    ) -> None:
+        self._table, self._base, self._rank_of_id, self._k = whole, base, rank_of_id, k
+
+    def _keeps(self, idx: int) -> bool:
+        return idx in self._base or self._rank_of_id.get(idx, self._k) < self._k
+
+    def get(self, token: bytes, default: int | None = None) -> int | None:  # type: ignore[override]
+        idx = self._table.get(token)
+        return idx if idx is not None and self._keeps(idx) else default
+
+    def __getitem__(self, token: bytes) -> int:
+        idx = self.get(token)
+        if idx is None:
+            raise KeyError(token)
+        return idx
+
+    def __iter__(self) -> Iterator[bytes]:
+        keeps = self._keeps
+        return (token for token, idx in self._table.items() if keeps(idx))
+
+    def copy(self) -> dict[bytes, int]:
+        """The entries kept, as a dict."""
+        base, rank_of_id, k = self._base, self._rank_of_id, self._k
+        return {
+            token: idx
+            for token, idx in self._table.items()
+            if idx in base or rank_of_id.get(idx, k) < k
+        }
+
+    @cached_property
+    def _count(self) -> int:
+        return sum(map(self._keeps, self._table.values()))
+
+    def __len__(self) -> int:
+        return self._count
