@@ -584,3 +584,25 @@ def test_a_compile_lock_whose_holder_was_killed_does_not_block(tmp_path, monkeyp
     finally:
         (tmp_path / "release").touch()
     assert (tmp_path / "second_compiled").exists()  # nothing was cached: it compiled itself
+
+
+def test_the_lock_files_are_left_one_per_group_of_kernels(tmp_path, monkeypatch):
+    """The lock files stay after each compile (``compile_lock``: removing one would let two
+    processes compile at once), so their names bound them: one per group of kernels, the
+    same at every run, in the cache folder however often the kernels are compiled."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setattr(numba_cache, "usable_cache_dir", lambda: cache)
+    monkeypatch.setattr(numba_cache.subprocess, "run", lambda *a, **k: None)
+    codes = [
+        group._child_code for group in (merge_engine.LOADER, scan_load.LOADER, kernel_start.LOADER)
+    ]
+    for _ in range(3):
+        for code in codes:
+            numba_cache.compile_in_child(code)
+    left = sorted(path.name for path in cache.iterdir())
+    if sys.platform == "win32":  # filelock removes a Windows lock file on release
+        assert left == []
+        return
+    assert left == sorted(compile_lock.lock_path(cache, code).name for code in codes)
+    assert len(left) == 3

@@ -121,7 +121,9 @@ def test_the_compiling_child_ends_when_its_parent_is_killed(tmp_path):
     pid_file.write_text("")
     script = tmp_path / "killed.py"
     script.write_text(_KILLED_WHILE_COMPILING)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    # Its own cache folder: the code it compiles names this test's folder, so its lock file
+    # (``compile_lock``: one per code, left) would be a new one in the user's at every run.
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     done = subprocess.run(
         [sys.executable, str(script), str(pid_file)],
         stdout=subprocess.DEVNULL,

@@ -97,4 +97,9 @@ def compile_lock(folder: Path | None, code: str, wait: float) -> Iterator[bool]:
         yield waited
     finally:
         if held:
+            # subtle: the lock file stays, empty, one per group of kernels (its name is the
+            # code's). Removed, even by its holder, a process that had opened it to wait would
+            # lock the removed file while a third locked a new one of that name: two compiles
+            # at once. filelock leaves Unix lock files for that reason, and the older releases
+            # this project accepts do not notice a removed one.
             lock.release()
