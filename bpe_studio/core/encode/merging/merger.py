@@ -713,12 +713,8 @@ class _KeptWhole(Mapping[bytes, int]):
 
     def copy(self) -> dict[bytes, int]:
         """The entries kept, as a dict."""
-        base, rank_of_id, k = self._base, self._rank_of_id, self._k
-        return {
-            token: idx
-            for token, idx in self._table.items()
-            if idx in base or rank_of_id.get(idx, k) < k
-        }
+        keeps = self._keeps
+        return {token: idx for token, idx in self._table.items() if keeps(idx)}
 
     @cached_property
     def _count(self) -> int:
