@@ -326,3 +326,26 @@ def test_an_added_token_the_merges_also_make_is_refused_naming_it(tmp_path):
         r"model\.merges\[\d+\] \(b'.+' \+ b'.+'\); a token both added and merged",
     ):
         Tokenizer.from_hf(path)  # fmt: skip
+
+
+@pytest.mark.parametrize("content", ["\t", " "])
+def test_a_whitespace_token_stripping_both_sides_is_one_token_per_run(tmp_path, content):
+    """Found by fuzzing: a "\\t" added with lstrip and rstrip gave "a\\t\\tb" one id for
+    each tab, the second for an empty stretch (the first's rstrip had taken its tab), where
+    tokenizers gives one. Reference: tokenizers on the same file."""
+    texts = [read_fixture(SLICES[k])[:30_000] for k in ("english", "code")]
+    tok = trained_bpe(None, pre_tokenizers.ByteLevel(add_prefix_space=False), texts, 400)
+    added = AddedToken(content, lstrip=True, rstrip=True, special=False, normalized=False)
+    tok.add_tokens([added])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    ours, hf = Tokenizer.from_hf(path), _hf(str(path))
+    added_id = hf.token_to_id(content)
+    for text in ["a\t\tb", "a\t\t\tb", "\t \t", "  \t  ", "x \t\t y\t", "\t\t\n\t"]:
+        expected = _ids(hf, text)
+        assert ours.encode(text) == expected, text
+        assert open_tokenizer(path).encode(text) == expected, text
+        spans = compute_spans(ours, text)
+        assert spans is not None and spans.ids.tolist() == expected, text
+        assert (spans.ends > spans.starts).all(), (text, spans.starts, spans.ends)
+    assert _ids(hf, f"a{content * 3}b").count(added_id) == 1  # one token for the whole run

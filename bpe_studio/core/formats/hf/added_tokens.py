@@ -92,6 +92,10 @@ def find_added(
             start = max(j, offset)
         if token.rstrip:
             stop = _SPACES_AFTER.match(text, stop).end()  # type: ignore[union-attr]
+        if stop <= start:
+            # A whitespace token's match inside the run an earlier one's rstrip took, pulled
+            # by its lstrip to that run's end: tokenizers drops the empty split it makes.
+            continue
         if offset < start:
             yield offset, start, None
         yield start, stop, token
