@@ -482,14 +482,25 @@ def _template_past_the_vocabulary(tok):
     return tok
 
 
+def _merged_word_added(tok):
+    # tokenizers gives an added token the model already holds that token's id: here one
+    # the merges make.
+    vocab = tok.get_vocab()
+    word = "the" if "the" in vocab else min(t for t in vocab if t.isalpha() and len(t) >= 3)
+    tok.add_tokens([tokenizers.AddedToken(word, special=False, normalized=False)])
+    return tok
+
+
 # Byte-level files the reader refuses for what their added tokens or template give, where
 # tokenizers runs them: an added token outside model.vocab spelling other bytes, an id past
-# the vocabulary.
+# the vocabulary, a token both added and merged, a special token whose byte the model holds.
 REFUSED_FOR_TOKENS = {
     "über": _added("über", False),
     "spaces": _added("ĠĠĠ", False),
     "größe": _added("<|größe|>", True),
     "template": _template_past_the_vocabulary,
+    "merged": _merged_word_added,
+    "byte": _added("\t", True),
 }
 
 
@@ -511,7 +522,7 @@ def test_a_file_refused_for_its_added_tokens_is_run_by_tokenizers(tmp_path, shap
     (note,) = tok.notes
     what = "post_processor" if shape == "template" else "added_tokens"
     assert note.startswith(f"{path}: run by tokenizers") and what in note
-    text = "x über ĠĠĠ <|größe|> y   z"
+    text = "x über ĠĠĠ <|größe|> y   z the other\tthen\t\tx"
     for add in (False, True):
         expected = oracle.encode(text, add_special_tokens=add).ids
         assert tok.encode(text, add_special_tokens=add) == expected

@@ -40,8 +40,10 @@ from .base.preset_table import (
 from .hf.components import only_a_file_says
 from .hf.kind import ForeignTokenizerFile, RefusedByteLevelFile, kind_of, tokenizers_reads
 from .hf.tokenizer_json import (
+    AddedTokenConflict,
     added_tokens_problem,
     braced_properties,
+    read_hf_parsed,
     split_problem,
     structure_problem,
 )
@@ -179,6 +181,8 @@ def _settings_problem(path: Path) -> str | None:
 # than once (encode: whether it is foreign, then load_data), and each answer parses it whole.
 _DECIDED: dict[str, tuple[Stamp, str | None, str | None]] = {}
 _DECIDED_FILES = 16  # files remembered; the rest are forgotten at once
+# The record the last decision read whole, for the load that follows it (one at most).
+_PARSED: dict[str, tuple[Stamp, TokenizerData]] = {}
 
 
 def _foreign(path: Path) -> ForeignTokenizerFile | None:
@@ -196,7 +200,7 @@ def _foreign(path: Path) -> ForeignTokenizerFile | None:
     if known is not None and known[0] == before:
         kind, reason = known[1], known[2]
     else:
-        kind, reason = _decide(path)
+        kind, reason = _decide(path, before)
         if len(_DECIDED) >= _DECIDED_FILES:
             _DECIDED.clear()
         _DECIDED[key] = (before, kind, reason)
@@ -205,7 +209,7 @@ def _foreign(path: Path) -> ForeignTokenizerFile | None:
     return None if reason is None else RefusedByteLevelFile(path, reason)
 
 
-def _decide(path: Path) -> tuple[str | None, str | None]:
+def _decide(path: Path, before: Stamp) -> tuple[str | None, str | None]:
     """The kind of the file at ``path`` (None: byte-level BPE), and for a byte-level one
     ``tokenizers`` runs, why the reader refuses it (else None)."""
     try:
@@ -216,7 +220,20 @@ def _decide(path: Path) -> tuple[str | None, str | None]:
     if kind is not None:
         return kind, None
     reason = structure_problem(obj, os.fspath(path))
-    if reason is None or not tokenizers_reads(path):
+    if reason is None:
+        # The added tokens are judged against the whole model: read it, and keep the record
+        # for the load that asked.
+        try:
+            data = read_hf_parsed(obj, os.fspath(path))
+        except AddedTokenConflict as e:
+            reason = str(e)
+        except ValueError:
+            return None, None  # read_hf names what is wrong when asked again
+        else:
+            _PARSED.clear()
+            _PARSED[os.path.abspath(path)] = (before, data)
+            return None, None
+    if not tokenizers_reads(path):
         return None, None
     return None, reason
 
@@ -231,6 +248,9 @@ def _read_hf_file(path: Path) -> TokenizerData:
     foreign = _foreign(path)
     if foreign is not None:
         raise foreign
+    kept = _PARSED.pop(os.path.abspath(path), None)
+    if kept is not None and kept[0] == stamp(path):
+        return kept[1]
     return read_hf(path)
 
 

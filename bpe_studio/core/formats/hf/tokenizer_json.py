@@ -340,6 +340,12 @@ def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Compone
     return model, parts
 
 
+class AddedTokenConflict(ValueError):
+    """An added token :func:`read_hf` cannot place beside the model's own tokens: its bytes
+    held by another id, or a merge's part or result. ``tokenizers`` may run such a file all
+    the same (it cuts added tokens out of the text before the model sees it)."""
+
+
 def structure_problem(obj: Any, name: str) -> str | None:
     """Why :func:`read_hf` refuses the parsed byte-level ``tokenizer.json`` ``obj`` (named
     ``name``) for its model's options, its components, its decoder or what its added tokens
@@ -361,9 +367,12 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     Raises ValueError naming the file and component for anything whose tokenization this
     project would not reproduce exactly (see the module docstring and ``_Reader``).
     """
-    name = os.fspath(path)
+    return read_hf_parsed(read_json(path), os.fspath(path))
+
+
+def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
+    """:func:`read_hf` of the parsed ``tokenizer.json`` ``obj`` (named ``name``)."""
     r = _Reader(name)
-    obj = read_json(path)
     if not isinstance(obj, dict):
         raise ValueError(f"{name}: expected a JSON object")
     # Truncation and padding are not applied, as for every kind of file (hf.kind).
@@ -404,7 +413,12 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
     for s, idx in specials.items():
         sb = s.encode("utf-8")
         if vocab.get(idx, sb) != sb or (inverse.get(sb, idx) != idx and idx not in shared):
-            raise r.fail("added_tokens", f"{s!r} (id {idx}) clashes with the model's vocabulary")
+            held = vocab.get(idx, sb)
+            why = f"id {idx} holds {held!r}" if held != sb else f"id {inverse[sb]} holds {sb!r}"
+            raise AddedTokenConflict(
+                f"{name}: added_tokens: {s!r} (id {idx}) clashes with the model's vocabulary "
+                f"(in model.vocab, {why})"
+            )
         vocab[idx] = sb
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
@@ -423,11 +437,10 @@ def read_hf(path: str | os.PathLike) -> TokenizerData:
                 # tokenizers cuts an added token out of the text before merging; one the
                 # merges also use or make would need both rules at once.
                 content = next(c for c, at in specials.items() if at == idx)
-                raise r.fail(
-                    "added_tokens",
-                    f"{content!r} (id {idx}) is also {'made' if part == a + b else 'used'} "
-                    f"by model.merges[{i}] ({a!r} + {b!r}); a token both added and merged is "
-                    "not supported",
+                raise AddedTokenConflict(
+                    f"{name}: added_tokens: {content!r} (id {idx}) is also "
+                    f"{'made' if part == a + b else 'used'} by model.merges[{i}] ({a!r} + "
+                    f"{b!r}); a token both added and merged is not supported"
                 )
             raise r.fail(
                 f"model.merges[{i}]", f"token {part!r} is not an ordinary vocabulary token"
