@@ -43,21 +43,27 @@ class _Run(QRunnable):
     def __init__(self, runner: LatestJob, number: int, job: Job) -> None:
         super().__init__()
         self.setAutoDelete(True)
-        self._runner, self._number, self._job = runner, number, job
+        self._runner, self._number = runner, number
+        self._job: Job | None = job
 
     def run(self) -> None:
-        runner, number = self._runner, self._number
+        # subtle: in the app, the pool's Python wrapper was found keeping finished runnables
+        # alive (its record of the objects started on it), each with its job's closure: a
+        # step's tokenizers, an ids array. So the run lets go of its job before running it.
+        runner, number, job = self._runner, self._number, self._job
+        self._job = None
 
         def is_stale() -> bool:
             # Between two pieces of the job: the window's repaint goes first (busy).
             wait_while_gui_busy()
             return runner.latest != number
 
-        if is_stale():
+        if is_stale() or job is None:
             return
         try:
             with short_switches():  # the GUI thread gets the GIL back soon (gil_switches)
-                result = self._job(is_stale)
+                result = job(is_stale)
+            del job
         except Exception as error:  # every failure must reach the user, not kill the thread
             self._report(number, False, runner.describe(error))
             return
