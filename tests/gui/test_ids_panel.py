@@ -39,6 +39,24 @@ def test_ids_list_equals_encode(qtbot, panel, gpt2_tokenizer):
     assert panel.count_label.text() == f"{len(expected):,} tokens"
     panel.copy_ids()
     assert QGuiApplication.clipboard().text() == panel.ids_text()
+    assert QGuiApplication.clipboard().text() == ", ".join(map(str, expected))
+
+
+def test_the_list_is_laid_out_in_lines(qtbot, panel, gpt2_tokenizer):
+    # The latency audit: the list as one paragraph of 20,000 ids was laid out again whole at
+    # each step of a replay, stalling the GUI thread. It is shown in lines of a few ids;
+    # what is read or copied from it is still one comma-separated list.
+    editor = panel._editor
+    text = TEXT * 20
+    editor.set_text(text)
+    wait_for_spans(qtbot, editor)
+    expected = gpt2_tokenizer.encode(text)
+    qtbot.waitUntil(lambda: not panel.busy and panel.ids_text().count(", ") == len(expected) - 1)
+    shown = panel.ids_view.document()
+    assert shown.blockCount() == -(-len(expected) // ids_module.IDS_PER_LINE)
+    assert panel.ids_text() == ", ".join(map(str, expected))
+    panel.copy_ids()
+    assert QGuiApplication.clipboard().text() == ", ".join(map(str, expected))
 
 
 def test_a_long_list_is_shown_in_part_and_copied_whole(qtbot, panel, gpt2_tokenizer, monkeypatch):

@@ -44,6 +44,7 @@ from .theme import colours, muted, themed
 from .token_editor import TokenEditor, TokenTextEdit
 
 DISPLAY_IDS = 20_000  # ids shown in the list (Copy copies them all), and ids decoded
+IDS_PER_LINE = 8  # fits the pane's width at its narrowest; a longer line wraps
 DECODE_DEBOUNCE_MS = 200
 _SEPARATORS = regex.compile(r"[\s,;]+")
 # How the line under the decode box reads: why it cannot decode, what it waits for, or how
@@ -64,6 +65,17 @@ class DecodedIds:
 def format_id_list(ids: np.ndarray) -> str:
     """``"15496, 11, 995"``: the form :func:`parse_ids` reads back."""
     return ", ".join(map(str, ids.tolist()))
+
+
+def format_id_lines(ids: np.ndarray) -> str:
+    """The list as the pane shows it: :func:`format_id_list`'s, a line every
+    ``IDS_PER_LINE`` ids. subtle: a text view lays out a paragraph whole, and one of 20,000
+    ids, laid out again at each step of a replay, stalled the GUI thread; lines are laid out
+    only as they are scrolled to."""
+    items = list(map(str, ids.tolist()))
+    return ",\n".join(
+        ", ".join(items[i : i + IDS_PER_LINE]) for i in range(0, len(items), IDS_PER_LINE)
+    )
 
 
 def parse_ids(text: str) -> list[int]:
@@ -162,7 +174,6 @@ class IdsPanel(QWidget):
         self.ids_view.setAccessibleName("Token ids of the editor text")
         self.ids_view.setReadOnly(True)
         self.ids_view.setFont(monospace_font(10))
-        self.ids_view.setMaximumBlockCount(1)
         self.ids_view.setFixedHeight(self.ids_view.fontMetrics().height() * 2 + 12)
         self.decode_input = QLineEdit()
         self.decode_input.setAccessibleName("Ids to decode")
@@ -240,8 +251,9 @@ class IdsPanel(QWidget):
         return self._ids
 
     def ids_text(self) -> str:
-        """The list as shown (all of it when there are at most ``DISPLAY_IDS`` ids)."""
-        return self.ids_view.toPlainText()
+        """The list as shown (all of it when there are at most ``DISPLAY_IDS`` ids), in
+        :func:`format_id_list`'s form."""
+        return self.ids_view.toPlainText().replace(",\n", ", ")
 
     @Slot(object)
     def show_spans(self, spans: SpanArrays) -> None:
@@ -252,7 +264,7 @@ class IdsPanel(QWidget):
         self.count_label.setText(
             counted(n, "token") + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
         )
-        self._list_job.submit(lambda is_stale: format_id_list(head))
+        self._list_job.submit(lambda is_stale: format_id_lines(head))
         if spans.tokenizer is not self._decoded_with and self._has_input():
             self.decode_now()
 
