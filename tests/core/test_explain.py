@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import regex
-from core_helpers import EOT, slice_head, write_text
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_text
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
@@ -481,9 +481,19 @@ def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
     vocab, merges = dict(tok.vocab), list(tok.merges)
     ids = token_ids(vocab)
     tokens = sorted(t for t in ids if len(t) > 1 and t != EOT.encode())
+
+    def one_piece(token: bytes) -> bool:
+        # A join GPT-2's pattern cuts apart alone is left to the test below; the merges
+        # decide the rest (bytes that are no text included).
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            return True
+        return SPLIT.findall(text) == [text]
+
     while len(merges) < len(tok.merges) + 300:
         a, b = rng.choice(tokens), rng.choice(tokens[:3000] if rng.random() < 0.5 else tokens)
-        if a + b not in ids:
+        if a + b not in ids and one_piece(a + b):
             vocab[len(vocab)] = a + b
             ids[a + b] = len(vocab) - 1
             merges.append((a, b))
@@ -497,6 +507,34 @@ def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
     assert found == ref_unreachable(grown)
     assert 2 < len(found) < 302
     assert found[-2:] == [len(vocab) - 2, len(vocab) - 1]
+
+
+def test_unreachable_follows_the_pattern_the_vocabulary_is_read_with(tiktoken_gpt2):
+    # The kinds audit: GPT-2's files read with cl100k's pattern (digits three at a time, no
+    # space before them) had no unreachable token, though " 2016" or " 1" can never be one
+    # pre-token there. Reference: tiktoken with GPT-2's ranks and cl100k's pattern.
+    import tiktoken
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+    from bpe_studio.core.pretokenization.names import PATTERNS
+
+    tok = open_tokenizer(FIXTURES / "gpt2_vocab.json", pattern="cl100k")
+    enc = tiktoken.Encoding(
+        name="gpt2_cl100k_pattern",
+        pat_str=PATTERNS["cl100k"],
+        mergeable_ranks=tiktoken_gpt2._mergeable_ranks,
+        special_tokens={},
+    )
+    unreachable = set(unreachable_tokens(tok))
+    spaced_numbers = {i for i, t in tok.vocab.items() if regex.fullmatch(rb" [0-9]+", t)}
+    assert spaced_numbers and spaced_numbers <= unreachable
+    for i in unreachable:
+        text = tok.vocab[i].decode("utf-8", errors="replace")
+        assert enc.encode_ordinary(text) != [i], text  # given alone: reachable
+    emitted = set()
+    for name in SLICES:
+        emitted.update(enc.encode_ordinary(read_fixture(SLICES[name])))
+    assert len(emitted) > 10_000 and not emitted & unreachable
 
 
 def test_unreachable_tokens_calls_back_between_slices_and_finds_the_same(gpt2_tokenizer):
