@@ -276,9 +276,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
         *filter(None, [others_note(args.out, args.to, name)]),
     ]
     lines += gpt2_notes(tok, args.to)
-    # The tokenizer's notes (truncation and padding read past) hold for what it wrote too.
+    # The tokenizer's notes (truncation, padding and dropout read past) hold for what it
+    # wrote too.
     lines += [f"note: {note}" for note in tok.notes]
     if tok.notes:
-        lines.append("note: the files written hold no truncation or padding")
+        lines.append("note: the files written hold no truncation, padding or dropout")
     print("\n".join(map(one_line, lines)), file=sys.stderr)
     return code

@@ -86,7 +86,7 @@ def test_convert_says_truncation_and_padding_are_not_written(tmp_path, to):
     out = tmp_path / "out"
     said = ok(cli(tmp_path, "convert", path, "--to", to, "--out", out))
     assert said.count(f"note: {path}: its truncation and padding are not applied") == 1
-    assert said.count("note: the files written hold no truncation or padding") == 1
+    assert said.count("note: the files written hold no truncation, padding or dropout") == 1
     if to == "hf":
         written = json.loads((out / "tokenizer.json").read_text(encoding="utf-8"))
         assert written["truncation"] is None and written["padding"] is None

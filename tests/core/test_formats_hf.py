@@ -195,7 +195,7 @@ REFUSED = {
     "unigram": (_set("model.type", "Unigram"), "model: type 'Unigram'"),
     "wordlevel": (_set("model.type", "WordLevel"), "model: type 'WordLevel'"),
     "byte_fallback": (_set("model.byte_fallback", True), "model.byte_fallback"),
-    "dropout": (_set("model.dropout", 0.1), "model.dropout"),
+    "dropout": (_set("model.dropout", "0.1"), "model.dropout: expected a probability"),
     "prefix": (_set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
     "suffix": (_set("model.end_of_word_suffix", "</w>"), "model.end_of_word_suffix"),
     "whitespace": (

@@ -32,6 +32,7 @@ from ..formats.hf.kind import (
     TOKENIZERS_MODELS,
     ForeignTokenizerFile,
     RefusedByteLevelFile,
+    dropout_note,
     has_byte_level,
     loaded_backend,
     unknown_model,
@@ -203,15 +204,10 @@ class ForeignTokenizer:
         notes = [whole_text_note(os.fspath(path), backend.truncation, backend.padding)]
         backend.no_truncation()
         backend.no_padding()
-        # subtle: BPE dropout skips merges at random: one text would get other ids at each
-        # call, which no view here can show. Every merge applies, as with no dropout.
         dropout = getattr(backend.model, "dropout", None)
-        if dropout:
+        if dropout:  # not applied (hf.kind.dropout_note)
             backend.model.dropout = None
-            notes.append(
-                f"{os.fspath(path)}: its model.dropout {dropout:g} is not applied: every merge "
-                "applies, the ids are deterministic"
-            )
+            notes.append(dropout_note(os.fspath(path), dropout))
         tok = cls(backend, kind=kind, name=os.fspath(path), **options)
         tok.notes = tuple(note for note in notes if note is not None)
         return tok

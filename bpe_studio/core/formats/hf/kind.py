@@ -64,14 +64,32 @@ def whole_text_note(name: str, truncation: object, padding: object) -> str | Non
 
     >>> whole_text_note("t.json", None, None) is None
     True
+    >>> whole_text_note("t.json", {"max_length": 8}, None)
+    "t.json: its truncation is not applied: the ids are each whole text's (tokenizers' ..."
     """
     given = [key for key, block in (("truncation", truncation), ("padding", padding)) if block]
     if not given:
         return None
+    if truncation and padding:
+        ids = "each whole text's, unpadded (tokenizers' Encoding.ids would differ for long or "
+        ids += "short texts)"
+    elif truncation:
+        ids = "each whole text's (tokenizers' Encoding.ids would be cut for long texts)"
+    else:
+        ids = "unpadded (tokenizers' Encoding.ids would be padded for short texts)"
+    verb = "are" if len(given) > 1 else "is"
+    return f"{name}: its {' and '.join(given)} {verb} not applied: the ids are {ids}"
+
+
+def dropout_note(name: str, dropout: object) -> str | None:
+    """The note for a ``tokenizer.json`` (``name``) whose BPE model has ``dropout`` (a
+    number), or None. BPE dropout skips merges at random: one text would get other ids at
+    each call, which no view here can show, so every merge applies, as with none."""
+    if not dropout:
+        return None
     return (
-        f"{name}: its {' and '.join(given)} {'are' if len(given) > 1 else 'is'} not applied: "
-        "the ids are each whole text's, unpadded (tokenizers' Encoding.ids would differ for "
-        "long or short texts)"
+        f"{name}: its model.dropout {dropout:g} is not applied: every merge applies, the ids "
+        "are deterministic"
     )
 
 

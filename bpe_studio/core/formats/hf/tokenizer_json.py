@@ -36,7 +36,7 @@ from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
 from ..base.lossy import LossyFormatWarning
-from .kind import whole_text_note
+from .kind import dropout_note, whole_text_note
 from .onig import translate
 from .template import unknown_id
 
@@ -155,9 +155,9 @@ class _Reader:
             raise self.fail("model", f"type {kind!r} is not supported (only byte-level BPE)")
         if model.get("byte_fallback"):
             raise self.fail("model.byte_fallback", "byte fallback is not byte-level BPE")
-        if model.get("dropout") not in (None, 0, 0.0):
-            shown = f"{model['dropout']!r} (random merges) is not read here"
-            raise self.fail("model.dropout", shown)
+        dropout = model.get("dropout")
+        if dropout is not None and (type(dropout) not in (int, float) or dropout < 0):
+            raise self.fail("model.dropout", f"expected a probability, got {dropout!r}")
         for key in ("continuing_subword_prefix", "end_of_word_suffix"):
             if model.get(key):
                 raise self.fail(f"model.{key}", f"{model[key]!r} is not supported")
@@ -375,9 +375,12 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
     r = _Reader(name)
     if not isinstance(obj, dict):
         raise ValueError(f"{name}: expected a JSON object")
-    # Truncation and padding are not applied, as for every kind of file (hf.kind).
-    note = whole_text_note(name, obj.get("truncation"), obj.get("padding"))
+    # Truncation, padding and dropout are not applied, as for every kind of file (hf.kind).
     model, parts = _structure(obj, r)
+    notes = (
+        whole_text_note(name, obj.get("truncation"), obj.get("padding")),
+        dropout_note(name, model.get("dropout")),
+    )
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
         raise r.fail("model.vocab", "expected an object mapping tokens to ids")
@@ -459,7 +462,7 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         pipeline=parts.pipeline,
         template=parts.template,
         added_tokens={s: idx for s, idx in specials.items() if s not in special},
-        notes=() if note is None else (note,),
+        notes=tuple(note for note in notes if note is not None),
         # Where tokenizers would look a pre-token up as one of them (ignore_merges only).
         added_in_model={s: i for s, i in specials.items() if raw_vocab.get(s) == i}
         if ignore_merges
