@@ -44,7 +44,6 @@ from .theme import colours, muted, themed
 from .token_editor import TokenEditor, TokenTextEdit
 
 DISPLAY_IDS = 20_000  # ids shown in the list (Copy copies them all), and ids decoded
-IDS_PER_LINE = 8  # fits the pane's width at its narrowest; a longer line wraps
 DECODE_DEBOUNCE_MS = 200
 _SEPARATORS = regex.compile(r"[\s,;]+")
 # How the line under the decode box reads: why it cannot decode, what it waits for, or how
@@ -67,15 +66,13 @@ def format_id_list(ids: np.ndarray) -> str:
     return ", ".join(map(str, ids.tolist()))
 
 
-def format_id_lines(ids: np.ndarray) -> str:
-    """The list as the pane shows it: :func:`format_id_list`'s, a line every
-    ``IDS_PER_LINE`` ids. subtle: a text view lays out a paragraph whole, and one of 20,000
-    ids, laid out again at each step of a replay, stalled the GUI thread; lines are laid out
-    only as they are scrolled to."""
+def format_id_lines(ids: np.ndarray, per_line: int) -> str:
+    """The list as the pane shows it: :func:`format_id_list`'s, a line every ``per_line``
+    ids. subtle: a text view lays out a paragraph whole, and one of 20,000 ids, laid out
+    again at each step of a replay, stalled the GUI thread; lines are laid out only as they
+    are scrolled to."""
     items = list(map(str, ids.tolist()))
-    return ",\n".join(
-        ", ".join(items[i : i + IDS_PER_LINE]) for i in range(0, len(items), IDS_PER_LINE)
-    )
+    return ",\n".join(", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line))
 
 
 def parse_ids(text: str) -> list[int]:
@@ -264,9 +261,19 @@ class IdsPanel(QWidget):
         self.count_label.setText(
             counted(n, "token") + (f", first {DISPLAY_IDS:,} shown" if n > DISPLAY_IDS else "")
         )
-        self._list_job.submit(lambda is_stale: format_id_lines(head))
+        per_line = self.ids_per_line(head)
+        self._list_job.submit(lambda is_stale: format_id_lines(head, per_line))
         if spans.tokenizer is not self._decoded_with and self._has_input():
             self.decode_now()
+
+    def ids_per_line(self, ids: np.ndarray) -> int:
+        """How many of ``ids`` a line of the list holds at the view's width, as if each had
+        the digits of the largest (a wider view keeps its lines as they were until the next
+        list)."""
+        digits = len(str(int(ids.max()))) if len(ids) else 1
+        width = self.ids_view.viewport().width() - 2 * self.ids_view.document().documentMargin()
+        advance = self.ids_view.fontMetrics().horizontalAdvance("0" * digits + ", ")
+        return max(1, int(width // max(1, advance)))
 
     @Slot(object)
     def _on_list(self, text: str) -> None:
