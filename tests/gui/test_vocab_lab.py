@@ -40,7 +40,7 @@ from bpe_studio.gui.model.run_tokenizer import run_tokenizer_at
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views import lab_tokens, theme
 from bpe_studio.gui.views import vocab_lab as lab_page
-from bpe_studio.gui.views.picker import RUN, hub_key, preset_key
+from bpe_studio.gui.views.picker import NONE, RUN, hub_key, preset_key
 
 CORPUS = FIXTURES / "tinystories_sample.txt"
 WAIT = 180_000
@@ -261,6 +261,45 @@ def test_a_byte_level_file_tokenizers_runs_says_why_it_has_no_reach(qtbot, lab, 
     assert "applies to byte-level BPE only" not in line
     table = lab.lab.makeup.table
     assert table.shown(table.row(220)) == "␣"  # b" " in GPT-2's byte order
+
+
+def test_the_tokenizers_notes_are_shown_under_the_summary(qtbot, lab, tmp_path):
+    """Audit h_kinds64: a Llama 3-shaped file with only a truncation, read exactly, was
+    examined without a word of its note (truncation not applied: the usage covers whole
+    texts), which inspect, Compare and the editor say; nor was the note of a file run by
+    tokenizers, chosen against it. Both are said under the summary, whole in the tooltip;
+    a preset has none, and the line goes."""
+    import tokenizers
+    from foreign_files import falcon_style, llama3_style
+
+    oracle = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "made", full=False)))
+    oracle.enable_truncation(max_length=4)
+    path = tmp_path / "truncated" / "tokenizer.json"
+    path.parent.mkdir()
+    oracle.save(str(path))
+    lab.picker.add_file(path)
+    settled(qtbot, lab, lambda: lab.lab.makeup is not None)
+    (note,) = lab.lab.makeup.notes
+    assert note.startswith(f"{path}: its truncation is not applied")
+    assert "unreachable" in lab.makeup_line.text()  # read exactly: its reach is worked out
+    assert not lab.notes_line.isHidden()
+    assert lab.notes_line.text() == note and lab.notes_line.toolTip() == note
+
+    other = falcon_style(tmp_path / "falcon")
+    lab.against.add_file(other)
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None)
+    (run_by,) = lab.lab.overlap.other_notes
+    assert run_by.startswith(f"{other}: run by tokenizers")
+    assert lab.notes_line.text() == f"{note}; {run_by}"
+    assert lab.notes_line.toolTip() == f"{note}\n{run_by}"
+
+    lab.picker.pick(preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.makeup.ref.key == preset_key("gpt2"))
+    settled(qtbot, lab, lambda: lab.lab.overlap is not None)
+    assert lab.lab.makeup.notes == () and lab.notes_line.text() == run_by
+    lab.against.pick(NONE)
+    settled(qtbot, lab, lambda: lab.lab.overlap is None)
+    assert lab.notes_line.isHidden() and lab.notes_line.toolTip() == ""
 
 
 def test_a_json_of_records_is_asked_about_and_a_text_field_stays_with_records(

@@ -338,6 +338,8 @@ class LabProcess:
                 "template": data.template,
                 "added_tokens": data.added_tokens,
                 "added_in_model": data.added_in_model,
+                # subtle: to_data leaves the notes out; a loaded file's are said as a picked one's.
+                "notes": tuple(run.loaded.notes),
             }
             self._send(conn, ("loaded-rest", run_id, rest))
             self._loaded_sent = run_id

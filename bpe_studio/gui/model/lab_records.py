@@ -140,10 +140,12 @@ class LabJob:
 # ------------------------------------------------------------------ results
 @dataclass(frozen=True, eq=False)
 class MakeupResult:
-    """The table of the tokenizer ``ref`` (``core.explain.vocabulary``)."""
+    """The table of the tokenizer ``ref`` (``core.explain.vocabulary``), and its ``notes``
+    (``Tokenizer.notes``: what it does otherwise than its file says)."""
 
     ref: TokenizerRef
     table: TokenTable
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,7 +180,8 @@ class OverlapResult:
     """``ref``'s ordinary tokens against ``other``'s (``core.explain.overlap``), the other
     tokenizer's table (the tab lists its tokens too), and which rows of each table are
     ordinary tokens whose bytes the other holds as an ordinary token (``shared_rows``,
-    ``other_shared_rows``: masks over the tables' rows)."""
+    ``other_shared_rows``: masks over the tables' rows), and the other tokenizer's notes
+    (``other_notes``: ``Tokenizer.notes``)."""
 
     ref: TokenizerRef
     other: TokenizerRef
@@ -186,6 +189,7 @@ class OverlapResult:
     other_table: TokenTable
     shared_rows: np.ndarray
     other_shared_rows: np.ndarray
+    other_notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

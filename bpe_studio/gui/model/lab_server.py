@@ -139,7 +139,7 @@ class _Server:
             a = self.tokenizer(job, job.a)
             table = self.table(job, job.a, a, cancel, steps=job.steps)
             if job.makeup:
-                self.send(MakeupResult(job.a.ref, table))
+                self.send(MakeupResult(job.a.ref, table, tuple(a.notes)))
             if job.corpus is not None:
                 part, key = Part.CORPUS, job.corpus.label
                 self.send(self.usage(job, a, table, job.corpus, cancel))
@@ -149,7 +149,7 @@ class _Server:
                 other = self.table(job, job.b, b, cancel, steps=False)
                 part = Part.JOB
                 self.progress(job.number, "comparing the vocabularies", 0, 1)
-                self.send(overlap_result(job.a.ref, job.b.ref, table, other))
+                self.send(overlap_result(job.a.ref, job.b.ref, table, other, tuple(b.notes)))
         except Cancelled:
             self.send(Ended(job.number, Outcome.CANCELLED))
             return
@@ -276,12 +276,16 @@ def usage_result(
 
 
 def overlap_result(
-    ref: TokenizerRef, other_ref: TokenizerRef, table: TokenTable, other: TokenTable
+    ref: TokenizerRef,
+    other_ref: TokenizerRef,
+    table: TokenTable,
+    other: TokenTable,
+    other_notes: tuple[str, ...] = (),
 ) -> OverlapResult:
     """The overlap of two tables, with the rows of each whose bytes the other holds."""
     shares = overlap(table, other)
     mine, theirs = _shared_rows(table, shares), _shared_rows(other, shares)
-    return OverlapResult(ref, other_ref, shares, other, mine, theirs)
+    return OverlapResult(ref, other_ref, shares, other, mine, theirs, other_notes)
 
 
 def _shared_rows(table: TokenTable, shares: Overlap) -> np.ndarray:

@@ -5,13 +5,14 @@ What it does: :class:`VocabLabPage` lays out the lab: the tokenizer examined and
 one (the one :class:`~.picker.TokenizerPicker`, panes ``lab`` and ``lab-against`` of the app
 model), the corpus (none, the run's, or files, globs and URLs chosen here), a progress bar
 with Cancel (and Compute, for what was cancelled or failed), one line each for the make-up,
-the usage and the overlap, the four charts (:class:`~.lab_charts.LabCharts`), the token list
-(:class:`~.lab_tokens.LabTokenList`) and "Why this token" for the token clicked in it. All it
-shows comes from the lab's model (``AppModel.lab``: ``model.vocab_lab``), which keeps only
-results that match the choices shown; the work runs in the lab's own process
-(``jobs.lab_runner``), started only while the tab is shown (a job under way goes on when it
-is hidden). When the run's tokenizer is examined, the make-up follows the timeline's step
-(a step slider and Live are here too), live while it trains (asked at most once a second).
+the usage and the overlap, one for the tokenizers' notes (where any), the four charts
+(:class:`~.lab_charts.LabCharts`), the token list (:class:`~.lab_tokens.LabTokenList`) and
+"Why this token" for the token clicked in it. All it shows comes from the lab's model
+(``AppModel.lab``: ``model.vocab_lab``), which keeps only results that match the choices
+shown; the work runs in the lab's own process (``jobs.lab_runner``), started only while the
+tab is shown (a job under way goes on when it is hidden). When the run's tokenizer is
+examined, the make-up follows the timeline's step (a step slider and Live are here too),
+live while it trains (asked at most once a second).
 Export CSV (the summary, or the tokens listed) and Export PNG (the charts) write atomically.
 What it leaves out: the numbers (the core's ``explain``), the rules (``model.vocab_lab``).
 """
@@ -198,6 +199,12 @@ class VocabLabPage(QWidget):
         # Its under-trained candidates come last and matter most: wrapped, never cut.
         self.usage_line = steady_label(QLabel(" "), "0" * 80, wrap=True)
         self.overlap_line = steady_label(QLabel(" "), "0" * 80)
+        # What the tokenizers shown do otherwise than their files say (Tokenizer.notes, as
+        # Compare's and the editor's tooltips hold them): truncation not applied is why a
+        # usage covers whole texts. Wrapped, whole in the tooltip; hidden where none.
+        self.notes_line = muted(steady_label(QLabel(" "), "0" * 80, wrap=True))
+        self.notes_line.setTextFormat(Qt.TextFormat.PlainText)  # file names may hold "<"
+        self.notes_line.hide()
         self.charts = LabCharts()
         self.charts.category_clicked.connect(self._on_category_clicked)
         self.tokens = LabTokenList()
@@ -247,6 +254,7 @@ class VocabLabPage(QWidget):
             self.makeup_line,
             self.usage_line,
             self.overlap_line,
+            self.notes_line,
             (self.body, 1),
             margins=(4, 4, 4, 4),
         )
@@ -470,12 +478,26 @@ class VocabLabPage(QWidget):
                     f"Against {b} (ordinary tokens by their bytes): shared {t.shared:,} · "
                     f"only in {a} {t.only_this:,} · only in {b} {t.only_other:,}"
                 )
+        self._show_notes()
         for button in (self.csv_button, self.png_button):
             button.setEnabled(makeup is not None)
         if self._drawn_keys != drawn:
             self._list_timer.start()
         self._show_step_row()
         self._warm_glyphs()
+
+    def _show_notes(self) -> None:
+        """The notes of the tokenizer whose make-up is shown and of the one it is against
+        (once their overlap is shown), a note both have said once: on one line that wraps,
+        as the editor's, and one a line in the tooltip, as Compare's."""
+        lab = self.lab
+        notes = lab.makeup.notes if lab.makeup is not None else ()
+        if lab.overlap is not None:
+            notes += lab.overlap.other_notes
+        notes = tuple(dict.fromkeys(notes))
+        self.notes_line.setText("; ".join(notes) or " ")
+        self.notes_line.setToolTip("\n".join(notes))
+        self.notes_line.setVisible(bool(notes))
 
     def _waiting_note(self, unchosen: bool, hint: str) -> str:
         """What an empty usage or overlap chart says: choose, wait for the run, or nothing
