@@ -3,8 +3,11 @@
 What it does: :func:`overlap` compares the ordinary tokens of two
 :class:`~.vocabulary.TokenTable` by their bytes (so ids, and how each file writes a token, do
 not matter: Llama 2's "▁the" is GPT-2's " the"): how many byte strings both hold, how many
-only one, overall and per category (a token's category is a function of its bytes, so a
-shared token has one). Two entries of one vocabulary with the same bytes count once.
+only one, overall and per category. Two entries of one vocabulary with the same bytes count
+once. A byte string's category is the make-up's of its bytes (``categories.classify``), the
+same whichever vocabulary comes first; ``byte fallback`` only where each vocabulary holding
+it holds it as ``<0xNN>`` tokens alone (Llama 2's ``<0xE4>`` against o200k's byte is
+``partial``; its ``<0x41>`` beside its ``A`` is ``Latin``).
 What it leaves out: special tokens (each model names its own), anything drawn.
 """
 
@@ -12,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .categories import CATEGORIES
+from .categories import BYTE_FALLBACK, CATEGORIES
 from .vocabulary import TokenTable
 
 
@@ -41,10 +44,14 @@ class Overlap:
 
 
 def _ordinary(table: TokenTable) -> dict[bytes, int]:
-    """Each ordinary token's bytes -> its category code."""
-    return {
-        table.tokens[r]: int(table.category[r]) for r in range(len(table)) if not table.special[r]
-    }
+    """Each ordinary token's bytes -> its category code: its bytes' (every entry but a
+    ``<0xNN>`` one has its bytes' category), ``byte fallback`` where only such entries hold
+    them, whatever the order of the rows."""
+    codes: dict[bytes, int] = {}
+    for r in range(len(table)):
+        if not table.special[r] and codes.get(table.tokens[r], BYTE_FALLBACK) == BYTE_FALLBACK:
+            codes[table.tokens[r]] = int(table.category[r])
+    return codes
 
 
 def overlap(this: TokenTable, other: TokenTable) -> Overlap:
@@ -64,11 +71,12 @@ def overlap(this: TokenTable, other: TokenTable) -> Overlap:
     only_this = mine.keys() - theirs.keys()
     only_other = theirs.keys() - mine.keys()
     counts: dict[int, list[int]] = {}
-    for group, where, slot in (
-        (shared, mine, 0),
-        (only_this, mine, 1),
-        (only_other, theirs, 2),
-    ):
+    for token in shared:
+        # subtle: the two sides differ only where one holds the bytes as <0xNN> alone: the
+        # other's is then the bytes' category, and the answer does not depend on the order.
+        code = mine[token] if mine[token] != BYTE_FALLBACK else theirs[token]
+        counts.setdefault(code, [0, 0, 0])[0] += 1
+    for group, where, slot in ((only_this, mine, 1), (only_other, theirs, 2)):
         for token in group:
             counts.setdefault(where[token], [0, 0, 0])[slot] += 1
     categories = {
