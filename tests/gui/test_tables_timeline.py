@@ -90,8 +90,15 @@ def test_merge_list_selects_merge_k_and_greys_the_rest(qtbot, trained_window):
     rect = view.table.visualRect(model.index(row, 1))
     qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert picked == [hub.state.record[row].new_id]
+    # The monkey audit: the click's highlight on merge 41 was all that marked a row, while
+    # every other view stayed at step 25. The step's row keeps a mark of its own.
+    assert hub.state.step == 25 and view.selected_rank() == row
+    ranks = [model.data(model.index(r, 0)) for r in (23, 24, row)]
+    assert ranks == ["23", "▸ 24", "40"]
     qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert hub.state.step == row + 1 and not hub.state.live
+    qtbot.waitUntil(lambda: model.data(model.index(row, 0)) == "▸ 40", timeout=10_000)
+    assert model.data(model.index(24, 0)) == "24"
 
 
 def test_vocabulary_greys_and_hides_tokens_after_step(qtbot, trained_window):

@@ -48,6 +48,7 @@ _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 _LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _NO_COUNT = "—"
+_STEP_MARK = "▸ "  # the merge list's row of the step shown
 # The scheme's colours as QColor objects, made once per scheme (``data`` asks for them for
 # every visible cell): rows made after the step shown, unreachable tokens.
 _FOREGROUNDS: list[tuple[Colours, QColor, QColor]] = []
@@ -172,7 +173,15 @@ class MergeTableModel(_Table):
         count = step.count
         if role == _DISPLAY or role == SORT_ROLE:
             if col == 0:
-                return f"{step.rank:,}" if role == _DISPLAY else step.rank
+                if role == SORT_ROLE:
+                    return step.rank
+                # The step's own merge is marked apart from the row a click selects to
+                # inspect (a token of another merge), which is not the step.
+                return (
+                    f"{_STEP_MARK}{step.rank:,}"
+                    if r == self._hub.state.step - 1
+                    else f"{step.rank:,}"
+                )
             if col == 4:
                 if role == SORT_ROLE:
                     return -1 if count is None else count
