@@ -650,6 +650,29 @@ def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):
     assert compare.comparison.b.label == "GPT-4o (o200k_base)"
 
 
+def test_the_reports_own_pick_of_a_run_discarded_before_it_was_shown_is_said_by_no_dialog(
+    qtbot, window
+):
+    """The monkey audit: train, discard the run (another corpus), then open the Report for the
+    first time: a dialog said "Could not load The run's tokenizer ... (none) is shown
+    instead", about the pick the Report had made by itself while hidden."""
+    from gui_helpers import FIXTURES, train_in_window
+
+    from bpe_studio.gui.app import DEMO_CORPUS
+
+    report = window.report
+    dialogs: list[str] = []
+    report.error.connect(lambda title, message: dialogs.append(message))
+    train_in_window(qtbot, window, DEMO_CORPUS, 300)
+    window.ask = lambda title, question: True  # "Discard the trained tokenizer?" Yes
+    assert window.open_corpus(FIXTURES / "german.txt")
+    assert window.state.shown is None
+    window.tabs.setCurrentWidget(report)
+    qtbot.waitUntil(lambda: not report.busy and report.report is not None, timeout=120_000)
+    assert list(report.report.tokenizers) == ["GPT-2", "GPT-4 (cl100k_base)", "GPT-4o (o200k_base)"]
+    assert dialogs == []
+
+
 def test_a_pick_beside_a_discarded_run_is_shown_without_a_word_of_the_run(qtbot, window):
     """A session audit: with the run discarded under the left pane, each pick in the right
     pane opened the error dialog about the left ("There is no run's tokenizer yet"), and the

@@ -170,7 +170,8 @@ class LazyPage(QWidget):
             return
         shown = self.hub.pane(failed.pane)
         unbuilt = self._cannot_build(failed.pane, shown.key)
-        if not failed.cancelled:  # a download the user cancelled is no error to report
+        # A download the user cancelled is no error to report, nor a pick the page made.
+        if not failed.cancelled and not self._quiet_failure(failed):
             # The choice the pane goes back to may be one the result shown could not build
             # (a file deleted since): "shown instead" was false, and the result computed
             # again opened a second dialog about it. One dialog says both.
@@ -183,6 +184,10 @@ class LazyPage(QWidget):
             if unbuilt is not None:
                 self._announce.discard(failed.pane)
         self.request()
+
+    def _quiet_failure(self, failed: FailedPick) -> bool:
+        """Whether ``failed`` is a pick the page made itself, undone without a dialog."""
+        return False
 
     def _cannot_build(self, pane: str, key: str) -> str | None:
         """Why the result shown could not build ``pane``'s choice ``key`` (the choice and

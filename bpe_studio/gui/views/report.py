@@ -153,6 +153,7 @@ class ReportView(LazyPage):
         # The last slot takes the run's tokenizer when there first is one, unless the user
         # has chosen something for it by then.
         self._last_slot_chosen = False
+        self._picked_for_the_user = False  # the last slot's choice is this page's own
         self.choices[-1].activated.connect(self._on_last_slot_chosen)
         self.csv_button = QPushButton("Export CSV…")
         self.png_button = QPushButton("Export PNG…")
@@ -277,6 +278,7 @@ class ReportView(LazyPage):
     @Slot()
     def _on_last_slot_chosen(self) -> None:
         self._last_slot_chosen = True
+        self._picked_for_the_user = False
 
     @Slot()
     def _on_run_tokenizer_changed(self) -> None:
@@ -284,9 +286,18 @@ class ReportView(LazyPage):
         if self.hub.state.shown is not None and not self._last_slot_chosen:
             self._last_slot_chosen = True
             if last.current() is None:
+                self._picked_for_the_user = True
                 last.pick(RUN)  # its choice_changed asks for the report again
                 return
         super()._on_run_tokenizer_changed()
+
+    def _quiet_failure(self, failed: FailedPick) -> bool:
+        # The run's tokenizer this page picked by itself, hidden, whose run was discarded
+        # before the page was first shown (a monkey audit: a dialog about a pick the user
+        # never made): the choice goes back without a word.
+        return (
+            self._picked_for_the_user and failed.key == RUN and failed.pane == self.choices[-1].pane
+        )
 
     # ------------------------------------------------------------ requests
     def _submit(self, throttle: bool = False) -> None:
