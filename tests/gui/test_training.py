@@ -163,6 +163,13 @@ def test_pause_resume_and_stop_midway(qtbot, window, tmp_path):
     assert window.merge_list.model.rowCount() == held
     window.merge_list.select_rank(held - 1)
     assert window.vocab_table.selected_token_id() == 257 + held - 1  # ids: bytes, EOT, merges
+    # The monkey audit: paused, a move of the step rebuilt the run's tokenizer only at the
+    # next frame, half a second on, while no page said it was busy.
+    window.hub.select_step(100)
+    assert window.controller.editor_refresh_pending
+    qtbot.waitUntil(lambda: state.shown.merge_count == 100, timeout=5_000)
+    assert not window.controller.editor_refresh_pending
+    window.hub.follow_live()
 
     # Resume and pause again at once: the worker wakes, makes at least one merge, and stops at
     # its next pause point; then every merge it made is published.

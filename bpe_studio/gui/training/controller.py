@@ -107,6 +107,7 @@ class Controller(QObject):
         self._editor_turn.setInterval(0)
         self._editor_turn.timeout.connect(self._maybe_refresh_editor)
         hub.updated.connect(lambda: self._editor_turn.start())
+        hub.step_changed.connect(self._on_step_changed)
 
     @property
     def training(self) -> bool:
@@ -121,7 +122,17 @@ class Controller(QObject):
     def editor_refresh_pending(self) -> bool:
         """The editor's tokenizer is due to be rebuilt at the step shown (its own turn of the
         event loop, after the frame that moved the step)."""
-        return self._editor_turn.isActive()
+        state = self.hub.state
+        moved = state.phase is Phase.PAUSED and state.step != self._editor_at[0]
+        return self._editor_turn.isActive() or moved
+
+    @Slot(int)
+    def _on_step_changed(self, step: int) -> None:
+        # Paused, no frame follows a move of the step soon: the run's tokenizer is rebuilt
+        # at once (the monkey audit: the Report showed the step before for half a second,
+        # not busy, while every other view had moved).
+        if self.hub.state.phase is Phase.PAUSED:
+            self._editor_turn.start()
 
     def gui_turn(self) -> GuiTurn | None:
         """The running session's hold on the trainer (``responsiveness.trainer_hold``), if one
