@@ -196,6 +196,7 @@ REFUSED = {
     "wordlevel": (_set("model.type", "WordLevel"), "model: type 'WordLevel'"),
     "byte_fallback": (_set("model.byte_fallback", True), "model.byte_fallback"),
     "dropout": (_set("model.dropout", "0.1"), "model.dropout: expected a probability"),
+    "dropout_past_one": (_set("model.dropout", 1.5), "model.dropout: expected a probability"),
     "prefix": (_set("model.continuing_subword_prefix", "##"), "model.continuing_subword_prefix"),
     "suffix": (_set("model.end_of_word_suffix", "</w>"), "model.end_of_word_suffix"),
     "whitespace": (

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..encode.tokenizer import Tokenizer
-from ..formats.hf.normalizers import normalize
+from .split_apart import split_apart
 
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
 
@@ -74,7 +74,7 @@ def unreachable_among(
     # A token whose text the pre-tokenizer never leaves within one piece never reaches the
     # merges whole: a GPT-2 vocabulary read with another pattern (" 2016" where digits go one
     # at a time), a WhitespaceSplit file's " the", a lowercasing file's "The".
-    split = _split_apart(tokenizer, ids)
+    split = split_apart(tokenizer, ids, between_slices)
     settled += sorted(split)
     ids = [i for i in ids if i not in split]
     # A pre-token looked up whole before any merge gives that token (``ignore_merges``:
@@ -102,54 +102,6 @@ def unreachable_among(
         reachable = (np.diff(end, prepend=0) == 1) & (flat[end - 1] == own)
         unreachable += own[~reachable].tolist()
     return sorted(unreachable)
-
-
-# A character of each class the patterns tell apart (letters of each case and none, digits,
-# white space, line breaks, punctuation, an apostrophe; "s" ends a contraction too), put
-# before and after a token whose text its pre-tokenizer cuts alone: where one context keeps
-# it within a piece, the cut was the context's (o200k's "亚洲AV" alone is two pieces, one
-# piece in "亚洲AVs"), and the merges decide.
-_CONTEXTS = ("", " ", "s", "X", "中", "0", "\n", ".", "'")
-
-
-def _split_apart(tokenizer: Tokenizer, ids: list[int]) -> set[int]:
-    """The tokens of ``ids`` that the pre-tokenizer never leaves within one piece, or whose
-    text the normalizers change; those whose bytes are no text are left to the merges."""
-    pre = tokenizer.pre_tokenizer
-    pipeline = tokenizer.hf_pipeline
-    vocab = tokenizer.vocab
-    if pipeline is None:
-        match = pre.compiled.match
-
-        def whole(text: str) -> bool:
-            m = match(text)
-            return m is not None and m.end() == len(text)
-    else:
-        findall = pre.findall
-
-        def whole(text: str) -> bool:
-            return findall(text) == [text]
-
-    def within_a_piece(text: str) -> bool:
-        if pipeline is not None and normalize(pipeline.normalizers, text) != text:
-            return False  # whatever is around it, its own characters are changed
-        n = len(text)
-        for before in _CONTEXTS:
-            k = len(before)
-            for after in _CONTEXTS:
-                if any(a <= k and k + n <= b for a, b in pre.spans(before + text + after)):
-                    return True
-        return False
-
-    split = set()
-    for i in ids:
-        try:
-            text = vocab[i].decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        if text and not whole(text) and not within_a_piece(text):
-            split.add(i)
-    return split
 
 
 def _holder(contents: Iterable[str]) -> Callable[[bytes], object]:

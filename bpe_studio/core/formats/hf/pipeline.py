@@ -126,6 +126,18 @@ class HfPipeline:
         kind = normalizer.get("type") if isinstance(normalizer, dict) else None
         return kind if kind in ("NFC", "NFKC", "NFD", "NFKD") else None
 
+    def normalizes_each_character(self) -> bool:
+        """Whether the normalizers, if any, are Unicode forms and Lowercase only: each changes
+        a character whatever stands around it (Strip, Prepend and Replace do not)."""
+        pending, kinds = [json.loads(self.spec)[0]], []
+        while pending:
+            normalizer = pending.pop()
+            if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
+                pending.extend(normalizer.get("normalizers") or [])
+            elif normalizer is not None:
+                kinds.append(normalizer.get("type") if isinstance(normalizer, dict) else None)
+        return all(kind in ("NFC", "NFD", "NFKC", "NFKD", "Lowercase") for kind in kinds)
+
     def finds_as_text(self, contents: Collection[str]) -> bool:
         """Whether the added tokens ``contents`` (those the file lacks are matched as plain
         ones, as :meth:`matchers` does) are found in one pass over the original text, each as

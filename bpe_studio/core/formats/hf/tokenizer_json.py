@@ -156,7 +156,7 @@ class _Reader:
         if model.get("byte_fallback"):
             raise self.fail("model.byte_fallback", "byte fallback is not byte-level BPE")
         dropout = model.get("dropout")
-        if dropout is not None and (type(dropout) not in (int, float) or dropout < 0):
+        if dropout is not None and (type(dropout) not in (int, float) or not 0 <= dropout <= 1):
             raise self.fail("model.dropout", f"expected a probability, got {dropout!r}")
         for key in ("continuing_subword_prefix", "end_of_word_suffix"):
             if model.get(key):
