@@ -205,3 +205,21 @@ def test_a_run_lets_go_of_its_job(qtbot, runner, stale):
     run.run()  # kept alive here, as the wrapper kept them
     gc.collect()
     assert held() is None
+
+
+def test_finished_runs_are_not_kept(qapp, runner):
+    # An audit: after the fix above, each load-and-switch cycle still left finished runs
+    # alive, held by the pool's Python wrapper (PySide's start(QRunnable) keeps a reference
+    # to the runnable). Quick jobs while the GUI thread turns its event loop (as the app's
+    # does) were kept nearly every time.
+    import gc
+
+    from bpe_studio.gui.jobs import latest
+
+    done, _ = collect(runner)
+    for n in range(20):
+        runner.submit(lambda is_stale, n=n: n)
+        while not (done[-1:] == [n] and not runner.busy):
+            qapp.processEvents()
+    gc.collect()
+    assert sum(type(o) is latest._Run for o in gc.get_objects()) == 0

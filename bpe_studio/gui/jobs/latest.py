@@ -21,7 +21,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThreadPool, Signal, Slot
 
 from ..model.errors import describe_job_error
 from ..responsiveness.busy import wait_while_gui_busy
@@ -39,17 +39,22 @@ def busy_job_threads() -> int:
     return sum(runner.active_threads() for runner in list(_RUNNERS))
 
 
-class _Run(QRunnable):
+class _Run:
+    """One request, handed to the pool as a plain callable (its ``run``).
+
+    subtle: not a ``QRunnable`` subclass. PySide's ``start(QRunnable)`` keeps a reference to
+    the runnable in the pool's Python wrapper, and a run that ended quickly while the GUI
+    thread turned its event loop was never let go: one more each time, for good. The
+    callable overload wraps it in a runnable of its own that drops it once run."""
+
     def __init__(self, runner: LatestJob, number: int, job: Job) -> None:
-        super().__init__()
-        self.setAutoDelete(True)
         self._runner, self._number = runner, number
         self._job: Job | None = job
 
     def run(self) -> None:
-        # subtle: in the app, the pool's Python wrapper was found keeping finished runnables
-        # alive (its record of the objects started on it), each with its job's closure: a
-        # step's tokenizers, an ids array. So the run lets go of its job before running it.
+        # subtle: the run lets go of its job before running it, so that nothing that keeps
+        # the run (as the pool's wrapper once did) keeps the job's closure: a step's
+        # tokenizers, an ids array.
         runner, number, job = self._runner, self._number, self._job
         self._job = None
 
@@ -120,7 +125,7 @@ class LatestJob(QObject):
         if self._closed:
             return self.latest
         self._waiting = True
-        self._pool.start(_Run(self, self.latest, job))
+        self._pool.start(_Run(self, self.latest, job).run)
         return self.latest
 
     def cancel(self) -> None:
