@@ -211,7 +211,9 @@ def _foreign(path: Path) -> ForeignTokenizerFile | None:
 
 def _decide(path: Path, before: Stamp) -> tuple[str | None, str | None]:
     """The kind of the file at ``path`` (None: byte-level BPE), and for a byte-level one
-    ``tokenizers`` runs, why the reader refuses it (else None)."""
+    ``tokenizers`` runs, why the reader refuses it (else None). A file the reader reads is
+    read whole here (its added tokens are judged against the model), and its record kept for
+    the load that follows (``_read_hf_file``); ``before``: the file's stamp."""
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
