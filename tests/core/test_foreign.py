@@ -612,3 +612,31 @@ def test_a_file_tokenizers_cannot_build_is_refused_in_one_line(tmp_path, capfd):
             f"{path}: model.continuing_subword_prefix: '##' is not supported"
         )
     assert "panicked" not in capfd.readouterr().err
+
+
+def test_a_file_the_reader_refuses_is_read_once_before_its_error(tmp_path, monkeypatch):
+    # Review h_rev64: deciding whether a tokenizer.json runs through tokenizers reads it with
+    # the project's reader; a file that reader refused (a merge of unknown parts) was read a
+    # second time to say why. The load says the same line from the first reading.
+    from bpe_studio.core.formats import files
+    from bpe_studio.core.formats.hf import tokenizer_json
+
+    path = llama3_style(tmp_path / "bad", full=False)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    obj["model"]["merges"].append("zzzq yyyq")
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    real = tokenizer_json.read_hf_parsed
+    reads: list[str] = []
+
+    def counting(parsed, name):
+        reads.append(name)
+        return real(parsed, name)
+
+    monkeypatch.setattr(tokenizer_json, "read_hf_parsed", counting)
+    monkeypatch.setattr(files, "read_hf_parsed", counting)
+    with pytest.raises(ValueError, match=r"model\.merges\[\d+\]") as refused:
+        Tokenizer.load(path)
+    assert reads == [str(path)]
+    with pytest.raises(ValueError) as again:
+        tokenizer_json.read_hf(path)
+    assert str(refused.value) == str(again.value)

@@ -181,8 +181,9 @@ def _settings_problem(path: Path) -> str | None:
 # than once (encode: whether it is foreign, then load_data), and each answer parses it whole.
 _DECIDED: dict[str, tuple[Stamp, str | None, str | None]] = {}
 _DECIDED_FILES = 16  # files remembered; the rest are forgotten at once
-# The record the last decision read whole, for the load that follows it (one at most).
-_PARSED: dict[str, tuple[Stamp, TokenizerData]] = {}
+# The record the last decision read whole, or why the reader refused it, for the load that
+# follows it (one at most).
+_PARSED: dict[str, tuple[Stamp, TokenizerData | ValueError]] = {}
 
 
 def _foreign(path: Path) -> ForeignTokenizerFile | None:
@@ -226,12 +227,12 @@ def _decide(path: Path, before: Stamp) -> tuple[str | None, str | None]:
         # The added tokens are judged against the whole model: read it, and keep the record
         # for the load that asked.
         try:
-            data = read_hf_parsed(obj, os.fspath(path))
+            data: TokenizerData | ValueError = read_hf_parsed(obj, os.fspath(path))
         except AddedTokenConflict as e:
             reason = str(e)
-        except ValueError:
-            return None, None  # read_hf names what is wrong when asked again
-        else:
+        except ValueError as e:
+            data = e  # what the load is told, without reading the file again
+        if reason is None:
             _PARSED.clear()
             _PARSED[os.path.abspath(path)] = (before, data)
             return None, None
@@ -252,6 +253,8 @@ def _read_hf_file(path: Path) -> TokenizerData:
         raise foreign
     kept = _PARSED.pop(os.path.abspath(path), None)
     if kept is not None and kept[0] == stamp(path):
+        if isinstance(kept[1], ValueError):
+            raise kept[1]
         return kept[1]
     return read_hf(path)
 
