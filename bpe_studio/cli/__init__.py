@@ -37,7 +37,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 EXIT_INTERRUPTED = 130  # as output.EXIT_INTERRUPTED, which this module does not import
-EXIT_TERMINATED = 143  # 128 + SIGTERM, as the shell reports a process SIGTERM ended
 EXIT_CLOSED_PIPE = 141  # as output.EXIT_CLOSED_PIPE: its reader had gone
 
 
@@ -74,9 +73,10 @@ def program() -> int:
             raise_dropped()
     except KeyboardInterrupt:
         code = _interrupted()
-    from .termination import terminated
+    from .termination import exit_code
 
-    return EXIT_TERMINATED if terminated and code == EXIT_INTERRUPTED else code
+    ended = exit_code()
+    return ended if ended is not None and code == EXIT_INTERRUPTED else code
 
 
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:

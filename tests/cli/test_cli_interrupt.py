@@ -205,6 +205,53 @@ def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, backgrou
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_the_terminal_closing_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path):
+    """SIGHUP (the terminal that started the command closing) to the group: the default
+    action left the workers' chunks and the partial ids beside --out (an audit). It now ends
+    the command as Ctrl-C does, exit 129 (128 + SIGHUP)."""
+    big = generated_corpus(tmp_path / "big.txt", 2**18, 5 * 2**20)
+    out = tmp_path / "ids.npy"
+    code, lines = interrupt_when_under_way(
+        tmp_path, "encoding", "encode", big, "--tokenizer", "gpt2", "--workers", 24,
+        "--out", out, sig=signal.SIGHUP,
+    )  # fmt: skip
+    assert_one_quiet_line(code, lines, expected=129)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+# As _SIGTERM_WHILE_SAVING below, started under ``nohup``: SIGHUP ignored, and sent while
+# the files are about to be written.
+_SIGHUP_UNDER_NOHUP = """
+import os, signal, sys
+from bpe_studio.cli import program, train
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+real = train.save
+def save(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGHUP)
+    return real(*args, **kwargs)
+train.save = save
+sys.argv = ["bpe-studio", *sys.argv[1:]]
+sys.exit(program())
+"""
+
+
+def test_a_command_started_under_nohup_ignores_the_terminal_closing(tmp_path):
+    from bpe_studio.core import Tokenizer
+
+    corpus = write_text(tmp_path / "t.txt", slice_head("english", 50_000))
+    out = tmp_path / "tok"
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGHUP_UNDER_NOHUP, "train", corpus, "--vocab-size", "400",
+         "--out", out],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "trained 143 merges" in done.stderr and "came" not in done.stderr, done.stderr
+    assert len(Tokenizer.load(out).merges) == 143
+
+
 def test_sigterm_while_reading_standard_input_removes_its_copy(tmp_path):
     """Standard input is copied to a temporary file first; SIGTERM left it (29 MB) behind.
     The signal is sent once the copy holds every byte written (standard input stays open,

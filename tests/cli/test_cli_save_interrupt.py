@@ -41,7 +41,7 @@ def test_sigterm_while_writing_is_named_as_such(tmp_path, monkeypatch):
     # scheduler's limit, is handled as Ctrl-C and noted by ``termination``).
     from bpe_studio.cli import termination
 
-    monkeypatch.setattr(termination, "terminated", [True])
+    monkeypatch.setattr(termination, "terminated", [signal.SIGTERM])
     with pytest.raises(CliError) as info:
         save(_SignalledMidway(), str(tmp_path / "tok"), "gpt2", "tokenizer", force=True)  # type: ignore[arg-type]
     assert "(whole: SIGTERM came while writing)" in str(info.value)
