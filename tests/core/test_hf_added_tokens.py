@@ -238,6 +238,24 @@ def test_written_back_they_stay_not_special(shape, tmp_path):
         assert str(warning.message).endswith("save as 'hf', which holds them")
 
 
+def test_written_without_special_tokens_the_file_encodes_as_the_tokenizer_did(shape, tmp_path):
+    # Opened with no_specials, the special tokens are text. The file written kept them as
+    # special added tokens, under ids tokenizers gives others (past the vocabulary's end).
+    path, ours, _ = shape
+    bare = open_tokenizer(path, no_specials=True)
+    for kept in (bare, bare.truncated(len(bare.merges) // 2)):
+        # What no file can say: "<|endoftext" is not found inside "<|endoftext|>" read as
+        # text (tokenizers' encode_special_tokens). Said, and left out of the texts.
+        with pytest.warns(LossyFormatWarning, match="'<\\|endoftext\\|>' as text with no added"):
+            (written,) = kept.save(tmp_path / f"hf{len(kept.merges)}", format="hf")
+        added = json.loads(written.read_text())["added_tokens"]
+        assert {t["content"] for t in added} == set(ours.added_tokens)
+        hf = tokenizers.Tokenizer.from_file(str(written))
+        for text in FIXED:
+            text = re.sub("|".join(map(re.escape, SPECIAL)), "#", text)
+            assert _ids(hf, text) == kept.encode(text), text
+
+
 def test_made_special_by_name_it_is_special(shape, tmp_path):
     # A special token named for one of them (--special-token <think>) makes it special.
     path, _, _ = shape

@@ -671,7 +671,13 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         # Read from a tokenizer.json: its own normalizer, pre-tokenizer and added tokens.
         normalizer, pre_tokenizer, read = json.loads(data.pipeline.spec)
         # The file's own added tokens with their flags, then any special token given since;
-        # one of its own made special since (``special_tokens=``) is written so.
+        # one of its own made special since (``special_tokens=``) is written so. One that is
+        # no added token any more (its special tokens turned off: ``no_specials``) is an
+        # ordinary token, written in model.vocab: left in added_tokens, tokenizers would give
+        # it a new id and match it as a special token (a fuzzing audit).
+        turned_off = [str(t["content"]) for t in read if t.get("content") not in every_added]
+        read = [token for token in read if token.get("content") in every_added]
+        _warn_hidden(turned_off, [str(t["content"]) for t in read], where)
         known = {token.get("content") for token in read}
         read = [
             {**token, "special": True} if token.get("content") in data.special_tokens else token
@@ -679,7 +685,7 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         ]
         added = read + [token for token in added if token["content"] not in known]
     given = _added_ids([str(token["content"]) for token in added], vocab)
-    if any(given[s] != idx for s, idx in every_added.items()):
+    if any(given[str(token["content"])] != token["id"] for token in added):
         # A count cannot give them their ids (a truncated tokenizer's, one whose special
         # tokens were turned off): model.vocab holds them all, as without ignore_merges.
         vocab = spelt
@@ -714,6 +720,31 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
             "merges": merges,
         },
     }
+
+
+def _warn_hidden(turned_off: Sequence[str], added: Sequence[str], where: str) -> None:
+    """LossyFormatWarning naming the added tokens that a special token turned off hides where
+    its text occurs: tokenizers, reading special tokens as text, skips a special token's match
+    without searching it again, so an added token the match overlaps from inside ("<|end" in
+    "<|endoftext|>") is not found there. A file holds no special token that is off: written
+    without it, tokenizers finds that added token there."""
+    hidden = [
+        (a, s)
+        for s in turned_off
+        for a in added
+        if a in s or any(a.startswith(s[i:]) for i in range(1, len(s)))
+    ]
+    if hidden:
+        a, s = hidden[0]
+        warnings.warn(
+            f"{where}: with its special tokens turned off, this tokenizer reads {s!r} as text "
+            f"with no added token {a!r} inside it (as tokenizers does with "
+            "encode_special_tokens); the file written has no such special token, so tokenizers "
+            f"will find {a!r} there"
+            + (f" ({len(hidden) - 1} more such pair(s))" if len(hidden) > 1 else ""),
+            LossyFormatWarning,
+            stacklevel=4,
+        )
 
 
 def _warn_looked_up_whole(written: Mapping[str, int], where: str, pattern: str | None) -> None:
