@@ -25,7 +25,7 @@ def terminate_as_interrupt() -> None:
     closing) end a headless command as Ctrl-C does: what it was writing is removed (a copy of
     standard input, the workers' chunks beside --out), a training's merges so far are saved,
     and the exit code is 128 + the signal's number. Without it, the default action left those
-    files behind. A signal the command was started to ignore stays ignored (``nohup``)."""
+    files behind. A signal the command was started to ignore stays ignored (started by nohup)."""
     # Imported now, not in the handler: every command imports the core anyway.
     from ..core.io.interrupts import interrupt
 
