@@ -367,3 +367,35 @@ def test_a_whitespace_token_stripping_both_sides_is_one_token_per_run(tmp_path, 
         assert spans is not None and spans.ids.tolist() == expected, text
         assert (spans.ends > spans.starts).all(), (text, spans.starts, spans.ends)
     assert _ids(hf, f"a{content * 3}b").count(added_id) == 1  # one token for the whole run
+
+
+def test_a_panic_in_tokenizers_is_an_error_naming_the_file(tmp_path):
+    """Found by fuzzing: a file run by tokenizers (a special "\\t", a byte the model holds)
+    with whitespace added tokens that strip makes tokenizers panic on "xy\\n\\n"
+    ("AddedVocabulary bad split"): a BaseException, past every ``except Exception``, shown
+    as a Rust backtrace by the command line. Reference: tokenizers itself, which either
+    panics (then ours is a ValueError naming the file) or gives the ids ours must give."""
+    tok = trained_bpe(
+        None, pre_tokenizers.ByteLevel(add_prefix_space=False), ["a cat and a hat " * 50], 270
+    )
+    tok.add_tokens([
+        AddedToken("xy", rstrip=True, normalized=False),
+        AddedToken("\n", lstrip=True, normalized=False),
+        AddedToken("\t", special=True, normalized=False),
+    ])  # fmt: skip
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    ours = open_tokenizer(path)
+    for text in ["xy\n\n", "a xy\n\n\tb", "hat\n"]:
+        try:
+            expected = _ids(_hf(str(path)), text)
+        except BaseException as error:  # noqa: BLE001 - pyo3's PanicException
+            assert type(error).__name__ == "PanicException"
+            with pytest.raises(
+                ValueError, match=r"tokenizer\.json: tokenizers failed while encoding"
+            ):
+                ours.encode(text)
+            with pytest.raises(ValueError, match="tokenizers failed"):
+                ours.encode_batch([text])
+        else:
+            assert ours.encode(text) == expected == ours.encode_batch([text])[0]

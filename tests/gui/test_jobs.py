@@ -129,6 +129,25 @@ def test_a_failure_is_one_readable_line(qtbot):
     default.shutdown()
 
 
+class PanicException(BaseException):
+    """As pyo3's (tokenizers' Rust panics): a BaseException, not an Exception."""
+
+
+def test_a_job_that_panics_fails_and_the_next_one_runs(qtbot, runner):
+    # A panic in tokenizers' Rust code went past ``except Exception``: neither done nor
+    # failed came, and a throttled request after it (the editor's) never started.
+    done, failed = collect(runner)
+
+    def panics(is_stale):
+        raise PanicException("AddedVocabulary bad split")
+
+    runner.submit(panics)
+    qtbot.waitUntil(lambda: len(failed) == 1, timeout=10_000)
+    assert "AddedVocabulary bad split" in failed[0]
+    runner.submit(lambda is_stale: "next", throttle=True)
+    qtbot.waitUntil(lambda: done == ["next"], timeout=10_000)
+
+
 def test_shutdown_waits_and_drops_the_result(qtbot, qapp, runner):
     done, _ = collect(runner)
     started, never = threading.Event(), threading.Event()

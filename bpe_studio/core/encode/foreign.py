@@ -52,6 +52,7 @@ from ..pretokenization.names import shown_pattern
 from ..pretokenization.specials import Specials, tiktoken_allowed, validate_special_tokens
 from ..text.surrogates import original_offsets, replace_surrogates
 from ..train.vocab import missing_id
+from .backend_panics import panics_as_errors
 from .decoding import refuse_unordered
 from .foreign_bytes import BYTE_TOKEN, ExactDecoder
 from .foreign_merges import BpeMerges, is_bpe
@@ -304,6 +305,10 @@ class ForeignTokenizer:
     def __repr__(self) -> str:
         return f"<ForeignTokenizer {self.name!r}: {self.kind}, {len(self):,} tokens>"
 
+    @property
+    def _named(self) -> str:
+        return self.name or "this tokenizer.json"
+
     # ---------------------------------------------------------------- merges
     def _bpe(self, what: str) -> BpeMerges:
         """The BPE model's merges; ValueError naming ``what`` for a model that has none."""
@@ -374,7 +379,8 @@ class ForeignTokenizer:
         if not isinstance(text, str):
             raise TypeError(f"encode: expected a str, got {type(text).__name__}")
         try:
-            return self._backend.encode(text, add_special_tokens=False)
+            with panics_as_errors(self._named, "encoding"):
+                return self._backend.encode(text, add_special_tokens=False)
         except TypeError:
             # tokenizers refuses a str it cannot make UTF-8 of (surrogates): the callers
             # replace them as Tokenizer.encode does.
@@ -431,10 +437,12 @@ class ForeignTokenizer:
         check_text(text, "encode")
         allowed = tiktoken_allowed(self.special_tokens, text, allowed_special, disallowed_special)
         backend = self._backend_for(allowed, [text])
-        try:
-            found = backend.encode(text, add_special_tokens=add_special_tokens)
-        except TypeError:  # surrogates (see _encoding)
-            found = backend.encode(replace_surrogates(text), add_special_tokens=add_special_tokens)
+        with panics_as_errors(self._named, "encoding"):
+            try:
+                found = backend.encode(text, add_special_tokens=add_special_tokens)
+            except TypeError:  # surrogates (see _encoding)
+                fixed = replace_surrogates(text)
+                found = backend.encode(fixed, add_special_tokens=add_special_tokens)
         return list(found.ids)
 
     def encode_ordinary(self, text: str) -> list[int]:
@@ -460,11 +468,12 @@ class ForeignTokenizer:
         for text in texts:
             allowed = tiktoken_allowed(ours, text, allowed_special, disallowed_special)
         backend = self._backend_for(allowed, texts)
-        try:
-            found = backend.encode_batch(texts, add_special_tokens=add_special_tokens)
-        except TypeError:  # surrogates in one of them (see _encoding)
-            fixed = [replace_surrogates(t) for t in texts]
-            found = backend.encode_batch(fixed, add_special_tokens=add_special_tokens)
+        with panics_as_errors(self._named, "encoding"):
+            try:
+                found = backend.encode_batch(texts, add_special_tokens=add_special_tokens)
+            except TypeError:  # surrogates in one of them (see _encoding)
+                fixed = [replace_surrogates(t) for t in texts]
+                found = backend.encode_batch(fixed, add_special_tokens=add_special_tokens)
         return [list(e.ids) for e in found]
 
     def encode_ordinary_batch(

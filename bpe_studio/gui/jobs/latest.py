@@ -69,7 +69,11 @@ class _Run:
             with short_switches():  # the GUI thread gets the GIL back soon (gil_switches)
                 result = job(is_stale)
             del job
-        except Exception as error:  # every failure must reach the user, not kill the thread
+        except BaseException as error:  # every failure must reach the user, not kill the thread
+            # (a Rust panic in tokenizers is a BaseException; an interrupt or exit is not a
+            # failure of the job's)
+            if isinstance(error, (KeyboardInterrupt, SystemExit)):
+                raise
             self._report(number, False, runner.describe(error))
             return
         if not is_stale():
