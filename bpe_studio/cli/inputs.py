@@ -26,6 +26,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+from ..core.corpus.compressed import compression_in
 from ..core.corpus.records import unsaid_records
 from ..core.corpus.sources import (
     TAR_BLOCK,
@@ -43,13 +44,8 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 # --records: what the inputs hold ("none": plain text, even where the first line is JSON).
 RECORDS_CHOICES = ("jsonl", "parquet", "none")
-# The first bytes of each kind of file a stream may hold, and the suffix that tells the core.
-_MAGIC = (
-    (b"\x1f\x8b", ".gz"),
-    (b"\xfd7zXZ\x00", ".xz"),
-    (b"\x28\xb5\x2f\xfd", ".zst"),
-    (b"PAR1", ".parquet"),
-)
+# A Parquet file's first bytes (a compression's are the core's: ``compression_in``).
+_PARQUET = b"PAR1"
 
 
 def records(choice: str | None) -> str | None:
@@ -60,24 +56,10 @@ def records(choice: str | None) -> str | None:
 
 def _suffix(head: bytes) -> str:
     """The suffix that names what a stream beginning with ``head`` holds ("" for text)."""
-    for magic, suffix in _MAGIC:
-        if head.startswith(magic):
-            return suffix
-    # zstd's skippable frames (pzstd begins with one): magic numbers 0x184D2A50-5F.
-    if len(head) >= 4 and int.from_bytes(head[:4], "little") & 0xFFFFFFF0 == 0x184D2A50:
-        return ".zst"
-    # bzip2: "BZh", the block size, then a block's or the end's signature (never UTF-8 text).
-    if (
-        head[:3] == b"BZh"
-        and head[3:4].isdigit()
-        and head[4:10]
-        in (
-            b"\x31\x41\x59\x26\x53\x59",
-            b"\x17\x72\x45\x38\x50\x90",
-        )
-    ):
-        return ".bz2"
-    return ""
+    if head.startswith(_PARQUET):
+        return ".parquet"
+    compression = compression_in(head)
+    return "" if compression is None else f".{compression}"
 
 
 def check_not_records(
@@ -338,7 +320,7 @@ def input_files(user_paths: Sequence[str], choice: str | None = None) -> Iterato
                 if suffix == ".parquet":
                     # Parquet also ends in "PAR1": text that merely begins so stays text.
                     f.seek(max(os.path.getsize(copy) - 4, 0))
-                    suffix = suffix if f.read(4) == b"PAR1" else ""
+                    suffix = suffix if f.read(4) == _PARQUET else ""
             if suffix == ".parquet" and choice == "jsonl":
                 raise CliError(f"{name}: holds a Parquet file, not JSON Lines (--records jsonl)")
             if suffix:

@@ -292,3 +292,69 @@ def test_encode_file_names_an_archive_as_the_command_does(tmp_path):
     path.write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + b"x" * 600)
     with pytest.raises(CorpusError, match=r"book\.txt: a ZIP archive"):
         encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy")
+
+
+def _compressed(kind: str, data: bytes) -> bytes:
+    import bz2
+    import gzip
+    import lzma
+
+    if kind == "zst":
+        import zstandard
+
+        return zstandard.ZstdCompressor().compress(data)
+    return {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[kind](data)
+
+
+@pytest.mark.parametrize(
+    ("kind", "said"),
+    [("gz", "gzip"), ("bz2", "bzip2"), ("xz", "xz"), ("zst", "zstd")],
+)
+def test_compressed_data_under_a_text_name_is_named_as_compressed(tmp_path, kind, said):
+    """A hostile-input audit: zstd bytes named .txt were called UTF-16 text ("convert it with
+    iconv", which garbles them), gzip, bzip2 and xz bytes "not valid UTF-8": nothing said
+    they were compressed, which a name ending in the compression's suffix reads."""
+    text = "the cat sat on the mat\n" * 300
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(_compressed(kind, text.encode("utf-8")))
+    message = re.escape(f"corpus.txt: {said}-compressed data, not text: end its name in .{kind}")
+    with pytest.raises(CorpusError, match=message):
+        train_bpe(path, 300, [EOT])
+    with pytest.raises(CorpusError, match=message):
+        encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy")
+    named = path.rename(tmp_path / f"corpus.txt.{kind}")  # as the message says: trained
+    assert train_bpe(named, 300, [EOT])[1]
+
+
+@pytest.mark.parametrize("name", ["ids.npy", "ids.txt"])
+def test_a_numpy_array_of_ids_is_named_as_one(tmp_path, name):
+    """The same audit: the ids `bpe-studio encode` writes, given as a corpus, were called
+    UTF-16 text (their header, then ids whose high bytes read as Latin Extended letters)."""
+    import numpy as np
+
+    path = tmp_path / name
+    with open(path, "wb") as f:
+        np.save(f, np.arange(300, 20_000, dtype=np.uint16))
+    message = re.escape(f"{name}: a NumPy array (.npy") + ".*decode` reads it"
+    with pytest.raises(CorpusError, match=message):
+        train_bpe(path, 300, [EOT])
+    with pytest.raises(CorpusError, match=message):
+        encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "out.npy")
+
+
+@pytest.mark.parametrize("dtype", ["<u2", ">u2"])
+def test_binary_with_nul_high_bytes_is_not_taken_for_utf16(dtype):
+    """The same audit: bytes that are no UTF-8, half of them NUL in one parity (byte-level
+    token ids stored as 16-bit numbers), were called UTF-16 text without being read as
+    such; their low bytes read as control characters and stray symbols, not words."""
+    import numpy as np
+
+    from bpe_studio.core.corpus.sources import TAR_BLOCK, not_text
+
+    head = np.arange(256, dtype=dtype).tobytes()[:TAR_BLOCK]
+    assert not_text(head) == "mostly NUL bytes: binary data, or a sparse or zeroed file, not text"
+    # UTF-16 of a table of numbers (few letters) is still named as the text it is.
+    table = "1,2;3é\r\n" * 40
+    encoding = "utf-16-le" if dtype == "<u2" else "utf-16-be"
+    said = not_text(table.encode(encoding)[:TAR_BLOCK])
+    assert said is not None and said.startswith("UTF-16 text")

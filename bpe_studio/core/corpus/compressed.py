@@ -7,7 +7,9 @@ stream cut short (``EOFError``) or damaged (``zlib.error``, ``lzma.LZMAError``, 
 each becomes a :class:`~.sources.CorpusError` naming the file. zstandard's reader, though,
 ends quietly where a truncated frame's data ends, so the zstd stream is followed frame by
 frame on its way in (:class:`_ZstdFrames`: headers and block sizes only, nothing
-decompressed twice), and input that ends inside a frame is an error.
+decompressed twice), and input that ends inside a frame is an error. :func:`compression_in`
+tells, from a file's first bytes, which of these compressions it holds (a stream's or a
+misnamed file's name says nothing of it).
 What it leaves out: finding and opening the files (``sources``).
 """
 
@@ -24,6 +26,29 @@ _ZSTD_MAGIC = 0xFD2FB528
 # Skippable frames (pzstd writes one first) have magic numbers 0x184D2A50 to 0x184D2A5F.
 _SKIPPABLE = 0x184D2A50
 _CUT_SHORT = "the compressed data ends early (the file is cut short)"
+# Each compression's first bytes, and the suffix that names it.
+_MAGIC = ((b"\x1f\x8b", "gz"), (b"\xfd7zXZ\x00", "xz"), (b"\x28\xb5\x2f\xfd", "zst"))
+# bzip2: "BZh", the block size, then a block's or the end's signature (never UTF-8 text;
+# "BZh" alone may begin a text).
+_BZIP2_SIGNATURES = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
+
+
+def compression_in(head: bytes) -> str | None:
+    """The suffix ("gz", "bz2", "xz", "zst") of the compression whose data begins with
+    ``head`` (a file's first 16 bytes or more); None when it is none of them.
+
+    >>> compression_in(bytes.fromhex("1f8b0800")), compression_in(b"plain text")
+    ('gz', None)
+    """
+    for magic, suffix in _MAGIC:
+        if head.startswith(magic):
+            return suffix
+    # zstd's skippable frames (pzstd begins with one).
+    if len(head) >= 4 and int.from_bytes(head[:4], "little") & 0xFFFFFFF0 == _SKIPPABLE:
+        return "zst"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in _BZIP2_SIGNATURES:
+        return "bz2"
+    return None
 
 
 def _refusal(name: str, compression: str, error: BaseException) -> CorpusError:

@@ -34,7 +34,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .compressed import decompressed
+from .compressed import compression_in, decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
 from .stamps import Stamp, check_sized, check_unchanged, link_loop, stamp
 
@@ -402,6 +402,8 @@ def check_text_field(files: Sequence[CorpusFile], text_field: str | None) -> Non
 
 
 _ICONV32 = "(iconv -f UTF-32 -t UTF-8)"
+# What each compression ``compression_in`` finds is called.
+_COMPRESSION_NAMES = {"gz": "gzip", "bz2": "bzip2", "xz": "xz", "zst": "zstd"}
 # What a file's first bytes say it is, when that is no text to train on or encode (a tar's
 # headers are ASCII and NUL, valid UTF-8, so nothing else would stop one).
 _NOT_TEXT = (
@@ -411,6 +413,11 @@ _NOT_TEXT = (
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "an old Microsoft Office document, not text"),
     (b"7z\xbc\xaf\x27\x1c", "a 7z archive, not text"),
     (b"Rar!\x1a\x07", "a RAR archive, not text"),
+    (
+        b"\x93NUMPY",
+        "a NumPy array (.npy: token ids, as `bpe-studio encode` writes them), not text: "
+        "`bpe-studio decode` reads it back into text",
+    ),
     (b"\xff\xfe\x00\x00", "UTF-32 text (little-endian), not UTF-8: convert it " + _ICONV32),
     (b"\x00\x00\xfe\xff", "UTF-32 text (big-endian), not UTF-8: convert it " + _ICONV32),
     (b"\xff\xfe", "UTF-16 text (little-endian), not UTF-8: convert it (iconv -f UTF-16 -t UTF-8)"),
@@ -447,16 +454,17 @@ def _ends(first: bytes, second: bytes, *, utf8: bool = False) -> str | None:
     ``utf8``: the bytes are valid UTF-8, which holds NULs at a regular odd offset too
     (records of a fixed width, each ended by a NUL: ``printf '%07d\0'``); NUL then counts
     only from four tenths of its parity's bytes (UTF-16 of ASCII-range text has one in
-    nearly every high byte) and when the pairs decode as UTF-16."""
+    nearly every high byte) and when the pairs decode as UTF-16; bytes that are no UTF-8
+    count when the pairs read as printable text (``_printable``)."""
     pairs = len(first)
     for mine, other, end in ((second, first, "little"), (first, second, "big")):
         nul = mine.count(0)
         least = max(2, 0.4 * pairs) if utf8 else max(2, pairs // 10)
-        if (
-            nul >= least
-            and nul >= 4 * other.count(0)
-            and (not utf8 or _decodes(first, second, end))
-        ):
+        # subtle: bytes that are no UTF-8 must read as text too (16-bit numbers below 256,
+        # byte-level token ids, have NUL high bytes as well); as printable characters, not
+        # as words: UTF-16 of a table of numbers is text.
+        reads = _decodes if utf8 else _printable
+        if nul >= least and nul >= 4 * other.count(0) and reads(first, second, end):
             return end
         if pairs < 4:
             continue
@@ -496,6 +504,17 @@ def _reads_as_text(first: bytes, second: bytes, end: str) -> bool:
     return wordy >= 0.6 * len(text)
 
 
+def _printable(first: bytes, second: bytes, end: str) -> bool:
+    """Whether the pairs, read as UTF-16 of that ``end``, are text with hardly a control or
+    unassigned character besides tab, line breaks and form feed (binary numbers read as
+    such: a quarter of the bytes below 256 are C0 or C1 controls)."""
+    text = _as_utf16(first, second, end)
+    if text is None:
+        return False
+    other = sum(1 for c in text if unicodedata.category(c)[0] == "C" and c not in "\t\n\r\x0b\x0c")
+    return other <= 0.05 * len(text)
+
+
 def _is_utf8(head: bytes) -> bool:
     """Whether ``head``, a file's first bytes, is UTF-8 (a character cut at its end too)."""
     try:
@@ -525,7 +544,8 @@ def _unicode_form(head: bytes) -> str | None:
 
 def not_text(head: bytes) -> str | None:
     """What a file whose (decompressed) text begins with ``head`` is, when it is an archive,
-    a document or text in another encoding than UTF-8; None for anything else.
+    a document, compressed data, a NumPy array or text in another encoding than UTF-8; None
+    for anything else.
 
     >>> not_text("plain text".encode("utf-16-le")).split(", not")[0]
     'UTF-16 text (little-endian, no byte-order mark)'
@@ -535,6 +555,14 @@ def not_text(head: bytes) -> str | None:
     what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
     if what is not None:
         return what
+    compression = compression_in(head)
+    if compression is not None:
+        # A compressed file named as text, or compressed twice: its name says how to read it.
+        return (
+            f"{_COMPRESSION_NAMES[compression]}-compressed data, not text: end its name in "
+            f".{compression} (a corpus file so named is read decompressed: bpe-studio train, "
+            "encode, inspect), or decompress it"
+        )
     form = _unicode_form(head)
     if form is not None:
         end = "little" if form.endswith("LE") else "big"
