@@ -36,7 +36,7 @@ from ..core.corpus.sources import (
     repeated_file,
     twice_said,
 )
-from ..core.corpus.stamps import link_loop, reports_empty_but_is_not
+from ..core.corpus.stamps import is_devnull, link_loop, reports_empty_but_is_not
 from .output import CliError, Matched, shell_word
 from .progress import ProgressBar
 
@@ -165,10 +165,9 @@ def check_not_endless(user_path: str, what: str = "file") -> None:
     temporary file without end before anything looked at it."""
     try:
         st = os.fstat(0) if user_path == STDIN else os.stat(user_path)
-        null = os.stat(os.devnull)
     except OSError:
         return  # what reading it meets is said then, naming it
-    if not stat.S_ISCHR(st.st_mode) or (st.st_rdev, st.st_mode) == (null.st_rdev, null.st_mode):
+    if not stat.S_ISCHR(st.st_mode) or is_devnull(st):
         return
     if _is_terminal(user_path):
         return  # text typed until Ctrl-D

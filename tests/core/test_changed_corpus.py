@@ -234,3 +234,36 @@ def test_a_file_removed_while_read_is_said_to_be_removed(tmp_path, capsys, comma
         "run again once it is written whole"
     ), line
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_character_device_is_refused_by_name(device):
+    """A hostile-input audit: train_bpe('/dev/urandom') gave 257 tokens and no merges with no
+    error: a device reports 0 bytes, and its corpus was planned as empty."""
+    if not os.path.exists(device):
+        pytest.skip(f"needs {device}")
+    with pytest.raises(CorpusError, match=rf"{device}: is a character device, not a file"):
+        train_bpe(device, 300, ["<|endoftext|>"])
+
+
+def test_dev_null_is_still_an_empty_corpus():
+    if not os.path.exists(os.devnull):
+        pytest.skip(f"needs {os.devnull}")
+    vocab, merges = train_bpe(os.devnull, 300, [])
+    assert (len(vocab), merges) == (256, [])
+
+
+def test_a_named_pipe_is_refused_by_name(tmp_path):
+    """The same audit: train_bpe on a named pipe raised a bare "File or stream is not
+    seekable." naming nothing (a corpus file is read by its size, in byte ranges)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    # subtle: held open for reading and writing, so that no open of it waits for the other
+    # end, and with text in it, so that no read waits for some.
+    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    try:
+        os.write(fd, b"hello world " * 100)
+        with pytest.raises(CorpusError, match=r"fifo: is a named pipe.*write what it carries"):
+            train_bpe(fifo, 300, ["<|endoftext|>"])
+    finally:
+        os.close(fd)

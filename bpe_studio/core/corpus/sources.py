@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .compressed import compression_in, decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
-from .stamps import Stamp, check_sized, check_unchanged, link_loop, stamp
+from .stamps import Stamp, check_regular, check_sized, check_unchanged, link_loop, stamp
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -264,7 +264,8 @@ def _filesystem(url: str) -> tuple[AbstractFileSystem, str]:
 
 
 def check_corpus_path(path: str | os.PathLike) -> Path:
-    """Raise a clear error for a missing, unreadable or non-regular corpus path."""
+    """Raise a clear error for a missing, unreadable or non-regular corpus path (a device, a
+    named pipe, a file that reports 0 bytes but holds some)."""
     p = Path(path)
     if not p.exists():
         loop = link_loop(p)
@@ -275,6 +276,7 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
         raise CorpusError(f"{os.fspath(path)}: is a directory, not a text file")
     if not os.access(p, os.R_OK):
         raise CorpusError(f"{os.fspath(path)}: permission denied")
+    check_regular(p, os.fspath(path))
     check_sized(p, os.fspath(path))
     return p
 

@@ -3,7 +3,8 @@ but which holds text (``/proc`` and ``/sys`` files), and a file that changed whi
 
 What it does: :func:`check_sized` refuses, naming the file, a regular file that reports 0
 bytes yet has some: byte ranges planned from its size would read none of it, and the run
-would end "successfully" on an empty corpus. :func:`stamp` takes a file's size and
+would end "successfully" on an empty corpus; :func:`check_regular` refuses a device or a
+named pipe for the same reason. :func:`stamp` takes a file's size and
 modification time before reading; :func:`check_unchanged` compares them after, as ``tar``
 does ("file changed as we read it"): ids or merges of a file cut short, grown or rewritten
 under the reader belong to no version of it (:func:`how_changed` words what became of it, for
@@ -66,6 +67,40 @@ def reports_empty_but_is_not(path: str | os.PathLike[str]) -> bool:
             return bool(f.read(1))
     except OSError:
         return False  # unreadable: the reader that follows names it
+
+
+def is_devnull(st: os.stat_result) -> bool:
+    """Whether ``st`` is the status of ``/dev/null`` (or another name of it), which reads as
+    the empty file it is."""
+    try:
+        null = os.stat(os.devnull)
+    except OSError:
+        return False
+    return stat.S_ISCHR(st.st_mode) and (st.st_rdev, st.st_mode) == (null.st_rdev, null.st_mode)
+
+
+def check_regular(path: str | os.PathLike[str], name: str | None = None) -> None:
+    """Raise :class:`CorpusError` naming a path that is no regular file (``/dev/null``, read
+    as the empty file it is, aside): a corpus file is read by its size, in byte ranges, and
+    a device or a named pipe has none (``/dev/zero`` read as empty; a pipe cannot seek)."""
+    st = os.stat(path)
+    if stat.S_ISREG(st.st_mode) or is_devnull(st):
+        return
+    mode, name = st.st_mode, name or os.fspath(path)
+    if stat.S_ISFIFO(mode):
+        raise CorpusError(
+            f"{name}: is a named pipe, which is read once as it streams, and a corpus file is "
+            "read by its size, in parts: write what it carries to a file and name that (the "
+            "command line reads a pipe itself: `cmd | bpe-studio train - ...`)"
+        )
+    if stat.S_ISCHR(mode):
+        raise CorpusError(
+            f"{name}: is a character device, not a file: it has no size to read by "
+            "(/dev/zero and /dev/urandom never end, and hold no text); name a text file"
+        )
+    raise CorpusError(
+        f"{name}: is not a regular file (a block device or a socket); name a text file"
+    )
 
 
 def check_sized(path: str | os.PathLike[str], name: str | None = None) -> None:
