@@ -435,6 +435,28 @@ def test_dev_null_is_an_empty_corpus_still(tmp_path):
     assert line.endswith("nothing was learned: the file is empty; no files written"), line
 
 
+def unreadable_zero_sized() -> str:
+    """``/proc/self/mem``: it reports 0 bytes, and reading its first byte fails (EIO)."""
+    path = "/proc/self/mem"
+    try:
+        with open(path, "rb") as f:
+            f.read(1)
+    except OSError:
+        if os.stat(path).st_size == 0:
+            return path
+    pytest.skip("needs Linux's /proc/self/mem, which reports 0 bytes and fails a read")
+
+
+def test_a_file_whose_read_fails_says_so_not_empty(tmp_path):
+    """A hostile-input audit: ``train /proc/self/mem`` said "the file is empty": the error
+    reading it was swallowed, and its reported size of 0 read as nothing."""
+    path = unreadable_zero_sized()
+    line = error_line(cli(tmp_path, "train", path, "--vocab-size", "300", "--out", "tok"))
+    assert line.startswith(f"bpe-studio: error: {path}: cannot read it: "), line
+    assert "empty" not in line, line
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     ("fill", "said"),
     [

@@ -267,3 +267,20 @@ def test_a_named_pipe_is_refused_by_name(tmp_path):
             train_bpe(fifo, 300, ["<|endoftext|>"])
     finally:
         os.close(fd)
+
+
+def test_a_zero_sized_file_whose_read_fails_names_the_error(tmp_path):
+    """The same audit: an unreadable file reporting 0 bytes (``/proc/self/mem``: EIO) was
+    trained on as an empty corpus, the error swallowed."""
+    import errno
+
+    path = write_text(tmp_path / "corpus.txt", "")
+
+    def failing_open(*_args, **_kwargs):
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    with (
+        mock.patch("bpe_studio.core.corpus.stamps.open", failing_open, create=True),
+        pytest.raises(CorpusError, match=rf"corpus.txt: cannot read it: {os.strerror(errno.EIO)}"),
+    ):
+        train_bpe(path, 300, [])

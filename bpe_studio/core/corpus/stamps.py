@@ -56,17 +56,20 @@ def link_loop(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def reports_empty_but_is_not(path: str | os.PathLike[str]) -> bool:
+def reports_empty_but_is_not(path: str | os.PathLike[str], name: str | None = None) -> bool:
     """Whether ``path`` is a regular file whose reported size is 0 but which holds bytes
-    (``/proc/cpuinfo``): it must be read as a stream, to its end, not by its size."""
+    (``/proc/cpuinfo``): it must be read as a stream, to its end, not by its size. One that
+    cannot be read raises :class:`CorpusError` naming it (``name``, else ``path``)."""
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode) or st.st_size:
         return False
     try:
         with open(path, "rb") as f:
             return bool(f.read(1))
-    except OSError:
-        return False  # unreadable: the reader that follows names it
+    except OSError as e:
+        # subtle: said here, naming it: read by its reported size of 0, it would read
+        # nothing, and "the file is empty" would follow (/proc/self/mem: EIO).
+        raise CorpusError(f"{name or os.fspath(path)}: cannot read it: {e.strerror or e}") from None
 
 
 def is_devnull(st: os.stat_result) -> bool:
@@ -105,7 +108,7 @@ def check_regular(path: str | os.PathLike[str], name: str | None = None) -> None
 
 def check_sized(path: str | os.PathLike[str], name: str | None = None) -> None:
     """Raise :class:`CorpusError` for a file that reports 0 bytes but holds some."""
-    if reports_empty_but_is_not(path):
+    if reports_empty_but_is_not(path, name):
         raise CorpusError(
             f"{name or os.fspath(path)}: the system reports its size as 0 bytes but it holds "
             "text (a /proc or /sys file?): copy it to a regular file, or pipe it to the "
