@@ -28,6 +28,7 @@ from ..core.formats.files import (
     gpt2_misread,
     holding_formats,
 )
+from ..core.formats.hf.tokenizer_json import dropped_when_written
 from ..core.formats.tiktoken import sidecar_name
 from ..core.io.atomic import new_files_only
 from ..core.io.interrupts import held_interrupts
@@ -187,6 +188,13 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         notes.append(
             f"note: {files} hold no post-processor template ({template.text!r}): encode "
             "--add-special-tokens of these files adds nothing; --to hf keeps it"
+        )
+    left_out = dropped_when_written(tok.to_data()) if fmt == "hf" else None
+    if left_out is not None:
+        notes.append(
+            f"note: the pattern {shown_pattern(tok.pattern)} leaves text such as {left_out!r} "
+            "unmatched: this tokenizer refuses such text, but tokenizer.json drops it, as "
+            "tokenizers does (no id stands for it); the tiktoken format keeps the refusal"
         )
     if fmt != "gpt2":
         return notes

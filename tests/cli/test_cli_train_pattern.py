@@ -90,6 +90,23 @@ def test_a_pattern_other_than_gpt2_is_written_where_it_is_kept(tmp_path, corpora
     assert "note:" not in stderr and "pattern: gpt2" in stderr
 
 
+def test_a_pattern_that_leaves_text_out_is_noted_when_written_as_hf(tmp_path):
+    # An audit: the tokenizer.json written drops what the pattern leaves out (tokenizers
+    # does), where the tokenizer trained refuses it; nothing said so.
+    corpus = write_text(tmp_path / "ab.txt", "aab aab ab\n" * 50)
+    done = cli(tmp_path, "train", corpus, "--vocab-size", 260, "--pattern", r"[a-z]+|\s+",
+               "--format", "hf", "--out", tmp_path / "hf")  # fmt: skip
+    notes = [ln for ln in ok(done).splitlines() if "unmatched" in ln]
+    assert notes == [
+        r"note: the pattern '[a-z]+|\s+' leaves text such as '!' unmatched: this tokenizer "
+        "refuses such text, but tokenizer.json drops it, as tokenizers does (no id stands for "
+        "it); the tiktoken format keeps the refusal"
+    ]
+    plain = cli(tmp_path, "train", corpus, "--vocab-size", 260, "--pattern", r"[a-z]+|\s+",
+                "--format", "tiktoken", "--out", tmp_path / "tt")  # fmt: skip
+    assert "unmatched" not in ok(plain)
+
+
 @pytest.mark.parametrize(
     "regex_text",
     # With groups too: a pre-token is the whole match, never what a group captured.

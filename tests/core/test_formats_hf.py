@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
 from bpe_studio.core import Tokenizer
 from bpe_studio.core.formats import PATTERNS, TokenizerData, read_hf, write_hf
+from bpe_studio.core.formats.files import LossyFormatWarning
 from bpe_studio.core.formats.presets import preset_data
 
 SLICE_CHARS = 8_000
@@ -381,6 +383,29 @@ def test_written_trained_tokenizer_encodes_the_same(tmp_path, pattern):
     )
     for text in texts:
         assert encoding.encode(text, allowed_special="all") == hf.encode(text).ids
+
+
+def test_a_pattern_that_leaves_text_out_is_said_when_written_and_when_read(tmp_path):
+    """An audit: trained with a pattern that covers its corpus but not all text, the
+    tokenizer refuses ", " (UncoveredText) while the tokenizer.json written for it drops it,
+    as tokenizers does, with no word of it, written or read back."""
+    data = trained_data("aab aab ab abc\n" * 50, r"[a-z]+|\s+", [EOT], 6)
+    with pytest.warns(LossyFormatWarning, match=r"leaves text such as '!' unmatched"):
+        path = write_hf(tmp_path / "drops", data)
+    text = "aab, ab!"
+    with pytest.raises(ValueError, match="does not match ','"):
+        Tokenizer.from_data(data).encode(text)
+    again = Tokenizer.load(path)
+    expected = tokenizers.Tokenizer.from_file(str(path)).encode(text).ids
+    assert again.encode(text) == expected and again.decode(expected) == "aab ab"
+    (note,) = again.notes
+    assert note.startswith(f"{path}: its pre-tokenizer drops text such as '!'")
+    # A pattern that keeps every character: neither a warning nor a note.
+    covering = trained_data("aab aab ab abc\n" * 50, r"[a-z]+|\s+|[^a-z\s]+", [EOT], 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LossyFormatWarning)
+        kept = write_hf(tmp_path / "keeps", covering)
+    assert Tokenizer.load(kept).notes == ()
 
 
 def test_a_one_letter_property_is_written_as_oniguruma_reads_it(tmp_path):

@@ -174,3 +174,23 @@ def test_a_run_no_other_format_holds_can_still_be_saved_as_gpt2_files(qtbot, win
         pattern=r"\X+|\s+",
     )
     assert back.merges == list(data.merges)
+
+
+def test_a_pattern_tokenizer_json_would_drop_text_for_is_asked_about(qtbot, window, tmp_path):
+    """An audit: a run trained with a pattern that leaves text unmatched refuses that text;
+    the tokenizer.json saved for it drops it, as tokenizers does. Saving as such asks."""
+    # Every character of the corpus, no Han one.
+    window.panel.pattern_choice.set_pattern(r"\P{Han}+")
+    paused_in_window(qtbot, window, CORPUS, 300, after=10, workers=1)
+    window.stop_training()
+    qtbot.waitUntil(lambda: window.state.phase is Phase.STOPPED, timeout=30_000)
+    asked: list[tuple[str, str]] = []
+    window.controller.confirm = lambda title, question: asked.append((title, question)) or False
+    assert not window.save_tokenizer(tmp_path / "no", "hf")
+    ((title, question),) = asked
+    assert title == "Save as tokenizer.json?" and "leaves text such as '中' unmatched" in question
+    assert not (tmp_path / "no").exists()
+    assert window.save_tokenizer(tmp_path / "tt", "tiktoken") and len(asked) == 1
+    window.controller.confirm = lambda title, question: True
+    assert window.save_tokenizer(tmp_path / "hf", "hf")
+    assert "drops text such as '中'" in Tokenizer.load(tmp_path / "hf" / "tokenizer.json").notes[0]

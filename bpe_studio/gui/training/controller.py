@@ -24,6 +24,7 @@ from __future__ import annotations
 import copy
 import os
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,10 +32,12 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ...core.corpus.sources import check_corpus_path, is_glob_or_url
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import DEFAULT_NAME, save_data
+from ...core.formats.files import DEFAULT_NAME, LossyFormatWarning, save_data
+from ...core.formats.hf.tokenizer_json import dropped_when_written
 from ...core.formats.tiktoken import sidecar_name
 from ...core.io.atomic import output_folder
 from ...core.io.worker_memory import give_back_freed_memory
+from ...core.pretokenization.names import shown_pattern
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
@@ -347,6 +350,15 @@ class Controller(QObject):
             return False
         if problem is not None and not self.confirm("Save as GPT-2 files?", problem.message):
             return False
+        left_out = dropped_when_written(data) if format == "hf" else None
+        if left_out is not None and not self.confirm(
+            "Save as tokenizer.json?",
+            f"The pattern {shown_pattern(data.pattern)} leaves text such as {left_out!r} "
+            "unmatched. This tokenizer refuses such text; tokenizer.json drops it, as "
+            "tokenizers does, and no id stands for it.\n\nSave as tokenizer.json anyway? "
+            "Tiktoken files keep the refusal.",
+        ):
+            return False
         n = saveable_merges(self.hub.state)
         target = Path(directory)
         existing = [target / name for name in SAVED_FILES[format] if (target / name).exists()]
@@ -359,7 +371,9 @@ class Controller(QObject):
             return False
         try:
             # A save that fails takes the folders it made with it; one the user had stays.
-            with output_folder(target):
+            with output_folder(target), warnings.catch_warnings():
+                # What the files lose was asked about above.
+                warnings.simplefilter("ignore", LossyFormatWarning)
                 written = save_data(target, data, format)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error

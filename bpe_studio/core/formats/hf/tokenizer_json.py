@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_folder
+from ...pretokenization.coverage import first_left_out
 from ...pretokenization.names import property_key, shown_pattern
 from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
@@ -42,6 +43,7 @@ from .template import unknown_id
 
 if TYPE_CHECKING:
     from .components import Components
+    from .pipeline import HfPipeline
 
 # The named patterns as Oniguruma must read them to split as the regex module splits with
 # PATTERNS (gpt2 is ByteLevel's own regex, so it needs none). cl100k: "\p{N}{1,3}+" loses its
@@ -380,6 +382,7 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
     notes = (
         whole_text_note(name, obj.get("truncation"), obj.get("padding")),
         dropout_note(name, model.get("dropout")),
+        _dropped_note(name, parts.pipeline),
     )
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
@@ -471,6 +474,40 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
 
 
 # ------------------------------------------------------------------ writing
+def _dropped_note(name: str, pipeline: HfPipeline | None) -> str | None:
+    """The note for a file whose pre-tokenizer drops text (a Split that keeps its matches
+    only, a WhitespaceSplit): which kind of character it drops, so that a caller of encode
+    knows before text is lost (the command line also counts what each input lost)."""
+    if pipeline is None or not pipeline.drops_text:
+        return None
+    left_out = first_left_out(pipeline.findall)
+    if left_out is None:
+        return None
+    return (
+        f"{name}: its pre-tokenizer drops text such as {left_out!r}, as tokenizers does: no "
+        "id stands for it, and decoding does not give it back"
+    )
+
+
+def dropped_when_written(data: TokenizerData) -> str | None:
+    """A character that this tokenizer's custom pattern leaves unmatched, which the
+    ``tokenizer.json`` written for it drops: the file keeps the Split's matches only, as
+    tokenizers runs it, where this tokenizer refuses such text (``UncoveredText``). None for
+    a named pattern, a pipeline read from a file (written as read: it dropped the text
+    already), or one probe character it leaves out (``coverage.first_left_out``)."""
+    if data.pipeline is not None or pattern_name(data.pattern) in PATTERNS:
+        return None
+    if _isolated(data.pattern) is not None:
+        return None
+    import regex
+
+    try:
+        compiled = regex.compile(data.pattern)
+    except regex.error:
+        return None  # refused, naming the pattern, where it is written
+    return first_left_out(lambda text: [m.group() for m in compiled.finditer(text)])
+
+
 def _isolated(pattern: str) -> str | None:
     """A file's one Isolated Split as read (``scan_patterns.isolated``): its regex, which as
     read never matches "" nor refers back to a group (``components.single_pattern``); None
@@ -693,6 +730,16 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         # so here; another's pipeline is not run for a warning.
         one_regex = data.pipeline is None or not data.pipeline.needed
         _warn_looked_up_whole(free, where, data.pattern if one_regex else None)
+    if pre_tokenizer is None:
+        left_out = dropped_when_written(data)
+        if left_out is not None:
+            warnings.warn(
+                f"{where}: the pattern {shown_pattern(data.pattern)} leaves text such as "
+                f"{left_out!r} unmatched; this tokenizer refuses such text, but tokenizers, "
+                "reading this file, drops it (no id stands for it)",
+                LossyFormatWarning,
+                stacklevel=3,
+            )
     return {
         "version": "1.0",
         "truncation": None,
