@@ -252,3 +252,54 @@ def test_a_one_letter_property_is_the_same_pattern_with_braces_or_without(tmp_pa
         assert load_data(tmp_path / "out", pattern=given).pattern in (bare, braced)
     with pytest.raises(ValueError, match="gives its own pattern"):
         load_data(tmp_path / "out", pattern=r" ?\pL+|\s+|\S")
+
+
+# A file Python's json cannot parse though it is JSON: nested past the recursion limit, or
+# holding an integer longer than Python converts.
+_DEEP = "[" * 100_000 + "]" * 100_000
+_LONG_NUMBER = '{"model": {"type": "BPE", "vocab": {"a": 1' + "0" * 5_000 + '}, "merges": []}}'
+
+
+@pytest.mark.parametrize("where", ["tokenizer.json", "vocab.json", "gpt2.tiktoken.json"])
+def test_json_too_deep_or_too_long_for_python_is_refused_naming_the_file(
+    tmp_path, gpt2_tokenizer, where
+):
+    """The hostile-inputs audit: a tokenizer.json, vocab.json or sidecar nested 100,000 deep
+    failed encode, inspect and convert with a RecursionError traceback; a 5,001-digit
+    integer with Python's advice to raise sys.set_int_max_str_digits, naming no file."""
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    gpt2_tokenizer.save(tmp_path, format="tiktoken", name="gpt2")
+    gpt2_tokenizer.save(tmp_path)  # vocab.json + merges.txt
+    path = tmp_path / where
+    source = tmp_path / "gpt2.tiktoken" if where.endswith("tiktoken.json") else path
+    path.write_text(_DEEP, encoding="utf-8")
+    deep = f"{path}: its arrays or objects nest deeper than Python's JSON parser goes"
+    for load in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(source)
+        assert str(info.value).startswith(deep), load
+    path.write_text(_LONG_NUMBER, encoding="utf-8")
+    with pytest.raises(ValueError) as info:
+        Tokenizer.load(source)
+    assert str(info.value) == (
+        f"{path}: an integer of 5,001 digits at line 1 column 42, longer than the 4,300 read "
+        "here: no tokenizer file holds one (a damaged file?)"
+    )
+
+
+def test_readers_that_only_look_pass_over_json_python_cannot_parse(tmp_path, gpt2_tokenizer):
+    """What looks at a file before it is read (its kind, the tokenizer.json beside a
+    vocab.json, an old sidecar named NAME.json) raised a RecursionError of its own."""
+    from bpe_studio.core.formats.beside import tokenizer_json_beside
+    from bpe_studio.core.formats.hf.kind import foreign_kind, unknown_model
+    from bpe_studio.core.formats.tiktoken import sidecar_beside
+
+    gpt2_tokenizer.save(tmp_path)
+    hf = tmp_path / "tokenizer.json"
+    for text in (_DEEP, _LONG_NUMBER.replace('"BPE"', '"Other"')):
+        hf.write_text(text, encoding="utf-8")
+        assert foreign_kind(hf) is None
+        assert unknown_model(hf) is None
+        assert tokenizer_json_beside(tmp_path / "vocab.json", gpt2_tokenizer.to_data()) is None
+        assert sidecar_beside(tmp_path / "tokenizer.tiktoken") is None

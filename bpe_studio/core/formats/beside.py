@@ -15,13 +15,13 @@ nothing).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..pretokenization.names import shown_pattern
 from ..pretokenization.scan_patterns import unwrapped
 from .base.data import PATTERNS, TokenizerData
+from .base.json_errors import json_or_none
 from .files import same_pattern
 from .hf.components import SPLITS_OTHERWISE, only_a_file_says
 from .hf.kind import kind_of
@@ -38,10 +38,7 @@ def tokenizer_json_beside(vocab_file: Path, data: TokenizerData) -> str | None:
     hf = vocab_file.with_name("tokenizer.json")
     if not hf.is_file():
         return None
-    try:
-        obj = json.loads(hf.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    obj = json_or_none(hf)
     model = obj.get("model") if isinstance(obj, dict) else None
     if not isinstance(model, dict):
         return None

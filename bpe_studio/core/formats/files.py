@@ -14,7 +14,6 @@ sources and gives the same one-line errors. What it leaves out: the formats' det
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,6 +28,7 @@ from ..pretokenization.scan_patterns import unwrapped
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
+from .base.json_errors import json_or_none
 from .base.lossy import LossyFormatWarning as LossyFormatWarning  # named here, as always
 from .base.preset_table import (
     PRESET_PREFIX,
@@ -215,9 +215,8 @@ def _decide(path: Path, before: Stamp) -> tuple[str | None, str | None]:
     ``tokenizers`` runs, why the reader refuses it (else None). A file the reader reads is
     read whole here (its added tokens are judged against the model), and its record kept for
     the load that follows (``_read_hf_file``); ``before``: the file's stamp."""
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    obj = json_or_none(path)
+    if obj is None:
         return None, None
     kind = kind_of(obj)
     if kind is not None:

@@ -22,7 +22,7 @@ from .base.byte_chars import decode_token as decode_token
 from .base.byte_chars import encode_token as encode_token
 from .base.byte_chars import unicode_to_bytes as unicode_to_bytes
 from .base.data import check_id_range
-from .base.json_errors import not_json, not_utf8
+from .base.json_errors import not_utf8, parse_json
 
 MERGES_HEADER = "#version: 0.2"
 
@@ -35,10 +35,10 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
     except UnicodeDecodeError as e:
         raise TokenizerFileError(not_utf8(name, e)) from None
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
+        raw = parse_json(text, name)
+    except ValueError as e:
         # The same words as a tokenizer.json's: a file cut short says so.
-        raise TokenizerFileError(not_json(name, text, e)) from None
+        raise TokenizerFileError(str(e)) from None
     if not isinstance(raw, dict):
         raise TokenizerFileError(
             f"{name}: expected a JSON object mapping token strings to ids, got {type(raw).__name__}"

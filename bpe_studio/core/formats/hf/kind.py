@@ -18,7 +18,6 @@ its vocabulary).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ...corpus.stamps import Stamp, stamp
+from ..base.json_errors import json_or_none
 
 # The models the tokenizers library runs (its ``models`` module; ``ModelWrapper`` in Rust).
 TOKENIZERS_MODELS = ("BPE", "Unigram", "WordLevel", "WordPiece")
@@ -35,10 +35,7 @@ TOKENIZERS_MODELS = ("BPE", "Unigram", "WordLevel", "WordPiece")
 def unknown_model(path: str | os.PathLike[str]) -> str | None:
     """The model ``type`` the ``tokenizer.json`` at ``path`` names, when ``tokenizers`` runs
     no such model (None: one it runs, or no readable type)."""
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    obj = json_or_none(path)
     model = obj.get("model") if isinstance(obj, dict) else None
     kind = model.get("type") if isinstance(model, dict) else None
     return None if kind is None or kind in TOKENIZERS_MODELS else str(kind)
@@ -232,8 +229,5 @@ def kind_of(obj: Any) -> str | None:
 def foreign_kind(path: str | os.PathLike[str]) -> str | None:
     """:func:`kind_of` the ``tokenizer.json`` at ``path``; None too for a file that is no
     readable JSON (``tokenizer_json`` then says what is wrong with it, naming the file)."""
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
+    obj = json_or_none(path)
     return kind_of(obj)

@@ -9,12 +9,11 @@ writing it (``writing``).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from ...pretokenization.pretokenizer import pretokenizer
-from ..base.json_errors import read_json
+from ..base.json_errors import json_or_none, read_json
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
@@ -57,9 +56,9 @@ def _is_sidecar(path: Path) -> bool:
     try:
         if path.stat().st_size > _SIDECAR_MAX:
             return False
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except OSError:
         return False
+    obj = json_or_none(path)
     return isinstance(obj, dict) and obj.get("format") == SIDECAR_FORMAT
 
 
