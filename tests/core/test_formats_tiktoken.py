@@ -356,3 +356,60 @@ def test_a_rank_files_special_tokens_are_a_mapping(tmp_path):
     rank_path, _ = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
     with pytest.raises(TypeError, match=r"map each token to its id.*got '<\|endoftext\|>'"):
         read_tiktoken(rank_path, "gpt2", EOT)
+
+
+def _cut(rank_path, lines: int) -> None:
+    """Keep the first ``lines`` lines of a rank file, as a copy interrupted at a line's end."""
+    kept = rank_path.read_bytes().splitlines(keepends=True)[:lines]
+    rank_path.write_bytes(b"".join(kept))
+
+
+def test_a_rank_file_cut_short_is_refused_by_its_sidecars_count(tmp_path):
+    """The hostile-inputs audit: gpt2.tiktoken cut at a line's end (an interrupted copy) loaded
+    without a word as a smaller tokenizer. The sidecar now says how many ranks were written."""
+    rank_path, sidecar_path = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    assert sidecar["rank_count"] == 50_256 == len(rank_path.read_bytes().splitlines())
+    assert read_tiktoken(rank_path).notes == ()
+    _cut(rank_path, 34_072)
+    with pytest.raises(ValueError) as info:
+        read_tiktoken(rank_path)
+    assert str(info.value) == (
+        f"{rank_path}: holds 34,072 ranks, where its sidecar {sidecar_path} says 50,256 were "
+        "written: the rank file is cut short (an interrupted copy?) or is not the one the "
+        "sidecar was written with; copy it again"
+    )
+    sidecar_path.write_text(json.dumps(sidecar | {"rank_count": "50256"}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"t\.tiktoken\.json: rank_count must be a non-negat"):
+        read_tiktoken(rank_path)
+
+
+def test_without_a_count_a_special_token_far_past_the_ranks_is_noted(tmp_path):
+    """A sidecar written before the count (or none, the special tokens given) reads as
+    before; a special token more than 1,024 ids past the last rank is noted, as a cut-short
+    file leaves it."""
+    rank_path, sidecar_path = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    del sidecar["rank_count"]
+    sidecar_path.write_text(json.dumps(sidecar), encoding="utf-8")
+    assert read_tiktoken(rank_path).notes == ()
+    _cut(rank_path, 50_256 - 1_024)  # the last rank 49,231: 1,024 ids before <|endoftext|>
+    assert read_tiktoken(rank_path).notes == ()
+    _cut(rank_path, 34_072)
+    note = (
+        f"{rank_path}: its last rank is 34,071, and special token '<|endoftext|>' is id "
+        "50,256: the 16,184 ids between hold nothing (a rank file cut short by an "
+        "interrupted copy? compare it with the original)"
+    )
+    assert read_tiktoken(rank_path).notes == (note,)
+    sidecar_path.unlink()
+    assert read_tiktoken(rank_path, "gpt2", {EOT: 50_256}).notes == (note,)
+
+
+@pytest.mark.parametrize("name", list(ENCODINGS))
+def test_openai_rank_files_leave_no_note(tmp_path, name):
+    """OpenAI's own files leave a few ids between their last rank and their special tokens
+    (1 in cl100k_base and o200k_base): no note."""
+    path = tmp_path / f"{name}.tiktoken"
+    path.write_bytes(gzip.decompress((RESOURCES / f"{name}.tiktoken.gz").read_bytes()))
+    assert read_tiktoken(path).notes == ()

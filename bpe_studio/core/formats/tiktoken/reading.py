@@ -23,7 +23,11 @@ from .merges import derive_merges
 from .openai import openai_encoding
 from .ranks import check_entries, line_of, parse, read_raw
 from .shipped import merges_from_shipped
-from .sidecar import read_sidecar, sidecar_beside, sidecar_name, stem_of
+from .sidecar import RANK_COUNT, read_sidecar, sidecar_beside, sidecar_name, stem_of
+
+# Ids a special token may stand past the last rank before that reads as ranks lost: OpenAI's
+# own files leave a few for ids they reserve.
+_SPECIAL_GAP = 1024
 
 
 class PatternNeeded(ValueError):
@@ -121,7 +125,7 @@ def read_tiktoken(
         )
     settings = None
     if pattern is None or special_tokens is None:
-        settings = _settings_for(Path(path), sha256)
+        settings = _settings_for(Path(path), sha256, len(inverse))
     if pattern is None:
         if settings is None:
             raise PatternNeeded(
@@ -132,21 +136,58 @@ def read_tiktoken(
         pattern = settings["pat_str"]
     if special_tokens is None:
         special_tokens = settings["special_tokens"] if settings else {}
+    last_rank = max(vocab, default=-1)
     specials = _add_specials(vocab, inverse, special_tokens, name)
+    counted = settings is not None and settings.get(RANK_COUNT) is not None
+    note = None if counted else _gap_note(name, last_rank, specials)
     # subtle: OpenAI's own rank files are the presets' (same bytes), whose every token is
     # checked to merge into itself (tests/core/test_whole_tokens.py).
     whole = openai_encoding(sha256) is not None
     check_id_range(vocab, name)
-    return TokenizerData(vocab, merges, specials, pattern_name(pattern), merge_ids, whole)
+    return TokenizerData(
+        vocab,
+        merges,
+        specials,
+        pattern_name(pattern),
+        merge_ids,
+        whole,
+        notes=() if note is None else (note,),
+    )
 
 
-def _settings_for(rank_file: Path, sha256: str) -> dict | None:
-    """``pat_str`` and ``special_tokens`` for a rank file: its sidecar's, else for one of
+def _gap_note(name: str, last_rank: int, specials: Mapping[str, int]) -> str | None:
+    """What to say of a rank file (``name``) whose first special token past its last rank
+    stands far past it, as after a copy cut short at a line's end; None when none does."""
+    after = [(idx, s) for s, idx in specials.items() if idx > last_rank]
+    if not after:
+        return None
+    idx, s = min(after)
+    if idx - last_rank - 1 <= _SPECIAL_GAP:
+        return None
+    return (
+        f"{name}: its last rank is {last_rank:,}, and special token {s!r} is id {idx:,}: the "
+        f"{idx - last_rank - 1:,} ids between hold nothing (a rank file cut short by an "
+        "interrupted copy? compare it with the original)"
+    )
+
+
+def _settings_for(rank_file: Path, sha256: str, n_ranks: int) -> dict | None:
+    """``pat_str`` and ``special_tokens`` for a rank file holding ``n_ranks`` ranks: its
+    sidecar's (refused when it says another number of ranks was written), else for one of
     OpenAI's own rank files (recognised by its bytes, whatever its name) the ones tiktoken
     publishes for it, else None."""
     sidecar = sidecar_beside(rank_file)
     if sidecar is not None:
-        return read_sidecar(sidecar)
+        settings = read_sidecar(sidecar)
+        written = settings.get(RANK_COUNT)
+        if written is not None and written != n_ranks:
+            raise ValueError(
+                f"{os.fspath(rank_file)}: holds {n_ranks:,} ranks, where its sidecar "
+                f"{os.fspath(sidecar)} says {written:,} were written: the rank file is cut "
+                "short (an interrupted copy?) or is not the one the sidecar was written with; "
+                "copy it again"
+            )
+        return settings
     encoding = openai_encoding(sha256)
     if encoding is None:
         return None

@@ -1,5 +1,6 @@
 """The sidecar of a rank file: ``NAME.tiktoken.json`` beside ``NAME.tiktoken``, holding what a
-rank file lacks (``pat_str`` and ``special_tokens``, with a format name and version).
+rank file lacks (``pat_str`` and ``special_tokens``, with a format name and version, and
+since it was added the number of ranks written, ``rank_count``).
 
 What it does: names the sidecar (:func:`sidecar_name`), finds it beside a rank file
 (:func:`sidecar_beside`; also the ``NAME.json`` earlier versions wrote, when it says it is
@@ -17,6 +18,8 @@ from ..base.json_errors import json_or_none, read_json
 
 SIDECAR_FORMAT = "bpe-studio tiktoken sidecar"
 SIDECAR_VERSION = 1
+# The number of ranks the rank file was written with; sidecars written before it lack it.
+RANK_COUNT = "rank_count"
 # NAME.tiktoken's sidecar is NAME.tiktoken.json (see ``sidecar_name``).
 SIDECAR_SUFFIX = ".tiktoken.json"
 # A sidecar holds a pattern and a few special tokens: far less than this many bytes.
@@ -71,6 +74,9 @@ def read_sidecar(path: Path) -> dict:
         raise ValueError(f"{name}: version {obj.get('version')!r}, expected {SIDECAR_VERSION}")
     if not isinstance(obj.get("pat_str"), str) or not isinstance(obj.get("special_tokens"), dict):
         raise ValueError(f"{name}: needs a string 'pat_str' and an object 'special_tokens'")
+    count = obj.get(RANK_COUNT)
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise ValueError(f"{name}: {RANK_COUNT} must be a non-negative integer, got {count!r}")
     try:
         pretokenizer(obj["pat_str"])
     except ValueError as e:

@@ -16,7 +16,7 @@ from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
 from ..base.data import TokenizerData
 from .merges import derive_merges
 from .pattern_check import pattern_problem
-from .sidecar import SIDECAR_FORMAT, SIDECAR_VERSION, sidecar_name
+from .sidecar import RANK_COUNT, SIDECAR_FORMAT, SIDECAR_VERSION, sidecar_name
 
 
 def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
@@ -103,7 +103,8 @@ def write_tiktoken(
     directory: str | os.PathLike, name: str, data: TokenizerData
 ) -> tuple[Path, Path]:
     """Write ``directory/NAME.tiktoken`` (ranks = ids, special tokens left out) and
-    ``directory/NAME.tiktoken.json`` (``pat_str``, ``special_tokens``, format and version), each
+    ``directory/NAME.tiktoken.json`` (``pat_str``, ``special_tokens``, format and version, the
+    number of ranks: ``rank_count``), each
     atomically. ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=<the file's ranks>,
     special_tokens=...)`` then gives this tokenizer's ids. Returns both paths.
 
@@ -135,6 +136,9 @@ def write_tiktoken(
         # tiktoken's own spelling of GPT-2's pattern (the same splits; see ``pattern``).
         "pat_str": R50K_PATTERN if name_of == "gpt2" else pattern_regex(data.pattern),
         "special_tokens": dict(sorted(data.special_tokens.items(), key=lambda item: item[1])),
+        # The rank file's lines: one cut short at a line's end (an interrupted copy) is
+        # otherwise a smaller tokenizer that loads without a word.
+        RANK_COUNT: len(lines),
     }
     text = json.dumps(sidecar, ensure_ascii=False, indent=2) + "\n"
     with output_folder(directory) as out:
