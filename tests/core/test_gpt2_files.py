@@ -189,6 +189,48 @@ def test_vocab_not_utf8(tmp_path):
         load_vocab(path)
 
 
+def _byte_vocab(tmp_path, *, without=(), extra="") -> object:
+    """A vocab.json of the 256 byte tokens (ids 0-255) but those of ``without``, then
+    ``extra`` (JSON entries, with a leading comma); its merges.txt beside it, empty."""
+    entries = [
+        f"{json.dumps(token_to_gpt2(bytes([b])), ensure_ascii=False)}: {b}"
+        for b in range(256)
+        if b not in without
+    ]
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    return write_vocab(tmp_path, "{" + ", ".join(entries) + extra + "}")
+
+
+def test_a_vocab_without_a_byte_names_the_file(tmp_path):
+    """The hostile-inputs audit: a vocab.json missing byte 0x00 said "the vocabulary lacks 1
+    single-byte token(s)", naming no file."""
+    path = _byte_vocab(tmp_path, without={0})
+    for load in (lambda: load_vocab(path), lambda: Tokenizer.load(path)):
+        with pytest.raises(TokenizerFileError) as info:
+            load()
+        assert str(info.value) == (
+            f"{path}: no token for byte 0x00 (written 'Ā'): a byte-level vocabulary needs all 256"
+        )
+    path = _byte_vocab(tmp_path, without={0, 1, 2})
+    with pytest.raises(TokenizerFileError, match=r"0x00 \(written 'Ā'\) nor for 2 other bytes:"):
+        load_vocab(path)
+
+
+def test_a_token_given_twice_in_a_vocab_is_refused_naming_it(tmp_path):
+    """The hostile-inputs audit: a vocab.json giving a token twice loaded with the last id
+    (JSON keeps the last), silently: the first id held nothing."""
+    path = _byte_vocab(tmp_path, extra=', "Ā": 256')
+    with pytest.raises(TokenizerFileError) as info:
+        Tokenizer.load(path)
+    assert str(info.value) == (
+        f"{path}: entry 'Ā' is given twice, with ids 0 and 256: a vocabulary holds each token "
+        "once (which id is meant?)"
+    )
+    # Given twice with the same id, it is the same vocabulary.
+    path = _byte_vocab(tmp_path, extra=', "Ā": 0')
+    assert load_vocab(path)[0] == b"\x00"
+
+
 def test_a_vocab_cut_short_says_so_as_a_tokenizer_json_does(tmp_path):
     path = tmp_path / "vocab.json"
     path.write_text('{"a": 0,\n "b": 1, "c', encoding="utf-8")

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..io.atomic import atomic_write_all, output_folder
 from ..pretokenization.specials import looks_special, validate_special_tokens
@@ -28,20 +29,29 @@ MERGES_HEADER = "#version: 0.2"
 
 
 def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
-    """Read ``vocab.json`` (token string -> id) into id -> token bytes."""
+    """Read ``vocab.json`` (token string -> id) into id -> token bytes: each of the 256
+    bytes has a token, each token one id (a token given twice is refused, naming it)."""
     name = os.fspath(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise TokenizerFileError(not_utf8(name, e)) from None
+    repeated: list[tuple[str, Any, Any]] = []
     try:
-        raw = parse_json(text, name)
+        raw = parse_json(text, name, object_pairs_hook=lambda pairs: _first_repeat(pairs, repeated))
     except ValueError as e:
         # The same words as a tokenizer.json's: a file cut short says so.
         raise TokenizerFileError(str(e)) from None
     if not isinstance(raw, dict):
         raise TokenizerFileError(
             f"{name}: expected a JSON object mapping token strings to ids, got {type(raw).__name__}"
+        )
+    if repeated:
+        # subtle: json.loads keeps the last of a repeated key, silently: the first id is lost.
+        token, first, last = repeated[0]
+        raise TokenizerFileError(
+            f"{name}: entry {token!r} is given twice, with ids {first!r} and {last!r}: a "
+            "vocabulary holds each token once (which id is meant?)"
         )
     vocab: dict[int, bytes] = {}
     for token, idx in raw.items():
@@ -51,8 +61,31 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
         if idx in vocab:
             raise TokenizerFileError(f"{where}: id {idx} is used twice")
         vocab[idx] = decode_token(token, where)
+    held = set(vocab.values())
+    missing = [b for b in range(256) if bytes([b]) not in held]
+    if missing:
+        others = len(missing) - 1
+        more = f" nor for {others} other byte{'s' * (others > 1)}" if others else ""
+        raise TokenizerFileError(
+            f"{name}: no token for byte 0x{missing[0]:02x} (written "
+            f"{encode_token(bytes([missing[0]]))!r}){more}: a byte-level vocabulary needs all 256"
+        )
     check_id_range(vocab, name)
     return vocab
+
+
+def _first_repeat(pairs: list[tuple[str, Any]], repeated: list[tuple[str, Any, Any]]) -> dict:
+    """``pairs`` (one JSON object's) as a dict, the first key they repeat with another value
+    entered in ``repeated`` with its first value and that other (json.loads'
+    object_pairs_hook). A key repeated with its value changes nothing."""
+    obj = dict(pairs)
+    if len(obj) < len(pairs) and not repeated:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if seen.setdefault(key, value) != value:
+                repeated.append((key, seen[key], value))
+                break
+    return obj
 
 
 def _read_merges(path: str | os.PathLike) -> list[tuple[int, bytes, bytes]]:
