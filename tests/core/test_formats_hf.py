@@ -306,6 +306,32 @@ def test_added_tokens_get_the_ids_tokenizers_gives_them(tmp_path, case):
     assert ours.decode(ours.encode(text)) == text
 
 
+@pytest.mark.parametrize("idx", [10**20, 2**32, -1, 1.0, "5", True])
+def test_an_added_token_id_tokenizers_cannot_read_is_refused_naming_it(tmp_path, idx):
+    """The hostile-inputs audit: an added token with id 10**20 loaded as the next free id
+    (renumbered as a colliding one is), where tokenizers refuses the file: ids are u32."""
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    obj = _base()
+    obj["added_tokens"] = [_token("<|x|>", idx)]
+    path = _write(tmp_path, obj)
+    with pytest.raises(Exception, match="u32"):
+        tokenizers.Tokenizer.from_file(str(path))
+    said = (
+        f"{path}: added_tokens[0]: '<|x|>': id must be an integer from 0 to 4,294,967,295 "
+        f"(as tokenizers reads one), got {idx!r}"
+    )
+    for load in (read_hf, Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(path)
+        assert str(info.value) == said, load
+    # The largest id it reads is renumbered as tokenizers renumbers it.
+    obj["added_tokens"] = [_token("<|x|>", 2**32 - 1)]
+    path = _write(tmp_path, obj)
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    assert read_hf(path).special_tokens == {"<|x|>": hf.token_to_id("<|x|>")}
+
+
 def test_added_token_ids_before_tokenizers_0_23(tmp_path, monkeypatch):
     # Before 0.23 each new added token got one past the largest added id so far, those the
     # model holds included: the ids tokenizers 0.21.0 gave this file (run once by hand).

@@ -25,6 +25,8 @@ _WORD_START = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]"
 _SPACE = regex.compile(r"\s")
 _SPACES_AFTER = regex.compile(r"\s*")
 _FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
+# The largest id tokenizers reads (a u32).
+_MAX_ID = 2**32 - 1
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,13 @@ def read_added(raw: Any, normalizers: list[EditsOf], name: str) -> tuple[AddedTo
         content, idx = added.get("content"), added.get("id")
         if not isinstance(content, str) or not content:
             raise ValueError(f"{where}: content must be a non-empty string, got {content!r}")
-        if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise ValueError(f"{where}: id must be a non-negative integer, got {idx!r}")
+        if isinstance(idx, bool) or not isinstance(idx, int) or not 0 <= idx <= _MAX_ID:
+            # subtle: past that, tokenizers refuses the file, and a colliding id here would
+            # be renumbered as tokenizers renumbers one it reads, as if the file were fine.
+            raise ValueError(
+                f"{where}: {content!r}: id must be an integer from 0 to {_MAX_ID:,} (as "
+                f"tokenizers reads one), got {idx!r}"
+            )
         flags = {f: bool(added.get(f, f == "special")) for f in _FLAGS}
         match = normalize(normalizers, content) if flags["normalized"] else content
         if not match:
