@@ -303,3 +303,28 @@ def test_readers_that_only_look_pass_over_json_python_cannot_parse(tmp_path, gpt
         assert unknown_model(hf) is None
         assert tokenizer_json_beside(tmp_path / "vocab.json", gpt2_tokenizer.to_data()) is None
         assert sidecar_beside(tmp_path / "tokenizer.tiktoken") is None
+
+
+@pytest.mark.parametrize(
+    ("fmt", "first"), [("gpt2", "vocab.json"), ("hf", "tokenizer.json"), ("tiktoken", "t.tiktoken")]
+)
+def test_a_folder_that_refuses_new_files_is_said_of_the_file_saved(
+    tmp_path, monkeypatch, fmt, first
+):
+    """The hostile-inputs audit: Tokenizer.save into an immutable folder (chattr +i) named
+    the hidden temporary file it could not make, .vocab.json.xgknpx6p.tmp. The refusal
+    mkstemp gives there is made here, as a test run as root may write anywhere."""
+    import errno
+
+    from bpe_studio.core.io import atomic
+
+    def refused(dir, prefix, suffix):  # mkstemp's keywords
+        hidden = os.path.join(dir, f"{prefix}xgknpx6p{suffix}")
+        raise PermissionError(errno.EPERM, "Operation not permitted", hidden)
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", refused)
+    with pytest.raises(PermissionError) as info:
+        Tokenizer.preset("gpt2").save(tmp_path, format=fmt, name="t" if fmt == "tiktoken" else None)
+    assert info.value.filename == os.fspath(tmp_path / first)
+    assert str(info.value) == f"[Errno 1] Operation not permitted: '{tmp_path / first}'"
+    assert list(tmp_path.iterdir()) == []

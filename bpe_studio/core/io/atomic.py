@@ -101,7 +101,15 @@ def _temp_file(target: Path) -> tuple[int, str]:
     """A new temporary file beside ``target``, with the permissions ``open`` would give it;
     those a killed writer of ``target`` left there long ago are removed first."""
     remove_stale_beside(target)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target.name), suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=target.parent, prefix=temp_prefix(target.name), suffix=".tmp"
+        )
+    except OSError as e:
+        # subtle: mkstemp's error names the hidden temporary file it could not make, a name
+        # the user never gave: a folder that refuses new files is said of the file written.
+        e.filename = os.fspath(target)
+        raise
     if hasattr(os, "fchmod"):
         try:
             # subtle: mkstemp makes the file 0600; a file saved for others to read should
