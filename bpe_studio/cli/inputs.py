@@ -150,7 +150,8 @@ def check_input(
         if not p.exists():
             raise CliError(f"{user_path}: {link_loop(p) or f'{what} not found'}")
         if p.is_dir():
-            raise CliError(f"{user_path}: is a directory, not a {what}")
+            article = "an" if what[0] in "aeiou" else "a"  # "an ids file"
+            raise CliError(f"{user_path}: is a directory, not {article} {what}")
     check_not_endless(user_path, what)
     if ids and _is_terminal(user_path, unknown=False):
         raise CliError(

@@ -568,6 +568,18 @@ def test_an_empty_path_is_said_to_be_empty(tmp_path, command, empty):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
 
 
+@pytest.mark.parametrize(
+    ("args", "what"),
+    [(("decode", "d", "--tokenizer", "gpt2"), "an ids file"), (("encode", "d"), "a file")],
+)
+def test_a_directory_as_input_is_said_with_its_article(tmp_path, args, what):
+    """The hostile-inputs audit: decode of a directory said "is a directory, not a ids file"."""
+    (tmp_path / "d").mkdir()
+    extra = ("--tokenizer", "gpt2", "--out", "x.npy") if args[0] == "encode" else ()
+    line = error_line(cli(tmp_path, *args, *extra))
+    assert line == f"bpe-studio: error: d: is a directory, not {what}"
+
+
 def test_options_after_a_double_dash_are_said_to_be_files(tmp_path):
     """The outputs audit: encode -- -d.txt --tokenizer T --out x.npy advised naming the
     file ./-d.txt, which -- had already done: what went wrong is the options after it."""
