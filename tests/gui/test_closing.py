@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import io
 import sys
+import threading
+from unittest import mock
 
 import pytest
 from gui_helpers import EOT, FIXTURES, held_in_compile, paused_in_window, train_in_window
 
 from bpe_studio.core import Tokenizer, train_bpe
+from bpe_studio.gui.jobs import loader as loader_module
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.training.session import live_training_threads
 
@@ -444,3 +447,48 @@ def test_closing_during_the_first_compile_hides_the_window_at_once(
         "bpe-studio: waiting for the merge engine to finish compiling before exiting "
         "(first run only)…\n"
     )
+
+
+def _close_while_loading(qtbot, window, answer: str, vocab_size: int, out) -> list[tuple]:
+    """Train a run, let it go for a tokenizer whose load is held until the close question
+    comes, then close, answering ``answer``; the run's merges."""
+    result = train_in_window(qtbot, window, TINY, vocab_size)
+    window.controller.confirm = lambda title, question: True  # the run let go for the file
+    started, released = threading.Event(), threading.Event()
+    real = loader_module.prepare_file
+
+    def slow(*args, **kwargs):
+        started.set()
+        released.wait(30)
+        return real(*args, **kwargs)
+
+    def ask(title: str, question: str) -> str:
+        assert f"{len(result.merges):,} merges" in question
+        released.set()  # the load would end now
+        qtbot.waitUntil(lambda: window.controller.loader._job.active_threads() == 0)
+        qtbot.wait(50)  # its result, were it kept, would be delivered meanwhile
+        return answer
+
+    with mock.patch.object(loader_module, "prepare_file", slow):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json")
+        assert started.wait(30)
+        window.ask_close = ask
+        window.choose_save_target = lambda: (str(out), "gpt2")
+        window.close()
+    return result.merges
+
+
+def test_a_load_under_way_when_the_window_closes_does_not_replace_what_is_saved(
+    qtbot, window, tmp_path
+):
+    """A keyboard audit: a run let go for a tokenizer still loading, then Ctrl+Q. The load
+    ended while the question was open: the loaded tokenizer replaced the run on screen, and
+    Save wrote it (o200k's 199,742 merges) in place of the run's merges it asked about. The
+    load now stops when the question comes; the run stays, as after a load that failed."""
+    merges = _close_while_loading(qtbot, window, "cancel", 400, tmp_path / "out")
+    assert window.isVisible() and window.state.result.merges == merges
+    assert window.state.loading is None and window.state.phase is Phase.FINISHED
+    assert window.hub.notice == "Loading gpt2_vocab.json was stopped: the window was closing"
+    merges = _close_while_loading(qtbot, window, "save", 450, tmp_path / "out")
+    assert not window.isVisible()
+    assert Tokenizer.load(tmp_path / "out").merges == merges

@@ -182,6 +182,12 @@ class TokenizerLoader(QObject):
         self._busy = False
         self.failed.emit(message)
 
+    def cancel(self) -> None:
+        """Abandon a load under way without waiting: its result is dropped (neither
+        ``loaded`` nor ``failed`` comes), and another may start."""
+        self._busy = False
+        self._job.cancel()
+
     def shutdown(self) -> None:
         """Abandon a load under way and wait for its thread (closing the window)."""
         self._busy = False

@@ -270,6 +270,15 @@ class AppModel:
         self.updated.emit()
         self.tokenizer_offered.emit(offered)
 
+    def load_stopped(self, why: str) -> None:
+        """A load under way was abandoned (``why``): what was shown stays, and the notice
+        says which file did not load."""
+        files = self.state.loading
+        self.state.loading = None
+        if files is not None:
+            self.set_notice(f"Loading {files[0].name} was stopped: {why}")
+        self.updated.emit()
+
     def load_failed(self, message: str) -> None:
         self.state.loading, self.state.load_error = None, message
         self.updated.emit()

@@ -449,6 +449,14 @@ class Controller(QObject):
             # it was.
             paused_here = not session.paused
             session.hold_still()
+        if self.loader.busy:
+            # subtle: a tokenizer loading (the user let the run go for it) would end within
+            # the question's event loop and replace the run on screen: Save then wrote the
+            # loaded tokenizer in place of the merges asked about (a keyboard audit). The
+            # load stops; the run stays, as after a load that failed.
+            self.loader.cancel()
+            self._discard_on_load = None
+            self.hub.load_stopped("the window was closing")
         said, _ = unsaved_words(self.hub.state, "Closing the window")
         answer = self.ask_close("Save the trained tokenizer?", said)
         if answer == SAVE:
