@@ -492,3 +492,22 @@ def test_a_load_under_way_when_the_window_closes_does_not_replace_what_is_saved(
     merges = _close_while_loading(qtbot, window, "save", 450, tmp_path / "out")
     assert not window.isVisible()
     assert Tokenizer.load(tmp_path / "out").merges == merges
+
+
+def test_closing_before_the_first_merge_asks_whether_to_stop(qtbot, window, monkeypatch, tmp_path):
+    """A keyboard audit: Ctrl+Q while a large corpus was still pre-tokenizing closed the app
+    at once, the minutes of counting lost. With no merge to save, it asks whether to stop."""
+    session, go = held_in_compile(qtbot, window, monkeypatch, tmp_path)
+    asked: list[str] = []
+    try:
+        window.ask = lambda title, question: asked.append(title) or False
+        window.close()
+        assert asked == ["Stop training and close?"] and window.isVisible()
+        assert session.is_running
+        window.ask = lambda title, question: asked.append(title) or True
+        window.close()
+        assert len(asked) == 2 and not window.isVisible()
+    finally:
+        go.set()
+    window.close_without_asking()
+    assert live_training_threads() == 0

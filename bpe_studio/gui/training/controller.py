@@ -438,7 +438,15 @@ class Controller(QObject):
         answers :attr:`ask_close` (a run still training is paused while asked, and saved as it
         stands then). Cancel (or a Save that did not happen) keeps the window and the run."""
         if self.hub.unsaved == 0:
-            return True
+            if not self.training:
+                return True
+            # No merge to lose yet, but a long pre-tokenization (minutes on a large corpus)
+            # would be lost to a stray Ctrl+Q (a keyboard audit: the app closed at once).
+            return self.confirm(
+                "Stop training and close?",
+                "Training has learned no merge yet: what it has counted so far is lost when "
+                "the window closes.\n\nStop training and close?",
+            )
         session = self.session
         paused_here = False
         if session is not None and self.training:
