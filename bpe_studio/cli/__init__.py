@@ -79,6 +79,27 @@ def program() -> int:
     return ended if ended is not None and code == EXIT_INTERRUPTED else code
 
 
+# --workers beyond this many per core is said (a hostile-input audit: --workers 1000 started
+# 1,001 processes on 2 cores, 8x slower, each holding its own memory, with no word). A few
+# more than the cores is a user's choice (a core shared with other work); this many is a slip.
+_WORKERS_PER_CORE_SAID = 16
+
+
+def _note_many_workers(workers: object) -> None:
+    if not isinstance(workers, int):
+        return
+    from ..core.corpus.counting import available_cores
+
+    cores = available_cores()
+    if workers > _WORKERS_PER_CORE_SAID * cores:
+        print(
+            f"note: --workers {workers:,} on {cores:,} core{'s' if cores > 1 else ''}: the "
+            "processes beyond the cores only wait for one, each with its own memory; leave "
+            "--workers out for one per core",
+            file=sys.stderr,
+        )
+
+
 def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     from .parser import build_parser
 
@@ -96,6 +117,7 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
 
         terminate_as_interrupt()
         keep_dropped()  # the process ends with the command: its hook may change
+    _note_many_workers(getattr(args, "workers", None))
     from ..core.corpus.counting import TrainingCancelled
     from .output import CliError, fail, in_cli_words, os_error_line, out_of_memory
 

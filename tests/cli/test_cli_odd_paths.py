@@ -604,3 +604,22 @@ def test_a_dashed_name_that_is_not_utf8_is_named_as_the_shell_reads_it(tmp_path)
         "($'-\\xff.txt': a word that starts with - is read as an option; name the file as "
         "$'./-\\xff.txt')"
     ), result.stderr
+
+
+def test_far_more_workers_than_cores_is_said(tmp_path):
+    """A hostile-input audit: --workers 1000 started 1,001 processes on 2 cores, eight times
+    slower, with no word. The workers go no further than the chunks, and so many per core is
+    said; the tokenizer is the same."""
+    from bpe_studio.core.corpus.counting import available_cores
+
+    corpus = write_text(tmp_path / "t.txt", "some text to count, and more text\n" * 200)
+    many = 16 * available_cores() + 1
+    said = ok(cli(tmp_path, "train", corpus, "--vocab-size", 300, "--workers", many,
+                  "--out", tmp_path / "many"))  # fmt: skip
+    notes = [ln for ln in said.splitlines() if ln.startswith(f"note: --workers {many:,}")]
+    assert len(notes) == 1 and "leave --workers out for one per core" in notes[0]
+    plain = ok(cli(tmp_path, "train", corpus, "--vocab-size", 300, "--out", tmp_path / "one"))
+    assert "note: --workers" not in plain
+    assert (tmp_path / "many" / "merges.txt").read_bytes() == (
+        tmp_path / "one" / "merges.txt"
+    ).read_bytes()

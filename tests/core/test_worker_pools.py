@@ -256,3 +256,24 @@ def test_a_start_that_runs_out_of_files_ends_the_workers_it_started_and_says_so(
     assert code == 0 and said.startswith("too many open files for 8 worker processes"), said
     assert "(ulimit -n 24)" in said and "or fewer" in said
     assert left == [], "workers outlived the process"
+
+
+def test_counting_starts_no_more_workers_than_chunks(tmp_path, monkeypatch):
+    """A hostile-input audit: train --workers 1000 started 1,001 processes for 105 chunks,
+    the rest starting only to wait. The pool is no larger than the chunks; the counts are
+    the same as one process's."""
+    from bpe_studio.core.corpus import tasks
+
+    sizes: list[int] = []
+
+    class Counted(WorkerPool):
+        def __init__(self, workers, *args, **kwargs):
+            sizes.append(workers)
+            super().__init__(workers, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "WorkerPool", Counted)
+    corpus = generated_corpus(tmp_path / "big.txt", counting.IN_PROCESS_LIMIT + (1 << 20))
+    many = tasks.count_corpus(corpus, ["<|endoftext|>"], workers=64)
+    one = tasks.count_corpus(corpus, ["<|endoftext|>"], workers=1)
+    assert sizes and all(n <= 6 for n in sizes), sizes  # 5 MB in chunks of 1 MB or more
+    assert many == one

@@ -425,7 +425,8 @@ def count_corpus(
     with (
         pool_start_explained(context),
         held_interrupts() as check,
-        WorkerPool(workers, mp_context=context, initializer=start_worker) as pool,
+        # (no more workers than chunks: one beyond them would start only to wait)
+        WorkerPool(min(workers, len(tasks)), mp_context=context, initializer=start_worker) as pool,
     ):
         try:
             # subtle: every job is submitted at once, which starts all the workers.
