@@ -107,6 +107,30 @@ def test_close_mid_run_and_top_pairs(engine):
     assert len(t.vocab) == 257 + 20
 
 
+def test_one_long_pre_token_keeps_the_compiled_pair_index_small():
+    """A hostile-input audit: 10 MB of one letter (one pre-token) took 1.9 GB to train with
+    the compiled engine, 1.1 GB of it a pair index grown for two new pairs per place merged
+    (ten million) when there were 11 pairs in all. A merge creates at most two pairs per
+    token there is; the index is sized by that. Exact against the reference too."""
+    from bpe_studio.core.train.engine_start import EngineStart
+
+    merge_engine.prepare()
+    counts = {b"a" * 200_000 + b"b" * 100_000: 2, b"ab" * 1000: 1}
+    expected = reference_merges(counts, 40)
+    tokens = [bytes([i]) for i in range(256)]
+    engine = merge_engine.CompiledMergeEngine(EngineStart.of(counts, tokens, 256 + 40))
+    merges = []
+    while len(merges) < 40 and (best := engine.best()) is not None:
+        a, b, _ = best
+        tokens.append(tokens[a] + tokens[b])
+        engine.add_token(len(tokens) - 1, tokens[-1])
+        engine.merge(len(tokens) - 1)
+        merges.append((tokens[a], tokens[b]))
+        # Its slots, at most half full, for the pairs there are and a merge can create.
+        assert engine.hkeys.size <= 4 * (int(engine.meta[0]) + 2 * len(tokens)) + (1 << 18)
+    assert merges == expected
+
+
 # ---------------------------------------------------------------- choosing an engine
 @pytest.fixture
 def no_numba(monkeypatch):

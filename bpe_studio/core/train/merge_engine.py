@@ -205,8 +205,12 @@ class CompiledMergeEngine:
         """Merge the pair :meth:`best` returned into ``new_id`` everywhere; returns how many
         places were merged."""
         pid = self._pending
-        # Each place merged creates at most two pairs: keep the hash at most half full.
-        need = 2 * (int(self.meta[self._k.NPAIRS]) + 2 * int(self.plen[pid]))
+        # The pairs a merge creates hold the new token beside another: at most two per place
+        # merged, and at most two per token there is (one on each side). Bounded by places
+        # alone, a run of one letter ten million long (one pre-token) grew the hash to 134
+        # million slots, 1.1 GB, for the 11 pairs there ever were. Kept at most half full.
+        created = 2 * min(int(self.plen[pid]), self.n_tokens)
+        need = 2 * (int(self.meta[self._k.NPAIRS]) + created)
         if need > self.hkeys.size:
             self.hkeys, self.hvals = self._k.rehash(
                 self.hkeys, self.hvals, _pow2_at_least(2 * need)
