@@ -360,6 +360,19 @@ def test_every_character_normalizes_as_tokenizers_does(form):
     assert not wrong, [tuple(" ".join(f"{ord(c):04X}" for c in x) for x in w) for w in wrong[:5]]
 
 
+def test_every_character_lowercases_as_tokenizers_does():
+    # A Reach audit: 55 capital letters of Unicode 16 and 17 (U+A7CB, Garay's) were left by
+    # Python 3.11's str.lower and lowercased by tokenizers' Rust, so a Lowercase file's ids
+    # differed for text holding one. Every code point, alone, as tokenizers lowercases it.
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and c != 0x0A]
+    text = "\n".join(chars)
+    theirs = nz.Lowercase().normalize_str(text).split("\n")
+    ours = Normalized(text).apply(normalizer_steps({"type": "Lowercase"})).text.split("\n")
+    assert len(ours) == len(theirs) == len(chars)
+    wrong = [f"U+{ord(c):04X}" for c, o, t in zip(chars, ours, theirs) if o != t]
+    assert not wrong, (len(wrong), wrong[:8])
+
+
 @pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
 @pytest.mark.parametrize(
     "text",

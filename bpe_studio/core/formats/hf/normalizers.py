@@ -102,9 +102,29 @@ def _unicode(form: Form) -> EditsOf:
     return edits
 
 
+# Capital letters Unicode 16 and 17 added (Garay, Beria Erfe, and eight Latin and Cyrillic
+# ones), which Rust's char::to_lowercase in tokenizers lowercases and Python 3.11's str.lower
+# (Unicode 14) leaves: found comparing the two on every code point (a Reach audit).
+# fmt: off
+_NEWER_SINGLE_CAPITALS = (
+    (0x1C89, 0x1C8A), (0xA7CB, 0x0264), (0xA7CC, 0xA7CD), (0xA7CE, 0xA7CF),
+    (0xA7D2, 0xA7D3), (0xA7D4, 0xA7D5), (0xA7DA, 0xA7DB), (0xA7DC, 0x019B),
+)
+# fmt: on
+_NEWER_LOWERCASE = {
+    **{chr(c): chr(c + 0x20) for c in range(0x10D50, 0x10D66)},
+    **{chr(c): chr(c + 0x1B) for c in range(0x16EA0, 0x16EB9)},
+    **{chr(upper): chr(lower) for upper, lower in _NEWER_SINGLE_CAPITALS},
+}
+
+
 def _lowercase(text: str) -> list[Edit]:
     # Rust's char::to_lowercase, one character at a time: no final-sigma rule.
-    return [(i, i + 1, low) for i, ch in enumerate(text) if (low := ch.lower()) != ch]
+    return [
+        (i, i + 1, low)
+        for i, ch in enumerate(text)
+        if (low := _NEWER_LOWERCASE.get(ch) or ch.lower()) != ch
+    ]
 
 
 def _strip(left: bool, right: bool) -> EditsOf:
