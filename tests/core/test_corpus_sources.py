@@ -193,6 +193,8 @@ def test_bad_records_name_the_line(tmp_path):
         '{"text": null}': "line 2: field 'text' is null, not text",
         "[1, 2]": "line 2: a JSON list, not a record",
         '{"text": "unterminated': "line 2: not a JSON record",
+        # A hostile-input audit: a RecursionError traceback.
+        '{"text": ' + "[" * 100_000 + "]" * 100_000 + "}": "line 2: nested deeper than Python",
     }
     for bad, message in cases.items():
         path = tmp_path / "b.jsonl.gz"

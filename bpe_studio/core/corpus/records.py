@@ -59,6 +59,11 @@ def jsonl_documents(
             record = json.loads(line.rstrip(b"\r\n").decode("utf-8-sig"))
         except UnicodeDecodeError as e:
             raise CorpusError(f"{name}: line {line_of(i)}: not valid UTF-8 ({e.reason})") from None
+        except RecursionError:
+            raise CorpusError(
+                f"{name}: line {line_of(i)}: nested deeper than Python's JSON parser goes, "
+                "which no record is (a damaged line?)"
+            ) from None
         except ValueError as e:
             if b"\x00" in line:
                 raise CorpusError(
@@ -232,7 +237,7 @@ def first_line_is_a_record(f: CorpusFile) -> bool:
         return _OBJECT_START.match(line) is not None
     try:
         return isinstance(json.loads(line), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 

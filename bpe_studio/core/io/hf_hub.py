@@ -432,7 +432,7 @@ def named_special_tokens(folder: Path) -> list[str]:
     sep, cls, mask and the additional ones), in that order; none without the file."""
     try:
         config = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, ValueError, RecursionError):  # (a file nested past the parser's depth)
         return []
     if not isinstance(config, dict):
         return []
