@@ -494,6 +494,15 @@ def _merged_word_added(tok):
     return tok
 
 
+def _byte_listed_in_the_vocabulary(tok):
+    # As Llama 3 lists its added tokens: in model.vocab too, here beside "ĉ", the model's "\t"
+    # (found by fuzzing: refused, "ids 197 and ... hold the same bytes", where tokenizers ran it).
+    tok = _added("\t", True)(tok)
+    obj = json.loads(tok.to_str())
+    obj["model"]["vocab"]["\t"] = tok.token_to_id("\t")
+    return tokenizers.Tokenizer.from_str(json.dumps(obj))
+
+
 # Byte-level files the reader refuses for what their added tokens or template give, where
 # tokenizers runs them: an added token outside model.vocab spelling other bytes, an id past
 # the vocabulary, a token both added and merged, a special token whose byte the model holds.
@@ -504,6 +513,7 @@ REFUSED_FOR_TOKENS = {
     "template": _template_past_the_vocabulary,
     "merged": _merged_word_added,
     "byte": _added("\t", True),
+    "byte in model.vocab": _byte_listed_in_the_vocabulary,
 }
 
 

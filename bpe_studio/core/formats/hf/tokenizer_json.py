@@ -413,8 +413,17 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
     # encoding gives; merges are checked against the model's.
     shared = {idx for s, idx in specials.items() if s not in special}
     inverse: dict[bytes, int] = {}
+    added_ids = set(specials.values())
     for idx, tok in sorted(vocab.items(), key=lambda item: item[0] in shared):
         if inverse.setdefault(tok, idx) != idx and idx not in shared:
+            if {idx, inverse[tok]} & added_ids:
+                # A special token listed in model.vocab (as Llama 3's are) whose bytes a model
+                # token holds ("\n" beside "Ċ"): tokenizers cuts it out first and runs the file.
+                content = next(c for c, at in specials.items() if at in (idx, inverse[tok]))
+                raise AddedTokenConflict(
+                    f"{name}: added_tokens: {content!r} (id {specials[content]}) clashes with "
+                    f"the model's vocabulary (ids {inverse[tok]} and {idx} hold {tok!r})"
+                )
             raise r.fail("model.vocab", f"ids {inverse[tok]} and {idx} hold the same bytes {tok!r}")
     for s, idx in specials.items():
         sb = s.encode("utf-8")
