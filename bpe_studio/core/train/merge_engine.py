@@ -209,7 +209,7 @@ class CompiledMergeEngine:
         # merged, and at most two per token there is (one on each side). Bounded by places
         # alone, a run of one letter ten million long (one pre-token) grew the hash to 134
         # million slots, 1.1 GB, for the 11 pairs there ever were. Kept at most half full.
-        created = 2 * min(int(self.plen[pid]), self.n_tokens)
+        created = 2 * min(int(self.plen[pid]), self.n_tokens + 1)  # (new_id counted, added or not)
         need = 2 * (int(self.meta[self._k.NPAIRS]) + created)
         if need > self.hkeys.size:
             self.hkeys, self.hvals = self._k.rehash(
