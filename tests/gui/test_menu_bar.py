@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from gui_helpers import FIXTURES, train_in_window
-from PySide6.QtGui import QKeySequence
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QKeySequence, QScreen
 from PySide6.QtWidgets import QApplication, QFileDialog, QTableWidget
 
 from bpe_studio.gui.app import DEMO_CORPUS
@@ -165,3 +166,25 @@ def test_an_export_that_failed_leaves_the_folder_unremembered(qtbot, asked, tmp_
     answers.append(str(kept / "report.csv"))
     choose_and_save(None, "Export", "report.csv", "CSV (*.csv)", lambda path: True)
     assert file_dialogs.start_folder(file_dialogs.EXPORT) == str(kept)
+
+
+def test_f1s_list_fits_the_screen_and_scrolls_by_keys(qtbot, window, monkeypatch):
+    # A keyboard audit: at twice the scale on a 1080 px screen (540 logical px) the dialog's
+    # Close button was below the screen's edge, and no key scrolled the table to its last rows.
+    short = QRect(0, 0, 960, 400)
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda screen: short)
+    dialog = ShortcutsDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitUntil(dialog.isVisible, timeout=5_000)
+    assert dialog.height() <= 0.86 * short.height()
+    table = dialog.table
+    assert table.focusPolicy() & Qt.FocusPolicy.TabFocus
+    table.setFocus()
+    qtbot.waitUntil(table.hasFocus, timeout=5_000)
+    last = table.model().index(table.rowCount() - 1, 0)
+    assert table.visualRect(last).bottom() > table.viewport().height()  # out of sight at first
+    qtbot.keyClick(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    rect = table.visualRect(last)
+    assert rect.top() >= 0 and rect.bottom() <= table.viewport().height()
+    assert not table.selectedIndexes()  # a list to read, not to pick from

@@ -45,6 +45,10 @@ VIEW_KEYS = (
 )
 
 
+# The most of the screen's height the shortcuts' list takes.
+SCREEN_SHARE = 0.85
+
+
 def shortcut_rows(window: QWidget) -> list[tuple[str, str]]:
     """(keys, what they do) of every shortcut ``window`` answers: its menus' entries, then its
     shortcuts, in the order they were made, then the keys its views answer (``VIEW_KEYS``)."""
@@ -76,7 +80,9 @@ class ShortcutsDialog(QDialog):
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # It takes focus (first, before Close) so that PgDn, the arrows and End scroll it:
+        # its last rows are out of sight on a short screen, where a mouse may be the only way.
+        self.table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         for row, (keys, what) in enumerate(rows):
             self.table.setItem(row, 0, QTableWidgetItem(keys))
             self.table.setItem(row, 1, QTableWidgetItem(what))
@@ -89,7 +95,10 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(self.table)
         layout.addWidget(buttons)
         height = self.table.verticalHeader().length() + header.height() + 8
-        self.resize(520, min(height + 60, 640))
+        # Whole if the screen has room, else a share of it that leaves the title bar and the
+        # Close button on screen (a scaled screen has few logical pixels); the table scrolls.
+        screen = window.screen().availableGeometry()
+        self.resize(520, min(height + 60, int(screen.height() * SCREEN_SHARE)))
 
     def rows(self) -> list[tuple[str, str]]:
         table, rows = self.table, []
