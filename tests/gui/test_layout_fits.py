@@ -411,3 +411,37 @@ def test_the_empty_pair_charts_hints_fit_their_plots_at_1280_by_800(qtbot, app_s
     narrow = chart._note.textItem.textWidth()
     at_size(qtbot, window, 1600, 1000)  # a wider plot: the hint takes its width back
     assert chart._note.textItem.textWidth() > narrow
+
+
+def test_the_compression_legend_keeps_clear_of_its_plot_on_small_screens(qtbot, app_style, window):
+    # A keyboard audit: at 1366x768 (a window of 1366x708) showing the Step-through squeezed
+    # the top row, and the legend's wrapped lines were drawn over the axis title "merges"; at
+    # 1280x720 they were without it.
+    train_in_window(qtbot, window, DEMO_CORPUS, 2_000)
+    curve, legend = window.curve, window.curve.legend
+    qtbot.waitUntil(lambda: "editor" in legend.full_html, timeout=30_000)  # its last relabel
+    # As long as a run's legend gets, whatever this machine's fonts make of the run's.
+    legend.set_entries(
+        [
+            [("\u2014 ", "#2040c0"), ("in-sample: tinystories_sample.txt, 999,999 bytes", None)],
+            [("\u2014 ", "#e06010"), ("held-out: a validation text (English), 99,999 bytes", None)],
+            [("\u25cf ", "#20a040"), ("editor text", None)],
+        ]
+    )
+    least = window.inspector.minimumSizeHint().height()
+    for width, height in ((1366, 708), (1280, 660)):
+        at_size(qtbot, window, width, height)
+        for page in (1, 0):  # the Step-through, then back
+            window.inspector.setCurrentIndex(page)
+
+            def clear() -> bool:
+                return (
+                    legend.height() >= legend.heightForWidth(legend.width())
+                    and legend.geometry().top() > curve.plot_widget.geometry().bottom()
+                    and curve.height() >= curve.minimumSizeHint().height()
+                )
+
+            # Once the layouts have settled (the editor's count may rewrap the legend).
+            qtbot.waitUntil(clear, timeout=2_000)
+        # Back from the Step-through, the inspector asks no more room than before it.
+        assert window.inspector.minimumSizeHint().height() == least

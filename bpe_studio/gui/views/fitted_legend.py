@@ -85,6 +85,11 @@ class FittedLegend(QLabel):
             shown = pieces_html(self._pieces, low)
         self.setToolTip(self.full_html if shown != self.full_html else "")
         self.setText(shown)
+        if width > 0:
+            # subtle: a wrapped label's least height is one line's, and splitters and layouts
+            # read only least heights: squeezed, the column drew its wrapped lines over the
+            # plot above. Its least height is the lines it shows.
+            self.setMinimumHeight(self.heightForWidth(self.width()))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)

@@ -7,7 +7,7 @@ What it leaves out: the panels themselves (``why_token``, ``step_through``).
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtWidgets import QSizePolicy, QTabWidget, QWidget
 
 from ..model.app_model import AppModel
 from ..model.tokenizer_recipes import inspector_cache
@@ -27,6 +27,16 @@ class InspectorPanel(QTabWidget):
         self.step_through = StepThroughPanel(hub, self.cache)
         self.addTab(self.why, "Why this token")
         self.addTab(self.step_through, "Step-through")
+        self.currentChanged.connect(self._sized_by_current)
+        self._sized_by_current(self.currentIndex())
+
+    def _sized_by_current(self, current: int) -> None:
+        # The tabs' least size is the shown panel's alone: a tab widget's is its tallest
+        # panel's, so once the Step-through had been shown the row above stayed squeezed
+        # for the rest of the session.
+        for index, page in enumerate((self.why, self.step_through)):
+            shown = QSizePolicy.Policy.Preferred if index == current else QSizePolicy.Policy.Ignored
+            page.setSizePolicy(shown, shown)
 
     def shutdown(self) -> None:
         self.why.shutdown()
