@@ -1035,3 +1035,25 @@ def test_a_report_of_the_run_alone_once_discarded_says_so_and_counts_in_words(qt
     assert list(report.report.tokenizers) == ["GPT-2"]
     status = report.status.text()
     assert " × 1 tokenizer; hover a cell" in status and "no run's tokenizer yet" in status
+
+
+def test_the_report_legend_keeps_clear_of_the_bars_in_a_short_chart(qtbot, window, tmp_path):
+    # A keyboard audit: at 1.5x and 2x the legend, inside the chart, covered the tallest bars
+    # and their numbers: its headroom was a fixed share of the chart, not the legend's height.
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a small corpus of plain words\n" * 20, encoding="utf-8")
+    _report(qtbot, window, corpus)
+    report = window.report
+    for tall in (400, 180, 120):
+        report.chart.setFixedHeight(tall)
+        qtbot.waitUntil(lambda tall=tall: report.chart.height() == tall, timeout=5_000)
+        qtbot.wait(30)
+        legend = report.legend.sceneBoundingRect()
+        tops = [value.sceneBoundingRect().top() for value in report.values]
+        # Clear of the numbers over the bars, or, where the chart is too short, hidden.
+        assert tops and (legend.bottom() <= min(tops) or not report.legend.isVisible()), tall
+        # The numbers stay inside the chart.
+        assert min(tops) >= report.chart.getPlotItem().getViewBox().sceneBoundingRect().top()
+    assert report.legend.isVisible() is False  # 120 px: the bars keep their room
+    report.chart.setFixedHeight(400)
+    qtbot.waitUntil(report.legend.isVisible, timeout=5_000)

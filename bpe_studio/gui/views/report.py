@@ -59,6 +59,7 @@ CHART_TITLE = "Bytes per token (higher: fewer tokens for the same text)"
 WAITING_HINT = "The chart appears once the samples are encoded"
 DEFAULTS = (preset_key("gpt2"), preset_key("cl100k_base"), preset_key("o200k_base"), NONE)
 GROUP_WIDTH = 0.8  # of the unit between two samples' groups of bars
+LEGEND_TOP = 4  # pixels between the chart's top and its legend
 
 
 def _unique_labels(labels: list[str]) -> list[str]:
@@ -188,7 +189,9 @@ class ReportView(LazyPage):
         plot.showGrid(x=False, y=True, alpha=0.2)
         self._value_font = QFont()
         self._value_font.setPointSizeF(points(8))
-        self.legend = plot.addLegend(offset=(10, 4), colCount=4)
+        self.legend = plot.addLegend(offset=(10, LEGEND_TOP), colCount=4)
+        self._tallest = 0.0  # the tallest bar drawn (bytes per token); 0: none
+        plot.getViewBox().sigResized.connect(self._fit_headroom)
         self.bars: list[pg.BarGraphItem] = []
         self.values: list[pg.TextItem] = []  # the number above each bar
         for _slot in self.choices:
@@ -259,6 +262,7 @@ class ReportView(LazyPage):
         self.values = []
         self.legend.clear()
         self.legend.setVisible(False)
+        self._tallest = 0.0
         for axis in ("left", "bottom"):
             plot.showAxis(axis, False)
         plot.setXRange(0, 1, padding=0)
@@ -466,9 +470,24 @@ class ReportView(LazyPage):
                 plot.addItem(value)
                 self.values.append(value)
         plot.getAxis("bottom").setTicks([list(zip(xs.tolist(), report.samples))])
-        top = max((c.bytes_per_token for c in report.cells), default=1.0)
+        self._tallest = max((c.bytes_per_token for c in report.cells), default=1.0)
         plot.setXRange(-0.6, len(report.samples) - 0.4, padding=0)
-        plot.setYRange(0, top * 1.22, padding=0)  # headroom for the legend
+        self._fit_headroom()
+
+    def _fit_headroom(self, *_: object) -> None:
+        """The value axis's top leaves the legend (over the chart's top) clear of the tallest
+        bar and its number: the room is the legend's height in pixels, which a share of the
+        chart is not in a short chart or at a large scale. A chart too short for both hides
+        the legend: the swatches beside the pickers name the colours too."""
+        if self._tallest <= 0:
+            return
+        height = self.chart.getPlotItem().getViewBox().height()
+        number = max((v.boundingRect().height() for v in self.values), default=0.0)
+        legend = LEGEND_TOP + self.legend.boundingRect().height()
+        fits = height - (legend + number + LEGEND_TOP) >= height / 3
+        self.legend.setVisible(fits)
+        below = max(height - (legend if fits else 0.0) - number - LEGEND_TOP, 1.0)
+        self.chart.getPlotItem().setYRange(0, self._tallest * height / below, padding=0)
 
     # -------------------------------------------------------------- export
     def export_csv(self, path: str | os.PathLike[str]) -> bool:
