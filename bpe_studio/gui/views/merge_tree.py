@@ -20,6 +20,7 @@ from PySide6.QtCore import QRectF, Qt, Signal, Slot
 from PySide6.QtGui import (
     QBrush,
     QColor,
+    QFocusEvent,
     QFont,
     QFontMetricsF,
     QKeyEvent,
@@ -183,6 +184,7 @@ class MergeTreeView(QGraphicsView):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setObjectName("mergeTree")  # its focus frame (theme.colour_rules)
         self.setScene(QGraphicsScene(self))
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
@@ -336,6 +338,13 @@ class MergeTreeView(QGraphicsView):
             return
         at = nodes.index(self.current) if self.current in nodes else -step
         self._move_to(nodes[(at + step) % len(nodes)])
+
+    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt override
+        super().focusInEvent(event)
+        # The keyboard starts on the root, outlined: with no node current the view took the
+        # focus and showed it nowhere until an arrow was pressed.
+        if self.current is None and self.root is not None:
+            self._move_to(self.root)
 
     def _move_to(self, node: NodeItem) -> None:
         self.current = node

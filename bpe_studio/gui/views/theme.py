@@ -450,6 +450,8 @@ QPushButton#primary {{ background: #3b5bdb; color: #ffffff; border: 1px solid #3
 QPushButton#primary:focus {{ border: 2px solid {c.text}; }}
 QPlainTextEdit#comparePane {{ border: 1px solid {c.border}; padding: 1px; }}
 QPlainTextEdit#comparePane:focus {{ border: 2px solid palette(highlight); padding: 0px; }}
+QGraphicsView#mergeTree {{ border: 1px solid {c.border}; padding: 1px; }}
+QGraphicsView#mergeTree:focus {{ border: 2px solid palette(highlight); padding: 0px; }}
 QPushButton:checked {{
     background: #3b5bdb;
     color: #ffffff;
