@@ -69,7 +69,7 @@ from .views.encoder_status import EncoderStatus
 from .views.help_dialogs import ShortcutsDialog, show_about
 from .views.ids_panel import IdsPanel
 from .views.inspector import InspectorPanel
-from .views.menu_bar import AppMenus, MenuHandlers, last_save_format
+from .views.menu_bar import AppMenus, MenuHandlers, RunButtons, last_save_format
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
 from .views.picker import ask_for_tokenizer_file
@@ -185,6 +185,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.page_scroll = QScrollArea()
         self.page_scroll.setWidgetResizable(True)
         self.page_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # No Tab stop (it showed no focus, and held it at start): Tab still scrolls the page
+        # to the control it reaches (QScrollArea.focusNextPrevChild), and keys scroll views.
+        self.page_scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.page_scroll.setWidget(central)
         self.setCentralWidget(self.page_scroll)
         self.encoder_status = EncoderStatus()
@@ -245,6 +248,12 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
                 open_button=p.open_button,
                 load_button=p.load_button,
                 save_button=p.save_button,
+                run_buttons=RunButtons(
+                    train=p.train_button,
+                    pause=p.pause_button,
+                    stop=p.stop_button,
+                    replay=self.timeline.replay_button,
+                ),
             ),
         )
         self._load_encoder()
@@ -319,12 +328,20 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         """Save, Discard or Cancel (blocking, modal): ``controller.SAVE``, ``DISCARD`` or
         ``CANCEL``. Tests replace this method with an answer."""
         buttons = QMessageBox.StandardButton
+        answer = self.close_box(title, question).exec()
+        return {buttons.Save: SAVE, buttons.Discard: DISCARD}.get(buttons(answer), CANCEL)
+
+    def close_box(self, title: str, question: str) -> QMessageBox:
+        """The question :meth:`ask_close` asks, not yet shown."""
+        buttons = QMessageBox.StandardButton
         box = QMessageBox(QMessageBox.Icon.Question, title, question, parent=self)
         box.setInformativeText("Save it before closing?")
         box.setStandardButtons(buttons.Save | buttons.Discard | buttons.Cancel)
         box.setDefaultButton(buttons.Save)
-        answer = box.exec()
-        return {buttons.Save: SAVE, buttons.Discard: DISCARD}.get(buttons(answer), CANCEL)
+        # Alt+S and Alt+D answer from the keyboard (the standard texts have no mnemonics).
+        for button, text in ((buttons.Save, "&Save"), (buttons.Discard, "&Discard")):
+            box.button(button).setText(text)
+        return box
 
     def ask_records(self, title: str, question: str) -> str:
         """JSON Lines records, plain text or Cancel (blocking, modal): ``corpus_source.AS_RECORDS``,

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.views import theme
 
 CORPUS = FIXTURES / "tinystories_sample.txt"
@@ -213,3 +214,86 @@ def test_every_tab_stop_shows_it_has_the_focus(qtbot, app_style, window):
     qtbot.waitUntil(pane.hasFocus)
     edge = pane.grab().toImage().pixelColor(0, pane.height() // 2)
     assert edge == pane.palette().color(QPalette.ColorRole.Highlight)
+
+
+def test_the_page_scroller_is_no_tab_stop_and_tab_still_brings_the_focus_into_view(qtbot, window):
+    # A keyboard audit: the window's scroll area was a Tab stop that showed no focus, and
+    # held the focus at start.
+    window.resize(900, 480)  # the page scrolls both ways
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    scroller = window.page_scroll
+    assert not scroller.focusPolicy() & Qt.FocusPolicy.TabFocus
+    assert QApplication.focusWidget() is not scroller
+    viewport = scroller.viewport()
+    window.tabs.tabBar().setFocus()
+    seen = 0
+    for _ in range(40):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        widget = QApplication.focusWidget()
+        assert widget is not scroller
+        if widget is None or not scroller.widget().isAncestorOf(widget):
+            continue
+        # Tab scrolls the page to the control it reaches.
+        corner = widget.mapTo(viewport, widget.rect().topLeft())
+        shown = viewport.rect().intersects(widget.rect().translated(corner))
+        assert shown, type(widget).__name__
+        seen += 1
+    assert seen > 10
+    assert scroller.verticalScrollBar().value() > 0  # the page scrolled to reach one
+
+
+def test_the_run_has_a_menu_and_keys(qtbot, window):
+    # A keyboard audit: Train, Pause/Resume, Stop and Replay were in no menu, and Train, Pause
+    # and Stop had no keys.
+    menus = window.menus
+    titles = [a.text().replace("&", "") for a in window.menuBar().actions()]
+    assert titles == ["File", "View", "Run", "Help"]
+    entries = {
+        a.text().replace("&", "").split("\t")[0]: a
+        for a in menus.run_menu.actions()
+        if not a.isSeparator()
+    }
+    assert set(entries) == {"Train", "Pause or resume", "Stop", "Replay"}
+    keys = {text: a.shortcut().toString() for text, a in entries.items()}
+    assert keys["Train"] == "F5" and keys["Pause or resume"] == "F6"
+    assert keys["Stop"] == "Shift+F5"
+    assert entries["Replay"].text().endswith("\tAlt+P")  # the timeline's key, shown
+    panel = window.panel
+    for text, button in (
+        ("Train", panel.train_button),
+        ("Pause or resume", panel.pause_button),
+        ("Stop", panel.stop_button),
+    ):
+        assert entries[text].isEnabled() == button.isEnabled(), text
+    # Each key is listed once in F1's table, none taken twice.
+    from bpe_studio.gui.views.help_dialogs import shortcut_rows
+
+    listed = [keys for keys, _what in shortcut_rows(window)]
+    assert {"F5", "F6", "Shift+F5"} <= set(listed)
+    assert len(listed) == len(set(listed))
+    # F5 trains, from the keyboard.
+    window.open_corpus(CORPUS)
+    window.panel.vocab_spin.setValue(300)
+    window.panel.workers_spin.setValue(1)
+    qtbot.waitUntil(panel.train_button.isEnabled, timeout=10_000)
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: window.state.phase is Phase.FINISHED, timeout=60_000)
+
+
+def test_the_close_question_answers_alt_d_and_alt_s(qtbot, window):
+    # A keyboard audit: the Save/Discard/Cancel question's buttons had no mnemonics.
+    from PySide6.QtWidgets import QMessageBox
+
+    box = window.close_box("Quit", "The run is not saved.")
+    qtbot.addWidget(box)
+    buttons = QMessageBox.StandardButton
+    assert box.button(buttons.Discard).text() == "&Discard"
+    assert box.button(buttons.Save).text() == "&Save"
+    box.show()
+    box.activateWindow()
+    qtbot.waitUntil(box.isActiveWindow)
+    qtbot.keyClick(box, Qt.Key.Key_D, Qt.KeyboardModifier.AltModifier)
+    discard = box.button(buttons.Discard)
+    qtbot.waitUntil(lambda: box.clickedButton() is discard, timeout=5_000)  # an animated click

@@ -64,7 +64,7 @@ def press(qtbot, window, keys: str) -> None:
 def test_the_menus_hold_what_a_user_looks_for(window):
     bar = window.menuBar()
     titles = [a.text().replace("&", "") for a in bar.actions()]
-    assert titles == ["File", "View", "Help"]
+    assert titles == ["File", "View", "Run", "Help"]
     file = menu_texts(window.menus.file_menu)
     assert file["Open corpus…"] == "Ctrl+O"
     assert file["Load tokenizer…"] == "Ctrl+L"

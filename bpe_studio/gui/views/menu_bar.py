@@ -1,11 +1,12 @@
-"""The window's menu bar: File, View and Help, with the shortcuts people expect.
+"""The window's menu bar: File, View, Run and Help, with the shortcuts people expect.
 
 What it does: :class:`AppMenus` fills a window's menu bar. File: Open corpus… (Ctrl+O),
 Open corpus by glob or URL…, Open held-out text…, Load tokenizer… (Ctrl+L), Save tokenizer
 (Ctrl+S, in the format saved last, which the entry names: "Save tokenizer as GPT-2 files
 …") and Save tokenizer as (each format),
 Quit (Ctrl+Q, which asks before losing an unsaved run, as closing does). View: each tab
-(Ctrl+1, Ctrl+2, …) and the colour scheme (System, Light, Dark). Help: Keyboard shortcuts (F1)
+(Ctrl+1, Ctrl+2, …) and the colour scheme (System, Light, Dark). Run: Train (F5), Pause or
+resume (F6), Stop (Shift+F5), Replay (Alt+P, the timeline's). Help: Keyboard shortcuts (F1)
 and About. An entry that does what a button of the panel does is enabled exactly when that
 button is (:func:`mirror_enabled`), so a shortcut never does what the button would refuse.
 What it leaves out: what the entries do (the window hands :class:`MenuHandlers` in) and the
@@ -19,13 +20,23 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, Slot
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu, QTabWidget, QWidget
+from PySide6.QtWidgets import QAbstractButton, QMainWindow, QMenu, QTabWidget, QWidget
 
 from .common import app_settings
 from .theme import DARK, LIGHT, SYSTEM, notifier
 
 SAVE_FORMAT_KEY = "save/format"
 SCHEME_LABELS = ((SYSTEM, "Follow the system"), (LIGHT, "Light"), (DARK, "Dark"))
+
+
+@dataclass(frozen=True)
+class RunButtons:
+    """The run's buttons, which the Run menu's entries press."""
+
+    train: QAbstractButton
+    pause: QAbstractButton
+    stop: QAbstractButton
+    replay: QAbstractButton
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,7 @@ class MenuHandlers:
     open_button: QWidget
     load_button: QWidget
     save_button: QWidget
+    run_buttons: RunButtons
 
 
 class _EnabledMirror(QObject):
@@ -130,6 +142,20 @@ class AppMenus(QObject):
             self.scheme_actions[scheme] = action
         self._check_scheme()
         notifier().changed.connect(self._check_scheme)
+
+        run = self.run_menu = bar.addMenu("&Run")
+        # Each entry presses its button (so it is enabled when the button is); F5 and
+        # Shift+F5 start and stop a run, as in editors that run things.
+        b = h.run_buttons
+        for text, button, keys in (
+            ("&Train", b.train, "F5"),
+            ("&Pause or resume", b.pause, "F6"),
+            ("&Stop", b.stop, "Shift+F5"),
+        ):
+            mirror_enabled(self._add(run, text, button.click, keys), button)
+        run.addSeparator()
+        # Alt+P is the timeline's own shortcut: shown here, not taken twice.
+        mirror_enabled(self._add(run, "&Replay\tAlt+P", b.replay.click), b.replay)
 
         help_menu = self.help_menu = bar.addMenu("&Help")
         shortcuts = self._add(help_menu, "&Keyboard shortcuts", h.shortcuts, "F1")
