@@ -719,3 +719,25 @@ def test_step_through_merges_an_ordinary_piece_that_spells_an_added_token(tmp_pa
         pieces = walk(tok, text, 0).pieces
         joined = [t for i in range(len(pieces)) for t in walk(tok, text, i).steps[-1].tokens]
         assert joined == tok.encode(text) == hf, text
+
+
+def test_the_empty_trees_message_wraps_to_a_narrow_view(qtbot):
+    # A keyboard audit: at 1280x720 the message in place of a tree was cut on the left, with
+    # a horizontal scroll bar (it wrapped at a fixed width, wider than the view).
+    from bpe_studio.gui.views.merge_tree import MergeTreeView
+
+    view = MergeTreeView()
+    qtbot.addWidget(view)
+    view.resize(220, 200)
+    view.show()
+    qtbot.waitExposed(view)
+    view.show_message("Select a token (in the editor, the vocabulary or the merge list) to see")
+    qtbot.wait(20)
+    assert not view.horizontalScrollBar().isVisible()
+    text = view.scene().items()[0]
+    left = view.mapFromScene(text.sceneBoundingRect().topLeft())
+    right = view.mapFromScene(text.sceneBoundingRect().topRight())
+    assert left.x() >= 0 and right.x() <= view.viewport().width()
+    view.resize(600, 200)  # wider: no wider than it reads well
+    qtbot.waitUntil(lambda: view.viewport().width() > 500)
+    assert text.sceneBoundingRect().width() <= 330

@@ -48,6 +48,7 @@ from .theme import Colours, colours, themed
 
 MAX_NODES = 1500  # nodes drawn for one tree; deeper ones are folded
 MAX_LABEL = 22  # characters of a token shown in a node (the tooltip has all of it)
+MESSAGE_WIDTH = 320  # the widest a message in place of a tree wraps to
 H_GAP, V_GAP, PAD = 10.0, 14.0, 4.0
 MIN_ZOOM, MAX_ZOOM, FIT_FLOOR = 0.15, 3.0, 0.65
 
@@ -197,6 +198,7 @@ class MergeTreeView(QGraphicsView):
         # and the outline that shows it; None until a key is pressed on a new tree.
         self.current: NodeItem | None = None
         self._outline: QGraphicsRectItem | None = None
+        self._message: QGraphicsTextItem | None = None  # what it shows in place of a tree
 
     # ---------------------------------------------------------- drawing
     def show_message(self, text: str) -> None:
@@ -204,11 +206,20 @@ class MergeTreeView(QGraphicsView):
         scene.clear()
         self.root = None
         self.current, self._outline = None, None
-        item = scene.addText(text)
+        item = self._message = scene.addText(text)
         item.setDefaultTextColor(QColor(colours().plot_muted))
-        item.setTextWidth(320)
         self.resetTransform()
-        scene.setSceneRect(item.boundingRect())
+        self._wrap_message()
+
+    def _wrap_message(self) -> None:
+        """The message wrapped to the view's width (a fixed width was cut on the left, with
+        a scroll bar, in a narrow inspector)."""
+        item = self._message
+        if item is None:
+            return
+        margin = 2 * item.document().documentMargin()
+        item.setTextWidth(max(min(MESSAGE_WIDTH, self.viewport().width() - margin), 40.0))
+        self.scene().setSceneRect(item.boundingRect())
         self.centerOn(item)
 
     def set_tree(
@@ -220,7 +231,7 @@ class MergeTreeView(QGraphicsView):
         """Draw ``root``'s tree; ``count_of`` gives a merged node's pair count (None: n/a)."""
         scene = self.scene()
         scene.clear()
-        self.current, self._outline = None, None
+        self.current, self._outline, self._message = None, None, None
         nodes, parent, folded = _unfold(root, MAX_NODES)
         self.folded = folded
         expanded = set(parent[1:])
@@ -311,6 +322,7 @@ class MergeTreeView(QGraphicsView):
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
+        self._wrap_message()
         if self._auto_fit:
             self.fit()
 
