@@ -188,3 +188,34 @@ def test_f1s_list_fits_the_screen_and_scrolls_by_keys(qtbot, window, monkeypatch
     rect = table.visualRect(last)
     assert rect.top() >= 0 and rect.bottom() <= table.viewport().height()
     assert not table.selectedIndexes()  # a list to read, not to pick from
+
+
+def test_file_dialogs_open_roomy(qtbot, window, monkeypatch, tmp_path):
+    # A keyboard audit: the dialogs opened at 632x416 whatever the window, their Size and
+    # Date columns cut.
+    from PySide6.QtCore import QTimer
+
+    from bpe_studio.gui.views import file_dialogs
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    window.resize(1000, 700)  # within the test screen (the dialog stays within it)
+    qtbot.waitUntil(lambda: window.width() == 1000 and window.height() == 700)
+    seen = []
+
+    def answer() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QFileDialog):
+            QTimer.singleShot(20, answer)
+            return
+        seen.append(dialog.size())
+        dialog.reject()
+
+    for ask in (
+        lambda: file_dialogs.open_file(window, file_dialogs.CORPUS, "Open", "Text (*.txt)"),
+        lambda: file_dialogs.existing_folder(window, file_dialogs.SAVE, "Save into"),
+    ):
+        QTimer.singleShot(20, answer)
+        assert ask() == ""
+    assert len(seen) == 2
+    for size in seen:
+        assert size.width() >= 0.69 * 1000 and size.height() >= 0.69 * 700, size

@@ -8,15 +8,18 @@ live: nothing of the user's is there, and nothing should be written there). The 
 are kept with ``QSettings``. :func:`open_file`, :func:`open_files`, :func:`save_file` and
 :func:`existing_folder` ask (modal); the open dialogs remember where the answer was, a save's
 caller does (:func:`remember`) once the save succeeded: a folder it failed in (read-only,
-full) is not where the next dialog should open.
+full) is not where the next dialog should open. Each opens at a share of the window's size.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from .common import app_settings
 
@@ -88,9 +91,54 @@ def remember(kind: str, chosen: str | Path) -> None:
     settings.setValue(_ANY, str(folder))
 
 
+# The share of the window's size a file dialog opens at.
+ROOM = 0.7
+
+
+class _Roomy(QObject):
+    """Sizes a file dialog of ``parent``'s window as it is shown: a share of the window, never
+    less than the dialog asks nor more than the screen, centred on the window."""
+
+    def __init__(self, parent: QWidget | None) -> None:
+        super().__init__()
+        self._window = parent.window() if parent is not None else None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        window = self._window
+        if event.type() == QEvent.Type.Show and isinstance(watched, QFileDialog) and window:
+            frame = window.geometry()
+            size = frame.size() * ROOM
+            size = size.expandedTo(watched.sizeHint())
+            screen = watched.screen()
+            if screen is not None:
+                size = size.boundedTo(screen.availableGeometry().size())
+            watched.resize(size)
+            rect = watched.geometry()
+            rect.moveCenter(frame.center())
+            watched.move(rect.topLeft())
+        return False
+
+
+@contextmanager
+def _roomy(parent: QWidget | None) -> Iterator[None]:
+    """While a static dialog of ``QFileDialog`` runs: it opens at :data:`ROOM` of the window
+    (its own size, 632 x 416 or so, cut the Size and Date columns). A native dialog is left
+    as its platform sizes it."""
+    app = QApplication.instance()
+    roomy = _Roomy(parent)
+    if app is not None:
+        app.installEventFilter(roomy)
+    try:
+        yield
+    finally:
+        if app is not None:
+            app.removeEventFilter(roomy)
+
+
 def open_file(parent: QWidget | None, kind: str, caption: str, file_filter: str) -> str:
     """One file to open; "" when cancelled."""
-    path, _ = QFileDialog.getOpenFileName(parent, caption, start_folder(kind), file_filter)
+    with _roomy(parent):
+        path, _ = QFileDialog.getOpenFileName(parent, caption, start_folder(kind), file_filter)
     if path:
         remember(kind, path)
     return path
@@ -98,7 +146,8 @@ def open_file(parent: QWidget | None, kind: str, caption: str, file_filter: str)
 
 def open_files(parent: QWidget | None, kind: str, caption: str, file_filter: str) -> list[str]:
     """Files to open (one or several); [] when cancelled."""
-    paths, _ = QFileDialog.getOpenFileNames(parent, caption, start_folder(kind), file_filter)
+    with _roomy(parent):
+        paths, _ = QFileDialog.getOpenFileNames(parent, caption, start_folder(kind), file_filter)
     if paths:
         remember(kind, paths[0])
     return list(paths)
@@ -108,11 +157,13 @@ def save_file(parent: QWidget | None, kind: str, caption: str, name: str, file_f
     """Where to save a file proposed as ``name``; "" when cancelled. Not remembered: the
     caller calls :func:`remember` once the file is saved."""
     proposed = str(Path(start_folder(kind)) / name)
-    path, _ = QFileDialog.getSaveFileName(parent, caption, proposed, file_filter)
+    with _roomy(parent):
+        path, _ = QFileDialog.getSaveFileName(parent, caption, proposed, file_filter)
     return path
 
 
 def existing_folder(parent: QWidget | None, kind: str, caption: str) -> str:
     """A folder to save into; "" when cancelled. Not remembered: the caller calls
     :func:`remember` once the save into it succeeded."""
-    return QFileDialog.getExistingDirectory(parent, caption, start_folder(kind))
+    with _roomy(parent):
+        return QFileDialog.getExistingDirectory(parent, caption, start_folder(kind))
