@@ -27,7 +27,6 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -64,6 +63,7 @@ from ..model.vocab_lab import (
 )
 from ..responsiveness.busy import wait_while_gui_busy
 from ..responsiveness.debounce import single_shot
+from . import file_dialogs
 from .common import counted, steady_label, title_label
 from .glyph_warmup import GlyphWarmer, script_samples
 from .hub_models import remember_model
@@ -391,10 +391,13 @@ class VocabLabPage(QWidget):
 
     def _ask_files(self) -> list[str]:
         """Corpus files (modal); tests replace it."""
-        paths, _ = QFileDialog.getOpenFileNames(
-            self, "Corpus for the Vocabulary lab (several files are one corpus)", "", CORPUS_FILTERS
+        # The app's one corpus dialog: roomy, opening where the last corpus was.
+        return file_dialogs.open_files(
+            self,
+            file_dialogs.CORPUS,
+            "Corpus for the Vocabulary lab (several files are one corpus)",
+            CORPUS_FILTERS,
         )
-        return paths
 
     def _ask_glob(self) -> list[str]:
         text, ok = QInputDialog.getText(
