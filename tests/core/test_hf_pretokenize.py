@@ -373,6 +373,28 @@ def test_every_character_lowercases_as_tokenizers_does():
     assert not wrong, (len(wrong), wrong[:8])
 
 
+def test_an_older_tokenizers_lowercase_is_followed(monkeypatch):
+    # The review: tokenizers 0.21 (which the dependencies allow) leaves U+A7CB as it is, its
+    # Rust older than Unicode 16; a table applied whatever tokenizers is installed gave those
+    # users other ids. The installed tokenizers is asked.
+    from bpe_studio.core.formats.hf import normalizers as module
+
+    class Unicode15Lowercase:
+        def normalize_str(self, text: str) -> str:
+            return text if text in module._NEWER_CAPITALS else text.lower()
+
+    monkeypatch.setattr(nz, "Lowercase", Unicode15Lowercase)
+    module._newer_lowercase.cache_clear()
+    try:
+        steps = normalizer_steps({"type": "Lowercase"})
+        assert Normalized("A\ua7cbB").apply(steps).text == "a\ua7cbb"
+    finally:
+        module._newer_lowercase.cache_clear()
+    assert Normalized("A\ua7cbB").apply(normalizer_steps({"type": "Lowercase"})).text == (
+        nz.Lowercase().normalize_str("A\ua7cbB")
+    )
+
+
 @pytest.mark.parametrize("form", ["NFC", "NFD", "NFKC", "NFKD"])
 @pytest.mark.parametrize(
     "text",

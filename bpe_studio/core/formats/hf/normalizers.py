@@ -103,27 +103,39 @@ def _unicode(form: Form) -> EditsOf:
 
 
 # Capital letters Unicode 16 and 17 added (Garay, Beria Erfe, and eight Latin and Cyrillic
-# ones), which Rust's char::to_lowercase in tokenizers lowercases and Python 3.11's str.lower
-# (Unicode 14) leaves: found comparing the two on every code point (a Reach audit).
+# ones), which Rust's char::to_lowercase lowercases in a tokenizers built with a Rust that knows
+# them (0.23 does, 0.21 does not) and Python 3.11's str.lower (Unicode 14) leaves: found
+# comparing the two on every code point (a Reach audit).
 # fmt: off
 _NEWER_SINGLE_CAPITALS = (
     (0x1C89, 0x1C8A), (0xA7CB, 0x0264), (0xA7CC, 0xA7CD), (0xA7CE, 0xA7CF),
     (0xA7D2, 0xA7D3), (0xA7D4, 0xA7D5), (0xA7DA, 0xA7DB), (0xA7DC, 0x019B),
 )
 # fmt: on
-_NEWER_LOWERCASE = {
+_NEWER_CAPITALS = {
     **{chr(c): chr(c + 0x20) for c in range(0x10D50, 0x10D66)},
     **{chr(c): chr(c + 0x1B) for c in range(0x16EA0, 0x16EB9)},
     **{chr(upper): chr(lower) for upper, lower in _NEWER_SINGLE_CAPITALS},
 }
 
 
+@cache
+def _newer_lowercase() -> dict[str, str]:
+    """Those of :data:`_NEWER_CAPITALS` that the installed tokenizers lowercases, as it does
+    (a file's ids are its ids); all of them where it cannot be asked."""
+    try:
+        from tokenizers.normalizers import Lowercase
+    except ImportError:
+        return dict(_NEWER_CAPITALS)
+    lower = Lowercase()
+    return {c: low for c in _NEWER_CAPITALS if (low := lower.normalize_str(c)) != c}
+
+
 def _lowercase(text: str) -> list[Edit]:
     # Rust's char::to_lowercase, one character at a time: no final-sigma rule.
+    newer = _newer_lowercase()
     return [
-        (i, i + 1, low)
-        for i, ch in enumerate(text)
-        if (low := _NEWER_LOWERCASE.get(ch) or ch.lower()) != ch
+        (i, i + 1, low) for i, ch in enumerate(text) if (low := newer.get(ch) or ch.lower()) != ch
     ]
 
 
