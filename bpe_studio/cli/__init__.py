@@ -117,7 +117,8 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
 
         terminate_as_interrupt()
         keep_dropped()  # the process ends with the command: its hook may change
-    _note_many_workers(getattr(args, "workers", None))
+    if args.command != "encode":  # (which starts no more workers than cores)
+        _note_many_workers(getattr(args, "workers", None))
     from ..core.corpus.counting import TrainingCancelled
     from .output import CliError, fail, in_cli_words, os_error_line, out_of_memory
 

@@ -623,3 +623,7 @@ def test_far_more_workers_than_cores_is_said(tmp_path):
     assert (tmp_path / "many" / "merges.txt").read_bytes() == (
         tmp_path / "one" / "merges.txt"
     ).read_bytes()
+    # encode starts no more workers than cores (the review: the note said otherwise there).
+    encoded = ok(cli(tmp_path, "encode", corpus, "--tokenizer", "gpt2", "--workers", many,
+                     "--out", tmp_path / "ids.npy"))  # fmt: skip
+    assert "note: --workers" not in encoded

@@ -511,3 +511,29 @@ def test_closing_before_the_first_merge_asks_whether_to_stop(qtbot, window, monk
         go.set()
     window.close_without_asking()
     assert live_training_threads() == 0
+
+
+def test_merges_made_while_the_stop_question_is_open_are_asked_about(
+    qtbot, window, monkeypatch, tmp_path
+):
+    """The review: the run went on while "Stop training and close?" was open; answered yes
+    once it had merged (or finished), the window closed with every merge unsaved and no
+    Save question. The merges made meanwhile are asked about as any are."""
+    session, go = held_in_compile(qtbot, window, monkeypatch, tmp_path)
+    asked_close: list[str] = []
+
+    def ask(title: str, question: str) -> bool:
+        go.set()  # the run goes on while the user reads
+        qtbot.waitUntil(lambda: window.hub.unsaved > 0, timeout=60_000)
+        return True
+
+    window.ask = ask
+    window.ask_close = lambda title, question: asked_close.append(question) or "cancel"
+    try:
+        window.close()
+    finally:
+        go.set()
+    assert len(asked_close) == 1 and "merges" in asked_close[0]
+    assert window.isVisible()  # Cancel keeps the window and the run
+    window.close_without_asking()
+    assert live_training_threads() == 0

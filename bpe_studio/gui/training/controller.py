@@ -442,11 +442,17 @@ class Controller(QObject):
                 return True
             # No merge to lose yet, but a long pre-tokenization (minutes on a large corpus)
             # would be lost to a stray Ctrl+Q (a keyboard audit: the app closed at once).
-            return self.confirm(
+            if not self.confirm(
                 "Stop training and close?",
                 "Training has learned no merge yet: what it has counted so far is lost when "
                 "the window closes.\n\nStop training and close?",
-            )
+            ):
+                return False
+            # subtle: the run went on while the question was open, and may have merged (or
+            # ended) since: those merges are asked about as any are (the review: a run that
+            # finished meanwhile closed with its 1,743 merges unsaved and unasked).
+            if self.hub.unsaved == 0:
+                return True
         session = self.session
         paused_here = False
         if session is not None and self.training:
