@@ -17,17 +17,9 @@ import regex
 
 from ..encode.tokenizer import Tokenizer
 from ..formats.hf.normalizers import normalize
+from ..formats.hf.pre_tokenizers import step_texts
+from .contexts import AFTER, CONTEXTS, never_normalized_to, originals
 
-# A character of each class the patterns tell apart (letters of each case and none, digits,
-# white space, line breaks, punctuation, an apostrophe; "s" ends a contraction too), put
-# before and after a token whose text its pre-tokenizer cuts alone: where one context keeps
-# it within a piece, the cut was the context's (o200k's "亚洲AV" alone is two pieces, one
-# piece in "亚洲AVs"), and the merges decide.
-_CONTEXTS = ("", " ", "s", "X", "中", "0", "\n", ".", "'")
-# After a token also a space then a letter or punctuation: a run of white space gives all but its
-# last space to a piece before something else (GPT-2's \s+(?!\S)), and a normalizer may strip
-# the run at the text's end, where the space alone would do.
-_AFTER = (*_CONTEXTS, " s", " .")
 _QUANTIFIER = re.compile(r"\{\d*(?:,\d*)?\}")
 _ASCII_DIGITS = str.maketrans("123456789", "000000000")
 _CHECKS_BETWEEN_CALLS = 256  # tokens tested between two calls of ``between_slices``
@@ -42,6 +34,7 @@ def split_apart(
     pre = tokenizer.pre_tokenizer
     pipeline = tokenizer.hf_pipeline
     each_character = pipeline is None or pipeline.normalizes_each_character()
+    never = never_normalized_to(pipeline)
     if pipeline is None:
         match = pre.compiled.match
 
@@ -54,36 +47,45 @@ def split_apart(
         def whole(text: str) -> bool:
             return findall(text) == [text]
 
-    # subtle: a pipeline's spans map each piece back through the normalizers, and its steps
-    # run one after another, slowly; where it splits with one regex (or has no pipeline) and
-    # the normalizers leave the text as it is, that regex's matches are the pieces, and the
-    # first few say whether the token lies within one.
+    # subtle: a pipeline's steps run one after another, slowly; where it splits with one
+    # regex (or has no pipeline), that regex's matches in the normalized text are the pieces.
     patterns = None if pipeline is None else pipeline.split_patterns()
     if pipeline is None:
         one: regex.Pattern[str] | None = pre.compiled
     else:
         one = regex.compile(patterns[0]) if patterns is not None and len(patterns) == 1 else None
 
-    def within(text: str, k: int, n: int) -> bool:
-        """Whether ``text[k:k + n]`` lies within one of ``text``'s pieces."""
-        if one is not None and (pipeline is None or normalize(pipeline.normalizers, text) == text):
-            for m in one.finditer(text):
-                a, b = m.span()
-                if b > k and a < b:  # an empty match is no piece (Pretokenizer.findall)
-                    return a <= k and k + n <= b
-            return False
-        return any(a <= k and k + n <= b for a, b in pre.spans(text))
+    def within(text: str, before: str, original: str, after: str) -> bool:
+        """Whether a piece of ``before + original + after``, normalized, holds ``text``."""
+        whole_text = before + original + after
+        normalized = whole_text
+        if pipeline is not None:
+            normalized = normalize(pipeline.normalizers, whole_text)
+            if one is None:
+                return any(text in piece for piece in step_texts(pipeline.steps, normalized))
+        assert one is not None
+        if normalized != whole_text or original != text:
+            return any(text in m.group() for m in one.finditer(normalized))
+        # subtle: the text as it stands is cut by the one regex: the first piece that reaches
+        # into the token says whether it holds the token, and the rest need not be found.
+        k, n = len(before), len(text)
+        for m in one.finditer(normalized):
+            start, end = m.span()
+            if end > k and start < end:  # an empty match is no piece (Pretokenizer.findall)
+                return start <= k and k + n <= end
+        return False
 
     def within_a_piece(text: str) -> bool:
-        # A Unicode form or Lowercase changes a character whatever stands around it; Strip,
-        # Prepend or Replace change a text by where it stands: the contexts say.
-        if each_character and pipeline and normalize(pipeline.normalizers, text) != text:
+        # The token must be one piece's text or inside it, as the normalizers leave it: a
+        # context's normalized piece holds it (a Replace rewrites a line break wherever it
+        # stands, a Lowercase in a Sequence with a Strip still lowercases "The").
+        if never is not None and never(text):
             return False
-        n = len(text)
         return any(
-            within(before + text + after, len(before), n)
-            for before in _CONTEXTS
-            for after in _AFTER
+            within(text, before, original, after)
+            for original in originals(pipeline, text)
+            for before in CONTEXTS
+            for after in AFTER
         )
 
     # subtle: where no pattern names a digit and the normalizers treat every digit alike,
