@@ -304,11 +304,25 @@ def test_reach_and_single_tokens_follow_the_added_tokens(shape):
         assert blocked  # the model holds tokens of the added runs' bytes
 
 
+# What tokenizers is given around a token's text, to find whether it ever gives the token.
+_AROUND = ["", " ", "a", "Z", "0", "7", "\n", ".", "'", "_", "-", "中", "é", " a", "'s", "  "]
+
+
+def _given_somewhere(hf: tokenizers.Tokenizer, token_id: int, text: str) -> bool:
+    """Whether tokenizers gives ``token_id`` for ``text``, or it capitalised, with "_" for
+    " " or without its first space, between some of :data:`_AROUND`."""
+    variants = {text, text.upper(), text.title(), text.replace(" ", "_"), text[1:] or text}
+    batch = [a + v + z for v in variants for a in _AROUND for z in _AROUND]
+    return any(token_id in e.ids for e in hf.encode_batch(batch, add_special_tokens=False))
+
+
 @pytest.mark.parametrize("ignore_merges", [True, False])
 def test_reach_of_tokens_holding_a_single_word_added_token(tmp_path, ignore_merges):
     # Found by an audit: " sword", " words" and " swords" were called unreachable for the
     # single_word "word" inside them, which encoding cuts out only between non-word
-    # characters: encoding " sword" gives its one id. Reference: tokenizers, each token's text.
+    # characters: encoding " sword" gives its one id. Audit h_reach65: " word" was too,
+    # though " word1" and "a word2" give it (its own text alone cuts "word" out).
+    # Reference: tokenizers, each token's text in many contexts.
     path = flagged_file(tmp_path, ignore_merges)
     ours, hf = Tokenizer.from_hf(path), _hf(path)
     unreachable = set(unreachable_tokens(ours))
@@ -317,11 +331,54 @@ def test_reach_of_tokens_holding_a_single_word_added_token(tmp_path, ignore_merg
         text = token.decode("utf-8", errors="replace")
         if "\ufffd" in text or token_id in ours.added_tokens.values() or text == "<pad>":
             continue
-        reachable = _ids(hf, text) == [token_id]
-        assert (token_id not in unreachable) == reachable, (token_id, text)
         if "word" in text:
-            holding[text] = reachable
-    assert holding == {" word": False, " sword": True, " words": True, " swords": True}
+            holding[text] = reachable = _given_somewhere(hf, token_id, text)
+        else:
+            reachable = _ids(hf, text) == [token_id]
+        assert (token_id not in unreachable) == reachable, (token_id, text)
+    assert holding == {" word": True, " sword": True, " words": True, " swords": True}
+    assert _ids(hf, " word1")[0] == ours.encode(" word1")[0] == hf.token_to_id("Ġword")
+
+
+@pytest.mark.parametrize(
+    ("normalizer", "content", "text"),
+    [
+        (tokenizers.normalizers.Lowercase(), " the", " The cat"),
+        (tokenizers.normalizers.Replace("_", " "), " ing", "_ing"),
+        (tokenizers.normalizers.Prepend(" "), " hello", "hello"),
+    ],
+    ids=["lowercase", "replace", "prepend"],
+)
+def test_an_added_token_looked_for_in_the_original_text_blocks_no_token_the_normalizer_makes(
+    tmp_path, normalizer, content, text
+):
+    # Audit h_reach65: GPT-2's " the" was called unreachable beside an added " the" that is
+    # not normalized, though a Lowercase makes " the" from " The", where tokenizers looks
+    # for the added one no more (" The cat" gives [262, 3797]); so for a Replace's "_ing"
+    # and a Prepend's "hello". Reference: tokenizers, each token holding the added text in
+    # many contexts and variants.
+    from foreign_files import _gpt2_model
+    from tokenizers import decoders
+
+    hf = tokenizers.Tokenizer(_gpt2_model(False))
+    hf.normalizer = normalizer
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    hf.add_tokens([AddedToken(content, special=False, normalized=False)])
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    ours = Tokenizer.from_hf(path)
+    unreachable = set(unreachable_tokens(ours))
+    first = _ids(hf, text)[0]
+    assert ours.vocab[first] == content.encode() and first not in unreachable
+    holding = [
+        (i, t.decode("utf-8"))
+        for i, t in ours.vocab.items()
+        if content.encode() in t and i != hf.token_to_id(content)
+    ]
+    assert holding
+    for token_id, held in holding:
+        assert (token_id not in unreachable) == _given_somewhere(hf, token_id, held), held
 
 
 def test_an_added_token_the_merges_also_make_is_refused_naming_it(tmp_path):

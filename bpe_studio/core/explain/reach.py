@@ -7,8 +7,10 @@ produces (a merge that an earlier merge always pre-empts, an entry no merge make
 newest tokens). The tokens are merged together a slice at a time through the tokenizer's own
 merger, after the lookup of a whole pre-token it makes first (``ignore_merges``), so the answer
 is its encoder's. A token holding an added token that encoding always cuts out is unreachable;
-one holding a ``single_word`` added token only (cut out between non-word characters alone) is
-decided by encoding its own text.
+one holding an added token cut out only in some contexts (``single_word``: between non-word
+characters alone; one looked for in the original text only, where a normalizer may make its
+text) is decided by encoding its text, and texts the normalizers turn into it, in contexts
+(``contexts``).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..encode.tokenizer import Tokenizer
+from .contexts import given_in_a_context
 from .split_apart import split_apart
 
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
@@ -53,23 +56,23 @@ def unreachable_among(
     ids = [i for i in ids if i in vocab and i not in special]
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
     settled = [i for i in ids if not vocab[i]]
-    pipeline = tokenizer.hf_pipeline
-    word_only = {t.content for t in pipeline.added if t.single_word} if pipeline else set()
-    added = [t for t in tokenizer.added_tokens if t not in word_only]
-    if added:
+    blocks, in_context = _added_rules(tokenizer)
+    if blocks:
         # A token holding the bytes of an added token that is not special (phi-2's "  " beside
         # the model's "ĠĠ") is never emitted: encoding cuts that one out first, whatever the
         # merges would make of the rest (lstrip and rstrip only take spaces beside it too).
-        holds = _holder(added)
+        holds = _holder(blocks)
         blocked = {i for i in ids if vocab[i] and holds(vocab[i])}
         settled += sorted(blocked)
         ids = [i for i in ids if i not in blocked]
-    if word_only:
+    if in_context:
         # A single_word one is cut out only between characters that are no word's (" sword"
-        # keeps its "word"): the token's own text encoded says whether it comes back alone.
-        holds = _holder(word_only)
-        decided = {i: _encodes_alone(tokenizer, i) for i in ids if holds(vocab[i])}
-        settled += sorted(i for i, alone in decided.items() if alone is False)
+        # keeps its "word", so does " word1"); one looked for in the original text only is
+        # not cut out of what the normalizers make (" The" lowercased holds " the"). Some
+        # context, or a text the normalizers turn into the token's, gives it or none does.
+        holds = _holder(in_context)
+        decided = {i: _given_somewhere(tokenizer, i) for i in ids if holds(vocab[i])}
+        settled += sorted(i for i, given in decided.items() if given is False)
         ids = [i for i in ids if decided.get(i) is None]
     # A token whose text the pre-tokenizer never leaves within one piece never reaches the
     # merges whole: a GPT-2 vocabulary read with another pattern (" 2016" where digits go one
@@ -109,11 +112,34 @@ def _holder(contents: Iterable[str]) -> Callable[[bytes], object]:
     return re.compile(b"|".join(re.escape(t.encode("utf-8")) for t in contents)).search
 
 
-def _encodes_alone(tokenizer: Tokenizer, token_id: int) -> bool | None:
-    """Whether encoding the text of token ``token_id`` gives that one id; None when its bytes
-    are no text (left to the merges)."""
+def _added_rules(tokenizer: Tokenizer) -> tuple[list[str], list[str]]:
+    """The texts of the added tokens that are not special which a token holding them is never
+    given for (``normalized`` ones as the normalizers write them, since they are looked for in
+    normalized text; the others where no normalizer could make them), and those that only
+    some contexts cut out (``single_word`` ones; ones looked for in the original text only,
+    when a normalizer may make their text from another)."""
+    pipeline = tokenizer.hf_pipeline
+    flags = {t.content: t for t in pipeline.added} if pipeline is not None else {}
+    normalizes = pipeline is not None and bool(pipeline.normalizers)
+    blocks, in_context = [], []
+    for content in tokenizer.added_tokens:
+        token = flags.get(content)
+        if token is not None and token.single_word:
+            in_context.append(content)
+        elif token is not None and token.normalized and normalizes:
+            blocks.append(token.match or content)
+        elif normalizes:
+            in_context.append(content)
+        else:
+            blocks.append(content)
+    return blocks, in_context
+
+
+def _given_somewhere(tokenizer: Tokenizer, token_id: int) -> bool | None:
+    """Whether encoding the text of token ``token_id`` in some context gives that id
+    (``contexts.given_in_a_context``); None when its bytes are no text (left to the merges)."""
     try:
         text = tokenizer.vocab[token_id].decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return tokenizer.encode(text) == [token_id]
+    return given_in_a_context(tokenizer, token_id, text)
