@@ -10,6 +10,7 @@ the tests that check no process is left behind.
 from __future__ import annotations
 
 import os
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,37 @@ def is_utf8(data: bytes) -> bool:
         data.decode("utf-8")
     except UnicodeDecodeError:
         return False
+    return True
+
+
+@cache
+def _utf8_parts() -> tuple[set[bytes], set[bytes], set[bytes]]:
+    """The proper prefixes, proper suffixes and inner parts of every character's UTF-8."""
+    prefixes, suffixes, inner = set(), set(), set()
+    for c in range(0x80, 0x110000):
+        if 0xD800 <= c < 0xE000:
+            continue
+        e = chr(c).encode("utf-8")
+        for i in range(1, len(e)):
+            prefixes.add(e[:i])
+            suffixes.add(e[i:])
+            inner.update(e[i:j] for j in range(i + 1, len(e)))
+    return prefixes, suffixes, inner
+
+
+def in_no_text(token: bytes) -> bool:
+    """Whether no valid UTF-8 holds ``token``: it is no part of one character's bytes, and
+    no end of a character, then whole characters, then a start of one, makes it."""
+    prefixes, suffixes, inner = _utf8_parts()
+    if token in inner:
+        return False
+    n = len(token)
+    for i in range(min(3, n) + 1):
+        if i and token[:i] not in suffixes:
+            continue
+        for j in range(max(i, n - 3), n + 1):
+            if (j == n or token[j:] in prefixes) and is_utf8(token[i:j]):
+                return False
     return True
 
 

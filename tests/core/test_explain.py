@@ -11,7 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import regex
-from core_helpers import EOT, FIXTURES, SLICES, read_fixture, slice_head, write_text
+from core_helpers import (
+    EOT,
+    FIXTURES,
+    SLICES,
+    in_no_text,
+    read_fixture,
+    slice_head,
+    write_text,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from text_strategies import HYPO
@@ -438,12 +446,14 @@ def test_encode_steps_a_piece_found_whole_under_ignore_merges():
 
 # ------------------------------------------------------------------ unreachable
 def ref_unreachable(tok: Tokenizer) -> list[int]:
+    # A token no UTF-8 holds is in no text; the rest as their bytes merge.
     ranks, ids = first_ranks(tok.merges), token_ids(tok.vocab)
     specials = {tok.special_id(s) for s in tok.special_tokens}
     return sorted(
         i
         for i, token in tok.vocab.items()
-        if i not in specials and [ids[t] for t in reference_encode_piece(token, ranks)] != [i]
+        if i not in specials
+        and (in_no_text(token) or [ids[t] for t in reference_encode_piece(token, ranks)] != [i])
     )
 
 
@@ -453,7 +463,8 @@ def test_unreachable_small_hand_made():
     merges = [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc"), (b"bc", b"d")]
     tok = Tokenizer(vocab, merges, ["<s>"])
     # "abc" becomes "ab" "c"; "zz" is made by no merge; 260 repeats byte "a" (97 wins).
-    assert unreachable_tokens(tok) == ref_unreachable(tok) == [258, 259, 260]
+    no_text = [0xC0, 0xC1, *range(0xF5, 0x100)]  # bytes no UTF-8 text holds
+    assert unreachable_tokens(tok) == ref_unreachable(tok) == [*no_text, 258, 259, 260]
 
 
 def test_unreachable_trained(trained_run, chinese_code_tokenizer):
@@ -467,9 +478,46 @@ def test_unreachable_gpt2_against_reference_and_tiktoken(gpt2_tokenizer, tiktoke
     by_tiktoken = sorted(
         i
         for i, token in gpt2_tokenizer.vocab.items()
-        if i != 50256 and tiktoken_gpt2._encode_single_piece(token) != [i]
+        if i != 50256 and (in_no_text(token) or tiktoken_gpt2._encode_single_piece(token) != [i])
     )
     assert found == by_tiktoken
+
+
+def test_byte_tokens_no_text_holds_are_unreachable(gpt2_tokenizer, tiktoken_gpt2):
+    # Audit h_reach65: the byte tokens C0, C1 and F5 to FF were called reachable, though no
+    # text holds them: tiktoken gives none of them for a text of every code point.
+    every = "".join(chr(c) for c in range(0x20, 0x110000) if not 0xD800 <= c < 0xE000)
+    emitted = set(tiktoken_gpt2.encode_ordinary(every))
+    no_text = {i for i, t in gpt2_tokenizer.vocab.items() if in_no_text(t)}
+    assert len(no_text) == 13 and not no_text & emitted
+    assert no_text <= set(unreachable_tokens(gpt2_tokenizer))
+
+
+def test_tokens_that_are_part_of_no_utf8_text_are_unreachable():
+    # A token may begin or end inside a character; it is unreachable only when no valid
+    # UTF-8 holds it (RFC 3629: no overlong form, no surrogate, nothing past U+10FFFF).
+    vocab = {i: bytes([i]) for i in range(256)}
+    parts = {
+        b"\xe4\xb8": True,  # the start of a Han character
+        b"\xb8\xad": True,  # its end
+        b"\x80\x80\x80": True,  # the end of a four-byte character
+        b"\xed\x9f": True,  # the start of U+D7C0..U+D7FF
+        b"\xed\xa0": False,  # the start of a surrogate
+        b"\xe0\x80": False,  # an overlong form
+        b"\xf4\x90": False,  # past U+10FFFF
+        b"\x80\x80\x80\x80": False,  # four continuation bytes
+        b"a\x80": False,  # a continuation byte after a whole character
+    }
+    c = b"\x80"
+    merges = [(c, c), (c + c, c), (c + c, c + c)]  # the runs of continuation bytes first
+    merges += [(t[:1], t[1:]) for t in parts if len(t) == 2]
+    for a, b in merges:
+        vocab[len(vocab)] = a + b
+    ids = {t: i for i, t in vocab.items()}
+    tok = Tokenizer(vocab, merges)
+    unreachable = set(unreachable_tokens(tok))
+    for token, in_text in parts.items():
+        assert (ids[token] not in unreachable) == in_text, token
 
 
 def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
@@ -505,7 +553,7 @@ def test_unreachable_gpt2_with_appended_merges(gpt2_tokenizer):
     found = unreachable_tokens(grown)
     assert grown.merger._batch_state == "built"
     assert found == ref_unreachable(grown)
-    assert 2 < len(found) < 302
+    assert 2 + 13 < len(found) < 302 + 13  # 13 bytes no text holds
     assert found[-2:] == [len(vocab) - 2, len(vocab) - 1]
 
 

@@ -10,11 +10,13 @@ is its encoder's. A token holding an added token that encoding always cuts out i
 one holding an added token cut out only in some contexts (``single_word``: between non-word
 characters alone; one looked for in the original text only, where a normalizer may make its
 text) is decided by encoding its text, and texts the normalizers turn into it, in contexts
-(``contexts``).
+(``contexts``). A token whose bytes no UTF-8 text holds (the byte C0, say) is unreachable:
+every text encoded is valid UTF-8.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterable
 
@@ -23,6 +25,8 @@ from .contexts import given_in_a_context
 from .split_apart import split_apart
 
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
+# Ends of a character cut short: the lowest and the highest continuation byte first.
+_ENDS = tuple(first + b"\x80" * k for k in range(3) for first in (b"\x80", b"\xbf"))
 
 
 def unreachable_tokens(
@@ -36,8 +40,10 @@ def unreachable_tokens(
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> vocab.update({256: b"ab", 257: b"bc", 258: b"abc"})
     >>> tok = Tokenizer(vocab, [(b"a", b"b"), (b"b", b"c"), (b"a", b"bc")])
-    >>> unreachable_tokens(tok)  # "abc" always becomes "ab" "c" first
-    [258]
+    >>> unreachable_tokens(tok)[-1]  # "abc" always becomes "ab" "c" first
+    258
+    >>> unreachable_tokens(tok)[:3]  # bytes no UTF-8 text holds
+    [192, 193, 245]
     """
     return unreachable_among(tokenizer, tokenizer.vocab, between_slices)
 
@@ -56,6 +62,11 @@ def unreachable_among(
     ids = [i for i in ids if i in vocab and i not in special]
     # An empty vocabulary entry (possible in a loaded file) encodes to no token at all.
     settled = [i for i in ids if not vocab[i]]
+    # Bytes no UTF-8 text holds anywhere (C0, C1, F5 to FF, a surrogate's) are never
+    # encoded: every text is valid UTF-8, so no pre-token holds them.
+    no_text = {i for i in ids if vocab[i] and not _in_some_text(vocab[i])}
+    settled += sorted(no_text)
+    ids = [i for i in ids if i not in no_text]
     blocks, in_context = _added_rules(tokenizer)
     if blocks:
         # A token holding the bytes of an added token that is not special (phi-2's "  " beside
@@ -133,6 +144,32 @@ def _added_rules(tokenizer: Tokenizer) -> tuple[list[str], list[str]]:
         else:
             blocks.append(content)
     return blocks, in_context
+
+
+def _in_some_text(token: bytes) -> bool:
+    """Whether ``token`` is a part of some valid UTF-8: after no byte, or after the lead byte
+    of a character it may finish (E1 and F1 take every continuation byte that E0, ED, F0
+    and F4 take), with a character it leaves unfinished finished somehow."""
+    for lead in (b"", b"\xc2", b"\xe1", b"\xf1"):
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            decoder.decode(lead + token, final=False)
+        except UnicodeDecodeError:
+            continue
+        # subtle: the decoder may keep a few bytes unjudged (ED A0, a surrogate's start):
+        # some end of that character must be valid.
+        rest = decoder.getstate()[0]
+        if not rest or any(_valid(rest + end) for end in _ENDS):
+            return True
+    return False
+
+
+def _valid(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _given_somewhere(tokenizer: Tokenizer, token_id: int) -> bool | None:
