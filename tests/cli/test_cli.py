@@ -444,9 +444,10 @@ def test_too_few_open_files_for_the_workers_is_one_line_and_leaves_no_process(tm
     # waited for work).
     import resource
 
-    text = read_fixture(SLICES["mixed_web"]) * 16
+    # In at least eight chunks of 1 MB (a pool is no larger than its chunks).
+    text = read_fixture(SLICES["mixed_web"]) * 32
     path = write_text(tmp_path / "big.txt", text)
-    assert path.stat().st_size > IN_PROCESS_LIMIT
+    assert path.stat().st_size > max(IN_PROCESS_LIMIT, 8 << 20)
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     limit = 24
 

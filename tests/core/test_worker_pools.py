@@ -232,6 +232,7 @@ from bpe_studio.core.io import worker_pool
 
 if __name__ == "__main__":
     counting.IN_PROCESS_LIMIT = 0  # counted by worker processes however small
+    counting.CHUNK_BYTES = 10_000  # in more chunks than workers (a pool is no larger)
     worker_pool.workers_within_limit = lambda forked: None  # the room not known beforehand
     try:
         tasks.count_corpus(sys.argv[1], workers=8)
