@@ -220,33 +220,15 @@ def test_the_terminal_closing_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_p
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-# As _SIGTERM_WHILE_SAVING below, started under ``nohup``: SIGHUP ignored, and sent while
-# the files are about to be written.
-_SIGHUP_UNDER_NOHUP = """
-import os, signal, sys
-from bpe_studio.cli import program, train
-signal.signal(signal.SIGHUP, signal.SIG_IGN)
-real = train.save
-def save(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGHUP)
-    return real(*args, **kwargs)
-train.save = save
-sys.argv = ["bpe-studio", *sys.argv[1:]]
-sys.exit(program())
-"""
-
-
 def test_a_command_started_under_nohup_ignores_the_terminal_closing(tmp_path):
+    # SIGHUP ignored (nohup), then sent while the files are about to be written.
     from bpe_studio.core import Tokenizer
 
     corpus = write_text(tmp_path / "t.txt", slice_head("english", 50_000))
     out = tmp_path / "tok"
-    done = subprocess.run(
-        [sys.executable, "-c", _SIGHUP_UNDER_NOHUP, "train", corpus, "--vocab-size", "400",
-         "--out", out],
-        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), capture_output=True,
-        text=True, timeout=300,
-    )  # fmt: skip
+    done = _train_signalled_while_saving(
+        tmp_path, corpus, out, "SIGHUP", lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    )
     assert done.returncode == 0, done.stderr
     assert "trained 143 merges" in done.stderr and "came" not in done.stderr, done.stderr
     assert len(Tokenizer.load(out).merges) == 143
@@ -292,17 +274,29 @@ def test_sigterm_while_reading_standard_input_removes_its_copy(tmp_path):
 
 # Run as a script's background job runs it (``cmd &``: SIGINT ignored), with SIGTERM sent by
 # the process itself once the files are about to be written: no clock decides where it lands.
-_SIGTERM_WHILE_SAVING = """
+_SIGNAL_WHILE_SAVING = """
 import os, signal, sys
 from bpe_studio.cli import program, train
+sent = getattr(signal, sys.argv.pop(1))
 real = train.save
 def save(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), sent)
     return real(*args, **kwargs)
 train.save = save
 sys.argv = ["bpe-studio", *sys.argv[1:]]
 sys.exit(program())
 """
+
+
+def _train_signalled_while_saving(tmp_path, corpus, out, sig: str, preexec):
+    """``train`` whose process sends itself ``sig`` once the files are about to be written,
+    started with ``preexec`` (a signal's disposition, as the shell or nohup sets it)."""
+    return subprocess.run(
+        [sys.executable, "-c", _SIGNAL_WHILE_SAVING, sig, "train", corpus,
+         "--vocab-size", "400", "--out", out],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), capture_output=True,
+        text=True, preexec_fn=preexec, timeout=300,
+    )  # fmt: skip
 
 
 def test_sigterm_while_a_background_training_saves_keeps_its_merges(tmp_path):
@@ -314,13 +308,9 @@ def test_sigterm_while_a_background_training_saves_keeps_its_merges(tmp_path):
 
     corpus = write_text(tmp_path / "t.txt", slice_head("english", 50_000))
     out = tmp_path / "tok"
-    done = subprocess.run(
-        [sys.executable, "-c", _SIGTERM_WHILE_SAVING, "train", corpus, "--vocab-size", "400",
-         "--out", out],
-        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)), capture_output=True,
-        text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
-        timeout=300,
-    )  # fmt: skip
+    done = _train_signalled_while_saving(
+        tmp_path, corpus, out, "SIGTERM", lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)
+    )
     assert "Traceback" not in done.stderr and "error" not in done.stderr, done.stderr
     # As in the foreground: the signal stopped nothing, the tokenizer is whole.
     assert done.returncode == 0, done.stderr
