@@ -212,9 +212,8 @@ class CompiledMergeEngine:
         created = 2 * min(int(self.plen[pid]), self.n_tokens + 1)  # (new_id counted, added or not)
         need = 2 * (int(self.meta[self._k.NPAIRS]) + created)
         if need > self.hkeys.size:
-            self.hkeys, self.hvals = self._k.rehash(
-                self.hkeys, self.hvals, _pow2_at_least(2 * need)
-            )
+            # (the next power of two: at least twice the old size, so rehashes stay rare)
+            self.hkeys, self.hvals = self._k.rehash(self.hkeys, self.hvals, _pow2_at_least(need))
             self._group()
         return int(self._k.apply(pid, new_id, self.words, self.pairs, self.queue, self.track))
 
