@@ -445,3 +445,19 @@ def test_the_compression_legend_keeps_clear_of_its_plot_on_small_screens(qtbot, 
             qtbot.waitUntil(clear, timeout=2_000)
         # Back from the Step-through, the inspector asks no more room than before it.
         assert window.inspector.minimumSizeHint().height() == least
+
+
+def test_an_empty_legend_asks_for_no_negative_height(qtbot, qtlog):
+    # A fitted legend with nothing in it (a run's first frame) asked its layout for a least
+    # height of -1 (Qt's "no height for this width"): "QWidget::setMinimumSize: Negative sizes
+    # (0,-1) are not possible", once a frame.
+    from bpe_studio.gui.views.fitted_legend import FittedLegend
+
+    legend = FittedLegend(3)
+    qtbot.addWidget(legend)
+    legend.resize(300, 40)
+    legend.show()
+    legend.set_entries([])
+    legend.resize(280, 40)
+    assert legend.minimumHeight() >= 0
+    assert not [r.message for r in qtlog.records if "Negative sizes" in r.message]

@@ -89,7 +89,7 @@ class FittedLegend(QLabel):
             # subtle: a wrapped label's least height is one line's, and splitters and layouts
             # read only least heights: squeezed, the column drew its wrapped lines over the
             # plot above. Its least height is the lines it shows.
-            self.setMinimumHeight(self.heightForWidth(self.width()))
+            self.setMinimumHeight(max(0, self.heightForWidth(self.width())))  # (-1: no text)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
