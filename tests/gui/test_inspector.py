@@ -741,3 +741,25 @@ def test_the_empty_trees_message_wraps_to_a_narrow_view(qtbot):
     view.resize(600, 200)  # wider: no wider than it reads well
     qtbot.waitUntil(lambda: view.viewport().width() > 500)
     assert text.sceneBoundingRect().width() <= 330
+
+
+def test_a_click_on_an_unfocused_tree_follows_the_node_clicked(qtbot, steps, run):
+    """The review: the keyboard's start on the root (on focus-in) also ran for a click, and
+    scrolled a zoomed tree to the root before the press arrived: the node clicked was lost."""
+    from PySide6.QtGui import QTransform
+
+    hub, panel = deep_token_explained(qtbot, steps, run)
+    view = panel.tree
+    panel.activateWindow()
+    view.setTransform(QTransform.fromScale(4, 4))
+    far = view.node_items()[-1]  # a leaf, the last breadth first: far from the root
+    view.centerOn(far)
+    viewport = view.viewport()
+    root_shown = view.mapFromScene(view.root.sceneBoundingRect()).boundingRect()
+    assert not viewport.rect().intersects(root_shown)  # zoomed so that the root is away
+    assert not view.hasFocus()
+    spot = view.mapFromScene(far.sceneBoundingRect().center())
+    assert view.node_at(spot) is far
+    with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
+        qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=spot)
+    assert blocker.args == [far.token_id]

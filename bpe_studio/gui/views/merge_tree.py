@@ -354,8 +354,10 @@ class MergeTreeView(QGraphicsView):
     def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802 - Qt override
         super().focusInEvent(event)
         # The keyboard starts on the root, outlined: with no node current the view took the
-        # focus and showed it nowhere until an arrow was pressed.
-        if self.current is None and self.root is not None:
+        # focus and showed it nowhere until an arrow was pressed. Not for a click: moved to
+        # the root before the press arrived, the view lost the node clicked (the review).
+        by_mouse = event.reason() == Qt.FocusReason.MouseFocusReason
+        if self.current is None and self.root is not None and not by_mouse:
             self._move_to(self.root)
 
     def _move_to(self, node: NodeItem) -> None:
