@@ -693,3 +693,29 @@ def test_a_character_the_normalizers_always_change_makes_a_token_unreachable(tmp
         for line in read_fixture(SLICES[key])[:20_000].splitlines(keepends=True):
             emitted.update(hf.encode(line, add_special_tokens=False).ids)
     assert len(emitted) > 1000 and not emitted & unreachable
+
+
+def test_capitals_a_compatibility_form_writes_after_lowercase_stay_reachable(tmp_path):
+    """The review: under Sequence[Lowercase, NFKC], "ℌ" and "𝐀" have no lowercase and NFKC
+    then writes "H" and "A", which tokenizers gives; Reach called those tokens unreachable,
+    taking the chain run on its own output ("h") for what it outputs. Reference: tokenizers,
+    on mathematical and other compatibility capitals and on real text."""
+    import tokenizers
+    from foreign_files import _gpt2_model
+    from tokenizers import decoders, normalizers, pre_tokenizers
+
+    hf = tokenizers.Tokenizer(_gpt2_model(False))
+    hf.normalizer = normalizers.Sequence([normalizers.Lowercase(), normalizers.NFKC()])
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    unreachable = set(unreachable_tokens(Tokenizer.from_hf(path)))
+    capitals = ",".join("ℌℑℜℭＡＢＣⅫ" + "".join(map(chr, range(0x1D400, 0x1D434))))
+    emitted = set(hf.encode(capitals, add_special_tokens=False).ids)
+    for key in SLICES:
+        for line in read_fixture(SLICES[key])[:20_000].splitlines(keepends=True):
+            emitted.update(hf.encode(line, add_special_tokens=False).ids)
+    assert {hf.token_to_id("H"), hf.token_to_id("A")} <= emitted
+    assert not emitted & unreachable, sorted(hf.id_to_token(i) for i in emitted & unreachable)

@@ -18,7 +18,7 @@ import regex
 from ..encode.tokenizer import Tokenizer
 from ..formats.hf.normalizers import normalize
 from ..formats.hf.pre_tokenizers import step_texts
-from .contexts import AFTER, CONTEXTS, never_normalized_to, originals
+from .contexts import AFTER, CONTEXTS, never_normalized_to, originals, writes_capitals_again
 
 _QUANTIFIER = re.compile(r"\{\d*(?:,\d*)?\}")
 _ASCII_DIGITS = str.maketrans("123456789", "000000000")
@@ -35,6 +35,7 @@ def split_apart(
     pipeline = tokenizer.hf_pipeline
     each_character = pipeline is None or pipeline.normalizes_each_character()
     never = never_normalized_to(pipeline)
+    unsure = writes_capitals_again(pipeline)
     if pipeline is None:
         match = pre.compiled.match
 
@@ -81,9 +82,14 @@ def split_apart(
         # stands, a Lowercase in a Sequence with a Strip still lowercases "The").
         if never is not None and never(text):
             return False
+        tried = originals(pipeline, text)
+        if unsure and pipeline is not None:
+            made = [normalize(pipeline.normalizers, original) for original in tried]
+            if not any(text in m for m in made):
+                return True  # none becomes it, though one not tried may: left to the merges
         return any(
             within(text, before, original, after)
-            for original in originals(pipeline, text)
+            for original in tried
             for before in CONTEXTS
             for after in AFTER
         )
