@@ -112,6 +112,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         self.ids_panel = IdsPanel(self.editor)
         self.inspector = InspectorPanel(self.hub)
         self.timeline = TimelineBar(self.hub)
+        self.timeline.add_keys(self)
         self.curve = CompressionPlot(self.hub)
 
         # The tables start wide enough for every column (they keep that width as the window

@@ -89,6 +89,49 @@ def test_slider_spin_buttons_and_keys_drive_the_step(qtbot, trained_window_and_r
     assert state.live and state.step == n and bar.slider.value() == n
 
 
+def test_the_timeline_keys_act_from_every_tab_and_type_nothing(qtbot, trained_window_and_result):
+    """A real-display audit: on Compare, Report and the Vocabulary lab, Alt+P (Replay, as the
+    Run menu shows) and the timeline's other keys did nothing: Qt turns off the shortcuts of
+    a hidden widget, and the key went to the focused one instead, typing "p" into Compare's
+    text or picking another tokenizer in a list. They are the window's now."""
+    window, result = trained_window_and_result
+    bar, state = window.timeline, window.state
+    window.show()
+    window.activateWindow()
+    window.tabs.setCurrentWidget(window.compare)
+    box = window.compare.input
+    box.setFocus()
+    qtbot.waitUntil(box.hasFocus)
+    before = box.text()
+    bar.slider.setValue(40)
+    qtbot.keyClick(box, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert state.step == 39
+    qtbot.keyClick(box, Qt.Key.Key_P, Qt.KeyboardModifier.AltModifier)
+    assert bar.replay.running and state.replaying
+    qtbot.keyClick(box, Qt.Key.Key_P, Qt.KeyboardModifier.AltModifier)
+    assert not bar.replay.running and state.replay_paused
+    qtbot.keyClick(box, Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)
+    assert state.live and state.step == len(result.merges)
+    assert box.text() == before  # nothing typed
+    combo = window.compare.choices[0]
+    combo.setFocus()
+    qtbot.waitUntil(combo.hasFocus)
+    chosen = combo.currentIndex()
+    qtbot.keyClick(combo, Qt.Key.Key_P, Qt.KeyboardModifier.AltModifier)
+    assert bar.replay.running and combo.currentIndex() == chosen
+    bar.replay.pause()
+    # The Run menu's entry says what choosing it does now, as the button does.
+    menu = window.menus.run_menu
+    entry = next(a for a in menu.actions() if a.text().endswith("\tAlt+P"))
+    menu.aboutToShow.emit()
+    assert entry.text() == "Resume the &replay\tAlt+P" and bar.replay_button.text() == "Resume"
+    bar.replay.start(SLOW)
+    menu.aboutToShow.emit()
+    assert entry.text() == "Pause the &replay\tAlt+P"
+    entry.trigger()
+    assert not bar.replay.running
+
+
 def test_replay_reaches_the_end_through_every_frame(qtbot, trained_window_and_result):
     window, result = trained_window_and_result
     bar, state = window.timeline, window.state

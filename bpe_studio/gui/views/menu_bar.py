@@ -76,6 +76,13 @@ class _EnabledMirror(QObject):
         return False
 
 
+def _replay_entry(button_text: str) -> str:
+    """The Run menu's replay entry for what the replay button says now ("Pause" while a
+    replay runs, "Resume" while it waits), its key beside it."""
+    words = {"Pause": "Pause the &replay", "Resume": "Resume the &replay"}
+    return words.get(button_text, "&Replay") + "\tAlt+P"
+
+
 def mirror_enabled(action: QAction, widget: QWidget) -> None:
     """``action`` is enabled exactly when ``widget`` is, from now on."""
     _EnabledMirror(action, widget)
@@ -155,7 +162,11 @@ class AppMenus(QObject):
             mirror_enabled(self._add(run, text, button.click, keys), button)
         run.addSeparator()
         # Alt+P is the timeline's own shortcut: shown here, not taken twice.
-        mirror_enabled(self._add(run, "&Replay\tAlt+P", b.replay.click), b.replay)
+        replay = self._add(run, "&Replay\tAlt+P", b.replay.click)
+        mirror_enabled(replay, b.replay)
+        # The entry says what choosing it does, as its button does: a replay under way
+        # pauses (a real-display audit: "Replay" paused it).
+        run.aboutToShow.connect(lambda: replay.setText(_replay_entry(b.replay.text())))
 
         help_menu = self.help_menu = bar.addMenu("&Help")
         shortcuts = self._add(help_menu, "&Keyboard shortcuts", h.shortcuts, "F1")

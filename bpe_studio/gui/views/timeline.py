@@ -119,33 +119,6 @@ class TimelineBar(QWidget):
         self.skip_button.clicked.connect(self.replay.skip)
         self.pace_combo.currentIndexChanged.connect(self._pace_chosen)
         self.replay.running_changed.connect(self._show_replay)
-        for keys, slot, what in (
-            ("Alt+Left", lambda: self._user_step(hub.state.step - 1), "Timeline: one merge back"),
-            (
-                "Alt+Right",
-                lambda: self._user_step(hub.state.step + 1),
-                "Timeline: one merge forward",
-            ),
-            # Alt+Page Up/Down too: window managers of the openbox family take Alt+Shift+arrows
-            # (to move the window to another desktop), so the app never sees them there.
-            (
-                "Alt+Shift+Left; Alt+PgUp",
-                lambda: self._user_step(hub.state.step - BIG_STEP),
-                f"Timeline: {BIG_STEP} merges back",
-            ),
-            (
-                "Alt+Shift+Right; Alt+PgDown",
-                lambda: self._user_step(hub.state.step + BIG_STEP),
-                f"Timeline: {BIG_STEP} merges forward",
-            ),
-            ("Alt+L", self._go_live, "Timeline: follow the newest merge (Live)"),
-            ("Alt+P", self.toggle_replay, "Replay the run, or pause the replay"),
-        ):
-            shortcut = QShortcut(self)
-            shortcut.setKeys([QKeySequence(k) for k in keys.split("; ")])
-            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
-            shortcut.setWhatsThis(what)  # listed in Help > Keyboard shortcuts
-            shortcut.activated.connect(slot)
 
         hub.reset.connect(self.refresh)
         hub.merges_added.connect(self.refresh)
@@ -153,6 +126,42 @@ class TimelineBar(QWidget):
         hub.live_changed.connect(self.refresh)
         hub.replay_changed.connect(self._show_replay)
         self.refresh()
+
+    def add_keys(self, window: QWidget) -> None:
+        """The timeline's keys, on ``window``: they step and replay from every tab. (Qt turns
+        off a shortcut whose widget is hidden, and the timeline is hidden on every tab but
+        the first: a real-display audit's Alt+P typed "p" into Compare's text.)"""
+        for keys, slot, what in (
+            (
+                "Alt+Left",
+                lambda: self._user_step(self.hub.state.step - 1),
+                "Timeline: one merge back",
+            ),
+            (
+                "Alt+Right",
+                lambda: self._user_step(self.hub.state.step + 1),
+                "Timeline: one merge forward",
+            ),
+            # Alt+Page Up/Down too: window managers of the openbox family take Alt+Shift+arrows
+            # (to move the window to another desktop), so the app never sees them there.
+            (
+                "Alt+Shift+Left; Alt+PgUp",
+                lambda: self._user_step(self.hub.state.step - BIG_STEP),
+                f"Timeline: {BIG_STEP} merges back",
+            ),
+            (
+                "Alt+Shift+Right; Alt+PgDown",
+                lambda: self._user_step(self.hub.state.step + BIG_STEP),
+                f"Timeline: {BIG_STEP} merges forward",
+            ),
+            ("Alt+L", self._go_live, "Timeline: follow the newest merge (Live)"),
+            ("Alt+P", self.toggle_replay, "Replay the run, or pause the replay"),
+        ):
+            shortcut = QShortcut(window)
+            shortcut.setKeys([QKeySequence(k) for k in keys.split("; ")])
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.setWhatsThis(what)  # listed in Help > Keyboard shortcuts
+            shortcut.activated.connect(slot)
 
     # ------------------------------------------------------------ actions
     def select_step(self, k: int) -> None:
