@@ -513,27 +513,30 @@ def test_closing_before_the_first_merge_asks_whether_to_stop(qtbot, window, monk
     assert live_training_threads() == 0
 
 
-def test_merges_made_while_the_stop_question_is_open_are_asked_about(
-    qtbot, window, monkeypatch, tmp_path
-):
-    """The review: the run went on while "Stop training and close?" was open; answered yes
-    once it had merged (or finished), the window closed with every merge unsaved and no
-    Save question. The merges made meanwhile are asked about as any are."""
+def test_the_run_holds_still_while_the_stop_question_is_open(qtbot, window, monkeypatch, tmp_path):
+    """A real-display audit: with "Stop training and close?" left open, the run went on
+    behind it and finished, the question no longer true, and Yes then asked a second
+    question about the merges made meanwhile. The run now holds still while it is asked
+    (at its pause point before the first merge), and No lets it go on."""
     session, go = held_in_compile(qtbot, window, monkeypatch, tmp_path)
-    asked_close: list[str] = []
+    seen: list[tuple[bool, int]] = []
 
     def ask(title: str, question: str) -> bool:
-        go.set()  # the run goes on while the user reads
-        qtbot.waitUntil(lambda: window.hub.unsaved > 0, timeout=60_000)
-        return True
+        paused = session.control.paused
+        go.set()  # the compile ends while the user reads
+        qtbot.waitUntil(session.control.holding_still.is_set, timeout=60_000)
+        seen.append((paused, window.hub.unsaved))
+        return False
 
     window.ask = ask
-    window.ask_close = lambda title, question: asked_close.append(question) or "cancel"
+    window.ask_close = lambda title, question: pytest.fail(f"asked {title!r} with no merge")
     try:
         window.close()
     finally:
         go.set()
-    assert len(asked_close) == 1 and "merges" in asked_close[0]
-    assert window.isVisible()  # Cancel keeps the window and the run
+    assert seen == [(True, 0)] and window.isVisible()
+    assert not session.control.paused  # No: the run goes on, as it was
+    qtbot.waitUntil(lambda: window.state.phase is Phase.FINISHED, timeout=120_000)
+    assert window.hub.unsaved > 0
     window.close_without_asking()
     assert live_training_threads() == 0

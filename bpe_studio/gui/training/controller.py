@@ -437,22 +437,8 @@ class Controller(QObject):
         """Whether the window may close now: yes when no merge would be lost, else as the user
         answers :attr:`ask_close` (a run still training is paused while asked, and saved as it
         stands then). Cancel (or a Save that did not happen) keeps the window and the run."""
-        if self.hub.unsaved == 0:
-            if not self.training:
-                return True
-            # No merge to lose yet, but a long pre-tokenization (minutes on a large corpus)
-            # would be lost to a stray Ctrl+Q (a keyboard audit: the app closed at once).
-            if not self.confirm(
-                "Stop training and close?",
-                "Training has learned no merge yet: what it has counted so far is lost when "
-                "the window closes.\n\nStop training and close?",
-            ):
-                return False
-            # subtle: the run went on while the question was open, and may have merged (or
-            # ended) since: those merges are asked about as any are (the review: a run that
-            # finished meanwhile closed with its 1,743 merges unsaved and unasked).
-            if self.hub.unsaved == 0:
-                return True
+        if self.hub.unsaved == 0 and not self.training:
+            return True
         session = self.session
         paused_here = False
         if session is not None and self.training:
@@ -460,9 +446,28 @@ class Controller(QObject):
             # the merge under way when the pause came recorded, before they are counted. A
             # worker may have paused itself (pause_after) with its report not yet here:
             # pausing then only brings the state up to it, and Cancel leaves it paused, as
-            # it was.
+            # it was. Before the first merge it holds still too: a run that went on under
+            # "Stop training and close?" finished behind it (a real-display audit), and the
+            # question was no longer true.
             paused_here = not session.paused
             session.hold_still()
+        if self.hub.unsaved == 0:
+            # No merge to lose yet, but a long pre-tokenization (minutes on a large corpus)
+            # would be lost to a stray Ctrl+Q (a keyboard audit: the app closed at once).
+            if not self.confirm(
+                "Stop training and close?",
+                "Training has learned no merge yet: what it has counted so far is lost when "
+                "the window closes.\n\nStop training and close?",
+            ):
+                if paused_here and session is not None:
+                    session.resume()
+                return False
+            # subtle: a pause asked for while the corpus is counted is taken at the worker's
+            # first pause point, and a merge may come before it: merges that came while the
+            # question was open are asked about as any are (the review: a run that finished
+            # meanwhile closed with its 1,743 merges unsaved and unasked).
+            if self.hub.unsaved == 0:
+                return True
         if self.loader.busy:
             # subtle: a tokenizer loading (the user let the run go for it) would end within
             # the question's event loop and replace the run on screen: Save then wrote the
