@@ -9,7 +9,7 @@ from pathlib import Path
 from gui_helpers import train_in_window
 
 from bpe_studio.gui.app import DEMO_CORPUS
-from bpe_studio.gui.model.state import Phase, RunSettings, RunState
+from bpe_studio.gui.model.state import Phase, RunSettings, RunState, TrainingResult
 from bpe_studio.gui.model.status import format_duration, status_text
 
 
@@ -43,6 +43,25 @@ def test_the_times_say_what_they_cover_while_merging():
     assert "left" not in text
     state.remaining = 12.0
     assert status_text(state).endswith(" · ~0:12 left")
+
+
+def test_a_run_stopped_during_a_replay_says_so_while_the_replay_goes_on():
+    """A real-display audit: Stop (Shift+F5) pressed while a replay animated the run left
+    "Replaying the run: step 3,799 of 14,236" alone on the line: nothing said the run had
+    stopped, or that Save keeps its merges, until the replay ended."""
+    merges = [(b"a", b"b")] * 3
+    result = TrainingResult({}, merges, (), 10, True, 1.0, "gpt2")
+    state = RunState(corpus=Path("books.txt"), phase=Phase.STOPPED, result=result)
+    state.replaying, state.step, state.published = True, 1, 3
+    text = status_text(state)
+    assert text.startswith("Stopped after 3 of 10 merges, Save keeps them · ")
+    assert text.endswith("Replaying the run: step 1 of 3 · Skip jumps to the end, Pause stops it")
+    state.replay_paused = True
+    assert "Stopped after 3 of 10" in status_text(state) and "Replay paused" in status_text(state)
+    # A finished run's outcome waits for the replay's end, as before.
+    state.result = TrainingResult({}, merges, (), 3, False, 1.0, "gpt2")
+    state.phase = Phase.FINISHED
+    assert status_text(state).startswith("Replay paused at step 1 of 3")
 
 
 def test_the_end_of_a_run_says_total_and_merging_time(qtbot, window):

@@ -204,6 +204,14 @@ def status_text(state: RunState, new_corpus: bool = False) -> str:
     While a replay animates an ended run, the line says so (the outcome comes back after)."""
     phase = state.phase
     if state.replaying and not phase.training and not new_corpus:
+        result = state.result
+        if phase is Phase.STOPPED and result is not None and result.stopped and result.merges:
+            # A stop is news the user just made (Stop pressed during a replay): it stays on
+            # the line, where a finished run's "Done" waits for the replay's end.
+            return (
+                f"Stopped after {len(result.merges):,} of {result.target_merges:,} merges, "
+                f"Save keeps them · {replay_text(state)}"
+            )
         return replay_text(state)
     if state.loading is not None:
         vocab_file, merges_file = state.loading
