@@ -10,7 +10,6 @@ text.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import regex
@@ -18,10 +17,9 @@ import regex
 from ..encode.tokenizer import Tokenizer
 from ..formats.hf.normalizers import normalize
 from ..formats.hf.pre_tokenizers import step_texts
+from .alike import alike_key
 from .contexts import AFTER, CONTEXTS, never_normalized_to, originals, writes_capitals_again
 
-_QUANTIFIER = re.compile(r"\{\d*(?:,\d*)?\}")
-_ASCII_DIGITS = str.maketrans("123456789", "000000000")
 _CHECKS_BETWEEN_CALLS = 256  # tokens tested between two calls of ``between_slices``
 
 
@@ -33,7 +31,6 @@ def split_apart(
     viewer's background thread lets its GUI thread run there)."""
     pre = tokenizer.pre_tokenizer
     pipeline = tokenizer.hf_pipeline
-    each_character = pipeline is None or pipeline.normalizes_each_character()
     never = never_normalized_to(pipeline)
     unsure = writes_capitals_again(pipeline)
     if pipeline is None:
@@ -55,6 +52,10 @@ def split_apart(
         one: regex.Pattern[str] | None = pre.compiled
     else:
         one = regex.compile(patterns[0]) if patterns is not None and len(patterns) == 1 else None
+    # Several steps, each one regex: each cuts the piece the one before left around the token.
+    chain = None
+    if pipeline is not None and patterns is not None and one is None:
+        chain = [regex.compile(p) for p in patterns]
 
     def within(text: str, before: str, original: str, after: str) -> bool:
         """Whether a piece of ``before + original + after``, normalized, holds ``text``."""
@@ -63,6 +64,17 @@ def split_apart(
         if pipeline is not None:
             normalized = normalize(pipeline.normalizers, whole_text)
             if one is None:
+                k = len(before)
+                if (
+                    chain is not None
+                    and normalized == whole_text
+                    and original == text
+                    and normalized.find(text) == k
+                    and normalized.find(text, k + 1) < 0
+                ):
+                    # subtle: the token's text stands nowhere else, so only the pieces that
+                    # reach into it there can hold it; the rest need not be found.
+                    return _held(chain, normalized, k, len(text))
                 return any(text in piece for piece in step_texts(pipeline.steps, normalized))
         assert one is not None
         if normalized != whole_text or original != text:
@@ -94,10 +106,10 @@ def split_apart(
             for after in AFTER
         )
 
-    # subtle: where no pattern names a digit and the normalizers treat every digit alike,
-    # "2016" and "1999" are cut alike in every context: one answer serves all the numbers
-    # of a vocabulary (thousands in o200k's) where each would try every context.
-    digits_alike = each_character and not _names_digits(tokenizer)
+    # Texts that nothing in the pipeline tells apart ("2016" and "1999" where no pattern
+    # names a digit) are cut alike in every context: one answer serves them all, where each
+    # would try every context.
+    key_of = alike_key(tokenizer)
     answers: dict[str, bool] = {}
     split = set()
     for checked, i in enumerate(ids):
@@ -109,7 +121,7 @@ def split_apart(
             continue
         if not text or whole(text):
             continue
-        key = text.translate(_ASCII_DIGITS) if digits_alike else text
+        key = key_of(text)
         apart = answers.get(key)
         if apart is None:
             apart = answers[key] = not within_a_piece(text)
@@ -118,10 +130,19 @@ def split_apart(
     return split
 
 
-def _names_digits(tokenizer: Tokenizer) -> bool:
-    """Whether a pattern that cuts the text may name a digit (or cannot be told)."""
-    pipeline = tokenizer.hf_pipeline
-    patterns = [tokenizer.pre_tokenizer.pattern] if pipeline is None else pipeline.split_patterns()
-    if patterns is None:
-        return True
-    return any(re.search(r"[0-9]", _QUANTIFIER.sub("", p)) for p in patterns)
+def _held(chain: list[regex.Pattern[str]], text: str, k: int, n: int) -> bool:
+    """Whether ``text[k : k + n]`` lies within one piece when each regex of ``chain`` in turn
+    cuts the piece the one before it left there (each regex's matches and the gaps between
+    them, as an Isolated Split cuts: every character is in one of them)."""
+    start, end = 0, len(text)
+    for compiled in chain:
+        for m in compiled.finditer(text[start:end]):
+            s, e = m.span()
+            if e > k - start and s < e:  # the first piece reaching into the token
+                if not (s <= k - start and k + n <= start + e):
+                    return False
+                start, end = start + s, start + e
+                break
+        else:
+            return False
+    return True

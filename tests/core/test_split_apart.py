@@ -1,0 +1,140 @@
+"""The Reach rule's split test (``explain/split_apart``) on split-heavy pipelines: texts that
+nothing in the pipeline tells apart are answered once, a chain of regex steps is cut around
+the token only, and the answers stay those of ``tokenizers``.
+
+Oracle: ``tokenizers`` itself, on a GPT-2 vocabulary behind each pre-tokenizer, encoding the
+tokens' texts in many contexts and real text.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import tokenizers
+from core_helpers import SLICES, read_fixture
+from foreign_files import _gpt2_model
+from tokenizers import Regex, decoders, normalizers, pre_tokenizers
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.core.explain import split_apart as split_module
+from bpe_studio.core.explain.alike import _named_by
+from bpe_studio.core.explain.contexts import AFTER, CONTEXTS
+from bpe_studio.core.explain.split_apart import split_apart
+
+_BYTES = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+_BYTES_REGEX = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+# name -> (normalizer, pre-tokenizer): the pipelines inspect took seconds on.
+SHAPES = {
+    "words": (None, pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), _BYTES])),
+    "split_then_regex": (
+        None,
+        pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(r"'s|\w+"), "isolated"), _BYTES_REGEX]),
+    ),
+    "strip_lower": (
+        normalizers.Sequence([normalizers.Strip(), normalizers.Lowercase()]),
+        _BYTES_REGEX,
+    ),
+}
+_AROUND = ["", " ", "a", "Z", "0", "\n", "\t", ".", "'", "中", "é", "_", "-", " a", "'s", "  "]
+
+
+def _shape(name: str, folder) -> tuple[tokenizers.Tokenizer, Tokenizer]:
+    normalizer, pre_tokenizer = SHAPES[name]
+    hf = tokenizers.Tokenizer(_gpt2_model(False))
+    if normalizer is not None:
+        hf.normalizer = normalizer
+    hf.pre_tokenizer = pre_tokenizer
+    hf.decoder = decoders.ByteLevel()
+    path = folder / "tokenizer.json"
+    hf.save(str(path))
+    return tokenizers.Tokenizer.from_file(str(path)), Tokenizer.from_hf(path)
+
+
+def _texts(tok: Tokenizer) -> dict[int, str]:
+    texts = {}
+    for i, token in tok.vocab.items():
+        try:
+            texts[i] = token.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return texts
+
+
+def _counting(monkeypatch) -> list[int]:
+    """Counts the pipeline runs of the split test (each context tried the slow way)."""
+    calls: list[int] = []
+    slow = split_module.step_texts
+
+    def counted(steps, text):
+        calls.append(1)
+        return slow(steps, text)
+
+    monkeypatch.setattr(split_module, "step_texts", counted)
+    return calls
+
+
+def test_words_nothing_tells_apart_are_tried_once(tmp_path, monkeypatch):
+    # inspect took 10 s of CPU on a GPT-2 vocabulary behind WhitespaceSplit: every token with
+    # a space tried every context, though " cat" and " dog" are cut alike (no pattern names
+    # a letter). Reference: tokenizers never gives any of them.
+    hf, ours = _shape("words", tmp_path)
+    words = [" cat", " dog", " bat", " pen", " map", " Tom", " Bob", " Jim"]
+    ids = [ours.encode_single_token(w) for w in words]
+    calls = _counting(monkeypatch)
+    assert split_apart(ours, ids) == set(ids)
+    # " cat" ... " map" share one answer, " Tom" ... " Jim" another.
+    assert len(calls) <= 2 * len(CONTEXTS) * len(AFTER)
+    batch = [a + w + z for w in words for a in _AROUND for z in _AROUND]
+    assert not set(ids) & {
+        i for e in hf.encode_batch(batch, add_special_tokens=False) for i in e.ids
+    }
+
+
+def test_a_chain_of_regex_steps_is_cut_around_the_token_only(tmp_path, monkeypatch):
+    # inspect took 14 s of CPU on Sequence[Split(r"'s|\w+"), ByteLevel(use_regex)]: every
+    # context ran both steps over the whole text, where the pieces that reach into the token
+    # decide. Reference: tokenizers never gives the tokens said to be split apart.
+    hf, ours = _shape("split_then_regex", tmp_path)
+    words = [" cat", " dog", " house", " 2016", " 1999", "cats", "cat", "'s"]
+    ids = [ours.encode_single_token(w) for w in words]
+    calls = _counting(monkeypatch)
+    split = split_apart(ours, ids)
+    assert len(calls) < len(CONTEXTS) * len(AFTER)
+    assert {ours.vocab[i].decode() for i in split} == {" cat", " dog", " house", " 2016", " 1999"}
+    batch = [a + w + z for w in words for a in _AROUND for z in _AROUND]
+    assert not split & {i for e in hf.encode_batch(batch, add_special_tokens=False) for i in e.ids}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_answers_shared_by_alike_texts_are_each_texts_own(tmp_path, name):
+    # One answer per key must be the answer each text gets alone (fast == slow), and the
+    # tokens called split apart are never given by tokenizers, on contexts and real text.
+    hf, ours = _shape(name, tmp_path)
+    texts = _texts(ours)
+    ids = random.Random(7).sample(sorted(texts), 300)
+    split = split_apart(ours, ids)
+    assert split == {i for i in ids if split_apart(ours, [i])}
+    assert split
+    batch = [a + texts[i] + z for i in sorted(split) for a in _AROUND for z in _AROUND]
+    emitted = {i for e in hf.encode_batch(batch, add_special_tokens=False) for i in e.ids}
+    for key in SLICES:
+        for line in read_fixture(SLICES[key])[:20_000].splitlines(keepends=True):
+            emitted.update(hf.encode(line, add_special_tokens=False).ids)
+    assert not split & emitted
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [r"\h+", r"[[:xdigit:]]+", r"\p{Hex_Digit}", r"(\w)\1", r"(?P<x>\w)(?P=x)", r"\x61", "é|\\w+",
+     r"[\t-z]", r"(?x) a b"],
+)  # fmt: skip
+def test_patterns_that_may_tell_letters_apart_keep_them_apart(pattern):
+    assert _named_by(pattern) is None
+
+
+def test_the_letters_a_pattern_names():
+    gpt2 = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+    letters = {c for c in _named_by(gpt2) or () if c.isalpha()}
+    assert letters == set("strevmld")
+    assert {c for c in _named_by(r"[b-d]x") or () if c.isalpha()} == set("bcdx")
