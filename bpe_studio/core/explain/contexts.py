@@ -8,7 +8,8 @@ adds); :func:`never_normalized_to` says which texts no normalized text holds (a 
 under a trailing Lowercase); :func:`given_in_a_context` encodes those texts, as its tokenizer
 does, and says whether a token's id comes out. What it leaves out: how a token is cut
 (``split_apart``), the merges (``reach``), the compatibility forms' many-to-one mappings
-(NFKC's full-width letters are not tried).
+beyond the full-width forms of ASCII (a ligature "ﬁ", a circled "ⓐ", a superscript "²" are
+not tried).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ CONTEXTS = ("", " ", "s", "X", "中", "0", "\n", ".", "'")
 AFTER = (*CONTEXTS, " s", " .")
 _PER_CHARACTER = ("NFC", "NFD", "NFKC", "NFKD", "Lowercase")
 _MOST_ORIGINALS = 8  # texts tried for one token's text, itself included
+# The full-width forms of printable ASCII and the ideographic space, which NFKC and NFKD turn
+# back into them: a text holding no ASCII that the compatibility forms make ASCII.
+_FULL_WIDTH = {c: c + 0xFEE0 for c in range(0x21, 0x7F)} | {0x20: 0x3000}
 
 
 def _flat(pipeline: HfPipeline) -> list[dict[str, Any]]:
@@ -77,6 +81,9 @@ def _undone(obj: dict[str, Any], text: str) -> list[str]:
         prefix = obj.get("prepend")
         if isinstance(prefix, str) and prefix and text.startswith(prefix):
             return [text[len(prefix) :]]
+    if kind in ("NFKC", "NFKD"):
+        wide = text.translate(_FULL_WIDTH)
+        return [wide] if wide != text else []
     return []
 
 
