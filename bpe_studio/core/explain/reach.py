@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..encode.tokenizer import Tokenizer
-from .contexts import given_in_a_context
+from .contexts import given_in_a_context, never_normalized_to
 from .split_apart import split_apart
 
 _REACH_SLICE = 16_384  # tokens merged per NumPy pass in unreachable_tokens
@@ -82,7 +82,8 @@ def unreachable_among(
         # not cut out of what the normalizers make (" The" lowercased holds " the"). Some
         # context, or a text the normalizers turn into the token's, gives it or none does.
         holds = _holder(in_context)
-        decided = {i: _given_somewhere(tokenizer, i) for i in ids if holds(vocab[i])}
+        never = never_normalized_to(tokenizer.hf_pipeline)
+        decided = {i: _given_somewhere(tokenizer, i, never) for i in ids if holds(vocab[i])}
         settled += sorted(i for i, given in decided.items() if given is False)
         ids = [i for i in ids if decided.get(i) is None]
     # A token whose text the pre-tokenizer never leaves within one piece never reaches the
@@ -172,11 +173,17 @@ def _valid(data: bytes) -> bool:
     return True
 
 
-def _given_somewhere(tokenizer: Tokenizer, token_id: int) -> bool | None:
+def _given_somewhere(
+    tokenizer: Tokenizer, token_id: int, never: Callable[[str], bool] | None
+) -> bool | None:
     """Whether encoding the text of token ``token_id`` in some context gives that id
-    (``contexts.given_in_a_context``); None when its bytes are no text (left to the merges)."""
+    (``contexts.given_in_a_context``); None when its bytes are no text (left to the merges).
+    A text that no normalized text holds (``never``) is not given: the model's tokens come
+    from normalized text alone, so no context need be tried."""
     try:
         text = tokenizer.vocab[token_id].decode("utf-8")
     except UnicodeDecodeError:
         return None
+    if never is not None and never(text):
+        return False
     return given_in_a_context(tokenizer, token_id, text)
