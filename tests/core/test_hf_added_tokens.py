@@ -505,3 +505,26 @@ def test_a_panic_in_tokenizers_is_an_error_naming_the_file(tmp_path):
                 ours.encode_batch([text])
         else:
             assert ours.encode(text) == expected == ours.encode_batch([text])[0]
+
+
+def test_turned_off_under_ignore_merges_a_special_token_looked_up_whole_is_warned_of(tmp_path):
+    # A fuzzing audit: opened with no_specials, a special token is written into model.vocab
+    # as the ordinary token it is; with ignore_merges tokenizers then looks a pre-token up as
+    # it ("zzz": one id), where the file read (encode_special_tokens on) merged its bytes.
+    # No file can keep its id out of that look-up: said. One whose text is not its own
+    # byte-level spelling ("<|a b|>": a space is spelt "Ġ") is found by no look-up: not said.
+    tok = trained_bpe(*FAMILIES["gpt2"], ["the cat sat on the mat " * 50], 280)
+    tok.add_special_tokens([AddedToken("zzz", special=True), AddedToken("<|a b|>", special=True)])
+    obj = json.loads(tok.to_str())
+    obj["model"]["ignore_merges"] = True
+    source = tmp_path / "source.json"
+    source.write_text(json.dumps(obj), encoding="utf-8")
+    bare = open_tokenizer(source, no_specials=True)
+    with pytest.warns(LossyFormatWarning, match="'zzz', turned off") as told:
+        (written,) = bare.save(tmp_path / "out", format="hf")
+    assert "<|a b|>" not in str([w.message for w in told if w.category is LossyFormatWarning])
+    oracle = _hf(str(source), plain=True)
+    hf = tokenizers.Tokenizer.from_file(str(written))
+    assert _ids(oracle, "zzz") == bare.encode("zzz") != _ids(hf, "zzz")  # the loss warned of
+    for text in ("<|a b|> zzzz the cat", "the <|a b|>"):
+        assert _ids(hf, text) == _ids(oracle, text) == bare.encode(text)

@@ -724,6 +724,18 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         turned_off = [str(t["content"]) for t in read if t.get("content") not in every_added]
         read = [token for token in read if token.get("content") in every_added]
         _warn_hidden(turned_off, [str(t["content"]) for t in read], where)
+        if data.ignore_merges:
+            # subtle: written into model.vocab, tokenizers looks them up whole where the file
+            # read had them outside it, as this tokenizer still does; no file keeps an id
+            # out of that look-up (a token's text, all in the byte-level alphabet, is its
+            # only spelling), so the loss is said.
+            looked_up = {
+                s: spelt[s] for s in turned_off if s in spelt and s not in data.added_in_model
+            }
+            one_regex = not data.pipeline.needed
+            _warn_looked_up_whole(
+                looked_up, where, data.pattern if one_regex else None, _TURNED_OFF
+            )
         known = {token.get("content") for token in read}
         read = [
             {**token, "special": True} if token.get("content") in data.special_tokens else token
@@ -738,7 +750,7 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         # A file that splits text with one regex (its pipeline not needed to encode) is split
         # so here; another's pipeline is not run for a warning.
         one_regex = data.pipeline is None or not data.pipeline.needed
-        _warn_looked_up_whole(free, where, data.pattern if one_regex else None)
+        _warn_looked_up_whole(free, where, data.pattern if one_regex else None, _KEPT_IDS)
     if pre_tokenizer is None:
         left_out = dropped_when_written(data)
         if left_out is not None:
@@ -803,12 +815,26 @@ def _warn_hidden(turned_off: Sequence[str], added: Sequence[str], where: str) ->
         )
 
 
-def _warn_looked_up_whole(written: Mapping[str, int], where: str, pattern: str | None) -> None:
-    """LossyFormatWarning naming the added tokens written into model.vocab that a file with
+# Why tokens are in model.vocab, said where ``_warn_looked_up_whole`` names them.
+_KEPT_IDS = (
+    "added token(s) {} are written into model.vocab to keep their ids (tokenizers counts the "
+    "others' past its entries)"
+)
+_TURNED_OFF = (
+    "special token(s) {}, turned off (no_specials), are written into model.vocab as the "
+    "ordinary tokens they are (the file read held them outside it, as added tokens)"
+)
+
+
+def _warn_looked_up_whole(
+    written: Mapping[str, int], where: str, pattern: str | None, why: str
+) -> None:
+    """LossyFormatWarning naming the tokens written into model.vocab that a file with
     ``ignore_merges`` will look a pre-token up as (``building.file_whole_tokens``: those
     whose text is its own byte-level spelling, and, split by one ``pattern``, one piece),
-    where this tokenizer merges it. Llama 3's 256 reserved tokens split into several
-    pieces: a warning naming them all warned of a loss that cannot happen."""
+    where this tokenizer merges it; ``why`` (with a ``{}`` for them) says why they are
+    there. Llama 3's 256 reserved tokens split into several pieces: a warning naming them
+    all warned of a loss that cannot happen."""
     found = [s for s in sorted(written, key=written.__getitem__) if encode_token(s.encode()) == s]
     if pattern is not None:
         import regex
@@ -821,8 +847,7 @@ def _warn_looked_up_whole(written: Mapping[str, int], where: str, pattern: str |
         f" and {len(found) - 5} more" if len(found) > 5 else ""
     )
     warnings.warn(
-        f"{where}: added token(s) {shown} are written into model.vocab "
-        "to keep their ids (tokenizers counts the others' past its entries); with ignore_merges, "
+        f"{where}: {why.format(shown)}; with ignore_merges, "
         "tokenizers then gives a pre-token that is such a text that token's id where it is "
         "not cut out first (special tokens read as text, single_word, lstrip), where this "
         "tokenizer merges its bytes",
