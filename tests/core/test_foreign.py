@@ -650,3 +650,36 @@ def test_a_file_the_reader_refuses_is_read_once_before_its_error(tmp_path, monke
     with pytest.raises(ValueError) as again:
         tokenizer_json.read_hf(path)
     assert str(refused.value) == str(again.value)
+
+
+def test_saved_with_special_tokens_off_the_file_gives_the_same_ids(files, tmp_path):
+    # A fuzzing audit: opened with no_specials and saved, the file still matched its special
+    # tokens. Those the model's vocabulary holds under their ids are left out of
+    # added_tokens (marked not special, tokenizers would still match them).
+    import warnings
+
+    from hf_shapes import FAMILIES, trained_bpe
+    from tokenizers import AddedToken
+
+    from bpe_studio.core.formats.files import LossyFormatWarning
+
+    plain = open_tokenizer(files["sentencepiece_bpe"], no_specials=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LossyFormatWarning)
+        (written,) = plain.save(tmp_path / "sp", format="hf")
+    oracle = tokenizers.Tokenizer.from_file(str(files["sentencepiece_bpe"]))
+    oracle.encode_special_tokens = True
+    saved = tokenizers.Tokenizer.from_file(str(written))
+    for text in ("a</s>b<s>c", "<unk> the </s></s>", read_fixture(SLICES["english"])[:2000]):
+        expected = oracle.encode(text, add_special_tokens=False).ids
+        assert saved.encode(text, add_special_tokens=False).ids == expected == plain.encode(text)
+    # A special token past the model's vocabulary has no id but the added token's: it stays
+    # matched, said (run by tokenizers: an added token that merges also make).
+    tok = trained_bpe(*FAMILIES["gpt2"], ["the cat sat on the mat\r\n\r\n" * 50], 300)
+    tok.add_special_tokens([AddedToken("\r\n", special=True)])
+    tok.add_tokens([AddedToken("the", normalized=False)])
+    tok.save(str(tmp_path / "crlf.json"))
+    bare = open_tokenizer(tmp_path / "crlf.json", no_specials=True)
+    assert isinstance(bare, ForeignTokenizer)
+    with pytest.warns(LossyFormatWarning, match=r"special token\(s\) '\\r\\n' are written"):
+        bare.save(tmp_path / "crlf", format="hf")

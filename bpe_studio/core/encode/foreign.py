@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from functools import cached_property
 from numbers import Integral
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -38,6 +39,7 @@ from ..formats.hf.kind import (
     unknown_model,
     whole_text_note,
 )
+from ..formats.hf.specials_off import special_tokens_as_text
 from ..formats.hf.template import Template, read_template
 from ..io.atomic import atomic_write_bytes, output_folder
 from ..io.hf_hub import (
@@ -69,8 +71,6 @@ from .token_spans import TokenSpan, span_cuts
 from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import tokenizers
     from numpy.typing import DTypeLike
 
@@ -639,6 +639,10 @@ class ForeignTokenizer:
         if name is not None:
             raise ValueError(f"format 'hf' has fixed file names; name={name!r} is for tiktoken")
         text = self._backend.to_str(pretty=True) + "\n"
+        if self._backend.encode_special_tokens:  # no_specials: held by no file as such
+            where = os.fspath(Path(directory) / TOKENIZER_FILE)
+            obj = special_tokens_as_text(json.loads(text), where)
+            text = json.dumps(obj, ensure_ascii=False, indent=2) + "\n"
         with output_folder(directory) as out:
             atomic_write_bytes(out / TOKENIZER_FILE, text.encode("utf-8"))
         return [out / TOKENIZER_FILE]

@@ -723,7 +723,7 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         # it a new id and match it as a special token (a fuzzing audit).
         turned_off = [str(t["content"]) for t in read if t.get("content") not in every_added]
         read = [token for token in read if token.get("content") in every_added]
-        _warn_hidden(turned_off, [str(t["content"]) for t in read], where)
+        warn_hidden(turned_off, [str(t["content"]) for t in read], where)
         if data.ignore_merges:
             # subtle: written into model.vocab, tokenizers looks them up whole where the file
             # read had them outside it, as this tokenizer still does; no file keeps an id
@@ -790,7 +790,9 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
     }
 
 
-def _warn_hidden(turned_off: Sequence[str], added: Sequence[str], where: str) -> None:
+def warn_hidden(
+    turned_off: Sequence[str], added: Sequence[str], where: str, stacklevel: int = 4
+) -> None:
     """LossyFormatWarning naming the added tokens that a special token turned off hides where
     its text occurs: tokenizers, reading special tokens as text, skips a special token's match
     without searching it again, so an added token the match overlaps from inside ("<|end" in
@@ -811,7 +813,7 @@ def _warn_hidden(turned_off: Sequence[str], added: Sequence[str], where: str) ->
             f"will find {a!r} there"
             + (f" ({len(hidden) - 1} more such pair(s))" if len(hidden) > 1 else ""),
             LossyFormatWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
 
 
