@@ -50,7 +50,7 @@ from .inputs import (
     records,
     stdin_input,
 )
-from .kept_text import dropped_note, drops_text, kept_bytes
+from .kept_text import dropped_note, drops_text, drops_uncounted, kept_bytes
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_INTERRUPTED,
@@ -340,7 +340,11 @@ def _encode(args: argparse.Namespace) -> int:
             per_token = (stats.input_bytes - dropped) / stats.tokens
             lines.append(f"compression ratio: {per_token:.2f} bytes/token (of the text kept)")
     elif stats.tokens:
-        lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token")
+        # subtle: one that drops text its ids' bytes cannot count (its note says it drops
+        # text) has the ratio over every input byte, said so.
+        whole = " (of the whole input, the text dropped not counted out)"
+        shown = whole if drops_uncounted(described) else ""
+        lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token{shown}")
     if stats.input_bytes:
         lines.append(f"throughput: {rate:.2f} MB/s")
     last, code = _wrote(args.out, closed_after, written)

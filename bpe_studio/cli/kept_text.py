@@ -4,7 +4,8 @@ What it does: a pre-tokenizer step that removes text (a Split that keeps its mat
 ``train --format hf`` writes a custom regex; WhitespaceSplit) drops what it does not keep, as
 ``tokenizers`` does: no id stands for it. :func:`drops_text` tells such a tokenizer,
 :func:`kept_bytes` counts the bytes its ids stand for (from the ids file, not reading the
-input again) and :func:`dropped_note` says how much of the input they leave out. What it
+input again) and :func:`dropped_note` says how much of the input they leave out;
+:func:`drops_uncounted` tells one that drops text where that count cannot be made. What it
 leaves out: where that text was (``encode`` names no character, only how much).
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.explain.usage import dropped_words
 from ..core.formats.base.data import TokenizerData
+from ..core.formats.hf.kind import TOKENIZERS_BYTE_LEVEL, pre_tokenizer_removes
 from ..core.pretokenization.names import shown_pattern
 from .sources import pipeline_of, split_pattern
 
@@ -32,6 +34,16 @@ def drops_text(tok: AnyTokenizer | TokenizerData) -> bool:
         return False
     pipeline = pipeline_of(tok)
     return pipeline is not None and pipeline.drops_text
+
+
+def drops_uncounted(tok: AnyTokenizer | TokenizerData) -> bool:
+    """Whether ``tok`` drops text where the bytes of its ids do not tell how much: a
+    normalizer or a prefix space changes the text's bytes too, or ``tokenizers`` runs it
+    (its loading note says what it drops)."""
+    if isinstance(tok, ForeignTokenizer):
+        return tok.kind == TOKENIZERS_BYTE_LEVEL and pre_tokenizer_removes(tok.backend)
+    pipeline = pipeline_of(tok)
+    return pipeline is not None and pipeline.removes_text and not pipeline.drops_text
 
 
 def kept_bytes(vocab: Mapping[int, bytes], ids_path: str) -> int:

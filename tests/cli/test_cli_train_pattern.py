@@ -431,3 +431,40 @@ def test_encode_says_what_a_pattern_left_out(tmp_path):
     write_text(tmp_path / "latin.txt", "ab 12, ab.\n" * 40)
     stderr = ok(cli(tmp_path, "encode", "latin.txt", "--tokenizer", "hf", "--out", "l.npy"))
     assert "left out" not in stderr and "(of the text kept)" not in stderr
+
+
+def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_it(tmp_path):
+    """A fuzzing audit: a tokenizer.json that drops text and has a normalizer (NFC, as Qwen2)
+    had no note and a ratio over every input byte, said as if nothing were dropped. Its
+    normalizer changes the text's bytes, so what is dropped is not counted: the loading note
+    says it drops text, and the ratio says it is over the whole input."""
+    from tokenizers import Regex, decoders, models, trainers
+    from tokenizers import Tokenizer as HfTokenizer
+    from tokenizers import normalizers as nz
+    from tokenizers import pre_tokenizers as pt
+
+    hf = HfTokenizer(models.BPE())
+    hf.normalizer = nz.NFC()
+    hf.pre_tokenizer = pt.Sequence(
+        [
+            pt.Split(Regex(r"\w+"), "removed", invert=True),
+            pt.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=270, initial_alphabet=pt.ByteLevel.alphabet(), show_progress=False
+    )
+    hf.train_from_iterator(["the cat sat on the mat"], trainer)
+    (tmp_path / "nfc").mkdir()
+    hf.save(str(tmp_path / "nfc" / "tokenizer.json"))
+    text = "the cat, the mat!\n" * 20
+    write_text(tmp_path / "t.txt", text)
+    result = cli_bytes(tmp_path, "encode", "t.txt", "--tokenizer", "nfc", "--out", "-")
+    assert result.returncode == 0, result.stderr
+    ids = np.load(io.BytesIO(result.stdout)).tolist()
+    assert ids == hf.encode(text).ids
+    lines = result.stderr.decode().splitlines()
+    assert any("its pre-tokenizer drops text such as ' '" in line for line in lines), lines
+    ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
+    assert f"{ratio} (of the whole input, the text dropped not counted out)" in lines, lines

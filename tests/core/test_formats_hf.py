@@ -7,6 +7,7 @@ Oracles: Hugging Face ``tokenizers`` itself, against the slow reference encoder
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import warnings
@@ -620,3 +621,72 @@ def test_an_added_token_outside_the_vocabulary_that_spells_other_bytes_is_refuse
     hf, path = added("<|中文|>")
     ids = hf.encode("a<|中文|>b").ids
     assert Tokenizer.load(path).decode(ids) == hf.decode(ids, skip_special_tokens=False)
+
+
+def _dropping_file(folder: Path, name: str, pre_tokenizer, normalizer=None, added=()) -> str:
+    """A byte-level tokenizer.json trained by tokenizers with ``pre_tokenizer`` (one that
+    drops text) and ``normalizer``, with the ``added`` tokens."""
+    tok = tokenizers.Tokenizer(models.BPE())
+    if normalizer is not None:
+        tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=270,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(["the cat sat on the mat, hello world!"], trainer)
+    tok.add_tokens(list(added))
+    path = folder / f"{name}.json"
+    tok.save(str(path))
+    return str(path)
+
+
+def test_a_file_that_drops_text_is_noted_whatever_its_normalizer_and_whatever_it_drops(tmp_path):
+    """A fuzzing audit: the note a file that drops text gets was missing under any
+    normalizer (Qwen2's NFC), with a prefix space, for a pattern that drops words only
+    ("the"), and for a file run by tokenizers. The oracle: tokenizers gives no id for the
+    text each note names."""
+    from tokenizers import AddedToken
+    from tokenizers import normalizers as nz
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    words = pre_tokenizers.Split(Regex(r"\w+"), "removed", invert=True)
+    plain = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    cases = {
+        "nfc": (pre_tokenizers.Sequence([words, plain]), nz.NFC(), ()),
+        "lowercase": (pre_tokenizers.Sequence([words, plain]), nz.Lowercase(), ()),
+        "prefix_space": (
+            pre_tokenizers.Sequence(
+                [words, pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=False)]
+            ),
+            None,
+            (),
+        ),
+        "the": (
+            pre_tokenizers.Sequence([pre_tokenizers.Split(Regex("the"), "removed"), plain]),
+            None,
+            (),
+        ),
+        # An added token that merges also make: run by tokenizers.
+        "foreign": (
+            pre_tokenizers.Sequence([words, plain]),
+            None,
+            [AddedToken("the", normalized=False)],
+        ),
+    }
+    for name, (pre, normalizer, added) in cases.items():
+        path = _dropping_file(tmp_path, name, pre, normalizer, added)
+        tok = open_tokenizer(path)
+        assert (type(tok).__name__ == "ForeignTokenizer") == (name == "foreign")
+        (note,) = [n for n in tok.notes if "drops text" in n]
+        left_out = note.split("drops text such as ", 1)[1].split(", as tokenizers")[0]
+        assert left_out == ("'the'" if name == "the" else "' '"), name
+        hf = tokenizers.Tokenizer.from_file(path)
+        assert hf.encode(ast.literal_eval(left_out)).ids == [], name
+    # Files that keep every character, with a normalizer and a prefix space: no note.
+    keeps = pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=True)
+    path = _dropping_file(tmp_path, "keeps", keeps, nz.NFC())
+    assert Tokenizer.load(path).notes == ()

@@ -33,6 +33,7 @@ from ..formats.hf.kind import (
     TOKENIZERS_MODELS,
     ForeignTokenizerFile,
     RefusedByteLevelFile,
+    backend_dropped_note,
     dropout_note,
     has_byte_level,
     loaded_backend,
@@ -675,7 +676,8 @@ def open_foreign(foreign: ForeignTokenizerFile, **options: Any) -> ForeignTokeni
     refuses, its notes say so first, with why."""
     tok = ForeignTokenizer.from_file(foreign.path, foreign.kind, **options)
     if isinstance(foreign, RefusedByteLevelFile):
-        tok.notes = (foreign.note, *tok.notes)
+        dropped = backend_dropped_note(os.fspath(foreign.path), tok.backend)
+        tok.notes = (foreign.note, *tok.notes, *([dropped] if dropped else []))
     return tok
 
 

@@ -18,15 +18,20 @@ its vocabulary).
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...corpus.stamps import Stamp, stamp
+from ...pretokenization.coverage import first_dropped, unheld
 from ..base.json_errors import json_or_none
+
+if TYPE_CHECKING:
+    import tokenizers
 
 # The models the tokenizers library runs (its ``models`` module; ``ModelWrapper`` in Rust).
 TOKENIZERS_MODELS = ("BPE", "Unigram", "WordLevel", "WordPiece")
@@ -88,6 +93,52 @@ def dropout_note(name: str, dropout: object) -> str | None:
         f"{name}: its model.dropout {dropout:g} is not applied: every merge applies, the ids "
         "are deterministic"
     )
+
+
+def dropped_note(name: str, left_out: str | None) -> str | None:
+    """The note for a ``tokenizer.json`` (``name``) whose pre-tokenizer drops text, such as
+    ``left_out`` (None: none found, no note)."""
+    if not left_out:
+        return None
+    return (
+        f"{name}: its pre-tokenizer drops text such as {left_out!r}, as tokenizers does: no "
+        "id stands for it, and decoding does not give it back"
+    )
+
+
+def _removes(pre_tokenizer: object) -> bool:
+    """Whether a pre-tokenizer's JSON has a step that removes text: a ``Removed`` behavior
+    (Split, Punctuation, ...), Whitespace or WhitespaceSplit."""
+    if isinstance(pre_tokenizer, list):
+        return any(map(_removes, pre_tokenizer))
+    if not isinstance(pre_tokenizer, dict):
+        return False
+    if pre_tokenizer.get("type") in ("Whitespace", "WhitespaceSplit"):
+        return True
+    if str(pre_tokenizer.get("behavior", "")).lower() == "removed":
+        return True
+    return _removes(pre_tokenizer.get("pretokenizers"))
+
+
+def pre_tokenizer_removes(backend: tokenizers.Tokenizer) -> bool:
+    """Whether the pre-tokenizer ``tokenizers`` runs (``backend``'s) has a step that removes
+    text (``_removes``)."""
+    pre = backend.pre_tokenizer
+    return pre is not None and _removes(json.loads(pre.__getstate__()))
+
+
+def backend_dropped_note(name: str, backend: tokenizers.Tokenizer) -> str | None:
+    """:func:`dropped_note` for a byte-level BPE file run by ``tokenizers`` (``backend``):
+    text the probe (``coverage.first_dropped``) finds no token's offsets hold, where its
+    pre-tokenizer removes text. Byte-level BPE holds every byte else; other kinds are left
+    alone (WordPiece drops spaces by design)."""
+    if not pre_tokenizer_removes(backend):
+        return None
+
+    def dropped(text: str) -> str | None:
+        return unheld(text, backend.encode(text, add_special_tokens=False).offsets)
+
+    return dropped_note(name, first_dropped(dropped))
 
 
 # The kind a byte-level BPE file read by tokenizers (RefusedByteLevelFile) is named by.

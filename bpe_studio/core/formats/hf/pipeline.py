@@ -28,6 +28,7 @@ import regex
 
 from ...pretokenization import scan_load
 from ...pretokenization.boundaries import SPECIALS_ONLY, CutRules, stable_cuts, steps_cut_rules
+from ...pretokenization.coverage import unheld
 from ...pretokenization.pretokenizer import COMPILED_FINDALL_FROM, Pretokenizer
 from ...pretokenization.scanner import Scanner, compiled_steps
 from .added_tokens import AddedToken, find_added, matcher, read_added
@@ -98,14 +99,26 @@ class HfPipeline:
         return [s.whole.pattern for s in steps if s.whole is not None]
 
     @property
-    def drops_text(self) -> bool:
+    def removes_text(self) -> bool:
         """Whether a pre-tokenizer step removes text (a Split that keeps its matches only, as
         ``train --format hf`` writes a custom regex; WhitespaceSplit), as ``tokenizers`` does:
-        no id stands for it. Only where neither a normalizer nor a prefix space changes the
-        text otherwise, so that the bytes of the ids say how much was removed."""
+        no id stands for it (what :meth:`dropped` finds)."""
+        return any(s.behavior == "Removed" and not s.passes_whole for s in self.steps)
+
+    @property
+    def drops_text(self) -> bool:
+        """:attr:`removes_text`, where the bytes of the ids say how much was removed: neither
+        a normalizer nor a prefix space changes the text otherwise."""
         steps = self.steps
-        removes = any(s.behavior == "Removed" and not s.passes_whole for s in steps)
-        return removes and not self.normalizers and not any(s.prefix_space for s in steps)
+        plain = not self.normalizers and not any(s.prefix_space for s in steps)
+        return plain and self.removes_text
+
+    def dropped(self, text: str) -> str | None:
+        """The first stretch of ``text``, normalized, that no pre-token holds (added tokens
+        not looked for; a prefix space holds none of it), or None."""
+        normalized = normalize(self.normalizers, text)
+        pieces = apply_steps(self.steps, [(normalized, 0, 0)])
+        return unheld(normalized, ((s, s + len(p) - lead) for p, s, lead in pieces))
 
     def scanner(self) -> Scanner | None:
         """The compiled scanner that cuts normalized text as the steps do, or None: when

@@ -30,14 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...io.atomic import atomic_write_bytes, output_folder
-from ...pretokenization.coverage import first_left_out
+from ...pretokenization.coverage import first_dropped, first_left_out
 from ...pretokenization.names import property_key, shown_pattern
 from ...pretokenization.scan_patterns import unwrapped
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
 from ..base.lossy import LossyFormatWarning
-from .kind import dropout_note, whole_text_note
+from .kind import dropout_note, dropped_note, whole_text_note
 from .onig import translate
 from .template import unknown_id
 
@@ -485,17 +485,12 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
 # ------------------------------------------------------------------ writing
 def _dropped_note(name: str, pipeline: HfPipeline | None) -> str | None:
     """The note for a file whose pre-tokenizer drops text (a Split that keeps its matches
-    only, a WhitespaceSplit): which kind of character it drops, so that a caller of encode
-    knows before text is lost (the command line also counts what each input lost)."""
-    if pipeline is None or not pipeline.drops_text:
+    only, a WhitespaceSplit), whatever its normalizer: text it drops, so that a caller of
+    encode knows before text is lost (the command line also counts what each input lost,
+    where the ids' bytes tell: ``HfPipeline.drops_text``)."""
+    if pipeline is None or not pipeline.removes_text:
         return None
-    left_out = first_left_out(pipeline.findall)
-    if left_out is None:
-        return None
-    return (
-        f"{name}: its pre-tokenizer drops text such as {left_out!r}, as tokenizers does: no "
-        "id stands for it, and decoding does not give it back"
-    )
+    return dropped_note(name, first_dropped(pipeline.dropped))
 
 
 def dropped_when_written(data: TokenizerData) -> str | None:
