@@ -528,3 +528,43 @@ def test_turned_off_under_ignore_merges_a_special_token_looked_up_whole_is_warne
     assert _ids(oracle, "zzz") == bare.encode("zzz") != _ids(hf, "zzz")  # the loss warned of
     for text in ("<|a b|> zzzz the cat", "the <|a b|>"):
         assert _ids(hf, text) == _ids(oracle, text) == bare.encode(text)
+
+
+@pytest.mark.parametrize(
+    "normalizer",
+    [
+        tokenizers.normalizers.Lowercase(),
+        tokenizers.normalizers.Prepend("x"),
+        tokenizers.normalizers.Replace("\n", "b"),
+    ],
+    ids=["lowercase", "prepend", "replace"],
+)
+def test_a_normalized_added_token_decodes_as_tokenizers_decodes_it(tmp_path, normalizer):
+    # A fuzzing audit: tokenizers (0.23 on) decodes a normalized added token as its
+    # normalized form, read by the ByteLevel decoder ("AB\n" under Lowercase: "ab\n"); it
+    # decoded here as its content. "ŸZ" lowercases to letters of the byte-level alphabet
+    # ("ÿ" spells the byte 0xFF): decoded as those bytes.
+    tok = trained_bpe(normalizer, pre_tokenizers.ByteLevel(add_prefix_space=False), ["the"], 262)
+    contents = ["AB\n", "ŸZ"]
+    tok.add_tokens([AddedToken(c, normalized=True, special=False) for c in contents])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    ours = Tokenizer.load(path)
+    for tokenizer, hf in ((ours, tok), (None, None)):
+        if tokenizer is None:  # written back: the file tokenizers reads decodes alike
+            (written,) = ours.save(tmp_path / "again", format="hf")
+            hf = tokenizers.Tokenizer.from_file(str(written))
+            tokenizer = Tokenizer.load(written)
+        for text in [*contents, "the AB\nŸZ"]:
+            ids = tokenizer.encode(text)
+            assert ids == _ids(hf, text)
+            assert tokenizer.decode(ids) == hf.decode(ids), text
+        for content in contents:
+            idx = hf.token_to_id(content)
+            assert tokenizer.added_tokens[content] == idx
+            assert tokenizer.decode([idx]) == hf.decode([idx])
+    # Made special by name, it is its text, as every special token here is.
+    special = Tokenizer.load(path, special_tokens=["AB\n"])
+    idx = tok.token_to_id("AB\n")
+    assert special.special_tokens == ["AB\n"] and special.decode([idx]) == "AB\n"
+    assert special.encode("the AB\n") == _ids(tok, "the AB\n")

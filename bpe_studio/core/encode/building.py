@@ -114,7 +114,7 @@ def build(
         special_ids = append_specials(own_vocab, tokens, inv)
     else:
         special_ids = place_specials(own_vocab, tokens, explicit, inv)
-    added_ids = place_specials(own_vocab, list(added), added, inv, special_ids)
+    added_ids = place_specials(own_vocab, list(added), added, inv, special_ids, as_held=True)
     # Handed out as the tokenizer's (and read by the merger): a change in place would not
     # reach the tables built below.
     own_vocab = ReadOnlyDict(own_vocab)
@@ -293,10 +293,13 @@ def place_specials(
     explicit: Mapping[str, int],
     inv: dict[bytes, int],
     placed: Mapping[str, int] | None = None,
+    as_held: bool = False,
 ) -> dict[str, int]:
     """Ids of special tokens given with their ids: each id holds its token's bytes (it is
     entered in ``vocab`` when absent there); none may share an id with those ``placed``
-    before them (the special tokens, for a tokenizer.json's other added tokens)."""
+    before them (the special tokens, for a tokenizer.json's other added tokens).
+    ``as_held``: an id ``vocab`` has keeps its bytes (a tokenizer.json's added token that is
+    not special decodes as ``TokenizerData.added_tokens`` says, not always as its text)."""
     ids: dict[str, int] = {}
     owner: dict[int, str] = {i: s for s, i in (placed or {}).items()}
     for s in tokens:
@@ -312,9 +315,9 @@ def place_specials(
             raise ValueError(f"special tokens {owner[idx]!r} and {s!r} share id {idx}")
         sb = s.encode("utf-8")
         held = vocab.setdefault(idx, sb)
-        if held != sb:
+        if held != sb and not as_held:
             raise ValueError(f"special token {s!r}: id {idx} already holds {held!r}")
-        inv.setdefault(sb, idx)
+        inv.setdefault(held, idx)
         owner[idx] = s
         ids[s] = idx
     return ids

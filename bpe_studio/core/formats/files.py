@@ -382,8 +382,15 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
         raise ValueError(f"{source}: {e}") from None
     inverse = {tok: idx for idx, tok in sorted(data.vocab.items(), reverse=True)}
     specials = dict(data.special_tokens)
+    vocab = data.vocab
     for token in extra:
+        # subtle: a file's added token may decode otherwise than its text (a normalized
+        # one: ``hf.tokenizer_json.decoded_as``); made special, it is its text, as every
+        # special token here is.
         idx = inverse.get(token.encode("utf-8"))
+        if idx is None and token in data.added_tokens:
+            idx = data.added_tokens[token]
+            vocab = {**vocab, idx: token.encode("utf-8")}
         if idx is None:
             raise ValueError(
                 f"special token {token!r} is not in {source}: its id would be one the "
@@ -391,7 +398,7 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
                 "room for it)"
             )
         specials.setdefault(token, idx)
-    return replace(data, special_tokens=specials)
+    return replace(data, vocab=vocab, special_tokens=specials)
 
 
 def load_data(

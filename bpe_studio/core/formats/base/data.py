@@ -77,7 +77,9 @@ class TokenizerData:
       tokenizer adds them when asked: ``add_special_tokens=True``), or None.
     - ``added_tokens``: a ``tokenizer.json``'s added tokens that are not special
       (``"special": false``, Qwen3's ``<think>``): string -> id, ``vocab[id]`` its UTF-8
-      bytes. Cut out of the text as special tokens are, but always (``allowed_special`` and
+      bytes, or, for a ``normalized`` one the normalizer changes, what ``tokenizers`` decodes
+      it as (``hf.tokenizer_json.decoded_as``: "THINK" under Lowercase, b"think"). Cut out
+      of the text as special tokens are, but always (``allowed_special`` and
       ``encode_ordinary`` choose among the special tokens only), as ``tokenizers`` does;
       merges take no part in them.
     - ``notes``: what this project does otherwise than the file says, one line each, for the

@@ -42,6 +42,7 @@ from .onig import translate
 from .template import unknown_id
 
 if TYPE_CHECKING:
+    from .added_tokens import AddedToken
     from .components import Components
     from .pipeline import HfPipeline
 
@@ -198,6 +199,20 @@ def _ids_counted_once() -> bool:
     except (metadata.PackageNotFoundError, ValueError):
         return True
     return (major, minor) >= (0, 23)
+
+
+def decoded_as(token: AddedToken) -> bytes:
+    """The bytes the installed tokenizers decodes an added token as: since 0.23 a
+    ``normalized`` one as the ByteLevel decoder reads its normalized form (``simple_id_to_token``
+    gives it, from ``normalized_cache``: "THINK" under Lowercase decodes as "think"), each
+    letter of the byte-level alphabet as its byte, or as that text's UTF-8 where one letter is
+    outside it; before, every one as its content."""
+    if not token.normalized or token.match in ("", token.content) or not _ids_counted_once():
+        return token.content.encode("utf-8")
+    try:
+        return decode_token(token.match, "")
+    except ValueError:
+        return token.match.encode("utf-8")
 
 
 def _added_ids(contents: Sequence[str], vocab: Mapping[str, Any]) -> dict[str, int]:
@@ -408,6 +423,7 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
             continue
         vocab[idx] = known[text] = r.token(text, f"model.vocab[{text!r}]")
     special = {t.content for t in parts.added if t.special}
+    decoded = {t.content: decoded_as(t) for t in parts.added if not t.special}
     # subtle: an added token that is not special may hold bytes a model token holds too
     # (phi-2's "  " beside "ĠĠ"): it is always cut out whole, so its own id is the one
     # encoding gives; merges are checked against the model's.
@@ -434,7 +450,7 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
                 f"{name}: added_tokens: {s!r} (id {idx}) clashes with the model's vocabulary "
                 f"(in model.vocab, {why})"
             )
-        vocab[idx] = sb
+        vocab[idx] = sb if s in special else decoded.get(s, sb)
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
         raise r.fail("model.vocab", f"byte 0x{missing[0]:02x} has no token (byte-level needs 256)")
@@ -679,8 +695,11 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
     if data.ignore_merges:
         free = {s: i for s, i in every_added.items() if data.added_in_model.get(s) != i}
     vocab = {text: idx for text, idx in spelt.items() if text not in free}
+    # A normalized added token decodes as tokenizers decodes it (``decoded_as``).
+    read_added = () if data.pipeline is None else data.pipeline.added
+    held = {t.content: decoded_as(t) for t in read_added if t.content in data.added_tokens}
     for s, idx in every_added.items():
-        if data.vocab.get(idx) != s.encode("utf-8"):
+        if data.vocab.get(idx) not in (s.encode("utf-8"), held.get(s)):
             raise ValueError(f"added token {s!r}: id {idx} does not hold it in the vocabulary")
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
