@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 import string
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -114,8 +115,16 @@ def _named_in(normalizer: Any, pre_tokenizer: Any) -> set[str] | None:
                 named |= found
         if kind == "Replace" and "$" in str(obj.get("content")):
             return None  # subtle: a group written back copies a letter elsewhere
-        named |= {c for t in texts if isinstance(t, str) for c in t}
+        named |= {c for t in texts if isinstance(t, str) for c in _written(t)}
     return named
+
+
+def _written(text: str) -> str:
+    """The characters ``text`` may stand for once normalized: itself, its compatibility forms
+    and its cases (a Prepend of a full-width "ｂ" writes "b" under NFKC, the Kelvin sign "K"
+    under Lowercase "k")."""
+    forms = (unicodedata.normalize(form, text) for form in ("NFC", "NFD", "NFKC", "NFKD"))
+    return "".join((text, *forms, text.lower(), text.upper(), text.casefold()))
 
 
 def _flat(obj: Any, key: str) -> list[dict[str, Any]]:
@@ -146,6 +155,11 @@ def _named_by(pattern: str) -> set[str] | None:
                 name = pattern[i + 3 : end] if pattern[i + 2 : i + 3] == "{" else pattern[i + 2]
                 if end < 0 or name.lstrip("^") not in _SAME_FOR_LETTERS:
                     return None
+                if pattern[i + 2 : i + 3] != "{":
+                    # subtle: Oniguruma (a file's Split, read raw here) takes an unbraced
+                    # "\pL" for the letters "pL" (formats.hf.onig); named, both readings
+                    # are safe.
+                    named |= {nxt, name}
                 i = end + 1
                 continue
             if not nxt or (nxt.isalnum() and nxt not in _CLASS_ESCAPES):
