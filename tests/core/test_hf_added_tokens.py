@@ -430,6 +430,31 @@ def test_an_added_token_looked_for_in_the_original_text_blocks_no_token_nfkc_mak
     assert not set(given) & unreachable
 
 
+@pytest.mark.parametrize("form", ["NFC", "NFKC"])
+def test_a_token_nfc_composes_around_an_added_token_is_reachable(tmp_path, form):
+    """A review: under NFC (or NFKC), beside an added "ő" looked for in the original text
+    only, the model's "xő" was called unreachable, though tokenizers gives it for the
+    decomposed "xo" + U+030B: the normalizer composes it after the added token was not
+    found. Reference: tokenizers."""
+    from gpt2_bytes import token_to_gpt2
+    from tokenizers import decoders, models
+
+    alphabet = sorted(pre_tokenizers.ByteLevel.alphabet())
+    vocab = {ch: i for i, ch in enumerate(alphabet)}
+    o, word = token_to_gpt2("ő".encode()), token_to_gpt2("xő".encode())
+    vocab[o], vocab[word] = len(vocab), len(vocab) + 1
+    hf = tokenizers.Tokenizer(models.BPE(vocab, [(o[0], o[1]), ("x", o)]))
+    hf.normalizer = getattr(tokenizers.normalizers, form)()
+    hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    hf.decoder = decoders.ByteLevel()
+    hf.add_tokens([AddedToken("ő", special=False, normalized=False)])
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    word_id = vocab[word]
+    assert hf.encode("xo\u030b", add_special_tokens=False).ids == [word_id]  # the oracle
+    assert word_id not in unreachable_tokens(Tokenizer.from_hf(path))
+
+
 def test_an_added_token_the_merges_also_make_is_refused_naming_it(tmp_path):
     """An audit: "and" listed in added_tokens (not special) at the model's own id for it was
     refused as "model.merges[362]: token b'and' is not an ordinary vocabulary token",

@@ -8,13 +8,14 @@ adds); :func:`never_normalized_to` says which texts no normalized text holds (a 
 under a trailing Lowercase); :func:`given_in_a_context` encodes those texts, as its tokenizer
 does, and says whether a token's id comes out. What it leaves out: how a token is cut
 (``split_apart``), the merges (``reach``), the compatibility forms' many-to-one mappings
-beyond the full-width forms of ASCII (a ligature "ﬁ", a circled "ⓐ", a superscript "²" are
-not tried).
+beyond the full-width forms of ASCII and a composed character's decomposed spelling (a
+ligature "ﬁ", a circled "ⓐ", a superscript "²" are not tried).
 """
 
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -67,8 +68,10 @@ def _capitals(text: str) -> list[str]:
     return [every] + ([] if first is None else [text[:first] + every[first] + text[first + 1 :]])
 
 
-def _undone(obj: dict[str, Any], text: str) -> list[str]:
-    """Texts that the normalizer ``obj`` may turn into ``text``, besides ``text`` itself."""
+def _undone(obj: dict[str, Any], text: str, spellings: bool) -> list[str]:
+    """Texts that the normalizer ``obj`` may turn into ``text``, besides ``text`` itself;
+    ``spellings``: the Unicode forms' other spellings too (they normalize to what ``text``
+    does, so they matter only where the original text is looked at: added tokens)."""
     kind = obj.get("type")
     if kind == "Lowercase":
         return _capitals(text)
@@ -81,21 +84,28 @@ def _undone(obj: dict[str, Any], text: str) -> list[str]:
         prefix = obj.get("prepend")
         if isinstance(prefix, str) and prefix and text.startswith(prefix):
             return [text[len(prefix) :]]
+    undone: list[str] = []
+    if not spellings:
+        return undone
+    if kind in ("NFC", "NFKC"):
+        # A composed character is written from its decomposed spelling too ("o" + U+030B
+        # to "ő"), which an added token looked for in the original text does not match.
+        undone.append(unicodedata.normalize("NFD", text))
     if kind in ("NFKC", "NFKD"):
-        wide = text.translate(_FULL_WIDTH)
-        return [wide] if wide != text else []
-    return []
+        undone.append(text.translate(_FULL_WIDTH))
+    return [t for t in dict.fromkeys(undone) if t != text]
 
 
-def originals(pipeline: HfPipeline | None, text: str) -> list[str]:
+def originals(pipeline: HfPipeline | None, text: str, spellings: bool = False) -> list[str]:
     """``text`` and texts that the pipeline's normalizers may turn into it (each normalizer
-    undone, the last one first), at most a few."""
+    undone, the last one first), at most a few; ``spellings``: with the Unicode forms'
+    other spellings of it (decomposed, full-width)."""
     found = [text]
     if pipeline is None or not pipeline.normalizers:
         return found
     for obj in reversed(_flat(pipeline)):
         for t in list(found):
-            for other in _undone(obj, t):
+            for other in _undone(obj, t, spellings):
                 if other not in found and len(found) < _MOST_ORIGINALS:
                     found.append(other)
     return found
@@ -149,7 +159,7 @@ def given_in_a_context(tokenizer: Tokenizer, token_id: int, text: str) -> bool:
     :data:`CONTEXTS` and :data:`AFTER` gives ``token_id`` (what tokenizers does around added
     tokens whose match depends on what stands beside them, or that are looked for in the
     original text only while the normalizers may make their text)."""
-    for original in originals(tokenizer.hf_pipeline, text):
+    for original in originals(tokenizer.hf_pipeline, text, spellings=True):
         for before in CONTEXTS:
             for after in AFTER:
                 if token_id in tokenizer.encode(before + original + after):
