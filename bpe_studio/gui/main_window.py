@@ -257,6 +257,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
                 ),
             ),
         )
+        # After the timeline's own slots (connected first), which name the button.
+        self.timeline.replay.running_changed.connect(self.menus.name_replay_entry)
+        self.hub.replay_changed.connect(self.menus.name_replay_entry)
         self._load_encoder()
 
     def _load_encoder(self) -> None:

@@ -130,6 +130,12 @@ def test_the_timeline_keys_act_from_every_tab_and_type_nothing(qtbot, trained_wi
     assert entry.text() == "Pause the &replay\tAlt+P"
     entry.trigger()
     assert not bar.replay.running
+    # Named again as the replay ends, the menu open or not (a real-display audit: left open
+    # through the replay's end, it still read "Pause the replay", and choosing it replayed).
+    bar.replay.start(FAST)
+    assert entry.text() == "Pause the &replay\tAlt+P"
+    qtbot.waitUntil(lambda: not state.replaying, timeout=30_000)
+    assert entry.text() == "&Replay\tAlt+P" and bar.replay_button.text() == "Replay"
 
 
 def test_replay_reaches_the_end_through_every_frame(qtbot, trained_window_and_result):

@@ -162,11 +162,12 @@ class AppMenus(QObject):
             mirror_enabled(self._add(run, text, button.click, keys), button)
         run.addSeparator()
         # Alt+P is the timeline's own shortcut: shown here, not taken twice.
-        replay = self._add(run, "&Replay\tAlt+P", b.replay.click)
-        mirror_enabled(replay, b.replay)
+        self.replay_entry = self._add(run, "&Replay\tAlt+P", b.replay.click)
+        mirror_enabled(self.replay_entry, b.replay)
         # The entry says what choosing it does, as its button does: a replay under way
-        # pauses (a real-display audit: "Replay" paused it).
-        run.aboutToShow.connect(lambda: replay.setText(_replay_entry(b.replay.text())))
+        # pauses (a real-display audit: "Replay" paused it). Named again as the menu opens
+        # and as the replay starts or ends (``name_replay_entry``), the menu open or not.
+        run.aboutToShow.connect(self.name_replay_entry)
 
         help_menu = self.help_menu = bar.addMenu("&Help")
         shortcuts = self._add(help_menu, "&Keyboard shortcuts", h.shortcuts, "F1")
@@ -182,6 +183,10 @@ class AppMenus(QObject):
         if keys is not None:
             action.setShortcut(QKeySequence(keys))
         return action
+
+    def name_replay_entry(self, *_: object) -> None:
+        """Name the Run menu's replay entry for what its button says now."""
+        self.replay_entry.setText(_replay_entry(self.handlers.run_buttons.replay.text()))
 
     def _saver(self, fmt: str) -> Callable[[], None]:
         return lambda: self.save(fmt)
