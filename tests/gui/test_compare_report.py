@@ -539,9 +539,13 @@ def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
 
     window.timeline.select_step(40)
     assert computed_with("The run's tokenizer (step 40)") == len(run.truncated(40).encode(text))
+    chosen = (1, report.table.columnCount() - 1)
+    report.table.setCurrentCell(*chosen)
     # Step 0 is named too: its one token per byte read as a fault, unnamed (a scale audit).
     window.timeline.select_step(0)
     assert computed_with("The run's tokenizer (step 0)") == len(text.encode("utf-8"))
+    # The cell chosen stays chosen (a real-display audit: stepping from this tab cleared it).
+    assert (report.table.currentRow(), report.table.currentColumn()) == chosen
     session.resume()
     qtbot.waitUntil(lambda: window.state.result is not None, timeout=120_000)
     # Ended, the timeline still picks the step (an audit: the run's column stayed the whole

@@ -392,6 +392,10 @@ class ReportView(LazyPage):
         self.computed.emit(report)
 
     def _fill_table(self, report: Report) -> None:
+        # The cell chosen stays chosen where the table keeps its shape: a report computed again
+        # for another step (the timeline's keys act from this tab) cleared it.
+        kept = (self.table.currentRow(), self.table.currentColumn())
+        shape = (self.table.rowCount(), self.table.columnCount())
         self.table.clear()
         self.table.setRowCount(len(report.samples))
         self.table.setColumnCount(len(report.tokenizers))
@@ -424,6 +428,8 @@ class ReportView(LazyPage):
                     tip = f"<p>{html.escape(tip)}</p>"  # rich text: "<unk>" is no tag
                 item.setToolTip(tip)
                 self.table.setItem(row, col, item)
+        if kept[0] >= 0 and kept[1] >= 0 and shape == (len(report.samples), len(report.tokenizers)):
+            self.table.setCurrentCell(*kept)
         note = "\n".join(n for n in (unknown_note(report), left_out_note(report)) if n)
         self.unknown_note.setText(note)
         self.unknown_note.setVisible(bool(note))
