@@ -536,8 +536,8 @@ def test_turned_off_under_ignore_merges_a_special_token_looked_up_whole_is_warne
     # A fuzzing audit: opened with no_specials, a special token is written into model.vocab
     # as the ordinary token it is; with ignore_merges tokenizers then looks a pre-token up as
     # it ("zzz": one id), where the file read (encode_special_tokens on) merged its bytes.
-    # No file can keep its id out of that look-up: said. One whose text is not its own
-    # byte-level spelling ("<|a b|>": a space is spelt "Ġ") is found by no look-up: not said.
+    # No file can keep its id out of that look-up: said. One the pattern splits into
+    # several pieces ("<|a b|>") is found by no look-up: not said.
     tok = trained_bpe(*FAMILIES["gpt2"], ["the cat sat on the mat " * 50], 280)
     tok.add_special_tokens([AddedToken("zzz", special=True), AddedToken("<|a b|>", special=True)])
     obj = json.loads(tok.to_str())
@@ -553,6 +553,30 @@ def test_turned_off_under_ignore_merges_a_special_token_looked_up_whole_is_warne
     assert _ids(oracle, "zzz") == bare.encode("zzz") != _ids(hf, "zzz")  # the loss warned of
     for text in ("<|a b|> zzzz the cat", "the <|a b|>"):
         assert _ids(hf, text) == _ids(oracle, text) == bare.encode(text)
+
+
+@pytest.mark.parametrize(
+    "special", [" zzz", "\u3000", "\u0395A"], ids=["space", "ideographic", "greek"]
+)
+def test_turned_off_a_special_token_not_its_own_spelling_looked_up_whole_is_warned_of(
+    tmp_path, special
+):
+    # A fuzzing audit: a turned-off special token is written into model.vocab under its
+    # byte-level spelling (" zzz" as "Ġzzz"), which tokenizers looks a pre-token up by; its
+    # text not being its own spelling, no warning was given (" zzz": four ids became one).
+    tok = trained_bpe(*FAMILIES["gpt2"], ["the cat sat on the mat " * 50], 280)
+    tok.add_special_tokens([AddedToken(special, special=True)])
+    obj = json.loads(tok.to_str())
+    obj["model"]["ignore_merges"] = True
+    source = tmp_path / "source.json"
+    source.write_text(json.dumps(obj), encoding="utf-8")
+    bare = open_tokenizer(source, no_specials=True)
+    with pytest.warns(LossyFormatWarning, match=re.escape(f"{special!r}, turned off")):
+        (written,) = bare.save(tmp_path / "out", format="hf")
+    oracle = _hf(str(source), plain=True)
+    hf = tokenizers.Tokenizer.from_file(str(written))
+    text = special + " a"  # the token a pre-token of its own
+    assert _ids(oracle, text) == bare.encode(text) != _ids(hf, text)  # the loss warned of
 
 
 @pytest.mark.parametrize(

@@ -741,14 +741,17 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
         if data.ignore_merges:
             # subtle: written into model.vocab, tokenizers looks them up whole where the file
             # read had them outside it, as this tokenizer still does; no file keeps an id
-            # out of that look-up (a token's text, all in the byte-level alphabet, is its
-            # only spelling), so the loss is said.
+            # out of that look-up (an ordinary token is written under its byte-level
+            # spelling, " zzz" as "Ġzzz", which a pre-token is looked up by), so the loss
+            # is said.
             looked_up = {
-                s: spelt[s] for s in turned_off if s in spelt and s not in data.added_in_model
+                s: spelt[encode_token(s.encode("utf-8"))]
+                for s in turned_off
+                if encode_token(s.encode("utf-8")) in spelt and s not in data.added_in_model
             }
             one_regex = not data.pipeline.needed
             _warn_looked_up_whole(
-                looked_up, where, data.pattern if one_regex else None, _TURNED_OFF
+                looked_up, where, data.pattern if one_regex else None, _TURNED_OFF, spelt=True
             )
         known = {token.get("content") for token in read}
         read = [
@@ -843,15 +846,25 @@ _TURNED_OFF = (
 
 
 def _warn_looked_up_whole(
-    written: Mapping[str, int], where: str, pattern: str | None, why: str
+    written: Mapping[str, int],
+    where: str,
+    pattern: str | None,
+    why: str,
+    spelt: bool = False,
 ) -> None:
     """LossyFormatWarning naming the tokens written into model.vocab that a file with
     ``ignore_merges`` will look a pre-token up as (``building.file_whole_tokens``: those
     whose text is its own byte-level spelling, and, split by one ``pattern``, one piece),
     where this tokenizer merges it; ``why`` (with a ``{}`` for them) says why they are
     there. Llama 3's 256 reserved tokens split into several pieces: a warning naming them
-    all warned of a loss that cannot happen."""
-    found = [s for s in sorted(written, key=written.__getitem__) if encode_token(s.encode()) == s]
+    all warned of a loss that cannot happen. ``spelt``: written under their byte-level
+    spelling (ordinary tokens), so every text is found by the look-up, not only one that
+    is its own spelling."""
+    found = [
+        s
+        for s in sorted(written, key=written.__getitem__)
+        if spelt or encode_token(s.encode()) == s
+    ]
     if pattern is not None:
         import regex
 
