@@ -579,6 +579,34 @@ def test_turned_off_a_special_token_not_its_own_spelling_looked_up_whole_is_warn
     assert _ids(oracle, text) == bare.encode(text) != _ids(hf, text)  # the loss warned of
 
 
+def test_a_special_token_named_is_the_added_token_of_that_text(tmp_path):
+    # A fuzzing audit: under Lowercase a normalized added "AB" decodes as "ab" (its
+    # vocabulary entry holds b"ab"); naming "ab" special found that entry first: with an
+    # added "ab" too, "special tokens 'ab' and 'AB' share id 268"; without, "ab" took the
+    # id of "AB".
+    for second in (True, False):
+        tok = trained_bpe(
+            tokenizers.normalizers.Lowercase(),
+            pre_tokenizers.ByteLevel(add_prefix_space=False),
+            ["the cat"],
+            268,
+        )
+        tok.add_tokens([AddedToken("AB", normalized=True)])
+        if second:
+            tok.add_tokens([AddedToken("ab", normalized=False)])
+        path = tmp_path / f"tokenizer{int(second)}.json"
+        tok.save(str(path))
+        if not second:
+            with pytest.raises(ValueError, match=r"special token 'ab' is not in .*tokenizer0"):
+                Tokenizer.load(path, special_tokens=["ab"])
+            continue
+        special = Tokenizer.load(path, special_tokens=["ab"])
+        ab, upper = tok.token_to_id("ab"), tok.token_to_id("AB")
+        assert special.special_id("ab") == ab != upper
+        assert special.decode([upper]) == tok.decode([upper])
+        assert special.decode([ab]) == "ab"
+
+
 @pytest.mark.parametrize(
     "normalizer",
     [

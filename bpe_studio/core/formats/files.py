@@ -380,17 +380,22 @@ def _with_extra(data: TokenizerData, extra: Sequence[str], source: str) -> Token
         refuse_single_bytes(t for t in extra if t not in data.special_tokens)
     except ValueError as e:
         raise ValueError(f"{source}: {e}") from None
-    inverse = {tok: idx for idx, tok in sorted(data.vocab.items(), reverse=True)}
+    # subtle: a file's added token may decode otherwise than its text (a normalized one:
+    # ``hf.tokenizer_json.decoded_as``, "AB" under Lowercase as "ab"); its id is not the
+    # entry of those bytes ("ab" named is not that token), and made special by its own
+    # name it is its text, as every special token here is.
+    other = {idx for s, idx in data.added_tokens.items() if data.vocab.get(idx) != s.encode()}
+    inverse = {
+        tok: idx for idx, tok in sorted(data.vocab.items(), reverse=True) if idx not in other
+    }
     specials = dict(data.special_tokens)
     vocab = data.vocab
     for token in extra:
-        # subtle: a file's added token may decode otherwise than its text (a normalized
-        # one: ``hf.tokenizer_json.decoded_as``); made special, it is its text, as every
-        # special token here is.
-        idx = inverse.get(token.encode("utf-8"))
-        if idx is None and token in data.added_tokens:
-            idx = data.added_tokens[token]
+        idx = data.added_tokens.get(token)
+        if idx is not None:
             vocab = {**vocab, idx: token.encode("utf-8")}
+        else:
+            idx = inverse.get(token.encode("utf-8"))
         if idx is None:
             raise ValueError(
                 f"special token {token!r} is not in {source}: its id would be one the "
