@@ -21,6 +21,7 @@ from foreign_files import (
     unigram,
     wordpiece,
 )
+from hf_shapes import FAMILIES, trained_bpe
 from hypothesis import given
 from text_strategies import HYPO, TEXTS
 
@@ -683,3 +684,23 @@ def test_saved_with_special_tokens_off_the_file_gives_the_same_ids(files, tmp_pa
     assert isinstance(bare, ForeignTokenizer)
     with pytest.warns(LossyFormatWarning, match=r"special token\(s\) '\\r\\n' are written"):
         bare.save(tmp_path / "crlf", format="hf")
+
+
+def test_a_normalized_added_token_shows_as_tokenizers_decodes_it(tmp_path):
+    # A fuzzing audit: under Lowercase tokenizers (0.23 on) decodes a normalized added "AB"
+    # as "ab"; the file run by tokenizers (an added token that is also a merge) decoded it
+    # so, while vocab, decode_single_token_bytes and inspect showed "AB". Made special by
+    # name it stays as tokenizers decodes it, the table agreeing with decode.
+    tok = trained_bpe(tokenizers.normalizers.Lowercase(), FAMILIES["gpt2"][1], ["the cat"], 270)
+    tok.add_tokens([tokenizers.AddedToken("AB", normalized=True)])
+    tok.add_tokens([tokenizers.AddedToken("the", normalized=False)])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    idx = tok.token_to_id("AB")
+    for options in ({}, {"special_tokens": ["AB"]}):
+        ours = open_tokenizer(path, **options)
+        assert isinstance(ours, ForeignTokenizer)
+        shown = tok.decode([idx]).encode()
+        assert ours.decode_bytes([idx]) == shown
+        assert ours.vocab[idx] == ours.decode_single_token_bytes(idx) == shown
+        assert ours.encode("the AB") == tok.encode("the AB", add_special_tokens=False).ids

@@ -230,9 +230,22 @@ class ForeignTokenizer:
             for token, idx in entries
             if idx not in dropped
         }
+        # subtle: get_vocab names a normalized added token by its content, which tokenizers
+        # (0.23 on) decodes as its normalized form ("AB" under Lowercase as "ab",
+        # ``hf.tokenizer_json.decoded_as``): shown as decoded, so the table and decode agree,
+        # also where it was made special by name (decode is still tokenizers').
+        backend = self._backend
+        renamed = {
+            idx
+            for idx, added in backend.get_added_tokens_decoder().items()
+            if added.normalized and idx in vocab and backend.id_to_token(idx) != added.content
+        }
+        for idx in renamed:
+            vocab[idx] = _token_bytes(backend.id_to_token(idx) or "", spaces, fallback, byte_level)
         specials = set(self._special_ids.values())
         for special, idx in self._special_ids.items():
-            vocab[idx] = special.encode("utf-8")
+            if idx not in renamed:
+                vocab[idx] = special.encode("utf-8")
         self._fallback_ids: frozenset[int] = frozenset(
             idx
             for token, idx in entries
