@@ -704,3 +704,20 @@ def test_a_normalized_added_token_shows_as_tokenizers_decodes_it(tmp_path):
         assert ours.decode_bytes([idx]) == shown
         assert ours.vocab[idx] == ours.decode_single_token_bytes(idx) == shown
         assert ours.encode("the AB") == tok.encode("the AB", add_special_tokens=False).ids
+
+
+@pytest.mark.parametrize("nothing", ["\u3000", "\n"], ids=["ideographic-space", "newline"])
+def test_an_added_token_normalized_to_nothing_is_refused_on_loading(tmp_path, nothing):
+    # A fuzzing audit: under Strip a normalized added "\u3000" is nothing; tokenizers, encoding
+    # "  the X" beside an added "XTH", allocated memory until the process was killed (with
+    # "\n" under Strip(left) it hung). Never encoded here: refused on loading, naming it.
+    tok = trained_bpe(tokenizers.normalizers.Strip(), FAMILIES["gpt2"][1], ["the cat"], 270)
+    tok.add_tokens([tokenizers.AddedToken(c, normalized=True) for c in (nothing, "XTH")])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    assert tok.normalizer.normalize_str(nothing) == ""  # the oracle: tokenizers' own
+    message = (
+        re.escape(f"{path}: added token {nothing!r} is normalized") + '.*"normalized" to false'
+    )
+    with pytest.raises(ValueError, match=message):
+        open_tokenizer(path)

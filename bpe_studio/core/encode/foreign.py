@@ -92,6 +92,25 @@ def _token_bytes(token: str, spaces: bool, byte_fallback: bool, byte_level: bool
     return (token.replace(METASPACE, " ") if spaces else token).encode("utf-8")
 
 
+def _refuse_empty_added(
+    backend: tokenizers.Tokenizer, added: Iterable[tokenizers.AddedToken], name: str
+) -> None:
+    """Refuse (ValueError naming the file ``name`` and the token) a file with a
+    ``normalized`` added token its normalizer makes nothing of ("\u3000" under Strip):
+    tokenizers then hangs, or allocates memory until the process is killed, on texts around
+    it (a tokenizers bug), which no error here could catch once an encode has begun."""
+    normalizer = backend.normalizer
+    if normalizer is None:
+        return
+    for token in added:
+        if token.normalized and not normalizer.normalize_str(token.content):
+            raise ValueError(
+                f"{name}: added token {token.content!r} is normalized and its normalizer makes "
+                "nothing of it: tokenizers hangs or runs out of memory on texts around such a "
+                'token; set its "normalized" to false in the file, or remove it'
+            )
+
+
 def _metaspace_is_space(backend: tokenizers.Tokenizer) -> bool:
     """Whether the file writes spaces as ``▁``: its normalizer puts ``▁`` for them or before
     the text (Llama 2's ``Prepend``, ``Replace(" ", "▁")``), its pre-tokenizer does
@@ -140,10 +159,11 @@ class ForeignTokenizer:
         extra_specials: Iterable[str] = (),
         no_specials: bool = False,
     ) -> None:
+        added = backend.get_added_tokens_decoder()
+        _refuse_empty_added(backend, added.values(), name)
         self._backend = backend
         self.kind = kind
         self.name: str | None = name
-        added = backend.get_added_tokens_decoder()
         specials = {tok.content: idx for idx, tok in sorted(added.items()) if tok.special}
         for token in extra_specials:
             idx = backend.token_to_id(token)
