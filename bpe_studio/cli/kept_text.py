@@ -18,7 +18,7 @@ import numpy as np
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..core.explain.usage import dropped_words
 from ..core.formats.base.data import TokenizerData
-from ..core.formats.hf.kind import TOKENIZERS_BYTE_LEVEL, pre_tokenizer_removes
+from ..core.formats.hf.kind import TOKENIZERS_BYTE_LEVEL, noted_dropping, pre_tokenizer_removes
 from ..core.pretokenization.names import shown_pattern
 from .sources import pipeline_of, split_pattern
 
@@ -38,8 +38,11 @@ def drops_text(tok: AnyTokenizer | TokenizerData) -> bool:
 
 def drops_uncounted(tok: AnyTokenizer | TokenizerData) -> bool:
     """Whether ``tok`` drops text where the bytes of its ids do not tell how much: a
-    normalizer or a prefix space changes the text's bytes too, or ``tokenizers`` runs it
-    (its loading note says what it drops)."""
+    normalizer or a prefix space changes the text's bytes too, or ``tokenizers`` runs it;
+    only where its loading note says what it drops (a step that removes text may remove
+    none)."""
+    if not noted_dropping(tok.notes):
+        return False
     if isinstance(tok, ForeignTokenizer):
         return tok.kind == TOKENIZERS_BYTE_LEVEL and pre_tokenizer_removes(tok.backend)
     pipeline = pipeline_of(tok)

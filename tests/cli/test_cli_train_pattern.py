@@ -468,3 +468,43 @@ def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_
     assert any("its pre-tokenizer drops text such as ' '" in line for line in lines), lines
     ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
     assert f"{ratio} (of the whole input, the text dropped not counted out)" in lines, lines
+
+
+@pytest.mark.parametrize("run_by", ["here", "tokenizers"])
+def test_encode_with_a_split_that_drops_nothing_says_no_text_is_dropped(tmp_path, run_by):
+    """A fuzzing audit: a tokenizer.json with NFC whose Split keeps every match of
+    \\S+|\\s+ (it drops nothing; also run by tokenizers, an added token being also a merge)
+    said its ratio was "of the whole input, the text dropped not counted out"."""
+    from tokenizers import AddedToken, Regex, decoders, models, trainers
+    from tokenizers import Tokenizer as HfTokenizer
+    from tokenizers import normalizers as nz
+    from tokenizers import pre_tokenizers as pt
+
+    hf = HfTokenizer(models.BPE())
+    hf.normalizer = nz.NFC()
+    hf.pre_tokenizer = pt.Sequence(
+        [
+            pt.Split(Regex(r"\S+|\s+"), "removed", invert=True),
+            pt.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    hf.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=270, initial_alphabet=pt.ByteLevel.alphabet(), show_progress=False
+    )
+    hf.train_from_iterator(["the cat sat on the mat"], trainer)
+    if run_by == "tokenizers":
+        hf.add_tokens([AddedToken("the", normalized=False)])
+    (tmp_path / "kept").mkdir()
+    hf.save(str(tmp_path / "kept" / "tokenizer.json"))
+    text = "the cat, the mat!\n" * 20
+    write_text(tmp_path / "t.txt", text)
+    result = cli_bytes(tmp_path, "encode", "t.txt", "--tokenizer", "kept", "--out", "-")
+    assert result.returncode == 0, result.stderr
+    ids = np.load(io.BytesIO(result.stdout)).tolist()
+    assert ids == hf.encode(text).ids
+    assert hf.decode(ids) == text  # the oracle: tokenizers drops nothing of it
+    lines = result.stderr.decode().splitlines()
+    assert not any("drops text" in line or "left out" in line for line in lines), lines
+    ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
+    assert ratio in lines, lines

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,15 +95,24 @@ def dropout_note(name: str, dropout: object) -> str | None:
     )
 
 
+_DROPS = ": its pre-tokenizer drops text such as "  # in dropped_note, found by noted_dropping
+
+
 def dropped_note(name: str, left_out: str | None) -> str | None:
     """The note for a ``tokenizer.json`` (``name``) whose pre-tokenizer drops text, such as
     ``left_out`` (None: none found, no note)."""
     if not left_out:
         return None
     return (
-        f"{name}: its pre-tokenizer drops text such as {left_out!r}, as tokenizers does: no "
+        f"{name}{_DROPS}{left_out!r}, as tokenizers does: no "
         "id stands for it, and decoding does not give it back"
     )
+
+
+def noted_dropping(notes: Iterable[str]) -> bool:
+    """Whether one of a tokenizer's loading ``notes`` is a :func:`dropped_note`: its probe
+    found text the file drops (a step that removes text may remove none: ``\\S+|\\s+``)."""
+    return any(_DROPS in note for note in notes)
 
 
 def _removes(pre_tokenizer: object) -> bool:
