@@ -31,7 +31,11 @@ from ...pretokenization.coverage import first_dropped, unheld
 from ..base.json_errors import json_or_none
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import tokenizers
+
+    from .added_tokens import AddedToken
 
 # The models the tokenizers library runs (its ``models`` module; ``ModelWrapper`` in Rust).
 TOKENIZERS_MODELS = ("BPE", "Unigram", "WordLevel", "WordPiece")
@@ -92,6 +96,29 @@ def dropout_note(name: str, dropout: object) -> str | None:
     return (
         f"{name}: its model.dropout {dropout:g} is not applied: every merge applies, the ids "
         "are deterministic"
+    )
+
+
+def found_alike_note(name: str, added: Sequence[AddedToken]) -> str | None:
+    """The note for a ``tokenizer.json`` (``name``) where two ``normalized`` added tokens are
+    found as one text once normalized ("nce" and "Nce" under Lowercase), or None.
+    ``tokenizers`` keeps them in a hash map: which id a text holding that text gets varies
+    from one load of the file to the next, so no id is the file's; this tokenizer always
+    gives the one listed last."""
+    found: dict[str, list[AddedToken]] = {}
+    for token in added:
+        if token.normalized:
+            found.setdefault(token.match or token.content, []).append(token)
+    alike = [tokens for tokens in found.values() if len({t.id for t in tokens}) > 1]
+    if not alike:
+        return None
+    tokens, last = alike[0], alike[0][-1]
+    named = ", ".join(repr(t.content) for t in tokens)
+    more = f" ({len(alike) - 1} more such group(s))" if len(alike) > 1 else ""
+    return (
+        f"{name}: its added tokens {named} are each found as {tokens[0].match!r} once "
+        "normalized: tokenizers gives one of their ids or another, varying from one load to "
+        f"the next; here always {last.content!r} (id {last.id}), the one listed last{more}"
     )
 
 

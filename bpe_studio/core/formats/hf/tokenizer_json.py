@@ -37,7 +37,7 @@ from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
 from ..base.lossy import LossyFormatWarning
-from .kind import dropout_note, dropped_note, whole_text_note
+from .kind import dropout_note, dropped_note, found_alike_note, whole_text_note
 from .onig import translate
 from .template import unknown_id
 
@@ -398,6 +398,7 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         whole_text_note(name, obj.get("truncation"), obj.get("padding")),
         dropout_note(name, model.get("dropout")),
         _dropped_note(name, parts.pipeline),
+        found_alike_note(name, parts.added),
     )
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
