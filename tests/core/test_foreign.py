@@ -690,20 +690,46 @@ def test_a_normalized_added_token_shows_as_tokenizers_decodes_it(tmp_path):
     # A fuzzing audit: under Lowercase tokenizers (0.23 on) decodes a normalized added "AB"
     # as "ab"; the file run by tokenizers (an added token that is also a merge) decoded it
     # so, while vocab, decode_single_token_bytes and inspect showed "AB". Made special by
-    # name it stays as tokenizers decodes it, the table agreeing with decode.
+    # name it is shown by that name (a review: a BERT-like file's normalized "[CLS]" was
+    # listed as "[cls]", a name --special-token then refused); decode stays tokenizers'.
     tok = trained_bpe(tokenizers.normalizers.Lowercase(), FAMILIES["gpt2"][1], ["the cat"], 270)
     tok.add_tokens([tokenizers.AddedToken("AB", normalized=True)])
     tok.add_tokens([tokenizers.AddedToken("the", normalized=False)])
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))
     idx = tok.token_to_id("AB")
-    for options in ({}, {"special_tokens": ["AB"]}):
+    shown = tok.decode([idx]).encode()
+    assert shown == b"ab"
+    for options, named in (({}, shown), ({"special_tokens": ["AB"]}, b"AB")):
         ours = open_tokenizer(path, **options)
         assert isinstance(ours, ForeignTokenizer)
-        shown = tok.decode([idx]).encode()
         assert ours.decode_bytes([idx]) == shown
-        assert ours.vocab[idx] == ours.decode_single_token_bytes(idx) == shown
+        assert ours.vocab[idx] == ours.decode_single_token_bytes(idx) == named
         assert ours.encode("the AB") == tok.encode("the AB", add_special_tokens=False).ids
+
+
+def test_a_normalized_special_token_is_listed_by_its_name(tmp_path):
+    """A review: a BERT-like file (lowercasing, its special tokens "normalized": true), run
+    by tokenizers, listed "[cls]" as a special token, as tokenizers decodes it, and
+    --special-token "[cls]" was then refused. Listed by name, as tokenizers' added tokens
+    name them."""
+    vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "hi", "there"])}
+    tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    tok.add_special_tokens(
+        [tokenizers.AddedToken(t, normalized=True, special=True) for t in ("[CLS]", "[SEP]")]
+    )
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    names = {tok.get_added_tokens_decoder()[i].content: i for i in (2, 3)}  # the oracle
+    ours = open_tokenizer(path)
+    assert set(names) <= set(ours.special_tokens)
+    for name, idx in names.items():
+        assert ours.vocab[idx] == name.encode()
+    assert open_tokenizer(path, special_tokens=["[CLS]"]).encode("[CLS] hi") == (
+        tok.encode("[CLS] hi", add_special_tokens=False).ids
+    )
 
 
 @pytest.mark.parametrize("nothing", ["\u3000", "\n"], ids=["ideographic-space", "newline"])

@@ -252,20 +252,18 @@ class ForeignTokenizer:
         }
         # subtle: get_vocab names a normalized added token by its content, which tokenizers
         # (0.23 on) decodes as its normalized form ("AB" under Lowercase as "ab",
-        # ``hf.tokenizer_json.decoded_as``): shown as decoded, so the table and decode agree,
-        # also where it was made special by name (decode is still tokenizers').
+        # ``hf.tokenizer_json.decoded_as``): an ordinary one is shown as decoded, so the
+        # table and decode agree. A special one keeps its name (a BERT-like file's "[CLS]",
+        # not "[cls]"): the name special_tokens, --special-token and allowed_special take.
         backend = self._backend
-        renamed = {
-            idx
-            for idx, added in backend.get_added_tokens_decoder().items()
-            if added.normalized and idx in vocab and backend.id_to_token(idx) != added.content
-        }
-        for idx in renamed:
-            vocab[idx] = _token_bytes(backend.id_to_token(idx) or "", spaces, fallback, byte_level)
         specials = set(self._special_ids.values())
+        for idx, added in backend.get_added_tokens_decoder().items():
+            if added.normalized and idx in vocab and idx not in specials:
+                shown = backend.id_to_token(idx)
+                if shown is not None and shown != added.content:
+                    vocab[idx] = _token_bytes(shown, spaces, fallback, byte_level)
         for special, idx in self._special_ids.items():
-            if idx not in renamed:
-                vocab[idx] = special.encode("utf-8")
+            vocab[idx] = special.encode("utf-8")
         self._fallback_ids: frozenset[int] = frozenset(
             idx
             for token, idx in entries
