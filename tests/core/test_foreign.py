@@ -747,3 +747,25 @@ def test_an_added_token_normalized_to_nothing_is_refused_on_loading(tmp_path, no
     )
     with pytest.raises(ValueError, match=message):
         open_tokenizer(path)
+
+
+def test_added_tokens_found_alike_once_normalized_are_noted_in_a_file_tokenizers_runs(tmp_path):
+    """A review: a WordPiece file (lowercasing) with normalized added tokens "qzx" and "Qzx"
+    gave "a qzx b" either id from one process to the next, with no note; a file read here
+    notes it (formats.hf.kind.found_alike_note). Reference: tokenizers' own normalizer makes
+    both one text."""
+    vocab = {t: i for i, t in enumerate(["[UNK]", "a", "b", "q", "##z", "##x"])}
+    tok = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]"))
+    tok.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    tok.add_tokens([tokenizers.AddedToken(t, normalized=True) for t in ("qzx", "Qzx")])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    assert tok.normalizer.normalize_str("Qzx") == tok.normalizer.normalize_str("qzx")
+    ours = open_tokenizer(path)
+    assert isinstance(ours, ForeignTokenizer)
+    [note] = [n for n in ours.notes if "once normalized" in n]
+    assert "'qzx', 'Qzx'" in note and "varying from one load to the next" in note
+    tok.add_tokens([tokenizers.AddedToken("zz", normalized=True)])
+    tok.save(str(path))
+    assert [n for n in open_tokenizer(path).notes if "once normalized" in n] == [note]

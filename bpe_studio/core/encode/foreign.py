@@ -111,6 +111,30 @@ def _refuse_empty_added(
             )
 
 
+def _varying_ids_note(name: str, backend: tokenizers.Tokenizer) -> str | None:
+    """The note for a file (``name``) tokenizers runs where two ``normalized`` added tokens
+    are found as one text once normalized ("qzx" and "Qzx" under a lowercasing normalizer):
+    tokenizers keeps them in a hash map, so which id a text holding it gets varies from one
+    load to the next (``formats.hf.kind.found_alike_note`` for a file read here)."""
+    normalizer = backend.normalizer
+    if normalizer is None:
+        return None
+    found: dict[str, list[str]] = {}
+    for _, token in sorted(backend.get_added_tokens_decoder().items()):
+        if token.normalized:
+            found.setdefault(normalizer.normalize_str(token.content), []).append(token.content)
+    alike = [(text, contents) for text, contents in found.items() if len(contents) > 1]
+    if not alike:
+        return None
+    text, contents = alike[0]
+    more = f" ({len(alike) - 1} more such group(s))" if len(alike) > 1 else ""
+    return (
+        f"{name}: its added tokens {', '.join(map(repr, contents))} are each found as "
+        f"{text!r} once normalized: tokenizers, which runs this file, gives one of their ids "
+        f"or another, varying from one load to the next{more}"
+    )
+
+
 def _metaspace_is_space(backend: tokenizers.Tokenizer) -> bool:
     """Whether the file writes spaces as ``▁``: its normalizer puts ``▁`` for them or before
     the text (Llama 2's ``Prepend``, ``Replace(" ", "▁")``), its pre-tokenizer does
@@ -230,6 +254,7 @@ class ForeignTokenizer:
         if dropout:  # not applied (hf.kind.dropout_note)
             backend.model.dropout = None
             notes.append(dropout_note(os.fspath(path), dropout))
+        notes.append(_varying_ids_note(os.fspath(path), backend))
         tok = cls(backend, kind=kind, name=os.fspath(path), **options)
         tok.notes = tuple(note for note in notes if note is not None)
         return tok
