@@ -690,3 +690,33 @@ def test_a_file_that_drops_text_is_noted_whatever_its_normalizer_and_whatever_it
     keeps = pre_tokenizers.ByteLevel(add_prefix_space=True, use_regex=True)
     path = _dropping_file(tmp_path, "keeps", keeps, nz.NFC())
     assert Tokenizer.load(path).notes == ()
+
+
+def test_the_strings_a_split_removes_are_noted_and_a_normalizers_drops_are_no_pre_tokenizers(
+    tmp_path,
+):
+    """A review: a Split removing the string "zz" (behind a Replace) loaded with no note, as
+    no probe text held "zz", and encode's ratio line then counted the dropped text as kept;
+    a file run by tokenizers whose StripAccents drops an accent had that accent named as
+    what its pre-tokenizer drops, and "zz" not at all. The oracle: tokenizers gives no id
+    for "zz", and its pre-tokenizer keeps the accent."""
+    from tokenizers import AddedToken
+    from tokenizers import normalizers as nz
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    plain = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    removes = pre_tokenizers.Sequence([pre_tokenizers.Split("zz", "removed"), plain])
+    cases = {
+        "replace": (nz.Replace("q", ""), ()),
+        "accents": (nz.Sequence([nz.NFD(), nz.StripAccents()]), [AddedToken("the")]),
+    }
+    for name, (normalizer, added) in cases.items():
+        path = _dropping_file(tmp_path, name, removes, normalizer, added)
+        hf = tokenizers.Tokenizer.from_file(path)
+        assert hf.encode("zz").ids == [] and hf.encode("a zz b").ids == hf.encode("a  b").ids
+        assert hf.pre_tokenizer.pre_tokenize_str("\u0301") != []  # the accent is kept
+        tok = open_tokenizer(path)
+        assert (type(tok).__name__ == "ForeignTokenizer") == (name == "accents")
+        (note,) = [n for n in tok.notes if "drops text" in n]
+        assert "drops text such as 'zz'" in note, name

@@ -26,11 +26,12 @@ SAMPLES = (
 )
 
 
-def first_dropped(dropped: Callable[[str], str | None]) -> str | None:
+def first_dropped(dropped: Callable[[str], str | None], extra: Iterable[str] = ()) -> str | None:
     """The first text that ``dropped`` (a pre-tokenizer's: the first stretch of a text it
     leaves out of its pieces, or None) finds, probing each character of :data:`PROBE`, then
-    each of :data:`SAMPLES`; None when it keeps all of them."""
-    for text in (*PROBE, *SAMPLES):
+    each of :data:`SAMPLES`, then the ``extra`` texts (the strings a step removes, which
+    no probe need hold); None when it keeps all of them."""
+    for text in (*PROBE, *SAMPLES, *extra):
         found = dropped(text)
         if found:
             return found

@@ -156,6 +156,22 @@ def _removes(pre_tokenizer: object) -> bool:
     return _removes(pre_tokenizer.get("pretokenizers"))
 
 
+def removed_strings(pre_tokenizer: object) -> list[str]:
+    """Probe texts for the strings a pre-tokenizer's JSON removes (a Split of a ``String``
+    with the ``Removed`` behavior: "zz"), each alone and between words: a probe of common
+    text need not hold them."""
+    if isinstance(pre_tokenizer, list):
+        return [text for item in pre_tokenizer for text in removed_strings(item)]
+    if not isinstance(pre_tokenizer, dict):
+        return []
+    found = removed_strings(pre_tokenizer.get("pretokenizers"))
+    pattern = pre_tokenizer.get("pattern")
+    written = pattern.get("String") if isinstance(pattern, dict) else None
+    if str(pre_tokenizer.get("behavior", "")).lower() == "removed" and written:
+        found += [written, f"a {written} b"]
+    return found
+
+
 def pre_tokenizer_removes(backend: tokenizers.Tokenizer) -> bool:
     """Whether the pre-tokenizer ``tokenizers`` runs (``backend``'s) has a step that removes
     text (``_removes``)."""
@@ -170,11 +186,17 @@ def backend_dropped_note(name: str, backend: tokenizers.Tokenizer) -> str | None
     alone (WordPiece drops spaces by design)."""
     if not pre_tokenizer_removes(backend):
         return None
+    normalizer, pre = backend.normalizer, backend.pre_tokenizer
+    assert pre is not None  # pre_tokenizer_removes
 
     def dropped(text: str) -> str | None:
-        return unheld(text, backend.encode(text, add_special_tokens=False).offsets)
+        # subtle: what the pre-tokenizer leaves out of the normalized text: a normalizer's
+        # own drops (StripAccents' accents) are no pre-tokenizer's (a review).
+        normalized = normalizer.normalize_str(text) if normalizer is not None else text
+        return unheld(normalized, (span for _, span in pre.pre_tokenize_str(normalized)))
 
-    return dropped_note(name, first_dropped(dropped))
+    extra = removed_strings(json.loads(pre.__getstate__()))
+    return dropped_note(name, first_dropped(dropped, extra))
 
 
 # The kind a byte-level BPE file read by tokenizers (RefusedByteLevelFile) is named by.

@@ -37,7 +37,13 @@ from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
 from ..base.lossy import LossyFormatWarning
-from .kind import dropout_note, dropped_note, found_alike_note, whole_text_note
+from .kind import (
+    dropout_note,
+    dropped_note,
+    found_alike_note,
+    removed_strings,
+    whole_text_note,
+)
 from .onig import translate
 from .template import unknown_id
 
@@ -507,7 +513,8 @@ def _dropped_note(name: str, pipeline: HfPipeline | None) -> str | None:
     where the ids' bytes tell: ``HfPipeline.drops_text``)."""
     if pipeline is None or not pipeline.removes_text:
         return None
-    return dropped_note(name, first_dropped(pipeline.dropped))
+    extra = removed_strings(json.loads(pipeline.spec)[1])
+    return dropped_note(name, first_dropped(pipeline.dropped, extra))
 
 
 def dropped_when_written(data: TokenizerData) -> str | None:
