@@ -433,12 +433,11 @@ def test_encode_says_what_a_pattern_left_out(tmp_path):
     assert "left out" not in stderr and "(of the text kept)" not in stderr
 
 
-def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_it(tmp_path):
-    """A fuzzing audit: a tokenizer.json that drops text and has a normalizer (NFC, as Qwen2)
-    had no note and a ratio over every input byte, said as if nothing were dropped. Its
-    normalizer changes the text's bytes, so what is dropped is not counted: the loading note
-    says it drops text, and the ratio says it is over the whole input."""
-    from tokenizers import Regex, decoders, models, trainers
+def _nfc_split_file(folder: Path, name: str, keeps: str, added: tuple[str, ...] = ()):
+    """A byte-level tokenizer.json (``folder/name/``) trained by tokenizers behind NFC and a
+    Split keeping the matches of ``keeps`` only (the rest removed), with the ``added``
+    tokens (not normalized); tokenizers' own object."""
+    from tokenizers import AddedToken, Regex, decoders, models, trainers
     from tokenizers import Tokenizer as HfTokenizer
     from tokenizers import normalizers as nz
     from tokenizers import pre_tokenizers as pt
@@ -447,7 +446,7 @@ def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_
     hf.normalizer = nz.NFC()
     hf.pre_tokenizer = pt.Sequence(
         [
-            pt.Split(Regex(r"\w+"), "removed", invert=True),
+            pt.Split(Regex(keeps), "removed", invert=True),
             pt.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
@@ -456,8 +455,18 @@ def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_
         vocab_size=270, initial_alphabet=pt.ByteLevel.alphabet(), show_progress=False
     )
     hf.train_from_iterator(["the cat sat on the mat"], trainer)
-    (tmp_path / "nfc").mkdir()
-    hf.save(str(tmp_path / "nfc" / "tokenizer.json"))
+    hf.add_tokens([AddedToken(token, normalized=False) for token in added])
+    (folder / name).mkdir()
+    hf.save(str(folder / name / "tokenizer.json"))
+    return hf
+
+
+def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_it(tmp_path):
+    """A fuzzing audit: a tokenizer.json that drops text and has a normalizer (NFC, as Qwen2)
+    had no note and a ratio over every input byte, said as if nothing were dropped. Its
+    normalizer changes the text's bytes, so what is dropped is not counted: the loading note
+    says it drops text, and the ratio says it is over the whole input."""
+    hf = _nfc_split_file(tmp_path, "nfc", r"\w+")
     text = "the cat, the mat!\n" * 20
     write_text(tmp_path / "t.txt", text)
     result = cli_bytes(tmp_path, "encode", "t.txt", "--tokenizer", "nfc", "--out", "-")
@@ -475,28 +484,8 @@ def test_encode_with_a_split_that_drops_nothing_says_no_text_is_dropped(tmp_path
     """A fuzzing audit: a tokenizer.json with NFC whose Split keeps every match of
     \\S+|\\s+ (it drops nothing; also run by tokenizers, an added token being also a merge)
     said its ratio was "of the whole input, the text dropped not counted out"."""
-    from tokenizers import AddedToken, Regex, decoders, models, trainers
-    from tokenizers import Tokenizer as HfTokenizer
-    from tokenizers import normalizers as nz
-    from tokenizers import pre_tokenizers as pt
-
-    hf = HfTokenizer(models.BPE())
-    hf.normalizer = nz.NFC()
-    hf.pre_tokenizer = pt.Sequence(
-        [
-            pt.Split(Regex(r"\S+|\s+"), "removed", invert=True),
-            pt.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    hf.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=270, initial_alphabet=pt.ByteLevel.alphabet(), show_progress=False
-    )
-    hf.train_from_iterator(["the cat sat on the mat"], trainer)
-    if run_by == "tokenizers":
-        hf.add_tokens([AddedToken("the", normalized=False)])
-    (tmp_path / "kept").mkdir()
-    hf.save(str(tmp_path / "kept" / "tokenizer.json"))
+    added = ("the",) if run_by == "tokenizers" else ()
+    hf = _nfc_split_file(tmp_path, "kept", r"\S+|\s+", added)
     text = "the cat, the mat!\n" * 20
     write_text(tmp_path / "t.txt", text)
     result = cli_bytes(tmp_path, "encode", "t.txt", "--tokenizer", "kept", "--out", "-")

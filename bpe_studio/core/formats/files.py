@@ -26,6 +26,7 @@ from ..pretokenization.names import ALIASES, alias_key, pattern_name, shown_patt
 from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.scan_patterns import unwrapped
 from ..pretokenization.specials import refuse_single_bytes, validate_special_tokens
+from ..text.display import first_few
 from . import gpt2, read_hf, read_tiktoken, write_hf, write_tiktoken
 from .base.data import TokenizerData
 from .base.json_errors import json_or_none
@@ -586,10 +587,10 @@ def gpt2_loss_report(data: TokenizerData) -> tuple[list[str], bool]:
     wrong = gpt2_misread(data)
     said = []
     if wrong.missed:
-        said.append(f"{_first_few(wrong.missed)} would not be taken for one")
+        said.append(f"{first_few(wrong.missed)} would not be taken for one")
         namable = True
     if wrong.taken:
-        said.append(f"{_first_few(wrong.taken)}, ordinary here, would be taken for one")
+        said.append(f"{first_few(wrong.taken)}, ordinary here, would be taken for one")
     if said:
         lost.append(f"mark no special token, and {'; '.join(said)}")
     if wrong.unreadable:
@@ -601,20 +602,13 @@ def gpt2_loss_report(data: TokenizerData) -> tuple[list[str], bool]:
             "them fails, and naming it makes it a special token"
         )
     if data.added_tokens:
-        names = _first_few(data.added_tokens)
+        names = first_few(data.added_tokens)
         lost.append(f"hold no added token that is not special ({names}: special once loaded)")
         namable = True  # one not written like <...> is read once named
     template = template_loss(data)
     if template is not None:
         lost.append(template)
     return lost, namable and not wrong.taken and not wrong.unreadable
-
-
-def _first_few(items: Iterable[str], shown: int = 3) -> str:
-    """The first ``shown`` of ``items`` quoted, and how many more: "'a', 'b', 'c' and 3 more"."""
-    items = list(items)
-    names = ", ".join(repr(s) for s in items[:shown])
-    return f"{names} and {len(items) - shown} more" if len(items) > shown else names
 
 
 def template_loss(data: TokenizerData) -> str | None:

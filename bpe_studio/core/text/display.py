@@ -1,5 +1,6 @@
-"""Readable renderings of token bytes for tables, tooltips and the command line, and counts
-with their nouns (``plural``) or their unit (``readable_size``).
+"""Readable renderings of token bytes for tables, tooltips and the command line, counts
+with their nouns (``plural``) or their unit (``readable_size``), and the first few of a list
+(``first_few``).
 
 Spaces, line breaks and tabs become visible symbols, other control characters and bytes that
 are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as itself.
@@ -11,6 +12,8 @@ are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as its
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 _VISIBLE = {" ": "␣", "\n": "↵", "\t": "⇥"}  # "\r" shows as <0d>: few fonts draw ␍
 
@@ -91,6 +94,18 @@ def plural(n: int, noun: str) -> str:
     ('1 merge', '2,000 merges', '0 special tokens')
     """
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def first_few(items: Iterable[str], shown: int = 3) -> str:
+    """The first ``shown`` of ``items`` quoted, and how many more, for messages that name
+    what they are about without a wall of names.
+
+    >>> first_few(["a", "b", "c", "d", "e"])
+    "'a', 'b', 'c' and 2 more"
+    """
+    items = list(items)
+    names = ", ".join(repr(s) for s in items[:shown])
+    return f"{names} and {len(items) - shown} more" if len(items) > shown else names
 
 
 def readable_size(n: int) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ...text.display import first_few
 from ..base.lossy import LossyFormatWarning
 from .tokenizer_json import warn_hidden
 
@@ -51,9 +52,7 @@ def special_tokens_as_text(obj: dict[str, Any], where: str) -> dict[str, Any]:
     obj["added_tokens"] = kept
     warn_hidden(left_out, [str(t["content"]) for t in kept], where, stacklevel=4)
     if matched:
-        shown = ", ".join(map(repr, matched[:5])) + (
-            f" and {len(matched) - 5} more" if len(matched) > 5 else ""
-        )
+        shown = first_few(matched, 5)
         warnings.warn(
             f"{where}: special token(s) {shown} are written as special added tokens, which "
             "tokenizers matches in text: this tokenizer reads them as text (no_specials), "

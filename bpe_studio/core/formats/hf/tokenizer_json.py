@@ -33,6 +33,7 @@ from ...io.atomic import atomic_write_bytes, output_folder
 from ...pretokenization.coverage import first_dropped, first_left_out
 from ...pretokenization.names import property_key, shown_pattern
 from ...pretokenization.scan_patterns import unwrapped
+from ...text.display import first_few
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
@@ -880,9 +881,7 @@ def _warn_looked_up_whole(
         found = [s for s in found if split.findall(s) == [s]]
     if not found:
         return
-    shown = ", ".join(map(repr, found[:5])) + (
-        f" and {len(found) - 5} more" if len(found) > 5 else ""
-    )
+    shown = first_few(found, 5)
     warnings.warn(
         f"{where}: {why.format(shown)}; with ignore_merges, "
         "tokenizers then gives a pre-token that is such a text that token's id where it is "
