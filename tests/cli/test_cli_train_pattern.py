@@ -461,6 +461,15 @@ def _nfc_split_file(folder: Path, name: str, keeps: str, added: tuple[str, ...] 
     return hf
 
 
+def _encoded(folder: Path, tokenizer: str, text: str) -> tuple[list[int], list[str]]:
+    """``text`` encoded by ``bpe-studio encode`` with the tokenizer in ``folder/tokenizer``:
+    its ids and the lines it wrote to stderr."""
+    write_text(folder / "t.txt", text)
+    result = cli_bytes(folder, "encode", "t.txt", "--tokenizer", tokenizer, "--out", "-")
+    assert result.returncode == 0, result.stderr
+    return np.load(io.BytesIO(result.stdout)).tolist(), result.stderr.decode().splitlines()
+
+
 def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_it(tmp_path):
     """A fuzzing audit: a tokenizer.json that drops text and has a normalizer (NFC, as Qwen2)
     had no note and a ratio over every input byte, said as if nothing were dropped. Its
@@ -468,12 +477,8 @@ def test_encode_with_a_normalizer_says_text_is_dropped_and_counts_no_ratio_over_
     says it drops text, and the ratio says it is over the whole input."""
     hf = _nfc_split_file(tmp_path, "nfc", r"\w+")
     text = "the cat, the mat!\n" * 20
-    write_text(tmp_path / "t.txt", text)
-    result = cli_bytes(tmp_path, "encode", "t.txt", "--tokenizer", "nfc", "--out", "-")
-    assert result.returncode == 0, result.stderr
-    ids = np.load(io.BytesIO(result.stdout)).tolist()
+    ids, lines = _encoded(tmp_path, "nfc", text)
     assert ids == hf.encode(text).ids
-    lines = result.stderr.decode().splitlines()
     assert any("its pre-tokenizer drops text such as ' '" in line for line in lines), lines
     ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
     assert f"{ratio} (of the whole input, the text dropped not counted out)" in lines, lines
@@ -487,13 +492,9 @@ def test_encode_with_a_split_that_drops_nothing_says_no_text_is_dropped(tmp_path
     added = ("the",) if run_by == "tokenizers" else ()
     hf = _nfc_split_file(tmp_path, "kept", r"\S+|\s+", added)
     text = "the cat, the mat!\n" * 20
-    write_text(tmp_path / "t.txt", text)
-    result = cli_bytes(tmp_path, "encode", "t.txt", "--tokenizer", "kept", "--out", "-")
-    assert result.returncode == 0, result.stderr
-    ids = np.load(io.BytesIO(result.stdout)).tolist()
+    ids, lines = _encoded(tmp_path, "kept", text)
     assert ids == hf.encode(text).ids
     assert hf.decode(ids) == text  # the oracle: tokenizers drops nothing of it
-    lines = result.stderr.decode().splitlines()
     assert not any("drops text" in line or "left out" in line for line in lines), lines
     ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
     assert ratio in lines, lines
