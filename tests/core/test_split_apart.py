@@ -207,3 +207,45 @@ def test_letters_a_pipeline_names_or_writes_are_not_answered_alike(
                 pieces = hf.encode(before + token + after, add_special_tokens=False).tokens
                 assert token not in pieces, (before, after)
     assert unreachable == never
+
+
+# name -> (pattern, a token its own characters keep whole, a text tokenizers gives it in,
+# a token no text keeps whole): the fixed contexts hold no vowel, nor "'s" as one text.
+NEEDS_ITS_OWN = {
+    "vowel_before": (r"[aeiou][^aeiou]{1,3}|\S|\s", "bc", "abc", "ba"),
+    "apostrophe_s_after": (r"\w+[ \t]*'s|\w|\s|.", "ab", "ab's", "'x"),
+}
+_AROUND_OWN = [*_AROUND, "a", "e", "u", "'s", "\t's", "ab", "x"]
+
+
+@pytest.mark.parametrize("name", sorted(NEEDS_ITS_OWN))
+def test_a_pattern_needing_its_own_characters_around_a_token(tmp_path, name):
+    """An audit: a token that a Split keeps whole only beside characters its pattern names
+    (a vowel before, "'s" after) was called unreachable: no fixed context holds them.
+    ``tokenizers`` gives it; a token it never gives in any context stays unreachable."""
+    pattern, token, text, never = NEEDS_ITS_OWN[name]
+    hf, tok = _two_token_file(tmp_path, (token, never), normalizers.NFC(), pattern)
+    assert token in hf.encode(text, add_special_tokens=False).tokens  # the oracle
+    for before in _AROUND_OWN:
+        for after in _AROUND_OWN:
+            pieces = hf.encode(before + never + after, add_special_tokens=False).tokens
+            assert never not in pieces, (before, after)
+    unreachable = {tok.vocab[i] for i in unreachable_tokens(tok)}
+    assert token.encode() not in unreachable
+    assert never.encode() in unreachable
+
+
+def test_a_tokenizers_own_pattern_names_what_keeps_a_token_whole():
+    # The same on a Tokenizer built with a custom pattern (no tokenizer.json); the oracle is
+    # tiktoken with that pattern and those ranks.
+    tiktoken = pytest.importorskip("tiktoken")
+    pattern = NEEDS_ITS_OWN["vowel_before"][0]
+    ranks = {bytes([i]): i for i in range(256)} | {b"bc": 256, b"ba": 257}
+    peer = tiktoken.Encoding("vowels", pat_str=pattern, mergeable_ranks=ranks, special_tokens={})
+    assert 256 in peer.encode("abc")
+    assert not any(257 in peer.encode(a + "ba" + z) for a in _AROUND_OWN for z in _AROUND_OWN)
+    vocab = {rank: token for token, rank in ranks.items()}
+    tok = Tokenizer(vocab, [(b"b", b"c"), (b"b", b"a")], pattern=pattern)
+    unreachable = set(unreachable_tokens(tok))
+    assert 256 not in unreachable
+    assert 257 in unreachable

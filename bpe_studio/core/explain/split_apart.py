@@ -4,8 +4,15 @@ What it does: :func:`split_apart` lists the tokens whose text the tokenizer's pr
 never leaves within one piece, whatever stands around it, or whose characters its normalizers
 change (a GPT-2 vocabulary read with cl100k's pattern: " 2016"; a WhitespaceSplit file's
 " the"; a lowercasing file's "The"). Such a token never reaches the merges whole, so the
-encoder never gives it. What it leaves out: the merges (``reach``), tokens whose bytes are no
-text.
+encoder never gives it. "Whatever stands around it" is the texts tried: every pair of
+:data:`CONTEXTS` before and :data:`AFTER` after; then, for a token none of those keeps whole,
+each text its pre-tokenizer's patterns name (``pattern_contexts``: a vowel before "bc" for
+``[aeiou][^aeiou]{1,3}``, "'s" after "ab" for ``\\w+[ \\t]*'s``) before it with nothing after,
+or after it with nothing before. What it leaves out: the merges (``reach``), tokens whose
+bytes are no text; a token kept whole only by contexts not tried: a pattern's text paired
+with a fixed context or another pattern text (a vowel before and a line break after), a text
+of several characters that no pattern spells as a literal run, the texts a normalizer
+writes, the pattern texts beyond the first few (``MOST_PATTERN_CONTEXTS``).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from ..formats.hf.normalizers import normalize
 from ..formats.hf.pre_tokenizers import step_texts
 from .alike import alike_key
 from .contexts import AFTER, CONTEXTS, never_normalized_to, originals, writes_capitals_again
+from .pattern_contexts import cutting_patterns, pattern_contexts
 
 _CHECKS_BETWEEN_CALLS = 256  # tokens tested between two calls of ``between_slices``
 
@@ -88,6 +96,14 @@ def split_apart(
                 return start <= k and k + n <= end
         return False
 
+    fixed = [(before, after) for before in CONTEXTS for after in AFTER]
+    # The pattern's own characters, tried only where the fixed contexts leave a token split
+    # apart, and each on one side alone: a token's tries grow with each pair of contexts, and
+    # on a split-heavy pipeline most tokens are split apart (GPT-2's " the" behind a Split by
+    # \w+), so every extra pair is paid thousands of times.
+    extra = pattern_contexts(cutting_patterns(tokenizer))
+    more = [(before, "") for before in extra] + [("", after) for after in extra]
+
     def within_a_piece(text: str) -> bool:
         # The token must be one piece's text or inside it, as the normalizers leave it: a
         # context's normalized piece holds it (a Replace rewrites a line break wherever it
@@ -101,9 +117,9 @@ def split_apart(
                 return True  # none becomes it, though one not tried may: left to the merges
         return any(
             within(text, before, original, after)
+            for contexts in (fixed, more)
             for original in tried
-            for before in CONTEXTS
-            for after in AFTER
+            for before, after in contexts
         )
 
     # Texts that nothing in the pipeline tells apart ("2016" and "1999" where no pattern
