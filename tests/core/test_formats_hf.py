@@ -720,3 +720,34 @@ def test_the_strings_a_split_removes_are_noted_and_a_normalizers_drops_are_no_pr
         assert (type(tok).__name__ == "ForeignTokenizer") == (name == "accents")
         (note,) = [n for n in tok.notes if "drops text" in n]
         assert "drops text such as 'zz'" in note, name
+
+
+@pytest.mark.parametrize(
+    ("pattern", "example"),
+    [
+        (r"https?://\S+", "see https://example.com/a?q=1 now"),
+        ("[0-9]{5,}", "call 0123456789 now"),
+        (r"\p{Greek}+", "say αβγ now"),
+    ],
+)
+def test_a_split_removing_a_regexs_matches_is_noted_naming_the_regex(tmp_path, pattern, example):
+    """An audit: a Split removing what a Regex matches (URLs, long numbers, Greek) loaded
+    with no note, as no probe text held a match, so encode's ratio line claimed nothing
+    dropped; the same with a String was noted. The oracle: tokenizers' ids leave the match
+    out, in a file read here and in one it runs (an added token merges also make)."""
+    from tokenizers import AddedToken
+    from tokenizers import normalizers as nz
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    plain = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    removes = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(pattern), "removed"), plain])
+    for name, added in (("read", ()), ("foreign", [AddedToken("the", normalized=False)])):
+        path = _dropping_file(tmp_path, name, removes, nz.NFC(), added)
+        hf = tokenizers.Tokenizer.from_file(path)
+        kept = hf.decode(hf.encode(example).ids)
+        assert len(kept) < len(example) and kept.endswith(" now"), kept
+        tok = open_tokenizer(path)
+        assert (type(tok).__name__ == "ForeignTokenizer") == (name == "foreign")
+        (note,) = [n for n in tok.notes if "drops text" in n]
+        assert f"Regex {pattern!r}" in note, name

@@ -136,6 +136,20 @@ def dropped_note(name: str, left_out: str | None) -> str | None:
     )
 
 
+def removed_regex_note(name: str, pre_tokenizer: object) -> str | None:
+    """The note for a ``tokenizer.json`` (``name``) whose pre-tokenizer's JSON has a Split
+    of a ``Regex`` with the ``Removed`` behavior (not inverted): the text it matches is
+    dropped, where no probe text need hold any (a URL, a run of digits, Greek), so the
+    pattern is named; None without such a Split."""
+    patterns = removed_regexes(pre_tokenizer)
+    if not patterns:
+        return None
+    return (
+        f"{name}{_DROPS}what its Split's Regex {patterns[0]!r} matches (behavior Removed), as "
+        "tokenizers does: no id stands for it, and decoding does not give it back"
+    )
+
+
 def noted_dropping(notes: Iterable[str]) -> bool:
     """Whether one of a tokenizer's loading ``notes`` is a :func:`dropped_note`: its probe
     found text the file drops (a step that removes text may remove none: ``\\S+|\\s+``)."""
@@ -172,6 +186,23 @@ def removed_strings(pre_tokenizer: object) -> list[str]:
     return found
 
 
+def removed_regexes(pre_tokenizer: object) -> list[str]:
+    """The ``Regex`` patterns of a pre-tokenizer's JSON's Splits that remove what they match
+    (the ``Removed`` behavior, not inverted: an inverted one removes what no probe text
+    escapes, between its matches)."""
+    if isinstance(pre_tokenizer, list):
+        return [found for item in pre_tokenizer for found in removed_regexes(item)]
+    if not isinstance(pre_tokenizer, dict):
+        return []
+    found = removed_regexes(pre_tokenizer.get("pretokenizers"))
+    pattern = pre_tokenizer.get("pattern")
+    written = pattern.get("Regex") if isinstance(pattern, dict) else None
+    removed = str(pre_tokenizer.get("behavior", "")).lower() == "removed"
+    if removed and not pre_tokenizer.get("invert") and isinstance(written, str) and written:
+        found.append(written)
+    return found
+
+
 def pre_tokenizer_removes(backend: tokenizers.Tokenizer) -> bool:
     """Whether the pre-tokenizer ``tokenizers`` runs (``backend``'s) has a step that removes
     text (``_removes``)."""
@@ -195,8 +226,9 @@ def backend_dropped_note(name: str, backend: tokenizers.Tokenizer) -> str | None
         normalized = normalizer.normalize_str(text) if normalizer is not None else text
         return unheld(normalized, (span for _, span in pre.pre_tokenize_str(normalized)))
 
-    extra = removed_strings(json.loads(pre.__getstate__()))
-    return dropped_note(name, first_dropped(dropped, extra))
+    spec = json.loads(pre.__getstate__())
+    found = first_dropped(dropped, removed_strings(spec))
+    return dropped_note(name, found) if found else removed_regex_note(name, spec)
 
 
 # The kind a byte-level BPE file read by tokenizers (RefusedByteLevelFile) is named by.

@@ -42,6 +42,7 @@ from .kind import (
     dropout_note,
     dropped_note,
     found_alike_note,
+    removed_regex_note,
     removed_strings,
     whole_text_note,
 )
@@ -514,8 +515,9 @@ def _dropped_note(name: str, pipeline: HfPipeline | None) -> str | None:
     where the ids' bytes tell: ``HfPipeline.drops_text``)."""
     if pipeline is None or not pipeline.removes_text:
         return None
-    extra = removed_strings(json.loads(pipeline.spec)[1])
-    return dropped_note(name, first_dropped(pipeline.dropped, extra))
+    pre_tokenizer = json.loads(pipeline.spec)[1]
+    found = first_dropped(pipeline.dropped, removed_strings(pre_tokenizer))
+    return dropped_note(name, found) if found else removed_regex_note(name, pre_tokenizer)
 
 
 def dropped_when_written(data: TokenizerData) -> str | None:
