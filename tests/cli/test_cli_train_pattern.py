@@ -498,3 +498,23 @@ def test_encode_with_a_split_that_drops_nothing_says_no_text_is_dropped(tmp_path
     assert not any("drops text" in line or "left out" in line for line in lines), lines
     ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
     assert ratio in lines, lines
+
+
+def test_inspect_with_a_normalizer_says_it_cannot_count_the_text_dropped(tmp_path):
+    """An audit: inspect --corpus on a tokenizer.json that drops text behind NFC reported
+    dropped_bytes 0 and a bytes/token without caveat, where encode says its ratio is over the
+    whole input. The oracle: tokenizers' ids leave text out, so 0 was wrong."""
+    hf = _nfc_split_file(tmp_path, "nfc", r"\w+")
+    text = "the cat, the mat!\n" * 20
+    write_text(tmp_path / "t.txt", text)
+    ids = hf.encode(text).ids
+    assert len(hf.decode(ids).encode()) < len(text.encode())  # tokenizers drops some
+    report = cli(tmp_path, "inspect", "nfc", "--corpus", "t.txt", "--json")
+    ok(report)
+    corpus = json.loads(report.stdout)["corpus"]
+    assert corpus["dropped_bytes"] is None
+    assert corpus["bytes_per_token"] == len(text.encode()) / len(ids)
+    summary = cli(tmp_path, "inspect", "nfc", "--corpus", "t.txt")
+    ok(summary)
+    ratio = f"{len(text.encode()) / len(ids):.2f} bytes/token"
+    assert f"({ratio} of the whole input, the text dropped not counted out)" in summary.stdout
