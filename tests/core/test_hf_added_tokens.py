@@ -677,3 +677,32 @@ def test_no_note_of_tokens_found_alike_where_none_are(tmp_path, family):
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))
     assert not [n for n in open_tokenizer(path).notes if "once normalized" in n]
+
+
+@pytest.mark.parametrize(
+    "normalizer",
+    [tokenizers.normalizers.Lowercase(), tokenizers.normalizers.Prepend("<")],
+    ids=["lowercase", "prepend"],
+)
+def test_a_normalized_added_token_that_is_a_model_byte_token_is_run_by_tokenizers(
+    tmp_path, normalizer
+):
+    """An audit: a normalized added token "X" at the model's own id for the byte "X" (its
+    normalizer changes it) failed every load with "the vocabulary lacks 1 single-byte
+    token(s), e.g. byte 0x58", naming neither file nor token: the id was given the normalized
+    bytes, the byte lost. tokenizers runs the file (decoding that id as "x"): it is handed
+    to tokenizers, naming the file and the token. Reference: tokenizers' ids and decoding."""
+    tok = trained_bpe(normalizer, pre_tokenizers.ByteLevel(add_prefix_space=False), ["the"], 262)
+    at = tok.token_to_id("X")
+    tok.add_tokens([AddedToken("X", normalized=True, special=False)])
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    assert tok.token_to_id("X") == at
+    with pytest.raises(ValueError, match=rf"tokenizer\.json: added_tokens: 'X' \(id {at}\)"):
+        Tokenizer.load(path)
+    ours = open_tokenizer(path)
+    assert type(ours).__name__ == "ForeignTokenizer"
+    for text in ("aXb X", "the X", "x"):
+        ids = ours.encode(text)
+        assert ids == _ids(tok, text)
+        assert ours.decode(ids) == tok.decode(ids)

@@ -459,7 +459,18 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
                 f"{name}: added_tokens: {s!r} (id {idx}) clashes with the model's vocabulary "
                 f"(in model.vocab, {why})"
             )
-        vocab[idx] = sb if s in special else decoded.get(s, sb)
+        shown = sb if s in special else decoded.get(s, sb)
+        if shown != sb and len(sb) == 1 and raw_vocab.get(s) == idx:
+            # subtle: a normalized added token that is also the model's own token for a byte
+            # ("X" under Lowercase): tokenizers decodes that id as the normalized text ("x"),
+            # and byte-level BPE needs it as the byte "X"; one id with two spellings, which
+            # only tokenizers' own lookup holds.
+            raise AddedTokenConflict(
+                f"{name}: added_tokens: {s!r} (id {idx}) is also model.vocab's token for the "
+                f"byte {s!r}, which tokenizers decodes as its normalized form {shown!r}; one "
+                "byte's id spelt two ways is not supported"
+            )
+        vocab[idx] = shown
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
         raise r.fail("model.vocab", f"byte 0x{missing[0]:02x} has no token (byte-level needs 256)")
