@@ -751,3 +751,44 @@ def test_a_split_removing_a_regexs_matches_is_noted_naming_the_regex(tmp_path, p
         assert (type(tok).__name__ == "ForeignTokenizer") == (name == "foreign")
         (note,) = [n for n in tok.notes if "drops text" in n]
         assert f"Regex {pattern!r}" in note, name
+
+
+def _without(flag: str):
+    def change(obj: dict) -> None:
+        _added()(obj)
+        del obj["added_tokens"][0][flag]
+
+    return change
+
+
+FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
+BAD_FLAGS = {
+    **{f"{flag}_false_as_a_string": (_added(**{flag: "false"}), flag, '"false"') for flag in FLAGS},
+    **{f"{flag}_missing": (_without(flag), flag, "nothing") for flag in FLAGS},
+    "special_as_a_number": (_added(special=0), "special", "0"),
+    "ignore_merges_as_a_string": (
+        _set("model.ignore_merges", "false"),
+        "model.ignore_merges",
+        '"false"',
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FLAGS))
+def test_a_flag_tokenizers_refuses_is_refused_naming_the_file_and_the_key(tmp_path, case):
+    """An audit: an added token's "special": "false" was read as true (bool of a string), a
+    missing "special" as true, and model.ignore_merges with bool() too, where tokenizers
+    refuses each file ('invalid type: string "false", expected a boolean', 'missing field
+    `special`'). The oracle: tokenizers refuses the file."""
+    change, flag, got = BAD_FLAGS[case]
+    obj = copy.deepcopy(_base())
+    change(obj)
+    path = _write(tmp_path, obj)
+    with pytest.raises(Exception, match="expected a boolean|missing field"):
+        tokenizers.Tokenizer.from_file(str(path))
+    key = flag if flag.startswith("model.") else f"added_tokens[0].{flag}"
+    with pytest.raises(ValueError) as info:
+        Tokenizer.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: {key}: ") and message.endswith(f"got {got}"), message
+    assert "\n" not in message

@@ -12,6 +12,7 @@ the rest of the JSON (``components``, ``tokenizer_json``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -125,9 +126,22 @@ def read_added(raw: Any, normalizers: list[EditsOf], name: str) -> tuple[AddedTo
                 f"{where}: {content!r}: id must be an integer from 0 to {_MAX_ID:,} (as "
                 f"tokenizers reads one), got {idx!r}"
             )
-        flags = {f: bool(added.get(f, f == "special")) for f in _FLAGS}
+        flags = {f: _flag(added, f, f"{where}.{f}", content) for f in _FLAGS}
         match = normalize(normalizers, content) if flags["normalized"] else content
         if not match:
             raise ValueError(f"{where}: {content!r} normalizes to nothing")
         tokens.append(AddedToken(content, idx, match=match, **flags))
     return tuple(tokens)
+
+
+def _flag(added: dict[str, Any], flag: str, where: str, content: str) -> bool:
+    """The ``flag`` of an added token (``added``; ``where``, the entry's key, for messages):
+    tokenizers requires each of the five, a JSON boolean ("false" as a string would be true
+    to ``bool``, a missing ``special`` would need a default tokenizers has not)."""
+    value = added.get(flag)
+    if not isinstance(value, bool):
+        got = "nothing" if flag not in added else json.dumps(value, ensure_ascii=False)
+        raise ValueError(
+            f"{where}: {content!r}: must be true or false, as tokenizers requires; got {got}"
+        )
+    return value

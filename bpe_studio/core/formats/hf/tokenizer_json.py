@@ -500,7 +500,12 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         if merge_rank.setdefault((a, b), i) != i:
             raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
     check_id_range(vocab, name)
-    ignore_merges = bool(model.get("ignore_merges"))
+    ignore_merges = model.get("ignore_merges")
+    if ignore_merges is not None and not isinstance(ignore_merges, bool):
+        # tokenizers refuses any other value ("false" as a string would be true to bool).
+        written = json.dumps(ignore_merges, ensure_ascii=False)
+        raise r.fail("model.ignore_merges", f"must be true, false or null, got {written}")
+    ignore_merges = bool(ignore_merges)
     return TokenizerData(
         vocab,
         merges,
