@@ -706,3 +706,28 @@ def test_a_normalized_added_token_that_is_a_model_byte_token_is_run_by_tokenizer
         ids = ours.encode(text)
         assert ids == _ids(tok, text)
         assert ours.decode(ids) == tok.decode(ids)
+
+
+def test_added_tokens_found_alike_are_noted_with_the_ids_loading_gives(tmp_path):
+    """An audit: the note of two added tokens found alike once normalized quoted the id
+    written beside the last one, where written ids clash and tokenizers renumbers them
+    (a file edited by hand): it named an id the text never gets. Reference: tokenizers'
+    ids for the file."""
+    tok = trained_bpe(
+        tokenizers.normalizers.Lowercase(), FAMILIES["gpt2"][1], ["the cat sat " * 40], 280
+    )
+    tok.add_special_tokens(["<|end|>"])
+    tok.add_tokens([AddedToken(content, normalized=True) for content in ("QZX", "Qzx")])
+    obj = json.loads(tok.to_str())
+    end = tok.token_to_id("<|end|>")
+    for token in obj["added_tokens"]:  # each written with the id of the one before it
+        token["id"] = {"QZX": end, "Qzx": end + 1}.get(token["content"], token["id"])
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    last = hf.token_to_id("Qzx")
+    assert last != end + 1  # renumbered: the written id is not the one loading gives
+    ours = open_tokenizer(path)
+    assert ours.encode("qzx") == [last]
+    [note] = [n for n in ours.notes if "found as 'qzx'" in n]
+    assert f"here always 'Qzx' (id {last})" in note

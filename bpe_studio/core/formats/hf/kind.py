@@ -31,7 +31,7 @@ from ...pretokenization.coverage import first_dropped, unheld
 from ..base.json_errors import json_or_none
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     import tokenizers
 
@@ -99,17 +99,18 @@ def dropout_note(name: str, dropout: object) -> str | None:
     )
 
 
-def found_alike_note(name: str, added: Sequence[AddedToken]) -> str | None:
+def found_alike_note(name: str, added: Sequence[AddedToken], ids: Mapping[str, int]) -> str | None:
     """The note for a ``tokenizer.json`` (``name``) where two ``normalized`` added tokens are
     found as one text once normalized ("nce" and "Nce" under Lowercase), or None.
     ``tokenizers`` keeps them in a hash map: which id a text holding that text gets varies
     from one load of the file to the next, so no id is the file's; this tokenizer always
-    gives the one listed last."""
+    gives the one listed last. ``ids``: each token's id as loading gives it (by content),
+    not as written, which tokenizers renumbers where written ids clash."""
     found: dict[str, list[AddedToken]] = {}
     for token in added:
         if token.normalized:
             found.setdefault(token.match or token.content, []).append(token)
-    alike = [tokens for tokens in found.values() if len({t.id for t in tokens}) > 1]
+    alike = [tokens for tokens in found.values() if len({ids[t.content] for t in tokens}) > 1]
     if not alike:
         return None
     tokens, last = alike[0], alike[0][-1]
@@ -118,7 +119,8 @@ def found_alike_note(name: str, added: Sequence[AddedToken]) -> str | None:
     return (
         f"{name}: its added tokens {named} are each found as {tokens[0].match!r} once "
         "normalized: tokenizers gives one of their ids or another, varying from one load to "
-        f"the next; here always {last.content!r} (id {last.id}), the one listed last{more}"
+        f"the next; here always {last.content!r} (id {ids[last.content]}), the one listed "
+        f"last{more}"
     )
 
 

@@ -402,11 +402,10 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         raise ValueError(f"{name}: expected a JSON object")
     # Truncation, padding and dropout are not applied, as for every kind of file (hf.kind).
     model, parts = _structure(obj, r)
-    notes = (
+    notes: tuple[str | None, ...] = (
         whole_text_note(name, obj.get("truncation"), obj.get("padding")),
         dropout_note(name, model.get("dropout")),
         _dropped_note(name, parts.pipeline),
-        found_alike_note(name, parts.added),
     )
     raw_vocab = model.get("vocab")
     if not isinstance(raw_vocab, dict):
@@ -417,6 +416,7 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         if content in contents[:i]:
             raise r.fail(f"added_tokens[{i}]", f"{content!r} is given twice")
     specials = _added_ids(contents, raw_vocab)
+    notes += (found_alike_note(name, parts.added, specials),)
     vocab: dict[int, bytes] = {}
     known: dict[str, bytes] = {}
     for text, idx in raw_vocab.items():
