@@ -792,3 +792,26 @@ def test_a_flag_tokenizers_refuses_is_refused_naming_the_file_and_the_key(tmp_pa
     message = str(info.value)
     assert message.startswith(f"{path}: {key}: ") and message.endswith(f"got {got}"), message
     assert "\n" not in message
+
+
+def test_an_added_token_its_normalizer_empties_is_refused_alike_everywhere(tmp_path):
+    """An audit: Tokenizer.load refused a normalized added token its normalizer makes
+    nothing of ("zzzz" under Replace("zz", "")) saying tokenizers runs the file and
+    open_tokenizer, the app and encode open it, where each of them refuses it too
+    (tokenizers hangs on texts around it). The oracle: tokenizers' normalizer empties it."""
+    from tokenizers import normalizers as nz
+
+    from bpe_studio.core.encode.foreign import open_tokenizer
+
+    obj = copy.deepcopy(_base())
+    _added(content="zzzz", normalized=True, special=False)(obj)
+    obj["normalizer"] = json.loads(nz.Replace("zz", "").__getstate__())
+    path = _write(tmp_path, obj)
+    assert nz.Replace("zz", "").normalize_str("zzzz") == ""
+    for load in (Tokenizer.load, open_tokenizer):
+        with pytest.raises(ValueError) as info:
+            load(path)
+        message = str(info.value)
+        assert type(info.value).__name__ != "RefusedByteLevelFile", load
+        assert message.startswith(f"{path}: added token 'zzzz' is normalized and its "), message
+        assert "tokenizers runs this file" not in message

@@ -30,6 +30,12 @@ _FLAGS = ("special", "lstrip", "rstrip", "single_word", "normalized")
 _MAX_ID = 2**32 - 1
 
 
+class EmptyAddedToken(ValueError):
+    """A ``normalized`` added token its normalizer makes nothing of: refused everywhere,
+    as ``foreign`` refuses it for a file ``tokenizers`` runs (tokenizers hangs on texts
+    around it), so no file holding one is handed to ``tokenizers``."""
+
+
 @dataclass(frozen=True)
 class AddedToken:
     """One added token as the file gives it; ``match`` is the text it is found as (its
@@ -129,7 +135,11 @@ def read_added(raw: Any, normalizers: list[EditsOf], name: str) -> tuple[AddedTo
         flags = {f: _flag(added, f, f"{where}.{f}", content) for f in _FLAGS}
         match = normalize(normalizers, content) if flags["normalized"] else content
         if not match:
-            raise ValueError(f"{where}: {content!r} normalizes to nothing")
+            raise EmptyAddedToken(
+                f"{name}: added token {content!r} is normalized and its normalizer makes "
+                "nothing of it: tokenizers hangs or runs out of memory on texts around such a "
+                'token; set its "normalized" to false in the file, or remove it'
+            )
         tokens.append(AddedToken(content, idx, match=match, **flags))
     return tuple(tokens)
 

@@ -38,6 +38,7 @@ from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
 from ..base.json_errors import read_json
 from ..base.lossy import LossyFormatWarning
+from .added_tokens import EmptyAddedToken
 from .kind import (
     dropout_note,
     dropped_note,
@@ -374,11 +375,15 @@ class AddedTokenConflict(ValueError):
 def structure_problem(obj: Any, name: str) -> str | None:
     """Why :func:`read_hf` refuses the parsed byte-level ``tokenizer.json`` ``obj`` (named
     ``name``) for its model's options, its components, its decoder or what its added tokens
-    and template give, or None; its vocabulary's entries and merges are not checked."""
+    and template give, or None; its vocabulary's entries and merges are not checked. None
+    too for a ``normalized`` added token its normalizer empties: ``tokenizers`` would not run
+    it either (``EmptyAddedToken``)."""
     if not isinstance(obj, dict):
         return None  # read_hf names what is wrong
     try:
         _structure(obj, _Reader(name))
+    except EmptyAddedToken:
+        return None  # tokenizers cannot run it either: read_hf raises it
     except ValueError as e:
         return str(e)
     return None
