@@ -136,6 +136,7 @@ class AppModel:
         """A new run: empty record, bytes-only tokenizer, pre-tokenizing."""
         old, s = self._start_over(), self.state
         s.settings, s.base_vocab = settings, dict(base_vocab)
+        s.run_corpus = s.corpus_source  # the controller trains on the corpus opened
         s.phase = Phase.PRE_TOKENIZING
         s.shown = TokenizerSource(
             "Tokenizer: bytes only (no merges yet)",
@@ -212,7 +213,7 @@ class AppModel:
                 self.show_tokenizer(None)
         else:
             phase = Phase.STOPPED if result.stopped else Phase.FINISHED
-            name = s.corpus_source.name if s.corpus_source else "corpus"
+            name = s.run_corpus.name if s.run_corpus else "corpus"
             self.show_tokenizer(
                 TokenizerSource(
                     f"Tokenizer: trained on {name}, {len(result.merges):,} merges",
@@ -228,7 +229,8 @@ class AppModel:
     def restore(self, state: RunState) -> None:
         """Show an earlier state again (the run on screen before a Train that failed before
         its first merge; it keeps its run id, so its editor points come back too); the
-        picked tokenizer and the corpus stay as they are now."""
+        picked tokenizer and the corpus opened stay as they are now, and the run keeps the
+        corpus it trained on (``run_corpus``: its in-sample curve measures that one)."""
         state.picked, state.corpus = self.state.picked, self.state.corpus
         state.corpus_source = self.state.corpus_source
         state.replaying, state.replay_paused = self.state.replaying, self.state.replay_paused

@@ -173,7 +173,11 @@ class RunState:
     # The plain local text file trained on, which sample-reading views read; None for a
     # corpus of several, compressed or remote files or records (``corpus_source``).
     corpus: Path | None = None
-    corpus_source: CorpusSource | None = None  # the corpus Train trains on
+    corpus_source: CorpusSource | None = None  # the corpus opened: the next Train trains on it
+    # The corpus the run on screen trained on, set by Train and kept with its run: the corpus
+    # opened since (without training) is not the one its tokenizer learned from. None with no
+    # run trained (none yet, discarded, a loaded tokenizer).
+    run_corpus: CorpusSource | None = None
     phase: Phase = Phase.IDLE
     resume_to: Phase | None = None  # the phase a PAUSED run returns to
     settings: RunSettings | None = None  # of the current (or last) run
@@ -235,10 +239,24 @@ class RunState:
         return self.settings.target_merges if self.settings else 0
 
     @property
+    def trained_corpus(self) -> CorpusSource | None:
+        """The run's corpus: the one the run on screen trained on; with no run trained, the
+        corpus opened, which the next Train trains on."""
+        return self.run_corpus if self.run_corpus is not None else self.corpus_source
+
+    @property
     def corpus_ref(self) -> CorpusRef | None:
-        """The corpus as its samples are read (the Report's row, the in-sample curve): its
-        paths, and the text field the run trained with on it (else the default)."""
-        source = self.corpus_source
+        """The corpus opened as its samples are read (the Report's row): its paths, and the
+        text field the run trained with on it (else the default)."""
+        return self._ref(self.corpus_source)
+
+    @property
+    def run_corpus_ref(self) -> CorpusRef | None:
+        """The run's corpus (``trained_corpus``) as its samples are read (the in-sample
+        curve, the Vocabulary lab's "The run's corpus")."""
+        return self._ref(self.trained_corpus)
+
+    def _ref(self, source: CorpusSource | None) -> CorpusRef | None:
         if source is None:
             return None
         s = self.settings

@@ -144,7 +144,8 @@ def nothing_learned(state: RunState) -> str:
     assert result is not None
     if result.stopped:
         return "Stopped before the first merge: nothing was learned, so there is nothing to save"
-    name = state.corpus_source.name if state.corpus_source else "the corpus"
+    source = state.trained_corpus
+    name = source.name if source is not None else "the corpus"
     return f"Nothing was learned from {name}: {result.nothing_to_merge or NO_PAIR}"
 
 

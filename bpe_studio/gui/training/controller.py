@@ -308,7 +308,7 @@ class Controller(QObject):
         state = self.hub.state
         before, self._before_run = self._before_run, None
         if result is None:
-            name = state.corpus_source.name if state.corpus_source else "the corpus"
+            name = state.run_corpus.name if state.run_corpus else "the corpus"
             message = f"Training on {name} failed.\n\n{state.error}"
             if before is not None and state.merges_done == 0:
                 # Nothing new was learned: the tokenizer that was on screen comes back.

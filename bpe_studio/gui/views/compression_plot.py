@@ -229,7 +229,8 @@ class CompressionPlot(QWidget):
     def _texts(self) -> dict[str, TextSpec]:
         state = self.hub.state
         texts: dict[str, TextSpec] = {}
-        corpus = state.corpus_ref
+        # The run's own corpus: a corpus opened since, not trained on, says nothing of it.
+        corpus = state.run_corpus_ref
         if state.loaded is None and corpus is not None:
             texts[IN_SAMPLE] = TextSpec.of_corpus(corpus, IN_SAMPLE_BYTES)
         texts[HELD_OUT] = TextSpec(self.heldout, HELD_OUT_BYTES)
@@ -253,6 +254,8 @@ class CompressionPlot(QWidget):
         self._legend_for = {}  # relabel at the next draw
         self._drawn = -1
         self._held_failures.clear()  # of the run that is gone
+        self._corpus_english = self._english_corpus()
+        self._show_heldout_advice()
         if not self.recording:
             self.feeder.cancel()
             self._draw()
@@ -457,11 +460,17 @@ class CompressionPlot(QWidget):
 
     @Slot()
     def _on_corpus(self) -> None:
-        corpus = self.hub.state.corpus
-        self._corpus_english = corpus is None or english_like(corpus)
+        self._corpus_english = self._english_corpus()
         self._legend_for = {}  # relabel at the next draw
         self._label_legend(self.feeder.series)
         self._show_heldout_advice()
+
+    def _english_corpus(self) -> bool:
+        """The run's corpus (the in-sample text) reads as English prose, or is none that
+        can be read here."""
+        source = self.hub.state.trained_corpus
+        corpus = source.plain if source is not None else None
+        return corpus is None or english_like(corpus)
 
     def _show_heldout_advice(self) -> None:
         unlike = not self._corpus_english and self.heldout == DEFAULT_HELDOUT

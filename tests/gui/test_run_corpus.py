@@ -1,0 +1,64 @@
+"""The run keeps the corpus it trained on (an audit, issue 67): a Train that learns nothing on
+another corpus puts the run before back, and its in-sample curve stays that of its own corpus;
+the Vocabulary lab's "The run's corpus" is the run's, and the corpus opened since is an entry
+of its own."""
+
+from __future__ import annotations
+
+import pytest
+from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window
+
+from bpe_studio.core import Tokenizer
+from bpe_studio.gui.model.curves import IN_SAMPLE
+from bpe_studio.gui.model.state import Phase
+
+TINY = FIXTURES / "tinystories_sample.txt"
+
+
+def other_corpus(tmp_path):
+    """A corpus unlike TINY: CJK ideographs and hiragana (assigned characters), spaced."""
+    words = ["".join(chr(0x4E00 + (i * 7 + j) % 300) for j in range(3)) for i in range(400)]
+    path = tmp_path / "other.txt"
+    path.write_text(" ".join(words) + " ひらがな\n", encoding="utf-8")
+    return path
+
+
+def wait_curves(qtbot, window):
+    qtbot.waitUntil(lambda: not window.curve.feeder.busy, timeout=60_000)
+    qtbot.waitUntil(lambda: window.curve.feeder.version == window.curve._drawn, timeout=10_000)
+
+
+def nothing_learned_on(qtbot, window, corpus, how: str) -> None:
+    """Open ``corpus`` and Train on it so that nothing is learned: stopped at once, or
+    failing (the corpus is not UTF-8 after what Open reads of it)."""
+    assert window.open_corpus(corpus)
+    assert window.start_training()
+    session = window.controller.session
+    if how == "stopped":
+        window.stop_training()
+    with qtbot.waitSignal(session.finished, timeout=60_000):
+        pass
+
+
+@pytest.mark.parametrize("how", ["stopped", "failed"])
+def test_the_in_sample_curve_stays_the_runs_own_after_a_train_that_learns_nothing(
+    qtbot, window, tmp_path, how
+):
+    result = train_in_window(qtbot, window, TINY, 400)
+    assert window.save_tokenizer(tmp_path, "gpt2")  # saved: the next Train keeps it to restore
+    window.last_error = None
+    other = other_corpus(tmp_path) if how == "stopped" else bad_after_probe(tmp_path / "o.txt")
+    nothing_learned_on(qtbot, window, other, how)
+    assert window.state.result is result  # the run before is back
+    assert window.state.phase is Phase.FINISHED
+    wait_curves(qtbot, window)
+    sample = window.curve.feeder.series[IN_SAMPLE]
+    text = TINY.read_text(encoding="utf-8")  # under 1 MB: the in-sample slice is all of it
+    size = len(text.encode("utf-8"))
+    assert sample.source == TINY.name and sample.bytes == size
+    n = len(result.merges)
+    expected = size / len(Tokenizer(result.vocab, result.merges, [EOT]).encode(text))
+    assert window.curve.value_at(IN_SAMPLE, n) == pytest.approx(expected)
+    assert f"in-sample: {TINY.name}" in window.curve.legend_html
+    assert f"in-sample {expected:.2f}" in window.curve.value_label.text()
+    assert window.state.corpus_source.name == other.name  # the corpus opened stays opened
