@@ -62,3 +62,38 @@ def test_the_in_sample_curve_stays_the_runs_own_after_a_train_that_learns_nothin
     assert f"in-sample: {TINY.name}" in window.curve.legend_html
     assert f"in-sample {expected:.2f}" in window.curve.value_label.text()
     assert window.state.corpus_source.name == other.name  # the corpus opened stays opened
+
+
+def test_the_labs_runs_corpus_is_the_one_it_trained_on_and_the_opened_one_is_its_own_entry(
+    qtbot, window, tmp_path
+):
+    train_in_window(qtbot, window, TINY, 400)
+    assert window.save_tokenizer(tmp_path, "gpt2")  # kept when another corpus is opened
+    lab = window.lab
+    window.tabs.setCurrentWidget(lab)
+    box, view = lab.corpus_box, lab.corpus_box.view()
+    assert box.itemText(1) == f"The run's corpus ({TINY.name})"
+    assert view.isRowHidden(2)  # the opened corpus is the run's: listed once
+    other = other_corpus(tmp_path)
+    assert window.open_corpus(other)  # opened, not trained on
+    assert box.itemText(1) == f"The run's corpus ({TINY.name})"
+    assert box.itemText(2) == f"The opened corpus ({other.name})" and not view.isRowHidden(2)
+    lab.choose_corpus("run")
+    assert lab.lab.wanted_corpus().paths == (str(TINY),)
+    qtbot.waitUntil(lambda: not lab.busy and lab.lab.usage is not None, timeout=180_000)
+    assert lab.lab.usage.corpus.paths == (str(TINY),)
+    lab.choose_corpus("opened")
+    assert box.currentIndex() == 2
+    assert lab.lab.wanted_corpus().paths == (str(other),)
+    qtbot.waitUntil(
+        lambda: (
+            not lab.busy
+            and lab.lab.usage is not None
+            and lab.lab.usage.corpus.paths == (str(other),)
+        ),
+        timeout=180_000,
+    )
+    # Trained on: the opened corpus is the run's again, one entry, the lab's choice with it.
+    train_in_window(qtbot, window, other, 300)
+    assert box.itemText(1) == f"The run's corpus ({other.name})" and view.isRowHidden(2)
+    assert box.currentIndex() == 1 and lab.lab.wanted_corpus().paths == (str(other),)

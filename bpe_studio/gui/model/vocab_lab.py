@@ -1,20 +1,20 @@
 """The Vocabulary lab's state: what it examines, what it has computed, which results still apply.
 
-What it does: :class:`VocabLab` (``AppModel.lab``) holds the lab's choices beside the app
-model's: the tokenizer examined and the second one are panes of the app model (:data:`LAB`,
-:data:`LAB_AGAINST`, picked with the one picker), the corpus is the lab's own
-(:class:`LabCorpus`: none, the run's corpus, or files). From them and the run it works out the
-tokenizer, corpus and second tokenizer wanted now (``wanted_*``), what of them is still to be
-computed (:meth:`VocabLab.next_job`: a :class:`~.lab_records.LabJob`), and takes the results
-as they come (:meth:`VocabLab.receive`), keeping only those whose refs still match what is
-wanted: a result of another tokenizer, corpus or run is dropped. The run's tokenizer is
-examined at the timeline's step: its table knows which merge made each token, and
-:meth:`VocabLab.shown_makeup` counts the vocabulary as it stood at ``state.step`` (a
-millisecond), live and scrubbed. While the run trains, its make-up follows the newest merges
-(the view asks at most once a second) and its usage and overlap wait until it pauses or ends
-(they would cost the trainer the cores they take, for a tokenizer that changes meanwhile).
-A failed or cancelled part is not computed again until the user asks (:meth:`compute_again`)
-or changes a choice; a failed pick is undone in the app model, as every page does.
+What it does: :class:`VocabLab` (``AppModel.lab``) holds the lab's choices beside the app model's:
+the tokenizer examined and the second one are panes of the app model (:data:`LAB`,
+:data:`LAB_AGAINST`, picked with the one picker), the corpus is the lab's own (:class:`LabCorpus`:
+none, the corpus the run trained on, the corpus opened, or files). From them and the run it works
+out the tokenizer, corpus and second tokenizer wanted now (``wanted_*``), what of them is still to
+be computed (:meth:`VocabLab.next_job`: a :class:`~.lab_records.LabJob`), and takes the results as
+they come (:meth:`VocabLab.receive`), keeping only those whose refs still match what is wanted: a
+result of another tokenizer, corpus or run is dropped. The run's tokenizer is examined at the
+timeline's step: its table knows which merge made each token, and :meth:`VocabLab.shown_makeup`
+counts the vocabulary as it stood at ``state.step`` (a millisecond), live and scrubbed. While the
+run trains, its make-up follows the newest merges (the view asks at most once a second) and its
+usage and overlap wait until it pauses or ends (they would cost the trainer the cores they take,
+for a tokenizer that changes meanwhile). A failed or cancelled part is not computed again until the
+user asks (:meth:`compute_again`) or changes a choice; a failed pick is undone in the app model, as
+every page does.
 What it leaves out: the process that computes (``lab_process``), timing (the view's timers),
 drawing (``views/vocab_lab``).
 """
@@ -33,6 +33,7 @@ from ...core.corpus.records import DEFAULT_TEXT_FIELD
 from ...core.corpus.sources import Kind as FileKind
 from ...core.corpus.sources import split_name
 from ...core.explain.vocabulary import Makeup
+from .corpus_source import CorpusSource
 from .errors import on_one_line
 from .file_versions import file_version
 from .lab_records import (
@@ -74,7 +75,10 @@ def _says_records(path: str) -> bool:
 
 class CorpusKind(enum.Enum):
     NONE = "none"
-    RUN = "run"  # the corpus the run trains on, whichever it is now
+    # The corpus the run on screen trained on (``RunState.trained_corpus``: with no run
+    # trained, the corpus opened, which the next Train trains on).
+    RUN = "run"
+    OPENED = "opened"  # the corpus opened on the Train page, trained on or not
     FILES = "files"
 
 
@@ -92,6 +96,8 @@ class LabCorpus:
     def label(self) -> str:
         if self.kind is CorpusKind.RUN:
             return "the run's corpus"
+        if self.kind is CorpusKind.OPENED:
+            return "the opened corpus"
         if self.kind is CorpusKind.NONE or not self.paths:
             return "no corpus"
         path = Path(self.paths[0])
@@ -297,18 +303,28 @@ class VocabLab:
     @property
     def corpus_holds_records(self) -> bool:
         """The corpus chosen holds records: its text field is shown, and used."""
-        if self.corpus.kind is CorpusKind.RUN:
-            source = self.hub.state.corpus_source
+        if self.corpus.kind in (CorpusKind.RUN, CorpusKind.OPENED):
+            source = self.app_corpus
             return source is not None and source.records
         return self.corpus.holds_records
+
+    @property
+    def app_corpus(self) -> CorpusSource | None:
+        """The corpus of the app the choice names (the run's, or the one opened), or None."""
+        state = self.hub.state
+        if self.corpus.kind is CorpusKind.RUN:
+            return state.trained_corpus
+        if self.corpus.kind is CorpusKind.OPENED:
+            return state.corpus_source
+        return None
 
     def wanted_corpus(self) -> CorpusRef | None:
         c = self.corpus
         # subtle: a field typed for records is kept (for the next records chosen) but not
         # given with plain text, which the core refuses it for: the field is hidden then.
         field = self.text_field if self.corpus_holds_records else DEFAULT_TEXT_FIELD
-        if c.kind is CorpusKind.RUN:
-            source = self.hub.state.corpus_source
+        if c.kind in (CorpusKind.RUN, CorpusKind.OPENED):
+            source = self.app_corpus
             if source is None:
                 return None
             return CorpusRef(source.paths, field, source.name, source.read_as)
@@ -321,8 +337,10 @@ class VocabLab:
         """Why nothing can be computed (no run's tokenizer, no run's corpus), or None."""
         if self.wanted_a() is None and self.examines_run:
             return NO_RUN
-        if self.corpus.kind is CorpusKind.RUN and self.hub.state.corpus_source is None:
+        if self.corpus.kind is CorpusKind.RUN and self.app_corpus is None:
             return "The run has no corpus yet: open one, or choose a file for the lab."
+        if self.corpus.kind is CorpusKind.OPENED and self.app_corpus is None:
+            return "No corpus is opened: open one, or choose a file for the lab."
         return None
 
     # ------------------------------------------------------------ results

@@ -24,13 +24,14 @@ from collections.abc import Callable
 from typing import cast
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent
+from PySide6.QtGui import QHideEvent, QResizeEvent, QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
+    QListView,
     QMenu,
     QProgressBar,
     QPushButton,
@@ -82,6 +83,7 @@ LIVE_MS = 1000  # while the run trains, its make-up is asked for at most this of
 CHARTS_WIDTH = 760
 CHOOSE_FILES = "choose-files"
 ASK_GLOB = "ask-glob"
+_RUN_ROW, _OPENED_ROW = 1, 2  # the corpus menu's rows of the run's corpus and the opened one
 HINT = "Click a token to see why it exists."
 
 
@@ -136,6 +138,9 @@ class VocabLabPage(QWidget):
         self.corpus_box.setMinimumContentsLength(16)
         self.corpus_box.addItem("(no corpus)", LabCorpus())
         self.corpus_box.addItem("The run's corpus", LabCorpus(CorpusKind.RUN))
+        # Listed while it is not the run's (opened since the run trained, not trained on yet):
+        # both are worth examining, and the run's name alone hid which one was used.
+        self.corpus_box.addItem("The opened corpus", LabCorpus(CorpusKind.OPENED))
         self._files_end = self.corpus_box.count()
         self.corpus_box.insertSeparator(self.corpus_box.count())
         self.corpus_box.addItem("Choose corpus files…", CHOOSE_FILES)
@@ -270,6 +275,7 @@ class VocabLabPage(QWidget):
         hub.merges_added.connect(lambda _a, _b: self._show_step_row())
         hub.reset.connect(self._show_step_row)
         hub.corpus_changed.connect(self._name_run_corpus)
+        hub.reset.connect(self._name_run_corpus)  # a run put back brings its own corpus back
         hub.pane_changed.connect(self._on_pane_changed)
         self._show_text_field()
         self._name_run_corpus()
@@ -365,12 +371,14 @@ class VocabLabPage(QWidget):
             self._show_text_field()
 
     def choose_corpus(self, paths: list[str] | str | None) -> None:
-        """Examine the corpus of ``paths`` (a path or several; None: none), as the menu
-        does; listed in the menu for this session."""
+        """Examine the corpus of ``paths`` (a path or several; None: none; "run": the run's,
+        "opened": the one opened), as the menu does; listed in the menu for this session."""
         if paths is None:
             choice = LabCorpus()
         elif paths == "run":
             choice = LabCorpus(CorpusKind.RUN)
+        elif paths == "opened":
+            choice = LabCorpus(CorpusKind.OPENED)
         else:
             items = tuple(os.fspath(p) for p in ((paths,) if isinstance(paths, str) else paths))
             # A .json whose first line is a record: asked, as the Train page asks (of local
@@ -380,7 +388,9 @@ class VocabLabPage(QWidget):
             if read_as is not None and read_as not in (AS_RECORDS, AS_TEXT):
                 return  # cancelled: the corpus shown stays
             choice = LabCorpus(CorpusKind.FILES, items, read_as)
-        index = self.corpus_box.findData(choice)
+        # subtle: findData compares Python objects by identity, never finding an equal choice.
+        box = self.corpus_box
+        index = next((i for i in range(box.count()) if box.itemData(i) == choice), -1)
         if index < 0:
             index = self._files_end
             self._files_end += 1
@@ -412,9 +422,29 @@ class VocabLabPage(QWidget):
 
     @Slot()
     def _name_run_corpus(self) -> None:
-        source = self.hub.state.corpus_source
-        text = f"The run's corpus ({source.name})" if source else "The run's corpus (none yet)"
-        self.corpus_box.setItemText(1, text)
+        """Name the run's corpus and the one opened in the menu; the opened one is listed
+        only while it is another corpus than the run's."""
+        state = self.hub.state
+        run, opened = state.trained_corpus, state.corpus_source
+        text = f"The run's corpus ({run.name})" if run else "The run's corpus (none yet)"
+        self.corpus_box.setItemText(_RUN_ROW, text)
+        other = opened is not None and (
+            run is None or (run.paths, run.read_as) != (opened.paths, opened.read_as)
+        )
+        if opened is not None:
+            self.corpus_box.setItemText(_OPENED_ROW, f"The opened corpus ({opened.name})")
+        model = self.corpus_box.model()
+        assert isinstance(model, QStandardItemModel)
+        item = model.item(_OPENED_ROW)
+        if item is not None:
+            item.setEnabled(other)  # neither offered nor reached by the keys while hidden
+        view = self.corpus_box.view()
+        if isinstance(view, QListView):
+            view.setRowHidden(_OPENED_ROW, not other)
+        if not other and self._corpus_index == _OPENED_ROW:
+            # The opened corpus is now the run's (trained on) or gone: the run's is that one.
+            self.corpus_box.setCurrentIndex(_RUN_ROW)
+            self._on_corpus_activated(_RUN_ROW)
         self._show_text_field()
 
     # ------------------------------------------------------------- results
