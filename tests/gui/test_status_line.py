@@ -122,6 +122,29 @@ def test_a_failed_load_is_news_until_the_next_action(qtbot, window, tmp_path):
     assert window.panel.status.text().startswith("Done: ")
 
 
+def test_a_refused_corpus_is_the_news_after_a_failed_load(qtbot, window, tmp_path):
+    """An audit (issue 67): "Loading failed: …" stayed on the status line while corpora were
+    refused after it, each with its own dialog."""
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text("{ not json", encoding="utf-8")
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert window.open_corpus(DEMO_CORPUS)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000):
+        assert window.load_tokenizer(bad)
+    assert window.panel.status.text().startswith("Loading failed: ")
+    for path in (latin1, empty):
+        assert not window.open_corpus(path)
+        status = window.panel.status.text()
+        assert not status.startswith("Loading failed") and "tokenizer.json" not in status
+        assert status == f"Ready to train on {DEMO_CORPUS.name}"  # the corpus open stays
+        message = window.statusBar().currentMessage()
+        assert message.startswith("Corpus not opened: ") and str(path) in message
+        assert str(path) in window.last_error  # and its dialog says so too
+
+
 def test_a_notice_ends_with_the_next_action(qtbot, window, tmp_path):
     train_in_window(qtbot, window, DEMO_CORPUS, 300)
     assert window.save_tokenizer(tmp_path)

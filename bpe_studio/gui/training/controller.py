@@ -48,7 +48,7 @@ from ..model.corpus_source import (
     how_to_read,
     utf8_problem,
 )
-from ..model.errors import describe_error
+from ..model.errors import describe_error, on_one_line
 from ..model.run_tokenizer import run_tokenizer_at, training_label
 from ..model.saving import data_to_save, gpt2_problem, saveable_merges, unsaved_words
 from ..model.state import LoadedTokenizer, Phase, RunSettings, RunState, TrainingResult
@@ -206,6 +206,10 @@ class Controller(QObject):
         if read_as is not None:
             source, problem = self._corpus_problem(paths, read_as)
         if source is None:
+            # The refusal is the news now: an older message (a failed load's) would outlast the
+            # action after it, the corpus opened standing as it was.
+            self.hub.end_notice()
+            self.hub.set_notice(f"Corpus not opened: {on_one_line(problem or '')}")
             self.error.emit("Cannot open corpus", problem or "")
             return False
         old = self.hub.state.corpus_source
