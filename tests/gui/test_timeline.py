@@ -6,6 +6,8 @@ same text here (``Tokenizer.truncated(k).encode``), not against the curve's own 
 
 from __future__ import annotations
 
+import html
+
 import pytest
 from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window
 from PySide6.QtCore import Qt
@@ -350,7 +352,7 @@ def test_editor_counts_are_points_at_the_step(qtbot, trained_window_and_result):
     assert not hub.add_editor_point(run, text + " and more", 12, 2.0)
     assert not hub.add_editor_point(run + 1, text, 12, 2.0)
     assert 12.0 not in curve.editor_dots.getData()[0].tolist()
-    assert curve.legend_html.endswith("</span> editor text")
+    assert html.unescape(curve.legend_html).endswith("</span> editor text, run's tokenizer")
 
 
 def test_the_empty_curve_shows_a_hint_not_axes(qtbot, window):

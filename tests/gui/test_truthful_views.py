@@ -6,6 +6,7 @@ train never comes back, and "Saved …" ends when the run learns more (defect 9)
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 
@@ -20,7 +21,7 @@ from bpe_studio.gui.model.curves import HELD_OUT
 from bpe_studio.gui.model.state import Phase
 from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.views.compression_plot import MergeAxis
-from bpe_studio.gui.views.picker import preset_key
+from bpe_studio.gui.views.picker import RUN, preset_key
 
 TINY = FIXTURES / "tinystories_sample.txt"
 SLICE = FIXTURES / "tinystories_slice.txt"
@@ -65,6 +66,35 @@ def test_a_tokenizer_picked_for_the_editor_adds_no_dot_to_the_runs_curve(qtbot, 
     editor.set_text("a text only GPT-2 has seen")
     wait_for_spans(qtbot, editor)
     assert curve.editor_dots.getData()[0].tolist() == [] != dots
+
+
+def test_the_curves_editor_value_is_given_only_beside_the_runs_tokenizer(qtbot, window):
+    """An audit (issue 67): the plot's header said "editor 1.12 bytes/token" (the run's
+    tokenizer on the editor's text) right above the editor saying 3.53 under GPT-4. The
+    header gives it while the editor shows the run's tokenizer, and the legend says whose
+    tokenizer the dots are."""
+    result = train_in_window(qtbot, window, TINY, 400)
+    editor, curve = window.editor, window.curve
+    wait_for_spans(qtbot, editor)
+    text = editor.text()
+    n = len(result.merges)
+    run_value = len(text.encode("utf-8")) / len(
+        Tokenizer(result.vocab, result.merges, [EOT]).encode(text)
+    )
+    window.picker.pick(preset_key("cl100k_base"))
+    qtbot.waitUntil(lambda: window.state.picked is not None and not editor.busy, timeout=30_000)
+    gpt4 = len(text.encode("utf-8")) / len(Tokenizer.preset("cl100k_base").encode(text))
+    assert f"{gpt4:.2f} bytes/token" in editor.status.text() and f"{gpt4:.2f}" != f"{run_value:.2f}"
+    assert window.state.step == n
+    header = curve.value_label.text()
+    assert "editor" not in header and f"{run_value:.2f}" not in header
+    # The dots stay, named for their tokenizer.
+    assert html.unescape(curve.legend_html).endswith("</span> editor text, run's tokenizer")
+    assert float(n) in curve.editor_dots.getData()[0].tolist()
+    window.picker.pick(RUN)  # the run's tokenizer again: the editor's figure is the curve's
+    qtbot.waitUntil(lambda: window.state.picked is None and not editor.busy, timeout=30_000)
+    assert f"{run_value:.2f} bytes/token" in editor.status.text()
+    assert f"editor {run_value:.2f} bytes/token" in curve.value_label.text()
 
 
 # ----------------------------------------------------------------- defect 4

@@ -46,6 +46,9 @@ from .fitted_legend import FittedLegend
 from .layouts import column
 from .theme import Colours, colours, muted, themed
 
+# What the editor's dots are: its text under the run's tokenizer at each step, whichever
+# tokenizer the editor itself shows (only the run's adds dots).
+EDITOR_TEXT = "editor text, run's tokenizer"
 POLL_MS = 200  # how often the view looks at the feeder's progress while it works
 DRAW_EVERY = 0.5  # s: the least time between two redraws while the curves grow
 
@@ -138,6 +141,10 @@ class CompressionPlot(QWidget):
         self.value_label = muted(
             steady_label(QLabel(), "step 00,000: in-sample 0.00 · held-out 0.00")
         )
+        self.value_label.setToolTip(
+            "Bytes per token at the timeline's step; the editor's (the dots) are its text under "
+            "the run's tokenizer, given here while the editor shows that tokenizer"
+        )
         self.plot_widget = pg.PlotWidget(axisItems={"bottom": MergeAxis("bottom")})
         self.plot_widget.setAccessibleName("Compression curve: bytes per token by merge")
         not_a_tab_stop(self.plot_widget)
@@ -193,6 +200,7 @@ class CompressionPlot(QWidget):
         hub.reset.connect(self._on_reset)
         hub.merges_added.connect(self._on_merges)
         hub.step_changed.connect(self._show_step)
+        hub.tokenizer_changed.connect(self._show_step)  # the editor's value is the run's only
         hub.updated.connect(self._draw_with_frame)
         self._last_draw = 0.0  # time.perf_counter() of the last redraw
         self._corpus_english = True  # the corpus reads as English prose (heldout.english_like)
@@ -499,7 +507,7 @@ class CompressionPlot(QWidget):
         if entries and order is not None and (order.moved or order.unmade):
             entries.append([(order_note(order), None)])
         if self._editor_points:
-            entries.append([("●", colours().editor_dot), (" editor text", None)])
+            entries.append([("●", colours().editor_dot), (f" {EDITOR_TEXT}", None)])
         self.legend.set_entries(entries)
 
     @property
@@ -518,7 +526,10 @@ class CompressionPlot(QWidget):
             if value is not None:
                 parts.append(f"{name} {value:.2f}")
         editor = self._editor_points.get(k)
-        if editor is not None:
+        if editor is not None and self.hub.state.picked is None:
+            # Only while the editor shows the run's tokenizer, whose figure its footer gives
+            # too: beside another tokenizer's (GPT-4's, say) it read as a contradiction. The
+            # dots stay, the legend naming whose they are; a longer name here is cut off.
             parts.append(f"editor {editor:.2f}")
         text = parts[0] + (": " + " · ".join(parts[1:]) + " bytes/token" if parts[1:] else "")
         self.value_label.setText(text)
