@@ -28,7 +28,7 @@ import shutil
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
@@ -117,7 +117,12 @@ class CorpusFile:
 
     @property
     def process_local(self) -> bool:
-        return self.url.split("://", 1)[0] in PROCESS_LOCAL if "://" in self.url else False
+        # Any link of a chain: a zip:// member of a memory:// archive is this process's too.
+        return any(
+            link.split("://", 1)[0] in PROCESS_LOCAL
+            for link in self.url.split("::")
+            if "://" in link
+        )
 
     def carried(self) -> CorpusFile:
         """This file with its stored bytes inside, for a worker in another process."""
@@ -139,16 +144,18 @@ class CorpusFile:
             return
         import fsspec
 
-        if self.data is not None:
-            raw: BinaryIO = io.BytesIO(self.data)
-        else:
-            try:
-                raw = fsspec.open(self.url, "rb").open()
-            except FileNotFoundError:
-                raise FileNotFoundError(f"corpus not found: {self.name}") from None
-            except Exception as e:  # an unreachable host, a refused connection: one line
-                raise CorpusError(f"{self.name}: cannot read it: {failure(e)}") from None
-        with raw:
+        with ExitStack() as held:
+            if self.data is not None:
+                raw: BinaryIO = held.enter_context(io.BytesIO(self.data))
+            else:
+                try:
+                    # subtle: entered, not ``.open()``ed: the open file holds the filesystem
+                    # then, and a zip:// member's filesystem closes its archive when collected.
+                    raw = held.enter_context(fsspec.open(self.url, "rb"))
+                except FileNotFoundError:
+                    raise FileNotFoundError(f"corpus not found: {self.name}") from None
+                except Exception as e:  # an unreachable host, a refused connection: one line
+                    raise CorpusError(f"{self.name}: cannot read it: {failure(e)}") from None
             stored = raw if counted is None else _Counted(raw, counted)
             if self.compression is None:
                 yield _buffered(stored)
@@ -331,12 +338,22 @@ def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
         raise CorpusError(f"{given}: cannot read it: {failure(e)}") from None
     files = []
     for p, size in zip(found, sizes):
-        url = p if local else fs.unstrip_protocol(p)
+        url = p if local else _chained(given, fs.unstrip_protocol(p))
         name = given if len(found) == 1 and not glob.has_magic(path) else url
         kind, compression = _kind_of(p, records)
         _check_packages(name, kind, compression)
         files.append(CorpusFile(url, name, kind, compression, size, local))
     return files
+
+
+def _chained(given: str, found: str) -> str:
+    """The URL of ``found`` (one file fsspec found for ``given``, as its filesystem names
+    it) with the rest of ``given``'s chain: ``zip://inner.txt::file:///a.zip`` names its
+    member ``zip://inner.txt``, which opens only with the archive after the ``::``. The
+    links before the one that holds the path (``simplecache::``) are kept as well."""
+    links = given.split("::")
+    at = next((i for i, link in enumerate(links) if "://" in link), 0)
+    return "::".join([*links[:at], found, *links[at + 1 :]])
 
 
 def _hub_offline(fs: AbstractFileSystem) -> bool:

@@ -1,0 +1,94 @@
+"""How a corpus's files are found and named (an audit, h_corp67): a member of an archive named
+by fsspec's chained URL (``zip://inner.txt::file:///a.zip``) is read, by every reader (it
+failed "Is a directory": its URL lost the archive after ``::``).
+
+Expected counts come from the slow reference (``core.reference.pretoken_counts``) over each
+file's text on its own; the text is generated from a few words."""
+
+from __future__ import annotations
+
+import tarfile
+import zipfile
+from collections import Counter
+
+import fsspec
+import pytest
+from core_helpers import EOT, write_text
+from reference_encoder import published
+
+from bpe_studio.core import count_file, train_bpe
+from bpe_studio.core.corpus import counting
+from bpe_studio.core.corpus.sources import resolve_corpus
+from bpe_studio.core.reference import pretoken_counts
+
+GPT2 = published("r50k_base")["pat_str"]
+WORDS = ("alpha", "beta", "gamma", "δέλτα", "ε", "日本語", "123", "!?")
+
+
+def generated(seed: int, n: int = 400) -> str:
+    """Words, spaces and line breaks, a different text for each ``seed``."""
+    return "".join(
+        WORDS[(i * 7 + seed * 3) % len(WORDS)] + ("\n" if (i + seed) % 11 == 0 else " ")
+        for i in range(n)
+    )
+
+
+def expected(*texts: str) -> Counter[bytes]:
+    total: Counter[bytes] = Counter()
+    for text in texts:
+        total += pretoken_counts(text, [EOT], GPT2)
+    return total
+
+
+@pytest.fixture
+def in_workers(monkeypatch):
+    """Files of more than a few hundred bytes counted in worker processes, not in this one."""
+    monkeypatch.setattr(counting, "IN_PROCESS_LIMIT", 100)
+
+
+@pytest.fixture
+def archives(tmp_path):
+    """a.zip and a.tar holding inner.txt and other.txt; the texts of both."""
+    texts = {"inner.txt": generated(1), "other.txt": generated(2)}
+    with zipfile.ZipFile(tmp_path / "a.zip", "w") as z:
+        for name, text in texts.items():
+            z.writestr(name, text.encode("utf-8"))
+    with tarfile.open(tmp_path / "a.tar", "w") as t:
+        for name, text in texts.items():
+            t.add(write_text(tmp_path / name, text), name)
+    return tmp_path, texts
+
+
+def test_a_member_of_an_archive_is_read_by_its_chained_url(archives, in_workers):
+    where, texts = archives
+    zipped, tarred = f"file://{where / 'a.zip'}", f"file://{where / 'a.tar'}"
+    for url, inner in [
+        (f"zip://inner.txt::{zipped}", ["inner.txt"]),
+        (f"zip://*.txt::{zipped}", ["inner.txt", "other.txt"]),
+        (f"tar://inner.txt::{tarred}", ["inner.txt"]),
+    ]:
+        want = expected(*(texts[n] for n in inner))
+        files = resolve_corpus(url)
+        assert [f.name.split("::")[0] for f in files] == [f"{url[:3]}://{n}" for n in inner]
+        with fsspec.open(files[0].url, "rb") as f:  # the URL opens as it is
+            assert f.read() == texts[inner[0]].encode("utf-8")
+        assert count_file(url, [EOT]) == want
+        assert count_file(url, [EOT], workers=2) == want
+
+
+def test_a_member_of_an_archive_in_memory_goes_to_workers_with_its_bytes(archives, in_workers):
+    where, texts = archives
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/h67/a.zip", (where / "a.zip").read_bytes())
+    try:
+        url = "zip://inner.txt::memory:///h67/a.zip"
+        assert resolve_corpus(url)[0].process_local
+        assert count_file(url, [EOT], workers=2) == expected(texts["inner.txt"])
+    finally:
+        fs.rm("/h67", recursive=True)
+
+
+def test_training_on_a_member_is_training_on_its_text(archives):
+    where, texts = archives
+    url = f"zip://inner.txt::file://{where / 'a.zip'}"
+    assert train_bpe(url, 300, [EOT]) == train_bpe(where / "inner.txt", 300, [EOT])
