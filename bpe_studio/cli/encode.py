@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core import Tokenizer
+from ..core.corpus.errors import CorpusNotFound
 from ..core.corpus.sources import CorpusFile, changes_first, check_text_field, check_text_files
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
@@ -184,6 +185,8 @@ def _os_error_line(
 ) -> str:
     """An OS error while encoding as one line: reading an input names the input; anything
     else is the output's (the ids and their spill files are written beside it)."""
+    if isinstance(error, CorpusNotFound):
+        return str(error)  # it names the input
     culprit = os.fspath(error.filename) if error.filename is not None else None
     for f in files:
         if culprit in (f.url, f.name):

@@ -24,6 +24,7 @@ import tempfile
 import time
 from array import array
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from itertools import islice
 
 import numpy as np
@@ -75,9 +76,9 @@ def encode_inputs(
     put: 0 for none (always on the fast path, where the caller puts them around the file's
     ids). ``status(message)`` hears of a phase such as the encoder's first compile."""
     if is_fast_path(files):
-        # Named as the user named it (messages say that name), a path from here.
-        path = files[0].name
-        stats = encode_file(load, path, out, workers=workers, progress=progress, status=status)
+        path = _path(files[0])
+        with _named_as(path, files[0].name):
+            stats = encode_file(load, path, out, workers=workers, progress=progress, status=status)
         return stats, 0
     start = time.perf_counter()
     tok = load if isinstance(load, ForeignTokenizer) else load()
@@ -116,6 +117,29 @@ def encode_inputs(
     seconds = time.perf_counter() - start
     stats = EncodeStats(sum(sizes), tokens, seconds, job.dtype.name, load_seconds=load_seconds)
     return stats, job.documents if around is not None else 0
+
+
+def _path(f: CorpusFile) -> str:
+    """Where a plain local file is opened: as the user named it when that is a path
+    (messages then say that name), else where its URL (``file:///...``) leads."""
+    return f.url if "://" in f.name else f.name
+
+
+@contextmanager
+def _named_as(path: str, name: str) -> Iterator[None]:
+    """Errors that name ``path`` (where a file is opened) name it ``name`` instead: as the
+    user named it."""
+    if path == name:
+        yield
+        return
+    try:
+        yield
+    except Exception as e:
+        if isinstance(e, OSError) and e.filename == path:
+            e.filename = name
+        if len(e.args) == 1 and isinstance(e.args[0], str):
+            e.args = (e.args[0].replace(path, name),)
+        raise
 
 
 class _Job:
@@ -228,7 +252,7 @@ def _text_file(
     the text's size in bytes. Read where it is if it is plain and local, else decompressed
     into ``folder`` first; encoded by byte ranges in parallel (``encode_file``). ``counted``
     hears the bytes as stored as they are encoded."""
-    path = f.name
+    path = _path(f)
     if not f.plain_local:
         path = f.copied_to(os.path.join(folder, "text")).url
     size = os.path.getsize(path)
@@ -241,9 +265,10 @@ def _text_file(
 
     ids_path = os.path.join(folder, "text.npy")
     try:
-        encode_file(job.tok, path, ids_path, workers=workers, progress=progress)
+        with _named_as(path, f.name) if f.plain_local else nullcontext():
+            encode_file(job.tok, path, ids_path, workers=workers, progress=progress)
     except ValueError as e:
-        if path == f.name:
+        if f.plain_local:
             raise
         # The decompressed copy's errors (invalid UTF-8 at an offset of the text) are the
         # file's the user named.

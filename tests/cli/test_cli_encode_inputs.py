@@ -136,3 +136,34 @@ def test_a_long_record_is_encoded_in_pieces_to_the_same_ids(tmp_path, monkeypatc
     finally:
         tracemalloc.stop()
     assert peak < 8 * len(long_doc), f"peak traced memory {peak:,} for {len(long_doc):,}"
+
+
+def test_a_plain_file_named_by_a_file_url(tmp_path, gpt2):
+    """An audit (h_corp67): one plain file as ``file:///...`` failed "u.npy: cannot write
+    there: corpus not found: file:///..." (its URL was opened as a path, and the error blamed
+    --out); with another file, the same URL failed too."""
+    text, other = "hello world, hello there\n" * 30, "δεύτερο αρχείο\n" * 20
+    (tmp_path / "a.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(other, encoding="utf-8")
+    url = f"file://{tmp_path / 'a.txt'}"
+    for n, (inputs, docs) in enumerate([([url], [text]), ([url, "b.txt"], [text, other])]):
+        out = tmp_path / f"u{n}.npy"
+        ok(cli(tmp_path, "encode", *inputs, "--tokenizer", "gpt2", "--out", out))
+        assert np.load(out).tolist() == ids_of(gpt2, docs)
+    # Its errors name it as the user did: the URL.
+    (tmp_path / "bad.txt").write_bytes(b"valid text, then \xff\xfe not UTF-8\n" * 3)
+    bad = f"file://{tmp_path / 'bad.txt'}"
+    for inputs in ([bad], [bad, "b.txt"]):
+        line = error_line(cli(tmp_path, "encode", *inputs, "--tokenizer", "gpt2", "--out", "x.npy"))
+        assert line.startswith(f"bpe-studio: error: {bad}: "), line
+        assert "x.npy" not in line and "cannot write" not in line
+
+
+def test_a_missing_input_is_never_an_error_of_out():
+    """ "corpus not found" carries no file name, which an error of --out's writing would:
+    it is the input's, whatever its name."""
+    from bpe_studio.cli.encode import _os_error_line
+    from bpe_studio.core.corpus.errors import CorpusNotFound
+
+    error = CorpusNotFound("corpus not found: file:///gone/a.txt")
+    assert _os_error_line(error, "u.npy", [], {}) == "corpus not found: file:///gone/a.txt"

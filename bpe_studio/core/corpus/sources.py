@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from .compressed import compression_in, decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
+from .errors import CorpusNotFound
 from .stamps import Stamp, check_regular, check_sized, check_unchanged, link_loop, stamp
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class CorpusFile:
                     # then, and a zip:// member's filesystem closes its archive when collected.
                     raw = held.enter_context(fsspec.open(self.url, "rb"))
                 except FileNotFoundError:
-                    raise FileNotFoundError(f"corpus not found: {self.name}") from None
+                    raise CorpusNotFound(f"corpus not found: {self.name}") from None
                 except Exception as e:  # an unreachable host, a refused connection: one line
                     raise CorpusError(f"{self.name}: cannot read it: {failure(e)}") from None
             stored = raw if counted is None else _Counted(raw, counted)
@@ -278,7 +279,7 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
         loop = link_loop(p)
         if loop is not None:
             raise CorpusError(f"{os.fspath(path)}: {loop}")
-        raise FileNotFoundError(f"corpus not found: {os.fspath(path)}")
+        raise CorpusNotFound(f"corpus not found: {os.fspath(path)}")
     if p.is_dir():
         raise CorpusError(f"{os.fspath(path)}: is a directory, not a text file")
     if not os.access(p, os.R_OK):
@@ -327,7 +328,7 @@ def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
                         f"{given}: HF_HUB_OFFLINE is set, and hf:// files are read from the "
                         "Hugging Face Hub (unset it, or download the files and name them)"
                     )
-                raise FileNotFoundError(f"corpus not found: {given}")
+                raise CorpusNotFound(f"corpus not found: {given}")
             if fs.isdir(path):
                 raise CorpusError(f"{given}: is a directory, not a text file")
             found = [path]
