@@ -1,6 +1,7 @@
 """How a corpus's files are found and named (an audit, h_corp67): a member of an archive named
 by fsspec's chained URL (``zip://inner.txt::file:///a.zip``) is read, by every reader (it
-failed "Is a directory": its URL lost the archive after ``::``).
+failed "Is a directory": its URL lost the archive after ``::``); a file named as a path and
+as a ``file://`` URL is refused as any file named twice (it was counted twice).
 
 Expected counts come from the slow reference (``core.reference.pretoken_counts``) over each
 file's text on its own; the text is generated from a few words."""
@@ -16,7 +17,7 @@ import pytest
 from core_helpers import EOT, write_text
 from reference_encoder import published
 
-from bpe_studio.core import count_file, train_bpe
+from bpe_studio.core import CorpusError, count_file, train_bpe
 from bpe_studio.core.corpus import counting
 from bpe_studio.core.corpus.sources import resolve_corpus
 from bpe_studio.core.reference import pretoken_counts
@@ -92,3 +93,16 @@ def test_training_on_a_member_is_training_on_its_text(archives):
     where, texts = archives
     url = f"zip://inner.txt::file://{where / 'a.zip'}"
     assert train_bpe(url, 300, [EOT]) == train_bpe(where / "inner.txt", 300, [EOT])
+
+
+def test_a_file_as_a_path_and_as_a_file_url_is_refused(tmp_path):
+    a = write_text(tmp_path / "a.txt", generated(3))
+    write_text(tmp_path / "b.txt", generated(4))
+    url = f"file://{a}"
+    for corpus in ([a, url], [url, a], [f"file://{tmp_path}/*.txt", a]):
+        with pytest.raises(CorpusError, match="given twice as a corpus file"):
+            count_file(corpus, [EOT])
+        with pytest.raises(CorpusError, match="given twice as a corpus file"):
+            train_bpe(corpus, 300, [EOT])
+    # Each once, by either name, is counted once.
+    assert count_file([url, tmp_path / "b.txt"], [EOT]) == expected(generated(3), generated(4))

@@ -343,7 +343,10 @@ def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
         name = given if len(found) == 1 and not glob.has_magic(path) else url
         kind, compression = _kind_of(p, records)
         _check_packages(name, kind, compression)
-        files.append(CorpusFile(url, name, kind, compression, size, local))
+        # A file:// file is a local file: known by its device and inode (``repeated_file``:
+        # the same file as a path and as a URL is one file) and checked unchanged as one.
+        taken = stamp(p) if local else None
+        files.append(CorpusFile(url, name, kind, compression, size, local, stamp=taken))
     return files
 
 
@@ -622,8 +625,8 @@ def repeated_file(
 ) -> tuple[CorpusFile, CorpusFile] | None:
     """The first file of ``files`` that is a file met earlier, and that earlier one; None when
     each is there once (with ``other_names``, met earlier under another name). A local file
-    is known by its device and inode, not its name: a symbolic or hard link to a file is that
-    file (a glob matches both); others by URL."""
+    (a path or a ``file://`` URL) is known by its device and inode, not its name: a symbolic
+    or hard link to a file is that file (a glob matches both); others by URL."""
     seen: dict[object, CorpusFile] = {}
     for f in files:
         key = (f.stamp.device, f.stamp.inode) if f.stamp is not None else f.url
