@@ -16,7 +16,6 @@ whose first line is a JSON object is refused with one line saying so
 
 from __future__ import annotations
 
-import glob
 import os
 import stat
 import sys
@@ -33,6 +32,7 @@ from ..core.corpus.sources import (
     CorpusFile,
     check_text_head,
     is_glob_or_url,
+    local_glob,
     repeated_file,
     twice_said,
 )
@@ -274,7 +274,7 @@ def local_inputs(paths: Inputs, files: Sequence[CorpusFile]) -> list[str | Match
     """The local files among ``files`` that are no stream's copy: the inputs the output rule
     checks once globs are expanded, each file a glob matched as :class:`Matched` so that the
     rule's message names the glob (a second run's glob matches the first run's output)."""
-    matched = {g: set(glob.glob(g)) for g in paths if "://" not in g and is_glob_or_url(g)}
+    matched = {g: set(local_glob(g)) for g in paths if "://" not in g and is_glob_or_url(g)}
     found: list[str | Matched] = []
     for f in files:
         if not f.local or f.url in paths.copies or is_stream(f.url):

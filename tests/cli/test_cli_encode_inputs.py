@@ -167,3 +167,16 @@ def test_a_missing_input_is_never_an_error_of_out():
 
     error = CorpusNotFound("corpus not found: file:///gone/a.txt")
     assert _os_error_line(error, "u.npy", [], {}) == "corpus not found: file:///gone/a.txt"
+
+
+def test_a_recursive_glob_reaches_every_folder_and_skips_dotfiles(tmp_path, gpt2):
+    """An audit (h_corp67): ``shards/**/*.txt`` read one level of folders (as ``*/*.txt``)."""
+    texts = {"top.txt": "top words\n", "2024/mid.txt": "middle words\n"}
+    texts |= {"2024/01/deep.txt": "deep words\n", ".hidden.txt": "hidden words\n"}
+    for name, text in texts.items():
+        (tmp_path / "shards" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "shards" / name).write_text(text, encoding="utf-8")
+    out = tmp_path / "ids.npy"
+    ok(cli(tmp_path, "encode", "shards/**/*.txt", "--tokenizer", "gpt2", "--out", out))
+    docs = [texts[n] for n in ("2024/01/deep.txt", "2024/mid.txt", "top.txt")]
+    assert np.load(out).tolist() == ids_of(gpt2, docs)

@@ -1,7 +1,10 @@
 """How a corpus's files are found and named (an audit, h_corp67): a member of an archive named
 by fsspec's chained URL (``zip://inner.txt::file:///a.zip``) is read, by every reader (it
 failed "Is a directory": its URL lost the archive after ``::``); a file named as a path and
-as a ``file://`` URL is refused as any file named twice (it was counted twice).
+as a ``file://`` URL is refused as any file named twice (it was counted twice); a glob names
+the same files locally, as ``file://`` and in ``memory://``, as the shell's: ``**`` any number
+of folders (locally it was ``*``), no wildcard a name that begins with a dot (fsspec's matched
+them).
 
 Expected counts come from the slow reference (``core.reference.pretoken_counts``) over each
 file's text on its own; the text is generated from a few words."""
@@ -106,3 +109,39 @@ def test_a_file_as_a_path_and_as_a_file_url_is_refused(tmp_path):
             train_bpe(corpus, 300, [EOT])
     # Each once, by either name, is counted once.
     assert count_file([url, tmp_path / "b.txt"], [EOT]) == expected(generated(3), generated(4))
+
+
+TREE = ["top.txt", "2024/mid.txt", "2024/01/deep.txt", ".hidden.txt", "2024/.h2.txt", ".git/x.txt"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "want"),
+    [
+        ("**/*.txt", ["2024/01/deep.txt", "2024/mid.txt", "top.txt"]),
+        ("*.txt", ["top.txt"]),
+        ("*/*.txt", ["2024/mid.txt"]),
+        (".*.txt", [".hidden.txt"]),
+        ("**/.*.txt", [".hidden.txt", "2024/.h2.txt"]),
+        (".git/*.txt", [".git/x.txt"]),
+    ],
+)
+def test_a_glob_names_the_shells_files_locally_and_through_fsspec(tmp_path, pattern, want):
+    texts = {name: generated(i) for i, name in enumerate(TREE)}
+    for name, text in texts.items():
+        (tmp_path / "shards" / name).parent.mkdir(parents=True, exist_ok=True)
+        write_text(tmp_path / "shards" / name, text)
+    fs = fsspec.filesystem("memory")
+    for name, text in texts.items():
+        fs.pipe(f"/h67g/shards/{name}", text.encode("utf-8"))
+    try:
+        for root, corpus in [
+            (str(tmp_path), f"{tmp_path}/shards/{pattern}"),
+            (str(tmp_path), f"file://{tmp_path}/shards/{pattern}"),
+            ("/h67g", f"memory:///h67g/shards/{pattern}"),
+        ]:
+            found = [f.url.split("::")[0] for f in resolve_corpus(corpus)]
+            found = [u.split(f"{root}/shards/", 1)[1] for u in found]
+            assert sorted(found) == want, corpus
+            assert count_file(corpus, [EOT]) == expected(*(texts[n] for n in want))
+    finally:
+        fs.rm("/h67g", recursive=True)

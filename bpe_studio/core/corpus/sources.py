@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import fnmatch
 import glob
 import io
 import os
@@ -318,7 +319,7 @@ def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
     try:
         if glob.has_magic(path):
             found = [p for p, info in sorted(fs.glob(path, detail=True).items())]
-            found = [p for p in found if not fs.isdir(p)]
+            found = [p for p in found if shell_matches(path, p) and not fs.isdir(p)]
             if not found:
                 raise CorpusError(f"{given}: no file matches")
         else:
@@ -370,6 +371,42 @@ def _hub_offline(fs: AbstractFileSystem) -> bool:
     return bool(constants.HF_HUB_OFFLINE)
 
 
+def local_glob(pattern: str) -> list[str]:
+    """What a local glob matches, as the shell's: ``**`` any number of folders (none
+    too), and no wildcard a name that begins with a dot unless the pattern writes the dot
+    (``.*.txt``); :func:`shell_matches` holds fsspec's globs to the same rule."""
+    return glob.glob(pattern, recursive=True)
+
+
+def shell_matches(pattern: str, path: str) -> bool:
+    """Whether a match fsspec's glob found for ``pattern``, ``path``, is one the shell's glob
+    (:func:`local_glob`) finds too: fsspec's wildcards match names that begin with a dot, so
+    the same glob named other files locally and as a ``file://`` URL."""
+    return _parts_match(pattern.split("/"), path.split("/"))
+
+
+def _parts_match(pattern: list[str], parts: list[str]) -> bool:
+    if not pattern:
+        return not parts
+    head, rest = pattern[0], pattern[1:]
+    if head == "**":
+        # Any number of folders, none of them hidden.
+        for i in range(len(parts) + 1):
+            if i and parts[i - 1].startswith("."):
+                return False
+            if _parts_match(rest, parts[i:]):
+                return True
+        return False
+    if not parts:
+        return False
+    name = parts[0]
+    if not glob.has_magic(head):
+        return name == head and _parts_match(rest, parts[1:])
+    if name.startswith(".") and not head.startswith("."):
+        return False
+    return fnmatch.fnmatchcase(name, head) and _parts_match(rest, parts[1:])
+
+
 def is_glob_or_url(name: str) -> bool:
     """Whether ``name`` is resolved through a glob or fsspec rather than read as a path (an
     existing file whose name holds ``*`` is that file)."""
@@ -392,7 +429,7 @@ def resolve_corpus(paths: CorpusPaths, records: str | Kind | None = None) -> lis
         if "://" in name:
             files += _remote_files(name, kind)
         elif is_glob_or_url(name):
-            matches = sorted(m for m in glob.glob(name) if not os.path.isdir(m))
+            matches = sorted(m for m in local_glob(name) if not os.path.isdir(m))
             if not matches:
                 raise CorpusError(f"{name}: no file matches")
             files += [_local_file(m, kind) for m in matches]
