@@ -185,6 +185,34 @@ def test_a_glob_matching_a_file_and_a_link_to_it_is_refused(tmp_path, link, args
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
 
 
+@pytest.mark.parametrize(
+    ("args", "twice"),
+    [
+        (("train", "--vocab-size", "300", "--out", "tok"), "a corpus file (it would be counted"),
+        (("encode", "--tokenizer", "gpt2", "--out", "ids.npy"), "an input (it would be encoded"),
+        (("inspect", "gpt2", "--corpus"), "a corpus (it would be counted"),
+    ],
+)
+def test_one_path_spelt_twice_is_not_called_a_link(tmp_path, args, twice):
+    """An audit (h_corp67): ``s/a.txt ./s/a.txt`` was refused as "the same file as s/a.txt (a
+    link)"; no link was there. A ``file://`` URL of it is another spelling too."""
+    (tmp_path / "s").mkdir()
+    write_text(tmp_path / "s" / "a.txt", "hello world")
+    command = args[0]
+    for again in ("./s/a.txt", "s//a.txt", f"file://{tmp_path}/s/a.txt"):
+        corpus = ["s/a.txt", again]
+        if command == "inspect":
+            named = [*args[:2], *(w for path in corpus for w in ("--corpus", path))]
+        else:
+            named = [command, *corpus, *args[1:]]
+        line = error_line(cli(tmp_path, *named))
+        assert line == (
+            f"bpe-studio: error: {again}: another spelling of s/a.txt, given twice as "
+            f"{twice} twice); name it once"
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s"]
+
+
 def test_a_symbolic_link_loop_as_out_is_one_line(tmp_path):
     """``Path.resolve`` raised RuntimeError("Symlink loop") from the output rule."""
     write_text(tmp_path / "c.txt", "hello")

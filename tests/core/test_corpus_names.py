@@ -4,13 +4,14 @@ failed "Is a directory": its URL lost the archive after ``::``); a file named as
 as a ``file://`` URL is refused as any file named twice (it was counted twice); a glob names
 the same files locally, as ``file://`` and in ``memory://``, as the shell's: ``**`` any number
 of folders (locally it was ``*``), no wildcard a name that begins with a dot (fsspec's matched
-them).
+them); one path spelt twice (``a.txt``, ``./a.txt``) is not called a link.
 
 Expected counts come from the slow reference (``core.reference.pretoken_counts``) over each
 file's text on its own; the text is generated from a few words."""
 
 from __future__ import annotations
 
+import re
 import tarfile
 import zipfile
 from collections import Counter
@@ -145,3 +146,15 @@ def test_a_glob_names_the_shells_files_locally_and_through_fsspec(tmp_path, patt
             assert count_file(corpus, [EOT]) == expected(*(texts[n] for n in want))
     finally:
         fs.rm("/h67g", recursive=True)
+
+
+def test_one_path_spelt_twice_is_another_spelling_not_a_link(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_text(tmp_path / "a.txt", generated(5))
+    (tmp_path / "link.txt").symlink_to("a.txt")
+    for again in ("./a.txt", f"file://{tmp_path}/a.txt", str(tmp_path / "a.txt")):
+        spelt = f"^{re.escape(again)}: another spelling of a.txt, given twice as a corpus file"
+        with pytest.raises(CorpusError, match=spelt):
+            count_file(["a.txt", again], [EOT])
+    with pytest.raises(CorpusError, match=r"^link.txt: the same file as a.txt \(a link\)"):
+        count_file(["a.txt", "link.txt"], [EOT])

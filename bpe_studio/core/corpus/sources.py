@@ -674,14 +674,29 @@ def repeated_file(
 
 
 def twice_said(again: str, first: str, what: str = "a corpus file", done: str = "counted") -> str:
-    """The one way to say that a file is named twice: ``again`` is ``first`` (its name, or
-    another name of the same file), so it would be ``done`` twice."""
+    """The one way to say that a file is named twice: ``again`` is ``first`` (its name,
+    another spelling of its path, or a link's name), so it would be ``done`` twice."""
     if again == first:
         return f"{again}: given twice as {what} (it would be {done} twice)"
+    if _spelt(again) == _spelt(first):
+        return (
+            f"{again}: another spelling of {first}, given twice as {what} (it would be "
+            f"{done} twice); name it once"
+        )
     return (
         f"{again}: the same file as {first} (a link), given twice as {what} (it would be "
         f"{done} twice); name it once"
     )
+
+
+def _spelt(name: str) -> str:
+    """The path a local file's name spells (``./a.txt``, ``file:///.../a.txt``), links not
+    followed: two names of one file that spell one path are not a link and its file."""
+    if name.startswith("file://"):
+        name = name[len("file://") :]
+    elif "://" in name:
+        return name
+    return os.path.abspath(name)
 
 
 def check_counted_once(files: Sequence[CorpusFile]) -> None:
