@@ -158,3 +158,17 @@ def test_one_path_spelt_twice_is_another_spelling_not_a_link(tmp_path, monkeypat
             count_file(["a.txt", again], [EOT])
     with pytest.raises(CorpusError, match=r"^link.txt: the same file as a.txt \(a link\)"):
         count_file(["a.txt", "link.txt"], [EOT])
+
+
+def test_fsspec_matches_under_a_folder_spelt_otherwise_follow_the_same_rule():
+    """A filesystem that gives its matches under another spelling of the pattern's folder
+    (hf:// writes revisions its own way): the names the wildcards matched are judged."""
+    from bpe_studio.core.corpus.sources import shell_matches
+
+    pattern = "datasets/o/d@refs/pr/1/data/*.txt"
+    assert shell_matches(pattern, "datasets/o/d@refs%2Fpr%2F1/data/a.txt")
+    assert not shell_matches(pattern, "datasets/o/d@refs%2Fpr%2F1/data/.a.txt")
+    deep = "datasets/o/d@refs/pr/1/**/*.txt"
+    assert shell_matches(deep, "datasets/o/d@refs%2Fpr%2F1/data/x/a.txt")
+    assert not shell_matches(deep, "datasets/o/d@refs%2Fpr%2F1/data/.a.txt")
+    assert shell_matches("datasets/o/d@refs/pr/1/**/.*.txt", "datasets/o/d@x/data/.a.txt")

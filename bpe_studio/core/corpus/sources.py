@@ -382,7 +382,19 @@ def shell_matches(pattern: str, path: str) -> bool:
     """Whether a match fsspec's glob found for ``pattern``, ``path``, is one the shell's glob
     (:func:`local_glob`) finds too: fsspec's wildcards match names that begin with a dot, so
     the same glob named other files locally and as a ``file://`` URL."""
-    return _parts_match(pattern.split("/"), path.split("/"))
+    parts = pattern.split("/")
+    first = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+    root, wild = "/".join(parts[:first]), parts[first:]
+    prefix = f"{root}/" if first else ""
+    if path.startswith(prefix):
+        return _parts_match(wild, path[len(prefix) :].split("/"))
+    # subtle: a filesystem may spell the folder before the wildcards otherwise (hf:// writes
+    # a revision its own way): the names they matched are then the path's last ones, as
+    # many as the pattern has after it, or past a ``**`` the file's own name alone.
+    names = path.split("/")
+    if "**" in wild:
+        return _parts_match(wild[-1:], names[-1:])
+    return len(names) >= len(wild) and _parts_match(wild, names[-len(wild) :])
 
 
 def _parts_match(pattern: list[str], parts: list[str]) -> bool:
