@@ -5,15 +5,18 @@ What it does: :func:`resolve_corpus` turns what a user names (``books.txt``,
 them) into :class:`CorpusFile` records, in order: the file, what it holds (plain text, JSON
 Lines records or Parquet records, from its name), its compression (gz, bz2, xz, zst, from its
 name, or ``records`` for every file: standard input says nothing by its name) and its stored
-size. :meth:`CorpusFile.open` reads one, decompressed, as a buffered binary stream;
-:meth:`CorpusFile.copied_to` writes that stream to a local file, read from then on as a
-plain one (cut into byte ranges that workers read at once: ``encode``, the usage). A local
-file that is neither compressed nor named by a URL or a glob never imports fsspec: it keeps
-the fast path of byte ranges read with ``open`` (``tasks``). Every failure is one line naming
-the file or URL: a missing package names it as fsspec's own registry of implementations does
-(aiohttp for ``https://``, s3fs for ``s3://``; zstandard for ``.zst``, pyarrow for Parquet),
-an unknown protocol or an unreachable host says so. :func:`check_text_field` is the one rule
-for a records' text field given for a corpus without records.
+size. A glob matches as the shell's, locally and through fsspec alike (:func:`local_glob`,
+:func:`shell_matches`); a member of an archive keeps its chained URL
+(``zip://a.txt::file:///b.zip``). :meth:`CorpusFile.open` reads one, decompressed, as a
+buffered binary stream; :meth:`CorpusFile.copied_to` writes that stream to a local file, read
+from then on as a plain one (cut into byte ranges that workers read at once: ``encode``, the
+usage). A local file that is neither compressed nor named by a URL or a glob never imports
+fsspec: it keeps the fast path of byte ranges read with ``open`` (``tasks``). Every failure is
+one line naming the file or URL: a missing package names it as fsspec's own registry of
+implementations does (aiohttp for ``https://``, s3fs for ``s3://``; zstandard for ``.zst``,
+pyarrow for Parquet), an unknown protocol or an unreachable host says so.
+:func:`check_text_field` is the one rule for a records' text field given for a corpus without
+records.
 What it leaves out: reading records (``records``), counting (``tasks``, ``counting``).
 """
 
