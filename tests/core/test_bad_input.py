@@ -287,6 +287,60 @@ def test_utf8_with_nuls_at_a_regular_odd_offset_is_not_taken_for_utf16(tmp_path,
     train_bpe(path, 260, [])  # trained, not refused
 
 
+def _crlf_codes(width: int) -> bytes:
+    letters = "okUSGBdefrZZid"
+    codes = (letters[(i * 5) % 13 : (i * 5) % 13 + width].ljust(width, "x") for i in range(200))
+    return "".join(code + "\r\n" for code in codes).encode()
+
+
+def _nul_at(data: bytes, *offsets: int) -> bytes:
+    out = bytearray(data)
+    for offset in offsets:
+        out[offset] = 0
+    return bytes(out)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        _nul_at(_crlf_codes(2), 100, 101),  # the audit's list of two-letter codes
+        b"\r\n" * 30 + b"\0" + b"Title\r\n" + b"body text here.\r\n" * 10,
+        _nul_at(_crlf_codes(2), 42),  # one NUL in a code: CR LF pairs at even offsets
+        _nul_at(_crlf_codes(4), 43, 102),  # six-byte lines: LF CR pairs, read little-endian
+        _nul_at(_crlf_codes(2), 62, 142),  # NULs for two CRs: two UTF-16 line breaks
+    ],
+    ids=["codes", "blank lines", "one in a code", "odd offsets", "nul for cr"],
+)
+def test_utf8_crlf_lines_with_a_stray_nul_are_not_taken_for_utf16(tmp_path, data):
+    """Found by the command-line audit: CR LF pairs at one parity read as U+0D0A (a Malayalam
+    letter), and one NUL anywhere let the CR count as the script's high byte, so valid UTF-8
+    was called UTF-16 ("convert it with iconv", which garbles it)."""
+    from bpe_studio.core.corpus.sources import TAR_BLOCK, not_text
+
+    data.decode("utf-8")  # valid UTF-8
+    assert not_text(data[:TAR_BLOCK]) is None
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(data)
+    train_bpe(path, 260, [])  # trained, not refused
+    encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy")
+    assert (tmp_path / "ids.npy").exists()
+
+
+@pytest.mark.parametrize("text", [None, SANSKRIT * 20], ids=["english", "sanskrit"])
+@pytest.mark.parametrize(
+    ("encoding", "said"),
+    [("utf-16-le", "UTF-16 text (little-endian"), ("utf-16-be", "UTF-16 text (big-endian")],
+)
+def test_utf16_with_crlf_lines_is_named_not_trained_on(tmp_path, text, encoding, said):
+    """UTF-16 with Windows line ends (CR and LF each a NUL-led pair) is still UTF-16."""
+    if text is None:
+        text = (FIXTURES / "english_books_slice.txt").read_text(encoding="utf-8")[:5000]
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(text.replace("\n", "\r\n").encode(encoding))
+    with pytest.raises(CorpusError, match=re.escape(f"corpus.txt: {said}, no byte-order mark)")):
+        train_bpe(path, 300, [EOT])
+
+
 def test_encode_file_names_an_archive_as_the_command_does(tmp_path):
     path = tmp_path / "book.txt"
     path.write_bytes(b"PK\x03\x04\x14\x00\x06\x00" + b"x" * 600)

@@ -524,8 +524,9 @@ def _ends(first: bytes, second: bytes, *, utf8: bool = False) -> str | None:
     byte) counts from a tenth on; a script block's own (0x0E Thai, 0x10 Myanmar, 0x04
     Cyrillic), from three tenths. Tab, LF and CR are the high bytes of Indic scripts
     (Devanagari, Gujarati, Malayalam), and ASCII's separators those of others, but they are
-    also UTF-8 text's own (``_TEXT_CONTROLS``): they count only beside a NUL of the same
-    parity (a space or a line break in UTF-16), which UTF-8 text never holds.
+    also UTF-8 text's own (``_TEXT_CONTROLS``): they count only where the pairs read as
+    that script's text does (``_script_like``: spaces between varied letters), which UTF-8
+    text, a stray NUL and all, does not.
     ``utf8``: the bytes are valid UTF-8, which holds NULs at a regular odd offset too
     (records of a fixed width, each ended by a NUL: ``printf '%07d\0'``); NUL then counts
     only from four tenths of its parity's bytes (UTF-16 of ASCII-range text has one in
@@ -546,11 +547,24 @@ def _ends(first: bytes, second: bytes, *, utf8: bool = False) -> str | None:
         value, count = Counter(mine).most_common(1)[0]
         if value >= 0x20 or count < max(3, 0.3 * pairs) or count < 4 * other.count(value):
             continue
-        if value in _TEXT_CONTROLS and not nul:
+        if value in _TEXT_CONTROLS and not _script_like(first, second, end, value):
             continue
         if _reads_as_text(first, second, end):
             return end
     return None
+
+
+def _script_like(first: bytes, second: bytes, end: str, value: int) -> bool:
+    """Whether the pairs, read as UTF-16 of that ``end`` with ``value`` for the high byte of
+    the script's block, hold what text of that script does: two spaces or line breaks (a
+    NUL high byte beside one) and no one letter of the block in half its places. UTF-8's
+    line ends are one pair in every line (CR LF: U+0D0A or U+0A0D), and a stray NUL there
+    reads as a UTF-16 line break when it stands in for the CR."""
+    high, low = (first, second) if end == "big" else (second, first)
+    pairs = list(zip(high, low, strict=False))
+    spaces = sum(1 for h, b in pairs if h == 0 and b in b" \t\n\r")
+    letters = Counter(b for h, b in pairs if h == value)
+    return spaces >= 2 and letters.most_common(1)[0][1] < 0.5 * letters.total()
 
 
 def _as_utf16(first: bytes, second: bytes, end: str) -> str | None:
