@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+import regex
 from core_helpers import SLICES, read_fixture
 from hf_shapes import FAMILIES, components, hf_pretokens
 from hypothesis import given
@@ -21,7 +22,7 @@ from tokenizers import pre_tokenizers as pt
 
 from bpe_studio.core.formats.hf.components import read_components
 from bpe_studio.core.formats.hf.normalizers import Normalized, normalizer_steps
-from bpe_studio.core.formats.hf.onig import translate
+from bpe_studio.core.formats.hf.onig import find_spans, translate
 from bpe_studio.core.pretokenization.pretokenizer import pretokenizer
 
 SAMPLES = [read_fixture(SLICES[k])[:6_000] for k in ("english", "chinese", "code", "mixed_web")]
@@ -230,6 +231,39 @@ def test_possessive_interval_repeats_as_oniguruma_reads_it():
     # Ruby syntax: "{1,3}+" is the interval repeated, so digits are one run, not threes.
     parts = _ours(*FAMILIES["cl100k_in_json"])
     assert _pipeline_pretokens(parts, "1234567 x") == ["1234567", " x"]
+
+
+# Patterns with inline flags as Oniguruma reads them: under "x" ASCII white space and "#"
+# comments are no part of the pattern (before a quantifier too), other white space is;
+# flag groups one after another each apply. The oracle: tokenizers' own Split.
+FLAGGED = [
+    "(?x) # a word, kept with the 's after it\n \\w+[\\ \\t]*'s | \\w | \\s | .",
+    "(?x)a +|.",
+    "(?x)a\u3000b|.",
+    "(?x)[\u3000 ]b|.",
+    "(?x: a b )|(?-x: a b )|.",
+    "(?i)(?x) A b|.",
+    "(?x)(?i) A # a comment\n b|.",
+    "(?i)(?m)A.b|.",
+]
+_FLAGGED_TEXT = "ab AB a  b a\u3000b \u3000b #c 1's x's\n\tab a\nb ab's Ab aab"
+
+
+@pytest.mark.parametrize("pattern", FLAGGED)
+def test_inline_flags_split_as_oniguruma_splits(pattern):
+    """A review: a comment under "(?x)" was read as text to match ("#", "a", ...), so the
+    pattern's first alternative never matched, where tokenizers leaves the comment out; and
+    of two flag groups in a row ("(?i)(?x)") the first was lost."""
+    split = pt.Split(Regex(pattern), "isolated")
+    theirs = [span for _, span in split.pre_tokenize_str(_FLAGGED_TEXT)]
+    compiled = regex.compile(translate(pattern).pattern)
+    ours, end = [], 0
+    for start, stop in find_spans(compiled, _FLAGGED_TEXT):
+        ours += [(end, start)] if start > end else []
+        ours += [(start, stop)] if stop > start else []
+        end = stop
+    ours += [(end, len(_FLAGGED_TEXT))] if end < len(_FLAGGED_TEXT) else []
+    assert ours == theirs
 
 
 REFUSED_PATTERNS = {

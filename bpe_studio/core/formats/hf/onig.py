@@ -5,7 +5,8 @@ What it does: :func:`translate` rewrites a pattern from a ``tokenizer.json`` int
 :func:`find_spans` finds matches the way ``tokenizers`` iterates them. Rewritten: ``^``/``$``
 (Ruby: any line), ``\\Z``, ``X{m,n}+`` (Ruby: ``X{m,n}`` repeated, not possessive),
 inline flags (Ruby's ``m`` is Python's ``s``; a flag group without a colon lasts to the end of
-its group), ``\\h``, ``\\w`` and the POSIX brackets whose Unicode sets differ, and nested
+its group; under ``x`` ASCII white space and ``#`` comments are left out, before a quantifier
+too), ``\\h``, ``\\w`` and the POSIX brackets whose Unicode sets differ, and nested
 classes (``[^(\\s|[.,])]``, BLOOM's). What it leaves out: constructs whose meaning differs and
 that tokenizer files do not use (``\\b``, ``\\G``, ``\\K``, ``\\R``, ``\\X``, absent groups,
 classes inside case-insensitive groups, case folds to several characters): they raise
@@ -129,6 +130,7 @@ class _Parser:
         self.s = source
         self.i = 0
         self.ci = False  # inside a case-insensitive scope
+        self.x = False  # inside an extended scope ("x"): white space and comments are no part
         self.respelled: str | None = None
         self.refers_back = False
 
@@ -154,13 +156,13 @@ class _Parser:
     def sequence(self) -> tuple[str, bool]:
         out: list[str] = []
         nullable = True
-        while self.i < len(self.s) and self.peek() not in "|)":
-            if self.s.startswith("(?", self.i) and self._flag_group_without_colon():
-                continue
-            if self._pending_scope is not None:
-                flags, saved = self._pending_scope
-                self._pending_scope = None
-                text, null = self.alternation_scoped(flags, saved)
+        while self._skip_layout() < len(self.s) and self.peek() not in "|)":
+            # subtle: the flags apply at once, the rest of the group inside their scope: a
+            # second flag group ("(?i)(?x)") then opens a scope within the first, where
+            # waiting for the next atom let it take the first one's place.
+            flags = self._flag_group_without_colon()
+            if flags is not None:
+                text, null = self.alternation_scoped(flags, self.ci, self.x)
                 out.append(text)
                 nullable = nullable and null
                 break
@@ -170,21 +172,36 @@ class _Parser:
             nullable = nullable and null
         return "".join(out), nullable
 
-    _pending_scope: tuple[str, bool] | None = None
+    def _skip_layout(self) -> int:
+        """In an extended scope, moves past ASCII white space and "#" comments (to the line's
+        end), as Oniguruma does before each token, a quantifier too; returns the position."""
+        while self.x and self.i < len(self.s):
+            c = self.s[self.i]
+            if c == "#":
+                end = self.s.find("\n", self.i)
+                self.i = len(self.s) if end < 0 else end + 1
+            elif c in " \t\n\v\f\r":
+                self.i += 1
+            else:
+                break
+        return self.i
 
-    def _flag_group_without_colon(self) -> bool:
-        """``(?imx-imx)``: applies to the rest of the enclosing group."""
+    def _flag_group_without_colon(self) -> str | None:
+        """``(?imx-imx)``, which applies to the rest of the enclosing group: its flags, read
+        past; None where none stands here."""
+        if not self.s.startswith("(?", self.i):
+            return None
         m = regex.match(r"\(\?([imx]*)(?:-([imx]*))?\)", self.s[self.i :])
         if not m:
-            return False
+            return None
         self.i += m.end()
-        self._pending_scope = (self._flag_text(m.group(1), m.group(2) or ""), self.ci)
-        return True
+        return self._flag_text(m.group(1), m.group(2) or "")
 
-    def alternation_scoped(self, flags: str, saved: bool) -> tuple[str, bool]:
+    def alternation_scoped(self, flags: str, saved: bool, saved_x: bool) -> tuple[str, bool]:
         self.ci = self._ci_after(flags, saved)
+        self.x = self._x_after(flags, saved_x)
         text, null = self.alternation()
-        self.ci = saved
+        self.ci, self.x = saved, saved_x
         return f"(?{flags}:{text})", null
 
     def _flag_text(self, on: str, off: str) -> str:
@@ -198,8 +215,14 @@ class _Parser:
         on, _, off = flags.partition("-")
         return (ci or "i" in on) and "i" not in off
 
+    @staticmethod
+    def _x_after(flags: str, x: bool) -> bool:
+        on, _, off = flags.partition("-")
+        return (x or "x" in on) and "x" not in off
+
     def quantified(self, atom: str, nullable: bool) -> tuple[str, bool]:
         while True:
+            self._skip_layout()
             c = self.peek()
             if c in ("*", "+", "?"):
                 self.i += 1
@@ -244,6 +267,10 @@ class _Parser:
             if c == "{":
                 return "\\{", False
             raise self.fail(f"a quantifier {c!r} with nothing to repeat")
+        if self.x and c.isspace():
+            # subtle: under "x" the regex module leaves out all white space, Oniguruma only
+            # ASCII's (skipped before here); written as a code point, it stays a character.
+            return self._literal(c, f"\\u{ord(c):04x}"), False
         return self._literal(c, "\\" + c if c in _META else c), False
 
     def _literal(self, c: str, text: str) -> str:
@@ -323,7 +350,7 @@ class _Parser:
 
     def group(self) -> tuple[str, bool]:
         s, i = self.s, self.i
-        saved = self.ci
+        saved, saved_x = self.ci, self.x
         if s.startswith("(?#", i):
             end = s.find(")", i)
             self.i = end + 1
@@ -333,6 +360,7 @@ class _Parser:
             self.i += m.end()
             flags = self._flag_text(m.group(1), m.group(2) or "")
             self.ci = self._ci_after(flags, saved)
+            self.x = self._x_after(flags, saved_x)
             opener, zero = f"(?{flags}:", False
         else:
             for prefix, is_zero in _GROUPS:
@@ -357,7 +385,7 @@ class _Parser:
         if self.peek() != ")":
             raise ValueError(f"unbalanced parenthesis at character {i}")
         self.i += 1
-        self.ci = saved
+        self.ci, self.x = saved, saved_x
         return f"{opener}{text})", nullable or zero
 
     # ----------------------------------------------------------- classes
