@@ -249,3 +249,20 @@ def test_a_tokenizers_own_pattern_names_what_keeps_a_token_whole():
     unreachable = set(unreachable_tokens(tok))
     assert 256 not in unreachable
     assert 257 in unreachable
+
+
+def test_a_token_a_patterns_text_keeps_whole_but_merges_away_stays_unreachable(tmp_path):
+    """A review: "bc" lies within a piece only after a vowel ([aeiou]bc), where the vowel's
+    merge with "b" comes first, so the encoder never gives it; the pass with the pattern's
+    own characters called it reachable from the piece alone. The oracle: tokenizers, on
+    every text of up to four characters around it."""
+    import itertools
+
+    tokens = ("ab", "eb", "ib", "ob", "ub", "bc")
+    hf, tok = _two_token_file(tmp_path, tokens, normalizers.NFC(), r"[aeiou]bc|\S|\s")
+    texts = ["".join(t) for n in range(1, 5) for t in itertools.product("abceiox ", repeat=n)]
+    given = {t for e in hf.encode_batch(texts, add_special_tokens=False) for t in e.tokens}
+    assert "bc" not in given and "ab" in given  # the oracle
+    unreachable = {tok.vocab[i] for i in unreachable_tokens(tok)}
+    assert b"bc" in unreachable
+    assert b"ab" not in unreachable

@@ -96,6 +96,9 @@ def _read(
     """Adds the literals and literal runs of ``pattern`` to ``found`` (in order) and its
     classes to ``classes`` (each with whether one outside it is wanted too)."""
     run: list[str] = []
+    # subtle: in verbose mode white space and comments are no part of the pattern: read as
+    # literals they would take the places of the texts that matter.
+    verbose = _verbose(pattern)
 
     def end_run(quantified: bool = False) -> None:
         # A quantifier applies to the run's last character alone: the run without it is literal.
@@ -107,6 +110,12 @@ def _read(
     i, n = 0, len(pattern)
     while i < n:
         c = pattern[i]
+        if verbose and (c.isspace() or c == "#"):
+            if c == "#":
+                i = pattern.find("\n", i) + 1 or n
+            else:
+                i += 1
+            continue
         if c == "\\" and i + 1 < n:
             nxt = pattern[i + 1]
             if nxt in "pP":
@@ -160,11 +169,19 @@ def _read(
     end_run()
 
 
+def _verbose(pattern: str) -> bool:
+    """Whether ``pattern`` is written in verbose mode (``(?x)``)."""
+    try:
+        return bool(regex.compile(pattern).flags & regex.VERBOSE)
+    except (regex.error, ValueError):  # regex raises ValueError for some fuzzy counts
+        return False
+
+
 def _add_class(text: str, bracketed: bool, classes: list[tuple[regex.Pattern[str], bool]]) -> None:
     """Adds the class ``text`` names, compiled, to ``classes``."""
     try:
         classes.append((regex.compile(text), bracketed))
-    except regex.error:
+    except (regex.error, ValueError):
         pass  # subtle: a piece this reading cut wrongly names no class to try
 
 
@@ -207,8 +224,8 @@ def _class_literals(text: str) -> list[str]:
             if literal is not None:
                 out.append(literal)
             continue
-        if c == "[" and text[i + 1 : i + 2] == ":":
-            i = text.find(":]", i) + 2 or len(text)
+        if c == "[" and text.find(":]", i) > i:
+            i = text.find(":]", i) + 2  # a POSIX class ("[:alpha:]"): no one character
             continue
         if c not in "[]&~|" and not (c == "-" and 1 < i < len(text) - 2):
             out.append(c)

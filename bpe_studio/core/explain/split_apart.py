@@ -8,11 +8,13 @@ encoder never gives it. "Whatever stands around it" is the texts tried: every pa
 :data:`CONTEXTS` before and :data:`AFTER` after; then, for a token none of those keeps whole,
 each text its pre-tokenizer's patterns name (``pattern_contexts``: a vowel before "bc" for
 ``[aeiou][^aeiou]{1,3}``, "'s" after "ab" for ``\\w+[ \\t]*'s``) before it with nothing after,
-or after it with nothing before. What it leaves out: the merges (``reach``), tokens whose
-bytes are no text; a token kept whole only by contexts not tried: a pattern's text paired
-with a fixed context or another pattern text (a vowel before and a line break after), a text
-of several characters that no pattern spells as a literal run, the texts a normalizer
-writes, the pattern texts beyond the first few (``MOST_PATTERN_CONTEXTS``).
+or after it with nothing before, taken only where encoding that text gives the token (the
+piece holding it may merge it into another: cl100k's "'l" in "'ll"). What it leaves out: the
+merges (``reach``), tokens whose bytes are no text; a token kept whole only by contexts not
+tried: a pattern's text paired with a fixed context or another pattern text (a vowel before
+and a line break after), a text of several characters that no pattern spells as a literal
+run, the texts a normalizer writes, the pattern texts beyond the first few
+(``MOST_PATTERN_CONTEXTS``).
 """
 
 from __future__ import annotations
@@ -104,7 +106,7 @@ def split_apart(
     extra = pattern_contexts(cutting_patterns(tokenizer))
     more = [(before, "") for before in extra] + [("", after) for after in extra]
 
-    def within_a_piece(text: str) -> bool:
+    def within_a_piece(text: str, contexts: list[tuple[str, str]]) -> bool:
         # The token must be one piece's text or inside it, as the normalizers leave it: a
         # context's normalized piece holds it (a Replace rewrites a line break wherever it
         # stands, a Lowercase in a Sequence with a Strip still lowercases "The").
@@ -117,9 +119,21 @@ def split_apart(
                 return True  # none becomes it, though one not tried may: left to the merges
         return any(
             within(text, before, original, after)
-            for contexts in (fixed, more)
             for original in tried
             for before, after in contexts
+        )
+
+    def given_around(token_id: int, text: str) -> bool:
+        """Whether encoding the token's text with a pattern's text beside it gives its id."""
+        # subtle: a piece holding the token may be merged otherwise than the token alone
+        # (cl100k's "'l" inside GPT-2's piece "'ll" becomes "'ll"), so a pattern's text is
+        # taken only where the encoder gives the token there: the fixed contexts alone stay
+        # the rule's, the merges test then deciding.
+        return any(
+            within(text, before, original, after)
+            and token_id in tokenizer.encode(before + original + after)
+            for original in originals(pipeline, text)
+            for before, after in more
         )
 
     # Texts that nothing in the pipeline tells apart ("2016" and "1999" where no pattern
@@ -127,6 +141,7 @@ def split_apart(
     # would try every context.
     key_of = alike_key(tokenizer)
     answers: dict[str, bool] = {}
+    kept_by_more: dict[str, bool] = {}
     split = set()
     for checked, i in enumerate(ids):
         if between_slices is not None and checked % _CHECKS_BETWEEN_CALLS == 0:
@@ -140,7 +155,13 @@ def split_apart(
         key = key_of(text)
         apart = answers.get(key)
         if apart is None:
-            apart = answers[key] = not within_a_piece(text)
+            apart = answers[key] = not within_a_piece(text, fixed)
+        if apart and more:
+            kept = kept_by_more.get(key)
+            if kept is None:
+                kept = kept_by_more[key] = within_a_piece(text, more)
+            # The pieces are alike for alike texts; the merges are each token's own.
+            apart = not (kept and given_around(i, text))
         if apart:
             split.add(i)
     return split
