@@ -106,8 +106,8 @@ def _refuse_empty_added(
         if token.normalized and not normalizer.normalize_str(token.content):
             raise ValueError(
                 f"{name}: added token {token.content!r} is normalized and its normalizer makes "
-                "nothing of it: tokenizers hangs or runs out of memory on texts around such a "
-                'token; set its "normalized" to false in the file, or remove it'
+                "nothing of it: tokenizers panics, or hangs until memory runs out, on texts "
+                'around such a token; set its "normalized" to false in the file, or remove it'
             )
 
 

@@ -137,8 +137,8 @@ def read_added(raw: Any, normalizers: list[EditsOf], name: str) -> tuple[AddedTo
         if not match:
             raise EmptyAddedToken(
                 f"{name}: added token {content!r} is normalized and its normalizer makes "
-                "nothing of it: tokenizers hangs or runs out of memory on texts around such a "
-                'token; set its "normalized" to false in the file, or remove it'
+                "nothing of it: tokenizers panics, or hangs until memory runs out, on texts "
+                'around such a token; set its "normalized" to false in the file, or remove it'
             )
         tokens.append(AddedToken(content, idx, match=match, **flags))
     return tuple(tokens)
@@ -150,7 +150,11 @@ def _flag(added: dict[str, Any], flag: str, where: str, content: str) -> bool:
     to ``bool``, a missing ``special`` would need a default tokenizers has not)."""
     value = added.get(flag)
     if not isinstance(value, bool):
-        got = "nothing" if flag not in added else json.dumps(value, ensure_ascii=False)
+        if flag not in added:
+            raise ValueError(
+                f"{where}: {content!r}: missing; tokenizers requires it (true or false)"
+            )
+        got = json.dumps(value, ensure_ascii=False)
         raise ValueError(
             f"{where}: {content!r}: must be true or false, as tokenizers requires; got {got}"
         )
