@@ -245,15 +245,23 @@ FLAGGED = [
     "(?i)(?x) A b|.",
     "(?x)(?i) A # a comment\n b|.",
     "(?i)(?m)A.b|.",
+    "(?x)a\vb|.",
+    "(?x)a+ ?|.",
+    "a{2}?|.",
+    "b{2}?c|.",
+    "a{2}??|.",
+    "a{2}?+|.",
 ]
-_FLAGGED_TEXT = "ab AB a  b a\u3000b \u3000b #c 1's x's\n\tab a\nb ab's Ab aab"
+_FLAGGED_TEXT = "ab AB a  b a\u3000b \u3000b #c 1's x's\n\tab a\nb ab's Ab aab a\vb aaaaa bc bbc"
 
 
 @pytest.mark.parametrize("pattern", FLAGGED)
 def test_inline_flags_split_as_oniguruma_splits(pattern):
     """A review: a comment under "(?x)" was read as text to match ("#", "a", ...), so the
-    pattern's first alternative never matched, where tokenizers leaves the comment out; and
-    of two flag groups in a row ("(?i)(?x)") the first was lost."""
+    pattern's first alternative never matched, where tokenizers leaves the comment out; of
+    two flag groups in a row ("(?i)(?x)") the first was lost. The next review: a vertical
+    tab is no white space to Oniguruma's "x"; "a+ ?" is "(a+)?"; in Ruby syntax "{n}?" is
+    "{n}" made optional, not lazy ("a{2}?" read lazily split "aaaaa" otherwise)."""
     split = pt.Split(Regex(pattern), "isolated")
     theirs = [span for _, span in split.pre_tokenize_str(_FLAGGED_TEXT)]
     compiled = regex.compile(translate(pattern).pattern)

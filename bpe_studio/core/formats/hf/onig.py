@@ -180,7 +180,7 @@ class _Parser:
             if c == "#":
                 end = self.s.find("\n", self.i)
                 self.i = len(self.s) if end < 0 else end + 1
-            elif c in " \t\n\v\f\r":
+            elif c in " \t\n\f\r":  # not a vertical tab: Oniguruma matches it
                 self.i += 1
             else:
                 break
@@ -221,15 +221,19 @@ class _Parser:
         return (x or "x" in on) and "x" not in off
 
     def quantified(self, atom: str, nullable: bool) -> tuple[str, bool]:
+        repeated = False  # a quantifier already applies to ``atom``
         while True:
             self._skip_layout()
             c = self.peek()
             if c in ("*", "+", "?"):
                 self.i += 1
+                # subtle: a lazy or possessive mark stands right after its quantifier; under
+                # "x" one after white space ("a+ ?") is a quantifier of its own, of the whole.
                 mod = self.peek() if self.peek() in ("?", "+") else ""
                 self.i += len(mod)
-                atom = f"{atom}{c}{mod}"
+                atom = f"{f'(?:{atom})' if repeated else atom}{c}{mod}"
                 nullable = nullable or c in "*?"
+                repeated = True
                 continue
             m = regex.match(r"\{(\d*)(?:(,)(\d*))?\}", self.s[self.i :]) if c == "{" else None
             if m is None or (m.group(1) == "" and (m.group(3) or "") == ""):
@@ -239,7 +243,15 @@ class _Parser:
             interval = m.group(0) if m.group(1) else "{0" + m.group(0)[1:]
             atom = f"(?:{atom}){interval}"
             nullable = nullable or low == 0
-            if self.peek() == "?":
+            repeated = True
+            if self.peek() == "?" and m.group(2) is None:
+                # subtle: in Ruby syntax "{n}?" is "{n}" made optional, not lazy (Oniguruma
+                # reads it lazily in its Perl and Java syntaxes only).
+                self.i += 1
+                mod = self.peek() if self.peek() in ("?", "+") else ""  # lazy or possessive
+                self.i += len(mod)
+                atom, nullable = f"(?:{atom})?{mod}", True
+            elif self.peek() == "?":
                 self.i += 1
                 atom += "?"
             elif self.peek() == "+":
