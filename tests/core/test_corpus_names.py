@@ -4,14 +4,20 @@ failed "Is a directory": its URL lost the archive after ``::``); a file named as
 as a ``file://`` URL is refused as any file named twice (it was counted twice); a glob names
 the same files locally, as ``file://`` and in ``memory://``, as the shell's: ``**`` any number
 of folders (locally it was ``*``), no wildcard a name that begins with a dot (fsspec's matched
-them); one path spelt twice (``a.txt``, ``./a.txt``) is not called a link.
+them); one path spelt twice (``a.txt``, ``./a.txt``) is not called a link; ``**`` does not
+walk into a link to a folder, as bash's globstar (two links to the folder above made the
+match list double at every level: a hang; one gave a path of a kilobyte, "given twice").
 
 Expected counts come from the slow reference (``core.reference.pretoken_counts``) over each
 file's text on its own; the text is generated from a few words."""
 
 from __future__ import annotations
 
+import glob
+import os
 import re
+import shutil
+import subprocess
 import tarfile
 import zipfile
 from collections import Counter
@@ -23,6 +29,7 @@ from reference_encoder import published
 
 from bpe_studio.core import CorpusError, count_file, train_bpe
 from bpe_studio.core.corpus import counting
+from bpe_studio.core.corpus.globstar import local_glob
 from bpe_studio.core.corpus.sources import resolve_corpus
 from bpe_studio.core.reference import pretoken_counts
 
@@ -172,3 +179,84 @@ def test_fsspec_matches_under_a_folder_spelt_otherwise_follow_the_same_rule():
     assert shell_matches(deep, "datasets/o/d@refs%2Fpr%2F1/data/x/a.txt")
     assert not shell_matches(deep, "datasets/o/d@refs%2Fpr%2F1/data/.a.txt")
     assert shell_matches("datasets/o/d@refs/pr/1/**/.*.txt", "datasets/o/d@x/data/.a.txt")
+
+
+def write_in(path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text(path, text)
+
+
+def bash_globstar(folder, pattern: str, known: list[str]) -> list[str]:
+    """What bash's globstar (4.3 and later: ``**`` walks into no link to a folder) matches
+    for ``pattern`` in ``folder``; ``known``, bash 5.2's answer, where no such bash runs."""
+    bash = shutil.which("bash")
+    if bash is None:
+        return known
+    script = 'shopt -s globstar nullglob; [ "${BASH_VERSINFO[0]}${BASH_VERSINFO[1]}" -ge 43 ] '
+    script += f'|| exit 3; for m in {pattern}; do printf "%s\\n" "$m"; done'
+    run = subprocess.run([bash, "-c", script], cwd=folder, capture_output=True, text=True)
+    return known if run.returncode == 3 else sorted(run.stdout.splitlines())
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("links", [("a", "b"), ("a",)])
+def test_a_double_star_does_not_walk_into_links_to_folders(tmp_path, monkeypatch, links):
+    monkeypatch.chdir(tmp_path)
+    write_in(tmp_path / "s/a/x.txt", generated(1))
+    write_in(tmp_path / "s/b/y.txt", generated(2))
+    for folder in links:
+        (tmp_path / "s" / folder / "up").symlink_to("..")
+    want = bash_globstar(tmp_path, "s/**/*.txt", ["s/a/x.txt", "s/b/y.txt"])
+    assert want == ["s/a/x.txt", "s/b/y.txt"]
+    assert sorted(local_glob("s/**/*.txt")) == want
+    assert [f.name for f in resolve_corpus("s/**/*.txt")] == want
+    assert count_file("s/**/*.txt", [EOT]) == expected(generated(1), generated(2))
+
+
+def test_a_link_to_a_folder_is_one_folder_of_a_double_star(tmp_path, monkeypatch):
+    """Bash matches a link to a folder as one of ``**``'s folders, and walks no further."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("s/f.txt", "s/a/x.txt", "t/z.txt", "t/u/w.txt"):
+        write_in(tmp_path / name, generated(len(name)))
+    (tmp_path / "s/a/l").symlink_to("../../t")
+    for pattern, known in [
+        ("s/**/*.txt", ["s/a/l/z.txt", "s/a/x.txt", "s/f.txt"]),
+        ("s/**/", ["s/", "s/a/", "s/a/l/"]),
+        ("s/**", ["s/", "s/a", "s/a/l", "s/a/x.txt", "s/f.txt"]),
+        ("s/*/l/**/*.txt", ["s/a/l/u/w.txt", "s/a/l/z.txt"]),  # the glob's top is followed
+    ]:
+        want = bash_globstar(tmp_path, pattern, known)
+        assert want == known, pattern
+        assert sorted(local_glob(pattern)) == want, pattern
+
+
+NESTED = [*TREE, "2024/.cache/01/c.txt", "2024/01/x/02/e.txt", "a/01/02/f.txt", ".git/01/g.txt"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "**/*.txt",
+        "**",
+        "**/",
+        "**/01/**/*.txt",
+        "**/01/**",
+        "**/**/*.txt",
+        "*/**/02/*.txt",
+        "**/.*/**/*.txt",
+        ".git/**/*.txt",
+        "**/.cache/**",
+        "2024/**/.h*.txt",
+    ],
+)
+def test_without_links_a_double_star_matches_what_python_glob_does(tmp_path, pattern):
+    for name in NESTED:
+        write_in(tmp_path / "shards" / name, generated(len(name)))
+    top = f"{tmp_path}/shards/"
+    want = sorted(set(glob.glob(top + pattern, recursive=True)))
+    found = local_glob(top + pattern)
+    assert len(found) == len(set(found)), "a match given twice"
+    assert sorted(found) == want
+    if any(os.path.isfile(m) for m in want):
+        files = [m for m in want if os.path.isfile(m)]
+        assert [f.name for f in resolve_corpus(top + pattern)] == files

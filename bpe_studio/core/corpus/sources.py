@@ -5,7 +5,7 @@ What it does: :func:`resolve_corpus` turns what a user names (``books.txt``,
 them) into :class:`CorpusFile` records, in order: the file, what it holds (plain text, JSON
 Lines records or Parquet records, from its name), its compression (gz, bz2, xz, zst, from its
 name, or ``records`` for every file: standard input says nothing by its name) and its stored
-size. A glob matches as the shell's, locally and through fsspec alike (:func:`local_glob`,
+size. A glob matches as the shell's, locally and through fsspec alike (``globstar``,
 :func:`shell_matches`); a member of an archive keeps its chained URL
 (``zip://a.txt::file:///b.zip``). :meth:`CorpusFile.open` reads one, decompressed, as a
 buffered binary stream; :meth:`CorpusFile.copied_to` writes that stream to a local file, read
@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 from .compressed import compression_in, decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
 from .errors import CorpusNotFound
+from .globstar import local_glob as local_glob  # where callers have found it
 from .stamps import Stamp, check_regular, check_sized, check_unchanged, link_loop, stamp
 
 if TYPE_CHECKING:
@@ -372,13 +373,6 @@ def _hub_offline(fs: AbstractFileSystem) -> bool:
     from huggingface_hub import constants
 
     return bool(constants.HF_HUB_OFFLINE)
-
-
-def local_glob(pattern: str) -> list[str]:
-    """What a local glob matches, as the shell's: ``**`` any number of folders (none
-    too), and no wildcard a name that begins with a dot unless the pattern writes the dot
-    (``.*.txt``); :func:`shell_matches` holds fsspec's globs to the same rule."""
-    return glob.glob(pattern, recursive=True)
 
 
 def shell_matches(pattern: str, path: str) -> bool:
