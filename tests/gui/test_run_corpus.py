@@ -1,9 +1,11 @@
 """The run keeps the corpus it trained on (an audit, issue 67): a Train that learns nothing on
 another corpus puts the run before back, and its in-sample curve stays that of its own corpus;
 the Vocabulary lab's "The run's corpus" is the run's, and the corpus opened since is an entry
-of its own."""
+of its own; with no run trained (a loaded tokenizer, a discard) no corpus is the run's."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window
@@ -97,3 +99,58 @@ def test_the_labs_runs_corpus_is_the_one_it_trained_on_and_the_opened_one_is_its
     train_in_window(qtbot, window, other, 300)
     assert box.itemText(1) == f"The run's corpus ({other.name})" and view.isRowHidden(2)
     assert box.currentIndex() == 1 and lab.lab.wanted_corpus().paths == (str(other),)
+
+
+def lab_menu(lab) -> list[tuple[str, bool]]:
+    """The lab's corpus entries as the menu offers them: text, and whether it can be chosen."""
+    box, view = lab.corpus_box, lab.corpus_box.view()
+    model = box.model()
+    return [
+        (box.itemText(i), model.item(i).isEnabled())
+        for i in range(3)  # none, the run's, the opened one
+        if not view.isRowHidden(i)
+    ]
+
+
+def test_with_a_loaded_tokenizer_or_no_run_no_corpus_is_the_runs(qtbot, window, tmp_path):
+    """A review: after Load tokenizer (GPT-2's files) the lab said "The run's corpus
+    (german.txt)", the corpus opened, which GPT-2 never trained on (the compression plot
+    rightly drew no in-sample curve); after a Discard too."""
+    german = FIXTURES / "german.txt"
+    train_in_window(qtbot, window, TINY, 400)
+    assert window.save_tokenizer(tmp_path, "gpt2")  # kept when another corpus is opened
+    lab = window.lab
+    window.tabs.setCurrentWidget(lab)
+    box = lab.corpus_box
+    lab.choose_corpus("run")
+    assert box.currentIndex() == 1 and lab.lab.wanted_corpus().paths == (str(TINY),)
+    assert window.open_corpus(german)
+    with qtbot.waitSignal(window.controller.load_finished, timeout=60_000):
+        assert window.load_tokenizer(FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt")
+    assert window.state.loaded is not None
+    menu = lab_menu(lab)
+    assert menu == [
+        ("(no corpus)", True),
+        ("The run's corpus (none: a loaded tokenizer)", False),
+        (f"The opened corpus ({german.name})", True),
+    ]
+    assert not any(text.startswith("The run's corpus (german") for text, _ in menu)
+    # The lab's choice was the run's corpus: it is the opened one now, computed on it.
+    assert box.currentIndex() == 2
+    assert lab.lab.wanted_corpus().paths == (os.fspath(german),)
+    lab.choose_corpus("run")  # no run's corpus to choose: the opened one stands for it
+    assert box.currentIndex() == 2
+    assert IN_SAMPLE not in window.curve.feeder.series  # the plot agrees: no run's corpus
+
+    window.controller.hub.discard_run()
+    assert lab_menu(lab) == [
+        ("(no corpus)", True),
+        ("The run's corpus (none: no run trained)", False),
+        (f"The opened corpus ({german.name})", True),
+    ]
+    assert box.currentIndex() == 2
+
+    # Trained on: the opened corpus is the run's, one entry, the lab's choice with it.
+    train_in_window(qtbot, window, german, 300)
+    assert lab_menu(lab) == [("(no corpus)", True), (f"The run's corpus ({german.name})", True)]
+    assert box.currentIndex() == 1 and lab.lab.wanted_corpus().paths == (os.fspath(german),)

@@ -733,9 +733,9 @@ def test_a_text_field_is_given_only_for_a_corpus_of_records():
     lab.choose_corpus(LabCorpus(CorpusKind.FILES, ("/data/rows.json",), "text"))
     wanted = lab.wanted_corpus()
     assert (wanted.text_field, wanted.records) == ("text", "text")
-    # The run's corpus: plain text gets no field either.
+    # The corpus opened: plain text gets no field either.
     hub.set_corpus(corpus_source([str(CORPUS)]))
-    lab.choose_corpus(LabCorpus(CorpusKind.RUN))
+    lab.choose_corpus(LabCorpus(CorpusKind.OPENED))
     assert not lab.corpus_holds_records and lab.wanted_corpus().text_field == "text"
     assert lab.text_field == "content"  # kept for the next records chosen
 

@@ -176,7 +176,8 @@ class RunState:
     corpus_source: CorpusSource | None = None  # the corpus opened: the next Train trains on it
     # The corpus the run on screen trained on, set by Train and kept with its run: the corpus
     # opened since (without training) is not the one its tokenizer learned from. None with no
-    # run trained (none yet, discarded, a loaded tokenizer).
+    # run trained (none yet, discarded, a loaded tokenizer): no view calls the corpus opened
+    # the run's then, since no tokenizer on screen learned from it.
     run_corpus: CorpusSource | None = None
     phase: Phase = Phase.IDLE
     resume_to: Phase | None = None  # the phase a PAUSED run returns to
@@ -239,12 +240,6 @@ class RunState:
         return self.settings.target_merges if self.settings else 0
 
     @property
-    def trained_corpus(self) -> CorpusSource | None:
-        """The run's corpus: the one the run on screen trained on; with no run trained, the
-        corpus opened, which the next Train trains on."""
-        return self.run_corpus if self.run_corpus is not None else self.corpus_source
-
-    @property
     def corpus_ref(self) -> CorpusRef | None:
         """The corpus opened as its samples are read (the Report's row): its paths, and the
         text field the run trained with on it (else the default)."""
@@ -252,9 +247,9 @@ class RunState:
 
     @property
     def run_corpus_ref(self) -> CorpusRef | None:
-        """The run's corpus (``trained_corpus``) as its samples are read (the in-sample
-        curve, the Vocabulary lab's "The run's corpus")."""
-        return self._ref(self.trained_corpus)
+        """The run's corpus (``run_corpus``) as its samples are read (the in-sample curve,
+        the Vocabulary lab's "The run's corpus"); None with no run trained."""
+        return self._ref(self.run_corpus)
 
     def _ref(self, source: CorpusSource | None) -> CorpusRef | None:
         if source is None:

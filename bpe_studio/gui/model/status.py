@@ -144,7 +144,7 @@ def nothing_learned(state: RunState) -> str:
     assert result is not None
     if result.stopped:
         return "Stopped before the first merge: nothing was learned, so there is nothing to save"
-    source = state.trained_corpus
+    source = state.run_corpus
     name = source.name if source is not None else "the corpus"
     return f"Nothing was learned from {name}: {result.nothing_to_merge or NO_PAIR}"
 

@@ -75,8 +75,8 @@ def _says_records(path: str) -> bool:
 
 class CorpusKind(enum.Enum):
     NONE = "none"
-    # The corpus the run on screen trained on (``RunState.trained_corpus``: with no run
-    # trained, the corpus opened, which the next Train trains on).
+    # The corpus the run on screen trained on (``RunState.run_corpus``): none with no run
+    # trained (none yet, discarded, a loaded tokenizer); the corpus opened is then OPENED only.
     RUN = "run"
     OPENED = "opened"  # the corpus opened on the Train page, trained on or not
     FILES = "files"
@@ -313,7 +313,7 @@ class VocabLab:
         """The corpus of the app the choice names (the run's, or the one opened), or None."""
         state = self.hub.state
         if self.corpus.kind is CorpusKind.RUN:
-            return state.trained_corpus
+            return state.run_corpus
         if self.corpus.kind is CorpusKind.OPENED:
             return state.corpus_source
         return None
@@ -338,7 +338,7 @@ class VocabLab:
         if self.wanted_a() is None and self.examines_run:
             return NO_RUN
         if self.corpus.kind is CorpusKind.RUN and self.app_corpus is None:
-            return "The run has no corpus yet: open one, or choose a file for the lab."
+            return "No run was trained, so it has no corpus: choose the opened one or a file."
         if self.corpus.kind is CorpusKind.OPENED and self.app_corpus is None:
             return "No corpus is opened: open one, or choose a file for the lab."
         return None

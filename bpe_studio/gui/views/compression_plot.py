@@ -474,9 +474,11 @@ class CompressionPlot(QWidget):
         self._show_heldout_advice()
 
     def _english_corpus(self) -> bool:
-        """The run's corpus (the in-sample text) reads as English prose, or is none that
-        can be read here."""
-        source = self.hub.state.trained_corpus
+        """The run's corpus (the in-sample text), else the one opened (the next Train's),
+        reads as English prose, or is none that can be read here."""
+        state = self.hub.state
+        # The advice is for the held-out text chosen now, which also measures the next run.
+        source = state.run_corpus if state.run_corpus is not None else state.corpus_source
         corpus = source.plain if source is not None else None
         return corpus is None or english_like(corpus)
 

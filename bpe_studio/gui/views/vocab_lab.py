@@ -376,7 +376,9 @@ class VocabLabPage(QWidget):
         if paths is None:
             choice = LabCorpus()
         elif paths == "run":
-            choice = LabCorpus(CorpusKind.RUN)
+            # With no run trained its entry is disabled: the corpus that stands for it.
+            row = _RUN_ROW if self.hub.state.run_corpus is not None else self._no_run_row()
+            choice = self.corpus_box.itemData(row)
         elif paths == "opened":
             choice = LabCorpus(CorpusKind.OPENED)
         else:
@@ -420,13 +422,25 @@ class VocabLabPage(QWidget):
         self.text_field.setVisible(records)
         self.text_field_label.setVisible(records)
 
+    def _no_run_row(self) -> int:
+        """The menu's row that stands for the run's corpus while there is none: the corpus
+        opened (what the next Train trains on), else no corpus."""
+        return _OPENED_ROW if self.hub.state.corpus_source is not None else 0
+
     @Slot()
     def _name_run_corpus(self) -> None:
         """Name the run's corpus and the one opened in the menu; the opened one is listed
-        only while it is another corpus than the run's."""
+        only while it is another corpus than the run's. With no run trained (none yet,
+        discarded, a loaded tokenizer) no corpus is the run's: its entry says so, disabled,
+        and the corpus opened is only "The opened corpus"."""
         state = self.hub.state
-        run, opened = state.trained_corpus, state.corpus_source
-        text = f"The run's corpus ({run.name})" if run else "The run's corpus (none yet)"
+        run, opened = state.run_corpus, state.corpus_source
+        if run is not None:
+            text = f"The run's corpus ({run.name})"
+        elif state.loaded is not None:
+            text = "The run's corpus (none: a loaded tokenizer)"
+        else:
+            text = "The run's corpus (none: no run trained)"
         self.corpus_box.setItemText(_RUN_ROW, text)
         other = opened is not None and (
             run is None or (run.paths, run.read_as) != (opened.paths, opened.read_as)
@@ -435,16 +449,23 @@ class VocabLabPage(QWidget):
             self.corpus_box.setItemText(_OPENED_ROW, f"The opened corpus ({opened.name})")
         model = self.corpus_box.model()
         assert isinstance(model, QStandardItemModel)
+        # Shown disabled rather than hidden: the menu keeps its place, and says why.
+        model.item(_RUN_ROW).setEnabled(run is not None)
         item = model.item(_OPENED_ROW)
         if item is not None:
             item.setEnabled(other)  # neither offered nor reached by the keys while hidden
         view = self.corpus_box.view()
         if isinstance(view, QListView):
             view.setRowHidden(_OPENED_ROW, not other)
-        if not other and self._corpus_index == _OPENED_ROW:
-            # The opened corpus is now the run's (trained on) or gone: the run's is that one.
-            self.corpus_box.setCurrentIndex(_RUN_ROW)
-            self._on_corpus_activated(_RUN_ROW)
+        moved_to = None
+        if run is None and self._corpus_index == _RUN_ROW:
+            moved_to = self._no_run_row()  # the run's corpus is gone with its run
+        elif not other and self._corpus_index == _OPENED_ROW:
+            # The opened corpus is now the run's (trained on), or none is opened.
+            moved_to = _RUN_ROW if run is not None else 0
+        if moved_to is not None:
+            self.corpus_box.setCurrentIndex(moved_to)
+            self._on_corpus_activated(moved_to)
         self._show_text_field()
 
     # ------------------------------------------------------------- results
