@@ -251,6 +251,8 @@ FLAGGED = [
     "b{2}?c|.",
     "a{2}??|.",
     "a{2}?+|.",
+    "a(?#c){2}|.",
+    "(?x)a (?#c) {2}|.",
 ]
 _FLAGGED_TEXT = "ab AB a  b a\u3000b \u3000b #c 1's x's\n\tab a\nb ab's Ab aab a\vb aaaaa bc bbc"
 
@@ -261,7 +263,8 @@ def test_inline_flags_split_as_oniguruma_splits(pattern):
     pattern's first alternative never matched, where tokenizers leaves the comment out; of
     two flag groups in a row ("(?i)(?x)") the first was lost. The next review: a vertical
     tab is no white space to Oniguruma's "x"; "a+ ?" is "(a+)?"; in Ruby syntax "{n}?" is
-    "{n}" made optional, not lazy ("a{2}?" read lazily split "aaaaa" otherwise)."""
+    "{n}" made optional, not lazy ("a{2}?" read lazily split "aaaaa" otherwise); a
+    quantifier after a comment group repeats the atom before it ("a(?#c){2}")."""
     split = pt.Split(Regex(pattern), "isolated")
     theirs = [span for _, span in split.pre_tokenize_str(_FLAGGED_TEXT)]
     compiled = regex.compile(translate(pattern).pattern)
@@ -297,6 +300,8 @@ REFUSED_PATTERNS = {
     r"(a|b": "unbalanced parenthesis",
     r"[ab": "unclosed character class",
     r"(?~abc)": "the group",
+    # Found by the review's fuzz: an unclosed comment group started the pattern over, forever.
+    r"a(?#c": "unclosed comment group",
 }
 
 

@@ -186,6 +186,15 @@ class _Parser:
                 break
         return self.i
 
+    def _skip_comment_groups(self) -> None:
+        """Moves past comment groups ("(?#...)"), and the layout after each."""
+        while self.s.startswith("(?#", self.i):
+            end = self.s.find(")", self.i)
+            if end < 0:
+                raise ValueError(f"unclosed comment group at character {self.i}")
+            self.i = end + 1
+            self._skip_layout()
+
     def _flag_group_without_colon(self) -> str | None:
         """``(?imx-imx)``, which applies to the rest of the enclosing group: its flags, read
         past; None where none stands here."""
@@ -224,6 +233,9 @@ class _Parser:
         repeated = False  # a quantifier already applies to ``atom``
         while True:
             self._skip_layout()
+            # subtle: a quantifier after a comment group repeats the atom before it
+            # ("a(?#c){2}" is "a{2}"), as Oniguruma reads it.
+            self._skip_comment_groups()
             c = self.peek()
             if c in ("*", "+", "?"):
                 self.i += 1
@@ -256,7 +268,8 @@ class _Parser:
                 atom += "?"
             elif self.peek() == "+":
                 # subtle: in Ruby syntax "{m,n}+" repeats the interval; it is not possessive.
-                atom = f"(?:{atom})"
+                # The group is the atom the "+" (read next) repeats.
+                atom, repeated = f"(?:{atom})", False
             # A further quantifier applies to the whole, as the loop does.
 
     def atom(self) -> tuple[str, bool]:
@@ -364,8 +377,7 @@ class _Parser:
         s, i = self.s, self.i
         saved, saved_x = self.ci, self.x
         if s.startswith("(?#", i):
-            end = s.find(")", i)
-            self.i = end + 1
+            self._skip_comment_groups()
             return "", True
         m = regex.match(r"\(\?([imx]*)(?:-([imx]*))?:", s[i:])
         if m:
