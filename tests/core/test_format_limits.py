@@ -103,6 +103,10 @@ TIKTOKEN_TRAPS = [
     (r"(?i)\x69+|.|\n", "iİ", r"'\x69' inside a case-insensitive group"),
     (r"(?i:\u0131)+|.|\n", "Iı", r"'\u0131' inside a case-insensitive group"),
     (r"(?i:\U00000130)+|.|\n", "iİ", r"'\U00000130' inside a case-insensitive group"),
+    # Found by the conversions audit: \N is any character but a line break there, so
+    # "\N{NAME}" is that and the text "{NAME}"; tiktoken dropped "eee" from "eee ab".
+    (r"\N{LATIN SMALL LETTER E}+|[^e]+", "eee ab", r"'\N'"),
+    (r"[\N{LATIN SMALL LETTER E}]+|[^e]+", "eee ab", r"'\N'"),
 ]
 
 
@@ -397,6 +401,12 @@ REFUSALS_SAY = [
         r"[a-zA-Z]+|\s+|\S",
     ),  # fmt: skip
     ("tiktoken", r"\s*|\S", "drops the character after it" + GPT2_ONLY, None),
+    (
+        "tiktoken",
+        r"\N{LATIN SMALL LETTER E}+|[^e]+",
+        r"its code (\x{65} for 'e'), read alike in both" + GPT2_ONLY,
+        r"\x{65}+|[^e]+",
+    ),  # fmt: skip
 ]
 
 

@@ -7,7 +7,8 @@ pattern is refused before anything is written (and, by ``train --format tiktoken
 training). Measured against tiktoken (tests/core/test_format_limits.py):
 
 - read apart, silently: ``\\h``/``\\H`` (a hex digit there, horizontal space here), ``\\<`` and
-  ``\\>`` (word boundaries there, characters here); in a class,
+  ``\\>`` (word boundaries there, characters here), ``\\N{NAME}`` (any character but a line
+  break and the text "{NAME}" there, the named character here); in a class,
   ``&&``, ``--`` and ``~~`` (set operations there, characters here) and a ``[`` (a nested
   class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` outside multi-line mode (there only
   the end of the text, here also before a final line break) and ``\\Z`` (the reverse);
@@ -35,14 +36,24 @@ from .empty_match import can_match_empty
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
 # Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
-# (characters here), \Z also before a final line break there; \X is not in it.
-_ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">")
+# (characters here), \Z also before a final line break there, \N any character but a line
+# break there (so \N{NAME} is that and the text "{NAME}", a named character here); \X is not
+# in it.
+_ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">", "N")
 # Properties tiktoken's engine reads otherwise (a review: 66 and 68 characters apart).
 _PROPERTY_TRAPS = frozenset({"graph", "print"})
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
 _GROUP_NAME = re.compile(r"\(\?(?:P?<\w+>|'\w+'|P[=>]\w+|&\w+)")
-# Escapes followed by a name or number in braces (\p{L}, \x{263A}, \N{...}).
-_ESCAPES_WITH_BRACES = set("pPxuUNgk")
+# Escapes followed by a name or number in braces (\p{L}, \x{263A}, \g{1}).
+_ESCAPES_WITH_BRACES = set("pPxuUgk")
+
+
+# What to write instead of a refused escape, where both engines read one alike.
+_INSTEAD = {
+    "$": "; \\z is the end of the text in both",
+    "\\Z": "; \\z is the end of the text in both",
+    "\\N": "; write the character itself or its code (\\x{65} for 'e'), read alike in both",
+}
 
 
 def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
@@ -56,7 +67,8 @@ def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
     while j < n and pattern[j] != "]":
         c = pattern[j]
         if c == "\\":
-            if pattern[j + 1 : j + 2] in ("h", "H"):
+            # \N in a class: not compiled there, a named character here.
+            if pattern[j + 1 : j + 2] in ("h", "H", "N"):
                 return pattern[j : j + 2], j
             j += 2
             continue
@@ -195,7 +207,7 @@ def _why(pattern: str) -> str | None:
         )
     if found is not None:
         trap = found[0]
-        instead = "; \\z is the end of the text in both" if trap in ("$", "\\Z") else ""
+        instead = _INSTEAD.get(trap, "")
         return (
             f"pattern {shown}: {shown_pattern(trap)} means something else in tiktoken's regex "
             f"engine (Rust's fancy-regex) or is not in it{instead}"
