@@ -26,6 +26,7 @@ from ..core.formats.files import (
     DEFAULT_NAME,
     LossyFormatWarning,
     gpt2_misread,
+    gpt2_respelled_specials,
     holding_formats,
 )
 from ..core.formats.hf.tokenizer_json import dropped_when_written
@@ -180,7 +181,8 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
     template (any format but hf); for GPT-2 files, a pattern other than gpt2, special tokens
     not written like ``<...>`` or ``[...]`` (the files mark none; the loader takes only such
     entries made by no merge for them), added tokens that are not special (they come back
-    special)."""
+    special), special tokens held under a byte-level spelling other than their text (other
+    readers do not find them by it)."""
     notes = []
     template = tok.template
     if fmt != "hf" and template is not None:
@@ -212,6 +214,16 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
             "note: vocab.json + merges.txt mark no special token, and loading takes only "
             "those written like <...> or [...] that no merge makes for them; load these files "
             f"with {named}"
+        )
+    respelled = gpt2_respelled_specials(tok.to_data())
+    if respelled:
+        formats = holding_formats(tok.to_data())
+        keeps = f"; --to {' or --to '.join(formats)} keeps it" if formats else ""
+        notes.append(
+            f"note: vocab.json + merges.txt hold {', '.join(respelled[:3])}"
+            f"{', ...' if len(respelled) > 3 else ''}: other GPT-2 readers (tokenizers, "
+            f"transformers) look it up by its text, giving it another id or that ordinary "
+            f"token{keeps}"
         )
     if tok.added_tokens:
         shown = ", ".join(map(repr, list(tok.added_tokens)[:3]))

@@ -130,6 +130,26 @@ def test_gpt2_notes_name_every_flag_loading_needs(tmp_path, text):
     assert encode_ids(tmp_path, path, "g", *named) == encode_ids(tmp_path, path, "h")
 
 
+def test_a_special_token_held_under_another_spelling_is_noted(tmp_path):
+    """The conversions audit: '<|中文|>' went to vocab.json as '<|ä¸Ńæĸĩ|>' without a note, and
+    tokenizers' GPT-2 reader, naming it, gave it a new id."""
+    import tokenizers
+
+    special = "<|中文|>"
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: special.encode()}
+    Tokenizer(vocab, [(b"a", b"b")], [special]).save(tmp_path / "h", format="hf")
+    stderr = ok(cli(tmp_path, "convert", "h", "--to", "gpt2", "--out", "g"))
+    assert (
+        "note: vocab.json + merges.txt hold special token '<|中文|>' under its byte-level" in stderr
+    )
+    assert "--to hf or --to tiktoken keeps it" in stderr
+    reader = tokenizers.ByteLevelBPETokenizer(
+        str(tmp_path / "g" / "vocab.json"), str(tmp_path / "g" / "merges.txt")
+    )
+    reader.add_special_tokens([special])
+    assert reader.encode("ab" + special).ids != [256, 257]  # it does matter
+
+
 @pytest.mark.parametrize(
     ("extra", "named"),
     [

@@ -481,3 +481,45 @@ def test_files_that_load_back_as_they_were_save_without_a_word(tmp_path, chinese
     }
     for name, tok in tokenizers.items():
         assert _saved_as_gpt2(tok, tmp_path / name) == [], name
+
+
+# A special token whose text is not its own byte-level spelling, and the text around it.
+RESPELLED = [
+    ("<|中文|>", "a<|中文|>b", None),
+    ("<x>\n", "a<x>\nb", None),
+    ("  ", "a  b", None),
+    ("Ġthe", "xĠthe the", b" the"),  # the spelling of the ordinary b" the"
+]
+
+
+@pytest.mark.parametrize(("special", "text", "ordinary"), RESPELLED)
+def test_a_special_token_held_under_another_spelling_is_warned_of(
+    tmp_path, special, text, ordinary
+):
+    """The conversions audit: vocab.json holds a special token under its byte-level spelling
+    ('<|中文|>' as '<|ä¸Ńæĸĩ|>'), which tokenizers' GPT-2 reader, naming the special token,
+    does not look up: it gave it a new id, or took 'Ġthe' for the ordinary ' the'."""
+    import tokenizers
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b" t", 257: b" th", 258: b" the"}
+    merges = [(b" ", b"t"), (b" t", b"h"), (b" th", b"e")]
+    tok = Tokenizer(vocab | {259: special.encode()}, merges, [special])
+    said = " ".join(_saved_as_gpt2(tok, tmp_path / "g"))
+    g = tmp_path / "g"
+    reader = tokenizers.ByteLevelBPETokenizer(
+        str(g / "vocab.json"), str(g / "merges.txt"), add_prefix_space=False
+    )
+    reader.add_special_tokens([special])
+    assert reader.encode(text).ids != tok.encode(text)  # it does matter
+    assert f"special token {special!r} under its byte-level spelling" in said
+    assert "tokenizers, transformers" in said
+    if ordinary is not None:
+        assert f"the ordinary token {ordinary!r}, id 258" in said
+    # An ASCII special token is its own spelling: read alike, nothing said of it.
+    plain = Tokenizer(vocab | {259: EOT.encode()}, merges, [EOT])
+    assert _saved_as_gpt2(plain, tmp_path / "p") == []
+    reader = tokenizers.ByteLevelBPETokenizer(
+        str(tmp_path / "p" / "vocab.json"), str(tmp_path / "p" / "merges.txt")
+    )
+    reader.add_special_tokens([EOT])
+    assert reader.encode("a" + EOT + " the").ids == plain.encode("a" + EOT + " the")

@@ -148,6 +148,16 @@ def test_save_refuses_gpt2_files_that_would_not_load_back(qtbot, window, tmp_pat
     assert problem.message.endswith("Loaded back, they give other ids whatever is named.")
 
 
+def test_save_names_a_special_token_gpt2_files_hold_under_another_spelling():
+    """The conversions audit: vocab.json holds '<|中文|>' as '<|ä¸Ńæĸĩ|>', which other GPT-2
+    readers (tokenizers) do not find by its text; Save said nothing of it."""
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab", 257: "<|中文|>".encode()}
+    problem = gpt2_problem(Tokenizer(vocab, [(b"a", b"b")], ["<|中文|>"]).to_data())
+    assert problem is not None and not problem.only_way
+    assert "special token '<|中文|>' under its byte-level spelling" in problem.message
+    assert problem.message.endswith("Save it as tokenizer.json or tiktoken files, which hold both.")
+
+
 def test_a_run_no_other_format_holds_can_still_be_saved_as_gpt2_files(qtbot, window, tmp_path):
     """The review of this stop: a run trained with a pattern neither tokenizer.json nor
     tiktoken can say (\\X) could not be saved at all: GPT-2 files were refused, pointing

@@ -593,6 +593,14 @@ def gpt2_loss_report(data: TokenizerData) -> tuple[list[str], bool]:
         said.append(f"{first_few(wrong.taken)}, ordinary here, would be taken for one")
     if said:
         lost.append(f"mark no special token, and {'; '.join(said)}")
+    respelled = gpt2_respelled_specials(data)
+    if respelled:
+        lost.append(
+            f"hold {', '.join(respelled[:3])}{' and more' if len(respelled) > 3 else ''} "
+            "(vocab.json holds every token so): a GPT-2 reader that looks a named special "
+            "token up by its text (tokenizers, transformers) gives it another id, or the "
+            "ordinary token its text spells"
+        )
     if wrong.unreadable:
         shown = ", ".join(f"{tok!r} (id {idx})" for idx, tok in wrong.unreadable[:3])
         more = len(wrong.unreadable) - 3
@@ -609,6 +617,34 @@ def gpt2_loss_report(data: TokenizerData) -> tuple[list[str], bool]:
     if template is not None:
         lost.append(template)
     return lost, namable and not wrong.taken and not wrong.unreadable
+
+
+def gpt2_respelled_specials(data: TokenizerData) -> list[str]:
+    """``data``'s special tokens whose text is not their own byte-level spelling, each in
+    words: vocab.json holds them under that spelling, which other GPT-2 readers do not
+    find by the text they are named by (``"<|中文|>"`` is written ``"<|ä¸Ńæĸĩ|>"``), or
+    find as an ordinary token (``"Ġthe"`` is the spelling of `` the``). This project's
+    loader reads the spelling back to bytes, so naming them here is enough."""
+    ordinary = {
+        tok: idx for idx, tok in data.vocab.items() if idx not in data.special_tokens.values()
+    }
+    said = []
+    for text, idx in data.special_tokens.items():
+        spelt = gpt2.encode_token(data.vocab.get(idx, text.encode("utf-8")))
+        if spelt == text:
+            continue
+        try:
+            other = ordinary.get(gpt2.decode_token(text, "special token"))
+        except gpt2.TokenizerFileError:  # a character outside the byte-level alphabet
+            other = None
+        if other is None:
+            said.append(f"special token {text!r} under its byte-level spelling {spelt!r}")
+        else:
+            said.append(
+                f"special token {text!r} under its byte-level spelling {spelt!r} ({text!r} "
+                f"there spells the ordinary token {data.vocab[other]!r}, id {other})"
+            )
+    return said
 
 
 def template_loss(data: TokenizerData) -> str | None:
