@@ -17,7 +17,7 @@ import pytest
 import regex
 import tiktoken
 import tokenizers
-from core_helpers import EOT, SLICES, read_fixture
+from core_helpers import EOT, FIXTURES, SLICES, read_fixture
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.formats.files import LossyFormatWarning, format_problem
@@ -212,6 +212,49 @@ def test_a_special_token_a_merge_makes_is_named_for_tiktoken(tmp_path):
     tok = Tokenizer(vocab, merges, [EOT, word])
     with pytest.raises(ValueError, match=f"special token '{word}' .* is also what merge"):
         tok.save(tmp_path / "tt", format="tiktoken")
+
+
+def test_a_special_token_a_merge_makes_is_named_for_tokenizer_json(tmp_path):
+    """The conversions audit: the tokenizer.json writer said only "merge 913 (b't', b'he'):
+    b'the' is not an ordinary token", where the tiktoken writer names the special token, the
+    cause and the files that hold it; it now says likewise."""
+    tok = Tokenizer.load(FIXTURES / "gpt2_vocab.json", special_tokens=["the"])
+    with pytest.raises(ValueError) as refused:
+        tok.save(tmp_path / "hf", format="hf")
+    said = str(refused.value)
+    assert "special token 'the' (id 1169) is also what merge 913 makes" in said
+    assert said.endswith("(GPT-2 files hold it, named again on loading: 'gpt2')")
+    assert not (tmp_path / "hf").exists()
+    # Which they do: tokenizers' GPT-2 reader, naming it, gives the same ids.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LossyFormatWarning)
+        tok.save(tmp_path / "g", format="gpt2")
+    reader = tokenizers.ByteLevelBPETokenizer(
+        str(tmp_path / "g" / "vocab.json"), str(tmp_path / "g" / "merges.txt")
+    )
+    reader.add_special_tokens(["the"])
+    text = "other the theory"
+    assert reader.encode(text).ids == tok.encode(text)
+
+
+def test_a_special_token_opened_as_text_is_named_for_tiktoken(tmp_path):
+    """The conversions audit: a tokenizer opened with no_specials saved as tiktoken was
+    refused with "id 256: token b'<|endoftext|>' cannot be built from lower-ranked tokens",
+    saying neither the cause nor the format that holds it."""
+    from bpe_studio.core import open_tokenizer
+
+    vocab = dict(BYTES) | {256: b"ab", 257: EOT.encode()}
+    Tokenizer(vocab, [(b"a", b"b")], [EOT]).save(tmp_path / "src", format="hf")
+    tok = open_tokenizer(tmp_path / "src", no_specials=True)
+    with pytest.raises(ValueError) as refused:
+        tok.save(tmp_path / "tt", format="tiktoken")
+    said = str(refused.value)
+    assert "id 257: token b'<|endoftext|>' is made by no merge" in said
+    assert "a special token read as ordinary text" in said
+    assert said.endswith("(save as 'hf', which holds it)")
+    (written,) = tok.save(tmp_path / "hf", format="hf")
+    text = "ab" + EOT + "b"
+    assert tokenizers.Tokenizer.from_file(str(written)).encode(text).ids == tok.encode(text)
 
 
 def _corpus(tmp_path):
@@ -568,7 +611,7 @@ def test_advice_leaves_out_tiktoken_where_the_ids_do_not_follow_the_merges(tmp_p
     # Nor a token no merge makes (the second review), which tiktoken cannot build.
     vocab = dict(BYTES) | {256: b"ab", 257: b"xyz"}
     tok = Tokenizer(vocab, [(b"a", b"b")], [], pattern="cl100k")
-    with pytest.raises(ValueError, match="cannot be built from lower-ranked tokens"):
+    with pytest.raises(ValueError, match="token b'xyz' is made by no merge"):
         tok.save(tmp_path / "tt2", format="tiktoken")
     said = _gpt2_warning(tok, tmp_path / "gpt2b")
     assert said.endswith("save as 'hf', which holds them")
@@ -591,7 +634,7 @@ def test_advice_offers_no_format_for_a_special_token_a_merge_joins(tmp_path):
     source = Tokenizer(dict(BYTES) | {256: b"ab"}, [(b"a", b"b")], [])
     source.save(tmp_path / "src", format="gpt2")
     tok = Tokenizer.load(tmp_path / "src", special_tokens={"a": 97})
-    with pytest.raises(ValueError, match="is not an ordinary token"):
+    with pytest.raises(ValueError, match=r"special token 'a' \(id 97\) is also a part of merge 0"):
         tok.save(tmp_path / "hf", format="hf")
     with pytest.raises(ValueError, match="tiktoken needs all 256 bytes"):
         tok.save(tmp_path / "tt", format="tiktoken")

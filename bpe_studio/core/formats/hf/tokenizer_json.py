@@ -689,6 +689,22 @@ def _pre_tokenizer(pattern: str) -> dict[str, Any]:
     }
 
 
+def _merge_of_an_added_token(data: TokenizerData, at: int, part: bytes, idx: int) -> str:
+    """Why a merge that makes or joins a special or added token (id ``idx``) is not
+    written, in words as the tiktoken writer's for the same case: tokenizers cuts such a
+    token out of the text before any merge, so a merge of it would never apply as here."""
+    a, b = data.merges[at]
+    kind = "special" if idx in data.special_tokens.values() else "added"
+    text = next(s for s, i in {**data.added_tokens, **data.special_tokens}.items() if i == idx)
+    role = f"what merge {at} makes" if part == a + b else f"a part of merge {at} ({a!r}, {b!r})"
+    return (
+        f"{kind} token {text!r} (id {idx}) is also {role}: a tokenizer.json's merges join "
+        f"and make only model.vocab's ordinary tokens, apart from its {kind} tokens, so that "
+        "token and those built on it could not be held (GPT-2 files hold it, named again on "
+        "loading: 'gpt2')"
+    )
+
+
 def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
     # Added tokens, special or not, are written alike but for their "special" flag.
     every_added = {**data.added_tokens, **data.special_tokens}
@@ -740,7 +756,9 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
     seen: set[tuple[bytes, bytes]] = set()
     for i, (a, b) in enumerate(data.merges):
         for part in (a, b, a + b):
-            if part not in inverse or inverse[part] in special_ids:
+            if part in inverse and inverse[part] in special_ids:
+                raise ValueError(_merge_of_an_added_token(data, i, part, inverse[part]))
+            if part not in inverse:
                 raise ValueError(f"merge {i} ({a!r}, {b!r}): {part!r} is not an ordinary token")
         if (a, b) in seen:
             continue  # a repeat never applies; tokenizers would let it override the first

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ...io.atomic import atomic_write_all, output_folder
 from ...pretokenization.names import R50K_PATTERN, pattern_name, pattern_regex
+from ...pretokenization.specials import looks_special
 from ..base.data import TokenizerData
 from .merges import derive_merges
 from .pattern_check import pattern_problem
@@ -49,9 +50,11 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
         derived = derive_merges(ranks, lambda r: f"id {r}")
     except ValueError:
         _refuse_a_special_a_merge_makes(data, ranks)
+        _refuse_a_token_no_merge_makes(data, ranks)
         raise
     if derived != list(data.merges):
         _refuse_a_special_a_merge_makes(data, ranks)
+        _refuse_a_token_no_merge_makes(data, ranks)
         at = next(
             (i for i, (a, b) in enumerate(zip(derived, data.merges)) if a != tuple(b)),
             min(len(derived), len(data.merges)),
@@ -81,6 +84,28 @@ def _refuse_a_special_a_merge_makes(data: TokenizerData, ranks: dict[bytes, int]
                 "keeps special tokens out of its ranks, so that token and those built on it "
                 "could not be ranked (GPT-2 files hold it, named again on loading: 'gpt2')"
             )
+
+
+def _refuse_a_token_no_merge_makes(data: TokenizerData, ranks: dict[bytes, int]) -> None:
+    """ValueError naming the first ordinary token of several bytes that no merge makes, where
+    the merges could not be derived: tiktoken builds each rank from lower ones, so the merge
+    or rank the message would otherwise name is only the consequence. Such a token is most
+    often a special token read as text (a tokenizer opened with ``no_specials``)."""
+    made = {a + b for a, b in data.merges}
+    unmade = [(idx, tok) for tok, idx in ranks.items() if len(tok) > 1 and tok not in made]
+    if not unmade:
+        return
+    idx, tok = min(unmade)
+    cause = (
+        ": it looks like a special token read as ordinary text (as no_specials opens a "
+        "tokenizer), which tiktoken holds only as a special token"
+        if looks_special(tok.decode("utf-8", errors="replace"))
+        else ""
+    )
+    raise ValueError(
+        f"id {idx}: token {tok!r} is made by no merge, and tiktoken builds every token from "
+        f"lower-ranked ones{cause} (save as 'hf', which holds it)"
+    )
 
 
 def special_tokens_problem(special_tokens: Iterable[str]) -> str | None:
