@@ -107,6 +107,10 @@ TIKTOKEN_TRAPS = [
     # "\N{NAME}" is that and the text "{NAME}"; tiktoken dropped "eee" from "eee ab".
     (r"\N{LATIN SMALL LETTER E}+|[^e]+", "eee ab", r"'\N'"),
     (r"[\N{LATIN SMALL LETTER E}]+|[^e]+", "eee ab", r"'\N'"),
+    # Found by the conversions audit: "A" here, a back reference to group 101 there (refused
+    # as "can match empty text" before).
+    (r"\101+|[^A]+", "xAAy", r"'\101' is the character 'A' (an octal escape)"),
+    (r"[\101]+|[^A]+", "xAAy", r"'\101' is the character 'A' (an octal escape)"),
 ]
 
 
@@ -156,6 +160,9 @@ CAN_MATCH_EMPTY = {
     r"(?P<w>\p{L}*)|y": True,
     r"(?P=w)|(?P<w>a)": True,
     r"a|(?R)": True,
+    # Found by the conversions audit: three octal digits are a character, not a backreference.
+    r"\141+|[^a]+": False,
+    r"\1410|x": False,
 }
 
 
@@ -444,6 +451,13 @@ REFUSALS_SAY = [
         r"[a-zA-Z]+|\s+|\S",
     ),  # fmt: skip
     ("tiktoken", r"\s*|\S", "drops the character after it" + GPT2_ONLY, None),
+    (
+        "tiktoken",
+        r"\101+|[^A]+",
+        r"group 101 in tiktoken's regex engine (Rust's fancy-regex), which fails on it; write "
+        r"\x41, read alike in both" + GPT2_ONLY,
+        r"\x41+|[^A]+",
+    ),  # fmt: skip
     (
         "tiktoken",
         r"\N{LATIN SMALL LETTER E}+|[^e]+",

@@ -24,7 +24,8 @@ _LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
 _NAMED_GROUP = re.compile(r"\(\?(?:P?<\w+>|'\w+')")
 # A backreference or a call of a group by name or number, which may match "".
 _REFERENCE = re.compile(r"\(\?(?:P=\w+|P>\w+|&\w+|R|[-+]?\d+)\)")
-_BACKREFERENCE = re.compile(r"\\(?:[1-9]\d*|[gk](?:<[^>]*>|\{[^}]*\}|'[^']*'))")
+# Three octal digits are a character in the regex module's syntax (\101 is "A"), not one.
+_BACKREFERENCE = re.compile(r"\\(?:(?![0-7]{3})[1-9]\d*|[gk](?:<[^>]*>|\{[^}]*\}|'[^']*'))")
 
 
 def can_match_empty(pattern: str) -> bool:
@@ -152,6 +153,8 @@ class _Walk:
             self.i += _CODE_DIGITS[nxt]
         elif nxt == "0" and (octal := _OCTAL.match(s, self.i)):
             self.i = octal.end()
+        elif nxt in "1234567":
+            self.i += 2  # \101: the rest of its three octal digits
         return False, False
 
     def group(self) -> tuple[bool, bool]:

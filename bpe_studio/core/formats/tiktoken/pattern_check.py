@@ -8,7 +8,8 @@ training). Measured against tiktoken (tests/core/test_format_limits.py):
 
 - read apart, silently: ``\\h``/``\\H`` (a hex digit there, horizontal space here), ``\\<`` and
   ``\\>`` (word boundaries there, characters here), ``\\N{NAME}`` (any character but a line
-  break and the text "{NAME}" there, the named character here); in a class,
+  break and the text "{NAME}" there, the named character here), three octal digits
+  (``\\101``: a back reference there, which tiktoken fails on, "A" here); in a class,
   ``&&``, ``--`` and ``~~`` (set operations there, characters here) and a ``[`` (a nested
   class or a POSIX ``[:alpha:]``, ASCII only there); ``$`` outside multi-line mode (there only
   the end of the text, here also before a final line break) and ``\\Z`` (the reverse);
@@ -43,6 +44,9 @@ _ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">", "N")
 # Properties tiktoken's engine reads otherwise (a review: 66 and 68 characters apart).
 _PROPERTY_TRAPS = frozenset({"graph", "print"})
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
+# Three octal digits not led by 0: a character in the regex module's syntax (\101 is "A"), a
+# back reference to group 101 in fancy-regex's, which tiktoken then cannot compile.
+_OCTAL_ESCAPE = re.compile(r"\\[1-7][0-7]{2}")
 _GROUP_NAME = re.compile(r"\(\?(?:P?<\w+>|'\w+'|P[=>]\w+|&\w+)")
 # Escapes followed by a name or number in braces (\p{L}, \x{263A}, \g{1}).
 _ESCAPES_WITH_BRACES = set("pPxuUgk")
@@ -70,6 +74,8 @@ def _class_trap(pattern: str, start: int) -> tuple[str | None, int]:
             # \N in a class: not compiled there, a named character here.
             if pattern[j + 1 : j + 2] in ("h", "H", "N"):
                 return pattern[j : j + 2], j
+            if _OCTAL_ESCAPE.match(pattern, j):
+                return pattern[j : j + 4], j
             j += 2
             continue
         if c == "[":
@@ -95,6 +101,8 @@ def _syntax_trap(pattern: str) -> tuple[str, bool] | None:
             nxt = pattern[i + 1 : i + 2]
             if nxt in _ESCAPE_TRAPS:
                 return "\\" + nxt, False
+            if _OCTAL_ESCAPE.match(pattern, i):
+                return pattern[i : i + 4], False
             end = i + 2
             spelt = spelt_char(pattern, i)
             if spelt is not None:
@@ -204,6 +212,15 @@ def _why(pattern: str) -> str | None:
             f"pattern {shown}: {what} inside a case-insensitive group matches other "
             "characters in tiktoken's regex engine (Rust's fancy-regex) than in Python's "
             "regex; end the group before it, spelling out both cases where needed ([a-zA-Z])"
+        )
+    if found is not None and _OCTAL_ESCAPE.fullmatch(found[0]):
+        trap, code = found[0], int(found[0][1:], 8)
+        instead = f"\\x{code:02x}" if code < 0x100 else f"\\x{{{code:x}}}"
+        return (
+            f"pattern {shown}: {shown_pattern(trap)} is the character {chr(code)!r} (an octal "
+            f"escape) in Python's regex, a back reference to group {trap[1:]} in tiktoken's "
+            f"regex engine (Rust's fancy-regex), which fails on it; write {instead}, read "
+            "alike in both"
         )
     if found is not None:
         trap = found[0]
