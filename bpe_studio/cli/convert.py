@@ -34,6 +34,7 @@ from ..core.formats.tiktoken import sidecar_name
 from ..core.io.atomic import new_files_only
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
+from ..core.pretokenization.specials import looks_special
 from ..core.text.display import plural
 from .output import (
     EXIT_CLOSED_PIPE,
@@ -227,10 +228,16 @@ def gpt2_notes(tok: Tokenizer, fmt: str) -> list[str]:
         )
     if tok.added_tokens:
         shown = ", ".join(map(repr, list(tok.added_tokens)[:3]))
+        # The loader takes only entries written like <...> or [...] unnamed: the files fail
+        # to load unless the others are named.
+        unnamed = [t for t in tok.added_tokens if not looks_special(t)]
+        named = " ".join(shell_option("--special-token", t) for t in unnamed)
+        load = f" (load these files with {named})" if unnamed else ""
         notes.append(
             f"note: vocab.json + merges.txt hold no added token that is not special ({shown}"
             f"{', ...' if len(tok.added_tokens) > 3 else ''}): loaded again they are special "
-            "tokens, which --no-special-tokens encodes as text; --to hf keeps them as they are"
+            f"tokens, which --no-special-tokens encodes as text{load}; --to hf keeps them as "
+            "they are"
         )
     return notes
 

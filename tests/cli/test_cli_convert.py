@@ -384,3 +384,26 @@ def test_the_summary_names_the_pattern_as_train_and_encode_do(tmp_path):
     assert f"pattern: '{regex_text}'" in stderr.splitlines() and "custom" not in stderr
     stderr = ok(cli(tmp_path, "convert", "cl100k_base", "--to", "hf", "--out", "c"))
     assert "pattern: cl100k" in stderr.splitlines()
+
+
+def test_an_added_token_not_written_like_a_special_one_is_noted_with_the_flag_that_loads_it(
+    tmp_path, text
+):
+    """An audit: the note said such a token comes back special, but the files did not load
+    ("do not look like special tokens") until it was named, and the note named no flag."""
+    import tokenizers
+
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"ab"}
+    Tokenizer(vocab, [(b"a", b"b")]).save(tmp_path / "h", format="hf")
+    hf = tokenizers.Tokenizer.from_file(str(tmp_path / "h" / "tokenizer.json"))
+    hf.add_tokens([tokenizers.AddedToken(t, normalized=False) for t in ("tool_call", "<tool>")])
+    hf.save(str(tmp_path / "h" / "tokenizer.json"))
+    stderr = ok(cli(tmp_path, "convert", "h", "--to", "gpt2", "--out", "g"))
+    (note,) = [line for line in stderr.splitlines() if "added token" in line]
+    # '<tool>' is taken for a special token unnamed: only the other is named.
+    assert "(load these files with --special-token tool_call)" in note
+    assert note.count("--special-token") == 1
+    sample = text + "ab tool_call<tool> ab"
+    path = write_text(tmp_path / "t.txt", sample)
+    named = ["--special-token", "tool_call"]
+    assert encode_ids(tmp_path, path, "g", *named) == hf.encode(sample).ids
