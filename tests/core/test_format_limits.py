@@ -344,6 +344,37 @@ def test_a_template_dropped_by_tiktoken_files_is_said(tmp_path):
         tok.save(tmp_path / "hf", format="hf")  # holds it: nothing said
 
 
+@pytest.mark.parametrize("format", ["gpt2", "hf", "tiktoken"])
+def test_the_losses_said_before_saving_are_those_the_save_warns_of(tmp_path, format):
+    """An audit: the app asked about some losses of a save and wrote the others (a
+    template dropped by tiktoken files) without a word; it now asks about what
+    ``save_losses`` names, which must be what the save warns of, or nothing when refused."""
+    from foreign_files import llama3_style
+
+    from bpe_studio.core.formats.files import save_losses
+
+    made = [
+        Tokenizer.load(llama3_style(tmp_path / "llama", full=True)),  # template, ignore_merges
+        Tokenizer(BYTES, [], [], pattern=r"\P{Han}+"),  # leaves Han text unmatched
+        Tokenizer(dict(BYTES) | {256: b"my special"}, [], ["my special"]),
+    ]
+    for i, tok in enumerate(made):
+        out = tmp_path / f"out{i}"
+        prefix = f"{out / 'tokenizer.json' if format == 'hf' else out}: "
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                tok.save(out, format=format)
+            except ValueError:
+                assert save_losses(tok.to_data(), format) == [], i
+                continue
+        said = [str(w.message).removeprefix(prefix) for w in caught]
+        assert all(w.category is LossyFormatWarning for w in caught), i
+        assert save_losses(tok.to_data(), format) == said, i
+    # Each case loses something somewhere.
+    assert save_losses(made[0].to_data(), "tiktoken") and save_losses(made[1].to_data(), "hf")
+
+
 def test_two_ids_of_the_same_bytes_name_them_and_leave_no_folder(tmp_path):
     vocab = dict(BYTES) | {256: b"  ", 257: b"  "}
     tok = Tokenizer(vocab, [(b" ", b" ")], [])

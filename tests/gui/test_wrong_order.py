@@ -204,3 +204,32 @@ def test_a_pattern_tokenizer_json_would_drop_text_for_is_asked_about(qtbot, wind
     window.controller.confirm = lambda title, question: True
     assert window.save_tokenizer(tmp_path / "hf", "hf")
     assert "drops text such as '中'" in Tokenizer.load(tmp_path / "hf" / "tokenizer.json").notes[0]
+
+
+def test_what_tiktoken_files_lose_of_a_loaded_file_is_asked_about(qtbot, window, tmp_path):
+    """An audit: Save as tiktoken of a Llama 3-shaped tokenizer.json dropped its template
+    ('<|begin_of_text|> $A') with no question, where the library's save warns of it: loaded
+    back, add_special_tokens=True added nothing. Cancel writes nothing."""
+    import tokenizers
+    from foreign_files import llama3_style
+
+    path = llama3_style(tmp_path / "llama", full=True)
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+        assert window.load_tokenizer(path)
+    assert blocker.args == [True], window.last_error
+    asked: list[tuple[str, str]] = []
+    window.ask = lambda title, question: asked.append((title, question)) or False
+    assert not window.save_tokenizer(tmp_path / "no", "tiktoken")
+    ((title, question),) = asked
+    assert title == "Save as tiktoken files?"
+    assert "hold no post-processor template ('<|begin_of_text|> $A')" in question
+    assert not (tmp_path / "no").exists()
+    assert window.save_tokenizer(tmp_path / "hf", "hf") and len(asked) == 1  # it holds it
+    hf = Tokenizer.load(tmp_path / "hf" / "tokenizer.json")
+    assert hf.encode("Hi", add_special_tokens=True) == oracle.encode("Hi").ids
+    window.ask = lambda title, question: True
+    assert window.save_tokenizer(tmp_path / "tt", "tiktoken")
+    saved = Tokenizer.load(tmp_path / "tt" / "tokenizer.tiktoken")
+    plain = oracle.encode("Hi", add_special_tokens=False).ids
+    assert saved.encode("Hi", add_special_tokens=True) == plain  # what the question said

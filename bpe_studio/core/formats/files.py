@@ -44,6 +44,7 @@ from .hf.tokenizer_json import (
     AddedTokenConflict,
     added_tokens_problem,
     braced_properties,
+    hf_losses,
     read_hf_parsed,
     split_problem,
     structure_problem,
@@ -51,7 +52,7 @@ from .hf.tokenizer_json import (
 from .presets import preset_data
 from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
 from .tiktoken.pattern_check import pattern_problem as tiktoken_pattern_problem
-from .tiktoken.writing import special_tokens_problem
+from .tiktoken.writing import special_tokens_problem, tiktoken_refusal
 
 FORMATS: tuple[str, ...] = ("gpt2", "hf", "tiktoken")
 DEFAULT_NAME = "tokenizer"
@@ -692,42 +693,65 @@ def save_data(
     first = Path(directory) / (
         "vocab.json" if format == "gpt2" else f"{name or DEFAULT_NAME}.tiktoken"
     )
+    refusal = _refusal(data, format)
+    if refusal is not None:
+        raise ValueError(f"{first}: format {format!r} cannot hold this tokenizer: {refusal}")
+    if format == "hf":
+        return [write_hf(directory, data)]  # its writer warns of what it loses
+    if format == "gpt2":
+        pair = gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data))
+        written = list(pair)
+    else:
+        written = list(write_tiktoken(directory, name or DEFAULT_NAME, data))
+    for loss in _losses(data, format):  # once written: a save refused is not also warned of
+        warnings.warn(f"{os.fspath(directory)}: {loss}", LossyFormatWarning, stacklevel=3)
+    return written
+
+
+def save_losses(data: TokenizerData, format: str) -> list[str]:
+    """What saving ``data`` in ``format`` loses, in the words of the LossyFormatWarnings
+    :func:`save_data` gives (without the folder they start with), found without writing: what
+    an app asks about before it writes. Empty when nothing is lost, or when the format
+    refuses ``data`` (:func:`save_data` says why)."""
+    if format == "hf":
+        return hf_losses(data)
+    if _refusal(data, format) is not None:
+        return []
+    if format == "tiktoken" and tiktoken_refusal(data) is not None:
+        return []
+    return _losses(data, format)
+
+
+def _refusal(data: TokenizerData, format: str) -> str | None:
+    """Why GPT-2 or tiktoken files cannot hold ``data`` whatever its vocabulary (the
+    writers refuse the rest), or None."""
     beyond = (
         only_a_file_says(data.pipeline)
         if format != "hf" and data.pipeline is not None and data.pipeline.needed
         else None
     )
     if beyond is not None:
-        raise ValueError(
-            f"{first}: format {format!r} cannot hold this tokenizer: {beyond}: only a "
-            "tokenizer.json can say that (save it as 'hf')"
+        return f"{beyond}: only a tokenizer.json can say that (save it as 'hf')"
+    if format == "gpt2" and data.ignore_merges:
+        return (
+            "it looks whole pre-tokens up in the vocabulary (ignore_merges) and merges.txt "
+            "cannot say so (save it as 'hf')"
         )
+    return None
+
+
+def _losses(data: TokenizerData, format: str) -> list[str]:
+    """What GPT-2 or tiktoken files of ``data`` lose, as :func:`save_data` warns of it."""
     if format == "gpt2":
-        if data.ignore_merges:
-            raise ValueError(
-                f"{first}: format 'gpt2' cannot hold this tokenizer: it looks whole pre-tokens "
-                "up in the vocabulary (ignore_merges) and merges.txt cannot say so (save it "
-                "as 'hf')"
-            )
         lost, namable = gpt2_loss_report(data)
-        pair = gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data))
-        if lost:  # once written: a save refused is not also warned of
-            named = "loading them back needs them named (pattern=, special_tokens=); "
-            warnings.warn(
-                f"{os.fspath(directory)}: GPT-2 files (vocab.json + merges.txt) "
-                f"{'; '.join(lost)}: {named if namable else ''}{_holds_both(data)}",
-                LossyFormatWarning,
-                stacklevel=3,
-            )
-        return list(pair)
-    if format == "hf":
-        return [write_hf(directory, data)]
-    written = list(write_tiktoken(directory, name or DEFAULT_NAME, data))
+        if not lost:
+            return []
+        named = "loading them back needs them named (pattern=, special_tokens=); "
+        return [
+            f"GPT-2 files (vocab.json + merges.txt) {'; '.join(lost)}: "
+            f"{named if namable else ''}{_holds_both(data)}"
+        ]
     template = template_loss(data)
-    if template is not None:
-        warnings.warn(
-            f"{os.fspath(directory)}: tiktoken files {template} (save as 'hf', which holds it)",
-            LossyFormatWarning,
-            stacklevel=3,
-        )
-    return written
+    if template is None:
+        return []
+    return [f"tiktoken files {template} (save as 'hf', which holds it)"]

@@ -32,12 +32,10 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ...core.corpus.sources import check_corpus_path, is_glob_or_url
 from ...core.formats.base.data import TokenizerData
-from ...core.formats.files import DEFAULT_NAME, LossyFormatWarning, save_data
-from ...core.formats.hf.tokenizer_json import dropped_when_written
+from ...core.formats.files import DEFAULT_NAME, LossyFormatWarning, save_data, save_losses
 from ...core.formats.tiktoken import sidecar_name
 from ...core.io.atomic import output_folder
 from ...core.io.worker_memory import give_back_freed_memory
-from ...core.pretokenization.names import shown_pattern
 from ...core.train.vocab import initial_vocab
 from ..jobs.loader import OfferedTokenizer, TokenizerLoader
 from ..model.app_model import AppModel
@@ -354,13 +352,15 @@ class Controller(QObject):
             return False
         if problem is not None and not self.confirm("Save as GPT-2 files?", problem.message):
             return False
-        left_out = dropped_when_written(data) if format == "hf" else None
-        if left_out is not None and not self.confirm(
-            "Save as tokenizer.json?",
-            f"The pattern {shown_pattern(data.pattern)} leaves text such as {left_out!r} "
-            "unmatched. This tokenizer refuses such text; tokenizer.json drops it, as "
-            "tokenizers does, and no id stands for it.\n\nSave as tokenizer.json anyway? "
-            "Tiktoken files keep the refusal.",
+        # Every loss the library would warn of, asked about at once (what GPT-2 files lose,
+        # the same losses, is asked above with what loading them back needs).
+        losses = save_losses(data, format) if format != "gpt2" else []
+        files = "tokenizer.json" if format == "hf" else "tiktoken files"
+        if losses and not self.confirm(
+            f"Save as {files}?",
+            f"Saved as {files}, this tokenizer loses what the files cannot say:\n\n"
+            + "\n\n".join(f"• {loss}" for loss in losses)
+            + f"\n\nSave as {files} anyway?",
         ):
             return False
         n = saveable_merges(self.hub.state)

@@ -824,7 +824,8 @@ def _hf_object(data: TokenizerData, where: str) -> dict[str, Any]:
             warnings.warn(
                 f"{where}: the pattern {shown_pattern(data.pattern)} leaves text such as "
                 f"{left_out!r} unmatched; this tokenizer refuses such text, but tokenizers, "
-                "reading this file, drops it (no id stands for it)",
+                "reading this file, drops it (no id stands for it); tiktoken files keep "
+                "the refusal",
                 LossyFormatWarning,
                 stacklevel=3,
             )
@@ -931,6 +932,25 @@ def _warn_looked_up_whole(
         LossyFormatWarning,
         stacklevel=4,
     )
+
+
+def hf_losses(data: TokenizerData) -> list[str]:
+    """What a ``tokenizer.json`` written for ``data`` loses, in the words of the
+    LossyFormatWarnings :func:`write_hf` gives (without the path they start with), found
+    without writing; empty when it loses nothing or cannot be written (:func:`write_hf` says
+    why)."""
+    where = "tokenizer.json"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LossyFormatWarning)
+        try:
+            _hf_object(data, where)
+        except ValueError:
+            return []
+    return [
+        str(w.message).removeprefix(f"{where}: ")
+        for w in caught
+        if issubclass(w.category, LossyFormatWarning)
+    ]
 
 
 def write_hf(directory: str | os.PathLike, data: TokenizerData) -> Path:
