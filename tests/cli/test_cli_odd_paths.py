@@ -171,13 +171,8 @@ def test_a_glob_matching_a_file_and_a_link_to_it_is_refused(tmp_path, link, args
         (tmp_path / "s" / "link.txt").symlink_to("a.txt")
     else:
         (tmp_path / "s" / "link.txt").hardlink_to(tmp_path / "s" / "a.txt")
-    command = args[0]
     for corpus in (["s/*.txt"], ["s/a.txt", "s/b.txt", "s/link.txt"]):
-        if command == "inspect":
-            named = [*args[:2], *(w for path in corpus for w in ("--corpus", path))]
-        else:
-            named = [command, *corpus, *args[1:]]
-        line = error_line(cli(tmp_path, *named))
+        line = error_line(cli(tmp_path, *_naming(args, corpus)))
         assert line == (
             f"bpe-studio: error: s/link.txt: the same file as s/a.txt (a link), given twice as "
             f"{twice} twice); name it once"
@@ -198,14 +193,8 @@ def test_one_path_spelt_twice_is_not_called_a_link(tmp_path, args, twice):
     link)"; no link was there. A ``file://`` URL of it is another spelling too."""
     (tmp_path / "s").mkdir()
     write_text(tmp_path / "s" / "a.txt", "hello world")
-    command = args[0]
     for again in ("./s/a.txt", "s//a.txt", f"file://{tmp_path}/s/a.txt"):
-        corpus = ["s/a.txt", again]
-        if command == "inspect":
-            named = [*args[:2], *(w for path in corpus for w in ("--corpus", path))]
-        else:
-            named = [command, *corpus, *args[1:]]
-        line = error_line(cli(tmp_path, *named))
+        line = error_line(cli(tmp_path, *_naming(args, ["s/a.txt", again])))
         assert line == (
             f"bpe-studio: error: {again}: another spelling of s/a.txt, given twice as "
             f"{twice} twice); name it once"
@@ -655,3 +644,10 @@ def test_far_more_workers_than_cores_is_said(tmp_path):
     encoded = ok(cli(tmp_path, "encode", corpus, "--tokenizer", "gpt2", "--workers", many,
                      "--out", tmp_path / "ids.npy"))  # fmt: skip
     assert "note: --workers" not in encoded
+
+
+def _naming(args: tuple[str, ...], corpus: list[str]) -> list[str]:
+    """The command line ``args`` with each of ``corpus`` given where its command takes one."""
+    if args[0] == "inspect":
+        return [*args[:2], *(w for path in corpus for w in ("--corpus", path))]
+    return [args[0], *corpus, *args[1:]]
