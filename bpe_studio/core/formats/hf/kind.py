@@ -176,32 +176,29 @@ def removed_strings(pre_tokenizer: object) -> list[str]:
     """Probe texts for the strings a pre-tokenizer's JSON removes (a Split of a ``String``
     with the ``Removed`` behavior: "zz"), each alone and between words: a probe of common
     text need not hold them."""
-    if isinstance(pre_tokenizer, list):
-        return [text for item in pre_tokenizer for text in removed_strings(item)]
-    if not isinstance(pre_tokenizer, dict):
-        return []
-    found = removed_strings(pre_tokenizer.get("pretokenizers"))
-    pattern = pre_tokenizer.get("pattern")
-    written = pattern.get("String") if isinstance(pattern, dict) else None
-    if str(pre_tokenizer.get("behavior", "")).lower() == "removed" and written:
-        found += [written, f"a {written} b"]
-    return found
+    return [t for w, _ in _removing_splits(pre_tokenizer, "String") for t in (w, f"a {w} b")]
 
 
 def removed_regexes(pre_tokenizer: object) -> list[str]:
     """The ``Regex`` patterns of a pre-tokenizer's JSON's Splits that remove what they match
     (the ``Removed`` behavior, not inverted: an inverted one removes what no probe text
     escapes, between its matches)."""
+    return [w for w, inverted in _removing_splits(pre_tokenizer, "Regex") if not inverted]
+
+
+def _removing_splits(pre_tokenizer: object, kind: str) -> list[tuple[str, bool]]:
+    """The patterns of ``kind`` ("String" or "Regex") that the Splits of a pre-tokenizer's
+    JSON with the ``Removed`` behavior write, each with whether the Split is inverted."""
     if isinstance(pre_tokenizer, list):
-        return [found for item in pre_tokenizer for found in removed_regexes(item)]
+        return [found for item in pre_tokenizer for found in _removing_splits(item, kind)]
     if not isinstance(pre_tokenizer, dict):
         return []
-    found = removed_regexes(pre_tokenizer.get("pretokenizers"))
+    found = _removing_splits(pre_tokenizer.get("pretokenizers"), kind)
     pattern = pre_tokenizer.get("pattern")
-    written = pattern.get("Regex") if isinstance(pattern, dict) else None
+    written = pattern.get(kind) if isinstance(pattern, dict) else None
     removed = str(pre_tokenizer.get("behavior", "")).lower() == "removed"
-    if removed and not pre_tokenizer.get("invert") and isinstance(written, str) and written:
-        found.append(written)
+    if removed and isinstance(written, str) and written:
+        found.append((written, bool(pre_tokenizer.get("invert"))))
     return found
 
 
