@@ -22,14 +22,16 @@ import threading
 import pytest
 from gui_helpers import EOT, FIXTURES, wait_for_spans
 
-from bpe_studio.core import BpeTrainer, count_text
+from bpe_studio.core import BpeTrainer, Tokenizer, count_text
 from bpe_studio.core.explain.span_arrays import compute_spans
 from bpe_studio.core.reference import top_pairs_after
 from bpe_studio.core.train.vocab import initial_vocab
 from bpe_studio.gui.jobs import span_service as spans_module
 from bpe_studio.gui.jobs.latest import LatestJob
+from bpe_studio.gui.jobs.span_service import SpanService
 from bpe_studio.gui.model.app_model import AppModel
 from bpe_studio.gui.model.state import Phase, RunSettings, TrainingResult
+from bpe_studio.gui.model.tokenizer_source import TokenizerSource
 from bpe_studio.gui.training.replay import Pace, Replay
 from bpe_studio.gui.views.pair_chart import PairChart
 from bpe_studio.gui.views.token_editor import TokenEditor
@@ -311,3 +313,20 @@ def test_editor_splits_the_edited_text_not_the_one_before(qtbot):
         for name in ("ids", "starts", "ends", "partial"):
             assert (getattr(editor.spans, name) == getattr(fresh, name)).all(), (k, name)
     editor.shutdown()
+
+
+def test_a_loaded_tokenizer_with_merges_out_of_order_shows_each_step_as_encoded(qtbot, tmp_path):
+    # Merge 0 joins "a" and "bc", which merge 1 makes (Llama 3's file lists such merges):
+    # at step 1 "abc" is three bytes, not the token merge 0 would make.
+    vocab = {i: bytes([i]) for i in range(256)} | {256: b"abc", 257: b"bc"}
+    Tokenizer(vocab, [(b"a", b"bc"), (b"b", b"c")]).save(str(tmp_path / "t"))
+    source = TokenizerSource("loaded", tokenizer=Tokenizer.load(str(tmp_path / "t")))
+    service = SpanService(debounce_ms=0)
+    shown: list = []
+    service.ready.connect(shown.append)
+    text = "abc xbc abcabc"
+    for k in (2, 1, 0, 1):
+        with qtbot.waitSignal(service.ready, timeout=10_000):
+            service.request(source, lambda: text, step=k)
+        assert shown[-1].spans.ids.tolist() == source.at(k).encode(text), k
+    service.shutdown()

@@ -30,12 +30,17 @@ class MergeTree:
     the first merge that makes token ``t`` (``NO_MERGE`` for a byte or special token, or a
     vocabulary entry no merge makes), ``left[t]`` and ``right[t]`` the two tokens that merge
     joins. ``one_way``: no token is made by two merges, so a token's parts in any encoding
-    are its tree's (what splitting a text's tokens back needs)."""
+    are its tree's. ``monotone``: every merge ranks after every merge that makes one of its
+    parts, as in any trained list (a file's may not be: Llama 3's ``tokenizer.json`` lists
+    merges whose parts later merges make). Moving a text's tokens between steps merge by
+    merge, or splitting them back, gives what encoding with the first ``k`` merges gives
+    only when both hold (``spans_at_step``)."""
 
     rank: np.ndarray
     left: np.ndarray
     right: np.ndarray
     one_way: bool
+    monotone: bool
 
     @classmethod
     def of(cls, tokenizer: Tokenizer) -> MergeTree:
@@ -60,7 +65,14 @@ class MergeTree:
         ranks[ids], lefts[ids], rights[ids] = rank[first], left[first], right[first]
         special = np.fromiter(tokenizer.merger.special_ids, dtype=np.int64)
         ranks[special[special < size]] = NO_MERGE
-        return cls(ranks, lefts, rights, len(ids) == len(made))
+        # The last merge that makes each id: a part made again after the merge using it
+        # breaks the order as much as one made only after it.
+        last = np.full(size, NO_MERGE, dtype=np.int64)
+        np.maximum.at(last, made, rank)
+        made_last = np.concatenate([last, np.full(1, NO_MERGE, dtype=np.int64)])
+        parts = np.minimum(np.concatenate([left, right]), size)  # size: an id no merge makes
+        monotone = bool(np.all(made_last[parts] < np.concatenate([rank, rank])))
+        return cls(ranks, lefts, rights, len(ids) == len(made), monotone)
 
     def ranks(self, ids: np.ndarray) -> np.ndarray:
         """The rank of the merge that made each of ``ids`` (``NO_MERGE`` where none did)."""

@@ -8,12 +8,14 @@ tokenizer's rank-based merging and training's merge-by-merge one agree). Forward
 merge after another, never across a pre-token's edge (:func:`pretoken_starts`); :class:`MergeIds`
 holds the merges as ids by rank. :class:`SpanLadder` keeps a text's spans at every ``every``-th
 step as they are passed, so that any step, backward too, is at most ``every`` merges forward
-from a rung once that rung is known. Back, when no token is made by two merges
-(``MergeTree.one_way``): the encoding after the first ``k`` merges is the later one with every
-token made by merge ``k`` or later split into the two tokens that merge joined, again and
-again (merges only ever join neighbours), so :func:`split_back` turns the spans of a text under
-the whole tokenizer, computed once, into its spans at any earlier step in a few vectorised
-passes (:class:`SpanSplitter`). Threads are the app's (``gui/jobs/span_service.py``).
+from a rung once that rung is known. Both ways need merges in which each ranks after those
+that make its parts (``MergeTree.monotone``, as training makes them). Back, when no token
+is made by two merges (``MergeTree.one_way``): the encoding after the first ``k`` merges is
+the later one with every token made by merge ``k`` or later split into the two tokens that
+merge joined, again and again (merges only ever join neighbours), so :func:`split_back`
+turns the spans of a text under the whole tokenizer, computed once, into its spans at any
+earlier step in a few vectorised passes (:class:`SpanSplitter`). Threads are the app's
+(``gui/jobs/span_service.py``).
 """
 
 from __future__ import annotations
@@ -41,8 +43,12 @@ class MergeIds:
     @classmethod
     def of(cls, tokenizer: Tokenizer) -> MergeIds | None:
         """The merges of ``tokenizer`` as ids; None when they are not plain BPE steps (a merge
-        repeating an earlier pair, or a token the vocabulary does not hold), which only a
-        fresh encode handles."""
+        repeating an earlier pair, a token the vocabulary does not hold, or merges that are
+        not ``MergeTree.monotone``: applying merge ``r`` everywhere before merge ``r + 1``
+        then misses what the encoder merges once a later merge has made a part), which only
+        a fresh encode handles."""
+        if not MergeTree.of(tokenizer).monotone:
+            return None
         ids = {token: i for i, token in tokenizer.vocab.items()}
         seen: set[tuple[bytes, bytes]] = set()
         left, right, new = [], [], []
@@ -247,15 +253,17 @@ class SpanSplitter:
     def of(cls, whole: Tokenizer, top: SpanArrays, steps: int) -> SpanSplitter | None:
         """A splitter over ``top``, the spans of a text under ``whole`` (``steps`` merges);
         None when a token of ``whole`` is made by two merges (its parts in an encoding could
-        be either merge's), or when the tokens' bytes are not the text's UTF-8, in order:
-        a text that is not valid UTF-8 (its spans are mapped back from a repaired text), or
-        a ``tokenizer.json`` that changes the text before splitting it (a normalizer, a
-        prefix space, added tokens that strip spaces), whose tokens :func:`split_back`
-        would place by bytes the text does not hold."""
+        be either merge's), when its merges are not ``MergeTree.monotone`` (a token made
+        before one of its parts is kept whole at a step that lacks the part), or when the
+        tokens' bytes are not the text's UTF-8, in order: a text that is not valid UTF-8
+        (its spans are mapped back from a repaired text), or a ``tokenizer.json`` that
+        changes the text before splitting it (a normalizer, a prefix space, added tokens
+        that strip spaces), whose tokens :func:`split_back` would place by bytes the text
+        does not hold."""
         tree = MergeTree.of(whole)
         # subtle: with ignore_merges a pre-token that is a token is that token, whichever
         # merges would make it; splitting it back by the merge tree gives other tokens.
-        if not tree.one_way or whole.merger.looks_up_whole:
+        if not (tree.one_way and tree.monotone) or whole.merger.looks_up_whole:
             return None
         try:
             data = top.text.encode("utf-8")
