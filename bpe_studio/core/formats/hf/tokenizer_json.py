@@ -12,9 +12,10 @@ record's ``notes``), and encoding itself.
 Regexes: ``tokenizers`` runs Oniguruma (Ruby syntax), this project the ``regex`` module.
 Reading translates (``hf.onig``). Writing does not (but for one-letter property names,
 put in braces: Oniguruma reads ``\\pL`` as the text "pL"): a custom pattern using what the two
-read differently (``^``/``$``, ``{m,n}+``, some inline flags) or what tokenizers cannot compile
-is refused, naming what to write instead where one exists and the files that hold it; the
-named ones are written in forms proven equal by the tests.
+read differently (``^``/``$``, ``{m,n}+``, the regex module's fuzzy ``{e<=1}``, some inline
+flags) or what tokenizers cannot compile is refused, naming what to write instead where one
+exists and the files that hold it; the named ones are written in forms proven equal by the
+tests.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ...pretokenization.scan_patterns import unwrapped
 from ...text.display import first_few
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
+from ..base.fuzzy import FUZZY_REASON, fuzzy_at
 from ..base.json_errors import read_json
 from ..base.lossy import LossyFormatWarning
 from .added_tokens import EmptyAddedToken
@@ -65,8 +67,9 @@ _HF_PATTERNS: dict[str, str] = {
 }
 _HF_NAMES = {regex: name for name, regex in _HF_PATTERNS.items()}
 _ESCAPES_WITH_BRACES = set("pPNxgkuU")
-# (\z is the end of the text in both, as the cl100k written above has it.)
-_ANCHOR_ESCAPES = set("ZGhHRXK")
+# (\z is the end of the text in both, as the cl100k written above has it.) \m and \M: the
+# regex module's start and end of a word, which Oniguruma does not have.
+_ANCHOR_ESCAPES = set("ZGhHRXKmM")
 # What to write instead of a refused construct, where something means the same in both.
 _INSTEAD = {
     "$": "; \\z is the end of the text in both",
@@ -135,6 +138,9 @@ def engine_trap(pattern: str) -> str | None:
         elif c in "^$":
             return c
         elif c == "{":
+            fuzzy = fuzzy_at(pattern, i)
+            if fuzzy is not None:
+                return fuzzy
             m = _QUANTIFIER.match(pattern, i)
             if m and pattern[m.end() : m.end() + 1] == "+":
                 return m.group() + "+"
@@ -617,6 +623,8 @@ def _why(pattern: str) -> str | None:
     regex = pattern if inner is None else inner
     written = braced_properties(regex)
     trap = engine_trap(written)
+    if trap and fuzzy_at(trap, 0) == trap:
+        return f"pattern {shown_pattern(regex)}: {shown_pattern(trap)} {FUZZY_REASON}"
     if trap:
         return (
             f"pattern {shown_pattern(regex)}: {shown_pattern(trap)} means different things in "

@@ -19,6 +19,8 @@ training). Measured against tiktoken (tests/core/test_format_limits.py):
 - a pattern that can match empty text: tiktoken's encoder panics on the empty piece, or
   drops the character after it (``(?=\\p{Sc})|...`` lost every "€"); decided on the
   pattern's structure (``empty_match``), as no set of sample texts holds every context;
+- fuzzy matching (``{e<=1}`` after an item: ``base.fuzzy``), text there; ``\\g`` (a
+  subroutine call there, ``\\g<1>``, a back reference here);
 - inline flags other than ``i``, ``m``, ``s``, ``x``, ``u``, and ``\\X``: tiktoken cannot
   compile them. Where tiktoken is installed, it is asked to compile the pattern too, which
   also finds the property names and escapes it lacks.
@@ -33,14 +35,16 @@ import re
 
 from ...pretokenization.names import PATTERNS, pattern_name, property_key, shown_pattern
 from ..base.case_folds import folds_apart, spelt_char
+from ..base.fuzzy import FUZZY_REASON, fuzzy_at
 from .empty_match import can_match_empty
 
 _FLAGS_TIKTOKEN_READS = set("imsxu")
 # Escapes tiktoken reads otherwise: \h a hex digit there, \< and \> word boundaries there
 # (characters here), \Z also before a final line break there, \N any character but a line
 # break there (so \N{NAME} is that and the text "{NAME}", a named character here); \X is not
-# in it.
-_ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">", "N")
+# in it. \g is a subroutine call there (\g<1> matches what group 1 may match), a back
+# reference here, or not compiled there (\g{1}).
+_ESCAPE_TRAPS = ("h", "H", "Z", "X", "<", ">", "N", "g")
 # Properties tiktoken's engine reads otherwise (a review: 66 and 68 characters apart).
 _PROPERTY_TRAPS = frozenset({"graph", "print"})
 _FLAGS = re.compile(r"\(\?([a-zA-Z0-9^-]*)[:)]")
@@ -57,6 +61,7 @@ _INSTEAD = {
     "$": "; \\z is the end of the text in both",
     "\\Z": "; \\z is the end of the text in both",
     "\\N": "; write the character itself or its code (\\x{65} for 'e'), read alike in both",
+    "\\g": "; write \\1 or (?P=name) for a back reference, read alike in both",
 }
 
 
@@ -161,6 +166,9 @@ def _syntax_trap(pattern: str) -> tuple[str, bool] | None:
                 modes.pop()
             i += 1
         else:
+            fuzzy = fuzzy_at(pattern, i) if c == "{" else None
+            if fuzzy is not None:
+                return fuzzy, False
             if folding and folds_apart(c):
                 return c, True
             i += 1
@@ -222,6 +230,8 @@ def _why(pattern: str) -> str | None:
             f"regex engine (Rust's fancy-regex), which fails on it; write {instead}, read "
             "alike in both"
         )
+    if found is not None and found[0].startswith("{"):
+        return f"pattern {shown}: {shown_pattern(found[0])} {FUZZY_REASON}"
     if found is not None:
         trap = found[0]
         instead = _INSTEAD.get(trap, "")
