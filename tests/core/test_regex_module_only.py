@@ -202,3 +202,15 @@ def test_a_construct_is_refused_or_read_alike(tmp_path, mixed, construct):
             assert _tiktoken_ids(tok, vocab, tmp_path / fmt, text) == expected
         else:
             assert _tokenizers_ids(tok, tmp_path / fmt, text) == expected
+
+
+def test_fuzzy_matching_spaced_out_in_verbose_mode_is_refused_for_tiktoken():
+    """In verbose mode the regex module leaves out the spaces in the braces too: "{ e<=1 }"
+    is a constraint there, and text to it elsewhere, as to tiktoken."""
+    pattern, text = r"(?x) (?:the){ e<=1 }" + TAIL, "thee tha"
+    assert tiktoken_pieces(pattern, text) != our_pieces(pattern, text)  # it does matter
+    problem = format_problem("tiktoken", pattern, [])
+    assert problem is not None and "'{ e<=1 }' " + FUZZY in problem
+    plain = r"(?:the){ e<=1 }" + TAIL
+    assert format_problem("tiktoken", plain, []) is None
+    assert tiktoken_pieces(plain, "thee the{ e<=1 }") == our_pieces(plain, "thee the{ e<=1 }")

@@ -16,6 +16,8 @@ import regex
 # Braces a fuzzy constraint could be: an error kind (e, i, d or s) standing alone, after an
 # optional lower bound or cost, with nothing that could end the braces early.
 _CANDIDATE = regex.compile(r"\{[0-9<=+,\s]*[eids](?![A-Za-z])[^{}\\()|]*\}")
+# An inline flag group turning verbose mode on, where white space in the braces is left out.
+_VERBOSE = regex.compile(r"\(\?[a-zA-Z]*x[a-zA-Z-]*[:)]")
 
 FUZZY_REASON = (
     "is fuzzy matching, which only Python's regex module has: tiktoken's regex engine "
@@ -31,16 +33,21 @@ def fuzzy_at(pattern: str, i: int) -> str | None:
     '{e<=1}'
     >>> fuzzy_at("a{2e}", 1) is None
     True
+    >>> fuzzy_at("(?x)a{ e<=1 }", 5)
+    '{ e<=1 }'
     """
     m = _CANDIDATE.match(pattern, i)
     if m is None:
         return None
     braces = m.group()
     # Decided by the regex module itself, which reads the braces as text where they are no
-    # constraint it knows: as text, "x" followed by them matches only itself.
+    # constraint it knows: as text, "x" followed by them matches only itself. Verbose mode
+    # anywhere before counts (over-approximated: "{ e<=1 }" is a constraint there only).
+    verbose = "(?x)" if _VERBOSE.search(pattern, 0, i) else ""
     try:
-        compiled = regex.compile("x" + braces)
+        compiled = regex.compile(verbose + "x" + braces)
     except regex.error:
         return None
-    as_text = compiled.fullmatch("x" + braces) is not None and compiled.fullmatch("x") is None
+    text = "x" + ("".join(braces.split()) if verbose else braces)
+    as_text = compiled.fullmatch(text) is not None and compiled.fullmatch("x") is None
     return None if as_text else braces
