@@ -499,12 +499,17 @@ def test_report_takes_the_run_in_its_free_slot_unless_the_user_chose_it(qtbot, w
     with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
         window.tabs.setCurrentWidget(report)
     computed = blocker.args[0]
-    assert computed.tokenizers[-1] == "The run's tokenizer (step 143)"  # 400 - 257 merges
+    assert (
+        computed.tokenizers[-1]
+        == "The run's tokenizer: trained on tinystories_sample.txt (step 143)"
+    )  # 400 - 257 merges
     from bpe_studio.core import train_bpe
 
     run = Tokenizer(*train_bpe(DEMO_CORPUS, 400, ["<|endoftext|>"]), ["<|endoftext|>"])
     text = (ROOT / "resources" / "samples" / SAMPLE_FILES[0][1]).read_text(encoding="utf-8")
-    cell = computed.cell(SAMPLE_FILES[0][0], "The run's tokenizer (step 143)")
+    cell = computed.cell(
+        SAMPLE_FILES[0][0], "The run's tokenizer: trained on tinystories_sample.txt (step 143)"
+    )
     assert cell.tokens == len(run.encode(text))
 
     # A slot the user set to "(none)" stays so when the next run finishes.
@@ -526,6 +531,7 @@ def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
     report = window.report
     text = (ROOT / "resources" / "samples" / SAMPLE_FILES[0][1]).read_text(encoding="utf-8")
     specials = ["<|endoftext|>"]
+    named = f"The run's tokenizer: trained on {DEMO_CORPUS.name}"
     run = Tokenizer(*train_bpe(DEMO_CORPUS, 600, specials), specials)
     session = paused_in_window(qtbot, window, DEMO_CORPUS, 600, after=99)
     window.tabs.setCurrentWidget(report)
@@ -538,12 +544,12 @@ def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
         return report.report.cell(SAMPLE_FILES[0][0], label).tokens
 
     window.timeline.select_step(40)
-    assert computed_with("The run's tokenizer (step 40)") == len(run.truncated(40).encode(text))
+    assert computed_with(f"{named} (step 40)") == len(run.truncated(40).encode(text))
     chosen = (1, report.table.columnCount() - 1)
     report.table.setCurrentCell(*chosen)
     # Step 0 is named too: its one token per byte read as a fault, unnamed (a scale audit).
     window.timeline.select_step(0)
-    assert computed_with("The run's tokenizer (step 0)") == len(text.encode("utf-8"))
+    assert computed_with(f"{named} (step 0)") == len(text.encode("utf-8"))
     # The cell chosen stays chosen (a real-display audit: stepping from this tab cleared it).
     assert (report.table.currentRow(), report.table.currentColumn()) == chosen
     session.resume()
@@ -551,9 +557,9 @@ def test_the_reports_run_column_names_the_step_it_measured(qtbot, window):
     # Ended, the timeline still picks the step (an audit: the run's column stayed the whole
     # run's while the editor and the lab showed the step scrubbed to).
     window.timeline.select_step(40)
-    assert computed_with("The run's tokenizer (step 40)") == len(run.truncated(40).encode(text))
+    assert computed_with(f"{named} (step 40)") == len(run.truncated(40).encode(text))
     window.hub.follow_live()  # the newest merge: the whole run
-    assert computed_with("The run's tokenizer (step 343)") == len(run.encode(text))
+    assert computed_with(f"{named} (step 343)") == len(run.encode(text))
 
 
 def test_a_compressed_or_records_corpus_has_its_row(qtbot, window, tmp_path):
@@ -636,7 +642,10 @@ def test_a_discarded_run_is_shown_and_exported_by_no_page(qtbot, window):
     )  # fmt: skip
     with qtbot.waitSignal(report.computed, timeout=120_000) as blocker:
         window.tabs.setCurrentWidget(report)
-    assert blocker.args[0].tokenizers[-1] == "The run's tokenizer (step 143)"
+    assert (
+        blocker.args[0].tokenizers[-1]
+        == "The run's tokenizer: trained on tinystories_sample.txt (step 143)"
+    )
     window.ask = lambda title, question: True  # "Discard the trained tokenizer?" Yes
     assert window.open_corpus(FIXTURES / "german.txt")
     assert window.state.shown is None
@@ -906,7 +915,9 @@ def test_compare_follows_the_timeline_once_the_run_has_ended_or_was_loaded(qtbot
 
     def tokens_at(k: int) -> int:
         _settled(qtbot, compare, lambda: step_shown() == k)
-        assert compare.stats[0].text().endswith(f"The run's tokenizer (step {k:,})")
+        # Named by what the run is: trained on the corpus, then the file loaded.
+        shown = compare.stats[0].text()
+        assert "· The run's tokenizer: " in shown and shown.endswith(f" (step {k:,})")
         return compare.comparison.a.tokens
 
     assert tokens_at(143) == len(run.encode(TEXT))

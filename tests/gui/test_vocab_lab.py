@@ -765,7 +765,7 @@ def test_every_line_names_the_step_its_figures_are_of(qtbot, window, lab):
     overlap = lab.overlap_line.text()
     # Against itself: the second side is "the same tokenizer", not its name again.
     assert overlap.startswith("Against the same tokenizer (step 100) (ordinary")
-    assert "only in The run's tokenizer (step 100) " in overlap
+    assert "only in The run's tokenizer: trained on tinystories_slice.txt (step 100) " in overlap
     legend = [label.text for _, label in lab.charts._ov_legend.items]
     assert legend == ["only run at step 100", "shared", "only the same tokenizer"]
 

@@ -6,6 +6,7 @@ bytes and special tokens, the first ``k`` merges of the record, the run's patter
 tokenizer's is its own, cut to ``k`` merges. The build itself (the vocabulary, the merges and
 the ``Tokenizer``: 50 ms for 9,000 merges) runs where the returned function is called, in a
 background job. :func:`run_data_at` gives the same as the files Save writes.
+:func:`run_name` is what the pages' columns, legends and exported files call it.
 
 subtle: the builder reads the record after it was captured, in another thread. That is safe
 because a run's record only ever grows (appended to, never edited) and a new run gets a new
@@ -21,8 +22,23 @@ from collections.abc import Callable
 from ...core import Tokenizer
 from ...core.formats.base.data import TokenizerData
 from ...core.train.vocab import BYTE_TOKENS
+from .file_names import tokenizer_name
 from .state import Phase, RunState
 from .tokenizer_source import TokenizerSource
+
+RUN_LABEL = "The run's tokenizer"  # the pickers' entry: whatever the run on screen is
+
+
+def run_name(state: RunState) -> str:
+    """What the Report's columns and the Vocabulary lab's CSV call the run's tokenizer: the
+    pickers' entry, and which tokenizer it is now, as the editor's heading names it (the
+    loaded file by its model's name, a trained run by its corpus), so an exported file says
+    what it measured. The pickers' entry stays short: it is one entry whatever the run is."""
+    if state.loaded is not None:
+        return f"{RUN_LABEL}: {state.loaded_name or tokenizer_name(state.loaded.vocab_file)}"
+    if state.run_corpus is not None:
+        return f"{RUN_LABEL}: trained on {state.run_corpus.name}"
+    return RUN_LABEL
 
 
 def training_label(k: int, made: int) -> str:

@@ -52,6 +52,7 @@ from .lab_records import (
     TokenizerSpec,
     UsageResult,
 )
+from .run_tokenizer import run_name
 from .state import Phase
 
 if TYPE_CHECKING:
@@ -273,7 +274,9 @@ class VocabLab:
         if s.shown is None:
             return None
         merges = None if s.loaded is not None else s.published
-        return TokenizerRef(key, label, s.run_id, merges)
+        # Named by what the run is (the file, the corpus), not the pickers' entry: the summary
+        # CSV and the charts' title say which tokenizer they measured.
+        return TokenizerRef(key, run_name(s), s.run_id, merges)
 
     def wanted_a(self) -> TokenizerRef | None:
         """The tokenizer examined now (None: none can be; the run's, with no run)."""

@@ -45,7 +45,7 @@ from ..model.app_model import AppModel
 from ..model.errors import describe_job_error
 from ..model.file_names import tokenizer_source
 from ..model.file_versions import file_version
-from ..model.run_tokenizer import run_tokenizer_at
+from ..model.run_tokenizer import RUN_LABEL, run_name, run_tokenizer_at
 from ..model.state import Phase, RunState
 from ..model.tokenizer_cache import TokenizerCache
 from . import hub_models
@@ -224,7 +224,7 @@ class TokenizerPicker(QComboBox):
         """Every choice, in order; files come after the presets (:meth:`add_file`)."""
         if allow_none:
             self.addItem("(none)", NONE)
-        self.addItem("The run's tokenizer", RUN)
+        self.addItem(RUN_LABEL, RUN)
         for name in PRESETS:
             self.addItem(preset_label(name), preset_key(name))
         self._files_end = self.count()  # where the next file is inserted
@@ -289,8 +289,9 @@ class TokenizerPicker(QComboBox):
 
     def _run_choice(self, label: str) -> Choice:
         """The run's tokenizer at the timeline's step, in every phase (the timeline picks the
-        step every view shows), named with its step; step 0 too, whose one token per byte
-        would read as a fault, unnamed. Read now, on the GUI thread; built in the job."""
+        step every view shows), named by what it is (``run_name``: the file loaded, the
+        corpus trained on) and its step; step 0 too, whose one token per byte would read as
+        a fault, unnamed. Read now, on the GUI thread; built in the job."""
         state = self.hub.state
         source = state.shown
         if source is None:
@@ -302,7 +303,7 @@ class TokenizerPicker(QComboBox):
         if not state.phase.training and state.step < k:
             k = state.step
             get = _run_at_step(state, k)
-        return Choice(RUN, f"{label} (step {k:,})", get, self.pane)
+        return Choice(RUN, f"{run_name(state)} (step {k:,})", get, self.pane)
 
     def built(self, key: str) -> AnyTokenizer | None:
         """The tokenizer of the entry ``key`` if it is built (a file's, of the version on

@@ -49,6 +49,7 @@ from ...core.text.display import plural
 from ..model.app_model import AppModel
 from ..model.lab_records import CorpusRef
 from ..model.panes import report_pane
+from ..model.run_tokenizer import RUN_LABEL
 from .common import not_a_tab_stop, points, steady_label, title_label
 from .lazy_page import LazyPage
 from .picker import ENCODE_LOCK, NONE, RUN, Choice, FailedPick, TokenizerPicker, preset_key
@@ -399,9 +400,16 @@ class ReportView(LazyPage):
         self.table.clear()
         self.table.setRowCount(len(report.samples))
         self.table.setColumnCount(len(report.tokenizers))
-        # The unit on a line of its own: on one line with a run's "(step 20,000)" the header
-        # was wider than its column at 1280 x 800 and was cut at both ends.
-        self.table.setHorizontalHeaderLabels([f"{t}\n(bytes/token)" for t in report.tokenizers])
+        # The unit on a line of its own, and the run's name and step each on theirs: on one
+        # line with a run's "(step 20,000)" the header was wider than its column at
+        # 1280 x 800 and was cut at both ends.
+        heads = [
+            t.replace(f"{RUN_LABEL}: ", f"{RUN_LABEL}:\n", 1).replace(" (step ", "\n(step ")
+            if t.startswith(f"{RUN_LABEL}: ")
+            else t
+            for t in report.tokenizers
+        ]
+        self.table.setHorizontalHeaderLabels([f"{t}\n(bytes/token)" for t in heads])
         self.table.setVerticalHeaderLabels(list(report.samples))
         why = {(x.sample, x.tokenizer): x.reason for x in report.left_out}
         for row, sample in enumerate(report.samples):
