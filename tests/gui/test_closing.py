@@ -395,7 +395,7 @@ def test_the_close_questions_save_remembers_its_folder_only_once_saved(
 ):
     # A session audit: a folder the save failed in (read-only, full) became the folder the
     # next save dialog opened in.
-    from PySide6.QtWidgets import QFileDialog, QInputDialog
+    from PySide6.QtWidgets import QInputDialog
 
     from bpe_studio.gui.views import file_dialogs
 
@@ -406,7 +406,7 @@ def test_the_close_questions_save_remembers_its_folder_only_once_saved(
     folders = [str(failing), str(out)]
     first = staticmethod(lambda parent, title, label, items, *rest: (items[0], True))
     monkeypatch.setattr(QInputDialog, "getItem", first)
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: folders.pop(0))
+    monkeypatch.setattr(file_dialogs, "run_dialog", lambda *a, **k: [folders.pop(0)])
     asking(window, "save")
     window.close()
     assert window.isVisible() and str(failing) in (window.last_error or "")

@@ -14,6 +14,7 @@ from PySide6.QtGui import QKeySequence, QScreen
 from PySide6.QtWidgets import QApplication, QFileDialog, QTableWidget
 
 from bpe_studio.gui.app import DEMO_CORPUS
+from bpe_studio.gui.views import file_dialogs
 from bpe_studio.gui.views.help_dialogs import ShortcutsDialog
 
 
@@ -35,22 +36,12 @@ def asked(monkeypatch, tmp_path):
     seen: list[str] = []
     answers: list[object] = []
 
-    def ask(kind):
-        def dialog(parent, caption, folder, *rest, **kwargs):
-            seen.append(str(folder))
-            answer = answers.pop(0) if answers else ""
-            if kind == "files":
-                return ([answer] if answer else []), ""
-            if kind == "folder":
-                return answer
-            return answer, ""
+    def dialog(parent, caption, start, file_filter, mode):
+        seen.append(str(start))
+        answer = answers.pop(0) if answers else ""
+        return [answer] if answer else []
 
-        return dialog
-
-    monkeypatch.setattr(QFileDialog, "getOpenFileNames", ask("files"))
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", ask("file"))
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", ask("file"))
-    monkeypatch.setattr(QFileDialog, "getExistingDirectory", ask("folder"))
+    monkeypatch.setattr(file_dialogs, "run_dialog", dialog)
     return home, seen, answers
 
 
@@ -153,7 +144,6 @@ def test_a_folder_a_save_failed_in_is_not_the_next_dialogs(qtbot, window, asked,
 
 
 def test_an_export_that_failed_leaves_the_folder_unremembered(qtbot, asked, tmp_path):
-    from bpe_studio.gui.views import file_dialogs
     from bpe_studio.gui.views.save_chooser import choose_and_save
 
     home, seen, answers = asked
@@ -194,8 +184,6 @@ def test_file_dialogs_open_roomy(qtbot, window, monkeypatch, tmp_path):
     # A keyboard audit: the dialogs opened at 632x416 whatever the window, their Size and
     # Date columns cut.
     from PySide6.QtCore import QTimer
-
-    from bpe_studio.gui.views import file_dialogs
 
     monkeypatch.setenv("HOME", str(tmp_path))
     window.resize(1000, 700)  # within the test screen (the dialog stays within it)

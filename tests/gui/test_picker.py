@@ -14,12 +14,12 @@ import pytest
 from gui_helpers import FIXTURES, wait_for_spans
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
-from PySide6.QtWidgets import QFileDialog
 
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.core.formats.base.preset_table import PRESETS
 from bpe_studio.core.io.hf_hub import POPULAR
 from bpe_studio.gui.model.state import Phase
+from bpe_studio.gui.views import file_dialogs
 from bpe_studio.gui.views.picker import (
     ASK_HUB,
     LOAD_FILE,
@@ -229,12 +229,12 @@ def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypat
     before = picker.key
     changes: list[str] = []
     picker.choice_changed.connect(lambda: changes.append(picker.key))
-    answer = [""]
-    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (answer[0], ""))
+    answer: list[str] = []  # the paths the dialog gives: none, cancelled
+    monkeypatch.setattr(file_dialogs, "run_dialog", lambda *a, **k: answer)
     picker.activated.emit(picker.findData(LOAD_FILE))  # cancelled: nothing changes
     assert picker.key == before and changes == []
     (path,) = Tokenizer.preset("gpt2").save(tmp_path, format="hf")
-    answer[0] = str(path)
+    answer.append(str(path))
     picker.activated.emit(picker.findData(LOAD_FILE))
     assert picker.key == file_key(path) and changes == [file_key(path)]
     assert picker.currentText() == tmp_path.name  # by its folder, not "tokenizer.json"

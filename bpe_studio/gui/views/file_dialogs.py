@@ -8,18 +8,21 @@ live: nothing of the user's is there, and nothing should be written there). The 
 are kept with ``QSettings``. :func:`open_file`, :func:`open_files`, :func:`save_file` and
 :func:`existing_folder` ask (modal); the open dialogs remember where the answer was, a save's
 caller does (:func:`remember`) once the save succeeded: a folder it failed in (read-only,
-full) is not where the next dialog should open. Each opens at a share of the window's size.
+full) is not where the next dialog should open. Each opens at a share of the window's size,
+and tells files apart by their names alone (:class:`ByName`), never by reading them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from PySide6.QtCore import QEvent, QFileInfo, QMimeDatabase, QMimeType, QObject
+from PySide6.QtGui import QAbstractFileIconProvider, QIcon
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QFileIconProvider, QWidget
 
 from .common import app_settings
 
@@ -121,7 +124,7 @@ class _Roomy(QObject):
 
 @contextmanager
 def _roomy(parent: QWidget | None) -> Iterator[None]:
-    """While a static dialog of ``QFileDialog`` runs: it opens at :data:`ROOM` of the window
+    """While a file dialog runs: it opens at :data:`ROOM` of the window
     (its own size, 632 x 416 or so, cut the Size and Date columns). A native dialog is left
     as its platform sizes it."""
     app = QApplication.instance()
@@ -135,35 +138,97 @@ def _roomy(parent: QWidget | None) -> Iterator[None]:
             app.removeEventFilter(roomy)
 
 
+class ByName(QFileIconProvider):
+    """A file's icon and type from its name alone.
+
+    Qt's own provider reads the first bytes of every file a dialog lists to tell its type,
+    on the GUI thread: a file whose read never returns (``/proc/kmsg`` for root, a stalled
+    network mount) froze the app as soon as its folder was shown or typed into the dialog.
+    """
+
+    _mimes = QMimeDatabase()
+
+    def icon(self, what: QAbstractFileIconProvider.IconType | QFileInfo) -> QIcon:
+        kind = QAbstractFileIconProvider.IconType
+        if isinstance(what, kind):
+            return super().icon(what)
+        if what.isDir():
+            return super().icon(kind.Folder)
+        fallback = super().icon(kind.File)
+        return QIcon.fromTheme(self._by_name(what).iconName(), fallback)
+
+    def type(self, info: QFileInfo) -> str:
+        if info.isDir():
+            return "Folder"
+        mime = self._by_name(info)
+        return mime.comment() or mime.name()
+
+    def _by_name(self, info: QFileInfo) -> QMimeType:
+        return self._mimes.mimeTypeForFile(info, QMimeDatabase.MatchMode.MatchExtension)
+
+
+@cache
+def by_name() -> ByName:
+    """The provider every dialog shares (a dialog does not own its provider)."""
+    return ByName()
+
+
+# What a dialog asks for.
+FILE, FILES, SAVE_AS, FOLDER = "file", "files", "save as", "folder"
+
+
+def run_dialog(
+    parent: QWidget | None, caption: str, start: str, file_filter: str, mode: str
+) -> list[str]:
+    """Ask with a modal dialog opened on ``start`` (a folder, or for :data:`SAVE_AS` the
+    proposed file); the paths chosen, [] when cancelled."""
+    dialog = QFileDialog(parent, caption, start, file_filter)
+    # Set before the event loop runs: the dialog asks for its entries' icons and types only
+    # once the folder's listing arrives through it.
+    dialog.setIconProvider(by_name())
+    if mode == SAVE_AS:
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+    elif mode == FOLDER:
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly)
+    elif mode == FILES:
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFiles)
+    else:
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    with _roomy(parent):
+        accepted = dialog.exec() == QDialog.DialogCode.Accepted
+    chosen = dialog.selectedFiles() if accepted else []
+    dialog.deleteLater()
+    return chosen
+
+
 def open_file(parent: QWidget | None, kind: str, caption: str, file_filter: str) -> str:
     """One file to open; "" when cancelled."""
-    with _roomy(parent):
-        path, _ = QFileDialog.getOpenFileName(parent, caption, start_folder(kind), file_filter)
-    if path:
-        remember(kind, path)
-    return path
+    paths = run_dialog(parent, caption, start_folder(kind), file_filter, FILE)
+    if paths:
+        remember(kind, paths[0])
+    return paths[0] if paths else ""
 
 
 def open_files(parent: QWidget | None, kind: str, caption: str, file_filter: str) -> list[str]:
     """Files to open (one or several); [] when cancelled."""
-    with _roomy(parent):
-        paths, _ = QFileDialog.getOpenFileNames(parent, caption, start_folder(kind), file_filter)
+    paths = run_dialog(parent, caption, start_folder(kind), file_filter, FILES)
     if paths:
         remember(kind, paths[0])
-    return list(paths)
+    return paths
 
 
 def save_file(parent: QWidget | None, kind: str, caption: str, name: str, file_filter: str) -> str:
     """Where to save a file proposed as ``name``; "" when cancelled. Not remembered: the
     caller calls :func:`remember` once the file is saved."""
     proposed = str(Path(start_folder(kind)) / name)
-    with _roomy(parent):
-        path, _ = QFileDialog.getSaveFileName(parent, caption, proposed, file_filter)
-    return path
+    paths = run_dialog(parent, caption, proposed, file_filter, SAVE_AS)
+    return paths[0] if paths else ""
 
 
 def existing_folder(parent: QWidget | None, kind: str, caption: str) -> str:
     """A folder to save into; "" when cancelled. Not remembered: the caller calls
     :func:`remember` once the save into it succeeded."""
-    with _roomy(parent):
-        return QFileDialog.getExistingDirectory(parent, caption, start_folder(kind))
+    paths = run_dialog(parent, caption, start_folder(kind), "", FOLDER)
+    return paths[0] if paths else ""
