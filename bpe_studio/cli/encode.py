@@ -30,6 +30,7 @@ from ..core.corpus.errors import CorpusNotFound
 from ..core.corpus.sources import CorpusFile, changes_first, check_text_field, check_text_files
 from ..core.corpus.tasks import corpus_files
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
+from ..core.explain.usage import WHOLE_INPUT
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.files import foreign_file
 from ..core.formats.hf.template import Template
@@ -342,12 +343,15 @@ def _encode(args: argparse.Namespace) -> int:
         if stats.tokens:
             per_token = (stats.input_bytes - dropped) / stats.tokens
             lines.append(f"compression ratio: {per_token:.2f} bytes/token (of the text kept)")
-    elif stats.tokens:
-        # subtle: one that drops text its ids' bytes cannot count (its note says it drops
-        # text) has the ratio over every input byte, said so.
-        whole = " (of the whole input, the text dropped not counted out)"
-        shown = whole if drops_uncounted(described) else ""
-        lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token{shown}")
+    else:
+        # subtle: one that drops text its ids' bytes cannot count (a WordPiece's spaces; a
+        # normalizer's file) says so, and has the ratio over every input byte, said so.
+        uncounted = stats.input_bytes > 0 and drops_uncounted(described)
+        if uncounted:
+            lines.append(dropped_note(described, None, stats.input_bytes))
+        if stats.tokens:
+            shown = f" ({WHOLE_INPUT})" if uncounted else ""
+            lines.append(f"compression ratio: {stats.bytes_per_token:.2f} bytes/token{shown}")
     if stats.input_bytes:
         lines.append(f"throughput: {rate:.2f} MB/s")
     last, code = _wrote(args.out, closed_after, written)

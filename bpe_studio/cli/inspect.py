@@ -31,7 +31,13 @@ from ..core.encode.foreign import AnyTokenizer
 from ..core.encode.tokenizer import Tokenizer
 from ..core.explain.categories import CATEGORIES, label
 from ..core.explain.overlap import Overlap, overlap
-from ..core.explain.usage import CorpusUsage, corpus_usage, dropped_words
+from ..core.explain.usage import (
+    UNCOUNTED_WORDS,
+    WHOLE_INPUT,
+    CorpusUsage,
+    corpus_usage,
+    dropped_words,
+)
 from ..core.explain.vocabulary import Makeup, TokenTable, no_reach, token_table
 from ..core.io.gc_pause import gc_paused
 from ..core.text.display import plural, readable_size, readable_token
@@ -43,7 +49,6 @@ from .inputs import (
     input_files,
     records,
 )
-from .kept_text import drops_uncounted
 from .output import (
     EXIT_CLOSED_PIPE,
     EXIT_USAGE,
@@ -109,10 +114,10 @@ def _inspect(args: argparse.Namespace) -> int:
         again = os.path.realpath(args.against) == os.path.realpath(args.source)
         against = _load(args.against, None, warn=not again)
         other, other_notes = token_table(against), against.notes
-    usage = None
     # subtle: where a normalizer or a prefix space changes the text's bytes (or tokenizers
-    # runs the file), the ids' bytes do not tell how much was dropped: said, not counted as 0.
-    uncounted = drops_uncounted(tok)
+    # runs the file), the ids' bytes do not tell how much was dropped: the usage's dropped is
+    # None (``usage.drops_uncounted``), said, not counted as 0.
+    usage = None
     if corpora:
         with ExitStack() as stack:
             paths = stack.enter_context(input_files(corpora, args.records))
@@ -161,7 +166,6 @@ def _inspect(args: argparse.Namespace) -> int:
             pattern=split[0],
             notes=tok.notes,
             other_notes=other_notes,
-            uncounted=uncounted,
         )
         text = json.dumps(shown, ensure_ascii=False) + "\n"
         data = text.encode("utf-8", errors="backslashreplace")
@@ -174,7 +178,6 @@ def _inspect(args: argparse.Namespace) -> int:
             split=split[1],
             notes=tok.notes,
             other_notes=other_notes,
-            uncounted=uncounted,
         )
         data = text.encode("utf-8", errors="surrogateescape")
     closed_after = write_stream(STDOUT, data)
@@ -258,13 +261,11 @@ def report(
     pattern: str | None = None,
     notes: tuple[str, ...] = (),
     other_notes: tuple[str, ...] = (),
-    uncounted: bool = False,
 ) -> dict[str, Any]:
     """The ``--json`` object (see the README's "inspect --json"); ``pattern`` as
     ``sources.split_pattern`` gives it: a name or the regex itself (None: no single
     pattern splits text); ``notes``, the tokenizer's; ``other_notes``, the ``--against``
-    one's; ``uncounted``: the tokenizer drops text the ids' bytes cannot count
-    (``kept_text.drops_uncounted``)."""
+    one's."""
     makeup = table.makeup()
     out: dict[str, Any] = {
         "tokenizer": {
@@ -292,7 +293,7 @@ def report(
         "unreachable_ids": None if makeup.unreachable is None else table.unreachable_ids(),
     }
     if usage is not None:
-        out["corpus"] = _usage_json(table, usage, uncounted)
+        out["corpus"] = _usage_json(table, usage)
     if shares is not None:
         out["against"] = {
             "tokenizer": shares.other,
@@ -308,7 +309,7 @@ def report(
     return out
 
 
-def _usage_json(table: TokenTable, usage: CorpusUsage, uncounted: bool) -> dict[str, Any]:
+def _usage_json(table: TokenTable, usage: CorpusUsage) -> dict[str, Any]:
     ids, counts = usage.ranked(table)
     unused = usage.unused_by_category(table)
     used_by = _used_by_category(table, usage)
@@ -316,7 +317,7 @@ def _usage_json(table: TokenTable, usage: CorpusUsage, uncounted: bool) -> dict[
         "files": list(usage.files),
         "bytes": usage.bytes,
         "tokens": usage.tokens,
-        "dropped_bytes": None if uncounted else usage.dropped,
+        "dropped_bytes": usage.dropped,
         "bytes_per_token": usage.bytes_per_token,
         "seconds": round(usage.seconds, 3),
         "used": int(len(ids)),
@@ -365,12 +366,10 @@ def summary(
     split: str | None = None,
     notes: tuple[str, ...] = (),
     other_notes: tuple[str, ...] = (),
-    uncounted: bool = False,
 ) -> str:
     """The readable report (stdout without ``--json``); ``split``, the line saying how the
     tokenizer splits text (``sources.split_line``); ``notes``, the tokenizer's (what it does
-    otherwise than its file says); ``other_notes``, the ``--against`` one's; ``uncounted``:
-    the tokenizer drops text the ids' bytes cannot count (``kept_text.drops_uncounted``)."""
+    otherwise than its file says); ``other_notes``, the ``--against`` one's."""
     m = table.makeup()
     specials = [
         table.tokens[r].decode("utf-8", "replace") for r in range(len(table)) if table.special[r]
@@ -405,7 +404,7 @@ def summary(
             f"  {c.leading_space:>9,}"
         )
     if usage is not None:
-        lines += ["", *_usage_lines(table, usage, top, uncounted)]
+        lines += ["", *_usage_lines(table, usage, top)]
     if shares is not None:
         lines += ["", *_overlap_lines(shares, other_notes)]
     return "\n".join(lines) + "\n"
@@ -426,14 +425,14 @@ def _length_bins(histogram: dict[int, int]) -> dict[str, int]:
     return bins
 
 
-def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int, uncounted: bool) -> list[str]:
+def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
     ordinary = int((~table.special).sum())
     ids, counts = usage.ranked(table)
     per = ""
     if usage.bytes_per_token is not None:
         kept = " of the text kept" if usage.dropped else ""
-        if uncounted:
-            kept = " of the whole input, the text dropped not counted out"
+        if usage.dropped is None:
+            kept = f" {WHOLE_INPUT}"
         per = f" ({usage.bytes_per_token:.2f} bytes/token{kept})"
     lines = [
         f"Corpus {' '.join(usage.files)}: {readable_size(usage.bytes)} of text, "
@@ -441,7 +440,9 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int, uncounted: boo
         f"  used {len(ids):,} of the {ordinary:,} ordinary tokens ({_share(len(ids), ordinary)});"
         f" never used: {ordinary - len(ids):,}",
     ]
-    if usage.dropped:
+    if usage.dropped is None:
+        lines.insert(1, f"  the tokenizer's pre-tokenizer {UNCOUNTED_WORDS}")
+    elif usage.dropped:
         lines.insert(
             1, f"  the tokenizer's pre-tokenizer {dropped_words(usage.dropped, usage.bytes)}"
         )

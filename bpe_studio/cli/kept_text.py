@@ -16,9 +16,10 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer
-from ..core.explain.usage import dropped_words
+from ..core.explain.usage import UNCOUNTED_WORDS, dropped_words
+from ..core.explain.usage import drops_uncounted as usage_drops_uncounted
 from ..core.formats.base.data import TokenizerData
-from ..core.formats.hf.kind import TOKENIZERS_BYTE_LEVEL, noted_dropping, pre_tokenizer_removes
+from ..core.formats.hf.kind import noted_dropping
 from ..core.pretokenization.names import shown_pattern
 from .sources import pipeline_of, split_pattern
 
@@ -38,13 +39,14 @@ def drops_text(tok: AnyTokenizer | TokenizerData) -> bool:
 
 def drops_uncounted(tok: AnyTokenizer | TokenizerData) -> bool:
     """Whether ``tok`` drops text where the bytes of its ids do not tell how much: a
-    normalizer or a prefix space changes the text's bytes too, or ``tokenizers`` runs it;
-    only where its loading note says what it drops (a step that removes text may remove
-    none)."""
+    normalizer or a prefix space changes the text's bytes too, or ``tokenizers`` runs it
+    (``usage.drops_uncounted``, which ``inspect`` and the app's lab go by too); for its own
+    pipeline only where its loading note says what it drops (a step that removes text may
+    remove none)."""
+    if not isinstance(tok, TokenizerData):
+        return usage_drops_uncounted(tok)
     if not noted_dropping(tok.notes):
         return False
-    if isinstance(tok, ForeignTokenizer):
-        return tok.kind == TOKENIZERS_BYTE_LEVEL and pre_tokenizer_removes(tok.backend)
     pipeline = pipeline_of(tok)
     return pipeline is not None and pipeline.removes_text and not pipeline.drops_text
 
@@ -58,10 +60,12 @@ def kept_bytes(vocab: Mapping[int, bytes], ids_path: str) -> int:
     return sum(int(lengths[ids[at : at + _BLOCK]].sum()) for at in range(0, ids.size, _BLOCK))
 
 
-def dropped_note(tok: AnyTokenizer | TokenizerData, dropped: int, total: int) -> str:
-    """The summary's note: how many of the input's ``total`` bytes ``tok`` dropped."""
+def dropped_note(tok: AnyTokenizer | TokenizerData, dropped: int | None, total: int) -> str:
+    """The summary's note: how many of the input's ``total`` bytes ``tok`` dropped (None:
+    it drops text that cannot be counted, :func:`drops_uncounted`)."""
     pattern = split_pattern(tok)
     what = (
         "tokenizer.json's pre-tokenizer" if pattern is None else f"pattern {shown_pattern(pattern)}"
     )
-    return f"note: the {what} {dropped_words(dropped, total)}"
+    said = UNCOUNTED_WORDS if dropped is None else dropped_words(dropped, total)
+    return f"note: the {what} {said}"

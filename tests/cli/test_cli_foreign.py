@@ -124,3 +124,29 @@ def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path):
     # convert needs the project's own reading: refused, saying where it runs.
     line = error_line(cli(tmp_path, "convert", path, "--to", "gpt2", "--out", tmp_path / "o"))
     assert "Punctuation" in line and "tokenizers runs this file" in line
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "sentencepiece", "byte-level"])
+def test_encode_says_the_text_a_foreign_file_drops_is_not_counted(tmp_path, kind):
+    """An audit: encode with a BERT-style file (which drops every space) gave its ratio as
+    if nothing were dropped, without a word; a Unigram with WhitespaceSplit, a
+    SentencePiece-style BPE with CharDelimiterSplit and a byte-level file with the
+    BertPreTokenizer the same. What they drop is not counted (their ids are not the text's
+    bytes): said, and the ratio said to be of the whole input. The oracle: tokenizers' own
+    pre-tokenizer leaves bytes out, and its ids."""
+    from core_helpers import write_text
+    from foreign_files import dropping_files, pre_tokenizer_dropped
+
+    path = dropping_files(tmp_path)[kind]
+    text = "The cat sat on the mat|again, and again.\n" * 40
+    write_text(tmp_path / "t.txt", text)
+    assert pre_tokenizer_dropped(path, text) > 0
+    result = cli(tmp_path, "encode", "t.txt", "--tokenizer", path, "--out", "ids.npy")
+    ok(result)
+    ids = tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+    assert np.load(tmp_path / "ids.npy").tolist() == ids
+    lines = result.stderr.splitlines()
+    said = "note: the tokenizer.json's pre-tokenizer drops text, as tokenizers does (no id "
+    assert f"{said}stands for it): not counted, as the ids' bytes cannot tell how much" in lines
+    ratio = f"compression ratio: {len(text.encode()) / len(ids):.2f} bytes/token"
+    assert f"{ratio} (of the whole input, the text dropped not counted out)" in lines, lines

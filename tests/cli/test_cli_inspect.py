@@ -315,3 +315,49 @@ def test_the_beside_warning_reads_the_gpt2_files_once(tmp_path, monkeypatch, cap
     tok = inspect._load(str(vocab), None)
     assert len(tok.vocab) > 256 and read == []
     assert "the model's tokenizer.json beside it encodes otherwise" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "unigram", "sentencepiece", "byte-level"])
+def test_text_a_tokenizers_run_file_drops_is_not_counted_as_none(tmp_path, kind):
+    """An audit: inspect --corpus on a BERT-style file (BertPreTokenizer, WordPiece), which
+    drops every space (18% of English), reported dropped_bytes 0, and its bytes/token over
+    the whole input without a word; so did a Unigram with WhitespaceSplit and a
+    SentencePiece-style BPE with CharDelimiterSplit, and a byte-level file with the
+    BertPreTokenizer had no note. Their ids are not the text's bytes ("##ing", "▁the"), so
+    what they drop is not counted: null, said, and the ratio said to be of the whole input.
+    The oracle: tokenizers' own pre-tokenizer leaves bytes out of its pieces."""
+    from foreign_files import dropping_files, pre_tokenizer_dropped
+
+    path = dropping_files(tmp_path)[kind]
+    text = "The cat sat on the mat|again, and again.\n" * 40
+    write_text(tmp_path / "t.txt", text)
+    assert pre_tokenizer_dropped(path, text) > 0
+    ids = tokenizers.Tokenizer.from_file(str(path)).encode(text, add_special_tokens=False).ids
+    report = cli(tmp_path, "inspect", path, "--corpus", "t.txt", "--json")
+    ok(report)
+    corpus = json.loads(report.stdout)["corpus"]
+    assert (corpus["bytes"], corpus["tokens"]) == (len(text.encode()), len(ids))
+    assert corpus["dropped_bytes"] is None
+    assert corpus["bytes_per_token"] == len(text.encode()) / len(ids)
+    summary = cli(tmp_path, "inspect", path, "--corpus", "t.txt")
+    ok(summary)
+    ratio = f"{len(text.encode()) / len(ids):.2f} bytes/token"
+    assert f"({ratio} of the whole input, the text dropped not counted out)" in summary.stdout
+    said = "  the tokenizer's pre-tokenizer drops text, as tokenizers does (no id stands for it):"
+    assert f"{said} not counted, as the ids' bytes cannot tell how much\n" in summary.stdout
+
+
+def test_a_tokenizers_run_file_that_drops_nothing_keeps_dropped_at_0(tmp_path):
+    """The other side: a Unigram file whose Metaspace drops nothing has 0 dropped bytes and
+    a plain ratio (tokenizers' pieces hold every byte of the text)."""
+    from foreign_files import pre_tokenizer_dropped, unigram
+
+    path = unigram(tmp_path / "unigram")
+    text = "The cat sat on the mat, again and again.\n" * 40
+    write_text(tmp_path / "t.txt", text)
+    assert pre_tokenizer_dropped(path, text) == 0
+    report = cli(tmp_path, "inspect", path, "--corpus", "t.txt", "--json")
+    ok(report)
+    assert json.loads(report.stdout)["corpus"]["dropped_bytes"] == 0
+    summary = ok(cli(tmp_path, "inspect", path, "--corpus", "t.txt"))
+    assert "drops text" not in summary and "not counted" not in summary

@@ -201,3 +201,51 @@ def falcon_style(directory: Path) -> Path:
         ]
     )
     return _save(tok, directory)
+
+
+def with_pre_tokenizer(path: Path, directory: Path, pre_tokenizer: object) -> Path:
+    """The file at ``path`` with ``pre_tokenizer`` (a ``tokenizers.pre_tokenizers`` one) in
+    place of its own, saved in ``directory``."""
+    tok = Tokenizer.from_file(str(path))
+    tok.pre_tokenizer = pre_tokenizer
+    return _save(tok, directory)
+
+
+def dropping_files(directory: Path) -> dict[str, Path]:
+    """A file of each kind whose pre-tokenizer drops text: BERT's (WordPiece with the
+    BertPreTokenizer, dropping whitespace), a Unigram with WhitespaceSplit, a
+    SentencePiece-style BPE (byte fallback) with CharDelimiterSplit("|"), and a byte-level
+    BPE with BERT's before its ByteLevel (run by tokenizers: this project's reader refuses
+    the BertPreTokenizer)."""
+    byte_level = pre_tokenizers.Sequence(
+        [pre_tokenizers.BertPreTokenizer(), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+    )
+    return {
+        "wordpiece": wordpiece(directory / "wordpiece"),
+        "unigram": with_pre_tokenizer(
+            unigram(directory / "made-unigram"),
+            directory / "unigram",
+            pre_tokenizers.WhitespaceSplit(),
+        ),
+        "sentencepiece": with_pre_tokenizer(
+            sentencepiece_bpe(directory / "made-sp"),
+            directory / "sentencepiece",
+            pre_tokenizers.CharDelimiterSplit("|"),
+        ),
+        "byte-level": with_pre_tokenizer(
+            falcon_style(directory / "made-falcon"), directory / "byte-level", byte_level
+        ),
+    }
+
+
+def pre_tokenizer_dropped(path: Path, text: str) -> int:
+    """The bytes of ``text`` the pre-tokenizer of the file at ``path`` leaves out of its
+    pieces (no piece's offsets hold them), as ``tokenizers`` normalizes and pre-tokenizes it
+    (its own count: a Metaspace's piece spells a space "▁", so pieces' own bytes would not
+    do)."""
+    tok = Tokenizer.from_file(str(path))
+    normalized = tok.normalizer.normalize_str(text) if tok.normalizer is not None else text
+    held = [False] * len(normalized)
+    for _, (start, end) in tok.pre_tokenizer.pre_tokenize_str(normalized):
+        held[start:end] = [True] * (end - start)
+    return sum(len(c.encode()) for c, kept in zip(normalized, held) if not kept)

@@ -482,6 +482,33 @@ def test_exports(qtbot, window, lab, tmp_path):
     assert str(folder) in window.errors[-1]
 
 
+def test_text_a_bert_style_file_drops_is_not_counted_as_none(qtbot, window, lab, tmp_path):
+    """An audit: the lab's line gave a BERT-style file (BertPreTokenizer, WordPiece: every
+    space dropped) a bytes/token over the whole input as if nothing were dropped, and its
+    CSV 0 dropped bytes. What it drops is not counted (its ids are not the text's bytes):
+    the line says so and that the ratio is of the whole input; the CSV's cell is empty.
+    The oracle: tokenizers' own pre-tokenizer leaves bytes out of its pieces."""
+    from foreign_files import pre_tokenizer_dropped, wordpiece
+
+    path = wordpiece(tmp_path / "bert")
+    text = "The cat sat on the mat, again and again.\n" * 40
+    corpus = tmp_path / "t.txt"
+    corpus.write_text(text, encoding="utf-8")
+    assert pre_tokenizer_dropped(path, text) > 0
+    lab.picker.add_file(path)
+    lab.choose_corpus(str(corpus))
+    settled(qtbot, lab, lambda: lab.lab.usage is not None and lab.lab.usage.complete)
+    assert lab.lab.usage.usage.dropped is None
+    line = lab.usage_line.text()
+    assert "bytes/token of the whole input, the text dropped not counted out)" in line
+    assert "its pre-tokenizer drops text, as tokenizers does (no id stands for it): not " in line
+    assert lab.export_summary_csv(tmp_path / "lab.csv")
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "lab.csv").read_text("utf-8"))))
+    values = {(r["section"], r["name"], r["measure"]): r["value"] for r in rows}
+    assert values["corpus", "text", "dropped_bytes"] == ""
+    assert values["corpus", "text", "bytes"] == str(len(text.encode()))
+
+
 def test_a_hub_model_from_an_offline_cache(qtbot, window, lab, monkeypatch, tmp_path):
     files = two_models(monkeypatch, tmp_path)
     lab.picker.add_hub_model(HubModel("acme/ll", "v1"))

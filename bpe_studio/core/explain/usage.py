@@ -32,8 +32,9 @@ from ..corpus.sources import (
     check_unchanged_files,
 )
 from ..corpus.tasks import corpus_files
-from ..encode.foreign import AnyTokenizer
+from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.tokenizer import Tokenizer
+from ..formats.hf.kind import backend_drops_text, noted_dropping
 from ..text.display import readable_size
 from .categories import BYTE_FALLBACK, CATEGORIES
 from .corpus_pass import (
@@ -79,13 +80,16 @@ class CorpusUsage:
     absent: tuple[int, ...] | None
     seconds: float
     # The bytes of text no id stands for: a tokenizer.json whose pre-tokenizer removes text
-    # (``HfPipeline.drops_text``) drops it, as tokenizers does; 0 for any other.
-    dropped: int = 0
+    # (``HfPipeline.drops_text``) drops it, as tokenizers does; 0 for any other. None where
+    # it drops text the ids' bytes cannot count (:func:`drops_uncounted`: a WordPiece's
+    # spaces), not 0, which would say nothing was dropped.
+    dropped: int | None = 0
 
     @property
     def bytes_per_token(self) -> float | None:
-        """The bytes of text kept (not ``dropped``) per token; None without tokens."""
-        return (self.bytes - self.dropped) / self.tokens if self.tokens else None
+        """The bytes of text kept (not ``dropped``) per token, of the whole text where
+        ``dropped`` is None; None without tokens."""
+        return (self.bytes - (self.dropped or 0)) / self.tokens if self.tokens else None
 
     def count(self, token_id: int) -> int:
         return int(self.counts[token_id]) if 0 <= token_id < len(self.counts) else 0
@@ -321,9 +325,39 @@ def dropped_words(dropped: int, total: int) -> str:
     )
 
 
-def _dropped(tokenizer: AnyTokenizer, counts: np.ndarray, text_bytes: int) -> int:
+# What every view says after naming a pre-tokenizer whose dropped text is not counted
+# (``CorpusUsage.dropped`` None), and the ratio's caveat then.
+UNCOUNTED_WORDS = (
+    "drops text, as tokenizers does (no id stands for it): not counted, as the ids' bytes "
+    "cannot tell how much"
+)
+WHOLE_INPUT = "of the whole input, the text dropped not counted out"
+
+
+def drops_uncounted(tokenizer: AnyTokenizer) -> bool:
+    """Whether ``tokenizer`` drops text where the bytes of its ids do not tell how much:
+    ``tokenizers`` runs it (a WordPiece's, Unigram's or character-level BPE's tokens are not
+    the text's bytes: "##ing"; a byte-level file's normalizer may change them) and its
+    pre-tokenizer's probe finds text dropped; or its own pipeline removes text behind a
+    normalizer or a prefix space, as its loading note says (a step that removes text may
+    remove none)."""
+    if isinstance(tokenizer, ForeignTokenizer):
+        return backend_drops_text(tokenizer.backend)
+    pipeline = tokenizer.hf_pipeline
+    return (
+        noted_dropping(tokenizer.notes)
+        and pipeline is not None
+        and pipeline.removes_text
+        and not pipeline.drops_text
+    )
+
+
+def _dropped(tokenizer: AnyTokenizer, counts: np.ndarray, text_bytes: int) -> int | None:
     """How many of ``text_bytes`` no id stands for (``CorpusUsage.dropped``): the text's
-    bytes less those of the ids ``counts`` counts, for a tokenizer that drops text."""
+    bytes less those of the ids ``counts`` counts, for a tokenizer that drops text; None
+    where that cannot be counted (:func:`drops_uncounted`)."""
+    if drops_uncounted(tokenizer):
+        return None
     pipeline = tokenizer.hf_pipeline if isinstance(tokenizer, Tokenizer) else None
     if pipeline is None or not pipeline.drops_text:
         return 0

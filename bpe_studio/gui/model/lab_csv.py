@@ -5,7 +5,8 @@ What it does: :func:`summary_csv` writes what the tab shows, one number a row
 second tokenizer, with the step each was worked out for; the make-up (tokens, special,
 ordinary, unreachable), each category's tokens and leading spaces, each byte length's tokens
 (all of the step shown); each category's corpus use ("corpus_category") and the corpus's
-bytes, tokens and under-trained candidates (of the corpus's step); each category's overlap
+bytes (and those its pre-tokenizer dropped: an empty cell where they cannot be counted),
+tokens and under-trained candidates (of the corpus's step); each category's overlap
 ("overlap_category", of the overlap's step). :func:`tokens_csv` writes one row per token of a
 list (``lab_lists.TokenRows``): id, readable token, the token as its file writes it
 (``inspect --json``'s ``text``: ``▁the``, ``<0x41>``, ``##ing``), bytes in hex, category,
@@ -76,7 +77,8 @@ def summary_csv(lab: VocabLab) -> str:
     if usage is not None:
         u = usage.usage
         w.writerow(["corpus", "text", "bytes", u.bytes])
-        w.writerow(["corpus", "text", "dropped_bytes", u.dropped])
+        # An empty cell where the dropped text is not counted (None), not 0: nothing dropped.
+        w.writerow(["corpus", "text", "dropped_bytes", "" if u.dropped is None else u.dropped])
         w.writerow(["corpus", "text", "tokens", u.tokens])
         w.writerow(["corpus", "ordinary", "used", usage.used_total])
         w.writerow(["corpus", "ordinary", "unused", usage.unused_total])

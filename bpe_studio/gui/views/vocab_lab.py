@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from ...core import Tokenizer
-from ...core.explain.usage import dropped_words
+from ...core.explain.usage import UNCOUNTED_WORDS, WHOLE_INPUT, dropped_words
 from ...core.explain.vocabulary import no_reach
 from ...core.io.atomic import atomic_write_bytes, atomic_write_text
 from ..jobs.lab_runner import LabRunner
@@ -618,6 +618,8 @@ class VocabLabPage(QWidget):
         per = ""
         if u.bytes_per_token is not None:
             kept = " of the text kept" if u.dropped else ""
+            if u.dropped is None:  # dropped text not counted: over the whole input, said so
+                kept = f" {WHOLE_INPUT}"
             per = f" ({u.bytes_per_token:.2f} bytes/token{kept})"
         ref = usage.ref
         by = ""
@@ -636,7 +638,9 @@ class VocabLabPage(QWidget):
             line += "; the text is being searched for the others' bytes"
         else:
             line += "; the text was not searched for the others' bytes"
-        if u.dropped:
+        if u.dropped is None:
+            line += f" · its pre-tokenizer {UNCOUNTED_WORDS}"
+        elif u.dropped:
             line += f" · its pre-tokenizer {dropped_words(u.dropped, u.bytes)}"
         return line
 

@@ -152,6 +152,12 @@ def removed_regex_note(name: str, pre_tokenizer: object) -> str | None:
     )
 
 
+# The pre-tokenizers that remove text whatever their options: whitespace (BERT's too: it
+# splits on whitespace, dropping it, and isolates punctuation), a CharDelimiterSplit's
+# delimiter.
+_REMOVING = ("Whitespace", "WhitespaceSplit", "BertPreTokenizer", "CharDelimiterSplit")
+
+
 def noted_dropping(notes: Iterable[str]) -> bool:
     """Whether one of a tokenizer's loading ``notes`` is a :func:`dropped_note`: its probe
     found text the file drops (a step that removes text may remove none: ``\\S+|\\s+``)."""
@@ -160,12 +166,12 @@ def noted_dropping(notes: Iterable[str]) -> bool:
 
 def _removes(pre_tokenizer: object) -> bool:
     """Whether a pre-tokenizer's JSON has a step that removes text: a ``Removed`` behavior
-    (Split, Punctuation, ...), Whitespace or WhitespaceSplit."""
+    (Split, Punctuation, ...), or one of :data:`_REMOVING` (BERT's drops the spaces too)."""
     if isinstance(pre_tokenizer, list):
         return any(map(_removes, pre_tokenizer))
     if not isinstance(pre_tokenizer, dict):
         return False
-    if pre_tokenizer.get("type") in ("Whitespace", "WhitespaceSplit"):
+    if pre_tokenizer.get("type") in _REMOVING:
         return True
     if str(pre_tokenizer.get("behavior", "")).lower() == "removed":
         return True
@@ -175,8 +181,22 @@ def _removes(pre_tokenizer: object) -> bool:
 def removed_strings(pre_tokenizer: object) -> list[str]:
     """Probe texts for the strings a pre-tokenizer's JSON removes (a Split of a ``String``
     with the ``Removed`` behavior: "zz"), each alone and between words: a probe of common
-    text need not hold them."""
-    return [t for w, _ in _removing_splits(pre_tokenizer, "String") for t in (w, f"a {w} b")]
+    text need not hold them); a CharDelimiterSplit's delimiter the same way."""
+    written = [w for w, _ in _removing_splits(pre_tokenizer, "String")]
+    return [t for w in written + _delimiters(pre_tokenizer) for t in (w, f"a {w} b")]
+
+
+def _delimiters(pre_tokenizer: object) -> list[str]:
+    """The delimiters of a pre-tokenizer's JSON's CharDelimiterSplits (it removes them)."""
+    if isinstance(pre_tokenizer, list):
+        return [found for item in pre_tokenizer for found in _delimiters(item)]
+    if not isinstance(pre_tokenizer, dict):
+        return []
+    found = _delimiters(pre_tokenizer.get("pretokenizers"))
+    delimiter = pre_tokenizer.get("delimiter")
+    if pre_tokenizer.get("type") == "CharDelimiterSplit" and isinstance(delimiter, str):
+        found.append(delimiter)
+    return found
 
 
 def removed_regexes(pre_tokenizer: object) -> list[str]:
@@ -212,8 +232,9 @@ def pre_tokenizer_removes(backend: tokenizers.Tokenizer) -> bool:
 def backend_dropped_note(name: str, backend: tokenizers.Tokenizer) -> str | None:
     """:func:`dropped_note` for a byte-level BPE file run by ``tokenizers`` (``backend``):
     text the probe (``coverage.first_dropped``) finds no token's offsets hold, where its
-    pre-tokenizer removes text. Byte-level BPE holds every byte else; other kinds are left
-    alone (WordPiece drops spaces by design)."""
+    pre-tokenizer removes text. Byte-level BPE holds every byte else; other kinds get no
+    loading note (WordPiece drops spaces by design), but :func:`backend_drops_text` tells
+    them, so that what they drop is not counted as nothing."""
     if not pre_tokenizer_removes(backend):
         return None
     normalizer, pre = backend.normalizer, backend.pre_tokenizer
@@ -228,6 +249,12 @@ def backend_dropped_note(name: str, backend: tokenizers.Tokenizer) -> str | None
     spec = json.loads(pre.__getstate__())
     found = first_dropped(dropped, removed_strings(spec))
     return dropped_note(name, found) if found else removed_regex_note(name, spec)
+
+
+def backend_drops_text(backend: tokenizers.Tokenizer) -> bool:
+    """Whether the pre-tokenizer ``tokenizers`` runs (``backend``'s) drops text: the probe of
+    :func:`backend_dropped_note` finds some (a step that removes text may remove none)."""
+    return backend_dropped_note("", backend) is not None
 
 
 # The kind a byte-level BPE file read by tokenizers (RefusedByteLevelFile) is named by.
