@@ -19,7 +19,12 @@ from ..core.corpus.stamps import Stamp, how_changed, stamp
 from ..core.encode.foreign import AnyTokenizer, ForeignTokenizer, open_tokenizer
 from ..core.formats.base.data import TokenizerData
 from ..core.formats.beside import tokenizer_json_beside
-from ..core.formats.files import GPT2_FILE_NAMES, TIKTOKEN_SUFFIXES, load_data
+from ..core.formats.files import (
+    GPT2_FILE_NAMES,
+    TIKTOKEN_SUFFIXES,
+    is_gpt2_vocabulary,
+    load_data,
+)
 from ..core.formats.hf.components import only_a_file_says
 from ..core.formats.hf.pipeline import HfPipeline
 from ..core.formats.tiktoken import sidecar_beside
@@ -61,7 +66,7 @@ def source_files(source: str) -> list[Path]:
     found: list[Path] = []
     for file in named:
         found.append(file)
-        if file.name.endswith("vocab.json"):
+        if is_gpt2_vocabulary(file):
             found += [file.with_name(merges) for _, merges in GPT2_FILE_NAMES]
         elif file.name.endswith(TIKTOKEN_SUFFIXES):
             sidecar = sidecar_beside(file)
@@ -150,7 +155,7 @@ def warn_of_tokenizer_json_beside(
     command may use rather than read the files again."""
     path = Path(source)
     # subtle: the name first; with_name refuses a path without one (".", "./", "").
-    if not path.name.lower().endswith("vocab.json"):
+    if not is_gpt2_vocabulary(path):
         return data
     beside = path.with_name("tokenizer.json")
     if not beside.is_file():

@@ -40,6 +40,7 @@ from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,
     merges_beside,
+    names_a_vocab,
     needs_pattern,
 )
 from .model.app_model import AppModel
@@ -459,7 +460,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         tokenizer on screen. ``controller.load_finished`` tells how it went. False when
         nothing was started."""
         path = Path(vocab_path)
-        if merges_path is None and not is_gpt2_vocab(path) and "vocab" in path.name:
+        if merges_path is None and not is_gpt2_vocab(path) and names_a_vocab(path):
             merges_path = merges_beside(path)  # so that the error names the missing file
         pattern = None
         if merges_path is None and needs_pattern(path):
@@ -547,7 +548,7 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         if not vocab:
             return
         merges: str | None = None
-        if "vocab" in Path(vocab).name and not merges_beside(Path(vocab)).exists():
+        if not merges_beside(Path(vocab)).exists() and names_a_vocab(Path(vocab)):
             merges = file_dialogs.open_file(
                 self, file_dialogs.TOKENIZER, "…and its merges.txt", "Merges (*.txt);;All (*)"
             )

@@ -305,6 +305,37 @@ def test_gpt2_files_of_a_split_say_its_own_regex(tmp_path, text, text_path):
     assert ids == own_ids(original, text)
 
 
+def test_a_tokenizer_jsons_own_split_regex_is_taken_as_its_pattern(tmp_path, text, text_path):
+    """Found by the review: convert and encode refused Llama 3's --pattern for Llama 3's own
+    file ("the file gives its own pattern"), compared with the reader's translation of it.
+    The ids are tokenizers' own; another regex is still refused in one line."""
+    from foreign_files import LLAMA3_REGEX, llama3_style, own_ids
+
+    original = llama3_style(tmp_path / "original", full=False)
+    expected = own_ids(original, text)
+    assert encode_ids(tmp_path, text_path, original, "--pattern", LLAMA3_REGEX) == expected
+    ok(cli(tmp_path, "convert", original, "--pattern", LLAMA3_REGEX, "--to", "hf", "--out", "o"))
+    assert own_ids(tmp_path / "o" / "tokenizer.json", text) == expected
+    other = LLAMA3_REGEX.replace(r"\p{N}{1,3}", r"\p{N}")
+    refused = cli(tmp_path, "convert", original, "--pattern", other, "--to", "hf", "--out", "o2")
+    line = error_line(refused)
+    assert "the file gives its own pattern" in line and "cannot be applied" in line
+
+
+def test_a_tokenizer_json_named_like_a_vocabulary_converts(tmp_path, text, text_path):
+    """Found by the review: a whole tokenizer.json saved as my_vocab.json was read as a GPT-2
+    vocabulary and refused for want of its merges file."""
+    from foreign_files import llama3_style, own_ids
+
+    original = llama3_style(tmp_path / "original", full=False)
+    named = tmp_path / "my_vocab.json"
+    named.write_bytes(original.read_bytes())
+    expected = own_ids(original, text)
+    assert encode_ids(tmp_path, text_path, named) == expected
+    ok(cli(tmp_path, "convert", named, "--to", "tiktoken", "--out", "tt"))
+    assert encode_ids(tmp_path, text_path, tmp_path / "tt") == expected
+
+
 def test_a_flagged_added_token_is_the_reason_said(tmp_path):
     """Found by an audit: gpt-oss's shape with a '<mask>' that strips the spaces before it was
     refused for tiktoken as "normalizes or splits text in ways only a tokenizer.json says",

@@ -18,7 +18,7 @@ from reference_encoder import ReferenceEncoder, published
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.formats.files import load_data
+from bpe_studio.core.formats.files import LossyFormatWarning, load_data
 
 TEXT = "".join(read_fixture(SLICES[k])[:4000] for k in SLICES) + EOT + " tail 'll\r\n  x"
 
@@ -252,6 +252,80 @@ def test_a_one_letter_property_is_the_same_pattern_with_braces_or_without(tmp_pa
         assert load_data(tmp_path / "out", pattern=given).pattern in (bare, braced)
     with pytest.raises(ValueError, match="gives its own pattern"):
         load_data(tmp_path / "out", pattern=r" ?\pL+|\s+|\S")
+
+
+def test_a_tokenizer_jsons_own_split_regex_given_back_is_its_pattern(tmp_path):
+    r"""Found by the review: Llama 3's regex given back as the pattern of its own file was
+    refused as "a different one", compared with the reader's translation of it
+    (\p{N}{1,3} is (?:\p{N}){1,3} there, in an Isolated Split's spelling). The ids are
+    tokenizers' own; a pattern that differs is still refused, naming the file's regex."""
+    from foreign_files import LLAMA3_REGEX, llama3_style, own_ids
+
+    path = llama3_style(tmp_path / "l3", full=False)
+    expected = own_ids(path, TEXT)
+    for source in (path, path.parent):
+        assert Tokenizer.load(source, pattern=LLAMA3_REGEX).encode(TEXT) == expected
+    # Saved with a sidecar, its pattern given back is that pattern too.
+    Tokenizer.load(path).save(tmp_path / "tt", format="tiktoken")
+    assert Tokenizer.load(tmp_path / "tt", pattern=LLAMA3_REGEX).encode(TEXT) == expected
+    other = LLAMA3_REGEX.replace(r"\p{N}{1,3}", r"\p{N}")
+    for source in (path, tmp_path / "tt"):
+        with pytest.raises(ValueError, match="gives its own pattern") as differs:
+            load_data(source, pattern=other)
+        assert r"(?:\p{N}){1,3}" in str(differs.value) and "(?s:" not in str(differs.value)
+
+
+def test_gpt2_files_read_with_the_regex_of_the_tokenizer_json_beside_them_are_not_warned_of(
+    tmp_path,
+):
+    """The same comparison in ``formats.beside``: a Hub download's vocab.json named with
+    --pattern set to its tokenizer.json's own regex was said to encode "with another
+    pattern" than that tokenizer.json; a pattern that differs still is."""
+    import shutil
+
+    from foreign_files import LLAMA3_REGEX, llama3_style, own_ids
+
+    from bpe_studio.core.formats.beside import tokenizer_json_beside
+
+    path = llama3_style(tmp_path / "l3", full=False)
+    with pytest.warns(LossyFormatWarning, match="hold no pattern"):
+        Tokenizer.load(path).save(tmp_path / "hub", format="gpt2")
+    shutil.copy(path, tmp_path / "hub" / "tokenizer.json")
+    vocab = tmp_path / "hub" / "vocab.json"
+    data = load_data(vocab, pattern=LLAMA3_REGEX)
+    assert Tokenizer.from_data(data).encode(TEXT) == own_ids(path, TEXT)
+    assert tokenizer_json_beside(vocab, data) is None
+    other = load_data(vocab, pattern=LLAMA3_REGEX.replace(r"\p{N}{1,3}", r"\p{N}"))
+    assert "another pattern" in (tokenizer_json_beside(vocab, other) or "")
+
+
+@pytest.mark.parametrize("name", ["my_vocab.json", "vocab.json"])
+@pytest.mark.parametrize("model_first", [False, True])
+def test_a_tokenizer_json_named_like_a_vocabulary_is_read_as_one(tmp_path, name, model_first):
+    """Found by the review: a whole tokenizer.json saved as my_vocab.json was read as a
+    GPT-2 vocabulary, "needs its merges file beside it"; its start tells it apart (as
+    tokenizers writes it, "version" first, or by hand with "model" first). GPT-2's own
+    vocabulary is still one, and one without its merges still says so."""
+    from foreign_files import llama3_style, own_ids
+
+    from bpe_studio.core.formats.gpt2 import holds_vocabulary
+
+    path = llama3_style(tmp_path / "l3", full=False)
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    if model_first:
+        obj = {"model": obj.pop("model"), **obj}
+    named = tmp_path / "named" / name
+    named.parent.mkdir()
+    named.write_text(json.dumps(obj), encoding="utf-8")
+    expected = own_ids(path, TEXT)
+    assert Tokenizer.load(named).encode(TEXT) == expected
+    own_regex = obj["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+    assert Tokenizer.load(named, pattern=own_regex).encode(TEXT) == expected
+    assert holds_vocabulary(FIXTURES / "gpt2_vocab.json")
+    assert load_data(FIXTURES / "gpt2_vocab.json").pattern == "gpt2"
+    (tmp_path / "x_vocab.json").write_text('{"version": 0, "model": 1}', encoding="utf-8")
+    with pytest.raises(ValueError, match="needs its merges file beside it"):
+        load_data(tmp_path / "x_vocab.json")
 
 
 # A file Python's json cannot parse though it is JSON: nested past the recursion limit, or

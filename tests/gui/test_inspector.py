@@ -587,6 +587,23 @@ def test_an_added_token_is_not_called_a_byte(qtbot, tmp_path):
     assert said["a"].startswith("a byte: no merge made it")
 
 
+def test_a_tokenizer_json_named_like_a_vocabulary_loads_as_one(tmp_path):
+    """Found by the review: a whole tokenizer.json saved as my_vocab.json was read as a GPT-2
+    vocabulary, and Load asked for its merges file; GPT-2's own vocabulary is still one."""
+    from foreign_files import llama3_style, own_ids
+
+    from bpe_studio.gui.jobs.loader import is_gpt2_vocab, names_a_vocab
+
+    original = llama3_style(tmp_path / "original", full=False)
+    named = tmp_path / "my_vocab.json"
+    named.write_bytes(original.read_bytes())
+    assert not names_a_vocab(named) and not is_gpt2_vocab(named)
+    loaded = prepare_file(named)
+    text = "Hello world 12345, it's 2024!\n\n  ok"
+    assert loaded.tokenizer.encode(text) == own_ids(original, text)
+    assert is_gpt2_vocab(FIXTURES / "gpt2_vocab.json")
+
+
 def test_a_long_tokens_heading_keeps_its_id_whole(qtbot):
     """A scale audit: beside a long token (196 bytes of box drawing) the heading broke after
     "id", its "d" cut off and the number on the next line. It may break before "id" now,

@@ -22,7 +22,7 @@ from ..pretokenization.names import shown_pattern
 from ..pretokenization.scan_patterns import unwrapped
 from .base.data import PATTERNS, TokenizerData
 from .base.json_errors import json_or_none
-from .files import same_pattern
+from .files import patterns_agree, same_pattern
 from .hf.components import SPLITS_OTHERWISE, only_a_file_says
 from .hf.kind import kind_of
 from .hf.tokenizer_json import file_components
@@ -75,7 +75,8 @@ def _differences(obj: dict, hf: Path, data: TokenizerData) -> list[str]:
     # subtle: a pipeline's one regex is read in its Isolated spelling ("(?:P)|..."), which
     # names no pattern: GPT-2's own regex beside a normalizer was "another pattern".
     theirs_named = same_pattern(unwrapped(parts.pattern) or parts.pattern)
-    if not splits_otherwise and theirs_named != same_pattern(data.pattern):
+    # A --pattern that is the file's own Split regex reads as its translation: the same.
+    if not splits_otherwise and not patterns_agree(data.pattern, parts.pattern, applied=True):
         # A regex that is no named pattern is too long for one line of news.
         name = theirs_named
         theirs = f"pattern {name}" if name in PATTERNS else "another pattern"

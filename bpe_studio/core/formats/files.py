@@ -44,9 +44,11 @@ from .hf.tokenizer_json import (
     AddedTokenConflict,
     added_tokens_problem,
     braced_properties,
+    engine_trap,
     hf_losses,
     read_hf_parsed,
     split_problem,
+    split_readings,
     structure_problem,
 )
 from .presets import preset_data
@@ -106,6 +108,13 @@ def _merges_beside(vocab_path: Path) -> Path:
     return vocab_path.with_name(vocab_path.name[: -len(_VOCAB_SUFFIX)] + "merges.txt")
 
 
+def is_gpt2_vocabulary(path: Path) -> bool:
+    """Whether the file ``path`` is read as a GPT-2 vocabulary: its name ends in vocab.json
+    and it does not begin as a ``tokenizer.json`` does (``gpt2.holds_vocabulary``: a whole
+    tokenizer saved as ``my_vocab.json`` was read as a vocabulary missing its merges)."""
+    return path.name.lower().endswith(_VOCAB_SUFFIX) and gpt2.holds_vocabulary(path)
+
+
 def _gpt2_vocab_file(path: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
     merges_path = _merges_beside(path)
     if not merges_path.is_file():
@@ -148,10 +157,10 @@ def _describe(folder: Path, file: Path) -> str:
 def _load_file(path: Path, pattern: str | None, extra: Sequence[str]) -> TokenizerData:
     """The tokenizer in the file ``path``, by its name; a file that names its own pattern
     keeps it (checked by the caller)."""
-    # subtle: a Hugging Face file is "tokenizer.json"; "vocab.json" is never one, so a file
-    # ending in vocab.json is read as GPT-2's vocabulary rather than handed to the HF reader.
+    # subtle: a file ending in vocab.json is read as GPT-2's vocabulary rather than handed to
+    # the HF reader, unless its start is a tokenizer.json's (is_gpt2_vocabulary).
     lower = path.name.lower()
-    if lower.endswith(_VOCAB_SUFFIX):
+    if is_gpt2_vocabulary(path):
         return _gpt2_vocab_file(path, pattern, extra)
     if lower.endswith(SIDECAR_SUFFIX):
         return read_tiktoken(_rank_file_of_sidecar(path))
@@ -280,7 +289,7 @@ def foreign_file(source: str | os.PathLike[str]) -> ForeignTokenizerFile | None:
     if path.is_dir() and (path / "tokenizer.json").is_file():
         path = path / "tokenizer.json"
     lower = path.name.lower()
-    if not path.is_file() or not lower.endswith(".json") or lower.endswith(_VOCAB_SUFFIX):
+    if not path.is_file() or not lower.endswith(".json") or is_gpt2_vocabulary(path):
         return None
     if lower.endswith(SIDECAR_SUFFIX):
         return None
@@ -342,14 +351,16 @@ def _check_pattern_agrees(
     data: TokenizerData, pattern: str | None, source: str, path: Path | None
 ) -> None:
     r"""A file that names its own pattern keeps it; a different one asked for is an error.
-    Any spelling of the same pattern is that pattern: a name or its regex, and a one-letter
-    property with braces or without (a tokenizer.json holds ``\p{L}`` for ``\pL``, a
-    sidecar the pattern as given)."""
-    if pattern is not None and same_pattern(pattern) != same_pattern(data.pattern):
+    Any spelling of the same pattern is that pattern (:func:`patterns_agree`): a name or its
+    regex, a one-letter property with braces or without (a tokenizer.json holds ``\p{L}``
+    for ``\pL``, a sidecar the pattern as given), and a tokenizer.json's own Split regex."""
+    if pattern is not None and not patterns_agree(pattern, data.pattern):
         sidecar = None if path is None else _sidecar_of(path)
         holder = "the file" if sidecar is None else f"its sidecar {sidecar.name}"
+        # A Split's regex is held in its Isolated spelling; the regex itself says more.
+        theirs = unwrapped(data.pattern) or data.pattern
         raise ValueError(
-            f"{source}: {holder} gives its own pattern, {shown_pattern(data.pattern)}; "
+            f"{source}: {holder} gives its own pattern, {shown_pattern(theirs)}; "
             f"a different one, {shown_pattern(pattern)}, cannot be applied"
         )
 
@@ -357,6 +368,26 @@ def _check_pattern_agrees(
 def same_pattern(pattern: str) -> str:
     """What two spellings of one pattern have in common (``_check_pattern_agrees``)."""
     return pattern_name(braced_properties(pattern))
+
+
+def patterns_agree(asked: str, held: str, *, applied: bool = False) -> bool:
+    r"""Whether the pattern ``asked`` for is the pattern a record holds (``held``): the same
+    spelling (:func:`same_pattern`), or, read as a tokenizer.json's Split regex is
+    (``split_readings``: Oniguruma's syntax translated, "\p{N}{1,3}" as "(?:\p{N}){1,3}", a
+    Split's held in its Isolated spelling), the same as ``held`` or the regex inside it.
+    ``applied``: ``asked`` splits the text itself (GPT-2 files read with it), so its
+    translation counts only where Oniguruma and the ``regex`` module read it alike
+    (``engine_trap``); a pattern that is only checked against a file's is the file's when
+    it reads as the file's."""
+    theirs = {same_pattern(held)}
+    inner = unwrapped(held)
+    if inner is not None:
+        theirs.add(same_pattern(inner))
+    if same_pattern(asked) in theirs:
+        return True
+    if applied and engine_trap(asked) is not None:
+        return False
+    return any(same_pattern(read) in theirs for read in split_readings(asked))
 
 
 def _sidecar_of(path: Path) -> Path | None:
@@ -417,11 +448,12 @@ def load_data(
     path NAME exists too: a bare name that is both is refused, naming each), a GPT-2
     directory (``vocab.json`` + ``merges.txt``, or ``gpt2_vocab.json`` + ``gpt2_merges.txt``)
     or such a vocabulary file named directly (a name ending in ``vocab.json``, its merges
-    file beside it), a ``tokenizer.json`` (or a directory holding one), or a
-    ``.tiktoken``/``.tiktoken.gz`` file (or its sidecar ``NAME.tiktoken.json``, or a
-    directory holding it; ``pattern`` needed unless the sidecar is beside it or it is one of
-    OpenAI's), or a Hub model as ``hf:ORG/NAME[@REVISION]`` (``hf_hub.fetch_tokenizer``:
-    from the Hub's cache, or downloaded into it). A directory must hold one tokenizer:
+    file beside it; one that begins as a ``tokenizer.json`` is read as one), a
+    ``tokenizer.json`` (or a directory holding one), or a ``.tiktoken``/``.tiktoken.gz``
+    file (or its sidecar ``NAME.tiktoken.json``, or a directory holding it; ``pattern``
+    needed unless the sidecar is beside it or it is one of OpenAI's), or a Hub model as
+    ``hf:ORG/NAME[@REVISION]`` (``hf_hub.fetch_tokenizer``: from the Hub's cache, or
+    downloaded into it). A directory must hold one tokenizer:
     several that differ are an error naming them.
 
     ``pattern`` sets the pattern of GPT-2 files (default "gpt2") and of rank files without

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,44 @@ from .base.data import check_id_range
 from .base.json_errors import not_utf8, parse_json
 
 MERGES_HEADER = "#version: 0.2"
+# How much of a file's start tells a vocabulary from a tokenizer.json (its first entry).
+_HEAD_BYTES = 1 << 16
+# A JSON object's start: its first key (group 1) and its value's first character (group 2).
+_FIRST_ENTRY = re.compile(r'\s*\{\s*"((?:[^"\\]|\\.)*)"\s*:\s*(\S)', re.DOTALL)
+# What a tokenizer.json holds at its top (tokenizers writes "version" first, "model" last).
+_TOKENIZER_JSON_KEYS = frozenset(
+    {
+        "version",
+        "truncation",
+        "padding",
+        "added_tokens",
+        "normalizer",
+        "pre_tokenizer",
+        "post_processor",
+        "decoder",
+        "model",
+    }
+)
+
+
+def holds_vocabulary(path: str | os.PathLike) -> bool:
+    """Whether the ``.json`` file at ``path`` is a vocabulary rather than a whole
+    ``tokenizer.json`` (a file named ``my_vocab.json`` may hold either): told by its first
+    entry, read from its start alone, so that a huge file is parsed once, by its reader. A
+    vocabulary's first value is an id; a tokenizer.json's first key is one of its own
+    (:data:`_TOKENIZER_JSON_KEYS`: "version", or "model" written by hand) and its value no
+    number. A start that tells neither (no JSON object, a file that cannot be read) is a
+    vocabulary, whose reader names what is wrong."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+    except OSError:
+        return True
+    # A character cut at the end of the head is dropped; a BOM is no part of the JSON.
+    match = _FIRST_ENTRY.match(head.decode("utf-8", errors="ignore").lstrip("\ufeff"))
+    if match is None or match.group(2) in "-0123456789":
+        return True
+    return match.group(1) not in _TOKENIZER_JSON_KEYS
 
 
 def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:

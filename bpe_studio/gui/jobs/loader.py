@@ -23,6 +23,7 @@ from ...core import Tokenizer, infer_special_tokens, load_merges, load_vocab
 from ...core.encode.foreign import ForeignTokenizer, open_foreign
 from ...core.formats.beside import tokenizer_json_beside
 from ...core.formats.files import TIKTOKEN_SUFFIXES, foreign_file
+from ...core.formats.gpt2 import holds_vocabulary
 from ...core.formats.tiktoken import openai_encoding_of, sidecar_beside
 from ..model.file_names import tokenizer_name
 from ..model.state import LoadedTokenizer, MergeRow, vocab_rows
@@ -52,14 +53,17 @@ def is_tokenizer_file(path: Path) -> bool:
     return lower.endswith(".json") or lower.endswith(TIKTOKEN_SUFFIXES)
 
 
+def names_a_vocab(path: Path) -> bool:
+    """Whether ``path`` is a GPT-2 vocabulary by its name (``*vocab*.json``) and its start:
+    a whole tokenizer saved as ``my_vocab.json`` is a ``tokenizer.json``
+    (``gpt2.holds_vocabulary``), not a vocabulary wanting its merges file."""
+    return path.name.lower().endswith(".json") and "vocab" in path.name and holds_vocabulary(path)
+
+
 def is_gpt2_vocab(path: Path) -> bool:
-    """A ``*vocab*.json`` with its merges file beside it is read as GPT-2 files; any other
-    ``.json`` as a Hugging Face ``tokenizer.json``."""
-    return (
-        path.name.lower().endswith(".json")
-        and "vocab" in path.name
-        and (merges_beside(path).is_file())
-    )
+    """A GPT-2 vocabulary (:func:`names_a_vocab`) with its merges file beside it is read as
+    GPT-2 files; any other ``.json`` as a Hugging Face ``tokenizer.json``."""
+    return merges_beside(path).is_file() and names_a_vocab(path)
 
 
 def _loaded(tokenizer: Tokenizer, vocab_file: Path, merges_file: Path) -> LoadedTokenizer:

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from ...io.atomic import atomic_write_bytes, output_folder
 from ...pretokenization.coverage import first_dropped, first_left_out
 from ...pretokenization.names import property_key, shown_pattern
-from ...pretokenization.scan_patterns import unwrapped
+from ...pretokenization.scan_patterns import isolated, unwrapped
 from ...text.display import first_few
 from ..base.byte_chars import decode_token, encode_token
 from ..base.data import PATTERNS, TokenizerData, check_id_range, pattern_name
@@ -354,6 +354,23 @@ def file_components(obj: dict[str, Any], name: str) -> Components:
     from .components import read_components
 
     return read_components(obj, name, _HF_NAMES)
+
+
+def split_readings(pattern: str) -> set[str]:
+    """What the reader makes of a ``tokenizer.json`` Split by the regex ``pattern`` (written
+    for Oniguruma), in every spelling a file's record may hold it: a named pattern's name
+    (:data:`_HF_PATTERNS`), or its translation (``hf.onig``) alone and as an Isolated Split
+    applies it. Empty when it is nothing ``translate`` reads. A pattern asked for is compared
+    through these with a file's (``files.patterns_agree``): the file's own regex given back
+    is read as translated, "\\p{N}{1,3}" as "(?:\\p{N}){1,3}", and was refused as another."""
+    named = _HF_NAMES.get(pattern)
+    if named is not None:
+        return {named}
+    try:
+        translated = translate(pattern).pattern
+    except (ValueError, RecursionError):  # no Oniguruma regex: it reads as none of a file's
+        return set()
+    return {translated, isolated(translated)}
 
 
 def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Components]:
