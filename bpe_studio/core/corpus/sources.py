@@ -43,6 +43,7 @@ from .errors import CorpusError as CorpusError  # where callers have found it
 from .errors import CorpusNotFound
 from .globstar import local_glob as local_glob  # where callers have found it
 from .stamps import Stamp, check_regular, check_sized, check_unchanged, link_loop, stamp
+from .wide_script import reads_as_script
 
 if TYPE_CHECKING:
     from fsspec import AbstractFileSystem
@@ -610,7 +611,9 @@ def _is_utf8(head: bytes) -> bool:
 def _unicode_form(head: bytes) -> str | None:
     """ "UTF-32" or "UTF-16" with its end ("UTF-16LE"...) when ``head`` reads as that without a
     byte-order mark (mostly-ASCII text in either is valid UTF-8, NULs and all: it was
-    trained on, an audit). UTF-32 of text below U+10000 holds two NULs in every four bytes."""
+    trained on, an audit). UTF-32 of text below U+10000 holds two NULs in every four bytes.
+    UTF-16 of Chinese, Japanese or Korean text is no UTF-8, and has no one high byte for
+    ``_ends`` to find: it is known by reading as that script's text (``_script_end``)."""
     quads = len(head) // 4
     if quads >= 2:
         lanes = [head[i : 4 * quads : 4] for i in range(4)]
@@ -621,8 +624,23 @@ def _unicode_form(head: bytes) -> str | None:
             return "UTF-32BE"
     pairs = len(head) // 2
     first, second = head[0 : 2 * pairs : 2], head[1 : 2 * pairs : 2]
-    end = _ends(first, second, utf8=_is_utf8(head)) if pairs >= 2 else None
+    utf8 = _is_utf8(head)
+    end = _ends(first, second, utf8=utf8) if pairs >= 2 else None
+    if end is None and not utf8:
+        end = _script_end(first, second)
     return None if end is None else f"UTF-16{end[0].upper()}E"
+
+
+def _script_end(first: bytes, second: bytes) -> str | None:
+    """The end whose pairs read as text of a script with no one high byte (Han, kana,
+    Hangul: ``reads_as_script``), for bytes that are no UTF-8; None when neither end does
+    or both do (which is no reading to name)."""
+    ends = [
+        end
+        for end in ("little", "big")
+        if (text := _as_utf16(first, second, end)) is not None and reads_as_script(text)
+    ]
+    return ends[0] if len(ends) == 1 else None
 
 
 def not_text(head: bytes) -> str | None:
