@@ -193,7 +193,8 @@ def test_a_file_a_worker_cannot_find_is_one_line_naming_the_worker(tmp_path, mon
     lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("bpe-studio")]
     assert code == 1 and len(lines) == 1, lines
     assert lines[0] == (
-        f"bpe-studio: error: {corpus}: the cluster's worker {worker} cannot read it (No such "
+        f"bpe-studio: error: {corpus}: the cluster's worker {worker} cannot read it at "
+        f"{tmp_path / 'elsewhere' / 't.txt'} (No such "
         "file or directory), though this machine can: every worker must see the same file "
         "under that name (a shared filesystem, or the same copy on every machine)"
     )

@@ -191,7 +191,8 @@ def test_a_worker_with_other_bytes_under_the_name_is_refused(
     message = str(info.value)
     assert message.startswith(f"{path}: the cluster's worker ")
     assert_names_a_worker(client, message, "the cluster's worker ")
-    assert "sees another copy of it (its bytes differ from this machine's)" in message
+    # The worker read its copy (here at another path): the message says where it looked.
+    assert f"sees another copy of it at {other} (its bytes differ from this machine's)" in message
     assert "every worker must see the same file under that name" in message
 
 
@@ -204,7 +205,7 @@ def test_a_worker_with_a_shorter_copy_says_so_not_that_the_file_changed(
         train_bpe(path, 300, [EOT], cluster=client)
     message = str(info.value)
     there, here = short.stat().st_size, path.stat().st_size
-    assert f"sees another copy of it ({there:,} bytes there, {here:,} here)" in message
+    assert f"sees another copy of it at {short} ({there:,} bytes there, {here:,} here)" in message
     assert_names_a_worker(client, message, "the cluster's worker ")
     assert "changed while" not in message
 
@@ -216,8 +217,28 @@ def test_a_worker_without_the_file_says_so(client, monkeypatch, corpus_and_copie
         train_bpe(path, 300, [EOT], cluster=client)
     message = str(info.value)
     assert message.startswith(f"{path}: the cluster's worker ")
-    assert "cannot read it (No such file or directory), though this machine can" in message
+    absent = path.with_name("absent.txt")
+    assert f"cannot read it at {absent} (No such file or directory), though this machine can" in (
+        message
+    )
     assert_names_a_worker(client, message, "the cluster's worker ")
+
+
+def test_a_relative_name_is_said_with_the_path_the_worker_looked_at(
+    client, monkeypatch, corpus_and_copies
+):
+    """An audit: a corpus named relative to the client's folder ("t.txt") is looked for by
+    its absolute path; a worker without it was said not to read "t.txt", which a worker
+    started in another folder may well hold. The message names the path it looked at."""
+    path, _, _ = corpus_and_copies
+    monkeypatch.chdir(path.parent)
+    absent = path.with_name("absent.txt")
+    worker_sees(monkeypatch, absent)
+    with pytest.raises(CorpusError) as info:
+        train_bpe(path.name, 300, [EOT], cluster=client)
+    message = str(info.value)
+    assert message.startswith(f"{path.name}: the cluster's worker ")
+    assert f"cannot read it at {absent} (No such file or directory)" in message
 
 
 def test_a_worker_copy_with_other_times_is_counted(client, monkeypatch, corpus_and_copies):

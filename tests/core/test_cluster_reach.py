@@ -2,11 +2,12 @@
 dashboard's port: Dask's client waited for ever), a proxy answering in HTTP (Dask read
 "HTTP/1.1" as a frame's length: "Unable to allocate 3.07 EiB"), a Dask worker's address;
 each is one line naming the address, within a bounded time. A join that hangs ends at a
-stop (the app's Stop) and at its deadline. The servers here are fakes on 127.0.0.1; no test
-starts a cluster."""
+stop (the app's Stop) and at its deadline. The servers here are fakes on 127.0.0.1 but one,
+a real scheduler on another transport; no test starts a cluster."""
 
 from __future__ import annotations
 
+import asyncio
 import socketserver
 import threading
 from collections.abc import Iterator
@@ -87,9 +88,36 @@ def test_a_server_that_never_answers_as_dask_is_one_line(silent, monkeypatch):
     assert isinstance(error, ClusterError) and error.address == silent
     assert error.reason.startswith(
         f"{where} answers, but no Dask reply came within 0.5 s: a scheduler too busy to "
-        "answer, or no scheduler (a Dask dashboard, an HTTP server or a proxy? a scheduler "
-        "listens at :8786"
+        "answer, or no scheduler (a Dask dashboard, an HTTP server or a proxy? a scheduler on "
+        "another transport than tcp://, such as ws://, as the address `dask scheduler` printed "
+        "says? a scheduler listens at :8786"
     )
+    assert "\n" not in str(error)
+
+
+def test_a_scheduler_on_another_transport_is_said_to_be_one_maybe(monkeypatch):
+    """An audit: a scheduler started with ``--protocol ws`` and joined as tcp:// was called
+    "no scheduler (a Dask dashboard, an HTTP server or a proxy?)"; the message now names
+    the other transport as what it may be."""
+    from distributed import Scheduler
+
+    async def start() -> Scheduler:
+        return await Scheduler(protocol="ws://", host="127.0.0.1", port=0, dashboard=False)
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    scheduler = asyncio.run_coroutine_threadsafe(start(), loop).result(BOUND)
+    try:
+        assert scheduler.address.startswith("ws://")
+        monkeypatch.setattr(cluster_reach, "GREETING_TIMEOUT", 1.0)
+        error = join_within_bound("tcp://" + scheduler.address.removeprefix("ws://"))
+    finally:
+        asyncio.run_coroutine_threadsafe(scheduler.close(), loop).result(BOUND)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(BOUND)
+    assert isinstance(error, ClusterError), repr(error)
+    assert "a scheduler on another transport than tcp://, such as ws://" in error.reason
     assert "\n" not in str(error)
 
 

@@ -23,11 +23,22 @@ CONNECT_SECONDS = 10.0
 # How long a peer that took the connection has to answer as a Dask scheduler: one does at
 # once unless it is busy, so it gets as long as Dask's own client is given to connect.
 GREETING_TIMEOUT = 10.0
-# Said of a peer that is not a Dask scheduler, and what it may be instead.
-HINT = (
-    "(a Dask dashboard, an HTTP server or a proxy? a scheduler listens at :8786 unless told "
-    "otherwise, its dashboard at :8787)"
-)
+# The transport a scheduler may speak instead of the one asked for (plain or secure alike).
+_OTHER_TRANSPORT = {"tcp": "ws", "ws": "tcp", "tls": "wss", "wss": "tls"}
+
+
+def hint(address: ClusterAddress) -> str:
+    """Said of a peer that is not a Dask scheduler, and what it may be instead: a scheduler
+    on another transport too (an audit: one started with ``--protocol ws`` and joined as
+    tcp://, or the other way round, was called no scheduler at all)."""
+    scheme = (address.url or "tcp://").split("://", 1)[0]
+    other = _OTHER_TRANSPORT.get(scheme, "tcp")
+    return (
+        f"(a Dask dashboard, an HTTP server or a proxy? a scheduler on another transport than "
+        f"{scheme}://, such as {other}://, as the address "
+        "`dask scheduler` printed says? a scheduler listens at :8786 unless told otherwise, "
+        "its dashboard at :8787)"
+    )
 
 
 def reach(address: ClusterAddress) -> None:
@@ -80,14 +91,14 @@ def greet(address: ClusterAddress, seconds: float | None = None) -> None:
     except (asyncio.TimeoutError, TimeoutError):  # the same class from Python 3.11
         raise ClusterError(
             f"{where} answers, but no Dask reply came within {seconds:g} s: a scheduler too "
-            f"busy to answer, or no scheduler {HINT}",
+            f"busy to answer, or no scheduler {hint(address)}",
             address.text,
         ) from None
     except Exception:
         # subtle: a reply in another protocol has its first bytes read as a frame's length
         # (a MemoryError); one that closes or does not unpack raises what Dask's reader does.
         raise ClusterError(
-            f"{where} answers, but does not speak Dask's protocol {HINT}",
+            f"{where} answers, but does not speak Dask's protocol {hint(address)}",
             address.text,
         ) from None
     kind = reply.get("type") if isinstance(reply, dict) else None

@@ -100,8 +100,8 @@ def check_copy(f: CorpusFile, worker: str | None, *, cached: bool = True) -> Non
         there = fingerprint(f.url) if st.st_size == here.size else None
     except OSError as e:
         raise CorpusError(
-            f"{f.name}: {on_worker(worker)} cannot read it ({e.strerror or e}), though this "
-            f"machine can: {SAME_FILE}"
+            f"{f.name}: {on_worker(worker)} cannot read it{_looked_at(f)} ({e.strerror or e}), "
+            f"though this machine can: {SAME_FILE}"
         ) from None
     if there is None or there.size != here.size:
         differs = f"{there.size if there else st.st_size:,} bytes there, {here.size:,} here"
@@ -113,8 +113,16 @@ def check_copy(f: CorpusFile, worker: str | None, *, cached: bool = True) -> Non
         _checked.add(key)
         return
     raise CorpusError(
-        f"{f.name}: {on_worker(worker)} sees another copy of it ({differs}): {SAME_FILE}"
+        f"{f.name}: {on_worker(worker)} sees another copy of it{_looked_at(f)} ({differs}): "
+        f"{SAME_FILE}"
     )
+
+
+def _looked_at(f: CorpusFile) -> str:
+    """Where a worker looked for ``f``, when its name as given is not that: a relative name
+    is made absolute on the client, so a worker in another folder does not look for it
+    under the name the user typed (an audit: "ts.txt ... cannot read it" misled)."""
+    return "" if f.url == f.name else f" at {f.url}"
 
 
 def on_worker(worker: str | None) -> str:
@@ -141,8 +149,8 @@ def count_on_worker(task: CountTask, special_tokens: list[str], pattern: str) ->
         if isinstance(e, OSError):
             why = "no such file" if isinstance(e, FileNotFoundError) else failure(e)
             raise CorpusError(
-                f"{f.name}: {on_worker(worker)} cannot read it ({why}), though this machine "
-                f"can: {SAME_CORPUS}"
+                f"{f.name}: {on_worker(worker)} cannot read it{_looked_at(f)} ({why}), though "
+                f"this machine can: {SAME_CORPUS}"
             ) from None
         # The copy is the client's: what is wrong is in the file, read there.
         raise type(e)(f"{e} (read by {on_worker(worker)})") from None
