@@ -123,7 +123,8 @@ def test_npy_file_decodes(qtbot, panel, gpt2_tokenizer, tmp_path):
 def test_parse_ids():
     assert parse_ids("[1, 2,3  4;5]") == [1, 2, 3, 4, 5]
     assert parse_ids("") == []
-    with pytest.raises(ValueError, match=r"'-3' \(item 2 of 2\)"):
+    # An audit: "-3 is not a token id (a whole number)" said what -3 is; ids start at 0.
+    with pytest.raises(ValueError, match=r"'-3' \(item 2 of 2\) .*whole numbers from 0 up"):
         parse_ids("1 -3")
 
 

@@ -88,7 +88,7 @@ def parse_ids(text: str) -> list[int]:
         if not item.isdigit() or not item.isascii():
             raise ValueError(
                 f"{item[:40]!r} (item {i + 1:,} of {len(items):,}) is not a token id "
-                "(a whole number)"
+                "(ids are whole numbers from 0 up)"
             )
         ids.append(int(item))
     return ids
