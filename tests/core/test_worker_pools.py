@@ -278,3 +278,36 @@ def test_counting_starts_no_more_workers_than_chunks(tmp_path, monkeypatch):
     one = tasks.count_corpus(corpus, ["<|endoftext|>"], workers=1)
     assert sizes and all(n <= 6 for n in sizes), sizes  # 5 MB in chunks of 1 MB or more
     assert many == one
+
+
+# ------------------------------------------------------------------ ending after Ctrl-C
+
+
+def _half_a_result(marker: str) -> None:
+    """In a worker: write the start of a result message into the pool's result pipe and no
+    more, as a worker Ctrl-C ends mid-write does, then wait to be killed."""
+    import gc
+    from multiprocessing.queues import SimpleQueue
+
+    (results,) = [q for q in gc.get_objects() if type(q) is SimpleQueue]
+    # A message is its length (4 bytes, big-endian), then that many bytes: 1 of 1,000 come.
+    os.write(results._writer.fileno(), (1000).to_bytes(4, "big") + b"x")
+    Path(marker).write_text("written", encoding="utf-8")
+    time.sleep(WAIT_SECONDS * 10)
+
+
+def test_ending_after_ctrl_c_does_not_wait_for_a_half_written_result(tmp_path):
+    """A CI run hung: Ctrl-C (sent to the process group) ended a worker while it wrote a
+    result; the pool's manager thread waited for the rest of the message for ever, and
+    ``end`` with it, though every worker had ended (this process held the pipe's other
+    end). ``end`` now closes that end once the workers are killed."""
+    import threading
+
+    marker = tmp_path / "written.txt"
+    pool = WorkerPool(1, mp_context=counting.mp_context())
+    pool.submit(_half_a_result, str(marker))
+    assert _wait_until(marker.exists)
+    ended = threading.Thread(target=pool.end, args=(KeyboardInterrupt(),), daemon=True)
+    ended.start()
+    ended.join(WAIT_SECONDS)
+    assert not ended.is_alive(), "the pool's end waited for the half-written result"

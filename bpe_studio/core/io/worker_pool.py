@@ -168,6 +168,7 @@ class WorkerPool(ProcessPoolExecutor):
         # manager thread ends once every worker has: joining it is waiting for them.
         manager = getattr(self, "_executor_manager_thread", None)
         processes = list((getattr(self, "_processes", None) or {}).values())
+        results = getattr(self, "_result_queue", None)  # shutdown() lets go of these
         self.shutdown(wait=False, cancel_futures=True)
         if manager is None:
             return
@@ -175,6 +176,16 @@ class WorkerPool(ProcessPoolExecutor):
         if manager.is_alive():
             for process in processes:
                 process.kill()  # SIGKILL ends a stopped process too
+            for process in processes:
+                process.join()
+            # subtle: a worker that Ctrl-C (the terminal's, sent to the whole group) ended while
+            # it wrote a result left half a message in the result pipe, and the manager thread
+            # waits in recv() for the rest for ever: this process holds the pipe's other end.
+            # Closed, the pipe ends (every worker's end is closed, they have ended), recv()
+            # fails and the manager thread ends as for a broken pool. A CI run hung so.
+            writer = getattr(results, "_writer", None)
+            if writer is not None:
+                writer.close()
             manager.join()
 
     def _end_started_workers(self) -> int:
