@@ -213,7 +213,9 @@ def test_a_save_that_fails_leaves_no_folder_it_made(qtbot, window, tmp_path, mon
     monkeypatch.setattr(gpt2, "atomic_write_all", full)
     new = tmp_path / "new" / "tokenizer"
     assert not window.save_tokenizer(new, "gpt2")
-    assert "No space left on device" in _dialog_text(window)
+    text = _dialog_text(window)
+    assert "No space left on device" in text
+    assert f"{new / 'vocab.json'}: No space left" in text  # the file, not only its folder
     assert not (tmp_path / "new").exists()  # the folders the save made went with it
     window.error_box.close()
     there = tmp_path / "there"

@@ -381,8 +381,13 @@ class Controller(QObject):
                 written = save_data(target, data, format)
         except (OSError, ValueError) as error:
             reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            # The file the save stopped at (a folder may refuse one file and not the next,
+            # a disk fill up halfway): the folder alone would not say which.
+            failed = error.filename if isinstance(error, OSError) else None
             self.error.emit(
-                "Could not save tokenizer", f"Could not save the tokenizer to {target}:\n\n{reason}"
+                "Could not save tokenizer",
+                f"Could not save the tokenizer to {target}:\n\n"
+                + (f"{failed}: {reason}" if failed else str(reason)),
             )
             return False
         self.hub.mark_saved(n)
