@@ -53,6 +53,7 @@ def no_connection(monkeypatch):
         ("h:8786", "give local, local:N (N worker processes here) or a Dask scheduler's"),
         ("tcp://[::1:8786", "invalid address '[::1:8786'"),
         ("local:0", "local:N takes a worker count of at least 1"),
+        ("local:²", "local:N takes a worker count of at least 1"),  # isdigit(), no number
     ],
 )
 def test_a_bad_address_is_one_line_and_never_connects(no_connection, address, reason):

@@ -277,6 +277,23 @@ def test_inline_flags_split_as_oniguruma_splits(pattern):
     assert ours == theirs
 
 
+@pytest.mark.parametrize("pattern", [r"a\²²|.", r"[\²²]+|.", r"(a)\²|.", r"\٣\①|."])
+def test_escaped_digits_beyond_ascii_are_the_characters_themselves(pattern):
+    r""" "²", "٣" and "①" pass str.isdigit(): read as a group's number, "a\²²" failed an
+    assertion where Oniguruma reads each escape as the character itself."""
+    text = "a²² (a)² ٣① a² ²"
+    split = pt.Split(Regex(pattern), "isolated")
+    theirs = [span for _, span in split.pre_tokenize_str(text)]
+    compiled = regex.compile(translate(pattern).pattern)
+    ours, end = [], 0
+    for start, stop in find_spans(compiled, text):
+        ours += [(end, start)] if start > end else []
+        ours += [(start, stop)] if stop > start else []
+        end = stop
+    ours += [(end, len(text))] if end < len(text) else []
+    assert ours == theirs
+
+
 REFUSED_PATTERNS = {
     r"\bword": r"\b",
     r"a\Gb": r"\G",

@@ -25,3 +25,11 @@ def test_a_verbose_patterns_comments_and_spaces_are_not_read_as_its_characters()
     assert regex.compile(verbose).flags & regex.VERBOSE
     assert pattern_contexts([verbose]) == pattern_contexts([plain])
     assert "'s" in pattern_contexts([verbose])
+
+
+def test_an_escaped_character_beyond_ascii_is_itself():
+    r""" "\²" is the character "²" (to regex and to Oniguruma), not a group's number nor a
+    class: the literal run "x²y" is read as the pattern holds it."""
+    for pattern, literal in ((r"x\²y|\s+|.", "x²y"), (r"x\٣y|.", "x٣y")):
+        assert regex.fullmatch(pattern, literal)
+        assert literal in pattern_contexts([pattern])

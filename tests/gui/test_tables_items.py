@@ -243,6 +243,39 @@ def test_filtering_and_sorting_run_off_the_gui_thread(qtbot, gpt2_loaded):
     assert shown_ids(view) == expected and expected
 
 
+@pytest.mark.parametrize("typed", ["²", "m²", "①", "٣"])
+def test_digits_that_are_no_ascii_number_filter_as_text(qtbot, gpt2_loaded, typed):
+    # "²" and "①" pass str.isdigit() but int() cannot read them; "٣" it reads as 3. Each is
+    # a character to look for in the tokens, as any other typed text.
+    hub = AppModel()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2_loaded)
+    view.filter_edit.setText(typed)
+    qtbot.waitUntil(lambda: not view.ordering, timeout=60_000)
+    needle = typed.encode("utf-8")
+    expected = [r.token_id for r in gpt2_loaded.vocab_rows if needle in r.token]
+    assert shown_ids(view) == expected
+    assert "filtering" not in view.title.text() and "could not" not in view.title.text()
+
+
+def test_an_order_that_fails_says_so_in_the_title(qtbot, gpt2_loaded, monkeypatch):
+    hub = AppModel()
+    view = table_for(qtbot, hub)
+    hub.show_loaded(gpt2_loaded)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("out of order")
+
+    monkeypatch.setattr(view.proxy.index_cache, "order", broken)
+    view.filter_edit.setText("the")
+    qtbot.waitUntil(lambda: "out of order" in view.title.text(), timeout=60_000)
+    assert "filtering…" not in view.title.text()
+    monkeypatch.undo()
+    view.filter_edit.setText("they")  # the next order clears it
+    qtbot.waitUntil(lambda: view.proxy.spec.text == "they" and not view.ordering, timeout=60_000)
+    assert "could not" not in view.title.text()
+
+
 def test_sorting_shows_the_first_rows_of_the_new_order(qtbot, gpt2_loaded):
     # Issue 23, item 13: not the rows that happen to sit at the old scroll offset.
     hub = AppModel()

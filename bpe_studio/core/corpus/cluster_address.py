@@ -73,7 +73,7 @@ def _local(address: str) -> ClusterAddress:
     if address == LOCAL:
         return ClusterAddress(address)
     n = address[len(LOCAL) + 1 :]
-    if n.isdigit() and int(n) >= 1:
+    if n.isascii() and n.isdigit() and int(n) >= 1:
         return ClusterAddress(address, workers=int(n))
     raise ClusterError("local:N takes a worker count of at least 1", address)
 

@@ -254,12 +254,12 @@ def _escape(pattern: str, i: int) -> tuple[str | None, int]:
         close = {"<": ">", "{": "}", "'": "'"}[pattern[i + 2]]
         end = pattern.find(close, i + 3)
         return None, end + 1 if end >= 0 else len(pattern)
-    if nxt.isdigit():
+    if nxt.isascii() and nxt.isdigit():
         end = i + 1
-        while pattern[end : end + 1].isdigit():
+        while pattern[end : end + 1].isascii() and pattern[end : end + 1].isdigit():
             end += 1
         return None, end
-    if nxt.isalnum():
+    if nxt.isascii() and nxt.isalnum():
         return None, i + 2  # a class, an anchor or a name's head: no literal
     return nxt or None, i + 2
 

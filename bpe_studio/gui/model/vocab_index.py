@@ -60,7 +60,9 @@ class ViewSpec:
     def typed_id(self) -> int | None:
         """The id typed in the filter ("50256" or "50,256"), if it is one."""
         digits = self.text.strip().replace(",", "")
-        return int(digits) if digits.isdigit() else None
+        # ASCII only: "²" and "①" pass isdigit() but are no number int() reads, and "٣" is
+        # a character to look for in tokens, not id 3.
+        return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
 def _int_array(values: list[int]) -> np.ndarray:

@@ -118,6 +118,8 @@ class VocabTableView(QWidget):
         self.proxy.setSourceModel(model)
         self._orders = LatestJob("bpe-vocab-order", self)
         self._orders.done.connect(self._on_order)
+        self._orders.failed.connect(self._on_order_failed)
+        self._order_error: str | None = None
         self._reach = LatestJob("bpe-reachability", self)
         self._reach.done.connect(self._on_reach)
         self._reach_key: object = None
@@ -245,6 +247,7 @@ class VocabTableView(QWidget):
     @Slot()
     def _request_now(self) -> None:
         self._catch_up_now()  # an order covers every token published
+        self._order_error = None
         spec = self.spec()
         if spec.trivial:
             # Every row in id order: nothing to compute, and the rows pass straight through.
@@ -258,10 +261,18 @@ class VocabTableView(QWidget):
 
     @Slot(object)
     def _on_order(self, result: tuple) -> None:
+        self._order_error = None
         spec, order = result
         if spec != self.spec():
             self._request_soon()  # the controls moved on meanwhile
         self._apply(spec, order)
+
+    @Slot(str)
+    def _on_order_failed(self, message: str) -> None:
+        # Said where "filtering…" was, and kept there until the next order: rows left as
+        # they were would otherwise pass for the filter's.
+        self._order_error = message
+        self._update_title()
 
     def _apply(self, spec: ViewSpec, order: np.ndarray | None) -> None:
         keep = self.selected_token_id()
@@ -435,6 +446,8 @@ class VocabTableView(QWidget):
             parts.append("checking reachability…")
         if self.ordering:
             parts.append("sorting…" if self.spec().sort_column >= 0 else "filtering…")
+        elif self._order_error is not None:
+            parts.append(f"could not filter or sort: {self._order_error}")
         return " · ".join(parts)
 
     @property

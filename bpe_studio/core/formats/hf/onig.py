@@ -125,6 +125,11 @@ class Translated:
     refers_back: bool = False
 
 
+def _digit(c: str) -> bool:
+    """``c`` is one of 0-9: "²" and "٣" pass ``str.isdigit`` but are no group number."""
+    return len(c) == 1 and "0" <= c <= "9"
+
+
 class _Parser:
     def __init__(self, source: str) -> None:
         self.s = source
@@ -339,7 +344,8 @@ class _Parser:
         """Refuse an escape of two digits or more not starting with 0 ("\\151"): Oniguruma
         reads it as a group's number or as octal by how many groups the pattern has, the
         regex module as octal (its letter then folds otherwise)."""
-        if nxt.isdigit() and nxt != "0" and self.s[self.i + 2 : self.i + 3].isdigit():
+        after = self.s[self.i + 2 : self.i + 3]
+        if _digit(nxt) and nxt != "0" and _digit(after):
             digits = regex.match(r"\d+", self.s[self.i + 1 :])
             assert digits is not None
             raise self.fail(f"\\{digits.group()}", r"write the character itself or \x{..}")
@@ -368,7 +374,7 @@ class _Parser:
             return _ESCAPE_ATOM[nxt], nxt in "zZ"
         if nxt == "A":
             return r"\A", True
-        if nxt.isdigit() and nxt != "0":
+        if _digit(nxt) and nxt != "0":
             self.refers_back = True
             return "\\" + nxt, True
         return "\\" + nxt, False
