@@ -7,6 +7,7 @@ counts, never the code under test."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -780,3 +781,67 @@ def test_a_click_on_an_unfocused_tree_follows_the_node_clicked(qtbot, steps, run
     with qtbot.waitSignal(hub.token_selected, timeout=5000) as blocker:
         qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=spot)
     assert blocker.args == [far.token_id]
+
+
+def bfs_ranks(tree) -> list[tuple[int, int | None]]:
+    """(id, rank) of a reference tree's nodes, root first, breadth first."""
+    out, i = [tree], 0
+    while i < len(out):
+        out += list(out[i][3])
+        i += 1
+    return [(node[0], node[1]) for node in out]
+
+
+def plain(label) -> str:
+    return re.sub(r"<[^>]+>", "", label.text()).replace("&nbsp;", " ")
+
+
+def test_a_token_made_after_the_timeline_step_is_not_learned_yet(qtbot, steps, run):
+    """The audit: stepped back before the merge that makes the selected token, the panel still
+    presented it as at the end of the run (heading, tree), while the vocabulary greyed it."""
+    vocab, merges, counts = run
+    hub = finished_hub(steps, run)
+    panel = why_panel(qtbot, hub)
+    token = deep_token(vocab, merges)
+    token_id, rank = ids_of(vocab)[token], first_rank(merges)[token]
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    nodes = bfs_ranks(ref_tree(vocab, merges, counts, token))
+    merged = sorted({r for _, r in nodes if r is not None})
+    assert len(merged) > 2 and merged[-1] == rank
+
+    # Steps from before its first part's merge to the one that makes it: merges 0..k-1 are
+    # applied at step k, so a node is greyed while its rank >= k.
+    for k in (merged[0], merged[len(merged) // 2], rank):
+        hub.select_step(k)
+        assert f"not learned yet at step {k:,}" in plain(panel.heading)
+        detail = plain(panel.detail)
+        assert detail.startswith(f"to be made by merge {rank:,}:")
+        assert f"pair count {counts[rank]:,} when merged" in detail
+        shown = [(item.token_id, item.later) for item in panel.tree.node_items()]
+        assert shown == [(i, r is not None and r >= k) for i, r in nodes]
+        assert any(later for _, later in shown) and not all(later for _, later in shown)
+        assert "not learned yet" in panel.tree.root.toolTip()
+
+    # Past its merge: learned, nothing greyed, as at the end of the run.
+    for k in (rank + 1, len(merges)):
+        hub.select_step(k)
+        assert "not learned" not in plain(panel.heading)
+        assert plain(panel.detail).startswith(f"made by merge {rank:,}:")
+        assert not any(item.later for item in panel.tree.node_items())
+        assert "not learned" not in panel.tree.root.toolTip()
+
+    # A byte exists at every step.
+    byte_id = ids_of(vocab)[token[:1]]
+    hub.select_token(byte_id)
+    wait_explained(qtbot, panel, byte_id)
+    hub.select_step(0)
+    assert "not learned" not in plain(panel.heading)
+    assert not panel.tree.root.later
+
+    # Selected while the timeline is already before its merge: explained as not learned yet.
+    hub.select_token(token_id)
+    wait_explained(qtbot, panel, token_id)
+    assert "not learned yet at step 0" in plain(panel.heading)
+    shown = [(item.token_id, item.later) for item in panel.tree.node_items()]
+    assert shown == [(i, r is not None) for i, r in nodes]

@@ -2,7 +2,9 @@
 
 What it does: draws a ``core.explain.merge_tree.MergeNode`` tree with the root on top and bytes and
 special tokens as leaves; each node shows its readable token, id, rank and the pair count when
-it was merged (a tooltip has its bytes and parts). A tidy layout gives every subtree its own
+it was merged (a tooltip has its bytes and parts). Nodes whose merge comes at or after the
+timeline's step (:meth:`~MergeTreeView.set_step`) are drawn greyed, as the tables grey the rows
+of merges not made yet at that step. A tidy layout gives every subtree its own
 band, so wide labels never overlap. Deep trees scroll (drag) and zoom (Ctrl+wheel,
 :meth:`~MergeTreeView.fit_all`, :meth:`~MergeTreeView.actual_size`); a tree of more than
 :data:`MAX_NODES` nodes is drawn breadth first until the budget runs out, and the nodes left
@@ -83,6 +85,8 @@ class NodeItem(QGraphicsItem):
         self.node = node
         self.kind = kind
         self.lines = lines
+        self.count: int | None = None  # the pair count of its merge (None: n/a, or no merge)
+        self.later = False  # its merge comes at or after the timeline's step: not made yet
         self.children: list[NodeItem] = []
         self.is_root = False
         self._w, self._h = size
@@ -113,9 +117,14 @@ class NodeItem(QGraphicsItem):
     ) -> None:
         c = colours()
         fill, border = node_style(self.kind, c)
+        if self.later:
+            # A ghost in the tables' "not made yet" grey (legible on the plot's background).
+            fill, border = c.plot_background, c.later
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(QColor(border), 2.2 if self.is_root or self._hover else 1.2)
-        if self.kind == "folded":
+        if self.later:
+            pen.setStyle(Qt.PenStyle.DotLine)
+        elif self.kind == "folded":
             pen.setStyle(Qt.PenStyle.DashLine)
         painter.setPen(pen)
         painter.setBrush(QBrush(QColor(fill)))
@@ -126,7 +135,10 @@ class NodeItem(QGraphicsItem):
             font = token_font if i == 0 else meta_font
             metrics = QFontMetricsF(font)
             painter.setFont(font)
-            painter.setPen(QColor(c.token_text if i == 0 else c.muted))
+            if self.later:
+                painter.setPen(QColor(c.later))
+            else:
+                painter.setPen(QColor(c.token_text if i == 0 else c.muted))
             rect = QRectF(-self._w / 2, y, self._w, metrics.height())
             painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, line)
             y += metrics.height() + (3 if i == 0 else 0)
@@ -160,16 +172,27 @@ def node_lines(node: MergeNode, kind: str, count: int | None) -> list[str]:
     return lines
 
 
-def node_tooltip(node: MergeNode, count: int | None) -> str:
+def node_tooltip(node: MergeNode, count: int | None, later: bool = False) -> str:
+    """Its bytes and, for a merged token, its merge; ``later``: that merge comes at or after
+    the timeline's step (the token is not made yet there)."""
     hexes = " ".join(f"{b:02x}" for b in node.token[:32]) + (" …" if len(node.token) > 32 else "")
     head = f"{readable_token(node.token)}\nid {node.id:,} · {len(node.token)} bytes: {hexes}"
     if node.rank is None:
         return head
     assert node.left is not None and node.right is not None
-    return (
+    text = (
         f"{head}\nmerge rank {node.rank:,}: {readable_token(node.left.token)} + "
-        f"{readable_token(node.right.token)}, pair count {count_text(count)}"
+        f"{readable_token(node.right.token)}, pair count {count_text(count)} when merged"
     )
+    if later:
+        text += "\nnot learned yet at the timeline's step"
+    return text
+
+
+def is_later(node: MergeNode, step: int | None) -> bool:
+    """Whether ``node``'s merge is not made yet at timeline step ``step`` (merges 0..step-1
+    applied); bytes and special tokens always exist, and None is no timeline."""
+    return step is not None and node.rank is not None and node.rank >= step
 
 
 # Keys that follow the node the keyboard is on, as a click does.
@@ -192,6 +215,7 @@ class MergeTreeView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         themed(self, _restyle)
         self.root: NodeItem | None = None
+        self.step: int | None = None  # the timeline's step (set_step); None: no timeline
         self.folded = 0  # nodes not drawn (their parents are folded)
         self._auto_fit = True  # until the user zooms
         # The node the keyboard is on (arrows move it, Enter follows it, as a click does),
@@ -227,8 +251,10 @@ class MergeTreeView(QGraphicsView):
         root: MergeNode,
         count_of: Callable[[MergeNode], int | None],
         special_ids: Collection[int] = (),
+        step: int | None = None,
     ) -> None:
-        """Draw ``root``'s tree; ``count_of`` gives a merged node's pair count (None: n/a)."""
+        """Draw ``root``'s tree; ``count_of`` gives a merged node's pair count (None: n/a),
+        ``step`` the timeline's (see :meth:`set_step`)."""
         scene = self.scene()
         scene.clear()
         self.current, self._outline, self._message = None, None, None
@@ -254,7 +280,7 @@ class MergeTreeView(QGraphicsView):
                 [tm.horizontalAdvance(lines[0])] + [mm.horizontalAdvance(s) for s in lines[1:]]
             )
             item = NodeItem(node, kind, lines, (max(width + 2 * PAD, 54.0), height))
-            item.setToolTip(node_tooltip(node, count))
+            item.count = count
             items.append(item)
             if i:
                 items[parent[i]].children.append(item)
@@ -266,9 +292,26 @@ class MergeTreeView(QGraphicsView):
             scene.addItem(item)
         self.root = items[0]
         self.root.is_root = True
+        self.step = None
+        for item in items:
+            item.setToolTip(node_tooltip(item.node, item.count))
+        self.set_step(step)
         scene.setSceneRect(scene.itemsBoundingRect().adjusted(-8, -8, 8, 8))
         self._auto_fit = True
         self.fit()
+
+    def set_step(self, step: int | None) -> None:
+        """Grey the nodes whose merge is not made yet at timeline step ``step`` (None: no
+        timeline). Cheap, for every frame of a drag: only nodes that change are touched."""
+        if step == self.step:
+            return
+        self.step = step
+        for item in self.node_items():
+            later = is_later(item.node, step)
+            if later != item.later:
+                item.later = later
+                item.setToolTip(node_tooltip(item.node, item.count, later))
+                item.update()
 
     # ------------------------------------------------------------- zoom
     def zoom(self) -> float:

@@ -6,9 +6,11 @@ in the tokenizer the token belongs to (``tokenizer_recipes.selection_recipe``: t
 editor's picked one it was clicked in, which the heading then names).
 Back on the GUI thread the tree is drawn (:class:`~.merge_tree.MergeTreeView`) and the merges
 it grew into are listed (:class:`UsesModel`), each with the pair count from the run's record
-(``state.merge_rows[rank].count``; "n/a" for loaded or picked tokenizers). Merges the timeline
-has not reached yet are greyed. Clicking a node or a row selects that token everywhere. While
-training, the panel follows new merges at most once a second, and only while it is visible.
+(``state.merge_rows[rank].count``, as it was when merged; "n/a" for loaded or picked
+tokenizers). Merges the timeline has not reached yet are greyed, in the list and the tree, and
+a token made after the timeline's step is said not to be learned yet (live, as the step moves).
+Clicking a node or a row selects that token everywhere. While training, the panel follows new
+merges at most once a second, and only while it is visible.
 What it leaves out: counting the token in the editor (the editor's ``occurrences``, handed in
 with :meth:`WhyTokenPanel.set_occurrence_counter`), drawing the tree (``merge_tree``).
 """
@@ -51,7 +53,7 @@ from ..model.tokenizer_recipes import selection_recipe
 from ..responsiveness.debounce import single_shot
 from .common import configure_table, counted, monospace_font, points, steady_label
 from .layouts import column, vertical_split
-from .merge_tree import MergeTreeView, count_text, short
+from .merge_tree import MergeTreeView, count_text, is_later, short
 from .theme import colours, muted
 
 HEADING_CHARS = 24  # of a token in the heading (the tree's tooltips have all of it)
@@ -190,6 +192,8 @@ class WhyTokenPanel(QWidget):
         self.token_id: int | None = None
         self.explanation: Explanation | None = None
         self._detail = ""  # the line under the heading, before the editor count
+        # The step the heading says the token is not learned yet at; None: it is learned.
+        self._heading_step: int | None = None
         self._occurrences: Callable[[int], int | None] | None = None
         self._job = LatestJob("bpe-why-token", self)
         self._job.done.connect(self._on_explained)
@@ -312,7 +316,16 @@ class WhyTokenPanel(QWidget):
 
     @Slot(int)
     def _on_step(self, step: int) -> None:
-        self.uses.set_step(self._step())
+        shown = self._step()
+        self.uses.set_step(shown)
+        self.tree.set_step(shown)
+        exp = self.explanation
+        if exp is not None and exp.tree is not None:
+            # Rewritten only while the token is not learned yet (its line names the step)
+            # or as it turns learned or not: a drag elsewhere leaves the labels be.
+            not_yet = shown if is_later(exp.tree, shown) else None
+            if not_yet != self._heading_step:
+                self._show_heading(exp.tree)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -349,6 +362,7 @@ class WhyTokenPanel(QWidget):
         if exp.tree is None:
             self.tree.show_message(exp.problem or EMPTY)
             self.heading.setText("")
+            self._heading_step = None
             self.uses.set_rows([], [], None)
             self._show_uses_title(None)
             self._detail = ""
@@ -356,7 +370,10 @@ class WhyTokenPanel(QWidget):
             return
         root = exp.tree
         self.tree.set_tree(
-            root, lambda node: self.count_of(node.rank or 0, node.id), exp.special_ids
+            root,
+            lambda node: self.count_of(node.rank or 0, node.id),
+            exp.special_ids,
+            step=self._step(),
         )
         counts = [self.count_of(u.rank, u.new_id) for u in exp.uses]
         self.uses.set_rows(list(exp.uses), counts, self._step())
@@ -364,14 +381,25 @@ class WhyTokenPanel(QWidget):
         self._show_heading(root)
 
     def _show_heading(self, root: MergeNode) -> None:
+        c = colours()
+        step = self._step()
+        self._heading_step = step if is_later(root, step) else None
         token = html.escape(short(readable_token(root.token), HEADING_CHARS))
+        # A token not learned yet at the timeline's step: greyed as its vocabulary row is,
+        # and said so (the tree and the line below describe a merge still to come).
+        colour = f" color:{c.later};" if self._heading_step is not None else ""
+        not_yet = (
+            f" · not learned yet at step&nbsp;{self._heading_step:,}"
+            if self._heading_step is not None
+            else ""
+        )
         self.heading.setText(
             f"<span style='font-size:{points(15):.1f}pt; font-family:monospace; "
-            f"font-weight:600'>{token}</span>"
+            f"font-weight:600;{colour}'>{token}</span>"
             # subtle: the line may break before "id", never between "id" and its number
             # (after a long token, the "d" was pushed out of sight, the number to a new line).
-            f"&nbsp; <span style='color:{colours().muted}'>id&nbsp;{root.id:,} · "
-            f"{counted(len(root.token), 'byte')}{self._whose()}</span>"
+            f"&nbsp; <span style='color:{c.muted}'>id&nbsp;{root.id:,} · "
+            f"{counted(len(root.token), 'byte')}{not_yet}{self._whose()}</span>"
         )
         if root.rank is None:
             self._detail = self.explanation.unmerged if self.explanation is not None else ""
@@ -380,9 +408,11 @@ class WhyTokenPanel(QWidget):
             left = html.escape(short(readable_token(root.left.token), HEADING_CHARS // 2))
             right = html.escape(short(readable_token(root.right.token), HEADING_CHARS // 2))
             count = count_text(self.count_of(root.rank, root.id))
+            # The count is the merge's own, not one at the step shown.
+            made = "made" if self._heading_step is None else "to be made"
             self._detail = (
-                f"made by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>, "
-                f"pair count {count}"
+                f"{made} by merge {root.rank:,}: <code>{left}</code> + <code>{right}</code>, "
+                f"pair count {count} when merged"
             )
         self.refresh_occurrences()
 
@@ -408,6 +438,7 @@ class WhyTokenPanel(QWidget):
     def _clear(self) -> None:
         self.explanation = None
         self.heading.setText("")
+        self._heading_step = None
         self.tree.show_message(EMPTY)
         self.uses.set_rows([], [], None)
         self._show_uses_title(None)
