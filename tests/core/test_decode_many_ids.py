@@ -82,6 +82,25 @@ def test_arrays_that_are_not_ids_are_refused(gpt2_tokenizer, array, message):
         gpt2_tokenizer.decode_bytes(array)
 
 
+@pytest.mark.parametrize(
+    ("ids", "message"),
+    [
+        (np.array(15496), r"one-dimensional array, not one of shape \(\): for one id, \[15496\]"),
+        (np.array([[1, 2], [3, 4]]), r"one-dimensional array, not one of shape \(2, 2\)$"),
+        (np.zeros((0, 2), dtype=np.int64), r"one-dimensional array, not one of shape \(0, 2\)"),
+        (15496, r"a sequence of token ids: for one id, \[15496\]"),
+        (np.int32(7), r"a sequence of token ids: for one id, \[7\]"),
+    ],
+    ids=["0-d array", "2-d array", "empty 2-d array", "int", "numpy int"],
+)
+def test_ids_that_are_no_sequence_of_ids_are_named_so(gpt2_tokenizer, ids, message):
+    # A 0-d array's message was len()'s "unsized object"; a 2-D one's named its first row
+    # as a bad id; one int was "not iterable".
+    for decode in (gpt2_tokenizer.decode, gpt2_tokenizer.decode_bytes):
+        with pytest.raises(TypeError, match=message):
+            decode(ids)
+
+
 def test_an_id_in_a_gap_of_the_vocabulary_is_named():
     # Ids 0..255, then special tokens far above: the ids between are nobody's.
     tok = Tokenizer({i: bytes([i]) for i in range(256)}, [], special_tokens=[])

@@ -115,6 +115,14 @@ def refuse_unordered(ids: object) -> None:
         raise TypeError(
             f"ids must be in order (a list, tuple or array), not a {type(ids).__name__}"
         )
+    if isinstance(ids, Integral):
+        raise TypeError(f"decoding takes a sequence of token ids: for one id, [{ids}]")
+    if isinstance(ids, np.ndarray) and ids.ndim != 1:
+        # A 0-d array has no length; a 2-D one's rows would be refused as "not an int".
+        one = f": for one id, [{ids.item()}]" if ids.ndim == 0 else ""
+        raise TypeError(
+            f"token ids must be a one-dimensional array, not one of shape {ids.shape}{one}"
+        )
 
 
 def decode_bytes(
