@@ -325,6 +325,36 @@ def test_loaded_tokenizer_gets_a_heldout_curve(qtbot, window, tmp_path):
         assert held.tokens[k] == len(tok.truncated(k).encode(text)), k
 
 
+def test_loaded_tokenizer_json_curve_counts_through_its_normalizer(qtbot, window, tmp_path):
+    # A Lowercase normalizer and ByteLevel with its prefix space: counted by the pattern
+    # alone, the curve measured other text than the tokenizer encodes (the editor's dot,
+    # from encode, fell off it).
+    tokenizers = pytest.importorskip("tokenizers")
+    pre = tokenizers.pre_tokenizers
+    made = tokenizers.Tokenizer(tokenizers.models.BPE())
+    made.normalizer = tokenizers.normalizers.Lowercase()
+    made.pre_tokenizer = pre.ByteLevel(add_prefix_space=True)
+    made.decoder = tokenizers.decoders.ByteLevel()
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=VOCAB, special_tokens=[EOT], initial_alphabet=pre.ByteLevel.alphabet()
+    )
+    made.train_from_iterator([CORPUS.read_text(encoding="utf-8")], trainer)
+    path = tmp_path / "tokenizer.json"
+    made.save(str(path))
+    heldout = heldout_file(tmp_path)
+    window.curve.open_heldout(heldout)
+    window.load_tokenizer(path)
+    qtbot.waitUntil(lambda: window.state.loaded is not None, timeout=60_000)
+    wait_curves(qtbot, window)
+    held = window.curve.feeder.series[HELD_OUT]
+    tok = window.state.loaded.tokenizer
+    text = read_text(heldout)
+    assert len(held.tokens) == len(tok.merges) + 1 and held.error is None
+    assert held.tokens[-1] == len(made.encode(text, add_special_tokens=False).ids)
+    for k in (0, 50, 200):
+        assert held.tokens[k] == len(tok.truncated(k).encode(text)), k
+
+
 def test_recording_off_computes_nothing(qtbot, window):
     window.curve.record_box.setChecked(False)
     train_in_window(qtbot, window, FIXTURES / "tinystories_sample.txt", 300)

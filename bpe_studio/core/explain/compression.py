@@ -3,6 +3,11 @@
 What it does: :class:`CompressionCurve` splits a text into pre-tokens once (unique pre-tokens
 with their counts, indexed by the pairs they hold) and, for each merge it is given, rewrites
 only the pre-tokens that hold that merge's pair, keeping the text's token count current.
+The pre-tokens are the tokenizer's own: a ``tokenizer.json``'s pipeline (normalizers,
+pre-tokenizer steps, added tokens: ``formats.hf.pipeline``) when it encodes through one, as
+``encode`` cuts text (:meth:`CompressionCurve.of_tokenizer`); its pattern otherwise. Cutting
+never depends on the merges, so the first ``k`` merges applied to those pieces count what
+the tokenizer with its first ``k`` merges encodes.
 What it leaves out: drawing the curve, and choosing the text (the app takes a slice of the
 corpus and a held-out file).
 
@@ -20,17 +25,28 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..corpus.counting import count_text
+from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import Specials
 from ..text.surrogates import replace_surrogates
 from ..train.trainer import MergeStep
+
+if TYPE_CHECKING:
+    from ..encode.tokenizer import Tokenizer
+    from ..formats.hf.pipeline import HfPipeline
 
 
 class CompressionCurve:
     """The token count of ``text`` as merges are applied; ``pattern`` is the pre-tokenization
     pattern of the tokenizer whose merges are applied (a name or a regex, as for ``count_text``).
+    A tokenizer that encodes through a ``tokenizer.json``'s pipeline gives it as ``pipeline``
+    (``pattern`` is then unused), and ``ordinary`` the tokens matched with the special ones
+    but read as text (``Specials.ordinary``); :meth:`of_tokenizer` passes all of a
+    tokenizer's.
 
     >>> curve = CompressionCurve("abab ab<|endoftext|>", ["<|endoftext|>"])
     >>> curve.bytes, curve.tokens  # 7 bytes of text, one special token
@@ -42,17 +58,23 @@ class CompressionCurve:
     """
 
     def __init__(
-        self, text: str, special_tokens: Iterable[str] = (), *, pattern: str = "gpt2"
+        self,
+        text: str,
+        special_tokens: Iterable[str] = (),
+        *,
+        pattern: str = "gpt2",
+        pipeline: HfPipeline | None = None,
+        ordinary: Iterable[str] = (),
     ) -> None:
         if not isinstance(text, str):
             raise TypeError(f"CompressionCurve takes the text as a str, not {type(text).__name__}")
-        specials = Specials.of(special_tokens)
+        specials = Specials.of(special_tokens, ordinary)
         try:
             size = len(text.encode("utf-8"))
         except UnicodeEncodeError:  # surrogates: encoded as the tokenizer does
             text = replace_surrogates(text)
             size = len(text.encode("utf-8"))
-        counts = count_text(text, specials.tokens, pattern=pattern)
+        counts, cut_out = _pieces(text, specials, pattern, pipeline)
         #: UTF-8 length of the text (special tokens included).
         self.bytes: int = size
         #: How many merges have been applied.
@@ -67,8 +89,8 @@ class CompressionCurve:
         self._freqs: list[int] = []
         # Two-character pair -> the words that hold (or held) it; a word may be listed twice.
         self._where: dict[str, array[int]] = {}
-        # Each special token is one token whatever the merges.
-        tokens = len(specials.spans(text))
+        # Each special or added token is one token whatever the merges.
+        tokens = cut_out
         where = self._where
         for piece, freq in counts.items():
             word = piece.decode("latin-1")
@@ -86,6 +108,19 @@ class CompressionCurve:
                     found.append(w)
         #: The text's token count under the merges applied so far.
         self.tokens: int = tokens
+
+    @classmethod
+    def of_tokenizer(cls, text: str, tokenizer: Tokenizer) -> CompressionCurve:
+        """The curve of ``text`` cut as ``tokenizer`` cuts it: its special and added tokens,
+        its pipeline or its pattern; apply its merges (or a run's) to it in rank order."""
+        specials = tokenizer.specials
+        return cls(
+            text,
+            specials.tokens,
+            pattern=tokenizer.pattern,
+            pipeline=tokenizer.hf_pipeline,
+            ordinary=sorted(specials.ordinary),
+        )
 
     def apply(self, step: MergeStep) -> int:
         """Apply the next merge of the run (merges in rank order); return the new count."""
@@ -145,3 +180,25 @@ class CompressionCurve:
             self._where[pair] = array("I", (w,))
         else:
             found.append(w)
+
+
+def _pieces(
+    text: str, specials: Specials, pattern: str, pipeline: HfPipeline | None
+) -> tuple[Mapping[bytes, int], int]:
+    """The pre-tokens of ``text`` (UTF-8, with their counts) as the tokenizer cuts it before
+    merging, and how many special or added tokens it cut out."""
+    if pipeline is not None:
+        # subtle: as ``Encoder.segments`` cuts: added tokens found in the original text or
+        # in the normalized one (as each is flagged), then the pre-tokenizer steps on what
+        # the normalizers made of the rest; a pattern alone would skip the normalizers.
+        found: Counter[str] = Counter()
+        cut_out = 0
+        for pieces, token in pipeline.segments(text, specials.tokens, specials.ordinary):
+            found.update(pieces)
+            cut_out += token is not None
+        return {k.encode("utf-8"): v for k, v in found.items()}, cut_out
+    if specials.ordinary:
+        findall = pretokenizer(pattern).findall
+        found = Counter(p for stretch in specials.split(text) for p in findall(stretch))
+        return {k.encode("utf-8"): v for k, v in found.items()}, len(specials.spans(text))
+    return count_text(text, specials.tokens, pattern=pattern), len(specials.spans(text))

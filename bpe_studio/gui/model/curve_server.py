@@ -22,6 +22,7 @@ from ...core import CompressionCurve
 from ...core.corpus.counting import decode_chunk, ignore_interrupts, read_head
 from ...core.corpus.head import corpus_head
 from ...core.explain.report import CORPUS_LIMIT
+from ...core.formats.hf.pipeline import HfPipeline
 from .lab_records import CorpusRef
 
 IN_SAMPLE_BYTES = CORPUS_LIMIT  # the in-sample slice: the Report's corpus sample
@@ -89,6 +90,9 @@ class _Curves:
     def __init__(self) -> None:
         self.specials: tuple[str, ...] = ()
         self.pattern = "gpt2"
+        # A loaded tokenizer.json's pipeline, and the tokens matched but read as text.
+        self.pipeline: HfPipeline | None = None
+        self.ordinary: tuple[str, ...] = ()
         self.merges: list[Merge] = []
         self.curves: dict[str, CompressionCurve] = {}
         self.failed: set[str] = set()  # curves whose merges could not be followed
@@ -99,7 +103,10 @@ class _Curves:
         except (OSError, ValueError) as unreadable:
             reply(("failure", describe(name, spec, unreadable)))
             return
-        curve = CompressionCurve(text, self.specials, pattern=self.pattern)
+        curve = CompressionCurve(
+            text, self.specials, pattern=self.pattern, pipeline=self.pipeline,
+            ordinary=self.ordinary,
+        )  # fmt: skip
         counts, error = _follow(curve, [curve.tokens], self.merges)
         self.curves[name] = curve
         self.failed.discard(name)
@@ -147,7 +154,8 @@ def serve(conn: Connection) -> None:
             return
         try:
             if kind == "begin":
-                _, texts, state.specials, state.pattern, merges = command
+                _, texts, state.specials, state.pattern, merges, pipeline, ordinary = command
+                state.pipeline, state.ordinary = pipeline, ordinary
                 state.merges, state.curves, state.failed = [], {}, set()
                 state.extend(merges, lambda _: None)
                 for name, spec in texts.items():

@@ -27,6 +27,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from ...core.corpus.counting import mp_context
+from ...core.formats.hf.pipeline import HfPipeline
 from ...core.io.worker_pool import ended_abruptly
 from .curve_server import HELD_OUT_BYTES, IN_SAMPLE_BYTES, Merge, TextSpec, serve
 
@@ -142,7 +143,7 @@ def _for_process(command: tuple) -> tuple:
     if command[0] == "merges":
         return ("merges", _merges(command[1]))
     if command[0] == "begin":
-        return (*command[:4], _merges(command[4]))
+        return (*command[:4], _merges(command[4]), *command[5:])
     return command
 
 
@@ -190,11 +191,18 @@ class CurveFeeder:
         special_tokens: Sequence[str] = (),
         pattern: str = "gpt2",
         merges: Sequence = (),
+        pipeline: HfPipeline | None = None,
+        ordinary: Sequence[str] = (),
     ) -> None:
         """Start over: new curves for ``texts`` (read in the process), then ``merges`` (rows
-        with ``rank``, ``left``, ``right``) applied; everything enqueued before is dropped."""
+        with ``rank``, ``left``, ``right``) applied; everything enqueued before is dropped.
+        ``pipeline`` and ``ordinary``: a loaded tokenizer's, cutting text as it encodes
+        (``CompressionCurve``; a pipeline travels to the process as its JSON)."""
         self._start_over()
-        command = ("begin", dict(texts), tuple(special_tokens), pattern, list(merges))
+        command = (
+            "begin", dict(texts), tuple(special_tokens), pattern, list(merges), pipeline,
+            tuple(ordinary),
+        )  # fmt: skip
         self._put(command)
 
     def add_text(self, name: str, spec: TextSpec) -> None:
@@ -209,7 +217,7 @@ class CurveFeeder:
     def cancel(self) -> None:
         """Drop all work and all curves."""
         self._start_over()
-        self._put(("begin", {}, (), "gpt2", []))
+        self._put(("begin", {}, (), "gpt2", [], None, ()))
 
     def _start_over(self) -> None:
         # subtle: the curves go at once, not when the thread reaches the new command (it

@@ -17,6 +17,7 @@ What it leaves out: the counting (``core.explain.compression``), its thread and 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -244,11 +245,23 @@ class CompressionPlot(QWidget):
         texts[HELD_OUT] = TextSpec(self.heldout, HELD_OUT_BYTES)
         return texts
 
-    def _pattern(self) -> str:
+    def _begin(self, rows: Sequence) -> None:
+        """Start the curves over with ``rows``, the texts cut as the tokenizer on screen cuts
+        them."""
         state = self.hub.state
-        if state.loaded is not None:
-            return state.loaded.tokenizer.pattern
-        return state.settings.pattern if state.settings is not None else "gpt2"
+        if state.loaded is None:
+            pattern = state.settings.pattern if state.settings is not None else "gpt2"
+            self.feeder.begin(self._texts(), state.special_tokens, pattern, rows)
+            return
+        # subtle: a loaded tokenizer's own cutting: its added tokens, and a tokenizer.json's
+        # normalizers and pre-tokenizer steps. Its pattern alone counts another text than the
+        # one it encodes (lowercased, NFKC'd), and the editor's dot would leave the curve.
+        tok = state.loaded.tokenizer
+        specials = tok.specials
+        self.feeder.begin(
+            self._texts(), specials.tokens, tok.pattern, rows, tok.hf_pipeline,
+            sorted(specials.ordinary),
+        )  # fmt: skip
 
     @property
     def heldout(self) -> Path:
@@ -278,7 +291,7 @@ class CompressionPlot(QWidget):
                 # can be made, and the legend says so (curves.build_order).
                 self._order = build_order(rows)
                 rows = self._order.rows
-            self.feeder.begin(self._texts(), state.special_tokens, self._pattern(), rows)
+            self._begin(rows)
         else:
             self.feeder.cancel()
         self._draw()  # no curve of the run that is gone stays while the new ones are counted
