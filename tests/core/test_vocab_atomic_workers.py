@@ -91,6 +91,35 @@ def test_atomic_write_replaces_and_keeps_permissions(tmp_path):
     assert os.listdir(tmp_path) == ["f.txt"]
 
 
+def test_links_are_written_through_and_a_loop_of_them_is_refused(tmp_path):
+    # A link's file is written and the link stays; a dangling one gets the file it names;
+    # a loop was replaced by a file (realpath gives a loop back as the link itself).
+    (tmp_path / "real.csv").write_text("old")
+    (tmp_path / "to_real.csv").symlink_to("real.csv")
+    (tmp_path / "dangling.csv").symlink_to("made.csv")
+    (tmp_path / "self.csv").symlink_to("self.csv")
+    (tmp_path / "a.csv").symlink_to("b.csv")
+    (tmp_path / "b.csv").symlink_to("a.csv")
+    atomic_write_text(tmp_path / "to_real.csv", "new")
+    atomic_write_all([(tmp_path / "dangling.csv", b"made")])
+    assert (tmp_path / "real.csv").read_text() == "new"
+    assert (tmp_path / "made.csv").read_text() == "made"
+    for name in ("to_real.csv", "dangling.csv", "self.csv", "a.csv", "b.csv"):
+        assert (tmp_path / name).is_symlink(), name
+    for name in ("self.csv", "a.csv"):
+        for write in (
+            lambda p: atomic_write_text(p, "x"),
+            lambda p: atomic_write_all([(p, b"x")]),
+        ):
+            with pytest.raises(OSError) as info:
+                write(tmp_path / name)
+            assert info.value.errno == errno.ELOOP and info.value.filename == str(tmp_path / name)
+            assert (tmp_path / name).is_symlink()
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["real.csv", "to_real.csv", "dangling.csv", "made.csv", "self.csv", "a.csv", "b.csv"]
+    )
+
+
 def test_atomic_write_leaves_the_old_file_on_error(tmp_path):
     target = tmp_path / "f.bin"
     target.write_bytes(b"old")

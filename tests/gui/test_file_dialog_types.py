@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QFileInfo, QTimer
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QFileDialog, QFileIconProvider, QFileSystemModel
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QFileIconProvider,
+    QFileSystemModel,
+    QLineEdit,
+)
 
 from bpe_studio.gui.views import file_dialogs
 
@@ -76,3 +82,35 @@ def test_the_provider_is_shared_and_names_folders(tmp_path):
     assert "PDF" not in provider.type(QFileInfo(str(tmp_path / "report")))
     assert provider.type(QFileInfo(str(tmp_path))) == "Folder"
     assert isinstance(provider.icon(QFileInfo(str(tmp_path / "report"))), QIcon)
+
+
+def _answer_with(name: str) -> None:
+    """Type ``name`` into the save dialog once it is open, and accept it."""
+
+    def answer() -> None:
+        dialog = QApplication.activeModalWidget()
+        if not isinstance(dialog, QFileDialog):
+            QTimer.singleShot(10, answer)
+            return
+        edit = dialog.findChild(QLineEdit, "fileNameEdit")
+        edit.setText(name)
+        dialog.accept()
+
+    QTimer.singleShot(0, answer)
+
+
+def test_a_name_typed_without_an_extension_gets_the_filters(qtbot, tmp_path):
+    # Found by an audit: "report" typed into Export CSV was saved as "report", which no
+    # spreadsheet offers to open; a name with its own extension keeps it.
+    file_dialogs.remember(file_dialogs.EXPORT, tmp_path)
+    for typed, file_filter, expected in [
+        ("report", "CSV (*.csv)", "report.csv"),
+        ("chart", "PNG image (*.png)", "chart.png"),
+        ("notes.txt", "CSV (*.csv)", "notes.txt"),
+        ("anything", "All (*)", "anything"),
+    ]:
+        _answer_with(typed)
+        chosen = file_dialogs.save_file(
+            None, file_dialogs.EXPORT, "Export", "proposed.csv", file_filter
+        )
+        assert chosen == str(tmp_path / expected), (typed, file_filter)

@@ -50,7 +50,16 @@ def write_target(path: str | os.PathLike[str]) -> Path:
     """Where ``path``'s new contents go: the file a symbolic link names (the link stays),
     else ``path``. A link loop stays as it is: writing there fails, naming it."""
     target = Path(path)
-    return Path(os.path.realpath(target)) if target.is_symlink() else target
+    if not target.is_symlink():
+        return target
+    try:
+        return Path(os.path.realpath(target, strict=True))
+    except FileNotFoundError:
+        return Path(os.path.realpath(target))  # a dangling link: the file it names is made
+    except OSError as e:
+        # subtle: realpath without strict gives a loop back as the link itself, which the
+        # rename would then replace with a file.
+        raise OSError(e.errno, e.strerror, os.fspath(path)) from None
 
 
 def temp_prefix(name: str) -> str:

@@ -14,6 +14,7 @@ and tells files apart by their names alone (:class:`ByName`), never by reading t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -177,6 +178,10 @@ def by_name() -> ByName:
 FILE, FILES, SAVE_AS, FOLDER = "file", "files", "save as", "folder"
 
 
+# The first extension a filter names ("CSV (*.csv)": "csv"); "All (*)" names none.
+_SUFFIX = re.compile(r"\*\.(\w+)")
+
+
 def run_dialog(
     parent: QWidget | None, caption: str, start: str, file_filter: str, mode: str
 ) -> list[str]:
@@ -189,6 +194,11 @@ def run_dialog(
     if mode == SAVE_AS:
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+        # A name typed without an extension gets the filter's ("report" -> "report.csv"),
+        # as a file saved as CSV or PNG must be named to open as one elsewhere.
+        suffix = _SUFFIX.search(file_filter)
+        if suffix is not None:
+            dialog.setDefaultSuffix(suffix.group(1))
     elif mode == FOLDER:
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly)
