@@ -116,22 +116,24 @@ def test_spans_of_a_pattern_that_looks_around_equal_encoding(pattern):
             at += len(stretch) + len(EOT)
             if at <= len(text):
                 starts += [at - len(EOT), at]
+                pieces.update((c, EOT) for c in range(at - len(EOT), at))
         assert pretoken_starts(tok, text).tolist() == starts, text
         assert [packed.piece_at(c) for c in range(len(text))] == [
-            pieces.get(c, "") for c in range(len(text))
+            pieces[c] for c in range(len(text))
         ], text
 
 
 def test_piece_at_follows_flagged_added_tokens(tmp_path):
     # Found by an audit: with the cursor inside " swords" (the single_word "word" inside a
     # word is no added token) the piece sent to Step-through was "", and in "  <tool>" (lstrip)
-    # the spaces were a piece of their own though the added token takes them.
+    # the spaces were a piece of their own though the added token takes them. An added token
+    # is the piece the encoder takes there, so Step-through shows it (a later audit).
     tok = Tokenizer.from_hf(flagged_file(tmp_path))
     text = " swords  <tool>a word"
     spans = compute_spans(tok, text)
     assert spans is not None
     pieces = [spans.piece_at(c) for c in range(len(text))]
-    assert pieces == [" swords"] * 7 + [""] * 8 + ["a"] + [" "] + [""] * 4
+    assert pieces == [" swords"] * 7 + ["<tool>"] * 8 + ["a"] + [" "] + ["word"] * 4
 
 
 def test_spans_refuse_text_the_pattern_leaves_out_as_encode_does(gpt2_tokenizer):

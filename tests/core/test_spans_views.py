@@ -59,7 +59,7 @@ def test_document_offsets(gpt2_tokenizer, text):
 
 
 def _pieces_by_char(text: str, specials: list[str]) -> list[str]:
-    """The pre-token holding each character ("" in special tokens), the slow way."""
+    """The piece holding each character (a pre-token, or a special token), the slow way."""
     out: list[str] = []
     i = 0
     while i < len(text):
@@ -69,7 +69,7 @@ def _pieces_by_char(text: str, specials: list[str]) -> list[str]:
             out += [piece] * len(piece)
         if j < 0:
             break
-        out += [""] * len(specials[0])
+        out += [specials[0]] * len(specials[0])
         i = j + len(specials[0])
     return out
 

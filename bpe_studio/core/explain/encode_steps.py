@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..formats.hf.pipeline import HfPipeline
     from ..pretokenization.specials import Specials
 
-PieceAt = tuple[int, int, "str | None"]  # start, end in the text; the piece (None: added token)
+PieceAt = tuple[int, int, str]  # start, end in the text; the piece (an added token's content)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,19 +76,19 @@ def marked_pretokens(tokenizer: Tokenizer, text: str) -> list[tuple[str, bool]]:
 def pipeline_pieces(pipeline: HfPipeline, specials: Specials, text: str) -> list[PieceAt]:
     """:func:`pretokens` of a tokenizer that encodes through ``pipeline`` (its
     ``hf_pipeline``, its ``specials``), each with the characters of ``text`` it came from:
-    ``(start, end, piece)``, ``piece`` None for an added or special token. A piece is as the
-    encoder takes it, after the normalizers (a prefix space included)."""
+    ``(start, end, piece)``, ``piece`` an added or special token's content for one. A piece
+    is as the encoder takes it, after the normalizers (a prefix space included)."""
     (raw, raw_map), (normed, normed_map) = pipeline.matchers(specials.tokens, specials.ordinary)
     hidden = specials.ordinary
     out: list[PieceAt] = []
     for a, b, token in find_added(text, raw, raw_map, hidden):
         if token is not None:
-            out.append((a, b, None))
+            out.append((a, b, token.content))
             continue
         n = Normalized(text[a:b], a).apply(pipeline.normalizers)
         for c, d, inner in find_added(n.text, normed, normed_map, hidden):
             if inner is not None:
-                out.append((*n.origin(c, d), None))
+                out.append((*n.origin(c, d), inner.content))
             elif d > c:
                 for piece, start, lead in apply_steps(pipeline.steps, [(n.text[c:d], c, 0)]):
                     out.append((*n.origin(start, max(start + len(piece) - lead, start + 1)), piece))

@@ -10,8 +10,9 @@ figures behind them"). :func:`decoded_spans` packs the spans of given ids (the t
 decode to, each token's characters; ``foreign_decode`` for a ``tokenizer.json`` of another
 kind), after :func:`check_ids` finds every id in the vocabulary. :class:`SpanArrays` answers the
 questions a viewer asks: which spans cover these characters, how often an id occurs, the
-pre-token holding a character, and the offsets of a character in a plain-text document that
-holds the text (``to_utf16``: UTF-16 units, without the characters such a document drops).
+piece of the encoder (a pre-token or a special token) holding a character, and the offsets of
+a character in a plain-text document that holds the text (``to_utf16``: UTF-16 units, without
+the characters such a document drops).
 The spans of one text at another step are ``spans_at_step``'s; threads and painting the app's
 (``gui/jobs/span_service.py``, the editor).
 """
@@ -137,8 +138,10 @@ class SpanArrays:
 
     # ------------------------------------------------------------ pre-tokens
     def piece_at(self, char: int) -> str:
-        """The pre-token holding character ``char`` ("" inside a special or added token, or past
-        the end of the text), as the encoder takes it (after a pipeline's normalizers)."""
+        """The piece of the encoder holding character ``char``, as the encoder takes it: a
+        pre-token (after a pipeline's normalizers), or a special or added token cut out of the
+        text (its content), one of :func:`~.encode_steps.pretokens`; "" past the end of the
+        text or for a foreign tokenizer."""
         text = self.text
         tok = self.tokenizer
         if not 0 <= char < len(text) or isinstance(tok, ForeignTokenizer):
@@ -152,7 +155,7 @@ class SpanArrays:
             # the piece is the one encoded (normalized), so Step-through ends on its ids.
             for s, e, piece in pipeline_pieces(pipeline, tok.specials, text[a:b]):
                 if s <= char - a < e:
-                    return piece or ""
+                    return piece
             return ""
         compiled = pretokenizer(tok.pattern).compiled
         for seg_start, seg_end, special in tok.specials.segments(text, a, b):
@@ -162,7 +165,7 @@ class SpanArrays:
                         return text[s:e]
                 return ""
             if special is not None and char < seg_end + len(special):
-                return ""
+                return special
         return ""
 
 

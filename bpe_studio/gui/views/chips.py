@@ -67,7 +67,8 @@ class ChipStrip(QWidget):
 
     def _layout(self) -> None:
         """Chips left to right, wrapped at the widget's width; each row leaves room beneath
-        for the badges."""
+        for the badges. The pair merged next is kept on one row when it fits in one, so that
+        a strip one row high can show it whole."""
         tm, sm = QFontMetricsF(self.token_font), QFontMetricsF(self.small)
         badge = max((sm.horizontalAdvance(f"{r:,}") for r in self.candidates.values()), default=0)
         # subtle: a chip is at least as wide as the widest badge, so that the badges centred
@@ -77,11 +78,14 @@ class ChipStrip(QWidget):
         row_h = self.row_height()
         # Room at each row's end for half a badge: a pair cut by the wrap hangs its badge there.
         limit = max(self.width(), 120) - min_w / 2
+        widths = [max(tm.horizontalAdvance(text) + 2 * self.PAD, min_w) for text in self.texts]
         x, y = self.GAP, self.GAP
         self._boxes = []
-        for text in self.texts:
-            w = max(tm.horizontalAdvance(text) + 2 * self.PAD, min_w)
-            if x > self.GAP and x + w + self.GAP > limit:
+        for i, w in enumerate(widths):
+            need = w
+            if i == self.chosen and i + 1 < len(widths):
+                need = w + self.GAP + widths[i + 1]
+            if x > self.GAP and x + need + self.GAP > limit:
                 x, y = self.GAP, y + row_h
             self._boxes.append(QRectF(x, y, w, height))
             x += w + self.GAP
@@ -96,6 +100,23 @@ class ChipStrip(QWidget):
 
     def chip_rect(self, position: int) -> QRectF:
         return self._boxes[position]
+
+    def badge_rect(self, position: int) -> QRectF:
+        """The rank badge of the pair at ``position`` (its chips ``position`` and the next);
+        a pair cut by the wrap hangs it at the end of the first chip's row."""
+        a, b = self._boxes[position], self._boxes[position + 1]
+        if b.top() != a.top():
+            b = a.translated(a.width() + self.GAP, 0)
+        cx = (a.right() + b.left()) / 2
+        w = QFontMetricsF(self.small).horizontalAdvance(f"{self.candidates[position]:,}") + 10
+        return QRectF(cx - w / 2, a.bottom() + self.LINK, w, self.BADGE_H)
+
+    def pair_rect(self, position: int) -> QRectF:
+        """What shows the pair at ``position``: both chips and its badge, with the gap
+        around them."""
+        box = self._boxes[position].united(self._boxes[position + 1])
+        box = box.united(self.badge_rect(position))
+        return box.adjusted(-self.GAP, -self.GAP, self.GAP, self.GAP)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
@@ -123,15 +144,12 @@ class ChipStrip(QWidget):
             painter.setFont(self.small)
             low = QRectF(box.left(), top.bottom(), box.width(), box.bottom() - top.bottom())
             painter.drawText(low, Qt.AlignmentFlag.AlignCenter, f"{self.tokens[i]:,}")
-        sm = QFontMetricsF(self.small)
         for pos, rank in self.candidates.items():
             a, b = self._boxes[pos], self._boxes[pos + 1]
+            badge = self.badge_rect(pos)
+            cx, text = badge.center().x(), f"{rank:,}"
             if b.top() != a.top():  # the pair wraps: its badge hangs at the row's end
                 b = a.translated(a.width() + self.GAP, 0)
-            cx = (a.right() + b.left()) / 2
-            text = f"{rank:,}"
-            w = sm.horizontalAdvance(text) + 10
-            badge = QRectF(cx - w / 2, a.bottom() + self.LINK, w, self.BADGE_H)
             is_chosen = pos == self.chosen
             colour = QColor(c.accent if is_chosen else c.edge)
             painter.setPen(QPen(colour, 1.4))

@@ -1,7 +1,9 @@
 """Step-through encoding: how the rank-based encoder turns one pre-token into ids.
 
-What it does: for the pre-token under the editor cursor (:meth:`StepThroughPanel.show_piece`) or
-text typed into the panel (cut into pre-tokens; a menu picks one when there are several), a job
+What it does: for the piece under the editor cursor (:meth:`StepThroughPanel.show_piece`: a
+pre-token, or a special or added token, which is one id and never merged) or text typed into
+the panel (cut into pre-tokens; a menu picks one when there are several, listing at most
+``MAX_MENU`` around the one replayed and saying so), a job
 thread replays the encoder (``core.explain.encode_steps.encode_steps``) with the inspector's step
 tokenizer (``tokenizer_recipes.step_recipe``: the picked tokenizer, else the run's cut to the
 timeline's step, which is the editor's). A :class:`~.chips.ChipStrip` draws one step. Back, Forward,
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Slot
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -51,6 +53,7 @@ MAX_PIECE_BYTES = 1024  # steps cost the square of the length; longer pieces are
 PLAY_MS = 700  # one step per tick while playing
 REFRESH_MS = 150  # a new step or tokenizer is replayed after this pause (500 while training)
 MAX_LIST = 2000  # steps named in the list
+MAX_MENU = 500  # pieces the menu lists at a time, around the one replayed
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,7 @@ class Walkthrough:
     tokens: Mapping[int, bytes]  # bytes of every id in the steps
     special_ids: frozenset[int]
     problem: str | None = None
+    is_token: bool = False  # the piece is a special or added token cut out of the text
 
     @property
     def piece(self) -> str:
@@ -92,7 +96,29 @@ def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
         encode_steps(tok, piece if is_token else replace_surrogates(piece).encode("utf-8"))
     )
     ids = {i for step in steps for i in step.tokens}
-    return Walkthrough(text, pieces, index, steps, {i: tok.vocab[i] for i in ids}, specials)
+    tokens = {i: tok.vocab[i] for i in ids}
+    return Walkthrough(text, pieces, index, steps, tokens, specials, is_token=is_token)
+
+
+OTHER_PIECES = (
+    "Pick one near an end to list its neighbours, type the piece, or click it in the editor."
+)
+
+
+def menu_window(n: int, index: int) -> tuple[int, int]:
+    """The pieces ``[lo, hi)`` the menu lists of ``n``: ``MAX_MENU`` around ``index``."""
+    lo = max(0, min(index - MAX_MENU // 2, n - MAX_MENU))
+    return lo, min(n, lo + MAX_MENU)
+
+
+def _a(word: str) -> str:
+    return f"An {word}" if word[0] in "aeiou" else f"A {word}"
+
+
+def _token_kind(w: Walkthrough) -> str:
+    """ "special" or "added" (a tokenizer.json's token that is not special), for a piece
+    that is one of them."""
+    return "special" if w.steps[0].tokens[0] in w.special_ids else "added"
 
 
 class StepThroughPanel(QWidget):
@@ -104,6 +130,7 @@ class StepThroughPanel(QWidget):
         self.cache = cache
         self.text = ""
         self.piece_index = 0
+        self._from_editor = False  # the text is the piece under the editor cursor
         self.walkthrough: Walkthrough | None = None
         self.index = 0  # the step shown
         self._stale = False
@@ -125,7 +152,8 @@ class StepThroughPanel(QWidget):
         self.piece_menu.setFont(monospace_font())
         self.piece_menu.activated.connect(self._on_piece_picked)
         self.piece_menu.hide()
-        self.origin = muted(QLabel(""))
+        # Wrapped: past MAX_MENU pieces it says which the menu lists, a long line.
+        self.origin = steady_label(muted(QLabel("")), wrap=True)
 
         self.strip = ChipStrip()
         self.strip_scroll = QScrollArea()
@@ -212,13 +240,16 @@ class StepThroughPanel(QWidget):
         self.strip.setStyleSheet(f"background: {background};")
 
     def show_piece(self, piece: str) -> None:
-        """Replay the pre-token under the editor cursor."""
+        """Replay the piece under the editor cursor (a pre-token, or a special or added
+        token)."""
         self.piece_edit.setText(piece)
-        self.origin.setText("The pre-token under the editor cursor")
+        self._from_editor = True
+        self.origin.setText("The piece under the editor cursor")
         self._set_text(piece)
 
     @Slot(str)
     def _on_typed(self, text: str) -> None:
+        self._from_editor = False
         self.origin.setText("Typed here")
         self._set_text(text)
 
@@ -228,7 +259,10 @@ class StepThroughPanel(QWidget):
         self.refresh(keep_step=False)
 
     @Slot(int)
-    def _on_piece_picked(self, index: int) -> None:
+    def _on_piece_picked(self, row: int) -> None:
+        index = self.piece_menu.itemData(row)
+        if index is None:  # the line saying how many pieces the menu leaves out
+            return
         self.piece_index = index
         self.stop()
         self.refresh(keep_step=False)
@@ -351,8 +385,16 @@ class StepThroughPanel(QWidget):
         self.forward_button.setEnabled(index < self.last)
         self.message.setText(self._describe(w, index))
         if step.chosen is not None:
-            box = self.strip.chip_rect(step.chosen + 1)
-            self.strip_scroll.ensureVisible(int(box.center().x()), int(box.bottom()), 10, 40)
+            self._scroll_to_pair(step.chosen)
+
+    def _scroll_to_pair(self, position: int) -> None:
+        """Scroll the chips so that the pair merged next shows whole: both chips and the
+        badge. Scrolled to the top of its row, so no chip of that row is cut at the top."""
+        box = self.strip.pair_rect(position)
+        bar = self.strip_scroll.verticalScrollBar()
+        shown = self.strip_scroll.viewport().height()
+        if box.top() < bar.value() or box.bottom() > bar.value() + shown:
+            bar.setValue(int(box.top()))
 
     def _describe(self, w: Walkthrough, index: int) -> str:
         step = w.steps[index]
@@ -364,6 +406,11 @@ class StepThroughPanel(QWidget):
         if step.chosen is None:
             ids = ", ".join(f"{i:,}" for i in step.tokens)
             n = len(step.tokens)
+            if w.is_token:
+                return (
+                    f"<b>Done.</b> {_a(_token_kind(w))} token, one id [{ids}]: cut out of the "
+                    "text before pre-tokenization, never merged."
+                )
             if step.whole and index == 0:
                 return (
                     f"<b>Done.</b> Found whole in the vocabulary: the encoder gives this piece "
@@ -397,6 +444,7 @@ class StepThroughPanel(QWidget):
         old = self.index
         self.walkthrough = w
         self._fill_menu(w)
+        self._say_origin(w)
         if w.problem or not w.steps:
             self._show_nothing(w.problem or "Nothing to encode.")
             self.walkthrough = w
@@ -416,6 +464,8 @@ class StepThroughPanel(QWidget):
     def _list_line(self, w: Walkthrough, i: int, step: EncodeStep) -> str:
         if step.chosen is None:
             found = ", found whole in the vocabulary" if step.whole else ""
+            if w.is_token:
+                found = f" ({_token_kind(w)} token)"
             return f"{i + 1:>3}. done: {counted(len(step.tokens), 'token')}{found}"
         a, b = step.tokens[step.chosen], step.tokens[step.chosen + 1]
         rank = dict(step.candidates)[step.chosen]
@@ -423,14 +473,39 @@ class StepThroughPanel(QWidget):
         return f"{i + 1:>3}. {show(w.tokens[a])} + {show(w.tokens[b])}   (rank {rank:,})"
 
     def _fill_menu(self, w: Walkthrough) -> None:
+        """The pieces, each with its index as data; past ``MAX_MENU`` those around the one
+        replayed (picking one near an end lists its neighbours), and a line saying so."""
         menu = self.piece_menu
         menu.blockSignals(True)
         menu.clear()
-        for i, piece in enumerate(w.pieces[:500]):
-            menu.addItem(f"{i + 1}: {readable_token(piece.encode('utf-8', 'replace'))}")
-        menu.setCurrentIndex(min(w.index, menu.count() - 1))
+        lo, hi = menu_window(len(w.pieces), w.index)
+        for i in range(lo, hi):
+            menu.addItem(f"{i + 1}: {readable_token(w.pieces[i].encode('utf-8', 'replace'))}", i)
+        tip = "The text holds several pre-tokens: pick the one to replay"
+        if hi - lo < len(w.pieces):
+            # Short: the menu is as wide as its longest line; the label above says the rest.
+            menu.addItem(f"(listed: {lo + 1:,}–{hi:,} of {len(w.pieces):,})")
+            model = menu.model()
+            assert isinstance(model, QStandardItemModel)
+            model.item(menu.count() - 1).setEnabled(False)
+            tip += f". It lists {lo + 1:,}–{hi:,} of {len(w.pieces):,}. {OTHER_PIECES}"
+        menu.setToolTip(tip)
+        menu.setCurrentIndex(w.index - lo)
         menu.blockSignals(False)
         menu.setVisible(len(w.pieces) > 1)
+
+    def _say_origin(self, w: Walkthrough) -> None:
+        """Where the text came from and, for a text of many pieces, which the menu lists."""
+        if self._from_editor:
+            kind = f"{_token_kind(w)} token" if w.is_token and w.steps else "pre-token"
+            text = f"The {kind} under the editor cursor"
+        else:
+            text = "Typed here"
+        n = len(w.pieces)
+        if n > MAX_MENU:
+            lo, hi = menu_window(n, w.index)
+            text += f": {n:,} pieces; the menu lists {lo + 1:,}–{hi:,}. {OTHER_PIECES}"
+        self.origin.setText(text)
 
     def _show_nothing(self, message: str) -> None:
         self.walkthrough = None

@@ -405,8 +405,8 @@ class TokenTextEdit(KeptTextEdit):
 class TokenEditor(QWidget):
     """The editor with its title bar, whitespace toggle and status line.
 
-    Other views code against: ``piece_at_cursor`` (the pre-token under the cursor, after the
-    cursor moved and rested; "" inside a special token), ``token_clicked`` (and the hub's
+    Other views code against: ``piece_at_cursor`` (the pre-token, or the special or added
+    token, under the cursor, after the cursor moved and rested), ``token_clicked`` (and the hub's
     ``select_token``), ``encoded`` (tokens, UTF-8 bytes after each encode),
     :meth:`highlight_token` and :meth:`occurrences`."""
 
