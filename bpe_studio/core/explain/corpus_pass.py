@@ -56,6 +56,7 @@ from ..io.interrupts import held_interrupts, no_check
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
+from .encoded_text import SHRINK, normalized_range, normalizer_of
 from .work import CancelEvent, checkpoint
 
 # Tasks hold at most encode_file's CHUNK_BYTES, fewer for a small corpus (so every worker
@@ -258,12 +259,16 @@ class _Tally:
             self.counts += np.bincount(ids, minlength=len(self.counts))[: len(self.counts)]
             self.tokens += len(ids)
 
-    def text(self, data: bytes, after: bytes = b"") -> None:
+    def text(self, data: bytes, after: bytes = b"", seen: bytes | None = None) -> None:
         """``data`` came next in the text; ``after``, the byte that follows it where
-        another task reads on (the pair across the seam is this task's too)."""
+        another task reads on (the pair across the seam is this task's too). ``seen``: what
+        the tokenizer encodes of ``data`` where its normalizers change it (``after`` then
+        follows that): the masks are of the text encoded."""
         self.text_bytes += len(data)
         if not self.masks:
             return
+        if seen is not None:
+            data = seen
         if len(data) == 1:
             self.singles[data[0]] = True  # every other byte is in a pair
         joined = self._last + data + after
@@ -299,10 +304,11 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
     Errors name the file: invalid UTF-8, a record without its text field, text a custom
     pattern leaves unmatched."""
     tally = _Tally(tok.n_vocab, masks)
+    normalized = normalizer_of(tok) if masks else None
     f = task.file
     if f.kind is not Kind.TEXT:
         docs: list[np.ndarray] = []
-        gathered = bytearray()
+        gathered, seen = bytearray(), bytearray()
         for doc in _documents(task):
             try:
                 if len(doc) > LONG_RECORD and not isinstance(tok, ForeignTokenizer):
@@ -312,24 +318,34 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
             except UncoveredText as e:  # where in the corpus, not only in the text
                 raise UncoveredText(f"{f.name}: a record's text: {e}") from None
             gathered += _utf8(doc)
+            if normalized is not None:
+                seen += _utf8(normalized(doc))
             if len(gathered) >= BLOCK:
                 if docs:  # (none when the block is one long record, counted already)
                     tally.ids(np.concatenate(docs))
-                tally.text(bytes(gathered))
-                docs, gathered = [], bytearray()
+                tally.text(bytes(gathered), seen=None if normalized is None else bytes(seen))
+                docs, gathered, seen = [], bytearray(), bytearray()
         if docs:
             tally.ids(np.concatenate(docs))
-        tally.text(bytes(gathered))
+        tally.text(bytes(gathered), seen=None if normalized is None else bytes(seen))
     elif task.end is not None and not isinstance(tok, ForeignTokenizer):
         tally.ids(encode_range(tok, f.url, task.start, task.end, "uint32", f.name))
         size = task.end - task.start
-        if masks:
+        if normalized is not None:
+            # SHRINK bytes hold the next character whole: the first byte it normalizes to.
+            with open(f.url, "rb") as stream:
+                data = read_range(stream, task.start, task.end, f.name, extra=SHRINK)
+            head, tail = normalized_range(normalized, data, size)
+            tally.text(data[:size], tail[:1], seen=head)
+        elif masks:
             with open(f.url, "rb") as stream:
                 data = read_range(stream, task.start, task.end, f.name, extra=1)
             tally.text(data[:size], data[size:])
         else:
             tally.text_bytes += size
     else:
+        # (A byte-level tokenizer reads no plain text as a stream: ``copied_first``; the
+        # masks of a stream are of its bytes as they are.)
         with f.open() as stream:
             if isinstance(tok, ForeignTokenizer):
                 data = stream.read()
@@ -397,19 +413,25 @@ def _matcher(path: str, dfa: bool) -> tuple[Any, int]:
 
 
 def _text_blocks(
-    task: CountTask, overlap: int, margin: int = 0
+    task: CountTask,
+    overlap: int,
+    margin: int = 0,
+    normalized: Callable[[str], str] | None = None,
 ) -> Iterator[tuple[bytes, list[int], int, int]]:
     """The task's text as UTF-8 bytes, a block at a time, with the offsets in each block
     where one document ends and another begins, and the offsets ``lo, hi`` where the matches
     this block decides start (every offset of the text is decided in exactly one block).
     Each match starting there (at most ``overlap + 1`` bytes) lies in the block whole, and so
     does every stretch of at most ``margin + 1`` bytes that overlaps it (a special token's
-    text, which a block cut in two would not show as one)."""
+    text, which a block cut in two would not show as one). ``normalized``
+    (``encoded_text.normalizer_of``): the text as it gives it, as the tokenizer encodes it:
+    each record, and a range and what is read past it, normalized (offsets are then of that).
+    """
     f = task.file
     if f.kind is not Kind.TEXT:
         gathered, ends = bytearray(), []
         for doc in _documents(task):
-            gathered += _utf8(doc)
+            gathered += _utf8(doc if normalized is None else normalized(doc))
             ends.append(len(gathered))
             if len(gathered) >= BLOCK:
                 yield bytes(gathered), ends, 0, len(gathered)
@@ -417,9 +439,16 @@ def _text_blocks(
         yield bytes(gathered), ends, 0, len(gathered)
     elif task.end is not None:
         # A range starts and ends where text may be cut, never inside a special token.
+        extra = overlap + margin
+        if normalized is not None:
+            extra = SHRINK * (extra + 1)  # normalized, still ``overlap + margin`` bytes
         with open(f.url, "rb") as stream:
-            data = read_range(stream, task.start, task.end, f.name, extra=overlap + margin)
-        yield data, [], 0, task.end - task.start
+            data = read_range(stream, task.start, task.end, f.name, extra=extra)
+        if normalized is None:
+            yield data, [], 0, task.end - task.start
+        else:
+            head, tail = normalized_range(normalized, data, task.end - task.start)
+            yield head + tail, [], 0, len(head)
     else:
         # Each block repeats the end of the one before: the bytes its undecided matches start
         # in, and ``margin`` before them.
@@ -440,14 +469,16 @@ def scan_task(
     tok: AnyTokenizer, task: CountTask, patterns: str, dfa: bool = False
 ) -> tuple[list[int], int]:
     """Indexes (into the list ``write_patterns`` kept in the file ``patterns``) of the byte
-    strings that occur in the task's text, neither across two documents nor overlapping the
+    strings that occur in the task's text as ``tok`` encodes it (normalized:
+    ``encoded_text``), neither across two documents nor overlapping the
     text of one of ``tok``'s special tokens, and the task's stored bytes. ``dfa``: search with
     a DFA (:func:`dfa_pays`)."""
     matcher, longest = _matcher(patterns, dfa)
     specials, longest_special = _specials_matcher(tuple(tok.special_tokens))
     margin = max(longest_special - 1, 0)
     found: set[int] = set()
-    for data, ends, lo, hi in _text_blocks(task, longest - 1, margin):
+    normalized = normalizer_of(tok)
+    for data, ends, lo, hi in _text_blocks(task, longest - 1, margin, normalized):
         covered: tuple[list[int], list[int]] | None = None
         for index, start, end in matcher.find_matches_as_indexes(data, overlapping=True):
             if index in found or not lo <= start < hi:

@@ -1,0 +1,64 @@
+"""The text a tokenizer actually encodes, where its normalizers change the corpus's: what the
+under-trained scan and its byte filter look at.
+
+What it does: :func:`normalizer_of` gives, for a ``tokenizer.json`` whose pipeline has
+normalizers (Lowercase, NFKC, NFD + StripAccents, SentencePiece's Replace and Prepend), a
+function from a text to the text its BPE model is given: each stretch between the added tokens
+found in the original text normalized, as ``HfPipeline.segments`` does, those tokens left as
+they are (the scan leaves a special token's text out itself). Any other tokenizer gets None:
+its scan reads the corpus's bytes as they are, at no cost. :func:`normalized_range` is a
+task's range and what follows it, each normalized.
+What it leaves out: the text a pre-tokenizer step adds (ByteLevel's prefix space before a
+stretch that does not start with one): a token whose bytes only that space completes stays
+absent. Adding it would mean pre-tokenizing the text in the scan, and would change the scan
+of files without a normalizer too (RoBERTa's), which read the corpus as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..encode.foreign import AnyTokenizer
+from ..encode.tokenizer import Tokenizer
+from ..formats.hf.added_tokens import find_added
+from ..formats.hf.normalizers import normalize
+
+# The most UTF-8 bytes one character of the corpus is read as, and so the most a normalizer
+# of Unicode forms or Lowercase shrinks a stretch by ("𝐀", four bytes, is "A" after NFKC).
+SHRINK = 4
+
+
+def normalizer_of(tok: AnyTokenizer) -> Callable[[str], str] | None:
+    """The text ``tok`` encodes for a text (see the module docstring), or None where that is
+    the text itself: a tokenizer with no pipeline, or one without normalizers."""
+    if not isinstance(tok, Tokenizer):
+        return None
+    pipeline = tok.hf_pipeline
+    if pipeline is None or not pipeline.normalizers:
+        return None
+    steps = pipeline.normalizers
+    specials = tok.specials
+    (raw, raw_map), _ = pipeline.matchers(specials.tokens, specials.ordinary)
+    hidden = specials.ordinary
+
+    def encoded(text: str) -> str:
+        return "".join(
+            text[a:b] if token is not None else normalize(steps, text[a:b])
+            for a, b, token in find_added(text, raw, raw_map, hidden)
+        )
+
+    return encoded
+
+
+def normalized_range(
+    normalized: Callable[[str], str], data: bytes, size: int
+) -> tuple[bytes, bytes]:
+    """The first ``size`` bytes of ``data`` (a task's range: it starts and ends where the
+    tokenizer's cut rules allow a cut) normalized, and the rest normalized on its own, less a
+    character the read cut in two. Where the rules cut is where normalizing each side apart
+    gives the whole's normalization: before a special token (any normalizer), or between
+    characters NFC or NFKC leaves alone (``boundaries.stable_cuts``)."""
+    # The range is UTF-8 (counting it has checked); the rest may end inside a character.
+    head = normalized(data[:size].decode("utf-8"))
+    tail = normalized(data[size:].decode("utf-8", "ignore"))
+    return head.encode("utf-8"), tail.encode("utf-8")
