@@ -7,6 +7,7 @@ come from Python's own decoder and ``bytes.count`` on the file's bytes."""
 from __future__ import annotations
 
 import gzip
+import importlib
 
 import pytest
 from core_helpers import EOT, SLICES, read_fixture
@@ -15,6 +16,7 @@ from bpe_studio.core import CorpusError, Tokenizer, count_file, encode_file
 from bpe_studio.core.corpus import counting, tasks
 from bpe_studio.core.explain.usage import corpus_usage
 
+ENCODE_FILE = importlib.import_module("bpe_studio.core.encode.encode_file")
 TEXT = read_fixture(SLICES["english"]).encode("utf-8")
 
 
@@ -90,4 +92,37 @@ def test_encoding_a_file_names_the_line_too(tmp_path, workers):
     assert str(info.value) == expected
     with pytest.raises(CorpusError) as info:
         corpus_usage(tok, path, workers=workers, scan=False)
+    assert str(info.value) == expected
+
+
+@pytest.mark.parametrize("job", ["count", "encode"])
+def test_a_range_ending_inside_a_bad_character_gives_the_files_reason(tmp_path, monkeypatch, job):
+    # A range cut in a file's one long line (a letter cut) can end right after a character's
+    # first bytes whose next byte, in the next range, is wrong: the range's own decode said
+    # "unexpected end of data" where the file goes on; decoding the file says otherwise.
+    data = damaged(300_000, "一二三".encode() + b"\xe4\xb8" + "四五六".encode())
+    cut = data.index(b"\xe4\xb8\xe5") + 2
+    path = tmp_path / "bad.txt"
+    path.write_bytes(data)
+    with pytest.raises(UnicodeDecodeError) as python:
+        data.decode("utf-8")
+    assert python.value.start == cut - 2 and python.value.reason != "unexpected end of data"
+    line = data.count(b"\n", 0, cut) + 1
+    expected = (
+        f"{path}: not valid UTF-8 at byte offset {cut - 2} ({python.value.reason}), "
+        f"line {line}; convert the file to UTF-8 first"
+    )
+
+    bounds = [0, cut, len(data)]
+
+    def cut_inside(*args, **kwargs):
+        return bounds
+
+    with pytest.raises(CorpusError) as info:
+        if job == "count":
+            monkeypatch.setattr(tasks, "chunk_boundaries", cut_inside)
+            count_file(path, [EOT], workers=1)
+        else:
+            monkeypatch.setattr(ENCODE_FILE, "_ranges", lambda *a: list(zip(bounds, bounds[1:])))
+            encode_file(Tokenizer.preset("gpt2"), path, tmp_path / "ids.npy", workers=1)
     assert str(info.value) == expected

@@ -238,11 +238,13 @@ def decode_chunk(
     *,
     with_line: bool = False,
     name: str | None = None,
+    ranged: bool = False,
 ) -> str:
     """``data``, read from byte ``offset`` of ``path``, decoded; an error names the file (as
     ``name`` when given) and the byte offset, and with ``with_line`` the line too (for a chunk
     after the file's start, ``path`` is the file itself: the lines before the chunk are
-    counted in it, on the error path only)."""
+    counted in it, on the error path only). ``ranged``: ``data`` is a byte range of the file
+    ``path``, which may go on after it."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -250,7 +252,25 @@ def decode_chunk(
         if with_line:
             before = _line_of(path, offset) if offset else 1
             line = before + data.count(b"\n", 0, e.start)
-        raise not_utf8(name or os.fspath(path), offset + e.start, e.reason, line) from None
+        reason = e.reason
+        if ranged and e.end == len(data):
+            reason = _reason_read_on(path, offset + e.start, data[e.start :]) or reason
+        raise not_utf8(name or os.fspath(path), offset + e.start, reason, line) from None
+
+
+def _reason_read_on(path: str | os.PathLike, at: int, head: bytes) -> str | None:
+    """Why the character that starts at byte ``at`` of ``path`` with ``head`` (a range's
+    last bytes, cut short by its end) is not UTF-8, read on into the file: a range that ends
+    inside a bad character would otherwise say "unexpected end of data" where the file goes
+    on (and decoding the whole file says "invalid continuation byte")."""
+    with open(path, "rb") as f:
+        f.seek(at)
+        rest = f.read(4)
+    try:
+        rest.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return e.reason if e.start == 0 and rest.startswith(head) else None
+    return None
 
 
 def _line_of(path: str | os.PathLike, offset: int) -> int:
@@ -328,7 +348,7 @@ def _count_chunk(args: _Job) -> ChunkResult:
     compiled = len(args) > 5 and bool(args[5])
     with open(path, "rb") as f:
         data = read_range(f, start, end, path)
-    text = decode_chunk(data, path, start, with_line=True)
+    text = decode_chunk(data, path, start, with_line=True, ranged=True)
     del data
     specials = Specials.of(special_tokens)
     cuts = text_cuts(text, specials, cut_rules(pattern), WORKER_PIECE)

@@ -116,7 +116,7 @@ def encode_range(
     shown = name or path
     with open(path, "rb") as f:
         text = decode_chunk(
-            read_range(f, start, end, shown), path, start, with_line=True, name=shown
+            read_range(f, start, end, shown), path, start, with_line=True, name=shown, ranged=True
         )
     try:
         return tokenizer.encode_array(text, dtype)
