@@ -15,7 +15,7 @@ from test_picker import editor_ids
 from bpe_studio.core.explain.report import bundled_samples
 from bpe_studio.core.io.hf_hub import POPULAR, HubModel
 from bpe_studio.gui.model.app_model import AppModel
-from bpe_studio.gui.views.hub_models import recent_models
+from bpe_studio.gui.views.hub_models import ask_model, recent_models
 from bpe_studio.gui.views.picker import ASK_HUB, NONE, TokenizerPicker, hub_key, preset_key
 
 TEXT = "Hello world, naïve café: 12345 tokens!\n中文 😀 don't\n"
@@ -61,6 +61,39 @@ def test_open_from_the_hub_in_the_editor_offline(qtbot, window, snapshots):
     fresh = TokenizerPicker(AppModel(), pane="a new pane")
     qtbot.addWidget(fresh)
     assert hub_key("acme/uni") in fresh.keys()
+
+
+def test_the_dialog_takes_the_model_as_the_command_line_and_its_page_spell_it(qtbot, monkeypatch):
+    """An audit: "hf:acme/llama3" (the command line's spelling, and the form of the refusal's
+    own example) and a model page's address were refused, each with a warning, and asked
+    again."""
+    from PySide6.QtWidgets import QInputDialog, QMessageBox
+
+    warnings: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", staticmethod(lambda *a: warnings.append(a[2])))
+    typed = [
+        ("hf:acme/llama3", HubModel("acme/llama3")),
+        (" hf:Qwen/Qwen2.5-7B@main ", HubModel("Qwen/Qwen2.5-7B", "main")),
+        ("https://huggingface.co/acme/llama3", HubModel("acme/llama3")),
+        ("https://huggingface.co/acme/llama3/tree/v2", HubModel("acme/llama3", "v2")),
+        ("acme/llama3@v1", HubModel("acme/llama3", "v1")),
+    ]
+    for text, model in typed:
+        # Typed once; asked again (refused), the user cancels.
+        answers = [text, ""]
+        monkeypatch.setattr(
+            QInputDialog,
+            "getItem",
+            staticmethod(lambda *a, answers=answers: (answers.pop(0), True)),
+        )
+        assert ask_model(None) == model
+    assert warnings == []
+    # Still refused, and asked again: not a model (a dataset's page), a malformed name.
+    answers = ["https://huggingface.co/datasets/acme/web", "hf:acme", ""]
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(lambda *a: (answers.pop(0), True)))
+    assert ask_model(None) is None
+    assert [w.split(":")[0] for w in warnings] == ["https", "hf"]
+    assert "datasets/acme/web: expected a Hugging Face model" in warnings[0]
 
 
 def test_a_cancelled_ask_changes_nothing(qtbot, window):

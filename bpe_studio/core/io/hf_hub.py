@@ -126,6 +126,25 @@ def parse_repo(text: str, given: str | None = None) -> HubModel:
     return HubModel(repo, revision or None)
 
 
+def typed_model(text: str) -> HubModel:
+    """A model as a person types or pastes it in the app: ``ORG/NAME[@REVISION]``, the same
+    with ``hf:`` before it (as the command line spells it), or the model's page on
+    huggingface.co. A malformed one raises HubError naming it.
+
+    >>> typed_model(" hf:Qwen/Qwen2.5-7B ")
+    HubModel(repo_id='Qwen/Qwen2.5-7B', revision=None)
+    >>> typed_model("https://huggingface.co/Qwen/Qwen2.5-7B/tree/v1").name
+    'Qwen/Qwen2.5-7B@v1'
+    """
+    text = text.strip()
+    if text.startswith(HUB_PREFIX):
+        return parse_repo(text[len(HUB_PREFIX) :], text)
+    page = _HUB_PAGE.match(text)
+    if page is not None and page[1] not in ("datasets", "spaces"):
+        return parse_repo(f"{page[1]}/{page[2]}" + (f"@{page[3]}" if page[3] else ""), text)
+    return parse_repo(text)
+
+
 def hub_source_meant(name: str) -> str | None:
     """The ``hf:`` source a ``name`` that is no file and no preset may have meant: it reads as
     ``ORG/NAME[@REVISION]`` (not as a file's name) or is a model's page on huggingface.co;

@@ -19,7 +19,7 @@ import threading
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, SignalInstance, Slot
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QProgressDialog, QWidget
 
-from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo
+from ...core.io.hf_hub import POPULAR, HubError, HubModel, parse_repo, typed_model
 from ..model.status import format_bytes
 from .common import app_settings
 
@@ -88,7 +88,8 @@ def ask_model(parent: QWidget) -> HubModel | None:
         text, ok = QInputDialog.getItem(
             parent,
             "Open from Hugging Face Hub",
-            "Model (ORG/NAME or ORG/NAME@REVISION); its tokenizer.json is downloaded once:",
+            "Model (ORG/NAME or ORG/NAME@REVISION, or its page's address); its tokenizer.json "
+            "is downloaded once:",
             [text, *names] if text else names,
             0,
             True,
@@ -96,7 +97,7 @@ def ask_model(parent: QWidget) -> HubModel | None:
         if not ok or not text.strip():
             return None
         try:
-            return parse_repo(text)
+            return typed_model(text)
         except HubError as error:
             QMessageBox.warning(parent, "Open from Hugging Face Hub", str(error))
 
