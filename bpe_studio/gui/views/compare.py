@@ -6,7 +6,8 @@ loaded file: :class:`~.picker.TokenizerPicker`). Above each pane: token count, b
 and characters per token. In the panes, tokens that both tokenizers cut the same way are grey,
 the others blue and orange, and the first character after every boundary only one of them has
 (``report.boundary_diff``) is underlined in red on both sides (a line break, which has no
-glyph, by a red "↵" at the end of its line, as the editor draws one). The panes scroll together.
+glyph, by a red "↵" at the end of its line, as the editor draws one), on text a tokenizer's
+pre-tokenizer drops and no token of its holds too (WordPiece's spaces). The panes scroll together.
 A tokenizer whose pattern leaves a character of the text unmatched cannot encode it: its pane
 says why (:class:`Uncovered`) and the other shows its tokens alone, as the Report leaves out
 that one cell; so does a pane whose choice cannot be built any more (:class:`Unbuilt`: the run
@@ -265,6 +266,7 @@ class ComparePane(QPlainTextEdit):
         mark.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
         mark.setUnderlineColor(QColor(c.diff_mark))
         mark.setProperty(MARK_PROPERTY, True)
+        self._mark = mark  # alone: a mark in a gap no token holds
         self._mark_colour = QColor(c.diff_mark)
         self._mark_font = QFont(self.font())
         self._mark_font.setBold(True)
@@ -341,11 +343,15 @@ class ComparePane(QPlainTextEdit):
         specials = {tok.special_id(s) for s in tok.special_tokens}
         start16, end16 = self.visible_range()
         first, last = spans.from_utf16(start16), spans.from_utf16(end16)
-        lo, hi = spans.index_range(first, last)
-        hi = min(hi, lo + MAX_PAINTED)
+        lo, hi_all = spans.index_range(first, last)
+        hi = min(hi_all, lo + MAX_PAINTED)
         starts, ends, partial, ids = spans.starts, spans.ends, spans.partial, spans.ids
-        ranges, breaks = [], []
-        text = comparison.text
+        ranges: list[tuple[int, int, QTextCharFormat]] = []
+        breaks: list[tuple[int, int, QColor]] = []
+        # subtle: text the pre-tokenizer drops (WordPiece's spaces, its line breaks) is in no
+        # token, yet the other side may cut there: such a mark is drawn on its own, in the
+        # gap between blocks, else a pane showed fewer marks than the header's count.
+        done = first  # the text before is painted (tokens and gaps)
         i = lo
         while i < hi:
             a, b, j = int(starts[i]), int(ends[i]), i + 1
@@ -353,6 +359,7 @@ class ComparePane(QPlainTextEdit):
             while partial[i] and j < hi and partial[j] and starts[j] < b:
                 b = max(b, int(ends[j]))
                 j += 1
+            self._mark_span(done, a, None, ranges, breaks)
             k = int(np.searchsorted(diff, a, side="left"))
             differs = k < len(diff) and int(diff[k]) <= b
             if j == i + 1 and int(ids[i]) in specials:
@@ -361,30 +368,51 @@ class ComparePane(QPlainTextEdit):
                 # With nothing to compare (the other side cannot encode the text), no token
                 # is painted as the same in both.
                 fmt = (self._differ if differs or not comparison.both else self._shared)[i % 2]
-            # The block [a, b), cut around the marked characters inside it (a mark at b is
-            # the next block's first character).
-            k_end = int(np.searchsorted(diff, b, side="left"))
-            for d in diff[k:k_end].tolist():
-                if LINE_BREAK.match(text, d):
-                    # A paragraph's end paints no glyph, so no underline either: it gets a
-                    # "↵" of its own (paintEvent), else the header's count of boundaries
-                    # would be more than the marks seen.
-                    # "\r\n" is one paragraph end, the "\n" a hidden character at the
-                    # next line's start: its mark goes where the "\r"'s does.
-                    crlf = text[d] == "\n" and d > 0 and text[d - 1] == "\r"
-                    unit = spans.to_utf16(d - 1 if crlf else d)
-                    breaks.append((d, unit, fmt.background().color()))
-                    continue
-                if a < d:
-                    ranges.append(self._range(a, d, fmt))
-                ranges.append(self._range(d, d + 1, self._marked[id(fmt)]))
-                a = d + 1
-            if a < b:
-                ranges.append(self._range(a, b, fmt))
+            self._mark_span(a, b, fmt, ranges, breaks)
+            done = max(done, b)
             i = j
+        if hi == hi_all:  # else capped (MAX_PAINTED): nothing past the last block painted
+            self._mark_span(done, last, None, ranges, breaks)
         self._formats.show(ranges)
         self._breaks = breaks
         self.viewport().update()
+
+    def _mark_span(
+        self,
+        a: int,
+        b: int,
+        fmt: QTextCharFormat | None,
+        ranges: list[tuple[int, int, QTextCharFormat]],
+        breaks: list[tuple[int, int, QColor]],
+    ) -> None:
+        """Characters ``[a, b)`` painted with ``fmt`` (a token block's) and cut around the
+        marked ones inside (a mark at ``b`` is the next block's first character); ``fmt``
+        None: a gap no token holds, where only the marks are painted, on the pane's own
+        background."""
+        if a >= b:  # most gaps: a BPE's tokens hold every character
+            return
+        assert self.side is not None and self.comparison is not None
+        spans, diff, text = self.side.spans, self.comparison.diff, self.comparison.text
+        k, k_end = np.searchsorted(diff, [a, b], side="left").tolist()
+        marked = self._marked[id(fmt)] if fmt is not None else self._mark
+        # A gap's "↵" has no box: no token's colour is there.
+        background = QColor(Qt.GlobalColor.transparent) if fmt is None else fmt.background().color()
+        for d in diff[k:k_end].tolist():
+            if LINE_BREAK.match(text, d):
+                # A paragraph's end paints no glyph, so no underline either: it gets a "↵" of
+                # its own (paintEvent), else the header's count of boundaries would be more
+                # than the marks seen. "\r\n" is one paragraph end, the "\n" a hidden
+                # character at the next line's start: its mark goes where the "\r"'s does.
+                crlf = text[d] == "\n" and d > 0 and text[d - 1] == "\r"
+                unit = spans.to_utf16(d - 1 if crlf else d)
+                breaks.append((d, unit, background))
+                continue
+            if a < d and fmt is not None:
+                ranges.append(self._range(a, d, fmt))
+            ranges.append(self._range(d, d + 1, marked))
+            a = d + 1
+        if a < b and fmt is not None:
+            ranges.append(self._range(a, b, fmt))
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         super().paintEvent(event)
