@@ -227,6 +227,59 @@ def test_a_window_kept_on_a_screen_gone_since_opens_on_the_screen_there_is(tmp_p
     assert small["maximized"] or inside(small["geometry"], (0, 0, 1280, 800)), small
 
 
+def test_a_window_kept_on_a_screen_of_another_width_keeps_its_size(tmp_path):
+    """An audit: Qt's restoreGeometry refuses a geometry saved on a screen whose width differs
+    from the one there now by a factor outside 0.8-1.25, and the window opened at the first
+    start's size, not maximized. Closed on a 1280-wide second monitor, started again on the
+    2560-wide one alone: the size kept, within the screen; maximized stays maximized."""
+    narrow = (2560, 0, 1280, 1024)
+    kept = [2700, 100, 1000, 700]
+    start_app(tmp_path, [BIG, narrow], change={"geometry": kept})
+    seen = start_app(tmp_path, [BIG])["SEEN"]
+    assert inside(seen["geometry"], BIG), seen
+    assert seen["geometry"][2:] == [1000, 700] and not seen["maximized"]
+    start_app(tmp_path, [BIG, narrow], change={"geometry": kept, "maximize": True})
+    assert start_app(tmp_path, [BIG])["SEEN"]["maximized"]
+
+
+def test_an_older_settings_file_refused_by_qt_opens_as_a_first_start(tmp_path):
+    # Kept before the size was kept apart from Qt's geometry: as before, a first start.
+    (tmp_path / "first").mkdir()
+    first = start_app(tmp_path / "first", [BIG])["SEEN"]
+    start_app(tmp_path, [BIG, (2560, 0, 1280, 1024)], change={"geometry": [2700, 100, 1000, 700]})
+    conf = tmp_path / "config" / "bpe-studio" / "bpe-studio.conf"
+    lines = conf.read_text(encoding="utf-8").splitlines()
+    older = [line for line in lines if not line.startswith(("normal=", "maximized="))]
+    assert len(older) == len(lines) - 2
+    conf.write_text("\n".join(older) + "\n", encoding="utf-8")
+    assert start_app(tmp_path, [BIG])["SEEN"]["geometry"] == first["geometry"]
+
+
+# Qt's geometry as a settings file holds it: a negative size (right and bottom edges, -256,
+# before the left and top ones, 100: Qt accepts it), and the header alone followed by junk.
+NEGATIVE = (
+    "@ByteArray(\\x1\\xd9\\xd0\\xcb\\0\\x3\\0\\0\\0\\0\\0\\x64\\0\\0\\0\\x64"
+    "\\xff\\xff\\xff\\0\\xff\\xff\\xff\\0\\0\\0\\0\\x64\\0\\0\\0\\x64\\xff\\xff\\xff\\0"
+    "\\xff\\xff\\xff\\0\\0\\0\\0\\0\\0\\0\\0\\0\\n\\0\\0\\0\\0\\x64\\0\\0\\0\\x64"
+    "\\xff\\xff\\xff\\0\\xff\\xff\\xff\\0)"
+)
+TRUNCATED = "@ByteArray(\\x1\\xd9\\xd0\\xcb\\0\\x3junk)"
+
+
+def test_a_kept_geometry_of_a_size_the_layout_forbids_is_left(tmp_path):
+    """An audit: a kept geometry of a negative or truncated size was accepted by Qt and the
+    window opened 68 x 109 (and closing kept that again): the first start's layout is used."""
+    (tmp_path / "first").mkdir()
+    first = start_app(tmp_path / "first", [BIG])["SEEN"]
+    for name, value in (("negative", NEGATIVE), ("truncated", TRUNCATED)):
+        conf = tmp_path / name / "config" / "bpe-studio" / "bpe-studio.conf"
+        conf.parent.mkdir(parents=True)
+        conf.write_text(f"[window]\ngeometry={value}\n", encoding="utf-8")
+        seen = start_app(tmp_path / name, [BIG])["SEEN"]
+        assert seen["geometry"] == first["geometry"], name
+        assert not seen["maximized"], name
+
+
 def test_the_first_start_on_a_small_screen_opens_maximized(tmp_path):
     assert start_app(tmp_path, [(0, 0, 1280, 800)])["SEEN"]["maximized"]
 
