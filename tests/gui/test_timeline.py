@@ -16,6 +16,7 @@ from bpe_studio.core import Tokenizer
 from bpe_studio.gui.model.curve_server import read_text
 from bpe_studio.gui.model.curves import HELD_OUT, IN_SAMPLE, live_curve_threads
 from bpe_studio.gui.training.replay import Pace
+from bpe_studio.gui.views.picker import RUN
 from bpe_studio.gui.views.timeline import describe_step
 
 CORPUS = FIXTURES / "tinystories_slice.txt"
@@ -175,6 +176,31 @@ def test_replay_pauses_resumes_and_skips(qtbot, trained_window_and_result):
     assert bar.label.text().startswith("Replaying · step 50")
     qtbot.mouseClick(bar.skip_button, Qt.MouseButton.LeftButton)
     assert state.step == n and state.live and not state.replaying and not bar.replay.running
+
+
+def test_a_step_chosen_outside_the_timeline_pauses_the_replay_there(
+    qtbot, trained_window_and_result
+):
+    """An audit: Enter on a merge and the lab's own step slider moved the step during a
+    replay, whose next frame put it back where the replay had got to (the timeline's own
+    controls paused it)."""
+    window, result = trained_window_and_result
+    bar, state, merges, lab = window.timeline, window.state, window.merge_list, window.lab
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)  # its step slider is the run's timeline
+    qtbot.waitUntil(lab.step_row.isVisible, timeout=10_000)
+    bar.replay.start(SLOW)
+    merges.table.activated.emit(merges.model.index(99, 0))  # Enter on merge 100
+    assert state.step == 100 and not bar.replay.running and state.replay_paused
+    qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)  # Resume: from there
+    assert bar.replay.running and state.step == 100
+    lab.step_slider.setValue(200)
+    assert state.step == 200 and not bar.replay.running and state.replay_paused
+    # Its own frames go on when resumed, to the end.
+    bar.replay.set_pace(FAST)
+    qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not state.replaying, timeout=30_000)
+    assert state.step == len(result.merges) and state.live
 
 
 def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained_window_and_result):

@@ -5,6 +5,9 @@ What it does: :class:`Replay` owns one ``QTimer`` on the GUI thread that ticks a
 many merges as the pace allows for the time since the last tick (several merges per frame on a
 long run). :class:`Pace` is either merges per second or "the whole run in so many seconds".
 It pauses, resumes where the step is, skips to the end (back to live), and stops on a new run.
+A step chosen elsewhere while it plays (Enter on a merge, the lab's slider: anything that
+moves the hub's step but the replay) pauses it there, as the timeline's own controls do:
+else its next frame put the step back where the replay had got to.
 What it leaves out: buttons (``views/timeline``), and what the views do with each step.
 """
 
@@ -78,7 +81,9 @@ class Replay(QObject):
         self._timer = QTimer(self)
         self._timer.setInterval(round(1000 / FRAMES_PER_SECOND))
         self._timer.timeout.connect(self._tick)
+        self._moving = False  # the step change under way is the replay's own
         hub.reset.connect(self.stop)
+        hub.step_changed.connect(self._step_changed)
 
     @property
     def running(self) -> bool:
@@ -100,7 +105,7 @@ class Replay(QObject):
             self._position = float(hub.state.step)
         else:
             self._position = 0.0
-            hub.select_step(0)
+            self._select(0)
         self._rate = self.pace.rate(hub.published)
         self._last = time.perf_counter()
         self._timer.start()
@@ -148,11 +153,23 @@ class Replay(QObject):
         self._position += self._rate * (now - self._last)
         self._last = now
         k = min(int(self._position), end)
-        hub.select_step(k)
+        self._select(k)
         if k >= end:
             self._timer.stop()
             hub.follow_live()
             self._end(True)
+
+    def _select(self, k: int) -> None:
+        self._moving = True
+        try:
+            self.hub.select_step(k)
+        finally:
+            self._moving = False
+
+    @Slot(int)
+    def _step_changed(self, step: int) -> None:
+        if self.running and not self._moving:
+            self.pause()
 
     def _end(self, was_running: bool) -> None:
         self.hub.set_replaying(False)
