@@ -10,7 +10,9 @@ the editor's tokens in both schemes), and every background has a text colour of 
 ``QStyleHints.colorScheme()``, and where the platform says nothing, its palette) and its
 changes while the app runs; :data:`LIGHT` and :data:`DARK` are the user's own choice (View >
 Appearance, kept in ``QSettings``). Where the platform's palette is not of the scheme wanted
-(a desktop set to dark whose Qt theme gives no palette), the app sets its own.
+(a desktop set to dark whose Qt theme gives no palette), the app sets its own; where it is, it
+stays, but each pair of text and background in it that reads under 4.5:1 (Fusion's selection,
+its placeholders, greyed text) takes the app's own palette's colours (:func:`legible_palette`).
 :func:`themed` calls a view's restyling now and again after every change of scheme, while the
 view lives.
 What it leaves out: laying anything out; the views restyle themselves (``themed``).
@@ -36,6 +38,9 @@ SCHEMES = (SYSTEM, LIGHT, DARK)
 SCHEME_KEY = "view/appearance"
 MIN_CONTRAST = 4.5  # WCAG AA for normal text
 _TARGET = 5.0  # derived text colours aim a little above the minimum (antialiasing eats some)
+# Greyed text: 5:1 on the light window; 4.5:1 on the dark button's face, which Fusion paints
+# lighter than the button's colour (#4a4c51 at its top for #34363b).
+_LIGHT_DISABLED, _DARK_DISABLED = "#666666", "#b8bdc4"
 
 Role = QPalette.ColorRole
 _W = TypeVar("_W", bound=QObject)
@@ -234,7 +239,8 @@ def colours_for(palette: QPalette) -> Colours:
 
 
 def dark_palette() -> QPalette:
-    """The app's own dark palette, for a dark scheme the platform gives no palette for."""
+    """The app's own dark palette, for a dark scheme the platform gives no palette for, and
+    the colours a dark platform's illegible pairs take."""
     p = QPalette()
     groups = (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive)
     roles = {
@@ -263,14 +269,15 @@ def dark_palette() -> QPalette:
         for group in groups:
             p.setColor(group, role, QColor(colour))
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor(colour))
+    # Greyed, yet legible (at #7a7f87, 3:1 on the button).
     for role in (Role.WindowText, Role.Text, Role.ButtonText):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7f87"))
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DARK_DISABLED))
     return p
 
 
 def light_palette() -> QPalette:
     """The app's own light palette (Fusion's light colours), for a light scheme chosen on a
-    platform whose palette is dark."""
+    platform whose palette is dark, and the colours a light platform's illegible pairs take."""
     p = QPalette(QColor("#efefef"))  # Qt derives every role from the window colour
     for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
         p.setColor(group, Role.Base, QColor("#ffffff"))
@@ -285,7 +292,63 @@ def light_palette() -> QPalette:
         p.setColor(group, Role.PlaceholderText, QColor("#6b6f76"))
         p.setColor(group, Role.ToolTipBase, QColor("#ffffdc"))
         p.setColor(group, Role.ToolTipText, QColor("#000000"))
+    # Qt derives #777777 for disabled text, 3.9:1 on the window; greyed, this reads at 5:1.
+    for role in (Role.WindowText, Role.Text, Role.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(_LIGHT_DISABLED))
     return p
+
+
+# Text and what it is drawn on, as the app's widgets draw them: in a focused window, in one
+# that is not, and disabled (where only the plain texts are: nothing disabled is selected).
+_ENABLED_PAIRS = (
+    (Role.WindowText, Role.Window),
+    (Role.Text, Role.Base),
+    (Role.Text, Role.AlternateBase),
+    (Role.ButtonText, Role.Button),
+    (Role.HighlightedText, Role.Highlight),
+    (Role.PlaceholderText, Role.Base),
+    (Role.ToolTipText, Role.ToolTipBase),
+)
+TEXT_PAIRS = (
+    *(
+        (group, text, background)
+        for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive)
+        for text, background in _ENABLED_PAIRS
+    ),
+    *((QPalette.ColorGroup.Disabled, text, background) for text, background in _ENABLED_PAIRS[:4]),
+)
+
+
+def pair_contrast(
+    palette: QPalette, group: QPalette.ColorGroup, text: Role, background: Role
+) -> float:
+    """The contrast of ``palette``'s ``text`` on its ``background`` as drawn: a translucent
+    text (Qt's default placeholder is half-transparent black) blended into the background."""
+    behind = palette.color(group, background)
+    return contrast(
+        _mix(behind, palette.color(group, text), palette.color(group, text).alphaF()), behind
+    )
+
+
+def legible_palette(platform: QPalette, own: QPalette) -> QPalette:
+    """``platform`` with every text pair of :data:`TEXT_PAIRS` that reads under
+    :data:`MIN_CONTRAST` taken from ``own`` (the app's palette of the same scheme): the text
+    alone where ``own``'s text reads on the platform's background, else the background too.
+    The pairs that read keep the platform's colours: the desktop's look stays."""
+    palette = QPalette(platform)
+    changed = True
+    while changed:  # a background taken from ``own`` may leave another pair on it short
+        changed = False
+        for group, text, background in TEXT_PAIRS:
+            if pair_contrast(palette, group, text, background) >= MIN_CONTRAST:
+                continue
+            for role in (text, background):
+                if palette.color(group, role) != own.color(group, role):
+                    palette.setColor(group, role, own.color(group, role))
+                    changed = True
+                    if pair_contrast(palette, group, text, background) >= MIN_CONTRAST:
+                        break
+    return palette
 
 
 class _Theme(QObject):
@@ -320,9 +383,13 @@ class _Theme(QObject):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
         # The platform changed the palette (a desktop switching schemes): follow it.
         if event.type() == QEvent.Type.ApplicationPaletteChange and not self._setting:
-            if self.choice == SYSTEM:
-                self.colours = colours_for(QGuiApplication.palette())
-                self.restyle_all()
+            # The application's own event: Qt posts the same one to each window and widget
+            # later, after ``_setting`` is off again.
+            app = self.following
+            if self.choice == SYSTEM and app is not None and watched is app:
+                # Anew: the pairs mended in the old palette would stick in the new one (Qt
+                # keeps the roles the app set), whatever its colours.
+                apply_scheme(app, SYSTEM)
         return False
 
 
@@ -385,6 +452,13 @@ def system_is_dark(app: QGuiApplication, platform: QPalette) -> bool:
     return is_dark(platform)
 
 
+def platform_palette(app: QApplication) -> QPalette:
+    """The platform's own palette (the desktop's colours), the app's palette once nothing of
+    the app's is set on it."""
+    app.setPalette(QPalette())
+    return app.palette()
+
+
 def apply_scheme(app: QApplication, choice: str) -> None:
     """Put the scheme ``choice`` on (``SYSTEM``, ``LIGHT`` or ``DARK``): the palette, the
     app's style sheet and every themed view's colours."""
@@ -392,11 +466,11 @@ def apply_scheme(app: QApplication, choice: str) -> None:
     theme.choice = choice
     theme._setting = True
     try:
-        app.setPalette(QPalette())  # the platform's own palette, before deciding
-        platform = app.palette()
+        platform = platform_palette(app)
         dark = system_is_dark(app, platform) if choice == SYSTEM else choice == DARK
-        if dark != is_dark(platform):
-            app.setPalette(dark_palette() if dark else light_palette())
+        own = dark_palette() if dark else light_palette()
+        # Of the scheme wanted, the platform's palette stays, its illegible pairs mended.
+        app.setPalette(own if dark != is_dark(platform) else legible_palette(platform, own))
         theme.colours = colours_for(app.palette())
         app.setStyleSheet(app_style_sheet(theme.colours))
     finally:
@@ -461,7 +535,7 @@ QPushButton:checked {{
 QPushButton#primary:disabled {{
     background: {"#2f3a5c" if c.dark else "#c5cae9"};
     border-color: {"#2f3a5c" if c.dark else "#c5cae9"};
-    color: {"#9aa3b5" if c.dark else "#f8f9fa"};
+    color: {"#b0b8c8" if c.dark else "#454c70"};  /* greyed, at 5:1 */
 }}
 QProgressBar {{
     border: 1px solid {c.border};
