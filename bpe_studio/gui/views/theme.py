@@ -269,7 +269,7 @@ def dark_palette() -> QPalette:
         for group in groups:
             p.setColor(group, role, QColor(colour))
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor(colour))
-    # Greyed, yet legible (at #7a7f87, 3:1 on the button).
+    # Greyed, yet legible on the button (_DARK_DISABLED).
     for role in (Role.WindowText, Role.Text, Role.ButtonText):
         p.setColor(QPalette.ColorGroup.Disabled, role, QColor(_DARK_DISABLED))
     return p
