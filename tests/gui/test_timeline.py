@@ -203,6 +203,30 @@ def test_a_step_chosen_outside_the_timeline_pauses_the_replay_there(
     assert state.step == len(result.merges) and state.live
 
 
+def test_a_merge_picked_during_a_replay_pauses_it_and_stays_picked(
+    qtbot, trained_window_and_result
+):
+    """On a real display: a merge clicked while a replay played was deselected by its next
+    frame (the step's row is selected and scrolled to), so Enter then moved the timeline to
+    the replay's own step, not the merge clicked."""
+    window, _ = trained_window_and_result
+    bar, state, merges = window.timeline, window.state, window.merge_list
+    bar.replay.set_pace(SLOW)
+    bar.replay.start()
+    bar.select_step(5)  # paused at 5 by the timeline; resumed:
+    qtbot.mouseClick(bar.replay_button, Qt.MouseButton.LeftButton)
+    assert bar.replay.running and merges.selected_rank() == 4
+    table = merges.table
+    rect = table.visualRect(merges.model.index(6, 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert not bar.replay.running and state.replay_paused and state.step == 5
+    assert merges.selected_rank() == 6
+    qtbot.keyClick(table, Qt.Key.Key_Down)  # keys move the pick, the step stays
+    assert merges.selected_rank() == 7 and state.step == 5
+    qtbot.keyClick(table, Qt.Key.Key_Return)
+    assert state.step == 8 and merges.selected_rank() == 7
+
+
 def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained_window_and_result):
     # Issue 23, item 8: the list's selected row is the timeline's step, wherever it jumps.
     window, result = trained_window_and_result

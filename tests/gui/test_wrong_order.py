@@ -90,6 +90,7 @@ class _Hub:
         self.state = SimpleNamespace(step=0, replaying=False)
         self.reset = SimpleNamespace(connect=lambda slot: None)
         self.step_changed = SimpleNamespace(connect=lambda slot: None)
+        self.replay_pause_asked = SimpleNamespace(connect=lambda slot: None)
 
     def select_step(self, k: int) -> None:
         self.state.step = k

@@ -51,6 +51,7 @@ class AppModel:
     corpus_changed = Signal()
     merges_added = Signal(int, int)  # first, last index into state.merge_rows now published
     step_changed = Signal(int)  # the step every view shows
+    replay_pause_asked = Signal()  # a view the user acts in asks a playing replay to pause
     live_changed = Signal(bool)  # state.live: the step follows the newest merge (or not)
     replay_changed = Signal(bool)  # state.replaying (or replay_paused): a replay animates the step
     tokenizer_changed = Signal()  # state.shown or state.picked (the editor's tokenizer) changed
@@ -343,6 +344,13 @@ class AppModel:
             self.state.live = True
             self.live_changed.emit(True)
         self.publish()
+
+    def pause_replay(self) -> None:
+        """The user acts in a view a playing replay moves (picks a merge in the list, which
+        it scrolls): ask the replay to pause (``replay.Replay`` does), so what they picked
+        stays in place."""
+        if self.state.replaying and not self.state.replay_paused:
+            self.replay_pause_asked.emit()
 
     def set_replaying(self, replaying: bool, paused: bool = False) -> None:
         """A replay started, paused, went on or ended (``replay.Replay`` calls this)."""

@@ -7,7 +7,8 @@ long run). :class:`Pace` is either merges per second or "the whole run in so man
 It pauses, resumes where the step is, skips to the end (back to live), and stops on a new run.
 A step chosen elsewhere while it plays (Enter on a merge, the lab's slider: anything that
 moves the hub's step but the replay) pauses it there, as the timeline's own controls do:
-else its next frame put the step back where the replay had got to.
+else its next frame put the step back where the replay had got to. So does a merge picked in
+the list (``AppModel.pause_replay``), which the replay would scroll away.
 What it leaves out: buttons (``views/timeline``), and what the views do with each step.
 """
 
@@ -84,6 +85,7 @@ class Replay(QObject):
         self._moving = False  # the step change under way is the replay's own
         hub.reset.connect(self.stop)
         hub.step_changed.connect(self._step_changed)
+        hub.replay_pause_asked.connect(self.pause)
 
     @property
     def running(self) -> bool:

@@ -6,7 +6,9 @@ bottom, it scrolls to the new bottom; once the user scrolls up it stays put unti
 back down. Clicking a merge (or moving to it with the keys) selects the token it made, for every
 view (``AppModel.select_token``); double-clicking it shows the step after that merge everywhere
 (``AppModel.select_step``). When the timeline shows step k, merge k (row k - 1) is selected and
-scrolled to, and the merges after it are greyed (the model).
+scrolled to, and the merges after it are greyed (the model). A merge the user picks while a
+replay plays pauses it (``AppModel.pause_replay``): its next frame would select the step's
+row instead and scroll the pick away.
 What it leaves out: the data (``table_models``, over the state).
 """
 
@@ -117,6 +119,7 @@ class MergeListView(QWidget):
     def _on_selection(self, selected: QItemSelection, deselected: QItemSelection) -> None:
         if self._programmatic:
             return
+        self.hub.pause_replay()
         rows = self.table.selectionModel().selectedRows()
         if rows:
             token_id = self.model.data(rows[0], TOKEN_ID_ROLE)
