@@ -116,6 +116,19 @@ def window(qtbot):
     return win
 
 
+@pytest.fixture
+def compare_view(qtbot):
+    """The Compare tab alone, as wide as a window."""
+    from bpe_studio.gui.model.app_model import AppModel
+    from bpe_studio.gui.views.compare import CompareView
+
+    view = CompareView(AppModel())
+    qtbot.addWidget(view)
+    view.resize(1400, 800)
+    yield view
+    view.shutdown()
+
+
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES

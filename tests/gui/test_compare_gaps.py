@@ -9,23 +9,10 @@ only inside a token). The oracle is ``tokenizers``' own offsets, run here direct
 
 from __future__ import annotations
 
-import pytest
 import tokenizers
 from foreign_files import offset_cuts, sentencepiece_bpe, wordpiece
 
 TEXT = "The quick brown fox jumps over the lazy dog.\nA second  line, indented\n"
-
-
-@pytest.fixture
-def compare_view(qtbot):
-    from bpe_studio.gui.model.app_model import AppModel
-    from bpe_studio.gui.views.compare import CompareView
-
-    view = CompareView(AppModel())
-    qtbot.addWidget(view)
-    view.resize(1400, 800)
-    yield view
-    view.shutdown()
 
 
 def _held(path, text: str) -> set[int]:

@@ -41,18 +41,6 @@ def reference_cuts(text: str, tok: Tokenizer) -> set[int]:
     return {c for c in range(1, len(text)) if len(text[:c].encode("utf-8")) in ends}
 
 
-@pytest.fixture
-def compare_view(qtbot):
-    from bpe_studio.gui.model.app_model import AppModel
-    from bpe_studio.gui.views.compare import CompareView
-
-    view = CompareView(AppModel())
-    qtbot.addWidget(view)
-    view.resize(1400, 800)
-    yield view
-    view.shutdown()
-
-
 def _compare(qtbot, view, text: str):
     with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
         view.set_text(text)

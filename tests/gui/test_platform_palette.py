@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QPalette
+from test_contrast import wcag_luminance
 
 from bpe_studio.gui.views import theme
 
@@ -42,18 +43,6 @@ PAIRS = [(g, t, b) for g in (ACTIVE, INACTIVE) for t, b in READ] + [
 ]
 
 
-def luminance(colour: QColor) -> float:
-    out = 0.0
-    for weight, value in (
-        (0.2126, colour.red()),
-        (0.7152, colour.green()),
-        (0.0722, colour.blue()),
-    ):
-        c = value / 255
-        out += weight * (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4)
-    return out
-
-
 def drawn(text: QColor, background: QColor) -> QColor:
     """``text`` as it shows on ``background``: blended by its alpha."""
     a = text.alpha() / 255
@@ -70,7 +59,9 @@ def drawn(text: QColor, background: QColor) -> QColor:
 
 
 def ratio(text: QColor, background: QColor) -> float:
-    high, low = sorted((luminance(drawn(text, background)), luminance(background)), reverse=True)
+    high, low = sorted(
+        (wcag_luminance(drawn(text, background)), wcag_luminance(background)), reverse=True
+    )
     return (high + 0.05) / (low + 0.05)
 
 
