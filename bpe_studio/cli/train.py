@@ -145,13 +145,18 @@ def _check_vocab_size(vocab_size: int, specials: list[str]) -> None:
         raise CliError(f"--vocab-size {vocab_size:,} {problem}", EXIT_USAGE)
 
 
-def chosen_format(given: str | None, pattern: str, specials: list[str]) -> tuple[str, str | None]:
-    """``--format``, else the default: gpt2 for GPT-2's pattern, hf for any other that a
-    ``tokenizer.json`` can hold, else tiktoken when its sidecar can, else gpt2 (GPT-2 files
+def chosen_format(
+    given: str | None, pattern: str, specials: list[str], stream: bool = False
+) -> tuple[str, str | None]:
+    """``--format``, else the default: hf for a ``stream`` (``--out -``: the one format of one
+    file) that a ``tokenizer.json`` can hold; gpt2 for GPT-2's pattern, hf for any other that
+    a ``tokenizer.json`` can hold, else tiktoken when its sidecar can, else gpt2 (GPT-2 files
     hold no pattern: loaded back without ``--pattern``, they silently split text with
     GPT-2's). With the summary's note saying why, when the default is not gpt2."""
     if given is not None:
         return given, None
+    if stream and format_problem("hf", pattern, specials) is None:
+        return "hf", None
     if pattern_name(pattern) == "gpt2":
         return "gpt2", None
     shown = shown_pattern(pattern)
@@ -189,7 +194,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     corpora: list[str] = list(args.corpus)
     _check_corpora(corpora)
     _check_vocab_size(args.vocab_size, specials)
-    args.format, format_note = chosen_format(args.format, args.pattern, specials)
+    args.format, format_note = chosen_format(
+        args.format, args.pattern, specials, stream=is_stream(args.out)
+    )
     # Before training: found when the files are written, the run was lost.
     problem = format_problem(args.format, args.pattern, specials)
     if problem:

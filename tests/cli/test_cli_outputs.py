@@ -247,8 +247,12 @@ def test_a_tokenizer_to_standard_output_is_one_tokenizer_json(workdir, tmp_path)
     assert hf.encode(sample).ids == Tokenizer.load(workdir / "tok").encode(sample)
     converted = run(workdir, "convert", "tok", "--to", "hf", "--out", "-")
     assert converted.returncode == 0 and converted.stdout == result.stdout
+    # Without --format, train writes the one format of one file there (a README audit: the
+    # synopsis offers --out - and the default gpt2 format of two files refused it).
+    plain = run(workdir, "train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--out", "-")
+    assert plain.returncode == 0 and plain.stdout == result.stdout, plain.stderr
     for args in (
-        ("train", "corpus.txt", "--vocab-size", VOCAB_SIZE),
+        ("train", "corpus.txt", "--vocab-size", VOCAB_SIZE, "--format", "gpt2"),
         ("convert", "tok", "--to", "tiktoken"),
     ):
         line = error_line(cli(workdir, *args, "--out", "-"))
