@@ -120,7 +120,18 @@ def _tar_of(tmp_path, name: str, mode: str):
     return out
 
 
-@pytest.mark.parametrize(("name", "mode"), [("stories.tar", "w"), ("stories.tar.gz", "w:gz")])
+@pytest.mark.parametrize(
+    ("name", "mode"),
+    [
+        ("stories.tar", "w"),
+        ("stories.tar.gz", "w:gz"),
+        # Named as no compression: read as it is stored, it was called gzip-compressed data
+        # to be renamed .gz (the README audit), which then said it was a tar.
+        ("stories.tgz", "w:gz"),
+        ("stories.tbz2", "w:bz2"),
+        ("stories.txz", "w:xz"),
+    ],
+)
 def test_a_tar_archive_is_refused_not_trained_on_headers_and_all(tmp_path, name, mode):
     """Found by the first-hour audit: a tar's headers are ASCII and NUL bytes, valid UTF-8,
     so stories.tar.gz was trained on, file names, octal fields and 4,096-byte NUL runs in

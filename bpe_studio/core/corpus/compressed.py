@@ -51,6 +51,32 @@ def compression_in(head: bytes) -> str | None:
     return None
 
 
+def head_decompressed(head: bytes, compression: str, size: int) -> bytes:
+    """At most ``size`` bytes of what ``head`` (a compressed file's first bytes, of
+    ``compression``: a suffix :func:`compression_in` gives) decompresses to; what came out
+    before a damage or the end of ``head``, possibly nothing.
+
+    >>> import gzip
+    >>> head_decompressed(gzip.compress(b"abc" * 100)[:40], "gz", 5)
+    b'abcab'
+    """
+    try:
+        if compression == "gz":
+            return zlib.decompressobj(wbits=31).decompress(head, size)
+        if compression == "bz2":
+            import bz2
+
+            return bz2.BZ2Decompressor().decompress(head, max_length=size)
+        if compression == "xz":
+            return lzma.LZMADecompressor().decompress(head, max_length=size)
+        import zstandard
+
+        # zstd's object has no limit: the head is a file's first bytes, a few KiB.
+        return zstandard.ZstdDecompressor().decompressobj().decompress(head)[:size]
+    except Exception:  # damaged, cut, or no zstandard: nothing to tell from
+        return b""
+
+
 def _refusal(name: str, compression: str, error: BaseException) -> CorpusError:
     detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     return CorpusError(f"{name}: not readable as {compression}: damaged or cut short ({detail})")

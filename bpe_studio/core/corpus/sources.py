@@ -38,7 +38,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from .compressed import compression_in, decompressed
+from .compressed import compression_in, decompressed, head_decompressed
 from .errors import CorpusError as CorpusError  # where callers have found it
 from .errors import CorpusNotFound
 from .globstar import local_glob as local_glob  # where callers have found it
@@ -651,12 +651,14 @@ def not_text(head: bytes) -> str | None:
     >>> not_text("plain text".encode("utf-16-le")).split(", not")[0]
     'UTF-16 text (little-endian, no byte-order mark)'
     """
-    if _is_tar(head):
+    compression = compression_in(head)
+    # A compressed tar named as text (.tgz) is a tar first: decompressing it gives no text.
+    inner = head_decompressed(head, compression, TAR_BLOCK) if compression else head
+    if _is_tar(inner):
         return "a tar archive, not text: extract it, and give its files (a glob: 'folder/*.txt')"
     what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
     if what is not None:
         return what
-    compression = compression_in(head)
     if compression is not None:
         # A compressed file named as text, or compressed twice: its name says how to read it.
         return (
