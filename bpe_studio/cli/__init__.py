@@ -120,7 +120,12 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
     if args.command != "encode":  # (which starts no more workers than cores)
         _note_many_workers(getattr(args, "workers", None))
     from ..core.corpus.counting import TrainingCancelled
-    from .output import CliError, fail, in_cli_words, os_error_line, out_of_memory
+    from .output import EXIT_ERROR, CliError, fail, in_cli_words, os_error_line, out_of_memory
+    from .parser import late_hint
+
+    def refused(message: str, code: int = EXIT_ERROR) -> int:
+        # An option written after "--" was read as a file: say so with the error it gave.
+        return fail(message + late_hint(parser, argv), code)
 
     try:
         if args.command == "train":
@@ -139,7 +144,7 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
 
         return cmd_encode(args) if args.command == "encode" else cmd_decode(args)
     except CliError as e:
-        return fail(str(e), e.code)
+        return refused(str(e), e.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
     except TrainingCancelled:
@@ -167,4 +172,4 @@ def main(argv: Sequence[str] | None = None, *, exiting: bool = False) -> int:
             raise
         # FileNotFoundError, CorpusError, TokenizerFileError, bad vocab sizes: all name
         # their file or value in the message already.
-        return fail(os_error_line(e) if isinstance(e, OSError) else in_cli_words(str(e)))
+        return refused(os_error_line(e) if isinstance(e, OSError) else in_cli_words(str(e)))

@@ -159,6 +159,27 @@ def _add_workers(command: argparse.ArgumentParser, what: str) -> None:
 Options = Callable[[argparse.ArgumentParser], None]
 
 
+def late_hint(parser: argparse.ArgumentParser, given: Sequence[str]) -> str:
+    """What an error says more where ``given`` writes an option of the command (or of the
+    program) after "--", where argparse reads every word as a file: an input named
+    "--force" not found, "unrecognized arguments: -- --force". Empty where none is."""
+    if "--" not in given:
+        return ""
+    known = set(parser._option_string_actions)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            # The command parsed has declared its options (``Command.declare``).
+            for command in action.choices.values():
+                known |= set(command._option_string_actions)
+    late = [a for a in dict.fromkeys(given[given.index("--") + 1 :]) if a in known]
+    if not late:
+        return ""
+    return (
+        f" (after --, every word is read as a file, {', '.join(late)} too: put the options "
+        "before --)"
+    )
+
+
 class Program(argparse.ArgumentParser):
     """A parser that keeps the words it parses, for its errors to say more than argparse's:
     at the top level, a file given where a command goes is said to be one."""
@@ -197,12 +218,7 @@ class Program(argparse.ArgumentParser):
                 f" ({', '.join(map(shell_word, files))}: a word that starts with - is read as "
                 f"an option; name the file as {' '.join(shell_word('./' + a) for a in files)})"
             )
-        late = [a for a in dict.fromkeys(given[cut + 1 :]) if a in self._option_string_actions]
-        if late:
-            message += (
-                f" (after --, every word is read as a file, {', '.join(late)} too: put the "
-                "options before --)"
-            )
+        message += late_hint(self, given)
         super().error(message)
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:

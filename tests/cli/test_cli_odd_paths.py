@@ -608,6 +608,19 @@ def test_options_after_a_double_dash_are_said_to_be_files(tmp_path):
         "--out too: put the options before --)"
     )
     ok(cli(tmp_path, "encode", "--tokenizer", "gpt2", "--out", "x.npy", "--", "-d.txt"))
+    # The README audit: the hint was given only where argparse failed on the command's
+    # parse itself. A command option after -- read as a missing input, or left over as
+    # unrecognized by the program, got none.
+    hint = "(after --, every word is read as a file, --force too: put the options before --)"
+    write_text(tmp_path / "x.txt", "hello world")
+    encode = cli(
+        tmp_path, "encode", "--tokenizer", "gpt2", "--out", "y.npy", "--", "x.txt", "--force"
+    )
+    assert error_line(encode) == f"bpe-studio: error: --force: file not found {hint}"
+    decode = cli(
+        tmp_path, "decode", "x.npy", "--tokenizer", "gpt2", "--out", "y.txt", "--", "--force"
+    )
+    assert error_line(decode).endswith(f"unrecognized arguments: -- --force {hint}")
 
 
 def test_a_dashed_name_that_is_not_utf8_is_named_as_the_shell_reads_it(tmp_path):
