@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 import pytest
-from gui_helpers import EOT, FIXTURES, bad_after_probe, train_in_window
+from gui_helpers import EOT, FIXTURES, bad_after_probe, paused_in_window, train_in_window
 from PySide6.QtCore import Qt
 
 from bpe_studio.core import Tokenizer
@@ -225,6 +225,22 @@ def test_a_merge_picked_during_a_replay_pauses_it_and_stays_picked(
     assert merges.selected_rank() == 7 and state.step == 5
     qtbot.keyClick(table, Qt.Key.Key_Return)
     assert state.step == 8 and merges.selected_rank() == 7
+
+
+def test_live_chosen_in_the_lab_ends_a_replay_as_the_timelines_live_does(qtbot, window):
+    """The review of the fix above: the lab's Live button, pressed while a replay of a run
+    still training played, paused the replay (a step chosen elsewhere) while the step
+    followed live: "Replay paused · step 201 of 201" over merges arriving."""
+    paused_in_window(qtbot, window, CORPUS, VOCAB, 199)
+    bar, state, lab = window.timeline, window.state, window.lab
+    window.tabs.setCurrentWidget(lab)
+    lab.picker.pick(RUN)
+    bar.replay.start(SLOW)
+    qtbot.waitUntil(lab.live_button.isEnabled, timeout=10_000)
+    lab.live_button.click()
+    assert state.live and not state.replaying and not bar.replay.running
+    assert state.step == state.published == 200
+    assert bar.replay_button.text() == "Replay" and not bar.skip_button.isEnabled()
 
 
 def test_the_merge_list_selects_the_step_after_a_skip_or_a_jump(qtbot, trained_window_and_result):

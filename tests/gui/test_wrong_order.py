@@ -88,9 +88,9 @@ class _Hub:
     def __init__(self, published: int) -> None:
         self.published = published
         self.state = SimpleNamespace(step=0, replaying=False)
-        self.reset = SimpleNamespace(connect=lambda slot: None)
-        self.step_changed = SimpleNamespace(connect=lambda slot: None)
-        self.replay_pause_asked = SimpleNamespace(connect=lambda slot: None)
+        # The signals a replay listens to, none sent here.
+        for signal in ("reset", "step_changed", "live_changed", "replay_pause_asked"):
+            setattr(self, signal, SimpleNamespace(connect=lambda slot: None))
 
     def select_step(self, k: int) -> None:
         self.state.step = k

@@ -8,13 +8,15 @@ It pauses, resumes where the step is, skips to the end (back to live), and stops
 A step chosen elsewhere while it plays (Enter on a merge, the lab's slider: anything that
 moves the hub's step but the replay) pauses it there, as the timeline's own controls do:
 else its next frame put the step back where the replay had got to. So does a merge picked in
-the list (``AppModel.pause_replay``), which the replay would scroll away.
+the list (``AppModel.pause_replay``), which the replay would scroll away; live chosen
+elsewhere (the lab's Live button) ends it.
 What it leaves out: buttons (``views/timeline``), and what the views do with each step.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
@@ -85,6 +87,7 @@ class Replay(QObject):
         self._moving = False  # the step change under way is the replay's own
         hub.reset.connect(self.stop)
         hub.step_changed.connect(self._step_changed)
+        hub.live_changed.connect(self._live_changed)
         hub.replay_pause_asked.connect(self.pause)
 
     @property
@@ -130,7 +133,7 @@ class Replay(QObject):
         """Jump to the end: the newest merge, live again."""
         was_running = self.running
         self._timer.stop()
-        self.hub.follow_live()
+        self._own(self.hub.follow_live)
         self._end(was_running)
 
     def stop(self) -> None:
@@ -158,13 +161,17 @@ class Replay(QObject):
         self._select(k)
         if k >= end:
             self._timer.stop()
-            hub.follow_live()
+            self._own(hub.follow_live)
             self._end(True)
 
     def _select(self, k: int) -> None:
+        self._own(lambda: self.hub.select_step(k))
+
+    def _own(self, move: Callable[[], None]) -> None:
+        """``move`` the hub's step as the replay's own doing (not a step chosen elsewhere)."""
         self._moving = True
         try:
-            self.hub.select_step(k)
+            move()
         finally:
             self._moving = False
 
@@ -172,6 +179,13 @@ class Replay(QObject):
     def _step_changed(self, step: int) -> None:
         if self.running and not self._moving:
             self.pause()
+
+    @Slot(bool)
+    def _live_changed(self, live: bool) -> None:
+        # Live chosen elsewhere (the lab's Live button) ends the replay, as the timeline's
+        # does: paused instead, it said "Replay paused" over a step following live.
+        if live and not self._moving and self.hub.state.replaying:
+            self.stop()
 
     def _end(self, was_running: bool) -> None:
         self.hub.set_replaying(False)
