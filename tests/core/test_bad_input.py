@@ -107,13 +107,14 @@ def test_empty_special_token(tmp_path):
         train_bpe(path, 300, [EOT, ""])
 
 
-def _tar_of(tmp_path, name: str, mode: str):
+def _tar_of(tmp_path, name: str, mode: str, big: bool = False):
     import tarfile
 
     folder = tmp_path / "stories"
     folder.mkdir(exist_ok=True)
+    story = read_fixture(SLICES["english"])[:100_000] if big else "Once upon a time " * 40
     for i in range(3):
-        (folder / f"{i:05}.txt").write_text("Once upon a time " * 40, encoding="utf-8")
+        (folder / f"{i:05}.txt").write_text(story, encoding="utf-8")
     out = tmp_path / name
     with tarfile.open(out, mode) as tar:
         tar.add(folder, arcname="stories")
@@ -132,11 +133,13 @@ def _tar_of(tmp_path, name: str, mode: str):
         ("stories.txz", "w:xz"),
     ],
 )
-def test_a_tar_archive_is_refused_not_trained_on_headers_and_all(tmp_path, name, mode):
+@pytest.mark.parametrize("big", [False, True])
+def test_a_tar_archive_is_refused_not_trained_on_headers_and_all(tmp_path, name, mode, big):
     """Found by the first-hour audit: a tar's headers are ASCII and NUL bytes, valid UTF-8,
     so stories.tar.gz was trained on, file names, octal fields and 4,096-byte NUL runs in
-    the vocabulary, with exit 0."""
-    archive = _tar_of(tmp_path, name, mode)
+    the vocabulary, with exit 0. ``big``: stories whose compressed first block is longer
+    than the head read (bzip2's)."""
+    archive = _tar_of(tmp_path, name, mode, big)
     with pytest.raises(
         CorpusError, match=rf"{re.escape(name)}: a tar archive, not text: extract it"
     ):

@@ -643,6 +643,12 @@ def _script_end(first: bytes, second: bytes) -> str | None:
     return ends[0] if len(ends) == 1 else None
 
 
+_TAR = "a tar archive, not text: extract it, and give its files (a glob: 'folder/*.txt')"
+# A compressed tar's short names: bzip2 gives nothing of a tar's header until its whole
+# first block (up to 900 kB) is read, more than a head; the name then says it.
+_TAR_SUFFIXES = (".tgz", ".taz", ".tbz", ".tbz2", ".tb2", ".txz", ".tzst")
+
+
 def not_text(head: bytes) -> str | None:
     """What a file whose (decompressed) text begins with ``head`` is, when it is an archive,
     a document, compressed data, a NumPy array or text in another encoding than UTF-8; None
@@ -655,7 +661,7 @@ def not_text(head: bytes) -> str | None:
     # A compressed tar named as text (.tgz) is a tar first: decompressing it gives no text.
     inner = head_decompressed(head, compression, TAR_BLOCK) if compression else head
     if _is_tar(inner):
-        return "a tar archive, not text: extract it, and give its files (a glob: 'folder/*.txt')"
+        return _TAR
     what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
     if what is not None:
         return what
@@ -696,6 +702,8 @@ def check_text_head(head: bytes, name: str) -> None:
     """Raise :class:`CorpusError` naming ``name`` when the text it begins with, ``head`` (its
     first 512 bytes), is an archive or a document instead (:func:`not_text`)."""
     what = not_text(head)
+    if what is not None and compression_in(head) and name.lower().endswith(_TAR_SUFFIXES):
+        what = _TAR
     if what is not None:
         raise CorpusError(f"{name}: {what}")
 
