@@ -171,7 +171,12 @@ def late_hint(parser: argparse.ArgumentParser, given: Sequence[str]) -> str:
             # The command parsed has declared its options (``Command.declare``).
             for command in action.choices.values():
                 known |= set(command._option_string_actions)
-    late = [a for a in dict.fromkeys(given[given.index("--") + 1 :]) if a in known]
+    # A file of that name, read as one, is what the user meant.
+    late = [
+        a
+        for a in dict.fromkeys(given[given.index("--") + 1 :])
+        if a in known and not os.path.lexists(a)
+    ]
     if not late:
         return ""
     return (

@@ -621,6 +621,10 @@ def test_options_after_a_double_dash_are_said_to_be_files(tmp_path):
         tmp_path, "decode", "x.npy", "--tokenizer", "gpt2", "--out", "y.txt", "--", "--force"
     )
     assert error_line(decode).endswith(f"unrecognized arguments: -- --force {hint}")
+    # A file so named is what -- was for: no hint with an error of its own.
+    write_text(tmp_path / "--force", "hello world")
+    encode = cli(tmp_path, "encode", "--tokenizer", "nope", "--out", "y.npy", "--", "--force")
+    assert "after --" not in error_line(encode) and "nope" in error_line(encode)
 
 
 def test_a_dashed_name_that_is_not_utf8_is_named_as_the_shell_reads_it(tmp_path):
