@@ -121,6 +121,17 @@ def _tar_of(tmp_path, name: str, mode: str, big: bool = False):
     return out
 
 
+def test_compressed_text_named_as_a_tar_is_told_its_compression(tmp_path):
+    """Only what cannot be looked into (bzip2's first block) is taken by its name for a tar:
+    gzip-compressed text named .tgz is said to be compressed text (to be named .gz)."""
+    import gzip
+
+    path = tmp_path / "stories.tgz"
+    path.write_bytes(gzip.compress(read_fixture(SLICES["english"]).encode("utf-8")))
+    with pytest.raises(CorpusError, match=r"stories\.tgz: gzip-compressed data, not text"):
+        train_bpe(path, 300, [EOT])
+
+
 @pytest.mark.parametrize(
     ("name", "mode"),
     [

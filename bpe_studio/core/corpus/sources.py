@@ -702,7 +702,14 @@ def check_text_head(head: bytes, name: str) -> None:
     """Raise :class:`CorpusError` naming ``name`` when the text it begins with, ``head`` (its
     first 512 bytes), is an archive or a document instead (:func:`not_text`)."""
     what = not_text(head)
-    if what is not None and compression_in(head) and name.lower().endswith(_TAR_SUFFIXES):
+    compression = compression_in(head)
+    if (
+        what is not None
+        and compression is not None
+        and name.lower().endswith(_TAR_SUFFIXES)
+        # (gzip and xz give a tar header from the head: its content decided already)
+        and len(head_decompressed(head, compression, TAR_BLOCK)) < TAR_BLOCK
+    ):
         what = _TAR
     if what is not None:
         raise CorpusError(f"{name}: {what}")
