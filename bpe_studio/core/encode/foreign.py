@@ -715,6 +715,12 @@ class ForeignTokenizer:
         """The ``tokenizers.Tokenizer`` itself."""
         return self._backend
 
+    @property
+    def spells_spaces(self) -> bool:
+        """Whether the file writes spaces as ``▁`` (SentencePiece's), which its tokens'
+        bytes (``vocab``) read as spaces."""
+        return self._spaces
+
 
 AnyTokenizer = Tokenizer | ForeignTokenizer
 

@@ -349,8 +349,9 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
         with f.open() as stream:
             if isinstance(tok, ForeignTokenizer):
                 data = stream.read()
-                tally.ids(tok.encode_array(decode_chunk(data, f.name, 0, with_line=True), "uint32"))
-                tally.text(data)
+                text = decode_chunk(data, f.name, 0, with_line=True)
+                tally.ids(tok.encode_array(text, "uint32"))
+                tally.text(data, seen=None if normalized is None else _utf8(normalized(text)))
             else:
                 ids = tok.encode_iterable(_stream_text(stream, f.name, tally.text))
                 try:
@@ -449,6 +450,12 @@ def _text_blocks(
         else:
             head, tail = normalized_range(normalized, data, task.end - task.start)
             yield head + tail, [], 0, len(head)
+    elif normalized is not None:
+        # A file another kind of tokenizer encodes whole (``usage_tasks``), normalized so:
+        # normalizing it a block at a time could change the characters at each cut.
+        with f.open() as stream:
+            data = _utf8(normalized(stream.read().decode("utf-8")))
+        yield data, [], 0, len(data)
     else:
         # Each block repeats the end of the one before: the bytes its undecided matches start
         # in, and ``margin`` before them.

@@ -2,25 +2,25 @@
 under-trained scan and its byte filter look at.
 
 What it does: :func:`normalizer_of` gives, for a ``tokenizer.json`` whose pipeline has
-normalizers (Lowercase, NFKC, NFD + StripAccents, SentencePiece's Replace and Prepend), a
-function from a text to the text its BPE model is given: each stretch between the added tokens
-found in the original text normalized, as ``HfPipeline.segments`` does, those tokens left as
-they are (the scan leaves a special token's text out itself). Any other tokenizer gets None:
-its scan reads the corpus's bytes as they are, at no cost. :func:`normalized_range` is a
-task's range and what follows it, each normalized.
+normalizers (Lowercase, NFKC, NFD + StripAccents, BERT's, SentencePiece's Replace and
+Prepend), a function from a text to the text its model is given: each stretch between the
+added tokens found in the original text normalized, as ``HfPipeline.segments`` does (or, for
+a file ``tokenizers`` runs, as its own normalizer does), those tokens left as they are (the
+scan leaves a special token's text out itself). Any other tokenizer gets None: its scan reads
+the corpus's bytes as they are, at no cost. :func:`normalized_range` is a task's range and
+what follows it, each normalized.
 What it leaves out: the text a pre-tokenizer step adds (ByteLevel's prefix space before a
-stretch that does not start with one): a token whose bytes only that space completes stays
-absent. Adding it would mean pre-tokenizing the text in the scan, and would change the scan
-of files without a normalizer too (RoBERTa's), which read the corpus as it is.
+stretch that does not start with one, Metaspace's ``▁``): a token whose bytes only that space
+completes stays absent. Adding it would mean pre-tokenizing the text in the scan, and would
+change the scan of files without a normalizer too (RoBERTa's), which read the corpus as it is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..encode.foreign import AnyTokenizer
-from ..encode.tokenizer import Tokenizer
-from ..formats.hf.added_tokens import find_added
+from ..encode.foreign import METASPACE, AnyTokenizer, ForeignTokenizer
+from ..formats.hf.added_tokens import AddedToken, find_added, matcher
 from ..formats.hf.normalizers import normalize
 
 # The most UTF-8 bytes one character of the corpus is read as, and so the most a normalizer
@@ -31,8 +31,8 @@ SHRINK = 4
 def normalizer_of(tok: AnyTokenizer) -> Callable[[str], str] | None:
     """The text ``tok`` encodes for a text (see the module docstring), or None where that is
     the text itself: a tokenizer with no pipeline, or one without normalizers."""
-    if not isinstance(tok, Tokenizer):
-        return None
+    if isinstance(tok, ForeignTokenizer):
+        return _foreign_normalizer(tok)
     pipeline = tok.hf_pipeline
     if pipeline is None or not pipeline.normalizers:
         return None
@@ -46,6 +46,38 @@ def normalizer_of(tok: AnyTokenizer) -> Callable[[str], str] | None:
             text[a:b] if token is not None else normalize(steps, text[a:b])
             for a, b, token in find_added(text, raw, raw_map, hidden)
         )
+
+    return encoded
+
+
+def _foreign_normalizer(tok: ForeignTokenizer) -> Callable[[str], str] | None:
+    """The text ``tokenizers`` gives ``tok``'s model, as its vocabulary table spells it: each
+    stretch between the added tokens it matches in the original text (not ``normalized``)
+    run through the file's own normalizer, those tokens and the whitespace their
+    ``lstrip``/``rstrip`` takes left as they are, and ``▁`` read as the space it stands
+    for where the file writes spaces so (``ForeignTokenizer.spells_spaces``, as the table's
+    bytes do). None for a file without a normalizer."""
+    backend = tok.backend
+    steps = backend.normalizer
+    if steps is None:
+        return None
+    added = backend.get_added_tokens_decoder()
+    raw, raw_map = matcher(
+        AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word)
+        for i, t in sorted(added.items())
+        if not t.normalized
+    )
+    # With encode_special_tokens (``no_specials``) tokenizers reads the special ones as text.
+    plain = backend.encode_special_tokens
+    hidden = {t.content for t in added.values() if t.special} if plain else set()
+    spaces = tok.spells_spaces
+
+    def encoded(text: str) -> str:
+        out = "".join(
+            text[a:b] if token is not None else steps.normalize_str(text[a:b])
+            for a, b, token in find_added(text, raw, raw_map, hidden)
+        )
+        return out.replace(METASPACE, " ") if spaces else out
 
     return encoded
 

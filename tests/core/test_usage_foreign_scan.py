@@ -1,0 +1,98 @@
+"""The under-trained scan of a file ``tokenizers`` runs (WordPiece, SentencePiece-style BPE)
+reads the text as its normalizer gives it to the model, as the scan of a file read here does
+(``test_usage_normalized_scan``): under BERT's lowercasing " Fun" is seen as " fun", and
+Llama 2's ``Prepend("▁")`` puts a space-standing ``▁`` before each text. The oracle is
+Hugging Face's own ``normalize_str`` of each stretch between special tokens, with ``▁``
+read as the space it stands for (as the vocabulary table spells such a file's tokens)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import tokenizers
+from core_helpers import write_text
+from tokenizers import AddedToken, models, normalizers, pre_tokenizers
+
+from bpe_studio.core.encode.foreign import ForeignTokenizer, open_tokenizer
+from bpe_studio.core.explain.usage import corpus_usage
+
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _wordpiece(path):
+    """BERT's shape, by hand: lowercasing normalizer, whitespace-and-punctuation pieces.
+    "g f" holds a space, so no piece can be it: never emitted, its bytes only across."""
+    specials = ["[UNK]", "[SEP]"]
+    words = ["big", "fun", "no", "here"]
+    entries = specials + list(LETTERS) + [f"##{c}" for c in LETTERS] + words + ["g f", "qz"]
+    hf = tokenizers.Tokenizer(
+        models.WordPiece({t: i for i, t in enumerate(entries)}, unk_token="[UNK]")
+    )
+    hf.normalizer = normalizers.BertNormalizer(lowercase=True)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.add_special_tokens(specials)
+    hf.save(str(path))
+    return hf, "[SEP]", ["g f"]
+
+
+def _sentencepiece_bpe(path):
+    """Llama 2's shape, by hand: ``Prepend("▁")`` and ``Replace(" ", "▁")``. "▁The" is in
+    the vocabulary but no merge makes it, so it is never emitted; " The" (as the table spells
+    it) occurs only after the ``▁`` the normalizer puts before each text: at no place in the
+    corpus as written, where each text starts with "The"."""
+    specials = ["<unk>", "</s>"]
+    chars = sorted(set("Thecatsonmqz\u2581"))
+    vocab = {t: i for i, t in enumerate(specials + chars)}
+    merges = [("\u2581", "T"), ("h", "e"), ("\u2581", "c"), ("\u2581c", "a"), ("\u2581ca", "t")]
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    for token in ("\u2581The", "qz"):
+        vocab.setdefault(token, len(vocab))
+    hf = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>"))
+    hf.normalizer = normalizers.Sequence(
+        [normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")]
+    )
+    hf.add_special_tokens([AddedToken(t, special=True) for t in specials])
+    hf.save(str(path))
+    return hf, "</s>", ["\u2581The"]
+
+
+FILES = {"wordpiece": _wordpiece, "sentencepiece_bpe": _sentencepiece_bpe}
+DOCS = {
+    "wordpiece": ["Big Fun", "No Fun here"],
+    "sentencepiece_bpe": ["The cat", "The cats on the mat"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(FILES))
+@pytest.mark.parametrize("form", ["text", "jsonl"])
+def test_the_scan_reads_the_text_as_the_model_is_given_it(tmp_path, name, form):
+    hf, separator, across_only = FILES[name](tmp_path / "tokenizer.json")
+    docs = DOCS[name] * 30
+    if form == "text":
+        corpus = write_text(tmp_path / "c.txt", separator.join(docs))
+    else:
+        lines = "".join(json.dumps({"text": d}) + "\n" for d in docs)
+        corpus = write_text(tmp_path / "c.jsonl", lines)
+    tok = open_tokenizer(tmp_path / "tokenizer.json")
+    assert isinstance(tok, ForeignTokenizer)  # run by tokenizers, not read here
+    usage = corpus_usage(tok, [str(corpus)], workers=1)
+    assert usage.across is not None and usage.absent is not None
+
+    # What the model is given: each text (a record, or a stretch between two special
+    # tokens) normalized on its own; "▁" stands for a space, as in the table's bytes.
+    seen = [hf.normalizer.normalize_str(d).replace("\u2581", " ").encode() for d in docs]
+    entries = {i: t for t, i in hf.get_vocab().items()}
+    spelled = {i: t.removeprefix("##").replace("\u2581", " ").encode() for i, t in entries.items()}
+
+    def occurs(i):
+        return any(spelled[i] in s for s in seen)
+
+    by_token = {t: i for i, t in entries.items()}
+    for token in across_only:
+        i = by_token[token]
+        assert i in usage.across and occurs(i), token
+    assert by_token["qz"] in usage.absent
+    assert all(occurs(i) for i in usage.across)
+    assert not any(occurs(i) for i in usage.absent)
