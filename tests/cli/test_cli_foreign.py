@@ -49,6 +49,40 @@ def test_convert_of_a_foreign_file_says_why_not(tmp_path):
     assert str(path) in line and "a WordPiece tokenizer, not byte-level BPE" in line
 
 
+def _broken(tmp_path, name, change):
+    """A SentencePiece-style file ``change`` breaks, as ``tokenizers`` cannot build it."""
+    spec = json.loads(sentencepiece_bpe(tmp_path / "made").read_text(encoding="utf-8"))
+    change(spec["model"])
+    path = tmp_path / name / "tokenizer.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+BROKEN = {
+    # A merge naming a token the vocabulary lacks.
+    "unknown_merge": lambda model: model["merges"].insert(0, ["\u2581", "qqqzz"]),
+    "unknown_model": lambda model: model.update(type="Foo"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_convert_of_a_broken_foreign_file_says_what_is_wrong(tmp_path, name):
+    """Not that it is a kind only encode, decode and inspect take: they would refuse it too.
+    The words are tokenizers' own reason, as encode gives it."""
+    path = _broken(tmp_path, name, BROKEN[name])
+    with pytest.raises(Exception) as info:  # the oracle: tokenizers itself refuses it
+        tokenizers.Tokenizer.from_file(str(path))
+    line = error_line(cli(tmp_path, "convert", path, "--to", "hf", "--out", tmp_path / "out"))
+    encoding = error_line(cli(tmp_path, "encode", "-", "--tokenizer", path, "--out", "x.npy"))
+    assert "not byte-level BPE" not in line
+    if name == "unknown_model":
+        assert f"{path}: model type 'Foo' is not one tokenizers runs" in line
+    else:
+        assert f"{path}: tokenizers cannot read it ({info.value})" in line
+    assert line == encoding
+
+
 @pytest.mark.parametrize("name", ["byte_level", "unigram"])
 def test_truncation_and_padding_are_not_applied_and_the_summaries_say_so(tmp_path, name):
     made = llama3_style if name == "byte_level" else unigram

@@ -30,14 +30,12 @@ from ..formats.base.byte_chars import decode_token
 from ..formats.files import load_data
 from ..formats.hf.kind import (
     TOKENIZERS_BYTE_LEVEL,
-    TOKENIZERS_MODELS,
     ForeignTokenizerFile,
     RefusedByteLevelFile,
     backend_dropped_note,
     dropout_note,
     has_byte_level,
-    loaded_backend,
-    unknown_model,
+    read_backend,
     whole_text_note,
 )
 from ..formats.hf.specials_off import special_tokens_as_text
@@ -233,20 +231,7 @@ class ForeignTokenizer:
     def from_file(cls, path: str | os.PathLike[str], kind: str, **options: Any) -> ForeignTokenizer:
         """Read a ``tokenizer.json`` (``kind`` as ``formats.hf.kind`` names it); one line
         naming the file if ``tokenizers`` cannot read it."""
-        import tokenizers
-
-        try:
-            backend = loaded_backend(path) or tokenizers.Tokenizer.from_file(os.fspath(path))
-        except Exception as e:  # tokenizers raises its own Exception for every failure
-            # Its words for a model it does not know name no model ("data did not match any
-            # variant of untagged enum ModelUntagged"): the file's own type says more.
-            model = unknown_model(path)
-            if model is not None:
-                raise ValueError(
-                    f"{os.fspath(path)}: model type {model!r} is not one tokenizers runs "
-                    f"({', '.join(TOKENIZERS_MODELS)})"
-                ) from None
-            raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({e})") from None
+        backend = read_backend(path)
         notes = [whole_text_note(os.fspath(path), backend.truncation, backend.padding)]
         backend.no_truncation()
         backend.no_padding()

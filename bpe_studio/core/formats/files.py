@@ -39,7 +39,13 @@ from .base.preset_table import (
     preset_name,
 )
 from .hf.components import only_a_file_says
-from .hf.kind import ForeignTokenizerFile, RefusedByteLevelFile, kind_of, tokenizers_reads
+from .hf.kind import (
+    ForeignTokenizerFile,
+    RefusedByteLevelFile,
+    kind_of,
+    read_backend,
+    tokenizers_reads,
+)
 from .hf.tokenizer_json import (
     AddedTokenConflict,
     added_tokens_problem,
@@ -260,6 +266,11 @@ def _read_hf_file(path: Path) -> TokenizerData:
         raise ValueError(problem)
     foreign = _foreign(path)
     if foreign is not None:
+        # A file of another kind that tokenizers cannot build either: say what is wrong,
+        # not where it would be taken. (One it builds is kept for the open that follows; a
+        # refused byte-level file is one it was found to build.)
+        if not isinstance(foreign, RefusedByteLevelFile) and not tokenizers_reads(path):
+            read_backend(path)
         raise foreign
     kept = _PARSED.pop(os.path.abspath(path), None)
     if kept is not None and kept[0] == stamp(path):

@@ -355,6 +355,32 @@ def loaded_backend(path: str | os.PathLike[str]) -> Any | None:
     return kept[1] if unchanged and kept is not None else None
 
 
+def read_backend(path: str | os.PathLike[str]) -> Any:
+    """``tokenizers``' own ``Tokenizer`` of the ``tokenizer.json`` at ``path`` (the one
+    :func:`tokenizers_reads` kept, if the file is unchanged since); a ValueError naming the
+    file and what ``tokenizers`` finds wrong with it where it cannot build it."""
+    backend = loaded_backend(path)
+    if backend is not None:
+        return backend
+    import tokenizers
+
+    try:
+        with _rust_panics_unprinted():
+            return tokenizers.Tokenizer.from_file(os.fspath(path))
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a panic in Rust code is a BaseException
+        # Its words for a model it does not know name no model ("data did not match any
+        # variant of untagged enum ModelUntagged"): the file's own type says more.
+        model = unknown_model(path)
+        if model is not None:
+            raise ValueError(
+                f"{os.fspath(path)}: model type {model!r} is not one tokenizers runs "
+                f"({', '.join(TOKENIZERS_MODELS)})"
+            ) from None
+        raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({e})") from None
+
+
 def _types(component: Any, key: str) -> list[str]:
     """The ``type`` of a component and of the steps of a ``Sequence`` of them."""
     if not isinstance(component, dict):
