@@ -70,6 +70,21 @@ def test_a_byte_level_file_the_reader_refuses_is_offered_run_by_tokenizers(qtbot
     assert editor_ids(qtbot, window) == own_ids(path, TEXT)
 
 
+def test_the_next_file_loaded_ends_the_last_ones_note(qtbot, window, files, tmp_path):
+    """An audit: a file run by tokenizers said in the status bar why; a second file
+    without notes loaded after it left that note there, naming the first file."""
+    first = falcon_style(tmp_path / "falcon")
+    for path in (first, files["unigram"]):
+        with qtbot.waitSignal(window.controller.load_finished, timeout=30_000) as blocker:
+            assert window.load_tokenizer(path)
+        assert blocker.args == [True], window.last_error
+        assert window.picker.key == file_key(path)
+        if path == first:
+            assert window.statusBar().currentMessage().startswith(f"{first}: run by tokenizers")
+    assert window.statusBar().currentMessage() == ""
+    assert window.hub.notice is None
+
+
 def test_a_loaded_runs_notes_stay_on_the_editors_line(qtbot, window, tmp_path):
     """An audit: a byte-level file with truncation and padding loaded as the run said so in
     the status bar once, and the editor's line (docs/formats.md promises it there) was empty."""

@@ -268,7 +268,9 @@ class AppModel:
 
     def offer(self, offered: object) -> None:
         """A load that gave a tokenizer to look at, not a run (``loader.OfferedTokenizer``):
-        the run stays as it was; the views that list tokenizers offer it."""
+        the run stays as it was; the views that list tokenizers offer it. The last action's
+        news ends, as a load that replaces the run ends it (the file's own notes follow)."""
+        self.end_notice()
         self.state.loading, self.state.load_error = None, None
         self.updated.emit()
         self.tokenizer_offered.emit(offered)
