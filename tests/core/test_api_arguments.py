@@ -59,6 +59,13 @@ def test_usage_refuses_another_tokenizers_table(tmp_path, gpt2_tokenizer):
         ({b"ab": True}, TypeError, r"count True is not a whole number"),
         ({b"ab": -5}, ValueError, r"b'ab': count -5 is negative"),
         ({b"ab": 10**30}, ValueError, r"beyond 2\*\*63 - 1"),
+        # Each count within 64 bits, the pair (a, b)'s 2**63 past them: the compiled engine
+        # wrapped it and merged (c, d) first, the Python one (a, b).
+        (
+            {b"ab": 2**62, b"xab": 2**62, b"cd": 2**62 + 5},
+            ValueError,
+            r"pre-token counts: their pairs may add up to 18,446,744,073,709,551,621, beyond",
+        ),
         ({"ab": 3}, TypeError, r"pre-tokens must be bytes, got 'ab'"),
         (None, TypeError, r"mapping of bytes -> count, not NoneType"),
         ([(b"ab", 3)], TypeError, r"mapping of bytes -> count, not list"),
@@ -66,7 +73,8 @@ def test_usage_refuses_another_tokenizers_table(tmp_path, gpt2_tokenizer):
 )
 def test_the_trainer_checks_its_counts_alike_on_both_engines(engine, counts, error, words):
     """2.6 was merged as 2.6 by the Python engine and as 2 by the compiled one; 10**30 was
-    an OverflowError on the compiled engine only; None an AttributeError."""
+    an OverflowError on the compiled engine only; None an AttributeError; counts that add
+    up past 64 bits merged otherwise on each engine."""
     with pytest.raises(error, match=words):
         BpeTrainer(counts, 259, engine=engine)
 

@@ -106,7 +106,7 @@ def check_counts(pretoken_counts: object) -> None:
     pass as they are): not a mapping,
     a pre-token that is not bytes, a count that is not a whole number (2.6 was merged as 2.6
     by the Python engine and as 2 by the compiled one), negative, or beyond 64 bits (the
-    compiled engine's counts)."""
+    compiled engine's counts), alone or as the pairs' counts may add up."""
     if hasattr(pretoken_counts, "pairable_arrays"):
         return
     if not isinstance(pretoken_counts, Mapping):
@@ -128,6 +128,17 @@ def check_counts(pretoken_counts: object) -> None:
     if counts and max(counts) > _INT64_MAX:
         token = next(t for t, c in pretoken_counts.items() if c > _INT64_MAX)
         raise ValueError(f"pre-token {token!r}: count {pretoken_counts[token]} is beyond 2**63 - 1")
+    # A pair's count is a sum over the pre-tokens: counts each within 64 bits may add up past
+    # them, where the compiled engine's would wrap and merge otherwise than the Python one.
+    # Every pair's count is at most the sum of each count times its pre-token's pairs; the
+    # cheap bound (the largest count times all the bytes) spares that sum almost always.
+    if counts and max(counts) * sum(map(len, pretoken_counts)) > _INT64_MAX:
+        pairs = sum(int(c) * max(len(t) - 1, 0) for t, c in pretoken_counts.items())
+        if pairs > _INT64_MAX:
+            raise ValueError(
+                f"pre-token counts: their pairs may add up to {pairs:,}, beyond 2**63 - 1 "
+                "(the engines' pair counts are 64-bit integers); scale the counts down"
+            )
 
 
 def _most_ids(max_tokens: int, tokens: Sequence[bytes], sites: int) -> int:
