@@ -64,7 +64,13 @@ def test_usage_refuses_another_tokenizers_table(tmp_path, gpt2_tokenizer):
         (
             {b"ab": 2**62, b"xab": 2**62, b"cd": 2**62 + 5},
             ValueError,
-            r"pre-token counts: their pairs may add up to 18,446,744,073,709,551,621, beyond",
+            r"the byte pair b'ab' occurs 9,223,372,036,854,775,808 times in all, beyond 2\*\*63",
+        ),
+        # The same as NumPy's integers, whose product in a bound would wrap as well.
+        (
+            {b"ab": np.int64(2**62), b"xab": np.int64(2**62), b"cd": np.int64(2**62 + 5)},
+            ValueError,
+            r"the byte pair b'ab' occurs 9,223,372,036,854,775,808 times in all",
         ),
         ({"ab": 3}, TypeError, r"pre-tokens must be bytes, got 'ab'"),
         (None, TypeError, r"mapping of bytes -> count, not NoneType"),
@@ -77,6 +83,29 @@ def test_the_trainer_checks_its_counts_alike_on_both_engines(engine, counts, err
     up past 64 bits merged otherwise on each engine."""
     with pytest.raises(error, match=words):
         BpeTrainer(counts, 259, engine=engine)
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        {b"abc": 2**62},  # two pairs of 2**62 each: none past 64 bits
+        {b"abab": 2**62 - 1, b"cd": 2**63 - 1},  # (a, b) twice in one pre-token: 2**63 - 2
+    ],
+)
+def test_counts_whose_pairs_stay_within_64_bits_train_alike_on_both_engines(counts):
+    """The check of the counts' sums refuses no counts the engines count exactly: the
+    merges, counts included, of both engines are the same."""
+    merges = {
+        engine: [(s.left, s.right, s.count) for s in BpeTrainer(counts, 262, engine=engine)]
+        for engine in ("python", "compiled")
+    }
+    assert merges["python"] == merges["compiled"]
+    assert merges["python"][0][2] == max(
+        sum(
+            c * sum(1 for i in range(len(t) - 1) if t[i : i + 2] == pair) for t, c in counts.items()
+        )
+        for pair in (b"ab", b"bc", b"cd", b"ba")
+    )
 
 
 def test_numpy_counts_are_counts():

@@ -130,15 +130,33 @@ def check_counts(pretoken_counts: object) -> None:
         raise ValueError(f"pre-token {token!r}: count {pretoken_counts[token]} is beyond 2**63 - 1")
     # A pair's count is a sum over the pre-tokens: counts each within 64 bits may add up past
     # them, where the compiled engine's would wrap and merge otherwise than the Python one.
-    # Every pair's count is at most the sum of each count times its pre-token's pairs; the
-    # cheap bound (the largest count times all the bytes) spares that sum almost always.
-    if counts and max(counts) * sum(map(len, pretoken_counts)) > _INT64_MAX:
-        pairs = sum(int(c) * max(len(t) - 1, 0) for t, c in pretoken_counts.items())
-        if pairs > _INT64_MAX:
+    # No pair ever counts more than the byte pair where its two tokens meet did at the start
+    # (each place it occurs is a place that byte pair occurred), so the largest byte pair's
+    # count is the one to check; the cheap bound (the largest count times all the bytes,
+    # in Python's integers: NumPy's would wrap too) spares counting them almost always.
+    if counts and int(max(counts)) * sum(map(len, pretoken_counts)) > _INT64_MAX:
+        pair, total = _most_counted_byte_pair(pretoken_counts)
+        if total > _INT64_MAX:
             raise ValueError(
-                f"pre-token counts: their pairs may add up to {pairs:,}, beyond 2**63 - 1 "
-                "(the engines' pair counts are 64-bit integers); scale the counts down"
+                f"pre-token counts: the byte pair {pair!r} occurs {total:,} times in all, "
+                "beyond 2**63 - 1 (the engines' pair counts are 64-bit integers); scale the "
+                "counts down"
             )
+
+
+def _most_counted_byte_pair(pretoken_counts: Mapping[bytes, Any]) -> tuple[bytes, int]:
+    """The byte pair the counts hold most often, weighted by each pre-token's count (as
+    Python integers), and that count; ``(b"", 0)`` for none."""
+    totals: dict[bytes, int] = {}
+    for token, count in pretoken_counts.items():
+        count = int(count)
+        for i in range(len(token) - 1):
+            pair = token[i : i + 2]
+            totals[pair] = totals.get(pair, 0) + count
+    if not totals:
+        return b"", 0
+    pair = max(totals, key=totals.__getitem__)
+    return pair, totals[pair]
 
 
 def _most_ids(max_tokens: int, tokens: Sequence[bytes], sites: int) -> int:
