@@ -578,6 +578,34 @@ def test_a_refused_byte_level_file_is_parsed_by_tokenizers_once(tmp_path, monkey
     assert any("dropout 0.25" in note for note in open_tokenizer(path).notes)
 
 
+@pytest.mark.parametrize("how", ["open_tokenizer", "load"])
+def test_a_broken_file_of_another_kind_is_parsed_by_tokenizers_once(
+    files, tmp_path, monkeypatch, how
+):
+    """A review: asked whether tokenizers builds it (to say what is wrong, not where such a
+    file is taken), then asked again for the reason: two parses of a file that may take
+    seconds each."""
+    spec = json.loads(files["sentencepiece_bpe"].read_text(encoding="utf-8"))
+    spec["model"]["merges"].append(["\u2581", "qqqzz"])  # a token the vocabulary lacks
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    real = tokenizers.Tokenizer
+    parsed = []
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def from_file(self, *args, **kwargs):
+            parsed.append(args[0])
+            return real.from_file(*args, **kwargs)
+
+    monkeypatch.setattr(tokenizers, "Tokenizer", Counting())
+    with pytest.raises(ValueError, match=rf"{path}: tokenizers cannot read it \(.*qqqzz"):
+        open_tokenizer(path) if how == "open_tokenizer" else Tokenizer.load(path)
+    assert len(parsed) == 1
+
+
 def _holds_part_of_a_character(tok, text: str) -> list[bool]:
     """Each token of ``text`` (a byte-level file without a normalizer: its tokens' bytes are
     the text's) that starts or ends inside a character's UTF-8 bytes."""

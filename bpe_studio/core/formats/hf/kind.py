@@ -291,9 +291,10 @@ class RefusedByteLevelFile(ForeignTokenizerFile):
         )
 
 
-# The tokenizers object tokenizers_reads loaded last, with the file's stamp, until the
-# ForeignTokenizer opened from that file takes it (loaded_backend): a large file's parse takes
-# seconds, and the command asking whether tokenizers reads a file then opens it.
+# The tokenizers object tokenizers_reads loaded last (or what it raised), with the file's
+# stamp, until the ForeignTokenizer opened from that file takes it (read_backend): a large
+# file's parse takes seconds, and the command asking whether tokenizers reads a file then
+# opens it (or says why not).
 _LOADED: dict[str, tuple[Stamp, Any]] = {}
 
 
@@ -327,41 +328,20 @@ def _rust_panics_unprinted() -> Iterator[None]:
 
 
 def tokenizers_reads(path: str | os.PathLike[str]) -> bool:
-    """Whether ``tokenizers`` loads the ``tokenizer.json`` at ``path`` (what it loaded is
-    kept for :func:`loaded_backend`)."""
-    import tokenizers
-
+    """Whether ``tokenizers`` loads the ``tokenizer.json`` at ``path`` (what it loaded, or
+    why it could not, is kept for :func:`read_backend`)."""
     try:
         before = stamp(path)
-        with _rust_panics_unprinted():
-            backend = tokenizers.Tokenizer.from_file(os.fspath(path))
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException:  # noqa: BLE001 - a panic in tokenizers' Rust code is a BaseException
-        return False  # (pyo3's PanicException): a file it cannot build is one it does not read
-    _LOADED.clear()  # one kept at most: it is only for the open that follows
-    _LOADED[os.path.abspath(path)] = (before, backend)
-    return True
-
-
-def loaded_backend(path: str | os.PathLike[str]) -> Any | None:
-    """The ``tokenizers.Tokenizer`` :func:`tokenizers_reads` loaded from ``path``, given to
-    one caller only (who may change it), and only if the file is unchanged since; else None."""
-    kept = _LOADED.pop(os.path.abspath(path), None)
-    try:
-        unchanged = kept is not None and stamp(path) == kept[0]
     except OSError:
-        return None
-    return kept[1] if unchanged and kept is not None else None
+        return False
+    found = _parsed(path)
+    _LOADED.clear()  # one kept at most: it is only for the open that follows
+    _LOADED[os.path.abspath(path)] = (before, found)
+    return not isinstance(found, BaseException)
 
 
-def read_backend(path: str | os.PathLike[str]) -> Any:
-    """``tokenizers``' own ``Tokenizer`` of the ``tokenizer.json`` at ``path`` (the one
-    :func:`tokenizers_reads` kept, if the file is unchanged since); a ValueError naming the
-    file and what ``tokenizers`` finds wrong with it where it cannot build it."""
-    backend = loaded_backend(path)
-    if backend is not None:
-        return backend
+def _parsed(path: str | os.PathLike[str]) -> Any:
+    """``tokenizers``' ``Tokenizer`` of the file at ``path``, or what it raised."""
     import tokenizers
 
     try:
@@ -369,16 +349,32 @@ def read_backend(path: str | os.PathLike[str]) -> Any:
             return tokenizers.Tokenizer.from_file(os.fspath(path))
     except (KeyboardInterrupt, SystemExit):
         raise
-    except BaseException as e:  # noqa: BLE001 - a panic in Rust code is a BaseException
-        # Its words for a model it does not know name no model ("data did not match any
-        # variant of untagged enum ModelUntagged"): the file's own type says more.
-        model = unknown_model(path)
-        if model is not None:
-            raise ValueError(
-                f"{os.fspath(path)}: model type {model!r} is not one tokenizers runs "
-                f"({', '.join(TOKENIZERS_MODELS)})"
-            ) from None
-        raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({e})") from None
+    except BaseException as e:  # noqa: BLE001 - a panic in tokenizers' Rust code is a BaseException
+        return e  # (pyo3's PanicException): a file it cannot build is one it does not read
+
+
+def read_backend(path: str | os.PathLike[str]) -> Any:
+    """``tokenizers``' own ``Tokenizer`` of the ``tokenizer.json`` at ``path`` (what
+    :func:`tokenizers_reads` found, if the file is unchanged since: given to one caller only,
+    who may change it); a ValueError naming the file and what ``tokenizers`` finds wrong with
+    it where it cannot build it."""
+    kept = _LOADED.pop(os.path.abspath(path), None)
+    try:
+        unchanged = kept is not None and stamp(path) == kept[0]
+    except OSError:
+        unchanged = False
+    found = kept[1] if unchanged and kept is not None else _parsed(path)
+    if not isinstance(found, BaseException):
+        return found
+    # Its words for a model it does not know name no model ("data did not match any variant
+    # of untagged enum ModelUntagged"): the file's own type says more.
+    model = unknown_model(path)
+    if model is not None:
+        raise ValueError(
+            f"{os.fspath(path)}: model type {model!r} is not one tokenizers runs "
+            f"({', '.join(TOKENIZERS_MODELS)})"
+        ) from None
+    raise ValueError(f"{os.fspath(path)}: tokenizers cannot read it ({found})") from None
 
 
 def _types(component: Any, key: str) -> list[str]:
