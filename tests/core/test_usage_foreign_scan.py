@@ -96,3 +96,58 @@ def test_the_scan_reads_the_text_as_the_model_is_given_it(tmp_path, name, form):
     assert by_token["qz"] in usage.absent
     assert all(occurs(i) for i in usage.across)
     assert not any(occurs(i) for i in usage.absent)
+
+
+def _usage_of(tmp_path, hf, docs):
+    """The usage of ``docs`` (records) under the file ``hf``, saved and opened here."""
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    tok = open_tokenizer(path)
+    assert isinstance(tok, ForeignTokenizer)
+    return corpus_usage(tok, [str(corpus)], workers=1)
+
+
+def test_a_normalized_special_token_is_one_id_not_text(tmp_path):
+    """An audit: a special "[MASK]" marked normalized is found by tokenizers in the
+    lowercased text, one id; the scan read its text there as "[mask]", which its search for
+    special tokens' text did not know, and called the unused "mask" found across tokens."""
+    entries = ["[UNK]", "[MASK]", *LETTERS, *(f"##{c}" for c in LETTERS), "[", "]", "hello", "mask"]
+    hf = tokenizers.Tokenizer(
+        models.WordPiece({t: i for i, t in enumerate(entries)}, unk_token="[UNK]")
+    )
+    hf.normalizer = normalizers.BertNormalizer(lowercase=True)
+    hf.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    hf.add_special_tokens([AddedToken("[UNK]", special=True)])
+    hf.add_special_tokens([AddedToken("[MASK]", special=True, normalized=True)])
+    docs = ["Hello [MASK] hello"] * 20
+    ids = hf.encode(docs[0], add_special_tokens=False).ids
+    assert hf.token_to_id("[MASK]") in ids and hf.token_to_id("mask") not in ids  # the oracle
+    usage = _usage_of(tmp_path, hf, docs)
+    assert usage.count(hf.token_to_id("[MASK]")) == 20
+    assert hf.token_to_id("mask") in usage.absent
+
+
+def test_the_whitespace_an_lstrip_token_takes_is_not_text_the_model_sees(tmp_path):
+    """An audit: "<mask>" with lstrip takes the space before it (tokenizers' pieces are
+    "▁word", " <mask>"), yet the scan searched that space and called the unused "d▁"
+    (bytes "d ") found across tokens."""
+    specials = ["<unk>", "</s>"]
+    chars = sorted(set("wordmask<>/\u2581"))
+    vocab = {t: i for i, t in enumerate(specials + chars)}
+    merges = [("\u2581", "w"), ("o", "r"), ("\u2581w", "or"), ("\u2581wor", "d")]
+    for a, b in merges:
+        vocab.setdefault(a + b, len(vocab))
+    vocab.setdefault("d\u2581", len(vocab))  # no merge makes it: never emitted
+    hf = tokenizers.Tokenizer(models.BPE(vocab, merges, unk_token="<unk>"))
+    hf.normalizer = normalizers.Sequence(
+        [normalizers.Prepend("\u2581"), normalizers.Replace(" ", "\u2581")]
+    )
+    hf.add_special_tokens([AddedToken(t, special=True) for t in specials])
+    hf.add_special_tokens([AddedToken("<mask>", special=True, lstrip=True)])
+    docs = ["word <mask>"] * 20
+    found = hf.encode(docs[0], add_special_tokens=False)
+    assert found.tokens == ["\u2581word", " <mask>"]  # the oracle: the space is the mask's
+    usage = _usage_of(tmp_path, hf, docs)
+    assert vocab["d\u2581"] in usage.absent
