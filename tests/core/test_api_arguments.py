@@ -108,6 +108,27 @@ def test_counts_whose_pairs_stay_within_64_bits_train_alike_on_both_engines(coun
     )
 
 
+@pytest.mark.parametrize(
+    "counts",
+    [
+        {b"ab": np.uint64(100), b"cd": 1},  # a uint64's negation, the heap's key, wrapped
+        {b"ab": np.int32(2**30), b"xab": np.int32(2**30), b"cd": 2**31},  # an int32 sum
+        {b"ab": np.uint64(2**60 + 1), b"xab": np.int64(1), b"cd": 2**60 + 1},  # a float sum
+    ],
+)
+def test_numpy_counts_merge_alike_on_both_engines(counts):
+    """A review: the Python engine summed and ranked NumPy counts in their own width."""
+    oracle = {}  # each pair's count in Python's integers, by hand
+    for token, count in counts.items():
+        for i in range(len(token) - 1):
+            oracle[token[i : i + 2]] = oracle.get(token[i : i + 2], 0) + int(count)
+    best = max(oracle.values())
+    first = max(pair for pair, n in oracle.items() if n == best)  # ties: the greater pair
+    for engine in ("python", "compiled"):
+        step = next(iter(BpeTrainer(counts, 257, engine=engine)))
+        assert (step.left + step.right, step.count, type(step.count)) == (first, best, int)
+
+
 def test_numpy_counts_are_counts():
     trainer = BpeTrainer({b"ab": np.int64(5), b"cd": 3}, 257, engine="python")
     assert [(s.left, s.right, s.count) for s in trainer] == [(b"a", b"b", 5)]

@@ -65,7 +65,10 @@ class EngineStart:
         sites = 0
         for token, freq in pairable(pretoken_counts):
             words.append(token)
-            freqs.append(freq)
+            # Python's integers: NumPy's (which check_counts takes as counts) would sum and
+            # negate in their own width in the Python engine (an int32 wrapping, a uint64's
+            # negation positive), merging otherwise than the compiled engine.
+            freqs.append(int(freq))
             sites += len(token) - 1
         return cls(tokens, _most_ids(max_tokens, tokens, sites), record, words=words, freqs=freqs)
 
