@@ -544,14 +544,8 @@ def test_a_file_refused_for_its_added_tokens_is_run_by_tokenizers(tmp_path, shap
         assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
 
 
-def test_a_refused_byte_level_file_is_parsed_by_tokenizers_once(tmp_path, monkeypatch):
-    # Review h_rev63: encode parsed such a file with tokenizers three times (foreign_file,
-    # then load_data's own look, then the ForeignTokenizer), inspect and decode twice; a large
-    # vocabulary took seconds each time. Each command now parses it once; a file changed
-    # since is read again.
-    from bpe_studio.core.formats.files import foreign_file
-
-    path = falcon_style(tmp_path / "falcon")
+def _count_parses(monkeypatch) -> list[str]:
+    """The paths ``tokenizers.Tokenizer.from_file`` parses from now on (it still parses)."""
     real = tokenizers.Tokenizer
     parsed = []
 
@@ -564,6 +558,19 @@ def test_a_refused_byte_level_file_is_parsed_by_tokenizers_once(tmp_path, monkey
             return real.from_file(*args, **kwargs)
 
     monkeypatch.setattr(tokenizers, "Tokenizer", Counting())
+    return parsed
+
+
+def test_a_refused_byte_level_file_is_parsed_by_tokenizers_once(tmp_path, monkeypatch):
+    # Review h_rev63: encode parsed such a file with tokenizers three times (foreign_file,
+    # then load_data's own look, then the ForeignTokenizer), inspect and decode twice; a large
+    # vocabulary took seconds each time. Each command now parses it once; a file changed
+    # since is read again.
+    from bpe_studio.core.formats.files import foreign_file
+
+    path = falcon_style(tmp_path / "falcon")
+    real = tokenizers.Tokenizer
+    parsed = _count_parses(monkeypatch)
     assert foreign_file(path.parent) is not None  # as encode asks first
     tok = open_tokenizer(path.parent)
     assert len(parsed) == 1
@@ -589,18 +596,7 @@ def test_a_broken_file_of_another_kind_is_parsed_by_tokenizers_once(
     spec["model"]["merges"].append(["\u2581", "qqqzz"])  # a token the vocabulary lacks
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
-    real = tokenizers.Tokenizer
-    parsed = []
-
-    class Counting:
-        def __getattr__(self, name):
-            return getattr(real, name)
-
-        def from_file(self, *args, **kwargs):
-            parsed.append(args[0])
-            return real.from_file(*args, **kwargs)
-
-    monkeypatch.setattr(tokenizers, "Tokenizer", Counting())
+    parsed = _count_parses(monkeypatch)
     with pytest.raises(ValueError, match=rf"{path}: tokenizers cannot read it \(.*qqqzz"):
         open_tokenizer(path) if how == "open_tokenizer" else Tokenizer.load(path)
     assert len(parsed) == 1
