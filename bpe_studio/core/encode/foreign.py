@@ -700,12 +700,6 @@ class ForeignTokenizer:
         """The ``tokenizers.Tokenizer`` itself."""
         return self._backend
 
-    @property
-    def spells_spaces(self) -> bool:
-        """Whether the file writes spaces as ``▁`` (SentencePiece's), which its tokens'
-        bytes (``vocab``) read as spaces."""
-        return self._spaces
-
 
 AnyTokenizer = Tokenizer | ForeignTokenizer
 
@@ -715,6 +709,13 @@ def fallback_ids(tokenizer: ForeignTokenizer) -> frozenset[int]:
     has byte fallback (else none). A function, not a member: ``TokenizerLike`` holds what both
     kinds of tokenizer have."""
     return tokenizer._fallback_ids
+
+
+def spells_spaces(tokenizer: ForeignTokenizer) -> bool:
+    """Whether ``tokenizer``'s file writes spaces as ``▁`` (SentencePiece's), which its
+    tokens' bytes (``vocab``) read as spaces. A function, not a member, as
+    :func:`fallback_ids`."""
+    return tokenizer._spaces
 
 
 def open_foreign(foreign: ForeignTokenizerFile, **options: Any) -> ForeignTokenizer:

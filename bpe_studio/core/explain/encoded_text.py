@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection
 
 import regex
 
-from ..encode.foreign import METASPACE, AnyTokenizer, ForeignTokenizer
+from ..encode.foreign import METASPACE, AnyTokenizer, ForeignTokenizer, spells_spaces
 from ..formats.hf.added_tokens import AddedToken, find_added, matcher
 from ..formats.hf.normalizers import normalize
 
@@ -53,7 +53,7 @@ def normalizer_of(tok: AnyTokenizer) -> Callable[[str], str] | None:
 def _foreign_normalizer(tok: ForeignTokenizer) -> Callable[[str], str] | None:
     """The text ``tokenizers`` gives ``tok``'s model (:func:`_given`), as its vocabulary
     table spells it: through the file's own normalizer, and ``▁`` read as the space it stands
-    for where the file writes spaces so (``ForeignTokenizer.spells_spaces``, as the table's
+    for where the file writes spaces so (``foreign.spells_spaces``, as the table's
     bytes do). None for a file without a normalizer."""
     backend = tok.backend
     steps = backend.normalizer
@@ -73,7 +73,7 @@ def _foreign_normalizer(tok: ForeignTokenizer) -> Callable[[str], str] | None:
     # With encode_special_tokens (``no_specials``) tokenizers reads the special ones as text.
     plain = backend.encode_special_tokens
     hidden = {t.content for _, t in added if t.special} if plain else set()
-    spaces = tok.spells_spaces
+    spaces = spells_spaces(tok)
 
     def encoded(text: str) -> str:
         out = _given(text, raw, normed, hidden, steps.normalize_str)
