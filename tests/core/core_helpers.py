@@ -90,6 +90,16 @@ def in_no_text(token: bytes) -> bool:
     return True
 
 
+def byte_level_chars(data: bytes) -> str:
+    """``data`` in ByteLevel's characters, as a ``tokenizer.json`` of GPT-2's kind writes
+    tokens (GPT-2's table: printable bytes stand for themselves, the others for 256 + their
+    rank)."""
+    kept = [*range(33, 127), *range(161, 173), *range(174, 256)]
+    others = [b for b in range(256) if b not in kept]
+    table = {b: chr(b) for b in kept} | {b: chr(256 + n) for n, b in enumerate(others)}
+    return "".join(table[b] for b in data)
+
+
 def write_text(path: Path, text: str) -> Path:
     """Write ``text`` as UTF-8 with no newline translation."""
     path.write_bytes(text.encode("utf-8"))

@@ -9,7 +9,7 @@ import json
 
 import pytest
 import tokenizers
-from core_helpers import write_text
+from core_helpers import byte_level_chars, write_text
 from tokenizers import decoders, models, normalizers, pre_tokenizers
 
 from bpe_studio.core.encode.foreign import open_tokenizer
@@ -19,22 +19,13 @@ from bpe_studio.core.explain.usage import corpus_usage
 EOT = "<|endoftext|>"
 
 
-def _byte_level(data: bytes) -> str:
-    """``data`` in ByteLevel's characters (GPT-2's table: printable bytes stand for
-    themselves, the others for 256 + their rank)."""
-    kept = [*range(33, 127), *range(161, 173), *range(174, 256)]
-    others = [b for b in range(256) if b not in kept]
-    table = {b: chr(b) for b in kept} | {b: chr(256 + n) for n, b in enumerate(others)}
-    return "".join(table[b] for b in data)
-
-
 def _build(path, normalizer, merged):
     """A byte-level BPE file: the 256 byte tokens, then each of ``merged`` (bytes, merged
     left to right in this order of rank), and the special token."""
     vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
     merges = []
     for a, b in merged:
-        left, right = _byte_level(a), _byte_level(b)
+        left, right = byte_level_chars(a), byte_level_chars(b)
         merges.append((left, right))
         vocab.setdefault(left + right, len(vocab))
     hf = tokenizers.Tokenizer(models.BPE(vocab=vocab, merges=merges))

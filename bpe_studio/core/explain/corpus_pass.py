@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
-from itertools import islice
+from itertools import accumulate, islice
 from typing import Any, TypeVar
 
 import numpy as np
@@ -56,7 +56,7 @@ from ..io.interrupts import held_interrupts, no_check
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
-from .encoded_text import SHRINK, normalized_range, normalizer_of
+from .encoded_text import SHRINK, Given, given_of, given_range, normalizes
 from .work import CancelEvent, checkpoint
 
 # Tasks hold at most encode_file's CHUNK_BYTES, fewer for a small corpus (so every worker
@@ -303,7 +303,9 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
     and byte pairs its text holds (only the scan needs them: without, they are all False).
     Errors name the file: invalid UTF-8, a record without its text field, text a custom
     pattern leaves unmatched."""
-    normalized = normalizer_of(tok) if masks else None
+    # Where the tokenizer gives its model the corpus's characters, the masks are of the
+    # corpus as it is: they hold every byte and byte pair of the stretches it gives.
+    normalized = given_of(tok) if masks and normalizes(tok) else None
     # tokenizers' own normalizers run at about 10 MB/s: for a file it runs, the text is
     # normalized once, by the scan, and every byte and byte pair is taken to occur (the scan
     # reads the text whatever the masks rule out, and its cost hardly depends on how many
@@ -326,7 +328,7 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
                 raise UncoveredText(f"{f.name}: a record's text: {e}") from None
             gathered += _utf8(doc)
             if normalized is not None:
-                seen += _utf8(normalized(doc))
+                seen += _utf8("".join(normalized(doc)))
             if len(gathered) >= BLOCK:
                 if docs:  # (none when the block is one long record, counted already)
                     tally.ids(np.concatenate(docs))
@@ -342,8 +344,8 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
             # SHRINK bytes hold the next character whole: the first byte it normalizes to.
             with open(f.url, "rb") as stream:
                 data = read_range(stream, task.start, task.end, f.name, extra=SHRINK)
-            head, tail = normalized_range(normalized, data, size)
-            tally.text(data[:size], tail[:1], seen=head)
+            head, tail = given_range(normalized, data, size)
+            tally.text(data[:size], b"".join(tail)[:1], seen=b"".join(head))
         elif masks:
             with open(f.url, "rb") as stream:
                 data = read_range(stream, task.start, task.end, f.name, extra=1)
@@ -427,23 +429,26 @@ def _text_blocks(
     task: CountTask,
     overlap: int,
     margin: int = 0,
-    normalized: Callable[[str], str] | None = None,
+    given: Given | None = None,
 ) -> Iterator[tuple[bytes, list[int], int, int]]:
     """The task's text as UTF-8 bytes, a block at a time, with the offsets in each block
     where one document ends and another begins, and the offsets ``lo, hi`` where the matches
     this block decides start (every offset of the text is decided in exactly one block).
     Each match starting there (at most ``overlap + 1`` bytes) lies in the block whole, and so
     does every stretch of at most ``margin + 1`` bytes that overlaps it (a special token's
-    text, which a block cut in two would not show as one). ``normalized``
-    (``encoded_text.normalizer_of``): the text as it gives it, as the tokenizer encodes it:
-    each record, and a range and what is read past it, normalized (offsets are then of that).
+    text, which a block cut in two would not show as one). ``given``
+    (``encoded_text.given_of``): the stretches the tokenizer gives its model as text instead
+    of the text: each record's, and a range's and what is read past it, with the offsets
+    where one stretch ends and the next begins among the documents' ends (no match runs
+    across a token left out between them).
     """
     f = task.file
     if f.kind is not Kind.TEXT:
         gathered, ends = bytearray(), []
         for doc in _documents(task):
-            gathered += _utf8(doc if normalized is None else normalized(doc))
-            ends.append(len(gathered))
+            for stretch in [doc] if given is None else given(doc):
+                gathered += _utf8(stretch)
+                ends.append(len(gathered))
             if len(gathered) >= BLOCK:
                 yield bytes(gathered), ends, 0, len(gathered)
                 gathered, ends = bytearray(), []
@@ -451,24 +456,26 @@ def _text_blocks(
     elif task.end is not None:
         # A range starts and ends where text may be cut, never inside a special token.
         extra = overlap + margin
-        if normalized is not None:
+        if given is not None:
             extra = SHRINK * (extra + 1)  # normalized, still ``overlap + margin`` bytes
         with open(f.url, "rb") as stream:
             data = read_range(stream, task.start, task.end, f.name, extra=extra)
-        if normalized is None:
+        if given is None:
             yield data, [], 0, task.end - task.start
         else:
-            head, tail = normalized_range(normalized, data, task.end - task.start)
-            yield head + tail, [], 0, len(head)
-    elif normalized is not None:
-        # A file another kind of tokenizer encodes whole (``usage_tasks``), normalized so:
+            head, tail = given_range(given, data, task.end - task.start)
+            stretches = head[:-1] + [head[-1] + tail[0]] + tail[1:]
+            yield b"".join(stretches), _seams(stretches), 0, sum(map(len, head))
+    elif given is not None:
+        # A file another kind of tokenizer encodes whole (``usage_tasks``), given so:
         # normalizing it a block at a time could change the characters at each cut.
         with f.open() as stream:
-            data = _utf8(normalized(stream.read().decode("utf-8")))
-        yield data, [], 0, len(data)
+            stretches = [_utf8(s) for s in given(stream.read().decode("utf-8"))]
+        yield b"".join(stretches), _seams(stretches), 0, sum(map(len, stretches))
     else:
         # Each block repeats the end of the one before: the bytes its undecided matches start
-        # in, and ``margin`` before them.
+        # in, and ``margin`` before them. (Only a file of a tokenizer with nothing to leave
+        # out is read so: ``copied_first`` and ``given_of``.)
         with f.open() as stream:
             data = stream.read(BLOCK)
             lo = 0
@@ -482,20 +489,35 @@ def _text_blocks(
                 data, lo = data[cut:] + more, hi - cut
 
 
+def _seams(stretches: Sequence[bytes]) -> list[int]:
+    """The offsets where each of ``stretches`` joined but the last ends."""
+    return list(accumulate(map(len, stretches[:-1])))
+
+
 def scan_task(
     tok: AnyTokenizer, task: CountTask, patterns: str, dfa: bool = False
 ) -> tuple[list[int], int]:
     """Indexes (into the list ``write_patterns`` kept in the file ``patterns``) of the byte
-    strings that occur in the task's text as ``tok`` encodes it (normalized:
-    ``encoded_text``), neither across two documents nor overlapping the
-    text of one of ``tok``'s special tokens, and the task's stored bytes. ``dfa``: search with
-    a DFA (:func:`dfa_pays`)."""
+    strings that occur in the text ``tok`` gives its model as text (normalized, without the
+    special tokens it takes: ``encoded_text``), not across two documents, and the task's
+    stored bytes. ``dfa``: search with a DFA (:func:`dfa_pays`)."""
     matcher, longest = _matcher(patterns, dfa)
-    specials, longest_special = _specials_matcher(tuple(tok.special_tokens))
-    margin = max(longest_special - 1, 0)
+    given = given_of(tok)
+    # Where nothing is given otherwise, the special tokens are found here, as ``Specials``
+    # finds them: ordinary ones (read as text) too, which hide any other inside them.
+    # (A file tokenizers runs with any added token has its stretches given.)
+    every: tuple[str, ...] = ()
+    ordinary: frozenset[str] = frozenset()
+    if not isinstance(tok, ForeignTokenizer):
+        every, ordinary = tok.specials.every, tok.specials.ordinary
+    taken = every if given is None else ()
+    specials, _ = _specials_matcher(taken)
+    hidden = [s in ordinary for s in taken]
+    # A range is read on past its end by the longest token's text, so that one there is
+    # found whole, here or in the stretches given.
+    margin = max((len(s.encode("utf-8")) for s in every), default=1) - 1
     found: set[int] = set()
-    normalized = normalizer_of(tok)
-    for data, ends, lo, hi in _text_blocks(task, longest - 1, margin, normalized):
+    for data, ends, lo, hi in _text_blocks(task, longest - 1, margin, given):
         covered: tuple[list[int], list[int]] | None = None
         for index, start, end in matcher.find_matches_as_indexes(data, overlapping=True):
             if index in found or not lo <= start < hi:
@@ -507,7 +529,7 @@ def scan_task(
             if specials is not None:
                 # Nor a special token's text: it is one id, never text a model sees.
                 if covered is None:
-                    covered = _covered(specials, data, ends)
+                    covered = _covered(specials, hidden, data, ends)
                 j = bisect.bisect_left(covered[0], end) - 1
                 if j >= 0 and covered[1][j] > start:
                     continue
@@ -530,20 +552,27 @@ def _specials_matcher(specials: tuple[str, ...]) -> tuple[Any, int]:
     return _special_automaton[1]
 
 
-def _covered(specials: Any, data: bytes, documents: list[int]) -> tuple[list[int], list[int]]:
-    """The stretches of ``data`` that spell a special token within one document (each is
-    encoded on its own: ``documents`` are the offsets where one ends), merged, as sorted
-    starts and their ends."""
+def _covered(
+    specials: Any, hidden: Sequence[bool], data: bytes, documents: list[int]
+) -> tuple[list[int], list[int]]:
+    """The stretches of ``data`` where a special token is taken, as sorted starts and their
+    ends: in each document (``documents`` are the offsets where one ends) from its start, the
+    leftmost match and, of those starting there, the longest, as ``Specials`` matches them
+    (a UTF-8 string's bytes found in UTF-8 text start at a character). A match of a token
+    ``hidden`` (by index: an ordinary one) is taken as text: it covers nothing, but no match
+    inside it is taken."""
     starts: list[int] = []
     ends: list[int] = []
-    for _, start, end in sorted(specials.find_matches_as_indexes(data, overlapping=True),
-                                key=lambda m: m[1]):  # fmt: skip
+    free = 0  # where the next match may start
+    matches = specials.find_matches_as_indexes(data, overlapping=True)
+    for index, start, end in sorted(matches, key=lambda m: (m[1], -m[2])):
+        if start < free:
+            continue
         i = bisect.bisect_right(documents, start)
         if i != len(documents) and documents[i] < end:
             continue  # spelled across two documents: text in each
-        if ends and start <= ends[-1]:
-            ends[-1] = max(ends[-1], end)
-        else:
+        free = end
+        if not hidden[index]:
             starts.append(start)
             ends.append(end)
     return starts, ends

@@ -1,15 +1,20 @@
-"""The text a tokenizer actually encodes, where its normalizers change the corpus's: what the
-under-trained scan and its byte filter look at.
+"""The text a tokenizer actually gives its model as text, where that is not the corpus as it
+is: what the under-trained scan and its byte filter look at.
 
-What it does: :func:`normalizer_of` gives, for a ``tokenizer.json`` whose pipeline has
-normalizers (Lowercase, NFKC, NFD + StripAccents, BERT's, SentencePiece's Replace and
-Prepend), a function from a text to the text its model is given: each stretch between the
-added tokens found in the original text normalized, as ``HfPipeline.segments`` does (or, for
-a file ``tokenizers`` runs, as its own normalizer does), those tokens and the ones found in the
-normalized stretches as their content, without the whitespace an ``lstrip``/``rstrip`` takes
-(the scan leaves a special token's text out itself). Any other tokenizer gets None: its scan reads
-the corpus's bytes as they are, at no cost. :func:`normalized_range` is a task's range and
-what follows it, each normalized.
+What it does: :func:`given_of` gives, for a ``tokenizer.json`` whose pipeline has normalizers
+(Lowercase, NFKC, NFD + StripAccents, BERT's, SentencePiece's Replace and Prepend) or added
+tokens found otherwise than by their text alone (``lstrip``, ``rstrip``, ``single_word``, or
+in the normalized text), and for a file ``tokenizers`` runs with added tokens or a normalizer,
+a function from a text to the stretches its model is given as text: each stretch between the
+added tokens found in the original text normalized, as ``HfPipeline.segments`` does (or, for a
+file ``tokenizers`` runs, as its own normalizer does), cut again at the added tokens found in
+the normalized stretches. An added token taken is one id, never text a model sees: it is left
+out, with the whitespace an ``lstrip``/``rstrip`` takes, and the stretches on either side of
+it stay apart. Text that merely spells one where the tokenizer does not take it (inside a
+word for ``single_word``, lowercased into a token's spelling) stays text. Any other tokenizer
+gets None: its scan reads the corpus's bytes as they are, at no cost, and finds where its
+special tokens are taken itself (leftmost, longest first, as ``Specials`` does).
+:func:`given_range` is a task's range and what follows it, each given so.
 What it leaves out: the text a pre-tokenizer step adds (ByteLevel's prefix space before a
 stretch that does not start with one, Metaspace's ``▁``): a token whose bytes only that space
 completes stays absent. Adding it would mean pre-tokenizing the text in the scan, and would
@@ -30,36 +35,53 @@ from ..formats.hf.normalizers import normalize
 # of Unicode forms or Lowercase shrinks a stretch by ("𝐀", four bytes, is "A" after NFKC).
 SHRINK = 4
 
+# A text to the stretches of it a model is given as text, in order (``given_of``).
+Given = Callable[[str], list[str]]
 
-def normalizer_of(tok: AnyTokenizer) -> Callable[[str], str] | None:
-    """The text ``tok`` encodes for a text (see the module docstring), or None where that is
-    the text itself: a tokenizer with no pipeline, or one without normalizers."""
+
+def given_of(tok: AnyTokenizer) -> Given | None:
+    """The stretches of a text ``tok`` gives its model as text (see the module docstring),
+    or None where that is the text itself with its special tokens' matches left out,
+    leftmost and longest first: a tokenizer with no pipeline, or one whose pipeline has no
+    normalizers and whose added tokens are found as their text alone."""
     if isinstance(tok, ForeignTokenizer):
-        return _foreign_normalizer(tok)
+        return _foreign_given(tok)
     pipeline = tok.hf_pipeline
-    if pipeline is None or not pipeline.normalizers:
+    if pipeline is None:
         return None
     steps = pipeline.normalizers
     specials = tok.specials
     raw, normed = pipeline.matchers(specials.tokens, specials.ordinary)
+    if not steps and normed[0] is None and all(t.plain for t in raw[1].values()):
+        return None
     hidden = specials.ordinary
 
-    def encoded(text: str) -> str:
+    def given(text: str) -> list[str]:
         return _given(text, raw, normed, hidden, lambda part: normalize(steps, part))
 
-    return encoded
+    return given
 
 
-def _foreign_normalizer(tok: ForeignTokenizer) -> Callable[[str], str] | None:
-    """The text ``tokenizers`` gives ``tok``'s model (:func:`_given`), as its vocabulary
-    table spells it: through the file's own normalizer, and ``▁`` read as the space it stands
-    for where the file writes spaces so (``foreign.spells_spaces``, as the table's
-    bytes do). None for a file without a normalizer."""
+def normalizes(tok: AnyTokenizer) -> bool:
+    """Whether the characters ``tok`` gives its model may differ from the corpus's (a
+    normalizer): where they cannot, the bytes and byte pairs of the corpus as it is hold all
+    those of the text :func:`given_of` gives."""
+    if isinstance(tok, ForeignTokenizer):
+        return tok.backend.normalizer is not None
+    pipeline = tok.hf_pipeline
+    return pipeline is not None and bool(pipeline.normalizers)
+
+
+def _foreign_given(tok: ForeignTokenizer) -> Given | None:
+    """The stretches ``tokenizers`` gives ``tok``'s model as text (:func:`_given`), as its
+    vocabulary table spells them: through the file's own normalizer, and ``▁`` read as the
+    space it stands for where the file writes spaces so (``foreign.spells_spaces``, as the
+    table's bytes do). None for a file with neither a normalizer nor added tokens."""
     backend = tok.backend
     steps = backend.normalizer
-    if steps is None:
-        return None
     added = sorted(backend.get_added_tokens_decoder().items())
+    if steps is None and not added:
+        return None
     raw = matcher(
         AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word)
         for i, t in added
@@ -68,18 +90,22 @@ def _foreign_normalizer(tok: ForeignTokenizer) -> Callable[[str], str] | None:
     normed = matcher(
         AddedToken(t.content, i, t.special, t.lstrip, t.rstrip, t.single_word, True, match)
         for i, t in added
-        if t.normalized and (match := steps.normalize_str(t.content))
+        if t.normalized and (match := steps.normalize_str(t.content) if steps else t.content)
     )
     # With encode_special_tokens (``no_specials``) tokenizers reads the special ones as text.
     plain = backend.encode_special_tokens
     hidden = {t.content for _, t in added if t.special} if plain else set()
     spaces = spells_spaces(tok)
 
-    def encoded(text: str) -> str:
-        out = _given(text, raw, normed, hidden, steps.normalize_str)
-        return out.replace(METASPACE, " ") if spaces else out
+    def given(text: str) -> list[str]:
+        out = _given(text, raw, normed, hidden, steps.normalize_str if steps else _same)
+        return [part.replace(METASPACE, " ") for part in out] if spaces else out
 
-    return encoded
+    return given
+
+
+def _same(text: str) -> str:
+    return text
 
 
 def _given(
@@ -88,35 +114,43 @@ def _given(
     normed: tuple[regex.Pattern[str] | None, dict[str, AddedToken]],
     hidden: Collection[str],
     normalized: Callable[[str], str],
-) -> str:
-    """``text`` as a model is given it: the added tokens found in it (``raw``), then those
-    found in each stretch between them once ``normalized`` (``normed``), as ``tokenizers``
-    finds them; a special one as its content, which the scan leaves out (and so not in the
-    normalized spelling where it was found in that), any other as the text it was found as;
-    neither with the whitespace an ``lstrip`` or ``rstrip`` takes, which no model sees."""
-    parts = []
+) -> list[str]:
+    """The stretches of ``text`` a model is given as text: cut at the added tokens found in
+    it (``raw``), each stretch between them ``normalized``, and cut again at those found in
+    that (``normed``), as ``tokenizers`` finds them; the tokens left out, with the whitespace
+    an ``lstrip`` or ``rstrip`` takes, which no model sees either. Always one stretch more
+    than the tokens taken.
+
+    >>> raw = matcher([AddedToken("<m>", 5, single_word=True)])
+    >>> _given("a <m> b x<m>y", raw, (None, {}), (), str.upper)
+    ['A ', ' B X<M>Y']
+    """
+    stretches: list[str] = []
+    parts: list[str] = []
     for a, b, token in find_added(text, raw[0], raw[1], hidden):
         if token is not None:
-            parts.append(token.content)
+            stretches.append("".join(parts))
+            parts = []
             continue
         stretch = normalized(text[a:b])
         for c, d, found in find_added(stretch, normed[0], normed[1], hidden):
             if found is None:
                 parts.append(stretch[c:d])
             else:
-                parts.append(found.content if found.special else found.match or found.content)
-    return "".join(parts)
+                stretches.append("".join(parts))
+                parts = []
+    stretches.append("".join(parts))
+    return stretches
 
 
-def normalized_range(
-    normalized: Callable[[str], str], data: bytes, size: int
-) -> tuple[bytes, bytes]:
-    """The first ``size`` bytes of ``data`` (a task's range: it starts and ends where the
-    tokenizer's cut rules allow a cut) normalized, and the rest normalized on its own, less a
-    character the read cut in two. Where the rules cut is where normalizing each side apart
-    gives the whole's normalization: before a special token (any normalizer), or between
-    characters NFC or NFKC leaves alone (``boundaries.stable_cuts``)."""
+def given_range(given: Given, data: bytes, size: int) -> tuple[list[bytes], list[bytes]]:
+    """The stretches :func:`given_of`'s ``given`` makes of the first ``size`` bytes of
+    ``data`` (a task's range: it starts and ends where the tokenizer's cut rules allow a cut),
+    and of the rest on its own, less a character the read cut in two, as UTF-8. Where the
+    rules cut is where giving each side apart gives the whole's stretches: before a special
+    token (any normalizer), or between characters NFC or NFKC leaves alone
+    (``boundaries.stable_cuts``)."""
     # The range is UTF-8 (counting it has checked); the rest may end inside a character.
-    head = normalized(data[:size].decode("utf-8"))
-    tail = normalized(data[size:].decode("utf-8", "ignore"))
-    return head.encode("utf-8"), tail.encode("utf-8")
+    head = given(data[:size].decode("utf-8"))
+    tail = given(data[size:].decode("utf-8", "ignore"))
+    return [s.encode("utf-8") for s in head], [s.encode("utf-8") for s in tail]
