@@ -389,3 +389,32 @@ def test_an_iterable_whose_read_takes_no_size_is_iterated(gpt2_tokenizer):
     chunks = ["Once upon a time, ", "there was a fox.\n", "It said: 'hello'."]
     got = list(gpt2_tokenizer.encode_iterable(Records(chunks)))
     assert got == gpt2_tokenizer.encode("".join(chunks))
+
+
+@pytest.mark.parametrize("kind", ["one chunk", "one line of many"])
+def test_a_chunk_longer_than_a_block_is_encoded_a_block_at_a_time(gpt2_tokenizer, kind):
+    """A caller's chunk may be a whole file's text (a generator of lines over a file without
+    line breaks). Encoded as one buffer, its ids all existed before the first was yielded:
+    ~25 bytes a character, 5.2 GB for 200 MB of text. Cut into blocks, the stream holds what
+    it holds for any chunks; the ids are those of the whole text."""
+    words = slice_head("code", 4000).replace("\n", ";").replace("\r", ";")
+    line = words * (4_000_000 // len(words) + 1)
+    assert "\n" not in line and len(line) > 4_000_000
+    chunks = [line] if kind == "one chunk" else ["# header\n", line + "\n", "tail\n"]
+    text = "".join(chunks)
+    expected = gpt2_tokenizer.encode(text)
+    # The text itself is the caller's; traced memory counts only what the stream adds.
+    tracemalloc.start()
+    try:
+        it = gpt2_tokenizer.encode_iterable(iter(chunks))
+        first = list(itertools.islice(it, 1000))
+        count, last = len(first), first
+        while batch := list(itertools.islice(it, 4096)):
+            count += len(batch)
+            last = (last + batch)[-1000:]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert count == len(expected)
+    assert first == expected[:1000] and last == expected[-1000:]
+    assert peak < 3_000_000, f"peak traced memory {peak:,} bytes for a 4 MB chunk"

@@ -200,7 +200,7 @@ def encode_text(enc: Encoder, text: str) -> list[int]:
 def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text
     (see ``Tokenizer.encode_iterable``)."""
-    iterable = _blocks(iterable)
+    iterable = _pieces(_blocks(iterable))
     pending: list[str] = []
     pending_len = 0
     tail = ""
@@ -237,6 +237,20 @@ def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     except UncoveredText as e:
         raise before.uncovered(enc, last, e) from None
     yield from ids
+
+
+def _pieces(chunks: Iterable[str]) -> Iterator[str]:
+    """``chunks`` with any longer than ``STREAM_BLOCK`` characters cut into pieces of that
+    length. A chunk may be a whole file's text (one line of a generator over a file with no
+    line breaks); encoded as one buffer, its ids all existed at once, ~25 bytes a character.
+    Cut, it costs what any stream of chunks costs, with the same ids (a cut between a
+    surrogate pair is one the stream mends, as between a caller's own chunks)."""
+    for chunk in chunks:
+        if isinstance(chunk, str) and len(chunk) > STREAM_BLOCK:
+            for at in range(0, len(chunk), STREAM_BLOCK):
+                yield chunk[at : at + STREAM_BLOCK]
+        else:
+            yield chunk
 
 
 def _blocks(source: Iterable[str]) -> Iterable[str]:
