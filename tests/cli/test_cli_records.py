@@ -203,3 +203,30 @@ def test_an_empty_text_field_is_one_line(tmp_path, command):
         line == "bpe-studio: error: the text field given is empty: name the records' field "
         "that holds text"
     )
+
+
+def test_records_option_holds_whatever_the_names_say(tmp_path):
+    """``--records jsonl|parquet`` says the inputs hold those records whatever their names
+    say: a name saying the other kind was refused ("its name says jsonl records, not parquet
+    as asked"). The oracle is each file trained under a name that says what it holds."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
+    texts = [json.loads(line)["content"] for line in records().decode().splitlines()]
+    pq.write_table(pa.table({"content": texts}), tmp_path / "real.parquet")
+    (tmp_path / "real.jsonl").write_bytes(records())
+    (tmp_path / "parquet_named.jsonl").write_bytes((tmp_path / "real.parquet").read_bytes())
+    (tmp_path / "jsonl_named.parquet").write_bytes(records())
+
+    def merges(name: str, *args: str) -> bytes:
+        out = name.replace(".", "_") + "_out"
+        ok(cli(tmp_path, "train", name, "--text-field", "content", "--vocab-size", VOCAB,
+               "--out", out, *args))  # fmt: skip
+        return (tmp_path / out / "merges.txt").read_bytes()
+
+    assert merges("parquet_named.jsonl", "--records", "parquet") == merges("real.parquet")
+    assert merges("jsonl_named.parquet", "--records", "jsonl") == merges("real.jsonl")
+    # What is not what was asked fails when read, naming the file.
+    line = error_line(cli(tmp_path, "train", "real.jsonl", "--records", "parquet",
+                          "--vocab-size", VOCAB, "--out", "bad"))  # fmt: skip
+    assert line.startswith("bpe-studio: error: real.jsonl: not a readable Parquet file")
+    assert not (tmp_path / "bad").exists()

@@ -74,11 +74,15 @@ def test_records_say_what_a_file_holds_whatever_its_name(tmp_path):
         resolve_corpus(files, records="csv")
 
 
-def test_a_name_that_says_other_records_is_refused(tmp_path):
+def test_records_asked_are_read_whatever_the_name_says(tmp_path):
+    """``records`` says what the files hold whatever their names say; Parquet read as the
+    JSON Lines asked for fails when read, with one line that says what it is."""
     path = tmp_path / "d.parquet"
     pq.write_table(pa.table({"text": ["a b"]}), path)
-    with pytest.raises(CorpusError, match=r"d\.parquet: its name says parquet records, not jsonl"):
-        resolve_corpus(path, records="jsonl")
+    (tmp_path / "parquet.jsonl").write_bytes(path.read_bytes())
+    assert count_file(tmp_path / "parquet.jsonl", records="parquet") == count_file(path)
+    with pytest.raises(CorpusError, match=r"d\.parquet: not JSON Lines but Parquet \(it begins"):
+        count_file(path, records="jsonl")
 
 
 def test_a_text_field_for_plain_text_names_the_file(tmp_path):

@@ -58,6 +58,11 @@ def jsonl_documents(
             # Without its line end: json's own position in its message would say "line 2".
             record = json.loads(line.rstrip(b"\r\n").decode("utf-8-sig"))
         except UnicodeDecodeError as e:
+            if i == 0 and line.startswith(b"PAR1"):  # records asked as JSONL, whatever the name
+                raise CorpusError(
+                    f"{name}: not JSON Lines but Parquet (it begins with Parquet's magic "
+                    "bytes): read it as Parquet records"
+                ) from None
             raise CorpusError(f"{name}: line {line_of(i)}: not valid UTF-8 ({e.reason})") from None
         except RecursionError:
             raise CorpusError(

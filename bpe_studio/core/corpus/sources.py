@@ -296,18 +296,12 @@ def check_corpus_path(path: str | os.PathLike) -> Path:
 
 
 def _kind_of(name: str, records: Kind | None) -> tuple[Kind, str | None]:
-    """The kind and compression of the file ``name``: ``records`` when given (a name that
-    says other records is an error), else what the name says."""
+    """The kind and compression of the file ``name``: ``records`` when given, whatever the
+    name says (as ``--records`` promises: Parquet saved as ``.jsonl`` is read as Parquet,
+    and a file that is not what was asked fails when read, naming it), else what the name
+    says."""
     kind, compression = split_name(name)
-    if records is None:
-        return kind, compression
-    if records is Kind.TEXT:
-        return records, compression  # a .jsonl read as the text it is, as asked
-    if kind is not Kind.TEXT and kind is not records:
-        raise CorpusError(
-            f"{name}: its name says {kind.value} records, not {records.value} as asked"
-        )
-    return records, compression
+    return (kind if records is None else records), compression
 
 
 def _local_file(name: str, records: Kind | None = None) -> CorpusFile:
