@@ -387,9 +387,9 @@ class Tokenizer(TiktokenNames):
         (a special token, a run of spaces or a surrogate pair split across chunks included).
         A text file is read in blocks of ``streaming.STREAM_BLOCK`` characters, not by lines
         (a file may be one long line), and a chunk longer than a block is encoded a block at
-        a time, so its ids never all exist at once. The tail is bounded by the longest pre-token: one
-        pre-token (a run of one character, of letters, an emoji sequence) is held whole
-        until it ends, as exact BPE needs.
+        a time, so its ids never all exist at once. The tail is bounded by the longest
+        pre-token: one pre-token (a run of one character, of letters, an emoji sequence) is
+        held whole until it ends, as exact BPE needs.
         """
         return streaming.encode_iterable(self._encoder, iterable)
 
