@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import signal
+import subprocess
 import sys
 import threading
 import weakref
@@ -16,12 +18,16 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 
 import pytest
-from core_helpers import read_fixture
+from core_helpers import REPO_ROOT, read_fixture
 
 from bpe_studio.core import Tokenizer
-from bpe_studio.core.encode.encode_file import encode_file
+from bpe_studio.core.corpus.tasks import corpus_files
+from bpe_studio.core.encode.encode_file import PARALLEL_MIN_BYTES, encode_file
+from bpe_studio.core.encode.foreign import open_tokenizer
+from bpe_studio.core.explain import corpus_pass
 from bpe_studio.core.io.interrupts import (
     checked,
+    completed,
     held_interrupts,
     keep_dropped,
     no_check,
@@ -211,3 +217,90 @@ def test_results_lets_each_result_go_once_passed_on():
     next(passed)
     gc.collect()
     assert gone[0]() is None and gone[2]() is not None
+
+
+def test_completed_raises_while_no_future_finishes():
+    """``completed`` passes futures on as they finish and checks while it waits: a worker's
+    task may take minutes (one long pre-token), and a held Ctrl-C waited for it."""
+    done, never = Future(), Future()
+    done.set_result("first")
+    seen = []
+    with python_sigint(), pytest.raises(KeyboardInterrupt):
+        with held_interrupts() as check:
+            for future in completed([never, done], check):
+                seen.append(future.result())
+                signal.raise_signal(signal.SIGINT)
+    assert seen == ["first"]
+
+
+def test_a_held_ctrl_c_ends_a_pass_run_here_after_its_task(tmp_path):
+    """A corpus big enough for a pool but of one task (one long pre-token) is run in this
+    process while Ctrl-C is held: it came out when every pass had ended, ~20 s after the
+    task for 60 MB of one letter (its scan pass too). Now it comes after the task."""
+    corpus = tmp_path / "one.txt"
+    corpus.write_text("a" * (PARALLEL_MIN_BYTES + 1), encoding="utf-8")
+    tok = open_tokenizer("gpt2")
+    files = corpus_files(corpus)
+    tasks = corpus_pass.usage_tasks(tok, files, 2, "text")[:1]
+    ran = []
+
+    def job(tok, task):
+        ran.append("task")
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C while the task runs
+        return task.nbytes
+
+    with python_sigint(), pytest.raises(KeyboardInterrupt):
+        with corpus_pass.Passes(tok, 2, files[0].size) as passes:
+            assert passes.parallel
+            list(passes.run(job, tasks))
+            ran.append("the next pass")
+    assert ran == ["task"]
+
+
+STUCK_WORKER = """
+import signal, sys, time
+from bpe_studio.core.corpus.tasks import corpus_files
+from bpe_studio.core.encode.foreign import open_tokenizer
+from bpe_studio.core.explain import corpus_pass
+
+
+def job(tok, task):
+    if task.start:  # every task but the first works for longer than the test waits
+        time.sleep(3600)
+    return task.start
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    tok = open_tokenizer("gpt2")
+    files = corpus_files(sys.argv[1])
+    tasks = corpus_pass.usage_tasks(tok, files, 2, "text")
+    assert len(tasks) > 2
+    try:
+        with corpus_pass.Passes(tok, 2, sum(f.size for f in files)) as passes:
+            for start in passes.run(job, tasks):
+                assert start == 0
+                signal.raise_signal(signal.SIGINT)
+    except KeyboardInterrupt:
+        print("interrupted")
+"""
+
+
+def test_ctrl_c_ends_a_pass_whose_workers_are_busy(tmp_path):
+    """Ctrl-C held while a pool runs a pass came out only when the next task finished, and
+    the pool's end then waited for every running task."""
+    corpus = tmp_path / "zh.txt"
+    corpus.write_text(read_fixture("chinese_slice.txt") * 4, encoding="utf-8")
+    script = tmp_path / "stuck.py"
+    script.write_text(STUCK_WORKER, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    # The bound only keeps a failure from hanging the suite: the tasks sleep an hour.
+    result = subprocess.run(
+        [sys.executable, str(script), str(corpus)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["interrupted"]

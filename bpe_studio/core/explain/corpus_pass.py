@@ -30,7 +30,6 @@ import codecs
 import gc
 import pickle
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from itertools import accumulate, islice
@@ -52,7 +51,7 @@ from ..corpus.tasks import CountTask, make_tasks
 from ..encode.encode_file import CHUNK_BYTES, PARALLEL_MIN_BYTES, PREPARE_MIN_BYTES, encode_range
 from ..encode.foreign import AnyTokenizer, ForeignTokenizer
 from ..encode.merging import kernel_start
-from ..io.interrupts import held_interrupts, no_check
+from ..io.interrupts import completed, held_interrupts, no_check
 from ..io.worker_pool import WorkerPool
 from ..pretokenization.pretokenizer import UncoveredText
 from ..text.surrogates import replace_surrogates
@@ -639,10 +638,11 @@ class Passes:
 
     def __exit__(self, *exc: Any) -> None:
         if self._pool is not None:
-            # Queued tasks (cancelled, failed) are dropped, and the workers are waited for:
-            # the pool's threads end with them, so this process may fork again (a process
-            # running threads does not: ``mp_context``).
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            # Queued tasks (cancelled, failed) are dropped, and the workers are waited for
+            # (after Ctrl-C, a few seconds, then killed): the pool's threads end with them,
+            # so this process may fork again (a process running threads does not:
+            # ``mp_context``).
+            self._pool.end(exc[1] if exc else None)
             self._pool = None
         self._held.__exit__(*exc)
 
@@ -656,9 +656,13 @@ class Passes:
         """``job(tokenizer, task, *args)`` of each task, in the order they finish;
         ``cancel`` is looked at as each finishes (``work.Cancelled``)."""
         if not self.parallel or (self._pool is None and len(tasks) < 2):
+            # (a Ctrl-C held meanwhile is raised after the task, not when the block ends)
             for task in tasks:
                 checkpoint(cancel)
-                yield job(self.tokenizer, task, *args)
+                self._check()
+                result = job(self.tokenizer, task, *args)
+                self._check()
+                yield result
             return
         context = mp_context()
         if self._pool is None:
@@ -670,9 +674,8 @@ class Passes:
             )
         with pool_start_explained(context):
             futures = [self._pool.submit(_call, job, task, *args) for task in tasks]
-            for future in as_completed(futures):
+            for future in completed(futures, self._check):
                 checkpoint(cancel)
-                self._check()
                 if future.exception() is not None:
                     # The corpus's first error, not the first to finish: a worker reached
                     # line 7,575 before the other reached line 1 as often as not.

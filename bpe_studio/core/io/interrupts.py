@@ -4,8 +4,9 @@ What it does: :func:`held_interrupts` replaces Python's SIGINT handler for a blo
 that only notes the signal; the function it yields raises ``KeyboardInterrupt`` if one came,
 and leaving the block raises it if none was raised yet. :func:`checked` checks before each item
 of an iterable it passes on, and after the last. So the interrupt comes out of the caller's
-own code, between two results, and the pool is shut down from there; :func:`results` checks
-while it waits for one too (a stopped worker, ``kill -STOP``, never sends it).
+own code, between two results, and the pool is shut down from there; :func:`results` (in order)
+and :func:`completed` (as they finish) check while they wait for one too (a stopped worker,
+``kill -STOP``, never sends it; a worker's task may take minutes).
 subtle: raised wherever the main thread happened to be inside ``concurrent.futures``
 (submitting a job, waking the pool's manager thread), a ``KeyboardInterrupt`` could leave that
 thread dead on a closed pipe ("OSError: handle is closed"), the workers never told to stop,
@@ -31,7 +32,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import contextmanager
 from types import TracebackType
 from typing import TypeVar
@@ -152,4 +153,18 @@ def results(futures: Sequence[Future[T]], check: Callable[[], None]) -> Iterator
             check()
         yield future.result()
         del future
+    check()
+
+
+def completed(futures: Iterable[Future[T]], check: Callable[[], None]) -> Iterator[Future[T]]:
+    """Each future as it finishes (as ``as_completed``), with ``check()`` before each is
+    passed on, after the last, and while none has finished: a held Ctrl-C waited for the
+    next task to end, 20 s and more for a task that is one long pre-token."""
+    pending = set(futures)
+    while pending:
+        check()
+        done, pending = wait(pending, POLL_SECONDS, return_when=FIRST_COMPLETED)
+        for future in done:
+            check()
+            yield future
     check()
