@@ -544,6 +544,32 @@ def test_a_file_refused_for_its_added_tokens_is_run_by_tokenizers(tmp_path, shap
         assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
 
 
+def test_a_byte_level_file_without_every_byte_is_run_by_tokenizers(tmp_path):
+    """BpeTrainer without the byte-level alphabet (its default) trains a model with tokens
+    for the bytes its corpus holds only. tokenizers runs the file; open_tokenizer refused
+    it ("byte 0x00 has no token"), though the README says such a file is run by tokenizers."""
+    models, trainers, pre = tokenizers.models, tokenizers.trainers, tokenizers.pre_tokenizers
+    trained = tokenizers.Tokenizer(models.BPE())
+    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
+    trained.decoder = tokenizers.decoders.ByteLevel()
+    text = read_fixture(SLICES["tinystories"])[:50_000]
+    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|endoftext|>"])
+    trained.train_from_iterator([text], trainer)
+    path = tmp_path / "tokenizer.json"
+    trained.save(str(path))
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    with pytest.raises(ValueError, match=r"model\.vocab: byte 0x00 has no token"):
+        Tokenizer.load(path)
+    tok = open_tokenizer(path)
+    assert isinstance(tok, ForeignTokenizer) and tok.kind == TOKENIZERS_BYTE_LEVEL
+    (note,) = tok.notes
+    assert note.startswith(f"{path}: run by tokenizers") and "byte 0x00 has no token" in note
+    for sample in (text[:2000], "Once upon a time<|endoftext|> ~ 中文 \t\n"):
+        expected = oracle.encode(sample, add_special_tokens=False).ids
+        assert tok.encode(sample) == expected
+        assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
+
+
 def _count_parses(monkeypatch) -> list[str]:
     """The paths ``tokenizers.Tokenizer.from_file`` parses from now on (it still parses)."""
     real = tokenizers.Tokenizer

@@ -47,7 +47,7 @@ from .hf.kind import (
     tokenizers_reads,
 )
 from .hf.tokenizer_json import (
-    AddedTokenConflict,
+    RunByTokenizers,
     added_tokens_problem,
     braced_properties,
     engine_trap,
@@ -244,7 +244,7 @@ def _decide(path: Path, before: Stamp) -> tuple[str | None, str | None]:
         # for the load that asked.
         try:
             data: TokenizerData | ValueError = read_hf_parsed(obj, os.fspath(path))
-        except AddedTokenConflict as e:
+        except RunByTokenizers as e:  # (tokenizers may run it: asked below)
             reason = str(e)
         except ValueError as e:
             data = e  # what the load is told, without reading the file again

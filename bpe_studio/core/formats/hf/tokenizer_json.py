@@ -389,7 +389,18 @@ def _structure(obj: dict[str, Any], r: _Reader) -> tuple[dict[str, Any], Compone
     return model, parts
 
 
-class AddedTokenConflict(ValueError):
+class RunByTokenizers(ValueError):
+    """What :func:`read_hf` refuses in a byte-level file that ``tokenizers`` may run all the
+    same (``files`` hands such a file to it, as another kind, when it does)."""
+
+
+class MissingByteTokens(RunByTokenizers):
+    """A byte-level model without a token for every byte: ``BpeTrainer`` trains one so
+    unless given the byte-level alphabet. ``tokenizers`` leaves out the text it has no token
+    for; byte-level BPE here needs all 256."""
+
+
+class AddedTokenConflict(RunByTokenizers):
     """An added token :func:`read_hf` cannot place beside the model's own tokens: its bytes
     held by another id, or a merge's part or result. ``tokenizers`` may run such a file all
     the same (it cuts added tokens out of the text before the model sees it)."""
@@ -501,7 +512,9 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
         vocab[idx] = shown
     missing = [b for b in range(256) if bytes([b]) not in inverse]
     if missing:
-        raise r.fail("model.vocab", f"byte 0x{missing[0]:02x} has no token (byte-level needs 256)")
+        raise MissingByteTokens(
+            f"{name}: model.vocab: byte 0x{missing[0]:02x} has no token (byte-level needs 256)"
+        )
 
     merges = r.merges(model.get("merges"), known)
     merge_rank: dict[tuple[bytes, bytes], int] = {}
