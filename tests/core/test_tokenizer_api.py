@@ -16,6 +16,7 @@ trainer stopped earlier. Errors are checked for what they name.
 from __future__ import annotations
 
 import inspect
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,6 +259,18 @@ def test_encode_iterable_is_encode_of_the_joined_text(kind):
     text = TEXTS[0] + _specials_text(kind.tok) + TEXTS[1]
     chunks = [text[i : i + 97] for i in range(0, len(text), 97)]
     assert list(kind.tok.encode_iterable(iter(chunks))) == kind.tok.encode(text)
+
+
+def test_encode_iterable_names_what_is_not_text_on_every_kind(kind):
+    """A file opened in binary mode, or a chunk that is no str: a tokenizer run by
+    tokenizers said "sequence item 0: expected str instance, bytes found", where the
+    byte-level one names the type and how to open the file."""
+    with pytest.raises(TypeError, match=r"got bytes from BytesIO\.read\(\): open the file in text"):
+        list(kind.tok.encode_iterable(io.BytesIO(b"hello")))
+    with pytest.raises(TypeError, match=r"^encode_iterable expects str chunks, got NoneType$"):
+        list(kind.tok.encode_iterable(["a", None]))
+    # A text file is read, not iterated by lines, on every kind.
+    assert list(kind.tok.encode_iterable(io.StringIO(TEXTS[0]))) == kind.tok.encode(TEXTS[0])
 
 
 def test_encode_array_takes_the_dtypes_that_hold_every_id(kind):

@@ -66,6 +66,7 @@ from .interface import (
     known_id,
     single_token,
 )
+from .streaming import text_chunks
 from .token_spans import TokenSpan, span_cuts
 from .tokenizer import Tokenizer
 
@@ -530,7 +531,8 @@ class ForeignTokenizer:
         without changing its ids (SentencePiece-style BPE merges across lines)."""
         if isinstance(iterable, (bytes, bytearray)):
             raise TypeError("encode_iterable takes texts (str), not bytes")
-        return iter(self.encode("".join(iterable)))
+        # (its chunks checked, and a file read, as Tokenizer's are)
+        return iter(self.encode("".join(text_chunks(iterable))))
 
     def encode_array(self, text: str, dtype: DTypeLike | None = "uint32") -> np.ndarray:
         """``encode(text)`` as a NumPy array; ``dtype`` as ``Tokenizer.encode_array`` takes

@@ -200,15 +200,13 @@ def encode_text(enc: Encoder, text: str) -> list[int]:
 def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     """Lazily yield the ids of ``"".join(iterable)``, holding only a bounded tail of text
     (see ``Tokenizer.encode_iterable``)."""
-    iterable = _pieces(_blocks(iterable))
+    iterable = _pieces(text_chunks(iterable))
     pending: list[str] = []
     pending_len = 0
     tail = ""
     block = STREAM_BLOCK
     before = _Consumed()  # the text before ``tail``, for naming a place in the stream
     for chunk in iterable:
-        if not isinstance(chunk, str):
-            raise TypeError(f"encode_iterable expects str chunks, got {type(chunk).__name__}")
         pending.append(chunk)
         pending_len += len(chunk)
         if pending_len >= block:
@@ -239,6 +237,15 @@ def encode_iterable(enc: Encoder, iterable: Iterable[str]) -> Iterator[int]:
     yield from ids
 
 
+def text_chunks(source: Iterable[str]) -> Iterator[str]:
+    """``source``'s chunks of text (a file object's read in blocks: :func:`_blocks`); a
+    chunk that is no str is a TypeError naming its type."""
+    for chunk in _blocks(source):
+        if not isinstance(chunk, str):
+            raise TypeError(f"encode_iterable expects str chunks, got {type(chunk).__name__}")
+        yield chunk
+
+
 def _pieces(chunks: Iterable[str]) -> Iterator[str]:
     """``chunks`` with any longer than ``STREAM_BLOCK`` characters cut into pieces of that
     length. A chunk may be a whole file's text (one line of a generator over a file with no
@@ -246,7 +253,7 @@ def _pieces(chunks: Iterable[str]) -> Iterator[str]:
     Cut, it costs what any stream of chunks costs, with the same ids (a cut between a
     surrogate pair is one the stream mends, as between a caller's own chunks)."""
     for chunk in chunks:
-        if isinstance(chunk, str) and len(chunk) > STREAM_BLOCK:
+        if len(chunk) > STREAM_BLOCK:
             for at in range(0, len(chunk), STREAM_BLOCK):
                 yield chunk[at : at + STREAM_BLOCK]
         else:
