@@ -385,9 +385,8 @@ class Tokenizer(TiktokenNames):
 
         The result equals ``encode("".join(iterable))`` however the text is cut into chunks
         (a special token, a run of spaces or a surrogate pair split across chunks included).
-        A text file is read in blocks of ``streaming.STREAM_BLOCK`` characters, not by lines
-        (a file may be one long line), and a chunk longer than a block is encoded a block at
-        a time, so its ids never all exist at once. The tail is bounded by the longest
+        A file is read, and a long chunk encoded, in blocks of ``streaming.STREAM_BLOCK``
+        characters (a file may be one long line). The tail is bounded by the longest
         pre-token: one pre-token (a run of one character, of letters, an emoji sequence) is
         held whole until it ends, as exact BPE needs.
         """
