@@ -223,6 +223,24 @@ def test_endless_iterable(gpt2_tokenizer):
 
 # --- bounded memory -------------------------------------------------------------------------
 
+
+def streamed_traced(tok, chunks):
+    """The first 1,000 ids of ``tok.encode_iterable(chunks)``, how many there are, the last
+    1,000, and the peak memory traced meanwhile. Read in batches; only the count and the
+    latest batch are kept."""
+    tracemalloc.start()
+    try:
+        it = tok.encode_iterable(chunks)
+        first = list(itertools.islice(it, 1000))
+        count, last = len(first), first
+        while batch := list(itertools.islice(it, 4096)):
+            count += len(batch)
+            last = (last + batch)[-1000:]
+        return first, count, last, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 STREAM_BYTES = 10_000_000
 
 
@@ -260,18 +278,7 @@ def test_memory_stays_bounded_while_streaming_10_mb(gpt2_tokenizer, monkeypatch,
         monkeypatch.delenv(kernel_start.ENV, raising=False)
         gpt2_tokenizer.prepare_bulk()
         assert gpt2_tokenizer._encoder.compiled(1) is not None
-    tracemalloc.start()
-    try:
-        it = gpt2_tokenizer.encode_iterable(chunks())
-        first = list(itertools.islice(it, 1000))
-        count, last = len(first), first
-        # Read in batches; only the count and the latest batch are kept.
-        while batch := list(itertools.islice(it, 4096)):
-            count += len(batch)
-            last = (last + batch)[-1000:]
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    first, count, last, peak = streamed_traced(gpt2_tokenizer, chunks())
 
     assert count == reps * len(unit)
     assert first == unit[:1000]
@@ -404,17 +411,7 @@ def test_a_chunk_longer_than_a_block_is_encoded_a_block_at_a_time(gpt2_tokenizer
     text = "".join(chunks)
     expected = gpt2_tokenizer.encode(text)
     # The text itself is the caller's; traced memory counts only what the stream adds.
-    tracemalloc.start()
-    try:
-        it = gpt2_tokenizer.encode_iterable(iter(chunks))
-        first = list(itertools.islice(it, 1000))
-        count, last = len(first), first
-        while batch := list(itertools.islice(it, 4096)):
-            count += len(batch)
-            last = (last + batch)[-1000:]
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    first, count, last, peak = streamed_traced(gpt2_tokenizer, iter(chunks))
     assert count == len(expected)
     assert first == expected[:1000] and last == expected[-1000:]
     assert peak < 3_000_000, f"peak traced memory {peak:,} bytes for a 4 MB chunk"
