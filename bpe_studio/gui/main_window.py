@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import PATTERNS
 from .jobs.loader import (
     is_gpt2_vocab,
     is_tokenizer_file,
@@ -73,7 +72,7 @@ from .views.inspector import InspectorPanel
 from .views.menu_bar import AppMenus, MenuHandlers, RunButtons, last_save_format
 from .views.merge_list import MergeListView
 from .views.pair_chart import PairChart
-from .views.picker import ask_for_tokenizer_file
+from .views.picker import ask_for_tokenizer_file, ask_pattern
 from .views.report import ReportView
 from .views.timeline import TimelineBar
 from .views.token_editor import TokenEditor
@@ -470,24 +469,9 @@ class MainWindow(HoldTrainerWhilePainting, QMainWindow):
         return self.controller.load(path, Path(merges_path) if merges_path else None, pattern)
 
     def choose_pattern(self, path: Path) -> str | None:
-        """Ask which pattern a bare rank file was made with (blocking, modal): a name, or the
-        regex itself (a custom pattern: the load names what is wrong with one that is not a
-        regex); None: cancel. Tests replace this method with an answer."""
-        names = list(PATTERNS)
-        chosen, ok = QInputDialog.getItem(
-            self,
-            "Pre-tokenization pattern",
-            f"{path.name} holds no pattern (no {path.name.split('.tiktoken')[0]}.tiktoken.json "
-            "beside it). Which one was it made with? Pick a name, or type the regex itself:",
-            names,
-            0,
-            True,
-        )
-        if not ok:
-            return None
-        # A name may come with spaces around it; a regex's own spaces are part of it.
-        name = chosen.strip()
-        return name if name in names else chosen or None
+        """Ask which pattern a bare rank file was made with (``picker.ask_pattern``); None:
+        cancel. Tests replace this method with an answer."""
+        return ask_pattern(self, path)
 
     # ------------------------------------------------------------ dialogs
     @Slot()

@@ -243,6 +243,45 @@ def test_load_tokenizer_file_is_an_action_that_offers_the_file(window, monkeypat
     assert keys.index(file_key(path)) == keys.index(preset_key(PRESETS[-1])) + 1
 
 
+def test_a_pickers_load_file_asks_a_bare_rank_files_pattern(
+    qtbot, window, monkeypatch, tmp_path, small_tokenizer
+):
+    """An audit: Compare's or the editor's "Load tokenizer file…" of a rank file whose
+    pattern nothing tells failed with "pass one (--pattern on the command line, pattern= in
+    Python)", which the app has no way to do; Load tokenizer asked. The pickers ask too."""
+    from bpe_studio.gui.model.panes import COMPARE_RIGHT
+
+    rank_file, sidecar = small_tokenizer.save(tmp_path, format="tiktoken", name="mystery")
+    sidecar.unlink()
+    view = window.compare
+    window.tabs.setCurrentWidget(view)
+    view.set_text(TEXT)
+    picker = view.choices[1]
+    before = picker.key
+    monkeypatch.setattr(file_dialogs, "run_dialog", lambda *a, **k: [str(rank_file)])
+    asked = []
+
+    def cancel(path):
+        asked.append(path)
+        return None
+
+    picker.choose_pattern = cancel
+    picker.activated.emit(picker.findData(LOAD_FILE))  # the pattern's question cancelled
+    assert asked == [rank_file] and picker.key == before
+    assert not any(k.startswith("file:") for k in picker.keys())
+    picker.choose_pattern = lambda path: small_tokenizer.pattern
+    with qtbot.waitSignal(view.compared, timeout=60_000) as blocker:
+        picker.activated.emit(picker.findData(LOAD_FILE))
+    assert picker.key == file_key(rank_file)
+    assert window.hub.pane(COMPARE_RIGHT).key == picker.key
+    assert blocker.args[0].b.tokens == len(small_tokenizer.encode(TEXT))
+    assert window.last_error is None
+    # The editor's picker lists it and reads it with the pattern given.
+    window.editor.set_text(TEXT)
+    window.picker.pick(file_key(rank_file))
+    assert editor_ids(qtbot, window) == small_tokenizer.encode(TEXT)
+
+
 def test_a_loaded_file_stays_to_pick_in_every_picker(qtbot, window, tiktoken_gpt2):
     """Compare, the Report and the lab listed a file loaded with Load tokenizer only as the
     run's tokenizer, so it left them at the next load, while the editor kept it."""

@@ -82,6 +82,10 @@ class AppModel:
         self._editor_series = EditorSeries()
         # What every view calls each tokenizer file: its model's name, distinct (file_names).
         self.file_names = FileNames()
+        # The pattern the user gave for a tokenizer file (by the pickers' key) that holds
+        # none (a rank file without its sidecar): every picker reads the file with it, also
+        # once it changed on disk.
+        self.file_patterns: dict[str, str] = {}
         # The status message, and whether it is "Saved ..." (it ends when the run that was
         # saved learns more merges: it would claim what is no longer true).
         self.notice: str | None = None

@@ -31,9 +31,6 @@ class TokenizerCache:
             math.inf if size is None else size
         )  # key -> (version, tokenizer)
         self._building: dict[Hashable, threading.Lock] = {}  # one lock per key being built
-        # The pattern the user gave for a key's file, which the file does not hold (a rank
-        # file without its sidecar): a build after the file changed reads it with that.
-        self.patterns: dict[Hashable, str] = {}
 
     def get(
         self, key: Hashable, build: Callable[[], AnyTokenizer], version: Hashable = None

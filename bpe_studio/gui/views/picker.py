@@ -34,9 +34,9 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent, QWheelEvent
-from PySide6.QtWidgets import QComboBox, QStyle, QWidget
+from PySide6.QtWidgets import QComboBox, QInputDialog, QStyle, QWidget
 
-from ...core import Tokenizer
+from ...core import PATTERNS, Tokenizer
 from ...core.encode.foreign import AnyTokenizer, open_hub, open_tokenizer
 from ...core.formats.base.preset_table import PRESETS, preset_label
 from ...core.io.hf_hub import HubModel, parse_repo
@@ -93,6 +93,27 @@ def ask_for_tokenizer_file(parent: QWidget) -> str:
         "Load tokenizer: a vocab.json (GPT-2), tokenizer.json or .tiktoken file",
         TOKENIZER_FILTER,
     )
+
+
+def ask_pattern(parent: QWidget, path: Path) -> str | None:
+    """Ask which pattern a bare rank file was made with (blocking, modal): a name, or the
+    regex itself (a custom pattern: the load names what is wrong with one that is not a
+    regex); None: cancel."""
+    names = list(PATTERNS)
+    chosen, ok = QInputDialog.getItem(
+        parent,
+        "Pre-tokenization pattern",
+        f"{path.name} holds no pattern (no {path.name.split('.tiktoken')[0]}.tiktoken.json "
+        "beside it). Which one was it made with? Pick a name, or type the regex itself:",
+        names,
+        0,
+        True,
+    )
+    if not ok:
+        return None
+    # A name may come with spaces around it; a regex's own spaces are part of it.
+    name = chosen.strip()
+    return name if name in names else chosen or None
 
 
 def preset_key(name: str) -> str:
@@ -280,9 +301,10 @@ class TokenizerPicker(QComboBox):
         if kind == "hf":
             return Choice(key, label, self._hub_getter(key, parse_repo(value)), self.pane)
         path = Path(value)
+        patterns = self.hub.file_patterns
 
         def get() -> AnyTokenizer:  # the file's version read when built: a change is seen
-            pattern = cache.patterns.get(key)
+            pattern = patterns.get(key)
             return cache.get(key, lambda: open_tokenizer(path, pattern), key_version(key))
 
         return Choice(key, label, get, self.pane)
@@ -342,18 +364,26 @@ class TokenizerPicker(QComboBox):
         self.setCurrentIndex(index)
 
     def add_file(
-        self, path: str | Path, tokenizer: AnyTokenizer | None = None, *, choose: bool = True
+        self,
+        path: str | Path,
+        tokenizer: AnyTokenizer | None = None,
+        *,
+        choose: bool = True,
+        pattern: str | None = None,
     ) -> str:
         """Offer a tokenizer file (or GPT-2 directory), and choose it unless ``choose`` is
         false; returns its key. With ``tokenizer`` (the file read already), that is the file's
         tokenizer from now on. Chosen without ``tokenizer`` (the user loaded it), the file is
-        read anew wherever it is used next, and now where it is shown already."""
+        read anew wherever it is used next, and now where it is shown already; ``pattern``:
+        the one a bare rank file is read with (the user's answer to :func:`ask_pattern`)."""
         source = tokenizer_source(Path(path))
         key = self._listed_as(source) or file_key(source)
+        if pattern is not None:
+            self.hub.file_patterns[key] = pattern
         if tokenizer is not None:
             self.cache.put(key, tokenizer, key_version(key))
             if isinstance(tokenizer, Tokenizer) and needs_pattern(source):
-                self.cache.patterns[key] = tokenizer.pattern
+                self.hub.file_patterns[key] = tokenizer.pattern
         elif choose:
             # Every view showing the file hears it (Compare, the Report and the lab, whichever
             # picker loaded it), not only the one this picker belongs to.
@@ -480,11 +510,24 @@ class TokenizerPicker(QComboBox):
         if model is not None:
             self.add_hub_model(model)
 
+    def choose_pattern(self, path: Path) -> str | None:
+        """Ask which pattern a bare rank file was made with, as Load tokenizer does
+        (:func:`ask_pattern`); None: cancel. Tests replace this method with an answer."""
+        return ask_pattern(self, path)
+
     @Slot()
     def _ask_for_file(self) -> None:
         path = ask_for_tokenizer_file(self)
-        if path:
-            self.add_file(path)
+        if not path:
+            return
+        # A rank file whose pattern nothing tells: asked here, as Load tokenizer asks (the
+        # load said "--pattern on the command line", which the app has not).
+        pattern = None
+        if needs_pattern(Path(path)):
+            pattern = self.choose_pattern(Path(path))
+            if pattern is None:
+                return
+        self.add_file(path, pattern=pattern)
 
     @Slot(int)
     def _on_activated(self, index: int) -> None:
