@@ -295,7 +295,16 @@ def cmd_train(args: argparse.Namespace) -> int:
             "special tokens: a byte-level tokenizer, with no merge"
         )
         lines.insert(1, note)
-    print("\n".join(map(one_line, lines)), file=sys.stderr)
+    try:
+        # subtle: held while the summary is written too: Ctrl-C there came out between its
+        # text and its line end, as "interrupted" (exit 130) glued to the last line, of a
+        # tokenizer written whole.
+        with held_interrupts():
+            print("\n".join(map(one_line, lines)), file=sys.stderr)
+    except KeyboardInterrupt:
+        if not interrupted:
+            print(f"note: {came()} came after the last merge: the tokenizer is complete",
+                  file=sys.stderr)  # fmt: skip
     return EXIT_INTERRUPTED if interrupted else code
 
 

@@ -188,6 +188,34 @@ def test_ctrl_c_while_the_last_merge_is_written_is_not_a_stop(tmp_path, monkeypa
     assert "note: Ctrl-C came after the last merge" in err
 
 
+def test_ctrl_c_while_the_summary_is_written_is_not_a_stop(tmp_path, monkeypatch, capsys):
+    """An audit: Ctrl-C typed while the summary of a whole tokenizer was written came out
+    between its text and its line end: "wrote …bpe-studio: error: interrupted", exit 130.
+    It is held there too: the summary ends, a note follows, exit 0."""
+    import io
+
+    from bpe_studio.cli import main
+
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # held, then raised
+
+    class Typed(io.StringIO):
+        """stderr, on which Ctrl-C is typed as the summary's first line is written."""
+
+        def write(self, text):
+            if text.startswith("trained "):
+                os.kill(os.getpid(), signal.SIGINT)
+            return super().write(text)
+
+    stderr = Typed()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    corpus = write_text(tmp_path / "t.txt", slice_head("english", 50_000))
+    out = tmp_path / "tok"
+    assert main(["train", str(corpus), "--vocab-size", "400", "--out", str(out)]) == 0
+    lines = stderr.getvalue().splitlines()
+    assert lines[-2].startswith("wrote ") and lines[-2].endswith("merges.txt")
+    assert lines[-1] == "note: Ctrl-C came after the last merge: the tokenizer is complete"
+
+
 @pytest.mark.parametrize("background", [False, True])
 def test_sigterm_during_parallel_encoding_cleans_up_as_ctrl_c(tmp_path, background):
     """SIGTERM (``timeout``, ``kill``, a job scheduler) to the group: the default action left
