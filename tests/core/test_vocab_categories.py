@@ -43,6 +43,13 @@ NAME_SCRIPTS = {
 }
 
 
+# What joins and dresses an emoji's symbols (emoji-sequences.txt, emoji-zwj-sequences.txt):
+# variation selectors 15 and 16, the zero-width joiner, the keycap mark, the tag characters.
+EMOJI_PARTS = frozenset(
+    "\ufe0e\ufe0f\u200d\u20e3" + "".join(chr(c) for c in range(0xE0020, 0xE0080))
+)
+
+
 class Unknown(Exception):
     """The slow classifier cannot tell this token's script from names."""
 
@@ -84,6 +91,10 @@ def slow_category(token: bytes) -> tuple[str, bool]:
         return "other", False
     lead = text[0] == " " and len(text) > 1 and not all(c in WHITE_SPACE for c in text[1:])
     body = text[1:] if lead else text
+    if _kind(body[0]) == "punctuation" and all(
+        _kind(c) == "punctuation" or c in EMOJI_PARTS for c in body
+    ):
+        return "punctuation", lead  # a symbol and what joins and dresses it: emoji
     kinds = {_kind(c) for c in body}
     if len(kinds) > 1:
         return "mixed", lead
@@ -160,6 +171,20 @@ def test_any_text_agrees_with_the_slow_classifier(text):
         ("e\u0301".encode(), "Latin", False),  # a combining accent goes with its letter
         (b" 2019", "digits", True),
         ("😀".encode(), "punctuation", False),
+        # An audit: emoji with a variation selector or joined by ZWJ were "mixed".
+        ("❤\ufe0f".encode(), "punctuation", False),
+        (" ❤\ufe0f".encode(), "punctuation", True),
+        ("👍🏽".encode(), "punctuation", False),
+        ("👨\u200d👩\u200d👧".encode(), "punctuation", False),
+        ("🏳\ufe0f\u200d🌈".encode(), "punctuation", False),
+        (
+            "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f".encode(),
+            "punctuation",
+            False,
+        ),
+        ("#\ufe0f\u20e3".encode(), "punctuation", False),
+        ("\ufe0f❤".encode(), "mixed", False),  # a selector alone first dresses nothing
+        ("a\u200d".encode(), "mixed", False),
     ],
 )
 def test_edge_cases(token, category, lead):

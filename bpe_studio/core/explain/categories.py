@@ -54,7 +54,10 @@ _SHARED = frozenset({COMMON, INHERITED})
 
 # A token's text without its leading space, as one kind of character throughout.
 _BODY = regex.compile(
-    r"(?P<whitespace>\p{White_Space}+)|(?P<digits>\p{N}+)|(?P<punctuation>[\p{P}\p{S}]+)"
+    r"(?P<whitespace>\p{White_Space}+)|(?P<digits>\p{N}+)"
+    # Emoji are symbols with what joins and dresses them: variation selectors (❤️), the
+    # zero-width joiner (👨‍👩‍👧), the keycap mark and the tags of subdivision flags.
+    r"|(?P<punctuation>[\p{P}\p{S}][\p{P}\p{S}\uFE0E\uFE0F\u200D\u20E3\U000E0020-\U000E007F]*)"
     r"|(?P<letters>[\p{L}\p{M}]+)|(?P<other>(?:(?!\p{White_Space})\p{C})+)"
 )
 _KIND_CODE = {"whitespace": WHITESPACE, "digits": DIGITS, "punctuation": PUNCTUATION}
