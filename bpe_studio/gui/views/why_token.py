@@ -255,6 +255,8 @@ class WhyTokenPanel(QWidget):
         lower_layout.addWidget(self.uses_table)
         split = vertical_split(self.tree, lower, (4, 1), (400, 96))
         column(self, top, (split, 1), margins=(4, 4, 4, 0))
+        # No token yet: folded, as after a reset (an empty table stood there until then).
+        self._show_uses_title(None)
 
         hub.token_selected.connect(self.show_token)
         hub.reset.connect(self._on_reset)
