@@ -470,7 +470,10 @@ def _usage_lines(table: TokenTable, usage: CorpusUsage, top: int) -> list[str]:
             f"    bytes only across tokens:    {len(usage.across):,}"
             + (f"  {_examples(table, list(usage.across), top)}" if usage.across else "")
         )
-        lines.append(f"    bytes not in the text:       {len(usage.absent):,}")
+        lines.append(
+            f"    bytes not in the text:       {len(usage.absent):,}"
+            + (f"  {_examples(table, list(usage.absent), top)}" if usage.absent else "")
+        )
     return lines
 
 

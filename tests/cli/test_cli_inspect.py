@@ -101,6 +101,25 @@ def test_readable_summary(tmp_path, corpus_text):
     assert "100.0%" not in out and "100.0%" in result.stderr
 
 
+def test_each_under_trained_group_shows_examples(tmp_path, corpus_text):
+    """The summary gives examples of each group (README); "bytes not in the text" gave only
+    its count (an audit). Each of the three lines ends with --top of them and how many more
+    the JSON report lists."""
+    corpus = write_text(tmp_path / "corpus.txt", corpus_text)
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", corpus, "--json")
+    ok(result)
+    groups = json.loads(result.stdout)["corpus"]["undertrained"]
+    result = cli(tmp_path, "inspect", "gpt2", "--corpus", corpus, "--top", "3")
+    ok(result)
+    out = result.stdout
+    for words, group in [("inside tokens it used", "inside"), ("only across tokens", "across"),
+                         ("not in the text", "absent")]:  # fmt: skip
+        (line,) = [s for s in out.splitlines() if s.strip().startswith(f"bytes {words}:")]
+        n = len(groups[group])
+        assert n > 3, group
+        assert line.count("'") >= 6 and line.endswith(f", ... ({n - 3:,} more)"), line
+
+
 def test_standard_input_is_a_corpus(tmp_path):
     text = "hello world hello"
     result = cli_bytes(tmp_path, "inspect", "gpt2", "--corpus", "-", "--json", stdin=text.encode())
