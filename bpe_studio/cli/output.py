@@ -415,7 +415,8 @@ def check_out_dir(
                 "another --out"
             )
     if out.is_dir() and not force:
-        present = [name for name in files if (out / name).exists()]
+        # a dangling link is there too: writing through it would make the file it names
+        present = [name for name in files if _present(out / name)]
         if present:
             raise CliError(
                 f"{user_path}: already holds {' and '.join(present)}; pass --force to "
@@ -429,6 +430,10 @@ def check_out_dir(
                 "this one beside it"
             )
     _probe_directory(out, user_path)
+
+
+def _present(path: Path) -> bool:
+    return path.exists() or path.is_symlink()
 
 
 def check_out_file(
@@ -450,7 +455,7 @@ def check_out_file(
     _not_an_input(out, user_path, inputs)
     if is_stream(user_path):
         return
-    if (out.exists() or out.is_symlink()) and not force:  # a dangling link is there too
+    if _present(out) and not force:  # a dangling link is there too
         raise CliError(f"{user_path}: exists; pass --force to replace it, or choose another --out")
     _probe_directory(out.parent, user_path)
 

@@ -249,6 +249,29 @@ def test_a_dangling_link_as_out_needs_force_and_is_written_through(tmp_path, gpt
     assert np.load(tmp_path / "target.npy").tolist() == gpt2.encode("hello")
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("convert", "gpt2", "--to", "hf", "--out", "dl"),
+        ("train", "c.txt", "--vocab-size", "300", "--format", "hf", "--out", "dl"),
+    ],
+    ids=["convert", "train"],
+)
+def test_a_dangling_link_in_an_out_folder_is_a_file_there(tmp_path, args):
+    """An audit: a dangling ``tokenizer.json`` link in a folder ``--out`` passed the check
+    before the run, so ``convert`` blamed "another run" and ``train`` trained the whole run
+    before it failed; it is refused first, as a dangling link ``--out`` is."""
+    write_text(tmp_path / "c.txt", read_fixture(SLICES["english"])[:2000])
+    (tmp_path / "dl").mkdir()
+    (tmp_path / "dl" / "tokenizer.json").symlink_to(tmp_path / "nowhere.json")
+    line = error_line(cli(tmp_path, *args))
+    assert line == (
+        "bpe-studio: error: dl: already holds tokenizer.json; pass --force to replace it, "
+        "or choose another --out"
+    )
+    assert not (tmp_path / "nowhere.json").exists()
+
+
 @pytest.mark.parametrize("template", [False, True], ids=["ids", "with the template"])
 @pytest.mark.parametrize("dangling", [False, True], ids=["link", "dangling link"])
 def test_a_link_as_out_is_written_through_with_a_tokenizer_of_files(
