@@ -94,6 +94,28 @@ def test_malformed_merges_line(tmp_path, bad_line, why):
     assert isinstance(info.value, ValueError)
 
 
+def test_a_huge_malformed_line_is_quoted_cut(tmp_path):
+    """An audit: the line was quoted whole, so a minified tokenizer.json saved as merges.txt
+    (or a line of megabytes) made an error message of that size."""
+    path = tmp_path / "merges.txt"
+    path.write_text("#version: 0.2\nh e\n" + "x" * 20 + "y" * 99_960 + "z" * 20 + "\n")
+    with pytest.raises(TokenizerFileError) as info:
+        load_merges(path)
+    message = str(info.value)
+    assert len(message) < len(str(path)) + 200
+    assert "line 3" in message and "100,000 characters" in message
+    assert "'" + "x" * 20 in message and "z" * 20 + "'" in message
+
+
+def test_a_huge_vocab_entry_is_quoted_cut(tmp_path):
+    path = tmp_path / "vocab.json"
+    path.write_text(json.dumps({"a" * 50_000: "0"}), encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as info:
+        load_vocab(path)
+    assert len(str(info.value)) < len(str(path)) + 200
+    assert "50,000 characters" in str(info.value) and "got '0'" in str(info.value)
+
+
 def test_merges_not_utf8(tmp_path):
     path = tmp_path / "merges.txt"
     path.write_bytes(b"#version: 0.2\nh e\n\xff \xfe\ni n\n")

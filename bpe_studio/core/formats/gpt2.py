@@ -24,6 +24,7 @@ from .base.byte_chars import decode_token as decode_token
 from .base.byte_chars import encode_token as encode_token
 from .base.byte_chars import unicode_to_bytes as unicode_to_bytes
 from .base.data import check_id_range
+from ..text.display import quoted
 from .base.json_errors import not_utf8, parse_json
 
 MERGES_HEADER = "#version: 0.2"
@@ -89,14 +90,14 @@ def load_vocab(path: str | os.PathLike) -> dict[int, bytes]:
         # subtle: json.loads keeps the last of a repeated key, silently: the first id is lost.
         token, first, last = repeated[0]
         raise TokenizerFileError(
-            f"{name}: entry {token!r} is given twice, with ids {first!r} and {last!r}: a "
+            f"{name}: entry {quoted(token)} is given twice, with ids {first!r} and {last!r}: a "
             "vocabulary holds each token once (which id is meant?)"
         )
     vocab: dict[int, bytes] = {}
     for token, idx in raw.items():
-        where = f"{name}: entry {token!r}"
+        where = f"{name}: entry {quoted(token)}"
         if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise TokenizerFileError(f"{where}: id must be a non-negative integer, got {idx!r}")
+            raise TokenizerFileError(f"{where}: id must be a non-negative integer, got {idx!r:.60}")
         if idx in vocab:
             raise TokenizerFileError(f"{where}: id {idx} is used twice")
         vocab[idx] = decode_token(token, where)
@@ -143,7 +144,7 @@ def _read_merges(path: str | os.PathLike) -> list[tuple[int, bytes, bytes]]:
             parts = line.split(" ")
             if len(parts) != 2 or not parts[0] or not parts[1]:
                 raise TokenizerFileError(
-                    f"{where}: expected two tokens separated by one space, got {line!r}"
+                    f"{where}: expected two tokens separated by one space, got {quoted(line)}"
                 )
             rows.append((lineno, decode_token(parts[0], where), decode_token(parts[1], where)))
     return rows

@@ -1,6 +1,6 @@
 """Readable renderings of token bytes for tables, tooltips and the command line, counts
 with their nouns (``plural``) or their unit (``readable_size``), and the first few of a list
-(``first_few``).
+(``first_few``), and a long text quoted in an error (``quoted``).
 
 Spaces, line breaks and tabs become visible symbols, other control characters and bytes that
 are not whole UTF-8 characters are shown as ``<xx>`` hex, everything else as itself.
@@ -55,6 +55,20 @@ def readable_cut(token: bytes, most: int = 80) -> str:
         return readable_token(token)
     head, tail = _char_start(token, most * 2 // 3), _char_start(token, len(token) - most // 3)
     return f"{readable_token(token[:head])}…{readable_token(token[tail:])}"
+
+
+def quoted(text: str, most: int = 60) -> str:
+    """``repr(text)``, its middle left out (…) and its length said when it is longer than
+    ``most`` characters: a line of a file quoted in an error stays one readable line (a
+    minified JSON file read as ``merges.txt`` is one line of megabytes).
+
+    >>> quoted("ab" * 50, 10)
+    "'ababab…bab' (100 characters)"
+    """
+    if len(text) <= most:
+        return repr(text)
+    cut = f"{text[: most * 2 // 3]}…{text[len(text) - most // 3 :]}"
+    return f"{cut!r} ({len(text):,} characters)"
 
 
 def _char_start(token: bytes, i: int) -> int:

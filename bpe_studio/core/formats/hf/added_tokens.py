@@ -121,10 +121,10 @@ def read_added(raw: Any, normalizers: list[EditsOf], name: str) -> tuple[AddedTo
     for i, added in enumerate(raw or []):
         where = f"{name}: added_tokens[{i}]"
         if not isinstance(added, dict):
-            raise ValueError(f"{where}: expected an object, got {added!r}")
+            raise ValueError(f"{where}: expected an object, got {added!r:.80}")
         content, idx = added.get("content"), added.get("id")
         if not isinstance(content, str) or not content:
-            raise ValueError(f"{where}: content must be a non-empty string, got {content!r}")
+            raise ValueError(f"{where}: content must be a non-empty string, got {content!r:.80}")
         if isinstance(idx, bool) or not isinstance(idx, int) or not 0 <= idx <= _MAX_ID:
             # subtle: past that, tokenizers refuses the file, and a colliding id here would
             # be renumbered as tokenizers renumbers one it reads, as if the file were fine.

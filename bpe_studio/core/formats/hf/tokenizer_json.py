@@ -183,7 +183,7 @@ class _Reader:
 
     def token(self, text: Any, where: str) -> bytes:
         if not isinstance(text, str) or not text:
-            raise self.fail(where, f"expected a non-empty token string, got {text!r}")
+            raise self.fail(where, f"expected a non-empty token string, got {text!r:.80}")
         return decode_token(text, f"{self.name}: {where}")
 
     def merges(self, raw: Any, known: Mapping[str, bytes]) -> list[tuple[bytes, bytes]]:
@@ -195,7 +195,7 @@ class _Reader:
         for i, m in enumerate(raw):
             parts = m.split(" ") if isinstance(m, str) else m
             if not isinstance(parts, list) or len(parts) != 2:
-                raise self.fail(f"model.merges[{i}]", f"expected 'a b' or [a, b], got {m!r}")
+                raise self.fail(f"model.merges[{i}]", f"expected 'a b' or [a, b], got {m!r:.80}")
             a, b = known.get(parts[0]), known.get(parts[1])
             if a is None or b is None:
                 a = a or self.token(parts[0], f"model.merges[{i}]")
