@@ -30,7 +30,7 @@ from ..core.formats.files import (
     holding_formats,
 )
 from ..core.formats.hf.tokenizer_json import dropped_when_written
-from ..core.formats.tiktoken import sidecar_name
+from ..core.formats.tiktoken import given_stem, sidecar_name
 from ..core.io.atomic import new_files_only
 from ..core.io.interrupts import held_interrupts
 from ..core.pretokenization.names import shown_pattern
@@ -79,7 +79,7 @@ def tiktoken_name(source: str, name: str | None) -> str:
     if name is not None:
         if not name or name != Path(name).name or name.startswith("."):
             raise CliError(f"--name {name!r}: must be a plain file name (no folder, no dot first)")
-        return name
+        return given_stem(name)
     preset = source.removeprefix(PRESET_PREFIX)
     if preset in PRESETS and (preset != source or not Path(source).exists()):
         return preset

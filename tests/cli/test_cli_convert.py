@@ -251,6 +251,21 @@ def test_a_name_for_a_format_of_fixed_names_is_refused(tmp_path, to, files):
     assert not (tmp_path / "o").exists()
 
 
+def test_a_name_given_with_its_suffix_names_the_files_once(tmp_path):
+    """An audit: ``--name mytok.tiktoken`` wrote ``mytok.tiktoken.tiktoken`` and
+    ``mytok.tiktoken.tiktoken.json``; the library's ``save(name=)`` did the same."""
+    ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--name", "mytok.tiktoken",
+           "--out", "o"))  # fmt: skip
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == [
+        "mytok.tiktoken",
+        "mytok.tiktoken.json",
+    ]
+    meta = json.loads((tmp_path / "o" / "mytok.tiktoken.json").read_text(encoding="utf-8"))
+    assert meta["name"] == "mytok"
+    written = Tokenizer.preset("gpt2").save(tmp_path / "lib", "tiktoken", "lib.tiktoken")
+    assert sorted(p.name for p in written) == ["lib.tiktoken", "lib.tiktoken.json"]
+
+
 def test_the_files_named_are_the_files_written(tmp_path):
     """The files named on stderr are the files in DIR (and nothing else is)."""
     stderr = ok(cli(tmp_path, "convert", "gpt2", "--to", "tiktoken", "--out", "t"))

@@ -58,7 +58,7 @@ from .hf.tokenizer_json import (
     structure_problem,
 )
 from .presets import preset_data
-from .tiktoken import SIDECAR_SUFFIX, sidecar_beside
+from .tiktoken import SIDECAR_SUFFIX, given_stem, sidecar_beside
 from .tiktoken.pattern_check import pattern_problem as tiktoken_pattern_problem
 from .tiktoken.writing import special_tokens_problem, tiktoken_refusal
 
@@ -732,6 +732,8 @@ def save_data(
         raise ValueError(f"unknown format {format!r}; the formats are {', '.join(FORMATS)}")
     if name is not None and format != "tiktoken":
         raise ValueError(f"format {format!r} has fixed file names; name={name!r} is for tiktoken")
+    if name is not None:
+        name = given_stem(name)
     # The file it would write first, which each refusal names, as the writers' own do.
     first = Path(directory) / (
         "vocab.json" if format == "gpt2" else f"{name or DEFAULT_NAME}.tiktoken"

@@ -18,13 +18,13 @@ from typing import Any
 
 from ..io.atomic import atomic_write_all, output_folder
 from ..pretokenization.specials import looks_special, validate_special_tokens
+from ..text.display import quoted
 from .base.byte_chars import TokenizerFileError as TokenizerFileError
 from .base.byte_chars import bytes_to_unicode as bytes_to_unicode
 from .base.byte_chars import decode_token as decode_token
 from .base.byte_chars import encode_token as encode_token
 from .base.byte_chars import unicode_to_bytes as unicode_to_bytes
 from .base.data import check_id_range
-from ..text.display import quoted
 from .base.json_errors import not_utf8, parse_json
 
 MERGES_HEADER = "#version: 0.2"

@@ -15,6 +15,7 @@ from .openai import openai_encoding_of as openai_encoding_of
 from .ranks import read_ranks as read_ranks
 from .reading import read_tiktoken as read_tiktoken
 from .sidecar import SIDECAR_SUFFIX as SIDECAR_SUFFIX
+from .sidecar import given_stem as given_stem
 from .sidecar import sidecar_beside as sidecar_beside
 from .sidecar import sidecar_name as sidecar_name
 from .writing import write_tiktoken as write_tiktoken

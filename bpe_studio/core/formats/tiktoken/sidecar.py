@@ -34,6 +34,12 @@ def stem_of(rank_file: Path) -> str:
     return stem
 
 
+def given_stem(name: str) -> str:
+    """The ``NAME`` a tiktoken name given as its rank file's name means: ``--name
+    mytok.tiktoken`` writes ``mytok.tiktoken``, not ``mytok.tiktoken.tiktoken``."""
+    return name.removesuffix(".tiktoken") or name
+
+
 def sidecar_name(name: str) -> str:
     """The sidecar's file name for the rank file ``NAME.tiktoken``: ``NAME.tiktoken.json``.
     subtle: never plain ``NAME.json``, which for the default name would be
