@@ -301,6 +301,13 @@ def test_a_tokenizer_json_with_its_own_split_goes_to_tiktoken_and_back(tmp_path,
     expected = own_ids(original, text)
     assert own_ids(tmp_path / "back" / "tokenizer.json", text) == expected
     assert encode_ids(tmp_path, text_path, "back/tokenizer.json") == expected
+    # An audit: each trip wrapped the regex's intervals in one more group ("\p{N}{1,3}",
+    # "(?:\p{N}){1,3}", "(?:(?:\p{N})){1,3}"): a second trip writes the same files.
+    ok(cli(tmp_path, "convert", "back/tokenizer.json", "--to", "tiktoken", "--out", "tt2"))
+    ok(cli(tmp_path, "convert", "tt2/tokenizer.tiktoken", "--to", "hf", "--out", "back2"))
+    for first, second in [("tt", "tt2"), ("back", "back2")]:
+        for path in (tmp_path / first).iterdir():
+            assert (tmp_path / second / path.name).read_bytes() == path.read_bytes(), path.name
 
 
 def test_gpt2_files_of_a_split_say_its_own_regex(tmp_path, text, text_path):

@@ -258,7 +258,10 @@ class _Parser:
             self.i += m.end()
             low = int(m.group(1) or 0)
             interval = m.group(0) if m.group(1) else "{0" + m.group(0)[1:]
-            atom = f"(?:{atom}){interval}"
+            # An atom is one regex atom already, as for "*" above; only a quantified one (or
+            # an empty comment group's) needs a group: one added around every interval grew
+            # at each trip through a tiktoken sidecar and back ("(?:(?:\p{N})){1,3}").
+            atom = f"(?:{atom}){interval}" if repeated or not atom else f"{atom}{interval}"
             nullable = nullable or low == 0
             repeated = True
             if self.peek() == "?" and m.group(2) is None:
@@ -556,7 +559,7 @@ def translate(pattern: str) -> Translated:
     module then cannot compile.
 
     >>> translate(r"\\p{N}{1,3}+").pattern
-    '(?:(?:\\\\p{N}){1,3})+'
+    '(?:\\\\p{N}{1,3})+'
     >>> translate(" ?[^(\\\\s|[.,!?])]+").pattern
     ' ?[^(\\\\s|).,!?]+'
     """
