@@ -11,6 +11,7 @@ import base64
 import gzip
 import hashlib
 import json
+import re
 
 import pytest
 import tiktoken
@@ -350,6 +351,25 @@ def test_a_bad_regex_in_a_sidecar_names_the_sidecar(tmp_path):
         ValueError, match=r"t\.tiktoken\.json: pat_str: pattern '\(a' is not a valid"
     ):
         read_tiktoken(rank_path)
+
+
+@pytest.mark.parametrize("bad", ["256", -1, 1.5])
+def test_a_bad_special_token_id_in_a_sidecar_names_the_sidecar_and_the_value(tmp_path, bad):
+    """An audit: the error named the rank file, not the sidecar it came from, nor the id."""
+    rank_path, sidecar_path = write_tiktoken(tmp_path, "t", preset_data("gpt2"))
+    sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
+    sidecar_path.write_text(
+        json.dumps(sidecar | {"special_tokens": {"<|endoftext|>": bad}}), encoding="utf-8"
+    )
+    with pytest.raises(ValueError) as refused:
+        read_tiktoken(rank_path)
+    assert str(refused.value) == (
+        f"{sidecar_path}: special token '<|endoftext|>': id must be a non-negative integer, "
+        f"got {bad!r}"
+    )
+    # Passed in, they are the caller's: the rank file is named.
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(rank_path))}: special token"):
+        read_tiktoken(rank_path, "gpt2", {"<|endoftext|>": bad})
 
 
 def test_a_rank_files_special_tokens_are_a_mapping(tmp_path):

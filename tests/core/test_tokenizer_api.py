@@ -437,6 +437,12 @@ def test_save_writes_what_reloads_with_the_same_ids(kind, tmp_path):
         kind_shown = re.escape(tok.kind)
         with pytest.raises(ValueError, match=rf"format 'gpt2' cannot hold a {kind_shown} token"):
             tok.save(tmp_path / "gpt2", format="gpt2")
+        # An audit: the refusal named no file, as the byte-level class's does.
+        for fmt, first in [("gpt2", "vocab.json"), ("tiktoken", "tokenizer.tiktoken")]:
+            with pytest.raises(ValueError) as refused:
+                tok.save(tmp_path / "o", format=fmt)
+            assert str(refused.value).startswith(f"{tmp_path / 'o' / first}: format '{fmt}'")
+        assert not (tmp_path / "o").exists()
 
 
 # ---------------------------------------------------------------------------- merges

@@ -676,9 +676,12 @@ class ForeignTokenizer:
         here). ``format`` may be None or "hf"; the GPT-2 and tiktoken formats hold byte-level
         BPE only, and are a ValueError saying so. Returns the path written."""
         if format not in (None, "hf"):
+            # The file it would write first, named as the byte-level writers' refusals do.
+            first = "vocab.json" if format == "gpt2" else f"{name or 'tokenizer'}.tiktoken"
             raise ValueError(
-                f"format {format!r} cannot hold a {self.kind} tokenizer: GPT-2 and tiktoken "
-                "files hold byte-level BPE; save it as its tokenizer.json (format='hf')"
+                f"{Path(directory) / first}: format {format!r} cannot hold a {self.kind} "
+                "tokenizer: GPT-2 and tiktoken files hold byte-level BPE; save it as its "
+                "tokenizer.json (format='hf')"
             )
         if name is not None:
             raise ValueError(f"format 'hf' has fixed file names; name={name!r} is for tiktoken")

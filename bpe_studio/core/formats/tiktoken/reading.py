@@ -28,6 +28,9 @@ from .sidecar import RANK_COUNT, read_sidecar, sidecar_beside, sidecar_name, ste
 # Ids a special token may stand past the last rank before that reads as ranks lost: OpenAI's
 # own files leave a few for ids they reserve.
 _SPECIAL_GAP = 1024
+# The key of a rank file's settings naming the sidecar they were read from, which errors in
+# its special tokens name.
+_READ_FROM = "read from"
 
 
 class PatternNeeded(ValueError):
@@ -47,7 +50,9 @@ def _add_specials(
         if not isinstance(s, str) or not s:
             raise ValueError(f"{where}: special token {s!r} must be a non-empty string")
         if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise ValueError(f"{where}: special token {s!r}: id must be a non-negative integer")
+            raise ValueError(
+                f"{where}: special token {s!r}: id must be a non-negative integer, got {idx!r:.60}"
+            )
         if idx in taken:
             raise ValueError(f"{where}: special tokens {taken[idx]!r} and {s!r} share id {idx}")
         sb = s.encode("utf-8")
@@ -134,10 +139,12 @@ def read_tiktoken(
                 f"{sidecar_name(stem_of(Path(path)))} beside it"
             )
         pattern = settings["pat_str"]
+    where = name
     if special_tokens is None:
         special_tokens = settings["special_tokens"] if settings else {}
+        where = settings.get(_READ_FROM, name) if settings else name
     last_rank = max(vocab, default=-1)
-    specials = _add_specials(vocab, inverse, special_tokens, name)
+    specials = _add_specials(vocab, inverse, special_tokens, where)
     counted = settings is not None and settings.get(RANK_COUNT) is not None
     note = None if counted else _gap_note(name, last_rank, specials)
     # subtle: OpenAI's own rank files are the presets' (same bytes), whose every token is
@@ -187,7 +194,7 @@ def _settings_for(rank_file: Path, sha256: str, n_ranks: int) -> dict | None:
                 "short (an interrupted copy?) or is not the one the sidecar was written with; "
                 "copy it again"
             )
-        return settings
+        return {**settings, _READ_FROM: os.fspath(sidecar)}
     encoding = openai_encoding(sha256)
     if encoding is None:
         return None
