@@ -151,9 +151,7 @@ OWN = {
         "from_files", "from_data", "from_tiktoken", "from_hf", "preset", "load", "to_data",
         # the exact engine's parts, read by the explain views, streaming and file encoding
         "merger", "specials", "cut_specials", "cut_rules", "pre_tokenizer", "hf_pipeline",
-        "prepare_bulk", "pattern", "pattern_name",
-        # a tokenizer.json's added tokens that are not special (TokenizerData.added_tokens)
-        "added_tokens",
+        "pattern", "pattern_name",
     },
     ForeignTokenizer: {
         "from_file", "backend", "mark_special", "token_text", "token_decoder",
@@ -515,3 +513,29 @@ def test_truncating_a_sentencepiece_bpe_is_training_stopped_early(tmp_path, make
             ours = [cut.token_text(i) for i in cut.encode(text, add_special_tokens=add)]
             assert ours == small.encode(text, add_special_tokens=add).tokens
     assert all(cut.token_text(i) == big.token_text(i) for i in cut.vocab)  # ids kept
+
+
+# ------------------------------------------------------------------------ added tokens
+@pytest.mark.parametrize("make", [llama3_style, gemma3_style], ids=["byte-level", "gemma3"])
+def test_added_tokens_are_the_files_plain_added_tokens_on_both_kinds(tmp_path, make):
+    """An audit: ``added_tokens`` (and ``prepare_bulk``) were the byte-level class's only,
+    so code over ``open_tokenizer``'s result failed on a SentencePiece-style file, whose
+    plain added tokens were nowhere (not special tokens either)."""
+    base = _hf(make(tmp_path / "base"))
+    base.add_tokens([tokenizers.AddedToken("<mask>", special=False, normalized=False)])
+    base.add_special_tokens([tokenizers.AddedToken("<sep>", special=True)])
+    path = tmp_path / "tokenizer.json"
+    base.save(str(path))
+    oracle = _hf(path)
+    tok = open_tokenizer(path)
+    plain = {
+        t.content: i for i, t in oracle.get_added_tokens_decoder().items() if not t.special
+    }
+    assert dict(tok.added_tokens) == plain and "<mask>" in plain
+    assert "<sep>" in tok.special_tokens and "<sep>" not in tok.added_tokens
+    with pytest.raises(TypeError):
+        tok.added_tokens["<x>"] = 1  # type: ignore[index]
+    text = "a<mask>b <sep> c"
+    assert tok.prepare_bulk() is None
+    assert tok.encode(text) == oracle.encode(text, add_special_tokens=False).ids
+    assert tok.encode_ordinary("<mask>") == [plain["<mask>"]]

@@ -282,6 +282,14 @@ class ForeignTokenizer:
         )
         self._largest_id = max(vocab, default=0)
         self.__dict__.pop("_inverse", None)
+        # As a Tokenizer's: the added tokens that are not special, matched in every text.
+        self.added_tokens = ReadOnlyDict(
+            {
+                added.content: idx
+                for idx, added in sorted(backend.get_added_tokens_decoder().items())
+                if not added.special and idx in vocab and idx not in specials
+            }
+        )
         return ReadOnlyDict(vocab)  # as a Tokenizer's: a change would reach nothing
 
     @property
@@ -418,6 +426,10 @@ class ForeignTokenizer:
         return out
 
     # -------------------------------------------------------------- encoding
+    def prepare_bulk(self) -> None:
+        """Nothing to build: ``tokenizers`` has its tables from loading on (here for code
+        that prepares whichever tokenizer ``open_tokenizer`` gave)."""
+
     def _encoding(self, text: str) -> tokenizers.Encoding:
         if not isinstance(text, str):
             raise TypeError(f"encode: expected a str, got {type(text).__name__}")

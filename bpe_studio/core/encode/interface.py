@@ -151,13 +151,13 @@ class TokenizerLike(Protocol):
     ``allowed_special``/``disallowed_special``; ``add_special_tokens`` adds the ``template``'s
     tokens), ``encode_ordinary``, the batch forms, ``encode_iterable`` (a stream of text),
     ``encode_array`` (a NumPy array whose dtype holds every id, see ``id_arrays``),
-    ``encode_single_token``, ``spans`` (each token's characters). Decoding: ``decode``
-    (``errors`` as ``bytes.decode``: "replace" by default, "strict" raises), ``decode_bytes``
-    (the exact bytes, byte-fallback tokens as their byte), ``decode_batch``,
-    ``decode_single_token_bytes``, ``decode_tokens_bytes``. Its tokens: ``vocab`` (id ->
-    bytes), ``special_tokens``, ``special_tokens_set``, ``special_id``, ``eot_token``,
-    ``n_vocab``, ``max_token_value``, ``len()``. Merges: ``merges``, ``merge_rank``,
-    ``truncated(k)``. Files: ``save``.
+    ``encode_single_token``, ``spans`` (each token's characters), ``prepare_bulk``.
+    Decoding: ``decode`` (``errors`` as ``bytes.decode``: "replace" by default, "strict"
+    raises), ``decode_bytes`` (the exact bytes, byte-fallback tokens as their byte),
+    ``decode_batch``, ``decode_single_token_bytes``, ``decode_tokens_bytes``. Its tokens:
+    ``vocab`` (id -> bytes), ``special_tokens``, ``special_tokens_set``, ``added_tokens``,
+    ``special_id``, ``eot_token``, ``n_vocab``, ``max_token_value``, ``len()``. Merges:
+    ``merges``, ``merge_rank``, ``truncated(k)``. Files: ``save``.
 
     A static protocol (mypy checks both classes against it below), not a runtime one:
     ``eot_token`` raises where a tokenizer has none, as tiktoken's does, which an
@@ -188,6 +188,11 @@ class TokenizerLike(Protocol):
     @property
     def special_tokens_set(self) -> set[str]:
         """The special tokens as a set (tiktoken's)."""
+
+    @property
+    def added_tokens(self) -> Mapping[str, int]:
+        """A ``tokenizer.json``'s added tokens that are not special (token -> id), which
+        every encode matches as ``tokenizers`` does; empty for other files."""
 
     @property
     def template(self) -> Template | None:
@@ -225,6 +230,10 @@ class TokenizerLike(Protocol):
         would."""
 
     # -------------------------------------------------------------- encoding
+    def prepare_bulk(self) -> None:
+        """Build now what encoding a lot of text builds on first use (nothing, for a
+        tokenizer ``tokenizers`` runs)."""
+
     def encode(
         self,
         text: str,
