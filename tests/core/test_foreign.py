@@ -570,6 +570,38 @@ def test_a_byte_level_file_without_every_byte_is_run_by_tokenizers(tmp_path):
         assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
 
 
+def test_a_byte_level_file_repeating_a_merge_is_run_by_tokenizers(tmp_path):
+    """An audit: a merge listed twice was refused ("repeats merge 10"), though tokenizers
+    runs the file (its table of merges keeps the last copy's rank) and the README says such
+    a file is run by tokenizers."""
+    models, trainers, pre = tokenizers.models, tokenizers.trainers, tokenizers.pre_tokenizers
+    trained = tokenizers.Tokenizer(models.BPE())
+    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
+    trained.decoder = tokenizers.decoders.ByteLevel()
+    text = read_fixture(SLICES["tinystories"])[:50_000]
+    trainer = trainers.BpeTrainer(
+        vocab_size=600, special_tokens=["<|endoftext|>"], initial_alphabet=pre.ByteLevel.alphabet()
+    )
+    trained.train_from_iterator([text], trainer)
+    obj = json.loads(trained.to_str())
+    merges = obj["model"]["merges"]
+    merges.append(merges[0])  # the first merge, now ranked last by tokenizers
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(obj), encoding="utf-8")
+    oracle = tokenizers.Tokenizer.from_file(str(path))
+    sample = text[:2000]
+    expected = oracle.encode(sample, add_special_tokens=False).ids
+    assert expected != trained.encode(sample, add_special_tokens=False).ids  # it matters
+    with pytest.raises(ValueError, match=r"model\.merges\[\d+\]: repeats merge 0"):
+        Tokenizer.load(path)
+    tok = open_tokenizer(path)
+    assert isinstance(tok, ForeignTokenizer) and tok.kind == TOKENIZERS_BYTE_LEVEL
+    (note,) = tok.notes
+    assert note.startswith(f"{path}: run by tokenizers") and "repeats merge 0" in note
+    assert tok.encode(sample) == expected
+    assert tok.decode(expected) == sample
+
+
 def _count_parses(monkeypatch) -> list[str]:
     """The paths ``tokenizers.Tokenizer.from_file`` parses from now on (it still parses)."""
     real = tokenizers.Tokenizer

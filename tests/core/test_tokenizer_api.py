@@ -528,9 +528,7 @@ def test_added_tokens_are_the_files_plain_added_tokens_on_both_kinds(tmp_path, m
     base.save(str(path))
     oracle = _hf(path)
     tok = open_tokenizer(path)
-    plain = {
-        t.content: i for i, t in oracle.get_added_tokens_decoder().items() if not t.special
-    }
+    plain = {t.content: i for i, t in oracle.get_added_tokens_decoder().items() if not t.special}
     assert dict(tok.added_tokens) == plain and "<mask>" in plain
     assert "<sep>" in tok.special_tokens and "<sep>" not in tok.added_tokens
     with pytest.raises(TypeError):

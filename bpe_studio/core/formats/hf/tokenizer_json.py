@@ -406,6 +406,11 @@ class AddedTokenConflict(RunByTokenizers):
     the same (it cuts added tokens out of the text before the model sees it)."""
 
 
+class RepeatedMerge(RunByTokenizers):
+    """A merge listed twice: ``tokenizers`` ranks it by its last copy (its table of merges
+    keeps the last), where a rank-based encoder here would take the first."""
+
+
 def structure_problem(obj: Any, name: str) -> str | None:
     """Why :func:`read_hf` refuses the parsed byte-level ``tokenizer.json`` ``obj`` (named
     ``name``) for its model's options, its components, its decoder or what its added tokens
@@ -539,7 +544,10 @@ def read_hf_parsed(obj: Any, name: str) -> TokenizerData:
             )
         # subtle: tokenizers keeps the last rank of a repeated merge, this project the first.
         if merge_rank.setdefault((a, b), i) != i:
-            raise r.fail(f"model.merges[{i}]", f"repeats merge {merge_rank[(a, b)]}")
+            raise RepeatedMerge(
+                f"{name}: model.merges[{i}]: repeats merge {merge_rank[(a, b)]} (tokenizers "
+                "ranks the last copy of a merge, this reader the first)"
+            )
     check_id_range(vocab, name)
     ignore_merges = model.get("ignore_merges")
     if ignore_merges is not None and not isinstance(ignore_merges, bool):
