@@ -137,6 +137,57 @@ def test_text_beginning_like_parquet_is_text(tmp_path):
     assert np.load(tmp_path / "piped.npy").tolist() == np.load(tmp_path / "file.npy").tolist()
 
 
+def _parquet_bytes(tmp_path: Path) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    docs = [p for p in read_fixture(SLICES["mixed_web"])[:20_000].split("\n") if p.strip()]
+    pq.write_table(pa.table({"text": docs}), tmp_path / "made.parquet", row_group_size=50)
+    return (tmp_path / "made.parquet").read_bytes()
+
+
+PARQUET_AS_TEXT = (
+    "a Parquet file (or the start of one), not text: read its records as Parquet (a name "
+    "ending in .parquet, or --records parquet)"
+)
+
+
+@pytest.mark.parametrize(
+    "form", ["named .txt", "--records none", "cut short, piped", "gzip, piped"]
+)
+def test_parquet_read_as_text_is_named_parquet(tmp_path, form):
+    """An audit: Parquet's first bytes, read as text, were taken for UTF-16 ("convert it:
+    iconv -f UTF-16BE"), advice that would have ruined the data."""
+    data = _parquet_bytes(tmp_path)
+    args = ["train", "--vocab-size", VOCAB, "--out", "o"]
+    if form == "named .txt":
+        (tmp_path / "p.txt").write_bytes(data)
+        result, name = cli(tmp_path, *args, "p.txt"), "p.txt"
+    elif form == "--records none":
+        (tmp_path / "p.parquet").write_bytes(data)
+        result, name = cli(tmp_path, *args, "p.parquet", "--records", "none"), "p.parquet"
+    else:
+        given = data[: len(data) // 2] if form == "cut short, piped" else gzip.compress(data)
+        result, name = piped(tmp_path, given, *args, "-"), "<stdin>"
+    assert error_line(result) == f"bpe-studio: error: {name}: {PARQUET_AS_TEXT}"
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("ext", ["gz", "zst"])
+def test_compressed_parquet_says_to_decompress_it(tmp_path, ext):
+    """An audit: a compressed Parquet file failed as "not a readable Parquet file (seek)"."""
+    data = _parquet_bytes(tmp_path)
+    packed = gzip.compress(data) if ext == "gz" else zstandard.compress(data)
+    (tmp_path / f"p.parquet.{ext}").write_bytes(packed)
+    result = cli(tmp_path, "encode", f"p.parquet.{ext}", "--tokenizer", "gpt2", "--out", "i.npy")
+    compression = "gzip" if ext == "gz" else "zstd"
+    assert error_line(result) == (
+        f"bpe-studio: error: p.parquet.{ext}: Parquet compressed with {compression}, which "
+        "pyarrow cannot read (it seeks in the file): decompress it first (Parquet compresses "
+        "its own pages)"
+    )
+
+
 def test_zstd_beginning_with_a_skippable_frame_on_standard_input(tmp_path):
     text = read_fixture(SLICES["english"])[:20_000].encode()
     skippable = (0x184D2A50).to_bytes(4, "little") + (4).to_bytes(4, "little") + b"meta"

@@ -237,6 +237,13 @@ def _check_packages(name: str, kind: Kind, compression: str | None) -> None:
 
     if kind is Kind.PARQUET and importlib.util.find_spec("pyarrow") is None:
         raise CorpusError(f"{name}: reading Parquet needs pyarrow: {CLUSTER_EXTRA}")
+    if kind is Kind.PARQUET and compression is not None:
+        # pyarrow reads a Parquet file by seeking to its footer and row groups, which a
+        # decompressing stream cannot do: it failed with a bare "(seek)".
+        raise CorpusError(
+            f"{name}: Parquet compressed with {compression}, which pyarrow cannot read (it "
+            "seeks in the file): decompress it first (Parquet compresses its own pages)"
+        )
     if compression is not None and compression != "gzip":
         from fsspec.compression import compr
 
@@ -643,6 +650,23 @@ _TAR = "a tar archive, not text: extract it, and give its files (a glob: 'folder
 _TAR_SUFFIXES = (".tgz", ".taz", ".tbz", ".tbz2", ".tb2", ".txz", ".tzst")
 
 
+_PARQUET = b"PAR1"
+_PARQUET_NOT_TEXT = (
+    "a Parquet file (or the start of one), not text: read its records as Parquet (a name "
+    "ending in .parquet, or --records parquet)"
+)
+
+
+def _binary(head: bytes) -> bool:
+    """Whether ``head`` (the first bytes of a file) is no UTF-8 text: a byte sequence UTF-8
+    does not make, or a control character text does not hold."""
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return True
+    return any(c < " " and ord(c) not in _TEXT_CONTROLS for c in text)
+
+
 def not_text(head: bytes) -> str | None:
     """What a file whose (decompressed) text begins with ``head`` is, when it is an archive,
     a document, compressed data, a NumPy array or text in another encoding than UTF-8; None
@@ -659,6 +683,10 @@ def not_text(head: bytes) -> str | None:
     what = next((what for magic, what in _NOT_TEXT if head.startswith(magic)), None)
     if what is not None:
         return what
+    if head.startswith(_PARQUET) and _binary(head):
+        # subtle: before the UTF-16 guess, which Parquet's page headers set off (an audit);
+        # text that only begins with "PAR1" stays text.
+        return _PARQUET_NOT_TEXT
     if compression is not None:
         # A compressed file named as text, or compressed twice: its name says how to read it.
         return (
