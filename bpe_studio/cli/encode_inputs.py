@@ -30,7 +30,7 @@ from itertools import islice
 import numpy as np
 
 from ..core.corpus.counting import mp_context, resolve_workers, start_worker
-from ..core.corpus.records import file_documents
+from ..core.corpus.records import Place, file_documents
 from ..core.corpus.sources import (
     DEFAULT_TEXT_FIELD,
     CorpusFile,
@@ -160,7 +160,8 @@ class _Job:
         code = "H" if self.dtype.itemsize == 2 else "I"
         buffer, text_bytes = array(code), 0
         with open(part, "wb") as raw:
-            for n, doc in enumerate(file_documents(f, self.field, counted), 1):
+            place = Place()
+            for doc in file_documents(f, self.field, counted, place):
                 self.documents += 1
                 text_bytes += len(doc.encode("utf-8", "surrogatepass"))
                 buffer.extend(self.before)
@@ -171,7 +172,7 @@ class _Job:
                             raw.write(buffer.tobytes())
                             del buffer[:]
                 except UncoveredText as e:  # where in the corpus, not only in the text
-                    raise UncoveredText(f"{f.name}: record {n:,}: {e}") from None
+                    raise UncoveredText(f"{f.name}: {place.now}: {e}") from None
                 buffer.extend(self.after)
             raw.write(buffer.tobytes())
         return text_bytes

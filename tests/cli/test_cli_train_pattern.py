@@ -303,7 +303,7 @@ def test_a_pattern_that_drops_text_of_a_record_names_the_file(tmp_path):
     import gzip
 
     regex = r"[^~\s]+|\s+"
-    lines = [json.dumps({"text": "hello world"})] * 100 + [json.dumps({"text": "hello ~ world"})]
+    lines = [json.dumps({"text": "hello world"})] * 100 + ["", json.dumps({"text": "hi ~ you"})]
     (tmp_path / "d.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (tmp_path / "t.txt.gz").write_bytes(gzip.compress(b"hello world\n" * 100 + b"a ~ b\n"))
     ok(cli(tmp_path, "convert", "gpt2", "--to", "gpt2", "--out", "g2"))  # files: any pattern
@@ -317,10 +317,29 @@ def test_a_pattern_that_drops_text_of_a_record_names_the_file(tmp_path):
         "inspect .gz": error_line(cli(tmp_path, "inspect", "g2", "--pattern", regex,
                                       "--corpus", "t.txt.gz")),
     }  # fmt: skip
-    assert said["train"].startswith("bpe-studio: error: d.jsonl: a record's text: the pattern")
-    assert said["encode"].startswith("bpe-studio: error: d.jsonl: record 101: the pattern")
-    assert said["inspect"].startswith("bpe-studio: error: d.jsonl: a record's text: the pattern")
+    # An audit: train and inspect said "a record's text", encode "record 101" (records
+    # counted, not lines): each names the line, blank lines counted.
+    for command in ("train", "encode", "inspect"):
+        assert said[command].startswith(
+            "bpe-studio: error: d.jsonl: the record on line 102: the pattern"
+        ), command
     assert said["inspect .gz"].startswith("bpe-studio: error: t.txt.gz: the pattern")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    texts = ["hello world"] * 250 + ["hi ~ you"] + ["hello"] * 10
+    pq.write_table(pa.table({"text": texts}), tmp_path / "d.parquet", row_group_size=100)
+    for command in ("train", "encode", "inspect"):
+        args = {
+            "train": ("train", "d.parquet", "--vocab-size", VOCAB_SIZE, "--out", "t"),
+            "encode": ("encode", "d.parquet", "--tokenizer", "g2", "--out", "o.npy"),
+            "inspect": ("inspect", "g2", "--corpus", "d.parquet"),
+        }[command]
+        line = error_line(cli(tmp_path, *args, "--pattern", regex))
+        assert line.startswith(
+            "bpe-studio: error: d.parquet: row group 3 of 3, its row 51 (row 251 of the file): "
+            "the pattern"
+        ), command
     # Decompressed first (to be counted in ranges by workers), it is named as a plain file.
     assert "at line 101 (byte offset 1202)" in said["inspect .gz"]
     assert not (tmp_path / "o.npy").exists() and not (tmp_path / "t").exists()

@@ -23,5 +23,5 @@ def test_a_first_record_longer_than_the_probe_is_left_to_the_run(tmp_path):
     short = tmp_path / "short.jsonl"
     short.write_text(json.dumps({"text": "words 1"}) + "\n")
     problem = settings_problem(corpus_source([str(short)]), settings)
-    assert problem is not None and "short.jsonl: a record's text" in problem
+    assert problem is not None and "short.jsonl: the record on line 1:" in problem
     assert "does not match '1'" in problem

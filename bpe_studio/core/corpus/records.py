@@ -44,11 +44,24 @@ def _fields(names: Iterable[str]) -> str:
     return ", ".join(shown) or "none"
 
 
+class Place:
+    """Where in its file the record a reader yielded last lies (``now``), for an error
+    about its text found by whoever reads it (the pattern leaving some of it out)."""
+
+    def __init__(self) -> None:
+        self.now = "a record"
+
+
 def jsonl_documents(
-    lines: Iterable[bytes], name: str, field: str, line_of: Callable[[int], int] = lambda i: i + 1
+    lines: Iterable[bytes],
+    name: str,
+    field: str,
+    line_of: Callable[[int], int] = lambda i: i + 1,
+    place: Place | None = None,
 ) -> Iterator[str]:
     """The ``field`` text of each record of JSON Lines ``lines`` (an open file, say).
-    ``line_of(i)`` is the line number (from 1) in the file of the ``i``-th line (0-based)."""
+    ``line_of(i)`` is the line number (from 1) in the file of the ``i``-th line (0-based);
+    ``place`` is told each record's."""
     for i, line in enumerate(lines):
         if not line.strip():
             continue
@@ -83,6 +96,8 @@ def jsonl_documents(
         text = record.get(field)
         if not isinstance(text, str):
             raise CorpusError(f"{name}: line {line_of(i)}: {_field_problem(field, record)}")
+        if place is not None:
+            place.now = f"the record on line {line_of(i):,}"
         yield text
 
 
@@ -127,9 +142,11 @@ def _is_text(pa: Any, kind: Any) -> bool:
     return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or view(kind))
 
 
-def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> Iterator[str]:
+def parquet_documents(
+    stream: BinaryIO, name: str, group: int, field: str, place: Place | None = None
+) -> Iterator[str]:
     """The ``field`` text of each row of row group ``group`` (0-based) of a Parquet file;
-    messages count groups and rows from 1."""
+    messages count groups and rows from 1; ``place`` is told each row's."""
     pf = _parquet_file(stream)
     import pyarrow as pa  # subtle: after _parquet_file, which says how to install it
 
@@ -153,6 +170,11 @@ def parquet_documents(stream: BinaryIO, name: str, group: int, field: str) -> It
                     f"field {field!r} is null, not text"
                 )
             row += 1
+            if place is not None:
+                place.now = (
+                    f"row group {group + 1} of {meta.num_row_groups}, its row {row} (row "
+                    f"{before + row:,} of the file)"
+                )
             yield text
 
 
@@ -171,19 +193,23 @@ def _batches(pf: pq.ParquetFile, group: int, field: str, where: str) -> Iterator
 
 
 def file_documents(
-    f: CorpusFile, field: str, counted: Callable[[int], None] | None = None
+    f: CorpusFile,
+    field: str,
+    counted: Callable[[int], None] | None = None,
+    place: Place | None = None,
 ) -> Generator[str, None, None]:
     """The ``field`` text of every record of a JSON Lines or Parquet file, in order;
-    ``counted(n)`` is told the bytes as stored as they are read (a row group's at a time)."""
+    ``counted(n)`` is told the bytes as stored as they are read (a row group's at a time),
+    ``place`` where each record lies."""
     if f.kind is Kind.PARQUET:
         with f.open() as stream:
             for group, size in enumerate(parquet_row_groups(stream, f.name)):
-                yield from parquet_documents(stream, f.name, group, field)
+                yield from parquet_documents(stream, f.name, group, field, place)
                 if counted is not None:
                     counted(size)
         return
     with f.open(counted) as stream:
-        yield from jsonl_documents(stream, f.name, field)
+        yield from jsonl_documents(stream, f.name, field, place=place)
 
 
 def holds_text(files: Sequence[CorpusFile], field: str = DEFAULT_TEXT_FIELD) -> bool:

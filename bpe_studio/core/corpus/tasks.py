@@ -51,7 +51,13 @@ from .counting import (
     start_worker,
     uncovered_error,
 )
-from .records import DEFAULT_TEXT_FIELD, jsonl_documents, parquet_documents, parquet_row_groups
+from .records import (
+    DEFAULT_TEXT_FIELD,
+    Place,
+    jsonl_documents,
+    parquet_documents,
+    parquet_row_groups,
+)
 from .sources import (
     CorpusError,
     CorpusFile,
@@ -156,20 +162,24 @@ def count_task(
                 raise type(e)(str(e).replace(f.url, f.name, 1)) from None
         return (*_count_stream(f, special_tokens, pattern, compiled), task.nbytes)
 
+    place = Place()
+
     def documents() -> Iterable[str]:
         if task.group is not None:
             with f.open() as stream:
-                yield from parquet_documents(stream, f.name, task.group, task.field)
+                yield from parquet_documents(stream, f.name, task.group, task.field, place)
         elif task.end is not None:
             with open(f.url, "rb") as stream:
                 stream.seek(task.start)
                 lines = _ByteRange(stream, task.end - task.start)
-                yield from jsonl_documents(lines, f.name, task.field, _line_from(f.url, task.start))
+                line_of = _line_from(f.url, task.start)
+                yield from jsonl_documents(lines, f.name, task.field, line_of, place)
         else:
             with f.open() as stream:
-                yield from jsonl_documents(stream, f.name, task.field)
+                yield from jsonl_documents(stream, f.name, task.field, place=place)
 
-    return (*_count_documents(documents, f.name, special_tokens, pattern, compiled), task.nbytes)
+    counted = _count_documents(documents, f.name, special_tokens, pattern, compiled, place)
+    return (*counted, task.nbytes)
 
 
 class _ByteRange:
@@ -261,9 +271,10 @@ def _count_documents(
     special_tokens: list[str],
     pattern: str,
     compiled: bool = False,
+    place: Place | None = None,
 ) -> tuple[bytes, bytes]:
     """Count each document on its own (no pre-token crosses two) and add them up; returns
-    the counts packed."""
+    the counts packed. ``place``: where the document being counted lies, for errors."""
     specials, rules = Specials.of(special_tokens), cut_rules(pattern)
     counter = _counter(specials, pattern, compiled)
     if isinstance(counter, CompiledCounter):
@@ -275,7 +286,8 @@ def _count_documents(
             try:
                 counter.add(doc, _document_cuts(doc, specials, rules))
             except UncoveredText as e:
-                raise UncoveredText(f"{name}: a record's text: {e}") from None
+                where = place.now if place is not None else "a record"
+                raise UncoveredText(f"{name}: {where}: {e}") from None
     if ok:
         try:
             return counter.packed()
@@ -284,7 +296,12 @@ def _count_documents(
     # subtle: a JSON string may escape a lone surrogate ("\ud800"); such documents are
     # counted as the tokenizer encodes them (``surrogates``), so they are read again.
     return _count_documents(
-        lambda: map(replace_surrogates, documents()), name, special_tokens, pattern, compiled
+        lambda: map(replace_surrogates, documents()),
+        name,
+        special_tokens,
+        pattern,
+        compiled,
+        place,
     )
 
 

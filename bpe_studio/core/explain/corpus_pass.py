@@ -44,7 +44,7 @@ from ..corpus.counting import (
     pool_start_explained,
     start_worker,
 )
-from ..corpus.records import jsonl_documents, parquet_documents
+from ..corpus.records import Place, jsonl_documents, parquet_documents
 from ..corpus.sources import CorpusFile, Kind
 from ..corpus.stamps import read_range
 from ..corpus.tasks import CountTask, make_tasks
@@ -172,21 +172,21 @@ def whole_text_notes(tokenizer: AnyTokenizer, tasks: Sequence[CountTask]) -> lis
 
 
 # ------------------------------------------------------------------ reading
-def _documents(task: CountTask) -> Iterator[str]:
-    """The texts of the records of a JSONL or Parquet task."""
+def _documents(task: CountTask, place: Place | None = None) -> Iterator[str]:
+    """The texts of the records of a JSONL or Parquet task (``place`` told each one's)."""
     f = task.file
     if task.group is not None:
         with f.open() as stream:
-            yield from parquet_documents(stream, f.name, task.group, task.field)
+            yield from parquet_documents(stream, f.name, task.group, task.field, place)
     elif task.end is not None:
         first = _first_line(f.url, task.start)
         with open(f.url, "rb") as stream:
             stream.seek(task.start)
             lines = _lines_within(stream, task.end - task.start)
-            yield from jsonl_documents(lines, f.name, task.field, lambda i: first + i)
+            yield from jsonl_documents(lines, f.name, task.field, lambda i: first + i, place)
     else:
         with f.open() as stream:
-            yield from jsonl_documents(stream, f.name, task.field)
+            yield from jsonl_documents(stream, f.name, task.field, place=place)
 
 
 def _first_line(path: str, offset: int) -> int:
@@ -317,14 +317,15 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
     if f.kind is not Kind.TEXT:
         docs: list[np.ndarray] = []
         gathered, seen = bytearray(), bytearray()
-        for doc in _documents(task):
+        place = Place()
+        for doc in _documents(task, place):
             try:
                 if len(doc) > LONG_RECORD and not isinstance(tok, ForeignTokenizer):
                     _count_long(tok, doc, tally)
                 else:
                     docs.append(tok.encode_array(doc, "uint32"))
             except UncoveredText as e:  # where in the corpus, not only in the text
-                raise UncoveredText(f"{f.name}: a record's text: {e}") from None
+                raise UncoveredText(f"{f.name}: {place.now}: {e}") from None
             gathered += _utf8(doc)
             if normalized is not None:
                 seen += _utf8("".join(normalized(doc)))

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...core import pretokenizer
 from ...core.corpus.counting import read_head, uncovered_in_file
 from ...core.corpus.errors import CorpusError
-from ...core.corpus.records import jsonl_documents
+from ...core.corpus.records import Place, jsonl_documents
 from ...core.corpus.sources import CorpusFile, Kind, resolve_corpus
 from ...core.pretokenization.pretokenizer import Pretokenizer, UncoveredText
 from ...core.pretokenization.specials import Specials
@@ -43,7 +43,7 @@ def _leaves_out(split: Pretokenizer, specials: Specials, text: str) -> str | Non
     return None
 
 
-def _first_record(f: CorpusFile, field: str) -> str | None:
+def _first_record(f: CorpusFile, field: str, place: Place) -> str | None:
     """The text field of the first record of the JSON Lines file ``f``, when its line ends
     within the first ``PROBE_BYTES`` (None: it has none, or a longer one, left to the run:
     read here it would hold the window up and its memory); a record without the field, or
@@ -52,17 +52,18 @@ def _first_record(f: CorpusFile, field: str) -> str | None:
         head = stream.read(PROBE_BYTES + 1)
     lines = head.splitlines(keepends=True)
     whole = lines if len(head) <= PROBE_BYTES else lines[:-1]  # the last may go on
-    return next(jsonl_documents(whole, f.name, field), None)
+    return next(jsonl_documents(whole, f.name, field, place=place), None)
 
 
 def _file_problem(
     f: CorpusFile, settings: RunSettings, split: Pretokenizer | None, specials: Specials
 ) -> str | None:
     if f.kind is Kind.JSONL:
-        text = _first_record(f, settings.text_field)
+        place = Place()
+        text = _first_record(f, settings.text_field, place)
         problem = _leaves_out(split, specials, text) if split and text is not None else None
         # As counting records names where it failed (``tasks._count_documents``).
-        return f"{f.name}: a record's text: {problem}" if problem else None
+        return f"{f.name}: {place.now}: {problem}" if problem else None
     if f.kind is Kind.TEXT and f.plain_local and split is not None:
         text = read_head(f.url, PROBE_BYTES, whole_lines=True, name=f.name)
         if _leaves_out(split, specials, text) is not None:
