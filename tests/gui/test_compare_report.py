@@ -72,6 +72,10 @@ def test_compare_marks_the_differing_boundaries(qtbot, compare_view):
             f"{count:,} tokens · {n_bytes / count:.2f} bytes/token · "
             f"{len(TEXT) / count:.2f} characters/token · {side.label}"
         )
+    # An audit: in a 1280-pixel window the line was cut after bytes/token (characters per
+    # token, which the README promises, and the name were left to the tooltip).
+    view.resize(1270, 800)
+    qtbot.waitUntil(lambda: all(s.label.text() == s.text() for s in view.stats), timeout=5_000)
     # Hovering the first character names the token "Hello" (its id from each tokenizer).
     for pane, tok in zip(view.panes, (gpt2, o200k)):
         (hello,) = tok.encode("Hello")

@@ -506,8 +506,9 @@ class CompareView(LazyPage):
         self.panes = (ComparePane(), ComparePane())
         for side, pane in zip(("Left", "Right"), self.panes):
             pane.setAccessibleName(f"{side} tokenizer's tokens of the text")
-        # The counts take what their row has left (cut with "…", whole in the tooltip), so
-        # that the page fits a 1280-pixel window.
+        # The counts have a row of their own under the pick, the pane's width: beside it they
+        # were cut after bytes/token in a 1280-pixel window (an audit). Still cut with "…"
+        # in a narrower one, whole in the tooltip.
         self.stats = (steady_label(QLabel(" "), "0" * 24), steady_label(QLabel(" "), "0" * 24))
         for stats in self.stats:
             stats.setTextFormat(Qt.TextFormat.PlainText)  # tokenizer names may hold "<"
@@ -525,9 +526,10 @@ class CompareView(LazyPage):
             layout.setContentsMargins(0, 0, 0, 0)
             top = QHBoxLayout()
             top.addWidget(choice)
-            top.addWidget(stats, 1)
             top.addWidget(mark)
+            top.addStretch(1)
             layout.addLayout(top)
+            layout.addWidget(stats)
             layout.addWidget(pane, 1)
             sides.addWidget(column)
             self._watch(choice)
