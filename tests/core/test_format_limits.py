@@ -685,3 +685,22 @@ def test_advice_offers_no_format_for_a_special_token_a_merge_joins(tmp_path):
         tok.save(tmp_path / "tt", format="tiktoken")
     said = _gpt2_warning(tok, tmp_path / "gpt2")
     assert "neither 'hf' nor 'tiktoken'" in said and "save as" not in said
+
+
+def test_advice_offers_no_format_for_a_special_token_an_ordinary_entry_holds(tmp_path):
+    """An audit: GPT-2's files given "<|endoftext|>" at 50257 (vocab.json has it at 50256,
+    an entry no merge makes) load, as tiktoken would take them; but no format can hold the
+    two ids, and the GPT-2 and tiktoken refusals sent the user to 'hf', which refused too."""
+    tok = Tokenizer.from_files(
+        FIXTURES / "gpt2_vocab.json", FIXTURES / "gpt2_merges.txt", {EOT: 50257}
+    )
+    assert tok.vocab[50256] == tok.vocab[50257] == EOT.encode()
+    refusals = {}
+    for fmt in ("gpt2", "hf", "tiktoken"):
+        with pytest.raises(ValueError) as refused:
+            tok.save(tmp_path / fmt, format=fmt)
+        refusals[fmt] = str(refused.value)
+    assert "ids 50256 and 50257 hold the same token" in refusals["hf"]
+    for fmt in ("gpt2", "tiktoken"):
+        assert "no format holds this tokenizer (neither 'hf' nor 'tiktoken')" in refusals[fmt]
+        assert "save as" not in refusals[fmt]

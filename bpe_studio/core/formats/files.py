@@ -553,14 +553,21 @@ def holding_formats(data: TokenizerData) -> list[str]:
     """The formats other than GPT-2's that hold ``data`` whole: neither when a special token
     is one a merge makes or joins too (a tokenizer.json's merges join and make ordinary tokens
     only; tiktoken keeps special tokens out of its ranks); 'hf' unless its pattern or a special
-    token is one a tokenizer.json cannot say; 'tiktoken' unless it has added tokens that are
+    token is one a tokenizer.json cannot say, or an ordinary entry holds a special token's
+    bytes too; 'tiktoken' unless it has added tokens that are
     not special, a template, or a pattern or special tokens tiktoken would match otherwise."""
     specials = list(data.special_tokens)
     formats = []
     # A special token a merge joins is one of the bytes, named by its byte's id on loading.
     in_merges = {part for a, b in data.merges for part in (a, b, a + b)}
     made = {s.encode("utf-8") for s in specials} & in_merges
-    if not made and format_problem("hf", data.pattern, specials) is None:
+    # A special token whose bytes an ordinary entry holds too (GPT-2's files given
+    # "<|endoftext|>" at 50257, where vocab.json has it at 50256): tokenizers gives an added
+    # token the id of its model entry, so a tokenizer.json cannot hold the two ids.
+    special_ids = set(data.special_tokens.values())
+    ordinary = {tok for idx, tok in data.vocab.items() if idx not in special_ids}
+    shared = {s.encode("utf-8") for s in specials} & ordinary
+    if not made and not shared and format_problem("hf", data.pattern, specials) is None:
         formats.append("hf")
     if (
         not data.added_tokens
@@ -747,7 +754,9 @@ def save_data(
         pair = gpt2.save_files(directory, data.vocab, data.merges, lambda: _elsewhere(data))
         written = list(pair)
     else:
-        written = list(write_tiktoken(directory, name or DEFAULT_NAME, data))
+        written = list(
+            write_tiktoken(directory, name or DEFAULT_NAME, data, lambda: _elsewhere(data))
+        )
     for loss in _losses(data, format):  # once written: a save refused is not also warned of
         warnings.warn(f"{os.fspath(directory)}: {loss}", LossyFormatWarning, stacklevel=3)
     return written

@@ -8,7 +8,7 @@ from __future__ import annotations
 import binascii
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ...io.atomic import atomic_write_all, output_folder
@@ -19,10 +19,19 @@ from .merges import derive_merges
 from .pattern_check import pattern_problem
 from .sidecar import RANK_COUNT, SIDECAR_FORMAT, SIDECAR_VERSION, sidecar_name
 
+# Where else to save a tokenizer tiktoken files cannot hold, as advice ends (``files``
+# knows which formats hold a given one: ``files.holding_formats``).
+Elsewhere = Callable[[], str]
 
-def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
+
+def _in_hf() -> str:
+    return "save as 'hf', which holds it"
+
+
+def _ranks_for_tiktoken(data: TokenizerData, elsewhere: Elsewhere = _in_hf) -> dict[bytes, int]:
     """token bytes -> rank for tiktoken: our ids, special tokens left out (tiktoken keeps them
-    apart). Raises ValueError when tiktoken could not encode exactly as ``data`` does."""
+    apart). Raises ValueError when tiktoken could not encode exactly as ``data`` does;
+    ``elsewhere`` says where else to save it, where that depends on the tokenizer."""
     if data.added_tokens:
         shown = ", ".join(map(repr, list(data.added_tokens)[:3]))
         raise ValueError(
@@ -50,11 +59,11 @@ def _ranks_for_tiktoken(data: TokenizerData) -> dict[bytes, int]:
         derived = derive_merges(ranks, lambda r: f"id {r}")
     except ValueError:
         _refuse_a_special_a_merge_makes(data, ranks)
-        _refuse_a_token_no_merge_makes(data, ranks)
+        _refuse_a_token_no_merge_makes(data, ranks, elsewhere)
         raise
     if derived != list(data.merges):
         _refuse_a_special_a_merge_makes(data, ranks)
-        _refuse_a_token_no_merge_makes(data, ranks)
+        _refuse_a_token_no_merge_makes(data, ranks, elsewhere)
         at = next(
             (i for i, (a, b) in enumerate(zip(derived, data.merges)) if a != tuple(b)),
             min(len(derived), len(data.merges)),
@@ -86,7 +95,9 @@ def _refuse_a_special_a_merge_makes(data: TokenizerData, ranks: dict[bytes, int]
             )
 
 
-def _refuse_a_token_no_merge_makes(data: TokenizerData, ranks: dict[bytes, int]) -> None:
+def _refuse_a_token_no_merge_makes(
+    data: TokenizerData, ranks: dict[bytes, int], elsewhere: Elsewhere
+) -> None:
     """ValueError naming the first ordinary token of several bytes that no merge makes, where
     the merges could not be derived: tiktoken builds each rank from lower ones, so the merge
     or rank the message would otherwise name is only the consequence. Such a token is most
@@ -104,7 +115,7 @@ def _refuse_a_token_no_merge_makes(data: TokenizerData, ranks: dict[bytes, int])
     )
     raise ValueError(
         f"id {idx}: token {tok!r} is made by no merge, and tiktoken builds every token from "
-        f"lower-ranked ones{cause} (save as 'hf', which holds it)"
+        f"lower-ranked ones{cause} ({elsewhere()})"
     )
 
 
@@ -124,18 +135,18 @@ def special_tokens_problem(special_tokens: Iterable[str]) -> str | None:
     return None
 
 
-def tiktoken_refusal(data: TokenizerData) -> str | None:
+def tiktoken_refusal(data: TokenizerData, elsewhere: Elsewhere = _in_hf) -> str | None:
     """Why tiktoken files cannot hold ``data`` with its ids (what :func:`write_tiktoken`
     refuses it for), or None when they can."""
     try:
-        _ranks_for_tiktoken(data)
+        _ranks_for_tiktoken(data, elsewhere)
     except ValueError as e:
         return str(e)
     return None
 
 
 def write_tiktoken(
-    directory: str | os.PathLike, name: str, data: TokenizerData
+    directory: str | os.PathLike, name: str, data: TokenizerData, elsewhere: Elsewhere = _in_hf
 ) -> tuple[Path, Path]:
     """Write ``directory/NAME.tiktoken`` (ranks = ids, special tokens left out) and
     ``directory/NAME.tiktoken.json`` (``pat_str``, ``special_tokens``, format and version, the
@@ -156,7 +167,7 @@ def write_tiktoken(
         ) from None
     where = os.fspath(Path(directory) / f"{name}.tiktoken")
     try:
-        ranks = _ranks_for_tiktoken(data)
+        ranks = _ranks_for_tiktoken(data, elsewhere)
     except ValueError as e:
         raise ValueError(f"{where}: cannot write this tokenizer for tiktoken: {e}") from None
     lines = [
