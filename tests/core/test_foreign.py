@@ -434,8 +434,10 @@ def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path, sha
         assert f"{path}: decoder: null is not supported" in message
     tok = open_tokenizer(path.parent)
     assert isinstance(tok, ForeignTokenizer) and tok.kind == TOKENIZERS_BYTE_LEVEL
-    (note,) = tok.notes
+    note, *more = tok.notes
     assert note.startswith(f"{path}: run by tokenizers")
+    # Without a decoder, decode is not the text, and a second note says so.
+    assert len(more) == (shape == "decoder_null")
     for text in ("Hello, world 123456 don't!", "tabs\tand\nlines  ", "café 中文 ﬁ"):
         expected = oracle.encode(text, add_special_tokens=False).ids
         assert tok.encode(text) == expected
@@ -600,6 +602,35 @@ def test_a_byte_level_file_repeating_a_merge_is_run_by_tokenizers(tmp_path):
     assert note.startswith(f"{path}: run by tokenizers") and "repeats merge 0" in note
     assert tok.encode(sample) == expected
     assert tok.decode(expected) == sample
+
+
+def test_a_byte_level_file_without_a_decoder_says_decode_is_not_the_text(tmp_path):
+    """An audit: with "decoder": null, decode (tokenizers' own) gives the tokens' byte-level
+    spellings joined by spaces ("H ell o Ġw Ã¶ r ld"), where decode_tokens_bytes gives the
+    text's bytes, and nothing said so."""
+    models, trainers, pre = tokenizers.models, tokenizers.trainers, tokenizers.pre_tokenizers
+    trained = tokenizers.Tokenizer(models.BPE())
+    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
+    text = read_fixture(SLICES["tinystories"])[:20_000]
+    trainer = trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre.ByteLevel.alphabet())
+    trained.train_from_iterator([text], trainer)
+    path = tmp_path / "tokenizer.json"
+    trained.save(str(path))
+    assert json.loads(path.read_text(encoding="utf-8"))["decoder"] is None
+    tok = open_tokenizer(path)
+    sample = "Hello wörld"
+    ids = tok.encode(sample)
+    assert tok.decode(ids) == trained.decode(ids) != sample
+    assert b"".join(tok.decode_tokens_bytes(ids)) == sample.encode()
+    (note,) = [n for n in tok.notes if "decoder (null)" in n]
+    assert note == (
+        f"{path}: its decoder (null) has no ByteLevel step: decode gives what tokenizers "
+        "decodes, the tokens' byte-level spellings joined by spaces, not the text "
+        "(decode_tokens_bytes gives each token's bytes)"
+    )
+    trained.decoder = tokenizers.decoders.ByteLevel()
+    trained.save(str(path))
+    assert not [n for n in open_tokenizer(path).notes if "decoder" in n]
 
 
 def _count_parses(monkeypatch) -> list[str]:

@@ -36,6 +36,7 @@ from ..formats.hf.kind import (
     dropout_note,
     has_byte_level,
     read_backend,
+    undecoded_note,
     whole_text_note,
 )
 from ..formats.hf.specials_off import special_tokens_as_text
@@ -241,6 +242,11 @@ class ForeignTokenizer:
             backend.model.dropout = None
             notes.append(dropout_note(os.fspath(path), dropout))
         notes.append(_varying_ids_note(os.fspath(path), backend))
+        parsed = [
+            None if part is None else json.loads(part.__getstate__())
+            for part in (backend.pre_tokenizer, backend.decoder)
+        ]
+        notes.append(undecoded_note(os.fspath(path), *parsed))
         tok = cls(backend, kind=kind, name=os.fspath(path), **options)
         tok.notes = tuple(note for note in notes if note is not None)
         return tok

@@ -393,6 +393,20 @@ def has_byte_level(pre_tokenizer: Any) -> bool:
     return "ByteLevel" in _types(pre_tokenizer, "pretokenizers")
 
 
+def undecoded_note(name: str, pre_tokenizer: Any, decoder: Any) -> str | None:
+    """The note for a file (``name``) whose parsed ``pre_tokenizer`` spells text byte-level
+    but whose ``decoder`` has no ``ByteLevel`` step (none at all, say): ``tokenizers`` decodes
+    its ids as the tokens' spellings ("Ġw", "Ã¶") joined by spaces, not as the text."""
+    if not has_byte_level(pre_tokenizer) or "ByteLevel" in _types(decoder, "decoders"):
+        return None
+    shown = json.dumps(decoder.get("type") if isinstance(decoder, dict) else decoder)
+    return (
+        f"{name}: its decoder ({shown}) has no ByteLevel step: decode gives what tokenizers "
+        "decodes, the tokens' byte-level spellings joined by spaces, not the text "
+        "(decode_tokens_bytes gives each token's bytes)"
+    )
+
+
 def kind_of(obj: Any) -> str | None:
     """None when the parsed ``tokenizer.json`` ``obj`` is byte-level BPE, else its kind.
 
