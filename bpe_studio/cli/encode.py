@@ -416,4 +416,8 @@ def cmd_decode(args: argparse.Namespace) -> int:
         one_line(f"decoded {plural(len(ids), 'id')} into {plural(blocks.total, 'byte')}; {last}"),
         file=sys.stderr,
     )
+    # As encode's summary ends: what is done otherwise than the file says (a decoder that
+    # does not give the text back, most of all).
+    for note in tok.notes:
+        print(one_line(f"note: {note}"), file=sys.stderr)
     return code

@@ -128,6 +128,21 @@ def test_convert_says_truncation_and_padding_are_not_written(tmp_path, to):
     assert "note:" not in plain
 
 
+def test_decoding_with_a_file_without_a_decoder_says_it_is_not_the_text(tmp_path):
+    """An audit: a byte-level file with "decoder": null decodes (as tokenizers does) to the
+    tokens' spellings joined by spaces, and decode said nothing of it."""
+    base = tokenizers.Tokenizer.from_file(str(llama3_style(tmp_path / "base", full=False)))
+    base.decoder = None
+    path = tmp_path / "tokenizer.json"
+    base.save(str(path))
+    (tmp_path / "t.txt").write_text("Hello wörld", encoding="utf-8")
+    ok(cli(tmp_path, "encode", "t.txt", "--tokenizer", path, "--out", "ids.npy"))
+    said = ok(cli(tmp_path, "decode", "ids.npy", "--tokenizer", path, "--out", "back.txt"))
+    ids = np.load(tmp_path / "ids.npy").tolist()
+    assert (tmp_path / "back.txt").read_text(encoding="utf-8") == base.decode(ids)
+    assert said.count(f"note: {path}: its decoder (null) has no ByteLevel step") == 1
+
+
 def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path):
     path = falcon_style(tmp_path / "falcon")
     oracle = tokenizers.Tokenizer.from_file(str(path))
@@ -140,8 +155,9 @@ def test_a_byte_level_file_the_reader_refuses_is_run_by_tokenizers(tmp_path):
     note = f"note: {path}: run by tokenizers"
     assert said.count(note) == 1
     back = tmp_path / "back.txt"
-    ok(cli(tmp_path, "decode", ids_file, "--tokenizer", path, "--out", back))
+    decoded = ok(cli(tmp_path, "decode", ids_file, "--tokenizer", path, "--out", back))
     assert back.read_text(encoding="utf-8") == text
+    assert decoded.count(note) == 1  # an audit: decode said none of its notes
     shown = cli(tmp_path, "inspect", path)
     ok(shown)
     assert shown.stdout.count(note) == 1
