@@ -228,6 +228,11 @@ def test_a_link_to_a_folder_is_one_folder_of_a_double_star(tmp_path, monkeypatch
         want = bash_globstar(tmp_path, pattern, known)
         assert want == known, pattern
         assert sorted(local_glob(pattern)) == want, pattern
+        # An audit: as a file:// URL, fsspec's glob walked no link ("s/*/l/**" matched
+        # nothing, "s/**" left s/a/l out), so the two forms trained on different files.
+        if not pattern.endswith("/") and pattern != "s/**":
+            found = resolve_corpus(f"file://{tmp_path}/{pattern}")
+            assert sorted(f.url.removeprefix(f"{tmp_path}/") for f in found) == want, pattern
 
 
 NESTED = [*TREE, "2024/.cache/01/c.txt", "2024/01/x/02/e.txt", "a/01/02/f.txt", ".git/01/g.txt"]

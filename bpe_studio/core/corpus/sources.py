@@ -323,7 +323,13 @@ def _remote_files(given: str, records: Kind | None = None) -> list[CorpusFile]:
     fs, path = _filesystem(given)
     local = "file" in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,))
     try:
-        if glob.has_magic(path):
+        if glob.has_magic(path) and local:
+            # As a path's glob matches (an audit: fsspec's local glob walks no link to a
+            # folder, so a file:// glob and the same glob as a path read other files).
+            found = sorted(p for p in local_glob(path) if not os.path.isdir(p))
+            if not found:
+                raise CorpusError(f"{given}: no file matches")
+        elif glob.has_magic(path):
             found = [p for p, info in sorted(fs.glob(path, detail=True).items())]
             found = [p for p in found if shell_matches(path, p) and not fs.isdir(p)]
             if not found:
