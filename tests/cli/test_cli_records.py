@@ -233,12 +233,21 @@ def test_records_none_reads_a_jsonl_name_as_text(tmp_path):
     assert np.load(tmp_path / "none.npy").tolist() == np.load(tmp_path / "text.npy").tolist()
 
 
-def test_encode_names_the_compressed_file_not_its_copy(tmp_path):
+@pytest.mark.parametrize("command", ["train", "encode", "inspect"])
+def test_the_compressed_file_is_named_and_its_offset_said_to_be_of_its_text(tmp_path, command):
+    """An audit: train and inspect said "bad.txt.gz: not valid UTF-8 at byte offset 17",
+    readable as an offset into the compressed bytes; encode said "(decompressed)"."""
     (tmp_path / "bad.txt.gz").write_bytes(gzip.compress(b"valid text, then \xff and more"))
-    line = error_line(cli(tmp_path, "encode", "bad.txt.gz", "--tokenizer", "gpt2", "--out",
-                          "ids.npy"))  # fmt: skip
-    assert line.startswith("bpe-studio: error: bad.txt.gz (decompressed): not valid UTF-8 at")
-    assert not (tmp_path / "ids.npy").exists()
+    args = {
+        "train": ("train", "bad.txt.gz", "--vocab-size", VOCAB, "--out", "o"),
+        "encode": ("encode", "bad.txt.gz", "--tokenizer", "gpt2", "--out", "ids.npy"),
+        "inspect": ("inspect", "gpt2", "--corpus", "bad.txt.gz"),
+    }[command]
+    line = error_line(cli(tmp_path, *args))
+    assert line.startswith(
+        "bpe-studio: error: bad.txt.gz (decompressed): not valid UTF-8 at byte offset 17 "
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt.gz"]
 
 
 @pytest.mark.parametrize("command", ["train", "encode", "inspect"])

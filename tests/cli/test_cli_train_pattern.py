@@ -323,7 +323,7 @@ def test_a_pattern_that_drops_text_of_a_record_names_the_file(tmp_path):
         assert said[command].startswith(
             "bpe-studio: error: d.jsonl: the record on line 102: the pattern"
         ), command
-    assert said["inspect .gz"].startswith("bpe-studio: error: t.txt.gz: the pattern")
+    assert said["inspect .gz"].startswith("bpe-studio: error: t.txt.gz (decompressed): the pattern")
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -250,7 +250,8 @@ def test_invalid_utf8_in_a_compressed_file_names_its_offset(tmp_path, small_piec
     path = tmp_path / "bad.txt.gz"
     path.write_bytes(gzip.compress(text + b"\xff tail"))
     with pytest.raises(
-        CorpusError, match=f"bad.txt.gz: not valid UTF-8 at byte offset {len(text)} "
+        CorpusError,
+        match=rf"bad.txt.gz \(decompressed\): not valid UTF-8 at byte offset {len(text)} ",
     ):
         count_file(path)
 

@@ -123,6 +123,12 @@ class CorpusFile:
         return self.local and self.compression is None and self.data is None
 
     @property
+    def text_name(self) -> str:
+        """The name an error about a place in its text gives: a compressed file's offsets
+        are of its decompressed text, and say so, as ``encode``'s always did."""
+        return self.name if self.compression is None else f"{self.name} (decompressed)"
+
+    @property
     def process_local(self) -> bool:
         # Any link of a chain: a zip:// member of a memory:// archive is this process's too.
         return any(
@@ -172,8 +178,9 @@ class CorpusFile:
 
     def copied_to(self, path: str, counted: Callable[[int], None] | None = None) -> CorpusFile:
         """This file's bytes, decompressed (and fetched), written to the local file ``path``:
-        the same file, named as before, now plain and local (its ranges can be cut and read
-        by several workers). ``counted(n)`` is told the bytes as stored as they are read (it
+        the same file, now plain and local (its ranges can be cut and read by several
+        workers), named as before (a compressed one's name saying "decompressed":
+        ``text_name``). ``counted(n)`` is told the bytes as stored as they are read (it
         may raise to stop the copy); a block at a time, so memory stays bounded."""
         try:
             with self.open(counted) as source, open(path, "wb") as target:
@@ -188,6 +195,7 @@ class CorpusFile:
         return replace(
             self,
             url=path,
+            name=self.text_name,  # errors give offsets of the text, not of the stored bytes
             compression=None,
             size=os.path.getsize(path),
             local=True,

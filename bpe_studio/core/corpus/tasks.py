@@ -222,7 +222,7 @@ def _count_stream(
                 # The lines before ``carry``, in it, and in this block before the error (the
                 # decoder's pending bytes, part of one character, hold no line break).
                 at = line + carry.count("\n") + block.count(b"\n", 0, max(e.start - pending, 0))
-                raise not_utf8(f.name, read - pending + e.start, e.reason, at) from None
+                raise not_utf8(f.text_name, read - pending + e.start, e.reason, at) from None
             read += len(block)
             cuts = text_cuts(text, specials, rules, counting.WORKER_PIECE)
             if block:  # subtle: a cut this close to the end may not be one in the whole text

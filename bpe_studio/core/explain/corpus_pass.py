@@ -362,7 +362,7 @@ def count_task(tok: AnyTokenizer, task: CountTask, masks: bool = True) -> TaskCo
                 tally.ids(tok.encode_array(text, "uint32"))
                 tally.text(data)
             else:
-                ids = tok.encode_iterable(_stream_text(stream, f.name, tally.text))
+                ids = tok.encode_iterable(_stream_text(stream, f.text_name, tally.text))
                 try:
                     while len(block := np.fromiter(islice(ids, IDS_BLOCK), dtype=np.int64)):
                         tally.ids(block)
