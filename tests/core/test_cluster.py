@@ -130,6 +130,29 @@ def test_compressed_globs_memory_jsonl_and_parquet(client, tmp_path):
         fs.rm("/t28c", recursive=True)
 
 
+def test_a_memory_file_sent_with_its_tasks_sets_off_no_warning(client):
+    """An audit: from Python, a memory:// corpus of 14 MB printed Dask's "UserWarning:
+    Sending large graph" (its bytes travel in its tasks, as meant). The threshold is
+    lowered here so that a small file would set it off."""
+    import warnings
+
+    import dask
+
+    fs = fsspec.filesystem("memory")
+    fs.pipe("/t36w/m.txt", read_fixture(SLICES["english"])[:40_000].encode("utf-8"))
+    try:
+        with (
+            dask.config.set({"distributed.admin.large-graph-warning-threshold": "1kB"}),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            warnings.simplefilter("always")
+            got = count_on_cluster(resolve_corpus("memory://t36w/m.txt"), [EOT], cluster=client)
+        assert got == count_file("memory://t36w/m.txt", [EOT], workers=1)
+        assert not [w for w in caught if "large graph" in str(w.message)]
+    finally:
+        fs.rm("/t36w", recursive=True)
+
+
 def test_a_missing_field_on_the_cluster_names_the_file_and_line(client, tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text('{"text": "a"}\n{"title": "b"}\n', encoding="utf-8")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -265,7 +266,11 @@ def _count(
     total = sum(t.nbytes for t in tasks)
     if progress:
         progress(0, total)
-    counted = client.map(count_on_worker, tasks, special_tokens=specials, pattern=pattern)
+    with warnings.catch_warnings():
+        # A file only this process can read (memory://) travels in its tasks, as its bytes:
+        # meant, and said nowhere else; Dask's advice (scatter it) would send it all the same.
+        warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
+        counted = client.map(count_on_worker, tasks, special_tokens=specials, pattern=pattern)
     sent: list[Future] = list(counted)
     try:
         if started:
