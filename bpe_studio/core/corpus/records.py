@@ -46,10 +46,22 @@ def _fields(names: Iterable[str]) -> str:
 
 class Place:
     """Where in its file the record a reader yielded last lies (``now``), for an error
-    about its text found by whoever reads it (the pattern leaving some of it out)."""
+    about its text found by whoever reads it (the pattern leaving some of it out). The
+    readers set numbers only, per record: the words are made when an error asks."""
 
     def __init__(self) -> None:
-        self.now = "a record"
+        self.line = 0  # a JSON Lines record's line (from 1), or 0
+        self.group: tuple[int, int, int] | None = None  # a row group: its number, of, rows before
+        self.row = 0  # the row in it (from 1)
+
+    @property
+    def now(self) -> str:
+        if self.group is not None:
+            group, groups, before = self.group
+            row = self.row
+            in_file = f"row {before + row:,} of the file"
+            return f"row group {group} of {groups}, its row {row} ({in_file})"
+        return f"the record on line {self.line:,}" if self.line else "a record"
 
 
 def jsonl_documents(
@@ -97,7 +109,7 @@ def jsonl_documents(
         if not isinstance(text, str):
             raise CorpusError(f"{name}: line {line_of(i)}: {_field_problem(field, record)}")
         if place is not None:
-            place.now = f"the record on line {line_of(i):,}"
+            place.line = line_of(i)
         yield text
 
 
@@ -162,6 +174,8 @@ def parquet_documents(
     if not _is_text(pa, kind):
         raise CorpusError(f"{where}: field {field!r} holds {kind}, not text")
     row = 0
+    if place is not None:
+        place.group = (group + 1, meta.num_row_groups, before)
     for batch in _batches(pf, group, field, where):
         for text in batch.column(0).to_pylist():
             if text is None:
@@ -171,10 +185,7 @@ def parquet_documents(
                 )
             row += 1
             if place is not None:
-                place.now = (
-                    f"row group {group + 1} of {meta.num_row_groups}, its row {row} (row "
-                    f"{before + row:,} of the file)"
-                )
+                place.row = row
             yield text
 
 
