@@ -400,9 +400,10 @@ def undecoded_note(name: str, pre_tokenizer: Any, decoder: Any) -> str | None:
     if not has_byte_level(pre_tokenizer) or "ByteLevel" in _types(decoder, "decoders"):
         return None
     shown = json.dumps(decoder.get("type") if isinstance(decoder, dict) else decoder)
+    joined = "joined by spaces" if decoder is None else "as that decoder joins them"
     return (
         f"{name}: its decoder ({shown}) has no ByteLevel step: decode gives what tokenizers "
-        "decodes, the tokens' byte-level spellings joined by spaces, not the text "
+        f"decodes, the tokens' byte-level spellings {joined}, not the text "
         "(decode_tokens_bytes gives each token's bytes)"
     )
 
