@@ -135,11 +135,11 @@ def special_tokens_problem(special_tokens: Iterable[str]) -> str | None:
     return None
 
 
-def tiktoken_refusal(data: TokenizerData, elsewhere: Elsewhere = _in_hf) -> str | None:
+def tiktoken_refusal(data: TokenizerData) -> str | None:
     """Why tiktoken files cannot hold ``data`` with its ids (what :func:`write_tiktoken`
     refuses it for), or None when they can."""
     try:
-        _ranks_for_tiktoken(data, elsewhere)
+        _ranks_for_tiktoken(data)
     except ValueError as e:
         return str(e)
     return None
