@@ -16,7 +16,7 @@ from gui_helpers import EOT, FIXTURES, held_in_compile, paused_in_window, train_
 from bpe_studio.core import Tokenizer, train_bpe
 from bpe_studio.gui.jobs import loader as loader_module
 from bpe_studio.gui.model.state import Phase
-from bpe_studio.gui.training.session import live_training_threads
+from bpe_studio.gui.training.session import SETTLE_SECONDS, live_training_threads
 
 TINY = FIXTURES / "tinystories_sample.txt"
 SLICE = FIXTURES / "tinystories_slice.txt"
@@ -333,6 +333,14 @@ def test_holding_a_run_still_while_its_corpus_is_counted_waits_for_no_merge(
         )
         session.hold_still()
         assert waited == [] and session.paused
+        # An audit: the window says "counting" until the frame after merging began; a close
+        # in between did not wait for the merge under way, and Save wrote one merge more
+        # than the question named. Once the worker is past counting, it waits.
+        session.resume()
+        session.control.merging.set()  # as the worker sets it before its first merge
+        assert window.state.phase is Phase.PRE_TOKENIZING
+        session.hold_still()
+        assert waited == [SETTLE_SECONDS] and session.paused
     finally:
         release.set()
     session.resume()

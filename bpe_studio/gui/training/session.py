@@ -213,13 +213,14 @@ class TrainingSession(QObject):
         wait, that merge arrived while the question was open, and Save wrote one more."""
         if not self.is_running or self.control.stopped:
             return
-        state = self.hub.state
-        counting = Phase.PRE_TOKENIZING in (state.phase, state.resume_to)
         self.pause()
-        if counting:
-            # subtle: no merge is under way while the corpus is counted, and the worker
-            # reaches no pause point until counting ends (seconds on a big corpus): the GUI
-            # thread must not wait for it.
+        # subtle: asked after the pause, which a worker not merging yet then sees before its
+        # first merge. The window's phase is no guide: it says "counting" until the frame
+        # after merging began (an audit: a close then saved one merge more than it asked of).
+        if not self.control.merging.is_set():
+            # No merge is under way while the corpus is counted, and the worker reaches no
+            # pause point until counting ends (seconds on a big corpus): the GUI thread must
+            # not wait for it.
             return
         self._end_frame_hold()  # the worker must get past the frame's hold to its pause point
         if self.control.holding_still.wait(SETTLE_SECONDS):

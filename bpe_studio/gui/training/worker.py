@@ -51,6 +51,10 @@ class RunControl:
         # Set while the worker makes no merge until resumed: it sits at its pause point, or is
         # past its last merge. The GUI may wait for it to count merges that stay counted.
         self.holding_still = threading.Event()
+        # Set by the worker once the corpus is counted, before its first merge: from then a
+        # merge may be under way, whatever phase the window shows yet (it switches a frame
+        # later: ``session._on_merging``).
+        self.merging = threading.Event()
 
     def pause(self) -> None:
         if not self.cancel_event.is_set():
@@ -189,6 +193,7 @@ class TrainingWorker(QObject):
         if trainer.target_merges > 0 and not trainer.top_pairs(1):
             files = corpus_files(list(cfg.corpus), cfg.records)
             why = nothing_to_merge(files, cfg.text_field, bool(trainer.pretoken_counts))
+        control.merging.set()  # before the pause check below: hold_still counts on it
         self.recording.emit(trainer.pair_history)
         self.merging.emit(trainer.target_merges)
 
