@@ -162,6 +162,11 @@ def test_explain_panels_say_they_apply_to_byte_level_bpe(qtbot, files):
     steps.show_piece("hello")
     qtbot.waitUntil(lambda: steps.walkthrough is not None and not steps.busy, timeout=20_000)
     assert "applies to byte-level BPE" in steps.walkthrough.problem
+    # An audit: the editor gives such a tokenizer's cursor no piece (""), and the panel then
+    # asked the user to click into the text they had just clicked.
+    steps.show_piece("")
+    qtbot.waitUntil(lambda: "applies to byte-level BPE" in steps.message.text(), timeout=20_000)
+    assert "Type a word" not in steps.message.text()
 
 
 def test_an_offered_file_leaves_the_unsaved_run(qtbot, window, files):

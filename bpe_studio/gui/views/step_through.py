@@ -74,6 +74,9 @@ class Walkthrough:
         return self.pieces[self.index] if self.pieces else ""
 
 
+_NO_TEXT = "Type a word above, or click into the editor's text."
+
+
 def walk(tok: AnyTokenizer, text: str, index: int) -> Walkthrough:
     """Cut ``text`` into pieces and replay the encoder on piece ``index`` (job thread)."""
     specials = frozenset(tok.special_id(s) for s in tok.special_tokens)
@@ -301,9 +304,10 @@ class StepThroughPanel(QWidget):
             self._show_nothing("No tokenizer yet: train one or load one.")
             return
         if not self.text:
-            self._job.cancel()
-            self._show_nothing("Type a word above, or click into the editor's text.")
-            return
+            self._show_nothing(_NO_TEXT)
+            # Replayed all the same (nothing to replay): a tokenizer the step-through does not
+            # apply to says so (an audit: the editor gives such a tokenizer's cursor no piece,
+            # and the panel asked for a click into the text the user had just clicked).
         text, index, cache = self.text, self.piece_index, self.cache
 
         def job(is_stale: Callable[[], bool]) -> Walkthrough:
@@ -439,6 +443,9 @@ class StepThroughPanel(QWidget):
     @Slot(object)
     def _on_walked(self, w: Walkthrough) -> None:
         if w.text != self.text:
+            return
+        if not w.text:  # nothing replayed: only a tokenizer it does not apply to has news
+            self._show_nothing(w.problem or _NO_TEXT)
             return
         keep = self._keep_step and self.walkthrough is not None
         old = self.index
