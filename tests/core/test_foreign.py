@@ -882,3 +882,28 @@ def test_added_tokens_found_alike_once_normalized_are_noted_in_a_file_tokenizers
     tok.add_tokens([tokenizers.AddedToken("zz", normalized=True)])
     tok.save(str(path))
     assert [n for n in open_tokenizer(path).notes if "once normalized" in n] == [note]
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_the_explanations_refuse_a_foreign_tokenizer_in_the_views_words(loaded, name):
+    """An audit: merge_tree, encode_steps, unreachable_tokens and the compression curve,
+    given what open_tokenizer gives for such a file, raised a bare AttributeError ("no
+    attribute 'merger'"); each says what the views say instead."""
+    from bpe_studio.core import CompressionCurve, encode_steps, merge_tree, unreachable_tokens
+    from bpe_studio.core.explain.encode_steps import pretokens
+    from bpe_studio.core.explain.merge_tree import merges_using
+
+    tok = loaded[name]
+    calls = {
+        "The merge tree": lambda: merge_tree(tok, 5),
+        "What a token grew into": lambda: merges_using(tok, 5),
+        "Step-through (the merges, one by one)": lambda: encode_steps(tok, "hello"),
+        "Its pre-tokens": lambda: pretokens(tok, "hello"),
+        "Reach (tokens the encoder never gives)": lambda: unreachable_tokens(tok),
+        "The compression curve": lambda: CompressionCurve.of_tokenizer("hello", tok),
+    }
+    for what, call in calls.items():
+        with pytest.raises(TypeError) as refused:
+            call()
+        assert str(refused.value) == tok.not_explained(what)
+        assert str(refused.value).startswith(f"{what} applies to byte-level BPE")

@@ -77,7 +77,7 @@ def test_a_compressed_stream_names_the_line(tmp_path, monkeypatch, split):
     with pytest.raises(CorpusError) as info:
         count_file(path, [EOT], workers=1)
     message = str(info.value)
-    assert message.startswith(f"{path}: not valid UTF-8 at byte offset {at} (")
+    assert message.startswith(f"{path} (decompressed): not valid UTF-8 at byte offset {at} (")
     assert message.endswith(f"), line {line}; convert the file to UTF-8 first")
 
 

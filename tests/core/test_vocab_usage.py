@@ -355,7 +355,9 @@ def test_a_compressed_corpus_is_read_in_ranges_with_progress_and_cancel(
     # Its faults name it, with the offset in its text.
     bad = tmp_path / "bad.txt.gz"
     bad.write_bytes(gzip.compress(b"fine text\n\xff\xfe"))
-    with pytest.raises(CorpusError, match=r"bad\.txt\.gz: not valid UTF-8 at byte offset 10"):
+    with pytest.raises(
+        CorpusError, match=r"bad\.txt\.gz \(decompressed\): not valid UTF-8 at byte offset 10"
+    ):
         corpus_usage(gpt2_tokenizer, bad, workers=1)
     cut = tmp_path / "cut.txt.gz"
     cut.write_bytes(packed.read_bytes()[: size // 2])

@@ -34,6 +34,7 @@ from ..pretokenization.pretokenizer import pretokenizer
 from ..pretokenization.specials import Specials
 from ..text.surrogates import replace_surrogates
 from ..train.trainer import MergeStep
+from .byte_level_only import require_byte_level
 
 if TYPE_CHECKING:
     from ..encode.tokenizer import Tokenizer
@@ -113,6 +114,7 @@ class CompressionCurve:
     def of_tokenizer(cls, text: str, tokenizer: Tokenizer) -> CompressionCurve:
         """The curve of ``text`` cut as ``tokenizer`` cuts it: its special and added tokens,
         its pipeline or its pattern; apply its merges (or a run's) to it in rank order."""
+        require_byte_level(tokenizer, "The compression curve")
         specials = tokenizer.specials
         return cls(
             text,

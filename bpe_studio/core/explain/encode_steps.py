@@ -18,6 +18,7 @@ from ..formats.hf.added_tokens import find_added
 from ..formats.hf.normalizers import Normalized
 from ..formats.hf.pre_tokenizers import apply_steps
 from ..text.surrogates import replace_surrogates
+from .byte_level_only import require_byte_level
 
 if TYPE_CHECKING:
     from ..formats.hf.pipeline import HfPipeline
@@ -48,6 +49,7 @@ def pretokens(tokenizer: Tokenizer, text: str) -> list[str]:
     >>> pretokens(tok, "Hi there<|endoftext|>!")
     ['Hi', ' there', '<|endoftext|>', '!']
     """
+    require_byte_level(tokenizer, "Its pre-tokens")
     return [piece for piece, _ in marked_pretokens(tokenizer, text)]
 
 
@@ -55,6 +57,7 @@ def marked_pretokens(tokenizer: Tokenizer, text: str) -> list[tuple[str, bool]]:
     """:func:`pretokens`, each with whether it is a special or added token cut out of the
     text (an ordinary piece may spell one: ``tio`` in ``tio_tio`` where a single_word added
     token ``tio`` is not found, which encoding merges)."""
+    require_byte_level(tokenizer, "Its pre-tokens")
     pieces: list[tuple[str, bool]] = []
     pipeline, specials = tokenizer.hf_pipeline, tokenizer.specials
     if pipeline is not None:
@@ -114,6 +117,7 @@ def encode_steps(tokenizer: Tokenizer, piece: str | bytes) -> list[EncodeStep]:
     >>> [(s.tokens, s.candidates, s.chosen) for s in encode_steps(tok, "abc")]
     [((97, 98, 99), ((0, 0),), 0), ((256, 99), ((0, 1),), 0), ((257,), (), None)]
     """
+    require_byte_level(tokenizer, "Step-through (the merges, one by one)")
     if isinstance(piece, str):
         if piece in tokenizer.special_tokens:
             return [EncodeStep((tokenizer.special_id(piece),), (), None)]

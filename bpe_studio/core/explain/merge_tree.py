@@ -20,6 +20,7 @@ import numpy as np
 
 from ..encode.interface import known_id
 from ..encode.tokenizer import Tokenizer
+from .byte_level_only import require_byte_level
 
 NO_MERGE = -1  # the rank of a token no merge makes (a byte or special token): never split
 
@@ -143,6 +144,7 @@ def merge_tree(tokenizer: Tokenizer, token_id: int) -> MergeNode:
     >>> tree.rank, tree.left.token, tree.left.rank, tree.right.token, tree.right.rank
     (1, b'ab', 0, b'c', None)
     """
+    require_byte_level(tokenizer, "The merge tree")
     vocab = tokenizer.vocab
     token_id = known_id(vocab, token_id, "merge_tree")
     tree = MergeTree.of(tokenizer)
@@ -199,5 +201,6 @@ def merges_using(tokenizer: Tokenizer, token_id: int) -> list[MergeUse]:
     >>> [tuple(use) for use in merges_using(tok, 256)]
     [(1, 256, 99, 257), (2, 99, 256, 258)]
     """
+    require_byte_level(tokenizer, "What a token grew into")
     token_id = known_id(tokenizer.vocab, token_id, "merges_using")
     return list(_uses(tokenizer).get(token_id, []))

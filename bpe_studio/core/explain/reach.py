@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from ..encode.tokenizer import Tokenizer
+from .byte_level_only import require_byte_level
 from .contexts import given_in_a_context, never_normalized_to
 from .split_apart import split_apart
 
@@ -56,6 +57,7 @@ def unreachable_among(
     """:func:`unreachable_tokens` of the vocabulary entries ``ids`` only (ascending; ids not
     in the vocabulary and special tokens are left out): what a view growing with a run
     computes for its newest tokens."""
+    require_byte_level(tokenizer, "Reach (tokens the encoder never gives)")
     merger = tokenizer.merger
     special = merger.special_ids
     vocab = tokenizer.vocab
