@@ -163,8 +163,8 @@ def test_encoding_records_appended_to_while_read_fails_and_writes_nothing(tmp_pa
     path = _records(tmp_path / "d.jsonl")
     real = encode_inputs.file_documents
 
-    def appended_after_the_first(f, field, counted=None):
-        for i, doc in enumerate(real(f, field, counted)):
+    def appended_after_the_first(f, field, counted=None, place=None):
+        for i, doc in enumerate(real(f, field, counted, place)):
             if i == 1:
                 with open(path, "a", encoding="utf-8") as out:
                     out.write(json.dumps({"text": "one more"}) + "\n")
@@ -187,7 +187,7 @@ def test_records_cut_mid_line_while_read_blame_the_change_not_the_line(tmp_path,
 
     path = _records(tmp_path / "d.jsonl")
 
-    def cut_mid_line(stream, name, *rest):
+    def cut_mid_line(stream, name, *rest, **named):
         os.truncate(path, path.stat().st_size - 10)  # inside the last record's JSON
         raise CorpusError(f"{name}: line 3000: not a JSON record (Unterminated string)")
         yield  # a generator, as the reader is
