@@ -546,17 +546,36 @@ def test_a_file_refused_for_its_added_tokens_is_run_by_tokenizers(tmp_path, shap
         assert tok.decode(expected) == oracle.decode(expected, skip_special_tokens=False)
 
 
+def _byte_level_bpe(
+    text: str,
+    vocab_size: int,
+    *,
+    alphabet: bool = True,
+    decoder: bool = True,
+    specials: tuple[str, ...] = ("<|endoftext|>",),
+) -> tokenizers.Tokenizer:
+    """A byte-level BPE trained by ``tokenizers`` on ``text``: with a token for every byte
+    (``alphabet``; without, BpeTrainer's default, only the bytes the text holds) and a
+    ByteLevel ``decoder`` (without, the file says "decoder": null)."""
+    pre = tokenizers.pre_tokenizers
+    trained = tokenizers.Tokenizer(tokenizers.models.BPE())
+    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
+    if decoder:
+        trained.decoder = tokenizers.decoders.ByteLevel()
+    extra = {"initial_alphabet": pre.ByteLevel.alphabet()} if alphabet else {}
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=list(specials), **extra
+    )
+    trained.train_from_iterator([text], trainer)
+    return trained
+
+
 def test_a_byte_level_file_without_every_byte_is_run_by_tokenizers(tmp_path):
     """BpeTrainer without the byte-level alphabet (its default) trains a model with tokens
     for the bytes its corpus holds only. tokenizers runs the file; open_tokenizer refused
     it ("byte 0x00 has no token"), though the README says such a file is run by tokenizers."""
-    models, trainers, pre = tokenizers.models, tokenizers.trainers, tokenizers.pre_tokenizers
-    trained = tokenizers.Tokenizer(models.BPE())
-    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
-    trained.decoder = tokenizers.decoders.ByteLevel()
     text = read_fixture(SLICES["tinystories"])[:50_000]
-    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|endoftext|>"])
-    trained.train_from_iterator([text], trainer)
+    trained = _byte_level_bpe(text, 600, alphabet=False)
     path = tmp_path / "tokenizer.json"
     trained.save(str(path))
     oracle = tokenizers.Tokenizer.from_file(str(path))
@@ -576,15 +595,8 @@ def test_a_byte_level_file_repeating_a_merge_is_run_by_tokenizers(tmp_path):
     """An audit: a merge listed twice was refused ("repeats merge 10"), though tokenizers
     runs the file (its table of merges keeps the last copy's rank) and the README says such
     a file is run by tokenizers."""
-    models, trainers, pre = tokenizers.models, tokenizers.trainers, tokenizers.pre_tokenizers
-    trained = tokenizers.Tokenizer(models.BPE())
-    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
-    trained.decoder = tokenizers.decoders.ByteLevel()
     text = read_fixture(SLICES["tinystories"])[:50_000]
-    trainer = trainers.BpeTrainer(
-        vocab_size=600, special_tokens=["<|endoftext|>"], initial_alphabet=pre.ByteLevel.alphabet()
-    )
-    trained.train_from_iterator([text], trainer)
+    trained = _byte_level_bpe(text, 600)
     obj = json.loads(trained.to_str())
     merges = obj["model"]["merges"]
     merges.append(merges[0])  # the first merge, now ranked last by tokenizers
@@ -608,12 +620,8 @@ def test_a_byte_level_file_without_a_decoder_says_decode_is_not_the_text(tmp_pat
     """An audit: with "decoder": null, decode (tokenizers' own) gives the tokens' byte-level
     spellings joined by spaces ("H ell o Ġw Ã¶ r ld"), where decode_tokens_bytes gives the
     text's bytes, and nothing said so."""
-    models, trainers, pre = tokenizers.models, tokenizers.trainers, tokenizers.pre_tokenizers
-    trained = tokenizers.Tokenizer(models.BPE())
-    trained.pre_tokenizer = pre.ByteLevel(add_prefix_space=False)
     text = read_fixture(SLICES["tinystories"])[:20_000]
-    trainer = trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre.ByteLevel.alphabet())
-    trained.train_from_iterator([text], trainer)
+    trained = _byte_level_bpe(text, 400, decoder=False, specials=())
     path = tmp_path / "tokenizer.json"
     trained.save(str(path))
     assert json.loads(path.read_text(encoding="utf-8"))["decoder"] is None
